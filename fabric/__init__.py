@@ -1,0 +1,17 @@
+"""cofabric's model: the fabric graph, units, link technologies, addressing and routing.
+
+The public names are re-exported here from underscored modules; each module
+declares ``__all__`` and ``tests/test_public_api.py`` pins the set.
+"""
+
+from . import _chips, _errors, _fabric, _params, _schema, _tech, _units
+from ._chips import *  # noqa: F401,F403
+from ._errors import *  # noqa: F401,F403
+from ._fabric import *  # noqa: F401,F403
+from ._params import *  # noqa: F401,F403
+from ._schema import *  # noqa: F401,F403
+from ._tech import *  # noqa: F401,F403
+from ._units import *  # noqa: F401,F403
+
+__all__ = (_errors.__all__ + _units.__all__ + _params.__all__ + _schema.__all__
+           + _tech.__all__ + _chips.__all__ + _fabric.__all__)

@@ -1,0 +1,213 @@
+"""The :class:`Fabric`: an immutable model of one interconnect.
+
+A fabric holds a frozen networkx graph (the schema is in :mod:`fabric._schema`),
+the rank order of its chips, its host domains, the chip it is built of, the
+builder's family and parameters (so structure-aware algorithms can use them),
+and the named parameters (assumptions) it was built from. Everything derived
+from these is computed lazily and cached on the instance; methods that change
+something return a modified copy.
+"""
+
+import dataclasses
+import types
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+
+from ._chips import ChipSpec, chip_spec
+from ._errors import GraphError, NodeError
+from ._schema import validate_graph
+
+__all__ = ["Fabric"]
+
+
+def _frozen_mapping(mapping):
+    return types.MappingProxyType(dict(mapping))
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Fabric:
+    """An interconnect model: a graph of chips, switches and links, plus its metadata.
+
+    Build one with a builder from :mod:`topologies` (``topologies.build("torus:4x4x4")``)
+    or from your own graph with :meth:`Fabric.from_graph`. Do not call the
+    constructor directly unless you pass an already validated, frozen graph.
+
+    Attributes
+    ----------
+    graph : networkx.Graph
+        Frozen; attribute schema in :mod:`fabric._schema`.
+    endpoints : tuple
+        The chip nodes in rank order: rank ``r`` is ``endpoints[r]``.
+    name : str
+        A label, e.g. the spec string it was built from.
+    family : str
+        The builder family (``"hypermesh"``, ``"fat_tree"``, ...), or ``"graph"``
+        for a user graph. Structure-aware algorithms dispatch on it.
+    params : mapping
+        The builder's parameters, read-only.
+    domains : mapping
+        Host domain name -> tuple of its chips, in rank order.
+    chip : ChipSpec or None
+        The accelerator the fabric is built of, if known.
+    assumptions : tuple of Parameter
+        Every named number the builder used, with unit and source.
+    address_plan : object or None
+        The global address plan; ``None`` means the default plan.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.path_graph(3)
+    >>> nx.set_node_attributes(G, "chip", "kind")
+    >>> nx.set_edge_attributes(G, 25e9, "bandwidth"); nx.set_edge_attributes(G, 1e-7, "latency")
+    >>> f = Fabric.from_graph(G)
+    >>> f.endpoints, f.rank_of[2], dict(f.domains)
+    ((0, 1, 2), 2, {'default': (0, 1, 2)})
+    """
+
+    graph: nx.Graph
+    endpoints: tuple
+    name: str = "graph"
+    family: str = "graph"
+    params: types.MappingProxyType = dataclasses.field(
+        default_factory=lambda: _frozen_mapping({}))
+    domains: types.MappingProxyType = dataclasses.field(
+        default_factory=lambda: _frozen_mapping({}))
+    chip: ChipSpec = None
+    assumptions: tuple = ()
+    address_plan: object = None
+
+    def __post_init__(self):
+        # Normalise containers so that a Fabric is hashable-free but immutable in practice.
+        object.__setattr__(self, "endpoints", tuple(self.endpoints))
+        object.__setattr__(self, "params", _frozen_mapping(self.params))
+        object.__setattr__(self, "domains", _frozen_mapping(
+            {h: tuple(chips) for h, chips in self.domains.items()}))
+        object.__setattr__(self, "assumptions", tuple(self.assumptions))
+        if self.chip is not None:
+            object.__setattr__(self, "chip", chip_spec(self.chip))
+        if not nx.is_frozen(self.graph):
+            raise GraphError("Fabric needs a frozen graph; use Fabric.from_graph(G)")
+
+    @classmethod
+    def from_graph(cls, G, endpoints=None, *, name="graph", domains=None, chip=None,
+                   assumptions=(), family="graph", params=None):
+        """Validate a user's graph and wrap it in a Fabric.
+
+        The graph is copied and frozen; the caller's graph is not changed.
+
+        Parameters
+        ----------
+        G : networkx.Graph
+            Nodes and edges following the schema in :mod:`fabric._schema`.
+        endpoints : sequence, optional
+            Chip nodes in rank order. Default: every ``kind="chip"`` node in the
+            graph's node order.
+        name : str
+        domains : mapping of str to sequence, optional
+            Host domains. Default: chips grouped by their ``host`` attribute;
+            chips without one form a domain called ``"default"``.
+        chip : str or ChipSpec, optional
+        assumptions : sequence of Parameter
+        family, params
+            For builders: the topology family and its parameters.
+
+        Raises
+        ------
+        GraphError
+            Naming the node or edge that breaks the schema, or a disconnected endpoint.
+        """
+        validate_graph(G, endpoints)
+        H = G.copy()
+        for _, _, data in H.edges(data=True):
+            data.setdefault("lanes", 1)
+        if endpoints is None:
+            endpoints = [n for n, k in H.nodes(data="kind") if k == "chip"]
+        endpoints = tuple(endpoints)
+        if domains is None:
+            grouped = {}
+            for n in endpoints:
+                grouped.setdefault(H.nodes[n].get("host", "default"), []).append(n)
+            domains = grouped
+        else:
+            listed = [n for chips in domains.values() for n in chips]
+            unknown = [n for n in listed if n not in H]
+            if unknown:
+                raise GraphError(f"domains name nodes not in the graph: {unknown[:5]!r}")
+            if len(listed) != len(set(listed)):
+                raise GraphError("a chip is listed in more than one host domain")
+        nx.freeze(H)
+        return cls(H, endpoints, name=name, family=family, params=params or {},
+                   domains=domains, chip=chip, assumptions=assumptions)
+
+    def replace(self, **changes):
+        """Return a copy with some fields replaced (caches are not carried over)."""
+        return dataclasses.replace(self, **changes)
+
+    def __repr__(self):
+        return (f"Fabric({self.name!r}, family={self.family!r}, "
+                f"endpoints={len(self.endpoints)}, nodes={self.graph.number_of_nodes()}, "
+                f"edges={self.graph.number_of_edges()})")
+
+    # -- derived, cached -------------------------------------------------------------
+
+    @property
+    def n_endpoints(self):
+        """The number of endpoints (ranks)."""
+        return len(self.endpoints)
+
+    @cached_property
+    def nodes(self):
+        """All nodes, in the graph's order; ``nodes[i]`` has index ``i``."""
+        return tuple(self.graph.nodes)
+
+    @cached_property
+    def node_index(self):
+        """Node -> its integer index in :attr:`nodes`."""
+        return {n: i for i, n in enumerate(self.nodes)}
+
+    @cached_property
+    def rank_of(self):
+        """Endpoint node -> rank."""
+        return {n: r for r, n in enumerate(self.endpoints)}
+
+    @cached_property
+    def endpoint_indices(self):
+        """Node indices of the endpoints, in rank order, as an ``int64`` array."""
+        idx = self.node_index
+        return np.fromiter((idx[n] for n in self.endpoints), dtype=np.int64,
+                           count=len(self.endpoints))
+
+    @cached_property
+    def host_of(self):
+        """Chip -> host domain name."""
+        return {n: h for h, chips in self.domains.items() for n in chips}
+
+    def node(self, x):
+        """Resolve ``x`` to a node: a node of the graph, a rank (int), or ``"rank:N"``.
+
+        Raises
+        ------
+        NodeError
+            If ``x`` names no node and no rank.
+        """
+        if isinstance(x, str) and x in self.graph:
+            return x
+        if isinstance(x, str):
+            text = x[5:] if x.startswith("rank:") else x
+            if text.isdigit():
+                x = int(text)
+            else:
+                raise NodeError(f"{self.name}: no node called {x!r}")
+        if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+            if 0 <= x < len(self.endpoints):
+                return self.endpoints[int(x)]
+            raise NodeError(f"{self.name}: rank {x} is out of range 0..{len(self.endpoints) - 1}")
+        try:
+            if x in self.graph:
+                return x
+        except TypeError:
+            pass
+        raise NodeError(f"{self.name}: no node called {x!r}")

@@ -1,0 +1,125 @@
+"""The graph attribute schema of a fabric, and its one validator.
+
+A fabric's graph is a plain, undirected :class:`networkx.Graph` with one edge
+per physical adjacency.
+
+Node attributes
+    ``kind`` (required)
+        one of ``"chip"`` (an accelerator: an endpoint, and a router in direct
+        topologies), ``"switch"``, ``"host"`` (CPU / root complex), ``"nic"``,
+        ``"memory"``.
+    ``host`` (optional)
+        the name of the host domain the node belongs to.
+    ``coord`` (optional)
+        integer coordinates of a chip in a mesh-like topology.
+    ``tier`` (optional)
+        the level of a switch (0 nearest the endpoints).
+
+Edge attributes
+    ``bandwidth`` (required)
+        bytes per second **per direction** of the whole bundle.
+    ``latency`` (required)
+        seconds, one way: the link plus the receiving port's forwarding.
+    ``lanes`` (optional, default 1)
+        how many parallel physical links are bundled into this edge.
+    ``tech`` (optional)
+        the name of the link technology.
+"""
+
+import math
+import numbers
+
+from ._errors import GraphError
+
+__all__ = ["NODE_KINDS", "validate_graph"]
+
+NODE_KINDS = frozenset({"chip", "switch", "host", "nic", "memory"})
+
+
+def _positive_number(value):
+    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0)
+
+
+def validate_graph(G, endpoints=None):
+    """Check ``G`` against the schema; raise :class:`GraphError` naming every fault.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        The graph to check. Directed graphs and multigraphs are refused: an edge
+        stands for a bundle of parallel links, counted by its ``lanes``.
+    endpoints : sequence, optional
+        Endpoint nodes that must exist, be chips, and be connected to each
+        other. Default: every node of kind ``"chip"``.
+
+    Raises
+    ------
+    GraphError
+        With a message that names each offending node or edge (the first ten).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.Graph()
+    >>> G.add_node("a", kind="chip"); G.add_node("b", kind="chip")
+    >>> G.add_edge("a", "b", latency=1e-7)
+    >>> validate_graph(G)
+    Traceback (most recent call last):
+    ...
+    fabric.GraphError: invalid fabric graph: edge ('a', 'b') has no 'bandwidth'
+    """
+    import networkx as nx
+
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"a fabric graph must be a networkx.Graph, got {type(G).__name__}")
+    if G.is_directed() or G.is_multigraph():
+        raise GraphError("a fabric graph must be an undirected nx.Graph (no DiGraph or "
+                         "MultiGraph): bundle parallel links into one edge with 'lanes'")
+    faults = []
+    for n, data in G.nodes(data=True):
+        kind = data.get("kind")
+        if kind is None:
+            faults.append(f"node {n!r} has no 'kind'")
+        elif kind not in NODE_KINDS:
+            faults.append(f"node {n!r} has kind {kind!r}, not one of {sorted(NODE_KINDS)}")
+    for u, v, data in G.edges(data=True):
+        if u == v:
+            faults.append(f"edge ({u!r}, {v!r}) is a self-loop")
+        for key in ("bandwidth", "latency"):
+            if key not in data:
+                faults.append(f"edge ({u!r}, {v!r}) has no {key!r}")
+        bw = data.get("bandwidth")
+        if bw is not None and not _positive_number(bw):
+            faults.append(f"edge ({u!r}, {v!r}) has bandwidth {bw!r}; it must be > 0 bytes/s")
+        lat = data.get("latency")
+        if lat is not None and not (_positive_number(lat) or lat == 0):
+            faults.append(f"edge ({u!r}, {v!r}) has latency {lat!r}; it must be >= 0 seconds")
+        lanes = data.get("lanes", 1)
+        if not (isinstance(lanes, numbers.Integral) and not isinstance(lanes, bool)
+                and lanes >= 1):
+            faults.append(f"edge ({u!r}, {v!r}) has lanes {lanes!r}; it must be an integer >= 1")
+    if endpoints is None:
+        endpoints = [n for n, k in G.nodes(data="kind") if k == "chip"]
+    else:
+        seen = set()
+        for n in endpoints:
+            if n not in G:
+                faults.append(f"endpoint {n!r} is not a node of the graph")
+            elif G.nodes[n].get("kind") != "chip":
+                faults.append(f"endpoint {n!r} has kind {G.nodes[n].get('kind')!r}, not 'chip'")
+            if n in seen:
+                faults.append(f"endpoint {n!r} is listed twice")
+            seen.add(n)
+    if not faults:
+        endpoints = list(endpoints)
+        if not endpoints:
+            faults.append("the graph has no endpoints (no node of kind 'chip')")
+        else:
+            reach = nx.node_connected_component(G, endpoints[0])
+            for n in endpoints:
+                if n not in reach:
+                    faults.append(f"endpoint {n!r} is disconnected from endpoint {endpoints[0]!r}")
+    if faults:
+        more = f" (and {len(faults) - 10} more)" if len(faults) > 10 else ""
+        raise GraphError("invalid fabric graph: " + "; ".join(faults[:10]) + more)

@@ -1,0 +1,219 @@
+"""Units: the one place where human quantities are parsed and printed.
+
+Internally cofabric is SI throughout: sizes in bytes (``int``), times in
+seconds, bandwidths in bytes per second **per direction**. This module turns
+strings such as ``"96GiB"``, ``"400Gb/s"``, ``"0.69us"`` or ``"0x4000_0000"``
+into those numbers and back. Decimal prefixes are powers of ten (``GB = 10**9``,
+as nccl-tests and link data sheets use), binary prefixes powers of two
+(``GiB = 2**30``). A lowercase ``b`` is a bit, an uppercase ``B`` a byte.
+
+Examples
+--------
+>>> parse_size("96GiB")
+103079215104
+>>> parse_bandwidth("400Gb/s")
+50000000000.0
+>>> parse_time("0.69us")
+6.9e-07
+>>> parse_address("0x4000_0000")
+1073741824
+>>> format_size(3 * GiB)
+'3GiB'
+>>> format_bandwidth(450e9)
+'450GB/s'
+>>> format_time(6.9e-07)
+'690ns'
+"""
+
+import math
+import re
+
+__all__ = [
+    "kB", "MB", "GB", "TB", "PB",
+    "KiB", "MiB", "GiB", "TiB", "PiB",
+    "ns", "us", "ms",
+    "parse_size", "parse_bandwidth", "parse_time", "parse_address",
+    "format_size", "format_bandwidth", "format_time", "format_address",
+]
+
+kB = 10**3
+MB = 10**6
+GB = 10**9
+TB = 10**12
+PB = 10**15
+KiB = 2**10
+MiB = 2**20
+GiB = 2**30
+TiB = 2**40
+PiB = 2**50
+
+ns = 1e-9
+us = 1e-6
+ms = 1e-3
+
+_DECIMAL = {"": 1, "k": kB, "K": kB, "M": MB, "G": GB, "T": TB, "P": PB}
+_BINARY = {"Ki": KiB, "Mi": MiB, "Gi": GiB, "Ti": TiB, "Pi": PiB}
+# divisors, not multipliers: 120 / 1e9 is exactly the float nearest 1.2e-07
+_TIME = {"s": 1.0, "ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9, "ps": 1e12}
+
+_NUMBER = r"([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
+_QUANTITY = re.compile(r"^\s*" + _NUMBER + r"\s*([A-Za-zµ/]*)\s*$")
+
+
+def _split(text, what):
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be a string or a number, got {type(text).__name__}")
+    m = _QUANTITY.match(text)
+    if not m:
+        raise ValueError(f"cannot read {what} {text!r}: expected a number and a unit")
+    return float(m.group(1).replace("_", "")), m.group(2)
+
+
+def _number(value, what):
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be a number, got a bool")
+    if not math.isfinite(value):
+        raise ValueError(f"{what} must be finite, got {value!r}")
+    return value
+
+
+def _byte_multiplier(unit, what, text):
+    # unit is the part before an optional '/s': '', 'B', 'KiB', 'kB', 'b', 'Gb'...
+    if unit == "":
+        return 1, 8
+    bits = unit.endswith("b")
+    if not unit.endswith(("B", "b")):
+        raise ValueError(f"cannot read {what} {text!r}: unknown unit {unit!r}")
+    prefix = unit[:-1]
+    if prefix in _BINARY:
+        mult = _BINARY[prefix]
+    elif prefix in _DECIMAL:
+        mult = _DECIMAL[prefix]
+    else:
+        raise ValueError(f"cannot read {what} {text!r}: unknown prefix {prefix!r}")
+    return mult, (1 if bits else 8)
+
+
+def parse_size(value):
+    """Return a size in bytes (an ``int``) from ``"96GiB"``, ``"4 kB"`` or a number.
+
+    A plain number is bytes. Fractional results are refused: a size is a
+    whole number of bytes.
+
+    >>> parse_size("1.5KiB")
+    1536
+    >>> parse_size(4096)
+    4096
+    """
+    if not isinstance(value, str):
+        value = _number(value, "size")
+        if value != int(value):
+            raise ValueError(f"size must be a whole number of bytes, got {value!r}")
+        return int(value)
+    number, unit = _split(value, "size")
+    mult, per_byte = _byte_multiplier(unit, "size", value)
+    if per_byte == 1:
+        raise ValueError(f"cannot read size {value!r}: a size is in bytes (B), not bits (b)")
+    result = number * mult
+    if result != int(result):
+        raise ValueError(f"size {value!r} is not a whole number of bytes")
+    return int(result)
+
+
+def parse_bandwidth(value):
+    """Return a bandwidth in bytes per second from ``"400Gb/s"``, ``"50GB/s"`` or a number.
+
+    Bits are divided by 8. A plain number is bytes per second.
+
+    >>> parse_bandwidth("25GB/s")
+    25000000000.0
+    """
+    if not isinstance(value, str):
+        return float(_number(value, "bandwidth"))
+    number, unit = _split(value, "bandwidth")
+    if not unit.endswith("/s"):
+        raise ValueError(f"cannot read bandwidth {value!r}: the unit must end in '/s'")
+    mult, per_byte = _byte_multiplier(unit[:-2], "bandwidth", value)
+    if unit[:-2] == "":
+        raise ValueError(f"cannot read bandwidth {value!r}: say B/s or b/s")
+    return number * mult / (8 if per_byte == 1 else 1)
+
+
+def parse_time(value):
+    """Return a time in seconds from ``"0.69us"``, ``"120ns"``, ``"5.85ms"`` or a number.
+
+    >>> parse_time("120ns")
+    1.2e-07
+    """
+    if not isinstance(value, str):
+        return float(_number(value, "time"))
+    number, unit = _split(value, "time")
+    if unit not in _TIME:
+        raise ValueError(f"cannot read time {value!r}: unit must be one of s, ms, us, ns, ps")
+    return number / _TIME[unit]
+
+
+def parse_address(value):
+    """Return an address (a non-negative ``int``) from ``"0x4000_0000"``, ``"4096"`` or an int.
+
+    >>> parse_address("0x1_0000")
+    65536
+    """
+    if isinstance(value, bool):
+        raise TypeError("address must be an integer, got a bool")
+    if isinstance(value, str):
+        try:
+            address = int(value.strip(), 0)
+        except ValueError:
+            raise ValueError(f"address {value!r} is not a number") from None
+    else:
+        try:
+            address = int(value)
+        except (TypeError, ValueError):
+            raise TypeError(f"address must be an integer, got {value!r}") from None
+        if address != value:
+            raise ValueError(f"address must be a whole number, got {value!r}")
+    if address < 0:
+        raise ValueError(f"address must be non-negative, got {value!r}")
+    return address
+
+
+def _format(value, units, unit):
+    for name, mult in units:
+        if abs(value) >= mult:
+            q = value / mult
+            text = f"{q:.4g}"
+            if "e" in text:
+                text = f"{q:.0f}"
+            return f"{text}{name}{unit}"
+    return f"{value:.4g}{unit}"
+
+
+def format_size(nbytes, binary=True):
+    """Format bytes with binary (default) or decimal prefixes, four significant digits."""
+    if binary:
+        units = [("Pi", PiB), ("Ti", TiB), ("Gi", GiB), ("Mi", MiB), ("Ki", KiB)]
+    else:
+        units = [("P", PB), ("T", TB), ("G", GB), ("M", MB), ("k", kB)]
+    return _format(nbytes, units, "B")
+
+
+def format_bandwidth(bytes_per_s):
+    """Format bytes per second with decimal prefixes (``GB/s`` is 1e9 B/s)."""
+    units = [("P", PB), ("T", TB), ("G", GB), ("M", MB), ("k", kB)]
+    return _format(bytes_per_s, units, "B/s")
+
+
+def format_time(seconds):
+    """Format seconds as s, ms, us or ns, four significant digits."""
+    if seconds == 0:
+        return "0s"
+    for name, mult in (("s", 1.0), ("ms", ms), ("us", us)):
+        if abs(seconds) >= mult:
+            return f"{seconds / mult:.4g}{name}"
+    return f"{seconds / ns:.4g}ns"
+
+
+def format_address(address):
+    """Format an address as lowercase hex with a ``0x`` prefix."""
+    return f"{address:#x}"
