@@ -1,14 +1,46 @@
 """Chip presets: HBM capacity and bandwidth, peak throughput, reduction rate.
 
-Each figure is per chip, SI units: bytes, bytes/s, FLOP/s. ``reduce_rate`` is
-how many bytes per second of incoming data a chip can add into a buffer during
-a reduction collective; a reduction reads two operands and writes one, so it
-is bounded by HBM bandwidth / 3 (the default where no better figure exists).
+Each figure is per chip, SI units: bytes, bytes/s, FLOP/s. ``peak_flops`` is the
+**dense** (no 2:4 sparsity) BF16 tensor throughput; vendors often quote the
+sparse figure, which is twice as large.
+
+``reduce_rate`` is how many bytes per second of incoming data a chip can add
+into a buffer during a reduction collective. A reduction reads two operands
+and writes one, so it is bounded by HBM bandwidth / 3; no vendor publishes a
+better figure for these chips, so every preset uses that bound (a model
+assumption, listed by :meth:`ChipSpec.parameters`).
+
+Sources (checked 2026-12-02; "second-hand" where the figure comes from a summary
+of the vendor material rather than the vendor's own page):
+
+* H100 SXM5: 80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS dense BF16 (1,979 with
+  sparsity). NVIDIA H100 datasheet table as reproduced by HPC Tech
+  (archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html: "Shown with sparsity.
+  Specifications 1/2 lower without sparsity") and glennklockwood.com/garden/
+  processors/h100 (BF16 matrix 989.4 TFLOPS).
+* H200 SXM: 141 GB HBM3e, 4.8 TB/s; the same GH100 die as H100, so the same
+  989.4 TFLOPS dense BF16 (second-hand: lzwjava.github.io H200 comparison table,
+  hwcooling.net H200 article).
+* B200 (HGX B200, 1000 W): 180 GB HBM3e usable per GPU (192 GB physical, 8
+  stacks), 8 TB/s, 2.25 PFLOPS dense BF16 (4.5 sparse). Second-hand:
+  glennklockwood.com/garden/processors/B200 (HGX variant table),
+  server-parts.eu B200/HGX B200 comparison ("8 x 180GB, 1.44TB total"), Vultr's
+  HGX B200 hardware overview (nvidia-smi reports 179 GB).
+* TPU v4: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS (bf16 or int8). Google Cloud TPU
+  v4 documentation (cloud.google.com/tpu/docs/v4, "Key specifications") and
+  Jouppi et al., ISCA 2023.
+* sd200-chip: an **assumption**. The seed article names no chip. Capacity
+  follows Inspur SD200's 4 TB of GPU memory over 64 GPUs (China Daily,
+  2025-08-08, second-hand via REFERENCES.md), i.e. 64 GB per chip; bandwidth
+  (1.6 TB/s) and throughput (300 TFLOPS dense BF16) are an assumed domestic
+  accelerator of that memory class, not published figures.
 
 Examples
 --------
 >>> chip_spec("h100").hbm_bytes
 80000000000
+>>> round(chip_spec("tpu-v4").reduce_rate / 1e9)
+400
 """
 
 from dataclasses import dataclass
@@ -17,7 +49,10 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._units import GB, TB, GiB
 
-__all__ = ["ChipSpec", "CHIPS", "chip_spec"]
+__all__ = ["CHIPS", "ChipSpec", "chip_spec"]
+
+#: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
+REDUCE_RATE_NOTE = "HBM bandwidth / 3: a reduction reads two operands and writes one (assumption)"
 
 
 @dataclass(frozen=True)
@@ -32,10 +67,11 @@ class ChipSpec:
     hbm_bandwidth : float
         HBM bandwidth in bytes/s.
     peak_flops : float
-        Dense BF16 throughput in FLOP/s.
+        Dense BF16 throughput in FLOP/s (not the 2:4-sparse figure).
     reduce_rate : float
         Bytes/s of incoming data reduced into a buffer (see module docstring).
     source : str
+        Where ``hbm_bytes``, ``hbm_bandwidth`` and ``peak_flops`` come from.
     """
 
     name: str
@@ -46,13 +82,16 @@ class ChipSpec:
     source: str
 
     def parameters(self):
-        """The figures as :class:`~fabric.Parameter` records, for a report."""
+        """The figures as :class:`~fabric.Parameter` records, for a report.
+
+        >>> [p.unit for p in chip_spec("h200").parameters()]
+        ['B', 'B/s', 'FLOP/s', 'B/s']
+        """
         return (
             Parameter(f"{self.name}.hbm_bytes", self.hbm_bytes, "B", self.source),
             Parameter(f"{self.name}.hbm_bandwidth", self.hbm_bandwidth, "B/s", self.source),
             Parameter(f"{self.name}.peak_flops", self.peak_flops, "FLOP/s", self.source),
-            Parameter(f"{self.name}.reduce_rate", self.reduce_rate, "B/s",
-                      "HBM bandwidth / 3: a reduction reads two operands and writes one"),
+            Parameter(f"{self.name}.reduce_rate", self.reduce_rate, "B/s", REDUCE_RATE_NOTE),
         )
 
 
@@ -61,23 +100,35 @@ def _chip(name, hbm_bytes, hbm_bandwidth, peak_flops, source):
 
 
 CHIPS = {c.name: c for c in (
-    _chip("h100", 80 * GB, 3.35 * TB, 989e12,
-          "NVIDIA H100 SXM5 datasheet: 80 GB HBM3, 3.35 TB/s, 989 TFLOPS dense BF16"),
-    _chip("h200", 141 * GB, 4.8 * TB, 989e12,
-          "NVIDIA H200 SXM datasheet: 141 GB HBM3e, 4.8 TB/s, 989 TFLOPS dense BF16"),
+    _chip("h100", 80 * GB, 3.35 * TB, 989.4e12,
+          "NVIDIA H100 SXM5 datasheet (via archive-lib.hpctech.co.jp and glennklockwood.com/"
+          "garden/processors/h100): 80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS dense BF16 "
+          "(1,979 with 2:4 sparsity)"),
+    _chip("h200", 141 * GB, 4.8 * TB, 989.4e12,
+          "NVIDIA H200 SXM material (second-hand: lzwjava.github.io, hwcooling.net): 141 GB "
+          "HBM3e, 4.8 TB/s; same GH100 die as H100, so 989.4 TFLOPS dense BF16"),
     _chip("b200", 180 * GB, 8.0 * TB, 2.25e15,
-          "NVIDIA HGX B200 material (second-hand): 180 GB HBM3e, 8 TB/s, 2.25 PFLOPS dense BF16"),
+          "NVIDIA HGX B200 at 1000 W (second-hand: glennklockwood.com/garden/processors/B200, "
+          "server-parts.eu, Vultr HGX B200 overview): 180 GB HBM3e usable of 192 GB physical, "
+          "8 TB/s, 2.25 PFLOPS dense BF16"),
     _chip("tpu-v4", 32 * GiB, 1.2 * TB, 275e12,
-          "Jouppi et al., ISCA 2023; Cloud TPU v4 docs: 32 GiB HBM2, 1.2 TB/s, 275 TFLOPS BF16"),
+          "Google Cloud TPU v4 docs (cloud.google.com/tpu/docs/v4, key specifications); "
+          "Jouppi et al., ISCA 2023: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS bf16"),
     _chip("sd200-chip", 64 * GB, 1.6 * TB, 300e12,
           "assumption: the seed article names no chip. Capacity follows Inspur SD200's 4 TB of "
-          "GPU memory over 64 GPUs (China Daily, 2025-08-08, second-hand); bandwidth and "
-          "throughput are an assumed domestic accelerator of that class"),
+          "GPU memory over 64 GPUs (China Daily, 2025-08-08, second-hand); bandwidth 1.6 TB/s "
+          "and 300 TFLOPS dense BF16 are an assumed accelerator of that class, not published"),
 )}
 
 
 def chip_spec(name):
-    """Return the :class:`ChipSpec` called ``name`` (a ``ChipSpec`` passes through)."""
+    """Return the :class:`ChipSpec` called ``name`` (a ``ChipSpec`` passes through).
+
+    >>> chip_spec("b300")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown chip 'b300'; known: b200, h100, h200, sd200-chip, tpu-v4
+    """
     if isinstance(name, ChipSpec):
         return name
     try:

@@ -1,0 +1,45 @@
+"""Chip presets against their published figures (sources in fabric/_chips.py)."""
+
+import pytest
+
+from fabric import CHIPS, ChipSpec, SpecError, chip_spec
+from fabric._units import GB, TB, GiB
+
+
+@pytest.mark.parametrize("name, hbm, bw, flops", [
+    # vendor figures, exact (no tolerance: these are the datasheet numbers)
+    ("h100", 80 * GB, 3.35 * TB, 989.4e12),
+    ("h200", 141 * GB, 4.8 * TB, 989.4e12),
+    ("b200", 180 * GB, 8.0 * TB, 2.25e15),
+    ("tpu-v4", 32 * GiB, 1.2 * TB, 275e12),
+])
+def test_published_figures(name, hbm, bw, flops):
+    c = chip_spec(name)
+    assert c.hbm_bytes == hbm
+    assert c.hbm_bandwidth == pytest.approx(bw, rel=1e-12)
+    assert c.peak_flops == pytest.approx(flops, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CHIPS))
+def test_reduce_rate_is_a_third_of_hbm_bandwidth(name):
+    c = chip_spec(name)
+    assert c.reduce_rate == pytest.approx(c.hbm_bandwidth / 3)
+    assert c.source
+    params = c.parameters()
+    assert [p.name for p in params] == [f"{name}.{f}" for f in
+                                        ("hbm_bytes", "hbm_bandwidth", "peak_flops",
+                                         "reduce_rate")]
+    assert "two operands" in params[-1].source
+
+
+def test_seed_chip_is_marked_as_assumption():
+    assert chip_spec("sd200-chip").source.startswith("assumption")
+
+
+def test_passthrough_and_unknown():
+    c = ChipSpec("x", 1, 2.0, 3.0, 1.0, "test")
+    assert chip_spec(c) is c
+    with pytest.raises(SpecError, match="unknown chip 'a100'; known: b200, h100"):
+        chip_spec("a100")
+    with pytest.raises(SpecError):
+        chip_spec(None)
