@@ -1,0 +1,426 @@
+"""MoE transformer decoder configurations for the decode model.
+
+A :class:`MoEModel` describes what the decode model needs of a mixture-of-experts
+decoder: how many layers and which are dense, the hidden size, the attention
+block (with its KV-cache size per token), the routed and shared experts, the
+FFN widths, the vocabulary, and bytes per weight and per activation. Parameter
+counts are computed from the configuration, never typed in.
+
+Presets (``MODELS``):
+
+* ``deepseek-v3``: DeepSeek-V3 ``inference/configs/config_671B.json``
+  (huggingface.co/deepseek-ai/DeepSeek-V3): vocab 129280, dim 7168, inter_dim
+  18432, moe_inter_dim 2048, 61 layers of which the first 3 are dense, 128 heads,
+  256 routed experts, 8 activated, 1 shared, q_lora_rank 1536, kv_lora_rank 512,
+  qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, dtype fp8.
+  Published: 671B total, 37B activated (arXiv 2412.19437; the 14B multi-token
+  prediction module is not part of the 671B and not modelled).
+* ``kimi-k2``: Kimi-K2 ``config.json`` (moonshotai/Kimi-K2-Instruct, model type
+  ``kimi_k2``, the DeepSeek-V3 architecture): hidden 7168, intermediate 18432,
+  moe_intermediate 2048, 61 layers, first_k_dense_replace 1, 64 heads, 384
+  routed experts, 8 per token, 1 shared, q_lora_rank 1536, kv_lora_rank 512,
+  qk_nope 128, qk_rope 64, v_head 128, vocab 163840; weights shipped in FP8.
+  Published: 1T total, 32B activated (MoonshotAI/Kimi-K2 README). Values checked
+  against copies of the config in public code (e.g. Megatron-Bridge's
+  ``KimiK2Provider``, and test fixtures quoting the K2.5/K2.6 ``text_config``,
+  which share these fields).
+* ``hypothetical-2.8t``: **hypothetical**. No published model; a config of the
+  seed article's reported scale (2.8T parameters), made from ``kimi-k2`` by
+  scaling the routed experts 384 -> 1056 (x2.75), all else unchanged, which
+  gives 2.80T total. Use it to ask "what would a model of that size do", never
+  as a description of the seed's model, which is unpublished.
+
+Counting conventions (say so, since published totals differ in them):
+gated FFNs (SwiGLU: three matrices ``hidden x width``), RMSNorm weights counted,
+router gate ``hidden x experts`` plus a per-expert bias, untied input embedding
+and output head. **Active** parameters exclude the input embedding table (a
+lookup reads one row, not the table) and count the ``experts_per_token`` routed
+experts plus the shared ones. Under these conventions DeepSeek-V3 comes to
+671.03B total / 36.6B active, Kimi K2 to 1026B / 31.7B.
+
+Examples
+--------
+>>> m = model_config("deepseek-v3")
+>>> round(m.total_params / 1e9, 2), round(m.active_params / 1e9, 1)
+(671.03, 36.6)
+>>> m.attention.kv_elements_per_token
+576
+"""
+
+import dataclasses
+import math
+import tomllib
+from dataclasses import dataclass
+
+from fabric import Parameter, SpecError
+
+__all__ = ["GQA", "MLA", "MODELS", "MoEModel", "load_model_toml", "model_config"]
+
+
+def _positive_int(name, value, *, zero_ok=False):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < 0 or (value == 0 and not zero_ok):
+        rule = ">= 0" if zero_ok else ">= 1"
+        raise SpecError(f"{name} must be {rule}, got {name}={value}")
+    return value
+
+
+def _positive_number(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise SpecError(f"{name} must be positive and finite, got {name}={value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class MLA:
+    """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2).
+
+    The KV cache holds, per token and layer, the compressed latent
+    (``kv_lora_rank``) plus the shared rotary key (``qk_rope_head_dim``); at
+    decode time the up-projections are absorbed, so attention reads only that.
+
+    Attributes
+    ----------
+    heads : int
+    q_lora_rank : int
+        0 means queries are projected directly (no low-rank query path).
+    kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim : int
+    """
+
+    heads: int
+    q_lora_rank: int
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+    kind = "mla"
+
+    def __post_init__(self):
+        for f in ("heads", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
+            _positive_int(f, getattr(self, f))
+        _positive_int("q_lora_rank", self.q_lora_rank, zero_ok=True)
+
+    def params(self, hidden):
+        """Weights of one attention block (projections and their norms)."""
+        qk = self.qk_nope_head_dim + self.qk_rope_head_dim
+        if self.q_lora_rank:
+            q = hidden * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * self.heads * qk
+        else:
+            q = hidden * self.heads * qk
+        kv = (hidden * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank
+              + self.kv_lora_rank * self.heads * (self.qk_nope_head_dim + self.v_head_dim))
+        o = self.heads * self.v_head_dim * hidden
+        return q + kv + o
+
+    @property
+    def kv_elements_per_token(self):
+        """Cached elements per token and layer: latent plus rotary key."""
+        return self.kv_lora_rank + self.qk_rope_head_dim
+
+    def score_flops_per_token(self, context):
+        """FLOPs of scores and weighted sum for one query over ``context`` cached tokens.
+
+        With the up-projections absorbed (DeepSeek-V2 report, sec. 2.1.2), each head
+        computes scores against ``kv_lora_rank + qk_rope_head_dim`` elements and sums
+        ``kv_lora_rank`` values: 2 FLOPs per multiply-add.
+        """
+        return 2 * self.heads * context * (2 * self.kv_lora_rank + self.qk_rope_head_dim)
+
+    def kv_shards(self, tp):
+        """Ways the cache splits over ``tp`` ranks: 1, every rank needs the whole latent."""
+        return 1
+
+
+@dataclass(frozen=True)
+class GQA:
+    """Grouped-query attention (``kv_heads == heads`` is plain multi-head attention).
+
+    Attributes
+    ----------
+    heads, kv_heads, head_dim : int
+    """
+
+    heads: int
+    kv_heads: int
+    head_dim: int
+    kind = "gqa"
+
+    def __post_init__(self):
+        for f in ("heads", "kv_heads", "head_dim"):
+            _positive_int(f, getattr(self, f))
+        if self.heads % self.kv_heads:
+            raise SpecError(f"heads must be a multiple of kv_heads, got heads={self.heads}, "
+                            f"kv_heads={self.kv_heads}")
+
+    def params(self, hidden):
+        """Weights of one attention block: Q, K, V and output projections."""
+        return hidden * self.head_dim * (2 * self.heads + 2 * self.kv_heads)
+
+    @property
+    def kv_elements_per_token(self):
+        """Cached elements per token and layer: keys and values of every KV head."""
+        return 2 * self.kv_heads * self.head_dim
+
+    def score_flops_per_token(self, context):
+        """FLOPs of QK^T and PV for one query over ``context`` tokens (2 per multiply-add)."""
+        return 2 * 2 * self.heads * self.head_dim * context
+
+    def kv_shards(self, tp):
+        """Ways the cache splits over ``tp`` ranks (KV heads are split, at most ``kv_heads``)."""
+        return min(tp, self.kv_heads)
+
+
+@dataclass(frozen=True)
+class MoEModel:
+    """A mixture-of-experts transformer decoder.
+
+    Attributes
+    ----------
+    name : str
+    layers : int
+        Transformer blocks.
+    dense_layers : int
+        How many of them (the first ones) have a dense FFN instead of experts.
+    hidden : int
+        Model (hidden) size.
+    attention : MLA or GQA
+    routed_experts : int
+        Routed experts per MoE layer.
+    experts_per_token : int
+        Routed experts each token activates (top-k).
+    shared_experts : int
+        Experts every token uses, per MoE layer.
+    expert_ffn : int
+        Intermediate width of one expert (gated: three ``hidden x expert_ffn`` matrices).
+    dense_ffn : int
+        Intermediate width of a dense layer's FFN.
+    vocab : int
+    weight_bytes : float
+        Bytes per stored weight (1 for FP8, 2 for BF16, 0.5 for INT4).
+    activation_bytes : float
+        Bytes per activation element and per KV-cache element.
+    source : str
+    hypothetical : bool
+        True for a config that describes no published model.
+    """
+
+    name: str
+    layers: int
+    dense_layers: int
+    hidden: int
+    attention: object
+    routed_experts: int
+    experts_per_token: int
+    shared_experts: int
+    expert_ffn: int
+    dense_ffn: int
+    vocab: int
+    weight_bytes: float = 1.0
+    activation_bytes: float = 2.0
+    source: str = ""
+    hypothetical: bool = False
+
+    def __post_init__(self):
+        for f in ("layers", "hidden", "routed_experts", "experts_per_token", "expert_ffn",
+                  "dense_ffn", "vocab"):
+            _positive_int(f, getattr(self, f))
+        _positive_int("dense_layers", self.dense_layers, zero_ok=True)
+        _positive_int("shared_experts", self.shared_experts, zero_ok=True)
+        _positive_number("weight_bytes", self.weight_bytes)
+        _positive_number("activation_bytes", self.activation_bytes)
+        if self.dense_layers > self.layers:
+            raise SpecError(f"dense_layers must be <= layers, got dense_layers="
+                            f"{self.dense_layers}, layers={self.layers}")
+        if self.experts_per_token > self.routed_experts:
+            raise SpecError(f"experts_per_token must be <= routed_experts, got "
+                            f"experts_per_token={self.experts_per_token}, "
+                            f"routed_experts={self.routed_experts}")
+        if not isinstance(self.attention, (MLA, GQA)):
+            raise TypeError(f"attention must be MLA or GQA, got {type(self.attention).__name__}")
+
+    # -- structure --------------------------------------------------------------------
+
+    @property
+    def moe_layers(self):
+        """Layers with experts."""
+        return self.layers - self.dense_layers
+
+    @property
+    def expert_params(self):
+        """Weights of one expert (gated FFN: three matrices)."""
+        return 3 * self.hidden * self.expert_ffn
+
+    @property
+    def attention_params(self):
+        """Weights of one attention block plus the layer's two RMSNorms."""
+        return self.attention.params(self.hidden) + 2 * self.hidden
+
+    @property
+    def dense_ffn_params(self):
+        """Weights of one dense FFN."""
+        return 3 * self.hidden * self.dense_ffn
+
+    @property
+    def router_params(self):
+        """Router gate and per-expert bias of one MoE layer."""
+        return self.hidden * self.routed_experts + self.routed_experts
+
+    @property
+    def embedding_params(self):
+        """Input embedding table (not active: a lookup)."""
+        return self.vocab * self.hidden
+
+    @property
+    def head_params(self):
+        """Output head and final norm."""
+        return self.vocab * self.hidden + self.hidden
+
+    @property
+    def total_params(self):
+        """Every weight of the model."""
+        return (self.layers * self.attention_params
+                + self.dense_layers * self.dense_ffn_params
+                + self.moe_layers * (self.router_params
+                                     + (self.routed_experts + self.shared_experts)
+                                     * self.expert_params)
+                + self.embedding_params + self.head_params)
+
+    @property
+    def active_params(self):
+        """Weights one token uses (see the module docstring for the convention)."""
+        return (self.layers * self.attention_params
+                + self.dense_layers * self.dense_ffn_params
+                + self.moe_layers * (self.router_params
+                                     + (self.experts_per_token + self.shared_experts)
+                                     * self.expert_params)
+                + self.head_params)
+
+    @property
+    def weight_bytes_total(self):
+        """Bytes of all weights at ``weight_bytes`` each."""
+        return self.total_params * self.weight_bytes
+
+    @property
+    def kv_bytes_per_token(self):
+        """KV-cache bytes per token, summed over all layers."""
+        return self.layers * self.attention.kv_elements_per_token * self.activation_bytes
+
+    def parameters(self):
+        """The config as :class:`~fabric.Parameter` records, for a report."""
+        src = self.source or "user config"
+        out = [Parameter(f"{self.name}.{f.name}", getattr(self, f.name),
+                         "B" if f.name.endswith("_bytes") else "", src)
+               for f in dataclasses.fields(self)
+               if f.name not in ("name", "attention", "source", "hypothetical")]
+        out += [Parameter(f"{self.name}.attention.{f.name}", getattr(self.attention, f.name),
+                          "", src) for f in dataclasses.fields(self.attention)]
+        return tuple(out)
+
+
+_DSV3_MLA = MLA(heads=128, q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128,
+                qk_rope_head_dim=64, v_head_dim=128)
+_K2_MLA = dataclasses.replace(_DSV3_MLA, heads=64)
+
+_KIMI_K2 = MoEModel(
+    "kimi-k2", layers=61, dense_layers=1, hidden=7168, attention=_K2_MLA,
+    routed_experts=384, experts_per_token=8, shared_experts=1, expert_ffn=2048,
+    dense_ffn=18432, vocab=163840, weight_bytes=1.0, activation_bytes=2.0,
+    source="moonshotai/Kimi-K2-Instruct config.json (kimi_k2); MoonshotAI/Kimi-K2 README "
+           "(1T total, 32B active); FP8 weights as shipped, BF16 activations and KV cache")
+
+MODELS = {m.name: m for m in (
+    _KIMI_K2,
+    MoEModel(
+        "deepseek-v3", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
+        routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
+        dense_ffn=18432, vocab=129280, weight_bytes=1.0, activation_bytes=2.0,
+        source="deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json (dtype fp8); "
+               "arXiv 2412.19437 (671B total, 37B activated); BF16 activations and KV cache"),
+    dataclasses.replace(
+        _KIMI_K2, name="hypothetical-2.8t", routed_experts=1056, hypothetical=True,
+        source="HYPOTHETICAL: kimi-k2 with routed experts scaled 384 -> 1056 to reach the "
+               "seed article's reported 2.8T scale; describes no published model"),
+)}
+
+
+def model_config(name):
+    """Return the :class:`MoEModel` called ``name``, or read it from a ``.toml`` path.
+
+    A :class:`MoEModel` passes through.
+
+    >>> model_config("kimi-k2").routed_experts
+    384
+    >>> model_config("gpt-5")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-v3, hypothetical-2.8t, kimi-k2 (or a path to a .toml file)
+    """
+    if isinstance(name, MoEModel):
+        return name
+    if isinstance(name, str) and name in MODELS:
+        return MODELS[name]
+    if isinstance(name, str) and name.endswith(".toml"):
+        return load_model_toml(name)
+    raise SpecError(f"unknown model {name!r}; known: " + ", ".join(sorted(MODELS))
+                    + " (or a path to a .toml file)")
+
+
+_ATTENTION = {"mla": MLA, "gqa": GQA}
+
+
+def load_model_toml(path):
+    """Read a user-defined :class:`MoEModel` from a TOML file.
+
+    The top-level keys are the :class:`MoEModel` fields; the ``[attention]``
+    table has ``type = "mla"`` or ``"gqa"`` and that class's fields. Unknown or
+    missing keys are errors naming them.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Raises
+    ------
+    SpecError
+        On a missing or unknown key, a bad value, or malformed TOML.
+    OSError
+        If the file cannot be read.
+    """
+    with open(path, "rb") as f:
+        try:
+            data = tomllib.load(f)
+        except tomllib.TOMLDecodeError as e:
+            raise SpecError(f"{path}: not valid TOML: {e}") from e
+    att = data.pop("attention", None)
+    if not isinstance(att, dict):
+        raise SpecError(f"{path}: needs an [attention] table with type = 'mla' or 'gqa'")
+    att = dict(att)
+    kind = att.pop("type", None)
+    if kind not in _ATTENTION:
+        raise SpecError(f"{path}: attention.type must be one of {sorted(_ATTENTION)}, "
+                        f"got {kind!r}")
+    cls = _ATTENTION[kind]
+    attention = _build(cls, att, f"{path} [attention]")
+    data.setdefault("name", str(path))
+    data.setdefault("source", f"user config {path}")
+    data["attention"] = attention
+    return _build(MoEModel, data, str(path))
+
+
+def _build(cls, values, where):
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise SpecError(f"{where}: unknown keys {unknown}; allowed: {sorted(names)}")
+    required = {f.name for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    missing = sorted(required - set(values))
+    if missing:
+        raise SpecError(f"{where}: missing keys {missing}")
+    try:
+        return cls(**values)
+    except TypeError as e:
+        raise SpecError(f"{where}: {e}") from e

@@ -1,0 +1,115 @@
+"""Model configs: parameter counts against published totals and hand counts."""
+
+import dataclasses
+import pathlib
+
+import pytest
+
+from analysis._models import GQA, MLA, MODELS, MoEModel, load_model_toml, model_config
+from fabric import SpecError
+
+DATA = str(pathlib.Path(__file__).parent / "data") + "/"
+
+
+# Published totals (Kimi K2 README: 1T / 32B; DeepSeek-V3 report arXiv 2412.19437: 671B / 37B).
+# Tolerance 3%: the published figures are rounded ("1T", "32B") and do not state their
+# counting convention (embeddings, norms, router bias).
+@pytest.mark.parametrize("name, total, active", [
+    ("kimi-k2", 1.0e12, 32e9),
+    ("deepseek-v3", 671e9, 37e9),
+])
+def test_published_parameter_counts(name, total, active):
+    m = model_config(name)
+    assert m.total_params == pytest.approx(total, rel=0.03)
+    assert m.active_params == pytest.approx(active, rel=0.03)
+    assert not m.hypothetical
+
+
+def test_deepseek_v3_total_is_exact_to_the_billion():
+    # 671B is quoted to three digits; the config reproduces it to 0.01%.
+    assert model_config("deepseek-v3").total_params == pytest.approx(671e9, rel=1e-4)
+
+
+def test_hypothetical_is_marked_and_of_the_seed_scale():
+    m = model_config("hypothetical-2.8t")
+    assert m.hypothetical and "HYPOTHETICAL" in m.source
+    assert m.total_params == pytest.approx(2.8e12, rel=0.01)
+
+
+def test_small_by_hand():
+    m = load_model_toml(DATA + "model_small.toml")
+    h, v = 64, 100
+    att = h * 16 * (2 * 4 + 2 * 2) + 2 * h          # q,k,v,o + two norms
+    dense = 3 * h * 128
+    expert = 3 * h * 32
+    router = h * 8 + 8
+    total = 4 * att + 1 * dense + 3 * (router + 9 * expert) + v * h + v * h + h
+    active = 4 * att + 1 * dense + 3 * (router + 3 * expert) + v * h + h
+    assert m.total_params == total
+    assert m.active_params == active
+    assert m.kv_bytes_per_token == 4 * (2 * 2 * 16) * 2
+    assert m.weight_bytes_total == total * 2
+
+
+def test_mla_by_hand():
+    a = MLA(heads=2, q_lora_rank=3, kv_lora_rank=4, qk_nope_head_dim=5, qk_rope_head_dim=6,
+            v_head_dim=7)
+    h = 10
+    q = h * 3 + 3 + 3 * 2 * 11
+    kv = h * (4 + 6) + 4 + 4 * 2 * (5 + 7)
+    o = 2 * 7 * h
+    assert a.params(h) == q + kv + o
+    assert a.kv_elements_per_token == 10
+    assert a.kv_shards(8) == 1
+    direct = dataclasses.replace(a, q_lora_rank=0)
+    assert direct.params(h) == h * 2 * 11 + kv + o
+
+
+def test_gqa_kv_shards():
+    assert GQA(8, 2, 4).kv_shards(4) == 2
+    assert GQA(8, 8, 4).kv_shards(4) == 4
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"dense_layers": 70}, "dense_layers must be <= layers"),
+    ({"experts_per_token": 400}, "experts_per_token must be <= routed_experts"),
+    ({"layers": 0}, "layers must be >= 1, got layers=0"),
+    ({"weight_bytes": 0}, "weight_bytes must be positive"),
+])
+def test_bad_configs(change, match):
+    with pytest.raises(SpecError, match=match):
+        dataclasses.replace(MODELS["kimi-k2"], **change)
+
+
+def test_wrong_types():
+    with pytest.raises(TypeError, match="hidden must be an int"):
+        dataclasses.replace(MODELS["kimi-k2"], hidden=7168.0)
+    with pytest.raises(TypeError, match="attention must be MLA or GQA"):
+        dataclasses.replace(MODELS["kimi-k2"], attention=None)
+
+
+def test_unknown_name_and_toml_errors(tmp_path):
+    with pytest.raises(SpecError, match="unknown model 'llama'; known: deepseek-v3"):
+        model_config("llama")
+    with pytest.raises(SpecError, match=r"unknown keys \['colour'\]"):
+        load_model_toml(DATA + "model_bad_key.toml")
+    p = tmp_path / "m.toml"
+    p.write_text('name = "x"\n[attention]\ntype = "mla"\nheads = 2\n')
+    with pytest.raises(SpecError, match="missing keys"):
+        load_model_toml(p)
+    p.write_text('layers = 2\n')
+    with pytest.raises(SpecError, match=r"needs an \[attention\] table"):
+        load_model_toml(p)
+    p.write_text('layers = = 2\n')
+    with pytest.raises(SpecError, match="not valid TOML"):
+        load_model_toml(p)
+    with pytest.raises(OSError):
+        model_config(str(tmp_path / "missing.toml"))
+
+
+def test_parameters_and_passthrough():
+    m = MODELS["deepseek-v3"]
+    assert model_config(m) is m
+    names = {p.name for p in m.parameters()}
+    assert "deepseek-v3.routed_experts" in names and "deepseek-v3.attention.kv_lora_rank" in names
+    assert isinstance(m, MoEModel)
