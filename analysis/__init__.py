@@ -3,4 +3,9 @@
 Public names are re-exported from underscored modules; each declares ``__all__``.
 """
 
-__all__ = []
+from . import _style
+from . import _models
+from ._style import *  # noqa: F401,F403
+from ._models import *  # noqa: F401,F403
+
+__all__ = [] + _style.__all__ + _models.__all__

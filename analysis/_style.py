@@ -1,0 +1,180 @@
+"""The paper figure style and the one helper that saves figures reproducibly.
+
+The style lives in ``figures/styles/paper.mplstyle`` (the repository's single
+copy). An installed package carries it as ``analysis/styles/paper.mplstyle``:
+``setup.cfg`` maps the package ``analysis.styles`` onto ``figures/styles`` so that
+the file is shipped without a second copy that could drift. :func:`style_path`
+looks in the installed location first and then in the source checkout.
+
+Nothing here changes matplotlib's state on import: the style is applied by the
+:func:`paper_style` context manager, which restores every rcParam on exit.
+
+Examples
+--------
+>>> import matplotlib.pyplot as plt
+>>> with paper_style("double"):
+...     fig, ax = plt.subplots()
+...     width = fig.get_size_inches()[0]
+>>> float(width)
+7.16
+>>> plt.close(fig)
+"""
+
+import contextlib
+import io
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["COLUMN_SIZES", "FIGURE_FORMATS", "paper_style", "save_figure", "style_path"]
+
+#: Figure size (width, height) in inches per column layout. Widths follow the
+#: IEEEtran/ACM two-column templates: one column 3.5 in, the text width 7.16 in.
+COLUMN_SIZES = {"single": (3.5, 2.4), "double": (7.16, 2.6)}
+
+#: The formats :func:`save_figure` writes, each with metadata that carries no
+#: date, no software version and no random id.
+FIGURE_FORMATS = ("pdf", "svg", "png")
+
+_METADATA = {
+    # None removes a key matplotlib would otherwise fill with today's date or its version.
+    "pdf": {"Creator": "cofabric", "Producer": None, "CreationDate": None, "ModDate": None},
+    "svg": {"Creator": "cofabric", "Date": None},
+    "png": {"Software": None},
+}
+_HASHSALT = "cofabric"
+
+
+def style_path(name="paper"):
+    """Return the path of the style file ``name`` (``figures/styles/<name>.mplstyle``).
+
+    Parameters
+    ----------
+    name : str
+        Style name without extension.
+
+    Raises
+    ------
+    ValueError
+        If neither the installed package nor the source checkout has that style.
+
+    Examples
+    --------
+    >>> style_path().name
+    'paper.mplstyle'
+    """
+    filename = f"{name}.mplstyle"
+    installed = resources.files("analysis").joinpath("styles", filename)
+    if installed.is_file():
+        return Path(str(installed))
+    checkout = Path(__file__).resolve().parent.parent / "figures" / "styles" / filename
+    if checkout.is_file():
+        return checkout
+    raise ValueError(f"no figure style called {name!r}: looked for {filename} in the installed "
+                     f"package (analysis/styles) and in {checkout.parent}")
+
+
+@contextlib.contextmanager
+def paper_style(column="single", *, height=None):
+    """Apply the paper style, sized for one or two columns; restore rcParams on exit.
+
+    Parameters
+    ----------
+    column : {"single", "double"}
+        ``"single"``: 3.5 in wide; ``"double"``: the full text width, 7.16 in.
+    height : float, optional
+        Figure height in inches (default from :data:`COLUMN_SIZES`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown column or a non-positive height.
+
+    Examples
+    --------
+    >>> import matplotlib as mpl
+    >>> before = mpl.rcParams["font.size"]
+    >>> with paper_style():
+    ...     mpl.rcParams["font.size"]
+    8.0
+    >>> mpl.rcParams["font.size"] == before
+    True
+    """
+    if column not in COLUMN_SIZES:
+        raise ValueError(f"column must be one of {sorted(COLUMN_SIZES)}, got column={column!r}")
+    width, default_height = COLUMN_SIZES[column]
+    if height is None:
+        height = default_height
+    elif not height > 0:
+        raise ValueError(f"height must be positive (inches), got height={height!r}")
+    import matplotlib as mpl
+    import matplotlib.style
+
+    with mpl.style.context(str(style_path("paper"))):
+        mpl.rcParams["figure.figsize"] = (width, height)
+        yield
+
+
+def _figure_bytes(fig, fmt, dpi=None):
+    import matplotlib as mpl
+
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"format must be one of {FIGURE_FORMATS}, got {fmt!r}")
+    buf = io.BytesIO()
+    # The salt seeds SVG element ids; fixed here so saving is reproducible in any style.
+    with mpl.rc_context({"svg.hashsalt": _HASHSALT}):
+        fig.savefig(buf, format=fmt, metadata=dict(_METADATA[fmt]),
+                    **({"dpi": dpi} if dpi else {}))
+    return buf.getvalue()
+
+
+def save_figure(fig, path_stem, formats=FIGURE_FORMATS, *, dpi=None):
+    """Save ``fig`` as ``<path_stem>.<fmt>`` for each format, byte-for-byte reproducibly.
+
+    PDF and SVG carry no creation date and no software version; SVG ids come
+    from a fixed salt; PNG carries no text chunks. The same figure therefore
+    gives the same bytes on every run (with the same matplotlib and fonts).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path_stem : str or os.PathLike
+        Path without extension; missing parent directories are created.
+    formats : sequence of {"pdf", "svg", "png"}
+    dpi : float, optional
+        Raster resolution for PNG (default: ``savefig.dpi``, 300 in the paper style).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written, in the order of ``formats``.
+
+    Examples
+    --------
+    >>> import tempfile, matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(); _ = ax.plot([0, 1], [0, 1])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     [p.name for p in save_figure(fig, Path(d) / "line", formats=("svg", "png"))]
+    ['line.svg', 'line.png']
+    >>> plt.close(fig)
+    """
+    if isinstance(formats, str):
+        formats = (formats,)
+    bad = [f for f in formats if f not in FIGURE_FORMATS]
+    if bad or not formats:
+        raise ValueError(f"formats must be a non-empty subset of {FIGURE_FORMATS}, "
+                         f"got formats={tuple(formats)!r}")
+    stem = Path(path_stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fmt in formats:
+        path = stem.with_name(f"{stem.name}.{fmt}")
+        path.write_bytes(_figure_bytes(fig, fmt, dpi))
+        written.append(path)
+    return written
+
+
+def figure_svg(fig):
+    """Return ``fig`` as SVG text without the XML prolog, for inlining in HTML."""
+    text = _figure_bytes(fig, "svg").decode("utf-8")
+    start = text.find("<svg")
+    return text[start:]
