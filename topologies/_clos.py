@@ -1,0 +1,214 @@
+"""Indirect networks of switches: k-ary fat-tree, leaf-spine, rail-optimized GPU clusters."""
+
+import networkx as nx
+
+from fabric import SpecError
+
+from ._common import (add_chips, check_size, hosts_of, link_attrs, make_fabric, positive_int,
+                      resolve_tech)
+
+__all__ = ["fat_tree", "leaf_spine", "rail_optimized"]
+
+
+def fat_tree(k, *, tech="ib-ndr", chips_per_host=1, chip=None, name=None):
+    """Build a three-tier k-ary fat-tree (Al-Fares, Loukissas, Vahdat, SIGCOMM 2008).
+
+    ``k`` pods, each with ``k/2`` edge and ``k/2`` aggregation switches of radix
+    ``k``; ``(k/2)^2`` core switches; ``k^3/4`` endpoints, ``5k^2/4`` switches,
+    ``3k^3/4`` links, full bisection.
+
+    Parameters
+    ----------
+    k : int
+        Switch radix, even and >= 2.
+    tech : str or fabric.LinkTech, default "ib-ndr"
+        Technology of every link (400 Gb/s InfiniBand NDR by default).
+    chips_per_host : int, default 1
+        Consecutive endpoints grouped into one host domain.
+    chip : str or fabric.ChipSpec, optional
+    name : str, optional
+
+    Returns
+    -------
+    fabric.Fabric
+        ``family="fat_tree"``, ``params={"k": k, "chips_per_host": ...}``. Chips
+        ``"chip{r}"``; switches ``"edge{p}.{i}"`` (``tier=0``), ``"agg{p}.{i}"``
+        (``tier=1``) and ``"core{j}"`` (``tier=2``). Chip ``r`` is in pod
+        ``r // (k*k//4)`` on edge switch ``(r % (k*k//4)) // (k//2)``; aggregation
+        switch ``i`` of every pod links to cores ``i*k/2 .. i*k/2 + k/2 - 1``.
+
+    Examples
+    --------
+    >>> f = fat_tree(4)
+    >>> f.n_endpoints, f.graph.number_of_nodes() - f.n_endpoints, f.graph.number_of_edges()
+    (16, 20, 48)
+    >>> fat_tree(5)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: fat-tree k must be even and >= 2, got k=5
+    """
+    k = positive_int(k, "k")
+    if k % 2:
+        raise SpecError(f"fat-tree k must be even and >= 2, got k={k}")
+    h = k // 2
+    n = k**3 // 4
+    what = name or f"fattree:k={k}"
+    check_size(n, 3 * n, what)
+    cph = hosts_of(n, chips_per_host, what)
+    t = resolve_tech(tech)
+    attrs = link_attrs(t)
+    G = nx.Graph()
+    endpoints = add_chips(G, n, cph)
+    G.add_nodes_from((f"edge{p}.{i}" for p in range(k) for i in range(h)), kind="switch", tier=0)
+    G.add_nodes_from((f"agg{p}.{i}" for p in range(k) for i in range(h)), kind="switch", tier=1)
+    G.add_nodes_from((f"core{j}" for j in range(h * h)), kind="switch", tier=2)
+    G.add_edges_from(((f"chip{r}", f"edge{r // (h * h)}.{(r % (h * h)) // h}") for r in range(n)),
+                     **attrs)
+    G.add_edges_from(((f"edge{p}.{i}", f"agg{p}.{j}")
+                      for p in range(k) for i in range(h) for j in range(h)), **attrs)
+    G.add_edges_from(((f"agg{p}.{i}", f"core{i * h + j}")
+                      for p in range(k) for i in range(h) for j in range(h)), **attrs)
+    return make_fabric(G, endpoints, name=what, family="fat_tree",
+                       params={"k": k, "chips_per_host": cph}, chip=chip, techs=(t,))
+
+
+def leaf_spine(k, oversubscription=1, *, tech="ib-ndr", chips_per_host=1, chip=None,
+               name=None):
+    """Build a two-tier leaf-spine of radix-``k`` switches.
+
+    Each leaf splits its ``k`` ports into ``down = k*r/(r+1)`` endpoint ports and
+    ``up = k/(r+1)`` spine ports for an oversubscription ratio ``r``; there are
+    ``k`` leaves (a spine's ``k`` ports reach each leaf once) and ``up`` spines.
+    At ``r = 1``: ``k^2/2`` endpoints and ``3k/2`` switches at full bisection.
+
+    Parameters
+    ----------
+    k : int
+        Switch radix, >= 2.
+    oversubscription : int, default 1
+        Ratio of a leaf's down to up ports; ``k`` must split into whole ports.
+    tech, chips_per_host, chip, name
+        As for :func:`fat_tree`.
+
+    Returns
+    -------
+    fabric.Fabric
+        ``family="leaf_spine"``; leaves ``"leaf{i}"`` (``tier=0``) and spines
+        ``"spine{j}"`` (``tier=1``); chip ``r`` hangs off leaf ``r // down``.
+
+    Examples
+    --------
+    >>> f = leaf_spine(8)
+    >>> f.n_endpoints, len([n for n, d in f.graph.nodes(data="kind") if d == "switch"])
+    (32, 12)
+    >>> leaf_spine(8, 3).n_endpoints
+    48
+    """
+    k = positive_int(k, "k", minimum=2)
+    r = positive_int(oversubscription, "oversubscription")
+    if k % (r + 1):
+        raise SpecError(f"leaf-spine radix k={k} cannot split into down:up = {r}:1 ports "
+                        f"(k must be a multiple of {r + 1})")
+    up = k // (r + 1)
+    down = k - up
+    n = k * down
+    what = name or (f"leafspine:k={k}" + (f",over={r}" if r != 1 else ""))
+    check_size(n, n + k * up, what)
+    cph = hosts_of(n, chips_per_host, what)
+    t = resolve_tech(tech)
+    attrs = link_attrs(t)
+    G = nx.Graph()
+    endpoints = add_chips(G, n, cph)
+    G.add_nodes_from((f"leaf{i}" for i in range(k)), kind="switch", tier=0)
+    G.add_nodes_from((f"spine{j}" for j in range(up)), kind="switch", tier=1)
+    G.add_edges_from(((f"chip{c}", f"leaf{c // down}") for c in range(n)), **attrs)
+    G.add_edges_from(((f"leaf{i}", f"spine{j}") for i in range(k) for j in range(up)), **attrs)
+    return make_fabric(G, endpoints, name=what, family="leaf_spine",
+                       params={"k": k, "oversubscription": r, "down": down, "up": up,
+                               "chips_per_host": cph},
+                       chip=chip, techs=(t,))
+
+
+def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvlink4",
+                   scaleup_links=18, nic_tech="ib-ndr", pcie_tech="pcie5-x16",
+                   reduction=False, chip=None, name=None):
+    """Build a rail-optimized cluster of multi-GPU servers (the DGX SuperPOD pattern).
+
+    Each server's GPUs join one scale-up switch node (the NVSwitch chips of an
+    HGX board, modelled as one switch with an ``scaleup_links`` bundle per GPU:
+    equal bandwidth, the plane structure is not modelled). GPU ``i`` of every
+    server has its own NIC (PCIe to the GPU) that links to rail leaf ``i``; every
+    rail leaf has as many uplinks as downlinks (non-blocking), spread evenly over
+    the spines.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers, >= 1.
+    gpus_per_server : int, default 8
+        GPUs (and rails) per server.
+    spines : int, optional
+        Spine switches; must divide ``servers`` (each leaf sends ``servers /
+        spines`` links to each spine). Default: the largest divisor of
+        ``servers`` not above ``gpus_per_server``.
+    scaleup_tech, scaleup_links
+        Scale-up link technology and links per GPU (H100: 18 NVLink4 links,
+        450 GB/s per direction; NVIDIA/nccl-tests issue 212).
+    nic_tech : default "ib-ndr"
+        NIC-to-leaf and leaf-to-spine links (400 Gb/s).
+    pcie_tech : default "pcie5-x16"
+        GPU-to-NIC link.
+    reduction : bool, default False
+        Whether the scale-up switch reduces in the network (NVLink SHARP).
+    chip, name
+        As for :func:`fat_tree`.
+
+    Returns
+    -------
+    fabric.Fabric
+        ``family="rail_optimized"``; chips ``"chip{r}"`` (server ``r //
+        gpus_per_server``), NICs ``"nic{r}"`` (``kind="nic"``), scale-up
+        switches ``"nvs{s}"`` (``tier=0``), rail leaves ``"rail{i}"``
+        (``tier=1``), spines ``"spine{j}"`` (``tier=2``). One host domain per
+        server.
+
+    Examples
+    --------
+    >>> f = rail_optimized(4, 8)
+    >>> f.n_endpoints, len(f.domains), f.graph.degree("rail0")
+    (32, 4, 8)
+    """
+    servers = positive_int(servers, "servers")
+    g = positive_int(gpus_per_server, "gpus_per_server")
+    if spines is None:
+        spines = max(d for d in range(1, min(servers, g) + 1) if servers % d == 0)
+    spines = positive_int(spines, "spines")
+    if servers % spines:
+        raise SpecError(f"spines={spines} must divide servers={servers} so that every rail "
+                        "leaf reaches every spine equally")
+    n = servers * g
+    what = name or f"rail:servers={servers},gpus={g}"
+    check_size(n, 3 * n + g * servers, what)
+    ts = resolve_tech(scaleup_tech, "scaleup_tech")
+    tn = resolve_tech(nic_tech, "nic_tech")
+    tp = resolve_tech(pcie_tech, "pcie_tech")
+    scaleup_links = positive_int(scaleup_links, "scaleup_links")
+    G = nx.Graph()
+    endpoints = add_chips(G, n, g)
+    G.add_nodes_from((f"nvs{s}" for s in range(servers)), kind="switch", tier=0,
+                     reduction=bool(reduction))
+    G.add_nodes_from((f"nic{r}" for r in range(n)), kind="nic")
+    G.add_nodes_from((f"rail{i}" for i in range(g)), kind="switch", tier=1)
+    G.add_nodes_from((f"spine{j}" for j in range(spines)), kind="switch", tier=2)
+    for r in range(n):
+        G.nodes[f"nic{r}"]["host"] = f"host{r // g}"
+    G.add_edges_from(((f"chip{r}", f"nvs{r // g}") for r in range(n)),
+                     **link_attrs(ts, scaleup_links))
+    G.add_edges_from(((f"chip{r}", f"nic{r}") for r in range(n)), **link_attrs(tp))
+    G.add_edges_from(((f"nic{r}", f"rail{r % g}") for r in range(n)), **link_attrs(tn))
+    G.add_edges_from(((f"rail{i}", f"spine{j}") for i in range(g) for j in range(spines)),
+                     **link_attrs(tn, servers // spines))
+    return make_fabric(G, endpoints, name=what, family="rail_optimized",
+                       params={"servers": servers, "gpus_per_server": g, "spines": spines,
+                               "scaleup_links": scaleup_links, "chips_per_host": g},
+                       chip=chip, techs=(ts, tn, tp))

@@ -1,0 +1,154 @@
+"""Direct networks of chips: 3D Hyper-Mesh (HyperX), torus, mesh, and per-line switches.
+
+One builder makes them all: a network is the Cartesian product of one graph per
+dimension, and each dimension's graph is a complete graph (``"full"``, as in
+HyperX), a cycle (``"ring"``), a path (``"line"``), or a star around a switch
+(``"switch"``). A torus is every dimension a ring, a mesh every dimension a line.
+"""
+
+import networkx as nx
+import numpy as np
+
+from fabric import SpecError
+
+from ._common import (add_chips, check_size, hosts_of, link_attrs, make_fabric, per_dim,
+                      positive_int, prod, resolve_tech)
+
+__all__ = ["hypermesh", "torus", "mesh", "CONNECT"]
+
+CONNECT = ("full", "ring", "line", "switch")
+
+
+def _connect(value):
+    if value not in CONNECT:
+        raise SpecError(f"connect must be one of {', '.join(CONNECT)}, got {value!r}")
+    return value
+
+
+def _links_per_line(s, connect):
+    """Physical adjacencies on one line of ``s`` chips (edges; a 2-ring is one double edge)."""
+    if s == 1:
+        return 0
+    return {"full": s * (s - 1) // 2, "ring": s if s > 2 else 1, "line": s - 1,
+            "switch": s}[connect]
+
+
+def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host=None,
+              chip=None, name=None):
+    """Build a direct network of chips on a grid of ``shape``.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        Chips per dimension, each >= 1. Chip ranks run with dimension 0 fastest:
+        the chip at coordinate ``c`` has rank ``c[0] + s0 * (c[1] + s1 * c[2] ...)``.
+    connect : str or sequence of str, default "full"
+        Per dimension (one value for all): ``"full"`` joins every pair of chips
+        on a line (HyperX); ``"ring"`` joins neighbours and wraps round (a ring
+        of 2 is one edge of two links); ``"line"`` joins neighbours without
+        wrapping; ``"switch"`` gives each line one switch that every chip on the
+        line links to.
+    links : int or sequence of int, default 1
+        Parallel physical links per adjacency, per dimension.
+    tech : str or fabric.LinkTech, default "cofabric"
+        The link technology (see :data:`fabric.TECHNOLOGIES`).
+    chips_per_host : int, optional
+        Chips per host domain; consecutive ranks share a host. Default
+        ``shape[0]``: one host per line along dimension 0.
+    chip : str or fabric.ChipSpec, optional
+    name : str, optional
+        Default: a spec string such as ``"hypermesh:4x4x8"``.
+
+    Returns
+    -------
+    fabric.Fabric
+        ``family="hypermesh"``; ``params`` holds ``shape``, ``connect``, ``links``
+        and ``chips_per_host``. Chips are ``"chip{r}"`` with node attributes
+        ``kind="chip"``, ``host="host{h}"`` and ``coord`` (a tuple); switches
+        of ``connect="switch"`` lines are ``"sw.d{d}.{j}"`` (``kind="switch"``,
+        ``tier=0``), line ``j`` counted in rank order of its first chip.
+
+    Raises
+    ------
+    SpecError
+        For a size < 1, an unknown connection, a host size that does not
+        divide the chips, or a network too large to be sane.
+
+    Examples
+    --------
+    >>> f = hypermesh((4, 4, 8))
+    >>> f.n_endpoints, f.graph.number_of_edges()
+    (128, 832)
+    >>> torus((4, 4)).graph.degree("chip0")
+    4
+    """
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = tuple(positive_int(s, "each dimension of shape") for s in shape)
+    if not shape:
+        raise SpecError("shape needs at least one dimension")
+    ndim = len(shape)
+    connect = per_dim(connect, ndim, "connect", _connect)
+    links = per_dim(links, ndim, "links", lambda v: positive_int(v, "links"))
+    n = prod(shape)
+    n_edges = sum(_links_per_line(s, c) * (n // s) for s, c in zip(shape, connect))
+    what = name or "hypermesh:" + "x".join(map(str, shape))
+    check_size(n, n_edges, what)
+    cph = hosts_of(n, shape[0] if chips_per_host is None else chips_per_host, what)
+    t = resolve_tech(tech)
+
+    coords = np.stack(np.unravel_index(np.arange(n), shape, order="F"), axis=1)
+    G = nx.Graph()
+    endpoints = add_chips(G, n, cph, coords=[tuple(c) for c in coords.tolist()])
+    strides = np.cumprod((1,) + shape[:-1])
+    for d, (s, c, k) in enumerate(zip(shape, connect, links)):
+        if s == 1:
+            continue
+        base = np.flatnonzero(coords[:, d] == 0)  # first chip of each line, in rank order
+        step = int(strides[d])
+        if c == "switch":
+            for j, b in enumerate(base.tolist()):
+                sw = f"sw.d{d}.{j}"
+                G.add_node(sw, kind="switch", tier=0)
+                G.add_edges_from(((endpoints[b + i * step], sw) for i in range(s)),
+                                 **link_attrs(t, k))
+            continue
+        if c == "full":
+            offsets = [(i, j) for i in range(s) for j in range(i + 1, s)]
+        elif c == "line" or s == 2:
+            offsets = [(i, i + 1) for i in range(s - 1)]
+        else:  # ring of 3 or more
+            offsets = [(i, (i + 1) % s) for i in range(s)]
+        lanes = 2 * k if (c == "ring" and s == 2) else k
+        attrs = link_attrs(t, lanes)
+        for i, j in offsets:
+            u = (base + i * step).tolist()
+            v = (base + j * step).tolist()
+            G.add_edges_from(((endpoints[a], endpoints[b]) for a, b in zip(u, v)), **attrs)
+    params = {"shape": shape, "connect": connect, "links": links, "chips_per_host": cph}
+    return make_fabric(G, endpoints, name=what, family="hypermesh", params=params, chip=chip,
+                       techs=(t,))
+
+
+def torus(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, name=None):
+    """A torus: :func:`hypermesh` with every dimension a ring.
+
+    >>> torus((8, 8, 8)).graph.number_of_edges()
+    1536
+    """
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    return hypermesh(shape, "ring", links=links, tech=tech, chips_per_host=chips_per_host,
+                     chip=chip, name=name or "torus:" + "x".join(map(str, shape)))
+
+
+def mesh(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, name=None):
+    """A mesh: :func:`hypermesh` with every dimension a line.
+
+    >>> mesh((4, 4, 4)).graph.number_of_edges()
+    144
+    """
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    return hypermesh(shape, "line", links=links, tech=tech, chips_per_host=chips_per_host,
+                     chip=chip, name=name or "mesh:" + "x".join(map(str, shape)))

@@ -1,0 +1,164 @@
+"""Spec strings: ``"family:positional,key=value,..."`` or a preset name -> Fabric.
+
+Grammar: a family name, a colon, then comma-separated items. The first item may
+be positional (a shape ``4x4x8`` or a number); the rest are ``key=value``.
+Per-dimension values are separated by ``/`` (``connect=full/ring/line``).
+
+=========================  =====================================================
+spec                        builder call
+=========================  =====================================================
+``hypermesh:4x4x8``         ``hypermesh((4, 4, 8))`` (options: connect, links,
+                            hosts, tech)
+``torus:8x8x8``             ``torus((8, 8, 8))`` (links, hosts, tech)
+``mesh:4x4x4``              ``mesh((4, 4, 4))``
+``fattree:k=8``             ``fat_tree(8)`` (or ``fattree:8``; hosts, tech)
+``leafspine:k=16,over=3``   ``leaf_spine(16, 3)``
+``rail:servers=16,gpus=8``  ``rail_optimized(16, 8)`` (spines)
+``switch:72,planes=18``     ``switched(72, 18)`` (links, tech, hosts)
+``dragonfly:h=2``           ``dragonfly(2)`` (a, p, tech)
+``sd200-ultra``             a preset: see :data:`PRESETS`
+=========================  =====================================================
+
+Examples
+--------
+>>> build("torus:4x4x4").n_endpoints
+64
+>>> build("hypermesh:4x0x8")
+Traceback (most recent call last):
+...
+fabric.SpecError: 'hypermesh:4x0x8': each dimension of shape must be an integer >= 1, got 0
+>>> build("fattree:k=7")
+Traceback (most recent call last):
+...
+fabric.SpecError: 'fattree:k=7': fat-tree k must be even and >= 2, got k=7
+"""
+
+from fabric import Fabric, SpecError
+
+from ._clos import fat_tree, leaf_spine, rail_optimized
+from ._hypermesh import hypermesh, mesh, torus
+from ._presets import PRESETS
+from ._switched import dragonfly, switched
+
+__all__ = ["build", "parse_spec", "FAMILIES"]
+
+
+def _shape(text):
+    parts = text.split("x")
+    try:
+        return tuple(int(p) for p in parts)
+    except ValueError:
+        raise SpecError(f"shape must look like 4x4x8, got {text!r}") from None
+
+
+def _int(text, key):
+    try:
+        return int(text)
+    except ValueError:
+        raise SpecError(f"{key} must be an integer, got {key}={text!r}") from None
+
+
+def _dims(text, key, convert):
+    parts = text.split("/")
+    values = [convert(p, key) for p in parts]
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _str(text, key):
+    return text
+
+
+# family -> (builder, positional key, {option: (builder keyword, converter)})
+FAMILIES = {
+    "hypermesh": (hypermesh, "shape", {
+        "shape": ("shape", lambda t, k: _shape(t)),
+        "connect": ("connect", lambda t, k: _dims(t, k, _str)),
+        "links": ("links", lambda t, k: _dims(t, k, _int)),
+        "hosts": ("chips_per_host", _int), "tech": ("tech", _str), "chip": ("chip", _str)}),
+    "torus": (torus, "shape", {
+        "shape": ("shape", lambda t, k: _shape(t)),
+        "links": ("links", lambda t, k: _dims(t, k, _int)),
+        "hosts": ("chips_per_host", _int), "tech": ("tech", _str), "chip": ("chip", _str)}),
+    "mesh": (mesh, "shape", {
+        "shape": ("shape", lambda t, k: _shape(t)),
+        "links": ("links", lambda t, k: _dims(t, k, _int)),
+        "hosts": ("chips_per_host", _int), "tech": ("tech", _str), "chip": ("chip", _str)}),
+    "fattree": (fat_tree, "k", {
+        "k": ("k", _int), "hosts": ("chips_per_host", _int), "tech": ("tech", _str),
+        "chip": ("chip", _str)}),
+    "leafspine": (leaf_spine, "k", {
+        "k": ("k", _int), "over": ("oversubscription", _int),
+        "hosts": ("chips_per_host", _int), "tech": ("tech", _str), "chip": ("chip", _str)}),
+    "rail": (rail_optimized, "servers", {
+        "servers": ("servers", _int), "gpus": ("gpus_per_server", _int),
+        "spines": ("spines", _int), "chip": ("chip", _str)}),
+    "switch": (switched, "n", {
+        "n": ("n", _int), "planes": ("planes", _int),
+        "links": ("links", lambda t, k: _dims(t, k, _int)), "tech": ("tech", _str),
+        "hosts": ("chips_per_host", _int), "chip": ("chip", _str)}),
+    "dragonfly": (dragonfly, "h", {
+        "h": ("h", _int), "a": ("a", _int), "p": ("p", _int), "tech": ("tech", _str),
+        "chip": ("chip", _str)}),
+}
+
+
+def parse_spec(spec):
+    """Split a spec string into ``(family, {builder keyword: value})``.
+
+    >>> parse_spec("hypermesh:8x4x4,connect=switch")
+    ('hypermesh', {'shape': (8, 4, 4), 'connect': 'switch'})
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"a spec must be a string, got {type(spec).__name__}")
+    family, sep, rest = spec.strip().partition(":")
+    family = family.strip().lower()
+    if family not in FAMILIES:
+        known = sorted(FAMILIES) + sorted(PRESETS)
+        raise SpecError(f"unknown topology family or preset {family!r}; known: "
+                        + ", ".join(known))
+    _, positional, options = FAMILIES[family]
+    kwargs = {}
+    items = [i.strip() for i in rest.split(",")] if rest.strip() else []
+    for n, item in enumerate(items):
+        key, eq, value = item.partition("=")
+        if not eq:
+            if n != 0:
+                raise SpecError(f"option {item!r} needs key=value (only the first item "
+                                "may be positional)")
+            key, value = positional, item
+        key = key.strip()
+        if key not in options:
+            raise SpecError(f"unknown option {key!r} for {family}; options: "
+                            + ", ".join(options))
+        name, convert = options[key]
+        if name in kwargs:
+            raise SpecError(f"option {key!r} is given twice")
+        kwargs[name] = convert(value.strip(), key)
+    if options[positional][0] not in kwargs:
+        raise SpecError(f"{family} needs {positional} (e.g. {_EXAMPLES[family]})")
+    return family, kwargs
+
+
+_EXAMPLES = {"hypermesh": "hypermesh:4x4x8", "torus": "torus:8x8x8", "mesh": "mesh:4x4x4",
+             "fattree": "fattree:k=8", "leafspine": "leafspine:k=16,over=3",
+             "rail": "rail:servers=16,gpus=8", "switch": "switch:72,planes=18",
+             "dragonfly": "dragonfly:h=2"}
+
+
+def build(spec):
+    """Build the Fabric a spec string or preset name describes (a Fabric passes through).
+
+    Raises
+    ------
+    SpecError
+        Naming the spec and what is wrong with it.
+    """
+    if isinstance(spec, Fabric):
+        return spec
+    if isinstance(spec, str) and spec.strip().lower() in PRESETS:
+        return PRESETS[spec.strip().lower()]()
+    try:
+        family, kwargs = parse_spec(spec)
+        return FAMILIES[family][0](name=spec.strip(), **kwargs)
+    except SpecError as e:
+        raise SpecError(f"{spec!r}: {e}") from None

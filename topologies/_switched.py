@@ -1,0 +1,139 @@
+"""Single-tier switched scale-up domains (NVL72 style) and dragonflies."""
+
+import networkx as nx
+
+from fabric import SpecError
+
+from ._common import (add_chips, check_size, hosts_of, link_attrs, make_fabric, per_dim,
+                      positive_int, resolve_tech)
+
+__all__ = ["switched", "dragonfly"]
+
+
+def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per_host=None,
+             chip=None, name=None):
+    """Build a single tier of switch planes that every chip links to (NVL72 style).
+
+    Parameters
+    ----------
+    n : int
+        Chips, >= 1.
+    planes : int, default 1
+        Switch planes; every chip has ``links`` links to every plane.
+    links : int or sequence of int, default 1
+        Links from each chip to each plane (one value, or one per plane: a DGX
+        H100 spreads 18 NVLinks over its 4 NVSwitches as 5, 4, 4, 5).
+    tech : default "nvlink5"
+    reduction : bool, default False
+        Whether the switches reduce in the network (NVLink SHARP); sets the
+        switch node attribute ``reduction``.
+    chips_per_host : int, optional
+        Default: all chips in one host domain.
+    chip, name
+        As for the other builders.
+
+    Returns
+    -------
+    fabric.Fabric
+        ``family="switched"``; switches ``"sw{p}"`` (``tier=0``).
+
+    Examples
+    --------
+    >>> f = switched(72, 18)
+    >>> f.graph.number_of_edges(), f.graph.degree("chip0")
+    (1296, 18)
+    """
+    n = positive_int(n, "n")
+    planes = positive_int(planes, "planes")
+    links = per_dim(links, planes, "links", lambda v: positive_int(v, "links"))
+    what = name or (f"switch:{n}" + (f",planes={planes}" if planes != 1 else ""))
+    check_size(n, n * planes, what)
+    cph = hosts_of(n, n if chips_per_host is None else chips_per_host, what)
+    t = resolve_tech(tech)
+    G = nx.Graph()
+    endpoints = add_chips(G, n, cph)
+    G.add_nodes_from((f"sw{p}" for p in range(planes)), kind="switch", tier=0,
+                     reduction=bool(reduction))
+    for p, k in enumerate(links):
+        G.add_edges_from(((c, f"sw{p}") for c in endpoints), **link_attrs(t, k))
+    return make_fabric(G, endpoints, name=what, family="switched",
+                       params={"n": n, "planes": planes, "links": links, "chips_per_host": cph,
+                               "reduction": bool(reduction)},
+                       chip=chip, techs=(t,))
+
+
+def dragonfly(h, *, a=None, p=None, tech="ib-ndr", global_tech=None, chips_per_host=None,
+              chip=None, name=None):
+    """Build a canonical dragonfly (Kim, Dally, Scott, Abts, ISCA 2008).
+
+    Groups of ``a`` routers joined all-to-all by local links; each router has
+    ``p`` chips and ``h`` global links; ``a*h + 1`` groups, so that every pair of
+    groups is joined by exactly one global link. Balanced by default:
+    ``a = 2p = 2h``, giving ``2h^2 + 1`` groups and router diameter 3.
+
+    Global links are arranged consecutively: group ``G``'s global port ``t``
+    (``0 <= t < a*h``, on router ``t // h``) leads to group ``t`` if ``t < G``,
+    else ``t + 1``.
+
+    Parameters
+    ----------
+    h : int
+        Global links per router, >= 1.
+    a, p : int, optional
+        Routers per group and chips per router. Default ``2h`` and ``h``.
+    tech : default "ib-ndr"
+        Local and chip links.
+    global_tech : optional
+        Global links; default ``tech``.
+    chips_per_host : int, optional
+        Default ``p``: the chips of one router form a host.
+    chip, name
+        As for the other builders.
+
+    Returns
+    -------
+    fabric.Fabric
+        ``family="dragonfly"``; routers ``"r{g}.{i}"`` (``kind="switch"``,
+        ``tier=0``); chip ``r`` is on router ``(r // p) % a`` of group
+        ``r // (a*p)``.
+
+    Examples
+    --------
+    >>> f = dragonfly(2)
+    >>> f.n_endpoints, f.params["groups"]
+    (72, 9)
+    """
+    h = positive_int(h, "h")
+    a = 2 * h if a is None else positive_int(a, "a")
+    p = h if p is None else positive_int(p, "p")
+    groups = a * h + 1
+    n = groups * a * p
+    what = name or (f"dragonfly:h={h}" + (f",a={a}" if a != 2 * h else "")
+                    + (f",p={p}" if p != h else ""))
+    check_size(n, n + groups * a * (a - 1) // 2 + groups * a * h // 2, what)
+    cph = hosts_of(n, p if chips_per_host is None else chips_per_host, what)
+    t = resolve_tech(tech)
+    tg = resolve_tech(global_tech if global_tech is not None else tech, "global_tech")
+    G = nx.Graph()
+    endpoints = add_chips(G, n, cph)
+    routers = [[f"r{g}.{i}" for i in range(a)] for g in range(groups)]
+    for g in range(groups):
+        G.add_nodes_from(routers[g], kind="switch", tier=0)
+    attrs = link_attrs(t)
+    G.add_edges_from(((endpoints[r], routers[r // (a * p)][(r // p) % a]) for r in range(n)),
+                     **attrs)
+    for g in range(groups):
+        G.add_edges_from(((routers[g][i], routers[g][j])
+                          for i in range(a) for j in range(i + 1, a)), **attrs)
+    gattrs = link_attrs(tg)
+    for g in range(groups):
+        for port in range(a * h):
+            other = port if port < g else port + 1
+            if other > g:  # each global link once, from the lower-numbered group
+                back = g if g < other else g - 1  # the port on `other` that leads back to g
+                G.add_edge(routers[g][port // h], routers[other][back // h], **gattrs)
+    if G.number_of_edges() != n + groups * a * (a - 1) // 2 + groups * (groups - 1) // 2:
+        raise SpecError(f"{what}: global links collided; choose other a, h")  # pragma: no cover
+    return make_fabric(G, endpoints, name=what, family="dragonfly",
+                       params={"a": a, "p": p, "h": h, "groups": groups, "chips_per_host": cph},
+                       chip=chip, techs=(t, tg) if tg != t else (t,))
