@@ -4,8 +4,10 @@ Public names are re-exported from underscored modules; each declares ``__all__``
 """
 
 from . import _style
+from . import _progress
 from . import _models
 from ._style import *  # noqa: F401,F403
+from ._progress import *  # noqa: F401,F403
 from ._models import *  # noqa: F401,F403
 
-__all__ = [] + _style.__all__ + _models.__all__
+__all__ = [] + _style.__all__ + _progress.__all__ + _models.__all__

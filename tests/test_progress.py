@@ -1,0 +1,71 @@
+"""The progress bar: drawn on terminals only, silent in pipes and with quiet."""
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from analysis import Progress
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_silent_when_stream_is_not_a_terminal():
+    out = io.StringIO()
+    with Progress(5, "work", stream=out) as bar:
+        for _ in range(5):
+            bar.update()
+    assert out.getvalue() == ""
+    assert bar.done == 5
+
+
+def test_draws_on_a_terminal_and_ends_the_line():
+    out = _Tty()
+    with Progress(4, "work", stream=out, width=4, min_interval=0) as bar:
+        for _ in range(4):
+            bar.update()
+    text = out.getvalue()
+    assert text.endswith("\n")
+    assert text.count("\n") == 1
+    frames = text.strip("\n").split("\r")[1:]
+    assert frames[0].startswith("work [....] 0/4")
+    assert frames[-1].startswith("work [####] 4/4")
+
+
+def test_quiet_wins_over_a_terminal_and_over_enabled():
+    out = _Tty()
+    with Progress(2, stream=out, enabled=True, quiet=True) as bar:
+        bar.update(2)
+    assert out.getvalue() == ""
+
+
+def test_throttles_redraws_but_always_draws_the_end():
+    out = _Tty()
+    with Progress(1000, stream=out, min_interval=3600) as bar:
+        for _ in range(1000):
+            bar.update()
+    frames = out.getvalue().strip("\n").split("\r")[1:]
+    assert len(frames) <= 3
+    assert "1000/1000" in frames[-1]
+
+
+@pytest.mark.parametrize("kwargs", [{"total": -1}, {"total": 2.5}, {"total": True},
+                                    {"total": 3, "width": 0}])
+def test_rejects_bad_arguments(kwargs):
+    with pytest.raises(ValueError):
+        Progress(**kwargs)
+
+
+def test_in_a_pipe_stderr_stays_empty():
+    code = ("from analysis import Progress\n"
+            "with Progress(3, 'x') as b:\n"
+            "    b.update(3)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                         check=True)
+    assert res.stderr == ""
