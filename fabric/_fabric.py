@@ -10,6 +10,7 @@ something return a modified copy.
 
 import dataclasses
 import types
+import typing
 from functools import cached_property
 
 import networkx as nx
@@ -19,7 +20,17 @@ from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
 from ._schema import validate_graph
 
-__all__ = ["Fabric"]
+__all__ = ["Fabric", "EdgeArrays"]
+
+
+class EdgeArrays(typing.NamedTuple):
+    """A fabric's edges as parallel numpy arrays (see :attr:`Fabric.edge_arrays`)."""
+
+    u: np.ndarray
+    v: np.ndarray
+    bandwidth: np.ndarray
+    latency: np.ndarray
+    lanes: np.ndarray
 
 
 def _frozen_mapping(mapping):
@@ -179,6 +190,34 @@ class Fabric:
         idx = self.node_index
         return np.fromiter((idx[n] for n in self.endpoints), dtype=np.int64,
                            count=len(self.endpoints))
+
+    @cached_property
+    def edge_arrays(self):
+        """The edges as parallel arrays, edge ``e`` in :attr:`graph` ``.edges`` order.
+
+        Returns
+        -------
+        EdgeArrays
+            ``u``, ``v`` (node indices, ``int64``; ``u`` is the endpoint listed
+            first), ``bandwidth`` (B/s per direction), ``latency`` (s) and
+            ``lanes`` (``int64``), each of length E. Read-only.
+        """
+        idx = self.node_index
+        m = self.graph.number_of_edges()
+        u = np.empty(m, dtype=np.int64)
+        v = np.empty(m, dtype=np.int64)
+        bw = np.empty(m)
+        lat = np.empty(m)
+        lanes = np.empty(m, dtype=np.int64)
+        for e, (a, b, d) in enumerate(self.graph.edges(data=True)):
+            u[e] = idx[a]
+            v[e] = idx[b]
+            bw[e] = d["bandwidth"]
+            lat[e] = d["latency"]
+            lanes[e] = d.get("lanes", 1)
+        for arr in (u, v, bw, lat, lanes):
+            arr.flags.writeable = False
+        return EdgeArrays(u, v, bw, lat, lanes)
 
     @cached_property
     def host_of(self):
