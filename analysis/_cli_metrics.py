@@ -1,0 +1,44 @@
+"""``cofabric metrics SPEC [SPEC ...] [--json]``: structural metrics of fabrics."""
+
+import json
+
+from fabric import format_bandwidth
+
+__all__ = []
+
+DEFAULT_SPECS = ("sd200-ultra", "cluster-128")
+
+
+def register(sub):
+    p = sub.add_parser(
+        "metrics", help="structural metrics of one or more fabrics",
+        description="Structural metrics (endpoints, switches, links, diameter, mean hops, "
+                    "bisection, injection bandwidth, ports) of each SPEC: a topology spec "
+                    "such as torus:8x8x8 or a preset such as sd200-ultra. With no SPEC, the "
+                    "default comparison: " + " versus ".join(DEFAULT_SPECS) + ".")
+    p.add_argument("specs", nargs="*", metavar="SPEC", help="topology spec or preset")
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per spec")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    import topologies
+    from analysis import metrics
+
+    specs = args.specs or list(DEFAULT_SPECS)
+    results = [metrics(topologies.build(s)) for s in specs]
+    if args.json:
+        print(json.dumps([m.as_dict() for m in results], indent=2))
+        return 0
+    from ._table import format_table
+
+    headers = ["spec", "endpoints", "switches", "links", "diameter", "avg hops",
+               "bisection links", "bisection bw", "injection bw"]
+    rows = [[m.spec, m.endpoints, m.switches, m.links, m.diameter, round(m.avg_hops, 3),
+             m.bisection_links if m.bisection_exact else f"<={m.bisection_links}",
+             format_bandwidth(m.bisection_bandwidth), format_bandwidth(m.injection_bandwidth)]
+            for m in results]
+    print(format_table(headers, rows))
+    print("bandwidths are bytes/s per direction; hops are links between chips (mean over "
+          "distinct ordered pairs); '<=' marks a bisection that is an upper bound")
+    return 0
