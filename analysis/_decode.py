@@ -1,0 +1,620 @@
+"""Per-token decode time of an MoE model on a fabric.
+
+:func:`decode_step` models one decode step: every sequence of the batch
+produces one token (or ``tokens_per_sequence`` tokens, for speculative
+verification). The model is a sum over layers of
+
+``layer time = local + exposed communication + launch bubbles``
+
+where
+
+* **local** is the roofline of each block on the slowest chip:
+  ``max(bytes read from HBM / HBM bandwidth, FLOPs / peak FLOP/s)``, for the
+  attention block (its weights and the KV cache) and the FFN block (dense FFN,
+  or router + shared experts + the routed experts the batch activates) added;
+* **communication** is the expert dispatch and combine (two all-to-allv over
+  the expert-parallel ranks) and the tensor-parallel all-reduces, each costed on
+  the fabric by the collectives model (``analysis.cost``); a fraction
+  ``overlap`` of it hides under the local time (never more than the local time);
+* **launch bubbles** are ``kernels per layer x launch_overhead / fusion_factor``,
+  added (the pessimistic case where the host cannot run ahead of the GPU).
+
+The output head is one more block. Tokens per second per user are
+``tokens_per_sequence / step time``; per system, times the batch.
+
+What is not modelled (so a reader can judge the error): the embedding lookup,
+sampling and logits gather; attention and expert load imbalance other than the
+routing skew below; caches (every weight byte comes from HBM each step);
+multi-token-prediction modules; prefill.
+
+Layout
+------
+A :class:`Layout` places ``tp x dp`` chips (ranks ``0 .. tp*dp-1``):
+attention is tensor-parallel over groups of ``tp`` consecutive ranks (heads
+split) and data-parallel over ``dp`` such groups (the batch split); the routed
+experts are spread round-robin over the same ``ep = tp*dp`` ranks (expert ``i``
+on rank ``i % ep``). Dense FFNs and the output head are tensor-parallel like
+attention. Shared experts are replicated on every chip; each of the ``tp``
+ranks of a group computes them for its ``1/tp`` of the group's tokens, which
+it also dispatches. MLA caches one latent per token that every TP rank needs
+whole; GQA splits its KV heads over up to ``kv_heads`` ranks.
+
+Routing
+-------
+A token picks ``k`` of ``E`` experts. Under uniform routing expert ``i`` is
+picked with probability ``k/E``; with ``skew = s > 0`` expert popularity follows
+Zipf, ``q_i ~ (i+1)^-s``, and the pick probability is ``min(1, k q_i)`` (an
+approximation: exact for uniform routing). Over ``T`` tokens, expert ``i`` is
+active with probability ``1 - (1 - pick_i)^T``; for uniform routing the
+expected number of distinct experts is ``E (1 - (1 - k/E)^T)``. A chip reads
+the weights of its active experts and computes its expected token load; the
+step waits for the most loaded chip. A token is sent once to every remote chip
+that hosts one of its experts (deduplicated, as DeepEP does), on average
+``(ep-1)(1 - (1 - 1/ep)^k)`` chips; under skew the all-to-allv volume is scaled
+by the hottest chip's receive load over the mean.
+
+Examples
+--------
+>>> expected_active_experts(256, 8, 1)
+8.0
+>>> round(expected_active_experts(256, 8, 64), 1)
+222.4
+"""
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from fabric import FabricError, Parameter, SpecError, chip_spec
+
+from ._models import model_config
+
+__all__ = [
+    "KERNELS",
+    "LAUNCH_OVERHEAD",
+    "DecodeBreakdown",
+    "DecodeStep",
+    "HeadTime",
+    "LayerTime",
+    "Layout",
+    "decode_step",
+    "expected_active_experts",
+    "expert_activation",
+    "parse_layout",
+]
+
+#: Seconds per kernel launch (host launch path, no CUDA Graph). Source: a
+#: measurement of 4-6 us per launch through the CUDA runtime and driver
+#: (susun-blog.com "pegainfer (3): From Launch Overhead to CUDA Graph", RTX 5070 Ti,
+#: CUDA 13.0, second-hand); NVIDIA's "Getting Started with CUDA Graphs" blog
+#: describes the same per-launch overhead that graphs amortise. The low end is used.
+LAUNCH_OVERHEAD = Parameter(
+    "decode.launch_overhead", 4e-6, "s",
+    "4-6 us per CUDA kernel launch (susun-blog.com pegainfer (3), RTX 5070 Ti, CUDA 13.0; "
+    "second-hand); low end taken")
+
+#: Kernels of one unfused decode layer, by operator: an assumption (one kernel per
+#: operator of an eager implementation), listed so that a reader can recount.
+KERNELS = {
+    "mla": ("attn_norm", "q_a_proj", "q_a_norm", "q_b_proj", "kv_a_proj", "kv_a_norm", "rope",
+            "kv_cache_write", "q_absorb", "attention", "v_absorb", "o_proj", "residual_add"),
+    "gqa": ("attn_norm", "qkv_proj", "rope", "kv_cache_write", "attention", "o_proj",
+            "residual_add"),
+    "dense_ffn": ("ffn_norm", "gate_up_proj", "act_mul", "down_proj", "residual_add"),
+    "moe_ffn": ("ffn_norm", "router_gemm", "topk", "dispatch", "expert_gate_up", "expert_act",
+                "expert_down", "combine", "shared_gate_up", "shared_act", "shared_down",
+                "residual_add"),
+    "head": ("final_norm", "lm_head", "sample"),
+}
+
+# Collective operation names of the collectives model (analysis/_collectives.py).
+_ALL_TO_ALL = "all_to_all"
+_ALL_REDUCE = "all_reduce"
+
+
+# -- routing ------------------------------------------------------------------------------
+
+def expert_activation(experts, k, tokens, skew=0.0):
+    """Per-expert pick probability per token and probability of being active.
+
+    Parameters
+    ----------
+    experts : int
+        Routed experts ``E``.
+    k : int
+        Experts per token.
+    tokens : int
+        Tokens routed in this step ``T``.
+    skew : float
+        Zipf exponent of expert popularity; 0 is uniform routing.
+
+    Returns
+    -------
+    pick, active : ndarray of shape (experts,)
+        ``pick[i]``: probability that one token picks expert ``i``;
+        ``active[i] = 1 - (1 - pick[i])**tokens``.
+
+    Examples
+    --------
+    >>> pick, active = expert_activation(4, 2, 1)
+    >>> pick.tolist(), active.tolist()
+    ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
+    """
+    if skew < 0 or not math.isfinite(skew):
+        raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
+    if skew == 0:
+        pick = np.full(experts, k / experts)
+    else:
+        q = np.arange(1, experts + 1, dtype=float) ** -float(skew)
+        pick = np.minimum(1.0, k * q / q.sum())
+    active = 1.0 - (1.0 - pick) ** tokens
+    return pick, active
+
+
+def expected_active_experts(experts, k, tokens, skew=0.0):
+    """Expected number of distinct experts that ``tokens`` tokens activate.
+
+    Uniform routing: ``E (1 - (1 - k/E)^T)``; see :func:`expert_activation` for skew.
+
+    >>> expected_active_experts(384, 8, 1000) <= 384
+    True
+    """
+    return float(expert_activation(experts, k, tokens, skew)[1].sum())
+
+
+# -- layout -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layout:
+    """How a model is placed on the chips (see the module docstring).
+
+    Attributes
+    ----------
+    tp : int
+        Tensor-parallel ranks per attention group.
+    dp : int
+        Attention data-parallel groups.
+    ep : int
+        Expert-parallel ranks; must equal ``tp * dp`` (experts live on the same chips).
+    """
+
+    tp: int
+    dp: int
+    ep: int
+
+    @property
+    def chips(self):
+        """Chips used: ``tp * dp``."""
+        return self.tp * self.dp
+
+    def __str__(self):
+        return f"tp={self.tp},dp={self.dp},ep={self.ep}"
+
+
+def parse_layout(layout, n_chips):
+    """Resolve a layout for a system of ``n_chips`` chips.
+
+    ``layout`` is a :class:`Layout`, ``None`` (``tp=1``, every chip), a mapping, or a
+    string like ``"tp=8"``, ``"tp=4,dp=32"``, ``"ep=64"``. Missing values default
+    to ``tp=1``, ``dp = ep / tp`` or ``n_chips / tp``, ``ep = tp * dp``.
+
+    >>> str(parse_layout("tp=8", 128))
+    'tp=8,dp=16,ep=128'
+    >>> parse_layout("tp=3", 128)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: layout: tp=3 does not divide the 128 chips; give dp explicitly
+    """
+    if isinstance(layout, Layout):
+        values = dataclasses.asdict(layout)
+    elif layout is None:
+        values = {}
+    elif isinstance(layout, str):
+        values = {}
+        for part in filter(None, (p.strip() for p in layout.split(","))):
+            key, sep, val = part.partition("=")
+            key = key.strip()
+            if not sep or key not in ("tp", "dp", "ep") or not val.strip().isdigit():
+                raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N or ep=N, "
+                                f"comma separated")
+            values[key] = int(val)
+    elif isinstance(layout, dict):
+        values = dict(layout)
+    else:
+        raise TypeError(f"layout must be a Layout, str, dict or None, got "
+                        f"{type(layout).__name__}")
+    unknown = set(values) - {"tp", "dp", "ep"}
+    if unknown:
+        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep")
+    for key, val in values.items():
+        if isinstance(val, bool) or not isinstance(val, int) or val < 1:
+            raise SpecError(f"layout: {key} must be an integer >= 1, got {key}={val!r}")
+    tp = values.get("tp", 1)
+    dp = values.get("dp")
+    ep = values.get("ep")
+    if dp is None:
+        base = ep if ep is not None else n_chips
+        if base % tp:
+            what = f"ep={ep}" if ep is not None else f"the {n_chips} chips"
+            raise SpecError(f"layout: tp={tp} does not divide {what}; give dp explicitly")
+        dp = base // tp
+    if ep is None:
+        ep = tp * dp
+    if ep != tp * dp:
+        raise SpecError(f"layout: ep={ep} must equal tp*dp={tp}*{dp}={tp * dp} (experts are "
+                        f"spread over the same chips as attention)")
+    if tp * dp > n_chips:
+        raise SpecError(f"layout: tp*dp={tp}*{dp}={tp * dp} chips but the system has "
+                        f"{n_chips}")
+    return Layout(tp, dp, ep)
+
+
+# -- results ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LayerTime:
+    """Time of one transformer layer on the critical chip, seconds.
+
+    ``total = attention + ffn + exposed_comm + launch``; the other fields say
+    where ``attention`` and ``ffn`` come from (each is ``max(memory, compute)``).
+
+    Attributes
+    ----------
+    kind : str
+        ``"dense"`` or ``"moe"``.
+    attention_weights, kv_cache, attention_compute : float
+        HBM time of attention weights, of the KV cache, and compute time.
+    attention : float
+        ``max(attention_weights + kv_cache, attention_compute)``.
+    ffn_weights, ffn_compute, ffn : float
+        The same for the FFN block (routed experts: the most loaded chip).
+    dispatch, combine, tp_allreduce : float
+        Communication times as the collectives model gives them.
+    comm : float
+        Their sum.
+    exposed_comm : float
+        ``comm`` minus the part hidden under local time.
+    launch : float
+        Launch bubbles.
+    kernels : int
+        Kernels launched (before fusion).
+    active_experts : float
+        Expected distinct routed experts active in this layer, whole system.
+    active_experts_chip : float
+        Expected active routed experts on the critical chip.
+    total : float
+    """
+
+    kind: str
+    attention_weights: float
+    kv_cache: float
+    attention_compute: float
+    attention: float
+    ffn_weights: float
+    ffn_compute: float
+    ffn: float
+    dispatch: float
+    combine: float
+    tp_allreduce: float
+    comm: float
+    exposed_comm: float
+    launch: float
+    kernels: int
+    active_experts: float
+    active_experts_chip: float
+    total: float
+
+
+@dataclass(frozen=True)
+class HeadTime:
+    """The output head (final norm, LM head, sampling) on one chip, seconds."""
+
+    weights: float
+    compute: float
+    launch: float
+    total: float
+
+
+@dataclass(frozen=True)
+class DecodeBreakdown:
+    """Step time split into additive parts (they sum to ``total``), seconds.
+
+    Also ``weights``, ``kv_cache``, ``compute``, ``comm``: the raw times of those
+    resources summed over layers, not additive (rooflines take maxima, overlap hides).
+    """
+
+    attention: float
+    ffn: float
+    head: float
+    exposed_comm: float
+    launch: float
+    total: float
+    weights: float
+    kv_cache: float
+    compute: float
+    comm: float
+
+
+@dataclass(frozen=True)
+class DecodeStep:
+    """Result of :func:`decode_step`.
+
+    Attributes
+    ----------
+    model, system, chip : str
+    batch, context, tokens_per_sequence : int
+    layout : Layout
+    transport : str
+    layers : tuple of LayerTime
+        One per layer, in order (dense layers first).
+    head : HeadTime
+    breakdown : DecodeBreakdown
+    time : float
+        Seconds per step.
+    tokens_per_s_user, tokens_per_s_system : float
+    hbm_per_chip : float
+        Bytes of weights and KV cache on the fullest chip.
+    parameters : tuple of Parameter
+        Every number the model used, with unit and source.
+    """
+
+    model: str
+    system: str
+    chip: str
+    batch: int
+    context: int
+    tokens_per_sequence: int
+    layout: Layout
+    transport: str
+    layers: tuple
+    head: HeadTime
+    breakdown: DecodeBreakdown
+    time: float
+    tokens_per_s_user: float
+    tokens_per_s_system: float
+    hbm_per_chip: float
+    parameters: tuple
+
+
+# -- the model ----------------------------------------------------------------------------
+
+def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport):
+    import analysis
+    cost = getattr(analysis, "cost", None)
+    if cost is None:
+        raise FabricError("decode_step needs analysis.cost (the collectives model) to cost "
+                          "communication, and it is not available; pass collective=... to "
+                          "use another cost function")
+    return cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks, transport=transport)
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise SpecError(f"{name} must be >= {minimum}, got {name}={value}")
+    return int(value)
+
+
+def _check_fraction(name, value, lo, hi, lo_open=False):
+    ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+          and math.isfinite(value) and (value > lo if lo_open else value >= lo) and value <= hi)
+    if not ok:
+        bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"
+        raise SpecError(f"{name} must be in {bound}, got {name}={value!r}")
+    return float(value)
+
+
+def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,
+                transport="loadstore", algorithm="auto", skew=0.0, overlap=0.0,
+                fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
+                hbm_efficiency=1.0, compute_efficiency=1.0, dispatch_bytes=None,
+                combine_bytes=None, chip=None, collective=None):
+    """Time one decode step of ``model`` on ``fabric``; see the module docstring.
+
+    Parameters
+    ----------
+    model : str or MoEModel
+        A preset name, a ``.toml`` path, or a config.
+    fabric : fabric.Fabric
+        The system; its ``chip`` gives HBM and FLOP figures unless ``chip`` is given.
+    batch : int
+        Sequences decoded together (users), whole system.
+    context : int
+        Tokens already in each sequence's KV cache.
+    layout : Layout, str, dict or None
+        See :func:`parse_layout`. Default ``tp=1`` over every chip.
+    tokens_per_sequence : int
+        Tokens each sequence processes in this step (1 for decode, ``k+1`` to
+        verify ``k`` drafted tokens).
+    transport : str
+        ``"loadstore"`` or ``"rdma"``, passed to the collectives model.
+    algorithm : str
+        Collective algorithm, passed to the collectives model (``"auto"``: fastest).
+    skew : float
+        Zipf exponent of expert popularity (0: uniform routing).
+    overlap : float in [0, 1]
+        Fraction of communication that may hide under local time.
+    fusion_factor : float >= 1
+        Kernels launched are divided by this (10 for the seed's "10x fewer").
+    launch_overhead : float
+        Seconds per kernel launch; default :data:`LAUNCH_OVERHEAD`.
+    hbm_efficiency, compute_efficiency : float in (0, 1]
+        Achieved fraction of peak HBM bandwidth and of peak FLOP/s (1: roofline).
+    dispatch_bytes, combine_bytes : float, optional
+        Bytes per element sent in dispatch and combine; default the model's
+        ``activation_bytes`` (DeepSeek-V3 dispatches FP8, 1 byte, and combines BF16).
+    chip : str or ChipSpec, optional
+        Overrides ``fabric.chip``.
+    collective : callable, optional
+        ``collective(fabric, op, nbytes, algorithm=, ranks=, transport=)`` returning
+        an object with ``.time`` (seconds); default ``analysis.cost``. ``nbytes``
+        is the full vector per rank for ``"all_reduce"`` and the total a rank
+        sends for ``"all_to_all"``.
+
+    Returns
+    -------
+    DecodeStep
+
+    Raises
+    ------
+    SpecError
+        Unknown model, a layout that does not fit (ranks that do not divide, more
+        expert ranks than experts, more chips than the system has), weights or
+        KV cache that exceed HBM; each message names the numbers.
+    """
+    m = model_config(model)
+    chip = chip if chip is not None else fabric.chip
+    if chip is None:
+        raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=...")
+    chip = chip_spec(chip)
+    batch = _check_int("batch", batch, 1)
+    context = _check_int("context", context, 0)
+    q = _check_int("tokens_per_sequence", tokens_per_sequence, 1)
+    overlap = _check_fraction("overlap", overlap, 0.0, 1.0)
+    hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
+    fl_eff = _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True)
+    if not (isinstance(fusion_factor, (int, float)) and fusion_factor >= 1):
+        raise SpecError(f"fusion_factor must be >= 1, got fusion_factor={fusion_factor!r}")
+    if not (isinstance(launch_overhead, (int, float)) and launch_overhead >= 0):
+        raise SpecError(f"launch_overhead must be >= 0 seconds, got {launch_overhead!r}")
+    if transport not in ("loadstore", "rdma"):
+        raise SpecError(f"transport must be 'loadstore' or 'rdma', got {transport!r}")
+    lay = parse_layout(layout, fabric.n_endpoints)
+    tp, dp, ep = lay.tp, lay.dp, lay.ep
+    att = m.attention
+    if att.heads % tp:
+        raise SpecError(f"layout: tp={tp} does not divide the {att.heads} attention heads "
+                        f"of {m.name}")
+    if ep > m.routed_experts:
+        raise SpecError(f"layout: ep={ep} expert ranks but {m.name} has only "
+                        f"{m.routed_experts} routed experts")
+    collective = collective or _default_collective
+    dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
+    combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
+
+    bw = chip.hbm_bandwidth * hbm_eff
+    flops = chip.peak_flops * fl_eff
+    wb, ab = m.weight_bytes, m.activation_bytes
+    h = m.hidden
+
+    # -- memory fit ----------------------------------------------------------------
+    n = lay.chips
+    system_hbm = n * chip.hbm_bytes
+    if m.weight_bytes_total > system_hbm:
+        raise SpecError(f"{m.name}: weights need {m.weight_bytes_total / 1e9:.1f} GB but the "
+                        f"{n} chips used have {system_hbm / 1e9:.1f} GB of HBM "
+                        f"({chip.name}: {chip.hbm_bytes / 1e9:.1f} GB each)")
+    experts_chip_max = math.ceil(m.routed_experts / ep)
+    b_dp = math.ceil(batch / dp)                      # sequences in the largest group
+    t_dp = b_dp * q                                   # tokens in the largest group
+    weights_chip = wb * ((m.layers * m.attention_params + m.dense_layers * m.dense_ffn_params
+                          + m.embedding_params + m.head_params) / tp
+                         + m.moe_layers * (m.router_params + (m.shared_experts
+                                                              + experts_chip_max)
+                                           * m.expert_params))
+    kv_layer_chip = b_dp * (context + q) * att.kv_elements_per_token * ab / att.kv_shards(tp)
+    kv_chip = m.layers * kv_layer_chip
+    if weights_chip + kv_chip > chip.hbm_bytes:
+        raise SpecError(
+            f"{m.name} with layout {lay}: a chip needs {(weights_chip + kv_chip) / 1e9:.1f} GB "
+            f"(weights {weights_chip / 1e9:.1f} GB incl. {experts_chip_max} experts per MoE "
+            f"layer, KV cache {kv_chip / 1e9:.1f} GB for {b_dp} sequences x {context} tokens) "
+            f"but {chip.name} has {chip.hbm_bytes / 1e9:.1f} GB")
+
+    # -- communication ---------------------------------------------------------------
+    def comm(op, nbytes, ranks):
+        if len(ranks) < 2 or nbytes <= 0:
+            return 0.0
+        res = collective(fabric, op, float(nbytes), algorithm=algorithm,
+                         ranks=tuple(ranks), transport=transport)
+        return float(res.time)
+
+    tp_bytes = t_dp * h * ab                           # one group's activations
+    t_allreduce = comm(_ALL_REDUCE, tp_bytes, range(tp))
+
+    # Routed experts: per-chip load under round-robin placement.
+    tokens = batch * q
+    pick, active = expert_activation(m.routed_experts, m.experts_per_token, tokens, skew)
+    owner = np.arange(m.routed_experts) % ep
+    active_chip = np.bincount(owner, weights=active, minlength=ep)
+    load_chip = tokens * np.bincount(owner, weights=pick, minlength=ep)   # token-expert pairs
+    imbalance = float(load_chip.max() / load_chip.mean()) if load_chip.mean() > 0 else 1.0
+    # tokens each chip dispatches, and remote chips each goes to (deduplicated)
+    tokens_sent = tokens / n
+    remote_chips = (ep - 1) * (1.0 - (1.0 - 1.0 / ep) ** m.experts_per_token)
+    a2a = tokens_sent * remote_chips * h * imbalance
+    t_dispatch = comm(_ALL_TO_ALL, a2a * dispatch_b, range(ep))
+    t_combine = comm(_ALL_TO_ALL, a2a * combine_b, range(ep))
+
+    # -- local times -----------------------------------------------------------------
+    att_w = m.attention_params * wb / tp / bw
+    kv_t = kv_layer_chip / bw
+    att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(context) / tp) / flops
+    attention = max(att_w + kv_t, att_c)
+    kernels_att = len(KERNELS[att.kind])
+
+    def finish(kind, ffn_w, ffn_c, ffn_kernels, comm_t, dispatch, combine, act_sys, act_chip):
+        ffn = max(ffn_w, ffn_c)
+        local = attention + ffn
+        exposed = comm_t - min(overlap * comm_t, local)
+        kernels = kernels_att + ffn_kernels
+        launch = kernels * launch_overhead / fusion_factor
+        return LayerTime(kind, att_w, kv_t, att_c, attention, ffn_w, ffn_c, ffn, dispatch,
+                         combine, comm_t - dispatch - combine, comm_t, exposed, launch, kernels,
+                         act_sys, act_chip, local + exposed + launch)
+
+    dense = finish("dense", m.dense_ffn_params * wb / tp / bw,
+                   t_dp * 2 * m.dense_ffn_params / tp / flops, len(KERNELS["dense_ffn"]),
+                   2 * t_allreduce, 0.0, 0.0, 0.0, 0.0)
+
+    # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
+    # + its routed experts; the step waits for the slowest chip.
+    fixed_w = (m.router_params + m.shared_experts * m.expert_params) * wb
+    fixed_f = (t_dp / tp) * 2 * (m.router_params + m.shared_experts * m.expert_params)
+    mem_chip = (fixed_w + active_chip * m.expert_params * wb) / bw
+    cmp_chip = (fixed_f + load_chip * 2 * m.expert_params) / flops
+    crit = int(np.argmax(np.maximum(mem_chip, cmp_chip)))
+    moe = finish("moe", float(mem_chip[crit]), float(cmp_chip[crit]), len(KERNELS["moe_ffn"]),
+                 t_allreduce + t_dispatch + t_combine, t_dispatch, t_combine,
+                 float(active.sum()), float(active_chip[crit]))
+
+    head_w = m.head_params * wb / tp / bw
+    head_c = t_dp * 2 * m.head_params / tp / flops
+    head_l = len(KERNELS["head"]) * launch_overhead / fusion_factor
+    head = HeadTime(head_w, head_c, head_l, max(head_w, head_c) + head_l)
+
+    layers = (dense,) * m.dense_layers + (moe,) * m.moe_layers
+    total = sum(layer.total for layer in layers) + head.total
+    bd = DecodeBreakdown(
+        attention=sum(x.attention for x in layers),
+        ffn=sum(x.ffn for x in layers),
+        head=max(head_w, head_c),
+        exposed_comm=sum(x.exposed_comm for x in layers),
+        launch=sum(x.launch for x in layers) + head_l,
+        total=total,
+        weights=sum(x.attention_weights + x.ffn_weights for x in layers) + head_w,
+        kv_cache=sum(x.kv_cache for x in layers),
+        compute=sum(x.attention_compute + x.ffn_compute for x in layers) + head_c,
+        comm=sum(x.comm for x in layers))
+
+    params = chip.parameters() + (
+        Parameter("decode.launch_overhead", launch_overhead, "s",
+                  LAUNCH_OVERHEAD.source if launch_overhead == LAUNCH_OVERHEAD.value
+                  else "user"),
+        Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(KERNELS['moe_ffn'])} (moe), "
+                  f"{kernels_att}+{len(KERNELS['dense_ffn'])} (dense)", "",
+                  "assumption: one kernel per operator, analysis._decode.KERNELS"),
+        Parameter("decode.fusion_factor", fusion_factor, "", "user"),
+        Parameter("decode.overlap", overlap, "", "user"),
+        Parameter("decode.hbm_efficiency", hbm_eff, "", "user (1: peak bandwidth)"),
+        Parameter("decode.compute_efficiency", fl_eff, "", "user (1: peak FLOP/s)"),
+        Parameter("decode.routing_skew", skew, "", "user (0: uniform routing)"),
+        Parameter("decode.dispatch_bytes", dispatch_b, "B", "bytes per element dispatched"),
+        Parameter("decode.combine_bytes", combine_b, "B", "bytes per element combined"),
+    ) + m.parameters()
+    return DecodeStep(m.name, fabric.name, chip.name, batch, context, q, lay, transport, layers,
+                      head, bd, total, q / total, batch * q / total, weights_chip + kv_chip,
+                      params)

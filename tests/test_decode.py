@@ -1,0 +1,202 @@
+"""The decode model against hand calculation on a small config, brute force and bad input."""
+
+import dataclasses
+import pathlib
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import analysis
+from analysis._decode import (
+    KERNELS,
+    Layout,
+    decode_step,
+    expected_active_experts,
+    expert_activation,
+    parse_layout,
+)
+from analysis._models import MODELS, load_model_toml
+from fabric import ChipSpec, Fabric, FabricError, SpecError
+
+SMALL = load_model_toml(pathlib.Path(__file__).parent / "data" / "model_small.toml")
+CHIP = ChipSpec("toy", 10**9, 1e9, 1e12, 1e9 / 3, "test: round numbers")
+
+
+class _Res:
+    def __init__(self, time):
+        self.time = time
+
+
+def fake_cost(fabric, op, nbytes, *, algorithm, ranks, transport):
+    """A closed-form stand-in for analysis.cost: 1 us + nbytes at 1 GB/s."""
+    assert op in ("all_to_all", "all_reduce") and transport in ("loadstore", "rdma")
+    return _Res(1e-6 + nbytes / 1e9)
+
+
+@pytest.fixture
+def fab():
+    G = nx.complete_graph(4)
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    return Fabric.from_graph(G, chip=CHIP, name="toy4")
+
+
+def test_small_by_hand(fab):
+    r = decode_step(SMALL, fab, batch=4, context=10, layout="tp=2,dp=2",
+                    collective=fake_cost)
+    us = 1e-6
+    # attention: 12416 weights (q,k,v,o of 4 heads x 16, 2 KV heads, + 2 norms) over tp=2,
+    # 2 B each, at 1 GB/s; KV: 2 sequences x 11 tokens x 64 elements x 2 B, split 2 ways
+    attention = 12416 * 2 / 2 / 1e9 + 2 * 11 * 64 * 2 / 2 / 1e9
+    assert r.layers[0].attention == pytest.approx(attention)
+    allreduce = 1 * us + 2 * 64 * 2 / 1e9               # 2 tokens x 64 x 2 B
+    dense = attention + 24576 * 2 / 2 / 1e9 + 2 * allreduce + 12 * 4 * us
+    assert r.layers[0].total == pytest.approx(dense)
+    # MoE: 4 tokens, pick 2/8, each expert active with 1 - 0.75^4; 2 experts per chip
+    active = 1 - 0.75 ** 4
+    ffn = ((64 * 8 + 8) + 6144) * 2 / 1e9 + 2 * active * 6144 * 2 / 1e9
+    a2a = 1e-6 + 1 * 3 * (1 - 0.75 ** 2) * 64 * 2 / 1e9  # 1 token to 1.3125 remote chips
+    moe = attention + ffn + allreduce + 2 * a2a + 19 * 4 * us
+    assert r.layers[1].ffn == pytest.approx(ffn)
+    assert r.layers[1].dispatch == pytest.approx(a2a)
+    assert r.layers[1].total == pytest.approx(moe)
+    head = (100 * 64 + 64) * 2 / 2 / 1e9 + 3 * 4 * us
+    assert r.head.total == pytest.approx(head)
+    assert r.time == pytest.approx(dense + 3 * moe + head)
+    assert r.time == pytest.approx(478.008e-6)            # the same, summed by hand
+    assert r.tokens_per_s_user == pytest.approx(1 / r.time)
+    assert r.tokens_per_s_system == pytest.approx(4 / r.time)
+    assert r.layers[1].active_experts == pytest.approx(8 * active)
+
+
+def test_breakdown_adds_up(fab):
+    r = decode_step(SMALL, fab, batch=3, context=7, layout="tp=1", collective=fake_cost,
+                    overlap=0.5, fusion_factor=2)
+    b = r.breakdown
+    assert b.attention + b.ffn + b.head + b.exposed_comm + b.launch == pytest.approx(b.total)
+    assert b.total == pytest.approx(r.time)
+    assert len(r.layers) == SMALL.layers
+
+
+def test_overlap_and_fusion(fab):
+    base = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost)
+    hidden = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, overlap=1.0)
+    # local time per layer (> 13 us) exceeds the communication, so all of it hides
+    assert hidden.breakdown.exposed_comm == 0
+    assert base.time - hidden.time == pytest.approx(base.breakdown.exposed_comm)
+    fused = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, fusion_factor=10)
+    assert fused.breakdown.launch == pytest.approx(base.breakdown.launch / 10)
+    kernels = len(KERNELS["gqa"]) * 4 + len(KERNELS["dense_ffn"]) + 3 * len(KERNELS["moe_ffn"])
+    assert base.breakdown.launch == pytest.approx((kernels + 3) * 4e-6)
+
+
+def test_uniform_formula():
+    assert expected_active_experts(256, 8, 64) == pytest.approx(256 * (1 - (1 - 8 / 256) ** 64))
+    assert expected_active_experts(256, 8, 1) == pytest.approx(8)
+    assert expected_active_experts(256, 8, 10**6) == pytest.approx(256)
+
+
+def test_uniform_against_brute_force():
+    rng = np.random.default_rng(0)
+    E, k, T, trials = 16, 4, 5, 20000
+    counts = [len(np.unique(np.concatenate([rng.choice(E, k, replace=False)
+                                            for _ in range(T)]))) for _ in range(trials)]
+    mean, sem = np.mean(counts), np.std(counts) / np.sqrt(trials)
+    assert expected_active_experts(E, k, T) == pytest.approx(mean, abs=4 * sem)
+
+
+def test_skew_concentrates_load():
+    _pick0, act0 = expert_activation(64, 4, 16)
+    pick, act = expert_activation(64, 4, 16, skew=1.2)
+    assert pick.sum() <= 4 + 1e-12 and pick[0] > pick[-1]
+    assert act.sum() < act0.sum()                     # fewer distinct experts under skew
+    with pytest.raises(SpecError, match="skew must be"):
+        expert_activation(64, 4, 16, skew=-1)
+
+
+def test_skew_slows_the_critical_chip(fab):
+    uni = decode_step(SMALL, fab, batch=64, context=10, collective=fake_cost)
+    hot = decode_step(SMALL, fab, batch=64, context=10, collective=fake_cost, skew=2.0)
+    assert hot.layers[-1].dispatch > uni.layers[-1].dispatch
+
+
+def test_monotone_in_context_and_bandwidth(fab):
+    a = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost)
+    b = decode_step(SMALL, fab, batch=4, context=10_000, collective=fake_cost)
+    c = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, hbm_efficiency=0.5)
+    assert b.time > a.time and c.time > a.time
+
+
+@pytest.mark.parametrize("text, n, expect", [
+    (None, 128, Layout(1, 128, 128)),
+    ("tp=8", 128, Layout(8, 16, 128)),
+    ("ep=64", 128, Layout(1, 64, 64)),
+    ("tp=4, ep=64", 128, Layout(4, 16, 64)),
+    ({"tp": 2, "dp": 3}, 8, Layout(2, 3, 6)),
+])
+def test_parse_layout(text, n, expect):
+    assert parse_layout(text, n) == expect
+
+
+@pytest.mark.parametrize("text, match", [
+    ("tp=3", "tp=3 does not divide the 128 chips"),
+    ("tp=8,dp=32", "tp\\*dp=8\\*32=256 chips but the system has 128"),
+    ("tp=2,dp=2,ep=8", "ep=8 must equal tp\\*dp"),
+    ("pp=2", "cannot read 'pp=2'"),
+    ("tp=0", "tp must be an integer >= 1"),
+])
+def test_bad_layouts(text, match):
+    with pytest.raises(SpecError, match=match):
+        parse_layout(text, 128)
+
+
+def test_bad_input(fab):
+    big = dataclasses.replace(SMALL, routed_experts=2, experts_per_token=2)
+    with pytest.raises(SpecError, match="ep=4 expert ranks but small has only 2 routed experts"):
+        decode_step(big, fab, batch=1, context=1, collective=fake_cost)
+    with pytest.raises(SpecError, match="weights need 1026.4 GB but the 4 chips used have "
+                                        "4.0 GB"):
+        decode_step("kimi-k2", fab, batch=1, context=1, collective=fake_cost)
+    with pytest.raises(SpecError, match="KV cache .* for 1 sequences x 10000000 tokens"):
+        decode_step(SMALL, fab, batch=4, context=10**7, collective=fake_cost)
+    with pytest.raises(SpecError, match="unknown model"):
+        decode_step("nope", fab, batch=1, context=1, collective=fake_cost)
+    with pytest.raises(SpecError, match="transport must be"):
+        decode_step(SMALL, fab, batch=1, context=1, collective=fake_cost, transport="tcp")
+    with pytest.raises(SpecError, match="overlap must be in"):
+        decode_step(SMALL, fab, batch=1, context=1, collective=fake_cost, overlap=2)
+    with pytest.raises(SpecError, match="batch must be >= 1"):
+        decode_step(SMALL, fab, batch=0, context=1, collective=fake_cost)
+    with pytest.raises(TypeError, match="batch must be an int"):
+        decode_step(SMALL, fab, batch=1.5, context=1, collective=fake_cost)
+    with pytest.raises(SpecError, match="names no chip"):
+        decode_step(SMALL, fab.replace(chip=None), batch=1, context=1, collective=fake_cost)
+
+
+def test_heads_must_divide(fab):
+    odd = dataclasses.replace(SMALL, attention=dataclasses.replace(SMALL.attention, heads=6,
+                                                                    kv_heads=2))
+    with pytest.raises(SpecError, match="tp=4 does not divide the 6 attention heads of small"):
+        decode_step(odd, fab, batch=1, context=1, layout="tp=4", collective=fake_cost)
+
+
+def test_without_collectives_model(fab, monkeypatch):
+    monkeypatch.delattr(analysis, "cost", raising=False)
+    with pytest.raises(FabricError, match="needs analysis.cost"):
+        decode_step(SMALL, fab, batch=1, context=1)
+
+
+def test_kimi_k2_on_sd200_ultra_by_parts():
+    import topologies
+    f = topologies.build("sd200-ultra")
+    r = decode_step("kimi-k2", f, batch=1, context=4096, layout="tp=8", collective=fake_cost)
+    m, c = MODELS["kimi-k2"], f.chip
+    moe = r.layers[-1]
+    # one token activates exactly k=8 experts; the critical chip reads at most one
+    assert moe.active_experts == pytest.approx(8)
+    assert moe.attention_weights == pytest.approx(m.attention_params / 8 / c.hbm_bandwidth)
+    # weights of one token's path over 1 B/weight at HBM speed are a floor for the step
+    assert r.breakdown.weights > 0 and r.time > r.breakdown.weights / 128
+    assert r.hbm_per_chip < c.hbm_bytes
