@@ -1,0 +1,119 @@
+"""Plot functions: ax in, axes out; the data drawn is the data given."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import topologies
+from analysis import (
+    plot_collective_sweep,
+    plot_failure_cost,
+    plot_latency_cdf,
+    plot_link_utilization,
+    plot_ratio,
+    plot_stacked_bars,
+    plot_topology,
+)
+
+
+def _segments(ax):
+    return sum(len(c.get_segments()) for c in ax.collections if hasattr(c, "get_segments"))
+
+
+def test_hypermesh_is_drawn_in_3d_with_every_link():
+    f = topologies.build("sd200-ultra")
+    ax = plot_topology(f)
+    assert ax.name == "3d"
+    # one drawn segment (line or arc) per graph edge: 8x4x4 all-to-all lines
+    assert sum(len(c._segments3d) for c in ax.collections if hasattr(c, "_segments3d")) \
+        == f.graph.number_of_edges() == 832
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "dimension 0", "dimension 1", "dimension 2"]
+
+
+def test_3d_fabric_refuses_a_2d_axes():
+    _, ax = plt.subplots()
+    with pytest.raises(ValueError, match="projection='3d'"):
+        plot_topology(topologies.build("torus:3x3x3"), ax=ax)
+
+
+def test_rail_cluster_is_drawn_in_layers():
+    f = topologies.build("cluster-128")
+    ax = plot_topology(f)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["nvs (16)", "chips (128)", "NICs (128)", "rail (8)", "spine (8)"]
+    assert _segments(ax) == f.graph.number_of_edges()
+
+
+def test_given_axes_are_returned():
+    _, ax = plt.subplots()
+    assert plot_topology(topologies.build("fattree:k=4"), ax=ax) is ax
+    _, ax = plt.subplots()
+    assert plot_latency_cdf({"a": [1e-6]}, ax=ax) is ax
+
+
+def test_latency_cdf_reaches_one_at_the_maximum():
+    lat = np.array([0.23, 0.46, 0.46, 0.69]) * 1e-6
+    ax = plot_latency_cdf({"x": lat, "y": lat * 2})
+    line = ax.lines[0]
+    assert line.get_ydata()[-1] == 1.0
+    assert np.isclose(line.get_xdata()[-1], 0.69)
+    assert np.isclose(ax.lines[1].get_xdata()[-1], 1.38)
+
+
+@pytest.mark.parametrize("bad, match", [({}, "nothing to plot"), ({"a": []}, "is empty")])
+def test_latency_cdf_rejects_empty(bad, match):
+    with pytest.raises(ValueError, match=match):
+        plot_latency_cdf(bad)
+
+
+def _rows():
+    return [{"system": s, "algorithm": a, "size": n, "time": t * n * 1e-9 + 1e-6,
+             "busbw": n / (t * n * 1e-9 + 1e-6)}
+            for s, t in (("A", 1.0), ("B", 2.0)) for a in ("ring", "tree")
+            for n in (4096, 1024, 2 ** 20)]
+
+
+@pytest.mark.parametrize("metric, yscale", [("time", "log"), ("busbw", "linear")])
+def test_collective_sweep_one_line_per_group_sorted_by_size(metric, yscale):
+    ax = plot_collective_sweep(_rows(), metric=metric)
+    assert len(ax.lines) == 4 and ax.get_yscale() == yscale
+    assert list(ax.lines[0].get_xdata()) == [1024, 4096, 2 ** 20]
+    scale = 1e-6 if metric == "time" else 1e9
+    assert np.isclose(ax.lines[0].get_ydata()[0], _rows()[1][metric] / scale)
+
+
+@pytest.mark.parametrize("kwargs, match", [({"metric": "speed"}, "metric must be"),
+                                           ({"group": ("nope",)}, "lacks")])
+def test_collective_sweep_rejects_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        plot_collective_sweep(_rows(), **kwargs)
+
+
+def test_ratio_draws_unity_and_the_reference():
+    rows = [{"label": "all-reduce", "size": n, "ratio": r} for n, r in ((1024, 4.0), (2048, 2.0))]
+    ax = plot_ratio(rows, reference=3.5, reference_label="claim")
+    ys = sorted(line.get_ydata()[0] for line in ax.lines[1:])
+    assert ys == [1.0, 3.5]
+
+
+def test_link_utilization_sorted_busiest_first():
+    ax = plot_link_utilization({"x": [0.2, 1.0, 0.0, 0.5]})
+    assert list(ax.lines[0].get_ydata()) == [1.0, 0.5, 0.2, 0.0]
+
+
+def test_failure_bars_and_stacked_bars_hold_the_values():
+    rows = [{"system": "A", "failure": "one link", "change": 5.0},
+            {"system": "A", "failure": "one chip", "change": 1.0},
+            {"system": "B", "failure": "one link", "change": 0.0}]
+    ax = plot_failure_cost(rows)
+    widths = sorted(p.get_width() for p in ax.patches if not np.isnan(p.get_width()))
+    assert widths == [0.0, 1.0, 5.0]
+    parts = [{"system": "A", "component": c, "time": t}
+             for c, t in (("weights", 2e-3), ("comm", 1e-3))]
+    ax = plot_stacked_bars(parts)
+    right = max(p.get_x() + p.get_width() for p in ax.patches)
+    assert np.isclose(right, 3.0)
