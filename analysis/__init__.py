@@ -10,6 +10,7 @@ from . import _sweep
 from . import _plots
 from . import _models
 from . import _decode
+from . import _speculative
 from . import _closed_form
 from ._metrics import *  # noqa: F401,F403
 from ._style import *  # noqa: F401,F403
@@ -18,7 +19,8 @@ from ._sweep import *  # noqa: F401,F403
 from ._plots import *  # noqa: F401,F403
 from ._models import *  # noqa: F401,F403
 from ._decode import *  # noqa: F401,F403
+from ._speculative import *  # noqa: F401,F403
 from ._closed_form import *  # noqa: F401,F403
 
-__all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _models.__all__ + _decode.__all__
+__all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _models.__all__ + _decode.__all__ + _speculative.__all__
            + _closed_form.__all__)

@@ -1,0 +1,163 @@
+"""Speculative decoding on top of the decode model.
+
+A draft proposes ``k`` tokens; the target model verifies them in one step that
+processes ``k + 1`` tokens per sequence. With each drafted token accepted
+independently with probability ``a``, the expected number of tokens a cycle
+produces is (Leviathan, Kalman, Matias, "Fast Inference from Transformers via
+Speculative Decoding", ICML 2023, eq. 1)
+
+``E[tokens] = (1 - a^(k+1)) / (1 - a)``  (``k + 1`` when ``a = 1``),
+
+and a cycle takes ``k x draft time + verification time`` (the terms add: the
+draft runs before verification). With verification as fast as a plain step and
+a draft costing ``c`` plain steps per token, the speedup is the paper's
+``(1 - a^(k+1)) / ((1 - a)(c k + 1))`` (Theorem 3.8). Here the verification
+time comes from :func:`~analysis.decode_step` with ``tokens_per_sequence = k+1``,
+so a step that is not purely weight-bound (KV, compute, dispatch all grow with
+the tokens) caps the gain: ``speedup_bound`` is the speedup at ``a = 1``.
+
+Examples
+--------
+>>> round(expected_accepted_tokens(4, 0.8), 4)
+3.3616
+>>> round(speculative_speedup(4, 0.8, 0.05), 4)
+2.8013
+"""
+
+import math
+from dataclasses import dataclass
+
+from fabric import SpecError
+
+from ._decode import decode_step
+
+__all__ = ["SpeculativeResult", "expected_accepted_tokens", "speculative_decode",
+           "speculative_speedup"]
+
+
+def _check_k(k):
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise SpecError(f"draft_length must be an integer >= 0, got draft_length={k!r}")
+    return k
+
+
+def _check_a(a):
+    if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a <= 1:
+        raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
+    return float(a)
+
+
+def expected_accepted_tokens(draft_length, acceptance):
+    """Expected tokens per verification cycle: ``(1 - a^(k+1)) / (1 - a)``.
+
+    Includes the token the target model always contributes (so ``k = 0`` gives 1).
+
+    >>> expected_accepted_tokens(3, 1.0), expected_accepted_tokens(3, 0.0)
+    (4.0, 1.0)
+    """
+    k, a = _check_k(draft_length), _check_a(acceptance)
+    if a == 1.0:
+        return float(k + 1)
+    return (1.0 - a ** (k + 1)) / (1.0 - a)
+
+
+def speculative_speedup(draft_length, acceptance, draft_cost):
+    """Leviathan et al.'s speedup when verifying costs one plain step.
+
+    ``draft_cost`` is ``c``: the draft's time per token over the target's step time.
+
+    >>> speculative_speedup(0, 0.5, 0.1)
+    1.0
+    """
+    if not (isinstance(draft_cost, (int, float)) and math.isfinite(draft_cost)
+            and draft_cost >= 0):
+        raise SpecError(f"draft_cost must be >= 0, got draft_cost={draft_cost!r}")
+    k = _check_k(draft_length)
+    return expected_accepted_tokens(k, acceptance) / (draft_cost * k + 1.0)
+
+
+@dataclass(frozen=True)
+class SpeculativeResult:
+    """Result of :func:`speculative_decode` (times in seconds).
+
+    Attributes
+    ----------
+    draft_length, acceptance : int, float
+    expected_tokens : float
+        Tokens per cycle, per sequence.
+    draft_time : float
+        Seconds per drafted token.
+    base_time, verify_time, cycle_time : float
+        Plain decode step; verification step (``k+1`` tokens per sequence);
+        ``k * draft_time + verify_time``.
+    tokens_per_s_user, tokens_per_s_system : float
+    speedup : float
+        Over plain decoding, ``tokens_per_s_user * base_time``.
+    speedup_bound : float
+        The speedup at acceptance 1: ``(k + 1) base_time / cycle_time``.
+    base, verify : DecodeStep
+    """
+
+    draft_length: int
+    acceptance: float
+    expected_tokens: float
+    draft_time: float
+    base_time: float
+    verify_time: float
+    cycle_time: float
+    tokens_per_s_user: float
+    tokens_per_s_system: float
+    speedup: float
+    speedup_bound: float
+    base: object
+    verify: object
+
+
+def speculative_decode(model, fabric, *, draft_length, acceptance, batch, context,
+                       draft_time=None, draft_cost=None, **decode_kwargs):
+    """Effective tokens per second with speculative decoding.
+
+    Parameters
+    ----------
+    model, fabric, batch, context
+        As for :func:`~analysis.decode_step`.
+    draft_length : int
+        ``k``, tokens drafted per cycle.
+    acceptance : float in [0, 1]
+        ``a``, probability that a drafted token is accepted.
+    draft_time : float, optional
+        Seconds per drafted token.
+    draft_cost : float, optional
+        Or: the draft's time per token as a fraction of the plain step time
+        (Leviathan et al.'s ``c``). Give exactly one of the two.
+    **decode_kwargs
+        Passed to :func:`~analysis.decode_step` (layout, transport, collective, ...).
+
+    Returns
+    -------
+    SpeculativeResult
+    """
+    k, a = _check_k(draft_length), _check_a(acceptance)
+    if (draft_time is None) == (draft_cost is None):
+        raise SpecError("give exactly one of draft_time (seconds per drafted token) and "
+                        f"draft_cost (fraction of a step), got draft_time={draft_time!r}, "
+                        f"draft_cost={draft_cost!r}")
+    if "tokens_per_sequence" in decode_kwargs:
+        raise SpecError("tokens_per_sequence is set by speculative_decode (draft_length + 1)")
+    base = decode_step(model, fabric, batch=batch, context=context, **decode_kwargs)
+    verify = decode_step(model, fabric, batch=batch, context=context,
+                         tokens_per_sequence=k + 1, **decode_kwargs)
+    if draft_time is None:
+        if not (isinstance(draft_cost, (int, float)) and math.isfinite(draft_cost)
+                and draft_cost >= 0):
+            raise SpecError(f"draft_cost must be >= 0, got draft_cost={draft_cost!r}")
+        draft_time = draft_cost * base.time
+    elif not (isinstance(draft_time, (int, float)) and math.isfinite(draft_time)
+              and draft_time >= 0):
+        raise SpecError(f"draft_time must be >= 0 seconds, got draft_time={draft_time!r}")
+    tokens = expected_accepted_tokens(k, a)
+    cycle = k * draft_time + verify.time
+    per_user = tokens / cycle
+    return SpeculativeResult(k, a, tokens, float(draft_time), base.time, verify.time, cycle,
+                             per_user, per_user * base.batch, per_user * base.time,
+                             (k + 1) * base.time / cycle, base, verify)
