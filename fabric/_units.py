@@ -27,6 +27,7 @@ Examples
 
 import math
 import re
+from fractions import Fraction
 
 __all__ = [
     "kB", "MB", "GB", "TB", "PB",
@@ -53,8 +54,7 @@ ms = 1e-3
 
 _DECIMAL = {"": 1, "k": kB, "K": kB, "M": MB, "G": GB, "T": TB, "P": PB}
 _BINARY = {"Ki": KiB, "Mi": MiB, "Gi": GiB, "Ti": TiB, "Pi": PiB}
-# divisors, not multipliers: 120 / 1e9 is exactly the float nearest 1.2e-07
-_TIME = {"s": 1.0, "ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9, "ps": 1e12}
+_TIME = {"s": 1, "ms": 10**3, "us": 10**6, "µs": 10**6, "ns": 10**9, "ps": 10**12}  # divisors
 
 _NUMBER = r"([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
 _QUANTITY = re.compile(r"^\s*" + _NUMBER + r"\s*([A-Za-zµ/]*)\s*$")
@@ -66,7 +66,9 @@ def _split(text, what):
     m = _QUANTITY.match(text)
     if not m:
         raise ValueError(f"cannot read {what} {text!r}: expected a number and a unit")
-    return float(m.group(1).replace("_", "")), m.group(2)
+    # Exact rational arithmetic: "9007199254740993B" and "5.85ms" come out exact or
+    # correctly rounded, which a float product would not guarantee.
+    return Fraction(m.group(1).replace("_", "")), m.group(2)
 
 
 def _number(value, what):
@@ -136,7 +138,7 @@ def parse_bandwidth(value):
     mult, per_byte = _byte_multiplier(unit[:-2], "bandwidth", value)
     if unit[:-2] == "":
         raise ValueError(f"cannot read bandwidth {value!r}: say B/s or b/s")
-    return number * mult / (8 if per_byte == 1 else 1)
+    return float(number * mult / (8 if per_byte == 1 else 1))
 
 
 def parse_time(value):
@@ -150,7 +152,7 @@ def parse_time(value):
     number, unit = _split(value, "time")
     if unit not in _TIME:
         raise ValueError(f"cannot read time {value!r}: unit must be one of s, ms, us, ns, ps")
-    return number / _TIME[unit]
+    return float(number / Fraction(_TIME[unit]))
 
 
 def parse_address(value):

@@ -1,0 +1,191 @@
+"""Builders against closed forms (REFERENCES.md s.4) and the spec grammar."""
+
+import math
+
+import networkx as nx
+import pytest
+
+import topologies
+from fabric import SpecError
+from fabric._schema import validate_graph
+
+
+def _links(f):
+    return sum(d["lanes"] for _, _, d in f.graph.edges(data=True))
+
+
+def _switches(f):
+    return sum(1 for _, k in f.graph.nodes(data="kind") if k == "switch")
+
+
+@pytest.mark.parametrize("k, n", [(3, 2), (5, 3), (4, 3), (6, 2)])
+def test_torus_counts(k, n):
+    f = topologies.torus((k,) * n)
+    assert f.n_endpoints == k**n
+    assert _links(f) == n * k**n
+    validate_graph(f.graph)
+
+
+@pytest.mark.parametrize("k, n", [(3, 2), (5, 3), (2, 4)])
+def test_mesh_counts(k, n):
+    f = topologies.mesh((k,) * n)
+    assert _links(f) == n * k ** (n - 1) * (k - 1)
+
+
+@pytest.mark.parametrize("shape, K", [((3, 5), 1), ((2, 3, 4), 2), ((6,), 3)])
+def test_hyperx_counts(shape, K):
+    f = topologies.hypermesh(shape, "full", links=K)
+    N = math.prod(shape)
+    expected = K * sum(math.comb(s, 2) * N // s for s in shape)
+    assert _links(f) == expected
+
+
+def test_hypermesh_coords_and_ranks():
+    f = topologies.hypermesh((3, 4, 2))
+    for r, n in enumerate(f.endpoints):
+        c = f.graph.nodes[n]["coord"]
+        assert c[0] + 3 * (c[1] + 4 * c[2]) == r
+
+
+def test_hypermesh_is_a_product_of_lines():
+    # networkx's own products as independent truth: K3 x C4 x P3.
+    f = topologies.hypermesh((3, 4, 3), ("full", "ring", "line"))
+    H = nx.cartesian_product(nx.cartesian_product(nx.complete_graph(3), nx.cycle_graph(4)),
+                             nx.path_graph(3))
+    relabel = {n: ((c[0], c[1]), c[2]) for n, c in f.graph.nodes(data="coord")}
+    ours = {frozenset(e) for e in nx.relabel_nodes(f.graph, relabel).edges}
+    assert ours == {frozenset(e) for e in H.edges}
+
+
+def test_switch_per_line():
+    f = topologies.hypermesh((4, 3), "switch")
+    assert _switches(f) == 3 + 4
+    assert all(f.graph.degree(s) in (3, 4) for s, k in f.graph.nodes(data="kind")
+               if k == "switch")
+
+
+def test_ring_of_two_is_a_double_link():
+    f = topologies.torus((2, 3))
+    assert f.graph.edges["chip0", "chip1"]["lanes"] == 2
+
+
+@pytest.mark.parametrize("k", [2, 4, 6, 8])
+def test_fat_tree_counts(k):
+    f = topologies.fat_tree(k)
+    assert f.n_endpoints == k**3 // 4
+    assert _switches(f) == 5 * k**2 // 4
+    assert _links(f) == 3 * k**3 // 4
+    assert all(f.graph.degree(s) == k for s, t in f.graph.nodes(data="tier") if t is not None
+               and t < 2)
+    validate_graph(f.graph)
+
+
+@pytest.mark.parametrize("k", [4, 8, 16])
+def test_leaf_spine_counts(k):
+    f = topologies.leaf_spine(k)
+    assert f.n_endpoints == k**2 // 2
+    assert _switches(f) == 3 * k // 2
+
+
+def test_leaf_spine_oversubscription():
+    f = topologies.leaf_spine(12, 2)
+    assert f.params["down"] == 8 and f.params["up"] == 4
+    with pytest.raises(SpecError, match="multiple of 3"):
+        topologies.leaf_spine(10, 2)
+
+
+def test_rail_optimized_structure():
+    f = topologies.rail_optimized(4, 8)
+    assert f.n_endpoints == 32 and len(f.domains) == 4
+    assert f.graph.has_edge("chip9", "nvs1") and f.graph.has_edge("nic9", "rail1")
+    assert f.graph.edges["chip9", "nvs1"]["lanes"] == 18
+    assert f.graph.edges["chip9", "nvs1"]["bandwidth"] == 450e9
+
+
+@pytest.mark.parametrize("h", [1, 2, 3])
+def test_dragonfly_balanced(h):
+    f = topologies.dragonfly(h)
+    a, p, g = 2 * h, h, 2 * h * h + 1
+    assert f.params["groups"] == g
+    assert f.n_endpoints == g * a * p
+    routers = [n for n, k in f.graph.nodes(data="kind") if k == "switch"]
+    R = f.graph.subgraph(routers)
+    assert nx.diameter(R) <= 3
+    # every pair of groups joined by exactly one global link
+    group = {r: r.split(".")[0] for r in routers}
+    pairs = [tuple(sorted((group[u], group[v]))) for u, v in R.edges if group[u] != group[v]]
+    assert len(pairs) == len(set(pairs)) == g * (g - 1) // 2
+
+
+def test_switched_planes_and_links():
+    f = topologies.switched(8, 4, links=(5, 4, 4, 5), tech="nvlink4")
+    bw = sum(d["bandwidth"] for _, _, d in f.graph.edges("chip3", data=True))
+    assert bw == 450e9
+
+
+@pytest.mark.parametrize("name, n", [("sd200-ultra", 128), ("cluster-128", 128),
+                                     ("dgx-h100", 8), ("nvl72", 72), ("tpu-v4-cube", 64)])
+def test_presets(name, n):
+    f = topologies.build(name)
+    assert f.n_endpoints == n and f.name == name
+    assert f.chip is not None and f.assumptions
+    validate_graph(f.graph)
+    assert all(p.source for p in f.assumptions)
+
+
+def test_sd200_worst_case_latency_is_the_calibration():
+    f = topologies.build("sd200-ultra")
+    path = nx.shortest_path(f.graph, "chip0", f.endpoints[-1])
+    lat = sum(f.graph.edges[a, b]["latency"] for a, b in zip(path, path[1:]))
+    assert len(path) - 1 == 3
+    assert lat == pytest.approx(0.69e-6, rel=1e-12)
+
+
+@pytest.mark.parametrize("spec, family, params", [
+    ("hypermesh:4x4x8", "hypermesh", {"shape": (4, 4, 8)}),
+    ("hypermesh:8x4x4,connect=switch", "hypermesh", {"connect": ("switch",) * 3}),
+    ("hypermesh:4x4,connect=full/ring,links=1/2", "hypermesh",
+     {"connect": ("full", "ring"), "links": (1, 2)}),
+    ("torus:8x8x8", "hypermesh", {"connect": ("ring",) * 3}),
+    ("mesh:4x4x4", "hypermesh", {"connect": ("line",) * 3}),
+    ("fattree:k=8", "fat_tree", {"k": 8}),
+    ("fattree:8", "fat_tree", {"k": 8}),
+    ("leafspine:k=16,over=3", "leaf_spine", {"k": 16, "oversubscription": 3}),
+    ("rail:servers=16,gpus=8", "rail_optimized", {"servers": 16, "gpus_per_server": 8}),
+    ("switch:72", "switched", {"n": 72}),
+    ("dragonfly:h=2", "dragonfly", {"h": 2, "a": 4, "p": 2}),
+])
+def test_spec_strings(spec, family, params):
+    f = topologies.build(spec)
+    assert f.family == family and f.name == spec
+    for key, value in params.items():
+        assert f.params[key] == value
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("warp:4", "unknown topology family or preset 'warp'"),
+    ("hypermesh:4x0x8", "each dimension of shape must be an integer >= 1, got 0"),
+    ("hypermesh:4x-1", "shape"),
+    ("hypermesh:axb", "shape must look like 4x4x8"),
+    ("fattree:k=7", "fat-tree k must be even"),
+    ("fattree:k=0", ">= 1"),
+    ("fattree:k=eight", "k must be an integer"),
+    ("fattree:k=400", "endpoints; the limit is"),
+    ("torus:2048x2048", "the limit is"),
+    ("torus:4x4,colour=red", "unknown option 'colour'"),
+    ("torus:4x4,links=1,links=2", "given twice"),
+    ("hypermesh:4x4,connect=star", "connect must be one of"),
+    ("hypermesh:4x4,hosts=3", "chips_per_host=3 does not divide the 16 chips"),
+    ("hypermesh:4x4,tech=warp", "unknown link technology"),
+    ("switch", "switch needs n"),
+    ("rail:servers=16,spines=5", "spines=5 must divide servers=16"),
+    ("torus:4x4,8", "needs key=value"),
+])
+def test_bad_specs(spec, match):
+    with pytest.raises(SpecError, match=match):
+        topologies.build(spec)
+
+
+def test_spec_must_be_a_string():
+    with pytest.raises(TypeError):
+        topologies.build(42)
