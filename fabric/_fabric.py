@@ -250,3 +250,24 @@ class Fabric:
         except TypeError:
             pass
         raise NodeError(f"{self.name}: no node called {x!r}")
+
+    # -- routing (fabric/_routing.py, fabric/_failures.py) -----------------------------
+
+    @cached_property
+    def router(self):
+        """The :class:`~fabric.Router` for this fabric's default routing policy (cached)."""
+        from ._routing import Router
+
+        return Router(self)
+
+    def route(self, src, dst):
+        """The path from ``src`` to ``dst`` (names or ranks); see :func:`fabric.route`."""
+        from ._routing import route
+
+        return route(self, src, dst)
+
+    def without(self, links=(), chips=()):
+        """A degraded copy with failed links and chips removed; see :func:`fabric.without`."""
+        from ._failures import without
+
+        return without(self, links=links, chips=chips)

@@ -1,0 +1,114 @@
+"""Failures: a degraded copy of a fabric with some links and chips (or switches) removed.
+
+The degraded fabric keeps its family, parameters and routing policy, so the
+same analyses run on it and show what a failure costs: a dimension-order route
+that would cross a dead link falls back to a minimal detour (every shortest
+path of the surviving graph, ECMP), up/down and minimal routing simply lose
+their dead paths, and a pair with no path left raises :class:`~fabric.RoutingError`
+naming the pair. Failed chips leave the endpoint list; the surviving chips keep
+their names, and their ranks are renumbered in the original order.
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("torus:4x4")
+>>> g = f.without(links=[("chip0", "chip1")])
+>>> g.route("chip0", "chip2")
+['chip0', 'chip3', 'chip2']
+>>> f.route("chip0", "chip2")
+['chip0', 'chip1', 'chip2']
+>>> f.without(links=[("chip0", "chip5")])
+Traceback (most recent call last):
+...
+fabric.NodeError: torus:4x4: cannot fail link ('chip0', 'chip5'): there is no such link
+"""
+
+import networkx as nx
+
+from ._errors import NodeError
+
+__all__ = ["without"]
+
+
+def _link_pair(fabric, item):
+    if isinstance(item, str):
+        if "~" in item:
+            parts = item.split("~")
+        else:
+            parts = item.split("-")
+        if len(parts) != 2:
+            raise NodeError(f"{fabric.name}: a failed link is written 'u-v' or 'u~v', got "
+                            f"{item!r}")
+        item = tuple(p.strip() for p in parts)
+    try:
+        u, v = item
+    except (TypeError, ValueError):
+        raise NodeError(f"{fabric.name}: a failed link is a pair of nodes, got {item!r}") from None
+    try:
+        a, b = fabric.node(u), fabric.node(v)
+    except NodeError as e:
+        raise NodeError(f"cannot fail link {item!r}: {e}") from None
+    if not fabric.graph.has_edge(a, b):
+        raise NodeError(f"{fabric.name}: cannot fail link {(a, b)!r}: there is no such link")
+    return a, b
+
+
+def without(fabric, links=(), chips=()):
+    """Return a degraded copy of ``fabric`` with ``links`` and ``chips`` removed.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    links : iterable
+        Failed links, each a pair ``(u, v)`` of node names or ranks, or a string
+        ``"u-v"`` / ``"u~v"``.
+    chips : iterable
+        Failed nodes (names or ranks): chips, or switches; every link of a
+        failed node fails with it.
+
+    Returns
+    -------
+    Fabric
+        Same family, parameters and policy; ``params["failed_links"]`` and
+        ``params["failed_nodes"]`` record what was removed.
+
+    Raises
+    ------
+    NodeError
+        If a link is not in the fabric or a node names nothing, or if every
+        chip would fail.
+    """
+    if isinstance(links, str) or (isinstance(links, tuple) and len(links) == 2
+                                  and not isinstance(links[0], (tuple, list))):
+        links = [links]  # one link given bare
+    if isinstance(chips, (str, int)):
+        chips = [chips]
+    dead_links = [_link_pair(fabric, x) for x in links]
+    dead_nodes = []
+    for x in chips:
+        try:
+            dead_nodes.append(fabric.node(x))
+        except NodeError as e:
+            raise NodeError(f"cannot fail {x!r}: {e}") from None
+    dead = set(dead_nodes)
+    endpoints = tuple(n for n in fabric.endpoints if n not in dead)
+    if not endpoints:
+        raise NodeError(f"{fabric.name}: failing {len(dead)} nodes leaves no chip")
+    H = nx.Graph(fabric.graph)
+    H.remove_edges_from(dead_links)
+    H.remove_nodes_from(dead)
+    nx.freeze(H)
+    domains = {h: tuple(c for c in cs if c not in dead) for h, cs in fabric.domains.items()}
+    domains = {h: cs for h, cs in domains.items() if cs}
+    params = dict(fabric.params)
+    params["failed_links"] = tuple(params.get("failed_links", ())) + tuple(dead_links)
+    params["failed_nodes"] = tuple(params.get("failed_nodes", ())) + tuple(dead_nodes)
+    what = []
+    if dead_links:
+        what.append(f"{len(dead_links)} link{'s' if len(dead_links) != 1 else ''}")
+    if dead_nodes:
+        what.append(f"{len(dead_nodes)} node{'s' if len(dead_nodes) != 1 else ''}")
+    name = fabric.name + (f" without {' and '.join(what)}" if what else "")
+    return type(fabric)(H, endpoints, name=name, family=fabric.family, params=params,
+                        domains=domains, chip=fabric.chip, assumptions=fabric.assumptions,
+                        address_plan=fabric.address_plan)

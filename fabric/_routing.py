@@ -1,0 +1,933 @@
+"""Routing: which links a transaction crosses between two nodes of a fabric.
+
+A :class:`Router` routes pairs of nodes of one :class:`~fabric.Fabric` by that
+fabric's routing *policy*, chosen from its builder family:
+
+``"dimension-order"`` (family ``hypermesh``: tori, meshes, hyper-meshes)
+    Dimensions are corrected in a fixed order, 0 first. Along a ring the
+    shorter way round is taken; when both ways are equally short (a ring of
+    even size, half-way round) the two ways are equal-cost paths: ``loads``
+    splits the bytes evenly between them and ``path`` takes the ``+`` way. A
+    fully connected dimension is one hop, a per-line switch two. On a degraded
+    fabric a pair whose dimension-order path crosses a dead link falls back to
+    the minimal detour (all shortest paths of the surviving graph, ECMP).
+``"up-down"`` (families ``fat_tree``, ``leaf_spine``, ``rail_optimized``, ``switched``)
+    A path climbs towards the top tier, then only descends (valley-free), and
+    is shortest among such paths; chips and NICs never forward. Levels: chip
+    -2, NIC/host/memory -1, switch its ``tier``.
+``"minimal"`` (family ``dragonfly``)
+    Shortest paths that use at most one global (inter-group) link:
+    local, global, local (Kim et al., ISCA 2008).
+``"shortest"`` (any other graph)
+    All shortest paths by hop count; every node forwards.
+
+In every policy ECMP is over the equal-cost paths the policy allows, each
+path carrying an equal share (``ecmp="all"``, the default), or one path per pair
+chosen by a deterministic hash of the pair at each branch (``ecmp="hash"``).
+
+Directed links (the contract every analysis uses): graph edge ``e`` (in
+``fabric.graph.edges`` order) gives link ``2*e`` from ``u`` to ``v`` as the
+edge is listed, and ``2*e+1`` back. Nodes are indices into ``fabric.nodes``.
+
+How the batched forms work. The general engine builds a directed *state
+graph* for the policy (a node may have several states, e.g. climbing or
+descending) and runs, for a batch of sources at once, a breadth-first search
+(:func:`scipy.sparse.csgraph.shortest_path`), path counts level by level
+(sparse products) and the Brandes back-propagation of demand (Brandes, "On
+variants of shortest-path betweenness centrality", Social Networks 2008), so an
+edge ``u -> v`` on the shortest-path DAG of source ``s`` carries
+``sigma_s(u) / sigma_s(v)`` of what flows through ``v``: equal weight per
+path. Sources with a single way out (a chip on one edge switch) are merged into
+that next node, so a fat-tree is routed from its edge switches. Dimension-order
+routing is closed-form per dimension and accumulated with difference arrays.
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("torus:4x4")
+>>> f.router.policy
+'dimension-order'
+>>> route(f, "chip0", "chip10")
+['chip0', 'chip1', 'chip2', 'chip6', 'chip10']
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from ._errors import NodeError, RoutingError
+
+__all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
+
+POLICIES = ("dimension-order", "up-down", "minimal", "shortest")
+ECMP_MODES = ("all", "hash")
+
+_UPDOWN_FAMILIES = frozenset({"fat_tree", "leaf_spine", "rail_optimized", "switched"})
+_DOR_FAMILIES = frozenset({"hypermesh", "torus", "mesh"})
+
+# Work arrays of a batch are kept below about this many float64 entries (32 MiB).
+_BLOCK = 1 << 22
+
+
+def default_policy(fabric):
+    """The policy name a fabric's family implies (see the module docstring)."""
+    if fabric.family in _DOR_FAMILIES and "shape" in fabric.params:
+        return "dimension-order"
+    if fabric.family in _UPDOWN_FAMILIES:
+        return "up-down"
+    if fabric.family == "dragonfly":
+        return "minimal"
+    return "shortest"
+
+
+def _mix(*keys):
+    """A deterministic 64-bit hash of integer arrays (splitmix64 finaliser), as uint64."""
+    with np.errstate(over="ignore"):
+        x = np.uint64(0x9E3779B97F4A7C15)
+        for k in keys:
+            x = x ^ np.asarray(k).astype(np.uint64)
+            x = x * np.uint64(0xBF58476D1CE4E5B9)
+            x = x ^ (x >> np.uint64(31))
+            x = x * np.uint64(0x94D049BB133111EB)
+            x = x ^ (x >> np.uint64(29))
+    return x
+
+
+# -- the state graph of a policy -------------------------------------------------------
+
+
+class _StateGraph:
+    """A directed graph of routing states; each state is a node, each arc a directed link.
+
+    ``node_states[n]`` lists the states of node ``n`` (-1 padded): column 0 is
+    where a route from ``n`` starts; a route to ``n`` ends in whichever of its
+    states is nearest.
+    """
+
+    def __init__(self, n_nodes, state_node, tail, head, link, node_states):
+        self.n_nodes = n_nodes
+        self.state_node = np.asarray(state_node, dtype=np.int64)
+        self.n_states = len(self.state_node)
+        order = np.lexsort((head, tail))
+        self.tail = np.asarray(tail, dtype=np.int64)[order]
+        self.head = np.asarray(head, dtype=np.int64)[order]
+        self.link = np.asarray(link, dtype=np.int64)[order]
+        self.node_states = np.asarray(node_states, dtype=np.int64)
+        S = self.n_states
+        self.indptr = np.searchsorted(self.tail, np.arange(S + 1))
+        self.A = sp.csr_matrix((np.ones(len(self.tail)), (self.tail, self.head)), shape=(S, S))
+        self.AT = self.A.T.tocsr()
+        outdeg = np.diff(self.indptr)
+        # A state with one way out: routes from it may start at the next state.
+        self.single = np.where(outdeg == 1, self.indptr[:-1], -1)
+        by_head = np.argsort(self.head, kind="stable")
+        self.by_head = by_head
+        self.head_sorted = self.head[by_head]
+        self.head_starts = np.flatnonzero(np.r_[True, self.head_sorted[1:] != self.head_sorted[:-1]])
+        self.head_groups = self.head_sorted[self.head_starts]
+
+
+def _all_links(fabric):
+    ea = fabric.edge_arrays
+    E = len(ea.u)
+    tail = np.empty(2 * E, dtype=np.int64)
+    head = np.empty(2 * E, dtype=np.int64)
+    tail[0::2], head[0::2] = ea.u, ea.v
+    tail[1::2], head[1::2] = ea.v, ea.u
+    return tail, head
+
+
+def _shortest_graph(fabric):
+    N = len(fabric.nodes)
+    tail, head = _all_links(fabric)
+    return _StateGraph(N, np.arange(N), tail, head, np.arange(len(tail)),
+                       np.arange(N)[:, None])
+
+
+def _levels(fabric):
+    level = np.empty(len(fabric.nodes))
+    for i, (n, d) in enumerate(fabric.graph.nodes(data=True)):
+        kind = d.get("kind")
+        level[i] = (-2 if kind == "chip" else float(d.get("tier", 0)) if kind == "switch"
+                    else -1)
+    return level
+
+
+def _updown_graph(fabric):
+    """States (n, up) = n and (n, down) = N + n; up arcs climb, down arcs descend."""
+    N = len(fabric.nodes)
+    tail, head = _all_links(fabric)
+    lev = _levels(fabric)
+    link = np.arange(len(tail))
+    up = lev[head] > lev[tail]
+    down = lev[head] < lev[tail]
+    st_t = np.concatenate([tail[up], tail[down], N + tail[down]])
+    st_h = np.concatenate([head[up], N + head[down], N + head[down]])
+    st_l = np.concatenate([link[up], link[down], link[down]])
+    states = np.stack([np.arange(N), N + np.arange(N)], axis=1)
+    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states)
+
+
+def _group_of(fabric):
+    """Dragonfly group of each node (routers ``r{g}.{i}``; chips take their router's)."""
+    N = len(fabric.nodes)
+    group = np.full(N, -1, dtype=np.int64)
+    idx = fabric.node_index
+    for n, d in fabric.graph.nodes(data=True):
+        if "group" in d:
+            group[idx[n]] = int(d["group"])
+        elif d.get("kind") == "switch" and isinstance(n, str) and n.startswith("r") and "." in n:
+            group[idx[n]] = int(n[1:].split(".")[0])
+    for n, d in fabric.graph.nodes(data=True):
+        if group[idx[n]] < 0:
+            gs = {int(group[idx[m]]) for m in fabric.graph[n] if group[idx[m]] >= 0}
+            if len(gs) == 1:
+                group[idx[n]] = gs.pop()
+    return group
+
+
+def _minimal_graph(fabric):
+    """Dragonfly minimal routing: phase 0 before the global hop, phase 1 after it."""
+    N = len(fabric.nodes)
+    tail, head = _all_links(fabric)
+    link = np.arange(len(tail))
+    g = _group_of(fabric)
+    is_global = (g[tail] != g[head]) & (g[tail] >= 0) & (g[head] >= 0)
+    loc = ~is_global
+    st_t = np.concatenate([tail[loc], N + tail[loc], tail[is_global]])
+    st_h = np.concatenate([head[loc], N + head[loc], N + head[is_global]])
+    st_l = np.concatenate([link[loc], link[loc], link[is_global]])
+    states = np.stack([np.arange(N), N + np.arange(N)], axis=1)
+    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states)
+
+
+# -- the general engine: BFS + path counts + Brandes accumulation ------------------------
+
+
+class _Engine:
+    """ECMP routing over a :class:`_StateGraph` (see the module docstring)."""
+
+    def __init__(self, fabric, sg, link_latency, n_links, names):
+        self.f = fabric
+        self.sg = sg
+        self.arc_lat = link_latency[sg.link]
+        self.n_links = n_links
+        self.names = names
+
+    # distances from a batch of start states
+    def dist(self, states):
+        D = csgraph.shortest_path(self.sg.A, directed=True, unweighted=True,
+                                  indices=np.asarray(states))
+        return np.atleast_2d(D)
+
+    def _targets(self, D, rows, dst_nodes, src_nodes):
+        """Per pair, the nearest state of the destination node; raise if unreachable."""
+        cand = self.sg.node_states[dst_nodes]  # (P, m)
+        dd = np.where(cand >= 0, D[rows[:, None], np.maximum(cand, 0)], np.inf)
+        k = np.argmin(dd, axis=1)
+        best = dd[np.arange(len(k)), k]
+        bad = ~np.isfinite(best)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise RoutingError(
+                f"{self.f.name}: no route from {self.names[int(src_nodes[i])]!r} to "
+                f"{self.names[int(dst_nodes[i])]!r}")
+        return cand[np.arange(len(k)), k], best
+
+    def _sigma(self, D, starts):
+        b, S = D.shape
+        sigma = np.zeros((b, S))
+        sigma[np.arange(b), starts] = 1.0
+        finite = np.isfinite(D)
+        maxd = int(D[finite].max()) if finite.any() else 0
+        At = self.sg.AT
+        for lev in range(maxd):
+            M = np.where(D == lev, sigma, 0.0)
+            T = (At @ M.T).T
+            sigma += np.where(D == lev + 1, T, 0.0)
+        return sigma, maxd
+
+    def _batches(self, n, per_row):
+        step = max(1, _BLOCK // max(per_row, 1))
+        for i in range(0, n, step):
+            yield slice(i, min(n, i + step))
+
+    def loads(self, src, dst, w, out):
+        """Add the bytes of pairs (src[i] -> dst[i], w[i]) to ``out`` (per directed link)."""
+        sg = self.sg
+        keep = (src != dst) & (w != 0)
+        src, dst, w = src[keep], dst[keep], w[keep]
+        if len(src) == 0:
+            return out
+        start = sg.node_states[src, 0]
+        orig_src = src
+        one = sg.single[start]
+        hop = one >= 0
+        if hop.any():
+            # merge single-homed sources into their next state (bytes leave on that link)
+            np.add.at(out, sg.link[one[hop]], w[hop])
+            start = start.copy()
+            start[hop] = sg.head[one[hop]]
+            arrived = hop & (sg.state_node[start] == dst)
+            if arrived.any():
+                start, dst, w, orig_src = (start[~arrived], dst[~arrived], w[~arrived],
+                                           orig_src[~arrived])
+        uniq, inv = np.unique(start, return_inverse=True)
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
+        width = max(sg.n_states, len(sg.tail))
+        for bs in self._batches(len(uniq), 3 * width):
+            batch = uniq[bs]
+            sel = order[bounds[bs.start]:bounds[bs.stop]]
+            rows = inv[sel] - bs.start
+            D = self.dist(batch)
+            tstate, _ = self._targets(D, rows, dst[sel], orig_src[sel])
+            b = len(batch)
+            dem = np.bincount(rows * sg.n_states + tstate, weights=w[sel],
+                              minlength=b * sg.n_states).reshape(b, sg.n_states)
+            sigma, maxd = self._sigma(D, batch)
+            A = sg.A
+            for lev in range(maxd, 0, -1):
+                R = np.where(D == lev, dem / np.where(sigma > 0, sigma, 1.0), 0.0)
+                P = (A @ R.T).T
+                dem += np.where(D == lev - 1, sigma * P, 0.0)
+            R = dem / np.where(sigma > 0, sigma, 1.0)
+            on_dag = D[:, sg.head] == D[:, sg.tail] + 1
+            arc = np.where(on_dag, sigma[:, sg.tail] * R[:, sg.head], 0.0).sum(axis=0)
+            out += np.bincount(sg.link, weights=arc, minlength=self.n_links)
+        return out
+
+    def _maxlat(self, D, starts):
+        """Largest latency over the shortest (ECMP) paths from each start state."""
+        sg = self.sg
+        lat = np.where(D == 0, 0.0, -np.inf)
+        finite = np.isfinite(D)
+        maxd = int(D[finite].max()) if finite.any() else 0
+        t = sg.tail[sg.by_head]
+        h = sg.head_sorted
+        al = self.arc_lat[sg.by_head]
+        for lev in range(1, maxd + 1):
+            valid = (D[:, t] == lev - 1) & (D[:, h] == lev)
+            cand = np.where(valid, lat[:, t] + al, -np.inf)
+            m = np.maximum.reduceat(cand, sg.head_starts, axis=1)
+            cols = sg.head_groups
+            lat[:, cols] = np.where(D[:, cols] == lev, m, lat[:, cols])
+        return lat
+
+    def hops_latency(self, src, dst, want_latency=True):
+        sg = self.sg
+        hops = np.zeros(len(src), dtype=np.int64)
+        lat = np.zeros(len(src))
+        start = sg.node_states[src, 0]
+        uniq, inv = np.unique(start, return_inverse=True)
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
+        width = max(sg.n_states, len(sg.tail))
+        for bs in self._batches(len(uniq), 3 * width):
+            batch = uniq[bs]
+            sel = order[bounds[bs.start]:bounds[bs.stop]]
+            rows = inv[sel] - bs.start
+            D = self.dist(batch)
+            tstate, best = self._targets(D, rows, dst[sel], src[sel])
+            hops[sel] = best.astype(np.int64)
+            if want_latency:
+                L = self._maxlat(D, batch)
+                lat[sel] = L[rows, tstate]
+        return hops, lat
+
+    def path(self, s, t):
+        """The hash-chosen shortest path from node s to node t, as (nodes, links)."""
+        sg = self.sg
+        start = sg.node_states[s, 0]
+        D = self.dist([start])
+        tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), np.array([t]), np.array([s]))
+        tstate = int(tstate[0])
+        Dt = csgraph.shortest_path(sg.AT, directed=True, unweighted=True, indices=[tstate])[0]
+        cur, nodes, links, hop = int(start), [int(s)], [], 0
+        while cur != tstate:
+            arcs = np.arange(sg.indptr[cur], sg.indptr[cur + 1])
+            arcs = arcs[Dt[sg.head[arcs]] == Dt[cur] - 1]
+            pick = int(_mix(s, t, hop)[()] % np.uint64(len(arcs)))
+            a = arcs[pick]
+            cur = int(sg.head[a])
+            nodes.append(int(sg.state_node[cur]))
+            links.append(int(sg.link[a]))
+            hop += 1
+        return nodes, links
+
+    def hash_loads(self, src, dst, w, out):
+        """Loads when each pair takes its one hash-chosen path (vectorised over pairs)."""
+        sg = self.sg
+        keep = (src != dst) & (w != 0)
+        src, dst, w = src[keep], dst[keep], w[keep]
+        if len(src) == 0:
+            return out
+        start = sg.node_states[src, 0]
+        # destination state: nearest one from the source (needs distances from sources)
+        tstate = np.empty(len(src), dtype=np.int64)
+        uniq, inv = np.unique(start, return_inverse=True)
+        for bs in self._batches(len(uniq), sg.n_states):
+            sel = np.flatnonzero((inv >= bs.start) & (inv < bs.stop))
+            D = self.dist(uniq[bs])
+            tstate[sel], _ = self._targets(D, inv[sel] - bs.start, dst[sel], src[sel])
+        deg = np.diff(sg.indptr)
+        maxdeg = int(deg.max()) if len(deg) else 0
+        tu, tinv = np.unique(tstate, return_inverse=True)
+        for bs in self._batches(len(tu), sg.n_states):
+            sel = np.flatnonzero((tinv >= bs.start) & (tinv < bs.stop))
+            Dt = np.atleast_2d(csgraph.shortest_path(sg.AT, directed=True, unweighted=True,
+                                                     indices=tu[bs]))
+            row = tinv[sel] - bs.start
+            cur = start[sel].copy()
+            s_, t_, w_ = src[sel], dst[sel], w[sel]
+            hop = 0
+            active = cur != tstate[sel]
+            while active.any():
+                a_idx = np.flatnonzero(active)
+                c = cur[a_idx]
+                r = row[a_idx]
+                offs = sg.indptr[c][:, None] + np.arange(maxdeg)[None, :]
+                ok = np.arange(maxdeg)[None, :] < deg[c][:, None]
+                offs = np.where(ok, offs, 0)
+                good = ok & (Dt[r[:, None], sg.head[offs]] == (Dt[r, c] - 1)[:, None])
+                cnt = good.sum(axis=1)
+                pick = (_mix(s_[a_idx], t_[a_idx], np.full(len(a_idx), hop))
+                        % cnt.astype(np.uint64)).astype(np.int64)
+                rank = np.cumsum(good, axis=1) - 1
+                col = np.argmax(good & (rank == pick[:, None]), axis=1)
+                arc = offs[np.arange(len(a_idx)), col]
+                out += np.bincount(sg.link[arc], weights=w_[a_idx], minlength=self.n_links)
+                cur[a_idx] = sg.head[arc]
+                active = cur != tstate[sel]
+                hop += 1
+        return out
+
+
+# -- dimension-order routing on hyper-meshes ---------------------------------------------
+
+
+class _DimOrder:
+    """Closed-form dimension-order routing on a hypermesh / torus / mesh fabric."""
+
+    def __init__(self, fabric, link_latency, n_links, fallback):
+        self.f = fabric
+        self.fallback = fallback  # an _Engine for detours on degraded fabrics
+        self.n_links = n_links
+        shape = tuple(int(s) for s in fabric.params["shape"])
+        connect = fabric.params.get("connect", "full")
+        if isinstance(connect, str):
+            connect = (connect,) * len(shape)
+        self.shape, self.connect = shape, tuple(connect)
+        self.ndim = len(shape)
+        self.strides = np.cumprod((1,) + shape[:-1]).astype(np.int64)
+        n = int(np.prod(shape))
+        self.n_slots = n
+        N = len(fabric.nodes)
+        idx = fabric.node_index
+        self.slot_node = np.full(n, -1, dtype=np.int64)
+        self.node_slot = np.full(N, -1, dtype=np.int64)
+        for node, c in fabric.graph.nodes(data="coord"):
+            if c is None or fabric.graph.nodes[node].get("kind") != "chip":
+                continue
+            slot = int(np.dot(np.asarray(c, dtype=np.int64), self.strides))
+            self.slot_node[slot] = idx[node]
+            self.node_slot[idx[node]] = slot
+        ea = fabric.edge_arrays
+        lat = link_latency
+        self.lat = lat
+        # per dimension: line index of each slot, and link tables
+        self.line_of, self.tables = [], []
+        coords = np.stack(np.unravel_index(np.arange(n), shape, order="F"), axis=1)
+        self.coords = coords
+        ns = self.node_slot
+        for d, (s, c) in enumerate(zip(shape, self.connect)):
+            base = np.arange(n) - coords[:, d] * self.strides[d]
+            lines, line_of = np.unique(base, return_inverse=True)
+            self.line_of.append(line_of)
+            L = len(lines)
+            tab = {}
+            if c in ("ring", "line"):
+                plus = np.full((L, s), -1, dtype=np.int64)
+                minus = np.full((L, s), -1, dtype=np.int64)
+                tab["plus"], tab["minus"] = plus, minus
+            elif c == "full":
+                tab["pair"] = np.full((L, s, s), -1, dtype=np.int64)
+            elif c == "switch":
+                tab["up"] = np.full((L, s), -1, dtype=np.int64)
+                tab["down"] = np.full((L, s), -1, dtype=np.int64)
+                tab["switch"] = np.full(L, -1, dtype=np.int64)
+            else:
+                raise RoutingError(f"{fabric.name}: unknown connect {c!r} in dimension {d}")
+            self.tables.append(tab)
+        for e in range(len(ea.u)):
+            u, v = int(ea.u[e]), int(ea.v[e])
+            su, sv = ns[u], ns[v]
+            if su >= 0 and sv >= 0:
+                diff = np.flatnonzero(coords[su] != coords[sv])
+                if len(diff) != 1:
+                    continue
+                d = int(diff[0])
+                tab, s = self.tables[d], shape[d]
+                line = self.line_of[d][su]
+                p, q = int(coords[su, d]), int(coords[sv, d])
+                if "pair" in tab:
+                    tab["pair"][line, p, q] = 2 * e
+                    tab["pair"][line, q, p] = 2 * e + 1
+                    continue
+                for (a, b, l_ab, l_ba) in ((p, q, 2 * e, 2 * e + 1), (q, p, 2 * e + 1, 2 * e)):
+                    if b == (a + 1) % s and (self.connect[d] == "ring" or b == a + 1):
+                        tab["plus"][line, a] = l_ab
+                        tab["minus"][line, b] = l_ba
+            elif su >= 0 or sv >= 0:
+                chip_end, sw, l_up, l_dn = ((su, v, 2 * e, 2 * e + 1) if su >= 0
+                                            else (sv, u, 2 * e + 1, 2 * e))
+                for d, c in enumerate(self.connect):
+                    if c == "switch":
+                        tab = self.tables[d]
+                        line = self.line_of[d][chip_end]
+                        if tab["switch"][line] in (-1, sw):
+                            tab["switch"][line] = sw
+                            p = int(coords[chip_end, d])
+                            tab["up"][line, p] = l_up
+                            tab["down"][line, p] = l_dn
+                            break
+        # prefix sums of latency and of dead links along ring/line directions
+        for d, tab in enumerate(self.tables):
+            if "plus" in tab:
+                for key in ("plus", "minus"):
+                    t2 = np.concatenate([tab[key], tab[key]], axis=1)
+                    dead = (t2 < 0).astype(np.float64)
+                    la = np.where(t2 >= 0, lat[np.maximum(t2, 0)], 0.0)
+                    z = np.zeros((t2.shape[0], 1))
+                    tab[key + "_lat"] = np.concatenate([z, np.cumsum(la, axis=1)], axis=1)
+                    tab[key + "_dead"] = np.concatenate([z, np.cumsum(dead, axis=1)], axis=1)
+
+    # --- per-dimension segments -----------------------------------------------------
+
+    def _slots(self, nodes):
+        s = self.node_slot[nodes]
+        if (s < 0).any():
+            bad = int(nodes[np.flatnonzero(s < 0)[0]])
+            raise RoutingError(f"{self.f.name}: dimension-order routing routes between chips; "
+                               f"{self.f.nodes[bad]!r} is not a chip of the grid")
+        return s
+
+    def _segments(self, a_slot, b_slot):
+        """Yield, per dimension, (d, line, a, b) of the pairs' dimension-order moves."""
+        cur = a_slot.copy()
+        for d in range(self.ndim):
+            a = self.coords[cur, d]
+            b = self.coords[b_slot, d]
+            line = self.line_of[d][cur]
+            yield d, line, a, b
+            cur = cur + (b - a) * self.strides[d]
+
+    def _ring_moves(self, d, a, b):
+        """Steps and direction fractions along ring/line dimension d: (m_plus, m_minus, fp)."""
+        s = self.shape[d]
+        if self.connect[d] == "line":
+            mp = np.maximum(b - a, 0)
+            mm = np.maximum(a - b, 0)
+            fp = (b > a).astype(float)
+            return mp, mm, fp
+        delta = (b - a) % s
+        mp = delta
+        mm = (s - delta) % s
+        fp = np.where(2 * delta < s, 1.0, np.where(2 * delta == s, 0.5, 0.0))
+        fp = np.where(delta == 0, 0.0, fp)
+        return mp, mm, fp
+
+    def _seg_sum(self, tab, key, line, start, m):
+        P = tab[key]
+        return P[line, start + m] - P[line, start]
+
+    def evaluate(self, src, dst, w=None, out=None):
+        """Hops, latency (max over the tie ways), dead-path flag; loads into ``out`` if given."""
+        a_slot, b_slot = self._slots(src), self._slots(dst)
+        P = len(src)
+        hops = np.zeros(P, dtype=np.int64)
+        lat = np.zeros(P)
+        dead = np.zeros(P, dtype=bool)
+        pending = []  # load contributions, applied only for pairs with no dead link
+        for d, line, a, b in self._segments(a_slot, b_slot):
+            tab, s, c = self.tables[d], self.shape[d], self.connect[d]
+            move = a != b
+            if c in ("ring", "line"):
+                mp, mm, fp = self._ring_moves(d, a, b)
+                start_m = (a - mm + 1) % s if c == "ring" else a - mm + 1
+                start_m = np.where(mm > 0, start_m, 0)
+                dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
+                dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
+                lp = self._seg_sum(tab, "plus_lat", line, a, mp)
+                lm = self._seg_sum(tab, "minus_lat", line, start_m, mm)
+                # ECMP drops a dead way at a tie; otherwise a dead way is a dead route
+                tie = fp == 0.5
+                fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
+                use_p, use_m = fp > 0, fp < 1
+                dead |= move & ((use_p & dp) | (use_m & dm))
+                hops += np.where(fp > 0, mp, mm) * move
+                lat += np.where(use_p & use_m, np.maximum(lp, lm), np.where(use_p, lp, lm)) * move
+                if w is not None:
+                    pending.append((d, "ring", line, a, start_m, mp, mm, fp, move))
+            elif c == "full":
+                lk = tab["pair"][line, a, b]
+                dead |= move & (lk < 0)
+                hops += move
+                lat += np.where(move & (lk >= 0), self.lat[np.maximum(lk, 0)], 0.0)
+                if w is not None:
+                    pending.append((d, "links", lk, move))
+            else:  # switch
+                up = tab["up"][line, a]
+                dn = tab["down"][line, b]
+                dead |= move & ((up < 0) | (dn < 0))
+                hops += 2 * move
+                lat += np.where(move, self.lat[np.maximum(up, 0)] + self.lat[np.maximum(dn, 0)],
+                                0.0)
+                if w is not None:
+                    pending.append((d, "links", up, move))
+                    pending.append((d, "links", dn, move))
+        if w is not None:
+            ok = ~dead
+            for item in pending:
+                if item[1] == "links":
+                    _, _, lk, move = item
+                    m = move & ok
+                    out += np.bincount(lk[m], weights=w[m], minlength=self.n_links)
+                else:
+                    _, _, line, a, start_m, mp, mm, fp, move = item
+                    self._ring_loads(item[0], line, a, start_m, mp, mm, fp, w * (move & ok), out)
+        return hops, lat, dead
+
+    def _ring_loads(self, d, line, a, start_m, mp, mm, fp, w, out):
+        tab, s = self.tables[d], self.shape[d]
+        L = tab["plus"].shape[0]
+        width = 2 * s + 1
+        for key, start, m, frac in (("plus", a, mp, fp), ("minus", start_m, mm, 1.0 - fp)):
+            wt = w * frac
+            sel = (wt != 0) & (m > 0)
+            if not sel.any():
+                continue
+            base = line[sel] * width
+            diff = (np.bincount(base + start[sel], weights=wt[sel], minlength=L * width)
+                    - np.bincount(base + start[sel] + m[sel], weights=wt[sel],
+                                  minlength=L * width))
+            acc = np.cumsum(diff.reshape(L, width), axis=1)[:, :2 * s]
+            acc = acc[:, :s] + acc[:, s:]
+            tl = tab[key]
+            valid = tl >= 0
+            out += np.bincount(tl[valid], weights=acc[valid], minlength=self.n_links)
+
+    def path(self, s, t):
+        a_slot, b_slot = self._slots(np.array([s])), self._slots(np.array([t]))
+        links = []
+        for d, line, a, b in self._segments(a_slot, b_slot):
+            tab, sz, c = self.tables[d], self.shape[d], self.connect[d]
+            line, a, b = int(line[0]), int(a[0]), int(b[0])
+            if a == b:
+                continue
+            if c in ("ring", "line"):
+                mp, mm, fp = self._ring_moves(d, np.array([a]), np.array([b]))
+                plus = fp[0] >= 0.5
+                if fp[0] == 0.5:  # tie: + unless + is dead and - alive
+                    dp = self._seg_sum(tab, "plus_dead", line, a, int(mp[0])) > 0
+                    plus = not dp
+                steps, key, dirn = (int(mp[0]), "plus", 1) if plus else (int(mm[0]), "minus", -1)
+                p = a
+                for _ in range(steps):
+                    links.append(int(tab[key][line, p]))
+                    p = (p + dirn) % sz
+            elif c == "full":
+                links.append(int(tab["pair"][line, a, b]))
+            else:
+                links += [int(tab["up"][line, a]), int(tab["down"][line, b])]
+        return links
+
+
+# -- the router --------------------------------------------------------------------------
+
+
+class Router:
+    """Routes pairs of nodes of one fabric by its policy (see the module docstring).
+
+    Get one from :attr:`fabric.Fabric.router` (cached), or construct one to
+    choose the policy or the ECMP mode.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    policy : str, optional
+        One of :data:`POLICIES`. Default: the one the fabric's family implies.
+    ecmp : {"all", "hash"}
+        ``"all"``: every equal-cost path carries an equal share of a pair's
+        bytes. ``"hash"``: each pair uses one path, chosen at every branch by a
+        deterministic hash of (source, destination, hop).
+
+    Attributes
+    ----------
+    link_tail, link_head : ndarray of int64, shape (2E,)
+        Node indices of each directed link's ends.
+    link_bandwidth : ndarray, shape (2E,)
+        Bytes per second of each directed link.
+    link_latency : ndarray, shape (2E,)
+        Seconds, one way.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("fattree:k=4")
+    >>> r = f.router
+    >>> r.policy, len(r.link_tail) == 2 * f.graph.number_of_edges()
+    ('up-down', True)
+    >>> i = f.endpoint_indices
+    >>> int(r.hops(i[:1], i[-1:])[0])
+    6
+    >>> loads = r.loads(i[:1], i[-1:], 1000.0)   # four equal-cost paths, 250 B each
+    >>> sorted(set(loads[loads > 0].round(3).tolist()))
+    [250.0, 500.0, 1000.0]
+    """
+
+    def __init__(self, fabric, policy=None, ecmp="all"):
+        if policy is None:
+            policy = default_policy(fabric)
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        if ecmp not in ECMP_MODES:
+            raise ValueError(f"ecmp must be one of {', '.join(ECMP_MODES)}, got {ecmp!r}")
+        if policy == "dimension-order" and "shape" not in fabric.params:
+            raise RoutingError(f"{fabric.name}: dimension-order routing needs a hypermesh "
+                               f"fabric with params['shape']")
+        self.fabric = fabric
+        self.policy = policy
+        self.ecmp = ecmp
+        ea = fabric.edge_arrays
+        self.link_tail, self.link_head = _all_links(fabric)
+        self.link_bandwidth = np.repeat(np.asarray(ea.bandwidth, dtype=float), 2)
+        self.link_latency = np.repeat(np.asarray(ea.latency, dtype=float), 2)
+        for a in (self.link_tail, self.link_head, self.link_bandwidth, self.link_latency):
+            a.flags.writeable = False
+        self.n_links = len(self.link_tail)
+        self._names = fabric.nodes
+        builders = {"up-down": _updown_graph, "minimal": _minimal_graph,
+                    "shortest": _shortest_graph, "dimension-order": _shortest_graph}
+        self._engine = _Engine(fabric, builders[policy](fabric), self.link_latency,
+                               self.n_links, self._names)
+        self._dor = (_DimOrder(fabric, self.link_latency, self.n_links, self._engine)
+                     if policy == "dimension-order" else None)
+
+    def __repr__(self):
+        return f"Router({self.fabric.name!r}, policy={self.policy!r}, ecmp={self.ecmp!r})"
+
+    # -- input handling --------------------------------------------------------------
+
+    def _nodes(self, x, what):
+        a = np.asarray(x)
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
+        a = np.atleast_1d(a).astype(np.int64, copy=False)
+        N = len(self._names)
+        if a.size and (a.min() < 0 or a.max() >= N):
+            bad = int(a[(a < 0) | (a >= N)][0])
+            raise NodeError(f"{self.fabric.name}: {what} holds node index {bad}, "
+                            f"outside 0..{N - 1}")
+        return a
+
+    def _pairs(self, src, dst, nbytes=None):
+        s = self._nodes(src, "src")
+        d = self._nodes(dst, "dst")
+        try:
+            s, d = np.broadcast_arrays(s, d)
+        except ValueError:
+            raise ValueError(f"src and dst must have the same length, got {s.shape} and "
+                             f"{d.shape}") from None
+        if nbytes is None:
+            return s, d
+        w = np.asarray(nbytes, dtype=float)
+        if w.ndim and w.shape != s.shape:
+            raise ValueError(f"nbytes must be a scalar or have the length of src ({len(s)}), "
+                             f"got shape {w.shape}")
+        if (w < 0).any() or not np.isfinite(w).all():
+            raise ValueError("nbytes must be finite and >= 0")
+        return s, d, np.broadcast_to(w, s.shape)
+
+    # -- the contract ----------------------------------------------------------------
+
+    def _dor_split(self, s, d):
+        """Evaluate dimension-order routing; return (hops, lat, dead mask)."""
+        return self._dor.evaluate(s, d)
+
+    def loads(self, src, dst, nbytes):
+        """Bytes each directed link carries when every pair ``src[i] -> dst[i]`` sends ``nbytes``.
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Node indices (``fabric.node_index``); broadcast against each other.
+        nbytes : float or array_like
+            Bytes per pair (a scalar or one per pair). A pair with ``src == dst``
+            loads no link.
+
+        Returns
+        -------
+        ndarray, shape (2E,)
+        """
+        s, d, w = self._pairs(src, dst, nbytes)
+        out = np.zeros(self.n_links)
+        w = np.ascontiguousarray(w, dtype=float)
+        if self._dor is not None:
+            step = max(1, _BLOCK // 8)
+            for i in range(0, len(s), step):
+                ss, dd, ww = s[i:i + step], d[i:i + step], w[i:i + step]
+                _, _, dead = self._dor.evaluate(ss, dd, ww, out)
+                if dead.any():
+                    self._engine.loads(ss[dead], dd[dead], ww[dead], out)
+            return out
+        if self.ecmp == "hash":
+            return self._engine.hash_loads(s, d, w, out)
+        return self._engine.loads(s, d, w, out)
+
+    def loads_matrix(self, matrix):
+        """Link loads of a traffic matrix between endpoints (rank x rank, bytes).
+
+        ``matrix`` is a dense array, a scipy sparse matrix, or an object with
+        ``shape`` and ``rows(start, stop)`` returning a dense block of rows; it is
+        processed in blocks of rows so a large uniform matrix need not be stored.
+        """
+        n = self.fabric.n_endpoints
+        shape = getattr(matrix, "shape", None)
+        if shape is None or tuple(shape) != (n, n):
+            raise ValueError(f"matrix must be {n} x {n} (ranks of {self.fabric.name}), "
+                             f"got shape {shape}")
+        ep = self.fabric.endpoint_indices
+        out = np.zeros(self.n_links)
+        step = max(1, _BLOCK // max(n, 1))
+        for r0 in range(0, n, step):
+            r1 = min(n, r0 + step)
+            if hasattr(matrix, "rows"):
+                block = np.asarray(matrix.rows(r0, r1), dtype=float)
+            elif sp.issparse(matrix):
+                block = matrix[r0:r1].toarray()
+            else:
+                block = np.asarray(matrix[r0:r1], dtype=float)
+            rr, cc = np.nonzero(block)
+            if len(rr) == 0:
+                continue
+            out += self.loads(ep[r0 + rr], ep[cc], block[rr, cc])
+        return out
+
+    def hops(self, src, dst):
+        """Hops (links crossed) from ``src[i]`` to ``dst[i]``, as an int64 array."""
+        s, d = self._pairs(src, dst)
+        return self._hops_latency(s, d, want_latency=False)[0]
+
+    def latency(self, src, dst):
+        """One-way path latency in seconds: the sum of link latencies along the path.
+
+        Where the ECMP paths of a pair differ in latency, the largest is returned.
+        """
+        s, d = self._pairs(src, dst)
+        return self._hops_latency(s, d)[1]
+
+    def _hops_latency(self, s, d, want_latency=True):
+        if self._dor is not None:
+            hops, lat, dead = self._dor.evaluate(s, d)
+            if dead.any():
+                h2, l2 = self._engine.hops_latency(s[dead], d[dead], want_latency)
+                hops[dead], lat[dead] = h2, l2
+            return hops, lat
+        return self._engine.hops_latency(s, d, want_latency)
+
+    def path_links(self, src, dst):
+        """The directed links of :meth:`path`, in order."""
+        s, d = self._pairs(src, dst)
+        if s.size != 1:
+            raise ValueError("path_links routes one pair; use loads/hops for many")
+        s, d = int(s[0]), int(d[0])
+        if s == d:
+            return []
+        if self._dor is not None:
+            _, _, dead = self._dor.evaluate(np.array([s]), np.array([d]))
+            if not dead[0]:
+                return self._dor.path(s, d)
+        return self._engine.path(s, d)[1]
+
+    def path(self, src, dst):
+        """The nodes of the deterministic path from ``src`` to ``dst`` (node indices in, names out).
+
+        For dimension-order routing the dimension-order path (``+`` way at a
+        tie); otherwise the equal-cost path chosen by the deterministic hash.
+        """
+        links = self.path_links(src, dst)
+        s = int(self._nodes(src, "src")[0])
+        nodes = [self._names[s]]
+        nodes += [self._names[int(self.link_head[k])] for k in links]
+        return nodes
+
+    def link_index(self, u, v):
+        """The directed link from node ``u`` to node ``v`` (names or ranks), or NodeError."""
+        f = self.fabric
+        a, b = f.node(u), f.node(v)
+        G = f.graph
+        if not G.has_edge(a, b):
+            raise NodeError(f"{f.name}: there is no link between {a!r} and {b!r}")
+        e = self._edge_number[(a, b) if (a, b) in self._edge_number else (b, a)]
+        ia = f.node_index[a]
+        return 2 * e if int(f.edge_arrays.u[e]) == ia else 2 * e + 1
+
+    @property
+    def _edge_number(self):
+        if not hasattr(self, "_edge_no"):
+            self._edge_no = {(a, b): e for e, (a, b) in enumerate(self.fabric.graph.edges)}
+        return self._edge_no
+
+    def link_name(self, k):
+        """``(tail, head)`` node names of directed link ``k``."""
+        return self._names[int(self.link_tail[k])], self._names[int(self.link_head[k])]
+
+
+def route(fabric, src, dst):
+    """The path from ``src`` to ``dst`` on ``fabric`` by its routing policy.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    src, dst : node name or rank
+        Anything :meth:`Fabric.node` accepts (``"chip3"``, ``3``, ``"rank:3"``).
+
+    Returns
+    -------
+    list
+        Node names from ``src`` to ``dst``.
+
+    Raises
+    ------
+    NodeError
+        If ``src`` or ``dst`` names no node.
+    RoutingError
+        If no path remains between them.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> route(topologies.build("sd200-ultra"), 0, 127)
+    ['chip0', 'chip7', 'chip31', 'chip127']
+    """
+    a, b = fabric.node(src), fabric.node(dst)
+    idx = fabric.node_index
+    return fabric.router.path(idx[a], idx[b])
+
+
+def route_many(fabric, src, dst):
+    """Hops and one-way latency (s) of many pairs (names or ranks): ``(hops, latency)`` arrays.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("sd200-ultra")
+    >>> h, t = route_many(f, [0, 0], [1, 127])
+    >>> h.tolist(), (t * 1e9).round().tolist()
+    ([1, 3], [230.0, 690.0])
+    """
+    idx = fabric.node_index
+    s = np.array([idx[fabric.node(x)] for x in src], dtype=np.int64)
+    d = np.array([idx[fabric.node(x)] for x in dst], dtype=np.int64)
+    return fabric.router._hops_latency(s, d)

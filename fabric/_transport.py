@@ -1,0 +1,206 @@
+"""Transports: how a chip reaches remote memory, as named parameter sets with sources.
+
+Two paradigms on the same graph (DESIGN.md s.1):
+
+``"loadstore"``
+    Memory-semantic load/store (Co-Fabric, NVLink, UALink): the requester
+    translates the address (a shadow window / ZMMU lookup), the transaction is
+    forwarded hop by hop by address, the responder checks permission. No
+    software and no NIC on the path.
+``"rdma"``
+    Message passing through NICs (InfiniBand / RoCE verbs): software posts a
+    work request, the sending NIC fetches it and the payload over PCIe and
+    packetizes, the receiving NIC writes the payload to memory, software sees a
+    completion; optionally the payload is staged through a registered bounce
+    buffer (a copy on each side).
+
+Every field is a named number with its unit and source (see
+:meth:`Transport.parameters`). Latency figures for these mechanisms are rarely
+published per stage; where a figure is an assumption its source says so, and
+the RDMA stages are calibrated together against one published end-to-end
+figure rather than sourced one by one.
+
+Examples
+--------
+>>> t = transport("rdma")
+>>> round(t.per_message_overhead * 1e6, 2)       # software + both NICs, seconds -> us
+1.45
+>>> round(transport("loadstore").per_message_overhead * 1e9)   # translation + check, ns
+30
+>>> transport("carrier-pigeon")
+Traceback (most recent call last):
+...
+ValueError: unknown transport 'carrier-pigeon'; known: loadstore, rdma
+"""
+
+import dataclasses
+import math
+
+from ._params import Parameter
+
+__all__ = ["TRANSPORTS", "Transport", "transport"]
+
+_SOURCES = {
+    "requester_translation": (
+        "assumption: a shadow-window / requester-ZMMU lookup that hits its translation cache, "
+        "a few pipeline stages (~20 ns); no vendor publishes the figure (REFERENCES.md s.3 "
+        "describes the mechanism: PCIe NTB windows, Gen-Z requester ZMMU)"),
+    "responder_check": (
+        "assumption: a responder access-key / permission compare (Gen-Z responder ZMMU, "
+        "REFERENCES.md s.3), ~10 ns"),
+    "ls_max_payload": (
+        "UALink 1.0: reads/writes/atomics of 64-256 B per transaction (REFERENCES.md s.1, "
+        "second-hand); 256 B taken as the largest payload per packet"),
+    "ls_header": (
+        "assumption: 16 B of transaction header per packet (address, opcode, tags), the order "
+        "of a UALink/PCIe TLP header (PCIe TLP header 12-16 B)"),
+    "software_post": (
+        "calibrated (stage split an assumption): building a work request and ringing the "
+        "doorbell, ~150 ns; with nic_tx, nic_rx, completion and a one-switch InfiniBand path "
+        "(2 x 130 ns) the sum is 1.71 us, inside the 1.7-1.8 us small-message RDMA latency "
+        "through a NIC pair (NVIDIA perftest guidance, second-hand; REFERENCES.md s.1)"),
+    "nic_tx": (
+        "calibrated (see software_post): the sending NIC fetches the work request and the "
+        "payload over PCIe (two PCIe round trips) and packetizes, ~550 ns"),
+    "nic_rx": (
+        "calibrated (see software_post): the receiving NIC checks and DMA-writes the payload "
+        "over PCIe, ~450 ns"),
+    "completion": (
+        "calibrated (see software_post): the completion entry is written and polled by "
+        "software, ~300 ns"),
+    "rdma_max_payload": "InfiniBand MTU of 4096 B (IBTA specification vol. 1, s.7.7)",
+    "rdma_header": (
+        "InfiniBand headers per packet: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 B (IBTA "
+        "specification vol. 1, ch. 5 and 7)"),
+    "copy_bandwidth": (
+        "assumption: a bounce-buffer copy by the CPU, ~25 GB/s (one socket's memcpy of order "
+        "10-30 GB/s); used only when bounce=True"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Transport:
+    """A transport: the fixed overheads and packet format of one way to reach remote memory.
+
+    Attributes
+    ----------
+    name : str
+    kind : {"memory", "message"}
+        ``"memory"``: load/store transactions; ``"message"``: NIC messages.
+    requester_translation : float
+        s, address translation at the requester (load/store).
+    responder_check : float
+        s, permission check at the responder (load/store).
+    software_post : float
+        s, software posting a work request (message).
+    nic_tx, nic_rx : float
+        s, sending / receiving NIC processing, including their PCIe transfers (message).
+    completion : float
+        s, completion written and seen by software (message).
+    max_payload : int
+        B, the largest payload of one packet (packetization).
+    header : int
+        B, header bytes added to each packet on the wire.
+    copy_bandwidth : float
+        B/s, bounce-buffer copy rate (used when ``bounce``).
+    bounce : bool
+        Stage the payload through a registered bounce buffer (a copy on each side).
+    """
+
+    name: str
+    kind: str
+    requester_translation: float = 0.0
+    responder_check: float = 0.0
+    software_post: float = 0.0
+    nic_tx: float = 0.0
+    nic_rx: float = 0.0
+    completion: float = 0.0
+    max_payload: int = 256
+    header: int = 16
+    copy_bandwidth: float = 25e9
+    bounce: bool = False
+    sources: tuple = ()
+
+    def __post_init__(self):
+        if self.kind not in ("memory", "message"):
+            raise ValueError(f"kind must be 'memory' or 'message', got {self.kind!r}")
+        for f in ("requester_translation", "responder_check", "software_post", "nic_tx",
+                  "nic_rx", "completion"):
+            v = getattr(self, f)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise ValueError(f"{f} must be a finite time >= 0 in seconds, got {v!r}")
+        if not (isinstance(self.max_payload, int) and self.max_payload > 0):
+            raise ValueError(f"max_payload must be a positive int of bytes, got "
+                             f"{self.max_payload!r}")
+        if not (isinstance(self.header, int) and self.header >= 0):
+            raise ValueError(f"header must be an int of bytes >= 0, got {self.header!r}")
+        if not self.copy_bandwidth > 0:
+            raise ValueError(f"copy_bandwidth must be > 0 B/s, got {self.copy_bandwidth!r}")
+
+    @property
+    def per_message_overhead(self):
+        """Fixed seconds per message, excluding the path: collectives' alpha per message.
+
+        Load/store: requester translation + responder check. Message passing:
+        software post + NIC send + NIC receive + completion.
+        """
+        return (self.requester_translation + self.responder_check + self.software_post
+                + self.nic_tx + self.nic_rx + self.completion)
+
+    def packets(self, size):
+        """Number of packets a payload of ``size`` bytes needs (at least one)."""
+        return max(1, math.ceil(size / self.max_payload))
+
+    def wire_bytes(self, size):
+        """Bytes on the wire for a payload of ``size`` bytes: payload + a header per packet."""
+        return size + self.packets(size) * self.header
+
+    def copy_time(self, size):
+        """Seconds of bounce-buffer copying for ``size`` bytes (both sides), 0 if not bounced."""
+        return 2 * size / self.copy_bandwidth if self.bounce else 0.0
+
+    def with_bounce(self, bounce=True):
+        """A copy with the bounce-buffer copy switched on or off."""
+        return dataclasses.replace(self, bounce=bool(bounce),
+                                   name=self.name + ("+bounce" if bounce else ""))
+
+    def parameters(self):
+        """Each figure as a :class:`~fabric.Parameter` with unit and source."""
+        units = {"max_payload": "B", "header": "B", "copy_bandwidth": "B/s", "bounce": ""}
+        out = []
+        for key, src in self.sources:
+            out.append(Parameter(f"{self.name}.{key}", getattr(self, key),
+                                 units.get(key, "s"), src))
+        return tuple(out)
+
+
+TRANSPORTS = {
+    "loadstore": Transport(
+        "loadstore", "memory", requester_translation=20e-9, responder_check=10e-9,
+        max_payload=256, header=16,
+        sources=(("requester_translation", _SOURCES["requester_translation"]),
+                 ("responder_check", _SOURCES["responder_check"]),
+                 ("max_payload", _SOURCES["ls_max_payload"]),
+                 ("header", _SOURCES["ls_header"]))),
+    "rdma": Transport(
+        "rdma", "message", software_post=150e-9, nic_tx=550e-9, nic_rx=450e-9,
+        completion=300e-9, max_payload=4096, header=26, copy_bandwidth=25e9,
+        sources=(("software_post", _SOURCES["software_post"]),
+                 ("nic_tx", _SOURCES["nic_tx"]),
+                 ("nic_rx", _SOURCES["nic_rx"]),
+                 ("completion", _SOURCES["completion"]),
+                 ("max_payload", _SOURCES["rdma_max_payload"]),
+                 ("header", _SOURCES["rdma_header"]),
+                 ("copy_bandwidth", _SOURCES["copy_bandwidth"]))),
+}
+
+
+def transport(name):
+    """The :class:`Transport` called ``name`` (a Transport passes through)."""
+    if isinstance(name, Transport):
+        return name
+    try:
+        return TRANSPORTS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown transport {name!r}; known: "
+                         + ", ".join(sorted(TRANSPORTS))) from None
