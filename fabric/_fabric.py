@@ -271,3 +271,48 @@ class Fabric:
         from ._failures import without
 
         return without(self, links=links, chips=chips)
+
+    # -- addressing (fabric/_address.py, _domains.py, _symmetric.py) -------------------
+
+    @cached_property
+    def address_map(self):
+        """The global :class:`~fabric.AddressMap` of :attr:`address_plan` (cached).
+
+        Raises :class:`~fabric.AddressMapError` naming every fault of an invalid plan;
+        :func:`fabric.check` lists them as findings instead.
+        """
+        from ._address import AddressMap, AddressPlan, layout_regions
+
+        plan = self.address_plan or AddressPlan()
+        return AddressMap(layout_regions(self, plan), plan.width)
+
+    @cached_property
+    def host_domains(self):
+        """Host domain name -> :class:`~fabric.HostDomain` (windows, grants, translator)."""
+        from ._domains import build_domains
+
+        return build_domains(self, self.address_map)
+
+    @cached_property
+    def symmetric_memory(self):
+        """The plan's :class:`~fabric.SymmetricMemory`, or None when it has no heap."""
+        from ._symmetric import build_symmetric
+
+        return build_symmetric(self, self.address_map)
+
+    def translate(self, host, local_address, op="read"):
+        """Translate ``host``'s local address to a :class:`~fabric.Translation`.
+
+        Raises :class:`~fabric.TranslationError` for an address in no window or an
+        access not granted; see :meth:`fabric.HostDomain.translate`.
+        """
+        from ._domains import domain_of
+
+        return domain_of(self, host).translate(local_address, op)
+
+    def translate_many(self, host, local_addresses, op="read", *, unmapped="raise"):
+        """Vectorized :meth:`translate` of a numpy array; see
+        :meth:`fabric.HostDomain.translate_many`."""
+        from ._domains import domain_of
+
+        return domain_of(self, host).translate_many(local_addresses, op, unmapped=unmapped)

@@ -1,0 +1,804 @@
+"""The global address map: disjoint regions, layout plans, interleave sets, lookup.
+
+Every chip's HBM, every host's DRAM, NIC registers and storage windows have a
+global address. A :class:`Region` is ``(base, size, owner, kind, permissions)``;
+an :class:`AddressMap` holds disjoint regions inside an address width (57 bits
+by default, UALink 1.0's physical address) and answers, for one address or a
+numpy array of them, *which owner, at which offset*. Unmapped addresses are
+reported (an error, or a mask when asked), never silently mapped.
+
+Layout plans (:class:`AddressPlan`, field ``layout``):
+
+``"owner-bits"`` (default)
+    chip ``r``'s HBM at ``r << k``, ``2**k`` the smallest power of two that
+    holds one chip's HBM, so the owner of an address is a shift. Host DRAM,
+    NIC registers, memory nodes, storage and interleave sets follow the chips,
+    each aligned to its size rounded up to a power of two.
+``"packed"``
+    the same regions back to back, each base rounded up to ``alignment``.
+``"explicit"``
+    only the regions the plan lists (``AddressPlan.regions``), where they say.
+
+Interleave sets follow the CXL HDM decoder rules (REFERENCES.md section 3;
+Linux ``tools/testing/cxl/test/cxl_translate.c``): ``ways`` in
+{1, 2, 4, 8, 16, 3, 6, 12}, granularity ``g`` a power of two from 256 B to
+16 KiB; offset ``o`` into the set lives on target ``(o // g) % ways`` at device
+offset ``(o // (g * ways)) * g + o % g`` (:func:`interleave_target`, inverse
+:func:`interleave_offset`).
+
+Validation yields :class:`Finding` records (code, severity, message, where),
+so that :func:`fabric.check` can report every fault of a plan while the
+constructors here refuse a plan with any error.
+
+Examples
+--------
+>>> amap = AddressMap([Region(0, 4096, "chip0"), Region(8192, 8192, "chip1")], width=16)
+>>> amap.lookup(8200)
+Location(address=8200, region='chip1.hbm', owner='chip1', offset=8)
+>>> amap.lookup(5000)
+Traceback (most recent call last):
+...
+fabric.AddressMapError: address 0x1388 is not mapped (no region holds it)
+"""
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._errors import AddressMapError
+from ._params import Parameter
+from ._units import GiB, KiB, MiB, TiB, format_address, format_size
+
+__all__ = [
+    "ADDRESS_WIDTH",
+    "DEFAULT_HOST_MEMORY",
+    "DEFAULT_NIC_MMIO",
+    "DEFAULT_PACKED_ALIGNMENT",
+    "INTERLEAVE_GRANULARITIES",
+    "INTERLEAVE_WAYS",
+    "LAYOUTS",
+    "MAX_ADDRESS_WIDTH",
+    "MAX_PAGE_SIZE",
+    "MIN_PAGE_SIZE",
+    "PERMISSIONS",
+    "REGION_KINDS",
+    "AddressMap",
+    "AddressPlan",
+    "Finding",
+    "Location",
+    "Locations",
+    "Region",
+    "check_interleave",
+    "interleave_offset",
+    "interleave_target",
+    "layout_regions",
+    "region_findings",
+    "validate_address",
+]
+
+ADDRESS_WIDTH = Parameter(
+    "address.width", 57, "bit",
+    "UALink 1.0: 57-bit physical address (REFERENCES.md sec. 1, second-hand summaries)")
+#: Addresses are held in int64 arrays, so a width above 63 bits is refused.
+MAX_ADDRESS_WIDTH = 63
+INTERLEAVE_WAYS = (1, 2, 4, 8, 16, 3, 6, 12)
+INTERLEAVE_GRANULARITIES = tuple(256 << i for i in range(7))  # 256 B .. 16 KiB
+MIN_PAGE_SIZE = Parameter(
+    "address.min_page_size", 4 * KiB, "B",
+    "Linux include/linux/ntb.h: NTB window alignment at least 4 KiB; Gen-Z requester ZMMU "
+    "smallest page 4 KiB (HewlettPackard/zhpe-driver); REFERENCES.md sec. 3")
+MAX_PAGE_SIZE = Parameter(
+    "address.max_page_size", 256 * TiB, "B",
+    "Gen-Z requester ZMMU page sizes 4 KiB to 256 TiB (HewlettPackard/zhpe-driver); "
+    "REFERENCES.md sec. 3")
+DEFAULT_HOST_MEMORY = Parameter(
+    "address.host_memory", 1 * TiB, "B",
+    "assumption: DRAM per host domain. Inspur SD200 reports 64 TB of host memory in all "
+    "(China Daily, 2025-08-08, second-hand) without the host count")
+DEFAULT_NIC_MMIO = Parameter(
+    "address.nic_mmio", 32 * MiB, "B",
+    "assumption: register (BAR) window per NIC node; not from a datasheet")
+DEFAULT_PACKED_ALIGNMENT = Parameter(
+    "address.packed_alignment", 1 * GiB, "B",
+    "assumption: region alignment of the packed layout (a 1 GiB huge page)")
+
+REGION_KINDS = ("hbm", "dram", "mmio", "storage")
+PERMISSIONS = ("r", "rw")
+LAYOUTS = ("owner-bits", "packed", "explicit")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fault found in an address plan.
+
+    Attributes
+    ----------
+    code : str
+        ``overlap``, ``misaligned``, ``out-of-range``, ``dangling-target``, ``alias``,
+        ``isolation``, ``too-many-entries``, ``symmetric-mismatch``, ``roundtrip``,
+        ``unreachable`` or ``invalid`` (a value that is not allowed at all).
+    severity : str
+        ``"error"`` or ``"warning"``.
+    message : str
+        Names the objects at fault and the rule.
+    where : str
+        The object (and, for a system file, its line).
+    """
+
+    code: str
+    severity: str
+    message: str
+    where: str = ""
+
+    def __str__(self):
+        where = f" [{self.where}]" if self.where else ""
+        return f"{self.severity} {self.code}: {self.message}{where}"
+
+
+def _error(code, message, where=""):
+    return Finding(code, "error", message, where)
+
+
+def _is_int(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def _pow2_ceil(n):
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+def _align_up(x, a):
+    return -(-x // a) * a
+
+
+def validate_address(address, width=57, what="address"):
+    """Return ``address`` as an ``int`` after checking it is a number in ``[0, 2**width)``.
+
+    Strings go through :func:`fabric.parse_address` (``"0x4000_0000"``).
+
+    Raises
+    ------
+    AddressMapError
+        If it is not a whole number, negative, or ``width`` bits or wider; the
+        message names the value.
+
+    Examples
+    --------
+    >>> validate_address("0x10", width=8)
+    16
+    >>> validate_address(256, width=8)
+    Traceback (most recent call last):
+    ...
+    fabric.AddressMapError: address 0x100 is wider than the 8-bit address width (max 0xff)
+    """
+    from ._units import parse_address
+
+    try:
+        value = parse_address(address)
+    except (TypeError, ValueError) as e:
+        raise AddressMapError(f"{what} {address!r} is refused: {e}") from e
+    if value >> width:
+        raise AddressMapError(f"{what} {format_address(value)} is wider than the {width}-bit "
+                              f"address width (max {format_address((1 << width) - 1)})")
+    return value
+
+
+# -- interleave sets (CXL HDM decoders) ------------------------------------------------
+
+def check_interleave(ways, granularity):
+    """Raise :class:`AddressMapError` unless ``ways`` and ``granularity`` follow the CXL rules.
+
+    ``ways`` in {1, 2, 4, 8, 16, 3, 6, 12}; ``granularity`` a power of two from
+    256 B to 16 KiB (REFERENCES.md sec. 3).
+
+    >>> check_interleave(3, 4096)
+    >>> check_interleave(5, 4096)
+    Traceback (most recent call last):
+    ...
+    fabric.AddressMapError: interleave ways must be one of (1, 2, 4, 8, 16, 3, 6, 12), got ways=5
+    """
+    if not _is_int(ways) or ways not in INTERLEAVE_WAYS:
+        raise AddressMapError(f"interleave ways must be one of {INTERLEAVE_WAYS}, got ways={ways!r}")
+    if not _is_int(granularity) or granularity not in INTERLEAVE_GRANULARITIES:
+        raise AddressMapError("interleave granularity must be a power of two from 256 B to "
+                              f"16 KiB, got granularity={granularity!r}")
+
+
+def interleave_target(offset, ways, granularity):
+    """Return ``(position, device_offset)`` of ``offset`` into an interleave set.
+
+    ``position = (o // g) % ways``; ``device_offset = (o // (g * ways)) * g + o % g``
+    (CXL HDM decode, as in Linux ``tools/testing/cxl/test/cxl_translate.c``).
+    Works elementwise on integer numpy arrays.
+
+    >>> interleave_target(5 * 256 + 7, 4, 256)
+    (1, 263)
+    """
+    check_interleave(ways, granularity)
+    return (offset // granularity) % ways, (offset // (granularity * ways)) * granularity \
+        + offset % granularity
+
+
+def interleave_offset(position, device_offset, ways, granularity):
+    """Inverse of :func:`interleave_target`: the set offset of ``device_offset`` on ``position``.
+
+    >>> interleave_offset(1, 263, 4, 256)
+    1287
+    """
+    check_interleave(ways, granularity)
+    if np.any(np.asarray(position) < 0) or np.any(np.asarray(position) >= ways):
+        raise AddressMapError(f"interleave position must be in 0..{ways - 1}, got {position!r}")
+    g = granularity
+    return (device_offset // g) * g * ways + position * g + device_offset % g
+
+
+# -- regions -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Region:
+    """A contiguous range of global addresses owned by one device, or interleaved over several.
+
+    Parameters
+    ----------
+    base, size : int
+        Bytes.
+    owner : str or tuple of str
+        The node (or host domain) that holds the memory; a tuple makes an
+        interleave set over those owners in position order.
+    kind : str
+        ``"hbm"``, ``"dram"``, ``"mmio"`` or ``"storage"``.
+    permissions : str
+        ``"rw"`` or ``"r"`` (read-only memory).
+    name : str, optional
+        Default ``"{owner}.{kind}"`` (``"{owner0}+...{kind}"`` for a set).
+    granularity : int, optional
+        Interleave granularity in bytes; required for a set of more than one owner.
+    where : str, optional
+        Where the region was described (a system file and line), for findings.
+
+    The constructor checks only types; :class:`AddressMap` and
+    :func:`fabric.check` check the rules, so that a broken plan can be held and
+    reported rather than refused on sight.
+    """
+
+    base: int
+    size: int
+    owner: object
+    kind: str = "hbm"
+    permissions: str = "rw"
+    name: str = None
+    granularity: int = None
+    where: str = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        for key in ("base", "size"):
+            value = getattr(self, key)
+            if not _is_int(value):
+                raise TypeError(f"Region {key} must be an int, got {value!r}")
+            object.__setattr__(self, key, int(value))
+        if isinstance(self.owner, (list, tuple)):
+            owners = tuple(self.owner)
+            object.__setattr__(self, "owner", owners[0] if len(owners) == 1 else owners)
+        if self.name is None:
+            label = "+".join(map(str, self.owners)) if self.ways > 1 else str(self.owner)
+            object.__setattr__(self, "name", f"{label}.{self.kind}")
+
+    @property
+    def owners(self):
+        """The owners in interleave position order (one for a plain region)."""
+        return self.owner if isinstance(self.owner, tuple) else (self.owner,)
+
+    @property
+    def ways(self):
+        """How many owners the region is interleaved over."""
+        return len(self.owners)
+
+    @property
+    def end(self):
+        """One past the last address."""
+        return self.base + self.size
+
+    def __str__(self):
+        return (f"region {self.name!r} [{format_address(self.base)}, "
+                f"{format_address(self.end)})")
+
+
+def region_findings(regions, width=57):
+    """Every fault of a list of regions, as :class:`Finding` records (empty when valid).
+
+    Rules: address width an int in 1..63; size > 0 and both base and size
+    multiples of 4 KiB (:data:`MIN_PAGE_SIZE`); end within the address width;
+    kind and permissions known; names unique; interleave ways and granularity per
+    CXL, and the size a multiple of ``granularity * ways``; no two regions overlap
+    (each overlapping region is reported once, with one partner).
+    """
+    out = []
+    if not _is_int(width) or not 1 <= width <= MAX_ADDRESS_WIDTH:
+        return [_error("invalid", f"address width must be an int in 1..{MAX_ADDRESS_WIDTH} "
+                       f"bits, got width={width!r}", "address plan")]
+    page = MIN_PAGE_SIZE.value
+    limit = 1 << width
+    names = {}
+    for reg in regions:
+        where = reg.where or reg.name
+        if reg.kind not in REGION_KINDS:
+            out.append(_error("invalid", f"{reg}: kind {reg.kind!r} is not one of "
+                              f"{REGION_KINDS}", where))
+        if reg.permissions not in PERMISSIONS:
+            out.append(_error("invalid", f"{reg}: permissions {reg.permissions!r} is not one "
+                              f"of {PERMISSIONS}", where))
+        if reg.name in names:
+            out.append(_error("invalid", f"{reg}: name {reg.name!r} is used twice", where))
+        names[reg.name] = reg
+        if reg.size <= 0:
+            out.append(_error("invalid", f"{reg}: size {reg.size} must be > 0", where))
+            continue
+        if reg.base < 0:
+            out.append(_error("out-of-range", f"{reg}: base is negative", where))
+        elif reg.end > limit:
+            out.append(_error("out-of-range", f"{reg}: ends at {format_address(reg.end)}, "
+                              f"beyond the {width}-bit address width", where))
+        if reg.base % page or reg.size % page:
+            out.append(_error("misaligned", f"{reg}: base {format_address(reg.base)} and size "
+                              f"{reg.size} must be multiples of {format_size(page)}", where))
+        if reg.ways > 1 or reg.granularity is not None:
+            try:
+                check_interleave(reg.ways, reg.granularity)
+            except AddressMapError as e:
+                out.append(_error("invalid", f"{reg}: {e}", where))
+            else:
+                if reg.size % (reg.granularity * reg.ways):
+                    out.append(_error(
+                        "misaligned", f"{reg}: interleave set size {reg.size} is not a multiple "
+                        f"of granularity x ways = {reg.granularity * reg.ways}", where))
+            if len(set(reg.owners)) != reg.ways:
+                out.append(_error("invalid", f"{reg}: an owner appears twice in the interleave "
+                                  f"set {reg.owners}", where))
+    valid = [r for r in regions if r.size > 0]
+    order = sorted(range(len(valid)), key=lambda i: (valid[i].base, valid[i].end))
+    reach = None
+    for i in order:
+        reg = valid[i]
+        if reach is not None and reg.base < reach.end:
+            out.append(_error("overlap", f"{reg} overlaps {reach}", reg.where or reg.name))
+        if reach is None or reg.end > reach.end:
+            reach = reg
+    return out
+
+
+def _raise_errors(findings, exc, what):
+    errors = [f for f in findings if f.severity == "error"]
+    if errors:
+        more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
+        raise exc(f"invalid {what}: " + "; ".join(f"{f.code}: {f.message}"
+                                                    for f in errors[:10]) + more)
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where one global address lives: its region, the owner and the offset on that owner.
+
+    For an interleave set ``owner`` is the device that holds the byte and
+    ``offset`` its device offset within the set's share on that device.
+    """
+
+    address: int
+    region: str
+    owner: object
+    offset: int
+
+
+@dataclass(frozen=True)
+class Locations:
+    """The vectorized form of :class:`Location`: int64 arrays of equal length.
+
+    ``region`` and ``owner`` are indices into :attr:`AddressMap.regions` and
+    :attr:`AddressMap.owners`; ``-1`` (and ``offset`` -1) where ``mapped`` is False.
+    """
+
+    region: np.ndarray
+    owner: np.ndarray
+    offset: np.ndarray
+    mapped: np.ndarray
+
+
+def _as_address_array(addresses, width, exc, what="address"):
+    a = np.asarray(addresses)
+    if a.dtype == object or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
+        raise exc(f"{what}es must be an integer array, got dtype {a.dtype}")
+    if a.size == 0:
+        return a.astype(np.int64)
+    if a.dtype == np.uint64:
+        big = a >= np.uint64(1 << width)
+        if big.any():
+            v = int(a[np.argmax(big)])
+            raise exc(f"{what} {format_address(v)} is wider than the {width}-bit address width")
+        return a.astype(np.int64)
+    a = a.astype(np.int64, copy=False)
+    lo, hi = a.min(), a.max()
+    if lo < 0:
+        raise exc(f"{what} {int(lo)} is negative")
+    if hi >> width:
+        raise exc(f"{what} {format_address(int(hi))} is wider than the {width}-bit address width")
+    return a
+
+
+def _shift_table(bases, ends, width, max_entries=1 << 20):
+    """A direct-indexed table ``slot -> interval`` when every base is a multiple of ``2**s``.
+
+    With bases on a ``2**s`` grid each slot meets at most one interval (an
+    interval's first slot starts at its base; a later interval starts on a
+    later slot), so ``interval = table[address >> s]`` followed by one check
+    ``address < end`` replaces a binary search. Returns ``(s, table)`` or None
+    when the table would exceed ``max_entries``. Holes hold ``len(bases)``, the
+    index of a sentinel interval with end 0.
+    """
+    n = len(bases)
+    if n == 0:
+        return None
+    nz = [int(b) for b in bases if b]
+    s = min(((b & -b).bit_length() - 1 for b in nz), default=width)
+    s = min(s, width)
+    top = int(max(ends))
+    entries = ((top - 1) >> s) + 2     # the last slot is the out-of-range catch-all
+    if entries > max_entries:
+        return None
+    table = np.full(entries, n, dtype=np.int64)
+    for i in range(n):
+        first = int(bases[i]) >> s
+        last = (int(ends[i]) - 1) >> s
+        table[first:last + 1] = i
+    return s, table
+
+
+class AddressMap:
+    """Disjoint regions of one global address space, with scalar and vectorized lookup.
+
+    Parameters
+    ----------
+    regions : iterable of Region
+    width : int
+        Address width in bits (default 57, :data:`ADDRESS_WIDTH`).
+
+    Raises
+    ------
+    AddressMapError
+        Listing every error :func:`region_findings` finds.
+
+    Attributes
+    ----------
+    regions : tuple of Region
+        Sorted by base; ``Locations.region`` indexes it.
+    owners : tuple
+        Every owner, in order of first appearance in ``regions``; ``Locations.owner``
+        indexes it.
+
+    Examples
+    --------
+    >>> amap = AddressMap([Region(0, 8192, ("a", "b"), kind="dram", granularity=256)])
+    >>> amap.lookup(256 + 3).owner, amap.lookup(256 + 3).offset
+    ('b', 3)
+    >>> amap.global_address("b", 3)
+    259
+    """
+
+    def __init__(self, regions, width=ADDRESS_WIDTH.value):
+        regions = list(regions)
+        for reg in regions:
+            if not isinstance(reg, Region):
+                raise TypeError(f"regions must be Region objects, got {reg!r}")
+        _raise_errors(region_findings(regions, width), AddressMapError, "address map")
+        self.width = int(width)
+        self.regions = tuple(sorted(regions, key=lambda r: r.base))
+        owners = {}
+        for reg in self.regions:
+            for o in reg.owners:
+                owners.setdefault(o, len(owners))
+        self.owners = tuple(owners)
+        self.owner_index = owners
+        self.region_index = {r.name: i for i, r in enumerate(self.regions)}
+        n = len(self.regions)
+        # one sentinel entry at index n: end 0, so "address < end" fails for holes
+        self._bases = np.array([r.base for r in self.regions] + [0], dtype=np.int64)
+        self._ends = np.array([r.end for r in self.regions] + [0], dtype=np.int64)
+        self._owner = np.array([owners[r.owners[0]] if r.ways == 1 else -1
+                                for r in self.regions] + [-1], dtype=np.int64)
+        self._interleaved = [i for i, r in enumerate(self.regions) if r.ways > 1]
+        self._set_owners = {i: np.array([owners[o] for o in self.regions[i].owners],
+                                        dtype=np.int64) for i in self._interleaved}
+        self._table = _shift_table(self._bases[:n], self._ends[:n], self.width)
+
+    def __repr__(self):
+        return f"AddressMap({len(self.regions)} regions, width={self.width})"
+
+    def __len__(self):
+        return len(self.regions)
+
+    def region(self, name):
+        """The region called ``name``; :class:`AddressMapError` if there is none."""
+        try:
+            return self.regions[self.region_index[name]]
+        except KeyError:
+            raise AddressMapError(f"no region called {name!r}") from None
+
+    def regions_of(self, owner):
+        """The regions ``owner`` holds memory in (a tuple, possibly empty)."""
+        return tuple(r for r in self.regions if owner in r.owners)
+
+    def _find(self, a):
+        """Region index for each address of int64 array ``a`` (``n`` where unmapped)."""
+        if self._table is not None:
+            s, table = self._table
+            slot = a >> s
+            np.minimum(slot, len(table) - 1, out=slot)
+            idx = table[slot]
+        else:
+            idx = np.searchsorted(self._bases[:-1], a, side="right") - 1
+            idx[idx < 0] = len(self.regions)
+        idx[a >= self._ends[idx]] = len(self.regions)
+        return idx
+
+    def lookup(self, address):
+        """The :class:`Location` of one address.
+
+        Raises
+        ------
+        AddressMapError
+            If the address is not a number in the address width, or no region holds it.
+        """
+        a = validate_address(address, self.width)
+        i = int(self._find(np.array([a], dtype=np.int64))[0])
+        if i == len(self.regions):
+            raise AddressMapError(f"address {format_address(a)} is not mapped (no region "
+                                  "holds it)")
+        reg = self.regions[i]
+        off = a - reg.base
+        if reg.ways == 1:
+            return Location(a, reg.name, reg.owner, off)
+        pos, dev = interleave_target(off, reg.ways, reg.granularity)
+        return Location(a, reg.name, reg.owners[pos], dev)
+
+    def lookup_many(self, addresses, *, unmapped="raise"):
+        """Vectorized :meth:`lookup` of an integer numpy array.
+
+        Parameters
+        ----------
+        addresses : array_like of int
+        unmapped : {"raise", "mask"}
+            ``"raise"``: an :class:`AddressMapError` naming the first unmapped
+            addresses and their count. ``"mask"``: report them in
+            ``Locations.mapped`` (False) with region, owner and offset -1.
+
+        Returns
+        -------
+        Locations
+
+        Examples
+        --------
+        >>> amap = AddressMap([Region(0, 4096, "chip0"), Region(8192, 4096, "chip1")])
+        >>> loc = amap.lookup_many(np.array([1, 8193, 5000]), unmapped="mask")
+        >>> loc.owner.tolist(), loc.offset.tolist(), loc.mapped.tolist()
+        ([0, 1, -1], [1, 1, -1], [True, True, False])
+        """
+        if unmapped not in ("raise", "mask"):
+            raise ValueError(f"unmapped must be 'raise' or 'mask', got {unmapped!r}")
+        a = _as_address_array(addresses, self.width, AddressMapError)
+        shape = a.shape
+        a = a.ravel()
+        n = len(self.regions)
+        idx = self._find(a)
+        mapped = idx != n
+        if unmapped == "raise" and not mapped.all():
+            bad = a[~mapped]
+            shown = ", ".join(format_address(int(x)) for x in bad[:5])
+            raise AddressMapError(f"{len(bad)} of {len(a)} addresses are not mapped "
+                                  f"(no region holds them), first: {shown}")
+        owner = self._owner[idx]
+        offset = a - self._bases[idx]
+        for i in self._interleaved:
+            m = idx == i
+            if m.any():
+                reg = self.regions[i]
+                pos, dev = interleave_target(offset[m], reg.ways, reg.granularity)
+                owner[m] = self._set_owners[i][pos]
+                offset[m] = dev
+        idx = np.where(mapped, idx, -1)
+        offset[~mapped] = -1
+        return Locations(idx.reshape(shape), owner.reshape(shape), offset.reshape(shape),
+                         mapped.reshape(shape))
+
+    def global_address(self, owner, offset, region=None):
+        """The global address of ``offset`` on ``owner`` (the inverse of :meth:`lookup`).
+
+        ``region`` (a name) chooses among several regions of one owner; by
+        default the owner's only region, or its ``hbm`` region.
+
+        Raises
+        ------
+        AddressMapError
+            If the owner has no such region or the offset is outside its share.
+        """
+        if region is not None:
+            reg = self.region(region)
+            if owner not in reg.owners:
+                raise AddressMapError(f"{owner!r} holds no memory in region {region!r}")
+        else:
+            regs = self.regions_of(owner)
+            if not regs:
+                raise AddressMapError(f"{owner!r} owns no region of this address map")
+            hbm = [r for r in regs if r.kind == "hbm"]
+            if len(regs) == 1:
+                reg = regs[0]
+            elif len(hbm) == 1:
+                reg = hbm[0]
+            else:
+                raise AddressMapError(f"{owner!r} owns {len(regs)} regions; name one with "
+                                      "region=")
+        share = reg.size // reg.ways
+        if not _is_int(offset) or not 0 <= offset < share:
+            raise AddressMapError(f"offset {offset!r} is outside {owner!r}'s {share} bytes in "
+                                  f"{reg}")
+        if reg.ways == 1:
+            return reg.base + int(offset)
+        pos = reg.owners.index(owner)
+        return reg.base + int(interleave_offset(pos, int(offset), reg.ways, reg.granularity))
+
+
+# -- layout plans ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AddressPlan:
+    """A complete address plan: the global layout, host windows, grants, heap and limits.
+
+    ``Fabric.address_plan = None`` means ``AddressPlan()``, the default plan.
+    Change one field with ``fabric.replace(address_plan=dataclasses.replace(plan, ...))``.
+
+    Parameters
+    ----------
+    layout : str
+        ``"owner-bits"`` (default), ``"packed"`` or ``"explicit"`` (see module docstring).
+    width : int
+        Address width in bits (default 57, :data:`ADDRESS_WIDTH`).
+    alignment : int
+        Region alignment of the packed layout (default :data:`DEFAULT_PACKED_ALIGNMENT`).
+    hbm_bytes : int, optional
+        HBM per chip; default ``fabric.chip.hbm_bytes``.
+    host_memory : int
+        DRAM per host domain (default :data:`DEFAULT_HOST_MEMORY`; 0 for none).
+    nic_mmio : int
+        Register window per node of kind ``"nic"`` (default :data:`DEFAULT_NIC_MMIO`).
+    storage : int
+        Storage window per host domain (kind ``"storage"``, e.g. an NVMe controller
+        memory buffer); default 0, none.
+    interleave : tuple of Region
+        Interleave sets to place after the other regions (their ``base`` is
+        ignored except in the explicit layout).
+    regions : tuple of Region
+        Regions placed where they say, in addition to the layout's (the explicit
+        layout has only these and ``interleave``).
+    windows : tuple of Window
+        Shadow windows added to each host's domain (see :mod:`fabric._domains`).
+    default_windows : bool
+        Give every host a window onto every remote chip's HBM and an aperture onto
+        its own chips and DRAM (default True).
+    grants : tuple of Grant, optional
+        ``None``: every domain may read and write every region. Otherwise only
+        what is granted, plus a domain's own chips and host memory.
+    heap : SymmetricHeap, optional
+    limits : DomainLimits, optional
+        Hardware limits of the host domains (default :class:`fabric.DomainLimits`).
+    """
+
+    layout: str = "owner-bits"
+    width: int = ADDRESS_WIDTH.value
+    alignment: int = DEFAULT_PACKED_ALIGNMENT.value
+    hbm_bytes: int = None
+    host_memory: int = DEFAULT_HOST_MEMORY.value
+    nic_mmio: int = DEFAULT_NIC_MMIO.value
+    storage: int = 0
+    interleave: tuple = ()
+    regions: tuple = ()
+    windows: tuple = ()
+    default_windows: bool = True
+    grants: tuple = None
+    heap: object = None
+    limits: object = None
+
+    def __post_init__(self):
+        for key in ("interleave", "regions", "windows"):
+            object.__setattr__(self, key, tuple(getattr(self, key)))
+        if self.grants is not None:
+            object.__setattr__(self, "grants", tuple(self.grants))
+
+    def replace(self, **changes):
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+
+def _plan_errors(fabric, plan):
+    out = []
+    if plan.layout not in LAYOUTS:
+        out.append(f"layout must be one of {LAYOUTS}, got layout={plan.layout!r}")
+    if not _is_int(plan.width) or not 1 <= plan.width <= MAX_ADDRESS_WIDTH:
+        out.append(f"width must be an int in 1..{MAX_ADDRESS_WIDTH}, got width={plan.width!r}")
+    for key in ("host_memory", "nic_mmio", "storage"):
+        v = getattr(plan, key)
+        if not _is_int(v) or v < 0:
+            out.append(f"{key} must be an int >= 0 bytes, got {key}={v!r}")
+    a = plan.alignment
+    if not _is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
+        out.append(f"alignment must be a power of two >= 4 KiB, got alignment={a!r}")
+    if plan.layout != "explicit":
+        hbm = plan.hbm_bytes if plan.hbm_bytes is not None else getattr(fabric.chip, "hbm_bytes",
+                                                                       None)
+        if hbm is None:
+            out.append(f"fabric {fabric.name!r} names no chip, so the HBM size is unknown; "
+                       "give the plan hbm_bytes")
+        elif not _is_int(hbm) or hbm <= 0:
+            out.append(f"hbm_bytes must be an int > 0, got hbm_bytes={hbm!r}")
+    return out
+
+
+def layout_regions(fabric, plan=None):
+    """The global regions a plan places for a fabric (a list, not yet validated).
+
+    Chips get an ``hbm`` region each (owner the chip node), hosts a ``dram``
+    region (owner the host domain name) and optionally a ``storage`` region,
+    nodes of kind ``"nic"`` an ``mmio`` region, nodes of kind ``"memory"`` a
+    ``dram`` region of their ``capacity`` attribute (bytes) if they have one.
+    Then the plan's interleave sets, then its explicit regions.
+
+    Raises
+    ------
+    AddressMapError
+        If the plan's own fields are invalid (unknown layout, no HBM size...).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from fabric import Fabric
+    >>> G = nx.path_graph(["chip0", "chip1"]); nx.set_node_attributes(G, "chip", "kind")
+    >>> nx.set_edge_attributes(G, 1e9, "bandwidth"); nx.set_edge_attributes(G, 1e-7, "latency")
+    >>> f = Fabric.from_graph(G, chip="h100")
+    >>> [(r.name, hex(r.base)) for r in layout_regions(f, AddressPlan(host_memory=0))]
+    [('chip0.hbm', '0x0'), ('chip1.hbm', '0x1000000000')]
+    """
+    plan = AddressPlan() if plan is None else plan
+    errors = _plan_errors(fabric, plan)
+    if errors:
+        raise AddressMapError("invalid address plan: " + "; ".join(errors))
+    regions = []
+    if plan.layout != "explicit":
+        hbm = plan.hbm_bytes if plan.hbm_bytes is not None else fabric.chip.hbm_bytes
+        pieces = [(n, hbm, "hbm") for n in fabric.endpoints]
+        if plan.host_memory:
+            pieces += [(h, plan.host_memory, "dram") for h in fabric.domains]
+        if plan.storage:
+            pieces += [(h, plan.storage, "storage") for h in fabric.domains]
+        for n, data in fabric.graph.nodes(data=True):
+            if data.get("kind") == "nic" and plan.nic_mmio:
+                pieces.append((n, plan.nic_mmio, "mmio"))
+            elif data.get("kind") == "memory" and data.get("capacity"):
+                pieces.append((n, int(data["capacity"]), "dram"))
+        pieces += [(reg.owner, reg.size, reg) for reg in plan.interleave]
+        cursor = 0
+        if plan.layout == "owner-bits":
+            slot = _pow2_ceil(hbm)
+            cursor = len(fabric.endpoints) * slot
+        for i, (owner, size, kind) in enumerate(pieces):
+            if plan.layout == "owner-bits":
+                base = i * slot if i < len(fabric.endpoints) else _align_up(cursor,
+                                                                            _pow2_ceil(size))
+            else:
+                base = _align_up(cursor, plan.alignment)
+            if isinstance(kind, Region):
+                regions.append(dataclasses.replace(kind, base=base))
+            else:
+                regions.append(Region(base, size, owner, kind))
+            cursor = max(cursor, base + size)
+    else:
+        regions += list(plan.interleave)
+    regions += list(plan.regions)
+    return regions
+

@@ -1,0 +1,274 @@
+"""The address-plan checker: every fault of a plan, before hardware is programmed.
+
+:func:`check` takes a :class:`~fabric.Fabric` (its ``address_plan``) or a
+:class:`~fabric.System` read from a TOML file and returns *every*
+:class:`~fabric.Finding`, in a deterministic order: the system file's own
+faults, then the plan's fields, regions, windows and grants domain by domain,
+the symmetric heap, round trips, and reachability. A clean plan gives ``[]``.
+
+Codes (:data:`CODES`):
+
+============================  ========  ===============================================
+code                          severity  meaning
+============================  ========  ===============================================
+``invalid``                   error     a value no plan may have (unknown host, bad ways)
+``overlap``                   error     two regions, or two windows of one domain, overlap
+``misaligned``                error     a base, size or page breaks its alignment rule
+``out-of-range``              error     beyond the address width, or past the target region
+``dangling-target``           error     a window onto no region
+``alias``                     warning   two windows of one domain onto the same bytes
+``isolation``                 error     a window onto a region the domain is not granted
+``too-many-entries``          error     more shadow windows than translation entries
+``symmetric-mismatch``        error     a heap that is not the same on every chip
+``roundtrip``                 error     local -> global -> local (or global -> owner,
+                                        offset -> global) does not return the address
+``unreachable``               error     no route from the domain to a window's target
+============================  ========  ===============================================
+
+``unreachable`` asks the routing model: ``fabric.router.hops(src, dst)`` for
+each domain's first chip to each shadow-window target, retrying the domain's
+other chips for a pair that raises :class:`~fabric.RoutingError`. Where the
+routing model is not available (``fabric.router`` cannot be built) the check
+is skipped: that is the documented hook, :func:`unreachable_findings`.
+
+Examples
+--------
+>>> import topologies
+>>> check(topologies.build("sd200-ultra"))
+[]
+>>> from fabric import AddressPlan, Window
+>>> bad = AddressPlan(windows=[Window("host0", 0x1000, 4096, global_base=0x3000)])
+>>> [f.code for f in check(topologies.build("sd200-ultra").replace(address_plan=bad))]
+['misaligned', 'overlap']
+"""
+
+import numpy as np
+
+from ._address import (
+    AddressPlan,
+    Finding,
+    _plan_errors,
+    interleave_offset,
+    interleave_target,
+    layout_regions,
+    region_findings,
+)
+from ._domains import (
+    ALIGNMENTS,
+    DomainLimits,
+    _domain_members,
+    _RegionIndex,
+    _WindowIndex,
+    resolve_grants,
+    resolve_tables,
+    window_findings,
+)
+from ._errors import FabricError, RoutingError
+from ._symmetric import heap_findings
+from ._units import format_address
+
+__all__ = ["CODES", "check", "errors", "unreachable_findings"]
+
+CODES = ("invalid", "overlap", "misaligned", "out-of-range", "dangling-target", "alias",
+         "isolation", "too-many-entries", "symmetric-mismatch", "roundtrip", "unreachable")
+
+
+def errors(findings):
+    """The findings of severity ``"error"`` (a list)."""
+    return [f for f in findings if f.severity == "error"]
+
+
+def _limits_findings(plan):
+    limits = plan.limits or DomainLimits()
+    out = []
+    e = limits.translation_entries
+    if not isinstance(e, (int, np.integer)) or isinstance(e, bool) or e < 0:
+        out.append(f"translation_entries must be an int >= 0, got {e!r}")
+    p = limits.page_size
+    if not isinstance(p, (int, np.integer)) or p < 4096 or p & (p - 1):
+        out.append(f"page_size must be a power of two >= 4 KiB, got {p!r}")
+    if limits.alignment is not None and limits.alignment not in ALIGNMENTS:
+        out.append(f"alignment must be one of {ALIGNMENTS} or unset, got {limits.alignment!r}")
+    return [Finding("invalid", "error", f"limits: {m}", "limits") for m in out]
+
+
+def _unpack(system):
+    from ._fabric import Fabric
+
+    if isinstance(system, Fabric):
+        return system, []
+    fabric = getattr(system, "fabric", None)
+    if isinstance(fabric, Fabric):
+        return fabric, list(getattr(system, "findings", ()))
+    raise TypeError(f"check() needs a fabric.Fabric or a fabric.System, got "
+                    f"{type(system).__name__}")
+
+
+def check(system):
+    """Every finding of an address plan (a list of :class:`~fabric.Finding`; empty when clean).
+
+    Parameters
+    ----------
+    system : Fabric or System
+        A fabric (its ``address_plan``; None is the default plan) or a system read
+        by :func:`fabric.load_system` (whose file-level findings come first).
+
+    Never raises for a bad plan: every fault is a finding.
+    """
+    fabric, findings = _unpack(system)
+    plan = fabric.address_plan or AddressPlan()
+    if not isinstance(plan, AddressPlan):
+        raise TypeError(f"address_plan must be a fabric.AddressPlan or None, got "
+                        f"{type(plan).__name__}")
+    fatal = [Finding("invalid", "error", f"address plan: {m}", "address plan")
+             for m in _plan_errors(fabric, plan)]
+    fatal += _limits_findings(plan)
+    if fatal:
+        return findings + fatal
+    regions = layout_regions(fabric, plan)
+    findings += region_findings(regions, plan.width)
+    tables, f = resolve_tables(fabric, regions, plan)
+    findings += f
+    grants, f = resolve_grants(fabric, regions, plan)
+    findings += f
+    rindex = _RegionIndex(regions)
+    members = _domain_members(fabric)
+    targets = {}
+    for h in fabric.domains:
+        f, targets[h] = window_findings(tables[h], regions, rindex, grants[h], members[h], plan)
+        findings += f
+    if plan.heap is not None:
+        findings += heap_findings(plan.heap, fabric, regions)
+    for h in fabric.domains:
+        findings += _roundtrip(tables[h], targets[h], regions, plan.width)
+    findings += unreachable_findings(fabric, regions, tables, targets, members)
+    return findings
+
+
+def _roundtrip(table, target, regions, width):
+    """Round trips of three addresses per window: its first, middle and last byte.
+
+    Local -> global goes through the same window finder the translator uses; back
+    to local through the window the address was taken from. Global -> (owner,
+    offset) -> global goes through the CXL interleave formula and its inverse.
+    """
+    out = []
+    n = len(table)
+    if n == 0:
+        return out
+    lb, sz, gb = table.local_base, table.size, table.global_base
+    live = np.flatnonzero((sz > 0) & (target >= 0) & (lb >= 0) & (lb + sz <= (1 << width)))
+    if len(live) == 0:
+        return out
+    src = np.repeat(live, 3)
+    a = np.stack([lb[live], lb[live] + sz[live] // 2, lb[live] + sz[live] - 1], axis=1).ravel()
+    index = _WindowIndex(lb[live], sz[live], width)
+    pos = index.find(a)
+    found = pos < len(live)
+    j = np.where(found, live[index.order[np.minimum(pos, len(live) - 1)]], -1)
+    inside = found & (a < np.where(j >= 0, lb[j] + sz[j], 0))
+    g = a + (gb[j] - lb[j])
+    back = g - (gb[src] - lb[src])
+    bad = ~inside | (back != a)
+    reported = set()
+    for k in np.flatnonzero(bad).tolist():
+        i = int(src[k])
+        if i in reported:
+            continue
+        reported.add(i)
+        if not inside[k]:
+            msg = (f"local address {format_address(int(a[k]))} of this window translates "
+                   "through no window")
+        else:
+            msg = (f"local address {format_address(int(a[k]))} translates through window "
+                   f"{table.names[j[k]]!r} to {format_address(int(g[k]))}, which maps back to "
+                   f"{format_address(int(back[k]))}")
+        out.append(Finding("roundtrip", "error", f"{table.label(i)}: {msg}", table.where(i)))
+    # global -> (owner, device offset) -> global, for windows onto interleave sets
+    ok = ~bad
+    tgt = target[src]
+    for t in sorted(set(tgt[ok].tolist())):
+        reg = regions[t]
+        if reg.ways == 1 or reg.granularity is None:
+            continue
+        m = ok & (tgt == t)
+        off = gb[src[m]] - lb[src[m]] + a[m] - reg.base
+        try:
+            p, dev = interleave_target(off, reg.ways, reg.granularity)
+            again = interleave_offset(p, dev, reg.ways, reg.granularity)
+        except FabricError:
+            continue   # bad ways or granularity: reported as invalid already
+        share = reg.size // reg.ways
+        wrong = (again != off) | (dev >= share)
+        for k in np.flatnonzero(wrong).tolist()[:1]:
+            i = int(src[m][k])
+            out.append(Finding(
+                "roundtrip", "error",
+                f"{table.label(i)}: offset {int(off[k])} into {reg} lands on "
+                f"{reg.owners[int(p[k])]!r} at device offset {int(dev[k])}, outside its "
+                f"{share}-byte share, or does not map back", table.where(i)))
+    return out
+
+
+def _node_for(fabric, owner):
+    if owner in fabric.graph:
+        return owner
+    chips = fabric.domains.get(owner)
+    return chips[0] if chips else None
+
+
+def unreachable_findings(fabric, regions, tables, targets, members):
+    """``unreachable`` findings: shadow-window targets no route reaches from the domain.
+
+    The hook between addressing and routing. It asks ``fabric.router`` (the routing
+    model's :class:`~fabric.Router`); when that cannot be built (the routing module
+    is absent, or raises while building) there is nothing to ask and the check
+    returns ``[]``.
+    """
+    try:
+        router = fabric.router
+    except (ImportError, AttributeError, NotImplementedError):
+        return []
+    except FabricError as e:
+        return [Finding("unreachable", "error", f"routing model could not be built: {e}",
+                        fabric.name)]
+    idx = fabric.node_index
+    out = []
+    for h, table in tables.items():
+        chips = [c for c in fabric.domains[h] if c in idx]
+        if not chips:
+            continue
+        tgt = targets[h]
+        pairs = {}
+        for i in np.flatnonzero(tgt >= 0).tolist():
+            reg = regions[tgt[i]]
+            for o in reg.owners:
+                if o in members[h]:
+                    continue
+                node = _node_for(fabric, o)
+                if node is not None and node in idx:
+                    pairs.setdefault(node, i)
+        if not pairs:
+            continue
+        nodes = list(pairs)
+        dst = np.array([idx[n] for n in nodes], dtype=np.int64)
+        try:
+            router.hops(np.full(len(dst), idx[chips[0]], dtype=np.int64), dst)
+            continue
+        except RoutingError:
+            pass
+        for node in nodes:
+            reached = False
+            for c in chips:
+                try:
+                    router.hops(np.array([idx[c]]), np.array([idx[node]]))
+                    reached = True
+                    break
+                except RoutingError:
+                    continue
+            if not reached:
+                i = pairs[node]
+                out.append(Finding("unreachable", "error",
+                                   f"{table.label(i)}: no route from any chip of {h} to "
+                                   f"{node!r}", table.where(i)))
+    return out

@@ -1,0 +1,223 @@
+"""Symmetric memory: one heap at the same offset in every chip's HBM.
+
+As in NVSHMEM (``nvshmem_ptr``; REFERENCES.md sec. 3), a symmetric heap has
+the same size on every rank and sits at the same offset in each chip's HBM, so
+the global address of ``(rank, offset)`` is computed, not looked up:
+``hbm_base[rank] + heap.offset + offset`` (in the owner-bits layout
+``hbm_base[rank] = rank << k``, a shift). The peer address of a local symmetric
+address is ``peer heap base + (address - local heap base)``; an address outside
+the heap has no peer address, and asking for one is an error, not a wrong number.
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("sd200-ultra")
+>>> f = f.replace(address_plan=AddressPlan(heap=SymmetricHeap(16 * 2**30, offset=32 * 2**30)))
+>>> mem = f.symmetric_memory
+>>> hex(mem.address(3, 4096))
+'0x3800001000'
+>>> hex(mem.peer_address(mem.address(3, 4096), 5))
+'0x5800001000'
+"""
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._address import MIN_PAGE_SIZE, AddressPlan, Finding, _is_int, validate_address
+from ._errors import AddressMapError, NodeError
+from ._params import Parameter
+from ._units import MiB, format_address, format_size
+
+__all__ = ["HEAP_ALIGNMENT", "SymmetricHeap", "SymmetricMemory", "heap_findings"]
+
+HEAP_ALIGNMENT = Parameter(
+    "symmetric.alignment", 2 * MiB, "B",
+    "assumption: symmetric allocations are power-of-two aligned (NVSHMEM, REFERENCES.md "
+    "sec. 3); 2 MiB is the large page GPU drivers map device memory with")
+
+
+@dataclass(frozen=True)
+class SymmetricHeap:
+    """A symmetric heap: ``size`` bytes at ``offset`` in every chip's HBM.
+
+    Parameters
+    ----------
+    size : int
+        Bytes per chip.
+    offset : int
+        Offset of the heap in each chip's HBM region.
+    alignment : int
+        A power of two >= 4 KiB that ``offset`` and ``size`` are multiples of
+        (:data:`HEAP_ALIGNMENT`).
+    chips : mapping, optional
+        Per-chip ``{"offset": ..., "size": ...}`` overrides. A symmetric heap has
+        none; they exist so that a system file can describe a heap that is *not*
+        symmetric, and :func:`fabric.check` can say so (``symmetric-mismatch``).
+    name : str
+    """
+
+    size: int
+    offset: int = 0
+    alignment: int = HEAP_ALIGNMENT.value
+    chips: dict = None
+    name: str = "heap"
+    where: str = field(default=None, compare=False, repr=False)
+
+    def replace(self, **changes):
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+
+def _hbm_regions(regions):
+    out = {}
+    for r in regions:
+        if r.kind == "hbm" and r.ways == 1:
+            out.setdefault(r.owner, r)
+    return out
+
+
+def heap_findings(heap, fabric, regions):
+    """Every fault of a heap on a fabric's regions (``misaligned``, ``symmetric-mismatch``)."""
+    where = heap.where or f"symmetric heap {heap.name!r}"
+    out = []
+    a = heap.alignment
+    if not _is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
+        return [Finding("invalid", "error", f"heap {heap.name!r}: alignment must be a power of "
+                        f"two >= 4 KiB, got {a!r}", where)]
+    for key in ("size", "offset"):
+        v = getattr(heap, key)
+        if not _is_int(v) or v < (1 if key == "size" else 0):
+            return [Finding("invalid", "error", f"heap {heap.name!r}: {key} must be an int "
+                            f"{'> 0' if key == 'size' else '>= 0'}, got {v!r}", where)]
+        if v % a:
+            out.append(Finding("misaligned", "error", f"heap {heap.name!r}: {key} {v} is not a "
+                               f"multiple of the {format_size(a)} alignment", where))
+    hbm = _hbm_regions(regions)
+    overrides = dict(heap.chips or {})
+    for chip in overrides:
+        if chip not in fabric.rank_of:
+            out.append(Finding("invalid", "error", f"heap {heap.name!r}: override for "
+                               f"{chip!r}, which is not a chip of the fabric", where))
+    for chip in fabric.endpoints:
+        ov = overrides.get(chip, {})
+        off = ov.get("offset", heap.offset)
+        size = ov.get("size", heap.size)
+        if off != heap.offset or size != heap.size:
+            out.append(Finding("symmetric-mismatch", "error",
+                               f"heap {heap.name!r} on {chip}: offset {off}, size {size}; every "
+                               f"chip must have offset {heap.offset}, size {heap.size}", where))
+        reg = hbm.get(chip)
+        if reg is None:
+            out.append(Finding("symmetric-mismatch", "error", f"heap {heap.name!r}: {chip} has "
+                               "no HBM region to hold it", where))
+        elif off + size > reg.size:
+            out.append(Finding("symmetric-mismatch", "error",
+                               f"heap {heap.name!r} on {chip}: [{off}, {off + size}) does not fit "
+                               f"in {reg} of {reg.size} bytes", where))
+    return out
+
+
+class SymmetricMemory:
+    """A symmetric heap placed on a fabric's address map: addresses of (rank, offset).
+
+    Built by :attr:`fabric.Fabric.symmetric_memory`; refuses a heap with any fault.
+
+    Attributes
+    ----------
+    heap : SymmetricHeap
+    bases : numpy.ndarray
+        int64, the heap's global base on each rank.
+    stride : int or None
+        ``bases[r] == bases[0] + r * stride`` when the bases are evenly spaced (the
+        owner-bits layout), so an address is ``bases[0] + rank * stride + offset``.
+    """
+
+    def __init__(self, heap, fabric, address_map):
+        errors = [f for f in heap_findings(heap, fabric, address_map.regions)
+                  if f.severity == "error"]
+        if errors:
+            raise AddressMapError("invalid symmetric heap: " + "; ".join(
+                f"{f.code}: {f.message}" for f in errors[:10]))
+        self.heap = heap
+        self.width = address_map.width
+        hbm = _hbm_regions(address_map.regions)
+        self.bases = np.array([hbm[c].base + heap.offset for c in fabric.endpoints],
+                              dtype=np.int64)
+        steps = np.diff(self.bases)
+        self.stride = int(steps[0]) if len(steps) and (steps == steps[0]).all() and \
+            steps[0] > 0 else None
+        self._order = np.argsort(self.bases, kind="stable")
+        self._sorted = self.bases[self._order]
+        self.n_ranks = len(self.bases)
+
+    def __repr__(self):
+        return f"SymmetricMemory({self.heap.name!r}, size={self.heap.size}, ranks={self.n_ranks})"
+
+    def _rank(self, rank):
+        if not _is_int(rank) or not 0 <= rank < self.n_ranks:
+            raise NodeError(f"rank {rank!r} is out of range 0..{self.n_ranks - 1}")
+        return int(rank)
+
+    def address(self, rank, offset=0):
+        """The global address of ``offset`` into the heap on ``rank``.
+
+        Raises
+        ------
+        AddressMapError
+            If ``offset`` is outside ``[0, heap.size)``.
+        """
+        r = self._rank(rank)
+        if not _is_int(offset) or not 0 <= offset < self.heap.size:
+            raise AddressMapError(f"heap offset {offset!r} is outside the {self.heap.size}-byte "
+                                  f"symmetric heap {self.heap.name!r}")
+        if self.stride is not None:
+            return int(self.bases[0]) + r * self.stride + int(offset)
+        return int(self.bases[r]) + int(offset)
+
+    def addresses(self, ranks, offsets):
+        """Vectorized :meth:`address` over integer arrays (broadcast together)."""
+        ranks = np.asarray(ranks, dtype=np.int64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        if ranks.size and (ranks.min() < 0 or ranks.max() >= self.n_ranks):
+            raise NodeError(f"ranks must be in 0..{self.n_ranks - 1}")
+        if offsets.size and (offsets.min() < 0 or offsets.max() >= self.heap.size):
+            raise AddressMapError(f"heap offsets must be in [0, {self.heap.size})")
+        return self.bases[ranks] + offsets
+
+    def locate(self, address):
+        """``(rank, offset)`` of a global address inside the heap.
+
+        Raises
+        ------
+        AddressMapError
+            If the address is in no rank's heap: it has no symmetric counterpart.
+        """
+        a = validate_address(address, self.width)
+        k = int(np.searchsorted(self._sorted, a, side="right")) - 1
+        if k < 0 or a >= self._sorted[k] + self.heap.size:
+            raise AddressMapError(f"address {format_address(a)} is outside the symmetric heap "
+                                  f"{self.heap.name!r} of every rank, so it has no peer address")
+        return int(self._order[k]), a - int(self._sorted[k])
+
+    def peer_address(self, address, peer):
+        """``peer heap base + (address - local heap base)`` (``nvshmem_ptr``).
+
+        Raises
+        ------
+        AddressMapError
+            If ``address`` is outside the heap (there is no peer address).
+        NodeError
+            If ``peer`` is not a rank.
+        """
+        _, off = self.locate(address)
+        return int(self.bases[self._rank(peer)]) + off
+
+
+def build_symmetric(fabric, address_map, plan=None):
+    """The :class:`SymmetricMemory` of a plan's heap, or None when the plan has no heap."""
+    plan = plan if plan is not None else (fabric.address_plan or AddressPlan())
+    if plan.heap is None:
+        return None
+    return SymmetricMemory(plan.heap, fabric, address_map)

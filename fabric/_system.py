@@ -1,0 +1,325 @@
+"""System files: a TOML description of a fabric and its address plan.
+
+A system file names a topology (a preset or builder spec, resolved by
+``topologies.build``) and describes the address plan: layout, extra regions and
+interleave sets, windows per host, grants, a symmetric heap and the hardware
+limits. Sizes and addresses are written the human way (``"96GiB"``,
+``"0x4000_0000"``) and parsed by :mod:`fabric._units`; plain integers are bytes.
+Every table is optional except ``[system]``::
+
+    [system]
+    topology = "sd200-ultra"        # preset or spec (required)
+    chip = "sd200-chip"             # optional: override the chip
+    name = "my system"
+
+    [address]                       # fields of fabric.AddressPlan
+    layout = "owner-bits"           # "owner-bits" | "packed" | "explicit"
+    width = 57
+    host_memory = "1TiB"
+    nic_mmio = "32MiB"
+    storage = "0"
+    alignment = "1GiB"              # packed layout
+    hbm_bytes = "64GB"              # default: the chip's
+    default_windows = true          # a window per remote chip for every host
+
+    [limits]                        # fabric.DomainLimits
+    translation_entries = 1024
+    page_size = "2MiB"
+    alignment = "size"              # "size" (NTB) | "page" (ZMMU)
+
+    [[regions]]                     # placed where they say
+    name = "cxl.pool"
+    base = "0x7f00_0000_0000"
+    size = "256GiB"
+    owner = "host0"                 # or owners = [...] with granularity = "4KiB"
+    kind = "dram"
+    permissions = "rw"
+
+    [[interleave]]                  # placed by the layout
+    name = "pool"
+    owners = ["host0", "host1"]
+    granularity = "4KiB"
+    size = "2TiB"
+    kind = "dram"
+
+    [[windows]]
+    host = "host0"
+    name = "pool"
+    local_base = "0x1000_0000_0000"
+    target = "pool"                 # a region or owner; or global_base = "0x..."
+    target_offset = "0"
+    size = "2TiB"                   # default: the rest of the target region
+    page_size = "2MiB"
+    permissions = "rw"
+
+    [[grants]]                      # none: everything granted
+    host = "host0"
+    target = "chip9"                # region name, owner, or "*"
+    permissions = "r"
+
+    [heap]                          # fabric.SymmetricHeap
+    size = "16GiB"
+    offset = "32GiB"
+    alignment = "2MiB"
+
+A malformed file (bad TOML, a missing or unknown topology) raises
+:class:`~fabric.SpecError` naming the file, line and column. A well-formed file
+with bad values loads, and each bad value becomes a finding (code ``invalid``,
+with the file and line) that :func:`fabric.check` reports with the rest.
+"""
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+
+from ._address import AddressPlan, Finding, Region
+from ._domains import DomainLimits, Grant, Window
+from ._errors import SpecError
+from ._symmetric import SymmetricHeap
+from ._units import parse_address, parse_size
+
+__all__ = ["System", "load_system", "read_system"]
+
+
+@dataclass(frozen=True, eq=False)
+class System:
+    """A fabric with its address plan, as read from a system file.
+
+    Attributes
+    ----------
+    fabric : Fabric
+        With ``address_plan`` set from the file.
+    path : str
+    findings : tuple of Finding
+        Faults of the file's values, reported by :func:`fabric.check`.
+    """
+
+    fabric: object
+    path: str = "<string>"
+    findings: tuple = field(default=())
+
+    @property
+    def plan(self):
+        """The address plan."""
+        return self.fabric.address_plan
+
+
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-]+)\s*\]\]?")
+
+_KEYS = {
+    "system": {"topology", "chip", "name"},
+    "address": {"layout", "width", "host_memory", "nic_mmio", "storage", "alignment",
+                "hbm_bytes", "default_windows"},
+    "limits": {"translation_entries", "page_size", "alignment"},
+    "regions": {"name", "base", "size", "owner", "owners", "kind", "permissions",
+                "granularity"},
+    "interleave": {"name", "owners", "granularity", "size", "kind", "permissions"},
+    "windows": {"host", "name", "local_base", "size", "global_base", "target",
+                "target_offset", "page_size", "permissions"},
+    "grants": {"host", "target", "permissions"},
+    "heap": {"size", "offset", "alignment", "name", "chips"},
+}
+_SIZES = {"host_memory", "nic_mmio", "storage", "alignment", "hbm_bytes", "page_size",
+          "size", "granularity", "offset", "target_offset"}
+_ADDRESSES = {"base", "local_base", "global_base"}
+
+
+def _lines(text):
+    """Line number of each table header: ``{name: [line, ...]}`` in file order."""
+    out = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _HEADER.match(line)
+        if m:
+            out.setdefault(m.group(2), []).append(n)
+    return out
+
+
+class _Reader:
+    def __init__(self, path, text):
+        self.path = path
+        self.lines = _lines(text)
+        self.findings = []
+
+    def where(self, table, i=None):
+        lines = self.lines.get(table, [])
+        k = 0 if i is None else i
+        line = f":{lines[k]}" if k < len(lines) else ""
+        label = table if i is None else f"{table}[{i}]"
+        return f"{self.path}{line} {label}"
+
+    def bad(self, where, msg):
+        self.findings.append(Finding("invalid", "error", msg, where))
+
+    def value(self, key, v, where):
+        """Parse one field; None (and a finding) if it cannot be read."""
+        try:
+            if key in _ADDRESSES:
+                return parse_address(v)
+            if key in _SIZES:
+                return parse_size(v)
+            return v
+        except (TypeError, ValueError) as e:
+            self.bad(where, f"{key} = {v!r}: {e}")
+            return None
+
+    def fields(self, table, data, i=None, required=()):
+        where = self.where(table, i)
+        if not isinstance(data, dict):
+            self.bad(where, f"[{table}] must be a table, got {type(data).__name__}")
+            return None, where
+        unknown = sorted(set(data) - _KEYS[table])
+        if unknown:
+            self.bad(where, f"[{table}] has unknown keys {unknown}; known: "
+                     f"{sorted(_KEYS[table])}")
+        missing = [k for k in required if k not in data]
+        if missing:
+            self.bad(where, f"[{table}] needs {', '.join(missing)}")
+            return None, where
+        out = {}
+        for k, v in data.items():
+            if k in _KEYS[table] and k != "chips":
+                parsed = self.value(k, v, where)
+                if parsed is None:
+                    return None, where
+                out[k] = parsed
+        return out, where
+
+    def items(self, doc, table):
+        items = doc.get(table, [])
+        if not isinstance(items, list):
+            self.bad(self.where(table), f"{table} must be an array of tables ([[{table}]])")
+            return []
+        return items
+
+
+def read_system(text, path="<string>", build=None):
+    """Read a system from TOML text; see :func:`load_system`."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = _TOML_POSITION.search(msg)
+        if m:
+            msg = _TOML_POSITION.sub("", msg).strip()
+            raise SpecError(f"{path}: line {m.group(1)}, column {m.group(2)}: invalid TOML: "
+                            f"{msg}") from None
+        raise SpecError(f"{path}: invalid TOML: {msg}") from None
+    r = _Reader(path, text)
+    sysw = r.where("system")
+    system = doc.get("system")
+    if not isinstance(system, dict) or "topology" not in system:
+        raise SpecError(f"{sysw.split(' ')[0]}: a system file needs a [system] table with "
+                        "topology = \"<preset or spec>\"")
+    unknown = sorted(set(doc) - set(_KEYS))
+    if unknown:
+        r.bad(f"{path}", f"unknown tables {unknown}; known: {sorted(_KEYS)}")
+    sys_fields, _ = r.fields("system", system, required=("topology",))
+    if build is None:
+        # The spec is resolved by the builders package, imported only when a file is read
+        # (the fabric package does not import topologies at import time).
+        import importlib
+
+        build = importlib.import_module("topologies").build
+    try:
+        fabric = build(system["topology"])
+    except SpecError as e:
+        raise SpecError(f"{sysw}: topology {system['topology']!r}: {e}") from None
+    changes = {}
+    if sys_fields and "chip" in sys_fields:
+        changes["chip"] = sys_fields["chip"]
+    if sys_fields and "name" in sys_fields:
+        changes["name"] = sys_fields["name"]
+    try:
+        if changes:
+            fabric = fabric.replace(**changes)
+    except SpecError as e:
+        raise SpecError(f"{sysw}: {e}") from None
+
+    plan = {}
+    if "address" in doc:
+        f, _ = r.fields("address", doc["address"])
+        plan.update(f or {})
+    limits = {}
+    if "limits" in doc:
+        f, _ = r.fields("limits", doc["limits"])
+        limits.update(f or {})
+    regions = []
+    for i, item in enumerate(r.items(doc, "regions")):
+        f, where = r.fields("regions", item, i, required=("base", "size"))
+        if f is None:
+            continue
+        owner = f.pop("owners", None) or f.pop("owner", None)
+        if owner is None:
+            r.bad(where, "[regions] needs owner or owners")
+            continue
+        f.pop("owner", None)
+        try:
+            regions.append(Region(owner=owner, where=where, **f))
+        except TypeError as e:
+            r.bad(where, str(e))
+    interleave = []
+    for i, item in enumerate(r.items(doc, "interleave")):
+        f, where = r.fields("interleave", item, i, required=("owners", "granularity", "size"))
+        if f is not None:
+            interleave.append(Region(base=0, owner=tuple(f.pop("owners")), kind=f.pop(
+                "kind", "dram"), where=where, **f))
+    windows = []
+    for i, item in enumerate(r.items(doc, "windows")):
+        f, where = r.fields("windows", item, i, required=("host", "local_base"))
+        if f is not None:
+            windows.append(Window(where=where, **f))
+    grants = None
+    if "grants" in doc:
+        grants = []
+        for i, item in enumerate(r.items(doc, "grants")):
+            f, where = r.fields("grants", item, i, required=("host", "target"))
+            if f is not None:
+                grants.append(Grant(where=where, **f))
+    heap = None
+    if "heap" in doc:
+        f, where = r.fields("heap", doc["heap"], required=("size",))
+        if f is not None:
+            chips = {}
+            for chip, ov in (doc["heap"].get("chips") or {}).items():
+                o, _ = r.fields("heap", {k: v for k, v in ov.items()}, None)
+                chips[chip] = o or {}
+            heap = SymmetricHeap(chips=chips or None, where=where, **f)
+    try:
+        plan_obj = AddressPlan(
+            interleave=interleave, regions=regions, windows=windows, grants=grants, heap=heap,
+            limits=DomainLimits(**limits), **plan)
+    except TypeError as e:
+        raise SpecError(f"{path}: {e}") from None
+    fabric = fabric.replace(address_plan=plan_obj)
+    return System(fabric, path, tuple(r.findings))
+
+
+def load_system(path, build=None):
+    """Read a system file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    build : callable, optional
+        ``spec -> Fabric``; default ``topologies.build``.
+
+    Returns
+    -------
+    System
+
+    Raises
+    ------
+    OSError
+        If the file cannot be read.
+    SpecError
+        If it is not valid TOML (with line and column) or names no usable topology.
+    """
+    path = str(path)
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    return read_system(text, path, build)
