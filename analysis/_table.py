@@ -7,10 +7,10 @@ def format_table(headers, rows):
     """Return an aligned text table.
 
     >>> print(format_table(["a", "bb"], [["x", 1], ["yy", 22]]))
-    a    bb
-    --  ---
-    x     1
-    yy   22
+    a   bb
+    --  --
+    x    1
+    yy  22
     """
     cells = [[str(c) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
