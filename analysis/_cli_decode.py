@@ -1,0 +1,116 @@
+"""``cofabric decode SYSTEM --model NAME [...] [--json]``: per-token decode time."""
+
+import dataclasses
+import json
+
+from fabric import format_time
+
+__all__ = []
+
+
+def register(sub):
+    p = sub.add_parser(
+        "decode", help="per-token decode time of an MoE model on a system",
+        description="Model one decode step of an MoE model on SYSTEM (a topology spec or "
+                    "preset such as sd200-ultra, cluster-128, nvl72): HBM reads of weights "
+                    "and KV cache, compute, expert dispatch/combine and tensor-parallel "
+                    "collectives on the fabric, kernel-launch bubbles. Optionally with "
+                    "speculative decoding (--draft-length, --acceptance, --draft-cost).")
+    p.add_argument("system", metavar="SYSTEM", help="topology spec or preset")
+    p.add_argument("--model", required=True,
+                   help="kimi-k2, deepseek-v3, hypothetical-2.8t, or a .toml file")
+    p.add_argument("--batch", type=int, default=1, help="sequences decoded together (1)")
+    p.add_argument("--context", type=int, default=4096, help="tokens in each KV cache (4096)")
+    p.add_argument("--layout", default=None,
+                   help="e.g. tp=8 or tp=4,dp=32 (default tp=1 over every chip)")
+    p.add_argument("--transport", default="loadstore", choices=("loadstore", "rdma"))
+    p.add_argument("--algorithm", default="auto", help="collective algorithm (auto)")
+    p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
+    p.add_argument("--overlap", type=float, default=0.0,
+                   help="fraction of communication hidden under compute (0)")
+    p.add_argument("--fusion", type=float, default=1.0,
+                   help="kernel fusion factor dividing launches (1)")
+    p.add_argument("--launch-overhead", type=float, default=None,
+                   help="seconds per kernel launch (default 4e-6, see analysis.LAUNCH_OVERHEAD)")
+    p.add_argument("--draft-length", type=int, default=None,
+                   help="speculative decoding: tokens drafted per cycle")
+    p.add_argument("--acceptance", type=float, default=None,
+                   help="speculative decoding: acceptance rate per drafted token")
+    p.add_argument("--draft-cost", type=float, default=0.0,
+                   help="speculative decoding: draft time per token / step time (0)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def _jsonable(obj):
+    if dataclasses.is_dataclass(obj):
+        return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (tuple, list)):
+        return [_jsonable(x) for x in obj]
+    return obj
+
+
+def run(args):
+    import topologies
+    from analysis import LAUNCH_OVERHEAD, decode_step, speculative_decode
+
+    fab = topologies.build(args.system)
+    kw = {"batch": args.batch, "context": args.context, "layout": args.layout,
+          "transport": args.transport, "algorithm": args.algorithm, "skew": args.skew,
+          "overlap": args.overlap, "fusion_factor": args.fusion,
+          "launch_overhead": (LAUNCH_OVERHEAD.value if args.launch_overhead is None
+                              else args.launch_overhead)}
+    spec = None
+    if (args.draft_length is None) != (args.acceptance is None):
+        raise ValueError("--draft-length and --acceptance go together")
+    if args.draft_length is not None:
+        spec = speculative_decode(args.model, fab, draft_length=args.draft_length,
+                                  acceptance=args.acceptance, draft_cost=args.draft_cost, **kw)
+        r = spec.base
+    else:
+        r = decode_step(args.model, fab, **kw)
+    if args.json:
+        out = _jsonable(r)
+        if spec is not None:
+            out["speculative"] = {k: v for k, v in _jsonable(spec).items()
+                                  if k not in ("base", "verify")}
+        print(json.dumps(out, indent=2))
+        return 0
+    from ._table import format_table
+
+    def us(x):
+        return round(x * 1e6, 2)
+
+    print(f"{r.model} on {r.system} ({r.chip} x {r.layout.chips}), layout {r.layout}, "
+          f"batch {r.batch}, context {r.context}, transport {r.transport}")
+    headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
+               "combine us", "tp coll us", "exposed comm us", "launch us", "total us"]
+    rows = []
+    for kind in ("dense", "moe"):
+        layers = [x for x in r.layers if x.kind == kind]
+        if layers:
+            x = layers[0]
+            rows.append([f"{kind} layer", len(layers), us(x.attention_weights + x.ffn_weights),
+                         us(x.kv_cache), us(x.attention_compute + x.ffn_compute),
+                         us(x.dispatch), us(x.combine), us(x.tp_allreduce),
+                         us(x.exposed_comm), us(x.launch), us(x.total)])
+    h = r.head
+    rows.append(["head", 1, us(h.weights), 0.0, us(h.compute), 0.0, 0.0, 0.0, 0.0,
+                 us(h.launch), us(h.total)])
+    print(format_table(headers, rows))
+    b = r.breakdown
+    print(f"step {format_time(r.time)}: attention {format_time(b.attention)}, ffn "
+          f"{format_time(b.ffn)}, head {format_time(b.head)}, exposed comm "
+          f"{format_time(b.exposed_comm)}, launch {format_time(b.launch)}")
+    moe = [x for x in r.layers if x.kind == "moe"]
+    if moe:
+        print(f"active experts per MoE layer: {moe[0].active_experts:.1f} (system), "
+              f"{moe[0].active_experts_chip:.2f} on the critical chip")
+    print(f"tokens/s: {r.tokens_per_s_user:.1f} per user, {r.tokens_per_s_system:.1f} per "
+          f"system; HBM used on the fullest chip {r.hbm_per_chip / 1e9:.1f} GB")
+    if spec is not None:
+        print(f"speculative k={spec.draft_length} a={spec.acceptance}: "
+              f"{spec.expected_tokens:.2f} tokens per {format_time(spec.cycle_time)} cycle "
+              f"(verify {format_time(spec.verify_time)}), {spec.tokens_per_s_user:.1f} "
+              f"tokens/s per user, speedup {spec.speedup:.2f} (bound {spec.speedup_bound:.2f})")
+    return 0

@@ -1,0 +1,61 @@
+"""``cofabric decode``: output, JSON, speculative flags and one-line errors."""
+
+import json
+
+import pytest
+
+import analysis
+from analysis._cli import main
+
+
+class _Res:
+    def __init__(self, time):
+        self.time = time
+
+
+@pytest.fixture
+def fake_cost(monkeypatch):
+    """Stand in for analysis.cost with a closed form, so these tests check the CLI only."""
+    def cost(fabric, op, nbytes, *, algorithm, ranks, transport):
+        return _Res(1e-6 + nbytes / 50e9)
+    monkeypatch.setattr(analysis, "cost", cost, raising=False)
+
+
+def test_text(fake_cost, capsys):
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "tp=8"]) == 0
+    out = capsys.readouterr().out
+    assert "kimi-k2 on sd200-ultra (sd200-chip x 128), layout tp=8,dp=16,ep=128" in out
+    assert "moe layer" in out and "dense layer" in out and "tokens/s:" in out
+
+
+def test_json_matches_library(fake_cost, capsys):
+    import topologies
+    assert main(["decode", "sd200-ultra", "--model", "deepseek-v3", "--batch", "32",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    r = analysis.decode_step("deepseek-v3", topologies.build("sd200-ultra"), batch=32,
+                             context=4096)
+    assert data["time"] == pytest.approx(r.time)
+    assert data["layout"] == {"tp": 1, "dp": 128, "ep": 128}
+    assert len(data["layers"]) == 61 and data["layers"][0]["kind"] == "dense"
+
+
+def test_speculative_flags(fake_cost, capsys):
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--draft-length", "3",
+                 "--acceptance", "0.7", "--draft-cost", "0.05", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["speculative"]["expected_tokens"] == pytest.approx(1 + 0.7 + 0.49 + 0.343)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["decode", "sd200-ultra", "--model", "gpt-9"], "unknown model 'gpt-9'"),
+    (["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "tp=3"],
+     "tp=3 does not divide the 128 chips"),
+    (["decode", "dgx-h100", "--model", "kimi-k2"], "weights need 1026.4 GB but the 8 chips"),
+    (["decode", "sd200-ultra", "--model", "kimi-k2", "--draft-length", "2"],
+     "--draft-length and --acceptance go together"),
+])
+def test_errors_are_one_line(fake_cost, capsys, argv, match):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert match in err and err.count("\n") == 1
