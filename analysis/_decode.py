@@ -110,8 +110,8 @@ KERNELS = {
 }
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
-_ALL_TO_ALL = "all_to_all"
-_ALL_REDUCE = "all_reduce"
+_ALL_TO_ALL = "all-to-all"
+_ALL_REDUCE = "all-reduce"
 
 
 # -- routing ------------------------------------------------------------------------------
@@ -451,8 +451,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     collective : callable, optional
         ``collective(fabric, op, nbytes, algorithm=, ranks=, transport=)`` returning
         an object with ``.time`` (seconds); default ``analysis.cost``. ``nbytes``
-        is the full vector per rank for ``"all_reduce"`` and the total a rank
-        sends for ``"all_to_all"``.
+        is the full vector per rank for ``"all-reduce"`` and, for ``"all-to-all"``,
+        the whole per-rank send buffer, own block included (nccl-tests convention):
+        the bytes a rank sends to remote chips times ``ep / (ep - 1)``.
 
     Returns
     -------
@@ -545,7 +546,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     # tokens each chip dispatches, and remote chips each goes to (deduplicated)
     tokens_sent = tokens / n
     remote_chips = (ep - 1) * (1.0 - (1.0 - 1.0 / ep) ** m.experts_per_token)
-    a2a = tokens_sent * remote_chips * h * imbalance
+    # bytes to remote chips; the all-to-all size convention (nccl-tests) is the whole
+    # per-rank send buffer with the own block included, so scale by ep / (ep - 1)
+    a2a = tokens_sent * remote_chips * h * imbalance * (ep / (ep - 1) if ep > 1 else 0.0)
     t_dispatch = comm(_ALL_TO_ALL, a2a * dispatch_b, range(ep))
     t_combine = comm(_ALL_TO_ALL, a2a * combine_b, range(ep))
 
