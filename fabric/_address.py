@@ -179,7 +179,10 @@ def validate_address(address, width=57, what="address"):
     except (TypeError, ValueError) as e:
         raise AddressMapError(f"{what} {address!r} is refused: {e}") from e
     if value >> width:
-        raise AddressMapError(f"{what} {format_address(value)} is wider than the {width}-bit "
+        shown = format_address(value)
+        if isinstance(address, str) and address.strip() != shown:
+            shown = f"{address!r} ({shown})"
+        raise AddressMapError(f"{what} {shown} is wider than the {width}-bit "
                               f"address width (max {format_address((1 << width) - 1)})")
     return value
 
@@ -762,7 +765,7 @@ def layout_regions(fabric, plan=None):
     >>> nx.set_edge_attributes(G, 1e9, "bandwidth"); nx.set_edge_attributes(G, 1e-7, "latency")
     >>> f = Fabric.from_graph(G, chip="h100")
     >>> [(r.name, hex(r.base)) for r in layout_regions(f, AddressPlan(host_memory=0))]
-    [('chip0.hbm', '0x0'), ('chip1.hbm', '0x1000000000')]
+    [('chip0.hbm', '0x0'), ('chip1.hbm', '0x2000000000')]
     """
     plan = AddressPlan() if plan is None else plan
     errors = _plan_errors(fabric, plan)

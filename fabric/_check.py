@@ -67,13 +67,13 @@ from ._errors import FabricError, RoutingError
 from ._symmetric import heap_findings
 from ._units import format_address
 
-__all__ = ["CODES", "check", "errors", "unreachable_findings"]
+__all__ = ["CODES", "check", "error_findings", "unreachable_findings"]
 
 CODES = ("invalid", "overlap", "misaligned", "out-of-range", "dangling-target", "alias",
          "isolation", "too-many-entries", "symmetric-mismatch", "roundtrip", "unreachable")
 
 
-def errors(findings):
+def error_findings(findings):
     """The findings of severity ``"error"`` (a list)."""
     return [f for f in findings if f.severity == "error"]
 
