@@ -8,6 +8,7 @@ from . import _style
 from . import _progress
 from . import _sweep
 from . import _plots
+from . import _report
 from . import _models
 from . import _decode
 from . import _speculative
@@ -17,10 +18,11 @@ from ._style import *  # noqa: F401,F403
 from ._progress import *  # noqa: F401,F403
 from ._sweep import *  # noqa: F401,F403
 from ._plots import *  # noqa: F401,F403
+from ._report import *  # noqa: F401,F403
 from ._models import *  # noqa: F401,F403
 from ._decode import *  # noqa: F401,F403
 from ._speculative import *  # noqa: F401,F403
 from ._closed_form import *  # noqa: F401,F403
 
-__all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _models.__all__ + _decode.__all__ + _speculative.__all__
+__all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _decode.__all__ + _speculative.__all__
            + _closed_form.__all__)

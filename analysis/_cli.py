@@ -15,6 +15,7 @@ __all__ = ["main"]
 # One entry per subcommand module, in the order ``cofabric --help`` lists them.
 COMMAND_MODULES = (
     "analysis._cli_metrics",
+    "analysis._cli_report",
     "analysis._cli_decode",
 )
 

@@ -1,0 +1,86 @@
+"""``cofabric report`` (the comparison report) and ``cofabric figures`` (the README's figures)."""
+
+import json
+import sys
+
+__all__ = []
+
+
+def register(sub):
+    from analysis import DEFAULT_SYSTEMS
+
+    p = sub.add_parser(
+        "report", help="write a comparison report (HTML, Markdown, CSV, figures)",
+        description="Compare fabrics on the same work and write a report to DIR: index.html "
+                    "(self-contained), report.md, one CSV per table and figures/ (PDF, SVG, "
+                    "PNG). SYSTEM is a preset or a topology spec; with none, the default "
+                    "comparison: " + ", ".join(DEFAULT_SYSTEMS) + ".")
+    p.add_argument("systems", nargs="*", metavar="SYSTEM", help="preset or topology spec")
+    p.add_argument("--out", default="report", metavar="DIR",
+                   help="output directory (default: report/)")
+    p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="run the sweeps in N local processes (default 1: serially)")
+    p.add_argument("--json", action="store_true",
+                   help="print the files written and the findings as JSON")
+    p.set_defaults(func=run_report)
+
+    f = sub.add_parser(
+        "figures", help="regenerate the figures the README shows",
+        description="Write the README's figures (PDF, SVG, PNG) to DIR; the same inputs "
+                    "give the same bytes.")
+    f.add_argument("--out", default="figures", metavar="DIR",
+                   help="output directory (default: figures/)")
+    f.add_argument("--quiet", action="store_true", help="no progress bar")
+    f.add_argument("--json", action="store_true", help="print the files written as JSON")
+    f.set_defaults(func=run_figures)
+
+
+def _executor(jobs):
+    if isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"--jobs must be an integer >= 1, got {jobs}")
+    if jobs == 1:
+        return None
+    import concurrent.futures
+
+    return concurrent.futures.ProcessPoolExecutor(jobs)
+
+
+def _command(args):
+    words = ["cofabric", "report", *args.systems]
+    return " ".join(words)
+
+
+def run_report(args):
+    from analysis import DEFAULT_SYSTEMS, build_report, check_report_dir, write_report
+
+    check_report_dir(args.out, args.force)  # fail before computing, not after
+    executor = _executor(args.jobs)
+    try:
+        report = build_report(args.systems or DEFAULT_SYSTEMS, executor=executor,
+                              quiet=args.quiet, command=_command(args))
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    index = write_report(report, args.out, force=args.force, quiet=args.quiet)
+    if args.json:
+        files = sorted(str(p) for p in index.parent.rglob("*") if p.is_file())
+        print(json.dumps({"index": str(index), "files": files,
+                          "findings": list(report.findings)}, indent=2))
+    else:
+        print(index)
+        if not args.quiet and sys.stdout.isatty():
+            print("findings:\n" + "\n".join(f"  - {s}" for s in report.findings))
+    return 0
+
+
+def run_figures(args):
+    from analysis import write_figures
+
+    files = write_figures(args.out, quiet=args.quiet)
+    if args.json:
+        print(json.dumps([str(p) for p in files], indent=2))
+    else:
+        print("\n".join(str(p) for p in files))
+    return 0

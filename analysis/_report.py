@@ -1,0 +1,675 @@
+"""Topology comparison reports: findings, tables, figures, assumptions; HTML, Markdown, CSV.
+
+:func:`build_report` computes everything from the public APIs (metrics,
+routing and latency, collectives, failures) for a list of systems;
+:func:`write_report` writes it to a directory:
+
+* ``index.html``: one self-contained page (figures inline as SVG, CSS inline, no
+  network access), readable on a screen and printable;
+* ``report.md``: the same content, figures linked;
+* ``<table>.csv``: every table, tidy (one row per system x ...), SI units named
+  in the column names;
+* ``figures/<name>.{pdf,svg,png}``: every figure, saved reproducibly.
+
+The report is written to a temporary directory beside the target and moved
+into place at the end, so a failure leaves nothing half-written; an existing
+report is only replaced with ``force=True``. Output is deterministic: no dates,
+fixed ordering, reproducible figure bytes.
+
+Examples
+--------
+>>> r = build_report(["torus:3x3x3", "fattree:k=4"], sections=("structure",), quiet=True)
+>>> [s.title for s in r.sections]
+['Structure', 'Assumptions']
+>>> r.findings[0].startswith("torus:3x3x3 reaches")
+True
+"""
+
+import csv
+import dataclasses
+import functools
+import html
+import io
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from fabric import format_bandwidth, format_size, format_time
+
+from . import _metrics, _plots
+from ._progress import Progress
+from ._style import FIGURE_FORMATS, paper_style, save_figure
+
+__all__ = [
+    "DEFAULT_SYSTEMS",
+    "README_FIGURES",
+    "SECTIONS",
+    "Report",
+    "build_report",
+    "check_report_dir",
+    "write_figures",
+    "write_report",
+]
+
+#: The embedded default comparison: the seed supernode against a cluster of the same
+#: size, with a one-tier switched rack and a torus cube alongside.
+DEFAULT_SYSTEMS = ("sd200-ultra", "cluster-128", "nvl72", "tpu-v4-cube")
+
+#: Report sections in the order they appear (the assumptions table always closes it).
+SECTIONS = ("structure", "topology")
+
+#: The figures ``cofabric figures`` regenerates for the README (names of report figures).
+README_FIGURES = ("topology-sd200-ultra", "topology-cluster-128", "hops")
+
+
+# -- the report's parts -----------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """A table column: ``key`` in the rows (and the CSV header), a label, a display format."""
+
+    key: str
+    label: str
+    fmt: object = str
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A table: rows are dicts of SI values; ``columns`` say how to show them.
+
+    The CSV holds ``csv_rows`` under the keys ``csv_columns`` where given (a tidy
+    form of a table shown merged), else the shown rows and columns.
+    """
+
+    name: str
+    title: str
+    columns: tuple
+    rows: tuple
+    caption: str = ""
+    csv_columns: tuple = None
+    csv_rows: tuple = None
+
+
+@dataclasses.dataclass(frozen=True)
+class FigureSpec:
+    """A figure: ``draw()`` returns a matplotlib Figure (called inside the paper style)."""
+
+    name: str
+    title: str
+    caption: str
+    draw: object
+    column: str = "single"
+    height: float = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    """A titled part of the report: paragraphs, tables and figures."""
+
+    key: str
+    title: str
+    text: tuple = ()
+    tables: tuple = ()
+    figures: tuple = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """Everything a report shows, computed; :func:`write_report` renders it.
+
+    Attributes
+    ----------
+    systems : tuple of str
+        The system names (spec strings or presets), in the order compared.
+    findings : tuple of str
+        Sentences stating what the numbers say, generated from them.
+    sections : tuple of Section
+    command : str
+        The command line that reproduces the report.
+    """
+
+    systems: tuple
+    findings: tuple
+    sections: tuple
+    command: str
+
+    @property
+    def tables(self):
+        """Every table, in order of appearance."""
+        return tuple(t for s in self.sections for t in s.tables)
+
+    @property
+    def figures(self):
+        """Every figure, in order of appearance."""
+        return tuple(f for s in self.sections for f in s.figures)
+
+
+# -- formatting -----------------------------------------------------------------------------
+
+
+def _fmt_float(digits=3):
+    return lambda v: f"{v:.{digits}g}" if isinstance(v, float) else str(v)
+
+
+def _fmt_value(value, unit):
+    """A parameter value in human units (the CSV keeps SI)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if unit == "B/s":
+        return format_bandwidth(value)
+    if unit == "s":
+        return format_time(value)
+    if unit == "B":
+        return format_size(value, binary=False)
+    if unit == "FLOP/s":
+        return f"{value / 1e12:.4g} TFLOP/s"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _ratio(a, b):
+    return a / b if b else float("inf")
+
+
+def _times(a, b):
+    """'2.6x more' style comparison of a with b (both positive)."""
+    r = _ratio(a, b)
+    return f"{r:.2g}x" if r < 10 else f"{r:.0f}x"
+
+
+# -- sections ------------------------------------------------------------------------------
+
+
+def _draw_hops(hops):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    names = list(hops)
+    width = 0.8 / len(names)
+    for i, name in enumerate(names):
+        counts = hops[name]
+        h = np.arange(len(counts))
+        frac = counts / counts.sum()
+        ax.bar(h[1:] + (i - (len(names) - 1) / 2) * width, frac[1:], width=width, label=name)
+    ax.set_xlabel("hops between chips")
+    ax.set_ylabel("fraction of chip pairs")
+    ax.xaxis.set_major_locator(_integer_locator())
+    ax.legend(fontsize="x-small")
+    return fig
+
+
+def _integer_locator():
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
+
+
+def _structure_section(fabrics):
+    rows, hops = [], {}
+    for name, f in fabrics.items():
+        m = _metrics.metrics(f)
+        counts, _ = _metrics.hop_distribution(f)
+        hops[name] = counts
+        rows.append({
+            "system": name, "family": f.family, "endpoints": m.endpoints,
+            "switches": m.switches, "links": m.links, "diameter_hops": m.diameter,
+            "mean_hops": m.avg_hops, "bisection_links": m.bisection_links,
+            "bisection_bandwidth_Bps": m.bisection_bandwidth,
+            "bisection_exact": m.bisection_exact,
+            "bisection_per_chip_Bps": m.bisection_bandwidth / m.endpoints,
+            "injection_bandwidth_Bps": m.injection_bandwidth,
+            "switch_ports": m.switch_ports, "ports": m.ports,
+        })
+    columns = (
+        Column("system", "system"), Column("endpoints", "chips"),
+        Column("switches", "switches"), Column("links", "links (cables)"),
+        Column("diameter_hops", "diameter (hops)"),
+        Column("mean_hops", "mean hops", _fmt_float(3)),
+        Column("bisection_bandwidth_Bps", "bisection bandwidth", format_bandwidth),
+        Column("bisection_per_chip_Bps", "bisection per chip", format_bandwidth),
+        Column("injection_bandwidth_Bps", "injection per chip", format_bandwidth),
+        Column("switch_ports", "switch ports"),
+    )
+    inexact = [r["system"] for r in rows if not r["bisection_exact"]]
+    caption = ("Links count parallel cables one by one; bandwidths are per direction. "
+               "Mean hops over distinct ordered chip pairs.")
+    if inexact:
+        caption += (" Bisection of " + ", ".join(inexact) + " is that of a balanced structural "
+                    "cut: an upper bound on the minimum bisection.")
+    table = Table("summary", "Summary per system", columns, tuple(rows), caption)
+    fig = FigureSpec("hops", "Hops between chip pairs",
+                     "Distribution of the hop count over distinct ordered chip pairs.",
+                     functools.partial(_draw_hops, hops))
+    section = Section("structure", "Structure", tables=(table,), figures=(fig,))
+    return section, _structure_findings(rows)
+
+
+def _structure_findings(rows):
+    a, out = rows[0], []
+    if len(rows) > 1:
+        b = rows[1]
+        out.append(
+            f"{a['system']} reaches any chip from any other in at most {a['diameter_hops']} "
+            f"hops ({a['mean_hops']:.2f} on average); {b['system']} needs up to "
+            f"{b['diameter_hops']} ({b['mean_hops']:.2f} on average).")
+        bound = lambda r: "" if r["bisection_exact"] else " (upper bound)"
+        ra, rb = a["bisection_per_chip_Bps"], b["bisection_per_chip_Bps"]
+        more = "more" if ra >= rb else "less"
+        hi, lo = max(ra, rb), min(ra, rb)
+        out.append(
+            f"Bisection bandwidth per chip: {a['system']} {format_bandwidth(ra)}{bound(a)}, "
+            f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {_times(hi, lo)} {more} "
+            f"on {a['system']}.")
+        out.append(
+            f"{a['system']} uses {a['switches']} switches ({a['switch_ports']} switch ports) "
+            f"and {a['links']} cables; {b['system']} uses {b['switches']} switches "
+            f"({b['switch_ports']} switch ports) and {b['links']} cables.")
+    else:
+        out.append(f"{a['system']} reaches any chip from any other in at most "
+                   f"{a['diameter_hops']} hops ({a['mean_hops']:.2f} on average).")
+    if len(rows) > 2:
+        best = max(rows, key=lambda r: r["bisection_per_chip_Bps"])
+        out.append(f"Of all {len(rows)} systems, {best['system']} has the most bisection "
+                   f"bandwidth per chip ({format_bandwidth(best['bisection_per_chip_Bps'])}).")
+    return out
+
+
+def _draw_topology(fabric):
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure()
+    coords = [fabric.graph.nodes[n].get("coord") for n in fabric.endpoints]
+    three_d = all(c is not None and len(c) == 3 for c in coords)
+    ax = fig.add_subplot(projection="3d" if three_d else None)
+    _plots.plot_topology(fabric, ax=ax)
+    return fig
+
+
+def _topology_section(fabrics):
+    figures = []
+    for name, f in fabrics.items():
+        m = f.graph.number_of_edges()
+        figures.append(FigureSpec(
+            f"topology-{_slug(name)}", f"Topology of {name}",
+            f"{name}: {f.n_endpoints} chips, {m} graph edges (a bundle of parallel links is "
+            "one edge). Hyper-meshes and tori are drawn in 3D by chip coordinate (links "
+            "between non-neighbours of a line as arcs); switched fabrics in layers by tier.",
+            functools.partial(_draw_topology, f), height=3.0))
+    return Section("topology", "Topology drawings", figures=tuple(figures)), []
+
+
+def _assumptions_section(fabrics, extra=()):
+    rows = []
+    for name, f in fabrics.items():
+        params = list(f.assumptions)
+        for p in extra:
+            if p not in params:
+                params.append(p)
+        for p in params:
+            rows.append({"system": name, "parameter": p.name, "value": p.value,
+                         "unit": p.unit, "source": p.source})
+    # One row per parameter for reading (with the systems using it); the CSV stays tidy.
+    merged = {}
+    for r in rows:
+        key = (r["parameter"], repr(r["value"]), r["unit"], r["source"])
+        merged.setdefault(key, dict(r, systems=[]))["systems"].append(r["system"])
+    shown = tuple(dict(r, systems=", ".join(r["systems"]),
+                       shown=_fmt_value(r["value"], r["unit"]))
+                  for r in merged.values())
+    columns = (Column("parameter", "parameter"), Column("shown", "value"),
+               Column("unit", "unit"), Column("systems", "used by"),
+               Column("source", "source"))
+    table = Table("assumptions", "Every parameter the systems use", columns, shown,
+                  "Values in SI units in assumptions.csv (one row per system and parameter).",
+                  csv_columns=("system", "parameter", "value", "unit", "source"),
+                  csv_rows=tuple(rows))
+    return Section("assumptions", "Assumptions", tables=(table,)), []
+
+
+def _slug(name):
+    return re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-")
+
+
+# -- building ----------------------------------------------------------------------------------
+
+
+def _build_fabrics(systems):
+    import topologies
+
+    if isinstance(systems, str):
+        systems = [systems]
+    systems = list(systems)
+    if not systems:
+        raise ValueError("systems: name at least one system")
+    if len(set(systems)) != len(systems):
+        raise ValueError(f"systems must be distinct, got {systems!r}")
+    fabrics = {}
+    for name in systems:
+        if not isinstance(name, str):
+            raise TypeError(f"a system is a preset name or spec string, got {name!r}")
+        fabrics[name] = topologies.build(name)
+    return fabrics
+
+
+def build_report(systems=DEFAULT_SYSTEMS, *, sections=SECTIONS, executor=None, quiet=False,
+                 command=None):
+    """Compute a comparison report of ``systems``.
+
+    Parameters
+    ----------
+    systems : sequence of str
+        Preset names or spec strings (``topologies.build`` accepts them); the
+        first two are compared head to head in the findings, the rest alongside.
+    sections : sequence of str
+        Which of :data:`SECTIONS` to include (the assumptions always are).
+    executor : concurrent.futures.Executor, optional
+        Runs the parameter sweeps (see :func:`analysis.sweep`); results are the same.
+    quiet : bool
+        No progress bar.
+    command : str, optional
+        The command line shown as how to reproduce the report.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    fabric.SpecError
+        For a system no builder knows.
+    ValueError
+        For an unknown section, or no systems.
+    """
+    unknown = [s for s in sections if s not in SECTIONS]
+    if unknown:
+        raise ValueError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
+    fabrics = _build_fabrics(systems)
+    builders = {"structure": _structure_section, "topology": _topology_section}
+    parts, findings = [], []
+    wanted = [s for s in SECTIONS if s in sections]
+    with Progress(len(wanted) + 1, "report", quiet=quiet) as bar:
+        for key in wanted:
+            section, found = builders[key](fabrics)
+            parts.append(section)
+            findings.extend(found)
+            bar.update()
+        assumptions, _ = _assumptions_section(fabrics)
+        parts.append(assumptions)
+        bar.update()
+    if command is None:
+        command = "cofabric report " + " ".join(fabrics)
+    return Report(tuple(fabrics), tuple(findings), tuple(parts), command)
+
+
+# -- rendering ----------------------------------------------------------------------------------
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1a1a1a;
+       max-width: 62rem; margin: 2rem auto; padding: 0 1rem; line-height: 1.45; }
+h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
+h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; padding-bottom: 0.2rem;
+     margin-top: 2.2rem; }
+.sub { color: #555; margin-top: 0; }
+.findings { background: #f4f7fb; border-left: 4px solid #0072B2; padding: 0.6rem 1rem 0.6rem 2rem; }
+table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.85rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left;
+         vertical-align: top; }
+th { background: #f0f0f0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.8rem;
+          padding-top: 0.3rem; }
+figure { margin: 1.2rem 0; }
+figure svg { width: 100%; height: auto; display: block; }
+figure.single svg { max-width: 36rem; }
+figure.double svg { max-width: 60rem; }
+figcaption { color: #444; font-size: 0.85rem; max-width: 44rem; }
+.wide { overflow-x: auto; }
+code { background: #f3f3f3; padding: 0 0.2rem; }
+footer { margin-top: 3rem; color: #666; font-size: 0.8rem; }
+nav ol { columns: 2; }
+@media print {
+  body { max-width: none; margin: 0; font-size: 10pt; }
+  nav { display: none; }
+  figure, table { break-inside: avoid; }
+  h2 { break-after: avoid; }
+  a { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def _prefix_svg_ids(svg, prefix):
+    """Make the ids of one inline SVG unique in the page (matplotlib reuses glyph ids)."""
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
+
+    def ref(m):
+        return m.group(1) + prefix + m.group(2) if m.group(2) in ids else m.group(0)
+
+    svg = re.sub(r'(url\(#)([^)]+)(?=\))', ref, svg)
+    return re.sub(r'((?:xlink:)?href="#)([^"]+)(?=")', ref, svg)
+
+
+def _cell(col, row):
+    value = row.get(col.key, "")
+    return col.fmt(value) if value != "" else ""
+
+
+def _is_numeric_column(col, rows):
+    return bool(rows) and all(isinstance(r.get(col.key), (int, float))
+                              and not isinstance(r.get(col.key), bool) for r in rows)
+
+
+def _html_table(t):
+    head = "".join(f"<th>{html.escape(c.label)}</th>" for c in t.columns)
+    numeric = [_is_numeric_column(c, t.rows) for c in t.columns]
+    body = []
+    for row in t.rows:
+        cells = "".join(
+            f'<td class="num">{html.escape(_cell(c, row))}</td>' if num
+            else f"<td>{html.escape(_cell(c, row))}</td>" for c, num in zip(t.columns, numeric))
+        body.append(f"<tr>{cells}</tr>")
+    caption = f"<caption>{html.escape(t.caption)}</caption>" if t.caption else ""
+    title = f"<h3>{html.escape(t.title)}</h3>" if t.title else ""
+    return (f'{title}<div class="wide"><table id="table-{t.name}">{caption}'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+            f'<p class="sub">Data: <a href="{t.name}.csv">{t.name}.csv</a></p>')
+
+
+def render_html(report, svgs):
+    """The report as one self-contained HTML page; ``svgs`` maps figure name to SVG text."""
+    esc = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>cofabric report: {esc(' vs '.join(report.systems[:2]))}</title>",
+             f"<style>{_CSS}</style>", "</head>", "<body>",
+             f"<h1>Fabric comparison: {esc(', '.join(report.systems))}</h1>",
+             ('<p class="sub">Generated by cofabric. Reproduce with '
+             f"<code>{esc(report.command)}</code>.</p>"),
+             "<h2 id=\"findings\">Findings</h2>", '<ul class="findings">']
+    parts += [f"<li>{esc(s)}</li>" for s in report.findings]
+    parts.append("</ul>")
+    parts.append("<nav><h2>Contents</h2><ol>")
+    parts += [f'<li><a href="#{s.key}">{esc(s.title)}</a></li>' for s in report.sections]
+    parts.append("</ol></nav>")
+    for s in report.sections:
+        parts.append(f'<section id="{s.key}"><h2>{esc(s.title)}</h2>')
+        parts += [f"<p>{esc(p)}</p>" for p in s.text]
+        parts += [_html_table(t) for t in s.tables]
+        for f in s.figures:
+            svg = _prefix_svg_ids(svgs[f.name], f"{_slug(f.name)}-")
+            parts.append(
+                f'<figure id="fig-{f.name}" class="{f.column}">{svg}<figcaption><b>'
+                f"{esc(f.title)}.</b> {esc(f.caption)} Files: "
+                + ", ".join(f'<a href="figures/{f.name}.{x}">{x.upper()}</a>'
+                            for x in FIGURE_FORMATS)
+                + "</figcaption></figure>")
+        parts.append("</section>")
+    parts.append("<footer>All numbers come from the model and the parameters listed under "
+                 "Assumptions; none is measured. Tables are in the CSV files beside this "
+                 "page.</footer>")
+    parts += ["</body>", "</html>", ""]
+    return "\n".join(parts)
+
+
+def _md_escape(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report):
+    """The report as Markdown, figures linked from ``figures/``."""
+    lines = [f"# Fabric comparison: {', '.join(report.systems)}", "",
+             f"Generated by cofabric. Reproduce with `{report.command}`.", "",
+             "## Findings", ""]
+    lines += [f"- {s}" for s in report.findings]
+    for s in report.sections:
+        lines += ["", f"## {s.title}", ""]
+        for p in s.text:
+            lines += [p, ""]
+        for t in s.tables:
+            if t.title:
+                lines += [f"### {t.title}", ""]
+            lines.append("| " + " | ".join(_md_escape(c.label) for c in t.columns) + " |")
+            lines.append("|" + "|".join(
+                "---:" if _is_numeric_column(c, t.rows) else "---" for c in t.columns) + "|")
+            for row in t.rows:
+                lines.append("| " + " | ".join(_md_escape(_cell(c, row)) for c in t.columns)
+                             + " |")
+            lines += ["", (t.caption + " " if t.caption else "") + f"Data: [{t.name}.csv]"
+                      f"({t.name}.csv)", ""]
+        for f in s.figures:
+            lines += [f"![{f.title}](figures/{f.name}.svg)", "",
+                      (f"*{f.title}.* {f.caption} ([PDF](figures/{f.name}.pdf), "
+                      f"[PNG](figures/{f.name}.png))"), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _csv_text(table):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    keys = table.csv_columns or [c.key for c in table.columns]
+    w.writerow(keys)
+    for row in (table.csv_rows if table.csv_rows is not None else table.rows):
+        w.writerow([repr(v) if isinstance(v, float) else v for v in (row[k] for k in keys)])
+    return buf.getvalue()
+
+
+def _render_figures(figures, directory, quiet=False):
+    """Draw each figure once in the paper style; save PDF/SVG/PNG; return name -> SVG text."""
+    import matplotlib.pyplot as plt
+
+    svgs = {}
+    with Progress(len(figures), "figures", quiet=quiet) as bar:
+        for spec in figures:
+            with paper_style(spec.column, height=spec.height):
+                fig = spec.draw()
+                try:
+                    paths = save_figure(fig, Path(directory) / spec.name)
+                finally:
+                    plt.close(fig)
+            svg = paths[FIGURE_FORMATS.index("svg")].read_text(encoding="utf-8")
+            svgs[spec.name] = svg[svg.find("<svg"):]
+            bar.update()
+    return svgs
+
+
+def check_report_dir(out, force=False):
+    """Check that a report can be written to ``out``; return it as a Path.
+
+    Call it before a long computation to fail early; :func:`write_report` calls
+    it again.
+
+    Raises
+    ------
+    FileExistsError
+        If ``out`` is a file, or a non-empty directory and ``force`` is false.
+    FileNotFoundError, PermissionError
+        If the parent of ``out`` is missing or not writable.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"--out {out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise FileExistsError(f"{out} already holds files; pass --force to replace it")
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise FileNotFoundError(f"cannot write the report to {out}: {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write the report to {out}: {parent} is not writable")
+    return out
+
+
+def _replace_dir(tmp, out):
+    """Move the finished ``tmp`` to ``out``, replacing what was there, never half-way."""
+    old = None
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.resolve().parent))
+        os.rename(out, old / out.name)
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        if old is not None:  # put the old report back
+            os.rename(old / out.name, out)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def write_report(report, out="report", *, force=False, quiet=False):
+    """Write ``report`` to the directory ``out``; return the path of its ``index.html``.
+
+    Parameters
+    ----------
+    report : Report
+    out : str or os.PathLike
+        The directory to create. An existing non-empty directory is only replaced
+        with ``force=True``.
+    force : bool
+    quiet : bool
+        No progress bar.
+
+    Raises
+    ------
+    FileExistsError
+        If ``out`` holds files and ``force`` is false, or is a file.
+    PermissionError, FileNotFoundError
+        If ``out``'s parent is not a writable directory.
+    """
+    out = check_report_dir(out, force)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
+    try:
+        svgs = _render_figures(report.figures, tmp / "figures", quiet=quiet)
+        for table in report.tables:
+            (tmp / f"{table.name}.csv").write_text(_csv_text(table), encoding="utf-8")
+        (tmp / "index.html").write_text(render_html(report, svgs), encoding="utf-8")
+        (tmp / "report.md").write_text(render_markdown(report), encoding="utf-8")
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private; a report is for reading
+        _replace_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out / "index.html"
+
+
+def write_figures(out="figures", names=README_FIGURES, *, quiet=False):
+    """Regenerate the figures the README shows into ``out``; return the files written.
+
+    Built from the default report's systems; the same inputs give the same bytes.
+
+    Raises
+    ------
+    ValueError
+        If a name is not a figure of the default report.
+    """
+    report = build_report(DEFAULT_SYSTEMS, quiet=quiet, command="cofabric figures")
+    known = {f.name: f for f in report.figures}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    _render_figures([known[n] for n in names], out, quiet=quiet)
+    return [out / f"{n}.{x}" for n in names for x in FIGURE_FORMATS]

@@ -1,0 +1,168 @@
+"""The comparison report: content from the numbers, files, safety, determinism, CLI."""
+
+import csv
+import hashlib
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import pytest
+
+import analysis
+import topologies
+from analysis import build_report, check_report_dir, write_figures, write_report
+from analysis._cli import main
+
+SMALL = ("torus:3x3x3", "fattree:k=4")
+
+
+@pytest.fixture(scope="module")
+def small_report():
+    return build_report(SMALL, quiet=True)
+
+
+@pytest.fixture(scope="module")
+def written(small_report, tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep") / "report"
+    write_report(small_report, out, quiet=True)
+    return out
+
+
+def _digests(root):
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_findings_state_the_computed_numbers(small_report):
+    m = {s: analysis.metrics(topologies.build(s)) for s in SMALL}
+    first = small_report.findings[0]
+    assert f"at most {m['torus:3x3x3'].diameter} hops" in first
+    assert f"({m['torus:3x3x3'].avg_hops:.2f} on average)" in first
+    assert f"up to {m['fattree:k=4'].diameter} ({m['fattree:k=4'].avg_hops:.2f}" in first
+    bis = small_report.findings[1]
+    a = m["torus:3x3x3"].bisection_bandwidth / 27
+    b = m["fattree:k=4"].bisection_bandwidth / 16
+    assert f"{max(a, b) / min(a, b):.2g}x" in bis
+
+
+def test_summary_rows_are_the_metrics(small_report):
+    summary = next(t for t in small_report.tables if t.name == "summary")
+    assert [r["system"] for r in summary.rows] == list(SMALL)
+    for row in summary.rows:
+        m = analysis.metrics(topologies.build(row["system"]))
+        assert row["diameter_hops"] == m.diameter
+        assert row["bisection_bandwidth_Bps"] == m.bisection_bandwidth
+        assert row["links"] == m.links
+
+
+def test_assumptions_list_every_parameter_of_every_system(written):
+    with open(written / "assumptions.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    expected = sum(len(topologies.build(s).assumptions) for s in SMALL)
+    assert len(rows) == expected
+    assert set(rows[0]) == {"system", "parameter", "value", "unit", "source"}
+    assert all(r["source"] for r in rows)
+
+
+def test_every_file_is_written(small_report, written):
+    names = {p.name for p in written.iterdir()}
+    assert {"index.html", "report.md", "summary.csv", "assumptions.csv", "figures"} <= names
+    for fig in small_report.figures:
+        for ext in ("pdf", "svg", "png"):
+            assert (written / "figures" / f"{fig.name}.{ext}").stat().st_size > 0
+        assert f"(figures/{fig.name}.svg)" in (written / "report.md").read_text()
+
+
+def test_html_is_self_contained_with_every_figure_inline(small_report, written):
+    text = (written / "index.html").read_text()
+    assert text.count("<svg") == len(small_report.figures)
+    # No network: no scripts, stylesheets, images or fonts fetched from anywhere.
+    assert not re.search(r"<script|<link|<img|<iframe|@import|url\(\s*['\"]?http", text)
+    hrefs = re.findall(r'href="([^"#][^"]*)"', text)
+    assert all(not h.startswith(("http:", "https:", "//")) for h in hrefs)
+    ids = re.findall(r'\bid="([^"]+)"', text)
+    assert len(ids) == len(set(ids)), "element ids must be unique across inline SVGs"
+    for finding in small_report.findings:
+        assert finding.replace("'", "&#x27;") in text
+
+
+def test_writing_twice_gives_identical_bytes(small_report, written, tmp_path):
+    again = tmp_path / "again"
+    write_report(small_report, again, quiet=True)
+    assert _digests(again) == _digests(written)
+
+
+def test_refuses_to_overwrite_without_force(small_report, tmp_path):
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="--force"):
+        write_report(small_report, out, quiet=True)
+    assert (out / "keep.txt").read_text() == "mine"
+    write_report(small_report, out, force=True, quiet=True)
+    assert not (out / "keep.txt").exists() and (out / "index.html").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+
+
+def test_a_failure_leaves_nothing_behind(small_report, tmp_path):
+    def boom():
+        raise RuntimeError("drawing failed")
+
+    broken = small_report.figures[0].__class__(name="x", title="x", caption="", draw=boom)
+    sections = small_report.sections[:1] + (
+        small_report.sections[0].__class__(key="b", title="b", figures=(broken,)),)
+    bad = small_report.__class__(small_report.systems, (), sections, "cmd")
+    with pytest.raises(RuntimeError, match="drawing failed"):
+        write_report(bad, tmp_path / "r", quiet=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("make, exc", [
+    (lambda p: p / "missing" / "r", FileNotFoundError),
+    (lambda p: (p / "file").write_text("x") and p / "file", FileExistsError),
+])
+def test_check_report_dir_rejects_bad_targets(tmp_path, make, exc):
+    with pytest.raises(exc):
+        check_report_dir(make(tmp_path))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"systems": ["warp:9"]}, "unknown topology family"),
+    ({"systems": []}, "at least one system"),
+    ({"systems": ["torus:3x3", "torus:3x3"]}, "distinct"),
+    ({"systems": ["torus:3x3"], "sections": ["gossip"]}, "unknown report section"),
+])
+def test_build_report_rejects_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        build_report(quiet=True, **kwargs)
+
+
+def test_cli_report_writes_and_refuses(tmp_path, capsys):
+    out = tmp_path / "rep"
+    assert main(["report", *SMALL, "--out", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().out.strip() == str(out / "index.html")
+    assert main(["report", *SMALL, "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--force" in err
+    assert main(["report", *SMALL, "--out", str(out), "--quiet", "--force", "--jobs", "2"]) == 0
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["report", "nope:3"], "unknown topology family"),
+    (["report", "torus:3x3", "--jobs", "0"], "--jobs must be"),
+    (["report", "torus:3x3", "--out", "/nonexistent-dir/x"], "does not exist"),
+])
+def test_cli_bad_input_is_one_line_exit_2(argv, match, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and match in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_figures_command_is_deterministic(tmp_path):
+    a = write_figures(tmp_path / "a", quiet=True)
+    write_figures(tmp_path / "b", quiet=True)
+    assert len(a) == 3 * len(analysis.README_FIGURES)
+    assert _digests(tmp_path / "a") == _digests(tmp_path / "b")
