@@ -101,18 +101,32 @@ class _StateGraph:
 
     ``node_states[n]`` lists the states of node ``n`` (-1 padded): column 0 is
     where a route from ``n`` starts; a route to ``n`` ends in whichever of its
-    states is nearest.
+    states is nearest. States of nodes in ``drop`` (leaf chips, routed at the
+    ends by :class:`_Engine`) and the arcs touching them are left out.
     """
 
-    def __init__(self, n_nodes, state_node, tail, head, link, node_states):
+    def __init__(self, n_nodes, state_node, tail, head, link, node_states, drop=None):
+        state_node = np.asarray(state_node, dtype=np.int64)
+        tail = np.asarray(tail, dtype=np.int64)
+        head = np.asarray(head, dtype=np.int64)
+        link = np.asarray(link, dtype=np.int64)
+        node_states = np.asarray(node_states, dtype=np.int64)
+        if drop is not None and drop.any():
+            keep_state = ~drop[state_node]
+            new_id = np.full(len(state_node), -1, dtype=np.int64)
+            new_id[keep_state] = np.arange(int(keep_state.sum()))
+            keep_arc = keep_state[tail] & keep_state[head]
+            tail, head, link = new_id[tail[keep_arc]], new_id[head[keep_arc]], link[keep_arc]
+            state_node = state_node[keep_state]
+            node_states = np.where(node_states >= 0, new_id[np.maximum(node_states, 0)], -1)
         self.n_nodes = n_nodes
-        self.state_node = np.asarray(state_node, dtype=np.int64)
+        self.state_node = state_node
         self.n_states = len(self.state_node)
         order = np.lexsort((head, tail))
-        self.tail = np.asarray(tail, dtype=np.int64)[order]
-        self.head = np.asarray(head, dtype=np.int64)[order]
-        self.link = np.asarray(link, dtype=np.int64)[order]
-        self.node_states = np.asarray(node_states, dtype=np.int64)
+        self.tail = tail[order]
+        self.head = head[order]
+        self.link = link[order]
+        self.node_states = node_states
         S = self.n_states
         self.indptr = np.searchsorted(self.tail, np.arange(S + 1))
         self.A = sp.csr_matrix((np.ones(len(self.tail)), (self.tail, self.head)), shape=(S, S))
@@ -137,11 +151,11 @@ def _all_links(fabric):
     return tail, head
 
 
-def _shortest_graph(fabric):
+def _shortest_graph(fabric, drop=None):
     N = len(fabric.nodes)
     tail, head = _all_links(fabric)
     return _StateGraph(N, np.arange(N), tail, head, np.arange(len(tail)),
-                       np.arange(N)[:, None])
+                       np.arange(N)[:, None], drop)
 
 
 def _levels(fabric):
@@ -153,7 +167,7 @@ def _levels(fabric):
     return level
 
 
-def _updown_graph(fabric):
+def _updown_graph(fabric, drop=None):
     """States (n, up) = n and (n, down) = N + n; up arcs climb, down arcs descend."""
     N = len(fabric.nodes)
     tail, head = _all_links(fabric)
@@ -165,7 +179,7 @@ def _updown_graph(fabric):
     st_h = np.concatenate([head[up], N + head[down], N + head[down]])
     st_l = np.concatenate([link[up], link[down], link[down]])
     states = np.stack([np.arange(N), N + np.arange(N)], axis=1)
-    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states)
+    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states, drop)
 
 
 def _group_of(fabric):
@@ -186,7 +200,7 @@ def _group_of(fabric):
     return group
 
 
-def _minimal_graph(fabric):
+def _minimal_graph(fabric, drop=None):
     """Dragonfly minimal routing: phase 0 before the global hop, phase 1 after it."""
     N = len(fabric.nodes)
     tail, head = _all_links(fabric)
@@ -198,40 +212,74 @@ def _minimal_graph(fabric):
     st_h = np.concatenate([head[loc], N + head[loc], N + head[is_global]])
     st_l = np.concatenate([link[loc], link[loc], link[is_global]])
     states = np.stack([np.arange(N), N + np.arange(N)], axis=1)
-    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states)
+    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states, drop)
 
 
 # -- the general engine: BFS + path counts + Brandes accumulation ------------------------
 
 
 class _Engine:
-    """ECMP routing over a :class:`_StateGraph` (see the module docstring)."""
+    """ECMP routing over a policy's :class:`_StateGraph` (see the module docstring).
 
-    def __init__(self, fabric, sg, link_latency, n_links, names):
+    Chips with a single link (a host on its edge switch) are routed at the
+    ends: their link is added to every route, and the state graph holds only
+    the nodes that can forward, which is what keeps a fat-tree small.
+    """
+
+    def __init__(self, fabric, builder, link_tail, link_head, link_latency, names):
         self.f = fabric
-        self.sg = sg
-        self.arc_lat = link_latency[sg.link]
-        self.n_links = n_links
+        N = len(fabric.nodes)
+        deg = np.bincount(link_tail, minlength=N)
+        kinds = np.array([d.get("kind") == "chip" for _, d in fabric.graph.nodes(data=True)],
+                         dtype=bool)
+        self.leaf = kinds & (deg == 1)
+        self.leaf_out = np.full(N, -1, dtype=np.int64)
+        self.leaf_in = np.full(N, -1, dtype=np.int64)
+        self.leaf_nbr = np.arange(N, dtype=np.int64)
+        lo = np.flatnonzero(self.leaf[link_tail])
+        self.leaf_out[link_tail[lo]] = lo
+        self.leaf_nbr[link_tail[lo]] = link_head[lo]
+        li = np.flatnonzero(self.leaf[link_head])
+        self.leaf_in[link_head[li]] = li
+        self.sg = builder(fabric, self.leaf)
+        self.link_latency = link_latency
+        self.arc_lat = link_latency[self.sg.link]
+        self.n_links = len(link_tail)
         self.names = names
 
-    # distances from a batch of start states
+    def _ends(self, src, dst):
+        """Replace leaf chips by their neighbour: (core src, core dst, first link, last link)."""
+        pre = np.where(self.leaf[src], self.leaf_out[src], -1)
+        post = np.where(self.leaf[dst], self.leaf_in[dst], -1)
+        return self.leaf_nbr[src], self.leaf_nbr[dst], pre, post
+
     def dist(self, states):
+        """Hop distances from a batch of start states, shape (b, S); inf where unreachable."""
         D = csgraph.shortest_path(self.sg.A, directed=True, unweighted=True,
                                   indices=np.asarray(states))
         return np.atleast_2d(D)
 
-    def _targets(self, D, rows, dst_nodes, src_nodes):
+    def _raise(self, s, d):
+        raise RoutingError(f"{self.f.name}: no route from {self.names[int(s)]!r} to "
+                           f"{self.names[int(d)]!r}")
+
+    def _start(self, cs, src, dst):
+        st = self.sg.node_states[cs, 0]
+        if (st < 0).any():
+            i = int(np.flatnonzero(st < 0)[0])
+            self._raise(src[i], dst[i])
+        return st
+
+    def _targets(self, D, rows, cd, src, dst):
         """Per pair, the nearest state of the destination node; raise if unreachable."""
-        cand = self.sg.node_states[dst_nodes]  # (P, m)
+        cand = self.sg.node_states[cd]  # (P, m)
         dd = np.where(cand >= 0, D[rows[:, None], np.maximum(cand, 0)], np.inf)
         k = np.argmin(dd, axis=1)
         best = dd[np.arange(len(k)), k]
         bad = ~np.isfinite(best)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise RoutingError(
-                f"{self.f.name}: no route from {self.names[int(src_nodes[i])]!r} to "
-                f"{self.names[int(dst_nodes[i])]!r}")
+            self._raise(src[i], dst[i])
         return cand[np.arange(len(k)), k], best
 
     def _sigma(self, D, starts):
@@ -252,52 +300,103 @@ class _Engine:
         for i in range(0, n, step):
             yield slice(i, min(n, i + step))
 
+    def _groups(self, start):
+        """Pairs grouped by start state: (unique states, pair order, group bounds, inverse)."""
+        uniq, inv = np.unique(start, return_inverse=True)
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
+        return uniq, order, bounds, inv
+
     def loads(self, src, dst, w, out):
         """Add the bytes of pairs (src[i] -> dst[i], w[i]) to ``out`` (per directed link)."""
-        sg = self.sg
         keep = (src != dst) & (w != 0)
         src, dst, w = src[keep], dst[keep], w[keep]
         if len(src) == 0:
             return out
-        start = sg.node_states[src, 0]
-        orig_src = src
-        one = sg.single[start]
-        hop = one >= 0
-        if hop.any():
-            # merge single-homed sources into their next state (bytes leave on that link)
-            np.add.at(out, sg.link[one[hop]], w[hop])
-            start = start.copy()
-            start[hop] = sg.head[one[hop]]
-            arrived = hop & (sg.state_node[start] == dst)
-            if arrived.any():
-                start, dst, w, orig_src = (start[~arrived], dst[~arrived], w[~arrived],
-                                           orig_src[~arrived])
-        uniq, inv = np.unique(start, return_inverse=True)
-        order = np.argsort(inv, kind="stable")
-        bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
-        width = max(sg.n_states, len(sg.tail))
-        for bs in self._batches(len(uniq), 3 * width):
-            batch = uniq[bs]
+        us, inv_s = np.unique(src, return_inverse=True)
+        ud, inv_d = np.unique(dst, return_inverse=True)
+        order = np.argsort(inv_s, kind="stable")
+        bounds = np.searchsorted(inv_s[order], np.arange(len(us) + 1))
+        for bs in self._batches(len(us), len(ud)):
             sel = order[bounds[bs.start]:bounds[bs.stop]]
-            rows = inv[sel] - bs.start
-            D = self.dist(batch)
-            tstate, _ = self._targets(D, rows, dst[sel], orig_src[sel])
-            b = len(batch)
-            dem = np.bincount(rows * sg.n_states + tstate, weights=w[sel],
-                              minlength=b * sg.n_states).reshape(b, sg.n_states)
-            sigma, maxd = self._sigma(D, batch)
-            A = sg.A
-            for lev in range(maxd, 0, -1):
-                R = np.where(D == lev, dem / np.where(sigma > 0, sigma, 1.0), 0.0)
-                P = (A @ R.T).T
-                dem += np.where(D == lev - 1, sigma * P, 0.0)
-            R = dem / np.where(sigma > 0, sigma, 1.0)
-            on_dag = D[:, sg.head] == D[:, sg.tail] + 1
-            arc = np.where(on_dag, sigma[:, sg.tail] * R[:, sg.head], 0.0).sum(axis=0)
-            out += np.bincount(sg.link, weights=arc, minlength=self.n_links)
+            b = bs.stop - bs.start
+            block = np.bincount((inv_s[sel] - bs.start) * len(ud) + inv_d[sel], weights=w[sel],
+                                minlength=b * len(ud)).reshape(b, len(ud))
+            self.loads_rows(us[bs], ud, block, out)
         return out
 
-    def _maxlat(self, D, starts):
+    def loads_rows(self, src, dst, block, out):
+        """Add the loads of a demand block: ``block[i, j]`` bytes from ``src[i]`` to ``dst[j]``.
+
+        The block is reduced to the start states of the sources (rows merged by
+        a sparse product) before the per-source work, so chips sharing an edge
+        switch are routed once.
+        """
+        sg = self.sg
+        block = np.where(src[:, None] == dst[None, :], 0.0, block)
+        cs, cd, pre, post = self._ends(src, dst)
+        rs, csum = block.sum(axis=1), block.sum(axis=0)
+        m = pre >= 0
+        out += np.bincount(pre[m], weights=rs[m], minlength=self.n_links)
+        m = post >= 0
+        out += np.bincount(post[m], weights=csum[m], minlength=self.n_links)
+        live = rs > 0
+        if not live.any():
+            return out
+        src, cs, block = src[live], cs[live], block[live]
+        start = sg.node_states[cs, 0]
+        if (start < 0).any():
+            i = int(np.flatnonzero(start < 0)[0])
+            self._raise(src[i], dst[int(np.flatnonzero(block[i])[0])])
+        uniq, inv = np.unique(start, return_inverse=True)
+        agg = sp.csr_matrix((np.ones(len(inv)), (inv, np.arange(len(inv)))),
+                            shape=(len(uniq), len(inv)))
+        cand = sg.node_states[cd]  # (n_dst, m)
+        width = max(sg.n_states, len(sg.tail), len(dst) * cand.shape[1])
+        for bs in self._batches(len(uniq), 3 * width):
+            batch = uniq[bs]
+            b = len(batch)
+            AD = agg[bs] @ block  # (b, n_dst) demand from each start state
+            D = self.dist(batch)
+            dd = np.where(cand[None, :, :] >= 0, D[:, np.maximum(cand, 0)], np.inf)
+            k = np.argmin(dd, axis=2)
+            best = np.take_along_axis(dd, k[:, :, None], axis=2)[:, :, 0]
+            bad = (AD > 0) & ~np.isfinite(best)
+            if bad.any():
+                i, j = (int(x[0]) for x in np.nonzero(bad))
+                row = int(np.flatnonzero(inv == bs.start + i)[0])
+                self._raise(src[row], dst[j])
+            dem = np.zeros((b, sg.n_states))
+            for kk in range(cand.shape[1]):
+                colmask = cand[:, kk] >= 0
+                if not colmask.any():
+                    continue
+                Mk = np.where(k == kk, AD, 0.0)[:, colmask]
+                scatter = sp.csr_matrix(
+                    (np.ones(int(colmask.sum())),
+                     (np.arange(int(colmask.sum())), cand[colmask, kk])),
+                    shape=(int(colmask.sum()), sg.n_states))
+                dem += (scatter.T @ Mk.T).T
+            self._brandes(D, batch, dem, out)
+        return out
+
+    def _brandes(self, D, batch, dem, out):
+        """Back-propagate the demand ``dem`` (b, S) over each start's shortest-path DAG."""
+        sg = self.sg
+        sigma, maxd = self._sigma(D, batch)
+        A = sg.A
+        safe = np.where(sigma > 0, sigma, 1.0)
+        for lev in range(maxd, 0, -1):
+            R = np.where(D == lev, dem / safe, 0.0)
+            P = (A @ R.T).T
+            dem += np.where(D == lev - 1, sigma * P, 0.0)
+        R = dem / safe
+        R[np.arange(len(batch)), batch] = 0.0  # demand to the start itself goes nowhere
+        on_dag = D[:, sg.head] == D[:, sg.tail] + 1
+        arc = np.where(on_dag, sigma[:, sg.tail] * R[:, sg.head], 0.0).sum(axis=0)
+        out += np.bincount(sg.link, weights=arc, minlength=self.n_links)
+
+    def _maxlat(self, D):
         """Largest latency over the shortest (ECMP) paths from each start state."""
         sg = self.sg
         lat = np.where(D == 0, 0.0, -np.inf)
@@ -306,99 +405,119 @@ class _Engine:
         t = sg.tail[sg.by_head]
         h = sg.head_sorted
         al = self.arc_lat[sg.by_head]
+        cols = sg.head_groups
         for lev in range(1, maxd + 1):
             valid = (D[:, t] == lev - 1) & (D[:, h] == lev)
             cand = np.where(valid, lat[:, t] + al, -np.inf)
             m = np.maximum.reduceat(cand, sg.head_starts, axis=1)
-            cols = sg.head_groups
             lat[:, cols] = np.where(D[:, cols] == lev, m, lat[:, cols])
         return lat
 
     def hops_latency(self, src, dst, want_latency=True):
+        """Hops and largest ECMP latency of each pair."""
         sg = self.sg
-        hops = np.zeros(len(src), dtype=np.int64)
-        lat = np.zeros(len(src))
-        start = sg.node_states[src, 0]
-        uniq, inv = np.unique(start, return_inverse=True)
-        order = np.argsort(inv, kind="stable")
-        bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
+        P = len(src)
+        hops = np.zeros(P, dtype=np.int64)
+        lat = np.zeros(P)
+        cs, cd, pre, post = self._ends(src, dst)
+        same = src == dst
+        hops += ((pre >= 0) & ~same).astype(np.int64) + ((post >= 0) & ~same)
+        ll = self.link_latency
+        lat += np.where((pre >= 0) & ~same, ll[np.maximum(pre, 0)], 0.0)
+        lat += np.where((post >= 0) & ~same, ll[np.maximum(post, 0)], 0.0)
+        inner = np.flatnonzero((cs != cd) & ~same)
+        if len(inner) == 0:
+            return hops, lat
+        start = self._start(cs[inner], src[inner], dst[inner])
+        uniq, order, bounds, inv = self._groups(start)
         width = max(sg.n_states, len(sg.tail))
         for bs in self._batches(len(uniq), 3 * width):
             batch = uniq[bs]
             sel = order[bounds[bs.start]:bounds[bs.stop]]
             rows = inv[sel] - bs.start
             D = self.dist(batch)
-            tstate, best = self._targets(D, rows, dst[sel], src[sel])
-            hops[sel] = best.astype(np.int64)
+            idx = inner[sel]
+            tstate, best = self._targets(D, rows, cd[idx], src[idx], dst[idx])
+            hops[idx] += best.astype(np.int64)
             if want_latency:
-                L = self._maxlat(D, batch)
-                lat[sel] = L[rows, tstate]
+                lat[idx] += self._maxlat(D)[rows, tstate]
         return hops, lat
 
     def path(self, s, t):
-        """The hash-chosen shortest path from node s to node t, as (nodes, links)."""
+        """The hash-chosen shortest path from node s to node t, as a list of links."""
         sg = self.sg
-        start = sg.node_states[s, 0]
+        if s == t:
+            return []
+        src, dst = np.array([s]), np.array([t])
+        cs, cd, pre, post = self._ends(src, dst)
+        links = [int(pre[0])] if pre[0] >= 0 else []
+        tail = [int(post[0])] if post[0] >= 0 else []
+        if cs[0] == cd[0]:
+            return links + tail
+        start = int(self._start(cs, src, dst)[0])
         D = self.dist([start])
-        tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), np.array([t]), np.array([s]))
+        tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), cd, src, dst)
         tstate = int(tstate[0])
         Dt = csgraph.shortest_path(sg.AT, directed=True, unweighted=True, indices=[tstate])[0]
-        cur, nodes, links, hop = int(start), [int(s)], [], 0
+        cur, hop = start, 0
         while cur != tstate:
             arcs = np.arange(sg.indptr[cur], sg.indptr[cur + 1])
             arcs = arcs[Dt[sg.head[arcs]] == Dt[cur] - 1]
             pick = int(_mix(s, t, hop)[()] % np.uint64(len(arcs)))
             a = arcs[pick]
             cur = int(sg.head[a])
-            nodes.append(int(sg.state_node[cur]))
             links.append(int(sg.link[a]))
             hop += 1
-        return nodes, links
+        return links + tail
 
     def hash_loads(self, src, dst, w, out):
         """Loads when each pair takes its one hash-chosen path (vectorised over pairs)."""
         sg = self.sg
         keep = (src != dst) & (w != 0)
         src, dst, w = src[keep], dst[keep], w[keep]
+        cs, cd, pre, post = self._ends(src, dst)
+        for lk in (pre, post):
+            m = lk >= 0
+            out += np.bincount(lk[m], weights=w[m], minlength=self.n_links)
+        inner = cs != cd
+        src, dst, w, cs, cd = src[inner], dst[inner], w[inner], cs[inner], cd[inner]
         if len(src) == 0:
             return out
-        start = sg.node_states[src, 0]
-        # destination state: nearest one from the source (needs distances from sources)
+        start = self._start(cs, src, dst)
         tstate = np.empty(len(src), dtype=np.int64)
-        uniq, inv = np.unique(start, return_inverse=True)
+        uniq, order, bounds, inv = self._groups(start)
         for bs in self._batches(len(uniq), sg.n_states):
-            sel = np.flatnonzero((inv >= bs.start) & (inv < bs.stop))
+            sel = order[bounds[bs.start]:bounds[bs.stop]]
             D = self.dist(uniq[bs])
-            tstate[sel], _ = self._targets(D, inv[sel] - bs.start, dst[sel], src[sel])
+            tstate[sel], _ = self._targets(D, inv[sel] - bs.start, cd[sel], src[sel], dst[sel])
         deg = np.diff(sg.indptr)
         maxdeg = int(deg.max()) if len(deg) else 0
-        tu, tinv = np.unique(tstate, return_inverse=True)
+        cols = np.arange(maxdeg)[None, :]
+        tu, torder, tbounds, tinv = self._groups(tstate)
         for bs in self._batches(len(tu), sg.n_states):
-            sel = np.flatnonzero((tinv >= bs.start) & (tinv < bs.stop))
+            sel = torder[tbounds[bs.start]:tbounds[bs.stop]]
             Dt = np.atleast_2d(csgraph.shortest_path(sg.AT, directed=True, unweighted=True,
                                                      indices=tu[bs]))
             row = tinv[sel] - bs.start
             cur = start[sel].copy()
+            goal = tstate[sel]
             s_, t_, w_ = src[sel], dst[sel], w[sel]
             hop = 0
-            active = cur != tstate[sel]
-            while active.any():
-                a_idx = np.flatnonzero(active)
-                c = cur[a_idx]
-                r = row[a_idx]
-                offs = sg.indptr[c][:, None] + np.arange(maxdeg)[None, :]
-                ok = np.arange(maxdeg)[None, :] < deg[c][:, None]
-                offs = np.where(ok, offs, 0)
+            active = np.flatnonzero(cur != goal)
+            while len(active):
+                c, r = cur[active], row[active]
+                ok = cols < deg[c][:, None]
+                offs = np.where(ok, sg.indptr[c][:, None] + cols, 0)
                 good = ok & (Dt[r[:, None], sg.head[offs]] == (Dt[r, c] - 1)[:, None])
                 cnt = good.sum(axis=1)
-                pick = (_mix(s_[a_idx], t_[a_idx], np.full(len(a_idx), hop))
+                pick = (_mix(s_[active], t_[active], np.full(len(active), hop))
                         % cnt.astype(np.uint64)).astype(np.int64)
                 rank = np.cumsum(good, axis=1) - 1
                 col = np.argmax(good & (rank == pick[:, None]), axis=1)
-                arc = offs[np.arange(len(a_idx)), col]
-                out += np.bincount(sg.link[arc], weights=w_[a_idx], minlength=self.n_links)
-                cur[a_idx] = sg.head[arc]
-                active = cur != tstate[sel]
+                arc = offs[np.arange(len(active)), col]
+                out += np.bincount(sg.link[arc], weights=w_[active], minlength=self.n_links)
+                cur[active] = sg.head[arc]
+                active = active[cur[active] != goal[active]]
                 hop += 1
         return out
 
@@ -709,8 +828,8 @@ class Router:
         self._names = fabric.nodes
         builders = {"up-down": _updown_graph, "minimal": _minimal_graph,
                     "shortest": _shortest_graph, "dimension-order": _shortest_graph}
-        self._engine = _Engine(fabric, builders[policy](fabric), self.link_latency,
-                               self.n_links, self._names)
+        self._engine = _Engine(fabric, builders[policy], self.link_tail, self.link_head,
+                               self.link_latency, self._names)
         self._dor = (_DimOrder(fabric, self.link_latency, self.n_links, self._engine)
                      if policy == "dimension-order" else None)
 
@@ -808,10 +927,14 @@ class Router:
                 block = matrix[r0:r1].toarray()
             else:
                 block = np.asarray(matrix[r0:r1], dtype=float)
-            rr, cc = np.nonzero(block)
-            if len(rr) == 0:
+            if (block < 0).any() or not np.isfinite(block).all():
+                raise ValueError("traffic matrix entries must be finite and >= 0")
+            if self._dor is None and self.ecmp == "all":
+                self._engine.loads_rows(ep[r0:r1], ep, block, out)
                 continue
-            out += self.loads(ep[r0 + rr], ep[cc], block[rr, cc])
+            rr, cc = np.nonzero(block)
+            if len(rr):
+                out += self.loads(ep[r0 + rr], ep[cc], block[rr, cc])
         return out
 
     def hops(self, src, dst):
@@ -848,7 +971,7 @@ class Router:
             _, _, dead = self._dor.evaluate(np.array([s]), np.array([d]))
             if not dead[0]:
                 return self._dor.path(s, d)
-        return self._engine.path(s, d)[1]
+        return self._engine.path(s, d)
 
     def path(self, src, dst):
         """The nodes of the deterministic path from ``src`` to ``dst`` (node indices in, names out).
