@@ -151,9 +151,11 @@ class _Reader:
     def bad(self, where, msg):
         self.findings.append(Finding("invalid", "error", msg, where))
 
-    def value(self, key, v, where):
+    def value(self, table, key, v, where):
         """Parse one field; None (and a finding) if it cannot be read."""
         try:
+            if table == "limits" and key == "alignment":
+                return v                      # "size" or "page", not a number of bytes
             if key in _ADDRESSES:
                 return parse_address(v)
             if key in _SIZES:
@@ -179,7 +181,7 @@ class _Reader:
         out = {}
         for k, v in data.items():
             if k in _KEYS[table] and k != "chips":
-                parsed = self.value(k, v, where)
+                parsed = self.value(table, k, v, where)
                 if parsed is None:
                     return None, where
                 out[k] = parsed
