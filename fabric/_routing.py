@@ -137,7 +137,8 @@ class _StateGraph:
         by_head = np.argsort(self.head, kind="stable")
         self.by_head = by_head
         self.head_sorted = self.head[by_head]
-        self.head_starts = np.flatnonzero(np.r_[True, self.head_sorted[1:] != self.head_sorted[:-1]])
+        self.head_starts = np.flatnonzero(np.r_[True, self.head_sorted[1:] != self.head_sorted[:-1]]
+                                          if len(self.head_sorted) else [])
         self.head_groups = self.head_sorted[self.head_starts]
 
 

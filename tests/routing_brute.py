@@ -1,0 +1,130 @@
+"""Brute-force routing for tests: enumerate the paths each policy allows with networkx.
+
+Independent of fabric/_routing.py: paths are enumerated (all simple paths, or
+coordinate stepping for dimension order), filtered by the policy's rule, and the
+shortest kept; loads split a pair's bytes evenly over its paths.
+"""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+
+
+def _level(G, n):
+    d = G.nodes[n]
+    if d["kind"] == "chip":
+        return -2
+    if d["kind"] == "switch":
+        return d.get("tier", 0)
+    return -1
+
+
+def _group(G, n):
+    if G.nodes[n]["kind"] == "chip":
+        (n,) = list(G[n])
+    return int(n[1:].split(".")[0])
+
+
+def _valley_free(G, p):
+    lev = [_level(G, n) for n in p]
+    steps = [b - a for a, b in itertools.pairwise(lev)]
+    if any(s == 0 for s in steps):
+        return False
+    down = False
+    for s in steps:
+        if s < 0:
+            down = True
+        elif down:
+            return False
+    return True
+
+
+def _shortest_of(paths):
+    if not paths:
+        return []
+    m = min(len(p) for p in paths)
+    return sorted(p for p in paths if len(p) == m)
+
+
+def _dor_paths(f, s, t):
+    G = f.graph
+    shape = f.params["shape"]
+    connect = f.params["connect"]
+    at = {G.nodes[n]["coord"]: n for n in f.endpoints}
+    options = []
+    cur = list(G.nodes[s]["coord"])
+    goal = G.nodes[t]["coord"]
+    for d, (k, c) in enumerate(zip(shape, connect)):
+        a, b = cur[d], goal[d]
+        segs = []
+        if a != b:
+            def node(x, d=d):
+                cc = list(cur)
+                cc[d] = x
+                return at[tuple(cc)]
+            if c == "full":
+                segs = [[node(a), node(b)]]
+            elif c == "switch":
+                (sw,) = [m for m in nx.common_neighbors(G, node(a), node(b))
+                         if G.nodes[m]["kind"] == "switch"]
+                segs = [[node(a), sw, node(b)]]
+            elif c == "line":
+                step = 1 if b > a else -1
+                segs = [[node(x) for x in range(a, b + step, step)]]
+            else:
+                up = (b - a) % k
+                down = (a - b) % k
+                if up <= down:
+                    segs.append([node((a + i) % k) for i in range(up + 1)])
+                if down <= up:
+                    segs.append([node((a - i) % k) for i in range(down + 1)])
+            options.append(segs)
+        cur[d] = b
+    paths = []
+    for combo in itertools.product(*options):
+        p = [s]
+        for seg in combo:
+            p += seg[1:]
+        paths.append(p)
+    return paths or [[s]]
+
+
+def brute_paths(f, s, t, policy, cutoff=8):
+    """All paths the policy allows from node ``s`` to node ``t`` (names)."""
+    G = f.graph
+    if s == t:
+        return [[s]]
+    if policy == "dimension-order":
+        return _dor_paths(f, s, t)
+    if policy == "shortest":
+        return sorted(nx.all_shortest_paths(G, s, t))
+    paths = []
+    for p in nx.all_simple_paths(G, s, t, cutoff=cutoff):
+        if any(G.nodes[n]["kind"] == "chip" for n in p[1:-1]):
+            continue
+        if policy == "up-down" and not _valley_free(G, p):
+            continue
+        if policy == "minimal":
+            hops = sum(_group(G, a) != _group(G, b) for a, b in itertools.pairwise(p))
+            if hops > 1:
+                continue
+        paths.append(p)
+    return _shortest_of(paths)
+
+
+def brute_loads(f, pairs, policy, nbytes=1.0):
+    """Per directed link loads (contract numbering) of the pairs, ECMP even over paths."""
+    r = f.router
+    out = np.zeros(r.n_links)
+    for s, t in pairs:
+        ps = brute_paths(f, s, t, policy)
+        for p in ps:
+            for a, b in itertools.pairwise(p):
+                out[r.link_index(a, b)] += nbytes / len(ps)
+    return out
+
+
+def path_latency(f, p):
+    G = f.graph
+    return sum(G.edges[a, b]["latency"] for a, b in itertools.pairwise(p))

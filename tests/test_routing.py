@@ -1,0 +1,215 @@
+"""Routing against brute force (networkx path enumeration) on small instances of every family."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from routing_brute import brute_loads, brute_paths, path_latency
+
+import topologies
+from fabric import Fabric, NodeError, Router, RoutingError, route, route_many
+
+# Small instances of every family, none of them named in the issue.
+SPECS = [
+    ("torus:3x4", "dimension-order"),
+    ("torus:4x2x3", "dimension-order"),
+    ("torus:6", "dimension-order"),
+    ("mesh:3x2x2", "dimension-order"),
+    ("hypermesh:3x3", "dimension-order"),
+    ("hypermesh:3x4x2,connect=full/ring/switch", "dimension-order"),
+    ("hypermesh:4x3,connect=switch/line", "dimension-order"),
+    ("fattree:k=4", "up-down"),
+    ("leafspine:k=4,over=3", "up-down"),
+    ("rail:servers=4,gpus=2,spines=2", "up-down"),
+    ("switch:5,planes=3", "up-down"),
+    ("dragonfly:h=1", "minimal"),
+]
+
+
+def _pairs(f, limit=80, seed=1):
+    pairs = [(a, b) for a in f.endpoints for b in f.endpoints if a != b]
+    if len(pairs) > limit:
+        rng = np.random.default_rng(seed)
+        pairs = [pairs[i] for i in sorted(rng.choice(len(pairs), limit, replace=False))]
+    return pairs
+
+
+def _idx(f, pairs):
+    idx = f.node_index
+    return (np.array([idx[a] for a, _ in pairs]), np.array([idx[b] for _, b in pairs]))
+
+
+@pytest.fixture(scope="module", params=SPECS, ids=[s for s, _ in SPECS])
+def case(request):
+    spec, policy = request.param
+    return topologies.build(spec), policy
+
+
+def test_policy_follows_family(case):
+    f, policy = case
+    assert f.router.policy == policy
+
+
+def test_link_arrays_follow_the_contract(case):
+    f, _ = case
+    r = f.router
+    E = f.graph.number_of_edges()
+    assert len(r.link_tail) == len(r.link_head) == len(r.link_bandwidth) == 2 * E
+    for e, (u, v, d) in enumerate(f.graph.edges(data=True)):
+        assert (r.link_tail[2 * e], r.link_head[2 * e]) == (f.node_index[u], f.node_index[v])
+        assert (r.link_tail[2 * e + 1], r.link_head[2 * e + 1]) == (f.node_index[v],
+                                                                    f.node_index[u])
+        assert r.link_bandwidth[2 * e] == r.link_bandwidth[2 * e + 1] == d["bandwidth"]
+        assert r.link_latency[2 * e] == d["latency"]
+
+
+def test_loads_equal_brute_force(case):
+    f, policy = case
+    pairs = _pairs(f)
+    s, d = _idx(f, pairs)
+    got = f.router.loads(s, d, 3.0)
+    want = brute_loads(f, pairs, policy, nbytes=3.0)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+
+
+def test_loads_matrix_equals_pairwise(case):
+    f, _ = case
+    n = f.n_endpoints
+    rng = np.random.default_rng(7)
+    M = rng.integers(0, 4, size=(n, n)).astype(float)
+    ep = f.endpoint_indices
+    s, d = np.meshgrid(ep, ep, indexing="ij")
+    np.testing.assert_allclose(f.router.loads_matrix(M), f.router.loads(s.ravel(), d.ravel(),
+                                                                         M.ravel()),
+                               rtol=1e-12, atol=1e-9)
+
+
+def test_hops_and_latency_equal_brute_force(case):
+    f, policy = case
+    pairs = _pairs(f)
+    s, d = _idx(f, pairs)
+    hops = f.router.hops(s, d)
+    lat = f.router.latency(s, d)
+    for i, (a, b) in enumerate(pairs):
+        ps = brute_paths(f, a, b, policy)
+        assert hops[i] == len(ps[0]) - 1
+        assert lat[i] == pytest.approx(max(path_latency(f, p) for p in ps), rel=1e-12)
+
+
+def test_path_is_one_of_the_policy_paths(case):
+    f, policy = case
+    for a, b in _pairs(f, limit=25):
+        p = f.route(a, b)
+        assert p in brute_paths(f, a, b, policy)
+        assert p == f.route(a, b)  # deterministic
+
+
+def test_hash_mode_loads_follow_the_hash_paths(case):
+    f, policy = case
+    if policy == "dimension-order":
+        pytest.skip("dimension-order routing has no hash mode (one path, halves at ties)")
+    r = Router(f, ecmp="hash")
+    pairs = _pairs(f, limit=40)
+    s, d = _idx(f, pairs)
+    want = np.zeros(r.n_links)
+    for i in range(len(s)):
+        for k in r.path_links(s[i], d[i]):
+            want[k] += 2.0
+    np.testing.assert_allclose(r.loads(s, d, 2.0), want)
+
+
+def test_self_pairs_and_zero_bytes_load_nothing(case):
+    f, _ = case
+    ep = f.endpoint_indices
+    assert not f.router.loads(ep, ep, 5.0).any()
+    assert not f.router.loads(ep[:1], ep[-1:], 0.0).any()
+    assert (f.router.hops(ep, ep) == 0).all()
+
+
+def test_shortest_policy_on_a_user_graph():
+    G = nx.petersen_graph()
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 10e9, "bandwidth")
+    for k, (u, v) in enumerate(G.edges):
+        G.edges[u, v]["latency"] = (1 + k % 3) * 1e-7
+    f = Fabric.from_graph(G)
+    assert f.router.policy == "shortest"
+    pairs = [(a, b) for a in G for b in G if a != b]
+    s, d = _idx(f, pairs)
+    np.testing.assert_allclose(f.router.loads(s, d, 1.0), brute_loads(f, pairs, "shortest"))
+    lat = f.router.latency(s, d)
+    for i, (a, b) in enumerate(pairs):
+        assert lat[i] == pytest.approx(max(path_latency(f, p)
+                                           for p in nx.all_shortest_paths(G, a, b)))
+
+
+def test_torus_tie_splits_both_ways():
+    f = topologies.build("torus:4")
+    r = f.router
+    ep = f.endpoint_indices
+    loads = r.loads(ep[:1], ep[2:3], 8.0)
+    # chip0 -> chip2 on a 4-ring: two ways of 2 hops, 4 B each way on 4 links
+    assert sorted(loads[loads > 0].tolist()) == [4.0] * 4
+    assert route(f, 0, 2) == ["chip0", "chip1", "chip2"]
+
+
+def test_sd200_calibration():
+    f = topologies.build("sd200-ultra")
+    ep = f.endpoint_indices
+    s, d = np.meshgrid(ep, ep, indexing="ij")
+    lat = f.router.latency(s.ravel(), d.ravel())
+    # documented calibration: worst case 3 hops x 230 ns = 0.69 us
+    assert lat.max() == pytest.approx(0.69e-6, rel=1e-12)
+    assert f.router.hops(s.ravel(), d.ravel()).max() == 3
+    hops, t = route_many(f, ["chip0"], ["chip127"])
+    assert hops.tolist() == [3] and t[0] == pytest.approx(690e-9)
+
+
+def test_fat_tree_uniform_loads_closed_form():
+    # k-ary fat-tree, uniform all-to-all of 1 B per pair: a host link carries n - 1 B;
+    # the h = k/2 hosts of an edge switch send h (n - h) B off it, split evenly over its
+    # h up-links; a pod's h*h hosts send h*h (n - h*h) B off-pod over its h*h core links.
+    k = 6
+    f = topologies.build(f"fattree:k={k}")
+    n = f.n_endpoints
+    L = f.router.loads_matrix(np.ones((n, n)) - np.eye(n))
+    r = f.router
+    tiers = {}
+    for i in range(r.n_links):
+        a, b = r.link_name(i)
+        tiers.setdefault((a.rstrip("0123456789.")[:4], b.rstrip("0123456789.")[:4]),
+                         set()).add(round(L[i], 9))
+    h = k // 2
+    assert tiers[("chip", "edge")] == {n - 1}
+    assert tiers[("edge", "agg")] == {round(h * (n - h) / h, 9)}
+    assert tiers[("agg", "core")] == {round(h * h * (n - h * h) / (h * h), 9)}
+
+
+def test_bad_input():
+    f = topologies.build("fattree:k=4")
+    with pytest.raises(NodeError, match="no node called 'edge9.9'"):
+        f.route("chip0", "edge9.9")
+    with pytest.raises(NodeError, match="rank 99"):
+        f.route(0, 99)
+    with pytest.raises(NodeError, match="node index"):
+        f.router.loads([0], [10_000], 1.0)
+    with pytest.raises(TypeError, match="node indices"):
+        f.router.loads(["chip0"], ["chip1"], 1.0)
+    with pytest.raises(ValueError, match="nbytes"):
+        f.router.loads([0], [1], -1.0)
+    with pytest.raises(ValueError, match="policy must be one of"):
+        Router(f, policy="random-walk")
+    with pytest.raises(ValueError, match="ecmp must be one of"):
+        Router(f, ecmp="spray")
+
+
+def test_disconnected_pair_names_the_pair():
+    G = nx.Graph()
+    G.add_nodes_from("abcd", kind="chip")
+    G.add_edge("a", "b", bandwidth=1e9, latency=1e-7)
+    G.add_edge("c", "d", bandwidth=1e9, latency=1e-7)
+    f = Fabric(nx.freeze(G), tuple("abcd"))
+    with pytest.raises(RoutingError, match="no route from 'a' to 'd'"):
+        f.route("a", "d")
+    idx = f.node_index
+    with pytest.raises(RoutingError, match="no route from 'a' to 'c'"):
+        f.router.loads([idx["a"]], [idx["c"]], 1.0)
