@@ -611,6 +611,26 @@ class _DimOrder:
                             tab["up"][line, p] = l_up
                             tab["down"][line, p] = l_dn
                             break
+        # intact: every adjacency of the grid is present (no failures), so no route is dead
+        self.intact = True
+        self.uniform_lat = []
+        for d, tab in enumerate(self.tables):
+            s, c = shape[d], self.connect[d]
+            if s == 1:
+                present = np.zeros(0, dtype=np.int64)
+            elif c == "ring":
+                present = np.concatenate([tab["plus"].ravel(), tab["minus"].ravel()])
+            elif c == "line":
+                present = np.concatenate([tab["plus"][:, :-1].ravel(), tab["minus"][:, 1:].ravel()])
+            elif c == "full":
+                off = ~np.eye(s, dtype=bool)
+                present = tab["pair"][:, off].ravel()
+            else:
+                present = np.concatenate([tab["up"].ravel(), tab["down"].ravel()])
+            self.intact &= bool((present >= 0).all())
+            lats = lat[present[present >= 0]]
+            self.uniform_lat.append(float(lats[0]) if len(lats) and (lats == lats[0]).all()
+                                    else None)
         # prefix sums of latency and of dead links along ring/line directions
         for d, tab in enumerate(self.tables):
             if "plus" in tab:
@@ -661,48 +681,61 @@ class _DimOrder:
         P = tab[key]
         return P[line, start + m] - P[line, start]
 
-    def evaluate(self, src, dst, w=None, out=None):
+    def evaluate(self, src, dst, w=None, out=None, want_latency=True):
         """Hops, latency (max over the tie ways), dead-path flag; loads into ``out`` if given."""
         a_slot, b_slot = self._slots(src), self._slots(dst)
         P = len(src)
         hops = np.zeros(P, dtype=np.int64)
         lat = np.zeros(P)
         dead = np.zeros(P, dtype=bool)
+        intact = self.intact
         pending = []  # load contributions, applied only for pairs with no dead link
         for d, line, a, b in self._segments(a_slot, b_slot):
             tab, s, c = self.tables[d], self.shape[d], self.connect[d]
             move = a != b
+            ulat = self.uniform_lat[d]
             if c in ("ring", "line"):
                 mp, mm, fp = self._ring_moves(d, a, b)
                 start_m = (a - mm + 1) % s if c == "ring" else a - mm + 1
                 start_m = np.where(mm > 0, start_m, 0)
-                dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
-                dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
-                lp = self._seg_sum(tab, "plus_lat", line, a, mp)
-                lm = self._seg_sum(tab, "minus_lat", line, start_m, mm)
-                # ECMP drops a dead way at a tie; otherwise a dead way is a dead route
-                tie = fp == 0.5
-                fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
-                use_p, use_m = fp > 0, fp < 1
-                dead |= move & ((use_p & dp) | (use_m & dm))
-                hops += np.where(fp > 0, mp, mm) * move
-                lat += np.where(use_p & use_m, np.maximum(lp, lm), np.where(use_p, lp, lm)) * move
+                if not intact:
+                    dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
+                    dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
+                    # ECMP drops a dead way at a tie; otherwise a dead way is a dead route
+                    tie = fp == 0.5
+                    fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
+                    dead |= move & (((fp > 0) & dp) | ((fp < 1) & dm))
+                steps = np.where(fp > 0, mp, mm) * move
+                hops += steps
+                if want_latency:
+                    if ulat is not None and intact:
+                        lat += steps * ulat
+                    else:
+                        use_p, use_m = fp > 0, fp < 1
+                        lp = self._seg_sum(tab, "plus_lat", line, a, mp)
+                        lm = self._seg_sum(tab, "minus_lat", line, start_m, mm)
+                        lat += np.where(use_p & use_m, np.maximum(lp, lm),
+                                        np.where(use_p, lp, lm)) * move
                 if w is not None:
                     pending.append((d, "ring", line, a, start_m, mp, mm, fp, move))
             elif c == "full":
                 lk = tab["pair"][line, a, b]
-                dead |= move & (lk < 0)
+                if not intact:
+                    dead |= move & (lk < 0)
                 hops += move
-                lat += np.where(move & (lk >= 0), self.lat[np.maximum(lk, 0)], 0.0)
+                if want_latency:
+                    lat += np.where(move & (lk >= 0), self.lat[np.maximum(lk, 0)], 0.0)
                 if w is not None:
                     pending.append((d, "links", lk, move))
             else:  # switch
                 up = tab["up"][line, a]
                 dn = tab["down"][line, b]
-                dead |= move & ((up < 0) | (dn < 0))
+                if not intact:
+                    dead |= move & ((up < 0) | (dn < 0))
                 hops += 2 * move
-                lat += np.where(move, self.lat[np.maximum(up, 0)] + self.lat[np.maximum(dn, 0)],
-                                0.0)
+                if want_latency:
+                    lat += np.where(move, self.lat[np.maximum(up, 0)]
+                                    + self.lat[np.maximum(dn, 0)], 0.0)
                 if w is not None:
                     pending.append((d, "links", up, move))
                     pending.append((d, "links", dn, move))
@@ -897,7 +930,7 @@ class Router:
             step = max(1, _BLOCK // 8)
             for i in range(0, len(s), step):
                 ss, dd, ww = s[i:i + step], d[i:i + step], w[i:i + step]
-                _, _, dead = self._dor.evaluate(ss, dd, ww, out)
+                _, _, dead = self._dor.evaluate(ss, dd, ww, out, want_latency=False)
                 if dead.any():
                     self._engine.loads(ss[dead], dd[dead], ww[dead], out)
             return out
@@ -953,7 +986,14 @@ class Router:
 
     def _hops_latency(self, s, d, want_latency=True):
         if self._dor is not None:
-            hops, lat, dead = self._dor.evaluate(s, d)
+            hops = np.zeros(len(s), dtype=np.int64)
+            lat = np.zeros(len(s))
+            dead = np.zeros(len(s), dtype=bool)
+            step = max(1, _BLOCK // 8)
+            for i in range(0, len(s), step):
+                sl = slice(i, i + step)
+                hops[sl], lat[sl], dead[sl] = self._dor.evaluate(s[sl], d[sl],
+                                                                 want_latency=want_latency)
             if dead.any():
                 h2, l2 = self._engine.hops_latency(s[dead], d[dead], want_latency)
                 hops[dead], lat[dead] = h2, l2
