@@ -60,7 +60,7 @@ __all__ = [
 DEFAULT_SYSTEMS = ("sd200-ultra", "cluster-128", "nvl72", "tpu-v4-cube")
 
 #: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "topology")
+SECTIONS = ("structure", "utilization", "failures", "topology")
 
 #: The figures ``cofabric figures`` regenerates for the README (names of report figures).
 README_FIGURES = ("topology-sd200-ultra", "topology-cluster-128", "hops")
@@ -302,6 +302,195 @@ def _topology_section(fabrics):
     return Section("topology", "Topology drawings", figures=tuple(figures)), []
 
 
+def _all_to_all(f, chips=None):
+    """Uniform all-to-all among ``chips`` (default all), one byte per ordered pair, routed.
+
+    Returns the per-directed-link seconds per byte (load / bandwidth), the drain
+    time (the busiest link's), each chip's throughput ((n - 1) bytes sent in the
+    drain time) and the one-way path latencies of the pairs.
+    """
+    r = f.router
+    ep = f.endpoint_indices if chips is None else np.array(
+        [f.node_index[c] for c in chips], dtype=np.int64)
+    src, dst = np.meshgrid(ep, ep, indexing="ij")
+    off = src != dst
+    src, dst = src[off], dst[off]
+    seconds = r.loads(src, dst, 1.0) / r.link_bandwidth
+    drain = float(seconds.max())
+    return {"seconds": seconds, "drain": drain, "throughput": (len(ep) - 1) / drain,
+            "latency": r.latency(src, dst)}
+
+
+def _draw_utilization(util):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    _plots.plot_link_utilization(util, ax=ax)
+    return fig
+
+
+def _utilization_section(fabrics):
+    rows, util = [], {}
+    for name, f in fabrics.items():
+        a2a = _all_to_all(f)
+        u = a2a["seconds"] / a2a["drain"]
+        util[name] = u
+        k = int(np.argmax(a2a["seconds"]))
+        tail, head = f.router.link_name(k)
+        rows.append({"system": name, "a2a_throughput_per_chip_Bps": a2a["throughput"],
+                     "busiest_link": f"{tail}->{head}", "links_directed": len(u),
+                     "links_idle": int(np.sum(u == 0)),
+                     "links_over_half": int(np.sum(u > 0.5)),
+                     "mean_utilization": float(u.mean())})
+    columns = (Column("system", "system"),
+               Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
+               Column("mean_utilization", "mean link utilization", _fmt_float(2)),
+               Column("links_over_half", "links > 50%"), Column("links_idle", "idle links"),
+               Column("links_directed", "directed links"),
+               Column("busiest_link", "a busiest link"))
+    table = Table("all_to_all", "Uniform all-to-all, routed", columns, tuple(rows),
+                  "Every chip sends the same amount to every other; routes by each fabric's "
+                  "policy, bytes split evenly over equal-cost paths. Throughput per chip = "
+                  "bytes a chip sends / time the busiest link needs. Utilization = a link's "
+                  "load / bandwidth over the busiest link's.")
+    fig = FigureSpec("link-utilization", "All-to-all link utilization",
+                     "Utilization of every directed link under uniform all-to-all, busiest "
+                     "first (1 = the bottleneck link).", functools.partial(_draw_utilization, util))
+    return Section("utilization", "All-to-all and link utilization", tables=(table,),
+                   figures=(fig,)), _utilization_findings(rows)
+
+
+def _utilization_findings(rows):
+    a = rows[0]
+    if len(rows) == 1:
+        return [(f"Under uniform all-to-all, {a['system']} sustains "
+                f"{format_bandwidth(a['a2a_throughput_per_chip_Bps'])} per chip.")]
+    b = rows[1]
+    ta, tb = a["a2a_throughput_per_chip_Bps"], b["a2a_throughput_per_chip_Bps"]
+    winner, loser = (a, b) if ta >= tb else (b, a)
+    out = [(f"Under uniform all-to-all (routed, equal-cost paths split evenly), {a['system']} "
+           f"sustains {format_bandwidth(ta)} per chip and {b['system']} {format_bandwidth(tb)}: "
+           f"{winner['system']} is {_times(max(ta, tb), min(ta, tb))} faster; the "
+           f"bottleneck on {loser['system']} is a link such as {loser['busiest_link']}.")]
+    return out
+
+
+def _reduce_link(f, u, v):
+    """``f`` with one physical link of the edge (u, v) failed: a bundle loses one lane's
+    bandwidth; a single link is removed (:meth:`fabric.Fabric.without`)."""
+    import networkx as nx
+
+    data = f.graph.edges[u, v]
+    lanes = data.get("lanes", 1)
+    if lanes <= 1:
+        return f.without(links=[(u, v)])
+    H = nx.Graph(f.graph)
+    H.edges[u, v]["bandwidth"] = data["bandwidth"] * (lanes - 1) / lanes
+    H.edges[u, v]["lanes"] = lanes - 1
+    nx.freeze(H)
+    return f.replace(graph=H, name=f"{f.name} without one link of {u}-{v}")
+
+
+def _failure_candidates(f):
+    """Edges whose failure is a fabric link failing: switch-switch links, or chip-chip
+    links of a direct network; where there are none (one switch tier), every edge."""
+    G = f.graph
+    kinds = {n: k for n, k in G.nodes(data="kind")}
+    core = [i for i, (u, v) in enumerate(G.edges)
+            if kinds[u] == kinds[v] and kinds[u] in ("switch", "chip")]
+    return core or list(range(G.number_of_edges()))
+
+
+def _failure_rows(name, f):
+    from fabric import RoutingError
+
+    healthy = _all_to_all(f)
+    per_edge = healthy["seconds"].reshape(-1, 2).max(axis=1)
+    cand = _failure_candidates(f)
+    e = cand[int(np.argmax(per_edge[cand]))]
+    u, v = list(f.graph.edges)[e]
+    victim = f.endpoints[0]
+    survivors = [c for c in f.endpoints if c != victim]
+    cases = (("one link", f"{u}-{v}", lambda: _reduce_link(f, u, v), None),
+             ("one chip", str(victim), lambda: f.without(chips=[victim]), survivors))
+    rows = []
+    for failure, what, degrade, chips in cases:
+        base = healthy if chips is None else _all_to_all(f, chips)
+        try:
+            bad = _all_to_all(degrade())
+        except RoutingError as err:
+            rows.append({"system": name, "failure": failure, "failed": what,
+                         "metric": "all-to-all time", "healthy": base["drain"],
+                         "degraded": float("inf"), "change": float("inf"),
+                         "note": f"disconnects: {err}"})
+            continue
+        for metric, key in (("all-to-all time", "drain"), ("mean path latency", "latency"),
+                            ("worst path latency", "latency")):
+            if key == "drain":
+                h, d = base["drain"], bad["drain"]
+            elif metric == "mean path latency":
+                h, d = float(base["latency"].mean()), float(bad["latency"].mean())
+            else:
+                h, d = float(base["latency"].max()), float(bad["latency"].max())
+            rows.append({"system": name, "failure": failure, "failed": what, "metric": metric,
+                         "healthy": h, "degraded": d, "change": 100.0 * (d - h) / h,
+                         "note": ""})
+    return rows
+
+
+def _draw_failures(rows):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    shown = [r for r in rows if r["metric"] == "all-to-all time" and np.isfinite(r["change"])]
+    _plots.plot_failure_cost(shown, ax=ax)
+    ax.set_xlabel("all-to-all time change (%)")
+    return fig
+
+
+def _failure_section(fabrics):
+    rows = []
+    for name, f in fabrics.items():
+        rows.extend(_failure_rows(name, f))
+    columns = (Column("system", "system"), Column("failure", "failure"),
+               Column("failed", "what failed"), Column("metric", "metric"),
+               Column("healthy", "healthy", _fmt_metric), Column("degraded", "degraded",
+                                                                 _fmt_metric),
+               Column("change", "change (%)", lambda v: f"{v:+.1f}"),
+               Column("note", "note"))
+    table = Table("failures", "The cost of one failure", columns, tuple(rows),
+                  "One link: the busiest fabric link under all-to-all (one cable of a bundle "
+                  "loses its share of the bundle's bandwidth, and ECMP keeps splitting evenly; "
+                  "a single cable is removed and routes detour). One chip: the first chip; compared with the healthy "
+                  "fabric carrying the same survivors' all-to-all. Times in seconds in the CSV.")
+    fig = FigureSpec("failures", "Cost of one failed link and one failed chip",
+                     "Change of the all-to-all time (the busiest link's load over its "
+                     "bandwidth) after one failure.", functools.partial(_draw_failures, rows))
+    return Section("failures", "Failures", tables=(table,), figures=(fig,)), \
+        _failure_findings(rows)
+
+
+def _fmt_metric(v):
+    return "disconnected" if v == float("inf") else format_time(v)
+
+
+def _failure_findings(rows):
+    out = []
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    for failure in ("one link", "one chip"):
+        parts = []
+        for s in systems[:2]:
+            r = next(r for r in rows if r["system"] == s and r["failure"] == failure
+                     and r["metric"] == "all-to-all time")
+            if np.isfinite(r["change"]):
+                parts.append(f"{s} {r['change']:+.1f}% ({r['failed']})")
+            else:
+                parts.append(f"{s}: some chip pairs lose every path ({r['failed']})")
+        out.append(f"One failed {failure.split()[1]} changes the all-to-all time by: "
+                   + "; ".join(parts) + ".")
+    return out
+
+
 def _assumptions_section(fabrics, extra=()):
     rows = []
     for name, f in fabrics.items():
@@ -388,7 +577,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sections=SECTIONS, executor=None, q
     if unknown:
         raise ValueError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
     fabrics = _build_fabrics(systems)
-    builders = {"structure": _structure_section, "topology": _topology_section}
+    builders = {"structure": _structure_section, "utilization": _utilization_section,
+                "failures": _failure_section, "topology": _topology_section}
     parts, findings = [], []
     wanted = [s for s in SECTIONS if s in sections]
     with Progress(len(wanted) + 1, "report", quiet=quiet) as bar:
