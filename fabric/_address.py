@@ -746,7 +746,8 @@ def _plan_errors(fabric, plan):
 def layout_regions(fabric, plan=None):
     """The global regions a plan places for a fabric (a list, not yet validated).
 
-    Chips get an ``hbm`` region each (owner the chip node), hosts a ``dram``
+    Chips get an ``hbm`` region each (owner the chip node; the HBM size rounded down to
+    whole 4 KiB pages, since datasheet capacities are decimal), hosts a ``dram``
     region (owner the host domain name) and optionally a ``storage`` region,
     nodes of kind ``"nic"`` an ``mmio`` region, nodes of kind ``"memory"`` a
     ``dram`` region of their ``capacity`` attribute (bytes) if they have one.
@@ -774,6 +775,9 @@ def layout_regions(fabric, plan=None):
     regions = []
     if plan.layout != "explicit":
         hbm = plan.hbm_bytes if plan.hbm_bytes is not None else fabric.chip.hbm_bytes
+        # Datasheet capacities are decimal (B200: 180 GB = 2**11 * 87890625 bytes), not always
+        # whole pages; the region is the chip's whole 4 KiB pages.
+        hbm -= hbm % MIN_PAGE_SIZE.value
         pieces = [(n, hbm, "hbm") for n in fabric.endpoints]
         if plan.host_memory:
             pieces += [(h, plan.host_memory, "dram") for h in fabric.domains]

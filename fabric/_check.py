@@ -54,11 +54,11 @@ from ._address import (
     region_findings,
 )
 from ._domains import (
-    ALIGNMENTS,
     DomainLimits,
     _domain_members,
     _RegionIndex,
     _WindowIndex,
+    limits_problems,
     resolve_grants,
     resolve_tables,
     window_findings,
@@ -79,17 +79,8 @@ def error_findings(findings):
 
 
 def _limits_findings(plan):
-    limits = plan.limits or DomainLimits()
-    out = []
-    e = limits.translation_entries
-    if not isinstance(e, (int, np.integer)) or isinstance(e, bool) or e < 0:
-        out.append(f"translation_entries must be an int >= 0, got {e!r}")
-    p = limits.page_size
-    if not isinstance(p, (int, np.integer)) or p < 4096 or p & (p - 1):
-        out.append(f"page_size must be a power of two >= 4 KiB, got {p!r}")
-    if limits.alignment is not None and limits.alignment not in ALIGNMENTS:
-        out.append(f"alignment must be one of {ALIGNMENTS} or unset, got {limits.alignment!r}")
-    return [Finding("invalid", "error", f"limits: {m}", "limits") for m in out]
+    return [Finding("invalid", "error", f"limits: {m}", (plan.limits and plan.limits.where)
+                    or "limits") for m in limits_problems(plan.limits or DomainLimits())]
 
 
 def _unpack(system):

@@ -103,6 +103,7 @@ class DomainLimits:
     translation_entries: int = TRANSLATION_ENTRIES.value
     page_size: int = DEFAULT_PAGE_SIZE.value
     alignment: str = None
+    where: str = field(default=None, compare=False, repr=False)
 
     def parameters(self):
         """The limits as :class:`~fabric.Parameter` records."""
@@ -198,6 +199,20 @@ class _Table:
 
     def where(self, i):
         return self.wheres[i] or self.label(i)
+
+
+def limits_problems(limits):
+    """What is wrong with a :class:`DomainLimits` (a list of messages, empty when valid)."""
+    out = []
+    e = limits.translation_entries
+    if not _is_int(e) or e < 0:
+        out.append(f"translation_entries must be an int >= 0, got {e!r}")
+    p = limits.page_size
+    if not _is_int(p) or not MIN_PAGE_SIZE.value <= p <= MAX_PAGE_SIZE.value or p & (p - 1):
+        out.append(f"page_size must be a power of two from 4 KiB to 256 TiB, got {p!r}")
+    if limits.alignment is not None and limits.alignment not in ALIGNMENTS:
+        out.append(f"alignment must be one of {ALIGNMENTS} or unset, got {limits.alignment!r}")
+    return out
 
 
 def _largest_page(size, base, cap):
@@ -532,7 +547,8 @@ def window_findings(table, regions, region_index, grants, members, plan):
             out.append(Finding(
                 "too-many-entries", "error",
                 f"host {table.host} needs {count} translation entries (shadow windows) but a "
-                f"domain holds at most {limits.translation_entries}", f"host {table.host}"))
+                f"domain holds at most {limits.translation_entries}",
+                f"{limits.where}, host {table.host}" if limits.where else f"host {table.host}"))
     return out, target
 
 
@@ -731,6 +747,9 @@ class HostDomain:
 def build_domains(fabric, address_map, plan=None):
     """The strict :class:`HostDomain` of every host (a dict), or an error naming the faults."""
     plan = plan if plan is not None else (fabric.address_plan or AddressPlan())
+    problems = limits_problems(plan.limits or DomainLimits())
+    if problems:
+        raise AddressMapError("invalid domain limits: " + "; ".join(problems))
     regions = list(address_map.regions)
     tables, findings = resolve_tables(fabric, regions, plan)
     grants, gfind = resolve_grants(fabric, regions, plan)

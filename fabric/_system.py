@@ -244,8 +244,8 @@ def read_system(text, path="<string>", build=None):
         plan.update(f or {})
     limits = {}
     if "limits" in doc:
-        f, _ = r.fields("limits", doc["limits"])
-        limits.update(f or {})
+        f, where = r.fields("limits", doc["limits"])
+        limits.update(f or {}, where=where)
     regions = []
     for i, item in enumerate(r.items(doc, "regions")):
         f, where = r.fields("regions", item, i, required=("base", "size"))
