@@ -737,7 +737,8 @@ def _plan_errors(fabric, plan):
                                                                        None)
         if hbm is None:
             out.append(f"fabric {fabric.name!r} names no chip, so the HBM size is unknown; "
-                       "give the plan hbm_bytes")
+                       "give the plan hbm_bytes (in a system file, [address] hbm_bytes) or "
+                       "build the fabric with a chip (spec option chip=...)")
         elif not _is_int(hbm) or hbm <= 0:
             out.append(f"hbm_bytes must be an int > 0, got hbm_bytes={hbm!r}")
     return out
