@@ -397,38 +397,53 @@ class _Engine:
         arc = np.where(on_dag, sigma[:, sg.tail] * R[:, sg.head], 0.0).sum(axis=0)
         out += np.bincount(sg.link, weights=arc, minlength=self.n_links)
 
-    def _maxlat(self, D):
-        """Largest latency over the shortest (ECMP) paths from each start state."""
+    def _along(self, D, values, bw=False):
+        """Per start state and state, the worst over the ECMP paths of a path quantity.
+
+        ``bw=False``: the largest sum of ``values`` (latency); ``bw=True``: the
+        smallest of ``values`` (the narrowest link's bandwidth).
+        """
         sg = self.sg
-        lat = np.where(D == 0, 0.0, -np.inf)
+        if bw:
+            acc = np.where(D == 0, np.inf, np.inf)
+            pick, combine, empty = np.minimum, np.minimum, np.inf
+        else:
+            acc = np.where(D == 0, 0.0, -np.inf)
+            pick, combine, empty = np.maximum, np.add, -np.inf
         finite = np.isfinite(D)
         maxd = int(D[finite].max()) if finite.any() else 0
+        if len(sg.head_sorted) == 0:
+            return acc
         t = sg.tail[sg.by_head]
         h = sg.head_sorted
-        al = self.arc_lat[sg.by_head]
+        al = values[sg.link][sg.by_head]
         cols = sg.head_groups
         for lev in range(1, maxd + 1):
             valid = (D[:, t] == lev - 1) & (D[:, h] == lev)
-            cand = np.where(valid, lat[:, t] + al, -np.inf)
-            m = np.maximum.reduceat(cand, sg.head_starts, axis=1)
-            lat[:, cols] = np.where(D[:, cols] == lev, m, lat[:, cols])
-        return lat
+            cand = np.where(valid, combine(acc[:, t], al), empty)
+            m = pick.reduceat(cand, sg.head_starts, axis=1)
+            acc[:, cols] = np.where(D[:, cols] == lev, m, acc[:, cols])
+        return acc
 
-    def hops_latency(self, src, dst, want_latency=True):
-        """Hops and largest ECMP latency of each pair."""
+    def hops_latency(self, src, dst, want_latency=True, bandwidth=None):
+        """Hops, largest ECMP latency and (if ``bandwidth`` is given) narrowest link of each pair."""
         sg = self.sg
         P = len(src)
         hops = np.zeros(P, dtype=np.int64)
         lat = np.zeros(P)
+        bw = np.full(P, np.inf)
         cs, cd, pre, post = self._ends(src, dst)
         same = src == dst
         hops += ((pre >= 0) & ~same).astype(np.int64) + ((post >= 0) & ~same)
         ll = self.link_latency
-        lat += np.where((pre >= 0) & ~same, ll[np.maximum(pre, 0)], 0.0)
-        lat += np.where((post >= 0) & ~same, ll[np.maximum(post, 0)], 0.0)
+        for lk in (pre, post):
+            use = (lk >= 0) & ~same
+            lat += np.where(use, ll[np.maximum(lk, 0)], 0.0)
+            if bandwidth is not None:
+                bw = np.where(use, np.minimum(bw, bandwidth[np.maximum(lk, 0)]), bw)
         inner = np.flatnonzero((cs != cd) & ~same)
         if len(inner) == 0:
-            return hops, lat
+            return hops, lat, bw
         start = self._start(cs[inner], src[inner], dst[inner])
         uniq, order, bounds, inv = self._groups(start)
         width = max(sg.n_states, len(sg.tail))
@@ -441,8 +456,10 @@ class _Engine:
             tstate, best = self._targets(D, rows, cd[idx], src[idx], dst[idx])
             hops[idx] += best.astype(np.int64)
             if want_latency:
-                lat[idx] += self._maxlat(D)[rows, tstate]
-        return hops, lat
+                lat[idx] += self._along(D, self.link_latency)[rows, tstate]
+            if bandwidth is not None:
+                bw[idx] = np.minimum(bw[idx], self._along(D, bandwidth, bw=True)[rows, tstate])
+        return hops, lat, bw
 
     def path(self, s, t):
         """The hash-chosen shortest path from node s to node t, as a list of links."""
@@ -529,8 +546,9 @@ class _Engine:
 class _DimOrder:
     """Closed-form dimension-order routing on a hypermesh / torus / mesh fabric."""
 
-    def __init__(self, fabric, link_latency, n_links, fallback):
+    def __init__(self, fabric, link_latency, link_bandwidth, n_links, fallback):
         self.f = fabric
+        self.bandwidth = link_bandwidth
         self.fallback = fallback  # an _Engine for detours on degraded fabrics
         self.n_links = n_links
         shape = tuple(int(s) for s in fabric.params["shape"])
@@ -751,6 +769,26 @@ class _DimOrder:
                     self._ring_loads(item[0], line, a, start_m, mp, mm, fp, w * (move & ok), out)
         return hops, lat, dead
 
+    def bottleneck(self, src, dst):
+        """Narrowest link bandwidth per pair: per-dimension minimum over the moved dimensions.
+
+        Exact when each dimension's links share one bandwidth (every builder
+        does that); otherwise the dimension's narrowest link is taken, which
+        can only under-estimate the path's bandwidth.
+        """
+        if not hasattr(self, "_dim_bw"):
+            self._dim_bw = []
+            for tab in self.tables:
+                ids = np.concatenate([np.asarray(v).ravel() for k, v in tab.items()
+                                      if k in ("plus", "minus", "pair", "up", "down")])
+                ids = ids[ids >= 0]
+                self._dim_bw.append(float(self.bandwidth[ids].min()) if len(ids) else np.inf)
+        a_slot, b_slot = self._slots(src), self._slots(dst)
+        out = np.full(len(src), np.inf)
+        for d, _line, a, b in self._segments(a_slot, b_slot):
+            out = np.where(a != b, np.minimum(out, self._dim_bw[d]), out)
+        return out
+
     def _ring_loads(self, d, line, a, start_m, mp, mm, fp, w, out):
         tab, s = self.tables[d], self.shape[d]
         L = tab["plus"].shape[0]
@@ -864,7 +902,8 @@ class Router:
                     "shortest": _shortest_graph, "dimension-order": _shortest_graph}
         self._engine = _Engine(fabric, builders[policy], self.link_tail, self.link_head,
                                self.link_latency, self._names)
-        self._dor = (_DimOrder(fabric, self.link_latency, self.n_links, self._engine)
+        self._dor = (_DimOrder(fabric, self.link_latency, self.link_bandwidth, self.n_links,
+                               self._engine)
                      if policy == "dimension-order" else None)
 
     def __repr__(self):
@@ -985,20 +1024,36 @@ class Router:
         return self._hops_latency(s, d)[1]
 
     def _hops_latency(self, s, d, want_latency=True):
+        hops, lat, _ = self._measure(s, d, want_latency)
+        return hops, lat
+
+    def _measure(self, s, d, want_latency=True, want_bandwidth=False):
+        bwarr = self.link_bandwidth if want_bandwidth else None
         if self._dor is not None:
             hops = np.zeros(len(s), dtype=np.int64)
             lat = np.zeros(len(s))
+            bw = np.full(len(s), np.inf)
             dead = np.zeros(len(s), dtype=bool)
             step = max(1, _BLOCK // 8)
             for i in range(0, len(s), step):
                 sl = slice(i, i + step)
                 hops[sl], lat[sl], dead[sl] = self._dor.evaluate(s[sl], d[sl],
                                                                  want_latency=want_latency)
+                if want_bandwidth:
+                    bw[sl] = self._dor.bottleneck(s[sl], d[sl])
             if dead.any():
-                h2, l2 = self._engine.hops_latency(s[dead], d[dead], want_latency)
-                hops[dead], lat[dead] = h2, l2
-            return hops, lat
-        return self._engine.hops_latency(s, d, want_latency)
+                h2, l2, b2 = self._engine.hops_latency(s[dead], d[dead], want_latency, bwarr)
+                hops[dead], lat[dead], bw[dead] = h2, l2, b2
+            return hops, lat, bw
+        return self._engine.hops_latency(s, d, want_latency, bwarr)
+
+    def bottleneck(self, src, dst):
+        """Bandwidth (B/s) of the narrowest link on the pair's paths (the worst ECMP path).
+
+        ``inf`` for a pair with ``src == dst``.
+        """
+        s, d = self._pairs(src, dst)
+        return self._measure(s, d, want_latency=False, want_bandwidth=True)[2]
 
     def path_links(self, src, dst):
         """The directed links of :meth:`path`, in order."""

@@ -1,0 +1,288 @@
+"""Access latency: one load or store from a chip to a global address, stage by stage.
+
+The target of an access is the owner of its global address (looked up in the
+fabric's address map); the path is the routing policy's path from the
+requester to the target. The time of one access is a sum of stages (they do
+not overlap: each waits for the previous one):
+
+load/store (``transport.kind == "memory"``)
+    requester translation + forward path (per hop: link and receiving port's
+    forwarding, one way) + serialization + responder check + (load only)
+    return path + serialization of the returned data.
+message passing (``"message"``, RDMA)
+    software post + sending NIC + forward path + serialization + receiving
+    NIC + (load = RDMA read: return path + serialization + the requester NIC
+    writing the data) + completion + (optional) bounce copies.
+
+Serialization is counted once, at the narrowest link of the path (cut-through
+forwarding: a packet's head leaves a hop before its tail arrives): wire bytes
+(payload plus a header per packet, :meth:`Transport.wire_bytes`) divided by that
+link's bandwidth. A load's request carries headers only (one per packet of the
+reply). A store is posted: no acknowledgement is waited for.
+
+The sd200-ultra calibration: its worst case is 3 hops x 230 ns = 0.69 us of path
+latency (``Access.forward``), the seed article's in-system latency.
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("sd200-ultra")
+>>> a = access(f, "chip0", f.address_map.global_address("chip127", 0), op="store")
+>>> a.target, a.hops, round(a.forward * 1e9)
+('chip127', 3, 690)
+>>> round(a.total * 1e9, 1)   # 20 ns translation + 690 + (64+16) B / 64 GB/s + 10 ns check
+721.2
+"""
+
+import dataclasses
+
+import numpy as np
+
+from ._errors import AddressMapError, NodeError
+from ._transport import transport as _transport
+
+__all__ = ["OPS", "Access", "LatencyStats", "access", "access_latencies", "latency_stats"]
+
+OPS = ("load", "store")
+
+
+@dataclasses.dataclass(frozen=True)
+class Access:
+    """The outcome of one access, with its latency broken down by stage (seconds).
+
+    Attributes
+    ----------
+    src, target : node names
+    address : int
+    op : {"load", "store"}
+    size : int
+        Payload bytes.
+    transport : str
+    path, return_path : tuple of node names
+        The request's path, and for a load the reply's (empty for a store).
+    hops : int
+        Links the request crosses.
+    per_hop : tuple of (u, v, seconds)
+        Each link of the request path and its latency.
+    requester : float
+        Translation (load/store) or software post + sending NIC (message).
+    forward : float
+        Sum of link latencies of the request path.
+    serialization : float
+        Wire bytes of the request at the narrowest link of its path.
+    responder : float
+        Permission check (load/store) or receiving NIC (message).
+    reply : float
+        Load only: return path latency + serialization of the data (+ the
+        requester's NIC writing it, for a message transport).
+    completion : float
+        Message transport: the completion seen by software.
+    copy : float
+        Bounce-buffer copies, if the transport uses them.
+    total : float
+        The sum of the stages.
+    """
+
+    src: str
+    target: str
+    address: int
+    op: str
+    size: int
+    transport: str
+    path: tuple
+    return_path: tuple
+    hops: int
+    per_hop: tuple
+    requester: float
+    forward: float
+    serialization: float
+    responder: float
+    reply: float
+    completion: float
+    copy: float
+    total: float
+
+    def breakdown(self):
+        """The stages as an ordered dict of name -> seconds (they sum to :attr:`total`)."""
+        return {k: getattr(self, k) for k in ("requester", "forward", "serialization",
+                                              "responder", "reply", "completion", "copy")}
+
+
+def _check_op(op, size):
+    if op not in OPS:
+        raise ValueError(f"op must be one of {', '.join(OPS)}, got {op!r}")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise ValueError(f"size must be a positive int of bytes, got {size!r}")
+
+
+def _target_node(fabric, owner):
+    """The graph node that serves an owner of address space."""
+    if owner in fabric.graph:
+        return owner
+    if owner in fabric.domains:
+        # The model has no host nodes: a host's DRAM is reached through its first chip.
+        return fabric.domains[owner][0]
+    raise AddressMapError(f"{fabric.name}: the owner {owner!r} of this address is not a node "
+                          "of the fabric, so no route reaches it")
+
+
+def _stages(t, op, size, fwd, back, bw_fwd, bw_back, hops):
+    """Stage times of one access from path latencies and bottleneck bandwidths (arrays ok)."""
+    reply_bytes = t.wire_bytes(size)
+    if op == "store":
+        req_bytes = reply_bytes
+    else:
+        req_bytes = t.packets(size) * t.header
+    local = hops == 0
+    ser = np.where(local, 0.0, req_bytes / bw_fwd)
+    if t.kind == "memory":
+        requester, responder = t.requester_translation, t.responder_check
+        completion, nic_back = 0.0, 0.0
+    else:
+        requester, responder = t.software_post + t.nic_tx, t.nic_rx
+        completion, nic_back = t.completion, t.nic_rx
+    if op == "load":
+        reply = back + np.where(local, 0.0, reply_bytes / bw_back) + nic_back
+    else:
+        reply = 0.0 * fwd
+    copy = t.copy_time(size)
+    total = requester + fwd + ser + responder + reply + completion + copy
+    return requester, ser, responder, reply, completion, copy, total
+
+
+def access(fabric, src, address, op="load", size=64, transport="loadstore"):
+    """One load or store from chip ``src`` to a global ``address``, with its latency.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    src : node name or rank
+        The requesting chip.
+    address : int
+        A global address; its owner is the target.
+    op : {"load", "store"}
+    size : int
+        Payload bytes (default 64, a cache line).
+    transport : str or Transport
+        ``"loadstore"`` or ``"rdma"`` (:data:`fabric.TRANSPORTS`), or your own.
+
+    Returns
+    -------
+    Access
+
+    Raises
+    ------
+    NodeError
+        If ``src`` names no node.
+    AddressMapError
+        If no region holds the address, or its owner is not reachable in the graph.
+    RoutingError
+        If no path joins requester and target.
+    """
+    _check_op(op, size)
+    t = _transport(transport)
+    a = fabric.node(src)
+    loc = fabric.address_map.lookup(address)
+    target = _target_node(fabric, loc.owner)
+    r = fabric.router
+    idx = fabric.node_index
+    s, d = idx[a], idx[target]
+    links = r.path_links(s, d)
+    path = (a,) + tuple(fabric.nodes[int(r.link_head[k])] for k in links)
+    per_hop = tuple((fabric.nodes[int(r.link_tail[k])], fabric.nodes[int(r.link_head[k])],
+                     float(r.link_latency[k])) for k in links)
+    fwd = float(sum(h[2] for h in per_hop))
+    bw_f = float(min((r.link_bandwidth[k] for k in links), default=np.inf))
+    back_path, back, bw_b = (), 0.0, np.inf
+    if op == "load":
+        blinks = r.path_links(d, s)
+        back_path = (target,) + tuple(fabric.nodes[int(r.link_head[k])] for k in blinks)
+        back = float(sum(r.link_latency[k] for k in blinks))
+        bw_b = float(min((r.link_bandwidth[k] for k in blinks), default=np.inf))
+    req, ser, resp, reply, comp, copy, total = _stages(t, op, size, fwd, back, bw_f, bw_b,
+                                                       len(links))
+    return Access(a, target, int(address), op, int(size), t.name, path, back_path, len(links),
+                  per_hop, float(req), fwd, float(ser), float(resp), float(reply), float(comp),
+                  float(copy), float(total))
+
+
+def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=None):
+    """Access latency between every ordered pair of distinct chips (for distributions).
+
+    Each access goes from a chip to the first byte of another chip's memory,
+    so the target is that chip. Latencies use the same stages as
+    :func:`access`, vectorized: the path latency is the policy's (the largest
+    over ECMP paths) and serialization is at the narrowest link of the paths.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    op, size, transport
+        As for :func:`access`.
+    chips : sequence, optional
+        Restrict to these chips (names or ranks). Default: every endpoint.
+
+    Returns
+    -------
+    src, dst : ndarray of int64
+        Ranks (positions in ``chips``) of each pair.
+    latency : ndarray
+        Seconds, one value per ordered pair ``src != dst``.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("sd200-ultra")
+    >>> s, d, lat = access_latencies(f, op="store", transport="loadstore")
+    >>> len(lat), round(float(lat.max()) * 1e9, 1)
+    (16256, 721.2)
+    """
+    _check_op(op, size)
+    t = _transport(transport)
+    if chips is None:
+        nodes = fabric.endpoint_indices
+    else:
+        idx = fabric.node_index
+        nodes = np.array([idx[fabric.node(c)] for c in chips], dtype=np.int64)
+    n = len(nodes)
+    if n < 2:
+        raise NodeError(f"{fabric.name}: latency over chip pairs needs at least 2 chips, got {n}")
+    i, j = np.nonzero(~np.eye(n, dtype=bool))
+    r = fabric.router
+    hops, fwd, bw_f = r._measure(nodes[i], nodes[j], want_bandwidth=True)
+    if op == "load":
+        # the reply of pair (i, j) is the request path of pair (j, i)
+        pos = np.full((n, n), -1, dtype=np.int64)
+        pos[i, j] = np.arange(len(i))
+        rev = pos[j, i]
+        back, bw_b = fwd[rev], bw_f[rev]
+    else:
+        back, bw_b = 0.0 * fwd, np.full(len(fwd), np.inf)
+    total = _stages(t, op, size, fwd, back, bw_f, bw_b, hops)[-1]
+    return i.astype(np.int64), j.astype(np.int64), np.asarray(total, dtype=float)
+
+
+@dataclasses.dataclass(frozen=True)
+class LatencyStats:
+    """Summary of a latency distribution, seconds."""
+
+    count: int
+    min: float
+    mean: float
+    p50: float
+    p99: float
+    max: float
+
+
+def latency_stats(latencies):
+    """Min, mean, median, 99th percentile (linear interpolation) and max of latencies.
+
+    >>> latency_stats([1.0, 2.0, 3.0, 4.0]).p50
+    2.5
+    """
+    x = np.asarray(latencies, dtype=float)
+    if x.size == 0:
+        raise ValueError("latency_stats needs at least one latency")
+    return LatencyStats(int(x.size), float(x.min()), float(x.mean()),
+                        float(np.percentile(x, 50)), float(np.percentile(x, 99)),
+                        float(x.max()))
