@@ -264,10 +264,7 @@ def _structure_findings(rows):
             f"Bisection bandwidth per chip: {a['system']} {format_bandwidth(ra)}{bound(a)}, "
             f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {_times(hi, lo)} {more} "
             f"on {a['system']}.")
-        out.append(
-            f"{a['system']} uses {a['switches']} switches ({a['switch_ports']} switch ports) "
-            f"and {a['links']} cables; {b['system']} uses {b['switches']} switches "
-            f"({b['switch_ports']} switch ports) and {b['links']} cables.")
+        out.append(f"{_switches(a)}; {_switches(b)}.")
     else:
         out.append(f"{a['system']} reaches any chip from any other in at most "
                    f"{a['diameter_hops']} hops ({a['mean_hops']:.2f} on average).")
@@ -276,6 +273,13 @@ def _structure_findings(rows):
         out.append(f"Of all {len(rows)} systems, {best['system']} has the most bisection "
                    f"bandwidth per chip ({format_bandwidth(best['bisection_per_chip_Bps'])}).")
     return out
+
+
+def _switches(row):
+    if row["switches"] == 0:
+        return f"{row['system']} needs no switches and {row['links']} cables"
+    return (f"{row['system']} needs {row['switches']} switches ({row['switch_ports']} switch "
+            f"ports) and {row['links']} cables")
 
 
 def _draw_topology(fabric):
@@ -300,6 +304,10 @@ def _topology_section(fabrics):
             "between non-neighbours of a line as arcs); switched fabrics in layers by tier.",
             functools.partial(_draw_topology, f), height=3.0))
     return Section("topology", "Topology drawings", figures=tuple(figures)), []
+
+
+#: Bytes each chip sends to each other chip in the all-to-all of the failure table.
+A2A_BYTES_PER_PAIR = 2**20
 
 
 def _all_to_all(f, chips=None):
@@ -420,14 +428,15 @@ def _failure_rows(name, f):
             bad = _all_to_all(degrade())
         except RoutingError as err:
             rows.append({"system": name, "failure": failure, "failed": what,
-                         "metric": "all-to-all time", "healthy": base["drain"],
+                         "metric": "all-to-all time",
+                         "healthy": base["drain"] * A2A_BYTES_PER_PAIR,
                          "degraded": float("inf"), "change": float("inf"),
                          "note": f"disconnects: {err}"})
             continue
         for metric, key in (("all-to-all time", "drain"), ("mean path latency", "latency"),
                             ("worst path latency", "latency")):
             if key == "drain":
-                h, d = base["drain"], bad["drain"]
+                h, d = base["drain"] * A2A_BYTES_PER_PAIR, bad["drain"] * A2A_BYTES_PER_PAIR
             elif metric == "mean path latency":
                 h, d = float(base["latency"].mean()), float(bad["latency"].mean())
             else:
@@ -461,8 +470,9 @@ def _failure_section(fabrics):
     table = Table("failures", "The cost of one failure", columns, tuple(rows),
                   "One link: the busiest fabric link under all-to-all (one cable of a bundle "
                   "loses its share of the bundle's bandwidth, and ECMP keeps splitting evenly; "
-                  "a single cable is removed and routes detour). One chip: the first chip; compared with the healthy "
-                  "fabric carrying the same survivors' all-to-all. Times in seconds in the CSV.")
+                  "a single cable is removed and routes detour). One chip: the first chip, "
+                  "compared with the healthy fabric carrying the same survivors' all-to-all. "
+                  "All-to-all time: 1 MiB from every chip to every other (seconds in the CSV).")
     fig = FigureSpec("failures", "Cost of one failed link and one failed chip",
                      "Change of the all-to-all time (the busiest link's load over its "
                      "bandwidth) after one failure.", functools.partial(_draw_failures, rows))
