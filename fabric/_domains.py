@@ -37,8 +37,10 @@ chip's HBM in rank order (each in a slot of the chip window size rounded up to a
 power of two), then an aperture onto its own DRAM.
 """
 
+import bisect
 import dataclasses
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -147,9 +149,15 @@ class Grant:
     where: str = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class Translation:
-    """The result of translating one host-local address."""
+_new_tuple = tuple.__new__
+
+
+class Translation(NamedTuple):
+    """The result of translating one host-local address.
+
+    A named tuple rather than a dataclass: scalar translation is on a hot path
+    (:mod:`benchmarks.bench_address`), and a tuple is built several times faster.
+    """
 
     host: str
     local_address: int
@@ -636,6 +644,7 @@ class HostDomain:
         members_set = members
         self.shadow = np.array([not all(o in members_set for o in amap.regions[t].owners)
                                 for t in self._target.tolist()], dtype=bool)
+        self._scalar_tables()
 
     def __repr__(self):
         return (f"HostDomain({self.name!r}, chips={len(self.chips)}, "
@@ -672,8 +681,28 @@ class HostDomain:
         return (f"host {self.name}: window {self._names[win]!r} reaches {reg}, which "
                 f"{self.name} may only read")
 
+    def _scalar_tables(self):
+        """Python-list copies of the translator's arrays for the scalar path."""
+        amap = self.address_map
+        n = len(self._names)
+        table = self._index.table
+        self._s_shift = table[0] if table is not None else None
+        self._s_table = table[1].tolist() if table is not None else None
+        self._s_slots = len(table[1]) if table is not None else 0
+        self._s_base = self._lb.tolist()
+        self._s_end = {op: e.tolist() for op, e in self._end.items()}
+        self._s_delta = self._delta.tolist()
+        self._s_offdelta = self._offdelta.tolist()
+        self._s_interleaved = self._interleaved.tolist()
+        self._s_owner = [amap.owners[o] if o >= 0 else None for o in self._owner.tolist()]
+        self._s_region = [amap.regions[t].name for t in self._target.tolist()] + [None]
+        self._s_n = n
+        self._s_limit = 1 << self.width
+
     def translate(self, local_address, op="read"):
         """Translate one local address; ``op`` is ``"read"`` or ``"write"``.
+
+        Returns a :class:`Translation`.
 
         Raises
         ------
@@ -681,24 +710,35 @@ class HostDomain:
             If the address is malformed or outside the width, in no window, or
             the access is not granted (the message says which).
         """
-        if op not in ("read", "write"):
-            raise ValueError(f"op must be 'read' or 'write', got {op!r}")
+        a = local_address
+        if type(a) is not int or a < 0 or a >= self._s_limit:
+            try:
+                a = validate_address(local_address, self.width, what="local address")
+            except AddressMapError as e:
+                raise TranslationError(str(e)) from None
         try:
-            a = validate_address(local_address, self.width, what="local address")
-        except AddressMapError as e:
-            raise TranslationError(str(e)) from None
-        win = int(self._index.find(np.array([a], dtype=np.int64))[0])
-        if not a < self._end[op][win]:
+            ends = self._s_end[op]
+        except KeyError:
+            raise ValueError(f"op must be 'read' or 'write', got {op!r}") from None
+        if self._s_shift is not None:
+            slot = a >> self._s_shift
+            win = self._s_table[slot if slot < self._s_slots else -1]
+        else:
+            win = bisect.bisect_right(self._s_base, a) - 1
+            if win < 0:
+                win = self._s_n
+        if a >= ends[win]:
             raise TranslationError(self._fail(a, win, op))
-        g = a + int(self._delta[win])
-        if self._interleaved[win]:
+        g = a + self._s_delta[win]
+        if self._s_interleaved[win]:
             loc = self.address_map.lookup(g)
             owner, offset = loc.owner, loc.offset
         else:
-            owner = self.address_map.owners[self._owner[win]]
-            offset = a + int(self._offdelta[win])
-        return Translation(self.name, a, g, owner, offset,
-                           self.address_map.regions[self._target[win]].name, self._names[win])
+            owner = self._s_owner[win]
+            offset = a + self._s_offdelta[win]
+        # tuple.__new__ skips the named tuple's generated __new__ (a measurable share here)
+        return _new_tuple(Translation, (self.name, a, g, owner, offset, self._s_region[win],
+                                        self._names[win]))
 
     def translate_many(self, local_addresses, op="read", *, unmapped="raise"):
         """Vectorized :meth:`translate` of an integer numpy array.

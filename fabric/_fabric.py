@@ -306,9 +306,13 @@ class Fabric:
         Raises :class:`~fabric.TranslationError` for an address in no window or an
         access not granted; see :meth:`fabric.HostDomain.translate`.
         """
-        from ._domains import domain_of
+        try:
+            domain = self.host_domains[host]
+        except (KeyError, TypeError):
+            from ._domains import domain_of
 
-        return domain_of(self, host).translate(local_address, op)
+            domain = domain_of(self, host)     # raises NodeError naming the hosts
+        return domain.translate(local_address, op)
 
     def translate_many(self, host, local_addresses, op="read", *, unmapped="raise"):
         """Vectorized :meth:`translate` of a numpy array; see
