@@ -11,7 +11,7 @@ Examples
 >>> import numpy as np, matplotlib.pyplot as plt
 >>> ax = plot_latency_cdf({"a": np.array([1e-6, 2e-6]), "b": np.array([3e-6])})
 >>> ax.get_xlabel()
-'one-way latency (us)'
+'latency (us)'
 >>> plt.close(ax.figure)
 """
 
@@ -278,7 +278,7 @@ def plot_topology(fabric, ax=None):
 # -- distributions and sweeps -------------------------------------------------------------
 
 
-def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="us"):
+def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="us", xlabel="latency"):
     """Empirical CDF of latencies over chip pairs, one curve per label.
 
     Parameters
@@ -288,6 +288,8 @@ def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="us"):
     ax : matplotlib axes, optional
     unit, unit_name
         Display unit of the x axis (default microseconds).
+    xlabel : str
+        What the latency is (the unit is appended).
 
     Returns
     -------
@@ -304,7 +306,7 @@ def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="us"):
         y = np.arange(1, v.size + 1) / v.size
         ax.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], y]), where="post",
                 label=label)
-    ax.set_xlabel(f"one-way latency ({unit_name})")
+    ax.set_xlabel(f"{xlabel} ({unit_name})")
     ax.set_ylabel("fraction of chip pairs")
     ax.set_ylim(0, 1.02)
     ax.legend(loc="lower right")

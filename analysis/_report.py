@@ -60,7 +60,7 @@ __all__ = [
 DEFAULT_SYSTEMS = ("sd200-ultra", "cluster-128", "nvl72", "tpu-v4-cube")
 
 #: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "utilization", "failures", "topology")
+SECTIONS = ("structure", "latency", "utilization", "failures", "topology")
 
 #: The figures ``cofabric figures`` regenerates for the README (names of report figures).
 README_FIGURES = ("topology-sd200-ultra", "topology-cluster-128", "hops")
@@ -383,6 +383,106 @@ def _utilization_findings(rows):
     return out
 
 
+#: Payload of the accesses in the latency distributions: one 64 B cache line.
+ACCESS_BYTES = 64
+
+
+def _transport_curves(f):
+    """(label, transport description, latencies per op) for one system.
+
+    Every system gets its load/store distribution; a system with NICs (a cluster)
+    is shown as it is used: load/store inside a host domain (NVLink), RDMA across.
+    """
+    import fabric as fab
+
+    curves = []
+    if any(k == "nic" for _, k in f.graph.nodes(data="kind")):
+        host = np.array([f.host_of[c] for c in f.endpoints])
+        per_op = {}
+        for op in ("store", "load"):
+            i, j, ls = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="loadstore")
+            _, _, rd = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="rdma")
+            per_op[op] = np.where(host[i] == host[j], ls, rd)
+        curves.append((f"{f.name} RDMA across hosts", "load/store in a host, RDMA across hosts",
+                       per_op))
+    else:
+        per_op = {op: fab.access_latencies(f, op=op, size=ACCESS_BYTES,
+                                           transport="loadstore")[2]
+                  for op in ("store", "load")}
+        curves.append((f"{f.name} load/store", "load/store", per_op))
+    return curves
+
+
+def _draw_latency(samples):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, sharey=True)
+    for ax, op in zip(axes, ("store", "load")):
+        what = "store, one way" if op == "store" else "load, round trip"
+        _plots.plot_latency_cdf({k: v[op] for k, v in samples.items()}, ax=ax,
+                                xlabel=f"64 B {what}")
+        ax.get_legend().remove()
+    axes[1].set_ylabel("")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4))
+    return fig
+
+
+def _latency_section(fabrics):
+    import fabric as fab
+
+    rows, samples = [], {}
+    for name, f in fabrics.items():
+        for label, how, per_op in _transport_curves(f):
+            samples[label] = per_op
+            for op, lat in per_op.items():
+                st = fab.latency_stats(lat)
+                rows.append({"system": name, "transport": how, "op": op,
+                             "size_bytes": ACCESS_BYTES, "pairs": st.count, "min_s": st.min,
+                             "mean_s": st.mean, "p50_s": st.p50, "p99_s": st.p99,
+                             "max_s": st.max})
+    columns = (Column("system", "system"), Column("transport", "transport"),
+               Column("op", "op"), Column("min_s", "min", format_time),
+               Column("mean_s", "mean", format_time), Column("p50_s", "median", format_time),
+               Column("p99_s", "p99", format_time), Column("max_s", "max", format_time))
+    table = Table("latency", "Access latency over all chip pairs", columns, tuple(rows),
+                  "A 64 B load or store from every chip to every other chip's memory: "
+                  "requester stages, path (hops and wires), serialization at the narrowest "
+                  "link, responder stages, and for a load the return. Transport parameters "
+                  "are listed under Assumptions.")
+    fig = FigureSpec("latency", "Access latency over chip pairs",
+                     "Distribution over all ordered chip pairs of a 64 B store (one way) and "
+                     "load (round trip): memory-semantic load/store against RDMA on the "
+                     "cluster.", functools.partial(_draw_latency, samples), column="double")
+    return Section("latency", "Access latency", tables=(table,), figures=(fig,)), \
+        _latency_findings(rows)
+
+
+def _med_max(r):
+    if r["p50_s"] == r["max_s"]:
+        return f"{format_time(r['p50_s'])} (median and worst)"
+    return f"{format_time(r['p50_s'])} median and {format_time(r['max_s'])} worst"
+
+
+def _latency_findings(rows):
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    if len(systems) < 2:
+        r = next(r for r in rows if r["op"] == "load")
+        return [(f"A 64 B remote load on {r['system']} ({r['transport']}) takes "
+                f"{format_time(r['p50_s'])} median, {format_time(r['max_s'])} worst.")]
+    out = []
+    for op, what in (("load", "remote load (round trip)"), ("store", "remote store")):
+        a = next(r for r in rows if r["system"] == systems[0] and r["op"] == op)
+        b = next(r for r in rows if r["system"] == systems[1] and r["op"] == op)
+        faster = a if a["p50_s"] <= b["p50_s"] else b
+        out.append(
+            f"A 64 B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
+            f"{_med_max(b)} on {b['system']} "
+            f"({b['transport']}): {_times(max(a['p50_s'], b['p50_s']), min(a['p50_s'], b['p50_s']))}"
+            f" lower median on {faster['system']}.")
+    return out
+
+
 def _reduce_link(f, u, v):
     """``f`` with one physical link of the edge (u, v) failed: a bundle loses one lane's
     bandwidth; a single link is removed (:meth:`fabric.Fabric.without`)."""
@@ -587,7 +687,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sections=SECTIONS, executor=None, q
     if unknown:
         raise ValueError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
     fabrics = _build_fabrics(systems)
-    builders = {"structure": _structure_section, "utilization": _utilization_section,
+    builders = {"structure": _structure_section, "latency": _latency_section,
+                "utilization": _utilization_section,
                 "failures": _failure_section, "topology": _topology_section}
     parts, findings = [], []
     wanted = [s for s in SECTIONS if s in sections]

@@ -218,3 +218,23 @@ def test_failure_rows_compare_like_with_like(small_report):
     link = next(r for r in fat if r["failure"] == "one link" and r["metric"] == "all-to-all time")
     assert link["degraded"] >= link["healthy"]
     assert {r["failure"] for r in table.rows} == {"one link", "one chip"}
+
+
+def test_latency_rows_match_hand_calculation():
+    import fabric
+
+    rep = build_report(["sd200-ultra", "cluster-128"], sections=("latency",), quiet=True)
+    rows = {(r["system"], r["op"]): r for r in rep.tables[0].rows}
+    # sd200-ultra worst store: 20 ns translation + 3 x 230 ns + (64+16) B / 64 GB/s + 10 ns check
+    assert rows["sd200-ultra", "store"]["max_s"] == pytest.approx(
+        20e-9 + 3 * 230e-9 + 80 / 64e9 + 10e-9, rel=1e-12)
+    # cluster-128: inside a server load/store through NVSwitch (2 x 150 ns, 450 GB/s) ...
+    assert rows["cluster-128", "store"]["min_s"] == pytest.approx(
+        20e-9 + 2 * 150e-9 + 80 / 450e9 + 10e-9, rel=1e-12)
+    # ... and RDMA across servers: the slowest pair is what fabric.access gives for it
+    f = topologies.build("cluster-128")
+    far = fabric.access(f, "chip0", f.address_map.global_address("chip127", 0), op="store",
+                        size=64, transport="rdma")
+    assert rows["cluster-128", "store"]["max_s"] == pytest.approx(far.total, rel=1e-12)
+    assert rows["cluster-128", "store"]["transport"] == "load/store in a host, RDMA across hosts"
+    assert all(r["pairs"] == 128 * 127 for r in rows.values())
