@@ -116,6 +116,7 @@ class Section:
     text: tuple = ()
     tables: tuple = ()
     figures: tuple = ()
+    parameters: tuple = ()  # (system, fabric.Parameter) used beyond the fabric's own
 
 
 @dataclasses.dataclass(frozen=True)
@@ -431,8 +432,11 @@ def _draw_latency(samples):
 def _latency_section(fabrics):
     import fabric as fab
 
-    rows, samples = [], {}
+    rows, samples, used = [], {}, []
     for name, f in fabrics.items():
+        nics = any(k == "nic" for _, k in f.graph.nodes(data="kind"))
+        for t in ("loadstore", "rdma") if nics else ("loadstore",):
+            used += [(name, p) for p in fab.transport(t).parameters()]
         for label, how, per_op in _transport_curves(f):
             samples[label] = per_op
             for op, lat in per_op.items():
@@ -454,8 +458,8 @@ def _latency_section(fabrics):
                      "Distribution over all ordered chip pairs of a 64 B store (one way) and "
                      "load (round trip): memory-semantic load/store against RDMA on the "
                      "cluster.", functools.partial(_draw_latency, samples), column="double")
-    return Section("latency", "Access latency", tables=(table,), figures=(fig,)), \
-        _latency_findings(rows)
+    return Section("latency", "Access latency", tables=(table,), figures=(fig,),
+                   parameters=tuple(used)), _latency_findings(rows)
 
 
 def _med_max(r):
@@ -602,11 +606,13 @@ def _failure_findings(rows):
 
 
 def _assumptions_section(fabrics, extra=()):
+    """Every Parameter each system's model used: the fabric's own (links, chip, builder)
+    and ``extra`` (system, Parameter) pairs from the sections (transports...)."""
     rows = []
     for name, f in fabrics.items():
         params = list(f.assumptions)
-        for p in extra:
-            if p not in params:
+        for system, p in extra:
+            if system == name and p not in params:
                 params.append(p)
         for p in params:
             rows.append({"system": name, "parameter": p.name, "value": p.value,
@@ -698,7 +704,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sections=SECTIONS, executor=None, q
             parts.append(section)
             findings.extend(found)
             bar.update()
-        assumptions, _ = _assumptions_section(fabrics)
+        used = [sp for section in parts for sp in section.parameters]
+        assumptions, _ = _assumptions_section(fabrics, used)
         parts.append(assumptions)
         bar.update()
     if command is None:
