@@ -1,0 +1,246 @@
+"""Throughput: the max-concurrent-flow of a traffic matrix under link capacities.
+
+Throughput (Jyothi, Singla, Godfrey, Kolla, SC16; ankitsingla/topobench) is
+the largest factor ``K`` such that every demand ``d(s, t)`` of the matrix can
+be carried ``K`` times at once without exceeding any link's bandwidth, routing
+being free (any split over any paths). With demands in bytes and bandwidth in
+bytes per second, ``1 / K`` is the fastest time in which the whole matrix can
+be delivered by fluid flows: ``time = 1 / K`` seconds.
+
+The linear program, solved by scipy's HiGHS (``scipy.optimize.linprog``):
+
+    maximize K
+    subject to, for every commodity c and node v:
+        sum of f_c on links out of v - sum of f_c on links into v = K * b_c(v)
+    and for every directed link e:   sum over c of f_c(e) <= bandwidth(e)
+    f >= 0
+
+Commodities are aggregated by source (one per source node; a single-source
+multi-sink flow needs no split per destination), and a chip with a single link
+is folded into its neighbour: its commodity starts there and its own link gets
+a capacity row on the chip's total sent (received) bytes, which is exact since
+that link carries nothing else. So a fat-tree or leaf-spine LP has one
+commodity per edge switch; a torus one per chip.
+
+Sizes it handles (measured, 2 cores; see benchmarks/results_routing.md):
+variables = commodities x directed links. ``leafspine:k=32`` (512 endpoints,
+32 commodities x 1,024 links) solves in about a second; ``torus:8x8x8`` (512
+commodities x 3,072 links = 1.6 M variables) is beyond a minute; tori up to a
+few hundred chips (e.g. 6x6x6: 216 x 1,296 = 280 k variables) take tens of
+seconds. ``max_variables`` refuses larger problems up front with a clear error.
+
+Examples
+--------
+>>> import topologies
+>>> from analysis import traffic
+>>> f = topologies.build("torus:4x4")
+>>> res = throughput(f, traffic(f, "all-to-all", 1.0))
+>>> round(res.k / bisection_bound(f, 1.0), 9)     # uniform on a torus meets the bisection bound
+1.0
+"""
+
+import dataclasses
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from fabric import FabricError
+
+from ._traffic import TrafficMatrix
+
+__all__ = ["Throughput", "bisection_bound", "throughput"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Throughput:
+    """Result of :func:`throughput`.
+
+    Attributes
+    ----------
+    k : float
+        The max-concurrent-flow factor (1/s when demands are bytes).
+    time : float
+        ``1 / k``: seconds to deliver the whole matrix with optimal fluid routing.
+    commodities, variables, constraints : int
+        The LP's size.
+    link_utilization : ndarray, shape (2E,)
+        Flow / bandwidth per directed link at the optimum.
+    """
+
+    k: float
+    time: float
+    commodities: int
+    variables: int
+    constraints: int
+    link_utilization: np.ndarray
+
+
+def _as_matrix(fabric, matrix):
+    n = fabric.n_endpoints
+    if isinstance(matrix, TrafficMatrix):
+        if matrix.n != n:
+            raise ValueError(f"traffic is for {matrix.n} ranks, {fabric.name} has {n}")
+        return matrix.dense()
+    M = np.array(matrix, dtype=float)
+    if M.shape != (n, n):
+        raise ValueError(f"traffic matrix must be {n} x {n}, got shape {M.shape}")
+    if (M < 0).any() or not np.isfinite(M).all():
+        raise ValueError("traffic matrix entries must be finite and >= 0")
+    np.fill_diagonal(M, 0.0)
+    return M
+
+
+def throughput(fabric, matrix, *, max_variables=2_000_000):
+    """The max-concurrent-flow throughput of a traffic matrix on ``fabric``.
+
+    Parameters
+    ----------
+    fabric : Fabric
+        Degraded fabrics (``fabric.without(...)``) work too.
+    matrix : TrafficMatrix or array_like
+        ``n x n`` demands between ranks, bytes.
+    max_variables : int
+        Refuse an LP with more variables than this (HiGHS time and memory grow
+        quickly beyond it).
+
+    Returns
+    -------
+    Throughput
+
+    Raises
+    ------
+    ValueError
+        For a wrong matrix, a matrix with no traffic, or an LP above ``max_variables``.
+    FabricError
+        If HiGHS reports the LP infeasible or fails (a pair with demand has no path).
+    """
+    M = _as_matrix(fabric, matrix)
+    if not M.any():
+        raise ValueError("the traffic matrix carries no bytes")
+    r = fabric.router
+    N = len(fabric.nodes)
+    # Scale to O(1) numbers (bandwidths ~1e10 B/s against demands of bytes condition the LP
+    # badly); K scales back by cscale / dscale.
+    cscale = float(r.link_bandwidth.max())
+    dscale = float(M.max())
+    M = M / dscale
+    tail, head, cap = r.link_tail, r.link_head, r.link_bandwidth / cscale
+    L = len(tail)
+    ep = fabric.endpoint_indices
+    kinds = np.array([d.get("kind") == "chip" for _, d in fabric.graph.nodes(data=True)])
+    deg = np.bincount(tail, minlength=N)
+    leaf = kinds & (deg == 1)
+    nbr = np.arange(N)
+    out_link = np.full(N, -1)
+    in_link = np.full(N, -1)
+    m = leaf[tail]
+    nbr[tail[m]] = head[m]
+    out_link[tail[m]] = np.flatnonzero(m)
+    m = leaf[head]
+    in_link[head[m]] = np.flatnonzero(m)
+    # node-level demand between core nodes (leaf chips folded into their neighbour)
+    src_core = nbr[ep]
+    sent = M.sum(axis=1)
+    recv = M.sum(axis=0)
+    core_nodes = np.flatnonzero(~leaf)
+    cidx = np.full(N, -1)
+    cidx[core_nodes] = np.arange(len(core_nodes))
+    Nc = len(core_nodes)
+    fold = sp.csr_matrix((np.ones(len(ep)), (cidx[src_core], np.arange(len(ep)))),
+                         shape=(Nc, len(ep)))
+    Dn = np.asarray((fold @ sp.csr_matrix(M) @ fold.T).todense())
+    np.fill_diagonal(Dn, 0.0)  # chips on one switch: only their own links carry it
+    live = np.flatnonzero(Dn.sum(axis=1) > 0)
+    C = len(live)
+    core_link = np.flatnonzero(~leaf[tail] & ~leaf[head])
+    Lc = len(core_link)
+    nvar = C * Lc + 1
+    if nvar > max_variables:
+        raise ValueError(f"throughput LP for {fabric.name} would have {nvar} variables "
+                         f"({C} commodities x {Lc} links), above max_variables={max_variables}")
+    ct, ch = cidx[tail[core_link]], cidx[head[core_link]]
+    # conservation: for commodity c, node v: out - in - K b_c(v) = 0
+    rows, cols, vals = [], [], []
+    lk = np.arange(Lc)
+    for c in range(C):
+        base = c * Nc
+        rows += [base + ct, base + ch]
+        cols += [c * Lc + lk, c * Lc + lk]
+        vals += [np.ones(Lc), -np.ones(Lc)]
+    b = np.zeros((C, Nc))
+    b[np.arange(C), live] = Dn[live].sum(axis=1)
+    b -= Dn[live]
+    rows.append(np.arange(C * Nc))
+    cols.append(np.full(C * Nc, nvar - 1))
+    vals.append(-b.ravel())
+    A_eq = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(C * Nc, nvar))
+    # capacity: sum_c f_c(e) <= cap(e); folded leaf links: K * bytes <= cap
+    ub_rows = [np.repeat(np.arange(Lc)[None, :], C, 0).ravel()]
+    ub_cols = [np.arange(C * Lc)]
+    ub_vals = [np.ones(C * Lc)]
+    b_ub = list(cap[core_link])
+    extra = 0
+    for rank, node in enumerate(ep):
+        for link, nb in ((out_link[node], sent[rank]), (in_link[node], recv[rank])):
+            if link >= 0 and nb > 0:
+                ub_rows.append(np.array([Lc + extra]))
+                ub_cols.append(np.array([nvar - 1]))
+                ub_vals.append(np.array([nb]))
+                b_ub.append(cap[link])
+                extra += 1
+    A_ub = sp.csr_matrix((np.concatenate(ub_vals), (np.concatenate(ub_rows),
+                                                    np.concatenate(ub_cols))),
+                         shape=(Lc + extra, nvar))
+    cost = np.zeros(nvar)
+    cost[-1] = -1.0
+    res = linprog(cost, A_ub=A_ub, b_ub=np.array(b_ub), A_eq=A_eq, b_eq=np.zeros(C * Nc),
+                  bounds=(0, None), method="highs-ipm")
+    if res.status != 0:
+        raise FabricError(f"throughput LP for {fabric.name} failed: {res.message} (a pair "
+                          "with demand may have no path)")
+    k = float(res.x[-1])
+    if k <= 0:
+        raise FabricError(f"throughput of {fabric.name} is zero: some demand cannot be routed")
+    flow = np.zeros(L)
+    flow[core_link] = res.x[:-1].reshape(C, Lc).sum(axis=0)
+    for rank, node in enumerate(ep):
+        if out_link[node] >= 0:
+            flow[out_link[node]] += k * sent[rank]
+        if in_link[node] >= 0:
+            flow[in_link[node]] += k * recv[rank]
+    util = flow / cap
+    k = k * cscale / dscale
+    return Throughput(k, 1.0 / k, C, nvar, A_eq.shape[0] + A_ub.shape[0], util)
+
+
+def bisection_bound(fabric, nbytes=1.0):
+    """Throughput bound of uniform all-to-all on a k-ary n-cube torus from its bisection.
+
+    Cutting a torus of even side ``k`` in half across one dimension cuts
+    ``2 k^(n-1)`` links (REFERENCES.md s.4); each half sends ``(N/2)^2 nbytes``
+    across the cut in each direction, so ``K <= 2 k^(n-1) B / ((N/2)^2 nbytes)``
+    with ``B`` the per-direction link bandwidth. For a torus with sides of
+    different sizes the narrowest cut (across the longest even dimension) is used.
+
+    Raises
+    ------
+    ValueError
+        If the fabric is not a torus (hypermesh with rings of even size) with uniform links.
+    """
+    p = fabric.params
+    shape = p.get("shape")
+    connect = p.get("connect")
+    if fabric.family != "hypermesh" or shape is None or any(c != "ring" for c in connect):
+        raise ValueError(f"bisection_bound is for tori; {fabric.name} is {fabric.family}")
+    N = int(np.prod(shape))
+    even = [s for s in shape if s % 2 == 0 and s > 2]
+    if not even:
+        raise ValueError(f"bisection_bound needs a dimension of even size > 2, got {shape}")
+    k = max(even)
+    bw = fabric.router.link_bandwidth
+    if not (bw == bw[0]).all():
+        raise ValueError("bisection_bound assumes every link has the same bandwidth")
+    cut = 2 * N // k  # links across the cut: 2 per ring of the cut dimension
+    return cut * float(bw[0]) / ((N / 2) ** 2 * nbytes)

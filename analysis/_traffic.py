@@ -1,0 +1,313 @@
+"""Traffic matrices and the link loads they put on a fabric.
+
+A :class:`TrafficMatrix` says how many bytes each endpoint (rank) sends to each
+other endpoint. :func:`link_loads` routes it by the fabric's policy (ECMP split
+evenly over the equal-cost paths the policy uses) into bytes per directed link,
+and the time to drain it:
+
+    drain time = max( max over links of load / bandwidth,
+                      max over endpoints of bytes sent / injection bandwidth,
+                      max over endpoints of bytes received / ejection bandwidth )
+
+where an endpoint's injection (ejection) bandwidth is the sum of the bandwidths
+of its links. Every flow is assumed to progress at once and links to be shared
+fairly; the result is the time the busiest resource needs, a lower bound on
+any schedule's time (a fluid model: no latency, no protocol overhead).
+
+Generators (:data:`TRAFFIC`): ``all-to-all`` (uniform), ``permutation`` (a
+random permutation with a seed), ``shift``, ``hotspot`` and ``moe`` (tokens sent
+to the top-k of E experts placed on chips, with a skew).
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("torus:4x4")
+>>> t = traffic(f, "all-to-all", nbytes=1000)
+>>> ll = link_loads(f, t)
+>>> ll.max_load, round(ll.drain_time * 1e9, 1)   # 16 x 32 hops x 1000 B over 64 links
+(8000.0, 125.0)
+"""
+
+import dataclasses
+
+import numpy as np
+
+from fabric import NodeError
+
+__all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads", "traffic"]
+
+TRAFFIC = ("all-to-all", "permutation", "shift", "hotspot", "moe")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class TrafficMatrix:
+    """Bytes from rank ``i`` to rank ``j``: ``matrix[i, j]`` (the diagonal is ignored).
+
+    Either ``data`` holds the dense ``n x n`` array, or ``fill`` gives every
+    off-diagonal entry the same value (uniform all-to-all, stored lazily so
+    that 8,192 endpoints need no 512 MiB array).
+
+    Attributes
+    ----------
+    name : str
+    n : int
+    data : ndarray or None
+    fill : float
+    """
+
+    name: str
+    n: int
+    data: np.ndarray = None
+    fill: float = 0.0
+
+    @property
+    def shape(self):
+        return (self.n, self.n)
+
+    def rows(self, start, stop):
+        """Rows ``start:stop`` as a dense array, diagonal zero."""
+        if self.data is not None:
+            block = np.array(self.data[start:stop], dtype=float)
+        else:
+            block = np.full((stop - start, self.n), float(self.fill))
+        k = np.arange(start, stop)
+        block[k - start, k] = 0.0
+        return block
+
+    def dense(self):
+        """The whole matrix as a dense array (diagonal zero)."""
+        return self.rows(0, self.n)
+
+    @property
+    def sent(self):
+        """Bytes each rank sends, shape (n,)."""
+        if self.data is None:
+            return np.full(self.n, self.fill * (self.n - 1))
+        return self.dense().sum(axis=1)
+
+    @property
+    def received(self):
+        """Bytes each rank receives, shape (n,)."""
+        if self.data is None:
+            return np.full(self.n, self.fill * (self.n - 1))
+        return self.dense().sum(axis=0)
+
+    @property
+    def total(self):
+        """Total bytes."""
+        return float(self.sent.sum())
+
+
+def _count(fabric_or_n):
+    if isinstance(fabric_or_n, (int, np.integer)) and not isinstance(fabric_or_n, bool):
+        n = int(fabric_or_n)
+    else:
+        n = fabric_or_n.n_endpoints
+    if n < 2:
+        raise ValueError(f"traffic needs at least 2 endpoints, got {n}")
+    return n
+
+
+def _positive(x, name):
+    if isinstance(x, bool) or not np.isfinite(x) or x <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {x!r}")
+    return float(x)
+
+
+def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fraction=0.5,
+            experts=None, top_k=8, tokens=64, skew=0.0, placement="round-robin"):
+    """Build a named traffic matrix over the endpoints of a fabric (or ``n`` ranks).
+
+    Parameters
+    ----------
+    fabric_or_n : Fabric or int
+    name : str
+        One of :data:`TRAFFIC`:
+
+        ``"all-to-all"``
+            every rank sends ``nbytes`` to every other rank.
+        ``"permutation"``
+            rank ``i`` sends ``nbytes`` to ``p[i]`` for a random permutation ``p``
+            (``numpy.random.default_rng(seed).permutation``); a fixed point sends nothing.
+        ``"shift"``
+            rank ``i`` sends ``nbytes`` to rank ``(i + shift) % n``.
+        ``"hotspot"``
+            each rank sends ``nbytes`` in all: ``fraction`` of it split evenly
+            over the ranks in ``hot`` (other than itself), the rest uniformly
+            over every other rank.
+        ``"moe"``
+            each rank holds ``tokens`` tokens; each token goes to ``top_k``
+            distinct experts out of ``experts`` (default ``8 * n``), drawn without replacement with probability proportional to
+            ``(e + 1) ** -skew`` (``skew=0``: uniform; larger: a few hot experts),
+            sampled with ``seed``. ``nbytes`` is one token's bytes. Expert ``e``
+            lives on rank ``e % n`` (``placement="round-robin"``) or ``e // (E/n)``
+            (``"blocked"``); a token sent to an expert on its own rank moves no bytes.
+    nbytes : float
+        Bytes per pair (all-to-all, permutation, shift), per source (hotspot),
+        or per token (moe).
+
+    Returns
+    -------
+    TrafficMatrix
+
+    Examples
+    --------
+    >>> traffic(4, "shift", 10.0, shift=1).dense()[0].tolist()
+    [0.0, 10.0, 0.0, 0.0]
+    >>> m = traffic(16, "moe", 1.0, experts=32, top_k=2, tokens=10, seed=1)
+    >>> m.total <= 16 * 10 * 2
+    True
+    >>> traffic(4, "tornado")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
+    """
+    if name not in TRAFFIC:
+        raise ValueError(f"unknown traffic {name!r}; known: {', '.join(TRAFFIC)}")
+    n = _count(fabric_or_n)
+    nbytes = _positive(nbytes, "nbytes")
+    if name == "all-to-all":
+        return TrafficMatrix("all-to-all", n, fill=nbytes)
+    M = np.zeros((n, n))
+    if name == "permutation":
+        p = np.random.default_rng(seed).permutation(n)
+        M[np.arange(n), p] = nbytes
+        label = f"permutation(seed={seed})"
+    elif name == "shift":
+        if isinstance(shift, bool) or not isinstance(shift, (int, np.integer)):
+            raise ValueError(f"shift must be an int, got {shift!r}")
+        M[np.arange(n), (np.arange(n) + shift) % n] = nbytes
+        label = f"shift({shift})"
+    elif name == "hotspot":
+        hot = np.atleast_1d(np.asarray(hot, dtype=np.int64))
+        if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
+            raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
+        if not 0 <= fraction <= 1:
+            raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
+        M[:] = nbytes * (1 - fraction) / (n - 1)
+        for i in range(n):
+            targets = hot[hot != i]
+            if len(targets):
+                M[i, targets] += nbytes * fraction / len(targets)
+            else:
+                M[i] += nbytes * fraction / (n - 1)
+        label = f"hotspot({hot.tolist()}, {fraction})"
+    else:
+        M, label = _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement)
+    np.fill_diagonal(M, 0.0)
+    return TrafficMatrix(label, n, data=M)
+
+
+def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
+    E = 8 * n if experts is None else experts
+    for value, what in ((E, "experts"), (top_k, "top_k"), (tokens, "tokens")):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{what} must be a positive int, got {value!r}")
+    if top_k > E:
+        raise ValueError(f"top_k={top_k} must not exceed experts={E}")
+    if not np.isfinite(skew) or skew < 0:
+        raise ValueError(f"skew must be >= 0, got {skew!r}")
+    if placement == "round-robin":
+        home = np.arange(E) % n
+    elif placement == "blocked":
+        if E % n:
+            raise ValueError(f"blocked placement needs experts ({E}) divisible by ranks ({n})")
+        home = np.arange(E) // (E // n)
+    else:
+        raise ValueError(f"placement must be 'round-robin' or 'blocked', got {placement!r}")
+    rng = np.random.default_rng(seed)
+    logp = -skew * np.log(np.arange(1, E + 1))
+    M = np.zeros((n, n))
+    # Gumbel top-k: the k largest of log p + Gumbel noise are a draw of k distinct experts
+    # without replacement, each step proportional to p (Vieira 2014; Kool et al., ICML 2019).
+    step = max(1, (1 << 22) // E)
+    src = np.repeat(np.arange(n), tokens)
+    for i in range(0, len(src), step):
+        s = src[i:i + step]
+        g = logp[None, :] + rng.gumbel(size=(len(s), E))
+        top = np.argpartition(-g, top_k - 1, axis=1)[:, :top_k]
+        dst = home[top]
+        np.add.at(M, (np.repeat(s, top_k), dst.ravel()), nbytes)
+    label = f"moe(E={E}, top_k={top_k}, tokens={tokens}, skew={skew})"
+    return M, label
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class LinkLoads:
+    """Link loads of a traffic matrix on a fabric, and the time to drain it.
+
+    Attributes
+    ----------
+    traffic : str
+    loads : ndarray, shape (2E,)
+        Bytes per directed link (contract numbering: edge ``e`` -> links ``2e``, ``2e+1``).
+    link_time : ndarray, shape (2E,)
+        Seconds: ``loads / bandwidth``.
+    injection_time, ejection_time : ndarray, shape (n,)
+        Seconds per rank: bytes sent (received) over its links' total bandwidth.
+    drain_time : float
+        Max of the link and endpoint times.
+    bottleneck : tuple
+        ``("link", u, v)`` or ``("inject", rank)`` / ``("eject", rank)``: what sets the drain time.
+    max_load : float
+        Bytes on the busiest directed link.
+    """
+
+    traffic: str
+    loads: np.ndarray
+    link_time: np.ndarray
+    injection_time: np.ndarray
+    ejection_time: np.ndarray
+    drain_time: float
+    bottleneck: tuple
+    max_load: float
+
+
+def link_loads(fabric, matrix):
+    """Route a traffic matrix on ``fabric`` and return its :class:`LinkLoads`.
+
+    Parameters
+    ----------
+    fabric : Fabric
+        Any fabric, degraded ones included (``fabric.without(...)``).
+    matrix : TrafficMatrix or array_like
+        ``n x n`` bytes between ranks (``n = fabric.n_endpoints``).
+
+    Raises
+    ------
+    ValueError
+        If the matrix has the wrong shape or negative entries.
+    RoutingError
+        If a pair with traffic has no path.
+    """
+    n = fabric.n_endpoints
+    if not isinstance(matrix, TrafficMatrix):
+        arr = np.asarray(matrix, dtype=float)
+        if arr.shape != (n, n):
+            raise ValueError(f"traffic matrix must be {n} x {n} for {fabric.name}, "
+                             f"got shape {arr.shape}")
+        if (arr < 0).any() or not np.isfinite(arr).all():
+            raise ValueError("traffic matrix entries must be finite and >= 0")
+        matrix = TrafficMatrix("matrix", n, data=arr)
+    elif matrix.n != n:
+        raise ValueError(f"traffic {matrix.name!r} is for {matrix.n} ranks, {fabric.name} has {n}")
+    r = fabric.router
+    loads = r.loads_matrix(matrix)
+    link_time = loads / r.link_bandwidth
+    ep = fabric.endpoint_indices
+    inj_bw = np.bincount(r.link_tail, weights=r.link_bandwidth, minlength=len(fabric.nodes))[ep]
+    ej_bw = np.bincount(r.link_head, weights=r.link_bandwidth, minlength=len(fabric.nodes))[ep]
+    inj = matrix.sent / inj_bw
+    ej = matrix.received / ej_bw
+    cands = [(float(link_time.max()) if len(link_time) else 0.0, "link"),
+             (float(inj.max()), "inject"), (float(ej.max()), "eject")]
+    drain, kind = max(cands, key=lambda c: c[0])
+    if kind == "link":
+        k = int(np.argmax(link_time))
+        bottleneck = ("link",) + r.link_name(k)
+    elif kind == "inject":
+        bottleneck = ("inject", int(np.argmax(inj)))
+    else:
+        bottleneck = ("eject", int(np.argmax(ej)))
+    return LinkLoads(matrix.name, loads, link_time, inj, ej, drain, bottleneck,
+                     float(loads.max()) if len(loads) else 0.0)
