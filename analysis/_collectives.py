@@ -1,0 +1,658 @@
+"""On-fabric cost of collective operations, algorithm selection, and calibration parameters.
+
+An algorithm's :class:`~analysis.Schedule` is evaluated on a fabric step by
+step (DESIGN.md s.5). One step, repeated ``repeat`` times, costs per repetition
+
+    latency + overhead + transfer + reduction
+
+where
+
+* ``latency`` is the longest one-way path latency of the step's flows, from the
+  fabric's :attr:`~fabric.Fabric.router` (the largest over ECMP paths);
+* ``overhead`` is the transport's per-message overhead
+  (:attr:`fabric.Transport.per_message_overhead`: translation and check for
+  load/store, software and NIC processing for RDMA), once per step: the
+  flows of a step are issued concurrently;
+* ``transfer`` is the most loaded directed link's bytes over its effective
+  bandwidth (the router's ECMP loads; contention between flows of a step is
+  this sharing of links);
+* ``reduction`` is the bytes the busiest rank reduces over the chip's
+  ``reduce_rate`` (:mod:`fabric._chips`; none for in-switch reduction, and
+  none when the fabric names no chip).
+
+Terms add, except that a rank reduces data as it streams in: a step's
+transfer and reduction overlap, and the step pays the larger of the two
+(``overlap=True``, the default). This is how NCCL's ring and tree kernels
+work (the ``recvReduceSend`` primitive reduces each slice as it arrives), and
+NCCL's own cost model has no separate reduction term (``src/graph/tuning.cc``:
+time = latency + bytes / bandwidth). ``overlap=False`` adds them, as the
+alpha-beta-gamma closed forms do (Thakur et al. 2005). Steps add. Pipelined schedules (double binary tree, in-switch)
+run one chunk per stage: ``(k + D)`` stages of ``1/k`` of the data, with the
+chunk count ``k`` chosen to minimise the time (the pipeline's best case; at
+least one byte per chunk).
+
+Effective link bandwidth (documented parameters, never fitted):
+
+* a link whose technology has a published per-link bandwidth for a collective
+  library's bulk protocol uses it: NCCL's ``SM90_NVLINK_BW`` = 20.6 GB/s per
+  NVLink4 link and ``SM100_NVLINK_BW`` = 40.1 GB/s per NVLink5 link
+  (NVIDIA/nccl ``src/graph/topo.h``), against line rates of 25 and 50 GB/s; this
+  is the "protocol overhead (~20%)" that takes 450 GB/s to 370 GB/s on H100
+  (NVIDIA/nccl-tests issue 212, NCCL maintainer);
+* any other link carries the transport's payload fraction,
+  ``max_payload / (max_payload + header)`` (:mod:`fabric._transport`);
+* in-switch (NVLink SHARP) steps further scale the NVLink bandwidth by NCCL's
+  ``nvlsEfficiency``: 0.85 on Hopper (NVLink4), 0.74 on Blackwell (NVLink5)
+  (NVIDIA/nccl ``src/tuning/nvls.cc``).
+
+Transports. ``transport=None`` is the native choice per step, as NCCL makes it:
+load/store where every flow of the step stays in one load/store domain (the
+graph without NIC nodes: NVLink, Co-Fabric), RDMA otherwise. A named transport
+is used for every step; ``"loadstore"`` cannot cross a NIC (a
+:class:`~fabric.RoutingError` names the pair). One-shot, two-shot and in-switch
+algorithms are loads and stores into symmetric memory: they need load/store.
+
+Examples
+--------
+>>> import networkx as nx
+>>> from fabric import Fabric
+>>> G = nx.complete_graph(4)
+>>> nx.set_node_attributes(G, "chip", "kind")
+>>> nx.set_edge_attributes(G, 1e9, "bandwidth"); nx.set_edge_attributes(G, 1e-6, "latency")
+>>> f = Fabric.from_graph(G)
+>>> r = cost(f, "all-reduce", 4096, algorithm="ring", transport="loadstore")
+>>> r.algorithm, r.transport, len(r.steps)
+('ring', 'loadstore', 2)
+>>> round(r.time * 1e6, 3)      # 6 (1 us + 30 ns) + 2 * 3/4 * 4096 B / (1 GB/s * 256/272)
+12.708
+"""
+
+import dataclasses
+import math
+import numbers
+import weakref
+
+import networkx as nx
+import numpy as np
+
+from fabric import NodeError, RoutingError, link_tech, parse_size
+from fabric import transport as get_transport
+
+from ._closed_form import busbw_factor, normalize_algorithm, normalize_op
+from ._schedules import ALGORITHMS, NotApplicableError, schedule
+
+__all__ = [
+    "IN_SWITCH_EFFICIENCY",
+    "PROTOCOL_LINK_BANDWIDTH",
+    "CollectiveCost",
+    "StepCost",
+    "applicable_algorithms",
+    "cost",
+    "cost_sizes",
+]
+
+#: Effective per-link bandwidth (B/s) of a collective library's bulk protocol, by link
+#: technology. Source: NVIDIA/nccl src/graph/topo.h (SM90_NVLINK_BW 20.6, SM100_NVLINK_BW
+#: 40.1, in GB/s per link); cited in the module docstring.
+PROTOCOL_LINK_BANDWIDTH = {
+    "nvlink4": 20.6e9,
+    "nvlink5": 40.1e9,
+}
+
+#: NVLink SHARP efficiency by link technology: NCCL's nvlsEfficiency (Hopper 0.85,
+#: Blackwell 0.74; NVIDIA/nccl src/tuning/nvls.cc). Other technologies: 1 (no source).
+IN_SWITCH_EFFICIENCY = {
+    "nvlink4": 0.85,
+    "nvlink5": 0.74,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class StepCost:
+    """The cost of one schedule step (per repetition, and in total).
+
+    Attributes
+    ----------
+    label : str
+    repeat : int
+        Repetitions (for a pipelined schedule: chunks + fill stages).
+    latency, overhead, transfer, reduction : float
+        Seconds per repetition (see the module docstring).
+    time : float
+        ``repeat * (latency + overhead + transfer + reduction)``.
+    bottleneck : tuple or None
+        ``(u, v)``: the most loaded directed link of the step.
+    link_bytes : float
+        Bytes that link carries per repetition.
+    transport : str
+    """
+
+    label: str
+    repeat: int
+    latency: float
+    overhead: float
+    transfer: float
+    reduction: float
+    time: float
+    bottleneck: tuple
+    link_bytes: float
+    transport: str
+
+
+@dataclasses.dataclass(frozen=True)
+class CollectiveCost:
+    """The cost of one collective operation on one fabric.
+
+    Attributes
+    ----------
+    fabric : str
+        The fabric's name.
+    op : str
+    size : float
+        Bytes, nccl-tests convention (for all-to-allv: the mean bytes a rank
+        sends, own block included).
+    ranks : int
+    algorithm : str
+        The algorithm costed (for ``auto``: the fastest, see ``candidates``).
+    transport : str
+        ``"loadstore"``, ``"rdma"``, or ``"loadstore+rdma"`` when steps differ.
+    time : float
+        Seconds.
+    algbw, busbw : float
+        Bytes/s: ``size / time`` and ``algbw * busbw_factor`` (nccl-tests).
+    steps : tuple of StepCost
+    bottleneck : tuple or None
+        ``(u, v)``, the link that limits the step with the largest transfer time.
+    lower_bound : float
+        Seconds no algorithm can beat on this fabric (see :func:`cost`).
+    chunks : int or None
+        Pipeline chunks, for pipelined algorithms.
+    candidates : tuple
+        For ``algorithm="auto"``: ``(algorithm, time or reason)`` of every algorithm tried.
+    """
+
+    fabric: str
+    op: str
+    size: float
+    ranks: int
+    algorithm: str
+    transport: str
+    time: float
+    algbw: float
+    busbw: float
+    steps: tuple
+    bottleneck: tuple
+    lower_bound: float
+    chunks: int = None
+    candidates: tuple = ()
+
+
+# -- per-fabric caches -------------------------------------------------------------------
+
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def _fabric_cache(fabric):
+    c = _CACHE.get(fabric)
+    if c is None:
+        c = _CACHE[fabric] = {}
+    return c
+
+
+def _loadstore_domain(fabric):
+    """Component label per node of the graph without NIC nodes (-1 for NICs), cached."""
+    c = _fabric_cache(fabric)
+    if "domain" not in c:
+        G = fabric.graph
+        keep = [n for n, k in G.nodes(data="kind") if k != "nic"]
+        label = np.full(len(fabric.nodes), -1, dtype=np.int64)
+        idx = fabric.node_index
+        for i, comp in enumerate(nx.connected_components(G.subgraph(keep))):
+            label[[idx[n] for n in comp]] = i
+        c["domain"] = label
+    return c["domain"]
+
+
+def _edge_techs(fabric):
+    c = _fabric_cache(fabric)
+    if "techs" not in c:
+        c["techs"] = np.array([d.get("tech", "") or "" for _, _, d in
+                               fabric.graph.edges(data=True)], dtype=object)
+    return c["techs"]
+
+
+def _effective_bandwidth(fabric, tr, in_switch):
+    """Per directed link: bandwidth x protocol efficiency (module docstring), cached."""
+    key = ("bw", tr.name, tr.max_payload, tr.header, in_switch)
+    c = _fabric_cache(fabric)
+    if key not in c:
+        ea = fabric.edge_arrays
+        techs = _edge_techs(fabric)
+        payload = tr.max_payload / (tr.max_payload + tr.header)
+        eff = np.full(len(techs), payload)
+        for name, bw in PROTOCOL_LINK_BANDWIDTH.items():
+            eff[techs == name] = bw / link_tech(name).bandwidth
+        if in_switch:
+            for name, e in IN_SWITCH_EFFICIENCY.items():
+                eff[techs == name] *= e
+        c[key] = np.repeat(np.asarray(ea.bandwidth, dtype=float) * eff, 2)
+    return c[key]
+
+
+# -- input checks ------------------------------------------------------------------------
+
+
+def _resolve_ranks(fabric, ranks):
+    if ranks is None:
+        return tuple(fabric.endpoints), fabric.endpoint_indices
+    if isinstance(ranks, (str, bytes)) or not hasattr(ranks, "__iter__"):
+        raise TypeError(f"ranks must be a sequence of ranks or chip names, got {ranks!r}")
+    nodes = []
+    seen = {}
+    for x in ranks:
+        n = fabric.node(x)
+        if n not in fabric.rank_of:
+            raise NodeError(f"{fabric.name}: {x!r} is not a chip endpoint, so it cannot be a "
+                            f"rank of a collective")
+        if n in seen:
+            raise NodeError(f"ranks lists {n!r} twice (as {seen[n]!r} and {x!r}); each rank "
+                            f"takes part once")
+        seen[n] = x
+        nodes.append(n)
+    if not nodes:
+        raise ValueError("ranks must name at least one rank")
+    idx = fabric.node_index
+    return tuple(nodes), np.array([idx[n] for n in nodes], dtype=np.int64)
+
+
+def _size(nbytes):
+    if isinstance(nbytes, str):
+        nbytes = parse_size(nbytes)
+    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Real):
+        raise TypeError(f"nbytes must be a number of bytes, got {type(nbytes).__name__}")
+    if not math.isfinite(nbytes) or nbytes <= 0:
+        raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={nbytes!r}")
+    return float(nbytes)
+
+
+def _transport_spec(transport):
+    if transport is None:
+        return None
+    if isinstance(transport, str) and transport.strip().lower() in ("auto", "native"):
+        return None
+    return get_transport(transport)
+
+
+# -- planning: routing work per schedule, independent of size ----------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _StepPlan:
+    label: str
+    repeat: int
+    latency: float
+    overhead: float
+    beta: float        # s per byte of size, transfer
+    gamma: float       # s per byte of size, reduction (+ bounce copies)
+    link: int          # index of the bottleneck directed link, -1 if none
+    link_unit: float   # bytes on it per byte of size
+    transport: str
+    max_flow: float    # largest flow, as a fraction of size
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    algorithm: str
+    p: int
+    steps: tuple
+    pipeline: int
+    transport: str
+    alpha_min: float
+
+
+def _step_transport(fabric, tr, schedule_, s_nodes, d_nodes):
+    if tr is not None:
+        return tr
+    dom = _loadstore_domain(fabric)
+    ds, dd = dom[s_nodes], dom[d_nodes]
+    if len(ds) == 0 or ((ds >= 0) & (ds == dd)).all():
+        return get_transport("loadstore")
+    return get_transport("rdma")
+
+
+def _check_carry(fabric, tr, idx):
+    """A load/store transport must reach every rank of the group without crossing a NIC."""
+    if tr is None or tr.kind != "memory":
+        return
+    dom = _loadstore_domain(fabric)[idx]
+    bad = np.flatnonzero(dom != dom[0])
+    if len(bad):
+        a, b = fabric.nodes[int(idx[0])], fabric.nodes[int(idx[bad[0]])]
+        raise RoutingError(
+            f"{fabric.name}: transport {tr.name!r} cannot carry this group: load/store does not "
+            f"cross a NIC, and every path from {a!r} to {b!r} does; use transport='rdma' or "
+            f"ranks inside one load/store domain")
+
+
+def _plan(fabric, sched, idx, tr):
+    router = fabric.router
+    nodes_of = idx
+    if sched.switches:
+        ni = fabric.node_index
+        nodes_of = np.concatenate([idx, np.array([ni[s] for s in sched.switches],
+                                                 dtype=np.int64)])
+    chip = fabric.chip
+    rate = chip.reduce_rate if chip is not None else math.inf
+    routed = {}
+    steps = []
+    names = set()
+    for st in sched.steps:
+        s_nodes, d_nodes = nodes_of[st.src], nodes_of[st.dst]
+        t = _step_transport(fabric, tr, sched, s_nodes, d_nodes)
+        if (sched.symmetric_memory or sched.in_network) and t.kind != "memory":
+            raise NotApplicableError(
+                f"{sched.algorithm} works by loads and stores into peers' symmetric memory; "
+                f"transport {t.name!r} is message passing")
+        names.add(t.name)
+        key = (id(st.src), id(st.dst), id(st.fraction))
+        if key not in routed:
+            if st.n_flows:
+                loads = router.loads(s_nodes, d_nodes, st.fraction)
+                lat = float(router.latency(s_nodes, d_nodes).max())
+            else:
+                loads, lat = np.zeros(router.n_links), 0.0
+            routed[key] = (loads, lat)
+        loads, lat = routed[key]
+        bw = _effective_bandwidth(fabric, t, sched.in_network)
+        per = loads / bw
+        j = int(np.argmax(per)) if st.n_flows else -1
+        beta = float(per[j]) if j >= 0 else 0.0
+        gamma = 0.0 if sched.in_network else st.reduce / rate
+        if t.bounce and st.n_flows:
+            sent = np.bincount(st.src, weights=st.fraction).max()
+            gamma += 2 * float(sent) / t.copy_bandwidth
+        steps.append(_StepPlan(st.label, st.repeat, lat, t.per_message_overhead if st.n_flows
+                               else 0.0, beta, gamma, j, float(loads[j]) if j >= 0 else 0.0,
+                               t.name, float(st.fraction.max(initial=0.0))))
+    transport_name = "+".join(sorted(names)) if names else (tr.name if tr else "loadstore")
+    ovh = min((s.overhead for s in steps), default=0.0)
+    return _Plan(sched.algorithm, sched.p, tuple(steps), sched.pipeline, transport_name, ovh)
+
+
+def _get_plan(fabric, op, algorithm, nodes, idx, tr, traffic):
+    tkey = None
+    if traffic is not None:
+        tkey = hash(np.ascontiguousarray(traffic, dtype=float).tobytes())
+    key = ("plan", op, algorithm, nodes, None if tr is None else dataclasses.astuple(tr), tkey)
+    c = _fabric_cache(fabric)
+    if key not in c:
+        try:
+            sched = schedule(op, algorithm, len(nodes), fabric=fabric, nodes=nodes,
+                             traffic=traffic)
+            c[key] = _plan(fabric, sched, idx, tr)
+        except NotApplicableError as e:
+            c[key] = e
+    got = c[key]
+    if isinstance(got, NotApplicableError):
+        raise got
+    return got
+
+
+def _chunks(D, A, W, largest):
+    """The chunk count k >= 1 minimising (k + D)(A + W/k), with at least one byte per flow."""
+    kmax = max(1, int(largest))
+    if A <= 0:
+        return kmax
+    k = math.sqrt(D * W / A)
+    best = None
+    for c in sorted({max(1, min(kmax, math.floor(k))), max(1, min(kmax, math.ceil(k)))}):
+        t = (c + D) * (A + W / c)
+        if best is None or t < best[0]:
+            best = (t, c)
+    return best[1]
+
+
+def _evaluate(fabric, plan, n, overlap):
+    """Time, per-step costs and chunks of a plan at size n (bytes)."""
+    out = []
+    chunks = None
+    if plan.pipeline is not None and plan.steps:
+        st = plan.steps[0]
+        A = st.latency + st.overhead
+        per_byte = max(st.beta, st.gamma) if overlap else st.beta + st.gamma
+        chunks = _chunks(plan.pipeline, A, n * per_byte, n * st.max_flow)
+        reps = chunks + plan.pipeline
+        scale = n / chunks
+        items = [(st, reps, scale)]
+    else:
+        items = [(st, st.repeat, n) for st in plan.steps]
+    total = 0.0
+    for st, reps, scale in items:
+        transfer = st.beta * scale
+        reduction = st.gamma * scale
+        work = max(transfer, reduction) if overlap else transfer + reduction
+        t = reps * (st.latency + st.overhead + work)
+        total += t
+        link = None
+        if st.link >= 0:
+            r = fabric.router
+            link = (fabric.nodes[int(r.link_tail[st.link])], fabric.nodes[int(r.link_head[st.link])])
+        out.append(StepCost(st.label, reps, st.latency, st.overhead, transfer, reduction, t,
+                            link, st.link_unit * scale, st.transport))
+    return total, tuple(out), chunks
+
+
+def _injection(fabric, idx):
+    c = _fabric_cache(fabric)
+    if "inj" not in c:
+        ea = fabric.edge_arrays
+        N = len(fabric.nodes)
+        bw = (np.bincount(ea.u, weights=ea.bandwidth, minlength=N)
+              + np.bincount(ea.v, weights=ea.bandwidth, minlength=N))
+        lat = np.full(N, np.inf)
+        np.minimum.at(lat, ea.u, ea.latency)
+        np.minimum.at(lat, ea.v, ea.latency)
+        c["inj"] = (bw, lat)
+    bw, lat = c["inj"]
+    return bw[idx], lat[idx]
+
+
+def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
+    """Seconds no algorithm can beat: one message plus the bytes a rank must move.
+
+    Multi-port: a chip may use all its links at once, so the bound charges one
+    message latency (the cheapest link incident to a rank, plus the smallest
+    per-message overhead used) and, per rank, the bytes it must send or
+    receive over the sum of its links' raw bandwidths (Chan et al.'s
+    single-port ``ceil(lg p)`` latency term does not hold here). Bytes per rank:
+    all-reduce ``2 (p-1)/p n`` (``n`` with in-network reduction: each rank still
+    receives the whole result); all-gather, reduce-scatter, all-to-all
+    ``(p-1)/p n``; broadcast and reduce ``n``; all-to-allv the larger of a rank's
+    row and column. Reduction: ``(p-1)/p n`` at the busiest chip (Chan et al.),
+    none in the network; added to the transfer term as Chan et al. do, or the
+    larger of the two when reduction may overlap the transfer (``overlap``).
+    """
+    p = len(idx)
+    if p == 1:
+        return 0.0
+    bw, lat = _injection(fabric, idx)
+    alpha = float(lat.min()) + plan.alpha_min
+    if op == "all-to-allv":
+        M = np.asarray(traffic, dtype=float).copy()
+        np.fill_diagonal(M, 0.0)
+        need = np.maximum(M.sum(axis=1), M.sum(axis=0))
+        return alpha + float((need / bw).max())
+    f = {"all-reduce": 1.0 if in_network else 2 * (p - 1) / p, "broadcast": 1.0,
+         "reduce": 1.0}.get(op, (p - 1) / p)
+    move = f * n / float(bw.min())
+    red = 0.0
+    chip = fabric.chip
+    if op in ("all-reduce", "reduce-scatter", "reduce") and not in_network and chip:
+        red = (p - 1) / p * n / chip.reduce_rate
+    return alpha + (max(move, red) if overlap else move + red)
+
+
+# -- the public functions ----------------------------------------------------------------
+
+
+def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
+    """Algorithms of ``op`` that apply to this fabric, group and transport.
+
+    Returns
+    -------
+    dict
+        algorithm -> ``None`` if it applies, else the reason it does not (str).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> ok = applicable_algorithms(topologies.build("dgx-h100"), "all-reduce")
+    >>> ok["in-switch"] is None, ok["hierarchical"][:41]
+    (True, 'hierarchical needs a hypermesh/torus grid')
+    """
+    op = normalize_op(op)
+    nodes, idx = _resolve_ranks(fabric, ranks)
+    tr = _transport_spec(transport)
+    _check_carry(fabric, tr, idx)
+    M = _traffic_arg(op, traffic, len(nodes))
+    out = {}
+    for a in ALGORITHMS[op]:
+        try:
+            _get_plan(fabric, op, a, nodes, idx, tr, M)
+            out[a] = None
+        except NotApplicableError as e:
+            out[a] = str(e)
+    return out
+
+
+def _traffic_arg(op, nbytes, p):
+    if op != "all-to-allv":
+        return None
+    M = np.asarray(nbytes, dtype=float)
+    if M.ndim != 2:
+        raise ValueError(f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes, "
+                         f"got an array of shape {M.shape}")
+    return M
+
+
+def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, overlap=True):
+    """Cost a collective operation on a fabric.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    op : str
+        ``"all-reduce"``, ``"all-gather"``, ``"reduce-scatter"``, ``"broadcast"``,
+        ``"reduce"``, ``"all-to-all"`` or ``"all-to-allv"``.
+    nbytes : int, float, str or array_like
+        Size per rank in the nccl-tests sense (all-gather: the gathered
+        output; all-to-all: the whole send buffer), > 0; a string such as
+        ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes.
+    algorithm : str, default "auto"
+        One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: cost every
+        algorithm that applies and return the fastest (``candidates`` lists all).
+    ranks : sequence, optional
+        The group, as ranks or chip names, in rank order. Default: every endpoint.
+    transport : str or Transport, optional
+        ``"loadstore"`` or ``"rdma"`` for every step; default: per step, load/store
+        inside a load/store domain and RDMA across NICs (module docstring).
+    overlap : bool, default True
+        Reduction overlaps the transfer within a step (NCCL); False adds them
+        (the closed forms' model).
+
+    Returns
+    -------
+    CollectiveCost
+        With ``lower_bound`` <= ``time`` always (see :func:`_lower_bound`).
+
+    Raises
+    ------
+    SpecError
+        Unknown operation or algorithm.
+    NotApplicableError
+        The algorithm does not apply (power-of-two only, no reducing switch, a
+        symmetric-memory algorithm over RDMA, ...), naming why.
+    NodeError
+        A rank not in the fabric, not a chip, or listed twice.
+    RoutingError
+        A transport the fabric cannot carry for this group.
+    ValueError, TypeError
+        A size that is not a positive number of bytes; an unknown transport.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> r = cost(topologies.build("dgx-h100"), "all-reduce", "1GiB")
+    >>> r.algorithm, r.transport, round(r.busbw / 1e9)
+    ('in-switch', 'loadstore', 484)
+    """
+    op = normalize_op(op)
+    algorithm = normalize_algorithm(algorithm)
+    nodes, idx = _resolve_ranks(fabric, ranks)
+    p = len(nodes)
+    M = _traffic_arg(op, nbytes, p)
+    if M is not None:
+        n = 1.0
+    else:
+        n = _size(nbytes)
+    tr = _transport_spec(transport)
+    _check_carry(fabric, tr, idx)
+    if algorithm == "auto":
+        tried, best = [], None
+        for a in ALGORITHMS[op]:
+            try:
+                plan = _get_plan(fabric, op, a, nodes, idx, tr, M)
+            except NotApplicableError as e:
+                tried.append((a, str(e)))
+                continue
+            t, steps, chunks = _evaluate(fabric, plan, n, overlap)
+            tried.append((a, t))
+            if best is None or t < best[0]:
+                best = (t, plan, steps, chunks)
+        if best is None:
+            raise NotApplicableError(f"no algorithm for {op} applies: "
+                                     + "; ".join(f"{a}: {why}" for a, why in tried))
+        t, plan, steps, chunks = best
+        candidates = tuple(tried)
+    else:
+        if algorithm not in ALGORITHMS[op]:
+            schedule(op, algorithm, p)  # raises the right error for an unknown name
+        plan = _get_plan(fabric, op, algorithm, nodes, idx, tr, M)
+        t, steps, chunks = _evaluate(fabric, plan, n, overlap)
+        candidates = ()
+    return _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap)
+
+
+def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap):
+    in_network = plan.algorithm == "in-switch"
+    lb = _lower_bound(fabric, op, n, idx, plan, in_network, M, overlap)
+    size = float(M.sum() / p) if M is not None else n
+    algbw = size / t if t > 0 else math.inf
+    big = max(steps, key=lambda s: s.transfer * s.repeat, default=None)
+    return CollectiveCost(fabric.name, op, size, p, plan.algorithm, plan.transport, t, algbw,
+                          algbw * busbw_factor(op, p), steps,
+                          big.bottleneck if big is not None else None, lb, chunks, candidates)
+
+
+def cost_sizes(fabric, op, sizes, algorithm="auto", ranks=None, transport=None, *,
+               overlap=True):
+    """:func:`cost` at many sizes; the routing work is done once and shared.
+
+    Link loads scale linearly with the size, so each algorithm's schedule is
+    routed once per fabric, group and transport (cached on the fabric) and
+    every size only rescales it.
+
+    Returns
+    -------
+    list of CollectiveCost
+        One per size, in order.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("dgx-h100")
+    >>> [round(r.time * 1e6, 1) for r in cost_sizes(f, "all-gather", [2**20, 2**30])]
+    [3.1, 2850.8]
+    """
+    return [cost(fabric, op, s, algorithm=algorithm, ranks=ranks, transport=transport,
+                 overlap=overlap) for s in sizes]

@@ -1,0 +1,701 @@
+"""Collective algorithms as schedules: steps of flows, stored compactly.
+
+A :class:`Schedule` is what an algorithm does, independent of any fabric's
+links: a sequence of :class:`Step` objects, each a set of flows ``src -> dst``
+that run at the same time, and the bytes the busiest rank reduces in that step.
+Flow sizes are stored as *fractions of the operation's size* ``n`` (bytes per
+byte), so one schedule serves every size; a step the algorithm repeats
+identically (a ring's ``p - 1`` steps) is stored once with a ``repeat`` count,
+so a ring over 16,384 ranks is two steps.
+
+Participants are numbered ``0 .. p-1`` (positions in the rank group) and,
+for in-switch algorithms, ``p, p+1, ...`` for the switches of
+:attr:`Schedule.switches`.
+
+Sizes follow nccl-tests: ``n`` is the per-rank buffer; for all-gather the
+gathered output; for all-to-all the whole per-rank send buffer, own block
+included (block ``n / p`` to every rank). For all-to-allv the schedule is
+built from a traffic matrix in bytes and ``n`` is 1.
+
+Pipelined schedules (``Schedule.pipeline = D``) hold one step that moves one
+chunk; with ``k`` chunks the step runs ``k + D`` times with flows ``1/k`` as
+large (``D`` stages fill and drain the pipeline). The evaluator chooses ``k``.
+
+Sources of the algorithms: Thakur, Rabenseifner, Gropp, IJHPCA 2005 (ring,
+recursive doubling and halving, Rabenseifner, Bruck, pairwise, binomial,
+scatter-allgather broadcast); Bruck et al., IEEE TPDS 1997 (Bruck); Sanders,
+Speck, Träff, Parallel Computing 2009 and NCCL 2.4 (double binary tree);
+one-shot / two-shot over symmetric memory as in TensorRT-LLM's custom
+all-reduce and NVSHMEM-style collectives (each rank stores directly into its
+peers' symmetric buffers); ASTRA-sim's hierarchical per-dimension scheme
+(REFERENCES.md s.2); NVLink SHARP's ``multimem.ld_reduce`` / ``multimem.st``
+data flow (NVIDIA/nccl issues 828, 1506, 2072).
+
+Examples
+--------
+>>> s = schedule("all-reduce", "ring", 16384)
+>>> len(s.steps), [st.repeat for st in s.steps]
+(2, [16383, 16383])
+>>> s.bytes_sent(1.0)                  # per rank: 2 n (p-1)/p
+1.999877929688
+"""
+
+import dataclasses
+import math
+
+import numpy as np
+
+from fabric import SpecError
+
+from ._closed_form import normalize_algorithm, normalize_op
+
+__all__ = [
+    "ALGORITHMS",
+    "NotApplicableError",
+    "Schedule",
+    "Step",
+    "in_switch_planes",
+    "schedule",
+]
+
+#: Algorithms per operation (``"auto"`` chooses among these).
+ALGORITHMS = {
+    "all-reduce": ("ring", "double-binary-tree", "binomial", "recursive-doubling",
+                   "rabenseifner", "one-shot", "two-shot", "hierarchical", "in-switch"),
+    "all-gather": ("ring", "recursive-doubling", "bruck", "one-shot", "hierarchical",
+                   "in-switch"),
+    "reduce-scatter": ("ring", "recursive-halving", "pairwise", "one-shot", "hierarchical",
+                       "in-switch"),
+    "broadcast": ("binomial", "scatter-recursive-doubling", "scatter-ring",
+                  "double-binary-tree", "one-shot", "in-switch"),
+    "reduce": ("binomial", "double-binary-tree", "one-shot", "in-switch"),
+    "all-to-all": ("pairwise", "bruck", "one-shot", "hierarchical"),
+    "all-to-allv": ("pairwise", "one-shot"),
+}
+
+#: Algorithms that are loads and stores into peers' symmetric buffers.
+SYMMETRIC_MEMORY = frozenset({"one-shot", "two-shot"})
+
+# A step with more flows than this is refused (one-shot over 16,384 ranks would be
+# 2.7e8 flows): a limit of this implementation's memory, said so in the error.
+MAX_FLOWS = 1 << 24
+
+
+class NotApplicableError(SpecError):
+    """An algorithm does not apply to this operation, rank count or fabric."""
+
+
+NotApplicableError.__module__ = "analysis"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Step:
+    """One step of a schedule: flows that run concurrently.
+
+    Attributes
+    ----------
+    src, dst : ndarray of int64
+        Participants (rank positions ``0..p-1``; switches ``p + i``).
+    fraction : ndarray of float64
+        Bytes of each flow per byte of the operation's size.
+    reduce : float
+        Bytes the busiest rank reduces in this step, per byte of size.
+    repeat : int
+        How many times the step runs back to back.
+    label : str
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    fraction: np.ndarray
+    reduce: float = 0.0
+    repeat: int = 1
+    label: str = ""
+
+    def __post_init__(self):
+        src = np.ascontiguousarray(self.src, dtype=np.int64)
+        dst = np.ascontiguousarray(self.dst, dtype=np.int64)
+        frac = np.ascontiguousarray(np.broadcast_to(
+            np.asarray(self.fraction, dtype=np.float64), src.shape))
+        keep = (src != dst) & (frac > 0)
+        if not keep.all():
+            src, dst, frac = src[keep], dst[keep], frac[keep]
+        for a in (src, dst, frac):
+            a.flags.writeable = False
+        object.__setattr__(self, "src", src)
+        object.__setattr__(self, "dst", dst)
+        object.__setattr__(self, "fraction", frac)
+
+    @property
+    def n_flows(self):
+        return len(self.src)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Schedule:
+    """An algorithm for one operation over ``p`` ranks, as steps (see the module docstring).
+
+    Attributes
+    ----------
+    op, algorithm : str
+    p : int
+    steps : tuple of Step
+    pipeline : int or None
+        Fill/drain stages ``D`` of a pipelined schedule (one step per chunk).
+    switches : tuple
+        Fabric nodes standing for participants ``p, p+1, ...`` (in-switch only).
+    in_network : bool
+        Reductions happen in switches, not in chips.
+    symmetric_memory : bool
+        Flows are loads/stores into peers' symmetric buffers (needs a
+        load/store transport).
+    """
+
+    op: str
+    algorithm: str
+    p: int
+    steps: tuple
+    pipeline: int = None
+    switches: tuple = ()
+    in_network: bool = False
+    symmetric_memory: bool = False
+
+    def bytes_sent(self, nbytes=1.0):
+        """Most bytes any rank sends over the whole schedule (pipeline: the full size)."""
+        sent = np.zeros(self.p + len(self.switches))
+        for s in self.steps:
+            reps = 1 if self.pipeline is not None else s.repeat
+            np.add.at(sent, s.src, s.fraction * reps)
+        return round(float(sent[:self.p].max(initial=0.0)) * nbytes, 12)
+
+
+# -- small helpers -----------------------------------------------------------------------
+
+
+def _is_pow2(p):
+    return p >= 1 and (p & (p - 1)) == 0
+
+
+def _rounds(p):
+    return (p - 1).bit_length()
+
+
+def _need_pow2(op, algorithm, p):
+    if not _is_pow2(p):
+        raise NotApplicableError(
+            f"{algorithm} {op} needs a power-of-two number of ranks, got p={p}")
+
+
+def _all_pairs(members):
+    """Every ordered pair (a, b), a != b, of a 1-D array of participants."""
+    m = np.asarray(members, dtype=np.int64)
+    k = len(m)
+    a = np.repeat(m, k)
+    b = np.tile(m, k)
+    keep = a != b
+    return a[keep], b[keep]
+
+
+def _check_flows(count, op, algorithm):
+    if count > MAX_FLOWS:
+        raise NotApplicableError(
+            f"{algorithm} {op} needs {count} flows in one step, above this implementation's "
+            f"limit of {MAX_FLOWS}; use a ring, tree or hierarchical algorithm at this scale")
+
+
+# -- flat algorithms ---------------------------------------------------------------------
+
+
+def _ring(op, p):
+    r = np.arange(p)
+    nxt = (r + 1) % p
+    rs = Step(r, nxt, 1.0 / p, reduce=1.0 / p, repeat=p - 1, label="reduce-scatter")
+    ag = Step(r, nxt, 1.0 / p, repeat=p - 1, label="all-gather")
+    if op == "all-reduce":
+        # the same flows twice: share the arrays so routing is done once
+        ag = Step(rs.src, rs.dst, rs.fraction, repeat=p - 1, label="all-gather")
+        return (rs, ag)
+    return (rs,) if op == "reduce-scatter" else (ag,)
+
+
+def _xor_steps(p, fractions, reduce, label):
+    r = np.arange(p)
+    return tuple(Step(r, r ^ (1 << k), f, reduce=f * reduce, label=f"{label} {k}")
+                 for k, f in fractions)
+
+
+def _recursive_doubling(op, p):
+    _need_pow2(op, "recursive-doubling", p)
+    L = _rounds(p)
+    if op == "all-reduce":
+        return _xor_steps(p, [(k, 1.0) for k in range(L)], 1.0, "exchange")
+    return _xor_steps(p, [(k, 2 ** k / p) for k in range(L)], 0.0, "doubling")
+
+
+def _halving(p):
+    # recursive halving: distance p/2 first, exchanging half of what is left
+    r = np.arange(p)
+    L = _rounds(p)
+    return tuple(Step(r, r ^ (p >> (k + 1)), 1.0 / 2 ** (k + 1), reduce=1.0 / 2 ** (k + 1),
+                      label=f"halving {k}") for k in range(L))
+
+
+def _doubling_back(p):
+    r = np.arange(p)
+    L = _rounds(p)
+    return tuple(Step(r, r ^ (p >> (k + 1)), 1.0 / 2 ** (k + 1), label=f"doubling {k}")
+                 for k in reversed(range(L)))
+
+
+def _rabenseifner(op, p):
+    _need_pow2(op, "rabenseifner", p)
+    return _halving(p) + _doubling_back(p)
+
+
+def _recursive_halving(op, p):
+    _need_pow2(op, "recursive-halving", p)
+    return _halving(p)
+
+
+def _bruck(op, p):
+    r = np.arange(p)
+    steps = []
+    for k in range(_rounds(p)):
+        d = 1 << k
+        if op == "all-gather":
+            # round k: send the min(2^k, p - 2^k) blocks held so far to rank - 2^k
+            steps.append(Step(r, (r - d) % p, min(d, p - d) / p, label=f"round {k}"))
+        else:
+            # all-to-all: round k sends the blocks whose (rotated) index has bit k set
+            blocks = sum(1 for j in range(1, p) if j & d)
+            steps.append(Step(r, (r + d) % p, blocks / p, label=f"round {k}"))
+    return tuple(steps)
+
+
+def _pairwise(op, p, traffic=None):
+    r = np.arange(p)
+    steps = []
+    for s in range(1, p):
+        dst = (r + s) % p
+        if traffic is not None:
+            frac = traffic[r, dst]
+            steps.append(Step(r, dst, frac, label=f"shift {s}"))
+        elif op == "reduce-scatter":
+            steps.append(Step(r, dst, 1.0 / p, reduce=1.0 / p, label=f"shift {s}"))
+        else:
+            steps.append(Step(r, dst, 1.0 / p, label=f"shift {s}"))
+    return tuple(steps)
+
+
+def _binomial_bcast(p):
+    steps = []
+    for k in range(_rounds(p)):
+        d = 1 << k
+        src = np.arange(min(d, p - d))
+        steps.append(Step(src, src + d, 1.0, label=f"round {k}"))
+    return steps
+
+
+def _binomial_reduce(p):
+    return [Step(s.dst, s.src, 1.0, reduce=1.0, label=s.label)
+            for s in reversed(_binomial_bcast(p))]
+
+
+def _binomial(op, p):
+    if op == "broadcast":
+        return tuple(_binomial_bcast(p))
+    if op == "reduce":
+        return tuple(_binomial_reduce(p))
+    return tuple(_binomial_reduce(p) + _binomial_bcast(p))
+
+
+def _binomial_scatter(p):
+    """Scatter from rank 0 by halving ranges: [lo, hi) sends its upper part to its middle."""
+    steps = []
+    ranges = [(0, p)]
+    while any(hi - lo > 1 for lo, hi in ranges):
+        src, dst, frac, nxt = [], [], [], []
+        for lo, hi in ranges:
+            if hi - lo > 1:
+                mid = lo + (hi - lo + 1) // 2
+                src.append(lo)
+                dst.append(mid)
+                frac.append((hi - mid) / p)
+                nxt += [(lo, mid), (mid, hi)]
+            else:
+                nxt.append((lo, hi))
+        steps.append(Step(src, dst, frac, label=f"scatter {len(steps)}"))
+        ranges = nxt
+    return steps
+
+
+def _scatter_allgather(op, p, kind):
+    if kind == "recursive-doubling":
+        _need_pow2(op, "scatter-recursive-doubling", p)
+        return tuple(_binomial_scatter(p)) + _recursive_doubling("all-gather", p)
+    return tuple(_binomial_scatter(p)) + _ring("all-gather", p)
+
+
+def _one_shot(op, p, traffic=None):
+    r = np.arange(p)
+    if op == "broadcast":
+        return (Step(np.zeros(p - 1, np.int64), r[1:], 1.0, label="store to all"),)
+    if op == "reduce":
+        return (Step(r[1:], np.zeros(p - 1, np.int64), 1.0, reduce=p - 1.0,
+                     label="store to root"),)
+    _check_flows(p * (p - 1), op, "one-shot")
+    a, b = _all_pairs(r)
+    if traffic is not None:
+        return (Step(a, b, traffic[a, b], label="store to all"),)
+    if op == "all-reduce":
+        # every rank stores its whole buffer into every peer, then reduces p buffers
+        return (Step(a, b, 1.0, reduce=p - 1.0, label="store to all"),)
+    if op == "reduce-scatter":
+        return (Step(a, b, 1.0 / p, reduce=(p - 1) / p, label="store blocks"),)
+    return (Step(a, b, 1.0 / p, label="store to all"),)  # all-gather, all-to-all
+
+
+def _two_shot(op, p):
+    _check_flows(p * (p - 1), op, "two-shot")
+    a, b = _all_pairs(np.arange(p))
+    rs = Step(a, b, 1.0 / p, reduce=(p - 1) / p, label="reduce-scatter (store blocks)")
+    ag = Step(rs.src, rs.dst, rs.fraction, label="all-gather (store block to all)")
+    return (rs, ag)
+
+
+# -- double binary tree ------------------------------------------------------------------
+
+
+def _inorder_tree(p):
+    """Parent of each rank in a balanced in-order binary tree over 0..p-1 (root: -1)."""
+    parent = np.full(p, -1, dtype=np.int64)
+    depth = 0
+    stack = [(0, p, -1, 0)]
+    while stack:
+        lo, hi, par, dep = stack.pop()
+        if lo >= hi:
+            continue
+        mid = (lo + hi) // 2
+        parent[mid] = par
+        depth = max(depth, dep)
+        stack.append((lo, mid, mid, dep + 1))
+        stack.append((mid + 1, hi, mid, dep + 1))
+    return parent, depth
+
+
+def _double_binary_tree(op, p):
+    """Two in-order trees, the second shifted by one rank, each carrying half the data.
+
+    Shifting makes most leaves of one tree interior nodes of the other (Sanders,
+    Speck, Träff 2009; NCCL 2.4). Pipelined: per stage every tree edge carries
+    one chunk up (reduce) and one down (broadcast); the pipeline fills in one
+    tree height per direction.
+    """
+    if p < 2:
+        raise NotApplicableError("double-binary-tree needs at least 2 ranks")
+    parent, height = _inorder_tree(p)
+    child = np.flatnonzero(parent >= 0)
+    trees = [(child, parent[child]), ((child + 1) % p, (parent[child] + 1) % p)]
+    src, dst, frac = [], [], []
+    children = np.zeros(p)
+    for c, par in trees:
+        if op in ("all-reduce", "reduce"):
+            src.append(c)
+            dst.append(par)
+            frac.append(np.full(len(c), 0.5))
+            np.add.at(children, par, 0.5)
+        if op in ("all-reduce", "broadcast"):
+            src.append(par)
+            dst.append(c)
+            frac.append(np.full(len(c), 0.5))
+    reduce = float(children.max()) if op != "broadcast" else 0.0
+    stages = 2 * height if op == "all-reduce" else height
+    step = Step(np.concatenate(src), np.concatenate(dst), np.concatenate(frac), reduce=reduce,
+                label="pipeline stage (both trees)")
+    return (step,), stages
+
+
+# -- fabric-aware algorithms -------------------------------------------------------------
+
+
+def in_switch_planes(fabric, nodes):
+    """Switches that can reduce for a group of chips, with each one's share of the data.
+
+    A switch can reduce in the network (NVLink SHARP style) when its node
+    attribute ``reduction`` is true (set by the builders for NVSwitch-class
+    switches; see :mod:`topologies`). The group can use it when every chip of
+    the group has a link to it. Data is split over the usable switches in
+    proportion to the smallest link bandwidth any chip of the group has to
+    each, so every chip sends each switch the same slice.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    nodes : sequence
+        The group's chips.
+
+    Returns
+    -------
+    tuple of (node, float)
+        Each usable switch and its share (shares sum to 1), in graph order.
+
+    Raises
+    ------
+    NotApplicableError
+        Naming why: no reducing switch, or none that every chip reaches directly.
+    """
+    G = fabric.graph
+    reducing = [n for n, d in G.nodes(data=True) if d.get("kind") == "switch"
+                and d.get("reduction")]
+    if not reducing:
+        raise NotApplicableError(
+            f"in-switch reduction needs switches with the node attribute reduction=True; "
+            f"{fabric.name} has none")
+    shares = []
+    for s in reducing:
+        nbrs = G[s]
+        if all(c in nbrs for c in nodes):
+            shares.append((s, min(nbrs[c]["bandwidth"] for c in nodes)))
+    if not shares:
+        raise NotApplicableError(
+            f"in-switch reduction needs a reducing switch linked to every rank of the group; "
+            f"on {fabric.name} none of the {len(reducing)} reducing switches reaches all "
+            f"{len(nodes)} ranks")
+    total = sum(b for _, b in shares)
+    return tuple((s, b / total) for s, b in shares)
+
+
+def _in_switch(op, p, fabric, nodes):
+    """NVLink SHARP data flow, pipelined in chunks (one fill stage).
+
+    All-reduce: each rank reduces its 1/p slice with ``multimem.ld_reduce`` (the
+    switch pulls the slice from every rank and returns the sum) and stores it
+    with ``multimem.st`` (the switch multicasts it to every rank): per rank and
+    direction ``n (1 + 1/p)`` (NVIDIA/nccl issue 2072; nccl-tests issue 212).
+    Reduce-scatter is the first half (``n`` out, ``n/p`` in), all-gather the
+    second (``n/p`` out, ``n`` in; NVIDIA/nccl issue 1506); broadcast is one
+    multicast store from the root, reduce one ``ld_reduce`` by the root.
+    """
+    planes = in_switch_planes(fabric, nodes)
+    r = np.arange(p)
+    src, dst, frac = [], [], []
+    up = {"all-reduce": 1 + 1 / p, "reduce-scatter": 1.0, "all-gather": 1 / p}
+    down = {"all-reduce": 1 + 1 / p, "reduce-scatter": 1 / p, "all-gather": 1.0}
+    for i, (_, share) in enumerate(planes):
+        s = p + i
+        if op in up:
+            src += [r, np.full(p, s)]
+            dst += [np.full(p, s), r]
+            frac += [np.full(p, share * up[op]), np.full(p, share * down[op])]
+        elif op == "broadcast":
+            src += [np.array([0]), np.full(p - 1, s)]
+            dst += [np.array([s]), r[1:]]
+            frac += [np.array([share]), np.full(p - 1, share)]
+        else:  # reduce
+            src += [r, np.array([s])]
+            dst += [np.full(p, s), np.array([0])]
+            frac += [np.full(p, share), np.array([share])]
+    step = Step(np.concatenate(src), np.concatenate(dst), np.concatenate(frac),
+                label="pipeline stage (switch reduce and multicast)")
+    return (step,), tuple(s for s, _ in planes)
+
+
+def _grid(fabric, nodes):
+    """Dimensions for the hierarchical algorithm: (sizes, per-dimension kind, position grid)."""
+    p = len(nodes)
+    if fabric.family == "hypermesh" and "shape" in fabric.params:
+        shape = tuple(int(s) for s in fabric.params["shape"])
+        connect = fabric.params.get("connect", "full")
+        if isinstance(connect, str):
+            connect = (connect,) * len(shape)
+        coords = [fabric.graph.nodes[n].get("coord") for n in nodes]
+        if p != math.prod(shape) or any(c is None for c in coords):
+            raise NotApplicableError(
+                f"hierarchical needs the whole {'x'.join(map(str, shape))} grid of "
+                f"{fabric.name} as its group; got {p} ranks")
+        strides = np.cumprod((1,) + shape[:-1])
+        slot = np.array([int(np.dot(c, strides)) for c in coords])
+        grid = np.empty(p, dtype=np.int64)
+        grid[slot] = np.arange(p)  # grid[slot] = position of the chip at that slot
+        kinds = tuple("direct" if c in ("full", "switch") else "ring" for c in connect)
+        return shape, kinds, grid, "per-dimension"
+    # clusters: inside each host domain, then across hosts (same local index)
+    host_of = fabric.host_of
+    hosts = {}
+    for i, n in enumerate(nodes):
+        hosts.setdefault(host_of.get(n), []).append(i)
+    sizes = {len(v) for v in hosts.values()}
+    if len(hosts) < 2 or len(sizes) != 1:
+        raise NotApplicableError(
+            f"hierarchical needs a hypermesh/torus grid, or ranks spread evenly over at least "
+            f"two host domains; on {fabric.name} the group spans {len(hosts)} host(s) with "
+            f"sizes {sorted(sizes)}")
+    g = sizes.pop()
+    grid = np.array([i for members in hosts.values() for i in members], dtype=np.int64)
+    return (g, len(hosts)), ("direct", "ring"), grid, "intra-then-inter"
+
+
+def _hierarchical(op, p, fabric, nodes):
+    """Per-dimension phases (ASTRA-sim's scheme, REFERENCES.md s.2).
+
+    Reduce-scatter along dimension 0, then 1, ...; all-gather back in reverse
+    order; all-reduce is both. Each phase works on the data the previous one
+    left (n, n/s0, n/(s0 s1), ...); all lines of a dimension run at once.
+    Within a line the phase is direct (every member stores to every other, one
+    step) where the line is all-to-all or switched, a ring where the line is a
+    ring or a line; across hosts of a cluster, a ring; inside a host, direct.
+    All-to-all forwards along each dimension in turn: every rank sends each
+    line peer the blocks bound for that peer's coordinate (n / s per peer).
+    """
+    shape, kinds, grid, _what = _grid(fabric, nodes)
+    strides = np.cumprod((1,) + tuple(shape[:-1]))
+    slots = np.arange(p)
+    dims = [d for d, s in enumerate(shape) if s > 1]
+
+    def lines(d):
+        # positions of each line along dimension d: array (lines, s_d)
+        s = shape[d]
+        base = slots[(slots // strides[d]) % s == 0]
+        return grid[base[:, None] + np.arange(s)[None, :] * strides[d]]
+
+    def phase(d, frac, reduce, label):
+        L = lines(d)
+        s = shape[d]
+        if kinds[d] == "direct" or op == "all-to-all":
+            a = np.repeat(L, s, axis=1).ravel()
+            b = np.tile(L, (1, s)).ravel()
+            red = reduce * (s - 1)
+            return [Step(a, b, frac, reduce=red, label=f"{label} dim {d} (direct)")]
+        nxt = np.roll(L, -1, axis=1)
+        return [Step(L.ravel(), nxt.ravel(), frac, reduce=reduce, repeat=s - 1,
+                     label=f"{label} dim {d} (ring)")]
+
+    steps = []
+    if op == "all-to-all":
+        for d in dims:
+            steps += phase(d, 1.0 / shape[d], 0.0, "forward")
+        return tuple(steps)
+    phi = 1.0
+    if op in ("all-reduce", "reduce-scatter"):
+        for d in dims:
+            steps += phase(d, phi / shape[d], phi / shape[d], "reduce-scatter")
+            phi /= shape[d]
+    if op == "all-gather":
+        phi = 1.0 / p
+    if op in ("all-reduce", "all-gather"):
+        for d in reversed(dims):
+            steps += phase(d, phi, 0.0, "all-gather")
+            phi *= shape[d]
+    return tuple(steps)
+
+
+# -- the public builder ------------------------------------------------------------------
+
+
+def _traffic(traffic, p):
+    if traffic is None:
+        raise ValueError("all-to-allv needs a traffic matrix (bytes, rank x rank)")
+    M = np.asarray(traffic, dtype=float)
+    if M.shape != (p, p):
+        raise ValueError(f"the traffic matrix must be {p} x {p} for {p} ranks, got shape "
+                         f"{M.shape}")
+    if not np.isfinite(M).all() or (M < 0).any():
+        raise ValueError("the traffic matrix must hold finite byte counts >= 0")
+    off = M.copy()
+    np.fill_diagonal(off, 0.0)
+    if off.sum() <= 0:
+        raise ValueError("the traffic matrix moves no bytes between distinct ranks")
+    return M
+
+
+def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
+    """Build the schedule of ``algorithm`` for ``op`` over ``p`` ranks.
+
+    Parameters
+    ----------
+    op : str
+        One of :data:`analysis.OPERATIONS`.
+    algorithm : str
+        One of :data:`ALGORITHMS` for ``op`` (not ``"auto"``: that is
+        :func:`analysis.cost`'s choice).
+    p : int
+        Ranks, >= 1.
+    fabric : Fabric, optional
+        Needed by ``"hierarchical"`` and ``"in-switch"``.
+    nodes : sequence, optional
+        The group's chips in rank order (default: the fabric's endpoints).
+    traffic : array_like, optional
+        For all-to-allv: ``traffic[i, j]`` bytes from rank ``i`` to rank ``j``.
+
+    Raises
+    ------
+    NotApplicableError
+        The algorithm does not apply, with the reason.
+    SpecError
+        Unknown operation or algorithm.
+
+    Examples
+    --------
+    >>> [s.label for s in schedule("all-reduce", "rabenseifner", 4).steps]
+    ['halving 0', 'halving 1', 'doubling 1', 'doubling 0']
+    >>> schedule("all-gather", "recursive-doubling", 12)
+    Traceback (most recent call last):
+    ...
+    analysis.NotApplicableError: recursive-doubling all-gather needs a power-of-two number of ranks, got p=12
+    """
+    op = normalize_op(op)
+    algorithm = normalize_algorithm(algorithm)
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
+        raise ValueError(f"p must be an integer >= 1, got p={p!r}")
+    p = int(p)
+    known = ALGORITHMS[op]
+    if algorithm not in known:
+        every = sorted({a for algs in ALGORITHMS.values() for a in algs})
+        if algorithm in every:
+            raise NotApplicableError(f"{algorithm} is not an algorithm for {op}; for {op} use "
+                                     + ", ".join(known))
+        raise SpecError(f"unknown algorithm {algorithm!r}; for {op} use auto, "
+                        + ", ".join(known))
+    M = _traffic(traffic, p) if op == "all-to-allv" else None
+    if p == 1:
+        return Schedule(op, algorithm, 1, ())
+    pipeline, switches = None, ()
+    if algorithm in ("hierarchical", "in-switch"):
+        if fabric is None:
+            raise NotApplicableError(f"{algorithm} needs a fabric")
+        nodes = tuple(fabric.endpoints if nodes is None else nodes)
+        if len(nodes) != p:
+            raise ValueError(f"nodes must list p={p} chips, got {len(nodes)}")
+    if algorithm == "ring":
+        steps = _ring(op, p)
+    elif algorithm == "recursive-doubling":
+        steps = _recursive_doubling(op, p)
+    elif algorithm == "rabenseifner":
+        steps = _rabenseifner(op, p)
+    elif algorithm == "recursive-halving":
+        steps = _recursive_halving(op, p)
+    elif algorithm == "bruck":
+        steps = _bruck(op, p)
+    elif algorithm == "pairwise":
+        steps = _pairwise(op, p, M)
+    elif algorithm == "binomial":
+        steps = _binomial(op, p)
+    elif algorithm == "scatter-recursive-doubling":
+        steps = _scatter_allgather(op, p, "recursive-doubling")
+    elif algorithm == "scatter-ring":
+        steps = _scatter_allgather(op, p, "ring")
+    elif algorithm == "one-shot":
+        steps = _one_shot(op, p, M)
+    elif algorithm == "two-shot":
+        steps = _two_shot(op, p)
+    elif algorithm == "double-binary-tree":
+        steps, pipeline = _double_binary_tree(op, p)
+    elif algorithm == "hierarchical":
+        steps = _hierarchical(op, p, fabric, nodes)
+    else:  # in-switch
+        steps, switches = _in_switch(op, p, fabric, nodes)
+        pipeline = 1
+    return Schedule(op, algorithm, p, tuple(steps), pipeline=pipeline, switches=switches,
+                    in_network=algorithm == "in-switch",
+                    symmetric_memory=algorithm in SYMMETRIC_MEMORY)
+
