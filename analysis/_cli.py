@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "analysis._cli_report",
     "analysis._cli_decode",
     "analysis._cli_addr",
+    "analysis._cli_route",
 )
 
 

@@ -41,7 +41,8 @@ import numpy as np
 from ._errors import AddressMapError, NodeError
 from ._transport import transport as _transport
 
-__all__ = ["OPS", "Access", "LatencyStats", "access", "access_latencies", "latency_stats"]
+__all__ = ["OPS", "Access", "LatencyStats", "access", "access_latencies", "access_to",
+           "latency_stats"]
 
 OPS = ("load", "store")
 
@@ -180,10 +181,31 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
         If no path joins requester and target.
     """
     _check_op(op, size)
-    t = _transport(transport)
+    _transport(transport)
     a = fabric.node(src)
     loc = fabric.address_map.lookup(address)
     target = _target_node(fabric, loc.owner)
+    return access_to(fabric, a, target, op=op, size=size, transport=transport,
+                     address=int(address))
+
+
+def access_to(fabric, src, target, op="load", size=64, transport="loadstore", address=None):
+    """:func:`access` to a target node directly, without an address map.
+
+    ``address`` is only recorded in the result (``-1`` if not given).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> a = access_to(topologies.build("torus:4x4"), 0, 10, op="load")
+    >>> a.path            # dimension 0 first; at a tie (half-way round a ring) the + way
+    ('chip0', 'chip1', 'chip2', 'chip6', 'chip10')
+    >>> a.return_path
+    ('chip10', 'chip11', 'chip8', 'chip12', 'chip0')
+    """
+    _check_op(op, size)
+    t = _transport(transport)
+    a, target = fabric.node(src), fabric.node(target)
     r = fabric.router
     idx = fabric.node_index
     s, d = idx[a], idx[target]
@@ -201,9 +223,9 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
         bw_b = float(min((r.link_bandwidth[k] for k in blinks), default=np.inf))
     req, ser, resp, reply, comp, copy, total = _stages(t, op, size, fwd, back, bw_f, bw_b,
                                                        len(links))
-    return Access(a, target, int(address), op, int(size), t.name, path, back_path, len(links),
-                  per_hop, float(req), fwd, float(ser), float(resp), float(reply), float(comp),
-                  float(copy), float(total))
+    return Access(a, target, -1 if address is None else int(address), op, int(size), t.name,
+                  path, back_path, len(links), per_hop, float(req), fwd, float(ser),
+                  float(resp), float(reply), float(comp), float(copy), float(total))
 
 
 def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=None):

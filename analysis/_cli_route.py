@@ -1,0 +1,133 @@
+"""``cofabric route | latency | throughput``: routes, access latency and throughput of a fabric.
+
+``cofabric route SYSTEM SRC DST [--op load|store] [--size B] [--transport T] [--json]``
+    the path, hops and the latency breakdown of one access from SRC to DST's memory.
+``cofabric latency SYSTEM [--transport loadstore|rdma] [--op] [--size] [--json]``
+    min, mean, p50, p99 and max access latency over all ordered chip pairs.
+``cofabric throughput SYSTEM --traffic all-to-all [--bytes B] [--json]``
+    max-concurrent-flow throughput and the drain time under the routing policy.
+
+Each takes ``--fail-link U-V`` (repeatable) and ``--fail-chip NODE`` (repeatable)
+to evaluate a degraded fabric.
+"""
+
+import json
+
+__all__ = []
+
+
+def _add_common(p):
+    p.add_argument("system", metavar="SYSTEM", help="topology spec or preset, e.g. sd200-ultra")
+    p.add_argument("--fail-link", action="append", default=[], metavar="U-V",
+                   help="remove the link between nodes U and V (repeatable)")
+    p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
+                   help="remove a chip or switch, by name or rank (repeatable)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(sub):
+    p = sub.add_parser("route", help="path and latency breakdown of one access",
+                       description="Route one access from SRC to DST's memory and break "
+                                   "its latency down by stage.")
+    _add_common(p)
+    p.add_argument("src", metavar="SRC", help="requesting chip (name or rank)")
+    p.add_argument("dst", metavar="DST", help="target chip (name or rank)")
+    p.add_argument("--op", choices=("load", "store"), default="load")
+    p.add_argument("--size", type=int, default=64, help="payload bytes (default 64)")
+    p.add_argument("--transport", default="loadstore", help="loadstore or rdma")
+    p.set_defaults(func=run_route)
+
+    p = sub.add_parser("latency", help="access latency over all chip pairs",
+                       description="Min, mean, p50, p99 and max access latency over every "
+                                   "ordered pair of distinct chips.")
+    _add_common(p)
+    p.add_argument("--op", choices=("load", "store"), default="load")
+    p.add_argument("--size", type=int, default=64, help="payload bytes (default 64)")
+    p.add_argument("--transport", default="loadstore", help="loadstore or rdma")
+    p.set_defaults(func=run_latency)
+
+    p = sub.add_parser("throughput", help="max-concurrent-flow throughput of a traffic pattern",
+                       description="Throughput (max-concurrent-flow LP, optimal routing) and "
+                                   "drain time under the fabric's routing policy.")
+    _add_common(p)
+    p.add_argument("--traffic", default="all-to-all",
+                   help="all-to-all, permutation, shift, hotspot or moe")
+    p.add_argument("--bytes", default="1MiB", help="bytes per pair (default 1MiB)")
+    p.add_argument("--seed", type=int, default=0, help="seed for permutation and moe")
+    p.set_defaults(func=run_throughput)
+
+
+def _fabric(args):
+    import topologies
+
+    f = topologies.build(args.system)
+    if args.fail_link or args.fail_chip:
+        f = f.without(links=args.fail_link, chips=args.fail_chip)
+    return f
+
+
+def run_route(args):
+    from fabric import access_to, format_time
+
+    f = _fabric(args)
+    a = access_to(f, args.src, args.dst, op=args.op, size=args.size, transport=args.transport)
+    if args.json:
+        out = {"system": f.name, "src": a.src, "target": a.target, "op": a.op, "size": a.size, "transport": a.transport, "path": list(a.path),
+               "return_path": list(a.return_path), "hops": a.hops,
+               "per_hop": [{"from": u, "to": v, "latency_s": t} for u, v, t in a.per_hop],
+               "breakdown_s": a.breakdown(), "total_s": a.total}
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{f.name}: {a.op} of {a.size} B from {a.src} to {a.target} ({a.transport})")
+    print("path: " + " -> ".join(map(str, a.path)) + f"  ({a.hops} hops)")
+    for u, v, t in a.per_hop:
+        print(f"  {u} -> {v}: {format_time(t)}")
+    for k, v in a.breakdown().items():
+        if v:
+            print(f"{k:>14}: {format_time(v)}")
+    print(f"{'total':>14}: {format_time(a.total)}")
+    return 0
+
+
+def run_latency(args):
+    from fabric import access_latencies, format_time, latency_stats
+
+    f = _fabric(args)
+    _, _, lat = access_latencies(f, op=args.op, size=args.size, transport=args.transport)
+    st = latency_stats(lat)
+    fields = ("min", "mean", "p50", "p99", "max")
+    if args.json:
+        out = {"system": f.name, "transport": args.transport, "op": args.op,
+               "size": args.size, "pairs": st.count}
+        out.update({f"{k}_s": getattr(st, k) for k in fields})
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{f.name}: {args.op} of {args.size} B, {args.transport}, {st.count} chip pairs")
+    for k in fields:
+        print(f"{k:>5}: {format_time(getattr(st, k))}")
+    return 0
+
+
+def run_throughput(args):
+    from analysis import link_loads, throughput, traffic
+    from fabric import format_bandwidth, format_time, parse_size
+
+    f = _fabric(args)
+    nbytes = parse_size(args.bytes)
+    t = traffic(f, args.traffic, nbytes, seed=args.seed)
+    res = throughput(f, t)
+    ll = link_loads(f, t)
+    total = t.total
+    if args.json:
+        out = {"system": f.name, "traffic": t.name, "bytes_per_pair": nbytes,
+               "total_bytes": total, "throughput_k": res.k, "optimal_time_s": res.time,
+               "routed_drain_time_s": ll.drain_time, "bottleneck": list(ll.bottleneck),
+               "lp_variables": res.variables, "lp_commodities": res.commodities}
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{f.name}: {t.name}, {nbytes} B per pair, {total:.6g} B in all")
+    print(f"throughput (optimal routing): K = {res.k:.6g}/s, all delivered in "
+          f"{format_time(res.time)} ({format_bandwidth(total * res.k)} aggregate)")
+    print(f"drain time with {f.router.policy} routing: {format_time(ll.drain_time)} "
+          f"(bottleneck: {' '.join(map(str, ll.bottleneck))})")
+    return 0
