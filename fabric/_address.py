@@ -80,8 +80,10 @@ __all__ = [
 ADDRESS_WIDTH = Parameter(
     "address.width", 57, "bit",
     "UALink 1.0: 57-bit physical address (REFERENCES.md sec. 1, second-hand summaries)")
-#: Addresses are held in int64 arrays, so a width above 63 bits is refused.
-MAX_ADDRESS_WIDTH = 63
+#: Addresses are held in int64 arrays; with at most 62 bits, base + size never overflows.
+MAX_ADDRESS_WIDTH = 62
+#: Magnitude beyond which a raw value cannot be held in the int64 tables (2**62).
+_INT64_SAFE = 1 << 62
 INTERLEAVE_WAYS = (1, 2, 4, 8, 16, 3, 6, 12)
 INTERLEAVE_GRANULARITIES = tuple(256 << i for i in range(7))  # 256 B .. 16 KiB
 MIN_PAGE_SIZE = Parameter(
@@ -283,6 +285,16 @@ class Region:
         if isinstance(self.owner, (list, tuple)):
             owners = tuple(self.owner)
             object.__setattr__(self, "owner", owners[0] if len(owners) == 1 else owners)
+        for o in self.owners:
+            try:
+                hash(o)
+            except TypeError:
+                raise TypeError(f"Region owner must be a node or host name, got {o!r}") from None
+        for key in ("kind", "permissions") + (("name",) if self.name is not None else ()):
+            if not isinstance(getattr(self, key), str):
+                raise TypeError(f"Region {key} must be a str, got {getattr(self, key)!r}")
+        if self.granularity is not None and not _is_int(self.granularity):
+            raise TypeError(f"Region granularity must be an int, got {self.granularity!r}")
         if self.name is None:
             label = "+".join(map(str, self.owners)) if self.ways > 1 else str(self.owner)
             object.__setattr__(self, "name", f"{label}.{self.kind}")

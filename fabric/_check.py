@@ -39,7 +39,7 @@ Examples
 >>> from fabric import AddressPlan, Window
 >>> bad = AddressPlan(windows=[Window("host0", 0x1000, 4096, global_base=0x3000)])
 >>> [f.code for f in check(topologies.build("sd200-ultra").replace(address_plan=bad))]
-['misaligned', 'overlap']
+['misaligned', 'overlap', 'alias', 'roundtrip']
 """
 
 import numpy as np

@@ -45,6 +45,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._address import (
+    _INT64_SAFE,
     MAX_PAGE_SIZE,
     MIN_PAGE_SIZE,
     PERMISSIONS,
@@ -134,6 +135,24 @@ class Window:
     name: str = None
     where: str = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self):
+        # Kinds are checked here (a TypeError); values are the checker's business.
+        _check_types(self, ints=("local_base",),
+                     optional_ints=("size", "global_base", "target_offset", "page_size"),
+                     strs=("host", "permissions"), optional_strs=("target", "name"))
+
+
+def _check_types(obj, ints=(), optional_ints=(), strs=(), optional_strs=()):
+    name = type(obj).__name__
+    for key in ints + optional_ints:
+        v = getattr(obj, key)
+        if not (_is_int(v) or (v is None and key in optional_ints)):
+            raise TypeError(f"{name} {key} must be an int, got {v!r}")
+    for key in strs + optional_strs:
+        v = getattr(obj, key)
+        if not (isinstance(v, str) or (v is None and key in optional_strs)):
+            raise TypeError(f"{name} {key} must be a str, got {v!r}")
+
 
 @dataclass(frozen=True)
 class Grant:
@@ -147,6 +166,9 @@ class Grant:
     target: str
     permissions: str = "rw"
     where: str = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        _check_types(self, strs=("host", "target", "permissions"))
 
 
 _new_tuple = tuple.__new__
@@ -246,6 +268,8 @@ def _default_tables(fabric, regions, plan):
     hbm = {}
     dram = {}
     for r in regions:
+        if not _fits(r.base, r.end):
+            continue        # reported as out-of-range by region_findings
         if r.ways == 1 and r.kind == "hbm":
             hbm.setdefault(r.owner, r)
         elif r.ways == 1 and r.kind == "dram":
@@ -357,6 +381,11 @@ def resolve_tables(fabric, regions, plan):
                                     f"got {bad[0][1]!r}", where))
             continue
         page = win.page_size if win.page_size is not None else limits.page_size
+        if not _fits(win.local_base, win.local_base + size, gb, gb + size, page):
+            findings.append(Finding("out-of-range", "error", f"{label}: local base, global "
+                                    "base, size or page size reach beyond 2**62 bytes, past the "
+                                    "widest address space", where))
+            continue
         extra[win.host].append((win.local_base, size, gb, page, win.permissions == "rw",
                                 win.name or f"#{k}", where))
     tables = {}
@@ -378,6 +407,10 @@ def resolve_tables(fabric, regions, plan):
                 np.concatenate([t.writable, np.asarray(cols[4], dtype=bool)]),
                 t.names + list(cols[5]), t.wheres + list(cols[6]))
     return tables, findings
+
+
+def _fits(*values):
+    return all(-_INT64_SAFE <= v <= _INT64_SAFE for v in values)
 
 
 def _few(names, k=5):
@@ -436,8 +469,12 @@ class _RegionIndex:
     """Region arrays sorted by base, for locating window targets in a possibly broken plan."""
 
     def __init__(self, regions):
-        order = sorted(range(len(regions)), key=lambda i: regions[i].base)
+        order = sorted((i for i, r in enumerate(regions) if _fits(r.base, r.end)),
+                       key=lambda i: regions[i].base)
         self.order = np.array(order, dtype=np.int64)
+        # every region's end, clipped into int64 (a region beyond 2**62 is never a target)
+        self.end_all = np.array([min(r.end, _INT64_SAFE) for r in regions] + [0],
+                                dtype=np.int64)
         self.base = np.array([regions[i].base for i in order], dtype=np.int64)
         self.end = np.array([regions[i].end for i in order], dtype=np.int64)
 
@@ -514,7 +551,7 @@ def window_findings(table, regions, region_index, grants, members, plan):
         add("dangling-target", i, f"global base {format_address(int(gb[i]))} is in no region")
     hit = live & (target >= 0)
     if hit.any():
-        r_end = np.array([r.end for r in regions] + [0], dtype=np.int64)[target]
+        r_end = region_index.end_all[target]
         for i in np.flatnonzero(hit & (gb + sz > r_end)).tolist():
             reg = regions[target[i]]
             add("out-of-range", i, f"global range [{format_address(int(gb[i]))}, "

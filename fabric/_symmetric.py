@@ -65,6 +65,16 @@ class SymmetricHeap:
     name: str = "heap"
     where: str = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self):
+        for key in ("size", "offset", "alignment"):
+            if not _is_int(getattr(self, key)):
+                raise TypeError(f"SymmetricHeap {key} must be an int, got {getattr(self, key)!r}")
+        if self.chips is not None and (not isinstance(self.chips, dict) or not all(
+                isinstance(v, dict) and set(v) <= {"offset", "size"} and all(
+                    _is_int(x) for x in v.values()) for v in self.chips.values())):
+            raise TypeError("SymmetricHeap chips must map chip -> {'offset': int, "
+                            f"'size': int}}, got {self.chips!r}")
+
     def replace(self, **changes):
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)

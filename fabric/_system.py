@@ -120,6 +120,10 @@ _KEYS = {
     "grants": {"host", "target", "permissions"},
     "heap": {"size", "offset", "alignment", "name", "chips"},
 }
+_STRS = {"topology", "chip", "name", "layout", "host", "target", "permissions", "kind",
+         "owner"}
+_BOOLS = {"default_windows"}
+_INTS = {"width", "translation_entries"}
 _SIZES = {"host_memory", "nic_mmio", "storage", "alignment", "hbm_bytes", "page_size",
           "size", "granularity", "offset", "target_offset"}
 _ADDRESSES = {"base", "local_base", "global_base"}
@@ -154,8 +158,22 @@ class _Reader:
     def value(self, table, key, v, where):
         """Parse one field; None (and a finding) if it cannot be read."""
         try:
-            if table == "limits" and key == "alignment":
-                return v                      # "size" or "page", not a number of bytes
+            if table == "limits" and key == "alignment" or key in _STRS:
+                if not isinstance(v, str):   # limits.alignment: "size" or "page", not bytes
+                    raise TypeError(f"must be a string, got {type(v).__name__}")
+                return v
+            if key in _BOOLS:
+                if not isinstance(v, bool):
+                    raise TypeError(f"must be true or false, got {v!r}")
+                return v
+            if key in _INTS:
+                if not isinstance(v, int) or isinstance(v, bool):
+                    raise TypeError(f"must be an integer, got {v!r}")
+                return v
+            if key == "owners":
+                if not isinstance(v, list) or not all(isinstance(o, str) for o in v):
+                    raise TypeError(f"must be a list of names, got {v!r}")
+                return v
             if key in _ADDRESSES:
                 return parse_address(v)
             if key in _SIZES:
@@ -186,6 +204,14 @@ class _Reader:
                     return None, where
                 out[k] = parsed
         return out, where
+
+    def make(self, cls, where, **kwargs):
+        """``cls(**kwargs)``; None (and a finding) if a field has the wrong kind."""
+        try:
+            return cls(where=where, **kwargs)
+        except TypeError as e:
+            self.bad(where, str(e))
+            return None
 
     def items(self, doc, table):
         items = doc.get(table, [])
@@ -256,37 +282,53 @@ def read_system(text, path="<string>", build=None):
             r.bad(where, "[regions] needs owner or owners")
             continue
         f.pop("owner", None)
-        try:
-            regions.append(Region(owner=owner, where=where, **f))
-        except TypeError as e:
-            r.bad(where, str(e))
+        regions.append(r.make(Region, where, owner=owner, **f))
     interleave = []
     for i, item in enumerate(r.items(doc, "interleave")):
         f, where = r.fields("interleave", item, i, required=("owners", "granularity", "size"))
         if f is not None:
-            interleave.append(Region(base=0, owner=tuple(f.pop("owners")), kind=f.pop(
-                "kind", "dram"), where=where, **f))
+            interleave.append(r.make(Region, where, base=0, owner=tuple(f.pop("owners")),
+                                     kind=f.pop("kind", "dram"), **f))
     windows = []
     for i, item in enumerate(r.items(doc, "windows")):
         f, where = r.fields("windows", item, i, required=("host", "local_base"))
         if f is not None:
-            windows.append(Window(where=where, **f))
+            windows.append(r.make(Window, where, **f))
     grants = None
     if "grants" in doc:
         grants = []
         for i, item in enumerate(r.items(doc, "grants")):
             f, where = r.fields("grants", item, i, required=("host", "target"))
             if f is not None:
-                grants.append(Grant(where=where, **f))
+                grants.append(r.make(Grant, where, **f))
     heap = None
     if "heap" in doc:
         f, where = r.fields("heap", doc["heap"], required=("size",))
+        chips_doc = doc["heap"].get("chips") if isinstance(doc["heap"], dict) else None
+        if f is not None and chips_doc is not None:
+            if not isinstance(chips_doc, dict) or not all(isinstance(v, dict)
+                                                          for v in chips_doc.values()):
+                r.bad(where, "[heap.chips] must hold one table per chip, e.g. "
+                      "[heap.chips.chip5] with offset and size")
+                f = None
+            else:
+                chips = {}
+                for chip, ov in chips_doc.items():
+                    unknown = sorted(set(ov) - {"offset", "size"})
+                    if unknown:
+                        r.bad(where, f"[heap.chips.{chip}] has unknown keys {unknown}; known: "
+                              "['offset', 'size']")
+                    o = {k: r.value("heap", k, v, where) for k, v in ov.items()
+                         if k in ("offset", "size")}
+                    chips[chip] = {k: v for k, v in o.items() if v is not None}
+                f["chips"] = chips or None
         if f is not None:
-            chips = {}
-            for chip, ov in (doc["heap"].get("chips") or {}).items():
-                o, _ = r.fields("heap", {k: v for k, v in ov.items()}, None)
-                chips[chip] = o or {}
-            heap = SymmetricHeap(chips=chips or None, where=where, **f)
+            heap = r.make(SymmetricHeap, where, **f)
+    regions = [x for x in regions if x is not None]
+    interleave = [x for x in interleave if x is not None]
+    windows = [x for x in windows if x is not None]
+    if grants is not None:
+        grants = [x for x in grants if x is not None]
     try:
         plan_obj = AddressPlan(
             interleave=interleave, regions=regions, windows=windows, grants=grants, heap=heap,

@@ -14,6 +14,7 @@ from fabric import (
     SymmetricHeap,
     System,
     Window,
+    check,
     load_system,
     read_system,
 )
@@ -135,3 +136,37 @@ def test_non_utf8_refused(tmp_path):
     p.write_bytes(b"\xff\xfe[system]")
     with pytest.raises(SpecError, match="UTF-8"):
         load_system(p)
+
+
+_HUGE = "0x1_0000_0000_0000_0000_0000"
+
+
+@pytest.mark.parametrize("extra, code", [
+    (f'[[windows]]\nhost="host0"\nlocal_base="{_HUGE}"\ntarget="chip1"\nsize=4096\n',
+     "out-of-range"),
+    (f'[[windows]]\nhost="host0"\nlocal_base=0\nglobal_base="{_HUGE}"\nsize=4096\n',
+     "out-of-range"),
+    ('[[windows]]\nhost="host0"\nlocal_base=0\ntarget="chip1"\nsize="100000PiB"\n',
+     "out-of-range"),
+    (('[[windows]]\nhost="host0"\nlocal_base="0x1000_0000_0000"\ntarget="chip1"\n'
+      'page_size="100000PiB"\n'), "out-of-range"),
+    (f'[[regions]]\nbase="{_HUGE}"\nsize=4096\nowner="host0"\nkind="dram"\nname="x"\n',
+     "out-of-range"),
+    ('[address]\nhost_memory="1000000PiB"\n', "out-of-range"),
+    ('[[windows]]\nhost="host0"\nlocal_base=0\ntarget=["chip1"]\n', "invalid"),
+    ('[[windows]]\nhost=5\nlocal_base=0\ntarget="chip1"\n', "invalid"),
+    ('[[regions]]\nbase=0\nsize=4096\nowners=["host0",["x"]]\ngranularity=4096\n', "invalid"),
+    ('[[grants]]\nhost=["host0"]\ntarget="chip1"\n', "invalid"),
+    ('[address]\ndefault_windows="yes"\n', "invalid"),
+    ('[address]\nwidth="57"\n', "invalid"),
+    ('[limits]\ntranslation_entries=3.5\n', "invalid"),
+    ('[heap]\nsize="1GiB"\nchips=5\n', "invalid"),
+    ('[heap]\nsize="1GiB"\n[heap.chips]\nchip1=5\n', "invalid"),
+    ('[heap]\nsize="1GiB"\n[heap.chips.chip1]\nfoo=5\n', "invalid"),
+    ('heap = "big"\n', "invalid"),
+    ('windows = [1, 2]\n', "invalid"),
+])
+def test_hostile_values_are_findings_not_crashes(extra, code):
+    s = read_system('[system]\ntopology = "dgx-h100"\n' + extra, "f.toml")
+    found = s.findings + tuple(check(s))
+    assert code in {f.code for f in found}, found
