@@ -366,36 +366,47 @@ def _two_shot(op, p):
 # -- double binary tree ------------------------------------------------------------------
 
 
-def _inorder_tree(p):
-    """Parent of each rank in a balanced in-order binary tree over 0..p-1 (root: -1)."""
+def _btree(p):
+    """Parent of each rank in NCCL's binary tree over 0..p-1 (root 0: -1), and the height.
+
+    NCCL ``ncclGetBtree`` (src/graph/trees.cc): with ``bit`` the lowest set bit
+    of rank ``r``, its parent is ``(r ^ bit) | (bit << 1)``, or ``r ^ bit`` if
+    that is not a rank. Odd ranks are leaves.
+    """
     parent = np.full(p, -1, dtype=np.int64)
-    depth = 0
-    stack = [(0, p, -1, 0)]
-    while stack:
-        lo, hi, par, dep = stack.pop()
-        if lo >= hi:
-            continue
-        mid = (lo + hi) // 2
-        parent[mid] = par
-        depth = max(depth, dep)
-        stack.append((lo, mid, mid, dep + 1))
-        stack.append((mid + 1, hi, mid, dep + 1))
-    return parent, depth
+    for r in range(1, p):
+        bit = r & -r
+        up = (r ^ bit) | (bit << 1)
+        parent[r] = up if up < p else r ^ bit
+    depth = np.zeros(p, dtype=np.int64)
+    for r in range(1, p):
+        d, x = 0, r
+        while x != 0:
+            x = parent[x]
+            d += 1
+        depth[r] = d
+    return parent, int(depth.max(initial=0))
 
 
 def _double_binary_tree(op, p):
-    """Two in-order trees, the second shifted by one rank, each carrying half the data.
+    """Two binary trees, each carrying half the data (NCCL ``ncclGetDtree``).
 
-    Shifting makes most leaves of one tree interior nodes of the other (Sanders,
-    Speck, Träff 2009; NCCL 2.4). Pipelined: per stage every tree edge carries
-    one chunk up (reduce) and one down (broadcast); the pipeline fills in one
-    tree height per direction.
+    The second tree is the first mirrored (rank ``r`` -> ``p-1-r``) when ``p``
+    is even and shifted by one when it is odd, so that a rank is an interior
+    node of at most one tree (Sanders, Speck, Träff 2009; NCCL 2.4,
+    src/graph/trees.cc). Pipelined: per stage every tree edge carries one chunk
+    up (reduce) and one down (broadcast); the pipeline fills in one tree height
+    per direction.
     """
     if p < 2:
         raise NotApplicableError("double-binary-tree needs at least 2 ranks")
-    parent, height = _inorder_tree(p)
+    parent, height = _btree(p)
     child = np.flatnonzero(parent >= 0)
-    trees = [(child, parent[child]), ((child + 1) % p, (parent[child] + 1) % p)]
+    if p % 2 == 0:
+        second = (p - 1 - child, p - 1 - parent[child])
+    else:
+        second = ((child + 1) % p, (parent[child] + 1) % p)
+    trees = [(child, parent[child]), second]
     src, dst, frac = [], [], []
     children = np.zeros(p)
     for c, par in trees:
