@@ -23,7 +23,9 @@ def register(sub):
     p.add_argument("--context", type=int, default=4096, help="tokens in each KV cache (4096)")
     p.add_argument("--layout", default=None,
                    help="e.g. tp=8 or tp=4,dp=32 (default tp=1 over every chip)")
-    p.add_argument("--transport", default="loadstore", choices=("loadstore", "rdma"))
+    p.add_argument("--transport", default=None, choices=("loadstore", "rdma"),
+                   help="force one transport (default: load/store inside a load/store "
+                        "domain, RDMA across NICs)")
     p.add_argument("--algorithm", default="auto", help="collective algorithm (auto)")
     p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
     p.add_argument("--overlap", type=float, default=0.0,

@@ -49,9 +49,12 @@ active with probability ``1 - (1 - pick_i)^T``; for uniform routing the
 expected number of distinct experts is ``E (1 - (1 - k/E)^T)``. A chip reads
 the weights of its active experts and computes its expected token load; the
 step waits for the most loaded chip. A token is sent once to every remote chip
-that hosts one of its experts (deduplicated, as DeepEP does), on average
-``(ep-1)(1 - (1 - 1/ep)^k)`` chips; under skew the all-to-allv volume is scaled
-by the hottest chip's receive load over the mean.
+that hosts one of its experts (deduplicated, as DeepEP does): chip ``j`` with
+probability ``1 - prod over its experts e of (1 - pick_e)`` (picks taken as
+independent; for uniform routing within 0.1% of the exact hypergeometric value
+at Kimi K2's sizes). Dispatch and combine are all-to-allv with that expected
+traffic matrix (combine its transpose), so hot chips receive more; under
+uniform routing that matrix is an all-to-all and is costed as one.
 
 Examples
 --------
@@ -111,6 +114,7 @@ KERNELS = {
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
+_ALL_TO_ALLV = "all-to-allv"
 _ALL_REDUCE = "all-reduce"
 
 
@@ -346,7 +350,7 @@ class DecodeStep:
     model, system, chip : str
     batch, context, tokens_per_sequence : int
     layout : Layout
-    transport : str
+    transport : str or None
     layers : tuple of LayerTime
         One per layer, in order (dense layers first).
     head : HeadTime
@@ -408,7 +412,7 @@ def _check_fraction(name, value, lo, hi, lo_open=False):
 
 
 def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,
-                transport="loadstore", algorithm="auto", skew=0.0, overlap=0.0,
+                transport=None, algorithm="auto", skew=0.0, overlap=0.0,
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
                 hbm_efficiency=1.0, compute_efficiency=1.0, dispatch_bytes=None,
                 combine_bytes=None, chip=None, collective=None):
@@ -429,10 +433,14 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     tokens_per_sequence : int
         Tokens each sequence processes in this step (1 for decode, ``k+1`` to
         verify ``k`` drafted tokens).
-    transport : str
-        ``"loadstore"`` or ``"rdma"``, passed to the collectives model.
-    algorithm : str
-        Collective algorithm, passed to the collectives model (``"auto"``: fastest).
+    transport : str or None
+        ``"loadstore"`` or ``"rdma"`` for every collective; ``None`` lets the
+        collectives model choose per step (load/store inside a load/store domain,
+        RDMA across NICs).
+    algorithm : str or dict
+        Collective algorithm, passed to the collectives model (``"auto"``: the
+        fastest); a dict maps ``"all-reduce"``, ``"all-to-all"`` and ``"all-to-allv"``
+        to one each.
     skew : float
         Zipf exponent of expert popularity (0: uniform routing).
     overlap : float in [0, 1]
@@ -451,9 +459,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     collective : callable, optional
         ``collective(fabric, op, nbytes, algorithm=, ranks=, transport=)`` returning
         an object with ``.time`` (seconds); default ``analysis.cost``. ``nbytes``
-        is the full vector per rank for ``"all-reduce"`` and, for ``"all-to-all"``,
-        the whole per-rank send buffer, own block included (nccl-tests convention):
-        the bytes a rank sends to remote chips times ``ep / (ep - 1)``.
+        is the full vector per rank for ``"all-reduce"``; for ``"all-to-all"`` (uniform
+        routing) the whole per-rank send buffer, own block included (nccl-tests
+        convention); for ``"all-to-allv"`` (skewed routing) an ``ep x ep`` array,
+        ``nbytes[i, j]`` the expected bytes rank ``i`` sends to rank ``j``.
+        ``algorithm`` may also be a mapping from these operation names to an
+        algorithm each.
 
     Returns
     -------
@@ -481,8 +492,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         raise SpecError(f"fusion_factor must be >= 1, got fusion_factor={fusion_factor!r}")
     if not (isinstance(launch_overhead, (int, float)) and launch_overhead >= 0):
         raise SpecError(f"launch_overhead must be >= 0 seconds, got {launch_overhead!r}")
-    if transport not in ("loadstore", "rdma"):
-        raise SpecError(f"transport must be 'loadstore' or 'rdma', got {transport!r}")
+    if transport not in (None, "loadstore", "rdma"):
+        raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     tp, dp, ep = lay.tp, lay.dp, lay.ep
     att = m.attention
@@ -527,10 +538,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
 
     # -- communication ---------------------------------------------------------------
     def comm(op, nbytes, ranks):
-        if len(ranks) < 2 or nbytes <= 0:
+        size = float(np.sum(nbytes))
+        if len(ranks) < 2 or size <= 0:
             return 0.0
-        res = collective(fabric, op, float(nbytes), algorithm=algorithm,
-                         ranks=tuple(ranks), transport=transport)
+        algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
+        res = collective(fabric, op, nbytes if np.ndim(nbytes) else float(nbytes),
+                         algorithm=algo, ranks=list(ranks), transport=transport)
         return float(res.time)
 
     tp_bytes = t_dp * h * ab                           # one group's activations
@@ -542,15 +555,24 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     owner = np.arange(m.routed_experts) % ep
     active_chip = np.bincount(owner, weights=active, minlength=ep)
     load_chip = tokens * np.bincount(owner, weights=pick, minlength=ep)   # token-expert pairs
-    imbalance = float(load_chip.max() / load_chip.mean()) if load_chip.mean() > 0 else 1.0
-    # tokens each chip dispatches, and remote chips each goes to (deduplicated)
-    tokens_sent = tokens / n
-    remote_chips = (ep - 1) * (1.0 - (1.0 - 1.0 / ep) ** m.experts_per_token)
-    # bytes to remote chips; the all-to-all size convention (nccl-tests) is the whole
-    # per-rank send buffer with the own block included, so scale by ep / (ep - 1)
-    a2a = tokens_sent * remote_chips * h * imbalance * (ep / (ep - 1) if ep > 1 else 0.0)
-    t_dispatch = comm(_ALL_TO_ALL, a2a * dispatch_b, range(ep))
-    t_combine = comm(_ALL_TO_ALL, a2a * combine_b, range(ep))
+    # Expected traffic: each chip dispatches tokens / n tokens; a token goes once to each
+    # remote chip hosting one of its experts, chip j with probability
+    # hit_j = 1 - prod_{e on j} (1 - pick_e) (picks taken as independent).
+    hit = 1.0 - np.exp(np.bincount(owner, weights=np.log1p(-np.minimum(pick, 1 - 1e-15)),
+                                   minlength=ep))
+    traffic = np.tile((tokens / n) * hit * h, (ep, 1))
+    np.fill_diagonal(traffic, 0.0)
+    if skew == 0:
+        # Uniform routing makes the matrix uniform off the diagonal: exactly an
+        # all-to-all whose per-rank buffer (own block included) is ep blocks. Costing it
+        # as one lets the collectives model use every all-to-all algorithm
+        # (hierarchical, Bruck, ...), which it offers for all-to-allv only in part.
+        block = float(traffic[0, 1]) if ep > 1 else 0.0
+        t_dispatch = comm(_ALL_TO_ALL, ep * block * dispatch_b, range(ep))
+        t_combine = comm(_ALL_TO_ALL, ep * block * combine_b, range(ep))
+    else:
+        t_dispatch = comm(_ALL_TO_ALLV, traffic * dispatch_b, range(ep))
+        t_combine = comm(_ALL_TO_ALLV, traffic.T * combine_b, range(ep))
 
     # -- local times -----------------------------------------------------------------
     att_w = m.attention_params * wb / tp / bw

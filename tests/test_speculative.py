@@ -3,6 +3,7 @@
 import pathlib
 
 import networkx as nx
+import numpy as np
 import pytest
 
 from analysis._decode import decode_step
@@ -21,7 +22,7 @@ class _Res:
 
 def fake_cost(fabric, op, nbytes, *, algorithm, ranks, transport):
     """A closed-form stand-in for analysis.cost: 1 us + nbytes at 1 GB/s."""
-    return _Res(1e-6 + nbytes / 1e9)
+    return _Res(1e-6 + float(np.max(np.sum(nbytes, axis=-1))) / 1e9)
 
 
 @pytest.fixture
