@@ -460,10 +460,12 @@ def _shift_table(bases, ends, width, max_entries=1 << 20):
     if entries > max_entries:
         return None
     table = np.full(entries, n, dtype=np.int64)
-    for i in range(n):
-        first = int(bases[i]) >> s
-        last = (int(ends[i]) - 1) >> s
-        table[first:last + 1] = i
+    first = np.asarray(bases, dtype=np.int64) >> s
+    count = ((np.asarray(ends, dtype=np.int64) - 1) >> s) - first + 1
+    # slots of interval i: first[i] .. first[i] + count[i] - 1, all at once
+    owner = np.repeat(np.arange(n, dtype=np.int64), count)
+    start = np.repeat(first - np.concatenate([[0], np.cumsum(count)[:-1]]), count)
+    table[start + np.arange(len(owner))] = owner
     return s, table
 
 

@@ -55,7 +55,6 @@ from ._address import (
 )
 from ._domains import (
     DomainLimits,
-    _domain_members,
     _RegionIndex,
     _WindowIndex,
     limits_problems,
@@ -120,23 +119,22 @@ def check(system):
     findings += region_findings(regions, plan.width)
     tables, f = resolve_tables(fabric, regions, plan)
     findings += f
-    grants, f = resolve_grants(fabric, regions, plan)
+    rindex = _RegionIndex(regions, fabric)
+    grants, f = resolve_grants(fabric, regions, plan, rindex)
     findings += f
-    rindex = _RegionIndex(regions)
-    members = _domain_members(fabric)
     targets = {}
     for h in fabric.domains:
-        f, targets[h] = window_findings(tables[h], regions, rindex, grants[h], members[h], plan)
+        f, targets[h] = window_findings(tables[h], regions, rindex, grants[h], plan)
         findings += f
     if plan.heap is not None:
         findings += heap_findings(plan.heap, fabric, regions)
     for h in fabric.domains:
-        findings += _roundtrip(tables[h], targets[h], regions, plan.width)
-    findings += unreachable_findings(fabric, regions, tables, targets, members)
+        findings += _roundtrip(tables[h], targets[h], regions, plan.width, rindex)
+    findings += unreachable_findings(fabric, regions, tables, targets, rindex)
     return findings
 
 
-def _roundtrip(table, target, regions, width):
+def _roundtrip(table, target, regions, width, rindex):
     """Round trips of three addresses per window: its first, middle and last byte.
 
     Local -> global goes through the same window finder the translator uses; back
@@ -178,9 +176,9 @@ def _roundtrip(table, target, regions, width):
     # global -> (owner, device offset) -> global, for windows onto interleave sets
     ok = ~bad
     tgt = target[src]
-    for t in sorted(set(tgt[ok].tolist())):
+    for t in np.unique(tgt[ok & rindex.interleaved[tgt]]).tolist():
         reg = regions[t]
-        if reg.ways == 1 or reg.granularity is None:
+        if reg.granularity is None:
             continue
         m = ok & (tgt == t)
         off = gb[src[m]] - lb[src[m]] + a[m] - reg.base
@@ -208,7 +206,7 @@ def _node_for(fabric, owner):
     return chips[0] if chips else None
 
 
-def unreachable_findings(fabric, regions, tables, targets, members):
+def unreachable_findings(fabric, regions, tables, targets, index=None):
     """``unreachable`` findings: shadow-window targets no route reaches from the domain.
 
     The hook between addressing and routing. It asks ``fabric.router`` (the routing
@@ -224,17 +222,22 @@ def unreachable_findings(fabric, regions, tables, targets, members):
         return [Finding("unreachable", "error", f"routing model could not be built: {e}",
                         fabric.name)]
     idx = fabric.node_index
+    index = index or _RegionIndex(regions, fabric)
     out = []
     for h, table in tables.items():
         chips = [c for c in fabric.domains[h] if c in idx]
         if not chips:
             continue
         tgt = targets[h]
+        own = set(fabric.domains[h]) | {h}
         pairs = {}
-        for i in np.flatnonzero(tgt >= 0).tolist():
-            reg = regions[tgt[i]]
-            for o in reg.owners:
-                if o in members[h]:
+        # one window per target region that is not (wholly) the domain's own
+        foreign = (tgt >= 0) & (index.home[tgt] != index.domain_index[h])
+        regs, first = np.unique(tgt[foreign], return_index=True)
+        where = np.flatnonzero(foreign)[first]
+        for t, i in zip(regs.tolist(), where.tolist(), strict=True):
+            for o in regions[t].owners:
+                if o in own:
                     continue
                 node = _node_for(fabric, o)
                 if node is not None and node in idx:

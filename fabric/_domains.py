@@ -251,10 +251,6 @@ def _largest_page(size, base, cap):
     return max(x & -x, MIN_PAGE_SIZE.value)
 
 
-def _domain_members(fabric):
-    return {h: set(chips) | {h} for h, chips in fabric.domains.items()}
-
-
 def _alignment(plan):
     limits = plan.limits or DomainLimits()
     if limits.alignment is not None:
@@ -292,7 +288,7 @@ def _default_tables(fabric, regions, plan):
         local = np.arange(len(order), dtype=np.int64) * slot
         parts = [(local, c_size[order], c_base[order], c_page[order],
                   np.ones(len(order), dtype=bool),
-                  [chips[i] for i in order.tolist()])]
+                  [str(chips[i]) for i in order.tolist()])]
         if h in dram:
             d = dram[h]
             lb = -(-(len(order) * slot) // _pow2_ceil(d.size)) * _pow2_ceil(d.size)
@@ -418,7 +414,7 @@ def _few(names, k=5):
     return ", ".join(map(str, names[:k])) + (", ..." if len(names) > k else "")
 
 
-def resolve_grants(fabric, regions, plan):
+def resolve_grants(fabric, regions, plan, index=None):
     """Per host, boolean arrays ``(read, write)`` over ``regions``; and findings.
 
     ``plan.grants is None``: everything granted. Otherwise a domain may access
@@ -430,10 +426,10 @@ def resolve_grants(fabric, regions, plan):
     writable = np.array([r.permissions == "rw" for r in regions], dtype=bool)
     if plan.grants is None:
         return {h: (np.ones(n, dtype=bool), writable.copy()) for h in fabric.domains}, findings
-    members = _domain_members(fabric)
+    index = index or _RegionIndex(regions, fabric)
     out = {}
-    for h in fabric.domains:
-        own = np.array([all(o in members[h] for o in r.owners) for r in regions], dtype=bool)
+    for h, k in index.domain_index.items():
+        own = index.home[:-1] == k
         out[h] = [own.copy(), own.copy()]
     by_name = {r.name: i for i, r in enumerate(regions)}
     for k, g in enumerate(plan.grants):
@@ -466,12 +462,30 @@ def resolve_grants(fabric, regions, plan):
 # -- the findings of one domain's windows ------------------------------------------------
 
 class _RegionIndex:
-    """Region arrays sorted by base, for locating window targets in a possibly broken plan."""
+    """Per-region facts as arrays, computed once per plan, and a finder for window targets.
 
-    def __init__(self, regions):
+    Works on a possibly broken region list (overlaps, values past int64). Arrays
+    over regions carry one sentinel entry at the end (index -1, for "no region").
+    ``home[i]`` is the index (in ``fabric.domains`` order) of the host domain that
+    owns all of region ``i`` (its chips, or the host itself), or -1.
+    """
+
+    def __init__(self, regions, fabric):
         order = sorted((i for i, r in enumerate(regions) if _fits(r.base, r.end)),
                        key=lambda i: regions[i].base)
         self.order = np.array(order, dtype=np.int64)
+        self.domain_index = {h: k for k, h in enumerate(fabric.domains)}
+        dom_of = dict(self.domain_index)
+        for h, chips in fabric.domains.items():
+            for c in chips:
+                dom_of.setdefault(c, self.domain_index[h])
+        home = []
+        for r in regions:
+            ks = {dom_of.get(o, -1) for o in r.owners}
+            home.append(ks.pop() if len(ks) == 1 else -1)
+        self.home = np.array(home + [-2], dtype=np.int64)   # sentinel: nobody's
+        self.rw = np.array([r.permissions == "rw" for r in regions] + [False], dtype=bool)
+        self.interleaved = np.array([r.ways > 1 for r in regions] + [False], dtype=bool)
         # every region's end, clipped into int64 (a region beyond 2**62 is never a target)
         self.end_all = np.array([min(r.end, _INT64_SAFE) for r in regions] + [0],
                                 dtype=np.int64)
@@ -502,7 +516,7 @@ def _running_partner(starts, ends):
     return np.where(starts < prev_best, prev_holder, -1)
 
 
-def window_findings(table, regions, region_index, grants, members, plan):
+def window_findings(table, regions, region_index, grants, plan):
     """Every fault of one domain's windows (see the module docstring for the rules).
 
     Returns ``(findings, target)``: ``target[i]`` is the index into ``regions`` of
@@ -526,8 +540,9 @@ def window_findings(table, regions, region_index, grants, members, plan):
     live = (sz > 0) & good_page
     mode = _alignment(plan)
     if mode == "size":
-        align = np.maximum(np.array([_pow2_ceil(int(s)) if s > 0 else 1 for s in sz.tolist()],
-                                    dtype=np.int64), pg)
+        uniq, inv = np.unique(sz, return_inverse=True)    # few distinct sizes: no per-window loop
+        up = np.array([_pow2_ceil(int(x)) if x > 0 else 1 for x in uniq.tolist()], dtype=np.int64)
+        align = np.maximum(up[inv.reshape(-1)], pg)
     else:
         align = pg
     safe_pg = np.where(good_page, pg, 1)
@@ -559,7 +574,7 @@ def window_findings(table, regions, region_index, grants, members, plan):
         read, write = grants
         t = np.where(hit, target, 0)
         no_read = hit & ~read[t]
-        rw_perm = np.array([r.permissions == "rw" for r in regions], dtype=bool)[t]
+        rw_perm = region_index.rw[t]
         no_write = hit & ~no_read & table.writable & ~write[t] & rw_perm
         for i in np.flatnonzero(no_read).tolist():
             add("isolation", i, f"reaches {regions[target[i]]}, which {table.host} is not "
@@ -585,9 +600,8 @@ def window_findings(table, regions, region_index, grants, members, plan):
                 f"{format_address(int(min(gb[i] + sz[i], gb[p] + sz[p])))}) that window "
                 f"{table.names[p]!r} also maps", severity="warning")
     if n:
-        shadow = np.array([t >= 0 and not all(o in members for o in regions[t].owners)
-                           for t in target.tolist()], dtype=bool)
-        count = int(shadow.sum())
+        dom = region_index.domain_index[table.host]
+        count = int(((target >= 0) & (region_index.home[target] != dom)).sum())
         if count > limits.translation_entries:
             out.append(Finding(
                 "too-many-entries", "error",
@@ -639,13 +653,12 @@ class HostDomain:
         Resolved (``global_base`` and ``size`` filled in), sorted by local base.
     """
 
-    def __init__(self, name, chips, table, address_map, grants, plan, members):
+    def __init__(self, name, chips, table, address_map, grants, plan, index):
         self.name = name
         self.chips = tuple(chips)
         self.address_map = address_map
         regions = list(address_map.regions)
-        findings, target = window_findings(table, regions, _RegionIndex(regions), grants,
-                                           members, plan)
+        findings, target = window_findings(table, regions, index, grants, plan)
         errors = [f for f in findings if f.severity == "error" and f.code != "isolation"]
         if errors:
             more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
@@ -675,12 +688,9 @@ class HostDomain:
         reg_base = amap._bases[self._target] if n else np.zeros(0, np.int64)
         self._offdelta = np.append(gb - lb - reg_base, -1)
         self._owner = np.append(amap._owner[self._target] if n else np.zeros(0, np.int64), -1)
-        self._interleaved = np.append(np.array(
-            [amap.regions[t].ways > 1 for t in self._target.tolist()], dtype=bool), False)
+        self._interleaved = np.append(index.interleaved[self._target], False)
         self._any_interleaved = bool(self._interleaved.any())
-        members_set = members
-        self.shadow = np.array([not all(o in members_set for o in amap.regions[t].owners)
-                                for t in self._target.tolist()], dtype=bool)
+        self.shadow = index.home[self._target] != index.domain_index[name]
         self._scalar_tables()
 
     def __repr__(self):
@@ -828,15 +838,15 @@ def build_domains(fabric, address_map, plan=None):
     if problems:
         raise AddressMapError("invalid domain limits: " + "; ".join(problems))
     regions = list(address_map.regions)
+    index = _RegionIndex(regions, fabric)
     tables, findings = resolve_tables(fabric, regions, plan)
-    grants, gfind = resolve_grants(fabric, regions, plan)
+    grants, gfind = resolve_grants(fabric, regions, plan, index)
     errors = [f for f in findings + gfind if f.severity == "error"]
     if errors:
         raise AddressMapError("invalid address plan: " + "; ".join(
             f"{f.code}: {f.message}" for f in errors[:10]))
-    members = _domain_members(fabric)
     return {h: HostDomain(h, fabric.domains[h], tables[h], address_map, grants[h], plan,
-                          members[h]) for h in fabric.domains}
+                          index) for h in fabric.domains}
 
 
 def domain_of(fabric, host):

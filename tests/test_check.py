@@ -111,7 +111,7 @@ def test_unreachable_hook_skips_without_a_router(sd200, monkeypatch):
                 raise ImportError("no routing module")
             return getattr(sd200, name)
 
-    assert chk.unreachable_findings(NoRouter(), [], {}, {}, {}) == []
+    assert chk.unreachable_findings(NoRouter(), [], {}, {}) == []
 
 
 @pytest.mark.parametrize("plan, code", [
