@@ -61,10 +61,17 @@ def run_check(args):
 
 
 def _fabric_of(system):
-    from fabric import load_system
+    from fabric import SpecError, load_system
 
     if system.endswith(".toml") or os.path.isfile(system):
-        return load_system(system).fabric
+        loaded = load_system(system)
+        bad = [f for f in loaded.findings if f.severity == "error"]
+        if bad:
+            # entries with bad values were left out of the plan: translating through
+            # what remains would answer for a different plan than the file describes
+            raise SpecError(f"{system} has {len(bad)} invalid value(s), first: {bad[0].where}: "
+                            f"{bad[0].message}; run cofabric check {system}")
+        return loaded.fabric
     import topologies
 
     return topologies.build(system)

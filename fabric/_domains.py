@@ -820,6 +820,7 @@ class HostDomain:
                 offset[m] = loc.offset
         if not ok.all():
             g[~ok] = -1
+            offset[~ok] = -1
             win = np.where(ok, win, -1)
         return Translations(g.reshape(shape), owner.reshape(shape), offset.reshape(shape),
                             win.reshape(shape), ok.reshape(shape))

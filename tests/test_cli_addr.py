@@ -80,6 +80,8 @@ def test_translate_text_and_pool(capsys):
     (["sd200-ultra", "--host", "host99", "0"], "host99"),
     (["nonsense-spec", "--host", "host0", "0"], "nonsense"),
     ([EXAMPLE, "--host", "host0", "0x2000_0000_0000", "--write"], "read-only window"),
+    ([str(DATA / "addr_invalid.toml"), "--host", "host0", "0"], "run cofabric check"),
+    ([str(DATA / "addr_overlap.toml"), "--host", "host0", "0"], "overlap"),
 ])
 def test_translate_refusals_exit_2(argv, msg, capsys):
     assert main(["translate", *argv]) == 2
