@@ -16,9 +16,12 @@ stated in the code.
 
 import dataclasses
 import itertools
+import os
 import sys
 import time
 from dataclasses import dataclass
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # a checkout
 
 import analysis
 import topologies
@@ -106,74 +109,133 @@ class ClaimCheck:
     note: str
 
 
-def examine_seed_claims(collective=None):
+SYMMETRIC = frozenset({"one-shot", "two-shot"})   # loads/stores into peers' symmetric buffers
+BASELINE = {"all-reduce": "ring", "all-to-all": "pairwise"}   # NCCL-style message algorithms
+
+
+def _comm_ratios(fab, model, batch, tp, context):
+    """Record the decode step's collectives and compare algorithms and transports.
+
+    Returns (MoE-layer communication time with the best non-symmetric algorithm
+    over the best symmetric one, the same with ring / pairwise as the baseline,
+    RDMA over load/store with automatic choice), each for one MoE layer.
+    """
+    calls = []
+
+    def rec(fabric, op, nbytes, **kw):
+        r = analysis.cost(fabric, op, nbytes, **kw)
+        calls.append((op, r))
+        return r
+
+    analysis.decode_step(model, fab, batch=batch, context=context, layout=f"tp={tp}",
+                         transport="loadstore", collective=rec)
+    moe = calls[-3:] if tp > 1 else calls[-2:]        # the MoE layer's all-reduce, a2a, a2a
+    sym = nonsym = base = 0.0
+    for op, r in moe:
+        times = {a: t for a, t in r.candidates if isinstance(t, float)}
+        sym += min(t for a, t in times.items() if a in SYMMETRIC)
+        nonsym += min(t for a, t in times.items() if a not in SYMMETRIC)
+        base += times[BASELINE[op]]
+    layer = analysis.decode_step(model, fab, batch=batch, context=context, layout=f"tp={tp}",
+                                 transport="loadstore").layers[-1].comm
+    layer_rdma = analysis.decode_step(model, fab, batch=batch, context=context,
+                                      layout=f"tp={tp}", transport="rdma").layers[-1].comm
+    return nonsym / sym, base / sym, layer_rdma / layer
+
+
+def examine_seed_claims():
     """Run the decode model against the seed article's three figures.
 
     The figures (REFERENCES.md s.1; none confirmed elsewhere): 5.85 ms per token
     on a 2.8T-parameter MoE on the 128-chip SD200 Ultra; kernel fusion cutting
     kernel launches 10x; symmetric memory cutting collective time 3.5x.
 
-    What is run (no parameter is tuned to a reported figure):
+    What is run (no parameter is tuned to a reported figure; every other
+    parameter is the library default, e.g. 4 us per kernel launch, peak HBM
+    bandwidth and FLOP/s, no overlap unless stated):
 
     * 5.85 ms/token: ``hypothetical-2.8t`` (Kimi K2's architecture with 1056
       experts; the seed's model is unpublished) on ``sd200-ultra`` (chip
       ``sd200-chip``, itself an assumption), one user (batch 1, so per-token
       latency), context 4096, over the grid tp in {1, 2, 4, 8} x fusion in
-      {1, 10} x overlap in {0, 1}, transport ``loadstore``.
-    * 10x fewer kernels: a count is an input here (``fusion_factor``), not an
-      output; the model says what it buys, step time at fusion 1 over 10, on the
-      same grid.
-    * 3.5x from symmetric memory: total communication time per step with
-      ``transport="rdma"`` over ``"loadstore"`` (message passing versus
-      load/store into peers' symmetric buffers), the same grid, batch 1 and 64.
+      {1, 10} x overlap in {0, 1}, collectives' transport chosen by the model.
+    * 10x fewer kernels: a kernel count is an input here (``fusion_factor``),
+      not an output; the model says what it buys: step time at fusion 1 over 10
+      on the same grid.
+    * 3.5x from symmetric memory, read two ways, on one MoE layer's collectives
+      (TP all-reduce, dispatch, combine) at batch {1, 64} x tp {1, 2, 4, 8}:
+      (a) load/store transport, best symmetric-memory algorithm (one-shot /
+      two-shot) against the best other algorithm, and against ring / pairwise
+      (NCCL-style defaults); (b) RDMA against load/store transport, each with the
+      fastest algorithm it allows (symmetric-memory algorithms need load/store).
 
-    The plain statement of what the model reproduces is printed by ``main()``
-    from the returned records, and recorded in benchmarks/results_decode.md with
-    the figures of the run.
+    What the model reproduces (run of 2026-12-02, library defaults; the records
+    returned carry the figures of each run, and ``main()`` prints them):
+
+    * **5.85 ms/token: reproducible only under assumptions.** The model spans
+      3.4-13.2 ms per token over the grid. It reaches 5.85 ms only with kernel
+      fusion of 10x and tensor parallelism of at least 2 (tp in {2, 4, 8}); without
+      fusion, launch bubbles alone (25 kernels per layer x 61 layers x 4 us = 6.1
+      ms) exceed the reported figure. It also rests on the assumed chip (1.6
+      TB/s HBM; the seed names none) and on a hypothetical 2.8T config; at larger
+      batch the per-user time grows. So the figure is *consistent* with the model
+      only if the seed's fusion and chip assumptions hold, which it cannot check.
+    * **10x fewer kernels: not reproducible (an input).** What it buys: 1.7-2.6x
+      shorter steps at batch 1, because launch bubbles dominate an unfused step.
+    * **3.5x from symmetric memory: bracketed, not pinned.** On load/store, the
+      best symmetric-memory algorithms beat the best other algorithm by only
+      1.1-2.2x per MoE layer's collectives, beat ring all-reduce + pairwise
+      all-to-all by 67-121x, and load/store beats RDMA by 5.4-8.1x. The reported
+      3.5x falls inside that range; which baseline the seed compared against
+      decides whether the model agrees, and the article does not say.
 
     Returns
     -------
     tuple of ClaimCheck
     """
     fab = topologies.build(SYSTEM)
-    kw = {"context": 4096, "collective": collective} if collective else {"context": 4096}
     grid = list(itertools.product((1, 2, 4, 8), (1.0, 10.0), (0.0, 1.0)))
     times = {}
     for tp, fusion, overlap in grid:
-        r = analysis.decode_step("hypothetical-2.8t", fab, batch=1, layout=f"tp={tp}",
-                                 fusion_factor=fusion, overlap=overlap, **kw)
-        times[tp, fusion, overlap] = r
+        r = analysis.decode_step("hypothetical-2.8t", fab, batch=1, context=4096,
+                                 layout=f"tp={tp}", fusion_factor=fusion, overlap=overlap)
+        times[tp, fusion, overlap] = r.time
     reported = 5.85e-3
-    ok = sorted(k for k, r in times.items() if r.time <= reported)
-    t = [r.time for r in times.values()]
+    ok = sorted(k for k, t in times.items() if t <= reported)
+    t = list(times.values())
     claims = [ClaimCheck(
         "5.85 ms per token, 2.8T MoE, 128 chips", reported, min(t), max(t), "s", bool(ok),
         "hypothetical-2.8t, sd200-chip (assumed 1.6 TB/s, 300 TFLOPS), batch 1, context "
-        "4096, loadstore; grid tp x fusion x overlap",
-        ("reached with (tp, fusion, overlap) in " + ", ".join(map(str, ok))) if ok else
-        "not reached anywhere on the grid")]
+        "4096; grid tp {1,2,4,8} x fusion {1,10} x overlap {0,1}",
+        ("at or under 5.85 ms for (tp, fusion, overlap) in " + ", ".join(map(str, ok)))
+        if ok else "not reached anywhere on the grid")]
 
-    ratios = [times[tp, 1.0, ov].time / times[tp, 10.0, ov].time
-              for tp in (1, 2, 4, 8) for ov in (0.0, 1.0)]
+    ratios = [times[tp, 1.0, ov] / times[tp, 10.0, ov] for tp in (1, 2, 4, 8)
+              for ov in (0.0, 1.0)]
     claims.append(ClaimCheck(
         "10x fewer kernels (fusion)", 10.0, min(ratios), max(ratios), "x step time", False,
         "fusion_factor is an input: 1 versus 10 on the grid above",
-        "the model cannot reproduce a kernel count; the ratios are what 10x fewer launches "
-        "buy in step time"))
+        "a kernel count cannot be reproduced by this model; the ratios are what 10x fewer "
+        "launches buy in step time"))
 
-    comm = []
+    best, vs_base, rdma = [], [], []
     for batch, tp in itertools.product((1, 64), (1, 2, 4, 8)):
-        ls = analysis.decode_step("hypothetical-2.8t", fab, batch=batch, layout=f"tp={tp}",
-                                  transport="loadstore", **kw).breakdown.comm
-        rd = analysis.decode_step("hypothetical-2.8t", fab, batch=batch, layout=f"tp={tp}",
-                                  transport="rdma", **kw).breakdown.comm
-        comm.append(rd / ls if ls > 0 else float("nan"))
-    hit = any(r >= 3.5 for r in comm)
-    claims.append(ClaimCheck(
-        "symmetric memory cuts collective time 3.5x", 3.5, min(comm), max(comm),
-        "x comm time", hit,
-        "rdma over loadstore communication time per step, batch {1, 64} x tp {1, 2, 4, 8}",
-        "reached for some configurations" if hit else "not reached on this grid"))
+        a, b, c = _comm_ratios(fab, "hypothetical-2.8t", batch, tp, 4096)
+        best.append(a)
+        vs_base.append(b)
+        rdma.append(c)
+    for name, vals, how in (
+            ("symmetric memory 3.5x: best symmetric vs best other algorithm (load/store)",
+             best, "one-shot/two-shot against the fastest non-symmetric algorithm"),
+            ("symmetric memory 3.5x: symmetric vs ring/pairwise (load/store)", vs_base,
+             "one-shot/two-shot against ring all-reduce and pairwise all-to-all"),
+            ("symmetric memory 3.5x: load/store vs RDMA transport", rdma,
+             "fastest algorithm each transport allows")):
+        hit = max(vals) >= 3.5
+        claims.append(ClaimCheck(
+            name, 3.5, min(vals), max(vals), "x MoE-layer comm time", hit,
+            how + "; batch {1, 64} x tp {1, 2, 4, 8}, hypothetical-2.8t on sd200-ultra",
+            "reached for some configurations" if hit else "not reached on this grid"))
     return tuple(claims)
 
 
