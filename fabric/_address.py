@@ -732,6 +732,27 @@ class AddressPlan:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
+    def parameters(self):
+        """The plan's named numbers as :class:`~fabric.Parameter` records, for a report.
+
+        >>> [p.name for p in AddressPlan().parameters()][:3]
+        ['address.width', 'address.host_memory', 'address.nic_mmio']
+        """
+        from ._domains import DomainLimits
+
+        out = [dataclasses.replace(ADDRESS_WIDTH, value=self.width),
+               dataclasses.replace(DEFAULT_HOST_MEMORY, value=self.host_memory),
+               dataclasses.replace(DEFAULT_NIC_MMIO, value=self.nic_mmio),
+               MIN_PAGE_SIZE, MAX_PAGE_SIZE]
+        if self.layout == "packed":
+            out.append(dataclasses.replace(DEFAULT_PACKED_ALIGNMENT, value=self.alignment))
+        out += list((self.limits or DomainLimits()).parameters())
+        if self.heap is not None:
+            from ._symmetric import HEAP_ALIGNMENT
+
+            out.append(dataclasses.replace(HEAP_ALIGNMENT, value=self.heap.alignment))
+        return tuple(out)
+
 
 def _plan_errors(fabric, plan):
     out = []

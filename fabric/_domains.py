@@ -35,6 +35,21 @@ The default plan (``AddressPlan.default_windows``) gives every host, in this
 local order: apertures onto its own chips' HBM, a shadow window onto every remote
 chip's HBM in rank order (each in a slot of the chip window size rounded up to a
 power of two), then an aperture onto its own DRAM.
+
+Examples
+--------
+>>> import numpy as np
+>>> import topologies
+>>> f = topologies.build("sd200-ultra")          # 16 hosts of 8 chips, default plan
+>>> d = f.host_domains["host1"]
+>>> d.n_entries                                  # a shadow window per remote chip
+120
+>>> t = f.translate("host1", 0x10_0000_1000)     # local slot 1: host1's second chip
+>>> t.owner, hex(t.global_address), hex(t.offset)
+('chip9', '0x9000001000', '0x1000')
+>>> tr = f.translate_many("host1", np.array([0x1000, 0x80_0000_0000]))
+>>> [f.address_map.owners[o] for o in tr.owner]  # slot 8: the first remote chip, chip0
+['chip8', 'chip0']
 """
 
 import bisect

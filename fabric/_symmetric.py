@@ -116,16 +116,19 @@ def heap_findings(heap, fabric, regions):
         size = ov.get("size", heap.size)
         if off != heap.offset or size != heap.size:
             out.append(Finding("symmetric-mismatch", "error",
-                               f"heap {heap.name!r} on {chip}: offset {off}, size {size}; every "
-                               f"chip must have offset {heap.offset}, size {heap.size}", where))
+                               f"heap {heap.name!r} on {chip}: offset {format_address(off)}, size "
+                               f"{format_size(size)}; every chip must have offset "
+                               f"{format_address(heap.offset)}, size {format_size(heap.size)}",
+                               where))
         reg = hbm.get(chip)
         if reg is None:
             out.append(Finding("symmetric-mismatch", "error", f"heap {heap.name!r}: {chip} has "
                                "no HBM region to hold it", where))
         elif off + size > reg.size:
             out.append(Finding("symmetric-mismatch", "error",
-                               f"heap {heap.name!r} on {chip}: [{off}, {off + size}) does not fit "
-                               f"in {reg} of {reg.size} bytes", where))
+                               f"heap {heap.name!r} on {chip}: offsets [{format_address(off)}, "
+                               f"{format_address(off + size)}) do not fit in {reg} of "
+                               f"{reg.size} bytes ({format_size(reg.size)})", where))
     return out
 
 
