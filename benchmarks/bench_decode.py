@@ -6,7 +6,9 @@ Run ``python benchmarks/bench_decode.py``. It prints
    (target: under 1 s), with the breakdown itself;
 2. a sensitivity (tornado) sweep over fabric latency, link bandwidth, HBM
    bandwidth, fusion factor and transport (target: under 30 s);
-3. :func:`examine_seed_claims`: which of the seed article's figures the model
+3. :func:`compare_systems`: kimi-k2 and hypothetical-2.8t on sd200-ultra,
+   cluster-128 and nvl72, the additive parts of the step (for stacked bars);
+4. :func:`examine_seed_claims`: which of the seed article's figures the model
    reproduces, and under which assumptions.
 
 Nothing here is tuned to reproduce a reported figure: every run uses the
@@ -94,9 +96,9 @@ def sensitivity(model="kimi-k2", system=SYSTEM, **kw):
 class ClaimCheck:
     """One of the seed's figures against the model.
 
-    ``reproduced`` is True when the modelled value reaches the reported one under
-    at least one of the assumption sets listed in ``assumptions``; ``note``
-    says which, and what the model needs for it.
+    ``reproduced`` is True when the reported figure lies inside the modelled
+    range ``[modelled_min, modelled_max]`` over the assumption sets listed in
+    ``assumptions``; ``note`` says where in that range it falls.
     """
 
     claim: str
@@ -204,7 +206,8 @@ def examine_seed_claims():
     ok = sorted(k for k, t in times.items() if t <= reported)
     t = list(times.values())
     claims = [ClaimCheck(
-        "5.85 ms per token, 2.8T MoE, 128 chips", reported, min(t), max(t), "s", bool(ok),
+        "5.85 ms per token, 2.8T MoE, 128 chips", reported, min(t), max(t), "s",
+        min(t) <= reported <= max(t),
         "hypothetical-2.8t, sd200-chip (assumed 1.6 TB/s, 300 TFLOPS), batch 1, context "
         "4096; grid tp {1,2,4,8} x fusion {1,10} x overlap {0,1}",
         ("at or under 5.85 ms for (tp, fusion, overlap) in " + ", ".join(map(str, ok)))
@@ -231,12 +234,31 @@ def examine_seed_claims():
              "one-shot/two-shot against ring all-reduce and pairwise all-to-all"),
             ("symmetric memory 3.5x: load/store vs RDMA transport", rdma,
              "fastest algorithm each transport allows")):
-        hit = max(vals) >= 3.5
+        inside = min(vals) <= 3.5 <= max(vals)
+        where = ("3.5x is inside the modelled range" if inside else
+                 "the model gives less than 3.5x" if max(vals) < 3.5 else
+                 "the model gives more than 3.5x")
         claims.append(ClaimCheck(
-            name, 3.5, min(vals), max(vals), "x MoE-layer comm time", hit,
+            name, 3.5, min(vals), max(vals), "x MoE-layer comm time", inside,
             how + "; batch {1, 64} x tp {1, 2, 4, 8}, hypothetical-2.8t on sd200-ultra",
-            "reached for some configurations" if hit else "not reached on this grid"))
+            where))
     return tuple(claims)
+
+
+def compare_systems(models=("kimi-k2", "hypothetical-2.8t"),
+                    systems=("sd200-ultra", "cluster-128", "nvl72"), batches=(1, 64)):
+    """Step time and its additive parts for each model x system x batch (layout tp=8).
+
+    Returns a list of (model, system, batch, DecodeStep).
+    """
+    out = []
+    for system in systems:
+        fab = topologies.build(system)
+        for model, batch in itertools.product(models, batches):
+            out.append((model, system, batch,
+                        analysis.decode_step(model, fab, batch=batch, context=4096,
+                                             layout="tp=8")))
+    return out
 
 
 def main(argv=None):
@@ -259,7 +281,20 @@ def main(argv=None):
               f"{s.high:>9s}: {s.time_high * 1e3:8.3f} ms")
     print(f"    computed in {secs:.3f} s (target < 30 s: ratio {secs / 30:.4f})")
 
-    print("[3] the seed's claims")
+    t0 = time.perf_counter()
+    rows = compare_systems()
+    secs = time.perf_counter() - t0
+    print("[3] systems (context 4096, tp=8; ms: attention / ffn / head / exposed comm / launch"
+          " = step)")
+    for model, system, batch, r in rows:
+        b = r.breakdown
+        print(f"    {model:18s} {system:12s} batch {batch:3d}: {b.attention * 1e3:6.3f} / "
+              f"{b.ffn * 1e3:6.3f} / {b.head * 1e3:5.3f} / {b.exposed_comm * 1e3:6.3f} / "
+              f"{b.launch * 1e3:5.3f} = {r.time * 1e3:7.3f} ms, "
+              f"{r.tokens_per_s_user:6.1f} tok/s/user")
+    print(f"    computed in {secs:.1f} s (first collective on a fabric plans and routes it)")
+
+    print("[4] the seed's claims")
     for c in examine_seed_claims():
         print(f"    {c.claim}: reported {c.reported:g}, modelled {c.modelled_min:.4g} .. "
               f"{c.modelled_max:.4g} {c.unit}; reproduced: {c.reproduced}")
