@@ -299,3 +299,40 @@ def test_random_plans(regions, addresses):
             assert (one.owner, one.offset) == truth
             # round trip: (owner, offset) -> global
             assert amap.global_address(one.owner, one.offset, region=one.region) == a
+
+
+@st.composite
+def _layout_plans(draw):
+    sets = []
+    for i in range(draw(st.integers(0, 2))):
+        ways = draw(st.sampled_from([2, 3, 4]))
+        g = draw(st.sampled_from(GRANS))
+        sets.append(Region(0, ways * g * draw(st.integers(1, 64)) * 4096 // np.gcd(g, 4096),
+                           tuple(f"host{k}" for k in range(ways)), kind="dram",
+                           granularity=g, name=f"set{i}"))
+    return AddressPlan(
+        layout=draw(st.sampled_from(["owner-bits", "packed"])),
+        alignment=draw(st.sampled_from([4096, 2 << 20, GiB])),
+        host_memory=draw(st.sampled_from([0, 4096, 3 * GiB, TiB])),
+        storage=draw(st.sampled_from([0, 8192, 5 * GiB])),
+        hbm_bytes=draw(st.sampled_from([None, 4096, 5 * GiB + 4096, 80 * GB])),
+        interleave=sets)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_layout_plans(), st.integers(3, 12), st.lists(st.integers(0, 1 << 50), max_size=20))
+def test_random_layouts_accepted_are_disjoint_and_looked_up(plan, n_chips, addresses):
+    f = _fabric(n_chips, hosts=4 if n_chips >= 4 else 1, nics=1).replace(address_plan=plan)
+    amap = f.address_map                  # every generated plan is valid: it must be accepted
+    rs = amap.regions
+    assert all(a.end <= b.base for a, b in itertools.pairwise(rs))
+    if plan.layout == "owner-bits":
+        k = (amap.region("chip0.hbm").size - 1).bit_length()
+        for r in range(n_chips):
+            assert amap.region(f"chip{r}.hbm").base == r << k
+    loc = amap.lookup_many(np.array(addresses + [r.base for r in rs]), unmapped="mask")
+    for j, a in enumerate(addresses + [r.base for r in rs]):
+        truth = _brute(list(rs), a)
+        assert (truth is None) == (not loc.mapped[j])
+        if truth is not None:
+            assert (amap.owners[loc.owner[j]], int(loc.offset[j])) == truth
