@@ -9,7 +9,9 @@ Run ``python benchmarks/bench_decode.py``. It prints
 3. :func:`compare_systems`: kimi-k2 and hypothetical-2.8t on sd200-ultra,
    cluster-128 and nvl72, the additive parts of the step (for stacked bars);
 4. :func:`examine_seed_claims`: which of the seed article's figures the model
-   reproduces, and under which assumptions.
+   reproduces, and under which assumptions;
+5. :func:`against_deepep`: dispatch and combine against DeepEP's published
+   expert-parallel decode latencies (not fitted).
 
 Nothing here is tuned to reproduce a reported figure: every run uses the
 library's defaults except the one parameter being varied, and the grids are
@@ -261,6 +263,31 @@ def compare_systems(models=("kimi-k2", "hypothetical-2.8t"),
     return out
 
 
+#: DeepEP low-latency kernels (pure RDMA), H800 + CX7 400 Gb/s InfiniBand, 128 tokens per
+#: rank, hidden 7168, top-8, FP8 dispatch, BF16 combine: EP 128, dispatch 192 us, combine
+#: 369 us (deepseek-ai/DeepEP README, "Low-latency kernels with pure RDMA").
+DEEPEP_EP128 = (192e-6, 369e-6)
+
+
+def against_deepep():
+    """The model's dispatch and combine for DeepEP's published decode setting.
+
+    deepseek-v3 on cluster-128 (H100 servers, one 400 Gb/s NIC per GPU, the
+    closest preset to DeepEP's H800 testbed), 128 sequences per rank (batch
+    16384, dp=128, ep=128), one token each, FP8 dispatch and BF16 combine, RDMA
+    forced as in DeepEP's low-latency mode. Context 1 keeps the KV cache small;
+    it does not enter dispatch or combine. Nothing is fitted to the measurement.
+
+    Returns (modelled dispatch, modelled combine, published dispatch, published combine),
+    seconds.
+    """
+    fab = topologies.build("cluster-128")
+    r = analysis.decode_step("deepseek-v3", fab, batch=128 * 128, context=1, layout="tp=1",
+                             transport="rdma", dispatch_bytes=1.0, combine_bytes=2.0)
+    moe = r.layers[-1]
+    return moe.dispatch, moe.combine, *DEEPEP_EP128
+
+
 def main(argv=None):
     r, secs = full_breakdown()
     b = r.breakdown
@@ -300,6 +327,10 @@ def main(argv=None):
               f"{c.modelled_max:.4g} {c.unit}; reproduced: {c.reproduced}")
         print(f"      assumptions: {c.assumptions}")
         print(f"      {c.note}")
+    d, c, pd, pc = against_deepep()
+    print(f"[5] against DeepEP's published EP=128 decode kernels (H800): dispatch modelled "
+          f"{d * 1e6:.0f} us vs {pd * 1e6:.0f} us published ({d / pd:.2f}x), combine "
+          f"{c * 1e6:.0f} us vs {pc * 1e6:.0f} us ({c / pc:.2f}x)")
     return 0
 
 
