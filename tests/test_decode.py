@@ -107,8 +107,11 @@ def test_uniform_formula():
 def test_uniform_against_brute_force():
     rng = np.random.default_rng(0)
     E, k, T, trials = 16, 4, 5, 20000
-    counts = [len(np.unique(np.concatenate([rng.choice(E, k, replace=False)
-                                            for _ in range(T)]))) for _ in range(trials)]
+    # each token picks k distinct experts: the first k of a random permutation
+    picks = np.argsort(rng.random((trials, T, E)), axis=-1)[..., :k].reshape(trials, -1)
+    hit = np.zeros((trials, E), dtype=bool)
+    np.put_along_axis(hit, picks, True, axis=1)
+    counts = hit.sum(axis=1)
     mean, sem = np.mean(counts), np.std(counts) / np.sqrt(trials)
     assert expected_active_experts(E, k, T) == pytest.approx(mean, abs=4 * sem)
 
@@ -206,3 +209,26 @@ def test_kimi_k2_on_sd200_ultra_by_parts():
     # weights of one token's path over 1 B/weight at HBM speed are a floor for the step
     assert r.breakdown.weights > 0 and r.time > r.breakdown.weights / 128
     assert r.hbm_per_chip < c.hbm_bytes
+
+
+def test_with_the_collectives_model():
+    # integration: the default collective is analysis.cost; the layer's comm is the sum of
+    # the calls it made (one TP all-reduce, dispatch and combine per MoE layer)
+    import topologies
+    f = topologies.build("sd200-ultra")
+    calls = []
+
+    def recording(fabric, op, nbytes, **kw):
+        r = analysis.cost(fabric, op, nbytes, **kw)
+        calls.append((op, r.time))
+        return r
+
+    r = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8", collective=recording)
+    default = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8")
+    assert default.time == pytest.approx(r.time)
+    assert [op for op, _ in calls] == ["all-reduce", "all-to-all", "all-to-all"]
+    moe = r.layers[-1]
+    assert moe.comm == pytest.approx(sum(t for _, t in calls))
+    assert r.layers[0].tp_allreduce == pytest.approx(2 * calls[0][1])
+    rdma = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8", transport="rdma")
+    assert rdma.layers[-1].comm > moe.comm
