@@ -288,7 +288,54 @@ def against_deepep():
     return moe.dispatch, moe.combine, *DEEPEP_EP128
 
 
+def figures(outdir, systems_rows=None, tornado_rows=None):
+    """Stacked-bar breakdown of :func:`compare_systems` and the tornado of :func:`sensitivity`.
+
+    Writes ``decode_breakdown`` and ``decode_tornado`` (PDF, SVG, PNG) into
+    ``outdir`` through the library's reproducible :func:`analysis.save_figure`, in
+    the paper style. Returns the paths written.
+    """
+    import matplotlib.pyplot as plt
+
+    systems_rows = systems_rows if systems_rows is not None else compare_systems()
+    tornado_rows = tornado_rows if tornado_rows is not None else sensitivity()
+    parts = ("attention", "ffn", "head", "exposed_comm", "launch")
+    tidy = [{"system": f"{model} / {system} / b={batch}", "component": part,
+             "time": getattr(r.breakdown, part)}
+            for model, system, batch, r in systems_rows for part in parts]
+    written = []
+    with analysis.paper_style("double", height=3.2):
+        fig, ax = plt.subplots()
+        analysis.plot_stacked_bars(tidy, ax=ax)
+        ax.set_title("decode step, context 4096, tp=8")
+        written += analysis.save_figure(fig, os.path.join(outdir, "decode_breakdown"))
+        plt.close(fig)
+    with analysis.paper_style("single", height=2.2):
+        fig, ax = plt.subplots()
+        base = tornado_rows[0].base_time * 1e3
+        order = sorted(tornado_rows, key=lambda s: -abs(s.time_high - s.time_low))
+        for i, s in enumerate(order):
+            lo, hi = s.time_low * 1e3 - base, s.time_high * 1e3 - base
+            ax.barh(i, lo, left=base, color="#0072B2")
+            ax.barh(i, hi, left=base, color="#E69F00")
+            for d, label in ((lo, s.low), (hi, s.high)):   # label each bar at its outer end
+                ax.text(base + d, i, f" {label} " if d else label, va="center",
+                        ha="left" if d > 0 else "right", fontsize="x-small")
+        ax.axvline(base, color="black", linewidth=0.5)
+        ax.set_yticks(range(len(order)), [s.parameter for s in order])
+        ax.invert_yaxis()
+        ax.set_xlabel("step time (ms); blue: low value, orange: high value")
+        written += analysis.save_figure(fig, os.path.join(outdir, "decode_tornado"))
+        plt.close(fig)
+    return written
+
+
 def main(argv=None):
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--figures", metavar="DIR", help="also write the two figures into DIR")
+    args = ap.parse_args(argv)
     r, secs = full_breakdown()
     b = r.breakdown
     print(f"[1] kimi-k2 on {SYSTEM}, {BASE}: step {b.total * 1e3:.3f} ms "
@@ -299,7 +346,7 @@ def main(argv=None):
     print(f"    computed in {secs:.4f} s (target < 1 s: ratio {secs / 1.0:.4f})")
 
     t0 = time.perf_counter()
-    rows = sensitivity()
+    rows = tornado = sensitivity()
     secs = time.perf_counter() - t0
     print(f"[2] sensitivity around kimi-k2 on {SYSTEM} {BASE}, base "
           f"{rows[0].base_time * 1e3:.3f} ms")
@@ -309,7 +356,7 @@ def main(argv=None):
     print(f"    computed in {secs:.3f} s (target < 30 s: ratio {secs / 30:.4f})")
 
     t0 = time.perf_counter()
-    rows = compare_systems()
+    rows = systems = compare_systems()
     secs = time.perf_counter() - t0
     print("[3] systems (context 4096, tp=8; ms: attention / ffn / head / exposed comm / launch"
           " = step)")
@@ -331,6 +378,9 @@ def main(argv=None):
     print(f"[5] against DeepEP's published EP=128 decode kernels (H800): dispatch modelled "
           f"{d * 1e6:.0f} us vs {pd * 1e6:.0f} us published ({d / pd:.2f}x), combine "
           f"{c * 1e6:.0f} us vs {pc * 1e6:.0f} us ({c / pc:.2f}x)")
+    if args.figures:
+        for path in figures(args.figures, systems, tornado):
+            print(f"wrote {path}")
     return 0
 
 
