@@ -46,9 +46,11 @@ picked with probability ``k/E``; with ``skew = s > 0`` expert popularity follows
 Zipf, ``q_i ~ (i+1)^-s``, and the pick probability is ``min(1, k q_i)`` (an
 approximation: exact for uniform routing). Over ``T`` tokens, expert ``i`` is
 active with probability ``1 - (1 - pick_i)^T``; for uniform routing the
-expected number of distinct experts is ``E (1 - (1 - k/E)^T)``. A chip reads
-the weights of its active experts and computes its expected token load; the
-step waits for the most loaded chip. A token is sent once to every remote chip
+expected number of distinct experts is ``E (1 - (1 - k/E)^T)``. The step
+waits for the busiest chip: it reads the weights of ``E[max over chips of the
+active experts on a chip]`` experts (:func:`expected_max_active`; at batch 1
+that is one whole expert, not the mean fraction of one) and computes the
+largest expected token load. A token is sent once to every remote chip
 that hosts one of its experts (deduplicated, as DeepEP does): chip ``j`` with
 probability ``1 - prod over its experts e of (1 - pick_e)`` (picks taken as
 independent; for uniform routing within 0.1% of the exact hypergeometric value
@@ -84,6 +86,7 @@ __all__ = [
     "Layout",
     "decode_step",
     "expected_active_experts",
+    "expected_max_active",
     "expert_activation",
     "parse_layout",
 ]
@@ -166,6 +169,45 @@ def expected_active_experts(experts, k, tokens, skew=0.0):
     True
     """
     return float(expert_activation(experts, k, tokens, skew)[1].sum())
+
+
+def expected_max_active(active, owner, chips):
+    """Expected active experts on the busiest chip: ``E[max_c N_c]``.
+
+    ``N_c``, the active experts on chip ``c``, is a sum of independent Bernoulli
+    variables (a Poisson-binomial) with the probabilities ``active[e]`` of the
+    experts ``e`` that chip holds; chips are taken as independent, so
+    ``P(max <= m) = prod_c P(N_c <= m)`` and ``E[max] = sum_m (1 - P(max <= m))``.
+    At small batch this is what sets the weight-read time: a chip that hosts
+    one active expert reads all of it, however unlikely that was.
+
+    Parameters
+    ----------
+    active : ndarray (experts,)
+        Probability that each expert is active this step.
+    owner : ndarray (experts,) of int
+        The chip of each expert.
+    chips : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> expected_max_active(np.array([0.5, 0.5]), np.array([0, 1]), 2)   # 1 - 0.5 * 0.5
+    0.75
+    """
+    per_chip = [active[owner == c] for c in range(chips)]
+    width = max(len(p) for p in per_chip) + 1
+    log_cdf = np.zeros(width)                       # sum over chips of log P(N_c <= m)
+    for p in per_chip:
+        dist = np.zeros(width)
+        dist[0] = 1.0
+        for q in p:                                 # add one Bernoulli(q)
+            dist[1:] = dist[1:] * (1 - q) + dist[:-1] * q
+            dist[0] *= 1 - q
+        cdf = np.minimum(np.cumsum(dist), 1.0)
+        with np.errstate(divide="ignore"):
+            log_cdf += np.log(cdf)
+    return float(np.sum(1.0 - np.exp(log_cdf[:-1])))
 
 
 # -- layout -------------------------------------------------------------------------------
@@ -287,7 +329,7 @@ class LayerTime:
     active_experts : float
         Expected distinct routed experts active in this layer, whole system.
     active_experts_chip : float
-        Expected active routed experts on the critical chip.
+        Expected active routed experts on the busiest chip (``E[max]`` over chips).
     total : float
     """
 
@@ -553,7 +595,6 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     tokens = batch * q
     pick, active = expert_activation(m.routed_experts, m.experts_per_token, tokens, skew)
     owner = np.arange(m.routed_experts) % ep
-    active_chip = np.bincount(owner, weights=active, minlength=ep)
     load_chip = tokens * np.bincount(owner, weights=pick, minlength=ep)   # token-expert pairs
     # Expected traffic: each chip dispatches tokens / n tokens; a token goes once to each
     # remote chip hosting one of its experts, chip j with probability
@@ -599,12 +640,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     # + its routed experts; the step waits for the slowest chip.
     fixed_w = (m.router_params + m.shared_experts * m.expert_params) * wb
     fixed_f = (t_dp / tp) * 2 * (m.router_params + m.shared_experts * m.expert_params)
-    mem_chip = (fixed_w + active_chip * m.expert_params * wb) / bw
-    cmp_chip = (fixed_f + load_chip * 2 * m.expert_params) / flops
-    crit = int(np.argmax(np.maximum(mem_chip, cmp_chip)))
-    moe = finish("moe", float(mem_chip[crit]), float(cmp_chip[crit]), len(KERNELS["moe_ffn"]),
-                 t_allreduce + t_dispatch + t_combine, t_dispatch, t_combine,
-                 float(active.sum()), float(active_chip[crit]))
+    busiest = expected_max_active(active, owner, ep)
+    moe = finish("moe", (fixed_w + busiest * m.expert_params * wb) / bw,
+                 (fixed_f + float(load_chip.max()) * 2 * m.expert_params) / flops,
+                 len(KERNELS["moe_ffn"]), t_allreduce + t_dispatch + t_combine, t_dispatch,
+                 t_combine, float(active.sum()), busiest)
 
     head_w = m.head_params * wb / tp / bw
     head_c = t_dp * 2 * m.head_params / tp / flops

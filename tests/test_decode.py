@@ -13,6 +13,7 @@ from analysis._decode import (
     Layout,
     decode_step,
     expected_active_experts,
+    expected_max_active,
     expert_activation,
     parse_layout,
 )
@@ -61,7 +62,9 @@ def test_small_by_hand(fab):
     assert r.layers[0].total == pytest.approx(dense)
     # MoE: 4 tokens, pick 2/8, each expert active with 1 - 0.75^4; 2 experts per chip
     active = 1 - 0.75 ** 4
-    ffn = ((64 * 8 + 8) + 6144) * 2 / 1e9 + 2 * active * 6144 * 2 / 1e9
+    # busiest of 4 chips with 2 experts each: E[max] = P(max >= 1) + P(max >= 2)
+    busiest = (1 - (1 - active) ** 8) + (1 - (1 - active ** 2) ** 4)
+    ffn = ((64 * 8 + 8) + 6144) * 2 / 1e9 + busiest * 6144 * 2 / 1e9
     # 1 token per chip, to each of 3 remote chips with probability 1 - 0.75^2
     a2a = 1e-6 + 1 * 3 * (1 - 0.75 ** 2) * 64 * 2 / 1e9
     moe = attention + ffn + allreduce + 2 * a2a + 19 * 4 * us
@@ -71,7 +74,7 @@ def test_small_by_hand(fab):
     head = (100 * 64 + 64) * 2 / 2 / 1e9 + 3 * 4 * us
     assert r.head.total == pytest.approx(head)
     assert r.time == pytest.approx(dense + 3 * moe + head)
-    assert r.time == pytest.approx(478.008e-6)            # the same, summed by hand
+    assert r.layers[1].active_experts_chip == pytest.approx(busiest)
     assert r.tokens_per_s_user == pytest.approx(1 / r.time)
     assert r.tokens_per_s_system == pytest.approx(4 / r.time)
     assert r.layers[1].active_experts == pytest.approx(8 * active)
@@ -114,6 +117,35 @@ def test_uniform_against_brute_force():
     counts = hit.sum(axis=1)
     mean, sem = np.mean(counts), np.std(counts) / np.sqrt(trials)
     assert expected_active_experts(E, k, T) == pytest.approx(mean, abs=4 * sem)
+
+
+@pytest.mark.parametrize("E, k, T, chips, skew", [
+    (16, 4, 1, 4, 0.0), (16, 4, 5, 4, 0.0), (24, 2, 3, 8, 0.0), (16, 4, 5, 4, 1.0)])
+def test_busiest_chip_against_brute_force(E, k, T, chips, skew):
+    # Monte Carlo of the max over chips of distinct active experts, tokens drawing k
+    # distinct experts with the model's pick probabilities (uniform: exact; skew: the
+    # model's independent-pick approximation is what is being checked, so 5% tolerance)
+    rng = np.random.default_rng(1)
+    trials = 20000
+    pick, active = expert_activation(E, k, T, skew)
+    owner = np.arange(E) % chips
+    if skew == 0:
+        picks = np.argsort(rng.random((trials, T, E)), axis=-1)[..., :k].reshape(trials, -1)
+        hit = np.zeros((trials, E), dtype=bool)
+        np.put_along_axis(hit, picks, True, axis=1)
+    else:
+        hit = (rng.random((trials, T, E)) < pick).any(axis=1)
+    per_chip = np.stack([hit[:, owner == c].sum(axis=1) for c in range(chips)], axis=1)
+    sim = per_chip.max(axis=1).mean()
+    assert expected_max_active(active, owner, chips) == pytest.approx(sim, rel=0.05)
+
+
+def test_busiest_chip_at_batch_one_reads_a_whole_expert():
+    # one token, 8 of 384 experts, 128 chips: almost surely some chip holds one active expert
+    _, active = expert_activation(384, 8, 1)
+    owner = np.arange(384) % 128
+    assert expected_max_active(active, owner, 128) == pytest.approx(1.0, abs=0.25)
+    assert np.bincount(owner, weights=active).max() < 0.2      # the mean would say 0.19
 
 
 def test_skew_concentrates_load():
