@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "analysis._cli_decode",
     "analysis._cli_addr",
     "analysis._cli_route",
+    "analysis._cli_cost",
 )
 
 

@@ -343,6 +343,20 @@ def _plan(fabric, sched, idx, tr):
                                                  dtype=np.int64)])
     chip = fabric.chip
     rate = chip.reduce_rate if chip is not None else math.inf
+    # one latency query for every distinct step (the router batches it), then per step
+    distinct = {}
+    for st in sched.steps:
+        key = (id(st.src), id(st.dst), hash(st.fraction.tobytes()))
+        if st.n_flows and key not in distinct:
+            distinct[key] = st
+    lat_of = {}
+    if distinct:
+        srcs = np.concatenate([nodes_of[st.src] for st in distinct.values()])
+        dsts = np.concatenate([nodes_of[st.dst] for st in distinct.values()])
+        lats = np.asarray(router.latency(srcs, dsts), dtype=float)
+        bounds = np.cumsum([0] + [st.n_flows for st in distinct.values()])
+        peaks = np.maximum.reduceat(lats, bounds[:-1])
+        lat_of = dict(zip(distinct, peaks.tolist()))
     routed = {}
     steps = []
     names = set()
@@ -354,11 +368,11 @@ def _plan(fabric, sched, idx, tr):
                 f"{sched.algorithm} works by loads and stores into peers' symmetric memory; "
                 f"transport {t.name!r} is message passing")
         names.add(t.name)
-        key = (id(st.src), id(st.dst), id(st.fraction))
+        key = (id(st.src), id(st.dst), hash(st.fraction.tobytes()))
         if key not in routed:
             if st.n_flows:
                 loads = router.loads(s_nodes, d_nodes, st.fraction)
-                lat = float(router.latency(s_nodes, d_nodes).max())
+                lat = lat_of[key]
             else:
                 loads, lat = np.zeros(router.n_links), 0.0
             routed[key] = (loads, lat)
@@ -478,8 +492,8 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
     bw, lat = _injection(fabric, idx)
     alpha = float(lat.min()) + plan.alpha_min
     if op == "all-to-allv":
-        M = np.asarray(traffic, dtype=float).copy()
-        np.fill_diagonal(M, 0.0)
+        M = np.asarray(traffic, dtype=float) * n
+        M = M - np.diag(np.diag(M))
         need = np.maximum(M.sum(axis=1), M.sum(axis=0))
         return alpha + float((need / bw).max())
     f = {"all-reduce": 1.0 if in_network else 2 * (p - 1) / p, "broadcast": 1.0,
@@ -515,6 +529,8 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
     M = _traffic_arg(op, traffic, len(nodes))
+    if M is not None:
+        M = M / M.sum()
     out = {}
     for a in ALGORITHMS[op]:
         try:
@@ -532,6 +548,8 @@ def _traffic_arg(op, nbytes, p):
     if M.ndim != 2:
         raise ValueError(f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes, "
                          f"got an array of shape {M.shape}")
+    if M.shape == (p, p) and np.isfinite(M).all() and (M >= 0).all() and M.sum() <= 0:
+        raise ValueError("the traffic matrix moves no bytes")
     return M
 
 
@@ -592,7 +610,10 @@ def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, ov
     p = len(nodes)
     M = _traffic_arg(op, nbytes, p)
     if M is not None:
-        n = 1.0
+        # plans are built from the matrix's shape (normalised), so scaled copies share
+        # one routing; n is its total
+        n = float(M.sum())
+        M = M / n
     else:
         n = _size(nbytes)
     tr = _transport_spec(transport)
@@ -626,7 +647,7 @@ def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, ov
 def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap):
     in_network = plan.algorithm == "in-switch"
     lb = _lower_bound(fabric, op, n, idx, plan, in_network, M, overlap)
-    size = float(M.sum() / p) if M is not None else n
+    size = n / p if M is not None else n
     algbw = size / t if t > 0 else math.inf
     big = max(steps, key=lambda s: s.transfer * s.repeat, default=None)
     return CollectiveCost(fabric.name, op, size, p, plan.algorithm, plan.transport, t, algbw,

@@ -1,0 +1,69 @@
+"""Collective cost engine: timings against the issue's performance targets.
+
+Targets (issue 5):
+* every operation x every applicable algorithm x 31 sizes (1 KiB to 1 GiB) on
+  ``sd200-ultra`` and on ``cluster-128``: under 5 s together;
+* ring all-reduce over every rank of ``fattree:k=40`` (16,000 ranks) on the fabric: under 10 s.
+
+Each timing starts from freshly built fabrics (no cached routing). Run:
+
+    python benchmarks/bench_collectives.py
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import topologies
+from analysis import ALGORITHMS, NotApplicableError, cost
+
+# 31 sizes from 1 KiB to 1 GiB, geometrically spaced (powers of two give only 21)
+SIZES = [round(x) for x in np.geomspace(2**10, 2**30, 31)]
+
+
+def sweep(fabric):
+    """Cost every op x algorithm x size; return (evaluations, not-applicable pairs)."""
+    done, skipped = 0, 0
+    p = fabric.n_endpoints
+    for op, algs in ALGORITHMS.items():
+        for alg in algs:
+            for size in SIZES:
+                nbytes = np.full((p, p), size / p) if op == "all-to-allv" else size
+                try:
+                    cost(fabric, op, nbytes, algorithm=alg)
+                except NotApplicableError:
+                    skipped += 1
+                    break
+                done += 1
+    return done, skipped
+
+
+def main():
+    t0 = time.perf_counter()
+    total = 0
+    for name in ("sd200-ultra", "cluster-128"):
+        f = topologies.build(name)
+        t = time.perf_counter()
+        done, skipped = sweep(f)
+        total += done
+        print(f"{name}: {done} evaluations ({skipped} op/algorithm pairs not applicable) "
+              f"in {time.perf_counter() - t:.2f} s")
+    elapsed = time.perf_counter() - t0
+    print(f"all ops x algorithms x 31 sizes, both fabrics: {elapsed:.2f} s "
+          f"(target < 5 s: {'met' if elapsed < 5 else 'NOT met'}; {elapsed / 5:.2f} of target)")
+
+    t = time.perf_counter()
+    f = topologies.build("fattree:k=40")
+    r = cost(f, "all-reduce", 2**30, algorithm="ring")
+    elapsed = time.perf_counter() - t
+    print(f"ring all-reduce, fattree:k=40, {r.ranks} ranks, 1 GiB: {elapsed:.2f} s "
+          f"(target < 10 s: {'met' if elapsed < 10 else 'NOT met'}); time {r.time * 1e3:.1f} ms, "
+          f"busbw {r.busbw / 1e9:.1f} GB/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""``cofabric cost``: size ranges, ranks, JSON, and one-line errors."""
+
+import json
+
+import pytest
+
+from analysis import cost
+from analysis._cli import main
+from analysis._cli_cost import parse_ranks, parse_sizes
+
+
+@pytest.mark.parametrize("tokens, sizes", [
+    (["1KiB:1GiB:x2"], [2**k for k in range(10, 31)]),
+    (["1KiB:1GiB"], [2**k for k in range(10, 31)]),
+    (["1KiB:10KiB:x4"], [1024, 4096]),
+    (["1KiB:4KiB:+1KiB"], [1024, 2048, 3072, 4096]),
+    (["4096", "1MiB"], [4096, 2**20]),
+    (["1KiB,2KiB"], [1024, 2048]),
+    (["1000:1000"], [1000]),
+])
+def test_parse_sizes(tokens, sizes):
+    assert parse_sizes(tokens) == sizes
+
+
+@pytest.mark.parametrize("tokens, match", [
+    (["0"], "must be > 0"), (["1GiB:1KiB"], "STOP is below START"),
+    (["1KiB:1GiB:x1"], "factor must be > 1"), (["1KiB:1GiB:y2"], "must be xF"),
+    (["1KiB:2KiB:3KiB:4KiB"], "START:STOP"), (["1KiB:1TiB:+1"], "more than"),
+    (["lots"], "cannot read size"),
+])
+def test_parse_sizes_refuses(tokens, match):
+    with pytest.raises(ValueError, match=match):
+        parse_sizes(tokens)
+
+
+def test_parse_ranks():
+    assert parse_ranks(["0-3", "7", "chip9"]) == [0, 1, 2, 3, 7, "chip9"]
+    with pytest.raises(ValueError, match="backwards"):
+        parse_ranks(["5-2"])
+
+
+def test_json_matches_the_library(capsys):
+    assert main(["cost", "dgx-h100", "--op", "all-reduce", "all-gather",
+                 "--size", "1KiB:1MiB:x32", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["op"], r["size"]) for r in rows] == [
+        ("all-reduce", 1024), ("all-reduce", 32768), ("all-reduce", 1048576),
+        ("all-gather", 1024), ("all-gather", 32768), ("all-gather", 1048576)]
+    import topologies
+    f = topologies.build("dgx-h100")
+    for r in rows:
+        assert set(r) == {"op", "size", "algorithm", "transport", "time", "algbw", "busbw"}
+        want = cost(f, r["op"], r["size"])
+        assert r["time"] == want.time and r["algorithm"] == want.algorithm
+        assert r["busbw"] == want.busbw and r["transport"] == want.transport
+
+
+def test_table_and_options(capsys):
+    assert main(["cost", "cluster-128", "--op", "all-reduce", "--size", "1MiB",
+                 "--algorithm", "ring", "--transport", "rdma", "--ranks", "0-7"]) == 0
+    out = capsys.readouterr().out
+    assert "ring" in out and "rdma" in out and "8 ranks" in out
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "-5"], "size"),
+    (["cost", "dgx-h100", "--op", "all-shuffle", "--size", "1MiB"], "unknown collective"),
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1MiB", "--algorithm", "warp"],
+     "unknown algorithm"),
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1MiB", "--ranks", "0", "0"],
+     "twice"),
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1MiB", "--ranks", "0-8"],
+     "out of range"),
+    (["cost", "cluster-128", "--op", "all-reduce", "--size", "1MiB", "--transport",
+      "loadstore"], "cannot carry"),
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1MiB", "--transport", "smoke"],
+     "unknown transport"),
+    (["cost", "nosuch:3", "--op", "all-reduce", "--size", "1MiB"], ""),
+    (["cost", "dgx-h100", "--op", "all-to-allv", "--size", "1MiB"], "traffic matrix"),
+])
+def test_errors_are_one_line_exit_2(argv, match, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("cofabric cost: error:")
+    assert match in err
