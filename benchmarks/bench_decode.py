@@ -177,14 +177,15 @@ def examine_seed_claims():
     returned carry the figures of each run, and ``main()`` prints them):
 
     * **5.85 ms/token: reproducible only under assumptions.** The model spans
-      3.4-13.2 ms per token over the grid. It reaches 5.85 ms only with kernel
-      fusion of 10x and tensor parallelism of at least 2 (tp in {2, 4, 8}); without
-      fusion, launch bubbles alone (25 kernels per layer x 61 layers x 4 us = 6.1
-      ms) exceed the reported figure. It also rests on the assumed chip (1.6
-      TB/s HBM; the seed names none) and on a hypothetical 2.8T config; at larger
-      batch the per-user time grows. So the figure is *consistent* with the model
-      only if the seed's fusion and chip assumptions hold, which it cannot check.
-    * **10x fewer kernels: not reproducible (an input).** What it buys: 1.7-2.6x
+      5.3-15.1 ms per token over the grid. It reaches 5.85 ms only with kernel
+      fusion of 10x and tensor parallelism 8 (5.3 ms, with or without overlap);
+      without fusion, launch bubbles alone (25 kernels per layer x 61 layers x
+      4 us = 6.1 ms) exceed the reported figure. It also rests on the assumed chip
+      (1.6 TB/s HBM; the seed names none) and on a hypothetical 2.8T config; at
+      larger batch the per-user time grows. So the figure is *consistent* with
+      the model only if the seed's fusion and chip assumptions hold, which it
+      cannot check.
+    * **10x fewer kernels: not reproducible (an input).** What it buys: 1.6-2.0x
       shorter steps at batch 1, because launch bubbles dominate an unfused step.
     * **3.5x from symmetric memory: bracketed, not pinned.** On load/store, the
       best symmetric-memory algorithms beat the best other algorithm by only
