@@ -17,7 +17,9 @@ fabric's routing *policy*, chosen from its builder family:
     -2, NIC/host/memory -1, switch its ``tier``.
 ``"minimal"`` (family ``dragonfly``)
     Shortest paths that use at most one global (inter-group) link:
-    local, global, local (Kim et al., ISCA 2008).
+    local, global, local (Kim et al., ISCA 2008). There is no non-minimal
+    (Valiant) fallback: on a degraded fabric a pair left with no minimal path
+    raises :class:`~fabric.RoutingError`.
 ``"shortest"`` (any other graph)
     All shortest paths by hop count; every node forwards.
 

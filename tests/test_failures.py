@@ -1,0 +1,136 @@
+"""Degraded fabrics: detours, dropped ECMP paths and clear errors, against brute force."""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+from routing_brute import brute_paths, path_latency
+
+import topologies
+from analysis import link_loads, throughput, traffic
+from fabric import NodeError, RoutingError, access_latencies
+
+
+def _alive(g, p):
+    return all(g.graph.has_edge(a, b) for a, b in itertools.pairwise(p))
+
+
+def _expected_paths(f, g, a, b):
+    """The degraded policy: surviving policy paths, else every shortest detour."""
+    ps = [p for p in brute_paths(f, a, b, f.router.policy) if _alive(g, p)]
+    if f.router.policy == "dimension-order" and not ps:
+        return sorted(nx.all_shortest_paths(g.graph, a, b))
+    if f.router.policy != "dimension-order":
+        return brute_paths(g, a, b, g.router.policy)
+    return ps
+
+
+def _loads(g, pairs, paths_of):
+    out = np.zeros(g.router.n_links)
+    for a, b in pairs:
+        ps = paths_of(a, b)
+        for p in ps:
+            for u, v in itertools.pairwise(p):
+                out[g.router.link_index(u, v)] += 1.0 / len(ps)
+    return out
+
+
+CASES = [
+    ("torus:4x3", [("chip0", "chip1"), ("chip5", "chip9")], []),
+    ("torus:4x4", [], ["chip5"]),
+    ("mesh:3x3", [("chip4", "chip5")], []),
+    ("hypermesh:3x3,connect=full/switch", [("chip0", "chip2")], []),
+    ("fattree:k=4", [("agg0.0", "core0"), ("edge1.0", "agg1.1")], []),
+    ("leafspine:k=4", [("leaf0", "spine0")], []),
+    ("dragonfly:h=1", [], ["chip0"]),
+]
+
+
+@pytest.mark.parametrize("spec,links,chips", CASES, ids=[c[0] for c in CASES])
+def test_degraded_loads_hops_latency_against_brute_force(spec, links, chips):
+    f = topologies.build(spec)
+    g = f.without(links=links, chips=chips)
+    assert g.family == f.family and g.router.policy == f.router.policy
+    pairs = [(a, b) for a in g.endpoints for b in g.endpoints if a != b]
+    idx = g.node_index
+    s = np.array([idx[a] for a, _ in pairs])
+    d = np.array([idx[b] for _, b in pairs])
+    want = _loads(g, pairs, lambda a, b: _expected_paths(f, g, a, b))
+    np.testing.assert_allclose(g.router.loads(s, d, 1.0), want, atol=1e-9)
+    hops, lat = g.router.hops(s, d), g.router.latency(s, d)
+    for i, (a, b) in enumerate(pairs):
+        ps = _expected_paths(f, g, a, b)
+        assert hops[i] == len(ps[0]) - 1
+        assert lat[i] == pytest.approx(max(path_latency(g, p) for p in ps))
+        assert g.route(a, b) in ps
+
+
+def test_dead_link_is_never_used():
+    f = topologies.build("torus:5x5")
+    g = f.without(links=["chip0-chip1", ("chip6", "chip11")])
+    ep = g.endpoint_indices
+    s, d = np.meshgrid(ep, ep, indexing="ij")
+    loads = g.router.loads(s.ravel(), d.ravel(), 1.0)
+    assert len(loads) == 2 * (f.graph.number_of_edges() - 2)
+    assert loads.sum() == pytest.approx(g.router.hops(s.ravel(), d.ravel()).sum())
+
+
+def test_failed_chip_leaves_the_endpoints():
+    f = topologies.build("fattree:k=4")
+    g = f.without(chips=["chip3", 7])
+    assert g.n_endpoints == 14 and "chip3" not in g.endpoints and "chip7" not in g.endpoints
+    assert g.endpoints[3] == "chip4"
+    assert g.params["failed_nodes"] == ("chip3", "chip7")
+
+
+def test_no_path_left_names_the_pair():
+    f = topologies.build("fattree:k=4")
+    g = f.without(links=[("chip0", "edge0.0")])
+    with pytest.raises(RoutingError, match="no route from 'chip1' to 'chip0'"):
+        g.route("chip1", "chip0")
+    with pytest.raises(RoutingError, match="chip0"):
+        access_latencies(g)
+    h = topologies.build("mesh:3").without(links=[("chip1", "chip2")])
+    with pytest.raises(RoutingError, match="no route from 'chip0' to 'chip2'"):
+        h.route(0, 2)
+
+
+def test_dragonfly_minimal_has_no_detour():
+    # minimal routing uses at most one global link; with a local link dead the two routers'
+    # chips have no minimal path (Valiant's non-minimal routing is not modelled)
+    g = topologies.build("dragonfly:h=1").without(links=[("r0.0", "r0.1")])
+    with pytest.raises(RoutingError, match="no route from 'chip0' to 'chip1'"):
+        g.route("chip0", "chip1")
+
+
+def test_up_down_never_detours_through_a_chip():
+    # rail-optimized: a dead rail link leaves the NVSwitch path (chip -> nvs -> chip -> nic)
+    # which is not valley-free, so the pair has no up/down route
+    f = topologies.build("rail:servers=2,gpus=2,spines=1")
+    g = f.without(links=[("nic0", "rail0")])
+    with pytest.raises(RoutingError, match="no route from 'chip0' to 'chip2'"):
+        g.route("chip0", "chip2")
+    assert g.route("chip0", "chip1") == ["chip0", "nvs0", "chip1"]
+
+
+def test_failure_costs_throughput_and_drain_time():
+    f = topologies.build("torus:4x4")
+    g = f.without(links=[("chip0", "chip1")])
+    t = traffic(f, "all-to-all", 1.0)
+    assert throughput(g, t).k < throughput(f, t).k
+    assert link_loads(g, t).drain_time > link_loads(f, t).drain_time
+
+
+def test_bad_failure_lists():
+    f = topologies.build("torus:4x4")
+    with pytest.raises(NodeError, match="no such link"):
+        f.without(links=[("chip0", "chip10")])
+    with pytest.raises(NodeError, match="no node called 'chip99'"):
+        f.without(links=["chip0-chip99"])
+    with pytest.raises(NodeError, match="no node called 'bogus'"):
+        f.without(chips=["bogus"])
+    with pytest.raises(NodeError, match="pair of nodes"):
+        f.without(links=[("chip0",)])
+    with pytest.raises(NodeError, match="leaves no chip"):
+        f.without(chips=list(range(16)))
