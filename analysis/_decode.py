@@ -423,6 +423,11 @@ class DecodeStep:
     hbm_per_chip: float
     parameters: tuple
 
+    def __repr__(self):
+        # the full record holds one LayerTime per layer and every parameter; keep the repr short
+        return (f"DecodeStep({self.model!r} on {self.system!r}, layout {self.layout}, "
+                f"batch={self.batch}, context={self.context}, time={self.time * 1e3:.4g} ms)")
+
 
 # -- the model ----------------------------------------------------------------------------
 
@@ -518,6 +523,23 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Unknown model, a layout that does not fit (ranks that do not divide, more
         expert ranks than experts, more chips than the system has), weights or
         KV cache that exceed HBM; each message names the numbers.
+    FabricError
+        If no collective cost function is available.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("sd200-ultra")
+    >>> r = decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=8")
+    >>> str(r.layout), len(r.layers), round(r.layers[-1].active_experts, 1)
+    ('tp=8,dp=16,ep=128', 61, 284.2)
+    >>> b = r.breakdown
+    >>> abs(b.attention + b.ffn + b.head + b.exposed_comm + b.launch - r.time) < 1e-12
+    True
+    >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: layout: tp=3 does not divide the 64 attention heads of kimi-k2
     """
     m = model_config(model)
     chip = chip if chip is not None else fabric.chip

@@ -49,6 +49,7 @@ Examples
 
 import dataclasses
 import math
+import os
 import tomllib
 from dataclasses import dataclass
 
@@ -362,7 +363,7 @@ def model_config(name):
         return name
     if isinstance(name, str) and name in MODELS:
         return MODELS[name]
-    if isinstance(name, str) and name.endswith(".toml"):
+    if isinstance(name, os.PathLike) or (isinstance(name, str) and name.endswith(".toml")):
         return load_model_toml(name)
     raise SpecError(f"unknown model {name!r}; known: " + ", ".join(sorted(MODELS))
                     + " (or a path to a .toml file)")

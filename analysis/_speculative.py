@@ -136,6 +136,15 @@ def speculative_decode(model, fabric, *, draft_length, acceptance, batch, contex
     Returns
     -------
     SpeculativeResult
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("sd200-ultra")
+    >>> s = speculative_decode("kimi-k2", f, draft_length=3, acceptance=0.7, draft_cost=0.05,
+    ...                        batch=8, context=4096, layout="tp=8")
+    >>> round(s.expected_tokens, 3), s.verify_time >= s.base_time, s.speedup <= s.speedup_bound
+    (2.533, True, True)
     """
     k, a = _check_k(draft_length), _check_a(acceptance)
     if (draft_time is None) == (draft_cost is None):

@@ -38,6 +38,7 @@ def test_hypothetical_is_marked_and_of_the_seed_scale():
 
 def test_small_by_hand():
     m = load_model_toml(DATA + "model_small.toml")
+    assert model_config(pathlib.Path(DATA) / "model_small.toml") == m
     h, v = 64, 100
     att = h * 16 * (2 * 4 + 2 * 2) + 2 * h          # q,k,v,o + two norms
     dense = 3 * h * 128
