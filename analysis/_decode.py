@@ -13,14 +13,18 @@ where
   attention block (its weights and the KV cache) and the FFN block (dense FFN,
   or router + shared experts + the routed experts the batch activates) added;
 * **communication** is the expert dispatch and combine (two all-to-allv over
-  the expert-parallel ranks) and the tensor-parallel all-reduces, each costed on
+  the expert-parallel ranks) and the tensor-parallel all-reduces (two per dense
+  layer; one per MoE layer, standing for the reduce-scatter after attention and
+  the all-gather before the next, which move the same bytes), each costed on
   the fabric by the collectives model (``analysis.cost``); a fraction
   ``overlap`` of it hides under the local time (never more than the local time);
 * **launch bubbles** are ``kernels per layer x launch_overhead / fusion_factor``,
   added (the pessimistic case where the host cannot run ahead of the GPU).
 
 The output head is one more block. Tokens per second per user are
-``tokens_per_sequence / step time``; per system, times the batch.
+``tokens_per_sequence / step time``; per system, times the batch (for a
+verification step these are tokens processed, not accepted: see
+:func:`~analysis.speculative_decode`).
 
 What is not modelled (so a reader can judge the error): the embedding lookup,
 sampling and logits gather; attention and expert load imbalance other than the
@@ -51,7 +55,7 @@ waits for the busiest chip: it reads the weights of ``E[max over chips of the
 active experts on a chip]`` experts (:func:`expected_max_active`; at batch 1
 that is one whole expert, not the mean fraction of one) and computes the
 largest expected token load. A token is sent once to every remote chip
-that hosts one of its experts (deduplicated, as DeepEP does): chip ``j`` with
+that hosts one of its experts (deduplicated per destination chip): chip ``j`` with
 probability ``1 - prod over its experts e of (1 - pick_e)`` (picks taken as
 independent; for uniform routing within 0.1% of the exact hypergeometric value
 at Kimi K2's sizes). Dispatch and combine are all-to-allv with that expected
