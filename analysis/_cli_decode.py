@@ -34,6 +34,10 @@ def register(sub):
                    help="kernel fusion factor dividing launches (1)")
     p.add_argument("--launch-overhead", type=float, default=None,
                    help="seconds per kernel launch (default 4e-6, see analysis.LAUNCH_OVERHEAD)")
+    p.add_argument("--hbm-efficiency", type=float, default=1.0,
+                   help="achieved fraction of peak HBM bandwidth (1)")
+    p.add_argument("--compute-efficiency", type=float, default=1.0,
+                   help="achieved fraction of peak FLOP/s (1)")
     p.add_argument("--draft-length", type=int, default=None,
                    help="speculative decoding: tokens drafted per cycle")
     p.add_argument("--acceptance", type=float, default=None,
@@ -60,6 +64,7 @@ def run(args):
     kw = {"batch": args.batch, "context": args.context, "layout": args.layout,
           "transport": args.transport, "algorithm": args.algorithm, "skew": args.skew,
           "overlap": args.overlap, "fusion_factor": args.fusion,
+          "hbm_efficiency": args.hbm_efficiency, "compute_efficiency": args.compute_efficiency,
           "launch_overhead": (LAUNCH_OVERHEAD.value if args.launch_overhead is None
                               else args.launch_overhead)}
     spec = None

@@ -41,6 +41,15 @@ def test_json_matches_library(fake_cost, capsys):
     assert len(data["layers"]) == 61 and data["layers"][0]["kind"] == "dense"
 
 
+def test_efficiency_flags(fake_cost, capsys):
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json",
+                 "--hbm-efficiency", "0.5"]) == 0
+    half = json.loads(capsys.readouterr().out)
+    assert half["breakdown"]["weights"] == pytest.approx(2 * full["breakdown"]["weights"])
+
+
 def test_speculative_flags(fake_cost, capsys):
     assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--draft-length", "3",
                  "--acceptance", "0.7", "--draft-cost", "0.05", "--json"]) == 0
@@ -55,6 +64,9 @@ def test_speculative_flags(fake_cost, capsys):
     (["decode", "dgx-h100", "--model", "kimi-k2"], "weights need 1026.4 GB but the 8 chips"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--draft-length", "2"],
      "--draft-length and --acceptance go together"),
+    (["decode", "sd200-ultra", "--model", "kimi-k2", "--hbm-efficiency", "0"],
+     "hbm_efficiency must be in (0.0, 1.0]"),
+    (["decode", "sd200-ultra", "--model", "kimi-k2", "--batch", "0"], "batch must be >= 1"),
 ])
 def test_errors_are_one_line(fake_cost, capsys, argv, match):
     assert main(argv) == 2
