@@ -221,8 +221,9 @@ def bisection_bound(fabric, nbytes=1.0):
     Cutting a torus of even side ``k`` in half across one dimension cuts
     ``2 k^(n-1)`` links (REFERENCES.md s.4); each half sends ``(N/2)^2 nbytes``
     across the cut in each direction, so ``K <= 2 k^(n-1) B / ((N/2)^2 nbytes)``
-    with ``B`` the per-direction link bandwidth. For a torus with sides of
-    different sizes the narrowest cut (across the longest even dimension) is used.
+    with ``B`` the per-direction link bandwidth. With sides of different sizes the
+    narrowest such cut over the even dimensions is used (a ring of 2 is one edge
+    of double bandwidth, cut once per line).
 
     Raises
     ------
@@ -235,12 +236,24 @@ def bisection_bound(fabric, nbytes=1.0):
     if fabric.family != "hypermesh" or shape is None or any(c != "ring" for c in connect):
         raise ValueError(f"bisection_bound is for tori; {fabric.name} is {fabric.family}")
     N = int(np.prod(shape))
-    even = [s for s in shape if s % 2 == 0 and s > 2]
-    if not even:
-        raise ValueError(f"bisection_bound needs a dimension of even size > 2, got {shape}")
-    k = max(even)
-    bw = fabric.router.link_bandwidth
-    if not (bw == bw[0]).all():
-        raise ValueError("bisection_bound assumes every link has the same bandwidth")
-    cut = 2 * N // k  # links across the cut: 2 per ring of the cut dimension
-    return cut * float(bw[0]) / ((N / 2) ** 2 * nbytes)
+    f = fabric
+    best = None
+    for d, s in enumerate(shape):
+        if s % 2:
+            continue
+        # a cut across dimension d: 2 links per ring of that dimension (1 edge for a 2-ring)
+        cut_edges = (2 if s > 2 else 1) * N // s
+        r = f.router
+        links = [k for k in range(0, r.n_links, 2)
+                 if np.count_nonzero(np.subtract(*(f.graph.nodes[x]["coord"]
+                                                   for x in r.link_name(k)))) == 1
+                 and np.flatnonzero(np.subtract(*(f.graph.nodes[x]["coord"]
+                                                  for x in r.link_name(k))))[0] == d]
+        bws = r.link_bandwidth[links]
+        if not (bws == bws[0]).all():
+            raise ValueError("bisection_bound assumes one bandwidth per dimension")
+        bound = cut_edges * float(bws[0]) / ((N / 2) ** 2 * nbytes)
+        best = bound if best is None else min(best, bound)
+    if best is None:
+        raise ValueError(f"bisection_bound needs a dimension of even size, got {shape}")
+    return best
