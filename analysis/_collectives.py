@@ -11,8 +11,11 @@ where
   fabric's :attr:`~fabric.Fabric.router` (the largest over ECMP paths);
 * ``overhead`` is the transport's per-message overhead
   (:attr:`fabric.Transport.per_message_overhead`: translation and check for
-  load/store, software and NIC processing for RDMA), once per step: the
-  flows of a step are issued concurrently;
+  load/store, software and NIC processing for RDMA), once per step: the flows
+  of a step are issued concurrently. A rank that sends ``m`` messages in one
+  step over a message transport also posts them one after another: ``(m - 1)``
+  more ``software_post`` (the NIC stages of successive messages overlap; an
+  assumption). Load/store transactions issue back to back in hardware;
 * ``transfer`` is the most loaded directed link's bytes over its effective
   bandwidth (the router's ECMP loads; contention between flows of a step is
   this sharing of links);
@@ -360,6 +363,7 @@ def _plan(fabric, sched, idx, tr):
     routed = {}
     steps = []
     names = set()
+    base = []
     for st in sched.steps:
         s_nodes, d_nodes = nodes_of[st.src], nodes_of[st.dst]
         t = _step_transport(fabric, tr, sched, s_nodes, d_nodes)
@@ -385,11 +389,18 @@ def _plan(fabric, sched, idx, tr):
         if t.bounce and st.n_flows:
             sent = np.bincount(st.src, weights=st.fraction).max()
             gamma += 2 * float(sent) / t.copy_bandwidth
-        steps.append(_StepPlan(st.label, st.repeat, lat, t.per_message_overhead if st.n_flows
-                               else 0.0, beta, gamma, j, float(loads[j]) if j >= 0 else 0.0,
-                               t.name, float(st.fraction.max(initial=0.0))))
+        overhead = 0.0
+        if st.n_flows:
+            overhead = t.per_message_overhead
+            base.append(overhead)
+            if t.kind == "message":
+                messages = int(np.bincount(st.src).max())
+                overhead += (messages - 1) * t.software_post
+        steps.append(_StepPlan(st.label, st.repeat, lat, overhead, beta, gamma, j,
+                               float(loads[j]) if j >= 0 else 0.0, t.name,
+                               float(st.fraction.max(initial=0.0))))
     transport_name = "+".join(sorted(names)) if names else (tr.name if tr else "loadstore")
-    ovh = min((s.overhead for s in steps), default=0.0)
+    ovh = min(base, default=0.0)
     return _Plan(sched.algorithm, sched.p, tuple(steps), sched.pipeline, transport_name, ovh)
 
 

@@ -25,7 +25,8 @@ Sources of the algorithms: Thakur, Rabenseifner, Gropp, IJHPCA 2005 (ring,
 recursive doubling and halving, Rabenseifner, Bruck, pairwise, binomial,
 scatter-allgather broadcast); Bruck et al., IEEE TPDS 1997 (Bruck); Sanders,
 Speck, Träff, Parallel Computing 2009 and NCCL 2.4 (double binary tree);
-one-shot / two-shot over symmetric memory as in TensorRT-LLM's custom
+MPICH's "scattered" all-to-all (every rank posts all its sends at once: the
+flows of one-shot, as messages); one-shot / two-shot over symmetric memory as in TensorRT-LLM's custom
 all-reduce and NVSHMEM-style collectives (each rank stores directly into its
 peers' symmetric buffers); ASTRA-sim's hierarchical per-dimension scheme
 (REFERENCES.md s.2); NVLink SHARP's ``multimem.ld_reduce`` / ``multimem.st``
@@ -69,8 +70,8 @@ ALGORITHMS = {
     "broadcast": ("binomial", "scatter-recursive-doubling", "scatter-ring",
                   "double-binary-tree", "one-shot", "in-switch"),
     "reduce": ("binomial", "double-binary-tree", "one-shot", "in-switch"),
-    "all-to-all": ("pairwise", "bruck", "one-shot", "hierarchical"),
-    "all-to-allv": ("pairwise", "one-shot"),
+    "all-to-all": ("pairwise", "bruck", "scattered", "one-shot", "hierarchical"),
+    "all-to-allv": ("pairwise", "scattered", "one-shot"),
 }
 
 #: Algorithms that are loads and stores into peers' symmetric buffers.
@@ -695,7 +696,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         steps = _scatter_allgather(op, p, "recursive-doubling")
     elif algorithm == "scatter-ring":
         steps = _scatter_allgather(op, p, "ring")
-    elif algorithm == "one-shot":
+    elif algorithm in ("one-shot", "scattered"):
         steps = _one_shot(op, p, M)
     elif algorithm == "two-shot":
         steps = _two_shot(op, p)
