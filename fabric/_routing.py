@@ -490,55 +490,67 @@ class _Engine:
             hop += 1
         return links + tail
 
+    def hash_steps(self, src, dst):
+        """The hash-chosen paths of many pairs, hop by hop (vectorised over pairs).
+
+        Yields ``(pairs, links)``: at each step, the indices (into ``src``) of
+        the pairs that take a hop and the directed link each takes, in path order.
+        """
+        sg = self.sg
+        allidx = np.flatnonzero(src != dst)
+        src, dst = src[allidx], dst[allidx]
+        cs, cd, pre, post = self._ends(src, dst)
+        m = pre >= 0
+        if m.any():
+            yield allidx[m], pre[m]
+        inner = np.flatnonzero(cs != cd)
+        if len(inner):
+            start = self._start(cs[inner], src[inner], dst[inner])
+            tstate = np.empty(len(inner), dtype=np.int64)
+            uniq, order, bounds, inv = self._groups(start)
+            for bs in self._batches(len(uniq), sg.n_states):
+                sel = order[bounds[bs.start]:bounds[bs.stop]]
+                D = self.dist(uniq[bs])
+                ii = inner[sel]
+                tstate[sel], _ = self._targets(D, inv[sel] - bs.start, cd[ii], src[ii], dst[ii])
+            deg = np.diff(sg.indptr)
+            maxdeg = int(deg.max()) if len(deg) else 0
+            cols = np.arange(maxdeg)[None, :]
+            tu, torder, tbounds, tinv = self._groups(tstate)
+            for bs in self._batches(len(tu), sg.n_states):
+                sel = torder[tbounds[bs.start]:tbounds[bs.stop]]
+                Dt = np.atleast_2d(csgraph.shortest_path(sg.AT, directed=True, unweighted=True,
+                                                         indices=tu[bs]))
+                row = tinv[sel] - bs.start
+                cur = start[sel].copy()
+                goal = tstate[sel]
+                ii = inner[sel]
+                s_, t_ = src[ii], dst[ii]
+                hop = 0
+                active = np.flatnonzero(cur != goal)
+                while len(active):
+                    c, r = cur[active], row[active]
+                    ok = cols < deg[c][:, None]
+                    offs = np.where(ok, sg.indptr[c][:, None] + cols, 0)
+                    good = ok & (Dt[r[:, None], sg.head[offs]] == (Dt[r, c] - 1)[:, None])
+                    cnt = good.sum(axis=1)
+                    pick = (_mix(s_[active], t_[active], np.full(len(active), hop))
+                            % cnt.astype(np.uint64)).astype(np.int64)
+                    rank = np.cumsum(good, axis=1) - 1
+                    col = np.argmax(good & (rank == pick[:, None]), axis=1)
+                    arc = offs[np.arange(len(active)), col]
+                    yield allidx[ii[active]], sg.link[arc]
+                    cur[active] = sg.head[arc]
+                    active = active[cur[active] != goal[active]]
+                    hop += 1
+        m = post >= 0
+        if m.any():
+            yield allidx[m], post[m]
+
     def hash_loads(self, src, dst, w, out):
         """Loads when each pair takes its one hash-chosen path (vectorised over pairs)."""
-        sg = self.sg
-        keep = (src != dst) & (w != 0)
-        src, dst, w = src[keep], dst[keep], w[keep]
-        cs, cd, pre, post = self._ends(src, dst)
-        for lk in (pre, post):
-            m = lk >= 0
-            out += np.bincount(lk[m], weights=w[m], minlength=self.n_links)
-        inner = cs != cd
-        src, dst, w, cs, cd = src[inner], dst[inner], w[inner], cs[inner], cd[inner]
-        if len(src) == 0:
-            return out
-        start = self._start(cs, src, dst)
-        tstate = np.empty(len(src), dtype=np.int64)
-        uniq, order, bounds, inv = self._groups(start)
-        for bs in self._batches(len(uniq), sg.n_states):
-            sel = order[bounds[bs.start]:bounds[bs.stop]]
-            D = self.dist(uniq[bs])
-            tstate[sel], _ = self._targets(D, inv[sel] - bs.start, cd[sel], src[sel], dst[sel])
-        deg = np.diff(sg.indptr)
-        maxdeg = int(deg.max()) if len(deg) else 0
-        cols = np.arange(maxdeg)[None, :]
-        tu, torder, tbounds, tinv = self._groups(tstate)
-        for bs in self._batches(len(tu), sg.n_states):
-            sel = torder[tbounds[bs.start]:tbounds[bs.stop]]
-            Dt = np.atleast_2d(csgraph.shortest_path(sg.AT, directed=True, unweighted=True,
-                                                     indices=tu[bs]))
-            row = tinv[sel] - bs.start
-            cur = start[sel].copy()
-            goal = tstate[sel]
-            s_, t_, w_ = src[sel], dst[sel], w[sel]
-            hop = 0
-            active = np.flatnonzero(cur != goal)
-            while len(active):
-                c, r = cur[active], row[active]
-                ok = cols < deg[c][:, None]
-                offs = np.where(ok, sg.indptr[c][:, None] + cols, 0)
-                good = ok & (Dt[r[:, None], sg.head[offs]] == (Dt[r, c] - 1)[:, None])
-                cnt = good.sum(axis=1)
-                pick = (_mix(s_[active], t_[active], np.full(len(active), hop))
-                        % cnt.astype(np.uint64)).astype(np.int64)
-                rank = np.cumsum(good, axis=1) - 1
-                col = np.argmax(good & (rank == pick[:, None]), axis=1)
-                arc = offs[np.arange(len(active)), col]
-                out += np.bincount(sg.link[arc], weights=w_[active], minlength=self.n_links)
-                cur[active] = sg.head[arc]
-                active = active[cur[active] != goal[active]]
-                hop += 1
+        for pairs, links in self.hash_steps(src, dst):
+            out += np.bincount(links, weights=w[pairs], minlength=self.n_links)
         return out
 
 
@@ -810,6 +822,44 @@ class _DimOrder:
             valid = tl >= 0
             out += np.bincount(tl[valid], weights=acc[valid], minlength=self.n_links)
 
+    def path_links_many(self, src, dst):
+        """Links of the dimension-order path of each pair, as a (P, H) array padded with -1.
+
+        Pairs whose path crosses a dead link get -1 everywhere (the caller detours them).
+        """
+        a_slot, b_slot = self._slots(src), self._slots(dst)
+        P = len(src)
+        cols = []
+        for d, line, a, b in self._segments(a_slot, b_slot):
+            tab, s, c = self.tables[d], self.shape[d], self.connect[d]
+            move = a != b
+            if c == "full":
+                cols.append(np.where(move, tab["pair"][line, a, b], -1))
+            elif c == "switch":
+                cols.append(np.where(move, tab["up"][line, a], -1))
+                cols.append(np.where(move, tab["down"][line, b], -1))
+            else:
+                mp, mm, fp = self._ring_moves(d, a, b)
+                plus = fp >= 0.5
+                if not self.intact:
+                    dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
+                    plus = np.where(fp == 0.5, ~dp, plus)
+                steps = np.where(plus, mp, mm) * move
+                sign = np.where(plus, 1, -1)
+                for k in range(int(steps.max()) if P else 0):
+                    pos = (a + sign * k) % s
+                    lk = np.where(plus, tab["plus"][line, pos], tab["minus"][line, pos])
+                    cols.append(np.where(k < steps, lk, -1))
+        if not cols:
+            return np.full((P, 0), -1, dtype=np.int64)
+        M = np.stack(cols, axis=1)
+        # move each row's links to the front, in order
+        valid = M >= 0
+        order = np.argsort(~valid, axis=1, kind="stable")
+        M = np.take_along_axis(M, order, axis=1)
+        width = int(valid.sum(axis=1).max()) if P else 0
+        return M[:, :width]
+
     def path(self, s, t):
         a_slot, b_slot = self._slots(np.array([s])), self._slots(np.array([t]))
         links = []
@@ -1070,6 +1120,36 @@ class Router:
             if not dead[0]:
                 return self._dor.path(s, d)
         return self._engine.path(s, d)
+
+    def path_links_many(self, src, dst):
+        """The directed links of :meth:`path` for many pairs: an int64 (P, H) array, -1 padded.
+
+        Row ``i`` holds the links of the path from ``src[i]`` to ``dst[i]`` in
+        order; ``H`` is the longest path's hop count.
+        """
+        s, d = self._pairs(src, dst)
+        if self._dor is not None:
+            _, _, dead = self._dor.evaluate(s, d, want_latency=False)
+            M = self._dor.path_links_many(s, d)
+            if dead.any():
+                rest = self._engine_paths(s[dead], d[dead])
+                width = max(M.shape[1], rest.shape[1])
+                M = np.pad(M, ((0, 0), (0, width - M.shape[1])), constant_values=-1)
+                M[dead] = np.pad(rest, ((0, 0), (0, width - rest.shape[1])), constant_values=-1)
+            return M
+        return self._engine_paths(s, d)
+
+    def _engine_paths(self, s, d):
+        steps = list(self._engine.hash_steps(s, d))
+        count = np.zeros(len(s), dtype=np.int64)
+        for pairs, _ in steps:
+            count[pairs] += 1
+        M = np.full((len(s), int(count.max()) if len(s) else 0), -1, dtype=np.int64)
+        pos = np.zeros(len(s), dtype=np.int64)
+        for pairs, links in steps:
+            M[pairs, pos[pairs]] = links
+            pos[pairs] += 1
+        return M
 
     def path(self, src, dst):
         """The nodes of the deterministic path from ``src`` to ``dst`` (node indices in, names out).

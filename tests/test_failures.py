@@ -134,3 +134,15 @@ def test_bad_failure_lists():
         f.without(links=[("chip0",)])
     with pytest.raises(NodeError, match="leaves no chip"):
         f.without(chips=list(range(16)))
+
+
+@pytest.mark.parametrize("spec,links", [("torus:4x3", ["chip0-chip1", "chip5-chip9"]),
+                                        ("fattree:k=4", ["agg0.0-core0"])])
+def test_batched_paths_on_degraded_fabrics(spec, links):
+    g = topologies.build(spec).without(links=links)
+    ep = g.endpoint_indices
+    s, d = np.meshgrid(ep, ep, indexing="ij")
+    s, d = s.ravel(), d.ravel()
+    M = g.router.path_links_many(s, d)
+    for i in range(0, len(s), 5):
+        assert M[i][M[i] >= 0].tolist() == g.router.path_links(s[i], d[i])

@@ -1,5 +1,7 @@
 """Routing against brute force (networkx path enumeration) on small instances of every family."""
 
+import itertools
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -213,3 +215,26 @@ def test_disconnected_pair_names_the_pair():
     idx = f.node_index
     with pytest.raises(RoutingError, match="no route from 'a' to 'c'"):
         f.router.loads([idx["a"]], [idx["c"]], 1.0)
+
+
+def test_path_links_many_equals_path_links(case):
+    f, _ = case
+    r = f.router
+    pairs = _pairs(f, limit=60) + [(f.endpoints[0], f.endpoints[0])]
+    s, d = _idx(f, pairs)
+    M = r.path_links_many(s, d)
+    for i in range(len(s)):
+        row = M[i][M[i] >= 0].tolist()
+        assert row == r.path_links(s[i], d[i])
+
+
+def test_bottleneck_is_the_narrowest_link_of_the_paths(case):
+    f, policy = case
+    pairs = _pairs(f, limit=40)
+    s, d = _idx(f, pairs)
+    bw = f.router.bottleneck(s, d)
+    G = f.graph
+    for i, (a, b) in enumerate(pairs):
+        want = min(G.edges[u, v]["bandwidth"] for p in brute_paths(f, a, b, policy)
+                   for u, v in itertools.pairwise(p))
+        assert bw[i] == want
