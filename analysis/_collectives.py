@@ -337,6 +337,46 @@ def _check_carry(fabric, tr, idx):
             f"ranks inside one load/store domain")
 
 
+def _pair_key(s_nodes, d_nodes):
+    return (s_nodes.tobytes(), d_nodes.tobytes())
+
+
+def _latencies(fabric, pairs):
+    """Longest path latency of each step's flows; one batched Router query for the new ones.
+
+    Cached per fabric by the flows (source and destination nodes), so steps that
+    several algorithms share (a ring's, a shift's) are routed once.
+    """
+    cache = _fabric_cache(fabric).setdefault("latency", {})
+    todo = {}
+    for s_nodes, d_nodes in pairs:
+        key = _pair_key(s_nodes, d_nodes)
+        if key not in cache and key not in todo:
+            todo[key] = (s_nodes, d_nodes)
+    if todo:
+        srcs = np.concatenate([s for s, _ in todo.values()])
+        dsts = np.concatenate([d for _, d in todo.values()])
+        lats = np.asarray(fabric.router.latency(srcs, dsts), dtype=float)
+        bounds = np.cumsum([0] + [len(s) for s, _ in todo.values()])
+        for key, peak in zip(todo, np.maximum.reduceat(lats, bounds[:-1]).tolist()):
+            cache[key] = peak
+    return cache
+
+
+def _loads(fabric, s_nodes, d_nodes, fraction):
+    """Router loads of one step per byte of size, cached per fabric by the flows.
+
+    Loads are linear in the bytes: a step whose flows all carry the same
+    fraction reuses the loads of the same flows at one byte, scaled.
+    """
+    cache = _fabric_cache(fabric).setdefault("loads", {})
+    uniform = bool((fraction == fraction[0]).all())
+    key = _pair_key(s_nodes, d_nodes) + ((None,) if uniform else (fraction.tobytes(),))
+    if key not in cache:
+        cache[key] = fabric.router.loads(s_nodes, d_nodes, 1.0 if uniform else fraction)
+    return cache[key] * fraction[0] if uniform else cache[key]
+
+
 def _plan(fabric, sched, idx, tr):
     router = fabric.router
     nodes_of = idx
@@ -346,41 +386,23 @@ def _plan(fabric, sched, idx, tr):
                                                  dtype=np.int64)])
     chip = fabric.chip
     rate = chip.reduce_rate if chip is not None else math.inf
-    # one latency query for every distinct step (the router batches it), then per step
-    distinct = {}
-    for st in sched.steps:
-        key = (id(st.src), id(st.dst), hash(st.fraction.tobytes()))
-        if st.n_flows and key not in distinct:
-            distinct[key] = st
-    lat_of = {}
-    if distinct:
-        srcs = np.concatenate([nodes_of[st.src] for st in distinct.values()])
-        dsts = np.concatenate([nodes_of[st.dst] for st in distinct.values()])
-        lats = np.asarray(router.latency(srcs, dsts), dtype=float)
-        bounds = np.cumsum([0] + [st.n_flows for st in distinct.values()])
-        peaks = np.maximum.reduceat(lats, bounds[:-1])
-        lat_of = dict(zip(distinct, peaks.tolist()))
-    routed = {}
+    pairs = [(nodes_of[st.src], nodes_of[st.dst]) for st in sched.steps]
+    lat_of = _latencies(fabric, [p for p, st in zip(pairs, sched.steps) if st.n_flows])
     steps = []
     names = set()
     base = []
-    for st in sched.steps:
-        s_nodes, d_nodes = nodes_of[st.src], nodes_of[st.dst]
+    for st, (s_nodes, d_nodes) in zip(sched.steps, pairs):
         t = _step_transport(fabric, tr, sched, s_nodes, d_nodes)
         if (sched.symmetric_memory or sched.in_network) and t.kind != "memory":
             raise NotApplicableError(
                 f"{sched.algorithm} works by loads and stores into peers' symmetric memory; "
                 f"transport {t.name!r} is message passing")
         names.add(t.name)
-        key = (id(st.src), id(st.dst), hash(st.fraction.tobytes()))
-        if key not in routed:
-            if st.n_flows:
-                loads = router.loads(s_nodes, d_nodes, st.fraction)
-                lat = lat_of[key]
-            else:
-                loads, lat = np.zeros(router.n_links), 0.0
-            routed[key] = (loads, lat)
-        loads, lat = routed[key]
+        if st.n_flows:
+            loads = _loads(fabric, s_nodes, d_nodes, st.fraction)
+            lat = lat_of[_pair_key(s_nodes, d_nodes)]
+        else:
+            loads, lat = np.zeros(router.n_links), 0.0
         bw = _effective_bandwidth(fabric, t, sched.in_network)
         per = loads / bw
         j = int(np.argmax(per)) if st.n_flows else -1

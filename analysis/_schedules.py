@@ -455,6 +455,13 @@ def in_switch_planes(fabric, nodes):
     ------
     NotApplicableError
         Naming why: no reducing switch, or none that every chip reaches directly.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("dgx-h100")   # 5, 4, 4, 5 NVLinks to four NVSwitches
+    >>> [(s, round(share, 4)) for s, share in in_switch_planes(f, f.endpoints)]
+    [('sw0', 0.2778), ('sw1', 0.2222), ('sw2', 0.2222), ('sw3', 0.2778)]
     """
     G = fabric.graph
     reducing = [n for n, d in G.nodes(data=True) if d.get("kind") == "switch"

@@ -42,27 +42,52 @@ def sweep(fabric):
     return done, skipped
 
 
+class RouterClock:
+    """Count and time the Router calls a run makes (the routing contract's cost)."""
+
+    def __init__(self, fabric):
+        self.calls, self.seconds = 0, 0.0
+        router = fabric.router
+        for name in ("loads", "latency"):
+            setattr(router, name, self._wrap(getattr(router, name)))
+
+    def _wrap(self, fn):
+        def timed(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.calls += 1
+                self.seconds += time.perf_counter() - t
+        return timed
+
+    def __str__(self):
+        return f"{self.calls} Router calls took {self.seconds:.2f} s"
+
+
 def main():
     t0 = time.perf_counter()
     total = 0
     for name in ("sd200-ultra", "cluster-128"):
         f = topologies.build(name)
         t = time.perf_counter()
+        clock = RouterClock(f)
         done, skipped = sweep(f)
         total += done
         print(f"{name}: {done} evaluations ({skipped} op/algorithm pairs not applicable) "
-              f"in {time.perf_counter() - t:.2f} s")
+              f"in {time.perf_counter() - t:.2f} s; {clock}")
     elapsed = time.perf_counter() - t0
     print(f"all ops x algorithms x 31 sizes, both fabrics: {elapsed:.2f} s "
           f"(target < 5 s: {'met' if elapsed < 5 else 'NOT met'}; {elapsed / 5:.2f} of target)")
 
     t = time.perf_counter()
     f = topologies.build("fattree:k=40")
+    clock = RouterClock(f)
     r = cost(f, "all-reduce", 2**30, algorithm="ring")
     elapsed = time.perf_counter() - t
     print(f"ring all-reduce, fattree:k=40, {r.ranks} ranks, 1 GiB: {elapsed:.2f} s "
           f"(target < 10 s: {'met' if elapsed < 10 else 'NOT met'}); time {r.time * 1e3:.1f} ms, "
-          f"busbw {r.busbw / 1e9:.1f} GB/s")
+          f"busbw {r.busbw / 1e9:.1f} GB/s; {clock}")
 
 
 if __name__ == "__main__":
