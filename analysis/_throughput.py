@@ -22,7 +22,11 @@ a capacity row on the chip's total sent (received) bytes, which is exact since
 that link carries nothing else. So a fat-tree or leaf-spine LP has one
 commodity per edge switch; a torus one per chip.
 
-Sizes it handles (measured, 2 cores; see benchmarks/results_routing.md):
+Uniform all-to-all on an intact hypermesh of rings and fully connected lines
+(tori, HyperX, sd200-ultra) is vertex-transitive: the LP then reduces exactly to
+one commodity (see :func:`_symmetric`), so ``torus:16x16x16`` takes seconds.
+
+Sizes the general LP handles (measured, 2 cores; see benchmarks/results_routing.md):
 variables = commodities x directed links. ``leafspine:k=32`` (512 endpoints,
 32 commodities x 1,024 links) solves in about a second; ``torus:8x8x8`` (512
 commodities x 3,072 links = 1.6 M variables) is beyond a minute; tori up to a
@@ -66,6 +70,9 @@ class Throughput:
         The LP's size.
     link_utilization : ndarray, shape (2E,)
         Flow / bandwidth per directed link at the optimum.
+    method : str
+        ``"lp"`` (the general LP) or ``"symmetric"`` (the one-commodity LP of a
+        vertex-transitive grid under uniform traffic).
     """
 
     k: float
@@ -74,6 +81,7 @@ class Throughput:
     variables: int
     constraints: int
     link_utilization: np.ndarray
+    method: str = "lp"
 
 
 def _as_matrix(fabric, matrix):
@@ -91,7 +99,7 @@ def _as_matrix(fabric, matrix):
     return M
 
 
-def throughput(fabric, matrix, *, max_variables=2_000_000):
+def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     """The max-concurrent-flow throughput of a traffic matrix on ``fabric``.
 
     Parameters
@@ -103,6 +111,10 @@ def throughput(fabric, matrix, *, max_variables=2_000_000):
     max_variables : int
         Refuse an LP with more variables than this (HiGHS time and memory grow
         quickly beyond it).
+    method : {"auto", "lp", "symmetric"}
+        ``"auto"`` uses the symmetric reduction when it applies (uniform
+        all-to-all on an intact hypermesh whose dimensions are rings or fully
+        connected), the general LP otherwise.
 
     Returns
     -------
@@ -115,6 +127,15 @@ def throughput(fabric, matrix, *, max_variables=2_000_000):
     FabricError
         If HiGHS reports the LP infeasible or fails (a pair with demand has no path).
     """
+    uniform = isinstance(matrix, TrafficMatrix) and matrix.data is None
+    if uniform and method in ("auto", "symmetric") and _translation_orbits(fabric) is not None:
+        return _symmetric(fabric, matrix.fill)
+    if method == "symmetric":
+        raise ValueError(f"method='symmetric' needs uniform all-to-all traffic on an intact "
+                         f"grid of rings and fully connected lines; {fabric.name} with "
+                         f"{getattr(matrix, 'name', 'this matrix')} does not qualify")
+    if method not in ("auto", "lp"):
+        raise ValueError(f"method must be 'auto', 'lp' or 'symmetric', got {method!r}")
     M = _as_matrix(fabric, matrix)
     if not M.any():
         raise ValueError("the traffic matrix carries no bytes")
@@ -211,8 +232,85 @@ def throughput(fabric, matrix, *, max_variables=2_000_000):
         if in_link[node] >= 0:
             flow[in_link[node]] += k * recv[rank]
     util = flow / cap
-    k = k * cscale / dscale
+    k = float(k * cscale / dscale)
     return Throughput(k, 1.0 / k, C, nvar, A_eq.shape[0] + A_ub.shape[0], util)
+
+
+def _translation_orbits(fabric):
+    """Orbit of each directed link under the grid's translations, or None if not applicable.
+
+    On a hypermesh whose every dimension is a ring or fully connected, the
+    translations ``c -> c + t (mod shape)`` are automorphisms acting freely on
+    the chips; the orbit of a link is (its dimension, its step mod the side).
+    """
+    p = fabric.params
+    if (fabric.family != "hypermesh" or "shape" not in p or p.get("failed_links")
+            or p.get("failed_nodes")):
+        return None
+    connect = p.get("connect")
+    if isinstance(connect, str):
+        connect = (connect,) * len(p["shape"])
+    if any(c not in ("ring", "full") for c in connect):
+        return None
+    r = fabric.router
+    coords = [fabric.graph.nodes[n].get("coord") for n in fabric.nodes]
+    if any(c is None for c in coords):
+        return None
+    C = np.array(coords, dtype=np.int64)
+    shape = np.array(p["shape"], dtype=np.int64)
+    delta = (C[r.link_head] - C[r.link_tail]) % shape
+    moved = delta != 0
+    if (moved.sum(axis=1) != 1).any():
+        return None
+    dim = np.argmax(moved, axis=1)
+    step = delta[np.arange(len(dim)), dim]
+    key = dim * int(shape.max()) + step
+    _, orbit = np.unique(key, return_inverse=True)
+    return orbit
+
+
+def _symmetric(fabric, fill):
+    """Max-concurrent-flow of uniform traffic on a translation-invariant grid: one commodity.
+
+    Averaging any optimal flow over the N translations gives an optimal flow
+    that is translation invariant (the LP is convex and the traffic invariant),
+    so it is enough to route the commodity of chip 0 and bound, per orbit O of
+    links, ``sum_{e in O} f_0(e) <= bandwidth(O)``: each translation moves a
+    link of O onto a distinct link of O.
+    """
+    orbit = _translation_orbits(fabric)
+    r = fabric.router
+    N = len(fabric.nodes)
+    n = fabric.n_endpoints
+    L = r.n_links
+    n_orb = int(orbit.max()) + 1
+    cap = np.zeros(n_orb)
+    for o in range(n_orb):
+        bws = r.link_bandwidth[orbit == o]
+        if not (bws == bws[0]).all():
+            raise ValueError("the symmetric reduction needs one bandwidth per link orbit")
+        cap[o] = bws[0]
+    cscale = cap.max()
+    cap = cap / cscale
+    nvar = L + 1
+    src = int(fabric.endpoint_indices[0])
+    b = np.full(N, -1.0)
+    b[src] = n - 1
+    rows = np.concatenate([r.link_tail, r.link_head, np.arange(N)])
+    cols = np.concatenate([np.arange(L), np.arange(L), np.full(N, L)])
+    vals = np.concatenate([np.ones(L), -np.ones(L), -b])
+    A_eq = sp.csr_matrix((vals, (rows, cols)), shape=(N, nvar))
+    A_ub = sp.csr_matrix((np.ones(L), (orbit, np.arange(L))), shape=(n_orb, nvar))
+    cost = np.zeros(nvar)
+    cost[-1] = -1.0
+    res = linprog(cost, A_ub=A_ub, b_ub=cap, A_eq=A_eq, b_eq=np.zeros(N), bounds=(0, None),
+                  method="highs")
+    if res.status != 0 or res.x[-1] <= 0:
+        raise FabricError(f"symmetric throughput LP for {fabric.name} failed: {res.message}")
+    k = float(res.x[-1] * cscale / fill)
+    used = np.bincount(orbit, weights=res.x[:-1], minlength=n_orb)
+    util = (used / cap)[orbit]
+    return Throughput(k, 1.0 / k, 1, nvar, A_eq.shape[0] + A_ub.shape[0], util, "symmetric")
 
 
 def bisection_bound(fabric, nbytes=1.0):

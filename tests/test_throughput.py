@@ -80,10 +80,30 @@ def test_degraded_and_bad_input():
     t = traffic(f, "all-to-all", 1.0)
     assert throughput(f.without(links=[("chip0", "chip1")]), t).k < throughput(f, t).k
     with pytest.raises(ValueError, match="max_variables"):
-        throughput(f, t, max_variables=100)
+        throughput(f, t, max_variables=100, method="lp")
     with pytest.raises(ValueError, match="no bytes"):
         throughput(f, np.zeros((16, 16)))
     with pytest.raises(ValueError, match="16 x 16"):
         throughput(f, np.ones((3, 3)))
     with pytest.raises(ValueError, match="tori"):
         bisection_bound(topologies.build("fattree:k=4"))
+
+
+@pytest.mark.parametrize("spec", ["torus:4x3", "torus:4x2x3", "hypermesh:3x3",
+                                  "hypermesh:4x2x2,connect=full/ring/full"])
+def test_symmetric_reduction_equals_the_general_lp(spec):
+    f = topologies.build(spec)
+    t = traffic(f, "all-to-all", 3.0)
+    sym = throughput(f, t)
+    assert sym.method == "symmetric" and sym.commodities == 1
+    lp = throughput(f, t, method="lp")
+    assert lp.method == "lp"
+    assert sym.k == pytest.approx(lp.k, rel=1e-6)
+
+
+def test_symmetric_needs_uniform_traffic_on_an_intact_grid():
+    f = topologies.build("torus:4x4")
+    with pytest.raises(ValueError, match="symmetric"):
+        throughput(f, traffic(f, "shift", 1.0), method="symmetric")
+    g = f.without(links=["chip0-chip1"])
+    assert throughput(g, traffic(g, "all-to-all", 1.0)).method == "lp"
