@@ -207,14 +207,47 @@ def _check_flows(count, op, algorithm):
 # -- flat algorithms ---------------------------------------------------------------------
 
 
-def _ring(op, p):
+def _host_groups(fabric, nodes):
+    """Positions of the group's ranks per host domain, if every host holds the same number >= 2.
+
+    Returns None for a group inside one host, or spread unevenly.
+    """
+    if fabric is None or nodes is None:
+        return None
+    host_of = fabric.host_of
+    hosts = {}
+    for i, n in enumerate(nodes):
+        hosts.setdefault(host_of.get(n), []).append(i)
+    sizes = {len(v) for v in hosts.values()}
+    if len(hosts) < 2 or len(sizes) != 1 or sizes.pop() < 2:
+        return None
+    return np.array(list(hosts.values()), dtype=np.int64)
+
+
+def _ring(op, p, hosts=None):
+    """Ring steps; on a multi-host group, one ring per rank of a host (NCCL's channels).
+
+    NCCL runs several rings at once (channels). On a group spread over ``h``
+    hosts of ``g`` ranks each, ring ``c`` visits every host's ranks starting
+    from its ``c``-th, so the ``g`` rings leave each host from ``g`` different
+    ranks (and NICs); each carries ``1/g`` of the data. Inside one host (or for
+    one rank per host) every rotation is the same ring: one ring.
+    """
     r = np.arange(p)
-    nxt = (r + 1) % p
-    rs = Step(r, nxt, 1.0 / p, reduce=1.0 / p, repeat=p - 1, label="reduce-scatter")
-    ag = Step(r, nxt, 1.0 / p, repeat=p - 1, label="all-gather")
+    if hosts is None:
+        src, dst, frac = r, (r + 1) % p, np.full(p, 1.0 / p)
+    else:
+        g = hosts.shape[1]
+        pairs = []
+        for c in range(g):
+            order = np.roll(hosts, -c, axis=1).ravel()
+            pairs.append(order * p + np.roll(order, -1))
+        codes, counts = np.unique(np.concatenate(pairs), return_counts=True)
+        src, dst, frac = codes // p, codes % p, counts / (g * p)
+    rs = Step(src, dst, frac, reduce=1.0 / p, repeat=p - 1, label="reduce-scatter")
+    # the same flows in both phases: share the arrays so they are routed once
+    ag = Step(rs.src, rs.dst, rs.fraction, repeat=p - 1, label="all-gather")
     if op == "all-reduce":
-        # the same flows twice: share the arrays so routing is done once
-        ag = Step(rs.src, rs.dst, rs.fraction, repeat=p - 1, label="all-gather")
         return (rs, ag)
     return (rs,) if op == "reduce-scatter" else (ag,)
 
@@ -330,11 +363,11 @@ def _binomial_scatter(p):
     return steps
 
 
-def _scatter_allgather(op, p, kind):
+def _scatter_allgather(op, p, kind, hosts=None):
     if kind == "recursive-doubling":
         _need_pow2(op, "scatter-recursive-doubling", p)
         return tuple(_binomial_scatter(p)) + _recursive_doubling("all-gather", p)
-    return tuple(_binomial_scatter(p)) + _ring("all-gather", p)
+    return tuple(_binomial_scatter(p)) + _ring("all-gather", p, hosts)
 
 
 def _one_shot(op, p, traffic=None):
@@ -640,7 +673,8 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     p : int
         Ranks, >= 1.
     fabric : Fabric, optional
-        Needed by ``"hierarchical"`` and ``"in-switch"``.
+        Needed by ``"hierarchical"`` and ``"in-switch"``; with it, ``"ring"`` over
+        several host domains runs one ring per rank of a host (NCCL's channels).
     nodes : sequence, optional
         The group's chips in rank order (default: the fabric's endpoints).
     traffic : array_like, optional
@@ -679,14 +713,14 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     if p == 1:
         return Schedule(op, algorithm, 1, ())
     pipeline, switches = None, ()
-    if algorithm in ("hierarchical", "in-switch"):
-        if fabric is None:
-            raise NotApplicableError(f"{algorithm} needs a fabric")
+    if algorithm in ("hierarchical", "in-switch") and fabric is None:
+        raise NotApplicableError(f"{algorithm} needs a fabric")
+    if fabric is not None:
         nodes = tuple(fabric.endpoints if nodes is None else nodes)
         if len(nodes) != p:
             raise ValueError(f"nodes must list p={p} chips, got {len(nodes)}")
     if algorithm == "ring":
-        steps = _ring(op, p)
+        steps = _ring(op, p, _host_groups(fabric, nodes))
     elif algorithm == "recursive-doubling":
         steps = _recursive_doubling(op, p)
     elif algorithm == "rabenseifner":
@@ -702,7 +736,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     elif algorithm == "scatter-recursive-doubling":
         steps = _scatter_allgather(op, p, "recursive-doubling")
     elif algorithm == "scatter-ring":
-        steps = _scatter_allgather(op, p, "ring")
+        steps = _scatter_allgather(op, p, "ring", _host_groups(fabric, nodes))
     elif algorithm in ("one-shot", "scattered"):
         steps = _one_shot(op, p, M)
     elif algorithm == "two-shot":

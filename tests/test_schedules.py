@@ -182,3 +182,20 @@ def test_one_rank_is_empty():
 def test_flow_limit_is_a_clear_error():
     with pytest.raises(NotApplicableError, match="limit"):
         schedule("all-to-all", "one-shot", 16384)
+
+
+def test_ring_on_a_cluster_runs_one_ring_per_gpu_of_a_server():
+    # NCCL's channels: ring c enters every server at its c-th GPU, so inter-server
+    # traffic leaves from all 8 GPUs (8 NICs), not one.
+    f = topologies.build("cluster-128")
+    s = schedule("all-reduce", "ring", 128, fabric=f)
+    st = s.steps[0]
+    host = np.arange(128) // 8
+    cross = host[st.src] != host[st.dst]
+    assert sorted(set((st.src[cross] % 8).tolist())) == list(range(8))
+    np.testing.assert_allclose(st.fraction[cross], 1 / (8 * 128))
+    sent, _ = _sent_received(s, 128)
+    np.testing.assert_allclose(sent, 2 * 127 / 128)
+    # inside one host domain every rotation is the same ring: one ring
+    one = schedule("all-reduce", "ring", 8, fabric=f, nodes=f.endpoints[:8])
+    assert one.steps[0].n_flows == 8
