@@ -25,7 +25,8 @@ fabric's routing *policy*, chosen from its builder family:
 
 In every policy ECMP is over the equal-cost paths the policy allows, each
 path carrying an equal share (``ecmp="all"``, the default), or one path per pair
-chosen by a deterministic hash of the pair at each branch (``ecmp="hash"``).
+chosen at each branch by a deterministic hash of (source, destination,
+branching node) (``ecmp="hash"``); ``path`` always returns that hash choice.
 
 Directed links (the contract every analysis uses): graph edge ``e`` (in
 ``fabric.graph.edges`` order) gives link ``2*e`` from ``u`` to ``v`` as the
@@ -479,15 +480,14 @@ class _Engine:
         tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), cd, src, dst)
         tstate = int(tstate[0])
         Dt = csgraph.shortest_path(sg.AT, directed=True, unweighted=True, indices=[tstate])[0]
-        cur, hop = start, 0
+        cur = start
         while cur != tstate:
             arcs = np.arange(sg.indptr[cur], sg.indptr[cur + 1])
             arcs = arcs[Dt[sg.head[arcs]] == Dt[cur] - 1]
-            pick = int(_mix(s, t, hop)[()] % np.uint64(len(arcs)))
+            pick = int(_mix(s, t, sg.state_node[cur])[()] % np.uint64(len(arcs)))
             a = arcs[pick]
             cur = int(sg.head[a])
             links.append(int(sg.link[a]))
-            hop += 1
         return links + tail
 
     def hash_steps(self, src, dst):
@@ -526,7 +526,6 @@ class _Engine:
                 goal = tstate[sel]
                 ii = inner[sel]
                 s_, t_ = src[ii], dst[ii]
-                hop = 0
                 active = np.flatnonzero(cur != goal)
                 while len(active):
                     c, r = cur[active], row[active]
@@ -534,7 +533,7 @@ class _Engine:
                     offs = np.where(ok, sg.indptr[c][:, None] + cols, 0)
                     good = ok & (Dt[r[:, None], sg.head[offs]] == (Dt[r, c] - 1)[:, None])
                     cnt = good.sum(axis=1)
-                    pick = (_mix(s_[active], t_[active], np.full(len(active), hop))
+                    pick = (_mix(s_[active], t_[active], sg.state_node[c])
                             % cnt.astype(np.uint64)).astype(np.int64)
                     rank = np.cumsum(good, axis=1) - 1
                     col = np.argmax(good & (rank == pick[:, None]), axis=1)
@@ -542,7 +541,6 @@ class _Engine:
                     yield allidx[ii[active]], sg.link[arc]
                     cur[active] = sg.head[arc]
                     active = active[cur[active] != goal[active]]
-                    hop += 1
         m = post >= 0
         if m.any():
             yield allidx[m], post[m]
@@ -903,7 +901,8 @@ class Router:
     ecmp : {"all", "hash"}
         ``"all"``: every equal-cost path carries an equal share of a pair's
         bytes. ``"hash"``: each pair uses one path, chosen at every branch by a
-        deterministic hash of (source, destination, hop).
+        deterministic hash of (source, destination, branching node), as a
+        switch hashes a flow's header with its own seed.
 
     Attributes
     ----------
