@@ -29,10 +29,11 @@ transfer and reduction overlap, and the step pays the larger of the two
 work (the ``recvReduceSend`` primitive reduces each slice as it arrives), and
 NCCL's own cost model has no separate reduction term (``src/graph/tuning.cc``:
 time = latency + bytes / bandwidth). ``overlap=False`` adds them, as the
-alpha-beta-gamma closed forms do (Thakur et al. 2005). Steps add. Pipelined schedules (double binary tree, in-switch)
-run one chunk per stage: ``(k + D)`` stages of ``1/k`` of the data, with the
-chunk count ``k`` chosen to minimise the time (the pipeline's best case; at
-least one byte per chunk).
+alpha-beta-gamma closed forms do (Thakur et al. 2005). Steps add.
+
+Pipelined schedules (double binary tree, in-switch) run one chunk per stage:
+``(k + D)`` stages of ``1/k`` of the data, with the chunk count ``k`` chosen to
+minimise the time (the pipeline's best case; at least one byte per chunk).
 
 Effective link bandwidth (documented parameters, never fitted):
 
@@ -313,7 +314,7 @@ class _Plan:
     alpha_min: float
 
 
-def _step_transport(fabric, tr, schedule_, s_nodes, d_nodes):
+def _step_transport(fabric, tr, s_nodes, d_nodes):
     if tr is not None:
         return tr
     dom = _loadstore_domain(fabric)
@@ -392,7 +393,7 @@ def _plan(fabric, sched, idx, tr):
     names = set()
     base = []
     for st, (s_nodes, d_nodes) in zip(sched.steps, pairs):
-        t = _step_transport(fabric, tr, sched, s_nodes, d_nodes)
+        t = _step_transport(fabric, tr, s_nodes, d_nodes)
         if (sched.symmetric_memory or sched.in_network) and t.kind != "memory":
             raise NotApplicableError(
                 f"{sched.algorithm} works by loads and stores into peers' symmetric memory; "
@@ -682,9 +683,11 @@ def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overla
     lb = _lower_bound(fabric, op, n, idx, plan, in_network, M, overlap)
     size = n / p if M is not None else n
     algbw = size / t if t > 0 else math.inf
+    factor = busbw_factor(op, p)
+    busbw = algbw * factor if factor > 0 else 0.0  # one rank: nccl-tests reports 0
     big = max(steps, key=lambda s: s.transfer * s.repeat, default=None)
     return CollectiveCost(fabric.name, op, size, p, plan.algorithm, plan.transport, t, algbw,
-                          algbw * busbw_factor(op, p), steps,
+                          busbw, steps,
                           big.bottleneck if big is not None else None, lb, chunks, candidates)
 
 
