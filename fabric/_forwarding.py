@@ -1,0 +1,360 @@
+"""Routing by address: per-node forwarding tables from address ranges to output ports.
+
+Every node that forwards (chips in direct networks, switches, NICs) holds a
+table: address range -> the output ports (directed links, contract numbering)
+that lead towards the owner of that range. The tables are derived from the
+fabric's address map (:attr:`Fabric.address_map`, public API only) and its
+routing policy, so that following them hop by hop delivers a transaction along
+exactly the path :func:`fabric.route` returns:
+
+* a range is forwarded towards the node that owns it (a host's DRAM towards
+  the first chip of that host, the model having no host nodes; interleave sets
+  are decoded into one target per granule at the requester and take no entries);
+* the ports of an entry are the first links of the policy's equal-cost paths
+  from this node to the owner, in the policy's order; where there are several,
+  a transaction takes the one a hash of (source, destination, this node)
+  picks (the same hash :meth:`Router.path` uses), except under dimension-order
+  routing, which takes the first (the ``+`` way at a ring's tie);
+* adjacent ranges (in address order) with the same ports merge into one entry,
+  so a node's table size is the number of distinct runs.
+
+Under the default owner-bits plan chip ``r``'s memory starts at ``r << k`` and
+on a hyper-mesh whose sides are powers of two the owner ID's bits are the
+chip's coordinates; dimension-order routing then needs, per node, only one
+small table per dimension (the coordinate in that dimension -> port):
+``sum(shape)`` entries instead of one per chip (:attr:`ForwardingTables.per_dimension_entries`).
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("sd200-ultra")
+>>> ft = forwarding_tables(f)
+>>> ft.max_entries, ft.per_dimension_entries   # flat: 128 chips + 16 hosts; per dimension
+(144, 32)
+>>> addr = f.address_map.global_address("chip127", 0)
+>>> ft.forward("chip0", addr) == f.route("chip0", "chip127")
+True
+"""
+
+import dataclasses
+
+import numpy as np
+from scipy.sparse import csgraph
+
+from ._access import _target_node
+from ._errors import AddressMapError, RoutingError
+from ._routing import _mix
+
+__all__ = ["ForwardingTable", "ForwardingTables", "forwarding_tables"]
+
+# Above this many routing states the all-pairs state distances (S x S) are refused.
+_MAX_STATES = 20_000
+
+
+@dataclasses.dataclass(frozen=True)
+class ForwardingTable:
+    """One node's table: ``entries`` of ``(base, end, ports)``, sorted, end exclusive.
+
+    ``ports`` is a tuple of directed links; ``()`` means the range is local
+    (this node is its target).
+    """
+
+    node: object
+    entries: tuple
+
+    def __len__(self):
+        return len(self.entries)
+
+    def lookup(self, address):
+        """The ports for ``address``; AddressMapError if no entry holds it."""
+        bases = [e[0] for e in self.entries]
+        i = int(np.searchsorted(bases, address, side="right")) - 1
+        if i < 0 or address >= self.entries[i][1]:
+            raise AddressMapError(f"node {self.node!r} has no forwarding entry for address "
+                                  f"{address:#x}")
+        return self.entries[i][2]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ForwardingTables:
+    """The forwarding tables of every node of a fabric.
+
+    Attributes
+    ----------
+    fabric : Fabric
+    tables : dict
+        Node -> :class:`ForwardingTable`.
+    policy : str
+    per_dimension : dict or None
+        Under dimension-order routing with the owner-bits plan on a grid of
+        power-of-two sides: node -> tuple over dimensions of dicts
+        ``coordinate -> ports``; otherwise None.
+    owner_shift : int or None
+        ``k`` of the owner-bits plan (chip ``r``'s memory at ``r << k``), if it holds.
+    """
+
+    fabric: object
+    tables: dict
+    policy: str
+    per_dimension: dict = None
+    owner_shift: int = None
+    extra_entries: int = 0
+
+    @property
+    def sizes(self):
+        """Node -> number of (merged) entries."""
+        return {n: len(t) for n, t in self.tables.items()}
+
+    @property
+    def max_entries(self):
+        return max(self.sizes.values(), default=0)
+
+    @property
+    def total_entries(self):
+        return sum(self.sizes.values())
+
+    @property
+    def per_dimension_entries(self):
+        """Entries per node with per-dimension tables (sum of the sides, plus the
+        merged entries for non-chip ranges such as host DRAM), or None."""
+        if self.per_dimension is None:
+            return None
+        shape = self.fabric.params["shape"]
+        return int(sum(shape)) + self.extra_entries
+
+    def lookup_per_dimension(self, node, address):
+        """Ports at ``node`` for a chip-memory ``address`` using only the per-dimension tables."""
+        if self.per_dimension is None:
+            raise RoutingError("per-dimension tables need dimension-order routing on a grid "
+                               "of power-of-two sides and the owner-bits plan")
+        f = self.fabric
+        owner = address >> self.owner_shift
+        shape = f.params["shape"]
+        here = f.graph.nodes[node].get("coord")
+        bits = 0
+        for d, s in enumerate(shape):
+            c = (owner >> bits) & (s - 1)
+            bits += int(s).bit_length() - 1
+            if here is None or c != here[d]:
+                return self.per_dimension[node][d][c]
+        return ()
+
+    def forward(self, src, address, max_hops=None):
+        """Follow the tables hop by hop from ``src``; return the nodes visited.
+
+        Raises
+        ------
+        RoutingError
+            If a table has no port towards the address, or the walk loops.
+        """
+        f = self.fabric
+        a = f.node(src)
+        target = _target_node(f, f.address_map.lookup(address).owner)
+        idx = f.node_index
+        s, t = idx[a], idx[target]
+        r = f.router
+        path = [a]
+        limit = max_hops or len(f.nodes)
+        cur = a
+        for _ in range(limit + 1):
+            ports = self.tables[cur].lookup(address)
+            if not ports:
+                return path
+            if len(ports) == 1 or self.policy == "dimension-order":
+                port = ports[0]
+            else:
+                port = ports[int(_mix(s, t, idx[cur])[()] % np.uint64(len(ports)))]
+            cur = f.nodes[int(r.link_head[port])]
+            path.append(cur)
+        raise RoutingError(f"{f.name}: forwarding from {a!r} to {address:#x} loops")
+
+
+def _dor_next_hops(router, nodes, targets):
+    """First links of the dimension-order paths from nodes to targets (ties: both ways)."""
+    dor = router._dor
+    f = router.fabric
+    out = {}
+    chips = [v for v in nodes if dor.node_slot[v] >= 0]
+    if chips:
+        V = np.repeat(np.array(chips), len(targets))
+        T = np.tile(np.array(targets), len(chips))
+        keep = V != T
+        V, T = V[keep], T[keep]
+        M = dor.path_links_many(V, T)
+        first = M[:, 0]
+        alt = np.full(len(V), -1)
+        a_slot, b_slot = dor._slots(V), dor._slots(T)
+        moved = np.zeros(len(V), dtype=bool)
+        for d, line, a, b in dor._segments(a_slot, b_slot):
+            here = (a != b) & ~moved
+            moved |= a != b
+            if dor.connect[d] == "ring":
+                _, _, fp = dor._ring_moves(d, a, b)
+                tie = here & (fp == 0.5)
+                alt = np.where(tie, dor.tables[d]["minus"][line, a], alt)
+        for v, t, p, q in zip(V.tolist(), T.tolist(), first.tolist(), alt.tolist()):
+            out[(v, t)] = (p,) if q < 0 or q == p else (p, q)
+    # per-line switches: forward to the chip of the line at the target's coordinate
+    G = f.graph
+    idx = f.node_index
+    for v in nodes:
+        if dor.node_slot[v] >= 0:
+            continue
+        name = f.nodes[v]
+        nbrs = {}
+        dims = set()
+        for m in G[name]:
+            c = G.nodes[m].get("coord")
+            if c is not None:
+                nbrs[tuple(c)] = idx[m]
+        cs = list(nbrs)
+        for d in range(len(dor.shape)):
+            if len({c[d] for c in cs}) > 1:
+                dims.add(d)
+        if len(dims) != 1:
+            continue
+        (d,) = dims
+        by_coord = {c[d]: m for c, m in nbrs.items()}
+        for t in targets:
+            ct = G.nodes[f.nodes[t]].get("coord")
+            m = by_coord.get(ct[d]) if ct is not None else None
+            if m is not None:
+                out[(v, t)] = (router.link_index(name, f.nodes[m]),)
+    return out
+
+
+def _engine_next_hops(router, nodes, targets):
+    """First links of the policy's equal-cost paths from each node to each target."""
+    eng = router._engine
+    sg = eng.sg
+    if sg.n_states > _MAX_STATES:
+        raise RoutingError(f"{router.fabric.name}: forwarding tables need all-pairs state "
+                           f"distances, refused above {_MAX_STATES} states ({sg.n_states})")
+    D = csgraph.shortest_path(sg.A, directed=True, unweighted=True)
+    out = {}
+    for v in nodes:
+        for t in targets:
+            if v == t:
+                continue
+            if eng.leaf[v]:
+                out[(v, t)] = (int(eng.leaf_out[v]),)
+                continue
+            cd = eng.leaf_nbr[t]
+            if cd == v:
+                out[(v, t)] = (int(eng.leaf_in[t]),)
+                continue
+            x = sg.node_states[v, 0]
+            if x < 0:
+                continue
+            cand = sg.node_states[cd]
+            cand = cand[cand >= 0]
+            if not len(cand):
+                continue
+            y = cand[np.argmin(D[x, cand])]
+            if not np.isfinite(D[x, y]):
+                continue
+            arcs = np.arange(sg.indptr[x], sg.indptr[x + 1])
+            arcs = arcs[D[sg.head[arcs], y] == D[x, y] - 1]
+            out[(v, t)] = tuple(int(k) for k in sg.link[arcs])
+    return out
+
+
+def _owner_shift(fabric, amap):
+    """``k`` if every chip r's memory starts at ``r << k`` (the owner-bits plan), else None."""
+    bases = []
+    for r, chip in enumerate(fabric.endpoints):
+        regs = [g for g in amap.regions_of(chip) if g.ways == 1]
+        if len(regs) != 1:
+            return None
+        bases.append(regs[0].base)
+    if len(bases) < 2 or bases[1] <= 0 or bases[1] & (bases[1] - 1):
+        return None
+    k = int(bases[1]).bit_length() - 1
+    if any(b != r << k for r, b in enumerate(bases)):
+        return None
+    return k
+
+
+def forwarding_tables(fabric):
+    """Derive every node's forwarding table from the address map and the routing policy.
+
+    Parameters
+    ----------
+    fabric : Fabric
+        Intact fabrics; on a degraded hyper-mesh the detours depend on the
+        source, which destination tables cannot express, so it is refused.
+
+    Returns
+    -------
+    ForwardingTables
+
+    Raises
+    ------
+    RoutingError
+        For a degraded fabric under dimension-order routing, or a fabric too
+        large for the all-pairs state distances.
+    AddressMapError
+        If the fabric has no valid address map.
+    """
+    r = fabric.router
+    if r.policy == "dimension-order" and not r._dor.intact:
+        raise RoutingError(f"{fabric.name}: forwarding tables for a degraded dimension-order "
+                           "fabric are not derived (its detours depend on the source)")
+    amap = fabric.address_map
+    idx = fabric.node_index
+    ranges = []  # (base, end, target node index)
+    for reg in amap.regions:
+        if reg.ways != 1:
+            continue
+        ranges.append((reg.base, reg.base + reg.size, idx[_target_node(fabric, reg.owner)],
+                       reg.owner in fabric.rank_of))
+    ranges.sort()
+    targets = sorted({t for _, _, t, _ in ranges})
+    nodes = list(range(len(fabric.nodes)))
+    if r.policy == "dimension-order":
+        hops = _dor_next_hops(r, nodes, targets)
+    else:
+        hops = _engine_next_hops(r, nodes, targets)
+    tables = {}
+    for v in nodes:
+        entries = []
+        for base, end, t, _ in ranges:
+            ports = () if t == v else hops.get((v, t))
+            if ports is None:
+                continue  # no route from here: no entry
+            if entries and entries[-1][2] == ports:
+                entries[-1] = (entries[-1][0], end, ports)
+            else:
+                entries.append((base, end, ports))
+        tables[fabric.nodes[v]] = ForwardingTable(fabric.nodes[v], tuple(entries))
+    per_dim, k, extra = None, _owner_shift(fabric, amap), 0
+    shape = fabric.params.get("shape", ())
+    if (r.policy == "dimension-order" and k is not None
+            and all(c in ("ring", "line", "full") for c in r._dor.connect)
+            and all(s & (s - 1) == 0 for s in shape)):
+        # every forwarding node is a chip; its table for dimension d maps the destination's
+        # coordinate in d to the first hop towards any chip that differs from it first in d
+        per_dim = {}
+        for v in fabric.endpoint_indices.tolist():
+            here = list(fabric.graph.nodes[fabric.nodes[v]]["coord"])
+            dims = []
+            for d, side in enumerate(shape):
+                table = {}
+                for c in range(side):
+                    coord = list(here)
+                    coord[d] = c
+                    tn = int(r._dor.slot_node[int(np.dot(coord, r._dor.strides))])
+                    table[c] = () if tn == v else hops.get((v, tn), ())
+                dims.append(table)
+            per_dim[fabric.nodes[v]] = tuple(dims)
+        # ranges not owned by chips (host DRAM, NIC registers) keep flat entries
+        for v in fabric.endpoint_indices.tolist():
+            runs, last = 0, object()
+            for _, _, t, is_chip in ranges:
+                if is_chip:
+                    continue
+                ports = () if t == v else hops.get((v, t))
+                runs += ports != last
+                last = ports
+            extra = max(extra, runs)
+    return ForwardingTables(fabric, tables, r.policy, per_dim, k, extra)
