@@ -24,13 +24,28 @@ large (``D`` stages fill and drain the pipeline). The evaluator chooses ``k``.
 Sources of the algorithms: Thakur, Rabenseifner, Gropp, IJHPCA 2005 (ring,
 recursive doubling and halving, Rabenseifner, Bruck, pairwise, binomial,
 scatter-allgather broadcast); Bruck et al., IEEE TPDS 1997 (Bruck); Sanders,
-Speck, Träff, Parallel Computing 2009 and NCCL 2.4 (double binary tree);
-MPICH's "scattered" all-to-all (every rank posts all its sends at once: the
-flows of one-shot, as messages); one-shot / two-shot over symmetric memory as in TensorRT-LLM's custom
-all-reduce and NVSHMEM-style collectives (each rank stores directly into its
-peers' symmetric buffers); ASTRA-sim's hierarchical per-dimension scheme
-(REFERENCES.md s.2); NVLink SHARP's ``multimem.ld_reduce`` / ``multimem.st``
-data flow (NVIDIA/nccl issues 828, 1506, 2072).
+Speck, Träff, Parallel Computing 2009 and NCCL's ``src/graph/trees.cc`` (double
+binary tree); NCCL's channels (several rings at once, each leaving a server
+from a different GPU); MPICH's "scattered" all-to-all (every rank posts all
+its sends at once: the flows of one-shot, as messages); one-shot / two-shot
+over symmetric memory as in TensorRT-LLM's custom all-reduce and NVSHMEM-style
+collectives (each rank stores directly into its peers' symmetric buffers);
+ASTRA-sim's hierarchical per-dimension scheme (REFERENCES.md s.2); NVLink
+SHARP's ``multimem.ld_reduce`` / ``multimem.st`` data flow (NVIDIA/nccl issues
+828, 1506, 2072).
+
+Where an algorithm applies:
+
+* power-of-two ranks only: recursive doubling, recursive halving, Rabenseifner,
+  scatter + recursive-doubling broadcast;
+* ``hierarchical``: the whole grid of a hypermesh / torus / mesh (per
+  dimension, ``fabric.params["shape"]``), or a group spread evenly over two or
+  more host domains (inside each host, then across hosts, ``fabric.domains``);
+* ``in-switch``: a switch whose node attribute ``reduction`` is true (the
+  builders set it for NVSwitch-class switches) linked to every rank of the
+  group; see :func:`in_switch_planes`;
+* ``one-shot``, ``two-shot``, ``in-switch``: a load/store transport (checked by
+  :func:`analysis.cost`).
 
 Examples
 --------
