@@ -238,6 +238,21 @@ def test_never_below_the_lower_bound(name, op, size, overlap, transport):
         assert r.lower_bound > 0
 
 
+@pytest.mark.parametrize("name", ["cluster-128", "sd200-ultra"])
+def test_never_below_the_lower_bound_on_the_compared_systems(name):
+    f = topologies.build(name)
+    for op, algs in ALGORITHMS.items():
+        if op == "all-to-allv":
+            continue
+        for alg in algs:
+            try:
+                rs = cost_sizes(f, op, [1024, 2**20, 2**30], algorithm=alg)
+            except NotApplicableError:
+                continue
+            for r in rs:
+                assert r.time >= r.lower_bound > 0, (name, op, alg, r.size)
+
+
 def test_single_port_algorithms_respect_chan_on_a_ring():
     # On a ring every rank has two links; single-port algorithms still meet Chan et al.
     p, n = 8, 2**20
