@@ -145,12 +145,24 @@ def torus(samples=200, seed=0):
 
 
 def lp():
-    for spec in ("leafspine:k=32", "torus:4x4x4"):
+    cases = (("leafspine:k=32", "lp"), ("torus:8x8x8", "auto"), ("torus:4x4x4", "lp"),
+             ("torus:16x16x16", "auto"))
+    for spec, method in cases:
         f = topologies.build(spec)
-        res, dt = timed(throughput, f, traffic(f, "all-to-all", 1.0))
-        print(f"throughput LP {spec} ({f.n_endpoints} endpoints, {res.commodities} "
-              f"commodities, {res.variables} variables): {dt:.1f} s (target < 60 s for 512 "
-              f"endpoints); K = {res.k:.6g}/s")
+        res, dt = timed(throughput, f, traffic(f, "all-to-all", 1.0), method=method)
+        print(f"throughput LP {spec} ({f.n_endpoints} endpoints, {res.method}, "
+              f"{res.commodities} commodities, {res.variables} variables): {dt:.1f} s "
+              f"(target < 60 s for 512 endpoints); K = {res.k:.6g}/s")
+
+
+def forwarding():
+    from fabric import forwarding_tables
+
+    for spec in ("sd200-ultra", "fattree:k=8,chip=h100", "cluster-128"):
+        f = topologies.build(spec)
+        ft, dt = timed(forwarding_tables, f)
+        print(f"forwarding tables {spec}: {dt:.2f} s; largest table {ft.max_entries} entries, "
+              f"all nodes {ft.total_entries}; per-dimension: {ft.per_dimension_entries}")
 
 
 if __name__ == "__main__":
@@ -158,3 +170,4 @@ if __name__ == "__main__":
     sd200()
     torus()
     lp()
+    forwarding()
