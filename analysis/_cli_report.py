@@ -7,7 +7,7 @@ __all__ = []
 
 
 def register(sub):
-    from analysis import DEFAULT_SYSTEMS
+    from analysis import DEFAULT_OPS, DEFAULT_SYSTEMS
 
     p = sub.add_parser(
         "report", help="write a comparison report (HTML, Markdown, CSV, figures)",
@@ -18,6 +18,11 @@ def register(sub):
     p.add_argument("systems", nargs="*", metavar="SYSTEM", help="preset or topology spec")
     p.add_argument("--out", default="report", metavar="DIR",
                    help="output directory (default: report/)")
+    p.add_argument("--sizes", nargs="+", metavar="SIZE",
+                   help="collective sizes per rank: sizes (4KiB) or ranges (1KiB:1GiB:x2); "
+                        "default 1KiB:1GiB:x2")
+    p.add_argument("--ops", nargs="+", metavar="OP",
+                   help="collective operations (default: " + ", ".join(DEFAULT_OPS) + ")")
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
@@ -48,7 +53,12 @@ def _executor(jobs):
 
 
 def _command(args):
+    # The options that change the content (not where it goes or how fast it is made).
     words = ["cofabric", "report", *args.systems]
+    if args.sizes:
+        words += ["--sizes", *args.sizes]
+    if args.ops:
+        words += ["--ops", *args.ops]
     return " ".join(words)
 
 
@@ -58,12 +68,13 @@ def run_report(args):
     check_report_dir(args.out, args.force)  # fail before computing, not after
     executor = _executor(args.jobs)
     try:
-        report = build_report(args.systems or DEFAULT_SYSTEMS, executor=executor,
-                              quiet=args.quiet, command=_command(args))
+        report = build_report(args.systems or DEFAULT_SYSTEMS, sizes=args.sizes, ops=args.ops,
+                              executor=executor, quiet=args.quiet, command=_command(args))
+        index = write_report(report, args.out, force=args.force, quiet=args.quiet,
+                             executor=executor)
     finally:
         if executor is not None:
             executor.shutdown()
-    index = write_report(report, args.out, force=args.force, quiet=args.quiet)
     if args.json:
         files = sorted(str(p) for p in index.parent.rglob("*") if p.is_file())
         print(json.dumps({"index": str(index), "files": files,

@@ -30,6 +30,7 @@ import dataclasses
 import functools
 import html
 import io
+import math
 import os
 import re
 import shutil
@@ -45,12 +46,15 @@ from ._progress import Progress
 from ._style import FIGURE_FORMATS, paper_style, save_figure
 
 __all__ = [
+    "DEFAULT_OPS",
+    "DEFAULT_SIZES",
     "DEFAULT_SYSTEMS",
     "README_FIGURES",
     "SECTIONS",
     "Report",
     "build_report",
     "check_report_dir",
+    "parse_sizes",
     "write_figures",
     "write_report",
 ]
@@ -60,10 +64,14 @@ __all__ = [
 DEFAULT_SYSTEMS = ("sd200-ultra", "cluster-128", "nvl72", "tpu-v4-cube")
 
 #: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "latency", "utilization", "failures", "topology")
+SECTIONS = ("structure", "latency", "collectives", "symmetric", "utilization", "failures",
+            "topology")
 
-#: The figures ``cofabric figures`` regenerates for the README (names of report figures).
-README_FIGURES = ("topology-sd200-ultra", "topology-cluster-128", "hops")
+#: The figures ``cofabric figures`` regenerates for the README: figures of the report of
+#: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
+README_FIGURES = ("topology-sd200-ultra", "topology-cluster-128", "latency",
+                  "collective-all-reduce", "symmetric-memory", "link-utilization")
+_README_SECTIONS = ("latency", "collectives", "symmetric", "utilization", "topology")
 
 
 # -- the report's parts -----------------------------------------------------------------
@@ -186,9 +194,8 @@ def _times(a, b):
 
 
 def _draw_hops(hops):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
+    fig = _figure()
+    ax = fig.subplots()
     names = list(hops)
     width = 0.8 / len(names)
     for i, name in enumerate(names):
@@ -283,10 +290,9 @@ def _switches(row):
             f"ports) and {row['links']} cables")
 
 
-def _draw_topology(fabric):
-    import matplotlib.pyplot as plt
-
-    fig = plt.figure()
+def _draw_topology(name):
+    fabric = _fabric(name)
+    fig = _figure()
     coords = [fabric.graph.nodes[n].get("coord") for n in fabric.endpoints]
     three_d = all(c is not None and len(c) == 3 for c in coords)
     ax = fig.add_subplot(projection="3d" if three_d else None)
@@ -303,7 +309,7 @@ def _topology_section(fabrics):
             f"{name}: {f.n_endpoints} chips, {m} graph edges (a bundle of parallel links is "
             "one edge). Hyper-meshes and tori are drawn in 3D by chip coordinate (links "
             "between non-neighbours of a line as arcs); switched fabrics in layers by tier.",
-            functools.partial(_draw_topology, f), height=3.0))
+            functools.partial(_draw_topology, name), height=3.0))
     return Section("topology", "Topology drawings", figures=tuple(figures)), []
 
 
@@ -331,9 +337,8 @@ def _all_to_all(f, chips=None):
 
 
 def _draw_utilization(util):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
+    fig = _figure()
+    ax = fig.subplots()
     _plots.plot_link_utilization(util, ax=ax)
     return fig
 
@@ -384,6 +389,392 @@ def _utilization_findings(rows):
     return out
 
 
+# -- collectives --------------------------------------------------------------------------
+
+#: Collective operations the report sweeps by default (all-to-allv needs a traffic matrix).
+DEFAULT_OPS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce",
+               "all-to-all")
+
+#: Sizes per rank (nccl-tests convention) swept by default: 1 KiB to 1 GiB, doubling.
+DEFAULT_SIZES = tuple(2 ** k for k in range(10, 31))
+
+#: Algorithms that work by loads and stores into peers' symmetric memory.
+SYMMETRIC_ALGORITHMS = ("one-shot", "two-shot")
+
+#: The seed article's claim: symmetric memory cut collective time 3.5x (unconfirmed).
+SEED_SYMMETRIC_CLAIM = 3.5
+
+_RANGE = re.compile(r"^(?P<start>[^:]+):(?P<stop>[^:]+):(?P<op>[x*+])(?P<step>[^:]+)$")
+
+
+def parse_sizes(values):
+    """Sizes in bytes from sizes and ranges: ``"4KiB"``, ``"1KiB:1GiB:x2"``, ``"0:64KiB:+8KiB"``.
+
+    A range ``start:stop:xF`` multiplies by ``F`` (an integer >= 2) from ``start``
+    up to ``stop`` inclusive; ``start:stop:+S`` adds ``S``. The result is sorted
+    and without repeats.
+
+    Raises
+    ------
+    ValueError
+        For a size that does not parse, a size <= 0, or a malformed range.
+
+    Examples
+    --------
+    >>> parse_sizes(["1KiB:8KiB:x2", "3000"])
+    [1024, 2048, 3000, 4096, 8192]
+    """
+    from fabric import parse_size
+
+    if isinstance(values, (str, int)):
+        values = [values]
+    out = set()
+    for v in values:
+        m = _RANGE.match(v) if isinstance(v, str) else None
+        if m:
+            start, stop = parse_size(m["start"]), parse_size(m["stop"])
+            if m["op"] in "x*":
+                step = int(m["step"]) if m["step"].isdigit() else 0
+                if step < 2:
+                    raise ValueError(f"size range {v!r}: the factor after 'x' must be an "
+                                     "integer >= 2")
+            else:
+                step = parse_size(m["step"])
+                if step <= 0:
+                    raise ValueError(f"size range {v!r}: the step after '+' must be > 0")
+            if start <= 0 or stop < start:
+                raise ValueError(f"size range {v!r} must have 0 < start <= stop")
+            x = start
+            while x <= stop:
+                out.add(x)
+                x = x * step if m["op"] in "x*" else x + step
+        else:
+            size = parse_size(v)
+            if size <= 0:
+                raise ValueError(f"sizes must be > 0 bytes, got {v!r}")
+            out.add(size)
+    if not out:
+        raise ValueError("sizes: give at least one size")
+    return sorted(out)
+
+
+def _check_ops(ops):
+    from ._closed_form import normalize_op
+
+    if isinstance(ops, str):
+        ops = [ops]
+    names = []
+    for op in ops:
+        name = normalize_op(op)
+        if name == "all-to-allv":
+            raise ValueError("op all-to-allv needs a traffic matrix; the report sweeps "
+                             "sizes of the other operations")
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise ValueError("ops: give at least one collective operation")
+    return names
+
+
+@functools.cache
+def _fabric(name):
+    # One Fabric per name and process: its router and collective plans are cached on it.
+    import topologies
+
+    return topologies.build(name)
+
+
+def _collective_curve(system, op, algorithm, transport, sizes):
+    """Cost ``op`` with one algorithm at every size; rows, or a reason it does not apply.
+
+    Module-level so that a process pool or a Dask cluster can run it.
+    """
+    from ._collectives import cost_sizes
+    from ._schedules import NotApplicableError
+
+    f = _fabric(system)
+    try:
+        results = cost_sizes(f, op, list(sizes), algorithm=algorithm, transport=transport)
+    except NotApplicableError as e:
+        return {"rows": [], "reason": str(e)}
+    rows = [{"system": system, "op": op, "algorithm": algorithm,
+             "transport_asked": transport or "native", "transport": r.transport,
+             "size_bytes": int(r.size), "time_s": r.time, "algbw_Bps": r.algbw,
+             "busbw_Bps": r.busbw, "lower_bound_s": r.lower_bound} for r in results]
+    return {"rows": rows, "reason": None}
+
+
+def _has_nics(f):
+    return any(k == "nic" for _, k in f.graph.nodes(data="kind"))
+
+
+def _collective_grid(fabrics, ops, sizes):
+    from ._schedules import ALGORITHMS
+
+    points = []
+    for name, f in fabrics.items():
+        for op in ops:
+            for a in ALGORITHMS[op]:
+                points.append({"system": name, "op": op, "algorithm": a, "transport": None,
+                               "sizes": tuple(sizes)})
+                # Message passing over RDMA on a load/store fabric: the other side of the
+                # symmetric-memory comparison (a cluster's native choice already uses RDMA).
+                if not _has_nics(f) and a not in SYMMETRIC_ALGORITHMS + ("in-switch",):
+                    points.append({"system": name, "op": op, "algorithm": a,
+                                   "transport": "rdma", "sizes": tuple(sizes)})
+    return points
+
+
+def _best(rows, key=("system", "op", "size_bytes")):
+    best = {}
+    for r in rows:
+        k = tuple(r[x] for x in key)
+        if k not in best or r["time_s"] < best[k]["time_s"]:
+            best[k] = r
+    return list(best.values())
+
+
+def _plot_rows(rows):
+    return [dict(r, size=r["size_bytes"], time=r["time_s"], busbw=r["busbw_Bps"]) for r in rows]
+
+
+def _draw_collective(best, mine, op, system):
+    fig = _figure()
+    axes = fig.subplots(2, 2)
+    best, mine = _plot_rows(best), _plot_rows(mine)
+    for row, rows, group, what in ((0, best, ("system",), "best algorithm per system"),
+                                   (1, mine, ("algorithm",), f"each algorithm on {system}")):
+        _plots.plot_collective_sweep(rows, ax=axes[row, 0], metric="time", group=group)
+        _plots.plot_collective_sweep(rows, ax=axes[row, 1], metric="busbw", group=group)
+        axes[row, 0].set_title(f"{op} time: {what}")
+        axes[row, 1].set_title(f"{op} bus bandwidth: {what}")
+        axes[row, 1].get_legend().remove()
+        axes[row, 0].legend(fontsize="xx-small", ncol=2 if row else 1)
+    return fig
+
+
+def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
+    """The swept sizes nearest (in log) to 1 KiB, 1 MiB, 1 GiB, for the summary table."""
+    out = []
+    for w in wanted:
+        s = min(sizes, key=lambda x: (abs(math.log2(x) - math.log2(w)), x))
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def _collectives_section(fabrics, ops, sizes, executor, quiet):
+    from ._sweep import sweep
+
+    points = _collective_grid(fabrics, ops, sizes)
+    results = sweep(_collective_curve, points, executor=executor, quiet=quiet,
+                    desc="collectives")
+    rows, reasons = [], []
+    for point, res in zip(points, results):
+        rows.extend(res["rows"])
+        if res["reason"] is not None:
+            reasons.append({"system": point["system"], "op": point["op"],
+                            "algorithm": point["algorithm"],
+                            "transport_asked": point["transport"] or "native",
+                            "reason": res["reason"]})
+    native = [r for r in rows if r["transport_asked"] == "native"]
+    best = _best(native)
+    first = next(iter(fabrics))
+    figures = []
+    for op in ops:
+        figures.append(FigureSpec(
+            f"collective-{op}", f"{op} against size",
+            f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank. "
+            f"Top: each system's fastest applicable algorithm at each size; bottom: every "
+            f"applicable algorithm on {first}. Native transport: load/store inside a "
+            "load/store domain, RDMA across NICs.",
+            functools.partial(_draw_collective, [r for r in best if r["op"] == op],
+                              [r for r in native if r["op"] == op and r["system"] == first],
+                              op, first), column="double", height=4.8))
+    shown = _pick_sizes(sizes)
+    summary = [dict(r) for r in sorted(best, key=lambda r: (ops.index(r["op"]), r["size_bytes"],
+                                                             list(fabrics).index(r["system"])))
+               if r["size_bytes"] in shown]
+    columns = (Column("op", "op"), Column("size_bytes", "size", format_size),
+               Column("system", "system"), Column("algorithm", "best algorithm"),
+               Column("transport", "transport"), Column("time_s", "time", format_time),
+               Column("busbw_Bps", "bus bandwidth", format_bandwidth))
+    full_cols = tuple(Column(k, k) for k in (
+        "system", "op", "algorithm", "transport_asked", "transport", "size_bytes", "time_s",
+        "algbw_Bps", "busbw_Bps", "lower_bound_s"))
+    tables = [
+        Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
+              "At the swept sizes nearest 1 KiB, 1 MiB and 1 GiB; every size in "
+              "collectives_best.csv, every algorithm in collectives.csv.",
+              csv_columns=("system", "op", "size_bytes", "algorithm", "transport", "time_s",
+                           "algbw_Bps", "busbw_Bps"),
+              csv_rows=tuple(sorted(best, key=lambda r: (r["system"], r["op"],
+                                                         r["size_bytes"])))),
+        Table("collectives", "", full_cols, (), csv_rows=tuple(rows)),
+        Table("not_applicable", "Algorithms that do not apply, and why",
+              (Column("system", "system"), Column("op", "op"), Column("algorithm", "algorithm"),
+               Column("transport_asked", "transport"), Column("reason", "reason")),
+              tuple(reasons)),
+    ]
+    section = Section("collectives", "Collectives", tables=tuple(tables),
+                      figures=tuple(figures))
+    sym = _symmetric_section(fabrics, ops, rows, reasons)
+    return section, _collective_findings(best, list(fabrics), ops), sym
+
+
+def _ranges(sizes):
+    """'1KiB-64KiB and 1GiB' from sorted sizes of a swept list (contiguous runs)."""
+    return sizes and ", ".join(
+        format_size(a) if a == b else f"{format_size(a)}-{format_size(b)}" for a, b in sizes)
+
+
+def _runs(flags, sizes):
+    runs, start = [], None
+    for i, (flag, s) in enumerate(zip(flags, sizes)):
+        if flag and start is None:
+            start = s
+        if start is not None and (not flag or i == len(sizes) - 1):
+            end = s if flag else sizes[i - 1]
+            runs.append((start, end))
+            start = None
+    return runs
+
+
+def _collective_findings(best, systems, ops):
+    if len(systems) < 2:
+        return []
+    a, b = systems[0], systems[1]
+    out = []
+    for op in ops:
+        ta = {r["size_bytes"]: r for r in best if r["system"] == a and r["op"] == op}
+        tb = {r["size_bytes"]: r for r in best if r["system"] == b and r["op"] == op}
+        sizes = sorted(set(ta) & set(tb))
+        if not sizes:
+            continue
+        ratio = [tb[s]["time_s"] / ta[s]["time_s"] for s in sizes]
+        parts = []
+        for who, flags, rs in ((a, [r > 1 for r in ratio], ratio),
+                               (b, [r < 1 for r in ratio], [1 / r for r in ratio])):
+            won = [x for x, f in zip(rs, flags) if f]
+            if won:
+                parts.append(f"{who} is faster at {_ranges(_runs(flags, sizes))} (by "
+                             f"{_times(min(won), 1)} to {_times(max(won), 1)})")
+        big = sizes[-1]
+        out.append(f"{op}: " + "; ".join(parts) + f". At {format_size(big)} the bus bandwidth "
+                   f"is {format_bandwidth(ta[big]['busbw_Bps'])} on {a} "
+                   f"({ta[big]['algorithm']}) and {format_bandwidth(tb[big]['busbw_Bps'])} on "
+                   f"{b} ({tb[big]['algorithm']}).")
+    return out
+
+
+def _symmetric_rows(name, op, rows):
+    """Per size: best symmetric-memory (load/store), best message passing over RDMA, and the
+    same message-passing algorithms over load/store."""
+    mine = [r for r in rows if r["system"] == name and r["op"] == op]
+    sym = _best([r for r in mine if r["algorithm"] in SYMMETRIC_ALGORITHMS
+                 and r["transport_asked"] == "native"], key=("size_bytes",))
+    mp_rdma = _best([r for r in mine if r["algorithm"] not in SYMMETRIC_ALGORITHMS
+                     and r["algorithm"] != "in-switch" and r["transport_asked"] == "rdma"],
+                    key=("size_bytes",))
+    mp_ls = _best([r for r in mine if r["algorithm"] not in SYMMETRIC_ALGORITHMS
+                   and r["algorithm"] != "in-switch" and r["transport_asked"] == "native"],
+                  key=("size_bytes",))
+    by = {k: {r["size_bytes"]: r for r in v} for k, v in
+          (("sym", sym), ("rdma", mp_rdma), ("ls", mp_ls))}
+    out = []
+    for size in sorted(set(by["sym"]) & set(by["rdma"]) & set(by["ls"])):
+        s, m, ls = by["sym"][size], by["rdma"][size], by["ls"][size]
+        out.append({"system": name, "op": op, "size_bytes": size,
+                    "symmetric_algorithm": s["algorithm"], "symmetric_time_s": s["time_s"],
+                    "rdma_algorithm": m["algorithm"], "rdma_time_s": m["time_s"],
+                    "loadstore_algorithm": ls["algorithm"], "loadstore_time_s": ls["time_s"],
+                    "ratio": m["time_s"] / s["time_s"],
+                    "ratio_same_transport": ls["time_s"] / s["time_s"]})
+    return out
+
+
+def _draw_symmetric(rows):
+    fig = _figure()
+    ax = fig.subplots()
+    data = [{"label": f"{r['system']} {r['op']}", "size": r["size_bytes"],
+             "ratio": r["ratio"]} for r in rows]
+    _plots.plot_ratio(data, ax=ax, reference=SEED_SYMMETRIC_CLAIM,
+                      reference_label=f"seed claim ({SEED_SYMMETRIC_CLAIM:g}x)",
+                      ylabel="time ratio: RDMA / symmetric")
+    return fig
+
+
+def _symmetric_section(fabrics, ops, rows, reasons):
+    out = []
+    for name in fabrics:
+        for op in ops:
+            out.extend(_symmetric_rows(name, op, rows))
+    missing = []
+    for name in fabrics:
+        if not any(r["system"] == name for r in out):
+            why = next((r["reason"] for r in reasons if r["system"] == name
+                        and r["algorithm"] in SYMMETRIC_ALGORITHMS), None)
+            missing.append(f"{name}: " + (why or "no symmetric-memory algorithm was costed"))
+    if not out:
+        return None, [(f"Symmetric memory versus message passing: not comparable on these "
+                      f"systems ({'; '.join(missing)}).")]
+    shown = [r for r in out if r["size_bytes"] in _pick_sizes(
+        sorted({r["size_bytes"] for r in out}))]
+    columns = (Column("system", "system"), Column("op", "op"),
+               Column("size_bytes", "size", format_size),
+               Column("symmetric_algorithm", "symmetric memory"),
+               Column("symmetric_time_s", "time", format_time),
+               Column("rdma_algorithm", "message passing, RDMA"),
+               Column("rdma_time_s", "time", format_time),
+               Column("ratio", "ratio", lambda v: f"{v:.3g}x"),
+               Column("loadstore_algorithm", "message passing, load/store"),
+               Column("loadstore_time_s", "time", format_time),
+               Column("ratio_same_transport", "ratio", lambda v: f"{v:.3g}x"))
+    text = (("Symmetric memory: the one-shot and two-shot algorithms, in which each rank loads "
+            "or stores its peers' buffers directly (load/store transport). Message passing: "
+            "the fastest of the other algorithms (ring, trees, recursive doubling/halving, "
+            "Bruck, pairwise, hierarchical) over RDMA, and the same algorithms over load/store, "
+            "which separates the transport's share of the gain from the algorithm's."),)
+    if missing:
+        text += ("Not comparable on " + "; ".join(missing) + ".",)
+    table = Table("symmetric_memory", "Symmetric memory against message passing", columns,
+                  tuple(shown), "At the sizes nearest 1 KiB, 1 MiB, 1 GiB; every size in "
+                  "symmetric_memory.csv. Ratio > 1: symmetric memory is faster.",
+                  csv_columns=tuple(out[0]), csv_rows=tuple(out))
+    fig = FigureSpec("symmetric-memory", "Symmetric memory against message passing",
+                     "Time of the best message-passing algorithm over RDMA divided by the time "
+                     "of the best symmetric-memory algorithm (load/store), per operation; the "
+                     "dotted line is the seed article's 3.5x.",
+                     functools.partial(_draw_symmetric, out))
+    section = Section("symmetric", "Symmetric memory versus message passing", text=text,
+                      tables=(table,), figures=(fig,))
+    return section, _symmetric_findings(out)
+
+
+def _symmetric_findings(rows):
+    out = []
+    for name in dict.fromkeys(r["system"] for r in rows):
+        mine = [r for r in rows if r["system"] == name]
+        op = "all-reduce" if any(r["op"] == "all-reduce" for r in mine) else mine[0]["op"]
+        curve = sorted((r for r in mine if r["op"] == op), key=lambda r: r["size_bytes"])
+        small, large = curve[0], curve[-1]
+        ratios = [r["ratio"] for r in mine]
+        same = [r["ratio_same_transport"] for r in mine]
+        inside = min(ratios) <= SEED_SYMMETRIC_CLAIM <= max(ratios)
+        out.append(
+            f"On {name}, {op} with symmetric memory ({small['symmetric_algorithm']}, "
+            f"load/store) against the best message passing over RDMA "
+            f"({small['rdma_algorithm']}): {small['ratio']:.2g}x at "
+            f"{format_size(small['size_bytes'])}, {large['ratio']:.2g}x at "
+            f"{format_size(large['size_bytes'])} ({large['symmetric_algorithm']} against "
+            f"{large['rdma_algorithm']}). Over every operation and size the ratio spans "
+            f"{min(ratios):.2g}x-{max(ratios):.2g}x, so the seed's {SEED_SYMMETRIC_CLAIM:g}x "
+            f"is {'one point in' if inside else 'outside'} the model's range; with message "
+            f"passing over load/store instead of RDMA it spans {min(same):.2g}x-"
+            f"{max(same):.2g}x.")
+    return out
+
+
 #: Payload of the accesses in the latency distributions: one 64 B cache line.
 ACCESS_BYTES = 64
 
@@ -415,9 +806,8 @@ def _transport_curves(f):
 
 
 def _draw_latency(samples):
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, sharey=True)
+    fig = _figure()
+    axes = fig.subplots(1, 2, sharey=True)
     for ax, op in zip(axes, ("store", "load")):
         what = "store, one way" if op == "store" else "load, round trip"
         _plots.plot_latency_cdf({k: v[op] for k, v in samples.items()}, ax=ax,
@@ -552,9 +942,8 @@ def _failure_rows(name, f):
 
 
 def _draw_failures(rows):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
+    fig = _figure()
+    ax = fig.subplots()
     shown = [r for r in rows if r["metric"] == "all-to-all time" and np.isfinite(r["change"])]
     _plots.plot_failure_cost(shown, ax=ax)
     ax.set_xlabel("all-to-all time change (%)")
@@ -643,8 +1032,6 @@ def _slug(name):
 
 
 def _build_fabrics(systems):
-    import topologies
-
     if isinstance(systems, str):
         systems = [systems]
     systems = list(systems)
@@ -656,12 +1043,12 @@ def _build_fabrics(systems):
     for name in systems:
         if not isinstance(name, str):
             raise TypeError(f"a system is a preset name or spec string, got {name!r}")
-        fabrics[name] = topologies.build(name)
+        fabrics[name] = _fabric(name)
     return fabrics
 
 
-def build_report(systems=DEFAULT_SYSTEMS, *, sections=SECTIONS, executor=None, quiet=False,
-                 command=None):
+def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECTIONS,
+                 executor=None, quiet=False, command=None):
     """Compute a comparison report of ``systems``.
 
     Parameters
@@ -669,10 +1056,16 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sections=SECTIONS, executor=None, q
     systems : sequence of str
         Preset names or spec strings (``topologies.build`` accepts them); the
         first two are compared head to head in the findings, the rest alongside.
+    sizes : sequence of int or str, optional
+        Collective sizes per rank (nccl-tests convention), sizes or ranges as
+        :func:`parse_sizes` reads them. Default :data:`DEFAULT_SIZES` (1 KiB-1 GiB).
+    ops : sequence of str, optional
+        Collective operations. Default :data:`DEFAULT_OPS`.
     sections : sequence of str
-        Which of :data:`SECTIONS` to include (the assumptions always are).
+        Which of :data:`SECTIONS` to include (the assumptions always are;
+        ``"symmetric"`` comes with ``"collectives"``).
     executor : concurrent.futures.Executor, optional
-        Runs the parameter sweeps (see :func:`analysis.sweep`); results are the same.
+        Runs the collective sweep (see :func:`analysis.sweep`); results are the same.
     quiet : bool
         No progress bar.
     command : str, optional
@@ -685,24 +1078,36 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sections=SECTIONS, executor=None, q
     Raises
     ------
     fabric.SpecError
-        For a system no builder knows.
+        For a system no builder knows, or an unknown operation.
     ValueError
-        For an unknown section, or no systems.
+        For an unknown section, no systems, or a size that does not parse.
     """
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
         raise ValueError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
+    sizes = parse_sizes(DEFAULT_SIZES if sizes is None else sizes)
+    ops = _check_ops(DEFAULT_OPS if ops is None else ops)
     fabrics = _build_fabrics(systems)
     builders = {"structure": _structure_section, "latency": _latency_section,
-                "utilization": _utilization_section,
-                "failures": _failure_section, "topology": _topology_section}
+                "utilization": _utilization_section, "failures": _failure_section,
+                "topology": _topology_section}
     parts, findings = [], []
-    wanted = [s for s in SECTIONS if s in sections]
+    wanted = [s for s in SECTIONS if s in sections and s != "symmetric"]
     with Progress(len(wanted) + 1, "report", quiet=quiet) as bar:
         for key in wanted:
-            section, found = builders[key](fabrics)
-            parts.append(section)
-            findings.extend(found)
+            if key == "collectives":
+                section, found, (sym, sym_found) = _collectives_section(
+                    fabrics, ops, sizes, executor, quiet)
+                parts.append(section)
+                findings.extend(found)
+                if "symmetric" in sections:
+                    if sym is not None:
+                        parts.append(sym)
+                    findings.extend(sym_found)
+            else:
+                section, found = builders[key](fabrics)
+                parts.append(section)
+                findings.extend(found)
             bar.update()
         used = [sp for section in parts for sp in section.parameters]
         assumptions, _ = _assumptions_section(fabrics, used)
@@ -865,23 +1270,30 @@ def _csv_text(table):
     return buf.getvalue()
 
 
-def _render_figures(figures, directory, quiet=False):
-    """Draw each figure once in the paper style; save PDF/SVG/PNG; return name -> SVG text."""
-    import matplotlib.pyplot as plt
+def _figure():
+    # A bare Figure, not pyplot: no backend, no global figure registry, nothing to close,
+    # so report figures neither need a display nor touch a user's interactive session.
+    from matplotlib.figure import Figure
 
-    svgs = {}
-    with Progress(len(figures), "figures", quiet=quiet) as bar:
-        for spec in figures:
-            with paper_style(spec.column, height=spec.height):
-                fig = spec.draw()
-                try:
-                    paths = save_figure(fig, Path(directory) / spec.name)
-                finally:
-                    plt.close(fig)
-            svg = paths[FIGURE_FORMATS.index("svg")].read_text(encoding="utf-8")
-            svgs[spec.name] = svg[svg.find("<svg"):]
-            bar.update()
-    return svgs
+    return Figure()
+
+
+def _render_one(spec, directory):
+    """Draw one figure in the paper style, save PDF/SVG/PNG, return its SVG text."""
+    with paper_style(spec.column, height=spec.height):
+        fig = spec.draw()
+        paths = save_figure(fig, Path(directory) / spec.name)
+    svg = paths[FIGURE_FORMATS.index("svg")].read_text(encoding="utf-8")
+    return svg[svg.find("<svg"):]
+
+
+def _render_figures(figures, directory, quiet=False, executor=None):
+    """Draw each figure once (in parallel on ``executor``); return name -> SVG text."""
+    from ._sweep import sweep
+
+    svgs = sweep(_render_one, [{"spec": f, "directory": str(directory)} for f in figures],
+                 executor=executor, quiet=quiet, desc="figures")
+    return {f.name: svg for f, svg in zip(figures, svgs)}
 
 
 def check_report_dir(out, force=False):
@@ -926,7 +1338,7 @@ def _replace_dir(tmp, out):
         shutil.rmtree(old, ignore_errors=True)
 
 
-def write_report(report, out="report", *, force=False, quiet=False):
+def write_report(report, out="report", *, force=False, quiet=False, executor=None):
     """Write ``report`` to the directory ``out``; return the path of its ``index.html``.
 
     Parameters
@@ -938,6 +1350,8 @@ def write_report(report, out="report", *, force=False, quiet=False):
     force : bool
     quiet : bool
         No progress bar.
+    executor : concurrent.futures.Executor, optional
+        Draws the figures in parallel; the files are the same.
 
     Raises
     ------
@@ -949,7 +1363,8 @@ def write_report(report, out="report", *, force=False, quiet=False):
     out = check_report_dir(out, force)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
     try:
-        svgs = _render_figures(report.figures, tmp / "figures", quiet=quiet)
+        svgs = _render_figures(report.figures, tmp / "figures", quiet=quiet,
+                               executor=executor)
         for table in report.tables:
             (tmp / f"{table.name}.csv").write_text(_csv_text(table), encoding="utf-8")
         (tmp / "index.html").write_text(render_html(report, svgs), encoding="utf-8")
@@ -962,22 +1377,34 @@ def write_report(report, out="report", *, force=False, quiet=False):
     return out / "index.html"
 
 
-def write_figures(out="figures", names=README_FIGURES, *, quiet=False):
+def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=None):
     """Regenerate the figures the README shows into ``out``; return the files written.
 
-    Built from the default report's systems; the same inputs give the same bytes.
+    They are figures of the default systems' report with the all-reduce sweep
+    (``cofabric report --ops all-reduce``); the same inputs give the same bytes.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        Directory (created if missing); existing files of these names are replaced.
+    names : sequence of str
+        Which figures (default :data:`README_FIGURES`).
+    quiet : bool
+    executor : concurrent.futures.Executor, optional
+        Draws the figures in parallel.
 
     Raises
     ------
     ValueError
-        If a name is not a figure of the default report.
+        If a name is not a figure of that report.
     """
-    report = build_report(DEFAULT_SYSTEMS, quiet=quiet, command="cofabric figures")
+    report = build_report(DEFAULT_SYSTEMS, ops=("all-reduce",), sections=_README_SECTIONS,
+                          executor=executor, quiet=quiet, command="cofabric figures")
     known = {f.name: f for f in report.figures}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    _render_figures([known[n] for n in names], out, quiet=quiet)
+    _render_figures([known[n] for n in names], out, quiet=quiet, executor=executor)
     return [out / f"{n}.{x}" for n in names for x in FIGURE_FORMATS]

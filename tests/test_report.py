@@ -16,11 +16,21 @@ from analysis import build_report, check_report_dir, write_figures, write_report
 from analysis._cli import main
 
 SMALL = ("torus:3x3x3", "fattree:k=4")
+# Small sweeps keep the tests fast; the code paths are those of the default report.
+OPS = ("all-reduce", "all-to-all")
+SIZES = ("1KiB:1MiB:x32",)
+FAST = ("--ops", "all-reduce", "--sizes", "1KiB", "64KiB")
 
 
 @pytest.fixture(scope="module")
 def small_report():
-    return build_report(SMALL, quiet=True)
+    return build_report(SMALL, ops=OPS, sizes=SIZES, quiet=True)
+
+
+@pytest.fixture(scope="module")
+def tiny_report():
+    """One section, one figure: for the tests of writing, not of content."""
+    return build_report(["torus:4x4"], sections=("structure",), quiet=True)
 
 
 @pytest.fixture(scope="module")
@@ -101,19 +111,20 @@ def test_writing_twice_gives_identical_bytes(small_report, written, tmp_path):
     assert _digests(again) == _digests(written)
 
 
-def test_refuses_to_overwrite_without_force(small_report, tmp_path):
+def test_refuses_to_overwrite_without_force(tiny_report, tmp_path):
     out = tmp_path / "r"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     with pytest.raises(FileExistsError, match="--force"):
-        write_report(small_report, out, quiet=True)
+        write_report(tiny_report, out, quiet=True)
     assert (out / "keep.txt").read_text() == "mine"
-    write_report(small_report, out, force=True, quiet=True)
+    write_report(tiny_report, out, force=True, quiet=True)
     assert not (out / "keep.txt").exists() and (out / "index.html").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
 
 
-def test_a_failure_leaves_nothing_behind(small_report, tmp_path):
+def test_a_failure_leaves_nothing_behind(tiny_report, tmp_path):
+    small_report = tiny_report
     def boom():
         raise RuntimeError("drawing failed")
 
@@ -148,18 +159,30 @@ def test_build_report_rejects_bad_input(kwargs, match):
 
 def test_cli_report_writes_and_refuses(tmp_path, capsys):
     out = tmp_path / "rep"
-    assert main(["report", *SMALL, "--out", str(out), "--quiet"]) == 0
+    args = ["report", "torus:4x4", "fattree:k=4", *FAST, "--out", str(out), "--quiet"]
+    assert main(args) == 0
     assert capsys.readouterr().out.strip() == str(out / "index.html")
-    assert main(["report", *SMALL, "--out", str(out), "--quiet"]) == 2
+    first = _digests(out)
+    assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--force" in err
-    assert main(["report", *SMALL, "--out", str(out), "--quiet", "--force", "--jobs", "2"]) == 0
+    # in two processes: the same files as serially
+    assert main([*args, "--force", "--jobs", "2"]) == 0
+    assert _digests(out) == first
+    assert "cofabric report torus:4x4 fattree:k=4 --sizes 1KiB 64KiB --ops all-reduce" in \
+        (out / "index.html").read_text()
 
 
 @pytest.mark.parametrize("argv, match", [
     (["report", "nope:3"], "unknown topology family"),
     (["report", "torus:3x3", "--jobs", "0"], "--jobs must be"),
     (["report", "torus:3x3", "--out", "/nonexistent-dir/x"], "does not exist"),
+    (["report", "torus:3x3", "--ops", "all-reduce", "gossip"], "unknown collective operation"),
+    (["report", "torus:3x3", "--ops", "all-to-allv"], "needs a traffic matrix"),
+    (["report", "torus:3x3", "--sizes", "12 parsecs"], "cannot read size"),
+    (["report", "torus:3x3", "--sizes", "1MiB:1KiB:x2"], "0 < start <= stop"),
+    (["report", "torus:3x3", "--sizes", "1KiB:1MiB:x1"], "integer >= 2"),
+    (["report", "torus:3x3", "--sizes", "0"], "must be > 0"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(argv, match, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -170,10 +193,29 @@ def test_cli_bad_input_is_one_line_exit_2(argv, match, capsys, tmp_path, monkeyp
 
 
 def test_figures_command_is_deterministic(tmp_path):
-    a = write_figures(tmp_path / "a", quiet=True)
-    write_figures(tmp_path / "b", quiet=True)
-    assert len(a) == 3 * len(analysis.README_FIGURES)
+    names = ("latency", "collective-all-reduce")
+    a = write_figures(tmp_path / "a", names, quiet=True)
+    write_figures(tmp_path / "b", names, quiet=True)
+    assert len(a) == 3 * len(names)
     assert _digests(tmp_path / "a") == _digests(tmp_path / "b")
+
+
+def test_committed_readme_figures_are_listed():
+    from pathlib import Path
+
+    figures = Path(__file__).resolve().parent.parent / "figures"
+    for name in analysis.README_FIGURES:
+        for ext in ("pdf", "svg", "png"):
+            assert (figures / f"{name}.{ext}").is_file(), f"run `cofabric figures`: {name}.{ext}"
+
+
+@pytest.mark.parametrize("text, sizes", [
+    (["1KiB:8KiB:x2"], [1024, 2048, 4096, 8192]),
+    (["1KiB:4KiB:+1KiB", "1KiB"], [1024, 2048, 3072, 4096]),
+    ("64", [64]),
+])
+def test_parse_sizes(text, sizes):
+    assert analysis.parse_sizes(text) == sizes
 
 
 def _brute_all_to_all(name):
