@@ -190,6 +190,29 @@ class CollectiveCost:
     chunks: int = None
     candidates: tuple = ()
 
+    def __repr__(self):
+        # steps and candidates can run to hundreds of entries; keep the repr to one line
+        return (f"CollectiveCost({self.op} of {self.size:.6g} B on {self.fabric!r}, "
+                f"{self.ranks} ranks, {self.algorithm} over {self.transport}: "
+                f"time={self.time:.6g} s, busbw={self.busbw / 1e9:.4g} GB/s, "
+                f"{len(self.steps)} steps)")
+
+    def as_dict(self):
+        """The headline figures as a JSON-ready dict (the CLI's ``--json`` fields and more).
+
+        Examples
+        --------
+        >>> import topologies
+        >>> d = cost(topologies.build("dgx-h100"), "all-gather", 2**20).as_dict()
+        >>> sorted(d)[:4]
+        ['algbw', 'algorithm', 'bottleneck', 'busbw']
+        """
+        return {"fabric": self.fabric, "op": self.op, "size": self.size, "ranks": self.ranks,
+                "algorithm": self.algorithm, "transport": self.transport, "time": self.time,
+                "algbw": self.algbw, "busbw": self.busbw, "lower_bound": self.lower_bound,
+                "bottleneck": list(self.bottleneck) if self.bottleneck else None,
+                "chunks": self.chunks}
+
 
 # -- per-fabric caches -------------------------------------------------------------------
 
