@@ -24,9 +24,11 @@ when ``n`` is the whole buffer, own block included (each round moves half of it)
 
 One rank moves nothing: every formula and bound is 0 for ``p = 1``.
 
-``lg p`` in the table is read as the number of rounds, ``ceil(log2 p)``:
-identical to ``log2 p`` for the powers of two for which the table is exact,
-and never below the lower bound otherwise.
+``lg p`` in the table is ``log2 p`` as printed; the lower bounds use
+``ceil(log2 p)`` as Chan et al. print them. The table is exact for powers of
+two. For other ``p`` the algorithms take ``ceil(log2 p)`` rounds (that is what
+the on-fabric schedules of :mod:`analysis._schedules` do), so a formula read
+literally can sit below the bound's latency term there.
 
 Examples
 --------
@@ -119,7 +121,7 @@ def _rounds(p):
     return (p - 1).bit_length()
 
 
-# Each entry: (op, algorithm) -> f(p, n, a, b, g, lg) with lg = ceil(log2 p).
+# Each entry: (op, algorithm) -> f(p, n, a, b, g, lg) with lg = log2 p.
 # Comments quote REFERENCES.md section 2 (Thakur, Rabenseifner, Gropp 2005).
 _TABLE = {
     # lg p alpha + n lg p beta
@@ -277,7 +279,8 @@ def closed_form(op, algorithm, p, nbytes, alpha, beta, gamma=0.0):
                             f"the MPICH table (REFERENCES.md s.2); known: {known}")
     if p == 1:
         return 0.0  # one rank: nothing moves, nothing is reduced
-    return float(formula(p, n, a, b, g, _rounds(p)))
+    lg = _rounds(p) if algorithm == "lower-bound" else math.log2(p)
+    return float(formula(p, n, a, b, g, lg))
 
 
 def busbw_factor(op, p):
