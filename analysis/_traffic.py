@@ -187,10 +187,9 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         M[:] = nbytes * (1 - fraction) / (n - 1)
         for i in range(n):
             targets = hot[hot != i]
-            if len(targets):
-                M[i, targets] += nbytes * fraction / len(targets)
-            else:
-                M[i] += nbytes * fraction / (n - 1)
+            if not len(targets):  # the only hot rank spreads its share over everyone else
+                targets = np.delete(np.arange(n), i)
+            M[i, targets] += nbytes * fraction / len(targets)
         label = f"hotspot({hot.tolist()}, {fraction})"
     else:
         M, label = _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement)

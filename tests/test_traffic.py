@@ -37,6 +37,7 @@ def test_shift_and_hotspot():
     np.testing.assert_allclose(h.sum(axis=1), 10.0)
     assert h[0, 3] == pytest.approx(5.0 + 5.0 / 7)
     assert h[3, 0] == pytest.approx(10.0 / 7)
+    np.testing.assert_allclose(traffic(4, "hotspot", 6.0, hot=[1]).dense().sum(axis=1), 6.0)
 
 
 def test_moe_counts_and_skew():
