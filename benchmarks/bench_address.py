@@ -44,7 +44,7 @@ def random_local_addresses(domain, n, rng):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=10_000_000, help="batched addresses")
-    ap.add_argument("--scalar", type=int, default=300_000, help="scalar translations")
+    ap.add_argument("--scalar", type=int, default=200_000, help="scalar translations per run")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
     rng = np.random.default_rng(12345)
@@ -83,7 +83,7 @@ def main(argv=None):
         for x in s:
             translate("host3", x)
 
-    t_sc = best_of(scalar, max(1, args.repeat // 2))
+    t_sc = best_of(scalar, args.repeat)   # best of several: the machine may be shared
     rate = len(s) / t_sc
     print(f"scalar translate: {len(s):,} in {t_sc:.3f} s = {rate / 1e3:.0f} k/s "
           f"(target >= 500 k/s: {'ok' if rate >= 500e3 else 'MISSED'})")

@@ -760,6 +760,7 @@ class HostDomain:
         self._s_region = [amap.regions[t].name for t in self._target.tolist()] + [None]
         self._s_n = n
         self._s_limit = 1 << self.width
+        self._fast = self._make_fast()
 
     def translate(self, local_address, op="read"):
         """Translate one local address; ``op`` is ``"read"`` or ``"write"``.
@@ -772,35 +773,53 @@ class HostDomain:
             If the address is malformed or outside the width, in no window, or
             the access is not granted (the message says which).
         """
-        a = local_address
-        if type(a) is not int or a < 0 or a >= self._s_limit:
-            try:
-                a = validate_address(local_address, self.width, what="local address")
-            except AddressMapError as e:
-                raise TranslationError(str(e)) from None
-        try:
-            ends = self._s_end[op]
-        except KeyError:
-            raise ValueError(f"op must be 'read' or 'write', got {op!r}") from None
-        if self._s_shift is not None:
-            slot = a >> self._s_shift
-            win = self._s_table[slot if slot < self._s_slots else -1]
-        else:
-            win = bisect.bisect_right(self._s_base, a) - 1
-            if win < 0:
-                win = self._s_n
-        if a >= ends[win]:
-            raise TranslationError(self._fail(a, win, op))
-        g = a + self._s_delta[win]
-        if self._s_interleaved[win]:
-            loc = self.address_map.lookup(g)
-            owner, offset = loc.owner, loc.offset
-        else:
-            owner = self._s_owner[win]
-            offset = a + self._s_offdelta[win]
-        # tuple.__new__ skips the named tuple's generated __new__ (a measurable share here)
-        return _new_tuple(Translation, (self.name, a, g, owner, offset, self._s_region[win],
-                                        self._names[win]))
+        return self._fast(local_address, op)
+
+    def _make_fast(self):
+        """The scalar translator as a closure over Python lists.
+
+        Local names in a closure are cheaper than attribute look-ups on ``self``;
+        scalar translation is on a hot path (``benchmarks/bench_address.py``).
+        """
+        name, width, limit = self.name, self.width, self._s_limit
+        shift, table, slots = self._s_shift, self._s_table, self._s_slots
+        base, n = self._s_base, self._s_n
+        end_read, end_write = self._s_end["read"], self._s_end["write"]
+        delta, offdelta, inter = self._s_delta, self._s_offdelta, self._s_interleaved
+        owners, regions, names = self._s_owner, self._s_region, self._names
+        lookup, fail, bisect_right = self.address_map.lookup, self._fail, bisect.bisect_right
+
+        def fast(a, op):
+            if type(a) is not int or a < 0 or a >= limit:
+                try:
+                    a = validate_address(a, width, what="local address")
+                except AddressMapError as e:
+                    raise TranslationError(str(e)) from None
+            if op == "read":
+                ends = end_read
+            elif op == "write":
+                ends = end_write
+            else:
+                raise ValueError(f"op must be 'read' or 'write', got {op!r}")
+            if shift is not None:
+                slot = a >> shift
+                win = table[slot if slot < slots else -1]
+            else:
+                win = bisect_right(base, a) - 1
+                if win < 0:
+                    win = n
+            if a >= ends[win]:
+                raise TranslationError(fail(a, win, op))
+            g = a + delta[win]
+            if inter[win]:
+                loc = lookup(g)
+                owner, offset = loc.owner, loc.offset
+            else:
+                owner, offset = owners[win], a + offdelta[win]
+            # tuple.__new__ skips the named tuple's generated __new__ (a measurable share)
+            return _new_tuple(Translation, (name, a, g, owner, offset, regions[win], names[win]))
+
+        return fast
 
     def translate_many(self, local_addresses, op="read", *, unmapped="raise"):
         """Vectorized :meth:`translate` of an integer numpy array.

@@ -312,7 +312,7 @@ class Fabric:
             from ._domains import domain_of
 
             domain = domain_of(self, host)     # raises NodeError naming the hosts
-        return domain.translate(local_address, op)
+        return domain._fast(local_address, op)  # HostDomain.translate without one call
 
     def translate_many(self, host, local_addresses, op="read", *, unmapped="raise"):
         """Vectorized :meth:`translate` of a numpy array; see
