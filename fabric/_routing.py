@@ -10,7 +10,8 @@ fabric's routing *policy*, chosen from its builder family:
     splits the bytes evenly between them and ``path`` takes the ``+`` way. A
     fully connected dimension is one hop, a per-line switch two. On a degraded
     fabric a pair whose dimension-order path crosses a dead link falls back to
-    the minimal detour (all shortest paths of the surviving graph, ECMP).
+    the minimal detour (all shortest paths of the surviving graph, ECMP); so
+    does a pair with an end off the grid (a per-line switch).
 ``"up-down"`` (families ``fat_tree``, ``leaf_spine``, ``rail_optimized``, ``switched``)
     A path climbs towards the top tier, then only descends (valley-free), and
     is shortest among such paths; chips and NICs never forward. Levels: chip
@@ -675,12 +676,12 @@ class _DimOrder:
     # --- per-dimension segments -----------------------------------------------------
 
     def _slots(self, nodes):
-        s = self.node_slot[nodes]
-        if (s < 0).any():
-            bad = int(nodes[np.flatnonzero(s < 0)[0]])
-            raise RoutingError(f"{self.f.name}: dimension-order routing routes between chips; "
-                               f"{self.f.nodes[bad]!r} is not a chip of the grid")
-        return s
+        """Grid slots of nodes; off-grid nodes (per-line switches) map to slot 0, see _off."""
+        return np.maximum(self.node_slot[nodes], 0)
+
+    def _off(self, src, dst):
+        """Pairs with an end off the grid: routed by the fallback (shortest paths)."""
+        return (self.node_slot[src] < 0) | (self.node_slot[dst] < 0)
 
     def _segments(self, a_slot, b_slot):
         """Yield, per dimension, (d, line, a, b) of the pairs' dimension-order moves."""
@@ -717,7 +718,7 @@ class _DimOrder:
         P = len(src)
         hops = np.zeros(P, dtype=np.int64)
         lat = np.zeros(P)
-        dead = np.zeros(P, dtype=bool)
+        dead = self._off(src, dst)
         intact = self.intact
         pending = []  # load contributions, applied only for pairs with no dead link
         for d, line, a, b in self._segments(a_slot, b_slot):

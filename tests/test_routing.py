@@ -238,3 +238,17 @@ def test_bottleneck_is_the_narrowest_link_of_the_paths(case):
         want = min(G.edges[u, v]["bandwidth"] for p in brute_paths(f, a, b, policy)
                    for u, v in itertools.pairwise(p))
         assert bw[i] == want
+
+
+def test_dimension_order_to_a_switch_uses_shortest_paths():
+    f = topologies.build("hypermesh:4x3,connect=switch/ring")
+    G = f.graph
+    sw = [n for n in G if G.nodes[n]["kind"] == "switch"]
+    pairs = [(c, s) for c in f.endpoints for s in sw] + [(s, c) for s in sw for c in f.endpoints]
+    s, d = _idx(f, pairs)
+    want = brute_loads(f, pairs, "shortest")
+    np.testing.assert_allclose(f.router.loads(s, d, 1.0), want, atol=1e-9)
+    hops = f.router.hops(s, d)
+    for i, (a, b) in enumerate(pairs):
+        assert hops[i] == nx.shortest_path_length(G, a, b)
+        assert f.route(a, b) in brute_paths(f, a, b, "shortest")
