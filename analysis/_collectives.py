@@ -51,9 +51,10 @@ Effective link bandwidth (documented parameters, never fitted):
 
 Transports. ``transport=None`` is the native choice per step, as NCCL makes it:
 load/store where every flow of the step stays in one load/store domain (the
-graph without NIC nodes: NVLink, Co-Fabric), RDMA otherwise. A named transport
-is used for every step; ``"loadstore"`` cannot cross a NIC (a
-:class:`~fabric.RoutingError` names the pair). One-shot, two-shot and in-switch
+graph without NIC nodes and without InfiniBand/RoCE links,
+:data:`MESSAGE_TECHNOLOGIES`: NVLink, Co-Fabric, PCIe, ICI), RDMA otherwise. A
+named transport is used for every step; ``"loadstore"`` cannot cross a NIC or
+a message-only link (a :class:`~fabric.RoutingError` names the pair). One-shot, two-shot and in-switch
 algorithms are loads and stores into symmetric memory: they need load/store.
 
 Examples
@@ -87,6 +88,7 @@ from ._schedules import ALGORITHMS, NotApplicableError, schedule
 
 __all__ = [
     "IN_SWITCH_EFFICIENCY",
+    "MESSAGE_TECHNOLOGIES",
     "PROTOCOL_LINK_BANDWIDTH",
     "CollectiveCost",
     "StepCost",
@@ -102,6 +104,11 @@ PROTOCOL_LINK_BANDWIDTH = {
     "nvlink4": 20.6e9,
     "nvlink5": 40.1e9,
 }
+
+#: Link technologies that carry only messages (RDMA verbs over InfiniBand or RoCE), never
+#: load/store: remote memory across them "is reached by messages" (DESIGN.md s.1). A
+#: fabric's load/store domains are its components without these links and without NICs.
+MESSAGE_TECHNOLOGIES = frozenset({"ib-ndr", "roce-400g"})
 
 #: NVLink SHARP efficiency by link technology: NCCL's nvlsEfficiency (Hopper 0.85,
 #: Blackwell 0.74; NVIDIA/nccl src/tuning/nvls.cc). Other technologies: 1 (no source).
@@ -227,14 +234,21 @@ def _fabric_cache(fabric):
 
 
 def _loadstore_domain(fabric):
-    """Component label per node of the graph without NIC nodes (-1 for NICs), cached."""
+    """Load/store domain label per node (-1 for NICs), cached.
+
+    The components of the graph without NIC nodes and without links of a
+    :data:`MESSAGE_TECHNOLOGIES` technology.
+    """
     c = _fabric_cache(fabric)
     if "domain" not in c:
         G = fabric.graph
-        keep = [n for n, k in G.nodes(data="kind") if k != "nic"]
+        H = nx.Graph()
+        H.add_nodes_from(n for n, k in G.nodes(data="kind") if k != "nic")
+        H.add_edges_from((u, v) for u, v, t in G.edges(data="tech")
+                         if u in H and v in H and t not in MESSAGE_TECHNOLOGIES)
         label = np.full(len(fabric.nodes), -1, dtype=np.int64)
         idx = fabric.node_index
-        for i, comp in enumerate(nx.connected_components(G.subgraph(keep))):
+        for i, comp in enumerate(nx.connected_components(H)):
             label[[idx[n] for n in comp]] = i
         c["domain"] = label
     return c["domain"]
@@ -357,8 +371,8 @@ def _check_carry(fabric, tr, idx):
         a, b = fabric.nodes[int(idx[0])], fabric.nodes[int(idx[bad[0]])]
         raise RoutingError(
             f"{fabric.name}: transport {tr.name!r} cannot carry this group: load/store does not "
-            f"cross a NIC, and every path from {a!r} to {b!r} does; use transport='rdma' or "
-            f"ranks inside one load/store domain")
+            f"cross a NIC or an InfiniBand/RoCE link, and every path from {a!r} to {b!r} does; "
+            f"use transport='rdma' or ranks inside one load/store domain")
 
 
 def _pair_key(s_nodes, d_nodes):

@@ -414,6 +414,14 @@ def test_a_transport_the_fabric_cannot_carry():
     assert cost(f, "all-reduce", 2**20, transport="loadstore", ranks=range(8)).time > 0
 
 
+def test_infiniband_carries_only_messages():
+    # a fat-tree of InfiniBand switches has no NIC nodes, but its links carry RDMA only
+    f = topologies.build("fattree:k=4")
+    assert cost(f, "all-reduce", 2**20).transport == "rdma"
+    with pytest.raises(RoutingError, match="InfiniBand/RoCE"):
+        cost(f, "all-reduce", 2**20, transport="loadstore")
+
+
 def test_one_rank_costs_nothing():
     r = cost(topologies.build("dgx-h100"), "all-reduce", 2**20, ranks=[3])
     assert r.time == 0 and r.lower_bound == 0
