@@ -217,11 +217,17 @@ def _integer_locator():
 
 
 def _structure_section(fabrics):
+    import fabric as fab
+
     rows, hops = [], {}
     for name, f in fabrics.items():
         m = _metrics.metrics(f)
         counts, _ = _metrics.hop_distribution(f)
         hops[name] = counts
+        try:
+            ft = fab.forwarding_tables(f)
+        except fab.AddressMapError:
+            ft = None  # no address map without a chip (its HBM size): no tables to size
         rows.append({
             "system": name, "family": f.family, "endpoints": m.endpoints,
             "switches": m.switches, "links": m.links, "diameter_hops": m.diameter,
@@ -231,6 +237,9 @@ def _structure_section(fabrics):
             "bisection_per_chip_Bps": m.bisection_bandwidth / m.endpoints,
             "injection_bandwidth_Bps": m.injection_bandwidth,
             "switch_ports": m.switch_ports, "ports": m.ports,
+            "a2a_throughput_per_chip_Bps": _all_to_all(f)["throughput"],
+            "forwarding_entries_max": None if ft is None else ft.max_entries,
+            "forwarding_entries_per_dimension": None if ft is None else ft.per_dimension_entries,
         })
     columns = (
         Column("system", "system"), Column("endpoints", "chips"),
@@ -240,11 +249,21 @@ def _structure_section(fabrics):
         Column("bisection_bandwidth_Bps", "bisection bandwidth", format_bandwidth),
         Column("bisection_per_chip_Bps", "bisection per chip", format_bandwidth),
         Column("injection_bandwidth_Bps", "injection per chip", format_bandwidth),
-        Column("switch_ports", "switch ports"),
+        Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
+        Column("forwarding_entries_max", "forwarding entries",
+               lambda v: "-" if v is None else str(v)),
+        Column("forwarding_entries_per_dimension", "per-dimension entries",
+               lambda v: "-" if v is None else str(v)),
+        Column("ports", "ports"), Column("switch_ports", "switch ports"),
     )
     inexact = [r["system"] for r in rows if not r["bisection_exact"]]
-    caption = ("Links count parallel cables one by one; bandwidths are per direction. "
-               "Mean hops over distinct ordered chip pairs.")
+    caption = ("Links count parallel cables one by one (cables); ports are link ends; "
+               "bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
+               "All-to-all per chip: uniform all-to-all routed by the fabric's policy (see "
+               "below). Forwarding entries: the largest per-node table from address ranges "
+               "to ports after merging; per-dimension: the entries per node when the owner "
+               "bits of the address are the chip's coordinates (hyper-meshes with "
+               "power-of-two sides).")
     if inexact:
         caption += (" Bisection of " + ", ".join(inexact) + " is that of a balanced structural "
                     "cut: an upper bound on the minimum bisection.")
@@ -273,6 +292,9 @@ def _structure_findings(rows):
             f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {_times(hi, lo)} {more} "
             f"on {a['system']}.")
         out.append(f"{_switches(a)}; {_switches(b)}.")
+        if a["forwarding_entries_max"] is not None and b["forwarding_entries_max"] is not None:
+            out.append(f"Routing by address needs at most {_entries(a)} forwarding entries "
+                       f"per node on {a['system']} and {_entries(b)} on {b['system']}.")
     else:
         out.append(f"{a['system']} reaches any chip from any other in at most "
                    f"{a['diameter_hops']} hops ({a['mean_hops']:.2f} on average).")
@@ -281,6 +303,14 @@ def _structure_findings(rows):
         out.append(f"Of all {len(rows)} systems, {best['system']} has the most bisection "
                    f"bandwidth per chip ({format_bandwidth(best['bisection_per_chip_Bps'])}).")
     return out
+
+
+def _entries(row):
+    per_dim = row["forwarding_entries_per_dimension"]
+    text = str(row["forwarding_entries_max"])
+    if per_dim is not None:
+        text += f" ({per_dim} as per-dimension tables, with the owner ID in the address bits)"
+    return text
 
 
 def _switches(row):
