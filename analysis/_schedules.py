@@ -584,7 +584,8 @@ def _grid(fabric, nodes):
         slot = np.array([int(np.dot(c, strides)) for c in coords])
         grid = np.empty(p, dtype=np.int64)
         grid[slot] = np.arange(p)  # grid[slot] = position of the chip at that slot
-        kinds = tuple("direct" if c in ("full", "switch") else "ring" for c in connect)
+        kinds = tuple({"full": "direct", "switch": "direct", "ring": "bidirectional ring"}
+                      .get(c, "ring") for c in connect)
         return shape, kinds, grid, "per-dimension"
     # clusters: inside each host domain, then across hosts (same local index)
     host_of = fabric.host_of
@@ -609,8 +610,10 @@ def _hierarchical(op, p, fabric, nodes):
     order; all-reduce is both. Each phase works on the data the previous one
     left (n, n/s0, n/(s0 s1), ...); all lines of a dimension run at once.
     Within a line the phase is direct (every member stores to every other, one
-    step) where the line is all-to-all or switched, a ring where the line is a
-    ring or a line; across hosts of a cluster, a ring; inside a host, direct.
+    step) where the line is all-to-all or switched; a bidirectional ring (half
+    the data each way round, as TPU tori run them) where the line is a ring; a
+    ring along a line (mesh); across hosts of a cluster, a ring; inside a host,
+    direct.
     All-to-all forwards along each dimension in turn: every rank sends each
     line peer the blocks bound for that peer's coordinate (n / s per peer).
     """
@@ -634,6 +637,12 @@ def _hierarchical(op, p, fabric, nodes):
             red = reduce * (s - 1)
             return [Step(a, b, frac, reduce=red, label=f"{label} dim {d} (direct)")]
         nxt = np.roll(L, -1, axis=1)
+        if kinds[d] == "bidirectional ring" and s > 2:
+            # a torus dimension: half the data each way round, both link directions busy
+            prv = np.roll(L, 1, axis=1)
+            return [Step(np.concatenate([L.ravel(), L.ravel()]),
+                         np.concatenate([nxt.ravel(), prv.ravel()]), frac / 2, reduce=reduce,
+                         repeat=s - 1, label=f"{label} dim {d} (bidirectional ring)")]
         return [Step(L.ravel(), nxt.ravel(), frac, reduce=reduce, repeat=s - 1,
                      label=f"{label} dim {d} (ring)")]
 

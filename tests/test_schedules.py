@@ -141,8 +141,13 @@ def test_hierarchical_phases_on_a_hypermesh():
 
 def test_hierarchical_on_a_torus_uses_rings_and_on_a_cluster_hosts():
     s = schedule("all-gather", "hierarchical", 16, fabric=topologies.build("torus:4x4"))
-    assert all("(ring)" in st.label for st in s.steps)
+    assert all("(bidirectional ring)" in st.label for st in s.steps)
     assert [st.repeat for st in s.steps] == [3, 3]
+    sent, received = _sent_received(s, 16)
+    np.testing.assert_allclose(sent, 15 / 16)
+    np.testing.assert_allclose(received, 15 / 16)
+    s = schedule("all-gather", "hierarchical", 16, fabric=topologies.build("mesh:4x4"))
+    assert all("dim" in st.label and "(ring)" in st.label for st in s.steps)
     f = topologies.build("cluster-128")
     s = schedule("reduce-scatter", "hierarchical", 128, fabric=f)
     assert [st.label for st in s.steps] == ["reduce-scatter dim 0 (direct)",
