@@ -43,7 +43,7 @@ from scipy.sparse import csgraph
 
 from ._access import _target_node
 from ._errors import AddressMapError, RoutingError
-from ._routing import _mix
+from ._routing_engine import _mix
 
 __all__ = ["ForwardingTable", "ForwardingTables", "forwarding_tables"]
 

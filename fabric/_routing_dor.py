@@ -1,0 +1,340 @@
+"""Closed-form dimension-order routing on hyper-meshes, tori and meshes (private).
+
+Used by :class:`fabric.Router` for the ``"dimension-order"`` policy; see the
+docstring of :mod:`fabric._routing`.
+"""
+
+import numpy as np
+
+from ._errors import RoutingError
+
+__all__ = []
+
+
+class _DimOrder:
+    """Closed-form dimension-order routing on a hypermesh / torus / mesh fabric."""
+
+    def __init__(self, fabric, link_latency, link_bandwidth, n_links, fallback):
+        self.f = fabric
+        self.bandwidth = link_bandwidth
+        self.fallback = fallback  # an _Engine for detours on degraded fabrics
+        self.n_links = n_links
+        shape = tuple(int(s) for s in fabric.params["shape"])
+        connect = fabric.params.get("connect", "full")
+        if isinstance(connect, str):
+            connect = (connect,) * len(shape)
+        self.shape, self.connect = shape, tuple(connect)
+        self.ndim = len(shape)
+        self.strides = np.cumprod((1,) + shape[:-1]).astype(np.int64)
+        n = int(np.prod(shape))
+        self.n_slots = n
+        N = len(fabric.nodes)
+        idx = fabric.node_index
+        self.slot_node = np.full(n, -1, dtype=np.int64)
+        self.node_slot = np.full(N, -1, dtype=np.int64)
+        for node, c in fabric.graph.nodes(data="coord"):
+            if c is None or fabric.graph.nodes[node].get("kind") != "chip":
+                continue
+            slot = int(np.dot(np.asarray(c, dtype=np.int64), self.strides))
+            self.slot_node[slot] = idx[node]
+            self.node_slot[idx[node]] = slot
+        ea = fabric.edge_arrays
+        lat = link_latency
+        self.lat = lat
+        # per dimension: line index of each slot, and link tables
+        self.line_of, self.tables = [], []
+        coords = np.stack(np.unravel_index(np.arange(n), shape, order="F"), axis=1)
+        self.coords = coords
+        ns = self.node_slot
+        for d, (s, c) in enumerate(zip(shape, self.connect)):
+            base = np.arange(n) - coords[:, d] * self.strides[d]
+            lines, line_of = np.unique(base, return_inverse=True)
+            self.line_of.append(line_of)
+            L = len(lines)
+            tab = {}
+            if c in ("ring", "line"):
+                plus = np.full((L, s), -1, dtype=np.int64)
+                minus = np.full((L, s), -1, dtype=np.int64)
+                tab["plus"], tab["minus"] = plus, minus
+            elif c == "full":
+                tab["pair"] = np.full((L, s, s), -1, dtype=np.int64)
+            elif c == "switch":
+                tab["up"] = np.full((L, s), -1, dtype=np.int64)
+                tab["down"] = np.full((L, s), -1, dtype=np.int64)
+                tab["switch"] = np.full(L, -1, dtype=np.int64)
+            else:
+                raise RoutingError(f"{fabric.name}: unknown connect {c!r} in dimension {d}")
+            self.tables.append(tab)
+        for e in range(len(ea.u)):
+            u, v = int(ea.u[e]), int(ea.v[e])
+            su, sv = ns[u], ns[v]
+            if su >= 0 and sv >= 0:
+                diff = np.flatnonzero(coords[su] != coords[sv])
+                if len(diff) != 1:
+                    continue
+                d = int(diff[0])
+                tab, s = self.tables[d], shape[d]
+                line = self.line_of[d][su]
+                p, q = int(coords[su, d]), int(coords[sv, d])
+                if "pair" in tab:
+                    tab["pair"][line, p, q] = 2 * e
+                    tab["pair"][line, q, p] = 2 * e + 1
+                    continue
+                for (a, b, l_ab, l_ba) in ((p, q, 2 * e, 2 * e + 1), (q, p, 2 * e + 1, 2 * e)):
+                    if b == (a + 1) % s and (self.connect[d] == "ring" or b == a + 1):
+                        tab["plus"][line, a] = l_ab
+                        tab["minus"][line, b] = l_ba
+            elif su >= 0 or sv >= 0:
+                chip_end, sw, l_up, l_dn = ((su, v, 2 * e, 2 * e + 1) if su >= 0
+                                            else (sv, u, 2 * e + 1, 2 * e))
+                for d, c in enumerate(self.connect):
+                    if c == "switch":
+                        tab = self.tables[d]
+                        line = self.line_of[d][chip_end]
+                        if tab["switch"][line] in (-1, sw):
+                            tab["switch"][line] = sw
+                            p = int(coords[chip_end, d])
+                            tab["up"][line, p] = l_up
+                            tab["down"][line, p] = l_dn
+                            break
+        # intact: every adjacency of the grid is present (no failures), so no route is dead
+        self.intact = True
+        self.uniform_lat = []
+        for d, tab in enumerate(self.tables):
+            s, c = shape[d], self.connect[d]
+            if s == 1:
+                present = np.zeros(0, dtype=np.int64)
+            elif c == "ring":
+                present = np.concatenate([tab["plus"].ravel(), tab["minus"].ravel()])
+            elif c == "line":
+                present = np.concatenate([tab["plus"][:, :-1].ravel(), tab["minus"][:, 1:].ravel()])
+            elif c == "full":
+                off = ~np.eye(s, dtype=bool)
+                present = tab["pair"][:, off].ravel()
+            else:
+                present = np.concatenate([tab["up"].ravel(), tab["down"].ravel()])
+            self.intact &= bool((present >= 0).all())
+            lats = lat[present[present >= 0]]
+            self.uniform_lat.append(float(lats[0]) if len(lats) and (lats == lats[0]).all()
+                                    else None)
+        # prefix sums of latency and of dead links along ring/line directions
+        for d, tab in enumerate(self.tables):
+            if "plus" in tab:
+                for key in ("plus", "minus"):
+                    t2 = np.concatenate([tab[key], tab[key]], axis=1)
+                    dead = (t2 < 0).astype(np.float64)
+                    la = np.where(t2 >= 0, lat[np.maximum(t2, 0)], 0.0)
+                    z = np.zeros((t2.shape[0], 1))
+                    tab[key + "_lat"] = np.concatenate([z, np.cumsum(la, axis=1)], axis=1)
+                    tab[key + "_dead"] = np.concatenate([z, np.cumsum(dead, axis=1)], axis=1)
+
+    # --- per-dimension segments -----------------------------------------------------
+
+    def _slots(self, nodes):
+        """Grid slots of nodes; off-grid nodes (per-line switches) map to slot 0, see _off."""
+        return np.maximum(self.node_slot[nodes], 0)
+
+    def _off(self, src, dst):
+        """Pairs with an end off the grid: routed by the fallback (shortest paths)."""
+        return (self.node_slot[src] < 0) | (self.node_slot[dst] < 0)
+
+    def _segments(self, a_slot, b_slot):
+        """Yield, per dimension, (d, line, a, b) of the pairs' dimension-order moves."""
+        cur = a_slot.copy()
+        for d in range(self.ndim):
+            a = self.coords[cur, d]
+            b = self.coords[b_slot, d]
+            line = self.line_of[d][cur]
+            yield d, line, a, b
+            cur = cur + (b - a) * self.strides[d]
+
+    def _ring_moves(self, d, a, b):
+        """Steps and direction fractions along ring/line dimension d: (m_plus, m_minus, fp)."""
+        s = self.shape[d]
+        if self.connect[d] == "line":
+            mp = np.maximum(b - a, 0)
+            mm = np.maximum(a - b, 0)
+            fp = (b > a).astype(float)
+            return mp, mm, fp
+        delta = (b - a) % s
+        mp = delta
+        mm = (s - delta) % s
+        fp = np.where(2 * delta < s, 1.0, np.where(2 * delta == s, 0.5, 0.0))
+        fp = np.where(delta == 0, 0.0, fp)
+        return mp, mm, fp
+
+    def _seg_sum(self, tab, key, line, start, m):
+        P = tab[key]
+        return P[line, start + m] - P[line, start]
+
+    def evaluate(self, src, dst, w=None, out=None, want_latency=True):
+        """Hops, latency (max over the tie ways), dead-path flag; loads into ``out`` if given."""
+        a_slot, b_slot = self._slots(src), self._slots(dst)
+        P = len(src)
+        hops = np.zeros(P, dtype=np.int64)
+        lat = np.zeros(P)
+        dead = self._off(src, dst)
+        intact = self.intact
+        pending = []  # load contributions, applied only for pairs with no dead link
+        for d, line, a, b in self._segments(a_slot, b_slot):
+            tab, s, c = self.tables[d], self.shape[d], self.connect[d]
+            move = a != b
+            ulat = self.uniform_lat[d]
+            if c in ("ring", "line"):
+                mp, mm, fp = self._ring_moves(d, a, b)
+                start_m = (a - mm + 1) % s if c == "ring" else a - mm + 1
+                start_m = np.where(mm > 0, start_m, 0)
+                if not intact:
+                    dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
+                    dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
+                    # ECMP drops a dead way at a tie; otherwise a dead way is a dead route
+                    tie = fp == 0.5
+                    fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
+                    dead |= move & (((fp > 0) & dp) | ((fp < 1) & dm))
+                steps = np.where(fp > 0, mp, mm) * move
+                hops += steps
+                if want_latency:
+                    if ulat is not None and intact:
+                        lat += steps * ulat
+                    else:
+                        use_p, use_m = fp > 0, fp < 1
+                        lp = self._seg_sum(tab, "plus_lat", line, a, mp)
+                        lm = self._seg_sum(tab, "minus_lat", line, start_m, mm)
+                        lat += np.where(use_p & use_m, np.maximum(lp, lm),
+                                        np.where(use_p, lp, lm)) * move
+                if w is not None:
+                    pending.append((d, "ring", line, a, start_m, mp, mm, fp, move))
+            elif c == "full":
+                lk = tab["pair"][line, a, b]
+                if not intact:
+                    dead |= move & (lk < 0)
+                hops += move
+                if want_latency:
+                    lat += np.where(move & (lk >= 0), self.lat[np.maximum(lk, 0)], 0.0)
+                if w is not None:
+                    pending.append((d, "links", lk, move))
+            else:  # switch
+                up = tab["up"][line, a]
+                dn = tab["down"][line, b]
+                if not intact:
+                    dead |= move & ((up < 0) | (dn < 0))
+                hops += 2 * move
+                if want_latency:
+                    lat += np.where(move, self.lat[np.maximum(up, 0)]
+                                    + self.lat[np.maximum(dn, 0)], 0.0)
+                if w is not None:
+                    pending.append((d, "links", up, move))
+                    pending.append((d, "links", dn, move))
+        if w is not None:
+            ok = ~dead
+            for item in pending:
+                if item[1] == "links":
+                    _, _, lk, move = item
+                    m = move & ok
+                    out += np.bincount(lk[m], weights=w[m], minlength=self.n_links)
+                else:
+                    _, _, line, a, start_m, mp, mm, fp, move = item
+                    self._ring_loads(item[0], line, a, start_m, mp, mm, fp, w * (move & ok), out)
+        return hops, lat, dead
+
+    def bottleneck(self, src, dst):
+        """Narrowest link bandwidth per pair: per-dimension minimum over the moved dimensions.
+
+        Exact when each dimension's links share one bandwidth (every builder
+        does that); otherwise the dimension's narrowest link is taken, which
+        can only under-estimate the path's bandwidth.
+        """
+        if not hasattr(self, "_dim_bw"):
+            self._dim_bw = []
+            for tab in self.tables:
+                ids = np.concatenate([np.asarray(v).ravel() for k, v in tab.items()
+                                      if k in ("plus", "minus", "pair", "up", "down")])
+                ids = ids[ids >= 0]
+                self._dim_bw.append(float(self.bandwidth[ids].min()) if len(ids) else np.inf)
+        a_slot, b_slot = self._slots(src), self._slots(dst)
+        out = np.full(len(src), np.inf)
+        for d, _line, a, b in self._segments(a_slot, b_slot):
+            out = np.where(a != b, np.minimum(out, self._dim_bw[d]), out)
+        return out
+
+    def _ring_loads(self, d, line, a, start_m, mp, mm, fp, w, out):
+        tab, s = self.tables[d], self.shape[d]
+        L = tab["plus"].shape[0]
+        width = 2 * s + 1
+        for key, start, m, frac in (("plus", a, mp, fp), ("minus", start_m, mm, 1.0 - fp)):
+            wt = w * frac
+            sel = (wt != 0) & (m > 0)
+            if not sel.any():
+                continue
+            base = line[sel] * width
+            diff = (np.bincount(base + start[sel], weights=wt[sel], minlength=L * width)
+                    - np.bincount(base + start[sel] + m[sel], weights=wt[sel],
+                                  minlength=L * width))
+            acc = np.cumsum(diff.reshape(L, width), axis=1)[:, :2 * s]
+            acc = acc[:, :s] + acc[:, s:]
+            tl = tab[key]
+            valid = tl >= 0
+            out += np.bincount(tl[valid], weights=acc[valid], minlength=self.n_links)
+
+    def path_links_many(self, src, dst):
+        """Links of the dimension-order path of each pair, as a (P, H) array padded with -1.
+
+        Pairs whose path crosses a dead link get -1 everywhere (the caller detours them).
+        """
+        a_slot, b_slot = self._slots(src), self._slots(dst)
+        P = len(src)
+        cols = []
+        for d, line, a, b in self._segments(a_slot, b_slot):
+            tab, s, c = self.tables[d], self.shape[d], self.connect[d]
+            move = a != b
+            if c == "full":
+                cols.append(np.where(move, tab["pair"][line, a, b], -1))
+            elif c == "switch":
+                cols.append(np.where(move, tab["up"][line, a], -1))
+                cols.append(np.where(move, tab["down"][line, b], -1))
+            else:
+                mp, mm, fp = self._ring_moves(d, a, b)
+                plus = fp >= 0.5
+                if not self.intact:
+                    dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
+                    plus = np.where(fp == 0.5, ~dp, plus)
+                steps = np.where(plus, mp, mm) * move
+                sign = np.where(plus, 1, -1)
+                for k in range(int(steps.max()) if P else 0):
+                    pos = (a + sign * k) % s
+                    lk = np.where(plus, tab["plus"][line, pos], tab["minus"][line, pos])
+                    cols.append(np.where(k < steps, lk, -1))
+        if not cols:
+            return np.full((P, 0), -1, dtype=np.int64)
+        M = np.stack(cols, axis=1)
+        # move each row's links to the front, in order
+        valid = M >= 0
+        order = np.argsort(~valid, axis=1, kind="stable")
+        M = np.take_along_axis(M, order, axis=1)
+        width = int(valid.sum(axis=1).max()) if P else 0
+        return M[:, :width]
+
+    def path(self, s, t):
+        a_slot, b_slot = self._slots(np.array([s])), self._slots(np.array([t]))
+        links = []
+        for d, line, a, b in self._segments(a_slot, b_slot):
+            tab, sz, c = self.tables[d], self.shape[d], self.connect[d]
+            line, a, b = int(line[0]), int(a[0]), int(b[0])
+            if a == b:
+                continue
+            if c in ("ring", "line"):
+                mp, mm, fp = self._ring_moves(d, np.array([a]), np.array([b]))
+                plus = fp[0] >= 0.5
+                if fp[0] == 0.5:  # tie: + unless + is dead and - alive
+                    dp = self._seg_sum(tab, "plus_dead", line, a, int(mp[0])) > 0
+                    plus = not dp
+                steps, key, dirn = (int(mp[0]), "plus", 1) if plus else (int(mm[0]), "minus", -1)
+                p = a
+                for _ in range(steps):
+                    links.append(int(tab[key][line, p]))
+                    p = (p + dirn) % sz
+            elif c == "full":
+                links.append(int(tab["pair"][line, a, b]))
+            else:
+                links += [int(tab["up"][line, a]), int(tab["down"][line, b])]
+        return links

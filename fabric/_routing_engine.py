@@ -1,0 +1,487 @@
+"""The general routing engine behind :class:`fabric.Router` (private).
+
+A policy is a directed *state graph* (:class:`_StateGraph`); :class:`_Engine`
+routes pairs over it with ECMP: breadth-first distances, path counts and the
+Brandes back-propagation of demand, batched over sources. See the docstring of
+:mod:`fabric._routing` for the policies and the method.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from ._errors import RoutingError
+
+__all__ = []
+
+# Work arrays of a batch are kept below about this many float64 entries (32 MiB).
+_BLOCK = 1 << 22
+
+
+def _mix(*keys):
+    """A deterministic 64-bit hash of integer arrays (splitmix64 finaliser), as uint64."""
+    with np.errstate(over="ignore"):
+        x = np.uint64(0x9E3779B97F4A7C15)
+        for k in keys:
+            x = x ^ np.asarray(k).astype(np.uint64)
+            x = x * np.uint64(0xBF58476D1CE4E5B9)
+            x = x ^ (x >> np.uint64(31))
+            x = x * np.uint64(0x94D049BB133111EB)
+            x = x ^ (x >> np.uint64(29))
+    return x
+
+
+# -- the state graph of a policy -------------------------------------------------------
+
+
+class _StateGraph:
+    """A directed graph of routing states; each state is a node, each arc a directed link.
+
+    ``node_states[n]`` lists the states of node ``n`` (-1 padded): column 0 is
+    where a route from ``n`` starts; a route to ``n`` ends in whichever of its
+    states is nearest. States of nodes in ``drop`` (leaf chips, routed at the
+    ends by :class:`_Engine`) and the arcs touching them are left out.
+    """
+
+    def __init__(self, n_nodes, state_node, tail, head, link, node_states, drop=None):
+        state_node = np.asarray(state_node, dtype=np.int64)
+        tail = np.asarray(tail, dtype=np.int64)
+        head = np.asarray(head, dtype=np.int64)
+        link = np.asarray(link, dtype=np.int64)
+        node_states = np.asarray(node_states, dtype=np.int64)
+        if drop is not None and drop.any():
+            keep_state = ~drop[state_node]
+            new_id = np.full(len(state_node), -1, dtype=np.int64)
+            new_id[keep_state] = np.arange(int(keep_state.sum()))
+            keep_arc = keep_state[tail] & keep_state[head]
+            tail, head, link = new_id[tail[keep_arc]], new_id[head[keep_arc]], link[keep_arc]
+            state_node = state_node[keep_state]
+            node_states = np.where(node_states >= 0, new_id[np.maximum(node_states, 0)], -1)
+        self.n_nodes = n_nodes
+        self.state_node = state_node
+        self.n_states = len(self.state_node)
+        order = np.lexsort((head, tail))
+        self.tail = tail[order]
+        self.head = head[order]
+        self.link = link[order]
+        self.node_states = node_states
+        S = self.n_states
+        self.indptr = np.searchsorted(self.tail, np.arange(S + 1))
+        self.A = sp.csr_matrix((np.ones(len(self.tail)), (self.tail, self.head)), shape=(S, S))
+        self.AT = self.A.T.tocsr()
+        outdeg = np.diff(self.indptr)
+        # A state with one way out: routes from it may start at the next state.
+        self.single = np.where(outdeg == 1, self.indptr[:-1], -1)
+        by_head = np.argsort(self.head, kind="stable")
+        self.by_head = by_head
+        self.head_sorted = self.head[by_head]
+        self.head_starts = np.flatnonzero(np.r_[True, self.head_sorted[1:] != self.head_sorted[:-1]]
+                                          if len(self.head_sorted) else [])
+        self.head_groups = self.head_sorted[self.head_starts]
+
+
+def _all_links(fabric):
+    ea = fabric.edge_arrays
+    E = len(ea.u)
+    tail = np.empty(2 * E, dtype=np.int64)
+    head = np.empty(2 * E, dtype=np.int64)
+    tail[0::2], head[0::2] = ea.u, ea.v
+    tail[1::2], head[1::2] = ea.v, ea.u
+    return tail, head
+
+
+def _shortest_graph(fabric, drop=None):
+    N = len(fabric.nodes)
+    tail, head = _all_links(fabric)
+    return _StateGraph(N, np.arange(N), tail, head, np.arange(len(tail)),
+                       np.arange(N)[:, None], drop)
+
+
+def _levels(fabric):
+    level = np.empty(len(fabric.nodes))
+    for i, (n, d) in enumerate(fabric.graph.nodes(data=True)):
+        kind = d.get("kind")
+        level[i] = (-2 if kind == "chip" else float(d.get("tier", 0)) if kind == "switch"
+                    else -1)
+    return level
+
+
+def _updown_graph(fabric, drop=None):
+    """States (n, up) = n and (n, down) = N + n; up arcs climb, down arcs descend."""
+    N = len(fabric.nodes)
+    tail, head = _all_links(fabric)
+    lev = _levels(fabric)
+    link = np.arange(len(tail))
+    up = lev[head] > lev[tail]
+    down = lev[head] < lev[tail]
+    st_t = np.concatenate([tail[up], tail[down], N + tail[down]])
+    st_h = np.concatenate([head[up], N + head[down], N + head[down]])
+    st_l = np.concatenate([link[up], link[down], link[down]])
+    states = np.stack([np.arange(N), N + np.arange(N)], axis=1)
+    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states, drop)
+
+
+def _group_of(fabric):
+    """Dragonfly group of each node (routers ``r{g}.{i}``; chips take their router's)."""
+    N = len(fabric.nodes)
+    group = np.full(N, -1, dtype=np.int64)
+    idx = fabric.node_index
+    for n, d in fabric.graph.nodes(data=True):
+        if "group" in d:
+            group[idx[n]] = int(d["group"])
+        elif d.get("kind") == "switch" and isinstance(n, str) and n.startswith("r") and "." in n:
+            group[idx[n]] = int(n[1:].split(".")[0])
+    for n, d in fabric.graph.nodes(data=True):
+        if group[idx[n]] < 0:
+            gs = {int(group[idx[m]]) for m in fabric.graph[n] if group[idx[m]] >= 0}
+            if len(gs) == 1:
+                group[idx[n]] = gs.pop()
+    return group
+
+
+def _minimal_graph(fabric, drop=None):
+    """Dragonfly minimal routing: phase 0 before the global hop, phase 1 after it."""
+    N = len(fabric.nodes)
+    tail, head = _all_links(fabric)
+    link = np.arange(len(tail))
+    g = _group_of(fabric)
+    is_global = (g[tail] != g[head]) & (g[tail] >= 0) & (g[head] >= 0)
+    loc = ~is_global
+    st_t = np.concatenate([tail[loc], N + tail[loc], tail[is_global]])
+    st_h = np.concatenate([head[loc], N + head[loc], N + head[is_global]])
+    st_l = np.concatenate([link[loc], link[loc], link[is_global]])
+    states = np.stack([np.arange(N), N + np.arange(N)], axis=1)
+    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states, drop)
+
+
+# -- the general engine: BFS + path counts + Brandes accumulation ------------------------
+
+
+class _Engine:
+    """ECMP routing over a policy's :class:`_StateGraph` (see the module docstring).
+
+    Chips with a single link (a host on its edge switch) are routed at the
+    ends: their link is added to every route, and the state graph holds only
+    the nodes that can forward, which is what keeps a fat-tree small.
+    """
+
+    def __init__(self, fabric, builder, link_tail, link_head, link_latency, names):
+        self.f = fabric
+        N = len(fabric.nodes)
+        deg = np.bincount(link_tail, minlength=N)
+        kinds = np.array([d.get("kind") == "chip" for _, d in fabric.graph.nodes(data=True)],
+                         dtype=bool)
+        self.leaf = kinds & (deg == 1)
+        self.leaf_out = np.full(N, -1, dtype=np.int64)
+        self.leaf_in = np.full(N, -1, dtype=np.int64)
+        self.leaf_nbr = np.arange(N, dtype=np.int64)
+        lo = np.flatnonzero(self.leaf[link_tail])
+        self.leaf_out[link_tail[lo]] = lo
+        self.leaf_nbr[link_tail[lo]] = link_head[lo]
+        li = np.flatnonzero(self.leaf[link_head])
+        self.leaf_in[link_head[li]] = li
+        self.sg = builder(fabric, self.leaf)
+        self.link_latency = link_latency
+        self.arc_lat = link_latency[self.sg.link]
+        self.n_links = len(link_tail)
+        self.names = names
+
+    def _ends(self, src, dst):
+        """Replace leaf chips by their neighbour: (core src, core dst, first link, last link)."""
+        pre = np.where(self.leaf[src], self.leaf_out[src], -1)
+        post = np.where(self.leaf[dst], self.leaf_in[dst], -1)
+        return self.leaf_nbr[src], self.leaf_nbr[dst], pre, post
+
+    def dist(self, states):
+        """Hop distances from a batch of start states, shape (b, S); inf where unreachable."""
+        D = csgraph.shortest_path(self.sg.A, directed=True, unweighted=True,
+                                  indices=np.asarray(states))
+        return np.atleast_2d(D)
+
+    def _raise(self, s, d):
+        raise RoutingError(f"{self.f.name}: no route from {self.names[int(s)]!r} to "
+                           f"{self.names[int(d)]!r}")
+
+    def _start(self, cs, src, dst):
+        st = self.sg.node_states[cs, 0]
+        if (st < 0).any():
+            i = int(np.flatnonzero(st < 0)[0])
+            self._raise(src[i], dst[i])
+        return st
+
+    def _targets(self, D, rows, cd, src, dst):
+        """Per pair, the nearest state of the destination node; raise if unreachable."""
+        cand = self.sg.node_states[cd]  # (P, m)
+        dd = np.where(cand >= 0, D[rows[:, None], np.maximum(cand, 0)], np.inf)
+        k = np.argmin(dd, axis=1)
+        best = dd[np.arange(len(k)), k]
+        bad = ~np.isfinite(best)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            self._raise(src[i], dst[i])
+        return cand[np.arange(len(k)), k], best
+
+    def _sigma(self, D, starts):
+        b, S = D.shape
+        sigma = np.zeros((b, S))
+        sigma[np.arange(b), starts] = 1.0
+        finite = np.isfinite(D)
+        maxd = int(D[finite].max()) if finite.any() else 0
+        At = self.sg.AT
+        for lev in range(maxd):
+            M = np.where(D == lev, sigma, 0.0)
+            T = (At @ M.T).T
+            sigma += np.where(D == lev + 1, T, 0.0)
+        return sigma, maxd
+
+    def _batches(self, n, per_row):
+        step = max(1, _BLOCK // max(per_row, 1))
+        for i in range(0, n, step):
+            yield slice(i, min(n, i + step))
+
+    def _groups(self, start):
+        """Pairs grouped by start state: (unique states, pair order, group bounds, inverse)."""
+        uniq, inv = np.unique(start, return_inverse=True)
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
+        return uniq, order, bounds, inv
+
+    def loads(self, src, dst, w, out):
+        """Add the bytes of pairs (src[i] -> dst[i], w[i]) to ``out`` (per directed link)."""
+        keep = (src != dst) & (w != 0)
+        src, dst, w = src[keep], dst[keep], w[keep]
+        if len(src) == 0:
+            return out
+        us, inv_s = np.unique(src, return_inverse=True)
+        ud, inv_d = np.unique(dst, return_inverse=True)
+        order = np.argsort(inv_s, kind="stable")
+        bounds = np.searchsorted(inv_s[order], np.arange(len(us) + 1))
+        for bs in self._batches(len(us), len(ud)):
+            sel = order[bounds[bs.start]:bounds[bs.stop]]
+            b = bs.stop - bs.start
+            block = np.bincount((inv_s[sel] - bs.start) * len(ud) + inv_d[sel], weights=w[sel],
+                                minlength=b * len(ud)).reshape(b, len(ud))
+            self.loads_rows(us[bs], ud, block, out)
+        return out
+
+    def loads_rows(self, src, dst, block, out):
+        """Add the loads of a demand block: ``block[i, j]`` bytes from ``src[i]`` to ``dst[j]``.
+
+        The block is reduced to the start states of the sources (rows merged by
+        a sparse product) before the per-source work, so chips sharing an edge
+        switch are routed once.
+        """
+        sg = self.sg
+        block = np.where(src[:, None] == dst[None, :], 0.0, block)
+        cs, cd, pre, post = self._ends(src, dst)
+        rs, csum = block.sum(axis=1), block.sum(axis=0)
+        m = pre >= 0
+        out += np.bincount(pre[m], weights=rs[m], minlength=self.n_links)
+        m = post >= 0
+        out += np.bincount(post[m], weights=csum[m], minlength=self.n_links)
+        live = rs > 0
+        if not live.any():
+            return out
+        src, cs, block = src[live], cs[live], block[live]
+        start = sg.node_states[cs, 0]
+        if (start < 0).any():
+            i = int(np.flatnonzero(start < 0)[0])
+            self._raise(src[i], dst[int(np.flatnonzero(block[i])[0])])
+        uniq, inv = np.unique(start, return_inverse=True)
+        agg = sp.csr_matrix((np.ones(len(inv)), (inv, np.arange(len(inv)))),
+                            shape=(len(uniq), len(inv)))
+        cand = sg.node_states[cd]  # (n_dst, m)
+        width = max(sg.n_states, len(sg.tail), len(dst) * cand.shape[1])
+        for bs in self._batches(len(uniq), 3 * width):
+            batch = uniq[bs]
+            b = len(batch)
+            AD = agg[bs] @ block  # (b, n_dst) demand from each start state
+            D = self.dist(batch)
+            dd = np.where(cand[None, :, :] >= 0, D[:, np.maximum(cand, 0)], np.inf)
+            k = np.argmin(dd, axis=2)
+            best = np.take_along_axis(dd, k[:, :, None], axis=2)[:, :, 0]
+            bad = (AD > 0) & ~np.isfinite(best)
+            if bad.any():
+                i, j = (int(x[0]) for x in np.nonzero(bad))
+                row = int(np.flatnonzero(inv == bs.start + i)[0])
+                self._raise(src[row], dst[j])
+            dem = np.zeros((b, sg.n_states))
+            for kk in range(cand.shape[1]):
+                colmask = cand[:, kk] >= 0
+                if not colmask.any():
+                    continue
+                Mk = np.where(k == kk, AD, 0.0)[:, colmask]
+                scatter = sp.csr_matrix(
+                    (np.ones(int(colmask.sum())),
+                     (np.arange(int(colmask.sum())), cand[colmask, kk])),
+                    shape=(int(colmask.sum()), sg.n_states))
+                dem += (scatter.T @ Mk.T).T
+            self._brandes(D, batch, dem, out)
+        return out
+
+    def _brandes(self, D, batch, dem, out):
+        """Back-propagate the demand ``dem`` (b, S) over each start's shortest-path DAG."""
+        sg = self.sg
+        sigma, maxd = self._sigma(D, batch)
+        A = sg.A
+        safe = np.where(sigma > 0, sigma, 1.0)
+        for lev in range(maxd, 0, -1):
+            R = np.where(D == lev, dem / safe, 0.0)
+            P = (A @ R.T).T
+            dem += np.where(D == lev - 1, sigma * P, 0.0)
+        R = dem / safe
+        R[np.arange(len(batch)), batch] = 0.0  # demand to the start itself goes nowhere
+        on_dag = D[:, sg.head] == D[:, sg.tail] + 1
+        arc = np.where(on_dag, sigma[:, sg.tail] * R[:, sg.head], 0.0).sum(axis=0)
+        out += np.bincount(sg.link, weights=arc, minlength=self.n_links)
+
+    def _along(self, D, values, bw=False):
+        """Per start state and state, the worst over the ECMP paths of a path quantity.
+
+        ``bw=False``: the largest sum of ``values`` (latency); ``bw=True``: the
+        smallest of ``values`` (the narrowest link's bandwidth).
+        """
+        sg = self.sg
+        if bw:
+            acc = np.where(D == 0, np.inf, np.inf)
+            pick, combine, empty = np.minimum, np.minimum, np.inf
+        else:
+            acc = np.where(D == 0, 0.0, -np.inf)
+            pick, combine, empty = np.maximum, np.add, -np.inf
+        finite = np.isfinite(D)
+        maxd = int(D[finite].max()) if finite.any() else 0
+        if len(sg.head_sorted) == 0:
+            return acc
+        t = sg.tail[sg.by_head]
+        h = sg.head_sorted
+        al = values[sg.link][sg.by_head]
+        cols = sg.head_groups
+        for lev in range(1, maxd + 1):
+            valid = (D[:, t] == lev - 1) & (D[:, h] == lev)
+            cand = np.where(valid, combine(acc[:, t], al), empty)
+            m = pick.reduceat(cand, sg.head_starts, axis=1)
+            acc[:, cols] = np.where(D[:, cols] == lev, m, acc[:, cols])
+        return acc
+
+    def hops_latency(self, src, dst, want_latency=True, bandwidth=None):
+        """Hops, largest ECMP latency and (if ``bandwidth`` is given) narrowest link of each pair."""
+        sg = self.sg
+        P = len(src)
+        hops = np.zeros(P, dtype=np.int64)
+        lat = np.zeros(P)
+        bw = np.full(P, np.inf)
+        cs, cd, pre, post = self._ends(src, dst)
+        same = src == dst
+        hops += ((pre >= 0) & ~same).astype(np.int64) + ((post >= 0) & ~same)
+        ll = self.link_latency
+        for lk in (pre, post):
+            use = (lk >= 0) & ~same
+            lat += np.where(use, ll[np.maximum(lk, 0)], 0.0)
+            if bandwidth is not None:
+                bw = np.where(use, np.minimum(bw, bandwidth[np.maximum(lk, 0)]), bw)
+        inner = np.flatnonzero((cs != cd) & ~same)
+        if len(inner) == 0:
+            return hops, lat, bw
+        start = self._start(cs[inner], src[inner], dst[inner])
+        uniq, order, bounds, inv = self._groups(start)
+        width = max(sg.n_states, len(sg.tail))
+        for bs in self._batches(len(uniq), 3 * width):
+            batch = uniq[bs]
+            sel = order[bounds[bs.start]:bounds[bs.stop]]
+            rows = inv[sel] - bs.start
+            D = self.dist(batch)
+            idx = inner[sel]
+            tstate, best = self._targets(D, rows, cd[idx], src[idx], dst[idx])
+            hops[idx] += best.astype(np.int64)
+            if want_latency:
+                lat[idx] += self._along(D, self.link_latency)[rows, tstate]
+            if bandwidth is not None:
+                bw[idx] = np.minimum(bw[idx], self._along(D, bandwidth, bw=True)[rows, tstate])
+        return hops, lat, bw
+
+    def path(self, s, t):
+        """The hash-chosen shortest path from node s to node t, as a list of links."""
+        sg = self.sg
+        if s == t:
+            return []
+        src, dst = np.array([s]), np.array([t])
+        cs, cd, pre, post = self._ends(src, dst)
+        links = [int(pre[0])] if pre[0] >= 0 else []
+        tail = [int(post[0])] if post[0] >= 0 else []
+        if cs[0] == cd[0]:
+            return links + tail
+        start = int(self._start(cs, src, dst)[0])
+        D = self.dist([start])
+        tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), cd, src, dst)
+        tstate = int(tstate[0])
+        Dt = csgraph.shortest_path(sg.AT, directed=True, unweighted=True, indices=[tstate])[0]
+        cur = start
+        while cur != tstate:
+            arcs = np.arange(sg.indptr[cur], sg.indptr[cur + 1])
+            arcs = arcs[Dt[sg.head[arcs]] == Dt[cur] - 1]
+            pick = int(_mix(s, t, sg.state_node[cur])[()] % np.uint64(len(arcs)))
+            a = arcs[pick]
+            cur = int(sg.head[a])
+            links.append(int(sg.link[a]))
+        return links + tail
+
+    def hash_steps(self, src, dst):
+        """The hash-chosen paths of many pairs, hop by hop (vectorised over pairs).
+
+        Yields ``(pairs, links)``: at each step, the indices (into ``src``) of
+        the pairs that take a hop and the directed link each takes, in path order.
+        """
+        sg = self.sg
+        allidx = np.flatnonzero(src != dst)
+        src, dst = src[allidx], dst[allidx]
+        cs, cd, pre, post = self._ends(src, dst)
+        m = pre >= 0
+        if m.any():
+            yield allidx[m], pre[m]
+        inner = np.flatnonzero(cs != cd)
+        if len(inner):
+            start = self._start(cs[inner], src[inner], dst[inner])
+            tstate = np.empty(len(inner), dtype=np.int64)
+            uniq, order, bounds, inv = self._groups(start)
+            for bs in self._batches(len(uniq), sg.n_states):
+                sel = order[bounds[bs.start]:bounds[bs.stop]]
+                D = self.dist(uniq[bs])
+                ii = inner[sel]
+                tstate[sel], _ = self._targets(D, inv[sel] - bs.start, cd[ii], src[ii], dst[ii])
+            deg = np.diff(sg.indptr)
+            maxdeg = int(deg.max()) if len(deg) else 0
+            cols = np.arange(maxdeg)[None, :]
+            tu, torder, tbounds, tinv = self._groups(tstate)
+            for bs in self._batches(len(tu), sg.n_states):
+                sel = torder[tbounds[bs.start]:tbounds[bs.stop]]
+                Dt = np.atleast_2d(csgraph.shortest_path(sg.AT, directed=True, unweighted=True,
+                                                         indices=tu[bs]))
+                row = tinv[sel] - bs.start
+                cur = start[sel].copy()
+                goal = tstate[sel]
+                ii = inner[sel]
+                s_, t_ = src[ii], dst[ii]
+                active = np.flatnonzero(cur != goal)
+                while len(active):
+                    c, r = cur[active], row[active]
+                    ok = cols < deg[c][:, None]
+                    offs = np.where(ok, sg.indptr[c][:, None] + cols, 0)
+                    good = ok & (Dt[r[:, None], sg.head[offs]] == (Dt[r, c] - 1)[:, None])
+                    cnt = good.sum(axis=1)
+                    pick = (_mix(s_[active], t_[active], sg.state_node[c])
+                            % cnt.astype(np.uint64)).astype(np.int64)
+                    rank = np.cumsum(good, axis=1) - 1
+                    col = np.argmax(good & (rank == pick[:, None]), axis=1)
+                    arc = offs[np.arange(len(active)), col]
+                    yield allidx[ii[active]], sg.link[arc]
+                    cur[active] = sg.head[arc]
+                    active = active[cur[active] != goal[active]]
+        m = post >= 0
+        if m.any():
+            yield allidx[m], post[m]
+
+    def hash_loads(self, src, dst, w, out):
+        """Loads when each pair takes its one hash-chosen path (vectorised over pairs)."""
+        for pairs, links in self.hash_steps(src, dst):
+            out += np.bincount(links, weights=w[pairs], minlength=self.n_links)
+        return out
