@@ -432,9 +432,12 @@ def _plan(fabric, sched, idx, tr):
     for st, (s_nodes, d_nodes) in zip(sched.steps, pairs):
         t = _step_transport(fabric, tr, s_nodes, d_nodes)
         if (sched.symmetric_memory or sched.in_network) and t.kind != "memory":
+            why = (f"transport {t.name!r} is message passing" if tr is not None else
+                   "this group is not one load/store domain (its flows cross a NIC or an "
+                   "InfiniBand/RoCE link)")
             raise NotApplicableError(
                 f"{sched.algorithm} works by loads and stores into peers' symmetric memory; "
-                f"transport {t.name!r} is message passing")
+                + why)
         names.add(t.name)
         if st.n_flows:
             loads = _loads(fabric, s_nodes, d_nodes, st.fraction)
