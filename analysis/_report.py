@@ -64,8 +64,8 @@ __all__ = [
 DEFAULT_SYSTEMS = ("sd200-ultra", "cluster-128", "nvl72", "tpu-v4-cube")
 
 #: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "latency", "collectives", "symmetric", "utilization", "failures",
-            "topology")
+SECTIONS = ("structure", "latency", "collectives", "symmetric", "decode", "utilization",
+            "failures", "topology")
 
 #: The figures ``cofabric figures`` regenerates for the README: figures of the report of
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
@@ -805,6 +805,114 @@ def _symmetric_findings(rows):
     return out
 
 
+# -- decode --------------------------------------------------------------------------------
+
+#: Models the decode section runs: a published config and the seed's scale (hypothetical).
+DECODE_MODELS = ("kimi-k2", "hypothetical-2.8t")
+
+#: Decode conditions: one sequence (the latency-bound case the seed's 5.85 ms refers to)
+#: with a 4096-token KV cache, the decode model's documented defaults otherwise.
+DECODE_BATCH, DECODE_CONTEXT = 1, 4096
+
+#: The seed article's claim for its 2.8T MoE on the 128-chip supernode (unconfirmed).
+SEED_MS_PER_TOKEN = 5.85e-3
+
+_DECODE_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch")
+_DECODE_LABELS = {"attention": "attention", "ffn": "FFN / experts", "head": "output head",
+                  "exposed_comm": "exposed communication", "launch": "launch bubbles"}
+
+
+def _decode_point(system, model):
+    """One decode step; its breakdown rows and parameters, or why it cannot run."""
+    from fabric import FabricError
+
+    from ._decode import decode_step
+    from ._models import model_config
+
+    try:
+        step = decode_step(model_config(model), _fabric(system), batch=DECODE_BATCH,
+                           context=DECODE_CONTEXT)
+    except (FabricError, ValueError) as e:
+        return {"row": None, "reason": str(e), "parameters": ()}
+    b = step.breakdown
+    row = {"system": system, "model": model, "layout": str(step.layout),
+           "batch": DECODE_BATCH, "context": DECODE_CONTEXT, "time_s": step.time,
+           "tokens_per_s_user": step.tokens_per_s_user,
+           "hbm_per_chip_bytes": step.hbm_per_chip,
+           **{f"{k}_s": getattr(b, k) for k in _DECODE_PARTS}}
+    return {"row": row, "reason": None, "parameters": tuple(step.parameters)}
+
+
+def _draw_decode(rows):
+    fig = _figure()
+    ax = fig.subplots()
+    parts = [{"system": f"{r['model']} on {r['system']}", "component": _DECODE_LABELS[k],
+              "time": r[f"{k}_s"]} for r in rows for k in _DECODE_PARTS]
+    _plots.plot_stacked_bars(parts, ax=ax)
+    ax.axvline(SEED_MS_PER_TOKEN * 1e3, color="0.3", linestyle=":", linewidth=0.8)
+    ax.set_xlabel("time per decode step (ms)")
+    return fig
+
+
+def _decode_section(fabrics, executor, quiet):
+    from ._sweep import sweep
+
+    points = [{"system": s, "model": m} for m in DECODE_MODELS for s in fabrics]
+    results = sweep(_decode_point, points, executor=executor, quiet=quiet, desc="decode")
+    rows = [r["row"] for r in results if r["row"] is not None]
+    used = [(p["system"], q) for p, r in zip(points, results) for q in r["parameters"]]
+    skipped = [f"{p['model']} on {p['system']}: {r['reason']}"
+               for p, r in zip(points, results) if r["row"] is None]
+    if not rows:
+        return None, [f"Decode: no model runs on these systems ({'; '.join(skipped)})."]
+    columns = (Column("model", "model"), Column("system", "system"),
+               Column("layout", "layout"), Column("time_s", "per token", format_time),
+               Column("tokens_per_s_user", "tokens/s per user", _fmt_float(3)),
+               *(Column(f"{k}_s", _DECODE_LABELS[k], format_time) for k in _DECODE_PARTS),
+               Column("hbm_per_chip_bytes", "HBM per chip",
+                      lambda v: format_size(v, binary=False)))
+    text = ((f"One decode step of each model at batch {DECODE_BATCH} with a "
+            f"{DECODE_CONTEXT}-token context, with the decode model's default layout and "
+            "parameters (no kernel fusion, no overlap of communication with compute); the "
+            "parts add up to the step time. The dotted line is the seed article's "
+            f"{SEED_MS_PER_TOKEN * 1e3:g} ms per token."),)
+    if skipped:
+        text += ("Not run: " + "; ".join(skipped) + ".",)
+    table = Table("decode", "Decode step time and its parts", columns, tuple(rows),
+                  "Seconds in decode.csv. The decode model's parameters are listed under "
+                  "Assumptions.")
+    fig = FigureSpec("decode", "Decode step breakdown",
+                     "Time per decode step split into attention, FFN/experts, output head, "
+                     "communication not hidden under compute, and kernel-launch bubbles.",
+                     functools.partial(_draw_decode, rows), column="double",
+                     height=1.0 + 0.3 * len(rows))
+    section = Section("decode", "MoE decode", text=text, tables=(table,), figures=(fig,),
+                      parameters=tuple(used))
+    return section, _decode_findings(rows, list(fabrics))
+
+
+def _decode_findings(rows, systems):
+    out = []
+    for model in DECODE_MODELS:
+        mine = {r["system"]: r for r in rows if r["model"] == model}
+        if len(systems) >= 2 and systems[0] in mine and systems[1] in mine:
+            a, b = mine[systems[0]], mine[systems[1]]
+            launch = a["launch_s"] / a["time_s"]
+            out.append(
+                f"Decoding {model} at batch {DECODE_BATCH} takes {format_time(a['time_s'])} per "
+                f"token on {a['system']} ({a['tokens_per_s_user']:.0f} tokens/s) and "
+                f"{format_time(b['time_s'])} on {b['system']} ({b['tokens_per_s_user']:.0f} "
+                f"tokens/s); on {a['system']} launch bubbles are {launch:.0%} of the step and "
+                f"exposed communication {a['exposed_comm_s'] / a['time_s']:.0%}.")
+    seed = [r for r in rows if r["model"] == "hypothetical-2.8t" and r["system"] == systems[0]]
+    if seed:
+        r = seed[0]
+        out.append(f"The seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token for its 2.8T model: "
+                   f"the model gives {format_time(r['time_s'])} for the hypothetical 2.8T "
+                   f"config on {r['system']} under these defaults.")
+    return out
+
+
 #: Payload of the accesses in the latency distributions: one 64 B cache line.
 ACCESS_BYTES = 64
 
@@ -1134,6 +1242,11 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                     if sym is not None:
                         parts.append(sym)
                     findings.extend(sym_found)
+            elif key == "decode":
+                section, found = _decode_section(fabrics, executor, quiet)
+                if section is not None:
+                    parts.append(section)
+                findings.extend(found)
             else:
                 section, found = builders[key](fabrics)
                 parts.append(section)
