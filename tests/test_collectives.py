@@ -186,6 +186,17 @@ def test_in_switch_on_a_star():
     assert got.steps[0].reduction == 0
 
 
+@pytest.mark.parametrize("op", ["reduce-scatter", "all-gather", "broadcast", "reduce"])
+def test_in_switch_other_ops_on_a_star(op):
+    # reduce-scatter: n up, n/p down per chip; all-gather: n/p up, n down (NVIDIA/nccl
+    # issue 1506); broadcast: the root sends n up, every chip receives n; reduce: every
+    # chip sends n up, the root receives n. The busiest link carries n/k per stage.
+    p, n = 8, 2**26
+    got = cost(star(p), op, n, algorithm="in-switch", transport=IDEAL)
+    best = min((k + 1) * (LAT + n / k / BW) for k in range(1, 20000))
+    assert got.time == pytest.approx(best, rel=1e-12)
+
+
 def test_hierarchical_on_a_hypermesh_by_hand():
     f = topologies.build("hypermesh:4x4")
     n = 2**24
