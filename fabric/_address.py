@@ -19,6 +19,11 @@ Layout plans (:class:`AddressPlan`, field ``layout``):
 ``"explicit"``
     only the regions the plan lists (``AddressPlan.regions``), where they say.
 
+Layouts place chips by rank. A degraded fabric (``fabric.without(chips=...)``)
+renumbers the surviving ranks, so its owner-bits layout moves chips; to keep the
+addresses a system was programmed with, give the degraded fabric the original
+map: ``AddressPlan(layout="explicit", regions=original.address_map.regions)``.
+
 Interleave sets follow the CXL HDM decoder rules (REFERENCES.md section 3;
 Linux ``tools/testing/cxl/test/cxl_translate.c``): ``ways`` in
 {1, 2, 4, 8, 16, 3, 6, 12}, granularity ``g`` a power of two from 256 B to

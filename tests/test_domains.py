@@ -21,6 +21,7 @@ from fabric import (
     Region,
     TranslationError,
     Window,
+    check,
 )
 from fabric._units import GiB, KiB, MiB
 
@@ -233,3 +234,13 @@ def test_random_window_plans(wins, offsets):
             loc = f.address_map.lookup(g)
             assert f.address_map.owners[tr.owner[k]] == loc.owner
             assert tr.offset[k] == loc.offset
+
+
+def test_failed_chip_keeps_addresses_with_the_original_map(sd200):
+    g = sd200.without(chips=["chip5"])
+    assert g.address_map.region("chip6.hbm").base == 5 << 36        # ranks renumbered
+    keep = g.replace(address_plan=AddressPlan(layout="explicit",
+                                              regions=sd200.address_map.regions))
+    assert keep.address_map.region("chip6.hbm").base == 6 << 36
+    assert keep.host_domains["host1"].n_entries == 119
+    assert check(keep) == []
