@@ -64,8 +64,9 @@ class Fabric:
         The accelerator the fabric is built of, if known.
     assumptions : tuple of Parameter
         Every named number the builder used, with unit and source.
-    address_plan : object or None
-        The global address plan; ``None`` means the default plan.
+    address_plan : AddressPlan or None
+        The global address plan (:class:`~fabric.AddressPlan`); ``None`` means the
+        default plan. See :attr:`address_map`, :attr:`host_domains`, :meth:`translate`.
 
     Examples
     --------
@@ -305,6 +306,11 @@ class Fabric:
 
         Raises :class:`~fabric.TranslationError` for an address in no window or an
         access not granted; see :meth:`fabric.HostDomain.translate`.
+
+        >>> import topologies
+        >>> t = topologies.build("sd200-ultra").translate("host1", 0x80_0000_1000)
+        >>> t.owner, hex(t.global_address)     # host1's first shadow window: chip0
+        ('chip0', '0x1000')
         """
         try:
             domain = self.host_domains[host]
