@@ -340,6 +340,20 @@ def test_nvlink5_eight_gpus_against_b300():
     assert nvls.busbw == pytest.approx(845e9, rel=0.15)
 
 
+def test_h800_eight_nvlinks():
+    # H800: 8 NVLink4 links per GPU instead of 18, here 2 to each of 4 NVSwitches (an
+    # assumption about the HGX H800 board). Measurements: NVLS all-reduce busbw 215 GB/s
+    # on 8x H800 (NVIDIA/nccl issue 1374, a user's nccl-tests run); NVLink about 160 GB/s
+    # achievable per GPU (DeepSeek-V3 report s.3.2.2; REFERENCES.md s.1), compared with
+    # ring all-gather busbw. Tolerance 15%.
+    f = topologies.switched(8, 4, links=2, tech="nvlink4", reduction=True, chip="h100",
+                            name="hgx-h800")
+    nvls = cost(f, "all-reduce", 4 * 2**30, algorithm="in-switch")
+    ring_ = cost(f, "all-gather", 4 * 2**30, algorithm="ring")
+    assert nvls.busbw == pytest.approx(215e9, rel=0.15)
+    assert ring_.busbw == pytest.approx(160e9, rel=0.15)
+
+
 def test_cluster_ring_allreduce_against_multi_node_h100():
     # NVIDIA/nccl issue 1649 (a user quoting NVIDIA's GTC 2024 NCCL talk; second-hand):
     # multi-node H100 all-reduce busbw about 380 GB/s without SHARP, 8 x 400G NICs per
