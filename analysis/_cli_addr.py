@@ -41,7 +41,8 @@ def register(sub):
 
 
 def run_check(args):
-    from fabric import check, load_system
+    from fabric import check
+    from topologies import load_system
 
     system = load_system(args.file)
     findings = check(system)
@@ -61,7 +62,8 @@ def run_check(args):
 
 
 def _fabric_of(system):
-    from fabric import SpecError, load_system
+    from fabric import SpecError
+    from topologies import load_system
 
     if system.endswith(".toml") or os.path.isfile(system):
         loaded = load_system(system)

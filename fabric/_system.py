@@ -1,9 +1,8 @@
 """System files: a TOML description of a fabric and its address plan.
 
-A system file names a topology (a preset or builder spec, resolved by
-``topologies.build``) and describes the address plan: layout, extra regions and
-interleave sets, windows per host, grants, a symmetric heap and the hardware
-limits. Sizes and addresses are written the human way (``"96GiB"``,
+A system file names a topology (a preset or builder spec) and describes the
+address plan: layout, extra regions and interleave sets, windows per host,
+grants, a symmetric heap and the hardware limits. Sizes and addresses are written the human way (``"96GiB"``,
 ``"0x4000_0000"``) and parsed by :mod:`fabric._units`; plain integers are bytes.
 Every table is optional except ``[system]``::
 
@@ -221,7 +220,7 @@ class _Reader:
         return items
 
 
-def read_system(text, path="<string>", build=None):
+def read_system(text, path="<string>", *, build):
     """Read a system from TOML text; see :func:`load_system`."""
     try:
         doc = tomllib.loads(text)
@@ -243,12 +242,6 @@ def read_system(text, path="<string>", build=None):
     if unknown:
         r.bad(f"{path}", f"unknown tables {unknown}; known: {sorted(_KEYS)}")
     sys_fields, _ = r.fields("system", system, required=("topology",))
-    if build is None:
-        # The spec is resolved by the builders package, imported only when a file is read
-        # (the fabric package does not import topologies at import time).
-        import importlib
-
-        build = importlib.import_module("topologies").build
     try:
         fabric = build(system["topology"])
     except SpecError as e:
@@ -339,14 +332,19 @@ def read_system(text, path="<string>", build=None):
     return System(fabric, path, tuple(r.findings))
 
 
-def load_system(path, build=None):
+def load_system(path, *, build):
     """Read a system file.
+
+    The fabric package does not know the topology builders (they import it, not the
+    other way round), so the caller passes the function that turns the file's
+    ``topology`` spec into a Fabric; ``topologies.load_system(path)`` passes
+    ``topologies.build``.
 
     Parameters
     ----------
     path : str or os.PathLike
-    build : callable, optional
-        ``spec -> Fabric``; default ``topologies.build``.
+    build : callable
+        ``spec -> Fabric``.
 
     Returns
     -------
@@ -366,4 +364,4 @@ def load_system(path, build=None):
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SpecError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    return read_system(text, path, build)
+    return read_system(text, path, build=build)

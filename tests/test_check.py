@@ -18,9 +18,9 @@ from fabric import (
     Window,
     check,
     error_findings,
-    load_system,
 )
 from fabric._units import GiB, MiB
+from topologies import load_system
 
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sd200-ultra.toml"

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+import fabric
 import topologies
 from fabric import (
     AddressPlan,
@@ -15,10 +16,9 @@ from fabric import (
     System,
     Window,
     check,
-    load_system,
-    read_system,
 )
 from fabric._units import GiB, MiB, TiB
+from topologies import load_system, read_system
 
 EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "sd200-ultra.toml")
 
@@ -122,7 +122,7 @@ def test_custom_build_function():
         calls.append(spec)
         return topologies.build("dgx-h100")
 
-    s = read_system('[system]\ntopology = "my-own"\n', build=build)
+    s = fabric.read_system('[system]\ntopology = "my-own"\n', build=build)
     assert calls == ["my-own"] and s.fabric.n_endpoints == 8
 
 

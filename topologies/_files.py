@@ -1,0 +1,28 @@
+"""System files (TOML) resolved with the topology builders.
+
+:func:`fabric.load_system` reads a system file but cannot resolve its
+``topology`` spec on its own: the fabric package does not import the builders.
+These wrappers pass :func:`topologies.build`, so that a user writes
+
+>>> import topologies
+>>> system = topologies.load_system("examples/sd200-ultra.toml")  # doctest: +SKIP
+"""
+
+import fabric
+
+from ._spec import build
+
+__all__ = ["load_system", "read_system"]
+
+
+def load_system(path):
+    """Read a system file; its topology spec is built with :func:`topologies.build`.
+
+    See :func:`fabric.load_system` for the format and the errors.
+    """
+    return fabric.load_system(path, build=build)
+
+
+def read_system(text, path="<string>"):
+    """Read a system from TOML text; see :func:`load_system`."""
+    return fabric.read_system(text, path, build=build)
