@@ -113,3 +113,19 @@ def test_link_loads_accepts_arrays_and_checks_shape():
         link_loads(f, -M)
     with pytest.raises(ValueError, match="for 4 ranks"):
         link_loads(f, traffic(4, "all-to-all"))
+
+
+def test_failure_cost_rows():
+    from analysis import failure_cost
+
+    f = topologies.build("torus:4x4")
+    c = failure_cost(f, links=["chip0-chip1"], with_throughput=True, label="one link")
+    rows = c.rows()
+    assert [r["metric"] for r in rows] == ["drain_time", "throughput", "mean_latency",
+                                          "max_latency"]
+    assert all(r["system"] == "torus:4x4" and r["failure"] == "one link" for r in rows)
+    by = {r["metric"]: r for r in rows}
+    assert by["drain_time"]["change"] > 0 and by["throughput"]["change"] < 0
+    assert by["throughput"]["before"] == pytest.approx(8e9)
+    g = failure_cost(f, chips=[5])
+    assert g.failure == "without 1 node" and g.throughput is None
