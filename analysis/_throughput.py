@@ -23,8 +23,9 @@ that link carries nothing else. So a fat-tree or leaf-spine LP has one
 commodity per edge switch; a torus one per chip.
 
 Uniform all-to-all on an intact hypermesh of rings and fully connected lines
-(tori, HyperX, sd200-ultra) is vertex-transitive: the LP then reduces exactly to
-one commodity (see :func:`_symmetric`), so ``torus:16x16x16`` takes seconds.
+(tori, HyperX, sd200-ultra) or on a single-tier switched fabric (NVL72) is
+chip-transitive: the LP then reduces exactly to one commodity (see
+:func:`_symmetric`), so ``torus:16x16x16`` takes seconds.
 
 Sizes the general LP handles (measured, 2 cores; see benchmarks/results_routing.md):
 variables = commodities x directed links. ``leafspine:k=32`` (512 endpoints,
@@ -72,7 +73,7 @@ class Throughput:
         Flow / bandwidth per directed link at the optimum.
     method : str
         ``"lp"`` (the general LP) or ``"symmetric"`` (the one-commodity LP of a
-        vertex-transitive grid under uniform traffic).
+        chip-transitive fabric under uniform traffic).
     """
 
     k: float
@@ -114,7 +115,7 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     method : {"auto", "lp", "symmetric"}
         ``"auto"`` uses the symmetric reduction when it applies (uniform
         all-to-all on an intact hypermesh whose dimensions are rings or fully
-        connected), the general LP otherwise.
+        connected, or on an intact switched fabric), the general LP otherwise.
 
     Returns
     -------
@@ -128,11 +129,12 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
         If HiGHS reports the LP infeasible or fails (a pair with demand has no path).
     """
     uniform = isinstance(matrix, TrafficMatrix) and matrix.data is None
-    if uniform and method in ("auto", "symmetric") and _translation_orbits(fabric) is not None:
+    if uniform and method in ("auto", "symmetric") and _link_orbits(fabric) is not None:
         return _symmetric(fabric, matrix.fill)
     if method == "symmetric":
         raise ValueError(f"method='symmetric' needs uniform all-to-all traffic on an intact "
-                         f"grid of rings and fully connected lines; {fabric.name} with "
+                         f"grid of rings and fully connected lines or a switched fabric; "
+                         f"{fabric.name} with "
                          f"{getattr(matrix, 'name', 'this matrix')} does not qualify")
     if method not in ("auto", "lp"):
         raise ValueError(f"method must be 'auto', 'lp' or 'symmetric', got {method!r}")
@@ -236,23 +238,39 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     return Throughput(k, 1.0 / k, C, nvar, A_eq.shape[0] + A_ub.shape[0], util)
 
 
-def _translation_orbits(fabric):
-    """Orbit of each directed link under the grid's translations, or None if not applicable.
+def _link_orbits(fabric):
+    """Orbits of the directed links under a group of automorphisms transitive on the chips.
 
-    On a hypermesh whose every dimension is a ring or fully connected, the
-    translations ``c -> c + t (mod shape)`` are automorphisms acting freely on
-    the chips; the orbit of a link is (its dimension, its step mod the side).
+    Returns an orbit number per directed link, or None where no such group is
+    known. Two cases: a hypermesh whose every dimension is a ring or fully
+    connected (the translations ``c -> c + t mod shape``; a link's orbit is its
+    dimension and its step), and a single-tier switched fabric (any permutation
+    of the chips; a link's orbit is its switch plane and direction).
     """
     p = fabric.params
-    if (fabric.family != "hypermesh" or "shape" not in p or p.get("failed_links")
-            or p.get("failed_nodes")):
+    if p.get("failed_links") or p.get("failed_nodes"):
+        return None
+    r = fabric.router
+    if fabric.family == "switched":
+        G = fabric.graph
+        kinds = [G.nodes[n]["kind"] for n in fabric.nodes]
+        key = np.empty(r.n_links, dtype=np.int64)
+        for k in range(r.n_links):
+            u, v = int(r.link_tail[k]), int(r.link_head[k])
+            if kinds[u] == "chip" and kinds[v] == "switch":
+                key[k] = 2 * v
+            elif kinds[u] == "switch" and kinds[v] == "chip":
+                key[k] = 2 * u + 1
+            else:
+                return None
+        return np.unique(key, return_inverse=True)[1]
+    if fabric.family != "hypermesh" or "shape" not in p:
         return None
     connect = p.get("connect")
     if isinstance(connect, str):
         connect = (connect,) * len(p["shape"])
     if any(c not in ("ring", "full") for c in connect):
         return None
-    r = fabric.router
     coords = [fabric.graph.nodes[n].get("coord") for n in fabric.nodes]
     if any(c is None for c in coords):
         return None
@@ -270,15 +288,16 @@ def _translation_orbits(fabric):
 
 
 def _symmetric(fabric, fill):
-    """Max-concurrent-flow of uniform traffic on a translation-invariant grid: one commodity.
+    """Max-concurrent-flow of uniform traffic on a chip-transitive fabric: one commodity.
 
-    Averaging any optimal flow over the N translations gives an optimal flow
-    that is translation invariant (the LP is convex and the traffic invariant),
-    so it is enough to route the commodity of chip 0 and bound, per orbit O of
-    links, ``sum_{e in O} f_0(e) <= bandwidth(O)``: each translation moves a
-    link of O onto a distinct link of O.
+    Let a group of automorphisms act transitively on the chips (the traffic is
+    invariant under it). Averaging any optimal flow over the group gives an
+    optimal invariant flow, in which chip c's commodity is the image of chip
+    0's. The load of link e is then the sum over chips of f_0 on the links
+    mapped onto e: ``(n / |O|) * sum_{e' in O} f_0(e')`` for e's orbit O. So it
+    is enough to route chip 0's commodity under one capacity row per orbit.
     """
-    orbit = _translation_orbits(fabric)
+    orbit = _link_orbits(fabric)
     r = fabric.router
     N = len(fabric.nodes)
     n = fabric.n_endpoints
@@ -294,13 +313,15 @@ def _symmetric(fabric, fill):
     cap = cap / cscale
     nvar = L + 1
     src = int(fabric.endpoint_indices[0])
-    b = np.full(N, -1.0)
+    b = np.zeros(N)
+    b[fabric.endpoint_indices] = -1.0
     b[src] = n - 1
     rows = np.concatenate([r.link_tail, r.link_head, np.arange(N)])
     cols = np.concatenate([np.arange(L), np.arange(L), np.full(N, L)])
     vals = np.concatenate([np.ones(L), -np.ones(L), -b])
     A_eq = sp.csr_matrix((vals, (rows, cols)), shape=(N, nvar))
-    A_ub = sp.csr_matrix((np.ones(L), (orbit, np.arange(L))), shape=(n_orb, nvar))
+    size = np.bincount(orbit, minlength=n_orb)
+    A_ub = sp.csr_matrix((n / size[orbit], (orbit, np.arange(L))), shape=(n_orb, nvar))
     cost = np.zeros(nvar)
     cost[-1] = -1.0
     res = linprog(cost, A_ub=A_ub, b_ub=cap, A_eq=A_eq, b_eq=np.zeros(N), bounds=(0, None),
@@ -308,7 +329,7 @@ def _symmetric(fabric, fill):
     if res.status != 0 or res.x[-1] <= 0:
         raise FabricError(f"symmetric throughput LP for {fabric.name} failed: {res.message}")
     k = float(res.x[-1] * cscale / fill)
-    used = np.bincount(orbit, weights=res.x[:-1], minlength=n_orb)
+    used = np.bincount(orbit, weights=res.x[:-1], minlength=n_orb) * n / size
     util = (used / cap)[orbit]
     return Throughput(k, 1.0 / k, 1, nvar, A_eq.shape[0] + A_ub.shape[0], util, "symmetric")
 

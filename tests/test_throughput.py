@@ -89,7 +89,8 @@ def test_degraded_and_bad_input():
         bisection_bound(topologies.build("fattree:k=4"))
 
 
-@pytest.mark.parametrize("spec", ["torus:4x3", "torus:4x2x3", "hypermesh:3x3",
+@pytest.mark.parametrize("spec", ["torus:4x3", "torus:4x2x3", "hypermesh:3x3", "dgx-h100",
+                                  "switch:6,planes=3",
                                   "hypermesh:4x2x2,connect=full/ring/full"])
 def test_symmetric_reduction_equals_the_general_lp(spec):
     f = topologies.build(spec)
