@@ -622,25 +622,34 @@ def _collectives_section(fabrics, ops, sizes, executor, quiet):
                               [r for r in native if r["op"] == op and r["system"] == first],
                               op, first), column="double", height=4.8))
     shown = _pick_sizes(sizes)
-    summary = [dict(r) for r in sorted(best, key=lambda r: (ops.index(r["op"]), r["size_bytes"],
-                                                             list(fabrics).index(r["system"])))
-               if r["size_bytes"] in shown]
+    # Shown pivoted (one row per op and size, one column per system); the CSV stays tidy.
+    cell = {(r["op"], r["size_bytes"], r["system"]): r for r in best}
+    summary = []
+    for op in ops:
+        for size in shown:
+            row = {"op": op, "size_bytes": size}
+            for name in fabrics:
+                r = cell.get((op, size, name))
+                row[name] = "" if r is None else (
+                    f"{format_time(r['time_s'])} {r['algorithm']} ({r['transport']})")
+            summary.append(row)
     columns = (Column("op", "op"), Column("size_bytes", "size", format_size),
-               Column("system", "system"), Column("algorithm", "best algorithm"),
-               Column("transport", "transport"), Column("time_s", "time", format_time),
-               Column("busbw_Bps", "bus bandwidth", format_bandwidth))
+               *(Column(name, name) for name in fabrics))
     full_cols = tuple(Column(k, k) for k in (
         "system", "op", "algorithm", "transport_asked", "transport", "size_bytes", "time_s",
         "algbw_Bps", "busbw_Bps", "lower_bound_s"))
     tables = [
         Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
-              "At the swept sizes nearest 1 KiB, 1 MiB and 1 GiB; every size in "
+              "Time, algorithm and transport of each system's fastest algorithm at the swept "
+              "sizes nearest 1 KiB, 1 MiB and 1 GiB; every size (with bus bandwidth) in "
               "collectives_best.csv, every algorithm in collectives.csv.",
               csv_columns=("system", "op", "size_bytes", "algorithm", "transport", "time_s",
                            "algbw_Bps", "busbw_Bps"),
               csv_rows=tuple(sorted(best, key=lambda r: (r["system"], r["op"],
                                                          r["size_bytes"])))),
-        Table("collectives", "", full_cols, (), csv_rows=tuple(rows)),
+        Table("collectives", "", full_cols, (),
+              "Every operation, algorithm, transport and size (times in s, bandwidths in B/s)",
+              csv_rows=tuple(rows)),
         Table("not_applicable", "Algorithms that do not apply, and why",
               (Column("system", "system"), Column("op", "op"), Column("algorithm", "algorithm"),
                Column("transport_asked", "transport"), Column("reason", "reason")),
@@ -1320,6 +1329,9 @@ def _is_numeric_column(col, rows):
 
 
 def _html_table(t):
+    if not t.rows:  # a table kept only as data (every row of a sweep)
+        return (f'<p class="sub">{html.escape(t.caption or "All rows")}: '
+                f'<a href="{t.name}.csv">{t.name}.csv</a></p>')
     head = "".join(f"<th>{html.escape(c.label)}</th>" for c in t.columns)
     numeric = [_is_numeric_column(c, t.rows) for c in t.columns]
     body = []
@@ -1386,6 +1398,9 @@ def render_markdown(report):
         for p in s.text:
             lines += [p, ""]
         for t in s.tables:
+            if not t.rows:
+                lines += [f"{t.caption or 'All rows'}: [{t.name}.csv]({t.name}.csv)", ""]
+                continue
             if t.title:
                 lines += [f"### {t.title}", ""]
             lines.append("| " + " | ".join(_md_escape(c.label) for c in t.columns) + " |")
