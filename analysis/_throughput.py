@@ -23,8 +23,8 @@ that link carries nothing else. So a fat-tree or leaf-spine LP has one
 commodity per edge switch; a torus one per chip.
 
 Uniform all-to-all on an intact hypermesh of rings and fully connected lines
-(tori, HyperX, sd200-ultra) or on a single-tier switched fabric (NVL72) is
-chip-transitive: the LP then reduces exactly to one commodity (see
+(tori, HyperX, sd200-ultra), on a single-tier switched fabric (NVL72) or on
+the fat-tree, leaf-spine and rail-optimized builders' fabrics is chip-transitive: the LP then reduces exactly to one commodity (see
 :func:`_symmetric`), so ``torus:16x16x16`` takes seconds.
 
 Sizes the general LP handles (measured, 2 cores; see benchmarks/results_routing.md):
@@ -115,7 +115,8 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     method : {"auto", "lp", "symmetric"}
         ``"auto"`` uses the symmetric reduction when it applies (uniform
         all-to-all on an intact hypermesh whose dimensions are rings or fully
-        connected, or on an intact switched fabric), the general LP otherwise.
+        connected, or an intact switched, fat-tree, leaf-spine or rail-optimized
+        fabric from the builders), the general LP otherwise.
 
     Returns
     -------
@@ -242,15 +243,42 @@ def _link_orbits(fabric):
     """Orbits of the directed links under a group of automorphisms transitive on the chips.
 
     Returns an orbit number per directed link, or None where no such group is
-    known. Two cases: a hypermesh whose every dimension is a ring or fully
+    known. Cases: a hypermesh whose every dimension is a ring or fully
     connected (the translations ``c -> c + t mod shape``; a link's orbit is its
-    dimension and its step), and a single-tier switched fabric (any permutation
-    of the chips; a link's orbit is its switch plane and direction).
+    dimension and its step); a single-tier switched fabric (any permutation of
+    the chips; a link's orbit is its switch plane and direction); and the
+    fat-tree, leaf-spine and rail-optimized builders (a link's orbit is the
+    pair of levels it joins). Links of one orbit must share one bandwidth.
     """
     p = fabric.params
     if p.get("failed_links") or p.get("failed_nodes"):
         return None
     r = fabric.router
+    orbit = _orbits_by_structure(fabric, r)
+    if orbit is None:
+        return None
+    for o in range(int(orbit.max()) + 1 if len(orbit) else 0):
+        bws = r.link_bandwidth[orbit == o]
+        if not (bws == bws[0]).all():
+            return None  # the links of an orbit must be alike
+    return orbit
+
+
+_CLOS = frozenset({"fat_tree", "leaf_spine", "rail_optimized"})
+
+
+def _orbits_by_structure(fabric, r):
+    p = fabric.params
+    if fabric.family in _CLOS:
+        # the builders are symmetric: permuting pods / leaves / servers, the switches within
+        # a tier group and the GPU index (with its rail) maps every link between two
+        # levels onto every other; levels: chip -2, NIC -1, switch tier
+        G = fabric.graph
+        level = np.array([-2 if G.nodes[n]["kind"] == "chip" else
+                          -1 if G.nodes[n]["kind"] == "nic" else G.nodes[n].get("tier", 0)
+                          for n in fabric.nodes], dtype=np.int64)
+        key = (level[r.link_tail] + 2) * 16 + (level[r.link_head] + 2)
+        return np.unique(key, return_inverse=True)[1]
     if fabric.family == "switched":
         G = fabric.graph
         kinds = [G.nodes[n]["kind"] for n in fabric.nodes]
