@@ -145,8 +145,9 @@ def torus(samples=200, seed=0):
 
 
 def lp():
-    cases = (("leafspine:k=32", "lp"), ("torus:8x8x8", "auto"), ("torus:4x4x4", "lp"),
-             ("torus:16x16x16", "auto"))
+    cases = (("leafspine:k=32", "lp"), ("leafspine:k=32", "auto"), ("torus:8x8x8", "auto"),
+             ("torus:4x4x4", "lp"), ("torus:16x16x16", "auto"), ("cluster-128", "lp"),
+             ("cluster-128", "auto"), ("fattree:k=32", "auto"))
     for spec, method in cases:
         f = topologies.build(spec)
         res, dt = timed(throughput, f, traffic(f, "all-to-all", 1.0), method=method)
