@@ -27,12 +27,13 @@ Uniform all-to-all on an intact hypermesh of rings and fully connected lines
 the fat-tree, leaf-spine and rail-optimized builders' fabrics is chip-transitive: the LP then reduces exactly to one commodity (see
 :func:`_symmetric`), so ``torus:16x16x16`` takes seconds.
 
-Sizes the general LP handles (measured, 2 cores; see benchmarks/results_routing.md):
-variables = commodities x directed links. ``leafspine:k=32`` (512 endpoints,
-32 commodities x 1,024 links) solves in about a second; ``torus:8x8x8`` (512
-commodities x 3,072 links = 1.6 M variables) is beyond a minute; tori up to a
-few hundred chips (e.g. 6x6x6: 216 x 1,296 = 280 k variables) take tens of
-seconds. ``max_variables`` refuses larger problems up front with a clear error.
+Sizes the general LP handles (measured, 2 shared cores; benchmarks/results_routing.md):
+variables = commodities x directed links (between forwarding nodes). ``torus:4x4x4``
+(64 x 384 = 24,577 variables) and ``leafspine:k=32`` (512 endpoints, 32 x 1,024)
+take 4-10 s; ``cluster-128`` (128 x 896 = 114,689) about 20 s. A 512-chip direct
+network such as ``torus:8x8x8`` (512 x 3,072 = 1.6 M variables) is out of reach
+except through the symmetric reduction; ``max_variables`` (default 2 M) refuses
+larger problems up front with a clear error.
 
 Examples
 --------
