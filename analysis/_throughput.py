@@ -377,6 +377,12 @@ def bisection_bound(fabric, nbytes=1.0):
     ------
     ValueError
         If the fabric is not a torus (hypermesh with rings of even size) with uniform links.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> bisection_bound(topologies.build("torus:4x4"), 1.0)   # 8 links x 64 GB/s / 8**2 B
+    8000000000.0
     """
     p = fabric.params
     shape = p.get("shape")

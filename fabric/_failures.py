@@ -77,6 +77,13 @@ def without(fabric, links=(), chips=()):
     NodeError
         If a link is not in the fabric or a node names nothing, or if every
         chip would fail.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> g = without(topologies.build("fattree:k=4"), links=["agg0.0-core0"], chips=[15])
+    >>> g.name, g.n_endpoints
+    ('fattree:k=4 without 1 link and 1 node', 15)
     """
     if isinstance(links, str) or (isinstance(links, tuple) and len(links) == 2
                                   and not isinstance(links[0], (tuple, list))):
