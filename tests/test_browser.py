@@ -68,7 +68,9 @@ def _chromium(tmp_path, *args):
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     out = tmp_path_factory.mktemp("browser") / "report"
-    report = build_report(["torus:3x3x3", "fattree:k=4"], quiet=True)
+    # Every section, with a small sweep so the test stays quick.
+    report = build_report(["torus:3x3x3", "fattree:k=4"], ops=("all-reduce",),
+                          sizes=["1KiB:1MiB:x32"], quiet=True)
     return write_report(report, out, quiet=True), report
 
 
