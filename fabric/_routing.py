@@ -18,9 +18,9 @@ fabric's routing *policy*, chosen from its builder family:
     -2, NIC/host/memory -1, switch its ``tier``.
 ``"minimal"`` (family ``dragonfly``)
     Shortest paths that use at most one global (inter-group) link:
-    local, global, local (Kim et al., ISCA 2008). There is no non-minimal
-    (Valiant) fallback: on a degraded fabric a pair left with no minimal path
-    raises :class:`~fabric.RoutingError`.
+    local, global, local (Kim et al., ISCA 2008). On a degraded fabric a pair
+    left with no minimal path detours by the shortest paths of the surviving
+    graph (a stand-in for Valiant's non-minimal routing, which is not modelled).
 ``"shortest"`` (any other graph)
     All shortest paths by hop count; every node forwards.
 
@@ -162,6 +162,12 @@ class Router:
         self._dor = (_DimOrder(fabric, self.link_latency, self.link_bandwidth, self.n_links,
                                self._engine)
                      if policy == "dimension-order" else None)
+        # minimal routing on a degraded fabric: pairs left with no minimal path detour by
+        # shortest paths (a stand-in for Valiant's non-minimal routing)
+        degraded = bool(fabric.params.get("failed_links") or fabric.params.get("failed_nodes"))
+        self._fallback = (_Engine(fabric, _shortest_graph, self.link_tail, self.link_head,
+                                  self.link_latency, self._names)
+                          if policy == "minimal" and degraded else None)
 
     def __repr__(self):
         return f"Router({self.fabric.name!r}, policy={self.policy!r}, ecmp={self.ecmp!r})"
@@ -230,9 +236,19 @@ class Router:
                 if dead.any():
                     self._engine.loads(ss[dead], dd[dead], ww[dead], out)
             return out
-        if self.ecmp == "hash":
-            return self._engine.hash_loads(s, d, w, out)
-        return self._engine.loads(s, d, w, out)
+        for eng, m in self._engines(s, d):
+            if self.ecmp == "hash":
+                eng.hash_loads(s[m], d[m], w[m], out)
+            else:
+                eng.loads(s[m], d[m], w[m], out)
+        return out
+
+    def _engines(self, s, d):
+        """(engine, pair mask) for the policy engine and, if any, the detour engine."""
+        if self._fallback is None:
+            return [(self._engine, np.ones(len(s), dtype=bool))]
+        ok = self._engine.reachable(s, d)
+        return [(self._engine, ok), (self._fallback, ~ok)]
 
     def loads_matrix(self, matrix):
         """Link loads of a traffic matrix between endpoints (rank x rank, bytes).
@@ -259,7 +275,7 @@ class Router:
                 block = np.asarray(matrix[r0:r1], dtype=float)
             if (block < 0).any() or not np.isfinite(block).all():
                 raise ValueError("traffic matrix entries must be finite and >= 0")
-            if self._dor is None and self.ecmp == "all":
+            if self._dor is None and self._fallback is None and self.ecmp == "all":
                 self._engine.loads_rows(ep[r0:r1], ep, block, out)
                 continue
             rr, cc = np.nonzero(block)
@@ -302,7 +318,14 @@ class Router:
                 h2, l2, b2 = self._engine.hops_latency(s[dead], d[dead], want_latency, bwarr)
                 hops[dead], lat[dead], bw[dead] = h2, l2, b2
             return hops, lat, bw
-        return self._engine.hops_latency(s, d, want_latency, bwarr)
+        if self._fallback is None:
+            return self._engine.hops_latency(s, d, want_latency, bwarr)
+        hops = np.zeros(len(s), dtype=np.int64)
+        lat = np.zeros(len(s))
+        bw = np.full(len(s), np.inf)
+        for eng, m in self._engines(s, d):
+            hops[m], lat[m], bw[m] = eng.hops_latency(s[m], d[m], want_latency, bwarr)
+        return hops, lat, bw
 
     def bottleneck(self, src, dst):
         """Bandwidth (B/s) of the narrowest link on the pair's paths (the worst ECMP path).
@@ -324,7 +347,10 @@ class Router:
             _, _, dead = self._dor.evaluate(np.array([s]), np.array([d]))
             if not dead[0]:
                 return self._dor.path(s, d)
-        return self._engine.path(s, d)
+        for eng, m in self._engines(np.array([s]), np.array([d])):
+            if m[0]:
+                return eng.path(s, d)
+        return self._engine.path(s, d)  # pragma: no cover (one engine always applies)
 
     def path_links_many(self, src, dst):
         """The directed links of :meth:`path` for many pairs: an int64 (P, H) array, -1 padded.
@@ -345,7 +371,18 @@ class Router:
         return self._engine_paths(s, d)
 
     def _engine_paths(self, s, d):
-        steps = list(self._engine.hash_steps(s, d))
+        if self._fallback is not None:
+            parts = [(np.flatnonzero(m), self._walk(eng, s[m], d[m]))
+                     for eng, m in self._engines(s, d)]
+            width = max(p.shape[1] for _, p in parts)
+            M = np.full((len(s), width), -1, dtype=np.int64)
+            for rows, p in parts:
+                M[rows, :p.shape[1]] = p
+            return M
+        return self._walk(self._engine, s, d)
+
+    def _walk(self, engine, s, d):
+        steps = list(engine.hash_steps(s, d))
         count = np.zeros(len(s), dtype=np.int64)
         for pairs, _ in steps:
             count[pairs] += 1

@@ -221,6 +221,27 @@ class _Engine:
             self._raise(src[i], dst[i])
         return cand[np.arange(len(k)), k], best
 
+    def reachable(self, src, dst):
+        """Which pairs the policy can route (a boolean mask; never raises)."""
+        ok = np.ones(len(src), dtype=bool)
+        cs, cd, _, _ = self._ends(src, dst)
+        inner = np.flatnonzero((cs != cd) & (src != dst))
+        if not len(inner):
+            return ok
+        st = self.sg.node_states[cs[inner], 0]
+        ok[inner[st < 0]] = False
+        inner, st = inner[st >= 0], st[st >= 0]
+        uniq, order, bounds, inv = self._groups(st)
+        for bs in self._batches(len(uniq), self.sg.n_states):
+            sel = order[bounds[bs.start]:bounds[bs.stop]]
+            D = self.dist(uniq[bs])
+            idx = inner[sel]
+            cand = self.sg.node_states[cd[idx]]
+            dd = np.where(cand >= 0, D[(inv[sel] - bs.start)[:, None], np.maximum(cand, 0)],
+                          np.inf)
+            ok[idx] = np.isfinite(dd.min(axis=1))
+        return ok
+
     def _sigma(self, D, starts):
         b, S = D.shape
         sigma = np.zeros((b, S))
