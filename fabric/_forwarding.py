@@ -281,8 +281,9 @@ def forwarding_tables(fabric):
     Parameters
     ----------
     fabric : Fabric
-        Intact fabrics; on a degraded hyper-mesh the detours depend on the
-        source, which destination tables cannot express, so it is refused.
+        Intact fabrics, or degraded ones under up/down routing; on a degraded
+        hyper-mesh or dragonfly the detours depend on the source, which
+        destination tables cannot express, so it is refused.
 
     Returns
     -------
@@ -291,14 +292,14 @@ def forwarding_tables(fabric):
     Raises
     ------
     RoutingError
-        For a degraded fabric under dimension-order routing, or a fabric too
-        large for the all-pairs state distances.
+        For a degraded fabric under dimension-order or minimal routing, or a
+        fabric too large for the all-pairs state distances.
     AddressMapError
         If the fabric has no valid address map.
     """
     r = fabric.router
-    if r.policy == "dimension-order" and not r._dor.intact:
-        raise RoutingError(f"{fabric.name}: forwarding tables for a degraded dimension-order "
+    if (r.policy == "dimension-order" and not r._dor.intact) or r._fallback is not None:
+        raise RoutingError(f"{fabric.name}: forwarding tables for a degraded {r.policy} "
                            "fabric are not derived (its detours depend on the source)")
     amap = fabric.address_map
     idx = fabric.node_index

@@ -46,6 +46,16 @@ def test_every_entry_points_out_of_its_node(case):
         assert bases == sorted(bases)
 
 
+def test_degraded_fat_tree_tables_follow_the_route():
+    f = topologies.build("fattree:k=4,chip=h100").without(links=["agg0.0-core0",
+                                                                 "edge1.1-agg1.0"])
+    ft = forwarding_tables(f)
+    for a in f.endpoints:
+        for b in f.endpoints:
+            if a != b:
+                assert ft.forward(a, f.address_map.global_address(b, 0)) == f.route(a, b)
+
+
 def test_fat_tree_table_sizes():
     # k=4, in address order chip0..15 HBM then host0..15 DRAM (host h -> chip h). edge0.0:
     # chip0, chip1, up (chips 2-15), host0, host1, up (hosts 2-15) = 6 entries; edge1.0:
@@ -78,6 +88,9 @@ def test_refusals():
     f = topologies.build("torus:4x4,chip=h100").without(links=[("chip0", "chip1")])
     with pytest.raises(RoutingError, match="degraded dimension-order"):
         forwarding_tables(f)
+    g = topologies.build("dragonfly:h=1,chip=h100").without(links=["r0.0-r0.1"])
+    with pytest.raises(RoutingError, match="degraded minimal"):
+        forwarding_tables(g)
     ft = forwarding_tables(topologies.build("fattree:k=4,chip=h100"))
     with pytest.raises(AddressMapError, match="no forwarding entry"):
         ft.tables["edge0.0"].lookup(1 << 56)
