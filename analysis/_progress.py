@@ -67,6 +67,7 @@ class Progress:
         self.done = 0
         self._start = time.monotonic()
         self._last_draw = None
+        self._drawn_done = None
         self._closed = False
 
     def __enter__(self):
@@ -98,6 +99,7 @@ class Progress:
         if not force and self._last_draw is not None and now - self._last_draw < self.min_interval:
             return
         self._last_draw = now
+        self._drawn_done = self.done
         self.stream.write("\r" + self.render())
         self.stream.flush()
 
@@ -105,7 +107,8 @@ class Progress:
         """Draw the final state and end the line (only if anything was drawn)."""
         if self._closed:
             return
-        self._draw(force=True)
+        if self._drawn_done != self.done:  # the final count is shown once, not twice
+            self._draw(force=True)
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()

@@ -42,7 +42,6 @@ import numpy as np
 from fabric import format_bandwidth, format_size, format_time
 
 from . import _metrics, _plots
-from ._progress import Progress
 from ._style import FIGURE_FORMATS, paper_style, save_figure
 
 __all__ = [
@@ -135,17 +134,22 @@ class Report:
     ----------
     systems : tuple of str
         The system names (spec strings or presets), in the order compared.
-    findings : tuple of str
-        Sentences stating what the numbers say, generated from them.
+    finding_groups : tuple of (str, tuple of str)
+        Sentences stating what the numbers say, generated from them, grouped by topic.
     sections : tuple of Section
     command : str
         The command line that reproduces the report.
     """
 
     systems: tuple
-    findings: tuple
+    finding_groups: tuple
     sections: tuple
     command: str
+
+    @property
+    def findings(self):
+        """Every finding sentence, in order."""
+        return tuple(f for _, group in self.finding_groups for f in group)
 
     @property
     def tables(self):
@@ -1238,36 +1242,43 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     builders = {"structure": _structure_section, "latency": _latency_section,
                 "utilization": _utilization_section, "failures": _failure_section,
                 "topology": _topology_section}
-    parts, findings = [], []
-    wanted = [s for s in SECTIONS if s in sections and s != "symmetric"]
-    with Progress(len(wanted) + 1, "report", quiet=quiet) as bar:
-        for key in wanted:
-            if key == "collectives":
-                section, found, (sym, sym_found) = _collectives_section(
-                    fabrics, ops, sizes, executor, quiet)
+    parts, groups = [], []
+    titles = {"structure": "Structure", "latency": "Access latency",
+              "collectives": "Collectives", "symmetric": "Symmetric memory",
+              "decode": "MoE decode", "utilization": "All-to-all", "failures": "Failures",
+              "topology": "Topology"}
+
+    def found(key, sentences):
+        if sentences:
+            groups.append((titles[key], tuple(sentences)))
+
+    # No progress bar of its own: the long stages (sweeps, figures) draw theirs, and two
+    # bars on one terminal line would overwrite each other.
+    for key in (s for s in SECTIONS if s in sections and s != "symmetric"):
+        if key == "collectives":
+            section, sentences, (sym, sym_sentences) = _collectives_section(
+                fabrics, ops, sizes, executor, quiet)
+            parts.append(section)
+            found(key, sentences)
+            if "symmetric" in sections:
+                if sym is not None:
+                    parts.append(sym)
+                found("symmetric", sym_sentences)
+        elif key == "decode":
+            section, sentences = _decode_section(fabrics, executor, quiet)
+            if section is not None:
                 parts.append(section)
-                findings.extend(found)
-                if "symmetric" in sections:
-                    if sym is not None:
-                        parts.append(sym)
-                    findings.extend(sym_found)
-            elif key == "decode":
-                section, found = _decode_section(fabrics, executor, quiet)
-                if section is not None:
-                    parts.append(section)
-                findings.extend(found)
-            else:
-                section, found = builders[key](fabrics)
-                parts.append(section)
-                findings.extend(found)
-            bar.update()
-        used = [sp for section in parts for sp in section.parameters]
-        assumptions, _ = _assumptions_section(fabrics, used)
-        parts.append(assumptions)
-        bar.update()
+            found(key, sentences)
+        else:
+            section, sentences = builders[key](fabrics)
+            parts.append(section)
+            found(key, sentences)
+    used = [sp for section in parts for sp in section.parameters]
+    assumptions, _ = _assumptions_section(fabrics, used)
+    parts.append(assumptions)
     if command is None:
         command = "cofabric report " + " ".join(fabrics)
-    return Report(tuple(fabrics), tuple(findings), tuple(parts), command)
+    return Report(tuple(fabrics), tuple(groups), tuple(parts), command)
 
 
 # -- rendering ----------------------------------------------------------------------------------
@@ -1279,7 +1290,9 @@ h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
 h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; padding-bottom: 0.2rem;
      margin-top: 2.2rem; }
 .sub { color: #555; margin-top: 0; }
-.findings { background: #f4f7fb; border-left: 4px solid #0072B2; padding: 0.6rem 1rem 0.6rem 2rem; }
+.findings { background: #f4f7fb; border-left: 4px solid #0072B2; padding: 0.2rem 1rem; }
+.findings h4 { margin: 0.6rem 0 0.1rem 0; font-size: 0.95rem; }
+.findings ul { margin: 0.1rem 0 0.4rem 0; padding-left: 1.4rem; }
 table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.85rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left;
          vertical-align: top; }
@@ -1357,9 +1370,12 @@ def render_html(report, svgs):
              f"<h1>Fabric comparison: {esc(', '.join(report.systems))}</h1>",
              ('<p class="sub">Generated by cofabric. Reproduce with '
              f"<code>{esc(report.command)}</code>.</p>"),
-             "<h2 id=\"findings\">Findings</h2>", '<ul class="findings">']
-    parts += [f"<li>{esc(s)}</li>" for s in report.findings]
-    parts.append("</ul>")
+             "<h2 id=\"findings\">Findings</h2>", '<div class="findings">']
+    for title, group in report.finding_groups:
+        parts.append(f"<h4>{esc(title)}</h4><ul>")
+        parts += [f"<li>{esc(s)}</li>" for s in group]
+        parts.append("</ul>")
+    parts.append("</div>")
     parts.append("<nav><h2>Contents</h2><ol>")
     parts += [f'<li><a href="#{s.key}">{esc(s.title)}</a></li>' for s in report.sections]
     parts.append("</ol></nav>")
@@ -1392,7 +1408,8 @@ def render_markdown(report):
     lines = [f"# Fabric comparison: {', '.join(report.systems)}", "",
              f"Generated by cofabric. Reproduce with `{report.command}`.", "",
              "## Findings", ""]
-    lines += [f"- {s}" for s in report.findings]
+    for title, group in report.finding_groups:
+        lines += [f"**{title}**", ""] + [f"- {s}" for s in group] + [""]
     for s in report.sections:
         lines += ["", f"## {s.title}", ""]
         for p in s.text:
