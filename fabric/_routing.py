@@ -7,7 +7,8 @@ fabric's routing *policy*, chosen from its builder family:
     Dimensions are corrected in a fixed order, 0 first. Along a ring the
     shorter way round is taken; when both ways are equally short (a ring of
     even size, half-way round) the two ways are equal-cost paths: ``loads``
-    splits the bytes evenly between them and ``path`` takes the ``+`` way. A
+    splits the bytes evenly between them (with ``ecmp="hash"`` all of them
+    take the ``+`` way) and ``path`` takes the ``+`` way. A
     fully connected dimension is one hop, a per-line switch two. On a degraded
     fabric a pair whose dimension-order path crosses a dead link falls back to
     the minimal detour (all shortest paths of the surviving graph, ECMP); so
@@ -160,7 +161,7 @@ class Router:
         self._engine = _Engine(fabric, builders[policy], self.link_tail, self.link_head,
                                self.link_latency, self._names)
         self._dor = (_DimOrder(fabric, self.link_latency, self.link_bandwidth, self.n_links,
-                               self._engine)
+                               self._engine, single_path=ecmp == "hash")
                      if policy == "dimension-order" else None)
         # minimal routing on a degraded fabric: pairs left with no minimal path detour by
         # shortest paths (a stand-in for Valiant's non-minimal routing)

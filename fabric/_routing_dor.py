@@ -14,8 +14,10 @@ __all__ = []
 class _DimOrder:
     """Closed-form dimension-order routing on a hypermesh / torus / mesh fabric."""
 
-    def __init__(self, fabric, link_latency, link_bandwidth, n_links, fallback):
+    def __init__(self, fabric, link_latency, link_bandwidth, n_links, fallback,
+                 single_path=False):
         self.f = fabric
+        self.single_path = single_path
         self.bandwidth = link_bandwidth
         self.fallback = fallback  # an _Engine for detours on degraded fabrics
         self.n_links = n_links
@@ -191,6 +193,8 @@ class _DimOrder:
                     tie = fp == 0.5
                     fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
                     dead |= move & (((fp > 0) & dp) | ((fp < 1) & dm))
+                if self.single_path:  # ecmp="hash": only the path's way, + at a tie
+                    fp = np.where(fp == 0.5, 1.0, fp)
                 steps = np.where(fp > 0, mp, mm) * move
                 hops += steps
                 if want_latency:

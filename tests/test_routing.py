@@ -106,9 +106,7 @@ def test_path_is_one_of_the_policy_paths(case):
 
 
 def test_hash_mode_loads_follow_the_hash_paths(case):
-    f, policy = case
-    if policy == "dimension-order":
-        pytest.skip("dimension-order routing has no hash mode (one path, halves at ties)")
+    f, _ = case
     r = Router(f, ecmp="hash")
     pairs = _pairs(f, limit=40)
     s, d = _idx(f, pairs)
