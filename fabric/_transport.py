@@ -14,6 +14,10 @@ Two paradigms on the same graph (DESIGN.md s.1):
     completion; optionally the payload is staged through a registered bounce
     buffer (a copy on each side).
 
+The RDMA stages are calibrated against a NIC-to-NIC figure: on a fabric that
+models the GPU-NIC PCIe link as a graph edge (``cluster-128``), the path adds
+those two PCIe hops on top, as GPUDirect RDMA moves the payload through them.
+
 Every field is a named number with its unit and source (see
 :meth:`Transport.parameters`). Latency figures for these mechanisms are rarely
 published per stage; where a figure is an assumption its source says so, and
