@@ -15,8 +15,9 @@ fabric's routing *policy*, chosen from its builder family:
     does a pair with an end off the grid (a per-line switch).
 ``"up-down"`` (families ``fat_tree``, ``leaf_spine``, ``rail_optimized``, ``switched``)
     A path climbs towards the top tier, then only descends (valley-free), and
-    is shortest among such paths; chips and NICs never forward. Levels: chip
-    -2, NIC/host/memory -1, switch its ``tier``.
+    is shortest among such paths; chips never forward (a NIC passes traffic
+    between its chip and its rail). Levels: chip -2, NIC/host/memory -1,
+    switch its ``tier``.
 ``"minimal"`` (family ``dragonfly``)
     Shortest paths that use at most one global (inter-group) link:
     local, global, local (Kim et al., ISCA 2008). On a degraded fabric a pair
@@ -28,7 +29,8 @@ fabric's routing *policy*, chosen from its builder family:
 In every policy ECMP is over the equal-cost paths the policy allows, each
 path carrying an equal share (``ecmp="all"``, the default), or one path per pair
 chosen at each branch by a deterministic hash of (source, destination,
-branching node) (``ecmp="hash"``); ``path`` always returns that hash choice.
+branching node) (``ecmp="hash"``). Outside dimension order, ``path`` returns
+that hash choice in both modes.
 
 Directed links (the contract every analysis uses): graph edge ``e`` (in
 ``fabric.graph.edges`` order) gives link ``2*e`` from ``u`` to ``v`` as the
