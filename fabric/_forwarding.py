@@ -232,30 +232,33 @@ def _engine_next_hops(router, nodes, targets):
                            f"distances, refused above {_MAX_STATES} states ({sg.n_states})")
     D = csgraph.shortest_path(sg.A, directed=True, unweighted=True)
     out = {}
+    T = np.asarray(targets, dtype=np.int64)
+    cd = eng.leaf_nbr[T]
+    cand = sg.node_states[cd]  # (T, m), -1 padded
     for v in nodes:
-        for t in targets:
-            if v == t:
-                continue
-            if eng.leaf[v]:
+        if eng.leaf[v]:
+            for t in T[T != v].tolist():
                 out[(v, t)] = (int(eng.leaf_out[v]),)
-                continue
-            cd = eng.leaf_nbr[t]
-            if cd == v:
-                out[(v, t)] = (int(eng.leaf_in[t]),)
-                continue
-            x = sg.node_states[v, 0]
-            if x < 0:
-                continue
-            cand = sg.node_states[cd]
-            cand = cand[cand >= 0]
-            if not len(cand):
-                continue
-            y = cand[np.argmin(D[x, cand])]
-            if not np.isfinite(D[x, y]):
-                continue
-            arcs = np.arange(sg.indptr[x], sg.indptr[x + 1])
-            arcs = arcs[D[sg.head[arcs], y] == D[x, y] - 1]
-            out[(v, t)] = tuple(int(k) for k in sg.link[arcs])
+            continue
+        last = cd == v  # targets hanging off this node: their own link
+        for t in T[last & (T != v)].tolist():
+            out[(v, t)] = (int(eng.leaf_in[t]),)
+        x = sg.node_states[v, 0]
+        if x < 0:
+            continue
+        dd = np.where(cand >= 0, D[x, np.maximum(cand, 0)], np.inf)
+        k = np.argmin(dd, axis=1)
+        y = cand[np.arange(len(T)), k]
+        dist = dd[np.arange(len(T)), k]
+        ok = np.isfinite(dist) & ~last & (T != v)
+        if not ok.any():
+            continue
+        arcs = np.arange(sg.indptr[x], sg.indptr[x + 1])
+        valid = D[sg.head[arcs]][:, y[ok]] == (dist[ok] - 1)[None, :]  # (deg, T_ok)
+        patterns, inverse = np.unique(valid.T, axis=0, return_inverse=True)
+        ports = [tuple(int(q) for q in sg.link[arcs[row]]) for row in patterns]
+        for t, j in zip(T[ok].tolist(), np.ravel(inverse).tolist()):
+            out[(v, t)] = ports[j]
     return out
 
 
