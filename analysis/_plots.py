@@ -30,6 +30,7 @@ __all__ = [
     "plot_ratio",
     "plot_stacked_bars",
     "plot_topology",
+    "plot_tornado",
 ]
 
 
@@ -512,4 +513,61 @@ def plot_stacked_bars(rows, ax=None, *, category="system", part="component", val
     ax.invert_yaxis()
     ax.set_xlabel(f"{value} ({unit_name})")
     ax.legend(fontsize="x-small", ncol=2)
+    return ax
+
+
+def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="time"):
+    """A tornado chart: each parameter at a low and a high value, one at a time.
+
+    Bars run from the base value to the value at each end; parameters are
+    sorted by their swing, the largest on top. Each bar end is labelled.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        ``"parameter"``, ``"low"`` and ``"high"`` (labels of the two settings),
+        ``"value_low"`` and ``"value_high"`` (seconds by default).
+    base : float
+        The value with every parameter at its base setting.
+    scale, unit_name, xlabel
+        Display unit and what the value is.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> rows = [{"parameter": "a", "low": "x0.5", "high": "x2", "value_low": 1e-3,
+    ...          "value_high": 4e-3}, {"parameter": "b", "low": "1", "high": "10",
+    ...          "value_low": 2e-3, "value_high": 1.5e-3}]
+    >>> ax = plot_tornado(rows, base=2e-3)
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['a', 'b']
+    >>> plt.close(ax.figure)
+    """
+    rows = _check_rows(rows, ("parameter", "low", "high", "value_low", "value_high"),
+                       "plot_tornado")
+    ax = _new_axes(ax)
+    rows = sorted(rows, key=lambda r: -abs(r["value_high"] - r["value_low"]))
+    colors = _palette()
+    b = base / scale
+    for i, r in enumerate(rows):
+        lo, hi = r["value_low"] / scale, r["value_high"] / scale
+        for j, (v, label) in enumerate(((lo, r["low"]), (hi, r["high"]))):
+            ax.barh(i, v - b, left=b, height=0.6, color=colors[j], alpha=0.85,
+                    label=("low setting" if j == 0 else "high setting") if i == 0 else None)
+            # The smaller end is labelled on its left, the larger on its right, so the two
+            # labels never sit on each other (even when one end is the base).
+            right = v > (hi if j == 0 else lo) or (v == (hi if j == 0 else lo) and j == 1)
+            ax.annotate(label, (max(v, b) if right else min(v, b), i),
+                        xytext=(3 if right else -3, 0), textcoords="offset points",
+                        va="center", ha="left" if right else "right", fontsize="x-small")
+    ax.axvline(b, color="0.2", linewidth=0.8)
+    ax.set_yticks(range(len(rows)), [r["parameter"] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{xlabel} ({unit_name})")
+    ax.margins(x=0.15)
+    ax.legend(fontsize="x-small", loc="lower right")
     return ax

@@ -899,9 +899,99 @@ def _decode_section(fabrics, executor, quiet):
                      "communication not hidden under compute, and kernel-launch bubbles.",
                      functools.partial(_draw_decode, rows), column="double",
                      height=1.0 + 0.3 * len(rows))
-    section = Section("decode", "MoE decode", text=text, tables=(table,), figures=(fig,),
-                      parameters=tuple(used))
-    return section, _decode_findings(rows, list(fabrics))
+    figures, tables = [fig], [table]
+    first = next(iter(fabrics))
+    if any(r["system"] == first and r["model"] == DECODE_MODELS[0] for r in rows):
+        base, sens = _decode_sensitivity(first, DECODE_MODELS[0])
+        tables.append(Table(
+            "decode_sensitivity", f"Sensitivity of {DECODE_MODELS[0]} on {first}",
+            (Column("parameter", "parameter"), Column("low", "low"),
+             Column("value_low", "step time", format_time), Column("high", "high"),
+             Column("value_high", "step time", format_time)), tuple(sens),
+            f"One parameter at a time; every other at the base ({format_time(base)} per "
+            "step). Seconds in decode_sensitivity.csv."))
+        figures.append(FigureSpec(
+            "decode-sensitivity", f"Decode sensitivity: {DECODE_MODELS[0]} on {first}",
+            "Step time with one parameter at a low and a high setting, the others at the "
+            "base (vertical line).", functools.partial(_draw_tornado, sens, base)))
+    section = Section("decode", "MoE decode", text=text, tables=tuple(tables),
+                      figures=tuple(figures), parameters=tuple(used))
+    found = _decode_findings(rows, list(fabrics))
+    if len(tables) > 1:
+        found.append(_sensitivity_finding(sens, base))
+    return section, found
+
+
+def _scaled_fabric(f, latency=1.0, bandwidth=1.0):
+    """``f`` with every link's latency and bandwidth multiplied (a what-if, not a preset)."""
+    from fabric import Fabric
+
+    G = nx_copy(f.graph)
+    for _, _, d in G.edges(data=True):
+        d["latency"] *= latency
+        d["bandwidth"] *= bandwidth
+    return Fabric.from_graph(G, f.endpoints, name=f"{f.name} (latency x{latency:g}, "
+                             f"bandwidth x{bandwidth:g})", domains=f.domains, chip=f.chip,
+                             assumptions=f.assumptions, family=f.family, params=dict(f.params))
+
+
+def nx_copy(G):
+    import networkx as nx
+
+    return nx.Graph(G)
+
+
+def _decode_sensitivity(system, model):
+    """Step time with one parameter at a low and a high setting, the others at the base.
+
+    The same one-at-a-time sweep as ``benchmarks/bench_decode.py`` (fabric latency and
+    link bandwidth x0.5 / x2, HBM bandwidth x0.5 / x2, fusion factor 1 / 10, transport
+    load/store / RDMA), under the report's decode conditions.
+    """
+    from ._decode import decode_step
+    from ._models import model_config
+
+    f = _fabric(system)
+    m = model_config(model)
+
+    def run(fab=f, **kw):
+        return decode_step(m, fab, batch=DECODE_BATCH, context=DECODE_CONTEXT, **kw).time
+
+    chip = f.chip
+    half = dataclasses.replace(chip, hbm_bandwidth=chip.hbm_bandwidth / 2)
+    double = dataclasses.replace(chip, hbm_bandwidth=chip.hbm_bandwidth * 2)
+    cases = (("fabric latency", "x0.5", "x2", lambda: run(_scaled_fabric(f, latency=0.5)),
+              lambda: run(_scaled_fabric(f, latency=2.0))),
+             ("link bandwidth", "x0.5", "x2", lambda: run(_scaled_fabric(f, bandwidth=0.5)),
+              lambda: run(_scaled_fabric(f, bandwidth=2.0))),
+             ("HBM bandwidth", "x0.5", "x2", lambda: run(chip=half), lambda: run(chip=double)),
+             ("kernel fusion factor", "1", "10", lambda: run(fusion_factor=1.0),
+              lambda: run(fusion_factor=10.0)),
+             ("transport", "load/store", "RDMA", lambda: run(transport="loadstore"),
+              lambda: run(transport="rdma")))
+    rows = [{"system": system, "model": model, "parameter": p, "low": lo, "high": hi,
+             "value_low": low(), "value_high": high()} for p, lo, hi, low, high in cases]
+    return run(), rows
+
+
+def _draw_tornado(rows, base):
+    fig = _figure()
+    ax = fig.subplots()
+    _plots.plot_tornado(rows, base, ax=ax, xlabel="time per decode step")
+    return fig
+
+
+def _sensitivity_finding(rows, base):
+    r0 = rows[0]
+    ranked = sorted(rows, key=lambda r: -abs(r["value_high"] - r["value_low"]))
+
+    def swing(r):
+        return (f"{r['parameter']} ({r['low']}: {format_time(r['value_low'])}, {r['high']}: "
+                f"{format_time(r['value_high'])})")
+
+    return (f"{r0['model']} on {r0['system']} ({format_time(base)} per step) is most "
+            f"sensitive to {swing(ranked[0])}, then {swing(ranked[1])}; least to "
+            f"{swing(ranked[-1])}.")
 
 
 def _decode_findings(rows, systems):

@@ -16,6 +16,7 @@ from analysis import (
     plot_ratio,
     plot_stacked_bars,
     plot_topology,
+    plot_tornado,
 )
 
 
@@ -117,3 +118,16 @@ def test_failure_bars_and_stacked_bars_hold_the_values():
     ax = plot_stacked_bars(parts)
     right = max(p.get_x() + p.get_width() for p in ax.patches)
     assert np.isclose(right, 3.0)
+
+
+def test_tornado_sorted_by_swing_and_anchored_at_base():
+    rows = [{"parameter": "small", "low": "a", "high": "b", "value_low": 9e-3,
+             "value_high": 11e-3},
+            {"parameter": "big", "low": "c", "high": "d", "value_low": 5e-3,
+             "value_high": 20e-3}]
+    ax = plot_tornado(rows, base=10e-3)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["big", "small"]
+    lefts = {round(p.get_x(), 9) for p in ax.patches}
+    assert lefts == {10.0}  # every bar starts at the base (ms)
+    ends = sorted(round(p.get_x() + p.get_width(), 9) for p in ax.patches)
+    assert ends == [5.0, 9.0, 11.0, 20.0]

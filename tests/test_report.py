@@ -307,3 +307,9 @@ def test_decode_section_is_the_decode_model():
     assert any("hypothetical-2.8t on tpu-v4-cube" in t and "HBM" in t for t in section.text)
     params = {r["parameter"] for r in rep.tables[-1].csv_rows if r["system"] == "sd200-ultra"}
     assert {p.name for p in step.parameters} <= params
+    # the tornado: one parameter at a time around the same base step
+    sens = {r["parameter"]: r for r in section.tables[1].rows}
+    assert sens["kernel fusion factor"]["value_low"] == step.time  # fusion 1 is the base
+    assert sens["kernel fusion factor"]["value_high"] < step.time
+    assert sens["HBM bandwidth"]["value_low"] > step.time > sens["HBM bandwidth"]["value_high"]
+    assert any("most sensitive to" in f for f in rep.findings)
