@@ -761,8 +761,11 @@ def _symmetric_section(fabrics, ops, rows, reasons):
     if not out:
         return None, [(f"Symmetric memory versus message passing: not comparable on these "
                       f"systems ({'; '.join(missing)}).")]
-    shown = [r for r in out if r["size_bytes"] in _pick_sizes(
-        sorted({r["size_bytes"] for r in out}))]
+    # Shown: the two collectives of MoE inference (tensor-parallel all-reduce, expert
+    # all-to-all) where swept, else the first op; every op and size is in the CSV.
+    featured = [op for op in ops if op in ("all-reduce", "all-to-all")] or [ops[0]]
+    picked = _pick_sizes(sorted({r["size_bytes"] for r in out}))
+    shown = [r for r in out if r["size_bytes"] in picked and r["op"] in featured]
     columns = (Column("system", "system"), Column("op", "op"),
                Column("size_bytes", "size", format_size),
                Column("symmetric_algorithm", "symmetric memory"),
@@ -775,20 +778,22 @@ def _symmetric_section(fabrics, ops, rows, reasons):
                Column("ratio_same_transport", "ratio", lambda v: f"{v:.3g}x"))
     text = (("Symmetric memory: the one-shot and two-shot algorithms, in which each rank loads "
             "or stores its peers' buffers directly (load/store transport). Message passing: "
-            "the fastest of the other algorithms (ring, trees, recursive doubling/halving, "
-            "Bruck, pairwise, hierarchical) over RDMA, and the same algorithms over load/store, "
-            "which separates the transport's share of the gain from the algorithm's."),)
+            "the fastest of the other applicable algorithms (all but one-shot, two-shot and "
+            "in-switch) over RDMA, and the same algorithms over load/store, which separates "
+            "the transport's share of the gain from the algorithm's."),)
     if missing:
         text += ("Not comparable on " + "; ".join(missing) + ".",)
     table = Table("symmetric_memory", "Symmetric memory against message passing", columns,
                   tuple(shown), "At the sizes nearest 1 KiB, 1 MiB, 1 GiB; every size in "
-                  "symmetric_memory.csv. Ratio > 1: symmetric memory is faster.",
+                  f"symmetric_memory.csv. Ratio > 1: symmetric memory is faster. Shown: "
+                  f"{' and '.join(featured)}; every operation in symmetric_memory.csv.",
                   csv_columns=tuple(out[0]), csv_rows=tuple(out))
     fig = FigureSpec("symmetric-memory", "Symmetric memory against message passing",
                      "Time of the best message-passing algorithm over RDMA divided by the time "
                      "of the best symmetric-memory algorithm (load/store), per operation; the "
                      "dotted line is the seed article's 3.5x.",
-                     functools.partial(_draw_symmetric, out))
+                     functools.partial(_draw_symmetric,
+                                       [r for r in out if r["op"] in featured]))
     section = Section("symmetric", "Symmetric memory versus message passing", text=text,
                       tables=(table,), figures=(fig,))
     return section, _symmetric_findings(out)
