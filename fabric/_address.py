@@ -20,9 +20,8 @@ Layout plans (:class:`AddressPlan`, field ``layout``):
     only the regions the plan lists (``AddressPlan.regions``), where they say.
 
 Layouts place chips by rank. A degraded fabric (``fabric.without(chips=...)``)
-renumbers the surviving ranks, so its owner-bits layout moves chips; to keep the
-addresses a system was programmed with, give the degraded fabric the original
-map: ``AddressPlan(layout="explicit", regions=original.address_map.regions)``.
+renumbers the surviving ranks, so it is given an explicit plan holding the intact
+map's regions: the addresses a system was programmed with do not move.
 
 Interleave sets follow the CXL HDM decoder rules (REFERENCES.md section 3;
 Linux ``tools/testing/cxl/test/cxl_translate.c``): ``ways`` in

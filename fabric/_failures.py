@@ -6,7 +6,11 @@ that would cross a dead link falls back to a minimal detour (every shortest
 path of the surviving graph, ECMP), up/down and minimal routing simply lose
 their dead paths, and a pair with no path left raises :class:`~fabric.RoutingError`
 naming the pair. Failed chips leave the endpoint list; the surviving chips keep
-their names, and their ranks are renumbered in the original order.
+their names, and their ranks are renumbered in the original order. The address
+map does not move: hardware failing does not reprogram the address plan, so a
+degraded fabric keeps every region where the intact one had it (an explicit plan
+holding the original regions), and a surviving host's windows still translate
+to the same global addresses.
 
 Examples
 --------
@@ -23,9 +27,11 @@ Traceback (most recent call last):
 fabric.NodeError: torus:4x4: cannot fail link ('chip0', 'chip5'): there is no such link
 """
 
+import dataclasses
+
 import networkx as nx
 
-from ._errors import NodeError
+from ._errors import AddressMapError, NodeError
 
 __all__ = ["without"]
 
@@ -118,4 +124,23 @@ def without(fabric, links=(), chips=()):
     name = fabric.name + (f" without {' and '.join(what)}" if what else "")
     return type(fabric)(H, endpoints, name=name, family=fabric.family, params=params,
                         domains=domains, chip=fabric.chip, assumptions=fabric.assumptions,
-                        address_plan=fabric.address_plan)
+                        address_plan=_pinned_plan(fabric) if dead_nodes else fabric.address_plan)
+
+
+def _pinned_plan(fabric):
+    """The fabric's address plan with every region fixed where it is now.
+
+    Layouts place chips by rank and ranks are renumbered when chips fail, so the
+    degraded fabric gets an explicit plan holding the intact map's regions. A fabric
+    whose map cannot be built (no chip to size the HBM) keeps its plan as it is.
+    """
+    from ._address import AddressPlan
+
+    try:
+        regions = tuple(fabric.address_map.regions)
+    except AddressMapError:
+        return fabric.address_plan
+    plan = fabric.address_plan if fabric.address_plan is not None else AddressPlan()
+    if plan.layout == "explicit":
+        return plan
+    return dataclasses.replace(plan, layout="explicit", regions=regions, interleave=())

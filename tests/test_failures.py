@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from routing_brute import brute_paths, path_latency
 
+import fabric
 import topologies
 from analysis import link_loads, throughput, traffic
 from fabric import NodeError, RoutingError, access_latencies
@@ -154,3 +155,15 @@ def test_batched_paths_on_degraded_fabrics(spec, links):
     M = g.router.path_links_many(s, d)
     for i in range(0, len(s), 5):
         assert M[i][M[i] >= 0].tolist() == g.router.path_links(s[i], d[i])
+
+
+def test_failed_chips_do_not_move_the_address_map():
+    # Hardware failing does not reprogram the address plan: surviving chips keep their
+    # regions and hosts' windows translate to the same global addresses.
+    f = topologies.build("sd200-ultra")
+    g = f.without(chips=["chip5", 20])
+    for chip in ("chip0", "chip6", "chip21", "chip127"):
+        assert g.address_map.regions_of(chip) == f.address_map.regions_of(chip)
+    for host, local in (("host1", 0x1000), ("host15", 0x40_0000_0000)):
+        assert g.translate(host, local) == f.translate(host, local)
+    assert fabric.check(g) == []
