@@ -89,7 +89,7 @@ def run(args):
         return round(x * 1e6, 2)
 
     print(f"{r.model} on {r.system} ({r.chip} x {r.layout.chips}), layout {r.layout}, "
-          f"batch {r.batch}, context {r.context}, transport {r.transport}")
+          f"batch {r.batch}, context {r.context}, transport {r.transport or 'auto (per step)'}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
                "combine us", "tp coll us", "exposed comm us", "launch us", "total us"]
     rows = []
