@@ -189,9 +189,11 @@ def _ratio(a, b):
 
 
 def _times(a, b):
-    """'2.6x more' style comparison of a with b (both positive)."""
+    """The ratio a / b as '1.02x', '2.6x' or '12x' (both positive)."""
     r = _ratio(a, b)
-    return f"{r:.2g}x" if r < 10 else f"{r:.0f}x"
+    if r < 2:
+        return f"{r:.2f}x"
+    return f"{r:.1f}x" if r < 10 else f"{r:.0f}x"
 
 
 # -- sections ------------------------------------------------------------------------------
@@ -297,8 +299,8 @@ def _structure_findings(rows):
             f"on {a['system']}.")
         out.append(f"{_switches(a)}; {_switches(b)}.")
         if a["forwarding_entries_max"] is not None and b["forwarding_entries_max"] is not None:
-            out.append(f"Routing by address needs at most {_entries(a)} forwarding entries "
-                       f"per node on {a['system']} and {_entries(b)} on {b['system']}.")
+            out.append(f"Routing by address: the largest forwarding table holds {_entries(a)} "
+                       f"on {a['system']} and {_entries(b)} on {b['system']}.")
     else:
         out.append(f"{a['system']} reaches any chip from any other in at most "
                    f"{a['diameter_hops']} hops ({a['mean_hops']:.2f} on average).")
@@ -311,9 +313,10 @@ def _structure_findings(rows):
 
 def _entries(row):
     per_dim = row["forwarding_entries_per_dimension"]
-    text = str(row["forwarding_entries_max"])
+    text = f"{row['forwarding_entries_max']} entries"
     if per_dim is not None:
-        text += f" ({per_dim} as per-dimension tables, with the owner ID in the address bits)"
+        text += (f" ({per_dim} as per-dimension tables, the owner ID's bits being the chip's "
+                 "coordinates)")
     return text
 
 
@@ -931,7 +934,7 @@ def _scaled_fabric(f, latency=1.0, bandwidth=1.0):
     """``f`` with every link's latency and bandwidth multiplied (a what-if, not a preset)."""
     from fabric import Fabric
 
-    G = nx_copy(f.graph)
+    G = _nx_copy(f.graph)
     for _, _, d in G.edges(data=True):
         d["latency"] *= latency
         d["bandwidth"] *= bandwidth
@@ -940,7 +943,7 @@ def _scaled_fabric(f, latency=1.0, bandwidth=1.0):
                              assumptions=f.assumptions, family=f.family, params=dict(f.params))
 
 
-def nx_copy(G):
+def _nx_copy(G):
     import networkx as nx
 
     return nx.Graph(G)
