@@ -1581,6 +1581,13 @@ def check_report_dir(out, force=False):
         If ``out`` is a file, or a non-empty directory and ``force`` is false.
     FileNotFoundError, PermissionError
         If the parent of ``out`` is missing or not writable.
+
+    Examples
+    --------
+    >>> check_report_dir("/no/such/dir/report")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: cannot write the report to /no/such/dir/report: /no/such/dir does not exist
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -1632,6 +1639,15 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
         If ``out`` holds files and ``force`` is false, or is a file.
     PermissionError, FileNotFoundError
         If ``out``'s parent is not a writable directory.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> r = build_report(["torus:4x4"], sections=("structure",), quiet=True)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     index = write_report(r, Path(d) / "report", quiet=True)
+    ...     sorted(p.name for p in index.parent.iterdir())
+    ['assumptions.csv', 'figures', 'index.html', 'report.md', 'summary.csv']
     """
     out = check_report_dir(out, force)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
