@@ -17,6 +17,10 @@ __all__ = []
 # Work arrays of a batch are kept below about this many float64 entries (32 MiB).
 _BLOCK = 1 << 22
 
+# The per-state tables an engine caches (distances and path counts from and to each state
+# routed so far) are kept below about this many float64 entries per table (128 MiB).
+_TABLE = 1 << 24
+
 
 def _mix(*keys):
     """A deterministic 64-bit hash of integer arrays (splitmix64 finaliser), as uint64."""
@@ -185,6 +189,12 @@ class _Engine:
         self.arc_lat = link_latency[self.sg.link]
         self.n_links = len(link_tail)
         self.names = names
+        self.outdeg = np.diff(self.sg.indptr)
+        # per-state tables, [forward, reverse]: row of each state, distances, path counts
+        S = self.sg.n_states
+        self._row = [np.full(S, -1, dtype=np.int64), np.full(S, -1, dtype=np.int64)]
+        self._D = [np.zeros((0, S)), np.zeros((0, S))]
+        self._sig = [np.zeros((0, S)), np.zeros((0, S))]
 
     def _ends(self, src, dst):
         """Replace leaf chips by their neighbour: (core src, core dst, first link, last link)."""
@@ -267,11 +277,27 @@ class _Engine:
         bounds = np.searchsorted(inv[order], np.arange(len(uniq) + 1))
         return uniq, order, bounds, inv
 
+    def _counts(self, src, dst, group=None):
+        """(distinct inner node pairs, distinct sources, per group summed) of a batch."""
+        cs, cd, _, _ = self._ends(src, dst)
+        m = cs != cd
+        N = len(self.names)
+        g = 0 if group is None else group[m].astype(np.int64) * N
+        return len(np.unique(cs[m] * N + cd[m])), len(np.unique(g + cs[m]))
+
     def loads(self, src, dst, w, out):
-        """Add the bytes of pairs (src[i] -> dst[i], w[i]) to ``out`` (per directed link)."""
+        """Add the bytes of pairs (src[i] -> dst[i], w[i]) to ``out`` (per directed link).
+
+        Pair by pair (:meth:`loads_grouped`) when the batch has few distinct
+        destinations per source, else by the per-source Brandes sweep; both
+        give the same loads.
+        """
         keep = (src != dst) & (w != 0)
         src, dst, w = src[keep], dst[keep], w[keep]
         if len(src) == 0:
+            return out
+        if self._pairs_cheaper(*self._counts(src, dst)):
+            out += self.loads_grouped(src, dst, w, np.zeros(len(src), dtype=np.int64), 1)[0]
             return out
         us, inv_s = np.unique(src, return_inverse=True)
         ud, inv_d = np.unique(dst, return_inverse=True)
@@ -356,6 +382,218 @@ class _Engine:
         arc = np.where(on_dag, sigma[:, sg.tail] * R[:, sg.head], 0.0).sum(axis=0)
         out += np.bincount(sg.link, weights=arc, minlength=self.n_links)
 
+    # -- pair by pair: cached per-state tables, the shortest-path DAG of each pair -------
+
+    def _count(self, D, starts, reverse):
+        """Shortest-path counts from (``reverse``: to) each start state, level by level."""
+        b = len(starts)
+        sigma = np.zeros(D.shape)
+        sigma[np.arange(b), starts] = 1.0
+        finite = np.isfinite(D)
+        maxd = int(D[finite].max()) if finite.any() else 0
+        M = self.sg.A if reverse else self.sg.AT
+        for lev in range(maxd):
+            T = (M @ np.where(D == lev, sigma, 0.0).T).T
+            sigma += np.where(D == lev + 1, T, 0.0)
+        return sigma
+
+    def _tables(self, states, reverse):
+        """Rows of the cached distance and path-count tables for these states.
+
+        Forward tables hold distances and path counts from a state, reverse ones
+        to it. A fabric is immutable, so they are kept across calls (up to
+        :data:`_TABLE` entries per table; beyond that the cache starts again).
+        """
+        k = int(reverse)
+        row = self._row[k]
+        need = np.unique(states[row[states] < 0])
+        if len(need):
+            S = self.sg.n_states
+            if (len(self._D[k]) + len(need)) * S > _TABLE:
+                row[:] = -1
+                self._D[k] = np.zeros((0, S))
+                self._sig[k] = np.zeros((0, S))
+                need = np.unique(states)
+            G = self.sg.AT if reverse else self.sg.A
+            Ds, sigs = [self._D[k]], [self._sig[k]]
+            for bs in self._batches(len(need), 4 * S):
+                D = np.atleast_2d(csgraph.shortest_path(G, directed=True, unweighted=True,
+                                                        indices=need[bs]))
+                Ds.append(D)
+                sigs.append(self._count(D, need[bs], reverse))
+            row[need] = len(self._D[k]) + np.arange(len(need))
+            self._D[k] = np.concatenate(Ds)
+            self._sig[k] = np.concatenate(sigs)
+        return row[states]
+
+    def _pair_targets(self, start, cd, src, dst):
+        """Per pair, the nearest state of the destination node from the start state."""
+        ia = self._tables(start, False)
+        cand = self.sg.node_states[cd]  # (P, m)
+        dd = np.where(cand >= 0, self._D[0][ia[:, None], np.maximum(cand, 0)], np.inf)
+        k = np.argmin(dd, axis=1)
+        best = dd[np.arange(len(k)), k]
+        bad = ~np.isfinite(best)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            self._raise(src[i], dst[i])
+        return cand[np.arange(len(k)), k]
+
+    def _pair_dag(self, a, z):
+        """The arcs on the shortest paths of each state pair ``a[i] -> z[i]``.
+
+        An arc ``u -> v`` is on them when ``d(a, u) + 1 + d(v, z) = d(a, z)``;
+        it carries ``sigma(a, u) sigma(v, z) / sigma(a, z)`` of the pair's bytes:
+        equal weight per path, as the Brandes accumulation gives.
+
+        Returns
+        -------
+        pair, tail, head, arc : ndarray of int64
+            The pair (index into ``a``), tail and head states and arc of each entry.
+        level : ndarray
+            ``d(a, tail)``.
+        frac : ndarray
+            Fraction of the pair's bytes on the arc.
+        """
+        sg = self.sg
+        ia, iz = self._tables(a, False), self._tables(z, True)
+        Da, Dz = self._D[0][ia], self._D[1][iz]
+        L = Da[np.arange(len(a)), z]
+        pp, u = np.nonzero((Da + Dz == L[:, None]) & (Dz > 0))
+        deg = self.outdeg[u]
+        rep = np.repeat(np.arange(len(u)), deg)
+        first = np.cumsum(deg) - deg
+        arc = sg.indptr[u][rep] + (np.arange(len(rep)) - first[rep])
+        pr, uu = pp[rep], u[rep]
+        v = sg.head[arc]
+        lev = Da[pr, uu]
+        ok = (Da[pr, v] == lev + 1) & (Dz[pr, v] == Dz[pr, uu] - 1)
+        pr, uu, v, arc, lev = pr[ok], uu[ok], v[ok], arc[ok], lev[ok]
+        Sa, Sz = self._sig[0], self._sig[1]
+        frac = Sa[ia[pr], uu] * Sz[iz[pr], v] / Sa[ia[pr], z[pr]]
+        return pr, uu, v, arc, lev, frac
+
+    def _pair_block(self):
+        return max(1, _BLOCK // (4 * max(self.sg.n_states, 1)))
+
+    def _pairs_cheaper(self, n_pairs, n_source_rows):
+        """Whether routing pair by pair costs less than the per-source Brandes sweep.
+
+        Pair by pair costs about a state row per distinct (start, target) pair;
+        the sweep a few passes over all states and arcs per distinct source (per
+        group, for a grouped call).
+        """
+        sg = self.sg
+        return n_pairs * sg.n_states <= 2 * n_source_rows * (sg.n_states + len(sg.tail))
+
+    def _core(self, src, dst, w, group):
+        """Pairs reduced to their start and target states, with the end links' loads.
+
+        Returns (end link loads as (group, link, bytes) triples, start, target,
+        group, bytes) of the pairs that cross the state graph.
+        """
+        cs, cd, pre, post = self._ends(src, dst)
+        ends = []
+        for lk in (pre, post):
+            m = lk >= 0
+            ends.append((group[m], lk[m], w[m]))
+        inner = np.flatnonzero(cs != cd)
+        src, dst, w, group = src[inner], dst[inner], w[inner], group[inner]
+        start = self._start(cs[inner], src, dst)
+        z = np.empty(len(inner), dtype=np.int64)
+        for bs in self._batches(len(inner), 4 * max(1, self.sg.node_states.shape[1])):
+            z[bs] = self._pair_targets(start[bs], cd[inner][bs], src[bs], dst[bs])
+        return ends, start, z, group, w
+
+    def loads_grouped(self, src, dst, w, group, n_groups):
+        """Per group, the bytes each directed link carries: an (n_groups, 2E) array.
+
+        Pairs are reduced to distinct (start state, target state) pairs, each
+        routed once over its own shortest-path DAG (:meth:`_pair_dag`), and the
+        groups' demands applied to all of them at once (a sparse product).
+        """
+        nL = self.n_links
+        out = np.zeros(n_groups * nL)
+        keep = (src != dst) & (w != 0)
+        src, dst, w, group = src[keep], dst[keep], w[keep], group[keep]
+        if len(src) == 0:
+            return out.reshape(n_groups, nL)
+        ends, start, z, group, w = self._core(src, dst, w, group)
+        for g, lk, ww in ends:
+            out += np.bincount(g * nL + lk, weights=ww, minlength=n_groups * nL)
+        out = out.reshape(n_groups, nL)
+        if len(start) == 0:
+            return out
+        S = self.sg.n_states
+        keys, inv = np.unique(start * S + z, return_inverse=True)
+        inv = np.ravel(inv)
+        W = sp.csr_matrix((w, (group, inv)), shape=(n_groups, len(keys)))
+        a_all, z_all = keys // S, keys % S
+        for bs in self._batches(len(keys), 4 * S):
+            pr, _, _, arc, _, frac = self._pair_dag(a_all[bs], z_all[bs])
+            F = sp.csr_matrix((frac, (pr, self.sg.link[arc])), shape=(bs.stop - bs.start, nL))
+            out += (W[:, bs] @ F).toarray()
+        return out
+
+    def pair_hops_latency(self, src, dst, want_latency=True, bandwidth=None):
+        """:meth:`hops_latency` pair by pair, over each pair's shortest-path DAG."""
+        P = len(src)
+        hops = np.zeros(P, dtype=np.int64)
+        lat = np.zeros(P)
+        bw = np.full(P, np.inf)
+        same = src == dst
+        cs, cd, pre, post = self._ends(src, dst)
+        ll = self.link_latency
+        for lk in (pre, post):
+            use = (lk >= 0) & ~same
+            hops += use
+            lat += np.where(use, ll[np.maximum(lk, 0)], 0.0)
+            if bandwidth is not None:
+                bw = np.where(use, np.minimum(bw, bandwidth[np.maximum(lk, 0)]), bw)
+        inner = np.flatnonzero((cs != cd) & ~same)
+        if len(inner) == 0:
+            return hops, lat, bw
+        s_, d_ = src[inner], dst[inner]
+        start = self._start(cs[inner], s_, d_)
+        z = self._pair_targets(start, cd[inner], s_, d_)
+        S = self.sg.n_states
+        keys, inv = np.unique(start * S + z, return_inverse=True)
+        inv = np.ravel(inv)
+        a_all, z_all = keys // S, keys % S
+        n = len(keys)
+        khops = self._D[0][self._tables(a_all, False), z_all]
+        klat = np.zeros(n)
+        kbw = np.full(n, np.inf)
+        for bs in self._batches(n, 4 * S):
+            if not want_latency and bandwidth is None:
+                break
+            a, t = a_all[bs], z_all[bs]
+            pr, uu, v, arc, lev, _ = self._pair_dag(a, t)
+            order = np.argsort(lev, kind="stable")
+            pr, uu, v, arc, lev = pr[order], uu[order], v[order], arc[order], lev[order]
+            cuts = np.searchsorted(lev, np.arange(int(lev.max(initial=0)) + 2))
+            r = np.arange(len(a))
+            links = self.sg.link[arc]
+            if want_latency:
+                acc = np.full((len(a), S), -np.inf)
+                acc[r, a] = 0.0
+                al = ll[links]
+                for i in range(len(cuts) - 1):
+                    sl = slice(cuts[i], cuts[i + 1])
+                    np.maximum.at(acc, (pr[sl], v[sl]), acc[pr[sl], uu[sl]] + al[sl])
+                klat[bs] = acc[r, t]
+            if bandwidth is not None:
+                acc = np.full((len(a), S), np.inf)
+                ab = bandwidth[links]
+                for i in range(len(cuts) - 1):
+                    sl = slice(cuts[i], cuts[i + 1])
+                    np.minimum.at(acc, (pr[sl], v[sl]), np.minimum(acc[pr[sl], uu[sl]], ab[sl]))
+                kbw[bs] = acc[r, t]
+        hops[inner] += khops[inv].astype(np.int64)
+        lat[inner] += klat[inv]
+        bw[inner] = np.minimum(bw[inner], kbw[inv])
+        return hops, lat, bw
+
     def _along(self, D, values, bw=False):
         """Per start state and state, the worst over the ECMP paths of a path quantity.
 
@@ -386,6 +624,8 @@ class _Engine:
 
     def hops_latency(self, src, dst, want_latency=True, bandwidth=None):
         """Hops, largest ECMP latency and (if ``bandwidth`` is given) narrowest link of each pair."""
+        if self._pairs_cheaper(*self._counts(src[src != dst], dst[src != dst])):
+            return self.pair_hops_latency(src, dst, want_latency, bandwidth)
         sg = self.sg
         P = len(src)
         hops = np.zeros(P, dtype=np.int64)
