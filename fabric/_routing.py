@@ -45,7 +45,13 @@ variants of shortest-path betweenness centrality", Social Networks 2008), so an
 edge ``u -> v`` on the shortest-path DAG of source ``s`` carries
 ``sigma_s(u) / sigma_s(v)`` of what flows through ``v``: equal weight per
 path. Sources with a single way out (a chip on one edge switch) are merged into
-that next node, so a fat-tree is routed from its edge switches. Dimension-order
+that next node, so a fat-tree is routed from its edge switches. A batch with few
+destinations per source (a ring, a shift, the steps of a schedule through
+:meth:`Router.loads_grouped`) is instead routed pair by pair: an arc ``u -> v``
+is on the shortest paths from ``a`` to ``z`` when ``d(a, u) + 1 + d(v, z) = d(a, z)``
+and carries ``sigma(a, u) sigma(v, z) / sigma(a, z)`` of the pair's bytes (the same
+equal weight per path), from distance and path-count tables per state that the
+router keeps across calls (a fabric is immutable). Dimension-order
 routing is closed-form per dimension and accumulated with difference arrays.
 
 Examples
@@ -244,6 +250,64 @@ class Router:
                 eng.hash_loads(s[m], d[m], w[m], out)
             else:
                 eng.loads(s[m], d[m], w[m], out)
+        return out
+
+    def loads_grouped(self, src, dst, nbytes, group, n_groups):
+        """Link loads of many sets of flows at once: row ``g`` is ``loads`` of the pairs of group ``g``.
+
+        The steps of a collective schedule are such sets; routing them in one
+        call shares the routing work (each distinct pair is routed once).
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Node indices, as for :meth:`loads`.
+        nbytes : float or array_like
+            Bytes per pair.
+        group : array_like of int
+            The group of each pair, in ``0 .. n_groups - 1``.
+        n_groups : int
+
+        Returns
+        -------
+        ndarray, shape (n_groups, 2E)
+            Equal to ``loads(src[group == g], dst[group == g], nbytes[group == g])``
+            for every ``g`` (to rounding).
+
+        Examples
+        --------
+        >>> import topologies
+        >>> f = topologies.build("fattree:k=4")
+        >>> i = f.endpoint_indices
+        >>> out = f.router.loads_grouped(i[:2], i[-2:], 1000.0, [0, 1], 2)
+        >>> out.shape == (2, f.router.n_links), bool((out[1] == f.router.loads(i[1], i[-1], 1000.0)).all())
+        (True, True)
+        """
+        s, d, w = self._pairs(src, dst, nbytes)
+        if isinstance(n_groups, bool) or not isinstance(n_groups, (int, np.integer)) \
+                or n_groups < 1:
+            raise ValueError(f"n_groups must be an integer >= 1, got n_groups={n_groups!r}")
+        g = np.asarray(group)
+        if g.dtype.kind not in "iu":
+            raise TypeError(f"group must be integers, got dtype {g.dtype}")
+        g = np.broadcast_to(np.atleast_1d(g).astype(np.int64, copy=False), s.shape) \
+            if g.size == 1 else g.astype(np.int64, copy=False)
+        if g.shape != s.shape:
+            raise ValueError(f"group must have the length of src ({len(s)}), got shape {g.shape}")
+        if g.size and (g.min() < 0 or g.max() >= n_groups):
+            bad = int(g[(g < 0) | (g >= n_groups)][0])
+            raise ValueError(f"group holds {bad}, outside 0..{n_groups - 1} (n_groups={n_groups})")
+        w = np.ascontiguousarray(w, dtype=float)
+        eng = self._engine
+        if (self._dor is None and self._fallback is None and self.ecmp == "all"
+                and eng._pairs_cheaper(*eng._counts(s[s != d], d[s != d], g[s != d]))):
+            return eng.loads_grouped(s, d, w, g, int(n_groups))
+        out = np.zeros((int(n_groups), self.n_links))
+        order = np.argsort(g, kind="stable")
+        bounds = np.searchsorted(g[order], np.arange(int(n_groups) + 1))
+        for k in np.flatnonzero(np.diff(bounds)):
+            m = order[bounds[k]:bounds[k + 1]]
+            out[k] = self.loads(s[m], d[m], w[m])
         return out
 
     def _engines(self, s, d):

@@ -250,3 +250,58 @@ def test_dimension_order_to_a_switch_uses_shortest_paths():
     for i, (a, b) in enumerate(pairs):
         assert hops[i] == nx.shortest_path_length(G, a, b)
         assert f.route(a, b) in brute_paths(f, a, b, "shortest")
+
+
+@pytest.mark.parametrize("pairwise", [True, False], ids=["pair-by-pair", "per-source"])
+def test_both_engine_methods_equal_brute_force(case, pairwise):
+    """Pair-by-pair DAGs and the per-source Brandes sweep, each forced, against brute force."""
+    f, policy = case
+    r = Router(f)
+    if r._dor is not None:
+        pytest.skip("dimension-order routing is closed-form; the engine only routes detours")
+    r._engine._pairs_cheaper = lambda *counts: pairwise
+    pairs = _pairs(f, limit=60)
+    s, d = _idx(f, pairs)
+    np.testing.assert_allclose(r.loads(s, d, 3.0), brute_loads(f, pairs, policy, nbytes=3.0),
+                               rtol=1e-12, atol=1e-9)
+    hops, lat, bw = r._measure(s, d, want_bandwidth=True)
+    G = f.graph
+    for i, (a, b) in enumerate(pairs):
+        ps = brute_paths(f, a, b, policy)
+        assert hops[i] == len(ps[0]) - 1
+        assert lat[i] == pytest.approx(max(path_latency(f, p) for p in ps), rel=1e-12)
+        assert bw[i] == min(G.edges[u, v]["bandwidth"] for p in ps
+                            for u, v in itertools.pairwise(p))
+
+
+@pytest.mark.parametrize("ecmp", ["all", "hash"])
+def test_loads_grouped_equals_per_group_calls(case, ecmp):
+    f, _ = case
+    r = Router(f, ecmp=ecmp)
+    ep = f.endpoint_indices
+    n = len(ep)
+    # the steps of a pairwise exchange (shift permutations), one group each, bytes per pair
+    # varying, plus a self pair and a group left empty (the last)
+    shifts = range(1, n)
+    s = np.concatenate([ep for _ in shifts] + [ep[:1]])
+    d = np.concatenate([np.roll(ep, -k) for k in shifts] + [ep[:1]])
+    g = np.concatenate([np.full(n, k - 1) for k in shifts] + [[0]])
+    w = 1.0 + np.arange(len(s)) % 5
+    got = r.loads_grouped(s, d, w, g, n)
+    assert got.shape == (n, r.n_links)
+    for k in range(n):
+        m = g == k
+        np.testing.assert_allclose(got[k], r.loads(s[m], d[m], w[m]), rtol=1e-12, atol=1e-9)
+    assert not got[-1].any()
+
+
+def test_loads_grouped_bad_input():
+    r = topologies.build("fattree:k=4").router
+    with pytest.raises(ValueError, match="n_groups must be an integer >= 1"):
+        r.loads_grouped([0], [1], 1.0, [0], 0)
+    with pytest.raises(ValueError, match=r"group holds 3, outside 0..1"):
+        r.loads_grouped([0, 1], [1, 2], 1.0, [0, 3], 2)
+    with pytest.raises(ValueError, match="group must have the length of src"):
+        r.loads_grouped([0, 1], [1, 2], 1.0, [0, 1, 1], 2)
+    with pytest.raises(TypeError, match="group must be integers"):
+        r.loads_grouped([0], [1], 1.0, [0.5], 1)
