@@ -663,9 +663,32 @@ def _collectives_section(fabrics, ops, sizes, executor, quiet):
               tuple(reasons)),
     ]
     section = Section("collectives", "Collectives", tables=tuple(tables),
-                      figures=tuple(figures))
+                      figures=tuple(figures), parameters=_collective_parameters(fabrics))
     sym = _symmetric_section(fabrics, ops, rows, reasons)
     return section, _collective_findings(best, list(fabrics), ops), sym
+
+
+def _collective_parameters(fabrics):
+    """The collectives model's per-technology constants each system's links use, as
+    Parameters (their sources are those :mod:`analysis._collectives` cites)."""
+    from fabric import Parameter
+
+    from ._collectives import IN_SWITCH_EFFICIENCY, PROTOCOL_LINK_BANDWIDTH
+
+    src_bw = ("NCCL's bulk-protocol bandwidth per link: NVIDIA/nccl src/graph/topo.h "
+              "(SM90_NVLINK_BW 20.6 GB/s, SM100_NVLINK_BW 40.1 GB/s)")
+    src_eff = "NCCL's nvlsEfficiency: NVIDIA/nccl src/tuning/nvls.cc"
+    out = []
+    for name, f in fabrics.items():
+        techs = sorted({t for _, _, t in f.graph.edges(data="tech") if t})
+        for t in techs:
+            if t in PROTOCOL_LINK_BANDWIDTH:
+                out.append((name, Parameter(f"collectives.{t}.protocol_bandwidth",
+                                            PROTOCOL_LINK_BANDWIDTH[t], "B/s", src_bw)))
+            if t in IN_SWITCH_EFFICIENCY:
+                out.append((name, Parameter(f"collectives.{t}.in_switch_efficiency",
+                                            IN_SWITCH_EFFICIENCY[t], "", src_eff)))
+    return tuple(out)
 
 
 def _ranges(sizes):
@@ -1411,6 +1434,8 @@ nav ol { columns: 2; }
   body { max-width: none; margin: 0; font-size: 10pt; }
   nav { display: none; }
   figure, table { break-inside: avoid; }
+  .wide { overflow: visible; }
+  table { font-size: 7.5pt; }
   h2 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }
 }
