@@ -401,6 +401,35 @@ def _latencies(fabric, pairs):
     return cache
 
 
+def _loads_key(s_nodes, d_nodes, fraction):
+    uniform = bool((fraction == fraction[0]).all())
+    return _pair_key(s_nodes, d_nodes) + ((None,) if uniform else (fraction.tobytes(),)), uniform
+
+
+def _prefetch_loads(fabric, flows):
+    """Route the steps whose loads are not cached yet in one :meth:`Router.loads_grouped` call.
+
+    ``flows`` is a list of (source nodes, destination nodes, fraction) per step.
+    Each distinct pair of the schedule is then routed once, however many steps
+    it appears in (the ``p - 1`` shifts of a pairwise exchange share them).
+    """
+    cache = _fabric_cache(fabric).setdefault("loads", {})
+    todo = {}
+    for s_nodes, d_nodes, fraction in flows:
+        key, uniform = _loads_key(s_nodes, d_nodes, fraction)
+        if key not in cache and key not in todo:
+            todo[key] = (s_nodes, d_nodes, np.ones(len(fraction)) if uniform else fraction)
+    if len(todo) > 1:
+        parts = list(todo.values())
+        group = np.repeat(np.arange(len(parts)), [len(s) for s, _, _ in parts])
+        got = fabric.router.loads_grouped(np.concatenate([s for s, _, _ in parts]),
+                                          np.concatenate([d for _, d, _ in parts]),
+                                          np.concatenate([w for _, _, w in parts]),
+                                          group, len(parts))
+        for key, row in zip(todo, got):
+            cache[key] = row
+
+
 def _loads(fabric, s_nodes, d_nodes, fraction):
     """Router loads of one step per byte of size, cached per fabric by the flows.
 
@@ -408,8 +437,7 @@ def _loads(fabric, s_nodes, d_nodes, fraction):
     fraction reuses the loads of the same flows at one byte, scaled.
     """
     cache = _fabric_cache(fabric).setdefault("loads", {})
-    uniform = bool((fraction == fraction[0]).all())
-    key = _pair_key(s_nodes, d_nodes) + ((None,) if uniform else (fraction.tobytes(),))
+    key, uniform = _loads_key(s_nodes, d_nodes, fraction)
     if key not in cache:
         cache[key] = fabric.router.loads(s_nodes, d_nodes, 1.0 if uniform else fraction)
     return cache[key] * fraction[0] if uniform else cache[key]
@@ -426,6 +454,8 @@ def _plan(fabric, sched, idx, tr):
     rate = chip.reduce_rate if chip is not None else math.inf
     pairs = [(nodes_of[st.src], nodes_of[st.dst]) for st in sched.steps]
     lat_of = _latencies(fabric, [p for p, st in zip(pairs, sched.steps) if st.n_flows])
+    _prefetch_loads(fabric, [(s, d, st.fraction) for (s, d), st in zip(pairs, sched.steps)
+                             if st.n_flows])
     steps = []
     names = set()
     base = []

@@ -48,7 +48,7 @@ class RouterClock:
     def __init__(self, fabric):
         self.calls, self.seconds = 0, 0.0
         router = fabric.router
-        for name in ("loads", "latency"):
+        for name in ("loads", "loads_grouped", "latency"):
             setattr(router, name, self._wrap(getattr(router, name)))
 
     def _wrap(self, fn):
