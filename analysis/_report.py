@@ -196,7 +196,7 @@ def _times(a, b):
     return f"{r:.1f}x" if r < 10 else f"{r:.0f}x"
 
 
-# -- sections ------------------------------------------------------------------------------
+# -- structure -----------------------------------------------------------------------------
 
 
 def _draw_hops(hops):
@@ -327,102 +327,107 @@ def _switches(row):
             f"ports) and {row['links']} cables")
 
 
-def _draw_topology(name):
-    fabric = _fabric(name)
-    fig = _figure()
-    coords = [fabric.graph.nodes[n].get("coord") for n in fabric.endpoints]
-    three_d = all(c is not None and len(c) == 3 for c in coords)
-    ax = fig.add_subplot(projection="3d" if three_d else None)
-    _plots.plot_topology(fabric, ax=ax)
-    return fig
+# -- access latency ------------------------------------------------------------------------
+
+#: Payload of the accesses in the latency distributions: one 64 B cache line.
+ACCESS_BYTES = 64
 
 
-def _topology_section(fabrics):
-    figures = []
-    for name, f in fabrics.items():
-        m = f.graph.number_of_edges()
-        figures.append(FigureSpec(
-            f"topology-{_slug(name)}", f"Topology of {name}",
-            f"{name}: {f.n_endpoints} chips, {m} graph edges (a bundle of parallel links is "
-            "one edge). Hyper-meshes and tori are drawn in 3D by chip coordinate (links "
-            "between non-neighbours of a line as arcs); switched fabrics in layers by tier.",
-            functools.partial(_draw_topology, name), height=3.0))
-    return Section("topology", "Topology drawings", figures=tuple(figures)), []
+def _transport_curves(f):
+    """(label, transport description, latencies per op) for one system.
 
-
-#: Bytes each chip sends to each other chip in the all-to-all of the failure table.
-A2A_BYTES_PER_PAIR = 2**20
-
-
-def _all_to_all(f, chips=None):
-    """Uniform all-to-all among ``chips`` (default all), one byte per ordered pair, routed.
-
-    Returns the per-directed-link seconds per byte (load / bandwidth), the drain
-    time (the busiest link's), each chip's throughput ((n - 1) bytes sent in the
-    drain time) and the one-way path latencies of the pairs.
+    Every system gets its load/store distribution; a system with NICs (a cluster)
+    is shown as it is used: load/store inside a host domain (NVLink), RDMA across.
     """
-    r = f.router
-    ep = f.endpoint_indices if chips is None else np.array(
-        [f.node_index[c] for c in chips], dtype=np.int64)
-    src, dst = np.meshgrid(ep, ep, indexing="ij")
-    off = src != dst
-    src, dst = src[off], dst[off]
-    seconds = r.loads(src, dst, 1.0) / r.link_bandwidth
-    drain = float(seconds.max())
-    return {"seconds": seconds, "drain": drain, "throughput": (len(ep) - 1) / drain,
-            "latency": r.latency(src, dst)}
+    import fabric as fab
+
+    curves = []
+    if any(k == "nic" for _, k in f.graph.nodes(data="kind")):
+        host = np.array([f.host_of[c] for c in f.endpoints])
+        per_op = {}
+        for op in ("store", "load"):
+            i, j, ls = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="loadstore")
+            _, _, rd = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="rdma")
+            per_op[op] = np.where(host[i] == host[j], ls, rd)
+        curves.append((f"{f.name} RDMA across hosts", "load/store in a host, RDMA across hosts",
+                       per_op))
+    else:
+        per_op = {op: fab.access_latencies(f, op=op, size=ACCESS_BYTES,
+                                           transport="loadstore")[2]
+                  for op in ("store", "load")}
+        curves.append((f"{f.name} load/store", "load/store", per_op))
+    return curves
 
 
-def _draw_utilization(util):
+def _draw_latency(samples):
     fig = _figure()
-    ax = fig.subplots()
-    _plots.plot_link_utilization(util, ax=ax)
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, op in zip(axes, ("store", "load")):
+        what = "store, one way" if op == "store" else "load, round trip"
+        _plots.plot_latency_cdf({k: v[op] for k, v in samples.items()}, ax=ax,
+                                xlabel=f"64 B {what}")
+        ax.get_legend().remove()
+    axes[1].set_ylabel("")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4))
     return fig
 
 
-def _utilization_section(fabrics):
-    rows, util = [], {}
+def _latency_section(fabrics):
+    import fabric as fab
+
+    rows, samples, used = [], {}, []
     for name, f in fabrics.items():
-        a2a = _all_to_all(f)
-        u = a2a["seconds"] / a2a["drain"]
-        util[name] = u
-        k = int(np.argmax(a2a["seconds"]))
-        tail, head = f.router.link_name(k)
-        rows.append({"system": name, "a2a_throughput_per_chip_Bps": a2a["throughput"],
-                     "busiest_link": f"{tail}->{head}", "links_directed": len(u),
-                     "links_idle": int(np.sum(u == 0)),
-                     "links_over_half": int(np.sum(u > 0.5)),
-                     "mean_utilization": float(u.mean())})
-    columns = (Column("system", "system"),
-               Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
-               Column("mean_utilization", "mean link utilization", _fmt_float(2)),
-               Column("links_over_half", "links > 50%"), Column("links_idle", "idle links"),
-               Column("links_directed", "directed links"),
-               Column("busiest_link", "a busiest link"))
-    table = Table("all_to_all", "Uniform all-to-all, routed", columns, tuple(rows),
-                  "Every chip sends the same amount to every other; routes by each fabric's "
-                  "policy, bytes split evenly over equal-cost paths. Throughput per chip = "
-                  "bytes a chip sends / time the busiest link needs. Utilization = a link's "
-                  "load / bandwidth over the busiest link's.")
-    fig = FigureSpec("link-utilization", "All-to-all link utilization",
-                     "Utilization of every directed link under uniform all-to-all, busiest "
-                     "first (1 = the bottleneck link).", functools.partial(_draw_utilization, util))
-    return Section("utilization", "All-to-all and link utilization", tables=(table,),
-                   figures=(fig,)), _utilization_findings(rows)
+        nics = any(k == "nic" for _, k in f.graph.nodes(data="kind"))
+        for t in ("loadstore", "rdma") if nics else ("loadstore",):
+            used += [(name, p) for p in fab.transport(t).parameters()]
+        for label, how, per_op in _transport_curves(f):
+            samples[label] = per_op
+            for op, lat in per_op.items():
+                st = fab.latency_stats(lat)
+                rows.append({"system": name, "transport": how, "op": op,
+                             "size_bytes": ACCESS_BYTES, "pairs": st.count, "min_s": st.min,
+                             "mean_s": st.mean, "p50_s": st.p50, "p99_s": st.p99,
+                             "max_s": st.max})
+    columns = (Column("system", "system"), Column("transport", "transport"),
+               Column("op", "op"), Column("min_s", "min", format_time),
+               Column("mean_s", "mean", format_time), Column("p50_s", "median", format_time),
+               Column("p99_s", "p99", format_time), Column("max_s", "max", format_time))
+    table = Table("latency", "Access latency over all chip pairs", columns, tuple(rows),
+                  "A 64 B load or store from every chip to every other chip's memory: "
+                  "requester stages, path (hops and wires), serialization at the narrowest "
+                  "link, responder stages, and for a load the return. Transport parameters "
+                  "are listed under Assumptions.")
+    fig = FigureSpec("latency", "Access latency over chip pairs",
+                     "Distribution over all ordered chip pairs of a 64 B store (one way) and "
+                     "load (round trip): memory-semantic load/store against RDMA on the "
+                     "cluster.", functools.partial(_draw_latency, samples), column="double")
+    return Section("latency", "Access latency", tables=(table,), figures=(fig,),
+                   parameters=tuple(used)), _latency_findings(rows)
 
 
-def _utilization_findings(rows):
-    a = rows[0]
-    if len(rows) == 1:
-        return [(f"Under uniform all-to-all, {a['system']} sustains "
-                f"{format_bandwidth(a['a2a_throughput_per_chip_Bps'])} per chip.")]
-    b = rows[1]
-    ta, tb = a["a2a_throughput_per_chip_Bps"], b["a2a_throughput_per_chip_Bps"]
-    winner, loser = (a, b) if ta >= tb else (b, a)
-    out = [(f"Under uniform all-to-all (routed, equal-cost paths split evenly), {a['system']} "
-           f"sustains {format_bandwidth(ta)} per chip and {b['system']} {format_bandwidth(tb)}: "
-           f"{winner['system']} is {_times(max(ta, tb), min(ta, tb))} faster; the "
-           f"bottleneck on {loser['system']} is a link such as {loser['busiest_link']}.")]
+def _med_max(r):
+    if r["p50_s"] == r["max_s"]:
+        return f"{format_time(r['p50_s'])} (median and worst)"
+    return f"{format_time(r['p50_s'])} median and {format_time(r['max_s'])} worst"
+
+
+def _latency_findings(rows):
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    if len(systems) < 2:
+        r = next(r for r in rows if r["op"] == "load")
+        return [(f"A 64 B remote load on {r['system']} ({r['transport']}) takes "
+                f"{format_time(r['p50_s'])} median, {format_time(r['max_s'])} worst.")]
+    out = []
+    for op, what in (("load", "remote load (round trip)"), ("store", "remote store")):
+        a = next(r for r in rows if r["system"] == systems[0] and r["op"] == op)
+        b = next(r for r in rows if r["system"] == systems[1] and r["op"] == op)
+        faster = a if a["p50_s"] <= b["p50_s"] else b
+        ratio = _times(max(a["p50_s"], b["p50_s"]), min(a["p50_s"], b["p50_s"]))
+        out.append(
+            f"A 64 B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
+            f"{_med_max(b)} on {b['system']} ({b['transport']}): {ratio} lower median on "
+            f"{faster['system']}.")
     return out
 
 
@@ -1047,105 +1052,81 @@ def _decode_findings(rows, systems):
     return out
 
 
-#: Payload of the accesses in the latency distributions: one 64 B cache line.
-ACCESS_BYTES = 64
+# -- all-to-all, link utilization and failures ----------------------------------------------
+
+#: Bytes each chip sends to each other chip in the all-to-all of the failure table.
+A2A_BYTES_PER_PAIR = 2**20
 
 
-def _transport_curves(f):
-    """(label, transport description, latencies per op) for one system.
+def _all_to_all(f, chips=None):
+    """Uniform all-to-all among ``chips`` (default all), one byte per ordered pair, routed.
 
-    Every system gets its load/store distribution; a system with NICs (a cluster)
-    is shown as it is used: load/store inside a host domain (NVLink), RDMA across.
+    Returns the per-directed-link seconds per byte (load / bandwidth), the drain
+    time (the busiest link's), each chip's throughput ((n - 1) bytes sent in the
+    drain time) and the one-way path latencies of the pairs.
     """
-    import fabric as fab
-
-    curves = []
-    if any(k == "nic" for _, k in f.graph.nodes(data="kind")):
-        host = np.array([f.host_of[c] for c in f.endpoints])
-        per_op = {}
-        for op in ("store", "load"):
-            i, j, ls = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="loadstore")
-            _, _, rd = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="rdma")
-            per_op[op] = np.where(host[i] == host[j], ls, rd)
-        curves.append((f"{f.name} RDMA across hosts", "load/store in a host, RDMA across hosts",
-                       per_op))
-    else:
-        per_op = {op: fab.access_latencies(f, op=op, size=ACCESS_BYTES,
-                                           transport="loadstore")[2]
-                  for op in ("store", "load")}
-        curves.append((f"{f.name} load/store", "load/store", per_op))
-    return curves
+    r = f.router
+    ep = f.endpoint_indices if chips is None else np.array(
+        [f.node_index[c] for c in chips], dtype=np.int64)
+    src, dst = np.meshgrid(ep, ep, indexing="ij")
+    off = src != dst
+    src, dst = src[off], dst[off]
+    seconds = r.loads(src, dst, 1.0) / r.link_bandwidth
+    drain = float(seconds.max())
+    return {"seconds": seconds, "drain": drain, "throughput": (len(ep) - 1) / drain,
+            "latency": r.latency(src, dst)}
 
 
-def _draw_latency(samples):
+def _draw_utilization(util):
     fig = _figure()
-    axes = fig.subplots(1, 2, sharey=True)
-    for ax, op in zip(axes, ("store", "load")):
-        what = "store, one way" if op == "store" else "load, round trip"
-        _plots.plot_latency_cdf({k: v[op] for k, v in samples.items()}, ax=ax,
-                                xlabel=f"64 B {what}")
-        ax.get_legend().remove()
-    axes[1].set_ylabel("")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4))
+    ax = fig.subplots()
+    _plots.plot_link_utilization(util, ax=ax)
     return fig
 
 
-def _latency_section(fabrics):
-    import fabric as fab
-
-    rows, samples, used = [], {}, []
+def _utilization_section(fabrics):
+    rows, util = [], {}
     for name, f in fabrics.items():
-        nics = any(k == "nic" for _, k in f.graph.nodes(data="kind"))
-        for t in ("loadstore", "rdma") if nics else ("loadstore",):
-            used += [(name, p) for p in fab.transport(t).parameters()]
-        for label, how, per_op in _transport_curves(f):
-            samples[label] = per_op
-            for op, lat in per_op.items():
-                st = fab.latency_stats(lat)
-                rows.append({"system": name, "transport": how, "op": op,
-                             "size_bytes": ACCESS_BYTES, "pairs": st.count, "min_s": st.min,
-                             "mean_s": st.mean, "p50_s": st.p50, "p99_s": st.p99,
-                             "max_s": st.max})
-    columns = (Column("system", "system"), Column("transport", "transport"),
-               Column("op", "op"), Column("min_s", "min", format_time),
-               Column("mean_s", "mean", format_time), Column("p50_s", "median", format_time),
-               Column("p99_s", "p99", format_time), Column("max_s", "max", format_time))
-    table = Table("latency", "Access latency over all chip pairs", columns, tuple(rows),
-                  "A 64 B load or store from every chip to every other chip's memory: "
-                  "requester stages, path (hops and wires), serialization at the narrowest "
-                  "link, responder stages, and for a load the return. Transport parameters "
-                  "are listed under Assumptions.")
-    fig = FigureSpec("latency", "Access latency over chip pairs",
-                     "Distribution over all ordered chip pairs of a 64 B store (one way) and "
-                     "load (round trip): memory-semantic load/store against RDMA on the "
-                     "cluster.", functools.partial(_draw_latency, samples), column="double")
-    return Section("latency", "Access latency", tables=(table,), figures=(fig,),
-                   parameters=tuple(used)), _latency_findings(rows)
+        a2a = _all_to_all(f)
+        u = a2a["seconds"] / a2a["drain"]
+        util[name] = u
+        k = int(np.argmax(a2a["seconds"]))
+        tail, head = f.router.link_name(k)
+        rows.append({"system": name, "a2a_throughput_per_chip_Bps": a2a["throughput"],
+                     "busiest_link": f"{tail}->{head}", "links_directed": len(u),
+                     "links_idle": int(np.sum(u == 0)),
+                     "links_over_half": int(np.sum(u > 0.5)),
+                     "mean_utilization": float(u.mean())})
+    columns = (Column("system", "system"),
+               Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
+               Column("mean_utilization", "mean link utilization", _fmt_float(2)),
+               Column("links_over_half", "links > 50%"), Column("links_idle", "idle links"),
+               Column("links_directed", "directed links"),
+               Column("busiest_link", "a busiest link"))
+    table = Table("all_to_all", "Uniform all-to-all, routed", columns, tuple(rows),
+                  "Every chip sends the same amount to every other; routes by each fabric's "
+                  "policy, bytes split evenly over equal-cost paths. Throughput per chip = "
+                  "bytes a chip sends / time the busiest link needs. Utilization = a link's "
+                  "load / bandwidth over the busiest link's.")
+    fig = FigureSpec("link-utilization", "All-to-all link utilization",
+                     "Utilization of every directed link under uniform all-to-all, busiest "
+                     "first (1 = the bottleneck link).", functools.partial(_draw_utilization, util))
+    return Section("utilization", "All-to-all and link utilization", tables=(table,),
+                   figures=(fig,)), _utilization_findings(rows)
 
 
-def _med_max(r):
-    if r["p50_s"] == r["max_s"]:
-        return f"{format_time(r['p50_s'])} (median and worst)"
-    return f"{format_time(r['p50_s'])} median and {format_time(r['max_s'])} worst"
-
-
-def _latency_findings(rows):
-    systems = list(dict.fromkeys(r["system"] for r in rows))
-    if len(systems) < 2:
-        r = next(r for r in rows if r["op"] == "load")
-        return [(f"A 64 B remote load on {r['system']} ({r['transport']}) takes "
-                f"{format_time(r['p50_s'])} median, {format_time(r['max_s'])} worst.")]
-    out = []
-    for op, what in (("load", "remote load (round trip)"), ("store", "remote store")):
-        a = next(r for r in rows if r["system"] == systems[0] and r["op"] == op)
-        b = next(r for r in rows if r["system"] == systems[1] and r["op"] == op)
-        faster = a if a["p50_s"] <= b["p50_s"] else b
-        out.append(
-            f"A 64 B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
-            f"{_med_max(b)} on {b['system']} "
-            f"({b['transport']}): {_times(max(a['p50_s'], b['p50_s']), min(a['p50_s'], b['p50_s']))}"
-            f" lower median on {faster['system']}.")
+def _utilization_findings(rows):
+    a = rows[0]
+    if len(rows) == 1:
+        return [(f"Under uniform all-to-all, {a['system']} sustains "
+                f"{format_bandwidth(a['a2a_throughput_per_chip_Bps'])} per chip.")]
+    b = rows[1]
+    ta, tb = a["a2a_throughput_per_chip_Bps"], b["a2a_throughput_per_chip_Bps"]
+    winner, loser = (a, b) if ta >= tb else (b, a)
+    out = [(f"Under uniform all-to-all (routed, equal-cost paths split evenly), {a['system']} "
+           f"sustains {format_bandwidth(ta)} per chip and {b['system']} {format_bandwidth(tb)}: "
+           f"{winner['system']} is {_times(max(ta, tb), min(ta, tb))} faster; the "
+           f"bottleneck on {loser['system']} is a link such as {loser['busiest_link']}.")]
     return out
 
 
@@ -1264,6 +1245,32 @@ def _failure_findings(rows):
         out.append(f"One failed {failure.split()[1]} changes the all-to-all time by: "
                    + "; ".join(parts) + ".")
     return out
+
+
+# -- topology drawings and assumptions ----------------------------------------------------
+
+
+def _draw_topology(name):
+    fabric = _fabric(name)
+    fig = _figure()
+    coords = [fabric.graph.nodes[n].get("coord") for n in fabric.endpoints]
+    three_d = all(c is not None and len(c) == 3 for c in coords)
+    ax = fig.add_subplot(projection="3d" if three_d else None)
+    _plots.plot_topology(fabric, ax=ax)
+    return fig
+
+
+def _topology_section(fabrics):
+    figures = []
+    for name, f in fabrics.items():
+        m = f.graph.number_of_edges()
+        figures.append(FigureSpec(
+            f"topology-{_slug(name)}", f"Topology of {name}",
+            f"{name}: {f.n_endpoints} chips, {m} graph edges (a bundle of parallel links is "
+            "one edge). Hyper-meshes and tori are drawn in 3D by chip coordinate (links "
+            "between non-neighbours of a line as arcs); switched fabrics in layers by tier.",
+            functools.partial(_draw_topology, name), height=3.0))
+    return Section("topology", "Topology drawings", figures=tuple(figures)), []
 
 
 def _assumptions_section(fabrics, extra=()):
