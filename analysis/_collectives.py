@@ -779,7 +779,7 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", ranks=None, transport=None, 
     >>> import topologies
     >>> f = topologies.build("dgx-h100")
     >>> [round(r.time * 1e6, 1) for r in cost_sizes(f, "all-gather", [2**20, 2**30])]
-    [3.1, 2850.8]
+    [2.8, 2534.1]
     """
     return [cost(fabric, op, s, algorithm=algorithm, ranks=ranks, transport=transport,
                  overlap=overlap) for s in sizes]

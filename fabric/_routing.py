@@ -27,10 +27,18 @@ fabric's routing *policy*, chosen from its builder family:
     All shortest paths by hop count; every node forwards.
 
 In every policy ECMP is over the equal-cost paths the policy allows, each
-path carrying an equal share (``ecmp="all"``, the default), or one path per pair
+path carrying an equal share (``ecmp="all"``), or one path per pair
 chosen at each branch by a deterministic hash of (source, destination,
-branching node) (``ecmp="hash"``). Outside dimension order, ``path`` returns
-that hash choice in both modes.
+branching node) (``ecmp="hash"``), or (``ecmp="weighted"``, outside dimension
+order) split hop by hop: at each node the bytes leave over the next hops of the
+pair's equal-cost paths in proportion to those links' bandwidth (weighted-cost
+multipathing; Zhou et al., "WCMP: Weighted Cost Multipathing for Improving
+Fairness in Data Centers", EuroSys 2014). The default is ``"weighted"`` for the
+``switched`` family and ``"all"`` otherwise: a GPU on NVSwitch planes stripes its
+traffic over all its NVLinks, so a plane reached by 5 of 18 links carries 5/18
+of it (a DGX H100 has 5, 4, 4, 5 links to its 4 planes), where a flow hash
+would give each plane 1/4; switches of the other families hash flows. Outside
+dimension order, ``path`` returns the hash choice in every mode.
 
 Directed links (the contract every analysis uses): graph edge ``e`` (in
 ``fabric.graph.edges`` order) gives link ``2*e`` from ``u`` to ``v`` as the
@@ -81,7 +89,7 @@ from ._routing_engine import (
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
 POLICIES = ("dimension-order", "up-down", "minimal", "shortest")
-ECMP_MODES = ("all", "hash")
+ECMP_MODES = ("all", "hash", "weighted")
 
 _UPDOWN_FAMILIES = frozenset({"fat_tree", "leaf_spine", "rail_optimized", "switched"})
 _DOR_FAMILIES = frozenset({"hypermesh", "torus", "mesh"})
@@ -99,6 +107,11 @@ def default_policy(fabric):
     return "shortest"
 
 
+def default_ecmp(fabric):
+    """The ECMP mode a fabric's family implies: ``"weighted"`` for ``switched``, else ``"all"``."""
+    return "weighted" if fabric.family == "switched" else "all"
+
+
 # -- the router --------------------------------------------------------------------------
 
 
@@ -113,11 +126,15 @@ class Router:
     fabric : Fabric
     policy : str, optional
         One of :data:`POLICIES`. Default: the one the fabric's family implies.
-    ecmp : {"all", "hash"}
+    ecmp : {"all", "hash", "weighted"}, optional
         ``"all"``: every equal-cost path carries an equal share of a pair's
         bytes. ``"hash"``: each pair uses one path, chosen at every branch by a
         deterministic hash of (source, destination, branching node), as a
-        switch hashes a flow's header with its own seed.
+        switch hashes a flow's header with its own seed. ``"weighted"``: at
+        every node the bytes split over the next hops of the equal-cost paths
+        in proportion to their links' bandwidth (not for dimension order).
+        Default: :func:`default_ecmp` (``"weighted"`` for the ``switched``
+        family, ``"all"`` otherwise; see the module docstring).
 
     Attributes
     ----------
@@ -143,13 +160,18 @@ class Router:
     [250.0, 500.0, 1000.0]
     """
 
-    def __init__(self, fabric, policy=None, ecmp="all"):
+    def __init__(self, fabric, policy=None, ecmp=None):
         if policy is None:
             policy = default_policy(fabric)
+        if ecmp is None:
+            ecmp = default_ecmp(fabric)
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
         if ecmp not in ECMP_MODES:
             raise ValueError(f"ecmp must be one of {', '.join(ECMP_MODES)}, got {ecmp!r}")
+        if policy == "dimension-order" and ecmp == "weighted":
+            raise ValueError("ecmp='weighted' is not modelled for dimension-order routing "
+                             "(its ties are the two ways round a ring); use 'all' or 'hash'")
         if policy == "dimension-order" and "shape" not in fabric.params:
             raise RoutingError(f"{fabric.name}: dimension-order routing needs a hypermesh "
                                f"fabric with params['shape']")
@@ -248,6 +270,9 @@ class Router:
         for eng, m in self._engines(s, d):
             if self.ecmp == "hash":
                 eng.hash_loads(s[m], d[m], w[m], out)
+            elif self.ecmp == "weighted":
+                out += eng.loads_grouped(s[m], d[m], w[m], np.zeros(int(m.sum()), dtype=np.int64),
+                                         1, self.link_bandwidth)[0]
             else:
                 eng.loads(s[m], d[m], w[m], out)
         return out
@@ -299,6 +324,8 @@ class Router:
             raise ValueError(f"group holds {bad}, outside 0..{n_groups - 1} (n_groups={n_groups})")
         w = np.ascontiguousarray(w, dtype=float)
         eng = self._engine
+        if self._dor is None and self._fallback is None and self.ecmp == "weighted":
+            return eng.loads_grouped(s, d, w, g, int(n_groups), self.link_bandwidth)
         if (self._dor is None and self._fallback is None and self.ecmp == "all"
                 and eng._pairs_cheaper(*eng._counts(s[s != d], d[s != d], g[s != d]))):
             return eng.loads_grouped(s, d, w, g, int(n_groups))

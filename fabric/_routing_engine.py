@@ -505,12 +505,39 @@ class _Engine:
             z[bs] = self._pair_targets(start[bs], cd[inner][bs], src[bs], dst[bs])
         return ends, start, z, group, w
 
-    def loads_grouped(self, src, dst, w, group, n_groups):
+    def _weighted(self, a, pr, uu, v, arc, lev, bandwidth):
+        """Per-hop weighted split over a pair DAG: each arc's fraction of its pair's bytes.
+
+        At every state the bytes that reach it leave over its next hops on the
+        pair's DAG in proportion to the hops' link bandwidth (weighted-cost
+        multipathing, Zhou et al., EuroSys 2014), level by level from the start.
+        """
+        S = self.sg.n_states
+        bw = bandwidth[self.sg.link[arc]]
+        key = pr * S + uu
+        _, inv = np.unique(key, return_inverse=True)
+        inv = np.ravel(inv)
+        ratio = bw / np.bincount(inv, weights=bw)[inv]
+        order = np.argsort(lev, kind="stable")
+        cuts = np.searchsorted(lev[order], np.arange(int(lev.max(initial=0)) + 2))
+        flow = np.zeros((len(a), S))
+        flow[np.arange(len(a)), a] = 1.0
+        frac = np.empty(len(arc))
+        for i in range(len(cuts) - 1):
+            sel = order[cuts[i]:cuts[i + 1]]
+            f = flow[pr[sel], uu[sel]] * ratio[sel]
+            np.add.at(flow, (pr[sel], v[sel]), f)
+            frac[sel] = f
+        return frac
+
+    def loads_grouped(self, src, dst, w, group, n_groups, bandwidth=None):
         """Per group, the bytes each directed link carries: an (n_groups, 2E) array.
 
         Pairs are reduced to distinct (start state, target state) pairs, each
         routed once over its own shortest-path DAG (:meth:`_pair_dag`), and the
         groups' demands applied to all of them at once (a sparse product).
+        With ``bandwidth`` (per directed link) the bytes split hop by hop in
+        proportion to it (:meth:`_weighted`) instead of equally per path.
         """
         nL = self.n_links
         out = np.zeros(n_groups * nL)
@@ -530,7 +557,9 @@ class _Engine:
         W = sp.csr_matrix((w, (group, inv)), shape=(n_groups, len(keys)))
         a_all, z_all = keys // S, keys % S
         for bs in self._batches(len(keys), 4 * S):
-            pr, _, _, arc, _, frac = self._pair_dag(a_all[bs], z_all[bs])
+            pr, uu, v, arc, lev, frac = self._pair_dag(a_all[bs], z_all[bs])
+            if bandwidth is not None:
+                frac = self._weighted(a_all[bs], pr, uu, v, arc, lev, bandwidth)
             F = sp.csr_matrix((frac, (pr, self.sg.link[arc])), shape=(bs.stop - bs.start, nL))
             out += (W[:, bs] @ F).toarray()
         return out

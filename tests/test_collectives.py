@@ -303,6 +303,16 @@ def test_dgx_h100_ring_allreduce_busbw_matches_nccl_tests():
     assert r.busbw == pytest.approx(370e9, rel=0.15)
 
 
+def test_dgx_h100_ring_uses_all_eighteen_nvlinks():
+    # Closed form: the router splits a GPU's flows over the four NVSwitch planes in
+    # proportion to its 5, 4, 4, 5 NVLinks (the switched family's weighted ECMP), so a
+    # large ring all-reduce runs at the GPU's 18 links x NCCL's 20.6 GB/s per NVLink4
+    # link (PROTOCOL_LINK_BANDWIDTH) = 370.8 GB/s busbw, latency terms aside (< 0.1% at
+    # 8 GiB). Equal splits would cap it at 4 x 4 links (329.6 GB/s).
+    r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30, algorithm="ring")
+    assert r.busbw == pytest.approx(18 * 20.6e9, rel=1e-3)
+
+
 def test_dgx_h100_nvls_allreduce_busbw_matches_nccl_tests():
     # Same source: with NVLink SHARP, busbw about 480 GB/s (algbw about 275 GB/s).
     r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30)

@@ -305,3 +305,96 @@ def test_loads_grouped_bad_input():
         r.loads_grouped([0, 1], [1, 2], 1.0, [0, 1, 1], 2)
     with pytest.raises(TypeError, match="group must be integers"):
         r.loads_grouped([0], [1], 1.0, [0.5], 1)
+
+
+def _brute_weighted(f, pairs, policy, nbytes=1.0):
+    """Per-hop bandwidth-weighted split, by enumerating every policy path of each pair.
+
+    At position ``i`` of node ``u`` (its distance from the source on these
+    shortest paths) the next hops are the nodes following it on any path; a
+    path's share is the product over its hops of the hop's bandwidth over the
+    sum of the bandwidths of the next hops there.
+    """
+    G = f.graph
+    r = f.router
+    out = np.zeros(r.n_links)
+    for a, b in pairs:
+        ps = brute_paths(f, a, b, policy)
+        nxt = {}
+        for p in ps:
+            for i in range(len(p) - 1):
+                nxt.setdefault((p[i], i), set()).add(p[i + 1])
+        for p in ps:
+            share = 1.0
+            for i in range(len(p) - 1):
+                total = sum(G.edges[p[i], x]["bandwidth"] for x in nxt[(p[i], i)])
+                share *= G.edges[p[i], p[i + 1]]["bandwidth"] / total
+            for u, v in itertools.pairwise(p):
+                out[r.link_index(u, v)] += share * nbytes
+    return out
+
+
+def _uneven_graph():
+    """A small irregular graph with uneven link bandwidths (every node a chip, shortest paths)."""
+    G = nx.grid_2d_graph(3, 4)
+    G.add_edge((0, 0), (1, 1))
+    G.add_edge((1, 2), (2, 3))
+    G = nx.convert_node_labels_to_integers(G)
+    nx.set_node_attributes(G, "chip", "kind")
+    rng = np.random.default_rng(3)
+    for u, v in G.edges:
+        G.edges[u, v]["bandwidth"] = float(rng.choice([1e9, 2e9, 5e9]))
+        G.edges[u, v]["latency"] = 1e-7
+    return Fabric.from_graph(G)
+
+
+WEIGHTED = SPECS[7:] + [("switch:4,planes=3,links=3/1/2", "up-down"),
+                        ("rail:servers=3,gpus=2,spines=3", "up-down")]
+
+
+@pytest.mark.parametrize("spec,policy", WEIGHTED, ids=[s for s, _ in WEIGHTED])
+def test_weighted_ecmp_equals_brute_force(spec, policy):
+    f = topologies.build(spec)
+    r = Router(f, ecmp="weighted")
+    pairs = _pairs(f, limit=60)
+    s, d = _idx(f, pairs)
+    want = _brute_weighted(f, pairs, policy, nbytes=2.0)
+    np.testing.assert_allclose(r.loads(s, d, 2.0), want, rtol=1e-12, atol=1e-9)
+    g = np.arange(len(s)) % 3
+    got = r.loads_grouped(s, d, 2.0, g, 3)
+    np.testing.assert_allclose(got.sum(axis=0), want, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(got[1], _brute_weighted(f, [pairs[i] for i in range(1, len(s), 3)],
+                                                       policy, nbytes=2.0), rtol=1e-12, atol=1e-9)
+    # the paths are the same as for equal splits: same hops and latencies
+    np.testing.assert_array_equal(r.hops(s, d), Router(f, ecmp="all").hops(s, d))
+
+
+def test_weighted_ecmp_on_uneven_bandwidths_equals_brute_force():
+    f = _uneven_graph()
+    r = Router(f, ecmp="weighted")
+    assert r.policy == "shortest"
+    pairs = _pairs(f, limit=132)
+    s, d = _idx(f, pairs)
+    want = _brute_weighted(f, pairs, "shortest")
+    np.testing.assert_allclose(r.loads(s, d, 1.0), want, rtol=1e-12, atol=1e-9)
+    # uneven bandwidths make it differ from equal splits somewhere
+    assert not np.allclose(want, Router(f, ecmp="all").loads(s, d, 1.0))
+
+
+def test_weighted_ecmp_splits_nvswitch_planes_by_links():
+    """DGX H100: 5, 4, 4, 5 NVLinks to the four NVSwitch planes, so 5/18, 4/18, 4/18, 5/18."""
+    f = topologies.build("dgx-h100")
+    assert f.router.ecmp == "weighted"  # the switched family's default
+    assert topologies.build("fattree:k=4").router.ecmp == "all"
+    i = f.node_index
+    loads = f.router.loads([i["chip0"]], [i["chip1"]], 18.0)
+    per_plane = [loads[f.router.link_index("chip0", f"sw{p}")] for p in range(4)]
+    assert per_plane == pytest.approx([5.0, 4.0, 4.0, 5.0], rel=1e-12)
+    even = Router(f, ecmp="all").loads([i["chip0"]], [i["chip1"]], 18.0)
+    assert [even[f.router.link_index("chip0", f"sw{p}")] for p in range(4)] == \
+        pytest.approx([4.5] * 4, rel=1e-12)
+
+
+def test_weighted_ecmp_refused_for_dimension_order():
+    with pytest.raises(ValueError, match="not modelled for dimension-order"):
+        Router(topologies.build("torus:4x4"), ecmp="weighted")
