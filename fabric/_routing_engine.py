@@ -473,8 +473,15 @@ class _Engine:
         frac = Sa[ia[pr], uu] * Sz[iz[pr], v] / Sa[ia[pr], z[pr]]
         return pr, uu, v, arc, lev, frac
 
-    def _pair_block(self):
-        return max(1, _BLOCK // (4 * max(self.sg.n_states, 1)))
+    def _by_start(self, start):
+        """Index arrays of the pairs, a few distinct start states at a time.
+
+        Few enough that their tables and a pair block's work arrays fit
+        :data:`_TABLE` and :data:`_BLOCK`.
+        """
+        uniq, order, bounds, _ = self._groups(start)
+        for bs in self._batches(len(uniq), 4 * self.sg.n_states):
+            yield order[bounds[bs.start]:bounds[bs.stop]]
 
     def _pairs_cheaper(self, n_pairs, n_source_rows):
         """Whether routing pair by pair costs less than the per-source Brandes sweep.
@@ -501,8 +508,9 @@ class _Engine:
         src, dst, w, group = src[inner], dst[inner], w[inner], group[inner]
         start = self._start(cs[inner], src, dst)
         z = np.empty(len(inner), dtype=np.int64)
-        for bs in self._batches(len(inner), 4 * max(1, self.sg.node_states.shape[1])):
-            z[bs] = self._pair_targets(start[bs], cd[inner][bs], src[bs], dst[bs])
+        cd = cd[inner]
+        for sel in self._by_start(start):
+            z[sel] = self._pair_targets(start[sel], cd[sel], src[sel], dst[sel])
         return ends, start, z, group, w
 
     def _weighted(self, a, pr, uu, v, arc, lev, bandwidth):
@@ -584,19 +592,24 @@ class _Engine:
             return hops, lat, bw
         s_, d_ = src[inner], dst[inner]
         start = self._start(cs[inner], s_, d_)
-        z = self._pair_targets(start, cd[inner], s_, d_)
+        z = np.empty(len(inner), dtype=np.int64)
+        cdi = cd[inner]
+        for sel in self._by_start(start):
+            z[sel] = self._pair_targets(start[sel], cdi[sel], s_[sel], d_[sel])
         S = self.sg.n_states
         keys, inv = np.unique(start * S + z, return_inverse=True)
         inv = np.ravel(inv)
         a_all, z_all = keys // S, keys % S
         n = len(keys)
-        khops = self._D[0][self._tables(a_all, False), z_all]
+        khops = np.zeros(n)
         klat = np.zeros(n)
         kbw = np.full(n, np.inf)
         for bs in self._batches(n, 4 * S):
-            if not want_latency and bandwidth is None:
-                break
             a, t = a_all[bs], z_all[bs]
+            ia = self._tables(a, False)  # first: it may replace the table arrays
+            khops[bs] = self._D[0][ia, t]
+            if not want_latency and bandwidth is None:
+                continue
             pr, uu, v, arc, lev, _ = self._pair_dag(a, t)
             order = np.argsort(lev, kind="stable")
             pr, uu, v, arc, lev = pr[order], uu[order], v[order], arc[order], lev[order]

@@ -398,3 +398,23 @@ def test_weighted_ecmp_splits_nvswitch_planes_by_links():
 def test_weighted_ecmp_refused_for_dimension_order():
     with pytest.raises(ValueError, match="not modelled for dimension-order"):
         Router(topologies.build("torus:4x4"), ecmp="weighted")
+
+
+def test_pair_tables_evicted_and_batched_give_the_same_answers(monkeypatch):
+    """Tiny work blocks and a table cache of a few states: many batches, the cache restarting."""
+    import fabric._routing_engine as engine
+
+    f = topologies.build("fattree:k=4")
+    pairs = _pairs(f, limit=120, seed=5)
+    s, d = _idx(f, pairs)
+    want = brute_loads(f, pairs, "up-down", nbytes=1.0)
+    lat_want = Router(f).latency(s, d)
+    r = Router(f)
+    S = r._engine.sg.n_states
+    monkeypatch.setattr(engine, "_BLOCK", 8 * S)
+    monkeypatch.setattr(engine, "_TABLE", 3 * S)
+    r._engine._pairs_cheaper = lambda *counts: True
+    for _ in range(2):  # the second run starts from a full cache
+        np.testing.assert_allclose(r.loads(s, d, 1.0), want, rtol=1e-12, atol=1e-9)
+        np.testing.assert_array_equal(r.latency(s, d), lat_want)
+        assert len(r._engine._D[0]) <= 3
