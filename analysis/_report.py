@@ -90,7 +90,7 @@ class Table:
     """A table: rows are dicts of SI values; ``columns`` say how to show them.
 
     The CSV holds ``csv_rows`` under the keys ``csv_columns`` where given (a tidy
-    form of a table shown merged), else the shown rows and columns.
+    form of a table shown merged or pivoted), else every field of the shown rows.
     """
 
     name: str
@@ -1568,10 +1568,16 @@ def render_markdown(report):
 def _csv_text(table):
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    keys = table.csv_columns or [c.key for c in table.columns]
+    rows = table.csv_rows if table.csv_rows is not None else table.rows
+    # Every field of the rows (not only the shown columns), in first-seen order.
+    keys = list(table.csv_columns or dict.fromkeys(k for row in rows for k in row)
+                or [c.key for c in table.columns])
     w.writerow(keys)
-    for row in (table.csv_rows if table.csv_rows is not None else table.rows):
-        w.writerow([repr(v) if isinstance(v, float) else v for v in (row[k] for k in keys)])
+    for row in rows:
+        # repr of a float round-trips exactly; float() first, since numpy 2's repr of its
+        # scalars is "np.float64(...)"
+        w.writerow([repr(float(v)) if isinstance(v, float) else v
+                    for v in (row.get(k, "") for k in keys)])
     return buf.getvalue()
 
 

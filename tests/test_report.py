@@ -313,3 +313,17 @@ def test_decode_section_is_the_decode_model():
     assert sens["kernel fusion factor"]["value_high"] < step.time
     assert sens["HBM bandwidth"]["value_low"] > step.time > sens["HBM bandwidth"]["value_high"]
     assert any("most sensitive to" in f for f in rep.findings)
+
+
+def test_csv_tables_are_tidy_and_exact(small_report, written):
+    with open(written / "latency.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    # every field, not only the shown columns; one row per system x transport x op
+    assert {"system", "transport", "op", "size_bytes", "pairs", "p99_s"} <= set(rows[0])
+    assert len(rows) == 2 * len(SMALL)
+    shown = next(t for t in small_report.tables if t.name == "latency").rows
+    assert [float(r["max_s"]) for r in rows] == [r["max_s"] for r in shown]  # repr round-trips
+    with open(written / "collectives.csv", newline="") as fh:
+        coll = list(csv.DictReader(fh))
+    assert {r["op"] for r in coll} == set(OPS)
+    assert all(float(r["time_s"]) >= float(r["lower_bound_s"]) for r in coll)
