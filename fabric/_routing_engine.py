@@ -538,6 +538,42 @@ class _Engine:
             frac[sel] = f
         return frac
 
+    def _weighted_sweep(self, start, z, w, bandwidth):
+        """Link loads of the per-hop weighted split, swept per target state.
+
+        Which next hops a state uses towards ``z`` depends only on the state and
+        ``z`` (those one step nearer ``z``), so the bytes of every source bound for
+        ``z`` are split together, farthest states first. Used when the pairs have
+        many sources per target (a traffic matrix), where :meth:`_weighted` per pair
+        would repeat the same work.
+        """
+        sg = self.sg
+        S, A = sg.n_states, len(sg.tail)
+        out = np.zeros(self.n_links)
+        uz, inv = np.unique(z, return_inverse=True)
+        inv = np.ravel(inv)
+        bwa = bandwidth[sg.link]
+        by_tail = sp.csr_matrix((np.ones(A), (sg.tail, np.arange(A))), shape=(S, A))
+        by_head = sp.csr_matrix((np.ones(A), (sg.head, np.arange(A))), shape=(S, A))
+        for bs in self._batches(len(uz), 6 * max(S, A)):
+            iz = self._tables(uz[bs], True)
+            Dz = self._D[1][iz]  # (b, S): distance to each target
+            m = (inv >= bs.start) & (inv < bs.stop)
+            flow = np.zeros((len(iz), S))
+            np.add.at(flow, (inv[m] - bs.start, start[m]), w[m])
+            Dt = Dz[:, sg.tail]
+            wt = np.where(Dz[:, sg.head] == Dt - 1, bwa, 0.0)  # (b, A): next hops
+            tot = (by_tail @ wt.T).T  # (b, S)
+            ratio = wt / np.where(tot > 0, tot, 1.0)[:, sg.tail]
+            finite = np.isfinite(Dz)
+            carried = np.zeros(A)
+            for lev in range(int(Dz[finite].max()) if finite.any() else 0, 0, -1):
+                af = np.where(Dt == lev, flow[:, sg.tail] * ratio, 0.0)
+                flow += (by_head @ af.T).T
+                carried += af.sum(axis=0)
+            out += np.bincount(sg.link, weights=carried, minlength=self.n_links)
+        return out
+
     def loads_grouped(self, src, dst, w, group, n_groups, bandwidth=None):
         """Per group, the bytes each directed link carries: an (n_groups, 2E) array.
 
@@ -562,6 +598,12 @@ class _Engine:
         S = self.sg.n_states
         keys, inv = np.unique(start * S + z, return_inverse=True)
         inv = np.ravel(inv)
+        if bandwidth is not None and not self._pairs_cheaper(len(keys),
+                                                             len(np.unique(group * S + z))):
+            for g in np.unique(group):
+                m = group == g
+                out[g] += self._weighted_sweep(start[m], z[m], w[m], bandwidth)
+            return out
         W = sp.csr_matrix((w, (group, inv)), shape=(n_groups, len(keys)))
         a_all, z_all = keys // S, keys % S
         for bs in self._batches(len(keys), 4 * S):

@@ -352,10 +352,12 @@ WEIGHTED = SPECS[7:] + [("switch:4,planes=3,links=3/1/2", "up-down"),
                         ("rail:servers=3,gpus=2,spines=3", "up-down")]
 
 
+@pytest.mark.parametrize("pairwise", [True, False], ids=["pair-by-pair", "per-target"])
 @pytest.mark.parametrize("spec,policy", WEIGHTED, ids=[s for s, _ in WEIGHTED])
-def test_weighted_ecmp_equals_brute_force(spec, policy):
+def test_weighted_ecmp_equals_brute_force(spec, policy, pairwise):
     f = topologies.build(spec)
     r = Router(f, ecmp="weighted")
+    r._engine._pairs_cheaper = lambda *counts: pairwise
     pairs = _pairs(f, limit=60)
     s, d = _idx(f, pairs)
     want = _brute_weighted(f, pairs, policy, nbytes=2.0)
@@ -376,7 +378,9 @@ def test_weighted_ecmp_on_uneven_bandwidths_equals_brute_force():
     pairs = _pairs(f, limit=132)
     s, d = _idx(f, pairs)
     want = _brute_weighted(f, pairs, "shortest")
-    np.testing.assert_allclose(r.loads(s, d, 1.0), want, rtol=1e-12, atol=1e-9)
+    for pairwise in (True, False):  # pair by pair, and swept per target
+        r._engine._pairs_cheaper = lambda *counts, p=pairwise: p
+        np.testing.assert_allclose(r.loads(s, d, 1.0), want, rtol=1e-12, atol=1e-9)
     # uneven bandwidths make it differ from equal splits somewhere
     assert not np.allclose(want, Router(f, ecmp="all").loads(s, d, 1.0))
 
