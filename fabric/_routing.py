@@ -108,7 +108,14 @@ def default_policy(fabric):
 
 
 def default_ecmp(fabric):
-    """The ECMP mode a fabric's family implies: ``"weighted"`` for ``switched``, else ``"all"``."""
+    """The ECMP mode a fabric's family implies: ``"weighted"`` for ``switched``, else ``"all"``.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> default_ecmp(topologies.build("dgx-h100")), default_ecmp(topologies.build("fattree:k=4"))
+    ('weighted', 'all')
+    """
     return "weighted" if fabric.family == "switched" else "all"
 
 

@@ -1,9 +1,19 @@
 """The general routing engine behind :class:`fabric.Router` (private).
 
 A policy is a directed *state graph* (:class:`_StateGraph`); :class:`_Engine`
-routes pairs over it with ECMP: breadth-first distances, path counts and the
-Brandes back-propagation of demand, batched over sources. See the docstring of
-:mod:`fabric._routing` for the policies and the method.
+routes pairs over it with ECMP in one of two ways that give the same loads:
+
+* per source: breadth-first distances, path counts and the Brandes
+  back-propagation of demand, batched over sources (many destinations per source:
+  traffic matrices);
+* pair by pair: each distinct (start state, target state) pair over its own
+  shortest-path DAG, from distance and path-count tables from and to each state
+  that the engine caches across calls (few destinations per source: rings,
+  shifts, the steps of a schedule, and :meth:`_Engine.loads_grouped`).
+
+The weighted split (``ecmp="weighted"``) runs pair by pair, or swept per target
+state for traffic matrices. See the docstring of :mod:`fabric._routing` for the
+policies and the method.
 """
 
 import numpy as np
