@@ -28,8 +28,9 @@ __all__ = []
 _BLOCK = 1 << 22
 
 # The per-state tables an engine caches (distances and path counts from and to each state
-# routed so far) are kept below about this many float64 entries per table (128 MiB).
-_TABLE = 1 << 24
+# routed so far) are kept below about this many float64 entries per table (64 MiB; four
+# tables, so at most 256 MiB per router).
+_TABLE = 1 << 23
 
 
 def _mix(*keys):
