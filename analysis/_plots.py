@@ -122,7 +122,7 @@ def _draw_3d(fabric, ax):
         ax.scatter(oxyz[:, 0], oxyz[:, 1], oxyz[:, 2], s=10, marker="s", c="0.4",
                    depthshade=False)
     span = np.ptp(np.array(list(pos.values())), axis=0) + 1.0
-    ax.set_box_aspect(span)
+    ax.set_box_aspect(span, zoom=0.82)  # room for the z label inside the figure
     lo = np.min(np.array(list(pos.values())), axis=0)
     hi = np.max(np.array(list(pos.values())), axis=0)
     for setter, a, b in zip((ax.set_xlim, ax.set_ylim, ax.set_zlim), lo, hi):

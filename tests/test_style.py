@@ -124,3 +124,13 @@ def test_two_runs_give_identical_bytes(tmp_path):
         digests.append(_digests(stem))
     assert set(digests[0]) == {".pdf", ".svg", ".png"}
     assert digests[0] == digests[1]
+
+
+def test_save_figure_keeps_the_layout_engine(tmp_path):
+    with paper_style():
+        fig, ax = plt.subplots()
+    ax.plot([1, 2], [3, 4])
+    engine = fig.get_layout_engine()
+    assert engine is not None  # the style turns constrained layout on
+    save_figure(fig, tmp_path / "f")
+    assert fig.get_layout_engine() is engine
