@@ -26,7 +26,8 @@ def register(sub):
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="run the sweeps in N local processes (default 1: serially)")
+                   help="run the sweeps and draw the figures in N local processes; the "
+                        "files are the same (default 1: serially)")
     p.add_argument("--json", action="store_true",
                    help="print the files written and the findings as JSON")
     p.set_defaults(func=run_report)
