@@ -27,7 +27,7 @@ Uniform all-to-all on an intact hypermesh of rings and fully connected lines
 the fat-tree, leaf-spine and rail-optimized builders' fabrics is chip-transitive: the LP then reduces exactly to one commodity (see
 :func:`_symmetric`), so ``torus:16x16x16`` takes seconds.
 
-Sizes the general LP handles (measured, 2 shared cores; benchmarks/results_routing.md):
+Sizes the general LP handles (measured, 2 shared cores; benchmarks/README.md):
 variables = commodities x directed links (between forwarding nodes). ``torus:4x4x4``
 (64 x 384 = 24,577 variables) and ``leafspine:k=32`` (512 endpoints, 32 x 1,024)
 take 4-10 s; ``cluster-128`` (128 x 896 = 114,689) about 20 s. A 512-chip direct
