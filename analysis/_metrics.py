@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-__all__ = ["Metrics", "metrics", "hop_distribution", "bisection"]
+__all__ = ["Metrics", "bisection", "hop_distribution", "metrics"]
 
 # Families whose endpoints are all alike under the graph's automorphisms, so that one
 # BFS from endpoint 0 gives the distance distribution from every endpoint.

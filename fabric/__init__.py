@@ -4,26 +4,42 @@ The public names are re-exported here from underscored modules; each module
 declares ``__all__`` and ``tests/test_public_api.py`` pins the set.
 """
 
-from . import _chips, _errors, _fabric, _params, _schema, _tech, _units
-from . import _access, _failures, _forwarding, _routing, _transport
-from . import _address, _check, _domains, _symmetric, _system
-from ._chips import *  # noqa: F401,F403
-from ._errors import *  # noqa: F401,F403
-from ._fabric import *  # noqa: F401,F403
-from ._params import *  # noqa: F401,F403
-from ._schema import *  # noqa: F401,F403
-from ._tech import *  # noqa: F401,F403
-from ._units import *  # noqa: F401,F403
-from ._address import *  # noqa: F401,F403
-from ._domains import *  # noqa: F401,F403
-from ._symmetric import *  # noqa: F401,F403
-from ._system import *  # noqa: F401,F403
-from ._check import *  # noqa: F401,F403
-from ._access import *  # noqa: F401,F403
-from ._failures import *  # noqa: F401,F403
-from ._forwarding import *  # noqa: F401,F403
-from ._routing import *  # noqa: F401,F403
-from ._transport import *  # noqa: F401,F403
+from . import (
+           _access,
+           _address,
+           _check,
+           _chips,
+           _domains,
+           _errors,
+           _fabric,
+           _failures,
+           _forwarding,
+           _params,
+           _routing,
+           _schema,
+           _symmetric,
+           _system,
+           _tech,
+           _transport,
+           _units,
+)
+from ._access import *
+from ._address import *
+from ._check import *
+from ._chips import *
+from ._domains import *
+from ._errors import *
+from ._fabric import *
+from ._failures import *
+from ._forwarding import *
+from ._params import *
+from ._routing import *
+from ._schema import *
+from ._symmetric import *
+from ._system import *
+from ._tech import *
+from ._transport import *
+from ._units import *
 
 __all__ = (_errors.__all__ + _units.__all__ + _params.__all__ + _schema.__all__
            + _tech.__all__ + _chips.__all__ + _fabric.__all__

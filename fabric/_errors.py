@@ -6,13 +6,13 @@ code that already catches ``ValueError`` keeps working.
 """
 
 __all__ = [
+    "AddressMapError",
     "FabricError",
-    "SpecError",
     "GraphError",
     "NodeError",
-    "AddressMapError",
-    "TranslationError",
     "RoutingError",
+    "SpecError",
+    "TranslationError",
 ]
 
 

@@ -20,7 +20,7 @@ from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
 from ._schema import validate_graph
 
-__all__ = ["Fabric", "EdgeArrays"]
+__all__ = ["EdgeArrays", "Fabric"]
 
 
 class EdgeArrays(typing.NamedTuple):
@@ -236,7 +236,7 @@ class Fabric:
         if isinstance(x, str) and x in self.graph:
             return x
         if isinstance(x, str):
-            text = x[5:] if x.startswith("rank:") else x
+            text = x.removeprefix("rank:")
             if text.isdigit():
                 x = int(text)
             else:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ._errors import SpecError
 from ._params import Parameter
 
-__all__ = ["LinkTech", "TECHNOLOGIES", "link_tech"]
+__all__ = ["TECHNOLOGIES", "LinkTech", "link_tech"]
 
 
 @dataclass(frozen=True)

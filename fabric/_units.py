@@ -30,11 +30,27 @@ import re
 from fractions import Fraction
 
 __all__ = [
-    "kB", "MB", "GB", "TB", "PB",
-    "KiB", "MiB", "GiB", "TiB", "PiB",
-    "ns", "us", "ms",
-    "parse_size", "parse_bandwidth", "parse_time", "parse_address",
-    "format_size", "format_bandwidth", "format_time", "format_address",
+    "GB",
+    "MB",
+    "PB",
+    "TB",
+    "GiB",
+    "KiB",
+    "MiB",
+    "PiB",
+    "TiB",
+    "format_address",
+    "format_bandwidth",
+    "format_size",
+    "format_time",
+    "kB",
+    "ms",
+    "ns",
+    "parse_address",
+    "parse_bandwidth",
+    "parse_size",
+    "parse_time",
+    "us",
 ]
 
 kB = 10**3

@@ -1,5 +1,6 @@
 """Builders against closed forms (REFERENCES.md s.4) and the spec grammar."""
 
+import itertools
 import math
 
 import networkx as nx
@@ -136,7 +137,7 @@ def test_presets(name, n):
 def test_sd200_worst_case_latency_is_the_calibration():
     f = topologies.build("sd200-ultra")
     path = nx.shortest_path(f.graph, "chip0", f.endpoints[-1])
-    lat = sum(f.graph.edges[a, b]["latency"] for a, b in zip(path, path[1:]))
+    lat = sum(f.graph.edges[a, b]["latency"] for a, b in itertools.pairwise(path))
     assert len(path) - 1 == 3
     assert lat == pytest.approx(0.69e-6, rel=1e-12)
 

@@ -4,8 +4,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fabric import (GiB, KiB, format_bandwidth, format_size, format_time, parse_address,
-                    parse_bandwidth, parse_size, parse_time)
+from fabric import (
+    GiB,
+    KiB,
+    format_bandwidth,
+    format_size,
+    format_time,
+    parse_address,
+    parse_bandwidth,
+    parse_size,
+    parse_time,
+)
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -8,12 +8,12 @@
 from fabric import SpecError
 
 from . import _clos, _files, _hypermesh, _presets, _spec, _switched
-from ._clos import *  # noqa: F401,F403
-from ._files import *  # noqa: F401,F403
-from ._hypermesh import *  # noqa: F401,F403
-from ._presets import *  # noqa: F401,F403
-from ._spec import *  # noqa: F401,F403
-from ._switched import *  # noqa: F401,F403
+from ._clos import *
+from ._files import *
+from ._hypermesh import *
+from ._presets import *
+from ._spec import *
+from ._switched import *
 
 __all__ = (["SpecError"] + _hypermesh.__all__ + _clos.__all__ + _switched.__all__
            + _spec.__all__ + _presets.__all__ + _files.__all__)

@@ -4,8 +4,15 @@ import networkx as nx
 
 from fabric import SpecError
 
-from ._common import (add_chips, check_size, hosts_of, link_attrs, make_fabric, positive_int,
-                      resolve_tech)
+from ._common import (
+    add_chips,
+    check_size,
+    hosts_of,
+    link_attrs,
+    make_fabric,
+    positive_int,
+    resolve_tech,
+)
 
 __all__ = ["fat_tree", "leaf_spine", "rail_optimized"]
 

@@ -11,10 +11,19 @@ import numpy as np
 
 from fabric import SpecError
 
-from ._common import (add_chips, check_size, hosts_of, link_attrs, make_fabric, per_dim,
-                      positive_int, prod, resolve_tech)
+from ._common import (
+    add_chips,
+    check_size,
+    hosts_of,
+    link_attrs,
+    make_fabric,
+    per_dim,
+    positive_int,
+    prod,
+    resolve_tech,
+)
 
-__all__ = ["hypermesh", "torus", "mesh", "CONNECT"]
+__all__ = ["CONNECT", "hypermesh", "mesh", "torus"]
 
 CONNECT = ("full", "ring", "line", "switch")
 

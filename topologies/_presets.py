@@ -12,7 +12,7 @@ from ._clos import rail_optimized
 from ._hypermesh import hypermesh, torus
 from ._switched import switched
 
-__all__ = ["PRESETS", "sd200_ultra", "cluster_128", "dgx_h100", "nvl72", "tpu_v4_cube"]
+__all__ = ["PRESETS", "cluster_128", "dgx_h100", "nvl72", "sd200_ultra", "tpu_v4_cube"]
 
 
 def sd200_ultra():

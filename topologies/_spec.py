@@ -40,7 +40,7 @@ from ._hypermesh import hypermesh, mesh, torus
 from ._presets import PRESETS
 from ._switched import dragonfly, switched
 
-__all__ = ["build", "parse_spec", "FAMILIES"]
+__all__ = ["FAMILIES", "build", "parse_spec"]
 
 
 def _shape(text):
@@ -110,7 +110,7 @@ def parse_spec(spec):
     """
     if not isinstance(spec, str):
         raise TypeError(f"a spec must be a string, got {type(spec).__name__}")
-    family, sep, rest = spec.strip().partition(":")
+    family, _, rest = spec.strip().partition(":")
     family = family.strip().lower()
     if family not in FAMILIES:
         known = sorted(FAMILIES) + sorted(PRESETS)

@@ -4,10 +4,18 @@ import networkx as nx
 
 from fabric import SpecError
 
-from ._common import (add_chips, check_size, hosts_of, link_attrs, make_fabric, per_dim,
-                      positive_int, resolve_tech)
+from ._common import (
+    add_chips,
+    check_size,
+    hosts_of,
+    link_attrs,
+    make_fabric,
+    per_dim,
+    positive_int,
+    resolve_tech,
+)
 
-__all__ = ["switched", "dragonfly"]
+__all__ = ["dragonfly", "switched"]
 
 
 def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per_host=None,
