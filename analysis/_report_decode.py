@@ -1,0 +1,182 @@
+"""The report's MoE decode section: step time and its parts, and its sensitivity.
+
+One decode step per (model, system) under the report's decode conditions
+(:data:`~analysis._report_parts.DECODE_BATCH`, ``DECODE_CONTEXT``), run through
+:func:`analysis.sweep`; the one-at-a-time sensitivity of the first model on the first
+system.
+"""
+
+import dataclasses
+import functools
+
+from fabric import format_size, format_time
+
+from . import _plots
+from ._report_findings import _decode_findings, _sensitivity_finding
+from ._report_parts import (
+    DECODE_BATCH,
+    DECODE_CONTEXT,
+    DECODE_MODELS,
+    SEED_MS_PER_TOKEN,
+    Column,
+    FigureSpec,
+    Section,
+    Table,
+    _fabric,
+    _figure,
+    _fmt_float,
+)
+
+__all__ = []
+
+
+_DECODE_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch")
+
+_DECODE_LABELS = {"attention": "attention", "ffn": "FFN / experts", "head": "output head",
+                  "exposed_comm": "exposed communication", "launch": "launch bubbles"}
+
+
+def _decode_point(system, model):
+    """One decode step; its breakdown rows and parameters, or why it cannot run."""
+    from fabric import FabricError
+
+    from ._decode import decode_step
+    from ._models import model_config
+
+    try:
+        step = decode_step(model_config(model), _fabric(system), batch=DECODE_BATCH,
+                           context=DECODE_CONTEXT)
+    except (FabricError, ValueError) as e:
+        return {"row": None, "reason": str(e), "parameters": ()}
+    b = step.breakdown
+    row = {"system": system, "model": model, "layout": str(step.layout),
+           "batch": DECODE_BATCH, "context": DECODE_CONTEXT, "time_s": step.time,
+           "tokens_per_s_user": step.tokens_per_s_user,
+           "hbm_per_chip_bytes": step.hbm_per_chip,
+           **{f"{k}_s": getattr(b, k) for k in _DECODE_PARTS}}
+    return {"row": row, "reason": None, "parameters": tuple(step.parameters)}
+
+
+def _draw_decode(rows):
+    fig = _figure()
+    ax = fig.subplots()
+    parts = [{"system": f"{r['model']} on {r['system']}", "component": _DECODE_LABELS[k],
+              "time": r[f"{k}_s"]} for r in rows for k in _DECODE_PARTS]
+    _plots.plot_stacked_bars(parts, ax=ax)
+    ax.axvline(SEED_MS_PER_TOKEN * 1e3, color="0.3", linestyle=":", linewidth=0.8)
+    ax.set_xlabel("time per decode step (ms)")
+    return fig
+
+
+def _decode_section(fabrics, executor, quiet):
+    from ._sweep import sweep
+
+    points = [{"system": s, "model": m} for m in DECODE_MODELS for s in fabrics]
+    results = sweep(_decode_point, points, executor=executor, quiet=quiet, desc="decode")
+    rows = [r["row"] for r in results if r["row"] is not None]
+    used = [(p["system"], q) for p, r in zip(points, results) for q in r["parameters"]]
+    skipped = [f"{p['model']} on {p['system']}: {r['reason']}"
+               for p, r in zip(points, results) if r["row"] is None]
+    if not rows:
+        return None, [f"Decode: no model runs on these systems ({'; '.join(skipped)})."]
+    columns = (Column("model", "model"), Column("system", "system"),
+               Column("layout", "layout"), Column("time_s", "per token", format_time),
+               Column("tokens_per_s_user", "tokens/s per user", _fmt_float(3)),
+               *(Column(f"{k}_s", _DECODE_LABELS[k], format_time) for k in _DECODE_PARTS),
+               Column("hbm_per_chip_bytes", "HBM per chip",
+                      lambda v: format_size(v, binary=False)))
+    text = ((f"One decode step of each model at batch {DECODE_BATCH} with a "
+            f"{DECODE_CONTEXT}-token context, with the decode model's default layout and "
+            "parameters (no kernel fusion, no overlap of communication with compute); the "
+            "parts add up to the step time. The dotted line is the seed article's "
+            f"{SEED_MS_PER_TOKEN * 1e3:g} ms per token."),)
+    if skipped:
+        text += ("Not run: " + "; ".join(skipped) + ".",)
+    table = Table("decode", "Decode step time and its parts", columns, tuple(rows),
+                  "Seconds in decode.csv. The decode model's parameters are listed under "
+                  "Assumptions.")
+    fig = FigureSpec("decode", "Decode step breakdown",
+                     "Time per decode step split into attention, FFN/experts, output head, "
+                     "communication not hidden under compute, and kernel-launch bubbles.",
+                     functools.partial(_draw_decode, rows), column="double",
+                     height=1.0 + 0.3 * len(rows))
+    figures, tables = [fig], [table]
+    first = next(iter(fabrics))
+    if any(r["system"] == first and r["model"] == DECODE_MODELS[0] for r in rows):
+        base, sens = _decode_sensitivity(first, DECODE_MODELS[0])
+        tables.append(Table(
+            "decode_sensitivity", f"Sensitivity of {DECODE_MODELS[0]} on {first}",
+            (Column("parameter", "parameter"), Column("low", "low"),
+             Column("value_low", "step time", format_time), Column("high", "high"),
+             Column("value_high", "step time", format_time)), tuple(sens),
+            f"One parameter at a time; every other at the base ({format_time(base)} per "
+            "step). Seconds in decode_sensitivity.csv."))
+        figures.append(FigureSpec(
+            "decode-sensitivity", f"Decode sensitivity: {DECODE_MODELS[0]} on {first}",
+            "Step time with one parameter at a low and a high setting, the others at the "
+            "base (vertical line).", functools.partial(_draw_tornado, sens, base)))
+    section = Section("decode", "MoE decode", text=text, tables=tuple(tables),
+                      figures=tuple(figures), parameters=tuple(used))
+    found = _decode_findings(rows, list(fabrics))
+    if len(tables) > 1:
+        found.append(_sensitivity_finding(sens, base))
+    return section, found
+
+
+def _scaled_fabric(f, latency=1.0, bandwidth=1.0):
+    """``f`` with every link's latency and bandwidth multiplied (a what-if, not a preset)."""
+    from fabric import Fabric
+
+    G = _nx_copy(f.graph)
+    for _, _, d in G.edges(data=True):
+        d["latency"] *= latency
+        d["bandwidth"] *= bandwidth
+    return Fabric.from_graph(G, f.endpoints, name=f"{f.name} (latency x{latency:g}, "
+                             f"bandwidth x{bandwidth:g})", domains=f.domains, chip=f.chip,
+                             assumptions=f.assumptions, family=f.family, params=dict(f.params))
+
+
+def _nx_copy(G):
+    import networkx as nx
+
+    return nx.Graph(G)
+
+
+def _decode_sensitivity(system, model):
+    """Step time with one parameter at a low and a high setting, the others at the base.
+
+    The same one-at-a-time sweep as ``benchmarks/bench_decode.py`` (fabric latency and
+    link bandwidth x0.5 / x2, HBM bandwidth x0.5 / x2, fusion factor 1 / 10, transport
+    load/store / RDMA), under the report's decode conditions.
+    """
+    from ._decode import decode_step
+    from ._models import model_config
+
+    f = _fabric(system)
+    m = model_config(model)
+
+    def run(fab=f, **kw):
+        return decode_step(m, fab, batch=DECODE_BATCH, context=DECODE_CONTEXT, **kw).time
+
+    chip = f.chip
+    half = dataclasses.replace(chip, hbm_bandwidth=chip.hbm_bandwidth / 2)
+    double = dataclasses.replace(chip, hbm_bandwidth=chip.hbm_bandwidth * 2)
+    cases = (("fabric latency", "x0.5", "x2", lambda: run(_scaled_fabric(f, latency=0.5)),
+              lambda: run(_scaled_fabric(f, latency=2.0))),
+             ("link bandwidth", "x0.5", "x2", lambda: run(_scaled_fabric(f, bandwidth=0.5)),
+              lambda: run(_scaled_fabric(f, bandwidth=2.0))),
+             ("HBM bandwidth", "x0.5", "x2", lambda: run(chip=half), lambda: run(chip=double)),
+             ("kernel fusion factor", "1", "10", lambda: run(fusion_factor=1.0),
+              lambda: run(fusion_factor=10.0)),
+             ("transport", "load/store", "RDMA", lambda: run(transport="loadstore"),
+              lambda: run(transport="rdma")))
+    rows = [{"system": system, "model": model, "parameter": p, "low": lo, "high": hi,
+             "value_low": low(), "value_high": high()} for p, lo, hi, low, high in cases]
+    return run(), rows
+
+
+def _draw_tornado(rows, base):
+    fig = _figure()
+    ax = fig.subplots()
+    _plots.plot_tornado(rows, base, ax=ax, xlabel="time per decode step")
+    return fig

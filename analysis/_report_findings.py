@@ -1,0 +1,242 @@
+"""The findings of a report: sentences generated from each section's rows.
+
+Each ``_<section>_findings`` function takes the rows its section computed (dicts of SI
+values) and returns the sentences stating what they say, the first two systems compared
+head to head.
+"""
+
+import numpy as np
+
+from fabric import format_bandwidth, format_size, format_time
+
+from ._report_parts import (
+    DECODE_BATCH,
+    DECODE_MODELS,
+    SEED_MS_PER_TOKEN,
+    SEED_SYMMETRIC_CLAIM,
+    _times,
+)
+
+__all__ = []
+
+
+# -- structure --------------------------------------------------------------------------
+
+
+def _structure_findings(rows):
+    a, out = rows[0], []
+    if len(rows) > 1:
+        b = rows[1]
+        out.append(
+            f"{a['system']} reaches any chip from any other in at most {a['diameter_hops']} "
+            f"hops ({a['mean_hops']:.2f} on average); {b['system']} needs up to "
+            f"{b['diameter_hops']} ({b['mean_hops']:.2f} on average).")
+        bound = lambda r: "" if r["bisection_exact"] else " (upper bound)"
+        ra, rb = a["bisection_per_chip_Bps"], b["bisection_per_chip_Bps"]
+        more = "more" if ra >= rb else "less"
+        hi, lo = max(ra, rb), min(ra, rb)
+        out.append(
+            f"Bisection bandwidth per chip: {a['system']} {format_bandwidth(ra)}{bound(a)}, "
+            f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {_times(hi, lo)} {more} "
+            f"on {a['system']}.")
+        out.append(f"{_switches(a)}; {_switches(b)}.")
+        if a["forwarding_entries_max"] is not None and b["forwarding_entries_max"] is not None:
+            out.append(f"Routing by address: the largest forwarding table holds {_entries(a)} "
+                       f"on {a['system']} and {_entries(b)} on {b['system']}.")
+    else:
+        out.append(f"{a['system']} reaches any chip from any other in at most "
+                   f"{a['diameter_hops']} hops ({a['mean_hops']:.2f} on average).")
+    if len(rows) > 2:
+        best = max(rows, key=lambda r: r["bisection_per_chip_Bps"])
+        out.append(f"Of all {len(rows)} systems, {best['system']} has the most bisection "
+                   f"bandwidth per chip ({format_bandwidth(best['bisection_per_chip_Bps'])}).")
+    return out
+
+
+def _entries(row):
+    per_dim = row["forwarding_entries_per_dimension"]
+    text = f"{row['forwarding_entries_max']} entries"
+    if per_dim is not None:
+        text += (f" ({per_dim} as per-dimension tables, the owner ID's bits being the chip's "
+                 "coordinates)")
+    return text
+
+
+def _switches(row):
+    if row["switches"] == 0:
+        return f"{row['system']} needs no switches and {row['links']} cables"
+    return (f"{row['system']} needs {row['switches']} switches ({row['switch_ports']} switch "
+            f"ports) and {row['links']} cables")
+
+
+# -- access latency ---------------------------------------------------------------------
+
+
+def _med_max(r):
+    if r["p50_s"] == r["max_s"]:
+        return f"{format_time(r['p50_s'])} (median and worst)"
+    return f"{format_time(r['p50_s'])} median and {format_time(r['max_s'])} worst"
+
+
+def _latency_findings(rows):
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    if len(systems) < 2:
+        r = next(r for r in rows if r["op"] == "load")
+        return [(f"A 64 B remote load on {r['system']} ({r['transport']}) takes "
+                f"{format_time(r['p50_s'])} median, {format_time(r['max_s'])} worst.")]
+    out = []
+    for op, what in (("load", "remote load (round trip)"), ("store", "remote store")):
+        a = next(r for r in rows if r["system"] == systems[0] and r["op"] == op)
+        b = next(r for r in rows if r["system"] == systems[1] and r["op"] == op)
+        faster = a if a["p50_s"] <= b["p50_s"] else b
+        ratio = _times(max(a["p50_s"], b["p50_s"]), min(a["p50_s"], b["p50_s"]))
+        out.append(
+            f"A 64 B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
+            f"{_med_max(b)} on {b['system']} ({b['transport']}): {ratio} lower median on "
+            f"{faster['system']}.")
+    return out
+
+
+# -- collectives and symmetric memory ---------------------------------------------------
+
+
+def _ranges(sizes):
+    """'1KiB-64KiB and 1GiB' from sorted sizes of a swept list (contiguous runs)."""
+    return sizes and ", ".join(
+        format_size(a) if a == b else f"{format_size(a)}-{format_size(b)}" for a, b in sizes)
+
+
+def _runs(flags, sizes):
+    runs, start = [], None
+    for i, (flag, s) in enumerate(zip(flags, sizes)):
+        if flag and start is None:
+            start = s
+        if start is not None and (not flag or i == len(sizes) - 1):
+            end = s if flag else sizes[i - 1]
+            runs.append((start, end))
+            start = None
+    return runs
+
+
+def _collective_findings(best, systems, ops):
+    if len(systems) < 2:
+        return []
+    a, b = systems[0], systems[1]
+    out = []
+    for op in ops:
+        ta = {r["size_bytes"]: r for r in best if r["system"] == a and r["op"] == op}
+        tb = {r["size_bytes"]: r for r in best if r["system"] == b and r["op"] == op}
+        sizes = sorted(set(ta) & set(tb))
+        if not sizes:
+            continue
+        ratio = [tb[s]["time_s"] / ta[s]["time_s"] for s in sizes]
+        parts = []
+        for who, flags, rs in ((a, [r > 1 for r in ratio], ratio),
+                               (b, [r < 1 for r in ratio], [1 / r for r in ratio])):
+            won = [x for x, f in zip(rs, flags) if f]
+            if won:
+                parts.append(f"{who} is faster at {_ranges(_runs(flags, sizes))} (by "
+                             f"{_times(min(won), 1)} to {_times(max(won), 1)})")
+        big = sizes[-1]
+        out.append(f"{op}: " + "; ".join(parts) + f". At {format_size(big)} the bus bandwidth "
+                   f"is {format_bandwidth(ta[big]['busbw_Bps'])} on {a} "
+                   f"({ta[big]['algorithm']}) and {format_bandwidth(tb[big]['busbw_Bps'])} on "
+                   f"{b} ({tb[big]['algorithm']}).")
+    return out
+
+
+def _symmetric_findings(rows):
+    out = []
+    for name in dict.fromkeys(r["system"] for r in rows):
+        mine = [r for r in rows if r["system"] == name]
+        op = "all-reduce" if any(r["op"] == "all-reduce" for r in mine) else mine[0]["op"]
+        curve = sorted((r for r in mine if r["op"] == op), key=lambda r: r["size_bytes"])
+        small, large = curve[0], curve[-1]
+        ratios = [r["ratio"] for r in mine]
+        same = [r["ratio_same_transport"] for r in mine]
+        inside = min(ratios) <= SEED_SYMMETRIC_CLAIM <= max(ratios)
+        out.append(
+            f"On {name}, {op} with symmetric memory ({small['symmetric_algorithm']}, "
+            f"load/store) against the best message passing over RDMA "
+            f"({small['rdma_algorithm']}): {small['ratio']:.2g}x at "
+            f"{format_size(small['size_bytes'])}, {large['ratio']:.2g}x at "
+            f"{format_size(large['size_bytes'])} ({large['symmetric_algorithm']} against "
+            f"{large['rdma_algorithm']}). Over every operation and size the ratio spans "
+            f"{min(ratios):.2g}x-{max(ratios):.2g}x, so the seed's {SEED_SYMMETRIC_CLAIM:g}x "
+            f"is {'one point in' if inside else 'outside'} the model's range; with message "
+            f"passing over load/store instead of RDMA it spans {min(same):.2g}x-"
+            f"{max(same):.2g}x.")
+    return out
+
+
+# -- decode -----------------------------------------------------------------------------
+
+
+def _sensitivity_finding(rows, base):
+    r0 = rows[0]
+    ranked = sorted(rows, key=lambda r: -abs(r["value_high"] - r["value_low"]))
+
+    def swing(r):
+        return (f"{r['parameter']} ({r['low']}: {format_time(r['value_low'])}, {r['high']}: "
+                f"{format_time(r['value_high'])})")
+
+    return (f"{r0['model']} on {r0['system']} ({format_time(base)} per step) is most "
+            f"sensitive to {swing(ranked[0])}, then {swing(ranked[1])}; least to "
+            f"{swing(ranked[-1])}.")
+
+
+def _decode_findings(rows, systems):
+    out = []
+    for model in DECODE_MODELS:
+        mine = {r["system"]: r for r in rows if r["model"] == model}
+        if len(systems) >= 2 and systems[0] in mine and systems[1] in mine:
+            a, b = mine[systems[0]], mine[systems[1]]
+            launch = a["launch_s"] / a["time_s"]
+            out.append(
+                f"Decoding {model} at batch {DECODE_BATCH} takes {format_time(a['time_s'])} per "
+                f"token on {a['system']} ({a['tokens_per_s_user']:.0f} tokens/s) and "
+                f"{format_time(b['time_s'])} on {b['system']} ({b['tokens_per_s_user']:.0f} "
+                f"tokens/s); on {a['system']} launch bubbles are {launch:.0%} of the step and "
+                f"exposed communication {a['exposed_comm_s'] / a['time_s']:.0%}.")
+    seed = [r for r in rows if r["model"] == "hypothetical-2.8t" and r["system"] == systems[0]]
+    if seed:
+        r = seed[0]
+        out.append(f"The seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token for its 2.8T model: "
+                   f"the model gives {format_time(r['time_s'])} for the hypothetical 2.8T "
+                   f"config on {r['system']} under these defaults.")
+    return out
+
+
+# -- all-to-all and failures ------------------------------------------------------------
+
+
+def _utilization_findings(rows):
+    a = rows[0]
+    if len(rows) == 1:
+        return [(f"Under uniform all-to-all, {a['system']} sustains "
+                f"{format_bandwidth(a['a2a_throughput_per_chip_Bps'])} per chip.")]
+    b = rows[1]
+    ta, tb = a["a2a_throughput_per_chip_Bps"], b["a2a_throughput_per_chip_Bps"]
+    winner, loser = (a, b) if ta >= tb else (b, a)
+    out = [(f"Under uniform all-to-all (routed, equal-cost paths split evenly), {a['system']} "
+           f"sustains {format_bandwidth(ta)} per chip and {b['system']} {format_bandwidth(tb)}: "
+           f"{winner['system']} is {_times(max(ta, tb), min(ta, tb))} faster; the "
+           f"bottleneck on {loser['system']} is a link such as {loser['busiest_link']}.")]
+    return out
+
+
+def _failure_findings(rows):
+    out = []
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    for failure in ("one link", "one chip"):
+        parts = []
+        for s in systems[:2]:
+            r = next(r for r in rows if r["system"] == s and r["failure"] == failure
+                     and r["metric"] == "all-to-all time")
+            if np.isfinite(r["change"]):
+                parts.append(f"{s} {r['change']:+.1f}% ({r['failed']})")
+            else:
+                parts.append(f"{s}: some chip pairs lose every path ({r['failed']})")
+        out.append(f"One failed {failure.split()[1]} changes the all-to-all time by: "
+                   + "; ".join(parts) + ".")
+    return out

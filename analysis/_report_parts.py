@@ -1,0 +1,192 @@
+"""The parts of a report and what its sections, findings and rendering share.
+
+The dataclasses a :class:`Report` is made of (tables, figures, sections); the seed
+article's claims and the decode conditions that both the sections and the findings
+state; number formatting; one Fabric per system name and process. The public names
+are re-exported by :mod:`analysis._report`.
+"""
+
+import dataclasses
+import functools
+import re
+
+from fabric import format_bandwidth, format_size, format_time
+
+__all__ = []
+
+
+# -- the report's parts -----------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """A table column: ``key`` in the rows (and the CSV header), a label, a display format."""
+
+    key: str
+    label: str
+    fmt: object = str
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A table: rows are dicts of SI values; ``columns`` say how to show them.
+
+    The CSV holds ``csv_rows`` under the keys ``csv_columns`` where given (a tidy
+    form of a table shown merged or pivoted), else every field of the shown rows.
+    """
+
+    name: str
+    title: str
+    columns: tuple
+    rows: tuple
+    caption: str = ""
+    csv_columns: tuple = None
+    csv_rows: tuple = None
+
+
+@dataclasses.dataclass(frozen=True)
+class FigureSpec:
+    """A figure: ``draw()`` returns a matplotlib Figure (called inside the paper style)."""
+
+    name: str
+    title: str
+    caption: str
+    draw: object
+    column: str = "single"
+    height: float = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    """A titled part of the report: paragraphs, tables and figures."""
+
+    key: str
+    title: str
+    text: tuple = ()
+    tables: tuple = ()
+    figures: tuple = ()
+    parameters: tuple = ()  # (system, fabric.Parameter) used beyond the fabric's own
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """Everything a report shows, computed; :func:`write_report` renders it.
+
+    Attributes
+    ----------
+    systems : tuple of str
+        The system names (spec strings or presets), in the order compared.
+    finding_groups : tuple of (str, tuple of str)
+        Sentences stating what the numbers say, generated from them, grouped by topic.
+    sections : tuple of Section
+    command : str
+        The command line that reproduces the report.
+    """
+
+    systems: tuple
+    finding_groups: tuple
+    sections: tuple
+    command: str
+
+    @property
+    def findings(self):
+        """Every finding sentence, in order."""
+        return tuple(f for _, group in self.finding_groups for f in group)
+
+    @property
+    def tables(self):
+        """Every table, in order of appearance."""
+        return tuple(t for s in self.sections for t in s.tables)
+
+    @property
+    def figures(self):
+        """Every figure, in order of appearance."""
+        return tuple(f for s in self.sections for f in s.figures)
+
+
+# -- the seed's claims and the decode conditions ----------------------------------------
+
+#: The seed article's claim: symmetric memory cut collective time 3.5x (unconfirmed).
+SEED_SYMMETRIC_CLAIM = 3.5
+
+#: Models the decode section runs: a published config and the seed's scale (hypothetical).
+DECODE_MODELS = ("kimi-k2", "hypothetical-2.8t")
+
+#: Decode conditions: one sequence (the latency-bound case the seed's 5.85 ms refers to)
+#: with a 4096-token KV cache, the decode model's documented defaults otherwise.
+DECODE_BATCH, DECODE_CONTEXT = 1, 4096
+
+#: The seed article's claim for its 2.8T MoE on the 128-chip supernode (unconfirmed).
+SEED_MS_PER_TOKEN = 5.85e-3
+
+
+# -- formatting -------------------------------------------------------------------------
+
+
+def _fmt_float(digits=3):
+    return lambda v: f"{v:.{digits}g}" if isinstance(v, float) else str(v)
+
+
+def _fmt_value(value, unit):
+    """A parameter value in human units (the CSV keeps SI)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if unit == "B/s":
+        return format_bandwidth(value)
+    if unit == "s":
+        return format_time(value)
+    if unit == "B":
+        return format_size(value, binary=False)
+    if unit == "FLOP/s":
+        return f"{value / 1e12:.4g} TFLOP/s"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _fmt_optional(v):
+    """``v`` as text, ``-`` where it is None (a number that does not apply)."""
+    return "-" if v is None else str(v)
+
+
+def _ratio(a, b):
+    return a / b if b else float("inf")
+
+
+def _times(a, b):
+    """The ratio a / b as '1.02x', '2.6x' or '12x' (both positive)."""
+    r = _ratio(a, b)
+    if r < 2:
+        return f"{r:.2f}x"
+    return f"{r:.1f}x" if r < 10 else f"{r:.0f}x"
+
+
+def _slug(name):
+    return re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-")
+
+
+# -- fabrics and figures ----------------------------------------------------------------
+
+
+@functools.cache
+def _fabric(name):
+    # One Fabric per name and process: its router and collective plans are cached on it.
+    import topologies
+
+    return topologies.build(name)
+
+
+def _has_nics(f):
+    return any(k == "nic" for _, k in f.graph.nodes(data="kind"))
+
+
+def _figure():
+    # A bare Figure, not pyplot: no backend, no global figure registry, nothing to close,
+    # so report figures neither need a display nor touch a user's interactive session.
+    from matplotlib.figure import Figure
+
+    return Figure()
+
+
+def _integer_locator():
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)

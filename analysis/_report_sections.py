@@ -1,0 +1,411 @@
+"""Report sections computed from a fabric directly: structure, access latency,
+all-to-all link utilization, failures, topology drawings, assumptions.
+
+Each ``_<section>_section(fabrics)`` returns a :class:`~analysis._report_parts.Section`
+and its findings; the sweep-based sections are in :mod:`analysis._report_sweeps`.
+"""
+
+import functools
+
+import numpy as np
+
+from fabric import format_bandwidth, format_time
+
+from . import _metrics, _plots
+from ._report_findings import (
+    _failure_findings,
+    _latency_findings,
+    _structure_findings,
+    _utilization_findings,
+)
+from ._report_parts import (
+    Column,
+    FigureSpec,
+    Section,
+    Table,
+    _fabric,
+    _figure,
+    _fmt_float,
+    _fmt_optional,
+    _fmt_value,
+    _has_nics,
+    _integer_locator,
+    _slug,
+)
+
+__all__ = []
+
+
+# -- structure --------------------------------------------------------------------------
+
+
+def _draw_hops(hops):
+    fig = _figure()
+    ax = fig.subplots()
+    names = list(hops)
+    width = 0.8 / len(names)
+    for i, name in enumerate(names):
+        counts = hops[name]
+        h = np.arange(len(counts))
+        frac = counts / counts.sum()
+        ax.bar(h[1:] + (i - (len(names) - 1) / 2) * width, frac[1:], width=width, label=name)
+    ax.set_xlabel("hops between chips")
+    ax.set_ylabel("fraction of chip pairs")
+    ax.xaxis.set_major_locator(_integer_locator())
+    ax.legend(fontsize="x-small")
+    return fig
+
+
+def _structure_section(fabrics):
+    import fabric as fab
+
+    rows, hops = [], {}
+    for name, f in fabrics.items():
+        m = _metrics.metrics(f)
+        counts, _ = _metrics.hop_distribution(f)
+        hops[name] = counts
+        try:
+            ft = fab.forwarding_tables(f)
+        except fab.AddressMapError:
+            ft = None  # no address map without a chip (its HBM size): no tables to size
+        rows.append({
+            "system": name, "family": f.family, "endpoints": m.endpoints,
+            "switches": m.switches, "links": m.links, "diameter_hops": m.diameter,
+            "mean_hops": m.avg_hops, "bisection_links": m.bisection_links,
+            "bisection_bandwidth_Bps": m.bisection_bandwidth,
+            "bisection_exact": m.bisection_exact,
+            "bisection_per_chip_Bps": m.bisection_bandwidth / m.endpoints,
+            "injection_bandwidth_Bps": m.injection_bandwidth,
+            "switch_ports": m.switch_ports, "ports": m.ports,
+            "a2a_throughput_per_chip_Bps": _all_to_all(f)["throughput"],
+            "forwarding_entries_max": None if ft is None else ft.max_entries,
+            "forwarding_entries_per_dimension": None if ft is None else ft.per_dimension_entries,
+        })
+    columns = (
+        Column("system", "system"), Column("endpoints", "chips"),
+        Column("switches", "switches"), Column("links", "links (cables)"),
+        Column("diameter_hops", "diameter (hops)"),
+        Column("mean_hops", "mean hops", _fmt_float(3)),
+        Column("bisection_bandwidth_Bps", "bisection bandwidth", format_bandwidth),
+        Column("bisection_per_chip_Bps", "bisection per chip", format_bandwidth),
+        Column("injection_bandwidth_Bps", "injection per chip", format_bandwidth),
+        Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
+        Column("forwarding_entries_max", "forwarding entries", _fmt_optional),
+        Column("forwarding_entries_per_dimension", "per-dimension entries", _fmt_optional),
+        Column("ports", "ports"), Column("switch_ports", "switch ports"),
+    )
+    inexact = [r["system"] for r in rows if not r["bisection_exact"]]
+    caption = ("Links count parallel cables one by one (cables); ports are link ends; "
+               "bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
+               "All-to-all per chip: uniform all-to-all routed by the fabric's policy (see "
+               "below). Forwarding entries: the largest per-node table from address ranges "
+               "to ports after merging; per-dimension: the entries per node when the owner "
+               "bits of the address are the chip's coordinates (hyper-meshes with "
+               "power-of-two sides).")
+    if inexact:
+        caption += (" Bisection of " + ", ".join(inexact) + " is that of a balanced structural "
+                    "cut: an upper bound on the minimum bisection.")
+    table = Table("summary", "Summary per system", columns, tuple(rows), caption)
+    fig = FigureSpec("hops", "Hops between chip pairs",
+                     "Distribution of the hop count over distinct ordered chip pairs.",
+                     functools.partial(_draw_hops, hops))
+    section = Section("structure", "Structure", tables=(table,), figures=(fig,))
+    return section, _structure_findings(rows)
+
+
+# -- access latency ---------------------------------------------------------------------
+
+#: Payload of the accesses in the latency distributions: one 64 B cache line.
+ACCESS_BYTES = 64
+
+
+def _transport_curves(f):
+    """(label, transport description, latencies per op) for one system.
+
+    Every system gets its load/store distribution; a system with NICs (a cluster)
+    is shown as it is used: load/store inside a host domain (NVLink), RDMA across.
+    """
+    import fabric as fab
+
+    curves = []
+    if _has_nics(f):
+        host = np.array([f.host_of[c] for c in f.endpoints])
+        per_op = {}
+        for op in ("store", "load"):
+            i, j, ls = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="loadstore")
+            _, _, rd = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="rdma")
+            per_op[op] = np.where(host[i] == host[j], ls, rd)
+        curves.append((f"{f.name} RDMA across hosts", "load/store in a host, RDMA across hosts",
+                       per_op))
+    else:
+        per_op = {op: fab.access_latencies(f, op=op, size=ACCESS_BYTES,
+                                           transport="loadstore")[2]
+                  for op in ("store", "load")}
+        curves.append((f"{f.name} load/store", "load/store", per_op))
+    return curves
+
+
+def _draw_latency(samples):
+    fig = _figure()
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, op in zip(axes, ("store", "load")):
+        what = "store, one way" if op == "store" else "load, round trip"
+        _plots.plot_latency_cdf({k: v[op] for k, v in samples.items()}, ax=ax,
+                                xlabel=f"64 B {what}")
+        ax.get_legend().remove()
+    axes[1].set_ylabel("")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4))
+    return fig
+
+
+def _latency_section(fabrics):
+    import fabric as fab
+
+    rows, samples, used = [], {}, []
+    for name, f in fabrics.items():
+        nics = _has_nics(f)
+        for t in ("loadstore", "rdma") if nics else ("loadstore",):
+            used += [(name, p) for p in fab.transport(t).parameters()]
+        for label, how, per_op in _transport_curves(f):
+            samples[label] = per_op
+            for op, lat in per_op.items():
+                st = fab.latency_stats(lat)
+                rows.append({"system": name, "transport": how, "op": op,
+                             "size_bytes": ACCESS_BYTES, "pairs": st.count, "min_s": st.min,
+                             "mean_s": st.mean, "p50_s": st.p50, "p99_s": st.p99,
+                             "max_s": st.max})
+    columns = (Column("system", "system"), Column("transport", "transport"),
+               Column("op", "op"), Column("min_s", "min", format_time),
+               Column("mean_s", "mean", format_time), Column("p50_s", "median", format_time),
+               Column("p99_s", "p99", format_time), Column("max_s", "max", format_time))
+    table = Table("latency", "Access latency over all chip pairs", columns, tuple(rows),
+                  "A 64 B load or store from every chip to every other chip's memory: "
+                  "requester stages, path (hops and wires), serialization at the narrowest "
+                  "link, responder stages, and for a load the return. Transport parameters "
+                  "are listed under Assumptions.")
+    fig = FigureSpec("latency", "Access latency over chip pairs",
+                     "Distribution over all ordered chip pairs of a 64 B store (one way) and "
+                     "load (round trip): memory-semantic load/store against RDMA on the "
+                     "cluster.", functools.partial(_draw_latency, samples), column="double")
+    return Section("latency", "Access latency", tables=(table,), figures=(fig,),
+                   parameters=tuple(used)), _latency_findings(rows)
+
+
+# -- all-to-all, link utilization and failures ------------------------------------------
+
+#: Bytes each chip sends to each other chip in the all-to-all of the failure table.
+A2A_BYTES_PER_PAIR = 2**20
+
+
+def _all_to_all(f, chips=None):
+    """Uniform all-to-all among ``chips`` (default all), one byte per ordered pair, routed.
+
+    Returns the per-directed-link seconds per byte (load / bandwidth), the drain
+    time (the busiest link's), each chip's throughput ((n - 1) bytes sent in the
+    drain time) and the one-way path latencies of the pairs.
+    """
+    r = f.router
+    ep = f.endpoint_indices if chips is None else np.array(
+        [f.node_index[c] for c in chips], dtype=np.int64)
+    src, dst = np.meshgrid(ep, ep, indexing="ij")
+    off = src != dst
+    src, dst = src[off], dst[off]
+    seconds = r.loads(src, dst, 1.0) / r.link_bandwidth
+    drain = float(seconds.max())
+    return {"seconds": seconds, "drain": drain, "throughput": (len(ep) - 1) / drain,
+            "latency": r.latency(src, dst)}
+
+
+def _draw_utilization(util):
+    fig = _figure()
+    ax = fig.subplots()
+    _plots.plot_link_utilization(util, ax=ax)
+    return fig
+
+
+def _utilization_section(fabrics):
+    rows, util = [], {}
+    for name, f in fabrics.items():
+        a2a = _all_to_all(f)
+        u = a2a["seconds"] / a2a["drain"]
+        util[name] = u
+        k = int(np.argmax(a2a["seconds"]))
+        tail, head = f.router.link_name(k)
+        rows.append({"system": name, "a2a_throughput_per_chip_Bps": a2a["throughput"],
+                     "busiest_link": f"{tail}->{head}", "links_directed": len(u),
+                     "links_idle": int(np.sum(u == 0)),
+                     "links_over_half": int(np.sum(u > 0.5)),
+                     "mean_utilization": float(u.mean())})
+    columns = (Column("system", "system"),
+               Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
+               Column("mean_utilization", "mean link utilization", _fmt_float(2)),
+               Column("links_over_half", "links > 50%"), Column("links_idle", "idle links"),
+               Column("links_directed", "directed links"),
+               Column("busiest_link", "a busiest link"))
+    table = Table("all_to_all", "Uniform all-to-all, routed", columns, tuple(rows),
+                  "Every chip sends the same amount to every other; routes by each fabric's "
+                  "policy, bytes split evenly over equal-cost paths. Throughput per chip = "
+                  "bytes a chip sends / time the busiest link needs. Utilization = a link's "
+                  "load / bandwidth over the busiest link's.")
+    fig = FigureSpec("link-utilization", "All-to-all link utilization",
+                     "Utilization of every directed link under uniform all-to-all, busiest "
+                     "first (1 = the bottleneck link).", functools.partial(_draw_utilization, util))
+    return Section("utilization", "All-to-all and link utilization", tables=(table,),
+                   figures=(fig,)), _utilization_findings(rows)
+
+
+def _reduce_link(f, u, v):
+    """``f`` with one physical link of the edge (u, v) failed: a bundle loses one lane's
+    bandwidth; a single link is removed (:meth:`fabric.Fabric.without`)."""
+    import networkx as nx
+
+    data = f.graph.edges[u, v]
+    lanes = data.get("lanes", 1)
+    if lanes <= 1:
+        return f.without(links=[(u, v)])
+    H = nx.Graph(f.graph)
+    H.edges[u, v]["bandwidth"] = data["bandwidth"] * (lanes - 1) / lanes
+    H.edges[u, v]["lanes"] = lanes - 1
+    nx.freeze(H)
+    return f.replace(graph=H, name=f"{f.name} without one link of {u}-{v}")
+
+
+def _failure_candidates(f):
+    """Edges whose failure is a fabric link failing: switch-switch links, or chip-chip
+    links of a direct network; where there are none (one switch tier), every edge."""
+    G = f.graph
+    kinds = {n: k for n, k in G.nodes(data="kind")}
+    core = [i for i, (u, v) in enumerate(G.edges)
+            if kinds[u] == kinds[v] and kinds[u] in ("switch", "chip")]
+    return core or list(range(G.number_of_edges()))
+
+
+def _failure_rows(name, f):
+    from fabric import RoutingError
+
+    healthy = _all_to_all(f)
+    per_edge = healthy["seconds"].reshape(-1, 2).max(axis=1)
+    cand = _failure_candidates(f)
+    e = cand[int(np.argmax(per_edge[cand]))]
+    u, v = list(f.graph.edges)[e]
+    victim = f.endpoints[0]
+    survivors = [c for c in f.endpoints if c != victim]
+    cases = (("one link", f"{u}-{v}", lambda: _reduce_link(f, u, v), None),
+             ("one chip", str(victim), lambda: f.without(chips=[victim]), survivors))
+    rows = []
+    for failure, what, degrade, chips in cases:
+        base = healthy if chips is None else _all_to_all(f, chips)
+        try:
+            bad = _all_to_all(degrade())
+        except RoutingError as err:
+            rows.append({"system": name, "failure": failure, "failed": what,
+                         "metric": "all-to-all time",
+                         "healthy": base["drain"] * A2A_BYTES_PER_PAIR,
+                         "degraded": float("inf"), "change": float("inf"),
+                         "note": f"disconnects: {err}"})
+            continue
+        for metric, key in (("all-to-all time", "drain"), ("mean path latency", "latency"),
+                            ("worst path latency", "latency")):
+            if key == "drain":
+                h, d = base["drain"] * A2A_BYTES_PER_PAIR, bad["drain"] * A2A_BYTES_PER_PAIR
+            elif metric == "mean path latency":
+                h, d = float(base["latency"].mean()), float(bad["latency"].mean())
+            else:
+                h, d = float(base["latency"].max()), float(bad["latency"].max())
+            rows.append({"system": name, "failure": failure, "failed": what, "metric": metric,
+                         "healthy": h, "degraded": d, "change": 100.0 * (d - h) / h,
+                         "note": ""})
+    return rows
+
+
+def _draw_failures(rows):
+    fig = _figure()
+    ax = fig.subplots()
+    shown = [r for r in rows if r["metric"] == "all-to-all time" and np.isfinite(r["change"])]
+    _plots.plot_failure_cost(shown, ax=ax)
+    ax.set_xlabel("all-to-all time change (%)")
+    return fig
+
+
+def _failure_section(fabrics):
+    rows = []
+    for name, f in fabrics.items():
+        rows.extend(_failure_rows(name, f))
+    columns = (Column("system", "system"), Column("failure", "failure"),
+               Column("failed", "what failed"), Column("metric", "metric"),
+               Column("healthy", "healthy", _fmt_metric), Column("degraded", "degraded",
+                                                                 _fmt_metric),
+               Column("change", "change (%)", lambda v: f"{v:+.1f}"),
+               Column("note", "note"))
+    table = Table("failures", "The cost of one failure", columns, tuple(rows),
+                  "One link: the busiest fabric link under all-to-all (one cable of a bundle "
+                  "loses its share of the bundle's bandwidth, and ECMP keeps splitting evenly; "
+                  "a single cable is removed and routes detour). One chip: the first chip, "
+                  "compared with the healthy fabric carrying the same survivors' all-to-all. "
+                  "All-to-all time: 1 MiB from every chip to every other (seconds in the CSV).")
+    fig = FigureSpec("failures", "Cost of one failed link and one failed chip",
+                     "Change of the all-to-all time (the busiest link's load over its "
+                     "bandwidth) after one failure.", functools.partial(_draw_failures, rows))
+    return Section("failures", "Failures", tables=(table,), figures=(fig,)), \
+        _failure_findings(rows)
+
+
+def _fmt_metric(v):
+    return "disconnected" if v == float("inf") else format_time(v)
+
+
+# -- topology drawings and assumptions --------------------------------------------------
+
+
+def _draw_topology(name):
+    fabric = _fabric(name)
+    fig = _figure()
+    coords = [fabric.graph.nodes[n].get("coord") for n in fabric.endpoints]
+    three_d = all(c is not None and len(c) == 3 for c in coords)
+    ax = fig.add_subplot(projection="3d" if three_d else None)
+    _plots.plot_topology(fabric, ax=ax)
+    return fig
+
+
+def _topology_section(fabrics):
+    figures = []
+    for name, f in fabrics.items():
+        m = f.graph.number_of_edges()
+        figures.append(FigureSpec(
+            f"topology-{_slug(name)}", f"Topology of {name}",
+            f"{name}: {f.n_endpoints} chips, {m} graph edges (a bundle of parallel links is "
+            "one edge). Hyper-meshes and tori are drawn in 3D by chip coordinate (links "
+            "between non-neighbours of a line as arcs); switched fabrics in layers by tier.",
+            functools.partial(_draw_topology, name), height=3.0))
+    return Section("topology", "Topology drawings", figures=tuple(figures)), []
+
+
+def _assumptions_section(fabrics, extra=()):
+    """Every Parameter each system's model used: the fabric's own (links, chip, builder)
+    and ``extra`` (system, Parameter) pairs from the sections (transports...)."""
+    rows = []
+    for name, f in fabrics.items():
+        params = list(f.assumptions)
+        for system, p in extra:
+            if system == name and p not in params:
+                params.append(p)
+        for p in params:
+            rows.append({"system": name, "parameter": p.name, "value": p.value,
+                         "unit": p.unit, "source": p.source})
+    # One row per parameter for reading (with the systems using it); the CSV stays tidy.
+    merged = {}
+    for r in rows:
+        key = (r["parameter"], repr(r["value"]), r["unit"], r["source"])
+        merged.setdefault(key, dict(r, systems=[]))["systems"].append(r["system"])
+    shown = tuple(dict(r, systems=", ".join(r["systems"]),
+                       shown=_fmt_value(r["value"], r["unit"]))
+                  for r in merged.values())
+    columns = (Column("parameter", "parameter"), Column("shown", "value"),
+               Column("unit", "unit"), Column("systems", "used by"),
+               Column("source", "source"))
+    table = Table("assumptions", "Every parameter the systems use", columns, shown,
+                  "Values in SI units in assumptions.csv (one row per system and parameter).",
+                  csv_columns=("system", "parameter", "value", "unit", "source"),
+                  csv_rows=tuple(rows))
+    return Section("assumptions", "Assumptions", tables=(table,)), []

@@ -1,0 +1,376 @@
+"""Report sections computed by a sweep of collectives: collectives, symmetric memory.
+
+The points of each sweep run through :func:`analysis.sweep` (serially or on an
+executor), so the functions run per point are module-level.
+"""
+
+import functools
+import math
+import re
+
+from fabric import format_size, format_time
+
+from . import _plots
+from ._report_findings import (
+    _collective_findings,
+    _symmetric_findings,
+)
+from ._report_parts import (
+    SEED_SYMMETRIC_CLAIM,
+    Column,
+    FigureSpec,
+    Section,
+    Table,
+    _fabric,
+    _figure,
+    _has_nics,
+)
+
+__all__ = []
+
+
+# -- sizes and operations ---------------------------------------------------------------
+
+#: Collective operations the report sweeps by default (all-to-allv needs a traffic matrix).
+DEFAULT_OPS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce",
+               "all-to-all")
+
+#: Sizes per rank (nccl-tests convention) swept by default: 1 KiB to 1 GiB, doubling.
+DEFAULT_SIZES = tuple(2 ** k for k in range(10, 31))
+
+_RANGE = re.compile(r"^(?P<start>[^:]+):(?P<stop>[^:]+):(?P<op>[x*+])(?P<step>[^:]+)$")
+
+
+def parse_sizes(values):
+    """Sizes in bytes from sizes and ranges: ``"4KiB"``, ``"1KiB:1GiB:x2"``, ``"0:64KiB:+8KiB"``.
+
+    A range ``start:stop:xF`` multiplies by ``F`` (an integer >= 2) from ``start``
+    up to ``stop`` inclusive; ``start:stop:+S`` adds ``S``. The result is sorted
+    and without repeats.
+
+    Raises
+    ------
+    ValueError
+        For a size that does not parse, a size <= 0, or a malformed range.
+
+    Examples
+    --------
+    >>> parse_sizes(["1KiB:8KiB:x2", "3000"])
+    [1024, 2048, 3000, 4096, 8192]
+    """
+    from fabric import parse_size
+
+    if isinstance(values, (str, int)):
+        values = [values]
+    out = set()
+    for v in values:
+        m = _RANGE.match(v) if isinstance(v, str) else None
+        if m:
+            start, stop = parse_size(m["start"]), parse_size(m["stop"])
+            if m["op"] in "x*":
+                step = int(m["step"]) if m["step"].isdigit() else 0
+                if step < 2:
+                    raise ValueError(f"size range {v!r}: the factor after 'x' must be an "
+                                     "integer >= 2")
+            else:
+                step = parse_size(m["step"])
+                if step <= 0:
+                    raise ValueError(f"size range {v!r}: the step after '+' must be > 0")
+            if start <= 0 or stop < start:
+                raise ValueError(f"size range {v!r} must have 0 < start <= stop")
+            x = start
+            while x <= stop:
+                out.add(x)
+                x = x * step if m["op"] in "x*" else x + step
+        else:
+            size = parse_size(v)
+            if size <= 0:
+                raise ValueError(f"sizes must be > 0 bytes, got {v!r}")
+            out.add(size)
+    if not out:
+        raise ValueError("sizes: give at least one size")
+    return sorted(out)
+
+
+def _check_ops(ops):
+    from ._closed_form import normalize_op
+
+    if isinstance(ops, str):
+        ops = [ops]
+    names = []
+    for op in ops:
+        name = normalize_op(op)
+        if name == "all-to-allv":
+            raise ValueError("op all-to-allv needs a traffic matrix; the report sweeps "
+                             "sizes of the other operations")
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise ValueError("ops: give at least one collective operation")
+    return names
+
+
+# -- collectives ------------------------------------------------------------------------
+
+#: Algorithms that work by loads and stores into peers' symmetric memory.
+SYMMETRIC_ALGORITHMS = ("one-shot", "two-shot")
+
+
+def _is_message_passing(algorithm):
+    """Whether ``algorithm`` passes messages: neither symmetric memory nor in-switch."""
+    return algorithm not in SYMMETRIC_ALGORITHMS and algorithm != "in-switch"
+
+
+def _collective_curve(system, op, algorithm, transport, sizes):
+    """Cost ``op`` with one algorithm at every size; rows, or a reason it does not apply.
+
+    Module-level so that a process pool or a Dask cluster can run it.
+    """
+    from ._collectives import cost_sizes
+    from ._schedules import NotApplicableError
+
+    f = _fabric(system)
+    try:
+        results = cost_sizes(f, op, list(sizes), algorithm=algorithm, transport=transport)
+    except NotApplicableError as e:
+        return {"rows": [], "reason": str(e)}
+    rows = [{"system": system, "op": op, "algorithm": algorithm,
+             "transport_asked": transport or "native", "transport": r.transport,
+             "size_bytes": int(r.size), "time_s": r.time, "algbw_Bps": r.algbw,
+             "busbw_Bps": r.busbw, "lower_bound_s": r.lower_bound} for r in results]
+    return {"rows": rows, "reason": None}
+
+
+def _collective_grid(fabrics, ops, sizes):
+    from ._schedules import ALGORITHMS
+
+    points = []
+    for name, f in fabrics.items():
+        for op in ops:
+            for a in ALGORITHMS[op]:
+                points.append({"system": name, "op": op, "algorithm": a, "transport": None,
+                               "sizes": tuple(sizes)})
+                # Message passing over RDMA on a load/store fabric: the other side of the
+                # symmetric-memory comparison (a cluster's native choice already uses RDMA).
+                if not _has_nics(f) and _is_message_passing(a):
+                    points.append({"system": name, "op": op, "algorithm": a,
+                                   "transport": "rdma", "sizes": tuple(sizes)})
+    return points
+
+
+def _best(rows, key=("system", "op", "size_bytes")):
+    best = {}
+    for r in rows:
+        k = tuple(r[x] for x in key)
+        if k not in best or r["time_s"] < best[k]["time_s"]:
+            best[k] = r
+    return list(best.values())
+
+
+def _plot_rows(rows):
+    return [dict(r, size=r["size_bytes"], time=r["time_s"], busbw=r["busbw_Bps"]) for r in rows]
+
+
+def _draw_collective(best, mine, op, system):
+    fig = _figure()
+    axes = fig.subplots(2, 2)
+    best, mine = _plot_rows(best), _plot_rows(mine)
+    for row, rows, group, what in ((0, best, ("system",), "best algorithm per system"),
+                                   (1, mine, ("algorithm",), f"each algorithm on {system}")):
+        _plots.plot_collective_sweep(rows, ax=axes[row, 0], metric="time", group=group)
+        _plots.plot_collective_sweep(rows, ax=axes[row, 1], metric="busbw", group=group)
+        axes[row, 0].set_title(f"{op} time: {what}")
+        axes[row, 1].set_title(f"{op} bus bandwidth: {what}")
+        axes[row, 1].get_legend().remove()
+        axes[row, 0].legend(fontsize="xx-small", ncol=2 if row else 1)
+    return fig
+
+
+def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
+    """The swept sizes nearest (in log) to 1 KiB, 1 MiB, 1 GiB, for the summary table."""
+    out = []
+    for w in wanted:
+        s = min(sizes, key=lambda x: (abs(math.log2(x) - math.log2(w)), x))
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def _collectives_section(fabrics, ops, sizes, executor, quiet):
+    from ._sweep import sweep
+
+    points = _collective_grid(fabrics, ops, sizes)
+    results = sweep(_collective_curve, points, executor=executor, quiet=quiet,
+                    desc="collectives")
+    rows, reasons = [], []
+    for point, res in zip(points, results):
+        rows.extend(res["rows"])
+        if res["reason"] is not None:
+            reasons.append({"system": point["system"], "op": point["op"],
+                            "algorithm": point["algorithm"],
+                            "transport_asked": point["transport"] or "native",
+                            "reason": res["reason"]})
+    native = [r for r in rows if r["transport_asked"] == "native"]
+    best = _best(native)
+    first = next(iter(fabrics))
+    figures = []
+    for op in ops:
+        figures.append(FigureSpec(
+            f"collective-{op}", f"{op} against size",
+            f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank. "
+            f"Top: each system's fastest applicable algorithm at each size; bottom: every "
+            f"applicable algorithm on {first}. Native transport: load/store inside a "
+            "load/store domain, RDMA across NICs.",
+            functools.partial(_draw_collective, [r for r in best if r["op"] == op],
+                              [r for r in native if r["op"] == op and r["system"] == first],
+                              op, first), column="double", height=4.8))
+    shown = _pick_sizes(sizes)
+    # Shown pivoted (one row per op and size, one column per system); the CSV stays tidy.
+    cell = {(r["op"], r["size_bytes"], r["system"]): r for r in best}
+    summary = []
+    for op in ops:
+        for size in shown:
+            row = {"op": op, "size_bytes": size}
+            for name in fabrics:
+                r = cell.get((op, size, name))
+                row[name] = "" if r is None else (
+                    f"{format_time(r['time_s'])} {r['algorithm']} ({r['transport']})")
+            summary.append(row)
+    columns = (Column("op", "op"), Column("size_bytes", "size", format_size),
+               *(Column(name, name) for name in fabrics))
+    full_cols = tuple(Column(k, k) for k in (
+        "system", "op", "algorithm", "transport_asked", "transport", "size_bytes", "time_s",
+        "algbw_Bps", "busbw_Bps", "lower_bound_s"))
+    tables = [
+        Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
+              "Time, algorithm and transport of each system's fastest algorithm at the swept "
+              "sizes nearest 1 KiB, 1 MiB and 1 GiB; every size (with bus bandwidth) in "
+              "collectives_best.csv, every algorithm in collectives.csv.",
+              csv_columns=("system", "op", "size_bytes", "algorithm", "transport", "time_s",
+                           "algbw_Bps", "busbw_Bps"),
+              csv_rows=tuple(sorted(best, key=lambda r: (r["system"], r["op"],
+                                                         r["size_bytes"])))),
+        Table("collectives", "", full_cols, (),
+              "Every operation, algorithm, transport and size (times in s, bandwidths in B/s)",
+              csv_rows=tuple(rows)),
+        Table("not_applicable", "Algorithms that do not apply, and why",
+              (Column("system", "system"), Column("op", "op"), Column("algorithm", "algorithm"),
+               Column("transport_asked", "transport"), Column("reason", "reason")),
+              tuple(reasons)),
+    ]
+    section = Section("collectives", "Collectives", tables=tuple(tables),
+                      figures=tuple(figures), parameters=_collective_parameters(fabrics))
+    sym = _symmetric_section(fabrics, ops, rows, reasons)
+    return section, _collective_findings(best, list(fabrics), ops), sym
+
+
+def _collective_parameters(fabrics):
+    """The collectives model's per-technology constants each system's links use, as
+    Parameters (their sources are those :mod:`analysis._collectives` cites)."""
+    from fabric import Parameter
+
+    from ._collectives import IN_SWITCH_EFFICIENCY, PROTOCOL_LINK_BANDWIDTH
+
+    src_bw = ("NCCL's bulk-protocol bandwidth per link: NVIDIA/nccl src/graph/topo.h "
+              "(SM90_NVLINK_BW 20.6 GB/s, SM100_NVLINK_BW 40.1 GB/s)")
+    src_eff = "NCCL's nvlsEfficiency: NVIDIA/nccl src/tuning/nvls.cc"
+    out = []
+    for name, f in fabrics.items():
+        techs = sorted({t for _, _, t in f.graph.edges(data="tech") if t})
+        for t in techs:
+            if t in PROTOCOL_LINK_BANDWIDTH:
+                out.append((name, Parameter(f"collectives.{t}.protocol_bandwidth",
+                                            PROTOCOL_LINK_BANDWIDTH[t], "B/s", src_bw)))
+            if t in IN_SWITCH_EFFICIENCY:
+                out.append((name, Parameter(f"collectives.{t}.in_switch_efficiency",
+                                            IN_SWITCH_EFFICIENCY[t], "", src_eff)))
+    return tuple(out)
+
+
+# -- symmetric memory -------------------------------------------------------------------
+
+
+def _symmetric_rows(name, op, rows):
+    """Per size: best symmetric-memory (load/store), best message passing over RDMA, and the
+    same message-passing algorithms over load/store."""
+    mine = [r for r in rows if r["system"] == name and r["op"] == op]
+    sym = _best([r for r in mine if r["algorithm"] in SYMMETRIC_ALGORITHMS
+                 and r["transport_asked"] == "native"], key=("size_bytes",))
+    mp_rdma, mp_ls = (_best([r for r in mine if _is_message_passing(r["algorithm"])
+                             and r["transport_asked"] == asked], key=("size_bytes",))
+                      for asked in ("rdma", "native"))
+    by = {k: {r["size_bytes"]: r for r in v} for k, v in
+          (("sym", sym), ("rdma", mp_rdma), ("ls", mp_ls))}
+    out = []
+    for size in sorted(set(by["sym"]) & set(by["rdma"]) & set(by["ls"])):
+        s, m, ls = by["sym"][size], by["rdma"][size], by["ls"][size]
+        out.append({"system": name, "op": op, "size_bytes": size,
+                    "symmetric_algorithm": s["algorithm"], "symmetric_time_s": s["time_s"],
+                    "rdma_algorithm": m["algorithm"], "rdma_time_s": m["time_s"],
+                    "loadstore_algorithm": ls["algorithm"], "loadstore_time_s": ls["time_s"],
+                    "ratio": m["time_s"] / s["time_s"],
+                    "ratio_same_transport": ls["time_s"] / s["time_s"]})
+    return out
+
+
+def _draw_symmetric(rows):
+    fig = _figure()
+    ax = fig.subplots()
+    data = [{"label": f"{r['system']} {r['op']}", "size": r["size_bytes"],
+             "ratio": r["ratio"]} for r in rows]
+    _plots.plot_ratio(data, ax=ax, reference=SEED_SYMMETRIC_CLAIM,
+                      reference_label=f"seed claim ({SEED_SYMMETRIC_CLAIM:g}x)",
+                      ylabel="time ratio: RDMA / symmetric")
+    return fig
+
+
+def _symmetric_section(fabrics, ops, rows, reasons):
+    out = []
+    for name in fabrics:
+        for op in ops:
+            out.extend(_symmetric_rows(name, op, rows))
+    missing = []
+    for name in fabrics:
+        if not any(r["system"] == name for r in out):
+            why = next((r["reason"] for r in reasons if r["system"] == name
+                        and r["algorithm"] in SYMMETRIC_ALGORITHMS), None)
+            missing.append(f"{name}: " + (why or "no symmetric-memory algorithm was costed"))
+    if not out:
+        return None, [(f"Symmetric memory versus message passing: not comparable on these "
+                      f"systems ({'; '.join(missing)}).")]
+    # Shown: the two collectives of MoE inference (tensor-parallel all-reduce, expert
+    # all-to-all) where swept, else the first op; every op and size is in the CSV.
+    featured = [op for op in ops if op in ("all-reduce", "all-to-all")] or [ops[0]]
+    picked = _pick_sizes(sorted({r["size_bytes"] for r in out}))
+    shown = [r for r in out if r["size_bytes"] in picked and r["op"] in featured]
+    columns = (Column("system", "system"), Column("op", "op"),
+               Column("size_bytes", "size", format_size),
+               Column("symmetric_algorithm", "symmetric memory"),
+               Column("symmetric_time_s", "time", format_time),
+               Column("rdma_algorithm", "message passing, RDMA"),
+               Column("rdma_time_s", "time", format_time),
+               Column("ratio", "ratio", lambda v: f"{v:.3g}x"),
+               Column("loadstore_algorithm", "message passing, load/store"),
+               Column("loadstore_time_s", "time", format_time),
+               Column("ratio_same_transport", "ratio", lambda v: f"{v:.3g}x"))
+    text = (("Symmetric memory: the one-shot and two-shot algorithms, in which each rank loads "
+            "or stores its peers' buffers directly (load/store transport). Message passing: "
+            "the fastest of the other applicable algorithms (all but one-shot, two-shot and "
+            "in-switch) over RDMA, and the same algorithms over load/store, which separates "
+            "the transport's share of the gain from the algorithm's."),)
+    if missing:
+        text += ("Not comparable on " + "; ".join(missing) + ".",)
+    table = Table("symmetric_memory", "Symmetric memory against message passing", columns,
+                  tuple(shown), "At the sizes nearest 1 KiB, 1 MiB, 1 GiB; every size in "
+                  f"symmetric_memory.csv. Ratio > 1: symmetric memory is faster. Shown: "
+                  f"{' and '.join(featured)}; every operation in symmetric_memory.csv.",
+                  csv_columns=tuple(out[0]), csv_rows=tuple(out))
+    fig = FigureSpec("symmetric-memory", "Symmetric memory against message passing",
+                     "Time of the best message-passing algorithm over RDMA divided by the time "
+                     "of the best symmetric-memory algorithm (load/store), per operation; the "
+                     "dotted line is the seed article's 3.5x.",
+                     functools.partial(_draw_symmetric,
+                                       [r for r in out if r["op"] in featured]))
+    section = Section("symmetric", "Symmetric memory versus message passing", text=text,
+                      tables=(table,), figures=(fig,))
+    return section, _symmetric_findings(out)
