@@ -3,34 +3,36 @@
 Public names are re-exported from underscored modules; each declares ``__all__``.
 """
 
-from . import _metrics
-from . import _style
-from . import _progress
-from . import _sweep
-from . import _plots
-from . import _report
-from . import _models
-from . import _decode
-from . import _speculative
-from . import _closed_form
-from . import _schedules
-from . import _collectives
-from . import _traffic
-from . import _throughput
-from ._metrics import *  # noqa: F401,F403
-from ._style import *  # noqa: F401,F403
-from ._progress import *  # noqa: F401,F403
-from ._sweep import *  # noqa: F401,F403
-from ._plots import *  # noqa: F401,F403
-from ._report import *  # noqa: F401,F403
-from ._models import *  # noqa: F401,F403
-from ._decode import *  # noqa: F401,F403
-from ._speculative import *  # noqa: F401,F403
-from ._closed_form import *  # noqa: F401,F403
-from ._schedules import *  # noqa: F401,F403
-from ._collectives import *  # noqa: F401,F403
-from ._traffic import *  # noqa: F401,F403
-from ._throughput import *  # noqa: F401,F403
+from . import (
+           _closed_form,
+           _collectives,
+           _decode,
+           _metrics,
+           _models,
+           _plots,
+           _progress,
+           _report,
+           _schedules,
+           _speculative,
+           _style,
+           _sweep,
+           _throughput,
+           _traffic,
+)
+from ._closed_form import *
+from ._collectives import *
+from ._decode import *
+from ._metrics import *
+from ._models import *
+from ._plots import *
+from ._progress import *
+from ._report import *
+from ._schedules import *
+from ._speculative import *
+from ._style import *
+from ._sweep import *
+from ._throughput import *
+from ._traffic import *
 
 __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _decode.__all__ + _speculative.__all__
            + _closed_form.__all__ + _schedules.__all__ + _collectives.__all__
