@@ -440,15 +440,7 @@ class _Engine:
     def _pair_targets(self, start, cd, src, dst):
         """Per pair, the nearest state of the destination node from the start state."""
         ia = self._tables(start, False)
-        cand = self.sg.node_states[cd]  # (P, m)
-        dd = np.where(cand >= 0, self._D[0][ia[:, None], np.maximum(cand, 0)], np.inf)
-        k = np.argmin(dd, axis=1)
-        best = dd[np.arange(len(k)), k]
-        bad = ~np.isfinite(best)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            self._raise(src[i], dst[i])
-        return cand[np.arange(len(k)), k]
+        return self._targets(self._D[0], ia, cd, src, dst)[0]
 
     def _pair_dag(self, a, z):
         """The arcs on the shortest paths of each state pair ``a[i] -> z[i]``.
