@@ -16,6 +16,13 @@ import json
 __all__ = []
 
 
+def _add_access(p):
+    """Options of one access, shared by ``route`` and ``latency``."""
+    p.add_argument("--op", choices=("load", "store"), default="load")
+    p.add_argument("--size", type=int, default=64, help="payload bytes (default 64)")
+    p.add_argument("--transport", default="loadstore", help="loadstore or rdma")
+
+
 def _add_common(p):
     p.add_argument("system", metavar="SYSTEM", help="topology spec or preset, e.g. sd200-ultra")
     p.add_argument("--fail-link", action="append", default=[], metavar="U-V",
@@ -32,18 +39,14 @@ def register(sub):
     _add_common(p)
     p.add_argument("src", metavar="SRC", help="requesting chip (name or rank)")
     p.add_argument("dst", metavar="DST", help="target chip (name or rank)")
-    p.add_argument("--op", choices=("load", "store"), default="load")
-    p.add_argument("--size", type=int, default=64, help="payload bytes (default 64)")
-    p.add_argument("--transport", default="loadstore", help="loadstore or rdma")
+    _add_access(p)
     p.set_defaults(func=run_route)
 
     p = sub.add_parser("latency", help="access latency over all chip pairs",
                        description="Min, mean, p50, p99 and max access latency over every "
                                    "ordered pair of distinct chips.")
     _add_common(p)
-    p.add_argument("--op", choices=("load", "store"), default="load")
-    p.add_argument("--size", type=int, default=64, help="payload bytes (default 64)")
-    p.add_argument("--transport", default="loadstore", help="loadstore or rdma")
+    _add_access(p)
     p.set_defaults(func=run_latency)
 
     p = sub.add_parser("throughput", help="max-concurrent-flow throughput of a traffic pattern",
