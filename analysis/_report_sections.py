@@ -245,7 +245,8 @@ def _utilization_section(fabrics):
                Column("busiest_link", "a busiest link"))
     table = Table("all_to_all", "Uniform all-to-all, routed", columns, tuple(rows),
                   "Every chip sends the same amount to every other; routes by each fabric's "
-                  "policy, bytes split evenly over equal-cost paths. Throughput per chip = "
+                  "policy, bytes split over its equal-cost paths (evenly; in proportion to "
+                  "link bandwidth on switched fabrics). Throughput per chip = "
                   "bytes a chip sends / time the busiest link needs. Utilization = a link's "
                   "load / bandwidth over the busiest link's.")
     fig = FigureSpec("link-utilization", "All-to-all link utilization",
