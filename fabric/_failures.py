@@ -7,10 +7,11 @@ path of the surviving graph, ECMP), up/down and minimal routing simply lose
 their dead paths, and a pair with no path left raises :class:`~fabric.RoutingError`
 naming the pair. Failed chips leave the endpoint list; the surviving chips keep
 their names, and their ranks are renumbered in the original order. The address
-map does not move: hardware failing does not reprogram the address plan, so a
-degraded fabric keeps every region where the intact one had it (an explicit plan
-holding the original regions), and a surviving host's windows still translate
-to the same global addresses.
+plan does not move: hardware failing does not reprogram it, so a degraded fabric
+keeps the plan laid out over the intact fabric's chips and host domains (every
+region and every window where it was; a surviving host's windows still translate
+to the same owners), and windows onto a dead chip are ``unreachable`` findings of
+:func:`fabric.check`.
 
 Examples
 --------
@@ -27,7 +28,6 @@ Traceback (most recent call last):
 fabric.NodeError: torus:4x4: cannot fail link ('chip0', 'chip5'): there is no such link
 """
 
-import dataclasses
 
 import networkx as nx
 
@@ -128,19 +128,17 @@ def without(fabric, links=(), chips=()):
 
 
 def _pinned_plan(fabric):
-    """The fabric's address plan with every region fixed where it is now.
+    """The fabric's address plan laid out over the intact fabric's chips and host domains.
 
-    Layouts place chips by rank and ranks are renumbered when chips fail, so the
-    degraded fabric gets an explicit plan holding the intact map's regions. A fabric
-    whose map cannot be built (no chip to size the HBM) keeps its plan as it is.
+    A plan is laid out once, from the intact fabric: the degraded copy keeps every
+    region and every window where it was, and failures only mark chips dead
+    (:func:`fabric._plan.pin_placement`; ``fabric.check`` reports windows onto a
+    dead chip as ``unreachable``).
     """
-    from ._address import AddressPlan
+    from ._plan import pin_placement
 
     try:
-        regions = tuple(fabric.address_map.regions)
+        _ = fabric.address_map
     except AddressMapError:
-        return fabric.address_plan
-    plan = fabric.address_plan if fabric.address_plan is not None else AddressPlan()
-    if plan.layout == "explicit":
-        return plan
-    return dataclasses.replace(plan, layout="explicit", regions=regions, interleave=())
+        return fabric.address_plan      # no map to keep (e.g. no chip to size the HBM)
+    return pin_placement(fabric)
