@@ -511,7 +511,7 @@ def _swing(op, p, fabric, nodes):
         raise NotApplicableError(f"swing does not apply to {op}")
     if fabric is None:
         raise NotApplicableError("swing needs a fabric (a torus)")
-    shape, kinds, grid, connect = _grid(fabric, nodes)
+    shape, _kinds, grid, connect = _grid(fabric, nodes)
     dims = [d for d, s in enumerate(shape) if s > 1]
     if any(connect[d] != "ring" for d in dims):
         raise NotApplicableError(f"swing runs on tori (every dimension a ring); {fabric.name} "

@@ -1,5 +1,6 @@
 """Multi-ring, concurrent multi-dimensional and Swing: closed forms, validity, bounds."""
 
+import itertools
 import math
 
 import networkx as nx
@@ -59,7 +60,7 @@ def test_ring_search_through_switches_is_one_ring_in_locality_order():
     (ring,) = ring_search(f)
     assert sorted(ring.tolist()) == list(range(128))
     hosts = [f.host_of[f.endpoints[i]] for i in ring]
-    assert sum(a != b for a, b in zip(hosts, hosts[1:])) == 15   # leaves a host once
+    assert sum(a != b for a, b in itertools.pairwise(hosts)) == 15   # leaves a host once
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
