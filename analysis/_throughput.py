@@ -367,7 +367,7 @@ def bisection_bound(fabric, nbytes=1.0):
     """Throughput bound of uniform all-to-all on a k-ary n-cube torus from its bisection.
 
     Cutting a torus of even side ``k`` in half across one dimension cuts
-    ``2 k^(n-1)`` links (REFERENCES.md s.4); each half sends ``(N/2)^2 nbytes``
+    ``2 k^(n-1)`` links (docs/sources.md s.4); each half sends ``(N/2)^2 nbytes``
     across the cut in each direction, so ``K <= 2 k^(n-1) B / ((N/2)^2 nbytes)``
     with ``B`` the per-direction link bandwidth. With sides of different sizes the
     narrowest such cut over the even dimensions is used (a ring of 2 is one edge
