@@ -8,7 +8,7 @@ alike), else by a BFS from every endpoint. Bisection is a balanced cut of the
 endpoints: the builder's structural cut where it has one, a spectral cut
 otherwise, with switches and NICs placed on the side that minimises the cut (an
 s-t minimum cut). ``bisection_exact`` says whether the figure is the proven
-minimum bisection of that family (closed forms in REFERENCES.md s.4) or only an
+minimum bisection of that family (closed forms in docs/sources.md s.4) or only an
 upper bound on it.
 """
 

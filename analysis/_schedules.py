@@ -30,7 +30,7 @@ from a different GPU); MPICH's "scattered" all-to-all (every rank posts all
 its sends at once: the flows of one-shot, as messages); one-shot / two-shot
 over symmetric memory as in TensorRT-LLM's custom all-reduce and NVSHMEM-style
 collectives (each rank stores directly into its peers' symmetric buffers);
-ASTRA-sim's hierarchical per-dimension scheme (REFERENCES.md s.2); NVLink
+ASTRA-sim's hierarchical per-dimension scheme (docs/sources.md s.2); NVLink
 SHARP's ``multimem.ld_reduce`` / ``multimem.st`` data flow (NVIDIA/nccl issues
 828, 1506, 2072).
 
@@ -629,7 +629,7 @@ def _grid(fabric, nodes):
 
 
 def _hierarchical(op, p, fabric, nodes):
-    """Per-dimension phases (ASTRA-sim's scheme, REFERENCES.md s.2).
+    """Per-dimension phases (ASTRA-sim's scheme, docs/sources.md s.2).
 
     Reduce-scatter along dimension 0, then 1, ...; all-gather back in reverse
     order; all-reduce is both. Each phase works on the data the previous one

@@ -23,7 +23,7 @@ Layouts place chips by rank. A degraded fabric (``fabric.without(chips=...)``)
 renumbers the surviving ranks, so it is given an explicit plan holding the intact
 map's regions: the addresses a system was programmed with do not move.
 
-Interleave sets follow the CXL HDM decoder rules (REFERENCES.md section 3;
+Interleave sets follow the CXL HDM decoder rules (docs/sources.md s.3;
 Linux ``tools/testing/cxl/test/cxl_translate.c``): ``ways`` in
 {1, 2, 4, 8, 16, 3, 6, 12}, granularity ``g`` a power of two from 256 B to
 16 KiB; offset ``o`` into the set lives on target ``(o // g) % ways`` at device
@@ -83,7 +83,7 @@ __all__ = [
 
 ADDRESS_WIDTH = Parameter(
     "address.width", 57, "bit",
-    "UALink 1.0: 57-bit physical address (REFERENCES.md sec. 1, second-hand summaries)")
+    "UALink 1.0: 57-bit physical address (docs/sources.md s.1, second-hand summaries)")
 #: Addresses are held in int64 arrays; with at most 62 bits, base + size never overflows.
 MAX_ADDRESS_WIDTH = 62
 #: Magnitude beyond which a raw value cannot be held in the int64 tables (2**62).
@@ -93,11 +93,11 @@ INTERLEAVE_GRANULARITIES = tuple(256 << i for i in range(7))  # 256 B .. 16 KiB
 MIN_PAGE_SIZE = Parameter(
     "address.min_page_size", 4 * KiB, "B",
     "Linux include/linux/ntb.h: NTB window alignment at least 4 KiB; Gen-Z requester ZMMU "
-    "smallest page 4 KiB (HewlettPackard/zhpe-driver); REFERENCES.md sec. 3")
+    "smallest page 4 KiB (HewlettPackard/zhpe-driver); docs/sources.md s.3")
 MAX_PAGE_SIZE = Parameter(
     "address.max_page_size", 256 * TiB, "B",
     "Gen-Z requester ZMMU page sizes 4 KiB to 256 TiB (HewlettPackard/zhpe-driver); "
-    "REFERENCES.md sec. 3")
+    "docs/sources.md s.3")
 DEFAULT_HOST_MEMORY = Parameter(
     "address.host_memory", 1 * TiB, "B",
     "assumption: DRAM per host domain. Inspur SD200 reports 64 TB of host memory in all "
@@ -199,7 +199,7 @@ def check_interleave(ways, granularity):
     """Raise :class:`AddressMapError` unless ``ways`` and ``granularity`` follow the CXL rules.
 
     ``ways`` in {1, 2, 4, 8, 16, 3, 6, 12}; ``granularity`` a power of two from
-    256 B to 16 KiB (REFERENCES.md sec. 3).
+    256 B to 16 KiB (docs/sources.md s.3).
 
     >>> check_interleave(3, 4096)
     >>> check_interleave(5, 4096)
