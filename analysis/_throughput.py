@@ -51,7 +51,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from fabric import FabricError
+from fabric import Clos, FabricError, Grid, Switched
 
 from ._traffic import TrafficMatrix
 
@@ -145,6 +145,7 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
         raise ValueError("the traffic matrix carries no bytes")
     r = fabric.router
     N = len(fabric.nodes)
+    _check_connected(fabric, M)
     # Scale to O(1) numbers (bandwidths ~1e10 B/s against demands of bytes condition the LP
     # badly); K scales back by cscale / dscale.
     cscale = float(r.link_bandwidth.max())
@@ -156,6 +157,10 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     kinds = np.array([d.get("kind") == "chip" for _, d in fabric.graph.nodes(data=True)])
     deg = np.bincount(tail, minlength=N)
     leaf = kinds & (deg == 1)
+    # two chips linked only to each other (mesh:2): folding each into the other would leave
+    # no node to route between, so neither is folded
+    both = leaf[tail] & leaf[head]
+    leaf[tail[both]] = False
     nbr = np.arange(N)
     out_link = np.full(N, -1)
     in_link = np.full(N, -1)
@@ -240,6 +245,22 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     return Throughput(k, 1.0 / k, C, nvar, A_eq.shape[0] + A_ub.shape[0], util)
 
 
+def _check_connected(fabric, M):
+    """Raise FabricError naming a pair with demand and no path (a degraded fabric)."""
+    from scipy.sparse.csgraph import connected_components
+
+    r = fabric.router
+    N = len(fabric.nodes)
+    A = sp.csr_matrix((np.ones(r.n_links), (r.link_tail, r.link_head)), shape=(N, N))
+    _, comp = connected_components(A, directed=False)
+    c = comp[fabric.endpoint_indices]
+    bad = np.argwhere((M > 0) & (c[:, None] != c[None, :]))
+    if len(bad):
+        a, b = (fabric.endpoints[int(x)] for x in bad[0])
+        raise FabricError(f"throughput of {fabric.name} is zero: {a} sends to {b} and no path "
+                          f"joins them")
+
+
 def _link_orbits(fabric):
     """Orbits of the directed links under a group of automorphisms transitive on the chips.
 
@@ -251,9 +272,8 @@ def _link_orbits(fabric):
     fat-tree, leaf-spine and rail-optimized builders (a link's orbit is the
     pair of levels it joins). Links of one orbit must share one bandwidth.
     """
-    p = fabric.params
-    if p.get("failed_links") or p.get("failed_nodes"):
-        return None
+    if fabric.failures.degraded:
+        return None  # the symmetry is the intact structure's
     r = fabric.router
     orbit = _orbits_by_structure(fabric, r)
     if orbit is None:
@@ -265,12 +285,9 @@ def _link_orbits(fabric):
     return orbit
 
 
-_CLOS = frozenset({"fat_tree", "leaf_spine", "rail_optimized"})
-
-
 def _orbits_by_structure(fabric, r):
-    p = fabric.params
-    if fabric.family in _CLOS:
+    structure = fabric.structure
+    if isinstance(structure, Clos) and structure.symmetric:
         # the builders are symmetric: permuting pods / leaves / servers, the switches within
         # a tier group and the GPU index (with its rail) maps every link between two
         # levels onto every other; levels: chip -2, NIC -1, switch tier
@@ -280,7 +297,7 @@ def _orbits_by_structure(fabric, r):
                           for n in fabric.nodes], dtype=np.int64)
         key = (level[r.link_tail] + 2) * 16 + (level[r.link_head] + 2)
         return np.unique(key, return_inverse=True)[1]
-    if fabric.family == "switched":
+    if isinstance(structure, Switched):
         G = fabric.graph
         kinds = [G.nodes[n]["kind"] for n in fabric.nodes]
         key = np.empty(r.n_links, dtype=np.int64)
@@ -293,18 +310,13 @@ def _orbits_by_structure(fabric, r):
             else:
                 return None
         return np.unique(key, return_inverse=True)[1]
-    if fabric.family != "hypermesh" or "shape" not in p:
-        return None
-    connect = p.get("connect")
-    if isinstance(connect, str):
-        connect = (connect,) * len(p["shape"])
-    if any(c not in ("ring", "full") for c in connect):
+    if not isinstance(structure, Grid) or not structure.all_connect("ring", "full"):
         return None
     coords = [fabric.graph.nodes[n].get("coord") for n in fabric.nodes]
     if any(c is None for c in coords):
         return None
     C = np.array(coords, dtype=np.int64)
-    shape = np.array(p["shape"], dtype=np.int64)
+    shape = np.array(structure.shape, dtype=np.int64)
     delta = (C[r.link_head] - C[r.link_tail]) % shape
     moved = delta != 0
     if (moved.sum(axis=1) != 1).any():
@@ -384,11 +396,14 @@ def bisection_bound(fabric, nbytes=1.0):
     >>> bisection_bound(topologies.build("torus:4x4"), 1.0)   # 8 links x 64 GB/s / 8**2 B
     8000000000.0
     """
-    p = fabric.params
-    shape = p.get("shape")
-    connect = p.get("connect")
-    if fabric.family != "hypermesh" or shape is None or any(c != "ring" for c in connect):
-        raise ValueError(f"bisection_bound is for tori; {fabric.name} is {fabric.family}")
+    structure = fabric.structure
+    if not isinstance(structure, Grid) or any(c != "ring" for c in structure.connect):
+        raise ValueError(f"bisection_bound is for tori; {fabric.name} is "
+                         f"{type(structure).__name__ if structure else 'a graph'}")
+    if fabric.failures.degraded:
+        raise ValueError(f"bisection_bound is the intact torus's closed form; {fabric.name} "
+                         "is degraded")
+    shape = structure.shape
     N = int(np.prod(shape))
     f = fabric
     best = None

@@ -21,11 +21,8 @@ class _DimOrder:
         self.bandwidth = link_bandwidth
         self.fallback = fallback  # an _Engine for detours on degraded fabrics
         self.n_links = n_links
-        shape = tuple(int(s) for s in fabric.params["shape"])
-        connect = fabric.params.get("connect", "full")
-        if isinstance(connect, str):
-            connect = (connect,) * len(shape)
-        self.shape, self.connect = shape, tuple(connect)
+        shape, connect = fabric.structure.shape, fabric.structure.connect
+        self.shape, self.connect = shape, connect
         self.ndim = len(shape)
         self.strides = np.cumprod((1,) + shape[:-1]).astype(np.int64)
         n = int(np.prod(shape))
@@ -67,6 +64,7 @@ class _DimOrder:
             else:
                 raise RoutingError(f"{fabric.name}: unknown connect {c!r} in dimension {d}")
             self.tables.append(tab)
+        attached = {}  # off-grid node -> [(slot of a chip linked to it, up link, down link)]
         for e in range(len(ea.u)):
             u, v = int(ea.u[e]), int(ea.v[e])
             su, sv = ns[u], ns[v]
@@ -89,16 +87,26 @@ class _DimOrder:
             elif su >= 0 or sv >= 0:
                 chip_end, sw, l_up, l_dn = ((su, v, 2 * e, 2 * e + 1) if su >= 0
                                             else (sv, u, 2 * e + 1, 2 * e))
-                for d, c in enumerate(self.connect):
-                    if c == "switch":
-                        tab = self.tables[d]
-                        line = self.line_of[d][chip_end]
-                        if tab["switch"][line] in (-1, sw):
-                            tab["switch"][line] = sw
-                            p = int(coords[chip_end, d])
-                            tab["up"][line, p] = l_up
-                            tab["down"][line, p] = l_dn
-                            break
+                attached.setdefault(sw, []).append((chip_end, l_up, l_dn))
+        # A line's switch is known by the chips still linked to it: they differ in one
+        # coordinate, the switch's dimension (never by the order edges are listed: with a
+        # link gone, a chip's first switch may be another dimension's). A switch with
+        # fewer than two chips left serves no pair of its line; its entries stay -1 (dead).
+        for sw, ends in attached.items():
+            slots = np.array([c for c, _, _ in ends], dtype=np.int64)
+            if len(slots) < 2:
+                continue
+            differ = np.flatnonzero((coords[slots] != coords[slots[0]]).any(axis=0))
+            if len(differ) != 1 or self.connect[int(differ[0])] != "switch":
+                continue
+            d = int(differ[0])
+            tab = self.tables[d]
+            line = self.line_of[d][slots[0]]
+            tab["switch"][line] = sw
+            for chip_end, l_up, l_dn in ends:
+                p = int(coords[chip_end, d])
+                tab["up"][line, p] = l_up
+                tab["down"][line, p] = l_dn
         # intact: every adjacency of the grid is present (no failures), so no route is dead
         self.intact = True
         self.uniform_lat = []
