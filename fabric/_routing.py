@@ -83,10 +83,12 @@ from ._routing_engine import (
     _BLOCK,
     _all_links,
     _Engine,
+    _group_of,
     _minimal_graph,
     _shortest_graph,
     _updown_graph,
 )
+from ._routing_uniform import dragonfly_loads, link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
@@ -138,7 +140,7 @@ class Router:
     ----------
     fabric : Fabric
     policy : str, optional
-        One of :data:`POLICIES`. Default: the one the fabric's family implies.
+        One of :data:`POLICIES`. Default: the one the fabric's structure implies.
     ecmp : {"all", "hash", "weighted"}, optional
         ``"all"``: every equal-cost path carries an equal share of a pair's
         bytes. ``"hash"``: each pair uses one path, chosen at every branch by a
@@ -354,6 +356,77 @@ class Router:
             out[k] = self.loads(s[m], d[m], w[m])
         return out
 
+    @property
+    def link_orbits(self):
+        """Orbit number of each directed link under automorphisms transitive on the endpoints.
+
+        An int64 array of shape (2E,), or ``None`` where no such group is known
+        (a degraded fabric, or a structure without a known symmetry). The groups:
+        translations of a hypermesh of rings and fully connected lines, chip
+        permutations of a single-tier switched fabric, the permutations of the
+        fat-tree, leaf-spine and rail-optimized builders (see
+        :mod:`fabric._routing_uniform`). Links of one orbit share one bandwidth.
+
+        Examples
+        --------
+        >>> import topologies
+        >>> o = topologies.build("torus:4x4").router.link_orbits
+        >>> len(set(o.tolist()))   # + and - steps of two dimensions
+        4
+        >>> topologies.build("torus:4x4").without(links=[("chip0", "chip1")]).router.link_orbits
+        """
+        if not hasattr(self, "_orbits"):
+            self._orbits = link_orbits(self.fabric, self.link_tail, self.link_head,
+                                       self.link_bandwidth)
+        return self._orbits
+
+    def loads_all_to_all(self, nbytes):
+        """Link loads of uniform all-to-all: every ordered endpoint pair sends ``nbytes``.
+
+        Equal to :meth:`loads_matrix` of the uniform matrix (to rounding), from the
+        structure where the fabric has one (see :mod:`fabric._routing_uniform`):
+        one source mapped over the orbits of :attr:`link_orbits` when the route
+        choice is symmetric (any ECMP mode in dimension order, ``"all"`` or
+        ``"weighted"`` otherwise), or one pass over the group pairs of an intact
+        dragonfly under minimal routing. Otherwise the general engine.
+
+        Parameters
+        ----------
+        nbytes : float
+            Bytes per ordered pair, finite and >= 0.
+
+        Returns
+        -------
+        ndarray, shape (2E,)
+
+        Examples
+        --------
+        >>> import topologies
+        >>> f = topologies.build("fattree:k=4")
+        >>> r = f.router
+        >>> a = r.loads_all_to_all(1.0)
+        >>> b = r.loads_matrix(np.ones((16, 16)) - np.eye(16))
+        >>> bool(np.allclose(a, b, rtol=1e-12, atol=0))
+        True
+        """
+        w = float(nbytes)
+        if not np.isfinite(w) or w < 0:
+            raise ValueError(f"nbytes must be finite and >= 0, got {nbytes!r}")
+        n = self.fabric.n_endpoints
+        ep = self.fabric.endpoint_indices
+        if n < 2 or w == 0:
+            return np.zeros(self.n_links)
+        symmetric_choice = self._dor is not None or self.ecmp != "hash"
+        if symmetric_choice and self.link_orbits is not None:
+            load0 = self.loads(np.full(n - 1, ep[0]), ep[1:], w)
+            return orbit_loads(self.link_orbits, load0, n)
+        if self.policy == "minimal":
+            out = dragonfly_loads(self.fabric, self.link_tail, self.link_head,
+                                  _group_of(self.fabric), self.n_links, w)
+            if out is not None:
+                return out
+        return self.loads_matrix(_Uniform(n, w))
+
     def _engines(self, s, d):
         """(engine, pair mask) for the policy engine and, if any, the detour engine."""
         if self._fallback is None:
@@ -536,6 +609,20 @@ class Router:
     def link_name(self, k):
         """``(tail, head)`` node names of directed link ``k``."""
         return self._names[int(self.link_tail[k])], self._names[int(self.link_head[k])]
+
+
+class _Uniform:
+    """A uniform traffic matrix, made row block by row block (for :meth:`Router.loads_matrix`)."""
+
+    def __init__(self, n, w):
+        self.shape = (n, n)
+        self.w = w
+
+    def rows(self, start, stop):
+        block = np.full((stop - start, self.shape[0]), self.w)
+        k = np.arange(start, stop)
+        block[k - start, k] = 0.0
+        return block
 
 
 def route(fabric, src, dst):
