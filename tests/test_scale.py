@@ -91,3 +91,56 @@ def test_link_loads_of_uniform_traffic_use_the_same_numbers():
     f = topologies.build("hypermesh:4x3x2,connect=ring/full/ring")
     t = traffic(f, "all-to-all", 3.0)
     _same(link_loads(f, t).loads, f.router.loads_matrix(t))
+
+
+# -- throughput LP reductions -------------------------------------------------------------
+
+
+def _solve(c, A_ub, b_ub, A_eq, b_eq):
+    from scipy.optimize import linprog
+
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                  method="highs")
+    assert res.status == 0, res.message
+    return res.fun
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(2, 4), st.integers(2, 5), st.integers(0, 2**32 - 1))
+def test_equitable_reduction_keeps_the_optimum(copies, m, k, seed):
+    """Copies of one random LP sharing a variable: the reduction finds them, same optimum."""
+    import scipy.sparse as sp
+
+    from analysis._lp_reduce import reduce_lp
+
+    rng = np.random.default_rng(seed)
+    B = rng.integers(0, 4, size=(m, k)).astype(float)
+    B[0] += 1  # every variable bounded
+    col = rng.integers(1, 3, size=(m, 1)).astype(float)
+    # copies of [B | col] over their own variables plus one shared last variable t
+    A_ub = sp.hstack([sp.block_diag([sp.csr_matrix(B)] * copies),
+                      sp.csr_matrix(np.tile(col, (copies, 1)))]).tocsr()
+    b_ub = np.tile(rng.integers(1, 9, size=m).astype(float), copies)
+    c = np.r_[np.tile(-rng.random(k), copies), -1.0]
+    A_eq = sp.csr_matrix((0, A_ub.shape[1]))
+    full = _solve(c, A_ub, b_ub, A_eq, np.zeros(0))
+    red = reduce_lp(c, A_ub, b_ub, A_eq, np.zeros(0))
+    assert red is not None
+    c2, Au, bu, Ae, be, cls, n_cls = red
+    assert n_cls <= k + 1  # the copies fold onto one
+    assert len(cls) == A_ub.shape[1]
+    assert _solve(c2, Au, bu, Ae, be) == pytest.approx(full, rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["torus:3x3", "torus:2x3x2", "torus:4x2", "hypermesh:3x3",
+                        "hypermesh:2x3,connect=ring/full", "fattree:k=4", "switch:6,planes=2",
+                        "leafspine:k=4,over=1", "rail:servers=2,gpus=2,spines=1"]))
+def test_symmetric_throughput_equals_the_general_lp(spec):
+    from analysis import throughput
+
+    f = topologies.build(spec)
+    t = traffic(f, "all-to-all", 1.0)
+    sym = throughput(f, t, method="symmetric")
+    assert sym.method == "symmetric"
+    assert sym.k == pytest.approx(throughput(f, t, method="lp").k, rel=1e-6)
