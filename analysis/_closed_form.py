@@ -3,7 +3,7 @@
 The formulas are those of Thakur, Rabenseifner and Gropp, "Optimization of
 Collective Communication Operations in MPICH", IJHPCA 19(1), 2005, as printed
 in the MPICH source comments (pmodels/mpich, ``src/mpi/coll/*/``) and
-collected in REFERENCES.md section 2. The lower bounds are those of Chan,
+collected in docs/sources.md s.2. The lower bounds are those of Chan,
 Heimlich, Purkayastha and van de Geijn, "Collective communication: theory,
 practice, and experience", CCPE 19(13), 2007.
 
@@ -12,7 +12,7 @@ Model: ``p`` ranks; a message of ``m`` bytes between two ranks costs
 nothing overlaps. A rank sends one message and receives one message at a
 time (the single-port, full-duplex model of both papers).
 
-``n`` is, as in REFERENCES.md: the full vector per rank for broadcast, reduce,
+``n`` is, as in docs/sources.md s.2: the full vector per rank for broadcast, reduce,
 all-reduce and reduce-scatter (its input); the full gathered result for
 all-gather; and for all-to-all the total a rank sends to all *other* ranks.
 The nccl-tests "size" of all-to-all is the whole per-rank buffer, own block
@@ -122,7 +122,7 @@ def _rounds(p):
 
 
 # Each entry: (op, algorithm) -> f(p, n, a, b, g, lg) with lg = log2 p.
-# Comments quote REFERENCES.md section 2 (Thakur, Rabenseifner, Gropp 2005).
+# Comments quote docs/sources.md s.2 (Thakur, Rabenseifner, Gropp 2005).
 _TABLE = {
     # lg p alpha + n lg p beta
     ("broadcast", "binomial"): lambda p, n, a, b, g, lg: lg * a + n * lg * b,
@@ -276,7 +276,7 @@ def closed_form(op, algorithm, p, nbytes, alpha, beta, gamma=0.0):
         if formula is None:
             known = ", ".join(closed_form_algorithms(op)) if op != "all-to-allv" else "none"
             raise SpecError(f"no closed form for algorithm={algorithm!r} of op={op!r} in "
-                            f"the MPICH table (REFERENCES.md s.2); known: {known}")
+                            f"the MPICH table (docs/sources.md s.2); known: {known}")
     if p == 1:
         return 0.0  # one rank: nothing moves, nothing is reduced
     lg = _rounds(p) if algorithm == "lower-bound" else math.log2(p)

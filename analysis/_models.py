@@ -24,11 +24,38 @@ Presets (``MODELS``):
   against copies of the config in public code (e.g. Megatron-Bridge's
   ``KimiK2Provider``, and test fixtures quoting the K2.5/K2.6 ``text_config``,
   which share these fields).
+* ``kimi-k2.5-int4``: Kimi K2.5's language model (the ``kimi_k2`` / DeepSeek-V3
+  architecture with the Kimi K2 fields above; vLLM runs it as
+  ``KimiK25ForConditionalGeneration`` whose language model is its
+  ``DeepseekV2ForCausalLM``) in the native INT4 release: **routed experts** in
+  INT4, symmetric, group size 32, one BF16 scale per group (compressed-tensors
+  ``pack-quantized``; the Kimi-K2-Thinking ``config.json`` quantization_config:
+  ``num_bits 4, group_size 32, strategy group``, with attention, shared experts,
+  dense MLPs and ``lm_head`` in the ignore list, so those stay BF16). The vision
+  encoder (text-only prompts) is not modelled.
+* ``kimi-k2.5-nvfp4``: the same, routed experts requantized to NVFP4 (E2M1 values,
+  one FP8 E4M3 scale per 16 values, one FP32 scale per tensor: NVIDIA's NVFP4
+  definition, "Introducing NVFP4" developer blog, 2025); that only the routed
+  experts are requantized is an **assumption** (the INT4 release quantizes only
+  those); the rest BF16.
+* ``deepseek-r1``: DeepSeek-R1 (``deepseek-ai/DeepSeek-R1`` config: the
+  DeepSeek-V3 architecture, identical fields) with its FP8 weights counted with
+  their block scales: one FP32 ``weight_scale_inv`` per 128 x 128 block
+  (``quantization_config.weight_block_size = [128, 128]``), embedding and head
+  BF16 (the checkpoint ships them unquantized).
 * ``hypothetical-2.8t``: **hypothetical**. No published model; a config of the
   seed article's reported scale (2.8T parameters), made from ``kimi-k2`` by
   scaling the routed experts 384 -> 1056 (x2.75), all else unchanged, which
   gives 2.80T total. Use it to ask "what would a model of that size do", never
   as a description of the seed's model, which is unpublished.
+
+Weight formats (:data:`WEIGHT_FORMATS`): bytes per stored weight **including the
+quantization scales**, ``bits / 8 + scale_bits / 8 / group``: ``bf16`` 2,
+``fp8`` 1 (one per-tensor scale, negligible), ``fp8-block128`` 1 + 4/16384 (FP32
+scale per 128 x 128 block, DeepSeek-V3 report sec. 3.3.2), ``int4-g32`` 0.5625
+(BF16 scale per 32), ``nvfp4`` 0.5625 (FP8 scale per 16). A model has two:
+``weight_bytes`` for everything but the routed experts, ``expert_weight_bytes`` for
+the routed experts (default: the same).
 
 Counting conventions (say so, since published totals differ in them):
 gated FFNs (SwiGLU: three matrices ``hidden x width``), RMSNorm weights counted,
@@ -55,7 +82,8 @@ from dataclasses import dataclass
 
 from fabric import Parameter, SpecError
 
-__all__ = ["GQA", "MLA", "MODELS", "MoEModel", "load_model_toml", "model_config"]
+__all__ = ["GQA", "MLA", "MODELS", "WEIGHT_FORMATS", "MoEModel", "WeightFormat",
+           "load_model_toml", "model_config"]
 
 
 def _positive_int(name, value, *, zero_ok=False):
@@ -73,6 +101,58 @@ def _positive_number(name, value):
     if not (math.isfinite(value) and value > 0):
         raise SpecError(f"{name} must be positive and finite, got {name}={value!r}")
     return value
+
+
+@dataclass(frozen=True)
+class WeightFormat:
+    """How weights are stored: value bits plus one scale per ``group`` values.
+
+    Attributes
+    ----------
+    name : str
+    bits : float
+        Bits per stored value.
+    scale_bits : float
+        Bits of one scale (0: no per-group scale).
+    group : int
+        Values sharing one scale.
+    source : str
+
+    Examples
+    --------
+    >>> WEIGHT_FORMATS["int4-g32"].bytes_per_weight
+    0.5625
+    >>> WEIGHT_FORMATS["nvfp4"].bytes_per_weight
+    0.5625
+    """
+
+    name: str
+    bits: float
+    scale_bits: float
+    group: int
+    source: str
+
+    @property
+    def bytes_per_weight(self):
+        """Bytes per weight, scales included: ``bits/8 + scale_bits/8/group``."""
+        return self.bits / 8 + (self.scale_bits / 8 / self.group if self.scale_bits else 0.0)
+
+
+#: Weight formats by name (sources in each record and in the module docstring).
+WEIGHT_FORMATS = {f.name: f for f in (
+    WeightFormat("bf16", 16, 0, 1, "bfloat16, unquantized"),
+    WeightFormat("fp8", 8, 0, 1, "FP8 E4M3 with one per-tensor scale (negligible)"),
+    WeightFormat("fp8-block128", 8, 32, 128 * 128,
+                 "DeepSeek-V3 report (arXiv 2412.19437) sec. 3.3.2 and the checkpoints' "
+                 "quantization_config weight_block_size [128, 128]: FP8 E4M3 values, one FP32 "
+                 "scale per 128 x 128 block"),
+    WeightFormat("int4-g32", 4, 16, 32,
+                 "Kimi-K2-Thinking / K2.5 config.json quantization_config (compressed-tensors "
+                 "pack-quantized): INT4 symmetric, group_size 32, BF16 scales"),
+    WeightFormat("nvfp4", 4, 8, 16,
+                 "NVIDIA NVFP4 (developer blog 'Introducing NVFP4', 2025): E2M1 values, one "
+                 "FP8 E4M3 scale per 16 values, plus one FP32 per-tensor scale (negligible)"),
+)}
 
 
 @dataclass(frozen=True)
@@ -134,6 +214,22 @@ class MLA:
         """Ways the cache splits over ``tp`` ranks: 1, every rank needs the whole latent."""
         return 1
 
+    def prefill_score_flops(self, tokens):
+        """Attention-score FLOPs of a causal prefill of ``tokens`` tokens, one layer.
+
+        Prefill runs MLA un-absorbed (as multi-head attention with the keys and
+        values up-projected: DeepSeek-V2 report sec. 2.1.2; vLLM and SGLang do so
+        for prefill): per query-key pair ``2 x heads x (qk_nope + qk_rope)`` for the
+        scores and ``2 x heads x v_head_dim`` for the weighted sum; a causal prompt
+        has ``tokens (tokens + 1) / 2`` pairs.
+
+        >>> MLA(2, 0, 4, 3, 1, 5).prefill_score_flops(2)    # 3 pairs x 2 x 2 x (4 + 5)
+        108
+        """
+        pairs = tokens * (tokens + 1) // 2
+        return 2 * self.heads * (self.qk_nope_head_dim + self.qk_rope_head_dim
+                                 + self.v_head_dim) * pairs
+
 
 @dataclass(frozen=True)
 class GQA:
@@ -173,6 +269,14 @@ class GQA:
         """Ways the cache splits over ``tp`` ranks (KV heads are split, at most ``kv_heads``)."""
         return min(tp, self.kv_heads)
 
+    def prefill_score_flops(self, tokens):
+        """QK^T and PV FLOPs of a causal prefill of ``tokens`` tokens, one layer.
+
+        >>> GQA(2, 1, 4).prefill_score_flops(2)    # 3 pairs x 2 x 2 x 2 heads x 4
+        96
+        """
+        return 2 * 2 * self.heads * self.head_dim * (tokens * (tokens + 1) // 2)
+
 
 @dataclass(frozen=True)
 class MoEModel:
@@ -200,12 +304,16 @@ class MoEModel:
         Intermediate width of a dense layer's FFN.
     vocab : int
     weight_bytes : float
-        Bytes per stored weight (1 for FP8, 2 for BF16, 0.5 for INT4).
+        Bytes per stored weight of everything but the routed experts (1 for FP8,
+        2 for BF16), quantization scales included (see :data:`WEIGHT_FORMATS`).
     activation_bytes : float
         Bytes per activation element and per KV-cache element.
     source : str
     hypothetical : bool
         True for a config that describes no published model.
+    expert_weight_bytes : float, optional
+        Bytes per stored weight of the routed experts, scales included (INT4
+        group-32: 0.5625). Default: ``weight_bytes``.
     """
 
     name: str
@@ -223,8 +331,12 @@ class MoEModel:
     activation_bytes: float = 2.0
     source: str = ""
     hypothetical: bool = False
+    expert_weight_bytes: float = None
 
     def __post_init__(self):
+        if self.expert_weight_bytes is None:
+            object.__setattr__(self, "expert_weight_bytes", self.weight_bytes)
+        _positive_number("expert_weight_bytes", self.expert_weight_bytes)
         for f in ("layers", "hidden", "routed_experts", "experts_per_token", "expert_ffn",
                   "dense_ffn", "vocab"):
             _positive_int(f, getattr(self, f))
@@ -300,9 +412,24 @@ class MoEModel:
                 + self.head_params)
 
     @property
+    def routed_expert_bytes(self):
+        """Bytes of one routed expert, at ``expert_weight_bytes`` per weight."""
+        return self.expert_params * self.expert_weight_bytes
+
+    @property
     def weight_bytes_total(self):
-        """Bytes of all weights at ``weight_bytes`` each."""
-        return self.total_params * self.weight_bytes
+        """Bytes of all weights: routed experts at ``expert_weight_bytes``, the rest at
+        ``weight_bytes``."""
+        routed = self.moe_layers * self.routed_experts * self.expert_params
+        return ((self.total_params - routed) * self.weight_bytes
+                + routed * self.expert_weight_bytes)
+
+    @property
+    def active_weight_bytes(self):
+        """Bytes of the weights one token uses (routed experts at their own format)."""
+        routed = self.moe_layers * self.experts_per_token * self.expert_params
+        return ((self.active_params - routed) * self.weight_bytes
+                + routed * self.expert_weight_bytes)
 
     @property
     def kv_bytes_per_token(self):
@@ -332,14 +459,41 @@ _KIMI_K2 = MoEModel(
     source="moonshotai/Kimi-K2-Instruct config.json (kimi_k2); MoonshotAI/Kimi-K2 README "
            "(1T total, 32B active); FP8 weights as shipped, BF16 activations and KV cache")
 
+_BF16 = WEIGHT_FORMATS["bf16"].bytes_per_weight
+_K25_SOURCE = ("Kimi K2.5 language model = kimi_k2 / DeepSeek-V3 architecture with the Kimi K2 "
+               "fields (moonshotai/Kimi-K2-Instruct config.json; vLLM kimi_k25 runs it as "
+               "DeepseekV2ForCausalLM); ")
+
 MODELS = {m.name: m for m in (
     _KIMI_K2,
+    dataclasses.replace(
+        _KIMI_K2, name="kimi-k2.5-int4", weight_bytes=_BF16,
+        expert_weight_bytes=WEIGHT_FORMATS["int4-g32"].bytes_per_weight,
+        source=_K25_SOURCE + "native INT4 release: routed experts INT4 group 32 with BF16 "
+               "scales (0.5625 B/weight), attention, shared experts, dense MLP and head BF16 "
+               "(Kimi-K2-Thinking/K2.5 config.json quantization_config ignore list); BF16 "
+               "activations and KV cache"),
+    dataclasses.replace(
+        _KIMI_K2, name="kimi-k2.5-nvfp4", weight_bytes=_BF16,
+        expert_weight_bytes=WEIGHT_FORMATS["nvfp4"].bytes_per_weight,
+        source=_K25_SOURCE + "routed experts requantized to NVFP4 (FP8 scale per 16: 0.5625 "
+               "B/weight; NVIDIA 'Introducing NVFP4' blog); the rest BF16 (assumption: as in "
+               "the INT4 release); BF16 activations and KV cache"),
     MoEModel(
         "deepseek-v3", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
         routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
         dense_ffn=18432, vocab=129280, weight_bytes=1.0, activation_bytes=2.0,
         source="deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json (dtype fp8); "
                "arXiv 2412.19437 (671B total, 37B activated); BF16 activations and KV cache"),
+    MoEModel(
+        "deepseek-r1", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
+        routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
+        dense_ffn=18432, vocab=129280,
+        weight_bytes=WEIGHT_FORMATS["fp8-block128"].bytes_per_weight, activation_bytes=2.0,
+        source="deepseek-ai/DeepSeek-R1 config.json (DeepSeek-V3 architecture, same fields); "
+               "FP8 weights with one FP32 scale per 128x128 block (weight_block_size [128, 128]); "
+               "embedding and head counted at the same bytes (they are BF16 in the checkpoint: "
+               "+1.9 GB, not modelled); BF16 activations and KV cache"),
     dataclasses.replace(
         _KIMI_K2, name="hypothetical-2.8t", routed_experts=1056, hypothetical=True,
         source="HYPOTHETICAL: kimi-k2 with routed experts scaled 384 -> 1056 to reach the "
@@ -357,7 +511,7 @@ def model_config(name):
     >>> model_config("gpt-5")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-v3, hypothetical-2.8t, kimi-k2 (or a path to a .toml file)
+    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-r1, deepseek-v3, hypothetical-2.8t, kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4 (or a path to a .toml file)
     """
     if isinstance(name, MoEModel):
         return name

@@ -150,7 +150,7 @@ def _comm_ratios(fab, model, batch, tp, context):
 def examine_seed_claims():
     """Run the decode model against the seed article's three figures.
 
-    The figures (REFERENCES.md s.1; none confirmed elsewhere): 5.85 ms per token
+    The figures (docs/sources.md s.1; none confirmed elsewhere): 5.85 ms per token
     on a 2.8T-parameter MoE on the 128-chip SD200 Ultra; kernel fusion cutting
     kernel launches 10x; symmetric memory cutting collective time 3.5x.
 

@@ -1,7 +1,7 @@
 """The symmetric-memory claim: what ratio does the model give, and why?
 
 The seed article reports that symmetric memory cut collective-communication time
-3.5x on its 128-chip supernode (REFERENCES.md s.1; unconfirmed elsewhere). This
+3.5x on its 128-chip supernode (docs/sources.md s.1; unconfirmed elsewhere). This
 script compares, with nothing tuned to reach that figure:
 
 1. on ``sd200-ultra``: the symmetric-memory collectives (one-shot and two-shot:

@@ -10,8 +10,8 @@ reported (an error, or a mask when asked), never silently mapped.
 Layout plans (where each region goes) are :class:`fabric.AddressPlan`, in
 :mod:`fabric._plan`, which builds on this module.
 
-Interleave sets follow the CXL HDM decoder rules (CXL 2.0 specification,
-section 8.2.5.12, HDM decoder capability; Linux
+Interleave sets follow the CXL HDM decoder rules (docs/sources.md s.3; CXL 2.0
+specification, section 8.2.5.12, HDM decoder capability; Linux
 ``tools/testing/cxl/test/cxl_translate.c``): ``ways`` in
 {1, 2, 4, 8, 16, 3, 6, 12}, granularity ``g`` a power of two from 256 B to
 16 KiB; offset ``o`` into the set lives on target ``(o // g) % ways`` at device
@@ -73,7 +73,7 @@ __all__ = [
 
 ADDRESS_WIDTH = Parameter(
     "address.width", 57, "bit",
-    "UALink 1.0: 57-bit physical address (REFERENCES.md sec. 1, second-hand summaries)")
+    "UALink 1.0: 57-bit physical address (docs/sources.md s.1, second-hand summaries)")
 #: Addresses are held in int64 arrays; with at most 62 bits, base + size never overflows.
 MAX_ADDRESS_WIDTH = 62
 #: Magnitude beyond which a raw value cannot be held in the int64 tables (2**62).
@@ -89,11 +89,11 @@ HDM_DECODER_UNIT = Parameter(
 MIN_PAGE_SIZE = Parameter(
     "address.min_page_size", 4 * KiB, "B",
     "Linux include/linux/ntb.h: NTB window alignment at least 4 KiB; Gen-Z requester ZMMU "
-    "smallest page 4 KiB (HewlettPackard/zhpe-driver); REFERENCES.md sec. 3")
+    "smallest page 4 KiB (HewlettPackard/zhpe-driver); docs/sources.md s.3")
 MAX_PAGE_SIZE = Parameter(
     "address.max_page_size", 256 * TiB, "B",
     "Gen-Z requester ZMMU page sizes 4 KiB to 256 TiB (HewlettPackard/zhpe-driver); "
-    "REFERENCES.md sec. 3")
+    "docs/sources.md s.3")
 DEFAULT_HOST_MEMORY = Parameter(
     "address.host_memory", 1 * TiB, "B",
     "assumption: DRAM per host domain. Inspur SD200 reports 64 TB of host memory in all "
@@ -241,7 +241,7 @@ def check_interleave(ways, granularity):
     """Raise :class:`AddressMapError` unless ``ways`` and ``granularity`` follow the CXL rules.
 
     ``ways`` in {1, 2, 4, 8, 16, 3, 6, 12}; ``granularity`` a power of two from
-    256 B to 16 KiB (REFERENCES.md sec. 3).
+    256 B to 16 KiB (docs/sources.md s.3).
 
     >>> check_interleave(3, 4096)
     >>> check_interleave(5, 4096)

@@ -31,7 +31,7 @@ of the vendor material rather than the vendor's own page):
   Jouppi et al., ISCA 2023.
 * sd200-chip: an **assumption**. The seed article names no chip. Capacity
   follows Inspur SD200's 4 TB of GPU memory over 64 GPUs (China Daily,
-  2025-08-08, second-hand via REFERENCES.md), i.e. 64 GB per chip; bandwidth
+  2025-08-08, second-hand; docs/sources.md s.1), i.e. 64 GB per chip; bandwidth
   (1.6 TB/s) and throughput (300 TFLOPS dense BF16) are an assumed domestic
   accelerator of that memory class, not published figures.
 

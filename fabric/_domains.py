@@ -10,7 +10,7 @@ non-transparent bridge window (``remote = xlat + (local - window base)``, Linux
 :class:`Window`; a window is a *shadow* window when its target region has an
 owner outside the domain, and only shadow windows use translation entries.
 
-Rules a window must follow (:func:`window_findings`, REFERENCES.md sec. 3):
+Rules a window must follow (:func:`window_findings`, docs/sources.md s.3):
 
 * ``page_size`` a power of two from 4 KiB to 256 TiB (the ZMMU's page sizes);
   ``size`` a whole number of pages.
@@ -94,11 +94,11 @@ TRANSLATION_ENTRIES = Parameter(
     "map every chip of a 1024-accelerator UALink 1.0 pod. Real requesters hold fewer windows "
     "each: an NTB port exposes a handful of memory windows (Linux include/linux/ntb.h, "
     "ntb_mw_count), a CXL port a small array of HDM decoders; a Gen-Z requester ZMMU holds "
-    "page-table entries and refuses new ones when exhausted (REFERENCES.md sec. 3)")
+    "page-table entries and refuses new ones when exhausted (docs/sources.md s.3)")
 DEFAULT_PAGE_SIZE = Parameter(
     "domain.page_size", 2 * MiB, "B",
     "assumption: the largest translation page the default plan uses (a 2 MiB large page); "
-    "within the Gen-Z ZMMU range 4 KiB..256 TiB (REFERENCES.md sec. 3)")
+    "within the Gen-Z ZMMU range 4 KiB..256 TiB (docs/sources.md s.3)")
 ALIGNMENTS = ("size", "page")
 
 

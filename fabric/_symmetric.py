@@ -1,6 +1,6 @@
 """Symmetric memory: one heap at the same offset in every chip's HBM.
 
-As in NVSHMEM (``nvshmem_ptr``; REFERENCES.md sec. 3), a symmetric heap has
+As in NVSHMEM (``nvshmem_ptr``; docs/sources.md s.3), a symmetric heap has
 the same size on every rank and sits at the same offset in each chip's HBM, so
 the global address of ``(rank, offset)`` is computed, not looked up:
 ``hbm_base[rank] + heap.offset + offset`` (in the owner-bits layout
@@ -35,8 +35,8 @@ __all__ = ["HEAP_ALIGNMENT", "SymmetricHeap", "SymmetricMemory", "heap_findings"
 
 HEAP_ALIGNMENT = Parameter(
     "symmetric.alignment", 2 * MiB, "B",
-    "assumption: symmetric allocations are power-of-two aligned (NVSHMEM, REFERENCES.md "
-    "sec. 3); 2 MiB is the large page GPU drivers map device memory with")
+    "assumption: symmetric allocations are power-of-two aligned (NVSHMEM, "
+    "docs/sources.md s.3); 2 MiB is the large page GPU drivers map device memory with")
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ TECHNOLOGIES = {t.name: t for t in (
         "material, second-hand); latency: assumption as for nvlink4"),
     LinkTech(
         "ib-ndr", 50e9, 130e-9,
-        "bandwidth: 400 Gb/s = 50 GB/s per direction (REFERENCES.md s.1; DeepSeek-V3 report "
+        "bandwidth: 400 Gb/s = 50 GB/s per direction (docs/sources.md s.1; DeepSeek-V3 report "
         "s.3.2.2); latency: assumption, NDR switch port-to-port of order 100-150 ns (vendor "
         "figures, second-hand)"),
     LinkTech(
@@ -75,7 +75,7 @@ TECHNOLOGIES = {t.name: t for t in (
         "pcie5-x16", 64e9, 110e-9,
         "bandwidth: PCIe Gen5 x16, 32 GT/s x 16 lanes = 64 GB/s per direction before 128b/130b "
         "encoding; latency: PCIe Gen4/5 switch port to port about 100-120 ns (Broadcom/PCIe "
-        "vendor figures, second-hand, REFERENCES.md s.1)"),
+        "vendor figures, second-hand, docs/sources.md s.1)"),
     LinkTech(
         "ici-v4", 50e9, 250e-9,
         "bandwidth: TPU v4 ICI, 400 Gb/s per direction per link, 6 links per chip (Jouppi et "

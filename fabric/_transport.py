@@ -47,13 +47,13 @@ __all__ = ["TRANSPORTS", "Transport", "transport"]
 _SOURCES = {
     "requester_translation": (
         "assumption: a shadow-window / requester-ZMMU lookup that hits its translation cache, "
-        "a few pipeline stages (~20 ns); no vendor publishes the figure (REFERENCES.md s.3 "
+        "a few pipeline stages (~20 ns); no vendor publishes the figure (docs/sources.md s.3 "
         "describes the mechanism: PCIe NTB windows, Gen-Z requester ZMMU)"),
     "responder_check": (
         "assumption: a responder access-key / permission compare (Gen-Z responder ZMMU, "
-        "REFERENCES.md s.3), ~10 ns"),
+        "docs/sources.md s.3), ~10 ns"),
     "ls_max_payload": (
-        "UALink 1.0: reads/writes/atomics of 64-256 B per transaction (REFERENCES.md s.1, "
+        "UALink 1.0: reads/writes/atomics of 64-256 B per transaction (docs/sources.md s.1, "
         "second-hand); 256 B taken as the largest payload per packet"),
     "ls_header": (
         "assumption: 16 B of transaction header per packet (address, opcode, tags), the order "
@@ -62,7 +62,7 @@ _SOURCES = {
         "calibrated (stage split an assumption): building a work request and ringing the "
         "doorbell, ~150 ns; with nic_tx, nic_rx, completion and a one-switch InfiniBand path "
         "(2 x 130 ns) the sum is 1.71 us, inside the 1.7-1.8 us small-message RDMA latency "
-        "through a NIC pair (NVIDIA perftest guidance, second-hand; REFERENCES.md s.1)"),
+        "through a NIC pair (NVIDIA perftest guidance, second-hand; docs/sources.md s.1)"),
     "nic_tx": (
         "calibrated (see software_post): the sending NIC fetches the work request and the "
         "payload over PCIe (two PCIe round trips) and packetizes, ~550 ns"),

@@ -61,7 +61,7 @@ def test_rdma_store_on_the_cluster_by_hand(cluster):
 
 def test_rdma_small_message_calibration():
     # the documented calibration: stages + a one-switch IB path (2 x 130 ns) = 1.71 us,
-    # inside the 1.7-1.8 us perftest figure (REFERENCES.md s.1, second-hand)
+    # inside the 1.7-1.8 us perftest figure (docs/sources.md s.1, second-hand)
     t = transport("rdma")
     assert t.per_message_overhead + 2 * 130e-9 == pytest.approx(1.71e-6, rel=1e-12)
 

@@ -1,7 +1,7 @@
 """Tests for the global address map: regions, layouts, CXL interleave, lookup.
 
-Independent truth: the CXL interleave formula written out by hand (REFERENCES.md
-sec. 3, Linux tools/testing/cxl/test/cxl_translate.c) and brute-force scans over
+Independent truth: the CXL interleave formula written out by hand (docs/sources.md
+s.3, Linux tools/testing/cxl/test/cxl_translate.c) and brute-force scans over
 the region list.
 """
 

@@ -1,4 +1,4 @@
-"""Closed forms of REFERENCES.md s.2 (Thakur, Rabenseifner, Gropp 2005; Chan et al. 2007).
+"""Closed forms of docs/sources.md s.2 (Thakur, Rabenseifner, Gropp 2005; Chan et al. 2007).
 
 The expected values are worked by hand from the printed formulas, on sizes, rank
 counts and rates the issue does not name, so a transcription error shows.

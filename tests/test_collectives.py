@@ -298,7 +298,7 @@ def test_small_messages_prefer_few_steps_large_prefer_bandwidth():
 
 def test_dgx_h100_ring_allreduce_busbw_matches_nccl_tests():
     # NVIDIA/nccl-tests issue 212 (NCCL maintainer): ring busbw about 370 GB/s on a
-    # DGX H100; REFERENCES.md s.1. Tolerance 15% (the issue's requirement).
+    # DGX H100; docs/sources.md s.1. Tolerance 15% (the issue's requirement).
     r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30, algorithm="ring")
     assert r.busbw == pytest.approx(370e9, rel=0.15)
 
@@ -354,7 +354,7 @@ def test_h800_eight_nvlinks():
     # H800: 8 NVLink4 links per GPU instead of 18, here 2 to each of 4 NVSwitches (an
     # assumption about the HGX H800 board). Measurements: NVLS all-reduce busbw 215 GB/s
     # on 8x H800 (NVIDIA/nccl issue 1374, a user's nccl-tests run); NVLink about 160 GB/s
-    # achievable per GPU (DeepSeek-V3 report s.3.2.2; REFERENCES.md s.1), compared with
+    # achievable per GPU (DeepSeek-V3 report s.3.2.2; docs/sources.md s.1), compared with
     # ring all-gather busbw. Tolerance 15%.
     f = topologies.switched(8, 4, links=2, tech="nvlink4", reduction=True, chip="h100",
                             name="hgx-h800")

@@ -1,4 +1,4 @@
-"""Structural metrics against closed forms (REFERENCES.md s.4) and brute force (networkx)."""
+"""Structural metrics against closed forms (docs/sources.md s.4) and brute force (networkx)."""
 
 import itertools
 import math

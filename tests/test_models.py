@@ -90,7 +90,7 @@ def test_wrong_types():
 
 
 def test_unknown_name_and_toml_errors(tmp_path):
-    with pytest.raises(SpecError, match="unknown model 'llama'; known: deepseek-v3"):
+    with pytest.raises(SpecError, match="unknown model 'llama'; known: deepseek-r1, deepseek-v3"):
         model_config("llama")
     with pytest.raises(SpecError, match=r"unknown keys \['colour'\]"):
         load_model_toml(DATA + "model_bad_key.toml")
@@ -114,3 +114,36 @@ def test_parameters_and_passthrough():
     names = {p.name for p in m.parameters()}
     assert "deepseek-v3.routed_experts" in names and "deepseek-v3.attention.kv_lora_rank" in names
     assert isinstance(m, MoEModel)
+
+
+# Weight formats: bytes per weight with scales, by hand from each format's definition.
+@pytest.mark.parametrize("name, expected", [
+    ("bf16", 2.0), ("fp8", 1.0), ("fp8-block128", 1 + 4 / (128 * 128)),
+    ("int4-g32", 0.5 + 2 / 32), ("nvfp4", 0.5 + 1 / 16)])
+def test_weight_format_bytes(name, expected):
+    from analysis._models import WEIGHT_FORMATS
+
+    assert WEIGHT_FORMATS[name].bytes_per_weight == pytest.approx(expected, rel=1e-15)
+
+
+def test_mixed_formats_count_routed_experts_apart():
+    m = model_config("kimi-k2.5-int4")
+    k2 = model_config("kimi-k2")
+    routed = m.moe_layers * m.routed_experts * m.expert_params
+    assert m.weight_bytes_total == pytest.approx((m.total_params - routed) * 2 + routed * 0.5625)
+    # About 594 GB: the INT4 release's ~595 GB checkpoint size (Hugging Face file listing).
+    assert 580e9 < m.weight_bytes_total < 610e9
+    assert m.total_params == k2.total_params and m.routed_expert_bytes == k2.expert_params * 0.5625
+    assert k2.expert_weight_bytes == k2.weight_bytes      # default: one format
+    active_routed = m.moe_layers * m.experts_per_token * m.expert_params
+    assert m.active_weight_bytes == pytest.approx(
+        (m.active_params - active_routed) * 2 + active_routed * 0.5625)
+
+
+def test_prefill_score_flops_brute_force():
+    # Count query-key pairs of a causal prompt one by one.
+    a = model_config("deepseek-v3").attention
+    for n in (1, 2, 7):
+        pairs = sum(i + 1 for i in range(n))
+        per_pair = 2 * a.heads * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim)
+        assert a.prefill_score_flops(n) == pairs * per_pair

@@ -245,7 +245,7 @@ def test_all_to_all_throughput_matches_pair_by_pair_routing(small_report, name):
 
 
 def test_torus_all_to_all_meets_the_bisection_bound(small_report):
-    # Uniform all-to-all on a k-ary n-cube is bisection bound (REFERENCES.md s.4): half the
+    # Uniform all-to-all on a k-ary n-cube is bisection bound (docs/sources.md s.4): half the
     # chips send N/2 bytes each across the cut of 2 k^(n-1) links per direction.
     table = next(t for t in small_report.tables if t.name == "all_to_all")
     row = next(r for r in table.rows if r["system"] == "torus:3x3x3")

@@ -1,6 +1,6 @@
 """Tests for the symmetric heap: computed addresses, peer addresses, refusals.
 
-Independent truth: NVSHMEM's rule (REFERENCES.md sec. 3) written out by hand,
+Independent truth: NVSHMEM's rule (docs/sources.md s.3) written out by hand,
 peer = peer heap base + (address - local heap base), and the address map's own
 lookup of the computed address.
 """

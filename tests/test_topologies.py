@@ -1,4 +1,4 @@
-"""Builders against closed forms (REFERENCES.md s.4) and the spec grammar."""
+"""Builders against closed forms (docs/sources.md s.4) and the spec grammar."""
 
 import itertools
 import math

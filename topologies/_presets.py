@@ -53,7 +53,7 @@ def cluster_128():
 
     Each HGX H100 server joins its 8 GPUs with NVSwitch (18 NVLink4 links per
     GPU, 450 GB/s per direction; NVIDIA/nccl-tests issue 212); GPU i of every
-    server has its own 400 Gb/s NIC (InfiniBand NDR, 50 GB/s; REFERENCES.md s.1)
+    server has its own 400 Gb/s NIC (InfiniBand NDR, 50 GB/s; docs/sources.md s.1)
     on rail leaf i; 8 spines, non-blocking. The GPU-NIC link is PCIe Gen5 x16.
 
     >>> cluster_128().n_endpoints
