@@ -8,6 +8,7 @@ from . import (
            _closed_form,
            _collectives,
            _decode,
+           _fair,
            _metrics,
            _models,
            _plots,
@@ -24,6 +25,7 @@ from ._bom import *
 from ._closed_form import *
 from ._collectives import *
 from ._decode import *
+from ._fair import *
 from ._metrics import *
 from ._models import *
 from ._plots import *
@@ -38,4 +40,5 @@ from ._traffic import *
 
 __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _decode.__all__ + _speculative.__all__
            + _closed_form.__all__ + _schedules.__all__ + _collectives.__all__
-           + _traffic.__all__ + _throughput.__all__ + _bom.__all__)
+           + _traffic.__all__ + _throughput.__all__ + _bom.__all__
+           + _fair.__all__)
