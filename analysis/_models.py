@@ -436,6 +436,17 @@ class MoEModel:
         """KV-cache bytes per token, summed over all layers."""
         return self.layers * self.attention.kv_elements_per_token * self.activation_bytes
 
+    def kv_bytes_per_chip(self, tokens, tp=1):
+        """KV-cache bytes of ``tokens`` cached tokens on one of ``tp`` tensor-parallel ranks.
+
+        MLA keeps the whole latent on every rank; GQA splits KV heads (see ``kv_shards``).
+
+        >>> m = model_config("kimi-k2")
+        >>> m.kv_bytes_per_chip(1000, tp=8) == 1000 * m.kv_bytes_per_token
+        True
+        """
+        return tokens * self.kv_bytes_per_token / self.attention.kv_shards(tp)
+
     def parameters(self):
         """The config as :class:`~fabric.Parameter` records, for a report."""
         src = self.source or "user config"
