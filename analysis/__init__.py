@@ -4,6 +4,7 @@ Public names are re-exported from underscored modules; each declares ``__all__``
 """
 
 from . import (
+           _bom,
            _closed_form,
            _collectives,
            _decode,
@@ -20,6 +21,7 @@ from . import (
            _throughput,
            _traffic,
 )
+from ._bom import *
 from ._closed_form import *
 from ._collectives import *
 from ._decode import *
@@ -38,4 +40,4 @@ from ._traffic import *
 
 __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _decode.__all__ + _speculative.__all__ + _serving.__all__
            + _closed_form.__all__ + _schedules.__all__ + _collectives.__all__
-           + _traffic.__all__ + _throughput.__all__)
+           + _traffic.__all__ + _throughput.__all__ + _bom.__all__)

@@ -9,6 +9,7 @@ from . import (
            _address,
            _check,
            _chips,
+           _costs,
            _domains,
            _errors,
            _fabric,
@@ -27,6 +28,7 @@ from ._access import *
 from ._address import *
 from ._check import *
 from ._chips import *
+from ._costs import *
 from ._domains import *
 from ._errors import *
 from ._fabric import *
@@ -46,4 +48,4 @@ __all__ = (_errors.__all__ + _units.__all__ + _params.__all__ + _schema.__all__
            + _routing.__all__ + _transport.__all__ + _failures.__all__ + _access.__all__
            + _forwarding.__all__
            + _address.__all__ + _domains.__all__ + _symmetric.__all__ + _system.__all__
-           + _check.__all__)
+           + _check.__all__ + _costs.__all__)

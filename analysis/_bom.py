@@ -1,0 +1,265 @@
+"""Bill of materials of a fabric: parts counted one way on every system, priced and powered.
+
+Counting rules, the same for every fabric:
+
+* A **link** is one lane of a graph edge (an edge with ``lanes=18`` is 18
+  links). Each link is placed in a reach class (:data:`fabric.MEDIA`): a
+  **board trace** when both ends are on one board, else a **cable** of the
+  cheapest medium whose reach covers its length (passive copper, active
+  copper, optics). Only cables are counted as cables.
+* **Placement.** Chips and NICs sit with their host domain; hosts fill racks
+  in rank order, whole hosts at a time, up to the book's ``rack_chips``. A
+  switch whose neighbours are all chips of one host is on that host's board (a
+  baseboard switch such as an HGX NVSwitch); a switch whose neighbours all sit
+  in one rack is in that rack (top of rack); any other switch is in a network
+  rack in the middle of the row. Lengths follow the book's layout constants.
+* A **transceiver** is one end of an optical cable (two per optical cable).
+* A **switch ASIC** count is ``ceil(capacity / asic capacity)`` per switch
+  node, capacity the sum of its links' rates in one direction; a **switch
+  box** is a switch node that is not on a board.
+* A **switch port** is one link end at a switch; a **NIC** a ``kind="nic"`` node.
+
+Costs and powers are the counts times the unit inputs of a
+:class:`fabric.HardwareCosts` book (every input a sourced
+:class:`fabric.Parameter`); the network's share of the system adds the rest of
+the system per chip (the book's node price, the chip's power and its host's).
+
+Examples
+--------
+>>> import topologies
+>>> b = bill_of_materials(topologies.build("cluster-128"))
+>>> b.cables, b.links["trace"], b.switch_boxes, b.nics
+(256, 2432, 16, 128)
+"""
+
+import dataclasses
+import math
+
+import numpy as np
+
+from fabric import MEDIA, chip_power, hardware_costs
+
+__all__ = ["BillOfMaterials", "bill_of_materials"]
+
+
+@dataclasses.dataclass(frozen=True)
+class BillOfMaterials:
+    """Counts, cost (USD) and power (W) of a fabric's network parts.
+
+    Attributes
+    ----------
+    system : str
+    chips : int
+    book : str
+        The cost book's name.
+    links : dict
+        Links (lanes) per reach class, keys :data:`fabric.MEDIA`.
+    link_gbps : dict
+        Total rate per reach class, Gb/s in one direction.
+    cables : int
+        Links that are cables (not board traces).
+    transceivers : int
+    switch_asics, switch_boxes, switch_ports, nics : int
+    cost_usd : dict
+        Network cost by item: ``"cables"``, ``"transceivers"``, ``"switches"``, ``"nics"``.
+    power_w : dict
+        Network power by the same items.
+    system_usd_per_chip, system_w_per_chip : float
+        The rest of the system per chip (the book's node price; the chip's and
+        its host's power).
+    parameters : tuple of Parameter
+        Every unit input used.
+    """
+
+    system: str
+    chips: int
+    book: str
+    links: dict
+    link_gbps: dict
+    cables: int
+    transceivers: int
+    switch_asics: int
+    switch_boxes: int
+    switch_ports: int
+    nics: int
+    cost_usd: dict
+    power_w: dict
+    system_usd_per_chip: float
+    system_w_per_chip: float
+    parameters: tuple = ()
+
+    @property
+    def cost_usd_total(self):
+        """Network cost, USD."""
+        return float(sum(self.cost_usd.values()))
+
+    @property
+    def power_w_total(self):
+        """Network power, W."""
+        return float(sum(self.power_w.values()))
+
+    @property
+    def cost_usd_per_chip(self):
+        """Network cost per chip, USD."""
+        return self.cost_usd_total / self.chips
+
+    @property
+    def power_w_per_chip(self):
+        """Network power per chip, W."""
+        return self.power_w_total / self.chips
+
+    @property
+    def cost_share(self):
+        """The network's share of the system's cost (0-1)."""
+        net = self.cost_usd_per_chip
+        return net / (net + self.system_usd_per_chip)
+
+    @property
+    def power_share(self):
+        """The network's share of the system's power (0-1)."""
+        net = self.power_w_per_chip
+        return net / (net + self.system_w_per_chip)
+
+    def as_dict(self):
+        """A JSON-ready dict; every numeric field names its unit."""
+        return {
+            "system": self.system, "chips": self.chips, "cost_book": self.book,
+            "links_by_reach": dict(self.links),
+            "link_gbps_by_reach": {k: float(v) for k, v in self.link_gbps.items()},
+            "cables": self.cables, "transceivers": self.transceivers,
+            "switch_asics": self.switch_asics, "switch_boxes": self.switch_boxes,
+            "switch_ports": self.switch_ports, "nics": self.nics,
+            "cost_usd_by_item": {k: float(v) for k, v in self.cost_usd.items()},
+            "power_w_by_item": {k: float(v) for k, v in self.power_w.items()},
+            "network_cost_usd": self.cost_usd_total,
+            "network_power_w": self.power_w_total,
+            "network_cost_usd_per_chip": self.cost_usd_per_chip,
+            "network_power_w_per_chip": self.power_w_per_chip,
+            "network_cost_share": self.cost_share,
+            "network_power_share": self.power_share,
+        }
+
+
+def _racks(f, rack_chips):
+    """Host -> rack index, hosts in rank order, whole hosts per rack; and the rack count."""
+    host_rack, rack, used = {}, 0, 0
+    for host, chips in f.domains.items():
+        n = len(chips)
+        if used and used + n > rack_chips:
+            rack, used = rack + 1, 0
+        host_rack[host] = rack
+        used += n
+        if used >= rack_chips:      # a host as big as a rack (or bigger) fills its own racks
+            rack, used = rack + math.ceil(used / rack_chips), 0
+    return host_rack, (rack + 1 if used else rack) or 1
+
+
+def _place(f, rack_chips):
+    """Node -> (rack, board); rack ``None`` is the network rack, board ``None`` no board."""
+    G = f.graph
+    host_rack, n_racks = _racks(f, rack_chips)
+    place = {}
+    for node, d in G.nodes(data=True):
+        if d["kind"] != "switch" and d.get("host") in host_rack:
+            place[node] = (host_rack[d["host"]], d["host"])
+    for node, d in G.nodes(data=True):
+        if node in place:
+            continue
+        near = [place[m] for m in G[node] if m in place]     # chips and NICs only
+        only_chips = all(G.nodes[m]["kind"] == "chip" for m in G[node])
+        if near and only_chips and len({p[1] for p in near}) == 1:
+            place[node] = near[0]                            # on the host's board
+        elif near and len({p[0] for p in near}) == 1:
+            place[node] = (near[0][0], None)                 # top of rack
+        else:
+            place[node] = (None, None)                       # network rack
+    return place, n_racks
+
+
+def _length(book, a, b, n_racks):
+    """Cable length (m) between two placements."""
+    (ra, _), (rb, _) = a, b
+    if ra is not None and ra == rb:
+        return book.value("in_rack_m")
+    middle = (n_racks - 1) / 2
+    xa = middle if ra is None else ra
+    xb = middle if rb is None else rb
+    return book.value("inter_rack_m") + book.value("rack_pitch_m") * abs(xa - xb)
+
+
+def bill_of_materials(f, book="street-2026"):
+    """Count, price and power the network parts of fabric ``f`` (see the module docstring).
+
+    Parameters
+    ----------
+    f : fabric.Fabric
+    book : str or fabric.HardwareCosts, default "street-2026"
+        Unit prices and powers (:data:`fabric.COST_BOOKS`).
+
+    Returns
+    -------
+    BillOfMaterials
+
+    Examples
+    --------
+    >>> import topologies
+    >>> b = bill_of_materials(topologies.build("nvl72"))
+    >>> b.links["dac"], b.switch_asics, b.switch_boxes
+    (1296, 18, 18)
+    """
+    book = hardware_costs(book)
+    G = f.graph
+    place, n_racks = _place(f, book.value("rack_chips"))
+    links = dict.fromkeys(MEDIA, 0)
+    gbps_by = dict.fromkeys(MEDIA, 0.0)
+    cost = dict.fromkeys(("cables", "transceivers", "switches", "nics"), 0.0)
+    power = dict.fromkeys(cost, 0.0)
+    capacity = {}                     # switch node -> Gb/s one direction
+    ports = 0
+    transceivers = 0
+    xcvr_usd = book.value("transceiver_usd_per_gbps")
+    for a, b, d in G.edges(data=True):
+        lanes = int(d.get("lanes", 1))
+        rate = d["bandwidth"] / lanes * 8 / 1e9           # Gb/s of one link
+        pa, pb = place[a], place[b]
+        at_switch = [G.nodes[x]["kind"] == "switch" for x in (a, b)]
+        for x, s in zip((a, b), at_switch):
+            if s:
+                capacity[x] = capacity.get(x, 0.0) + rate * lanes
+                ports += lanes
+        if pa[1] is not None and pa[1] == pb[1]:
+            medium, length = "trace", 0.0
+        else:
+            length = _length(book, pa, pb, n_racks)
+            medium = book.medium_for(length, rate)
+        links[medium] += lanes
+        gbps_by[medium] += rate * lanes
+        if medium == "trace":
+            continue
+        cost["cables"] += lanes * book.cable_cost(medium, rate, length)
+        power["cables"] += lanes * book.value(f"{medium}_w_per_cable")
+        if medium == "acc":
+            power["cables"] += lanes * 2 * rate * book.value("acc_w_per_gbps_end")
+        if medium == "optics":
+            transceivers += 2 * lanes
+            cost["transceivers"] += lanes * 2 * rate * xcvr_usd
+            for s in at_switch:
+                w = ("transceiver_switch_w_per_gbps" if s else "transceiver_end_w_per_gbps")
+                power["transceivers"] += lanes * rate * book.value(w)
+    cap = np.array(sorted(capacity.values()), dtype=float)
+    asics = int(np.ceil(cap / book.value("switch_asic_gbps")).sum()) if cap.size else 0
+    cost["switches"] = float(cap.sum()) * book.value("switch_usd_per_gbps")
+    power["switches"] = float(cap.sum()) * book.value("switch_w_per_gbps")
+    boxes = sum(1 for s in capacity if place[s][1] is None)
+    nics = sum(1 for _, k in G.nodes(data="kind") if k == "nic")
+    cost["nics"] = nics * book.value("nic_usd")
+    power["nics"] = nics * book.value("nic_w")
+    chip_w = chip_power(f.chip)
+    return BillOfMaterials(
+        system=f.name, chips=f.n_endpoints, book=book.name, links=links, link_gbps=gbps_by,
+        cables=sum(links[m] for m in MEDIA[1:]), transceivers=transceivers,
+        switch_asics=asics, switch_boxes=boxes, switch_ports=ports, nics=nics,
+        cost_usd=cost, power_w=power,
+        system_usd_per_chip=book.value("node_usd_per_chip"),
+        system_w_per_chip=chip_w.value + book.value("host_w_per_chip"),
+        parameters=book.parameters() + (chip_w,))

@@ -1,0 +1,367 @@
+"""Unit prices and powers of fabric hardware: cables by reach, transceivers, switches, NICs.
+
+A :class:`HardwareCosts` is a *book* of unit inputs, every one a named
+:class:`~fabric.Parameter` with its unit, year and source. The hardware layer
+owns these numbers; :func:`analysis.bill_of_materials` counts the parts of a
+fabric and multiplies. Prices move fast: each source below carries its year.
+
+Reach classes (the medium of one physical link, chosen per link as the cheapest
+whose reach covers the link's length, the rule of the Slim Fly cost script):
+
+``trace``
+    Both ends on one board (a server's baseboard): no cable, no transceiver;
+    its SerDes power is part of the chips' own power.
+``dac``
+    Passive copper (direct-attach cable): at 100G-PAM4 reach <= 3 m, < 0.1 W
+    (NVIDIA LinkX 100G-PAM4 product line overview, 2025).
+``acc``
+    Active (linear) copper: 3-5 m at 100G-PAM4, 1.5 W on an 800G end (same
+    page), i.e. 1.875 mW per Gb/s per end.
+``optics``
+    A fibre with a transceiver at each end: multimode to 50 m, single-mode to
+    2 km (same page). Power per end: 17 W per twin-port 800G OSFP on a switch
+    (docs.nvidia.com .../800gmms4x00ns/specifications, max), 9 W per 400G
+    OSFP/QSFP112 on a NIC or chip (.../400g100gpam4ovpub, max).
+
+Books (:data:`COST_BOOKS`):
+
+``street-2026`` (default)
+    Street prices of May 2026 ("street estimates" attributed to FS, NADDOD and
+    FiberMall, ifelsefi.github.io fat-tree vs Dragonfly+ calculator): 1.6T
+    transceiver $3,600, 1.6T DAC $400, 1.6T ACC $1,100, MPO-12 patch cord $120,
+    Quantum-X800 Q3400-RA switch (144 x 800G) $120,000 (range $60K-200K; the list
+    price is not published). Prices are taken per Gb/s of the part's rate and
+    scaled to each link's rate. Switch energy: Tomahawk 5 (51.2 Tb/s) about
+    500 W (TechInsights, 2022), 9.77 pJ/bit; switch-box overhead (fans, CPU)
+    is not included (system power NOT FOUND in readable sources). NIC: $500,
+    50 W (fabcalc 40GbE list, github.com/nicmcd/fabcalc, 2018; ConnectX-7
+    price and power were NOT FOUND, so this is a dated stand-in).
+``freakonomics-2024``
+    The "H100 Freakonomics" spreadsheet (Eugene Cheah, Aug 2024): a 64-port
+    400G InfiniBand switch $36,000 (DERIVED: $288,000 / 8 switches) and
+    InfiniBand connector + cable $1,280 per 400G link (DERIVED: $2,621,440 /
+    2,048 links of the 128-node, two-tier row); every cable optical. Power
+    and the rest as in ``street-2026``.
+``kim-2008``
+    Kim et al.'s cable model (Dragonfly, ISCA 2008, as quoted in
+    nicmcd/fabcalc ``Kim08.py``): electrical $/Gb/s = 1.4 L + 2.16, optical
+    $/Gb/s = 0.364 L + 9.7103 (L in m, active optical cable, transceivers
+    included); power 0.5 W x 2 per electrical cable, 1.5 W x 2 per optical
+    cable. The paper gives no router or NIC prices; those are as in
+    ``street-2026``.
+
+Placement (used to find each link's length; Mudigonda et al., "Taming the
+Flying Cable Monster", USENIX ATC 2011, as quoted in ``Costs.h``): a link inside
+one rack is 2 m, between racks 4 m of overhead plus 0.6 m per rack of distance
+(racks in one row). A rack holds at most 72 chips (GB200 NVL72: 72 GPUs in one
+rack; the densest published rack in our sources), whole host domains at a time.
+
+Examples
+--------
+>>> book = hardware_costs("kim-2008")
+>>> round(book.cable_cost("acc", 100, 2.0), 2)          # (1.4 * 2 + 2.16) $/Gb/s x 100 Gb/s
+496.0
+>>> hardware_costs("street-2026").medium_for(2.0)
+'dac'
+>>> hardware_costs("abacus")
+Traceback (most recent call last):
+...
+fabric.SpecError: unknown cost book 'abacus'; known: freakonomics-2024, kim-2008, street-2026
+"""
+
+import dataclasses
+from dataclasses import dataclass
+
+from ._errors import SpecError
+from ._params import Parameter
+
+__all__ = ["CHIP_POWER", "COST_BOOKS", "MEDIA", "HardwareCosts", "chip_power",
+           "hardware_costs"]
+
+#: Reach classes, cheapest-first is decided per book; ``trace`` is on a board.
+MEDIA = ("trace", "dac", "acc", "optics")
+
+_LINKX = ("NVIDIA LinkX 100G-PAM4 product line overview (docs.nvidia.com/networking/display/"
+          "400g100gpam4ovpub, 2025)")
+_STREET = ("ifelsefi.github.io fat-tree vs Dragonfly+ calculator, May 2026 street estimates "
+           "attributed to FS / NADDOD / FiberMall")
+_FREAK = ("'H100 Freakonomics' spreadsheet, Eugene Cheah, Aug 2024 "
+          "(substack.tech-talk-cto.com/p/h100-freakonomics-the-economical)")
+_KIM = ("Kim, Dally, Scott, Abts, 'Technology-driven, highly-scalable dragonfly topology', "
+        "ISCA 2008, cable model as quoted in github.com/nicmcd/fabcalc Kim08.py (2019)")
+_MUDIGONDA = ("Mudigonda et al., 'Taming the Flying Cable Monster', USENIX ATC 2011, "
+              "as quoted in a public Costs.h")
+_FABCALC = "github.com/nicmcd/fabcalc 40GbE price list (FiberStore, 2018)"
+_TH5 = "Tomahawk 5, 51.2 Tb/s, about 500 W (TechInsights / J. Byrne, 2022)"
+
+
+def _p(name, value, unit, source):
+    return Parameter(f"cost.{name}", value, unit, source)
+
+
+@dataclass(frozen=True)
+class HardwareCosts:
+    """Unit prices (USD) and powers (W) of fabric parts; every field a :class:`Parameter`.
+
+    Prices and powers of cables and switches are per Gb/s of one direction of
+    the part's rate, so that one book prices links of any rate; a cable's price
+    is ``fixed + rate x (per_gbps + per_gbps_per_m x length)``.
+
+    Attributes
+    ----------
+    name : str
+    dac_reach_m, acc_reach_m, optics_reach_m : Parameter
+        Longest cable of each medium (m).
+    dac_usd_per_gbps, acc_usd_per_gbps, optics_usd_per_gbps : Parameter
+        Cable price per Gb/s (optics: the fibre or the active optical cable).
+    dac_usd_per_gbps_m, acc_usd_per_gbps_m, optics_usd_per_gbps_m : Parameter
+        Length-proportional part, $ per Gb/s per m (Kim's model).
+    optics_usd_per_cable : Parameter
+        Fixed price per optical cable (a patch cord).
+    transceiver_usd_per_gbps : Parameter
+        One transceiver, per Gb/s (two per optical cable; zero where the
+        cable price already includes them, as for active optical cables).
+    dac_w_per_cable, acc_w_per_cable, acc_w_per_gbps_end, optics_w_per_cable : Parameter
+        Cable power: per cable, and for active copper per Gb/s per end.
+    transceiver_switch_w_per_gbps, transceiver_end_w_per_gbps : Parameter
+        Transceiver power per Gb/s at a switch port and at a NIC or chip port.
+    switch_usd_per_gbps, switch_w_per_gbps : Parameter
+        Switch price and ASIC power per Gb/s of port capacity (one direction).
+    switch_asic_gbps : Parameter
+        Capacity of one switch ASIC (Gb/s, one direction).
+    nic_usd, nic_w : Parameter
+        One NIC.
+    in_rack_m, inter_rack_m, rack_pitch_m : Parameter
+        Cable lengths: within a rack; between racks, overhead plus pitch per rack.
+    rack_chips : Parameter
+        Chips per rack (whole host domains).
+    node_usd_per_chip, host_w_per_chip : Parameter
+        The rest of the system per chip (the chip and its share of the server;
+        the host's CPU, memory, NIC share and power supply), for the network's
+        share of the system. The chip's own power is :func:`chip_power`.
+    """
+
+    name: str
+    dac_reach_m: Parameter
+    acc_reach_m: Parameter
+    optics_reach_m: Parameter
+    dac_usd_per_gbps: Parameter
+    acc_usd_per_gbps: Parameter
+    optics_usd_per_gbps: Parameter
+    dac_usd_per_gbps_m: Parameter
+    acc_usd_per_gbps_m: Parameter
+    optics_usd_per_gbps_m: Parameter
+    optics_usd_per_cable: Parameter
+    transceiver_usd_per_gbps: Parameter
+    dac_w_per_cable: Parameter
+    acc_w_per_cable: Parameter
+    acc_w_per_gbps_end: Parameter
+    optics_w_per_cable: Parameter
+    transceiver_switch_w_per_gbps: Parameter
+    transceiver_end_w_per_gbps: Parameter
+    switch_usd_per_gbps: Parameter
+    switch_w_per_gbps: Parameter
+    switch_asic_gbps: Parameter
+    nic_usd: Parameter
+    nic_w: Parameter
+    in_rack_m: Parameter
+    inter_rack_m: Parameter
+    rack_pitch_m: Parameter
+    rack_chips: Parameter
+    node_usd_per_chip: Parameter
+    host_w_per_chip: Parameter
+
+    def parameters(self):
+        """Every unit input as a tuple of :class:`Parameter` (for an assumptions table)."""
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self)
+                     if f.name != "name")
+
+    def value(self, field):
+        """The value of one field (a float)."""
+        return getattr(self, field).value
+
+    def cable_cost(self, medium, gbps, length_m):
+        """Price (USD) of one cable of ``medium`` at ``gbps`` Gb/s and ``length_m`` m.
+
+        Transceivers are priced separately (:attr:`transceiver_usd_per_gbps`).
+        """
+        if medium == "trace":
+            return 0.0
+        fixed = self.value("optics_usd_per_cable") if medium == "optics" else 0.0
+        return fixed + gbps * (self.value(f"{medium}_usd_per_gbps")
+                               + self.value(f"{medium}_usd_per_gbps_m") * length_m)
+
+    def medium_for(self, length_m, gbps=1.0):
+        """The cheapest medium (with its transceivers) whose reach covers ``length_m``.
+
+        Ties go to the simpler medium (copper before optics).
+        """
+        best = None
+        for medium in MEDIA[1:]:
+            if length_m > self.value(f"{medium}_reach_m"):
+                continue
+            cost = self.cable_cost(medium, gbps, length_m)
+            if medium == "optics":
+                cost += 2 * gbps * self.value("transceiver_usd_per_gbps")
+            if best is None or cost < best[0]:
+                best = (cost, medium)
+        if best is None:
+            raise SpecError(f"no medium in cost book {self.name!r} reaches {length_m} m")
+        return best[1]
+
+    def replace(self, **values):
+        """A copy with some values changed (keeping each parameter's name and unit).
+
+        >>> hardware_costs().replace(nic_usd=900.0).nic_usd.value
+        900.0
+        """
+        changes = {}
+        for field, value in values.items():
+            old = getattr(self, field)
+            changes[field] = Parameter(old.name, value, old.unit, "changed from: " + old.source)
+        return dataclasses.replace(self, **changes)
+
+
+def _street(name="street-2026", **overrides):
+    book = {
+        "dac_reach_m": _p("dac.reach", 3.0, "m", _LINKX + ": 30AWG < 2 m, 26AWG to 3 m"),
+        "acc_reach_m": _p("acc.reach", 5.0, "m", _LINKX + ": LACC 3, 4, 5 m"),
+        "optics_reach_m": _p("optics.reach", 2000.0, "m",
+                          _LINKX + ": single-mode 100 m / 500 m / 2 km SKUs"),
+        "dac_usd_per_gbps": _p("dac.price", 400 / 1600, "USD/(Gb/s)",
+                            _STREET + ": 1.6T passive DAC $400"),
+        "acc_usd_per_gbps": _p("acc.price", 1100 / 1600, "USD/(Gb/s)",
+                            _STREET + ": 1.6T ACC $1,100"),
+        "optics_usd_per_gbps": _p("optics.price", 0.0, "USD/(Gb/s)",
+                               "fibre priced per cable (patch cord), not per Gb/s"),
+        "dac_usd_per_gbps_m": _p("dac.price_per_m", 0.0, "USD/(Gb/s m)",
+                              "street prices are per part, not per length"),
+        "acc_usd_per_gbps_m": _p("acc.price_per_m", 0.0, "USD/(Gb/s m)",
+                              "street prices are per part, not per length"),
+        "optics_usd_per_gbps_m": _p("optics.price_per_m", 0.0, "USD/(Gb/s m)",
+                                 "street prices are per part, not per length"),
+        "optics_usd_per_cable": _p("optics.cable", 120.0, "USD",
+                                _STREET + ": MPO-12 APC single-mode patch $120"),
+        "transceiver_usd_per_gbps": _p("transceiver.price", 3600 / 1600, "USD/(Gb/s)",
+                                    _STREET + ": 1.6T XDR transceiver $3,600"),
+        "dac_w_per_cable": _p("dac.power", 0.1, "W", _LINKX + ": passive copper < 0.1 W"),
+        "acc_w_per_cable": _p("acc.cable_power", 0.0, "W", "per end instead (acc.power)"),
+        "acc_w_per_gbps_end": _p("acc.power", 1.5 / 800, "W/(Gb/s)",
+                              _LINKX + ": LACC 1.5 W on the 800G end"),
+        "optics_w_per_cable": _p("optics.cable_power", 0.0, "W", "a passive fibre draws nothing"),
+        "transceiver_switch_w_per_gbps": _p(
+            "transceiver.switch_power", 17 / 800, "W/(Gb/s)",
+            "NVIDIA 800G twin-port OSFP MMS4X00-NS, max 17 W (docs.nvidia.com/networking/"
+            "display/800gmms4x00ns/specifications, 2025)"),
+        "transceiver_end_w_per_gbps": _p(
+            "transceiver.end_power", 9 / 400, "W/(Gb/s)",
+            "NVIDIA 400G OSFP/QSFP112 (NIC side), max 9 W (" + _LINKX + ")"),
+        "switch_usd_per_gbps": _p("switch.price", 120_000 / (144 * 800), "USD/(Gb/s)",
+                               _STREET + ": Q3400-RA, 144 x 800G, $120K (range $60K-200K)"),
+        "switch_w_per_gbps": _p("switch.power", 500 / 51_200, "W/(Gb/s)",
+                             _TH5 + "; ASIC only, box overhead not found"),
+        "switch_asic_gbps": _p("switch.asic_capacity", 51_200.0, "Gb/s",
+                            _TH5 + "; also Quantum-2 and Spectrum-4 (64 x 800G)"),
+        "nic_usd": _p("nic.price", 500.0, "USD",
+                   _FABCALC + ": NIC $500 (ConnectX-7 price NOT FOUND; dated stand-in)"),
+        "nic_w": _p("nic.power", 50.0, "W",
+                 _FABCALC + ": NIC 50 W (ConnectX-7 power NOT FOUND; dated stand-in)"),
+        "in_rack_m": _p("layout.in_rack", 2.0, "m", _MUDIGONDA + ": intra-rack overhead 2 m"),
+        "inter_rack_m": _p("layout.inter_rack", 4.0, "m", _MUDIGONDA + ": inter-rack overhead 4 m"),
+        "rack_pitch_m": _p("layout.rack_pitch", 0.6, "m", _MUDIGONDA + ": rack 0.6 m wide"),
+        "rack_chips": _p("layout.rack_chips", 72, "",
+                      "GB200 NVL72: 72 GPUs in one rack (NVIDIA product material, second-hand "
+                      "via setloop.io); assumption: no rack holds more chips"),
+        "node_usd_per_chip": _p("system.node_per_chip", 310_000 / 8, "USD",
+                             _FREAK + ": H100 node $310,000 for 8 GPUs (used for every chip: "
+                             "an assumption for chips other than the H100)"),
+        "host_w_per_chip": _p("system.host_power_per_chip", 575.0, "W",
+                           "SemiAnalysis '100,000 H100 Clusters' (2024) as summarized by "
+                           "apetops-us.com: about 575 W per GPU for CPU, NIC and power supply "
+                           "on top of the GPU"),
+    }
+    book.update(overrides)
+    return HardwareCosts(name=name, **book)
+
+
+def _freakonomics():
+    return _street(
+        "freakonomics-2024",
+        switch_usd_per_gbps=_p("switch.price", 36_000 / (64 * 400), "USD/(Gb/s)",
+                               _FREAK + ": DERIVED $288,000 / 8 switches = $36,000 per "
+                               "64-port 400G switch"),
+        # The spreadsheet prices a link as one item (connector + cable); it is put on the
+        # transceiver pair so that a 400G optical link costs exactly $1,280.
+        transceiver_usd_per_gbps=_p("transceiver.price", 1280 / 400 / 2, "USD/(Gb/s)",
+                                    _FREAK + ": DERIVED $2,621,440 / 2,048 links = $1,280 "
+                                    "per 400G link (connector + cable), half per end"),
+        optics_usd_per_cable=_p("optics.cable", 0.0, "USD", _FREAK + ": included in the link"),
+        dac_reach_m=_p("dac.reach", 0.0, "m", _FREAK + ": every link is an optical IB link"),
+        acc_reach_m=_p("acc.reach", 0.0, "m", _FREAK + ": every link is an optical IB link"),
+    )
+
+
+def _kim():
+    el = "electrical $/Gb/s = 1.4 L + 2.16"
+    op = "optical (AOC, transceivers included) $/Gb/s = 0.364 L + 9.7103"
+    return _street(
+        "kim-2008",
+        dac_reach_m=_p("dac.reach", 0.0, "m", _KIM + ": one electrical medium (taken as ACC)"),
+        acc_reach_m=_p("acc.reach", 1000.0, "m",
+                       _KIM + ": the cheaper of electrical and optical is used at any length"),
+        acc_usd_per_gbps=_p("acc.price", 2.16, "USD/(Gb/s)", _KIM + ": " + el),
+        acc_usd_per_gbps_m=_p("acc.price_per_m", 1.4, "USD/(Gb/s m)", _KIM + ": " + el),
+        optics_usd_per_gbps=_p("optics.price", 9.7103, "USD/(Gb/s)", _KIM + ": " + op),
+        optics_usd_per_gbps_m=_p("optics.price_per_m", 0.364, "USD/(Gb/s m)", _KIM + ": " + op),
+        optics_usd_per_cable=_p("optics.cable", 0.0, "USD", _KIM + ": none"),
+        transceiver_usd_per_gbps=_p("transceiver.price", 0.0, "USD/(Gb/s)",
+                                    _KIM + ": active optical cable, included"),
+        acc_w_per_gbps_end=_p("acc.power", 0.0, "W/(Gb/s)", _KIM + ": per cable instead"),
+        acc_w_per_cable=_p("acc.cable_power", 1.0, "W", _KIM + ": electrical 0.5 W x 2"),
+        optics_w_per_cable=_p("optics.cable_power", 3.0, "W", _KIM + ": optical 1.5 W x 2"),
+        transceiver_switch_w_per_gbps=_p("transceiver.switch_power", 0.0, "W/(Gb/s)",
+                                         _KIM + ": in the cable's power"),
+        transceiver_end_w_per_gbps=_p("transceiver.end_power", 0.0, "W/(Gb/s)",
+                                      _KIM + ": in the cable's power"),
+    )
+
+
+COST_BOOKS = {b.name: b for b in (_street(), _freakonomics(), _kim())}
+
+
+def hardware_costs(name="street-2026"):
+    """Return the cost book called ``name`` (a :class:`HardwareCosts` passes through)."""
+    if isinstance(name, HardwareCosts):
+        return name
+    try:
+        return COST_BOOKS[name]
+    except (KeyError, TypeError):
+        raise SpecError(f"unknown cost book {name!r}; known: "
+                        + ", ".join(sorted(COST_BOOKS))) from None
+
+
+_TDP = ("per-GPU TDP table citing datasheets (lynx-cortex.pages.dev): A100 400 W, H100 700 W, "
+        "B200 1000 W, MI300X 750 W")
+
+#: Chip power (W) by chip name; a chip not listed is taken at the H100's 700 W (assumption).
+CHIP_POWER = {
+    "a100": Parameter("chip.a100.power", 400.0, "W", _TDP),
+    "h100": Parameter("chip.h100.power", 700.0, "W", _TDP),
+    "h200": Parameter("chip.h200.power", 700.0, "W", _TDP + "; H200 taken as the H100 "
+                      "(same GH100 die; assumption)"),
+    "b200": Parameter("chip.b200.power", 1000.0, "W", _TDP),
+    "mi300x": Parameter("chip.mi300x.power", 750.0, "W", _TDP),
+}
+
+
+def chip_power(chip):
+    """The chip's power as a :class:`Parameter` (``chip`` a name, a ChipSpec or None).
+
+    >>> chip_power("b200").value, chip_power("sd200-chip").source[:10]
+    (1000.0, 'assumption')
+    """
+    name = getattr(chip, "name", chip)
+    if name in CHIP_POWER:
+        return CHIP_POWER[name]
+    return Parameter(f"chip.{name}.power", 700.0, "W",
+                     "assumption: no published power for this chip; taken as an H100 (700 W)")

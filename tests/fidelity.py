@@ -1,0 +1,130 @@
+"""The check set: published measurements, and how each row is expressed in the model.
+
+``tests/data/published.csv`` holds 43 published measurements (collectives,
+point-to-point, MoE dispatch/combine) with their sources, copied unchanged from
+the project's calibration set. The rule that comes with them: **check, never
+fit**. No constant of the model is chosen to make a row match; every constant
+is a named ``fabric.Parameter`` with its own source.
+
+How a row becomes a model figure
+--------------------------------
+Each ``tests/fidelity_<kind>.py`` module (found by name, so that independent
+kinds of rows live in independent files) defines ``CASES``, a dict from a row's
+``id`` to a function ``case(row) -> float`` that returns the model's figure in
+the row's ``unit`` and ``metric`` (``busbw`` in GB/s = 1e9 B/s as nccl-tests
+defines it, ``time`` / ``kernel time`` in microseconds, ``bandwidth`` /
+``RDMA bandwidth`` in GB/s as the kernel's own benchmark counts bytes).
+A module may also define ``TOLERANCE`` (dict id -> relative error) for rows
+that are checked more tightly than the default :data:`TOLERANCE`.
+
+* ``tests/fidelity_collectives.py``: collective and send-recv rows;
+* ``tests/fidelity_moe.py``: MoE dispatch/combine rows.
+
+A row that no module expresses is reported as not expressible (a missing
+feature, never a row to drop).
+
+Error measure
+-------------
+``ratio = model / measured``; a row's error is ``max(ratio, 1/ratio) - 1``
+(symmetric: 2x too fast and 2x too slow are both 100%). The summary's
+geometric-mean error is ``exp(mean(|ln ratio|)) - 1``.
+"""
+
+import csv
+import dataclasses
+import importlib
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data", "published.csv")
+
+#: Default tolerance of one row (relative error, symmetric), from issue 10's "Done when".
+TOLERANCE = 0.35
+#: Geometric-mean error the collective / point-to-point rows must stay within (issue 10).
+GEOMEAN_TOLERANCE = 0.15
+
+
+def load_rows(path=DATA):
+    """The check set's rows as dicts (columns as in the CSV), in file order."""
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _case_modules():
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    names = sorted(f[:-3] for f in os.listdir(HERE)
+                   if f.startswith("fidelity_") and f.endswith(".py"))
+    return [importlib.import_module(n) for n in names]
+
+
+def cases():
+    """``(cases, tolerances)``: row id -> model function, and row id -> tolerance."""
+    out, tol = {}, {}
+    for mod in _case_modules():
+        for rid, fn in getattr(mod, "CASES", {}).items():
+            if rid in out:
+                raise ValueError(f"row {rid!r} is expressed twice ({mod.__name__})")
+            out[rid] = fn
+        tol.update(getattr(mod, "TOLERANCE", {}))
+    return out, tol
+
+
+def error(model, measured):
+    """Symmetric relative error: ``max(r, 1/r) - 1`` for ``r = model / measured``."""
+    r = model / measured
+    return max(r, 1 / r) - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    id: str
+    op: str
+    unit: str
+    measured: float
+    model: float        # nan when the row is not expressible
+    tolerance: float
+    how: str = ""       # what the model ran (algorithm, runtime), from the case if it says
+
+    @property
+    def ratio(self):
+        return self.model / self.measured
+
+    @property
+    def error(self):
+        return error(self.model, self.measured) if math.isfinite(self.model) else math.inf
+
+
+def evaluate(rows=None):
+    """Every row's model figure against its measurement, in file order."""
+    rows = load_rows() if rows is None else rows
+    fns, tol = cases()
+    out = []
+    for row in rows:
+        fn = fns.get(row["id"])
+        model, how = math.nan, "not expressible yet"
+        if fn is not None:
+            got = fn(row)
+            model, how = (got if isinstance(got, tuple) else (got, ""))
+        out.append(Result(row["id"], row["op"], row["unit"], float(row["value"]),
+                          float(model), tol.get(row["id"], TOLERANCE), how))
+    return out
+
+
+def summary(results):
+    """(geometric-mean error, rows within 25%, rows within 35%, worst Result, rows counted)."""
+    done = [r for r in results if math.isfinite(r.model)]
+    if not done:
+        return math.nan, 0, 0, None, 0
+    geo = math.exp(sum(abs(math.log(r.ratio)) for r in done) / len(done)) - 1
+    worst = max(done, key=lambda r: r.error)
+    return (geo, sum(r.error <= 0.25 for r in done), sum(r.error <= 0.35 for r in done),
+            worst, len(done))
+
+
+def is_collective(row_or_result):
+    """Collective and point-to-point rows (the ``runtime`` helper's), not MoE rows."""
+    op = row_or_result["op"] if isinstance(row_or_result, dict) else row_or_result.op
+    return not op.startswith("moe")
