@@ -45,8 +45,9 @@ Serving modes and the definitions of "per GPU" (every result says which it uses)
 * ``"output-per-gpu"``: output tokens per second over all GPUs;
 * ``"output-per-decode-gpu"``: output tokens per second per decode GPU (lmsys).
 
-Tokens per second per user are ``osl / (R - T_prefill)``: one over InferenceX's
-"TPOT" (the time between output tokens, prefill interruptions included).
+Tokens per second per user are ``osl / (R - T_prefill)`` (aggregated) or
+``osl / R`` (disaggregated): one over InferenceX's "TPOT" (the time between a
+user's output tokens, other users' prefills included when they interleave).
 
 Cost and power (:func:`serving_cost`): ``$ per million tokens = $ per GPU-hour /
 (tokens/s per GPU x 3600 / 1e6)`` and ``tokens/s per MW = tokens/s per GPU /
@@ -76,6 +77,7 @@ from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
 __all__ = [
+    "DEFAULT_SPECULATIVE",
     "DEFINITIONS",
     "MTP_ACCEPTANCE",
     "PREFILL_EFFICIENCY",
@@ -226,36 +228,37 @@ USD_PER_KWH = Parameter(
     "Power Monthly, 2025, second-hand)")
 
 
-def _bom_per_chip(fabric):
-    """Fabric capital cost per chip from ``analysis.bill_of_materials``, or None if absent."""
+def _bill_of_materials(fabric):
+    """The fabric's bill of materials (``analysis.bill_of_materials``), or None if absent."""
     import analysis
 
     bom = getattr(analysis, "bill_of_materials", None)
-    if bom is None:
-        return None
-    b = bom(fabric)
-    for name in ("cost_per_chip", "usd_per_chip"):
-        if hasattr(b, name):
-            return float(getattr(b, name))
-    total = next((getattr(b, n) for n in ("cost", "total_cost", "usd") if hasattr(b, n)), None)
-    return None if total is None else float(total) / fabric.n_endpoints
+    return None if bom is None else bom(fabric)
 
 
 def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
                  kw_per_gpu=None):
     """``($ per GPU-hour, all-in kW per GPU, parameters, how)`` for a system.
 
-    From :data:`TCO` by ``gpu`` (a key of it) or by the fabric's chip; for a chip with
-    no published price give ``chip_price`` (dollars) and ``kw_per_gpu``: then
-    ``$ / GPU-hour = (chip_price + fabric cost per chip) / (AMORTIZATION_YEARS x 8760 h)
-    + kW x USD_PER_KWH``, with the fabric cost per chip from ``analysis.bill_of_materials``
-    (the fair-comparison cost model); without it the fabric cost is left out and ``how``
-    says so.
+    From :data:`TCO` by ``gpu`` (a key of it) or by the fabric's chip. For a chip with
+    no published price give ``chip_price``: dollars per chip **including its share of
+    the server, without the network**; then
+
+    ``$ / GPU-hour = (chip_price + network cost per chip) / (AMORTIZATION_YEARS x 8760 h)
+    + kW x USD_PER_KWH``
+
+    with the network cost per chip from ``analysis.bill_of_materials`` (the
+    fair-comparison cost model), and, unless ``kw_per_gpu`` is given, the power per
+    chip from it too (chip and host power plus the network's share: IT power, no
+    cooling or facility overhead, so lower than the table's all-in figures).
 
     >>> import topologies
     >>> usd, kw, _, how = serving_cost(topologies.build("dgx-h100"))
     >>> usd, kw, how
     (1.3, 1.73, 'TCO table: H100, own-hyperscaler')
+    >>> usd, kw, _, how = serving_cost(topologies.build("sd200-ultra"), chip_price=20000)
+    >>> how.startswith("chip price $20,000 + network $"), 0 < kw < 2
+    (True, True)
     """
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
@@ -269,23 +272,32 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
         e = TCO[name]
         return (e.usd_per_gpu_hour[tier], e.all_in_kw_per_gpu, e.parameters(tier),
                 f"TCO table: {name}, {tier}")
-    if chip_price is None or kw_per_gpu is None:
+    if chip_price is None:
         raise SpecError(f"no published GPU-hour price for {fabric.name!r} (chip "
-                        f"{getattr(chip, 'name', chip)!r}): give chip_price (dollars) and "
-                        "kw_per_gpu")
-    fab = _bom_per_chip(fabric)
-    capex = chip_price + (fab or 0.0)
+                        f"{getattr(chip, 'name', chip)!r}): give chip_price (dollars per chip "
+                        "with its server share)")
+    if not (isinstance(chip_price, (int, float)) and chip_price > 0):
+        raise SpecError(f"chip_price must be > 0 dollars, got chip_price={chip_price!r}")
+    bom = _bill_of_materials(fabric)
+    if bom is None:
+        if kw_per_gpu is None:
+            raise SpecError("kw_per_gpu is needed: analysis.bill_of_materials is not "
+                            "available to give the power")
+        net, net_params = 0.0, ()
+        what = " (network cost not included: analysis.bill_of_materials not available)"
+    else:
+        net, net_params = bom.cost_usd_per_chip, tuple(bom.parameters)
+        what = f" + network ${net:,.0f} per chip (analysis.bill_of_materials, {bom.book})"
+        if kw_per_gpu is None:
+            kw_per_gpu = (bom.system_w_per_chip + bom.power_w_per_chip) / 1000.0
     hours = AMORTIZATION_YEARS.value * 8760
-    usd = capex / hours + kw_per_gpu * USD_PER_KWH.value
-    how = (f"chip price ${chip_price:,.0f}" + (f" + fabric ${fab:,.0f} per chip "
-                                                "(analysis.bill_of_materials)"
-                                                if fab is not None else
-                                                " (fabric cost not included: "
-                                                "analysis.bill_of_materials not available)")
-           + f" over {AMORTIZATION_YEARS.value:g} years + power")
+    usd = (chip_price + net) / hours + kw_per_gpu * USD_PER_KWH.value
+    how = (f"chip price ${chip_price:,.0f}{what} over {AMORTIZATION_YEARS.value:g} years "
+           f"+ {kw_per_gpu:.2f} kW at ${USD_PER_KWH.value}/kWh")
     params = (Parameter("serving.chip_price", chip_price, "$", "user"),
-              Parameter("serving.kw_per_gpu", kw_per_gpu, "kW", "user"),
-              AMORTIZATION_YEARS, USD_PER_KWH)
+              Parameter("serving.kw_per_gpu", kw_per_gpu, "kW",
+                        "user" if bom is None else "analysis.bill_of_materials (IT power)"),
+              AMORTIZATION_YEARS, USD_PER_KWH) + net_params
     return usd, kw_per_gpu, params, how
 
 
@@ -411,7 +423,8 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     placement), at most one rank per routed expert. Ordered by ``n``, then ``tp``.
 
     >>> import topologies
-    >>> candidate_layouts("kimi-k2", topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200"))
+    >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    >>> candidate_layouts("kimi-k2", node)
     ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1']
     """
     m = model_config(model)
@@ -519,12 +532,13 @@ def _check_choice(name, value, allowed):
     return value
 
 
-def _compose(step, verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
+def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
              mode, definition, system, model, layout, context, hbm, capacity):
     """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring)."""
     e = expected_accepted_tokens(k, a)
     draft = k * draft_cost * base_time
-    cycle = draft + verify.time
+    verify_time, b = verify
+    cycle = draft + verify_time
     tok = cycle / e
     t_p = prefill.total
     if mode == "aggregated":
@@ -541,34 +555,48 @@ def _compose(step, verify, base_time, *, k, a, draft_cost, prefill, batch, isl, 
     total_all = batch * (isl + osl) / request / (n + g_p)
     y = {"total-per-gpu": total_all, "output-per-gpu": out_all,
          "output-per-decode-gpu": out_decode}[definition]
-    b = verify.breakdown
-    parts = {k_: getattr(b, k_) / e for k_ in ("attention", "ffn", "head", "exposed_comm",
-                                                "launch")}
+    parts = {k_: b[k_] / e for k_ in ("attention", "ffn", "head", "exposed_comm", "launch")}
     parts["draft"] = draft / e
     parts["prefill"] = prefill_share
-    res = {k_: getattr(b, k_) / e for k_ in ("weights", "kv_cache", "compute", "comm")}
+    res = {k_: b[k_] / e for k_ in ("weights", "kv_cache", "compute", "comm")}
     return ServingPoint(system, model, mode, definition, layout, n, batch, k, float(a), isl,
                         osl, context, e, cycle, t_p, request, tpot, 1.0 / tpot, y, total_all,
                         out_all, out_decode, g_p, parts, res, hbm, capacity)
 
 
-def _steps(m, fabric, layout, batch, context, ks, decode_kwargs):
-    """Plain and verification steps at one (layout, batch): ``{k: DecodeStep}``."""
-    steps = {}
+_STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
+               "compute", "comm")
+
+
+def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
+    """Plain and verification step times and breakdowns at one (layout, batch).
+
+    Returns ``{k: (seconds, {part: seconds})}``. With ``micro_batches = u > 1``
+    (two-batch overlap, as SGLang and DeepSeek run decode) a step is ``u`` steps of
+    ``ceil(batch / u)`` sequences, one after the other on the compute units, each
+    reading the weights again; how much communication hides under the other
+    micro-batch's compute is the decode model's ``overlap`` (pass ``overlap=1.0``).
+    """
+    out = {}
+    sub = math.ceil(batch / micro_batches)
     for k in sorted(set(ks) | {0}):
-        steps[k] = decode_step(m, fabric, batch=batch, context=context, layout=layout,
-                               tokens_per_sequence=k + 1, **decode_kwargs)
-    return steps
+        st = decode_step(m, fabric, batch=sub, context=context, layout=layout,
+                         tokens_per_sequence=k + 1, **decode_kwargs)
+        out[k] = (micro_batches * st.time,
+                  {p: micro_batches * getattr(st.breakdown, p) for p in _STEP_PARTS})
+    return out
 
 
 def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0,
                   acceptance=None, draft_cost=None, mode="aggregated",
                   definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
-                  usable_hbm=USABLE_HBM_FRACTION.value, **decode_kwargs):
+                  usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
+                  **decode_kwargs):
     """One serving point (see the module docstring); raises if it does not fit in HBM.
 
     Parameters are those of :func:`serving_frontier`, for one ``batch`` (users per
-    instance), one ``layout`` and one speculative setting.
+    instance), one ``layout`` and one speculative setting (``draft_length``,
+    ``acceptance``: default :data:`MTP_ACCEPTANCE`).
 
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
@@ -579,11 +607,13 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     m = model_config(model)
     fr = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
-                decode_kwargs=decode_kwargs)
+                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches)
     k = draft_length
     a = MTP_ACCEPTANCE.value if acceptance is None else acceptance
     lay = str(parse_layout(layout, fabric.n_endpoints))
     info = fr.layout_info(lay)
+    if info["reason"]:
+        raise SpecError(info["reason"])
     pt = fr.point(lay, info, batch, [(k, a)], draft_cost)[0]
     if not pt.fits:
         raise SpecError(f"{m.name} with layout {lay} at batch {batch}: a chip needs "
@@ -596,7 +626,7 @@ class _Sweep:
     """Shared state of one frontier computation (model, fabric, conditions)."""
 
     def __init__(self, m, fabric, *, isl, osl, mode, definition, prefill_efficiency,
-                 usable_hbm, decode_kwargs):
+                 usable_hbm, decode_kwargs, context=None, micro_batches=1):
         for name, v in (("isl", isl), ("osl", osl)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
@@ -614,8 +644,15 @@ class _Sweep:
         self.eff = prefill_efficiency
         self.kw = decode_kwargs
         self.chip = chip_spec(decode_kwargs.get("chip") or fabric.chip)
-        self.context = isl + osl // 2
-        self.full = isl + osl
+        if isinstance(micro_batches, bool) or not isinstance(micro_batches, int) \
+                or micro_batches < 1:
+            raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
+        self.micro = micro_batches
+        self.context = isl + osl // 2 if context is None else context
+        if isinstance(self.context, bool) or not isinstance(self.context, int) \
+                or self.context < 0:
+            raise SpecError(f"context must be an integer >= 0, got context={context!r}")
+        self.full = max(isl + osl, self.context)
         cost_kw = {k: decode_kwargs[k] for k in ("transport", "runtime")
                    if k in decode_kwargs}
         if isinstance(decode_kwargs.get("algorithm"), str):
@@ -628,20 +665,24 @@ class _Sweep:
         try:
             one = decode_step(m, self.fabric, batch=1, context=self.full, layout=layout,
                               **self.kw)
-        except SpecError:
-            return None
+        except SpecError as e:
+            return {"reason": str(e)}
         lay = one.layout
         kv_seq = m.kv_bytes_per_chip(self.full + 1, lay.tp)
         weights = one.hbm_per_chip - kv_seq
         capacity = self.chip.hbm_bytes * self.usable
         b_dp = math.floor((capacity - weights) / kv_seq) if capacity > weights else 0
         if b_dp < 1:
-            return None
+            return {"reason": f"{m.name} with layout {lay}: weights {weights / 1e9:.1f} GB and "
+                              f"one sequence's KV cache at context {self.full} "
+                              f"({kv_seq / 1e9:.2f} GB) exceed the usable "
+                              f"{capacity / 1e9:.1f} GB of a chip"}
         pre = prefill_time(m, self.fabric, isl=self.isl, layout=lay, chip=self.chip,
                            efficiency=self.eff,
                            hbm_efficiency=self.kw.get("hbm_efficiency", 1.0),
                            dispatch_bytes=self.kw.get("dispatch_bytes"), **self.cost_kw)
-        return {"layout": lay, "weights": weights, "kv_seq": kv_seq, "capacity": capacity,
+        return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
+                "capacity": capacity,
                 "b_max": b_dp * lay.dp, "prefill": pre}
 
     def point(self, layout, info, batch, spec, draft_cost):
@@ -649,12 +690,13 @@ class _Sweep:
         m = self.m
         lay = info["layout"]
         ks = [k for k, _ in spec]
-        steps = _steps(m, self.fabric, str(lay), batch, self.context, ks, self.kw)
+        steps = _steps(m, self.fabric, str(lay), batch, self.context, ks, self.micro,
+                       self.kw)
         c = _mtp_draft_cost(m) if draft_cost is None else draft_cost
         hbm = info["weights"] + math.ceil(batch / lay.dp) * info["kv_seq"]
         out = []
         for k, a in spec:
-            out.append(_compose(steps[0], steps[k], steps[0].time, k=k, a=a, draft_cost=c,
+            out.append(_compose(steps[k], steps[0][0], k=k, a=a, draft_cost=c,
                                 prefill=info["prefill"], batch=batch, isl=self.isl,
                                 osl=self.osl, n=lay.chips, mode=self.mode,
                                 definition=self.definition, system=self.fabric.name,
@@ -736,7 +778,8 @@ DEFAULT_SPECULATIVE = ((0, 0.0), (1, MTP_ACCEPTANCE.value), (3, MTP_ACCEPTANCE.v
 def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, layouts=None,
                      speculative=DEFAULT_SPECULATIVE, draft_cost=None, mode="aggregated",
                      definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
-                     usable_hbm=USABLE_HBM_FRACTION.value, keep_all=False, **decode_kwargs):
+                     usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
+                     keep_all=False, **decode_kwargs):
     """The Pareto frontier of tokens/s per GPU against tokens/s per user.
 
     Parameters
@@ -761,6 +804,13 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         What the frontier's y counts: a key of :data:`DEFINITIONS`.
     prefill_efficiency, usable_hbm : float
         :data:`PREFILL_EFFICIENCY`, :data:`USABLE_HBM_FRACTION`.
+    context : int, optional
+        Decode context (cached tokens) of the steps; default the mean over a
+        request's output, ``isl + osl // 2``. For measurements that state the KV
+        length instead.
+    micro_batches : int
+        Decode steps split into this many micro-batches run one after the other
+        (2: two-batch overlap; see ``_steps``). Default 1.
     keep_all : bool
         Also return every evaluated point (``all_points``).
     **decode_kwargs
@@ -779,7 +829,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     m = model_config(model)
     sw = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
-                decode_kwargs=decode_kwargs)
+                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches)
     spec = tuple((int(k), float(a)) for k, a in speculative)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
@@ -796,8 +846,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     points, skipped, searched = [], [], []
     for lay in cands:
         info = sw.layout_info(lay)
-        if info is None:
-            skipped.append(f"{lay}: weights and one sequence's KV cache do not fit")
+        if info["reason"]:
+            skipped.append(f"{lay}: {info['reason']}")
             continue
         searched.append(lay)
         grid = (_batch_grid(info["b_max"], n_batches) if batches is None
