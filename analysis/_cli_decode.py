@@ -36,9 +36,9 @@ def register(sub):
                    help="MoE exchange kernel for dispatch/combine: deepep-normal, "
                         "deepep-low-latency, one-sided, pplx, all-to-allv (default: the "
                         "collectives model's all-to-all)")
-    p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
+    p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=False,
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "
-                        "gap instead of a host launch (default: on)")
+                        "gap instead of a host launch (default: off, as analysis.decode_step)")
     p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
     p.add_argument("--overlap", type=float, default=0.0,
                    help="fraction of communication hidden under compute (0)")

@@ -22,8 +22,8 @@ where
   added. Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
   launch (:data:`LAUNCH_OVERHEAD`; the pessimistic case where the host cannot run
   ahead of the GPU) and the kernels are one per operator (:data:`KERNELS`, an
-  assumption). With CUDA graphs (the default: every serving framework replays
-  decode as a graph) the host launch is gone and each kernel pays only the
+  assumption). With CUDA graphs (``cuda_graphs=True``, as every serving framework
+  replays decode) the host launch is gone and each kernel pays only the
   GPU-side gap between dependent kernels of a replayed graph
   (:data:`GRAPH_KERNEL_OVERHEAD`), over the kernels a graph-captured serving
   framework runs per layer (:data:`GRAPH_KERNELS`, TensorRT-LLM's published
@@ -531,7 +531,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
                 hbm_efficiency=1.0, compute_efficiency=1.0, dispatch_bytes=None,
                 combine_bytes=None, chip=None, collective=None, runtime=None, ep_kernel=None,
-                cuda_graphs=True, graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value):
+                cuda_graphs=False, graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -588,9 +588,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
         costed by :func:`analysis.moe_exchange` with uniform routing; ``None``: the
         collectives model's all-to-all (or all-to-allv under skew).
-    cuda_graphs : bool, default True
+    cuda_graphs : bool, default False
         Replay the step as a CUDA graph: each kernel pays ``graph_kernel_overhead``
         over :data:`GRAPH_KERNELS` instead of a host launch over :data:`KERNELS`.
+        Serving frameworks (vLLM, SGLang, TensorRT-LLM) replay decode as a graph;
+        the default stays False until the collective runtimes' costs are in
+        ``analysis.cost`` (issue 10), so that results do not change twice.
     graph_kernel_overhead : float
         Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
 
@@ -681,7 +684,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                          + m.moe_layers * (m.router_params + m.shared_experts
                                            * m.expert_params)
                          ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes
-    kv_layer_chip = b_dp * (context + q) * att.kv_elements_per_token * ab / att.kv_shards(tp)
+    kv_layer_chip = (b_dp * (context + q) * att.kv_elements_per_token * m.kv_cache_bytes
+                     / att.kv_shards(tp))
     kv_chip = m.layers * kv_layer_chip
     if weights_chip + kv_chip > chip.hbm_bytes:
         raise SpecError(

@@ -110,7 +110,7 @@ def test_cuda_graphs_pay_replay_not_launch(fab):
     """With CUDA graphs a kernel costs the graph-replay gap, over the graph kernel list."""
     eager = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost,
                         cuda_graphs=False)
-    graph = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost)
+    graph = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, cuda_graphs=True)
     assert graph.cuda_graphs and not eager.cuda_graphs
     per_layer = [x.kernels for x in graph.layers]
     # GQA attention keeps the operator list; dense FFN and MoE FFN the graph lists (+2
@@ -122,7 +122,7 @@ def test_cuda_graphs_pay_replay_not_launch(fab):
     assert graph.breakdown.launch == pytest.approx(launch)
     assert graph.time - graph.breakdown.launch == pytest.approx(
         eager.time - eager.breakdown.launch)
-    half = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost,
+    half = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, cuda_graphs=True,
                        graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value / 2)
     assert half.breakdown.launch == pytest.approx(launch / 2)
 
@@ -130,7 +130,8 @@ def test_cuda_graphs_pay_replay_not_launch(fab):
 def test_ep_kernel_goes_through_moe_exchange():
     import topologies
     f = topologies.build("nvl72")
-    kw = {"batch": 64, "context": 1024, "layout": "tp=1,dp=8", "dispatch_bytes": 1, "combine_bytes": 2}
+    kw = {"batch": 64, "context": 1024, "layout": "tp=1,dp=8", "dispatch_bytes": 1,
+          "combine_bytes": 2, "cuda_graphs": True}
     r = decode_step("deepseek-v3", f, ep_kernel="one-sided", **kw)
     x = analysis.moe_exchange(f, "deepseek-v3", 8, 8, kernel="one-sided", dispatch_bytes=1,
                               combine_bytes=2)
