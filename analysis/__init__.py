@@ -16,6 +16,7 @@ from . import (
            _report,
            _schedules,
            _schedules_multi,
+           _serving,
            _speculative,
            _style,
            _sweep,
@@ -34,6 +35,7 @@ from ._progress import *
 from ._report import *
 from ._schedules import *
 from ._schedules_multi import *
+from ._serving import *
 from ._speculative import *
 from ._style import *
 from ._sweep import *
@@ -41,6 +43,7 @@ from ._throughput import *
 from ._traffic import *
 
 __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _moe_exchange.__all__ + _decode.__all__ + _speculative.__all__
+           + _serving.__all__
            + _closed_form.__all__ + _schedules.__all__ + _schedules_multi.__all__
            + _collectives.__all__
            + _traffic.__all__ + _throughput.__all__ + _bom.__all__)
