@@ -53,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from fabric import FabricError
+from fabric import FabricError, Grid
 
 from ._lp_reduce import reduce_lp
 from ._traffic import TrafficMatrix
@@ -148,6 +148,7 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
         raise ValueError("the traffic matrix carries no bytes")
     r = fabric.router
     N = len(fabric.nodes)
+    _check_connected(fabric, M)
     # Scale to O(1) numbers (bandwidths ~1e10 B/s against demands of bytes condition the LP
     # badly); K scales back by cscale / dscale.
     cscale = float(r.link_bandwidth.max())
@@ -159,6 +160,10 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     kinds = np.array([d.get("kind") == "chip" for _, d in fabric.graph.nodes(data=True)])
     deg = np.bincount(tail, minlength=N)
     leaf = kinds & (deg == 1)
+    # two chips linked only to each other (mesh:2): folding each into the other would leave
+    # no node to route between, so neither is folded
+    both = leaf[tail] & leaf[head]
+    leaf[tail[both]] = False
     nbr = np.arange(N)
     out_link = np.full(N, -1)
     in_link = np.full(N, -1)
@@ -241,6 +246,22 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     util = flow / cap
     k = float(k * cscale / dscale)
     return Throughput(k, 1.0 / k, C, nvar, A_eq.shape[0] + A_ub.shape[0], util)
+
+
+def _check_connected(fabric, M):
+    """Raise FabricError naming a pair with demand and no path (a degraded fabric)."""
+    from scipy.sparse.csgraph import connected_components
+
+    r = fabric.router
+    N = len(fabric.nodes)
+    A = sp.csr_matrix((np.ones(r.n_links), (r.link_tail, r.link_head)), shape=(N, N))
+    _, comp = connected_components(A, directed=False)
+    c = comp[fabric.endpoint_indices]
+    bad = np.argwhere((M > 0) & (c[:, None] != c[None, :]))
+    if len(bad):
+        a, b = (fabric.endpoints[int(x)] for x in bad[0])
+        raise FabricError(f"throughput of {fabric.name} is zero: {a} sends to {b} and no path "
+                          f"joins them")
 
 
 def _link_orbits(fabric):
@@ -329,11 +350,14 @@ def bisection_bound(fabric, nbytes=1.0):
     >>> bisection_bound(topologies.build("torus:4x4"), 1.0)   # 8 links x 64 GB/s / 8**2 B
     8000000000.0
     """
-    p = fabric.params
-    shape = p.get("shape")
-    connect = p.get("connect")
-    if fabric.family != "hypermesh" or shape is None or any(c != "ring" for c in connect):
-        raise ValueError(f"bisection_bound is for tori; {fabric.name} is {fabric.family}")
+    structure = fabric.structure
+    if not isinstance(structure, Grid) or any(c != "ring" for c in structure.connect):
+        raise ValueError(f"bisection_bound is for tori; {fabric.name} is "
+                         f"{type(structure).__name__ if structure else 'a graph'}")
+    if fabric.failures.degraded:
+        raise ValueError(f"bisection_bound is the intact torus's closed form; {fabric.name} "
+                         "is degraded")
+    shape = structure.shape
     N = int(np.prod(shape))
     f = fabric
     best = None

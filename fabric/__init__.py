@@ -17,8 +17,10 @@ from . import (
            _failures,
            _forwarding,
            _params,
+           _plan,
            _routing,
            _schema,
+           _structure,
            _symmetric,
            _system,
            _tech,
@@ -37,8 +39,10 @@ from ._fabric import *
 from ._failures import *
 from ._forwarding import *
 from ._params import *
+from ._plan import *
 from ._routing import *
 from ._schema import *
+from ._structure import *
 from ._symmetric import *
 from ._system import *
 from ._tech import *
@@ -46,8 +50,9 @@ from ._transport import *
 from ._units import *
 
 __all__ = (_errors.__all__ + _units.__all__ + _params.__all__ + _schema.__all__
-           + _tech.__all__ + _chips.__all__ + _fabric.__all__
-           + _routing.__all__ + _transport.__all__ + _exchange.__all__ + _failures.__all__ + _access.__all__
+           + _tech.__all__ + _chips.__all__ + _structure.__all__ + _fabric.__all__
+           + _routing.__all__ + _transport.__all__ + _exchange.__all__ + _failures.__all__
+           + _access.__all__
            + _forwarding.__all__
-           + _address.__all__ + _domains.__all__ + _symmetric.__all__ + _system.__all__
-           + _check.__all__ + _costs.__all__)
+           + _address.__all__ + _plan.__all__ + _domains.__all__ + _symmetric.__all__
+           + _system.__all__ + _check.__all__ + _costs.__all__)

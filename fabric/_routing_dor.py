@@ -21,11 +21,8 @@ class _DimOrder:
         self.bandwidth = link_bandwidth
         self.fallback = fallback  # an _Engine for detours on degraded fabrics
         self.n_links = n_links
-        shape = tuple(int(s) for s in fabric.params["shape"])
-        connect = fabric.params.get("connect", "full")
-        if isinstance(connect, str):
-            connect = (connect,) * len(shape)
-        self.shape, self.connect = shape, tuple(connect)
+        shape, connect = fabric.structure.shape, fabric.structure.connect
+        self.shape, self.connect = shape, connect
         self.ndim = len(shape)
         self.strides = np.cumprod((1,) + shape[:-1]).astype(np.int64)
         n = int(np.prod(shape))
@@ -129,7 +126,10 @@ class _DimOrder:
                     fwd &= b == a + 1
                 tab["plus"][line[fwd], a[fwd]] = l_ab[fwd]
                 tab["minus"][line[fwd], b[fwd]] = l_ba[fwd]
-        # chip-switch links: the switch "sw.d{d}.{j}" serves line j of dimension d
+        # chip-switch links: a line's switch is known by the chips still linked to it, which
+        # differ in one coordinate, the switch's dimension (not by its name, nor by the order
+        # edges are listed). A switch with fewer than two chips left serves no pair of its
+        # line; its entries stay -1 (dead).
         ic = np.flatnonzero((su >= 0) != (sv >= 0))
         if not len(ic) or "switch" not in self.connect:
             return
@@ -138,15 +138,13 @@ class _DimOrder:
         sw = np.where(chip_up, v[ic], u[ic])
         l_up = np.where(chip_up, 2 * e[ic], 2 * e[ic] + 1)
         l_dn = np.where(chip_up, 2 * e[ic] + 1, 2 * e[ic])
-        names = fabric.nodes
-        usw = np.unique(sw)
-        sw_dim = np.full(len(names), -1, dtype=np.int64)
-        for k in usw.tolist():
-            name = names[k]
-            if isinstance(name, str) and name.startswith("sw.d"):
-                d = int(name[4:].split(".")[0])
-                if 0 <= d < self.ndim and self.connect[d] == "switch":
-                    sw_dim[k] = d
+        sw_dim = np.full(len(fabric.nodes), -1, dtype=np.int64)
+        order = np.argsort(sw, kind="stable")
+        for grp in np.split(order, np.flatnonzero(np.diff(sw[order])) + 1):
+            cs = coords[chip_slot[grp]]
+            differ = np.flatnonzero((cs != cs[0]).any(axis=0))
+            if len(differ) == 1 and self.connect[int(differ[0])] == "switch":
+                sw_dim[sw[grp[0]]] = int(differ[0])
         dsw = sw_dim[sw]
         for d, c in enumerate(self.connect):
             if c != "switch":

@@ -41,21 +41,14 @@ and the uniqueness the formulas use, and the general engine routes it.
 
 import numpy as np
 
-__all__ = []
+from ._structure import Clos, Grid, Switched
 
-_CLOS = frozenset({"fat_tree", "leaf_spine", "rail_optimized"})
+__all__ = []
 
 
 def degraded(fabric):
     """Whether links or nodes of ``fabric`` have failed (no symmetry shortcut may run)."""
-    failures = getattr(fabric, "failures", None)
-    if failures is not None:
-        try:
-            return bool(failures)
-        except TypeError:  # pragma: no cover (a failures object without truth value)
-            pass
-    p = fabric.params
-    return bool(p.get("failed_links") or p.get("failed_nodes"))
+    return fabric.failures.degraded
 
 
 def _levels(fabric):
@@ -84,12 +77,12 @@ def link_orbits(fabric, tail, head, bandwidth):
 
 
 def _orbits_by_structure(fabric, tail, head):
-    p = fabric.params
-    if fabric.family in _CLOS:
+    structure = fabric.structure
+    if isinstance(structure, Clos) and structure.symmetric:
         level = _levels(fabric)
         key = (level[tail] + 2) * 16 + (level[head] + 2)
         return np.unique(key, return_inverse=True)[1].ravel()
-    if fabric.family == "switched":
+    if isinstance(structure, Switched):
         G = fabric.graph
         chip = np.fromiter((G.nodes[n]["kind"] == "chip" for n in fabric.nodes), dtype=bool,
                            count=len(fabric.nodes))
@@ -99,14 +92,9 @@ def _orbits_by_structure(fabric, tail, head):
             return None
         key = np.where(up, 2 * head, 2 * tail + 1)
         return np.unique(key, return_inverse=True)[1].ravel()
-    if fabric.family != "hypermesh" or "shape" not in p:
+    if not isinstance(structure, Grid) or not structure.all_connect("ring", "full"):
         return None
-    shape = np.array(p["shape"], dtype=np.int64)
-    connect = p.get("connect", "full")
-    if isinstance(connect, str):
-        connect = (connect,) * len(shape)
-    if any(c not in ("ring", "full") for c in connect):
-        return None
+    shape = np.array(structure.shape, dtype=np.int64)
     n = int(np.prod(shape))
     if len(fabric.nodes) != n or not (fabric.endpoint_indices == np.arange(n)).all():
         return None
