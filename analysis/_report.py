@@ -47,6 +47,7 @@ from ._report_sections import (
     _topology_section,
     _utilization_section,
 )
+from ._report_serving import _serving_section
 from ._report_sweeps import (
     DEFAULT_OPS,
     DEFAULT_SIZES,
@@ -76,8 +77,8 @@ __all__ = [
 DEFAULT_SYSTEMS = ("sd200-ultra", "cluster-128", "nvl72", "tpu-v4-cube")
 
 #: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "latency", "collectives", "symmetric", "decode", "utilization",
-            "failures", "topology")
+SECTIONS = ("structure", "latency", "collectives", "symmetric", "decode", "serving",
+            "utilization", "failures", "topology")
 
 #: The figures ``cofabric figures`` regenerates for the README: figures of the report of
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
@@ -153,7 +154,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     parts, groups = [], []
     titles = {"structure": "Structure", "latency": "Access latency",
               "collectives": "Collectives", "symmetric": "Symmetric memory",
-              "decode": "MoE decode", "utilization": "All-to-all", "failures": "Failures",
+              "decode": "MoE decode", "serving": "Serving", "utilization": "All-to-all", "failures": "Failures",
               "topology": "Topology"}
 
     def found(key, sentences):
@@ -174,6 +175,11 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                 found("symmetric", sym_sentences)
         elif key == "decode":
             section, sentences = _decode_section(fabrics, executor, quiet)
+            if section is not None:
+                parts.append(section)
+            found(key, sentences)
+        elif key == "serving":
+            section, sentences = _serving_section(fabrics, executor, quiet)
             if section is not None:
                 parts.append(section)
             found(key, sentences)
