@@ -278,8 +278,10 @@ def _serving_findings(rows, seed_rows, seed_system):
         cases = "; ".join(f"{s['case']}: {format_time(s['tpot_s'])}" for s in seed_rows[1:])
         verdict = (f"reached with {meets[0]['case']}" if meets else
                    f"not reached by any of these (best {format_time(best)})")
+        chip = _fabric(seed_system).chip
         out.append(
-            f"The seed's {target * 1e3:g} ms per token for a 2.8T MoE on {seed_system}: the "
+            f"The seed's {target * 1e3:g} ms per token for a 2.8T MoE on {seed_system} "
+            f"({getattr(chip, 'name', chip)} chips): the "
             f"hypothetical 2.8T config (not the seed's model) takes "
             f"{format_time(base['tpot_s'])} for one user under the decode model's defaults "
             f"({base['limiter']} the largest part); {cases}. {target * 1e3:g} ms is "
