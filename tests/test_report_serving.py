@@ -35,7 +35,7 @@ def test_seed_finding_says_which_assumption_reaches_the_claim():
                                                       for x in MATCHED_INTERACTIVITY}}]
     seed = [{"case": "defaults", "tpot_s": 9e-3, "limiter": "launch/graph"},
             {"case": "fusion", "tpot_s": 5e-3, "limiter": "weights read"}]
-    text = " ".join(_serving_findings(rows, seed, "sd"))
+    text = " ".join(_serving_findings(rows, seed, NODE))
     assert "reached with fusion" in text and "490" in text
     seed[1]["tpot_s"] = 7e-3
-    assert "not reached" in " ".join(_serving_findings(rows, seed, "sd"))
+    assert "not reached" in " ".join(_serving_findings(rows, seed, NODE))
