@@ -13,6 +13,7 @@ from . import (
            _moe_exchange,
            _plots,
            _progress,
+           _provenance,
            _report,
            _schedules,
            _speculative,
@@ -30,6 +31,7 @@ from ._models import *
 from ._moe_exchange import *
 from ._plots import *
 from ._progress import *
+from ._provenance import *
 from ._report import *
 from ._schedules import *
 from ._speculative import *
@@ -40,4 +42,4 @@ from ._traffic import *
 
 __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _moe_exchange.__all__ + _decode.__all__ + _speculative.__all__
            + _closed_form.__all__ + _schedules.__all__ + _collectives.__all__
-           + _traffic.__all__ + _throughput.__all__ + _bom.__all__)
+           + _traffic.__all__ + _throughput.__all__ + _bom.__all__ + _provenance.__all__)

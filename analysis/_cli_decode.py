@@ -3,7 +3,7 @@
 import dataclasses
 import json
 
-from fabric import format_time
+from fabric import SpecError, format_time
 
 __all__ = []
 
@@ -69,7 +69,7 @@ def run(args):
                               else args.launch_overhead)}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
-        raise ValueError("--draft-length and --acceptance go together")
+        raise SpecError("--draft-length and --acceptance go together")
     if args.draft_length is not None:
         spec = speculative_decode(args.model, fab, draft_length=args.draft_length,
                                   acceptance=args.acceptance, draft_cost=args.draft_cost, **kw)
