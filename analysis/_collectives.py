@@ -83,6 +83,7 @@ import numpy as np
 from fabric import NodeError, RoutingError, link_tech, parse_size
 from fabric import transport as get_transport
 
+from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
 from ._closed_form import busbw_factor, normalize_algorithm, normalize_op
 from ._schedules import ALGORITHMS, NotApplicableError, schedule
 
@@ -589,6 +590,9 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
     row and column. Reduction: ``(p-1)/p n`` at the busiest chip (Chan et al.),
     none in the network; added to the transfer term as Chan et al. do, or the
     larger of the two when reduction may overlap the transfer (``overlap``).
+
+    The transfer term is the largest of that injection bound, the host-cut bound
+    and, for all-to-all(v), the max-concurrent-flow optimum (:mod:`analysis._bounds`).
     """
     p = len(idx)
     if p == 1:
@@ -599,10 +603,13 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
         M = np.asarray(traffic, dtype=float) * n
         M = M - np.diag(np.diag(M))
         need = np.maximum(M.sum(axis=1), M.sum(axis=0))
-        return alpha + float((need / bw).max())
+        flow = flow_seconds_per_byte(fabric, idx, np.asarray(traffic, dtype=float)) * n
+        return alpha + max(float((need / bw).max()), flow)
     f = {"all-reduce": 1.0 if in_network else 2 * (p - 1) / p, "broadcast": 1.0,
          "reduce": 1.0}.get(op, (p - 1) / p)
-    move = f * n / float(bw.min())
+    move = max(f / float(bw.min()), cut_seconds_per_byte(fabric, idx, op, in_network)) * n
+    if op == "all-to-all":
+        move = max(move, flow_seconds_per_byte(fabric, idx) * n)
     red = 0.0
     chip = fabric.chip
     if op in ("all-reduce", "reduce-scatter", "reduce") and not in_network and chip:

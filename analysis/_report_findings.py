@@ -39,7 +39,6 @@ def _structure_findings(rows):
             f"Bisection bandwidth per chip: {a['system']} {format_bandwidth(ra)}{bound(a)}, "
             f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {_times(hi, lo)} {more} "
             f"on {a['system']}.")
-        out.append(f"{_switches(a)}; {_switches(b)}.")
         if a["forwarding_entries_max"] is not None and b["forwarding_entries_max"] is not None:
             out.append(f"Routing by address: the largest forwarding table holds {_entries(a)} "
                        f"on {a['system']} and {_entries(b)} on {b['system']}.")
@@ -60,13 +59,6 @@ def _entries(row):
         text += (f" ({per_dim} as per-dimension tables, the owner ID's bits being the chip's "
                  "coordinates)")
     return text
-
-
-def _switches(row):
-    if row["switches"] == 0:
-        return f"{row['system']} needs no switches and {row['links']} cables"
-    return (f"{row['system']} needs {row['switches']} switches ({row['switch_ports']} switch "
-            f"ports) and {row['links']} cables")
 
 
 # -- access latency ---------------------------------------------------------------------
