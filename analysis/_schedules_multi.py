@@ -220,6 +220,29 @@ def _locality_order(fabric, nodes):
     return np.array(keyed, dtype=np.int64)
 
 
+def _channel_rings(fabric, nodes):
+    """Rings through switches: the locality order, and on a group spread evenly over host
+    domains of ``g`` ranks, ``g`` rotations of it in which ring ``c`` enters and leaves
+    every host from its ``c``-th rank (NCCL's channels: each ring crosses between hosts
+    on other chips, hence other NICs)."""
+    order = _locality_order(fabric, nodes)
+    host_of = fabric.host_of
+    hosts = [host_of.get(nodes[i]) for i in order]
+    runs = []
+    for i, h in enumerate(hosts):
+        if i == 0 or h != hosts[i - 1] or h is None:
+            runs.append([])
+        runs[-1].append(int(order[i]))
+    sizes = {len(r) for r in runs}
+    if len(runs) < 2 or len(sizes) != 1 or None in hosts:
+        return [order]
+    g = sizes.pop()
+    if g < 2:
+        return [order]
+    block = np.array(runs, dtype=np.int64)
+    return [np.roll(block, -c, axis=1).ravel() for c in range(g)]
+
+
 def ring_search(fabric, ranks=None, *, seed=0):
     """Edge-disjoint rings over every rank of a group, found on the fabric graph.
 
@@ -230,7 +253,8 @@ def ring_search(fabric, ranks=None, *, seed=0):
     switches: NVSwitch planes, a fat-tree) gets one ring that visits each host domain's
     ranks together (else each switch's), host after host in breadth-first order of the
     fabric from the first rank, so that the ring crosses between hosts as few times as
-    it can. Degraded
+    it can; with ``g >= 2`` ranks in every host, ``g`` such rings, ring ``c`` leaving
+    each host from its ``c``-th rank (NCCL's channels, one per NIC). Degraded
     fabrics work: failed links are simply absent.
 
     Parameters
@@ -251,7 +275,9 @@ def ring_search(fabric, ranks=None, *, seed=0):
     >>> import topologies
     >>> [len(r) for r in ring_search(topologies.build("sd200-ultra"))]
     [128, 128, 128, 128, 128, 128]
-    >>> len(ring_search(topologies.build("nvl72")))   # through the switches: one ring
+    >>> len(ring_search(topologies.build("nvl72")))   # through the switches: one per rank
+    4
+    >>> len(ring_search(topologies.build("fattree:k=4")))   # no host domains: one ring
     1
     """
     nodes = tuple(fabric.endpoints) if ranks is None else tuple(fabric.node(x) for x in ranks)
@@ -268,7 +294,7 @@ def _rings(fabric, nodes, seed=0):
             bottleneck = [min(min(bw[(int(a), int(b))], bw[(int(b), int(a))])
                               for a, b in zip(c, np.roll(c, -1))) for c in cycles]
         else:
-            cycles = [_locality_order(fabric, nodes)] if len(nodes) > 1 else []
+            cycles = _channel_rings(fabric, nodes) if len(nodes) > 1 else []
             bottleneck = [1.0] * len(cycles)
         cache[key] = (tuple(cycles), tuple(bottleneck))
     return cache[key]
