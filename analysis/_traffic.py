@@ -161,7 +161,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     >>> traffic(4, "tornado")
     Traceback (most recent call last):
     ...
-    ValueError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
+    fabric.SpecError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
     """
     if name not in TRAFFIC:
         raise SpecError(f"unknown traffic {name!r}; known: {', '.join(TRAFFIC)}")

@@ -34,7 +34,7 @@ Examples
 >>> transport("carrier-pigeon")
 Traceback (most recent call last):
 ...
-ValueError: unknown transport 'carrier-pigeon'; known: loadstore, rdma
+fabric.SpecError: unknown transport 'carrier-pigeon'; known: loadstore, rdma
 """
 
 import dataclasses
