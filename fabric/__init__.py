@@ -17,6 +17,7 @@ from . import (
            _forwarding,
            _params,
            _routing,
+           _runtime,
            _schema,
            _symmetric,
            _system,
@@ -36,6 +37,7 @@ from ._failures import *
 from ._forwarding import *
 from ._params import *
 from ._routing import *
+from ._runtime import *
 from ._schema import *
 from ._symmetric import *
 from ._system import *
@@ -45,7 +47,7 @@ from ._units import *
 
 __all__ = (_errors.__all__ + _units.__all__ + _params.__all__ + _schema.__all__
            + _tech.__all__ + _chips.__all__ + _fabric.__all__
-           + _routing.__all__ + _transport.__all__ + _failures.__all__ + _access.__all__
+           + _routing.__all__ + _transport.__all__ + _runtime.__all__ + _failures.__all__ + _access.__all__
            + _forwarding.__all__
            + _address.__all__ + _domains.__all__ + _symmetric.__all__ + _system.__all__
            + _check.__all__ + _costs.__all__)
