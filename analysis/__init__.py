@@ -10,6 +10,7 @@ from . import (
            _decode,
            _metrics,
            _models,
+           _moe_exchange,
            _plots,
            _progress,
            _report,
@@ -26,6 +27,7 @@ from ._collectives import *
 from ._decode import *
 from ._metrics import *
 from ._models import *
+from ._moe_exchange import *
 from ._plots import *
 from ._progress import *
 from ._report import *
@@ -36,6 +38,6 @@ from ._sweep import *
 from ._throughput import *
 from ._traffic import *
 
-__all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _decode.__all__ + _speculative.__all__
+__all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _moe_exchange.__all__ + _decode.__all__ + _speculative.__all__
            + _closed_form.__all__ + _schedules.__all__ + _collectives.__all__
            + _traffic.__all__ + _throughput.__all__ + _bom.__all__)

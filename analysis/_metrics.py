@@ -1,15 +1,21 @@
 """Structural metrics of a fabric: size, hops, bisection, injection, ports and cables.
 
 Hop counts are links traversed between endpoints (chips), over distinct ordered
-endpoint pairs. Each figure says how it was obtained: from the builder's
-structure where the family allows (a product of per-dimension distances for
-hyper-meshes; one breadth-first search for families whose endpoints are all
-alike), else by a BFS from every endpoint. Bisection is a balanced cut of the
-endpoints: the builder's structural cut where it has one, a spectral cut
-otherwise, with switches and NICs placed on the side that minimises the cut (an
-s-t minimum cut). ``bisection_exact`` says whether the figure is the proven
-minimum bisection of that family (closed forms in docs/sources.md s.4) or only an
-upper bound on it.
+endpoint pairs. Each figure says how it was obtained: from the fabric's typed
+structure (:attr:`fabric.Fabric.structure`) where it allows (a product of
+per-dimension distances for a grid; one breadth-first search for a Clos or
+switched structure, whose endpoints are all alike), else by a BFS from every
+endpoint. A degraded fabric (:attr:`fabric.Fabric.failures`) never takes a
+structural shortcut: its structure describes the intact design.
+
+Bisection is a balanced cut of the endpoints: the structure's cut where it has
+one, a spectral cut otherwise, with switches and NICs placed on the side that
+minimises the cut (an s-t minimum cut). On a degraded fabric every structural
+cut is tried (each half of every even dimension of a grid, at every offset) with
+the spectral one, and on a small one (at most :data:`EXHAUSTIVE_ENDPOINTS`
+endpoints) every balanced split is. ``bisection_exact`` says whether the figure
+is the proven minimum bisection (closed forms in docs/sources.md s.4, or the
+exhaustive search) or only an upper bound on it.
 """
 
 import dataclasses
@@ -18,11 +24,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-__all__ = ["Metrics", "bisection", "hop_distribution", "metrics"]
+from fabric import Clos, Dragonfly, Grid, RoutingError, Switched
 
-# Families whose endpoints are all alike under the graph's automorphisms, so that one
-# BFS from endpoint 0 gives the distance distribution from every endpoint.
-_ENDPOINT_TRANSITIVE = frozenset({"fat_tree", "leaf_spine", "rail_optimized", "switched"})
+__all__ = ["EXHAUSTIVE_ENDPOINTS", "Metrics", "bisection", "hop_distribution", "metrics"]
+
+#: A degraded fabric with at most this many endpoints has its bisection found by trying
+#: every balanced split (C(16, 8) / 2 = 6,435 splits; fewer where switches must be placed).
+EXHAUSTIVE_ENDPOINTS = 16
+#: ... and at most this many when switches or NICs must be placed (one max-flow per split).
+EXHAUSTIVE_ENDPOINTS_WITH_SWITCHES = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,20 +124,21 @@ def hop_distribution(fabric):
     >>> counts, method = hop_distribution(topologies.build("torus:4x4"))
     >>> counts.tolist(), method
     ([0, 64, 96, 64, 16], 'closed form: product of per-dimension distances')
+    >>> counts, method = hop_distribution(topologies.build("torus:4x4").without(links=["chip0-chip1"]))
+    >>> counts.tolist(), method
+    ([0, 62, 96, 66, 16], 'exact: BFS from every endpoint')
     """
-    from fabric import RoutingError
-
-    p = fabric.params
     n = fabric.n_endpoints
-    if fabric.family == "hypermesh":
+    structure = None if fabric.failures.degraded else fabric.structure
+    if isinstance(structure, Grid):
         counts = np.array([1], dtype=np.int64)
-        for s, c in zip(p["shape"], p["connect"]):
+        for s, c in zip(structure.shape, structure.connect):
             counts = np.convolve(counts, _line_distances(s, c))
         counts[0] -= n  # drop the self pairs
         return counts, "closed form: product of per-dimension distances"
     A = _adjacency(fabric)
     ep = fabric.endpoint_indices
-    if fabric.family in _ENDPOINT_TRANSITIVE:
+    if isinstance(structure, (Clos, Switched)):
         dist = csgraph.shortest_path(A, unweighted=True, indices=ep[:1])[:, ep]
         if np.isinf(dist).any():
             raise RoutingError(f"{fabric.name}: some endpoints are disconnected")
@@ -158,32 +169,33 @@ def _adjacency(fabric):
 # -- bisection ---------------------------------------------------------------------------
 
 def _endpoint_split(fabric):
-    """Balanced splits of the endpoints to try: (list of side-A masks over ranks, method, exact)."""
+    """Balanced splits of the endpoints to try: (list of side-A masks over positions, method,
+    exact)."""
     n = fabric.n_endpoints
-    p = fabric.params
-    ranks = np.arange(n)
-    fam = fabric.family
-    if fam == "hypermesh":
-        shape, connect = p["shape"], p["connect"]
-        coords = np.stack(np.unravel_index(ranks, shape, order="F"), axis=1)
-        sides = [coords[:, d] < s // 2 for d, s in enumerate(shape) if s % 2 == 0]
-        if sides:
-            exact = all(c in ("full", "ring", "line") for c in connect) and \
-                all(s % 2 == 0 or s == 1 for s in shape)
-            return sides, "structural: halve the best dimension", exact
-    elif fam == "fat_tree":
-        per_pod = p["k"] ** 2 // 4
-        return [ranks // per_pod < p["k"] // 2], "structural: half the pods", True
-    elif fam == "leaf_spine":
-        return [ranks // p["down"] < p["k"] // 2], "structural: half the leaves", False
-    elif fam == "rail_optimized":
-        g = p["gpus_per_server"]
-        if p["servers"] % 2 == 0:
-            return [ranks // g < p["servers"] // 2], "structural: half the servers", False
-    elif fam == "switched":
-        return [ranks < n // 2], "structural: half the chips", True
-    elif fam == "dragonfly":
-        return [ranks < n // 2], "structural: groups in rank order", False
+    ranks = np.asarray(fabric.ranks, dtype=np.int64)  # stable ranks: structure is by rank
+    degraded = fabric.failures.degraded
+    match fabric.structure:
+        case Grid(shape=shape, connect=connect):
+            coords = np.stack(np.unravel_index(ranks, shape, order="F"), axis=1)
+            if degraded:  # every half of every even dimension, at every offset
+                sides = [(coords[:, d] - o) % s < s // 2 for d, s in enumerate(shape)
+                         if s % 2 == 0 for o in range(s // 2)]
+            else:
+                sides = [coords[:, d] < s // 2 for d, s in enumerate(shape) if s % 2 == 0]
+            if sides:
+                exact = all(c in ("full", "ring", "line") for c in connect) and \
+                    all(s % 2 == 0 or s == 1 for s in shape)
+                return sides, "structural: halve the best dimension", exact and not degraded
+        case Clos(groups=groups, group_size=size, group=what, full_bisection=full):
+            if groups % 2 == 0:
+                return ([ranks // size < groups // 2], f"structural: half the {what}",
+                        full and not degraded)
+        case Switched():
+            return [ranks < (n + len(fabric.failures.ranks)) // 2], \
+                "structural: half the chips", not degraded
+        case Dragonfly():
+            return [ranks < (n + len(fabric.failures.ranks)) // 2], \
+                "structural: groups in rank order", False
     return [_spectral_split(fabric)], "spectral cut", False
 
 
@@ -272,12 +284,53 @@ def bisection(fabric):
     """
     if fabric.n_endpoints < 2:
         return 0, 0.0, True, "one endpoint"
+    if fabric.failures.degraded and _exhaustive_ok(fabric):
+        return _exhaustive_bisection(fabric)
     sides, method, exact = _endpoint_split(fabric)
+    if fabric.failures.degraded and method != "spectral cut":
+        sides = sides + [_spectral_split(fabric)]
+        method += ", or a spectral cut"
     # The fewest links and the least bandwidth may cross at different cuts (a slow
     # PCIe hop versus a NIC link): each figure is the minimum over its own cuts.
     links = min(_cut(fabric, side, "lanes")[0] for side in sides)
     bw = min(_cut(fabric, side, "bandwidth")[1] for side in sides)
     return links, bw, exact, method
+
+
+def _exhaustive_ok(fabric):
+    n = fabric.n_endpoints
+    free = len(fabric.nodes) > n
+    return n <= (EXHAUSTIVE_ENDPOINTS_WITH_SWITCHES if free else EXHAUSTIVE_ENDPOINTS)
+
+
+def _balanced_splits(n):
+    """Every balanced split of ``n`` positions (side A holds ``n // 2``, position 0 on side B
+    when the sides are equal so that each cut is listed once), as a bool array."""
+    import itertools
+
+    half = n // 2
+    pool = range(1, n) if 2 * half == n else range(n)
+    combos = np.array(list(itertools.combinations(pool, half)), dtype=np.int64)
+    sides = np.zeros((len(combos), n), dtype=bool)
+    if len(combos):
+        sides[np.arange(len(combos))[:, None], combos] = True
+    return sides
+
+
+def _exhaustive_bisection(fabric):
+    """The minimum balanced cut by trying every split of the endpoints (small fabrics)."""
+    sides = _balanced_splits(fabric.n_endpoints)
+    e = fabric.edge_arrays
+    if len(fabric.nodes) == fabric.n_endpoints:  # every node an endpoint: vectorized
+        pos = np.full(len(fabric.nodes), -1, dtype=np.int64)
+        pos[fabric.endpoint_indices] = np.arange(fabric.n_endpoints)
+        crossing = sides[:, pos[e.u]] != sides[:, pos[e.v]]
+        links = int((crossing @ e.lanes).min())
+        bw = float((crossing @ e.bandwidth).min())
+    else:
+        links = min(_cut(fabric, side, "lanes")[0] for side in sides)
+        bw = min(_cut(fabric, side, "bandwidth")[1] for side in sides)
+    return links, bw, True, "exact: every balanced split"
 
 
 # -- all together ------------------------------------------------------------------------

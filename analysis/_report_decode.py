@@ -133,7 +133,8 @@ def _scaled_fabric(f, latency=1.0, bandwidth=1.0):
         d["bandwidth"] *= bandwidth
     return Fabric.from_graph(G, f.endpoints, name=f"{f.name} (latency x{latency:g}, "
                              f"bandwidth x{bandwidth:g})", domains=f.domains, chip=f.chip,
-                             assumptions=f.assumptions, family=f.family, params=dict(f.params))
+                             assumptions=f.assumptions, family=f.family, params=dict(f.params),
+                             structure=f.structure)
 
 
 def _nx_copy(G):

@@ -39,7 +39,7 @@ Where an algorithm applies:
 * power-of-two ranks only: recursive doubling, recursive halving, Rabenseifner,
   scatter + recursive-doubling broadcast;
 * ``hierarchical``: the whole grid of a hypermesh / torus / mesh (per
-  dimension, ``fabric.params["shape"]``), or a group spread evenly over two or
+  dimension of its :class:`fabric.Grid` structure), or a group spread evenly over two or
   more host domains (inside each host, then across hosts, ``fabric.domains``);
 * ``in-switch``: a switch whose node attribute ``reduction`` is true (the
   builders set it for NVSwitch-class switches) linked to every rank of the
@@ -61,7 +61,7 @@ import math
 
 import numpy as np
 
-from fabric import SpecError
+from fabric import Grid, SpecError
 
 from ._closed_form import normalize_algorithm, normalize_op
 
@@ -593,11 +593,8 @@ def _in_switch(op, p, fabric, nodes):
 def _grid(fabric, nodes):
     """Dimensions for the hierarchical algorithm: (sizes, per-dimension kind, position grid)."""
     p = len(nodes)
-    if fabric.family == "hypermesh" and "shape" in fabric.params:
-        shape = tuple(int(s) for s in fabric.params["shape"])
-        connect = fabric.params.get("connect", "full")
-        if isinstance(connect, str):
-            connect = (connect,) * len(shape)
+    if isinstance(fabric.structure, Grid):
+        shape, connect = fabric.structure.shape, fabric.structure.connect
         coords = [fabric.graph.nodes[n].get("coord") for n in nodes]
         if p != math.prod(shape) or any(c is None for c in coords):
             raise NotApplicableError(

@@ -25,7 +25,9 @@ commodity per edge switch; a torus one per chip.
 Uniform all-to-all on an intact hypermesh of rings and fully connected lines
 (tori, HyperX, sd200-ultra), on a single-tier switched fabric (NVL72) or on
 the fat-tree, leaf-spine and rail-optimized builders' fabrics is chip-transitive: the LP then reduces exactly to one commodity (see
-:func:`_symmetric`), so ``torus:16x16x16`` takes seconds.
+:func:`_symmetric`), and that LP again by colour refinement (the symmetries fixing chip 0;
+:mod:`analysis._lp_reduce`), so ``torus:32x32x32`` and ``fattree:k=74`` (101,306 hosts) take
+a few seconds.
 
 Sizes the general LP handles (measured, 2 shared cores; benchmarks/README.md):
 variables = commodities x directed links (between forwarding nodes). ``torus:4x4x4``
@@ -51,8 +53,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from fabric import FabricError
+from fabric import FabricError, Grid
 
+from ._lp_reduce import reduce_lp
 from ._traffic import TrafficMatrix
 
 __all__ = ["Throughput", "bisection_bound", "throughput"]
@@ -145,6 +148,7 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
         raise ValueError("the traffic matrix carries no bytes")
     r = fabric.router
     N = len(fabric.nodes)
+    _check_connected(fabric, M)
     # Scale to O(1) numbers (bandwidths ~1e10 B/s against demands of bytes condition the LP
     # badly); K scales back by cscale / dscale.
     cscale = float(r.link_bandwidth.max())
@@ -156,6 +160,10 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     kinds = np.array([d.get("kind") == "chip" for _, d in fabric.graph.nodes(data=True)])
     deg = np.bincount(tail, minlength=N)
     leaf = kinds & (deg == 1)
+    # two chips linked only to each other (mesh:2): folding each into the other would leave
+    # no node to route between, so neither is folded
+    both = leaf[tail] & leaf[head]
+    leaf[tail[both]] = False
     nbr = np.arange(N)
     out_link = np.full(N, -1)
     in_link = np.full(N, -1)
@@ -240,80 +248,32 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     return Throughput(k, 1.0 / k, C, nvar, A_eq.shape[0] + A_ub.shape[0], util)
 
 
-def _link_orbits(fabric):
-    """Orbits of the directed links under a group of automorphisms transitive on the chips.
+def _check_connected(fabric, M):
+    """Raise FabricError naming a pair with demand and no path (a degraded fabric)."""
+    from scipy.sparse.csgraph import connected_components
 
-    Returns an orbit number per directed link, or None where no such group is
-    known. Cases: a hypermesh whose every dimension is a ring or fully
-    connected (the translations ``c -> c + t mod shape``; a link's orbit is its
-    dimension and its step); a single-tier switched fabric (any permutation of
-    the chips; a link's orbit is its switch plane and direction); and the
-    fat-tree, leaf-spine and rail-optimized builders (a link's orbit is the
-    pair of levels it joins). Links of one orbit must share one bandwidth.
-    """
-    p = fabric.params
-    if p.get("failed_links") or p.get("failed_nodes"):
-        return None
     r = fabric.router
-    orbit = _orbits_by_structure(fabric, r)
-    if orbit is None:
-        return None
-    for o in range(int(orbit.max()) + 1 if len(orbit) else 0):
-        bws = r.link_bandwidth[orbit == o]
-        if not (bws == bws[0]).all():
-            return None  # the links of an orbit must be alike
-    return orbit
+    N = len(fabric.nodes)
+    A = sp.csr_matrix((np.ones(r.n_links), (r.link_tail, r.link_head)), shape=(N, N))
+    _, comp = connected_components(A, directed=False)
+    c = comp[fabric.endpoint_indices]
+    bad = np.argwhere((M > 0) & (c[:, None] != c[None, :]))
+    if len(bad):
+        a, b = (fabric.endpoints[int(x)] for x in bad[0])
+        raise FabricError(f"throughput of {fabric.name} is zero: {a} sends to {b} and no path "
+                          f"joins them")
 
 
-_CLOS = frozenset({"fat_tree", "leaf_spine", "rail_optimized"})
+def _link_orbits(fabric):
+    """Orbits of the directed links under automorphisms transitive on the chips, or None.
 
-
-def _orbits_by_structure(fabric, r):
-    p = fabric.params
-    if fabric.family in _CLOS:
-        # the builders are symmetric: permuting pods / leaves / servers, the switches within
-        # a tier group and the GPU index (with its rail) maps every link between two
-        # levels onto every other; levels: chip -2, NIC -1, switch tier
-        G = fabric.graph
-        level = np.array([-2 if G.nodes[n]["kind"] == "chip" else
-                          -1 if G.nodes[n]["kind"] == "nic" else G.nodes[n].get("tier", 0)
-                          for n in fabric.nodes], dtype=np.int64)
-        key = (level[r.link_tail] + 2) * 16 + (level[r.link_head] + 2)
-        return np.unique(key, return_inverse=True)[1]
-    if fabric.family == "switched":
-        G = fabric.graph
-        kinds = [G.nodes[n]["kind"] for n in fabric.nodes]
-        key = np.empty(r.n_links, dtype=np.int64)
-        for k in range(r.n_links):
-            u, v = int(r.link_tail[k]), int(r.link_head[k])
-            if kinds[u] == "chip" and kinds[v] == "switch":
-                key[k] = 2 * v
-            elif kinds[u] == "switch" and kinds[v] == "chip":
-                key[k] = 2 * u + 1
-            else:
-                return None
-        return np.unique(key, return_inverse=True)[1]
-    if fabric.family != "hypermesh" or "shape" not in p:
-        return None
-    connect = p.get("connect")
-    if isinstance(connect, str):
-        connect = (connect,) * len(p["shape"])
-    if any(c not in ("ring", "full") for c in connect):
-        return None
-    coords = [fabric.graph.nodes[n].get("coord") for n in fabric.nodes]
-    if any(c is None for c in coords):
-        return None
-    C = np.array(coords, dtype=np.int64)
-    shape = np.array(p["shape"], dtype=np.int64)
-    delta = (C[r.link_head] - C[r.link_tail]) % shape
-    moved = delta != 0
-    if (moved.sum(axis=1) != 1).any():
-        return None
-    dim = np.argmax(moved, axis=1)
-    step = delta[np.arange(len(dim)), dim]
-    key = dim * int(shape.max()) + step
-    _, orbit = np.unique(key, return_inverse=True)
-    return orbit
+    :attr:`fabric.Router.link_orbits`: translations of a hypermesh of rings and
+    fully connected lines, permutations of a single-tier switched fabric and of
+    the fat-tree, leaf-spine and rail-optimized builders' fabrics; ``None`` on a
+    degraded fabric or where no group is known. Links of one orbit share one
+    bandwidth.
+    """
+    return fabric.router.link_orbits
 
 
 def _symmetric(fabric, fill):
@@ -333,11 +293,7 @@ def _symmetric(fabric, fill):
     L = r.n_links
     n_orb = int(orbit.max()) + 1
     cap = np.zeros(n_orb)
-    for o in range(n_orb):
-        bws = r.link_bandwidth[orbit == o]
-        if not (bws == bws[0]).all():
-            raise ValueError("the symmetric reduction needs one bandwidth per link orbit")
-        cap[o] = bws[0]
+    cap[orbit] = r.link_bandwidth  # one bandwidth per orbit (checked by link_orbits)
     cscale = cap.max()
     cap = cap / cscale
     nvar = L + 1
@@ -353,12 +309,22 @@ def _symmetric(fabric, fill):
     A_ub = sp.csr_matrix((n / size[orbit], (orbit, np.arange(L))), shape=(n_orb, nvar))
     cost = np.zeros(nvar)
     cost[-1] = -1.0
-    res = linprog(cost, A_ub=A_ub, b_ub=cap, A_eq=A_eq, b_eq=np.zeros(N), bounds=(0, None),
-                  method="highs")
-    if res.status != 0 or res.x[-1] <= 0:
+    # what is left of the symmetry (the automorphisms fixing chip 0: reflections, permuted
+    # dimensions, pods, ...) shrinks the LP further, exactly (see analysis._lp_reduce)
+    reduced = reduce_lp(cost, A_ub, cap, A_eq, np.zeros(N))
+    if reduced is not None:
+        c2, Au2, bu2, Ae2, be2, col_class, _ = reduced
+        res = linprog(c2, A_ub=Au2, b_ub=bu2, A_eq=Ae2, b_eq=be2, bounds=(0, None),
+                      method="highs")
+        x = res.x[col_class] if res.status == 0 else None
+    else:
+        res = linprog(cost, A_ub=A_ub, b_ub=cap, A_eq=A_eq, b_eq=np.zeros(N), bounds=(0, None),
+                      method="highs")
+        x = res.x
+    if res.status != 0 or x[-1] <= 0:
         raise FabricError(f"symmetric throughput LP for {fabric.name} failed: {res.message}")
-    k = float(res.x[-1] * cscale / fill)
-    used = np.bincount(orbit, weights=res.x[:-1], minlength=n_orb) * n / size
+    k = float(x[-1] * cscale / fill)
+    used = np.bincount(orbit, weights=x[:-1], minlength=n_orb) * n / size
     util = (used / cap)[orbit]
     return Throughput(k, 1.0 / k, 1, nvar, A_eq.shape[0] + A_ub.shape[0], util, "symmetric")
 
@@ -384,11 +350,14 @@ def bisection_bound(fabric, nbytes=1.0):
     >>> bisection_bound(topologies.build("torus:4x4"), 1.0)   # 8 links x 64 GB/s / 8**2 B
     8000000000.0
     """
-    p = fabric.params
-    shape = p.get("shape")
-    connect = p.get("connect")
-    if fabric.family != "hypermesh" or shape is None or any(c != "ring" for c in connect):
-        raise ValueError(f"bisection_bound is for tori; {fabric.name} is {fabric.family}")
+    structure = fabric.structure
+    if not isinstance(structure, Grid) or any(c != "ring" for c in structure.connect):
+        raise ValueError(f"bisection_bound is for tori; {fabric.name} is "
+                         f"{type(structure).__name__ if structure else 'a graph'}")
+    if fabric.failures.degraded:
+        raise ValueError(f"bisection_bound is the intact torus's closed form; {fabric.name} "
+                         "is degraded")
+    shape = structure.shape
     N = int(np.prod(shape))
     f = fabric
     best = None

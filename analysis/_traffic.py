@@ -292,7 +292,10 @@ def link_loads(fabric, matrix):
     elif matrix.n != n:
         raise ValueError(f"traffic {matrix.name!r} is for {matrix.n} ranks, {fabric.name} has {n}")
     r = fabric.router
-    loads = r.loads_matrix(matrix)
+    if matrix.data is None:  # uniform: from the fabric's symmetry where it has one
+        loads = r.loads_all_to_all(matrix.fill)
+    else:
+        loads = r.loads_matrix(matrix)
     link_time = loads / r.link_bandwidth
     ep = fabric.endpoint_indices
     inj_bw = np.bincount(r.link_tail, weights=r.link_bandwidth, minlength=len(fabric.nodes))[ep]

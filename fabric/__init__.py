@@ -12,6 +12,7 @@ from . import (
            _costs,
            _domains,
            _errors,
+           _exchange,
            _fabric,
            _failures,
            _forwarding,
@@ -19,6 +20,7 @@ from . import (
            _routing,
            _runtime,
            _schema,
+           _structure,
            _symmetric,
            _system,
            _tech,
@@ -32,6 +34,7 @@ from ._chips import *
 from ._costs import *
 from ._domains import *
 from ._errors import *
+from ._exchange import *
 from ._fabric import *
 from ._failures import *
 from ._forwarding import *
@@ -39,6 +42,7 @@ from ._params import *
 from ._routing import *
 from ._runtime import *
 from ._schema import *
+from ._structure import *
 from ._symmetric import *
 from ._system import *
 from ._tech import *
@@ -46,8 +50,9 @@ from ._transport import *
 from ._units import *
 
 __all__ = (_errors.__all__ + _units.__all__ + _params.__all__ + _schema.__all__
-           + _tech.__all__ + _chips.__all__ + _fabric.__all__
-           + _routing.__all__ + _transport.__all__ + _runtime.__all__ + _failures.__all__ + _access.__all__
+           + _tech.__all__ + _chips.__all__ + _structure.__all__ + _fabric.__all__
+           + _routing.__all__ + _transport.__all__ + _runtime.__all__ + _exchange.__all__
+           + _failures.__all__ + _access.__all__
            + _forwarding.__all__
            + _address.__all__ + _domains.__all__ + _symmetric.__all__ + _system.__all__
            + _check.__all__ + _costs.__all__)

@@ -1,9 +1,11 @@
 """The :class:`Fabric`: an immutable model of one interconnect.
 
 A fabric holds a frozen networkx graph (the schema is in :mod:`fabric._schema`),
-the rank order of its chips, its host domains, the chip it is built of, the
-builder's family and parameters (so structure-aware algorithms can use them),
-and the named parameters (assumptions) it was built from. Everything derived
+the rank order of its chips, its host domains, the chip it is built of, its
+typed structure (:mod:`fabric._structure`, which structure-aware algorithms
+dispatch on) and what has failed (:class:`~fabric.Failures`), the builder's
+family and parameters (descriptive only), and the named parameters
+(assumptions) it was built from. Everything derived
 from these is computed lazily and cached on the instance; methods that change
 something return a modified copy.
 """
@@ -18,9 +20,14 @@ import numpy as np
 
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
+from ._failures import Failures
 from ._schema import validate_graph
+from ._structure import Clos, Dragonfly, Grid, Switched
 
 __all__ = ["EdgeArrays", "Fabric"]
+
+#: The types :attr:`Fabric.structure` may hold (besides ``None``).
+STRUCTURES = (Grid, Clos, Switched, Dragonfly)
 
 
 class EdgeArrays(typing.NamedTuple):
@@ -50,14 +57,17 @@ class Fabric:
     graph : networkx.Graph
         Frozen; attribute schema in :mod:`fabric._schema`.
     endpoints : tuple
-        The chip nodes in rank order: rank ``r`` is ``endpoints[r]``.
+        The live chip nodes in rank order. On an intact fabric rank ``r`` is
+        ``endpoints[r]``; on a degraded one failed chips are missing and keep
+        their ranks (:attr:`rank_of`, :attr:`failures`). Analyses run over
+        these, position ``i`` being ``endpoints[i]``.
     name : str
         A label, e.g. the spec string it was built from.
     family : str
         The builder family (``"hypermesh"``, ``"fat_tree"``, ...), or ``"graph"``
-        for a user graph. Structure-aware algorithms dispatch on it.
+        for a user graph: a label. Algorithms dispatch on :attr:`structure`.
     params : mapping
-        The builder's parameters, read-only.
+        The builder's parameters, read-only (descriptive).
     domains : mapping
         Host domain name -> tuple of its chips, in rank order.
     chip : ChipSpec or None
@@ -67,6 +77,13 @@ class Fabric:
     address_plan : AddressPlan or None
         The global address plan (:class:`~fabric.AddressPlan`); ``None`` means the
         default plan. See :attr:`address_map`, :attr:`host_domains`, :meth:`translate`.
+    structure : Grid, Clos, Switched, Dragonfly or None
+        What the builder knows about the fabric's shape (:mod:`fabric._structure`);
+        ``None`` for a user's graph. It describes the intact design.
+    failures : Failures
+        What has failed (:func:`fabric.without`); empty on an intact fabric.
+    ranks : tuple of int or None
+        The stable rank of each of :attr:`endpoints`; ``None`` means ``0..n-1``.
 
     Examples
     --------
@@ -90,10 +107,26 @@ class Fabric:
     chip: ChipSpec = None
     assumptions: tuple = ()
     address_plan: object = None
+    structure: object = None
+    failures: Failures = dataclasses.field(default_factory=Failures)
+    ranks: tuple = None
 
     def __post_init__(self):
         # Normalise containers so that a Fabric is hashable-free but immutable in practice.
         object.__setattr__(self, "endpoints", tuple(self.endpoints))
+        if self.ranks is None:
+            object.__setattr__(self, "ranks", tuple(range(len(self.endpoints))))
+        else:
+            object.__setattr__(self, "ranks", tuple(int(r) for r in self.ranks))
+            if len(self.ranks) != len(self.endpoints):
+                raise GraphError(f"ranks has {len(self.ranks)} entries for "
+                                 f"{len(self.endpoints)} endpoints")
+        if self.structure is not None and not isinstance(self.structure, STRUCTURES):
+            raise TypeError(f"structure must be one of "
+                            f"{', '.join(c.__name__ for c in STRUCTURES)} or None, "
+                            f"got {type(self.structure).__name__}")
+        if not isinstance(self.failures, Failures):
+            raise TypeError(f"failures must be a Failures, got {type(self.failures).__name__}")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
         object.__setattr__(self, "domains", _frozen_mapping(
             {h: tuple(chips) for h, chips in self.domains.items()}))
@@ -105,7 +138,7 @@ class Fabric:
 
     @classmethod
     def from_graph(cls, G, endpoints=None, *, name="graph", domains=None, chip=None,
-                   assumptions=(), family="graph", params=None):
+                   assumptions=(), family="graph", params=None, structure=None):
         """Validate a user's graph and wrap it in a Fabric.
 
         The graph is copied and frozen; the caller's graph is not changed.
@@ -124,7 +157,10 @@ class Fabric:
         chip : str or ChipSpec, optional
         assumptions : sequence of Parameter
         family, params
-            For builders: the topology family and its parameters.
+            For builders: the topology family and its parameters (labels).
+        structure : Grid, Clos, Switched, Dragonfly or None
+            For builders: the typed structure (:mod:`fabric._structure`). A user
+            graph leaves it ``None`` (routed by shortest paths).
 
         Raises
         ------
@@ -152,7 +188,7 @@ class Fabric:
                 raise GraphError("a chip is listed in more than one host domain")
         nx.freeze(H)
         return cls(H, endpoints, name=name, family=family, params=params or {},
-                   domains=domains, chip=chip, assumptions=assumptions)
+                   domains=domains, chip=chip, assumptions=assumptions, structure=structure)
 
     def replace(self, **changes):
         """Return a copy with some fields replaced (caches are not carried over)."""
@@ -182,8 +218,17 @@ class Fabric:
 
     @cached_property
     def rank_of(self):
-        """Endpoint node -> rank."""
-        return {n: r for r, n in enumerate(self.endpoints)}
+        """Live endpoint node -> its rank (stable under failures; see :attr:`ranks`)."""
+        return dict(zip(self.endpoints, self.ranks))
+
+    @cached_property
+    def _node_of_rank(self):
+        return dict(zip(self.ranks, self.endpoints))
+
+    @property
+    def n_ranks(self):
+        """Ranks of the intact fabric: live endpoints plus failed chips."""
+        return len(self.endpoints) + len(self.failures.ranks)
 
     @cached_property
     def endpoint_indices(self):
@@ -228,28 +273,45 @@ class Fabric:
     def node(self, x):
         """Resolve ``x`` to a node: a node of the graph, a rank (int), or ``"rank:N"``.
 
+        Ranks are stable: on a degraded fabric rank ``r`` is still the chip that had
+        it on the intact one.
+
         Raises
         ------
         NodeError
-            If ``x`` names no node and no rank.
+            If ``x`` names no node and no rank, or names a failed chip (by name or
+            rank): the message says it failed.
         """
+        failed = self.failures.ranks
         if isinstance(x, str) and x in self.graph:
             return x
         if isinstance(x, str):
             text = x.removeprefix("rank:")
             if text.isdigit():
                 x = int(text)
+            elif x in failed:
+                raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")
+            elif x in self.failures.nodes:
+                raise NodeError(f"{self.name}: {x} has failed")
             else:
                 raise NodeError(f"{self.name}: no node called {x!r}")
         if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-            if 0 <= x < len(self.endpoints):
-                return self.endpoints[int(x)]
-            raise NodeError(f"{self.name}: rank {x} is out of range 0..{len(self.endpoints) - 1}")
+            x = int(x)
+            node = self._node_of_rank.get(x)
+            if node is not None:
+                return node
+            for chip, r in failed.items():
+                if r == x:
+                    raise NodeError(f"{self.name}: rank {x} ({chip}) has failed")
+            raise NodeError(f"{self.name}: rank {x} is out of range 0..{self.n_ranks - 1}")
         try:
             if x in self.graph:
                 return x
+            dead = x in failed or x in self.failures.nodes
         except TypeError:
-            pass
+            dead = False
+        if dead:
+            raise NodeError(f"{self.name}: {x!r} has failed")
         raise NodeError(f"{self.name}: no node called {x!r}")
 
     # -- routing (fabric/_routing.py, fabric/_failures.py) -----------------------------

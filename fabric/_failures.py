@@ -1,13 +1,20 @@
 """Failures: a degraded copy of a fabric with some links and chips (or switches) removed.
 
-The degraded fabric keeps its family, parameters and routing policy, so the
-same analyses run on it and show what a failure costs: a dimension-order route
-that would cross a dead link falls back to a minimal detour (every shortest
-path of the surviving graph, ECMP), up/down and minimal routing simply lose
-their dead paths, and a pair with no path left raises :class:`~fabric.RoutingError`
-naming the pair. Failed chips leave the endpoint list; the surviving chips keep
-their names, and their ranks are renumbered in the original order. The address
-map does not move: hardware failing does not reprogram the address plan, so a
+The degraded fabric keeps its structure (:attr:`~fabric.Fabric.structure`) and
+routing policy, and records what failed in :attr:`~fabric.Fabric.failures` (a
+:class:`Failures`), so the same analyses run on it and show what a failure
+costs, while no closed form or symmetry shortcut of the intact structure is
+taken on it: a dimension-order route that would cross a dead link falls back to
+a minimal detour (every shortest path of the surviving graph, ECMP), up/down
+and minimal routing simply lose their dead paths, and a pair with no path left
+raises :class:`~fabric.RoutingError` naming the pair.
+
+Ranks are stable: a failed chip keeps its name and its rank, is listed in
+``failures.chips`` and ``failures.ranks``, and asking for it (by name or rank)
+is a :class:`~fabric.NodeError` that says it failed. The surviving chips keep
+their names and ranks (``fabric.rank_of``); ``fabric.endpoints`` lists only the
+live ones, in rank order, and is what an analysis runs over. The address map
+does not move: hardware failing does not reprogram the address plan, so a
 degraded fabric keeps every region where the intact one had it (an explicit plan
 holding the original regions), and a surviving host's windows still translate
 to the same global addresses.
@@ -21,6 +28,15 @@ Examples
 ['chip0', 'chip3', 'chip2']
 >>> f.route("chip0", "chip2")
 ['chip0', 'chip1', 'chip2']
+>>> g.failures.links, g.failures.degraded, f.failures.degraded
+((('chip0', 'chip1'),), True, False)
+>>> h = f.without(chips=["chip5"])
+>>> h.rank_of["chip6"], h.node(6)
+(6, 'chip6')
+>>> h.node(5)
+Traceback (most recent call last):
+...
+fabric.NodeError: torus:4x4 without 1 node: rank 5 (chip5) has failed
 >>> f.without(links=[("chip0", "chip5")])
 Traceback (most recent call last):
 ...
@@ -28,12 +44,61 @@ fabric.NodeError: torus:4x4: cannot fail link ('chip0', 'chip5'): there is no su
 """
 
 import dataclasses
+import types
 
 import networkx as nx
 
 from ._errors import AddressMapError, NodeError
 
-__all__ = ["without"]
+__all__ = ["Failures", "without"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Failures:
+    """What has failed in a fabric (:attr:`fabric.Fabric.failures`); empty when intact.
+
+    Attributes
+    ----------
+    links : tuple of (node, node)
+        Failed links, as the pairs of their ends.
+    nodes : tuple
+        Failed nodes of every kind (chips, switches, NICs), in the order given.
+    ranks : mapping
+        Failed chip -> the rank it had (and keeps: ranks are stable).
+
+    Examples
+    --------
+    >>> Failures().degraded, Failures(links=(("a", "b"),)).degraded
+    (False, True)
+    """
+
+    links: tuple = ()
+    nodes: tuple = ()
+    ranks: types.MappingProxyType = dataclasses.field(
+        default_factory=lambda: types.MappingProxyType({}))
+
+    def __post_init__(self):
+        object.__setattr__(self, "links", tuple(tuple(x) for x in self.links))
+        object.__setattr__(self, "nodes", tuple(self.nodes))
+        object.__setattr__(self, "ranks", types.MappingProxyType(dict(self.ranks)))
+
+    @property
+    def degraded(self):
+        """Whether anything has failed."""
+        return bool(self.links or self.nodes)
+
+    @property
+    def chips(self):
+        """The failed chips, in rank order."""
+        return tuple(sorted(self.ranks, key=self.ranks.get))
+
+    def __bool__(self):
+        return self.degraded
+
+    def plus(self, links=(), nodes=(), ranks=None):
+        """These failures and more (a fabric degraded twice keeps both)."""
+        return Failures(self.links + tuple(links), self.nodes + tuple(nodes),
+                        {**self.ranks, **(ranks or {})})
 
 
 def _link_pair(fabric, item):
@@ -75,8 +140,8 @@ def without(fabric, links=(), chips=()):
     Returns
     -------
     Fabric
-        Same family, parameters and policy; ``params["failed_links"]`` and
-        ``params["failed_nodes"]`` record what was removed.
+        Same structure, parameters and policy; :attr:`~fabric.Fabric.failures`
+        records what was removed, and the surviving chips keep their ranks.
 
     Raises
     ------
@@ -113,24 +178,27 @@ def without(fabric, links=(), chips=()):
     nx.freeze(H)
     domains = {h: tuple(c for c in cs if c not in dead) for h, cs in fabric.domains.items()}
     domains = {h: cs for h, cs in domains.items() if cs}
-    params = dict(fabric.params)
-    params["failed_links"] = tuple(params.get("failed_links", ())) + tuple(dead_links)
-    params["failed_nodes"] = tuple(params.get("failed_nodes", ())) + tuple(dead_nodes)
+    rank_of = fabric.rank_of
+    ranks = tuple(rank_of[n] for n in endpoints)
+    failures = fabric.failures.plus(dead_links, dead_nodes,
+                                    {n: rank_of[n] for n in dead_nodes if n in rank_of})
     what = []
     if dead_links:
         what.append(f"{len(dead_links)} link{'s' if len(dead_links) != 1 else ''}")
     if dead_nodes:
         what.append(f"{len(dead_nodes)} node{'s' if len(dead_nodes) != 1 else ''}")
     name = fabric.name + (f" without {' and '.join(what)}" if what else "")
-    return type(fabric)(H, endpoints, name=name, family=fabric.family, params=params,
-                        domains=domains, chip=fabric.chip, assumptions=fabric.assumptions,
-                        address_plan=_pinned_plan(fabric) if dead_nodes else fabric.address_plan)
+    return fabric.replace(graph=H, endpoints=endpoints, ranks=ranks, name=name, domains=domains,
+                          failures=failures,
+                          address_plan=_pinned_plan(fabric) if dead_nodes else
+                          fabric.address_plan)
 
 
 def _pinned_plan(fabric):
     """The fabric's address plan with every region fixed where it is now.
 
-    Layouts place chips by rank and ranks are renumbered when chips fail, so the
+    Layouts place chips by their position among the live endpoints, which moves when
+    chips fail, so the
     degraded fabric gets an explicit plan holding the intact map's regions. A fabric
     whose map cannot be built (no chip to size the HBM) keeps its plan as it is.
     """

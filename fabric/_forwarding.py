@@ -44,6 +44,7 @@ from scipy.sparse import csgraph
 from ._access import _target_node
 from ._errors import AddressMapError, RoutingError
 from ._routing_engine import _mix
+from ._structure import Grid
 
 __all__ = ["ForwardingTable", "ForwardingTables", "forwarding_tables"]
 
@@ -119,7 +120,7 @@ class ForwardingTables:
         merged entries for non-chip ranges such as host DRAM), or None."""
         if self.per_dimension is None:
             return None
-        shape = self.fabric.params["shape"]
+        shape = self.fabric.structure.shape
         return int(sum(shape)) + self.extra_entries
 
     def lookup_per_dimension(self, node, address):
@@ -129,7 +130,7 @@ class ForwardingTables:
                                "of power-of-two sides and the owner-bits plan")
         f = self.fabric
         owner = address >> self.owner_shift
-        shape = f.params["shape"]
+        shape = f.structure.shape
         here = f.graph.nodes[node].get("coord")
         bits = 0
         for d, s in enumerate(shape):
@@ -332,7 +333,7 @@ def forwarding_tables(fabric):
                 entries.append((base, end, ports))
         tables[fabric.nodes[v]] = ForwardingTable(fabric.nodes[v], tuple(entries))
     per_dim, k, extra = None, _owner_shift(fabric, amap), 0
-    shape = fabric.params.get("shape", ())
+    shape = fabric.structure.shape if isinstance(fabric.structure, Grid) else ()
     if (r.policy == "dimension-order" and k is not None
             and all(c in ("ring", "line", "full") for c in r._dor.connect)
             and all(s & (s - 1) == 0 for s in shape)):

@@ -1,9 +1,10 @@
 """Routing: which links a transaction crosses between two nodes of a fabric.
 
 A :class:`Router` routes pairs of nodes of one :class:`~fabric.Fabric` by that
-fabric's routing *policy*, chosen from its builder family:
+fabric's routing *policy*, chosen from its typed structure
+(:attr:`~fabric.Fabric.structure`, :mod:`fabric._structure`):
 
-``"dimension-order"`` (family ``hypermesh``: tori, meshes, hyper-meshes)
+``"dimension-order"`` (a :class:`~fabric.Grid`: tori, meshes, hyper-meshes)
     Dimensions are corrected in a fixed order, 0 first. Along a ring the
     shorter way round is taken; when both ways are equally short (a ring of
     even size, half-way round) the two ways are equal-cost paths: ``loads``
@@ -13,17 +14,18 @@ fabric's routing *policy*, chosen from its builder family:
     fabric a pair whose dimension-order path crosses a dead link falls back to
     the minimal detour (all shortest paths of the surviving graph, ECMP); so
     does a pair with an end off the grid (a per-line switch).
-``"up-down"`` (families ``fat_tree``, ``leaf_spine``, ``rail_optimized``, ``switched``)
+``"up-down"`` (a :class:`~fabric.Clos` or :class:`~fabric.Switched`: fat-trees,
+leaf-spines, rail-optimized clusters, NVL72-style planes)
     A path climbs towards the top tier, then only descends (valley-free), and
     is shortest among such paths; chips never forward (a NIC passes traffic
     between its chip and its rail). Levels: chip -2, NIC/host/memory -1,
     switch its ``tier``.
-``"minimal"`` (family ``dragonfly``)
+``"minimal"`` (a :class:`~fabric.Dragonfly`)
     Shortest paths that use at most one global (inter-group) link:
     local, global, local (Kim et al., ISCA 2008). On a degraded fabric a pair
     left with no minimal path detours by the shortest paths of the surviving
     graph (a stand-in for Valiant's non-minimal routing, which is not modelled).
-``"shortest"`` (any other graph)
+``"shortest"`` (any other graph: ``structure=None``)
     All shortest paths by hop count; every node forwards.
 
 In every policy ECMP is over the equal-cost paths the policy allows, each
@@ -33,8 +35,8 @@ branching node) (``ecmp="hash"``), or (``ecmp="weighted"``, outside dimension
 order) split hop by hop: at each node the bytes leave over the next hops of the
 pair's equal-cost paths in proportion to those links' bandwidth (weighted-cost
 multipathing; Zhou et al., "WCMP: Weighted Cost Multipathing for Improving
-Fairness in Data Centers", EuroSys 2014). The default is ``"weighted"`` for the
-``switched`` family and ``"all"`` otherwise: a GPU on NVSwitch planes stripes its
+Fairness in Data Centers", EuroSys 2014). The default is ``"weighted"`` for a
+:class:`~fabric.Switched` structure and ``"all"`` otherwise: a GPU on NVSwitch planes stripes its
 traffic over all its NVLinks, so a plane reached by 5 of 18 links carries 5/18
 of it (a DGX H100 has 5, 4, 4, 5 links to its 4 planes), where a flow hash
 would give each plane 1/4; switches of the other families hash flows. Outside
@@ -81,34 +83,40 @@ from ._routing_engine import (
     _BLOCK,
     _all_links,
     _Engine,
+    _group_of,
     _minimal_graph,
     _shortest_graph,
     _updown_graph,
 )
+from ._routing_uniform import dragonfly_loads, link_orbits, orbit_loads
+from ._structure import Clos, Dragonfly, Grid, Switched
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
 
 POLICIES = ("dimension-order", "up-down", "minimal", "shortest")
 ECMP_MODES = ("all", "hash", "weighted")
 
-_UPDOWN_FAMILIES = frozenset({"fat_tree", "leaf_spine", "rail_optimized", "switched"})
-_DOR_FAMILIES = frozenset({"hypermesh", "torus", "mesh"})
-
-
 
 def default_policy(fabric):
-    """The policy name a fabric's family implies (see the module docstring)."""
-    if fabric.family in _DOR_FAMILIES and "shape" in fabric.params:
-        return "dimension-order"
-    if fabric.family in _UPDOWN_FAMILIES:
-        return "up-down"
-    if fabric.family == "dragonfly":
-        return "minimal"
+    """The policy name a fabric's structure implies (see the module docstring).
+
+    >>> import topologies
+    >>> default_policy(topologies.build("torus:4x4")), default_policy(topologies.build("dgx-h100"))
+    ('dimension-order', 'up-down')
+    """
+    match fabric.structure:
+        case Grid():
+            return "dimension-order"
+        case Clos() | Switched():
+            return "up-down"
+        case Dragonfly():
+            return "minimal"
     return "shortest"
 
 
 def default_ecmp(fabric):
-    """The ECMP mode a fabric's family implies: ``"weighted"`` for ``switched``, else ``"all"``.
+    """The ECMP mode a fabric's structure implies: ``"weighted"`` for :class:`~fabric.Switched`,
+    else ``"all"``.
 
     Examples
     --------
@@ -116,7 +124,7 @@ def default_ecmp(fabric):
     >>> default_ecmp(topologies.build("dgx-h100")), default_ecmp(topologies.build("fattree:k=4"))
     ('weighted', 'all')
     """
-    return "weighted" if fabric.family == "switched" else "all"
+    return "weighted" if isinstance(fabric.structure, Switched) else "all"
 
 
 # -- the router --------------------------------------------------------------------------
@@ -132,7 +140,7 @@ class Router:
     ----------
     fabric : Fabric
     policy : str, optional
-        One of :data:`POLICIES`. Default: the one the fabric's family implies.
+        One of :data:`POLICIES`. Default: the one the fabric's structure implies.
     ecmp : {"all", "hash", "weighted"}, optional
         ``"all"``: every equal-cost path carries an equal share of a pair's
         bytes. ``"hash"``: each pair uses one path, chosen at every branch by a
@@ -140,8 +148,8 @@ class Router:
         switch hashes a flow's header with its own seed. ``"weighted"``: at
         every node the bytes split over the next hops of the equal-cost paths
         in proportion to their links' bandwidth (not for dimension order).
-        Default: :func:`default_ecmp` (``"weighted"`` for the ``switched``
-        family, ``"all"`` otherwise; see the module docstring).
+        Default: :func:`default_ecmp` (``"weighted"`` for a switched
+        structure, ``"all"`` otherwise; see the module docstring).
 
     Attributes
     ----------
@@ -179,9 +187,10 @@ class Router:
         if policy == "dimension-order" and ecmp == "weighted":
             raise ValueError("ecmp='weighted' is not modelled for dimension-order routing "
                              "(its ties are the two ways round a ring); use 'all' or 'hash'")
-        if policy == "dimension-order" and "shape" not in fabric.params:
-            raise RoutingError(f"{fabric.name}: dimension-order routing needs a hypermesh "
-                               f"fabric with params['shape']")
+        if policy == "dimension-order" and not isinstance(fabric.structure, Grid):
+            raise RoutingError(f"{fabric.name}: dimension-order routing needs a grid "
+                               f"(fabric.structure a fabric.Grid), got "
+                               f"{type(fabric.structure).__name__}")
         self.fabric = fabric
         self.policy = policy
         self.ecmp = ecmp
@@ -202,7 +211,7 @@ class Router:
                      if policy == "dimension-order" else None)
         # minimal routing on a degraded fabric: pairs left with no minimal path detour by
         # shortest paths (a stand-in for Valiant's non-minimal routing)
-        degraded = bool(fabric.params.get("failed_links") or fabric.params.get("failed_nodes"))
+        degraded = fabric.failures.degraded
         self._fallback = (_Engine(fabric, _shortest_graph, self.link_tail, self.link_head,
                                   self.link_latency, self._names)
                           if policy == "minimal" and degraded else None)
@@ -271,7 +280,10 @@ class Router:
             for i in range(0, len(s), step):
                 ss, dd, ww = s[i:i + step], d[i:i + step], w[i:i + step]
                 _, _, dead = self._dor.evaluate(ss, dd, ww, out, want_latency=False)
-                if dead.any():
+                if dead.any() and self.ecmp == "hash":
+                    # a detoured pair keeps to the one path path() returns
+                    self._engine.hash_loads(ss[dead], dd[dead], ww[dead], out)
+                elif dead.any():
                     self._engine.loads(ss[dead], dd[dead], ww[dead], out)
             return out
         for eng, m in self._engines(s, d):
@@ -343,6 +355,77 @@ class Router:
             m = order[bounds[k]:bounds[k + 1]]
             out[k] = self.loads(s[m], d[m], w[m])
         return out
+
+    @property
+    def link_orbits(self):
+        """Orbit number of each directed link under automorphisms transitive on the endpoints.
+
+        An int64 array of shape (2E,), or ``None`` where no such group is known
+        (a degraded fabric, or a structure without a known symmetry). The groups:
+        translations of a hypermesh of rings and fully connected lines, chip
+        permutations of a single-tier switched fabric, the permutations of the
+        fat-tree, leaf-spine and rail-optimized builders (see
+        :mod:`fabric._routing_uniform`). Links of one orbit share one bandwidth.
+
+        Examples
+        --------
+        >>> import topologies
+        >>> o = topologies.build("torus:4x4").router.link_orbits
+        >>> len(set(o.tolist()))   # + and - steps of two dimensions
+        4
+        >>> topologies.build("torus:4x4").without(links=[("chip0", "chip1")]).router.link_orbits
+        """
+        if not hasattr(self, "_orbits"):
+            self._orbits = link_orbits(self.fabric, self.link_tail, self.link_head,
+                                       self.link_bandwidth)
+        return self._orbits
+
+    def loads_all_to_all(self, nbytes):
+        """Link loads of uniform all-to-all: every ordered endpoint pair sends ``nbytes``.
+
+        Equal to :meth:`loads_matrix` of the uniform matrix (to rounding), from the
+        structure where the fabric has one (see :mod:`fabric._routing_uniform`):
+        one source mapped over the orbits of :attr:`link_orbits` when the route
+        choice is symmetric (any ECMP mode in dimension order, ``"all"`` or
+        ``"weighted"`` otherwise), or one pass over the group pairs of an intact
+        dragonfly under minimal routing. Otherwise the general engine.
+
+        Parameters
+        ----------
+        nbytes : float
+            Bytes per ordered pair, finite and >= 0.
+
+        Returns
+        -------
+        ndarray, shape (2E,)
+
+        Examples
+        --------
+        >>> import topologies
+        >>> f = topologies.build("fattree:k=4")
+        >>> r = f.router
+        >>> a = r.loads_all_to_all(1.0)
+        >>> b = r.loads_matrix(np.ones((16, 16)) - np.eye(16))
+        >>> bool(np.allclose(a, b, rtol=1e-12, atol=0))
+        True
+        """
+        w = float(nbytes)
+        if not np.isfinite(w) or w < 0:
+            raise ValueError(f"nbytes must be finite and >= 0, got {nbytes!r}")
+        n = self.fabric.n_endpoints
+        ep = self.fabric.endpoint_indices
+        if n < 2 or w == 0:
+            return np.zeros(self.n_links)
+        symmetric_choice = self._dor is not None or self.ecmp != "hash"
+        if symmetric_choice and self.link_orbits is not None:
+            load0 = self.loads(np.full(n - 1, ep[0]), ep[1:], w)
+            return orbit_loads(self.link_orbits, load0, n)
+        if self.policy == "minimal":
+            out = dragonfly_loads(self.fabric, self.link_tail, self.link_head,
+                                  _group_of(self.fabric), self.n_links, w)
+            if out is not None:
+                return out
+        return self.loads_matrix(_Uniform(n, w))
 
     def _engines(self, s, d):
         """(engine, pair mask) for the policy engine and, if any, the detour engine."""
@@ -526,6 +609,20 @@ class Router:
     def link_name(self, k):
         """``(tail, head)`` node names of directed link ``k``."""
         return self._names[int(self.link_tail[k])], self._names[int(self.link_head[k])]
+
+
+class _Uniform:
+    """A uniform traffic matrix, made row block by row block (for :meth:`Router.loads_matrix`)."""
+
+    def __init__(self, n, w):
+        self.shape = (n, n)
+        self.w = w
+
+    def rows(self, start, stop):
+        block = np.full((stop - start, self.shape[0]), self.w)
+        k = np.arange(start, stop)
+        block[k - start, k] = 0.0
+        return block
 
 
 def route(fabric, src, dst):

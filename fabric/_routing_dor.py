@@ -21,11 +21,8 @@ class _DimOrder:
         self.bandwidth = link_bandwidth
         self.fallback = fallback  # an _Engine for detours on degraded fabrics
         self.n_links = n_links
-        shape = tuple(int(s) for s in fabric.params["shape"])
-        connect = fabric.params.get("connect", "full")
-        if isinstance(connect, str):
-            connect = (connect,) * len(shape)
-        self.shape, self.connect = shape, tuple(connect)
+        shape, connect = fabric.structure.shape, fabric.structure.connect
+        self.shape, self.connect = shape, connect
         self.ndim = len(shape)
         self.strides = np.cumprod((1,) + shape[:-1]).astype(np.int64)
         n = int(np.prod(shape))
@@ -47,7 +44,6 @@ class _DimOrder:
         self.line_of, self.tables = [], []
         coords = np.stack(np.unravel_index(np.arange(n), shape, order="F"), axis=1)
         self.coords = coords
-        ns = self.node_slot
         for d, (s, c) in enumerate(zip(shape, self.connect)):
             base = np.arange(n) - coords[:, d] * self.strides[d]
             lines, line_of = np.unique(base, return_inverse=True)
@@ -67,38 +63,7 @@ class _DimOrder:
             else:
                 raise RoutingError(f"{fabric.name}: unknown connect {c!r} in dimension {d}")
             self.tables.append(tab)
-        for e in range(len(ea.u)):
-            u, v = int(ea.u[e]), int(ea.v[e])
-            su, sv = ns[u], ns[v]
-            if su >= 0 and sv >= 0:
-                diff = np.flatnonzero(coords[su] != coords[sv])
-                if len(diff) != 1:
-                    continue
-                d = int(diff[0])
-                tab, s = self.tables[d], shape[d]
-                line = self.line_of[d][su]
-                p, q = int(coords[su, d]), int(coords[sv, d])
-                if "pair" in tab:
-                    tab["pair"][line, p, q] = 2 * e
-                    tab["pair"][line, q, p] = 2 * e + 1
-                    continue
-                for (a, b, l_ab, l_ba) in ((p, q, 2 * e, 2 * e + 1), (q, p, 2 * e + 1, 2 * e)):
-                    if b == (a + 1) % s and (self.connect[d] == "ring" or b == a + 1):
-                        tab["plus"][line, a] = l_ab
-                        tab["minus"][line, b] = l_ba
-            elif su >= 0 or sv >= 0:
-                chip_end, sw, l_up, l_dn = ((su, v, 2 * e, 2 * e + 1) if su >= 0
-                                            else (sv, u, 2 * e + 1, 2 * e))
-                for d, c in enumerate(self.connect):
-                    if c == "switch":
-                        tab = self.tables[d]
-                        line = self.line_of[d][chip_end]
-                        if tab["switch"][line] in (-1, sw):
-                            tab["switch"][line] = sw
-                            p = int(coords[chip_end, d])
-                            tab["up"][line, p] = l_up
-                            tab["down"][line, p] = l_dn
-                            break
+        self._fill_tables(fabric, ea, coords)
         # intact: every adjacency of the grid is present (no failures), so no route is dead
         self.intact = True
         self.uniform_lat = []
@@ -129,6 +94,68 @@ class _DimOrder:
                     z = np.zeros((t2.shape[0], 1))
                     tab[key + "_lat"] = np.concatenate([z, np.cumsum(la, axis=1)], axis=1)
                     tab[key + "_dead"] = np.concatenate([z, np.cumsum(dead, axis=1)], axis=1)
+
+    def _fill_tables(self, fabric, ea, coords):
+        """Enter every link in its dimension's table (vectorised over the links)."""
+        ns = self.node_slot
+        u, v = np.asarray(ea.u, dtype=np.int64), np.asarray(ea.v, dtype=np.int64)
+        su, sv = ns[u], ns[v]
+        e = np.arange(len(u), dtype=np.int64)
+        # chip-chip links: the one dimension the two coordinates differ in
+        ib = np.flatnonzero((su >= 0) & (sv >= 0))
+        cu, cv = coords[su[ib]], coords[sv[ib]]
+        differ = cu != cv
+        one = differ.sum(axis=1) == 1
+        ib, cu, cv, differ = ib[one], cu[one], cv[one], differ[one]
+        dims = np.argmax(differ, axis=1) if len(ib) else np.zeros(0, dtype=np.int64)
+        for d in range(self.ndim):
+            m = dims == d
+            if not m.any():
+                continue
+            ee = ib[m]
+            tab, s = self.tables[d], self.shape[d]
+            line = self.line_of[d][su[ee]]
+            p, q = cu[m, d], cv[m, d]
+            if "pair" in tab:
+                tab["pair"][line, p, q] = 2 * ee
+                tab["pair"][line, q, p] = 2 * ee + 1
+                continue
+            for a, b, l_ab, l_ba in ((p, q, 2 * ee, 2 * ee + 1), (q, p, 2 * ee + 1, 2 * ee)):
+                fwd = b == (a + 1) % s
+                if self.connect[d] != "ring":
+                    fwd &= b == a + 1
+                tab["plus"][line[fwd], a[fwd]] = l_ab[fwd]
+                tab["minus"][line[fwd], b[fwd]] = l_ba[fwd]
+        # chip-switch links: a line's switch is known by the chips still linked to it, which
+        # differ in one coordinate, the switch's dimension (not by its name, nor by the order
+        # edges are listed). A switch with fewer than two chips left serves no pair of its
+        # line; its entries stay -1 (dead).
+        ic = np.flatnonzero((su >= 0) != (sv >= 0))
+        if not len(ic) or "switch" not in self.connect:
+            return
+        chip_up = su[ic] >= 0
+        chip_slot = np.where(chip_up, su[ic], sv[ic])
+        sw = np.where(chip_up, v[ic], u[ic])
+        l_up = np.where(chip_up, 2 * e[ic], 2 * e[ic] + 1)
+        l_dn = np.where(chip_up, 2 * e[ic] + 1, 2 * e[ic])
+        sw_dim = np.full(len(fabric.nodes), -1, dtype=np.int64)
+        order = np.argsort(sw, kind="stable")
+        for grp in np.split(order, np.flatnonzero(np.diff(sw[order])) + 1):
+            cs = coords[chip_slot[grp]]
+            differ = np.flatnonzero((cs != cs[0]).any(axis=0))
+            if len(differ) == 1 and self.connect[int(differ[0])] == "switch":
+                sw_dim[sw[grp[0]]] = int(differ[0])
+        dsw = sw_dim[sw]
+        for d, c in enumerate(self.connect):
+            if c != "switch":
+                continue
+            m = dsw == d
+            tab = self.tables[d]
+            line = self.line_of[d][chip_slot[m]]
+            pos = self.coords[chip_slot[m], d]
+            tab["switch"][line] = sw[m]
+            tab["up"][line, pos] = l_up[m]
+            tab["down"][line, pos] = l_dn[m]
 
     # --- per-dimension segments -----------------------------------------------------
 

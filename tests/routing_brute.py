@@ -49,8 +49,8 @@ def _shortest_of(paths):
 
 def _dor_paths(f, s, t):
     G = f.graph
-    shape = f.params["shape"]
-    connect = f.params["connect"]
+    shape = f.structure.shape
+    connect = f.structure.connect
     at = {G.nodes[n]["coord"]: n for n in f.endpoints}
     options = []
     cur = list(G.nodes[s]["coord"])

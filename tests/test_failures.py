@@ -87,7 +87,15 @@ def test_failed_chip_leaves_the_endpoints():
     g = f.without(chips=["chip3", 7])
     assert g.n_endpoints == 14 and "chip3" not in g.endpoints and "chip7" not in g.endpoints
     assert g.endpoints[3] == "chip4"
-    assert g.params["failed_nodes"] == ("chip3", "chip7")
+    assert g.failures.nodes == ("chip3", "chip7")
+    assert g.failures.chips == ("chip3", "chip7") and dict(g.failures.ranks) == {"chip3": 3,
+                                                                                "chip7": 7}
+    # ranks are stable: the survivors keep theirs, the failed ones are a clear error
+    assert g.rank_of["chip4"] == 4 and g.node(4) == "chip4" and g.node(15) == "chip15"
+    with pytest.raises(NodeError, match=r"rank 3 \(chip3\) has failed"):
+        g.node(3)
+    with pytest.raises(NodeError, match=r"chip7 \(rank 7\) has failed"):
+        g.node("chip7")
 
 
 def test_no_path_left_names_the_pair():

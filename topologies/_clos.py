@@ -2,7 +2,7 @@
 
 import networkx as nx
 
-from fabric import SpecError
+from fabric import Clos, SpecError
 
 from ._common import (
     add_chips,
@@ -38,6 +38,7 @@ def fat_tree(k, *, tech="ib-ndr", chips_per_host=1, chip=None, name=None):
     Returns
     -------
     fabric.Fabric
+        ``structure=fabric.Clos(3, k, k*k//4, "pods", full_bisection=True)``;
         ``family="fat_tree"``, ``params={"k": k, "chips_per_host": ...}``. Chips
         ``"chip{r}"``; switches ``"edge{p}.{i}"`` (``tier=0``), ``"agg{p}.{i}"``
         (``tier=1``) and ``"core{j}"`` (``tier=2``). Chip ``r`` is in pod
@@ -76,7 +77,8 @@ def fat_tree(k, *, tech="ib-ndr", chips_per_host=1, chip=None, name=None):
     G.add_edges_from(((f"agg{p}.{i}", f"core{i * h + j}")
                       for p in range(k) for i in range(h) for j in range(h)), **attrs)
     return make_fabric(G, endpoints, name=what, family="fat_tree",
-                       params={"k": k, "chips_per_host": cph}, chip=chip, techs=(t,))
+                       params={"k": k, "chips_per_host": cph}, chip=chip, techs=(t,),
+                       structure=Clos(3, k, h * h, "pods", full_bisection=True))
 
 
 def leaf_spine(k, oversubscription=1, *, tech="ib-ndr", chips_per_host=1, chip=None,
@@ -100,7 +102,8 @@ def leaf_spine(k, oversubscription=1, *, tech="ib-ndr", chips_per_host=1, chip=N
     Returns
     -------
     fabric.Fabric
-        ``family="leaf_spine"``; leaves ``"leaf{i}"`` (``tier=0``) and spines
+        ``structure=fabric.Clos(2, k, down, "leaves")``; ``family="leaf_spine"``;
+        leaves ``"leaf{i}"`` (``tier=0``) and spines
         ``"spine{j}"`` (``tier=1``); chip ``r`` hangs off leaf ``r // down``.
 
     Examples
@@ -133,7 +136,7 @@ def leaf_spine(k, oversubscription=1, *, tech="ib-ndr", chips_per_host=1, chip=N
     return make_fabric(G, endpoints, name=what, family="leaf_spine",
                        params={"k": k, "oversubscription": r, "down": down, "up": up,
                                "chips_per_host": cph},
-                       chip=chip, techs=(t,))
+                       chip=chip, techs=(t,), structure=Clos(2, k, down, "leaves"))
 
 
 def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvlink4",
@@ -173,6 +176,7 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
     Returns
     -------
     fabric.Fabric
+        ``structure=fabric.Clos(3, servers, gpus_per_server, "servers")``;
         ``family="rail_optimized"``; chips ``"chip{r}"`` (server ``r //
         gpus_per_server``), NICs ``"nic{r}"`` (``kind="nic"``), scale-up
         switches ``"nvs{s}"`` (``tier=0``), rail leaves ``"rail{i}"``
@@ -218,4 +222,4 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
     return make_fabric(G, endpoints, name=what, family="rail_optimized",
                        params={"servers": servers, "gpus_per_server": g, "spines": spines,
                                "scaleup_links": scaleup_links, "chips_per_host": g},
-                       chip=chip, techs=(ts, tn, tp))
+                       chip=chip, techs=(ts, tn, tp), structure=Clos(3, servers, g, "servers"))

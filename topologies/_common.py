@@ -74,7 +74,7 @@ def add_chips(G, n, chips_per_host, coords=None):
     return [f"chip{r}" for r in range(n)]
 
 
-def make_fabric(G, endpoints, *, name, family, params, chip, techs, extra=()):
+def make_fabric(G, endpoints, *, name, family, params, chip, techs, structure, extra=()):
     """Freeze ``G`` and wrap it; builders make valid graphs by construction (tested)."""
     nx.freeze(G)
     domains = {}
@@ -90,7 +90,8 @@ def make_fabric(G, endpoints, *, name, family, params, chip, techs, extra=()):
         assumptions.extend(chip.parameters())
     assumptions.extend(extra)
     return Fabric(G, tuple(endpoints), name=name, family=family, params=params,
-                  domains=domains, chip=chip, assumptions=tuple(assumptions))
+                  domains=domains, chip=chip, assumptions=tuple(assumptions),
+                  structure=structure)
 
 
 def prod(values):

@@ -9,7 +9,7 @@ HyperX), a cycle (``"ring"``), a path (``"line"``), or a star around a switch
 import networkx as nx
 import numpy as np
 
-from fabric import SpecError
+from fabric import Grid, SpecError
 
 from ._common import (
     add_chips,
@@ -71,8 +71,8 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
     Returns
     -------
     fabric.Fabric
-        ``family="hypermesh"``; ``params`` holds ``shape``, ``connect``, ``links``
-        and ``chips_per_host``. Chips are ``"chip{r}"`` with node attributes
+        ``structure=fabric.Grid(shape, connect, links)``; ``family="hypermesh"``,
+        ``params`` holds ``shape``, ``connect``, ``links`` and ``chips_per_host``. Chips are ``"chip{r}"`` with node attributes
         ``kind="chip"``, ``host="host{h}"`` and ``coord`` (a tuple); switches
         of ``connect="switch"`` lines are ``"sw.d{d}.{j}"`` (``kind="switch"``,
         ``tier=0``), line ``j`` counted in rank order of its first chip.
@@ -136,7 +136,7 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
             G.add_edges_from(((endpoints[a], endpoints[b]) for a, b in zip(u, v)), **attrs)
     params = {"shape": shape, "connect": connect, "links": links, "chips_per_host": cph}
     return make_fabric(G, endpoints, name=what, family="hypermesh", params=params, chip=chip,
-                       techs=(t,))
+                       techs=(t,), structure=Grid(shape, connect, links))
 
 
 def torus(shape, *, links=1, tech="cofabric", chips_per_host=None, chip=None, name=None):

@@ -2,7 +2,7 @@
 
 import networkx as nx
 
-from fabric import SpecError
+from fabric import Dragonfly, SpecError, Switched
 
 from ._common import (
     add_chips,
@@ -43,6 +43,7 @@ def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per
     Returns
     -------
     fabric.Fabric
+        ``structure=fabric.Switched(planes, links, reduction)``;
         ``family="switched"``; switches ``"sw{p}"`` (``tier=0``).
 
     Examples
@@ -67,7 +68,7 @@ def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per
     return make_fabric(G, endpoints, name=what, family="switched",
                        params={"n": n, "planes": planes, "links": links, "chips_per_host": cph,
                                "reduction": bool(reduction)},
-                       chip=chip, techs=(t,))
+                       chip=chip, techs=(t,), structure=Switched(planes, links, reduction))
 
 
 def dragonfly(h, *, a=None, p=None, tech="ib-ndr", global_tech=None, chips_per_host=None,
@@ -101,7 +102,8 @@ def dragonfly(h, *, a=None, p=None, tech="ib-ndr", global_tech=None, chips_per_h
     Returns
     -------
     fabric.Fabric
-        ``family="dragonfly"``; routers ``"r{g}.{i}"`` (``kind="switch"``,
+        ``structure=fabric.Dragonfly(a, p, h, groups)``; ``family="dragonfly"``;
+        routers ``"r{g}.{i}"`` (``kind="switch"``,
         ``tier=0``); chip ``r`` is on router ``(r // p) % a`` of group
         ``r // (a*p)``.
 
@@ -144,4 +146,5 @@ def dragonfly(h, *, a=None, p=None, tech="ib-ndr", global_tech=None, chips_per_h
         raise SpecError(f"{what}: global links collided; choose other a, h")  # pragma: no cover
     return make_fabric(G, endpoints, name=what, family="dragonfly",
                        params={"a": a, "p": p, "h": h, "groups": groups, "chips_per_host": cph},
-                       chip=chip, techs=(t, tg) if tg != t else (t,))
+                       chip=chip, techs=(t, tg) if tg != t else (t,),
+                       structure=Dragonfly(a, p, h, groups))

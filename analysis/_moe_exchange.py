@@ -1,0 +1,569 @@
+"""MoE dispatch and combine through a named exchange kernel, on a fabric.
+
+:func:`moe_exchange` costs one expert-parallel dispatch (tokens to the ranks of
+their experts) and the matching combine (expert outputs back) the way a
+published kernel does it (:mod:`fabric._exchange`: ``deepep-normal``,
+``deepep-low-latency``, ``one-sided``, ``pplx``, ``all-to-allv``).
+
+Per phase (terms add)::
+
+    time = syncs x (base + hop latency)              fixed: the kernel's handshakes
+         + max(scale-up time, network time)           pipelined stages (else their sum)
+         + local copy time                            receive part through HBM, if any
+
+* **Routing** gives, per token, the probability that a given rank or a given
+  node (a load/store domain: the GPUs of a server, or a whole NVL72 rack) holds
+  at least one of its experts. Experts sit on ranks in blocks of ``E / ep``
+  (expert ``e`` on rank ``e // (E/ep)``, as DeepEP and TensorRT-LLM place
+  them). ``"uniform"``: a token's ``k`` experts are ``k`` distinct experts
+  drawn uniformly (exact hypergeometric: a set of ``s`` experts is missed with
+  probability ``C(E-s, k) / C(E, k)``). ``"node-limited:M"``: DeepSeek-V3's
+  node-limited routing (arXiv 2412.19437 s.2.1.2: each token goes to at most
+  ``M`` nodes, ``M = 4`` in V3): the token picks ``M`` of the nodes uniformly,
+  then ``k`` experts uniformly among theirs (DeepEP's benchmark draws them so:
+  group scores are the max over a node's experts, top-``M`` groups, then
+  top-``k``). ``"balanced"``: every token goes to ``min(k, ep)`` distinct
+  consecutive ranks, rotated by token and source (TensorRT-LLM's
+  ``bench_moe_comm.py --perfect_router``).
+* **Traffic** follows from the kernel's de-duplication: one copy per (token,
+  node) over the network then an NVLink fan-out (``deepep-normal``), one per
+  (token, rank) (``one-sided``, ``pplx``, ``all-to-allv``), or one per (token,
+  expert) (``deepep-low-latency``). Expected bytes, the same for every source
+  rank under these symmetric routings.
+* **Scale-up time**: the scale-up traffic matrix routed on the fabric by its
+  router (ECMP), the most loaded directed link's bytes over its effective
+  bandwidth: NCCL's per-link bulk figure where one is published
+  (``analysis.PROTOCOL_LINK_BANDWIDTH``: 20.6 GB/s per NVLink4, 40.1 per
+  NVLink5; NVIDIA/nccl ``src/graph/topo.h``), else the load/store transport's
+  payload fraction.
+* **Network time**: bytes through each rank's NIC, over the narrowest link of
+  its GPU-NIC-network path times the RDMA payload fraction (4096 B MTU, 26 B
+  of headers: :mod:`fabric._transport`). The network behind the NICs is taken as
+  non-blocking (rail-optimized clusters are built at full bisection).
+* **Local copy**: a receive part that moves the received copies through HBM
+  (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth.
+* **Fixed**: :data:`fabric.EXCHANGE_SYNC` per synchronisation, over the
+  network hop when the exchange spans more than one node.
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("nvl72")
+>>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
+...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
+>>> round(r.dispatch * 1e6), r.bottleneck_dispatch
+(292, 'scale-up')
+>>> r.copies_rank                       # every token to all 8 ranks, own included
+16384.0
+"""
+
+import dataclasses
+import math
+import numbers
+import weakref
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from fabric import (
+    EXCHANGE_SYNC,
+    NodeError,
+    Parameter,
+    RoutingError,
+    SpecError,
+    chip_spec,
+    exchange_kernel,
+    link_tech,
+)
+from fabric import transport as get_transport
+
+from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH
+from ._models import model_config
+
+__all__ = ["ExchangePhase", "MoEExchange", "expert_reach", "moe_exchange", "parse_routing"]
+
+#: Elements wider than this many bytes do not exist; smaller byte counts are per element.
+_MAX_ELEMENT_BYTES = 16
+
+_CACHE = weakref.WeakKeyDictionary()
+
+
+# -- routing ------------------------------------------------------------------------------
+
+def parse_routing(routing):
+    """Normalise a routing name: ``("uniform", None)``, ``("node-limited", M)``, ``("balanced", None)``.
+
+    >>> parse_routing("node-limited:4")
+    ('node-limited', 4)
+    >>> parse_routing("node-limited")          # DeepSeek-V3: at most 4 nodes per token
+    ('node-limited', 4)
+    >>> parse_routing("zipf")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: routing must be 'uniform', 'balanced' or 'node-limited[:M]', got 'zipf'
+    """
+    if isinstance(routing, tuple) and len(routing) == 2:
+        routing = routing[0] if routing[1] is None else f"{routing[0]}:{routing[1]}"
+    if not isinstance(routing, str):
+        raise SpecError(f"routing must be a string, got {routing!r}")
+    name, _, arg = routing.strip().lower().partition(":")
+    if name in ("uniform", "balanced") and not arg:
+        return name, None
+    if name == "node-limited":
+        if not arg:
+            return name, 4
+        if arg.isdigit() and int(arg) >= 1:
+            return name, int(arg)
+        raise SpecError(f"node-limited routing needs M >= 1 nodes per token, got {routing!r}")
+    raise SpecError(f"routing must be 'uniform', 'balanced' or 'node-limited[:M]', got "
+                    f"{routing!r}")
+
+
+def _miss(total, subset, k):
+    """P(k distinct draws from ``total`` items all avoid a set of ``subset``): C(t-s,k)/C(t,k)."""
+    if subset >= total:
+        return 0.0
+    if k > total - subset:
+        return 0.0
+    p = 1.0
+    for i in range(k):
+        p *= (total - subset - i) / (total - i)
+    return p
+
+
+def expert_reach(experts, k, ep, nodes, routing="uniform"):
+    """Probability that one token reaches a given rank and a given node.
+
+    Parameters
+    ----------
+    experts, k : int
+        Routed experts and experts per token.
+    ep : int
+        Expert-parallel ranks (each holds ``experts / ep`` experts).
+    nodes : int
+        Nodes (load/store domains) the ranks fill equally.
+    routing : str
+        See :func:`parse_routing`.
+
+    Returns
+    -------
+    p_rank, p_node : float
+
+    Examples
+    --------
+    >>> p_rank, p_node = expert_reach(256, 8, 8, 1)
+    >>> round(p_rank, 4), p_node                  # 1 - C(224,8)/C(256,8)
+    (0.6618, 1.0)
+    >>> expert_reach(256, 8, 16, 2, "balanced")   # 8 consecutive of 16 ranks: 1 + 7/8 nodes
+    (0.5, 0.9375)
+    """
+    name, m = parse_routing(routing)
+    if name == "balanced":
+        reach = min(k, ep)
+        g = ep // nodes
+        return reach / ep, min(nodes, (reach - 1) / g + 1) / nodes
+    per_rank, per_node = experts / ep, experts / nodes
+    if name == "node-limited" and m < nodes:
+        pool = m * per_node
+        frac = m / nodes
+        return (frac * (1 - _miss(pool, per_rank, k)), frac * (1 - _miss(pool, per_node, k)))
+    return 1 - _miss(experts, per_rank, k), 1 - _miss(experts, per_node, k)
+
+
+# -- fabric facts: scale-up domains, NICs, effective bandwidths ---------------------------
+
+def _facts(fabric):
+    c = _CACHE.get(fabric)
+    if c is None:
+        c = _CACHE[fabric] = {}
+    return c
+
+
+def _domains(fabric):
+    """Load/store domain label of every rank (the components without NICs and message links)."""
+    c = _facts(fabric)
+    if "domains" not in c:
+        G = fabric.graph
+        H = nx.Graph()
+        H.add_nodes_from(n for n, k in G.nodes(data="kind") if k != "nic")
+        H.add_edges_from((u, v) for u, v, t in G.edges(data="tech")
+                         if u in H and v in H and t not in MESSAGE_TECHNOLOGIES)
+        label = {}
+        for i, comp in enumerate(sorted(nx.connected_components(H), key=min)):
+            for n in comp:
+                label[n] = i
+        c["domains"] = np.array([label[n] for n in fabric.endpoints], dtype=np.int64)
+    return c["domains"]
+
+
+def _nic_bandwidth(fabric, node, payload):
+    """Effective bytes/s through the chip's NIC: its narrowest link x RDMA payload fraction."""
+    G = fabric.graph
+    best = 0.0
+    for nic in G.neighbors(node):
+        if G.nodes[nic].get("kind") != "nic":
+            continue
+        bw = min(float(d["bandwidth"]) for _, _, d in G.edges(nic, data=True))
+        best = max(best, bw * payload)
+    return best
+
+
+def _link_efficiency(tech, payload):
+    if tech in PROTOCOL_LINK_BANDWIDTH:
+        return PROTOCOL_LINK_BANDWIDTH[tech] / link_tech(tech).bandwidth
+    return payload
+
+
+# -- results ------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class ExchangePhase:
+    """One phase (dispatch or combine), seconds; ``time = fixed + transfer + local_copy``.
+
+    Attributes
+    ----------
+    fixed : float
+        Synchronisations of the kernel.
+    scaleup, network : float
+        Time of the scale-up stage (most loaded link) and of the network stage
+        (busiest NIC).
+    transfer : float
+        ``max(scaleup, network)`` for pipelined kernels, else their sum.
+    local_copy : float
+        Receive-side copy through HBM.
+    time : float
+    bottleneck : str
+        ``"scale-up"``, ``"network"`` or ``"fixed"`` (when nothing moves).
+    scaleup_bytes, nic_bytes : float
+        Bytes on the most loaded scale-up link, and through the busiest NIC
+        (sent + received counted separately; the larger direction).
+    """
+
+    fixed: float
+    scaleup: float
+    network: float
+    transfer: float
+    local_copy: float
+    time: float
+    bottleneck: str
+    scaleup_bytes: float
+    nic_bytes: float
+
+
+@dataclasses.dataclass(frozen=True)
+class MoEExchange:
+    """Result of :func:`moe_exchange`.
+
+    Attributes
+    ----------
+    kernel, routing : str
+    ep : int
+    nodes : int
+        Load/store domains the EP ranks span.
+    tokens_per_rank : int
+    dispatch_bytes, combine_bytes : float
+        Bytes per token message (kernel metadata included).
+    dispatch, combine : float
+        Seconds.
+    dispatch_phase, combine_phase : ExchangePhase
+    copies_rank : float
+        Expected (token, destination rank) pairs a rank sends, own rank included.
+    copies_node : float
+        Expected (token, destination node) pairs a rank sends, own node included.
+    copies_expert : float
+        (token, expert) pairs a rank sends: ``tokens x k``.
+    link_bytes : dict
+        ``{(tail, head): bytes}``: dispatch bytes on each directed scale-up link
+        that carries any (combine carries ``combine_bytes / dispatch_bytes`` times
+        as much the other way).
+    nic_bytes : dict
+        ``{nic: (sent, received)}``: dispatch bytes through each NIC.
+    parameters : tuple of Parameter
+    """
+
+    kernel: str
+    routing: str
+    ep: int
+    nodes: int
+    tokens_per_rank: int
+    dispatch_bytes: float
+    combine_bytes: float
+    dispatch: float
+    combine: float
+    dispatch_phase: ExchangePhase
+    combine_phase: ExchangePhase
+    copies_rank: float
+    copies_node: float
+    copies_expert: float
+    link_bytes: dict
+    nic_bytes: dict
+    parameters: tuple
+
+    @property
+    def bottleneck_dispatch(self):
+        """What sets the dispatch time (``"scale-up"``, ``"network"`` or ``"fixed"``)."""
+        return self.dispatch_phase.bottleneck
+
+    @property
+    def bottleneck_combine(self):
+        """What sets the combine time."""
+        return self.combine_phase.bottleneck
+
+
+# -- the model ----------------------------------------------------------------------------
+
+def _token_bytes(value, hidden, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            math.isfinite(value) and value > 0):
+        raise SpecError(f"{name} must be a number of bytes > 0, got {name}={value!r}")
+    return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
+
+
+def _resolve_ep(fabric, ep):
+    if isinstance(ep, bool):
+        raise TypeError(f"ep must be an int or a sequence of ranks, got {ep!r}")
+    if isinstance(ep, numbers.Integral):
+        if not 1 <= ep <= fabric.n_endpoints:
+            raise SpecError(f"ep must be between 1 and the {fabric.n_endpoints} ranks of "
+                            f"{fabric.name}, got ep={ep}")
+        return np.arange(int(ep))
+    nodes = [fabric.node(x) for x in ep]
+    ranks = []
+    for n in nodes:
+        if n not in fabric.rank_of:
+            raise NodeError(f"{fabric.name}: {n!r} is not a chip endpoint")
+        ranks.append(fabric.rank_of[n])
+    if len(set(ranks)) != len(ranks) or not ranks:
+        raise SpecError("ep must list at least one rank, each once")
+    return np.array(ranks, dtype=np.int64)
+
+
+def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes):
+    """Expected dispatch bytes (scale-up matrix over the fabric's ranks, NIC sent/received)."""
+    ep = len(ranks)
+    same = dom[:, None] == dom[None, :]
+    if kern.dedup == "expert":
+        pair = np.full((ep, ep), tokens * k / ep * nbytes)
+    else:
+        pair = np.full((ep, ep), tokens * p_rank * nbytes)
+    np.fill_diagonal(pair, 0.0)
+    if kern.forwarding:
+        # Network: once per (token, remote node), to the rail peer (same local index).
+        labels = np.unique(dom)
+        local = np.zeros(ep, dtype=np.int64)
+        for d in labels:
+            idx = np.flatnonzero(dom == d)
+            local[idx] = np.arange(len(idx))
+        rail = (local[:, None] == local[None, :]) & ~same
+        net = np.where(rail, tokens * p_node * nbytes, 0.0)
+        # Scale-up: the forwarder in each node delivers every token that reaches a local
+        # rank, for the sources of its rail (one per node, its own included).
+        up = np.where(same, len(labels) * tokens * p_rank * nbytes, 0.0)
+        np.fill_diagonal(up, 0.0)
+    else:
+        net = np.where(same, 0.0, pair)
+        up = np.where(same, pair, 0.0)
+    return up, net
+
+
+def _scaleup_time(fabric, ranks, up, payload):
+    """Most loaded scale-up link: (time, bytes, {link: bytes}) of the matrix ``up``."""
+    if not up.any():
+        return 0.0, 0.0, {}
+    n = fabric.n_endpoints
+    rr, cc = np.nonzero(up)
+    m = sp.csr_matrix((up[rr, cc], (ranks[rr], ranks[cc])), shape=(n, n))
+    r = fabric.router
+    loads = r.loads_matrix(m)
+    hot = np.flatnonzero(loads > 0)
+    G = fabric.graph
+    worst, worst_bytes, out = 0.0, 0.0, {}
+    for kk in hot:
+        u, v = r.link_name(kk)
+        d = G.edges[u, v]
+        tech = d.get("tech", "") or ""
+        if tech in MESSAGE_TECHNOLOGIES or "nic" in (G.nodes[u].get("kind"),
+                                                     G.nodes[v].get("kind")):
+            raise RoutingError(f"{fabric.name}: scale-up traffic between ranks of one "
+                               f"load/store domain was routed over {u!r}-{v!r}, a message link")
+        t = loads[kk] / (float(d["bandwidth"]) * _link_efficiency(tech, payload))
+        out[(u, v)] = float(loads[kk])
+        if t > worst:
+            worst, worst_bytes = t, float(loads[kk])
+    return worst, worst_bytes, out
+
+
+def _network_time(fabric, ranks, net, rdma_payload):
+    if not net.any():
+        return 0.0, 0.0, {}
+    sent, recv = net.sum(axis=1), net.sum(axis=0)
+    worst, worst_bytes, out = 0.0, 0.0, {}
+    G = fabric.graph
+    for i, r in enumerate(ranks):
+        node = fabric.endpoints[r]
+        if sent[i] == 0 and recv[i] == 0:
+            continue
+        bw = _nic_bandwidth(fabric, node, rdma_payload)
+        if bw <= 0:
+            raise RoutingError(f"{fabric.name}: rank {int(r)} ({node!r}) must reach ranks "
+                               f"outside its load/store domain but has no NIC")
+        nic = next(x for x in G.neighbors(node) if G.nodes[x].get("kind") == "nic")
+        out[nic] = (float(sent[i]), float(recv[i]))
+        b = max(sent[i], recv[i])
+        if b / bw > worst:
+            worst, worst_bytes = b / bw, float(b)
+    return worst, worst_bytes, out
+
+
+def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t):
+    transfer = max(up_t, net_t) if kern.pipelined else up_t + net_t
+    time = fixed + transfer + copy_t
+    if transfer == 0:
+        bott = "fixed"
+    else:
+        bott = "network" if net_t >= up_t else "scale-up"
+    return ExchangePhase(fixed=fixed, scaleup=up_t, network=net_t, transfer=transfer,
+                         local_copy=copy_t, time=time, bottleneck=bott, scaleup_bytes=up_b,
+                         nic_bytes=net_b)
+
+
+def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
+    import analysis
+    cost = collective or analysis.cost
+    ep = len(ranks)
+    names = [fabric.endpoints[r] for r in ranks]
+    off = pair[~np.eye(ep, dtype=bool)]
+    kwargs = {"ranks": names, "transport": transport}
+    if runtime is not None:
+        kwargs["runtime"] = runtime
+    if off.size and np.allclose(off, off[0]):
+        res = cost(fabric, "all-to-all", float(off[0]) * ep, **kwargs)
+    else:
+        res = cost(fabric, "all-to-allv", pair, **kwargs)
+    return float(res.time)
+
+
+def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
+                 transport=None, routing="uniform", runtime=None, chip=None, collective=None):
+    """Cost one MoE dispatch and combine with a named exchange kernel; see the module docstring.
+
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    model : str or MoEModel
+        Gives the hidden size, routed experts and experts per token.
+    tokens_per_rank : int
+        Tokens each EP rank dispatches (>= 1).
+    ep : int or sequence
+        Expert-parallel ranks: the first ``ep`` ranks of the fabric, or the ranks
+        (or chip names) themselves.
+    kernel : str or fabric.ExchangeKernel
+        One of :data:`fabric.EXCHANGE_KERNELS`.
+    dispatch_bytes, combine_bytes : float
+        Bytes per token; a value of at most 16 is read as bytes per hidden
+        element (1 for FP8, 2 for BF16, ``1 + 4/128`` for FP8 with per-128
+        scales), as :func:`analysis.decode_step` takes them.
+    transport : str, optional
+        Passed to the collectives model for ``kernel="all-to-allv"``; the
+        kernels choose their own transport (load/store inside a domain, RDMA
+        across).
+    routing : str
+        ``"uniform"``, ``"node-limited[:M]"`` or ``"balanced"`` (:func:`parse_routing`).
+    runtime : str, optional
+        Collective runtime for ``kernel="all-to-allv"``, passed to ``analysis.cost``
+        when given.
+    chip : str or ChipSpec, optional
+        For the local-copy stage (HBM bandwidth); default ``fabric.chip``.
+    collective : callable, optional
+        Replaces ``analysis.cost`` for ``kernel="all-to-allv"``.
+
+    Returns
+    -------
+    MoEExchange
+
+    Raises
+    ------
+    SpecError
+        Unknown kernel or routing, ``ep`` that does not divide the experts or
+        fills nodes unequally, bytes that are not positive.
+    RoutingError
+        A kernel that cannot leave its load/store domain (``one-sided``) given
+        ranks in several, or a rank without a NIC that must use one.
+    """
+    kern = exchange_kernel(kernel)
+    m = model_config(model)
+    tokens = tokens_per_rank
+    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 1:
+        raise SpecError(f"tokens_per_rank must be an int >= 1, got {tokens_per_rank!r}")
+    tokens = int(tokens)
+    ranks = _resolve_ep(fabric, ep)
+    n_ep = len(ranks)
+    E, k, h = m.routed_experts, m.experts_per_token, m.hidden
+    if E % n_ep:
+        raise SpecError(f"ep={n_ep} ranks must divide the {E} routed experts of {m.name}")
+    name, mm = parse_routing(routing)
+    routing_name = name if mm is None else f"{name}:{mm}"
+    dom = _domains(fabric)[ranks]
+    labels, counts = np.unique(dom, return_counts=True)
+    nodes = len(labels)
+    if len(set(counts.tolist())) != 1:
+        raise SpecError(f"the {n_ep} EP ranks fill their {nodes} load/store domains unequally "
+                        f"({sorted(counts.tolist())} ranks); the routing model needs equal nodes")
+    if name == "node-limited" and E % nodes:
+        raise SpecError(f"node-limited routing needs the {E} experts to split over the "
+                        f"{nodes} nodes")
+    if nodes > 1 and not kern.scale_out:
+        raise RoutingError(f"kernel {kern.name!r} works within one load/store domain, but the "
+                           f"{n_ep} EP ranks span {nodes} of {fabric.name}")
+    b_d = _token_bytes(dispatch_bytes, h, "dispatch_bytes") + kern.message_header
+    b_c = _token_bytes(combine_bytes, h, "combine_bytes")
+    p_rank, p_node = expert_reach(E, k, n_ep, nodes, routing)
+    copies_rank = tokens * n_ep * p_rank
+    copies_node = tokens * nodes * p_node
+    copies_expert = float(tokens * k)
+
+    ls = get_transport("loadstore")
+    rd = get_transport("rdma")
+    ls_payload = ls.max_payload / (ls.max_payload + ls.header)
+    rd_payload = rd.max_payload / (rd.max_payload + rd.header)
+    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d)
+
+    hop = EXCHANGE_SYNC["network" if nodes > 1 else "scaleup"].value
+    sync = EXCHANGE_SYNC["base"].value + hop
+    params = kern.parameters()
+    if kern.dedup == "collective":
+        if n_ep < 2:
+            t_d = t_c = 0.0
+        else:
+            pair = np.full((n_ep, n_ep), tokens * p_rank)
+            np.fill_diagonal(pair, 0.0)
+            t_d = _collective_phase(fabric, ranks, pair * b_d, runtime, transport, collective)
+            t_c = _collective_phase(fabric, ranks, pair.T * b_c, runtime, transport, collective)
+        zero = {"scaleup": 0.0, "network": 0.0, "local_copy": 0.0, "scaleup_bytes": 0.0, "nic_bytes": 0.0}
+        ph_d = ExchangePhase(fixed=0.0, transfer=t_d, time=t_d, bottleneck="collective", **zero)
+        ph_c = ExchangePhase(fixed=0.0, transfer=t_c, time=t_c, bottleneck="collective", **zero)
+        return MoEExchange(kern.name, routing_name, n_ep, nodes, tokens, b_d, b_c, t_d, t_c,
+                           ph_d, ph_c, copies_rank, copies_node, copies_expert, {}, {}, params)
+
+    up_t, up_b, links = _scaleup_time(fabric, ranks, up, ls_payload)
+    net_t, net_b, nics = _network_time(fabric, ranks, net, rd_payload)
+    scale = b_c / b_d
+    copy_d = copy_c = 0.0
+    if kern.local_copy:
+        c = chip if chip is not None else fabric.chip
+        if c is not None:
+            hbm = chip_spec(c).hbm_bandwidth
+            recv = copies_expert if kern.dedup == "expert" else copies_rank
+            copy_d = 2 * recv * b_d / hbm              # read the receive buffer, write out
+            copy_c = (recv + tokens) * b_c / hbm       # read the k partials, write the sum
+            params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
+                                         chip_spec(c).source),)
+    fixed_d = kern.syncs[0] * sync
+    fixed_c = kern.syncs[1] * sync
+    ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d)
+    ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
+                  net_b * scale, copy_c)
+    return MoEExchange(kern.name, routing_name, n_ep, nodes, tokens, b_d, b_c, ph_d.time,
+                       ph_c.time, ph_d, ph_c, copies_rank, copies_node, copies_expert, links,
+                       nics, params)

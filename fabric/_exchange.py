@@ -1,0 +1,242 @@
+"""MoE exchange kernels: how software moves tokens to their experts and back (DESIGN.md s.7, layer 3).
+
+An expert-parallel MoE layer sends each token to the ranks that hold its
+routed experts (**dispatch**) and brings the expert outputs back (**combine**).
+Published kernels differ in *what* they send and *over which link*, and that
+difference, not the fabric alone, decides their time. An
+:class:`ExchangeKernel` is a named, sourced profile of one such kernel family;
+the cost is evaluated in :func:`analysis.moe_exchange`. Every number is a
+:class:`~fabric.Parameter` with unit and source (:meth:`ExchangeKernel.parameters`).
+
+Profiles (:data:`EXCHANGE_KERNELS`)
+-----------------------------------
+``"deepep-normal"``
+    DeepEP's normal (high-throughput) kernels (deepseek-ai/DeepEP,
+    ``csrc/kernels/legacy/internode.cu``, ``intranode.cu``; ``docs/legacy.md``).
+    **Hierarchical**: across nodes a token crosses the network **once per
+    destination node** (to the GPU with the same local index, its rail peer),
+    then that GPU forwards it over NVLink to the local GPUs holding its experts;
+    tokens bound for the sender's own node never touch the NIC. Inside one node
+    (intranode kernels) a token goes once to each destination GPU over NVLink.
+    RDMA and NVLink stages are pipelined through chunked ring buffers, so the
+    slower stage sets the time. A separate ``notify`` kernel exchanges the
+    counts first; DeepEP's own benchmark times ``dispatch`` without it
+    (``tests/legacy/test_internode.py`` times the kernels named ``dispatch`` and
+    ``notify`` separately), so it is a kernel of its own here.
+``"deepep-low-latency"``
+    DeepEP's low-latency kernels (``csrc/kernels/legacy/internode_ll.cu``):
+    **every (token, expert) copy** is its own message straight to the expert's
+    rank (expert-major receive buffer: no de-duplication per rank or node and
+    no NVLink forwarding); a copy to a GPU reachable by load/store goes over
+    NVLink (``nvshmemi_get_p2p_ptr`` succeeds), every other over RDMA from the
+    sender's own NIC. One kernel per phase with a **send** part then a
+    **receive** part that waits for every peer's count and copies the received
+    tokens out of the receive buffer into the packed expert layout (dispatch)
+    or reads the ``k`` copies and reduces them (combine): local HBM traffic
+    after the network part. A dispatch message carries the FP8 token, its
+    scales and 16 B of source info (``tests/legacy/test_low_latency.py``:
+    ``hidden + hidden/128*4 + 16`` bytes).
+``"one-sided"``
+    Symmetric-memory kernels over the scale-up fabric, TensorRT-LLM's
+    NVLinkOneSided class (NVIDIA/TensorRT-LLM
+    ``docs/source/blogs/tech_blog/blog18``): dispatch **pushes** each token
+    **once per destination rank** into the peer's symmetric receive buffer
+    (rank-major, duplicates on one rank skipped) and ends with one flag
+    barrier; combine starts with one flag barrier and **pulls** the ``k``
+    partial outputs from the peers and reduces them. Only within one load/store
+    domain. This is what Co-Fabric's symmetric memory offers.
+``"pplx"``
+    Perplexity's pplx-kernels (perplexityai/pplx-kernels): NVSHMEM kernels that
+    send a token **once per destination rank** directly (NVLink inside a node,
+    RDMA across), with dispatch and combine each split in a send and a receive
+    kernel. No forwarding.
+``"all-to-allv"``
+    The exchange as a collective: a per-rank de-duplicated all-to-allv costed
+    by the collectives model (``analysis.cost``) with its runtime.
+
+Fixed costs
+-----------
+Each phase pays its kernels' synchronisation: ``syncs`` cross-rank flag
+handshakes, each costed as NCCL's own tuner costs one step of its
+flag-based LL protocol (NVIDIA/nccl ``src/graph/tuning.cc``: base latency 6.6 us
+for Ring/LL, plus the hardware latency of the hop, 0.6 us over NVLink and 2.7 us
+over the network for LL). This is a named assumption applied to every kernel
+alike: none of these kernels publishes a latency model of its own.
+
+Examples
+--------
+>>> k = exchange_kernel("deepep-normal")
+>>> k.dedup, k.forwarding
+('node', True)
+>>> exchange_kernel("one-sided").scale_out
+False
+>>> exchange_kernel("carrier-pigeon")
+Traceback (most recent call last):
+...
+fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, one-sided, pplx
+"""
+
+import dataclasses
+
+from ._errors import SpecError
+from ._params import Parameter
+
+__all__ = ["EXCHANGE_KERNELS", "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel"]
+
+_NCCL_TUNING = "NVIDIA/nccl src/graph/tuning.cc (ncclTunerConstantsDefaults)"
+
+#: Seconds per cross-rank synchronisation of a GPU-initiated exchange kernel, by the hop it
+#: waits over: NCCL's tuner cost of one LL-protocol step (base latency + hardware latency).
+EXCHANGE_SYNC = {
+    "base": Parameter("exchange.sync_base", 6.6e-6, "s",
+                      f"{_NCCL_TUNING}: baseLatencies Ring/LL = 6.6 us (flag-based LL protocol); "
+                      "assumption: a GPU-initiated exchange kernel's flag handshake costs what "
+                      "NCCL charges for one LL step"),
+    "scaleup": Parameter("exchange.sync_hop_scaleup", 0.6e-6, "s",
+                         f"{_NCCL_TUNING}: hwLatencies NVLINK Ring/LL = 0.6 us"),
+    "network": Parameter("exchange.sync_hop_network", 2.7e-6, "s",
+                         f"{_NCCL_TUNING}: hwLatencies NET Ring/LL = 2.7 us"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ExchangeKernel:
+    """A MoE dispatch/combine kernel family (see the module docstring).
+
+    Attributes
+    ----------
+    name : str
+    dedup : {"node", "rank", "expert", "collective"}
+        What one network/link copy stands for: one per (token, destination
+        node) then fan-out (``"node"``, with ``forwarding``), one per (token,
+        destination rank) (``"rank"``), one per (token, expert) (``"expert"``),
+        or the collectives model's all-to-allv (``"collective"``).
+    forwarding : bool
+        Tokens cross the network to a rail peer once per node, which forwards
+        them over the scale-up fabric.
+    scale_out : bool
+        Can reach ranks outside the sender's load/store domain (over RDMA).
+    pipelined : bool
+        Network and scale-up stages overlap (chunked buffers): the slower one
+        sets the time; otherwise they add.
+    local_copy : bool
+        A receive part copies the received tokens through local HBM after the
+        network part (dispatch: read + write of every received copy; combine:
+        read of the ``k`` copies per token and write of the result).
+    kernels : tuple of int
+        Kernels launched per (dispatch, combine) phase.
+    syncs : tuple of int
+        Cross-rank synchronisations per (dispatch, combine) phase.
+    message_header : int
+        Bytes of per-message metadata the kernel adds to each dispatched token.
+    sources : tuple of (field, source)
+    """
+
+    name: str
+    dedup: str
+    forwarding: bool
+    scale_out: bool
+    pipelined: bool
+    local_copy: bool
+    kernels: tuple
+    syncs: tuple
+    message_header: int = 0
+    sources: tuple = ()
+
+    def __post_init__(self):
+        if self.dedup not in ("node", "rank", "expert", "collective"):
+            raise ValueError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
+                             f"{self.dedup!r}")
+        if self.forwarding and self.dedup != "node":
+            raise ValueError("forwarding needs dedup='node' (one network copy per node)")
+        for field in ("kernels", "syncs"):
+            v = getattr(self, field)
+            if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):
+                raise ValueError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
+
+    def parameters(self):
+        """The profile's figures as :class:`~fabric.Parameter` records, with their sources.
+
+        >>> [p.name for p in exchange_kernel("one-sided").parameters()][:2]
+        ['one-sided.dedup', 'one-sided.kernels']
+        """
+        src = dict(self.sources)
+        out = [Parameter(f"{self.name}.dedup", self.dedup, "", src.get("dedup", "")),
+               Parameter(f"{self.name}.kernels", "{}+{}".format(*self.kernels), "",
+                         src.get("kernels", "")),
+               Parameter(f"{self.name}.syncs", "{}+{}".format(*self.syncs), "", src.get("syncs", ""))]
+        if self.message_header:
+            out.append(Parameter(f"{self.name}.message_header", self.message_header, "B",
+                                 src.get("message_header", "")))
+        return tuple(out) + tuple(EXCHANGE_SYNC.values())
+
+
+_DEEPEP = "deepseek-ai/DeepEP"
+EXCHANGE_KERNELS = {k.name: k for k in (
+    ExchangeKernel(
+        "deepep-normal", dedup="node", forwarding=True, scale_out=True, pipelined=True,
+        local_copy=False, kernels=(2, 1), syncs=(1, 1),
+        sources=(
+            ("dedup", (f"{_DEEPEP} docs/legacy.md and csrc/kernels/legacy/internode.cu: RDMA "
+                      "once per destination node to the rail peer, NVLink fan-out inside the "
+                      "node; tests/legacy/test_internode.py counts RDMA bytes per (token, node)")),
+            ("kernels", (f"{_DEEPEP} csrc/kernels/legacy: notify_dispatch + dispatch; combine "
+                        "reuses the dispatch layout (one kernel)")),
+            ("syncs", f"{_DEEPEP}: one wait for the peers' tail pointers per phase")),
+    ),
+    ExchangeKernel(
+        "deepep-low-latency", dedup="expert", forwarding=False, scale_out=True,
+        pipelined=True, local_copy=True, kernels=(1, 1), syncs=(1, 1), message_header=16,
+        sources=(
+            ("dedup", (f"{_DEEPEP} csrc/kernels/legacy/internode_ll.cu: one message per "
+                      "(token, expert), expert-major receive buffer; NVLink for peers with a "
+                      "P2P pointer, IBGDA RDMA otherwise")),
+            ("kernels", (f"{_DEEPEP} internode_ll.cu: one dispatch and one combine kernel, each "
+                        "a send phase then a receive phase")),
+            ("syncs", (f"{_DEEPEP} internode_ll.cu: the receive phase waits for every peer's "
+                      "per-expert count (one handshake per phase)")),
+            ("message_header", (f"{_DEEPEP} tests/legacy/test_low_latency.py: FP8 message = "
+                               "hidden + hidden/128*4 + 16 bytes"))),
+    ),
+    ExchangeKernel(
+        "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
+        local_copy=False, kernels=(1, 1), syncs=(1, 1),
+        sources=(
+            ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
+                      "at most once per (source, target) pair into a rank-major symmetric "
+                      "buffer; dispatch pushes, combine pulls")),
+            ("kernels", "NVIDIA/TensorRT-LLM blog18: one dispatch kernel, one combine kernel"),
+            ("syncs", ("NVIDIA/TensorRT-LLM blog18: one flag barrier at the tail of dispatch, "
+                      "one at the head of combine"))),
+    ),
+    ExchangeKernel(
+        "pplx", dedup="rank", forwarding=False, scale_out=True, pipelined=True,
+        local_copy=True, kernels=(2, 2), syncs=(1, 1),
+        sources=(
+            ("dedup", ("perplexityai/pplx-kernels: one copy per (token, destination rank), "
+                      "NVLink inside a node, RDMA across, no forwarding")),
+            ("kernels", ("perplexityai/pplx-kernels: dispatch and combine each split into a "
+                        "send and a receive kernel")),
+            ("syncs", ("perplexityai/pplx-kernels: the receive kernel waits for every peer's "
+                      "token count"))),
+    ),
+    ExchangeKernel(
+        "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,
+        local_copy=False, kernels=(1, 1), syncs=(0, 0),
+        sources=(
+            ("dedup", "per-rank de-duplicated traffic matrix costed by analysis.cost"),
+            ("kernels", "one collective kernel per phase"),
+            ("syncs", "inside the collective's own cost")),
+    ),
+)}
+
+
+def exchange_kernel(name):
+    """The :class:`ExchangeKernel` called ``name`` (an ExchangeKernel passes through)."""
+    if isinstance(name, ExchangeKernel):
+        return name
+    try:
+        return EXCHANGE_KERNELS[name]
+    except (KeyError, TypeError):
+        raise SpecError(f"unknown MoE exchange kernel {name!r}; known: "
+                        + ", ".join(sorted(EXCHANGE_KERNELS))) from None

@@ -1,0 +1,212 @@
+"""The typed structure of a fabric: what its builder knows about its shape.
+
+A builder sets :attr:`fabric.Fabric.structure` to one of the classes below; a
+user's own graph has ``None``. Routing, forwarding tables, metrics, throughput
+and collective schedules dispatch on the type (``isinstance`` / ``match``),
+never on a builder's family name or its parameter dict:
+
+:class:`Grid`
+    A direct network of chips on a grid, one graph per dimension (hyper-mesh,
+    HyperX, torus, mesh): ``connect[d]`` says how the chips of a line along
+    dimension ``d`` are joined. Routed in dimension order.
+:class:`Clos`
+    A multi-tier tree of switches (fat-tree, leaf-spine, rail-optimized
+    cluster), whose endpoints fall into equal groups (pods, leaves, servers).
+    Routed up/down.
+:class:`Switched`
+    One tier of switch planes that every chip links to (NVL72, DGX). Routed
+    up/down, bytes striped over the planes in proportion to the links.
+:class:`Dragonfly`
+    Groups of routers joined all-to-all inside and by one global link between
+    every two groups. Routed minimally.
+
+A structure describes the *intact* design. What has failed is a separate value,
+:attr:`fabric.Fabric.failures`: a closed form or symmetry argument that holds
+for the structure holds for a degraded fabric only if it says so.
+
+Examples
+--------
+>>> g = Grid((4, 4), "ring")
+>>> g.connect, g.links, g.n_chips, g.all_connect("ring", "full")
+(('ring', 'ring'), (1, 1), 16, True)
+>>> Grid((4,), "star")
+Traceback (most recent call last):
+...
+fabric.SpecError: connect must be one of full, ring, line, switch, got 'star'
+"""
+
+import dataclasses
+import math
+import numbers
+
+from ._errors import SpecError
+
+__all__ = ["CONNECT", "Clos", "Dragonfly", "Grid", "Switched"]
+
+#: How the chips of one line of a :class:`Grid` are joined: all pairs (HyperX), a
+#: ring, a line (no wrap), or a switch per line.
+CONNECT = ("full", "ring", "line", "switch")
+
+
+def _ints(value, name, minimum=1):
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = (value,)
+    try:
+        out = tuple(value)
+    except TypeError:
+        raise SpecError(f"{name} must be an integer or a sequence of integers, "
+                        f"got {value!r}") from None
+    for v in out:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
+            raise SpecError(f"each value of {name} must be an integer >= {minimum}, got {v!r}")
+    return tuple(int(v) for v in out)
+
+
+def _int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise SpecError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """A direct network of chips on a grid: the product of one graph per dimension.
+
+    Parameters
+    ----------
+    shape : int or sequence of int
+        Chips per dimension. The chip at coordinate ``c`` has rank
+        ``c[0] + s0 * (c[1] + s1 * c[2] ...)`` (dimension 0 fastest).
+    connect : str or sequence of str
+        Per dimension, one of :data:`CONNECT`; one value applies to all.
+    links : int or sequence of int, default 1
+        Parallel links per adjacency, per dimension.
+    """
+
+    shape: tuple
+    connect: tuple = "full"
+    links: tuple = 1
+
+    def __post_init__(self):
+        shape = _ints(self.shape, "shape")
+        if not shape:
+            raise SpecError("a grid needs at least one dimension")
+        connect = (self.connect,) * len(shape) if isinstance(self.connect, str) \
+            else tuple(self.connect)
+        links = _ints(self.links, "links")
+        if len(links) == 1:
+            links = links * len(shape)
+        for name, values in (("connect", connect), ("links", links)):
+            if len(values) != len(shape):
+                raise SpecError(f"{name} needs 1 or {len(shape)} values (one per dimension), "
+                                f"got {len(values)}")
+        for c in connect:
+            if c not in CONNECT:
+                raise SpecError(f"connect must be one of {', '.join(CONNECT)}, got {c!r}")
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "connect", connect)
+        object.__setattr__(self, "links", links)
+
+    @property
+    def ndim(self):
+        """The number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def n_chips(self):
+        """Chips on the grid (the product of the shape)."""
+        return math.prod(self.shape)
+
+    def all_connect(self, *kinds):
+        """Whether every dimension of more than one chip is joined by one of ``kinds``.
+
+        >>> Grid((4, 1), ("ring", "line")).all_connect("ring")
+        True
+        """
+        return all(c in kinds for s, c in zip(self.shape, self.connect) if s > 1)
+
+    @property
+    def has_switches(self):
+        """Whether some line is joined by a switch (so not every forwarding node is a chip)."""
+        return any(c == "switch" and s > 1 for s, c in zip(self.shape, self.connect))
+
+
+@dataclasses.dataclass(frozen=True)
+class Clos:
+    """A multi-tier tree of switches whose endpoints fall into equal groups.
+
+    Parameters
+    ----------
+    tiers : int
+        Switch tiers (a three-tier fat-tree 3, a leaf-spine 2).
+    groups : int
+        Groups of endpoints below the first shared tier (pods, leaves, servers).
+    group_size : int
+        Endpoints per group; ranks ``g * group_size ...`` form group ``g``.
+    group : str, default "groups"
+        What the groups are called, plural ("pods", "leaves", "servers"): used in
+        messages.
+    full_bisection : bool, default False
+        True where the builder proves that halving the groups is a minimum
+        balanced cut (the k-ary fat-tree, Al-Fares et al. 2008).
+    symmetric : bool, default True
+        True where permuting the groups, and the switches within a tier, maps
+        every link between two levels onto every other (the builders' Clos
+        networks): a uniform traffic then needs one commodity.
+    """
+
+    tiers: int
+    groups: int
+    group_size: int
+    group: str = "groups"
+    full_bisection: bool = False
+    symmetric: bool = True
+
+    def __post_init__(self):
+        for name in ("tiers", "groups", "group_size"):
+            object.__setattr__(self, name, _int(getattr(self, name), name))
+
+
+@dataclasses.dataclass(frozen=True)
+class Switched:
+    """One tier of switch planes that every chip links to (NVL72, DGX H100).
+
+    Parameters
+    ----------
+    planes : int
+        Switch planes.
+    links : int or sequence of int, default 1
+        Links from every chip to each plane (one value, or one per plane).
+    reduction : bool, default False
+        Whether the switches reduce in the network (NVLink SHARP).
+    """
+
+    planes: int
+    links: tuple = 1
+    reduction: bool = False
+
+    def __post_init__(self):
+        planes = _int(self.planes, "planes")
+        links = _ints(self.links, "links")
+        if len(links) == 1:
+            links = links * planes
+        if len(links) != planes:
+            raise SpecError(f"links needs 1 or {planes} values (one per plane), got {len(links)}")
+        object.__setattr__(self, "planes", planes)
+        object.__setattr__(self, "links", links)
+        object.__setattr__(self, "reduction", bool(self.reduction))
+
+
+@dataclasses.dataclass(frozen=True)
+class Dragonfly:
+    """A dragonfly (Kim, Dally, Scott, Abts, ISCA 2008): ``a`` routers per group, ``p``
+    chips and ``h`` global links per router, ``groups`` groups."""
+
+    a: int
+    p: int
+    h: int
+    groups: int
+
+    def __post_init__(self):
+        for name in ("a", "p", "h", "groups"):
+            object.__setattr__(self, name, _int(getattr(self, name), name))

@@ -1,0 +1,146 @@
+"""Scale mechanisms (issue 16) against the general engines they shortcut, on random small shapes."""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import topologies
+from analysis import link_loads, traffic
+from analysis._traffic import TrafficMatrix
+from fabric import Router, SpecError
+
+
+def _reference_loads(f, router=None):
+    """Uniform all-to-all through the general engine (row blocks, every pair routed)."""
+    r = router or f.router
+    return r.loads_matrix(TrafficMatrix("u", f.n_endpoints, fill=1.0))
+
+
+def _same(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * float(np.abs(b).max()))
+
+
+_SHAPES = st.lists(st.integers(1, 5), min_size=1, max_size=3)
+
+
+@st.composite
+def _specs(draw):
+    kind = draw(st.sampled_from(["torus", "hypermesh", "mixed", "fattree", "leafspine", "rail",
+                                 "switch", "dragonfly"]))
+    if kind in ("torus", "hypermesh"):
+        shape = draw(_SHAPES)
+        return f"{kind}:" + "x".join(map(str, shape))
+    if kind == "mixed":
+        shape = draw(st.lists(st.integers(2, 4), min_size=2, max_size=3))
+        conn = draw(st.lists(st.sampled_from(["ring", "full"]), min_size=len(shape),
+                             max_size=len(shape)))
+        return "hypermesh:" + "x".join(map(str, shape)) + ",connect=" + "/".join(conn)
+    if kind == "fattree":
+        return f"fattree:k={draw(st.sampled_from([2, 4, 6]))}"
+    if kind == "leafspine":
+        return f"leafspine:k={draw(st.sampled_from([4, 6]))},over={draw(st.integers(1, 3))}"
+    if kind == "rail":
+        return (f"rail:servers={draw(st.integers(2, 4))},gpus={draw(st.integers(1, 3))},"
+                f"spines={draw(st.integers(1, 3))}")
+    if kind == "switch":
+        return f"switch:{draw(st.integers(2, 7))},planes={draw(st.integers(1, 3))}"
+    h = draw(st.integers(1, 3))
+    return f"dragonfly:h={h},a={draw(st.integers(1, 2 * h))},p={draw(st.integers(1, 3))}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(_specs(), st.sampled_from(["all", "hash", "weighted"]))
+def test_all_to_all_loads_match_the_general_engine(spec, ecmp):
+    try:
+        f = topologies.build(spec)
+    except SpecError:  # a combination the builder refuses
+        assume(False)
+    assume(f.n_endpoints >= 2)
+    policy = f.router.policy
+    if policy == "dimension-order" and ecmp == "weighted":
+        ecmp = "all"
+    r = Router(f, ecmp=ecmp)
+    _same(r.loads_all_to_all(1.0), _reference_loads(f, r))
+
+
+def test_orbits_refuse_degraded_and_asymmetric_fabrics():
+    f = topologies.build("torus:4x4")
+    assert f.router.link_orbits is not None
+    assert f.without(links=[("chip0", "chip1")]).router.link_orbits is None
+    assert topologies.build("mesh:3x3").router.link_orbits is None
+    assert topologies.build("hypermesh:3x3,connect=switch").router.link_orbits is None
+    g = topologies.build("fattree:k=4").without(chips=[3])
+    assert g.router.link_orbits is None
+
+
+@pytest.mark.parametrize("spec,failure", [
+    ("torus:4x3", {"links": [("chip0", "chip1")]}),
+    ("fattree:k=4", {"links": ["agg0.0-core0"]}),
+    ("dragonfly:h=2", {"chips": [5]}),
+    ("dragonfly:h=2", {"links": [("r0.0", "r0.1")]}),
+])
+def test_degraded_fabrics_fall_back_to_the_general_engine(spec, failure):
+    g = topologies.build(spec).without(**failure)
+    _same(g.router.loads_all_to_all(1.0), _reference_loads(g))
+    t = traffic(g, "all-to-all", 2.0)
+    _same(link_loads(g, t).loads, g.router.loads_matrix(t))
+
+
+def test_link_loads_of_uniform_traffic_use_the_same_numbers():
+    f = topologies.build("hypermesh:4x3x2,connect=ring/full/ring")
+    t = traffic(f, "all-to-all", 3.0)
+    _same(link_loads(f, t).loads, f.router.loads_matrix(t))
+
+
+# -- throughput LP reductions -------------------------------------------------------------
+
+
+def _solve(c, A_ub, b_ub, A_eq, b_eq):
+    from scipy.optimize import linprog
+
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                  method="highs")
+    assert res.status == 0, res.message
+    return res.fun
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(2, 4), st.integers(2, 5), st.integers(0, 2**32 - 1))
+def test_equitable_reduction_keeps_the_optimum(copies, m, k, seed):
+    """Copies of one random LP sharing a variable: the reduction finds them, same optimum."""
+    import scipy.sparse as sp
+
+    from analysis._lp_reduce import reduce_lp
+
+    rng = np.random.default_rng(seed)
+    B = rng.integers(0, 4, size=(m, k)).astype(float)
+    B[0] += 1  # every variable bounded
+    col = rng.integers(1, 3, size=(m, 1)).astype(float)
+    # copies of [B | col] over their own variables plus one shared last variable t
+    A_ub = sp.hstack([sp.block_diag([sp.csr_matrix(B)] * copies),
+                      sp.csr_matrix(np.tile(col, (copies, 1)))]).tocsr()
+    b_ub = np.tile(rng.integers(1, 9, size=m).astype(float), copies)
+    c = np.r_[np.tile(-rng.random(k), copies), -1.0]
+    A_eq = sp.csr_matrix((0, A_ub.shape[1]))
+    full = _solve(c, A_ub, b_ub, A_eq, np.zeros(0))
+    red = reduce_lp(c, A_ub, b_ub, A_eq, np.zeros(0))
+    assert red is not None
+    c2, Au, bu, Ae, be, cls, n_cls = red
+    assert n_cls <= k + 1  # the copies fold onto one
+    assert len(cls) == A_ub.shape[1]
+    assert _solve(c2, Au, bu, Ae, be) == pytest.approx(full, rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["torus:3x3", "torus:2x3x2", "torus:4x2", "hypermesh:3x3",
+                        "hypermesh:2x3,connect=ring/full", "fattree:k=4", "switch:6,planes=2",
+                        "leafspine:k=4,over=1", "rail:servers=2,gpus=2,spines=1"]))
+def test_symmetric_throughput_equals_the_general_lp(spec):
+    from analysis import throughput
+
+    f = topologies.build(spec)
+    t = traffic(f, "all-to-all", 1.0)
+    sym = throughput(f, t, method="symmetric")
+    assert sym.method == "symmetric"
+    assert sym.k == pytest.approx(throughput(f, t, method="lp").k, rel=1e-6)

@@ -1,0 +1,207 @@
+"""The typed structure and failures of a fabric, and right answers on degraded fabrics.
+
+Each degraded-fabric test here failed before the structure was typed: the intact closed
+forms were used on degraded graphs, the per-line switch tables were built from edge order,
+detoured pairs under hash ECMP were split over every detour, and ranks were renumbered.
+Independent truth: networkx breadth-first search and brute-force balanced cuts.
+"""
+
+import itertools
+import math
+import subprocess
+import sys
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import topologies
+from analysis import metrics, throughput, traffic
+from analysis._metrics import bisection, hop_distribution
+from fabric import (
+    Clos,
+    Dragonfly,
+    Fabric,
+    Failures,
+    Grid,
+    NodeError,
+    SpecError,
+    Switched,
+)
+
+
+@pytest.mark.parametrize("spec, kind", [
+    ("torus:4x4", Grid), ("hypermesh:4x2,connect=switch", Grid), ("mesh:3x3", Grid),
+    ("fattree:k=4", Clos), ("leafspine:k=4", Clos), ("cluster-128", Clos),
+    ("dgx-h100", Switched), ("nvl72", Switched), ("dragonfly:h=1", Dragonfly),
+])
+def test_builders_set_a_typed_structure(spec, kind):
+    f = topologies.build(spec)
+    assert isinstance(f.structure, kind)
+    assert f.failures == Failures() and not f.failures.degraded
+    g = f.without(links=[next(iter(f.graph.edges))])
+    assert g.structure == f.structure and g.failures.degraded
+
+
+def test_user_graph_has_no_structure_and_is_routed_by_shortest_paths():
+    G = nx.cycle_graph(5)
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    f = Fabric.from_graph(G)
+    assert f.structure is None and f.router.policy == "shortest"
+    # the builder's label does not choose the routing: a "hypermesh" label without a Grid
+    g = Fabric.from_graph(G, family="hypermesh", params={"shape": (5,)})
+    assert g.router.policy == "shortest"
+
+
+def test_grid_checks_its_values():
+    assert Grid((4, 4), ("ring", "full"), 2).links == (2, 2)
+    with pytest.raises(SpecError, match="connect needs 1 or 2 values"):
+        Grid((4, 4), ("ring", "full", "line"))
+    with pytest.raises(SpecError, match="each value of shape must be an integer >= 1"):
+        Grid((4, 0))
+    with pytest.raises(TypeError, match="structure must be one of"):
+        topologies.build("torus:4x4").replace(structure={"shape": (4, 4)})
+
+
+# -- metrics on degraded fabrics -------------------------------------------------------------
+
+def _brute_hops(f):
+    G = f.graph
+    counts = {}
+    for s in f.endpoints:
+        dist = nx.single_source_shortest_path_length(G, s)
+        for t in f.endpoints:
+            if t != s:
+                counts[dist[t]] = counts.get(dist[t], 0) + 1
+    out = np.zeros(max(counts) + 1, dtype=np.int64)
+    for h, c in counts.items():
+        out[h] = c
+    return out.tolist()
+
+
+def _brute_bisection(f):
+    """Fewest links across any balanced split of the endpoints (a direct network)."""
+    G = f.graph
+    ep = list(f.endpoints)
+    n = len(ep)
+    best = math.inf
+    for side in itertools.combinations(ep, n // 2):
+        a = set(side)
+        best = min(best, sum(d.get("lanes", 1) for u, v, d in G.edges(data=True)
+                             if (u in a) != (v in a)))
+    return best
+
+
+def test_torus_without_a_link_hop_histogram_is_brute_force():
+    g = topologies.build("torus:4x4").without(links=["chip0-chip1"])
+    counts, method = hop_distribution(g)
+    assert counts.tolist() == _brute_hops(g) == [0, 62, 96, 66, 16]
+    assert "closed form" not in method
+
+
+def test_torus_without_a_link_bisection_is_the_true_minimum():
+    g = topologies.build("torus:4x4").without(links=["chip0-chip1"])
+    links, _, exact, _ = bisection(g)
+    assert links == _brute_bisection(g) == 7
+    assert exact
+
+
+def test_chip_removed_no_self_pairs_counted():
+    g = topologies.build("torus:4x4").without(chips=["chip5"])
+    counts, _ = hop_distribution(g)
+    assert counts[0] == 0
+    assert counts.tolist() == _brute_hops(g)
+    m = metrics(g)
+    assert m.endpoints == 15 and m.bisection_links == _brute_bisection(g)
+
+
+def test_degraded_large_fabric_bisection_is_not_claimed_exact():
+    g = topologies.build("torus:8x8").without(links=["chip0-chip1"])
+    links, _, exact, method = bisection(g)
+    assert not exact and links == 15 and "spectral" in method
+
+
+# -- routing on degraded grids ---------------------------------------------------------------
+
+def test_switch_hypermesh_lines_keep_their_own_switch_when_a_link_fails():
+    f = topologies.build("hypermesh:4x2x2,connect=switch")
+    g = f.without(links=["chip0-sw.d0.0"])
+    ep = list(f.endpoints)
+    dead = {("chip0", "sw.d0.0"), ("sw.d0.0", "chip0")}
+    fi, gi = f.node_index, g.node_index
+    for s, t in itertools.permutations(ep, 2):
+        p = f.router.path(fi[s], fi[t])
+        q = g.router.path(gi[s], gi[t])
+        assert not ({(a, b) for a, b in itertools.pairwise(q)} & dead)
+        if not ({(a, b) for a, b in itertools.pairwise(p)} & dead):
+            # a pair whose own path is alive keeps it, and its loads
+            assert q == p, (s, t)
+            lf = f.router.loads(fi[s], fi[t], 1.0)
+            lg = g.router.loads(gi[s], gi[t], 1.0)
+            assert {f.router.link_name(k): v for k, v in enumerate(lf) if v} == \
+                {g.router.link_name(k): v for k, v in enumerate(lg) if v}
+        else:
+            assert len(q) - 1 == nx.shortest_path_length(g.graph, s, t)
+
+
+def test_hash_ecmp_detour_loads_follow_the_one_path():
+    from fabric import Router
+
+    g = topologies.build("torus:4x4").without(links=["chip0-chip1"])
+    r = Router(g, ecmp="hash")
+    i = g.node_index
+    for s, t in itertools.permutations(g.endpoints, 2):
+        loads = r.loads(i[s], i[t], 1.0)
+        path = r.path(i[s], i[t])
+        want = {(a, b) for a, b in itertools.pairwise(path)}
+        got = {r.link_name(k) for k in np.flatnonzero(loads)}
+        assert got == want and set(loads[loads > 0]) <= {1.0}, (s, t)
+
+
+# -- stable ranks ----------------------------------------------------------------------------
+
+def test_ranks_stay_stable_under_failures():
+    f = topologies.build("sd200-ultra")
+    g = f.without(chips=["chip3"])
+    assert g.node(127) == "chip127" and g.rank_of["chip127"] == 127
+    assert g.route(0, 127) == f.route(0, 127)
+    with pytest.raises(NodeError, match=r"rank 3 \(chip3\) has failed"):
+        g.route(0, 3)
+    h = g.without(chips=[5])  # failing twice: ranks still the intact ones
+    assert h.failures.chips == ("chip3", "chip5") and h.node(6) == "chip6"
+    with pytest.raises(NodeError, match="out of range 0..127"):
+        h.node(128)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "analysis._cli", *args],
+                          check=False, capture_output=True, text=True)
+
+
+def test_cli_route_to_a_failed_chip_is_an_error_and_ranks_do_not_move():
+    out = _cli("route", "sd200-ultra", "0", "5", "--fail-chip", "chip5")
+    assert out.returncode == 2 and "rank 5 (chip5) has failed" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    out = _cli("route", "sd200-ultra", "0", "127", "--fail-chip", "chip3")
+    assert out.returncode == 0 and "to chip127" in out.stdout
+
+
+# -- throughput --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec, fail", [("mesh:2", []), ("mesh:4", ["chip1-chip2"])])
+def test_throughput_of_two_chips_linked_only_to_each_other(spec, fail):
+    f = topologies.build(spec).without(links=fail)
+    M = np.zeros((f.n_endpoints, f.n_endpoints))
+    M[0, 1] = M[1, 0] = 1.0
+    res = throughput(f, M)
+    assert res.k == pytest.approx(64e9)  # one 64 GB/s link each way
+
+
+def test_throughput_names_a_pair_left_without_a_path():
+    from fabric import FabricError
+
+    g = topologies.build("mesh:3").without(links=["chip0-chip1"])
+    with pytest.raises(FabricError, match="chip0 sends to chip1 and no path joins them"):
+        throughput(g, traffic(g, "all-to-all", 1.0))
