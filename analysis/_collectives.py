@@ -65,7 +65,7 @@ Examples
 >>> nx.set_node_attributes(G, "chip", "kind")
 >>> nx.set_edge_attributes(G, 1e9, "bandwidth"); nx.set_edge_attributes(G, 1e-6, "latency")
 >>> f = Fabric.from_graph(G)
->>> r = cost(f, "all-reduce", 4096, algorithm="ring", transport="loadstore")
+>>> r = cost(f, "all-reduce", 4096, algorithm="ring", transport="loadstore", runtime="ideal")
 >>> r.algorithm, r.transport, len(r.steps)
 ('ring', 'loadstore', 2)
 >>> round(r.time * 1e6, 3)      # 6 (1 us + 30 ns) + 2 * 3/4 * 4096 B / (1 GB/s * 256/272)
@@ -85,7 +85,6 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
 from . import _runtime_cost
-
 from ._closed_form import busbw_factor, normalize_algorithm, normalize_op
 from ._schedules import ALGORITHMS, NotApplicableError, schedule
 
@@ -742,7 +741,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     ('in-switch', 'loadstore', 484)
     >>> r = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB")
     >>> r.runtime, r.algorithm, r.protocol, round(r.time * 1e6, 1)
-    ('nccl', 'ring', 'LL', 15.0)
+    ('nccl', 'ring', 'LL', 15.3)
     """
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
@@ -803,6 +802,21 @@ class _Transfer:
     step_message: float    # the same over RDMA
     phases: int            # steps that must follow one another (pipelined: 1)
     plan: object
+    fabric: object = None
+    overlap: bool = True
+
+    def data_time(self, n):
+        """Seconds of moving ``n`` bytes beyond the first step's latency.
+
+        Non-pipelined: ``n`` times :attr:`per_byte`. Pipelined: the hardware floor's
+        pipeline (chunks chosen as :func:`_chunks` does) less one step latency, so the
+        fill and drain of the pipeline are kept.
+        """
+        if self.plan.pipeline is None or not self.plan.steps:
+            return n * self.per_byte
+        t, _steps, _chunks = _evaluate(self.fabric, self.plan, n, self.overlap)
+        st = self.plan.steps[0]
+        return max(n * self.per_byte, t - (st.latency + st.overhead))
 
 
 #: Runtime architecture of a chip (NCCL indexes its tables by GPU generation). Chips that
@@ -818,7 +832,7 @@ class _GroupView:
         self.tr, self.M, self.overlap = tr, M, overlap
         self.p = len(nodes)
         dom = _loadstore_domain(fabric)[idx]
-        labels, counts = np.unique(dom, return_counts=True)
+        labels, _counts = np.unique(dom, return_counts=True)
         self.n_nodes = len(labels)
         self.ppn = self.p / self.n_nodes
         self._dom = dom
@@ -847,12 +861,16 @@ class _GroupView:
         payload = rdma.max_payload / (rdma.max_payload + rdma.header)
         nic_bw, nics = math.inf, set()
         for n in self.nodes:
-            for v in G[n]:
+            for v, d in G[n].items():
                 if G.nodes[v].get("kind") == "nic":
                     nics.add(v)
-                    out = [d["bandwidth"] for w, d in G[v].items() if w != n]
+                    out = [e["bandwidth"] for w, e in G[v].items() if w != n]
                     if out:
                         nic_bw = min(nic_bw, sum(out) * payload)
+                elif d.get("tech") in MESSAGE_TECHNOLOGIES:
+                    # a chip cabled straight into the network: the port is its NIC
+                    nics.add((n, v))
+                    nic_bw = min(nic_bw, d["bandwidth"] * payload)
         per_node = max(1, round(len(nics) / self.n_nodes)) if nics else 0
         return lanes, (nic_bw if nics else 0.0), per_node
 
@@ -874,7 +892,8 @@ class _GroupView:
               if st.link >= 0 and st.transport == "loadstore"]
         msg = [st.latency + st.overhead for st in plan.steps
                if st.link >= 0 and st.transport != "loadstore"]
-        return _Transfer(per, max(ls, default=0.0), max(msg, default=0.0), max(1, phases), plan)
+        return _Transfer(per, max(ls, default=0.0), max(msg, default=0.0), max(1, phases), plan,
+                         self.fabric, self.overlap)
 
     def node_transfer(self, algorithm, op=None):
         """:meth:`transfer` over the ranks of the first node only."""
@@ -892,8 +911,13 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
         raise NotApplicableError(f"the {rt.name} runtime runs nothing for {op} here: "
                                  + "; ".join(f"{a}: {w}" for a, w in why))
     best = min(tried, key=lambda c: (c.choice, c.time))
-    plan = _get_plan(fabric, op, best.schedule, nodes, idx, tr,
-                     M if op == "all-to-allv" else None)
+    try:
+        plan = _get_plan(fabric, op, best.schedule, nodes, idx, tr,
+                         M if op == "all-to-allv" else None)
+    except NotApplicableError:
+        # a composition the schedules do not hold as one (NVLS-tree on fabrics without a
+        # host split): the ring's steps stand for the breakdown
+        plan = _get_plan(fabric, op, "ring", nodes, idx, tr, None)
     _t, steps, chunks = _evaluate(fabric, plan, n, overlap)
     candidates = tuple((c.label, c.time) for c in tried) + tuple(why)
     res = _result(fabric, op, n, M, len(nodes), plan, best.time, steps, chunks,

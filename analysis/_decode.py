@@ -442,7 +442,8 @@ def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport):
         raise FabricError("decode_step needs analysis.cost (the collectives model) to cost "
                           "communication, and it is not available; pass collective=... to "
                           "use another cost function")
-    return cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks, transport=transport)
+    return cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks, transport=transport,
+                runtime="ideal")
 
 
 def _check_int(name, value, minimum):

@@ -59,7 +59,7 @@ __all__ = []
 
 #: NCCL algorithm -> the schedule it runs (the layer below the runtime).
 NCCL_SCHEDULE = {"ring": "ring", "tree": "double-binary-tree", "nvls": "in-switch",
-                 "nvls-tree": "in-switch", "p2p": None}
+                 "nvls-tree": "hierarchical", "p2p": None}
 
 P2P_LL_THRESHOLD = 16384  # NVIDIA/nccl src/enqueue.cc NCCL_PARAM(P2pLLThreshold, ..., 16384)
 
@@ -86,7 +86,7 @@ class Candidate:
 
 
 def _log2i(x):
-    return max(0, int(math.floor(math.log2(x)))) if x >= 1 else 0
+    return max(0, math.floor(math.log2(x))) if x >= 1 else 0
 
 
 def _nodes_index(n_nodes):
@@ -214,6 +214,9 @@ def _nccl_nvls(rt, view, op, n, ops):
 def _nccl_nvls_tree(rt, view, n, ops):
     """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce)."""
     p, nn = view.p, view.n_nodes
+    if view.ppn < 2 or view.nic_bandwidth <= 0:
+        raise NotApplicableError("NVLS-tree needs several GPUs per node on a reducing switch "
+                                 "and NICs between the nodes")
     intra_t = view.node_transfer("in-switch", "all-reduce")  # one node's ranks
     q = view.ppn
     intra_bus = (2 * (q - 1) / q) / intra_t.per_byte if q > 1 else math.inf
@@ -228,7 +231,7 @@ def _nccl_nvls_tree(rt, view, n, ops):
                 .step_message)
     lat = rt.base_latency[("nvls-tree", "Simple")] / ops + intra + 2 * _log2i(nn) * inter
     time = lat + n * (2 * (p - 1) / p) / bus
-    return [Candidate("nvls-tree", "in-switch", "Simple", time, time, heads, lat)]
+    return [Candidate("nvls-tree", "hierarchical", "Simple", time, time, heads, lat)]
 
 
 def _p2p(rt, view, op, n, algorithm):
@@ -271,9 +274,9 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
             elif op == "all-reduce":
                 attempt("nvls-tree", lambda: _nccl_nvls_tree(rt, view, n, ops))
             else:
-                why.append(("nvls", "NCCL runs NVLS all-gather / reduce-scatter across nodes "
+                why.append(("nvls", ("NCCL runs NVLS all-gather / reduce-scatter across nodes "
                                     "only with CollNet (in-network reduction in the scale-out "
-                                    "switches), which this fabric does not model"))
+                                    "switches), which this fabric does not model")))
     if algorithm != "auto" and not tried and not why:
         raise NotApplicableError(
             f"the nccl runtime does not run {algorithm} for {op}; it runs "
@@ -323,6 +326,6 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
             continue
         barrier = 2 * t.step_loadstore
         fixed = rt.kernel_floor[view.arch] + (t.phases - 1) * barrier
-        time = fixed + n * t.per_byte
+        time = fixed + t.data_time(n)
         tried.append(Candidate(a, a, "", time, time, 0, fixed))
     return tried, why

@@ -197,7 +197,9 @@ _PROTOS = ("LL", "LL128", "Simple")
 
 
 def _table(rows, scale):
-    return {(a, p): v * scale for a, row in zip(_ALGOS, rows) for p, v in zip(_PROTOS, row)}
+    # microseconds are parsed as written ("6.6e-6"), so the value is the float nearest NCCL's
+    conv = (lambda v: float(f"{v}e-6")) if scale == US else (lambda v: v * scale)
+    return {(a, p): conv(v) for a, row in zip(_ALGOS, rows) for p, v in zip(_PROTOS, row)}
 
 
 _NCCL = Runtime(
@@ -231,8 +233,8 @@ _NCCL = Runtime(
     factors={"ring_ll": 0.5, "ring_ll128": 0.92, "tree_allreduce": 0.92,
              "tree_ll": 1 / 3.8, "tree_ll128_one_node": 7 / 9, "tree_ll128_nodes": 120 / 128,
              "pat": 0.75, "collnet_hopper": 0.85, "collnet_net": 0.9,
-             "ring_plateau": 1.4, "net_overhead": 1.0 * US, "net_overhead_simple": 3.0,
-             "nvls_max_arity": 32, "collnet_arity_latency": 0.4 * US, "pat_rank_latency": 2.8 * US,
+             "ring_plateau": 1.4, "net_overhead": 1.0e-6, "net_overhead_simple": 3.0,
+             "nvls_max_arity": 32, "collnet_arity_latency": 0.4e-6, "pat_rank_latency": 2.8e-6,
              "pat_log_divisor": 3.5},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
@@ -244,7 +246,7 @@ _NCCL = Runtime(
     threads={"LL": 512, "LL128": 640, "Simple": 512},
     thread_threshold={"LL": 8, "LL128": 8, "Simple": 64},
     max_channels=64,
-    kernel_floor={"hopper": 2.3 * US, "blackwell": 3.0 * US},
+    kernel_floor={"hopper": 2.3e-6, "blackwell": 3.0e-6},
     sources=(
         ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
          "algorithm Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT x LL, LL128, "
@@ -265,18 +267,18 @@ _NCCL = Runtime(
          "NCCL_MAX_NVLS_ARITY 32 (src/include/device.h); CollNet 0.4 us arity serialisation; "
          "PAT 2.8 us per rank and interLat/3.5 per level"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
-        ("threads", "NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
-         "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512"),
-        ("thread_threshold", "NVIDIA/nccl src/include/comm.h NCCL_LL_THREAD_THRESHOLD 8 (x nRanks "
+        ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
+         "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
+        ("thread_threshold", ("NVIDIA/nccl src/include/comm.h NCCL_LL_THREAD_THRESHOLD 8 (x nRanks "
          "for ring, tuning.cc), NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64; "
-         "src/enqueue.cc topoGetAlgoInfo drops channels while nBytes < nc * nt * threshold"),
-        ("max_channels", "NVIDIA/nccl src/include/device.h MAXCHANNELS 64; execution channels "
+         "src/enqueue.cc topoGetAlgoInfo drops channels while nBytes < nc * nt * threshold")),
+        ("max_channels", ("NVIDIA/nccl src/include/device.h MAXCHANNELS 64; execution channels "
          "are twice the search channels (NCCL maintainer, NVIDIA/nccl issue 1041), one search "
          "channel per NVLink or NIC (8 NVLinks per H800: '16 coll channels', NVIDIA/nccl "
-         "issue 892)"),
-        ("kernel_floor", "NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
+         "issue 892)")),
+        ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
-         "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200"),
+         "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
     ),
 )
 
