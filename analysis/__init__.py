@@ -8,6 +8,7 @@ from . import (
            _closed_form,
            _collectives,
            _decode,
+           _fair,
            _metrics,
            _models,
            _moe_exchange,
@@ -15,6 +16,8 @@ from . import (
            _progress,
            _report,
            _schedules,
+           _schedules_multi,
+           _serving,
            _speculative,
            _style,
            _sweep,
@@ -25,6 +28,7 @@ from ._bom import *
 from ._closed_form import *
 from ._collectives import *
 from ._decode import *
+from ._fair import *
 from ._metrics import *
 from ._models import *
 from ._moe_exchange import *
@@ -32,6 +36,8 @@ from ._plots import *
 from ._progress import *
 from ._report import *
 from ._schedules import *
+from ._schedules_multi import *
+from ._serving import *
 from ._speculative import *
 from ._style import *
 from ._sweep import *
@@ -39,5 +45,8 @@ from ._throughput import *
 from ._traffic import *
 
 __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _moe_exchange.__all__ + _decode.__all__ + _speculative.__all__
-           + _closed_form.__all__ + _schedules.__all__ + _collectives.__all__
-           + _traffic.__all__ + _throughput.__all__ + _bom.__all__)
+           + _serving.__all__
+           + _closed_form.__all__ + _schedules.__all__ + _schedules_multi.__all__
+           + _collectives.__all__
+           + _traffic.__all__ + _throughput.__all__ + _bom.__all__
+           + _fair.__all__)

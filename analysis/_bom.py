@@ -63,7 +63,8 @@ class BillOfMaterials:
     cost_usd : dict
         Network cost by item: ``"cables"``, ``"transceivers"``, ``"switches"``, ``"nics"``.
     power_w : dict
-        Network power by the same items.
+        Network power by the same items, and ``"ports"``: the chips' own link
+        ports (see :attr:`fabric.HardwareCosts.port_w_per_gbps`).
     system_usd_per_chip, system_w_per_chip : float
         The rest of the system per chip (the book's node price; the chip's and
         its host's power).
@@ -213,7 +214,7 @@ def bill_of_materials(f, book="street-2026"):
     links = dict.fromkeys(MEDIA, 0)
     gbps_by = dict.fromkeys(MEDIA, 0.0)
     cost = dict.fromkeys(("cables", "transceivers", "switches", "nics"), 0.0)
-    power = dict.fromkeys(cost, 0.0)
+    power = dict.fromkeys((*cost, "ports"), 0.0)
     capacity = {}                     # switch node -> Gb/s one direction
     ports = 0
     transceivers = 0
@@ -227,6 +228,8 @@ def bill_of_materials(f, book="street-2026"):
             if s:
                 capacity[x] = capacity.get(x, 0.0) + rate * lanes
                 ports += lanes
+            elif G.nodes[x]["kind"] == "chip":
+                power["ports"] += lanes * rate * book.value("port_w_per_gbps")
         if pa[1] is not None and pa[1] == pb[1]:
             medium, length = "trace", 0.0
         else:

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "analysis._cli_metrics",
     "analysis._cli_report",
     "analysis._cli_decode",
+    "analysis._cli_serve",
     "analysis._cli_addr",
     "analysis._cli_route",
     "analysis._cli_cost",

@@ -85,6 +85,7 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
 from . import _runtime_cost
+from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
 from ._closed_form import busbw_factor, normalize_algorithm, normalize_op
 from ._schedules import ALGORITHMS, NotApplicableError, schedule
 
@@ -181,8 +182,10 @@ class CollectiveCost:
     chunks : int or None
         Pipeline chunks, for pipelined algorithms.
     candidates : tuple
-        For ``algorithm="auto"``: ``(algorithm, time or reason)`` of every algorithm tried
-        (under a runtime: ``"algorithm/protocol"`` labels).
+        For ``algorithm="auto"``: ``(algorithm, time or reason)`` of every algorithm
+        tried; ``"<algorithm> over rdma"`` for the same algorithm over RDMA when the
+        transport was left to the choice (see :func:`cost`); under a runtime,
+        ``"algorithm/protocol"`` labels.
     runtime : str
         The runtime that ran it (:mod:`fabric._runtime`): ``"ideal"`` is the hardware floor.
     protocol : str or None
@@ -516,6 +519,25 @@ def _plan(fabric, sched, idx, tr):
     return _Plan(sched.algorithm, sched.p, tuple(steps), sched.pipeline, transport_name, ovh)
 
 
+def _auto_transports(fabric, tr, idx):
+    """(label, transport) pairs ``auto`` tries: the transport asked for; else the native
+    choice ("") and every named transport that can carry the group and differs from it.
+
+    Load/store is the native choice wherever it can carry a step, so besides native the
+    one other choice is message passing (RDMA) for every step.
+    """
+    if tr is not None:
+        return [("", tr)]
+    out = [("", None)]
+    rdma = get_transport("rdma")
+    try:
+        _check_carry(fabric, rdma, idx)
+        out.append(("rdma", rdma))
+    except RoutingError:
+        pass
+    return out
+
+
 def _get_plan(fabric, op, algorithm, nodes, idx, tr, traffic):
     tkey = None
     if traffic is not None:
@@ -608,6 +630,9 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
     row and column. Reduction: ``(p-1)/p n`` at the busiest chip (Chan et al.),
     none in the network; added to the transfer term as Chan et al. do, or the
     larger of the two when reduction may overlap the transfer (``overlap``).
+
+    The transfer term is the largest of that injection bound, the host-cut bound
+    and, for all-to-all(v), the max-concurrent-flow optimum (:mod:`analysis._bounds`).
     """
     p = len(idx)
     if p == 1:
@@ -618,10 +643,13 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
         M = np.asarray(traffic, dtype=float) * n
         M = M - np.diag(np.diag(M))
         need = np.maximum(M.sum(axis=1), M.sum(axis=0))
-        return alpha + float((need / bw).max())
+        flow = flow_seconds_per_byte(fabric, idx, np.asarray(traffic, dtype=float)) * n
+        return alpha + max(float((need / bw).max()), flow)
     f = {"all-reduce": 1.0 if in_network else 2 * (p - 1) / p, "broadcast": 1.0,
          "reduce": 1.0}.get(op, (p - 1) / p)
-    move = f * n / float(bw.min())
+    move = max(f / float(bw.min()), cut_seconds_per_byte(fabric, idx, op, in_network)) * n
+    if op == "all-to-all":
+        move = max(move, flow_seconds_per_byte(fabric, idx) * n)
     red = 0.0
     chip = fabric.chip
     if op in ("all-reduce", "reduce-scatter", "reduce") and not in_network and chip:
@@ -694,8 +722,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes.
     algorithm : str, default "auto"
         One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: the runtime's
-        choice (``"ideal"``: the fastest schedule; ``"nccl"``: NCCL's tuner;
-        ``candidates`` lists what was tried).
+        choice (``"ideal"``: the fastest schedule, and with ``transport=None`` also every
+        algorithm over RDMA for every step, candidates ``"<algorithm> over rdma"``;
+        ``"nccl"``: NCCL's tuner; ``candidates`` lists what was tried).
     runtime : str or fabric.Runtime, default "nccl"
         The software that runs it (:mod:`fabric._runtime`): ``"nccl"`` (NCCL's
         algorithms, protocols and latencies), ``"symmetric-memory"`` (one-sided
@@ -768,14 +797,16 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
                                int(ops_per_launch))
     if algorithm == "auto":
         tried, best = [], None
-        for a in ALGORITHMS[op]:
+        for a, (how, t_r) in ((a, x) for x in _auto_transports(fabric, tr, idx)
+                              for a in ALGORITHMS[op]):
+            label = f"{a} over {how}" if how else a
             try:
-                plan = _get_plan(fabric, op, a, nodes, idx, tr, M)
+                plan = _get_plan(fabric, op, a, nodes, idx, t_r, M)
             except NotApplicableError as e:
-                tried.append((a, str(e)))
+                tried.append((label, str(e)))
                 continue
             t, steps, chunks = _evaluate(fabric, plan, n, overlap)
-            tried.append((a, t))
+            tried.append((label, t))
             if best is None or t < best[0]:
                 best = (t, plan, steps, chunks)
         if best is None:

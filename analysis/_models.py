@@ -37,7 +37,8 @@ Presets (``MODELS``):
   one FP8 E4M3 scale per 16 values, one FP32 scale per tensor: NVIDIA's NVFP4
   definition, "Introducing NVFP4" developer blog, 2025); that only the routed
   experts are requantized is an **assumption** (the INT4 release quantizes only
-  those); the rest BF16.
+  those); the rest BF16. KV cache in FP8 (``kv_cache_bytes = 1``): NVIDIA ModelOpt
+  NVFP4 checkpoints set ``kv_cache_quant_algo: FP8`` in ``hf_quant_config.json``.
 * ``deepseek-r1``: DeepSeek-R1 (``deepseek-ai/DeepSeek-R1`` config: the
   DeepSeek-V3 architecture, identical fields) with its FP8 weights counted with
   their block scales: one FP32 ``weight_scale_inv`` per 128 x 128 block
@@ -314,6 +315,8 @@ class MoEModel:
     expert_weight_bytes : float, optional
         Bytes per stored weight of the routed experts, scales included (INT4
         group-32: 0.5625). Default: ``weight_bytes``.
+    kv_cache_bytes : float, optional
+        Bytes per KV-cache element (1 for an FP8 cache). Default: ``activation_bytes``.
     """
 
     name: str
@@ -332,11 +335,15 @@ class MoEModel:
     source: str = ""
     hypothetical: bool = False
     expert_weight_bytes: float = None
+    kv_cache_bytes: float = None
 
     def __post_init__(self):
         if self.expert_weight_bytes is None:
             object.__setattr__(self, "expert_weight_bytes", self.weight_bytes)
         _positive_number("expert_weight_bytes", self.expert_weight_bytes)
+        if self.kv_cache_bytes is None:
+            object.__setattr__(self, "kv_cache_bytes", self.activation_bytes)
+        _positive_number("kv_cache_bytes", self.kv_cache_bytes)
         for f in ("layers", "hidden", "routed_experts", "experts_per_token", "expert_ffn",
                   "dense_ffn", "vocab"):
             _positive_int(f, getattr(self, f))
@@ -433,8 +440,19 @@ class MoEModel:
 
     @property
     def kv_bytes_per_token(self):
-        """KV-cache bytes per token, summed over all layers."""
-        return self.layers * self.attention.kv_elements_per_token * self.activation_bytes
+        """KV-cache bytes per token, summed over all layers (``kv_cache_bytes`` each)."""
+        return self.layers * self.attention.kv_elements_per_token * self.kv_cache_bytes
+
+    def kv_bytes_per_chip(self, tokens, tp=1):
+        """KV-cache bytes of ``tokens`` cached tokens on one of ``tp`` tensor-parallel ranks.
+
+        MLA keeps the whole latent on every rank; GQA splits KV heads (see ``kv_shards``).
+
+        >>> m = model_config("kimi-k2")
+        >>> m.kv_bytes_per_chip(1000, tp=8) == 1000 * m.kv_bytes_per_token
+        True
+        """
+        return tokens * self.kv_bytes_per_token / self.attention.kv_shards(tp)
 
     def parameters(self):
         """The config as :class:`~fabric.Parameter` records, for a report."""
@@ -475,10 +493,12 @@ MODELS = {m.name: m for m in (
                "activations and KV cache"),
     dataclasses.replace(
         _KIMI_K2, name="kimi-k2.5-nvfp4", weight_bytes=_BF16,
-        expert_weight_bytes=WEIGHT_FORMATS["nvfp4"].bytes_per_weight,
+        expert_weight_bytes=WEIGHT_FORMATS["nvfp4"].bytes_per_weight, kv_cache_bytes=1.0,
         source=_K25_SOURCE + "routed experts requantized to NVFP4 (FP8 scale per 16: 0.5625 "
                "B/weight; NVIDIA 'Introducing NVFP4' blog); the rest BF16 (assumption: as in "
-               "the INT4 release); BF16 activations and KV cache"),
+               "the INT4 release); BF16 activations; FP8 KV cache (NVIDIA ModelOpt NVFP4 "
+               "checkpoints set kv_cache_quant_algo FP8 in hf_quant_config.json, which vLLM's "
+               "kv_cache_dtype auto follows)"),
     MoEModel(
         "deepseek-v3", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
         routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,

@@ -23,6 +23,7 @@ import numpy as np
 from fabric import format_size
 
 __all__ = [
+    "palette",
     "plot_collective_sweep",
     "plot_failure_cost",
     "plot_latency_cdf",
@@ -41,6 +42,15 @@ def _new_axes(ax, projection=None):
 
     fig = plt.figure()
     return fig.add_subplot(projection=projection)
+
+
+def palette():
+    """The paper style's colours, in order (the colour cycle of the current rcParams).
+
+    Figures that show several systems give system ``i`` of the report colour ``i``, so
+    a system keeps its colour from figure to figure.
+    """
+    return _palette()
 
 
 def _palette():

@@ -37,6 +37,7 @@ import tempfile
 from pathlib import Path
 
 from ._report_decode import _decode_section
+from ._report_fair import _chip_section, _cost_section, _fair_section
 from ._report_parts import Report, _fabric
 from ._report_render import _csv_text, _render_figures, render_html, render_markdown
 from ._report_sections import (
@@ -72,12 +73,15 @@ __all__ = [
 
 
 #: The embedded default comparison: the seed supernode against a cluster of the same
-#: size, with a one-tier switched rack and a torus cube alongside.
-DEFAULT_SYSTEMS = ("sd200-ultra", "cluster-128", "nvl72", "tpu-v4-cube")
+#: size, with a one-tier switched rack and a torus cube alongside, every one with the
+#: same chip (the H100 of cluster-128) so that the comparison is of fabrics; the
+#: ``chips`` section runs the presets with their own chips.
+DEFAULT_SYSTEMS = ("sd200-ultra:chip=h100", "cluster-128", "nvl72:chip=h100",
+                   "tpu-v4-cube:chip=h100")
 
 #: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "latency", "collectives", "symmetric", "decode", "utilization",
-            "failures", "topology")
+SECTIONS = ("structure", "cost", "fair", "latency", "collectives", "symmetric", "decode",
+            "utilization", "failures", "topology", "chips")
 
 #: The figures ``cofabric figures`` regenerates for the README: figures of the report of
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
@@ -149,12 +153,13 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     fabrics = _build_fabrics(systems)
     builders = {"structure": _structure_section, "latency": _latency_section,
                 "utilization": _utilization_section, "failures": _failure_section,
-                "topology": _topology_section}
+                "topology": _topology_section, "cost": _cost_section}
     parts, groups = [], []
     titles = {"structure": "Structure", "latency": "Access latency",
               "collectives": "Collectives", "symmetric": "Symmetric memory",
               "decode": "MoE decode", "utilization": "All-to-all", "failures": "Failures",
-              "topology": "Topology"}
+              "topology": "Topology", "cost": "Cost and power",
+              "fair": "Equal chip, cost and power", "chips": "Chips (not fabrics)"}
 
     def found(key, sentences):
         if sentences:
@@ -172,6 +177,15 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                 if sym is not None:
                     parts.append(sym)
                 found("symmetric", sym_sentences)
+        elif key in ("fair", "chips"):
+            if key == "fair":
+                section, sentences = _fair_section(fabrics, executor, quiet)
+            else:
+                section, sentences = _chip_section(_own_chip_systems(fabrics), executor,
+                                                   quiet)
+            if section is not None:
+                parts.append(section)
+            found(key, sentences)
         elif key == "decode":
             section, sentences = _decode_section(fabrics, executor, quiet)
             if section is not None:
@@ -187,6 +201,17 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     if command is None:
         command = "cofabric report " + " ".join(fabrics)
     return Report(tuple(fabrics), tuple(groups), tuple(parts), command)
+
+
+def _own_chip_systems(fabrics):
+    """The systems with their own chips: ``"<preset>:chip=..."`` becomes the preset."""
+    import topologies
+
+    out = []
+    for name in fabrics:
+        base = name.partition(":")[0].strip().lower()
+        out.append(base if base in topologies.PRESETS else name)
+    return out if out != list(fabrics) else []
 
 
 # -- writing ----------------------------------------------------------------------------

@@ -81,19 +81,23 @@ def _structure_section(fabrics):
             "forwarding_entries_max": None if ft is None else ft.max_entries,
             "forwarding_entries_per_dimension": None if ft is None else ft.per_dimension_entries,
         })
+    # Shown compactly (no horizontal scroll); every field, switches, links and ports
+    # included, is in summary.csv. Parts counted like for like are in the cost section.
     columns = (
         Column("system", "system"), Column("endpoints", "chips"),
-        Column("switches", "switches"), Column("links", "links (cables)"),
         Column("diameter_hops", "diameter (hops)"),
         Column("mean_hops", "mean hops", _fmt_float(3)),
-        Column("bisection_bandwidth_Bps", "bisection bandwidth", format_bandwidth),
         Column("bisection_per_chip_Bps", "bisection per chip", format_bandwidth),
         Column("injection_bandwidth_Bps", "injection per chip", format_bandwidth),
         Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
         Column("forwarding_entries_max", "forwarding entries", _fmt_optional),
-        Column("forwarding_entries_per_dimension", "per-dimension entries", _fmt_optional),
-        Column("ports", "ports"), Column("switch_ports", "switch ports"),
     )
+    caption = ("Bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
+               "All-to-all per chip: uniform all-to-all routed by the fabric's policy (see "
+               "below). Forwarding entries: the largest per-node table from address ranges "
+               "to ports after merging (per-dimension tables, where the owner bits are the "
+               "chip's coordinates, in summary.csv). Switches, links and ports: summary.csv; "
+               "parts counted the same way on every system: Cost and power.")
     inexact = [r["system"] for r in rows if not r["bisection_exact"]]
     caption = ("Links count parallel cables one by one (cables); ports are link ends; "
                "bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
@@ -369,17 +373,51 @@ def _draw_topology(name):
     return fig
 
 
+def _topology_stem(name, names):
+    """A drawing's file name: a preset with another chip (``nvl72:chip=h100``) draws the
+    preset's fabric, so it is named after the preset unless that name is taken."""
+    base = name.partition(":chip=")[0]
+    if base != name and sum(n.partition(":chip=")[0] == base for n in names) == 1 \
+            and base not in names:
+        return f"topology-{_slug(base)}"
+    return f"topology-{_slug(name)}"
+
+
 def _topology_section(fabrics):
     figures = []
     for name, f in fabrics.items():
         m = f.graph.number_of_edges()
         figures.append(FigureSpec(
-            f"topology-{_slug(name)}", f"Topology of {name}",
+            _topology_stem(name, list(fabrics)), f"Topology of {name}",
             f"{name}: {f.n_endpoints} chips, {m} graph edges (a bundle of parallel links is "
             "one edge). Hyper-meshes and tori are drawn in 3D by chip coordinate (links "
             "between non-neighbours of a line as arcs); switched fabrics in layers by tier.",
             functools.partial(_draw_topology, name), height=3.0))
     return Section("topology", "Topology drawings", figures=tuple(figures)), []
+
+
+def _source_key(source):
+    """A source's citation: the text before the first ': ' (the fact follows it), if any."""
+    head, sep, tail = source.partition(": ")
+    return (head, tail) if sep and len(head) >= 12 else (source, "")
+
+
+def _by_source(rows, systems):
+    """Rows grouped by source: each source once, with the parameters it gives and who uses
+    them (read once instead of a source string per parameter)."""
+    groups = {}
+    for r in rows:
+        head, fact = _source_key(r["source"])
+        g = groups.setdefault(head, {"params": {}, "systems": []})
+        shown = f"{r['parameter']} = {_fmt_value(r['value'], r['unit'])}"
+        g["params"].setdefault(shown + (f" ({fact})" if fact else ""), None)
+        if r["system"] not in g["systems"]:
+            g["systems"].append(r["system"])
+    out = []
+    for head, g in groups.items():
+        used = "all" if len(g["systems"]) == len(systems) > 1 else ", ".join(g["systems"])
+        out.append({"source": head, "parameters": "; ".join(g["params"]), "systems": used})
+    return tuple(out)
 
 
 def _assumptions_section(fabrics, extra=()):
@@ -394,18 +432,9 @@ def _assumptions_section(fabrics, extra=()):
         for p in params:
             rows.append({"system": name, "parameter": p.name, "value": p.value,
                          "unit": p.unit, "source": p.source})
-    # One row per parameter for reading (with the systems using it); the CSV stays tidy.
-    merged = {}
-    for r in rows:
-        key = (r["parameter"], repr(r["value"]), r["unit"], r["source"])
-        merged.setdefault(key, dict(r, systems=[]))["systems"].append(r["system"])
-    shown = tuple(dict(r, systems=", ".join(r["systems"]),
-                       shown=_fmt_value(r["value"], r["unit"]))
-                  for r in merged.values())
-    columns = (Column("parameter", "parameter"), Column("shown", "value"),
-               Column("unit", "unit"), Column("systems", "used by"),
-               Column("source", "source"))
-    table = Table("assumptions", "Every parameter the systems use", columns, shown,
+    table = Table("assumptions", "Every parameter the systems use, by source",
+                  (Column("source", "source"), Column("parameters", "parameters"),
+                   Column("systems", "used by")), _by_source(rows, list(fabrics)),
                   "Values in SI units in assumptions.csv (one row per system and parameter).",
                   csv_columns=("system", "parameter", "value", "unit", "source"),
                   csv_rows=tuple(rows))

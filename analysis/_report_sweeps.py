@@ -140,7 +140,9 @@ def _collective_curve(system, op, algorithm, transport, sizes):
     rows = [{"system": system, "op": op, "algorithm": algorithm,
              "transport_asked": transport or "native", "transport": r.transport,
              "size_bytes": int(r.size), "time_s": r.time, "algbw_Bps": r.algbw,
-             "busbw_Bps": r.busbw, "lower_bound_s": r.lower_bound} for r in results]
+             "busbw_Bps": r.busbw, "lower_bound_s": r.lower_bound,
+             "gap_to_bound": r.time / r.lower_bound if r.lower_bound > 0 else 1.0}
+            for r in results]
     return {"rows": rows, "reason": None}
 
 
@@ -177,11 +179,20 @@ def _plot_rows(rows):
 def _draw_collective(best, mine, op, system):
     fig = _figure()
     axes = fig.subplots(2, 2)
+    bound = [dict(r, size=r["size_bytes"], time=r["lower_bound_s"], what="lower bound")
+             for r in best]
     best, mine = _plot_rows(best), _plot_rows(mine)
     for row, rows, group, what in ((0, best, ("system",), "best algorithm per system"),
                                    (1, mine, ("algorithm",), f"each algorithm on {system}")):
         _plots.plot_collective_sweep(rows, ax=axes[row, 0], metric="time", group=group)
         _plots.plot_collective_sweep(rows, ax=axes[row, 1], metric="busbw", group=group)
+        if row == 0:
+            drawn = len(axes[0, 0].lines)
+            _plots.plot_collective_sweep(bound, ax=axes[0, 0], metric="time",
+                                         group=("system", "what"))
+            for line in axes[0, 0].lines[drawn:]:
+                line.set_linestyle("--")
+                line.set_marker("")
         axes[row, 0].set_title(f"{op} time: {what}")
         axes[row, 1].set_title(f"{op} bus bandwidth: {what}")
         axes[row, 1].get_legend().remove()
@@ -214,16 +225,19 @@ def _collectives_section(fabrics, ops, sizes, executor, quiet):
                             "transport_asked": point["transport"] or "native",
                             "reason": res["reason"]})
     native = [r for r in rows if r["transport_asked"] == "native"]
-    best = _best(native)
+    # each system at its best: every algorithm over every transport tried (the native
+    # choice, and RDMA for every step where the grid asked for it)
+    best = _best(rows)
     first = next(iter(fabrics))
     figures = []
     for op in ops:
         figures.append(FigureSpec(
             f"collective-{op}", f"{op} against size",
             f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank. "
-            f"Top: each system's fastest applicable algorithm at each size; bottom: every "
-            f"applicable algorithm on {first}. Native transport: load/store inside a "
-            "load/store domain, RDMA across NICs.",
+            f"Top: each system's fastest applicable algorithm and transport at each size, "
+            f"with its lower bound dashed (time panel); bottom: every applicable algorithm "
+            f"on {first} over the native transport (load/store inside a load/store domain, "
+            "RDMA across NICs).",
             functools.partial(_draw_collective, [r for r in best if r["op"] == op],
                               [r for r in native if r["op"] == op and r["system"] == first],
                               op, first), column="double", height=4.8))
@@ -237,20 +251,27 @@ def _collectives_section(fabrics, ops, sizes, executor, quiet):
             for name in fabrics:
                 r = cell.get((op, size, name))
                 row[name] = "" if r is None else (
-                    f"{format_time(r['time_s'])} {r['algorithm']} ({r['transport']})")
+                    f"{format_time(r['time_s'])} {r['algorithm']} ({r['transport']}; "
+                    f"{r['gap_to_bound']:.2f}x bound)")
             summary.append(row)
     columns = (Column("op", "op"), Column("size_bytes", "size", format_size),
                *(Column(name, name) for name in fabrics))
     full_cols = tuple(Column(k, k) for k in (
         "system", "op", "algorithm", "transport_asked", "transport", "size_bytes", "time_s",
-        "algbw_Bps", "busbw_Bps", "lower_bound_s"))
+        "algbw_Bps", "busbw_Bps", "lower_bound_s", "gap_to_bound"))
     tables = [
         Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
               "Time, algorithm and transport of each system's fastest algorithm at the swept "
-              "sizes nearest 1 KiB, 1 MiB and 1 GiB; every size (with bus bandwidth) in "
-              "collectives_best.csv, every algorithm in collectives.csv.",
+              "sizes nearest 1 KiB, 1 MiB and 1 GiB, and its gap to the lower bound "
+              "(time / the largest bound the model proves: injection, host cuts, and for "
+              "all-to-all the max-concurrent-flow optimum; in-network reduction has its "
+              "own). Considered: every algorithm of the operation that applies (the others "
+              "in not_applicable, with the reason) over the native transport, and the "
+              "message-passing ones also over RDMA on fabrics without NICs. Every size "
+              "(with bus bandwidth) in collectives_best.csv, every algorithm in "
+              "collectives.csv.",
               csv_columns=("system", "op", "size_bytes", "algorithm", "transport", "time_s",
-                           "algbw_Bps", "busbw_Bps"),
+                           "algbw_Bps", "busbw_Bps", "lower_bound_s", "gap_to_bound"),
               csv_rows=tuple(sorted(best, key=lambda r: (r["system"], r["op"],
                                                          r["size_bytes"])))),
         Table("collectives", "", full_cols, (),

@@ -71,24 +71,49 @@ __all__ = [
     "Schedule",
     "Step",
     "in_switch_planes",
+    "register_algorithm",
     "schedule",
 ]
 
 #: Algorithms per operation (``"auto"`` chooses among these).
 ALGORITHMS = {
     "all-reduce": ("ring", "double-binary-tree", "binomial", "recursive-doubling",
-                   "rabenseifner", "one-shot", "two-shot", "hierarchical", "in-switch"),
+                   "rabenseifner", "one-shot", "two-shot", "hierarchical", "in-switch",
+                   "multi-ring", "multi-dimensional", "multi-dimensional-pipelined", "swing"),
     "all-gather": ("ring", "recursive-doubling", "bruck", "one-shot", "hierarchical",
-                   "in-switch"),
+                   "in-switch", "multi-ring", "multi-dimensional", "swing"),
     "reduce-scatter": ("ring", "recursive-halving", "pairwise", "one-shot", "hierarchical",
-                       "in-switch"),
+                       "in-switch", "multi-ring", "multi-dimensional", "swing"),
     "broadcast": ("binomial", "scatter-recursive-doubling", "scatter-ring",
                   "double-binary-tree", "one-shot", "in-switch"),
     "reduce": ("binomial", "double-binary-tree", "one-shot", "in-switch"),
-    "all-to-all": ("pairwise", "bruck", "scattered", "one-shot", "hierarchical"),
+    "all-to-all": ("pairwise", "bruck", "scattered", "one-shot", "hierarchical",
+                   "multi-dimensional"),
     "all-to-allv": ("pairwise", "scattered", "one-shot"),
     "send-recv": ("point-to-point",),
 }
+
+#: Builders of algorithms defined in other modules, by name: ``f(op, p, fabric, nodes)``
+#: returning ``(steps, pipeline)`` (see :func:`register_algorithm`). Filled when
+#: ``analysis`` is imported.
+_REGISTERED = {}
+
+
+def register_algorithm(name, builder):
+    """Let :func:`schedule` build ``name`` with ``builder(op, p, fabric, nodes)``.
+
+    The builder returns ``(steps, pipeline)``: a tuple of :class:`Step` and the
+    fill/drain stages of a pipelined schedule (None if not pipelined).
+
+    For algorithms that live in their own module (the fabric-searching ones of
+    :mod:`analysis._schedules_multi`); the name must already be listed in
+    :data:`ALGORITHMS` for the operations it serves. The builder raises
+    :class:`NotApplicableError` where it does not apply.
+    """
+    if not any(name in algs for algs in ALGORITHMS.values()):
+        raise ValueError(f"register {name!r} in ALGORITHMS first")
+    _REGISTERED[name] = builder
+
 
 #: Algorithms that are loads and stores into peers' symmetric buffers.
 SYMMETRIC_MEMORY = frozenset({"one-shot", "two-shot"})
@@ -791,6 +816,8 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         steps, pipeline = _double_binary_tree(op, p)
     elif algorithm == "hierarchical":
         steps = _hierarchical(op, p, fabric, nodes)
+    elif algorithm in _REGISTERED:
+        steps, pipeline = _REGISTERED[algorithm](op, p, fabric, nodes)
     else:  # in-switch
         steps, switches = _in_switch(op, p, fabric, nodes)
         pipeline = 1

@@ -127,6 +127,14 @@ def _figure_bytes(fig, fmt, dpi=None):
     return buf.getvalue()
 
 
+def _drop_layout_engine(fig):
+    """Remove ``fig``'s layout engine entirely (the public way: ``None`` with no rc default)."""
+    import matplotlib as mpl
+
+    with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
+
+
 def save_figure(fig, path_stem, formats=FIGURE_FORMATS, *, dpi=None):
     """Save ``fig`` as ``<path_stem>.<fmt>`` for each format, byte-for-byte reproducibly.
 
@@ -172,10 +180,12 @@ def save_figure(fig, path_stem, formats=FIGURE_FORMATS, *, dpi=None):
             path = stem.with_name(f"{stem.name}.{fmt}")
             path.write_bytes(_figure_bytes(fig, fmt, dpi))
             written.append(path)
-            if engine is not None:
-                # The first file fixed the layout; the others reuse it rather than solve
-                # it again (the same figure, a third less time), and all agree exactly.
-                fig.set_layout_engine("none")
+            if engine is not None and fig.get_layout_engine() is not None:
+                # The first file fixed the layout; the others reuse it. With no layout
+                # engine at all (not even "none"'s placeholder, which still makes savefig
+                # draw the figure once more before drawing it to the file) each further
+                # format draws the figure once: 4 draws for 3 formats instead of 6.
+                _drop_layout_engine(fig)
     finally:
         if fig.get_layout_engine() is not engine:
             fig.set_layout_engine(engine)

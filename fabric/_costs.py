@@ -129,6 +129,10 @@ class HardwareCosts:
         Switch price and ASIC power per Gb/s of port capacity (one direction).
     switch_asic_gbps : Parameter
         Capacity of one switch ASIC (Gb/s, one direction).
+    port_w_per_gbps : Parameter
+        Power of a link's port on a chip (its SerDes), per Gb/s, so that direct
+        networks, whose chips drive the links, are not counted as free. Part of
+        it is already in the chip's own power (counted twice, a few percent of it).
     nic_usd, nic_w : Parameter
         One NIC.
     in_rack_m, inter_rack_m, rack_pitch_m : Parameter
@@ -162,6 +166,7 @@ class HardwareCosts:
     switch_usd_per_gbps: Parameter
     switch_w_per_gbps: Parameter
     switch_asic_gbps: Parameter
+    port_w_per_gbps: Parameter
     nic_usd: Parameter
     nic_w: Parameter
     in_rack_m: Parameter
@@ -262,6 +267,9 @@ def _street(name="street-2026", **overrides):
                              _TH5 + "; ASIC only, box overhead not found"),
         "switch_asic_gbps": _p("switch.asic_capacity", 51_200.0, "Gb/s",
                             _TH5 + "; also Quantum-2 and Spectrum-4 (64 x 800G)"),
+        "port_w_per_gbps": _p("port.power", 500 / 51_200, "W/(Gb/s)",
+                              "assumption: a chip's link port draws what a switch port does "
+                              "per bit (" + _TH5 + ", 9.77 pJ/bit with its SerDes)"),
         "nic_usd": _p("nic.price", 500.0, "USD",
                    _FABCALC + ": NIC $500 (ConnectX-7 price NOT FOUND; dated stand-in)"),
         "nic_w": _p("nic.power", 50.0, "W",
@@ -360,7 +368,7 @@ def chip_power(chip):
     >>> chip_power("b200").value, chip_power("sd200-chip").source[:10]
     (1000.0, 'assumption')
     """
-    name = getattr(chip, "name", chip)
+    name = getattr(chip, "name", chip) or "unknown"
     if name in CHIP_POWER:
         return CHIP_POWER[name]
     return Parameter(f"chip.{name}.power", 700.0, "W",

@@ -71,9 +71,10 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from ._address import AddressPlan, Finding, Region
+from ._address import Finding, Region
 from ._domains import DomainLimits, Grant, Window
 from ._errors import SpecError
+from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
 from ._units import parse_address, parse_size
 

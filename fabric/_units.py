@@ -72,7 +72,7 @@ _DECIMAL = {"": 1, "k": kB, "K": kB, "M": MB, "G": GB, "T": TB, "P": PB}
 _BINARY = {"Ki": KiB, "Mi": MiB, "Gi": GiB, "Ti": TiB, "Pi": PiB}
 _TIME = {"s": 1, "ms": 10**3, "us": 10**6, "µs": 10**6, "ns": 10**9, "ps": 10**12}  # divisors
 
-_NUMBER = r"([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
+_NUMBER = r"([+-]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|[+-]?\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
 _QUANTITY = re.compile(r"^\s*" + _NUMBER + r"\s*([A-Za-zµ/]*)\s*$")
 
 
@@ -126,9 +126,13 @@ def parse_size(value):
     if not isinstance(value, str):
         value = _number(value, "size")
         if value != int(value):
-            raise ValueError(f"size must be a whole number of bytes, got {value!r}")
+            raise ValueError(f"size must be a whole number of bytes, got {show_value(value)}")
+        if value < 0:
+            raise ValueError(f"a size is >= 0 bytes, got {show_value(value)}")
         return int(value)
     number, unit = _split(value, "size")
+    if number < 0:
+        raise ValueError(f"a size is >= 0 bytes, got {show_value(value)}")
     mult, per_byte = _byte_multiplier(unit, "size", value)
     if per_byte == 1:
         raise ValueError(f"cannot read size {value!r}: a size is in bytes (B), not bits (b)")
@@ -196,7 +200,42 @@ def parse_address(value):
     return address
 
 
+#: Longest text of a value quoted in an error message; longer ones are abbreviated.
+SHOWN_DIGITS = 40
+
+
+def show_value(value):
+    """``repr(value)`` for an error message, abbreviated when it is very long.
+
+    A 5000-digit integer cannot even be turned into decimal text (Python's limit
+    is 4300 digits), and a message should fit on a line: long integers are shown
+    as their leading digits and their length.
+
+    >>> show_value(2**200)
+    '1606938044258990275541962092341162602522... (61 digits)'
+    >>> show_value("4KiB")
+    "'4KiB'"
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        n = abs(value)
+        k = max(0, int(n.bit_length() * 0.30103) - SHOWN_DIGITS)
+        head = str(n // 10**k)            # never more than ~42 digits: no str() of n itself
+        if len(head) + k <= SHOWN_DIGITS:
+            return repr(value)
+        sign = "-" if value < 0 else ""
+        return f"{sign}{head[:SHOWN_DIGITS]}... ({len(head) + k} digits)"
+    try:
+        text = repr(value)
+    except ValueError:           # e.g. a numpy object array holding a huge int
+        return f"<{type(value).__name__}>"
+    if len(text) > 2 * SHOWN_DIGITS:
+        text = text[:SHOWN_DIGITS] + f"... ({len(text)} characters)"
+    return text
+
+
 def _format(value, units, unit):
+    if isinstance(value, int) and value.bit_length() > 1000:
+        return f"{show_value(value)} {unit}"        # beyond a float: no prefix
     for name, mult in units:
         if abs(value) >= mult:
             q = value / mult

@@ -75,7 +75,9 @@ def test_assumptions_list_every_parameter_of_every_system(written):
     # the fabrics' own parameters, plus the load/store transport the latency section used
     # (neither small system has NICs, so no RDMA)
     transport = len(fabric.transport("loadstore").parameters())
-    expected = sum(len(topologies.build(s).assumptions) + transport for s in SMALL)
+    # and the cost book and chip power the cost section used
+    cost = len(analysis.bill_of_materials(topologies.build(SMALL[0])).parameters)
+    expected = sum(len(topologies.build(s).assumptions) + transport + cost for s in SMALL)
     assert len(rows) == expected
     assert {r["parameter"] for r in rows} >= {"loadstore.requester_translation",
                                               "loadstore.responder_check"}

@@ -13,7 +13,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from analysis import COLUMN_SIZES, paper_style, save_figure, style_path
+from analysis import COLUMN_SIZES, FIGURE_FORMATS, paper_style, save_figure, style_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -134,3 +134,19 @@ def test_save_figure_keeps_the_layout_engine(tmp_path):
     assert engine is not None  # the style turns constrained layout on
     save_figure(fig, tmp_path / "f")
     assert fig.get_layout_engine() is engine
+
+
+def test_save_figure_draws_once_per_format_after_one_layout(tmp_path, monkeypatch):
+    # Issue 16: savefig drew each file twice (a layout pass, then the file); the layout is
+    # solved once for all formats, then each format draws once.
+    from matplotlib.figure import Figure
+
+    draws = []
+    original = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, r: (draws.append(1), original(self, r)))
+    with paper_style("single"):
+        fig = Figure()
+        fig.subplots().plot([0, 1], [1, 0])
+        save_figure(fig, tmp_path / "f")
+        assert fig.get_layout_engine() is not None   # restored
+    assert len(draws) == len(FIGURE_FORMATS) + 1

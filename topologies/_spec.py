@@ -18,12 +18,15 @@ spec                        builder call
 ``switch:72,planes=18``     ``switched(72, 18)`` (links, tech, hosts)
 ``dragonfly:h=2``           ``dragonfly(2)`` (a, p, tech)
 ``sd200-ultra``             a preset: see :data:`PRESETS`
+``sd200-ultra:chip=h100``   the preset with another chip (the fabric unchanged)
 =========================  =====================================================
 
 Examples
 --------
 >>> build("torus:4x4x4").n_endpoints
 64
+>>> build("sd200-ultra:chip=h100").chip.name
+'h100'
 >>> build("hypermesh:4x0x8")
 Traceback (most recent call last):
 ...
@@ -169,8 +172,30 @@ def build(spec):
         return spec
     if isinstance(spec, str) and spec.strip().lower() in PRESETS:
         return PRESETS[spec.strip().lower()]()
+    if isinstance(spec, str) and spec.partition(":")[0].strip().lower() in PRESETS:
+        return _preset_with_chip(spec)
     try:
         family, kwargs = parse_spec(spec)
         return FAMILIES[family][0](name=spec.strip(), **kwargs)
     except SpecError as e:
         raise SpecError(f"{spec!r}: {e}") from None
+
+
+def _preset_with_chip(spec):
+    """``"<preset>:chip=<chip>"``: the preset's fabric with another chip, for comparisons
+    that hold the chip fixed; the chip's figures replace the old chip's in the assumptions."""
+    from fabric import chip_spec
+
+    preset, _, rest = spec.strip().partition(":")
+    key, eq, value = rest.partition("=")
+    if not eq or key.strip() != "chip" or "," in value:
+        raise SpecError(f"{spec!r}: a preset takes one option, chip=<name> (e.g. "
+                        "sd200-ultra:chip=h100)")
+    f = PRESETS[preset.strip().lower()]()
+    try:
+        chip = chip_spec(value.strip())
+    except SpecError as e:
+        raise SpecError(f"{spec!r}: {e}") from None
+    old = set(f.chip.parameters()) if f.chip is not None else set()
+    kept = tuple(p for p in f.assumptions if p not in old)
+    return f.replace(chip=chip, name=spec.strip(), assumptions=kept + tuple(chip.parameters()))

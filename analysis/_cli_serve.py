@@ -1,0 +1,135 @@
+"""``cofabric serve SYSTEM --model NAME --isl N --osl N [--json]``: the serving frontier."""
+
+import dataclasses
+import json
+
+__all__ = []
+
+
+def register(sub):
+    p = sub.add_parser(
+        "serve", help="throughput-interactivity frontier of a model on a system",
+        description="Sweep concurrency x parallel layout (searched) x speculative decoding "
+                    "for a model on SYSTEM and print the Pareto frontier of tokens/s per GPU "
+                    "against tokens/s per user, the single-user speed and what limits it, "
+                    "and the cost per million tokens.")
+    p.add_argument("system", metavar="SYSTEM", help="topology spec or preset")
+    p.add_argument("--model", required=True,
+                   help="kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4, deepseek-v3, deepseek-r1, "
+                        "hypothetical-2.8t, or a .toml file")
+    p.add_argument("--isl", type=int, required=True, help="input tokens per request")
+    p.add_argument("--osl", type=int, required=True, help="output tokens per request")
+    p.add_argument("--mode", default="aggregated", choices=("aggregated", "disaggregated"),
+                   help="prefill on the decode GPUs (aggregated) or on others")
+    p.add_argument("--definition", default="total-per-gpu",
+                   choices=("total-per-gpu", "output-per-gpu", "output-per-decode-gpu"),
+                   help="what tokens/s per GPU counts (default: input+output over all GPUs, "
+                        "InferenceX)")
+    p.add_argument("--layout", action="append", default=None,
+                   help="a layout to try (repeatable; default: search them all)")
+    p.add_argument("--batches", default=None,
+                   help="comma-separated users per instance (default: powers of two up to "
+                        "the memory limit)")
+    p.add_argument("--no-speculative", action="store_true",
+                   help="plain decoding only (default also tries 1 and 3 drafted tokens)")
+    p.add_argument("--tier", default="own-hyperscaler",
+                   choices=("own-hyperscaler", "own-neocloud", "rent-3yr"),
+                   help="GPU-hour cost tier of the TCO table")
+    p.add_argument("--chip-price", type=float, default=None,
+                   help="dollars per chip with its server share, for a system with no "
+                        "published GPU-hour price (network cost from the bill of materials)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def _batches(text):
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"--batches must be comma-separated integers, got {text!r}") from None
+
+
+def _point_json(p, usd_per_hour=None):
+    d = dataclasses.asdict(p)
+    out = {}
+    for k, v in d.items():
+        if k in ("cycle_time", "prefill_time", "request_time", "tpot"):
+            out[f"{k}_s"] = v
+        elif k in ("hbm_per_chip", "hbm_capacity"):
+            out[f"{k}_bytes"] = v
+        elif k in ("breakdown", "resources"):
+            out[f"{k}_s_per_token"] = v
+        else:
+            out[k] = v
+    out["fits"] = p.fits
+    if usd_per_hour is not None:
+        from analysis import cost_per_million_tokens
+
+        out["usd_per_million_tokens"] = cost_per_million_tokens(p.tokens_per_s_gpu,
+                                                                usd_per_hour)
+    return out
+
+
+def run(args):
+    import topologies
+    from analysis import (
+        DEFAULT_SPECULATIVE,
+        cost_per_million_tokens,
+        serving_cost,
+        serving_frontier,
+        single_user_speed,
+        tokens_per_s_per_mw,
+    )
+    from fabric import FabricError
+
+    fab = topologies.build(args.system)
+    spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
+    fr = serving_frontier(args.model, fab, isl=args.isl, osl=args.osl, mode=args.mode,
+                          definition=args.definition, layouts=args.layout,
+                          batches=_batches(args.batches), speculative=spec)
+    su = single_user_speed(args.model, fab, isl=args.isl, osl=args.osl, layouts=args.layout,
+                           speculative=spec)
+    try:
+        usd, kw, _, how = serving_cost(fab, tier=args.tier, chip_price=args.chip_price)
+    except FabricError as e:
+        usd = kw = None
+        how = f"no cost: {e}"
+    if args.json:
+        out = {"model": fr.model, "system": fr.system, "isl": fr.isl, "osl": fr.osl,
+               "mode": fr.mode, "definition": fr.definition,
+               "definition_text": fr.definition_text, "evaluated_points": fr.evaluated,
+               "layouts_searched": list(fr.layouts), "layouts_skipped": list(fr.skipped),
+               "usd_per_gpu_hour": usd, "all_in_kw_per_gpu": kw, "cost_basis": how,
+               "frontier": [_point_json(p, usd) for p in fr.points],
+               "single_user": {"tokens_per_s": su.tokens_per_s, "tpot_s": su.tpot,
+                               "limiter": su.limiter, "shares_s_per_token": su.shares,
+                               "layout": su.point.layout,
+                               "draft_length": su.point.draft_length}}
+        print(json.dumps(out, indent=2))
+        return 0
+    from ._table import format_table
+
+    print(f"{fr.model} on {fr.system}: isl {fr.isl}, osl {fr.osl}, {fr.mode}; "
+          f"{fr.evaluated} points over {len(fr.layouts)} layouts")
+    print(f"tokens/s per GPU = {fr.definition_text}")
+    headers = ["layout", "chips", "batch", "draft", "tok/s/user", "tok/s/GPU", "TPOT ms",
+               "prefill share ms", "HBM GB"]
+    if usd is not None:
+        headers += ["$/Mtok", "Mtok/s/MW"]
+    rows = []
+    for p in fr.points:
+        row = [p.layout, p.chips, p.batch, p.draft_length, round(p.tokens_per_s_user, 1),
+               round(p.tokens_per_s_gpu, 1), round(p.tpot * 1e3, 2),
+               round(p.breakdown["prefill"] * 1e3, 2), round(p.hbm_per_chip / 1e9, 1)]
+        if usd is not None:
+            row += [round(cost_per_million_tokens(p.tokens_per_s_gpu, usd), 3),
+                    round(tokens_per_s_per_mw(p.tokens_per_s_gpu, kw) / 1e6, 3)]
+        rows.append(row)
+    print(format_table(headers, rows))
+    shares = ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in su.shares.items() if v > 0)
+    print(f"single user: {su.tokens_per_s:.1f} tokens/s ({su.point.layout}, "
+          f"{su.point.draft_length} drafted), limited by {su.limiter}; per token: {shares}")
+    print(f"cost: {how}")
+    return 0

@@ -1,0 +1,150 @@
+"""Fair comparisons: equal network cost, equal network power, each system's best decode layout.
+
+Comparing a fabric built for one budget with a fabric built for another says more
+about the budgets than about the fabrics. Topology papers therefore compare at equal
+cost (Kim et al., ISCA 2008; Slim Fly, SC14; HammingMesh, SC22) or equal power. Here a
+system is brought to a target network cost (or power) per chip by scaling the
+bandwidth of every one of its links by one factor ``s`` (more lanes per link, or faster
+lanes: the bill of materials prices both per Gb/s), found by solving
+``cost(s) = target``; cost is affine in ``s`` under every cost book (prices per Gb/s
+plus fixed per-cable and per-NIC parts), and the solution is checked by recosting
+the scaled fabric.
+
+Throughputs that come from routing (bisection, all-to-all per chip) scale exactly by
+``s``; latency-bound times do not, so collective times are evaluated on the scaled
+fabric.
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("torus:4x4x4")
+>>> g = scale_links(f, bandwidth=2.0)
+>>> g.graph.edges["chip0", "chip1"]["bandwidth"] / f.graph.edges["chip0", "chip1"]["bandwidth"]
+2.0
+>>> s, _ = equalize(f, 2 * bill_of_materials(f).cost_usd_per_chip)
+>>> round(s, 6)
+2.0
+"""
+
+import math
+
+from fabric import Fabric
+
+from ._bom import bill_of_materials
+
+__all__ = ["best_decode_layout", "equalize", "scale_links"]
+
+_BASES = ("cost", "power")
+
+
+def scale_links(f, bandwidth=1.0, latency=1.0):
+    """``f`` with every link's bandwidth and latency multiplied: a what-if copy.
+
+    The copy keeps the endpoints, host domains, chip, family and parameters; its
+    name says what was scaled.
+    """
+    import networkx as nx
+
+    for name, value in (("bandwidth", bandwidth), ("latency", latency)):
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a positive finite factor, got {value!r}")
+    if bandwidth == 1.0 and latency == 1.0:
+        return f
+    G = nx.Graph(f.graph)
+    for _, _, d in G.edges(data=True):
+        d["bandwidth"] *= bandwidth
+        d["latency"] *= latency
+    parts = [f"bandwidth x{bandwidth:.4g}"] * (bandwidth != 1.0) + \
+        [f"latency x{latency:.4g}"] * (latency != 1.0)
+    return Fabric.from_graph(G, f.endpoints, name=f"{f.name} ({', '.join(parts)})",
+                             domains=f.domains, chip=f.chip, assumptions=f.assumptions,
+                             family=f.family, params=dict(f.params))
+
+
+def _per_chip(f, basis, book):
+    b = bill_of_materials(f, book)
+    return b.cost_usd_per_chip if basis == "cost" else b.power_w_per_chip
+
+
+def equalize(f, target, basis="cost", book="street-2026"):
+    """Scale ``f``'s link bandwidths so its network cost (or power) per chip is ``target``.
+
+    Parameters
+    ----------
+    f : fabric.Fabric
+    target : float
+        USD per chip (``basis="cost"``) or W per chip (``basis="power"``).
+    basis : {"cost", "power"}
+    book : str or fabric.HardwareCosts
+
+    Returns
+    -------
+    (float, fabric.Fabric)
+        The bandwidth factor ``s`` and the scaled fabric.
+
+    Raises
+    ------
+    ValueError
+        If the basis is unknown, the target not positive, or no positive factor
+        reaches it (the fixed part alone exceeds the target, or the network's
+        cost does not depend on link bandwidth).
+    """
+    if basis not in _BASES:
+        raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
+    if not (isinstance(target, (int, float)) and math.isfinite(target) and target > 0):
+        raise ValueError(f"target must be a positive finite {basis} per chip, got {target!r}")
+    c1 = _per_chip(f, basis, book)
+    c2 = _per_chip(scale_links(f, 2.0), basis, book)
+    slope = c2 - c1
+    if not slope > 0:
+        raise ValueError(f"{f.name}: its network {basis} does not grow with link bandwidth")
+    s = 1.0 + (target - c1) / slope
+    if not s > 0:
+        raise ValueError(f"{f.name}: its fixed network {basis} per chip ({c1 - slope:.4g}) "
+                         f"is above the target {target:.4g}")
+    g = scale_links(f, s)
+    got = _per_chip(g, basis, book)
+    if not math.isclose(got, target, rel_tol=1e-6):
+        # A medium changed with the rate (a per-cable price tipping the choice): one
+        # secant step from the two points nearest the target.
+        s = s + (target - got) * (s - 1.0) / (got - c1)
+        g = scale_links(f, s)
+    return s, g
+
+
+def best_decode_layout(model, f, *, batch, context, tps=None, **options):
+    """The decode layout with the shortest step on ``f``, found by trying each.
+
+    Tries tensor parallelism ``tp`` in ``tps`` (default: every power of two that
+    divides the chip count, up to 16 or the largest host domain, whichever is
+    larger), with every chip used (``dp = chips / tp``, experts over all chips).
+
+    Returns
+    -------
+    (DecodeStep, list of (str, float))
+        The best step, and every layout tried with its step time (s).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> step, tried = best_decode_layout("kimi-k2", topologies.build("nvl72"),
+    ...                                  batch=1, context=4096)
+    >>> min(t for _, t in tried) == step.time
+    True
+    """
+    from ._decode import decode_step
+    from ._models import model_config
+
+    n = f.n_endpoints
+    if tps is None:
+        host = max((len(c) for c in f.domains.values()), default=1)
+        limit = max(16, host)
+        tps = [t for t in (2 ** i for i in range(12)) if t <= limit and n % t == 0]
+    m = model_config(model) if isinstance(model, str) else model
+    best, tried = None, []
+    for tp in tps:
+        step = decode_step(m, f, batch=batch, context=context, layout=f"tp={tp}", **options)
+        tried.append((str(step.layout), step.time))
+        if best is None or step.time < best.time:
+            best = step
+    return best, tried

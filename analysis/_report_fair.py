@@ -1,0 +1,392 @@
+"""The report's fair-comparison sections: cost and power, equal cost and power, chips.
+
+* ``cost``: each system's bill of materials (:func:`analysis.bill_of_materials`):
+  parts counted one way on every system, network cost and power per chip and their
+  share of the system; and how the cost finding moves with each price it rests on.
+* ``fair``: every system brought to the baseline's (the second system's) network
+  cost per chip, then to its network power per chip, by scaling link bandwidth
+  (:func:`analysis.equalize`); bisection, all-to-all and a 1 GiB all-reduce compared
+  there; and decode at each system's best layout (:func:`analysis.best_decode_layout`).
+* ``chips``: decode of each system with its own chip (the presets), labelled as a
+  comparison of chips, not fabrics.
+"""
+
+import functools
+
+from fabric import format_bandwidth, format_time
+
+from ._bom import bill_of_materials
+from ._fair import best_decode_layout, equalize
+from ._report_parts import (
+    DECODE_BATCH,
+    DECODE_CONTEXT,
+    DECODE_MODELS,
+    Column,
+    FigureSpec,
+    Section,
+    Table,
+    _fabric,
+    _figure,
+    _times,
+)
+
+__all__ = []
+
+#: The cost book the report uses.
+REPORT_BOOK = "street-2026"
+
+#: Size per rank of the all-reduce compared at equal cost and power (bandwidth-bound).
+FAIR_ALLREDUCE_BYTES = 2**30
+
+#: Prices and powers the cost finding is most exposed to, varied x0.5 / x2 in its tornado.
+_COST_KNOBS = ("switch_usd_per_gbps", "transceiver_usd_per_gbps", "dac_usd_per_gbps",
+               "acc_usd_per_gbps", "optics_usd_per_cable", "nic_usd", "rack_chips")
+
+
+def _usd(v):
+    return f"${v:,.0f}"
+
+
+def _watts(v):
+    return f"{v:,.1f} W"
+
+
+def _pct(v):
+    return f"{100 * v:.1f}%"
+
+
+# -- cost and power ---------------------------------------------------------------------
+
+
+def _cost_rows(fabrics, book=REPORT_BOOK):
+    rows = []
+    for name, f in fabrics.items():
+        b = bill_of_materials(f, book)
+        rows.append({
+            "system": name, "chips": b.chips, "board_traces": b.links["trace"],
+            "cables_dac": b.links["dac"], "cables_acc": b.links["acc"],
+            "cables_optics": b.links["optics"], "cables": b.cables,
+            "transceivers": b.transceivers, "switch_asics": b.switch_asics,
+            "switch_boxes": b.switch_boxes, "switch_ports": b.switch_ports, "nics": b.nics,
+            **{f"cost_{k}_usd_per_chip": v / b.chips for k, v in b.cost_usd.items()},
+            **{f"power_{k}_w_per_chip": v / b.chips for k, v in b.power_w.items()},
+            "network_cost_usd_per_chip": b.cost_usd_per_chip,
+            "network_power_w_per_chip": b.power_w_per_chip,
+            "network_cost_share": b.cost_share, "network_power_share": b.power_share,
+        })
+    return rows
+
+
+def _draw_cost(rows):
+    fig = _figure()
+    axes = fig.subplots(1, 2, sharey=True)
+    from . import _plots
+
+    for ax, (prefix, unit, scale, label) in zip(axes, (
+            ("cost", "usd", 1e3, "network cost per chip (k$)"),
+            ("power", "w", 1.0, "network power per chip (W)"))):
+        items = [k[len(prefix) + 1:-len(unit) - 10] for k in rows[0]
+                 if k.startswith(prefix + "_") and k.endswith(f"_{unit}_per_chip")]
+        parts = [{"system": r["system"], "component": item,
+                  "value": r[f"{prefix}_{item}_{unit}_per_chip"]}
+                 for r in rows for item in items]
+        _plots.plot_stacked_bars(parts, ax=ax, value="value", scale=scale, unit_name="")
+        ax.set_xlabel(label)
+        ax.legend(fontsize="x-small", loc="lower right")
+    return fig
+
+
+def _cost_sensitivity(fabrics, book=REPORT_BOOK):
+    """The cost ratio of the first two systems with each price at x0.5 and x2."""
+    from fabric import hardware_costs
+
+    names = list(fabrics)[:2]
+    base_book = hardware_costs(book)
+
+    def ratio(bk):
+        a, b = (bill_of_materials(fabrics[n], bk).cost_usd_per_chip for n in names)
+        return b / a
+
+    rows = []
+    for knob in _COST_KNOBS:
+        v = base_book.value(knob)
+        low = base_book.replace(**{knob: v * 0.5})
+        high = base_book.replace(**{knob: v * 2.0})
+        rows.append({"parameter": getattr(base_book, knob).name, "low": "x0.5", "high": "x2",
+                     "value_low": ratio(low), "value_high": ratio(high),
+                     "source": getattr(base_book, knob).source})
+    return ratio(base_book), rows
+
+
+def _draw_tornado(rows, base, xlabel):
+    from . import _plots
+
+    fig = _figure()
+    ax = fig.subplots()
+    _plots.plot_tornado(rows, base, ax=ax, scale=1.0, unit_name="ratio", xlabel=xlabel)
+    return fig
+
+
+def _cost_section(fabrics):
+    from fabric import hardware_costs
+
+    rows = _cost_rows(fabrics)
+    book = hardware_costs(REPORT_BOOK)
+    columns = (
+        Column("system", "system"), Column("cables", "cables"),
+        Column("cables_optics", "of which optical"), Column("board_traces", "board traces"),
+        Column("transceivers", "transceivers"), Column("switch_asics", "switch ASICs"),
+        Column("switch_boxes", "switch boxes"), Column("nics", "NICs"),
+        Column("network_cost_usd_per_chip", "network $ per chip", _usd),
+        Column("network_power_w_per_chip", "network W per chip", _watts),
+        Column("network_cost_share", "cost share", _pct),
+        Column("network_power_share", "power share", _pct),
+    )
+    caption = ("Counted the same way on every system: a link is one lane; a lane between two "
+               "parts of one board is a board trace, any other is a cable of the cheapest "
+               "medium that reaches (passive copper to 3 m, active copper to 5 m, optics "
+               "beyond; 2 m inside a rack, 4 m + 0.6 m per rack between racks, 72 chips per "
+               "rack); two transceivers per optical cable; a switch ASIC per 51.2 Tb/s of "
+               "switch capacity; a switch box per switch not on a board. Street prices of "
+               f"May 2026 (book {REPORT_BOOK!r}). Shares: of the system per chip "
+               f"({_usd(book.value('node_usd_per_chip'))} per chip for the node; the chip's "
+               f"power plus {book.value('host_w_per_chip'):g} W of host).")
+    table = Table("cost", "Parts, network cost and power", columns, tuple(rows), caption)
+    figs = [FigureSpec("cost-power", "Network cost and power per chip",
+                       "Network cost and power per chip, split by part (street prices of "
+                       "May 2026; powers at the parts' maximum).",
+                       functools.partial(_draw_cost, rows), column="double", height=2.4)]
+    tables = [table]
+    found = _cost_findings(rows, book)
+    if len(fabrics) > 1:
+        base, sens = _cost_sensitivity(fabrics)
+        a, b = list(fabrics)[:2]
+        tables.append(Table(
+            "cost_sensitivity", f"Sensitivity of the cost ratio {b} / {a}",
+            (Column("parameter", "parameter"), Column("low", "low"),
+             Column("value_low", "ratio", lambda v: f"{v:.2f}"), Column("high", "high"),
+             Column("value_high", "ratio", lambda v: f"{v:.2f}")), tuple(sens),
+            f"One price at a time at x0.5 and x2; the others at the base (ratio {base:.2f})."))
+        figs.append(FigureSpec(
+            "cost-sensitivity", f"Cost ratio {b} / {a}: sensitivity",
+            "Network cost per chip of the second system over the first, with one unit "
+            "price at half and at twice its value (base: vertical line).",
+            functools.partial(_draw_tornado, sens, base, "network cost ratio")))
+        lo = min(min(r["value_low"], r["value_high"]) for r in sens)
+        hi = max(max(r["value_low"], r["value_high"]) for r in sens)
+        worst = max(sens, key=lambda r: abs(r["value_high"] - r["value_low"]))
+        found.append(f"The cost ratio {b} / {a} ({base:.1f}x) stays between {lo:.1f}x and "
+                     f"{hi:.1f}x with any one price halved or doubled; it rests most on "
+                     f"{worst['parameter']} (assumption: {worst['source']}).")
+    section = Section("cost", "Cost and power", tables=tuple(tables), figures=tuple(figs),
+                      parameters=tuple((n, p) for n, f in fabrics.items()
+                                       for p in bill_of_materials(f, book).parameters))
+    return section, found
+
+
+def _cost_findings(rows, book):
+    said = ", ".join(f"{r['system']} {_usd(r['network_cost_usd_per_chip'])} and "
+                     f"{r['network_power_w_per_chip']:.0f} W "
+                     f"({_pct(r['network_cost_share'])} of the system's cost)" for r in rows)
+    out = [(f"Network cost and power per chip: {said}. Assumes street prices of May 2026 "
+           f"(switch {_usd(book.value('switch_usd_per_gbps') * 800)} per 800G port, "
+           f"transceiver {_usd(book.value('transceiver_usd_per_gbps') * 1600)} per 1.6T).")]
+    a = rows[0]
+    if len(rows) > 1:
+        b = rows[1]
+        out.append(f"Like for like: {a['system']} uses {a['cables']} cables "
+                   f"({a['cables_optics']} optical), {a['switch_asics']} switch ASICs and "
+                   f"{a['nics']} NICs; {b['system']} {b['cables']} cables "
+                   f"({b['cables_optics']} optical), {b['switch_asics']} switch ASICs and "
+                   f"{b['nics']} NICs (lanes on a board are traces, not cables).")
+    return out
+
+
+# -- equal cost, equal power, best decode layout ----------------------------------------
+
+
+def _fair_point(system, basis, target):
+    """One system at a target network cost or power per chip (or as built)."""
+    import numpy as np
+
+    from ._collectives import cost
+    from ._metrics import metrics
+    from ._traffic import link_loads
+
+    f = _fabric(system)
+    try:
+        s, g = (1.0, f) if basis == "as built" else equalize(f, target, basis, REPORT_BOOK)
+    except ValueError as e:
+        return {"system": system, "basis": basis, "skipped": str(e)}
+    m = metrics(f)
+    n = f.n_endpoints
+    a2a = link_loads(f, np.ones((n, n)) - np.eye(n))
+    ar = cost(g, "all-reduce", FAIR_ALLREDUCE_BYTES)
+    b = bill_of_materials(g, REPORT_BOOK)
+    return {"system": system, "basis": basis, "bandwidth_scale": s,
+            "network_cost_usd_per_chip": b.cost_usd_per_chip,
+            "network_power_w_per_chip": b.power_w_per_chip,
+            # routed throughputs scale exactly with every link's bandwidth
+            "bisection_per_chip_Bps": s * m.bisection_bandwidth / m.endpoints,
+            "a2a_per_chip_Bps": s * (n - 1) / a2a.drain_time,
+            "allreduce_1GiB_s": ar.time, "allreduce_algorithm": ar.algorithm}
+
+
+def _decode_point(system, model):
+    from fabric import FabricError
+
+    try:
+        step, tried = best_decode_layout(model, _fabric(system), batch=DECODE_BATCH,
+                                         context=DECODE_CONTEXT)
+    except (FabricError, ValueError) as e:
+        return {"system": system, "model": model, "skipped": str(e)}
+    default = dict(tried)[next(iter(dict(tried)))]   # tp=1, the decode model's default
+    return {"system": system, "model": model, "chip": step_chip(system),
+            "best_layout": str(step.layout), "time_s": step.time,
+            "default_layout_time_s": default, "tokens_per_s_user": 1.0 / step.time}
+
+
+def step_chip(system):
+    f = _fabric(system)
+    return f.chip.name if f.chip is not None else ""
+
+
+def _draw_fair(rows):
+    from . import _plots
+
+    fig = _figure()
+    axes = fig.subplots(1, 3)
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    bases = list(dict.fromkeys(r["basis"] for r in rows))
+    colors = _plots.palette()
+    width = 0.8 / len(bases)
+    have = {(r["system"], r["basis"]): r for r in rows}
+    for ax, (key, label, scale) in zip(axes, (
+            ("bisection_per_chip_Bps", "bisection per chip (GB/s)", 1e9),
+            ("a2a_per_chip_Bps", "all-to-all per chip (GB/s)", 1e9),
+            ("allreduce_1GiB_s", "all-reduce 1 GiB (ms)", 1e-3))):
+        for j, basis in enumerate(bases):
+            vals = [have[(s, basis)][key] / scale if (s, basis) in have else 0.0
+                    for s in systems]
+            ax.bar([i + (j - (len(bases) - 1) / 2) * width for i in range(len(systems))], vals,
+                   width=width, label=basis, color=colors[j % len(colors)])
+        ax.set_xticks(range(len(systems)), [s.split(":")[0] for s in systems], rotation=30,
+                      ha="right")
+        ax.set_ylabel(label)
+        ax.set_yscale("log")
+        ax.legend(fontsize="xx-small")
+    return fig
+
+
+def _fair_section(fabrics, executor=None, quiet=False):
+    from ._sweep import sweep
+
+    names = list(fabrics)
+    ref = names[1] if len(names) > 1 else names[0]
+    rb = bill_of_materials(fabrics[ref], REPORT_BOOK)
+    points = [{"system": s, "basis": "as built", "target": 0.0} for s in names]
+    points += [{"system": s, "basis": basis, "target": target} for s in names
+               for basis, target in (("cost", rb.cost_usd_per_chip),
+                                     ("power", rb.power_w_per_chip))]
+    rows = sweep(_fair_point, points, executor=executor, quiet=quiet, desc="equal cost")
+    dpoints = [{"system": s, "model": DECODE_MODELS[0]} for s in names]
+    drows = sweep(_decode_point, dpoints, executor=executor, quiet=quiet, desc="best layout")
+    skipped = [f"{r['system']} ({r.get('basis', 'decode')}): {r['skipped']}"
+               for r in rows + drows if "skipped" in r]
+    rows = [r for r in rows if "skipped" not in r]
+    drows = [r for r in drows if "skipped" not in r]
+    columns = (
+        Column("system", "system"), Column("basis", "basis"),
+        Column("bandwidth_scale", "link bandwidth x", lambda v: f"{v:.2f}"),
+        Column("bisection_per_chip_Bps", "bisection per chip", format_bandwidth),
+        Column("a2a_per_chip_Bps", "all-to-all per chip", format_bandwidth),
+        Column("allreduce_1GiB_s", "all-reduce 1 GiB", format_time),
+    )
+    table = Table("fair", f"At {ref}'s network cost and power per chip", columns,
+                  tuple(rows),
+                  f"Each system's link bandwidths scaled by one factor until its network "
+                  f"cost (then power) per chip equals {ref}'s ({_usd(rb.cost_usd_per_chip)}, "
+                  f"{_watts(rb.power_w_per_chip)}); street prices of May 2026. Bisection and "
+                  "all-to-all scale exactly with the factor; the all-reduce (1 GiB per rank, "
+                  "fastest algorithm) is evaluated on the scaled fabric.")
+    dcols = (Column("system", "system"), Column("model", "model"),
+             Column("best_layout", "best layout"), Column("time_s", "per token", format_time),
+             Column("default_layout_time_s", "at tp=1", format_time))
+    dtable = Table("decode_best", f"Decode at each system's best layout ({DECODE_MODELS[0]})",
+                   dcols, tuple(drows),
+                   f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context; tensor "
+                   "parallelism searched over the powers of two that divide the chips, "
+                   "experts over every chip.")
+    fig = FigureSpec("fair", f"As built and at {ref}'s network cost and power",
+                     "Bisection and all-to-all throughput per chip and the time of a 1 GiB "
+                     "all-reduce, as built and with link bandwidth scaled to equal network "
+                     "cost and power per chip (log axes).",
+                     functools.partial(_draw_fair, rows), column="double", height=2.6)
+    text = (("The systems here share one chip where the default report is run, so that "
+            "differences come from the fabric; the chip comparison is a separate section."),)
+    if skipped:
+        text += ("Not compared: " + "; ".join(skipped) + ".",)
+    section = Section("fair", "Equal chip, equal cost, equal power", text=text,
+                      tables=(table, dtable) if drows else (table,), figures=(fig,))
+    return section, _fair_findings(rows, drows, ref)
+
+
+def _fair_findings(rows, drows, ref):
+    out = []
+    by = {(r["system"], r["basis"]): r for r in rows}
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    for basis, what in (("cost", "network cost"), ("power", "network power")):
+        parts = []
+        for s in systems:
+            if s == ref or (s, basis) not in by or (ref, "as built") not in by:
+                continue
+            r, q = by[(s, basis)], by[(ref, "as built")]
+            parts.append(f"{s} runs its links x{r['bandwidth_scale']:.2f} and gets "
+                         f"{_times(r['bisection_per_chip_Bps'], q['bisection_per_chip_Bps'])} "
+                         f"the bisection per chip and a 1 GiB all-reduce in "
+                         f"{format_time(r['allreduce_1GiB_s'])} (vs "
+                         f"{format_time(q['allreduce_1GiB_s'])})")
+        if parts:
+            out.append(f"At {ref}'s {what} per chip: " + "; ".join(parts) + ". Assumes: "
+                       "street prices of May 2026 and link bandwidth bought at today's price "
+                       "per Gb/s of each medium.")
+    if drows:
+        best = min(drows, key=lambda r: r["time_s"])
+        said = ", ".join(f"{r['system']} {format_time(r['time_s'])} ({r['best_layout']})"
+                         for r in drows)
+        slow = max(r["default_layout_time_s"] / r["time_s"] - 1 for r in drows)
+        out.append(f"Decode of {drows[0]['model']} at each system's best layout: {said}; "
+                   f"{best['system']} is fastest. The default layout (tp=1) is up to "
+                   f"{100 * slow:.0f}% slower. Assumes: the decode model's defaults, batch "
+                   f"{DECODE_BATCH}, each system's chip as named.")
+    return out
+
+
+# -- chips ------------------------------------------------------------------------------
+
+
+def _chip_section(systems, executor=None, quiet=False):
+    """Decode with each system's own chip: a comparison of chips as much as fabrics."""
+    from ._sweep import sweep
+
+    if not systems:
+        return None, []
+    points = [{"system": s, "model": DECODE_MODELS[0]} for s in systems]
+    rows = [r for r in sweep(_decode_point, points, executor=executor, quiet=quiet,
+                             desc="chips") if "skipped" not in r]
+    if not rows:
+        return None, []
+    columns = (Column("system", "system"), Column("chip", "chip"),
+               Column("best_layout", "best layout"), Column("time_s", "per token", format_time))
+    table = Table("chips", f"Decode with each system's own chip ({DECODE_MODELS[0]})", columns,
+                  tuple(rows), "Best layout per system, as in the fair comparison.")
+    text = (("Each preset with the chip it ships with. Differences here mix the chips' HBM "
+            "bandwidth and FLOP/s with the fabric; the fabric comparison holds the chip "
+            "fixed."),)
+    best = min(rows, key=lambda r: r["time_s"])
+    found = [("With their own chips: " + ", ".join(
+        f"{r['system']} ({r['chip']}) {format_time(r['time_s'])}" for r in rows)
+        + f"; {best['system']} is fastest. This compares chips as much as fabrics; "
+        "the sd200-chip is an assumed 1.6 TB/s HBM chip (no published figure).")]
+    return Section("chips", "Chip comparison (not a fabric comparison)", text=text,
+                   tables=(table,)), found

@@ -1,0 +1,586 @@
+"""Collectives that keep every link of a direct network busy: multi-ring, concurrent
+multi-dimensional, and Swing.
+
+These algorithms read the fabric (its graph, its grid, its router) to build their
+schedule; like every algorithm they are :class:`~analysis.Schedule` objects of steps of
+flows, evaluated by :func:`analysis.cost` through a transport and a runtime.
+
+``multi-ring``
+    ``k`` edge-disjoint Hamiltonian cycles of the group's chip-to-chip links, found by
+    :func:`ring_search`, each run in both directions at once (a ring all-reduce per
+    directed ring), each directed ring carrying a share of the data in proportion to
+    its bottleneck bandwidth. This is what NCCL does with its channels: it searches the
+    topology graph for rings over the NVLinks (``src/graph/search.cc``) and runs one
+    ring per channel, rings in both directions where the links allow. A group whose
+    chips have no direct links to each other (NVSwitch planes, a fat-tree) gets one ring
+    through the switches in locality order (host by host, see :func:`ring_search`), run
+    in both directions.
+
+``multi-dimensional``
+    Reduce-scatter, all-gather, all-reduce and all-to-all on a grid (hyper-mesh,
+    torus, mesh, mixed; or a cluster's two levels, inside hosts and across hosts)
+    with the data split over *dimension orders*: a part that reduces along dimension
+    0, then 1, then 2 runs at the same time as a part that starts on dimension 1, so
+    every dimension's links work at once. The share of each order is chosen by a
+    small linear program so that, phase by phase, the busiest dimension finishes as
+    early as possible given each dimension's routed bandwidth (the load balancing of
+    Themis, Rashidi et al., ISCA 2022, solved exactly for this phase structure).
+    Within a phase a dimension runs as :func:`analysis.schedule`'s hierarchical
+    algorithm does: direct on fully connected or switched lines, a bidirectional ring
+    on rings (TPU tori), a ring along lines.
+
+``swing``
+    Swing all-reduce on tori (De Sensi et al., NSDI 2024): the bandwidth-optimal
+    variant (reduce-scatter by halving, all-gather by doubling) in which, at step
+    ``s`` of a dimension, rank ``r`` exchanges with the peer at signed distance
+    ``rho(s) = (1 - (-2)^(s+1)) / 3`` (1, -1, 3, -5, 11, ...), added for even
+    coordinates and subtracted for odd ones; dimensions alternate step by step; the
+    multi-port version runs ``2 D`` collectives at once (each starting on a different
+    dimension, in both mirror images), each on ``1 / (2 D)`` of the data. Every
+    dimension's size must be a power of two.
+
+Phases of concurrent dimensions are aligned: a step holds every dimension's work of
+that phase. Where the dimensions of one phase need different numbers of ring steps
+(``s - 1`` on a ring of ``s``), the step repeats as often as the longest ring and
+every dimension spreads its bytes evenly over those repetitions; the step then pays
+the longest ring's latencies and the busiest dimension's bytes, never less than that
+dimension would take alone (a conservative model of rings of different lengths
+running at once).
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("torus:4x4")
+>>> rings = ring_search(f)
+>>> len(rings), [len(r) for r in rings]
+(2, [16, 16])
+>>> from analysis import cost
+>>> r = cost(f, "all-reduce", 2**30, algorithm="multi-dimensional")
+>>> round(r.time / r.lower_bound, 3)
+1.063
+"""
+
+import itertools
+import math
+import weakref
+
+import numpy as np
+from scipy.optimize import linprog
+
+from ._schedules import NotApplicableError, Step, register_algorithm
+
+__all__ = ["ring_search"]
+
+#: Directed-ring, dimension-order and step limits of these builders (implementation limits).
+MAX_ORDERS_DIMS = 4          # all permutations up to 4 dimensions (24 orders); rotations above
+RING_SEARCH_ROTATIONS = 10   # Posa rotations allowed per node before a search attempt gives up
+RING_SEARCH_ATTEMPTS = 2     # restarts (other start nodes) per cycle
+ROTATION_WORK = 10_000_000   # ... and at most this many node moves by rotations, per cycle
+SEARCH_ROUNDS = 16           # whole searches with other seeds, on small graphs
+SEARCH_WORK = 20_000        # ... as many as fit in this many node-degrees of work
+
+_RINGS = weakref.WeakKeyDictionary()
+
+
+# -- ring search ------------------------------------------------------------------------
+
+
+def _chip_adjacency(fabric, nodes):
+    """Neighbour sets (positions) of the group over direct chip-to-chip links, and bandwidths."""
+    G = fabric.graph
+    pos = {n: i for i, n in enumerate(nodes)}
+    adj = [set() for _ in nodes]
+    bw = {}
+    for i, n in enumerate(nodes):
+        for m, d in G[n].items():
+            j = pos.get(m)
+            if j is not None and j != i:
+                adj[i].add(j)
+                bw[(i, j)] = float(d.get("bandwidth", 0.0))
+    return adj, bw
+
+
+def _hamiltonian_cycle(adj, start, rng):
+    """A Hamiltonian cycle of the graph ``adj`` (list of int arrays), or None.
+
+    Extension-rotation search (Posa 1976; the heuristic analysed by Angluin and
+    Valiant 1979): extend the path from its end to the unvisited neighbour with the
+    fewest unvisited neighbours (Warnsdorff's rule); when the end has none, rotate:
+    for a neighbour ``path[i]`` of the end, reverse ``path[i+1:]``, so ``path[i+1]``
+    becomes the end. A full path closes when its end is adjacent to its start.
+    Deterministic for a given ``rng``; gives up after a number of rotations
+    proportional to the size (:data:`RING_SEARCH_ROTATIONS`), and at most
+    :data:`ROTATION_WORK` node moves (a rotation moves up to ``n``).
+    """
+    n = len(adj)
+    path = np.empty(n, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int64)
+    free = np.array([len(a) for a in adj], dtype=np.int64)
+    path[0], pos[start], length = start, 0, 1
+    free[adj[start]] -= 1
+    budget = min(RING_SEARCH_ROTATIONS * n, max(100, ROTATION_WORK // n))
+    while budget > 0:
+        end = int(path[length - 1])
+        nb = adj[end]
+        if length < n:
+            unv = nb[pos[nb] < 0]
+            if len(unv):
+                fu = free[unv]
+                best = unv[fu == fu.min()]
+                v = int(best[rng.integers(len(best))]) if len(best) > 1 else int(best[0])
+                path[length], pos[v] = v, length
+                length += 1
+                free[adj[v]] -= 1
+                continue
+        elif pos[nb].min(initial=n) == 0:
+            return path
+        # rotate about a neighbour path[i] of the end (not its predecessor)
+        i_all = pos[nb]
+        i_all = i_all[(i_all >= 0) & (i_all < length - 2)]
+        if not len(i_all):
+            return None
+        budget -= 1
+        if length == n:
+            good = i_all[np.isin(path[i_all + 1], adj[int(path[0])])]
+        else:
+            good = i_all[free[path[i_all + 1]] > 0]
+        pick = good if len(good) else i_all
+        i = int(pick[rng.integers(len(pick))])
+        seg = path[i + 1:length][::-1].copy()
+        path[i + 1:length] = seg
+        pos[seg] = np.arange(i + 1, length)
+    return None
+
+
+def _search(adj_sets, seed):
+    """Edge-disjoint Hamiltonian cycles of ``adj_sets``: the most that any of a few
+    seeded rounds of :func:`_search_once` finds (a cycle found first can leave a
+    complement with no Hamiltonian cycle; another round chooses differently)."""
+    n = len(adj_sets)
+    if n < 3:
+        return []
+    most = min(len(a) for a in adj_sets) // 2
+    work = n * max(len(a) for a in adj_sets)
+    rounds = max(1, min(SEARCH_ROUNDS, SEARCH_WORK // max(work, 1)))
+    best = []
+    for r in range(rounds):
+        got = _search_once(adj_sets, np.random.default_rng([seed, r]))
+        if len(got) > len(best):
+            best = got
+        if len(best) >= most:
+            break
+    return best
+
+
+def _search_once(adj_sets, rng):
+    """Edge-disjoint Hamiltonian cycles of ``adj_sets``, found one after another."""
+    n = len(adj_sets)
+    adj_sets = [set(a) for a in adj_sets]
+    cycles = []
+    while min(len(a) for a in adj_sets) >= 2:
+        adj = [np.array(sorted(a), dtype=np.int64) for a in adj_sets]
+        found = None
+        for attempt in range(RING_SEARCH_ATTEMPTS):
+            start = 0 if attempt == 0 else int(rng.integers(n))
+            found = _hamiltonian_cycle(adj, start, rng)
+            if found is not None:
+                break
+        if found is None:
+            break
+        k = int(np.argmin(found))
+        found = np.roll(found, -k)  # start every ring at its lowest position
+        for a, b in zip(found, np.roll(found, -1)):
+            adj_sets[a].discard(int(b))
+            adj_sets[b].discard(int(a))
+        cycles.append(found)
+    return cycles
+
+
+def _locality_order(fabric, nodes):
+    """The group's chips grouped by host domain (else by the node they attach to), groups in
+    breadth-first order of the fabric from the first rank, ranks in order within a group."""
+    import networkx as nx
+
+    G = fabric.graph
+    host_of = fabric.host_of
+    seen = {n: i for i, n in enumerate(nx.bfs_tree(G, nodes[0]))}
+    far = len(seen)
+
+    def group(n):
+        h = host_of.get(n)
+        if h is not None:
+            return ("host", h)
+        return ("node", min(G[n], key=lambda m: seen.get(m, far), default=n))
+
+    first = {}
+    for n in nodes:
+        g = group(n)
+        first[g] = min(first.get(g, far), seen.get(n, far))
+    keyed = sorted(range(len(nodes)), key=lambda i: (first[group(nodes[i])], i))
+    return np.array(keyed, dtype=np.int64)
+
+
+def _channel_rings(fabric, nodes):
+    """Rings through switches: the locality order, and on a group spread evenly over host
+    domains of ``g`` ranks, ``g`` rotations of it in which ring ``c`` enters and leaves
+    every host from its ``c``-th rank (NCCL's channels: each ring crosses between hosts
+    on other chips, hence other NICs)."""
+    order = _locality_order(fabric, nodes)
+    host_of = fabric.host_of
+    hosts = [host_of.get(nodes[i]) for i in order]
+    runs = []
+    for i, h in enumerate(hosts):
+        if i == 0 or h != hosts[i - 1] or h is None:
+            runs.append([])
+        runs[-1].append(int(order[i]))
+    sizes = {len(r) for r in runs}
+    if len(runs) < 2 or len(sizes) != 1 or None in hosts:
+        return [order]
+    g = sizes.pop()
+    if g < 2:
+        return [order]
+    block = np.array(runs, dtype=np.int64)
+    return [np.roll(block, -c, axis=1).ravel() for c in range(g)]
+
+
+def ring_search(fabric, ranks=None, *, seed=0):
+    """Edge-disjoint rings over every rank of a group, found on the fabric graph.
+
+    On the group's direct chip-to-chip links, Hamiltonian cycles are found one after
+    another by an extension-rotation search, each removing its links from the graph
+    for the next, until no further cycle is found (at most half the smallest
+    degree). A group with no Hamiltonian cycle of direct links (chips joined through
+    switches: NVSwitch planes, a fat-tree) gets one ring that visits each host domain's
+    ranks together (else each switch's), host after host in breadth-first order of the
+    fabric from the first rank, so that the ring crosses between hosts as few times as
+    it can; with ``g >= 2`` ranks in every host, ``g`` such rings, ring ``c`` leaving
+    each host from its ``c``-th rank (NCCL's channels, one per NIC). Degraded
+    fabrics work: failed links are simply absent.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    ranks : sequence, optional
+        The group's chips in rank order (default: every endpoint).
+    seed : int, default 0
+        Seeds the search's tie-breaking; same seed, same rings.
+
+    Returns
+    -------
+    tuple of ndarray
+        Each ring as rank positions ``0..p-1`` in ring order, starting at its lowest.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> [len(r) for r in ring_search(topologies.build("sd200-ultra"))]
+    [128, 128, 128, 128, 128, 128]
+    >>> len(ring_search(topologies.build("nvl72")))   # through the switches: one per rank
+    4
+    >>> len(ring_search(topologies.build("fattree:k=4")))   # no host domains: one ring
+    1
+    """
+    nodes = tuple(fabric.endpoints) if ranks is None else tuple(fabric.node(x) for x in ranks)
+    return _rings(fabric, nodes, seed)[0]
+
+
+def _rings(fabric, nodes, seed=0):
+    cache = _RINGS.setdefault(fabric, {})
+    key = (nodes, seed)
+    if key not in cache:
+        adj, bw = _chip_adjacency(fabric, nodes)
+        cycles = _search(adj, seed)
+        if cycles:
+            bottleneck = [min(min(bw[(int(a), int(b))], bw[(int(b), int(a))])
+                              for a, b in zip(c, np.roll(c, -1))) for c in cycles]
+        else:
+            cycles = _channel_rings(fabric, nodes) if len(nodes) > 1 else []
+            bottleneck = [1.0] * len(cycles)
+        cache[key] = (tuple(cycles), tuple(bottleneck))
+    return cache[key]
+
+
+def _multi_ring(op, p, fabric, nodes):
+    if op not in ("all-reduce", "reduce-scatter", "all-gather"):
+        raise NotApplicableError(f"multi-ring does not apply to {op}")
+    if fabric is None:
+        raise NotApplicableError("multi-ring needs a fabric to search for rings on")
+    cycles, bottleneck = _rings(fabric, nodes)
+    total = 2 * sum(bottleneck)
+    src, dst, frac = [], [], []
+    for c, b in zip(cycles, bottleneck):
+        for ring in (c, c[::-1]):  # both directions
+            src.append(ring)
+            dst.append(np.roll(ring, -1))
+            frac.append(np.full(p, b / total / p))
+    src, dst, frac = np.concatenate(src), np.concatenate(dst), np.concatenate(frac)
+    k = 2 * len(cycles)
+    rs = Step(src, dst, frac, reduce=1.0 / p, repeat=p - 1,
+              label=f"reduce-scatter ({k} directed rings)")
+    ag = Step(rs.src, rs.dst, rs.fraction, repeat=p - 1, label=f"all-gather ({k} directed rings)")
+    return {"all-reduce": (rs, ag), "reduce-scatter": (rs,), "all-gather": (ag,)}[op], None
+
+
+# -- grids ------------------------------------------------------------------------------
+
+
+def _grid(fabric, nodes):
+    """(shape, per-dimension kind, grid) of a hypermesh group, or of a cluster's two levels.
+
+    ``grid[slot]`` is the rank position of the chip at grid slot ``slot`` (dimension 0
+    fastest). Kinds: ``"direct"``, ``"bidirectional ring"``, ``"ring"``.
+    """
+    p = len(nodes)
+    params = fabric.params
+    if fabric.family == "hypermesh" and "shape" in params:
+        shape = tuple(int(s) for s in params["shape"])
+        connect = params.get("connect", "full")
+        if isinstance(connect, str):
+            connect = (connect,) * len(shape)
+        coords = [fabric.graph.nodes[n].get("coord") for n in nodes]
+        if p != math.prod(shape) or any(c is None for c in coords):
+            raise NotApplicableError(
+                f"this algorithm needs the whole {'x'.join(map(str, shape))} grid of "
+                f"{fabric.name} as its group; got {p} ranks")
+        strides = np.cumprod((1,) + shape[:-1])
+        slot = np.array([int(np.dot(c, strides)) for c in coords])
+        grid = np.empty(p, dtype=np.int64)
+        grid[slot] = np.arange(p)
+        kinds = tuple("direct" if c in ("full", "switch") else
+                      "bidirectional ring" if c == "ring" and s > 2 else "ring"
+                      for c, s in zip(connect, shape))
+        return shape, kinds, grid, tuple(connect)
+    host_of = fabric.host_of
+    hosts = {}
+    for i, n in enumerate(nodes):
+        hosts.setdefault(host_of.get(n), []).append(i)
+    sizes = {len(v) for v in hosts.values()}
+    if len(hosts) < 2 or len(sizes) != 1:
+        raise NotApplicableError(
+            f"this algorithm needs a hypermesh/torus grid, or ranks spread evenly over at "
+            f"least two host domains; on {fabric.name} the group spans {len(hosts)} host(s) "
+            f"with sizes {sorted(sizes)}")
+    g = sizes.pop()
+    grid = np.array([i for members in hosts.values() for i in members], dtype=np.int64)
+    return (g, len(hosts)), ("direct", "ring"), grid, ("host", "hosts")
+
+
+def _lines(shape, grid, d):
+    """Rank positions of every line along dimension ``d``: array (lines, shape[d])."""
+    strides = np.cumprod((1,) + tuple(shape[:-1]))
+    slots = np.arange(len(grid))
+    base = slots[(slots // strides[d]) % shape[d] == 0]
+    return grid[base[:, None] + np.arange(shape[d])[None, :] * strides[d]]
+
+
+def _dim_flows(L, kind, s, a2a):
+    """One dimension's phase at one byte of data per rank: (src, dst, fraction, repeat)."""
+    if kind == "direct" or a2a:
+        a = np.repeat(L, s, axis=1).ravel()
+        b = np.tile(L, (1, s)).ravel()
+        return a, b, np.full(len(a), 1.0 / s), 1
+    nxt = np.roll(L, -1, axis=1).ravel()
+    if kind == "bidirectional ring":
+        prv = np.roll(L, 1, axis=1).ravel()
+        return (np.concatenate([L.ravel(), L.ravel()]), np.concatenate([nxt, prv]),
+                np.full(2 * L.size, 0.5 / s), s - 1)
+    return L.ravel(), nxt, np.full(L.size, 1.0 / s), s - 1
+
+
+def _dim_cost(fabric, nodes, flows):
+    """Seconds per byte of data per rank of one dimension's phase, from the router's loads."""
+    src, dst, frac, repeat = flows
+    ni = fabric.node_index
+    idx = np.array([ni[n] for n in nodes], dtype=np.int64)
+    r = fabric.router
+    loads = r.loads(idx[src], idx[dst], frac)
+    keep = src != dst
+    if not keep.any():
+        return 0.0
+    return repeat * float((loads / r.link_bandwidth).max())
+
+
+def _orders(dims):
+    if len(dims) <= MAX_ORDERS_DIMS:
+        return list(itertools.permutations(dims))
+    return [tuple(dims[i:] + dims[:i]) for i in range(len(dims))]
+
+
+def _shares(orders, shape, cost, a2a, pipelined=False):
+    """Share of each dimension order, from a small linear program.
+
+    Variables: the shares ``w_o`` (summing to 1) and one time ``t_k`` per phase. The
+    load of dimension ``d`` in phase ``k`` is ``c_d * sum over orders o with o[k] = d
+    of w_o * rest(o, k)``, where ``rest`` is the fraction of the data left after the
+    phases before (``1 / s`` per reduce-scatter phase; 1 for all-to-all) and ``c_d``
+    the dimension's routed seconds per byte. Phases in sequence: minimise the sum of
+    ``t_k`` with ``t_k`` at least every dimension's load in phase ``k``. Pipelined
+    (every phase at once, each on its own chunk): minimise one ``t`` at least every
+    dimension's load summed over the phases.
+    """
+    K, O = len(orders[0]), len(orders)
+    dims = sorted(set(orders[0]))
+    rest = np.ones((O, K))
+    if not a2a:
+        for i, o in enumerate(orders):
+            for k in range(1, K):
+                rest[i, k] = rest[i, k - 1] / shape[o[k - 1]]
+    T = 1 if pipelined else K
+    rows = []
+    for k in range(T):
+        for d in dims:
+            row = np.zeros(O + T)
+            for i, o in enumerate(orders):
+                for j in (range(K) if pipelined else (k,)):
+                    if o[j] == d:
+                        row[i] += cost[d] * rest[i, j]
+            row[O + k] = -1.0
+            rows.append(row)
+    c = np.concatenate([np.zeros(O), np.ones(T)])
+    scale = max(cost.values()) or 1.0
+    res = linprog(c, A_ub=np.array(rows) / scale, b_ub=np.zeros(len(rows)),
+                  A_eq=np.concatenate([np.ones(O), np.zeros(T)])[None, :], b_eq=[1.0],
+                  bounds=(0, None), method="highs")
+    if res.status != 0:
+        w = np.full(O, 1.0 / O)
+    else:
+        w = np.maximum(res.x[:O], 0.0)
+        w[w < 1e-9] = 0.0
+        w /= w.sum()
+    return w, rest
+
+
+def _multi_dimensional(op, p, fabric, nodes, pipelined=False):
+    if op not in ("all-reduce", "reduce-scatter", "all-gather", "all-to-all"):
+        raise NotApplicableError(f"multi-dimensional does not apply to {op}")
+    if fabric is None:
+        raise NotApplicableError("multi-dimensional needs a fabric")
+    shape, kinds, grid, _ = _grid(fabric, nodes)
+    dims = [d for d, s in enumerate(shape) if s > 1]
+    if not dims:
+        return ()
+    a2a = op == "all-to-all"
+    lines = {d: _lines(shape, grid, d) for d in dims}
+    unit = {d: _dim_flows(lines[d], kinds[d], shape[d], a2a) for d in dims}
+    cost = {d: _dim_cost(fabric, nodes, unit[d]) for d in dims}
+    orders = _orders(dims)
+    w, rest = _shares(orders, shape, cost, a2a, pipelined)
+    phases = []
+    for k in range(len(dims)):
+        x = {d: sum(w[i] * rest[i, k] for i, o in enumerate(orders) if o[k] == d)
+             for d in dims}
+        active = [d for d in dims if x[d] > 0]
+        R = max(unit[d][3] for d in active)
+        src, dst, frac, red = [], [], [], 0.0
+        for d in active:
+            s_, d_, f_, rep = unit[d]
+            src.append(s_)
+            dst.append(d_)
+            frac.append(f_ * x[d] * rep / R)
+            red += x[d] * (shape[d] - 1) / shape[d] / R
+        what = "+".join(str(d) for d in active)
+        phases.append((np.concatenate(src), np.concatenate(dst), np.concatenate(frac), red, R,
+                       what))
+    if a2a:
+        return tuple(Step(s_, d_, f_, repeat=R, label=f"forward phase {k} (dims {what})")
+                     for k, (s_, d_, f_, _, R, what) in enumerate(phases)), None
+    rs = [Step(s_, d_, f_, reduce=red, repeat=R,
+               label=f"reduce-scatter phase {k} (dims {what})")
+          for k, (s_, d_, f_, red, R, what) in enumerate(phases)]
+    ag = [Step(st.src, st.dst, st.fraction, repeat=st.repeat,
+               label=st.label.replace("reduce-scatter", "all-gather"))
+          for st in reversed(rs)]
+    return {"all-reduce": tuple(rs + ag), "reduce-scatter": tuple(rs),
+            "all-gather": tuple(ag)}[op], None
+
+
+def _pipelined(steps, label):
+    """One pipeline stage holding every sub-step of ``steps``, each on its own chunk.
+
+    A step repeated ``r`` times is ``r`` sub-steps; in the steady state of a
+    pipeline over chunks, every sub-step works on a different chunk at once, so a
+    stage carries the whole schedule's bytes per chunk, and the pipeline fills and
+    drains in (sub-steps - 1) stages.
+    """
+    reps = [st.repeat for st in steps]
+    step = Step(np.concatenate([st.src for st in steps]),
+                np.concatenate([st.dst for st in steps]),
+                np.concatenate([st.fraction * r for st, r in zip(steps, reps)]),
+                reduce=sum(st.reduce * r for st, r in zip(steps, reps)), label=label)
+    return (step,), sum(reps) - 1
+
+
+def _multi_dimensional_pipelined(op, p, fabric, nodes):
+    """All-reduce of :func:`_multi_dimensional`, its phases pipelined over chunks.
+
+    The reduce-scatter phases of one chunk run while the all-gather phases of
+    earlier chunks do, so the chips' reductions overlap the all-gather's transfers
+    (NCCL pipelines its ring the same way, chunk by chunk).
+    """
+    if op != "all-reduce":
+        raise NotApplicableError(f"multi-dimensional-pipelined is an all-reduce, not {op}")
+    steps, _ = _multi_dimensional(op, p, fabric, nodes, pipelined=True)
+    if not steps:
+        return (), None
+    return _pipelined(steps, "pipeline stage (every phase, each on its own chunk)")
+
+
+# -- Swing ------------------------------------------------------------------------------
+
+
+def _rho(s):
+    return (1 - (-2) ** (s + 1)) // 3
+
+
+def _swing(op, p, fabric, nodes):
+    if op not in ("all-reduce", "reduce-scatter", "all-gather"):
+        raise NotApplicableError(f"swing does not apply to {op}")
+    if fabric is None:
+        raise NotApplicableError("swing needs a fabric (a torus)")
+    shape, _kinds, grid, connect = _grid(fabric, nodes)
+    dims = [d for d, s in enumerate(shape) if s > 1]
+    if any(connect[d] != "ring" for d in dims):
+        raise NotApplicableError(f"swing runs on tori (every dimension a ring); {fabric.name} "
+                                 f"has dimensions {', '.join(connect)}")
+    if any(shape[d] & (shape[d] - 1) for d in dims):
+        raise NotApplicableError(
+            f"swing (bandwidth-optimal) needs every torus dimension a power of two, got "
+            f"{'x'.join(map(str, shape))}")
+    strides = np.cumprod((1,) + tuple(shape[:-1]))
+    slots = np.arange(p)
+    coord = {d: (slots // strides[d]) % shape[d] for d in dims}
+    logs = {d: int(shape[d]).bit_length() - 1 for d in dims}
+    total = sum(logs.values())
+    ports = [(d0, sign) for d0 in range(len(dims)) for sign in (1, -1)]
+    share = 1.0 / len(ports)
+    per_step = [([], []) for _ in range(total)]
+    for d0, sign in ports:
+        seq, count = [], {d: 0 for d in dims}
+        j = d0
+        while len(seq) < total:
+            d = dims[j % len(dims)]
+            if count[d] < logs[d]:
+                seq.append((d, count[d]))
+                count[d] += 1
+            j += 1
+        for t, (d, k) in enumerate(seq):
+            c = coord[d]
+            delta = np.where(c % 2 == 0, 1, -1) * sign * _rho(k)
+            peer = slots + (((c + delta) % shape[d]) - c) * strides[d]
+            per_step[t][0].append(grid[slots])
+            per_step[t][1].append(grid[peer])
+    rs = []
+    for t, (s_, d_) in enumerate(per_step):
+        f = share / 2 ** (t + 1)
+        rs.append(Step(np.concatenate(s_), np.concatenate(d_), f, reduce=f * len(ports),
+                       label=f"reduce-scatter step {t}"))
+    ag = [Step(st.src, st.dst, st.fraction, label=st.label.replace("reduce-scatter", "all-gather"))
+          for st in reversed(rs)]
+    return {"all-reduce": tuple(rs + ag), "reduce-scatter": tuple(rs),
+            "all-gather": tuple(ag)}[op], None
+
+
+register_algorithm("multi-ring", _multi_ring)
+register_algorithm("multi-dimensional", _multi_dimensional)
+register_algorithm("multi-dimensional-pipelined", _multi_dimensional_pipelined)
+register_algorithm("swing", _swing)

@@ -1,0 +1,929 @@
+"""Serving on a fabric: the throughput-interactivity frontier, single-user speed, cost per token.
+
+:func:`serving_frontier` sweeps, for one model on one system, the concurrency
+(batch) x the parallel layout x speculative-decoding settings, and returns the
+Pareto frontier of **tokens per second per GPU** (y) against **tokens per second
+per user** (x), the plot public dashboards publish. Every point carries its
+layout, batch, per-output-token time breakdown and its memory fit.
+
+The pieces, each from the layer below (nothing here re-models a decode step):
+
+* **Decode step**: :func:`analysis.decode_step` (weights and KV read, compute,
+  dispatch/combine and tensor-parallel collectives on the fabric, launch
+  overheads), at the mean context of a request's output, ``isl + osl / 2``
+  (the KV cache grows linearly while it decodes). Keyword arguments the caller
+  gives (``runtime=``, ``overlap=``, ``hbm_efficiency=`` ...) pass straight to it.
+* **Speculative decoding**: a verification step with ``k + 1`` tokens per
+  sequence (:func:`analysis.decode_step`), ``k`` draft steps of ``draft_cost``
+  plain steps each, and Leviathan et al.'s expected tokens per cycle
+  (:func:`analysis.expected_accepted_tokens`), as :func:`analysis.speculative_decode`
+  composes them.
+* **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
+  ``max(FLOPs / (chips x peak x prefill efficiency), weights / (chips x HBM))``
+  plus its tensor-parallel all-reduces and expert dispatch/combine, costed on the
+  fabric by ``analysis.cost``.
+* **Memory fit**: weights plus the KV cache of the batch at the full context
+  ``isl + osl`` must fit in :data:`USABLE_HBM_FRACTION` of HBM on the fullest chip.
+
+Serving modes and the definitions of "per GPU" (every result says which it uses):
+
+* ``"aggregated"`` (continuous batching, prefill interleaved on the decode GPUs,
+  as vLLM and SGLang run one node): ``B`` users share an instance; in the time
+  ``R`` in which each of them finishes a request, the instance prefills ``B``
+  prompts and runs ``osl / E`` decode cycles (``E`` tokens per cycle), so
+  ``R = B T_prefill + (osl / E) T_cycle`` (work-conserving time sharing).
+  A user sees ``TTFT = T_prefill`` and ``osl`` tokens in ``R - T_prefill``.
+* ``"disaggregated"`` (prefill on other GPUs, as in the lmsys large-scale EP
+  deployment): the decode instance runs cycles only, ``R = (osl / E) T_cycle``;
+  the prefill GPUs that keep up with it are ``(B / R) T_prefill n`` (requests per
+  second x GPU-seconds of prefill each).
+
+``definition`` picks the y of the frontier (all three are on every point):
+
+* ``"total-per-gpu"``: (input + output) tokens per second over all GPUs, prefill
+  ones included (SemiAnalysis InferenceX);
+* ``"output-per-gpu"``: output tokens per second over all GPUs;
+* ``"output-per-decode-gpu"``: output tokens per second per decode GPU (lmsys).
+
+Tokens per second per user are ``osl / (R - T_prefill)`` (aggregated) or
+``osl / R`` (disaggregated): one over InferenceX's "TPOT" (the time between a
+user's output tokens, other users' prefills included when they interleave).
+
+Cost and power (:func:`serving_cost`): ``$ per million tokens = $ per GPU-hour /
+(tokens/s per GPU x 3600 / 1e6)`` and ``tokens/s per MW = tokens/s per GPU /
+(all-in kW per GPU / 1000)``, from :data:`TCO` (SemiAnalysis' TCO model as
+published in the InferenceX app) or, for a system with no published price, from a
+chip price plus the fabric's bill of materials (``analysis.bill_of_materials``).
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+>>> fr = serving_frontier("kimi-k2", f, isl=1024, osl=1024, batches=(1, 16),
+...                       layouts=("tp=8",), speculative=((0, 0.0),))
+>>> [p.batch for p in fr.points]
+    [1, 16]
+>>> fr.points[0].tokens_per_s_gpu == fr.points[0].total_tokens_per_s_gpu
+True
+"""
+
+import math
+from dataclasses import dataclass
+
+from fabric import Parameter, SpecError, chip_spec
+
+from ._decode import decode_step, parse_layout
+from ._models import model_config
+from ._speculative import expected_accepted_tokens
+
+__all__ = [
+    "DEFAULT_SPECULATIVE",
+    "DEFINITIONS",
+    "MTP_ACCEPTANCE",
+    "PREFILL_EFFICIENCY",
+    "TCO",
+    "USABLE_HBM_FRACTION",
+    "PrefillTime",
+    "ServingFrontier",
+    "ServingPoint",
+    "SingleUserSpeed",
+    "TcoEntry",
+    "candidate_layouts",
+    "cost_per_million_tokens",
+    "pareto_front",
+    "prefill_time",
+    "serving_cost",
+    "serving_frontier",
+    "serving_point",
+    "single_user_speed",
+    "tokens_per_s_per_mw",
+]
+
+#: What "tokens per second per GPU" means, by name.
+DEFINITIONS = {
+    "total-per-gpu": "input + output tokens per second over all GPUs, prefill ones included "
+                     "(SemiAnalysis InferenceX)",
+    "output-per-gpu": "output tokens per second over all GPUs, prefill ones included",
+    "output-per-decode-gpu": "output tokens per second per decode GPU, prefill GPUs not counted "
+                             "(lmsys large-scale EP blog)",
+}
+
+MODES = ("aggregated", "disaggregated")
+
+#: Fraction of HBM a serving engine lets weights and KV cache use.
+USABLE_HBM_FRACTION = Parameter(
+    "serving.usable_hbm_fraction", 0.9, "",
+    "vLLM's default gpu_memory_utilization = 0.9 (vLLM engine arguments documentation): the "
+    "rest is activations, CUDA graphs and workspace")
+
+#: Achieved fraction of peak FLOP/s in prefill.
+PREFILL_EFFICIENCY = Parameter(
+    "serving.prefill_compute_efficiency", 0.4, "",
+    "assumption: prefill model-FLOPs utilization of 30-50% quoted as typical for inference "
+    "prefill (zeroentropy.dev 'MFU' concept page, 2026, second-hand); the midpoint, applied to "
+    "every system. The peak is the chip's dense BF16 figure")
+
+#: Acceptance per drafted token for multi-token-prediction drafts.
+MTP_ACCEPTANCE = Parameter(
+    "serving.draft_acceptance", 0.85, "",
+    "DeepSeek-V3 technical report (arXiv 2412.19437) sec. 5.4.3: acceptance of the second "
+    "(MTP-predicted) token 85-90%; the low end, taken per drafted token")
+
+
+def _mtp_draft_cost(model):
+    """Draft time per token as a fraction of a plain step: one MTP module = one layer.
+
+    DeepSeek-V3's MTP module is one transformer block sharing the embedding and
+    output head (arXiv 2412.19437 sec. 2.2), so a drafted token costs about
+    ``1 / layers`` of a decode step (an assumption applied to every model).
+    """
+    return 1.0 / model.layers
+
+
+# -- cost and power ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TcoEntry:
+    """Cost of a GPU-hour and all-in power per GPU.
+
+    Attributes
+    ----------
+    gpu : str
+    usd_per_gpu_hour : dict
+        By ownership tier: ``"own-hyperscaler"``, ``"own-neocloud"``, ``"rent-3yr"``.
+    all_in_kw_per_gpu : float
+        kW per GPU including its share of CPU, network, cooling (facility power).
+    source : str
+    """
+
+    gpu: str
+    usd_per_gpu_hour: dict
+    all_in_kw_per_gpu: float
+    source: str
+
+    def parameters(self, tier):
+        """``$ / GPU-hour`` of ``tier`` and the power as :class:`~fabric.Parameter` records."""
+        return (Parameter(f"tco.{self.gpu}.usd_per_gpu_hour.{tier}",
+                          self.usd_per_gpu_hour[tier], "$/h", self.source),
+                Parameter(f"tco.{self.gpu}.all_in_kw_per_gpu", self.all_in_kw_per_gpu, "kW",
+                          self.source))
+
+
+_TCO_SOURCE = ("SemiAnalysis InferenceX app, packages/app/src/lib/constants.ts (analyst TCO "
+               "model, July 2026)")
+
+#: Analyst cost of a GPU-hour (three ownership tiers) and all-in power, per GPU type.
+TCO = {e.gpu: e for e in (
+    TcoEntry(g, {"own-hyperscaler": a, "own-neocloud": b, "rent-3yr": c}, kw,
+             _TCO_SOURCE + note)
+    for g, a, b, c, kw, note in (
+        ("H100", 1.30, 1.69, 1.30, 1.73, ""),
+        ("H200", 1.41, 1.74, 1.60, 1.73, ""),
+        ("B200", 1.95, 2.34, 2.90, 2.17, ""),
+        ("B300", 2.34, 2.808, 3.48, 2.17, "; B300 temporarily 1.2x B200 in the source"),
+        ("GB200 NVL72", 2.21, 2.75, 3.30, 2.10, ""),
+        ("GB300 NVL72", 2.652, 3.30, 3.96, 2.10, "; temporarily 1.2x GB200 in the source"),
+        ("MI300X", 1.12, 1.40, 1.55, 1.79, ""),
+        ("MI355X", 1.48, 1.90, 2.10, 2.65, ""),
+    ))}
+
+TIERS = ("own-hyperscaler", "own-neocloud", "rent-3yr")
+
+# Chip presets (fabric.CHIPS) priced by the TCO table, and named products priced as a
+# whole (the nvl72 preset stands for a GB200 NVL72 rack, priced as one).
+_CHIP_TCO = {"h100": "H100", "h200": "H200", "b200": "B200"}
+_SYSTEM_TCO = {"nvl72": "GB200 NVL72"}
+
+
+def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
+    """``$ per GPU-hour / (tokens/s per GPU x 3600 / 1e6)``.
+
+    >>> round(cost_per_million_tokens(1000.0, 1.80), 4)
+    0.5
+    """
+    if not tokens_per_s_gpu > 0:
+        raise SpecError(f"tokens_per_s_gpu must be > 0, got {tokens_per_s_gpu!r}")
+    return usd_per_gpu_hour / (tokens_per_s_gpu * 3600 / 1e6)
+
+
+def tokens_per_s_per_mw(tokens_per_s_gpu, kw_per_gpu):
+    """Tokens per second per megawatt of all-in power: ``tokens/s per GPU / (kW / 1000)``.
+
+    >>> tokens_per_s_per_mw(1000.0, 2.0)
+    500000.0
+    """
+    if not kw_per_gpu > 0:
+        raise SpecError(f"kw_per_gpu must be > 0, got {kw_per_gpu!r}")
+    return tokens_per_s_gpu / (kw_per_gpu / 1000.0)
+
+
+#: Parameters of the chip-price path (a system with no published GPU-hour price).
+AMORTIZATION_YEARS = Parameter(
+    "serving.amortization_years", 4.0, "y",
+    "assumption: straight-line over 4 years, within the 4-6 year server lives hyperscalers "
+    "report in their filings (second-hand)")
+USD_PER_KWH = Parameter(
+    "serving.usd_per_kwh", 0.087, "$/kWh",
+    "assumption: a US industrial electricity price of about 8-9 cents per kWh (EIA Electric "
+    "Power Monthly, 2025, second-hand)")
+
+
+def _bill_of_materials(fabric):
+    """The fabric's bill of materials (``analysis.bill_of_materials``), or None if absent."""
+    import analysis
+
+    bom = getattr(analysis, "bill_of_materials", None)
+    return None if bom is None else bom(fabric)
+
+
+def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
+                 kw_per_gpu=None):
+    """``($ per GPU-hour, all-in kW per GPU, parameters, how)`` for a system.
+
+    From :data:`TCO` by ``gpu`` (a key of it) or by the fabric's chip. For a chip with
+    no published price give ``chip_price``: dollars per chip **including its share of
+    the server, without the network**; then
+
+    ``$ / GPU-hour = (chip_price + network cost per chip) / (AMORTIZATION_YEARS x 8760 h)
+    + kW x USD_PER_KWH``
+
+    with the network cost per chip from ``analysis.bill_of_materials`` (the
+    fair-comparison cost model), and, unless ``kw_per_gpu`` is given, the power per
+    chip from it too (chip and host power plus the network's share: IT power, no
+    cooling or facility overhead, so lower than the table's all-in figures).
+
+    >>> import topologies
+    >>> usd, kw, _, how = serving_cost(topologies.build("dgx-h100"))
+    >>> usd, kw, how
+    (1.3, 1.73, 'TCO table: H100, own-hyperscaler')
+    >>> usd, kw, _, how = serving_cost(topologies.build("sd200-ultra"), chip_price=20000)
+    >>> how.startswith("chip price $20,000 + network $"), 0 < kw < 2
+    (True, True)
+    """
+    if tier not in TIERS:
+        raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
+    chip = fabric.chip
+    name = gpu if gpu is not None else _SYSTEM_TCO.get(fabric.name)
+    if name is None and chip is not None:
+        name = _CHIP_TCO.get(chip_spec(chip).name)
+    if chip_price is None and name is not None:
+        if name not in TCO:
+            raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {name!r}")
+        e = TCO[name]
+        return (e.usd_per_gpu_hour[tier], e.all_in_kw_per_gpu, e.parameters(tier),
+                f"TCO table: {name}, {tier}")
+    if chip_price is None:
+        raise SpecError(f"no published GPU-hour price for {fabric.name!r} (chip "
+                        f"{getattr(chip, 'name', chip)!r}): give chip_price (dollars per chip "
+                        "with its server share)")
+    if not (isinstance(chip_price, (int, float)) and chip_price > 0):
+        raise SpecError(f"chip_price must be > 0 dollars, got chip_price={chip_price!r}")
+    bom = _bill_of_materials(fabric)
+    if bom is None:
+        if kw_per_gpu is None:
+            raise SpecError("kw_per_gpu is needed: analysis.bill_of_materials is not "
+                            "available to give the power")
+        net, net_params = 0.0, ()
+        what = " (network cost not included: analysis.bill_of_materials not available)"
+    else:
+        net, net_params = bom.cost_usd_per_chip, tuple(bom.parameters)
+        what = f" + network ${net:,.0f} per chip (analysis.bill_of_materials, {bom.book})"
+        if kw_per_gpu is None:
+            kw_per_gpu = (bom.system_w_per_chip + bom.power_w_per_chip) / 1000.0
+    hours = AMORTIZATION_YEARS.value * 8760
+    usd = (chip_price + net) / hours + kw_per_gpu * USD_PER_KWH.value
+    how = (f"chip price ${chip_price:,.0f}{what} over {AMORTIZATION_YEARS.value:g} years "
+           f"+ {kw_per_gpu:.2f} kW at ${USD_PER_KWH.value}/kWh")
+    params = (Parameter("serving.chip_price", chip_price, "$", "user"),
+              Parameter("serving.kw_per_gpu", kw_per_gpu, "kW",
+                        "user" if bom is None else "analysis.bill_of_materials (IT power)"),
+              AMORTIZATION_YEARS, USD_PER_KWH) + net_params
+    return usd, kw_per_gpu, params, how
+
+
+# -- prefill ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PrefillTime:
+    """Instance-seconds one request's prefill takes (throughput view), and its parts.
+
+    With ``dp`` attention groups, ``dp`` prompts are prefilled at once, one per
+    group; ``total`` is the instance's time per request, i.e. that batch's time
+    divided by ``dp``. ``total = max(compute, weights) + comm`` (communication not
+    overlapped: an assumption, the pessimistic case).
+
+    Attributes
+    ----------
+    isl : int
+    flops : float
+        FLOPs of one request: ``2 x (active weights - head) x isl`` for the
+        projections and experts, the causal attention scores
+        (``prefill_score_flops``), and the head for the last token only.
+    compute, weights, comm, total : float
+        Seconds.
+    """
+
+    isl: int
+    flops: float
+    compute: float
+    weights: float
+    comm: float
+    total: float
+
+
+def _collective_time(fabric, op, nbytes, ranks, cost_kwargs):
+    import analysis
+
+    if len(ranks) < 2 or nbytes <= 0:
+        return 0.0
+    return float(analysis.cost(fabric, op, float(nbytes), ranks=list(ranks),
+                               **cost_kwargs).time)
+
+
+def prefill_time(model, fabric, *, isl, layout=None, chip=None,
+                 efficiency=PREFILL_EFFICIENCY.value, hbm_efficiency=1.0,
+                 dispatch_bytes=None, **cost_kwargs):
+    """Prefill of one ``isl``-token prompt on the instance a layout describes.
+
+    Parameters
+    ----------
+    model : str or MoEModel
+    fabric : fabric.Fabric
+    isl : int
+        Input (prompt) tokens.
+    layout : Layout, str, dict or None
+        As for :func:`analysis.decode_step`; the instance is its ``tp x dp`` chips.
+    chip : str or ChipSpec, optional
+        Overrides ``fabric.chip``.
+    efficiency : float in (0, 1]
+        Achieved fraction of peak FLOP/s; default :data:`PREFILL_EFFICIENCY`.
+    hbm_efficiency : float in (0, 1]
+    dispatch_bytes : float, optional
+        Bytes per element dispatched to experts (default the activation bytes).
+    **cost_kwargs
+        Passed to ``analysis.cost`` (``algorithm``, ``transport``, and, where the
+        collectives model has them, ``runtime`` ...).
+
+    Returns
+    -------
+    PrefillTime
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
+    >>> p.compute > p.weights, round(p.total, 3)
+    (True, 0.114)
+    """
+    m = model_config(model)
+    chip = chip_spec(chip if chip is not None else fabric.chip)
+    if isinstance(isl, bool) or not isinstance(isl, int) or isl < 1:
+        raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
+    for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
+        if not (isinstance(v, (int, float)) and 0 < v <= 1):
+            raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
+    lay = parse_layout(layout, fabric.n_endpoints)
+    n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
+    flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
+             + m.layers * m.attention.prefill_score_flops(isl))
+    compute = flops / (n * chip.peak_flops * efficiency)
+    weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency)
+    ab = m.activation_bytes
+    db = ab if dispatch_bytes is None else float(dispatch_bytes)
+    allreduce = _collective_time(fabric, "all-reduce", isl * m.hidden * ab, range(tp),
+                                 cost_kwargs)
+    # A rank sends each of its isl/tp tokens to up to k experts (an upper bound: no
+    # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
+    pairs = isl / tp * min(m.experts_per_token, ep - 1 if ep > 1 else 0)
+    dispatch = _collective_time(fabric, "all-to-all", pairs * m.hidden * db, range(ep),
+                                cost_kwargs)
+    combine = _collective_time(fabric, "all-to-all", pairs * m.hidden * ab, range(ep),
+                               cost_kwargs)
+    comm = (m.dense_layers * 2 * allreduce
+            + m.moe_layers * (allreduce + dispatch + combine)) / dp
+    return PrefillTime(isl, float(flops), compute, weights, comm,
+                       max(compute, weights) + comm)
+
+
+# -- layouts ----------------------------------------------------------------------------
+
+def _divisors(n):
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTION.value):
+    """Every layout worth evaluating for ``model`` on ``fabric``, as strings.
+
+    The search space, generated (not listed by hand): an instance of ``n`` chips
+    for every divisor ``n`` of the system's chips (the system runs ``N / n``
+    copies), whose HBM holds the weights; attention tensor-parallel over every
+    ``tp`` dividing both ``n`` and the attention heads, data-parallel over
+    ``dp = n / tp``; experts spread over the ``ep = n`` chips (the decode model's
+    placement), at most one rank per routed expert. Ordered by ``n``, then ``tp``.
+
+    >>> import topologies
+    >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    >>> candidate_layouts("kimi-k2", node)
+    ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1']
+    """
+    m = model_config(model)
+    chip = chip_spec(chip if chip is not None else fabric.chip)
+    out = []
+    for n in _divisors(fabric.n_endpoints):
+        if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
+            continue
+        for tp in _divisors(n):
+            if m.attention.heads % tp == 0:
+                out.append(f"tp={tp},dp={n // tp}")
+    return out
+
+
+def _batch_grid(b_max, count):
+    """Powers of two up to ``b_max`` and ``b_max`` itself, thinned to ``count`` values."""
+    grid = sorted({2 ** i for i in range(int(math.log2(b_max)) + 1)} | {b_max})
+    if len(grid) <= count:
+        return grid
+    idx = sorted({round(i * (len(grid) - 1) / (count - 1)) for i in range(count)})
+    return [grid[i] for i in idx]
+
+
+# -- points -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ServingPoint:
+    """One operating point: a layout, a concurrency, a speculative setting.
+
+    Attributes
+    ----------
+    system, model, mode, definition : str
+        ``definition`` says what :attr:`tokens_per_s_gpu` counts (:data:`DEFINITIONS`).
+    layout : str
+        The instance's layout (``tp=..,dp=..``); experts over its ``chips``.
+    chips : int
+        Chips of one decode instance.
+    batch : int
+        Concurrent users (sequences) per instance.
+    draft_length : int
+    acceptance : float
+    isl, osl, context : int
+        Input and output tokens; the mean decode context ``isl + osl // 2``.
+    tokens_per_cycle : float
+        Expected tokens per decode cycle per user (1 without speculation).
+    cycle_time, prefill_time, request_time : float
+        Seconds: one decode cycle; one prefill (instance-seconds per request); ``R``.
+    tpot : float
+        Seconds between a user's output tokens, prefill interruptions included.
+    tokens_per_s_user : float
+        ``1 / tpot``.
+    tokens_per_s_gpu : float
+        In ``definition``; the three definitions follow.
+    total_tokens_per_s_gpu, output_tokens_per_s_gpu, output_tokens_per_s_decode_gpu : float
+    prefill_gpus : float
+        GPUs prefilling for this instance (disaggregated mode; 0 when aggregated).
+    breakdown : dict
+        Seconds per output token, additive (they sum to ``tpot``): ``attention``,
+        ``ffn``, ``head``, ``exposed_comm``, ``launch`` (from the decode model),
+        ``draft`` and ``prefill`` (other users' prefills interleaved).
+    resources : dict
+        Seconds per output token of ``weights``, ``kv_cache``, ``compute``, ``comm``
+        (raw, not additive: rooflines take maxima).
+    hbm_per_chip, hbm_capacity : float
+        Bytes needed on the fullest chip at the full context ``isl + osl``; bytes usable.
+    """
+
+    system: str
+    model: str
+    mode: str
+    definition: str
+    layout: str
+    chips: int
+    batch: int
+    draft_length: int
+    acceptance: float
+    isl: int
+    osl: int
+    context: int
+    tokens_per_cycle: float
+    cycle_time: float
+    prefill_time: float
+    request_time: float
+    tpot: float
+    tokens_per_s_user: float
+    tokens_per_s_gpu: float
+    total_tokens_per_s_gpu: float
+    output_tokens_per_s_gpu: float
+    output_tokens_per_s_decode_gpu: float
+    prefill_gpus: float
+    breakdown: dict
+    resources: dict
+    hbm_per_chip: float
+    hbm_capacity: float
+
+    @property
+    def fits(self):
+        """Whether weights and the KV cache at the full context fit in usable HBM."""
+        return self.hbm_per_chip <= self.hbm_capacity
+
+
+def _check_choice(name, value, allowed):
+    if value not in allowed:
+        raise SpecError(f"{name} must be one of {', '.join(allowed)}, got {name}={value!r}")
+    return value
+
+
+def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
+             mode, definition, system, model, layout, context, hbm, capacity):
+    """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring)."""
+    e = expected_accepted_tokens(k, a)
+    draft = k * draft_cost * base_time
+    verify_time, b = verify
+    cycle = draft + verify_time
+    tok = cycle / e
+    t_p = prefill.total
+    if mode == "aggregated":
+        request = batch * t_p + osl * tok
+        prefill_share = (batch - 1) * t_p / osl
+        g_p = 0.0
+    else:
+        request = osl * tok
+        prefill_share = 0.0
+        g_p = batch / request * t_p * n
+    tpot = tok + prefill_share
+    out_decode = batch * osl / request / n
+    out_all = batch * osl / request / (n + g_p)
+    total_all = batch * (isl + osl) / request / (n + g_p)
+    y = {"total-per-gpu": total_all, "output-per-gpu": out_all,
+         "output-per-decode-gpu": out_decode}[definition]
+    parts = {k_: b[k_] / e for k_ in ("attention", "ffn", "head", "exposed_comm", "launch")}
+    parts["draft"] = draft / e
+    parts["prefill"] = prefill_share
+    res = {k_: b[k_] / e for k_ in ("weights", "kv_cache", "compute", "comm")}
+    return ServingPoint(system, model, mode, definition, layout, n, batch, k, float(a), isl,
+                        osl, context, e, cycle, t_p, request, tpot, 1.0 / tpot, y, total_all,
+                        out_all, out_decode, g_p, parts, res, hbm, capacity)
+
+
+_STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
+               "compute", "comm")
+
+
+def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
+    """Plain and verification step times and breakdowns at one (layout, batch).
+
+    Returns ``{k: (seconds, {part: seconds})}``. With ``micro_batches = u > 1``
+    (two-batch overlap, as SGLang and DeepSeek run decode) a step is ``u`` steps of
+    ``ceil(batch / u)`` sequences, one after the other on the compute units, each
+    reading the weights again; how much communication hides under the other
+    micro-batch's compute is the decode model's ``overlap`` (pass ``overlap=1.0``).
+    """
+    out = {}
+    sub = math.ceil(batch / micro_batches)
+    for k in sorted(set(ks) | {0}):
+        st = decode_step(m, fabric, batch=sub, context=context, layout=layout,
+                         tokens_per_sequence=k + 1, **decode_kwargs)
+        out[k] = (micro_batches * st.time,
+                  {p: micro_batches * getattr(st.breakdown, p) for p in _STEP_PARTS})
+    return out
+
+
+def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0,
+                  acceptance=None, draft_cost=None, mode="aggregated",
+                  definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                  usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
+                  **decode_kwargs):
+    """One serving point (see the module docstring); raises if it does not fit in HBM.
+
+    Parameters are those of :func:`serving_frontier`, for one ``batch`` (users per
+    instance), one ``layout`` and one speculative setting (``draft_length``,
+    ``acceptance``: default :data:`MTP_ACCEPTANCE`).
+
+    >>> import topologies
+    >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    >>> p = serving_point("kimi-k2", f, isl=1024, osl=1024, batch=8, layout="tp=8")
+    >>> abs(sum(p.breakdown.values()) - p.tpot) < 1e-12, p.fits
+    (True, True)
+    """
+    m = model_config(model)
+    fr = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
+                prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
+                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches)
+    k = draft_length
+    a = MTP_ACCEPTANCE.value if acceptance is None else acceptance
+    lay = str(parse_layout(layout, fabric.n_endpoints))
+    info = fr.layout_info(lay)
+    if info["reason"]:
+        raise SpecError(info["reason"])
+    pt = fr.point(lay, info, batch, [(k, a)], draft_cost)[0]
+    if not pt.fits:
+        raise SpecError(f"{m.name} with layout {lay} at batch {batch}: a chip needs "
+                        f"{pt.hbm_per_chip / 1e9:.1f} GB at context {isl + osl} but "
+                        f"{pt.hbm_capacity / 1e9:.1f} GB are usable")
+    return pt
+
+
+class _Sweep:
+    """Shared state of one frontier computation (model, fabric, conditions)."""
+
+    def __init__(self, m, fabric, *, isl, osl, mode, definition, prefill_efficiency,
+                 usable_hbm, decode_kwargs, context=None, micro_batches=1):
+        for name, v in (("isl", isl), ("osl", osl)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
+        _check_choice("mode", mode, MODES)
+        _check_choice("definition", definition, tuple(DEFINITIONS))
+        if not (isinstance(usable_hbm, (int, float)) and 0 < usable_hbm <= 1):
+            raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
+        bad = {"batch", "context", "layout", "tokens_per_sequence"} & set(decode_kwargs)
+        if bad:
+            raise SpecError(f"{', '.join(sorted(bad))} are set by the serving sweep, not "
+                            "passed to decode_step")
+        self.m, self.fabric, self.isl, self.osl = m, fabric, isl, osl
+        self.mode, self.definition = mode, definition
+        self.usable = usable_hbm
+        self.eff = prefill_efficiency
+        self.kw = decode_kwargs
+        self.chip = chip_spec(decode_kwargs.get("chip") or fabric.chip)
+        if isinstance(micro_batches, bool) or not isinstance(micro_batches, int) \
+                or micro_batches < 1:
+            raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
+        self.micro = micro_batches
+        self.context = isl + osl // 2 if context is None else context
+        if isinstance(self.context, bool) or not isinstance(self.context, int) \
+                or self.context < 0:
+            raise SpecError(f"context must be an integer >= 0, got context={context!r}")
+        self.full = max(isl + osl, self.context)
+        cost_kw = {k: decode_kwargs[k] for k in ("transport", "runtime")
+                   if k in decode_kwargs}
+        if isinstance(decode_kwargs.get("algorithm"), str):
+            cost_kw["algorithm"] = decode_kwargs["algorithm"]
+        self.cost_kw = cost_kw
+
+    def layout_info(self, layout):
+        """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""
+        m = self.m
+        try:
+            one = decode_step(m, self.fabric, batch=1, context=self.full, layout=layout,
+                              **self.kw)
+        except SpecError as e:
+            return {"reason": str(e)}
+        lay = one.layout
+        kv_seq = m.kv_bytes_per_chip(self.full + 1, lay.tp)
+        weights = one.hbm_per_chip - kv_seq
+        capacity = self.chip.hbm_bytes * self.usable
+        b_dp = math.floor((capacity - weights) / kv_seq) if capacity > weights else 0
+        if b_dp < 1:
+            return {"reason": f"{m.name} with layout {lay}: weights {weights / 1e9:.1f} GB and "
+                              f"one sequence's KV cache at context {self.full} "
+                              f"({kv_seq / 1e9:.2f} GB) exceed the usable "
+                              f"{capacity / 1e9:.1f} GB of a chip"}
+        pre = prefill_time(m, self.fabric, isl=self.isl, layout=lay, chip=self.chip,
+                           efficiency=self.eff,
+                           hbm_efficiency=self.kw.get("hbm_efficiency", 1.0),
+                           dispatch_bytes=self.kw.get("dispatch_bytes"), **self.cost_kw)
+        return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
+                "capacity": capacity,
+                "b_max": b_dp * lay.dp, "prefill": pre}
+
+    def point(self, layout, info, batch, spec, draft_cost):
+        """The points of one (layout, batch) for every speculative setting in ``spec``."""
+        m = self.m
+        lay = info["layout"]
+        ks = [k for k, _ in spec]
+        steps = _steps(m, self.fabric, str(lay), batch, self.context, ks, self.micro,
+                       self.kw)
+        c = _mtp_draft_cost(m) if draft_cost is None else draft_cost
+        hbm = info["weights"] + math.ceil(batch / lay.dp) * info["kv_seq"]
+        out = []
+        for k, a in spec:
+            out.append(_compose(steps[k], steps[0][0], k=k, a=a, draft_cost=c,
+                                prefill=info["prefill"], batch=batch, isl=self.isl,
+                                osl=self.osl, n=lay.chips, mode=self.mode,
+                                definition=self.definition, system=self.fabric.name,
+                                model=m.name, layout=f"tp={lay.tp},dp={lay.dp}",
+                                context=self.context, hbm=hbm, capacity=info["capacity"]))
+        return out
+
+
+# -- the frontier -----------------------------------------------------------------------
+
+def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
+    """The points no other point beats in both ``x`` and ``y`` (higher is better).
+
+    Sorted by ``x`` descending (so ``y`` ascends along the result); of equal points the
+    first is kept. Points are objects with those attributes, or mappings.
+
+    >>> pts = [{"x": 1, "y": 5}, {"x": 2, "y": 4}, {"x": 2, "y": 3}, {"x": 0, "y": 5}]
+    >>> pareto_front(pts, "x", "y")
+    [{'x': 2, 'y': 4}, {'x': 1, 'y': 5}]
+    """
+    def get(p, key):
+        return p[key] if isinstance(p, dict) else getattr(p, key)
+
+    order = sorted(range(len(points)), key=lambda i: (-get(points[i], x), -get(points[i], y),
+                                                       i))
+    front, best_y = [], -math.inf
+    for i in order:
+        if get(points[i], y) > best_y:
+            front.append(points[i])
+            best_y = get(points[i], y)
+    return front
+
+
+@dataclass(frozen=True)
+class ServingFrontier:
+    """Result of :func:`serving_frontier`.
+
+    Attributes
+    ----------
+    model, system, mode, definition : str
+    definition_text : str
+        What ``tokens_per_s_gpu`` counts, in words.
+    isl, osl : int
+    points : tuple of ServingPoint
+        The Pareto frontier, fastest per user first.
+    evaluated : int
+        Points computed (every layout x batch x speculative setting that fits).
+    layouts : tuple of str
+        Layouts searched.
+    skipped : tuple of str
+        Layouts that do not fit, with why.
+    parameters : tuple of Parameter
+    """
+
+    model: str
+    system: str
+    mode: str
+    definition: str
+    definition_text: str
+    isl: int
+    osl: int
+    points: tuple
+    evaluated: int
+    layouts: tuple
+    skipped: tuple
+    parameters: tuple
+    all_points: tuple = ()
+
+    def at_interactivity(self, tokens_per_s_user):
+        """The frontier's best tokens/s per GPU among points at least this fast per user,
+        or None if none is."""
+        ok = [p for p in self.points if p.tokens_per_s_user >= tokens_per_s_user]
+        return max(ok, key=lambda p: p.tokens_per_s_gpu) if ok else None
+
+
+DEFAULT_SPECULATIVE = ((0, 0.0), (1, MTP_ACCEPTANCE.value), (3, MTP_ACCEPTANCE.value))
+
+
+def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, layouts=None,
+                     speculative=DEFAULT_SPECULATIVE, draft_cost=None, mode="aggregated",
+                     definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                     usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
+                     keep_all=False, **decode_kwargs):
+    """The Pareto frontier of tokens/s per GPU against tokens/s per user.
+
+    Parameters
+    ----------
+    model : str or MoEModel
+    fabric : fabric.Fabric
+    isl, osl : int
+        Input and output tokens per request.
+    batches : sequence of int, optional
+        Users per instance to try; default per layout: powers of two up to the
+        largest batch whose KV cache fits, and that largest batch, thinned to
+        ``n_batches`` values.
+    layouts : sequence, optional
+        Layouts to try; default :func:`candidate_layouts` (the search space).
+    speculative : sequence of (draft_length, acceptance)
+        Default: none, and 1 and 3 drafted tokens at :data:`MTP_ACCEPTANCE`.
+    draft_cost : float, optional
+        Draft time per token as a fraction of a plain step; default one MTP layer,
+        ``1 / layers``.
+    mode : ``"aggregated"`` or ``"disaggregated"``
+    definition : str
+        What the frontier's y counts: a key of :data:`DEFINITIONS`.
+    prefill_efficiency, usable_hbm : float
+        :data:`PREFILL_EFFICIENCY`, :data:`USABLE_HBM_FRACTION`.
+    context : int, optional
+        Decode context (cached tokens) of the steps; default the mean over a
+        request's output, ``isl + osl // 2``. For measurements that state the KV
+        length instead.
+    micro_batches : int
+        Decode steps split into this many micro-batches run one after the other
+        (2: two-batch overlap; see ``_steps``). Default 1.
+    keep_all : bool
+        Also return every evaluated point (``all_points``).
+    **decode_kwargs
+        Passed to :func:`analysis.decode_step` (``runtime``, ``overlap``,
+        ``hbm_efficiency``, ``dispatch_bytes`` ...).
+
+    Returns
+    -------
+    ServingFrontier
+
+    Raises
+    ------
+    fabric.SpecError
+        Bad conditions, or no layout fits the model.
+    """
+    m = model_config(model)
+    sw = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
+                prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
+                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches)
+    spec = tuple((int(k), float(a)) for k, a in speculative)
+    if not spec:
+        raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
+    for k, a in spec:
+        expected_accepted_tokens(k, a)                   # validates both
+    if batches is not None:
+        batches = sorted(set(batches))
+        if not batches or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
+                              for b in batches):
+            raise SpecError(f"batches must be integers >= 1, got {batches!r}")
+    cands = (candidate_layouts(m, fabric, chip=sw.chip, usable_hbm=usable_hbm)
+             if layouts is None else [str(parse_layout(x, fabric.n_endpoints))
+                                      for x in layouts])
+    points, skipped, searched = [], [], []
+    for lay in cands:
+        info = sw.layout_info(lay)
+        if info["reason"]:
+            skipped.append(f"{lay}: {info['reason']}")
+            continue
+        searched.append(lay)
+        grid = (_batch_grid(info["b_max"], n_batches) if batches is None
+                else [b for b in batches if b <= info["b_max"]])
+        for b in grid:
+            points.extend(sw.point(lay, info, b, spec, draft_cost))
+    if not points:
+        raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
+                        + "; ".join(skipped))
+    front = pareto_front(points)
+    params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE,
+              Parameter("serving.draft_cost", _mtp_draft_cost(m) if draft_cost is None
+                        else draft_cost, "",
+                        "one MTP module = one transformer block (DeepSeek-V3 report sec. "
+                        "2.2): 1 / layers of a step" if draft_cost is None else "user"))
+    return ServingFrontier(m.name, fabric.name, mode, definition, DEFINITIONS[definition],
+                           isl, osl, tuple(front), len(points), tuple(searched),
+                           tuple(skipped), params, tuple(points) if keep_all else ())
+
+
+# -- single-user speed ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SingleUserSpeed:
+    """Result of :func:`single_user_speed`.
+
+    Attributes
+    ----------
+    tokens_per_s : float
+        The best tokens/s one user gets.
+    tpot : float
+        Seconds per output token.
+    point : ServingPoint
+        Where it is reached (layout, speculative setting).
+    limiter : str
+        The largest share of the per-token time.
+    shares : dict
+        Seconds per output token, additive (they sum to ``tpot``): ``weights read``,
+        ``KV read``, ``compute`` (beyond the memory time where compute-bound),
+        ``launch/graph``, ``communication`` (exposed), ``draft``.
+    """
+
+    tokens_per_s: float
+    tpot: float
+    point: object
+    limiter: str
+    shares: dict
+
+
+def _shares(p):
+    b, r = p.breakdown, p.resources
+    memory = r["weights"] + r["kv_cache"]
+    local = b["attention"] + b["ffn"] + b["head"]
+    return {"weights read": r["weights"], "KV read": r["kv_cache"],
+            "compute": max(0.0, local - memory), "launch/graph": b["launch"],
+            "communication": b["exposed_comm"], "draft": b["draft"],
+            "prefill": b["prefill"]}
+
+
+def single_user_speed(model, fabric, *, isl=1024, osl=1024, layouts=None,
+                      speculative=DEFAULT_SPECULATIVE, **kwargs):
+    """The best tokens/s for one user on ``fabric``, and what limits it.
+
+    One user (batch 1) over every layout (:func:`candidate_layouts`) and speculative
+    setting; the fastest point, with its per-token time split into weights read, KV
+    read, compute, launch or graph overhead, communication and drafting.
+
+    >>> import topologies
+    >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    >>> s = single_user_speed("kimi-k2", f, speculative=((0, 0.0),))
+    >>> s.limiter in s.shares, abs(sum(s.shares.values()) - s.tpot) < 1e-12
+    (True, True)
+    """
+    fr = serving_frontier(model, fabric, isl=isl, osl=osl, batches=(1,), layouts=layouts,
+                          speculative=speculative, keep_all=True, **kwargs)
+    best = max(fr.all_points, key=lambda p: (p.tokens_per_s_user, p.tokens_per_s_gpu))
+    shares = _shares(best)
+    limiter = max(shares, key=lambda k: shares[k])
+    return SingleUserSpeed(best.tokens_per_s_user, best.tpot, best, limiter, shares)

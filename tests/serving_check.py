@@ -1,0 +1,88 @@
+"""The serving check set, and how each row is expressed in the serving model.
+
+``tests/data/serving.csv`` holds published serving points, copied unchanged from
+the project's calibration set, each with its source:
+
+* ``k2-*``: SemiAnalysis InferenceX article "b200-nvfp4-vs-h200-int4-kimi-k2-vllm-
+  perf-per-dollar" (2026-05-26): Kimi K2.5 with vLLM 0.21.0, no speculative
+  decoding, 8192 input and 1024 output tokens, on one 8x H200 or 8x B200 node
+  (TP=8) or 4 B200s per instance (TP=4, NVFP4), over concurrency. Per-GPU
+  throughput counts **input + output tokens over all GPUs** (InferenceX).
+* ``dsv3-72xh100-ep72``: lmsys blog 2025-05-05 (large-scale expert parallelism,
+  vendor): DeepSeek-V3 decode on 9 nodes x 8 H100 (InfiniBand), prefill on other
+  nodes (PD disaggregation), DeepEP low-latency dispatch in FP8 and combine in
+  BF16, two-batch overlap, 256 sequences per GPU at a KV length of 2000; per-GPU
+  throughput counts **output tokens per decode GPU**; the ITL (91.9 ms) is
+  derived in the row as 256 / 2785.
+
+**Check, never fit**: every setting below describes the measured deployment
+(system, model and its weight format, layout, concurrency, lengths, what the
+deployment overlaps); everything else is the library's default. No constant is
+chosen to make a row match.
+"""
+
+import csv
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data", "serving.csv")
+
+#: The issue's tolerance: within 25% on both axes, in the source's own definition.
+TOLERANCE = 0.25
+
+#: 8-GPU HGX nodes as spec strings: NVSwitch with the GPUs' NVLinks spread over the
+#: switch chips (H200: 18 NVLink4 over 4 NVSwitches as 5/4/4/5, as the dgx-h100
+#: preset; B200: 18 NVLink5 over 2 NVSwitch chips, 9 each; docs/sources.md s.1).
+H200_NODE = "switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200"
+B200_NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+H100_72 = "rail:servers=9,gpus=8,chip=h100"
+
+# DeepEP low-latency FP8 dispatch: 7168 FP8 values + one FP32 scale per 128 per token
+# (deepseek-ai/DeepEP README, low-latency kernels), i.e. 1 + 4/128 bytes per element.
+_FP8_DISPATCH = 1 + 4 / 128
+
+
+def load_rows(path=DATA):
+    """The rows as dicts, in file order."""
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _inferencex(row):
+    rid = row["id"]
+    system = H200_NODE if "-h200-" in rid else B200_NODE
+    nvfp4 = "nvfp4" in rid
+    model = "kimi-k2.5-nvfp4" if nvfp4 else "kimi-k2.5-int4"
+    layout = "tp=4,dp=1" if "-tp4-" in rid else "tp=8,dp=1"
+    return {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
+            "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
+            "usable_hbm": 1.0, "definition": "total-per-gpu"}
+
+
+def _lmsys(row):
+    return {"system": H100_72, "model": "deepseek-v3", "layout": "tp=1,dp=72", "isl": 2000,
+            "osl": 1, "context": 2000, "batch": 256 * 72, "mode": "disaggregated",
+            "definition": "output-per-decode-gpu", "usable_hbm": 1.0, "micro_batches": 2,
+            "overlap": 1.0, "dispatch_bytes": _FP8_DISPATCH, "combine_bytes": 2.0}
+
+
+def conditions(row):
+    """The serving_point keyword arguments that describe a row's deployment."""
+    return _lmsys(row) if row["id"].startswith("dsv3-") else _inferencex(row)
+
+
+def model_point(row):
+    """The model's :class:`analysis.ServingPoint` for a row."""
+    import analysis
+    import topologies
+
+    kw = conditions(row)
+    fab = topologies.build(kw.pop("system"))
+    model = kw.pop("model")
+    return analysis.serving_point(model, fab, **kw)
+
+
+def error(model, measured):
+    """Symmetric relative error ``max(r, 1/r) - 1``, ``r = model / measured``."""
+    r = model / measured
+    return max(r, 1 / r) - 1

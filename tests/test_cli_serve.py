@@ -1,0 +1,39 @@
+"""``cofabric serve``: table, JSON, one-line errors."""
+
+import json
+
+from analysis._cli import main
+
+NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+
+
+def test_serve_json(capsys):
+    assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "1024", "--osl", "256",
+                 "--batches", "1,8", "--layout", "tp=8", "--no-speculative", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["definition"] == "total-per-gpu" and "InferenceX" in out["definition_text"]
+    front = out["frontier"]
+    assert [p["batch"] for p in front] == [1, 8]
+    assert all(p["fits"] and p["usd_per_million_tokens"] > 0 for p in front)
+    assert out["single_user"]["limiter"] in out["single_user"]["shares_s_per_token"]
+    assert out["usd_per_gpu_hour"] == 1.95
+
+
+def test_serve_table(capsys):
+    assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "512", "--osl", "128",
+                 "--batches", "4", "--layout", "tp=8", "--mode", "disaggregated",
+                 "--definition", "output-per-decode-gpu"]) == 0
+    out = capsys.readouterr().out
+    assert "output tokens per second per decode GPU" in out and "single user:" in out
+
+
+def test_serve_bad_input_one_line(capsys):
+    assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "0", "--osl", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "isl must be" in err
+    assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "8", "--osl", "8",
+                 "--batches", "a,b"]) == 2
+    assert "--batches" in capsys.readouterr().err
+    assert main(["serve", "sd200-ultra", "--model", "kimi-k2", "--isl", "8", "--osl", "8",
+                 "--batches", "1", "--layout", "tp=8,dp=16", "--no-speculative"]) == 0
+    assert "no cost:" in capsys.readouterr().out

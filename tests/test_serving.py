@@ -1,0 +1,240 @@
+"""Serving frontier, single-user speed, prefill and cost: closed forms and brute force."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis import (
+    DEFINITIONS,
+    TCO,
+    candidate_layouts,
+    cost_per_million_tokens,
+    pareto_front,
+    prefill_time,
+    serving_cost,
+    serving_frontier,
+    serving_point,
+    single_user_speed,
+    tokens_per_s_per_mw,
+)
+from fabric import SpecError
+
+B200_NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+
+
+@pytest.fixture(scope="module")
+def node():
+    return topologies.build(B200_NODE)
+
+
+# -- Pareto front against brute force ---------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=25))
+def test_pareto_front_brute_force(pairs):
+    pts = [{"x": x, "y": y, "i": i} for i, (x, y) in enumerate(pairs)]
+    front = pareto_front(pts, "x", "y")
+
+    def dominated(p):
+        return any((q["x"] >= p["x"] and q["y"] >= p["y"]) and (q["x"], q["y"]) != (p["x"], p["y"])
+                   for q in pts)
+
+    # exactly the non-dominated (x, y) values, each once
+    expected = {(p["x"], p["y"]) for p in pts if not dominated(p)}
+    assert {(p["x"], p["y"]) for p in front} == expected
+    assert len(front) == len(expected)
+    xs = [p["x"] for p in front]
+    ys = [p["y"] for p in front]
+    assert xs == sorted(xs, reverse=True) and ys == sorted(ys)
+
+
+# -- one point: closed forms ----------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["aggregated", "disaggregated"])
+@pytest.mark.parametrize("k", [0, 2])
+def test_point_closed_forms(node, mode, k):
+    isl, osl, b = 2048, 512, 8
+    p = serving_point("kimi-k2", node, isl=isl, osl=osl, batch=b, layout="tp=8",
+                      draft_length=k, acceptance=0.7, mode=mode)
+    e = analysis.expected_accepted_tokens(k, 0.7)
+    assert p.tokens_per_cycle == pytest.approx(e)
+    tok = p.cycle_time / e
+    if mode == "aggregated":
+        assert p.request_time == pytest.approx(b * p.prefill_time + osl * tok)
+        assert p.prefill_gpus == 0
+        assert p.output_tokens_per_s_decode_gpu == pytest.approx(p.output_tokens_per_s_gpu)
+    else:
+        assert p.request_time == pytest.approx(osl * tok)
+        assert p.prefill_gpus == pytest.approx(b / p.request_time * p.prefill_time * 8)
+        assert p.output_tokens_per_s_decode_gpu == pytest.approx(b / tok / 8)
+    # a user's tokens come in R - TTFT (aggregated) or R (disaggregated: the prefill
+    # ran elsewhere before); the definitions differ by what they count
+    ttft = p.prefill_time if mode == "aggregated" else 0.0
+    assert p.tokens_per_s_user == pytest.approx(osl / (p.request_time - ttft))
+    assert p.total_tokens_per_s_gpu == pytest.approx(
+        p.output_tokens_per_s_gpu * (isl + osl) / osl)
+    assert p.tokens_per_s_gpu == p.total_tokens_per_s_gpu      # the default definition
+    assert sum(p.breakdown.values()) == pytest.approx(p.tpot, rel=1e-12)
+    assert p.fits and p.context == isl + osl // 2
+
+
+def test_speculation_without_draft_cost_or_acceptance(node):
+    kw = {"isl": 1024, "osl": 256, "batch": 4, "layout": "tp=8"}
+    base = serving_point("kimi-k2", node, **kw)
+    # acceptance 0: one token per cycle, and verifying 3 extra tokens costs time
+    none = serving_point("kimi-k2", node, draft_length=3, acceptance=0.0, draft_cost=0.0, **kw)
+    assert none.tokens_per_cycle == 1.0
+    assert none.tpot >= base.tpot
+    # acceptance 1, free draft: k+1 tokens per verification step
+    full = serving_point("kimi-k2", node, draft_length=3, acceptance=1.0, draft_cost=0.0, **kw)
+    assert full.tokens_per_cycle == 4.0
+    assert full.cycle_time == pytest.approx(none.cycle_time)
+
+
+def test_micro_batches_read_weights_twice(node):
+    kw = {"isl": 1024, "osl": 256, "batch": 16, "layout": "tp=8"}
+    one = serving_point("kimi-k2", node, **kw)
+    two = serving_point("kimi-k2", node, micro_batches=2, **kw)
+    half = analysis.decode_step("kimi-k2", node, batch=8, context=1024 + 128, layout="tp=8")
+    assert two.cycle_time == pytest.approx(2 * half.time)
+    assert two.resources["weights"] > one.resources["weights"]
+
+
+def test_memory_fit_bounds_the_batch(node):
+    fr = serving_frontier("kimi-k2", node, isl=8192, osl=1024, layouts=("tp=8",),
+                          speculative=((0, 0.0),), keep_all=True)
+    biggest = max(p.batch for p in fr.all_points)
+    assert all(p.fits for p in fr.all_points)
+    with pytest.raises(SpecError, match="usable"):
+        serving_point("kimi-k2", node, isl=8192, osl=1024, batch=biggest + 1, layout="tp=8")
+
+
+# -- layouts ---------------------------------------------------------------------------
+
+def test_candidate_layouts_brute_force():
+    f = topologies.build("nvl72")
+    m = analysis.model_config("kimi-k2")
+    got = candidate_layouts(m, f)
+    want = []
+    for n in range(1, 73):
+        for tp in range(1, n + 1):
+            if (72 % n == 0 and n % tp == 0 and m.attention.heads % tp == 0
+                    and n <= m.routed_experts
+                    and m.weight_bytes_total <= n * f.chip.hbm_bytes * 0.9):
+                want.append(f"tp={tp},dp={n // tp}")
+    assert got == want and len(got) >= 10
+
+
+def test_frontier_points_dominate_the_rest(node):
+    fr = serving_frontier("kimi-k2", node, isl=1024, osl=1024, n_batches=5, keep_all=True)
+    assert fr.evaluated == len(fr.all_points) > len(fr.points) >= 2
+    for q in fr.all_points:
+        assert not any(p.tokens_per_s_user > q.tokens_per_s_user
+                       and p.tokens_per_s_gpu > q.tokens_per_s_gpu for p in fr.all_points
+                       if q in fr.points)
+        assert any(p.tokens_per_s_user >= q.tokens_per_s_user
+                   and p.tokens_per_s_gpu >= q.tokens_per_s_gpu for p in fr.points)
+    assert fr.definition_text == DEFINITIONS["total-per-gpu"]
+    best = fr.at_interactivity(fr.points[-1].tokens_per_s_user)
+    assert best is fr.points[-1]
+    assert fr.at_interactivity(1e9) is None
+
+
+def test_definition_changes_only_the_y(node):
+    kw = {"isl": 4096, "osl": 512, "batches": (1, 8), "layouts": ("tp=8",),
+          "speculative": ((0, 0.0),)}
+    a = serving_frontier("kimi-k2", node, definition="output-per-gpu", **kw)
+    b = serving_frontier("kimi-k2", node, definition="total-per-gpu", **kw)
+    for p, q in zip(a.points, b.points):
+        assert q.tokens_per_s_gpu == pytest.approx(p.tokens_per_s_gpu * (4096 + 512) / 512)
+
+
+def test_degraded_fabric_is_an_input(node):
+    whole = serving_point("kimi-k2", node, isl=1024, osl=256, batch=8, layout="tp=8")
+    broken = node.without(links=[("chip0", "sw0")])
+    p = serving_point("kimi-k2", broken, isl=1024, osl=256, batch=8, layout="tp=8")
+    assert p.tpot >= whole.tpot
+
+
+# -- prefill ---------------------------------------------------------------------------
+
+def test_prefill_flops_by_hand(node):
+    m = analysis.model_config("deepseek-v3")
+    isl = 1000
+    p = prefill_time(m, node, isl=isl, layout="tp=8")
+    att = m.attention
+    pairs = isl * (isl + 1) // 2
+    by_hand = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
+               + m.layers * 2 * att.heads * (att.qk_nope_head_dim + att.qk_rope_head_dim
+                                            + att.v_head_dim) * pairs)
+    assert p.flops == by_hand
+    assert p.compute == pytest.approx(by_hand / (8 * node.chip.peak_flops * 0.4))
+    assert p.total == pytest.approx(max(p.compute, p.weights) + p.comm)
+    # one chip: no communication
+    single = topologies.build("switch:1,chip=b200")
+    with pytest.raises(SpecError):
+        prefill_time("kimi-k2", single, isl=0)
+
+
+# -- single-user speed -----------------------------------------------------------------
+
+def test_single_user_speed_is_the_fastest_batch_one_point(node):
+    s = single_user_speed("kimi-k2", node, isl=1024, osl=1024)
+    fr = serving_frontier("kimi-k2", node, isl=1024, osl=1024, batches=(1,), keep_all=True)
+    assert s.tokens_per_s == pytest.approx(max(p.tokens_per_s_user for p in fr.all_points))
+    assert s.limiter == max(s.shares, key=s.shares.get)
+    assert sum(s.shares.values()) == pytest.approx(s.tpot, rel=1e-12)
+    assert s.point.batch == 1
+
+
+# -- cost ------------------------------------------------------------------------------
+
+def test_cost_closed_forms():
+    # $ per Mtok = $/GPU-h / (tok/s/GPU x 3600 / 1e6)
+    assert cost_per_million_tokens(2000.0, 2.17) == pytest.approx(2.17 / 7.2)
+    assert tokens_per_s_per_mw(1500.0, 1.5) == pytest.approx(1e6)
+    assert TCO["H200"].usd_per_gpu_hour["own-hyperscaler"] == 1.41
+    assert TCO["GB200 NVL72"].all_in_kw_per_gpu == 2.10
+    with pytest.raises(SpecError, match="tokens_per_s_gpu"):
+        cost_per_million_tokens(0.0, 1.0)
+
+
+def test_serving_cost_paths():
+    usd, kw, params, how = serving_cost(topologies.build("nvl72"), tier="rent-3yr")
+    assert (usd, kw) == (3.30, 2.10) and "GB200 NVL72" in how and params
+    sd = topologies.build("sd200-ultra")
+    with pytest.raises(SpecError, match="chip_price"):
+        serving_cost(sd)
+    usd, kw, params, how = serving_cost(sd, chip_price=20_000.0, kw_per_gpu=1.0)
+    bom = analysis.bill_of_materials(sd)
+    hours = 4 * 8760
+    assert usd == pytest.approx((20_000 + bom.cost_usd_per_chip) / hours + 1.0 * 0.087)
+    with pytest.raises(SpecError, match="tier"):
+        serving_cost(sd, tier="spot")
+
+
+# -- errors ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw, match", [
+    ({"isl": 0}, "isl must be"),
+    ({"mode": "mixed"}, "mode must be one of"),
+    ({"definition": "per-chip"}, "definition must be one of"),
+    ({"batch": 3, "micro_batches": 0}, "micro_batches"),
+    ({"layout": "tp=3"}, "tp=3"),
+])
+def test_bad_input(node, kw, match):
+    args = {"isl": 1024, "osl": 128, "batch": 1, "layout": "tp=8"}
+    args.update(kw)
+    with pytest.raises(SpecError, match=match):
+        serving_point("kimi-k2", node, **args)
+
+
+def test_batch_set_by_sweep_not_decode_kwargs(node):
+    with pytest.raises(SpecError, match="set by the serving sweep"):
+        serving_frontier("kimi-k2", node, isl=10, osl=10, context=5, tokens_per_sequence=2)
+    assert math.isfinite(serving_point("kimi-k2", node, isl=10, osl=10, batch=1,
+                                       layout="tp=8").tpot)
