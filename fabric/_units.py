@@ -81,10 +81,14 @@ def _split(text, what):
         raise TypeError(f"{what} must be a string or a number, got {type(text).__name__}")
     m = _QUANTITY.match(text)
     if not m:
-        raise ValueError(f"cannot read {what} {text!r}: expected a number and a unit")
+        raise ValueError(f"cannot read {what} {show_value(text)}: expected a number and a unit")
     # Exact rational arithmetic: "9007199254740993B" and "5.85ms" come out exact or
     # correctly rounded, which a float product would not guarantee.
-    return Fraction(m.group(1).replace("_", "")), m.group(2)
+    try:
+        return Fraction(m.group(1).replace("_", "")), m.group(2)
+    except ValueError:        # Python reads no integer of more than 4300 digits
+        raise ValueError(f"cannot read {what} {show_value(text)}: a number of more than 4300 "
+                         "digits is no quantity") from None
 
 
 def _number(value, what):
@@ -272,5 +276,16 @@ def format_time(seconds):
 
 
 def format_address(address):
-    """Format an address as lowercase hex with a ``0x`` prefix."""
+    """Format an address as lowercase hex with a ``0x`` prefix.
+
+    A value far beyond any address width (more than 256 bits) is abbreviated, so
+    that an error message about it stays one readable line.
+
+    >>> format_address(2**40)
+    '0x10000000000'
+    >>> format_address(2**5000)
+    '0x1000000000000000... (5001 bits)'
+    """
+    if isinstance(address, int) and abs(address).bit_length() > 256:
+        return f"{address:#x}"[:18] + f"... ({address.bit_length()} bits)"
     return f"{address:#x}"
