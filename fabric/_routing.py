@@ -420,7 +420,7 @@ class Router:
         if symmetric_choice and self.link_orbits is not None:
             load0 = self.loads(np.full(n - 1, ep[0]), ep[1:], w)
             return orbit_loads(self.link_orbits, load0, n)
-        if self.policy == "minimal":
+        if self.policy == "minimal" and isinstance(self.fabric.structure, Dragonfly):
             out = dragonfly_loads(self.fabric, self.link_tail, self.link_head,
                                   _group_of(self.fabric), self.n_links, w)
             if out is not None:

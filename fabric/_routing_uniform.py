@@ -78,7 +78,9 @@ def link_orbits(fabric, tail, head, bandwidth):
 
 def _orbits_by_structure(fabric, tail, head):
     structure = fabric.structure
-    if isinstance(structure, Clos) and structure.symmetric:
+    if isinstance(structure, Clos):
+        if not structure.symmetric:
+            return None
         level = _levels(fabric)
         key = (level[tail] + 2) * 16 + (level[head] + 2)
         return np.unique(key, return_inverse=True)[1].ravel()
@@ -100,7 +102,7 @@ def _orbits_by_structure(fabric, tail, head):
         return None
     # chips are the only nodes, in rank order (the builder's contract), rank = coordinate
     # with dimension 0 fastest
-    C = np.stack(np.unravel_index(np.arange(len(fabric.nodes)), tuple(shape), order="F"), axis=1)
+    C = np.stack(np.unravel_index(np.arange(n), tuple(shape), order="F"), axis=1)
     delta = (C[head] - C[tail]) % shape
     moved = delta != 0
     if (moved.sum(axis=1) != 1).any():

@@ -35,7 +35,8 @@ def _adj(f):
 
 
 @pytest.mark.parametrize("spec, k", [("torus:4x4", 2), ("torus:4x4x4", 3),
-                                     ("sd200-ultra", 6), ("hypermesh:4x4x8", 6)])
+                                     ("sd200-ultra", 6), ("hypermesh:4x4x8", 6),
+                                     ("torus:6x6x6", 3), ("torus:4x4x4x4", 4)])
 def test_ring_search_finds_edge_disjoint_hamiltonian_cycles(spec, k):
     f = topologies.build(spec)
     rings = ring_search(f)
