@@ -249,18 +249,25 @@ def expected_max_active(active, owner, chips):
     >>> expected_max_active(np.array([0.5, 0.5]), np.array([0, 1]), 2)   # 1 - 0.5 * 0.5
     0.75
     """
-    per_chip = [active[owner == c] for c in range(chips)]
-    width = max(len(p) for p in per_chip) + 1
-    log_cdf = np.zeros(width)                       # sum over chips of log P(N_c <= m)
-    for p in per_chip:
-        dist = np.zeros(width)
-        dist[0] = 1.0
-        for q in p:                                 # add one Bernoulli(q)
-            dist[1:] = dist[1:] * (1 - q) + dist[:-1] * q
-            dist[0] *= 1 - q
-        cdf = np.minimum(np.cumsum(dist), 1.0)
-        with np.errstate(divide="ignore"):
-            log_cdf += np.log(cdf)
+    owner = np.asarray(owner, dtype=np.int64)
+    counts = np.bincount(owner, minlength=chips)
+    most = int(counts.max()) if len(counts) else 0
+    # probs[c, j]: the j-th expert of chip c (in expert order), zero-padded: every chip's
+    # distribution is built at once, one Bernoulli per column
+    order = np.argsort(owner, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    slot = np.arange(len(owner)) - np.repeat(starts, counts)
+    probs = np.zeros((chips, most))
+    probs[owner[order], slot] = np.asarray(active, dtype=float)[order]
+    dist = np.zeros((chips, most + 1))
+    dist[:, 0] = 1.0
+    for j in range(most):                           # add one Bernoulli(q) to every chip
+        q = probs[:, j:j + 1]
+        dist[:, 1:] = dist[:, 1:] * (1 - q) + dist[:, :-1] * q
+        dist[:, :1] *= 1 - q
+    cdf = np.minimum(np.cumsum(dist, axis=1), 1.0)
+    with np.errstate(divide="ignore"):
+        log_cdf = np.log(cdf).sum(axis=0)           # sum over chips of log P(N_c <= m)
     return float(np.sum(1.0 - np.exp(log_cdf[:-1])))
 
 

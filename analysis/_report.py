@@ -36,6 +36,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from fabric import SpecError
+
 from ._report_decode import _decode_section
 from ._report_fair import _chip_section, _cost_section, _fair_section
 from ._report_parts import Report, _fabric
@@ -99,9 +101,9 @@ def _build_fabrics(systems):
         systems = [systems]
     systems = list(systems)
     if not systems:
-        raise ValueError("systems: name at least one system")
+        raise SpecError("systems: name at least one system")
     if len(set(systems)) != len(systems):
-        raise ValueError(f"systems must be distinct, got {systems!r}")
+        raise SpecError(f"systems must be distinct, got {systems!r}")
     fabrics = {}
     for name in systems:
         if not isinstance(name, str):
@@ -147,7 +149,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     """
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
-        raise ValueError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
+        raise SpecError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
     sizes = parse_sizes(DEFAULT_SIZES if sizes is None else sizes)
     ops = _check_ops(DEFAULT_OPS if ops is None else ops)
     fabrics = _build_fabrics(systems)
@@ -340,7 +342,7 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     known = {f.name: f for f in report.figures}
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise ValueError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
+        raise SpecError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _render_figures([known[n] for n in names], out, quiet=quiet, executor=executor)

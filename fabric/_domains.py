@@ -436,6 +436,9 @@ class DomainPlan:
             all_domains.setdefault(h, cs)
         self.index = RegionIndex(self.regions, all_domains)
         self.hosts = list(fabric.domains)
+        # a host of the plan whose chips have all failed is no domain now; its windows and
+        # grants are not faults of the plan, they just have no domain to live in
+        self.known_hosts = set(self.placed) | set(self.hosts)
         self.findings = []
         self.alignment = self.limits.alignment if self.limits.alignment is not None else \
             ("size" if plan.layout == "owner-bits" else "page")
@@ -457,6 +460,8 @@ class DomainPlan:
         for k, g in enumerate(plan.grants):
             where = g.where or f"grant #{k} ({g.host} -> {g.target})"
             label = f"grant of {g.target!r} to {g.host!r}"
+            if g.host not in rows and g.host in self.known_hosts:
+                continue
             if g.host not in rows:
                 self.findings.append(Finding("invalid", "error", f"{label}: no host domain "
                                              f"called {g.host!r}; hosts: {_few(self.hosts)}",
@@ -646,6 +651,8 @@ class DomainPlan:
             def bad(code, msg, label=label, where=where):
                 self.findings.append(Finding(code, "error", f"{label}: {msg}", where))
 
+            if win.host not in extra and win.host in self.known_hosts:
+                continue
             if win.host not in extra:
                 bad("invalid", f"no host domain called {show_value(win.host)}; hosts: "
                     f"{_few(self.hosts)}")

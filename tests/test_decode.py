@@ -138,8 +138,8 @@ def test_ep_kernel_goes_through_moe_exchange():
     moe = r.layers[-1]
     assert moe.dispatch == pytest.approx(x.dispatch) and moe.combine == pytest.approx(x.combine)
     assert r.ep_kernel == "one-sided"
-    # one-sided: one kernel each way replaces the collective's two
-    assert moe.kernels == len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"]) + 2
+    # the one-sided kernels (3 for dispatch, 2 for combine) replace the collective's two
+    assert moe.kernels == len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"]) + 5
     with pytest.raises(SpecError, match="uniform routing"):
         decode_step("deepseek-v3", f, ep_kernel="one-sided", skew=1.0, **kw)
     with pytest.raises(SpecError, match="unknown MoE exchange kernel"):

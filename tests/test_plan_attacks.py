@@ -462,3 +462,16 @@ def test_cxl_rule_base_and_size_in_units_of_256_mib_times_ways(size, base, ok):
     else:
         with pytest.raises(AddressMapError, match="256MiB"):
             AddressMap([reg])
+
+
+def test_windows_and_grants_of_a_failed_host_are_no_fault(sd200):
+    # variant: a host whose chips all fail takes its windows and grants with it
+    plan = AddressPlan(windows=[Window("host1", 1 << 50, target="chip20", size=32 * GiB,
+                                       name="w")],
+                       grants=[Grant("host1", "chip20"), Grant("host0", "*")])
+    f = sd200.replace(address_plan=plan)
+    g = f.without(chips=[f"chip{r}" for r in range(8, 16)])
+    assert g.translate("host0", 0x80_0000_0000) == f.translate("host0", 0x80_0000_0000)
+    assert "host1" not in g.host_domains
+    assert {x.code for x in check(g) if x.severity == "error"} <= {"unreachable", "isolation"}
+    assert not any("'w'" in x.message for x in check(g))
