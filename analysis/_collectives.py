@@ -80,7 +80,7 @@ import weakref
 import networkx as nx
 import numpy as np
 
-from fabric import NodeError, RoutingError, link_tech, parse_size
+from fabric import NodeError, RoutingError, SpecError, link_tech, parse_size
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
@@ -777,7 +777,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     rt = get_runtime(runtime)
     if isinstance(ops_per_launch, bool) or not isinstance(ops_per_launch, numbers.Integral) \
             or ops_per_launch < 1:
-        raise ValueError(f"ops_per_launch must be an integer >= 1, got {ops_per_launch!r}")
+        raise SpecError(f"ops_per_launch must be an integer >= 1, got {ops_per_launch!r}")
     nodes, idx = _resolve_ranks(fabric, ranks)
     p = len(nodes)
     M = _traffic_arg(op, nbytes, p)

@@ -40,11 +40,12 @@ Examples
 >>> runtime("mpi")
 Traceback (most recent call last):
 ...
-ValueError: unknown runtime 'mpi'; known: ideal, nccl, symmetric-memory
+fabric.SpecError: unknown runtime 'mpi'; known: ideal, nccl, symmetric-memory
 """
 
 import dataclasses
 
+from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "runtime"]
@@ -310,5 +311,5 @@ def runtime(name):
     try:
         return RUNTIMES[key]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown runtime {name!r}; known: "
+        raise SpecError(f"unknown runtime {name!r}; known: "
                          + ", ".join(sorted(RUNTIMES))) from None
