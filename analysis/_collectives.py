@@ -835,6 +835,8 @@ class _Transfer:
     plan: object
     fabric: object = None
     overlap: bool = True
+    steps_loadstore: int = 0   # sequential steps over load/store (repeats counted)
+    steps_message: int = 0     # the same over RDMA
 
     def data_time(self, n):
         """Seconds of moving ``n`` bytes beyond the first step's latency.
@@ -923,8 +925,17 @@ class _GroupView:
               if st.link >= 0 and st.transport == "loadstore"]
         msg = [st.latency + st.overhead for st in plan.steps
                if st.link >= 0 and st.transport != "loadstore"]
+        n_ls = n_msg = 0
+        for st in plan.steps:
+            if st.link < 0:
+                continue
+            reps = (plan.pipeline + 1) if plan.pipeline is not None else st.repeat
+            if st.transport == "loadstore":
+                n_ls += reps
+            else:
+                n_msg += reps
         return _Transfer(per, max(ls, default=0.0), max(msg, default=0.0), max(1, phases), plan,
-                         self.fabric, self.overlap)
+                         self.fabric, self.overlap, n_ls, n_msg)
 
     def node_transfer(self, algorithm, op=None):
         """:meth:`transfer` over the ranks of the first node only."""

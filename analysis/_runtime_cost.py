@@ -35,6 +35,10 @@ work. This module holds the two non-trivial evaluations:
       ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; point-to-point
       operations do not (each is its own transfer on the peer channels).
 
+    An algorithm NCCL does not ship (asked for by name) is costed as NCCL would
+    run it: the ring's base and per-step latencies per protocol over the
+    schedule's steps, and its transfer at the protocol's efficiency.
+
     Point-to-point (``send-recv``) and all-to-all run as NCCL runs them: grouped
     sends and receives, the smallest kernel time (``kernel_floor``) plus one
     step's latency plus the schedule's transfer, LL below NCCL's
@@ -247,6 +251,27 @@ def _p2p(rt, view, op, n, algorithm):
     return [Candidate("p2p", algorithm, proto, time, time, view.channels, fixed)]
 
 
+def _generic(rt, view, op, n, algorithm, ops):
+    """A schedule NCCL does not ship, run with NCCL's costs: what it would cost as a kernel.
+
+    Per protocol: the ring's base latency (shared by ``ops`` grouped operations), each
+    sequential step at the ring's per-step latency for its link class (never below the
+    fabric's step), and the schedule's transfer at the protocol's efficiency (LL 1/2,
+    LL128 0.92; tuning.cc's ring refinements without the per-channel caps).
+    """
+    t = view.transfer(algorithm, op)
+    out = []
+    for proto in ("LL", "LL128", "Simple"):
+        intra = max(_lat(rt, view.intra_hw, "ring", proto), t.step_loadstore)
+        inter = max(_lat(rt, "net", "ring", proto), t.step_message)
+        lat = (rt.base_latency[("ring", proto)] / ops + t.steps_loadstore * intra
+               + t.steps_message * inter)
+        eff = {"LL": rt.factors["ring_ll"], "LL128": rt.factors["ring_ll128"]}.get(proto, 1.0)
+        time = lat + t.data_time(n) / eff
+        out.append(Candidate(algorithm, algorithm, proto, time, time, view.channels, lat))
+    return out
+
+
 def nccl_candidates(rt, view, op, n, algorithm, ops):
     """Every (algorithm, protocol) NCCL could run here: (candidates, reasons not)."""
     tried, why = [], []
@@ -278,11 +303,11 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
                                     "only with CollNet (in-network reduction in the scale-out "
                                     "switches), which this fabric does not model")))
     if algorithm != "auto" and not tried and not why:
-        raise NotApplicableError(
-            f"the nccl runtime does not run {algorithm} for {op}; it runs "
-            + ", ".join(sorted({NCCL_SCHEDULE[a] or ("point-to-point" if op == "send-recv"
-                                                     else "scattered")
-                                for a in _NCCL_ALGOS[op]})))
+        # an algorithm NCCL does not ship: costed as NCCL would run it (see _generic)
+        try:
+            tried.extend(_generic(rt, view, op, n, algorithm, ops))
+        except NotApplicableError as e:
+            why.append((algorithm, str(e)))
     return tried, why
 
 

@@ -111,9 +111,13 @@ def test_symmetric_memory_runtime():
         cost(cluster, "all-reduce", 1024, runtime="symmetric-memory")
 
 
-def test_nccl_refuses_what_it_does_not_run():
-    with pytest.raises(NotApplicableError, match="does not run rabenseifner"):
-        cost(H100, "all-reduce", 1024, algorithm="rabenseifner")
+def test_nccl_runs_other_schedules_with_its_step_costs():
+    # rabenseifner on 8 ranks: 6 steps; LL: ring base 6.6 us + 6 x 0.6 us
+    r = cost(H100, "all-reduce", 8, algorithm="rabenseifner")
+    assert r.runtime == "nccl" and r.protocol == "LL"
+    assert r.fixed == pytest.approx(6.6e-6 + 6 * 0.6e-6, rel=1e-12)
+    with pytest.raises(NotApplicableError, match="power-of-two"):
+        cost(H100, "all-reduce", 8, algorithm="rabenseifner", ranks=H100.endpoints[:6])
 
 
 def test_multi_node_nvls_tree_uses_nccl_caps():
