@@ -10,7 +10,8 @@ bandwidths:
   bytes that must cross the links leaving it give a time. Per direction, with
   ``h`` hosts each holding ``k`` of the group's ``p`` ranks: reduce-scatter
   ``(p-k)/p n`` out (the others' blocks need this host's contribution, which it may
-  pre-reduce) and ``(p-k)/p n`` in; all-gather ``(p-k)/p n`` in and ``k/p n`` out;
+  pre-reduce) and ``k/p n`` in (its own blocks need everyone else's); all-gather
+  ``(p-k)/p n`` in and ``k/p n`` out (each of its blocks leaves at least once);
   all-to-all ``k (p-k)/p n`` each way; broadcast and reduce ``n``; all-reduce
   ``2 (h-1)/h n`` each way when every host holds the same number of ranks (the
   hosts are then ``h`` nodes of an all-reduce, and each node of an all-reduce must
@@ -23,7 +24,8 @@ bandwidths:
   chip-transitive fabrics, or a general LP of at most :data:`MAX_FLOW_VARIABLES`
   variables; otherwise omitted (the bound is then the injection and cut bounds).
 
-Both are cached per fabric and group and scale linearly with the size.
+Both are cached per fabric and group and scale linearly with the size. Sources:
+docs/sources.md s.6.
 
 Examples
 --------
@@ -58,45 +60,47 @@ def _cache(fabric):
     return c
 
 
-def _host_sets(fabric, idx):
-    """Per host domain of the group: (node-index set merged with it, ranks it holds)."""
+def _host_cuts(fabric, idx):
+    """Per host domain of the group: (raw bytes/s leaving it, ranks it holds).
+
+    A host's side of the cut is its ranks plus every NIC or switch all of whose chip
+    neighbours are its own ranks (its NVSwitches and NICs); one step further (a switch
+    whose neighbours are such NICs) is left out: any node set holding the host's ranks
+    and no other rank gives a valid cut. Edge bandwidth is per direction, so the
+    capacity is the same out and in.
+    """
     G = fabric.graph
     nodes = fabric.nodes
-    ni = fabric.node_index
     host_of = fabric.host_of
-    group = {int(i) for i in idx}
     hosts = {}
     for i in idx:
-        hosts.setdefault(host_of.get(nodes[int(i)]), set()).add(int(i))
+        hosts.setdefault(host_of.get(nodes[int(i)]), []).append(int(i))
     if None in hosts or len(hosts) < 2:
         return []
-    owner = {i: h for h, members in hosts.items() for i in members}
-    chips = {ni[n] for n, k in G.nodes(data="kind") if k == "chip"}
-    out = {h: set(m) for h, m in hosts.items()}
-    # a NIC or switch all of whose chip neighbours are of one host serves only that host;
-    # one step further (a switch whose neighbours are such NICs) is left out: any set
-    # holding the host's ranks and no other rank gives a valid cut
-    for n in G.nodes:
-        x = ni[n]
-        if x in chips:
-            continue
-        mine = {owner.get(ni[m], "other") if ni[m] in group else
-                ("chip" if ni[m] in chips else None) for m in G[n]}
-        mine.discard(None)
-        if len(mine) == 1:
-            h = mine.pop()
-            if h in out:
-                out[h].add(x)
-    return [(out[h], len(hosts[h])) for h in hosts]
-
-
-def _cut_capacity(fabric, members):
-    """Raw bytes/s out of and into a node set (edge bandwidth is per direction)."""
+    label = np.full(len(nodes), -1, dtype=np.int64)
+    names = list(hosts)
+    for h, members in enumerate(hosts.values()):
+        label[members] = h
+    chip = np.array([k == "chip" for _, k in G.nodes(data="kind")], dtype=bool)
     ea = fabric.edge_arrays
-    inside = np.zeros(len(fabric.nodes), dtype=bool)
-    inside[list(members)] = True
-    cross = inside[ea.u] != inside[ea.v]
-    return float(np.asarray(ea.bandwidth, dtype=float)[cross].sum())
+    u, v = np.asarray(ea.u), np.asarray(ea.v)
+    # non-chip nodes whose chip neighbours are all ranks of one host (and at least one)
+    lo = np.full(len(nodes), np.iinfo(np.int64).max)
+    hi = np.full(len(nodes), -2)
+    for a, b in ((u, v), (v, u)):
+        m = chip[b] & ~chip[a]
+        lb = np.where(label[b[m]] >= 0, label[b[m]], -3)  # a chip outside the group: no host
+        np.minimum.at(lo, a[m], lb)
+        np.maximum.at(hi, a[m], lb)
+    own = ~chip & (lo == hi) & (hi >= 0)
+    label[own] = hi[own]
+    bw = np.asarray(ea.bandwidth, dtype=float)
+    cross = label[u] != label[v]
+    cap = np.zeros(len(names))
+    for a in (u, v):
+        m = cross & (label[a] >= 0)
+        np.add.at(cap, label[a[m]], bw[m])
+    return [(float(cap[h]), len(hosts[names[h]])) for h in range(len(names))]
 
 
 def cut_seconds_per_byte(fabric, idx, op, in_network=False):
@@ -109,18 +113,17 @@ def cut_seconds_per_byte(fabric, idx, op, in_network=False):
     if key in c:
         return c[key]
     p = len(idx)
-    sets = _host_sets(fabric, idx)
-    h = len(sets)
-    equal = h >= 2 and len({k for _, k in sets}) == 1
+    cuts = _host_cuts(fabric, idx)
+    h = len(cuts)
+    equal = h >= 2 and len({k for _, k in cuts}) == 1
     best = 0.0
-    for members, k in sets:
-        cap = _cut_capacity(fabric, members)
+    for cap, k in cuts:
         if cap <= 0:
             continue
         if op == "all-reduce":
             need = 1.0 if in_network else (2 * (h - 1) / h if equal else 1.0)
         elif op in ("reduce-scatter", "all-gather"):
-            need = (p - k) / p
+            need = max(p - k, k) / p
         elif op == "all-to-all":
             need = k * (p - k) / p
         elif op in ("broadcast", "reduce"):

@@ -61,7 +61,12 @@ def run_check(args):
     return 1 if n_err else 0
 
 
-def _fabric_of(system):
+def fabric_of(system):
+    """The fabric a SYSTEM argument names: a system file (.toml) with its plan, or a spec.
+
+    A system file with invalid values is refused (entries with bad values were left
+    out of its plan). Shared by ``translate``, ``route`` and ``latency``.
+    """
     from fabric import SpecError
     from topologies import load_system
 
@@ -82,7 +87,7 @@ def _fabric_of(system):
 def run_translate(args):
     from fabric import format_address
 
-    fabric = _fabric_of(args.system)
+    fabric = fabric_of(args.system)
     t = fabric.translate(args.host, args.address, op="write" if args.write else "read")
     result = {"host": t.host, "local": format_address(t.local_address),
               "global": format_address(t.global_address), "owner": str(t.owner),

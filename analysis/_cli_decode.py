@@ -1,9 +1,10 @@
 """``cofabric decode SYSTEM --model NAME [...] [--json]``: per-token decode time."""
 
+import argparse
 import dataclasses
 import json
 
-from fabric import format_time
+from fabric import SpecError, format_time
 
 __all__ = []
 
@@ -27,13 +28,25 @@ def register(sub):
                    help="force one transport (default: load/store inside a load/store "
                         "domain, RDMA across NICs)")
     p.add_argument("--algorithm", default="auto", help="collective algorithm (auto)")
+    p.add_argument("--runtime", default=None,
+                   help="collective runtime of the tensor-parallel all-reduces, passed to "
+                        "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: its "
+                        "default)")
+    p.add_argument("--ep-kernel", default=None,
+                   help="MoE exchange kernel for dispatch/combine: deepep-normal, "
+                        "deepep-low-latency, one-sided, pplx, all-to-allv (default: the "
+                        "collectives model's all-to-all)")
+    p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=False,
+                   help="replay the step as a CUDA graph: each kernel pays the graph-replay "
+                        "gap instead of a host launch (default: off, as analysis.decode_step)")
     p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
     p.add_argument("--overlap", type=float, default=0.0,
                    help="fraction of communication hidden under compute (0)")
     p.add_argument("--fusion", type=float, default=1.0,
                    help="kernel fusion factor dividing launches (1)")
     p.add_argument("--launch-overhead", type=float, default=None,
-                   help="seconds per kernel launch (default 4e-6, see analysis.LAUNCH_OVERHEAD)")
+                   help="seconds per host kernel launch without CUDA graphs (default 4e-6, "
+                        "see analysis.LAUNCH_OVERHEAD)")
     p.add_argument("--hbm-efficiency", type=float, default=1.0,
                    help="achieved fraction of peak HBM bandwidth (1)")
     p.add_argument("--compute-efficiency", type=float, default=1.0,
@@ -66,10 +79,12 @@ def run(args):
           "overlap": args.overlap, "fusion_factor": args.fusion,
           "hbm_efficiency": args.hbm_efficiency, "compute_efficiency": args.compute_efficiency,
           "launch_overhead": (LAUNCH_OVERHEAD.value if args.launch_overhead is None
-                              else args.launch_overhead)}
+                              else args.launch_overhead),
+          "runtime": args.runtime, "ep_kernel": args.ep_kernel,
+          "cuda_graphs": args.cuda_graphs}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
-        raise ValueError("--draft-length and --acceptance go together")
+        raise SpecError("--draft-length and --acceptance go together")
     if args.draft_length is not None:
         spec = speculative_decode(args.model, fab, draft_length=args.draft_length,
                                   acceptance=args.acceptance, draft_cost=args.draft_cost, **kw)
@@ -90,6 +105,8 @@ def run(args):
 
     print(f"{r.model} on {r.system} ({r.chip} x {r.layout.chips}), layout {r.layout}, "
           f"batch {r.batch}, context {r.context}, transport {r.transport or 'auto (per step)'}")
+    print(f"runtime {r.runtime or 'default'}, MoE exchange {r.ep_kernel or 'all-to-all'}, "
+          f"{'CUDA graphs' if r.cuda_graphs else 'host launch per kernel'}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
                "combine us", "tp coll us", "exposed comm us", "launch us", "total us"]
     rows = []

@@ -24,7 +24,8 @@ def _add_access(p):
 
 
 def _add_common(p):
-    p.add_argument("system", metavar="SYSTEM", help="topology spec or preset, e.g. sd200-ultra")
+    p.add_argument("system", metavar="SYSTEM",
+                   help="topology spec, preset or system file (.toml), e.g. sd200-ultra")
     p.add_argument("--fail-link", action="append", default=[], metavar="U-V",
                    help="remove the link between nodes U and V (repeatable)")
     p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
@@ -61,9 +62,11 @@ def register(sub):
 
 
 def _fabric(args):
-    import topologies
+    from ._cli_addr import fabric_of
 
-    f = topologies.build(args.system)
+    # a system file brings its address plan: route and latency time only accesses that
+    # the plan's windows and grants permit (fabric.access_to refuses the others)
+    f = fabric_of(args.system)
     if args.fail_link or args.fail_chip:
         f = f.without(links=args.fail_link, chips=args.fail_chip)
     return f

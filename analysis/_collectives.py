@@ -180,7 +180,9 @@ class CollectiveCost:
     chunks : int or None
         Pipeline chunks, for pipelined algorithms.
     candidates : tuple
-        For ``algorithm="auto"``: ``(algorithm, time or reason)`` of every algorithm tried.
+        For ``algorithm="auto"``: ``(algorithm, time or reason)`` of every algorithm
+        tried; ``"<algorithm> over rdma"`` for the same algorithm over RDMA when the
+        transport was left to the choice (see :func:`cost`).
     """
 
     fabric: str
@@ -498,6 +500,25 @@ def _plan(fabric, sched, idx, tr):
     return _Plan(sched.algorithm, sched.p, tuple(steps), sched.pipeline, transport_name, ovh)
 
 
+def _auto_transports(fabric, tr, idx):
+    """(label, transport) pairs ``auto`` tries: the transport asked for; else the native
+    choice ("") and every named transport that can carry the group and differs from it.
+
+    Load/store is the native choice wherever it can carry a step, so besides native the
+    one other choice is message passing (RDMA) for every step.
+    """
+    if tr is not None:
+        return [("", tr)]
+    out = [("", None)]
+    rdma = get_transport("rdma")
+    try:
+        _check_carry(fabric, rdma, idx)
+        out.append(("rdma", rdma))
+    except RoutingError:
+        pass
+    return out
+
+
 def _get_plan(fabric, op, algorithm, nodes, idx, tr, traffic):
     tkey = None
     if traffic is not None:
@@ -680,6 +701,8 @@ def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, ov
     algorithm : str, default "auto"
         One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: cost every
         algorithm that applies and return the fastest (``candidates`` lists all).
+        With ``transport=None``, ``auto`` also tries every algorithm over RDMA for
+        every step (candidates ``"<algorithm> over rdma"``) besides the native choice.
     ranks : sequence, optional
         The group, as ranks or chip names, in rank order. Default: every endpoint.
     transport : str or Transport, optional
@@ -731,14 +754,16 @@ def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, ov
     _check_carry(fabric, tr, idx)
     if algorithm == "auto":
         tried, best = [], None
-        for a in ALGORITHMS[op]:
+        for a, (how, t_r) in ((a, x) for x in _auto_transports(fabric, tr, idx)
+                              for a in ALGORITHMS[op]):
+            label = f"{a} over {how}" if how else a
             try:
-                plan = _get_plan(fabric, op, a, nodes, idx, tr, M)
+                plan = _get_plan(fabric, op, a, nodes, idx, t_r, M)
             except NotApplicableError as e:
-                tried.append((a, str(e)))
+                tried.append((label, str(e)))
                 continue
             t, steps, chunks = _evaluate(fabric, plan, n, overlap)
-            tried.append((a, t))
+            tried.append((label, t))
             if best is None or t < best[0]:
                 best = (t, plan, steps, chunks)
         if best is None:

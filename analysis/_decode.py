@@ -18,8 +18,27 @@ where
   the all-gather before the next, which move the same bytes), each costed on
   the fabric by the collectives model (``analysis.cost``); a fraction
   ``overlap`` of it hides under the local time (never more than the local time);
-* **launch bubbles** are ``kernels per layer x launch_overhead / fusion_factor``,
-  added (the pessimistic case where the host cannot run ahead of the GPU).
+* **launch bubbles** are ``kernels per layer x per-kernel cost / fusion_factor``,
+  added. Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
+  launch (:data:`LAUNCH_OVERHEAD`; the pessimistic case where the host cannot run
+  ahead of the GPU) and the kernels are one per operator (:data:`KERNELS`, an
+  assumption). With CUDA graphs (``cuda_graphs=True``, as every serving framework
+  replays decode) the host launch is gone and each kernel pays only the
+  GPU-side gap between dependent kernels of a replayed graph
+  (:data:`GRAPH_KERNEL_OVERHEAD`), over the kernels a graph-captured serving
+  framework runs per layer (:data:`GRAPH_KERNELS`, TensorRT-LLM's published
+  module list for DeepSeek-R1 decode).
+
+Runtimes and exchange kernels
+-----------------------------
+``runtime`` names the collective runtime the tensor-parallel all-reduces go
+through (``analysis.cost(..., runtime=...)``; ``None`` leaves the collectives
+model's default). ``ep_kernel`` names the MoE exchange kernel of dispatch and
+combine (:data:`fabric.EXCHANGE_KERNELS`, costed by
+:func:`analysis.moe_exchange`: DeepEP normal / low-latency, one-sided symmetric
+memory, pplx, or an all-to-allv through the collective runtime); ``None`` keeps
+the plain all-to-all of the collectives model. The exchange kernel's own
+kernels replace the ``dispatch`` and ``combine`` entries of the kernel count.
 
 The output head is one more block. Tokens per second per user are
 ``tokens_per_sequence / step time``; per system, times the batch (for a
@@ -76,11 +95,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fabric import FabricError, Parameter, SpecError, chip_spec
+from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 
 from ._models import model_config
 
 __all__ = [
+    "GRAPH_KERNELS",
+    "GRAPH_KERNEL_OVERHEAD",
     "KERNELS",
     "LAUNCH_OVERHEAD",
     "DecodeBreakdown",
@@ -118,6 +139,35 @@ KERNELS = {
                 "residual_add"),
     "head": ("final_norm", "lm_head", "sample"),
 }
+
+#: Kernels per layer of a graph-captured decode: TensorRT-LLM's DeepSeek-R1 decode on
+#: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
+#: GPUs", NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1, section "Everything in One
+#: Diagram", modules 1-13 of an MoE layer), one kernel per module and two for module 10
+#: ("routerGEMM & topK"). Its MoE layer ends in a fused local-reduction + all-reduce +
+#: norm kernel; an expert-parallel exchange adds its own kernels (``ep_kernel``). Dense FFN
+#: layers are not in the diagram: one FFN module plus the final fused kernel, by analogy
+#: with the shared expert (an assumption). GQA attention and the head keep :data:`KERNELS`.
+GRAPH_KERNELS = {
+    "mla": ("fuse_a_gemm", "q_kv_rmsnorm", "uq_qr_gemm", "uk_bgemm", "kv_cache_rope",
+            "gen_attention", "uv_gemm", "wo_gemm", "allreduce_add_rmsnorm_quant"),
+    "dense_ffn": ("ffn", "allreduce_add_rmsnorm"),
+    "moe_ffn": ("router_gemm", "topk", "shared_expert", "sparse_experts",
+                "reduce_allreduce_add_rmsnorm"),
+}
+
+#: Seconds per kernel of a replayed CUDA graph: the GPU-side gap between dependent kernels
+#: (the previous grid drains, the next is launched), which graphs do not remove and
+#: Programmatic Dependent Launch partly hides. Derived from TensorRT-LLM blog1's table:
+#: enabling PDL took DeepSeek-R1 on 8xB200 from 168 to 173 tokens/s/user at 2.82 accepted
+#: tokens per step (MTP3), 2.82/168 - 2.82/173 = 0.49 ms per step, over the ~900 kernels of
+#: a step (61 layers of :data:`GRAPH_KERNELS` and 3 MTP layers): about 0.5 us per kernel
+#: (the part PDL hides; a lower bound of the gap).
+GRAPH_KERNEL_OVERHEAD = Parameter(
+    "decode.graph_kernel_overhead", 0.5e-6, "s",
+    "derived: NVIDIA/TensorRT-LLM tech_blog1 (DeepSeek-R1, 8xB200): enabling Programmatic "
+    "Dependent Launch 168 -> 173 tokens/s/user at 2.82 tokens per step = 0.49 ms per step "
+    "over ~900 kernels, ~0.5 us per kernel hidden (a lower bound of the inter-kernel gap)")
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
@@ -199,18 +249,25 @@ def expected_max_active(active, owner, chips):
     >>> expected_max_active(np.array([0.5, 0.5]), np.array([0, 1]), 2)   # 1 - 0.5 * 0.5
     0.75
     """
-    per_chip = [active[owner == c] for c in range(chips)]
-    width = max(len(p) for p in per_chip) + 1
-    log_cdf = np.zeros(width)                       # sum over chips of log P(N_c <= m)
-    for p in per_chip:
-        dist = np.zeros(width)
-        dist[0] = 1.0
-        for q in p:                                 # add one Bernoulli(q)
-            dist[1:] = dist[1:] * (1 - q) + dist[:-1] * q
-            dist[0] *= 1 - q
-        cdf = np.minimum(np.cumsum(dist), 1.0)
-        with np.errstate(divide="ignore"):
-            log_cdf += np.log(cdf)
+    owner = np.asarray(owner, dtype=np.int64)
+    counts = np.bincount(owner, minlength=chips)
+    most = int(counts.max()) if len(counts) else 0
+    # probs[c, j]: the j-th expert of chip c (in expert order), zero-padded: every chip's
+    # distribution is built at once, one Bernoulli per column
+    order = np.argsort(owner, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    slot = np.arange(len(owner)) - np.repeat(starts, counts)
+    probs = np.zeros((chips, most))
+    probs[owner[order], slot] = np.asarray(active, dtype=float)[order]
+    dist = np.zeros((chips, most + 1))
+    dist[:, 0] = 1.0
+    for j in range(most):                           # add one Bernoulli(q) to every chip
+        q = probs[:, j:j + 1]
+        dist[:, 1:] = dist[:, 1:] * (1 - q) + dist[:, :-1] * q
+        dist[:, :1] *= 1 - q
+    cdf = np.minimum(np.cumsum(dist, axis=1), 1.0)
+    with np.errstate(divide="ignore"):
+        log_cdf = np.log(cdf).sum(axis=0)           # sum over chips of log P(N_c <= m)
     return float(np.sum(1.0 - np.exp(log_cdf[:-1])))
 
 
@@ -408,6 +465,10 @@ class DecodeStep:
         Bytes of weights and KV cache on the fullest chip.
     parameters : tuple of Parameter
         Every number the model used, with unit and source.
+    runtime, ep_kernel : str or None
+        The collective runtime and the MoE exchange kernel used (None: defaults).
+    cuda_graphs : bool
+        Whether kernels were replayed from a CUDA graph.
     """
 
     model: str
@@ -426,6 +487,9 @@ class DecodeStep:
     tokens_per_s_system: float
     hbm_per_chip: float
     parameters: tuple
+    runtime: str = None
+    ep_kernel: str = None
+    cuda_graphs: bool = False
 
     def __repr__(self):
         # the full record holds one LayerTime per layer and every parameter; keep the repr short
@@ -435,14 +499,21 @@ class DecodeStep:
 
 # -- the model ----------------------------------------------------------------------------
 
-def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport):
+def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
     import analysis
     cost = getattr(analysis, "cost", None)
     if cost is None:
         raise FabricError("decode_step needs analysis.cost (the collectives model) to cost "
                           "communication, and it is not available; pass collective=... to "
                           "use another cost function")
-    return cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks, transport=transport)
+    try:
+        return cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks, transport=transport,
+                    **kw)
+    except TypeError as e:
+        if kw and "runtime" in str(e):
+            raise FabricError(f"this analysis.cost takes no runtime=; got runtime="
+                              f"{kw.get('runtime')!r}") from e
+        raise
 
 
 def _check_int(name, value, minimum):
@@ -466,7 +537,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 transport=None, algorithm="auto", skew=0.0, overlap=0.0,
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
                 hbm_efficiency=1.0, compute_efficiency=1.0, dispatch_bytes=None,
-                combine_bytes=None, chip=None, collective=None):
+                combine_bytes=None, chip=None, collective=None, runtime=None, ep_kernel=None,
+                cuda_graphs=False, graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -499,7 +571,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     fusion_factor : float >= 1
         Kernels launched are divided by this (10 for the seed's "10x fewer").
     launch_overhead : float
-        Seconds per kernel launch; default :data:`LAUNCH_OVERHEAD`.
+        Seconds per host kernel launch without CUDA graphs; default :data:`LAUNCH_OVERHEAD`.
     hbm_efficiency, compute_efficiency : float in (0, 1]
         Achieved fraction of peak HBM bandwidth and of peak FLOP/s (1: roofline).
     dispatch_bytes, combine_bytes : float, optional
@@ -515,7 +587,22 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         convention); for ``"all-to-allv"`` (skewed routing) an ``ep x ep`` array,
         ``nbytes[i, j]`` the expected bytes rank ``i`` sends to rank ``j``.
         ``algorithm`` may also be a mapping from these operation names to an
-        algorithm each.
+        algorithm each. Given ``runtime``, it is also passed ``runtime=``.
+    runtime : str, optional
+        Collective runtime of the tensor-parallel all-reduces (and of
+        ``ep_kernel="all-to-allv"``), passed to ``analysis.cost``; ``None``: its default.
+    ep_kernel : str, optional
+        MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
+        costed by :func:`analysis.moe_exchange` with uniform routing; ``None``: the
+        collectives model's all-to-all (or all-to-allv under skew).
+    cuda_graphs : bool, default False
+        Replay the step as a CUDA graph: each kernel pays ``graph_kernel_overhead``
+        over :data:`GRAPH_KERNELS` instead of a host launch over :data:`KERNELS`.
+        Serving frameworks (vLLM, SGLang, TensorRT-LLM) replay decode as a graph;
+        the default stays False until the collective runtimes' costs are in
+        ``analysis.cost`` (issue 10), so that results do not change twice.
+    graph_kernel_overhead : float
+        Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
 
     Returns
     -------
@@ -560,6 +647,15 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         raise SpecError(f"fusion_factor must be >= 1, got fusion_factor={fusion_factor!r}")
     if not (isinstance(launch_overhead, (int, float)) and launch_overhead >= 0):
         raise SpecError(f"launch_overhead must be >= 0 seconds, got {launch_overhead!r}")
+    if not (isinstance(graph_kernel_overhead, (int, float)) and graph_kernel_overhead >= 0):
+        raise SpecError(f"graph_kernel_overhead must be >= 0 seconds, got "
+                        f"{graph_kernel_overhead!r}")
+    if not isinstance(cuda_graphs, bool):
+        raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
+    kern = exchange_kernel(ep_kernel) if ep_kernel is not None else None
+    if kern is not None and skew:
+        raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
+                        f"{skew} needs ep_kernel=None (the collectives model's all-to-allv)")
     if transport not in (None, "loadstore", "rdma"):
         raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
@@ -592,10 +688,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     t_dp = b_dp * q                                   # tokens in the largest group
     weights_chip = wb * ((m.layers * m.attention_params + m.dense_layers * m.dense_ffn_params
                           + m.embedding_params + m.head_params) / tp
-                         + m.moe_layers * (m.router_params + (m.shared_experts
-                                                              + experts_chip_max)
-                                           * m.expert_params))
-    kv_layer_chip = b_dp * (context + q) * att.kv_elements_per_token * ab / att.kv_shards(tp)
+                         + m.moe_layers * (m.router_params + m.shared_experts
+                                           * m.expert_params)
+                         ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes
+    kv_layer_chip = (b_dp * (context + q) * att.kv_elements_per_token * m.kv_cache_bytes
+                     / att.kv_shards(tp))
     kv_chip = m.layers * kv_layer_chip
     if weights_chip + kv_chip > chip.hbm_bytes:
         raise SpecError(
@@ -610,8 +707,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         if len(ranks) < 2 or size <= 0:
             return 0.0
         algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
+        extra = {} if runtime is None else {"runtime": runtime}
         res = collective(fabric, op, nbytes if np.ndim(nbytes) else float(nbytes),
-                         algorithm=algo, ranks=list(ranks), transport=transport)
+                         algorithm=algo, ranks=list(ranks), transport=transport, **extra)
         return float(res.time)
 
     tp_bytes = t_dp * h * ab                           # one group's activations
@@ -629,7 +727,17 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                                    minlength=ep))
     traffic = np.tile((tokens / n) * hit * h, (ep, 1))
     np.fill_diagonal(traffic, 0.0)
-    if skew == 0:
+    exchange = None
+    if kern is not None and ep > 1:
+        from ._moe_exchange import moe_exchange
+        exchange = moe_exchange(fabric, m, max(1, math.ceil(tokens / ep)), ep, kernel=kern,
+                                dispatch_bytes=dispatch_b, combine_bytes=combine_b,
+                                transport=transport, runtime=runtime, chip=chip,
+                                collective=collective)
+        t_dispatch, t_combine = exchange.dispatch, exchange.combine
+    elif kern is not None:
+        t_dispatch = t_combine = 0.0
+    elif skew == 0:
         # Uniform routing makes the matrix uniform off the diagonal: exactly an
         # all-to-all whose per-rank buffer (own block included) is ep blocks. Costing it
         # as one lets the collectives model use every all-to-all algorithm
@@ -646,20 +754,25 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     kv_t = kv_layer_chip / bw
     att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(context) / tp) / flops
     attention = max(att_w + kv_t, att_c)
-    kernels_att = len(KERNELS[att.kind])
+    lists = GRAPH_KERNELS if cuda_graphs else KERNELS
+    per_kernel = graph_kernel_overhead if cuda_graphs else launch_overhead
+    kernels_att = len(lists.get(att.kind, KERNELS[att.kind]))
+    moe_list = [k for k in lists["moe_ffn"] if k not in ("dispatch", "combine")]
+    if ep > 1:   # the exchange's own kernels (one each for the collective all-to-all)
+        moe_list += ["exchange"] * (sum(kern.kernels) if kern is not None else 2)
 
     def finish(kind, ffn_w, ffn_c, ffn_kernels, comm_t, dispatch, combine, act_sys, act_chip):
         ffn = max(ffn_w, ffn_c)
         local = attention + ffn
         exposed = comm_t - min(overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
-        launch = kernels * launch_overhead / fusion_factor
+        launch = kernels * per_kernel / fusion_factor
         return LayerTime(kind, att_w, kv_t, att_c, attention, ffn_w, ffn_c, ffn, dispatch,
                          combine, comm_t - dispatch - combine, comm_t, exposed, launch, kernels,
                          act_sys, act_chip, local + exposed + launch)
 
     dense = finish("dense", m.dense_ffn_params * wb / tp / bw,
-                   t_dp * 2 * m.dense_ffn_params / tp / flops, len(KERNELS["dense_ffn"]),
+                   t_dp * 2 * m.dense_ffn_params / tp / flops, len(lists["dense_ffn"]),
                    2 * t_allreduce, 0.0, 0.0, 0.0, 0.0)
 
     # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
@@ -667,14 +780,14 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     fixed_w = (m.router_params + m.shared_experts * m.expert_params) * wb
     fixed_f = (t_dp / tp) * 2 * (m.router_params + m.shared_experts * m.expert_params)
     busiest = expected_max_active(active, owner, ep)
-    moe = finish("moe", (fixed_w + busiest * m.expert_params * wb) / bw,
+    moe = finish("moe", (fixed_w + busiest * m.routed_expert_bytes) / bw,
                  (fixed_f + float(load_chip.max()) * 2 * m.expert_params) / flops,
-                 len(KERNELS["moe_ffn"]), t_allreduce + t_dispatch + t_combine, t_dispatch,
+                 len(moe_list), t_allreduce + t_dispatch + t_combine, t_dispatch,
                  t_combine, float(active.sum()), busiest)
 
     head_w = m.head_params * wb / tp / bw
     head_c = t_dp * 2 * m.head_params / tp / flops
-    head_l = len(KERNELS["head"]) * launch_overhead / fusion_factor
+    head_l = len(KERNELS["head"]) * per_kernel / fusion_factor
     head = HeadTime(head_w, head_c, head_l, max(head_w, head_c) + head_l)
 
     layers = (dense,) * m.dense_layers + (moe,) * m.moe_layers
@@ -691,13 +804,28 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         compute=sum(x.attention_compute + x.ffn_compute for x in layers) + head_c,
         comm=sum(x.comm for x in layers))
 
+    if cuda_graphs:
+        launch_param = Parameter(
+            "decode.graph_kernel_overhead", graph_kernel_overhead, "s",
+            GRAPH_KERNEL_OVERHEAD.source if graph_kernel_overhead == GRAPH_KERNEL_OVERHEAD.value
+            else "user")
+        count_source = ("NVIDIA/TensorRT-LLM tech_blog1 module list (analysis._decode."
+                        "GRAPH_KERNELS); GQA and head: one kernel per operator (assumption)")
+    else:
+        launch_param = Parameter("decode.launch_overhead", launch_overhead, "s",
+                                 LAUNCH_OVERHEAD.source
+                                 if launch_overhead == LAUNCH_OVERHEAD.value else "user")
+        count_source = "assumption: one kernel per operator, analysis._decode.KERNELS"
+    exch_params = exchange.parameters if exchange is not None else (
+        kern.parameters() if kern is not None else ())
     params = chip.parameters() + (
-        Parameter("decode.launch_overhead", launch_overhead, "s",
-                  LAUNCH_OVERHEAD.source if launch_overhead == LAUNCH_OVERHEAD.value
-                  else "user"),
-        Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(KERNELS['moe_ffn'])} (moe), "
-                  f"{kernels_att}+{len(KERNELS['dense_ffn'])} (dense)", "",
-                  "assumption: one kernel per operator, analysis._decode.KERNELS"),
+        launch_param,
+        Parameter("decode.cuda_graphs", cuda_graphs, "", "user (True: replayed CUDA graph)"),
+        Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(moe_list)} (moe), "
+                  f"{kernels_att}+{len(lists['dense_ffn'])} (dense)", "", count_source),
+        Parameter("decode.runtime", runtime, "", "user (None: analysis.cost's default)"),
+        Parameter("decode.ep_kernel", kern.name if kern is not None else None, "",
+                  "user (None: the collectives model's all-to-all)"),
         Parameter("decode.fusion_factor", fusion_factor, "", "user"),
         Parameter("decode.overlap", overlap, "", "user"),
         Parameter("decode.hbm_efficiency", hbm_eff, "", "user (1: peak bandwidth)"),
@@ -705,7 +833,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Parameter("decode.routing_skew", skew, "", "user (0: uniform routing)"),
         Parameter("decode.dispatch_bytes", dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", combine_b, "B", "bytes per element combined"),
-    ) + m.parameters()
+    ) + exch_params + m.parameters()
     return DecodeStep(m.name, fabric.name, chip.name, batch, context, q, lay, transport, layers,
                       head, bd, total, q / total, batch * q / total, weights_chip + kv_chip,
-                      params)
+                      params, runtime=runtime, ep_kernel=kern.name if kern is not None else None,
+                      cuda_graphs=cuda_graphs)

@@ -5,7 +5,10 @@ endpoint pairs. Each figure says how it was obtained: from the fabric's typed
 structure (:attr:`fabric.Fabric.structure`) where it allows (a product of
 per-dimension distances for a grid; one breadth-first search for a Clos or
 switched structure, whose endpoints are all alike), else by a BFS from every
-endpoint. A degraded fabric (:attr:`fabric.Fabric.failures`) never takes a
+endpoint: chips on one switch folded into it, all sources at once on bitsets
+(see :func:`_bfs_counts`). The dragonfly is not in the second group: its
+builder's global-link arrangement gives endpoints different distance counts
+(tested). A degraded fabric (:attr:`fabric.Fabric.failures`) never takes a
 structural shortcut: its structure describes the intact design.
 
 Bisection is a balanced cut of the endpoints: the structure's cut where it has
@@ -145,17 +148,175 @@ def hop_distribution(fabric):
         counts = np.bincount(dist.astype(np.int64).ravel()) * n
         counts[0] = 0
         return counts, "exact: one BFS (all endpoints alike)"
-    counts = np.zeros(1, dtype=np.int64)
-    for start in range(0, n, 256):
-        dist = csgraph.shortest_path(A, unweighted=True, indices=ep[start:start + 256])[:, ep]
-        if np.isinf(dist).any():
-            raise RoutingError(f"{fabric.name}: some endpoints are disconnected")
-        c = np.bincount(dist.astype(np.int64).ravel())
-        if len(c) > len(counts):
-            counts = np.pad(counts, (0, len(c) - len(counts)))
-        counts[:len(c)] += c
-    counts[0] = 0
+    counts = _bfs_counts(A, ep)
+    if counts is None:
+        raise RoutingError(f"{fabric.name}: some endpoints are disconnected")
     return counts, "exact: BFS from every endpoint"
+
+
+# -- all-pairs BFS over endpoints ----------------------------------------------------------
+#
+# Endpoints of degree one (a chip on its switch) are folded into their neighbour, which
+# then stands for ``a`` such chips (and ``c = 1`` if it is an endpoint itself): two folded
+# chips on core nodes ``d`` apart are ``d + 2`` apart, a folded chip and a core endpoint
+# ``d + 1``. The BFS runs between the core nodes only, from every core node that stands
+# for an endpoint at once, one bit per source ("bit-parallel" BFS: row ``v`` of the
+# bitset holds the sources within ``k`` hops of ``v``, and one level is
+# ``R[v] |= OR of R[u] over the neighbours u of v``). A level costs (arcs x sources / 64)
+# word operations, so graphs of large diameter go by one BFS per source instead.
+
+_BITS_BLOCK = 1 << 12  # sources per bit-parallel sweep (64 words per row)
+_GATHER = 1 << 22  # words per gathered block of neighbour rows (32 MiB)
+
+
+def _fold_leaves(A, ep):
+    """(core adjacency, folded chips per core node ``a``, ``c = 1`` for core endpoints)."""
+    nv = A.shape[0]
+    deg = np.diff(A.indptr)
+    is_ep = np.zeros(nv, dtype=bool)
+    is_ep[ep] = True
+    leaf = is_ep & (deg == 1)
+    first = (A.indices[np.minimum(A.indptr[:-1], len(A.indices) - 1)] if len(A.indices)
+             else np.zeros(nv, dtype=np.int64))
+    nbr = np.where(leaf, first, -1)
+    # fold a leaf endpoint only into a neighbour that stays (not a leaf endpoint itself)
+    fold = leaf & ~leaf[np.maximum(nbr, 0)]
+    core = np.flatnonzero(~fold)
+    cid = np.full(nv, -1, dtype=np.int64)
+    cid[core] = np.arange(len(core))
+    a = np.bincount(cid[nbr[fold]], minlength=len(core)).astype(np.int64)
+    c = is_ep[core].astype(np.int64)
+    return A[core][:, core].tocsr(), a, c
+
+
+def _bfs_counts(A, ep):
+    """Counts of ordered endpoint pairs by hop distance, or None if some are disconnected."""
+    A = sp.coo_matrix(A)
+    keep = A.row != A.col  # self loops are no hops
+    nv = A.shape[0]
+    A = sp.csr_matrix((np.ones(int(keep.sum())), (A.row[keep], A.col[keep])), shape=(nv, nv))
+    A.data[:] = 1  # parallel entries summed: back to one arc
+    Ac, a, c = _fold_leaves(A, ep)
+    src = np.flatnonzero(a + c > 0)  # core nodes standing for endpoints
+    counts = np.zeros(2, dtype=np.int64)
+    # pairs inside one core node: its folded chips with each other and with itself
+    counts = _add(counts, 2, int((a * (a - 1)).sum()))
+    counts = _add(counts, 1, int((2 * a * c).sum()))
+    if len(src) < 2:
+        return counts
+    d0 = csgraph.shortest_path(Ac, unweighted=True, indices=[int(src[0])])[0]
+    if not np.isfinite(d0[src]).all():
+        return None
+    # cost of the two ways: bit-parallel levels (about the diameter, between the
+    # eccentricity e of one source and 2e) against one BFS per source
+    ecc = int(d0[np.isfinite(d0)].max())
+    arcs, T = Ac.nnz, len(src)
+    bitset = 1.5 * (ecc + 1) * (arcs + Ac.shape[0]) * ((T + 63) // 64)
+    per_source = 4.0 * T * (arcs + Ac.shape[0] + T)
+    if bitset > per_source:
+        return _per_source_counts(Ac, src, a, c, counts)
+    return _bitset_counts(Ac, src, a, c, counts)
+
+
+def _add(counts, d, value):
+    if value == 0:
+        return counts
+    if d >= len(counts):
+        counts = np.pad(counts, (0, d + 1 - len(counts)))
+    counts[d] += value
+    return counts
+
+
+def _pair_terms(counts, d, a_u, c_u, A_d, C_d):
+    """Add the pairs between core nodes ``d`` apart: sums over rows of the frontier weights."""
+    counts = _add(counts, d + 2, int((a_u * A_d).sum()))
+    counts = _add(counts, d + 1, int((a_u * C_d + c_u * A_d).sum()))
+    return _add(counts, d, int((c_u * C_d).sum()))
+
+
+def _per_source_counts(Ac, src, a, c, counts):
+    """One BFS per source core node (256 at a time): for graphs of large diameter."""
+    for s0 in range(0, len(src), 256):
+        rows = src[s0:s0 + 256]
+        D = csgraph.shortest_path(Ac, unweighted=True, indices=rows)[:, src]
+        if np.isinf(D).any():
+            return None
+        D = D.astype(np.int64)
+        w_a, w_c = a[src], c[src]
+        maxd = int(D.max())
+        for d in range(1, maxd + 1):
+            m = D == d
+            counts = _pair_terms(counts, d, a[rows], c[rows], m @ w_a, m @ w_c)
+    return counts
+
+
+def _bitset_counts(Ac, src, a, c, counts):
+    """Bit-parallel BFS from every source core node, ``_BITS_BLOCK`` sources per sweep."""
+    n = Ac.shape[0]
+    indptr, indices = Ac.indptr, Ac.indices
+    deg = np.diff(indptr)
+    has = np.flatnonzero(deg > 0)
+    is_src = np.zeros(n, dtype=bool)
+    is_src[src] = True
+    rows_src = src  # rows whose frontier weights count
+    for b0 in range(0, len(src), _BITS_BLOCK):
+        cols = src[b0:b0 + _BITS_BLOCK]
+        nb = len(cols)
+        W = (nb + 63) // 64
+        R = np.zeros((n, W), dtype=np.uint64)
+        bit = np.arange(nb)
+        R[cols, bit // 64] = np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64))
+        # weight classes of the sources in this block: one mask per distinct (a, c)
+        key = a[cols] * 2 + c[cols]
+        masks = []
+        for k in np.unique(key):
+            m = np.zeros(W, dtype=np.uint64)
+            sel = np.flatnonzero(key == k)
+            np.bitwise_or.at(m, sel // 64, np.left_shift(np.uint64(1),
+                                                          (sel % 64).astype(np.uint64)))
+            masks.append((int(k) // 2, int(k) % 2, m))
+        full = np.zeros(W, dtype=np.uint64)
+        for _, _, m in masks:
+            full |= m
+        d = 0
+        while True:
+            new = _bitset_level(R, indptr, indices, has)
+            if np.array_equal(new, R):  # no row reached a new source: done
+                break
+            front = new[rows_src] & ~R[rows_src]
+            R = new
+            d += 1
+            A_d = np.zeros(len(rows_src), dtype=np.int64)
+            C_d = np.zeros(len(rows_src), dtype=np.int64)
+            for wa, wc, m in masks:
+                pc = np.bitwise_count(front & m).sum(axis=1, dtype=np.int64)
+                A_d += wa * pc
+                C_d += wc * pc
+            counts = _pair_terms(counts, d, a[rows_src], c[rows_src], A_d, C_d)
+        if ((R[rows_src] & full) != full).any():
+            return None
+    return counts
+
+
+def _bitset_level(R, indptr, indices, has):
+    """One BFS level on bitsets: ``out[v] = R[v] | OR of R[u] over the neighbours u of v``."""
+    out = R.copy()
+    W = R.shape[1]
+    step = max(1, _GATHER // max(W, 1))
+    # rows with neighbours, in blocks of about ``step`` gathered neighbour rows
+    ends = indptr[has + 1]
+    i = 0
+    while i < len(has):
+        limit = indptr[has[i]] + step
+        j = max(i + 1, int(np.searchsorted(ends, limit, side="right")))
+        rows = has[i:j]
+        lo, hi = indptr[rows[0]], indptr[rows[-1] + 1]
+        seg = indptr[rows] - lo
+        # rows in ``has`` are increasing, so their neighbour lists are contiguous only if no
+        # row without neighbours lies between them; those contribute nothing to [lo, hi)
+        out[rows] |= np.bitwise_or.reduceat(R[indices[lo:hi]], seg, axis=0)
+        i = j
+    return out
 
 
 def _adjacency(fabric):

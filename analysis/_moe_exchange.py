@@ -15,7 +15,8 @@ Per phase (terms add)::
   node (a load/store domain: the GPUs of a server, or a whole NVL72 rack) holds
   at least one of its experts. Experts sit on ranks in blocks of ``E / ep``
   (expert ``e`` on rank ``e // (E/ep)``, as DeepEP and TensorRT-LLM place
-  them). ``"uniform"``: a token's ``k`` experts are ``k`` distinct experts
+  them); when ``ep`` does not divide ``E`` every rank is taken to hold the
+  mean ``E / ep`` (the hypergeometric product extended to a fractional set). ``"uniform"``: a token's ``k`` experts are ``k`` distinct experts
   drawn uniformly (exact hypergeometric: a set of ``s`` experts is missed with
   probability ``C(E-s, k) / C(E, k)``). ``"node-limited:M"``: DeepSeek-V3's
   node-limited routing (arXiv 2412.19437 s.2.1.2: each token goes to at most
@@ -500,8 +501,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     ranks = _resolve_ep(fabric, ep)
     n_ep = len(ranks)
     E, k, h = m.routed_experts, m.experts_per_token, m.hidden
-    if E % n_ep:
-        raise SpecError(f"ep={n_ep} ranks must divide the {E} routed experts of {m.name}")
+    if n_ep > E:
+        raise SpecError(f"ep={n_ep} ranks but {m.name} has only {E} routed experts")
     name, mm = parse_routing(routing)
     routing_name = name if mm is None else f"{name}:{mm}"
     dom = _domains(fabric)[ranks]

@@ -8,7 +8,7 @@ import functools
 import math
 import re
 
-from fabric import format_size, format_time
+from fabric import SpecError, format_size, format_time
 
 from . import _plots
 from ._report_findings import (
@@ -70,14 +70,14 @@ def parse_sizes(values):
             if m["op"] in "x*":
                 step = int(m["step"]) if m["step"].isdigit() else 0
                 if step < 2:
-                    raise ValueError(f"size range {v!r}: the factor after 'x' must be an "
+                    raise SpecError(f"size range {v!r}: the factor after 'x' must be an "
                                      "integer >= 2")
             else:
                 step = parse_size(m["step"])
                 if step <= 0:
-                    raise ValueError(f"size range {v!r}: the step after '+' must be > 0")
+                    raise SpecError(f"size range {v!r}: the step after '+' must be > 0")
             if start <= 0 or stop < start:
-                raise ValueError(f"size range {v!r} must have 0 < start <= stop")
+                raise SpecError(f"size range {v!r} must have 0 < start <= stop")
             x = start
             while x <= stop:
                 out.add(x)
@@ -85,10 +85,10 @@ def parse_sizes(values):
         else:
             size = parse_size(v)
             if size <= 0:
-                raise ValueError(f"sizes must be > 0 bytes, got {v!r}")
+                raise SpecError(f"sizes must be > 0 bytes, got {v!r}")
             out.add(size)
     if not out:
-        raise ValueError("sizes: give at least one size")
+        raise SpecError("sizes: give at least one size")
     return sorted(out)
 
 
@@ -101,12 +101,12 @@ def _check_ops(ops):
     for op in ops:
         name = normalize_op(op)
         if name == "all-to-allv":
-            raise ValueError("op all-to-allv needs a traffic matrix; the report sweeps "
+            raise SpecError("op all-to-allv needs a traffic matrix; the report sweeps "
                              "sizes of the other operations")
         if name not in names:
             names.append(name)
     if not names:
-        raise ValueError("ops: give at least one collective operation")
+        raise SpecError("ops: give at least one collective operation")
     return names
 
 
@@ -137,7 +137,9 @@ def _collective_curve(system, op, algorithm, transport, sizes):
     rows = [{"system": system, "op": op, "algorithm": algorithm,
              "transport_asked": transport or "native", "transport": r.transport,
              "size_bytes": int(r.size), "time_s": r.time, "algbw_Bps": r.algbw,
-             "busbw_Bps": r.busbw, "lower_bound_s": r.lower_bound} for r in results]
+             "busbw_Bps": r.busbw, "lower_bound_s": r.lower_bound,
+             "gap_to_bound": r.time / r.lower_bound if r.lower_bound > 0 else 1.0}
+            for r in results]
     return {"rows": rows, "reason": None}
 
 
@@ -174,11 +176,20 @@ def _plot_rows(rows):
 def _draw_collective(best, mine, op, system):
     fig = _figure()
     axes = fig.subplots(2, 2)
+    bound = [dict(r, size=r["size_bytes"], time=r["lower_bound_s"], what="lower bound")
+             for r in best]
     best, mine = _plot_rows(best), _plot_rows(mine)
     for row, rows, group, what in ((0, best, ("system",), "best algorithm per system"),
                                    (1, mine, ("algorithm",), f"each algorithm, {system}")):
         _plots.plot_collective_sweep(rows, ax=axes[row, 0], metric="time", group=group)
         _plots.plot_collective_sweep(rows, ax=axes[row, 1], metric="busbw", group=group)
+        if row == 0:
+            drawn = len(axes[0, 0].lines)
+            _plots.plot_collective_sweep(bound, ax=axes[0, 0], metric="time",
+                                         group=("system", "what"))
+            for line in axes[0, 0].lines[drawn:]:
+                line.set_linestyle("--")
+                line.set_marker("")
         # Short titles that fit their panel; a legend on every panel.
         axes[row, 0].set_title(f"{op} time\n{what}")
         axes[row, 1].set_title(f"{op} bus bandwidth\n{what}")
@@ -212,16 +223,19 @@ def _collectives_section(fabrics, ops, sizes, executor, quiet):
                             "transport_asked": point["transport"] or "native",
                             "reason": res["reason"]})
     native = [r for r in rows if r["transport_asked"] == "native"]
-    best = _best(native)
+    # each system at its best: every algorithm over every transport tried (the native
+    # choice, and RDMA for every step where the grid asked for it)
+    best = _best(rows)
     first = next(iter(fabrics))
     figures = []
     for op in ops:
         figures.append(FigureSpec(
             f"collective-{op}", f"{op} against size",
             f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank. "
-            f"Top: each system's fastest applicable algorithm at each size; bottom: every "
-            f"applicable algorithm on {first}. Native transport: load/store inside a "
-            "load/store domain, RDMA across NICs.",
+            f"Top: each system's fastest applicable algorithm and transport at each size, "
+            f"with its lower bound dashed (time panel); bottom: every applicable algorithm "
+            f"on {first} over the native transport (load/store inside a load/store domain, "
+            "RDMA across NICs).",
             functools.partial(_draw_collective, [r for r in best if r["op"] == op],
                               [r for r in native if r["op"] == op and r["system"] == first],
                               op, first), column="double", height=4.8))
@@ -235,20 +249,27 @@ def _collectives_section(fabrics, ops, sizes, executor, quiet):
             for name in fabrics:
                 r = cell.get((op, size, name))
                 row[name] = "" if r is None else (
-                    f"{format_time(r['time_s'])} {r['algorithm']} ({r['transport']})")
+                    f"{format_time(r['time_s'])} {r['algorithm']} ({r['transport']}; "
+                    f"{r['gap_to_bound']:.2f}x bound)")
             summary.append(row)
     columns = (Column("op", "op"), Column("size_bytes", "size", format_size),
                *(Column(name, name) for name in fabrics))
     full_cols = tuple(Column(k, k) for k in (
         "system", "op", "algorithm", "transport_asked", "transport", "size_bytes", "time_s",
-        "algbw_Bps", "busbw_Bps", "lower_bound_s"))
+        "algbw_Bps", "busbw_Bps", "lower_bound_s", "gap_to_bound"))
     tables = [
         Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
               "Time, algorithm and transport of each system's fastest algorithm at the swept "
-              "sizes nearest 1 KiB, 1 MiB and 1 GiB; every size (with bus bandwidth) in "
-              "collectives_best.csv, every algorithm in collectives.csv.",
+              "sizes nearest 1 KiB, 1 MiB and 1 GiB, and its gap to the lower bound "
+              "(time / the largest bound the model proves: injection, host cuts, and for "
+              "all-to-all the max-concurrent-flow optimum; in-network reduction has its "
+              "own). Considered: every algorithm of the operation that applies (the others "
+              "in not_applicable, with the reason) over the native transport, and the "
+              "message-passing ones also over RDMA on fabrics without NICs. Every size "
+              "(with bus bandwidth) in collectives_best.csv, every algorithm in "
+              "collectives.csv.",
               csv_columns=("system", "op", "size_bytes", "algorithm", "transport", "time_s",
-                           "algbw_Bps", "busbw_Bps"),
+                           "algbw_Bps", "busbw_Bps", "lower_bound_s", "gap_to_bound"),
               csv_rows=tuple(sorted(best, key=lambda r: (r["system"], r["op"],
                                                          r["size_bytes"])))),
         Table("collectives", "", full_cols, (),

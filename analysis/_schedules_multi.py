@@ -47,6 +47,8 @@ the longest ring's latencies and the busiest dimension's bytes, never less than 
 dimension would take alone (a conservative model of rings of different lengths
 running at once).
 
+Sources of the facts used are listed in docs/sources.md s.6.
+
 Examples
 --------
 >>> import topologies
@@ -76,8 +78,8 @@ MAX_ORDERS_DIMS = 4          # all permutations up to 4 dimensions (24 orders); 
 RING_SEARCH_ROTATIONS = 10   # Posa rotations allowed per node before a search attempt gives up
 RING_SEARCH_ATTEMPTS = 2     # restarts (other start nodes) per cycle
 ROTATION_WORK = 10_000_000   # ... and at most this many node moves by rotations, per cycle
-SEARCH_ROUNDS = 16           # whole searches with other seeds, on small graphs
-SEARCH_WORK = 20_000        # ... as many as fit in this many node-degrees of work
+SEARCH_ROUNDS = 16           # whole searches with other seeds (at least 2), on small graphs
+SEARCH_WORK = 20_000         # ... as many as fit in this many node-degrees of work
 
 _RINGS = weakref.WeakKeyDictionary()
 
@@ -161,7 +163,7 @@ def _search(adj_sets, seed):
         return []
     most = min(len(a) for a in adj_sets) // 2
     work = n * max(len(a) for a in adj_sets)
-    rounds = max(1, min(SEARCH_ROUNDS, SEARCH_WORK // max(work, 1)))
+    rounds = max(2, min(SEARCH_ROUNDS, SEARCH_WORK // max(work, 1)))
     best = []
     for r in range(rounds):
         got = _search_once(adj_sets, np.random.default_rng([seed, r]))
@@ -175,6 +177,7 @@ def _search(adj_sets, seed):
 def _search_once(adj_sets, rng):
     """Edge-disjoint Hamiltonian cycles of ``adj_sets``, found one after another."""
     n = len(adj_sets)
+    full = [set(a) for a in adj_sets]
     adj_sets = [set(a) for a in adj_sets]
     cycles = []
     while min(len(a) for a in adj_sets) >= 2:
@@ -185,15 +188,173 @@ def _search_once(adj_sets, rng):
             found = _hamiltonian_cycle(adj, start, rng)
             if found is not None:
                 break
+        if found is None and cycles:
+            found = _factor_and_merge(adj_sets, cycles)
         if found is None:
             break
         k = int(np.argmin(found))
-        found = np.roll(found, -k)  # start every ring at its lowest position
-        for a, b in zip(found, np.roll(found, -1)):
-            adj_sets[a].discard(int(b))
-            adj_sets[b].discard(int(a))
-        cycles.append(found)
+        cycles.append(np.roll(found, -k))  # start every ring at its lowest position
+        # what is left: every edge on no cycle (an exchange may have changed earlier ones)
+        adj_sets = [set(a) for a in full]
+        for c in cycles:
+            for a, b in zip(c.tolist(), np.roll(c, -1).tolist()):
+                adj_sets[a].discard(b)
+                adj_sets[b].discard(a)
     return cycles
+
+
+def _two_factor(adj_sets):
+    """A 2-factor (every node on one cycle of it) of a regular graph of even degree, as
+    each node's two neighbours on it; None if the degree is odd or no factor is found.
+
+    Petersen's theorem, constructively: orient every edge along an Euler circuit of its
+    component (in-degree = out-degree = d/2 everywhere); a perfect matching of the
+    bipartite graph (out-copy of u) - (in-copy of v) per oriented edge u -> v gives
+    every node one edge out and one in (Hopcroft-Karp).
+    """
+    import networkx as nx
+
+    degs = {len(a) for a in adj_sets}
+    if len(degs) != 1 or degs.pop() % 2:
+        return None
+    n = len(adj_sets)
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from((u, v) for u, a in enumerate(adj_sets) for v in a if u < v)
+    # integer labels (out-copy u, in-copy n + u): the matching must not depend on hashing
+    B = nx.Graph()
+    top = list(range(n))
+    B.add_nodes_from(range(2 * n))
+    for comp in nx.connected_components(G):
+        H = G.subgraph(comp)
+        if H.number_of_edges() == 0:
+            return None
+        B.add_edges_from((u, n + v) for u, v in nx.eulerian_circuit(H, source=min(comp)))
+    match = nx.bipartite.hopcroft_karp_matching(B, top_nodes=top)
+    nb = [[] for _ in range(n)]
+    for u in range(n):
+        got = match.get(u)
+        if got is None:
+            return None
+        v = got - n
+        nb[u].append(v)
+        nb[v].append(u)
+    if any(len(x) != 2 or x[0] == x[1] for x in nb):
+        return None  # a 2-cycle (u -> v -> u) is not a cycle of the simple graph
+    return nb
+
+
+def _cycle_order(nb):
+    """Successor of every node on the single cycle given by neighbour pairs, or None."""
+    n = len(nb)
+    nxt = np.full(n, -1, dtype=np.int64)
+    prev, u = nb[0][1], 0
+    for _ in range(n):
+        v = nb[u][0] if nb[u][0] != prev else nb[u][1]
+        nxt[u] = v
+        prev, u = u, v
+    return nxt if u == 0 and (nxt >= 0).all() else None
+
+
+def _factor_and_merge(adj_sets, cycles):
+    """One more Hamiltonian cycle: a 2-factor of the remaining graph, its cycles merged
+    by exchanges with the cycles already found; None if they cannot all be merged.
+
+    An exchange takes a 4-cycle ``u v w x`` of the graph whose edges ``uv`` and ``wx``
+    lie on two different cycles of the factor, and trades them for ``vw``, ``xu``, which
+    joins the factor's two cycles into one. ``vw`` and ``xu`` come from the edges left
+    over (on no cycle), which take ``uv``, ``wx`` instead; or from a Hamiltonian cycle
+    ``A`` traversed ``v -> w`` and ``u -> x`` (or both reversed), which stays one cycle
+    with ``uv, wx`` instead. The edge sets stay disjoint, and each exchange removes one
+    cycle of the factor.
+    """
+    n = len(adj_sets)
+    fnb = _two_factor(adj_sets)
+    if fnb is None:
+        return None
+    parent = list(range(n))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for u in range(n):
+        for v in fnb[u]:
+            ru, rv = find(u), find(v)
+            if ru != rv:
+                parent[ru] = rv
+    pieces = len({find(u) for u in range(n)})
+    anb = []
+    for c in cycles:
+        nbs = [[0, 0] for _ in range(n)]
+        for a, b in zip(c.tolist(), np.roll(c, -1).tolist()):
+            nbs[a][1] = b
+            nbs[b][0] = a
+        anb.append(nbs)
+    nxts = [_cycle_order(x) for x in anb]
+
+    free = [set(a) - set(f) for a, f in zip(adj_sets, fnb)]  # edges on neither
+
+    def exchange(u):
+        for v in fnb[u]:
+            # first with edges on no cycle: any 4-cycle joining two pieces will do
+            for x in free[u]:
+                for w in free[v]:
+                    if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
+                        continue
+                    for a_, old, new in ((u, v, x), (v, u, w), (w, x, v), (x, w, u)):
+                        fnb[a_][fnb[a_].index(old)] = new
+                    for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
+                        free[a_].discard(old)
+                        free[a_].add(new)
+                    parent[find(u)] = find(w)
+                    return True
+            for j, nbs in enumerate(anb):
+                nxt = nxts[j]
+                for x in nbs[u]:
+                    for w in nbs[v]:
+                        if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
+                            continue
+                        if not ((nxt[v] == w and nxt[u] == x) or (nxt[w] == v and nxt[x] == u)):
+                            continue
+                        # the factor trades uv, wx for vw, xu; A the other way round
+                        for a_, old, new in ((u, v, x), (v, u, w), (w, x, v), (x, w, u)):
+                            fnb[a_][fnb[a_].index(old)] = new
+                        for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
+                            nbs[a_][nbs[a_].index(old)] = new
+                        parent[find(u)] = find(w)
+                        nxts[j] = _cycle_order(nbs)
+                        return True
+        return False
+
+    while pieces > 1:
+        before = pieces
+        for u in range(n):
+            while pieces > 1 and exchange(u):
+                pieces -= 1
+            if pieces == 1:
+                break
+        if pieces == before:
+            break
+    if pieces > 1:
+        return None
+    for j, c in enumerate(cycles):  # the cycles found before changed: write them back
+        nxt = nxts[j]
+        order = np.empty(n, dtype=np.int64)
+        order[0] = 0
+        for i in range(1, n):
+            order[i] = nxt[order[i - 1]]
+        c[:] = order
+    order = np.empty(n, dtype=np.int64)
+    nxt = _cycle_order(fnb)
+    if nxt is None:
+        return None
+    order[0] = 0
+    for i in range(1, n):
+        order[i] = nxt[order[i - 1]]
+    return order
 
 
 def _locality_order(fabric, nodes):
@@ -220,6 +381,29 @@ def _locality_order(fabric, nodes):
     return np.array(keyed, dtype=np.int64)
 
 
+def _channel_rings(fabric, nodes):
+    """Rings through switches: the locality order, and on a group spread evenly over host
+    domains of ``g`` ranks, ``g`` rotations of it in which ring ``c`` enters and leaves
+    every host from its ``c``-th rank (NCCL's channels: each ring crosses between hosts
+    on other chips, hence other NICs)."""
+    order = _locality_order(fabric, nodes)
+    host_of = fabric.host_of
+    hosts = [host_of.get(nodes[i]) for i in order]
+    runs = []
+    for i, h in enumerate(hosts):
+        if i == 0 or h != hosts[i - 1] or h is None:
+            runs.append([])
+        runs[-1].append(int(order[i]))
+    sizes = {len(r) for r in runs}
+    if len(runs) < 2 or len(sizes) != 1 or None in hosts:
+        return [order]
+    g = sizes.pop()
+    if g < 2:
+        return [order]
+    block = np.array(runs, dtype=np.int64)
+    return [np.roll(block, -c, axis=1).ravel() for c in range(g)]
+
+
 def ring_search(fabric, ranks=None, *, seed=0):
     """Edge-disjoint rings over every rank of a group, found on the fabric graph.
 
@@ -230,7 +414,8 @@ def ring_search(fabric, ranks=None, *, seed=0):
     switches: NVSwitch planes, a fat-tree) gets one ring that visits each host domain's
     ranks together (else each switch's), host after host in breadth-first order of the
     fabric from the first rank, so that the ring crosses between hosts as few times as
-    it can. Degraded
+    it can; with ``g >= 2`` ranks in every host, ``g`` such rings, ring ``c`` leaving
+    each host from its ``c``-th rank (NCCL's channels, one per NIC). Degraded
     fabrics work: failed links are simply absent.
 
     Parameters
@@ -251,7 +436,9 @@ def ring_search(fabric, ranks=None, *, seed=0):
     >>> import topologies
     >>> [len(r) for r in ring_search(topologies.build("sd200-ultra"))]
     [128, 128, 128, 128, 128, 128]
-    >>> len(ring_search(topologies.build("nvl72")))   # through the switches: one ring
+    >>> len(ring_search(topologies.build("nvl72")))   # through the switches: one per rank
+    4
+    >>> len(ring_search(topologies.build("fattree:k=4")))   # no host domains: one ring
     1
     """
     nodes = tuple(fabric.endpoints) if ranks is None else tuple(fabric.node(x) for x in ranks)
@@ -268,7 +455,7 @@ def _rings(fabric, nodes, seed=0):
             bottleneck = [min(min(bw[(int(a), int(b))], bw[(int(b), int(a))])
                               for a, b in zip(c, np.roll(c, -1))) for c in cycles]
         else:
-            cycles = [_locality_order(fabric, nodes)] if len(nodes) > 1 else []
+            cycles = _channel_rings(fabric, nodes) if len(nodes) > 1 else []
             bottleneck = [1.0] * len(cycles)
         cache[key] = (tuple(cycles), tuple(bottleneck))
     return cache[key]

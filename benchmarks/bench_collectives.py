@@ -3,7 +3,9 @@
 Targets (issue 5):
 * every operation x every applicable algorithm x 31 sizes (1 KiB to 1 GiB) on
   ``sd200-ultra`` and on ``cluster-128``: under 5 s together;
-* ring all-reduce over every rank of ``fattree:k=40`` (16,000 ranks) on the fabric: under 10 s.
+* ring all-reduce over every rank of ``fattree:k=40`` (16,000 ranks) on the fabric: under 10 s;
+* ring search (edge-disjoint Hamiltonian cycles, issue 13) on ``torus:16x16x16`` and on
+  ``fattree:k=16``: under 10 s each.
 
 Each timing starts from freshly built fabrics (no cached routing). Run:
 
@@ -19,7 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import topologies
-from analysis import ALGORITHMS, NotApplicableError, cost
+from analysis import ALGORITHMS, NotApplicableError, cost, ring_search
 
 # 31 sizes from 1 KiB to 1 GiB, geometrically spaced (powers of two give only 21)
 SIZES = [round(x) for x in np.geomspace(2**10, 2**30, 31)]
@@ -122,6 +124,18 @@ def main():
           f"(target < 10 s: {'met' if elapsed < 10 else 'NOT met'}); time {r.time * 1e3:.1f} ms, "
           f"busbw {r.busbw / 1e9:.1f} GB/s; {clock}")
     router_detail()
+    rings()
+
+
+def rings():
+    """Ring search (issue 13): rings found and seconds, from a freshly built fabric."""
+    for spec in ("torus:16x16x16", "fattree:k=16", "torus:8x8x8", "sd200-ultra"):
+        f = topologies.build(spec)
+        t = time.perf_counter()
+        found = ring_search(f)
+        elapsed = time.perf_counter() - t
+        print(f"ring search, {spec} ({f.n_endpoints} ranks): {len(found)} ring(s) in "
+              f"{elapsed:.2f} s (target < 10 s: {'met' if elapsed < 10 else 'NOT met'})")
 
 
 if __name__ == "__main__":

@@ -275,8 +275,9 @@ def against_deepep():
 
     deepseek-v3 on cluster-128 (H100 servers, one 400 Gb/s NIC per GPU, the
     closest preset to DeepEP's H800 testbed), 128 sequences per rank (batch
-    16384, dp=128, ep=128), one token each, FP8 dispatch and BF16 combine, RDMA
-    forced as in DeepEP's low-latency mode. Context 1 keeps the KV cache small;
+    16384, dp=128, ep=128), one token each, FP8 dispatch (with DeepEP's per-128
+    scales) and BF16 combine, through the ``deepep-low-latency`` exchange kernel
+    (every (token, expert) copy over RDMA across servers, NVLink inside one). Context 1 keeps the KV cache small;
     it does not enter dispatch or combine. Nothing is fitted to the measurement.
 
     Returns (modelled dispatch, modelled combine, published dispatch, published combine),
@@ -284,7 +285,8 @@ def against_deepep():
     """
     fab = topologies.build("cluster-128")
     r = analysis.decode_step("deepseek-v3", fab, batch=128 * 128, context=1, layout="tp=1",
-                             transport="rdma", dispatch_bytes=1.0, combine_bytes=2.0)
+                             dispatch_bytes=1.0 + 4 / 128, combine_bytes=2.0,
+                             ep_kernel="deepep-low-latency")
     moe = r.layers[-1]
     return moe.dispatch, moe.combine, *DEEPEP_EP128
 

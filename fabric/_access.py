@@ -1,8 +1,14 @@
 """Access latency: one load or store from a chip to a global address, stage by stage.
 
-The target of an access is the owner of its global address (looked up in the
-fabric's address map); the path is the routing policy's path from the
-requester to the target. The time of one access is a sum of stages (they do
+One model of an access, from the requester's address space to the owner's
+memory: the requesting chip's host domain must map the address through one of
+its windows, and the access is translated and permission-checked exactly as
+:meth:`fabric.Fabric.translate` does (:meth:`fabric.HostDomain.reach`), so an
+access the protection model refuses raises :class:`~fabric.TranslationError`
+and is never timed. The target is the owner the translation reaches; the path
+is the routing policy's path from the requester to the target. (A fabric with
+no address plan at all, because no chip says how much HBM it has, has no
+protection model: its accesses are timed unchecked.) The time of one access is a sum of stages (they do
 not overlap: each waits for the previous one):
 
 load/store (``transport.kind == "memory"``)
@@ -38,7 +44,7 @@ import dataclasses
 
 import numpy as np
 
-from ._errors import AddressMapError, NodeError
+from ._errors import AddressMapError, NodeError, SpecError, TranslationError
 from ._transport import transport as _transport
 
 __all__ = ["OPS", "Access", "LatencyStats", "access", "access_latencies", "access_to",
@@ -111,9 +117,54 @@ class Access:
 
 def _check_op(op, size):
     if op not in OPS:
-        raise ValueError(f"op must be one of {', '.join(OPS)}, got {op!r}")
+        raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-        raise ValueError(f"size must be a positive int of bytes, got {size!r}")
+        raise SpecError(f"size must be a positive int of bytes, got {size!r}")
+
+
+_OP_ACCESS = {"load": "read", "store": "write"}
+
+
+def _has_protection(fabric):
+    """False only for a fabric with the default plan and no HBM size (no address map)."""
+    if fabric.address_plan is not None:
+        return True
+    try:
+        _ = fabric.address_map
+    except AddressMapError:
+        return fabric.chip is not None
+    return True
+
+
+def _requester_domain(fabric, src):
+    host = fabric.host_of.get(src)
+    if host is None:
+        raise TranslationError(f"{fabric.name}: chip {src!r} belongs to no host domain, so it "
+                               "has no address space to make an access from")
+    return fabric.host_domains[host]
+
+
+def permit(fabric, src, address, op):
+    """The :class:`~fabric.Translation` of an access by chip ``src`` to a global ``address``.
+
+    The permission side of one access (:meth:`fabric.HostDomain.reach`): raises
+    :class:`~fabric.TranslationError` when ``src``'s host domain has no window
+    onto the address or is not granted ``op`` (``"load"`` or ``"store"``).
+    """
+    return _requester_domain(fabric, src).reach(address, _OP_ACCESS[op])
+
+
+def _memory_of(fabric, node):
+    """The global address of the first byte of ``node``'s memory (its HBM, or its only region)."""
+    amap = fabric.address_map
+    regs = amap.regions_of(node)
+    if not regs:
+        raise AddressMapError(f"{fabric.name}: {node!r} holds no memory in the address map, so "
+                              "there is nothing there to load or store")
+    hbm = [r for r in regs if r.kind == "hbm" and r.ways == 1]
+    plain = [r for r in regs if r.ways == 1]
+    reg = (hbm or plain or list(regs))[0]
+    return amap.global_address(node, 0, region=reg.name)
 
 
 def _target_node(fabric, owner):
@@ -175,6 +226,10 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     ------
     NodeError
         If ``src`` names no node.
+    TranslationError
+        If ``src``'s host domain has no window onto the address, or the
+        protection model refuses the access (not granted, a store through a
+        read-only window or into read-only memory): a refused access is not timed.
     AddressMapError
         If no region holds the address, or its owner is not reachable in the graph.
     RoutingError
@@ -183,16 +238,20 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     _check_op(op, size)
     _transport(transport)
     a = fabric.node(src)
-    loc = fabric.address_map.lookup(address)
-    target = _target_node(fabric, loc.owner)
-    return access_to(fabric, a, target, op=op, size=size, transport=transport,
-                     address=int(address))
+    t = permit(fabric, a, address, op)
+    target = _target_node(fabric, t.owner)
+    return _access_to(fabric, a, target, op=op, size=size, transport=transport,
+                      address=t.global_address)
 
 
 def access_to(fabric, src, target, op="load", size=64, transport="loadstore", address=None):
-    """:func:`access` to a target node directly, without an address map.
+    """:func:`access` to the first byte of ``target``'s memory (its HBM, or its only region).
 
-    ``address`` is only recorded in the result (``-1`` if not given).
+    The access is translated and permission-checked through ``src``'s host domain
+    like :func:`access`; ``address`` is recorded in the result (the target's
+    global address when not given). On a fabric with no address plan (no HBM
+    size) there is no protection model and the access is timed unchecked, with
+    ``address`` -1 unless given.
 
     Examples
     --------
@@ -204,8 +263,18 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     ('chip10', 'chip11', 'chip8', 'chip12', 'chip0')
     """
     _check_op(op, size)
-    t = _transport(transport)
+    _transport(transport)
     a, target = fabric.node(src), fabric.node(target)
+    if _has_protection(fabric):
+        t = permit(fabric, a, _memory_of(fabric, target), op)
+        address = t.global_address if address is None else address
+    return _access_to(fabric, a, target, op=op, size=size, transport=transport,
+                      address=address)
+
+
+def _access_to(fabric, a, target, op, size, transport, address):
+    """The timing of an access already permitted (stages from the routed paths)."""
+    t = _transport(transport)
     r = fabric.router
     idx = fabric.node_index
     s, d = idx[a], idx[target]
@@ -269,6 +338,8 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     n = len(nodes)
     if n < 2:
         raise NodeError(f"{fabric.name}: latency over chip pairs needs at least 2 chips, got {n}")
+    if _has_protection(fabric):
+        _permit_all(fabric, [fabric.nodes[k] for k in nodes.tolist()], op)
     i, j = np.nonzero(~np.eye(n, dtype=bool))
     r = fabric.router
     hops, fwd, bw_f = r._measure(nodes[i], nodes[j], want_bandwidth=True)
@@ -282,6 +353,23 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
         back, bw_b = 0.0 * fwd, np.full(len(fwd), np.inf)
     total = _stages(t, op, size, fwd, back, bw_f, bw_b, hops)[-1]
     return i.astype(np.int64), j.astype(np.int64), np.asarray(total, dtype=float)
+
+
+def _permit_all(fabric, chips, op):
+    """Raise :class:`~fabric.TranslationError` unless every chip may ``op`` every other's memory."""
+    g = np.array([_memory_of(fabric, c) for c in chips], dtype=np.int64)
+    by_host = {}
+    for k, c in enumerate(chips):
+        by_host.setdefault(fabric.host_of.get(c), []).append(k)
+    for host, ks in by_host.items():
+        if host is None:
+            _requester_domain(fabric, chips[ks[0]])      # raises, naming the chip
+        ok = fabric.host_domains[host].maps(g, _OP_ACCESS[op])
+        if not ok.all():
+            j = int(np.flatnonzero(~ok)[0])
+            src = chips[ks[0]] if chips[ks[0]] != chips[j] else chips[ks[-1]]
+            permit(fabric, src, int(g[j]), op)            # raises the translator's refusal
+            raise TranslationError(f"host {host}: may not {op} {chips[j]!r}'s memory")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -304,7 +392,7 @@ def latency_stats(latencies):
     """
     x = np.asarray(latencies, dtype=float)
     if x.size == 0:
-        raise ValueError("latency_stats needs at least one latency")
+        raise SpecError("latency_stats needs at least one latency")
     return LatencyStats(int(x.size), float(x.min()), float(x.mean()),
                         float(np.percentile(x, 50)), float(np.percentile(x, 99)),
                         float(x.max()))

@@ -7,28 +7,21 @@ by default, UALink 1.0's physical address) and answers, for one address or a
 numpy array of them, *which owner, at which offset*. Unmapped addresses are
 reported (an error, or a mask when asked), never silently mapped.
 
-Layout plans (:class:`AddressPlan`, field ``layout``):
+Layout plans (where each region goes) are :class:`fabric.AddressPlan`, in
+:mod:`fabric._plan`, which builds on this module.
 
-``"owner-bits"`` (default)
-    chip ``r``'s HBM at ``r << k``, ``2**k`` the smallest power of two that
-    holds one chip's HBM, so the owner of an address is a shift. Host DRAM,
-    NIC registers, memory nodes, storage and interleave sets follow the chips,
-    each aligned to its size rounded up to a power of two.
-``"packed"``
-    the same regions back to back, each base rounded up to ``alignment``.
-``"explicit"``
-    only the regions the plan lists (``AddressPlan.regions``), where they say.
-
-Layouts place chips by rank. A degraded fabric (``fabric.without(chips=...)``)
-renumbers the surviving ranks, so it is given an explicit plan holding the intact
-map's regions: the addresses a system was programmed with do not move.
-
-Interleave sets follow the CXL HDM decoder rules (docs/sources.md s.3;
-Linux ``tools/testing/cxl/test/cxl_translate.c``): ``ways`` in
+Interleave sets follow the CXL HDM decoder rules (docs/sources.md s.3; CXL 2.0
+specification, section 8.2.5.12, HDM decoder capability; Linux
+``tools/testing/cxl/test/cxl_translate.c``): ``ways`` in
 {1, 2, 4, 8, 16, 3, 6, 12}, granularity ``g`` a power of two from 256 B to
 16 KiB; offset ``o`` into the set lives on target ``(o // g) % ways`` at device
 offset ``(o // (g * ways)) * g + o % g`` (:func:`interleave_target`, inverse
-:func:`interleave_offset`).
+:func:`interleave_offset`). An HDM decoder's base and size are programmed in
+units of 256 MiB, and each of the ``ways`` targets holds ``size / ways``, so the
+checker follows that rule for every interleave set (a region with more than one
+owner, or with a granularity): **base a multiple of 256 MiB and size a multiple
+of 256 MiB x ways** (:data:`HDM_DECODER_UNIT`); a ``misaligned`` error otherwise.
+A plain region (one owner) follows only the 4 KiB page rule.
 
 Validation yields :class:`Finding` records (code, severity, message, where),
 so that :func:`fabric.check` can report every fault of a plan while the
@@ -45,30 +38,28 @@ Traceback (most recent call last):
 fabric.AddressMapError: address 0x1388 is not mapped (no region holds it)
 """
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._errors import AddressMapError
 from ._params import Parameter
-from ._units import GiB, KiB, MiB, TiB, format_address, format_size
+from ._units import GiB, KiB, MiB, TiB, format_address, format_size, parse_address, show_value
 
 __all__ = [
     "ADDRESS_WIDTH",
     "DEFAULT_HOST_MEMORY",
     "DEFAULT_NIC_MMIO",
     "DEFAULT_PACKED_ALIGNMENT",
+    "HDM_DECODER_UNIT",
     "INTERLEAVE_GRANULARITIES",
     "INTERLEAVE_WAYS",
-    "LAYOUTS",
     "MAX_ADDRESS_WIDTH",
     "MAX_PAGE_SIZE",
     "MIN_PAGE_SIZE",
     "PERMISSIONS",
     "REGION_KINDS",
     "AddressMap",
-    "AddressPlan",
     "Finding",
     "Location",
     "Locations",
@@ -76,7 +67,6 @@ __all__ = [
     "check_interleave",
     "interleave_offset",
     "interleave_target",
-    "layout_regions",
     "region_findings",
     "validate_address",
 ]
@@ -87,9 +77,15 @@ ADDRESS_WIDTH = Parameter(
 #: Addresses are held in int64 arrays; with at most 62 bits, base + size never overflows.
 MAX_ADDRESS_WIDTH = 62
 #: Magnitude beyond which a raw value cannot be held in the int64 tables (2**62).
-_INT64_SAFE = 1 << 62
+INT64_SAFE = 1 << 62
 INTERLEAVE_WAYS = (1, 2, 4, 8, 16, 3, 6, 12)
 INTERLEAVE_GRANULARITIES = tuple(256 << i for i in range(7))  # 256 B .. 16 KiB
+HDM_DECODER_UNIT = Parameter(
+    "address.hdm_decoder_unit", 256 * MiB, "B",
+    "CXL 2.0 specification sec. 8.2.5.12 (HDM decoder base and size registers hold "
+    "address bits 63:28: a decoder range is in units of 256 MiB); Linux "
+    "drivers/cxl/core/region.c alloc_hpa() refuses a region size that is not a multiple of "
+    "256 MiB x interleave ways")
 MIN_PAGE_SIZE = Parameter(
     "address.min_page_size", 4 * KiB, "B",
     "Linux include/linux/ntb.h: NTB window alignment at least 4 KiB; Gen-Z requester ZMMU "
@@ -111,7 +107,6 @@ DEFAULT_PACKED_ALIGNMENT = Parameter(
 
 REGION_KINDS = ("hbm", "dram", "mmio", "storage")
 PERMISSIONS = ("r", "rw")
-LAYOUTS = ("owner-bits", "packed", "explicit")
 
 
 @dataclass(frozen=True)
@@ -146,16 +141,58 @@ def _error(code, message, where=""):
     return Finding(code, "error", message, where)
 
 
-def _is_int(x):
+def is_int(x):
+    """True for a Python or numpy integer, False for a bool (a bool is not a number here)."""
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
-def _pow2_ceil(n):
+def pow2_ceil(n):
+    """The smallest power of two >= ``n`` (1 for ``n <= 1``)."""
     return 1 << max(0, int(n) - 1).bit_length()
 
 
-def _align_up(x, a):
+def align_up(x, a):
+    """``x`` rounded up to a multiple of ``a``."""
     return -(-x // a) * a
+
+
+def whole_number(value, what, rule="an integer >= 0", *, low=0, high=None, exc=AddressMapError):
+    """``value`` as an int after checking it is an int (not a bool) in ``[low, high)``.
+
+    The message names the field, the value and the rule, e.g. ``offset must be an
+    integer >= 0, got offset=-1``.
+
+    >>> whole_number(4, "ways")
+    4
+    >>> whole_number(True, "offset")
+    Traceback (most recent call last):
+    ...
+    fabric.AddressMapError: offset must be an integer >= 0, got offset=True (a bool)
+    """
+    if not is_int(value):
+        kind = " (a bool)" if isinstance(value, (bool, np.bool_)) else \
+            f" (a {type(value).__name__})"
+        raise exc(f"{what} must be {rule}, got {what}={show_value(value)}{kind}")
+    if value < low or (high is not None and value >= high):
+        raise exc(f"{what} must be {rule}, got {what}={show_value(value)}")
+    return int(value)
+
+
+def whole_numbers(values, what, rule="integers >= 0", *, low=0, high=None, exc=AddressMapError):
+    """An int, or an integer numpy array, checked like :func:`whole_number` elementwise."""
+    if is_int(values) or isinstance(values, (bool, np.bool_, float, str)) or values is None:
+        return whole_number(values, what, rule.replace("integers", "an integer"), low=low,
+                            high=high, exc=exc)
+    a = np.asarray(values)
+    if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
+        raise exc(f"{what} must be {rule}, got an array of dtype {a.dtype}")
+    if a.size:
+        lo, hi = a.min(), a.max()
+        if lo < low:
+            raise exc(f"{what} must be {rule}, got {what}={int(lo)}")
+        if high is not None and hi >= high:
+            raise exc(f"{what} must be {rule}, got {what}={int(hi)}")
+    return a.astype(np.int64, copy=False)
 
 
 def validate_address(address, width=57, what="address"):
@@ -178,16 +215,21 @@ def validate_address(address, width=57, what="address"):
     ...
     fabric.AddressMapError: address 0x100 is wider than the 8-bit address width (max 0xff)
     """
-    from ._units import parse_address
-
+    if not (is_int(address) or isinstance(address, str)):
+        kind = "a bool" if isinstance(address, (bool, np.bool_)) else \
+            f"a {type(address).__name__}"
+        raise AddressMapError(f"{what} must be an integer >= 0 or a string such as '0x1000', "
+                              f"got {show_value(address)} ({kind})")
     try:
         value = parse_address(address)
     except (TypeError, ValueError) as e:
-        raise AddressMapError(f"{what} {address!r} is refused: {e}") from e
+        raise AddressMapError(f"{what} {show_value(address)} is refused: {e}") from e
     if value >> width:
         shown = format_address(value)
-        if isinstance(address, str) and address.strip() != shown:
-            shown = f"{address!r} ({shown})"
+        if len(shown) > 60:
+            shown = f"{shown[:20]}... ({value.bit_length()} bits)"
+        elif isinstance(address, str) and address.strip() != shown:
+            shown = f"{show_value(address)} ({shown})"
         raise AddressMapError(f"{what} {shown} is wider than the {width}-bit "
                               f"address width (max {format_address((1 << width) - 1)})")
     return value
@@ -207,11 +249,12 @@ def check_interleave(ways, granularity):
     ...
     fabric.AddressMapError: interleave ways must be one of (1, 2, 4, 8, 16, 3, 6, 12), got ways=5
     """
-    if not _is_int(ways) or ways not in INTERLEAVE_WAYS:
-        raise AddressMapError(f"interleave ways must be one of {INTERLEAVE_WAYS}, got ways={ways!r}")
-    if not _is_int(granularity) or granularity not in INTERLEAVE_GRANULARITIES:
+    if not is_int(ways) or ways not in INTERLEAVE_WAYS:
+        raise AddressMapError(f"interleave ways must be one of {INTERLEAVE_WAYS}, got "
+                              f"ways={show_value(ways)}")
+    if not is_int(granularity) or granularity not in INTERLEAVE_GRANULARITIES:
         raise AddressMapError("interleave granularity must be a power of two from 256 B to "
-                              f"16 KiB, got granularity={granularity!r}")
+                              f"16 KiB, got granularity={show_value(granularity)}")
 
 
 def interleave_target(offset, ways, granularity):
@@ -221,10 +264,23 @@ def interleave_target(offset, ways, granularity):
     (CXL HDM decode, as in Linux ``tools/testing/cxl/test/cxl_translate.c``).
     Works elementwise on integer numpy arrays.
 
+    Raises
+    ------
+    AddressMapError
+        Unless ``offset`` is an integer (or integer array) in ``[0, 2**62)``
+        (bools, floats and negative offsets are refused) and ``ways`` and
+        ``granularity`` follow :func:`check_interleave`.
+
     >>> interleave_target(5 * 256 + 7, 4, 256)
     (1, 263)
+    >>> interleave_target(-1, 4, 256)
+    Traceback (most recent call last):
+    ...
+    fabric.AddressMapError: interleave offset must be an integer in [0, 2**62), got interleave offset=-1
     """
     check_interleave(ways, granularity)
+    offset = whole_numbers(offset, "interleave offset", "integers in [0, 2**62)",
+                           high=INT64_SAFE)
     return (offset // granularity) % ways, (offset // (granularity * ways)) * granularity \
         + offset % granularity
 
@@ -236,8 +292,10 @@ def interleave_offset(position, device_offset, ways, granularity):
     1287
     """
     check_interleave(ways, granularity)
-    if np.any(np.asarray(position) < 0) or np.any(np.asarray(position) >= ways):
-        raise AddressMapError(f"interleave position must be in 0..{ways - 1}, got {position!r}")
+    position = whole_numbers(position, "interleave position", f"integers in 0..{ways - 1}",
+                             high=ways)
+    device_offset = whole_numbers(device_offset, "device offset", "integers in [0, 2**62)",
+                                  high=INT64_SAFE)
     g = granularity
     return (device_offset // g) * g * ways + position * g + device_offset % g
 
@@ -283,7 +341,7 @@ class Region:
     def __post_init__(self):
         for key in ("base", "size"):
             value = getattr(self, key)
-            if not _is_int(value):
+            if not is_int(value):
                 raise TypeError(f"Region {key} must be an int, got {value!r}")
             object.__setattr__(self, key, int(value))
         if isinstance(self.owner, (list, tuple)):
@@ -297,7 +355,7 @@ class Region:
         for key in ("kind", "permissions") + (("name",) if self.name is not None else ()):
             if not isinstance(getattr(self, key), str):
                 raise TypeError(f"Region {key} must be a str, got {getattr(self, key)!r}")
-        if self.granularity is not None and not _is_int(self.granularity):
+        if self.granularity is not None and not is_int(self.granularity):
             raise TypeError(f"Region granularity must be an int, got {self.granularity!r}")
         if self.name is None:
             label = "+".join(map(str, self.owners)) if self.ways > 1 else str(self.owner)
@@ -328,19 +386,24 @@ def region_findings(regions, width=57):
 
     Rules: address width an int in 1..63; size > 0 and both base and size
     multiples of 4 KiB (:data:`MIN_PAGE_SIZE`); end within the address width;
-    kind and permissions known; names unique; interleave ways and granularity per
-    CXL, and the size a multiple of ``granularity * ways``; no two regions overlap
-    (each overlapping region is reported once, with one partner).
+    an owner (not None, not empty); kind and permissions known; names unique;
+    interleave ways and granularity per CXL, base a multiple of 256 MiB and size a
+    multiple of 256 MiB x ways (:data:`HDM_DECODER_UNIT`); no two regions overlap
+    (each overlapping region is reported once, with one partner). Whether each
+    owner is a node or host domain of a fabric is :func:`fabric.check`'s rule.
     """
     out = []
-    if not _is_int(width) or not 1 <= width <= MAX_ADDRESS_WIDTH:
+    if not is_int(width) or not 1 <= width <= MAX_ADDRESS_WIDTH:
         return [_error("invalid", f"address width must be an int in 1..{MAX_ADDRESS_WIDTH} "
-                       f"bits, got width={width!r}", "address plan")]
+                       f"bits, got width={show_value(width)}", "address plan")]
     page = MIN_PAGE_SIZE.value
     limit = 1 << width
     names = {}
     for reg in regions:
         where = reg.where or reg.name
+        if not reg.owners or any(o is None or o == "" for o in reg.owners):
+            out.append(_error("invalid", f"{reg}: a region is owned by a node or host domain, "
+                              f"got owner={show_value(reg.owner)} (nobody)", where))
         if reg.kind not in REGION_KINDS:
             out.append(_error("invalid", f"{reg}: kind {reg.kind!r} is not one of "
                               f"{REGION_KINDS}", where))
@@ -351,7 +414,8 @@ def region_findings(regions, width=57):
             out.append(_error("invalid", f"{reg}: name {reg.name!r} is used twice", where))
         names[reg.name] = reg
         if reg.size <= 0:
-            out.append(_error("invalid", f"{reg}: size {reg.size} must be > 0", where))
+            out.append(_error("invalid", f"{reg}: size {show_value(reg.size)} must be > 0",
+                              where))
             continue
         if reg.base < 0:
             out.append(_error("out-of-range", f"{reg}: base is negative", where))
@@ -360,17 +424,21 @@ def region_findings(regions, width=57):
                               f"beyond the {width}-bit address width", where))
         if reg.base % page or reg.size % page:
             out.append(_error("misaligned", f"{reg}: base {format_address(reg.base)} and size "
-                              f"{reg.size} must be multiples of {format_size(page)}", where))
+                              f"{show_value(reg.size)} must be multiples of {format_size(page)}",
+                              where))
         if reg.ways > 1 or reg.granularity is not None:
             try:
                 check_interleave(reg.ways, reg.granularity)
             except AddressMapError as e:
                 out.append(_error("invalid", f"{reg}: {e}", where))
             else:
-                if reg.size % (reg.granularity * reg.ways):
+                unit = HDM_DECODER_UNIT.value
+                if reg.size % (unit * reg.ways) or reg.base % unit:
                     out.append(_error(
-                        "misaligned", f"{reg}: interleave set size {reg.size} is not a multiple "
-                        f"of granularity x ways = {reg.granularity * reg.ways}", where))
+                        "misaligned", f"{reg}: an interleave set (CXL HDM decoder) has its base "
+                        f"a multiple of {format_size(unit)} and its size a multiple of "
+                        f"{format_size(unit)} x ways = {format_size(unit * reg.ways)}; got "
+                        f"base {format_address(reg.base)}, size {show_value(reg.size)}", where))
             if len(set(reg.owners)) != reg.ways:
                 out.append(_error("invalid", f"{reg}: an owner appears twice in the interleave "
                                   f"set {reg.owners}", where))
@@ -422,7 +490,7 @@ class Locations:
     mapped: np.ndarray
 
 
-def _as_address_array(addresses, width, exc, what="address"):
+def as_address_array(addresses, width, exc, what="address"):
     a = np.asarray(addresses)
     if a.dtype == object or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
         raise exc(f"{what}es must be an integer array, got dtype {a.dtype}")
@@ -443,7 +511,7 @@ def _as_address_array(addresses, width, exc, what="address"):
     return a
 
 
-def _shift_table(bases, ends, width, max_entries=1 << 20):
+def shift_table(bases, ends, width, max_entries=1 << 20):
     """A direct-indexed table ``slot -> interval`` when every base is a multiple of ``2**s``.
 
     With bases on a ``2**s`` grid each slot meets at most one interval (an
@@ -497,7 +565,7 @@ class AddressMap:
 
     Examples
     --------
-    >>> amap = AddressMap([Region(0, 8192, ("a", "b"), kind="dram", granularity=256)])
+    >>> amap = AddressMap([Region(0, 512 * MiB, ("a", "b"), kind="dram", granularity=256)])
     >>> amap.lookup(256 + 3).owner, amap.lookup(256 + 3).offset
     ('b', 3)
     >>> amap.global_address("b", 3)
@@ -521,14 +589,16 @@ class AddressMap:
         self.region_index = {r.name: i for i, r in enumerate(self.regions)}
         n = len(self.regions)
         # one sentinel entry at index n: end 0, so "address < end" fails for holes
-        self._bases = np.array([r.base for r in self.regions] + [0], dtype=np.int64)
-        self._ends = np.array([r.end for r in self.regions] + [0], dtype=np.int64)
-        self._owner = np.array([owners[r.owners[0]] if r.ways == 1 else -1
+        # public for the translators built on the map (fabric._domains): arrays over the
+        # regions plus the sentinel
+        self.bases = np.array([r.base for r in self.regions] + [0], dtype=np.int64)
+        self.ends = np.array([r.end for r in self.regions] + [0], dtype=np.int64)
+        self.owner_of_region = np.array([owners[r.owners[0]] if r.ways == 1 else -1
                                 for r in self.regions] + [-1], dtype=np.int64)
         self._interleaved = [i for i, r in enumerate(self.regions) if r.ways > 1]
         self._set_owners = {i: np.array([owners[o] for o in self.regions[i].owners],
                                         dtype=np.int64) for i in self._interleaved}
-        self._table = _shift_table(self._bases[:n], self._ends[:n], self.width)
+        self._table = shift_table(self.bases[:n], self.ends[:n], self.width)
 
     def __repr__(self):
         return f"AddressMap({len(self.regions)} regions, width={self.width})"
@@ -555,9 +625,9 @@ class AddressMap:
             np.minimum(slot, len(table) - 1, out=slot)
             idx = table[slot]
         else:
-            idx = np.searchsorted(self._bases[:-1], a, side="right") - 1
+            idx = np.searchsorted(self.bases[:-1], a, side="right") - 1
             idx[idx < 0] = len(self.regions)
-        idx[a >= self._ends[idx]] = len(self.regions)
+        idx[a >= self.ends[idx]] = len(self.regions)
         return idx
 
     def lookup(self, address):
@@ -604,7 +674,7 @@ class AddressMap:
         """
         if unmapped not in ("raise", "mask"):
             raise ValueError(f"unmapped must be 'raise' or 'mask', got {unmapped!r}")
-        a = _as_address_array(addresses, self.width, AddressMapError)
+        a = as_address_array(addresses, self.width, AddressMapError)
         shape = a.shape
         a = a.ravel()
         n = len(self.regions)
@@ -615,8 +685,8 @@ class AddressMap:
             shown = ", ".join(format_address(int(x)) for x in bad[:5])
             raise AddressMapError(f"{len(bad)} of {len(a)} addresses are not mapped "
                                   f"(no region holds them), first: {shown}")
-        owner = self._owner[idx]
-        offset = a - self._bases[idx]
+        owner = self.owner_of_region[idx]
+        offset = a - self.bases[idx]
         for i in self._interleaved:
             m = idx == i
             if m.any():
@@ -657,195 +727,10 @@ class AddressMap:
                 raise AddressMapError(f"{owner!r} owns {len(regs)} regions; name one with "
                                       "region=")
         share = reg.size // reg.ways
-        if not _is_int(offset) or not 0 <= offset < share:
+        if not is_int(offset) or not 0 <= offset < share:
             raise AddressMapError(f"offset {offset!r} is outside {owner!r}'s {share} bytes in "
                                   f"{reg}")
         if reg.ways == 1:
             return reg.base + int(offset)
         pos = reg.owners.index(owner)
         return reg.base + int(interleave_offset(pos, int(offset), reg.ways, reg.granularity))
-
-
-# -- layout plans ----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class AddressPlan:
-    """A complete address plan: the global layout, host windows, grants, heap and limits.
-
-    ``Fabric.address_plan = None`` means ``AddressPlan()``, the default plan.
-    Change one field with ``fabric.replace(address_plan=dataclasses.replace(plan, ...))``.
-
-    Parameters
-    ----------
-    layout : str
-        ``"owner-bits"`` (default), ``"packed"`` or ``"explicit"`` (see module docstring).
-    width : int
-        Address width in bits (default 57, :data:`ADDRESS_WIDTH`).
-    alignment : int
-        Region alignment of the packed layout (default :data:`DEFAULT_PACKED_ALIGNMENT`).
-    hbm_bytes : int, optional
-        HBM per chip; default ``fabric.chip.hbm_bytes``.
-    host_memory : int
-        DRAM per host domain (default :data:`DEFAULT_HOST_MEMORY`; 0 for none).
-    nic_mmio : int
-        Register window per node of kind ``"nic"`` (default :data:`DEFAULT_NIC_MMIO`).
-    storage : int
-        Storage window per host domain (kind ``"storage"``, e.g. an NVMe controller
-        memory buffer); default 0, none.
-    interleave : tuple of Region
-        Interleave sets to place after the other regions (their ``base`` is
-        ignored except in the explicit layout).
-    regions : tuple of Region
-        Regions placed where they say, in addition to the layout's (the explicit
-        layout has only these and ``interleave``).
-    windows : tuple of Window
-        Shadow windows added to each host's domain (see :mod:`fabric._domains`).
-    default_windows : bool
-        Give every host a window onto every remote chip's HBM and an aperture onto
-        its own chips and DRAM (default True).
-    grants : tuple of Grant, optional
-        ``None``: every domain may read and write every region. Otherwise only
-        what is granted, plus a domain's own chips and host memory.
-    heap : SymmetricHeap, optional
-    limits : DomainLimits, optional
-        Hardware limits of the host domains (default :class:`fabric.DomainLimits`).
-    """
-
-    layout: str = "owner-bits"
-    width: int = ADDRESS_WIDTH.value
-    alignment: int = DEFAULT_PACKED_ALIGNMENT.value
-    hbm_bytes: int = None
-    host_memory: int = DEFAULT_HOST_MEMORY.value
-    nic_mmio: int = DEFAULT_NIC_MMIO.value
-    storage: int = 0
-    interleave: tuple = ()
-    regions: tuple = ()
-    windows: tuple = ()
-    default_windows: bool = True
-    grants: tuple = None
-    heap: object = None
-    limits: object = None
-
-    def __post_init__(self):
-        for key in ("interleave", "regions", "windows"):
-            object.__setattr__(self, key, tuple(getattr(self, key)))
-        if self.grants is not None:
-            object.__setattr__(self, "grants", tuple(self.grants))
-
-    def replace(self, **changes):
-        """A copy with some fields changed."""
-        return dataclasses.replace(self, **changes)
-
-    def parameters(self):
-        """The plan's named numbers as :class:`~fabric.Parameter` records, for a report.
-
-        >>> [p.name for p in AddressPlan().parameters()][:3]
-        ['address.width', 'address.host_memory', 'address.nic_mmio']
-        """
-        from ._domains import DomainLimits
-
-        out = [dataclasses.replace(ADDRESS_WIDTH, value=self.width),
-               dataclasses.replace(DEFAULT_HOST_MEMORY, value=self.host_memory),
-               dataclasses.replace(DEFAULT_NIC_MMIO, value=self.nic_mmio),
-               MIN_PAGE_SIZE, MAX_PAGE_SIZE]
-        if self.layout == "packed":
-            out.append(dataclasses.replace(DEFAULT_PACKED_ALIGNMENT, value=self.alignment))
-        out += list((self.limits or DomainLimits()).parameters())
-        if self.heap is not None:
-            from ._symmetric import HEAP_ALIGNMENT
-
-            out.append(dataclasses.replace(HEAP_ALIGNMENT, value=self.heap.alignment))
-        return tuple(out)
-
-
-def _plan_errors(fabric, plan):
-    out = []
-    if plan.layout not in LAYOUTS:
-        out.append(f"layout must be one of {LAYOUTS}, got layout={plan.layout!r}")
-    if not _is_int(plan.width) or not 1 <= plan.width <= MAX_ADDRESS_WIDTH:
-        out.append(f"width must be an int in 1..{MAX_ADDRESS_WIDTH}, got width={plan.width!r}")
-    for key in ("host_memory", "nic_mmio", "storage"):
-        v = getattr(plan, key)
-        if not _is_int(v) or v < 0:
-            out.append(f"{key} must be an int >= 0 bytes, got {key}={v!r}")
-    a = plan.alignment
-    if not _is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
-        out.append(f"alignment must be a power of two >= 4 KiB, got alignment={a!r}")
-    if plan.layout != "explicit":
-        hbm = plan.hbm_bytes if plan.hbm_bytes is not None else getattr(fabric.chip, "hbm_bytes",
-                                                                       None)
-        if hbm is None:
-            out.append(f"fabric {fabric.name!r} names no chip, so the HBM size is unknown; "
-                       "give the plan hbm_bytes (in a system file, [address] hbm_bytes) or "
-                       "build the fabric with a chip (spec option chip=...)")
-        elif not _is_int(hbm) or hbm <= 0:
-            out.append(f"hbm_bytes must be an int > 0, got hbm_bytes={hbm!r}")
-    return out
-
-
-def layout_regions(fabric, plan=None):
-    """The global regions a plan places for a fabric (a list, not yet validated).
-
-    Chips get an ``hbm`` region each (owner the chip node; the HBM size rounded down to
-    whole 4 KiB pages, since datasheet capacities are decimal), hosts a ``dram``
-    region (owner the host domain name) and optionally a ``storage`` region,
-    nodes of kind ``"nic"`` an ``mmio`` region, nodes of kind ``"memory"`` a
-    ``dram`` region of their ``capacity`` attribute (bytes) if they have one.
-    Then the plan's interleave sets, then its explicit regions.
-
-    Raises
-    ------
-    AddressMapError
-        If the plan's own fields are invalid (unknown layout, no HBM size...).
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> from fabric import Fabric
-    >>> G = nx.path_graph(["chip0", "chip1"]); nx.set_node_attributes(G, "chip", "kind")
-    >>> nx.set_edge_attributes(G, 1e9, "bandwidth"); nx.set_edge_attributes(G, 1e-7, "latency")
-    >>> f = Fabric.from_graph(G, chip="h100")
-    >>> [(r.name, hex(r.base)) for r in layout_regions(f, AddressPlan(host_memory=0))]
-    [('chip0.hbm', '0x0'), ('chip1.hbm', '0x2000000000')]
-    """
-    plan = AddressPlan() if plan is None else plan
-    errors = _plan_errors(fabric, plan)
-    if errors:
-        raise AddressMapError("invalid address plan: " + "; ".join(errors))
-    regions = []
-    if plan.layout != "explicit":
-        hbm = plan.hbm_bytes if plan.hbm_bytes is not None else fabric.chip.hbm_bytes
-        # Datasheet capacities are decimal (B200: 180 GB = 2**11 * 87890625 bytes), not always
-        # whole pages; the region is the chip's whole 4 KiB pages.
-        hbm -= hbm % MIN_PAGE_SIZE.value
-        pieces = [(n, hbm, "hbm") for n in fabric.endpoints]
-        if plan.host_memory:
-            pieces += [(h, plan.host_memory, "dram") for h in fabric.domains]
-        if plan.storage:
-            pieces += [(h, plan.storage, "storage") for h in fabric.domains]
-        for n, data in fabric.graph.nodes(data=True):
-            if data.get("kind") == "nic" and plan.nic_mmio:
-                pieces.append((n, plan.nic_mmio, "mmio"))
-            elif data.get("kind") == "memory" and data.get("capacity"):
-                pieces.append((n, int(data["capacity"]), "dram"))
-        pieces += [(reg.owner, reg.size, reg) for reg in plan.interleave]
-        cursor = 0
-        if plan.layout == "owner-bits":
-            slot = _pow2_ceil(hbm)
-            cursor = len(fabric.endpoints) * slot
-        for i, (owner, size, kind) in enumerate(pieces):
-            if plan.layout == "owner-bits":
-                base = i * slot if i < len(fabric.endpoints) else _align_up(cursor,
-                                                                            _pow2_ceil(size))
-            else:
-                base = _align_up(cursor, plan.alignment)
-            if isinstance(kind, Region):
-                regions.append(dataclasses.replace(kind, base=base))
-            else:
-                regions.append(Region(base, size, owner, kind))
-            cursor = max(cursor, base + size)
-    else:
-        regions += list(plan.interleave)
-    regions += list(plan.regions)
-    return regions
-

@@ -22,10 +22,13 @@ code                          severity  meaning
 ``symmetric-mismatch``        error     a heap that is not the same on every chip
 ``roundtrip``                 error     local -> global -> local (or global -> owner,
                                         offset -> global) does not return the address
-``unreachable``               error     no route from the domain to a window's target
+``unreachable``               error     a window's target has failed (a dead chip), or
+                                        no route reaches it from the domain
 ============================  ========  ===============================================
 
-``unreachable`` asks the routing model: ``fabric.router.hops(src, dst)`` for
+``unreachable``: a window onto memory held by a failed chip (or a host domain
+with no live chip) is reported first; failures never move windows. Then it asks
+the routing model: ``fabric.router.hops(src, dst)`` for
 each domain's first chip to each shadow-window target, retrying the domain's
 other chips for a pair that raises :class:`~fabric.RoutingError`. Where the
 routing model is not available (``fabric.router`` cannot be built) the check
@@ -44,25 +47,24 @@ Examples
 
 import numpy as np
 
-from ._address import (
-    AddressPlan,
-    Finding,
-    _plan_errors,
-    interleave_offset,
-    interleave_target,
-    layout_regions,
-    region_findings,
-)
+from ._address import Finding, interleave_offset, interleave_target, region_findings
 from ._domains import (
     DomainLimits,
-    _RegionIndex,
-    _WindowIndex,
+    DomainPlan,
+    RegionIndex,
+    WindowIndex,
     limits_problems,
-    resolve_grants,
-    resolve_tables,
     window_findings,
 )
 from ._errors import FabricError, RoutingError
+from ._plan import (
+    AddressPlan,
+    layout_regions,
+    namespace_findings,
+    placed_chips,
+    placed_domains,
+    plan_errors,
+)
 from ._symmetric import heap_findings
 from ._units import format_address
 
@@ -111,26 +113,28 @@ def check(system):
         raise TypeError(f"address_plan must be a fabric.AddressPlan or None, got "
                         f"{type(plan).__name__}")
     fatal = [Finding("invalid", "error", f"address plan: {m}", "address plan")
-             for m in _plan_errors(fabric, plan)]
+             for m in plan_errors(fabric, plan)]
     fatal += _limits_findings(plan)
     if fatal:
         return findings + fatal
     regions = layout_regions(fabric, plan)
     findings += region_findings(regions, plan.width)
-    tables, f = resolve_tables(fabric, regions, plan)
-    findings += f
-    rindex = _RegionIndex(regions, fabric)
-    grants, f = resolve_grants(fabric, regions, plan, rindex)
-    findings += f
-    targets = {}
+    findings += namespace_findings(fabric, plan, regions)
+    dp = DomainPlan(fabric, regions, plan, placed_chips(fabric, plan),
+                    placed_domains(fabric, plan))
+    findings += dp.findings + dp.name_findings()
+    tables, targets = {}, {}
     for h in fabric.domains:
-        f, targets[h] = window_findings(tables[h], regions, rindex, grants[h], plan)
+        grants = dp.grants(h)
+        tables[h] = dp.table(h)
+        f, targets[h] = window_findings(tables[h], regions, dp.index, grants, plan,
+                                        dp.alignment)
         findings += f
     if plan.heap is not None:
         findings += heap_findings(plan.heap, fabric, regions)
     for h in fabric.domains:
-        findings += _roundtrip(tables[h], targets[h], regions, plan.width, rindex)
-    findings += unreachable_findings(fabric, regions, tables, targets, rindex)
+        findings += _roundtrip(tables[h], targets[h], regions, plan.width, dp.index)
+    findings += unreachable_findings(fabric, regions, tables, targets, dp.index)
     return findings
 
 
@@ -151,7 +155,7 @@ def _roundtrip(table, target, regions, width, rindex):
         return out
     src = np.repeat(live, 3)
     a = np.stack([lb[live], lb[live] + sz[live] // 2, lb[live] + sz[live] - 1], axis=1).ravel()
-    index = _WindowIndex(lb[live], sz[live], width)
+    index = WindowIndex(lb[live], sz[live], width)
     pos = index.find(a)
     found = pos < len(live)
     j = np.where(found, live[index.order[np.minimum(pos, len(live) - 1)]], -1)
@@ -199,31 +203,63 @@ def _roundtrip(table, target, regions, width, rindex):
     return out
 
 
-def _node_for(fabric, owner):
+def failed_nodes(fabric):
+    """The nodes a degraded fabric has lost (a set): recorded failures, and placed chips gone."""
+    dead = set(fabric.params.get("failed_nodes", ()))
+    failures = getattr(fabric, "failures", None)
+    for key in ("nodes", "chips"):
+        dead.update(getattr(failures, key, None) or ())
+    plan = fabric.address_plan
+    if plan is not None and plan.chips is not None:
+        dead.update(c for c in plan.chips if c not in fabric.graph)
+    return dead
+
+
+def _node_for(fabric, owner, dead):
+    """The live node that serves an owner's memory, or None when it has failed."""
+    if owner in dead:
+        return None
     if owner in fabric.graph:
         return owner
-    chips = fabric.domains.get(owner)
+    chips = [c for c in fabric.domains.get(owner, ()) if c not in dead and c in fabric.graph]
     return chips[0] if chips else None
 
 
 def unreachable_findings(fabric, regions, tables, targets, index=None):
-    """``unreachable`` findings: shadow-window targets no route reaches from the domain.
+    """``unreachable`` findings: window targets that have failed or that no route reaches.
 
-    The hook between addressing and routing. It asks ``fabric.router`` (the routing
-    model's :class:`~fabric.Router`); when that cannot be built (the routing module
-    is absent, or raises while building) there is nothing to ask and the check
-    returns ``[]``.
+    A window onto memory held by a failed chip (or by a host domain with no live
+    chip left) is unreachable: failures do not move windows, they only mark chips
+    dead. Otherwise the hook between addressing and routing asks ``fabric.router``
+    (the routing model's :class:`~fabric.Router`) for a route from the domain's chips
+    to each shadow-window target; when the router cannot be built (the routing
+    module is absent, or raises while building) there is nothing to ask.
     """
+    if index is None:
+        index = RegionIndex(regions, dict(fabric.domains))
+    dead = failed_nodes(fabric)
+    out = []
+    if dead:
+        for h, table in tables.items():
+            tgt = targets[h]
+            for i in np.flatnonzero(tgt >= 0).tolist():
+                reg = regions[tgt[i]]
+                gone = [o for o in reg.owners if _node_for(fabric, o, dead) is None
+                        and (o in dead or o in index.domain_index)]
+                if gone:
+                    out.append(Finding("unreachable", "error",
+                                       f"{table.label(i)}: reaches {reg}, held by "
+                                       f"{', '.join(map(repr, gone))}, which has failed "
+                                       "(the window keeps its target; the memory is gone)",
+                                       table.where(i)))
     try:
         router = fabric.router
     except (ImportError, AttributeError, NotImplementedError):
-        return []
+        return out
     except FabricError as e:
-        return [Finding("unreachable", "error", f"routing model could not be built: {e}",
-                        fabric.name)]
+        return out + [Finding("unreachable", "error", f"routing model could not be built: {e}",
+                              fabric.name)]
     idx = fabric.node_index
-    index = index or _RegionIndex(regions, fabric)
-    out = []
     for h, table in tables.items():
         chips = [c for c in fabric.domains[h] if c in idx]
         if not chips:
@@ -232,14 +268,14 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
         own = set(fabric.domains[h]) | {h}
         pairs = {}
         # one window per target region that is not (wholly) the domain's own
-        foreign = (tgt >= 0) & (index.home[tgt] != index.domain_index[h])
+        foreign = (tgt >= 0) & (index.home[tgt] != index.domain_index.get(h, -3))
         regs, first = np.unique(tgt[foreign], return_index=True)
         where = np.flatnonzero(foreign)[first]
         for t, i in zip(regs.tolist(), where.tolist(), strict=True):
             for o in regions[t].owners:
                 if o in own:
                     continue
-                node = _node_for(fabric, o)
+                node = _node_for(fabric, o, dead)
                 if node is not None and node in idx:
                     pairs.setdefault(node, i)
         if not pairs:

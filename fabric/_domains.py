@@ -60,21 +60,20 @@ from typing import NamedTuple
 import numpy as np
 
 from ._address import (
-    _INT64_SAFE,
+    INT64_SAFE,
     MAX_PAGE_SIZE,
     MIN_PAGE_SIZE,
     PERMISSIONS,
-    AddressPlan,
     Finding,
-    _as_address_array,
-    _is_int,
-    _pow2_ceil,
-    _shift_table,
+    as_address_array,
+    is_int,
+    pow2_ceil,
+    shift_table,
     validate_address,
 )
 from ._errors import AddressMapError, NodeError, TranslationError
 from ._params import Parameter
-from ._units import MiB, format_address, format_size
+from ._units import MiB, format_address, format_size, show_value
 
 __all__ = [
     "ALIGNMENTS",
@@ -83,6 +82,7 @@ __all__ = [
     "DomainLimits",
     "Grant",
     "HostDomain",
+    "HostDomains",
     "Translation",
     "Translations",
     "Window",
@@ -134,9 +134,13 @@ class Window:
     """One translation window of a host domain.
 
     Give the target either as ``global_base`` or as ``target`` (a region name,
-    or an owner with one region or one ``hbm`` region) plus ``target_offset``.
-    ``size`` defaults to the rest of the target region, ``page_size`` to the
-    domain's :attr:`DomainLimits.page_size`.
+    or an owner with one region or one ``hbm`` region) plus ``target_offset``
+    (bytes into that region, in ``[0, region size)``; default 0). Giving
+    ``global_base`` and ``target_offset`` together is refused: the offset would
+    mean nothing. ``size`` defaults to the rest of the target region,
+    ``page_size`` to the domain's :attr:`DomainLimits.page_size`. Window names
+    are unique within a domain (default windows are named after their chip, and
+    ``"{host}.dram"``).
     """
 
     host: str
@@ -144,7 +148,7 @@ class Window:
     size: int = None
     global_base: int = None
     target: str = None
-    target_offset: int = 0
+    target_offset: int = None
     page_size: int = None
     permissions: str = "rw"
     name: str = None
@@ -161,20 +165,25 @@ def _check_types(obj, ints=(), optional_ints=(), strs=(), optional_strs=()):
     name = type(obj).__name__
     for key in ints + optional_ints:
         v = getattr(obj, key)
-        if not (_is_int(v) or (v is None and key in optional_ints)):
-            raise TypeError(f"{name} {key} must be an int, got {v!r}")
+        if not (is_int(v) or (v is None and key in optional_ints)):
+            raise TypeError(f"{name} {key} must be an int, got {key}={show_value(v)}")
     for key in strs + optional_strs:
         v = getattr(obj, key)
         if not (isinstance(v, str) or (v is None and key in optional_strs)):
-            raise TypeError(f"{name} {key} must be a str, got {v!r}")
+            raise TypeError(f"{name} {key} must be a str, got {key}={show_value(v)}")
 
 
 @dataclass(frozen=True)
 class Grant:
     """Domain ``host`` may access ``target`` with ``permissions`` (``"r"`` or ``"rw"``).
 
-    ``target`` is a region name, an owner (every region it holds memory in), or
-    ``"*"`` (every region).
+    ``target`` is ``"*"`` (every region), a region name (that region), a host
+    domain name (every region whose memory is wholly that domain's: its chips'
+    HBM, its DRAM and storage) or a node (the regions whose memory is that
+    node's). An owner grant covers only that owner's memory: an interleave set
+    is granted by its name, or when every owner in it is granted (or the
+    domain's own); a set holding memory of an ungranted owner is an
+    ``isolation`` finding naming the owner.
     """
 
     host: str
@@ -221,10 +230,15 @@ class Translations:
     ok: np.ndarray
 
 
-# -- resolving a plan into per-domain window tables --------------------------------------
+# -- the window table: one representation ---------------------------------------------
 
-class _Table:
-    """The windows of one domain as parallel arrays (no validation)."""
+class WindowTable:
+    """The windows of one domain as parallel arrays (no validation).
+
+    The one representation of a domain's windows: :class:`HostDomain` keeps its
+    table sorted by local base, and its translator's arrays (and, on first use,
+    the scalar path's lists) are derived from it.
+    """
 
     def __init__(self, host, local_base, size, global_base, page_size, writable, names, wheres):
         self.host = host
@@ -239,10 +253,20 @@ class _Table:
     def __len__(self):
         return len(self.local_base)
 
+    def take(self, order):
+        """The table with its rows in ``order`` (an index array)."""
+        o = order.tolist()
+        return WindowTable(self.host, self.local_base[order], self.size[order],
+                           self.global_base[order], self.page_size[order],
+                           self.writable[order], [self.names[i] for i in o],
+                           [self.wheres[i] for i in o])
+
     def label(self, i):
+        """How findings name window ``i``."""
         return f"{self.host} window {self.names[i]!r}"
 
     def where(self, i):
+        """Where window ``i`` was described (a file and line), or its label."""
         return self.wheres[i] or self.label(i)
 
 
@@ -250,13 +274,14 @@ def limits_problems(limits):
     """What is wrong with a :class:`DomainLimits` (a list of messages, empty when valid)."""
     out = []
     e = limits.translation_entries
-    if not _is_int(e) or e < 0:
-        out.append(f"translation_entries must be an int >= 0, got {e!r}")
+    if not is_int(e) or e < 0:
+        out.append(f"translation_entries must be an int >= 0, got {show_value(e)}")
     p = limits.page_size
-    if not _is_int(p) or not MIN_PAGE_SIZE.value <= p <= MAX_PAGE_SIZE.value or p & (p - 1):
-        out.append(f"page_size must be a power of two from 4 KiB to 256 TiB, got {p!r}")
+    if not is_int(p) or not MIN_PAGE_SIZE.value <= p <= MAX_PAGE_SIZE.value or p & (p - 1):
+        out.append(f"page_size must be a power of two from 4 KiB to 256 TiB, got {show_value(p)}")
     if limits.alignment is not None and limits.alignment not in ALIGNMENTS:
-        out.append(f"alignment must be one of {ALIGNMENTS} or unset, got {limits.alignment!r}")
+        out.append(f"alignment must be one of {ALIGNMENTS} or unset, got "
+                   f"{show_value(limits.alignment)}")
     return out
 
 
@@ -266,162 +291,9 @@ def _largest_page(size, base, cap):
     return max(x & -x, MIN_PAGE_SIZE.value)
 
 
-def _alignment(plan):
-    limits = plan.limits or DomainLimits()
-    if limits.alignment is not None:
-        return limits.alignment
-    return "size" if plan.layout == "owner-bits" else "page"
-
-
-def _default_tables(fabric, regions, plan):
-    """Per host: arrays of the default windows (see module docstring)."""
-    limits = plan.limits or DomainLimits()
-    hbm = {}
-    dram = {}
-    for r in regions:
-        if not _fits(r.base, r.end):
-            continue        # reported as out-of-range by region_findings
-        if r.ways == 1 and r.kind == "hbm":
-            hbm.setdefault(r.owner, r)
-        elif r.ways == 1 and r.kind == "dram":
-            dram.setdefault(r.owner, r)
-    chips = [c for c in fabric.endpoints if c in hbm]
-    if not chips:
-        return {h: [] for h in fabric.domains}
-    slot = max(max(_pow2_ceil(hbm[c].size) for c in chips), MIN_PAGE_SIZE.value)
-    c_base = np.array([hbm[c].base for c in chips], dtype=np.int64)
-    c_size = np.array([hbm[c].size for c in chips], dtype=np.int64)
-    c_page = np.array([_largest_page(s, b, limits.page_size) for s, b in
-                       zip(c_size.tolist(), c_base.tolist())], dtype=np.int64)
-    rank = {c: i for i, c in enumerate(chips)}
-    out = {}
-    for h, members in fabric.domains.items():
-        own = [rank[c] for c in members if c in rank]
-        own_set = set(own)
-        order = own + [i for i in range(len(chips)) if i not in own_set]
-        order = np.array(order, dtype=np.int64)
-        local = np.arange(len(order), dtype=np.int64) * slot
-        parts = [(local, c_size[order], c_base[order], c_page[order],
-                  np.ones(len(order), dtype=bool),
-                  [str(chips[i]) for i in order.tolist()])]
-        if h in dram:
-            d = dram[h]
-            lb = -(-(len(order) * slot) // _pow2_ceil(d.size)) * _pow2_ceil(d.size)
-            page = _largest_page(d.size, d.base, limits.page_size)
-            parts.append((np.array([lb]), np.array([d.size]), np.array([d.base]),
-                          np.array([page]), np.array([True]), [f"{h}.dram"]))
-        out[h] = [_Table(h, np.concatenate([p[0] for p in parts]),
-                         np.concatenate([p[1] for p in parts]),
-                         np.concatenate([p[2] for p in parts]),
-                         np.concatenate([p[3] for p in parts]),
-                         np.concatenate([p[4] for p in parts]),
-                         [n for p in parts for n in p[5]], [None] * sum(len(p[5]) for p in parts))]
-    return out
-
-
-def _resolve_target(win, by_name, by_owner):
-    """global_base of a window given by target name; (base, size, message)."""
-    if win.target in by_name:
-        reg = by_name[win.target]
-    elif win.target in by_owner:
-        regs = by_owner[win.target]
-        hbm = [r for r in regs if r.kind == "hbm"]
-        if len(regs) == 1:
-            reg = regs[0]
-        elif len(hbm) == 1:
-            reg = hbm[0]
-        else:
-            return None, None, (f"target {win.target!r} owns {len(regs)} regions; name one of "
-                                f"{sorted(r.name for r in regs)}")
-    else:
-        return None, None, f"target {win.target!r} names no region and no owner of one"
-    off = win.target_offset
-    size = win.size if win.size is not None else reg.size - off
-    return reg.base + off, size, None
-
-
-def resolve_tables(fabric, regions, plan):
-    """Window tables per host, and the findings met while resolving them.
-
-    Returns ``(tables, findings)``: ``tables`` maps each host domain to a
-    :class:`_Table`; findings are ``invalid`` (unknown host, bad field) and
-    ``dangling-target`` (a target name that names nothing).
-    """
-    findings = []
-    limits = plan.limits or DomainLimits()
-    parts = _default_tables(fabric, regions, plan) if plan.default_windows else \
-        {h: [] for h in fabric.domains}
-    by_name = {r.name: r for r in regions}
-    by_owner = {}
-    for r in regions:
-        for o in r.owners:
-            by_owner.setdefault(o, []).append(r)
-    extra = {h: [] for h in fabric.domains}
-    for k, win in enumerate(plan.windows):
-        label = f"window {win.name or k!r} of host {win.host!r}"
-        where = win.where or label
-        if win.host not in extra:
-            findings.append(Finding("invalid", "error", f"{label}: no host domain called "
-                                    f"{win.host!r}; hosts: {_few(fabric.domains)}", where))
-            continue
-        if win.permissions not in PERMISSIONS:
-            findings.append(Finding("invalid", "error", f"{label}: permissions "
-                                    f"{win.permissions!r} is not one of {PERMISSIONS}", where))
-            continue
-        gb, size = win.global_base, win.size
-        if win.target is not None:
-            if gb is not None:
-                findings.append(Finding("invalid", "error", f"{label}: give global_base or "
-                                        "target, not both", where))
-                continue
-            gb, size, msg = _resolve_target(win, by_name, by_owner)
-            if msg:
-                findings.append(Finding("dangling-target", "error", f"{label}: {msg}", where))
-                continue
-        elif gb is None:
-            findings.append(Finding("invalid", "error", f"{label}: give global_base or target",
-                                    where))
-            continue
-        if size is None:
-            findings.append(Finding("invalid", "error", f"{label}: give a size", where))
-            continue
-        bad = [(k2, v) for k2, v in (("local_base", win.local_base), ("size", size),
-                                    ("global_base", gb)) if not _is_int(v)]
-        if bad:
-            findings.append(Finding("invalid", "error", f"{label}: {bad[0][0]} must be an int, "
-                                    f"got {bad[0][1]!r}", where))
-            continue
-        page = win.page_size if win.page_size is not None else limits.page_size
-        if not _fits(win.local_base, win.local_base + size, gb, gb + size, page):
-            findings.append(Finding("out-of-range", "error", f"{label}: local base, global "
-                                    "base, size or page size reach beyond 2**62 bytes, past the "
-                                    "widest address space", where))
-            continue
-        extra[win.host].append((win.local_base, size, gb, page, win.permissions == "rw",
-                                win.name or f"#{k}", where))
-    tables = {}
-    for h in fabric.domains:
-        t = parts[h][0] if parts[h] else None
-        rows = extra[h]
-        if t is None and not rows:
-            tables[h] = _Table(h, [], [], [], [], [], [], [])
-            continue
-        cols = list(zip(*rows)) if rows else [[]] * 7
-        if t is None:
-            tables[h] = _Table(h, *cols)
-        else:
-            tables[h] = _Table(
-                h, np.concatenate([t.local_base, np.asarray(cols[0], dtype=np.int64)]),
-                np.concatenate([t.size, np.asarray(cols[1], dtype=np.int64)]),
-                np.concatenate([t.global_base, np.asarray(cols[2], dtype=np.int64)]),
-                np.concatenate([t.page_size, np.asarray(cols[3], dtype=np.int64)]),
-                np.concatenate([t.writable, np.asarray(cols[4], dtype=bool)]),
-                t.names + list(cols[5]), t.wheres + list(cols[6]))
-    return tables, findings
-
-
-def _fits(*values):
-    return all(-_INT64_SAFE <= v <= _INT64_SAFE for v in values)
+def fits(*values):
+    """True when every value is within the int64-safe range ``[-2**62, 2**62]``."""
+    return all(-INT64_SAFE <= v <= INT64_SAFE for v in values)
 
 
 def _few(names, k=5):
@@ -429,80 +301,58 @@ def _few(names, k=5):
     return ", ".join(map(str, names[:k])) + (", ..." if len(names) > k else "")
 
 
-def resolve_grants(fabric, regions, plan, index=None):
-    """Per host, boolean arrays ``(read, write)`` over ``regions``; and findings.
+# -- regions as arrays, owners and their home domains ---------------------------------
 
-    ``plan.grants is None``: everything granted. Otherwise a domain may access
-    what its grants name plus every region all of whose owners are its own chips
-    or its host; writes also need the region to be writable (``permissions "rw"``).
-    """
-    findings = []
-    n = len(regions)
-    writable = np.array([r.permissions == "rw" for r in regions], dtype=bool)
-    if plan.grants is None:
-        return {h: (np.ones(n, dtype=bool), writable.copy()) for h in fabric.domains}, findings
-    index = index or _RegionIndex(regions, fabric)
-    out = {}
-    for h, k in index.domain_index.items():
-        own = index.home[:-1] == k
-        out[h] = [own.copy(), own.copy()]
-    by_name = {r.name: i for i, r in enumerate(regions)}
-    for k, g in enumerate(plan.grants):
-        where = g.where or f"grant #{k} ({g.host} -> {g.target})"
-        if g.host not in out:
-            findings.append(Finding("invalid", "error", f"grant of {g.target!r} to {g.host!r}: "
-                                    f"no host domain called {g.host!r}", where))
-            continue
-        if g.permissions not in PERMISSIONS:
-            findings.append(Finding("invalid", "error", f"grant of {g.target!r} to {g.host!r}: "
-                                    f"permissions {g.permissions!r} is not one of "
-                                    f"{PERMISSIONS}", where))
-            continue
-        if g.target == "*":
-            idx = list(range(n))
-        elif g.target in by_name:
-            idx = [by_name[g.target]]
-        else:
-            idx = [i for i, r in enumerate(regions) if g.target in r.owners]
-        if not idx:
-            findings.append(Finding("invalid", "error", f"grant of {g.target!r} to {g.host!r}: "
-                                    "it names no region and no owner of one", where))
-            continue
-        out[g.host][0][idx] = True
-        if g.permissions == "rw":
-            out[g.host][1][idx] = True
-    return {h: (r, w & writable) for h, (r, w) in out.items()}, findings
-
-
-# -- the findings of one domain's windows ------------------------------------------------
-
-class _RegionIndex:
+class RegionIndex:
     """Per-region facts as arrays, computed once per plan, and a finder for window targets.
 
     Works on a possibly broken region list (overlaps, values past int64). Arrays
     over regions carry one sentinel entry at the end (index -1, for "no region").
-    ``home[i]`` is the index (in ``fabric.domains`` order) of the host domain that
-    owns all of region ``i`` (its chips, or the host itself), or -1.
+    ``home[i]`` is the index (in :attr:`domain_names` order) of the host domain
+    that owns all of region ``i`` (its chips, or the host itself), or -1.
+
+    Parameters
+    ----------
+    regions : list of Region
+    domains : dict
+        Host domain name -> its chips, as the plan places them (the intact fabric's).
     """
 
-    def __init__(self, regions, fabric):
-        order = sorted((i for i, r in enumerate(regions) if _fits(r.base, r.end)),
+    def __init__(self, regions, domains):
+        order = sorted((i for i, r in enumerate(regions) if fits(r.base, r.end)),
                        key=lambda i: regions[i].base)
         self.order = np.array(order, dtype=np.int64)
-        self.domain_index = {h: k for k, h in enumerate(fabric.domains)}
+        self.domain_names = list(domains)
+        self.domain_index = {h: k for k, h in enumerate(self.domain_names)}
         dom_of = dict(self.domain_index)
-        for h, chips in fabric.domains.items():
+        for h, chips in domains.items():
             for c in chips:
                 dom_of.setdefault(c, self.domain_index[h])
-        home = []
+        self.dom_of = dom_of
+        # owners: every owner of a region, in order of first appearance
+        owners = {}
+        for r in regions:
+            for o in r.owners:
+                try:
+                    owners.setdefault(o, len(owners))
+                except TypeError:
+                    pass
+        self.owners = list(owners)
+        self.owner_pos = owners
+        self.owner_home = np.array([dom_of.get(o, -1) for o in self.owners] + [-1],
+                                   dtype=np.int64)
+        home, single = [], []
         for r in regions:
             ks = {dom_of.get(o, -1) for o in r.owners}
             home.append(ks.pop() if len(ks) == 1 else -1)
+            single.append(owners.get(r.owners[0], -1) if r.ways == 1 else -1)
         self.home = np.array(home + [-2], dtype=np.int64)   # sentinel: nobody's
+        self.single_owner = np.array(single + [-1], dtype=np.int64)
+        self.multi = [i for i, r in enumerate(regions) if r.ways != 1]
         self.rw = np.array([r.permissions == "rw" for r in regions] + [False], dtype=bool)
         self.interleaved = np.array([r.ways > 1 for r in regions] + [False], dtype=bool)
         # every region's end, clipped into int64 (a region beyond 2**62 is never a target)
-        self.end_all = np.array([min(r.end, _INT64_SAFE) for r in regions] + [0],
+        self.end_all = np.array([min(r.end, INT64_SAFE) for r in regions] + [0],
                                 dtype=np.int64)
         self.base = np.array([regions[i].base for i in order], dtype=np.int64)
         self.end = np.array([regions[i].end for i in order], dtype=np.int64)
@@ -516,6 +366,374 @@ class _RegionIndex:
         return np.where(ok, self.order[np.maximum(k, 0)], -1)
 
 
+class DomainGrants:
+    """What one host domain may access: per-region booleans, and why not.
+
+    ``read[i]`` / ``write[i]`` over the regions (with the sentinel entry False):
+    a region is readable when a grant names it (or ``"*"``), or when every owner
+    in it is readable (the domain's own, or granted by owner or by its host
+    domain). Writes also need the grant to be ``"rw"`` and the region writable.
+    """
+
+    def __init__(self, host, regions, index, read, write, owner_read, owner_write):
+        self.host = host
+        self.regions = regions
+        self.index = index
+        self.read = read
+        self.write = write
+        self.owner_read = owner_read
+        self.owner_write = owner_write
+
+    def ungranted(self, i, op="read"):
+        """The owners of region ``i`` the domain is not granted for ``op`` (a list)."""
+        ok = self.owner_read if op == "read" else self.owner_write
+        pos = self.index.owner_pos
+        return [o for o in self.regions[i].owners if not ok[pos.get(o, -1)]]
+
+    def why_not(self, i, op="read"):
+        """Why region ``i`` is refused for ``op`` (a phrase naming the owners)."""
+        reg = self.regions[i]
+        missing = self.ungranted(i, op)
+        verb = "read" if op == "read" else "write"
+        if reg.ways > 1 and missing:
+            return (f"{reg} holds memory of {', '.join(map(repr, missing))}, which {self.host} "
+                    f"may not {verb} (grant the set by name, or every owner in it)")
+        return f"{reg}, which {self.host} is not granted" if op == "read" else \
+            f"{reg}, which {self.host} may only read"
+
+
+# -- a plan resolved for its host domains, once; each domain's table on demand ----------
+
+class DomainPlan:
+    """A plan resolved for building host domains: shared parts once, each host's on demand.
+
+    Everything every host shares is computed here, once per fabric and plan
+    (the region index, the default windows' chip arrays, the user windows
+    resolved to rows per host, the grants parsed per host); a host's window
+    table and grants are then built in time proportional to its own windows
+    (:meth:`table`, :meth:`grants`). ``findings`` holds the plan-level faults met
+    while resolving (``invalid``, ``dangling-target``, ``out-of-range``).
+
+    Parameters
+    ----------
+    fabric : Fabric
+    regions : list of Region
+        The plan's regions (possibly broken, for the checker).
+    plan : AddressPlan
+    chips, domains
+        The placement (:func:`fabric._plan.placed_chips`): the intact fabric's chips
+        in rank order and its host domains.
+    """
+
+    def __init__(self, fabric, regions, plan, chips, domains):
+        self.fabric = fabric
+        self.regions = list(regions)
+        self.plan = plan
+        self.limits = plan.limits or DomainLimits()
+        self.placed = dict(domains)
+        all_domains = dict(domains)
+        for h, cs in fabric.domains.items():
+            all_domains.setdefault(h, cs)
+        self.index = RegionIndex(self.regions, all_domains)
+        self.hosts = list(fabric.domains)
+        # a host of the plan whose chips have all failed is no domain now; its windows and
+        # grants are not faults of the plan, they just have no domain to live in
+        self.known_hosts = set(self.placed) | set(self.hosts)
+        self.findings = []
+        self.alignment = self.limits.alignment if self.limits.alignment is not None else \
+            ("size" if plan.layout == "owner-bits" else "page")
+        self._grant_rows = self._parse_grants()
+        self._defaults = self._default_parts(chips) if plan.default_windows else None
+        self._extra = self._user_windows()
+
+    # -- grants --------------------------------------------------------------------------
+
+    def _parse_grants(self):
+        """Per host: ``(region indices, owner indices, domain indices, rw)`` of each grant."""
+        plan, index, regions = self.plan, self.index, self.regions
+        rows = {h: [] for h in self.hosts}
+        if plan.grants is None:
+            return None
+        by_name = {}
+        for i, r in enumerate(regions):
+            by_name.setdefault(r.name, i)
+        for k, g in enumerate(plan.grants):
+            where = g.where or f"grant #{k} ({g.host} -> {g.target})"
+            label = f"grant of {g.target!r} to {g.host!r}"
+            if g.host not in rows and g.host in self.known_hosts:
+                continue
+            if g.host not in rows:
+                self.findings.append(Finding("invalid", "error", f"{label}: no host domain "
+                                             f"called {g.host!r}; hosts: {_few(self.hosts)}",
+                                             where))
+                continue
+            if g.permissions not in PERMISSIONS:
+                self.findings.append(Finding("invalid", "error", f"{label}: permissions "
+                                             f"{show_value(g.permissions)} is not one of "
+                                             f"{PERMISSIONS}", where))
+                continue
+            rw = g.permissions == "rw"
+            if g.target == "*":
+                rows[g.host].append(("all", None, rw))
+            elif g.target in by_name:
+                rows[g.host].append(("region", by_name[g.target], rw))
+            elif g.target in index.domain_index:
+                rows[g.host].append(("domain", index.domain_index[g.target], rw))
+            elif g.target in index.owner_pos:
+                rows[g.host].append(("owner", index.owner_pos[g.target], rw))
+            else:
+                self.findings.append(Finding(
+                    "invalid", "error", f"{label}: it names no region, no host domain and no "
+                    "owner of a region", where))
+        return rows
+
+    def grants(self, host):
+        """The :class:`DomainGrants` of one host."""
+        index, n = self.index, len(self.regions)
+        writable = np.append(index.rw[:-1], False)
+        n_own = len(index.owners)
+        if self._grant_rows is None:
+            every = np.ones(n_own + 1, dtype=bool)
+            every[-1] = False
+            read = np.ones(n + 1, dtype=bool)
+            read[-1] = False
+            return DomainGrants(host, self.regions, index, read, writable.copy(), every,
+                                every.copy())
+        k = index.domain_index.get(host, -3)
+        own = index.owner_home == k
+        own[-1] = False
+        o_read, o_write = own.copy(), own.copy()
+        r_read = np.zeros(n + 1, dtype=bool)
+        r_write = np.zeros(n + 1, dtype=bool)
+        for kind, key, rw in self._grant_rows.get(host, ()):
+            if kind == "all":
+                r_read[:-1] = True
+                o_read[:-1] = True
+                if rw:
+                    r_write[:-1] = True
+                    o_write[:-1] = True
+            elif kind == "region":
+                r_read[key] = True
+                r_write[key] |= rw
+            elif kind == "domain":
+                m = index.owner_home == key
+                m[-1] = False
+                o_read |= m
+                if rw:
+                    o_write |= m
+            else:
+                o_read[key] = True
+                o_write[key] |= rw
+        single = index.single_owner
+        read = r_read | o_read[single]
+        write = r_write | o_write[single]
+        pos = index.owner_pos
+        for i in index.multi:
+            owners = [pos.get(o, -1) for o in self.regions[i].owners]
+            if owners and all(o_read[j] for j in owners):
+                read[i] = True
+            if owners and all(o_write[j] for j in owners):
+                write[i] = True
+        read[-1] = write[-1] = False
+        own_region = index.home == k
+        read |= own_region
+        write |= own_region
+        return DomainGrants(host, self.regions, index, read, write & writable, o_read, o_write)
+
+    # -- windows -------------------------------------------------------------------------
+
+    def _default_parts(self, chips):
+        """Shared arrays of the default windows (module docstring), or None."""
+        limits = self.limits
+        hbm, dram = {}, {}
+        for i, r in enumerate(self.regions):
+            if not fits(r.base, r.end):
+                continue        # reported as out-of-range by region_findings
+            if r.ways == 1 and r.kind == "hbm":
+                hbm.setdefault(r.owner, i)
+            elif r.ways == 1 and r.kind == "dram":
+                dram.setdefault(r.owner, i)
+        chips = [c for c in chips if c in hbm]
+        if not chips:
+            return None
+        regs = self.regions
+        c_base = np.array([regs[hbm[c]].base for c in chips], dtype=np.int64)
+        c_size = np.array([regs[hbm[c]].size for c in chips], dtype=np.int64)
+        slot = max(pow2_ceil(int(c_size.max())), MIN_PAGE_SIZE.value)
+        c_page = np.array([_largest_page(s, b, limits.page_size) for s, b in
+                           zip(c_size.tolist(), c_base.tolist())], dtype=np.int64)
+        c_region = np.array([hbm[c] for c in chips], dtype=np.int64)
+        return {"chips": chips, "rank": {c: i for i, c in enumerate(chips)}, "base": c_base,
+                "size": c_size, "page": c_page, "region": c_region, "slot": slot,
+                "names": [str(c) for c in chips], "dram": dram}
+
+    def _default_table(self, host):
+        d = self._defaults
+        if d is None:
+            return None
+        rank = d["rank"]
+        own = [rank[c] for c in self.placed.get(host, ()) if c in rank]
+        n = len(d["chips"])
+        if own:
+            rest = np.ones(n, dtype=bool)
+            rest[own] = False
+            order = np.concatenate([np.array(own, dtype=np.int64), np.flatnonzero(rest)])
+        else:
+            order = np.arange(n, dtype=np.int64)
+        local = np.arange(n, dtype=np.int64) * d["slot"]
+        names = d["names"]
+        cols = [local, d["size"][order], d["base"][order], d["page"][order],
+                np.ones(n, dtype=bool)]
+        row_names = [names[i] for i in order.tolist()]
+        parts = [cols]
+        dram = d["dram"].get(host)
+        if dram is not None:
+            r = self.regions[dram]
+            up = pow2_ceil(r.size)
+            lb = -(-(n * d["slot"]) // up) * up
+            page = _largest_page(r.size, r.base, self.limits.page_size)
+            parts.append([np.array([lb]), np.array([r.size]), np.array([r.base]),
+                          np.array([page]), np.array([True])])
+            row_names.append(f"{host}.dram")
+        cat = [np.concatenate([p[j] for p in parts]) for j in range(5)]
+        return WindowTable(host, *cat, row_names, [None] * len(row_names))
+
+    def _resolve_target(self, win, label, where, by_name, by_owner):
+        """``(global_base, size)`` of a window given by target, or None (and a finding)."""
+        def bad(code, msg):
+            self.findings.append(Finding(code, "error", f"{label}: {msg}", where))
+
+        if win.target in by_name:
+            reg = self.regions[by_name[win.target]]
+        elif win.target in by_owner:
+            regs = by_owner[win.target]
+            hbm = [r for r in regs if r.kind == "hbm"]
+            if len(regs) == 1:
+                reg = regs[0]
+            elif len(hbm) == 1:
+                reg = hbm[0]
+            else:
+                bad("dangling-target", f"target {win.target!r} owns {len(regs)} regions; name "
+                    f"one of {sorted(r.name for r in regs)}")
+                return None
+        else:
+            bad("dangling-target", f"target {show_value(win.target)} names no region and no "
+                "owner of one")
+            return None
+        off = 0 if win.target_offset is None else win.target_offset
+        if not is_int(off) or not 0 <= off < reg.size:
+            bad("out-of-range", f"target_offset must be an offset into {reg} of "
+                f"{reg.size} bytes, 0 <= target_offset < {reg.size}, got "
+                f"target_offset={show_value(off)}")
+            return None
+        size = win.size if win.size is not None else reg.size - off
+        return reg.base + off, size
+
+    def _user_windows(self):
+        """The plan's windows resolved to rows per host (findings for the faulty ones)."""
+        plan, limits = self.plan, self.limits
+        extra = {h: [] for h in self.hosts}
+        if not plan.windows:
+            return extra
+        by_name, by_owner = {}, {}
+        for i, r in enumerate(self.regions):
+            by_name.setdefault(r.name, i)
+            for o in r.owners:
+                try:
+                    by_owner.setdefault(o, []).append(r)
+                except TypeError:
+                    pass
+        names = {}
+        for k, win in enumerate(plan.windows):
+            label = f"window {win.name or k!r} of host {win.host!r}"
+            where = win.where or label
+
+            def bad(code, msg, label=label, where=where):
+                self.findings.append(Finding(code, "error", f"{label}: {msg}", where))
+
+            if win.host not in extra and win.host in self.known_hosts:
+                continue
+            if win.host not in extra:
+                bad("invalid", f"no host domain called {show_value(win.host)}; hosts: "
+                    f"{_few(self.hosts)}")
+                continue
+            if win.permissions not in PERMISSIONS:
+                bad("invalid", f"permissions {show_value(win.permissions)} is not one of "
+                    f"{PERMISSIONS}")
+                continue
+            name = win.name if win.name is not None else f"#{k}"
+            if (win.host, name) in names:
+                bad("invalid", f"window name {name!r} is used twice in host {win.host} "
+                    f"(also {names[(win.host, name)]}); window names are unique in a domain")
+                continue
+            names[(win.host, name)] = where
+            gb, size = win.global_base, win.size
+            if win.target is not None:
+                if gb is not None:
+                    bad("invalid", "give global_base or target, not both")
+                    continue
+                got = self._resolve_target(win, label, where, by_name, by_owner)
+                if got is None:
+                    continue
+                gb, size = got
+            elif gb is None:
+                bad("invalid", "give global_base or target")
+                continue
+            elif win.target_offset is not None:
+                bad("invalid", f"target_offset={show_value(win.target_offset)} is an offset into "
+                    "target, and this window gives global_base instead: give global_base "
+                    "alone, or target with target_offset")
+                continue
+            if size is None:
+                bad("invalid", "give a size")
+                continue
+            page = win.page_size if win.page_size is not None else limits.page_size
+            if not fits(win.local_base, win.local_base + size, gb, gb + size, page):
+                bad("out-of-range", "local base, global base, size or page size reach beyond "
+                    "2**62 bytes, past the widest address space")
+                continue
+            extra[win.host].append((win.local_base, size, gb, page, win.permissions == "rw",
+                                    name, where))
+        return extra
+
+    def table(self, host):
+        """The :class:`WindowTable` of one host: its default windows, then the plan's."""
+        t = self._default_table(host)
+        rows = self._extra.get(host, [])
+        if t is None and not rows:
+            return WindowTable(host, [], [], [], [], [], [], [])
+        cols = list(zip(*rows)) if rows else [[]] * 7
+        if t is None:
+            return WindowTable(host, *cols)
+        return WindowTable(
+            host, np.concatenate([t.local_base, np.asarray(cols[0], dtype=np.int64)]),
+            np.concatenate([t.size, np.asarray(cols[1], dtype=np.int64)]),
+            np.concatenate([t.global_base, np.asarray(cols[2], dtype=np.int64)]),
+            np.concatenate([t.page_size, np.asarray(cols[3], dtype=np.int64)]),
+            np.concatenate([t.writable, np.asarray(cols[4], dtype=bool)]),
+            t.names + list(cols[5]), t.wheres + list(cols[6]))
+
+    def has_windows(self, host):
+        """Whether the plan gives ``host`` windows of its own (beyond the default ones)."""
+        return bool(self._extra.get(host))
+
+    def name_findings(self):
+        """``invalid`` findings for user windows named like a default window of their host."""
+        out = []
+        if self._defaults is None:
+            return out
+        default = set(self._defaults["names"])
+        for h, rows in self._extra.items():
+            for row in rows:
+                if row[5] in default or row[5] == f"{h}.dram":
+                    out.append(Finding("invalid", "error", f"{h} window {row[5]!r}: the name of "
+                                       f"one of {h}'s default windows; window names are unique "
+                                       "in a domain", row[6] or f"{h} window {row[5]!r}"))
+        return out
+
+
+# -- the findings of one domain's windows ------------------------------------------------
+
 def _running_partner(starts, ends):
     """For intervals sorted by start: per interval, an earlier one it overlaps (or -1)."""
     n = len(starts)
@@ -523,7 +741,6 @@ def _running_partner(starts, ends):
         return np.full(n, -1, dtype=np.int64)
     best = np.maximum.accumulate(ends)
     # the interval holding the running maximum of ends before each position
-    holder = np.zeros(n, dtype=np.int64)
     is_new = np.concatenate([[True], ends[1:] > best[:-1]])
     holder = np.maximum.accumulate(np.where(is_new, np.arange(n), 0))
     prev_best = np.concatenate([[np.iinfo(np.int64).min], best[:-1]])
@@ -531,11 +748,12 @@ def _running_partner(starts, ends):
     return np.where(starts < prev_best, prev_holder, -1)
 
 
-def window_findings(table, regions, region_index, grants, plan):
+def window_findings(table, regions, region_index, grants, plan, alignment):
     """Every fault of one domain's windows (see the module docstring for the rules).
 
     Returns ``(findings, target)``: ``target[i]`` is the index into ``regions`` of
-    the region window ``i`` starts in (-1 when dangling).
+    the region window ``i`` starts in (-1 when dangling). ``grants`` is the
+    domain's :class:`DomainGrants`; ``alignment`` is ``"size"`` or ``"page"``.
     """
     out = []
     limits = plan.limits or DomainLimits()
@@ -553,21 +771,22 @@ def window_findings(table, regions, region_index, grants, plan):
     for i in np.flatnonzero(sz <= 0).tolist():
         add("invalid", i, f"size {int(sz[i])} must be > 0")
     live = (sz > 0) & good_page
-    mode = _alignment(plan)
-    if mode == "size":
+    if alignment == "size":
         uniq, inv = np.unique(sz, return_inverse=True)    # few distinct sizes: no per-window loop
-        up = np.array([_pow2_ceil(int(x)) if x > 0 else 1 for x in uniq.tolist()], dtype=np.int64)
+        up = np.array([pow2_ceil(int(x)) if x > 0 else 1 for x in uniq.tolist()], dtype=np.int64)
         align = np.maximum(up[inv.reshape(-1)], pg)
     else:
         align = pg
     safe_pg = np.where(good_page, pg, 1)
-    bad = live & ((sz % safe_pg != 0) | (lb % align != 0) | (gb % align != 0))
+    safe_align = np.where(align > 0, align, 1)
+    bad = live & ((sz % safe_pg != 0) | (lb % safe_align != 0) | (gb % safe_align != 0))
     for i in np.flatnonzero(bad).tolist():
         what = []
         if sz[i] % pg[i]:
             what.append(f"size {int(sz[i])} is not a whole number of {format_size(int(pg[i]))} "
                         "pages")
-        rule = "window size rounded up to a power of two" if mode == "size" else "page size"
+        rule = "window size rounded up to a power of two" if alignment == "size" else \
+            "page size"
         for key, v in (("local_base", lb[i]), ("global_base", gb[i])):
             if v % align[i]:
                 what.append(f"{key} {format_address(int(v))} is not a multiple of "
@@ -586,17 +805,15 @@ def window_findings(table, regions, region_index, grants, plan):
             reg = regions[target[i]]
             add("out-of-range", i, f"global range [{format_address(int(gb[i]))}, "
                 f"{format_address(int(gb[i] + sz[i]))}) runs past the end of {reg}")
-        read, write = grants
-        t = np.where(hit, target, 0)
-        no_read = hit & ~read[t]
+        t = np.where(hit, target, -1)
+        no_read = hit & ~grants.read[t]
         rw_perm = region_index.rw[t]
-        no_write = hit & ~no_read & table.writable & ~write[t] & rw_perm
+        no_write = hit & ~no_read & table.writable & ~grants.write[t] & rw_perm
         for i in np.flatnonzero(no_read).tolist():
-            add("isolation", i, f"reaches {regions[target[i]]}, which {table.host} is not "
-                "granted")
+            add("isolation", i, f"reaches {grants.why_not(int(target[i]), 'read')}")
         for i in np.flatnonzero(no_write).tolist():
-            add("isolation", i, f"is read-write onto {regions[target[i]]}, which {table.host} "
-                "may only read (make the window read-only or grant rw)")
+            add("isolation", i, f"is read-write onto {grants.why_not(int(target[i]), 'write')} "
+                "(make the window read-only or grant rw)")
     idx = np.flatnonzero(live)
     if len(idx) > 1:
         o = idx[np.argsort(lb[idx], kind="stable")]
@@ -615,7 +832,7 @@ def window_findings(table, regions, region_index, grants, plan):
                 f"{format_address(int(min(gb[i] + sz[i], gb[p] + sz[p])))}) that window "
                 f"{table.names[p]!r} also maps", severity="warning")
     if n:
-        dom = region_index.domain_index[table.host]
+        dom = region_index.domain_index.get(table.host, -3)
         count = int(((target >= 0) & (region_index.home[target] != dom)).sum())
         if count > limits.translation_entries:
             out.append(Finding(
@@ -628,7 +845,7 @@ def window_findings(table, regions, region_index, grants, plan):
 
 # -- the strict, fast translator -------------------------------------------------------
 
-class _WindowIndex:
+class WindowIndex:
     """Find the window holding each local address (a shift table, or binary search)."""
 
     def __init__(self, local_base, size, width):
@@ -637,7 +854,7 @@ class _WindowIndex:
         self.base = local_base[order]
         self.end = (local_base + size)[order]
         self.n = len(order)
-        self.table = _shift_table(self.base, self.end, width) if self.n else None
+        self.table = shift_table(self.base, self.end, width) if self.n else None
 
     def find(self, a):
         """Sorted-window position per address; ``n`` (the sentinel) where none starts."""
@@ -651,12 +868,18 @@ class _WindowIndex:
         return k
 
 
+def _check_op(op):
+    if op not in ("read", "write"):
+        raise ValueError(f"op must be 'read' or 'write', got op={show_value(op)}")
+
+
 class HostDomain:
     """One host's local address space: its windows, grants and translator.
 
-    Built by :attr:`fabric.Fabric.host_domains`; construction refuses a domain
-    with any error except ``isolation`` (a window onto a region the domain is
-    not granted is allowed to exist; using it raises :class:`TranslationError`).
+    Built by :attr:`fabric.Fabric.host_domains` (each host on first use);
+    construction refuses a domain with any error except ``isolation`` (a window
+    onto a region the domain is not granted may exist; using it raises
+    :class:`TranslationError`).
 
     Attributes
     ----------
@@ -664,62 +887,62 @@ class HostDomain:
     chips : tuple
         The domain's own chips.
     address_map : AddressMap
-    windows : tuple of Window
-        Resolved (``global_base`` and ``size`` filled in), sorted by local base.
+    table : WindowTable
+        The windows, sorted by local base: the one representation the translator's
+        arrays are derived from.
     """
 
-    def __init__(self, name, chips, table, address_map, grants, plan, index):
+    def __init__(self, name, chips, table, address_map, grants, plan, index, alignment="size"):
         self.name = name
         self.chips = tuple(chips)
         self.address_map = address_map
         regions = list(address_map.regions)
-        findings, target = window_findings(table, regions, index, grants, plan)
+        findings, target = window_findings(table, regions, index, grants, plan, alignment)
         errors = [f for f in findings if f.severity == "error" and f.code != "isolation"]
         if errors:
             more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
             raise AddressMapError(f"invalid host domain {name!r}: " + "; ".join(
                 f"{f.code}: {f.message}" for f in errors[:10]) + more)
         self.width = plan.width
-        idx = _WindowIndex(table.local_base, table.size, self.width)
+        self._grants = grants
+        idx = WindowIndex(table.local_base, table.size, self.width)
         o = idx.order
         self._index = idx
-        self._names = [table.names[i] for i in o.tolist()]
+        self.table = table.take(o)
         self._target = target[o]
-        self._table = table
-        self._order = o
-        read, write = grants
         amap = address_map
-        lb, sz, gb = table.local_base[o], table.size[o], table.global_base[o]
+        t = self.table
         n = len(o)
-        self._lb, self._sz, self._gb = lb, sz, gb
-        self._writable = table.writable[o]
-        self._can_read = read[self._target] if n else np.zeros(0, bool)
-        self._can_write = (write[self._target] & self._writable) if n else np.zeros(0, bool)
+        self._can_read = grants.read[self._target] if n else np.zeros(0, bool)
+        self._can_write = (grants.write[self._target] & t.writable) if n else np.zeros(0, bool)
         # sentinel at index n: end 0, so an address that finds no window fails "a < end"
-        end = np.append(lb + sz, 0)
+        end = np.append(t.local_base + t.size, 0)
         self._end = {"read": np.where(np.append(self._can_read, False), end, 0),
                      "write": np.where(np.append(self._can_write, False), end, 0)}
-        self._delta = np.append(gb - lb, 0)
-        reg_base = amap._bases[self._target] if n else np.zeros(0, np.int64)
-        self._offdelta = np.append(gb - lb - reg_base, -1)
-        self._owner = np.append(amap._owner[self._target] if n else np.zeros(0, np.int64), -1)
+        self._delta = np.append(t.global_base - t.local_base, 0)
+        reg_base = amap.bases[self._target] if n else np.zeros(0, np.int64)
+        self._offdelta = np.append(t.global_base - t.local_base - reg_base, -1)
+        self._owner = np.append(amap.owner_of_region[self._target] if n else
+                                np.zeros(0, np.int64), -1)
         self._interleaved = np.append(index.interleaved[self._target], False)
         self._any_interleaved = bool(self._interleaved.any())
-        self.shadow = index.home[self._target] != index.domain_index[name]
-        self._scalar_tables()
+        self.shadow = index.home[self._target] != index.domain_index.get(name, -3)
+        # the scalar translator, built on first use (batched users never pay for it); an
+        # instance attribute, so a call is one closure call (:meth:`translate` documents it)
+        self.translate = self._first_scalar
 
     def __repr__(self):
         return (f"HostDomain({self.name!r}, chips={len(self.chips)}, "
-                f"windows={len(self._names)}, shadow={int(self.shadow.sum())})")
+                f"windows={len(self.table)}, shadow={int(self.shadow.sum())})")
 
     @property
     def windows(self):
         """The resolved windows, sorted by local base (a tuple of :class:`Window`)."""
-        t, o = self._table, self._order.tolist()
+        t = self.table
         return tuple(Window(self.name, int(t.local_base[i]), int(t.size[i]),
                             int(t.global_base[i]), page_size=int(t.page_size[i]),
                             permissions="rw" if t.writable[i] else "r", name=t.names[i],
-                            where=t.wheres[i]) for i in o)
+                            where=t.wheres[i]) for i in range(len(t)))
 
     @property
     def n_entries(self):
@@ -728,39 +951,21 @@ class HostDomain:
 
     def _fail(self, a, win, op):
         """The reason translating local address ``a`` (window position ``win``) fails."""
-        if win == len(self._names) or a >= self._lb[win] + self._sz[win]:
+        t = self.table
+        if win == len(t) or a >= t.local_base[win] + t.size[win]:
             return (f"host {self.name}: local address {format_address(a)} is in no window "
                     "of this domain")
-        reg = self.address_map.regions[self._target[win]]
+        i = int(self._target[win])
+        reg = self.address_map.regions[i]
+        name = t.names[win]
         if not self._can_read[win]:
-            return (f"host {self.name}: window {self._names[win]!r} reaches {reg}, which "
-                    f"{self.name} is not granted")
-        if not self._writable[win]:
+            return f"host {self.name}: window {name!r} reaches {self._grants.why_not(i, 'read')}"
+        if not t.writable[win]:
             return (f"host {self.name}: store to {format_address(a)} through read-only window "
-                    f"{self._names[win]!r}")
+                    f"{name!r}")
         if reg.permissions != "rw":
             return f"host {self.name}: store to read-only {reg}"
-        return (f"host {self.name}: window {self._names[win]!r} reaches {reg}, which "
-                f"{self.name} may only read")
-
-    def _scalar_tables(self):
-        """Python-list copies of the translator's arrays for the scalar path."""
-        amap = self.address_map
-        n = len(self._names)
-        table = self._index.table
-        self._s_shift = table[0] if table is not None else None
-        self._s_table = table[1].tolist() if table is not None else None
-        self._s_slots = len(table[1]) if table is not None else 0
-        self._s_base = self._lb.tolist()
-        self._s_end = {op: e.tolist() for op, e in self._end.items()}
-        self._s_delta = self._delta.tolist()
-        self._s_offdelta = self._offdelta.tolist()
-        self._s_interleaved = self._interleaved.tolist()
-        self._s_owner = [amap.owners[o] if o >= 0 else None for o in self._owner.tolist()]
-        self._s_region = [amap.regions[t].name for t in self._target.tolist()] + [None]
-        self._s_n = n
-        self._s_limit = 1 << self.width
-        self._fast = self._make_fast()
+        return f"host {self.name}: window {name!r} reaches {self._grants.why_not(i, 'write')}"
 
     def translate(self, local_address, op="read"):
         """Translate one local address; ``op`` is ``"read"`` or ``"write"``.
@@ -772,24 +977,39 @@ class HostDomain:
         TranslationError
             If the address is malformed or outside the width, in no window, or
             the access is not granted (the message says which).
+        ValueError
+            If ``op`` is not ``"read"`` or ``"write"``.
         """
-        return self._fast(local_address, op)
+        return self._first_scalar(local_address, op)    # replaced per instance on first use
+
+    def _first_scalar(self, a, op="read"):
+        """Build the scalar translator on first use (batched users never pay for it)."""
+        self.translate = self._make_fast()
+        return self.translate(a, op)
 
     def _make_fast(self):
-        """The scalar translator as a closure over Python lists.
+        """The scalar translator as a closure over Python lists derived from :attr:`table`.
 
         Local names in a closure are cheaper than attribute look-ups on ``self``;
         scalar translation is on a hot path (``benchmarks/bench_address.py``).
         """
-        name, width, limit = self.name, self.width, self._s_limit
-        shift, table, slots = self._s_shift, self._s_table, self._s_slots
-        base, n = self._s_base, self._s_n
-        end_read, end_write = self._s_end["read"], self._s_end["write"]
-        delta, offdelta, inter = self._s_delta, self._s_offdelta, self._s_interleaved
-        owners, regions, names = self._s_owner, self._s_region, self._names
-        lookup, fail, bisect_right = self.address_map.lookup, self._fail, bisect.bisect_right
+        amap = self.address_map
+        name, width = self.name, self.width
+        limit = 1 << width
+        st = self._index.table
+        shift = st[0] if st is not None else None
+        table = st[1].tolist() if st is not None else None
+        slots = len(st[1]) if st is not None else 0
+        base, n = self.table.local_base.tolist(), len(self.table)
+        end_read, end_write = self._end["read"].tolist(), self._end["write"].tolist()
+        delta, offdelta = self._delta.tolist(), self._offdelta.tolist()
+        inter = self._interleaved.tolist()
+        owners = [amap.owners[o] if o >= 0 else None for o in self._owner.tolist()]
+        regions = [amap.regions[t].name for t in self._target.tolist()] + [None]
+        names = self.table.names
+        lookup, fail, bisect_right = amap.lookup, self._fail, bisect.bisect_right
 
-        def fast(a, op):
+        def fast(a, op="read"):
             if type(a) is not int or a < 0 or a >= limit:
                 try:
                     a = validate_address(a, width, what="local address")
@@ -800,7 +1020,7 @@ class HostDomain:
             elif op == "write":
                 ends = end_write
             else:
-                raise ValueError(f"op must be 'read' or 'write', got {op!r}")
+                _check_op(op)
             if shift is not None:
                 slot = a >> shift
                 win = table[slot if slot < slots else -1]
@@ -827,11 +1047,10 @@ class HostDomain:
         ``unmapped="raise"`` (default) raises :class:`TranslationError` naming the
         first failing address and the count; ``"mask"`` returns ``ok`` False there.
         """
-        if op not in ("read", "write"):
-            raise ValueError(f"op must be 'read' or 'write', got {op!r}")
+        _check_op(op)
         if unmapped not in ("raise", "mask"):
-            raise ValueError(f"unmapped must be 'raise' or 'mask', got {unmapped!r}")
-        a = _as_address_array(local_addresses, self.width, TranslationError, "local address")
+            raise ValueError(f"unmapped must be 'raise' or 'mask', got {show_value(unmapped)}")
+        a = as_address_array(local_addresses, self.width, TranslationError, "local address")
         shape = a.shape
         a = a.ravel()
         win = self._index.find(a)
@@ -841,8 +1060,9 @@ class HostDomain:
                 bad = np.flatnonzero(~ok)
                 first = int(bad[0])
                 raise TranslationError(f"{len(bad)} of {len(a)} addresses cannot be "
-                                       f"translated; first: {self._fail(int(a[first]), int(win[first]), op)}")
-            win = np.where(ok, win, len(self._names))
+                                       f"translated; first: "
+                                       f"{self._fail(int(a[first]), int(win[first]), op)}")
+            win = np.where(ok, win, len(self.table))
         g = a + self._delta[win]
         owner = self._owner[win]
         offset = a + self._offdelta[win]
@@ -862,26 +1082,156 @@ class HostDomain:
     def local_addresses(self, global_address):
         """Every local address of this domain that translates to ``global_address``."""
         g = validate_address(global_address, self.width)
-        hit = (self._gb <= g) & (g < self._gb + self._sz)
-        return [int(x) for x in (g - self._gb[hit] + self._lb[hit]).tolist()]
+        t = self.table
+        hit = (t.global_base <= g) & (g < t.global_base + t.size)
+        return [int(x) for x in (g - t.global_base[hit] + t.local_base[hit]).tolist()]
+
+    def maps(self, global_addresses, op="read"):
+        """Whether each global address is reached by a window of this domain permitting ``op``.
+
+        The vectorized question behind :meth:`reach`: a boolean array, True where
+        some window maps the address and :meth:`translate` through it would
+        succeed for ``op``.
+        """
+        _check_op(op)
+        g = as_address_array(global_addresses, self.width, AddressMapError, "global address")
+        ok = self._can_read if op == "read" else self._can_write
+        t = self.table
+        gb, end = t.global_base[ok], (t.global_base + t.size)[ok]
+        if len(gb) == 0:
+            return np.zeros(g.shape, dtype=bool)
+        o = np.argsort(gb, kind="stable")
+        gb, reach = gb[o], np.maximum.accumulate(end[o])
+        k = np.searchsorted(gb, g, side="right") - 1
+        return (k >= 0) & (g < reach[np.maximum(k, 0)])
+
+    def reach(self, global_address, op="read"):
+        """Translate an access to ``global_address`` as this domain makes it.
+
+        The access goes through a window of this domain that maps the address (the
+        first, in local order, that permits ``op``) and is translated and checked
+        by :meth:`translate`: the one model of an access that
+        :func:`fabric.access` and :func:`fabric.access_to` use.
+
+        Returns
+        -------
+        Translation
+
+        Raises
+        ------
+        TranslationError
+            If no window of this domain maps the address, or none permits ``op``
+            (the message is the refusal of the first window that maps it).
+        AddressMapError
+            If the address is malformed or no region holds it.
+        """
+        _check_op(op)
+        locals_ = self.local_addresses(global_address)
+        if not locals_:
+            loc = self.address_map.lookup(global_address)   # AddressMapError when unmapped
+            raise TranslationError(f"host {self.name}: no window of this domain maps global "
+                                   f"address {format_address(loc.address)} (region "
+                                   f"{loc.region!r} of {loc.owner!r})")
+        first = None
+        for a in sorted(locals_):
+            try:
+                return self.translate(a, op)
+            except TranslationError as e:
+                first = first or e
+        raise first
 
 
-def build_domains(fabric, address_map, plan=None):
-    """The strict :class:`HostDomain` of every host (a dict), or an error naming the faults."""
-    plan = plan if plan is not None else (fabric.address_plan or AddressPlan())
+class HostDomains(dict):
+    """Host domain name -> :class:`HostDomain`, each built on first use.
+
+    A mapping over every host domain of the fabric; a host's domain (its window
+    table, grants and translator) is built the first time it is looked up, in
+    time and memory proportional to that host's windows. Iterating over
+    ``values()`` or ``items()`` builds every domain.
+    """
+
+    def __init__(self, fabric, address_map, domain_plan):
+        super().__init__()
+        self._fabric = fabric
+        self._map = address_map
+        self._plan = domain_plan
+        self._names = tuple(fabric.domains)
+
+    def __missing__(self, host):
+        if not isinstance(host, str) or host not in self._fabric.domains:
+            raise KeyError(host)
+        p = self._plan
+        grants = p.grants(host)
+        table = p.table(host)
+        d = HostDomain(host, self._fabric.domains[host], table, self._map, grants, p.plan,
+                       p.index, p.alignment)
+        self[host] = d
+        return d
+
+    def __contains__(self, host):
+        return isinstance(host, str) and host in self._fabric.domains
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self):
+        return len(self._names)
+
+    def __repr__(self):
+        return f"HostDomains({len(self._names)} hosts, {dict.__len__(self)} built)"
+
+    def keys(self):
+        """The host names, in the fabric's order."""
+        return list(self._names)
+
+    def values(self):
+        """Every host's :class:`HostDomain` (building those not built yet)."""
+        return [self[h] for h in self._names]
+
+    def items(self):
+        """``(name, HostDomain)`` for every host (building those not built yet)."""
+        return [(h, self[h]) for h in self._names]
+
+    def get(self, host, default=None):
+        """The domain of ``host``, or ``default`` if there is no such host."""
+        try:
+            return self[host]
+        except KeyError:
+            return default
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = None
+
+
+def build_domains(fabric, address_map, plan, chips, domains):
+    """The lazy :class:`HostDomains` of a fabric, after checking the plan-level faults.
+
+    Raises
+    ------
+    AddressMapError
+        Naming the faults of the limits, the plan's windows and its grants, and
+        of the first host's windows and of every host with windows of its own;
+        any other host's windows are checked when that host is first used.
+    """
     problems = limits_problems(plan.limits or DomainLimits())
     if problems:
         raise AddressMapError("invalid domain limits: " + "; ".join(problems))
-    regions = list(address_map.regions)
-    index = _RegionIndex(regions, fabric)
-    tables, findings = resolve_tables(fabric, regions, plan)
-    grants, gfind = resolve_grants(fabric, regions, plan, index)
-    errors = [f for f in findings + gfind if f.severity == "error"]
+    p = DomainPlan(fabric, address_map.regions, plan, chips, domains)
+    errors = [f for f in p.findings + p.name_findings() if f.severity == "error"]
     if errors:
+        more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
         raise AddressMapError("invalid address plan: " + "; ".join(
-            f"{f.code}: {f.message}" for f in errors[:10]))
-    return {h: HostDomain(h, fabric.domains[h], tables[h], address_map, grants[h], plan,
-                          index) for h in fabric.domains}
+            f"{f.code}: {f.message}" for f in errors[:10]) + more)
+    domains = HostDomains(fabric, address_map, p)
+    # A host with windows of its own is checked now (they are where a plan goes wrong); so
+    # is the first host, whose default windows stand for everyone's. The rest are checked
+    # when first used, and fabric.check checks every one.
+    eager = [h for h in fabric.domains if p.has_windows(h)][:64] + list(fabric.domains)[:1]
+    for h in dict.fromkeys(eager):
+        domains[h]
+    return domains
 
 
 def domain_of(fabric, host):
@@ -889,5 +1239,5 @@ def domain_of(fabric, host):
     try:
         return fabric.host_domains[host]
     except (KeyError, TypeError):
-        raise NodeError(f"{fabric.name}: no host domain called {host!r}; hosts: "
+        raise NodeError(f"{fabric.name}: no host domain called {show_value(host)}; hosts: "
                         f"{_few(fabric.domains)}") from None

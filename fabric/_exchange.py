@@ -44,12 +44,15 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     (rank-major, duplicates on one rank skipped) and ends with one flag
     barrier; combine starts with one flag barrier and **pulls** the ``k``
     partial outputs from the peers and reduces them. Only within one load/store
-    domain. This is what Co-Fabric's symmetric memory offers.
+    domain. This is what Co-Fabric's symmetric memory offers. Not modelled: the
+    pull's dependent remote loads (``moeA2ACombineKernel``: each thread block loads
+    one 16-byte vector per thread from the ``k`` peers, reduces, and loops), which
+    add round trips at small batch.
 ``"pplx"``
     Perplexity's pplx-kernels (perplexityai/pplx-kernels): NVSHMEM kernels that
     send a token **once per destination rank** directly (NVLink inside a node,
-    RDMA across), with dispatch and combine each split in a send and a receive
-    kernel. No forwarding.
+    RDMA across), dispatch and combine each one launch with a send and a
+    receive part. No forwarding.
 ``"all-to-allv"``
     The exchange as a collective: a per-rank de-duplicated all-to-allv costed
     by the collectives model (``analysis.cost``) with its runtime.
@@ -200,23 +203,27 @@ EXCHANGE_KERNELS = {k.name: k for k in (
     ),
     ExchangeKernel(
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
-        local_copy=False, kernels=(1, 1), syncs=(1, 1),
+        local_copy=False, kernels=(3, 2), syncs=(1, 1),
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
                       "buffer; dispatch pushes, combine pulls")),
-            ("kernels", "NVIDIA/TensorRT-LLM blog18: one dispatch kernel, one combine kernel"),
+            ("kernels", ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/communicationKernels/"
+                         "moeAlltoAllKernels.cu: dispatch = moeA2APrepareDispatchKernel + "
+                         "moeA2ADispatchKernel + moeA2ASanitizeExpertIdsKernel; combine = "
+                         "moeA2APrepareCombineKernel + moeA2ACombineKernel")),
             ("syncs", ("NVIDIA/TensorRT-LLM blog18: one flag barrier at the tail of dispatch, "
                       "one at the head of combine"))),
     ),
     ExchangeKernel(
         "pplx", dedup="rank", forwarding=False, scale_out=True, pipelined=True,
-        local_copy=True, kernels=(2, 2), syncs=(1, 1),
+        local_copy=True, kernels=(1, 1), syncs=(1, 1),
         sources=(
             ("dedup", ("perplexityai/pplx-kernels: one copy per (token, destination rank), "
                       "NVLink inside a node, RDMA across, no forwarding")),
-            ("kernels", ("perplexityai/pplx-kernels: dispatch and combine each split into a "
-                        "send and a receive kernel")),
+            ("kernels", ("perplexityai/pplx-kernels: dispatch and combine each one launch with "
+                         "a send and a receive part (which the API can also launch apart); not "
+                         "re-checked against the code in this session")),
             ("syncs", ("perplexityai/pplx-kernels: the receive kernel waits for every peer's "
                       "token count"))),
     ),

@@ -344,24 +344,32 @@ class Fabric:
         Raises :class:`~fabric.AddressMapError` naming every fault of an invalid plan;
         :func:`fabric.check` lists them as findings instead.
         """
-        from ._address import AddressMap, AddressPlan, layout_regions
+        from ._plan import AddressPlan, plan_regions
 
-        plan = self.address_plan or AddressPlan()
-        return AddressMap(layout_regions(self, plan), plan.width)
+        return plan_regions(self, self.address_plan or AddressPlan())
 
     @cached_property
     def host_domains(self):
-        """Host domain name -> :class:`~fabric.HostDomain` (windows, grants, translator)."""
-        from ._domains import build_domains
+        """Host domain name -> :class:`~fabric.HostDomain` (windows, grants, translator).
 
-        return build_domains(self, self.address_map)
+        A :class:`~fabric.HostDomains` mapping: each host's domain is built, and its
+        windows checked, the first time it is looked up, in time and memory
+        proportional to that host's windows.
+        """
+        from ._domains import build_domains
+        from ._plan import AddressPlan, placed_chips, placed_domains
+
+        plan = self.address_plan or AddressPlan()
+        return build_domains(self, self.address_map, plan, placed_chips(self, plan),
+                             placed_domains(self, plan))
 
     @cached_property
     def symmetric_memory(self):
         """The plan's :class:`~fabric.SymmetricMemory`, or None when it has no heap."""
+        from ._plan import AddressPlan
         from ._symmetric import build_symmetric
 
-        return build_symmetric(self, self.address_map)
+        return build_symmetric(self, self.address_map, self.address_plan or AddressPlan())
 
     def translate(self, host, local_address, op="read"):
         """Translate ``host``'s local address to a :class:`~fabric.Translation`.
@@ -380,7 +388,7 @@ class Fabric:
             from ._domains import domain_of
 
             domain = domain_of(self, host)     # raises NodeError naming the hosts
-        return domain._fast(local_address, op)  # HostDomain.translate without one call
+        return domain.translate(local_address, op)
 
     def translate_many(self, host, local_addresses, op="read", *, unmapped="raise"):
         """Vectorized :meth:`translate` of a numpy array; see

@@ -13,11 +13,12 @@ Ranks are stable: a failed chip keeps its name and its rank, is listed in
 ``failures.chips`` and ``failures.ranks``, and asking for it (by name or rank)
 is a :class:`~fabric.NodeError` that says it failed. The surviving chips keep
 their names and ranks (``fabric.rank_of``); ``fabric.endpoints`` lists only the
-live ones, in rank order, and is what an analysis runs over. The address map
-does not move: hardware failing does not reprogram the address plan, so a
-degraded fabric keeps every region where the intact one had it (an explicit plan
-holding the original regions), and a surviving host's windows still translate
-to the same global addresses.
+live ones, in rank order, and is what an analysis runs over. The address
+plan does not move: hardware failing does not reprogram it, so a degraded fabric
+keeps the plan laid out over the intact fabric's chips and host domains (every
+region and every window where it was; a surviving host's windows still translate
+to the same owners), and windows onto a dead chip are ``unreachable`` findings of
+:func:`fabric.check`.
 
 Examples
 --------
@@ -195,20 +196,17 @@ def without(fabric, links=(), chips=()):
 
 
 def _pinned_plan(fabric):
-    """The fabric's address plan with every region fixed where it is now.
+    """The fabric's address plan laid out over the intact fabric's chips and host domains.
 
-    Layouts place chips by their position among the live endpoints, which moves when
-    chips fail, so the
-    degraded fabric gets an explicit plan holding the intact map's regions. A fabric
-    whose map cannot be built (no chip to size the HBM) keeps its plan as it is.
+    A plan is laid out once, from the intact fabric: the degraded copy keeps every
+    region and every window where it was, and failures only mark chips dead
+    (:func:`fabric._plan.pin_placement`; ``fabric.check`` reports windows onto a
+    dead chip as ``unreachable``).
     """
-    from ._address import AddressPlan
+    from ._plan import pin_placement
 
     try:
-        regions = tuple(fabric.address_map.regions)
+        _ = fabric.address_map
     except AddressMapError:
-        return fabric.address_plan
-    plan = fabric.address_plan if fabric.address_plan is not None else AddressPlan()
-    if plan.layout == "explicit":
-        return plan
-    return dataclasses.replace(plan, layout="explicit", regions=regions, interleave=())
+        return fabric.address_plan      # no map to keep (e.g. no chip to size the HBM)
+    return pin_placement(fabric)

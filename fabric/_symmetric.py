@@ -12,6 +12,7 @@ Examples
 --------
 >>> import topologies
 >>> f = topologies.build("sd200-ultra")
+>>> from fabric import AddressPlan
 >>> f = f.replace(address_plan=AddressPlan(heap=SymmetricHeap(16 * 2**30, offset=32 * 2**30)))
 >>> mem = f.symmetric_memory
 >>> hex(mem.address(3, 4096))
@@ -25,10 +26,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._address import MIN_PAGE_SIZE, AddressPlan, Finding, _is_int, validate_address
+from ._address import MIN_PAGE_SIZE, Finding, is_int, validate_address, whole_numbers
 from ._errors import AddressMapError, NodeError
 from ._params import Parameter
-from ._units import MiB, format_address, format_size
+from ._units import MiB, format_address, format_size, show_value
 
 __all__ = ["HEAP_ALIGNMENT", "SymmetricHeap", "SymmetricMemory", "heap_findings"]
 
@@ -67,11 +68,11 @@ class SymmetricHeap:
 
     def __post_init__(self):
         for key in ("size", "offset", "alignment"):
-            if not _is_int(getattr(self, key)):
+            if not is_int(getattr(self, key)):
                 raise TypeError(f"SymmetricHeap {key} must be an int, got {getattr(self, key)!r}")
         if self.chips is not None and (not isinstance(self.chips, dict) or not all(
                 isinstance(v, dict) and set(v) <= {"offset", "size"} and all(
-                    _is_int(x) for x in v.values()) for v in self.chips.values())):
+                    is_int(x) for x in v.values()) for v in self.chips.values())):
             raise TypeError("SymmetricHeap chips must map chip -> {'offset': int, "
                             f"'size': int}}, got {self.chips!r}")
 
@@ -93,12 +94,12 @@ def heap_findings(heap, fabric, regions):
     where = heap.where or f"symmetric heap {heap.name!r}"
     out = []
     a = heap.alignment
-    if not _is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
+    if not is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
         return [Finding("invalid", "error", f"heap {heap.name!r}: alignment must be a power of "
                         f"two >= 4 KiB, got {a!r}", where)]
     for key in ("size", "offset"):
         v = getattr(heap, key)
-        if not _is_int(v) or v < (1 if key == "size" else 0):
+        if not is_int(v) or v < (1 if key == "size" else 0):
             return [Finding("invalid", "error", f"heap {heap.name!r}: {key} must be an int "
                             f"{'> 0' if key == 'size' else '>= 0'}, got {v!r}", where)]
         if v % a:
@@ -169,8 +170,9 @@ class SymmetricMemory:
         return f"SymmetricMemory({self.heap.name!r}, size={self.heap.size}, ranks={self.n_ranks})"
 
     def _rank(self, rank):
-        if not _is_int(rank) or not 0 <= rank < self.n_ranks:
-            raise NodeError(f"rank {rank!r} is out of range 0..{self.n_ranks - 1}")
+        if not is_int(rank) or not 0 <= rank < self.n_ranks:
+            raise NodeError(f"rank must be an integer in 0..{self.n_ranks - 1}, got "
+                            f"rank={show_value(rank)}")
         return int(rank)
 
     def address(self, rank, offset=0):
@@ -182,21 +184,22 @@ class SymmetricMemory:
             If ``offset`` is outside ``[0, heap.size)``.
         """
         r = self._rank(rank)
-        if not _is_int(offset) or not 0 <= offset < self.heap.size:
-            raise AddressMapError(f"heap offset {offset!r} is outside the {self.heap.size}-byte "
-                                  f"symmetric heap {self.heap.name!r}")
+        if not is_int(offset) or not 0 <= offset < self.heap.size:
+            raise AddressMapError(f"heap offset must be an integer in [0, {self.heap.size}) (an "
+                                  f"offset outside the symmetric heap {self.heap.name!r} is "
+                                  f"refused), got offset={show_value(offset)}")
         if self.stride is not None:
             return int(self.bases[0]) + r * self.stride + int(offset)
         return int(self.bases[r]) + int(offset)
 
     def addresses(self, ranks, offsets):
         """Vectorized :meth:`address` over integer arrays (broadcast together)."""
-        ranks = np.asarray(ranks, dtype=np.int64)
-        offsets = np.asarray(offsets, dtype=np.int64)
-        if ranks.size and (ranks.min() < 0 or ranks.max() >= self.n_ranks):
-            raise NodeError(f"ranks must be in 0..{self.n_ranks - 1}")
-        if offsets.size and (offsets.min() < 0 or offsets.max() >= self.heap.size):
-            raise AddressMapError(f"heap offsets must be in [0, {self.heap.size})")
+        ranks = whole_numbers(ranks, "rank", f"integers in 0..{self.n_ranks - 1}",
+                              high=self.n_ranks, exc=NodeError)
+        offsets = whole_numbers(offsets, "heap offset",
+                                f"integers in [0, {self.heap.size}) (the heap's size)",
+                                high=self.heap.size)
+        ranks, offsets = np.broadcast_arrays(np.asarray(ranks), np.asarray(offsets))
         return self.bases[ranks] + offsets
 
     def locate(self, address):
@@ -228,9 +231,8 @@ class SymmetricMemory:
         return int(self.bases[self._rank(peer)]) + off
 
 
-def build_symmetric(fabric, address_map, plan=None):
+def build_symmetric(fabric, address_map, plan):
     """The :class:`SymmetricMemory` of a plan's heap, or None when the plan has no heap."""
-    plan = plan if plan is not None else (fabric.address_plan or AddressPlan())
     if plan.heap is None:
         return None
     return SymmetricMemory(plan.heap, fabric, address_map)

@@ -71,11 +71,12 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from ._address import AddressPlan, Finding, Region
+from ._address import Finding, Region
 from ._domains import DomainLimits, Grant, Window
 from ._errors import SpecError
+from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
-from ._units import parse_address, parse_size
+from ._units import parse_address, parse_size, show_value
 
 __all__ = ["System", "load_system", "read_system"]
 
@@ -179,7 +180,7 @@ class _Reader:
                 return parse_size(v)
             return v
         except (TypeError, ValueError) as e:
-            self.bad(where, f"{key} = {v!r}: {e}")
+            self.bad(where, f"{key} = {show_value(v)}: {e}")
             return None
 
     def fields(self, table, data, i=None, required=()):
@@ -222,9 +223,17 @@ class _Reader:
 
 def read_system(text, path="<string>", *, build):
     """Read a system from TOML text; see :func:`load_system`."""
+    text = text.removeprefix("\ufeff")     # a UTF-8 byte order mark, as some editors write
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+    except ValueError as e:
+        if not isinstance(e, tomllib.TOMLDecodeError):
+            # Python refuses to read an integer of more than 4300 digits; no size or
+            # address is anywhere near that long
+            m = re.search(r"[0-9][0-9_]{4000,}", text)
+            line = f": line {text.count(chr(10), 0, m.start()) + 1}" if m else ""
+            raise SpecError(f"{path}{line}: an integer of more than 4300 digits cannot be a "
+                            "size, an address or a count") from None
         msg = str(e)
         m = _TOML_POSITION.search(msg)
         if m:
@@ -361,7 +370,7 @@ def load_system(path, *, build):
     with open(path, "rb") as fh:
         raw = fh.read()
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")   # accepts (and drops) a byte order mark
     except UnicodeDecodeError as e:
         raise SpecError(f"{path}: not UTF-8 text (byte {e.start})") from None
     return read_system(text, path, build=build)

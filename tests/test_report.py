@@ -298,10 +298,13 @@ def test_decode_section_is_the_decode_model():
     rep = build_report(["sd200-ultra", "tpu-v4-cube"], sections=("decode",), quiet=True)
     section = rep.sections[0]
     rows = {(r["model"], r["system"]): r for r in section.tables[0].rows}
+    # sd200-ultra is one load/store domain: one-sided exchange kernels, CUDA graphs
     step = analysis.decode_step(analysis.model_config("kimi-k2"),
-                                topologies.build("sd200-ultra"), batch=1, context=4096)
+                                topologies.build("sd200-ultra"), batch=1, context=4096,
+                                ep_kernel="one-sided", cuda_graphs=True)
     row = rows["kimi-k2", "sd200-ultra"]
     assert row["time_s"] == step.time
+    assert row["ep_kernel"] == "one-sided" and rows["kimi-k2", "tpu-v4-cube"]["ep_kernel"]
     parts = sum(row[f"{k}_s"] for k in ("attention", "ffn", "head", "exposed_comm", "launch"))
     assert parts == pytest.approx(row["time_s"], rel=1e-12)
     # 2.8T of weights do not fit 64 x 32 GiB: left out, and the report says why

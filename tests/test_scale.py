@@ -144,3 +144,115 @@ def test_symmetric_throughput_equals_the_general_lp(spec):
     sym = throughput(f, t, method="symmetric")
     assert sym.method == "symmetric"
     assert sym.k == pytest.approx(throughput(f, t, method="lp").k, rel=1e-6)
+
+
+# -- all-pairs BFS over endpoints ---------------------------------------------------------
+
+
+@st.composite
+def _graphs(draw):
+    """A random graph (maybe disconnected): a random tree plus extra edges, leaves, endpoints."""
+    n = draw(st.integers(1, 40))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    edges = [(int(rng.integers(0, i)), i) for i in range(1, n)]
+    edges += [tuple(map(int, rng.integers(0, n, 2))) for _ in range(draw(st.integers(0, 30)))]
+    if draw(st.booleans()) and n > 2:  # cut the graph in two
+        edges = [(u, v) for u, v in edges if (u < n // 2) == (v < n // 2)]
+    n_leaves = draw(st.integers(0, 30))
+    hosts = rng.integers(0, n, n_leaves)
+    edges += [(int(h), n + i) for i, h in enumerate(hosts)]
+    N = n + n_leaves
+    ep = np.flatnonzero(rng.random(N) < draw(st.floats(0.1, 1.0)))
+    return N, edges, ep
+
+
+def _matrix(N, edges):
+    import scipy.sparse as sp
+
+    u = np.array([e[0] for e in edges] or [0], dtype=np.int64)[:len(edges)]
+    v = np.array([e[1] for e in edges] or [0], dtype=np.int64)[:len(edges)]
+    A = sp.coo_matrix((np.ones(len(u)), (u, v)), shape=(N, N))
+    return (A + A.T).tocsr()
+
+
+@settings(max_examples=80, deadline=None)
+@given(_graphs())
+def test_endpoint_bfs_counts_match_all_pairs_distances(g):
+    from scipy.sparse import csgraph
+
+    from analysis import _metrics as m
+
+    N, edges, ep = g
+    A = _matrix(N, edges)
+    D = csgraph.shortest_path(A, unweighted=True, indices=ep)[:, ep] if len(ep) else np.zeros((0, 0))
+    connected = np.isfinite(D).all()
+    want = np.bincount(D.astype(np.int64).ravel(), minlength=1) if connected else None
+    if want is not None:
+        want[0] = 0
+    got = m._bfs_counts(A, ep)
+    Af = A.copy()
+    Af.data[:] = 1
+    Ac, a, c = m._fold_leaves(Af.tocsr(), ep)
+    src = np.flatnonzero(a + c > 0)
+    ways = [got]
+    if len(src) >= 2:
+        start = np.zeros(2, dtype=np.int64)
+        start = m._add(start, 2, int((a * (a - 1)).sum()))
+        start = m._add(start, 1, int((2 * a * c).sum()))
+        ways += [m._bitset_counts(Ac, src, a, c, start.copy()),
+                 m._per_source_counts(Ac, src, a, c, start.copy())]
+    for w in ways:
+        if want is None:
+            assert w is None
+            continue
+        assert w is not None
+        k = max(len(w), len(want))
+        np.testing.assert_array_equal(np.pad(w, (0, k - len(w))), np.pad(want, (0, k - len(want))))
+
+
+def test_dragonfly_endpoints_are_not_all_alike():
+    """Why dragonfly metrics take the all-pairs BFS: its endpoints see different distances."""
+    from scipy.sparse import csgraph
+
+    from analysis._metrics import _adjacency
+
+    f = topologies.build("dragonfly:h=2")
+    ep = f.endpoint_indices
+    D = csgraph.shortest_path(_adjacency(f), unweighted=True, indices=ep)[:, ep]
+    rows = {tuple(np.bincount(r.astype(np.int64), minlength=8)) for r in D}
+    assert len(rows) > 1
+
+
+# -- dragonfly minimal routes in closed form ----------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 6), st.integers(1, 3), st.integers(0, 2**32 - 1))
+def test_dragonfly_routes_match_the_general_engine(h, a, p, seed):
+    try:
+        f = topologies.build(f"dragonfly:h={h},a={a},p={p}")
+    except SpecError:
+        assume(False)
+    fast = Router(f)
+    assert fast._df is not None
+    ref = Router(f)
+    ref._df = None  # the general engine over the minimal-routing state graph
+    rng = np.random.default_rng(seed)
+    N = len(f.nodes)
+    s, d = rng.integers(0, N, 60), rng.integers(0, N, 60)
+    w = rng.random(60)
+    _same(fast.loads(s, d, w), ref.loads(s, d, w))
+    g = rng.integers(0, 3, 60)
+    _same(fast.loads_grouped(s, d, w, g, 3), ref.loads_grouped(s, d, w, g, 3))
+    np.testing.assert_array_equal(fast.hops(s, d), ref.hops(s, d))
+    _same(fast.latency(s, d), ref.latency(s, d))
+    np.testing.assert_array_equal(fast.bottleneck(s, d), ref.bottleneck(s, d))
+    np.testing.assert_array_equal(fast.path_links_many(s, d), ref.path_links_many(s, d))
+    assert fast.path_links(s[0], d[0]) == ref.path_links(s[0], d[0])
+
+
+def test_dragonfly_routes_refuse_a_degraded_fabric():
+    f = topologies.build("dragonfly:h=2")
+    assert f.router._df is not None
+    assert f.without(links=[("r0.0", "r0.1")]).router._df is None

@@ -35,7 +35,8 @@ def _adj(f):
 
 
 @pytest.mark.parametrize("spec, k", [("torus:4x4", 2), ("torus:4x4x4", 3),
-                                     ("sd200-ultra", 6), ("hypermesh:4x4x8", 6)])
+                                     ("sd200-ultra", 6), ("hypermesh:4x4x8", 6),
+                                     ("torus:6x6x6", 3), ("torus:4x4x4x4", 4)])
 def test_ring_search_finds_edge_disjoint_hamiltonian_cycles(spec, k):
     f = topologies.build(spec)
     rings = ring_search(f)
@@ -55,12 +56,19 @@ def test_ring_search_on_a_degraded_fabric_avoids_the_failed_link():
     _check_rings(_adj(g), rings, g.n_endpoints)
 
 
-def test_ring_search_through_switches_is_one_ring_in_locality_order():
+def test_ring_search_through_switches_is_one_ring_per_rank_of_a_host():
     f = topologies.build("cluster-128")
-    (ring,) = ring_search(f)
-    assert sorted(ring.tolist()) == list(range(128))
-    hosts = [f.host_of[f.endpoints[i]] for i in ring]
-    assert sum(a != b for a, b in itertools.pairwise(hosts)) == 15   # leaves a host once
+    rings = ring_search(f)
+    assert len(rings) == 8                      # 8 GPUs (and NICs) per server
+    leave = set()
+    for ring in rings:
+        assert sorted(ring.tolist()) == list(range(128))
+        hosts = [f.host_of[f.endpoints[i]] for i in ring]
+        assert sum(a != b for a, b in itertools.pairwise(hosts)) == 15   # leaves a host once
+        leave.add(f.endpoints[ring[7]])             # the rank the first host is left from
+    assert len(leave) == 8                      # each ring leaves from another GPU
+    (one,) = ring_search(topologies.build("fattree:k=4"))
+    assert sorted(one.tolist()) == list(range(16))
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,0 +1,381 @@
+"""Address plans: where every region goes, which windows each host has, who may access what.
+
+An :class:`AddressPlan` is the whole description: the layout of the global map
+(:func:`layout_regions`), extra regions and interleave sets, shadow windows,
+grants, a symmetric heap and the domains' hardware limits. This module builds on
+:mod:`fabric._address` (regions and the map), :mod:`fabric._domains` (windows,
+grants, host domains) and :mod:`fabric._symmetric` (the heap); none of them
+imports it, so the address modules form no import cycle.
+
+Layouts (field ``layout``):
+
+``"owner-bits"`` (default)
+    chip ``r``'s HBM at ``r << k``, ``2**k`` the smallest power of two that
+    holds one chip's HBM, so the owner of an address is a shift. Host DRAM,
+    NIC registers, memory nodes, storage and interleave sets follow the chips,
+    each aligned to its size rounded up to a power of two.
+``"packed"``
+    the same regions back to back, each base rounded up to ``alignment`` (an
+    interleave set's to 256 MiB at least, the CXL HDM decoder unit).
+``"explicit"``
+    only the regions the plan lists (``AddressPlan.regions``), where they say.
+
+**A plan is laid out once, from the intact fabric.** Layouts place chips by
+rank and the default windows follow the chips' order, so a degraded fabric
+(``fabric.without(chips=...)``) keeps the intact fabric's chips and host domains
+in the plan (:func:`pin_placement`, fields ``chips`` and ``domains``): every
+region and every window stays where it was, failures only mark chips dead, and
+:func:`fabric.check` reports a window onto a dead chip as ``unreachable``.
+
+**Names are one namespace.** Region names, host domain names and node names
+are looked up by name (a grant's or a window's ``target``, a region's owner),
+so no name may mean two things: a host domain named like a node of another
+kind, or a region named like a node or a host domain, is an ``invalid``
+finding naming both (:func:`namespace_findings`), and a plan with one cannot be
+built. Every region must be owned by a node or host domain of the fabric.
+
+Examples
+--------
+>>> import topologies
+>>> f = topologies.build("sd200-ultra")
+>>> g = f.without(chips=["chip9"])
+>>> g.translate("host0", 0xA0_0000_0040).owner        # slot 10 is chip10, before and after
+'chip10'
+>>> sorted({x.code for x in fabric_check(g)})
+['unreachable']
+"""
+
+import dataclasses
+from dataclasses import dataclass
+
+from ._address import (
+    ADDRESS_WIDTH,
+    DEFAULT_HOST_MEMORY,
+    DEFAULT_NIC_MMIO,
+    DEFAULT_PACKED_ALIGNMENT,
+    HDM_DECODER_UNIT,
+    MAX_ADDRESS_WIDTH,
+    MAX_PAGE_SIZE,
+    MIN_PAGE_SIZE,
+    AddressMap,
+    Finding,
+    Region,
+    align_up,
+    is_int,
+    pow2_ceil,
+)
+from ._domains import DomainLimits
+from ._errors import AddressMapError
+from ._symmetric import HEAP_ALIGNMENT
+from ._units import show_value
+
+__all__ = ["LAYOUTS", "AddressPlan", "layout_regions"]
+
+LAYOUTS = ("owner-bits", "packed", "explicit")
+
+
+@dataclass(frozen=True)
+class AddressPlan:
+    """A complete address plan: the global layout, host windows, grants, heap and limits.
+
+    ``Fabric.address_plan = None`` means ``AddressPlan()``, the default plan.
+    Change one field with ``fabric.replace(address_plan=dataclasses.replace(plan, ...))``.
+
+    Parameters
+    ----------
+    layout : str
+        ``"owner-bits"`` (default), ``"packed"`` or ``"explicit"`` (see module docstring).
+    width : int
+        Address width in bits (default 57, :data:`ADDRESS_WIDTH`).
+    alignment : int
+        Region alignment of the packed layout (default :data:`DEFAULT_PACKED_ALIGNMENT`).
+    hbm_bytes : int, optional
+        HBM per chip; default ``fabric.chip.hbm_bytes``.
+    host_memory : int
+        DRAM per host domain (default :data:`DEFAULT_HOST_MEMORY`; 0 for none).
+    nic_mmio : int
+        Register window per node of kind ``"nic"`` (default :data:`DEFAULT_NIC_MMIO`).
+    storage : int
+        Storage window per host domain (kind ``"storage"``, e.g. an NVMe controller
+        memory buffer); default 0, none.
+    interleave : tuple of Region
+        Interleave sets to place after the other regions (their ``base`` is
+        ignored except in the explicit layout).
+    regions : tuple of Region
+        Regions placed where they say, in addition to the layout's (the explicit
+        layout has only these and ``interleave``).
+    windows : tuple of Window
+        Shadow windows added to each host's domain (see :mod:`fabric._domains`).
+    default_windows : bool
+        Give every host a window onto every remote chip's HBM and an aperture onto
+        its own chips and DRAM (default True). With ``grants``, the windows onto
+        chips a host is not granted are ``isolation`` findings: a tenant partition
+        sets ``default_windows=False`` and lists the windows each host needs.
+    grants : tuple of Grant, optional
+        ``None``: every domain may read and write every region. Otherwise only
+        what is granted, plus a domain's own chips and host memory.
+    heap : SymmetricHeap, optional
+    limits : DomainLimits, optional
+        Hardware limits of the host domains (default :class:`fabric.DomainLimits`).
+    chips : tuple, optional
+        The chips the layout places, in rank order (default: the fabric's
+        endpoints). Set by :meth:`fabric.Fabric.without` to the intact fabric's
+        chips, so that no address moves when a chip fails.
+    domains : tuple of (str, tuple), optional
+        The host domains the layout is made for, as ``(name, chips)`` pairs
+        (default: the fabric's). Set with ``chips``.
+    """
+
+    layout: str = "owner-bits"
+    width: int = ADDRESS_WIDTH.value
+    alignment: int = DEFAULT_PACKED_ALIGNMENT.value
+    hbm_bytes: int = None
+    host_memory: int = DEFAULT_HOST_MEMORY.value
+    nic_mmio: int = DEFAULT_NIC_MMIO.value
+    storage: int = 0
+    interleave: tuple = ()
+    regions: tuple = ()
+    windows: tuple = ()
+    default_windows: bool = True
+    grants: tuple = None
+    heap: object = None
+    limits: object = None
+    chips: tuple = None
+    domains: tuple = None
+
+    def __post_init__(self):
+        for key in ("interleave", "regions", "windows"):
+            object.__setattr__(self, key, tuple(getattr(self, key)))
+        if self.grants is not None:
+            object.__setattr__(self, "grants", tuple(self.grants))
+        if self.chips is not None:
+            object.__setattr__(self, "chips", tuple(self.chips))
+        if self.domains is not None:
+            d = self.domains.items() if isinstance(self.domains, dict) else self.domains
+            object.__setattr__(self, "domains", tuple((h, tuple(cs)) for h, cs in d))
+
+    def replace(self, **changes):
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def parameters(self):
+        """The plan's named numbers as :class:`~fabric.Parameter` records, for a report.
+
+        >>> [p.name for p in AddressPlan().parameters()][:3]
+        ['address.width', 'address.host_memory', 'address.nic_mmio']
+        """
+        out = [dataclasses.replace(ADDRESS_WIDTH, value=self.width),
+               dataclasses.replace(DEFAULT_HOST_MEMORY, value=self.host_memory),
+               dataclasses.replace(DEFAULT_NIC_MMIO, value=self.nic_mmio),
+               MIN_PAGE_SIZE, MAX_PAGE_SIZE]
+        if self.layout == "packed":
+            out.append(dataclasses.replace(DEFAULT_PACKED_ALIGNMENT, value=self.alignment))
+        out += list((self.limits or DomainLimits()).parameters())
+        if self.heap is not None:
+            out.append(dataclasses.replace(HEAP_ALIGNMENT, value=self.heap.alignment))
+        return tuple(out)
+
+
+def placed_chips(fabric, plan):
+    """The chips the plan lays out, in rank order: ``plan.chips`` or the fabric's endpoints."""
+    return plan.chips if plan.chips is not None else fabric.endpoints
+
+
+def placed_domains(fabric, plan):
+    """The host domains the plan lays out (a dict name -> chips): ``plan.domains`` or the fabric's."""
+    return dict(plan.domains) if plan.domains is not None else dict(fabric.domains)
+
+
+def pin_placement(fabric):
+    """The fabric's plan with its chips and host domains written in (see module docstring).
+
+    A degraded copy of ``fabric`` gets this plan so that its layout and default
+    windows are the intact fabric's; a plan already pinned stays as it is.
+    """
+    plan = fabric.address_plan if fabric.address_plan is not None else AddressPlan()
+    if plan.chips is not None and plan.domains is not None:
+        return plan
+    return plan.replace(chips=placed_chips(fabric, plan),
+                        domains=tuple(placed_domains(fabric, plan).items()))
+
+
+def plan_errors(fabric, plan):
+    """What is wrong with the plan's own fields (a list of messages; empty when valid)."""
+    out = []
+    if plan.layout not in LAYOUTS:
+        out.append(f"layout must be one of {LAYOUTS}, got layout={show_value(plan.layout)}")
+    if not is_int(plan.width) or not 1 <= plan.width <= MAX_ADDRESS_WIDTH:
+        out.append(f"width must be an int in 1..{MAX_ADDRESS_WIDTH}, got "
+                   f"width={show_value(plan.width)}")
+    for key in ("host_memory", "nic_mmio", "storage"):
+        v = getattr(plan, key)
+        if not is_int(v) or v < 0:
+            out.append(f"{key} must be an int >= 0 bytes, got {key}={show_value(v)}")
+    if not isinstance(plan.default_windows, bool):
+        out.append("default_windows must be True or False, got "
+                   f"default_windows={show_value(plan.default_windows)}")
+    a = plan.alignment
+    if not is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
+        out.append(f"alignment must be a power of two >= 4 KiB, got alignment={show_value(a)}")
+    if plan.layout != "explicit":
+        hbm = plan.hbm_bytes if plan.hbm_bytes is not None else getattr(fabric.chip, "hbm_bytes",
+                                                                       None)
+        if hbm is None:
+            out.append(f"fabric {fabric.name!r} names no chip, so the HBM size is unknown; "
+                       "give the plan hbm_bytes (in a system file, [address] hbm_bytes) or "
+                       "build the fabric with a chip (spec option chip=...)")
+        elif not is_int(hbm) or hbm <= 0:
+            out.append(f"hbm_bytes must be an int > 0, got hbm_bytes={show_value(hbm)}")
+    return out
+
+
+def layout_regions(fabric, plan=None):
+    """The global regions a plan places for a fabric (a list, not yet validated).
+
+    Chips get an ``hbm`` region each (owner the chip node; the HBM size rounded down to
+    whole 4 KiB pages, since datasheet capacities are decimal), hosts a ``dram``
+    region (owner the host domain name) and optionally a ``storage`` region,
+    nodes of kind ``"nic"`` an ``mmio`` region, nodes of kind ``"memory"`` a
+    ``dram`` region of their ``capacity`` attribute (bytes) if they have one.
+    Then the plan's interleave sets, then its explicit regions. Chips and host
+    domains are the plan's placement (:func:`placed_chips`), which is the intact
+    fabric's on a degraded copy.
+
+    Raises
+    ------
+    AddressMapError
+        If the plan's own fields are invalid (unknown layout, no HBM size...).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from fabric import Fabric
+    >>> G = nx.path_graph(["chip0", "chip1"]); nx.set_node_attributes(G, "chip", "kind")
+    >>> nx.set_edge_attributes(G, 1e9, "bandwidth"); nx.set_edge_attributes(G, 1e-7, "latency")
+    >>> f = Fabric.from_graph(G, chip="h100")
+    >>> [(r.name, hex(r.base)) for r in layout_regions(f, AddressPlan(host_memory=0))]
+    [('chip0.hbm', '0x0'), ('chip1.hbm', '0x2000000000')]
+    """
+    plan = AddressPlan() if plan is None else plan
+    errors = plan_errors(fabric, plan)
+    if errors:
+        raise AddressMapError("invalid address plan: " + "; ".join(errors))
+    regions = []
+    if plan.layout != "explicit":
+        hbm = plan.hbm_bytes if plan.hbm_bytes is not None else fabric.chip.hbm_bytes
+        # Datasheet capacities are decimal (B200: 180 GB = 2**11 * 87890625 bytes), not always
+        # whole pages; the region is the chip's whole 4 KiB pages.
+        hbm -= hbm % MIN_PAGE_SIZE.value
+        chips = placed_chips(fabric, plan)
+        domains = placed_domains(fabric, plan)
+        pieces = [(n, hbm, "hbm") for n in chips]
+        if plan.host_memory:
+            pieces += [(h, plan.host_memory, "dram") for h in domains]
+        if plan.storage:
+            pieces += [(h, plan.storage, "storage") for h in domains]
+        for n, data in fabric.graph.nodes(data=True):
+            if data.get("kind") == "nic" and plan.nic_mmio:
+                pieces.append((n, plan.nic_mmio, "mmio"))
+            elif data.get("kind") == "memory" and data.get("capacity"):
+                pieces.append((n, int(data["capacity"]), "dram"))
+        pieces += [(reg.owner, reg.size, reg) for reg in plan.interleave]
+        cursor = 0
+        if plan.layout == "owner-bits":
+            slot = pow2_ceil(hbm)
+            cursor = len(chips) * slot
+        for i, (owner, size, kind) in enumerate(pieces):
+            if plan.layout == "owner-bits":
+                base = i * slot if i < len(chips) else align_up(cursor, pow2_ceil(size))
+            elif isinstance(kind, Region):
+                # an interleave set's base is a multiple of the HDM decoder unit (256 MiB)
+                base = align_up(cursor, max(plan.alignment, HDM_DECODER_UNIT.value))
+            else:
+                base = align_up(cursor, plan.alignment)
+            if isinstance(kind, Region):
+                regions.append(dataclasses.replace(kind, base=base))
+            else:
+                regions.append(Region(base, size, owner, kind))
+            cursor = max(cursor, base + size)
+    else:
+        regions += list(plan.interleave)
+    regions += list(plan.regions)
+    return regions
+
+
+def namespace_findings(fabric, plan, regions):
+    """``invalid`` findings for names that mean two things, and regions owned by nobody.
+
+    Rules (module docstring): a host domain may not be named like a node, unless
+    that node is the domain's own ``kind="host"`` node; a region may not be named
+    like a node or a host domain; every owner of a region is a node or a host
+    domain (placed chips and domains count: a failed chip still owns its memory).
+    """
+    out = []
+    graph = fabric.graph
+    domains = placed_domains(fabric, plan)
+    domains.update(fabric.domains)
+    chips = set(placed_chips(fabric, plan))
+    for h in domains:
+        if h in graph and not (graph.nodes[h].get("kind") == "host"
+                               and graph.nodes[h].get("host", h) == h):
+            kind = graph.nodes[h].get("kind", "node")
+            home = fabric.host_of.get(h)
+            also = f" of host domain {home!r}" if home is not None else ""
+            out.append(Finding("invalid", "error", f"host domain {h!r} has the name of {kind} "
+                               f"{h!r}{also}: domain, node and region names are one namespace "
+                               "(rename the domain)", f"host domain {h!r}"))
+        elif h in chips:
+            out.append(Finding("invalid", "error", f"host domain {h!r} has the name of chip "
+                               f"{h!r}: domain, node and region names are one namespace",
+                               f"host domain {h!r}"))
+    for r in regions:
+        name = r.name
+        where = r.where or name
+        try:
+            clash_node = name in graph or name in chips
+        except TypeError:
+            clash_node = False
+        if clash_node:
+            kind = graph.nodes[name].get("kind", "node") if name in graph else "chip"
+            out.append(Finding("invalid", "error", f"region {name!r} has the name of {kind} "
+                               f"{name!r}: domain, node and region names are one namespace "
+                               "(rename the region)", where))
+        elif name in domains:
+            out.append(Finding("invalid", "error", f"region {name!r} has the name of host "
+                               f"domain {name!r}: domain, node and region names are one "
+                               "namespace (rename the region)", where))
+        for o in r.owners:
+            if o is None or o == "":
+                continue        # region_findings reports an empty owner
+            try:
+                known = o in graph or o in domains or o in chips
+            except TypeError:
+                known = False
+            if not known:
+                out.append(Finding("invalid", "error", f"{r}: owner {show_value(o)} is nobody: "
+                                   "not a node or host domain of the fabric", where))
+    return out
+
+
+def plan_regions(fabric, plan):
+    """The validated :class:`AddressMap` of a plan on a fabric (used by ``Fabric.address_map``).
+
+    Raises
+    ------
+    AddressMapError
+        Naming every fault of the regions, and every name that means two things.
+    """
+    regions = layout_regions(fabric, plan)
+    errors = namespace_findings(fabric, plan, regions)
+    if errors:
+        more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
+        raise AddressMapError("invalid address plan: " + "; ".join(
+            f"{f.code}: {f.message}" for f in errors[:10]) + more)
+    return AddressMap(regions, plan.width)
+
+
+def fabric_check(fabric):
+    """:func:`fabric.check`, for this module's doctest (the checker imports this module)."""
+    from ._check import check
+
+    return check(fabric)
