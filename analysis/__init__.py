@@ -14,6 +14,7 @@ from . import (
            _moe_exchange,
            _plots,
            _progress,
+           _provenance,
            _report,
            _schedules,
            _schedules_multi,
@@ -34,6 +35,7 @@ from ._models import *
 from ._moe_exchange import *
 from ._plots import *
 from ._progress import *
+from ._provenance import *
 from ._report import *
 from ._schedules import *
 from ._schedules_multi import *
@@ -49,4 +51,4 @@ __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep._
            + _closed_form.__all__ + _schedules.__all__ + _schedules_multi.__all__
            + _collectives.__all__
            + _traffic.__all__ + _throughput.__all__ + _bom.__all__
-           + _fair.__all__)
+           + _fair.__all__ + _provenance.__all__)

@@ -24,7 +24,8 @@ bandwidths:
   chip-transitive fabrics, or a general LP of at most :data:`MAX_FLOW_VARIABLES`
   variables; otherwise omitted (the bound is then the injection and cut bounds).
 
-Both are cached per fabric and group and scale linearly with the size.
+Both are cached per fabric and group and scale linearly with the size. Sources:
+docs/sources.md s.6.
 
 Examples
 --------

@@ -2,8 +2,18 @@
 
 Each subcommand lives in its own module ``analysis/_cli_<name>.py`` that
 defines ``register(subparsers)``; the parser it adds sets ``func`` to a function
-``run(args) -> int``. This module only assembles them and turns library errors
-into one line on stderr with exit status 2, never a traceback.
+``run(args) -> int``. This module only assembles them and sorts what goes wrong:
+
+* bad input (exit 2, one line on stderr, no traceback): a malformed argument
+  (argparse), an error the project raises on purpose (:class:`fabric.FabricError`:
+  a bad spec, an unknown name, a value out of range, no route left), or the
+  operating system refusing a file (``OSError``);
+* anything else is a bug in cofabric (exit 3): one line says so and names the
+  exception; ``--debug`` shows the traceback instead.
+
+Exit status 0 is success, 1 a command's findings (``cofabric check``).
+``cofabric --version`` prints the version, the commit and the library versions
+(:func:`analysis.provenance`).
 """
 
 import argparse
@@ -30,9 +40,28 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+#: Exit status of an internal error (a bug), apart from bad input (2) and findings (1).
+EXIT_BUG = 3
+
+
+class _Version(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ._provenance import provenance
+
+        print(provenance())
+        parser.exit(0)
+
+
 def build_parser():
     parser = _Parser(prog="cofabric",
                      description="Model AI supernode and cluster interconnect fabrics.")
+    parser.add_argument("--version", action=_Version,
+                        help="print the version, commit and library versions, and exit")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, show the traceback")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMAND_MODULES:
@@ -41,19 +70,30 @@ def build_parser():
 
 
 def main(argv=None):
-    """Run the CLI; return the exit status (0 ok, 1 findings, 2 bad input)."""
+    """Run the CLI; return the exit status (0 ok, 1 findings, 2 bad input, 3 a bug)."""
     from fabric import FabricError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (FabricError, ValueError, TypeError, OSError) as e:
+    except BrokenPipeError:
+        # the reader went away (``cofabric ... | head``): nothing left to say to it
+        sys.stderr.close()
+        return 0
+    except (FabricError, OSError) as e:
         print(f"cofabric {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("cofabric: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:
+        if args.debug:
+            raise
+        print(f"cofabric {args.command}: internal error (a bug in cofabric, please report "
+              f"it): {type(e).__name__}: {e}; run with --debug for the traceback",
+              file=sys.stderr)
+        return EXIT_BUG
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,6 +17,8 @@ Examples
 import json
 import math
 
+from fabric import SpecError
+
 __all__ = []
 
 # A range longer than this is almost certainly a typo (``x1.0000001``).
@@ -44,23 +46,23 @@ def parse_sizes(tokens):
                 continue
             fields = part.split(":")
             if len(fields) not in (2, 3):
-                raise ValueError(f"size range {part!r} must be START:STOP or START:STOP:STEP")
+                raise SpecError(f"size range {part!r} must be START:STOP or START:STOP:STEP")
             start = _positive(parse_size(fields[0]), part)
             stop = _positive(parse_size(fields[1]), part)
             step = fields[2].strip() if len(fields) == 3 else "x2"
             if stop < start:
-                raise ValueError(f"size range {part!r}: STOP is below START")
+                raise SpecError(f"size range {part!r}: STOP is below START")
             out += _expand(start, stop, step, part)
             if len(out) > MAX_SIZES:
-                raise ValueError(f"size range {part!r} gives more than {MAX_SIZES} sizes")
+                raise SpecError(f"size range {part!r} gives more than {MAX_SIZES} sizes")
     if not out:
-        raise ValueError("--size needs at least one size")
+        raise SpecError("--size needs at least one size")
     return out
 
 
 def _positive(n, token):
     if n <= 0:
-        raise ValueError(f"size {token!r} must be > 0 bytes")
+        raise SpecError(f"size {token!r} must be > 0 bytes")
     return n
 
 
@@ -72,10 +74,10 @@ def _expand(start, stop, step, token):
         try:
             factor = float(step[1:])
         except ValueError:
-            raise ValueError(f"size range {token!r}: step {step!r} must be xF with a "
+            raise SpecError(f"size range {token!r}: step {step!r} must be xF with a "
                              f"number F > 1") from None
         if not (math.isfinite(factor) and factor > 1):
-            raise ValueError(f"size range {token!r}: the factor must be > 1, got {step!r}")
+            raise SpecError(f"size range {token!r}: the factor must be > 1, got {step!r}")
         k = 0
         while True:
             v = round(start * factor**k)
@@ -87,13 +89,13 @@ def _expand(start, stop, step, token):
     elif step.startswith("+"):
         inc = parse_size(step[1:])
         if inc <= 0:
-            raise ValueError(f"size range {token!r}: the increment must be > 0, got {step!r}")
+            raise SpecError(f"size range {token!r}: the increment must be > 0, got {step!r}")
         v = start
         while v <= stop and len(sizes) <= MAX_SIZES:
             sizes.append(v)
             v += inc
     else:
-        raise ValueError(f"size range {token!r}: step {step!r} must be xF (multiply) or +S "
+        raise SpecError(f"size range {token!r}: step {step!r} must be xF (multiply) or +S "
                          f"(add)")
     return sizes
 
@@ -110,7 +112,7 @@ def parse_ranks(tokens):
             if sep and a.isdigit() and b.isdigit():
                 lo, hi = int(a), int(b)
                 if hi < lo:
-                    raise ValueError(f"rank range {part!r} runs backwards")
+                    raise SpecError(f"rank range {part!r} runs backwards")
                 out += list(range(lo, hi + 1))
             elif part.isdigit():
                 out.append(int(part))
@@ -156,7 +158,7 @@ def run(args):
     ranks = parse_ranks(args.ranks) if args.ranks else None
     ops = [normalize_op(o) for tok in args.op for o in tok.split(",") if o.strip()]
     if "all-to-allv" in ops:
-        raise ValueError("all-to-allv takes a traffic matrix, not a size; use "
+        raise SpecError("all-to-allv takes a traffic matrix, not a size; use "
                          "analysis.cost(fabric, 'all-to-allv', matrix) from Python")
     results = []
     for op in ops:

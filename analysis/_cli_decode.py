@@ -4,7 +4,7 @@ import argparse
 import dataclasses
 import json
 
-from fabric import format_time
+from fabric import SpecError, format_time
 
 __all__ = []
 
@@ -84,7 +84,7 @@ def run(args):
           "cuda_graphs": args.cuda_graphs}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
-        raise ValueError("--draft-length and --acceptance go together")
+        raise SpecError("--draft-length and --acceptance go together")
     if args.draft_length is not None:
         spec = speculative_decode(args.model, fab, draft_length=args.draft_length,
                                   acceptance=args.acceptance, draft_cost=args.draft_cost, **kw)

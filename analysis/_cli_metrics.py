@@ -17,6 +17,10 @@ def register(sub):
                     "such as torus:8x8x8 or a preset such as sd200-ultra. With no SPEC, the "
                     "default comparison: " + " versus ".join(DEFAULT_SPECS) + ".")
     p.add_argument("specs", nargs="*", metavar="SPEC", help="topology spec or preset")
+    p.add_argument("--fail-link", action="append", default=[], metavar="U-V",
+                   help="remove the link between nodes U and V from every SPEC (repeatable)")
+    p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
+                   help="remove a chip or switch, by name or rank, from every SPEC (repeatable)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per spec")
     p.set_defaults(func=run)
 
@@ -26,9 +30,20 @@ def run(args):
     from analysis import metrics
 
     specs = args.specs or list(DEFAULT_SPECS)
-    results = [metrics(topologies.build(s)) for s in specs]
+    fabrics = [topologies.build(s) for s in specs]
+    if args.fail_link or args.fail_chip:
+        fabrics = [f.without(links=args.fail_link, chips=args.fail_chip) for f in fabrics]
+    results = [metrics(f) for f in fabrics]
     if args.json:
-        print(json.dumps([m.as_dict() for m in results], indent=2))
+        out = []
+        for f, m in zip(fabrics, results):
+            d = m.as_dict()
+            if f.failures.degraded:
+                d["failed"] = {"links": [list(x) for x in f.failures.links],
+                               "nodes": list(f.failures.nodes),
+                               "chips": {c: r for c, r in f.failures.ranks.items()}}
+            out.append(d)
+        print(json.dumps(out, indent=2))
         return 0
     from ._table import format_table
 
@@ -39,6 +54,10 @@ def run(args):
              format_bandwidth(m.bisection_bandwidth), format_bandwidth(m.injection_bandwidth)]
             for m in results]
     print(format_table(headers, rows))
+    for f in fabrics:
+        if f.failures.chips:
+            print(f"{f.name}: failed chips (they keep their ranks): "
+                  + ", ".join(f"{c} (rank {f.failures.ranks[c]})" for c in f.failures.chips))
     print("bandwidths are bytes/s per direction; hops are links between chips (mean over "
           "distinct ordered pairs); '<=' marks a bisection that is an upper bound")
     return 0

@@ -3,6 +3,8 @@
 import json
 import sys
 
+from fabric import SpecError
+
 __all__ = []
 
 
@@ -45,7 +47,7 @@ def register(sub):
 
 def _executor(jobs):
     if isinstance(jobs, bool) or jobs < 1:
-        raise ValueError(f"--jobs must be an integer >= 1, got {jobs}")
+        raise SpecError(f"--jobs must be an integer >= 1, got {jobs}")
     if jobs == 1:
         return None
     import concurrent.futures

@@ -3,6 +3,8 @@
 import dataclasses
 import json
 
+from fabric import SpecError
+
 __all__ = []
 
 
@@ -48,7 +50,7 @@ def _batches(text):
     try:
         return tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
-        raise ValueError(f"--batches must be comma-separated integers, got {text!r}") from None
+        raise SpecError(f"--batches must be comma-separated integers, got {text!r}") from None
 
 
 def _point_json(p, usd_per_hour=None):

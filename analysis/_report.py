@@ -36,6 +36,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from fabric import SpecError
+
 from ._report_decode import _decode_section
 from ._report_fair import _chip_section, _cost_section, _fair_section
 from ._report_parts import Report, _fabric
@@ -48,6 +50,7 @@ from ._report_sections import (
     _topology_section,
     _utilization_section,
 )
+from ._report_serving import _serving_section
 from ._report_sweeps import (
     DEFAULT_OPS,
     DEFAULT_SIZES,
@@ -81,7 +84,7 @@ DEFAULT_SYSTEMS = ("sd200-ultra:chip=h100", "cluster-128", "nvl72:chip=h100",
 
 #: Report sections in the order they appear (the assumptions table always closes it).
 SECTIONS = ("structure", "cost", "fair", "latency", "collectives", "symmetric", "decode",
-            "utilization", "failures", "topology", "chips")
+            "serving", "utilization", "failures", "topology", "chips")
 
 #: The figures ``cofabric figures`` regenerates for the README: figures of the report of
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
@@ -99,9 +102,9 @@ def _build_fabrics(systems):
         systems = [systems]
     systems = list(systems)
     if not systems:
-        raise ValueError("systems: name at least one system")
+        raise SpecError("systems: name at least one system")
     if len(set(systems)) != len(systems):
-        raise ValueError(f"systems must be distinct, got {systems!r}")
+        raise SpecError(f"systems must be distinct, got {systems!r}")
     fabrics = {}
     for name in systems:
         if not isinstance(name, str):
@@ -147,7 +150,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     """
     unknown = [s for s in sections if s not in SECTIONS]
     if unknown:
-        raise ValueError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
+        raise SpecError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
     sizes = parse_sizes(DEFAULT_SIZES if sizes is None else sizes)
     ops = _check_ops(DEFAULT_OPS if ops is None else ops)
     fabrics = _build_fabrics(systems)
@@ -157,8 +160,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     parts, groups = [], []
     titles = {"structure": "Structure", "latency": "Access latency",
               "collectives": "Collectives", "symmetric": "Symmetric memory",
-              "decode": "MoE decode", "utilization": "All-to-all", "failures": "Failures",
-              "topology": "Topology", "cost": "Cost and power",
+              "decode": "MoE decode", "serving": "Serving", "utilization": "All-to-all",
+              "failures": "Failures", "topology": "Topology", "cost": "Cost and power",
               "fair": "Equal chip, cost and power", "chips": "Chips (not fabrics)"}
 
     def found(key, sentences):
@@ -188,6 +191,11 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
             found(key, sentences)
         elif key == "decode":
             section, sentences = _decode_section(fabrics, executor, quiet)
+            if section is not None:
+                parts.append(section)
+            found(key, sentences)
+        elif key == "serving":
+            section, sentences = _serving_section(fabrics, executor, quiet)
             if section is not None:
                 parts.append(section)
             found(key, sentences)
@@ -340,7 +348,7 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     known = {f.name: f for f in report.figures}
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise ValueError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
+        raise SpecError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _render_figures([known[n] for n in names], out, quiet=quiet, executor=executor)

@@ -8,7 +8,7 @@ import functools
 import math
 import re
 
-from fabric import format_size, format_time
+from fabric import SpecError, format_size, format_time
 
 from . import _plots
 from ._report_findings import (
@@ -70,14 +70,14 @@ def parse_sizes(values):
             if m["op"] in "x*":
                 step = int(m["step"]) if m["step"].isdigit() else 0
                 if step < 2:
-                    raise ValueError(f"size range {v!r}: the factor after 'x' must be an "
+                    raise SpecError(f"size range {v!r}: the factor after 'x' must be an "
                                      "integer >= 2")
             else:
                 step = parse_size(m["step"])
                 if step <= 0:
-                    raise ValueError(f"size range {v!r}: the step after '+' must be > 0")
+                    raise SpecError(f"size range {v!r}: the step after '+' must be > 0")
             if start <= 0 or stop < start:
-                raise ValueError(f"size range {v!r} must have 0 < start <= stop")
+                raise SpecError(f"size range {v!r} must have 0 < start <= stop")
             x = start
             while x <= stop:
                 out.add(x)
@@ -85,10 +85,10 @@ def parse_sizes(values):
         else:
             size = parse_size(v)
             if size <= 0:
-                raise ValueError(f"sizes must be > 0 bytes, got {v!r}")
+                raise SpecError(f"sizes must be > 0 bytes, got {v!r}")
             out.add(size)
     if not out:
-        raise ValueError("sizes: give at least one size")
+        raise SpecError("sizes: give at least one size")
     return sorted(out)
 
 
@@ -101,12 +101,12 @@ def _check_ops(ops):
     for op in ops:
         name = normalize_op(op)
         if name == "all-to-allv":
-            raise ValueError("op all-to-allv needs a traffic matrix; the report sweeps "
+            raise SpecError("op all-to-allv needs a traffic matrix; the report sweeps "
                              "sizes of the other operations")
         if name not in names:
             names.append(name)
     if not names:
-        raise ValueError("ops: give at least one collective operation")
+        raise SpecError("ops: give at least one collective operation")
     return names
 
 

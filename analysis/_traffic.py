@@ -32,7 +32,7 @@ import dataclasses
 
 import numpy as np
 
-from fabric import NodeError
+from fabric import NodeError, SpecError
 
 __all__ = ["TRAFFIC", "FailureCost", "LinkLoads", "TrafficMatrix", "failure_cost", "link_loads",
            "traffic"]
@@ -105,13 +105,13 @@ def _count(fabric_or_n):
     else:
         n = fabric_or_n.n_endpoints
     if n < 2:
-        raise ValueError(f"traffic needs at least 2 endpoints, got {n}")
+        raise SpecError(f"traffic needs at least 2 endpoints, got {n}")
     return n
 
 
 def _positive(x, name):
     if isinstance(x, bool) or not np.isfinite(x) or x <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {x!r}")
+        raise SpecError(f"{name} must be a finite number > 0, got {x!r}")
     return float(x)
 
 
@@ -161,10 +161,10 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     >>> traffic(4, "tornado")
     Traceback (most recent call last):
     ...
-    ValueError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
+    fabric.SpecError: unknown traffic 'tornado'; known: all-to-all, permutation, shift, hotspot, moe
     """
     if name not in TRAFFIC:
-        raise ValueError(f"unknown traffic {name!r}; known: {', '.join(TRAFFIC)}")
+        raise SpecError(f"unknown traffic {name!r}; known: {', '.join(TRAFFIC)}")
     n = _count(fabric_or_n)
     nbytes = _positive(nbytes, "nbytes")
     if name == "all-to-all":
@@ -176,7 +176,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         label = f"permutation(seed={seed})"
     elif name == "shift":
         if isinstance(shift, bool) or not isinstance(shift, (int, np.integer)):
-            raise ValueError(f"shift must be an int, got {shift!r}")
+            raise SpecError(f"shift must be an int, got {shift!r}")
         M[np.arange(n), (np.arange(n) + shift) % n] = nbytes
         label = f"shift({shift})"
     elif name == "hotspot":
@@ -184,7 +184,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
             raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
         if not 0 <= fraction <= 1:
-            raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
+            raise SpecError(f"fraction must be in [0, 1], got {fraction!r}")
         M[:] = nbytes * (1 - fraction) / (n - 1)
         for i in range(n):
             targets = hot[hot != i]
@@ -202,19 +202,19 @@ def _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement):
     E = 8 * n if experts is None else experts
     for value, what in ((E, "experts"), (top_k, "top_k"), (tokens, "tokens")):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{what} must be a positive int, got {value!r}")
+            raise SpecError(f"{what} must be a positive int, got {value!r}")
     if top_k > E:
-        raise ValueError(f"top_k={top_k} must not exceed experts={E}")
+        raise SpecError(f"top_k={top_k} must not exceed experts={E}")
     if not np.isfinite(skew) or skew < 0:
-        raise ValueError(f"skew must be >= 0, got {skew!r}")
+        raise SpecError(f"skew must be >= 0, got {skew!r}")
     if placement == "round-robin":
         home = np.arange(E) % n
     elif placement == "blocked":
         if E % n:
-            raise ValueError(f"blocked placement needs experts ({E}) divisible by ranks ({n})")
+            raise SpecError(f"blocked placement needs experts ({E}) divisible by ranks ({n})")
         home = np.arange(E) // (E // n)
     else:
-        raise ValueError(f"placement must be 'round-robin' or 'blocked', got {placement!r}")
+        raise SpecError(f"placement must be 'round-robin' or 'blocked', got {placement!r}")
     rng = np.random.default_rng(seed)
     logp = -skew * np.log(np.arange(1, E + 1))
     M = np.zeros((n, n))
@@ -284,13 +284,13 @@ def link_loads(fabric, matrix):
     if not isinstance(matrix, TrafficMatrix):
         arr = np.asarray(matrix, dtype=float)
         if arr.shape != (n, n):
-            raise ValueError(f"traffic matrix must be {n} x {n} for {fabric.name}, "
+            raise SpecError(f"traffic matrix must be {n} x {n} for {fabric.name}, "
                              f"got shape {arr.shape}")
         if (arr < 0).any() or not np.isfinite(arr).all():
-            raise ValueError("traffic matrix entries must be finite and >= 0")
+            raise SpecError("traffic matrix entries must be finite and >= 0")
         matrix = TrafficMatrix("matrix", n, data=arr)
     elif matrix.n != n:
-        raise ValueError(f"traffic {matrix.name!r} is for {matrix.n} ranks, {fabric.name} has {n}")
+        raise SpecError(f"traffic {matrix.name!r} is for {matrix.n} ranks, {fabric.name} has {n}")
     r = fabric.router
     if matrix.data is None:  # uniform: from the fabric's symmetry where it has one
         loads = r.loads_all_to_all(matrix.fill)

@@ -49,6 +49,9 @@ from ._tech import *
 from ._transport import *
 from ._units import *
 
+#: cofabric's version, written once here (``setup.cfg`` reads it; ``cofabric --version``).
+__version__ = "0.1.0"
+
 __all__ = (_errors.__all__ + _units.__all__ + _params.__all__ + _schema.__all__
            + _tech.__all__ + _chips.__all__ + _structure.__all__ + _fabric.__all__
            + _routing.__all__ + _transport.__all__ + _exchange.__all__ + _failures.__all__

@@ -44,7 +44,7 @@ import dataclasses
 
 import numpy as np
 
-from ._errors import AddressMapError, NodeError, RoutingError, TranslationError
+from ._errors import AddressMapError, NodeError, RoutingError, SpecError, TranslationError
 from ._transport import transport as _transport
 
 __all__ = ["OPS", "Access", "LatencyStats", "access", "access_latencies", "access_to",
@@ -117,9 +117,9 @@ class Access:
 
 def _check_op(op, size):
     if op not in OPS:
-        raise ValueError(f"op must be one of {', '.join(OPS)}, got {op!r}")
+        raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-        raise ValueError(f"size must be a positive int of bytes, got {size!r}")
+        raise SpecError(f"size must be a positive int of bytes, got {size!r}")
 
 
 _OP_ACCESS = {"load": "read", "store": "write"}
@@ -398,7 +398,7 @@ def latency_stats(latencies):
     """
     x = np.asarray(latencies, dtype=float)
     if x.size == 0:
-        raise ValueError("latency_stats needs at least one latency")
+        raise SpecError("latency_stats needs at least one latency")
     return LatencyStats(int(x.size), float(x.min()), float(x.mean()),
                         float(np.percentile(x, 50)), float(np.percentile(x, 99)),
                         float(x.max()))

@@ -21,7 +21,7 @@ class FabricError(Exception):
 
 
 class SpecError(FabricError, ValueError):
-    """A topology spec, preset name or builder parameter is malformed."""
+    """A spec, name, quantity or parameter given to cofabric is malformed, unknown or out of range."""
 
 
 class GraphError(FabricError, ValueError):

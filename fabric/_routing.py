@@ -79,6 +79,7 @@ import scipy.sparse as sp
 
 from ._errors import NodeError, RoutingError
 from ._routing_dor import _DimOrder
+from ._routing_dragonfly import _Minimal
 from ._routing_engine import (
     _BLOCK,
     _all_links,
@@ -88,7 +89,7 @@ from ._routing_engine import (
     _shortest_graph,
     _updown_graph,
 )
-from ._routing_uniform import dragonfly_loads, link_orbits, orbit_loads
+from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
 
 __all__ = ["ECMP_MODES", "POLICIES", "Router", "route", "route_many"]
@@ -209,6 +210,9 @@ class Router:
         self._dor = (_DimOrder(fabric, self.link_latency, self.link_bandwidth, self.n_links,
                                self._engine, single_path=ecmp == "hash")
                      if policy == "dimension-order" else None)
+        # minimal routing on an intact dragonfly: every route unique, by table look-ups
+        self._df = (_Minimal.build(fabric, self.link_tail, self.link_head, _group_of(fabric))
+                    if policy == "minimal" and isinstance(fabric.structure, Dragonfly) else None)
         # minimal routing on a degraded fabric: pairs left with no minimal path detour by
         # shortest paths (a stand-in for Valiant's non-minimal routing)
         degraded = fabric.failures.degraded
@@ -275,6 +279,8 @@ class Router:
         s, d, w = self._pairs(src, dst, nbytes)
         out = np.zeros(self.n_links)
         w = np.ascontiguousarray(w, dtype=float)
+        if self._df is not None:
+            return self._df.loads(s, d, w, out)
         if self._dor is not None:
             step = max(1, _BLOCK // 8)
             for i in range(0, len(s), step):
@@ -342,6 +348,8 @@ class Router:
             bad = int(g[(g < 0) | (g >= n_groups)][0])
             raise ValueError(f"group holds {bad}, outside 0..{n_groups - 1} (n_groups={n_groups})")
         w = np.ascontiguousarray(w, dtype=float)
+        if self._df is not None:
+            return self._df.loads_grouped(s, d, w, g, int(n_groups))
         eng = self._engine
         if self._dor is None and self._fallback is None and self.ecmp == "weighted":
             return eng.loads_grouped(s, d, w, g, int(n_groups), self.link_bandwidth)
@@ -420,11 +428,8 @@ class Router:
         if symmetric_choice and self.link_orbits is not None:
             load0 = self.loads(np.full(n - 1, ep[0]), ep[1:], w)
             return orbit_loads(self.link_orbits, load0, n)
-        if self.policy == "minimal" and isinstance(self.fabric.structure, Dragonfly):
-            out = dragonfly_loads(self.fabric, self.link_tail, self.link_head,
-                                  _group_of(self.fabric), self.n_links, w)
-            if out is not None:
-                return out
+        if self._df is not None:
+            return self._df.all_to_all(n, w)
         return self.loads_matrix(_Uniform(n, w))
 
     def _engines(self, s, d):
@@ -459,7 +464,8 @@ class Router:
                 block = np.asarray(matrix[r0:r1], dtype=float)
             if (block < 0).any() or not np.isfinite(block).all():
                 raise ValueError("traffic matrix entries must be finite and >= 0")
-            if self._dor is None and self._fallback is None and self.ecmp == "all":
+            if (self._dor is None and self._df is None and self._fallback is None
+                    and self.ecmp == "all"):
                 self._engine.loads_rows(ep[r0:r1], ep, block, out)
                 continue
             rr, cc = np.nonzero(block)
@@ -486,6 +492,8 @@ class Router:
 
     def _measure(self, s, d, want_latency=True, want_bandwidth=False):
         bwarr = self.link_bandwidth if want_bandwidth else None
+        if self._df is not None:
+            return self._df.measure(s, d, self.link_latency, bwarr)
         if self._dor is not None:
             hops = np.zeros(len(s), dtype=np.int64)
             lat = np.zeros(len(s))
@@ -527,6 +535,9 @@ class Router:
         s, d = int(s[0]), int(d[0])
         if s == d:
             return []
+        if self._df is not None:
+            row = self._df.links(np.array([s]), np.array([d]))[0]
+            return [int(k) for k in row if k >= 0]
         if self._dor is not None:
             _, _, dead = self._dor.evaluate(np.array([s]), np.array([d]))
             if not dead[0]:
@@ -543,6 +554,11 @@ class Router:
         order; ``H`` is the longest path's hop count.
         """
         s, d = self._pairs(src, dst)
+        if self._df is not None:
+            M = self._df.links(s, d)
+            valid = M >= 0
+            M = np.take_along_axis(M, np.argsort(~valid, axis=1, kind="stable"), axis=1)
+            return M[:, :int(valid.sum(axis=1).max()) if len(s) else 0]
         if self._dor is not None:
             _, _, dead = self._dor.evaluate(s, d, want_latency=False)
             M = self._dor.path_links_many(s, d)

@@ -25,15 +25,8 @@ Orbits of a symmetry group.
     order (the hash names nodes), so that case is not reduced.
 
 One global link per pair of groups (dragonfly, minimal routing).
-    Groups whose routers are joined all-to-all, leaf chips, and exactly one
-    global link between every two groups make every minimal route unique:
-    local, global, local (Kim et al., ISCA 2008). The loads then add up per
-    group pair: the global link from group ``G`` to ``G'`` carries
-    ``P_G P_G' w`` (``P`` chips per group), the local link from router ``R`` to
-    the router ``X`` holding that global link carries ``p_R P_G' w`` for every
-    such ``G'``, the local link into router ``S`` from the landing router of
-    ``G'`` carries ``P_G p_S w``, and each local link ``R -> S`` carries its own
-    group's ``p_R p_S w``. Cost: one pass over the ``groups^2`` group pairs.
+    Every minimal route is unique; the loads add up per group pair
+    (:mod:`fabric._routing_dragonfly`).
 
 Neither method runs on a degraded fabric: a failed link breaks the symmetry
 and the uniqueness the formulas use, and the general engine routes it.
@@ -119,59 +112,3 @@ def orbit_loads(orbit, load0, n):
     size = np.bincount(orbit, minlength=n_orb)
     total = np.bincount(orbit, weights=load0, minlength=n_orb)
     return (n * total / np.maximum(size, 1))[orbit]
-
-
-def dragonfly_loads(fabric, tail, head, group, n_links, w):
-    """All-to-all loads (``w`` bytes per ordered chip pair) of an intact canonical dragonfly.
-
-    Returns None when the fabric lacks what makes minimal routes unique: leaf
-    chips on routers, routers of a group joined all-to-all, and exactly one
-    global link between every two groups (see the module docstring).
-    """
-    if degraded(fabric):
-        return None
-    G = fabric.graph
-    N = len(fabric.nodes)
-    kind = np.fromiter((G.nodes[n]["kind"] == "chip" for n in fabric.nodes), dtype=bool, count=N)
-    ep = fabric.endpoint_indices
-    if not kind[ep].all() or kind.sum() != len(ep) or (group < 0).any():
-        return None
-    deg = np.bincount(tail, minlength=N)
-    if (deg[kind] != 1).any():
-        return None
-    chip_link = kind[tail]
-    router_of = np.full(N, -1, dtype=np.int64)
-    router_of[tail[chip_link]] = head[chip_link]
-    if kind[head[chip_link]].any():
-        return None
-    n_groups = int(group.max()) + 1
-    p = np.bincount(router_of[kind], minlength=N).astype(float)  # chips per router
-    P = np.bincount(group, weights=p, minlength=n_groups)  # chips per group
-    rr = ~kind[tail] & ~kind[head]
-    gl = rr & (group[tail] != group[head])
-    lo = rr & ~gl
-    # routers of a group joined all-to-all: one local link each way per ordered router pair
-    routers = np.bincount(group[~kind], minlength=n_groups)
-    if lo.sum() != int((routers * (routers - 1)).sum()):
-        return None
-    lk = np.flatnonzero(lo)
-    pair = tail[lk] * N + head[lk]
-    if len(np.unique(pair)) != len(lk):
-        return None
-    # exactly one global link per ordered group pair
-    gk = np.flatnonzero(gl)
-    gpair = group[tail[gk]] * n_groups + group[head[gk]]
-    if len(gk) != n_groups * (n_groups - 1) or len(np.unique(gpair)) != len(gk):
-        return None
-    out = np.zeros(n_links)
-    n = len(ep)
-    out[np.flatnonzero(chip_link)] = (n - 1) * w
-    out[np.flatnonzero(kind[head])] = (n - 1) * w
-    gt, gh = group[tail[gk]], group[head[gk]]
-    out[gk] = P[gt] * P[gh] * w
-    # per router: chips beyond its global links (leaving) and arriving through them
-    beyond = np.bincount(tail[gk], weights=P[gh], minlength=N)
-    arriving = np.bincount(head[gk], weights=P[gt], minlength=N)
-    u, v = tail[lk], head[lk]
-    out[lk] = (p[u] * p[v] + p[u] * beyond[v] + arriving[u] * p[v]) * w
-    return out

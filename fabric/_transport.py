@@ -34,12 +34,13 @@ Examples
 >>> transport("carrier-pigeon")
 Traceback (most recent call last):
 ...
-ValueError: unknown transport 'carrier-pigeon'; known: loadstore, rdma
+fabric.SpecError: unknown transport 'carrier-pigeon'; known: loadstore, rdma
 """
 
 import dataclasses
 import math
 
+from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["TRANSPORTS", "Transport", "transport"]
@@ -127,19 +128,19 @@ class Transport:
 
     def __post_init__(self):
         if self.kind not in ("memory", "message"):
-            raise ValueError(f"kind must be 'memory' or 'message', got {self.kind!r}")
+            raise SpecError(f"kind must be 'memory' or 'message', got {self.kind!r}")
         for f in ("requester_translation", "responder_check", "software_post", "nic_tx",
                   "nic_rx", "completion"):
             v = getattr(self, f)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
-                raise ValueError(f"{f} must be a finite time >= 0 in seconds, got {v!r}")
+                raise SpecError(f"{f} must be a finite time >= 0 in seconds, got {v!r}")
         if not (isinstance(self.max_payload, int) and self.max_payload > 0):
-            raise ValueError(f"max_payload must be a positive int of bytes, got "
+            raise SpecError(f"max_payload must be a positive int of bytes, got "
                              f"{self.max_payload!r}")
         if not (isinstance(self.header, int) and self.header >= 0):
-            raise ValueError(f"header must be an int of bytes >= 0, got {self.header!r}")
+            raise SpecError(f"header must be an int of bytes >= 0, got {self.header!r}")
         if not self.copy_bandwidth > 0:
-            raise ValueError(f"copy_bandwidth must be > 0 B/s, got {self.copy_bandwidth!r}")
+            raise SpecError(f"copy_bandwidth must be > 0 B/s, got {self.copy_bandwidth!r}")
 
     @property
     def per_message_overhead(self):
@@ -206,5 +207,5 @@ def transport(name):
     try:
         return TRANSPORTS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown transport {name!r}; known: "
+        raise SpecError(f"unknown transport {name!r}; known: "
                          + ", ".join(sorted(TRANSPORTS))) from None

@@ -29,6 +29,8 @@ import math
 import re
 from fractions import Fraction
 
+from ._errors import SpecError
+
 __all__ = [
     "GB",
     "MB",
@@ -81,13 +83,13 @@ def _split(text, what):
         raise TypeError(f"{what} must be a string or a number, got {type(text).__name__}")
     m = _QUANTITY.match(text)
     if not m:
-        raise ValueError(f"cannot read {what} {show_value(text)}: expected a number and a unit")
+        raise SpecError(f"cannot read {what} {show_value(text)}: expected a number and a unit")
     # Exact rational arithmetic: "9007199254740993B" and "5.85ms" come out exact or
     # correctly rounded, which a float product would not guarantee.
     try:
         return Fraction(m.group(1).replace("_", "")), m.group(2)
     except ValueError:        # Python reads no integer of more than 4300 digits
-        raise ValueError(f"cannot read {what} {show_value(text)}: a number of more than 4300 "
+        raise SpecError(f"cannot read {what} {show_value(text)}: a number of more than 4300 "
                          "digits is no quantity") from None
 
 
@@ -95,7 +97,7 @@ def _number(value, what):
     if isinstance(value, bool):
         raise TypeError(f"{what} must be a number, got a bool")
     if not math.isfinite(value):
-        raise ValueError(f"{what} must be finite, got {value!r}")
+        raise SpecError(f"{what} must be finite, got {value!r}")
     return value
 
 
@@ -105,14 +107,14 @@ def _byte_multiplier(unit, what, text):
         return 1, 8
     bits = unit.endswith("b")
     if not unit.endswith(("B", "b")):
-        raise ValueError(f"cannot read {what} {text!r}: unknown unit {unit!r}")
+        raise SpecError(f"cannot read {what} {text!r}: unknown unit {unit!r}")
     prefix = unit[:-1]
     if prefix in _BINARY:
         mult = _BINARY[prefix]
     elif prefix in _DECIMAL:
         mult = _DECIMAL[prefix]
     else:
-        raise ValueError(f"cannot read {what} {text!r}: unknown prefix {prefix!r}")
+        raise SpecError(f"cannot read {what} {text!r}: unknown prefix {prefix!r}")
     return mult, (1 if bits else 8)
 
 
@@ -130,19 +132,19 @@ def parse_size(value):
     if not isinstance(value, str):
         value = _number(value, "size")
         if value != int(value):
-            raise ValueError(f"size must be a whole number of bytes, got {show_value(value)}")
+            raise SpecError(f"size must be a whole number of bytes, got {show_value(value)}")
         if value < 0:
-            raise ValueError(f"a size is >= 0 bytes, got {show_value(value)}")
+            raise SpecError(f"a size is >= 0 bytes, got {show_value(value)}")
         return int(value)
     number, unit = _split(value, "size")
     if number < 0:
-        raise ValueError(f"a size is >= 0 bytes, got {show_value(value)}")
+        raise SpecError(f"a size is >= 0 bytes, got {show_value(value)}")
     mult, per_byte = _byte_multiplier(unit, "size", value)
     if per_byte == 1:
-        raise ValueError(f"cannot read size {value!r}: a size is in bytes (B), not bits (b)")
+        raise SpecError(f"cannot read size {value!r}: a size is in bytes (B), not bits (b)")
     result = number * mult
     if result != int(result):
-        raise ValueError(f"size {value!r} is not a whole number of bytes")
+        raise SpecError(f"size {value!r} is not a whole number of bytes")
     return int(result)
 
 
@@ -158,10 +160,10 @@ def parse_bandwidth(value):
         return float(_number(value, "bandwidth"))
     number, unit = _split(value, "bandwidth")
     if not unit.endswith("/s"):
-        raise ValueError(f"cannot read bandwidth {value!r}: the unit must end in '/s'")
+        raise SpecError(f"cannot read bandwidth {value!r}: the unit must end in '/s'")
     mult, per_byte = _byte_multiplier(unit[:-2], "bandwidth", value)
     if unit[:-2] == "":
-        raise ValueError(f"cannot read bandwidth {value!r}: say B/s or b/s")
+        raise SpecError(f"cannot read bandwidth {value!r}: say B/s or b/s")
     return float(number * mult / (8 if per_byte == 1 else 1))
 
 
@@ -175,7 +177,7 @@ def parse_time(value):
         return float(_number(value, "time"))
     number, unit = _split(value, "time")
     if unit not in _TIME:
-        raise ValueError(f"cannot read time {value!r}: unit must be one of s, ms, us, ns, ps")
+        raise SpecError(f"cannot read time {value!r}: unit must be one of s, ms, us, ns, ps")
     return float(number / Fraction(_TIME[unit]))
 
 
@@ -191,16 +193,16 @@ def parse_address(value):
         try:
             address = int(value.strip(), 0)
         except ValueError:
-            raise ValueError(f"address {value!r} is not a number") from None
+            raise SpecError(f"address {value!r} is not a number") from None
     else:
         try:
             address = int(value)
         except (TypeError, ValueError):
             raise TypeError(f"address must be an integer, got {value!r}") from None
         if address != value:
-            raise ValueError(f"address must be a whole number, got {value!r}")
+            raise SpecError(f"address must be a whole number, got {value!r}")
     if address < 0:
-        raise ValueError(f"address must be non-negative, got {value!r}")
+        raise SpecError(f"address must be non-negative, got {value!r}")
     return address
 
 

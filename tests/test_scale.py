@@ -222,3 +222,37 @@ def test_dragonfly_endpoints_are_not_all_alike():
     D = csgraph.shortest_path(_adjacency(f), unweighted=True, indices=ep)[:, ep]
     rows = {tuple(np.bincount(r.astype(np.int64), minlength=8)) for r in D}
     assert len(rows) > 1
+
+
+# -- dragonfly minimal routes in closed form ----------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 6), st.integers(1, 3), st.integers(0, 2**32 - 1))
+def test_dragonfly_routes_match_the_general_engine(h, a, p, seed):
+    try:
+        f = topologies.build(f"dragonfly:h={h},a={a},p={p}")
+    except SpecError:
+        assume(False)
+    fast = Router(f)
+    assert fast._df is not None
+    ref = Router(f)
+    ref._df = None  # the general engine over the minimal-routing state graph
+    rng = np.random.default_rng(seed)
+    N = len(f.nodes)
+    s, d = rng.integers(0, N, 60), rng.integers(0, N, 60)
+    w = rng.random(60)
+    _same(fast.loads(s, d, w), ref.loads(s, d, w))
+    g = rng.integers(0, 3, 60)
+    _same(fast.loads_grouped(s, d, w, g, 3), ref.loads_grouped(s, d, w, g, 3))
+    np.testing.assert_array_equal(fast.hops(s, d), ref.hops(s, d))
+    _same(fast.latency(s, d), ref.latency(s, d))
+    np.testing.assert_array_equal(fast.bottleneck(s, d), ref.bottleneck(s, d))
+    np.testing.assert_array_equal(fast.path_links_many(s, d), ref.path_links_many(s, d))
+    assert fast.path_links(s[0], d[0]) == ref.path_links(s[0], d[0])
+
+
+def test_dragonfly_routes_refuse_a_degraded_fabric():
+    f = topologies.build("dragonfly:h=2")
+    assert f.router._df is not None
+    assert f.without(links=[("r0.0", "r0.1")]).router._df is None
