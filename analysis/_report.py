@@ -50,6 +50,7 @@ from ._report_sections import (
     _topology_section,
     _utilization_section,
 )
+from ._report_serving import _serving_section
 from ._report_sweeps import (
     DEFAULT_OPS,
     DEFAULT_SIZES,
@@ -83,7 +84,7 @@ DEFAULT_SYSTEMS = ("sd200-ultra:chip=h100", "cluster-128", "nvl72:chip=h100",
 
 #: Report sections in the order they appear (the assumptions table always closes it).
 SECTIONS = ("structure", "cost", "fair", "latency", "collectives", "symmetric", "decode",
-            "utilization", "failures", "topology", "chips")
+            "serving", "utilization", "failures", "topology", "chips")
 
 #: The figures ``cofabric figures`` regenerates for the README: figures of the report of
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
@@ -159,8 +160,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     parts, groups = [], []
     titles = {"structure": "Structure", "latency": "Access latency",
               "collectives": "Collectives", "symmetric": "Symmetric memory",
-              "decode": "MoE decode", "utilization": "All-to-all", "failures": "Failures",
-              "topology": "Topology", "cost": "Cost and power",
+              "decode": "MoE decode", "serving": "Serving", "utilization": "All-to-all",
+              "failures": "Failures", "topology": "Topology", "cost": "Cost and power",
               "fair": "Equal chip, cost and power", "chips": "Chips (not fabrics)"}
 
     def found(key, sentences):
@@ -190,6 +191,11 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
             found(key, sentences)
         elif key == "decode":
             section, sentences = _decode_section(fabrics, executor, quiet)
+            if section is not None:
+                parts.append(section)
+            found(key, sentences)
+        elif key == "serving":
+            section, sentences = _serving_section(fabrics, executor, quiet)
             if section is not None:
                 parts.append(section)
             found(key, sentences)

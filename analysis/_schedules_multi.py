@@ -47,6 +47,8 @@ the longest ring's latencies and the busiest dimension's bytes, never less than 
 dimension would take alone (a conservative model of rings of different lengths
 running at once).
 
+Sources of the facts used are listed in docs/sources.md s.6.
+
 Examples
 --------
 >>> import topologies

@@ -96,6 +96,7 @@ __all__ = [
     "serving_frontier",
     "serving_point",
     "single_user_speed",
+    "speed_limits",
     "tokens_per_s_per_mw",
 ]
 
@@ -241,8 +242,9 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     """``($ per GPU-hour, all-in kW per GPU, parameters, how)`` for a system.
 
     From :data:`TCO` by ``gpu`` (a key of it) or by the fabric's chip. For a chip with
-    no published price give ``chip_price``: dollars per chip **including its share of
-    the server, without the network**; then
+    no published price, ``chip_price``: dollars per chip **including its share of
+    the server, without the network** (default: the cost book's node price per chip,
+    ``BillOfMaterials.system_usd_per_chip``); then
 
     ``$ / GPU-hour = (chip_price + network cost per chip) / (AMORTIZATION_YEARS x 8760 h)
     + kW x USD_PER_KWH``
@@ -259,6 +261,8 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     >>> usd, kw, _, how = serving_cost(topologies.build("sd200-ultra"), chip_price=20000)
     >>> how.startswith("chip price $20,000 + network $"), 0 < kw < 2
     (True, True)
+    >>> serving_cost(topologies.build("sd200-ultra"))[3].startswith("chip price $38,750")
+    True
     """
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
@@ -272,13 +276,18 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
         e = TCO[name]
         return (e.usd_per_gpu_hour[tier], e.all_in_kw_per_gpu, e.parameters(tier),
                 f"TCO table: {name}, {tier}")
+    bom = _bill_of_materials(fabric)
+    price_source = "user"
+    if chip_price is None and bom is not None:
+        chip_price = bom.system_usd_per_chip
+        price_source = (f"the cost book's node price per chip ({bom.book}; an assumption for "
+                        "chips it does not price)")
     if chip_price is None:
         raise SpecError(f"no published GPU-hour price for {fabric.name!r} (chip "
                         f"{getattr(chip, 'name', chip)!r}): give chip_price (dollars per chip "
                         "with its server share)")
     if not (isinstance(chip_price, (int, float)) and chip_price > 0):
         raise SpecError(f"chip_price must be > 0 dollars, got chip_price={chip_price!r}")
-    bom = _bill_of_materials(fabric)
     if bom is None:
         if kw_per_gpu is None:
             raise SpecError("kw_per_gpu is needed: analysis.bill_of_materials is not "
@@ -294,7 +303,7 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     usd = (chip_price + net) / hours + kw_per_gpu * USD_PER_KWH.value
     how = (f"chip price ${chip_price:,.0f}{what} over {AMORTIZATION_YEARS.value:g} years "
            f"+ {kw_per_gpu:.2f} kW at ${USD_PER_KWH.value}/kWh")
-    params = (Parameter("serving.chip_price", chip_price, "$", "user"),
+    params = (Parameter("serving.chip_price", chip_price, "$", price_source),
               Parameter("serving.kw_per_gpu", kw_per_gpu, "kW",
                         "user" if bom is None else "analysis.bill_of_materials (IT power)"),
               AMORTIZATION_YEARS, USD_PER_KWH) + net_params
@@ -622,6 +631,16 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     return pt
 
 
+@dataclass(frozen=True)
+class _Free:
+    time: float = 0.0
+
+
+def _no_collective(fabric, op, nbytes, **kwargs):
+    """A collective cost function that costs nothing (for memory-only decode steps)."""
+    return _Free()
+
+
 class _Sweep:
     """Shared state of one frontier computation (model, fabric, conditions)."""
 
@@ -662,9 +681,10 @@ class _Sweep:
     def layout_info(self, layout):
         """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""
         m = self.m
+        # Only the memory figures of this step are used: skip costing its collectives.
+        kw = {**self.kw, "collective": _no_collective}
         try:
-            one = decode_step(m, self.fabric, batch=1, context=self.full, layout=layout,
-                              **self.kw)
+            one = decode_step(m, self.fabric, batch=1, context=self.full, layout=layout, **kw)
         except SpecError as e:
             return {"reason": str(e)}
         lay = one.layout
@@ -843,17 +863,23 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     cands = (candidate_layouts(m, fabric, chip=sw.chip, usable_hbm=usable_hbm)
              if layouts is None else [str(parse_layout(x, fabric.n_endpoints))
                                       for x in layouts])
-    points, skipped, searched = [], [], []
+    infos, skipped = {}, []
     for lay in cands:
         info = sw.layout_info(lay)
         if info["reason"]:
             skipped.append(f"{lay}: {info['reason']}")
-            continue
-        searched.append(lay)
-        grid = (_batch_grid(info["b_max"], n_batches) if batches is None
+        else:
+            infos[lay] = info
+
+    def grid(info, count):
+        return (_batch_grid(info["b_max"], count) if batches is None
                 else [b for b in batches if b <= info["b_max"]])
-        for b in grid:
-            points.extend(sw.point(lay, info, b, spec, draft_cost))
+
+    searched = list(infos)
+    points = []
+    for lay in searched:
+        for b in grid(infos[lay], n_batches):
+            points.extend(sw.point(lay, infos[lay], b, spec, draft_cost))
     if not points:
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
                         + "; ".join(skipped))
@@ -897,6 +923,18 @@ class SingleUserSpeed:
     shares: dict
 
 
+def speed_limits(point):
+    """``(limiter, shares)`` of a :class:`ServingPoint`: what its per-token time is made of.
+
+    ``shares`` (seconds per output token) add up to ``point.tpot``: ``weights read``,
+    ``KV read``, ``compute`` (beyond the memory time where compute-bound),
+    ``launch/graph``, ``communication`` (exposed), ``draft`` and ``prefill`` (other
+    users' prefills); ``limiter`` is the largest.
+    """
+    shares = _shares(point)
+    return max(shares, key=lambda k: shares[k]), shares
+
+
 def _shares(p):
     b, r = p.breakdown, p.resources
     memory = r["weights"] + r["kv_cache"]
@@ -924,6 +962,5 @@ def single_user_speed(model, fabric, *, isl=1024, osl=1024, layouts=None,
     fr = serving_frontier(model, fabric, isl=isl, osl=osl, batches=(1,), layouts=layouts,
                           speculative=speculative, keep_all=True, **kwargs)
     best = max(fr.all_points, key=lambda p: (p.tokens_per_s_user, p.tokens_per_s_gpu))
-    shares = _shares(best)
-    limiter = max(shares, key=lambda k: shares[k])
+    limiter, shares = speed_limits(best)
     return SingleUserSpeed(best.tokens_per_s_user, best.tpot, best, limiter, shares)

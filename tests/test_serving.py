@@ -208,13 +208,24 @@ def test_serving_cost_paths():
     assert (usd, kw) == (3.30, 2.10) and "GB200 NVL72" in how and params
     sd = topologies.build("sd200-ultra")
     with pytest.raises(SpecError, match="chip_price"):
-        serving_cost(sd)
+        serving_cost(sd, chip_price=-1.0)
     usd, kw, params, how = serving_cost(sd, chip_price=20_000.0, kw_per_gpu=1.0)
     bom = analysis.bill_of_materials(sd)
     hours = 4 * 8760
     assert usd == pytest.approx((20_000 + bom.cost_usd_per_chip) / hours + 1.0 * 0.087)
     with pytest.raises(SpecError, match="tier"):
         serving_cost(sd, tier="spot")
+
+
+def test_chip_price_path_agrees_with_the_table_for_h100():
+    # An independent check of the BOM path: an H100 cluster priced from the cost book's
+    # node price, its network and its IT power lands within 25% of the analyst's table.
+    f = topologies.build("cluster-128")
+    table, _, _, _ = serving_cost(f)
+    usd, _kw, _, how = serving_cost(f, chip_price=analysis.bill_of_materials(f)
+                                   .system_usd_per_chip)
+    assert "network" in how and table == 1.30
+    assert usd == pytest.approx(table, rel=0.25)
 
 
 # -- errors ----------------------------------------------------------------------------

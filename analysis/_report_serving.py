@@ -1,0 +1,289 @@
+"""The report's serving section: each system's throughput-interactivity frontier, cost per
+token at matched interactivity, and the seed's speed claims read on it.
+
+One :func:`analysis.serving_frontier` per system (Kimi K2 as shipped, FP8, under
+:data:`SERVING_ISL` / :data:`SERVING_OSL`, aggregated serving, tokens/s per GPU in
+InferenceX's definition), run through :func:`analysis.sweep`; the frontiers on one
+plot as the public dashboards draw them (x tokens/s per user, y tokens/s per GPU);
+a table of throughput, $ per million tokens and tokens/s per MW at
+:data:`MATCHED_INTERACTIVITY`; and the seed's claims (5.85 ms per token for a 2.8T
+MoE; 490 tokens/s for one user) read on the frontiers, each with the settings it
+needs.
+"""
+
+import functools
+
+from fabric import format_time
+
+from ._report_parts import (
+    SEED_MS_PER_TOKEN,
+    Column,
+    FigureSpec,
+    Section,
+    Table,
+    _fabric,
+    _figure,
+    _fmt_float,
+)
+
+__all__ = []
+
+#: The serving conditions of the report: 1k input / 1k output tokens (a dashboard
+#: standard), Kimi K2 with its FP8 weights as shipped, plain decoding and 3 drafted
+#: tokens at the MTP acceptance, six concurrencies per layout.
+SERVING_MODEL = "kimi-k2"
+SERVING_ISL, SERVING_OSL = 1024, 1024
+SERVING_BATCHES = 6
+#: Interactivity (tokens/s per user) at which systems are compared for cost.
+MATCHED_INTERACTIVITY = (20.0, 50.0, 100.0)
+#: The "speed race" figure of the seed article's context: 490 tokens/s for one user
+#: (reported elsewhere, unconfirmed; docs/sources.md s.1 lists the seed's claims).
+SPEED_RACE_TOKENS_PER_S = 490.0
+#: The seed's model scale, as the hypothetical config stands for it.
+SEED_MODEL = "hypothetical-2.8t"
+
+
+def _spec():
+    from ._serving import MTP_ACCEPTANCE
+
+    return ((0, 0.0), (3, MTP_ACCEPTANCE.value))
+
+
+def _frontier_point(system):
+    """One system's frontier, single-user speed and cost; or why it cannot run."""
+    from fabric import FabricError
+
+    from ._serving import SingleUserSpeed, serving_cost, serving_frontier, speed_limits
+
+    f = _fabric(system)
+    try:
+        fr = serving_frontier(SERVING_MODEL, f, isl=SERVING_ISL, osl=SERVING_OSL,
+                              n_batches=SERVING_BATCHES, speculative=_spec())
+        # The frontier's first point is the fastest per user of all (batch 1): the
+        # single-user speed over the same layouts and speculative settings.
+        best = fr.points[0]
+        limiter, shares = speed_limits(best)
+        su = SingleUserSpeed(best.tokens_per_s_user, best.tpot, best, limiter, shares)
+    except (FabricError, ValueError) as e:
+        return {"system": system, "reason": str(e)}
+    try:
+        usd, kw, params, how = serving_cost(f)
+    except (FabricError, ValueError) as e:
+        usd = kw = None
+        params, how = (), f"no cost: {e}"
+    return {"system": system, "reason": None, "frontier": fr, "single": su, "usd": usd,
+            "kw": kw, "cost_params": tuple(params), "cost_how": how}
+
+
+def _seed_point(system, fusion):
+    """The hypothetical 2.8T model for one user on the seed system, at one kernel fusion
+    factor: the best point without and with 3 drafted tokens."""
+    from fabric import FabricError
+
+    from ._serving import serving_frontier, speed_limits
+
+    try:
+        fr = serving_frontier(SEED_MODEL, _fabric(system), isl=SERVING_ISL, osl=SERVING_OSL,
+                              batches=(1,), speculative=_spec(), keep_all=True,
+                              fusion_factor=fusion)
+    except (FabricError, ValueError) as e:
+        return [{"case": f"fusion {fusion:g}", "system": system, "reason": str(e)}]
+    out = []
+    for k in sorted({p.draft_length for p in fr.all_points}):
+        best = max((p for p in fr.all_points if p.draft_length == k),
+                   key=lambda p: p.tokens_per_s_user)
+        case = ("decode-model defaults" if fusion == 1 else
+                f"kernel fusion {fusion:g}x (the seed's claim)")
+        if k:
+            case += f", {k} drafted tokens at acceptance {best.acceptance:g}"
+        out.append({"case": case, "system": system, "reason": None, "tpot_s": best.tpot,
+                    "tokens_per_s_user": best.tokens_per_s_user, "layout": best.layout,
+                    "draft_length": k, "limiter": speed_limits(best)[0]})
+    return out
+
+
+#: Kernel fusion factors the seed's claim is read at: none, and its "10x fewer kernels".
+SEED_FUSION = (1.0, 10.0)
+
+
+def _at(fr, x):
+    p = fr.at_interactivity(x)
+    return None if p is None else p.tokens_per_s_gpu
+
+
+def _row(r):
+    from ._serving import cost_per_million_tokens, tokens_per_s_per_mw
+
+    fr, su = r["frontier"], r["single"]
+    row = {"system": r["system"], "model": fr.model, "single_user_tokens_per_s": su.tokens_per_s,
+           "single_user_layout": f"{su.point.layout}, {su.point.draft_length} drafted",
+           "single_user_limiter": su.limiter, "usd_per_gpu_hour": r["usd"],
+           "cost_basis": r["cost_how"]}
+    for x in MATCHED_INTERACTIVITY:
+        y = _at(fr, x)
+        key = f"{x:g}"
+        row[f"tokens_per_s_gpu_at_{key}"] = y
+        row[f"usd_per_mtok_at_{key}"] = (cost_per_million_tokens(y, r["usd"])
+                                        if y and r["usd"] else None)
+        row[f"tokens_per_s_per_mw_at_{key}"] = (tokens_per_s_per_mw(y, r["kw"])
+                                               if y and r["kw"] else None)
+    return row
+
+
+def _fmt_opt(digits):
+    f = _fmt_float(digits)
+    return lambda v: "-" if v is None else f(v)
+
+
+def _draw_frontiers(results, seed_rows):
+    fig = _figure()
+    ax = fig.subplots()
+    markers = "osD^vP*X"
+    for i, r in enumerate(results):
+        pts = r["frontier"].points
+        ax.plot([p.tokens_per_s_user for p in pts], [p.tokens_per_s_gpu for p in pts],
+                marker=markers[i % len(markers)], markersize=3, linewidth=1.1,
+                label=r["system"], drawstyle="default")
+    ax.set_yscale("log")
+    ax.set_xlabel("tokens/s per user")
+    ax.set_ylabel("tokens/s per GPU (input + output)")
+    seed_x = 1.0 / SEED_MS_PER_TOKEN
+    ax.axvline(seed_x, color="0.35", linestyle=":", linewidth=0.8)
+    ax.axvline(SPEED_RACE_TOKENS_PER_S, color="0.35", linestyle="--", linewidth=0.8)
+    hi = ax.get_ylim()[1]
+    ax.text(seed_x, hi, f" seed: {SEED_MS_PER_TOKEN * 1e3:g} ms/token", rotation=90,
+            va="top", ha="right", fontsize="x-small", color="0.3")
+    ax.text(SPEED_RACE_TOKENS_PER_S, hi, f" {SPEED_RACE_TOKENS_PER_S:g} tokens/s",
+            rotation=90, va="top", ha="right", fontsize="x-small", color="0.3")
+    xmax = max(max(p.tokens_per_s_user for r in results for p in r["frontier"].points),
+               SPEED_RACE_TOKENS_PER_S)
+    ax.set_xlim(0, xmax * 1.05)
+    ax.legend(fontsize="x-small", loc="lower left")
+    return fig
+
+
+def _serving_section(fabrics, executor, quiet):
+    """The serving section and its finding sentences."""
+    from ._serving import DEFINITIONS, MTP_ACCEPTANCE, PREFILL_EFFICIENCY, USABLE_HBM_FRACTION
+    from ._sweep import sweep
+
+    systems = list(fabrics)
+    results = sweep(_frontier_point, [{"system": s} for s in systems], executor=executor,
+                    quiet=quiet, desc="serving")
+    ok = [r for r in results if r["reason"] is None]
+    skipped = [f"{r['system']}: {r['reason']}" for r in results if r["reason"] is not None]
+    if not ok:
+        return None, [f"Serving: {SERVING_MODEL} fits no system ({'; '.join(skipped)})."]
+    seed_system = systems[0]
+    seed = [row for rows in sweep(_seed_point, [{"system": seed_system, "fusion": x}
+                                                 for x in SEED_FUSION],
+                                  executor=executor, quiet=True, desc="seed")
+            for row in rows]
+    rows = [_row(r) for r in ok]
+    points = [{"system": r["system"], "layout": p.layout, "chips": p.chips, "batch": p.batch,
+               "draft_length": p.draft_length, "tokens_per_s_user": p.tokens_per_s_user,
+               "tokens_per_s_gpu": p.tokens_per_s_gpu,
+               "output_tokens_per_s_gpu": p.output_tokens_per_s_gpu, "tpot_s": p.tpot,
+               "prefill_s": p.prefill_time, "hbm_per_chip_bytes": p.hbm_per_chip,
+               **{f"{k}_s_per_token": v for k, v in p.breakdown.items()}}
+              for r in ok for p in r["frontier"].points]
+    fr0 = ok[0]["frontier"]
+    text = (
+        (f"The throughput-interactivity frontier of {SERVING_MODEL} (FP8 weights as shipped) "
+        f"with {SERVING_ISL} input and {SERVING_OSL} output tokens per request, served "
+        "aggregated (continuous batching, each prompt's prefill interleaved on the decode "
+        "GPUs). Every point is a layout found by search (instance size, attention tensor / "
+        "data parallelism, experts over the instance), a concurrency up to what the KV cache "
+        f"at {SERVING_ISL + SERVING_OSL} tokens leaves room for in "
+        f"{USABLE_HBM_FRACTION.value:.0%} of HBM, and plain decoding or 3 drafted tokens at "
+        f"acceptance {MTP_ACCEPTANCE.value:g}; the frontier keeps the points no other beats "
+        "on both axes."),
+        (f"Tokens/s per GPU: {DEFINITIONS[fr0.definition]}. Prefill runs at "
+        f"{PREFILL_EFFICIENCY.value:.0%} of peak FLOP/s (an assumption); the decode steps "
+        "are the decode model's, with its defaults (no kernel fusion, no overlap)."),
+        ("Cost: $ per million tokens = $ per GPU-hour / (tokens/s per GPU x 3600 / 1e6), "
+        "from SemiAnalysis' TCO table (own, hyperscaler tier) where the GPU has a price; "
+        "otherwise the cost book's node price per chip plus the network's bill of materials, "
+        "over 4 years, plus power. Tokens/s per MW use the table's all-in power or the bill "
+        "of materials' IT power."))
+    if skipped:
+        text += ("Not run: " + "; ".join(skipped) + ".",)
+    cols = [Column("system", "system"),
+            Column("single_user_tokens_per_s", "1 user tok/s", _fmt_opt(3)),
+            Column("single_user_layout", "at"),
+            Column("single_user_limiter", "limited by")]
+    for x in MATCHED_INTERACTIVITY:
+        k = f"{x:g}"
+        cols += [Column(f"tokens_per_s_gpu_at_{k}", f"tok/s/GPU @{k}", _fmt_opt(3)),
+                 Column(f"usd_per_mtok_at_{k}", f"$/Mtok @{k}", _fmt_opt(3))]
+    table = Table("serving", "Serving: single-user speed, throughput and cost at matched "
+                  "interactivity", tuple(cols), tuple(rows),
+                  "@N: the frontier's best point at N or more tokens/s per user. Cost basis "
+                  "per system and tokens/s per MW in serving.csv.")
+    data = Table("serving_frontier", "", (Column("system", "system"),), tuple(points),
+                 "Every frontier point with its layout, batch and per-token time breakdown")
+    seed_rows = [s for s in seed if s["reason"] is None]
+    seed_table = Table(
+        "serving_seed", f"The seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token read on "
+        f"{seed_system}", (Column("case", "assumption"),
+                           Column("tpot_s", "per token", format_time),
+                           Column("tokens_per_s_user", "tok/s per user", _fmt_opt(3)),
+                           Column("layout", "layout"), Column("limiter", "limited by")),
+        tuple(seed_rows),
+        f"{SEED_MODEL} (a config of the seed's 2.8T scale, not its model) for one user, "
+        f"{SERVING_ISL}/{SERVING_OSL} tokens, best layout.")
+    fig = FigureSpec(
+        "serving-frontier", "Serving frontier",
+        f"Tokens/s per GPU (input + output, log scale) against tokens/s per user for "
+        f"{SERVING_MODEL}, {SERVING_ISL}/{SERVING_OSL} tokens, on each system. Dotted: the "
+        f"seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token (about {1 / SEED_MS_PER_TOKEN:.0f} "
+        f"tokens/s); dashed: {SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user.",
+        functools.partial(_draw_frontiers, ok, seed_rows), column="double", height=3.0)
+    used = [(r["system"], q) for r in ok for q in r["frontier"].parameters + r["cost_params"]]
+    section = Section("serving", "Serving", text=text, tables=(table, seed_table, data),
+                      figures=(fig,), parameters=tuple(used))
+    return section, _serving_findings(rows, seed_rows, seed_system)
+
+
+def _serving_findings(rows, seed_rows, seed_system):
+    out = []
+    fastest = max(rows, key=lambda r: r["single_user_tokens_per_s"])
+    out.append(
+        f"One user gets at most {fastest['single_user_tokens_per_s']:.0f} tokens/s of "
+        f"{SERVING_MODEL} on {fastest['system']} ({fastest['single_user_layout']}), limited "
+        f"by {fastest['single_user_limiter']}; "
+        + "; ".join(f"{r['system']} {r['single_user_tokens_per_s']:.0f}" for r in rows
+                    if r is not fastest) + ".")
+    reach = [r["system"] for r in rows
+             if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]
+    out.append(f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user: "
+               + (f"reached on {', '.join(reach)}." if reach else
+                  "no system reaches it under these defaults (plain or 3 drafted tokens, "
+                  "no kernel fusion)."))
+    x = MATCHED_INTERACTIVITY[1]
+    k = f"{x:g}"
+    priced = [r for r in rows if r[f"usd_per_mtok_at_{k}"] is not None]
+    if len(priced) >= 2:
+        lo = min(priced, key=lambda r: r[f"usd_per_mtok_at_{k}"])
+        out.append(
+            f"At {k} tokens/s per user the cheapest is {lo['system']} at "
+            f"${lo[f'usd_per_mtok_at_{k}']:.3g} per million tokens ("
+            + ", ".join(f"{r['system']} ${r[f'usd_per_mtok_at_{k}']:.3g}" for r in priced
+                        if r is not lo) + ").")
+    if seed_rows:
+        target = SEED_MS_PER_TOKEN
+        meets = [s for s in seed_rows if s["tpot_s"] <= target]
+        base = seed_rows[0]
+        best = min(s["tpot_s"] for s in seed_rows)
+        cases = "; ".join(f"{s['case']}: {format_time(s['tpot_s'])}" for s in seed_rows[1:])
+        verdict = (f"reached with {meets[0]['case']}" if meets else
+                   f"not reached by any of these (best {format_time(best)})")
+        chip = _fabric(seed_system).chip
+        out.append(
+            f"The seed's {target * 1e3:g} ms per token for a 2.8T MoE on {seed_system} "
+            f"({getattr(chip, 'name', chip)} chips): the "
+            f"hypothetical 2.8T config (not the seed's model) takes "
+            f"{format_time(base['tpot_s'])} for one user under the decode model's defaults "
+            f"({base['limiter']} the largest part); {cases}. {target * 1e3:g} ms is "
+            f"{verdict}.")
+    return out

@@ -1,0 +1,68 @@
+"""Serving benchmark: the check set (model / measured), frontier timing, report section time.
+
+Run ``python benchmarks/bench_serving.py``. It prints
+
+1. every row of ``tests/data/serving.csv`` (published serving points, with
+   sources; how each is expressed: ``tests/serving_check.py``): the model's
+   tokens/s per user and per GPU in the source's own definition, the measured
+   ones, and the symmetric error ``max(r, 1/r) - 1``; nothing is fitted to them;
+2. the time of one full frontier per system (every searched layout x 10 batches
+   x 3 speculative settings; target: under 10 s on 2 cores);
+3. the time of the report's serving section on the default systems (target:
+   under 20 s).
+"""
+
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+import serving_check as sc
+
+import analysis
+import topologies
+from fabric import SpecError
+
+
+def check_rows():
+    print(f"{'row':24s} {'definition':22s} {'user model':>10s} {'meas':>7s} {'err':>6s}  "
+          f"{'GPU model':>10s} {'meas':>8s} {'err':>6s}  TPOT ms  largest part")
+    for row in sc.load_rows():
+        try:
+            p = sc.model_point(row)
+        except SpecError as e:
+            print(f"{row['id']:24s} not expressible: {e}")
+            continue
+        mu, mg = float(row["tok_s_per_user"]), float(row["tok_s_per_gpu"])
+        part = max(p.breakdown, key=p.breakdown.get)
+        print(f"{row['id']:24s} {p.definition:22s} {p.tokens_per_s_user:10.2f} {mu:7.2f} "
+              f"{sc.error(p.tokens_per_s_user, mu) * 100:5.0f}%  {p.tokens_per_s_gpu:10.1f} "
+              f"{mg:8.1f} {sc.error(p.tokens_per_s_gpu, mg) * 100:5.0f}%  {p.tpot * 1e3:7.2f}  "
+              f"{part} {p.breakdown[part] * 1e3:.2f} ms")
+
+
+def frontier_timing(systems=("nvl72", "sd200-ultra", "cluster-128"), model="kimi-k2"):
+    for s in systems:
+        f = topologies.build(s)
+        t0 = time.perf_counter()
+        fr = analysis.serving_frontier(model, f, isl=1024, osl=1024, n_batches=10)
+        dt = time.perf_counter() - t0
+        print(f"frontier {model} on {s}: {dt:.2f} s for {fr.evaluated} points "
+              f"({len(fr.layouts)} layouts x up to 10 batches x 3 speculative settings), "
+              f"{len(fr.points)} on the frontier")
+
+
+def report_timing():
+    t0 = time.perf_counter()
+    analysis.build_report(sections=("serving",), quiet=True)
+    print(f"report serving section (default systems, built alone): "
+          f"{time.perf_counter() - t0:.2f} s")
+
+
+if __name__ == "__main__":
+    check_rows()
+    frontier_timing()
+    report_timing()

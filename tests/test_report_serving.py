@@ -1,0 +1,41 @@
+"""The report's serving section: frontier figure, cost table, seed claims, timing-free."""
+
+import analysis
+from analysis._report_serving import MATCHED_INTERACTIVITY, _serving_findings
+
+NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+
+
+def test_serving_section_on_one_node(tmp_path):
+    r = analysis.build_report([NODE], sections=("serving",), quiet=True)
+    sec = next(s for s in r.sections if s.key == "serving")
+    table = next(t for t in sec.tables if t.name == "serving")
+    (row,) = table.rows
+    assert row["system"] == NODE and row["usd_per_gpu_hour"] == 1.95
+    assert row["single_user_tokens_per_s"] > 0 and row["single_user_limiter"]
+    # cost at matched interactivity follows the closed form from the same frontier point
+    for x in MATCHED_INTERACTIVITY:
+        y = row[f"tokens_per_s_gpu_at_{x:g}"]
+        if y is not None:
+            assert row[f"usd_per_mtok_at_{x:g}"] == analysis.cost_per_million_tokens(y, 1.95)
+    data = next(t for t in sec.tables if t.name == "serving_frontier")
+    assert data.rows and all(p["system"] == NODE for p in data.rows)
+    assert [f.name for f in sec.figures] == ["serving-frontier"]
+    assert any("tokens/s" in s for s in r.findings)
+    fig = sec.figures[0].draw()
+    assert fig.axes[0].get_xlabel() == "tokens/s per user"
+    analysis.write_report(r, tmp_path / "rep")
+    assert (tmp_path / "rep" / "serving.csv").exists()
+    assert (tmp_path / "rep" / "figures" / "serving-frontier.png").exists()
+
+
+def test_seed_finding_says_which_assumption_reaches_the_claim():
+    rows = [{"system": "a", "single_user_tokens_per_s": 300.0, "single_user_layout": "tp=8",
+             "single_user_limiter": "weights read", **{f"usd_per_mtok_at_{x:g}": None
+                                                      for x in MATCHED_INTERACTIVITY}}]
+    seed = [{"case": "defaults", "tpot_s": 9e-3, "limiter": "launch/graph"},
+            {"case": "fusion", "tpot_s": 5e-3, "limiter": "weights read"}]
+    text = " ".join(_serving_findings(rows, seed, NODE))
+    assert "reached with fusion" in text and "490" in text
+    seed[1]["tpot_s"] = 7e-3
+    assert "not reached" in " ".join(_serving_findings(rows, seed, NODE))
