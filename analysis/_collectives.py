@@ -77,8 +77,9 @@ import math
 import numbers
 import weakref
 
-import networkx as nx
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
 
 from fabric import NodeError, RoutingError, SpecError, link_tech, parse_size
 from fabric import runtime as get_runtime
@@ -263,25 +264,27 @@ def _loadstore_domain(fabric):
     """
     c = _fabric_cache(fabric)
     if "domain" not in c:
-        G = fabric.graph
-        H = nx.Graph()
-        H.add_nodes_from(n for n, k in G.nodes(data="kind") if k != "nic")
-        H.add_edges_from((u, v) for u, v, t in G.edges(data="tech")
-                         if u in H and v in H and t not in MESSAGE_TECHNOLOGIES)
-        label = np.full(len(fabric.nodes), -1, dtype=np.int64)
-        idx = fabric.node_index
-        for i, comp in enumerate(nx.connected_components(H)):
-            label[[idx[n] for n in comp]] = i
+        ea = fabric.edge_arrays
+        N = len(fabric.nodes)
+        nic = np.fromiter((k == "nic" for _, k in fabric.graph.nodes(data="kind")), dtype=bool,
+                          count=N)
+        ok = (~nic[ea.u] & ~nic[ea.v]
+              & ~np.isin(ea.tech, np.array(sorted(MESSAGE_TECHNOLOGIES), dtype=object)))
+        A = sp.csr_matrix((np.ones(int(ok.sum())), (ea.u[ok], ea.v[ok])), shape=(N, N))
+        _, comp = csgraph.connected_components(A, directed=False)
+        # number the components in order of their first node (as networkx lists them)
+        keep = np.flatnonzero(~nic)
+        _, first, inv = np.unique(comp[keep], return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        label = np.full(N, -1, dtype=np.int64)
+        label[keep] = rank[np.ravel(inv)]
         c["domain"] = label
     return c["domain"]
 
 
 def _edge_techs(fabric):
-    c = _fabric_cache(fabric)
-    if "techs" not in c:
-        c["techs"] = np.array([d.get("tech", "") or "" for _, _, d in
-                               fabric.graph.edges(data=True)], dtype=object)
-    return c["techs"]
+    return fabric.edge_arrays.tech
 
 
 def _effective_bandwidth(fabric, tr, in_switch):

@@ -183,7 +183,7 @@ def _draw_collective(best, mine, op, system):
              for r in best]
     best, mine = _plot_rows(best), _plot_rows(mine)
     for row, rows, group, what in ((0, best, ("system",), "best algorithm per system"),
-                                   (1, mine, ("algorithm",), f"each algorithm on {system}")):
+                                   (1, mine, ("algorithm",), f"each algorithm, {system}")):
         _plots.plot_collective_sweep(rows, ax=axes[row, 0], metric="time", group=group)
         _plots.plot_collective_sweep(rows, ax=axes[row, 1], metric="busbw", group=group)
         if row == 0:
@@ -193,10 +193,11 @@ def _draw_collective(best, mine, op, system):
             for line in axes[0, 0].lines[drawn:]:
                 line.set_linestyle("--")
                 line.set_marker("")
-        axes[row, 0].set_title(f"{op} time: {what}")
-        axes[row, 1].set_title(f"{op} bus bandwidth: {what}")
-        axes[row, 1].get_legend().remove()
-        axes[row, 0].legend(fontsize="xx-small", ncol=2 if row else 1)
+        # Short titles that fit their panel; a legend on every panel.
+        axes[row, 0].set_title(f"{op} time\n{what}")
+        axes[row, 1].set_title(f"{op} bus bandwidth\n{what}")
+        for ax in axes[row]:
+            ax.legend(fontsize="xx-small", ncol=2 if row else 1)
     return fig
 
 
