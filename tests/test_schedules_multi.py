@@ -174,6 +174,16 @@ def test_cluster_bound_is_the_host_cut():
     assert r.lower_bound >= cut and r.lower_bound == pytest.approx(cut, rel=1e-3)
 
 
+def test_mesh_all_to_all_bound_is_its_bisection():
+    # mesh 4x4x4 cut in the middle of one dimension: 16 links; 32 x 32 pairs of n/64 each
+    # way: 16 n bytes over 16 links of B
+    f = topologies.build("mesh:4x4x4")
+    B = next(iter(f.graph.edges(data=True)))[2]["bandwidth"]
+    r = cost(f, "all-to-all", GiB)
+    assert r.lower_bound == pytest.approx(GiB / B, rel=1e-3)
+    assert r.lower_bound >= GiB / B
+
+
 @pytest.mark.parametrize("spec, op, target", [
     ("sd200-ultra", "all-reduce", 1.15), ("sd200-ultra", "all-to-all", 1.1),
     ("tpu-v4-cube", "all-reduce", 1.2), ("hypermesh:4x4x8", "all-reduce", 1.15),
