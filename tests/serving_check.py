@@ -1,6 +1,6 @@
 """The serving check set, and how each row is expressed in the serving model.
 
-The rows and their sources are also listed in docs/sources.md s.7.
+The rows and their sources are also listed in docs/sources.md s.8.
 
 ``tests/data/serving.csv`` holds published serving points, copied unchanged from
 the project's calibration set, each with its source:
