@@ -50,9 +50,10 @@ Effective link bandwidth (documented parameters, never fitted):
   (NVIDIA/nccl ``src/tuning/nvls.cc``).
 
 Transports. ``transport=None`` is the native choice per step, as NCCL makes it:
-load/store where every flow of the step stays in one load/store domain (the
-graph without NIC nodes and without InfiniBand/RoCE links,
-:data:`MESSAGE_TECHNOLOGIES`: NVLink, Co-Fabric, PCIe, ICI), RDMA otherwise. A
+load/store where every flow of the step stays in one load/store domain
+(:func:`fabric.loadstore_domains`, the one rule: the graph without NIC nodes and
+without links that carry messages only, :attr:`fabric.LinkTech.carries`), RDMA
+otherwise. A
 named transport is used for every step; ``"loadstore"`` cannot cross a NIC or
 a message-only link (a :class:`~fabric.RoutingError` names the pair). One-shot, two-shot and in-switch
 algorithms are loads and stores into symmetric memory: they need load/store.
@@ -77,10 +78,9 @@ import math
 import numbers
 import weakref
 
-import networkx as nx
 import numpy as np
 
-from fabric import NodeError, RoutingError, link_tech, parse_size
+from fabric import TECHNOLOGIES, NodeError, RoutingError, link_tech, parse_size
 from fabric import transport as get_transport
 
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -106,10 +106,11 @@ PROTOCOL_LINK_BANDWIDTH = {
     "nvlink5": 40.1e9,
 }
 
-#: Link technologies that carry only messages (RDMA verbs over InfiniBand or RoCE), never
-#: load/store: remote memory across them "is reached by messages" (DESIGN.md s.1). A
-#: fabric's load/store domains are its components without these links and without NICs.
-MESSAGE_TECHNOLOGIES = frozenset({"ib-ndr", "roce-400g"})
+#: The built-in link technologies that carry only messages (RDMA verbs over InfiniBand or
+#: RoCE), never load/store. Derived from :attr:`fabric.LinkTech.carries`, which is where a
+#: technology (your own included) says it; the rule that uses it is
+#: :func:`fabric.loadstore_domains`.
+MESSAGE_TECHNOLOGIES = frozenset(n for n, t in TECHNOLOGIES.items() if t.carries == "messages")
 
 #: NVLink SHARP efficiency by link technology: NCCL's nvlsEfficiency (Hopper 0.85,
 #: Blackwell 0.74; NVIDIA/nccl src/tuning/nvls.cc). Other technologies: 1 (no source).
@@ -237,24 +238,9 @@ def _fabric_cache(fabric):
 
 
 def _loadstore_domain(fabric):
-    """Load/store domain label per node (-1 for NICs), cached.
-
-    The components of the graph without NIC nodes and without links of a
-    :data:`MESSAGE_TECHNOLOGIES` technology.
-    """
-    c = _fabric_cache(fabric)
-    if "domain" not in c:
-        G = fabric.graph
-        H = nx.Graph()
-        H.add_nodes_from(n for n, k in G.nodes(data="kind") if k != "nic")
-        H.add_edges_from((u, v) for u, v, t in G.edges(data="tech")
-                         if u in H and v in H and t not in MESSAGE_TECHNOLOGIES)
-        label = np.full(len(fabric.nodes), -1, dtype=np.int64)
-        idx = fabric.node_index
-        for i, comp in enumerate(nx.connected_components(H)):
-            label[[idx[n] for n in comp]] = i
-        c["domain"] = label
-    return c["domain"]
+    """Load/store domain label per node (-1 for NICs): :attr:`fabric.Fabric.loadstore_domains`,
+    the one rule (:func:`fabric.loadstore_domains`)."""
+    return fabric.loadstore_domains
 
 
 def _edge_techs(fabric):
