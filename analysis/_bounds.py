@@ -18,6 +18,9 @@ bandwidths:
   send and receive ``2 (h-1)/h n``: Patarasuk and Yuan, J. Parallel Distrib.
   Comput. 69(2), 2009), else ``n`` (two parties: the host and the rest). Without
   in-network reduction; with it, all-reduce needs ``n`` each way.
+* **grid cuts**: on a hyper-mesh, torus or mesh, the chips below a coordinate on one
+  dimension against the rest, for every dimension and coordinate (the bisection among
+  them), with the same bytes per direction (all-reduce: ``n``, two parties).
 * **max-concurrent-flow** (all-to-all, all-to-allv): the time the throughput LP
   (:func:`analysis.throughput`) proves for the operation's traffic matrix, routing
   being free. Solved when it is cheap: by the one-commodity reduction on
@@ -103,10 +106,40 @@ def _host_cuts(fabric, idx):
     return [(float(cap[h]), len(hosts[names[h]])) for h in range(len(names))]
 
 
-def cut_seconds_per_byte(fabric, idx, op, in_network=False):
-    """Largest host-cut bound on ``op``'s transfer, seconds per byte of size (module doc).
+def _grid_cuts(fabric, idx):
+    """Cuts of a grid across each dimension: (raw bytes/s across, ranks on the low side).
 
-    0 when the group lies in one host domain or some rank has none.
+    For every dimension ``d`` and threshold ``c`` (``1 <= c < s_d``), the chips with
+    coordinate ``< c`` on ``d`` against everything else (switches on the high side: any
+    partition is a valid cut). Hyper-meshes, tori and meshes with chip coordinates only.
+    """
+    shape = fabric.params.get("shape") if fabric.family == "hypermesh" else None
+    if not shape:
+        return []
+    G = fabric.graph
+    coords = [G.nodes[n].get("coord") for n in fabric.nodes]
+    chip = np.array([c is not None for c in coords])
+    if not chip[np.asarray(idx)].all():
+        return []
+    C = np.array([c if c is not None else (0,) * len(shape) for c in coords], dtype=np.int64)
+    ea = fabric.edge_arrays
+    u, v = np.asarray(ea.u), np.asarray(ea.v)
+    bw = np.asarray(ea.bandwidth, dtype=float)
+    in_group = np.zeros(len(coords), dtype=bool)
+    in_group[np.asarray(idx)] = True
+    out = []
+    for d, s in enumerate(shape):
+        for c in range(1, int(s)):
+            low = chip & (C[:, d] < c)
+            k = int((low & in_group).sum())
+            if 0 < k < len(idx):
+                out.append((float(bw[low[u] != low[v]].sum()), k))
+    return out
+
+
+def cut_seconds_per_byte(fabric, idx, op, in_network=False):
+    """Largest host-cut or grid-cut bound on ``op``'s transfer, seconds per byte of size
+    (module doc); 0 when no cut applies (one host domain and no grid).
     """
     key = ("cut", np.asarray(idx).tobytes(), op, in_network)
     c = _cache(fabric)
@@ -116,12 +149,13 @@ def cut_seconds_per_byte(fabric, idx, op, in_network=False):
     cuts = _host_cuts(fabric, idx)
     h = len(cuts)
     equal = h >= 2 and len({k for _, k in cuts}) == 1
+    two_party = [(cap, k, True) for cap, k in _grid_cuts(fabric, idx)]
     best = 0.0
-    for cap, k in cuts:
+    for cap, k, halves in [(cap, k, False) for cap, k in cuts] + two_party:
         if cap <= 0:
             continue
         if op == "all-reduce":
-            need = 1.0 if in_network else (2 * (h - 1) / h if equal else 1.0)
+            need = 1.0 if in_network or halves or not equal else 2 * (h - 1) / h
         elif op in ("reduce-scatter", "all-gather"):
             need = max(p - k, k) / p
         elif op == "all-to-all":

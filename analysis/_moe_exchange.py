@@ -46,6 +46,9 @@ Per phase (terms add)::
 * **Fixed**: :data:`fabric.EXCHANGE_SYNC` per synchronisation, over the
   network hop when the exchange spans more than one node.
 
+Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
+(``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
+
 Examples
 --------
 >>> import topologies

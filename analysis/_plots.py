@@ -3,7 +3,7 @@
 The functions draw plain data (arrays, tidy rows as dicts) except
 :func:`plot_topology`, which draws a :class:`fabric.Fabric`. None sets a style:
 wrap calls in :func:`analysis.paper_style` and save with
-:func:`analysis.save_figure`. Units on the axes are the human ones (us, GB/s,
+:func:`analysis.save_figure`. Units on the axes are the human ones (µs, GB/s,
 KiB...); the data passed in are SI (seconds, bytes, bytes/s).
 
 Examples
@@ -11,10 +11,11 @@ Examples
 >>> import numpy as np, matplotlib.pyplot as plt
 >>> ax = plot_latency_cdf({"a": np.array([1e-6, 2e-6]), "b": np.array([3e-6])})
 >>> ax.get_xlabel()
-'latency (us)'
+'latency (µs)'
 >>> plt.close(ax.figure)
 """
 
+import contextlib
 import math
 import re
 
@@ -32,6 +33,7 @@ __all__ = [
     "plot_stacked_bars",
     "plot_topology",
     "plot_tornado",
+    "system_colors",
 ]
 
 
@@ -42,6 +44,76 @@ def _new_axes(ax, projection=None):
 
     fig = plt.figure()
     return fig.add_subplot(projection=projection)
+
+
+#: System name -> colour, set by :func:`system_colors` for the figures drawn inside it.
+_SYSTEM_COLORS = {}
+
+#: Collective algorithms in a fixed order: each keeps one colour and marker in every
+#: figure, from a colour map unlike the system palette (a colour never means a system in
+#: one panel and an algorithm in the next).
+_ALGORITHMS = ("ring", "double-binary-tree", "binomial", "recursive-doubling",
+               "rabenseifner", "bruck", "pairwise", "scattered", "one-shot", "two-shot",
+               "hierarchical", "in-switch", "multi-ring", "multi-dimensional",
+               "multi-dimensional-pipelined", "swing")
+_MARKERS = "os^Dv<>Px*hH8pd"
+
+
+@contextlib.contextmanager
+def system_colors(systems):
+    """Within the block, system ``i`` of ``systems`` is drawn in colour ``i`` of the palette.
+
+    Every plot here that draws one line or bar per system (or per label starting with a
+    system's name) takes its colour from this map, so a system keeps its colour from
+    figure to figure. Call it inside :func:`analysis.paper_style` (the palette is the
+    style's).
+
+    >>> with system_colors(["a", "b"]):
+    ...     _color_of("b load/store", 0) == palette()[1]
+    True
+    """
+    old = dict(_SYSTEM_COLORS)
+    pal = _palette()
+    _SYSTEM_COLORS.clear()
+    _SYSTEM_COLORS.update({str(n): pal[i % len(pal)] for i, n in enumerate(systems)})
+    try:
+        yield
+    finally:
+        _SYSTEM_COLORS.clear()
+        _SYSTEM_COLORS.update(old)
+
+
+def _system_of(label):
+    """The registered system a label names (exactly, or as its first word), else None."""
+    label = str(label)
+    if label in _SYSTEM_COLORS:
+        return label
+    best = None
+    for name in _SYSTEM_COLORS:
+        if label.startswith(name + " ") and (best is None or len(name) > len(best)):
+            best = name
+    return best
+
+
+def _color_of(label, i):
+    """Colour of series ``i`` labelled ``label``: its system's, else the i-th of the palette."""
+    system = _system_of(label)
+    if system is not None:
+        return _SYSTEM_COLORS[system]
+    pal = _palette()
+    return pal[i % len(pal)]
+
+
+def _algorithm_style(name, i):
+    """(colour, marker) of an algorithm: fixed per name, from the non-system colours."""
+    k = _ALGORITHMS.index(name) if name in _ALGORITHMS else len(_ALGORITHMS) + i
+    return _PART_COLORS[k % len(_PART_COLORS)], _MARKERS[k % len(_MARKERS)]
+
+
+def part_colors():
+    """Colours for things that are not systems (link technologies, algorithms, parts of a
+    bar, bases of a comparison): none of them is in the system palette."""
+    return list(_PART_COLORS)
 
 
 def palette():
@@ -101,7 +173,7 @@ def _draw_3d(fabric, ax):
         if n not in pos:
             nbrs = [pos[m] for m in G.neighbors(n) if m in pos]
             pos[n] = np.mean(nbrs, axis=0) + np.array([0.0, -0.6, 0.6])
-    colors = _palette()
+    _palette()
     segments = {}
     for u, v in G.edges:
         pu, pv = pos[u], pos[v]
@@ -121,7 +193,7 @@ def _draw_3d(fabric, ax):
     for dim in sorted(segments):
         label = f"dimension {dim}" if dim >= 0 else "switch links"
         ax.add_collection3d(Line3DCollection(
-            segments[dim], colors=colors[dim % len(colors)] if dim >= 0 else "0.5",
+            segments[dim], colors=_part_color(dim) if dim >= 0 else "0.5",
             linewidths=0.45, alpha=0.55, label=label))
     chips = [n for n in fabric.endpoints]
     xyz = np.array([pos[n] for n in chips])
@@ -177,8 +249,37 @@ def _layer_name(G, nodes):
     return f"{prefix} ({len(nodes)})"
 
 
+#: Colours of things that are not systems (link technologies, algorithms, parts, failure
+#: kinds): dark and light tones of tab20b/tab20c, none of them in the system palette.
+_PART_COLORS = ("#393b79", "#8c6d31", "#637939", "#843c39", "#7b4173", "#6b6ecf",
+                "#e7ba52", "#b5cf6b", "#d6616b", "#ce6dbd", "#9c9ede", "#636363",
+                "#a55194", "#8ca252", "#bd9e39", "#ad494a")
+
+#: A layer pair joined completely (every node to every node) with more links than this is
+#: drawn as one shaded band, not as lines (which merge into a moire pattern).
+_BAND_LINKS = 150
+
+
+def _part_color(i):
+    return _PART_COLORS[i % len(_PART_COLORS)]
+
+
+def _host_of_node(G, n):
+    """The host a chip or NIC belongs to, or that a board switch serves (None otherwise)."""
+    host = G.nodes[n].get("host")
+    if host is not None and G.nodes[n].get("kind") != "switch":
+        return host
+    if G.nodes[n].get("kind") == "switch":
+        hosts = {G.nodes[m].get("host") for m in G.neighbors(n)}
+        kinds = {G.nodes[m].get("kind") for m in G.neighbors(n)}
+        if len(hosts) == 1 and kinds == {"chip"}:
+            return hosts.pop()
+    return None
+
+
 def _draw_layers(fabric, ax):
     from matplotlib.collections import LineCollection
+    from matplotlib.patches import Polygon, Rectangle
 
     G = fabric.graph
     has_nics = any(k == "nic" for _, k in G.nodes(data="kind"))
@@ -187,47 +288,96 @@ def _draw_layers(fabric, ax):
     for n in G.nodes:
         layers.setdefault(_layer_of(G, n, has_nics), []).append(n)
     levels = sorted(layers)
+    host = {n: _host_of_node(G, n) for n in G.nodes}
+    hosts = list(dict.fromkeys(fabric.host_of.get(n) for n in fabric.endpoints))
+    boxed = 2 <= len(hosts) <= 64 and len(fabric.endpoints) > len(hosts)
     x = {}
-    # Chips first in rank order, then each layer outward from them: a node sits above the
-    # mean of its neighbours already placed (barycentre heuristic), ties in graph order.
+    # Chips first in rank order, a gap between host domains (servers) when they are drawn
+    # as boxes; then each layer outward from them: a node sits above the mean of its
+    # neighbours already placed (barycentre heuristic), ties in graph order.
     for level in sorted(levels, key=lambda lv: (abs(lv), lv)):
         nodes = layers[level]
         if level == 0:
             ranked = [n for n in fabric.endpoints if n in set(nodes)] or nodes
-        else:
-            def key(n):
-                placed = [x[m] for m in G.neighbors(n) if m in x]
-                return (sum(placed) / len(placed) if placed else 0.5, order[n])
-            ranked = sorted(nodes, key=key)
+            gaps = [hosts.index(host[n]) if boxed and host[n] in hosts else 0 for n in ranked]
+            width = len(ranked) + (0.6 * len(hosts) if boxed else 0)
+            for i, (n, g) in enumerate(zip(ranked, gaps)):
+                x[n] = (i + 0.5 + (0.6 * g + 0.3 if boxed else 0)) / width
+            continue
+
+        def key(n):
+            placed = [x[m] for m in G.neighbors(n) if m in x]
+            return (sum(placed) / len(placed) if placed else 0.5, order[n])
+        ranked = sorted(nodes, key=key)
         k = len(ranked)
         for i, n in enumerate(ranked):
             x[n] = (i + 0.5) / k
+        # Nodes of one host (NICs, board switches) sit above or below their host's chips.
+        if boxed and all(host[n] is not None for n in ranked):
+            for n in ranked:
+                x[n] = key(n)[0]
     y = {n: float(rank) for rank, level in enumerate(levels) for n in layers[level]}
-    colors = _palette()
-    techs = {}
+    level_of = {n: lv for lv in levels for n in layers[lv]}
+    if boxed:
+        for h in hosts:
+            members = [n for n in G.nodes if host[n] == h]
+            xs, ys = [x[n] for n in members], [y[n] for n in members]
+            pad = 0.35 / max(len(fabric.endpoints), 1)
+            ax.add_patch(Rectangle((min(xs) - pad - 0.004, min(ys) - 0.22),
+                                   max(xs) - min(xs) + 2 * pad + 0.008, max(ys) - min(ys) + 0.44,
+                                   facecolor="0.92", edgecolor="0.55", linewidth=0.4, zorder=0,
+                                   label="host domain (server)" if h == hosts[0] else None))
+    techs, bands = {}, []
+    pairs = {}
     for u, v, t in G.edges(data="tech"):
-        techs.setdefault(t or "link", []).append(((x[u], y[u]), (x[v], y[v])))
-    for i, (tech, segs) in enumerate(sorted(techs.items())):
-        ax.add_collection(LineCollection(segs, colors=colors[i % len(colors)],
-                                         linewidths=0.5, alpha=0.6, label=tech))
+        pairs.setdefault((min(level_of[u], level_of[v]), max(level_of[u], level_of[v]), t),
+                         []).append((u, v))
+    for (la, lb, t), edges in sorted(pairs.items(), key=lambda kv: (kv[0][0], kv[0][1],
+                                                                    str(kv[0][2]))):
+        na, nb = len(layers[la]), len(layers[lb])
+        if la != lb and len(edges) == na * nb and len(edges) > _BAND_LINKS:
+            bands.append((la, lb, t or "link", na, nb))
+            techs.setdefault(t or "link", [])
+            continue
+        techs.setdefault(t or "link", []).extend(
+            ((x[u], y[u]), (x[v], y[v])) for u, v in edges)
+    names = sorted(techs)
+    for tech in names:
+        if techs[tech]:
+            ax.add_collection(LineCollection(techs[tech], colors=_part_color(names.index(tech)),
+                                             linewidths=0.5, alpha=0.6, label=tech))
+    for la, lb, tech, na, nb in bands:
+        xa = [x[n] for n in layers[la]]
+        xb = [x[n] for n in layers[lb]]
+        ya, yb = y[layers[la][0]], y[layers[lb][0]]
+        color = _part_color(names.index(tech))
+        ax.add_patch(Polygon([(min(xa), ya), (max(xa), ya), (max(xb), yb), (min(xb), yb)],
+                             closed=True, facecolor=color, alpha=0.22, edgecolor=color,
+                             linewidth=0.6, zorder=1,
+                             label=tech if not techs[tech] else None))
+        ax.text(0.5, (ya + yb) / 2, f"every one of the {na} to every one of the {nb}:\n"
+                f"{na * nb} {tech} links (drawn as a band)", ha="center", va="center",
+                fontsize="x-small", color="0.15",
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1.5})
     markers = {"chip": ("o", 6, "black"), "nic": ("s", 5, "0.45"), "switch": ("s", 14, "0.15")}
-    names = []
+    labels = []
     for level in levels:
         nodes = layers[level]
         kind = G.nodes[nodes[0]].get("kind", "switch")
         marker, size, color = markers.get(kind, ("D", 8, "0.3"))
         ax.scatter([x[n] for n in nodes], [y[n] for n in nodes], s=size, marker=marker,
                    c=color, zorder=3, linewidths=0)
-        names.append(_layer_name(G, nodes))
-    ax.set_yticks(range(len(levels)), names)
+        labels.append(_layer_name(G, nodes))
+    ax.set_yticks(range(len(levels)), labels)
     ax.set_xticks([])
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.4, len(levels) - 0.6)
     ax.grid(False)
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=min(len(techs), 4),
-              fontsize="x-small")
+    handles, texts = ax.get_legend_handles_labels()
+    ax.legend(handles, texts, loc="upper center", bbox_to_anchor=(0.5, -0.02),
+              ncol=min(len(texts), 4), fontsize="x-small")
     return ax
 
 
@@ -289,7 +439,7 @@ def plot_topology(fabric, ax=None):
 # -- distributions and sweeps -------------------------------------------------------------
 
 
-def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="us", xlabel="latency"):
+def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="\u00b5s", xlabel="latency"):
     """Empirical CDF of latencies over chip pairs, one curve per label.
 
     Parameters
@@ -309,17 +459,25 @@ def plot_latency_cdf(samples, ax=None, *, unit=1e-6, unit_name="us", xlabel="lat
     if not samples:
         raise ValueError("samples: nothing to plot")
     ax = _new_axes(ax)
+    curves = []
     for label, values in samples.items():
         v = np.sort(np.asarray(values, dtype=float).ravel()) / unit
         if v.size == 0:
             raise ValueError(f"samples[{label!r}] is empty")
-        # Step ECDF; steps are exact for the discrete hop counts of these fabrics.
+        curves.append((label, v))
+    lo = min(v[0] for _, v in curves)
+    hi = max(v[-1] for _, v in curves)
+    right = hi + 0.06 * (hi - lo if hi > lo else hi or 1.0)
+    for i, (label, v) in enumerate(curves):
+        # Step ECDF, carried on at 1.0 to the right edge so that every curve visibly
+        # reaches 1 (its last step is not hidden under the axis' edge).
         y = np.arange(1, v.size + 1) / v.size
-        ax.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], y]), where="post",
-                label=label)
+        ax.step(np.concatenate([[v[0]], v, [right]]), np.concatenate([[0.0], y, [1.0]]),
+                where="post", label=label, color=_color_of(label, i), clip_on=False)
+    ax.set_xlim(right=right)
     ax.set_xlabel(f"{xlabel} ({unit_name})")
     ax.set_ylabel("fraction of chip pairs")
-    ax.set_ylim(0, 1.02)
+    ax.set_ylim(0, 1.05)
     ax.legend(loc="lower right")
     return ax
 
@@ -352,8 +510,9 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
     rows : iterable of mapping
         Tidy rows with ``"size"`` (bytes), ``metric`` and the ``group`` keys.
     metric : {"time", "busbw", "algbw"}
-        ``time`` in seconds (plotted in us, log scale); bandwidths in B/s
-        (plotted in GB/s, GB = 1e9 as nccl-tests reports).
+        ``time`` in seconds (plotted in µs, log scale); bandwidths in B/s
+        (plotted in GB/s, GB = 1e9 as nccl-tests reports; log scale when the
+        values span more than a factor of 20).
     group : tuple of str
         Row keys whose values name a line.
 
@@ -376,20 +535,43 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
     rows = _check_rows(rows, ("size", metric, *group), "plot_collective_sweep")
     ax = _new_axes(ax)
     scale = 1e-6 if metric == "time" else 1e9
-    markers = "os^Dv<>Px*"
-    for i, (key, grp) in enumerate(_rows_by(rows, group).items()):
+    series, drawn = [], []
+    for key, grp in _rows_by(rows, group).items():
         grp = sorted(grp, key=lambda r: r["size"])
-        ax.plot([r["size"] for r in grp], [r[metric] / scale for r in grp],
-                marker=markers[i % len(markers)], markersize=2.5, label=" ".join(map(str, key)))
+        series.append((" ".join(map(str, key)), [r["size"] for r in grp],
+                       np.array([r[metric] / scale for r in grp], dtype=float)))
+    by_algorithm = tuple(group) == ("algorithm",)
+    for i, (label, x, y) in enumerate(series):
+        if by_algorithm:
+            color, marker = _algorithm_style(label, i)
+        else:
+            color, marker = _color_of(label, i), _MARKERS[i % len(_MARKERS)]
+        # A series equal to one drawn before would hide under it: say so in the legend
+        # and put its markers between the other's.
+        same = next((lab for lab, xx, yy in drawn if xx == x
+                     and np.allclose(yy, y, rtol=1e-9, atol=0)), None)
+        # Algorithms: open markers, so they never read as the filled markers of systems.
+        ax.plot(x, y, marker=marker, markersize=2.5 if same is None else 4,
+                markevery=(1, 2) if same is not None else 1, color=color,
+                markerfacecolor="white" if by_algorithm else color,
+                linestyle="-" if same is None else (0, (2, 2)),
+                label=label if same is None else f"{label} (= {same})")
+        drawn.append((label, x, y))
     _size_axis(ax, [r["size"] for r in rows])
     ax.set_xlabel("message size per rank")
     if metric == "time":
         ax.set_yscale("log")
-        ax.set_ylabel("time (us)")
+        ax.set_ylabel("time (\u00b5s)")
     else:
         ax.set_ylabel(f"{'bus' if metric == 'busbw' else 'algorithm'} bandwidth (GB/s)")
-        ax.set_ylim(bottom=0)
-    ax.legend(fontsize="x-small")
+        values = np.concatenate([y for _, _, y in series])
+        positive = values[values > 0]
+        if positive.size and positive.max() / positive.min() > 20:
+            ax.set_yscale("log")     # the curves span decades: a linear axis piles them at 0
+        else:
+            ax.set_ylim(bottom=0)
+    ax.legend(fontsize="x-small", title="algorithm" if by_algorithm else None,
+              title_fontsize="x-small")
     return ax
 
 
@@ -444,16 +626,22 @@ def plot_link_utilization(utilization, ax=None):
     if not utilization:
         raise ValueError("utilization: nothing to plot")
     ax = _new_axes(ax)
-    for label, values in utilization.items():
+    k = len(utilization)
+    for i, (label, values) in enumerate(utilization.items()):
         u = np.sort(np.asarray(values, dtype=float).ravel())[::-1]
         if u.size == 0:
             raise ValueError(f"utilization[{label!r}] is empty")
         frac = (np.arange(u.size) + 0.5) / u.size
-        ax.plot(frac, u, label=label)
+        # Curves that coincide (every link equally busy: a flat line at 1) stay visible:
+        # markers at staggered places along each curve, drawn over the axes' edge.
+        spots = (np.arange(6) + (i + 1) / (k + 1)) / 6          # 6 marks, shifted per curve
+        marks = sorted({int(v) for v in np.rint(spots * (u.size - 1))})
+        ax.plot(frac, u, label=label, color=_color_of(label, i), clip_on=False,
+                marker=_MARKERS[i % len(_MARKERS)], markevery=marks, markersize=3.5)
     ax.set_xlabel("fraction of directed links (busiest first)")
     ax.set_ylabel("utilization")
     ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.1)
     ax.legend(fontsize="x-small")
     return ax
 
@@ -476,15 +664,24 @@ def plot_failure_cost(rows, ax=None, *, metric="change"):
     systems = list(dict.fromkeys(r["system"] for r in rows))
     failures = list(dict.fromkeys(r["failure"] for r in rows))
     height = 0.8 / len(failures)
-    colors = _palette()
     values = {(r["system"], r["failure"]): r[metric] for r in rows}
     for j, failure in enumerate(failures):
         ys = [i + (j - (len(failures) - 1) / 2) * height for i in range(len(systems))]
-        ax.barh(ys, [values.get((s, failure), np.nan) for s in systems], height=height,
-                color=colors[j % len(colors)], label=failure)
+        vals = [values.get((s, failure), np.nan) for s in systems]
+        ax.barh(ys, vals, height=height, color=_part_color(j), label=failure)
+        # Every bar gets its value, so a change of 0 reads "+0.0%" (computed, no effect)
+        # rather than an empty slot; a tick marks it on the axis.
+        for y_, v in zip(ys, vals):
+            if np.isfinite(v):
+                ax.annotate(f"{v:+.1f}%", (v, y_), xytext=(2 if v >= 0 else -2, 0),
+                            textcoords="offset points", va="center",
+                            ha="left" if v >= 0 else "right", fontsize="xx-small")
+                if v == 0:
+                    ax.plot([0], [y_], marker="|", markersize=6, color=_part_color(j))
     ax.set_yticks(range(len(systems)), systems)
     ax.invert_yaxis()
     ax.axvline(0, color="0.3", linewidth=0.6)
+    ax.margins(x=0.15)
     ax.set_xlabel("change (%)")
     ax.legend(fontsize="x-small")
     return ax
@@ -515,7 +712,7 @@ def plot_stacked_bars(rows, ax=None, *, category="system", part="component", val
     hatches = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
     for j, p in enumerate(parts):
         w = np.array([vals.get((c, p), 0.0) for c in cats])
-        ax.barh(range(len(cats)), w, left=left, color=colors[j % len(colors)],
+        ax.barh(range(len(cats)), w, left=left, color=_part_color(j),
                 hatch=hatches[(j // len(colors)) % len(hatches)], label=p, edgecolor="white",
                 linewidth=0.3)
         left += w
@@ -561,12 +758,11 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
                        "plot_tornado")
     ax = _new_axes(ax)
     rows = sorted(rows, key=lambda r: -abs(r["value_high"] - r["value_low"]))
-    colors = _palette()
     b = base / scale
     for i, r in enumerate(rows):
         lo, hi = r["value_low"] / scale, r["value_high"] / scale
         for j, (v, label) in enumerate(((lo, r["low"]), (hi, r["high"]))):
-            ax.barh(i, v - b, left=b, height=0.6, color=colors[j], alpha=0.85,
+            ax.barh(i, v - b, left=b, height=0.6, color=_part_color(j), alpha=0.85,
                     label=("low setting" if j == 0 else "high setting") if i == 0 else None)
             # The smaller end is labelled on its left, the larger on its right, so the two
             # labels never sit on each other (even when one end is the base).

@@ -309,7 +309,7 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
     try:
         svgs = _render_figures(report.figures, tmp / "figures", quiet=quiet,
-                               executor=executor)
+                               executor=executor, systems=report.systems)
         for table in report.tables:
             (tmp / f"{table.name}.csv").write_text(_csv_text(table), encoding="utf-8")
         (tmp / "index.html").write_text(render_html(report, svgs), encoding="utf-8")
@@ -351,5 +351,6 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
         raise SpecError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    _render_figures([known[n] for n in names], out, quiet=quiet, executor=executor)
+    _render_figures([known[n] for n in names], out, quiet=quiet, executor=executor,
+                    systems=report.systems)
     return [out / f"{n}.{x}" for n in names for x in FIGURE_FORMATS]

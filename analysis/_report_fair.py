@@ -77,22 +77,33 @@ def _cost_rows(fabrics, book=REPORT_BOOK):
     return rows
 
 
+_PART_NAMES = {"cables": "cables", "transceivers": "transceivers", "switches": "switches",
+               "nics": "NICs", "ports": "chip link ports"}
+
+
 def _draw_cost(rows):
-    fig = _figure()
-    axes = fig.subplots(1, 2, sharey=True)
     from . import _plots
 
-    for ax, (prefix, unit, scale, label) in zip(axes, (
+    fig = _figure()
+    axes = fig.subplots(1, 2)
+    for k, (ax, (prefix, unit, scale, label)) in enumerate(zip(axes, (
             ("cost", "usd", 1e3, "network cost per chip (k$)"),
-            ("power", "w", 1.0, "network power per chip (W)"))):
-        items = [k[len(prefix) + 1:-len(unit) - 10] for k in rows[0]
-                 if k.startswith(prefix + "_") and k.endswith(f"_{unit}_per_chip")]
-        parts = [{"system": r["system"], "component": item,
-                  "value": r[f"{prefix}_{item}_{unit}_per_chip"]}
+            ("power", "w", 1.0, "network power per chip (W)")))):
+        items = [key[len(prefix) + 1:-len(unit) - 10] for key in rows[0]
+                 if key.startswith(prefix + "_") and key.endswith(f"_{unit}_per_chip")]
+        # the same part keeps its colour in both panels: every part in both, zeros included
+        items = [i for i in _PART_NAMES if i in items or prefix == "cost" and i != "ports"]
+        parts = [{"system": r["system"], "component": _PART_NAMES[item],
+                  "value": r.get(f"{prefix}_{item}_{unit}_per_chip", 0.0)}
                  for r in rows for item in items]
         _plots.plot_stacked_bars(parts, ax=ax, value="value", scale=scale, unit_name="")
         ax.set_xlabel(label)
-        ax.legend(fontsize="x-small", loc="lower right")
+        ax.get_legend().remove()
+        if k:
+            ax.set_yticklabels([])
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels),
+               fontsize="x-small")
     return fig
 
 
@@ -155,7 +166,7 @@ def _cost_section(fabrics):
     figs = [FigureSpec("cost-power", "Network cost and power per chip",
                        "Network cost and power per chip, split by part (street prices of "
                        "May 2026; powers at the parts' maximum).",
-                       functools.partial(_draw_cost, rows), column="double", height=2.4)]
+                       functools.partial(_draw_cost, rows), column="double", height=2.6)]
     tables = [table]
     found = _cost_findings(rows, book)
     if len(fabrics) > 1:
@@ -258,7 +269,12 @@ def _draw_fair(rows):
     axes = fig.subplots(1, 3)
     systems = list(dict.fromkeys(r["system"] for r in rows))
     bases = list(dict.fromkeys(r["basis"] for r in rows))
-    colors = _plots.palette()
+    from matplotlib.ticker import LogFormatter
+
+    colors = _plots.part_colors()
+    hatches = ("", "//", "..")
+    names = {"as built": "as built", "cost": "at equal network cost",
+             "power": "at equal network power"}
     width = 0.8 / len(bases)
     have = {(r["system"], r["basis"]): r for r in rows}
     for ax, (key, label, scale) in zip(axes, (
@@ -269,12 +285,18 @@ def _draw_fair(rows):
             vals = [have[(s, basis)][key] / scale if (s, basis) in have else 0.0
                     for s in systems]
             ax.bar([i + (j - (len(bases) - 1) / 2) * width for i in range(len(systems))], vals,
-                   width=width, label=basis, color=colors[j % len(colors)])
+                   width=width, label=names.get(basis, basis), color=colors[j % len(colors)],
+                   hatch=hatches[j % len(hatches)], edgecolor="white", linewidth=0.3)
         ax.set_xticks(range(len(systems)), [s.split(":")[0] for s in systems], rotation=30,
                       ha="right")
         ax.set_ylabel(label)
         ax.set_yscale("log")
-        ax.legend(fontsize="xx-small")
+        ax.yaxis.set_major_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 1)))
+        ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False,
+                                                  minor_thresholds=(2, 1)))
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels),
+               fontsize="x-small")
     return fig
 
 
@@ -321,7 +343,7 @@ def _fair_section(fabrics, executor=None, quiet=False):
                      "Bisection and all-to-all throughput per chip and the time of a 1 GiB "
                      "all-reduce, as built and with link bandwidth scaled to equal network "
                      "cost and power per chip (log axes).",
-                     functools.partial(_draw_fair, rows), column="double", height=2.6)
+                     functools.partial(_draw_fair, rows), column="double", height=2.9)
     text = (("The systems here share one chip where the default report is run, so that "
             "differences come from the fabric; the chip comparison is a separate section."),)
     if skipped:

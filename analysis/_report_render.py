@@ -186,19 +186,25 @@ def _csv_text(table):
     return buf.getvalue()
 
 
-def _render_one(spec, directory):
-    """Draw one figure in the paper style, save PDF/SVG/PNG, return its SVG text."""
-    with paper_style(spec.column, height=spec.height):
+def _render_one(spec, directory, systems=()):
+    """Draw one figure in the paper style, save PDF/SVG/PNG, return its SVG text.
+
+    System ``i`` of ``systems`` has colour ``i`` in every figure.
+    """
+    from ._plots import system_colors
+
+    with paper_style(spec.column, height=spec.height), system_colors(systems):
         fig = spec.draw()
         paths = save_figure(fig, Path(directory) / spec.name)
     svg = paths[FIGURE_FORMATS.index("svg")].read_text(encoding="utf-8")
     return svg[svg.find("<svg"):]
 
 
-def _render_figures(figures, directory, quiet=False, executor=None):
+def _render_figures(figures, directory, quiet=False, executor=None, systems=()):
     """Draw each figure once (in parallel on ``executor``); return name -> SVG text."""
     from ._sweep import sweep
 
-    svgs = sweep(_render_one, [{"spec": f, "directory": str(directory)} for f in figures],
+    svgs = sweep(_render_one, [{"spec": f, "directory": str(directory),
+                                "systems": tuple(systems)} for f in figures],
                  executor=executor, quiet=quiet, desc="figures")
     return {f.name: svg for f, svg in zip(figures, svgs)}

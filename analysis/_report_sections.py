@@ -157,7 +157,7 @@ def _draw_latency(samples):
         ax.get_legend().remove()
     axes[1].set_ylabel("")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 4))
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 2))
     return fig
 
 

@@ -57,7 +57,7 @@ Examples
 >>> len(rings), [len(r) for r in rings]
 (2, [16, 16])
 >>> from analysis import cost
->>> r = cost(f, "all-reduce", 2**30, algorithm="multi-dimensional")
+>>> r = cost(f, "all-reduce", 2**30, algorithm="multi-dimensional", runtime="ideal")
 >>> round(r.time / r.lower_bound, 3)
 1.063
 """

@@ -130,7 +130,7 @@ def main(argv=None):
 
 
 FIRST_TRANSLATION = """
-import resource, sys, time
+import sys, time
 sys.path.insert(0, {root!r})
 import fabric, topologies
 t0 = time.perf_counter()
@@ -141,7 +141,10 @@ f = f.replace(address_plan=fabric.AddressPlan(
 t1 = time.perf_counter()
 t = f.translate("host4000", 0x20_0000_0040)
 t2 = time.perf_counter()
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# VmHWM: the peak RSS of this process image (ru_maxrss would carry the parent's peak over
+# fork and exec on Linux)
+rss = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status")
+           if line.startswith("VmHWM"))
 print(f"{{f.n_endpoints}} {{len(f.domains)}} {{t1 - t0:.3f}} {{t2 - t1:.3f}} {{rss}} {{t.owner}}")
 """
 

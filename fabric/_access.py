@@ -44,7 +44,7 @@ import dataclasses
 
 import numpy as np
 
-from ._errors import AddressMapError, NodeError, SpecError, TranslationError
+from ._errors import AddressMapError, NodeError, RoutingError, SpecError, TranslationError
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
 
@@ -181,6 +181,12 @@ def _target_node(fabric, owner):
     if owner in fabric.domains:
         # The model has no host nodes: a host's DRAM is reached through its first chip.
         return fabric.domains[owner][0]
+    failures = getattr(fabric, "failures", None)
+    if owner in (getattr(failures, "nodes", None) or ()) or owner in dict(
+            (fabric.address_plan.domains or ()) if fabric.address_plan else ()):
+        # the plan keeps the window onto it; the memory is gone
+        raise RoutingError(f"{fabric.name}: the owner {owner!r} of this address has failed, so "
+                           "no access reaches it")
     raise AddressMapError(f"{fabric.name}: the owner {owner!r} of this address is not a node "
                           "of the fabric, so no route reaches it")
 

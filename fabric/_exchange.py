@@ -66,6 +66,8 @@ for Ring/LL, plus the hardware latency of the hop, 0.6 us over NVLink and 2.7 us
 over the network for LL). This is a named assumption applied to every kernel
 alike: none of these kernels publishes a latency model of its own.
 
+The facts and their sources are collected in ``docs/sources.md s.7``.
+
 Examples
 --------
 >>> k = exchange_kernel("deepep-normal")

@@ -11,6 +11,8 @@ something return a modified copy.
 """
 
 import dataclasses
+import itertools
+import operator
 import types
 import typing
 from functools import cached_property
@@ -38,6 +40,7 @@ class EdgeArrays(typing.NamedTuple):
     bandwidth: np.ndarray
     latency: np.ndarray
     lanes: np.ndarray
+    tech: np.ndarray
 
 
 def _frozen_mapping(mapping):
@@ -241,29 +244,51 @@ class Fabric:
     def edge_arrays(self):
         """The edges as parallel arrays, edge ``e`` in :attr:`graph` ``.edges`` order.
 
+        Read from the graph's adjacency in bulk (no Python per edge): an
+        undirected graph lists edge ``(n, m)`` under the first of its ends in node
+        order, at ``m``'s place among ``n``'s neighbours, which is the order kept.
+
         Returns
         -------
         EdgeArrays
             ``u``, ``v`` (node indices, ``int64``; ``u`` is the endpoint listed
-            first), ``bandwidth`` (B/s per direction), ``latency`` (s) and
-            ``lanes`` (``int64``), each of length E. Read-only.
+            first), ``bandwidth`` (B/s per direction), ``latency`` (s), ``lanes``
+            (``int64``) and ``tech`` (the link technology's name, ``""`` if
+            none; an object array), each of length E. Read-only.
+
+        Examples
+        --------
+        >>> import topologies
+        >>> f = topologies.build("torus:3x3")
+        >>> e = f.edge_arrays
+        >>> [(f.nodes[a], f.nodes[b]) for a, b in zip(e.u[:2], e.v[:2])] == list(f.graph.edges)[:2]
+        True
         """
+        G = self.graph
+        N = len(self.nodes)
         idx = self.node_index
-        m = self.graph.number_of_edges()
-        u = np.empty(m, dtype=np.int64)
-        v = np.empty(m, dtype=np.int64)
-        bw = np.empty(m)
-        lat = np.empty(m)
-        lanes = np.empty(m, dtype=np.int64)
-        for e, (a, b, d) in enumerate(self.graph.edges(data=True)):
-            u[e] = idx[a]
-            v[e] = idx[b]
-            bw[e] = d["bandwidth"]
-            lat[e] = d["latency"]
-            lanes[e] = d.get("lanes", 1)
-        for arr in (u, v, bw, lat, lanes):
+        deg = np.fromiter((len(nbrs) for _, nbrs in G.adjacency()), dtype=np.int64, count=N)
+        total = int(deg.sum())
+
+        def entries():
+            return itertools.chain.from_iterable(nbrs.values() for _, nbrs in G.adjacency())
+
+        heads = np.fromiter(map(idx.__getitem__, itertools.chain.from_iterable(
+            nbrs for _, nbrs in G.adjacency())), dtype=np.int64, count=total)
+        tails = np.repeat(np.arange(N, dtype=np.int64), deg)
+        keep = heads >= tails  # listed under the first end in node order (a self loop once)
+        u, v = tails[keep], heads[keep]
+        bw = np.fromiter(map(operator.itemgetter("bandwidth"), entries()), dtype=float,
+                         count=total)[keep]
+        lat = np.fromiter(map(operator.itemgetter("latency"), entries()), dtype=float,
+                          count=total)[keep]
+        lanes = np.fromiter(map(operator.methodcaller("get", "lanes", 1), entries()),
+                            dtype=np.int64, count=total)[keep]
+        tech = np.array([t or "" for t in map(operator.methodcaller("get", "tech", ""),
+                                               entries())], dtype=object)[keep]
+        for arr in (u, v, bw, lat, lanes, tech):
             arr.flags.writeable = False
-        return EdgeArrays(u, v, bw, lat, lanes)
+        return EdgeArrays(u, v, bw, lat, lanes, tech)
 
     @cached_property
     def loadstore_domains(self):

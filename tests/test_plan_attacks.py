@@ -475,3 +475,16 @@ def test_windows_and_grants_of_a_failed_host_are_no_fault(sd200):
     assert "host1" not in g.host_domains
     assert {x.code for x in check(g) if x.severity == "error"} <= {"unreachable", "isolation"}
     assert not any("'w'" in x.message for x in check(g))
+
+
+def test_access_onto_a_failed_chip_says_it_failed(sd200):
+    g = sd200.without(chips=["chip9"])
+    from fabric import RoutingError
+
+    with pytest.raises(RoutingError, match="'chip9' of this address has failed"):
+        access(g, "chip0", sd200.address_map.global_address("chip9", 0))
+    # a host whose chips all failed: its DRAM is gone with it
+    plan = AddressPlan(windows=[Window("host0", 1 << 50, target="host1.dram", name="d")])
+    g = sd200.replace(address_plan=plan).without(chips=[f"chip{r}" for r in range(8, 16)])
+    with pytest.raises(RoutingError, match="'host1' of this address has failed"):
+        access(g, "chip0", g.address_map.global_address("host1", 0))

@@ -60,9 +60,14 @@ def test_latency_cdf_reaches_one_at_the_maximum():
     lat = np.array([0.23, 0.46, 0.46, 0.69]) * 1e-6
     ax = plot_latency_cdf({"x": lat, "y": lat * 2})
     line = ax.lines[0]
-    assert line.get_ydata()[-1] == 1.0
-    assert np.isclose(line.get_xdata()[-1], 0.69)
-    assert np.isclose(ax.lines[1].get_xdata()[-1], 1.38)
+    # each curve steps to 1.0 at its own maximum, then runs on at 1.0 to the right edge
+    # (inside the axes), so that its last step is visible
+    assert line.get_ydata()[-2] == line.get_ydata()[-1] == 1.0
+    assert np.isclose(line.get_xdata()[-2], 0.69)
+    assert np.isclose(ax.lines[1].get_xdata()[-2], 1.38)
+    right = ax.get_xlim()[1]
+    assert all(np.isclose(ln.get_xdata()[-1], right) for ln in ax.lines) and right > 1.38
+    assert ax.get_ylim()[1] > 1.0
 
 
 @pytest.mark.parametrize("bad, match", [({}, "nothing to plot"), ({"a": []}, "is empty")])
@@ -131,3 +136,43 @@ def test_tornado_sorted_by_swing_and_anchored_at_base():
     assert lefts == {10.0}  # every bar starts at the base (ms)
     ends = sorted(round(p.get_x() + p.get_width(), 9) for p in ax.patches)
     assert ends == [5.0, 9.0, 11.0, 20.0]
+
+
+def test_one_colour_per_system_across_figures():
+    from analysis import paper_style, plot_collective_sweep, plot_link_utilization, system_colors
+
+    rows = [{"system": s, "size": n, "time": k * 1e-6 + n / 1e10}
+            for k, s in enumerate(("b", "a"), 1) for n in (1024, 4096)]
+    with paper_style(), system_colors(["a", "b"]):
+        ax1 = plot_collective_sweep(rows, group=("system",))
+        ax2 = plot_link_utilization({"a": [1.0, 0.5], "b": [1.0, 1.0]})
+        ax3 = plot_latency_cdf({"b load/store": [1e-6], "a RDMA": [2e-6]})
+    color = {ln.get_label(): ln.get_color() for ax in (ax1, ax2) for ln in ax.lines}
+    assert color["a"] != color["b"]
+    assert [ln.get_color() for ln in ax1.lines] == [color["b"], color["a"]]
+    assert [ln.get_color() for ln in ax3.lines] == [color["b"], color["a"]]
+
+
+def test_identical_series_are_named_and_busbw_goes_log_over_decades():
+    from analysis import plot_collective_sweep
+
+    rows = [{"algorithm": a, "size": n, "busbw": n / 1e-3} for a in ("scattered", "one-shot")
+            for n in (1024, 2**20, 2**30)]
+    ax = plot_collective_sweep(rows, metric="busbw", group=("algorithm",))
+    assert [ln.get_label() for ln in ax.lines] == ["scattered", "one-shot (= scattered)"]
+    assert ax.get_yscale() == "log"
+
+
+def test_topology_bands_and_host_boxes():
+    from matplotlib.patches import Polygon, Rectangle
+
+    import topologies
+    from analysis import plot_topology
+
+    ax = plot_topology(topologies.build("nvl72"))
+    assert sum(isinstance(p, Polygon) for p in ax.patches) == 1      # 72 x 18 as one band
+    assert all(len(c.get_segments()) < 150 for c in ax.collections
+               if hasattr(c, "get_segments"))
+    ax = plot_topology(topologies.build("cluster-128"))
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_zorder() == 0]
+    assert len(boxes) == 16                                          # one per server

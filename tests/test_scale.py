@@ -256,3 +256,43 @@ def test_dragonfly_routes_refuse_a_degraded_fabric():
     f = topologies.build("dragonfly:h=2")
     assert f.router._df is not None
     assert f.without(links=[("r0.0", "r0.1")]).router._df is None
+
+
+# -- edge arrays in bulk ------------------------------------------------------------------
+
+
+def _naive_edge_arrays(f):
+    idx = f.node_index
+    rows = [(idx[a], idx[b], d["bandwidth"], d["latency"], d.get("lanes", 1), d.get("tech") or "")
+            for a, b, d in f.graph.edges(data=True)]
+    return [np.array([r[k] for r in rows]) for k in range(6)] if rows else None
+
+
+@pytest.mark.parametrize("spec", ["torus:3x4", "hypermesh:3x4x2,connect=full/ring/switch",
+                                  "fattree:k=4", "rail:servers=4,gpus=2,spines=2",
+                                  "switch:5,planes=3", "dragonfly:h=2", "sd200-ultra",
+                                  "dgx-h100"])
+def test_edge_arrays_follow_the_graph_edge_order(spec):
+    f = topologies.build(spec)
+    for g in (f, f.without(links=[list(f.graph.edges)[len(f.graph.edges) // 2][:2]])):
+        e = g.edge_arrays
+        want = _naive_edge_arrays(g)
+        for got, ref in zip(e, want):
+            np.testing.assert_array_equal(np.asarray(got), ref)
+
+
+def test_edge_arrays_of_a_user_graph_in_its_own_node_order():
+    import networkx as nx
+
+    from fabric import Fabric
+
+    G = nx.Graph()
+    G.add_nodes_from(["z", "a", "m", "b"], kind="chip")
+    G.add_edge("m", "z", bandwidth=2.0, latency=1e-9, tech="x")
+    G.add_edge("b", "a", bandwidth=3.0, latency=2e-9, lanes=2)
+    G.add_edge("a", "z", bandwidth=4.0, latency=3e-9)
+    G.add_edge("m", "b", bandwidth=5.0, latency=4e-9)
+    f = Fabric.from_graph(G)
+    e = f.edge_arrays
+    for got, ref in zip(e, _naive_edge_arrays(f)):
+        np.testing.assert_array_equal(np.asarray(got), ref)
