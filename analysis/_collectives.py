@@ -867,6 +867,19 @@ class _GroupView:
         self.fabric, self.op, self.nodes, self.idx = fabric, op, nodes, idx
         self.tr, self.M, self.overlap = tr, M, overlap
         self.p = len(nodes)
+        # the group's facts depend on the fabric and the ranks only: computed once, cached
+        key = ("group", idx.tobytes())
+        c = _fabric_cache(fabric)
+        if key not in c:
+            self._facts()
+            c[key] = {k: getattr(self, k) for k in (
+                "n_nodes", "ppn", "_dom", "arch", "intra_hw", "nics_per_node",
+                "nic_bandwidth", "channels")}
+        for k, v in c[key].items():
+            setattr(self, k, v)
+
+    def _facts(self):
+        fabric, idx = self.fabric, self.idx
         dom = _loadstore_domain(fabric)[idx]
         labels, _counts = np.unique(dom, return_counts=True)
         self.n_nodes = len(labels)
