@@ -55,6 +55,10 @@ Cost and power (:func:`serving_cost`): ``$ per million tokens = $ per GPU-hour /
 published in the InferenceX app) or, for a system with no published price, from a
 chip price plus the fabric's bill of materials (``analysis.bill_of_materials``).
 
+Sources of every figure used here (TCO table, weight formats, MTP acceptance,
+usable HBM, prefill efficiency) and of the published serving points the model is
+checked against: docs/sources.md s.8.
+
 Examples
 --------
 >>> import topologies

@@ -41,7 +41,8 @@ Examples
 >>> g = f.without(chips=["chip9"])
 >>> g.translate("host0", 0xA0_0000_0040).owner        # slot 10 is chip10, before and after
 'chip10'
->>> sorted({x.code for x in fabric_check(g)})
+>>> from fabric import check
+>>> sorted({x.code for x in check(g)})
 ['unreachable']
 """
 
@@ -373,9 +374,3 @@ def plan_regions(fabric, plan):
             f"{f.code}: {f.message}" for f in errors[:10]) + more)
     return AddressMap(regions, plan.width)
 
-
-def fabric_check(fabric):
-    """:func:`fabric.check`, for this module's doctest (the checker imports this module)."""
-    from ._check import check
-
-    return check(fabric)

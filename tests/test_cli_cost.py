@@ -50,11 +50,12 @@ def test_json_matches_the_library(capsys):
     f = topologies.build("dgx-h100")
     for r in rows:
         assert set(r) == {"op", "size", "runtime", "algorithm", "protocol", "transport", "time",
-                          "algbw", "busbw"}
+                          "algbw", "busbw", "lower_bound"}
         want = cost(f, r["op"], r["size"])
         assert r["runtime"] == "nccl" and r["protocol"] == want.protocol
         assert r["time"] == want.time and r["algorithm"] == want.algorithm
         assert r["busbw"] == want.busbw and r["transport"] == want.transport
+        assert r["lower_bound"] == want.lower_bound <= r["time"]
 
 
 def test_table_and_options(capsys):
