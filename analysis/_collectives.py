@@ -893,12 +893,8 @@ class _GroupView:
             self.arch = "blackwell" if "nvlink5" in techs else "hopper"
         self.intra_hw = "pci" if techs & {"pcie5-x16"} and not techs - {
             "pcie5-x16"} - MESSAGE_TECHNOLOGIES else "nvlink"
-        # the group's links do not change between calls: cached per fabric and group (a
-        # sweep of 31 sizes x every algorithm spent 80% of its time here)
-        links = _fabric_cache(fabric).setdefault("group-links", {})
-        if nodes not in links:
-            links[nodes] = self._links()
-        lanes, nic_bw, nics = links[nodes]
+        # computed once per fabric and group: __init__ caches these facts
+        lanes, nic_bw, nics = self._links()
         self.nics_per_node = nics
         self.nic_bandwidth = nic_bw
         search = lanes if self.n_nodes == 1 else max(1, nics)
