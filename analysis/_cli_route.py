@@ -20,7 +20,9 @@ def _add_access(p):
     """Options of one access, shared by ``route`` and ``latency``."""
     p.add_argument("--op", choices=("load", "store"), default="load")
     p.add_argument("--size", type=int, default=64, help="payload bytes (default 64)")
-    p.add_argument("--transport", default="loadstore", help="loadstore or rdma")
+    p.add_argument("--transport", default="native",
+                   help="loadstore, rdma, or native (default: load/store where it reaches, "
+                        "RDMA across a NIC or an InfiniBand/RoCE link; fabric.reach)")
 
 
 def _add_common(p):

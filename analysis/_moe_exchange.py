@@ -449,7 +449,7 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
     ep = len(ranks)
     names = [fabric.endpoints[r] for r in ranks]
     off = pair[~np.eye(ep, dtype=bool)]
-    kwargs = {"ranks": names, "transport": transport}
+    kwargs = {"algorithm": "auto", "ranks": names, "transport": transport}
     if runtime is not None:
         kwargs["runtime"] = runtime
     if off.size and np.allclose(off, off[0]):
