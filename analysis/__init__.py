@@ -8,6 +8,7 @@ from . import (
            _closed_form,
            _collectives,
            _decode,
+           _export,
            _fair,
            _metrics,
            _models,
@@ -29,6 +30,7 @@ from ._bom import *
 from ._closed_form import *
 from ._collectives import *
 from ._decode import *
+from ._export import *
 from ._fair import *
 from ._metrics import *
 from ._models import *
@@ -51,4 +53,4 @@ __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep._
            + _closed_form.__all__ + _schedules.__all__ + _schedules_multi.__all__
            + _collectives.__all__
            + _traffic.__all__ + _throughput.__all__ + _bom.__all__
-           + _fair.__all__ + _provenance.__all__)
+           + _fair.__all__ + _provenance.__all__ + _export.__all__)

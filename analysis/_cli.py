@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "analysis._cli_addr",
     "analysis._cli_route",
     "analysis._cli_cost",
+    "analysis._cli_export",
 )
 
 
