@@ -133,19 +133,29 @@ def register(sub):
                     "the gathered output). Algorithms: auto, " + ", ".join(algs) + ".")
     p.add_argument("system", metavar="SYSTEM", help="topology spec or preset, e.g. dgx-h100")
     p.add_argument("--op", required=True, nargs="+", metavar="OP",
-                   help="all-reduce, all-gather, reduce-scatter, broadcast, reduce, all-to-all")
+                   help="all-reduce, all-gather, reduce-scatter, broadcast, reduce, all-to-all, "
+                        "send-recv")
     p.add_argument("--size", required=True, nargs="+", metavar="SIZE",
                    help="sizes and ranges START:STOP[:xF|:+S], e.g. 1KiB:1GiB:x2")
-    p.add_argument("--algorithm", default="auto", help="algorithm (default auto: the fastest)")
+    p.add_argument("--algorithm", default="auto",
+                   help="algorithm (default auto: the runtime's choice)")
+    p.add_argument("--runtime", default="nccl",
+                   help="nccl (default: NCCL's algorithms, protocols and latencies), "
+                        "symmetric-memory (one-sided load/store kernels) or ideal (the "
+                        "hardware floor)")
     p.add_argument("--transport", default=None,
                    help="loadstore or rdma (default: load/store inside a load/store domain, "
                         "RDMA across NICs)")
     p.add_argument("--ranks", nargs="+", metavar="RANK",
                    help="the group: ranks, chip names, ranges A-B (default: every chip)")
     p.add_argument("--json", action="store_true",
-                   help="print a JSON list of {op, size, algorithm, transport, time, algbw, "
-                        "busbw}")
+                   help="print a JSON list of {op, size, runtime, algorithm, protocol, "
+                        "transport, time, algbw, busbw, lower_bound}")
     p.set_defaults(func=run)
+
+
+def _gap(r):
+    return f"{r.time / r.lower_bound:.2f}" if r.lower_bound > 0 else "-"
 
 
 def run(args):
@@ -162,20 +172,24 @@ def run(args):
                          "analysis.cost(fabric, 'all-to-allv', matrix) from Python")
     results = []
     for op in ops:
-        results += cost_sizes(fabric, op, sizes, algorithm=args.algorithm, ranks=ranks,
-                              transport=args.transport)
+        results += cost_sizes(fabric, op, sizes, algorithm=args.algorithm,
+                              runtime=args.runtime, ranks=ranks, transport=args.transport)
     if args.json:
-        print(json.dumps([{"op": r.op, "size": int(r.size), "algorithm": r.algorithm,
+        print(json.dumps([{"op": r.op, "size": int(r.size), "runtime": r.runtime,
+                           "algorithm": r.algorithm, "protocol": r.protocol,
                            "transport": r.transport, "time": r.time, "algbw": r.algbw,
-                           "busbw": r.busbw} for r in results], indent=2))
+                           "busbw": r.busbw, "lower_bound": r.lower_bound}
+                          for r in results], indent=2))
         return 0
     from ._table import format_table
 
-    rows = [[r.op, format_size(r.size), r.algorithm, r.transport, format_time(r.time),
-             format_bandwidth(r.algbw), format_bandwidth(r.busbw)] for r in results]
-    print(format_table(["op", "size", "algorithm", "transport", "time", "algbw", "busbw"],
-                       rows))
+    rows = [[r.op, format_size(r.size), r.algorithm + (f"/{r.protocol}" if r.protocol else ""),
+             r.transport, format_time(r.time), format_bandwidth(r.algbw),
+             format_bandwidth(r.busbw), _gap(r)] for r in results]
+    print(format_table(["op", "size", "algorithm", "transport", "time", "algbw", "busbw",
+                        "x bound"], rows))
     first = results[0]
-    print(f"{fabric.name}, {first.ranks} ranks; bandwidths in bytes/s (GB = 1e9); busbw is "
-          f"algbw times the nccl-tests factor")
+    print(f"{fabric.name}, {first.ranks} ranks, runtime {first.runtime}; bandwidths in bytes/s "
+          f"(GB = 1e9); busbw is algbw times the nccl-tests factor; x bound: time over the "
+          f"lower bound the model proves (injection, cuts, max-concurrent-flow)")
     return 0

@@ -54,11 +54,12 @@ __all__ = [
 
 #: The collective operations, in the nccl-tests sense (size = per-rank buffer).
 OPERATIONS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce",
-              "all-to-all", "all-to-allv")
+              "all-to-all", "all-to-allv", "send-recv")
 
 _OP_ALIASES = {
     "allreduce": "all-reduce", "allgather": "all-gather", "reducescatter": "reduce-scatter",
     "bcast": "broadcast", "alltoall": "all-to-all", "alltoallv": "all-to-allv",
+    "sendrecv": "send-recv", "p2p": "send-recv", "point-to-point": "send-recv",
 }
 
 _ALGO_ALIASES = {
@@ -71,6 +72,8 @@ _ALGO_ALIASES = {
     "in-network": "in-switch",
     "lowerbound": "lower-bound",
     "direct": "one-shot",
+    "p2p": "point-to-point",
+    "sendrecv": "point-to-point",
 }
 
 
@@ -193,7 +196,8 @@ def closed_form_algorithms(op=None):
     ('bruck', 'pairwise', 'lower-bound')
     """
     if op is None:
-        return {o: closed_form_algorithms(o) for o in OPERATIONS if o != "all-to-allv"}
+        return {o: closed_form_algorithms(o) for o in OPERATIONS
+                if o not in ("all-to-allv", "send-recv")}
     op = normalize_op(op)
     names = tuple(a for (o, a) in _TABLE if o == op)
     return names + (("lower-bound",) if op in _LOWER else ())
@@ -288,7 +292,8 @@ def busbw_factor(op, p):
 
     Source: NVIDIA/nccl-tests, doc/PERFORMANCE.md: all-reduce ``2(p-1)/p``;
     all-gather, reduce-scatter and all-to-all ``(p-1)/p``; broadcast and reduce
-    ``1``. All-to-allv uses the all-to-all factor.
+    ``1``. All-to-allv uses the all-to-all factor; send-recv ``1`` (nccl-tests
+    ``sendrecv_perf``: bus bandwidth = algorithm bandwidth).
 
     Examples
     --------
@@ -299,6 +304,6 @@ def busbw_factor(op, p):
     p = _check_p(p)
     if op == "all-reduce":
         return 2 * (p - 1) / p
-    if op in ("broadcast", "reduce"):
+    if op in ("broadcast", "reduce", "send-recv"):
         return 1.0
     return (p - 1) / p

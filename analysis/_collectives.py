@@ -65,7 +65,7 @@ Examples
 >>> nx.set_node_attributes(G, "chip", "kind")
 >>> nx.set_edge_attributes(G, 1e9, "bandwidth"); nx.set_edge_attributes(G, 1e-6, "latency")
 >>> f = Fabric.from_graph(G)
->>> r = cost(f, "all-reduce", 4096, algorithm="ring", transport="loadstore")
+>>> r = cost(f, "all-reduce", 4096, algorithm="ring", transport="loadstore", runtime="ideal")
 >>> r.algorithm, r.transport, len(r.steps)
 ('ring', 'loadstore', 2)
 >>> round(r.time * 1e6, 3)      # 6 (1 us + 30 ns) + 2 * 3/4 * 4096 B / (1 GB/s * 256/272)
@@ -81,9 +81,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from fabric import NodeError, RoutingError, link_tech, parse_size
+from fabric import NodeError, RoutingError, SpecError, link_tech, parse_size
+from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
+from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
 from ._closed_form import busbw_factor, normalize_algorithm, normalize_op
 from ._schedules import ALGORITHMS, NotApplicableError, schedule
@@ -183,7 +185,17 @@ class CollectiveCost:
     candidates : tuple
         For ``algorithm="auto"``: ``(algorithm, time or reason)`` of every algorithm
         tried; ``"<algorithm> over rdma"`` for the same algorithm over RDMA when the
-        transport was left to the choice (see :func:`cost`).
+        transport was left to the choice (see :func:`cost`); under a runtime,
+        ``"algorithm/protocol"`` labels.
+    runtime : str
+        The runtime that ran it (:mod:`fabric._runtime`): ``"ideal"`` is the hardware floor.
+    protocol : str or None
+        The runtime's protocol (NCCL: ``"LL"``, ``"LL128"``, ``"Simple"``).
+    channels : int or None
+        Channels the runtime ran on at this size.
+    fixed : float
+        Seconds of the time that do not depend on the size (launch, synchronisation,
+        per-step latencies) under a runtime; 0 for ``"ideal"``.
     """
 
     fabric: str
@@ -200,11 +212,17 @@ class CollectiveCost:
     lower_bound: float
     chunks: int = None
     candidates: tuple = ()
+    runtime: str = "ideal"
+    protocol: str = None
+    channels: int = None
+    fixed: float = 0.0
 
     def __repr__(self):
         # steps and candidates can run to hundreds of entries; keep the repr to one line
         return (f"CollectiveCost({self.op} of {self.size:.6g} B on {self.fabric!r}, "
-                f"{self.ranks} ranks, {self.algorithm} over {self.transport}: "
+                f"{self.ranks} ranks, {self.algorithm}"
+                + (f"/{self.protocol}" if self.protocol else "")
+                + f" over {self.transport} ({self.runtime}): "
                 f"time={self.time:.6g} s, busbw={self.busbw / 1e9:.4g} GB/s, "
                 f"{len(self.steps)} steps)")
 
@@ -222,7 +240,8 @@ class CollectiveCost:
                 "algorithm": self.algorithm, "transport": self.transport, "time": self.time,
                 "algbw": self.algbw, "busbw": self.busbw, "lower_bound": self.lower_bound,
                 "bottleneck": list(self.bottleneck) if self.bottleneck else None,
-                "chunks": self.chunks}
+                "chunks": self.chunks, "runtime": self.runtime, "protocol": self.protocol,
+                "channels": self.channels}
 
 
 # -- per-fabric caches -------------------------------------------------------------------
@@ -688,24 +707,32 @@ def _traffic_arg(op, nbytes, p):
     return M
 
 
-def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, overlap=True):
-    """Cost a collective operation on a fabric.
+def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, transport=None, *,
+         overlap=True, ops_per_launch=1):
+    """Cost a collective operation on a fabric, run by a communication runtime.
 
     Parameters
     ----------
     fabric : Fabric
     op : str
         ``"all-reduce"``, ``"all-gather"``, ``"reduce-scatter"``, ``"broadcast"``,
-        ``"reduce"``, ``"all-to-all"`` or ``"all-to-allv"``.
+        ``"reduce"``, ``"all-to-all"``, ``"all-to-allv"`` or ``"send-recv"`` (one
+        point-to-point message of ``nbytes`` from the first rank to the second;
+        over more ranks each rank sends to the next, as nccl-tests' sendrecv).
     nbytes : int, float, str or array_like
         Size per rank in the nccl-tests sense (all-gather: the gathered
         output; all-to-all: the whole send buffer), > 0; a string such as
         ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes.
     algorithm : str, default "auto"
-        One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: cost every
-        algorithm that applies and return the fastest (``candidates`` lists all).
-        With ``transport=None``, ``auto`` also tries every algorithm over RDMA for
-        every step (candidates ``"<algorithm> over rdma"``) besides the native choice.
+        One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: the runtime's
+        choice (``"ideal"``: the fastest schedule, and with ``transport=None`` also every
+        algorithm over RDMA for every step, candidates ``"<algorithm> over rdma"``;
+        ``"nccl"``: NCCL's tuner; ``candidates`` lists what was tried).
+    runtime : str or fabric.Runtime, default "nccl"
+        The software that runs it (:mod:`fabric._runtime`): ``"nccl"`` (NCCL's
+        algorithms, protocols and latencies), ``"symmetric-memory"`` (one-sided
+        load/store kernels), or ``"ideal"`` (the hardware floor: path latency,
+        transport overhead and link bandwidth only).
     ranks : sequence, optional
         The group, as ranks or chip names, in rank order. Default: every endpoint.
     transport : str or Transport, optional
@@ -714,6 +741,9 @@ def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, ov
     overlap : bool, default True
         Reduction overlaps the transfer within a step (NCCL); False adds them
         (the closed forms' model).
+    ops_per_launch : int, default 1
+        Operations launched together (``ncclGroupStart/End``, nccl-tests ``-m``):
+        they share the runtime's base latency (see :mod:`analysis._runtime_cost`).
 
     Returns
     -------
@@ -726,23 +756,31 @@ def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, ov
         Unknown operation or algorithm.
     NotApplicableError
         The algorithm does not apply (power-of-two only, no reducing switch, a
-        symmetric-memory algorithm over RDMA, ...), naming why.
+        symmetric-memory algorithm over RDMA, one the runtime does not run, ...),
+        naming why.
     NodeError
         A rank not in the fabric, not a chip, or listed twice.
     RoutingError
         A transport the fabric cannot carry for this group.
     ValueError, TypeError
-        A size that is not a positive number of bytes; an unknown transport.
+        A size that is not a positive number of bytes; an unknown transport or runtime.
 
     Examples
     --------
     >>> import topologies
-    >>> r = cost(topologies.build("dgx-h100"), "all-reduce", "1GiB")
+    >>> r = cost(topologies.build("dgx-h100"), "all-reduce", "1GiB", runtime="ideal")
     >>> r.algorithm, r.transport, round(r.busbw / 1e9)
     ('in-switch', 'loadstore', 484)
+    >>> r = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB")
+    >>> r.runtime, r.algorithm, r.protocol, round(r.time * 1e6, 1)
+    ('nccl', 'ring', 'LL', 15.3)
     """
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
+    rt = get_runtime(runtime)
+    if isinstance(ops_per_launch, bool) or not isinstance(ops_per_launch, numbers.Integral) \
+            or ops_per_launch < 1:
+        raise SpecError(f"ops_per_launch must be an integer >= 1, got {ops_per_launch!r}")
     nodes, idx = _resolve_ranks(fabric, ranks)
     p = len(nodes)
     M = _traffic_arg(op, nbytes, p)
@@ -755,6 +793,11 @@ def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, ov
         n = _size(nbytes)
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
+    if algorithm != "auto" and algorithm not in ALGORITHMS[op]:
+        schedule(op, algorithm, p)  # raises the right error for an unknown name
+    if rt.kind != "ideal" and p > 1:
+        return _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
+                               int(ops_per_launch))
     if algorithm == "auto":
         tried, best = [], None
         for a, (how, t_r) in ((a, x) for x in _auto_transports(fabric, tr, idx)
@@ -775,12 +818,162 @@ def cost(fabric, op, nbytes, algorithm="auto", ranks=None, transport=None, *, ov
         t, plan, steps, chunks = best
         candidates = tuple(tried)
     else:
-        if algorithm not in ALGORITHMS[op]:
-            schedule(op, algorithm, p)  # raises the right error for an unknown name
         plan = _get_plan(fabric, op, algorithm, nodes, idx, tr, M)
         t, steps, chunks = _evaluate(fabric, plan, n, overlap)
         candidates = ()
     return _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap)
+
+
+# -- runtimes: the software between the schedule and the measurement ----------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Transfer:
+    """What a runtime needs from a schedule on the fabric (see analysis._runtime_cost)."""
+
+    per_byte: float        # seconds per byte of size: busiest links, steps summed
+    step_loadstore: float  # longest step latency + overhead over load/store (0 if none)
+    step_message: float    # the same over RDMA
+    phases: int            # steps that must follow one another (pipelined: 1)
+    plan: object
+    fabric: object = None
+    overlap: bool = True
+    steps_loadstore: int = 0   # sequential steps over load/store (repeats counted)
+    steps_message: int = 0     # the same over RDMA
+
+    def data_time(self, n):
+        """Seconds of moving ``n`` bytes beyond the first step's latency.
+
+        Non-pipelined: ``n`` times :attr:`per_byte`. Pipelined: the hardware floor's
+        pipeline (chunks chosen as :func:`_chunks` does) less one step latency, so the
+        fill and drain of the pipeline are kept.
+        """
+        if self.plan.pipeline is None or not self.plan.steps:
+            return n * self.per_byte
+        t, _steps, _chunks = _evaluate(self.fabric, self.plan, n, self.overlap)
+        st = self.plan.steps[0]
+        return max(n * self.per_byte, t - (st.latency + st.overhead))
+
+
+#: Runtime architecture of a chip (NCCL indexes its tables by GPU generation). Chips that
+#: are not NVIDIA GPUs are run with the Hopper constants (an assumption, applied to all).
+_BLACKWELL_CHIPS = frozenset({"b200", "b300", "gb200"})
+
+
+class _GroupView:
+    """A rank group on a fabric, as a runtime sees it (consumed by analysis._runtime_cost)."""
+
+    def __init__(self, fabric, op, nodes, idx, tr, M, overlap):
+        self.fabric, self.op, self.nodes, self.idx = fabric, op, nodes, idx
+        self.tr, self.M, self.overlap = tr, M, overlap
+        self.p = len(nodes)
+        dom = _loadstore_domain(fabric)[idx]
+        labels, _counts = np.unique(dom, return_counts=True)
+        self.n_nodes = len(labels)
+        self.ppn = self.p / self.n_nodes
+        self._dom = dom
+        chip = fabric.chip
+        techs = set(_edge_techs(fabric).tolist())
+        if chip is not None:
+            self.arch = "blackwell" if chip.name in _BLACKWELL_CHIPS else "hopper"
+        else:
+            self.arch = "blackwell" if "nvlink5" in techs else "hopper"
+        self.intra_hw = "pci" if techs & {"pcie5-x16"} and not techs - {
+            "pcie5-x16"} - MESSAGE_TECHNOLOGIES else "nvlink"
+        # the group's links do not change between calls: cached per fabric and group (a
+        # sweep of 31 sizes x every algorithm spent 80% of its time here)
+        links = _fabric_cache(fabric).setdefault("group-links", {})
+        if nodes not in links:
+            links[nodes] = self._links()
+        lanes, nic_bw, nics = links[nodes]
+        self.nics_per_node = nics
+        self.nic_bandwidth = nic_bw
+        search = lanes if self.n_nodes == 1 else max(1, nics)
+        self.channels = max(1, min(get_runtime("nccl").max_channels, 2 * int(search)))
+
+    def _links(self):
+        """(scale-up lanes of a rank, bandwidth of one NIC's network link, NICs per node)."""
+        G = self.fabric.graph
+        r = self.nodes[0]
+        lanes = sum(d.get("lanes", 1) for v, d in G[r].items()
+                    if G.nodes[v].get("kind") != "nic"
+                    and d.get("tech") not in MESSAGE_TECHNOLOGIES)
+        rdma = get_transport("rdma")
+        payload = rdma.max_payload / (rdma.max_payload + rdma.header)
+        nic_bw, nics = math.inf, set()
+        for n in self.nodes:
+            for v, d in G[n].items():
+                if G.nodes[v].get("kind") == "nic":
+                    nics.add(v)
+                    out = [e["bandwidth"] for w, e in G[v].items() if w != n]
+                    if out:
+                        nic_bw = min(nic_bw, sum(out) * payload)
+                elif d.get("tech") in MESSAGE_TECHNOLOGIES:
+                    # a chip cabled straight into the network: the port is its NIC
+                    nics.add((n, v))
+                    nic_bw = min(nic_bw, d["bandwidth"] * payload)
+        per_node = max(1, round(len(nics) / self.n_nodes)) if nics else 0
+        return lanes, (nic_bw if nics else 0.0), per_node
+
+    def transfer(self, algorithm, op=None, nodes=None, idx=None):
+        op = op or self.op
+        nodes = self.nodes if nodes is None else nodes
+        idx = self.idx if idx is None else idx
+        M = self.M if op == "all-to-allv" else None
+        plan = _get_plan(self.fabric, op, algorithm, nodes, idx, self.tr, M)
+        if plan.pipeline is not None and plan.steps:
+            st = plan.steps[0]
+            per = max(st.beta, st.gamma) if self.overlap else st.beta + st.gamma
+            phases = 1
+        else:
+            per = sum(st.repeat * (max(st.beta, st.gamma) if self.overlap else
+                                   st.beta + st.gamma) for st in plan.steps)
+            phases = len(plan.steps)
+        ls = [st.latency + st.overhead for st in plan.steps
+              if st.link >= 0 and st.transport == "loadstore"]
+        msg = [st.latency + st.overhead for st in plan.steps
+               if st.link >= 0 and st.transport != "loadstore"]
+        n_ls = n_msg = 0
+        for st in plan.steps:
+            if st.link < 0:
+                continue
+            reps = (plan.pipeline + 1) if plan.pipeline is not None else st.repeat
+            if st.transport == "loadstore":
+                n_ls += reps
+            else:
+                n_msg += reps
+        return _Transfer(per, max(ls, default=0.0), max(msg, default=0.0), max(1, phases), plan,
+                         self.fabric, self.overlap, n_ls, n_msg)
+
+    def node_transfer(self, algorithm, op=None):
+        """:meth:`transfer` over the ranks of the first node only."""
+        keep = np.flatnonzero(self._dom == self._dom[0])
+        return self.transfer(algorithm, op, tuple(self.nodes[i] for i in keep), self.idx[keep])
+
+
+def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):
+    view = _GroupView(fabric, op, nodes, idx, tr, M, overlap)
+    if rt.kind == "library":
+        tried, why = _runtime_cost.nccl_candidates(rt, view, op, n, algorithm, ops)
+    else:
+        tried, why = _runtime_cost.symmetric_candidates(rt, view, op, n, algorithm, ops)
+    if not tried:
+        raise NotApplicableError(f"the {rt.name} runtime runs nothing for {op} here: "
+                                 + "; ".join(f"{a}: {w}" for a, w in why))
+    best = min(tried, key=lambda c: (c.choice, c.time))
+    try:
+        plan = _get_plan(fabric, op, best.schedule, nodes, idx, tr,
+                         M if op == "all-to-allv" else None)
+    except NotApplicableError:
+        # a composition the schedules do not hold as one (NVLS-tree on fabrics without a
+        # host split): the ring's steps stand for the breakdown
+        plan = _get_plan(fabric, op, "ring", nodes, idx, tr, None)
+    _t, steps, chunks = _evaluate(fabric, plan, n, overlap)
+    candidates = tuple((c.label, c.time) for c in tried) + tuple(why)
+    res = _result(fabric, op, n, M, len(nodes), plan, best.time, steps, chunks,
+                  candidates if algorithm == "auto" else (), idx, overlap)
+    return dataclasses.replace(res, runtime=rt.name, protocol=best.protocol or None,
+                               channels=best.channels or None, fixed=best.fixed)
 
 
 def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap):
@@ -796,8 +989,8 @@ def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overla
                           big.bottleneck if big is not None else None, lb, chunks, candidates)
 
 
-def cost_sizes(fabric, op, sizes, algorithm="auto", ranks=None, transport=None, *,
-               overlap=True):
+def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, transport=None,
+               *, overlap=True, ops_per_launch=1):
     """:func:`cost` at many sizes; the routing work is done once and shared.
 
     Link loads scale linearly with the size, so each algorithm's schedule is
@@ -813,8 +1006,10 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", ranks=None, transport=None, 
     --------
     >>> import topologies
     >>> f = topologies.build("dgx-h100")
-    >>> [round(r.time * 1e6, 1) for r in cost_sizes(f, "all-gather", [2**20, 2**30])]
+    >>> [round(r.time * 1e6, 1) for r in cost_sizes(f, "all-gather", [2**20, 2**30],
+    ...                                             runtime="ideal")]
     [2.8, 2534.1]
     """
-    return [cost(fabric, op, s, algorithm=algorithm, ranks=ranks, transport=transport,
-                 overlap=overlap) for s in sizes]
+    return [cost(fabric, op, s, algorithm=algorithm, runtime=runtime, ranks=ranks,
+                 transport=transport, overlap=overlap, ops_per_launch=ops_per_launch)
+            for s in sizes]

@@ -559,7 +559,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     transport : str or None
         ``"loadstore"`` or ``"rdma"`` for every collective; ``None`` lets the
         collectives model choose per step (load/store inside a load/store domain,
-        RDMA across NICs).
+        RDMA across NICs). An ``ep_kernel`` other than ``"all-to-allv"`` chooses
+        its own paths (see :func:`analysis.moe_exchange`).
     algorithm : str or dict
         Collective algorithm, passed to the collectives model (``"auto"``: the
         fastest); a dict maps ``"all-reduce"``, ``"all-to-all"`` and ``"all-to-allv"``
@@ -732,7 +733,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         from ._moe_exchange import moe_exchange
         exchange = moe_exchange(fabric, m, max(1, math.ceil(tokens / ep)), ep, kernel=kern,
                                 dispatch_bytes=dispatch_b, combine_bytes=combine_b,
-                                transport=transport, runtime=runtime, chip=chip,
+                                # a kernel picks its own paths; only the collective takes one
+                                transport=transport if kern.dedup == "collective" else None,
+                                runtime=runtime, chip=chip,
                                 collective=collective)
         t_dispatch, t_combine = exchange.dispatch, exchange.combine
     elif kern is not None:

@@ -111,7 +111,8 @@ def parse_routing(routing):
         routing = routing[0] if routing[1] is None else f"{routing[0]}:{routing[1]}"
     if not isinstance(routing, str):
         raise SpecError(f"routing must be a string, got {routing!r}")
-    name, _, arg = routing.strip().lower().partition(":")
+    text = routing.strip().lower().replace("_", "-").replace("=", ":")
+    name, _, arg = text.partition(":")
     if name in ("uniform", "balanced") and not arg:
         return name, None
     if name == "node-limited":
@@ -201,16 +202,26 @@ def _domains(fabric):
     return c["domains"]
 
 
-def _nic_bandwidth(fabric, node, payload):
-    """Effective bytes/s through the chip's NIC: its narrowest link x RDMA payload fraction."""
+def _network_port(fabric, node, payload):
+    """``(name, effective bytes/s)`` of the chip's way onto the network, or ``(None, 0)``.
+
+    A NIC node next to the chip (its narrowest link: PCIe to the GPU or the network
+    side), else the chip's own message links (a chip cabled straight into an InfiniBand
+    or RoCE fabric); times the RDMA payload fraction.
+    """
     G = fabric.graph
-    best = 0.0
-    for nic in G.neighbors(node):
-        if G.nodes[nic].get("kind") != "nic":
-            continue
-        bw = min(float(d["bandwidth"]) for _, _, d in G.edges(nic, data=True))
-        best = max(best, bw * payload)
-    return best
+    best, name = 0.0, None
+    for nb in sorted(G.neighbors(node), key=str):
+        if G.nodes[nb].get("kind") == "nic":
+            bw = min(float(e["bandwidth"]) for _, _, e in G.edges(nb, data=True))
+            if bw * payload > best:
+                best, name = bw * payload, nb
+    if name is None:
+        links = [float(G.edges[node, nb]["bandwidth"]) for nb in G.neighbors(node)
+                 if G.edges[node, nb].get("tech") in MESSAGE_TECHNOLOGIES]
+        if links:
+            best, name = sum(links) * payload, node
+    return name, best
 
 
 def _link_efficiency(tech, payload):
@@ -343,10 +354,12 @@ def _resolve_ep(fabric, ep):
     return np.array(ranks, dtype=np.int64)
 
 
-def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes):
+def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=False):
     """Expected dispatch bytes (scale-up matrix over the fabric's ranks, NIC sent/received)."""
     ep = len(ranks)
     same = dom[:, None] == dom[None, :]
+    if rdma_only:
+        same = np.eye(ep, dtype=bool)
     if kern.dedup == "expert":
         pair = np.full((ep, ep), tokens * k / ep * nbytes)
     else:
@@ -403,16 +416,14 @@ def _network_time(fabric, ranks, net, rdma_payload):
         return 0.0, 0.0, {}
     sent, recv = net.sum(axis=1), net.sum(axis=0)
     worst, worst_bytes, out = 0.0, 0.0, {}
-    G = fabric.graph
     for i, r in enumerate(ranks):
         node = fabric.endpoints[r]
         if sent[i] == 0 and recv[i] == 0:
             continue
-        bw = _nic_bandwidth(fabric, node, rdma_payload)
+        nic, bw = _network_port(fabric, node, rdma_payload)
         if bw <= 0:
             raise RoutingError(f"{fabric.name}: rank {int(r)} ({node!r}) must reach ranks "
                                f"outside its load/store domain but has no NIC")
-        nic = next(x for x in G.neighbors(node) if G.nodes[x].get("kind") == "nic")
         out[nic] = (float(sent[i]), float(recv[i]))
         b = max(sent[i], recv[i])
         if b / bw > worst:
@@ -438,7 +449,7 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
     ep = len(ranks)
     names = [fabric.endpoints[r] for r in ranks]
     off = pair[~np.eye(ep, dtype=bool)]
-    kwargs = {"ranks": names, "transport": transport}
+    kwargs = {"algorithm": "auto", "ranks": names, "transport": transport}
     if runtime is not None:
         kwargs["runtime"] = runtime
     if off.size and np.allclose(off, off[0]):
@@ -469,9 +480,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         element (1 for FP8, 2 for BF16, ``1 + 4/128`` for FP8 with per-128
         scales), as :func:`analysis.decode_step` takes them.
     transport : str, optional
-        Passed to the collectives model for ``kernel="all-to-allv"``; the
-        kernels choose their own transport (load/store inside a domain, RDMA
-        across).
+        ``None``: each kernel's own choice (load/store inside a load/store domain,
+        RDMA across). ``"rdma"`` sends every copy of a direct kernel
+        (``deepep-low-latency``, ``pplx``) over the NIC, peer-to-peer over the
+        scale-up fabric switched off (DeepEP's original "pure RDMA" low-latency
+        mode); ``"loadstore"`` requires one load/store domain. Passed to the
+        collectives model for ``kernel="all-to-allv"``.
     routing : str
         ``"uniform"``, ``"node-limited[:M]"`` or ``"balanced"`` (:func:`parse_routing`).
     runtime : str, optional
@@ -531,9 +545,21 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     rd = get_transport("rdma")
     ls_payload = ls.max_payload / (ls.max_payload + ls.header)
     rd_payload = rd.max_payload / (rd.max_payload + rd.header)
-    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d)
+    rdma_only = False
+    if transport is not None and kern.dedup != "collective":
+        if transport == "rdma" and not kern.forwarding and kern.scale_out:
+            rdma_only = True          # peer-to-peer over NVLink switched off (pure RDMA)
+        elif transport == "loadstore" and nodes > 1:
+            raise RoutingError(f"transport='loadstore' cannot reach the {nodes} load/store "
+                               f"domains the {n_ep} EP ranks span")
+        elif transport not in ("rdma", "loadstore"):
+            raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
+        elif transport == "rdma":
+            raise SpecError(f"kernel {kern.name!r} cannot run over RDMA alone (it forwards over "
+                            f"the scale-up fabric, or has no RDMA path)")
+    up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d, rdma_only)
 
-    hop = EXCHANGE_SYNC["network" if nodes > 1 else "scaleup"].value
+    hop = EXCHANGE_SYNC["network" if nodes > 1 or rdma_only else "scaleup"].value
     sync = EXCHANGE_SYNC["base"].value + hop
     params = kern.parameters()
     if kern.dedup == "collective":

@@ -131,8 +131,14 @@ def _row(r):
 
 
 def _fmt_opt(digits):
+    """Three significant digits, whole numbers written out (2,690 rather than 2.69e+03)."""
     f = _fmt_float(digits)
-    return lambda v: "-" if v is None else f(v)
+
+    def fmt(v):
+        if v is None:
+            return "-"
+        return f"{v:,.0f}" if isinstance(v, float) and abs(v) >= 10 ** digits else f(v)
+    return fmt
 
 
 def _draw_frontiers(results, seed_rows):
@@ -150,15 +156,18 @@ def _draw_frontiers(results, seed_rows):
     seed_x = 1.0 / SEED_MS_PER_TOKEN
     ax.axvline(seed_x, color="0.35", linestyle=":", linewidth=0.8)
     ax.axvline(SPEED_RACE_TOKENS_PER_S, color="0.35", linestyle="--", linewidth=0.8)
-    hi = ax.get_ylim()[1]
-    ax.text(seed_x, hi, f" seed: {SEED_MS_PER_TOKEN * 1e3:g} ms/token", rotation=90,
-            va="top", ha="right", fontsize="x-small", color="0.3")
-    ax.text(SPEED_RACE_TOKENS_PER_S, hi, f" {SPEED_RACE_TOKENS_PER_S:g} tokens/s",
-            rotation=90, va="top", ha="right", fontsize="x-small", color="0.3")
+    lo = ax.get_ylim()[0]
+    # Labels at the bottom of the lines, where the frontiers (fast users, few tokens/s per
+    # GPU) are sparse; a white box keeps them legible over a curve.
+    box = {"facecolor": "white", "edgecolor": "none", "pad": 0.5}
+    ax.text(seed_x, lo, f"seed: {SEED_MS_PER_TOKEN * 1e3:g} ms/token ", rotation=90,
+            va="bottom", ha="right", fontsize="x-small", color="0.3", bbox=box)
+    ax.text(SPEED_RACE_TOKENS_PER_S, lo, f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s ",
+            rotation=90, va="bottom", ha="right", fontsize="x-small", color="0.3", bbox=box)
     xmax = max(max(p.tokens_per_s_user for r in results for p in r["frontier"].points),
                SPEED_RACE_TOKENS_PER_S)
     ax.set_xlim(0, xmax * 1.05)
-    ax.legend(fontsize="x-small", loc="lower left")
+    ax.legend(fontsize="x-small", loc="center right", bbox_to_anchor=(0.93, 0.5))
     return fig
 
 

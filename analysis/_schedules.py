@@ -90,6 +90,7 @@ ALGORITHMS = {
     "all-to-all": ("pairwise", "bruck", "scattered", "one-shot", "hierarchical",
                    "multi-dimensional"),
     "all-to-allv": ("pairwise", "scattered", "one-shot"),
+    "send-recv": ("point-to-point",),
 }
 
 #: Builders of algorithms defined in other modules, by name: ``f(op, p, fabric, nodes)``
@@ -429,6 +430,19 @@ def _one_shot(op, p, traffic=None):
     return (Step(a, b, 1.0 / p, label="store to all"),)  # all-gather, all-to-all
 
 
+def _point_to_point(p):
+    """One message of ``n`` bytes from rank 0 to rank 1; over more ranks, each rank to the next.
+
+    Two ranks: the single message of a send/recv pair. More ranks: every rank
+    sends ``n`` to ``(r + 1) % p`` at once, as nccl-tests' ``sendrecv_perf``
+    does (each rank sends to one peer and receives from another).
+    """
+    r = np.arange(p)
+    if p == 2:
+        return (Step([0], [1], 1.0, label="message"),)
+    return (Step(r, (r + 1) % p, 1.0, label="message to the next rank"),)
+
+
 def _two_shot(op, p):
     _check_flows(p * (p - 1), op, "two-shot")
     a, b = _all_pairs(np.arange(p))
@@ -480,6 +494,15 @@ def _double_binary_tree(op, p):
         second = (p - 1 - child, p - 1 - parent[child])
     else:
         second = ((child + 1) % p, (parent[child] + 1) % p)
+    if op in ("broadcast", "reduce"):
+        # a rooted operation: only rank 0 holds the data (broadcast) or the result (reduce),
+        # so the second tree must be rooted there too. Relabel it by swapping rank 0 with the
+        # second tree's root (its image of rank 0); on 2 ranks both trees are then one edge
+        # 0 - 1, each carrying half the data.
+        root = (p - 1) if p % 2 == 0 else 1
+        swap = np.arange(p)
+        swap[[0, root]] = [root, 0]
+        second = (swap[second[0]], swap[second[1]])
     trees = [(child, parent[child]), second]
     src, dst, frac = [], [], []
     children = np.zeros(p)
@@ -787,6 +810,8 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
         steps = _one_shot(op, p, M)
     elif algorithm == "two-shot":
         steps = _two_shot(op, p)
+    elif algorithm == "point-to-point":
+        steps = _point_to_point(p)
     elif algorithm == "double-binary-tree":
         steps, pipeline = _double_binary_tree(op, p)
     elif algorithm == "hierarchical":

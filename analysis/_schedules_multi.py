@@ -57,7 +57,7 @@ Examples
 >>> len(rings), [len(r) for r in rings]
 (2, [16, 16])
 >>> from analysis import cost
->>> r = cost(f, "all-reduce", 2**30, algorithm="multi-dimensional")
+>>> r = cost(f, "all-reduce", 2**30, algorithm="multi-dimensional", runtime="ideal")
 >>> round(r.time / r.lower_bound, 3)
 1.063
 """
@@ -78,6 +78,7 @@ MAX_ORDERS_DIMS = 4          # all permutations up to 4 dimensions (24 orders); 
 RING_SEARCH_ROTATIONS = 10   # Posa rotations allowed per node before a search attempt gives up
 RING_SEARCH_ATTEMPTS = 2     # restarts (other start nodes) per cycle
 ROTATION_WORK = 10_000_000   # ... and at most this many node moves by rotations, per cycle
+MERGE_REPAIRS = 200          # split-and-repair exchanges tried when plain ones run out
 SEARCH_ROUNDS = 16           # whole searches with other seeds (at least 2), on small graphs
 SEARCH_WORK = 20_000         # ... as many as fit in this many node-degrees of work
 
@@ -266,7 +267,10 @@ def _factor_and_merge(adj_sets, cycles):
     over (on no cycle), which take ``uv``, ``wx`` instead; or from a Hamiltonian cycle
     ``A`` traversed ``v -> w`` and ``u -> x`` (or both reversed), which stays one cycle
     with ``uv, wx`` instead. The edge sets stay disjoint, and each exchange removes one
-    cycle of the factor.
+    cycle of the factor. When none is left and unused edges exist, an exchange with ``A``
+    traversed the other way (``v -> w``, ``x -> u``: ``A`` splits in two) is kept if a
+    4-cycle of ``A``'s two pieces and unused edges joins ``A`` again (at most
+    :data:`MERGE_REPAIRS` tries).
     """
     n = len(adj_sets)
     fnb = _two_factor(adj_sets)
@@ -329,6 +333,63 @@ def _factor_and_merge(adj_sets, cycles):
                         return True
         return False
 
+    def labels(nbs):
+        lab = np.full(n, -1, dtype=np.int64)
+        k = 0
+        for s0 in range(n):
+            prev, u = -1, s0
+            while lab[u] < 0:
+                lab[u] = k
+                a_, b_ = nbs[u]
+                prev, u = u, (a_ if a_ != prev else b_)
+            k += lab[s0] == k
+        return lab
+
+    def split_and_repair(u):
+        """An exchange with A traversed against it (A splits in two), kept only if a
+        4-cycle of A's two pieces and unused edges joins A again."""
+        for v in fnb[u]:
+            for j, nbs in enumerate(anb):
+                nxt = nxts[j]
+                for x in nbs[u]:
+                    for w in nbs[v]:
+                        if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
+                            continue
+                        if not ((nxt[v] == w and nxt[x] == u) or (nxt[w] == v and nxt[u] == x)):
+                            continue
+                        tried[0] += 1
+                        if tried[0] > MERGE_REPAIRS:
+                            return False
+                        a2 = [list(e) for e in nbs]
+                        for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
+                            a2[a_][a2[a_].index(old)] = new
+                        lab = labels(a2)
+                        for a in range(n):
+                            for b in a2[a]:
+                                for d in free[a]:
+                                    if lab[d] == lab[a] or d == b:
+                                        continue
+                                    for c in free[b]:
+                                        if c == a or c not in a2[d] or lab[c] == lab[a]:
+                                            continue
+                                        # join A: ab, cd to the unused edges, bc, da to A
+                                        for a_, old, new in ((a, b, d), (b, a, c), (c, d, b),
+                                                             (d, c, a)):
+                                            a2[a_][a2[a_].index(old)] = new
+                                        for a_, old, new in ((b, c, a), (a, d, b), (c, b, d),
+                                                             (d, a, c)):
+                                            free[a_].discard(old)
+                                            free[a_].add(new)
+                                        for a_, old, new in ((u, v, x), (v, u, w), (w, x, v),
+                                                             (x, w, u)):
+                                            fnb[a_][fnb[a_].index(old)] = new
+                                        anb[j] = a2
+                                        nxts[j] = _cycle_order(a2)
+                                        parent[find(u)] = find(w)
+                                        return True
+        return False
+
+    tried = [0]
     while pieces > 1:
         before = pieces
         for u in range(n):
@@ -336,9 +397,14 @@ def _factor_and_merge(adj_sets, cycles):
                 pieces -= 1
             if pieces == 1:
                 break
+        if pieces == before and any(free):
+            for u in range(n):
+                if split_and_repair(u):
+                    pieces -= 1
+                    break
         if pieces == before:
             break
-    if pieces > 1:
+    if pieces > 1 or any(x is None for x in nxts):
         return None
     for j, c in enumerate(cycles):  # the cycles found before changed: write them back
         nxt = nxts[j]

@@ -55,6 +55,10 @@ Cost and power (:func:`serving_cost`): ``$ per million tokens = $ per GPU-hour /
 published in the InferenceX app) or, for a system with no published price, from a
 chip price plus the fabric's bill of materials (``analysis.bill_of_materials``).
 
+Sources of every figure used here (TCO table, weight formats, MTP acceptance,
+usable HBM, prefill efficiency) and of the published serving points the model is
+checked against: docs/sources.md s.8.
+
 Examples
 --------
 >>> import topologies
@@ -383,7 +387,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
     >>> p.compute > p.weights, round(p.total, 3)
-    (True, 0.114)
+    (True, 0.118)
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)

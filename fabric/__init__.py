@@ -19,6 +19,7 @@ from . import (
            _params,
            _plan,
            _routing,
+           _runtime,
            _schema,
            _structure,
            _symmetric,
@@ -41,6 +42,7 @@ from ._forwarding import *
 from ._params import *
 from ._plan import *
 from ._routing import *
+from ._runtime import *
 from ._schema import *
 from ._structure import *
 from ._symmetric import *
@@ -54,8 +56,8 @@ __version__ = "0.1.0"
 
 __all__ = (_errors.__all__ + _units.__all__ + _params.__all__ + _schema.__all__
            + _tech.__all__ + _chips.__all__ + _structure.__all__ + _fabric.__all__
-           + _routing.__all__ + _transport.__all__ + _exchange.__all__ + _failures.__all__
-           + _access.__all__
+           + _routing.__all__ + _transport.__all__ + _runtime.__all__ + _exchange.__all__
+           + _failures.__all__ + _access.__all__
            + _forwarding.__all__
            + _address.__all__ + _plan.__all__ + _domains.__all__ + _symmetric.__all__
            + _system.__all__ + _check.__all__ + _costs.__all__)

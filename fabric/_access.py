@@ -167,8 +167,12 @@ def _memory_of(fabric, node):
     return amap.global_address(node, 0, region=reg.name)
 
 
-def _target_node(fabric, owner):
-    """The graph node that serves an owner of address space."""
+def target_node(fabric, owner):
+    """The graph node that serves an owner of address space (a host's DRAM: its first chip).
+
+    Raises :class:`~fabric.RoutingError` when the owner has failed, and
+    :class:`~fabric.AddressMapError` when it is no node or host domain of the fabric.
+    """
     if owner in fabric.graph:
         return owner
     if owner in fabric.domains:
@@ -245,7 +249,7 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     _transport(transport)
     a = fabric.node(src)
     t = permit(fabric, a, address, op)
-    target = _target_node(fabric, t.owner)
+    target = target_node(fabric, t.owner)
     return _access_to(fabric, a, target, op=op, size=size, transport=transport,
                       address=t.global_address)
 

@@ -26,6 +26,21 @@ of the vendor material rather than the vendor's own page):
   glennklockwood.com/garden/processors/B200 (HGX variant table),
   server-parts.eu B200/HGX B200 comparison ("8 x 180GB, 1.44TB total"), Vultr's
   HGX B200 hardware overview (nvidia-smi reports 179 GB).
+* H800 SXM: the H100 SXM5 die and memory (80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS
+  dense BF16) with its NVLink cut to 8 NVLink4 links (400 GB/s bidirectional,
+  200 GB/s per direction). Second-hand: NVIDIA H800 product brief as reported by
+  the DeepSeek-V3 technical report (s.3.2: H800 with NVLink 160 GB/s effective,
+  DeepEP's README) and NVIDIA/nccl issue 892 (8 NVLinks per H800).
+* H20: 96 GB HBM3, 4.0 TB/s, 148 TFLOPS dense BF16 (296 with sparsity), 18
+  NVLink4 links (900 GB/s bidirectional). Second-hand: NVIDIA H20 specification
+  as reproduced by SemiAnalysis and server vendors (no NVIDIA datasheet page).
+* B300 (HGX B300, Blackwell Ultra): 288 GB HBM3e, 8 TB/s, 2.25 PFLOPS dense BF16
+  (HGX B300: 18 PFLOPS dense FP16/BF16 for 8 GPUs per NVIDIA's HGX page, second-hand),
+  18 NVLink5 links (NVIDIA/nccl issue 2140: "NVLink5 18 links per GPU").
+* GB200 (one Blackwell GPU of a GB200 superchip): 186 GB HBM3e (13.4 TB over 72
+  GPUs in GB200 NVL72), 8 TB/s, 2.5 PFLOPS dense BF16 (NVL72: 180 PFLOPS dense
+  FP16/BF16). Second-hand: NVIDIA GB200 NVL72 product page as reproduced by
+  glennklockwood.com/garden/processors/B200 and server vendors.
 * TPU v4: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS (bf16 or int8). Google Cloud TPU
   v4 documentation (cloud.google.com/tpu/docs/v4, "Key specifications") and
   Jouppi et al., ISCA 2023.
@@ -111,6 +126,20 @@ CHIPS = {c.name: c for c in (
           "NVIDIA HGX B200 at 1000 W (second-hand: glennklockwood.com/garden/processors/B200, "
           "server-parts.eu, Vultr HGX B200 overview): 180 GB HBM3e usable of 192 GB physical, "
           "8 TB/s, 2.25 PFLOPS dense BF16"),
+    _chip("h800", 80 * GB, 3.35 * TB, 989.4e12,
+          "NVIDIA H800 SXM: the H100 SXM5 die and memory (80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS "
+          "dense BF16) with 8 NVLink4 links (second-hand: DeepSeek-V3 report s.3.2, "
+          "NVIDIA/nccl issue 892)"),
+    _chip("h20", 96 * GB, 4.0 * TB, 148e12,
+          "NVIDIA H20 (second-hand: SemiAnalysis and vendor spec sheets): 96 GB HBM3, 4.0 TB/s, "
+          "148 TFLOPS dense BF16 (296 sparse), 18 NVLink4 links"),
+    _chip("b300", 288 * GB, 8.0 * TB, 2.25e15,
+          "NVIDIA HGX B300 (Blackwell Ultra; second-hand: NVIDIA HGX page as reproduced by "
+          "vendors): 288 GB HBM3e, 8 TB/s, 2.25 PFLOPS dense BF16 per GPU (18 for 8 GPUs)"),
+    _chip("gb200", 186 * GB, 8.0 * TB, 2.5e15,
+          "NVIDIA GB200 NVL72, per Blackwell GPU (second-hand: NVIDIA GB200 NVL72 page via "
+          "glennklockwood.com and vendors): 13.4 TB HBM3e / 72 = 186 GB, 8 TB/s, 180 PFLOPS "
+          "dense FP16/BF16 / 72 = 2.5 PFLOPS"),
     _chip("tpu-v4", 32 * GiB, 1.2 * TB, 275e12,
           "Google Cloud TPU v4 docs (cloud.google.com/tpu/docs/v4, key specifications); "
           "Jouppi et al., ISCA 2023: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS bf16"),
@@ -124,10 +153,10 @@ CHIPS = {c.name: c for c in (
 def chip_spec(name):
     """Return the :class:`ChipSpec` called ``name`` (a ``ChipSpec`` passes through).
 
-    >>> chip_spec("b300")
+    >>> chip_spec("b400")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: unknown chip 'b300'; known: b200, h100, h200, sd200-chip, tpu-v4
+    fabric.SpecError: unknown chip 'b400'; known: b200, b300, gb200, h100, h20, h200, h800, sd200-chip, tpu-v4
     """
     if isinstance(name, ChipSpec):
         return name

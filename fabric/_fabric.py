@@ -12,7 +12,6 @@ something return a modified copy.
 
 import dataclasses
 import itertools
-import operator
 import types
 import typing
 from functools import cached_property
@@ -269,23 +268,22 @@ class Fabric:
         idx = self.node_index
         deg = np.fromiter((len(nbrs) for _, nbrs in G.adjacency()), dtype=np.int64, count=N)
         total = int(deg.sum())
-
-        def entries():
-            return itertools.chain.from_iterable(nbrs.values() for _, nbrs in G.adjacency())
-
         heads = np.fromiter(map(idx.__getitem__, itertools.chain.from_iterable(
             nbrs for _, nbrs in G.adjacency())), dtype=np.int64, count=total)
         tails = np.repeat(np.arange(N, dtype=np.int64), deg)
         keep = heads >= tails  # listed under the first end in node order (a self loop once)
         u, v = tails[keep], heads[keep]
-        bw = np.fromiter(map(operator.itemgetter("bandwidth"), entries()), dtype=float,
-                         count=total)[keep]
-        lat = np.fromiter(map(operator.itemgetter("latency"), entries()), dtype=float,
-                          count=total)[keep]
-        lanes = np.fromiter(map(operator.methodcaller("get", "lanes", 1), entries()),
-                            dtype=np.int64, count=total)[keep]
-        tech = np.array([t or "" for t in map(operator.methodcaller("get", "tech", ""),
-                                               entries())], dtype=object)[keep]
+        data = list(itertools.compress(itertools.chain.from_iterable(
+            nbrs.values() for _, nbrs in G.adjacency()), keep.tolist()))
+        # builders share one attribute dict among the links of a class: read each dict once
+        ids = np.fromiter(map(id, data), dtype=np.uint64, count=len(data))
+        _, first, inv = np.unique(ids, return_index=True, return_inverse=True)
+        inv = np.ravel(inv)
+        reps = [data[i] for i in first.tolist()]
+        bw = np.array([d["bandwidth"] for d in reps], dtype=float)[inv]
+        lat = np.array([d["latency"] for d in reps], dtype=float)[inv]
+        lanes = np.array([d.get("lanes", 1) for d in reps], dtype=np.int64)[inv]
+        tech = np.array([d.get("tech", "") or "" for d in reps], dtype=object)[inv]
         for arr in (u, v, bw, lat, lanes, tech):
             arr.flags.writeable = False
         return EdgeArrays(u, v, bw, lat, lanes, tech)

@@ -41,7 +41,7 @@ import dataclasses
 import numpy as np
 from scipy.sparse import csgraph
 
-from ._access import _target_node
+from ._access import target_node
 from ._errors import AddressMapError, RoutingError
 from ._routing_engine import _mix
 from ._structure import Grid
@@ -150,7 +150,7 @@ class ForwardingTables:
         """
         f = self.fabric
         a = f.node(src)
-        target = _target_node(f, f.address_map.lookup(address).owner)
+        target = target_node(f, f.address_map.lookup(address).owner)
         idx = f.node_index
         s, t = idx[a], idx[target]
         r = f.router
@@ -311,7 +311,7 @@ def forwarding_tables(fabric):
     for reg in amap.regions:
         if reg.ways != 1:
             continue
-        ranges.append((reg.base, reg.base + reg.size, idx[_target_node(fabric, reg.owner)],
+        ranges.append((reg.base, reg.base + reg.size, idx[target_node(fabric, reg.owner)],
                        reg.owner in fabric.rank_of))
     ranges.sort()
     targets = sorted({t for _, _, t, _ in ranges})

@@ -41,7 +41,8 @@ Examples
 >>> g = f.without(chips=["chip9"])
 >>> g.translate("host0", 0xA0_0000_0040).owner        # slot 10 is chip10, before and after
 'chip10'
->>> sorted({x.code for x in fabric_check(g)})
+>>> from fabric import check
+>>> sorted({x.code for x in check(g)})
 ['unreachable']
 """
 
@@ -307,7 +308,8 @@ def namespace_findings(fabric, plan, regions):
 
     Rules (module docstring): a host domain may not be named like a node, unless
     that node is the domain's own ``kind="host"`` node; a region may not be named
-    like a node or a host domain; every owner of a region is a node or a host
+    like a node or a host domain; neither may be called ``"*"`` (a grant's "every
+    region"); every owner of a region is a node or a host
     domain (placed chips and domains count: a failed chip still owns its memory).
     """
     out = []
@@ -316,6 +318,9 @@ def namespace_findings(fabric, plan, regions):
     domains.update(fabric.domains)
     chips = set(placed_chips(fabric, plan))
     for h in domains:
+        if h == "*":
+            out.append(Finding("invalid", "error", "host domain '*': '*' means every region in "
+                               "a grant, so no domain may be called that", "host domain '*'"))
         if h in graph and not (graph.nodes[h].get("kind") == "host"
                                and graph.nodes[h].get("host", h) == h):
             kind = graph.nodes[h].get("kind", "node")
@@ -335,6 +340,10 @@ def namespace_findings(fabric, plan, regions):
             clash_node = name in graph or name in chips
         except TypeError:
             clash_node = False
+        if name == "*":
+            out.append(Finding("invalid", "error", "region '*': '*' means every region in a "
+                               "grant, so no region may be called that (rename the region)",
+                               where))
         if clash_node:
             kind = graph.nodes[name].get("kind", "node") if name in graph else "chip"
             out.append(Finding("invalid", "error", f"region {name!r} has the name of {kind} "
@@ -373,9 +382,3 @@ def plan_regions(fabric, plan):
             f"{f.code}: {f.message}" for f in errors[:10]) + more)
     return AddressMap(regions, plan.width)
 
-
-def fabric_check(fabric):
-    """:func:`fabric.check`, for this module's doctest (the checker imports this module)."""
-    from ._check import check
-
-    return check(fabric)

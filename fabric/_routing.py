@@ -205,10 +205,9 @@ class Router:
         self._names = fabric.nodes
         builders = {"up-down": _updown_graph, "minimal": _minimal_graph,
                     "shortest": _shortest_graph, "dimension-order": _shortest_graph}
-        self._engine = _Engine(fabric, builders[policy], self.link_tail, self.link_head,
-                               self.link_latency, self._names)
+        self._builder = builders[policy]
         self._dor = (_DimOrder(fabric, self.link_latency, self.link_bandwidth, self.n_links,
-                               self._engine, single_path=ecmp == "hash")
+                               None, single_path=ecmp == "hash")
                      if policy == "dimension-order" else None)
         # minimal routing on an intact dragonfly: every route unique, by table look-ups
         self._df = (_Minimal.build(fabric, self.link_tail, self.link_head, _group_of(fabric))
@@ -222,6 +221,21 @@ class Router:
 
     def __repr__(self):
         return f"Router({self.fabric.name!r}, policy={self.policy!r}, ecmp={self.ecmp!r})"
+
+    @property
+    def _engine(self):
+        """The general engine over the policy's state graph, built on first use.
+
+        Dimension order and an intact dragonfly route in closed form and need it
+        only for detours, so a 7.8 M-link Hyper-Mesh never builds its state graph
+        unless a pair needs one.
+        """
+        eng = self.__dict__.get("_general")
+        if eng is None:
+            eng = self.__dict__["_general"] = _Engine(self.fabric, self._builder, self.link_tail,
+                                                      self.link_head, self.link_latency,
+                                                      self._names)
+        return eng
 
     # -- input handling --------------------------------------------------------------
 

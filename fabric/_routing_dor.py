@@ -19,7 +19,7 @@ class _DimOrder:
         self.f = fabric
         self.single_path = single_path
         self.bandwidth = link_bandwidth
-        self.fallback = fallback  # an _Engine for detours on degraded fabrics
+        self.fallback = fallback  # unused: fabric.Router detours dead pairs by its engine
         self.n_links = n_links
         shape, connect = fabric.structure.shape, fabric.structure.connect
         self.shape, self.connect = shape, connect

@@ -1,5 +1,7 @@
 """The serving check set, and how each row is expressed in the serving model.
 
+The rows and their sources are also listed in docs/sources.md s.8.
+
 ``tests/data/serving.csv`` holds published serving points, copied unchanged from
 the project's calibration set, each with its source:
 
@@ -17,8 +19,12 @@ the project's calibration set, each with its source:
 
 **Check, never fit**: every setting below describes the measured deployment
 (system, model and its weight format, layout, concurrency, lengths, what the
-deployment overlaps); everything else is the library's default. No constant is
-chosen to make a row match.
+deployment runs: CUDA graphs, as vLLM and SGLang do for decode by default; the
+DeepEP low-latency kernel and two-batch overlap where the source says so; NCCL
+as the collective runtime where the collectives model has runtimes); everything
+else is the library's default. No constant is chosen to make a row match.
+Memory fit is not what these rows check (the deployments ran): ``usable_hbm=1``
+refuses only what cannot fit at all.
 """
 
 import csv
@@ -48,6 +54,16 @@ def load_rows(path=DATA):
         return list(csv.DictReader(fh))
 
 
+def _runtime():
+    """``{"runtime": "nccl"}`` where the collectives model has runtimes, else nothing."""
+    import inspect
+
+    import analysis
+
+    return ({"runtime": "nccl"} if "runtime" in inspect.signature(analysis.cost).parameters
+            else {})
+
+
 def _inferencex(row):
     rid = row["id"]
     system = H200_NODE if "-h200-" in rid else B200_NODE
@@ -56,14 +72,16 @@ def _inferencex(row):
     layout = "tp=4,dp=1" if "-tp4-" in rid else "tp=8,dp=1"
     return {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
             "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
-            "usable_hbm": 1.0, "definition": "total-per-gpu"}
+            "usable_hbm": 1.0, "definition": "total-per-gpu", "cuda_graphs": True,
+            **_runtime()}
 
 
 def _lmsys(row):
     return {"system": H100_72, "model": "deepseek-v3", "layout": "tp=1,dp=72", "isl": 2000,
             "osl": 1, "context": 2000, "batch": 256 * 72, "mode": "disaggregated",
             "definition": "output-per-decode-gpu", "usable_hbm": 1.0, "micro_batches": 2,
-            "overlap": 1.0, "dispatch_bytes": _FP8_DISPATCH, "combine_bytes": 2.0}
+            "overlap": 1.0, "dispatch_bytes": _FP8_DISPATCH, "combine_bytes": 2.0,
+            "ep_kernel": "deepep-low-latency", "cuda_graphs": True, **_runtime()}
 
 
 def conditions(row):

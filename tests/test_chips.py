@@ -39,7 +39,7 @@ def test_seed_chip_is_marked_as_assumption():
 def test_passthrough_and_unknown():
     c = ChipSpec("x", 1, 2.0, 3.0, 1.0, "test")
     assert chip_spec(c) is c
-    with pytest.raises(SpecError, match="unknown chip 'a100'; known: b200, h100"):
+    with pytest.raises(SpecError, match="unknown chip 'a100'; known: b200, b300, gb200, h100"):
         chip_spec("a100")
     with pytest.raises(SpecError):
         chip_spec(None)

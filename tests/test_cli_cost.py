@@ -49,10 +49,13 @@ def test_json_matches_the_library(capsys):
     import topologies
     f = topologies.build("dgx-h100")
     for r in rows:
-        assert set(r) == {"op", "size", "algorithm", "transport", "time", "algbw", "busbw"}
+        assert set(r) == {"op", "size", "runtime", "algorithm", "protocol", "transport", "time",
+                          "algbw", "busbw", "lower_bound"}
         want = cost(f, r["op"], r["size"])
+        assert r["runtime"] == "nccl" and r["protocol"] == want.protocol
         assert r["time"] == want.time and r["algorithm"] == want.algorithm
         assert r["busbw"] == want.busbw and r["transport"] == want.transport
+        assert r["lower_bound"] == want.lower_bound <= r["time"]
 
 
 def test_table_and_options(capsys):
@@ -83,3 +86,20 @@ def test_errors_are_one_line_exit_2(argv, match, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("cofabric cost: error:")
     assert match in err
+
+
+def test_runtime_flag(capsys):
+    assert main(["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--runtime",
+                 "ideal", "--json"]) == 0
+    ideal = json.loads(capsys.readouterr().out)[0]
+    assert main(["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--json"]) == 0
+    nccl = json.loads(capsys.readouterr().out)[0]
+    assert ideal["runtime"] == "ideal" and ideal["protocol"] is None
+    assert nccl["runtime"] == "nccl" and nccl["time"] > 10 * ideal["time"]
+
+
+def test_unknown_runtime_is_one_line(capsys):
+    assert main(["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--runtime",
+                 "mpi"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown runtime 'mpi'" in err[0]

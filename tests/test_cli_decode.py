@@ -17,7 +17,7 @@ class _Res:
 @pytest.fixture
 def fake_cost(monkeypatch):
     """Stand in for analysis.cost with a closed form, so these tests check the CLI only."""
-    def cost(fabric, op, nbytes, *, algorithm, ranks, transport):
+    def cost(fabric, op, nbytes, *, algorithm, ranks, transport, runtime="ideal"):
         return _Res(1e-6 + float(np.max(np.sum(nbytes, axis=-1))) / 50e9)
     monkeypatch.setattr(analysis, "cost", cost, raising=False)
 

@@ -74,7 +74,7 @@ MATCHES = [
 def test_equals_closed_form_on_a_complete_graph(p, op, alg, cf_alg, n_of):
     n = 3 * 2**20
     f = complete(p)
-    got = cost(f, op, n, algorithm=alg, transport=IDEAL, overlap=False)
+    got = cost(f, op, n, algorithm=alg, transport=IDEAL, overlap=False, runtime="ideal")
     want = closed_form(op, cf_alg, p, n_of(n, p) if n_of else n, LAT, 1 / BW, 1 / RATE)
     assert got.time == pytest.approx(want, rel=1e-12)
     assert got.algorithm == alg
@@ -85,7 +85,7 @@ def test_equals_closed_form_on_a_complete_graph(p, op, alg, cf_alg, n_of):
 @pytest.mark.parametrize("p", [3, 5, 8, 13])
 def test_ring_equals_closed_form_on_a_ring(op, cf_alg, p):
     n = 1e6
-    got = cost(ring(p), op, n, algorithm="ring", transport=IDEAL, overlap=False)
+    got = cost(ring(p), op, n, algorithm="ring", transport=IDEAL, overlap=False, runtime="ideal")
     assert got.time == pytest.approx(closed_form(op, cf_alg, p, n, LAT, 1 / BW, 1 / RATE),
                                      rel=1e-12)
 
@@ -96,7 +96,7 @@ def test_closed_form_with_a_real_transport():
     for name in ("loadstore", "rdma"):
         from fabric import transport
         t = transport(name)
-        got = cost(f, "all-reduce", 2**24, algorithm="ring", transport=name, overlap=False)
+        got = cost(f, "all-reduce", 2**24, algorithm="ring", transport=name, overlap=False, runtime="ideal")
         beta = (1 + t.header / t.max_payload) / BW
         want = closed_form("all-reduce", "ring", 8, 2**24, LAT + t.per_message_overhead,
                            beta, 1 / RATE)
@@ -119,14 +119,14 @@ def test_closed_form_with_a_real_transport():
 @pytest.mark.parametrize("p", [3, 8])
 def test_direct_algorithms_on_a_complete_graph(op, alg, form, p):
     n = 5e6
-    got = cost(complete(p), op, n, algorithm=alg, transport=IDEAL, overlap=False)
+    got = cost(complete(p), op, n, algorithm=alg, transport=IDEAL, overlap=False, runtime="ideal")
     assert got.time == pytest.approx(form(p, n, LAT, 1 / BW, 1 / RATE), rel=1e-12)
 
 
 def test_overlap_takes_the_larger_of_transfer_and_reduction():
     f = complete(8)
     n = 8e6
-    got = cost(f, "all-reduce", n, algorithm="ring", transport=IDEAL)
+    got = cost(f, "all-reduce", n, algorithm="ring", transport=IDEAL, runtime="ideal")
     per = n / 8
     want = 7 * (LAT + max(per / BW, per / RATE)) + 7 * (LAT + per / BW)
     assert got.time == pytest.approx(want, rel=1e-12)
@@ -158,7 +158,7 @@ def test_double_binary_tree_pipeline_is_the_best_chunking(p):
     from collections import Counter
     f = complete(p, chip=None)
     n = 2**22
-    got = cost(f, "all-reduce", n, algorithm="double-binary-tree", transport=IDEAL)
+    got = cost(f, "all-reduce", n, algorithm="double-binary-tree", transport=IDEAL, runtime="ideal")
     t1, t2 = _nccl_dtree(p)
     use = Counter()
     for t in (t1, t2):
@@ -179,7 +179,7 @@ def test_double_binary_tree_pipeline_is_the_best_chunking(p):
 def test_in_switch_on_a_star():
     p, n = 8, 2**26
     f = star(p)
-    got = cost(f, "all-reduce", n, algorithm="in-switch", transport=IDEAL)
+    got = cost(f, "all-reduce", n, algorithm="in-switch", transport=IDEAL, runtime="ideal")
     # each stage: one hop, (1 + 1/p) n / k per link each way; no chip reduction
     best = min((k + 1) * (LAT + (1 + 1 / p) * n / k / BW) for k in range(1, 20000))
     assert got.time == pytest.approx(best, rel=1e-12)
@@ -192,7 +192,7 @@ def test_in_switch_other_ops_on_a_star(op):
     # issue 1506); broadcast: the root sends n up, every chip receives n; reduce: every
     # chip sends n up, the root receives n. The busiest link carries n/k per stage.
     p, n = 8, 2**26
-    got = cost(star(p), op, n, algorithm="in-switch", transport=IDEAL)
+    got = cost(star(p), op, n, algorithm="in-switch", transport=IDEAL, runtime="ideal")
     best = min((k + 1) * (LAT + n / k / BW) for k in range(1, 20000))
     assert got.time == pytest.approx(best, rel=1e-12)
 
@@ -201,7 +201,7 @@ def test_hierarchical_on_a_hypermesh_by_hand():
     f = topologies.build("hypermesh:4x4")
     n = 2**24
     got = cost(f, "all-reduce", n, algorithm="hierarchical", transport="loadstore",
-               overlap=False)
+               overlap=False, runtime="ideal")
     from fabric import link_tech, transport
     t = transport("loadstore")
     bw = link_tech("cofabric").bandwidth * t.max_payload / (t.max_payload + t.header)
@@ -242,7 +242,7 @@ def test_never_below_the_lower_bound(name, op, size, overlap, transport):
     f = _fabric(name)
     for alg in ALGORITHMS[op]:
         try:
-            r = cost(f, op, size, algorithm=alg, transport=transport, overlap=overlap)
+            r = cost(f, op, size, algorithm=alg, transport=transport, overlap=overlap, runtime="ideal")
         except (NotApplicableError, RoutingError):
             continue
         assert r.time >= r.lower_bound * (1 - 1e-12), (name, op, alg)
@@ -257,7 +257,7 @@ def test_never_below_the_lower_bound_on_the_compared_systems(name):
             continue
         for alg in algs:
             try:
-                rs = cost_sizes(f, op, [1024, 2**20, 2**30], algorithm=alg)
+                rs = cost_sizes(f, op, [1024, 2**20, 2**30], algorithm=alg, runtime="ideal")
             except NotApplicableError:
                 continue
             for r in rs:
@@ -270,7 +270,7 @@ def test_single_port_algorithms_respect_chan_on_a_ring():
     f = ring(p)
     for op, alg in (("all-reduce", "ring"), ("all-gather", "ring"),
                     ("reduce-scatter", "ring"), ("all-reduce", "recursive-doubling")):
-        r = cost(f, op, n, algorithm=alg, transport=IDEAL, overlap=False)
+        r = cost(f, op, n, algorithm=alg, transport=IDEAL, overlap=False, runtime="ideal")
         assert r.time >= closed_form(op, "lower-bound", p, n, LAT, 1 / BW, 1 / RATE)
 
 
@@ -278,7 +278,7 @@ def test_single_port_algorithms_respect_chan_on_a_ring():
 
 def test_auto_returns_the_fastest_and_says_which():
     f = topologies.build("torus:4x4")
-    r = cost(f, "all-reduce", 2**20)
+    r = cost(f, "all-reduce", 2**20, runtime="ideal")
     times = {a: t for a, t in r.candidates if not isinstance(t, str)}
     assert r.algorithm == min(times, key=times.get)
     assert r.time == times[r.algorithm]
@@ -288,8 +288,8 @@ def test_auto_returns_the_fastest_and_says_which():
 
 def test_small_messages_prefer_few_steps_large_prefer_bandwidth():
     f = complete(16, chip=None)
-    small = cost(f, "all-gather", 1024, transport=IDEAL)
-    large = cost(f, "all-gather", 2**30, transport=IDEAL)
+    small = cost(f, "all-gather", 1024, transport=IDEAL, runtime="ideal")
+    large = cost(f, "all-gather", 2**30, transport=IDEAL, runtime="ideal")
     assert small.algorithm == "one-shot"  # one step on a complete graph
     assert large.time >= large.lower_bound
 
@@ -299,7 +299,7 @@ def test_small_messages_prefer_few_steps_large_prefer_bandwidth():
 def test_dgx_h100_ring_allreduce_busbw_matches_nccl_tests():
     # NVIDIA/nccl-tests issue 212 (NCCL maintainer): ring busbw about 370 GB/s on a
     # DGX H100; docs/sources.md s.1. Tolerance 15% (the issue's requirement).
-    r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30, algorithm="ring")
+    r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30, algorithm="ring", runtime="ideal")
     assert r.busbw == pytest.approx(370e9, rel=0.15)
 
 
@@ -309,13 +309,13 @@ def test_dgx_h100_ring_uses_all_eighteen_nvlinks():
     # large ring all-reduce runs at the GPU's 18 links x NCCL's 20.6 GB/s per NVLink4
     # link (PROTOCOL_LINK_BANDWIDTH) = 370.8 GB/s busbw, latency terms aside (< 0.1% at
     # 8 GiB). Equal splits would cap it at 4 x 4 links (329.6 GB/s).
-    r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30, algorithm="ring")
+    r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30, algorithm="ring", runtime="ideal")
     assert r.busbw == pytest.approx(18 * 20.6e9, rel=1e-3)
 
 
 def test_dgx_h100_nvls_allreduce_busbw_matches_nccl_tests():
     # Same source: with NVLink SHARP, busbw about 480 GB/s (algbw about 275 GB/s).
-    r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30)
+    r = cost(topologies.build("dgx-h100"), "all-reduce", 8 * 2**30, runtime="ideal")
     assert r.algorithm == "in-switch"
     assert r.busbw == pytest.approx(480e9, rel=0.15)
     assert r.algbw == pytest.approx(275e9, rel=0.15)
@@ -327,7 +327,7 @@ def test_nvls_scaling_with_gpu_count(p, busbw, algbw):
     # NVIDIA/nccl issue 1455: 8x H100 SXM, NCCL_ALGO=NVLS, 2-4 GiB: busbw 420, 440,
     # 460, 480 GB/s and algbw 258, 265, 270, 273 GB/s on 5, 6, 7, 8 GPUs. Tolerance 5%.
     r = cost(topologies.build("dgx-h100"), "all-reduce", 4 * 2**30, algorithm="in-switch",
-             ranks=range(p))
+             ranks=range(p), runtime="ideal")
     assert r.busbw == pytest.approx(busbw, rel=0.05)
     assert r.algbw == pytest.approx(algbw, rel=0.05)
 
@@ -335,7 +335,7 @@ def test_nvls_scaling_with_gpu_count(p, busbw, algbw):
 def test_h200_allreduce_peak():
     # NVIDIA/nccl-tests issue 272: 8x H200 on NVLink4 (the same NVSwitch fabric as
     # DGX H100), all_reduce_perf peak busbw 475 GB/s (NVLS, NCCL 2.20). Tolerance 15%.
-    r = cost(topologies.build("dgx-h100"), "all-reduce", 4 * 2**30)
+    r = cost(topologies.build("dgx-h100"), "all-reduce", 4 * 2**30, runtime="ideal")
     assert r.busbw == pytest.approx(475e9, rel=0.15)
 
 
@@ -344,8 +344,8 @@ def test_nvlink5_eight_gpus_against_b300():
     # 695 GB/s, NVLS busbw 845 GB/s. Modelled as 8 GPUs of the nvl72 preset (the same
     # NVLink5 link count and switch planes; a B300 HGX, not an NVL72). Tolerance 15%.
     f = topologies.build("nvl72")
-    ring_ = cost(f, "all-reduce", 4 * 2**30, algorithm="ring", ranks=range(8))
-    nvls = cost(f, "all-reduce", 4 * 2**30, algorithm="in-switch", ranks=range(8))
+    ring_ = cost(f, "all-reduce", 4 * 2**30, algorithm="ring", ranks=range(8), runtime="ideal")
+    nvls = cost(f, "all-reduce", 4 * 2**30, algorithm="in-switch", ranks=range(8), runtime="ideal")
     assert ring_.busbw == pytest.approx(695e9, rel=0.15)
     assert nvls.busbw == pytest.approx(845e9, rel=0.15)
 
@@ -358,8 +358,8 @@ def test_h800_eight_nvlinks():
     # ring all-gather busbw. Tolerance 15%.
     f = topologies.switched(8, 4, links=2, tech="nvlink4", reduction=True, chip="h100",
                             name="hgx-h800")
-    nvls = cost(f, "all-reduce", 4 * 2**30, algorithm="in-switch")
-    ring_ = cost(f, "all-gather", 4 * 2**30, algorithm="ring")
+    nvls = cost(f, "all-reduce", 4 * 2**30, algorithm="in-switch", runtime="ideal")
+    ring_ = cost(f, "all-gather", 4 * 2**30, algorithm="ring", runtime="ideal")
     assert nvls.busbw == pytest.approx(215e9, rel=0.15)
     assert ring_.busbw == pytest.approx(160e9, rel=0.15)
 
@@ -368,7 +368,7 @@ def test_cluster_ring_allreduce_against_multi_node_h100():
     # NVIDIA/nccl issue 1649 (a user quoting NVIDIA's GTC 2024 NCCL talk; second-hand):
     # multi-node H100 all-reduce busbw about 380 GB/s without SHARP, 8 x 400G NICs per
     # node. cluster-128 is 16 such servers. Tolerance 15%.
-    r = cost(topologies.build("cluster-128"), "all-reduce", 4 * 2**30, algorithm="ring")
+    r = cost(topologies.build("cluster-128"), "all-reduce", 4 * 2**30, algorithm="ring", runtime="ideal")
     assert r.busbw == pytest.approx(380e9, rel=0.15)
     assert r.bottleneck[0].startswith("nic") or r.bottleneck[1].startswith("nic")
 
@@ -377,7 +377,7 @@ def test_cluster_ring_allreduce_against_multi_node_h100():
 
 def test_result_fields_and_busbw_factor():
     f = topologies.build("dgx-h100")
-    r = cost(f, "all-gather", 2**28, algorithm="ring")
+    r = cost(f, "all-gather", 2**28, algorithm="ring", runtime="ideal")
     assert r.algbw == pytest.approx(2**28 / r.time)
     assert r.busbw == pytest.approx(r.algbw * 7 / 8)
     assert sum(s.time for s in r.steps) == pytest.approx(r.time)
@@ -389,28 +389,28 @@ def test_result_fields_and_busbw_factor():
 
 def test_native_transport_mixes_per_step_on_a_cluster():
     f = topologies.build("cluster-128")
-    r = cost(f, "all-reduce", 2**26, algorithm="hierarchical")
+    r = cost(f, "all-reduce", 2**26, algorithm="hierarchical", runtime="ideal")
     assert r.transport == "loadstore+rdma"
     assert [s.transport for s in r.steps] == ["loadstore", "rdma", "rdma", "loadstore"]
-    one_server = cost(f, "all-reduce", 2**26, ranks=range(8))
+    one_server = cost(f, "all-reduce", 2**26, ranks=range(8), runtime="ideal")
     assert one_server.transport == "loadstore"
 
 
 def test_cost_sizes_matches_cost():
     f = topologies.build("torus:4x4")
     sizes = [1024, 2**20, 2**30]
-    many = cost_sizes(f, "reduce-scatter", sizes, algorithm="ring")
+    many = cost_sizes(f, "reduce-scatter", sizes, algorithm="ring", runtime="ideal")
     for s, r in zip(sizes, many):
-        assert r.time == cost(f, "reduce-scatter", s, algorithm="ring").time
+        assert r.time == cost(f, "reduce-scatter", s, algorithm="ring", runtime="ideal").time
 
 
 def test_all_to_allv_matrix():
     f = complete(4, chip=None)
     M = np.full((4, 4), 1000.0)
-    r = cost(f, "all-to-allv", M, algorithm="one-shot", transport=IDEAL)
+    r = cost(f, "all-to-allv", M, algorithm="one-shot", transport=IDEAL, runtime="ideal")
     assert r.time == pytest.approx(LAT + 1000 / BW)
     assert r.size == pytest.approx(4000)
-    uniform = cost(f, "all-to-all", 4000, algorithm="one-shot", transport=IDEAL)
+    uniform = cost(f, "all-to-all", 4000, algorithm="one-shot", transport=IDEAL, runtime="ideal")
     assert r.time == pytest.approx(uniform.time)
 
 
@@ -438,26 +438,26 @@ def test_bad_input(kwargs, error, match):
     args.update(kwargs)
     f = topologies.build("dgx-h100")
     with pytest.raises(error, match=match):
-        cost(f, args.pop("op"), args.pop("nbytes"), **args)
+        cost(f, args.pop("op"), args.pop("nbytes"), **args, runtime="ideal")
 
 
 def test_a_transport_the_fabric_cannot_carry():
     f = topologies.build("cluster-128")
     with pytest.raises(RoutingError, match="load/store does not cross a NIC"):
-        cost(f, "all-reduce", 2**20, transport="loadstore")
+        cost(f, "all-reduce", 2**20, transport="loadstore", runtime="ideal")
     # inside one server it can
-    assert cost(f, "all-reduce", 2**20, transport="loadstore", ranks=range(8)).time > 0
+    assert cost(f, "all-reduce", 2**20, transport="loadstore", ranks=range(8), runtime="ideal").time > 0
 
 
 def test_infiniband_carries_only_messages():
     # a fat-tree of InfiniBand switches has no NIC nodes, but its links carry RDMA only
     f = topologies.build("fattree:k=4")
-    assert cost(f, "all-reduce", 2**20).transport == "rdma"
+    assert cost(f, "all-reduce", 2**20, runtime="ideal").transport == "rdma"
     with pytest.raises(RoutingError, match="InfiniBand/RoCE"):
-        cost(f, "all-reduce", 2**20, transport="loadstore")
+        cost(f, "all-reduce", 2**20, transport="loadstore", runtime="ideal")
 
 
 def test_one_rank_costs_nothing():
-    r = cost(topologies.build("dgx-h100"), "all-reduce", 2**20, ranks=[3])
+    r = cost(topologies.build("dgx-h100"), "all-reduce", 2**20, ranks=[3], runtime="ideal")
     assert r.time == 0 and r.lower_bound == 0
     assert r.algbw == math.inf and r.busbw == 0.0  # nccl-tests' factor is 0 for one rank

@@ -324,3 +324,21 @@ def test_with_the_collectives_model():
     assert r.layers[0].tp_allreduce == pytest.approx(2 * calls[0][1])
     rdma = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8", transport="rdma")
     assert rdma.layers[-1].comm > moe.comm
+
+
+def test_all_to_allv_kernel_goes_through_the_collective(fab):
+    """ep_kernel='all-to-allv' costs the exchange with the collective function given."""
+    seen = []
+
+    def cost(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
+        seen.append(op)
+        return fake_cost(fabric, op, nbytes, algorithm=algorithm, ranks=ranks,
+                         transport=transport)
+
+    r = decode_step(SMALL, fab, batch=4, context=10, collective=cost, ep_kernel="all-to-allv")
+    assert "all-to-all" in seen and r.layers[-1].dispatch > 0
+    import topologies
+    f = topologies.build("hgx-h200")
+    r = decode_step("deepseek-v3", f, batch=16, context=128, layout="tp=1",
+                    ep_kernel="all-to-allv", runtime="nccl")
+    assert r.layers[-1].dispatch > 0

@@ -202,3 +202,31 @@ def test_deterministic():
     assert list(np.round(sorted(a.link_bytes.values()), 3)) == list(
         np.round(sorted(b.link_bytes.values()), 3))
     assert analysis.MoEExchange is type(a)
+
+
+def test_pure_rdma_low_latency_sends_intranode_copies_through_the_nic():
+    f = h800(1)
+    kw = {"dispatch_bytes": 1, "combine_bytes": 2, "kernel": "deepep-low-latency"}
+    nvl = moe_exchange(f, "deepseek-v3", 128, 8, **kw)
+    rdma = moe_exchange(f, "deepseek-v3", 128, 8, transport="rdma", **kw)
+    assert not nvl.nic_bytes and rdma.nic_bytes
+    sent = max(s for s, _ in rdma.nic_bytes.values())
+    assert sent == pytest.approx(128 * 8 * 7 / 8 * (7168 + 16))   # every remote copy
+    assert rdma.dispatch > nvl.dispatch
+    with pytest.raises(SpecError, match="RDMA alone"):
+        moe_exchange(f, "deepseek-v3", 128, 8, transport="rdma", **{**kw, "kernel":
+                                                                      "deepep-normal"})
+    with pytest.raises(RoutingError, match="loadstore"):
+        moe_exchange(h800(2), "deepseek-v3", 128, 16, transport="loadstore", **kw)
+
+
+def test_chips_cabled_straight_into_the_network():
+    f = topologies.build("fattree:k=4")                # 16 chips, each its own domain
+    r = moe_exchange(f, "deepseek-v3", 64, 16, kernel="pplx", dispatch_bytes=1,
+                     combine_bytes=2)
+    assert r.nodes == 16 and len(r.nic_bytes) == 16 and r.bottleneck_dispatch == "network"
+
+
+def test_routing_spellings():
+    assert parse_routing("node_limited=3") == ("node-limited", 3)
+    assert parse_routing(("node-limited", 2)) == ("node-limited", 2)

@@ -488,3 +488,18 @@ def test_access_onto_a_failed_chip_says_it_failed(sd200):
     g = sd200.replace(address_plan=plan).without(chips=[f"chip{r}" for r in range(8, 16)])
     with pytest.raises(RoutingError, match="'host1' of this address has failed"):
         access(g, "chip0", g.address_map.global_address("host1", 0))
+
+
+def test_a_region_called_star_is_refused(sd200):
+    # '*' in a grant means every region: a region of that name would be ambiguous
+    plan = AddressPlan(regions=[Region(1 << 52, GiB, "host0", kind="storage", name="*")])
+    found = check(sd200.replace(address_plan=plan))
+    assert any(f.code == "invalid" and "region '*'" in f.message for f in found)
+
+
+def test_a_domain_named_like_a_region_is_refused(sd200):
+    pool = Region(0, 2 * 256 * MiB, ("host0", "host1"), kind="dram", granularity=4096,
+                  name="host2")
+    found = check(sd200.replace(address_plan=AddressPlan(interleave=[pool])))
+    assert any(f.code == "invalid" and "region 'host2'" in f.message
+               and "host domain 'host2'" in f.message for f in found)

@@ -296,3 +296,26 @@ def test_edge_arrays_of_a_user_graph_in_its_own_node_order():
     e = f.edge_arrays
     for got, ref in zip(e, _naive_edge_arrays(f)):
         np.testing.assert_array_equal(np.asarray(got), ref)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11),
+                                              st.integers(0, 2)), max_size=40))
+def test_bulk_links_make_the_graph_networkx_makes(n, edges):
+    import networkx as nx
+
+    from topologies._common import add_links
+
+    edges = [(a % n, b % n, c) for a, b, c in edges]
+    names = [f"x{(7 * i) % 13}" for i in range(n)]  # node order unlike name order
+    attrs = [{"bandwidth": 1.0 + c, "latency": 2.0, "lanes": c + 1} for c in range(3)]
+    ref = nx.Graph()
+    ref.add_nodes_from(names, kind="chip")
+    for a, b, c in edges:
+        ref.add_edge(names[a], names[b], **attrs[c])
+    G = nx.Graph()
+    G.add_nodes_from(names, kind="chip")
+    add_links(G, names, [e[0] for e in edges], [e[1] for e in edges], attrs,
+              [e[2] for e in edges])
+    assert list(G.edges(data=True)) == list(ref.edges(data=True))
+    assert [list(G.adj[x]) for x in G] == [list(ref.adj[x]) for x in ref]

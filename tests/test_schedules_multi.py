@@ -108,7 +108,7 @@ def test_multi_dimensional_on_a_torus_is_its_closed_form(spec):
     n = float(GiB)
     half = D * (s - 1) * alpha + n * (1 - 1 / p) / (2 * D * B)
     for op, halves in (("all-reduce", 2), ("reduce-scatter", 1), ("all-gather", 1)):
-        r = cost(f, op, n, algorithm="multi-dimensional")
+        r = cost(f, op, n, algorithm="multi-dimensional", runtime="ideal")
         assert r.time == pytest.approx(halves * half, rel=1e-9)
 
 
@@ -122,9 +122,9 @@ def test_multi_dimensional_on_hyperx_is_direct_per_dimension(spec):
     alpha, B = _alpha_beta(f)
     n = float(GiB)
     half = D * alpha + n * (1 - 1 / p) / (D * (s - 1) * B)
-    r = cost(f, "all-reduce", n, algorithm="multi-dimensional")
+    r = cost(f, "all-reduce", n, algorithm="multi-dimensional", runtime="ideal")
     assert r.time == pytest.approx(2 * half, rel=1e-9)
-    r = cost(f, "reduce-scatter", n, algorithm="multi-dimensional")
+    r = cost(f, "reduce-scatter", n, algorithm="multi-dimensional", runtime="ideal")
     assert r.time == pytest.approx(half, rel=1e-9)
 
 
@@ -134,7 +134,7 @@ def test_multi_ring_on_a_torus_is_k_rings_each_way():
     f = topologies.build("torus:4x4x4")
     alpha, B = _alpha_beta(f)
     p, n = 64, float(GiB)
-    r = cost(f, "all-reduce", n, algorithm="multi-ring")
+    r = cost(f, "all-reduce", n, algorithm="multi-ring", runtime="ideal")
     assert r.time == pytest.approx(2 * (p - 1) * (alpha + n / (6 * p * B)), rel=1e-9)
 
 
@@ -156,12 +156,12 @@ def test_new_algorithms_need_a_grid_or_a_fabric():
         schedule("all-reduce", "multi-dimensional", 8)
     f = topologies.build("nvl72")
     with pytest.raises(NotApplicableError, match="grid"):
-        cost(f, "all-reduce", GiB, algorithm="multi-dimensional", ranks=range(3))
+        cost(f, "all-reduce", GiB, algorithm="multi-dimensional", ranks=range(3), runtime="ideal")
 
 
 def test_all_to_all_bound_is_the_max_concurrent_flow():
     f = topologies.build("sd200-ultra")
-    r = cost(f, "all-to-all", GiB)
+    r = cost(f, "all-to-all", GiB, runtime="ideal")
     mcf = throughput(f, traffic(f, "all-to-all", GiB / 128)).time
     assert r.lower_bound >= mcf
     assert r.lower_bound == pytest.approx(mcf, rel=1e-3)      # plus one latency
@@ -169,7 +169,7 @@ def test_all_to_all_bound_is_the_max_concurrent_flow():
 
 def test_cluster_bound_is_the_host_cut():
     f = topologies.build("cluster-128")
-    r = cost(f, "all-reduce", GiB, algorithm="ring")
+    r = cost(f, "all-reduce", GiB, algorithm="ring", runtime="ideal")
     cut = 2 * 15 / 16 * GiB / (8 * 50e9)
     assert r.lower_bound >= cut and r.lower_bound == pytest.approx(cut, rel=1e-3)
 
@@ -189,7 +189,7 @@ def test_mesh_all_to_all_bound_is_its_bisection():
     ("tpu-v4-cube", "all-reduce", 1.2), ("hypermesh:4x4x8", "all-reduce", 1.15),
     ("torus:4x4x8", "all-reduce", 1.2)])
 def test_best_is_near_the_bound_at_1GiB(spec, op, target):
-    r = cost(topologies.build(spec), op, GiB)
+    r = cost(topologies.build(spec), op, GiB, runtime="ideal")
     assert r.time <= target * r.lower_bound
 
 
@@ -208,7 +208,7 @@ def test_new_algorithms_never_beat_the_bound(shape, connect, log_size, op):
         return
     for a in NEW:
         try:
-            r = cost(f, op, 2.0 ** log_size, algorithm=a)
+            r = cost(f, op, 2.0 ** log_size, algorithm=a, runtime="ideal")
         except NotApplicableError:
             continue
         assert r.time >= r.lower_bound * (1 - 1e-12)

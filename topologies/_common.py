@@ -4,6 +4,7 @@ import math
 import numbers
 
 import networkx as nx
+import numpy as np
 
 from fabric import Fabric, SpecError, chip_spec, link_tech
 
@@ -72,6 +73,55 @@ def add_chips(G, n, chips_per_host, coords=None):
             attrs["coord"] = coords[r]
         G.add_node(f"chip{r}", **attrs)
     return [f"chip{r}" for r in range(n)]
+
+
+def add_links(G, nodes, u, v, attrs, cls=None):
+    """Add edges ``(nodes[u[k]], nodes[v[k]])`` to ``G`` in order ``k``, from index arrays.
+
+    The result is the graph ``G.add_edges_from`` would make with the same edges
+    in the same order (same adjacency order, so the same ``G.edges`` order and
+    link numbering; tested), built in bulk: each node's neighbour dict at once,
+    instead of one networkx call per edge (7.8 M edges for ``hypermesh:48x48x48``).
+    Edges of one class share one attribute dict ``attrs[cls[k]]``, as the
+    builders' graphs are frozen and read-only.
+
+    Parameters
+    ----------
+    G : networkx.Graph
+        A new graph whose nodes (all of ``nodes``) are added and that has no edges.
+    nodes : sequence
+        Node names; ``u`` and ``v`` index into it.
+    u, v : array_like of int
+    attrs : sequence of dict
+        Edge attributes per class.
+    cls : array_like of int, optional
+        The class of each edge (default: all class 0).
+    """
+    u = np.asarray(u, dtype=np.int64)
+    v = np.asarray(v, dtype=np.int64)
+    if type(G) is not nx.Graph or G.number_of_edges():  # pragma: no cover (builder misuse)
+        raise TypeError("add_links fills a new, empty networkx.Graph")
+    if len(u) == 0:
+        return G
+    shared = np.empty(len(attrs), dtype=object)
+    for i, a in enumerate(attrs):
+        shared[i] = dict(a)
+    cls = np.zeros(len(u), dtype=np.int64) if cls is None else np.asarray(cls, dtype=np.int64)
+    k = np.arange(len(u), dtype=np.int64)
+    tails = np.concatenate([u, v])
+    heads = np.concatenate([v, u])
+    kk = np.concatenate([k, k])
+    order = np.lexsort((kk, tails))  # by node, then by the order the edges were added
+    tails, heads, kk = tails[order], heads[order], kk[order]
+    names = np.empty(len(nodes), dtype=object)
+    names[:] = list(nodes)
+    head_names = names[heads].tolist()
+    edge_attrs = shared[cls[kk]].tolist()
+    bounds = np.flatnonzero(np.r_[True, tails[1:] != tails[:-1], True])
+    adj = G._adj  # networkx's dict-of-dicts adjacency (see the docstring)
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        adj[names[tails[a]]].update(zip(head_names[a:b], edge_attrs[a:b]))
+    return G
 
 
 def make_fabric(G, endpoints, *, name, family, params, chip, techs, structure, extra=()):

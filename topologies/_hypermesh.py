@@ -13,6 +13,7 @@ from fabric import Grid, SpecError
 
 from ._common import (
     add_chips,
+    add_links,
     check_size,
     hosts_of,
     link_attrs,
@@ -110,30 +111,38 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
     G = nx.Graph()
     endpoints = add_chips(G, n, cph, coords=[tuple(c) for c in coords.tolist()])
     strides = np.cumprod((1,) + shape[:-1])
+    nodes = list(endpoints)
+    us, vs, classes, attrs = [], [], [], []
     for d, (s, c, k) in enumerate(zip(shape, connect, links)):
         if s == 1:
             continue
         base = np.flatnonzero(coords[:, d] == 0)  # first chip of each line, in rank order
         step = int(strides[d])
         if c == "switch":
-            for j, b in enumerate(base.tolist()):
-                sw = f"sw.d{d}.{j}"
-                G.add_node(sw, kind="switch", tier=0)
-                G.add_edges_from(((endpoints[b + i * step], sw) for i in range(s)),
-                                 **link_attrs(t, k))
-            continue
-        if c == "full":
-            offsets = [(i, j) for i in range(s) for j in range(i + 1, s)]
-        elif c == "line" or s == 2:
-            offsets = [(i, i + 1) for i in range(s - 1)]
-        else:  # ring of 3 or more
-            offsets = [(i, (i + 1) % s) for i in range(s)]
-        lanes = 2 * k if (c == "ring" and s == 2) else k
-        attrs = link_attrs(t, lanes)
-        for i, j in offsets:
-            u = (base + i * step).tolist()
-            v = (base + j * step).tolist()
-            G.add_edges_from(((endpoints[a], endpoints[b]) for a, b in zip(u, v)), **attrs)
+            # switch j of this dimension serves the line starting at base[j]
+            sw = len(nodes) + np.arange(len(base))
+            switches = [f"sw.d{d}.{j}" for j in range(len(base))]
+            G.add_nodes_from(switches, kind="switch", tier=0)
+            nodes += switches
+            us.append((base[:, None] + step * np.arange(s)[None, :]).ravel())
+            vs.append(np.repeat(sw, s))
+            lanes = k
+        else:
+            if c == "full":
+                ii, jj = np.triu_indices(s, 1)
+            elif c == "line" or s == 2:
+                ii, jj = np.arange(s - 1), np.arange(1, s)
+            else:  # ring of 3 or more
+                ii, jj = np.arange(s), (np.arange(s) + 1) % s
+            # offsets (i, j) in order, each over every line
+            us.append((ii[:, None] * step + base[None, :]).ravel())
+            vs.append((jj[:, None] * step + base[None, :]).ravel())
+            lanes = 2 * k if (c == "ring" and s == 2) else k
+        classes.append(np.full(len(us[-1]), len(attrs), dtype=np.int64))
+        attrs.append(link_attrs(t, lanes))
+    if us:
+        add_links(G, nodes, np.concatenate(us), np.concatenate(vs), attrs,
+                  np.concatenate(classes))
     params = {"shape": shape, "connect": connect, "links": links, "chips_per_host": cph}
     return make_fabric(G, endpoints, name=what, family="hypermesh", params=params, chip=chip,
                        techs=(t,), structure=Grid(shape, connect, links))

@@ -12,7 +12,8 @@ from ._clos import rail_optimized
 from ._hypermesh import hypermesh, torus
 from ._switched import switched
 
-__all__ = ["PRESETS", "cluster_128", "dgx_h100", "nvl72", "sd200_ultra", "tpu_v4_cube"]
+__all__ = ["PRESETS", "cluster_128", "dgx_h100", "gb200_nvl72", "hgx_b200", "hgx_b300", "hgx_h20",
+           "hgx_h200", "hgx_h800", "nvl72", "sd200_ultra", "tpu_v4_cube"]
 
 
 def sd200_ultra():
@@ -93,6 +94,97 @@ def nvl72():
                     name="nvl72")
 
 
+def hgx_h200():
+    """An HGX H200 server: 8 H200 GPUs on 4 NVSwitch chips with NVLink SHARP.
+
+    The DGX H100 board with H200 GPUs: 18 NVLink4 links per GPU (25 GB/s per
+    direction each, 450 GB/s; NVIDIA/nccl-tests issue 272 runs all_reduce_perf on
+    8x H200 "connected via NVLINK4") spread 5, 4, 4, 5 over the four NVSwitches
+    (as the DGX H100 user guide gives for that board, second-hand); chips
+    ``h200`` (:mod:`fabric._chips`).
+
+    >>> hgx_h200().chip.name
+    'h200'
+    """
+    return switched(8, 4, links=(5, 4, 4, 5), tech="nvlink4", reduction=True, chip="h200",
+                    name="hgx-h200")
+
+
+def hgx_h800():
+    """An HGX H800 server: 8 H800 GPUs with 8 NVLink4 links each (200 GB/s per direction).
+
+    H800 is H100 with its NVLink cut to 8 links (NVIDIA/nccl issue 892 logs "16 coll
+    channels" on 8x H800; DeepEP states ~160 GB/s of NVLink per H800). The 8 links
+    are spread 2 per NVSwitch over the board's four NVSwitches (an assumption: the
+    HGX board has four, and no source gives the H800 split). The switches reduce in
+    the network: NVIDIA/nccl issue 1374 reports 215 GB/s all-reduce busbw on 8x
+    H800, above the 164.8 GB/s a ring can reach over 8 links (NVLink SHARP at work).
+
+    >>> f = hgx_h800()
+    >>> f.graph.degree("chip0", weight="lanes")
+    8
+    """
+    return switched(8, 4, links=(2, 2, 2, 2), tech="nvlink4", reduction=True, chip="h800",
+                    name="hgx-h800")
+
+
+def hgx_h20():
+    """An HGX H20 server: 8 H20 GPUs, 18 NVLink4 links each, on 4 NVSwitch chips.
+
+    18 NVLink4 per GPU on NVSwitch (deepseek-ai/DeepEP issue 303 describes the
+    system; the H20 keeps the full 900 GB/s bidirectional NVLink, second-hand),
+    spread 5, 4, 4, 5 as on the HGX H100 board (assumption); chips ``h20``.
+
+    >>> hgx_h20().n_endpoints
+    8
+    """
+    return switched(8, 4, links=(5, 4, 4, 5), tech="nvlink4", reduction=True, chip="h20",
+                    name="hgx-h20")
+
+
+def hgx_b200():
+    """An HGX B200 server: 8 B200 GPUs, 18 NVLink5 links each, on 2 NVSwitch chips.
+
+    18 NVLink5 links per GPU, 50 GB/s per direction each (900 GB/s; NVIDIA/nccl issue
+    1807 reports NCCL's detected maxBw 721.8 = 18 x SM100_NVLINK_BW 40.1), 9 to each
+    of the board's two NVSwitch chips (NVIDIA HGX B200 material, second-hand);
+    NVLink SHARP in the switches; chips ``b200``.
+
+    >>> hgx_b200().graph.degree("sw0", weight="lanes")
+    72
+    """
+    return switched(8, 2, links=(9, 9), tech="nvlink5", reduction=True, chip="b200",
+                    name="hgx-b200")
+
+
+def hgx_b300():
+    """An HGX B300 server: 8 B300 GPUs, 18 NVLink5 links each, on 2 NVSwitch chips.
+
+    "NVLink5 18 links per GPU" (NVIDIA/nccl issue 2140); the board as HGX B200
+    (two NVSwitch chips, 9 links to each; assumption); NVLink SHARP (the same issue
+    runs NCCL's NVLS algorithm on it); chips ``b300``.
+
+    >>> hgx_b300().chip.name
+    'b300'
+    """
+    return switched(8, 2, links=(9, 9), tech="nvlink5", reduction=True, chip="b300",
+                    name="hgx-b300")
+
+
+def gb200_nvl72():
+    """GB200 NVL72 with its own chips: :func:`nvl72` with ``gb200`` GPUs (186 GB, 2.5 PFLOPS).
+
+    The NVLink domain is the same as ``nvl72`` (72 GPUs, 18 NVLink5 links each, one
+    to each of 18 NVSwitch planes; compute trays of 4 GPUs as host domains). The
+    ``nvl72`` preset keeps the ``b200`` chip figures it had.
+
+    >>> gb200_nvl72().chip.name
+    'gb200'
+    """
+    return switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4, chip="gb200",
+                    name="gb200-nvl72")
+
+
 def tpu_v4_cube():
     """One TPU v4 cube: 4 x 4 x 4 chips as a 3D torus over ICI (Jouppi et al., ISCA 2023).
 
@@ -112,4 +204,10 @@ PRESETS = {
     "dgx-h100": dgx_h100,
     "nvl72": nvl72,
     "tpu-v4-cube": tpu_v4_cube,
+    "hgx-h200": hgx_h200,
+    "hgx-h800": hgx_h800,
+    "hgx-h20": hgx_h20,
+    "hgx-b200": hgx_b200,
+    "hgx-b300": hgx_b300,
+    "gb200-nvl72": gb200_nvl72,
 }

@@ -13,7 +13,8 @@ spec                        builder call
 ``mesh:4x4x4``              ``mesh((4, 4, 4))``
 ``fattree:k=8``             ``fat_tree(8)`` (or ``fattree:8``; hosts, tech)
 ``leafspine:k=16,over=3``   ``leaf_spine(16, 3)``
-``rail:servers=16,gpus=8``  ``rail_optimized(16, 8)`` (spines)
+``rail:servers=16,gpus=8``  ``rail_optimized(16, 8)`` (spines, chip, nic=ib-ndr or
+                            roce-400g, scaleup=nvlink4, links=18, nvls=1)
 ``switch:72,planes=18``     ``switched(72, 18)`` (links, tech, hosts)
 ``dragonfly:h=2``           ``dragonfly(2)`` (a, p, tech)
 ``sd200-ultra``             a preset: see :data:`PRESETS`
@@ -71,6 +72,15 @@ def _str(text, key):
     return text
 
 
+def _bool(text, key):
+    v = text.strip().lower()
+    if v in ("1", "true", "yes", "on"):
+        return True
+    if v in ("0", "false", "no", "off"):
+        return False
+    raise SpecError(f"{key} must be a yes/no flag (1/0, true/false), got {key}={text!r}")
+
+
 # family -> (builder, positional key, {option: (builder keyword, converter)})
 FAMILIES = {
     "hypermesh": (hypermesh, "shape", {
@@ -94,7 +104,9 @@ FAMILIES = {
         "hosts": ("chips_per_host", _int), "tech": ("tech", _str), "chip": ("chip", _str)}),
     "rail": (rail_optimized, "servers", {
         "servers": ("servers", _int), "gpus": ("gpus_per_server", _int),
-        "spines": ("spines", _int), "chip": ("chip", _str)}),
+        "spines": ("spines", _int), "chip": ("chip", _str), "nic": ("nic_tech", _str),
+        "scaleup": ("scaleup_tech", _str), "links": ("scaleup_links", _int),
+        "nvls": ("reduction", _bool)}),
     "switch": (switched, "n", {
         "n": ("n", _int), "planes": ("planes", _int),
         "links": ("links", lambda t, k: _dims(t, k, _int)), "tech": ("tech", _str),

@@ -1,0 +1,356 @@
+"""A collective's time under a communication runtime: schedules on the fabric, plus software.
+
+The schedule (:mod:`analysis._schedules`) evaluated on the fabric gives, per
+algorithm, the seconds per byte its busiest links need and the latency of one
+step over load/store and over RDMA. A runtime (:mod:`fabric._runtime`) turns
+that into a time: what it launches, how it synchronises each step, which
+protocol carries the bytes and at what efficiency, how many channels share the
+work. This module holds the two non-trivial evaluations:
+
+``nccl``
+    NCCL's own tuner model (``src/graph/tuning.cc`` ``ncclTopoTuneModel`` and
+    ``ncclTopoGetAlgoTime``; ``src/enqueue.cc`` ``topoGetAlgoInfo``), with its
+    graph bandwidths taken from the fabric instead of NCCL's topology search:
+
+    * bus bandwidth of an algorithm: ring and NVLS from their schedules on the
+      fabric (ring: ``f / t`` with ``t`` the schedule's seconds per byte and
+      ``f`` NCCL's ``nsteps / nRanks``); tree from the ring's graph bandwidth as
+      NCCL does; NVLS-tree as NCCL's ``min(intra, inter, nc x perChMaxNVLSTreeBw)``
+      with ``intra`` the in-switch schedule over one node and ``inter`` the NICs
+      of a node;
+    * per protocol NCCL's refinements: LL ``min(llMaxBw, busBw / 2)``, LL128
+      ``min(0.92 busBw, nc x perChMaxRingLL128Bw)``, tree ``x 0.92`` capped per
+      channel, tree LL ``/ 3.8``, tree LL128 ``x 7/9`` (one node) or ``120/128``;
+    * latency: ``baseLatency + steps x hwLatency`` per algorithm as NCCL writes
+      it (ring ``2(p-1)`` steps for all-reduce with the network ones at the
+      network latency, tree ``2((ppn-1) intra + log2(nodes) inter)``, NVLS one
+      25 us step, NVLS-tree ``intra + 2 log2(nodes) inter``). A step is never
+      faster than the fabric's own step (path latency + transport overhead);
+    * the tuner's choice: the (algorithm, protocol) pair with the least modelled
+      time, with NCCL's tree correction factors and the multi-node ring plateau;
+    * channels: the chosen pair then runs on fewer channels while ``n < nc x
+      threads x threshold`` (``topoGetAlgoInfo``), and its bandwidth shrinks with
+      them. This and the per-step latencies are what make the mid-size ramp;
+    * ``ops_per_launch`` operations grouped into one launch (``ncclGroupStart`` /
+      ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; point-to-point
+      operations do not (each is its own transfer on the peer channels).
+
+    An algorithm NCCL does not ship (asked for by name) is costed as NCCL would
+    run it: the ring's base and per-step latencies per protocol over the
+    schedule's steps, and its transfer at the protocol's efficiency.
+
+    Point-to-point (``send-recv``) and all-to-all run as NCCL runs them: grouped
+    sends and receives, the smallest kernel time (``kernel_floor``) plus one
+    step's latency plus the schedule's transfer, LL below NCCL's
+    ``P2P_LL_THRESHOLD`` (16 KiB per channel, ``src/enqueue.cc``) at half the
+    bandwidth.
+
+``symmetric-memory``
+    One-sided kernels over load/store: ``kernel_floor`` (launch, stores and the
+    first barrier) + one barrier (a flag round trip, twice the step latency) per
+    further phase + the schedule's transfer at the links' bulk rate. Needs every
+    rank in one load/store domain.
+
+Both return the candidates they tried; :func:`analysis.cost` picks and reports.
+"""
+
+import dataclasses
+import math
+
+from ._schedules import NotApplicableError
+
+__all__ = []
+
+#: NCCL algorithm -> the schedule it runs (the layer below the runtime).
+NCCL_SCHEDULE = {"ring": "ring", "tree": "double-binary-tree", "nvls": "in-switch",
+                 "nvls-tree": "hierarchical", "p2p": None}
+
+P2P_LL_THRESHOLD = 16384  # NVIDIA/nccl src/enqueue.cc NCCL_PARAM(P2pLLThreshold, ..., 16384)
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One (algorithm, protocol) a runtime could run, and its time.
+
+    ``schedule`` is the analysis algorithm it runs; ``choice`` the time the
+    runtime's own tuner compares (NCCL: before channels are trimmed).
+    """
+
+    library: str
+    schedule: str
+    protocol: str
+    time: float
+    choice: float
+    channels: int
+    fixed: float        # seconds that do not depend on the size (launch + steps)
+
+    @property
+    def label(self):
+        return f"{self.library}/{self.protocol}" if self.protocol else self.library
+
+
+def _log2i(x):
+    return max(0, math.floor(math.log2(x))) if x >= 1 else 0
+
+
+def _nodes_index(n_nodes):
+    return 0 if n_nodes <= 1 else (1 if n_nodes == 2 else 2)
+
+
+def _tree_correction(rt, proto, n):
+    log_size = _log2i(int(n) >> 6) if int(n) >> 6 >= 1 else -1
+    row = rt.tree_correction[proto]
+    if 0 <= log_size < 23:
+        return row[log_size]
+    return 1.0
+
+
+def _channels_used(rt, proto, nc, n, ring_ranks=1):
+    """NCCL's topoGetAlgoInfo: drop channels while nBytes < nc * nThreads * threshold."""
+    nt = rt.threads[proto]
+    thr = rt.thread_threshold[proto] * ring_ranks
+    used = nc
+    while used > 1 and n < used * nt * thr:
+        used -= 1
+    return used
+
+
+# -- NCCL --------------------------------------------------------------------------------
+
+
+def _ring_busbw(rt, view, proto, B, nc):
+    arch, idx = view.arch, _nodes_index(view.n_nodes)
+    f = rt.factors
+    if proto == "LL":
+        key = (arch, idx) if view.n_nodes == 1 else ("x86", idx)
+        return min(rt.ll_max_bw[key], B * f["ring_ll"])
+    if proto == "LL128":
+        return min(B * f["ring_ll128"], nc * rt.ring_ll128_bw[(arch, idx)])
+    return B
+
+
+def _tree_busbw(rt, view, proto, B, nc):
+    arch, idx = view.arch, _nodes_index(view.n_nodes)
+    f = rt.factors
+    bw = min(B * f["tree_allreduce"], nc * rt.tree_bw[(arch, idx)])
+    if proto == "LL":
+        key = (arch, idx) if view.n_nodes == 1 else ("x86", idx)
+        bw = min(bw * f["tree_ll"], rt.ll_max_bw[key])
+    elif proto == "LL128":
+        bw = min(bw * (f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]),
+                 nc * rt.tree_ll128_bw[(arch, idx)])
+    return bw
+
+
+def _lat(rt, hw, algo, proto):
+    return rt.hw_latency[(hw, algo, proto)]
+
+
+def _nccl_ring(rt, view, op, n, ops):
+    """Ring candidates: (protocol, choice time, real time, channels, fixed)."""
+    sched_op = "all-gather" if op in ("broadcast", "reduce") else op
+    t = view.transfer(NCCL_SCHEDULE["ring"], sched_op)
+    p, nn = view.p, view.n_nodes
+    nsteps = {"all-reduce": 2 * (p - 1), "all-gather": p - 1, "reduce-scatter": p - 1}.get(op, p)
+    f_graph = (2 * (p - 1) if op == "all-reduce" else p - 1) / p
+    B = f_graph / t.per_byte if t.per_byte > 0 else math.inf
+    nc = view.channels
+    ratio = p / nsteps  # NCCL: ring algBw = busBw * nRanks / nsteps
+    hw = view.intra_hw if nn == 1 else "net"
+    out = []
+    for proto in ("LL", "LL128", "Simple"):
+        base = rt.base_latency[("ring", proto)]
+        if op in ("broadcast", "reduce"):
+            step = _lat(rt, hw, "tree" if proto == "Simple" else "ring", proto)
+            step = max(step, t.step_loadstore if nn == 1 else t.step_message)
+            steps_lat = nsteps * step
+        else:
+            intra = max(_lat(rt, view.intra_hw, "ring", proto), t.step_loadstore)
+            inter_algo = "ring" if view.ppn > 1 else "tree"
+            inter = max(_lat(rt, "net", inter_algo, proto), t.step_message)
+            if nn > 1:
+                over = rt.factors["net_overhead"] * (rt.factors["net_overhead_simple"]
+                                                    if proto == "Simple" else 1.0)
+                intra = max(intra, over)
+            n_inter = 0 if nn == 1 else (2 * (nn - 1) if op == "all-reduce" else nn - 1)
+            steps_lat = (nsteps - n_inter) * intra + n_inter * inter
+        lat = base / ops + steps_lat
+        if (proto == "Simple" and nn > 1 and op == "all-reduce"
+                and n / (nc * p) >= 64):
+            lat *= rt.factors["ring_plateau"]
+        bus = _ring_busbw(rt, view, proto, B, nc)
+        choice = lat + n / (bus * ratio)
+        used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
+        real_bus = _ring_busbw(rt, view, proto, B * used / nc, used)
+        out.append(Candidate("ring", "ring", proto, lat + n / (real_bus * ratio), choice, used,
+                             lat))
+    return out
+
+
+def _nccl_tree(rt, view, n, ops):
+    t = view.transfer("ring", "all-reduce")
+    p, nn = view.p, view.n_nodes
+    B = (2 * (p - 1) / p) / t.per_byte
+    nc = view.channels
+    out = []
+    for proto in ("LL", "LL128", "Simple"):
+        intra = max(_lat(rt, view.intra_hw, "tree", proto), t.step_loadstore)
+        inter = max(_lat(rt, "net", "tree", proto), t.step_message)
+        steps_lat = 2 * ((view.ppn - 1) * intra + _log2i(nn) * inter)
+        lat = rt.base_latency[("tree", proto)] / ops + steps_lat
+        corr = _tree_correction(rt, proto, n)
+        bus = _tree_busbw(rt, view, proto, B, nc) * corr
+        choice = lat + n / (bus * 0.5)
+        used = _channels_used(rt, proto, nc, n)
+        real = _tree_busbw(rt, view, proto, B * used / nc, used) * corr
+        out.append(Candidate("tree", "double-binary-tree", proto, lat + n / (real * 0.5),
+                             choice, used, lat))
+    return out
+
+
+def _nccl_nvls(rt, view, op, n, ops):
+    t = view.transfer("in-switch", op)
+    lat = max(_lat(rt, view.intra_hw, "nvls", "Simple"), t.step_loadstore)
+    time = lat + n * t.per_byte
+    return [Candidate("nvls", "in-switch", "Simple", time, time, 0, lat)]
+
+
+def _nccl_nvls_tree(rt, view, n, ops):
+    """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce)."""
+    p, nn = view.p, view.n_nodes
+    if view.ppn < 2 or view.nic_bandwidth <= 0:
+        raise NotApplicableError("NVLS-tree needs several GPUs per node on a reducing switch "
+                                 "and NICs between the nodes")
+    intra_t = view.node_transfer("in-switch", "all-reduce")  # one node's ranks
+    q = view.ppn
+    intra_bus = (2 * (q - 1) / q) / intra_t.per_byte if q > 1 else math.inf
+    heads = max(1, min(int(q), view.nics_per_node))
+    inter_bus = view.nic_bandwidth * heads * (2 if nn <= 2 else 1)
+    cap = heads * rt.nvls_tree_bw[(view.arch, _nodes_index(nn))]
+    if cap <= 0:
+        raise NotApplicableError("NCCL has no NVLS-tree bandwidth for this GPU generation")
+    bus = min(intra_bus, inter_bus, cap)
+    intra = max(_lat(rt, view.intra_hw, "nvls-tree", "Simple"), intra_t.step_loadstore)
+    inter = max(_lat(rt, "net", "nvls-tree", "Simple"), view.transfer("ring", "all-reduce")
+                .step_message)
+    lat = rt.base_latency[("nvls-tree", "Simple")] / ops + intra + 2 * _log2i(nn) * inter
+    time = lat + n * (2 * (p - 1) / p) / bus
+    return [Candidate("nvls-tree", "hierarchical", "Simple", time, time, heads, lat)]
+
+
+def _p2p(rt, view, op, n, algorithm):
+    """Send/recv and all-to-all: grouped point-to-point transfers (not batched by launch)."""
+    t = view.transfer(algorithm, op)
+    hw = view.intra_hw if view.n_nodes == 1 else "net"
+    step = max(_lat(rt, hw, "ring", "LL"), t.step_loadstore, t.step_message)
+    per_peer = n if op == "send-recv" else n / max(1, view.p)
+    proto = "LL" if per_peer <= view.channels * P2P_LL_THRESHOLD else "Simple"
+    eff = 1 / rt.factors["ring_ll"] if proto == "LL" else 1.0
+    fixed = rt.kernel_floor[view.arch] + step
+    time = fixed + n * t.per_byte * eff
+    return [Candidate("p2p", algorithm, proto, time, time, view.channels, fixed)]
+
+
+def _generic(rt, view, op, n, algorithm, ops):
+    """A schedule NCCL does not ship, run with NCCL's costs: what it would cost as a kernel.
+
+    Per protocol: the ring's base latency (shared by ``ops`` grouped operations), each
+    sequential step at the ring's per-step latency for its link class (never below the
+    fabric's step), and the schedule's transfer at the protocol's efficiency (LL 1/2,
+    LL128 0.92; tuning.cc's ring refinements without the per-channel caps).
+    """
+    t = view.transfer(algorithm, op)
+    out = []
+    for proto in ("LL", "LL128", "Simple"):
+        intra = max(_lat(rt, view.intra_hw, "ring", proto), t.step_loadstore)
+        inter = max(_lat(rt, "net", "ring", proto), t.step_message)
+        lat = (rt.base_latency[("ring", proto)] / ops + t.steps_loadstore * intra
+               + t.steps_message * inter)
+        eff = {"LL": rt.factors["ring_ll"], "LL128": rt.factors["ring_ll128"]}.get(proto, 1.0)
+        time = lat + t.data_time(n) / eff
+        out.append(Candidate(algorithm, algorithm, proto, time, time, view.channels, lat))
+    return out
+
+
+def nccl_candidates(rt, view, op, n, algorithm, ops):
+    """Every (algorithm, protocol) NCCL could run here: (candidates, reasons not)."""
+    tried, why = [], []
+
+    def attempt(name, fn):
+        if algorithm != "auto" and NCCL_SCHEDULE.get(name, name) != algorithm and not (
+                name == "p2p" and algorithm in ("scattered", "point-to-point")):
+            return
+        try:
+            tried.extend(fn())
+        except NotApplicableError as e:
+            why.append((name, str(e)))
+
+    if op == "send-recv":
+        attempt("p2p", lambda: _p2p(rt, view, op, n, "point-to-point"))
+    elif op in ("all-to-all", "all-to-allv"):
+        attempt("p2p", lambda: _p2p(rt, view, op, n, "scattered"))
+    else:
+        attempt("ring", lambda: _nccl_ring(rt, view, op, n, ops))
+        if op == "all-reduce":
+            attempt("tree", lambda: _nccl_tree(rt, view, n, ops))
+        if op in ("all-reduce", "all-gather", "reduce-scatter"):
+            if view.n_nodes == 1:
+                attempt("nvls", lambda: _nccl_nvls(rt, view, op, n, ops))
+            elif op == "all-reduce":
+                attempt("nvls-tree", lambda: _nccl_nvls_tree(rt, view, n, ops))
+            else:
+                why.append(("nvls", ("NCCL runs NVLS all-gather / reduce-scatter across nodes "
+                                    "only with CollNet (in-network reduction in the scale-out "
+                                    "switches), which this fabric does not model")))
+    if algorithm != "auto" and not tried and not why:
+        # an algorithm NCCL does not ship: costed as NCCL would run it (see _generic)
+        try:
+            tried.extend(_generic(rt, view, op, n, algorithm, ops))
+        except NotApplicableError as e:
+            why.append((algorithm, str(e)))
+    return tried, why
+
+
+_NCCL_ALGOS = {
+    "all-reduce": ("ring", "tree", "nvls", "nvls-tree"),
+    "all-gather": ("ring", "nvls"), "reduce-scatter": ("ring", "nvls"),
+    "broadcast": ("ring",), "reduce": ("ring",),
+    "all-to-all": ("p2p",), "all-to-allv": ("p2p",), "send-recv": ("p2p",),
+}
+
+# -- symmetric memory ----------------------------------------------------------------------
+
+SYMMETRIC_ALGORITHMS = {
+    "all-reduce": ("one-shot", "two-shot", "in-switch"),
+    "all-gather": ("one-shot", "in-switch"), "reduce-scatter": ("one-shot", "in-switch"),
+    "broadcast": ("one-shot", "in-switch"), "reduce": ("one-shot", "in-switch"),
+    "all-to-all": ("one-shot",), "all-to-allv": ("one-shot",),
+    "send-recv": ("point-to-point",),
+}
+
+
+def symmetric_candidates(rt, view, op, n, algorithm, ops):
+    """One-sided kernels over load/store: (candidates, reasons not)."""
+    if view.n_nodes != 1:
+        raise NotApplicableError(
+            "the symmetric-memory runtime works by loads and stores into peers' symmetric "
+            "heaps; this group spans several load/store domains (its flows cross a NIC or an "
+            "InfiniBand/RoCE link)")
+    algs = SYMMETRIC_ALGORITHMS[op]
+    if algorithm != "auto":
+        if algorithm not in algs:
+            raise NotApplicableError(f"the symmetric-memory runtime runs {', '.join(algs)} "
+                                     f"for {op}, not {algorithm}")
+        algs = (algorithm,)
+    tried, why = [], []
+    for a in algs:
+        try:
+            t = view.transfer(a, op)
+        except NotApplicableError as e:
+            why.append((a, str(e)))
+            continue
+        barrier = 2 * t.step_loadstore
+        fixed = rt.kernel_floor[view.arch] + (t.phases - 1) * barrier
+        time = fixed + t.data_time(n)
+        tried.append(Candidate(a, a, "", time, time, 0, fixed))
+    return tried, why

@@ -1,0 +1,315 @@
+"""Communication runtimes: how software drives the hardware, as named, sourced profiles.
+
+Layer 3 of a cost (beside the transports): a collective's schedule says which
+bytes cross which links; the runtime says what running it costs beyond the
+wires: launching the kernel, synchronising each step, the protocol that carries
+the payload (and how much of the link it leaves to data), how many channels
+share the work and how that shrinks for small messages. Every figure is a
+:class:`~fabric.Parameter` with its source (:meth:`Runtime.parameters`).
+
+Profiles
+--------
+``"ideal"``
+    The hardware floor: no launch, no synchronisation beyond the transport's
+    per-message overhead, the bulk protocol at full efficiency. The model as it
+    was before runtimes existed; reproduced exactly.
+``"nccl"``
+    NVIDIA's collective library as its own tuner models it
+    (``src/graph/tuning.cc`` of NVIDIA/nccl at commit 5067397c, June 2026):
+    algorithms ring, tree, NVLS (NVLink SHARP), NVLS-tree, CollNet, PAT x
+    protocols LL, LL128, Simple; per algorithm and protocol a base latency, a
+    per-step hardware latency by link class (NVLink, PCI, network), bandwidth
+    refinements per protocol and per-channel caps. The tuner picks the pair with
+    the least modelled time for each size; channels are then reduced for small
+    messages (``src/enqueue.cc`` ``topoGetAlgoInfo``). See
+    :mod:`analysis._runtime_cost` for the evaluation.
+``"symmetric-memory"``
+    GPU-initiated one-sided kernels over load/store on a symmetric heap
+    (one-shot / two-shot / multimem, the NVSHMEM and NCCL symmetric-kernel
+    class, and what Co-Fabric's symmetric memory is): one kernel, one barrier
+    per phase, stores at the link's bulk rate.
+
+Examples
+--------
+>>> runtime("nccl").name
+'nccl'
+>>> runtime("nccl").base_latency[("ring", "LL")]
+6.6e-06
+>>> sorted(RUNTIMES)
+['ideal', 'nccl', 'symmetric-memory']
+>>> runtime("mpi")
+Traceback (most recent call last):
+...
+fabric.SpecError: unknown runtime 'mpi'; known: ideal, nccl, symmetric-memory
+"""
+
+import dataclasses
+
+from ._errors import SpecError
+from ._params import Parameter
+
+__all__ = ["PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "runtime"]
+
+US = 1e-6
+GBS = 1e9
+
+_TUNING = "NVIDIA/nccl src/graph/tuning.cc (commit 5067397c)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Protocol:
+    """How a library packs payload into stores: granularity and bandwidth efficiency.
+
+    Attributes
+    ----------
+    name : str
+    line : int
+        Bytes per store unit on the wire (LL: a 16-byte line of 8 data + 8 flag
+        bytes; LL128: a 128-byte line with an 8-byte flag; Simple: none, bulk
+        copies with a separate flag per step).
+    payload : int
+        Data bytes per line.
+    source : str
+    """
+
+    name: str
+    line: int
+    payload: int
+    source: str
+
+    @property
+    def efficiency(self):
+        """Fraction of the wire that carries data: ``payload / line``."""
+        return self.payload / self.line
+
+
+#: NCCL's three protocols (NVIDIA/nccl src/include/device.h).
+PROTOCOLS = {p.name: p for p in (
+    Protocol("LL", 16, 8,
+             "NVIDIA/nccl src/include/device.h union ncclLLFifoLine: 16-byte lines of two "
+             "4-byte data words and two 4-byte flags (8 data bytes per 16)"),
+    Protocol("LL128", 128, 120,
+             "NVIDIA/nccl src/include/device.h NCCL_LL128_LINESIZE 128, NCCL_LL128_DATAELEMS = "
+             "NCCL_LL128_LINEELEMS - 1 (one 8-byte flag per 128-byte line: 120/128)"),
+    Protocol("Simple", 1, 1,
+             "NVIDIA/nccl: bulk stores of the payload with one flag per step (no per-line flag)"),
+)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Runtime:
+    """A communication runtime: named tables of sourced constants (see the module docstring).
+
+    The tables are keyed as NCCL's tuner keys them: ``(algorithm, protocol)``,
+    ``(link class, algorithm, protocol)`` with link class ``"nvlink"``,
+    ``"pci"`` or ``"net"``, and ``(architecture, nodes index)`` with
+    architecture ``"hopper"`` or ``"blackwell"`` and nodes index 0 (one node),
+    1 (two nodes) or 2 (more). Times in seconds, bandwidths in bytes/s.
+
+    Attributes
+    ----------
+    name, description : str
+    kind : {"ideal", "library", "one-sided"}
+        How :mod:`analysis._runtime_cost` evaluates it.
+    base_latency, hw_latency : dict
+        NCCL's ``baseLatencies`` and ``hwLatencies``.
+    ll_max_bw, ring_ll128_bw, tree_bw, tree_ll128_bw, nvls_tree_bw : dict
+        NCCL's ``llMaxBws`` and per-channel caps ``perChMax*Bws``.
+    nvls_efficiency : dict
+        architecture -> NCCL's ``nvlsEfficiency``.
+    factors : dict
+        NCCL's scalar refinements (name -> value).
+    tree_correction : dict
+        protocol -> NCCL's ``treeCorrectionFactor`` row (powers of two from 64 B).
+    threads, thread_threshold : dict
+        protocol -> maximum threads per channel, and bytes per thread below which
+        channels are dropped (``topoGetAlgoInfo``).
+    max_channels : int
+        ``MAXCHANNELS``.
+    kernel_floor : dict
+        architecture -> seconds: the least time of one kernel that exchanges a
+        small message with its NVLink peers and synchronises.
+    sources : tuple of (str, str)
+        Field name -> its source.
+    """
+
+    name: str
+    kind: str
+    description: str
+    base_latency: dict = dataclasses.field(default_factory=dict)
+    hw_latency: dict = dataclasses.field(default_factory=dict)
+    ll_max_bw: dict = dataclasses.field(default_factory=dict)
+    ring_ll128_bw: dict = dataclasses.field(default_factory=dict)
+    tree_bw: dict = dataclasses.field(default_factory=dict)
+    tree_ll128_bw: dict = dataclasses.field(default_factory=dict)
+    nvls_tree_bw: dict = dataclasses.field(default_factory=dict)
+    nvls_efficiency: dict = dataclasses.field(default_factory=dict)
+    factors: dict = dataclasses.field(default_factory=dict)
+    tree_correction: dict = dataclasses.field(default_factory=dict)
+    threads: dict = dataclasses.field(default_factory=dict)
+    thread_threshold: dict = dataclasses.field(default_factory=dict)
+    max_channels: int = 0
+    kernel_floor: dict = dataclasses.field(default_factory=dict)
+    sources: tuple = ()
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __eq__(self, other):
+        return isinstance(other, Runtime) and self.name == other.name
+
+    def parameters(self):
+        """Every constant as a :class:`~fabric.Parameter` (name, value, unit, source).
+
+        >>> ps = runtime("nccl").parameters()
+        >>> [p.name for p in ps if p.name.endswith("ring.LL")][:2]
+        ['nccl.base_latency.ring.LL', 'nccl.hw_latency.nvlink.ring.LL']
+        """
+        src = dict(self.sources)
+        out = []
+        for field, unit in (("base_latency", "s"), ("hw_latency", "s"), ("ll_max_bw", "B/s"),
+                            ("ring_ll128_bw", "B/s"), ("tree_bw", "B/s"),
+                            ("tree_ll128_bw", "B/s"), ("nvls_tree_bw", "B/s"),
+                            ("nvls_efficiency", ""), ("factors", ""),
+                            ("tree_correction", ""), ("threads", ""),
+                            ("thread_threshold", "B"), ("kernel_floor", "s")):
+            table = getattr(self, field)
+            for key, value in table.items():
+                k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
+                out.append(Parameter(f"{self.name}.{field}.{k}", value, unit,
+                                     src.get(field, "")))
+        if self.max_channels:
+            out.append(Parameter(f"{self.name}.max_channels", self.max_channels, "",
+                                 src.get("max_channels", "")))
+        return tuple(out)
+
+
+def _arch_table(values, scale):
+    """(arch, nodes index) table from NCCL's rows [Volta, Ampere, Hopper, Blackwell]."""
+    out = {}
+    for arch, row in zip(("hopper", "blackwell"), values[2:]):
+        for i, v in enumerate(row):
+            out[(arch, i)] = v * scale
+    return out
+
+
+_ALGOS = ("tree", "ring", "collnet-direct", "collnet-chain", "nvls", "nvls-tree", "pat")
+_PROTOS = ("LL", "LL128", "Simple")
+
+
+def _table(rows, scale):
+    # microseconds are parsed as written ("6.6e-6"), so the value is the float nearest NCCL's
+    conv = (lambda v: float(f"{v}e-6")) if scale == US else (lambda v: v * scale)
+    return {(a, p): conv(v) for a, row in zip(_ALGOS, rows) for p, v in zip(_PROTOS, row)}
+
+
+_NCCL = Runtime(
+    "nccl", "library",
+    "NVIDIA NCCL as its own tuner models it: ring / tree / NVLS / NVLS-tree / CollNet / PAT "
+    "x LL / LL128 / Simple, the least modelled time per size",
+    base_latency=_table([(6.8, 14.0, 8.4), (6.6, 14.0, 8.4), (0, 0, 0), (0, 0, 0),
+                         (0, 0, 0), (0, 0, 0), (8.0, 8.0, 8.0)], US),
+    hw_latency={**{("nvlink",) + k: v for k, v in _table(
+                    [(0.6, 1.25, 4.0), (0.6, 1.9, 3.4), (0, 0, 3.7), (0, 0, 2.8),
+                     (0, 0, 25), (0, 0, 25), (0, 0, 4.0)], US).items()},
+                **{("pci",) + k: v for k, v in _table(
+                    [(1.0, 1.9, 4.0), (1.0, 2.5, 5.7), (0, 0, 3.7), (0, 0, 2.8),
+                     (0, 0, 0), (0, 0, 0), (0, 0, 4.0)], US).items()},
+                **{("net",) + k: v for k, v in _table(
+                    [(5.0, 8.5, 14), (2.7, 4.0, 14.0), (0, 0, 31), (0, 0, 30),
+                     (0, 0, 18), (0, 0, 20.9), (0, 0, 14)], US).items()}},
+    ll_max_bw={**_arch_table([(39.0, 39.0, 20.4), (87.7, 22.5, 19.0), (141.0, 45.0, 35.0),
+                              (282.0, 90.0, 70.0)], GBS),
+               # several nodes: NCCL indexes the row by host CPU (0 Intel, 1 AMD); x86 Intel
+               # hosts are assumed (the HGX servers of the check set)
+               **{("x86", i): v * GBS for i, v in enumerate((39.0, 39.0, 20.4))}},
+    ring_ll128_bw=_arch_table([(20.0,) * 3, (20.0,) * 3, (36.7,) * 3, (40.0,) * 3], GBS),
+    tree_ll128_bw=_arch_table([(20.0,) * 3, (20.0,) * 3, (36.7, 36.7, 29.0),
+                               (55.6, 31.67, 20.0)], GBS),
+    tree_bw=_arch_table([(26.5, 18.5, 10.0), (24.0, 23.6, 17.8), (38.7, 41.4, 36.0),
+                         (70.0, 42.8, 24.0)], GBS),
+    nvls_tree_bw=_arch_table([(26.5, 18.5, 10.0), (24.0, 23.6, 17.8), (0.0, 57.7, 45.5),
+                              (0.0, 96.0, 80.0)], GBS),
+    nvls_efficiency={"hopper": 0.85, "blackwell": 0.74},
+    factors={"ring_ll": 0.5, "ring_ll128": 0.92, "tree_allreduce": 0.92,
+             "tree_ll": 1 / 3.8, "tree_ll128_one_node": 7 / 9, "tree_ll128_nodes": 120 / 128,
+             "pat": 0.75, "collnet_hopper": 0.85, "collnet_net": 0.9,
+             "ring_plateau": 1.4, "net_overhead": 1.0e-6, "net_overhead_simple": 3.0,
+             "nvls_max_arity": 32, "collnet_arity_latency": 0.4e-6, "pat_rank_latency": 2.8e-6,
+             "pat_log_divisor": 3.5},
+    tree_correction={
+        "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
+               .9, 1.0, 1.0, 1.0, 1.0, 1.0),
+        "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9,
+                  .9, .9, .9, 1.0, 1.0, 1.0),
+        "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7,
+                   .7, .8, .9, .9, .9)},
+    threads={"LL": 512, "LL128": 640, "Simple": 512},
+    thread_threshold={"LL": 8, "LL128": 8, "Simple": 64},
+    max_channels=64,
+    kernel_floor={"hopper": 2.3e-6, "blackwell": 3.0e-6},
+    sources=(
+        ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
+         "algorithm Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT x LL, LL128, "
+         "Simple"),
+        ("hw_latency", _TUNING + " ncclTunerConstantsDefaults.hwLatencies (us) for NVLINK, PCI, "
+         "NET: the per-step latency of each algorithm and protocol"),
+        ("ll_max_bw", _TUNING + " llMaxBws (GB/s; one node: by GPU generation; several nodes: "
+         "by host CPU, Intel x86 assumed)"),
+        ("ring_ll128_bw", _TUNING + " perChMaxRingLL128Bws (GB/s per channel)"),
+        ("tree_ll128_bw", _TUNING + " perChMaxTreeLL128Bws (GB/s per channel)"),
+        ("tree_bw", _TUNING + " perChMaxTreeBws (GB/s per channel)"),
+        ("nvls_tree_bw", _TUNING + " perChMaxNVLSTreeBws (GB/s per channel)"),
+        ("nvls_efficiency", _TUNING + " nvlsEfficiency (Hopper 0.85, Blackwell 0.74)"),
+        ("factors", _TUNING + " ncclTopoTuneModel refinements: ring LL busBw x .5, ring LL128 "
+         "x 0.92, tree all-reduce x .92, tree LL x 1/3.8, tree LL128 x 7/9 (one node) or "
+         "120/128, PAT x .75, CollNet x .85 (sm90) and inter x .9; ncclTopoGetAlgoTime ring "
+         "plateau x1.4 (multi-node Simple all-reduce); getNetOverhead 1 us (x3 for Simple); "
+         "NCCL_MAX_NVLS_ARITY 32 (src/include/device.h); CollNet 0.4 us arity serialisation; "
+         "PAT 2.8 us per rank and interLat/3.5 per level"),
+        ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
+        ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
+         "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
+        ("thread_threshold", ("NVIDIA/nccl src/include/comm.h NCCL_LL_THREAD_THRESHOLD 8 (x nRanks "
+         "for ring, tuning.cc), NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64; "
+         "src/enqueue.cc topoGetAlgoInfo drops channels while nBytes < nc * nt * threshold")),
+        ("max_channels", ("NVIDIA/nccl src/include/device.h MAXCHANNELS 64; execution channels "
+         "are twice the search channels (NCCL maintainer, NVIDIA/nccl issue 1041), one search "
+         "channel per NVLink or NIC (8 NVLinks per H800: '16 coll channels', NVIDIA/nccl "
+         "issue 892)")),
+        ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
+         "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
+         "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
+    ),
+)
+
+_SYMMETRIC = Runtime(
+    "symmetric-memory", "one-sided",
+    "GPU-initiated one-sided kernels over load/store into a symmetric heap (one-shot, "
+    "two-shot, multimem): one launch and one barrier per phase",
+    kernel_floor=_NCCL.kernel_floor,
+    nvls_efficiency=_NCCL.nvls_efficiency,
+    sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
+              "first phase (launch, stores, barrier) of every one-sided kernel"),
+             ("nvls_efficiency", dict(_NCCL.sources)["nvls_efficiency"])),
+)
+
+_IDEAL = Runtime(
+    "ideal", "ideal",
+    "the hardware floor: path latency, transport overhead and link bandwidth only",
+)
+
+#: The runtime profiles by name.
+RUNTIMES = {r.name: r for r in (_IDEAL, _NCCL, _SYMMETRIC)}
+
+
+def runtime(name):
+    """The :class:`Runtime` called ``name`` (a Runtime passes through)."""
+    if isinstance(name, Runtime):
+        return name
+    key = name.strip().lower() if isinstance(name, str) else name
+    try:
+        return RUNTIMES[key]
+    except (KeyError, TypeError):
+        raise SpecError(f"unknown runtime {name!r}; known: "
+                         + ", ".join(sorted(RUNTIMES))) from None

@@ -1,0 +1,86 @@
+"""Collective and send-recv rows of the check set, expressed in the model (runtime "nccl").
+
+Each row names the system the source measured; the fabric is the preset or spec that
+stands for it (its docstring gives the hardware figures and their sources), the group
+is the ranks the source ran on, and the algorithm is what the source says ran
+(``auto`` where the source ran NCCL's default). Conditions the source states are
+carried over (nccl-tests ``-m 100``: 100 operations per launch). Nothing here is a
+constant of the model: the model's constants are ``fabric.runtime("nccl").parameters()``.
+"""
+
+import functools
+
+import analysis
+import topologies
+
+GiB, MiB, KiB = 2**30, 2**20, 2**10
+
+
+@functools.cache
+def _fabric(spec):
+    return topologies.build(spec)
+
+
+def _run(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", **kw):
+    f = _fabric(spec)
+    if isinstance(ranks, int):
+        ranks = f.endpoints[:ranks]
+    r = analysis.cost(f, op, size, algorithm=algorithm, runtime="nccl", ranks=ranks, **kw)
+    how = f"{spec} {r.ranks} ranks, {r.algorithm}/{r.protocol}, {r.channels} ch"
+    value = r.busbw / 1e9 if metric == "busbw" else r.time * 1e6
+    return value, how
+
+
+def _case(spec, op, size, **kw):
+    return lambda row: _run(spec, op, size, **kw)
+
+
+RAIL_IB = "rail:servers={},gpus=8,nvls=1,chip=h100"
+
+CASES = {
+    "nccl-h100-ring-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="ring"),
+    "nccl-h100-nvls-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="in-switch"),
+    "nccl-h100-ring-rs": _case("dgx-h100", "reduce-scatter", 8 * GiB, algorithm="ring"),
+    "nccl-h100-ring-ag": _case("dgx-h100", "all-gather", 8 * GiB, algorithm="ring"),
+    "nccl-b300-ring-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="ring"),
+    "nccl-b300-nvls-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="in-switch"),
+    "nccl-b200-ar": _case("hgx-b200", "all-reduce", 8 * GiB),
+    # one compute tray of a GB200 NVL72: 4 GPUs of the 72-GPU NVLink domain
+    "gb200-tray-ring-8g": _case("gb200-nvl72", "all-reduce", 8 * GiB, algorithm="ring",
+                                ranks=4),
+    "gb200-tray-ring-1g": _case("gb200-nvl72", "all-reduce", GiB, algorithm="ring", ranks=4),
+    "gb200-tray-ring-128m": _case("gb200-nvl72", "all-reduce", 128 * MiB, algorithm="ring",
+                                  ranks=4),
+    "gb200-tray-ring-16m": _case("gb200-nvl72", "all-reduce", 16 * MiB, algorithm="ring",
+                                 ranks=4),
+    "gb200-tray-ring-1m": _case("gb200-nvl72", "all-reduce", MiB, algorithm="ring", ranks=4,
+                                metric="time"),
+    "gb200-tray-ring-64k": _case("gb200-nvl72", "all-reduce", 64 * KiB, algorithm="ring",
+                                 ranks=4, metric="time"),
+    "gb200-tray-ring-1k": _case("gb200-nvl72", "all-reduce", KiB, algorithm="ring", ranks=4,
+                                metric="time"),
+    "h20-ar-8b": _case("hgx-h20", "all-reduce", 8, metric="time"),
+    "h20-ar-1k": _case("hgx-h20", "all-reduce", KiB, metric="time"),
+    "h20-ar-4k": _case("hgx-h20", "all-reduce", 4 * KiB, metric="time"),
+    # NVIDIA/nccl issue 1984 ran all_reduce_perf / sendrecv_perf with -m 100 (100 operations
+    # aggregated per launch) on GPUs 4-7 of an HGX H800
+    "h800-ring-ar-1k": _case("hgx-h800", "all-reduce", KiB, algorithm="ring", ranks=4,
+                             metric="time", ops_per_launch=100),
+    "h800-sendrecv-1k": _case("hgx-h800", "send-recv", KiB, ranks=2, metric="time",
+                              ops_per_launch=100),
+    "h100-sendrecv-small": _case("dgx-h100", "send-recv", 8, ranks=2, metric="time"),
+    "h100-1x8-nic-ar": _case(RAIL_IB.format(1), "all-reduce", 8 * GiB),
+    "h100-2x8-nic-ar": _case(RAIL_IB.format(2), "all-reduce", 8 * GiB),
+    "h100-4x8-nic-ar": _case(RAIL_IB.format(4), "all-reduce", 8 * GiB),
+}
+
+#: Rows the model expresses but misses by more than the tolerance, and why (kept visible:
+#: the benchmark counts them, their tests are strict expected failures).
+KNOWN_MISSES = {
+    "gb200-tray-ring-1k": (
+        "NCCL's tuner latency for a 4-rank LL ring (6.6 + 6 x 0.6 us) is 10.4 us; the Azure "
+        "GB200 tray measures 15.4 us, while 8-rank Hopper systems (h20-ar-*) sit at NCCL's "
+        "figure: no sourced Blackwell/NVL72-specific step cost is modelled"),
+    "gb200-tray-ring-64k": (
+        "as gb200-tray-ring-1k: the fixed part is 5 us short of the measurement"),
+}

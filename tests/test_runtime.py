@@ -1,0 +1,171 @@
+"""Communication runtimes (fabric._runtime) and collectives costed under them.
+
+References: the hardware floor (runtime "ideal") is today's model and keeps its own
+tests in test_collectives.py; here NCCL's tuner formulas are recomputed by hand from
+the constants in NVIDIA/nccl src/graph/tuning.cc, and properties that must hold for
+any fabric (monotone in size, never below the lower bound or the hardware floor) are
+checked with Hypothesis.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import topologies
+from analysis import NotApplicableError, cost, cost_sizes, schedule
+from fabric import RUNTIMES, Parameter, Runtime, runtime
+
+H100 = topologies.build("dgx-h100")
+
+
+def test_profiles_and_parameters_have_sources():
+    assert set(RUNTIMES) == {"ideal", "nccl", "symmetric-memory"}
+    for name in ("nccl", "symmetric-memory"):
+        ps = runtime(name).parameters()
+        assert ps and all(isinstance(p, Parameter) and p.source for p in ps), name
+    assert runtime(runtime("nccl")) is runtime("nccl")
+    with pytest.raises(ValueError, match="unknown runtime 'mpi'"):
+        runtime("mpi")
+    assert isinstance(runtime("ideal"), Runtime)
+
+
+def test_nccl_small_all_reduce_is_the_tuner_latency():
+    # 8 ranks, one node: ring LL = base 6.6 us + 14 steps x 0.6 us (tuning.cc); tree LL
+    # = 6.8 + 2 x 7 x 0.6 = 15.2 us; NVLS = 25 us: the tuner picks ring LL at 8 bytes
+    r = cost(H100, "all-reduce", 8)
+    assert (r.algorithm, r.protocol) == ("ring", "LL")
+    want = 6.6e-6 + 14 * 0.6e-6
+    assert r.fixed == pytest.approx(want, rel=1e-12)
+    assert r.time == pytest.approx(want, rel=1e-3)
+    labels = dict(c for c in r.candidates if isinstance(c[1], float))
+    assert labels["tree/LL"] == pytest.approx(15.2e-6, rel=1e-3)
+    assert labels["nvls/Simple"] == pytest.approx(25e-6, rel=1e-3)
+
+
+def test_nccl_large_ring_is_the_protocol_bandwidth():
+    # Simple ring: NCCL's SM90_NVLINK_BW 20.6 GB/s x 18 links = 370.8 GB/s bus bandwidth
+    r = cost(H100, "all-reduce", 2**33, algorithm="ring")
+    assert r.protocol == "Simple"
+    assert r.busbw == pytest.approx(370.8e9, rel=2e-3)
+
+
+def test_protocol_switch_points_and_the_ramp():
+    sizes = [2**k for k in range(3, 34)]
+    rs = cost_sizes(H100, "all-reduce", sizes, algorithm="ring")
+    protos = [r.protocol for r in rs]
+    assert protos[0] == "LL" and protos[-1] == "Simple"
+    # LL gives way to LL128 / Simple once, never back
+    first_not_ll = protos.index(next(p for p in protos if p != "LL"))
+    assert "LL" not in protos[first_not_ll:]
+    times = [r.time for r in rs]
+    assert all(b >= a for a, b in itertools.pairwise(times))
+    busbw = np.array([r.busbw for r in rs])
+    half = sizes[int(np.argmax(busbw >= busbw[-1] / 2))]
+    # half the large-message bandwidth is reached in the MiB range, not at 0.1-1 MiB as
+    # on the hardware floor
+    floor = np.array([r.busbw for r in cost_sizes(H100, "all-reduce", sizes,
+                                                  algorithm="ring", runtime="ideal")])
+    half_floor = sizes[int(np.argmax(floor >= floor[-1] / 2))]
+    assert half >= 8 * 2**20 and half >= 16 * half_floor
+
+
+def test_channels_are_trimmed_for_small_messages():
+    # topoGetAlgoInfo: ring LL drops channels while n < nc * 512 threads * 8 * nRanks
+    r = cost(H100, "all-reduce", 64 * 2**10, algorithm="ring")
+    assert r.protocol == "LL" and r.channels == 2   # 65536 / (512 * 64) = 2
+    assert cost(H100, "all-reduce", 2**20, algorithm="ring").channels == 32
+
+
+def test_ops_per_launch_shares_the_base_latency():
+    one = cost(H100, "all-reduce", 1024, algorithm="ring", ranks=H100.endpoints[:4])
+    many = cost(H100, "all-reduce", 1024, algorithm="ring", ranks=H100.endpoints[:4],
+                ops_per_launch=100)
+    assert one.time - many.time == pytest.approx(6.6e-6 * 0.99, rel=1e-9)
+    with pytest.raises(ValueError, match="ops_per_launch"):
+        cost(H100, "all-reduce", 1024, ops_per_launch=0)
+
+
+def test_send_recv():
+    r = cost(H100, "send-recv", 8, ranks=H100.endpoints[:2])
+    assert r.op == "send-recv" and r.ranks == 2 and r.algorithm == "point-to-point"
+    # kernel floor (Hopper 2.3 us, NVIDIA/nccl issue 1940) + one LL step (0.6 us)
+    assert r.time == pytest.approx(2.9e-6, rel=1e-3)
+    big = cost(H100, "send-recv", 2**30, ranks=H100.endpoints[:2])
+    assert big.protocol == "Simple" and big.busbw == pytest.approx(370.8e9, rel=5e-3)
+    ideal = cost(H100, "send-recv", 2**20, ranks=H100.endpoints[:2], runtime="ideal")
+    assert ideal.time < big.time and ideal.busbw == ideal.algbw
+
+
+def test_symmetric_memory_runtime():
+    r = cost(H100, "all-reduce", 1024, runtime="symmetric-memory")
+    assert r.runtime == "symmetric-memory" and r.algorithm in ("one-shot", "in-switch")
+    assert 2.3e-6 <= r.time < cost(H100, "all-reduce", 1024).time
+    with pytest.raises(NotApplicableError, match="symmetric-memory runtime runs"):
+        cost(H100, "all-reduce", 1024, algorithm="ring", runtime="symmetric-memory")
+    cluster = topologies.build("rail:servers=2,gpus=8")
+    with pytest.raises(NotApplicableError, match="load/store domains"):
+        cost(cluster, "all-reduce", 1024, runtime="symmetric-memory")
+
+
+def test_nccl_runs_other_schedules_with_its_step_costs():
+    # rabenseifner on 8 ranks: 6 steps; LL: ring base 6.6 us + 6 x 0.6 us
+    r = cost(H100, "all-reduce", 8, algorithm="rabenseifner")
+    assert r.runtime == "nccl" and r.protocol == "LL"
+    assert r.fixed == pytest.approx(6.6e-6 + 6 * 0.6e-6, rel=1e-12)
+    with pytest.raises(NotApplicableError, match="power-of-two"):
+        cost(H100, "all-reduce", 8, algorithm="rabenseifner", ranks=H100.endpoints[:6])
+
+
+def test_multi_node_nvls_tree_uses_nccl_caps():
+    # 2 nodes x 8 H100, 8 NICs each: NVLS-tree capped at 8 x perChMaxNVLSTreeBw 57.7 GB/s
+    f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    r = cost(f, "all-reduce", 2**33)
+    labels = dict(c for c in r.candidates if isinstance(c[1], float))
+    assert "nvls-tree/Simple" in labels
+    assert r.busbw == pytest.approx(8 * 57.7e9, rel=0.01)
+    roce = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100,nic=roce-400g")
+    assert cost(roce, "all-reduce", 8).time > cost(f, "all-reduce", 8).time * 0.99
+
+
+@pytest.mark.parametrize("op", ["broadcast", "reduce"])
+@pytest.mark.parametrize("p", [2, 3, 4, 5, 8])
+def test_rooted_double_binary_tree_respects_its_lower_bound(op, p):
+    # before the fix, the second tree of a 2-rank broadcast was rooted at rank 1 (no data):
+    # 0.63x the lower bound
+    r = cost(H100, op, 2**24, algorithm="double-binary-tree", ranks=H100.endpoints[:p],
+             runtime="ideal")
+    assert r.time >= r.lower_bound * (1 - 1e-12)
+    s = schedule(op, "double-binary-tree", p)
+    step = s.steps[0]
+    if op == "broadcast":
+        # rank 0 is the only rank that sends without receiving
+        receivers = set(step.dst.tolist())
+        assert 0 not in receivers and set(range(1, p)) <= receivers
+    else:
+        senders = set(step.src.tolist())
+        assert 0 not in senders and set(range(1, p)) <= senders
+
+
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(3, 33), p=st.sampled_from([2, 4, 8]),
+       op=st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast",
+                           "reduce", "all-to-all", "send-recv"]),
+       rt=st.sampled_from(["nccl", "symmetric-memory"]))
+def test_runtime_never_beats_the_bound(k, p, op, rt):
+    ranks = H100.endpoints[:p]
+    n = float(2**k)
+    try:
+        r = cost(H100, op, n, runtime=rt, ranks=ranks)
+    except NotApplicableError:
+        return
+    assert r.time >= r.lower_bound * (1 - 1e-9)
+    if rt == "symmetric-memory":
+        floor = cost(H100, op, n, runtime="ideal", ranks=ranks, algorithm=r.algorithm)
+        assert r.time >= floor.time * (1 - 1e-9)
+    bigger = cost(H100, op, 2 * n, runtime=rt, ranks=ranks)
+    assert bigger.time >= r.time * (1 - 1e-9)
+    assert math.isfinite(r.time) and r.fixed <= r.time
