@@ -21,10 +21,14 @@ def _size(text):
     """A payload size: ``4096``, ``4KiB``, ``1MB`` (the units :func:`fabric.parse_size` reads)."""
     from fabric import FabricError, parse_size
 
+    bad = f"size must be a positive integer (bytes, or with a unit: 4KiB, 1MB), got {text!r}"
     try:
-        return parse_size(text)
+        size = parse_size(text)
     except (FabricError, ValueError) as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+        raise argparse.ArgumentTypeError(f"{bad}: {e}") from None
+    if size <= 0:
+        raise argparse.ArgumentTypeError(bad)
+    return size
 
 
 def _add_access(p):
