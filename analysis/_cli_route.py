@@ -36,7 +36,9 @@ def _add_access(p):
     p.add_argument("--op", choices=("load", "store"), default="load")
     p.add_argument("--size", type=_size, default=64,
                    help="payload: bytes or a size with a unit (64, 4KiB, 1MB; default 64)")
-    p.add_argument("--transport", default="loadstore", help="loadstore or rdma")
+    p.add_argument("--transport", default="native",
+                   help="loadstore, rdma, or native (default: load/store where it reaches, "
+                        "RDMA across a NIC or an InfiniBand/RoCE link; fabric.reach)")
 
 
 def _add_common(p):

@@ -50,9 +50,10 @@ Effective link bandwidth (documented parameters, never fitted):
   (NVIDIA/nccl ``src/tuning/nvls.cc``).
 
 Transports. ``transport=None`` is the native choice per step, as NCCL makes it:
-load/store where every flow of the step stays in one load/store domain (the
-graph without NIC nodes and without InfiniBand/RoCE links,
-:data:`MESSAGE_TECHNOLOGIES`: NVLink, Co-Fabric, PCIe, ICI), RDMA otherwise. A
+load/store where every flow of the step stays in one load/store domain
+(:func:`fabric.loadstore_domains`, the one rule: the graph without NIC nodes and
+without links that carry messages only, :attr:`fabric.LinkTech.carries`), RDMA
+otherwise. A
 named transport is used for every step; ``"loadstore"`` cannot cross a NIC or
 a message-only link (a :class:`~fabric.RoutingError` names the pair). One-shot, two-shot and in-switch
 algorithms are loads and stores into symmetric memory: they need load/store.
@@ -78,10 +79,8 @@ import numbers
 import weakref
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse import csgraph
 
-from fabric import NodeError, RoutingError, SpecError, link_tech, parse_size
+from fabric import TECHNOLOGIES, NodeError, RoutingError, SpecError, link_tech, parse_size
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
@@ -109,10 +108,11 @@ PROTOCOL_LINK_BANDWIDTH = {
     "nvlink5": 40.1e9,
 }
 
-#: Link technologies that carry only messages (RDMA verbs over InfiniBand or RoCE), never
-#: load/store: remote memory across them "is reached by messages" (DESIGN.md s.1). A
-#: fabric's load/store domains are its components without these links and without NICs.
-MESSAGE_TECHNOLOGIES = frozenset({"ib-ndr", "roce-400g"})
+#: The built-in link technologies that carry only messages (RDMA verbs over InfiniBand or
+#: RoCE), never load/store. Derived from :attr:`fabric.LinkTech.carries`, which is where a
+#: technology (your own included) says it; the rule that uses it is
+#: :func:`fabric.loadstore_domains`.
+MESSAGE_TECHNOLOGIES = frozenset(n for n, t in TECHNOLOGIES.items() if t.carries == "messages")
 
 #: NVLink SHARP efficiency by link technology: NCCL's nvlsEfficiency (Hopper 0.85,
 #: Blackwell 0.74; NVIDIA/nccl src/tuning/nvls.cc). Other technologies: 1 (no source).
@@ -257,30 +257,9 @@ def _fabric_cache(fabric):
 
 
 def _loadstore_domain(fabric):
-    """Load/store domain label per node (-1 for NICs), cached.
-
-    The components of the graph without NIC nodes and without links of a
-    :data:`MESSAGE_TECHNOLOGIES` technology.
-    """
-    c = _fabric_cache(fabric)
-    if "domain" not in c:
-        ea = fabric.edge_arrays
-        N = len(fabric.nodes)
-        nic = np.fromiter((k == "nic" for _, k in fabric.graph.nodes(data="kind")), dtype=bool,
-                          count=N)
-        ok = (~nic[ea.u] & ~nic[ea.v]
-              & ~np.isin(ea.tech, np.array(sorted(MESSAGE_TECHNOLOGIES), dtype=object)))
-        A = sp.csr_matrix((np.ones(int(ok.sum())), (ea.u[ok], ea.v[ok])), shape=(N, N))
-        _, comp = csgraph.connected_components(A, directed=False)
-        # number the components in order of their first node (as networkx lists them)
-        keep = np.flatnonzero(~nic)
-        _, first, inv = np.unique(comp[keep], return_index=True, return_inverse=True)
-        rank = np.empty(len(first), dtype=np.int64)
-        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-        label = np.full(N, -1, dtype=np.int64)
-        label[keep] = rank[np.ravel(inv)]
-        c["domain"] = label
-    return c["domain"]
+    """Load/store domain label per node (-1 for NICs): :attr:`fabric.Fabric.loadstore_domains`,
+    the one rule (:func:`fabric.loadstore_domains`)."""
+    return fabric.loadstore_domains
 
 
 def _edge_techs(fabric):

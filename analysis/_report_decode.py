@@ -33,7 +33,7 @@ from ._report_parts import (
     _fabric,
     _figure,
     _fmt_float,
-    _has_nics,
+    _loadstore_everywhere,
 )
 
 __all__ = []
@@ -48,7 +48,7 @@ _DECODE_LABELS = {"attention": "attention", "ffn": "FFN / experts", "head": "out
 
 def _exchange_kernel(f):
     """The MoE exchange kernel the report uses on ``f`` (see the module docstring)."""
-    return "deepep-low-latency" if _has_nics(f) else "one-sided"
+    return "deepep-low-latency" if not _loadstore_everywhere(f) else "one-sided"
 
 
 def _decode_point(system, model):

@@ -174,8 +174,11 @@ def _fabric(name):
     return topologies.build(name)
 
 
-def _has_nics(f):
-    return any(k == "nic" for _, k in f.graph.nodes(data="kind"))
+def _loadstore_everywhere(f):
+    """Whether load/store reaches every chip from every other: the fabric's one rule
+    (:func:`fabric.loadstore_domains`: no NIC, no message-only link on the way)."""
+    d = f.loadstore_domains[f.endpoint_indices]
+    return bool((d == d[0]).all())
 
 
 def _figure():

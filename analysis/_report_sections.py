@@ -28,8 +28,8 @@ from ._report_parts import (
     _fmt_float,
     _fmt_optional,
     _fmt_value,
-    _has_nics,
     _integer_locator,
+    _loadstore_everywhere,
     _slug,
 )
 
@@ -126,19 +126,17 @@ ACCESS_BYTES = 64
 def _transport_curves(f):
     """(label, transport description, latencies per op) for one system.
 
-    Every system gets its load/store distribution; a system with NICs (a cluster)
-    is shown as it is used: load/store inside a host domain (NVLink), RDMA across.
+    Every system gets its load/store distribution; a system where load/store does not
+    reach every chip (a cluster: NICs, InfiniBand) is shown as it is used, the native
+    transport per pair (:func:`fabric.reach`): load/store inside a load/store domain
+    (a server's NVLink), RDMA across.
     """
     import fabric as fab
 
     curves = []
-    if _has_nics(f):
-        host = np.array([f.host_of[c] for c in f.endpoints])
-        per_op = {}
-        for op in ("store", "load"):
-            i, j, ls = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="loadstore")
-            _, _, rd = fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="rdma")
-            per_op[op] = np.where(host[i] == host[j], ls, rd)
+    if not _loadstore_everywhere(f):
+        per_op = {op: fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="native")[2]
+                  for op in ("store", "load")}
         curves.append((f"{f.name} RDMA across hosts", "load/store in a host, RDMA across hosts",
                        per_op))
     else:
@@ -168,7 +166,7 @@ def _latency_section(fabrics):
 
     rows, samples, used = [], {}, []
     for name, f in fabrics.items():
-        nics = _has_nics(f)
+        nics = not _loadstore_everywhere(f)
         for t in ("loadstore", "rdma") if nics else ("loadstore",):
             used += [(name, p) for p in fab.transport(t).parameters()]
         for label, how, per_op in _transport_curves(f):

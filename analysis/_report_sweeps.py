@@ -23,7 +23,7 @@ from ._report_parts import (
     Table,
     _fabric,
     _figure,
-    _has_nics,
+    _loadstore_everywhere,
 )
 
 __all__ = []
@@ -157,7 +157,7 @@ def _collective_grid(fabrics, ops, sizes):
                                "sizes": tuple(sizes)})
                 # Message passing over RDMA on a load/store fabric: the other side of the
                 # symmetric-memory comparison (a cluster's native choice already uses RDMA).
-                if not _has_nics(f) and _is_message_passing(a):
+                if _loadstore_everywhere(f) and _is_message_passing(a):
                     points.append({"system": name, "op": op, "algorithm": a,
                                    "transport": "rdma", "sizes": tuple(sizes)})
     return points

@@ -45,6 +45,7 @@ import dataclasses
 import numpy as np
 
 from ._errors import AddressMapError, NodeError, RoutingError, SpecError, TranslationError
+from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
 
 __all__ = ["OPS", "Access", "LatencyStats", "access", "access_latencies", "access_to",
@@ -113,6 +114,12 @@ class Access:
         """The stages as an ordered dict of name -> seconds (they sum to :attr:`total`)."""
         return {k: getattr(self, k) for k in ("requester", "forward", "serialization",
                                               "responder", "reply", "completion", "copy")}
+
+
+def _transport_name(transport):
+    """Check a transport argument early: a name, a Transport, or "native"."""
+    if not (isinstance(transport, str) and transport == NATIVE):
+        _transport(transport)
 
 
 def _check_op(op, size):
@@ -226,7 +233,10 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     size : int
         Payload bytes (default 64, a cache line).
     transport : str or Transport
-        ``"loadstore"`` or ``"rdma"`` (:data:`fabric.TRANSPORTS`), or your own.
+        ``"loadstore"`` or ``"rdma"`` (:data:`fabric.TRANSPORTS`), or your own,
+        or ``"native"``: load/store where it reaches, RDMA otherwise
+        (:func:`fabric.reach`, the one rule). Load/store never crosses a NIC or
+        a message-only link: asked for across one, it raises RoutingError.
 
     Returns
     -------
@@ -243,10 +253,10 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     AddressMapError
         If no region holds the address, or its owner is not reachable in the graph.
     RoutingError
-        If no path joins requester and target.
+        If no path joins requester and target, or load/store cannot reach it.
     """
     _check_op(op, size)
-    _transport(transport)
+    _transport_name(transport)
     a = fabric.node(src)
     t = permit(fabric, a, address, op)
     target = target_node(fabric, t.owner)
@@ -273,7 +283,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     ('chip10', 'chip11', 'chip8', 'chip12', 'chip0')
     """
     _check_op(op, size)
-    _transport(transport)
+    _transport_name(transport)
     a, target = fabric.node(src), fabric.node(target)
     if _has_protection(fabric):
         t = permit(fabric, a, _memory_of(fabric, target), op)
@@ -284,10 +294,10 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
 
 def _access_to(fabric, a, target, op, size, transport, address):
     """The timing of an access already permitted (stages from the routed paths)."""
-    t = _transport(transport)
     r = fabric.router
     idx = fabric.node_index
     s, d = idx[a], idx[target]
+    (t,) = transports_for(fabric, transport, [s], [d])
     links = r.path_links(s, d)
     path = (a,) + tuple(fabric.nodes[int(r.link_head[k])] for k in links)
     per_hop = tuple((fabric.nodes[int(r.link_tail[k])], fabric.nodes[int(r.link_head[k])],
@@ -339,7 +349,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     (16256, 721.2)
     """
     _check_op(op, size)
-    t = _transport(transport)
+    _transport_name(transport)
     if chips is None:
         nodes = fabric.endpoint_indices
     else:
@@ -351,6 +361,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     if _has_protection(fabric):
         _permit_all(fabric, [fabric.nodes[k] for k in nodes.tolist()], op)
     i, j = np.nonzero(~np.eye(n, dtype=bool))
+    ts = transports_for(fabric, transport, nodes[i], nodes[j])
     r = fabric.router
     hops, fwd, bw_f = r._measure(nodes[i], nodes[j], want_bandwidth=True)
     if op == "load":
@@ -361,8 +372,11 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
         back, bw_b = fwd[rev], bw_f[rev]
     else:
         back, bw_b = 0.0 * fwd, np.full(len(fwd), np.inf)
-    total = _stages(t, op, size, fwd, back, bw_f, bw_b, hops)[-1]
-    return i.astype(np.int64), j.astype(np.int64), np.asarray(total, dtype=float)
+    total = np.empty(len(i))
+    for t in set(ts):  # one or two transports: vectorized per transport
+        m = np.fromiter((x is t for x in ts), dtype=bool, count=len(ts))
+        total[m] = _stages(t, op, size, fwd[m], back[m], bw_f[m], bw_b[m], hops[m])[-1]
+    return i.astype(np.int64), j.astype(np.int64), total
 
 
 def _permit_all(fabric, chips, op):

@@ -289,6 +289,13 @@ class Fabric:
         return EdgeArrays(u, v, bw, lat, lanes, tech)
 
     @cached_property
+    def loadstore_domains(self):
+        """Load/store domain of every node (-1 for a NIC); see :func:`fabric.loadstore_domains`."""
+        from ._transport import loadstore_domains
+
+        return loadstore_domains(self)
+
+    @cached_property
     def host_of(self):
         """Chip -> host domain name."""
         return {n: h for h, chips in self.domains.items() for n in chips}

@@ -24,6 +24,12 @@ Edge attributes
         how many parallel physical links are bundled into this edge.
     ``tech`` (optional)
         the name of the link technology.
+    ``carries`` (optional)
+        what the link carries: ``"loadstore"`` (memory transactions and
+        messages: NVLink, Co-Fabric, PCIe, ICI) or ``"messages"`` (messages
+        only: InfiniBand, RoCE). Default: the technology's
+        :attr:`~fabric.LinkTech.carries` when ``tech`` names a known one, else
+        ``"loadstore"``. Builders set it from the link technology.
 """
 
 import math
@@ -31,9 +37,11 @@ import numbers
 
 from ._errors import GraphError
 
-__all__ = ["NODE_KINDS", "validate_graph"]
+__all__ = ["CARRIES", "NODE_KINDS", "validate_graph"]
 
 NODE_KINDS = frozenset({"chip", "switch", "host", "nic", "memory"})
+#: What a link may carry (edge attribute ``carries``, :attr:`fabric.LinkTech.carries`).
+CARRIES = ("loadstore", "messages")
 
 
 def _positive_number(value):
@@ -99,6 +107,10 @@ def validate_graph(G, endpoints=None):
         if not (isinstance(lanes, numbers.Integral) and not isinstance(lanes, bool)
                 and lanes >= 1):
             faults.append(f"edge ({u!r}, {v!r}) has lanes {lanes!r}; it must be an integer >= 1")
+        carries = data.get("carries", "loadstore")
+        if carries not in CARRIES:
+            faults.append(f"edge ({u!r}, {v!r}) has carries {carries!r}; it must be one of "
+                          f"{', '.join(CARRIES)}")
     if endpoints is None:
         endpoints = [n for n, k in G.nodes(data="kind") if k == "chip"]
     else:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
+from ._schema import CARRIES
 
 __all__ = ["TECHNOLOGIES", "LinkTech", "link_tech"]
 
@@ -39,12 +40,23 @@ class LinkTech:
         Seconds, one way, of the link plus the receiving port's forwarding.
     source : str
         Citation for both figures (and "assumption" where one is).
+    carries : {"loadstore", "messages"}, default "loadstore"
+        What the link carries: memory transactions (load/store) as well as
+        messages, or messages only (InfiniBand and RoCE: remote memory across
+        them is reached by RDMA verbs, never by a load; DESIGN.md s.1). Builders
+        copy it onto each edge (attribute ``carries``); load/store reach stops
+        at a message-only link (:func:`fabric.reach`).
     """
 
     name: str
     bandwidth: float
     latency: float
     source: str
+    carries: str = "loadstore"
+
+    def __post_init__(self):
+        if self.carries not in CARRIES:
+            raise SpecError(f"carries must be one of {', '.join(CARRIES)}, got {self.carries!r}")
 
     def parameters(self):
         """The two figures as :class:`~fabric.Parameter` records, for a report."""
@@ -66,11 +78,12 @@ TECHNOLOGIES = {t.name: t for t in (
         "ib-ndr", 50e9, 130e-9,
         "bandwidth: 400 Gb/s = 50 GB/s per direction (docs/sources.md s.1; DeepSeek-V3 report "
         "s.3.2.2); latency: assumption, NDR switch port-to-port of order 100-150 ns (vendor "
-        "figures, second-hand)"),
+        "figures, second-hand)", carries="messages"),
     LinkTech(
         "roce-400g", 50e9, 600e-9,
         "bandwidth: 400 Gb/s = 50 GB/s per direction; latency: assumption, a deep-buffer "
-        "Ethernet switch hop of several hundred ns (vendor figures, second-hand)"),
+        "Ethernet switch hop of several hundred ns (vendor figures, second-hand)",
+        carries="messages"),
     LinkTech(
         "pcie5-x16", 64e9, 110e-9,
         "bandwidth: PCIe Gen5 x16, 32 GT/s x 16 lanes = 64 GB/s per direction before 128b/130b "

@@ -40,10 +40,14 @@ fabric.SpecError: unknown transport 'carrier-pigeon'; known: loadstore, rdma
 import dataclasses
 import math
 
-from ._errors import SpecError
-from ._params import Parameter
+import numpy as np
 
-__all__ = ["TRANSPORTS", "Transport", "transport"]
+from ._errors import RoutingError, SpecError
+from ._params import Parameter
+from ._tech import TECHNOLOGIES
+
+__all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
+           "transport", "transports_for"]
 
 _SOURCES = {
     "requester_translation": (
@@ -209,3 +213,148 @@ def transport(name):
     except (KeyError, TypeError):
         raise SpecError(f"unknown transport {name!r}; known: "
                          + ", ".join(sorted(TRANSPORTS))) from None
+
+
+# -- which transport reaches: the one rule ------------------------------------------------
+
+#: The transport name that means "the native choice per pair": load/store where it
+#: reaches (:func:`reach`), message passing (RDMA) otherwise.
+NATIVE = "native"
+
+
+def _edge_carries(fabric):
+    """What each edge carries (``fabric.graph.edges`` order): attribute, else technology."""
+    out = []
+    for _, _, d in fabric.graph.edges(data=True):
+        c = d.get("carries")
+        if c is None:
+            tech = TECHNOLOGIES.get(d.get("tech"))
+            c = tech.carries if tech is not None else "loadstore"
+        out.append(c)
+    return np.array(out, dtype=object)
+
+
+def loadstore_domains(fabric):
+    """The load/store domain of every node (``fabric.nodes`` order); -1 for a NIC.
+
+    **The** rule for where load/store reaches, used by :func:`fabric.access`, the
+    CLI, the collectives and the report: a load or store reaches from ``a`` to
+    ``b`` when a path joins them that crosses no NIC (a NIC turns memory
+    transactions into messages) and no link that carries messages only
+    (``carries="messages"``: InfiniBand, RoCE; :attr:`fabric.LinkTech.carries`).
+    The domains are the connected components of the graph without those. Cached
+    on the fabric (:attr:`fabric.Fabric.loadstore_domains`).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("rail:servers=2,gpus=2")
+    >>> d = loadstore_domains(f)
+    >>> [int(d[f.node_index[n]]) for n in ("chip0", "chip1", "chip2", "nic0")]
+    [0, 0, 1, -1]
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    G = fabric.graph
+    N = len(fabric.nodes)
+    nic = np.fromiter((G.nodes[n].get("kind") == "nic" for n in fabric.nodes), dtype=bool,
+                      count=N)
+    ea = fabric.edge_arrays
+    keep = (_edge_carries(fabric) == "loadstore") & ~nic[ea.u] & ~nic[ea.v]
+    A = coo_matrix((np.ones(int(keep.sum())), (ea.u[keep], ea.v[keep])), shape=(N, N))
+    _, label = connected_components(A, directed=False)
+    # number the domains by their first node, so labels do not depend on scipy's order
+    label = label.astype(np.int64)
+    label[nic] = -1
+    first = {}
+    out = np.full(N, -1, dtype=np.int64)
+    for i, c in enumerate(label.tolist()):
+        if c >= 0:
+            out[i] = first.setdefault(c, len(first))
+    out.flags.writeable = False
+    return out
+
+
+def loadstore_reaches(fabric, src, dst):
+    """Whether load/store reaches from node index ``src[i]`` to ``dst[i]`` (vectorized).
+
+    A node reaches itself; a NIC reaches nothing by load/store. See
+    :func:`loadstore_domains` for the rule.
+    """
+    dom = fabric.loadstore_domains
+    s = np.asarray(src, dtype=np.int64)
+    d = np.asarray(dst, dtype=np.int64)
+    return (s == d) | ((dom[s] >= 0) & (dom[s] == dom[d]))
+
+
+def reach(fabric, src, dst):
+    """The transport that reaches ``dst`` from ``src`` natively: ``"loadstore"`` or ``"rdma"``.
+
+    Load/store where :func:`loadstore_domains` puts both in one domain; message
+    passing (RDMA) where only a path through a NIC or a message-only link joins
+    them.
+
+    Parameters
+    ----------
+    fabric : Fabric
+    src, dst : node name or rank
+
+    Raises
+    ------
+    NodeError
+        If either names no node (or a failed one).
+    RoutingError
+        If no path at all joins them (a degraded fabric).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("cluster-128")
+    >>> reach(f, "chip0", "chip7"), reach(f, "chip0", "chip8")
+    ('loadstore', 'rdma')
+    """
+    a, b = fabric.node(src), fabric.node(dst)
+    idx = fabric.node_index
+    s, d = idx[a], idx[b]
+    if loadstore_reaches(fabric, [s], [d])[0]:
+        return "loadstore"
+    import networkx as nx
+
+    if not nx.has_path(fabric.graph, a, b):
+        raise RoutingError(f"{fabric.name}: no path from {a!r} to {b!r}")
+    return "rdma"
+
+
+def transports_for(fabric, name, src, dst):
+    """The :class:`Transport` of each pair ``src[i] -> dst[i]`` (node indices) for ``name``.
+
+    ``name`` is a transport name or :class:`Transport`, or :data:`NATIVE` for the
+    native choice per pair (:func:`reach`). A memory transport (load/store) asked
+    for a pair it cannot reach is refused.
+
+    Returns
+    -------
+    tuple of Transport
+        One per pair.
+
+    Raises
+    ------
+    RoutingError
+        Naming the first pair load/store cannot reach, and why.
+    """
+    s = np.atleast_1d(np.asarray(src, dtype=np.int64))
+    d = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+    ok = loadstore_reaches(fabric, s, d)
+    if isinstance(name, str) and name == NATIVE:
+        ls, rd = transport("loadstore"), transport("rdma")
+        return tuple(ls if x else rd for x in ok.tolist())
+    t = transport(name)
+    if t.kind == "memory" and not ok.all():
+        k = int(np.flatnonzero(~ok)[0])
+        a, b = fabric.nodes[int(s[k])], fabric.nodes[int(d[k])]
+        raise RoutingError(
+            f"{fabric.name}: transport {t.name!r} cannot reach {b!r} from {a!r}: load/store "
+            f"does not cross a NIC or a message-only (InfiniBand/RoCE) link, and every path "
+            f"between them does; use transport='rdma' or 'native'")
+    return (t,) * len(s)

@@ -15,9 +15,9 @@ both ways with ``--perfect_router`` (every token to ``min(k, ep)`` ranks:
 groups then top-8 experts (``routing="node-limited:M"``).
 
 Systems: H800 nodes as DeepEP describes them (8 GPUs on NVSwitch with 8 NVLink4 each,
-~160 GB/s; one 400 Gb/s CX7 InfiniBand NIC per GPU on a rail-optimized network; the
-``h100`` chip stands in for the memory system), and 8 GPUs of a GB200 NVL72 rack (the
-``nvl72`` preset).
+~160 GB/s; one 400 Gb/s CX7 InfiniBand NIC per GPU on a rail-optimized network:
+``rail:servers=N,gpus=8,links=8,nic=ib-ndr,chip=h800``), and 8 GPUs of a GB200 NVL72 rack
+(the ``gb200-nvl72`` preset).
 
 ``KNOWN_MISSES`` lists the rows the model misses by more than the tolerance today, with
 the reason; ``tests/test_fidelity.py`` reports them as expected failures and fails when
@@ -36,13 +36,12 @@ BF16_TOKEN = 7168 * 2
 @functools.cache
 def h800_nodes(nodes):
     """``nodes`` H800 servers: 8 NVLink4 per GPU on NVSwitch, one 400G IB NIC per GPU."""
-    return topologies.rail_optimized(nodes, 8, scaleup_links=8, nic_tech="ib-ndr",
-                                     chip="h100", name=f"h800x{nodes}")
+    return topologies.build(f"rail:servers={nodes},gpus=8,links=8,nic=ib-ndr,chip=h800")
 
 
 @functools.cache
 def _nvl72():
-    return topologies.build("nvl72")
+    return topologies.build("gb200-nvl72")
 
 
 def _deepep(kernel, tokens, phase, metric):
@@ -68,7 +67,7 @@ def _trtllm(tokens, phase):
         r = moe_exchange(_nvl72(), "deepseek-v3", tokens, int(row["gpus"]), kernel="one-sided",
                          dispatch_bytes=2, combine_bytes=2, routing="balanced")
         t = r.dispatch if phase == "dispatch" else r.combine
-        return t * 1e6, "one-sided on nvl72, balanced routing (perfect router)"
+        return t * 1e6, "one-sided on gb200-nvl72, balanced routing (perfect router)"
     return case
 
 

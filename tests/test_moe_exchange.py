@@ -230,3 +230,31 @@ def test_chips_cabled_straight_into_the_network():
 def test_routing_spellings():
     assert parse_routing("node_limited=3") == ("node-limited", 3)
     assert parse_routing(("node-limited", 2)) == ("node-limited", 2)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from([(2, 4), (2, 8), (4, 4), (4, 8)]), st.sampled_from([1, 7, 64]),
+       st.sampled_from(["uniform", "node-limited:1", "node-limited:2"]))
+def test_bytes_are_conserved_and_ordered(shape, tokens, routing):
+    """On a rail cluster every NIC byte sent is received somewhere; each scale-up copy
+    crosses exactly two links (GPU to switch, switch to GPU); a node-deduplicating kernel
+    never puts more through a NIC than a rank-deduplicating one, nor that more than one
+    sending every (token, expert) copy."""
+    nodes, gpus = shape
+    f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
+    ep = nodes * gpus
+    kw = {"dispatch_bytes": 1, "combine_bytes": 2, "routing": routing}
+    out = {k: moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
+           for k in ("deepep-normal", "pplx", "deepep-low-latency")}
+    for r in out.values():
+        sent = sum(s for s, _ in r.nic_bytes.values())
+        recv = sum(v for _, v in r.nic_bytes.values())
+        assert sent == pytest.approx(recv)
+    # pplx: each (token, rank) copy inside a node is one GPU->switch->GPU path
+    r = out["pplx"]
+    # every rank sends copies_rank / ep to each rank: (gpus - 1) of them share its node
+    inside = ep * (gpus - 1) * (r.copies_rank / ep) * 7168
+    assert sum(r.link_bytes.values()) == pytest.approx(2 * inside)
+    nic = {k: sum(s for s, _ in r.nic_bytes.values()) for k, r in out.items()}
+    assert nic["deepep-normal"] <= nic["pplx"] * (1 + 1e-12)
+    assert nic["pplx"] <= nic["deepep-low-latency"] * (1 + 1e-12)

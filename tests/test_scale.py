@@ -319,3 +319,49 @@ def test_bulk_links_make_the_graph_networkx_makes(n, edges):
               [e[2] for e in edges])
     assert list(G.edges(data=True)) == list(ref.edges(data=True))
     assert [list(G.adj[x]) for x in G] == [list(ref.adj[x]) for x in ref]
+
+
+def _graph_view(G):
+    return (list(G.nodes(data=True)), [(u, v, dict(d)) for u, v, d in G.edges(data=True)],
+            [list(G.adj[n]) for n in G])
+
+
+@pytest.mark.parametrize("k", [2, 4, 6])
+def test_fat_tree_in_bulk_is_the_per_edge_graph(k):
+    import networkx as nx
+
+    f = topologies.build(f"fattree:k={k}")
+    h, n = k // 2, k**3 // 4
+    attrs = dict(next(iter(f.graph.edges(data=True)))[2])
+    G = nx.Graph()
+    G.add_nodes_from(f.graph.nodes(data=True))
+    G.add_edges_from(((f"chip{r}", f"edge{r // (h * h)}.{(r % (h * h)) // h}") for r in range(n)),
+                     **attrs)
+    G.add_edges_from(((f"edge{p}.{i}", f"agg{p}.{j}")
+                      for p in range(k) for i in range(h) for j in range(h)), **attrs)
+    G.add_edges_from(((f"agg{p}.{i}", f"core{i * h + j}")
+                      for p in range(k) for i in range(h) for j in range(h)), **attrs)
+    assert _graph_view(f.graph) == _graph_view(G)
+
+
+@pytest.mark.parametrize("h,a,p", [(1, 2, 1), (2, 4, 2), (3, 4, 2), (2, 3, 1)])
+def test_dragonfly_in_bulk_is_the_per_edge_graph(h, a, p):
+    import networkx as nx
+
+    f = topologies.build(f"dragonfly:h={h},a={a},p={p}")
+    groups, n = a * h + 1, (a * h + 1) * a * p
+    attrs = dict(f.graph.edges["chip0", "r0.0"])
+    G = nx.Graph()
+    G.add_nodes_from(f.graph.nodes(data=True))
+    routers = [[f"r{g}.{i}" for i in range(a)] for g in range(groups)]
+    G.add_edges_from(((f"chip{r}", routers[r // (a * p)][(r // p) % a]) for r in range(n)),
+                     **attrs)
+    for g in range(groups):
+        G.add_edges_from(((routers[g][i], routers[g][j])
+                          for i in range(a) for j in range(i + 1, a)), **attrs)
+    for g in range(groups):
+        for port in range(a * h):
+            other = port if port < g else port + 1
+            if other > g:
+                G.add_edge(routers[g][port // h], routers[other][g // h], **attrs)
+    assert _graph_view(f.graph) == _graph_view(G)

@@ -213,3 +213,18 @@ def test_new_algorithms_never_beat_the_bound(shape, connect, log_size, op):
             continue
         assert r.time >= r.lower_bound * (1 - 1e-12)
         assert math.isfinite(r.time)
+
+
+def test_auto_tries_every_transport_and_says_so():
+    f = topologies.build("tpu-v4-cube")
+    r = cost(f, "all-reduce", GiB, runtime="ideal")
+    labels = [a for a, _ in r.candidates]
+    assert "swing" in labels and "swing over rdma" in labels
+    times = {a: t for a, t in r.candidates if isinstance(t, float)}
+    assert r.time == min(times.values())
+    loadstore = cost(f, "all-reduce", GiB, algorithm="swing", transport="loadstore",
+                     runtime="ideal")
+    assert times["swing"] == pytest.approx(loadstore.time)
+    # a transport asked for is the only one tried
+    r = cost(f, "all-reduce", GiB, transport="loadstore", runtime="ideal")
+    assert not any(" over " in a for a, _ in r.candidates)

@@ -1,11 +1,13 @@
 """Indirect networks of switches: k-ary fat-tree, leaf-spine, rail-optimized GPU clusters."""
 
 import networkx as nx
+import numpy as np
 
 from fabric import Clos, SpecError
 
 from ._common import (
     add_chips,
+    add_links,
     check_size,
     hosts_of,
     link_attrs,
@@ -70,12 +72,16 @@ def fat_tree(k, *, tech="ib-ndr", chips_per_host=1, chip=None, name=None):
     G.add_nodes_from((f"edge{p}.{i}" for p in range(k) for i in range(h)), kind="switch", tier=0)
     G.add_nodes_from((f"agg{p}.{i}" for p in range(k) for i in range(h)), kind="switch", tier=1)
     G.add_nodes_from((f"core{j}" for j in range(h * h)), kind="switch", tier=2)
-    G.add_edges_from(((f"chip{r}", f"edge{r // (h * h)}.{(r % (h * h)) // h}") for r in range(n)),
-                     **attrs)
-    G.add_edges_from(((f"edge{p}.{i}", f"agg{p}.{j}")
-                      for p in range(k) for i in range(h) for j in range(h)), **attrs)
-    G.add_edges_from(((f"agg{p}.{i}", f"core{i * h + j}")
-                      for p in range(k) for i in range(h) for j in range(h)), **attrs)
+    # node indices: chips, then edge{p}.{i}, agg{p}.{i}, core{j}, as added above
+    nodes = list(G.nodes)
+    edge0, agg0, core0 = n, n + k * h, n + 2 * k * h
+    r = np.arange(n)
+    p, i, j = (a.ravel() for a in np.meshgrid(np.arange(k), np.arange(h), np.arange(h),
+                                              indexing="ij"))
+    u = np.concatenate([r, edge0 + p * h + i, agg0 + p * h + i])
+    v = np.concatenate([edge0 + (r // (h * h)) * h + (r % (h * h)) // h, agg0 + p * h + j,
+                        core0 + i * h + j])
+    add_links(G, nodes, u, v, [attrs])
     return make_fabric(G, endpoints, name=what, family="fat_tree",
                        params={"k": k, "chips_per_host": cph}, chip=chip, techs=(t,),
                        structure=Clos(3, k, h * h, "pods", full_bisection=True))

@@ -47,7 +47,7 @@ def check_size(endpoints, links, what):
 def link_attrs(tech, lanes=1):
     """Edge attributes for a bundle of ``lanes`` links of technology ``tech``."""
     return {"bandwidth": tech.bandwidth * lanes, "latency": tech.latency, "lanes": lanes,
-            "tech": tech.name}
+            "tech": tech.name, "carries": tech.carries}
 
 
 def resolve_tech(tech, name="tech"):

@@ -1,11 +1,13 @@
 """Single-tier switched scale-up domains (NVL72 style) and dragonflies."""
 
 import networkx as nx
+import numpy as np
 
 from fabric import Dragonfly, SpecError, Switched
 
 from ._common import (
     add_chips,
+    add_links,
     check_size,
     hosts_of,
     link_attrs,
@@ -129,19 +131,24 @@ def dragonfly(h, *, a=None, p=None, tech="ib-ndr", global_tech=None, chips_per_h
     routers = [[f"r{g}.{i}" for i in range(a)] for g in range(groups)]
     for g in range(groups):
         G.add_nodes_from(routers[g], kind="switch", tier=0)
-    attrs = link_attrs(t)
-    G.add_edges_from(((endpoints[r], routers[r // (a * p)][(r // p) % a]) for r in range(n)),
-                     **attrs)
-    for g in range(groups):
-        G.add_edges_from(((routers[g][i], routers[g][j])
-                          for i in range(a) for j in range(i + 1, a)), **attrs)
-    gattrs = link_attrs(tg)
-    for g in range(groups):
-        for port in range(a * h):
-            other = port if port < g else port + 1
-            if other > g:  # each global link once, from the lower-numbered group
-                back = g if g < other else g - 1  # the port on `other` that leads back to g
-                G.add_edge(routers[g][port // h], routers[other][back // h], **gattrs)
+    # node indices: chips, then router i of group g at n + g*a + i (as added above)
+    r = np.arange(n)
+    chip_router = n + (r // (a * p)) * a + (r // p) % a
+    li, lj = np.triu_indices(a, 1)
+    gg = np.repeat(np.arange(groups), len(li))
+    lu, lv = n + gg * a + np.tile(li, groups), n + gg * a + np.tile(lj, groups)
+    # global port t of group g leads to group t if t < g, else t + 1; each link once, from
+    # the lower-numbered group g, landing on the port of `other` that leads back: port g
+    g2, port = (x.ravel() for x in np.meshgrid(np.arange(groups), np.arange(a * h),
+                                               indexing="ij"))
+    other = np.where(port < g2, port, port + 1)
+    up = other > g2
+    g2, port, other = g2[up], port[up], other[up]
+    gu, gv = n + g2 * a + port // h, n + other * a + g2 // h
+    u = np.concatenate([r, lu, gu])
+    v = np.concatenate([chip_router, lv, gv])
+    cls = np.r_[np.zeros(n + len(lu), dtype=np.int64), np.ones(len(gu), dtype=np.int64)]
+    add_links(G, list(G.nodes), u, v, [link_attrs(t), link_attrs(tg)], cls)
     if G.number_of_edges() != n + groups * a * (a - 1) // 2 + groups * (groups - 1) // 2:
         raise SpecError(f"{what}: global links collided; choose other a, h")  # pragma: no cover
     return make_fabric(G, endpoints, name=what, family="dragonfly",
