@@ -9,6 +9,7 @@ from . import (
            _collectives,
            _decode,
            _export,
+           _failure_cost,
            _fair,
            _metrics,
            _models,
@@ -32,6 +33,7 @@ from ._closed_form import *
 from ._collectives import *
 from ._decode import *
 from ._export import *
+from ._failure_cost import *
 from ._fair import *
 from ._metrics import *
 from ._models import *
@@ -56,4 +58,4 @@ __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep._
            + _collectives.__all__
            + _traffic.__all__ + _throughput.__all__ + _bom.__all__
            + _fair.__all__ + _provenance.__all__ + _export.__all__
-           + _scaling.__all__)
+           + _scaling.__all__ + _failure_cost.__all__)

@@ -846,6 +846,19 @@ class _GroupView:
         self.fabric, self.op, self.nodes, self.idx = fabric, op, nodes, idx
         self.tr, self.M, self.overlap = tr, M, overlap
         self.p = len(nodes)
+        # the group's facts depend on the fabric and the ranks only: computed once, cached
+        key = ("group", idx.tobytes())
+        c = _fabric_cache(fabric)
+        if key not in c:
+            self._facts()
+            c[key] = {k: getattr(self, k) for k in (
+                "n_nodes", "ppn", "_dom", "arch", "intra_hw", "nics_per_node",
+                "nic_bandwidth", "channels")}
+        for k, v in c[key].items():
+            setattr(self, k, v)
+
+    def _facts(self):
+        fabric, idx = self.fabric, self.idx
         dom = _loadstore_domain(fabric)[idx]
         labels, _counts = np.unique(dom, return_counts=True)
         self.n_nodes = len(labels)
@@ -859,12 +872,8 @@ class _GroupView:
             self.arch = "blackwell" if "nvlink5" in techs else "hopper"
         self.intra_hw = "pci" if techs & {"pcie5-x16"} and not techs - {
             "pcie5-x16"} - MESSAGE_TECHNOLOGIES else "nvlink"
-        # the group's links do not change between calls: cached per fabric and group (a
-        # sweep of 31 sizes x every algorithm spent 80% of its time here)
-        links = _fabric_cache(fabric).setdefault("group-links", {})
-        if nodes not in links:
-            links[nodes] = self._links()
-        lanes, nic_bw, nics = links[nodes]
+        # computed once per fabric and group: __init__ caches these facts
+        lanes, nic_bw, nics = self._links()
         self.nics_per_node = nics
         self.nic_bandwidth = nic_bw
         search = lanes if self.n_nodes == 1 else max(1, nics)

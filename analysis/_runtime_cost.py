@@ -149,7 +149,15 @@ def _lat(rt, hw, algo, proto):
 def _nccl_ring(rt, view, op, n, ops):
     """Ring candidates: (protocol, choice time, real time, channels, fixed)."""
     sched_op = "all-gather" if op in ("broadcast", "reduce") else op
-    t = view.transfer(NCCL_SCHEDULE["ring"], sched_op)
+    # NCCL's channels follow the rings its topology search finds: several link-disjoint
+    # rings where the fabric has them (the multi-ring schedule), else one ring
+    sched, t = "ring", view.transfer("ring", sched_op)
+    try:
+        multi = view.transfer("multi-ring", sched_op)
+        if multi.per_byte < t.per_byte:
+            sched, t = "multi-ring", multi
+    except (NotApplicableError, KeyError):
+        pass
     p, nn = view.p, view.n_nodes
     nsteps = {"all-reduce": 2 * (p - 1), "all-gather": p - 1, "reduce-scatter": p - 1}.get(op, p)
     f_graph = (2 * (p - 1) if op == "all-reduce" else p - 1) / p
@@ -182,7 +190,7 @@ def _nccl_ring(rt, view, op, n, ops):
         choice = lat + n / (bus * ratio)
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
         real_bus = _ring_busbw(rt, view, proto, B * used / nc, used)
-        out.append(Candidate("ring", "ring", proto, lat + n / (real_bus * ratio), choice, used,
+        out.append(Candidate("ring", sched, proto, lat + n / (real_bus * ratio), choice, used,
                              lat))
     return out
 
@@ -278,7 +286,8 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
 
     def attempt(name, fn):
         if algorithm != "auto" and NCCL_SCHEDULE.get(name, name) != algorithm and not (
-                name == "p2p" and algorithm in ("scattered", "point-to-point")):
+                name == "p2p" and algorithm in ("scattered", "point-to-point")) and not (
+                name == "ring" and algorithm == "multi-ring"):
             return
         try:
             tried.extend(fn())

@@ -9,7 +9,8 @@ flows, evaluated by :func:`analysis.cost` through a transport and a runtime.
     ``k`` edge-disjoint Hamiltonian cycles of the group's chip-to-chip links, found by
     :func:`ring_search`, each run in both directions at once (a ring all-reduce per
     directed ring), each directed ring carrying a share of the data in proportion to
-    its bottleneck bandwidth. This is what NCCL does with its channels: it searches the
+    its bottleneck bandwidth. Broadcast and reduce pipeline chunks along every directed
+    ring opened at the root (rank 0). This is what NCCL does with its channels: it searches the
     topology graph for rings over the NVLinks (``src/graph/search.cc``) and runs one
     ring per channel, rings in both directions where the links allow. A group whose
     chips have no direct links to each other (NVSwitch planes, a fat-tree) gets one ring
@@ -527,12 +528,38 @@ def _rings(fabric, nodes, seed=0):
     return cache[key]
 
 
+def _multi_ring_rooted(op, p, cycles, bottleneck):
+    """Broadcast / reduce pipelined along every ring in both directions from rank 0.
+
+    Each directed ring, opened at the root, is a path of ``p - 1`` hops carrying its
+    share of the data chunk by chunk (broadcast: away from the root; reduce: towards it,
+    each rank adding its own before passing on); the pipeline fills in ``p - 2`` stages.
+    """
+    total = 2 * sum(bottleneck)
+    src, dst, frac = [], [], []
+    for c, b in zip(cycles, bottleneck):
+        c = np.roll(c, -int(np.flatnonzero(c == 0)[0]))
+        for path in (c, np.roll(c[::-1], 1)):  # both directions, root first
+            a_, b_ = path[:-1], path[1:]
+            if op == "reduce":
+                a_, b_ = b_, a_
+            src.append(a_)
+            dst.append(b_)
+            frac.append(np.full(p - 1, b / total))
+    reduce = 1.0 if op == "reduce" else 0.0
+    step = Step(np.concatenate(src), np.concatenate(dst), np.concatenate(frac), reduce=reduce,
+                label=f"pipeline stage ({2 * len(cycles)} directed paths from the root)")
+    return (step,), max(p - 2, 0)
+
+
 def _multi_ring(op, p, fabric, nodes):
-    if op not in ("all-reduce", "reduce-scatter", "all-gather"):
+    if op not in ("all-reduce", "reduce-scatter", "all-gather", "broadcast", "reduce"):
         raise NotApplicableError(f"multi-ring does not apply to {op}")
     if fabric is None:
         raise NotApplicableError("multi-ring needs a fabric to search for rings on")
     cycles, bottleneck = _rings(fabric, nodes)
+    if op in ("broadcast", "reduce"):
+        return _multi_ring_rooted(op, p, cycles, bottleneck)
     total = 2 * sum(bottleneck)
     src, dst, frac = [], [], []
     for c, b in zip(cycles, bottleneck):

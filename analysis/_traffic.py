@@ -34,7 +34,7 @@ import numpy as np
 
 from fabric import NodeError, SpecError
 
-__all__ = ["TRAFFIC", "FailureCost", "LinkLoads", "TrafficMatrix", "failure_cost", "link_loads",
+__all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
 
 TRAFFIC = ("all-to-all", "permutation", "shift", "hotspot", "moe")
@@ -314,78 +314,3 @@ def link_loads(fabric, matrix):
         bottleneck = ("eject", int(np.argmax(ej)))
     return LinkLoads(matrix.name, loads, link_time, inj, ej, drain, bottleneck,
                      float(loads.max()) if len(loads) else 0.0)
-
-
-@dataclasses.dataclass(frozen=True)
-class FailureCost:
-    """What failing some links or chips costs a fabric: each figure before and after.
-
-    Attributes
-    ----------
-    system, failure : str
-    drain_time : tuple of float
-        Seconds to drain the traffic (routed by the policy), before and after.
-    throughput : tuple of float or None
-        Max-concurrent-flow K (1/s), before and after, if computed.
-    mean_latency, max_latency : tuple of float
-        One-way path latency over ordered chip pairs (s), before and after.
-    """
-
-    system: str
-    failure: str
-    drain_time: tuple
-    throughput: tuple
-    mean_latency: tuple
-    max_latency: tuple
-
-    def rows(self):
-        """Tidy rows (system, failure, metric, before, after, change) for tables and plots.
-
-        ``change`` is after / before - 1 (a slowdown is positive for times, and a
-        loss is negative for throughput).
-        """
-        out = []
-        for metric in ("drain_time", "throughput", "mean_latency", "max_latency"):
-            pair = getattr(self, metric)
-            if pair is None:
-                continue
-            before, after = pair
-            out.append({"system": self.system, "failure": self.failure, "metric": metric,
-                        "before": before, "after": after, "change": after / before - 1})
-        return out
-
-
-def failure_cost(fabric, links=(), chips=(), traffic_name="all-to-all", nbytes=1.0, *,
-                 with_throughput=False, label=None, **traffic_options):
-    """Compare a fabric with its degraded copy ``fabric.without(links, chips)``.
-
-    The same named traffic (over the surviving ranks after a chip failure) is
-    routed on both; latency is over all ordered pairs of surviving chips.
-
-    Examples
-    --------
-    >>> import topologies
-    >>> c = failure_cost(topologies.build("torus:4x4"), links=[("chip0", "chip1")])
-    >>> round(c.drain_time[1] / c.drain_time[0], 3)   # the detour loads the other links
-    1.542
-    >>> round(c.max_latency[0] * 1e9), round(c.max_latency[1] * 1e9)   # still 4 hops at worst
-    (920, 920)
-    """
-    degraded = fabric.without(links=links, chips=chips)
-    out = {}
-    for key, f in (("before", fabric), ("after", degraded)):
-        t = traffic(f, traffic_name, nbytes, **traffic_options)
-        ll = link_loads(f, t)
-        ep = f.endpoint_indices
-        s, d = np.nonzero(~np.eye(len(ep), dtype=bool))
-        lat = f.router.latency(ep[s], ep[d])
-        k = None
-        if with_throughput:
-            from ._throughput import throughput
-
-            k = throughput(f, t).k
-        out[key] = (ll.drain_time, k, float(lat.mean()), float(lat.max()))
-    b, a = out["before"], out["after"]
-    failure = label or degraded.name.removeprefix(fabric.name).strip() or "nothing"
-    return FailureCost(fabric.name, failure, (b[0], a[0]),
-                       (b[1], a[1]) if with_throughput else None, (b[2], a[2]), (b[3], a[3]))

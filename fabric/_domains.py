@@ -24,17 +24,28 @@ Rules a window must follow (:func:`window_findings`, docs/sources.md s.3):
 * windows of one domain do not overlap locally; two windows onto the same global
   bytes are an *alias* (allowed, a warning).
 * at most ``DomainLimits.translation_entries`` shadow windows per domain.
+* a window given by ``target`` has ``0 <= target_offset < target size``; a window
+  given by ``global_base`` has no ``target_offset``; window names are unique in a
+  domain.
 
 Protection is checked at the responder: a :class:`Grant` lets a domain read
 (``"r"``) or read and write (``"rw"``) a region (a tenant partition is a set of
-grants). A translation that reaches a region the domain is not granted, or a
-store through a read-only window or into read-only memory, raises
-:class:`fabric.TranslationError`.
+grants). An owner grant covers only that owner's memory: an interleave set is
+granted by its name, or when every owner in it is. A translation that reaches a
+region the domain is not granted, or a store through a read-only window or into
+read-only memory, raises :class:`fabric.TranslationError`; :func:`fabric.access`
+makes every access through the same translator (:meth:`HostDomain.reach`).
 
 The default plan (``AddressPlan.default_windows``) gives every host, in this
 local order: apertures onto its own chips' HBM, a shadow window onto every remote
 chip's HBM in rank order (each in a slot of the chip window size rounded up to a
-power of two), then an aperture onto its own DRAM.
+power of two), then an aperture onto its own DRAM. Chips and hosts are the plan's
+placement, the intact fabric's (:mod:`fabric._plan`), so failures move no window.
+
+Each host's domain is built on first use (:class:`HostDomains`): a
+:class:`DomainPlan` resolves what every host shares once, and one host's window
+table costs that host's windows. A :class:`HostDomain` keeps its windows in one
+:class:`WindowTable` sorted by local base; the translator's arrays derive from it.
 
 Examples
 --------

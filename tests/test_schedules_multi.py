@@ -199,7 +199,8 @@ _SHAPES = st.lists(st.integers(2, 5), min_size=1, max_size=3)
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shape=_SHAPES, connect=st.sampled_from(["full", "ring", "line", "mixed"]),
        log_size=st.integers(4, 32), op=st.sampled_from(["all-reduce", "reduce-scatter",
-                                                         "all-gather", "all-to-all"]))
+                                                         "all-gather", "all-to-all",
+                                                         "broadcast", "reduce"]))
 def test_new_algorithms_never_beat_the_bound(shape, connect, log_size, op):
     if connect == "mixed":
         connect = tuple(("full", "ring", "line")[i % 3] for i in range(len(shape)))
@@ -228,3 +229,16 @@ def test_auto_tries_every_transport_and_says_so():
     # a transport asked for is the only one tried
     r = cost(f, "all-reduce", GiB, transport="loadstore", runtime="ideal")
     assert not any(" over " in a for a, _ in r.candidates)
+
+
+def test_multi_ring_broadcast_pipelines_every_directed_ring_from_the_root():
+    f = topologies.build("torus:4x4")
+    s = schedule("broadcast", "multi-ring", 16, fabric=f)
+    (step,) = s.steps
+    assert s.pipeline == 14                                   # p - 2 fill stages
+    assert step.n_flows == 4 * 15                             # 2 rings x 2 ways x (p-1) hops
+    assert np.bincount(step.dst, weights=step.fraction, minlength=16)[1:] == pytest.approx(1.0)
+    assert 0 not in step.dst.tolist()                         # nothing flows into the root
+    r = cost(f, "broadcast", GiB, algorithm="multi-ring", runtime="ideal")
+    old = cost(f, "broadcast", GiB, algorithm="double-binary-tree", runtime="ideal")
+    assert r.lower_bound <= r.time < old.time
