@@ -196,8 +196,10 @@ def _decode_findings(rows, systems):
                 f"Decoding {model} at batch {DECODE_BATCH} takes {format_time(a['time_s'])} per "
                 f"token on {a['system']} ({a['tokens_per_s_user']:.0f} tokens/s) and "
                 f"{format_time(b['time_s'])} on {b['system']} ({b['tokens_per_s_user']:.0f} "
-                f"tokens/s); on {a['system']} launch bubbles are {launch:.0%} of the step and "
-                f"exposed communication {a['exposed_comm_s'] / a['time_s']:.0%}.")
+                f"tokens/s); on {a['system']} the gaps between CUDA-graph kernels are "
+                f"{launch:.0%} of the step and exposed communication (MoE exchange "
+                f"{a.get('ep_kernel') or 'all-to-all'}) "
+                f"{a['exposed_comm_s'] / a['time_s']:.0%}.")
     seed = [r for r in rows if r["model"] == "hypothetical-2.8t" and r["system"] == systems[0]]
     if seed:
         r = seed[0]

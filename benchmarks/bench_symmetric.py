@@ -14,7 +14,14 @@ script compares, with nothing tuned to reach that figure:
    algorithm with the native transports (NVLink load/store inside a server, RDMA
    between servers) against sd200-ultra's symmetric-memory collectives.
 
-Sizes 1 KiB to 1 GiB (x2). Run:
+3. with the software that runs the collectives (``fabric.runtime``): per size, the
+   hardware floor (runtime ``"ideal"``, as in parts 1-2) against today's library
+   (``"nccl"``: NCCL's tuner model) against one-sided symmetric-memory kernels
+   (``"symmetric-memory"``), on ``sd200-ultra``, one ``cluster-128`` server and
+   ``dgx-h100``: the 3.5x read on a measured-like curve.
+
+Parts 1-2 compare mechanisms at the hardware floor (``runtime="ideal"``). Sizes 1 KiB
+to 1 GiB (x2). Run:
 
     python benchmarks/bench_symmetric.py [--op all-reduce ...]
 """
@@ -38,7 +45,8 @@ def best(fabric, op, algorithms, tr, ranks=None):
     out = [(float("inf"), None)] * len(SIZES)
     for alg in algorithms:
         try:
-            rs = cost_sizes(fabric, op, SIZES, algorithm=alg, transport=tr, ranks=ranks)
+            rs = cost_sizes(fabric, op, SIZES, algorithm=alg, transport=tr, ranks=ranks,
+                            runtime="ideal")
         except NotApplicableError:
             continue
         out = [min(o, (r.time, alg)) for o, r in zip(out, rs)]
@@ -59,6 +67,29 @@ def table(title, left_name, left, right_name, right):
         print(f"ratio range {min(ratios):.2f}x .. {max(ratios):.2f}x; "
               f"at 1 KiB {ratios[0]:.2f}x, at 1 GiB {ratios[-1]:.2f}x")
     return ratios
+
+
+def runtimes(op, systems):
+    """Part 3: hardware floor vs nccl vs symmetric-memory, per size."""
+    for name, f, ranks in systems:
+        print(f"\n{name}, {op}: hardware floor / nccl / symmetric-memory (runtime)")
+        print(f"{'size':>8}  {'floor':>10}  {'nccl':>10} {'(runs)':<22}  {'symmetric':>10} "
+              f"{'(runs)':<12}  nccl/sym  floor-ratio")
+        try:
+            ideal = cost_sizes(f, op, SIZES, runtime="ideal", ranks=ranks)
+            nccl = cost_sizes(f, op, SIZES, runtime="nccl", ranks=ranks)
+            sym = cost_sizes(f, op, SIZES, runtime="symmetric-memory", ranks=ranks)
+        except NotApplicableError as e:
+            print(f"  not comparable: {e}")
+            continue
+        ratios = []
+        for s, a, b, c in zip(SIZES, ideal, nccl, sym):
+            ratios.append(b.time / c.time)
+            print(f"{format_size(s):>8}  {format_time(a.time):>10}  {format_time(b.time):>10} "
+                  f"{b.algorithm + '/' + str(b.protocol):<22}  {format_time(c.time):>10} "
+                  f"{c.algorithm:<12}  {b.time / c.time:7.2f}x  {b.time / a.time:7.1f}x")
+        print(f"nccl / symmetric-memory: {min(ratios):.2f}x .. {max(ratios):.2f}x "
+              f"(1 KiB {ratios[0]:.2f}x, 1 MiB {ratios[10]:.2f}x, 1 GiB {ratios[-1]:.2f}x)")
 
 
 def main(argv=None):
@@ -92,6 +123,8 @@ def main(argv=None):
         table("sd200-ultra best (any algorithm, native) vs cluster-128 best (native)",
               "sd200-ultra best", best(sd, op, ALGORITHMS[op], None), "cluster-128 best",
               cl_best)
+        runtimes(op, [("sd200-ultra", sd, None), ("cluster-128, one server", cl, server),
+                      ("dgx-h100", topologies.build("dgx-h100"), None)])
     print("""
 Why (read off the step breakdowns, analysis.cost(...).steps):
 * small sizes are latency: a step costs path latency + per-message overhead. One-shot

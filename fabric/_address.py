@@ -611,7 +611,7 @@ class AddressMap:
         try:
             return self.regions[self.region_index[name]]
         except KeyError:
-            raise AddressMapError(f"no region called {name!r}") from None
+            raise AddressMapError(f"no region called {show_value(name)}") from None
 
     def regions_of(self, owner):
         """The regions ``owner`` holds memory in (a tuple, possibly empty)."""
@@ -713,11 +713,12 @@ class AddressMap:
         if region is not None:
             reg = self.region(region)
             if owner not in reg.owners:
-                raise AddressMapError(f"{owner!r} holds no memory in region {region!r}")
+                raise AddressMapError(f"{show_value(owner)} holds no memory in region "
+                                      f"{show_value(region)}")
         else:
             regs = self.regions_of(owner)
             if not regs:
-                raise AddressMapError(f"{owner!r} owns no region of this address map")
+                raise AddressMapError(f"{show_value(owner)} owns no region of this address map")
             hbm = [r for r in regs if r.kind == "hbm"]
             if len(regs) == 1:
                 reg = regs[0]
@@ -728,8 +729,8 @@ class AddressMap:
                                       "region=")
         share = reg.size // reg.ways
         if not is_int(offset) or not 0 <= offset < share:
-            raise AddressMapError(f"offset {offset!r} is outside {owner!r}'s {share} bytes in "
-                                  f"{reg}")
+            raise AddressMapError(f"offset must be an integer in [0, {share}) (the bytes of {owner!r} "
+                                  f"in {reg}), got offset={show_value(offset)}")
         if reg.ways == 1:
             return reg.base + int(offset)
         pos = reg.owners.index(owner)

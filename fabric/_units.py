@@ -193,16 +193,17 @@ def parse_address(value):
         try:
             address = int(value.strip(), 0)
         except ValueError:
-            raise SpecError(f"address {value!r} is not a number") from None
+            raise ValueError(f"address {show_value(value)} is not a number (digits, or hex "
+                             "with 0x, of at most 4300 digits)") from None
     else:
         try:
             address = int(value)
-        except (TypeError, ValueError):
-            raise TypeError(f"address must be an integer, got {value!r}") from None
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"address must be an integer, got {show_value(value)}") from None
         if address != value:
-            raise SpecError(f"address must be a whole number, got {value!r}")
+            raise ValueError(f"address must be a whole number, got {show_value(value)}")
     if address < 0:
-        raise SpecError(f"address must be non-negative, got {value!r}")
+        raise ValueError(f"address must be non-negative, got {show_value(value)}")
     return address
 
 

@@ -503,3 +503,20 @@ def test_a_domain_named_like_a_region_is_refused(sd200):
     found = check(sd200.replace(address_plan=AddressPlan(interleave=[pool])))
     assert any(f.code == "invalid" and "region 'host2'" in f.message
                and "host domain 'host2'" in f.message for f in found)
+
+
+@pytest.mark.parametrize("call", [
+    lambda f: f.translate("host0", 10**5000),
+    lambda f: f.translate("host0", "9" * 5000),
+    lambda f: f.address_map.lookup(-10**5000),
+    lambda f: f.address_map.global_address("chip1", 10**5000),
+    lambda f: interleave_target(10**5000, 4, 256),
+    lambda f: access(f, "chip0", 10**5000),
+    lambda f: f.translate("x" * 5000, 0),
+])
+def test_huge_values_through_the_api_give_short_messages(sd200, call):
+    from fabric import FabricError
+
+    with pytest.raises(FabricError) as e:
+        call(sd200)
+    assert len(str(e.value)) < 400
