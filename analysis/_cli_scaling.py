@@ -63,10 +63,10 @@ def run(args):
              "| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
     lines += ["| " + " | ".join(_fmt(r[k]) for k in shown) + " |" for r in rows]
     (out / "scaling.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    for metric, (label, _, _) in SCALING_METRICS.items():
-        spec = FigureSpec(f"scaling-{metric.removesuffix('_Bps').removesuffix('_s')}",
-                          label, "", _drawer(rows, metric))
-        _render_one(spec, out / "figures", tuple(args.families))
+    for metric in SCALING_METRICS:
+        name = f"scaling-{metric.removesuffix('_Bps').removesuffix('_s')}"
+        with paper_style("single"), system_colors(args.families):
+            save_figure(_drawer(rows, metric)(), out / "figures" / name)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

@@ -39,7 +39,7 @@ from pathlib import Path
 from fabric import SpecError
 
 from ._report_decode import _decode_section
-from ._report_fair import _chip_section, _cost_section, _fair_section, _sensitivity_section
+from ._report_fair import _chip_section, _cost_section, _fair_section, sensitivity_section
 from ._report_parts import Report, _fabric
 from ._report_render import _csv_text, _render_figures, render_html, render_markdown
 from ._report_sections import (
@@ -185,7 +185,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
             if key == "fair":
                 section, sentences = _fair_section(fabrics, executor, quiet)
             elif key == "sensitivity":
-                section, sentences = _sensitivity_section(fabrics, executor, quiet)
+                section, sentences = sensitivity_section(fabrics, executor, quiet)
             else:
                 section, sentences = _chip_section(_own_chip_systems(fabrics), executor,
                                                    quiet)

@@ -476,7 +476,7 @@ def _sens_point(system, name, tech, what, factor):
             "allreduce_1GiB_s": cost(g, "all-reduce", FAIR_ALLREDUCE_BYTES).time}
 
 
-def _sensitivity_section(fabrics, executor=None, quiet=False):
+def sensitivity_section(fabrics, executor=None, quiet=False):
     """Tornado of the head-to-head all-reduce finding over every assumed parameter."""
     from ._sweep import sweep
 
