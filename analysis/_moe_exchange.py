@@ -102,11 +102,19 @@ def parse_routing(routing):
     ('node-limited', 4)
     >>> parse_routing("node-limited")          # DeepSeek-V3: at most 4 nodes per token
     ('node-limited', 4)
+    >>> parse_routing({"max_nodes": 2}), parse_routing(3)
+    (('node-limited', 2), ('node-limited', 3))
     >>> parse_routing("zipf")
     Traceback (most recent call last):
     ...
     fabric.SpecError: routing must be 'uniform', 'balanced' or 'node-limited[:M]', got 'zipf'
     """
+    if isinstance(routing, dict) and len(routing) == 1:
+        (key, val), = routing.items()
+        if str(key).replace("_", "-") in ("nodes", "max-nodes", "node-limited"):
+            routing = ("node-limited", val)
+    if isinstance(routing, numbers.Integral) and not isinstance(routing, bool):
+        routing = ("node-limited", routing)               # at most this many nodes per token
     if isinstance(routing, tuple) and len(routing) == 2:
         routing = routing[0] if routing[1] is None else f"{routing[0]}:{routing[1]}"
     if not isinstance(routing, str):

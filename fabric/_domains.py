@@ -1169,15 +1169,23 @@ class HostDomains(dict):
         self._names = tuple(fabric.domains)
 
     def __missing__(self, host):
-        if not isinstance(host, str) or host not in self._fabric.domains:
-            raise KeyError(host)
-        p = self._plan
-        grants = p.grants(host)
-        table = p.table(host)
-        d = HostDomain(host, self._fabric.domains[host], table, self._map, grants, p.plan,
-                       p.index, p.alignment)
+        d = self.build(host)
         self[host] = d
         return d
+
+    def build(self, host):
+        """The :class:`HostDomain` of ``host``, built afresh and not kept.
+
+        For a sweep over every host (e.g. permission checks over all chip pairs) that
+        should hold one domain at a time; a domain already looked up is returned as is.
+        """
+        if not isinstance(host, str) or host not in self._fabric.domains:
+            raise KeyError(host)
+        if dict.__contains__(self, host):
+            return dict.__getitem__(self, host)
+        p = self._plan
+        return HostDomain(host, self._fabric.domains[host], p.table(host), self._map,
+                          p.grants(host), p.plan, p.index, p.alignment)
 
     def __contains__(self, host):
         return isinstance(host, str) and host in self._fabric.domains

@@ -40,6 +40,7 @@ class EdgeArrays(typing.NamedTuple):
     latency: np.ndarray
     lanes: np.ndarray
     tech: np.ndarray
+    carries: np.ndarray
 
 
 def _frozen_mapping(mapping):
@@ -252,8 +253,9 @@ class Fabric:
         EdgeArrays
             ``u``, ``v`` (node indices, ``int64``; ``u`` is the endpoint listed
             first), ``bandwidth`` (B/s per direction), ``latency`` (s), ``lanes``
-            (``int64``) and ``tech`` (the link technology's name, ``""`` if
-            none; an object array), each of length E. Read-only.
+            (``int64``), ``tech`` (the link technology's name) and ``carries``
+            (the edge's own ``carries`` attribute; both ``""`` if none, object
+            arrays), each of length E. Read-only.
 
         Examples
         --------
@@ -284,9 +286,10 @@ class Fabric:
         lat = np.array([d["latency"] for d in reps], dtype=float)[inv]
         lanes = np.array([d.get("lanes", 1) for d in reps], dtype=np.int64)[inv]
         tech = np.array([d.get("tech", "") or "" for d in reps], dtype=object)[inv]
-        for arr in (u, v, bw, lat, lanes, tech):
+        carries = np.array([d.get("carries", "") or "" for d in reps], dtype=object)[inv]
+        for arr in (u, v, bw, lat, lanes, tech, carries):
             arr.flags.writeable = False
-        return EdgeArrays(u, v, bw, lat, lanes, tech)
+        return EdgeArrays(u, v, bw, lat, lanes, tech, carries)
 
     @cached_property
     def loadstore_domains(self):

@@ -224,14 +224,13 @@ NATIVE = "native"
 
 def _edge_carries(fabric):
     """What each edge carries (``fabric.graph.edges`` order): attribute, else technology."""
-    out = []
-    for _, _, d in fabric.graph.edges(data=True):
-        c = d.get("carries")
-        if c is None:
-            tech = TECHNOLOGIES.get(d.get("tech"))
-            c = tech.carries if tech is not None else "loadstore"
-        out.append(c)
-    return np.array(out, dtype=object)
+    ea = fabric.edge_arrays
+    out = np.array(ea.carries, dtype=object)
+    missing = out == ""
+    for name in np.unique(ea.tech[missing]).tolist():  # one look-up per technology
+        tech = TECHNOLOGIES.get(name)
+        out[missing & (ea.tech == name)] = tech.carries if tech is not None else "loadstore"
+    return out
 
 
 def loadstore_domains(fabric):

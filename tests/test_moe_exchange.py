@@ -100,7 +100,7 @@ def test_balanced_routing():
     assert expert_reach(256, 8, 4, 1, "balanced") == (1.0, 1.0)
 
 
-@pytest.mark.parametrize("bad", ["zipf", "node-limited:0", "uniform:3", 5])
+@pytest.mark.parametrize("bad", ["zipf", "node-limited:0", "uniform:3", 0, True, {"a": 1}])
 def test_bad_routing(bad):
     with pytest.raises(SpecError, match="routing"):
         parse_routing(bad)

@@ -263,9 +263,9 @@ def test_dragonfly_routes_refuse_a_degraded_fabric():
 
 def _naive_edge_arrays(f):
     idx = f.node_index
-    rows = [(idx[a], idx[b], d["bandwidth"], d["latency"], d.get("lanes", 1), d.get("tech") or "")
-            for a, b, d in f.graph.edges(data=True)]
-    return [np.array([r[k] for r in rows]) for k in range(6)] if rows else None
+    rows = [(idx[a], idx[b], d["bandwidth"], d["latency"], d.get("lanes", 1), d.get("tech") or "",
+             d.get("carries") or "") for a, b, d in f.graph.edges(data=True)]
+    return [np.array([r[k] for r in rows]) for k in range(7)] if rows else None
 
 
 @pytest.mark.parametrize("spec", ["torus:3x4", "hypermesh:3x4x2,connect=full/ring/switch",
