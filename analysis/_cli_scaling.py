@@ -39,9 +39,9 @@ def run(args):
 
     from fabric import SpecError
 
-    from ._report_parts import FigureSpec
-    from ._report_render import _render_one
+    from ._plots import system_colors
     from ._scaling import SCALING_METRICS, scaling_study
+    from ._style import paper_style, save_figure
 
     try:
         rows = scaling_study(args.families, args.sizes, collective_limit=args.collective_limit,
