@@ -217,9 +217,20 @@ def _nccl_tree(rt, view, n, ops):
 
 
 def _nccl_nvls(rt, view, op, n, ops):
+    """NVLS in one node. All-reduce over more ranks than NCCL_MAX_NVLS_ARITY (32): NCCL's
+    NVLS graph has at most 32 heads (search.cc: maxChannels = min(arity, GPUs), each head's
+    path charged twice), so its busBw is ``2 B eff (h-1)/(h+1)`` with ``h = min(p, 32)``,
+    which is the schedule's ``n (1 + 1/p)`` per rank for ``p <= 32``."""
     t = view.transfer("in-switch", op)
     lat = max(_lat(rt, view.intra_hw, "nvls", "Simple"), t.step_loadstore)
-    time = lat + n * t.per_byte
+    per_byte = t.per_byte
+    p = view.p
+    h = min(p, int(rt.factors["nvls_max_arity"]))
+    if op == "all-reduce" and h < p and per_byte > 0:
+        b_eff = (1 + 1 / p) / per_byte
+        bus = 2 * b_eff * (h - 1) / (h + 1)
+        per_byte = (2 * (p - 1) / p) / bus
+    time = lat + n * per_byte
     return [Candidate("nvls", "in-switch", "Simple", time, time, 0, lat)]
 
 

@@ -169,3 +169,16 @@ def test_runtime_never_beats_the_bound(k, p, op, rt):
     bigger = cost(H100, op, 2 * n, runtime=rt, ranks=ranks)
     assert bigger.time >= r.time * (1 - 1e-9)
     assert math.isfinite(r.time) and r.fixed <= r.time
+
+
+def test_nvls_heads_are_capped_at_nccl_arity():
+    # 72 GPUs: NCCL's NVLS graph has min(72, NCCL_MAX_NVLS_ARITY=32) heads, busBw
+    # 2 B eff (h-1)/(h+1) with B = 18 x 40.1 GB/s and eff = 0.74 (tuning.cc, search.cc)
+    f = topologies.build("gb200-nvl72")
+    r = cost(f, "all-reduce", 2**33, algorithm="in-switch")
+    want = 2 * 18 * 40.1e9 * 0.74 * 31 / 33
+    assert r.busbw == pytest.approx(want, rel=2e-3)
+    ideal = cost(f, "all-reduce", 2**33, algorithm="in-switch", runtime="ideal")
+    assert r.busbw < ideal.busbw
+    eight = cost(f, "all-reduce", 2**33, algorithm="in-switch", ranks=f.endpoints[:8])
+    assert eight.busbw == pytest.approx(2 * 18 * 40.1e9 * 0.74 * 7 / 9, rel=2e-3)
