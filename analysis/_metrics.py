@@ -250,6 +250,16 @@ def _per_source_counts(Ac, src, a, c, counts):
     return counts
 
 
+def _popcount(words):
+    """Set bits per element of an unsigned integer array: ``np.bitwise_count`` (numpy >= 2),
+    else the bytes unpacked (numpy 1.26, the oldest setup.cfg allows)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words)
+    w = np.ascontiguousarray(words)
+    bits = np.unpackbits(w.view(np.uint8).reshape(*w.shape, w.itemsize), axis=-1)
+    return bits.sum(axis=-1, dtype=np.int64)
+
+
 def _bitset_counts(Ac, src, a, c, counts):
     """Bit-parallel BFS from every source core node, ``_BITS_BLOCK`` sources per sweep."""
     n = Ac.shape[0]
@@ -289,7 +299,7 @@ def _bitset_counts(Ac, src, a, c, counts):
             A_d = np.zeros(len(rows_src), dtype=np.int64)
             C_d = np.zeros(len(rows_src), dtype=np.int64)
             for wa, wc, m in masks:
-                pc = np.bitwise_count(front & m).sum(axis=1, dtype=np.int64)
+                pc = _popcount(front & m).sum(axis=1, dtype=np.int64)
                 A_d += wa * pc
                 C_d += wc * pc
             counts = _pair_terms(counts, d, a[rows_src], c[rows_src], A_d, C_d)

@@ -72,7 +72,7 @@ def _brute_bisection(g):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(degraded())
 def test_hops_are_brute_force(case):
-    f, g = case
+    _, g = case
     if not _connected(g):
         with pytest.raises(RoutingError):
             hop_distribution(g)
@@ -86,7 +86,7 @@ def test_hops_are_brute_force(case):
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(degraded())
 def test_bisection_is_a_cut_and_exact_only_when_minimal(case):
-    f, g = case
+    _, g = case
     if g.n_endpoints > 8 or g.n_endpoints < 2 or not _connected(g):
         return
     links, _, exact, _ = bisection(g)
@@ -99,7 +99,7 @@ def test_bisection_is_a_cut_and_exact_only_when_minimal(case):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(degraded(), st.data())
 def test_routes_use_no_dead_element_and_loads_conserve_bytes(case, data):
-    f, g = case
+    _, g = case
     s = data.draw(st.sampled_from(g.endpoints))
     t = data.draw(st.sampled_from(g.endpoints))
     i = g.node_index
