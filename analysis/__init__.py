@@ -8,6 +8,7 @@ from . import (
            _closed_form,
            _collectives,
            _decode,
+           _export,
            _failure_cost,
            _fair,
            _metrics,
@@ -17,6 +18,7 @@ from . import (
            _progress,
            _provenance,
            _report,
+           _scaling,
            _schedules,
            _schedules_multi,
            _serving,
@@ -30,6 +32,7 @@ from ._bom import *
 from ._closed_form import *
 from ._collectives import *
 from ._decode import *
+from ._export import *
 from ._failure_cost import *
 from ._fair import *
 from ._metrics import *
@@ -39,6 +42,7 @@ from ._plots import *
 from ._progress import *
 from ._provenance import *
 from ._report import *
+from ._scaling import *
 from ._schedules import *
 from ._schedules_multi import *
 from ._serving import *
@@ -53,4 +57,5 @@ __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep._
            + _closed_form.__all__ + _schedules.__all__ + _schedules_multi.__all__
            + _collectives.__all__
            + _traffic.__all__ + _throughput.__all__ + _bom.__all__
-           + _fair.__all__ + _provenance.__all__ + _failure_cost.__all__)
+           + _fair.__all__ + _provenance.__all__ + _export.__all__
+           + _scaling.__all__ + _failure_cost.__all__)

@@ -31,6 +31,8 @@ COMMAND_MODULES = (
     "analysis._cli_addr",
     "analysis._cli_route",
     "analysis._cli_cost",
+    "analysis._cli_export",
+    "analysis._cli_scaling",
 )
 
 

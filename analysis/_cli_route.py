@@ -11,15 +11,31 @@ Each takes ``--fail-link U-V`` (repeatable) and ``--fail-chip NODE`` (repeatable
 to evaluate a degraded fabric.
 """
 
+import argparse
 import json
 
 __all__ = []
 
 
+def _size(text):
+    """A payload size: ``4096``, ``4KiB``, ``1MB`` (the units :func:`fabric.parse_size` reads)."""
+    from fabric import FabricError, parse_size
+
+    bad = f"size must be a positive integer (bytes, or with a unit: 4KiB, 1MB), got {text!r}"
+    try:
+        size = parse_size(text)
+    except (FabricError, ValueError) as e:
+        raise argparse.ArgumentTypeError(f"{bad}: {e}") from None
+    if size <= 0:
+        raise argparse.ArgumentTypeError(bad)
+    return size
+
+
 def _add_access(p):
     """Options of one access, shared by ``route`` and ``latency``."""
     p.add_argument("--op", choices=("load", "store"), default="load")
-    p.add_argument("--size", type=int, default=64, help="payload bytes (default 64)")
+    p.add_argument("--size", type=_size, default=64,
+                   help="payload: bytes or a size with a unit (64, 4KiB, 1MB; default 64)")
     p.add_argument("--transport", default="native",
                    help="loadstore, rdma, or native (default: load/store where it reaches, "
                         "RDMA across a NIC or an InfiniBand/RoCE link; fabric.reach)")
@@ -80,7 +96,8 @@ def run_route(args):
     f = _fabric(args)
     a = access_to(f, args.src, args.dst, op=args.op, size=args.size, transport=args.transport)
     if args.json:
-        out = {"system": f.name, "src": a.src, "target": a.target, "op": a.op, "size": a.size, "transport": a.transport, "path": list(a.path),
+        out = {"system": f.name, "src": a.src, "target": a.target, "op": a.op,
+               "size_bytes": a.size, "transport": a.transport, "path": list(a.path),
                "return_path": list(a.return_path), "hops": a.hops,
                "per_hop": [{"from": u, "to": v, "latency_s": t} for u, v, t in a.per_hop],
                "breakdown_s": a.breakdown(), "total_s": a.total}
@@ -106,7 +123,7 @@ def run_latency(args):
     fields = ("min", "mean", "p50", "p99", "max")
     if args.json:
         out = {"system": f.name, "transport": args.transport, "op": args.op,
-               "size": args.size, "pairs": st.count}
+               "size_bytes": args.size, "pairs": st.count}
         out.update({f"{k}_s": getattr(st, k) for k in fields})
         print(json.dumps(out, indent=2))
         return 0

@@ -112,12 +112,13 @@ def equalize(f, target, basis="cost", book="street-2026"):
     return s, g
 
 
-def best_decode_layout(model, f, *, batch, context, tps=None, **options):
+def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options):
     """The decode layout with the shortest step on ``f``, found by trying each.
 
     Tries tensor parallelism ``tp`` in ``tps`` (default: every power of two that
-    divides the chip count, up to 16 or the largest host domain, whichever is
-    larger), with every chip used (``dp = chips / tp``, experts over all chips).
+    divides the chips used, up to 16 or the largest host domain, whichever is
+    larger), with ``ep`` chips used (default every chip; ``dp = ep / tp``, experts
+    over the same chips).
 
     Returns
     -------
@@ -135,7 +136,9 @@ def best_decode_layout(model, f, *, batch, context, tps=None, **options):
     from ._decode import decode_step
     from ._models import model_config
 
-    n = f.n_endpoints
+    n = f.n_endpoints if ep is None else int(ep)
+    if not 1 <= n <= f.n_endpoints:
+        raise ValueError(f"ep must be between 1 and the {f.n_endpoints} chips, got {ep!r}")
     if tps is None:
         host = max((len(c) for c in f.domains.values()), default=1)
         limit = max(16, host)
@@ -143,7 +146,8 @@ def best_decode_layout(model, f, *, batch, context, tps=None, **options):
     m = model_config(model) if isinstance(model, str) else model
     best, tried = None, []
     for tp in tps:
-        step = decode_step(m, f, batch=batch, context=context, layout=f"tp={tp}", **options)
+        step = decode_step(m, f, batch=batch, context=context,
+                           layout=f"tp={tp},dp={n // tp},ep={n}", **options)
         tried.append((str(step.layout), step.time))
         if best is None or step.time < best.time:
             best = step

@@ -39,7 +39,7 @@ from pathlib import Path
 from fabric import SpecError
 
 from ._report_decode import _decode_section
-from ._report_fair import _chip_section, _cost_section, _fair_section
+from ._report_fair import _chip_section, _cost_section, _fair_section, sensitivity_section
 from ._report_parts import Report, _fabric
 from ._report_render import _csv_text, _render_figures, render_html, render_markdown
 from ._report_sections import (
@@ -83,8 +83,8 @@ DEFAULT_SYSTEMS = ("sd200-ultra:chip=h100", "cluster-128", "nvl72:chip=h100",
                    "tpu-v4-cube:chip=h100")
 
 #: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "cost", "fair", "latency", "collectives", "symmetric", "decode",
-            "serving", "utilization", "failures", "topology", "chips")
+SECTIONS = ("structure", "cost", "fair", "sensitivity", "latency", "collectives", "symmetric",
+            "decode", "serving", "utilization", "failures", "topology", "chips")
 
 #: The figures ``cofabric figures`` regenerates for the README: figures of the report of
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
@@ -162,7 +162,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
               "collectives": "Collectives", "symmetric": "Symmetric memory",
               "decode": "MoE decode", "serving": "Serving", "utilization": "All-to-all",
               "failures": "Failures", "topology": "Topology", "cost": "Cost and power",
-              "fair": "Equal chip, cost and power", "chips": "Chips (not fabrics)"}
+              "fair": "Equal chip, cost and power", "chips": "Chips (not fabrics)",
+              "sensitivity": "Sensitivity"}
 
     def found(key, sentences):
         if sentences:
@@ -180,9 +181,11 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                 if sym is not None:
                     parts.append(sym)
                 found("symmetric", sym_sentences)
-        elif key in ("fair", "chips"):
+        elif key in ("fair", "chips", "sensitivity"):
             if key == "fair":
                 section, sentences = _fair_section(fabrics, executor, quiet)
+            elif key == "sensitivity":
+                section, sentences = sensitivity_section(fabrics, executor, quiet)
             else:
                 section, sentences = _chip_section(_own_chip_systems(fabrics), executor,
                                                    quiet)

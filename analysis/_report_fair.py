@@ -412,3 +412,118 @@ def _chip_section(systems, executor=None, quiet=False):
         "the sd200-chip is an assumed 1.6 TB/s HBM chip (no published figure).")]
     return Section("chips", "Chip comparison (not a fabric comparison)", text=text,
                    tables=(table,)), found
+
+
+# -- sensitivity of the fabric findings -------------------------------------------------
+
+
+def _is_assumed(source, what):
+    """Whether ``source`` calls the ``what`` figure an assumption (or a calibration to an
+    unconfirmed claim): the clause about it
+    (``"bandwidth: ...; latency: assumption, ..."``) if there is one, else the whole."""
+    clauses = [c.strip().lower() for c in source.replace(". ", "; ").split(";")]
+    mine = [c for c in clauses if c.startswith(what + ":")]
+    # a figure calibrated to an unconfirmed claim is as assumed as one stated outright
+    return any(w in c for c in (mine or [source.lower()])
+               for w in ("assumption", "unconfirmed", "calibrated"))
+
+
+def _assumed(fabrics):
+    """(parameter name, tech or None) of every assumed link or chip parameter of the systems."""
+    out = {}
+    for f in fabrics.values():
+        for p in f.assumptions:
+            head, _, what = p.name.rpartition(".")
+            if not _is_assumed(p.source, what):
+                continue
+            if what in ("bandwidth", "latency") and any(
+                    d.get("tech") == head for *_, d in f.graph.edges(data=True)):
+                out.setdefault(p.name, (head, what))
+            elif what == "reduce_rate" and f.chip is not None and head == f.chip.name:
+                out.setdefault(p.name, (None, what))
+    return out
+
+
+def _with(f, tech, what, factor):
+    """``f`` with one assumed parameter scaled: a link technology's bandwidth or latency
+    (its links only), or the chip's reduction rate."""
+    import dataclasses
+
+    import networkx as nx
+
+    from fabric import Fabric
+
+    if what == "reduce_rate":
+        if f.chip is None:
+            return f
+        return f.replace(chip=dataclasses.replace(f.chip, reduce_rate=f.chip.reduce_rate * factor))
+    if not any(d.get("tech") == tech for *_, d in f.graph.edges(data=True)):
+        return f
+    G = nx.Graph(f.graph)
+    for *_, d in G.edges(data=True):
+        if d.get("tech") == tech:
+            d[what] *= factor
+    return Fabric.from_graph(G, f.endpoints, name=f"{f.name} ({tech}.{what} x{factor:g})",
+                             domains=f.domains, chip=f.chip, assumptions=f.assumptions,
+                             family=f.family, params=dict(f.params))
+
+
+def _sens_point(system, name, tech, what, factor):
+    from ._collectives import cost
+
+    g = _with(_fabric(system), tech, what, factor)
+    return {"system": system, "parameter": name, "factor": factor,
+            "allreduce_1GiB_s": cost(g, "all-reduce", FAIR_ALLREDUCE_BYTES).time}
+
+
+def sensitivity_section(fabrics, executor=None, quiet=False):
+    """Tornado of the head-to-head all-reduce finding over every assumed parameter."""
+    from ._sweep import sweep
+
+    names = list(fabrics)[:2]
+    if len(names) < 2:
+        return None, []
+    a, b = names
+    params = _assumed({n: fabrics[n] for n in names})
+    points = [{"system": s, "name": "base", "tech": None, "what": "none", "factor": 1.0}
+              for s in names]
+    points += [{"system": s, "name": p, "tech": tech, "what": what, "factor": k}
+               for p, (tech, what) in params.items() for k in (0.5, 2.0) for s in names]
+    res = sweep(_sens_point, points, executor=executor, quiet=quiet, desc="sensitivity")
+    t = {(r["system"], r["parameter"], r["factor"]): r["allreduce_1GiB_s"] for r in res}
+    base = t[(b, "base", 1.0)] / t[(a, "base", 1.0)]
+    rows = [{"parameter": p, "low": "x0.5", "high": "x2",
+             "value_low": t[(b, p, 0.5)] / t[(a, p, 0.5)],
+             "value_high": t[(b, p, 2.0)] / t[(a, p, 2.0)],
+             "source": next(q.source for f in fabrics.values() for q in f.assumptions
+                            if q.name == p)} for p in params]
+    table = Table("sensitivity", f"Sensitivity: 1 GiB all-reduce time, {b} / {a}",
+                  (Column("parameter", "parameter"), Column("low", "low"),
+                   Column("value_low", "ratio", lambda v: f"{v:.2f}"), Column("high", "high"),
+                   Column("value_high", "ratio", lambda v: f"{v:.2f}")), tuple(rows),
+                  f"Every parameter of the two systems whose source is an assumption, one at "
+                  f"a time at x0.5 and x2 (base ratio {base:.2f}); the fastest algorithm "
+                  "re-chosen each time.")
+    fig = FigureSpec("sensitivity", f"All-reduce ratio {b} / {a}: sensitivity",
+                     "Time of a 1 GiB all-reduce on the second system over the first, with "
+                     "one assumed parameter at half and at twice its value (base: vertical "
+                     "line).", functools.partial(_draw_tornado, rows, base,
+                                                 "all-reduce time ratio"))
+    worst = max(rows, key=lambda r: abs(r["value_high"] - r["value_low"])) if rows else None
+    found = []
+    if worst is not None:
+        lo = min(min(r["value_low"], r["value_high"]) for r in rows)
+        hi = max(max(r["value_low"], r["value_high"]) for r in rows)
+        holds = "holds" if (lo - 1) * (hi - 1) > 0 and (base - 1) * (lo - 1) > 0 else \
+            "does not hold"
+        found.append(
+            f"A 1 GiB all-reduce takes {base:.2f}x as long on {b} as on {a}; with any one "
+            f"assumed parameter halved or doubled the ratio spans {lo:.2f}x-{hi:.2f}x, so "
+            f"the ordering {holds} over that range. It rests most on {worst['parameter']} "
+            f"(assumption: {worst['source'][:160]}).")
+    section = Section("sensitivity", "Sensitivity of the findings to their assumptions",
+                      text=(("Each finding that rests on an assumed parameter, varied over "
+                            "every assumed parameter it uses. The cost finding's tornado is "
+                            "under Cost and power; the decode finding's under MoE decode."),),
+                      tables=(table,), figures=(fig,))
+    return section, found

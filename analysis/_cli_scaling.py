@@ -1,0 +1,90 @@
+"""``cofabric scaling [--out DIR]``: the scaling study, a CSV and one figure per metric."""
+
+import json
+
+__all__ = []
+
+
+def register(sub):
+    from ._scaling import SCALING_FAMILIES
+
+    p = sub.add_parser(
+        "scaling", help="scaling study: each family from ~64 to ~16k chips, per-chip metrics",
+        description="Build each family (" + ", ".join(SCALING_FAMILIES) + ") at about 64, "
+                    "512, 4k and 16k chips and write DIR/scaling.csv (SI units named in the "
+                    "columns), DIR/scaling.md and DIR/figures/scaling-<metric>.{pdf,svg,png}.")
+    p.add_argument("--out", default="scaling", metavar="DIR",
+                   help="output directory (default: scaling/)")
+    p.add_argument("--families", nargs="+", metavar="FAMILY", default=list(SCALING_FAMILIES))
+    p.add_argument("--sizes", nargs="+", type=int, metavar="N",
+                   default=[64, 512, 4096, 16384], help="target chip counts")
+    p.add_argument("--collective-limit", type=int, default=4096, metavar="N",
+                   help="evaluate collectives on fabrics up to N chips (default 4096)")
+    p.add_argument("--decode-limit", type=int, default=4096, metavar="N",
+                   help="evaluate decode on fabrics up to N chips (default 4096)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.set_defaults(func=run)
+
+
+def _fmt(v):
+    if v is None:
+        return "n/a"
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def run(args):
+    import csv
+    from pathlib import Path
+
+    from fabric import SpecError
+
+    from ._plots import system_colors
+    from ._scaling import SCALING_METRICS, scaling_study
+    from ._style import paper_style, save_figure
+
+    try:
+        rows = scaling_study(args.families, args.sizes, collective_limit=args.collective_limit,
+                             decode_limit=args.decode_limit, quiet=args.quiet)
+    except ValueError as e:
+        raise SpecError(str(e)) from None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    keys = list(rows[0])
+    with open(out / "scaling.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(keys)
+        for r in rows:
+            w.writerow(["" if r[k] is None else repr(r[k]) if isinstance(r[k], float) else r[k]
+                        for k in keys])
+    shown = ["family", "spec", "chips", *SCALING_METRICS, "note"]
+    lines = ["# Scaling study", "", ("Per-chip metrics (SI units in scaling.csv); H100 chips "
+             "throughout. n/a: not evaluated (see note)."), "",
+             "| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
+    lines += ["| " + " | ".join(_fmt(r[k]) for k in shown) + " |" for r in rows]
+    (out / "scaling.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for metric in SCALING_METRICS:
+        name = f"scaling-{metric.removesuffix('_Bps').removesuffix('_s')}"
+        with paper_style("single"), system_colors(args.families):
+            save_figure(_drawer(rows, metric)(), out / "figures" / name)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print(f"wrote {out}/scaling.csv, scaling.md and {len(SCALING_METRICS)} figures")
+    return 0
+
+
+class _drawer:
+    """A picklable figure-drawing callable for one metric."""
+
+    def __init__(self, rows, metric):
+        self.rows, self.metric = rows, metric
+
+    def __call__(self):
+        from matplotlib.figure import Figure
+
+        from ._scaling import draw_scaling
+
+        fig = Figure()
+        draw_scaling(self.rows, self.metric, ax=fig.subplots())
+        return fig

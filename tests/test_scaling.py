@@ -1,0 +1,49 @@
+"""Scaling study: rows are the public metrics of the built fabrics; the CLI writes its files."""
+
+import csv
+
+import pytest
+
+import topologies
+from analysis import SCALING_FAMILIES, bill_of_materials, metrics, scaling_study
+from analysis._cli import main
+
+
+def test_rows_are_the_metrics_of_the_fabrics():
+    rows = scaling_study(families=("torus", "fat-tree", "dragonfly"), sizes=(64,),
+                         collective_limit=100, decode_limit=0)
+    for r in rows:
+        f = topologies.build(r["spec"])
+        m = metrics(f)
+        assert r["chips"] == f.n_endpoints
+        assert r["bisection_per_chip_Bps"] == pytest.approx(m.bisection_bandwidth / r["chips"])
+        assert r["network_cost_usd_per_chip"] == pytest.approx(
+            bill_of_materials(f).cost_usd_per_chip)
+        assert r["decode_step_s"] is None and "decode not evaluated" in r["note"]
+        assert r["allreduce_1GiB_s"] > 0 and r["alltoall_1MiB_s"] > 0
+    # a 3-D torus halves its bisection per chip each time its side doubles
+    small, big = scaling_study(families=("torus",), sizes=(64, 512), collective_limit=0,
+                               decode_limit=0)
+    assert big["bisection_per_chip_Bps"] == pytest.approx(small["bisection_per_chip_Bps"] / 2)
+    assert big["allreduce_1GiB_s"] is None
+
+
+def test_sizes_are_near_the_targets():
+    from analysis._scaling import _spec
+
+    for fam in SCALING_FAMILIES:
+        for n in (64, 512, 4096, 16384):
+            chips = topologies.build(_spec(fam, n)).n_endpoints if n <= 512 else None
+            if chips is not None:
+                assert n / 2 <= chips <= 2 * n, (fam, n, chips)
+
+
+def test_cli_writes_csv_and_figures(tmp_path):
+    out = tmp_path / "s"
+    assert main(["scaling", "--out", str(out), "--families", "torus", "--sizes", "64",
+                 "--collective-limit", "0", "--decode-limit", "0", "--quiet"]) == 0
+    with open(out / "scaling.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows[0]["family"] == "torus" and rows[0]["allreduce_1GiB_s"] == ""
+    assert (out / "figures" / "scaling-bisection_per_chip.png").exists()
+    assert main(["scaling", "--out", str(out), "--families", "mesh"]) == 2
