@@ -1,5 +1,6 @@
 """``cofabric serve SYSTEM --model NAME --isl N --osl N [--json]``: the serving frontier."""
 
+import argparse
 import dataclasses
 import json
 
@@ -40,6 +41,22 @@ def register(sub):
     p.add_argument("--chip-price", type=float, default=None,
                    help="dollars per chip with its server share, for a system with no "
                         "published GPU-hour price (network cost from the bill of materials)")
+    d = p.add_argument_group("decode step (passed to analysis.decode_step)")
+    d.add_argument("--runtime", default=None,
+                   help="collective runtime of the tensor-parallel all-reduces (e.g. nccl, "
+                        "ideal); default the collectives model's")
+    d.add_argument("--ep-kernel", default=None,
+                   help="MoE exchange kernel (deepep-normal, deepep-low-latency, one-sided, "
+                        "pplx, all-to-allv)")
+    d.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=False,
+                   help="replay each step as a CUDA graph (as serving frameworks do)")
+    d.add_argument("--fusion", type=float, default=1.0,
+                   help="kernel fusion factor dividing launches (1)")
+    d.add_argument("--overlap", type=float, default=0.0,
+                   help="fraction of communication hidden under compute (0)")
+    d.add_argument("--micro-batches", type=int, default=1,
+                   help="decode steps split into this many micro-batches (2: two-batch "
+                        "overlap, with --overlap 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -88,11 +105,15 @@ def run(args):
 
     fab = topologies.build(args.system)
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
+    decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
+              "overlap": args.overlap, "micro_batches": args.micro_batches}
+    decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel))
+                   if v is not None})
     fr = serving_frontier(args.model, fab, isl=args.isl, osl=args.osl, mode=args.mode,
                           definition=args.definition, layouts=args.layout,
-                          batches=_batches(args.batches), speculative=spec)
+                          batches=_batches(args.batches), speculative=spec, **decode)
     su = single_user_speed(args.model, fab, isl=args.isl, osl=args.osl, layouts=args.layout,
-                           speculative=spec)
+                           speculative=spec, **decode)
     try:
         usd, kw, _, how = serving_cost(fab, tier=args.tier, chip_price=args.chip_price)
     except FabricError as e:

@@ -51,6 +51,12 @@ def _exchange_kernel(f):
     return "deepep-low-latency" if not _loadstore_everywhere(f) else "one-sided"
 
 
+def report_decode_settings(f):
+    """The ``decode_step`` settings every report section uses on ``f`` (one place): the
+    exchange kernel of :func:`_exchange_kernel` and CUDA-graph replay."""
+    return {"ep_kernel": _exchange_kernel(f), "cuda_graphs": True}
+
+
 def _decode_point(system, model):
     """One decode step; its breakdown rows and parameters, or why it cannot run."""
     from fabric import FabricError
@@ -61,8 +67,7 @@ def _decode_point(system, model):
     f = _fabric(system)
     try:
         step = decode_step(model_config(model), f, batch=DECODE_BATCH,
-                           context=DECODE_CONTEXT, ep_kernel=_exchange_kernel(f),
-                           cuda_graphs=True)
+                           context=DECODE_CONTEXT, **report_decode_settings(f))
     except (FabricError, ValueError) as e:
         return {"row": None, "reason": str(e), "parameters": ()}
     b = step.breakdown
@@ -187,7 +192,7 @@ def _decode_sensitivity(system, model):
 
     def run(fab=f, **kw):
         return decode_step(m, fab, batch=DECODE_BATCH, context=DECODE_CONTEXT,
-                           ep_kernel=_exchange_kernel(f), cuda_graphs=True, **kw).time
+                           **report_decode_settings(f), **kw).time
 
     chip = f.chip
     half = dataclasses.replace(chip, hbm_bandwidth=chip.hbm_bandwidth / 2)

@@ -53,12 +53,14 @@ def _frontier_point(system):
     """One system's frontier, single-user speed and cost; or why it cannot run."""
     from fabric import FabricError
 
+    from ._report_decode import report_decode_settings
     from ._serving import SingleUserSpeed, serving_cost, serving_frontier, speed_limits
 
     f = _fabric(system)
     try:
         fr = serving_frontier(SERVING_MODEL, f, isl=SERVING_ISL, osl=SERVING_OSL,
-                              n_batches=SERVING_BATCHES, speculative=_spec())
+                              n_batches=SERVING_BATCHES, speculative=_spec(),
+                              **report_decode_settings(f))
         # The frontier's first point is the fastest per user of all (batch 1): the
         # single-user speed over the same layouts and speculative settings.
         best = fr.points[0]
@@ -80,19 +82,21 @@ def _seed_point(system, fusion):
     factor: the best point without and with 3 drafted tokens."""
     from fabric import FabricError
 
+    from ._report_decode import report_decode_settings
     from ._serving import serving_frontier, speed_limits
 
+    f = _fabric(system)
     try:
-        fr = serving_frontier(SEED_MODEL, _fabric(system), isl=SERVING_ISL, osl=SERVING_OSL,
+        fr = serving_frontier(SEED_MODEL, f, isl=SERVING_ISL, osl=SERVING_OSL,
                               batches=(1,), speculative=_spec(), keep_all=True,
-                              fusion_factor=fusion)
+                              fusion_factor=fusion, **report_decode_settings(f))
     except (FabricError, ValueError) as e:
         return [{"case": f"fusion {fusion:g}", "system": system, "reason": str(e)}]
     out = []
     for k in sorted({p.draft_length for p in fr.all_points}):
         best = max((p for p in fr.all_points if p.draft_length == k),
                    key=lambda p: p.tokens_per_s_user)
-        case = ("decode-model defaults" if fusion == 1 else
+        case = ("the report's decode settings" if fusion == 1 else
                 f"kernel fusion {fusion:g}x (the seed's claim)")
         if k:
             case += f", {k} drafted tokens at acceptance {best.acceptance:g}"
@@ -209,7 +213,9 @@ def _serving_section(fabrics, executor, quiet):
         "on both axes."),
         (f"Tokens/s per GPU: {DEFINITIONS[fr0.definition]}. Prefill runs at "
         f"{PREFILL_EFFICIENCY.value:.0%} of peak FLOP/s (an assumption); the decode steps "
-        "are the decode model's, with its defaults (no kernel fusion, no overlap)."),
+        "are the decode model's with the MoE decode section's settings (CUDA-graph replay, "
+        "its exchange kernel per system, the collectives model's default runtime; no kernel "
+        "fusion, no overlap)."),
         ("Cost: $ per million tokens = $ per GPU-hour / (tokens/s per GPU x 3600 / 1e6), "
         "from SemiAnalysis' TCO table (own, hyperscaler tier) where the GPU has a price; "
         "otherwise the cost book's node price per chip plus the network's bill of materials, "
@@ -267,7 +273,7 @@ def _serving_findings(rows, seed_rows, seed_system):
              if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]
     out.append(f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user: "
                + (f"reached on {', '.join(reach)}." if reach else
-                  "no system reaches it under these defaults (plain or 3 drafted tokens, "
+                  "no system reaches it under these settings (plain or 3 drafted tokens, "
                   "no kernel fusion)."))
     x = MATCHED_INTERACTIVITY[1]
     k = f"{x:g}"
@@ -292,7 +298,7 @@ def _serving_findings(rows, seed_rows, seed_system):
             f"The seed's {target * 1e3:g} ms per token for a 2.8T MoE on {seed_system} "
             f"({getattr(chip, 'name', chip)} chips): the "
             f"hypothetical 2.8T config (not the seed's model) takes "
-            f"{format_time(base['tpot_s'])} for one user under the decode model's defaults "
+            f"{format_time(base['tpot_s'])} for one user under the report's decode settings "
             f"({base['limiter']} the largest part); {cases}. {target * 1e3:g} ms is "
             f"{verdict}.")
     return out

@@ -38,3 +38,15 @@ def test_serve_bad_input_one_line(capsys):
                  "--batches", "1", "--layout", "tp=8,dp=16", "--no-speculative"]) == 0
     out = capsys.readouterr().out
     assert "cost: chip price" in out and "bill_of_materials" in out   # no published price
+
+
+def test_serve_passes_decode_settings(capsys):
+    base = ["serve", NODE, "--model", "kimi-k2", "--isl", "512", "--osl", "128", "--batches",
+            "1", "--layout", "tp=8", "--no-speculative", "--json"]
+    assert main(base) == 0
+    eager = json.loads(capsys.readouterr().out)["frontier"][0]["tpot_s"]
+    assert main([*base, "--cuda-graphs"]) == 0
+    graphs = json.loads(capsys.readouterr().out)["frontier"][0]["tpot_s"]
+    assert graphs < eager                     # graph replay removes host launch time
+    assert main([*base, "--micro-batches", "0"]) == 2
+    assert "micro_batches" in capsys.readouterr().err
