@@ -134,7 +134,7 @@ def _draw_tornado(rows, base, xlabel):
 
     fig = _figure()
     ax = fig.subplots()
-    _plots.plot_tornado(rows, base, ax=ax, scale=1.0, unit_name="ratio", xlabel=xlabel)
+    _plots.plot_tornado(rows, base, ax=ax, scale=1.0, unit_name="x", xlabel=xlabel)
     return fig
 
 
