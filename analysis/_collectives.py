@@ -80,7 +80,15 @@ import weakref
 
 import numpy as np
 
-from fabric import TECHNOLOGIES, NodeError, RoutingError, SpecError, link_tech, parse_size
+from fabric import (
+    TECHNOLOGIES,
+    NodeError,
+    RoutingError,
+    SpecError,
+    link_tech,
+    parse_size,
+    sends_messages,
+)
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
@@ -506,11 +514,15 @@ def _auto_transports(fabric, tr, idx):
     choice ("") and every named transport that can carry the group and differs from it.
 
     Load/store is the native choice wherever it can carry a step, so besides native the
-    one other choice is message passing (RDMA) for every step.
+    one other choice is message passing (RDMA) for every step, offered only where every
+    rank can send messages (:func:`fabric.sends_messages`: a NIC, or a message-only link);
+    a fabric without NICs has no RDMA to choose.
     """
     if tr is not None:
         return [("", tr)]
     out = [("", None)]
+    if not sends_messages(fabric)[idx].all():
+        return out
     rdma = get_transport("rdma")
     try:
         _check_carry(fabric, rdma, idx)

@@ -47,7 +47,7 @@ from ._params import Parameter
 from ._tech import TECHNOLOGIES
 
 __all__ = ["NATIVE", "TRANSPORTS", "Transport", "loadstore_domains", "loadstore_reaches", "reach",
-           "transport", "transports_for"]
+           "sends_messages", "transport", "transports_for"]
 
 _SOURCES = {
     "requester_translation": (
@@ -272,6 +272,32 @@ def loadstore_domains(fabric):
         if c >= 0:
             out[i] = first.setdefault(c, len(first))
     out.flags.writeable = False
+    return out
+
+
+def sends_messages(fabric):
+    """Whether each node (``fabric.nodes`` order) can send messages (RDMA): it is a NIC, has
+    a NIC beside it, or has a link that carries messages only (a chip on InfiniBand).
+
+    A fabric where no chip can (a supernode without NICs: sd200-ultra, TPU v4) offers no
+    message passing as a *native* choice; a transport asked for by name is still modelled
+    on its graph, as a what-if.
+
+    >>> import topologies
+    >>> f = topologies.build("cluster-128")
+    >>> bool(sends_messages(f)[f.node_index["chip0"]]), bool(sends_messages(
+    ...     topologies.build("sd200-ultra")).any())
+    (True, False)
+    """
+    G = fabric.graph
+    N = len(fabric.nodes)
+    nic = np.fromiter((G.nodes[n].get("kind") == "nic" for n in fabric.nodes), dtype=bool,
+                      count=N)
+    ea = fabric.edge_arrays
+    msg = _edge_carries(fabric) == "messages"
+    out = nic.copy()
+    for a, b in ((ea.u, ea.v), (ea.v, ea.u)):
+        out[a[nic[b] | msg]] = True
     return out
 
 

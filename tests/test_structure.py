@@ -205,3 +205,29 @@ def test_throughput_names_a_pair_left_without_a_path():
     g = topologies.build("mesh:3").without(links=["chip0-chip1"])
     with pytest.raises(FabricError, match="chip0 sends to chip1 and no path joins them"):
         throughput(g, traffic(g, "all-to-all", 1.0))
+
+
+def test_auto_offers_no_rdma_on_a_fabric_without_nics():
+    # RDMA's smaller header share made `auto` pick message passing on sd200-ultra and
+    # tpu-v4-cube, which have no NIC to send a message from
+    from analysis import cost
+    from fabric import sends_messages
+
+    for spec in ("sd200-ultra", "tpu-v4-cube"):
+        f = topologies.build(spec)
+        assert not sends_messages(f).any()
+        for op in ("all-gather", "all-to-all"):
+            for runtime in ("ideal", "nccl"):
+                r = cost(f, op, 2**30, runtime=runtime)
+                assert "rdma" not in r.transport, (spec, op, runtime, r.algorithm, r.transport)
+    f = topologies.build("cluster-128")
+    assert sends_messages(f)[f.endpoint_indices].all()
+
+
+def test_forwarding_tables_of_a_degraded_clos_skip_the_failed_chip():
+    from fabric import forwarding_tables
+
+    f = topologies.build("fattree:k=4,chip=h100").without(chips=["chip3"])
+    ft = forwarding_tables(f)
+    base5 = f.address_map.global_address("chip5", 0)
+    assert ft.forward("chip0", base5)[-1] == "chip5"
