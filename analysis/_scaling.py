@@ -136,7 +136,7 @@ def _point(family, n, collective_limit, decode_limit, book):
 
 
 def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384), *,
-                  collective_limit=4096, decode_limit=4096, book="street-2026",
+                  collective_limit=512, decode_limit=512, book="street-2026",
                   quiet=True, executor=None):
     """Per-chip metrics of each family at each size; a list of tidy rows (SI units).
 

@@ -311,7 +311,11 @@ def forwarding_tables(fabric):
     for reg in amap.regions:
         if reg.ways != 1:
             continue
-        ranges.append((reg.base, reg.base + reg.size, idx[target_node(fabric, reg.owner)],
+        try:
+            target = target_node(fabric, reg.owner)
+        except RoutingError:
+            continue  # memory of a failed chip (or of a host left without one): no entry
+        ranges.append((reg.base, reg.base + reg.size, idx[target],
                        reg.owner in fabric.rank_of))
     ranges.sort()
     targets = sorted({t for _, _, t, _ in ranges})

@@ -222,3 +222,12 @@ def test_auto_offers_no_rdma_on_a_fabric_without_nics():
                 assert "rdma" not in r.transport, (spec, op, runtime, r.algorithm, r.transport)
     f = topologies.build("cluster-128")
     assert sends_messages(f)[f.endpoint_indices].all()
+
+
+def test_forwarding_tables_of_a_degraded_clos_skip_the_failed_chip():
+    from fabric import forwarding_tables
+
+    f = topologies.build("fattree:k=4,chip=h100").without(chips=["chip3"])
+    ft = forwarding_tables(f)
+    base5 = f.address_map.global_address("chip5", 0)
+    assert ft.forward("chip0", base5)[-1] == "chip5"
