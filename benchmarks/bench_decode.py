@@ -127,6 +127,8 @@ def _comm_ratios(fab, model, batch, tp, context):
     calls = []
 
     def rec(fabric, op, nbytes, **kw):
+        # algorithms compared at the hardware floor: NCCL's runtime offers no symmetric kernels
+        kw.setdefault("runtime", "ideal")
         r = analysis.cost(fabric, op, nbytes, **kw)
         calls.append((op, r))
         return r
