@@ -1,0 +1,59 @@
+"""Held-out collective and send-recv rows (``tests/data/heldout.csv``), expressed in the model.
+
+These rows are published measurements that are not in the check set: other systems,
+sizes and rank counts. They are expressed exactly like the check set's rows (the preset
+or spec standing for the system, the ranks the source ran on, the algorithm the source
+says ran, ``auto`` for NCCL's default, runtime ``"nccl"``), and **nothing of the model
+may change because of them**. A row the model misses by more than the goal
+(``fidelity.HELDOUT_TOLERANCE``) is listed in ``KNOWN_MISSES`` with what is known of the
+reason; ``tests/test_fidelity_heldout.py`` reports it as an expected failure and fails
+when it comes within the goal.
+"""
+
+from fidelity_collectives import model
+
+GiB, MiB, KiB = 2**30, 2**20, 2**10
+
+
+def _case(spec, op, size, **kw):
+    return lambda row: model(spec, op, size, **kw)
+
+
+def _h200_nvls(size):
+    # Azure ND H200 v5: one HGX H200 (8 GPUs, NVSwitch); the page states NVLS ran
+    return _case("hgx-h200", "all-reduce", size, algorithm="in-switch")
+
+
+def _nvl72(size):
+    # a whole GB200 NVL72 rack: 72 GPUs in one NVLink domain, NCCL's default algorithm
+    return _case("gb200-nvl72", "all-reduce", size)
+
+
+CASES = {
+    "azure-h200-nvls-ar-1k": _h200_nvls(KiB),
+    "azure-h200-nvls-ar-16k": _h200_nvls(16 * KiB),
+    "azure-h200-nvls-ar-256k": _h200_nvls(256 * KiB),
+    "azure-h200-nvls-ar-4m": _h200_nvls(4 * MiB),
+    "azure-h200-nvls-ar-64m": _h200_nvls(64 * MiB),
+    "azure-h200-nvls-ar-1g": _h200_nvls(GiB),
+    "cw-nvl72-ar-512m": _nvl72(512 * MiB),
+    "cw-nvl72-ar-2g": _nvl72(2 * GiB),
+    "cw-nvl72-ar-8g": _nvl72(8 * GiB),
+}
+
+#: Held-out rows the model misses by more than the goal today, and why (filled from the
+#: evaluation, never by changing a constant).
+KNOWN_MISSES = {
+    "azure-h200-nvls-ar-4m": (
+        "NCCL's tuner model (which the nccl runtime is) gives NVLS a flat 25 us latency and "
+        "its full bus bandwidth from the first byte; the measured curve ramps later (4 MiB: "
+        "53 us measured, 40 us modelled). NCCL shrinks its NVLS chunk for small messages "
+        "(src/enqueue.cc, 64/32/16 KiB below 64x/8x/2x channels x heads x chunk), which the "
+        "tuner does not cost; no sourced per-chunk cost exists to model it"),
+    "cw-nvl72-ar-512m": (
+        "72-GPU NVLS: the model reaches 98% of its NVLS bus bandwidth by 512 MiB; the rack "
+        "measures 586 of ~835 GB/s there. NCCL's tuner has no size dependence for NVLS "
+        "beyond the latency (25 us), so the ramp over 72 ranks (chunking per head, "
+        "src/enqueue.cc) is not modelled"),
+    "cw-nvl72-ar-2g": "as cw-nvl72-ar-512m: the measured 72-GPU NVLS curve still ramps at 2 GiB",
+}
