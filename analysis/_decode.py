@@ -100,10 +100,13 @@ from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 from ._models import model_config
 
 __all__ = [
+    "DECODE_HBM_EFFICIENCY",
+    "ENGINE_KERNELS",
     "GRAPH_KERNELS",
     "GRAPH_KERNEL_OVERHEAD",
     "KERNELS",
     "LAUNCH_OVERHEAD",
+    "VLLM_GRAPH_KERNELS",
     "DecodeBreakdown",
     "DecodeStep",
     "HeadTime",
@@ -156,18 +159,56 @@ GRAPH_KERNELS = {
                 "reduce_allreduce_add_rmsnorm"),
 }
 
-#: Seconds per kernel of a replayed CUDA graph: the GPU-side gap between dependent kernels
-#: (the previous grid drains, the next is launched), which graphs do not remove and
-#: Programmatic Dependent Launch partly hides. Derived from TensorRT-LLM blog1's table:
-#: enabling PDL took DeepSeek-R1 on 8xB200 from 168 to 173 tokens/s/user at 2.82 accepted
-#: tokens per step (MTP3), 2.82/168 - 2.82/173 = 0.49 ms per step, over the ~900 kernels of
-#: a step (61 layers of :data:`GRAPH_KERNELS` and 3 MTP layers): about 0.5 us per kernel
-#: (the part PDL hides; a lower bound of the gap).
+#: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
+#: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
+#: counted from vLLM's code (vllm-project/vllm: ``model_executor/models/deepseek_v2.py``
+#: decoder layer, ``model_executor/layers/mla.py`` MLA wrapper and its decode backend,
+#: ``fused_moe`` Marlin path: align tokens to experts, two Marlin grouped GEMMs, the
+#: activation, the sum over the top-k), one kernel per op; the tensor-parallel all-reduces
+#: are costed by the collectives model (``analysis.cost``), not counted here. Attention: the
+#: fused residual-add + RMSNorm, the fused q_a/kv_a projection, two RMSNorms, q_b, rotary,
+#: the latent-cache write, the W_UK absorb, the MLA decode kernel, the W_UV absorb, o_proj.
+#: MoE: the fused residual-add + RMSNorm, the router GEMM, the top-k with its bias, the
+#: shared expert's gate/up GEMM, activation and down GEMM, the routed experts' five
+#: kernels, and the add of shared and routed outputs. Dense FFN layers: the norm, gate/up,
+#: activation, down. GQA attention and the head keep :data:`KERNELS`.
+VLLM_GRAPH_KERNELS = {
+    "mla": ("add_rmsnorm", "fused_qkv_a_proj", "q_a_rmsnorm", "kv_a_rmsnorm", "q_b_proj",
+            "rotary", "mla_cache_write", "w_uk_bmm", "mla_decode", "w_uv_bmm", "o_proj"),
+    "dense_ffn": ("add_rmsnorm", "gate_up_proj", "silu_and_mul", "down_proj"),
+    "moe_ffn": ("add_rmsnorm", "router_gemm", "topk", "shared_gate_up", "shared_silu_and_mul",
+                "shared_down", "moe_align", "marlin_gemm1", "silu_and_mul", "marlin_gemm2",
+                "moe_sum", "add_shared_routed"),
+}
+
+#: Kernel lists of a graph-captured decode, by serving engine (``decode_step(engine=...)``).
+ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS}
+
+#: Seconds per kernel of a replayed CUDA graph: the GPU-side time of a kernel boundary (the
+#: next kernel's launch and the previous one's drain), during which no weight is loaded.
+#: Source: Hazy Research, "Look Ma, No Bubbles! Designing a Low-Latency Megakernel for
+#: Llama-1B" (2025-05-27): measured on an H100, launching kernels through CUDA graphs still
+#: costs about 1.3 us per kernel. Consistent with TensorRT-LLM tech_blog1 (DeepSeek-R1,
+#: 8xB200), where Programmatic Dependent Launch hides about 0.5 us of each kernel's gap
+#: (168 -> 173 tokens/s/user at 2.82 tokens per step over ~900 kernels): PDL hides part of
+#: the 1.3 us, not more. Taken for every chip (an assumption: measured on H100 only).
 GRAPH_KERNEL_OVERHEAD = Parameter(
-    "decode.graph_kernel_overhead", 0.5e-6, "s",
-    "derived: NVIDIA/TensorRT-LLM tech_blog1 (DeepSeek-R1, 8xB200): enabling Programmatic "
-    "Dependent Launch 168 -> 173 tokens/s/user at 2.82 tokens per step = 0.49 ms per step "
-    "over ~900 kernels, ~0.5 us per kernel hidden (a lower bound of the inter-kernel gap)")
+    "decode.graph_kernel_overhead", 1.3e-6, "s",
+    "Hazy Research 'Look Ma, No Bubbles!' (2025-05-27): ~1.3 us per kernel launched "
+    "through CUDA graphs, measured on H100; taken for every chip (assumption)")
+
+#: Achieved fraction of peak HBM bandwidth when decode streams weights and KV cache. Source:
+#: Hazy Research, "Look Ma, No Bubbles!" (2025-05-27): a decode forward pass fused into one
+#: kernel (Llama-3.2-1B, batch 1, BF16, H100), i.e. with no kernel boundaries, uses 78% of
+#: the H100's memory bandwidth, the highest published figure for decode weight streaming
+#: (the same post measures vLLM and SGLang at no more than 50% with their kernel
+#: boundaries, which :data:`GRAPH_KERNEL_OVERHEAD` accounts for separately). Taken for every
+#: chip and every weight format (an assumption: measured on H100, BF16).
+DECODE_HBM_EFFICIENCY = Parameter(
+    "decode.hbm_efficiency", 0.78, "",
+    "Hazy Research 'Look Ma, No Bubbles!' (2025-05-27): a whole decode forward in one "
+    "kernel reaches 78% of H100 HBM bandwidth (Llama-3.2-1B, batch 1); taken for every "
+    "chip (assumption)")
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
@@ -284,12 +325,19 @@ class Layout:
     dp : int
         Attention data-parallel groups.
     ep : int
-        Expert-parallel ranks; must equal ``tp * dp`` (experts live on the same chips).
+        Expert-parallel ranks; ``ep * etp`` must equal ``tp * dp`` (experts live on the
+        same chips).
+    etp : int
+        Expert tensor parallelism: each routed and shared expert is split ``etp`` ways
+        (its intermediate dimension), as vLLM's plain tensor parallelism ("TP=8" without
+        expert parallelism) places a MoE model. Default 1 (whole experts); ``etp > 1``
+        is offered for ``etp = tp``, ``dp = 1`` (``ep = 1``).
     """
 
     tp: int
     dp: int
     ep: int
+    etp: int = 1
 
     @property
     def chips(self):
@@ -297,23 +345,28 @@ class Layout:
         return self.tp * self.dp
 
     def __str__(self):
-        return f"tp={self.tp},dp={self.dp},ep={self.ep}"
+        base = f"tp={self.tp},dp={self.dp},ep={self.ep}"
+        return base if self.etp == 1 else f"{base},etp={self.etp}"
 
 
 def parse_layout(layout, n_chips):
     """Resolve a layout for a system of ``n_chips`` chips.
 
     ``layout`` is a :class:`Layout`, ``None`` (``tp=1``, every chip), a mapping, or a
-    string like ``"tp=8"``, ``"tp=4,dp=32"``, ``"ep=64"``. Missing values default
-    to ``tp=1``, ``dp = ep / tp`` or ``n_chips / tp``, ``ep = tp * dp``.
+    string like ``"tp=8"``, ``"tp=4,dp=32"``, ``"ep=64"``, ``"tp=8,etp=8"``. Missing
+    values default to ``tp=1``, ``dp = ep * etp / tp`` or ``n_chips / tp``,
+    ``etp=1``, ``ep = tp * dp / etp``.
 
     >>> str(parse_layout("tp=8", 128))
     'tp=8,dp=16,ep=128'
+    >>> str(parse_layout("tp=8,dp=1,etp=8", 8))
+    'tp=8,dp=1,ep=1,etp=8'
     >>> parse_layout("tp=3", 128)
     Traceback (most recent call last):
     ...
     fabric.SpecError: layout: tp=3 does not divide the 128 chips; give dp explicitly
     """
+    keys = ("tp", "dp", "ep", "etp")
     if isinstance(layout, Layout):
         values = dataclasses.asdict(layout)
     elif layout is None:
@@ -323,39 +376,44 @@ def parse_layout(layout, n_chips):
         for part in filter(None, (p.strip() for p in layout.split(","))):
             key, sep, val = part.partition("=")
             key = key.strip()
-            if not sep or key not in ("tp", "dp", "ep") or not val.strip().isdigit():
-                raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N or ep=N, "
-                                f"comma separated")
+            if not sep or key not in keys or not val.strip().isdigit():
+                raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N, ep=N or "
+                                f"etp=N, comma separated")
             values[key] = int(val)
     elif isinstance(layout, dict):
         values = dict(layout)
     else:
         raise TypeError(f"layout must be a Layout, str, dict or None, got "
                         f"{type(layout).__name__}")
-    unknown = set(values) - {"tp", "dp", "ep"}
+    unknown = set(values) - set(keys)
     if unknown:
-        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep")
+        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
     for key, val in values.items():
         if isinstance(val, bool) or not isinstance(val, int) or val < 1:
             raise SpecError(f"layout: {key} must be an integer >= 1, got {key}={val!r}")
     tp = values.get("tp", 1)
     dp = values.get("dp")
     ep = values.get("ep")
+    etp = values.get("etp", 1)
     if dp is None:
-        base = ep if ep is not None else n_chips
+        base = ep * etp if ep is not None else n_chips
         if base % tp:
             what = f"ep={ep}" if ep is not None else f"the {n_chips} chips"
             raise SpecError(f"layout: tp={tp} does not divide {what}; give dp explicitly")
         dp = base // tp
+    if etp > 1 and (etp != tp or dp != 1):
+        raise SpecError(f"layout: etp={etp} (experts split over ranks) is offered with "
+                        f"etp = tp and dp = 1 (plain tensor parallelism), got tp={tp}, "
+                        f"dp={dp}")
     if ep is None:
-        ep = tp * dp
-    if ep != tp * dp:
-        raise SpecError(f"layout: ep={ep} must equal tp*dp={tp}*{dp}={tp * dp} (experts are "
-                        f"spread over the same chips as attention)")
+        ep = tp * dp // etp
+    if ep * etp != tp * dp:
+        raise SpecError(f"layout: ep={ep} must equal tp*dp={tp}*{dp}={tp * dp} divided by "
+                        f"etp={etp} (experts are spread over the same chips as attention)")
     if tp * dp > n_chips:
         raise SpecError(f"layout: tp*dp={tp}*{dp}={tp * dp} chips but the system has "
                         f"{n_chips}")
-    return Layout(tp, dp, ep)
+    return Layout(tp, dp, ep, etp)
 
 
 # -- results ------------------------------------------------------------------------------
@@ -536,9 +594,10 @@ def _check_fraction(name, value, lo, hi, lo_open=False):
 def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,
                 transport=None, algorithm="auto", skew=0.0, overlap=0.0,
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
-                hbm_efficiency=1.0, compute_efficiency=1.0, dispatch_bytes=None,
-                combine_bytes=None, chip=None, collective=None, runtime=None, ep_kernel=None,
-                cuda_graphs=False, graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value):
+                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
+                runtime=None, ep_kernel=None, cuda_graphs=True,
+                graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm"):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -573,8 +632,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Kernels launched are divided by this (10 for the seed's "10x fewer").
     launch_overhead : float
         Seconds per host kernel launch without CUDA graphs; default :data:`LAUNCH_OVERHEAD`.
-    hbm_efficiency, compute_efficiency : float in (0, 1]
-        Achieved fraction of peak HBM bandwidth and of peak FLOP/s (1: roofline).
+    hbm_efficiency : float in (0, 1]
+        Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
+        (0.78, the best published decode weight streaming; 1: the roofline).
+    compute_efficiency : float in (0, 1]
+        Achieved fraction of peak FLOP/s (1: roofline).
     dispatch_bytes, combine_bytes : float, optional
         Bytes per element sent in dispatch and combine; default the model's
         ``activation_bytes`` (DeepSeek-V3 dispatches FP8, 1 byte, and combines BF16).
@@ -596,14 +658,19 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
         costed by :func:`analysis.moe_exchange` with uniform routing; ``None``: the
         collectives model's all-to-all (or all-to-allv under skew).
-    cuda_graphs : bool, default False
+    cuda_graphs : bool, default True
         Replay the step as a CUDA graph: each kernel pays ``graph_kernel_overhead``
-        over :data:`GRAPH_KERNELS` instead of a host launch over :data:`KERNELS`.
-        Serving frameworks (vLLM, SGLang, TensorRT-LLM) replay decode as a graph;
-        the default stays False until the collective runtimes' costs are in
-        ``analysis.cost`` (issue 10), so that results do not change twice.
+        over the engine's kernel list (:data:`ENGINE_KERNELS`) instead of a host
+        launch over :data:`KERNELS`. The default is True because the serving
+        frameworks whose published measurements the model is checked against (vLLM,
+        SGLang, TensorRT-LLM) all replay decode as a CUDA graph by default; pass False
+        for an eager implementation (one host launch per operator).
     graph_kernel_overhead : float
         Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
+    engine : str
+        Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
+        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`) or
+        ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`).
 
     Returns
     -------
@@ -653,6 +720,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                         f"{graph_kernel_overhead!r}")
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
+    if engine not in ENGINE_KERNELS:
+        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
     kern = exchange_kernel(ep_kernel) if ep_kernel is not None else None
     if kern is not None and skew:
         raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
@@ -660,7 +729,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     if transport not in (None, "loadstore", "rdma"):
         raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
-    tp, dp, ep = lay.tp, lay.dp, lay.ep
+    tp, dp, ep, etp = lay.tp, lay.dp, lay.ep, lay.etp
     att = m.attention
     if att.heads % tp:
         raise SpecError(f"layout: tp={tp} does not divide the {att.heads} attention heads "
@@ -690,8 +759,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     weights_chip = wb * ((m.layers * m.attention_params + m.dense_layers * m.dense_ffn_params
                           + m.embedding_params + m.head_params) / tp
                          + m.moe_layers * (m.router_params + m.shared_experts
-                                           * m.expert_params)
-                         ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes
+                                           * m.expert_params / etp)
+                         ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes / etp
     kv_layer_chip = (b_dp * (context + q) * att.kv_elements_per_token * m.kv_cache_bytes
                      / att.kv_shards(tp))
     kv_chip = m.layers * kv_layer_chip
@@ -757,7 +826,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     kv_t = kv_layer_chip / bw
     att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(context) / tp) / flops
     attention = max(att_w + kv_t, att_c)
-    lists = GRAPH_KERNELS if cuda_graphs else KERNELS
+    lists = ENGINE_KERNELS[engine] if cuda_graphs else KERNELS
     per_kernel = graph_kernel_overhead if cuda_graphs else launch_overhead
     kernels_att = len(lists.get(att.kind, KERNELS[att.kind]))
     moe_list = [k for k in lists["moe_ffn"] if k not in ("dispatch", "combine")]
@@ -780,12 +849,17 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
 
     # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
     # + its routed experts; the step waits for the slowest chip.
-    fixed_w = (m.router_params + m.shared_experts * m.expert_params) * wb
-    fixed_f = (t_dp / tp) * 2 * (m.router_params + m.shared_experts * m.expert_params)
+    # With expert tensor parallelism (etp > 1, plain TP) every rank holds 1/etp of each
+    # expert and computes it for all of the group's tokens; the MoE output is all-reduced
+    # over the group like a dense FFN's (two all-reduces per layer, no exchange).
+    fixed_w = (m.router_params + m.shared_experts * m.expert_params / etp) * wb
+    fixed_f = ((t_dp if etp > 1 else t_dp / tp) * 2
+               * (m.router_params + m.shared_experts * m.expert_params / etp))
     busiest = expected_max_active(active, owner, ep)
-    moe = finish("moe", (fixed_w + busiest * m.routed_expert_bytes) / bw,
-                 (fixed_f + float(load_chip.max()) * 2 * m.expert_params) / flops,
-                 len(moe_list), t_allreduce + t_dispatch + t_combine, t_dispatch,
+    moe_comm = (2 * t_allreduce if etp > 1 else t_allreduce) + t_dispatch + t_combine
+    moe = finish("moe", (fixed_w + busiest * m.routed_expert_bytes / etp) / bw,
+                 (fixed_f + float(load_chip.max()) * 2 * m.expert_params / etp) / flops,
+                 len(moe_list), moe_comm, t_dispatch,
                  t_combine, float(active.sum()), busiest)
 
     head_w = m.head_params * wb / tp / bw
@@ -812,8 +886,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
             "decode.graph_kernel_overhead", graph_kernel_overhead, "s",
             GRAPH_KERNEL_OVERHEAD.source if graph_kernel_overhead == GRAPH_KERNEL_OVERHEAD.value
             else "user")
-        count_source = ("NVIDIA/TensorRT-LLM tech_blog1 module list (analysis._decode."
-                        "GRAPH_KERNELS); GQA and head: one kernel per operator (assumption)")
+        count_source = ({"trtllm": "NVIDIA/TensorRT-LLM tech_blog1 module list "
+                                   "(analysis._decode.GRAPH_KERNELS)",
+                         "vllm": "counted from vLLM's deepseek_v2.py, mla.py and fused_moe "
+                                 "Marlin path (analysis._decode.VLLM_GRAPH_KERNELS)"}[engine]
+                        + "; GQA and head: one kernel per operator (assumption)")
     else:
         launch_param = Parameter("decode.launch_overhead", launch_overhead, "s",
                                  LAUNCH_OVERHEAD.source
@@ -831,7 +908,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   "user (None: the collectives model's all-to-all)"),
         Parameter("decode.fusion_factor", fusion_factor, "", "user"),
         Parameter("decode.overlap", overlap, "", "user"),
-        Parameter("decode.hbm_efficiency", hbm_eff, "", "user (1: peak bandwidth)"),
+        Parameter("decode.hbm_efficiency", hbm_eff, "",
+                  DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value
+                  else "user (1: peak bandwidth)"),
+        Parameter("decode.engine", engine if cuda_graphs else None, "",
+                  "user: whose kernel list a replayed graph runs"),
         Parameter("decode.compute_efficiency", fl_eff, "", "user (1: peak FLOP/s)"),
         Parameter("decode.routing_skew", skew, "", "user (0: uniform routing)"),
         Parameter("decode.dispatch_bytes", dispatch_b, "B", "bytes per element dispatched"),

@@ -12,8 +12,8 @@ from fabric import SpecError, format_size, format_time
 
 from . import _plots
 from ._report_findings import (
-    _collective_findings,
-    _symmetric_findings,
+    collective_findings,
+    symmetric_findings,
 )
 from ._report_parts import (
     SEED_SYMMETRIC_CLAIM,
@@ -21,9 +21,9 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    _fabric,
-    _figure,
-    _loadstore_everywhere,
+    loadstore_everywhere,
+    new_figure,
+    report_fabric,
 )
 
 __all__ = []
@@ -92,7 +92,7 @@ def parse_sizes(values):
     return sorted(out)
 
 
-def _check_ops(ops):
+def check_ops(ops):
     from ._closed_form import normalize_op
 
     if isinstance(ops, str):
@@ -129,7 +129,7 @@ def _collective_curve(system, op, algorithm, transport, sizes):
     from ._collectives import cost_sizes
     from ._schedules import NotApplicableError
 
-    f = _fabric(system)
+    f = report_fabric(system)
     try:
         # the per-algorithm sweep compares fabrics at the hardware floor (runtime "ideal");
         # the symmetric-memory section adds what the runtimes cost on top
@@ -157,7 +157,7 @@ def _collective_grid(fabrics, ops, sizes):
                                "sizes": tuple(sizes)})
                 # Message passing over RDMA on a load/store fabric: the other side of the
                 # symmetric-memory comparison (a cluster's native choice already uses RDMA).
-                if _loadstore_everywhere(f) and _is_message_passing(a):
+                if loadstore_everywhere(f) and _is_message_passing(a):
                     points.append({"system": name, "op": op, "algorithm": a,
                                    "transport": "rdma", "sizes": tuple(sizes)})
     return points
@@ -177,7 +177,7 @@ def _plot_rows(rows):
 
 
 def _draw_collective(best, mine, op, system):
-    fig = _figure()
+    fig = new_figure()
     axes = fig.subplots(2, 2)
     bound = [dict(r, size=r["size_bytes"], time=r["lower_bound_s"], what="lower bound")
              for r in best]
@@ -211,7 +211,7 @@ def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
     return out
 
 
-def _collectives_section(fabrics, ops, sizes, executor, quiet):
+def collectives_section(fabrics, ops, sizes, executor, quiet):
     from ._sweep import sweep
 
     points = _collective_grid(fabrics, ops, sizes)
@@ -286,7 +286,7 @@ def _collectives_section(fabrics, ops, sizes, executor, quiet):
     section = Section("collectives", "Collectives", tables=tuple(tables),
                       figures=tuple(figures), parameters=_collective_parameters(fabrics))
     sym = _symmetric_section(fabrics, ops, rows, reasons)
-    return section, _collective_findings(best, list(fabrics), ops), sym
+    return section, collective_findings(best, list(fabrics), ops), sym
 
 
 def _collective_parameters(fabrics):
@@ -339,7 +339,7 @@ def _symmetric_rows(name, op, rows):
 
 
 def _draw_symmetric(rows):
-    fig = _figure()
+    fig = new_figure()
     ax = fig.subplots()
     data = [{"label": f"{r['system']} {r['op']}", "size": r["size_bytes"],
              "ratio": r["ratio"]} for r in rows]
@@ -425,7 +425,7 @@ def _symmetric_section(fabrics, ops, rows, reasons):
                  "fabric's latencies."),)
     section = Section("symmetric", "Symmetric memory versus message passing", text=text,
                       tables=tables, figures=(fig,))
-    return section, _symmetric_findings(out)
+    return section, symmetric_findings(out)
 
 
 def _fmt_time_or_dash(v):
@@ -443,7 +443,7 @@ def _runtime_rows(fabrics, ops, sizes):
 
     rows = []
     for name in fabrics:
-        f = _fabric(name)
+        f = report_fabric(name)
         for op in ops:
             try:
                 ideal = cost_sizes(f, op, list(sizes), runtime="ideal")

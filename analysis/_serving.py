@@ -76,7 +76,7 @@ from dataclasses import dataclass
 
 from fabric import Parameter, SpecError, chip_spec
 
-from ._decode import decode_step, parse_layout
+from ._decode import DECODE_HBM_EFFICIENCY, decode_step, parse_layout
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -354,7 +354,8 @@ def _collective_time(fabric, op, nbytes, ranks, cost_kwargs):
 
 
 def prefill_time(model, fabric, *, isl, layout=None, chip=None,
-                 efficiency=PREFILL_EFFICIENCY.value, hbm_efficiency=1.0,
+                 efficiency=PREFILL_EFFICIENCY.value,
+                 hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
                  dispatch_bytes=None, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
@@ -371,6 +372,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     efficiency : float in (0, 1]
         Achieved fraction of peak FLOP/s; default :data:`PREFILL_EFFICIENCY`.
     hbm_efficiency : float in (0, 1]
+        Achieved fraction of peak HBM bandwidth; default decode's
+        :data:`~analysis.DECODE_HBM_EFFICIENCY` (one figure for every weight read).
     dispatch_bytes : float, optional
         Bytes per element dispatched to experts (default the activation bytes).
     **cost_kwargs
@@ -703,7 +706,8 @@ class _Sweep:
                               f"{capacity / 1e9:.1f} GB of a chip"}
         pre = prefill_time(m, self.fabric, isl=self.isl, layout=lay, chip=self.chip,
                            efficiency=self.eff,
-                           hbm_efficiency=self.kw.get("hbm_efficiency", 1.0),
+                           hbm_efficiency=self.kw.get("hbm_efficiency",
+                                                      DECODE_HBM_EFFICIENCY.value),
                            dispatch_bytes=self.kw.get("dispatch_bytes"), **self.cost_kw)
         return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
                 "capacity": capacity,

@@ -54,13 +54,13 @@ def load_rows(path=DATA):
         return list(csv.DictReader(fh))
 
 
-def _runtime():
-    """``{"runtime": "nccl"}`` where the collectives model has runtimes, else nothing."""
+def _runtime(name="nccl"):
+    """``{"runtime": name}`` where the collectives model has runtimes, else nothing."""
     import inspect
 
     import analysis
 
-    return ({"runtime": "nccl"} if "runtime" in inspect.signature(analysis.cost).parameters
+    return ({"runtime": name} if "runtime" in inspect.signature(analysis.cost).parameters
             else {})
 
 
@@ -69,11 +69,12 @@ def _inferencex(row):
     system = H200_NODE if "-h200-" in rid else B200_NODE
     nvfp4 = "nvfp4" in rid
     model = "kimi-k2.5-nvfp4" if nvfp4 else "kimi-k2.5-int4"
-    layout = "tp=4,dp=1" if "-tp4-" in rid else "tp=8,dp=1"
+    # vLLM "TP=N" without expert parallelism splits every expert over the N GPUs
+    layout = "tp=4,dp=1,etp=4" if "-tp4-" in rid else "tp=8,dp=1,etp=8"
     return {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
             "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
             "usable_hbm": 1.0, "definition": "total-per-gpu", "cuda_graphs": True,
-            **_runtime()}
+            "engine": "vllm", **_runtime("symmetric-memory")}
 
 
 def _lmsys(row):
