@@ -73,7 +73,9 @@ class Candidate:
     """One (algorithm, protocol) a runtime could run, and its time.
 
     ``schedule`` is the analysis algorithm it runs; ``choice`` the time the
-    runtime's own tuner compares (NCCL: before channels are trimmed).
+    runtime's own tuner compares (NCCL: before channels are trimmed). ``plan_op`` is
+    the operation whose schedule stands for the steps when it is not the operation
+    itself (NCCL's ring broadcast / reduce run along the all-gather ring).
     """
 
     library: str
@@ -83,6 +85,7 @@ class Candidate:
     choice: float
     channels: int
     fixed: float        # seconds that do not depend on the size (launch + steps)
+    plan_op: str = None
 
     @property
     def label(self):
@@ -191,7 +194,7 @@ def _nccl_ring(rt, view, op, n, ops):
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
         real_bus = _ring_busbw(rt, view, proto, B * used / nc, used)
         out.append(Candidate("ring", sched, proto, lat + n / (real_bus * ratio), choice, used,
-                             lat))
+                             lat, None if sched_op == op else sched_op))
     return out
 
 

@@ -158,10 +158,9 @@ def test_rooted_double_binary_tree_respects_its_lower_bound(op, p):
 def test_runtime_never_beats_the_bound(k, p, op, rt):
     ranks = H100.endpoints[:p]
     n = float(2**k)
-    try:
-        r = cost(H100, op, n, runtime=rt, ranks=ranks)
-    except NotApplicableError:
-        return
+    # every op runs under both runtimes inside one H100 node (NCCL's ring broadcast /
+    # reduce once raised here: their ring is the all-gather ring)
+    r = cost(H100, op, n, runtime=rt, ranks=ranks)
     assert r.time >= r.lower_bound * (1 - 1e-9)
     if rt == "symmetric-memory":
         floor = cost(H100, op, n, runtime="ideal", ranks=ranks, algorithm=r.algorithm)
