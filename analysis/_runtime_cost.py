@@ -152,8 +152,15 @@ def _lat(rt, hw, algo, proto):
 def _nccl_ring(rt, view, op, n, ops):
     """Ring candidates: (protocol, choice time, real time, channels, fixed)."""
     sched_op = "all-gather" if op in ("broadcast", "reduce") else op
-    # NCCL's channels follow the rings its topology search finds: several link-disjoint
-    # rings where the fabric has them (the multi-ring schedule), else one ring
+    # NCCL's channels follow the rings its topology search finds (NVIDIA/nccl
+    # src/graph/search.cc): ncclTopoSearchRecGpu completes one ring per channel, and
+    # each hop reserves the graph's bwIntra on every link of its path (followPath),
+    # rewinding when a link has too little left; after a ring closes, the search goes
+    # on for the next channel with those links already charged (up to maxChannels),
+    # and ncclTopoCompute retries with sameChannels = 0 when identical channels do not
+    # fit. On a direct fabric the channels therefore land on different link-disjoint
+    # rings: the multi-ring schedule (analysis.ring_search). Through switches it is
+    # one ring per rank of a host, as before. The faster of the two is NCCL's graph.
     sched, t = "ring", view.transfer("ring", sched_op)
     try:
         multi = view.transfer("multi-ring", sched_op)
