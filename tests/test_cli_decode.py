@@ -37,13 +37,17 @@ def test_json_matches_library(fake_cost, capsys):
     r = analysis.decode_step("deepseek-v3", topologies.build("sd200-ultra"), batch=32,
                              context=4096)
     assert data["time"] == pytest.approx(r.time)
-    assert data["layout"] == {"tp": 1, "dp": 128, "ep": 128}
+    assert data["layout"] == {"tp": 1, "dp": 128, "ep": 128, "etp": 1}
     assert len(data["layers"]) == 61 and data["layers"][0]["kind"] == "dense"
 
 
 def test_efficiency_flags(fake_cost, capsys):
-    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json"]) == 0
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json",
+                 "--hbm-efficiency", "1"]) == 0
     full = json.loads(capsys.readouterr().out)
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)     # analysis.DECODE_HBM_EFFICIENCY
+    assert default["breakdown"]["weights"] == pytest.approx(full["breakdown"]["weights"] / 0.78)
     assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json",
                  "--hbm-efficiency", "0.5"]) == 0
     half = json.loads(capsys.readouterr().out)
