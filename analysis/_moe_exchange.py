@@ -392,19 +392,31 @@ def _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, nbytes, rdma_only=Fal
     return up, net
 
 
-def _scaleup_time(fabric, ranks, up, payload):
-    """Most loaded scale-up link: (time, bytes, {link: bytes}) of the matrix ``up``."""
-    if not up.any():
-        return 0.0, 0.0, {}
+def _unit_link_loads(fabric, ranks, pattern, payload):
+    """Link loads of the traffic pattern ``pattern`` (EP rank x EP rank), cached per fabric.
+
+    Returns ``(names, loads, capacity)`` over the links that carry any of it: their
+    ``(tail, head)`` names, their bytes per unit of ``pattern``, and their effective
+    bytes/s. Routing is linear in the matrix, so a phase of ``c x pattern`` bytes loads
+    each link ``c x loads``: a decode sweep that calls :func:`moe_exchange` once per
+    step routes each (fabric, ranks, pattern) once (the pattern is the same-domain mask
+    for every kernel here, whatever the batch and bytes).
+    """
+    facts = _facts(fabric)
+    cache = facts.setdefault("unit_loads", {})
+    key = (ranks.tobytes(), pattern.shape, pattern.tobytes(), payload)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
     n = fabric.n_endpoints
-    rr, cc = np.nonzero(up)
-    m = sp.csr_matrix((up[rr, cc], (ranks[rr], ranks[cc])), shape=(n, n))
+    rr, cc = np.nonzero(pattern)
+    m = sp.csr_matrix((pattern[rr, cc], (ranks[rr], ranks[cc])), shape=(n, n))
     r = fabric.router
     loads = r.loads_matrix(m)
     hot = np.flatnonzero(loads > 0)
     G = fabric.graph
-    worst, worst_bytes, out = 0.0, 0.0, {}
-    for kk in hot:
+    names, capacity = [], np.empty(len(hot))
+    for i, kk in enumerate(hot):
         u, v = r.link_name(kk)
         d = G.edges[u, v]
         tech = d.get("tech", "") or ""
@@ -412,11 +424,30 @@ def _scaleup_time(fabric, ranks, up, payload):
                                                      G.nodes[v].get("kind")):
             raise RoutingError(f"{fabric.name}: scale-up traffic between ranks of one "
                                f"load/store domain was routed over {u!r}-{v!r}, a message link")
-        t = loads[kk] / (float(d["bandwidth"]) * _link_efficiency(tech, payload))
-        out[(u, v)] = float(loads[kk])
-        if t > worst:
-            worst, worst_bytes = t, float(loads[kk])
-    return worst, worst_bytes, out
+        names.append((u, v))
+        capacity[i] = float(d["bandwidth"]) * _link_efficiency(tech, payload)
+    hit = cache[key] = (tuple(names), loads[hot], capacity)
+    return hit
+
+
+def _scaleup_time(fabric, ranks, up, payload):
+    """Most loaded scale-up link: (time, bytes, {link: bytes}) of the matrix ``up``.
+
+    ``up`` is split into a scale ``c`` (its largest entry) and a pattern ``up / c``
+    whose link loads are routed once and cached (:func:`_unit_link_loads`).
+    """
+    if not up.any():
+        return 0.0, 0.0, {}
+    c = float(up.max())
+    names, unit, capacity = _unit_link_loads(fabric, ranks, up / c, payload)
+    loads = unit * c
+    times = loads / capacity
+    out = {name: float(b) for name, b in zip(names, loads)}
+    if not len(times):
+        return 0.0, 0.0, out
+    # The first link with the largest time (ties: routing order), as the loop it replaces.
+    i = int(np.argmax(times))
+    return float(times[i]), float(loads[i]), out
 
 
 def _network_time(fabric, ranks, net, rdma_payload):

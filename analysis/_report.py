@@ -38,24 +38,24 @@ from pathlib import Path
 
 from fabric import SpecError
 
-from ._report_decode import _decode_section
-from ._report_fair import _chip_section, _cost_section, _fair_section, sensitivity_section
-from ._report_parts import Report, _fabric
-from ._report_render import _csv_text, _render_figures, render_html, render_markdown
+from ._report_decode import decode_section
+from ._report_fair import chip_section, cost_section, fair_section, sensitivity_section
+from ._report_parts import Report, report_fabric
+from ._report_render import csv_text, render_figures, render_html, render_markdown
 from ._report_sections import (
-    _assumptions_section,
-    _failure_section,
-    _latency_section,
-    _structure_section,
-    _topology_section,
-    _utilization_section,
+    assumptions_section,
+    failure_section,
+    latency_section,
+    structure_section,
+    topology_section,
+    utilization_section,
 )
-from ._report_serving import _serving_section
+from ._report_serving import serving_section
 from ._report_sweeps import (
     DEFAULT_OPS,
     DEFAULT_SIZES,
-    _check_ops,
-    _collectives_section,
+    check_ops,
+    collectives_section,
     parse_sizes,
 )
 from ._style import FIGURE_FORMATS
@@ -109,7 +109,7 @@ def _build_fabrics(systems):
     for name in systems:
         if not isinstance(name, str):
             raise TypeError(f"a system is a preset name or spec string, got {name!r}")
-        fabrics[name] = _fabric(name)
+        fabrics[name] = report_fabric(name)
     return fabrics
 
 
@@ -152,11 +152,11 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     if unknown:
         raise SpecError(f"unknown report section(s) {unknown}; known: {', '.join(SECTIONS)}")
     sizes = parse_sizes(DEFAULT_SIZES if sizes is None else sizes)
-    ops = _check_ops(DEFAULT_OPS if ops is None else ops)
+    ops = check_ops(DEFAULT_OPS if ops is None else ops)
     fabrics = _build_fabrics(systems)
-    builders = {"structure": _structure_section, "latency": _latency_section,
-                "utilization": _utilization_section, "failures": _failure_section,
-                "topology": _topology_section, "cost": _cost_section}
+    builders = {"structure": structure_section, "latency": latency_section,
+                "utilization": utilization_section, "failures": failure_section,
+                "topology": topology_section, "cost": cost_section}
     parts, groups = [], []
     titles = {"structure": "Structure", "latency": "Access latency",
               "collectives": "Collectives", "symmetric": "Symmetric memory",
@@ -173,7 +173,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     # bars on one terminal line would overwrite each other.
     for key in (s for s in SECTIONS if s in sections and s != "symmetric"):
         if key == "collectives":
-            section, sentences, (sym, sym_sentences) = _collectives_section(
+            section, sentences, (sym, sym_sentences) = collectives_section(
                 fabrics, ops, sizes, executor, quiet)
             parts.append(section)
             found(key, sentences)
@@ -183,22 +183,22 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                 found("symmetric", sym_sentences)
         elif key in ("fair", "chips", "sensitivity"):
             if key == "fair":
-                section, sentences = _fair_section(fabrics, executor, quiet)
+                section, sentences = fair_section(fabrics, executor, quiet)
             elif key == "sensitivity":
                 section, sentences = sensitivity_section(fabrics, executor, quiet)
             else:
-                section, sentences = _chip_section(_own_chip_systems(fabrics), executor,
+                section, sentences = chip_section(_own_chip_systems(fabrics), executor,
                                                    quiet)
             if section is not None:
                 parts.append(section)
             found(key, sentences)
         elif key == "decode":
-            section, sentences = _decode_section(fabrics, executor, quiet)
+            section, sentences = decode_section(fabrics, executor, quiet)
             if section is not None:
                 parts.append(section)
             found(key, sentences)
         elif key == "serving":
-            section, sentences = _serving_section(fabrics, executor, quiet)
+            section, sentences = serving_section(fabrics, executor, quiet)
             if section is not None:
                 parts.append(section)
             found(key, sentences)
@@ -207,7 +207,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
             parts.append(section)
             found(key, sentences)
     used = [sp for section in parts for sp in section.parameters]
-    assumptions, _ = _assumptions_section(fabrics, used)
+    assumptions, _ = assumptions_section(fabrics, used)
     parts.append(assumptions)
     if command is None:
         command = "cofabric report " + " ".join(fabrics)
@@ -311,10 +311,10 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
     out = check_report_dir(out, force)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
     try:
-        svgs = _render_figures(report.figures, tmp / "figures", quiet=quiet,
+        svgs = render_figures(report.figures, tmp / "figures", quiet=quiet,
                                executor=executor, systems=report.systems)
         for table in report.tables:
-            (tmp / f"{table.name}.csv").write_text(_csv_text(table), encoding="utf-8")
+            (tmp / f"{table.name}.csv").write_text(csv_text(table), encoding="utf-8")
         (tmp / "index.html").write_text(render_html(report, svgs), encoding="utf-8")
         (tmp / "report.md").write_text(render_markdown(report), encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a report is for reading
@@ -354,6 +354,6 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
         raise SpecError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    _render_figures([known[n] for n in names], out, quiet=quiet, executor=executor,
+    render_figures([known[n] for n in names], out, quiet=quiet, executor=executor,
                     systems=report.systems)
     return [out / f"{n}.{x}" for n in names for x in FIGURE_FORMATS]

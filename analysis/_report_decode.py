@@ -20,7 +20,7 @@ import functools
 from fabric import format_size, format_time
 
 from . import _plots
-from ._report_findings import _decode_findings, _sensitivity_finding
+from ._report_findings import decode_findings, sensitivity_finding
 from ._report_parts import (
     DECODE_BATCH,
     DECODE_CONTEXT,
@@ -30,10 +30,10 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    _fabric,
-    _figure,
-    _fmt_float,
-    _loadstore_everywhere,
+    fmt_float,
+    loadstore_everywhere,
+    new_figure,
+    report_fabric,
 )
 
 __all__ = []
@@ -48,7 +48,7 @@ _DECODE_LABELS = {"attention": "attention", "ffn": "FFN / experts", "head": "out
 
 def _exchange_kernel(f):
     """The MoE exchange kernel the report uses on ``f`` (see the module docstring)."""
-    return "deepep-low-latency" if not _loadstore_everywhere(f) else "one-sided"
+    return "deepep-low-latency" if not loadstore_everywhere(f) else "one-sided"
 
 
 def report_decode_settings(f):
@@ -64,7 +64,7 @@ def _decode_point(system, model):
     from ._decode import decode_step
     from ._models import model_config
 
-    f = _fabric(system)
+    f = report_fabric(system)
     try:
         step = decode_step(model_config(model), f, batch=DECODE_BATCH,
                            context=DECODE_CONTEXT, **report_decode_settings(f))
@@ -81,7 +81,7 @@ def _decode_point(system, model):
 
 
 def _draw_decode(rows):
-    fig = _figure()
+    fig = new_figure()
     ax = fig.subplots()
     parts = [{"system": f"{r['model']} on {r['system']}", "component": _DECODE_LABELS[k],
               "time": r[f"{k}_s"]} for r in rows for k in _DECODE_PARTS]
@@ -91,7 +91,7 @@ def _draw_decode(rows):
     return fig
 
 
-def _decode_section(fabrics, executor, quiet):
+def decode_section(fabrics, executor, quiet):
     from ._sweep import sweep
 
     points = [{"system": s, "model": m} for m in DECODE_MODELS for s in fabrics]
@@ -105,7 +105,7 @@ def _decode_section(fabrics, executor, quiet):
     columns = (Column("model", "model"), Column("system", "system"),
                Column("layout", "layout"), Column("ep_kernel", "MoE exchange"),
                Column("time_s", "per token", format_time),
-               Column("tokens_per_s_user", "tokens/s per user", _fmt_float(3)),
+               Column("tokens_per_s_user", "tokens/s per user", fmt_float(3)),
                *(Column(f"{k}_s", _DECODE_LABELS[k], format_time) for k in _DECODE_PARTS),
                Column("hbm_per_chip_bytes", "HBM per chip",
                       lambda v: format_size(v, binary=False)))
@@ -151,9 +151,9 @@ def _decode_section(fabrics, executor, quiet):
             "base (vertical line).", functools.partial(_draw_tornado, sens, base)))
     section = Section("decode", "MoE decode", text=text, tables=tuple(tables),
                       figures=tuple(figures), parameters=tuple(used))
-    found = _decode_findings(rows, list(fabrics))
+    found = decode_findings(rows, list(fabrics))
     if len(tables) > 1:
-        found.append(_sensitivity_finding(sens, base))
+        found.append(sensitivity_finding(sens, base))
     return section, found
 
 
@@ -187,7 +187,7 @@ def _decode_sensitivity(system, model):
     from ._decode import decode_step
     from ._models import model_config
 
-    f = _fabric(system)
+    f = report_fabric(system)
     m = model_config(model)
 
     def run(fab=f, **kw):
@@ -212,7 +212,7 @@ def _decode_sensitivity(system, model):
 
 
 def _draw_tornado(rows, base):
-    fig = _figure()
+    fig = new_figure()
     ax = fig.subplots()
     _plots.plot_tornado(rows, base, ax=ax, xlabel="time per decode step")
     return fig

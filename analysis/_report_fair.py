@@ -25,9 +25,9 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    _fabric,
-    _figure,
-    _times,
+    new_figure,
+    report_fabric,
+    times_text,
 )
 
 __all__ = []
@@ -84,7 +84,7 @@ _PART_NAMES = {"cables": "cables", "transceivers": "transceivers", "switches": "
 def _draw_cost(rows):
     from . import _plots
 
-    fig = _figure()
+    fig = new_figure()
     axes = fig.subplots(1, 2)
     for k, (ax, (prefix, unit, scale, label)) in enumerate(zip(axes, (
             ("cost", "usd", 1e3, "network cost per chip (k$)"),
@@ -132,13 +132,13 @@ def _cost_sensitivity(fabrics, book=REPORT_BOOK):
 def _draw_tornado(rows, base, xlabel):
     from . import _plots
 
-    fig = _figure()
+    fig = new_figure()
     ax = fig.subplots()
     _plots.plot_tornado(rows, base, ax=ax, scale=1.0, unit_name="x", xlabel=xlabel)
     return fig
 
 
-def _cost_section(fabrics):
+def cost_section(fabrics):
     from fabric import hardware_costs
 
     rows = _cost_rows(fabrics)
@@ -224,7 +224,7 @@ def _fair_point(system, basis, target):
     from ._metrics import metrics
     from ._traffic import link_loads
 
-    f = _fabric(system)
+    f = report_fabric(system)
     try:
         s, g = (1.0, f) if basis == "as built" else equalize(f, target, basis, REPORT_BOOK)
     except ValueError as e:
@@ -248,7 +248,7 @@ def _decode_point(system, model):
 
     from ._report_decode import report_decode_settings
 
-    f = _fabric(system)
+    f = report_fabric(system)
     try:
         # the decode section's settings (exchange kernel, CUDA graphs), so both agree
         step, tried = best_decode_layout(model, f, batch=DECODE_BATCH, context=DECODE_CONTEXT,
@@ -262,14 +262,14 @@ def _decode_point(system, model):
 
 
 def step_chip(system):
-    f = _fabric(system)
+    f = report_fabric(system)
     return f.chip.name if f.chip is not None else ""
 
 
 def _draw_fair(rows):
     from . import _plots
 
-    fig = _figure()
+    fig = new_figure()
     axes = fig.subplots(1, 3)
     systems = list(dict.fromkeys(r["system"] for r in rows))
     bases = list(dict.fromkeys(r["basis"] for r in rows))
@@ -304,7 +304,7 @@ def _draw_fair(rows):
     return fig
 
 
-def _fair_section(fabrics, executor=None, quiet=False):
+def fair_section(fabrics, executor=None, quiet=False):
     from ._sweep import sweep
 
     names = list(fabrics)
@@ -368,7 +368,7 @@ def _fair_findings(rows, drows, ref):
                 continue
             r, q = by[(s, basis)], by[(ref, "as built")]
             parts.append(f"{s} runs its links x{r['bandwidth_scale']:.2f} and gets "
-                         f"{_times(r['bisection_per_chip_Bps'], q['bisection_per_chip_Bps'])} "
+                         f"{times_text(r['bisection_per_chip_Bps'], q['bisection_per_chip_Bps'])} "
                          f"the bisection per chip and a 1 GiB all-reduce in "
                          f"{format_time(r['allreduce_1GiB_s'])} (vs "
                          f"{format_time(q['allreduce_1GiB_s'])})")
@@ -391,7 +391,7 @@ def _fair_findings(rows, drows, ref):
 # -- chips ------------------------------------------------------------------------------
 
 
-def _chip_section(systems, executor=None, quiet=False):
+def chip_section(systems, executor=None, quiet=False):
     """Decode with each system's own chip: a comparison of chips as much as fabrics."""
     from ._sweep import sweep
 
@@ -475,7 +475,7 @@ def _with(f, tech, what, factor):
 def _sens_point(system, name, tech, what, factor):
     from ._collectives import cost
 
-    g = _with(_fabric(system), tech, what, factor)
+    g = _with(report_fabric(system), tech, what, factor)
     return {"system": system, "parameter": name, "factor": factor,
             "allreduce_1GiB_s": cost(g, "all-reduce", FAIR_ALLREDUCE_BYTES).time}
 

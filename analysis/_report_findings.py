@@ -14,7 +14,7 @@ from ._report_parts import (
     DECODE_MODELS,
     SEED_MS_PER_TOKEN,
     SEED_SYMMETRIC_CLAIM,
-    _times,
+    times_text,
 )
 
 __all__ = []
@@ -23,7 +23,7 @@ __all__ = []
 # -- structure --------------------------------------------------------------------------
 
 
-def _structure_findings(rows):
+def structure_findings(rows):
     a, out = rows[0], []
     if len(rows) > 1:
         b = rows[1]
@@ -37,7 +37,7 @@ def _structure_findings(rows):
         hi, lo = max(ra, rb), min(ra, rb)
         out.append(
             f"Bisection bandwidth per chip: {a['system']} {format_bandwidth(ra)}{bound(a)}, "
-            f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {_times(hi, lo)} {more} "
+            f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {times_text(hi, lo)} {more} "
             f"on {a['system']}.")
         if a["forwarding_entries_max"] is not None and b["forwarding_entries_max"] is not None:
             out.append(f"Routing by address: the largest forwarding table holds {_entries(a)} "
@@ -70,7 +70,7 @@ def _med_max(r):
     return f"{format_time(r['p50_s'])} median and {format_time(r['max_s'])} worst"
 
 
-def _latency_findings(rows):
+def latency_findings(rows):
     systems = list(dict.fromkeys(r["system"] for r in rows))
     if len(systems) < 2:
         r = next(r for r in rows if r["op"] == "load")
@@ -81,7 +81,7 @@ def _latency_findings(rows):
         a = next(r for r in rows if r["system"] == systems[0] and r["op"] == op)
         b = next(r for r in rows if r["system"] == systems[1] and r["op"] == op)
         faster = a if a["p50_s"] <= b["p50_s"] else b
-        ratio = _times(max(a["p50_s"], b["p50_s"]), min(a["p50_s"], b["p50_s"]))
+        ratio = times_text(max(a["p50_s"], b["p50_s"]), min(a["p50_s"], b["p50_s"]))
         out.append(
             f"A 64 B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
             f"{_med_max(b)} on {b['system']} ({b['transport']}): {ratio} lower median on "
@@ -110,7 +110,7 @@ def _runs(flags, sizes):
     return runs
 
 
-def _collective_findings(best, systems, ops):
+def collective_findings(best, systems, ops):
     if len(systems) < 2:
         return []
     a, b = systems[0], systems[1]
@@ -128,10 +128,12 @@ def _collective_findings(best, systems, ops):
             won = [x for x, f in zip(rs, flags) if f]
             if won:
                 parts.append(f"{who} is faster at {_ranges(_runs(flags, sizes))} (by "
-                             f"{_times(min(won), 1)} to {_times(max(won), 1)})")
+                             f"{times_text(min(won), 1)} to {times_text(max(won), 1)})")
         big = sizes[-1]
-        out.append(f"{op}, each system at its best (every applicable algorithm and "
-                   f"transport): " + "; ".join(parts) + f". At {format_size(big)} the bus "
+        out.append(f"At the hardware floor (runtime 'ideal': no launch, synchronisation or "
+                   f"protocol costs), {op}, each system at its best (every applicable "
+                   f"algorithm over its native transport): " + "; ".join(parts) +
+                   f". At {format_size(big)} the bus "
                    f"bandwidth is {format_bandwidth(ta[big]['busbw_Bps'])} on {a} "
                    f"({_how(ta[big])}) and {format_bandwidth(tb[big]['busbw_Bps'])} on {b} "
                    f"({_how(tb[big])}).")
@@ -145,7 +147,7 @@ def _how(row):
     return text if gap is None else f"{text}, {gap:.2f}x its lower bound"
 
 
-def _symmetric_findings(rows):
+def symmetric_findings(rows):
     out = []
     for name in dict.fromkeys(r["system"] for r in rows):
         mine = [r for r in rows if r["system"] == name]
@@ -156,7 +158,8 @@ def _symmetric_findings(rows):
         same = [r["ratio_same_transport"] for r in mine]
         inside = min(ratios) <= SEED_SYMMETRIC_CLAIM <= max(ratios)
         out.append(
-            f"On {name}, {op} with symmetric memory ({small['symmetric_algorithm']}, "
+            f"At the hardware floor (runtime 'ideal'), on {name}, {op} with symmetric memory "
+            f"({small['symmetric_algorithm']}, "
             f"load/store) against the best message passing over RDMA "
             f"({small['rdma_algorithm']}): {small['ratio']:.2g}x at "
             f"{format_size(small['size_bytes'])}, {large['ratio']:.2g}x at "
@@ -169,10 +172,59 @@ def _symmetric_findings(rows):
     return out
 
 
+def runtime_findings(rows, systems, kind="nccl"):
+    """The featured collectives with the software (rows of ``_runtime_rows``).
+
+    ``kind="nccl"``: NCCL on every system against the hardware floor;
+    ``kind="symmetric"``: symmetric-memory kernels against NCCL where a system is one
+    load/store domain.
+    """
+    out = []
+    for op in dict.fromkeys(r["op"] for r in rows):
+        mine = {(r["system"], r["size_bytes"]): r for r in rows if r["op"] == op}
+        sizes = sorted({s for _, s in mine})
+        names = [n for n in systems if any((n, s) in mine for s in sizes)]
+        if not names or not sizes:
+            continue
+        per_size = []
+        for s in sizes:
+            cells = [f"{n} {format_time(mine[(n, s)]['nccl_time_s'])}" for n in names
+                     if (n, s) in mine]
+            per_size.append(f"{format_size(s)}: " + ", ".join(cells))
+        text = (f"With the software (runtime 'nccl', NCCL's launch, protocol and per-step "
+                f"costs on every system), {op} takes " + "; ".join(per_size) + ".")
+        if len(names) >= 2 and all((names[i], s) in mine for i in (0, 1) for s in sizes):
+            a, b = names[0], names[1]
+            sw = [mine[(b, s)]["nccl_time_s"] / mine[(a, s)]["nccl_time_s"] for s in sizes]
+            hw = [mine[(b, s)]["ideal_time_s"] / mine[(a, s)]["ideal_time_s"] for s in sizes]
+            text += (f" {b} / {a}: {', '.join(times_text(x, 1) for x in sw)} with NCCL "
+                     f"against {', '.join(times_text(x, 1) for x in hw)} at the hardware "
+                     f"floor (same sizes).")
+        if kind == "nccl":
+            out.append(text)
+            continue
+        for n in names:
+            sym = [(s, mine[(n, s)]) for s in sizes
+                   if (n, s) in mine and mine[(n, s)]["ratio"] is not None]
+            if not sym:
+                continue
+            ratios = [r["ratio"] for _, r in sym]
+            inside = min(ratios) <= SEED_SYMMETRIC_CLAIM <= max(ratios)
+            out.append(
+                f"On {n}, {op} with symmetric-memory kernels (runtime 'symmetric-memory') "
+                f"against NCCL (runtime 'nccl'): " + ", ".join(
+                    f"{format_size(s)} {format_time(r['symmetric_time_s'])} against "
+                    f"{format_time(r['nccl_time_s'])} ({r['ratio']:.2g}x)" for s, r in sym)
+                + f"; the seed's {SEED_SYMMETRIC_CLAIM:g}x read on these software-included "
+                f"times is {'within' if inside else 'outside'} "
+                f"{min(ratios):.2g}x-{max(ratios):.2g}x.")
+    return out
+
+
 # -- decode -----------------------------------------------------------------------------
 
 
-def _sensitivity_finding(rows, base):
+def sensitivity_finding(rows, base):
     r0 = rows[0]
     ranked = sorted(rows, key=lambda r: -abs(r["value_high"] - r["value_low"]))
 
@@ -185,7 +237,7 @@ def _sensitivity_finding(rows, base):
             f"{swing(ranked[-1])}.")
 
 
-def _decode_findings(rows, systems):
+def decode_findings(rows, systems):
     out = []
     for model in DECODE_MODELS:
         mine = {r["system"]: r for r in rows if r["model"] == model}
@@ -212,7 +264,7 @@ def _decode_findings(rows, systems):
 # -- all-to-all and failures ------------------------------------------------------------
 
 
-def _utilization_findings(rows):
+def utilization_findings(rows):
     a = rows[0]
     if len(rows) == 1:
         return [(f"Under uniform all-to-all, {a['system']} sustains "
@@ -222,12 +274,12 @@ def _utilization_findings(rows):
     winner, loser = (a, b) if ta >= tb else (b, a)
     out = [(f"Under uniform all-to-all (routed, equal-cost paths split evenly), {a['system']} "
            f"sustains {format_bandwidth(ta)} per chip and {b['system']} {format_bandwidth(tb)}: "
-           f"{winner['system']} is {_times(max(ta, tb), min(ta, tb))} faster; the "
+           f"{winner['system']} is {times_text(max(ta, tb), min(ta, tb))} faster; the "
            f"bottleneck on {loser['system']} is a link such as {loser['busiest_link']}.")]
     return out
 
 
-def _failure_findings(rows):
+def failure_findings(rows):
     out = []
     systems = list(dict.fromkeys(r["system"] for r in rows))
     for failure in ("one link", "one chip"):

@@ -123,11 +123,11 @@ SEED_MS_PER_TOKEN = 5.85e-3
 # -- formatting -------------------------------------------------------------------------
 
 
-def _fmt_float(digits=3):
+def fmt_float(digits=3):
     return lambda v: f"{v:.{digits}g}" if isinstance(v, float) else str(v)
 
 
-def _fmt_value(value, unit):
+def fmt_value(value, unit):
     """A parameter value in human units (the CSV keeps SI)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
@@ -142,7 +142,7 @@ def _fmt_value(value, unit):
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def _fmt_optional(v):
+def fmt_optional(v):
     """``v`` as text, ``-`` where it is None (a number that does not apply)."""
     return "-" if v is None else str(v)
 
@@ -151,7 +151,7 @@ def _ratio(a, b):
     return a / b if b else float("inf")
 
 
-def _times(a, b):
+def times_text(a, b):
     """The ratio a / b as '1.02x', '2.6x' or '12x' (both positive)."""
     r = _ratio(a, b)
     if r < 2:
@@ -159,7 +159,7 @@ def _times(a, b):
     return f"{r:.1f}x" if r < 10 else f"{r:.0f}x"
 
 
-def _slug(name):
+def slug(name):
     return re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-")
 
 
@@ -167,21 +167,21 @@ def _slug(name):
 
 
 @functools.cache
-def _fabric(name):
+def report_fabric(name):
     # One Fabric per name and process: its router and collective plans are cached on it.
     import topologies
 
     return topologies.build(name)
 
 
-def _loadstore_everywhere(f):
+def loadstore_everywhere(f):
     """Whether load/store reaches every chip from every other: the fabric's one rule
     (:func:`fabric.loadstore_domains`: no NIC, no message-only link on the way)."""
     d = f.loadstore_domains[f.endpoint_indices]
     return bool((d == d[0]).all())
 
 
-def _figure():
+def new_figure():
     # A bare Figure, not pyplot: no backend, no global figure registry, nothing to close,
     # so report figures neither need a display nor touch a user's interactive session.
     from matplotlib.figure import Figure
@@ -189,7 +189,7 @@ def _figure():
     return Figure()
 
 
-def _integer_locator():
+def integer_locator():
     from matplotlib.ticker import MaxNLocator
 
     return MaxNLocator(integer=True)

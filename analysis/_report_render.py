@@ -10,7 +10,7 @@ import io
 import re
 from pathlib import Path
 
-from ._report_parts import _slug
+from ._report_parts import slug
 from ._style import FIGURE_FORMATS, paper_style, save_figure
 
 __all__ = []
@@ -128,7 +128,7 @@ def render_html(report, svgs):
         parts += [f"<p>{esc(p)}</p>" for p in s.text]
         parts += [_html_table(t) for t in s.tables]
         for f in s.figures:
-            svg = _prefix_svg_ids(svgs[f.name], f"{_slug(f.name)}-")
+            svg = _prefix_svg_ids(svgs[f.name], f"{slug(f.name)}-")
             parts.append(
                 f'<figure id="fig-{f.name}" class="{f.column}">{svg}<figcaption><b>'
                 f"{esc(f.title)}.</b> {esc(f.caption)} Files: "
@@ -180,7 +180,7 @@ def render_markdown(report):
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _csv_text(table):
+def csv_text(table):
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     rows = table.csv_rows if table.csv_rows is not None else table.rows
@@ -210,7 +210,7 @@ def _render_one(spec, directory, systems=()):
     return svg[svg.find("<svg"):]
 
 
-def _render_figures(figures, directory, quiet=False, executor=None, systems=()):
+def render_figures(figures, directory, quiet=False, executor=None, systems=()):
     """Draw each figure once (in parallel on ``executor``); return name -> SVG text."""
     from ._sweep import sweep
 

@@ -1,7 +1,7 @@
 """Report sections computed from a fabric directly: structure, access latency,
 all-to-all link utilization, failures, topology drawings, assumptions.
 
-Each ``_<section>_section(fabrics)`` returns a :class:`~analysis._report_parts.Section`
+Each ``<section>_section(fabrics)`` returns a :class:`~analysis._report_parts.Section`
 and its findings; the sweep-based sections are in :mod:`analysis._report_sweeps`.
 """
 
@@ -13,24 +13,24 @@ from fabric import format_bandwidth, format_time
 
 from . import _metrics, _plots
 from ._report_findings import (
-    _failure_findings,
-    _latency_findings,
-    _structure_findings,
-    _utilization_findings,
+    failure_findings,
+    latency_findings,
+    structure_findings,
+    utilization_findings,
 )
 from ._report_parts import (
     Column,
     FigureSpec,
     Section,
     Table,
-    _fabric,
-    _figure,
-    _fmt_float,
-    _fmt_optional,
-    _fmt_value,
-    _integer_locator,
-    _loadstore_everywhere,
-    _slug,
+    fmt_float,
+    fmt_optional,
+    fmt_value,
+    integer_locator,
+    loadstore_everywhere,
+    new_figure,
+    report_fabric,
+    slug,
 )
 
 __all__ = []
@@ -40,7 +40,7 @@ __all__ = []
 
 
 def _draw_hops(hops):
-    fig = _figure()
+    fig = new_figure()
     ax = fig.subplots()
     names = list(hops)
     width = 0.8 / len(names)
@@ -51,12 +51,12 @@ def _draw_hops(hops):
         ax.bar(h[1:] + (i - (len(names) - 1) / 2) * width, frac[1:], width=width, label=name)
     ax.set_xlabel("hops between chips")
     ax.set_ylabel("fraction of chip pairs")
-    ax.xaxis.set_major_locator(_integer_locator())
+    ax.xaxis.set_major_locator(integer_locator())
     ax.legend(fontsize="x-small")
     return fig
 
 
-def _structure_section(fabrics):
+def structure_section(fabrics):
     import fabric as fab
 
     rows, hops = [], {}
@@ -86,11 +86,11 @@ def _structure_section(fabrics):
     columns = (
         Column("system", "system"), Column("endpoints", "chips"),
         Column("diameter_hops", "diameter (hops)"),
-        Column("mean_hops", "mean hops", _fmt_float(3)),
+        Column("mean_hops", "mean hops", fmt_float(3)),
         Column("bisection_per_chip_Bps", "bisection per chip", format_bandwidth),
         Column("injection_bandwidth_Bps", "injection per chip", format_bandwidth),
         Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
-        Column("forwarding_entries_max", "forwarding entries", _fmt_optional),
+        Column("forwarding_entries_max", "forwarding entries", fmt_optional),
     )
     caption = ("Bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
                "All-to-all per chip: uniform all-to-all routed by the fabric's policy (see "
@@ -114,7 +114,7 @@ def _structure_section(fabrics):
                      "Distribution of the hop count over distinct ordered chip pairs.",
                      functools.partial(_draw_hops, hops))
     section = Section("structure", "Structure", tables=(table,), figures=(fig,))
-    return section, _structure_findings(rows)
+    return section, structure_findings(rows)
 
 
 # -- access latency ---------------------------------------------------------------------
@@ -134,7 +134,7 @@ def _transport_curves(f):
     import fabric as fab
 
     curves = []
-    if not _loadstore_everywhere(f):
+    if not loadstore_everywhere(f):
         per_op = {op: fab.access_latencies(f, op=op, size=ACCESS_BYTES, transport="native")[2]
                   for op in ("store", "load")}
         curves.append((f"{f.name} RDMA across hosts", "load/store in a host, RDMA across hosts",
@@ -148,7 +148,7 @@ def _transport_curves(f):
 
 
 def _draw_latency(samples):
-    fig = _figure()
+    fig = new_figure()
     axes = fig.subplots(1, 2, sharey=True)
     for ax, op in zip(axes, ("store", "load")):
         what = "store, one way" if op == "store" else "load, round trip"
@@ -161,12 +161,12 @@ def _draw_latency(samples):
     return fig
 
 
-def _latency_section(fabrics):
+def latency_section(fabrics):
     import fabric as fab
 
     rows, samples, used = [], {}, []
     for name, f in fabrics.items():
-        nics = not _loadstore_everywhere(f)
+        nics = not loadstore_everywhere(f)
         for t in ("loadstore", "rdma") if nics else ("loadstore",):
             used += [(name, p) for p in fab.transport(t).parameters()]
         for label, how, per_op in _transport_curves(f):
@@ -191,7 +191,7 @@ def _latency_section(fabrics):
                      "load (round trip): memory-semantic load/store against RDMA on the "
                      "cluster.", functools.partial(_draw_latency, samples), column="double")
     return Section("latency", "Access latency", tables=(table,), figures=(fig,),
-                   parameters=tuple(used)), _latency_findings(rows)
+                   parameters=tuple(used)), latency_findings(rows)
 
 
 # -- all-to-all, link utilization and failures ------------------------------------------
@@ -220,13 +220,13 @@ def _all_to_all(f, chips=None):
 
 
 def _draw_utilization(util):
-    fig = _figure()
+    fig = new_figure()
     ax = fig.subplots()
     _plots.plot_link_utilization(util, ax=ax)
     return fig
 
 
-def _utilization_section(fabrics):
+def utilization_section(fabrics):
     rows, util = [], {}
     for name, f in fabrics.items():
         a2a = _all_to_all(f)
@@ -241,7 +241,7 @@ def _utilization_section(fabrics):
                      "mean_utilization": float(u.mean())})
     columns = (Column("system", "system"),
                Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", format_bandwidth),
-               Column("mean_utilization", "mean link utilization", _fmt_float(2)),
+               Column("mean_utilization", "mean link utilization", fmt_float(2)),
                Column("links_over_half", "links > 50%"), Column("links_idle", "idle links"),
                Column("links_directed", "directed links"),
                Column("busiest_link", "a busiest link"))
@@ -255,7 +255,7 @@ def _utilization_section(fabrics):
                      "Utilization of every directed link under uniform all-to-all, busiest "
                      "first (1 = the bottleneck link).", functools.partial(_draw_utilization, util))
     return Section("utilization", "All-to-all and link utilization", tables=(table,),
-                   figures=(fig,)), _utilization_findings(rows)
+                   figures=(fig,)), utilization_findings(rows)
 
 
 def _reduce_link(f, u, v):
@@ -323,7 +323,7 @@ def _failure_rows(name, f):
 
 
 def _draw_failures(rows):
-    fig = _figure()
+    fig = new_figure()
     ax = fig.subplots()
     shown = [r for r in rows if r["metric"] == "all-to-all time" and np.isfinite(r["change"])]
     _plots.plot_failure_cost(shown, ax=ax)
@@ -331,7 +331,7 @@ def _draw_failures(rows):
     return fig
 
 
-def _failure_section(fabrics):
+def failure_section(fabrics):
     rows = []
     for name, f in fabrics.items():
         rows.extend(_failure_rows(name, f))
@@ -351,7 +351,7 @@ def _failure_section(fabrics):
                      "Change of the all-to-all time (the busiest link's load over its "
                      "bandwidth) after one failure.", functools.partial(_draw_failures, rows))
     return Section("failures", "Failures", tables=(table,), figures=(fig,)), \
-        _failure_findings(rows)
+        failure_findings(rows)
 
 
 def _fmt_metric(v):
@@ -362,8 +362,8 @@ def _fmt_metric(v):
 
 
 def _draw_topology(name):
-    fabric = _fabric(name)
-    fig = _figure()
+    fabric = report_fabric(name)
+    fig = new_figure()
     coords = [fabric.graph.nodes[n].get("coord") for n in fabric.endpoints]
     three_d = all(c is not None and len(c) == 3 for c in coords)
     ax = fig.add_subplot(projection="3d" if three_d else None)
@@ -377,11 +377,11 @@ def _topology_stem(name, names):
     base = name.partition(":chip=")[0]
     if base != name and sum(n.partition(":chip=")[0] == base for n in names) == 1 \
             and base not in names:
-        return f"topology-{_slug(base)}"
-    return f"topology-{_slug(name)}"
+        return f"topology-{slug(base)}"
+    return f"topology-{slug(name)}"
 
 
-def _topology_section(fabrics):
+def topology_section(fabrics):
     figures = []
     for name, f in fabrics.items():
         m = f.graph.number_of_edges()
@@ -407,7 +407,7 @@ def _by_source(rows, systems):
     for r in rows:
         head, fact = _source_key(r["source"])
         g = groups.setdefault(head, {"params": {}, "systems": []})
-        shown = f"{r['parameter']} = {_fmt_value(r['value'], r['unit'])}"
+        shown = f"{r['parameter']} = {fmt_value(r['value'], r['unit'])}"
         g["params"].setdefault(shown + (f" ({fact})" if fact else ""), None)
         if r["system"] not in g["systems"]:
             g["systems"].append(r["system"])
@@ -418,7 +418,7 @@ def _by_source(rows, systems):
     return tuple(out)
 
 
-def _assumptions_section(fabrics, extra=()):
+def assumptions_section(fabrics, extra=()):
     """Every Parameter each system's model used: the fabric's own (links, chip, builder)
     and ``extra`` (system, Parameter) pairs from the sections (transports...)."""
     rows = []

@@ -21,9 +21,9 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    _fabric,
-    _figure,
-    _fmt_float,
+    fmt_float,
+    new_figure,
+    report_fabric,
 )
 
 __all__ = []
@@ -57,7 +57,7 @@ def _frontier_point(system):
     from ._report_decode import report_decode_settings
     from ._serving import SingleUserSpeed, serving_cost, serving_frontier, speed_limits
 
-    f = _fabric(system)
+    f = report_fabric(system)
     try:
         fr = serving_frontier(SERVING_MODEL, f, isl=SERVING_ISL, osl=SERVING_OSL,
                               n_batches=SERVING_BATCHES, speculative=_spec(),
@@ -86,7 +86,7 @@ def _seed_point(system, fusion):
     from ._report_decode import report_decode_settings
     from ._serving import serving_frontier, speed_limits
 
-    f = _fabric(system)
+    f = report_fabric(system)
     try:
         fr = serving_frontier(SEED_MODEL, f, isl=SERVING_ISL, osl=SERVING_OSL,
                               batches=(1,), speculative=_spec(), keep_all=True,
@@ -137,7 +137,7 @@ def _row(r):
 
 def _fmt_opt(digits):
     """Three significant digits, whole numbers written out (2,690 rather than 2.69e+03)."""
-    f = _fmt_float(digits)
+    f = fmt_float(digits)
 
     def fmt(v):
         if v is None:
@@ -147,7 +147,7 @@ def _fmt_opt(digits):
 
 
 def _draw_frontiers(results, seed_rows):
-    fig = _figure()
+    fig = new_figure()
     ax = fig.subplots()
     markers = "osD^vP*X"
     for i, r in enumerate(results):
@@ -176,7 +176,7 @@ def _draw_frontiers(results, seed_rows):
     return fig
 
 
-def _serving_section(fabrics, executor, quiet):
+def serving_section(fabrics, executor, quiet):
     """The serving section and its finding sentences."""
     from ._serving import DEFINITIONS, MTP_ACCEPTANCE, PREFILL_EFFICIENCY, USABLE_HBM_FRACTION
     from ._sweep import sweep
@@ -294,7 +294,7 @@ def _serving_findings(rows, seed_rows, seed_system):
         cases = "; ".join(f"{s['case']}: {format_time(s['tpot_s'])}" for s in seed_rows[1:])
         verdict = (f"reached with {meets[0]['case']}" if meets else
                    f"not reached by any of these (best {format_time(best)})")
-        chip = _fabric(seed_system).chip
+        chip = report_fabric(seed_system).chip
         out.append(
             f"The seed's {target * 1e3:g} ms per token for a 2.8T MoE on {seed_system} "
             f"({getattr(chip, 'name', chip)} chips): the "

@@ -363,7 +363,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     i, j = np.nonzero(~np.eye(n, dtype=bool))
     ts = transports_for(fabric, transport, nodes[i], nodes[j])
     r = fabric.router
-    hops, fwd, bw_f = r._measure(nodes[i], nodes[j], want_bandwidth=True)
+    hops, fwd, bw_f = r.measure(nodes[i], nodes[j], want_bandwidth=True)
     if op == "load":
         # the reply of pair (i, j) is the request path of pair (j, i)
         pos = np.full((n, n), -1, dtype=np.int64)

@@ -39,11 +39,10 @@ True
 import dataclasses
 
 import numpy as np
-from scipy.sparse import csgraph
 
 from ._access import target_node
 from ._errors import AddressMapError, RoutingError
-from ._routing_engine import _mix
+from ._routing_engine import flow_hash
 from ._structure import Grid
 
 __all__ = ["ForwardingTable", "ForwardingTables", "forwarding_tables"]
@@ -164,103 +163,10 @@ class ForwardingTables:
             if len(ports) == 1 or self.policy == "dimension-order":
                 port = ports[0]
             else:
-                port = ports[int(_mix(s, t, idx[cur])[()] % np.uint64(len(ports)))]
+                port = ports[int(flow_hash(s, t, idx[cur])[()] % np.uint64(len(ports)))]
             cur = f.nodes[int(r.link_head[port])]
             path.append(cur)
         raise RoutingError(f"{f.name}: forwarding from {a!r} to {address:#x} loops")
-
-
-def _dor_next_hops(router, nodes, targets):
-    """First links of the dimension-order paths from nodes to targets (ties: both ways)."""
-    dor = router._dor
-    f = router.fabric
-    out = {}
-    chips = [v for v in nodes if dor.node_slot[v] >= 0]
-    if chips:
-        V = np.repeat(np.array(chips), len(targets))
-        T = np.tile(np.array(targets), len(chips))
-        keep = V != T
-        V, T = V[keep], T[keep]
-        M = dor.path_links_many(V, T)
-        first = M[:, 0]
-        alt = np.full(len(V), -1)
-        a_slot, b_slot = dor._slots(V), dor._slots(T)
-        moved = np.zeros(len(V), dtype=bool)
-        for d, line, a, b in dor._segments(a_slot, b_slot):
-            here = (a != b) & ~moved
-            moved |= a != b
-            if dor.connect[d] == "ring":
-                _, _, fp = dor._ring_moves(d, a, b)
-                tie = here & (fp == 0.5)
-                alt = np.where(tie, dor.tables[d]["minus"][line, a], alt)
-        for v, t, p, q in zip(V.tolist(), T.tolist(), first.tolist(), alt.tolist()):
-            out[(v, t)] = (p,) if q < 0 or q == p else (p, q)
-    # per-line switches: forward to the chip of the line at the target's coordinate
-    G = f.graph
-    idx = f.node_index
-    for v in nodes:
-        if dor.node_slot[v] >= 0:
-            continue
-        name = f.nodes[v]
-        nbrs = {}
-        dims = set()
-        for m in G[name]:
-            c = G.nodes[m].get("coord")
-            if c is not None:
-                nbrs[tuple(c)] = idx[m]
-        cs = list(nbrs)
-        for d in range(len(dor.shape)):
-            if len({c[d] for c in cs}) > 1:
-                dims.add(d)
-        if len(dims) != 1:
-            continue
-        (d,) = dims
-        by_coord = {c[d]: m for c, m in nbrs.items()}
-        for t in targets:
-            ct = G.nodes[f.nodes[t]].get("coord")
-            m = by_coord.get(ct[d]) if ct is not None else None
-            if m is not None:
-                out[(v, t)] = (router.link_index(name, f.nodes[m]),)
-    return out
-
-
-def _engine_next_hops(router, nodes, targets):
-    """First links of the policy's equal-cost paths from each node to each target."""
-    eng = router._engine
-    sg = eng.sg
-    if sg.n_states > _MAX_STATES:
-        raise RoutingError(f"{router.fabric.name}: forwarding tables need all-pairs state "
-                           f"distances, refused above {_MAX_STATES} states ({sg.n_states})")
-    D = csgraph.shortest_path(sg.A, directed=True, unweighted=True)
-    out = {}
-    T = np.asarray(targets, dtype=np.int64)
-    cd = eng.leaf_nbr[T]
-    cand = sg.node_states[cd]  # (T, m), -1 padded
-    for v in nodes:
-        if eng.leaf[v]:
-            for t in T[T != v].tolist():
-                out[(v, t)] = (int(eng.leaf_out[v]),)
-            continue
-        last = cd == v  # targets hanging off this node: their own link
-        for t in T[last & (T != v)].tolist():
-            out[(v, t)] = (int(eng.leaf_in[t]),)
-        x = sg.node_states[v, 0]
-        if x < 0:
-            continue
-        dd = np.where(cand >= 0, D[x, np.maximum(cand, 0)], np.inf)
-        k = np.argmin(dd, axis=1)
-        y = cand[np.arange(len(T)), k]
-        dist = dd[np.arange(len(T)), k]
-        ok = np.isfinite(dist) & ~last & (T != v)
-        if not ok.any():
-            continue
-        arcs = np.arange(sg.indptr[x], sg.indptr[x + 1])
-        valid = D[sg.head[arcs]][:, y[ok]] == (dist[ok] - 1)[None, :]  # (deg, T_ok)
-        patterns, inverse = np.unique(valid.T, axis=0, return_inverse=True)
-        ports = [tuple(int(q) for q in sg.link[arcs[row]]) for row in patterns]
-        for t, j in zip(T[ok].tolist(), np.ravel(inverse).tolist()):
-            out[(v, t)] = ports[j]
-    return out
 
 
 def _owner_shift(fabric, amap):
@@ -302,7 +208,7 @@ def forwarding_tables(fabric):
         If the fabric has no valid address map.
     """
     r = fabric.router
-    if (r.policy == "dimension-order" and not r._dor.intact) or r._fallback is not None:
+    if not r.destination_routed:
         raise RoutingError(f"{fabric.name}: forwarding tables for a degraded {r.policy} "
                            "fabric are not derived (its detours depend on the source)")
     amap = fabric.address_map
@@ -320,10 +226,7 @@ def forwarding_tables(fabric):
     ranges.sort()
     targets = sorted({t for _, _, t, _ in ranges})
     nodes = list(range(len(fabric.nodes)))
-    if r.policy == "dimension-order":
-        hops = _dor_next_hops(r, nodes, targets)
-    else:
-        hops = _engine_next_hops(r, nodes, targets)
+    hops = r.next_hops(nodes, targets, max_states=_MAX_STATES)
     tables = {}
     for v in nodes:
         entries = []
@@ -339,11 +242,13 @@ def forwarding_tables(fabric):
     per_dim, k, extra = None, _owner_shift(fabric, amap), 0
     shape = fabric.structure.shape if isinstance(fabric.structure, Grid) else ()
     if (r.policy == "dimension-order" and k is not None
-            and all(c in ("ring", "line", "full") for c in r._dor.connect)
+            and all(c in ("ring", "line", "full") for c in fabric.structure.connect)
             and all(s & (s - 1) == 0 for s in shape)):
         # every forwarding node is a chip; its table for dimension d maps the destination's
         # coordinate in d to the first hop towards any chip that differs from it first in d
         per_dim = {}
+        at = {tuple(c): idx[u] for u, c in fabric.graph.nodes(data="coord")
+              if c is not None and fabric.graph.nodes[u].get("kind") == "chip"}
         for v in fabric.endpoint_indices.tolist():
             here = list(fabric.graph.nodes[fabric.nodes[v]]["coord"])
             dims = []
@@ -352,7 +257,7 @@ def forwarding_tables(fabric):
                 for c in range(side):
                     coord = list(here)
                     coord[d] = c
-                    tn = int(r._dor.slot_node[int(np.dot(coord, r._dor.strides))])
+                    tn = at.get(tuple(coord), -1)
                     table[c] = () if tn == v else hops.get((v, tn), ())
                 dims.append(table)
             per_dim[fabric.nodes[v]] = tuple(dims)

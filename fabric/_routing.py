@@ -78,16 +78,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._errors import NodeError, RoutingError
-from ._routing_dor import _DimOrder
-from ._routing_dragonfly import _Minimal
+from ._routing_dor import DimOrder
+from ._routing_dragonfly import Minimal
 from ._routing_engine import (
-    _BLOCK,
-    _all_links,
-    _Engine,
-    _group_of,
-    _minimal_graph,
-    _shortest_graph,
-    _updown_graph,
+    BLOCK,
+    Engine,
+    all_links,
+    group_of,
+    minimal_graph,
+    shortest_graph,
+    updown_graph,
 )
 from ._routing_uniform import link_orbits, orbit_loads
 from ._structure import Clos, Dragonfly, Grid, Switched
@@ -196,26 +196,26 @@ class Router:
         self.policy = policy
         self.ecmp = ecmp
         ea = fabric.edge_arrays
-        self.link_tail, self.link_head = _all_links(fabric)
+        self.link_tail, self.link_head = all_links(fabric)
         self.link_bandwidth = np.repeat(np.asarray(ea.bandwidth, dtype=float), 2)
         self.link_latency = np.repeat(np.asarray(ea.latency, dtype=float), 2)
         for a in (self.link_tail, self.link_head, self.link_bandwidth, self.link_latency):
             a.flags.writeable = False
         self.n_links = len(self.link_tail)
         self._names = fabric.nodes
-        builders = {"up-down": _updown_graph, "minimal": _minimal_graph,
-                    "shortest": _shortest_graph, "dimension-order": _shortest_graph}
+        builders = {"up-down": updown_graph, "minimal": minimal_graph,
+                    "shortest": shortest_graph, "dimension-order": shortest_graph}
         self._builder = builders[policy]
-        self._dor = (_DimOrder(fabric, self.link_latency, self.link_bandwidth, self.n_links,
+        self._dor = (DimOrder(fabric, self.link_latency, self.link_bandwidth, self.n_links,
                                None, single_path=ecmp == "hash")
                      if policy == "dimension-order" else None)
         # minimal routing on an intact dragonfly: every route unique, by table look-ups
-        self._df = (_Minimal.build(fabric, self.link_tail, self.link_head, _group_of(fabric))
+        self._df = (Minimal.build(fabric, self.link_tail, self.link_head, group_of(fabric))
                     if policy == "minimal" and isinstance(fabric.structure, Dragonfly) else None)
         # minimal routing on a degraded fabric: pairs left with no minimal path detour by
         # shortest paths (a stand-in for Valiant's non-minimal routing)
         degraded = fabric.failures.degraded
-        self._fallback = (_Engine(fabric, _shortest_graph, self.link_tail, self.link_head,
+        self._fallback = (Engine(fabric, shortest_graph, self.link_tail, self.link_head,
                                   self.link_latency, self._names)
                           if policy == "minimal" and degraded else None)
 
@@ -232,7 +232,7 @@ class Router:
         """
         eng = self.__dict__.get("_general")
         if eng is None:
-            eng = self.__dict__["_general"] = _Engine(self.fabric, self._builder, self.link_tail,
+            eng = self.__dict__["_general"] = Engine(self.fabric, self._builder, self.link_tail,
                                                       self.link_head, self.link_latency,
                                                       self._names)
         return eng
@@ -296,7 +296,7 @@ class Router:
         if self._df is not None:
             return self._df.loads(s, d, w, out)
         if self._dor is not None:
-            step = max(1, _BLOCK // 8)
+            step = max(1, BLOCK // 8)
             for i in range(0, len(s), step):
                 ss, dd, ww = s[i:i + step], d[i:i + step], w[i:i + step]
                 _, _, dead = self._dor.evaluate(ss, dd, ww, out, want_latency=False)
@@ -467,7 +467,7 @@ class Router:
                              f"got shape {shape}")
         ep = self.fabric.endpoint_indices
         out = np.zeros(self.n_links)
-        step = max(1, _BLOCK // max(n, 1))
+        step = max(1, BLOCK // max(n, 1))
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
             if hasattr(matrix, "rows"):
@@ -504,6 +504,56 @@ class Router:
         hops, lat, _ = self._measure(s, d, want_latency)
         return hops, lat
 
+    def measure(self, src, dst, want_latency=True, want_bandwidth=False):
+        """Hops, one-way latency (s) and bottleneck bandwidth (B/s) of many pairs at once.
+
+        Returns three arrays ``(hops, latency, bottleneck)``: what :meth:`hops`,
+        :meth:`latency` and :meth:`bottleneck` return, from one routing. With
+        ``want_latency=False`` the latencies are not computed (zeros); with
+        ``want_bandwidth=False`` the bottlenecks are not (``inf``).
+
+        >>> import topologies
+        >>> f = topologies.build("mesh:3")
+        >>> hops, lat, bw = f.router.measure([0, 0], [1, 2], want_bandwidth=True)
+        >>> hops.tolist(), bool((bw > 0).all())
+        ([1, 2], True)
+        """
+        s, d = self._pairs(src, dst)
+        return self._measure(s, d, want_latency, want_bandwidth)
+
+    @property
+    def destination_routed(self):
+        """Whether a node's next hops towards a destination do not depend on the source.
+
+        True on every intact fabric, and under up/down or shortest-path routing on a
+        degraded one; False where a degraded grid or dragonfly detours pairs whose own
+        path died (their detours depend on the source), so destination-based
+        forwarding tables cannot express the routing.
+        """
+        if self._dor is not None and not self._dor.intact:
+            return False
+        return self._fallback is None
+
+    def next_hops(self, nodes, targets, max_states=None):
+        """First links of the routed paths from each of ``nodes`` to each of ``targets``.
+
+        Node indices in; returns ``{(v, t): (link, ...)}`` with the directed links (in
+        the policy's order; under dimension order both ways round a ring at a tie)
+        that leave ``v`` on the policy's equal-cost paths towards ``t``. Pairs with no
+        route, and ``v == t``, are absent. Needs :attr:`destination_routed`. Outside
+        dimension order it takes all-pairs state distances: refused (RoutingError)
+        above ``max_states`` routing states when given.
+        """
+        if not self.destination_routed:
+            raise RoutingError(f"{self.fabric.name}: next hops of a degraded {self.policy} "
+                               "fabric depend on the source")
+        nodes = self._nodes(np.asarray(list(nodes), dtype=np.int64), "nodes").tolist()
+        targets = self._nodes(np.asarray(list(targets), dtype=np.int64), "targets").tolist()
+        if self._dor is not None:
+            return self._dor.next_hops(nodes, targets, self.link_index)
+        limit = np.inf if max_states is None else max_states
+        return self._engine.next_hops(nodes, targets, limit)
+
     def _measure(self, s, d, want_latency=True, want_bandwidth=False):
         bwarr = self.link_bandwidth if want_bandwidth else None
         if self._df is not None:
@@ -513,7 +563,7 @@ class Router:
             lat = np.zeros(len(s))
             bw = np.full(len(s), np.inf)
             dead = np.zeros(len(s), dtype=bool)
-            step = max(1, _BLOCK // 8)
+            step = max(1, BLOCK // 8)
             for i in range(0, len(s), step):
                 sl = slice(i, i + step)
                 hops[sl], lat[sl], dead[sl] = self._dor.evaluate(s[sl], d[sl],

@@ -11,7 +11,7 @@ from ._errors import RoutingError
 __all__ = []
 
 
-class _DimOrder:
+class DimOrder:
     """Closed-form dimension-order routing on a hypermesh / torus / mesh fabric."""
 
     def __init__(self, fabric, link_latency, link_bandwidth, n_links, fallback,
@@ -156,6 +156,64 @@ class _DimOrder:
             tab["switch"][line] = sw[m]
             tab["up"][line, pos] = l_up[m]
             tab["down"][line, pos] = l_dn[m]
+
+    def next_hops(self, nodes, targets, link_index):
+        """First links of the dimension-order paths from nodes to targets (ties: both ways).
+
+        ``nodes`` and ``targets`` are node indices; ``link_index(u, v)`` numbers the directed
+        link between two node names. Returns ``{(v, t): (link, ...)}``; a per-line switch
+        forwards to the chip of its line at the target's coordinate.
+        """
+        dor = self
+        f = self.f
+        out = {}
+        chips = [v for v in nodes if dor.node_slot[v] >= 0]
+        if chips:
+            V = np.repeat(np.array(chips), len(targets))
+            T = np.tile(np.array(targets), len(chips))
+            keep = V != T
+            V, T = V[keep], T[keep]
+            M = dor.path_links_many(V, T)
+            first = M[:, 0]
+            alt = np.full(len(V), -1)
+            a_slot, b_slot = dor._slots(V), dor._slots(T)
+            moved = np.zeros(len(V), dtype=bool)
+            for d, line, a, b in dor._segments(a_slot, b_slot):
+                here = (a != b) & ~moved
+                moved |= a != b
+                if dor.connect[d] == "ring":
+                    _, _, fp = dor._ring_moves(d, a, b)
+                    tie = here & (fp == 0.5)
+                    alt = np.where(tie, dor.tables[d]["minus"][line, a], alt)
+            for v, t, p, q in zip(V.tolist(), T.tolist(), first.tolist(), alt.tolist()):
+                out[(v, t)] = (p,) if q < 0 or q == p else (p, q)
+        # per-line switches: forward to the chip of the line at the target's coordinate
+        G = f.graph
+        idx = f.node_index
+        for v in nodes:
+            if dor.node_slot[v] >= 0:
+                continue
+            name = f.nodes[v]
+            nbrs = {}
+            dims = set()
+            for m in G[name]:
+                c = G.nodes[m].get("coord")
+                if c is not None:
+                    nbrs[tuple(c)] = idx[m]
+            cs = list(nbrs)
+            for d in range(len(dor.shape)):
+                if len({c[d] for c in cs}) > 1:
+                    dims.add(d)
+            if len(dims) != 1:
+                continue
+            (d,) = dims
+            by_coord = {c[d]: m for c, m in nbrs.items()}
+            for t in targets:
+                ct = G.nodes[f.nodes[t]].get("coord")
+                m = by_coord.get(ct[d]) if ct is not None else None
+                if m is not None:
+                    out[(v, t)] = (link_index(name, f.nodes[m]),)
+        return out
 
     # --- per-dimension segments -----------------------------------------------------
 

@@ -17,7 +17,7 @@ holds, the local link from ``Y`` to ``S`` carries ``P_G p_S w`` for every ``G``
 whose global link lands on ``Y``, and each local link ``R -> S`` its own
 group's ``p_R p_S w``.
 
-:meth:`_Minimal.build` checks these conditions on the links and returns None
+:meth:`Minimal.build` checks these conditions on the links and returns None
 when one fails (a degraded fabric, or a graph that only looks like a
 dragonfly); :class:`fabric.Router` then uses the general engine.
 """
@@ -27,7 +27,7 @@ import numpy as np
 __all__ = []
 
 
-class _Minimal:
+class Minimal:
     """Unique minimal routes of an intact dragonfly (see the module docstring)."""
 
     @classmethod

@@ -1,6 +1,6 @@
 """The general routing engine behind :class:`fabric.Router` (private).
 
-A policy is a directed *state graph* (:class:`_StateGraph`); :class:`_Engine`
+A policy is a directed *state graph* (:class:`_StateGraph`); :class:`Engine`
 routes pairs over it with ECMP in one of two ways that give the same loads:
 
 * per source: breadth-first distances, path counts and the Brandes
@@ -9,7 +9,7 @@ routes pairs over it with ECMP in one of two ways that give the same loads:
 * pair by pair: each distinct (start state, target state) pair over its own
   shortest-path DAG, from distance and path-count tables from and to each state
   that the engine caches across calls (few destinations per source: rings,
-  shifts, the steps of a schedule, and :meth:`_Engine.loads_grouped`).
+  shifts, the steps of a schedule, and :meth:`Engine.loads_grouped`).
 
 The weighted split (``ecmp="weighted"``) runs pair by pair, or swept per target
 state for traffic matrices. See the docstring of :mod:`fabric._routing` for the
@@ -25,7 +25,7 @@ from ._errors import RoutingError
 __all__ = []
 
 # Work arrays of a batch are kept below about this many float64 entries (32 MiB).
-_BLOCK = 1 << 22
+BLOCK = 1 << 22
 
 # The per-state tables an engine caches (distances and path counts from and to each state
 # routed so far) are kept below about this many float64 entries per table (64 MiB; four
@@ -33,7 +33,7 @@ _BLOCK = 1 << 22
 _TABLE = 1 << 23
 
 
-def _mix(*keys):
+def flow_hash(*keys):
     """A deterministic 64-bit hash of integer arrays (splitmix64 finaliser), as uint64."""
     with np.errstate(over="ignore"):
         x = np.uint64(0x9E3779B97F4A7C15)
@@ -55,7 +55,7 @@ class _StateGraph:
     ``node_states[n]`` lists the states of node ``n`` (-1 padded): column 0 is
     where a route from ``n`` starts; a route to ``n`` ends in whichever of its
     states is nearest. States of nodes in ``drop`` (leaf chips, routed at the
-    ends by :class:`_Engine`) and the arcs touching them are left out.
+    ends by :class:`Engine`) and the arcs touching them are left out.
     """
 
     def __init__(self, n_nodes, state_node, tail, head, link, node_states, drop=None):
@@ -95,7 +95,7 @@ class _StateGraph:
         self.head_groups = self.head_sorted[self.head_starts]
 
 
-def _all_links(fabric):
+def all_links(fabric):
     ea = fabric.edge_arrays
     E = len(ea.u)
     tail = np.empty(2 * E, dtype=np.int64)
@@ -105,9 +105,9 @@ def _all_links(fabric):
     return tail, head
 
 
-def _shortest_graph(fabric, drop=None):
+def shortest_graph(fabric, drop=None):
     N = len(fabric.nodes)
-    tail, head = _all_links(fabric)
+    tail, head = all_links(fabric)
     return _StateGraph(N, np.arange(N), tail, head, np.arange(len(tail)),
                        np.arange(N)[:, None], drop)
 
@@ -121,10 +121,10 @@ def _levels(fabric):
     return level
 
 
-def _updown_graph(fabric, drop=None):
+def updown_graph(fabric, drop=None):
     """States (n, up) = n and (n, down) = N + n; up arcs climb, down arcs descend."""
     N = len(fabric.nodes)
-    tail, head = _all_links(fabric)
+    tail, head = all_links(fabric)
     lev = _levels(fabric)
     link = np.arange(len(tail))
     up = lev[head] > lev[tail]
@@ -136,7 +136,7 @@ def _updown_graph(fabric, drop=None):
     return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states, drop)
 
 
-def _group_of(fabric):
+def group_of(fabric):
     """Dragonfly group of each node (routers ``r{g}.{i}``; chips take their router's)."""
     N = len(fabric.nodes)
     group = np.full(N, -1, dtype=np.int64)
@@ -154,12 +154,12 @@ def _group_of(fabric):
     return group
 
 
-def _minimal_graph(fabric, drop=None):
+def minimal_graph(fabric, drop=None):
     """Dragonfly minimal routing: phase 0 before the global hop, phase 1 after it."""
     N = len(fabric.nodes)
-    tail, head = _all_links(fabric)
+    tail, head = all_links(fabric)
     link = np.arange(len(tail))
-    g = _group_of(fabric)
+    g = group_of(fabric)
     is_global = (g[tail] != g[head]) & (g[tail] >= 0) & (g[head] >= 0)
     loc = ~is_global
     st_t = np.concatenate([tail[loc], N + tail[loc], tail[is_global]])
@@ -172,7 +172,7 @@ def _minimal_graph(fabric, drop=None):
 # -- the general engine: BFS + path counts + Brandes accumulation ------------------------
 
 
-class _Engine:
+class Engine:
     """ECMP routing over a policy's :class:`_StateGraph` (see the module docstring).
 
     Chips with a single link (a host on its edge switch) are routed at the
@@ -277,7 +277,7 @@ class _Engine:
         return sigma, maxd
 
     def _batches(self, n, per_row):
-        step = max(1, _BLOCK // max(per_row, 1))
+        step = max(1, BLOCK // max(per_row, 1))
         for i in range(0, n, step):
             yield slice(i, min(n, i + step))
 
@@ -480,7 +480,7 @@ class _Engine:
         """Index arrays of the pairs, a few distinct start states at a time.
 
         Few enough that their tables and a pair block's work arrays fit
-        :data:`_TABLE` and :data:`_BLOCK`.
+        :data:`_TABLE` and :data:`BLOCK`.
         """
         uniq, order, bounds, _ = self._groups(start)
         for bs in self._batches(len(uniq), 4 * self.sg.n_states):
@@ -747,6 +747,48 @@ class _Engine:
                 bw[idx] = np.minimum(bw[idx], self._along(D, bandwidth, bw=True)[rows, tstate])
         return hops, lat, bw
 
+    def next_hops(self, nodes, targets, max_states):
+        """First links of the policy's equal-cost paths from each node to each target.
+
+        Returns ``{(v, t): (link, ...)}`` (node indices). Needs all-pairs state distances:
+        refused (RoutingError) above ``max_states`` states.
+        """
+        eng = self
+        sg = eng.sg
+        if sg.n_states > max_states:
+            raise RoutingError(f"{self.f.name}: forwarding tables need all-pairs state "
+                               f"distances, refused above {max_states} states ({sg.n_states})")
+        D = csgraph.shortest_path(sg.A, directed=True, unweighted=True)
+        out = {}
+        T = np.asarray(targets, dtype=np.int64)
+        cd = eng.leaf_nbr[T]
+        cand = sg.node_states[cd]  # (T, m), -1 padded
+        for v in nodes:
+            if eng.leaf[v]:
+                for t in T[T != v].tolist():
+                    out[(v, t)] = (int(eng.leaf_out[v]),)
+                continue
+            last = cd == v  # targets hanging off this node: their own link
+            for t in T[last & (T != v)].tolist():
+                out[(v, t)] = (int(eng.leaf_in[t]),)
+            x = sg.node_states[v, 0]
+            if x < 0:
+                continue
+            dd = np.where(cand >= 0, D[x, np.maximum(cand, 0)], np.inf)
+            k = np.argmin(dd, axis=1)
+            y = cand[np.arange(len(T)), k]
+            dist = dd[np.arange(len(T)), k]
+            ok = np.isfinite(dist) & ~last & (T != v)
+            if not ok.any():
+                continue
+            arcs = np.arange(sg.indptr[x], sg.indptr[x + 1])
+            valid = D[sg.head[arcs]][:, y[ok]] == (dist[ok] - 1)[None, :]  # (deg, T_ok)
+            patterns, inverse = np.unique(valid.T, axis=0, return_inverse=True)
+            ports = [tuple(int(q) for q in sg.link[arcs[row]]) for row in patterns]
+            for t, j in zip(T[ok].tolist(), np.ravel(inverse).tolist()):
+                out[(v, t)] = ports[j]
+        return out
+
     def path(self, s, t):
         """The hash-chosen shortest path from node s to node t, as a list of links."""
         sg = self.sg
@@ -767,7 +809,7 @@ class _Engine:
         while cur != tstate:
             arcs = np.arange(sg.indptr[cur], sg.indptr[cur + 1])
             arcs = arcs[Dt[sg.head[arcs]] == Dt[cur] - 1]
-            pick = int(_mix(s, t, sg.state_node[cur])[()] % np.uint64(len(arcs)))
+            pick = int(flow_hash(s, t, sg.state_node[cur])[()] % np.uint64(len(arcs)))
             a = arcs[pick]
             cur = int(sg.head[a])
             links.append(int(sg.link[a]))
@@ -816,7 +858,7 @@ class _Engine:
                     offs = np.where(ok, sg.indptr[c][:, None] + cols, 0)
                     good = ok & (Dt[r[:, None], sg.head[offs]] == (Dt[r, c] - 1)[:, None])
                     cnt = good.sum(axis=1)
-                    pick = (_mix(s_[active], t_[active], sg.state_node[c])
+                    pick = (flow_hash(s_[active], t_[active], sg.state_node[c])
                             % cnt.astype(np.uint64)).astype(np.int64)
                     rank = np.cumsum(good, axis=1) - 1
                     col = np.argmax(good & (rank == pick[:, None]), axis=1)

@@ -18,7 +18,17 @@ A module may also define ``TOLERANCE`` (dict id -> relative error) for rows
 that are checked more tightly than the default :data:`TOLERANCE`.
 
 * ``tests/fidelity_collectives.py``: collective and send-recv rows;
-* ``tests/fidelity_moe.py``: MoE dispatch/combine rows.
+* ``tests/fidelity_moe.py``: MoE dispatch/combine rows;
+* ``tests/fidelity_heldout_collectives.py``: the held-out collective rows (below).
+
+Held-out rows
+-------------
+``tests/data/heldout.csv`` (same columns) holds published measurements that are
+**not** in the check set: other systems, sizes and rank counts, each with its exact
+source. They are expressed by the same case modules and checked the same way, with
+the issue's tighter goal (:data:`HELDOUT_TOLERANCE`, :data:`HELDOUT_GEOMEAN`), and no
+constant may change because of one of them: a row the model misses is recorded in its
+module's ``KNOWN_MISSES`` with the reason.
 
 A row that no module expresses is reported as not expressible (a missing
 feature, never a row to drop).
@@ -39,17 +49,35 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "published.csv")
+HELDOUT = os.path.join(HERE, "data", "heldout.csv")
 
 #: Default tolerance of one row (relative error, symmetric), from issue 10's "Done when".
 TOLERANCE = 0.35
 #: Geometric-mean error the collective / point-to-point rows must stay within (issue 10).
 GEOMEAN_TOLERANCE = 0.15
+#: Goal on the held-out rows (issue 10's second "Done when"): every row within 25% ...
+HELDOUT_TOLERANCE = 0.25
+#: ... and a geometric-mean error <= 10%.
+HELDOUT_GEOMEAN = 0.10
 
 
 def load_rows(path=DATA):
     """The check set's rows as dicts (columns as in the CSV), in file order."""
     with open(path, newline="") as fh:
         return list(csv.DictReader(fh))
+
+
+def heldout_rows():
+    """The held-out rows (``tests/data/heldout.csv``) as dicts, in file order.
+
+    A ``source`` written ``same`` (as in the check set: the row above's source) is
+    replaced by that source, so that each row carries its own.
+    """
+    rows = load_rows(HELDOUT)
+    for prev, row in zip([None] + rows, rows):
+        if row["source"].strip() == "same" and prev is not None:
+            row["source"] = prev["source"]
+    return rows
 
 
 def _case_modules():
@@ -109,8 +137,12 @@ class Result:
         return error(self.model, self.measured) if math.isfinite(self.model) else math.inf
 
 
-def evaluate(rows=None):
-    """Every row's model figure against its measurement, in file order."""
+def evaluate(rows=None, tolerance=TOLERANCE):
+    """Every row's model figure against its measurement, in file order.
+
+    ``tolerance`` is the default for rows whose module sets none (the held-out rows
+    pass :data:`HELDOUT_TOLERANCE`).
+    """
     rows = load_rows() if rows is None else rows
     fns, tol = cases()
     out = []
@@ -121,7 +153,7 @@ def evaluate(rows=None):
             got = fn(row)
             model, how = (got if isinstance(got, tuple) else (got, ""))
         out.append(Result(row["id"], row["op"], row["unit"], float(row["value"]),
-                          float(model), tol.get(row["id"], TOLERANCE), how))
+                          float(model), tol.get(row["id"], tolerance), how))
     return out
 
 

@@ -21,7 +21,13 @@ def _fabric(spec):
     return topologies.build(spec)
 
 
-def _run(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", **kw):
+def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", **kw):
+    """The model's figure for one row: ``(value, how)`` under runtime ``"nccl"``.
+
+    ``spec`` is a preset or spec string, ``ranks`` an int (the first ``ranks`` GPUs) or
+    None (all), ``metric`` ``"busbw"`` (GB/s) or ``"time"`` (us); ``kw`` goes to
+    :func:`analysis.cost` (e.g. ``ops_per_launch``).
+    """
     f = _fabric(spec)
     if isinstance(ranks, int):
         ranks = f.endpoints[:ranks]
@@ -32,7 +38,7 @@ def _run(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", **kw):
 
 
 def _case(spec, op, size, **kw):
-    return lambda row: _run(spec, op, size, **kw)
+    return lambda row: model(spec, op, size, **kw)
 
 
 RAIL_IB = "rail:servers={},gpus=8,nvls=1,chip=h100"

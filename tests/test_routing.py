@@ -415,7 +415,7 @@ def test_pair_tables_evicted_and_batched_give_the_same_answers(monkeypatch):
     lat_want = Router(f).latency(s, d)
     r = Router(f)
     S = r._engine.sg.n_states
-    monkeypatch.setattr(engine, "_BLOCK", 8 * S)
+    monkeypatch.setattr(engine, "BLOCK", 8 * S)
     monkeypatch.setattr(engine, "_TABLE", 3 * S)
     r._engine._pairs_cheaper = lambda *counts: True
     for _ in range(2):  # the second run starts from a full cache
