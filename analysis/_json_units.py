@@ -33,7 +33,7 @@ FIELD_UNITS = {
     "lp_variables": _N, "lp_commodities": _N,
     # decode (DecodeStep, its layers, head and breakdown; speculative decoding)
     "batch": "sequences", "context": "tokens", "tokens_per_sequence": "tokens",
-    "tp": "chips", "dp": "chips", "ep": "chips",
+    "tp": "chips", "dp": "chips", "ep": "chips", "etp": "chips",
     "attention_weights": _S, "kv_cache": _S, "attention_compute": _S, "attention": _S,
     "ffn_weights": _S, "ffn_compute": _S, "ffn": _S, "dispatch": _S, "combine": _S,
     "tp_allreduce": _S, "comm": _S, "exposed_comm": _S, "launch": _S, "kernels": _N,
