@@ -40,7 +40,7 @@ def h800_nodes(nodes):
 
 
 @functools.cache
-def _nvl72():
+def nvl72():
     return topologies.build("gb200-nvl72")
 
 
@@ -64,7 +64,7 @@ def _deepep(kernel, tokens, phase, metric):
 
 def _trtllm(tokens, phase):
     def case(row):
-        r = moe_exchange(_nvl72(), "deepseek-v3", tokens, int(row["gpus"]), kernel="one-sided",
+        r = moe_exchange(nvl72(), "deepseek-v3", tokens, int(row["gpus"]), kernel="one-sided",
                          dispatch_bytes=2, combine_bytes=2, routing="balanced")
         t = r.dispatch if phase == "dispatch" else r.combine
         return t * 1e6, "one-sided on gb200-nvl72, balanced routing (perfect router)"
