@@ -436,12 +436,15 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     copies), whose HBM holds the weights; attention tensor-parallel over every
     ``tp`` dividing both ``n`` and the attention heads, data-parallel over
     ``dp = n / tp``; experts spread over the ``ep = n`` chips (the decode model's
-    placement), at most one rank per routed expert. Ordered by ``n``, then ``tp``.
+    placement), at most one rank per routed expert; and, for ``n > 1`` dividing the
+    heads, plain tensor parallelism with every expert split over the ``n`` chips
+    (``tp=n,dp=1,etp=n``: vLLM's "TP=n" without expert parallelism). Ordered by
+    ``n``, then ``tp``, the expert-split layout last.
 
     >>> import topologies
     >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> candidate_layouts("kimi-k2", node)
-    ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1']
+    ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1', 'tp=8,dp=1,etp=8']
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)
@@ -452,6 +455,8 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
         for tp in _divisors(n):
             if m.attention.heads % tp == 0:
                 out.append(f"tp={tp},dp={n // tp}")
+        if n > 1 and m.attention.heads % n == 0:
+            out.append(f"tp={n},dp=1,etp={n}")
     return out
 
 

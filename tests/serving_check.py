@@ -19,10 +19,13 @@ the project's calibration set, each with its source:
 
 **Check, never fit**: every setting below describes the measured deployment
 (system, model and its weight format, layout, concurrency, lengths, what the
-deployment runs: CUDA graphs, as vLLM and SGLang do for decode by default; the
-DeepEP low-latency kernel and two-batch overlap where the source says so; NCCL
-as the collective runtime where the collectives model has runtimes); everything
-else is the library's default. No constant is chosen to make a row match.
+deployment runs: CUDA graphs, as vLLM and SGLang do for decode by default; for the
+vLLM rows, vLLM's kernel list (``engine="vllm"``), every expert split over the
+tensor-parallel GPUs (``etp``: vLLM's "TP=N" without expert parallelism) and the
+small all-reduces through vLLM's custom all-reduce, a load/store kernel over IPC
+buffers (the ``"symmetric-memory"`` runtime class); for the lmsys row the DeepEP
+low-latency kernel, two-batch overlap and NCCL); everything else is the library's
+default. No constant is chosen to make a row match.
 Memory fit is not what these rows check (the deployments ran): ``usable_hbm=1``
 refuses only what cannot fit at all.
 """
