@@ -59,10 +59,11 @@ def _deepep(fabric_of, kernel, tokens, phase, metric, *, model="deepseek-v3", tr
     return case
 
 
-def _trtllm(tokens, phase, dispatch_bytes=2):
+def _trtllm(tokens, phase, dispatch_bytes=2, combine_bytes=2):
     def case(row):
         r = moe_exchange(nvl72(), "deepseek-v3", tokens, int(row["gpus"]), kernel="one-sided",
-                         dispatch_bytes=dispatch_bytes, combine_bytes=2, routing="balanced")
+                         dispatch_bytes=dispatch_bytes, combine_bytes=combine_bytes,
+                         routing="balanced")
         t = r.dispatch if phase == "dispatch" else r.combine
         return t * 1e6, "one-sided on gb200-nvl72, balanced routing (perfect router)"
     return case
@@ -94,6 +95,10 @@ CASES = {
        for ep in (16, 32, 64) for bs in (1, 16, 128, 512, 2048) for ph in ("dispatch", "combine")},
     "trtllm-ep8-bs2048-mxfp8-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=7392),
     "trtllm-ep8-bs2048-nvfp4-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=4032),
+    **{f"fi3697-trtllm-ep32-bs{bs}-nvfp4-dispatch": _trtllm(bs, "dispatch", dispatch_bytes=4032)
+       for bs in (1, 128, 2048)},
+    "fi3697-trtllm-ep32-bs1-bf16-combine": _trtllm(1, "combine"),
+    "fi3697-trtllm-ep32-bs1-fp8-combine": _trtllm(1, "combine", combine_bytes=1),
     **{f"deepep-v2-b200-ep8-{sm}sm-{ph}": _v2_b200(ph)
        for sm in (64, 24) for ph in ("dispatch", "combine")},
 }
@@ -119,6 +124,16 @@ KNOWN_MISSES = {
     "deepep-pr173-h20-ep8-ll-nvlink-dispatch": _LL_NVLINK,
     "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
     "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + " (2 nodes)",
+    "fi3697-trtllm-ep32-bs1-nvfp4-dispatch": _FLOOR,
+    "fi3697-trtllm-ep32-bs128-nvfp4-dispatch": _FLOOR,
+    "fi3697-trtllm-ep32-bs2048-nvfp4-dispatch": (
+        "NVFP4 dispatch at 2048 tokens on EP32: 0.75 of measured; achieved NVLink rate below "
+        "NCCL's per-link figure at EP32 (blog18's BF16 EP32 row is within 16%)"),
+    "fi3697-trtllm-ep32-bs1-bf16-combine": _FLOOR,
+    "fi3697-trtllm-ep32-bs1-fp8-combine": (
+        _FLOOR + "; the BF16/FP8 pair (28.45 vs 17.95 us at one token) shows the floor grows "
+        "with bytes per token, as the pull's dependent rounds do (4 vs 2), but by ~5 us per "
+        "round against the 0.6 us round trip the fabric's link latencies give"),
     "deepep-v2-b200-ep8-24sm-dispatch": (
         "DeepEP V2 with its fewest SMs (24): an SM-limited copy rate the model does not "
         "carry (the 64-SM run of the same table is within 12%); no sourced per-SM NVLink rate"),
