@@ -36,9 +36,13 @@ def register(sub):
                    help="MoE exchange kernel for dispatch/combine: deepep-normal, "
                         "deepep-low-latency, one-sided, pplx, all-to-allv (default: the "
                         "collectives model's all-to-all)")
-    p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=False,
+    p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "
-                        "gap instead of a host launch (default: off, as analysis.decode_step)")
+                        "gap instead of a host launch (default: on, as analysis.decode_step "
+                        "and the serving frameworks)")
+    p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm"),
+                   help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
+                        "published module list; vllm: counted from vLLM's code)")
     p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
     p.add_argument("--overlap", type=float, default=0.0,
                    help="fraction of communication hidden under compute (0)")
@@ -47,8 +51,9 @@ def register(sub):
     p.add_argument("--launch-overhead", type=float, default=None,
                    help="seconds per host kernel launch without CUDA graphs (default 4e-6, "
                         "see analysis.LAUNCH_OVERHEAD)")
-    p.add_argument("--hbm-efficiency", type=float, default=1.0,
-                   help="achieved fraction of peak HBM bandwidth (1)")
+    p.add_argument("--hbm-efficiency", type=float, default=None,
+                   help="achieved fraction of peak HBM bandwidth (default 0.78, see "
+                        "analysis.DECODE_HBM_EFFICIENCY; 1: the roofline)")
     p.add_argument("--compute-efficiency", type=float, default=1.0,
                    help="achieved fraction of peak FLOP/s (1)")
     p.add_argument("--draft-length", type=int, default=None,
@@ -71,17 +76,19 @@ def _jsonable(obj):
 
 def run(args):
     import topologies
-    from analysis import LAUNCH_OVERHEAD, decode_step, speculative_decode
+    from analysis import DECODE_HBM_EFFICIENCY, LAUNCH_OVERHEAD, decode_step, speculative_decode
 
     fab = topologies.build(args.system)
     kw = {"batch": args.batch, "context": args.context, "layout": args.layout,
           "transport": args.transport, "algorithm": args.algorithm, "skew": args.skew,
           "overlap": args.overlap, "fusion_factor": args.fusion,
-          "hbm_efficiency": args.hbm_efficiency, "compute_efficiency": args.compute_efficiency,
+          "hbm_efficiency": (DECODE_HBM_EFFICIENCY.value if args.hbm_efficiency is None
+                             else args.hbm_efficiency),
+          "compute_efficiency": args.compute_efficiency,
           "launch_overhead": (LAUNCH_OVERHEAD.value if args.launch_overhead is None
                               else args.launch_overhead),
           "runtime": args.runtime, "ep_kernel": args.ep_kernel,
-          "cuda_graphs": args.cuda_graphs}
+          "cuda_graphs": args.cuda_graphs, "engine": args.engine}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
         raise SpecError("--draft-length and --acceptance go together")

@@ -48,8 +48,9 @@ def register(sub):
     d.add_argument("--ep-kernel", default=None,
                    help="MoE exchange kernel (deepep-normal, deepep-low-latency, one-sided, "
                         "pplx, all-to-allv)")
-    d.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=False,
-                   help="replay each step as a CUDA graph (as serving frameworks do)")
+    d.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
+                   help="replay each step as a CUDA graph (default: on, as serving "
+                        "frameworks do)")
     d.add_argument("--fusion", type=float, default=1.0,
                    help="kernel fusion factor dividing launches (1)")
     d.add_argument("--overlap", type=float, default=0.0,

@@ -961,13 +961,15 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
         raise NotApplicableError(f"the {rt.name} runtime runs nothing for {op} here: "
                                  + "; ".join(f"{a}: {w}" for a, w in why))
     best = min(tried, key=lambda c: (c.choice, c.time))
+    plan_op = best.plan_op or op
     try:
-        plan = _get_plan(fabric, op, best.schedule, nodes, idx, tr,
+        plan = _get_plan(fabric, plan_op, best.schedule, nodes, idx, tr,
                          M if op == "all-to-allv" else None)
     except NotApplicableError:
         # a composition the schedules do not hold as one (NVLS-tree on fabrics without a
         # host split): the ring's steps stand for the breakdown
-        plan = _get_plan(fabric, op, "ring", nodes, idx, tr, None)
+        plan = _get_plan(fabric, "all-gather" if op in ("broadcast", "reduce") else op,
+                         "ring", nodes, idx, tr, None)
     _t, steps, chunks = _evaluate(fabric, plan, n, overlap)
     candidates = tuple((c.label, c.time) for c in tried) + tuple(why)
     res = _result(fabric, op, n, M, len(nodes), plan, best.time, steps, chunks,

@@ -22,12 +22,23 @@ where
   added. Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
   launch (:data:`LAUNCH_OVERHEAD`; the pessimistic case where the host cannot run
   ahead of the GPU) and the kernels are one per operator (:data:`KERNELS`, an
-  assumption). With CUDA graphs (``cuda_graphs=True``, as every serving framework
-  replays decode) the host launch is gone and each kernel pays only the
-  GPU-side gap between dependent kernels of a replayed graph
-  (:data:`GRAPH_KERNEL_OVERHEAD`), over the kernels a graph-captured serving
-  framework runs per layer (:data:`GRAPH_KERNELS`, TensorRT-LLM's published
-  module list for DeepSeek-R1 decode).
+  assumption). With CUDA graphs (``cuda_graphs=True``, the default, as every serving
+  framework replays decode) the host launch is gone and each kernel pays only the
+  GPU-side time of a kernel boundary in a replayed graph
+  (:data:`GRAPH_KERNEL_OVERHEAD`, measured), over the kernels a graph-captured serving
+  engine runs per layer (``engine``: :data:`GRAPH_KERNELS`, TensorRT-LLM's published
+  module list for DeepSeek-R1 decode, or :data:`VLLM_GRAPH_KERNELS`, counted from
+  vLLM's code).
+
+HBM reads run at :data:`DECODE_HBM_EFFICIENCY` of the peak bandwidth by default (the
+best published decode weight streaming); ``hbm_efficiency=1`` gives the roofline.
+
+The parts of a step, in the order :func:`decode_step` calls them: the inputs checked
+and resolved (``_settings``), the memory fit (``_memory_fit``), the routing of the
+step's tokens to experts (``_routing``), the collectives on the fabric
+(``_communication``), the dense and MoE layer times (``_layer_times``), the output
+head (``_head_time``), the additive breakdown (``_breakdown``) and the parameters
+with their sources (``_parameters``).
 
 Runtimes and exchange kernels
 -----------------------------
@@ -100,10 +111,13 @@ from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 from ._models import model_config
 
 __all__ = [
+    "DECODE_HBM_EFFICIENCY",
+    "ENGINE_KERNELS",
     "GRAPH_KERNELS",
     "GRAPH_KERNEL_OVERHEAD",
     "KERNELS",
     "LAUNCH_OVERHEAD",
+    "VLLM_GRAPH_KERNELS",
     "DecodeBreakdown",
     "DecodeStep",
     "HeadTime",
@@ -156,18 +170,56 @@ GRAPH_KERNELS = {
                 "reduce_allreduce_add_rmsnorm"),
 }
 
-#: Seconds per kernel of a replayed CUDA graph: the GPU-side gap between dependent kernels
-#: (the previous grid drains, the next is launched), which graphs do not remove and
-#: Programmatic Dependent Launch partly hides. Derived from TensorRT-LLM blog1's table:
-#: enabling PDL took DeepSeek-R1 on 8xB200 from 168 to 173 tokens/s/user at 2.82 accepted
-#: tokens per step (MTP3), 2.82/168 - 2.82/173 = 0.49 ms per step, over the ~900 kernels of
-#: a step (61 layers of :data:`GRAPH_KERNELS` and 3 MTP layers): about 0.5 us per kernel
-#: (the part PDL hides; a lower bound of the gap).
+#: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
+#: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
+#: counted from vLLM's code (vllm-project/vllm: ``model_executor/models/deepseek_v2.py``
+#: decoder layer, ``model_executor/layers/mla.py`` MLA wrapper and its decode backend,
+#: ``fused_moe`` Marlin path: align tokens to experts, two Marlin grouped GEMMs, the
+#: activation, the sum over the top-k), one kernel per op; the tensor-parallel all-reduces
+#: are costed by the collectives model (``analysis.cost``), not counted here. Attention: the
+#: fused residual-add + RMSNorm, the fused q_a/kv_a projection, two RMSNorms, q_b, rotary,
+#: the latent-cache write, the W_UK absorb, the MLA decode kernel, the W_UV absorb, o_proj.
+#: MoE: the fused residual-add + RMSNorm, the router GEMM, the top-k with its bias, the
+#: shared expert's gate/up GEMM, activation and down GEMM, the routed experts' five
+#: kernels, and the add of shared and routed outputs. Dense FFN layers: the norm, gate/up,
+#: activation, down. GQA attention and the head keep :data:`KERNELS`.
+VLLM_GRAPH_KERNELS = {
+    "mla": ("add_rmsnorm", "fused_qkv_a_proj", "q_a_rmsnorm", "kv_a_rmsnorm", "q_b_proj",
+            "rotary", "mla_cache_write", "w_uk_bmm", "mla_decode", "w_uv_bmm", "o_proj"),
+    "dense_ffn": ("add_rmsnorm", "gate_up_proj", "silu_and_mul", "down_proj"),
+    "moe_ffn": ("add_rmsnorm", "router_gemm", "topk", "shared_gate_up", "shared_silu_and_mul",
+                "shared_down", "moe_align", "marlin_gemm1", "silu_and_mul", "marlin_gemm2",
+                "moe_sum", "add_shared_routed"),
+}
+
+#: Kernel lists of a graph-captured decode, by serving engine (``decode_step(engine=...)``).
+ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS}
+
+#: Seconds per kernel of a replayed CUDA graph: the GPU-side time of a kernel boundary (the
+#: next kernel's launch and the previous one's drain), during which no weight is loaded.
+#: Source: Hazy Research, "Look Ma, No Bubbles! Designing a Low-Latency Megakernel for
+#: Llama-1B" (2025-05-27): measured on an H100, launching kernels through CUDA graphs still
+#: costs about 1.3 us per kernel. Consistent with TensorRT-LLM tech_blog1 (DeepSeek-R1,
+#: 8xB200), where Programmatic Dependent Launch hides about 0.5 us of each kernel's gap
+#: (168 -> 173 tokens/s/user at 2.82 tokens per step over ~900 kernels): PDL hides part of
+#: the 1.3 us, not more. Taken for every chip (an assumption: measured on H100 only).
 GRAPH_KERNEL_OVERHEAD = Parameter(
-    "decode.graph_kernel_overhead", 0.5e-6, "s",
-    "derived: NVIDIA/TensorRT-LLM tech_blog1 (DeepSeek-R1, 8xB200): enabling Programmatic "
-    "Dependent Launch 168 -> 173 tokens/s/user at 2.82 tokens per step = 0.49 ms per step "
-    "over ~900 kernels, ~0.5 us per kernel hidden (a lower bound of the inter-kernel gap)")
+    "decode.graph_kernel_overhead", 1.3e-6, "s",
+    "Hazy Research 'Look Ma, No Bubbles!' (2025-05-27): ~1.3 us per kernel launched "
+    "through CUDA graphs, measured on H100; taken for every chip (assumption)")
+
+#: Achieved fraction of peak HBM bandwidth when decode streams weights and KV cache. Source:
+#: Hazy Research, "Look Ma, No Bubbles!" (2025-05-27): a decode forward pass fused into one
+#: kernel (Llama-3.2-1B, batch 1, BF16, H100), i.e. with no kernel boundaries, uses 78% of
+#: the H100's memory bandwidth, the highest published figure for decode weight streaming
+#: (the same post measures vLLM and SGLang at no more than 50% with their kernel
+#: boundaries, which :data:`GRAPH_KERNEL_OVERHEAD` accounts for separately). Taken for every
+#: chip and every weight format (an assumption: measured on H100, BF16).
+DECODE_HBM_EFFICIENCY = Parameter(
+    "decode.hbm_efficiency", 0.78, "",
+    "Hazy Research 'Look Ma, No Bubbles!' (2025-05-27): a whole decode forward in one "
+    "kernel reaches 78% of H100 HBM bandwidth (Llama-3.2-1B, batch 1); taken for every "
+    "chip (assumption)")
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
@@ -284,12 +336,19 @@ class Layout:
     dp : int
         Attention data-parallel groups.
     ep : int
-        Expert-parallel ranks; must equal ``tp * dp`` (experts live on the same chips).
+        Expert-parallel ranks; ``ep * etp`` must equal ``tp * dp`` (experts live on the
+        same chips).
+    etp : int
+        Expert tensor parallelism: each routed and shared expert is split ``etp`` ways
+        (its intermediate dimension), as vLLM's plain tensor parallelism ("TP=8" without
+        expert parallelism) places a MoE model. Default 1 (whole experts); ``etp > 1``
+        is offered for ``etp = tp``, ``dp = 1`` (``ep = 1``).
     """
 
     tp: int
     dp: int
     ep: int
+    etp: int = 1
 
     @property
     def chips(self):
@@ -297,23 +356,28 @@ class Layout:
         return self.tp * self.dp
 
     def __str__(self):
-        return f"tp={self.tp},dp={self.dp},ep={self.ep}"
+        base = f"tp={self.tp},dp={self.dp},ep={self.ep}"
+        return base if self.etp == 1 else f"{base},etp={self.etp}"
 
 
 def parse_layout(layout, n_chips):
     """Resolve a layout for a system of ``n_chips`` chips.
 
     ``layout`` is a :class:`Layout`, ``None`` (``tp=1``, every chip), a mapping, or a
-    string like ``"tp=8"``, ``"tp=4,dp=32"``, ``"ep=64"``. Missing values default
-    to ``tp=1``, ``dp = ep / tp`` or ``n_chips / tp``, ``ep = tp * dp``.
+    string like ``"tp=8"``, ``"tp=4,dp=32"``, ``"ep=64"``, ``"tp=8,etp=8"``. Missing
+    values default to ``tp=1``, ``dp = ep * etp / tp`` or ``n_chips / tp``,
+    ``etp=1``, ``ep = tp * dp / etp``.
 
     >>> str(parse_layout("tp=8", 128))
     'tp=8,dp=16,ep=128'
+    >>> str(parse_layout("tp=8,dp=1,etp=8", 8))
+    'tp=8,dp=1,ep=1,etp=8'
     >>> parse_layout("tp=3", 128)
     Traceback (most recent call last):
     ...
     fabric.SpecError: layout: tp=3 does not divide the 128 chips; give dp explicitly
     """
+    keys = ("tp", "dp", "ep", "etp")
     if isinstance(layout, Layout):
         values = dataclasses.asdict(layout)
     elif layout is None:
@@ -323,39 +387,44 @@ def parse_layout(layout, n_chips):
         for part in filter(None, (p.strip() for p in layout.split(","))):
             key, sep, val = part.partition("=")
             key = key.strip()
-            if not sep or key not in ("tp", "dp", "ep") or not val.strip().isdigit():
-                raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N or ep=N, "
-                                f"comma separated")
+            if not sep or key not in keys or not val.strip().isdigit():
+                raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N, ep=N or "
+                                f"etp=N, comma separated")
             values[key] = int(val)
     elif isinstance(layout, dict):
         values = dict(layout)
     else:
         raise TypeError(f"layout must be a Layout, str, dict or None, got "
                         f"{type(layout).__name__}")
-    unknown = set(values) - {"tp", "dp", "ep"}
+    unknown = set(values) - set(keys)
     if unknown:
-        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep")
+        raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
     for key, val in values.items():
         if isinstance(val, bool) or not isinstance(val, int) or val < 1:
             raise SpecError(f"layout: {key} must be an integer >= 1, got {key}={val!r}")
     tp = values.get("tp", 1)
     dp = values.get("dp")
     ep = values.get("ep")
+    etp = values.get("etp", 1)
     if dp is None:
-        base = ep if ep is not None else n_chips
+        base = ep * etp if ep is not None else n_chips
         if base % tp:
             what = f"ep={ep}" if ep is not None else f"the {n_chips} chips"
             raise SpecError(f"layout: tp={tp} does not divide {what}; give dp explicitly")
         dp = base // tp
+    if etp > 1 and (etp != tp or dp != 1):
+        raise SpecError(f"layout: etp={etp} (experts split over ranks) is offered with "
+                        f"etp = tp and dp = 1 (plain tensor parallelism), got tp={tp}, "
+                        f"dp={dp}")
     if ep is None:
-        ep = tp * dp
-    if ep != tp * dp:
-        raise SpecError(f"layout: ep={ep} must equal tp*dp={tp}*{dp}={tp * dp} (experts are "
-                        f"spread over the same chips as attention)")
+        ep = tp * dp // etp
+    if ep * etp != tp * dp:
+        raise SpecError(f"layout: ep={ep} must equal tp*dp={tp}*{dp}={tp * dp} divided by "
+                        f"etp={etp} (experts are spread over the same chips as attention)")
     if tp * dp > n_chips:
         raise SpecError(f"layout: tp*dp={tp}*{dp}={tp * dp} chips but the system has "
                         f"{n_chips}")
-    return Layout(tp, dp, ep)
+    return Layout(tp, dp, ep, etp)
 
 
 # -- results ------------------------------------------------------------------------------
@@ -536,9 +605,10 @@ def _check_fraction(name, value, lo, hi, lo_open=False):
 def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,
                 transport=None, algorithm="auto", skew=0.0, overlap=0.0,
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
-                hbm_efficiency=1.0, compute_efficiency=1.0, dispatch_bytes=None,
-                combine_bytes=None, chip=None, collective=None, runtime=None, ep_kernel=None,
-                cuda_graphs=False, graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value):
+                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
+                runtime=None, ep_kernel=None, cuda_graphs=True,
+                graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm"):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -573,8 +643,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Kernels launched are divided by this (10 for the seed's "10x fewer").
     launch_overhead : float
         Seconds per host kernel launch without CUDA graphs; default :data:`LAUNCH_OVERHEAD`.
-    hbm_efficiency, compute_efficiency : float in (0, 1]
-        Achieved fraction of peak HBM bandwidth and of peak FLOP/s (1: roofline).
+    hbm_efficiency : float in (0, 1]
+        Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
+        (0.78, the best published decode weight streaming; 1: the roofline).
+    compute_efficiency : float in (0, 1]
+        Achieved fraction of peak FLOP/s (1: roofline).
     dispatch_bytes, combine_bytes : float, optional
         Bytes per element sent in dispatch and combine; default the model's
         ``activation_bytes`` (DeepSeek-V3 dispatches FP8, 1 byte, and combines BF16).
@@ -596,14 +669,19 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
         costed by :func:`analysis.moe_exchange` with uniform routing; ``None``: the
         collectives model's all-to-all (or all-to-allv under skew).
-    cuda_graphs : bool, default False
+    cuda_graphs : bool, default True
         Replay the step as a CUDA graph: each kernel pays ``graph_kernel_overhead``
-        over :data:`GRAPH_KERNELS` instead of a host launch over :data:`KERNELS`.
-        Serving frameworks (vLLM, SGLang, TensorRT-LLM) replay decode as a graph;
-        the default stays False until the collective runtimes' costs are in
-        ``analysis.cost`` (issue 10), so that results do not change twice.
+        over the engine's kernel list (:data:`ENGINE_KERNELS`) instead of a host
+        launch over :data:`KERNELS`. The default is True because the serving
+        frameworks whose published measurements the model is checked against (vLLM,
+        SGLang, TensorRT-LLM) all replay decode as a CUDA graph by default; pass False
+        for an eager implementation (one host launch per operator).
     graph_kernel_overhead : float
         Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
+    engine : str
+        Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
+        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`) or
+        ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`).
 
     Returns
     -------
@@ -633,6 +711,96 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ...
     fabric.SpecError: layout: tp=3 does not divide the 64 attention heads of kimi-k2
     """
+    s = _settings(model, fabric, batch=batch, context=context, layout=layout,
+                  tokens_per_sequence=tokens_per_sequence, transport=transport,
+                  algorithm=algorithm, skew=skew, overlap=overlap, fusion_factor=fusion_factor,
+                  launch_overhead=launch_overhead, hbm_efficiency=hbm_efficiency,
+                  compute_efficiency=compute_efficiency, dispatch_bytes=dispatch_bytes,
+                  combine_bytes=combine_bytes, chip=chip, collective=collective,
+                  runtime=runtime, ep_kernel=ep_kernel, cuda_graphs=cuda_graphs,
+                  graph_kernel_overhead=graph_kernel_overhead, engine=engine)
+    mem = _memory_fit(s)
+    route = _routing(s)
+    comm = _communication(s, route)
+    dense, moe = _layer_times(s, mem, route, comm)
+    head = _head_time(s)
+    layers = (dense,) * s.m.dense_layers + (moe,) * s.m.moe_layers
+    bd = _breakdown(layers, head)
+    m, lay, kern = s.m, s.lay, s.kern
+    return DecodeStep(m.name, s.fabric.name, s.chip.name, s.batch, s.context, s.q, lay,
+                      s.transport, layers, head, bd, bd.total, s.q / bd.total,
+                      s.batch * s.q / bd.total, mem.weights_chip + mem.kv_chip,
+                      _parameters(s, moe, comm), runtime=s.runtime,
+                      ep_kernel=kern.name if kern is not None else None,
+                      cuda_graphs=s.cuda_graphs)
+
+
+# -- the parts of a step (decode_step calls them in this order) ----------------------------
+
+@dataclass(frozen=True)
+class _Settings:
+    """Validated inputs of one step and the figures derived from them at once."""
+
+    m: object
+    fabric: object
+    chip: object
+    batch: int
+    context: int
+    q: int
+    lay: Layout
+    transport: str
+    algorithm: object
+    skew: float
+    overlap: float
+    fusion_factor: float
+    launch_overhead: float
+    hbm_eff: float
+    fl_eff: float
+    dispatch_b: float
+    combine_b: float
+    collective: object
+    runtime: str
+    kern: object
+    cuda_graphs: bool
+    graph_kernel_overhead: float
+    engine: str
+
+    @property
+    def bw(self):
+        """Achieved HBM bandwidth, bytes/s."""
+        return self.chip.hbm_bandwidth * self.hbm_eff
+
+    @property
+    def flops(self):
+        """Achieved FLOP/s."""
+        return self.chip.peak_flops * self.fl_eff
+
+    @property
+    def b_dp(self):
+        """Sequences in the largest attention group."""
+        return math.ceil(self.batch / self.lay.dp)
+
+    @property
+    def t_dp(self):
+        """Tokens in the largest attention group."""
+        return self.b_dp * self.q
+
+    @property
+    def kernel_lists(self):
+        """The kernel lists of this step: the engine's graph lists or the eager ones."""
+        return ENGINE_KERNELS[self.engine] if self.cuda_graphs else KERNELS
+
+    @property
+    def per_kernel(self):
+        """Seconds per kernel: graph-replay boundary or host launch."""
+        return self.graph_kernel_overhead if self.cuda_graphs else self.launch_overhead
+
+
+def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, transport,
+              algorithm, skew, overlap, fusion_factor, launch_overhead, hbm_efficiency,
+              compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
+              ep_kernel, cuda_graphs, graph_kernel_overhead, engine):
+    """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     chip = chip if chip is not None else fabric.chip
     if chip is None:
@@ -653,6 +821,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                         f"{graph_kernel_overhead!r}")
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
+    if engine not in ENGINE_KERNELS:
+        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
     kern = exchange_kernel(ep_kernel) if ep_kernel is not None else None
     if kern is not None and skew:
         raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
@@ -660,24 +830,35 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     if transport not in (None, "loadstore", "rdma"):
         raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
-    tp, dp, ep = lay.tp, lay.dp, lay.ep
     att = m.attention
-    if att.heads % tp:
-        raise SpecError(f"layout: tp={tp} does not divide the {att.heads} attention heads "
+    if att.heads % lay.tp:
+        raise SpecError(f"layout: tp={lay.tp} does not divide the {att.heads} attention heads "
                         f"of {m.name}")
-    if ep > m.routed_experts:
-        raise SpecError(f"layout: ep={ep} expert ranks but {m.name} has only "
+    if lay.ep > m.routed_experts:
+        raise SpecError(f"layout: ep={lay.ep} expert ranks but {m.name} has only "
                         f"{m.routed_experts} routed experts")
-    collective = collective or _default_collective
     dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
+    return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
+                     overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
+                     combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
+                     graph_kernel_overhead, engine)
 
-    bw = chip.hbm_bandwidth * hbm_eff
-    flops = chip.peak_flops * fl_eff
-    wb, ab = m.weight_bytes, m.activation_bytes
-    h = m.hidden
 
-    # -- memory fit ----------------------------------------------------------------
+@dataclass(frozen=True)
+class _Memory:
+    """Bytes on the fullest chip: weights, KV cache of one layer and of all layers."""
+
+    weights_chip: float
+    kv_layer_chip: float
+    kv_chip: float
+
+
+def _memory_fit(s):
+    """What the fullest chip holds; raises SpecError when the model does not fit."""
+    m, chip, lay = s.m, s.chip, s.lay
+    tp, ep, etp = lay.tp, lay.ep, lay.etp
+    wb = m.weight_bytes
     n = lay.chips
     system_hbm = n * chip.hbm_bytes
     if m.weight_bytes_total > system_hbm:
@@ -685,40 +866,43 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                         f"{n} chips used have {system_hbm / 1e9:.1f} GB of HBM "
                         f"({chip.name}: {chip.hbm_bytes / 1e9:.1f} GB each)")
     experts_chip_max = math.ceil(m.routed_experts / ep)
-    b_dp = math.ceil(batch / dp)                      # sequences in the largest group
-    t_dp = b_dp * q                                   # tokens in the largest group
+    b_dp = s.b_dp
     weights_chip = wb * ((m.layers * m.attention_params + m.dense_layers * m.dense_ffn_params
                           + m.embedding_params + m.head_params) / tp
                          + m.moe_layers * (m.router_params + m.shared_experts
-                                           * m.expert_params)
-                         ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes
-    kv_layer_chip = (b_dp * (context + q) * att.kv_elements_per_token * m.kv_cache_bytes
+                                           * m.expert_params / etp)
+                         ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes / etp
+    att = m.attention
+    kv_layer_chip = (b_dp * (s.context + s.q) * att.kv_elements_per_token * m.kv_cache_bytes
                      / att.kv_shards(tp))
     kv_chip = m.layers * kv_layer_chip
     if weights_chip + kv_chip > chip.hbm_bytes:
         raise SpecError(
             f"{m.name} with layout {lay}: a chip needs {(weights_chip + kv_chip) / 1e9:.1f} GB "
             f"(weights {weights_chip / 1e9:.1f} GB incl. {experts_chip_max} experts per MoE "
-            f"layer, KV cache {kv_chip / 1e9:.1f} GB for {b_dp} sequences x {context} tokens) "
-            f"but {chip.name} has {chip.hbm_bytes / 1e9:.1f} GB")
+            f"layer, KV cache {kv_chip / 1e9:.1f} GB for {b_dp} sequences x {s.context} "
+            f"tokens) but {chip.name} has {chip.hbm_bytes / 1e9:.1f} GB")
+    return _Memory(weights_chip, kv_layer_chip, kv_chip)
 
-    # -- communication ---------------------------------------------------------------
-    def comm(op, nbytes, ranks):
-        size = float(np.sum(nbytes))
-        if len(ranks) < 2 or size <= 0:
-            return 0.0
-        algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
-        extra = {} if runtime is None else {"runtime": runtime}
-        res = collective(fabric, op, nbytes if np.ndim(nbytes) else float(nbytes),
-                         algorithm=algo, ranks=list(ranks), transport=transport, **extra)
-        return float(res.time)
 
-    tp_bytes = t_dp * h * ab                           # one group's activations
-    t_allreduce = comm(_ALL_REDUCE, tp_bytes, range(tp))
+@dataclass(frozen=True)
+class _Routing:
+    """Where the step's tokens go: pick and active probabilities per expert, each
+    expert's chip, the token-expert pairs per chip, and the expected traffic matrix."""
 
-    # Routed experts: per-chip load under round-robin placement.
-    tokens = batch * q
-    pick, active = expert_activation(m.routed_experts, m.experts_per_token, tokens, skew)
+    pick: np.ndarray
+    active: np.ndarray
+    owner: np.ndarray
+    load_chip: np.ndarray
+    traffic: np.ndarray
+
+
+def _routing(s):
+    """Routed experts under round-robin placement (see the module docstring)."""
+    m, lay = s.m, s.lay
+    ep, n = lay.ep, lay.chips
+    tokens = s.batch * s.q
+    pick, active = expert_activation(m.routed_experts, m.experts_per_token, tokens, s.skew)
     owner = np.arange(m.routed_experts) % ep
     load_chip = tokens * np.bincount(owner, weights=pick, minlength=ep)   # token-expert pairs
     # Expected traffic: each chip dispatches tokens / n tokens; a token goes once to each
@@ -726,118 +910,191 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     # hit_j = 1 - prod_{e on j} (1 - pick_e) (picks taken as independent).
     hit = 1.0 - np.exp(np.bincount(owner, weights=np.log1p(-np.minimum(pick, 1 - 1e-15)),
                                    minlength=ep))
-    traffic = np.tile((tokens / n) * hit * h, (ep, 1))
+    traffic = np.tile((tokens / n) * hit * m.hidden, (ep, 1))
     np.fill_diagonal(traffic, 0.0)
+    return _Routing(pick, active, owner, load_chip, traffic)
+
+
+@dataclass(frozen=True)
+class _Communication:
+    """Seconds of one tensor-parallel all-reduce, of dispatch and of combine, and the
+    exchange kernel's result when one was used."""
+
+    allreduce: float
+    dispatch: float
+    combine: float
+    exchange: object
+
+
+def _collective_time(s, op, nbytes, ranks):
+    """One collective through ``s.collective`` (``analysis.cost`` by default), seconds."""
+    size = float(np.sum(nbytes))
+    if len(ranks) < 2 or size <= 0:
+        return 0.0
+    algorithm = s.algorithm
+    algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
+    extra = {} if s.runtime is None else {"runtime": s.runtime}
+    res = s.collective(s.fabric, op, nbytes if np.ndim(nbytes) else float(nbytes),
+                       algorithm=algo, ranks=list(ranks), transport=s.transport, **extra)
+    return float(res.time)
+
+
+def _communication(s, route):
+    """The step's collectives on the fabric: TP all-reduce, expert dispatch and combine."""
+    m, lay, kern = s.m, s.lay, s.kern
+    tp, ep = lay.tp, lay.ep
+    tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
+    t_allreduce = _collective_time(s, _ALL_REDUCE, tp_bytes, range(tp))
+    tokens = s.batch * s.q
+    traffic = route.traffic
     exchange = None
     if kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
-        exchange = moe_exchange(fabric, m, max(1, math.ceil(tokens / ep)), ep, kernel=kern,
-                                dispatch_bytes=dispatch_b, combine_bytes=combine_b,
+        exchange = moe_exchange(s.fabric, m, max(1, math.ceil(tokens / ep)), ep, kernel=kern,
+                                dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one
-                                transport=transport if kern.dedup == "collective" else None,
-                                runtime=runtime, chip=chip,
-                                collective=collective)
+                                transport=s.transport if kern.dedup == "collective" else None,
+                                runtime=s.runtime, chip=s.chip,
+                                collective=s.collective)
         t_dispatch, t_combine = exchange.dispatch, exchange.combine
     elif kern is not None:
         t_dispatch = t_combine = 0.0
-    elif skew == 0:
+    elif s.skew == 0:
         # Uniform routing makes the matrix uniform off the diagonal: exactly an
         # all-to-all whose per-rank buffer (own block included) is ep blocks. Costing it
         # as one lets the collectives model use every all-to-all algorithm
         # (hierarchical, Bruck, ...), which it offers for all-to-allv only in part.
         block = float(traffic[0, 1]) if ep > 1 else 0.0
-        t_dispatch = comm(_ALL_TO_ALL, ep * block * dispatch_b, range(ep))
-        t_combine = comm(_ALL_TO_ALL, ep * block * combine_b, range(ep))
+        t_dispatch = _collective_time(s, _ALL_TO_ALL, ep * block * s.dispatch_b, range(ep))
+        t_combine = _collective_time(s, _ALL_TO_ALL, ep * block * s.combine_b, range(ep))
     else:
-        t_dispatch = comm(_ALL_TO_ALLV, traffic * dispatch_b, range(ep))
-        t_combine = comm(_ALL_TO_ALLV, traffic.T * combine_b, range(ep))
+        t_dispatch = _collective_time(s, _ALL_TO_ALLV, traffic * s.dispatch_b, range(ep))
+        t_combine = _collective_time(s, _ALL_TO_ALLV, traffic.T * s.combine_b, range(ep))
+    return _Communication(t_allreduce, t_dispatch, t_combine, exchange)
 
-    # -- local times -----------------------------------------------------------------
+
+def _moe_kernels(s):
+    """Kernel names of one MoE FFN block (the exchange's own kernels included)."""
+    moe_list = [k for k in s.kernel_lists["moe_ffn"] if k not in ("dispatch", "combine")]
+    if s.lay.ep > 1:   # the exchange's own kernels (one each for the collective all-to-all)
+        moe_list += ["exchange"] * (sum(s.kern.kernels) if s.kern is not None else 2)
+    return moe_list
+
+
+def _attention_kernels(s):
+    """Kernels of one attention block."""
+    kind = s.m.attention.kind
+    return len(s.kernel_lists.get(kind, KERNELS[kind]))
+
+
+def _layer_times(s, mem, route, comm):
+    """The dense and the MoE layer on the critical chip (:class:`LayerTime` each)."""
+    m, lay = s.m, s.lay
+    tp, ep, etp = lay.tp, lay.ep, lay.etp
+    bw, flops, wb, t_dp = s.bw, s.flops, m.weight_bytes, s.t_dp
+    att = m.attention
     att_w = m.attention_params * wb / tp / bw
-    kv_t = kv_layer_chip / bw
-    att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(context) / tp) / flops
+    kv_t = mem.kv_layer_chip / bw
+    att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(s.context) / tp) / flops
     attention = max(att_w + kv_t, att_c)
-    lists = GRAPH_KERNELS if cuda_graphs else KERNELS
-    per_kernel = graph_kernel_overhead if cuda_graphs else launch_overhead
-    kernels_att = len(lists.get(att.kind, KERNELS[att.kind]))
-    moe_list = [k for k in lists["moe_ffn"] if k not in ("dispatch", "combine")]
-    if ep > 1:   # the exchange's own kernels (one each for the collective all-to-all)
-        moe_list += ["exchange"] * (sum(kern.kernels) if kern is not None else 2)
+    kernels_att = _attention_kernels(s)
 
     def finish(kind, ffn_w, ffn_c, ffn_kernels, comm_t, dispatch, combine, act_sys, act_chip):
         ffn = max(ffn_w, ffn_c)
         local = attention + ffn
-        exposed = comm_t - min(overlap * comm_t, local)
+        exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
-        launch = kernels * per_kernel / fusion_factor
+        launch = kernels * s.per_kernel / s.fusion_factor
         return LayerTime(kind, att_w, kv_t, att_c, attention, ffn_w, ffn_c, ffn, dispatch,
                          combine, comm_t - dispatch - combine, comm_t, exposed, launch, kernels,
                          act_sys, act_chip, local + exposed + launch)
 
     dense = finish("dense", m.dense_ffn_params * wb / tp / bw,
-                   t_dp * 2 * m.dense_ffn_params / tp / flops, len(lists["dense_ffn"]),
-                   2 * t_allreduce, 0.0, 0.0, 0.0, 0.0)
+                   t_dp * 2 * m.dense_ffn_params / tp / flops,
+                   len(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
 
     # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
     # + its routed experts; the step waits for the slowest chip.
-    fixed_w = (m.router_params + m.shared_experts * m.expert_params) * wb
-    fixed_f = (t_dp / tp) * 2 * (m.router_params + m.shared_experts * m.expert_params)
-    busiest = expected_max_active(active, owner, ep)
-    moe = finish("moe", (fixed_w + busiest * m.routed_expert_bytes) / bw,
-                 (fixed_f + float(load_chip.max()) * 2 * m.expert_params) / flops,
-                 len(moe_list), t_allreduce + t_dispatch + t_combine, t_dispatch,
-                 t_combine, float(active.sum()), busiest)
+    # With expert tensor parallelism (etp > 1, plain TP) every rank holds 1/etp of each
+    # expert and computes it for all of the group's tokens; the MoE output is all-reduced
+    # over the group like a dense FFN's (two all-reduces per layer, no exchange).
+    fixed_w = (m.router_params + m.shared_experts * m.expert_params / etp) * wb
+    fixed_f = ((t_dp if etp > 1 else t_dp / tp) * 2
+               * (m.router_params + m.shared_experts * m.expert_params / etp))
+    busiest = expected_max_active(route.active, route.owner, ep)
+    moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
+                + comm.combine)
+    moe = finish("moe", (fixed_w + busiest * m.routed_expert_bytes / etp) / bw,
+                 (fixed_f + float(route.load_chip.max()) * 2 * m.expert_params / etp) / flops,
+                 len(_moe_kernels(s)), moe_comm, comm.dispatch,
+                 comm.combine, float(route.active.sum()), busiest)
+    return dense, moe
 
-    head_w = m.head_params * wb / tp / bw
-    head_c = t_dp * 2 * m.head_params / tp / flops
-    head_l = len(KERNELS["head"]) * per_kernel / fusion_factor
-    head = HeadTime(head_w, head_c, head_l, max(head_w, head_c) + head_l)
 
-    layers = (dense,) * m.dense_layers + (moe,) * m.moe_layers
+def _head_time(s):
+    """The output head (final norm, LM head, sampling) on one chip."""
+    m, tp = s.m, s.lay.tp
+    head_w = m.head_params * m.weight_bytes / tp / s.bw
+    head_c = s.t_dp * 2 * m.head_params / tp / s.flops
+    head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
+    return HeadTime(head_w, head_c, head_l, max(head_w, head_c) + head_l)
+
+
+def _breakdown(layers, head):
+    """Additive parts of the step and the raw resource times (:class:`DecodeBreakdown`)."""
     total = sum(layer.total for layer in layers) + head.total
-    bd = DecodeBreakdown(
+    return DecodeBreakdown(
         attention=sum(x.attention for x in layers),
         ffn=sum(x.ffn for x in layers),
-        head=max(head_w, head_c),
+        head=max(head.weights, head.compute),
         exposed_comm=sum(x.exposed_comm for x in layers),
-        launch=sum(x.launch for x in layers) + head_l,
+        launch=sum(x.launch for x in layers) + head.launch,
         total=total,
-        weights=sum(x.attention_weights + x.ffn_weights for x in layers) + head_w,
+        weights=sum(x.attention_weights + x.ffn_weights for x in layers) + head.weights,
         kv_cache=sum(x.kv_cache for x in layers),
-        compute=sum(x.attention_compute + x.ffn_compute for x in layers) + head_c,
+        compute=sum(x.attention_compute + x.ffn_compute for x in layers) + head.compute,
         comm=sum(x.comm for x in layers))
 
-    if cuda_graphs:
+
+def _parameters(s, moe, comm):
+    """Every number the step used, with unit and source."""
+    kern, lists = s.kern, s.kernel_lists
+    if s.cuda_graphs:
         launch_param = Parameter(
-            "decode.graph_kernel_overhead", graph_kernel_overhead, "s",
-            GRAPH_KERNEL_OVERHEAD.source if graph_kernel_overhead == GRAPH_KERNEL_OVERHEAD.value
-            else "user")
-        count_source = ("NVIDIA/TensorRT-LLM tech_blog1 module list (analysis._decode."
-                        "GRAPH_KERNELS); GQA and head: one kernel per operator (assumption)")
+            "decode.graph_kernel_overhead", s.graph_kernel_overhead, "s",
+            GRAPH_KERNEL_OVERHEAD.source
+            if s.graph_kernel_overhead == GRAPH_KERNEL_OVERHEAD.value else "user")
+        count_source = ({"trtllm": "NVIDIA/TensorRT-LLM tech_blog1 module list "
+                                   "(analysis._decode.GRAPH_KERNELS)",
+                         "vllm": "counted from vLLM's deepseek_v2.py, mla.py and fused_moe "
+                                 "Marlin path (analysis._decode.VLLM_GRAPH_KERNELS)"}[s.engine]
+                        + "; GQA and head: one kernel per operator (assumption)")
     else:
-        launch_param = Parameter("decode.launch_overhead", launch_overhead, "s",
+        launch_param = Parameter("decode.launch_overhead", s.launch_overhead, "s",
                                  LAUNCH_OVERHEAD.source
-                                 if launch_overhead == LAUNCH_OVERHEAD.value else "user")
+                                 if s.launch_overhead == LAUNCH_OVERHEAD.value else "user")
         count_source = "assumption: one kernel per operator, analysis._decode.KERNELS"
-    exch_params = exchange.parameters if exchange is not None else (
+    kernels_att = _attention_kernels(s)
+    exch_params = comm.exchange.parameters if comm.exchange is not None else (
         kern.parameters() if kern is not None else ())
-    params = chip.parameters() + (
+    hbm_eff = s.hbm_eff
+    return s.chip.parameters() + (
         launch_param,
-        Parameter("decode.cuda_graphs", cuda_graphs, "", "user (True: replayed CUDA graph)"),
-        Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(moe_list)} (moe), "
+        Parameter("decode.cuda_graphs", s.cuda_graphs, "", "user (True: replayed CUDA graph)"),
+        Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(_moe_kernels(s))} (moe), "
                   f"{kernels_att}+{len(lists['dense_ffn'])} (dense)", "", count_source),
-        Parameter("decode.runtime", runtime, "", "user (None: analysis.cost's default)"),
+        Parameter("decode.runtime", s.runtime, "", "user (None: analysis.cost's default)"),
         Parameter("decode.ep_kernel", kern.name if kern is not None else None, "",
                   "user (None: the collectives model's all-to-all)"),
-        Parameter("decode.fusion_factor", fusion_factor, "", "user"),
-        Parameter("decode.overlap", overlap, "", "user"),
-        Parameter("decode.hbm_efficiency", hbm_eff, "", "user (1: peak bandwidth)"),
-        Parameter("decode.compute_efficiency", fl_eff, "", "user (1: peak FLOP/s)"),
-        Parameter("decode.routing_skew", skew, "", "user (0: uniform routing)"),
-        Parameter("decode.dispatch_bytes", dispatch_b, "B", "bytes per element dispatched"),
-        Parameter("decode.combine_bytes", combine_b, "B", "bytes per element combined"),
-    ) + exch_params + m.parameters()
-    return DecodeStep(m.name, fabric.name, chip.name, batch, context, q, lay, transport, layers,
-                      head, bd, total, q / total, batch * q / total, weights_chip + kv_chip,
-                      params, runtime=runtime, ep_kernel=kern.name if kern is not None else None,
-                      cuda_graphs=cuda_graphs)
+        Parameter("decode.fusion_factor", s.fusion_factor, "", "user"),
+        Parameter("decode.overlap", s.overlap, "", "user"),
+        Parameter("decode.hbm_efficiency", hbm_eff, "",
+                  DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value
+                  else "user (1: peak bandwidth)"),
+        Parameter("decode.engine", s.engine if s.cuda_graphs else None, "",
+                  "user: whose kernel list a replayed graph runs"),
+        Parameter("decode.compute_efficiency", s.fl_eff, "", "user (1: peak FLOP/s)"),
+        Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
+        Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
+        Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
+    ) + exch_params + s.m.parameters()

@@ -130,8 +130,10 @@ def collective_findings(best, systems, ops):
                 parts.append(f"{who} is faster at {_ranges(_runs(flags, sizes))} (by "
                              f"{times_text(min(won), 1)} to {times_text(max(won), 1)})")
         big = sizes[-1]
-        out.append(f"{op}, each system at its best (every applicable algorithm and "
-                   f"transport): " + "; ".join(parts) + f". At {format_size(big)} the bus "
+        out.append(f"At the hardware floor (runtime 'ideal': no launch, synchronisation or "
+                   f"protocol costs), {op}, each system at its best (every applicable "
+                   f"algorithm over its native transport): " + "; ".join(parts) +
+                   f". At {format_size(big)} the bus "
                    f"bandwidth is {format_bandwidth(ta[big]['busbw_Bps'])} on {a} "
                    f"({_how(ta[big])}) and {format_bandwidth(tb[big]['busbw_Bps'])} on {b} "
                    f"({_how(tb[big])}).")
@@ -156,7 +158,8 @@ def symmetric_findings(rows):
         same = [r["ratio_same_transport"] for r in mine]
         inside = min(ratios) <= SEED_SYMMETRIC_CLAIM <= max(ratios)
         out.append(
-            f"On {name}, {op} with symmetric memory ({small['symmetric_algorithm']}, "
+            f"At the hardware floor (runtime 'ideal'), on {name}, {op} with symmetric memory "
+            f"({small['symmetric_algorithm']}, "
             f"load/store) against the best message passing over RDMA "
             f"({small['rdma_algorithm']}): {small['ratio']:.2g}x at "
             f"{format_size(small['size_bytes'])}, {large['ratio']:.2g}x at "
@@ -166,6 +169,55 @@ def symmetric_findings(rows):
             f"is {'one point in' if inside else 'outside'} the model's range; with message "
             f"passing over load/store instead of RDMA it spans {min(same):.2g}x-"
             f"{max(same):.2g}x.")
+    return out
+
+
+def runtime_findings(rows, systems, kind="nccl"):
+    """The featured collectives with the software (rows of ``_runtime_rows``).
+
+    ``kind="nccl"``: NCCL on every system against the hardware floor;
+    ``kind="symmetric"``: symmetric-memory kernels against NCCL where a system is one
+    load/store domain.
+    """
+    out = []
+    for op in dict.fromkeys(r["op"] for r in rows):
+        mine = {(r["system"], r["size_bytes"]): r for r in rows if r["op"] == op}
+        sizes = sorted({s for _, s in mine})
+        names = [n for n in systems if any((n, s) in mine for s in sizes)]
+        if not names or not sizes:
+            continue
+        per_size = []
+        for s in sizes:
+            cells = [f"{n} {format_time(mine[(n, s)]['nccl_time_s'])}" for n in names
+                     if (n, s) in mine]
+            per_size.append(f"{format_size(s)}: " + ", ".join(cells))
+        text = (f"With the software (runtime 'nccl', NCCL's launch, protocol and per-step "
+                f"costs on every system), {op} takes " + "; ".join(per_size) + ".")
+        if len(names) >= 2 and all((names[i], s) in mine for i in (0, 1) for s in sizes):
+            a, b = names[0], names[1]
+            sw = [mine[(b, s)]["nccl_time_s"] / mine[(a, s)]["nccl_time_s"] for s in sizes]
+            hw = [mine[(b, s)]["ideal_time_s"] / mine[(a, s)]["ideal_time_s"] for s in sizes]
+            text += (f" {b} / {a}: {', '.join(times_text(x, 1) for x in sw)} with NCCL "
+                     f"against {', '.join(times_text(x, 1) for x in hw)} at the hardware "
+                     f"floor (same sizes).")
+        if kind == "nccl":
+            out.append(text)
+            continue
+        for n in names:
+            sym = [(s, mine[(n, s)]) for s in sizes
+                   if (n, s) in mine and mine[(n, s)]["ratio"] is not None]
+            if not sym:
+                continue
+            ratios = [r["ratio"] for _, r in sym]
+            inside = min(ratios) <= SEED_SYMMETRIC_CLAIM <= max(ratios)
+            out.append(
+                f"On {n}, {op} with symmetric-memory kernels (runtime 'symmetric-memory') "
+                f"against NCCL (runtime 'nccl'): " + ", ".join(
+                    f"{format_size(s)} {format_time(r['symmetric_time_s'])} against "
+                    f"{format_time(r['nccl_time_s'])} ({r['ratio']:.2g}x)" for s, r in sym)
+                + f"; the seed's {SEED_SYMMETRIC_CLAIM:g}x read on these software-included "
+                f"times is {'within' if inside else 'outside'} "
+                f"{min(ratios):.2g}x-{max(ratios):.2g}x.")
     return out
 
 

@@ -13,6 +13,7 @@ from fabric import SpecError, format_size, format_time
 from . import _plots
 from ._report_findings import (
     collective_findings,
+    runtime_findings,
     symmetric_findings,
 )
 from ._report_parts import (
@@ -226,16 +227,20 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
                             "transport_asked": point["transport"] or "native",
                             "reason": res["reason"]})
     native = [r for r in rows if r["transport_asked"] == "native"]
-    # each system at its best: every algorithm over every transport tried (the native
-    # choice, and RDMA for every step where the grid asked for it)
-    best = _best(rows)
+    # each system at its best: every algorithm over the system's native transport
+    # (load/store inside a load/store domain, RDMA across NICs). The RDMA rows the grid
+    # adds on fabrics without NICs are a what-if for the symmetric-memory comparison
+    # only: such a fabric has no NIC to send messages through (fabric.sends_messages)
+    best = _best(native)
     first = next(iter(fabrics))
     figures = []
     for op in ops:
         figures.append(FigureSpec(
             f"collective-{op}", f"{op} against size",
-            f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank. "
-            f"Top: each system's fastest applicable algorithm and transport at each size, "
+            f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank, "
+            f"at the hardware floor (runtime 'ideal': no launch, synchronisation or protocol "
+            f"costs; the software-included times are in the symmetric-memory section's "
+            f"runtimes table). Top: each system's fastest applicable algorithm at each size, "
             f"with its lower bound dashed (time panel); bottom: every applicable algorithm "
             f"on {first} over the native transport (load/store inside a load/store domain, "
             "RDMA across NICs).",
@@ -262,13 +267,15 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
         "algbw_Bps", "busbw_Bps", "lower_bound_s", "gap_to_bound"))
     tables = [
         Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
+              "Hardware floor (runtime 'ideal': no launch, synchronisation or protocol costs). "
               "Time, algorithm and transport of each system's fastest algorithm at the swept "
               "sizes nearest 1 KiB, 1 MiB and 1 GiB, and its gap to the lower bound "
               "(time / the largest bound the model proves: injection, host cuts, and for "
               "all-to-all the max-concurrent-flow optimum; in-network reduction has its "
               "own). Considered: every algorithm of the operation that applies (the others "
-              "in not_applicable, with the reason) over the native transport, and the "
-              "message-passing ones also over RDMA on fabrics without NICs. Every size "
+              "in not_applicable, with the reason) over the native transport (the RDMA "
+              "what-if on fabrics without NICs is only in collectives.csv and the "
+              "symmetric-memory comparison). Every size "
               "(with bus bandwidth) in collectives_best.csv, every algorithm in "
               "collectives.csv.",
               csv_columns=("system", "op", "size_bytes", "algorithm", "transport", "time_s",
@@ -285,8 +292,15 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
     ]
     section = Section("collectives", "Collectives", tables=tuple(tables),
                       figures=tuple(figures), parameters=_collective_parameters(fabrics))
-    sym = _symmetric_section(fabrics, ops, rows, reasons)
-    return section, collective_findings(best, list(fabrics), ops), sym
+    # the featured collectives with the software, per system and size (one computation for
+    # the collectives findings and the symmetric-memory section's runtimes table)
+    featured = [op for op in ops if op in ("all-reduce", "all-to-all")] or [ops[0]]
+    rt_rows = _runtime_rows(fabrics, featured, shown)
+    sym = _symmetric_section(fabrics, ops, rows, reasons, rt_rows)
+    findings = (collective_findings(best, list(fabrics), ops)
+                + runtime_findings([r for r in rt_rows if r["op"] == featured[0]],
+                                   list(fabrics)))
+    return section, findings, sym
 
 
 def _collective_parameters(fabrics):
@@ -349,7 +363,7 @@ def _draw_symmetric(rows):
     return fig
 
 
-def _symmetric_section(fabrics, ops, rows, reasons):
+def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
     out = []
     for name in fabrics:
         for op in ops:
@@ -386,17 +400,21 @@ def _symmetric_section(fabrics, ops, rows, reasons):
     if missing:
         text += ("Not comparable on " + "; ".join(missing) + ".",)
     table = Table("symmetric_memory", "Symmetric memory against message passing", columns,
-                  tuple(shown), "At the sizes nearest 1 KiB, 1 MiB, 1 GiB; every size in "
+                  tuple(shown), "Hardware floor (runtime 'ideal'). At the sizes nearest 1 KiB, "
+                  "1 MiB, 1 GiB; every size in "
                   f"symmetric_memory.csv. Ratio > 1: symmetric memory is faster. Shown: "
                   f"{' and '.join(featured)}; every operation in symmetric_memory.csv.",
                   csv_columns=tuple(out[0]), csv_rows=tuple(out))
     fig = FigureSpec("symmetric-memory", "Symmetric memory against message passing",
-                     "Time of the best message-passing algorithm over RDMA divided by the time "
-                     "of the best symmetric-memory algorithm (load/store), per operation; the "
+                     "Hardware floor (runtime 'ideal'). Time of the best message-passing "
+                     "algorithm over RDMA divided by the time of the best symmetric-memory "
+                     "algorithm (load/store), per operation; the "
                      "dotted line is the seed article's 3.5x.",
                      functools.partial(_draw_symmetric,
                                        [r for r in out if r["op"] in featured]))
-    rt_rows = _runtime_rows(fabrics, featured, picked)
+    if rt_rows is None:
+        rt_rows = _runtime_rows(fabrics, featured, picked)
+    rt_rows = [r for r in rt_rows if r["op"] in featured and r["size_bytes"] in picked]
     tables = (table,)
     if rt_rows:
         tables += (Table(
@@ -425,7 +443,9 @@ def _symmetric_section(fabrics, ops, rows, reasons):
                  "fabric's latencies."),)
     section = Section("symmetric", "Symmetric memory versus message passing", text=text,
                       tables=tables, figures=(fig,))
-    return section, symmetric_findings(out)
+    return section, (symmetric_findings(out)
+                     + runtime_findings([r for r in rt_rows if r["op"] == featured[0]],
+                                        list(fabrics), kind="symmetric"))
 
 
 def _fmt_time_or_dash(v):

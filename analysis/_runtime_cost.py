@@ -73,7 +73,9 @@ class Candidate:
     """One (algorithm, protocol) a runtime could run, and its time.
 
     ``schedule`` is the analysis algorithm it runs; ``choice`` the time the
-    runtime's own tuner compares (NCCL: before channels are trimmed).
+    runtime's own tuner compares (NCCL: before channels are trimmed). ``plan_op`` is
+    the operation whose schedule stands for the steps when it is not the operation
+    itself (NCCL's ring broadcast / reduce run along the all-gather ring).
     """
 
     library: str
@@ -83,6 +85,7 @@ class Candidate:
     choice: float
     channels: int
     fixed: float        # seconds that do not depend on the size (launch + steps)
+    plan_op: str = None
 
     @property
     def label(self):
@@ -149,8 +152,15 @@ def _lat(rt, hw, algo, proto):
 def _nccl_ring(rt, view, op, n, ops):
     """Ring candidates: (protocol, choice time, real time, channels, fixed)."""
     sched_op = "all-gather" if op in ("broadcast", "reduce") else op
-    # NCCL's channels follow the rings its topology search finds: several link-disjoint
-    # rings where the fabric has them (the multi-ring schedule), else one ring
+    # NCCL's channels follow the rings its topology search finds (NVIDIA/nccl
+    # src/graph/search.cc): ncclTopoSearchRecGpu completes one ring per channel, and
+    # each hop reserves the graph's bwIntra on every link of its path (followPath),
+    # rewinding when a link has too little left; after a ring closes, the search goes
+    # on for the next channel with those links already charged (up to maxChannels),
+    # and ncclTopoCompute retries with sameChannels = 0 when identical channels do not
+    # fit. On a direct fabric the channels therefore land on different link-disjoint
+    # rings: the multi-ring schedule (analysis.ring_search). Through switches it is
+    # one ring per rank of a host, as before. The faster of the two is NCCL's graph.
     sched, t = "ring", view.transfer("ring", sched_op)
     try:
         multi = view.transfer("multi-ring", sched_op)
@@ -191,7 +201,7 @@ def _nccl_ring(rt, view, op, n, ops):
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
         real_bus = _ring_busbw(rt, view, proto, B * used / nc, used)
         out.append(Candidate("ring", sched, proto, lat + n / (real_bus * ratio), choice, used,
-                             lat))
+                             lat, None if sched_op == op else sched_op))
     return out
 
 

@@ -76,7 +76,7 @@ from dataclasses import dataclass
 
 from fabric import Parameter, SpecError, chip_spec
 
-from ._decode import decode_step, parse_layout
+from ._decode import DECODE_HBM_EFFICIENCY, decode_step, parse_layout
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -354,7 +354,8 @@ def _collective_time(fabric, op, nbytes, ranks, cost_kwargs):
 
 
 def prefill_time(model, fabric, *, isl, layout=None, chip=None,
-                 efficiency=PREFILL_EFFICIENCY.value, hbm_efficiency=1.0,
+                 efficiency=PREFILL_EFFICIENCY.value,
+                 hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
                  dispatch_bytes=None, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
@@ -371,6 +372,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     efficiency : float in (0, 1]
         Achieved fraction of peak FLOP/s; default :data:`PREFILL_EFFICIENCY`.
     hbm_efficiency : float in (0, 1]
+        Achieved fraction of peak HBM bandwidth; default decode's
+        :data:`~analysis.DECODE_HBM_EFFICIENCY` (one figure for every weight read).
     dispatch_bytes : float, optional
         Bytes per element dispatched to experts (default the activation bytes).
     **cost_kwargs
@@ -433,12 +436,15 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     copies), whose HBM holds the weights; attention tensor-parallel over every
     ``tp`` dividing both ``n`` and the attention heads, data-parallel over
     ``dp = n / tp``; experts spread over the ``ep = n`` chips (the decode model's
-    placement), at most one rank per routed expert. Ordered by ``n``, then ``tp``.
+    placement), at most one rank per routed expert; and, for ``n > 1`` dividing the
+    heads, plain tensor parallelism with every expert split over the ``n`` chips
+    (``tp=n,dp=1,etp=n``: vLLM's "TP=n" without expert parallelism). Ordered by
+    ``n``, then ``tp``, the expert-split layout last.
 
     >>> import topologies
     >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> candidate_layouts("kimi-k2", node)
-    ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1']
+    ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1', 'tp=8,dp=1,etp=8']
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)
@@ -449,6 +455,8 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
         for tp in _divisors(n):
             if m.attention.heads % tp == 0:
                 out.append(f"tp={tp},dp={n // tp}")
+        if n > 1 and m.attention.heads % n == 0:
+            out.append(f"tp={n},dp=1,etp={n}")
     return out
 
 
@@ -703,7 +711,8 @@ class _Sweep:
                               f"{capacity / 1e9:.1f} GB of a chip"}
         pre = prefill_time(m, self.fabric, isl=self.isl, layout=lay, chip=self.chip,
                            efficiency=self.eff,
-                           hbm_efficiency=self.kw.get("hbm_efficiency", 1.0),
+                           hbm_efficiency=self.kw.get("hbm_efficiency",
+                                                      DECODE_HBM_EFFICIENCY.value),
                            dispatch_bytes=self.kw.get("dispatch_bytes"), **self.cost_kw)
         return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
                 "capacity": capacity,

@@ -29,13 +29,17 @@ the fat-tree, leaf-spine and rail-optimized builders' fabrics is chip-transitive
 :mod:`analysis._lp_reduce`), so ``torus:32x32x32`` and ``fattree:k=74`` (101,306 hosts) take
 a few seconds.
 
-Sizes the general LP handles (measured, 2 shared cores; benchmarks/README.md):
+Sizes the link formulation handles (measured, 2 shared cores; benchmarks/README.md):
 variables = commodities x directed links (between forwarding nodes). ``torus:4x4x4``
 (64 x 384 = 24,577 variables) and ``leafspine:k=32`` (512 endpoints, 32 x 1,024)
-take 4-10 s; ``cluster-128`` (128 x 896 = 114,689) about 20 s. A 512-chip direct
-network such as ``torus:8x8x8`` (512 x 3,072 = 1.6 M variables) is out of reach
-except through the symmetric reduction; ``max_variables`` (default 2 M) refuses
-larger problems up front with a clear error.
+take 4-10 s; ``cluster-128`` (128 x 896 = 114,689) about 20 s. Above 100,000
+variables ``method="auto"`` solves the same LP by column generation over per-source
+routing trees (:func:`_column_generation`; ``method="paths"``): a master LP over the
+trees found so far, priced by shortest paths under its duals, started from the
+fabric's own routing and from multiplicative-weights trees, and stopped when its
+optimum meets the dual (upper) bound within 1e-9. Where the fabric's routing is
+optimal (uniform traffic on a dragonfly, bound by the chips' own links) the first
+master proves it; where it is not (degraded fabrics) it may take many rounds.
 
 Examples
 --------
@@ -104,7 +108,7 @@ def _as_matrix(fabric, matrix):
     return M
 
 
-def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
+def throughput(fabric, matrix, *, max_variables=None, method="auto"):
     """The max-concurrent-flow throughput of a traffic matrix on ``fabric``.
 
     Parameters
@@ -113,14 +117,19 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
         Degraded fabrics (``fabric.without(...)``) work too.
     matrix : TrafficMatrix or array_like
         ``n x n`` demands between ranks, bytes.
-    max_variables : int
-        Refuse an LP with more variables than this (HiGHS time and memory grow
-        quickly beyond it).
-    method : {"auto", "lp", "symmetric"}
-        ``"auto"`` uses the symmetric reduction when it applies (uniform
-        all-to-all on an intact hypermesh whose dimensions are rings or fully
-        connected, or an intact switched, fat-tree, leaf-spine or rail-optimized
-        fabric from the builders), the general LP otherwise.
+    max_variables : int, optional
+        Refuse a problem whose link formulation (commodities x core links + 1
+        variables, :attr:`Throughput.variables` of ``method="lp"``) is larger than
+        this, whatever the method. Default: no limit, except 2,000,000 for
+        ``method="lp"`` (HiGHS time and memory grow quickly beyond it).
+    method : {"auto", "lp", "paths", "symmetric"}
+        ``"symmetric"``: the one-commodity LP of uniform all-to-all on an intact
+        hypermesh whose dimensions are rings or fully connected, or an intact
+        switched, fat-tree, leaf-spine or rail-optimized fabric from the builders.
+        ``"lp"``: the link formulation (one flow variable per commodity and link).
+        ``"paths"``: column generation over per-source routing trees (same
+        optimum, for large fabrics). ``"auto"``: symmetric where it applies, else
+        the link formulation up to 100,000 variables and column generation above.
 
     Returns
     -------
@@ -129,7 +138,7 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     Raises
     ------
     ValueError
-        For a wrong matrix, a matrix with no traffic, or an LP above ``max_variables``.
+        For a wrong matrix, a matrix with no traffic, or a problem above ``max_variables``.
     FabricError
         If HiGHS reports the LP infeasible or fails (a pair with demand has no path).
     """
@@ -141,21 +150,106 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
                          f"grid of rings and fully connected lines or a switched fabric; "
                          f"{fabric.name} with "
                          f"{getattr(matrix, 'name', 'this matrix')} does not qualify")
-    if method not in ("auto", "lp"):
-        raise ValueError(f"method must be 'auto', 'lp' or 'symmetric', got {method!r}")
-    M = _as_matrix(fabric, matrix)
-    if not M.any():
-        raise ValueError("the traffic matrix carries no bytes")
+    if method not in ("auto", "lp", "paths"):
+        raise ValueError(f"method must be 'auto', 'lp', 'paths' or 'symmetric', got {method!r}")
+    p = _core_problem(fabric, matrix)
+    limit = max_variables if max_variables is not None else (
+        _LP_MAX_VARIABLES if method == "lp" else None)
+    if limit is not None and p.nvar > limit:
+        raise ValueError(f"throughput LP for {fabric.name} would have {p.nvar} variables "
+                         f"({p.C} commodities x {p.Lc} links), above max_variables={limit}")
+    if method == "paths" or (method == "auto" and p.nvar > _AUTO_PATHS_ABOVE):
+        k, core_flow, nvar, ncons = _column_generation(fabric, p)
+        how = "paths"
+    else:
+        k, core_flow, nvar, ncons = _link_lp(p, fabric.name)
+        how = "lp"
+    if k <= 0:
+        raise FabricError(f"throughput of {fabric.name} is zero: some demand cannot be routed")
+    flow = np.zeros(len(p.cap))
+    flow[p.core_link] = core_flow
+    ep = p.ep
+    for link, nb in ((p.out_link[ep], p.sent), (p.in_link[ep], p.recv)):
+        m = link >= 0
+        np.add.at(flow, link[m], k * nb[m])
+    util = flow / p.cap
+    k = float(k * p.cscale / p.dscale)
+    return Throughput(k, 1.0 / k, p.C, nvar, ncons, util, how)
+
+
+# The link formulation's default size limit, and where "auto" switches to column generation
+# (measured, 2 shared cores: below ~1e5 variables the link LP takes a second or two).
+_LP_MAX_VARIABLES = 2_000_000
+_AUTO_PATHS_ABOVE = 100_000
+
+
+@dataclasses.dataclass
+class _Core:
+    """The max-concurrent-flow problem on the core nodes (leaf chips folded), scaled."""
+
+    cap: np.ndarray        # (L,) every directed link's bandwidth / cscale
+    cscale: float
+    dscale: float
+    ep: np.ndarray         # endpoint node indices
+    sent: np.ndarray       # (n,) scaled bytes each rank sends
+    recv: np.ndarray
+    out_link: np.ndarray   # (N,) a folded leaf chip's link out (-1: not folded)
+    in_link: np.ndarray
+    core_link: np.ndarray  # (Lc,) links between core nodes
+    ct: np.ndarray         # (Lc,) core index of each core link's tail, head
+    ch: np.ndarray
+    Nc: int
+    live: np.ndarray       # (C,) core indices of the commodities' sources
+    Dn: np.ndarray         # (Nc, Nc) demand between core nodes (diagonal zero)
+
+    @property
+    def C(self):
+        return len(self.live)
+
+    @property
+    def Lc(self):
+        return len(self.core_link)
+
+    @property
+    def nvar(self):
+        return self.C * self.Lc + 1
+
+    def leaf_rows(self):
+        """(bytes, capacity) of each folded leaf link: the row ``K * bytes <= capacity``."""
+        nb = np.concatenate([self.sent, self.recv])
+        link = np.concatenate([self.out_link[self.ep], self.in_link[self.ep]])
+        m = (link >= 0) & (nb > 0)
+        return nb[m], self.cap[link[m]]
+
+
+def _core_problem(fabric, matrix):
+    """Fold leaf chips into their neighbour, aggregate demands by source core node, scale.
+
+    Commodities are aggregated by source (one per source node; a single-source
+    multi-sink flow needs no split per destination), and a chip with a single
+    link is folded into its neighbour: its commodity starts there and its own
+    link gets a capacity row on the chip's total sent (received) bytes, which is
+    exact since that link carries nothing else.
+    """
+    uniform = isinstance(matrix, TrafficMatrix) and matrix.data is None
+    n = fabric.n_endpoints
+    if uniform:
+        if matrix.n != n:
+            raise ValueError(f"traffic is for {matrix.n} ranks, {fabric.name} has {n}")
+        M = None
+        if not (matrix.fill > 0 and n > 1):
+            raise ValueError("the traffic matrix carries no bytes")
+    else:
+        M = _as_matrix(fabric, matrix)
+        if not M.any():
+            raise ValueError("the traffic matrix carries no bytes")
     r = fabric.router
     N = len(fabric.nodes)
-    _check_connected(fabric, M)
     # Scale to O(1) numbers (bandwidths ~1e10 B/s against demands of bytes condition the LP
     # badly); K scales back by cscale / dscale.
     cscale = float(r.link_bandwidth.max())
-    dscale = float(M.max())
-    M = M / dscale
+    dscale = float(matrix.fill) if M is None else float(M.max())
     tail, head, cap = r.link_tail, r.link_head, r.link_bandwidth / cscale
-    L = len(tail)
     ep = fabric.endpoint_indices
     kinds = np.array([d.get("kind") == "chip" for _, d in fabric.graph.nodes(data=True)])
     deg = np.bincount(tail, minlength=N)
@@ -172,27 +266,41 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
     out_link[tail[m]] = np.flatnonzero(m)
     m = leaf[head]
     in_link[head[m]] = np.flatnonzero(m)
-    # node-level demand between core nodes (leaf chips folded into their neighbour)
-    src_core = nbr[ep]
-    sent = M.sum(axis=1)
-    recv = M.sum(axis=0)
     core_nodes = np.flatnonzero(~leaf)
     cidx = np.full(N, -1)
     cidx[core_nodes] = np.arange(len(core_nodes))
     Nc = len(core_nodes)
-    fold = sp.csr_matrix((np.ones(len(ep)), (cidx[src_core], np.arange(len(ep)))),
-                         shape=(Nc, len(ep)))
-    Dn = np.asarray((fold @ sp.csr_matrix(M) @ fold.T).todense())
+    src_core = cidx[nbr[ep]]
+    if M is None:  # uniform: every ordered pair of ranks carries 1 (scaled)
+        sent = np.full(n, n - 1.0)
+        recv = sent.copy()
+        cnt = np.bincount(src_core, minlength=Nc).astype(float)
+        Dn = np.outer(cnt, cnt)
+    else:
+        M = M / dscale
+        sent = M.sum(axis=1)
+        recv = M.sum(axis=0)
+        fold = sp.csr_matrix((np.ones(n), (src_core, np.arange(n))), shape=(Nc, n))
+        Dn = np.asarray(fold @ (fold @ M.T).T)
     np.fill_diagonal(Dn, 0.0)  # chips on one switch: only their own links carry it
+    _check_connected(fabric, M)
     live = np.flatnonzero(Dn.sum(axis=1) > 0)
-    C = len(live)
     core_link = np.flatnonzero(~leaf[tail] & ~leaf[head])
-    Lc = len(core_link)
-    nvar = C * Lc + 1
-    if nvar > max_variables:
-        raise ValueError(f"throughput LP for {fabric.name} would have {nvar} variables "
-                         f"({C} commodities x {Lc} links), above max_variables={max_variables}")
-    ct, ch = cidx[tail[core_link]], cidx[head[core_link]]
+    return _Core(cap, cscale, dscale, ep, sent, recv, out_link, in_link, core_link,
+                 cidx[tail[core_link]], cidx[head[core_link]], Nc, live, Dn)
+
+
+def _link_lp(p, name):
+    """The link formulation: one flow per (commodity, core link); ``(k, core flow, nvar, rows)``.
+
+        maximize K
+        subject to, for every commodity c and node v:
+            sum of f_c on links out of v - sum of f_c on links into v = K * b_c(v)
+        and for every directed link e:   sum over c of f_c(e) <= bandwidth(e)
+        f >= 0
+    """
+    C, Lc, Nc, nvar = p.C, p.Lc, p.Nc, p.nvar
+    ct, ch = p.ct, p.ch
     # conservation: for commodity c, node v: out - in - K b_c(v) = 0
     rows, cols, vals = [], [], []
     lk = np.arange(Lc)
@@ -202,53 +310,261 @@ def throughput(fabric, matrix, *, max_variables=2_000_000, method="auto"):
         cols += [c * Lc + lk, c * Lc + lk]
         vals += [np.ones(Lc), -np.ones(Lc)]
     b = np.zeros((C, Nc))
-    b[np.arange(C), live] = Dn[live].sum(axis=1)
-    b -= Dn[live]
+    b[np.arange(C), p.live] = p.Dn[p.live].sum(axis=1)
+    b -= p.Dn[p.live]
     rows.append(np.arange(C * Nc))
     cols.append(np.full(C * Nc, nvar - 1))
     vals.append(-b.ravel())
     A_eq = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                          shape=(C * Nc, nvar))
     # capacity: sum_c f_c(e) <= cap(e); folded leaf links: K * bytes <= cap
-    ub_rows = [np.repeat(np.arange(Lc)[None, :], C, 0).ravel()]
-    ub_cols = [np.arange(C * Lc)]
-    ub_vals = [np.ones(C * Lc)]
-    b_ub = list(cap[core_link])
-    extra = 0
-    for rank, node in enumerate(ep):
-        for link, nb in ((out_link[node], sent[rank]), (in_link[node], recv[rank])):
-            if link >= 0 and nb > 0:
-                ub_rows.append(np.array([Lc + extra]))
-                ub_cols.append(np.array([nvar - 1]))
-                ub_vals.append(np.array([nb]))
-                b_ub.append(cap[link])
-                extra += 1
-    A_ub = sp.csr_matrix((np.concatenate(ub_vals), (np.concatenate(ub_rows),
-                                                    np.concatenate(ub_cols))),
-                         shape=(Lc + extra, nvar))
+    nb, lcap = p.leaf_rows()
+    extra = len(nb)
+    ub_rows = np.concatenate([np.tile(np.arange(Lc), C), Lc + np.arange(extra)])
+    ub_cols = np.concatenate([np.arange(C * Lc), np.full(extra, nvar - 1)])
+    ub_vals = np.concatenate([np.ones(C * Lc), nb])
+    A_ub = sp.csr_matrix((ub_vals, (ub_rows, ub_cols)), shape=(Lc + extra, nvar))
+    b_ub = np.concatenate([p.cap[p.core_link], lcap])
     cost = np.zeros(nvar)
     cost[-1] = -1.0
-    res, x = _solve_reduced(cost, A_ub, np.array(b_ub), A_eq, np.zeros(C * Nc))
+    res, x = _solve_reduced(cost, A_ub, b_ub, A_eq, np.zeros(C * Nc))
     if res.status != 0:
-        raise FabricError(f"throughput LP for {fabric.name} failed: {res.message} (a pair "
+        raise FabricError(f"throughput LP for {name} failed: {res.message} (a pair "
                           "with demand may have no path)")
-    k = float(x[-1])
-    if k <= 0:
-        raise FabricError(f"throughput of {fabric.name} is zero: some demand cannot be routed")
-    flow = np.zeros(L)
-    flow[core_link] = x[:-1].reshape(C, Lc).sum(axis=0)
-    for rank, node in enumerate(ep):
-        if out_link[node] >= 0:
-            flow[out_link[node]] += k * sent[rank]
-        if in_link[node] >= 0:
-            flow[in_link[node]] += k * recv[rank]
-    util = flow / cap
-    k = float(k * cscale / dscale)
-    return Throughput(k, 1.0 / k, C, nvar, A_eq.shape[0] + A_ub.shape[0], util)
+    return (float(x[-1]), x[:-1].reshape(C, Lc).sum(axis=0), nvar,
+            A_eq.shape[0] + A_ub.shape[0])
+
+
+def _column_generation(fabric, p, gap=1e-9, max_rounds=1000):
+    """The same LP by column generation over routing trees; ``(k, core flow, columns, rows)``.
+
+    Dantzig-Wolfe decomposition of the link formulation by commodity. The flows
+    of source ``s`` that deliver its demands ``d_s(t)`` once form a polytope whose
+    vertices are routing trees: one path from ``s`` to each destination, carrying
+    all of ``d_s(t)`` (a flow splits into paths per destination, and choosing one
+    path per destination is a product of simplices, whose vertices are those
+    choices). The master LP over the trees found so far,
+
+        maximize K
+        subject to   K - sum_j lambda_sj <= 0                       for each source s
+                     sum_{s,j} lambda_sj load_sj(e) <= bandwidth(e)  for each core link e
+                     K * bytes(l) <= bandwidth(l)                   for each folded leaf link l
+                     K, lambda >= 0,
+
+    gives a feasible K (a lower bound). Its duals -- ``y_e`` on the links, ``pi_s``
+    on the sources, ``z`` on the leaf rows -- price new trees: the cheapest tree of
+    ``s`` under ``y`` is its shortest-path tree, of cost
+    ``SPT_s(y) = sum_t d_s(t) dist_y(s, t)``, and it enters when ``SPT_s(y) < pi_s``.
+    Any ``y, z >= 0`` also give an upper bound (weak duality of the link LP):
+    ``K <= (sum_e bandwidth(e) y_e + sum_l bandwidth(l) z_l)
+    / (sum_s SPT_s(y) + sum_l bytes(l) z_l)``. Trees are added until the two
+    bounds meet within ``gap`` (relative); K is the master's optimum, so it is
+    feasible: flows that carry it exist (:attr:`Throughput.link_utilization`).
+    """
+    from scipy.sparse.csgraph import dijkstra
+
+    name = fabric.name
+    C, Lc, Nc = p.C, p.Lc, p.Nc
+    ct, ch = p.ct, p.ch
+    cap = p.cap[p.core_link]
+    D = p.Dn[p.live]
+    nb, lcap = p.leaf_rows()
+    # the leaf rows bound K alone: only the tightest matters (its dual z carries all)
+    kleaf = float((lcap / nb).min()) if len(nb) else None
+    if C == 0:  # every chip on one switch: only the leaf links bound K
+        return kleaf, np.zeros(Lc), 1, 1
+    key = ct * Nc + ch
+    korder = np.argsort(key, kind="stable")
+    skey = key[korder]
+    if len(skey) > 1 and (skey[1:] == skey[:-1]).any():  # pragma: no cover (graphs are simple)
+        raise FabricError(f"throughput of {name}: parallel links between one pair of nodes")
+    inv_cap = cap.min() / cap  # per-byte time, in (0, 1]
+
+    def graph(w):
+        return sp.csr_matrix((w, (ct, ch)), shape=(Nc, Nc))
+
+    def trees(w):
+        """Each source's shortest-path tree under w: (source, link, load) triples."""
+        _, pred = dijkstra(graph(w), indices=p.live, return_predecessors=True)
+        pred = pred.astype(np.int64)
+        # depth in the tree by pointer jumping, then subtree demands level by level
+        has = pred >= 0
+        nxt = np.where(has, pred, np.arange(Nc)[None, :])
+        dep = has.astype(np.int64)
+        while True:
+            up = np.take_along_axis(nxt, nxt, 1)
+            dep = dep + np.take_along_axis(dep, nxt, 1) * (nxt != up)
+            if (up == nxt).all():
+                break
+            nxt = up
+        sub = D.copy()
+        for level in range(int(dep.max()), 0, -1):
+            s, t = np.nonzero(dep == level)
+            np.add.at(sub, (s, pred[s, t]), sub[s, t])
+        s, t = np.nonzero(has & (sub > 0))
+        link = korder[np.searchsorted(skey, pred[s, t] * Nc + t)]
+        return s, link, sub[s, t]
+
+    # master columns, grouped by source: col_src (per column), and its (link, load) entries
+    col_src, ent_col, ent_link, ent_load = [], [], [], []
+    n_cols = 0
+
+    def add(s, link, load, which):
+        nonlocal n_cols
+        keep = np.isin(s, which)
+        s, link, load = s[keep], link[keep], load[keep]
+        new = np.full(C, -1)
+        new[which] = n_cols + np.arange(len(which))
+        col_src.append(np.asarray(which))
+        ent_col.append(new[s])
+        ent_link.append(link)
+        ent_load.append(load)
+        n_cols += len(which)
+
+    def warm_start(rounds=12):
+        """Min-hop trees, and multiplicative-weights (Garg-Koenemann) averages: trees under
+        lengths that grow with congestion; each source's average over the rounds is a flow
+        that spreads its demand (one column per source)."""
+        add(*trees(inv_cap), np.arange(C))
+        length = inv_cap.copy()
+        acc = []
+        for _ in range(rounds):
+            s, link, load = trees(length)
+            acc.append((s, link, load))
+            rho = np.bincount(link, weights=load, minlength=Lc) / cap
+            length = length * np.exp(rho / rho.max())
+        s = np.concatenate([a[0] for a in acc])
+        link = np.concatenate([a[1] for a in acc])
+        load = np.concatenate([a[2] for a in acc]) / rounds
+        avg = sp.coo_matrix((load, (s, link)), shape=(C, Lc)).tocsr()
+        avg.sum_duplicates()
+        s = np.repeat(np.arange(C), np.diff(avg.indptr))
+        add(s, avg.indices.astype(np.int64), avg.data, np.arange(C))
+
+    # the first master holds the fabric's own routing only (often optimal, and a small LP);
+    # the warm-start columns come in if it is not
+    routed = _routed_columns(fabric, p)
+    if routed is not None:
+        add(*routed, np.arange(C))
+        warmed = False
+    else:
+        warm_start()
+        warmed = True
+    n_rows = C + Lc + (kleaf is not None)
+    def bound(y, z):
+        """Upper bound on K from duals y (links), z (leaf bound): exact shortest paths."""
+        dist = dijkstra(graph(y), indices=p.live)
+        spt = np.where(D > 0, D * np.where(np.isfinite(dist), dist, 0.0), 0.0).sum(axis=1)
+        denom = float(spt.sum()) + z
+        num = float(cap @ y) + (kleaf * z if kleaf is not None else 0.0)
+        return num / denom if denom > 0 else np.inf
+
+    alpha = 0.5
+    best = center = None
+    for _ in range(max_rounds):
+        srcs = np.concatenate(col_src)
+        m = n_cols + 1
+        # variables: K, then the columns; rows: sources, core links, leaf bound
+        rows = np.concatenate([np.arange(C), srcs, C + np.concatenate(ent_link)]
+                              + ([np.array([C + Lc])] if kleaf is not None else []))
+        cols = np.concatenate([np.zeros(C, dtype=np.int64), 1 + np.arange(n_cols),
+                               1 + np.concatenate(ent_col)]
+                              + ([np.array([0])] if kleaf is not None else []))
+        vals = np.concatenate([np.ones(C), -np.ones(n_cols), np.concatenate(ent_load)]
+                              + ([np.array([1.0])] if kleaf is not None else []))
+        A = sp.csc_matrix((vals, (rows, cols)), shape=(n_rows, m))
+        b = np.concatenate([np.zeros(C), cap] + ([[kleaf]] if kleaf is not None else []))
+        cost = np.zeros(m)
+        cost[0] = -1.0
+        res = linprog(cost, A_ub=A, b_ub=b, bounds=(0, None), method="highs")
+        if res.status != 0:
+            raise FabricError(f"throughput LP for {name} failed: {res.message} (a pair "
+                              "with demand may have no path)")
+        lower = float(res.x[0])
+        dual = np.maximum(-res.ineqlin.marginals, 0.0)
+        pi, y = dual[:C], dual[C:C + Lc]
+        z = float(dual[C + Lc]) if kleaf is not None else 0.0
+        up = bound(y, z)
+        if center is None or up < center[2]:
+            center = (y, z, up)
+        best = (lower, res)
+        if center[2] <= lower * (1 + gap):
+            break
+        if not warmed:
+            warm_start()
+            warmed = True
+            continue
+        # new trees, priced at a point between the best bound's duals and the master's
+        # (Wentges smoothing: fewer rounds than the master's duals alone), ties broken
+        # towards fewer bytes-per-bandwidth hops; entered only if they improve the master
+        found = False
+        for a_ in (alpha, 0.0) if alpha > 0 else (0.0,):
+            ys = a_ * center[0] + (1 - a_) * y
+            if a_ > 0:
+                zs = a_ * center[1] + (1 - a_) * z
+                us = bound(ys, zs)
+                if us < center[2]:
+                    center = (ys, zs, us)
+            s, link, load = trees(ys + 1e-9 * max(float(ys.max()), 1e-300) * inv_cap)
+            price = np.bincount(s, weights=load * y[link], minlength=C)
+            better = np.flatnonzero(price < pi - 1e-9 * max(float(pi.max()), 1e-300))
+            if len(better):
+                found = True
+                break
+        if not found:
+            if center[2] <= lower * (1 + gap):
+                break
+            raise FabricError(f"throughput of {name}: column generation stalled with bounds "
+                              f"{lower:.9g} <= K <= {center[2]:.9g}")  # pragma: no cover
+        add(s, link, load, better)
+    else:
+        raise FabricError(f"throughput of {name}: column generation did not converge in "
+                          f"{max_rounds} rounds")  # pragma: no cover
+    lower, res = best
+    lam = res.x[1:]
+    flow = np.bincount(np.concatenate(ent_link),
+                       weights=np.concatenate(ent_load) * lam[np.concatenate(ent_col)],
+                       minlength=Lc)
+    return lower, flow, n_cols + 1, n_rows
+
+
+def _routed_columns(fabric, p, max_entries=20_000_000):
+    """The fabric's own routing of each source's demands, as one master column per source.
+
+    A column may be any flow delivering the source's demands once (a point of the
+    polytope of :func:`_column_generation`, not only a vertex). Where the fabric's
+    routing (minimal routing on a dragonfly, up/down on a Clos) is already
+    optimal, the first master proves it. Returns ``(source, link, load)`` or
+    None where the router does not route between the core nodes.
+    """
+    r = fabric.router
+    out_s, out_l, out_w = [], [], []
+    cpos = np.full(r.n_links, -1)
+    cpos[p.core_link] = np.arange(p.Lc)
+    node = np.full(p.Nc, -1)  # node index of each core index
+    node[p.ct] = r.link_tail[p.core_link]
+    node[p.ch] = r.link_head[p.core_link]
+    step = max(1, max_entries // max(r.n_links, 1))
+    for lo in range(0, p.C, step):
+        src = p.live[lo:lo + step]
+        g, t = np.nonzero(p.Dn[src] > 0)
+        try:
+            loads = r.loads_grouped(node[src[g]], node[t], p.Dn[src[g], t], g, len(src))
+        except FabricError:
+            return None
+        g2, link = np.nonzero(loads > 0)
+        keep = cpos[link] >= 0
+        out_s.append(lo + g2[keep])
+        out_l.append(cpos[link[keep]])
+        out_w.append(loads[g2[keep], link[keep]])
+    return np.concatenate(out_s), np.concatenate(out_l), np.concatenate(out_w)
 
 
 def _check_connected(fabric, M):
-    """Raise FabricError naming a pair with demand and no path (a degraded fabric)."""
+    """Raise FabricError naming a pair with demand and no path (a degraded fabric).
+
+    ``M`` is the demand matrix, or None for uniform traffic (every pair).
+    """
     from scipy.sparse.csgraph import connected_components
 
     r = fabric.router
@@ -256,7 +572,11 @@ def _check_connected(fabric, M):
     A = sp.csr_matrix((np.ones(r.n_links), (r.link_tail, r.link_head)), shape=(N, N))
     _, comp = connected_components(A, directed=False)
     c = comp[fabric.endpoint_indices]
-    bad = np.argwhere((M > 0) & (c[:, None] != c[None, :]))
+    if M is None:
+        other = np.flatnonzero(c != c[0])
+        bad = [(0, other[0])] if len(other) else []
+    else:
+        bad = np.argwhere((M > 0) & (c[:, None] != c[None, :]))
     if len(bad):
         a, b = (fabric.endpoints[int(x)] for x in bad[0])
         raise FabricError(f"throughput of {fabric.name} is zero: {a} sends to {b} and no path "

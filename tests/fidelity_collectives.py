@@ -32,7 +32,8 @@ def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", **kw)
     if isinstance(ranks, int):
         ranks = f.endpoints[:ranks]
     r = analysis.cost(f, op, size, algorithm=algorithm, runtime="nccl", ranks=ranks, **kw)
-    how = f"{spec} {r.ranks} ranks, {r.algorithm}/{r.protocol}, {r.channels} ch"
+    how = f"{spec} {r.ranks} ranks, {r.algorithm}/{r.protocol}" + (
+        f", {r.channels} ch" if r.channels else "")
     value = r.busbw / 1e9 if metric == "busbw" else r.time * 1e6
     return value, how
 

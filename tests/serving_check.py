@@ -19,10 +19,13 @@ the project's calibration set, each with its source:
 
 **Check, never fit**: every setting below describes the measured deployment
 (system, model and its weight format, layout, concurrency, lengths, what the
-deployment runs: CUDA graphs, as vLLM and SGLang do for decode by default; the
-DeepEP low-latency kernel and two-batch overlap where the source says so; NCCL
-as the collective runtime where the collectives model has runtimes); everything
-else is the library's default. No constant is chosen to make a row match.
+deployment runs: CUDA graphs, as vLLM and SGLang do for decode by default; for the
+vLLM rows, vLLM's kernel list (``engine="vllm"``), every expert split over the
+tensor-parallel GPUs (``etp``: vLLM's "TP=N" without expert parallelism) and the
+small all-reduces through vLLM's custom all-reduce, a load/store kernel over IPC
+buffers (the ``"symmetric-memory"`` runtime class); for the lmsys row the DeepEP
+low-latency kernel, two-batch overlap and NCCL); everything else is the library's
+default. No constant is chosen to make a row match.
 Memory fit is not what these rows check (the deployments ran): ``usable_hbm=1``
 refuses only what cannot fit at all.
 """
@@ -54,13 +57,13 @@ def load_rows(path=DATA):
         return list(csv.DictReader(fh))
 
 
-def _runtime():
-    """``{"runtime": "nccl"}`` where the collectives model has runtimes, else nothing."""
+def _runtime(name="nccl"):
+    """``{"runtime": name}`` where the collectives model has runtimes, else nothing."""
     import inspect
 
     import analysis
 
-    return ({"runtime": "nccl"} if "runtime" in inspect.signature(analysis.cost).parameters
+    return ({"runtime": name} if "runtime" in inspect.signature(analysis.cost).parameters
             else {})
 
 
@@ -69,11 +72,12 @@ def _inferencex(row):
     system = H200_NODE if "-h200-" in rid else B200_NODE
     nvfp4 = "nvfp4" in rid
     model = "kimi-k2.5-nvfp4" if nvfp4 else "kimi-k2.5-int4"
-    layout = "tp=4,dp=1" if "-tp4-" in rid else "tp=8,dp=1"
+    # vLLM "TP=N" without expert parallelism splits every expert over the N GPUs
+    layout = "tp=4,dp=1,etp=4" if "-tp4-" in rid else "tp=8,dp=1,etp=8"
     return {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
             "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
             "usable_hbm": 1.0, "definition": "total-per-gpu", "cuda_graphs": True,
-            **_runtime()}
+            "engine": "vllm", **_runtime("symmetric-memory")}
 
 
 def _lmsys(row):

@@ -37,13 +37,17 @@ def test_json_matches_library(fake_cost, capsys):
     r = analysis.decode_step("deepseek-v3", topologies.build("sd200-ultra"), batch=32,
                              context=4096)
     assert data["time"] == pytest.approx(r.time)
-    assert data["layout"] == {"tp": 1, "dp": 128, "ep": 128}
+    assert data["layout"] == {"tp": 1, "dp": 128, "ep": 128, "etp": 1}
     assert len(data["layers"]) == 61 and data["layers"][0]["kind"] == "dense"
 
 
 def test_efficiency_flags(fake_cost, capsys):
-    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json"]) == 0
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json",
+                 "--hbm-efficiency", "1"]) == 0
     full = json.loads(capsys.readouterr().out)
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)     # analysis.DECODE_HBM_EFFICIENCY
+    assert default["breakdown"]["weights"] == pytest.approx(full["breakdown"]["weights"] / 0.78)
     assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json",
                  "--hbm-efficiency", "0.5"]) == 0
     half = json.loads(capsys.readouterr().out)
@@ -72,3 +76,22 @@ def test_errors_are_one_line(fake_cost, capsys, argv, match):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert match in err and err.count("\n") == 1
+
+
+def test_graph_engine_and_eager_flags(fake_cost, capsys):
+    from analysis._decode import GRAPH_KERNELS, VLLM_GRAPH_KERNELS
+    base = ["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "tp=8", "--json"]
+    runs = {}
+    for name, extra in (("trtllm", []), ("vllm", ["--engine", "vllm"]),
+                        ("eager", ["--no-cuda-graphs"])):
+        assert main([*base, *extra]) == 0
+        runs[name] = json.loads(capsys.readouterr().out)
+    moe = {k: v["layers"][-1]["kernels"] for k, v in runs.items()}
+    assert moe["vllm"] - moe["trtllm"] == (len(VLLM_GRAPH_KERNELS["mla"])
+                                           + len(VLLM_GRAPH_KERNELS["moe_ffn"])
+                                           - len(GRAPH_KERNELS["mla"])
+                                           - len(GRAPH_KERNELS["moe_ffn"]))
+    assert runs["eager"]["breakdown"]["launch"] > runs["trtllm"]["breakdown"]["launch"]
+    with pytest.raises(SystemExit) as e:                 # argparse: one line, exit 2
+        main([*base, "--engine", "sglang"])
+    assert e.value.code == 2

@@ -6,9 +6,12 @@ import pathlib
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import analysis
 from analysis._decode import (
+    DECODE_HBM_EFFICIENCY,
     GRAPH_KERNEL_OVERHEAD,
     GRAPH_KERNELS,
     KERNELS,
@@ -52,8 +55,9 @@ def fab():
 
 
 def test_small_by_hand(fab):
+    # the roofline at peak bandwidth (hbm_efficiency=1), eager launches
     r = decode_step(SMALL, fab, batch=4, context=10, layout="tp=2,dp=2",
-                    collective=fake_cost, cuda_graphs=False)
+                    collective=fake_cost, cuda_graphs=False, hbm_efficiency=1.0)
     us = 1e-6
     # attention: 12416 weights (q,k,v,o of 4 heads x 16, 2 KV heads, + 2 norms) over tp=2,
     # 2 B each, at 1 GB/s; KV: 2 sequences x 11 tokens x 64 elements x 2 B, split 2 ways
@@ -297,7 +301,8 @@ def test_kimi_k2_on_sd200_ultra_by_parts():
     moe = r.layers[-1]
     # one token activates exactly k=8 experts; the critical chip reads at most one
     assert moe.active_experts == pytest.approx(8)
-    assert moe.attention_weights == pytest.approx(m.attention_params / 8 / c.hbm_bandwidth)
+    assert moe.attention_weights == pytest.approx(
+        m.attention_params / 8 / (c.hbm_bandwidth * DECODE_HBM_EFFICIENCY.value))
     # weights of one token's path over 1 B/weight at HBM speed are a floor for the step
     assert r.breakdown.weights > 0 and r.time > r.breakdown.weights / 128
     assert r.hbm_per_chip < c.hbm_bytes
@@ -342,3 +347,99 @@ def test_all_to_allv_kernel_goes_through_the_collective(fab):
     r = decode_step("deepseek-v3", f, batch=16, context=128, layout="tp=1",
                     ep_kernel="all-to-allv", runtime="nccl")
     assert r.layers[-1].dispatch > 0
+
+
+# -- session 2: expert tensor parallelism, engine kernel lists, sourced defaults ------------
+
+def test_expert_tensor_parallel_by_hand(fab):
+    # "tp=2,dp=1,etp=2": every expert split over the 2 chips (vLLM's plain TP), no exchange;
+    # each chip reads half of every active expert and computes all 4 tokens' share of it
+    r = decode_step(SMALL, fab, batch=4, context=10, layout="tp=2,dp=1,etp=2",
+                    collective=fake_cost, cuda_graphs=False, hbm_efficiency=1.0)
+    assert str(r.layout) == "tp=2,dp=1,ep=1,etp=2"
+    moe = r.layers[-1]
+    active = 8 * (1 - 0.75 ** 4)                   # E (1 - (1 - k/E)^T), E=8, k=2, T=4
+    assert moe.active_experts_chip == pytest.approx(active)
+    ffn_w = ((64 * 8 + 8) + 6144 / 2) * 2 / 1e9 + active * 6144 * 2 / 2 / 1e9
+    assert moe.ffn_weights == pytest.approx(ffn_w)
+    allreduce = 1e-6 + 4 * 64 * 2 / 1e9             # 4 tokens x 64 x 2 B over the 2 ranks
+    assert moe.dispatch == 0 and moe.combine == 0
+    assert moe.comm == pytest.approx(2 * allreduce) == moe.tp_allreduce
+    # whole experts over the same 2 chips read more at this batch (the busiest chip)
+    ep = decode_step(SMALL, fab, batch=4, context=10, layout="tp=2,dp=1",
+                     collective=fake_cost, cuda_graphs=False, hbm_efficiency=1.0)
+    assert ep.layers[-1].ffn_weights > moe.ffn_weights
+
+
+@pytest.mark.parametrize("layout, match", [
+    ("tp=2,dp=2,etp=2", "etp=2 .* dp = 1"),
+    ("tp=2,dp=1,etp=4", "etp=4 .* etp = tp"),
+    ("tp=2,etp=x", "cannot read"),
+])
+def test_expert_tensor_parallel_refused(fab, layout, match):
+    with pytest.raises(SpecError, match=match):
+        decode_step(SMALL, fab, batch=4, context=10, layout=layout, collective=fake_cost)
+
+
+def test_engine_kernel_lists(fab):
+    from analysis._decode import ENGINE_KERNELS, VLLM_GRAPH_KERNELS
+    base = {"batch": 4, "context": 10, "layout": "tp=2,dp=2", "collective": fake_cost}
+    v = decode_step("kimi-k2", topologies_build("sd200-ultra"), batch=4, context=10,
+                    layout="tp=8", collective=fake_cost, engine="vllm")
+    t = decode_step("kimi-k2", topologies_build("sd200-ultra"), batch=4, context=10,
+                    layout="tp=8", collective=fake_cost, engine="trtllm")
+    exch = 2                                        # the collective all-to-all's two kernels
+    assert v.layers[-1].kernels == (len(VLLM_GRAPH_KERNELS["mla"])
+                                    + len(VLLM_GRAPH_KERNELS["moe_ffn"]) + exch)
+    assert t.layers[-1].kernels == (len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"])
+                                    + exch)
+    assert v.layers[-1].launch == pytest.approx(v.layers[-1].kernels
+                                                * GRAPH_KERNEL_OVERHEAD.value)
+    assert set(ENGINE_KERNELS) == {"trtllm", "vllm"}
+    with pytest.raises(SpecError, match="engine must be one of"):
+        decode_step(SMALL, fab, engine="sglang", **base)
+
+
+def test_sourced_defaults(fab):
+    r = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost)
+    assert r.cuda_graphs                            # the serving frameworks replay graphs
+    params = {p.name: p for p in r.parameters}
+    assert params["decode.hbm_efficiency"].value == DECODE_HBM_EFFICIENCY.value == 0.78
+    assert "Hazy Research" in params["decode.hbm_efficiency"].source
+    assert params["decode.graph_kernel_overhead"].value == GRAPH_KERNEL_OVERHEAD.value == 1.3e-6
+    # achieved bandwidth scales every HBM read; the roofline is hbm_efficiency=1
+    peak = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost,
+                       hbm_efficiency=1.0)
+    assert r.breakdown.weights == pytest.approx(peak.breakdown.weights / 0.78)
+    assert r.breakdown.kv_cache == pytest.approx(peak.breakdown.kv_cache / 0.78)
+
+
+def topologies_build(name):
+    import topologies
+    return topologies.build(name)
+
+
+@settings(max_examples=15, deadline=None)
+@given(tokens=st.integers(1, 3))
+def test_expert_tensor_parallel_reads_every_active_expert_brute_force(tokens):
+    # with etp = tp (ep = 1) a chip reads 1/etp of every expert some token picked: the
+    # expected number of distinct experts, enumerated over every routing of the tokens
+    import itertools
+    E, k = SMALL.routed_experts, SMALL.experts_per_token
+    picks = list(itertools.combinations(range(E), k))
+    total = 0
+    for choice in itertools.product(picks, repeat=tokens):
+        total += len(set().union(*choice))
+    brute = total / len(picks) ** tokens
+    G = nx.complete_graph(2)
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    f2 = Fabric.from_graph(G, chip=CHIP, name="toy2")
+    r = decode_step(SMALL, f2, batch=tokens, context=1, layout="tp=2,dp=1,etp=2",
+                    collective=fake_cost, hbm_efficiency=1.0)
+    moe = r.layers[-1]
+    assert moe.active_experts_chip == pytest.approx(brute)
+    fixed = (SMALL.router_params + SMALL.shared_experts * SMALL.expert_params / 2) * 2
+    assert moe.ffn_weights == pytest.approx(
+        (fixed + brute * SMALL.routed_expert_bytes / 2) / CHIP.hbm_bandwidth)

@@ -258,3 +258,94 @@ def test_bytes_are_conserved_and_ordered(shape, tokens, routing):
     nic = {k: sum(s for s, _ in r.nic_bytes.values()) for k, r in out.items()}
     assert nic["deepep-normal"] <= nic["pplx"] * (1 + 1e-12)
     assert nic["pplx"] <= nic["deepep-low-latency"] * (1 + 1e-12)
+
+
+# -- the cached per-unit link loads (a decode sweep routes each pattern once) ------------------
+
+def _direct_link_bytes(f, ranks, per_pair):
+    """Reference: route the one-sided dispatch matrix (per_pair bytes between every two EP
+    ranks of one domain) on the fabric directly, no cache."""
+    n = f.n_endpoints
+    m = np.zeros((n, n))
+    for a in ranks:
+        for b in ranks:
+            if a != b:
+                m[a, b] = per_pair
+    loads = f.router.loads_matrix(m)
+    return {f.router.link_name(k): float(loads[k]) for k in np.flatnonzero(loads > 0)}
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([1, 3, 64, 1000]), st.sampled_from([1, 2, 7168 * 2 + 5]),
+       st.sampled_from([2, 4, 8]), st.booleans(), st.sampled_from(["uniform", "balanced"]))
+def test_cached_link_loads_match_direct_routing(tokens, nbytes, ep, degraded, routing):
+    """Link bytes and times from the cache equal routing the traffic matrix itself (to
+    1e-12), on an intact and a degraded fabric, and a warm cache (after other batches and
+    bytes) gives the same numbers as a cold one."""
+    def fab():
+        f = topologies.build("dgx-h100")
+        return f.without(links=[("chip1", "sw2")]) if degraded else f
+    kw = {"kernel": "one-sided", "dispatch_bytes": nbytes, "combine_bytes": 2,
+          "routing": routing}
+    warm = fab()
+    for t in (5, 17):                          # other batches fill the cache first
+        moe_exchange(warm, "deepseek-v3", t, ep, **{**kw, "dispatch_bytes": 1})
+    got = moe_exchange(warm, "deepseek-v3", tokens, ep, **kw)
+    cold_f = fab()
+    cold = moe_exchange(cold_f, "deepseek-v3", tokens, ep, **kw)
+    per_pair = got.copies_rank / ep * got.dispatch_bytes
+    ref = _direct_link_bytes(cold_f, range(ep), per_pair)
+    assert set(got.link_bytes) == set(ref)
+    for link, b in ref.items():
+        assert got.link_bytes[link] == pytest.approx(b, rel=1e-12)
+    for a, b in ((got.dispatch, cold.dispatch), (got.combine, cold.combine)):
+        assert a == pytest.approx(b, rel=1e-12)
+    # the bottleneck link (largest time, not always most bytes) is one of the loaded links
+    assert any(got.dispatch_phase.scaleup_bytes == pytest.approx(b, rel=1e-12)
+               for b in ref.values())
+
+
+# -- pulled combine: dependent round trips ------------------------------------------------------
+
+def _loop_steps(nbytes, threads, vector):
+    """Brute force: the steps of the slowest thread of a block whose thread t loads the
+    vectors at offsets t*vector, t*vector + threads*vector, ... below nbytes."""
+    return max(len(range(t * vector, nbytes, threads * vector)) for t in range(threads))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 70000), st.sampled_from([32, 128, 256]), st.sampled_from([4, 8, 16]))
+def test_pull_rounds_match_the_kernel_loop(nbytes, threads, vector):
+    assert analysis.pull_rounds(nbytes, threads, vector) == _loop_steps(nbytes, threads, vector)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([1, 4, 64, 2048]), st.sampled_from([2, 7168 * 2, 7168 * 4 + 3]),
+       st.booleans())
+def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
+    """The one-sided combine's transfer is the larger of its bandwidth time and
+    rounds x the fabric's largest round trip between the EP ranks (brute force over every
+    pair with the router), on an intact and a degraded fabric; dispatch (a push) pays none."""
+    f = topologies.build("dgx-h100")
+    if degraded:
+        f = f.without(links=[("chip0", "sw0")])
+    r = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided", dispatch_bytes=2,
+                     combine_bytes=nbytes, routing="balanced")
+    rt = max(float(f.router.latency([a], [b])[0] + f.router.latency([b], [a])[0])
+             for a in f.endpoint_indices for b in f.endpoint_indices if a != b)
+    k = exchange_kernel("one-sided")
+    rounds = analysis.pull_rounds(r.combine_bytes, k.pull_threads, k.pull_vector)
+    c = r.combine_phase
+    assert c.pull_latency == pytest.approx(rounds * rt, rel=1e-12)
+    assert c.transfer == pytest.approx(max(c.scaleup, c.network, c.pull_latency), rel=1e-12)
+    assert (c.bottleneck == "round trips") == (c.pull_latency > max(c.scaleup, c.network))
+    assert r.dispatch_phase.pull_latency == 0.0
+    # other kernels push: no round-trip floor
+    pplx = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="pplx", dispatch_bytes=2,
+                        combine_bytes=nbytes, routing="balanced")
+    assert pplx.combine_phase.pull_latency == 0.0
+
+
+def test_pull_profile_is_validated():
+    with pytest.raises(ValueError, match="both"):
+        dataclasses.replace(exchange_kernel("one-sided"), pull_vector=0)

@@ -127,7 +127,9 @@ def _ref_allowed(plan, host, reg, op):
     mine = [g for g in plan.grants if g.host == host and (op == "read" or g.permissions == "rw")]
     if any(g.target in ("*", reg.name) for g in mine):
         return True
-    return all(any(g.target in (o, HOME.get(o)) for g in mine) for o in reg.owners)
+    # a set is granted when every owner in it is granted or is the domain's own
+    return all(HOME.get(o) == host or any(g.target in (o, HOME.get(o)) for g in mine)
+               for o in reg.owners)
 
 
 def _ref_translate(plan, regions, host, a, op):
@@ -220,3 +222,21 @@ def test_random_plans_match_the_reference(plan, dead, extra):
                 if set(reg.owners) & gone:
                     unreachable.add((h, name))
         assert _windows_named(check(g), {"unreachable"}) == unreachable
+
+
+def test_a_set_of_a_granted_owner_and_the_domains_own_chip_is_granted():
+    # Found by the property above (the reference, not the code, was wrong): host2 owns
+    # chip4 and is granted chip0, so it may read a set interleaved over the two.
+    both = Region(0, 512 * MiB, ("chip0", "chip4"), kind="dram", granularity=256, name="set1")
+    w = Window("host2", 1 << 50, target="set1", page_size=PAGE, permissions="r", name="w0")
+    plan = AddressPlan(host_memory=HOST_MEMORY, interleave=[both], windows=[w],
+                       grants=[Grant("host2", "chip0", "r")], default_windows=False,
+                       limits=DomainLimits(alignment="page", translation_entries=64))
+    f = _fabric(plan)
+    assert not [x for x in check(f) if x.code == "isolation"]
+    assert f.translate("host2", (1 << 50) + 256, "read").owner == "chip4"
+    with pytest.raises(TranslationError):
+        f.translate("host2", 1 << 50, "write")                   # read-only window
+    # with chip0 not granted, the same window is an isolation finding naming chip0
+    f2 = _fabric(plan.replace(grants=(Grant("host2", "chip5", "r"),)))
+    assert any(x.code == "isolation" and "chip0" in x.message for x in check(f2))

@@ -126,6 +126,8 @@ def test_candidate_layouts_brute_force():
                     and n <= m.routed_experts
                     and m.weight_bytes_total <= n * f.chip.hbm_bytes * 0.9):
                 want.append(f"tp={tp},dp={n // tp}")
+                if tp == n > 1:                     # every expert split over the n chips
+                    want.append(f"tp={n},dp=1,etp={n}")
     assert got == want and len(got) >= 10
 
 

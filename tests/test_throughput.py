@@ -5,6 +5,8 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 import topologies
@@ -109,3 +111,93 @@ def test_symmetric_needs_uniform_traffic_on_an_intact_grid():
         throughput(f, traffic(f, "shift", 1.0), method="symmetric")
     g = f.without(links=["chip0-chip1"])
     assert throughput(g, traffic(g, "all-to-all", 1.0)).method == "lp"
+
+
+# -- column generation ("paths") against the link formulation ---------------------------------
+
+def _random_fabric(seed, n_sw, extra, leaves, doubles, n_fail):
+    """A connected random graph of switches with chips on them (some on two switches)."""
+    import networkx as nx
+
+    from fabric import Fabric
+
+    rng = np.random.default_rng(seed)
+    G = nx.Graph()
+    sw = [f"s{i}" for i in range(n_sw)]
+    G.add_nodes_from(sw, kind="switch")
+    for i in range(1, n_sw):  # a random tree, then extra links
+        G.add_edge(sw[i], sw[int(rng.integers(i))])
+    for _ in range(extra):
+        a, b = rng.choice(n_sw, 2, replace=False)
+        G.add_edge(sw[a], sw[b])
+    chips = [f"c{i}" for i in range(leaves + doubles)]
+    G.add_nodes_from(chips, kind="chip")
+    for i, c in enumerate(chips):
+        for s in rng.choice(n_sw, 1 if i < leaves else 2, replace=False):
+            G.add_edge(c, sw[s])
+    for e in G.edges:
+        G.edges[e]["bandwidth"] = float(rng.choice([25e9, 50e9, 100e9]))
+        G.edges[e]["latency"] = 1e-7
+    f = Fabric.from_graph(G)
+    if n_fail:
+        links = [e for e in G.edges if e[0].startswith("s") and e[1].startswith("s")]
+        pick = rng.choice(len(links), min(n_fail, len(links)), replace=False)
+        f = f.without(links=[links[int(i)] for i in pick])
+    return f
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 2**31), n_sw=st.integers(2, 6), extra=st.integers(0, 5),
+       leaves=st.integers(2, 5), doubles=st.integers(0, 2), n_fail=st.integers(0, 2),
+       uniform=st.booleans())
+def test_column_generation_equals_the_link_lp(seed, n_sw, extra, leaves, doubles, n_fail,
+                                              uniform):
+    from fabric import FabricError
+
+    f = _random_fabric(seed, n_sw, extra, leaves, doubles, n_fail)
+    n = f.n_endpoints
+    if uniform:
+        M = traffic(f, "all-to-all", 2.0)
+    else:
+        rng = np.random.default_rng(seed + 1)
+        M = rng.integers(0, 4, size=(n, n)) * (rng.random((n, n)) < 0.5).astype(float)
+        np.fill_diagonal(M, 0)
+        M[0, -1] += 1.0  # never empty
+    try:
+        ref = throughput(f, M, method="lp")
+    except FabricError:  # a failure cut a pair with demand off: both must say so
+        with pytest.raises(FabricError, match="no path"):
+            throughput(f, M, method="paths")
+        return
+    got = throughput(f, M, method="paths")
+    assert got.method == "paths"
+    assert got.k == pytest.approx(ref.k, rel=1e-6)
+    # the flows found carry K within every link's bandwidth
+    assert got.link_utilization.max() <= 1 + 1e-6
+
+
+@pytest.mark.parametrize("spec", ["dragonfly:h=1", "fattree:k=4", "torus:4x4", "mesh:3x2",
+                                  "switch:4"])
+def test_column_generation_on_builders_and_degraded_copies(spec):
+    f = topologies.build(spec)
+    fabrics = [f]
+    if spec != "switch:4":
+        a, b = next((u, v) for u, v in f.graph.edges
+                    if f.graph.degree(u) > 1 and f.graph.degree(v) > 1)
+        fabrics.append(f.without(links=[(a, b)]))
+    for g in fabrics:
+        for name in ("all-to-all", "permutation"):
+            t = traffic(g, name, 1.0)
+            assert throughput(g, t, method="paths").k == pytest.approx(
+                throughput(g, t, method="lp").k, rel=1e-6)
+
+
+def test_auto_uses_column_generation_above_the_link_lp_size():
+    # dragonfly:h=3 folds to 114 routers x 912 directed router links: 103,969 variables
+    f = topologies.build("dragonfly:h=3")
+    res = throughput(f, traffic(f, "all-to-all", 1.0))
+    assert res.method == "paths"
+    # the chips' own links bind: each sends 341 B over 50 GB/s
+    assert res.k == pytest.approx(50e9 / 341, rel=1e-9)
+    with pytest.raises(ValueError, match="max_variables"):
+        throughput(f, traffic(f, "all-to-all", 1.0), max_variables=10_000)
