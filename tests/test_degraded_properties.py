@@ -281,6 +281,8 @@ def test_throughput_is_the_brute_force_lp(case, pattern):
     if g.n_endpoints < 2:
         return
     M = traffic(g, pattern, 1.0).dense()
+    if not M.any():  # a permutation of two ranks may keep both in place
+        return
     if not _connected(g):
         with pytest.raises(FabricError):
             throughput(g, M)
