@@ -11,6 +11,9 @@ Per phase (terms add)::
          + max(scale-up time, network time)           pipelined stages (else their sum)
          + local copy time                            receive part through HBM, if any
 
+and for a combine that pulls (``one-sided``) the transfer is at least its dependent
+round trips: ``max(transfer, rounds x round trip)``.
+
 * **Routing** gives, per token, the probability that a given rank or a given
   node (a load/store domain: the GPUs of a server, or a whole NVL72 rack) holds
   at least one of its experts. Experts sit on ranks in blocks of ``E / ep``
@@ -45,6 +48,13 @@ Per phase (terms add)::
   (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth.
 * **Fixed**: :data:`fabric.EXCHANGE_SYNC` per synchronisation, over the
   network hop when the exchange spans more than one node.
+* **Pulled combine** (:attr:`ExchangeKernel.pull_threads`): one thread block per
+  token loads ``pull_threads x pull_vector`` bytes per step from the peers and
+  must have them back before its next step, so a combine takes at least
+  ``rounds = ceil(bytes per token / (pull_threads x pull_vector))`` round trips;
+  the round trip is the fabric's own path latency there and back (the largest
+  over the EP ranks' pairs, from the router: degraded fabrics lengthen it).
+  Bandwidth and round trips are two floors: the larger sets the transfer.
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
 (``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
@@ -85,7 +95,8 @@ from fabric import transport as get_transport
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH
 from ._models import model_config
 
-__all__ = ["ExchangePhase", "MoEExchange", "expert_reach", "moe_exchange", "parse_routing"]
+__all__ = ["ExchangePhase", "MoEExchange", "expert_reach", "moe_exchange", "parse_routing",
+           "pull_rounds"]
 
 #: Elements wider than this many bytes do not exist; smaller byte counts are per element.
 _MAX_ELEMENT_BYTES = 16
@@ -257,10 +268,15 @@ class ExchangePhase:
         Receive-side copy through HBM.
     time : float
     bottleneck : str
-        ``"scale-up"``, ``"network"`` or ``"fixed"`` (when nothing moves).
+        ``"scale-up"``, ``"network"``, ``"round trips"`` (a pulled combine whose
+        dependent round trips outlast its bandwidth time) or ``"fixed"`` (when
+        nothing moves).
     scaleup_bytes, nic_bytes : float
         Bytes on the most loaded scale-up link, and through the busiest NIC
         (sent + received counted separately; the larger direction).
+    pull_latency : float
+        Dependent round trips of a pulling combine (``rounds x round trip``); the
+        transfer is at least this. 0 for phases that push.
     """
 
     fixed: float
@@ -272,6 +288,7 @@ class ExchangePhase:
     bottleneck: str
     scaleup_bytes: float
     nic_bytes: float
+    pull_latency: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -470,16 +487,49 @@ def _network_time(fabric, ranks, net, rdma_payload):
     return worst, worst_bytes, out
 
 
-def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t):
-    transfer = max(up_t, net_t) if kern.pipelined else up_t + net_t
+def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0):
+    moved = max(up_t, net_t) if kern.pipelined else up_t + net_t
+    transfer = max(moved, pull)
     time = fixed + transfer + copy_t
     if transfer == 0:
         bott = "fixed"
+    elif pull > moved:
+        bott = "round trips"
     else:
         bott = "network" if net_t >= up_t else "scale-up"
     return ExchangePhase(fixed=fixed, scaleup=up_t, network=net_t, transfer=transfer,
                          local_copy=copy_t, time=time, bottleneck=bott, scaleup_bytes=up_b,
-                         nic_bytes=net_b)
+                         nic_bytes=net_b, pull_latency=pull)
+
+
+def pull_rounds(nbytes, threads, vector):
+    """Dependent steps of one thread block pulling ``nbytes`` with ``threads`` threads
+    that each load ``vector`` bytes per step: ``ceil(nbytes / (threads x vector))``.
+
+    >>> pull_rounds(7168 * 2, 256, 16)          # a BF16 DeepSeek-V3 token
+    4
+    >>> pull_rounds(1, 256, 16), pull_rounds(4096, 256, 16), pull_rounds(4097, 256, 16)
+    (1, 1, 2)
+    """
+    return -(-int(math.ceil(nbytes)) // (threads * vector))
+
+
+def _round_trip(fabric, ranks, dom):
+    """Largest there-and-back path latency between two EP ranks of one domain (s), cached."""
+    cache = _facts(fabric).setdefault("round_trip", {})
+    key = (ranks.tobytes(), dom.tobytes())
+    if key not in cache:
+        same = (dom[:, None] == dom[None, :]) & ~np.eye(len(ranks), dtype=bool)
+        a, b = np.nonzero(same)
+        if not len(a):
+            cache[key] = 0.0
+        else:
+            ep = np.asarray(fabric.endpoint_indices)
+            src, dst = ep[ranks[a]], ep[ranks[b]]
+            there = fabric.router.latency(src, dst)
+            back = fabric.router.latency(dst, src)
+            cache[key] = float(np.max(there + back))
+    return cache[key]
 
 
 def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
@@ -631,8 +681,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     fixed_d = kern.syncs[0] * sync
     fixed_c = kern.syncs[1] * sync
     ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d)
+    pull = 0.0
+    if kern.pull_threads and n_ep > 1:
+        rounds = pull_rounds(b_c, kern.pull_threads, kern.pull_vector)
+        pull = rounds * _round_trip(fabric, ranks, dom)
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
-                  net_b * scale, copy_c)
+                  net_b * scale, copy_c, pull)
     return MoEExchange(kern.name, routing_name, n_ep, nodes, tokens, b_d, b_c, ph_d.time,
                        ph_c.time, ph_d, ph_c, copies_rank, copies_node, copies_expert, links,
                        nics, params)

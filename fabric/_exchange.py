@@ -44,10 +44,12 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     (rank-major, duplicates on one rank skipped) and ends with one flag
     barrier; combine starts with one flag barrier and **pulls** the ``k``
     partial outputs from the peers and reduces them. Only within one load/store
-    domain. This is what Co-Fabric's symmetric memory offers. Not modelled: the
-    pull's dependent remote loads (``moeA2ACombineKernel``: each thread block loads
-    one 16-byte vector per thread from the ``k`` peers, reduces, and loops), which
-    add round trips at small batch.
+    domain. This is what Co-Fabric's symmetric memory offers. The pull is a chain
+    of dependent remote loads (``moeA2ACombineKernel``: one thread block of 256
+    threads per token loads one 16-byte vector per thread from each of the ``k``
+    peers, reduces and stores, then loops over the token): a combine takes at
+    least ``ceil(bytes per token / (256 x 16 B))`` round trips over the fabric
+    (:attr:`ExchangeKernel.pull_threads`, :attr:`ExchangeKernel.pull_vector`).
 ``"pplx"``
     Perplexity's pplx-kernels (perplexityai/pplx-kernels): NVSHMEM kernels that
     send a token **once per destination rank** directly (NVLink inside a node,
@@ -134,6 +136,11 @@ class ExchangeKernel:
         Cross-rank synchronisations per (dispatch, combine) phase.
     message_header : int
         Bytes of per-message metadata the kernel adds to each dispatched token.
+    pull_threads, pull_vector : int
+        For a combine that **pulls** (remote loads): threads that load one token
+        and bytes each loads per step; ``0`` for kernels that push. Each step's
+        loads must return before the next step's issue, so the combine takes at
+        least ``ceil(bytes per token / (pull_threads x pull_vector))`` round trips.
     sources : tuple of (field, source)
     """
 
@@ -146,6 +153,8 @@ class ExchangeKernel:
     kernels: tuple
     syncs: tuple
     message_header: int = 0
+    pull_threads: int = 0
+    pull_vector: int = 0
     sources: tuple = ()
 
     def __post_init__(self):
@@ -154,6 +163,13 @@ class ExchangeKernel:
                              f"{self.dedup!r}")
         if self.forwarding and self.dedup != "node":
             raise ValueError("forwarding needs dedup='node' (one network copy per node)")
+        for field in ("pull_threads", "pull_vector"):
+            v = getattr(self, field)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"{field} must be an int >= 0, got {v!r}")
+        if bool(self.pull_threads) != bool(self.pull_vector):
+            raise ValueError("pull_threads and pull_vector are both set (a pulling combine) or "
+                             "both 0")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
             if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):
@@ -173,6 +189,11 @@ class ExchangeKernel:
         if self.message_header:
             out.append(Parameter(f"{self.name}.message_header", self.message_header, "B",
                                  src.get("message_header", "")))
+        if self.pull_threads:
+            out.append(Parameter(f"{self.name}.pull_threads", self.pull_threads, "",
+                                 src.get("pull", "")))
+            out.append(Parameter(f"{self.name}.pull_vector", self.pull_vector, "B",
+                                 src.get("pull", "")))
         return tuple(out) + tuple(EXCHANGE_SYNC.values())
 
 
@@ -205,7 +226,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
     ),
     ExchangeKernel(
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
-        local_copy=False, kernels=(3, 2), syncs=(1, 1),
+        local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -215,7 +236,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                          "moeA2ADispatchKernel + moeA2ASanitizeExpertIdsKernel; combine = "
                          "moeA2APrepareCombineKernel + moeA2ACombineKernel")),
             ("syncs", ("NVIDIA/TensorRT-LLM blog18: one flag barrier at the tail of dispatch, "
-                      "one at the head of combine"))),
+                      "one at the head of combine")),
+            ("pull", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu moeA2ACombineKernel: one block "
+                      "per token (blog18: 'each CTA handles one (reduced) token'), "
+                      "getEnvMoeA2ACombineBlockSize default 256 threads (envUtils.h), 16-byte "
+                      "vectors loaded from the top-k peers into registers, reduced and stored "
+                      "before the loop's next step"))),
     ),
     ExchangeKernel(
         "pplx", dedup="rank", forwarding=False, scale_out=True, pipelined=True,

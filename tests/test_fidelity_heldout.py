@@ -33,7 +33,8 @@ def test_heldout_rows_are_well_formed():
         assert r["source"].strip(), r["id"]
         assert float(r["value"]) > 0, r["id"]
         assert r["unit"] in ("GB/s", "us"), r["id"]
-        assert r["metric"] in ("busbw", "time", "algbw"), r["id"]
+        assert r["metric"] in ("busbw", "time", "algbw", "kernel time", "bandwidth",
+                               "RDMA bandwidth"), r["id"]
         sources.add(r["source"])
     assert len(sources) >= 2  # more than one independent source
 

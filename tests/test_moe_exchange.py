@@ -303,3 +303,49 @@ def test_cached_link_loads_match_direct_routing(tokens, nbytes, ep, degraded, ro
     # the bottleneck link (largest time, not always most bytes) is one of the loaded links
     assert any(got.dispatch_phase.scaleup_bytes == pytest.approx(b, rel=1e-12)
                for b in ref.values())
+
+
+# -- pulled combine: dependent round trips ------------------------------------------------------
+
+def _loop_steps(nbytes, threads, vector):
+    """Brute force: the steps of the slowest thread of a block whose thread t loads the
+    vectors at offsets t*vector, t*vector + threads*vector, ... below nbytes."""
+    return max(len(range(t * vector, nbytes, threads * vector)) for t in range(threads))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 70000), st.sampled_from([32, 128, 256]), st.sampled_from([4, 8, 16]))
+def test_pull_rounds_match_the_kernel_loop(nbytes, threads, vector):
+    assert analysis.pull_rounds(nbytes, threads, vector) == _loop_steps(nbytes, threads, vector)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([1, 4, 64, 2048]), st.sampled_from([2, 7168 * 2, 7168 * 4 + 3]),
+       st.booleans())
+def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
+    """The one-sided combine's transfer is the larger of its bandwidth time and
+    rounds x the fabric's largest round trip between the EP ranks (brute force over every
+    pair with the router), on an intact and a degraded fabric; dispatch (a push) pays none."""
+    f = topologies.build("dgx-h100")
+    if degraded:
+        f = f.without(links=[("chip0", "sw0")])
+    r = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided", dispatch_bytes=2,
+                     combine_bytes=nbytes, routing="balanced")
+    rt = max(float(f.router.latency([a], [b])[0] + f.router.latency([b], [a])[0])
+             for a in f.endpoint_indices for b in f.endpoint_indices if a != b)
+    k = exchange_kernel("one-sided")
+    rounds = analysis.pull_rounds(r.combine_bytes, k.pull_threads, k.pull_vector)
+    c = r.combine_phase
+    assert c.pull_latency == pytest.approx(rounds * rt, rel=1e-12)
+    assert c.transfer == pytest.approx(max(c.scaleup, c.network, c.pull_latency), rel=1e-12)
+    assert (c.bottleneck == "round trips") == (c.pull_latency > max(c.scaleup, c.network))
+    assert r.dispatch_phase.pull_latency == 0.0
+    # other kernels push: no round-trip floor
+    pplx = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="pplx", dispatch_bytes=2,
+                        combine_bytes=nbytes, routing="balanced")
+    assert pplx.combine_phase.pull_latency == 0.0
+
+
+def test_pull_profile_is_validated():
+    with pytest.raises(ValueError, match="both"):
+        dataclasses.replace(exchange_kernel("one-sided"), pull_vector=0)

@@ -1,0 +1,140 @@
+"""Held-out MoE dispatch/combine rows (``tests/data/heldout.csv``), expressed in the model.
+
+Published measurements that are not in the check set: DeepEP at the other EP widths of
+its own tables (legacy.md; the Feb-2025 pure-RDMA table), DeepEP pull request #173 on
+H20, TensorRT-LLM blog18 at EP 16/32/64 and its post-quantised dispatch, DeepEP V2 on
+B200. They are expressed exactly as the check set's MoE rows (``tests/fidelity_moe.py``:
+the same systems, kernels, routings and byte counts, each row in its source's metric)
+and **nothing of the model may change because of them**. Rows missed by more than the
+goal (``fidelity.HELDOUT_TOLERANCE``) are ``KNOWN_MISSES``, filled from the evaluation.
+"""
+
+import dataclasses
+import functools
+
+import topologies
+from fidelity_moe import BF16_TOKEN, FP8_TOKEN, h800_nodes, nvl72
+
+from analysis import model_config, moe_exchange
+
+
+@functools.cache
+def _h20_nodes(nodes):
+    """``nodes`` H20 servers: 18 NVLink4 per GPU; one 400G InfiniBand NIC per GPU (the
+    source does not state the NIC; DeepEP's own tables use one 400G CX7 per GPU)."""
+    return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=h20")
+
+
+@functools.cache
+def _b200():
+    return topologies.build("hgx-b200")
+
+
+#: DeepEP's low-latency test as pull request #173 ran it: 288 experts, top-8, hidden 7168.
+_DEEPEP_TEST_288 = dataclasses.replace(model_config("deepseek-v3"), name="deepep-test-288",
+                                       routed_experts=288)
+
+
+def _metric(r, phase, metric):
+    t = r.dispatch if phase == "dispatch" else r.combine
+    if metric == "time":
+        return t * 1e6
+    per_token = FP8_TOKEN if phase == "dispatch" else BF16_TOKEN
+    copies = r.copies_rank if metric == "recv" else r.copies_node
+    return copies * per_token / t / 1e9
+
+
+def _deepep(fabric_of, kernel, tokens, phase, metric, *, model="deepseek-v3", transport=None):
+    def case(row):
+        ep = int(row["gpus"])
+        nodes = max(1, ep // 8)
+        routing = f"node-limited:{min(nodes, 4)}" if kernel == "deepep-normal" else "uniform"
+        r = moe_exchange(fabric_of(nodes), model, tokens, ep, kernel=kernel,
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing=routing,
+                         transport=transport)
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        how = (f"{kernel}{' over rdma' if transport else ''}, {nodes} node(s), {routing}; "
+               f"bottleneck {ph.bottleneck}")
+        return _metric(r, phase, metric), how
+    return case
+
+
+def _trtllm(tokens, phase, dispatch_bytes=2, combine_bytes=2):
+    def case(row):
+        r = moe_exchange(nvl72(), "deepseek-v3", tokens, int(row["gpus"]), kernel="one-sided",
+                         dispatch_bytes=dispatch_bytes, combine_bytes=combine_bytes,
+                         routing="balanced")
+        t = r.dispatch if phase == "dispatch" else r.combine
+        return t * 1e6, "one-sided on gb200-nvl72, balanced routing (perfect router)"
+    return case
+
+
+def _v2_b200(phase):
+    def case(row):
+        r = moe_exchange(_b200(), "deepseek-v3", 8192, 8, kernel="deepep-normal",
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+        return _metric(r, phase, "recv"), "deepep-normal on hgx-b200 (no SM-count limit)"
+    return case
+
+
+CASES = {
+    "deepep-v1-ep64-normal-dispatch": _deepep(h800_nodes, "deepep-normal", 4096, "dispatch",
+                                              "rdma"),
+    "deepep-v1-ep64-normal-combine": _deepep(h800_nodes, "deepep-normal", 4096, "combine",
+                                             "rdma"),
+    **{f"deepep-v1-ep{ep}-ll-{ph}": _deepep(h800_nodes, "deepep-low-latency", 128, ph, "time")
+       for ep in (16, 32, 64, 256) for ph in ("dispatch", "combine")},
+    **{f"deepep-feb25-ep{ep}-ll-rdma-{ph}": _deepep(h800_nodes, "deepep-low-latency", 128, ph,
+                                                    "time", transport="rdma")
+       for ep in (8, 16, 32, 64) for ph in ("dispatch", "combine")},
+    **{f"deepep-pr173-h20-ep{ep}-ll-{tag}-{ph}": _deepep(
+        _h20_nodes, "deepep-low-latency", 128, ph, "time", model=_DEEPEP_TEST_288,
+        transport="rdma" if tag == "rdma" else None)
+       for ep in (8, 16, 32, 64) for tag in ("rdma", "nvlink") for ph in ("dispatch", "combine")},
+    **{f"trtllm-ep{ep}-bs{bs}-{ph}": _trtllm(bs, ph)
+       for ep in (16, 32, 64) for bs in (1, 16, 128, 512, 2048) for ph in ("dispatch", "combine")},
+    "trtllm-ep8-bs2048-mxfp8-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=7392),
+    "trtllm-ep8-bs2048-nvfp4-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=4032),
+    **{f"fi3697-trtllm-ep32-bs{bs}-nvfp4-dispatch": _trtllm(bs, "dispatch", dispatch_bytes=4032)
+       for bs in (1, 128, 2048)},
+    "fi3697-trtllm-ep32-bs1-bf16-combine": _trtllm(1, "combine"),
+    "fi3697-trtllm-ep32-bs1-fp8-combine": _trtllm(1, "combine", combine_bytes=1),
+    **{f"deepep-v2-b200-ep8-{sm}sm-{ph}": _v2_b200(ph)
+       for sm in (64, 24) for ph in ("dispatch", "combine")},
+}
+
+#: Held-out MoE rows the model misses by more than the goal today (from the evaluation).
+_FLOOR = ("one-sided small-batch floor: the model charges one NCCL LL step per phase "
+          "(7.2 us); blog18 measures ~19 us dispatch / ~31 us combine at 1-32 tokens at every "
+          "EP width; no published breakdown (see tests/fidelity_moe.py)")
+_RATE = ("one-sided mid batch: the floor above plus an achieved NVLink rate below NCCL's "
+         "40.1 GB/s per NVLink5 link as EP grows (blog18: 'synchronization overhead inside "
+         "the larger communication domain'); not modelled")
+_LL_NVLINK = ("DeepEP low-latency with NVLink peers: the per-(token, expert) warp copies "
+              "reach a lower NVLink rate than NCCL's per-link figure (also EP8 on H800 in the "
+              "check set); no sourced per-warp store rate")
+KNOWN_MISSES = {
+    **{f"trtllm-ep{ep}-bs{bs}-{ph}": _FLOOR
+       for ep in (16, 32, 64) for bs in (1, 16) for ph in ("dispatch", "combine")},
+    **{f"trtllm-ep{ep}-bs128-{ph}": _FLOOR
+       for ep in (16, 32, 64) for ph in ("dispatch", "combine")},
+    "trtllm-ep32-bs512-dispatch": _RATE,
+    "trtllm-ep64-bs512-dispatch": _RATE,
+    "deepep-v1-ep16-ll-dispatch": _LL_NVLINK + " (2 nodes: half the copies stay on NVLink)",
+    "deepep-pr173-h20-ep8-ll-nvlink-dispatch": _LL_NVLINK,
+    "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
+    "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + " (2 nodes)",
+    "fi3697-trtllm-ep32-bs1-nvfp4-dispatch": _FLOOR,
+    "fi3697-trtllm-ep32-bs128-nvfp4-dispatch": _FLOOR,
+    "fi3697-trtllm-ep32-bs2048-nvfp4-dispatch": (
+        "NVFP4 dispatch at 2048 tokens on EP32: 0.75 of measured; achieved NVLink rate below "
+        "NCCL's per-link figure at EP32 (blog18's BF16 EP32 row is within 16%)"),
+    "fi3697-trtllm-ep32-bs1-bf16-combine": _FLOOR,
+    "fi3697-trtllm-ep32-bs1-fp8-combine": (
+        _FLOOR + "; the BF16/FP8 pair (28.45 vs 17.95 us at one token) shows the floor grows "
+        "with bytes per token, as the pull's dependent rounds do (4 vs 2), but by ~5 us per "
+        "round against the 0.6 us round trip the fabric's link latencies give"),
+    "deepep-v2-b200-ep8-24sm-dispatch": (
+        "DeepEP V2 with its fewest SMs (24): an SM-limited copy rate the model does not "
+        "carry (the 64-SM run of the same table is within 12%); no sourced per-SM NVLink rate"),
+}
