@@ -770,8 +770,8 @@ class Engine:
         cand = sg.node_states[cd]  # (T, m), -1 padded
         for v in nodes:
             if eng.leaf[v]:
-                for t in T[T != v].tolist():
-                    out[(v, t)] = (int(eng.leaf_out[v]),)
+                out.update(dict.fromkeys([(v, t) for t in T[T != v].tolist()],
+                                         (int(eng.leaf_out[v]),)))
                 continue
             last = cd == v  # targets hanging off this node: their own link
             for t in T[last & (T != v)].tolist():
@@ -790,8 +790,8 @@ class Engine:
             valid = D[sg.head[arcs]][:, y[ok]] == (dist[ok] - 1)[None, :]  # (deg, T_ok)
             patterns, inverse = np.unique(valid.T, axis=0, return_inverse=True)
             ports = [tuple(int(q) for q in sg.link[arcs[row]]) for row in patterns]
-            for t, j in zip(T[ok].tolist(), np.ravel(inverse).tolist()):
-                out[(v, t)] = ports[j]
+            out.update(zip([(v, t) for t in T[ok].tolist()],
+                           [ports[j] for j in np.ravel(inverse).tolist()]))
         return out
 
     def path(self, s, t):
