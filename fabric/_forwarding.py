@@ -185,6 +185,46 @@ def _owner_shift(fabric, amap):
     return k
 
 
+def _tables(fabric, nodes, targets, ranges, hops):
+    """Each node's table: the ranges in address order, equal next hops merged into one entry.
+
+    A range whose target has no route from the node gets no entry (the entries on
+    either side of it may then merge). Next hops are read once per (node, target)
+    and interned, so the merging runs on integer ids.
+    """
+    ids = {None: -1, (): 0}
+    ports = [None, ()]
+    tpos = {t: j for j, t in enumerate(targets)}
+    rt = np.array([tpos[t] for _, _, t, _ in ranges], dtype=np.int64)
+    base = [b for b, _, _, _ in ranges]
+    end = [e for _, e, _, _ in ranges]
+    tables = {}
+    for v in nodes:
+        got = [hops.get((v, t)) for t in targets]
+        if v in tpos:
+            got[tpos[v]] = ()
+        row = [ids.get(p, -2) for p in got]
+        for j in [j for j, i in enumerate(row) if i == -2]:  # next hops not seen before
+            p = got[j]
+            i = ids.get(p)
+            if i is None:
+                i = ids[p] = len(ports) - 1
+                ports.append(p)
+            row[j] = i
+        per = np.asarray(row, dtype=np.int64)[rt]
+        keep = np.flatnonzero(per >= 0)
+        if len(keep):
+            pk = per[keep]
+            start = np.flatnonzero(np.r_[True, pk[1:] != pk[:-1]])
+            last = np.r_[start[1:], len(pk)] - 1
+            entries = tuple((base[keep[a]], end[keep[b]], ports[pk[a] + 1])
+                            for a, b in zip(start.tolist(), last.tolist()))
+        else:
+            entries = ()
+        tables[fabric.nodes[v]] = ForwardingTable(fabric.nodes[v], entries)
+    return tables
+
+
 def forwarding_tables(fabric):
     """Derive every node's forwarding table from the address map and the routing policy.
 
@@ -227,20 +267,11 @@ def forwarding_tables(fabric):
     targets = sorted({t for _, _, t, _ in ranges})
     nodes = list(range(len(fabric.nodes)))
     hops = r.next_hops(nodes, targets, max_states=_MAX_STATES)
-    tables = {}
-    for v in nodes:
-        entries = []
-        for base, end, t, _ in ranges:
-            ports = () if t == v else hops.get((v, t))
-            if ports is None:
-                continue  # no route from here: no entry
-            if entries and entries[-1][2] == ports:
-                entries[-1] = (entries[-1][0], end, ports)
-            else:
-                entries.append((base, end, ports))
-        tables[fabric.nodes[v]] = ForwardingTable(fabric.nodes[v], tuple(entries))
-    per_dim, k, extra = None, _owner_shift(fabric, amap), 0
+    tables = _tables(fabric, nodes, targets, ranges, hops)
+    per_dim, extra = None, 0
     shape = fabric.structure.shape if isinstance(fabric.structure, Grid) else ()
+    # the owner-bits test reads every chip's regions: only where it can matter
+    k = _owner_shift(fabric, amap) if r.policy == "dimension-order" else None
     if (r.policy == "dimension-order" and k is not None
             and all(c in ("ring", "line", "full") for c in fabric.structure.connect)
             and all(s & (s - 1) == 0 for s in shape)):
