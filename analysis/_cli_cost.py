@@ -19,6 +19,8 @@ import math
 
 from fabric import SpecError
 
+from ._json_units import with_units
+
 __all__ = []
 
 # A range longer than this is almost certainly a typo (``x1.0000001``).
@@ -175,11 +177,11 @@ def run(args):
         results += cost_sizes(fabric, op, sizes, algorithm=args.algorithm,
                               runtime=args.runtime, ranks=ranks, transport=args.transport)
     if args.json:
-        print(json.dumps([{"op": r.op, "size": int(r.size), "runtime": r.runtime,
+        print(json.dumps(with_units([{"op": r.op, "size": int(r.size), "runtime": r.runtime,
                            "algorithm": r.algorithm, "protocol": r.protocol,
                            "transport": r.transport, "time": r.time, "algbw": r.algbw,
                            "busbw": r.busbw, "lower_bound": r.lower_bound}
-                          for r in results], indent=2))
+                          for r in results]), indent=2))
         return 0
     from ._table import format_table
 

@@ -6,6 +6,8 @@ import json
 
 from fabric import SpecError, format_time
 
+from ._json_units import with_units
+
 __all__ = []
 
 
@@ -103,7 +105,7 @@ def run(args):
         if spec is not None:
             out["speculative"] = {k: v for k, v in _jsonable(spec).items()
                                   if k not in ("base", "verify")}
-        print(json.dumps(out, indent=2))
+        print(json.dumps(with_units(out), indent=2))
         return 0
     from ._table import format_table
 

@@ -4,6 +4,8 @@ import json
 
 from fabric import format_bandwidth
 
+from ._json_units import with_units
+
 __all__ = []
 
 DEFAULT_SPECS = ("sd200-ultra", "cluster-128")
@@ -43,7 +45,7 @@ def run(args):
                                "nodes": list(f.failures.nodes),
                                "chips": {c: r for c, r in f.failures.ranks.items()}}
             out.append(d)
-        print(json.dumps(out, indent=2))
+        print(json.dumps(with_units(out), indent=2))
         return 0
     from ._table import format_table
 

@@ -2,6 +2,8 @@
 
 import json
 
+from ._json_units import with_units
+
 __all__ = []
 
 
@@ -69,7 +71,7 @@ def run(args):
         with paper_style("single"), system_colors(args.families):
             save_figure(_drawer(rows, metric)(), out / "figures" / name)
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(with_units(rows), indent=2))
     else:
         print(f"wrote {out}/scaling.csv, scaling.md and {len(SCALING_METRICS)} figures")
     return 0

@@ -6,6 +6,8 @@ import json
 
 from fabric import SpecError
 
+from ._json_units import with_units
+
 __all__ = []
 
 
@@ -131,7 +133,7 @@ def run(args):
                                "limiter": su.limiter, "shares_s_per_token": su.shares,
                                "layout": su.point.layout,
                                "draft_length": su.point.draft_length}}
-        print(json.dumps(out, indent=2))
+        print(json.dumps(with_units(out), indent=2))
         return 0
     from ._table import format_table
 

@@ -246,9 +246,13 @@ def _fair_point(system, basis, target):
 def _decode_point(system, model):
     from fabric import FabricError
 
+    from ._report_decode import report_decode_settings
+
+    f = report_fabric(system)
     try:
-        step, tried = best_decode_layout(model, report_fabric(system), batch=DECODE_BATCH,
-                                         context=DECODE_CONTEXT)
+        # the decode section's settings (exchange kernel, CUDA graphs), so both agree
+        step, tried = best_decode_layout(model, f, batch=DECODE_BATCH, context=DECODE_CONTEXT,
+                                         **report_decode_settings(f))
     except (FabricError, ValueError) as e:
         return {"system": system, "model": model, "skipped": str(e)}
     default = dict(tried)[next(iter(dict(tried)))]   # tp=1, the decode model's default

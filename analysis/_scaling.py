@@ -11,17 +11,22 @@ builders' nearest sizes; every metric is per chip, so sizes need not match):
 * ``domains``: 64-chip switched scale-up domains (NVLink) joined by a rail network.
 
 Metrics per point: bisection per chip (the structural balanced cut), uniform
-all-to-all throughput per chip (routed by the fabric's policy), all-reduce time
-(1 GiB per rank) at the family's bandwidth-optimal algorithm, all-to-all time
-(1 MiB per rank, every pair at once and routed, as the ``scattered`` algorithm's one
-step: the busiest link's time plus a diameter of the slowest hop), a decode step
-(kimi-k2, batch 1, on the first :data:`DECODE_CHIPS` chips) at the best layout found
-by search, and network cost and power
-per chip (:func:`analysis.bill_of_materials`). Collectives and decode are evaluated
-on the fabric, which at 16k chips takes minutes for some families; a point above
-``collective_limit`` (or ``decode_limit``) chips is left out and says so, rather
-than replaced by a different model. Chips are H100s throughout, so that the
+all-to-all throughput per chip (routed by the fabric's policy), all-reduce time (1 GiB
+per rank) and all-to-all time (1 MiB per rank) at the family's best algorithm, a decode
+step (kimi-k2, batch 1, on the first :data:`DECODE_CHIPS` chips, with the report's
+decode settings) at the best layout found by search, and network cost and power per
+chip (:func:`analysis.bill_of_materials`). Chips are H100s throughout, so that the
 comparison is of fabrics.
+
+Collectives are costed by :func:`analysis.cost` on the built fabric at the hardware
+floor (``runtime="ideal"``: no software launch or protocol costs, the same for every
+family). "Best algorithm": up to ``auto_limit`` chips ``algorithm="auto"`` (every
+applicable algorithm and transport); above it the fastest of the family's
+:data:`CANDIDATES`, which hold ``auto``'s choices at 64 and 512 chips (tested equal to
+``auto`` at 64 chips) and the family's bandwidth-optimal algorithms; each row's
+``note`` says which were tried. A point above ``collective_limit`` (or
+``decode_limit``) chips, or a rail-optimized fabric above :data:`ROUTER_LIMIT`, is left
+out and says so, rather than replaced by a different model.
 
 Examples
 --------
@@ -37,15 +42,56 @@ import time
 
 __all__ = ["SCALING_FAMILIES", "SCALING_METRICS", "draw_scaling", "scaling_study"]
 
-#: Family -> (spec at about N chips, the algorithm its all-reduce uses).
+#: Family -> (spec at about N chips, the algorithm its all-reduce uses at scale).
 SCALING_FAMILIES = {
     "hyperx": ("hypermesh:{shape},chip=h100", "multi-dimensional"),
     "torus": ("torus:{shape},chip=h100", "multi-dimensional"),
-    "fat-tree": ("fattree:k={k},chip=h100", "multi-ring"),
-    "rail": ("rail:servers={servers},gpus=8,chip=h100", "hierarchical"),
+    "fat-tree": ("fattree:k={k},chip=h100", "double-binary-tree"),
+    "rail": ("rail:servers={servers},gpus=8,chip=h100", "ring"),
     "dragonfly": ("dragonfly:h={h},chip=h100", "multi-ring"),
-    "domains": ("rail:servers={domains},gpus=64,chip=h100", "hierarchical"),
+    "domains": ("rail:servers={domains},gpus=64,chip=h100", "multi-dimensional"),
 }
+
+#: Operation -> family -> candidate algorithms (name, largest chip count it is tried at).
+#: Up to ``auto_limit`` chips a collective is ``analysis.cost(..., "auto")``: every
+#: applicable algorithm and transport. Above it, the fastest of these candidates: the
+#: algorithms ``auto`` picks on the family at 64 and 512 chips (tests/test_scaling.py
+#: checks the candidates' best equals ``auto`` at 64 chips) and the family's
+#: bandwidth-optimal one. ``scattered`` (every pair in one step, p^2 flows) stops at 1,024
+#: chips: at 4k it takes 20-30 s on the engine and above 4k it is refused (flow limit).
+CANDIDATES = {
+    "all-reduce": {
+        "hyperx": (("multi-dimensional", None), ("multi-dimensional-pipelined", None)),
+        "torus": (("multi-dimensional", None), ("swing", 4096)),
+        "fat-tree": (("ring", None), ("multi-ring", None), ("double-binary-tree", None)),
+        "dragonfly": (("multi-ring", None), ("ring", None)),
+        "rail": (("ring", None), ("hierarchical", 1024), ("multi-dimensional", None)),
+        "domains": (("multi-dimensional", None), ("ring", None), ("two-shot", 64),
+                    ("hierarchical", 1024)),
+    },
+    "all-to-all": {
+        "hyperx": (("scattered", 1024), ("multi-dimensional", None)),
+        "torus": (("scattered", 1024), ("multi-dimensional", None)),
+        "fat-tree": (("scattered", 1024), ("bruck", None)),
+        "dragonfly": (("scattered", 1024), ("bruck", None)),
+        "rail": (("scattered", 1024), ("hierarchical", 1024), ("bruck", None)),
+        "domains": (("scattered", 1024), ("hierarchical", 1024), ("bruck", None)),
+    },
+}
+
+#: The runtime the study's collectives are costed with: the hardware floor (no software
+#: launch or protocol costs), so that the comparison is of fabrics and algorithms.
+RUNTIME = "ideal"
+
+#: Families whose routing is too slow on the engine above this many chips (ring all-reduce
+#: on ``rail:servers=512,gpus=8`` did not finish in 60 s: the router of a rail-optimized
+#: fabric fills per-state distance tables for every NIC pair).
+ROUTER_LIMIT = {"rail": 1024, "domains": 1024}
+ROUTER_LIMIT_WHY = ("the router of a rail-optimized fabric takes minutes above 1k chips "
+                    "(per-state distance tables)")
+
+#: Bytes per rank of the study's all-reduce and all-to-all.
+ALLREDUCE_BYTES, ALLTOALL_BYTES = 2**30, 2**20
 
 #: Metric -> (label, unit scale, unit name) for the figures.
 SCALING_METRICS = {
@@ -82,16 +128,42 @@ def _spec(family, n):
     return template.format(h=h)
 
 
-def _point(family, n, collective_limit, decode_limit, book):
+def _best(f, op, nbytes, family, auto_limit):
+    """(time s, algorithm, how) of ``op`` at the family's best algorithm (see CANDIDATES)."""
+    from fabric import FabricError
+
+    from ._collectives import cost
+
+    chips = f.n_endpoints
+    if chips <= auto_limit:
+        r = cost(f, op, nbytes, "auto", runtime=RUNTIME)
+        return float(r.time), r.algorithm, "auto"
+    best, tried = None, []
+    for alg, upto in CANDIDATES[op][family]:
+        if upto is not None and chips > upto:
+            continue
+        try:
+            r = cost(f, op, nbytes, alg, runtime=RUNTIME)
+        except FabricError:            # not applicable here (e.g. two-shot across NICs)
+            continue
+        tried.append(alg)
+        if best is None or r.time < best.time:
+            best = r
+    if best is None:
+        raise FabricError(f"no candidate algorithm applies to {op} on {f.name}")
+    return float(best.time), best.algorithm, "best of " + ", ".join(tried)
+
+
+def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
     import numpy as np
 
     import topologies
     from fabric import FabricError
 
     from ._bom import bill_of_materials
-    from ._collectives import cost
     from ._fair import best_decode_layout
     from ._metrics import metrics
+    from ._report_decode import report_decode_settings
     from ._traffic import link_loads, traffic
 
     start = time.perf_counter()
@@ -104,27 +176,33 @@ def _point(family, n, collective_limit, decode_limit, book):
     row = {"family": family, "spec": spec, "chips": chips,
            "bisection_per_chip_Bps": m.bisection_bandwidth / chips,
            "a2a_per_chip_Bps": (chips - 1) / loads.drain_time,
-           "allreduce_1GiB_s": None, "allreduce_algorithm": SCALING_FAMILIES[family][1],
-           # every pair at once, routed (the scattered algorithm's one step): the busiest
-           # link's time for 1 MiB / chips per pair, plus a diameter of the slowest hop
-           "alltoall_1MiB_s": float(loads.drain_time * 2**20 / chips
-                                    + m.diameter * float(f.edge_arrays.latency.max())), "decode_step_s": None, "decode_layout": "",
+           "allreduce_1GiB_s": None, "allreduce_algorithm": "",
+           "alltoall_1MiB_s": None, "alltoall_algorithm": "",
+           "decode_step_s": None, "decode_layout": "",
            "network_cost_usd_per_chip": b.cost_usd_per_chip,
            "network_power_w_per_chip": b.power_w_per_chip, "note": ""}
     notes = []
-    if chips <= collective_limit:
-        try:
-            ar = cost(f, "all-reduce", 2**30, row["allreduce_algorithm"])
-        except FabricError as e:       # e.g. hierarchical on a single domain
-            notes.append(f"{row['allreduce_algorithm']}: {e}; the fastest applicable used")
-            ar = cost(f, "all-reduce", 2**30)
-        row["allreduce_1GiB_s"], row["allreduce_algorithm"] = float(ar.time), ar.algorithm
-    else:
+    limit = min(collective_limit, ROUTER_LIMIT.get(family, collective_limit))
+    if chips <= limit:
+        for op, nbytes, key in (("all-reduce", ALLREDUCE_BYTES, "allreduce"),
+                                ("all-to-all", ALLTOALL_BYTES, "alltoall")):
+            try:
+                t, alg, how = _best(f, op, nbytes, family, auto_limit)
+            except FabricError as e:
+                notes.append(f"{op}: {e}")
+                continue
+            row[f"{key}_{'1GiB' if key == 'allreduce' else '1MiB'}_s"] = t
+            row[f"{key}_algorithm"] = alg
+            notes.append(f"{op}: {how}")
+    elif chips > collective_limit:
         notes.append(f"collectives not evaluated above {collective_limit} chips")
+    else:
+        notes.append(f"collectives not evaluated: {ROUTER_LIMIT_WHY}")
     if chips <= decode_limit:
         try:
             step, _ = best_decode_layout("kimi-k2", f, batch=1, context=4096,
-                                         ep=min(chips, DECODE_CHIPS))
+                                         ep=min(chips, DECODE_CHIPS),
+                                         **report_decode_settings(f))
             row["decode_step_s"], row["decode_layout"] = step.time, str(step.layout)
         except (ValueError, FabricError) as e:
             notes.append(f"decode: {e}")
@@ -189,5 +267,9 @@ def draw_scaling(rows, metric, ax=None):
     ax.set_yscale("log")
     ax.set_xlabel("chips")
     ax.set_ylabel(f"{label} ({unit})")
-    ax.legend(fontsize="x-small")
+    if ax.get_lines():
+        ax.legend(fontsize="x-small")
+    else:
+        ax.text(0.5, 0.5, "not evaluated at these sizes", ha="center", va="center",
+                transform=ax.transAxes)
     return ax

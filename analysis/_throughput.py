@@ -245,6 +245,8 @@ def _core_problem(fabric, matrix):
         M = _as_matrix(fabric, matrix)
         if not M.any():
             raise ValueError("the traffic matrix carries no bytes")
+    # first: a degraded fabric may have no links left to scale by
+    _check_connected(fabric, M)
     r = fabric.router
     N = len(fabric.nodes)
     # Scale to O(1) numbers (bandwidths ~1e10 B/s against demands of bytes condition the LP
@@ -285,7 +287,6 @@ def _core_problem(fabric, matrix):
         fold = sp.csr_matrix((np.ones(n), (src_core, np.arange(n))), shape=(Nc, n))
         Dn = np.asarray(fold @ (fold @ M.T).T)
     np.fill_diagonal(Dn, 0.0)  # chips on one switch: only their own links carry it
-    _check_connected(fabric, M)
     live = np.flatnonzero(Dn.sum(axis=1) > 0)
     core_link = np.flatnonzero(~leaf[tail] & ~leaf[head])
     return _Core(cap, cscale, dscale, ep, sent, recv, out_link, in_link, core_link,

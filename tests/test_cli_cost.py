@@ -50,7 +50,9 @@ def test_json_matches_the_library(capsys):
     f = topologies.build("dgx-h100")
     for r in rows:
         assert set(r) == {"op", "size", "runtime", "algorithm", "protocol", "transport", "time",
-                          "algbw", "busbw", "lower_bound"}
+                          "algbw", "busbw", "lower_bound", "units"}
+        assert r["units"] == {"size": "B", "time": "s", "algbw": "B/s", "busbw": "B/s",
+                              "lower_bound": "s"}
         want = cost(f, r["op"], r["size"])
         assert r["runtime"] == "nccl" and r["protocol"] == want.protocol
         assert r["time"] == want.time and r["algorithm"] == want.algorithm

@@ -47,3 +47,17 @@ def test_cli_writes_csv_and_figures(tmp_path):
     assert rows[0]["family"] == "torus" and rows[0]["allreduce_1GiB_s"] == ""
     assert (out / "figures" / "scaling-bisection_per_chip.png").exists()
     assert main(["scaling", "--out", str(out), "--families", "mesh"]) == 2
+
+
+@pytest.mark.parametrize("family", sorted(SCALING_FAMILIES))
+def test_candidates_hold_the_best_algorithm_at_64_chips(family):
+    """Above 64 chips the study takes the best of CANDIDATES instead of ``auto`` (every
+    applicable algorithm and transport); at 64 chips both must give the same time."""
+    from analysis._scaling import ALLREDUCE_BYTES, ALLTOALL_BYTES, _best, _spec
+
+    f = topologies.build(_spec(family, 64))
+    for op, nbytes in (("all-reduce", ALLREDUCE_BYTES), ("all-to-all", ALLTOALL_BYTES)):
+        t_auto, alg, how = _best(f, op, nbytes, family, auto_limit=10**9)
+        t_cand, alg_c, how_c = _best(f, op, nbytes, family, auto_limit=0)
+        assert how == "auto" and how_c.startswith("best of ")
+        assert t_cand == pytest.approx(t_auto, rel=1e-12), (op, alg, alg_c)
