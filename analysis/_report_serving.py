@@ -178,6 +178,7 @@ def _draw_frontiers(results, seed_rows):
 
 def serving_section(fabrics, executor, quiet):
     """The serving section and its finding sentences."""
+    from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
     from ._serving import DEFINITIONS, MTP_ACCEPTANCE, PREFILL_EFFICIENCY, USABLE_HBM_FRACTION
     from ._sweep import sweep
 
@@ -214,7 +215,9 @@ def serving_section(fabrics, executor, quiet):
         "on both axes."),
         (f"Tokens/s per GPU: {DEFINITIONS[fr0.definition]}. Prefill runs at "
         f"{PREFILL_EFFICIENCY.value:.0%} of peak FLOP/s (an assumption); the decode steps "
-        "are the decode model's with the MoE decode section's settings (CUDA-graph replay, "
+        "are the decode model's with the MoE decode section's settings (CUDA-graph replay "
+        f"at {GRAPH_KERNEL_OVERHEAD.value * 1e6:g} us per kernel boundary, HBM read at "
+        f"{DECODE_HBM_EFFICIENCY.value:.0%} of peak (both measured, see Assumptions), "
         "its exchange kernel per system, the collectives model's default runtime; no kernel "
         "fusion, no overlap)."),
         ("Cost: $ per million tokens = $ per GPU-hour / (tokens/s per GPU x 3600 / 1e6), "
@@ -236,8 +239,9 @@ def serving_section(fabrics, executor, quiet):
                   "interactivity", tuple(cols), tuple(rows),
                   "@N: the frontier's best point at N or more tokens/s per user. Cost basis "
                   "per system and tokens/s per MW in serving.csv.")
-    data = Table("serving_frontier", "", (Column("system", "system"),), tuple(points),
-                 "Every frontier point with its layout, batch and per-token time breakdown")
+    data = Table("serving_frontier", "", (Column("system", "system"),), (),
+                 "Every frontier point with its layout, batch and per-token time breakdown",
+                 csv_rows=tuple(points))
     seed_rows = [s for s in seed if s["reason"] is None]
     seed_table = Table(
         "serving_seed", f"The seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token read on "

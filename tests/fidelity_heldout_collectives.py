@@ -74,6 +74,10 @@ CASES = {
     "azure-gb200-tray-ring-ar-64m": _tray(64 * MiB),
     "deepep303-h20-ar-64b": _case("hgx-h20", "all-reduce", 64, metric="time"),
     "deepep303-h20-ar-256b": _case("hgx-h20", "all-reduce", 256, metric="time"),
+    # two HGX H100 servers, one 400G NDR NIC per GPU, NCCL's ring forced
+    "nccl-tests319-h100-2x8-ring-ar": _case(
+        "rail:servers=2,gpus=8,nvls=1,chip=h100,nic=ib-ndr", "all-reduce", 8 * GiB,
+        algorithm="ring"),
 }
 
 #: Held-out rows the model misses by more than the goal today, and why (filled from the
