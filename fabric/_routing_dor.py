@@ -40,6 +40,7 @@ class DimOrder:
         ea = fabric.edge_arrays
         lat = link_latency
         self.lat = lat
+        self.lat0 = np.append(lat, 0.0)  # index -1 (no link) reads 0 s, even with no links
         # per dimension: line index of each slot, and link tables
         self.line_of, self.tables = [], []
         coords = np.stack(np.unravel_index(np.arange(n), shape, order="F"), axis=1)
@@ -90,7 +91,7 @@ class DimOrder:
                 for key in ("plus", "minus"):
                     t2 = np.concatenate([tab[key], tab[key]], axis=1)
                     dead = (t2 < 0).astype(np.float64)
-                    la = np.where(t2 >= 0, lat[np.maximum(t2, 0)], 0.0)
+                    la = self.lat0[t2]  # -1 (no link): the appended 0
                     z = np.zeros((t2.shape[0], 1))
                     tab[key + "_lat"] = np.concatenate([z, np.cumsum(la, axis=1)], axis=1)
                     tab[key + "_dead"] = np.concatenate([z, np.cumsum(dead, axis=1)], axis=1)
@@ -299,7 +300,7 @@ class DimOrder:
                     dead |= move & (lk < 0)
                 hops += move
                 if want_latency:
-                    lat += np.where(move & (lk >= 0), self.lat[np.maximum(lk, 0)], 0.0)
+                    lat += np.where(move & (lk >= 0), self.lat0[lk], 0.0)
                 if w is not None:
                     pending.append((d, "links", lk, move))
             else:  # switch
@@ -309,8 +310,7 @@ class DimOrder:
                     dead |= move & ((up < 0) | (dn < 0))
                 hops += 2 * move
                 if want_latency:
-                    lat += np.where(move, self.lat[np.maximum(up, 0)]
-                                    + self.lat[np.maximum(dn, 0)], 0.0)
+                    lat += np.where(move, self.lat0[up] + self.lat0[dn], 0.0)
                 if w is not None:
                     pending.append((d, "links", up, move))
                     pending.append((d, "links", dn, move))

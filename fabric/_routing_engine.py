@@ -626,12 +626,16 @@ class Engine:
         same = src == dst
         cs, cd, pre, post = self._ends(src, dst)
         ll = self.link_latency
+        # index -1 (no such link) reads the appended 0 s / inf B/s (also on a fabric left
+        # with no links at all)
+        ll0 = np.append(ll, 0.0)
+        bw0 = None if bandwidth is None else np.append(bandwidth, np.inf)
         for lk in (pre, post):
             use = (lk >= 0) & ~same
             hops += use
-            lat += np.where(use, ll[np.maximum(lk, 0)], 0.0)
+            lat += np.where(use, ll0[lk], 0.0)
             if bandwidth is not None:
-                bw = np.where(use, np.minimum(bw, bandwidth[np.maximum(lk, 0)]), bw)
+                bw = np.where(use, np.minimum(bw, bw0[lk]), bw)
         inner = np.flatnonzero((cs != cd) & ~same)
         if len(inner) == 0:
             return hops, lat, bw
@@ -721,12 +725,13 @@ class Engine:
         cs, cd, pre, post = self._ends(src, dst)
         same = src == dst
         hops += ((pre >= 0) & ~same).astype(np.int64) + ((post >= 0) & ~same)
-        ll = self.link_latency
+        ll0 = np.append(self.link_latency, 0.0)  # index -1 (no link): 0 s, inf B/s
+        bw0 = None if bandwidth is None else np.append(bandwidth, np.inf)
         for lk in (pre, post):
             use = (lk >= 0) & ~same
-            lat += np.where(use, ll[np.maximum(lk, 0)], 0.0)
+            lat += np.where(use, ll0[lk], 0.0)
             if bandwidth is not None:
-                bw = np.where(use, np.minimum(bw, bandwidth[np.maximum(lk, 0)]), bw)
+                bw = np.where(use, np.minimum(bw, bw0[lk]), bw)
         inner = np.flatnonzero((cs != cd) & ~same)
         if len(inner) == 0:
             return hops, lat, bw

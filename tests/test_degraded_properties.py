@@ -1,36 +1,63 @@
 """Random small fabrics of every family with random failures, against brute force.
 
-Hypothesis picks a builder, fails up to two links and one chip, and checks the
-degraded fabric: hop histogram against networkx BFS, bisection against every
-balanced split (a valid cut never below the minimum, and equal to it when marked
-exact), routes that use no dead element and whose length is the router's hop
-count, link loads that conserve bytes, and stable ranks.
+Hypothesis picks a builder (every family: mesh, torus, hyper-mesh with rings, lines,
+full lines and per-line switches, fat-tree, leaf-spine, rail-optimized, dragonfly,
+switched planes, and the small presets), fails up to two links, one chip and one
+other node (a switch, NIC or host), and checks the degraded fabric: hop histogram
+against networkx BFS and against the router's own hop counts, bisection against
+every balanced split (a valid cut never below the minimum, and equal to it when
+marked exact), routes that use no dead element, exist exactly when the policy's
+brute-force paths do (tests/routing_brute.py) and whose loads are the brute-force
+ECMP split, traffic-matrix link loads equal to the sum of their pairs' loads,
+throughput equal to an independent max-concurrent-flow LP (one commodity per
+pair, any node forwards), stable ranks, and the CLI's ``--fail-link``/``--fail-chip``
+on every family (exit 0 or a one-line error and exit 2, never a crash; ranks do
+not move).
 """
 
+import contextlib
+import io
 import itertools
 import math
 
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from routing_brute import _dor_paths, brute_loads, brute_paths
+from scipy.optimize import linprog
 
 import topologies
+from analysis import link_loads, throughput, traffic
+from analysis._cli import main
 from analysis._metrics import bisection, hop_distribution
-from fabric import Dragonfly, Grid, NodeError, RoutingError
+from fabric import Dragonfly, FabricError, Grid, NodeError, RoutingError
 
 SPECS = ("torus:3x3", "mesh:3x2", "hypermesh:3x2", "hypermesh:2x3,connect=switch",
-         "hypermesh:2x2x2,connect=switch/ring/full", "fattree:k=4", "leafspine:k=4",
-         "dragonfly:h=1", "switch:4,planes=2", "rail:servers=2,gpus=2")
+         "hypermesh:2x2x2,connect=switch/ring/full", "hypermesh:4x2,connect=switch/line",
+         "fattree:k=4", "leafspine:k=4", "dragonfly:h=1", "switch:4,planes=2",
+         "rail:servers=2,gpus=2", "mesh:2", "dgx-h100", "hgx-b200")
+
+_BUILT = {}
+
+
+def _build(spec):
+    if spec not in _BUILT:
+        _BUILT[spec] = topologies.build(spec)
+    return _BUILT[spec]
 
 
 @st.composite
-def degraded(draw):
-    f = topologies.build(draw(st.sampled_from(SPECS)))
+def degraded(draw, specs=SPECS):
+    f = _build(draw(st.sampled_from(specs)))
     edges = list(f.graph.edges)
     links = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
     chips = draw(st.lists(st.sampled_from(f.endpoints), max_size=1))
+    others = [v for v in f.nodes if f.graph.nodes[v]["kind"] != "chip"]
+    if others:
+        chips += draw(st.lists(st.sampled_from(others), max_size=1))
     return f, f.without(links=links, chips=chips)
 
 
@@ -73,6 +100,8 @@ def _brute_bisection(g):
 @given(degraded())
 def test_hops_are_brute_force(case):
     _, g = case
+    if g.n_endpoints < 2:
+        return
     if not _connected(g):
         with pytest.raises(RoutingError):
             hop_distribution(g)
@@ -140,3 +169,186 @@ def test_ranks_are_stable(case):
             g.node(f.rank_of[c])
     assert g.n_ranks == f.n_endpoints
     assert np.array_equal(np.sort(g.ranks), np.array(sorted(g.rank_of.values())))
+
+
+def _alive(g, p):
+    return all(g.graph.has_edge(a, b) for a, b in itertools.pairwise(p))
+
+
+def _policy_paths(f, g, s, t):
+    """The paths the degraded fabric's policy allows from ``s`` to ``t``, by brute force.
+
+    Dimension order: the intact fabric's dimension-order paths that survive, else the
+    shortest paths of the surviving graph; up/down and minimal: the valley-free (one
+    global hop) shortest paths through switches, and for a degraded dragonfly with none
+    left, the shortest paths of the surviving graph.
+    """
+    policy = g.router.policy
+    if policy == "dimension-order":
+        alive = [p for p in _dor_paths(f, s, t) if _alive(g, p)]
+        if alive:
+            return alive
+        return sorted(nx.all_shortest_paths(g.graph, s, t)) if nx.has_path(g.graph, s, t) else []
+    paths = brute_paths(g, s, t, policy)
+    if not paths and policy == "minimal" and nx.has_path(g.graph, s, t):
+        paths = sorted(nx.all_shortest_paths(g.graph, s, t))
+    return paths
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(), st.data())
+def test_routes_exist_iff_brute_force_and_loads_are_its_ecmp_split(case, data):
+    f, g = case
+    if g.n_endpoints < 2:
+        return
+    s, t = data.draw(st.lists(st.sampled_from(g.endpoints), min_size=2, max_size=2,
+                              unique=True))
+    want = _policy_paths(f, g, s, t)
+    i = g.node_index
+    r = g.router
+    if not want:
+        with pytest.raises(RoutingError):
+            g.route(s, t)
+        with pytest.raises(RoutingError):
+            r.loads(i[s], i[t], 1.0)
+        return
+    assert g.route(s, t) in want
+    assert int(r.hops(i[s], i[t])[0]) == len(want[0]) - 1
+    if r.ecmp != "all":  # hash / weighted splits are checked in test_routing
+        return
+    ref = np.zeros(r.n_links)
+    for p in want:
+        for a, b in itertools.pairwise(p):
+            ref[r.link_index(a, b)] += 1.0 / len(want)
+    np.testing.assert_allclose(r.loads(i[s], i[t], 1.0), ref, atol=1e-12)
+    if r.policy in ("up-down", "minimal") and brute_paths(g, s, t, r.policy):
+        np.testing.assert_allclose(brute_loads(g, [(s, t)], r.policy), ref, atol=1e-12)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(), st.sampled_from(["all-to-all", "permutation", "shift"]))
+def test_matrix_loads_and_routed_hops_agree_with_pairs_and_bfs(case, pattern):
+    _, g = case
+    if g.n_endpoints < 2 or not _connected(g):
+        return
+    r = g.router
+    ep = g.endpoint_indices
+    tm = traffic(g, pattern, 1000.0)
+    M = tm.dense()
+    a, b = np.nonzero(M)
+    try:
+        ref = r.loads(ep[a], ep[b], M[a, b])
+    except RoutingError:  # up/down with no valley-free path left for some pair
+        with pytest.raises(RoutingError):
+            link_loads(g, tm)
+        return
+    np.testing.assert_allclose(link_loads(g, tm).loads, ref, rtol=1e-9, atol=1e-9)
+    a, b = np.nonzero(~np.eye(len(ep), dtype=bool))
+    counts, _ = hop_distribution(g)
+    assert np.bincount(r.hops(ep[a], ep[b]), minlength=len(counts)).tolist() == \
+        counts.tolist()
+
+
+def _brute_throughput(g, M):
+    """Max-concurrent-flow K by an LP with one commodity per pair (any node forwards)."""
+    r = g.router
+    L, N = r.n_links, len(g.nodes)
+    ep = g.endpoint_indices
+    pairs = [(i, j) for i, j in zip(*np.nonzero(M))]
+    nv = len(pairs) * L + 1
+    rows, cols, vals = [], [], []
+    for c, (i, j) in enumerate(pairs):
+        rows += [c * N + r.link_tail, c * N + r.link_head, [c * N + ep[i], c * N + ep[j]]]
+        cols += [c * L + np.arange(L), c * L + np.arange(L), [nv - 1, nv - 1]]
+        vals += [np.ones(L), -np.ones(L), [-M[i, j], M[i, j]]]
+    A_eq = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(len(pairs) * N, nv))
+    scale = r.link_bandwidth.max()
+    A_ub = sp.csr_matrix((np.ones(nv - 1), (np.tile(np.arange(L), len(pairs)),
+                                             np.arange(nv - 1))), shape=(L, nv))
+    cost = np.zeros(nv)
+    cost[-1] = -1.0
+    res = linprog(cost, A_ub=A_ub, b_ub=r.link_bandwidth / scale, A_eq=A_eq,
+                  b_eq=np.zeros(A_eq.shape[0]), bounds=(0, None), method="highs")
+    assert res.status == 0
+    return res.x[-1] * scale
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(), st.sampled_from(["all-to-all", "shift", "permutation"]))
+def test_throughput_is_the_brute_force_lp(case, pattern):
+    _, g = case
+    if g.n_endpoints < 2:
+        return
+    M = traffic(g, pattern, 1.0).dense()
+    if not M.any():  # a permutation of two ranks may keep both in place
+        return
+    if not _connected(g):
+        with pytest.raises(FabricError):
+            throughput(g, M)
+        return
+    assert throughput(g, M).k == pytest.approx(_brute_throughput(g, M), rel=1e-6)
+
+
+def _cli(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as e:  # argparse
+            rc = e.code
+    return rc, out.getvalue(), err.getvalue()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SPECS), st.data())
+def test_cli_with_failures_on_every_family(spec, data):
+    f = _build(spec)
+    links = data.draw(st.lists(st.sampled_from(list(f.graph.edges)), max_size=2, unique=True))
+    chips = data.draw(st.lists(st.sampled_from(f.endpoints), max_size=1))
+    by_rank = data.draw(st.booleans())
+    fails = [x for u, v in links for x in ("--fail-link", f"{u}-{v}")]
+    fails += [x for c in chips for x in ("--fail-chip", str(f.rank_of[c]) if by_rank else c)]
+    s, t = (data.draw(st.integers(0, f.n_endpoints - 1)) for _ in range(2))
+    g = f.without(links=links, chips=chips)
+    for argv in (["route", spec, str(s), str(t)], ["latency", spec], ["throughput", spec],
+                 ["metrics", spec]):
+        rc, out, err = _cli(argv + fails)
+        assert rc in (0, 2), err
+        if rc == 2:
+            assert len(err.strip().splitlines()) == 1 and err.startswith(f"cofabric {argv[0]}")
+            continue
+        if argv[0] == "route":
+            # ranks are stable: rank s is the intact fabric's s-th chip, failures or not
+            src, dst = f.endpoints[s], f.endpoints[t]
+            assert f" from {src} to {dst} " in out.splitlines()[0]
+            assert src not in chips and dst not in chips
+            assert out.splitlines()[1].startswith("path: " + src)
+        if argv[0] == "route" and (f.endpoints[s] in chips or f.endpoints[t] in chips):
+            pytest.fail("a failed chip was routed")
+    if chips:
+        rc, _, err = _cli(["route", spec, str(f.rank_of[chips[0]]), "0"] + fails)
+        assert rc == 2 and "has failed" in err
+    if g.n_endpoints >= 2 and not _connected(g):
+        rc, _, err = _cli(["latency", spec] + fails)
+        assert rc == 2 and "no route" in err
+
+
+@pytest.mark.parametrize("spec, fail", [
+    ("mesh:2", ["--fail-link", "chip0-chip1"]),
+    ("hypermesh:2,connect=switch", ["--fail-chip", "sw.d0.0"]),
+    ("hypermesh:2,connect=full", ["--fail-link", "chip0-chip1"]),
+    ("torus:2x2", ["--fail-chip", "chip1", "--fail-chip", "chip2"]),
+])
+def test_a_grid_left_without_links_is_unroutable_not_a_crash(spec, fail):
+    # the dimension-order tables indexed an empty latency array: IndexError, exit 3
+    last = str(_build(spec).n_endpoints - 1)
+    for cmd in (["route", spec, "0", last], ["latency", spec]):
+        rc, _, err = _cli(cmd + fail)
+        assert rc == 2 and "no route from" in err, err
+    g = _build(spec).without(links=[tuple(x.split("-")) for x in fail[1::2]
+                                    if fail[0] == "--fail-link"],
+                             chips=[x for x in fail[1::2] if fail[0] == "--fail-chip"])
+    i = g.endpoint_indices
+    with pytest.raises(RoutingError):
+        g.router.hops(i[:1], i[-1:])
