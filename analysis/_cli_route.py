@@ -7,8 +7,8 @@
 ``cofabric throughput SYSTEM --traffic all-to-all [--bytes B] [--json]``
     max-concurrent-flow throughput and the drain time under the routing policy.
 
-Each takes ``--fail-link U-V`` (repeatable) and ``--fail-chip NODE`` (repeatable)
-to evaluate a degraded fabric.
+Each takes ``--fail-link U-V``, ``--fail-chip NODE`` and ``--fail-lane U-V`` (one lane of
+a bundled link; each repeatable) to evaluate a degraded fabric.
 """
 
 import argparse
@@ -50,6 +50,9 @@ def _add_common(p):
                    help="remove the link between nodes U and V (repeatable)")
     p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
                    help="remove a chip or switch, by name or rank (repeatable)")
+    p.add_argument("--fail-lane", action="append", default=[], metavar="U-V",
+                   help="fail one lane of the bundled link U-V: it keeps the other lanes' "
+                        "share of its bandwidth (repeatable; the last lane fails the link)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -87,8 +90,8 @@ def _fabric(args):
     # a system file brings its address plan: route and latency time only accesses that
     # the plan's windows and grants permit (fabric.access_to refuses the others)
     f = fabric_of(args.system)
-    if args.fail_link or args.fail_chip:
-        f = f.without(links=args.fail_link, chips=args.fail_chip)
+    if args.fail_link or args.fail_chip or args.fail_lane:
+        f = f.without(links=args.fail_link, chips=args.fail_chip, lanes=args.fail_lane)
     return f
 
 

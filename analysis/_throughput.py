@@ -32,7 +32,7 @@ a few seconds.
 Sizes the link formulation handles (measured, 2 shared cores; benchmarks/README.md):
 variables = commodities x directed links (between forwarding nodes). ``torus:4x4x4``
 (64 x 384 = 24,577 variables) and ``leafspine:k=32`` (512 endpoints, 32 x 1,024)
-take 4-10 s; ``cluster-128`` (128 x 896 = 114,689) about 20 s. Above 100,000
+take 4-10 s; ``cluster-128`` (128 x 896 = 114,689) about 20 s. Above 2,000,000
 variables ``method="auto"`` solves the same LP by column generation over per-source
 routing trees (:func:`_column_generation`; ``method="paths"``): a master LP over the
 trees found so far, priced by shortest paths under its duals, started from the
@@ -129,7 +129,7 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
         ``"lp"``: the link formulation (one flow variable per commodity and link).
         ``"paths"``: column generation over per-source routing trees (same
         optimum, for large fabrics). ``"auto"``: symmetric where it applies, else
-        the link formulation up to 100,000 variables and column generation above.
+        the link formulation up to 2,000,000 variables and column generation above.
 
     Returns
     -------
@@ -177,10 +177,12 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
     return Throughput(k, 1.0 / k, p.C, nvar, ncons, util, how)
 
 
-# The link formulation's default size limit, and where "auto" switches to column generation
-# (measured, 2 shared cores: below ~1e5 variables the link LP takes a second or two).
+# The link formulation's default size limit, and where "auto" switches to column generation:
+# the same, so every problem the link LP solved before still is, the same way (column
+# generation is fast where the fabric's routing is near optimal, slow to converge on
+# degraded fabrics: dragonfly:h=2 less 5% of its router links 3 s against the link LP's 1.5 s)
 _LP_MAX_VARIABLES = 2_000_000
-_AUTO_PATHS_ABOVE = 100_000
+_AUTO_PATHS_ABOVE = _LP_MAX_VARIABLES
 
 
 @dataclasses.dataclass
@@ -336,7 +338,7 @@ def _link_lp(p, name):
             A_eq.shape[0] + A_ub.shape[0])
 
 
-def _column_generation(fabric, p, gap=1e-9, max_rounds=1000):
+def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
     """The same LP by column generation over routing trees; ``(k, core flow, columns, rows)``.
 
     Dantzig-Wolfe decomposition of the link formulation by commodity. The flows
@@ -516,11 +518,13 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=1000):
             if center[2] <= lower * (1 + gap):
                 break
             raise FabricError(f"throughput of {name}: column generation stalled with bounds "
-                              f"{lower:.9g} <= K <= {center[2]:.9g}")  # pragma: no cover
+                              f"{lower * p.cscale / p.dscale:.9g} <= K <= "
+                              f"{center[2] * p.cscale / p.dscale:.9g}")  # pragma: no cover
         add(s, link, load, better)
     else:
         raise FabricError(f"throughput of {name}: column generation did not converge in "
-                          f"{max_rounds} rounds")  # pragma: no cover
+                          f"{max_rounds} rounds (bounds {lower * p.cscale / p.dscale:.9g} <= "
+                          f"K <= {center[2] * p.cscale / p.dscale:.9g})")  # pragma: no cover
     lower, res = best
     lam = res.x[1:]
     flow = np.bincount(np.concatenate(ent_link),

@@ -362,11 +362,11 @@ class Fabric:
 
         return route(self, src, dst)
 
-    def without(self, links=(), chips=()):
-        """A degraded copy with failed links and chips removed; see :func:`fabric.without`."""
+    def without(self, links=(), chips=(), lanes=()):
+        """A degraded copy with failed links, chips and lanes; see :func:`fabric.without`."""
         from ._failures import without
 
-        return without(self, links=links, chips=chips)
+        return without(self, links=links, chips=chips, lanes=lanes)
 
     # -- addressing (fabric/_address.py, _domains.py, _symmetric.py) -------------------
 

@@ -193,11 +193,17 @@ def test_column_generation_on_builders_and_degraded_copies(spec):
 
 
 def test_auto_uses_column_generation_above_the_link_lp_size():
-    # dragonfly:h=3 folds to 114 routers x 912 directed router links: 103,969 variables
-    f = topologies.build("dragonfly:h=3")
-    res = throughput(f, traffic(f, "all-to-all", 1.0))
+    # dragonfly:h=5 (2,550 endpoints) folds to 510 routers x 7,140 directed router links:
+    # 3.6 M link-LP variables, above what the link formulation takes (refused before)
+    f = topologies.build("dragonfly:h=5")
+    t = traffic(f, "all-to-all", 1.0)
+    res = throughput(f, t)
     assert res.method == "paths"
-    # the chips' own links bind: each sends 341 B over 50 GB/s
-    assert res.k == pytest.approx(50e9 / 341, rel=1e-9)
+    # the chips' own links bind: each sends 2,549 B over 50 GB/s (minimal routing loads a
+    # global link with (a p)^2 = 2,500 B and a local one with 2 p^2 h + p^2 = 2,525 B)
+    assert res.k == pytest.approx(50e9 / 2549, rel=1e-9)
+    assert res.link_utilization.max() == pytest.approx(1.0, rel=1e-9)
     with pytest.raises(ValueError, match="max_variables"):
-        throughput(f, traffic(f, "all-to-all", 1.0), max_variables=10_000)
+        throughput(f, t, max_variables=10_000)
+    with pytest.raises(ValueError, match="max_variables"):
+        throughput(f, t, method="lp")
