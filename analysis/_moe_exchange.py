@@ -695,9 +695,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
                                          chip_spec(c).source),)
     if kernel_gap is None:
-        from ._decode import GRAPH_KERNEL_OVERHEAD
-        gap = GRAPH_KERNEL_OVERHEAD.value
-        params = params + (GRAPH_KERNEL_OVERHEAD,)
+        import analysis                 # the decode model's Parameter, through the package
+        gap = analysis.GRAPH_KERNEL_OVERHEAD.value
+        params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
     elif isinstance(kernel_gap, bool) or not isinstance(kernel_gap, numbers.Real) or not (
             math.isfinite(kernel_gap) and kernel_gap >= 0):
         raise SpecError(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
