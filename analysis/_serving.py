@@ -417,8 +417,11 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
                                 cost_kwargs)
     combine = _collective_time(fabric, "all-to-all", pairs * m.hidden * ab, range(ep),
                                cost_kwargs)
+    # experts split over the ranks (etp > 1): the MoE output is all-reduced like a dense
+    # FFN's, two all-reduces per layer and no exchange (as decode_step)
+    moe_allreduces = 2 if lay.etp > 1 else 1
     comm = (m.dense_layers * 2 * allreduce
-            + m.moe_layers * (allreduce + dispatch + combine)) / dp
+            + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / dp
     return PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
                        total=max(compute, weights) + comm)
 
