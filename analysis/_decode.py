@@ -958,7 +958,9 @@ def _communication(s, route):
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,
                                 runtime=s.runtime, chip=s.chip,
-                                collective=s.collective)
+                                collective=s.collective,
+                                # each exchange kernel pays graph_kernel_overhead below
+                                kernel_gap=0.0)
         t_dispatch, t_combine = exchange.dispatch, exchange.combine
     elif kern is not None:
         t_dispatch = t_combine = 0.0
