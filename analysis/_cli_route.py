@@ -81,6 +81,7 @@ def register(sub):
                    help="all-to-all, permutation, shift, hotspot or moe")
     p.add_argument("--bytes", default="1MiB", help="bytes per pair (default 1MiB)")
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and moe")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_throughput)
 
 
@@ -142,11 +143,22 @@ def run_throughput(args):
     from analysis import link_loads, throughput, traffic
     from fabric import format_bandwidth, format_time, parse_size
 
-    f = _fabric(args)
-    nbytes = parse_size(args.bytes)
-    t = traffic(f, args.traffic, nbytes, seed=args.seed)
-    res = throughput(f, t)
-    ll = link_loads(f, t)
+    from ._progress import Progress
+
+    # a live bar: the LP is one long call, so the elapsed time ticks from a thread
+    with Progress(3, "throughput", quiet=args.quiet, live=True) as bar:
+        bar.stage("building the fabric")
+        f = _fabric(args)
+        nbytes = parse_size(args.bytes)
+        t = traffic(f, args.traffic, nbytes, seed=args.seed)
+        bar.update()
+        bar.stage("solving the max-concurrent-flow problem")
+        res = throughput(f, t)
+        bar.update()
+        bar.stage("routing the traffic (drain time)")
+        ll = link_loads(f, t)
+        bar.update()
+        bar.stage("done")
     total = t.total
     if args.json:
         out = {"system": f.name, "traffic": t.name, "bytes_per_pair": nbytes,
