@@ -114,8 +114,11 @@ def run(args):
 
     print(f"{r.model} on {r.system} ({r.chip} x {r.layout.chips}), layout {r.layout}, "
           f"batch {r.batch}, context {r.context}, transport {r.transport or 'auto (per step)'}")
-    print(f"runtime {r.runtime or 'default'}, MoE exchange {r.ep_kernel or 'all-to-all'}, "
-          f"{'CUDA graphs' if r.cuda_graphs else 'host launch per kernel'}")
+    exchange = ("none (one expert rank)" if r.layout.ep == 1
+                else r.ep_kernel or "all-to-all")
+    print(f"runtime {r.runtime or 'default'}, MoE exchange {exchange}, "
+          f"{'CUDA graphs (' + kw['engine'] + ' kernels)' if r.cuda_graphs else 'host launch per kernel'}, "
+          f"HBM at {kw['hbm_efficiency']:g} of peak")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
                "combine us", "tp coll us", "exposed comm us", "launch us", "total us"]
     rows = []

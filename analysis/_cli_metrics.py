@@ -23,6 +23,8 @@ def register(sub):
                    help="remove the link between nodes U and V from every SPEC (repeatable)")
     p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
                    help="remove a chip or switch, by name or rank, from every SPEC (repeatable)")
+    p.add_argument("--fail-lane", action="append", default=[], metavar="U-V",
+                   help="fail one lane of the bundled link U-V in every SPEC (repeatable)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per spec")
     p.set_defaults(func=run)
 
@@ -33,8 +35,9 @@ def run(args):
 
     specs = args.specs or list(DEFAULT_SPECS)
     fabrics = [topologies.build(s) for s in specs]
-    if args.fail_link or args.fail_chip:
-        fabrics = [f.without(links=args.fail_link, chips=args.fail_chip) for f in fabrics]
+    if args.fail_link or args.fail_chip or args.fail_lane:
+        fabrics = [f.without(links=args.fail_link, chips=args.fail_chip, lanes=args.fail_lane)
+                   for f in fabrics]
     results = [metrics(f) for f in fabrics]
     if args.json:
         out = []
@@ -43,7 +46,8 @@ def run(args):
             if f.failures.degraded:
                 d["failed"] = {"links": [list(x) for x in f.failures.links],
                                "nodes": list(f.failures.nodes),
-                               "chips": {c: r for c, r in f.failures.ranks.items()}}
+                               "chips": {c: r for c, r in f.failures.ranks.items()},
+                               "lanes": [[list(e), k] for e, k in f.failures.lanes]}
             out.append(d)
         print(json.dumps(with_units(out), indent=2))
         return 0

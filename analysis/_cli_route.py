@@ -7,8 +7,8 @@
 ``cofabric throughput SYSTEM --traffic all-to-all [--bytes B] [--json]``
     max-concurrent-flow throughput and the drain time under the routing policy.
 
-Each takes ``--fail-link U-V`` (repeatable) and ``--fail-chip NODE`` (repeatable)
-to evaluate a degraded fabric.
+Each takes ``--fail-link U-V``, ``--fail-chip NODE`` and ``--fail-lane U-V`` (one lane of
+a bundled link; each repeatable) to evaluate a degraded fabric.
 """
 
 import argparse
@@ -50,6 +50,9 @@ def _add_common(p):
                    help="remove the link between nodes U and V (repeatable)")
     p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
                    help="remove a chip or switch, by name or rank (repeatable)")
+    p.add_argument("--fail-lane", action="append", default=[], metavar="U-V",
+                   help="fail one lane of the bundled link U-V: it keeps the other lanes' "
+                        "share of its bandwidth (repeatable; the last lane fails the link)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -78,6 +81,7 @@ def register(sub):
                    help="all-to-all, permutation, shift, hotspot or moe")
     p.add_argument("--bytes", default="1MiB", help="bytes per pair (default 1MiB)")
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and moe")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_throughput)
 
 
@@ -87,8 +91,8 @@ def _fabric(args):
     # a system file brings its address plan: route and latency time only accesses that
     # the plan's windows and grants permit (fabric.access_to refuses the others)
     f = fabric_of(args.system)
-    if args.fail_link or args.fail_chip:
-        f = f.without(links=args.fail_link, chips=args.fail_chip)
+    if args.fail_link or args.fail_chip or args.fail_lane:
+        f = f.without(links=args.fail_link, chips=args.fail_chip, lanes=args.fail_lane)
     return f
 
 
@@ -139,11 +143,22 @@ def run_throughput(args):
     from analysis import link_loads, throughput, traffic
     from fabric import format_bandwidth, format_time, parse_size
 
-    f = _fabric(args)
-    nbytes = parse_size(args.bytes)
-    t = traffic(f, args.traffic, nbytes, seed=args.seed)
-    res = throughput(f, t)
-    ll = link_loads(f, t)
+    from ._progress import Progress
+
+    # a live bar: the LP is one long call, so the elapsed time ticks from a thread
+    with Progress(3, "throughput", quiet=args.quiet, live=True) as bar:
+        bar.stage("building the fabric")
+        f = _fabric(args)
+        nbytes = parse_size(args.bytes)
+        t = traffic(f, args.traffic, nbytes, seed=args.seed)
+        bar.update()
+        bar.stage("solving the max-concurrent-flow problem")
+        res = throughput(f, t)
+        bar.update()
+        bar.stage("routing the traffic (drain time)")
+        ll = link_loads(f, t)
+        bar.update()
+        bar.stage("done")
     total = t.total
     if args.json:
         out = {"system": f.name, "traffic": t.name, "bytes_per_pair": nbytes,

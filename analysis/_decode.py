@@ -727,10 +727,13 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     layers = (dense,) * s.m.dense_layers + (moe,) * s.m.moe_layers
     bd = _breakdown(layers, head)
     m, lay, kern = s.m, s.lay, s.kern
-    return DecodeStep(m.name, s.fabric.name, s.chip.name, s.batch, s.context, s.q, lay,
-                      s.transport, layers, head, bd, bd.total, s.q / bd.total,
-                      s.batch * s.q / bd.total, mem.weights_chip + mem.kv_chip,
-                      _parameters(s, moe, comm), runtime=s.runtime,
+    return DecodeStep(model=m.name, system=s.fabric.name, chip=s.chip.name, batch=s.batch,
+                      context=s.context, tokens_per_sequence=s.q, layout=lay,
+                      transport=s.transport, layers=layers, head=head, breakdown=bd, time=bd.total,
+                      tokens_per_s_user=s.q / bd.total,
+                      tokens_per_s_system=s.batch * s.q / bd.total,
+                      hbm_per_chip=mem.weights_chip + mem.kv_chip,
+                      parameters=_parameters(s, moe, comm), runtime=s.runtime,
                       ep_kernel=kern.name if kern is not None else None,
                       cuda_graphs=s.cuda_graphs)
 
@@ -882,7 +885,7 @@ def _memory_fit(s):
             f"(weights {weights_chip / 1e9:.1f} GB incl. {experts_chip_max} experts per MoE "
             f"layer, KV cache {kv_chip / 1e9:.1f} GB for {b_dp} sequences x {s.context} "
             f"tokens) but {chip.name} has {chip.hbm_bytes / 1e9:.1f} GB")
-    return _Memory(weights_chip, kv_layer_chip, kv_chip)
+    return _Memory(weights_chip=weights_chip, kv_layer_chip=kv_layer_chip, kv_chip=kv_chip)
 
 
 @dataclass(frozen=True)
@@ -912,7 +915,7 @@ def _routing(s):
                                    minlength=ep))
     traffic = np.tile((tokens / n) * hit * m.hidden, (ep, 1))
     np.fill_diagonal(traffic, 0.0)
-    return _Routing(pick, active, owner, load_chip, traffic)
+    return _Routing(pick=pick, active=active, owner=owner, load_chip=load_chip, traffic=traffic)
 
 
 @dataclass(frozen=True)
@@ -955,7 +958,9 @@ def _communication(s, route):
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,
                                 runtime=s.runtime, chip=s.chip,
-                                collective=s.collective)
+                                collective=s.collective,
+                                # each exchange kernel pays graph_kernel_overhead below
+                                kernel_gap=0.0)
         t_dispatch, t_combine = exchange.dispatch, exchange.combine
     elif kern is not None:
         t_dispatch = t_combine = 0.0
@@ -970,7 +975,8 @@ def _communication(s, route):
     else:
         t_dispatch = _collective_time(s, _ALL_TO_ALLV, traffic * s.dispatch_b, range(ep))
         t_combine = _collective_time(s, _ALL_TO_ALLV, traffic.T * s.combine_b, range(ep))
-    return _Communication(t_allreduce, t_dispatch, t_combine, exchange)
+    return _Communication(allreduce=t_allreduce, dispatch=t_dispatch, combine=t_combine,
+                          exchange=exchange)
 
 
 def _moe_kernels(s):
@@ -1005,9 +1011,13 @@ def _layer_times(s, mem, route, comm):
         exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
         launch = kernels * s.per_kernel / s.fusion_factor
-        return LayerTime(kind, att_w, kv_t, att_c, attention, ffn_w, ffn_c, ffn, dispatch,
-                         combine, comm_t - dispatch - combine, comm_t, exposed, launch, kernels,
-                         act_sys, act_chip, local + exposed + launch)
+        return LayerTime(kind=kind, attention_weights=att_w, kv_cache=kv_t, attention_compute=att_c,
+                         attention=attention, ffn_weights=ffn_w, ffn_compute=ffn_c, ffn=ffn,
+                         dispatch=dispatch,
+                         combine=combine, tp_allreduce=comm_t - dispatch - combine, comm=comm_t,
+                         exposed_comm=exposed, launch=launch, kernels=kernels,
+                         active_experts=act_sys, active_experts_chip=act_chip,
+                         total=local + exposed + launch)
 
     dense = finish("dense", m.dense_ffn_params * wb / tp / bw,
                    t_dp * 2 * m.dense_ffn_params / tp / flops,
@@ -1037,7 +1047,8 @@ def _head_time(s):
     head_w = m.head_params * m.weight_bytes / tp / s.bw
     head_c = s.t_dp * 2 * m.head_params / tp / s.flops
     head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
-    return HeadTime(head_w, head_c, head_l, max(head_w, head_c) + head_l)
+    return HeadTime(weights=head_w, compute=head_c, launch=head_l, total=max(head_w,
+                                                                             head_c) + head_l)
 
 
 def _breakdown(layers, head):

@@ -8,6 +8,7 @@ published kernel does it (:mod:`fabric._exchange`: ``deepep-normal``,
 Per phase (terms add)::
 
     time = syncs x (base + hop latency)              fixed: the kernel's handshakes
+         + (kernels - 1) x kernel gap                 fixed: boundaries between its kernels
          + max(scale-up time, network time)           pipelined stages (else their sum)
          + local copy time                            receive part through HBM, if any
 
@@ -48,6 +49,13 @@ round trips: ``max(transfer, rounds x round trip)``.
   (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth.
 * **Fixed**: :data:`fabric.EXCHANGE_SYNC` per synchronisation, over the
   network hop when the exchange spans more than one node.
+* **Kernel boundaries**: a phase of ``n`` kernels (e.g. TensorRT-LLM's dispatch:
+  prepare, dispatch, sanitize) replayed in a CUDA graph pays ``n - 1`` gaps between
+  them inside its own span (``kernel_gap``, default the decode model's
+  :data:`analysis.GRAPH_KERNEL_OVERHEAD`, measured per kernel under CUDA graphs);
+  the first kernel's start is what the handshake's base latency already covers.
+  :func:`analysis.decode_step` charges every exchange kernel that gap itself and
+  passes ``kernel_gap=0``.
 * **Pulled combine** (:attr:`ExchangeKernel.pull_threads`): one thread block per
   token loads ``pull_threads x pull_vector`` bytes per step from the peers and
   must have them back before its next step, so a combine takes at least
@@ -66,7 +74,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(292, 'scale-up')
+(295, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """
@@ -277,6 +285,8 @@ class ExchangePhase:
     pull_latency : float
         Dependent round trips of a pulling combine (``rounds x round trip``); the
         transfer is at least this. 0 for phases that push.
+    kernel_gaps : float
+        The part of ``fixed`` spent between the phase's kernels.
     """
 
     fixed: float
@@ -289,6 +299,7 @@ class ExchangePhase:
     scaleup_bytes: float
     nic_bytes: float
     pull_latency: float = 0.0
+    kernel_gaps: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -487,7 +498,7 @@ def _network_time(fabric, ranks, net, rdma_payload):
     return worst, worst_bytes, out
 
 
-def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0):
+def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0):
     moved = max(up_t, net_t) if kern.pipelined else up_t + net_t
     transfer = max(moved, pull)
     time = fixed + transfer + copy_t
@@ -499,7 +510,7 @@ def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0):
         bott = "network" if net_t >= up_t else "scale-up"
     return ExchangePhase(fixed=fixed, scaleup=up_t, network=net_t, transfer=transfer,
                          local_copy=copy_t, time=time, bottleneck=bott, scaleup_bytes=up_b,
-                         nic_bytes=net_b, pull_latency=pull)
+                         nic_bytes=net_b, pull_latency=pull, kernel_gaps=gaps)
 
 
 def pull_rounds(nbytes, threads, vector):
@@ -549,7 +560,8 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
 
 
 def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
-                 transport=None, routing="uniform", runtime=None, chip=None, collective=None):
+                 transport=None, routing="uniform", runtime=None, chip=None, collective=None,
+                 kernel_gap=None):
     """Cost one MoE dispatch and combine with a named exchange kernel; see the module docstring.
 
     Parameters
@@ -584,6 +596,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         For the local-copy stage (HBM bandwidth); default ``fabric.chip``.
     collective : callable, optional
         Replaces ``analysis.cost`` for ``kernel="all-to-allv"``.
+    kernel_gap : float, optional
+        Seconds between two consecutive kernels of one phase (CUDA-graph replay);
+        default :data:`analysis.GRAPH_KERNEL_OVERHEAD`; ``0`` leaves the gaps out
+        (for a caller that charges every kernel itself, as ``decode_step`` does).
 
     Returns
     -------
@@ -662,8 +678,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         zero = {"scaleup": 0.0, "network": 0.0, "local_copy": 0.0, "scaleup_bytes": 0.0, "nic_bytes": 0.0}
         ph_d = ExchangePhase(fixed=0.0, transfer=t_d, time=t_d, bottleneck="collective", **zero)
         ph_c = ExchangePhase(fixed=0.0, transfer=t_c, time=t_c, bottleneck="collective", **zero)
-        return MoEExchange(kern.name, routing_name, n_ep, nodes, tokens, b_d, b_c, t_d, t_c,
-                           ph_d, ph_c, copies_rank, copies_node, copies_expert, {}, {}, params)
+        return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
+                           tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
+                           dispatch=t_d, combine=t_c,
+                           dispatch_phase=ph_d, combine_phase=ph_c, copies_rank=copies_rank,
+                           copies_node=copies_node, copies_expert=copies_expert, link_bytes={},
+                           nic_bytes={}, parameters=params)
 
     up_t, up_b, links = _scaleup_time(fabric, ranks, up, ls_payload)
     net_t, net_b, nics = _network_time(fabric, ranks, net, rd_payload)
@@ -678,15 +698,30 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             copy_c = (recv + tokens) * b_c / hbm       # read the k partials, write the sum
             params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
                                          chip_spec(c).source),)
-    fixed_d = kern.syncs[0] * sync
-    fixed_c = kern.syncs[1] * sync
-    ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d)
+    if kernel_gap is None:
+        import analysis                 # the decode model's Parameter, through the package
+        gap = analysis.GRAPH_KERNEL_OVERHEAD.value
+        params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
+    elif isinstance(kernel_gap, bool) or not isinstance(kernel_gap, numbers.Real) or not (
+            math.isfinite(kernel_gap) and kernel_gap >= 0):
+        raise SpecError(f"kernel_gap must be seconds >= 0, got {kernel_gap!r}")
+    else:
+        gap = float(kernel_gap)
+    gaps_d = max(kern.kernels[0] - 1, 0) * gap
+    gaps_c = max(kern.kernels[1] - 1, 0) * gap
+    fixed_d = kern.syncs[0] * sync + gaps_d
+    fixed_c = kern.syncs[1] * sync + gaps_c
+    ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d)
     pull = 0.0
     if kern.pull_threads and n_ep > 1:
         rounds = pull_rounds(b_c, kern.pull_threads, kern.pull_vector)
         pull = rounds * _round_trip(fabric, ranks, dom)
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
-                  net_b * scale, copy_c, pull)
-    return MoEExchange(kern.name, routing_name, n_ep, nodes, tokens, b_d, b_c, ph_d.time,
-                       ph_c.time, ph_d, ph_c, copies_rank, copies_node, copies_expert, links,
-                       nics, params)
+                  net_b * scale, copy_c, pull, gaps=gaps_c)
+    return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
+                       tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
+                       dispatch=ph_d.time,
+                       combine=ph_c.time, dispatch_phase=ph_d, combine_phase=ph_c,
+                       copies_rank=copies_rank, copies_node=copies_node,
+                       copies_expert=copies_expert, link_bytes=links,
+                       nic_bytes=nics, parameters=params)

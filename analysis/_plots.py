@@ -196,8 +196,25 @@ def _draw_3d(fabric, ax):
             segments[dim], colors=_part_color(dim) if dim >= 0 else "0.5",
             linewidths=0.45, alpha=0.55, label=label))
     chips = [n for n in fabric.endpoints]
-    xyz = np.array([pos[n] for n in chips])
-    ax.scatter(xyz[:, 0], xyz[:, 1], xyz[:, 2], s=7, c="black", depthshade=False, zorder=3)
+    # chips shaded by their host (server) domain, so the hosts a plan spans can be seen
+    host_of = fabric.host_of
+    hosts = list(dict.fromkeys(host_of.get(n) for n in chips))
+    if len(hosts) > 1 and None not in hosts:
+        import matplotlib as mpl
+
+        cmap = mpl.colormaps["cividis"]
+        for k, h in enumerate(hosts):
+            mine = np.array([pos[n] for n in chips if host_of.get(n) == h])
+            shade = cmap(k / max(len(hosts) - 1, 1))
+            label = (f"chips of {h}" if len(hosts) <= 8 else
+                     f"chips, shaded by host ({len(hosts)} hosts)" if k == 0 else None)
+            ax.scatter(mine[:, 0], mine[:, 1], mine[:, 2], s=9, color=shade,
+                       edgecolors="black", linewidths=0.3, depthshade=False, zorder=3,
+                       label=label)
+    else:
+        xyz = np.array([pos[n] for n in chips])
+        ax.scatter(xyz[:, 0], xyz[:, 1], xyz[:, 2], s=7, c="black", depthshade=False,
+                   zorder=3)
     others = [n for n in G.nodes if G.nodes[n].get("kind") != "chip"]
     if others:
         oxyz = np.array([pos[n] for n in others])
@@ -214,7 +231,7 @@ def _draw_3d(fabric, ax):
     ax.set_zlabel("dim 2")
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.set_major_locator(_integer_locator())
-    ax.legend(loc="upper left", fontsize="x-small")
+    ax.legend(loc="upper left", fontsize="x-small", ncol=2)
     return ax
 
 
@@ -594,10 +611,19 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
     """
     rows = _check_rows(rows, ("size", "ratio", *group), "plot_ratio")
     ax = _new_axes(ax)
-    for key, grp in _rows_by(rows, group).items():
+    # one colour per system (its colour in every figure); the rest of the label (the
+    # operation) picks the line style and marker, the same for every system
+    styles, markers = ("-", "--", ":", "-."), ("o", "s", "^", "D")
+    rests = {}
+    for i, (key, grp) in enumerate(_rows_by(rows, group).items()):
         grp = sorted(grp, key=lambda r: r["size"])
-        ax.plot([r["size"] for r in grp], [r["ratio"] for r in grp], marker="o",
-                markersize=2.5, label=" ".join(map(str, key)))
+        label = " ".join(map(str, key))
+        system = _system_of(label)
+        rest = label[len(system):].strip() if system else ""
+        k = rests.setdefault(rest, len(rests))
+        ax.plot([r["size"] for r in grp], [r["ratio"] for r in grp],
+                marker=markers[k % len(markers)], markersize=2.5,
+                linestyle=styles[k % len(styles)], color=_color_of(label, i), label=label)
     ax.axhline(1.0, color="0.3", linewidth=0.6, linestyle="-")
     if reference is not None:
         ax.axhline(reference, color="0.3", linewidth=0.8, linestyle=":",
@@ -606,7 +632,9 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
     ax.set_yscale("log")
     ax.set_xlabel("message size per rank")
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize="x-small")
+    # below the axes, where no curve can be hidden under it
+    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
+              borderaxespad=0.0, frameon=False)
     return ax
 
 
@@ -719,7 +747,9 @@ def plot_stacked_bars(rows, ax=None, *, category="system", part="component", val
     ax.set_yticks(range(len(cats)), cats)
     ax.invert_yaxis()
     ax.set_xlabel(f"{value} ({unit_name})")
-    ax.legend(fontsize="x-small", ncol=2)
+    # above the bars, where it hides none of them
+    ax.legend(fontsize="x-small", ncol=min(len(parts), 3), loc="lower center",
+              bbox_to_anchor=(0.5, 1.01), borderaxespad=0.0, frameon=False)
     return ax
 
 

@@ -1,9 +1,13 @@
 """A progress bar for long work, on stderr, only when someone is watching.
 
-The bar is drawn only when its stream is a terminal (``isatty()``), so pipes,
-files and CI logs stay clean, and never when the caller asks for quiet
-(``--quiet`` on the CLI). No third-party dependency: one line redrawn with a
-carriage return, at most ten times a second, and finished with a newline.
+The bar is drawn only when its stream is a terminal (``isatty()``) or a Jupyter
+notebook's output stream (ipykernel's ``OutStream``, which is not a terminal but
+renders the carriage return as a redraw of the line), so pipes, files and CI logs
+stay clean, and never when the caller asks for quiet (``--quiet`` on the CLI). No
+third-party dependency: one line redrawn with a carriage return, at most ten times a
+second, and finished with a newline. With ``live=True`` a background thread redraws
+the line every second, so that the elapsed time moves during one long step (an LP
+solve) and the current stage (:meth:`Progress.stage`) is shown.
 
 Examples
 --------
@@ -16,9 +20,19 @@ Examples
 """
 
 import sys
+import threading
 import time
 
 __all__ = ["Progress"]
+
+
+def watched(stream):
+    """Whether someone watches ``stream``: a terminal, or a Jupyter notebook's output
+    (ipykernel's ``OutStream``: not a terminal, but it redraws on a carriage return)."""
+    isatty = getattr(stream, "isatty", None)
+    if isatty is not None and isatty():
+        return True
+    return type(stream).__module__.split(".")[0] == "ipykernel"
 
 
 class Progress:
@@ -40,6 +54,11 @@ class Progress:
         Characters in the bar itself.
     min_interval : float
         Seconds between redraws; the final state is always drawn.
+    live : bool
+        Also redraw every ``live_interval`` seconds from a background thread (for
+        work whose steps are few and long).
+    live_interval : float
+        Seconds between the live redraws.
 
     Raises
     ------
@@ -48,7 +67,7 @@ class Progress:
     """
 
     def __init__(self, total, desc="", *, stream=None, enabled=None, quiet=False, width=30,
-                 min_interval=0.1):
+                 min_interval=0.1, live=False, live_interval=1.0):
         if isinstance(total, bool) or not isinstance(total, int) or total < 0:
             raise ValueError(f"total must be a non-negative int, got total={total!r}")
         if width < 1:
@@ -59,8 +78,7 @@ class Progress:
         if quiet:
             enabled = False
         elif enabled is None:
-            isatty = getattr(self.stream, "isatty", None)
-            enabled = bool(isatty and isatty())
+            enabled = watched(self.stream)
         self.enabled = enabled
         self.width = width
         self.min_interval = min_interval
@@ -69,9 +87,27 @@ class Progress:
         self._last_draw = None
         self._drawn_done = None
         self._closed = False
+        self._stage = ""
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        if live and self.enabled:
+            self._thread = threading.Thread(target=self._tick, args=(live_interval,),
+                                            daemon=True)
+
+    def _tick(self, interval):
+        while not self._stop.wait(interval):
+            self._draw(force=True)
+
+    def stage(self, text):
+        """Show ``text`` (what is being done now) after the count; redraws."""
+        self._stage = str(text)
+        self._draw(force=True)
 
     def __enter__(self):
         self._draw(force=True)
+        if self._thread is not None:
+            self._thread.start()
         return self
 
     def __exit__(self, *exc):
@@ -89,24 +125,33 @@ class Progress:
         filled = round(frac * self.width)
         elapsed = int(time.monotonic() - self._start)
         label = f"{self.desc} " if self.desc else ""
+        stage = f" {self._stage}" if self._stage else ""
         return (f"{label}[{'#' * filled}{'.' * (self.width - filled)}] "
-                f"{self.done}/{self.total} {elapsed // 60}:{elapsed % 60:02d}")
+                f"{self.done}/{self.total} {elapsed // 60}:{elapsed % 60:02d}{stage}")
 
     def _draw(self, force=False):
         if not self.enabled or self._closed:
             return
-        now = time.monotonic()
-        if not force and self._last_draw is not None and now - self._last_draw < self.min_interval:
-            return
-        self._last_draw = now
-        self._drawn_done = self.done
-        self.stream.write("\r" + self.render())
-        self.stream.flush()
+        with self._lock:
+            now = time.monotonic()
+            if (not force and self._last_draw is not None
+                    and now - self._last_draw < self.min_interval):
+                return
+            self._last_draw = now
+            self._drawn_done = self.done
+            # pad so that a shorter line (a shorter stage) leaves nothing of the last one
+            text = self.render()
+            self.stream.write("\r" + text.ljust(getattr(self, "_width_drawn", 0)))
+            self._width_drawn = len(text)
+            self.stream.flush()
 
     def close(self):
         """Draw the final state and end the line (only if anything was drawn)."""
         if self._closed:
             return
+        if self._thread is not None and self._thread.is_alive():
+            self._stop.set()
+            self._thread.join()
         if self._drawn_done != self.done:  # the final count is shown once, not twice
             self._draw(force=True)
         if self.enabled:

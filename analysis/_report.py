@@ -39,7 +39,13 @@ from pathlib import Path
 from fabric import SpecError
 
 from ._report_decode import decode_section
-from ._report_fair import chip_section, cost_section, fair_section, sensitivity_section
+from ._report_fair import (
+    assumption_clause,
+    chip_section,
+    cost_section,
+    fair_section,
+    sensitivity_section,
+)
 from ._report_parts import Report, report_fabric
 from ._report_render import csv_text, render_figures, render_html, render_markdown
 from ._report_sections import (
@@ -167,7 +173,10 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
 
     def found(key, sentences):
         if sentences:
-            groups.append((titles[key], tuple(sentences)))
+            # a finding says what it assumes (older sections' sentences do not by themselves)
+            clause = assumption_clause(key, fabrics)
+            groups.append((titles[key], tuple(
+                s if "Assumes" in s or "assumption" in s else s + clause for s in sentences)))
 
     # No progress bar of its own: the long stages (sweeps, figures) draw theirs, and two
     # bars on one terminal line would overwrite each other.
@@ -211,7 +220,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     parts.append(assumptions)
     if command is None:
         command = "cofabric report " + " ".join(fabrics)
-    return Report(tuple(fabrics), tuple(groups), tuple(parts), command)
+    return Report(systems=tuple(fabrics), finding_groups=tuple(groups), sections=tuple(parts),
+                  command=command)
 
 
 def _own_chip_systems(fabrics):

@@ -531,3 +531,32 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
                             "under Cost and power; the decode finding's under MoE decode."),),
                       tables=(table,), figures=(fig,))
     return section, found
+
+
+#: What each older section's findings rest on (besides the parameters named with it).
+_RESTS_ON = {
+    "structure": ("the topology as built; bisection from the link bandwidths", ("bandwidth",)),
+    "latency": ("the per-hop latencies and the transport's fixed costs", ("latency",)),
+    "collectives": (("the link bandwidths and latencies, the chip's reduce rate and the runtime "
+                    "named"), ("bandwidth", "latency", "reduce_rate")),
+    "symmetric": (("the link bandwidths and latencies, the chip's reduce rate and the runtime "
+                  "named"), ("bandwidth", "latency", "reduce_rate")),
+    "utilization": (("shortest-path routing with equal-cost paths split evenly, and the link "
+                    "bandwidths"), ("bandwidth",)),
+    "failures": (("the fabric's own routing around the failure (shortest paths left), and the "
+                 "link bandwidths"), ("bandwidth",)),
+}
+
+
+def assumption_clause(section, fabrics):
+    """' Assumes: ...' for a finding of ``section`` that does not say what it assumes:
+    what the section's figures rest on and the parameters of the first two systems whose
+    sources call them assumptions (the sensitivity section varies those); '' if the
+    section is not one of these."""
+    if section not in _RESTS_ON:
+        return ""
+    what, kinds = _RESTS_ON[section]
+    names = [n for n, (_, k) in _assumed(dict(list(fabrics.items())[:2])).items() if k in kinds]
+    tail = (f"; assumed (no published figure): {', '.join(sorted(names))}" if names
+            else "; every one of them from a published figure")
+    return f" Assumes: {what}{tail}."

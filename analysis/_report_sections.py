@@ -259,19 +259,10 @@ def utilization_section(fabrics):
 
 
 def _reduce_link(f, u, v):
-    """``f`` with one physical link of the edge (u, v) failed: a bundle loses one lane's
-    bandwidth; a single link is removed (:meth:`fabric.Fabric.without`)."""
-    import networkx as nx
-
-    data = f.graph.edges[u, v]
-    lanes = data.get("lanes", 1)
-    if lanes <= 1:
-        return f.without(links=[(u, v)])
-    H = nx.Graph(f.graph)
-    H.edges[u, v]["bandwidth"] = data["bandwidth"] * (lanes - 1) / lanes
-    H.edges[u, v]["lanes"] = lanes - 1
-    nx.freeze(H)
-    return f.replace(graph=H, name=f"{f.name} without one link of {u}-{v}")
+    """``f`` with one physical link of the edge (u, v) failed: a bundle loses one lane
+    (and that share of its bandwidth); a single link is removed. Either way
+    :attr:`fabric.Fabric.failures` records it (:meth:`fabric.Fabric.without`)."""
+    return f.without(lanes=[(u, v)])
 
 
 def _failure_candidates(f):

@@ -174,7 +174,8 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
         np.add.at(flow, link[m], k * nb[m])
     util = flow / p.cap
     k = float(k * p.cscale / p.dscale)
-    return Throughput(k, 1.0 / k, p.C, nvar, ncons, util, how)
+    return Throughput(k=k, time=1.0 / k, commodities=p.C, variables=nvar, constraints=ncons,
+                      link_utilization=util, method=how)
 
 
 # The link formulation's default size limit, and where "auto" switches to column generation:
@@ -289,8 +290,9 @@ def _core_problem(fabric, matrix):
     np.fill_diagonal(Dn, 0.0)  # chips on one switch: only their own links carry it
     live = np.flatnonzero(Dn.sum(axis=1) > 0)
     core_link = np.flatnonzero(~leaf[tail] & ~leaf[head])
-    return _Core(cap, cscale, dscale, ep, sent, recv, out_link, in_link, core_link,
-                 cidx[tail[core_link]], cidx[head[core_link]], Nc, live, Dn)
+    return _Core(cap=cap, cscale=cscale, dscale=dscale, ep=ep, sent=sent, recv=recv,
+                 out_link=out_link, in_link=in_link, core_link=core_link,
+                 ct=cidx[tail[core_link]], ch=cidx[head[core_link]], Nc=Nc, live=live, Dn=Dn)
 
 
 def _link_lp(p, name):
@@ -755,7 +757,9 @@ def _symmetric(fabric, fill):
     k = float(x[-1] * cscale / fill)
     used = np.bincount(orbit, weights=x[:-1], minlength=n_orb) * n / size
     util = (used / cap)[orbit]
-    return Throughput(k, 1.0 / k, 1, nvar, A_eq.shape[0] + A_ub.shape[0], util, "symmetric")
+    return Throughput(k=k, time=1.0 / k, commodities=1, variables=nvar,
+                      constraints=A_eq.shape[0] + A_ub.shape[0], link_utilization=util,
+                      method="symmetric")
 
 
 def bisection_bound(fabric, nbytes=1.0):

@@ -289,7 +289,8 @@ class Fabric:
         carries = np.array([d.get("carries", "") or "" for d in reps], dtype=object)[inv]
         for arr in (u, v, bw, lat, lanes, tech, carries):
             arr.flags.writeable = False
-        return EdgeArrays(u, v, bw, lat, lanes, tech, carries)
+        return EdgeArrays(u=u, v=v, bandwidth=bw, latency=lat, lanes=lanes, tech=tech,
+                          carries=carries)
 
     @cached_property
     def loadstore_domains(self):
@@ -362,11 +363,11 @@ class Fabric:
 
         return route(self, src, dst)
 
-    def without(self, links=(), chips=()):
-        """A degraded copy with failed links and chips removed; see :func:`fabric.without`."""
+    def without(self, links=(), chips=(), lanes=()):
+        """A degraded copy with failed links, chips and lanes; see :func:`fabric.without`."""
         from ._failures import without
 
-        return without(self, links=links, chips=chips)
+        return without(self, links=links, chips=chips, lanes=lanes)
 
     # -- addressing (fabric/_address.py, _domains.py, _symmetric.py) -------------------
 

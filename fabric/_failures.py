@@ -61,32 +61,40 @@ class Failures:
     Attributes
     ----------
     links : tuple of (node, node)
-        Failed links, as the pairs of their ends.
+        Failed links, as the pairs of their ends (every lane of a bundle).
     nodes : tuple
         Failed nodes of every kind (chips, switches, NICs), in the order given.
     ranks : mapping
         Failed chip -> the rank it had (and keeps: ranks are stable).
+    lanes : tuple of ((node, node), int)
+        Bundles that lost some of their lanes but still carry traffic: the link's
+        ends and how many lanes failed (its bandwidth and ``lanes`` shrink in
+        proportion). A bundle that loses every lane is a failed link instead.
 
     Examples
     --------
     >>> Failures().degraded, Failures(links=(("a", "b"),)).degraded
     (False, True)
+    >>> Failures(lanes=((("a", "b"), 1),)).degraded
+    True
     """
 
     links: tuple = ()
     nodes: tuple = ()
     ranks: types.MappingProxyType = dataclasses.field(
         default_factory=lambda: types.MappingProxyType({}))
+    lanes: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(tuple(x) for x in self.links))
         object.__setattr__(self, "nodes", tuple(self.nodes))
         object.__setattr__(self, "ranks", types.MappingProxyType(dict(self.ranks)))
+        object.__setattr__(self, "lanes", tuple((tuple(e), int(k)) for e, k in self.lanes))
 
     @property
     def degraded(self):
         """Whether anything has failed."""
-        return bool(self.links or self.nodes)
+        return bool(self.links or self.nodes or self.lanes)
 
     @property
     def chips(self):
@@ -96,10 +104,10 @@ class Failures:
     def __bool__(self):
         return self.degraded
 
-    def plus(self, links=(), nodes=(), ranks=None):
+    def plus(self, links=(), nodes=(), ranks=None, lanes=()):
         """These failures and more (a fabric degraded twice keeps both)."""
-        return Failures(self.links + tuple(links), self.nodes + tuple(nodes),
-                        {**self.ranks, **(ranks or {})})
+        return Failures(links=self.links + tuple(links), nodes=self.nodes + tuple(nodes),
+                        ranks={**self.ranks, **(ranks or {})}, lanes=self.lanes + tuple(lanes))
 
 
 def _link_pair(fabric, item):
@@ -125,7 +133,7 @@ def _link_pair(fabric, item):
     return a, b
 
 
-def without(fabric, links=(), chips=()):
+def without(fabric, links=(), chips=(), lanes=()):
     """Return a degraded copy of ``fabric`` with ``links`` and ``chips`` removed.
 
     Parameters
@@ -137,6 +145,11 @@ def without(fabric, links=(), chips=()):
     chips : iterable
         Failed nodes (names or ranks): chips, or switches; every link of a
         failed node fails with it.
+    lanes : iterable
+        Failed lanes of bundled links, each written as a link; a link named ``k``
+        times loses ``k`` lanes. The bundle keeps routing with ``lanes - k`` lanes and
+        that fraction of its bandwidth (latency unchanged); losing every lane fails the
+        link. Recorded in ``failures.lanes`` (or ``failures.links``).
 
     Returns
     -------
@@ -156,13 +169,37 @@ def without(fabric, links=(), chips=()):
     >>> g = without(topologies.build("fattree:k=4"), links=["agg0.0-core0"], chips=[15])
     >>> g.name, g.n_endpoints
     ('fattree:k=4 without 1 link and 1 node', 15)
+    >>> f = topologies.build("torus:4x4,links=2")          # 2 lanes per link
+    >>> g = f.without(lanes=["chip0-chip1"])
+    >>> g.failures.lanes, g.graph.edges["chip0", "chip1"]["lanes"]
+    (((('chip0', 'chip1'), 1),), 1)
+    >>> g.graph.edges["chip0", "chip1"]["bandwidth"] * 2 == f.graph.edges["chip0", "chip1"]["bandwidth"]
+    True
+    >>> f.without(lanes=["chip0-chip1"] * 2).failures.links
+    (('chip0', 'chip1'),)
     """
     if isinstance(links, str) or (isinstance(links, tuple) and len(links) == 2
                                   and not isinstance(links[0], (tuple, list))):
         links = [links]  # one link given bare
     if isinstance(chips, (str, int)):
         chips = [chips]
+    if isinstance(lanes, str) or (isinstance(lanes, tuple) and len(lanes) == 2
+                                  and not isinstance(lanes[0], (tuple, list))):
+        lanes = [lanes]
     dead_links = [_link_pair(fabric, x) for x in links]
+    lost = {}  # bundle -> lanes failed, in the order first named
+    for x in lanes:
+        a, b = _link_pair(fabric, x)
+        key = (a, b) if (a, b) in lost or (b, a) not in lost else (b, a)
+        lost[key] = lost.get(key, 0) + 1
+    thin = []
+    for (a, b), k in lost.items():
+        if any({a, b} == set(e) for e in dead_links):
+            continue  # the whole link failed anyway
+        if k >= fabric.graph.edges[a, b].get("lanes", 1):
+            dead_links.append((a, b))
+        else:
+            thin.append(((a, b), k))
     dead_nodes = []
     for x in chips:
         try:
@@ -174,6 +211,12 @@ def without(fabric, links=(), chips=()):
     if not endpoints:
         raise NodeError(f"{fabric.name}: failing {len(dead)} nodes leaves no chip")
     H = nx.Graph(fabric.graph)
+    for (a, b), k in thin:
+        data = dict(H.edges[a, b])
+        n = data.get("lanes", 1)
+        data["bandwidth"] = data["bandwidth"] * (n - k) / n
+        data["lanes"] = n - k
+        H.add_edge(a, b, **data)
     H.remove_edges_from(dead_links)
     H.remove_nodes_from(dead)
     nx.freeze(H)
@@ -181,11 +224,15 @@ def without(fabric, links=(), chips=()):
     domains = {h: cs for h, cs in domains.items() if cs}
     rank_of = fabric.rank_of
     ranks = tuple(rank_of[n] for n in endpoints)
+    thin = [(e, k) for e, k in thin if not dead & set(e)]
     failures = fabric.failures.plus(dead_links, dead_nodes,
-                                    {n: rank_of[n] for n in dead_nodes if n in rank_of})
+                                    {n: rank_of[n] for n in dead_nodes if n in rank_of}, thin)
     what = []
     if dead_links:
         what.append(f"{len(dead_links)} link{'s' if len(dead_links) != 1 else ''}")
+    if thin:
+        n_lanes = sum(k for _, k in thin)
+        what.append(f"{n_lanes} lane{'s' if n_lanes != 1 else ''}")
     if dead_nodes:
         what.append(f"{len(dead_nodes)} node{'s' if len(dead_nodes) != 1 else ''}")
     name = fabric.name + (f" without {' and '.join(what)}" if what else "")

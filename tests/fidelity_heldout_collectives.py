@@ -78,6 +78,12 @@ CASES = {
     "nccl-tests319-h100-2x8-ring-ar": _case(
         "rail:servers=2,gpus=8,nvls=1,chip=h100,nic=ib-ndr", "all-reduce", 8 * GiB,
         algorithm="ring"),
+    # 16 HGX H100 nodes; the issue does not name the NICs: the rail preset's default
+    # (one 400G NIC per GPU) stands for them
+    "nccl1469-h100-16x8-ar-16b": _case("rail:servers=16,gpus=8,nvls=1,chip=h100", "all-reduce",
+                                       16, metric="time"),
+    "nccl1469-h100-16x8-ar-4k": _case("rail:servers=16,gpus=8,nvls=1,chip=h100", "all-reduce",
+                                      4 * KiB, metric="time"),
 }
 
 #: Held-out rows the model misses by more than the goal today, and why (filled from the
@@ -115,6 +121,10 @@ KNOWN_MISSES = {
         "accounts for it"),
     "azure-gb200-tray-ring-ar-256k": "as azure-gb200-tray-ring-ar-4k (17.5 us vs 12.7 us)",
     "azure-gb200-tray-ring-ar-4m": "as azure-gb200-tray-ring-ar-4k (43 us vs 32.5 us)",
+    "nccl1469-h100-16x8-ar-4k": (
+        "NCCL's tuner cost for a 128-rank tree in LL (55 us at 16 B, +2 us at 4 KiB) grows "
+        "too little with size against the measurement (62 -> 77 us); the issue's network is "
+        "not stated, so the NIC is the rail preset's assumption"),
     "tritondist-h100-ar-4m": (
         "the NVLS mid-size ramp (as azure-h200-nvls-ar-4m): 59 us measured against NCCL's "
         "tuner estimate of 40 us, plus torch.distributed's call overhead"),

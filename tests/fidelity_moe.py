@@ -88,14 +88,14 @@ CASES = {
 
 #: Rows the model misses by more than 35% today (symmetric error), and why.
 KNOWN_MISSES = {
-    "trtllm-ep8-bs1-dispatch": "fixed cost: one NCCL LL step (7.2 us) against ~19 us measured; "
-                               "the kernel's small-batch floor has no published breakdown",
-    "trtllm-ep8-bs1-combine": "fixed cost: 7.2 us + 2.4 us of pulled round trips (4 x 0.6 us) "
-                              "against ~31 us measured",
-    "trtllm-ep8-bs16-dispatch": "fixed cost: 7.2 us against ~18 us measured",
-    "trtllm-ep8-bs16-combine": "fixed cost: 7.2 us + 2.4 us of pulled round trips against "
-                               "~33 us measured",
-    "trtllm-ep8-bs128-combine": "fixed cost: 7.2 us + an NVLink transfer at NCCL's per-link "
+    "trtllm-ep8-bs1-dispatch": "fixed cost: one NCCL LL step (7.2 us) + 2 graph kernel gaps "
+                               "(2.6 us) against ~19 us measured; the kernel's small-batch floor "
+                               "has no published breakdown",
+    "trtllm-ep8-bs1-combine": "7.2 us + 1 kernel gap + 4 pulled round trips (2.4 us) against "
+                              "~31 us measured",
+    "trtllm-ep8-bs16-dispatch": "as bs1: 12 us modelled against ~18.5 us measured",
+    "trtllm-ep8-bs16-combine": "as bs1: 10.9 us modelled against ~33 us measured",
+    "trtllm-ep8-bs128-combine": "7.2 us + 1 kernel gap + an NVLink transfer at NCCL's per-link "
                                 "rate (17.8 us) against 38.1 us measured",
     "deepep-v1-ep8-ll-dispatch": "77 us measured: NVLink transfer (40 us at NCCL's 20.6 GB/s "
                                  "per link) + handshake + receive copy give 52 us; the rest "

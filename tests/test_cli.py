@@ -78,3 +78,16 @@ def test_route_to_a_failed_rank_is_bad_input(capsys):
     assert "rank 5 (chip5) has failed" in capsys.readouterr().err
     assert main(["route", "sd200-ultra", "0", "127", "--fail-chip", "chip3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["target"] == "chip127"
+
+
+def test_fail_lane_thins_a_bundle(capsys):
+    assert main(["metrics", "torus:4x4,links=2", "--fail-lane", "chip0-chip1", "--json"]) == 0
+    (d,) = json.loads(capsys.readouterr().out)
+    assert d["failed"]["lanes"] == [[["chip0", "chip1"], 1]] and d["failed"]["links"] == []
+    assert d["bisection_links"] == 15
+    assert main(["route", "torus:4x4,links=2", "0", "1", "--fail-lane", "chip0-chip1",
+                 "--fail-lane", "chip1-chip0"]) == 0
+    out = capsys.readouterr().out  # both lanes gone: the link failed, the route detours
+    assert "without 1 link:" in out and "path: chip0 -> chip1 " not in out and "(3 hops)" in out
+    assert main(["latency", "torus:4x4", "--fail-lane", "chip0-chip9"]) == 2
+    assert "no such link" in capsys.readouterr().err

@@ -349,3 +349,37 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
 def test_pull_profile_is_validated():
     with pytest.raises(ValueError, match="both"):
         dataclasses.replace(exchange_kernel("one-sided"), pull_vector=0)
+
+
+# -- kernel boundaries inside a phase ------------------------------------------------------------
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(sorted(set(EXCHANGE_KERNELS) - {"all-to-allv"})),
+       st.sampled_from([0.0, 1.3e-6, 5e-6]), st.sampled_from([1, 64]))
+def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
+    """fixed = syncs x (base + hop) + (kernels - 1) x gap, per phase, for every kernel; the
+    gap adds to the time one for one (nothing else moves)."""
+    from fabric import EXCHANGE_SYNC
+    f = h800(2) if exchange_kernel(kernel).scale_out else topologies.build("dgx-h100")
+    ep = 16 if exchange_kernel(kernel).scale_out else 8
+    kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2}
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel_gap=gap, **kw)
+    r0 = moe_exchange(f, "deepseek-v3", tokens, ep, kernel_gap=0.0, **kw)
+    k = exchange_kernel(kernel)
+    hop = EXCHANGE_SYNC["network" if r.nodes > 1 else "scaleup"].value
+    for ph, ph0, n, syncs in ((r.dispatch_phase, r0.dispatch_phase, k.kernels[0], k.syncs[0]),
+                              (r.combine_phase, r0.combine_phase, k.kernels[1], k.syncs[1])):
+        assert ph.kernel_gaps == pytest.approx((n - 1) * gap, abs=1e-18)
+        assert ph.fixed == pytest.approx(syncs * (EXCHANGE_SYNC["base"].value + hop)
+                                         + (n - 1) * gap, rel=1e-12)
+        assert ph.time - ph0.time == pytest.approx((n - 1) * gap, abs=1e-15)
+
+
+def test_default_kernel_gap_is_the_graph_overhead_and_bad_gap_refused():
+    f = topologies.build("dgx-h100")
+    kw = {"kernel": "one-sided", "dispatch_bytes": 2, "combine_bytes": 2}
+    r = moe_exchange(f, "deepseek-v3", 4, 8, **kw)
+    assert r.dispatch_phase.kernel_gaps == pytest.approx(2 * analysis.GRAPH_KERNEL_OVERHEAD.value)
+    assert analysis.GRAPH_KERNEL_OVERHEAD in r.parameters
+    with pytest.raises(SpecError, match="kernel_gap"):
+        moe_exchange(f, "deepseek-v3", 4, 8, kernel_gap=-1.0, **kw)

@@ -32,7 +32,11 @@ def test_hypermesh_is_drawn_in_3d_with_every_link():
     assert sum(len(c._segments3d) for c in ax.collections if hasattr(c, "_segments3d")) \
         == f.graph.number_of_edges() == 832
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        "dimension 0", "dimension 1", "dimension 2"]
+        "dimension 0", "dimension 1", "dimension 2", "chips, shaded by host (16 hosts)"]
+    # every chip drawn once, in its host's shade (one scatter per host)
+    shades = [c for c in ax.collections if not hasattr(c, "_segments3d")]
+    assert len(shades) == len(set(f.host_of[n] for n in f.endpoints)) == 16
+    assert sum(len(c.get_offsets()) for c in shades) == f.n_endpoints
 
 
 def test_3d_fabric_refuses_a_2d_axes():

@@ -44,3 +44,15 @@ def test_best_rows_use_the_native_transport(report):
                 if t.name == "collectives_best")
     torus = [r for r in best.csv_rows if r["system"] == "torus:4x4"]
     assert torus and {r["transport"] for r in torus} == {"loadstore"}
+
+
+def test_nicless_systems_compare_only_offered_transports(report):
+    # the torus has no NIC: its findings compare symmetric memory with message passing over
+    # its own load/store fabric and name RDMA only as a what-if
+    groups = dict(report.finding_groups)
+    mine = [t for t in groups["Symmetric memory"] if "torus:4x4" in t]
+    assert mine
+    for t in mine:
+        if "RDMA" in t:
+            assert "what-if" in t, t
+    assert any("same load/store fabric" in t for t in mine)

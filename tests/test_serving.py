@@ -251,3 +251,13 @@ def test_batch_set_by_sweep_not_decode_kwargs(node):
         serving_frontier("kimi-k2", node, isl=10, osl=10, context=5, tokens_per_sequence=2)
     assert math.isfinite(serving_point("kimi-k2", node, isl=10, osl=10, batch=1,
                                        layout="tp=8").tpot)
+
+
+def test_prefill_with_experts_split_pays_two_allreduces_per_moe_layer(node):
+    # tp=8 with whole experts (ep=8): one all-reduce + dispatch + combine per MoE layer;
+    # every expert split (etp=8, ep=1): two all-reduces, no exchange
+    m = analysis.model_config("kimi-k2")
+    split = prefill_time(m, node, isl=256, layout="tp=8,dp=1,etp=8", runtime="ideal")
+    ar = analysis.cost(node, "all-reduce", 256 * m.hidden * m.activation_bytes,
+                       ranks=list(range(8)), runtime="ideal").time
+    assert split.comm == pytest.approx((m.dense_layers * 2 + m.moe_layers * 2) * ar)

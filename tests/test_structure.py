@@ -231,3 +231,26 @@ def test_forwarding_tables_of_a_degraded_clos_skip_the_failed_chip():
     ft = forwarding_tables(f)
     base5 = f.address_map.global_address("chip5", 0)
     assert ft.forward("chip0", base5)[-1] == "chip5"
+
+
+def test_a_failed_lane_is_a_typed_failure_that_thins_its_bundle():
+    f = topologies.build("torus:4x4,links=2")
+    g = f.without(lanes=["chip0-chip1"])
+    assert g.failures.degraded and g.failures.lanes == ((("chip0", "chip1"), 1),)
+    assert g.failures.links == () and g.name == "torus:4x4,links=2 without 1 lane"
+    e, e0 = g.graph.edges["chip0", "chip1"], f.graph.edges["chip0", "chip1"]
+    assert (e["lanes"], e["bandwidth"], e["latency"]) == (1, e0["bandwidth"] / 2, e0["latency"])
+    assert f.graph.edges["chip0", "chip1"]["lanes"] == 2  # the intact fabric is untouched
+    # a degraded fabric takes no closed form: the torus's 16-lane cut lost one lane
+    links, _, exact, _ = bisection(g)
+    assert (links, exact) == (_brute_bisection(g), True) and links == 15
+    # routes stay (the link still carries), two failed lanes fail the link, and a lane
+    # failure is recorded once even when named from the other end
+    assert g.route("chip0", "chip1") == ["chip0", "chip1"]
+    h = f.without(lanes=["chip0-chip1", ("chip1", "chip0")])
+    assert h.failures.links == (("chip0", "chip1"),) and h.failures.lanes == ()
+    assert not h.graph.has_edge("chip0", "chip1")
+    assert f.without(lanes=["chip0-chip1"]).without(lanes=["chip4-chip5"]).failures.lanes == \
+        ((("chip0", "chip1"), 1), (("chip4", "chip5"), 1))
+    with pytest.raises(NodeError, match="no such link"):
+        f.without(lanes=["chip0-chip5"])
