@@ -581,7 +581,7 @@ class _Master:
             r = linprog(cost, A_ub=A, b_ub=self.b, bounds=(0, None), method="highs")
             x = r.x if r.status == 0 else None
             duals = -r.ineqlin.marginals if r.status == 0 else None
-            return _Solved(r.status, r.message, x, duals)
+            return _Solved(status=r.status, message=r.message, x=x, duals=duals)
         hc = self.hc
         if self.h is None:
             A = sp.hstack(self.blocks).tocsc()
@@ -607,10 +607,10 @@ class _Master:
         self.h.run()
         status = self.h.getModelStatus()
         if status != hc.HighsModelStatus.kOptimal:
-            return _Solved(2, f"HiGHS: {status}", None, None)
+            return _Solved(status=2, message=f"HiGHS: {status}", x=None, duals=None)
         sol = self.h.getSolution()
-        return _Solved(0, "optimal", np.asarray(sol.col_value),
-                       -np.asarray(sol.row_dual))
+        return _Solved(status=0, message="optimal", x=np.asarray(sol.col_value),
+                       duals=-np.asarray(sol.row_dual))
 
 
 @dataclasses.dataclass
