@@ -588,6 +588,7 @@ class _Master:
             A.sort_indices()
             h = hc._Highs()
             h.setOptionValue("output_flag", False)
+            h.setOptionValue("presolve", "off")
             lp = hc.HighsLp()
             n = A.shape[1]
             lp.num_col_, lp.num_row_ = n, self.n_rows
