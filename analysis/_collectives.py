@@ -501,12 +501,14 @@ def _plan(fabric, sched, idx, tr):
             if t.kind == "message":
                 messages = int(np.bincount(st.src).max())
                 overhead += (messages - 1) * t.software_post
-        steps.append(_StepPlan(st.label, st.repeat, lat, overhead, beta, gamma, j,
-                               float(loads[j]) if j >= 0 else 0.0, t.name,
-                               float(st.fraction.max(initial=0.0))))
+        steps.append(_StepPlan(label=st.label, repeat=st.repeat, latency=lat, overhead=overhead,
+                               beta=beta, gamma=gamma, link=j,
+                               link_unit=float(loads[j]) if j >= 0 else 0.0, transport=t.name,
+                               max_flow=float(st.fraction.max(initial=0.0))))
     transport_name = "+".join(sorted(names)) if names else (tr.name if tr else "loadstore")
     ovh = min(base, default=0.0)
-    return _Plan(sched.algorithm, sched.p, tuple(steps), sched.pipeline, transport_name, ovh)
+    return _Plan(algorithm=sched.algorithm, p=sched.p, steps=tuple(steps), pipeline=sched.pipeline,
+                 transport=transport_name, alpha_min=ovh)
 
 
 def _auto_transports(fabric, tr, idx):
@@ -590,8 +592,10 @@ def _evaluate(fabric, plan, n, overlap):
         if st.link >= 0:
             r = fabric.router
             link = (fabric.nodes[int(r.link_tail[st.link])], fabric.nodes[int(r.link_head[st.link])])
-        out.append(StepCost(st.label, reps, st.latency, st.overhead, transfer, reduction, t,
-                            link, st.link_unit * scale, st.transport))
+        out.append(StepCost(label=st.label, repeat=reps, latency=st.latency, overhead=st.overhead,
+                            transfer=transfer, reduction=reduction, time=t,
+                            bottleneck=link, link_bytes=st.link_unit * scale,
+                            transport=st.transport))
     return total, tuple(out), chunks
 
 
@@ -942,8 +946,10 @@ class _GroupView:
                 n_ls += reps
             else:
                 n_msg += reps
-        return _Transfer(per, max(ls, default=0.0), max(msg, default=0.0), max(1, phases), plan,
-                         self.fabric, self.overlap, n_ls, n_msg)
+        return _Transfer(per_byte=per, step_loadstore=max(ls, default=0.0),
+                         step_message=max(msg, default=0.0), phases=max(1, phases), plan=plan,
+                         fabric=self.fabric, overlap=self.overlap, steps_loadstore=n_ls,
+                         steps_message=n_msg)
 
     def node_transfer(self, algorithm, op=None):
         """:meth:`transfer` over the ranks of the first node only."""
@@ -986,9 +992,11 @@ def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overla
     factor = busbw_factor(op, p)
     busbw = algbw * factor if factor > 0 else 0.0  # one rank: nccl-tests reports 0
     big = max(steps, key=lambda s: s.transfer * s.repeat, default=None)
-    return CollectiveCost(fabric.name, op, size, p, plan.algorithm, plan.transport, t, algbw,
-                          busbw, steps,
-                          big.bottleneck if big is not None else None, lb, chunks, candidates)
+    return CollectiveCost(fabric=fabric.name, op=op, size=size, ranks=p, algorithm=plan.algorithm,
+                          transport=plan.transport, time=t, algbw=algbw,
+                          busbw=busbw, steps=steps,
+                          bottleneck=big.bottleneck if big is not None else None, lower_bound=lb,
+                          chunks=chunks, candidates=candidates)
 
 
 def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, transport=None,

@@ -117,6 +117,7 @@ __all__ = [
     "GRAPH_KERNEL_OVERHEAD",
     "KERNELS",
     "LAUNCH_OVERHEAD",
+    "MIN_KERNEL_TIME",
     "VLLM_GRAPH_KERNELS",
     "DecodeBreakdown",
     "DecodeStep",
@@ -220,6 +221,19 @@ DECODE_HBM_EFFICIENCY = Parameter(
     "Hazy Research 'Look Ma, No Bubbles!' (2025-05-27): a whole decode forward in one "
     "kernel reaches 78% of H100 HBM bandwidth (Llama-3.2-1B, batch 1); taken for every "
     "chip (assumption)")
+
+#: Seconds: the shortest time one kernel of a decode step runs (its fixed start-up: DRAM
+#: latency, first wave, tail), on top of the kernel boundary. A block of ``n`` kernels whose
+#: roofline time is ``R`` costs ``max(R, n * min_kernel_time)``: the per-kernel sum
+#: ``sum_i max(r_i, floor)`` with the block's bytes and FLOPs spread evenly over its
+#: kernels (a lower bound of the per-kernel sum for any split). Default **0 (off)**: no
+#: independent published per-kernel floor for Hopper/Blackwell small kernels was found in
+#: the time available (2026-12-03); a figure taken from the check set or from a published
+#: end-to-end decode time would be a fit, so none is used. Pass a sourced value to use it.
+MIN_KERNEL_TIME = Parameter(
+    "decode.min_kernel_time", 0.0, "s",
+    "none found (0 = off): no independent published minimum kernel duration; "
+    "user supplies a sourced figure")
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
@@ -608,7 +622,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
                 dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
                 runtime=None, ep_kernel=None, cuda_graphs=True,
-                graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm"):
+                graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
+                min_kernel_time=MIN_KERNEL_TIME.value):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -682,6 +697,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
         (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`) or
         ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`).
+    min_kernel_time : float
+        Seconds: shortest run of one kernel; a block of ``n`` kernels with roofline time
+        ``R`` costs ``max(R, n * min_kernel_time)``. Default :data:`MIN_KERNEL_TIME` (0, off).
 
     Returns
     -------
@@ -718,7 +736,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   compute_efficiency=compute_efficiency, dispatch_bytes=dispatch_bytes,
                   combine_bytes=combine_bytes, chip=chip, collective=collective,
                   runtime=runtime, ep_kernel=ep_kernel, cuda_graphs=cuda_graphs,
-                  graph_kernel_overhead=graph_kernel_overhead, engine=engine)
+                  graph_kernel_overhead=graph_kernel_overhead, engine=engine,
+                  min_kernel_time=min_kernel_time)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -727,10 +746,13 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     layers = (dense,) * s.m.dense_layers + (moe,) * s.m.moe_layers
     bd = _breakdown(layers, head)
     m, lay, kern = s.m, s.lay, s.kern
-    return DecodeStep(m.name, s.fabric.name, s.chip.name, s.batch, s.context, s.q, lay,
-                      s.transport, layers, head, bd, bd.total, s.q / bd.total,
-                      s.batch * s.q / bd.total, mem.weights_chip + mem.kv_chip,
-                      _parameters(s, moe, comm), runtime=s.runtime,
+    return DecodeStep(model=m.name, system=s.fabric.name, chip=s.chip.name, batch=s.batch,
+                      context=s.context, tokens_per_sequence=s.q, layout=lay,
+                      transport=s.transport, layers=layers, head=head, breakdown=bd, time=bd.total,
+                      tokens_per_s_user=s.q / bd.total,
+                      tokens_per_s_system=s.batch * s.q / bd.total,
+                      hbm_per_chip=mem.weights_chip + mem.kv_chip,
+                      parameters=_parameters(s, moe, comm), runtime=s.runtime,
                       ep_kernel=kern.name if kern is not None else None,
                       cuda_graphs=s.cuda_graphs)
 
@@ -764,6 +786,7 @@ class _Settings:
     cuda_graphs: bool
     graph_kernel_overhead: float
     engine: str
+    min_kernel_time: float = 0.0
 
     @property
     def bw(self):
@@ -799,7 +822,7 @@ class _Settings:
 def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, transport,
               algorithm, skew, overlap, fusion_factor, launch_overhead, hbm_efficiency,
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
-              ep_kernel, cuda_graphs, graph_kernel_overhead, engine):
+              ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     chip = chip if chip is not None else fabric.chip
@@ -816,6 +839,10 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"fusion_factor must be >= 1, got fusion_factor={fusion_factor!r}")
     if not (isinstance(launch_overhead, (int, float)) and launch_overhead >= 0):
         raise SpecError(f"launch_overhead must be >= 0 seconds, got {launch_overhead!r}")
+    if not (isinstance(min_kernel_time, (int, float)) and math.isfinite(min_kernel_time)
+            and min_kernel_time >= 0):
+        raise SpecError(f"min_kernel_time must be a finite number >= 0 seconds, got "
+                        f"{min_kernel_time!r}")
     if not (isinstance(graph_kernel_overhead, (int, float)) and graph_kernel_overhead >= 0):
         raise SpecError(f"graph_kernel_overhead must be >= 0 seconds, got "
                         f"{graph_kernel_overhead!r}")
@@ -842,7 +869,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
-                     graph_kernel_overhead, engine)
+                     graph_kernel_overhead, engine, float(min_kernel_time))
 
 
 @dataclass(frozen=True)
@@ -882,7 +909,7 @@ def _memory_fit(s):
             f"(weights {weights_chip / 1e9:.1f} GB incl. {experts_chip_max} experts per MoE "
             f"layer, KV cache {kv_chip / 1e9:.1f} GB for {b_dp} sequences x {s.context} "
             f"tokens) but {chip.name} has {chip.hbm_bytes / 1e9:.1f} GB")
-    return _Memory(weights_chip, kv_layer_chip, kv_chip)
+    return _Memory(weights_chip=weights_chip, kv_layer_chip=kv_layer_chip, kv_chip=kv_chip)
 
 
 @dataclass(frozen=True)
@@ -912,7 +939,7 @@ def _routing(s):
                                    minlength=ep))
     traffic = np.tile((tokens / n) * hit * m.hidden, (ep, 1))
     np.fill_diagonal(traffic, 0.0)
-    return _Routing(pick, active, owner, load_chip, traffic)
+    return _Routing(pick=pick, active=active, owner=owner, load_chip=load_chip, traffic=traffic)
 
 
 @dataclass(frozen=True)
@@ -972,7 +999,8 @@ def _communication(s, route):
     else:
         t_dispatch = _collective_time(s, _ALL_TO_ALLV, traffic * s.dispatch_b, range(ep))
         t_combine = _collective_time(s, _ALL_TO_ALLV, traffic.T * s.combine_b, range(ep))
-    return _Communication(t_allreduce, t_dispatch, t_combine, exchange)
+    return _Communication(allreduce=t_allreduce, dispatch=t_dispatch, combine=t_combine,
+                          exchange=exchange)
 
 
 def _moe_kernels(s):
@@ -998,18 +1026,22 @@ def _layer_times(s, mem, route, comm):
     att_w = m.attention_params * wb / tp / bw
     kv_t = mem.kv_layer_chip / bw
     att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(s.context) / tp) / flops
-    attention = max(att_w + kv_t, att_c)
     kernels_att = _attention_kernels(s)
+    attention = max(att_w + kv_t, att_c, kernels_att * s.min_kernel_time)
 
     def finish(kind, ffn_w, ffn_c, ffn_kernels, comm_t, dispatch, combine, act_sys, act_chip):
-        ffn = max(ffn_w, ffn_c)
+        ffn = max(ffn_w, ffn_c, ffn_kernels * s.min_kernel_time)
         local = attention + ffn
         exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
         launch = kernels * s.per_kernel / s.fusion_factor
-        return LayerTime(kind, att_w, kv_t, att_c, attention, ffn_w, ffn_c, ffn, dispatch,
-                         combine, comm_t - dispatch - combine, comm_t, exposed, launch, kernels,
-                         act_sys, act_chip, local + exposed + launch)
+        return LayerTime(kind=kind, attention_weights=att_w, kv_cache=kv_t, attention_compute=att_c,
+                         attention=attention, ffn_weights=ffn_w, ffn_compute=ffn_c, ffn=ffn,
+                         dispatch=dispatch,
+                         combine=combine, tp_allreduce=comm_t - dispatch - combine, comm=comm_t,
+                         exposed_comm=exposed, launch=launch, kernels=kernels,
+                         active_experts=act_sys, active_experts_chip=act_chip,
+                         total=local + exposed + launch)
 
     dense = finish("dense", m.dense_ffn_params * wb / tp / bw,
                    t_dp * 2 * m.dense_ffn_params / tp / flops,
@@ -1039,7 +1071,9 @@ def _head_time(s):
     head_w = m.head_params * m.weight_bytes / tp / s.bw
     head_c = s.t_dp * 2 * m.head_params / tp / s.flops
     head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
-    return HeadTime(head_w, head_c, head_l, max(head_w, head_c) + head_l)
+    head_floor = len(KERNELS["head"]) * s.min_kernel_time
+    return HeadTime(weights=head_w, compute=head_c, launch=head_l,
+                    total=max(head_w, head_c, head_floor) + head_l)
 
 
 def _breakdown(layers, head):
@@ -1089,6 +1123,9 @@ def _parameters(s, moe, comm):
         Parameter("decode.ep_kernel", kern.name if kern is not None else None, "",
                   "user (None: the collectives model's all-to-all)"),
         Parameter("decode.fusion_factor", s.fusion_factor, "", "user"),
+        Parameter("decode.min_kernel_time", s.min_kernel_time, "s",
+                  MIN_KERNEL_TIME.source if s.min_kernel_time == MIN_KERNEL_TIME.value
+                  else "user"),
         Parameter("decode.overlap", s.overlap, "", "user"),
         Parameter("decode.hbm_efficiency", hbm_eff, "",
                   DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value

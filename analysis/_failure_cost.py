@@ -83,5 +83,7 @@ def failure_cost(fabric, links=(), chips=(), traffic_name="all-to-all", nbytes=1
         out[key] = (ll.drain_time, k, float(lat.mean()), float(lat.max()))
     b, a = out["before"], out["after"]
     failure = label or degraded.name.removeprefix(fabric.name).strip() or "nothing"
-    return FailureCost(fabric.name, failure, (b[0], a[0]),
-                       (b[1], a[1]) if with_throughput else None, (b[2], a[2]), (b[3], a[3]))
+    return FailureCost(system=fabric.name, failure=failure, drain_time=(b[0], a[0]),
+                       throughput=(b[1], a[1]) if with_throughput else None, mean_latency=(b[2],
+                                                                                           a[2]),
+                       max_latency=(b[3], a[3]))

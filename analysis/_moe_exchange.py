@@ -678,8 +678,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         zero = {"scaleup": 0.0, "network": 0.0, "local_copy": 0.0, "scaleup_bytes": 0.0, "nic_bytes": 0.0}
         ph_d = ExchangePhase(fixed=0.0, transfer=t_d, time=t_d, bottleneck="collective", **zero)
         ph_c = ExchangePhase(fixed=0.0, transfer=t_c, time=t_c, bottleneck="collective", **zero)
-        return MoEExchange(kern.name, routing_name, n_ep, nodes, tokens, b_d, b_c, t_d, t_c,
-                           ph_d, ph_c, copies_rank, copies_node, copies_expert, {}, {}, params)
+        return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
+                           tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
+                           dispatch=t_d, combine=t_c,
+                           dispatch_phase=ph_d, combine_phase=ph_c, copies_rank=copies_rank,
+                           copies_node=copies_node, copies_expert=copies_expert, link_bytes={},
+                           nic_bytes={}, parameters=params)
 
     up_t, up_b, links = _scaleup_time(fabric, ranks, up, ls_payload)
     net_t, net_b, nics = _network_time(fabric, ranks, net, rd_payload)
@@ -714,6 +718,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         pull = rounds * _round_trip(fabric, ranks, dom)
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c)
-    return MoEExchange(kern.name, routing_name, n_ep, nodes, tokens, b_d, b_c, ph_d.time,
-                       ph_c.time, ph_d, ph_c, copies_rank, copies_node, copies_expert, links,
-                       nics, params)
+    return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
+                       tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
+                       dispatch=ph_d.time,
+                       combine=ph_c.time, dispatch_phase=ph_d, combine_phase=ph_c,
+                       copies_rank=copies_rank, copies_node=copies_node,
+                       copies_expert=copies_expert, link_bytes=links,
+                       nic_bytes=nics, parameters=params)

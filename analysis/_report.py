@@ -220,7 +220,8 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     parts.append(assumptions)
     if command is None:
         command = "cofabric report " + " ".join(fabrics)
-    return Report(tuple(fabrics), tuple(groups), tuple(parts), command)
+    return Report(systems=tuple(fabrics), finding_groups=tuple(groups), sections=tuple(parts),
+                  command=command)
 
 
 def _own_chip_systems(fabrics):

@@ -66,7 +66,8 @@ def _frontier_point(system):
         # single-user speed over the same layouts and speculative settings.
         best = fr.points[0]
         limiter, shares = speed_limits(best)
-        su = SingleUserSpeed(best.tokens_per_s_user, best.tpot, best, limiter, shares)
+        su = SingleUserSpeed(tokens_per_s=best.tokens_per_s_user, tpot=best.tpot, point=best,
+                             limiter=limiter, shares=shares)
     except (FabricError, ValueError) as e:
         return {"system": system, "reason": str(e)}
     try:

@@ -200,8 +200,9 @@ def _nccl_ring(rt, view, op, n, ops):
         choice = lat + n / (bus * ratio)
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
         real_bus = _ring_busbw(rt, view, proto, B * used / nc, used)
-        out.append(Candidate("ring", sched, proto, lat + n / (real_bus * ratio), choice, used,
-                             lat, None if sched_op == op else sched_op))
+        out.append(Candidate(library="ring", schedule=sched, protocol=proto,
+                             time=lat + n / (real_bus * ratio), choice=choice, channels=used,
+                             fixed=lat, plan_op=None if sched_op == op else sched_op))
     return out
 
 
@@ -221,8 +222,9 @@ def _nccl_tree(rt, view, n, ops):
         choice = lat + n / (bus * 0.5)
         used = _channels_used(rt, proto, nc, n)
         real = _tree_busbw(rt, view, proto, B * used / nc, used) * corr
-        out.append(Candidate("tree", "double-binary-tree", proto, lat + n / (real * 0.5),
-                             choice, used, lat))
+        out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
+                             time=lat + n / (real * 0.5),
+                             choice=choice, channels=used, fixed=lat))
     return out
 
 
@@ -241,7 +243,8 @@ def _nccl_nvls(rt, view, op, n, ops):
         bus = 2 * b_eff * (h - 1) / (h + 1)
         per_byte = (2 * (p - 1) / p) / bus
     time = lat + n * per_byte
-    return [Candidate("nvls", "in-switch", "Simple", time, time, 0, lat)]
+    return [Candidate(library="nvls", schedule="in-switch", protocol="Simple", time=time,
+                      choice=time, channels=0, fixed=lat)]
 
 
 def _nccl_nvls_tree(rt, view, n, ops):
@@ -264,7 +267,8 @@ def _nccl_nvls_tree(rt, view, n, ops):
                 .step_message)
     lat = rt.base_latency[("nvls-tree", "Simple")] / ops + intra + 2 * _log2i(nn) * inter
     time = lat + n * (2 * (p - 1) / p) / bus
-    return [Candidate("nvls-tree", "hierarchical", "Simple", time, time, heads, lat)]
+    return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple", time=time,
+                      choice=time, channels=heads, fixed=lat)]
 
 
 def _p2p(rt, view, op, n, algorithm):
@@ -277,7 +281,8 @@ def _p2p(rt, view, op, n, algorithm):
     eff = 1 / rt.factors["ring_ll"] if proto == "LL" else 1.0
     fixed = rt.kernel_floor[view.arch] + step
     time = fixed + n * t.per_byte * eff
-    return [Candidate("p2p", algorithm, proto, time, time, view.channels, fixed)]
+    return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
+                      channels=view.channels, fixed=fixed)]
 
 
 def _generic(rt, view, op, n, algorithm, ops):
@@ -297,7 +302,8 @@ def _generic(rt, view, op, n, algorithm, ops):
                + t.steps_message * inter)
         eff = {"LL": rt.factors["ring_ll"], "LL128": rt.factors["ring_ll128"]}.get(proto, 1.0)
         time = lat + t.data_time(n) / eff
-        out.append(Candidate(algorithm, algorithm, proto, time, time, view.channels, lat))
+        out.append(Candidate(library=algorithm, schedule=algorithm, protocol=proto, time=time,
+                             choice=time, channels=view.channels, fixed=lat))
     return out
 
 
@@ -382,5 +388,6 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
         barrier = 2 * t.step_loadstore
         fixed = rt.kernel_floor[view.arch] + (t.phases - 1) * barrier
         time = fixed + t.data_time(n)
-        tried.append(Candidate(a, a, "", time, time, 0, fixed))
+        tried.append(Candidate(library=a, schedule=a, protocol="", time=time, choice=time,
+                               channels=0, fixed=fixed))
     return tried, why

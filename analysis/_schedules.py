@@ -285,9 +285,9 @@ def _ring(op, p, hosts=None):
             pairs.append(order * p + np.roll(order, -1))
         codes, counts = np.unique(np.concatenate(pairs), return_counts=True)
         src, dst, frac = codes // p, codes % p, counts / (g * p)
-    rs = Step(src, dst, frac, reduce=1.0 / p, repeat=p - 1, label="reduce-scatter")
+    rs = Step(src=src, dst=dst, fraction=frac, reduce=1.0 / p, repeat=p - 1, label="reduce-scatter")
     # the same flows in both phases: share the arrays so they are routed once
-    ag = Step(rs.src, rs.dst, rs.fraction, repeat=p - 1, label="all-gather")
+    ag = Step(src=rs.src, dst=rs.dst, fraction=rs.fraction, repeat=p - 1, label="all-gather")
     if op == "all-reduce":
         return (rs, ag)
     return (rs,) if op == "reduce-scatter" else (ag,)
@@ -295,7 +295,7 @@ def _ring(op, p, hosts=None):
 
 def _xor_steps(p, fractions, reduce, label):
     r = np.arange(p)
-    return tuple(Step(r, r ^ (1 << k), f, reduce=f * reduce, label=f"{label} {k}")
+    return tuple(Step(src=r, dst=r ^ (1 << k), fraction=f, reduce=f * reduce, label=f"{label} {k}")
                  for k, f in fractions)
 
 
@@ -311,14 +311,16 @@ def _halving(p):
     # recursive halving: distance p/2 first, exchanging half of what is left
     r = np.arange(p)
     L = _rounds(p)
-    return tuple(Step(r, r ^ (p >> (k + 1)), 1.0 / 2 ** (k + 1), reduce=1.0 / 2 ** (k + 1),
+    return tuple(Step(src=r, dst=r ^ (p >> (k + 1)), fraction=1.0 / 2 ** (k + 1),
+                      reduce=1.0 / 2 ** (k + 1),
                       label=f"halving {k}") for k in range(L))
 
 
 def _doubling_back(p):
     r = np.arange(p)
     L = _rounds(p)
-    return tuple(Step(r, r ^ (p >> (k + 1)), 1.0 / 2 ** (k + 1), label=f"doubling {k}")
+    return tuple(Step(src=r, dst=r ^ (p >> (k + 1)), fraction=1.0 / 2 ** (k + 1),
+                      label=f"doubling {k}")
                  for k in reversed(range(L)))
 
 
@@ -339,11 +341,12 @@ def _bruck(op, p):
         d = 1 << k
         if op == "all-gather":
             # round k: send the min(2^k, p - 2^k) blocks held so far to rank - 2^k
-            steps.append(Step(r, (r - d) % p, min(d, p - d) / p, label=f"round {k}"))
+            steps.append(Step(src=r, dst=(r - d) % p, fraction=min(d, p - d) / p,
+                              label=f"round {k}"))
         else:
             # all-to-all: round k sends the blocks whose (rotated) index has bit k set
             blocks = sum(1 for j in range(1, p) if j & d)
-            steps.append(Step(r, (r + d) % p, blocks / p, label=f"round {k}"))
+            steps.append(Step(src=r, dst=(r + d) % p, fraction=blocks / p, label=f"round {k}"))
     return tuple(steps)
 
 
@@ -354,11 +357,11 @@ def _pairwise(op, p, traffic=None):
         dst = (r + s) % p
         if traffic is not None:
             frac = traffic[r, dst]
-            steps.append(Step(r, dst, frac, label=f"shift {s}"))
+            steps.append(Step(src=r, dst=dst, fraction=frac, label=f"shift {s}"))
         elif op == "reduce-scatter":
-            steps.append(Step(r, dst, 1.0 / p, reduce=1.0 / p, label=f"shift {s}"))
+            steps.append(Step(src=r, dst=dst, fraction=1.0 / p, reduce=1.0 / p, label=f"shift {s}"))
         else:
-            steps.append(Step(r, dst, 1.0 / p, label=f"shift {s}"))
+            steps.append(Step(src=r, dst=dst, fraction=1.0 / p, label=f"shift {s}"))
     return tuple(steps)
 
 
@@ -367,12 +370,12 @@ def _binomial_bcast(p):
     for k in range(_rounds(p)):
         d = 1 << k
         src = np.arange(min(d, p - d))
-        steps.append(Step(src, src + d, 1.0, label=f"round {k}"))
+        steps.append(Step(src=src, dst=src + d, fraction=1.0, label=f"round {k}"))
     return steps
 
 
 def _binomial_reduce(p):
-    return [Step(s.dst, s.src, 1.0, reduce=1.0, label=s.label)
+    return [Step(src=s.dst, dst=s.src, fraction=1.0, reduce=1.0, label=s.label)
             for s in reversed(_binomial_bcast(p))]
 
 
@@ -399,7 +402,7 @@ def _binomial_scatter(p):
                 nxt += [(lo, mid), (mid, hi)]
             else:
                 nxt.append((lo, hi))
-        steps.append(Step(src, dst, frac, label=f"scatter {len(steps)}"))
+        steps.append(Step(src=src, dst=dst, fraction=frac, label=f"scatter {len(steps)}"))
         ranges = nxt
     return steps
 
@@ -414,20 +417,20 @@ def _scatter_allgather(op, p, kind, hosts=None):
 def _one_shot(op, p, traffic=None):
     r = np.arange(p)
     if op == "broadcast":
-        return (Step(np.zeros(p - 1, np.int64), r[1:], 1.0, label="store to all"),)
+        return (Step(src=np.zeros(p - 1, np.int64), dst=r[1:], fraction=1.0, label="store to all"),)
     if op == "reduce":
-        return (Step(r[1:], np.zeros(p - 1, np.int64), 1.0, reduce=p - 1.0,
+        return (Step(src=r[1:], dst=np.zeros(p - 1, np.int64), fraction=1.0, reduce=p - 1.0,
                      label="store to root"),)
     _check_flows(p * (p - 1), op, "one-shot")
     a, b = _all_pairs(r)
     if traffic is not None:
-        return (Step(a, b, traffic[a, b], label="store to all"),)
+        return (Step(src=a, dst=b, fraction=traffic[a, b], label="store to all"),)
     if op == "all-reduce":
         # every rank stores its whole buffer into every peer, then reduces p buffers
-        return (Step(a, b, 1.0, reduce=p - 1.0, label="store to all"),)
+        return (Step(src=a, dst=b, fraction=1.0, reduce=p - 1.0, label="store to all"),)
     if op == "reduce-scatter":
-        return (Step(a, b, 1.0 / p, reduce=(p - 1) / p, label="store blocks"),)
-    return (Step(a, b, 1.0 / p, label="store to all"),)  # all-gather, all-to-all
+        return (Step(src=a, dst=b, fraction=1.0 / p, reduce=(p - 1) / p, label="store blocks"),)
+    return (Step(src=a, dst=b, fraction=1.0 / p, label="store to all"),)  # all-gather, all-to-all
 
 
 def _point_to_point(p):
@@ -439,15 +442,16 @@ def _point_to_point(p):
     """
     r = np.arange(p)
     if p == 2:
-        return (Step([0], [1], 1.0, label="message"),)
-    return (Step(r, (r + 1) % p, 1.0, label="message to the next rank"),)
+        return (Step(src=[0], dst=[1], fraction=1.0, label="message"),)
+    return (Step(src=r, dst=(r + 1) % p, fraction=1.0, label="message to the next rank"),)
 
 
 def _two_shot(op, p):
     _check_flows(p * (p - 1), op, "two-shot")
     a, b = _all_pairs(np.arange(p))
-    rs = Step(a, b, 1.0 / p, reduce=(p - 1) / p, label="reduce-scatter (store blocks)")
-    ag = Step(rs.src, rs.dst, rs.fraction, label="all-gather (store block to all)")
+    rs = Step(src=a, dst=b, fraction=1.0 / p, reduce=(p - 1) / p,
+              label="reduce-scatter (store blocks)")
+    ag = Step(src=rs.src, dst=rs.dst, fraction=rs.fraction, label="all-gather (store block to all)")
     return (rs, ag)
 
 
@@ -518,7 +522,8 @@ def _double_binary_tree(op, p):
             frac.append(np.full(len(c), 0.5))
     reduce = float(children.max()) if op != "broadcast" else 0.0
     stages = 2 * height if op == "all-reduce" else height
-    step = Step(np.concatenate(src), np.concatenate(dst), np.concatenate(frac), reduce=reduce,
+    step = Step(src=np.concatenate(src), dst=np.concatenate(dst), fraction=np.concatenate(frac),
+                reduce=reduce,
                 label="pipeline stage (both trees)")
     return (step,), stages
 
@@ -610,7 +615,7 @@ def _in_switch(op, p, fabric, nodes):
             src += [r, np.array([s])]
             dst += [np.full(p, s), np.array([0])]
             frac += [np.full(p, share), np.array([share])]
-    step = Step(np.concatenate(src), np.concatenate(dst), np.concatenate(frac),
+    step = Step(src=np.concatenate(src), dst=np.concatenate(dst), fraction=np.concatenate(frac),
                 label="pipeline stage (switch reduce and multicast)")
     return (step,), tuple(s for s, _ in planes)
 
@@ -680,15 +685,17 @@ def _hierarchical(op, p, fabric, nodes):
             a = np.repeat(L, s, axis=1).ravel()
             b = np.tile(L, (1, s)).ravel()
             red = reduce * (s - 1)
-            return [Step(a, b, frac, reduce=red, label=f"{label} dim {d} (direct)")]
+            return [Step(src=a, dst=b, fraction=frac, reduce=red,
+                         label=f"{label} dim {d} (direct)")]
         nxt = np.roll(L, -1, axis=1)
         if kinds[d] == "bidirectional ring" and s > 2:
             # a torus dimension: half the data each way round, both link directions busy
             prv = np.roll(L, 1, axis=1)
-            return [Step(np.concatenate([L.ravel(), L.ravel()]),
-                         np.concatenate([nxt.ravel(), prv.ravel()]), frac / 2, reduce=reduce,
+            return [Step(src=np.concatenate([L.ravel(), L.ravel()]),
+                         dst=np.concatenate([nxt.ravel(), prv.ravel()]), fraction=frac / 2,
+                         reduce=reduce,
                          repeat=s - 1, label=f"{label} dim {d} (bidirectional ring)")]
-        return [Step(L.ravel(), nxt.ravel(), frac, reduce=reduce, repeat=s - 1,
+        return [Step(src=L.ravel(), dst=nxt.ravel(), fraction=frac, reduce=reduce, repeat=s - 1,
                      label=f"{label} dim {d} (ring)")]
 
     steps = []
@@ -780,7 +787,7 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
                         + ", ".join(known))
     M = _traffic(traffic, p) if op == "all-to-allv" else None
     if p == 1:
-        return Schedule(op, algorithm, 1, ())
+        return Schedule(op=op, algorithm=algorithm, p=1, steps=())
     pipeline, switches = None, ()
     if algorithm in ("hierarchical", "in-switch") and fabric is None:
         raise NotApplicableError(f"{algorithm} needs a fabric")
@@ -821,7 +828,8 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
     else:  # in-switch
         steps, switches = _in_switch(op, p, fabric, nodes)
         pipeline = 1
-    return Schedule(op, algorithm, p, tuple(steps), pipeline=pipeline, switches=switches,
+    return Schedule(op=op, algorithm=algorithm, p=p, steps=tuple(steps), pipeline=pipeline,
+                    switches=switches,
                     in_network=algorithm == "in-switch",
                     symmetric_memory=algorithm in SYMMETRIC_MEMORY)
 

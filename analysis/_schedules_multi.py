@@ -547,7 +547,8 @@ def _multi_ring_rooted(op, p, cycles, bottleneck):
             dst.append(b_)
             frac.append(np.full(p - 1, b / total))
     reduce = 1.0 if op == "reduce" else 0.0
-    step = Step(np.concatenate(src), np.concatenate(dst), np.concatenate(frac), reduce=reduce,
+    step = Step(src=np.concatenate(src), dst=np.concatenate(dst), fraction=np.concatenate(frac),
+                reduce=reduce,
                 label=f"pipeline stage ({2 * len(cycles)} directed paths from the root)")
     return (step,), max(p - 2, 0)
 
@@ -569,9 +570,10 @@ def _multi_ring(op, p, fabric, nodes):
             frac.append(np.full(p, b / total / p))
     src, dst, frac = np.concatenate(src), np.concatenate(dst), np.concatenate(frac)
     k = 2 * len(cycles)
-    rs = Step(src, dst, frac, reduce=1.0 / p, repeat=p - 1,
+    rs = Step(src=src, dst=dst, fraction=frac, reduce=1.0 / p, repeat=p - 1,
               label=f"reduce-scatter ({k} directed rings)")
-    ag = Step(rs.src, rs.dst, rs.fraction, repeat=p - 1, label=f"all-gather ({k} directed rings)")
+    ag = Step(src=rs.src, dst=rs.dst, fraction=rs.fraction, repeat=p - 1,
+              label=f"all-gather ({k} directed rings)")
     return {"all-reduce": (rs, ag), "reduce-scatter": (rs,), "all-gather": (ag,)}[op], None
 
 
@@ -736,12 +738,13 @@ def _multi_dimensional(op, p, fabric, nodes, pipelined=False):
         phases.append((np.concatenate(src), np.concatenate(dst), np.concatenate(frac), red, R,
                        what))
     if a2a:
-        return tuple(Step(s_, d_, f_, repeat=R, label=f"forward phase {k} (dims {what})")
+        return tuple(Step(src=s_, dst=d_, fraction=f_, repeat=R,
+                          label=f"forward phase {k} (dims {what})")
                      for k, (s_, d_, f_, _, R, what) in enumerate(phases)), None
-    rs = [Step(s_, d_, f_, reduce=red, repeat=R,
+    rs = [Step(src=s_, dst=d_, fraction=f_, reduce=red, repeat=R,
                label=f"reduce-scatter phase {k} (dims {what})")
           for k, (s_, d_, f_, red, R, what) in enumerate(phases)]
-    ag = [Step(st.src, st.dst, st.fraction, repeat=st.repeat,
+    ag = [Step(src=st.src, dst=st.dst, fraction=st.fraction, repeat=st.repeat,
                label=st.label.replace("reduce-scatter", "all-gather"))
           for st in reversed(rs)]
     return {"all-reduce": tuple(rs + ag), "reduce-scatter": tuple(rs),
@@ -757,9 +760,9 @@ def _pipelined(steps, label):
     drains in (sub-steps - 1) stages.
     """
     reps = [st.repeat for st in steps]
-    step = Step(np.concatenate([st.src for st in steps]),
-                np.concatenate([st.dst for st in steps]),
-                np.concatenate([st.fraction * r for st, r in zip(steps, reps)]),
+    step = Step(src=np.concatenate([st.src for st in steps]),
+                dst=np.concatenate([st.dst for st in steps]),
+                fraction=np.concatenate([st.fraction * r for st, r in zip(steps, reps)]),
                 reduce=sum(st.reduce * r for st, r in zip(steps, reps)), label=label)
     return (step,), sum(reps) - 1
 
@@ -826,9 +829,11 @@ def _swing(op, p, fabric, nodes):
     rs = []
     for t, (s_, d_) in enumerate(per_step):
         f = share / 2 ** (t + 1)
-        rs.append(Step(np.concatenate(s_), np.concatenate(d_), f, reduce=f * len(ports),
+        rs.append(Step(src=np.concatenate(s_), dst=np.concatenate(d_), fraction=f,
+                       reduce=f * len(ports),
                        label=f"reduce-scatter step {t}"))
-    ag = [Step(st.src, st.dst, st.fraction, label=st.label.replace("reduce-scatter", "all-gather"))
+    ag = [Step(src=st.src, dst=st.dst, fraction=st.fraction,
+               label=st.label.replace("reduce-scatter", "all-gather"))
           for st in reversed(rs)]
     return {"all-reduce": tuple(rs + ag), "reduce-scatter": tuple(rs),
             "all-gather": tuple(ag)}[op], None

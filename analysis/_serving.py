@@ -179,8 +179,9 @@ _TCO_SOURCE = ("SemiAnalysis InferenceX app, packages/app/src/lib/constants.ts (
 
 #: Analyst cost of a GPU-hour (three ownership tiers) and all-in power, per GPU type.
 TCO = {e.gpu: e for e in (
-    TcoEntry(g, {"own-hyperscaler": a, "own-neocloud": b, "rent-3yr": c}, kw,
-             _TCO_SOURCE + note)
+    TcoEntry(gpu=g, usd_per_gpu_hour={"own-hyperscaler": a, "own-neocloud": b, "rent-3yr": c},
+             all_in_kw_per_gpu=kw,
+             source=_TCO_SOURCE + note)
     for g, a, b, c, kw, note in (
         ("H100", 1.30, 1.69, 1.30, 1.73, ""),
         ("H200", 1.41, 1.74, 1.60, 1.73, ""),
@@ -421,8 +422,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     moe_allreduces = 2 if lay.etp > 1 else 1
     comm = (m.dense_layers * 2 * allreduce
             + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / dp
-    return PrefillTime(isl, float(flops), compute, weights, comm,
-                       max(compute, weights) + comm)
+    return PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
+                       total=max(compute, weights) + comm)
 
 
 # -- layouts ----------------------------------------------------------------------------
@@ -583,9 +584,15 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
     parts["draft"] = draft / e
     parts["prefill"] = prefill_share
     res = {k_: b[k_] / e for k_ in ("weights", "kv_cache", "compute", "comm")}
-    return ServingPoint(system, model, mode, definition, layout, n, batch, k, float(a), isl,
-                        osl, context, e, cycle, t_p, request, tpot, 1.0 / tpot, y, total_all,
-                        out_all, out_decode, g_p, parts, res, hbm, capacity)
+    return ServingPoint(system=system, model=model, mode=mode, definition=definition, layout=layout,
+                        chips=n, batch=batch, draft_length=k, acceptance=float(a), isl=isl,
+                        osl=osl, context=context, tokens_per_cycle=e, cycle_time=cycle,
+                        prefill_time=t_p, request_time=request, tpot=tpot,
+                        tokens_per_s_user=1.0 / tpot, tokens_per_s_gpu=y,
+                        total_tokens_per_s_gpu=total_all,
+                        output_tokens_per_s_gpu=out_all, output_tokens_per_s_decode_gpu=out_decode,
+                        prefill_gpus=g_p, breakdown=parts, resources=res, hbm_per_chip=hbm,
+                        hbm_capacity=capacity)
 
 
 _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
@@ -905,9 +912,12 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                         else draft_cost, "",
                         "one MTP module = one transformer block (DeepSeek-V3 report sec. "
                         "2.2): 1 / layers of a step" if draft_cost is None else "user"))
-    return ServingFrontier(m.name, fabric.name, mode, definition, DEFINITIONS[definition],
-                           isl, osl, tuple(front), len(points), tuple(searched),
-                           tuple(skipped), params, tuple(points) if keep_all else ())
+    return ServingFrontier(model=m.name, system=fabric.name, mode=mode, definition=definition,
+                           definition_text=DEFINITIONS[definition],
+                           isl=isl, osl=osl, points=tuple(front), evaluated=len(points),
+                           layouts=tuple(searched),
+                           skipped=tuple(skipped), parameters=params,
+                           all_points=tuple(points) if keep_all else ())
 
 
 # -- single-user speed ------------------------------------------------------------------
@@ -979,4 +989,5 @@ def single_user_speed(model, fabric, *, isl=1024, osl=1024, layouts=None,
                           speculative=speculative, keep_all=True, **kwargs)
     best = max(fr.all_points, key=lambda p: (p.tokens_per_s_user, p.tokens_per_s_gpu))
     limiter, shares = speed_limits(best)
-    return SingleUserSpeed(best.tokens_per_s_user, best.tpot, best, limiter, shares)
+    return SingleUserSpeed(tokens_per_s=best.tokens_per_s_user, tpot=best.tpot, point=best,
+                           limiter=limiter, shares=shares)

@@ -167,6 +167,9 @@ def speculative_decode(model, fabric, *, draft_length, acceptance, batch, contex
     tokens = expected_accepted_tokens(k, a)
     cycle = k * draft_time + verify.time
     per_user = tokens / cycle
-    return SpeculativeResult(k, a, tokens, float(draft_time), base.time, verify.time, cycle,
-                             per_user, per_user * base.batch, per_user * base.time,
-                             (k + 1) * base.time / cycle, base, verify)
+    return SpeculativeResult(draft_length=k, acceptance=a, expected_tokens=tokens,
+                             draft_time=float(draft_time), base_time=base.time,
+                             verify_time=verify.time, cycle_time=cycle,
+                             tokens_per_s_user=per_user, tokens_per_s_system=per_user * base.batch,
+                             speedup=per_user * base.time,
+                             speedup_bound=(k + 1) * base.time / cycle, base=base, verify=verify)

@@ -312,5 +312,6 @@ def link_loads(fabric, matrix):
         bottleneck = ("inject", int(np.argmax(inj)))
     else:
         bottleneck = ("eject", int(np.argmax(ej)))
-    return LinkLoads(matrix.name, loads, link_time, inj, ej, drain, bottleneck,
-                     float(loads.max()) if len(loads) else 0.0)
+    return LinkLoads(traffic=matrix.name, loads=loads, link_time=link_time, injection_time=inj,
+                     ejection_time=ej, drain_time=drain, bottleneck=bottleneck,
+                     max_load=float(loads.max()) if len(loads) else 0.0)

@@ -312,9 +312,12 @@ def _access_to(fabric, a, target, op, size, transport, address):
         bw_b = float(min((r.link_bandwidth[k] for k in blinks), default=np.inf))
     req, ser, resp, reply, comp, copy, total = _stages(t, op, size, fwd, back, bw_f, bw_b,
                                                        len(links))
-    return Access(a, target, -1 if address is None else int(address), op, int(size), t.name,
-                  path, back_path, len(links), per_hop, float(req), fwd, float(ser),
-                  float(resp), float(reply), float(comp), float(copy), float(total))
+    return Access(src=a, target=target, address=-1 if address is None else int(address), op=op,
+                  size=int(size), transport=t.name,
+                  path=path, return_path=back_path, hops=len(links), per_hop=per_hop,
+                  requester=float(req), forward=fwd, serialization=float(ser),
+                  responder=float(resp), reply=float(reply), completion=float(comp),
+                  copy=float(copy), total=float(total))
 
 
 def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=None):
@@ -418,6 +421,6 @@ def latency_stats(latencies):
     x = np.asarray(latencies, dtype=float)
     if x.size == 0:
         raise SpecError("latency_stats needs at least one latency")
-    return LatencyStats(int(x.size), float(x.min()), float(x.mean()),
-                        float(np.percentile(x, 50)), float(np.percentile(x, 99)),
-                        float(x.max()))
+    return LatencyStats(count=int(x.size), min=float(x.min()), mean=float(x.mean()),
+                        p50=float(np.percentile(x, 50)), p99=float(np.percentile(x, 99)),
+                        max=float(x.max()))

@@ -138,7 +138,7 @@ class Finding:
 
 
 def _error(code, message, where=""):
-    return Finding(code, "error", message, where)
+    return Finding(code=code, severity="error", message=message, where=where)
 
 
 def is_int(x):
@@ -646,9 +646,9 @@ class AddressMap:
         reg = self.regions[i]
         off = a - reg.base
         if reg.ways == 1:
-            return Location(a, reg.name, reg.owner, off)
+            return Location(address=a, region=reg.name, owner=reg.owner, offset=off)
         pos, dev = interleave_target(off, reg.ways, reg.granularity)
-        return Location(a, reg.name, reg.owners[pos], dev)
+        return Location(address=a, region=reg.name, owner=reg.owners[pos], offset=dev)
 
     def lookup_many(self, addresses, *, unmapped="raise"):
         """Vectorized :meth:`lookup` of an integer numpy array.
@@ -696,8 +696,9 @@ class AddressMap:
                 offset[m] = dev
         idx = np.where(mapped, idx, -1)
         offset[~mapped] = -1
-        return Locations(idx.reshape(shape), owner.reshape(shape), offset.reshape(shape),
-                         mapped.reshape(shape))
+        return Locations(region=idx.reshape(shape), owner=owner.reshape(shape),
+                         offset=offset.reshape(shape),
+                         mapped=mapped.reshape(shape))
 
     def global_address(self, owner, offset, region=None):
         """The global address of ``offset`` on ``owner`` (the inverse of :meth:`lookup`).

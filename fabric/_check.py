@@ -80,7 +80,8 @@ def error_findings(findings):
 
 
 def _limits_findings(plan):
-    return [Finding("invalid", "error", f"limits: {m}", (plan.limits and plan.limits.where)
+    return [Finding(code="invalid", severity="error", message=f"limits: {m}",
+                    where=(plan.limits and plan.limits.where)
                     or "limits") for m in limits_problems(plan.limits or DomainLimits())]
 
 
@@ -112,7 +113,8 @@ def check(system):
     if not isinstance(plan, AddressPlan):
         raise TypeError(f"address_plan must be a fabric.AddressPlan or None, got "
                         f"{type(plan).__name__}")
-    fatal = [Finding("invalid", "error", f"address plan: {m}", "address plan")
+    fatal = [Finding(code="invalid", severity="error", message=f"address plan: {m}",
+                     where="address plan")
              for m in plan_errors(fabric, plan)]
     fatal += _limits_findings(plan)
     if fatal:
@@ -176,7 +178,8 @@ def _roundtrip(table, target, regions, width, rindex):
             msg = (f"local address {format_address(int(a[k]))} translates through window "
                    f"{table.names[j[k]]!r} to {format_address(int(g[k]))}, which maps back to "
                    f"{format_address(int(back[k]))}")
-        out.append(Finding("roundtrip", "error", f"{table.label(i)}: {msg}", table.where(i)))
+        out.append(Finding(code="roundtrip", severity="error", message=f"{table.label(i)}: {msg}",
+                           where=table.where(i)))
     # global -> (owner, device offset) -> global, for windows onto interleave sets
     ok = ~bad
     tgt = target[src]
@@ -196,10 +199,10 @@ def _roundtrip(table, target, regions, width, rindex):
         for k in np.flatnonzero(wrong).tolist()[:1]:
             i = int(src[m][k])
             out.append(Finding(
-                "roundtrip", "error",
-                f"{table.label(i)}: offset {int(off[k])} into {reg} lands on "
+                code="roundtrip", severity="error",
+                message=f"{table.label(i)}: offset {int(off[k])} into {reg} lands on "
                 f"{reg.owners[int(p[k])]!r} at device offset {int(dev[k])}, outside its "
-                f"{share}-byte share, or does not map back", table.where(i)))
+                f"{share}-byte share, or does not map back", where=table.where(i)))
     return out
 
 
@@ -247,18 +250,19 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
                 gone = [o for o in reg.owners if _node_for(fabric, o, dead) is None
                         and (o in dead or o in index.domain_index)]
                 if gone:
-                    out.append(Finding("unreachable", "error",
-                                       f"{table.label(i)}: reaches {reg}, held by "
+                    out.append(Finding(code="unreachable", severity="error",
+                                       message=f"{table.label(i)}: reaches {reg}, held by "
                                        f"{', '.join(map(repr, gone))}, which has failed "
                                        "(the window keeps its target; the memory is gone)",
-                                       table.where(i)))
+                                       where=table.where(i)))
     try:
         router = fabric.router
     except (ImportError, AttributeError, NotImplementedError):
         return out
     except FabricError as e:
-        return out + [Finding("unreachable", "error", f"routing model could not be built: {e}",
-                              fabric.name)]
+        return out + [Finding(code="unreachable", severity="error",
+                              message=f"routing model could not be built: {e}",
+                              where=fabric.name)]
     idx = fabric.node_index
     for h, table in tables.items():
         chips = [c for c in fabric.domains[h] if c in idx]
@@ -298,7 +302,7 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
                     continue
             if not reached:
                 i = pairs[node]
-                out.append(Finding("unreachable", "error",
-                                   f"{table.label(i)}: no route from any chip of {h} to "
-                                   f"{node!r}", table.where(i)))
+                out.append(Finding(code="unreachable", severity="error",
+                                   message=f"{table.label(i)}: no route from any chip of {h} to "
+                                   f"{node!r}", where=table.where(i)))
     return out

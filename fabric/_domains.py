@@ -474,14 +474,16 @@ class DomainPlan:
             if g.host not in rows and g.host in self.known_hosts:
                 continue
             if g.host not in rows:
-                self.findings.append(Finding("invalid", "error", f"{label}: no host domain "
+                self.findings.append(Finding(code="invalid", severity="error",
+                                             message=f"{label}: no host domain "
                                              f"called {g.host!r}; hosts: {_few(self.hosts)}",
-                                             where))
+                                             where=where))
                 continue
             if g.permissions not in PERMISSIONS:
-                self.findings.append(Finding("invalid", "error", f"{label}: permissions "
+                self.findings.append(Finding(code="invalid", severity="error",
+                                             message=f"{label}: permissions "
                                              f"{show_value(g.permissions)} is not one of "
-                                             f"{PERMISSIONS}", where))
+                                             f"{PERMISSIONS}", where=where))
                 continue
             rw = g.permissions == "rw"
             if g.target == "*":
@@ -494,8 +496,9 @@ class DomainPlan:
                 rows[g.host].append(("owner", index.owner_pos[g.target], rw))
             else:
                 self.findings.append(Finding(
-                    "invalid", "error", f"{label}: it names no region, no host domain and no "
-                    "owner of a region", where))
+                    code="invalid", severity="error",
+                    message=f"{label}: it names no region, no host domain and no owner of a region",
+                    where=where))
         return rows
 
     def grants(self, host):
@@ -612,7 +615,8 @@ class DomainPlan:
     def _resolve_target(self, win, label, where, by_name, by_owner):
         """``(global_base, size)`` of a window given by target, or None (and a finding)."""
         def bad(code, msg):
-            self.findings.append(Finding(code, "error", f"{label}: {msg}", where))
+            self.findings.append(Finding(code=code, severity="error", message=f"{label}: {msg}",
+                                         where=where))
 
         if win.target in by_name:
             reg = self.regions[by_name[win.target]]
@@ -660,7 +664,8 @@ class DomainPlan:
             where = win.where or label
 
             def bad(code, msg, label=label, where=where):
-                self.findings.append(Finding(code, "error", f"{label}: {msg}", where))
+                self.findings.append(Finding(code=code, severity="error", message=f"{label}: {msg}",
+                                             where=where))
 
             if win.host not in extra and win.host in self.known_hosts:
                 continue
@@ -737,9 +742,10 @@ class DomainPlan:
         for h, rows in self._extra.items():
             for row in rows:
                 if row[5] in default or row[5] == f"{h}.dram":
-                    out.append(Finding("invalid", "error", f"{h} window {row[5]!r}: the name of "
+                    out.append(Finding(code="invalid", severity="error",
+                                       message=f"{h} window {row[5]!r}: the name of "
                                        f"one of {h}'s default windows; window names are unique "
-                                       "in a domain", row[6] or f"{h} window {row[5]!r}"))
+                                       "in a domain", where=row[6] or f"{h} window {row[5]!r}"))
         return out
 
 
@@ -774,7 +780,8 @@ def window_findings(table, regions, region_index, grants, plan, alignment):
     target = region_index.find(gb) if n else np.zeros(0, dtype=np.int64)
 
     def add(code, i, msg, severity="error"):
-        out.append(Finding(code, severity, f"{table.label(i)}: {msg}", table.where(i)))
+        out.append(Finding(code=code, severity=severity, message=f"{table.label(i)}: {msg}",
+                           where=table.where(i)))
 
     good_page = (pg >= MIN_PAGE_SIZE.value) & (pg <= MAX_PAGE_SIZE.value) & ((pg & (pg - 1)) == 0)
     for i in np.flatnonzero(~good_page).tolist():
@@ -847,10 +854,11 @@ def window_findings(table, regions, region_index, grants, plan, alignment):
         count = int(((target >= 0) & (region_index.home[target] != dom)).sum())
         if count > limits.translation_entries:
             out.append(Finding(
-                "too-many-entries", "error",
-                f"host {table.host} needs {count} translation entries (shadow windows) but a "
-                f"domain holds at most {limits.translation_entries}",
-                f"{limits.where}, host {table.host}" if limits.where else f"host {table.host}"))
+                code="too-many-entries", severity="error",
+                message=f"host {table.host} needs {count} translation entries (shadow windows) "
+                f"but a domain holds at most {limits.translation_entries}",
+                where=(f"{limits.where}, host {table.host}" if limits.where
+                       else f"host {table.host}")))
     return out, target
 
 
@@ -1087,8 +1095,9 @@ class HostDomain:
             g[~ok] = -1
             offset[~ok] = -1
             win = np.where(ok, win, -1)
-        return Translations(g.reshape(shape), owner.reshape(shape), offset.reshape(shape),
-                            win.reshape(shape), ok.reshape(shape))
+        return Translations(global_address=g.reshape(shape), owner=owner.reshape(shape),
+                            offset=offset.reshape(shape),
+                            window=win.reshape(shape), ok=ok.reshape(shape))
 
     def local_addresses(self, global_address):
         """Every local address of this domain that translates to ``global_address``."""

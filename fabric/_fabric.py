@@ -289,7 +289,8 @@ class Fabric:
         carries = np.array([d.get("carries", "") or "" for d in reps], dtype=object)[inv]
         for arr in (u, v, bw, lat, lanes, tech, carries):
             arr.flags.writeable = False
-        return EdgeArrays(u, v, bw, lat, lanes, tech, carries)
+        return EdgeArrays(u=u, v=v, bandwidth=bw, latency=lat, lanes=lanes, tech=tech,
+                          carries=carries)
 
     @cached_property
     def loadstore_domains(self):

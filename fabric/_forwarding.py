@@ -221,7 +221,7 @@ def _tables(fabric, nodes, targets, ranges, hops):
                             for a, b in zip(start.tolist(), last.tolist()))
         else:
             entries = ()
-        tables[fabric.nodes[v]] = ForwardingTable(fabric.nodes[v], entries)
+        tables[fabric.nodes[v]] = ForwardingTable(node=fabric.nodes[v], entries=entries)
     return tables
 
 
@@ -302,4 +302,5 @@ def forwarding_tables(fabric):
                 runs += ports != last
                 last = ports
             extra = max(extra, runs)
-    return ForwardingTables(fabric, tables, r.policy, per_dim, k, extra)
+    return ForwardingTables(fabric=fabric, tables=tables, policy=r.policy, per_dimension=per_dim,
+                            owner_shift=k, extra_entries=extra)

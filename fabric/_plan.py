@@ -319,20 +319,23 @@ def namespace_findings(fabric, plan, regions):
     chips = set(placed_chips(fabric, plan))
     for h in domains:
         if h == "*":
-            out.append(Finding("invalid", "error", "host domain '*': '*' means every region in "
-                               "a grant, so no domain may be called that", "host domain '*'"))
+            out.append(Finding(code="invalid", severity="error",
+                               message="host domain '*': '*' means every region in "
+                               "a grant, so no domain may be called that", where="host domain '*'"))
         if h in graph and not (graph.nodes[h].get("kind") == "host"
                                and graph.nodes[h].get("host", h) == h):
             kind = graph.nodes[h].get("kind", "node")
             home = fabric.host_of.get(h)
             also = f" of host domain {home!r}" if home is not None else ""
-            out.append(Finding("invalid", "error", f"host domain {h!r} has the name of {kind} "
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"host domain {h!r} has the name of {kind} "
                                f"{h!r}{also}: domain, node and region names are one namespace "
-                               "(rename the domain)", f"host domain {h!r}"))
+                               "(rename the domain)", where=f"host domain {h!r}"))
         elif h in chips:
-            out.append(Finding("invalid", "error", f"host domain {h!r} has the name of chip "
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"host domain {h!r} has the name of chip "
                                f"{h!r}: domain, node and region names are one namespace",
-                               f"host domain {h!r}"))
+                               where=f"host domain {h!r}"))
     for r in regions:
         name = r.name
         where = r.where or name
@@ -341,18 +344,21 @@ def namespace_findings(fabric, plan, regions):
         except TypeError:
             clash_node = False
         if name == "*":
-            out.append(Finding("invalid", "error", "region '*': '*' means every region in a "
+            out.append(Finding(code="invalid", severity="error",
+                               message="region '*': '*' means every region in a "
                                "grant, so no region may be called that (rename the region)",
-                               where))
+                               where=where))
         if clash_node:
             kind = graph.nodes[name].get("kind", "node") if name in graph else "chip"
-            out.append(Finding("invalid", "error", f"region {name!r} has the name of {kind} "
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"region {name!r} has the name of {kind} "
                                f"{name!r}: domain, node and region names are one namespace "
-                               "(rename the region)", where))
+                               "(rename the region)", where=where))
         elif name in domains:
-            out.append(Finding("invalid", "error", f"region {name!r} has the name of host "
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"region {name!r} has the name of host "
                                f"domain {name!r}: domain, node and region names are one "
-                               "namespace (rename the region)", where))
+                               "namespace (rename the region)", where=where))
         for o in r.owners:
             if o is None or o == "":
                 continue        # region_findings reports an empty owner
@@ -361,8 +367,9 @@ def namespace_findings(fabric, plan, regions):
             except TypeError:
                 known = False
             if not known:
-                out.append(Finding("invalid", "error", f"{r}: owner {show_value(o)} is nobody: "
-                                   "not a node or host domain of the fabric", where))
+                out.append(Finding(code="invalid", severity="error",
+                                   message=f"{r}: owner {show_value(o)} is nobody: "
+                                   "not a node or host domain of the fabric", where=where))
     return out
 
 

@@ -95,41 +95,48 @@ def heap_findings(heap, fabric, regions):
     out = []
     a = heap.alignment
     if not is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
-        return [Finding("invalid", "error", f"heap {heap.name!r}: alignment must be a power of "
-                        f"two >= 4 KiB, got {a!r}", where)]
+        return [Finding(code="invalid", severity="error",
+                        message=f"heap {heap.name!r}: alignment must be a power of "
+                        f"two >= 4 KiB, got {a!r}", where=where)]
     for key in ("size", "offset"):
         v = getattr(heap, key)
         if not is_int(v) or v < (1 if key == "size" else 0):
-            return [Finding("invalid", "error", f"heap {heap.name!r}: {key} must be an int "
-                            f"{'> 0' if key == 'size' else '>= 0'}, got {v!r}", where)]
+            return [Finding(code="invalid", severity="error",
+                            message=f"heap {heap.name!r}: {key} must be an int "
+                            f"{'> 0' if key == 'size' else '>= 0'}, got {v!r}", where=where)]
         if v % a:
-            out.append(Finding("misaligned", "error", f"heap {heap.name!r}: {key} {v} is not a "
-                               f"multiple of the {format_size(a)} alignment", where))
+            out.append(Finding(code="misaligned", severity="error",
+                               message=f"heap {heap.name!r}: {key} {v} is not a "
+                               f"multiple of the {format_size(a)} alignment", where=where))
     hbm = _hbm_regions(regions)
     overrides = dict(heap.chips or {})
     for chip in overrides:
         if chip not in fabric.rank_of:
-            out.append(Finding("invalid", "error", f"heap {heap.name!r}: override for "
-                               f"{chip!r}, which is not a chip of the fabric", where))
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"heap {heap.name!r}: override for "
+                               f"{chip!r}, which is not a chip of the fabric", where=where))
     for chip in fabric.endpoints:
         ov = overrides.get(chip, {})
         off = ov.get("offset", heap.offset)
         size = ov.get("size", heap.size)
         if off != heap.offset or size != heap.size:
-            out.append(Finding("symmetric-mismatch", "error",
-                               f"heap {heap.name!r} on {chip}: offset {format_address(off)}, size "
+            out.append(Finding(code="symmetric-mismatch", severity="error",
+                               message=f"heap {heap.name!r} on {chip}: offset "
+                               f"{format_address(off)}, size "
                                f"{format_size(size)}; every chip must have offset "
                                f"{format_address(heap.offset)}, size {format_size(heap.size)}",
-                               where))
+                               where=where))
         reg = hbm.get(chip)
         if reg is None:
-            out.append(Finding("symmetric-mismatch", "error", f"heap {heap.name!r}: {chip} has "
-                               "no HBM region to hold it", where))
+            out.append(Finding(code="symmetric-mismatch", severity="error",
+                               message=f"heap {heap.name!r}: {chip} has "
+                               "no HBM region to hold it", where=where))
         elif off + size > reg.size:
-            out.append(Finding("symmetric-mismatch", "error",
-                               f"heap {heap.name!r} on {chip}: offsets [{format_address(off)}, "
+            out.append(Finding(code="symmetric-mismatch", severity="error",
+                               message=f"heap {heap.name!r} on {chip}: offsets "
+                               f"[{format_address(off)}, "
                                f"{format_address(off + size)}) do not fit in {reg} of "
-                               f"{reg.size} bytes ({format_size(reg.size)})", where))
+                               f"{reg.size} bytes ({format_size(reg.size)})", where=where))
     return out
 
 

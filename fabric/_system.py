@@ -153,7 +153,7 @@ class _Reader:
         return f"{self.path}{line} {label}"
 
     def bad(self, where, msg):
-        self.findings.append(Finding("invalid", "error", msg, where))
+        self.findings.append(Finding(code="invalid", severity="error", message=msg, where=where))
 
     def value(self, table, key, v, where):
         """Parse one field; None (and a finding) if it cannot be read."""

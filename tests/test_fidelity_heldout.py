@@ -6,14 +6,12 @@ error <= 10%. Rows missed today are strict expected failures (``KNOWN_MISSES`` o
 case module), so a row that starts to pass must be taken off the list.
 """
 
-import math
 
 import fidelity
 import pytest
 
 ROWS = fidelity.heldout_rows()
-CASES, TOL = fidelity.cases()
-MISSES = fidelity.known_misses()
+CASES, _ = fidelity.cases()
 
 
 def test_heldout_rows_are_not_in_the_check_set():
@@ -41,19 +39,8 @@ def test_heldout_rows_are_well_formed():
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
 def test_heldout_row(row):
-    fn = CASES.get(row["id"])
-    assert fn is not None, f"{row['id']}: held-out row not expressed by any case module"
-    got = fn(row)
-    model = got[0] if isinstance(got, tuple) else got
-    assert math.isfinite(model) and model > 0
-    err = fidelity.error(model, float(row["value"]))
-    tol = TOL.get(row["id"], fidelity.HELDOUT_TOLERANCE)
-    if row["id"] in MISSES:
-        assert err > tol, (f"{row['id']} is now within {tol:.0%} ({err:.0%}): remove it from "
-                           f"KNOWN_MISSES")
-        pytest.xfail(f"{row['id']}: known miss, {err:.0%}: {MISSES[row['id']]}")
-    assert err <= tol, (f"{row['id']}: model {model:.4g} vs measured {row['value']} "
-                        f"{row['unit']} ({err:.0%} > {tol:.0%}); source: {row['source']}")
+    assert row["id"] in CASES, f"{row['id']}: held-out row not expressed by any case module"
+    fidelity.check_row(row, fidelity.HELDOUT_TOLERANCE)
 
 
 @pytest.mark.xfail(strict=True, reason="issue 10's held-out goal (geometric-mean error <= 10%) "
