@@ -112,14 +112,18 @@ def hop_distribution(fabric):
     -------
     counts : numpy.ndarray of int64
         ``counts[h]`` is the number of distinct ordered endpoint pairs ``h``
-        links apart (``counts[0]`` is 0).
+        links apart (``counts[0]`` is 0) along the paths the fabric routes. On every
+        intact fabric that is the graph distance; on a degraded fat-tree, rail or
+        switched domain (up-down routing: chips never forward, paths valley-free) it
+        is the routed hop count, which may exceed the graph distance.
     method : str
         How the counts were obtained.
 
     Raises
     ------
     fabric.RoutingError
-        If two endpoints are disconnected.
+        If two endpoints are disconnected (or, under up-down routing, have no
+        valley-free path left).
 
     Examples
     --------
@@ -139,6 +143,10 @@ def hop_distribution(fabric):
             counts = np.convolve(counts, _line_distances(s, c))
         counts[0] -= n  # drop the self pairs
         return counts, "closed form: product of per-dimension distances"
+    if fabric.failures.degraded and isinstance(fabric.structure, (Clos, Switched)):
+        # chips never forward and paths are valley-free: after failures the graph
+        # distance can undercount, or find a path through a chip that routing refuses
+        return _routed_counts(fabric), "exact: routed hops of every pair (up-down)"
     A = _adjacency(fabric)
     ep = fabric.endpoint_indices
     if isinstance(structure, (Clos, Switched)):
@@ -152,6 +160,23 @@ def hop_distribution(fabric):
     if counts is None:
         raise RoutingError(f"{fabric.name}: some endpoints are disconnected")
     return counts, "exact: BFS from every endpoint"
+
+
+def _routed_counts(fabric, block=256):
+    """Hop histogram of the routed paths of every ordered endpoint pair, by source blocks."""
+    r, ep = fabric.router, fabric.endpoint_indices
+    n = len(ep)
+    counts = np.zeros(1, dtype=np.int64)
+    for s0 in range(0, n, block):
+        src = np.repeat(np.arange(s0, min(s0 + block, n)), n)
+        dst = np.tile(np.arange(n), len(src) // n)
+        keep = src != dst
+        h = r.hops(ep[src[keep]], ep[dst[keep]])      # RoutingError when a pair has no route
+        c = np.bincount(h)
+        if len(c) > len(counts):
+            counts = np.pad(counts, (0, len(c) - len(counts)))
+        counts[:len(c)] += c
+    return counts
 
 
 # -- all-pairs BFS over endpoints ----------------------------------------------------------

@@ -33,7 +33,7 @@ import topologies
 from analysis import link_loads, throughput, traffic
 from analysis._cli import main
 from analysis._metrics import bisection, hop_distribution
-from fabric import Dragonfly, FabricError, Grid, NodeError, RoutingError
+from fabric import Clos, Dragonfly, FabricError, Grid, NodeError, RoutingError, Switched
 
 SPECS = ("torus:3x3", "mesh:3x2", "hypermesh:3x2", "hypermesh:2x3,connect=switch",
          "hypermesh:2x2x2,connect=switch/ring/full", "hypermesh:4x2,connect=switch/line",
@@ -108,8 +108,21 @@ def test_hops_are_brute_force(case):
         with pytest.raises(RoutingError):
             hop_distribution(g)
         return
+    if g.failures.degraded and isinstance(g.structure, (Clos, Switched)):
+        # up-down routing: chips never forward, paths valley-free (brute force over paths)
+        want = {}
+        for s, t in itertools.permutations(g.endpoints, 2):
+            paths = brute_paths(g, s, t, "up-down")
+            if not paths:
+                with pytest.raises(RoutingError):
+                    hop_distribution(g)
+                return
+            want[len(paths[0]) - 1] = want.get(len(paths[0]) - 1, 0) + 1
+        want = [want.get(h, 0) for h in range(max(want) + 1)]
+    else:
+        want = _brute_hops(g)
     counts, method = hop_distribution(g)
-    assert counts.tolist() == _brute_hops(g)
+    assert counts.tolist() == want
     if g.failures.degraded:
         assert "closed form" not in method and "one BFS" not in method
 
@@ -246,9 +259,24 @@ def test_matrix_loads_and_routed_hops_agree_with_pairs_and_bfs(case, pattern):
         return
     np.testing.assert_allclose(link_loads(g, tm).loads, ref, rtol=1e-9, atol=1e-9)
     a, b = np.nonzero(~np.eye(len(ep), dtype=bool))
+    try:
+        routed = r.hops(ep[a], ep[b])
+    except RoutingError:  # a pair the permutation did not use has no route left
+        with pytest.raises(RoutingError):
+            hop_distribution(g)
+        return
     counts, _ = hop_distribution(g)
-    assert np.bincount(r.hops(ep[a], ep[b]), minlength=len(counts)).tolist() == \
-        counts.tolist()
+    assert np.bincount(routed, minlength=len(counts)).tolist() == counts.tolist()
+
+
+def test_hops_on_a_degraded_switched_domain_follow_routing():
+    # hgx-b200 without chip0-sw0 and chip1-sw1: the two chips share no surviving plane,
+    # and GPUs do not forward, so no route joins them (graph BFS found 4 hops via a chip)
+    f = topologies.build("hgx-b200")
+    with pytest.raises(RoutingError, match="no route"):
+        hop_distribution(f.without(links=[("chip0", "sw0"), ("chip1", "sw1")]))
+    counts, method = hop_distribution(f.without(links=[("chip0", "sw0")]))
+    assert counts.tolist() == [0, 0, 56] and "routed" in method
 
 
 def _brute_throughput(g, M):
