@@ -45,7 +45,8 @@ def register(sub):
     f.set_defaults(func=run_figures)
 
 
-def _executor(jobs):
+def executor_for_jobs(jobs):
+    """A process pool of ``jobs`` workers, or None for 1 (serial); bad counts are bad input."""
     if isinstance(jobs, bool) or jobs < 1:
         raise SpecError(f"--jobs must be an integer >= 1, got {jobs}")
     if jobs == 1:
@@ -69,7 +70,7 @@ def run_report(args):
     from analysis import DEFAULT_SYSTEMS, build_report, check_report_dir, write_report
 
     check_report_dir(args.out, args.force)  # fail before computing, not after
-    executor = _executor(args.jobs)
+    executor = executor_for_jobs(args.jobs)
     try:
         report = build_report(args.systems or DEFAULT_SYSTEMS, sizes=args.sizes, ops=args.ops,
                               executor=executor, quiet=args.quiet, command=_command(args))

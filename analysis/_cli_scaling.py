@@ -20,11 +20,14 @@ def register(sub):
     p.add_argument("--families", nargs="+", metavar="FAMILY", default=list(SCALING_FAMILIES))
     p.add_argument("--sizes", nargs="+", type=int, metavar="N",
                    default=[64, 512, 4096, 16384], help="target chip counts")
-    p.add_argument("--collective-limit", type=int, default=512, metavar="N",
-                   help="evaluate collectives on fabrics up to N chips (default 512: the whole "
-                        "study then takes ~25 s; at 4k chips some families take minutes)")
-    p.add_argument("--decode-limit", type=int, default=512, metavar="N",
-                   help="evaluate decode on fabrics up to N chips (default 512)")
+    p.add_argument("--collective-limit", type=int, default=20000, metavar="N",
+                   help="evaluate collectives on fabrics up to N chips (default 20000: every "
+                        "size; rail-optimized families stop at 1k chips, see the notes)")
+    p.add_argument("--decode-limit", type=int, default=20000, metavar="N",
+                   help="evaluate decode on fabrics up to N chips (default 20000: every size)")
+    p.add_argument("--jobs", type=int, default=2, metavar="N",
+                   help="evaluate the points in N local processes (default 2; the rows are "
+                        "the same)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.set_defaults(func=run)
@@ -42,13 +45,15 @@ def run(args):
 
     from fabric import SpecError
 
+    from ._cli_report import executor_for_jobs
     from ._plots import system_colors
     from ._scaling import SCALING_METRICS, scaling_study
     from ._style import paper_style, save_figure
 
     try:
         rows = scaling_study(args.families, args.sizes, collective_limit=args.collective_limit,
-                             decode_limit=args.decode_limit, quiet=args.quiet)
+                             decode_limit=args.decode_limit, quiet=args.quiet,
+                             executor=executor_for_jobs(args.jobs))
     except ValueError as e:
         raise SpecError(str(e)) from None
     out = Path(args.out)

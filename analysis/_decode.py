@@ -117,6 +117,7 @@ __all__ = [
     "GRAPH_KERNEL_OVERHEAD",
     "KERNELS",
     "LAUNCH_OVERHEAD",
+    "MIN_KERNEL_TIME",
     "VLLM_GRAPH_KERNELS",
     "DecodeBreakdown",
     "DecodeStep",
@@ -220,6 +221,19 @@ DECODE_HBM_EFFICIENCY = Parameter(
     "Hazy Research 'Look Ma, No Bubbles!' (2025-05-27): a whole decode forward in one "
     "kernel reaches 78% of H100 HBM bandwidth (Llama-3.2-1B, batch 1); taken for every "
     "chip (assumption)")
+
+#: Seconds: the shortest time one kernel of a decode step runs (its fixed start-up: DRAM
+#: latency, first wave, tail), on top of the kernel boundary. A block of ``n`` kernels whose
+#: roofline time is ``R`` costs ``max(R, n * min_kernel_time)``: the per-kernel sum
+#: ``sum_i max(r_i, floor)`` with the block's bytes and FLOPs spread evenly over its
+#: kernels (a lower bound of the per-kernel sum for any split). Default **0 (off)**: no
+#: independent published per-kernel floor for Hopper/Blackwell small kernels was found in
+#: the time available (2026-12-03); a figure taken from the check set or from a published
+#: end-to-end decode time would be a fit, so none is used. Pass a sourced value to use it.
+MIN_KERNEL_TIME = Parameter(
+    "decode.min_kernel_time", 0.0, "s",
+    "none found (0 = off): no independent published minimum kernel duration; "
+    "user supplies a sourced figure")
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
@@ -608,7 +622,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
                 dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
                 runtime=None, ep_kernel=None, cuda_graphs=True,
-                graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm"):
+                graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
+                min_kernel_time=MIN_KERNEL_TIME.value):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -682,6 +697,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
         (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`) or
         ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`).
+    min_kernel_time : float
+        Seconds: shortest run of one kernel; a block of ``n`` kernels with roofline time
+        ``R`` costs ``max(R, n * min_kernel_time)``. Default :data:`MIN_KERNEL_TIME` (0, off).
 
     Returns
     -------
@@ -718,7 +736,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   compute_efficiency=compute_efficiency, dispatch_bytes=dispatch_bytes,
                   combine_bytes=combine_bytes, chip=chip, collective=collective,
                   runtime=runtime, ep_kernel=ep_kernel, cuda_graphs=cuda_graphs,
-                  graph_kernel_overhead=graph_kernel_overhead, engine=engine)
+                  graph_kernel_overhead=graph_kernel_overhead, engine=engine,
+                  min_kernel_time=min_kernel_time)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -767,6 +786,7 @@ class _Settings:
     cuda_graphs: bool
     graph_kernel_overhead: float
     engine: str
+    min_kernel_time: float = 0.0
 
     @property
     def bw(self):
@@ -802,7 +822,7 @@ class _Settings:
 def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, transport,
               algorithm, skew, overlap, fusion_factor, launch_overhead, hbm_efficiency,
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
-              ep_kernel, cuda_graphs, graph_kernel_overhead, engine):
+              ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     chip = chip if chip is not None else fabric.chip
@@ -819,6 +839,10 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"fusion_factor must be >= 1, got fusion_factor={fusion_factor!r}")
     if not (isinstance(launch_overhead, (int, float)) and launch_overhead >= 0):
         raise SpecError(f"launch_overhead must be >= 0 seconds, got {launch_overhead!r}")
+    if not (isinstance(min_kernel_time, (int, float)) and math.isfinite(min_kernel_time)
+            and min_kernel_time >= 0):
+        raise SpecError(f"min_kernel_time must be a finite number >= 0 seconds, got "
+                        f"{min_kernel_time!r}")
     if not (isinstance(graph_kernel_overhead, (int, float)) and graph_kernel_overhead >= 0):
         raise SpecError(f"graph_kernel_overhead must be >= 0 seconds, got "
                         f"{graph_kernel_overhead!r}")
@@ -845,7 +869,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
-                     graph_kernel_overhead, engine)
+                     graph_kernel_overhead, engine, float(min_kernel_time))
 
 
 @dataclass(frozen=True)
@@ -1002,11 +1026,11 @@ def _layer_times(s, mem, route, comm):
     att_w = m.attention_params * wb / tp / bw
     kv_t = mem.kv_layer_chip / bw
     att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(s.context) / tp) / flops
-    attention = max(att_w + kv_t, att_c)
     kernels_att = _attention_kernels(s)
+    attention = max(att_w + kv_t, att_c, kernels_att * s.min_kernel_time)
 
     def finish(kind, ffn_w, ffn_c, ffn_kernels, comm_t, dispatch, combine, act_sys, act_chip):
-        ffn = max(ffn_w, ffn_c)
+        ffn = max(ffn_w, ffn_c, ffn_kernels * s.min_kernel_time)
         local = attention + ffn
         exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
@@ -1047,8 +1071,9 @@ def _head_time(s):
     head_w = m.head_params * m.weight_bytes / tp / s.bw
     head_c = s.t_dp * 2 * m.head_params / tp / s.flops
     head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
-    return HeadTime(weights=head_w, compute=head_c, launch=head_l, total=max(head_w,
-                                                                             head_c) + head_l)
+    head_floor = len(KERNELS["head"]) * s.min_kernel_time
+    return HeadTime(weights=head_w, compute=head_c, launch=head_l,
+                    total=max(head_w, head_c, head_floor) + head_l)
 
 
 def _breakdown(layers, head):
@@ -1098,6 +1123,9 @@ def _parameters(s, moe, comm):
         Parameter("decode.ep_kernel", kern.name if kern is not None else None, "",
                   "user (None: the collectives model's all-to-all)"),
         Parameter("decode.fusion_factor", s.fusion_factor, "", "user"),
+        Parameter("decode.min_kernel_time", s.min_kernel_time, "s",
+                  MIN_KERNEL_TIME.source if s.min_kernel_time == MIN_KERNEL_TIME.value
+                  else "user"),
         Parameter("decode.overlap", s.overlap, "", "user"),
         Parameter("decode.hbm_efficiency", hbm_eff, "",
                   DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value

@@ -214,7 +214,7 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
 
 
 def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384), *,
-                  collective_limit=512, decode_limit=512, book="street-2026",
+                  collective_limit=20000, decode_limit=20000, book="street-2026",
                   quiet=True, executor=None):
     """Per-chip metrics of each family at each size; a list of tidy rows (SI units).
 

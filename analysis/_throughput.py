@@ -466,27 +466,20 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
 
     alpha = 0.5
     best = center = None
+    master = _Master(C, Lc, cap, kleaf)
+    done = 0  # columns already in the master
     for _ in range(max_rounds):
         srcs = np.concatenate(col_src)
-        m = n_cols + 1
-        # variables: K, then the columns; rows: sources, core links, leaf bound
-        rows = np.concatenate([np.arange(C), srcs, C + np.concatenate(ent_link)]
-                              + ([np.array([C + Lc])] if kleaf is not None else []))
-        cols = np.concatenate([np.zeros(C, dtype=np.int64), 1 + np.arange(n_cols),
-                               1 + np.concatenate(ent_col)]
-                              + ([np.array([0])] if kleaf is not None else []))
-        vals = np.concatenate([np.ones(C), -np.ones(n_cols), np.concatenate(ent_load)]
-                              + ([np.array([1.0])] if kleaf is not None else []))
-        A = sp.csc_matrix((vals, (rows, cols)), shape=(n_rows, m))
-        b = np.concatenate([np.zeros(C), cap] + ([[kleaf]] if kleaf is not None else []))
-        cost = np.zeros(m)
-        cost[0] = -1.0
-        res = linprog(cost, A_ub=A, b_ub=b, bounds=(0, None), method="highs")
+        ec, el, ew = (np.concatenate(x) for x in (ent_col, ent_link, ent_load))
+        new = ec >= done
+        master.add(srcs[done:], ec[new] - done, el[new], ew[new])
+        done = n_cols
+        res = master.solve()
         if res.status != 0:
             raise FabricError(f"throughput LP for {name} failed: {res.message} (a pair "
                               "with demand may have no path)")
         lower = float(res.x[0])
-        dual = np.maximum(-res.ineqlin.marginals, 0.0)
+        dual = np.maximum(res.duals, 0.0)
         pi, y = dual[:C], dual[C:C + Lc]
         z = float(dual[C + Lc]) if kleaf is not None else 0.0
         up = bound(y, z)
@@ -533,6 +526,100 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
                        weights=np.concatenate(ent_load) * lam[np.concatenate(ent_col)],
                        minlength=Lc)
     return lower, flow, n_cols + 1, n_rows
+
+
+class _Master:
+    """The master LP of :func:`_column_generation`, grown by columns and re-solved warm.
+
+    Variables: ``K`` then the columns; rows: one per source (``K - sum lambda <= 0``),
+    one per core link (capacity), and ``K <= kleaf`` if there are folded leaf links.
+    Minimises ``-K``. With scipy's HiGHS object (``scipy.optimize._highspy``) new
+    columns are added to the solved model and the simplex restarts from its basis;
+    without it (another scipy), the whole master is re-solved by ``linprog``.
+    """
+
+    def __init__(self, C, Lc, cap, kleaf):
+        self.C, self.Lc = C, Lc
+        self.b = np.concatenate([np.zeros(C), cap] + ([[kleaf]] if kleaf is not None else []))
+        self.n_rows = len(self.b)
+        self.blocks = []  # CSC blocks of columns, K first
+        k_rows = np.r_[np.arange(C), [C + Lc] if kleaf is not None else []].astype(np.int64)
+        self._push(sp.csc_matrix((np.ones(len(k_rows)), (k_rows, np.zeros(len(k_rows)))),
+                                 shape=(self.n_rows, 1)))
+        try:
+            from scipy.optimize._highspy import _core
+        except ImportError:  # pragma: no cover (another scipy: re-solve from scratch)
+            _core = None
+        self.hc = _core
+        self.h = None
+
+    def _push(self, block):
+        self.blocks.append(block)
+        if getattr(self, "h", None) is not None:
+            hc = self.hc
+            n = block.shape[1]
+            self.h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, hc.kHighsInf), block.nnz,
+                           block.indptr[:-1].astype(np.int32), block.indices.astype(np.int32),
+                           block.data)
+
+    def add(self, src, col, link, load):
+        """Columns ``0..len(src)-1`` of source ``src[j]``; entries (col, link, load)."""
+        n = len(src)
+        if not n:
+            return
+        rows = np.concatenate([src, self.C + link])
+        cols = np.concatenate([np.arange(n), col])
+        vals = np.concatenate([-np.ones(n), load])
+        self._push(sp.csc_matrix((vals, (rows, cols)), shape=(self.n_rows, n)))
+
+    def solve(self):
+        """A result with ``status`` (0: optimal), ``message``, ``x`` and ``duals`` (>= 0)."""
+        if self.hc is None:
+            A = sp.hstack(self.blocks).tocsc()
+            cost = np.zeros(A.shape[1])
+            cost[0] = -1.0
+            r = linprog(cost, A_ub=A, b_ub=self.b, bounds=(0, None), method="highs")
+            x = r.x if r.status == 0 else None
+            duals = -r.ineqlin.marginals if r.status == 0 else None
+            return _Solved(status=r.status, message=r.message, x=x, duals=duals)
+        hc = self.hc
+        if self.h is None:
+            A = sp.hstack(self.blocks).tocsc()
+            A.sort_indices()
+            h = hc._Highs()
+            h.setOptionValue("output_flag", False)
+            h.setOptionValue("presolve", "off")
+            lp = hc.HighsLp()
+            n = A.shape[1]
+            lp.num_col_, lp.num_row_ = n, self.n_rows
+            cost = np.zeros(n)
+            cost[0] = -1.0
+            lp.col_cost_, lp.col_lower_ = cost, np.zeros(n)
+            lp.col_upper_ = np.full(n, hc.kHighsInf)
+            lp.row_lower_ = np.full(self.n_rows, -hc.kHighsInf)
+            lp.row_upper_ = self.b
+            lp.a_matrix_.format_ = hc.MatrixFormat.kColwise
+            lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, self.n_rows
+            lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+            lp.a_matrix_.index_ = A.indices.astype(np.int32)
+            lp.a_matrix_.value_ = A.data
+            h.passModel(lp)
+            self.h = h
+        self.h.run()
+        status = self.h.getModelStatus()
+        if status != hc.HighsModelStatus.kOptimal:
+            return _Solved(status=2, message=f"HiGHS: {status}", x=None, duals=None)
+        sol = self.h.getSolution()
+        return _Solved(status=0, message="optimal", x=np.asarray(sol.col_value),
+                       duals=-np.asarray(sol.row_dual))
+
+
+@dataclasses.dataclass
+class _Solved:
+    status: int
+    message: str
+    x: np.ndarray
+    duals: np.ndarray
 
 
 def _routed_columns(fabric, p, max_entries=20_000_000):

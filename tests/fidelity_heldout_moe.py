@@ -12,9 +12,9 @@ goal (``fidelity.HELDOUT_TOLERANCE``) are ``KNOWN_MISSES``, filled from the eval
 import dataclasses
 import functools
 
-import topologies
 from fidelity_moe import BF16_TOKEN, FP8_TOKEN, h800_nodes, nvl72
 
+import topologies
 from analysis import model_config, moe_exchange
 
 

@@ -444,3 +444,49 @@ def test_expert_tensor_parallel_reads_every_active_expert_brute_force(tokens):
     fixed = (SMALL.router_params + SMALL.shared_experts * SMALL.expert_params / 2) * 2
     assert moe.ffn_weights == pytest.approx(
         (fixed + brute * SMALL.routed_expert_bytes / 2) / CHIP.hbm_bandwidth)
+
+
+# -- per-kernel minimum duration (min_kernel_time) ------------------------------------------
+
+def _floor_steps(floor, **kw):
+    import topologies
+    f = topologies.build("hgx-h200")
+    base = {"batch": 4, "context": 2048, "layout": "tp=8,dp=1,etp=8", "engine": "vllm"}
+    base.update(kw)
+    return (decode_step("kimi-k2", f, **base),
+            decode_step("kimi-k2", f, min_kernel_time=floor, **base))
+
+
+def test_min_kernel_time_zero_is_byte_identical_and_tiny_floor_changes_nothing():
+    # every kernel is above a 1 ps floor: the step is unchanged, byte for byte
+    a, b = _floor_steps(1e-12)
+    assert repr(dataclasses.replace(a, parameters=())) == repr(
+        dataclasses.replace(b, parameters=()))
+    a0, b0 = _floor_steps(0.0)
+    assert repr(a0) == repr(b0)
+    assert b.time > 0 and any(p.name == "decode.min_kernel_time" for p in b.parameters)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.floats(min_value=1e-3, max_value=1.0))
+def test_min_kernel_time_tiny_kernels_cost_n_floors(floor):
+    # closed form: with a floor far above every block's roofline, each layer's local time is
+    # exactly its kernel count x floor (plus the unchanged boundaries and communication)
+    a, b = _floor_steps(floor)
+    for la, lb in zip(a.layers, b.layers):
+        assert lb.attention == pytest.approx(_n_att(a) * floor)
+        assert lb.ffn == pytest.approx((lb.kernels - _n_att(a)) * floor)
+        assert lb.launch == la.launch and lb.comm == la.comm
+
+
+def _n_att(step):
+    from analysis._decode import VLLM_GRAPH_KERNELS
+    return len(VLLM_GRAPH_KERNELS["mla"])
+
+
+@pytest.mark.parametrize("bad", [-1e-6, float("nan"), float("inf"), "1us"])
+def test_min_kernel_time_refuses_bad_input(bad):
+    import topologies
+    with pytest.raises(SpecError, match="min_kernel_time"):
+        decode_step("kimi-k2", topologies.build("hgx-h200"), batch=1, context=16,
+                    min_kernel_time=bad)

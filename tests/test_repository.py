@@ -6,7 +6,7 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TEXT = {".py", ".md", ".cfg", ".csv", ".txt", ".toml", ".ini", ".json", ".yml", ".yaml", ""}
 SKIP = {".git", ".hypothesis", "__pycache__", "report", "build", "dist"}
-MARKER = re.compile(r"^(<{7} |={7}$|>{7} )", re.M)
+MARKER = re.compile(r"^(<{7} |>{7} )", re.MULTILINE)    # "=======" is also a Markdown rule
 
 
 def _files():
