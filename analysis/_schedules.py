@@ -620,24 +620,28 @@ def _in_switch(op, p, fabric, nodes):
     return (step,), tuple(s for s, _ in planes)
 
 
-def _grid(fabric, nodes):
-    """Dimensions for the hierarchical algorithm: (sizes, per-dimension kind, position grid)."""
+def group_grid(fabric, nodes, algorithm="this algorithm"):
+    """The group's grid: ``(shape, connect, grid)``, for multi-dimensional schedules.
+
+    On a :class:`fabric.Grid` (the whole grid as the group): its shape and per-dimension
+    connection; on a cluster: ``(ranks per host, hosts)`` with ``connect=None`` (inside
+    each host domain, then across hosts at the same local index). ``grid[slot]`` is the
+    rank position of the chip at grid slot ``slot`` (dimension 0 fastest). Raises
+    NotApplicableError, naming ``algorithm``, for any other group.
+    """
     p = len(nodes)
     if isinstance(fabric.structure, Grid):
         shape, connect = fabric.structure.shape, fabric.structure.connect
         coords = [fabric.graph.nodes[n].get("coord") for n in nodes]
         if p != math.prod(shape) or any(c is None for c in coords):
             raise NotApplicableError(
-                f"hierarchical needs the whole {'x'.join(map(str, shape))} grid of "
+                f"{algorithm} needs the whole {'x'.join(map(str, shape))} grid of "
                 f"{fabric.name} as its group; got {p} ranks")
         strides = np.cumprod((1,) + shape[:-1])
         slot = np.array([int(np.dot(c, strides)) for c in coords])
         grid = np.empty(p, dtype=np.int64)
         grid[slot] = np.arange(p)  # grid[slot] = position of the chip at that slot
-        kinds = tuple({"full": "direct", "switch": "direct", "ring": "bidirectional ring"}
-                      .get(c, "ring") for c in connect)
-        return shape, kinds, grid, "per-dimension"
-    # clusters: inside each host domain, then across hosts (same local index)
+        return shape, connect, grid
     host_of = fabric.host_of
     hosts = {}
     for i, n in enumerate(nodes):
@@ -645,12 +649,22 @@ def _grid(fabric, nodes):
     sizes = {len(v) for v in hosts.values()}
     if len(hosts) < 2 or len(sizes) != 1:
         raise NotApplicableError(
-            f"hierarchical needs a hypermesh/torus grid, or ranks spread evenly over at least "
+            f"{algorithm} needs a hypermesh/torus grid, or ranks spread evenly over at least "
             f"two host domains; on {fabric.name} the group spans {len(hosts)} host(s) with "
             f"sizes {sorted(sizes)}")
     g = sizes.pop()
     grid = np.array([i for members in hosts.values() for i in members], dtype=np.int64)
-    return (g, len(hosts)), ("direct", "ring"), grid, "intra-then-inter"
+    return (g, len(hosts)), None, grid
+
+
+def _grid(fabric, nodes):
+    """Dimensions for the hierarchical algorithm: (sizes, per-dimension kind, position grid)."""
+    shape, connect, grid = group_grid(fabric, nodes, "hierarchical")
+    if connect is None:  # clusters: inside each host domain, then across hosts
+        return shape, ("direct", "ring"), grid, "intra-then-inter"
+    kinds = tuple({"full": "direct", "switch": "direct", "ring": "bidirectional ring"}
+                  .get(c, "ring") for c in connect)
+    return shape, kinds, grid, "per-dimension"
 
 
 def _hierarchical(op, p, fabric, nodes):

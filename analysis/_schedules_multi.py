@@ -64,13 +64,12 @@ Examples
 """
 
 import itertools
-import math
 import weakref
 
 import numpy as np
 from scipy.optimize import linprog
 
-from ._schedules import NotApplicableError, Step, register_algorithm
+from ._schedules import NotApplicableError, Step, group_grid, register_algorithm
 
 __all__ = ["ring_search"]
 
@@ -581,44 +580,19 @@ def _multi_ring(op, p, fabric, nodes):
 
 
 def _grid(fabric, nodes):
-    """(shape, per-dimension kind, grid) of a hypermesh group, or of a cluster's two levels.
+    """(shape, per-dimension kind, grid, connect) of a hypermesh group, or of a cluster's two
+    levels (:func:`analysis._schedules.group_grid`).
 
     ``grid[slot]`` is the rank position of the chip at grid slot ``slot`` (dimension 0
     fastest). Kinds: ``"direct"``, ``"bidirectional ring"``, ``"ring"``.
     """
-    p = len(nodes)
-    params = fabric.params
-    if fabric.family == "hypermesh" and "shape" in params:
-        shape = tuple(int(s) for s in params["shape"])
-        connect = params.get("connect", "full")
-        if isinstance(connect, str):
-            connect = (connect,) * len(shape)
-        coords = [fabric.graph.nodes[n].get("coord") for n in nodes]
-        if p != math.prod(shape) or any(c is None for c in coords):
-            raise NotApplicableError(
-                f"this algorithm needs the whole {'x'.join(map(str, shape))} grid of "
-                f"{fabric.name} as its group; got {p} ranks")
-        strides = np.cumprod((1,) + shape[:-1])
-        slot = np.array([int(np.dot(c, strides)) for c in coords])
-        grid = np.empty(p, dtype=np.int64)
-        grid[slot] = np.arange(p)
-        kinds = tuple("direct" if c in ("full", "switch") else
-                      "bidirectional ring" if c == "ring" and s > 2 else "ring"
-                      for c, s in zip(connect, shape))
-        return shape, kinds, grid, tuple(connect)
-    host_of = fabric.host_of
-    hosts = {}
-    for i, n in enumerate(nodes):
-        hosts.setdefault(host_of.get(n), []).append(i)
-    sizes = {len(v) for v in hosts.values()}
-    if len(hosts) < 2 or len(sizes) != 1:
-        raise NotApplicableError(
-            f"this algorithm needs a hypermesh/torus grid, or ranks spread evenly over at "
-            f"least two host domains; on {fabric.name} the group spans {len(hosts)} host(s) "
-            f"with sizes {sorted(sizes)}")
-    g = sizes.pop()
-    grid = np.array([i for members in hosts.values() for i in members], dtype=np.int64)
-    return (g, len(hosts)), ("direct", "ring"), grid, ("host", "hosts")
+    shape, connect, grid = group_grid(fabric, nodes)
+    if connect is None:
+        return shape, ("direct", "ring"), grid, ("host", "hosts")
+    kinds = tuple("direct" if c in ("full", "switch") else
+                  "bidirectional ring" if c == "ring" and s > 2 else "ring"
+                  for c, s in zip(connect, shape))
+    return shape, kinds, grid, tuple(connect)
 
 
 def _lines(shape, grid, d):

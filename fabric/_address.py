@@ -454,6 +454,18 @@ def region_findings(regions, width=57):
     return out
 
 
+def default_region(regions):
+    """The region an owner's name stands for: its only region, else its only HBM region.
+
+    ``regions`` are the regions one owner holds; None when neither rule picks one (the
+    caller asks for a region by name).
+    """
+    hbm = [r for r in regions if r.kind == "hbm"]
+    if len(regions) == 1:
+        return regions[0]
+    return hbm[0] if len(hbm) == 1 else None
+
+
 def _raise_errors(findings, exc, what):
     errors = [f for f in findings if f.severity == "error"]
     if errors:
@@ -720,12 +732,8 @@ class AddressMap:
             regs = self.regions_of(owner)
             if not regs:
                 raise AddressMapError(f"{show_value(owner)} owns no region of this address map")
-            hbm = [r for r in regs if r.kind == "hbm"]
-            if len(regs) == 1:
-                reg = regs[0]
-            elif len(hbm) == 1:
-                reg = hbm[0]
-            else:
+            reg = default_region(regs)
+            if reg is None:
                 raise AddressMapError(f"{owner!r} owns {len(regs)} regions; name one with "
                                       "region=")
         share = reg.size // reg.ways

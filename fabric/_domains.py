@@ -77,6 +77,7 @@ from ._address import (
     PERMISSIONS,
     Finding,
     as_address_array,
+    default_region,
     is_int,
     pow2_ceil,
     shift_table,
@@ -622,12 +623,8 @@ class DomainPlan:
             reg = self.regions[by_name[win.target]]
         elif win.target in by_owner:
             regs = by_owner[win.target]
-            hbm = [r for r in regs if r.kind == "hbm"]
-            if len(regs) == 1:
-                reg = regs[0]
-            elif len(hbm) == 1:
-                reg = hbm[0]
-            else:
+            reg = default_region(regs)
+            if reg is None:
                 bad("dangling-target", f"target {win.target!r} owns {len(regs)} regions; name "
                     f"one of {sorted(r.name for r in regs)}")
                 return None
