@@ -279,6 +279,13 @@ def test_hops_on_a_degraded_switched_domain_follow_routing():
     assert counts.tolist() == [0, 0, 56] and "routed" in method
 
 
+@pytest.mark.parametrize("spec", ["torus:2x2", "fattree:k=4", "mesh:3"])
+def test_one_live_chip_has_no_pairs(spec):
+    f = topologies.build(spec)
+    counts, _ = hop_distribution(f.without(chips=f.endpoints[1:]))
+    assert counts.tolist() == [0]
+
+
 def _brute_throughput(g, M):
     """Max-concurrent-flow K by an LP with one commodity per pair (any node forwards)."""
     r = g.router
