@@ -69,3 +69,34 @@ def test_in_a_pipe_stderr_stays_empty():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                          check=True)
     assert res.stderr == ""
+
+
+class _NotebookStream(io.StringIO):
+    """Stands for ipykernel's OutStream: not a terminal, but a notebook renders '\\r'."""
+
+
+_NotebookStream.__module__ = "ipykernel.iostream"
+
+
+def test_draws_in_a_notebook_and_not_in_a_plain_pipe():
+    from analysis._progress import watched
+
+    assert watched(_NotebookStream()) and not watched(io.StringIO())
+    out = _NotebookStream()
+    with Progress(2, "nb", stream=out, min_interval=0) as bar:
+        bar.update(2)
+    assert "nb [" in out.getvalue() and "2/2" in out.getvalue()
+
+
+def test_live_bar_redraws_while_one_step_runs_and_shows_the_stage():
+    import time
+
+    out = _Tty()
+    with Progress(1, "lp", stream=out, live=True, live_interval=0.01) as bar:
+        bar.stage("solving")
+        time.sleep(0.1)            # one long step: the thread keeps drawing
+        bar.update()
+    frames = out.getvalue().strip("\n").split("\r")[1:]
+    assert sum("solving" in f for f in frames) >= 3
+    assert frames[-1].rstrip().endswith("solving") and "1/1" in frames[-1]
+    assert not bar._thread.is_alive()
