@@ -13,7 +13,7 @@ Examples
 >>> d["graph"]["endpoints"], d["nodes"][0]["coord"]
 (['chip0', 'chip1', 'chip2', 'chip3'], [0, 0])
 >>> sorted(d["units"])
-['bandwidth', 'latency']
+['bandwidth', 'coord', 'lanes', 'latency', 'tier']
 """
 
 import json
@@ -22,7 +22,9 @@ __all__ = ["EXPORT_FORMATS", "export_graph", "node_link"]
 
 EXPORT_FORMATS = ("graphml", "json")
 
-_UNITS = {"bandwidth": "B/s per direction", "latency": "s, one way"}
+_UNITS = {"bandwidth": "B/s per direction", "latency": "s, one way",
+          "lanes": "count of parallel lanes in the link", "tier": "switch tier (0 = edge)",
+          "coord": "grid position, one index per dimension"}
 
 
 def _plain(value):
@@ -37,7 +39,7 @@ def node_link(f):
     """The fabric as a JSON-ready node-link dict (networkx's node-link layout).
 
     Graph attributes: ``name``, ``family``, ``endpoints`` (rank order) and
-    ``domains`` (host -> chips); ``units`` names the edge attributes' units.
+    ``domains`` (host -> chips); ``units`` names the unit of every numeric node and edge attribute.
     """
     import networkx as nx
 

@@ -41,3 +41,12 @@ def test_cli_export(tmp_path, capsys):
 def test_bad_format(tmp_path):
     with pytest.raises(ValueError, match="format must be one of"):
         export_graph(topologies.build("torus:2x2"), tmp_path / "x", "gexf")
+
+
+@pytest.mark.parametrize("spec", ["sd200-ultra", "cluster-128", "nvl72", "dragonfly:h=2",
+                                  "torus:4x4"])
+def test_every_numeric_attribute_of_the_json_export_has_a_unit(spec):
+    d = node_link(topologies.build(spec))
+    numeric = {k for item in d["nodes"] + d["links"] for k, v in item.items()
+               if isinstance(v, (int, float, list)) and not isinstance(v, bool)}
+    assert numeric <= set(d["units"]), sorted(numeric - set(d["units"]))
