@@ -38,6 +38,7 @@ Examples
 """
 
 import math
+import textwrap
 import time
 
 __all__ = ["SCALING_FAMILIES", "SCALING_METRICS", "draw_scaling", "scaling_study"]
@@ -248,7 +249,7 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
 
 
 def draw_scaling(rows, metric, ax=None):
-    """One metric against chips, one line per family (log-log)."""
+    """One metric against chips, one line per family (log x; log y where it spans a decade)."""
     from . import _plots
 
     if ax is None:
@@ -264,11 +265,14 @@ def draw_scaling(rows, metric, ax=None):
             ax.plot(x, y, marker="os^Dv<"[i % 6], markersize=3.5, label=fam,
                     color=_plots.palette()[i % len(_plots.palette())])
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+    ys = [v for line in ax.get_lines() for v in line.get_ydata() if v > 0]
+    if ys and max(ys) >= 10 * min(ys):         # log only where the curves span a decade
+        ax.set_yscale("log")
     ax.set_xlabel("chips")
-    ax.set_ylabel(f"{label} ({unit})")
-    if ax.get_lines():
-        ax.legend(fontsize="x-small")
+    ax.set_ylabel(textwrap.fill(f"{label} ({unit})", 30))   # long labels ran off the top
+    if ax.get_lines():                          # below the axes: inside it hid points
+        ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22),
+                  ncol=3, frameon=False)
     else:
         ax.text(0.5, 0.5, "not evaluated at these sizes", ha="center", va="center",
                 transform=ax.transAxes)
