@@ -243,6 +243,9 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     unknown = [f for f in families if f not in SCALING_FAMILIES]
     if unknown:
         raise ValueError(f"unknown families {unknown}; known: {', '.join(SCALING_FAMILIES)}")
+    bad = [n for n in sizes if isinstance(n, bool) or not isinstance(n, int) or n < 2]
+    if bad:
+        raise ValueError(f"sizes are chip counts of at least 2, got {bad}")
     points = [{"family": fam, "n": n, "collective_limit": collective_limit,
                "decode_limit": decode_limit, "book": book} for fam in families for n in sizes]
     return sweep(_point, points, executor=executor, quiet=quiet, desc="scaling")

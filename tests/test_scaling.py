@@ -47,6 +47,13 @@ def test_cli_writes_csv_and_figures(tmp_path):
     assert rows[0]["family"] == "torus" and rows[0]["allreduce_1GiB_s"] == ""
     assert (out / "figures" / "scaling-bisection_per_chip.png").exists()
     assert main(["scaling", "--out", str(out), "--families", "mesh"]) == 2
+    assert main(["scaling", "--out", str(out), "--sizes", "-5", "--quiet"]) == 2
+
+
+@pytest.mark.parametrize("sizes", [[-5], [0], [64, 1], [True], [64.0]])
+def test_bad_sizes_are_named(sizes):
+    with pytest.raises(ValueError, match="chip counts"):
+        scaling_study(["torus"], sizes)
 
 
 @pytest.mark.parametrize("family", sorted(SCALING_FAMILIES))
