@@ -68,6 +68,13 @@ for Ring/LL, plus the hardware latency of the hop, 0.6 us over NVLink and 2.7 us
 over the network for LL). This is a named assumption applied to every kernel
 alike: none of these kernels publishes a latency model of its own.
 
+NIC rate
+--------
+A kernel that crosses the network moves its payload through each NIC at
+:data:`EXCHANGE_NIC_EFFICIENCY` of the NIC's line rate (0.94: 47 of 50 GB/s per
+400 Gb/s NDR NIC, NVIDIA's figure for what NCCL reaches and what NVSHMEM's
+``shmem_put_bw`` measures), the same for every kernel.
+
 The facts and their sources are collected in ``docs/sources.md s.7``.
 
 Examples
@@ -88,7 +95,8 @@ import dataclasses
 from ._errors import SpecError
 from ._params import Parameter
 
-__all__ = ["EXCHANGE_KERNELS", "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel"]
+__all__ = ["EXCHANGE_KERNELS", "EXCHANGE_NIC_EFFICIENCY", "EXCHANGE_SYNC", "ExchangeKernel",
+           "exchange_kernel"]
 
 _NCCL_TUNING = "NVIDIA/nccl src/graph/tuning.cc (ncclTunerConstantsDefaults)"
 
@@ -105,6 +113,18 @@ EXCHANGE_SYNC = {
                          f"{_NCCL_TUNING}: hwLatencies NET Ring/LL = 2.7 us"),
 }
 
+
+#: Payload bandwidth a NIC achieves under GPU-driven RDMA writes, as a fraction of its line
+#: rate: NVIDIA's NCCL team gives 46-48 GB/s per 400 Gb/s NDR NIC (47 of 50 GB/s); NVSHMEM's
+#: ``shmem_put_bw`` between two H100 nodes measures about 47 GB/s per NIC. It stands for every
+#: per-packet and per-message cost on the way (IB headers, PCIe, the NIC's pipeline), so the
+#: exchange model uses it *instead of* the RDMA transport's header fraction.
+EXCHANGE_NIC_EFFICIENCY = Parameter(
+    "exchange.nic_efficiency", 47.0 / 50.0, "",
+    "NVIDIA/nccl-tests issue 290 (NVIDIA NCCL team, 2025-03-03): 'For NDR @ 400Gbps you should "
+    "see 46-48GB/s per NIC' -> midpoint 47 of the 50 GB/s line rate; corroborated by "
+    "deepseek-ai/DeepEP issue 155 (NVSHMEM shmem_put_bw between two H100 nodes: about 47 GB/s). "
+    "Assumption: the same fraction of line rate for other NICs (RoCE, other speeds)")
 
 @dataclasses.dataclass(frozen=True)
 class ExchangeKernel:
@@ -194,7 +214,10 @@ class ExchangeKernel:
                                  src.get("pull", "")))
             out.append(Parameter(f"{self.name}.pull_vector", self.pull_vector, "B",
                                  src.get("pull", "")))
-        return tuple(out) + tuple(EXCHANGE_SYNC.values())
+        out.extend(EXCHANGE_SYNC.values())
+        if self.scale_out and self.dedup != "collective":
+            out.append(EXCHANGE_NIC_EFFICIENCY)
+        return tuple(out)
 
 
 _DEEPEP = "deepseek-ai/DeepEP"

@@ -120,7 +120,6 @@ KNOWN_MISSES = {
        for ep in (16, 32, 64) for ph in ("dispatch", "combine")
        if (ep, ph) != (16, "dispatch")},
     "trtllm-ep64-bs512-dispatch": _RATE,
-    "deepep-v1-ep16-ll-dispatch": _LL_NVLINK + " (2 nodes: half the copies stay on NVLink)",
     "deepep-pr173-h20-ep8-ll-nvlink-dispatch": _LL_NVLINK,
     "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
     "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + " (2 nodes)",
