@@ -198,3 +198,65 @@ def test_nccl_channels_use_the_searched_rings_on_a_direct_fabric():
     # several times what one ring over one link per chip carries
     assert r.busbw == pytest.approx(rings.busbw, rel=0.02)
     assert r.busbw > 3 * one.busbw
+
+
+# -- NCCL releases: the tuner constants each release had ----------------------------------
+
+
+def test_nccl_release_profiles_carry_that_releases_constants():
+    # values read from NVIDIA/nccl src/graph/tuning.cc at the release tags
+    new, r20, r21, r25 = (runtime(n) for n in ("nccl", "nccl@2.20.5", "nccl@2.21.5",
+                                               "nccl@2.25.1"))
+    assert runtime("nccl", version="2.21.5") is r21
+    assert runtime("nccl@2.30.7") is new and new.version == "2.30.7"
+    nvls = ("nvlink", "nvls", "Simple")
+    assert (r20.hw_latency[nvls], r21.hw_latency[nvls], new.hw_latency[nvls]) == (
+        23e-6, 25e-6, 25e-6)
+    nvls_tree_net = ("net", "nvls-tree", "Simple")
+    assert (r21.hw_latency[nvls_tree_net], new.hw_latency[nvls_tree_net]) == (14e-6, 20.9e-6)
+    assert r20.ll_max_bw[("hopper", 0)] == pytest.approx(87.7e9)
+    assert r21.ll_max_bw[("hopper", 0)] == pytest.approx(141e9)
+    # no Blackwell row before 2.25: a Blackwell GPU took the Hopper row
+    assert r21.ring_ll128_bw[("blackwell", 0)] == r21.ring_ll128_bw[("hopper", 0)]
+    assert r25.ring_ll128_bw[("blackwell", 0)] == pytest.approx(73.4e9)
+    assert new.ring_ll128_bw[("blackwell", 0)] == pytest.approx(40e9)
+    assert (r21.max_channels, r25.max_channels) == (32, 64)
+    assert r21.name == "nccl@2.21.5" and r21 != new
+    # every constant still a sourced Parameter, the release named in the changed ones
+    ps = {p.name: p for p in r21.parameters()}
+    assert "2.21.5" in ps["nccl@2.21.5.hw_latency.net.nvls-tree.Simple"].source
+    for bad in ("nccl@2.18.3", "nccl@3.0", "nccl@two", "ideal@2.21.5"):
+        with pytest.raises(ValueError):
+            runtime(bad)
+
+
+def test_nccl_release_changes_only_what_changed():
+    # 2.21.5 and the newest release cost a one-node ring identically (same ring constants);
+    # NVLS-tree on 2 nodes differs by the network latency: 25 + 2 x 14 us against 2 x 20.9
+    f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h20,nic=ib-ndr")
+    old = cost(f, "all-reduce", 8, algorithm="hierarchical", runtime="nccl@2.21.5")
+    new = cost(f, "all-reduce", 8, algorithm="hierarchical")
+    assert old.fixed == pytest.approx(25e-6 + 2 * 14e-6, rel=1e-12)
+    assert new.fixed == pytest.approx(25e-6 + 2 * 20.9e-6, rel=1e-12)
+    assert old.runtime == "nccl@2.21.5" and new.runtime == "nccl"
+    for n in (8, 4096, 2**20):
+        a = cost(H100, "all-reduce", n, algorithm="ring", runtime="nccl@2.25.1")
+        b = cost(H100, "all-reduce", n, algorithm="ring")
+        assert a.time == b.time
+    # 2.20.5: ring LL at a quarter of the bus bandwidth (all-reduce) under an 87.7 GB/s cap,
+    # NVLS at 23 us
+    r = cost(H100, "all-reduce", 2**20, algorithm="ring", runtime="nccl@2.20.5")
+    assert cost(H100, "all-reduce", 8, algorithm="in-switch",
+                runtime="nccl@2.20.5").fixed == pytest.approx(23e-6)
+    assert r.time >= cost(H100, "all-reduce", 2**20, algorithm="ring").time
+
+
+@settings(max_examples=15, deadline=None)
+@given(release=st.sampled_from(["2.19.3", "2.20.5", "2.21.5", "2.23.4", "2.25.1", "2.28.3",
+                                "2.29.2"]),
+       k=st.integers(3, 30), op=st.sampled_from(["all-reduce", "all-gather"]))
+def test_every_release_stays_above_the_bound(release, k, op):
+    r = cost(H100, op, 2**k, runtime=f"nccl@{release}")
+    assert r.time >= r.lower_bound * (1 - 1e-9)
+    assert r.time >= cost(H100, op, 2**k, runtime="ideal").time * (1 - 1e-9) or (
+        r.algorithm == "in-switch")
