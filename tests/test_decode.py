@@ -508,6 +508,13 @@ def test_vllm_int4_moe_efficiency_is_the_published_trace_in_this_accounting():
     frac = per_chip / 234e-6 / chip_spec("h200").hbm_bandwidth
     assert VLLM_INT4_MOE_HBM_EFFICIENCY.value == pytest.approx(frac, abs=5e-4)
     assert "32832" in VLLM_INT4_MOE_HBM_EFFICIENCY.source
+    # the independent corroboration quoted in the docstring (FlagGems PR #3609: vLLM Marlin
+    # W4A16 MoE on one H20, 256 experts top-8, 7168 x 2048, group-128 scales assumed)
+    per_expert = 3 * 7168 * 2048 * (0.5 + 2 / 128)
+    h20 = [expected_active_experts(256, 8, t) * per_expert / ms / 1e-3
+           / chip_spec("h20").hbm_bandwidth
+           for t, ms in ((1, 0.143), (16, 1.395), (64, 2.973))]
+    assert [round(x, 2) for x in h20] == [0.32, 0.41, 0.42]
 
 
 def _moe_steps(model="kimi-k2.5-int4", **kw):
