@@ -425,3 +425,16 @@ def test_default_kernel_gap_is_the_graph_overhead_and_bad_gap_refused():
     assert analysis.GRAPH_KERNEL_OVERHEAD in r.parameters
     with pytest.raises(SpecError, match="kernel_gap"):
         moe_exchange(f, "deepseek-v3", 4, 8, kernel_gap=-1.0, **kw)
+
+
+def test_handshake_constants_are_the_nccl_runtimes_own():
+    """One concept, one place: the exchange's LL-step handshake reads NCCL's tuner
+    constants from the ``nccl`` runtime profile, not a copy of them."""
+    from fabric import EXCHANGE_SYNC, runtime
+
+    rt = runtime("nccl")
+    assert EXCHANGE_SYNC["base"].value == rt.base_latency[("ring", "LL")]
+    assert EXCHANGE_SYNC["scaleup"].value == rt.hw_latency[("nvlink", "ring", "LL")]
+    assert EXCHANGE_SYNC["network"].value == rt.hw_latency[("net", "ring", "LL")]
+    names = {p.name for p in rt.parameters()}
+    assert {p.name for p in EXCHANGE_SYNC.values()} <= names
