@@ -42,9 +42,11 @@ round trips: ``max(transfer, rounds x round trip)``.
   NVLink5; NVIDIA/nccl ``src/graph/topo.h``), else the load/store transport's
   payload fraction.
 * **Network time**: bytes through each rank's NIC, over the narrowest link of
-  its GPU-NIC-network path times the RDMA payload fraction (4096 B MTU, 26 B
-  of headers: :mod:`fabric._transport`). The network behind the NICs is taken as
-  non-blocking (rail-optimized clusters are built at full bisection).
+  its GPU-NIC-network path times the NIC's achieved fraction of line rate
+  (:data:`fabric.EXCHANGE_NIC_EFFICIENCY`, 0.94: NVIDIA's 46-48 GB/s per 400 Gb/s
+  NDR NIC; it covers headers and every other per-packet cost). The network behind
+  the NICs is taken as non-blocking (rail-optimized clusters are built at full
+  bisection).
 * **Local copy**: a receive part that moves the received copies through HBM
   (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth.
 * **Fixed**: :data:`fabric.EXCHANGE_SYNC` per synchronisation, over the
@@ -89,6 +91,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fabric import (
+    EXCHANGE_NIC_EFFICIENCY,
     EXCHANGE_SYNC,
     NodeError,
     Parameter,
@@ -229,25 +232,28 @@ def _domains(fabric):
     return c["domains"]
 
 
-def _network_port(fabric, node, payload):
+def _network_port(fabric, node, efficiency):
     """``(name, effective bytes/s)`` of the chip's way onto the network, or ``(None, 0)``.
 
-    A NIC node next to the chip (its narrowest link: PCIe to the GPU or the network
-    side), else the chip's own message links (a chip cabled straight into an InfiniBand
-    or RoCE fabric); times the RDMA payload fraction.
+    A NIC node next to the chip that still has a link to the network (its narrowest
+    link: PCIe to the GPU or the network side; a NIC whose network links are all cut
+    is no way out), else the chip's own message links (a chip cabled straight into an
+    InfiniBand or RoCE fabric); times the NIC's achieved fraction of line rate.
     """
     G = fabric.graph
     best, name = 0.0, None
     for nb in sorted(G.neighbors(node), key=str):
         if G.nodes[nb].get("kind") == "nic":
+            if all(v == node for _, v in G.edges(nb)):
+                continue                 # cut off from the network: a dead end
             bw = min(float(e["bandwidth"]) for _, _, e in G.edges(nb, data=True))
-            if bw * payload > best:
-                best, name = bw * payload, nb
+            if bw * efficiency > best:
+                best, name = bw * efficiency, nb
     if name is None:
         links = [float(G.edges[node, nb]["bandwidth"]) for nb in G.neighbors(node)
                  if G.edges[node, nb].get("tech") in MESSAGE_TECHNOLOGIES]
         if links:
-            best, name = sum(links) * payload, node
+            best, name = sum(links) * efficiency, node
     return name, best
 
 
@@ -478,7 +484,7 @@ def _scaleup_time(fabric, ranks, up, payload):
     return float(times[i]), float(loads[i]), out
 
 
-def _network_time(fabric, ranks, net, rdma_payload):
+def _network_time(fabric, ranks, net, efficiency):
     if not net.any():
         return 0.0, 0.0, {}
     sent, recv = net.sum(axis=1), net.sum(axis=0)
@@ -487,10 +493,11 @@ def _network_time(fabric, ranks, net, rdma_payload):
         node = fabric.endpoints[r]
         if sent[i] == 0 and recv[i] == 0:
             continue
-        nic, bw = _network_port(fabric, node, rdma_payload)
+        nic, bw = _network_port(fabric, node, efficiency)
         if bw <= 0:
             raise RoutingError(f"{fabric.name}: rank {int(r)} ({node!r}) must reach ranks "
-                               f"outside its load/store domain but has no NIC")
+                               f"outside its load/store domain but has no NIC with a link to "
+                               f"the network")
         out[nic] = (float(sent[i]), float(recv[i]))
         b = max(sent[i], recv[i])
         if b / bw > worst:
@@ -522,7 +529,7 @@ def pull_rounds(nbytes, threads, vector):
     >>> pull_rounds(1, 256, 16), pull_rounds(4096, 256, 16), pull_rounds(4097, 256, 16)
     (1, 1, 2)
     """
-    return -(-int(math.ceil(nbytes)) // (threads * vector))
+    return -(-math.ceil(nbytes) // (threads * vector))
 
 
 def _round_trip(fabric, ranks, dom):
@@ -647,9 +654,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     copies_expert = float(tokens * k)
 
     ls = get_transport("loadstore")
-    rd = get_transport("rdma")
     ls_payload = ls.max_payload / (ls.max_payload + ls.header)
-    rd_payload = rd.max_payload / (rd.max_payload + rd.header)
+    nic_rate = EXCHANGE_NIC_EFFICIENCY.value     # achieved / line rate, headers included
     rdma_only = False
     if transport is not None and kern.dedup != "collective":
         if transport == "rdma" and not kern.forwarding and kern.scale_out:
@@ -686,7 +692,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                            nic_bytes={}, parameters=params)
 
     up_t, up_b, links = _scaleup_time(fabric, ranks, up, ls_payload)
-    net_t, net_b, nics = _network_time(fabric, ranks, net, rd_payload)
+    net_t, net_b, nics = _network_time(fabric, ranks, net, nic_rate)
     scale = b_c / b_d
     copy_d = copy_c = 0.0
     if kern.local_copy:
@@ -699,7 +705,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
                                          chip_spec(c).source),)
     if kernel_gap is None:
-        import analysis                 # the decode model's Parameter, through the package
+        import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
     elif isinstance(kernel_gap, bool) or not isinstance(kernel_gap, numbers.Real) or not (

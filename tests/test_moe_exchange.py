@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 import analysis
 import topologies
 from analysis import expert_reach, model_config, moe_exchange, parse_routing
-from fabric import EXCHANGE_KERNELS, RoutingError, SpecError, exchange_kernel
+from fabric import (
+    EXCHANGE_KERNELS,
+    EXCHANGE_NIC_EFFICIENCY,
+    RoutingError,
+    SpecError,
+    exchange_kernel,
+)
 
 # -- published rows: tests/fidelity_moe.py expresses them for tests/test_fidelity.py ----------
 
@@ -260,6 +266,42 @@ def test_bytes_are_conserved_and_ordered(shape, tokens, routing):
     assert nic["pplx"] <= nic["deepep-low-latency"] * (1 + 1e-12)
 
 
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([(2, 4), (2, 8), (4, 4)]), st.sampled_from([1, 7, 128]),
+       st.sampled_from(["deepep-normal", "deepep-low-latency", "pplx"]), st.booleans())
+def test_network_time_is_busiest_nic_at_its_achieved_rate(shape, tokens, kernel, degraded):
+    """Brute force: the network stage is the largest over NICs of max(sent, received)
+    bytes over the NIC's narrowest link x the achieved fraction of line rate (47 of 50
+    GB/s per NDR NIC), on an intact rail cluster and one with a network link cut."""
+    nodes, gpus = shape
+    f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
+    if degraded:
+        f = f.without(links=[("rail0", "spine0")])
+    r = moe_exchange(f, "deepseek-v3", tokens, nodes * gpus, kernel=kernel, dispatch_bytes=1,
+                     combine_bytes=2)
+    G = f.graph
+    worst = 0.0
+    for nic, (sent, recv) in r.nic_bytes.items():
+        line = min(float(d["bandwidth"]) for _, _, d in G.edges(nic, data=True))
+        worst = max(worst, max(sent, recv) / (line * EXCHANGE_NIC_EFFICIENCY.value))
+    assert r.dispatch_phase.network == pytest.approx(worst, rel=1e-12)
+    assert EXCHANGE_NIC_EFFICIENCY in r.parameters
+    # 400 Gb/s NDR: 47 GB/s of payload per NIC, below the 50 GB/s line rate
+    assert 50e9 * EXCHANGE_NIC_EFFICIENCY.value == pytest.approx(47e9)
+
+
+def test_nic_cut_off_from_the_network_is_no_way_out():
+    """A rank whose NIC lost its network link cannot send over RDMA (it used to count
+    the dead-end NIC at its PCIe rate); kernels that stay inside the node still run."""
+    g = topologies.rail_optimized(2, 4, scaleup_links=8, chip="h100").without(
+        links=[("nic0", "rail0")])
+    kw = {"dispatch_bytes": 1, "combine_bytes": 2}
+    with pytest.raises(RoutingError, match="no NIC with a link to the network"):
+        moe_exchange(g, "deepseek-v3", 128, 8, kernel="deepep-low-latency", **kw)
+    assert moe_exchange(g, "deepseek-v3", 128, 4, kernel="one-sided", **kw).dispatch > 0
+
+
 # -- the cached per-unit link loads (a decode sweep routes each pattern once) ------------------
 
 def _direct_link_bytes(f, ranks, per_pair):
@@ -383,3 +425,16 @@ def test_default_kernel_gap_is_the_graph_overhead_and_bad_gap_refused():
     assert analysis.GRAPH_KERNEL_OVERHEAD in r.parameters
     with pytest.raises(SpecError, match="kernel_gap"):
         moe_exchange(f, "deepseek-v3", 4, 8, kernel_gap=-1.0, **kw)
+
+
+def test_handshake_constants_are_the_nccl_runtimes_own():
+    """One concept, one place: the exchange's LL-step handshake reads NCCL's tuner
+    constants from the ``nccl`` runtime profile, not a copy of them."""
+    from fabric import EXCHANGE_SYNC, runtime
+
+    rt = runtime("nccl")
+    assert EXCHANGE_SYNC["base"].value == rt.base_latency[("ring", "LL")]
+    assert EXCHANGE_SYNC["scaleup"].value == rt.hw_latency[("nvlink", "ring", "LL")]
+    assert EXCHANGE_SYNC["network"].value == rt.hw_latency[("net", "ring", "LL")]
+    names = {p.name for p in rt.parameters()}
+    assert {p.name for p in EXCHANGE_SYNC.values()} <= names
