@@ -48,6 +48,7 @@ from ._report_fair import (
 )
 from ._report_parts import Report, report_fabric
 from ._report_render import csv_text, render_figures, render_html, render_markdown
+from ._report_scaling import scaling_report_section
 from ._report_sections import (
     assumptions_section,
     failure_section,
@@ -56,7 +57,6 @@ from ._report_sections import (
     topology_section,
     utilization_section,
 )
-from ._report_scaling import scaling_report_section
 from ._report_serving import serving_section
 from ._report_sweeps import (
     DEFAULT_OPS,

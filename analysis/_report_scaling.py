@@ -31,6 +31,12 @@ REPORT_SIZES = (64, 512, 4096)
 #: the rail-optimized families' collectives take about 5 s each at 512 chips).
 REPORT_EVALUATED_LIMIT = 512
 
+#: The report's limit on the rail-optimized families' collectives (their router takes about
+#: 5 s per collective at 512 chips, a third of the report's scaling budget), and why.
+REPORT_ROUTER_LIMIT = ({"rail": 64, "domains": 64},
+                       "the report's time budget (about 5 s per rail-optimized collective at "
+                       "512 chips); `cofabric scaling` evaluates them to 1,024 chips")
+
 #: Cost book of the study (the cost section's).
 _BOOK = "street-2026"
 
@@ -52,8 +58,12 @@ def _draw(rows):
         ax.set_xlim(min(chips) / 1.4, max(chips) * 1.4)
     axes[-1].set_axis_off()
     handles, labels = axes[0].get_legend_handles_labels()
-    axes[-1].legend(handles, labels, loc="center", fontsize="small", frameon=False,
+    axes[-1].legend(handles, labels, loc="upper center", fontsize="small", frameon=False,
                     title="family")
+    lim = REPORT_ROUTER_LIMIT[0]
+    axes[-1].text(0.5, 0.02, f"collectives and decode to {REPORT_EVALUATED_LIMIT} chips\n"
+                  f"(rail, domains collectives to {lim['rail']});\nall sizes: cofabric scaling",
+                  ha="center", va="bottom", fontsize="x-small", transform=axes[-1].transAxes)
     return fig
 
 
@@ -150,7 +160,7 @@ def scaling_report_section(executor=None, quiet=False):
     rows = scaling_study(tuple(SCALING_FAMILIES), REPORT_SIZES,
                          collective_limit=REPORT_EVALUATED_LIMIT,
                          decode_limit=REPORT_EVALUATED_LIMIT, book=_BOOK,
-                         executor=executor, quiet=quiet)
+                         executor=executor, quiet=quiet, router_limit=REPORT_ROUTER_LIMIT)
     rows = [{k: v for k, v in r.items() if k != "seconds"} for r in rows]   # not a result
 
     def opt(fmt):
@@ -168,13 +178,16 @@ def scaling_report_section(executor=None, quiet=False):
     )
     table = Table("scaling", "Each family at growing size (per chip)", columns, tuple(rows),
                   "n/a: not evaluated in the report (collectives and decode up to "
-                  f"{REPORT_EVALUATED_LIMIT} chips; the CSV's note column says why for each "
-                  "row). The specs built and the algorithms chosen are in scaling.csv.")
+                  f"{REPORT_EVALUATED_LIMIT} chips, the rail-optimized families' collectives "
+                  f"up to {REPORT_ROUTER_LIMIT[0]['rail']}; the CSV's note column says why for "
+                  "each row). The specs built and the algorithms chosen are in scaling.csv.")
     fig = FigureSpec(
         "scaling", "Scaling: per-chip metrics against chips",
         "Each family from about 64 to about 4,096 chips (log x; log y where a panel spans a "
         "decade). Lines stop where a metric was not evaluated in the report (collectives "
-        f"and decode above {REPORT_EVALUATED_LIMIT} chips); `cofabric scaling` runs every "
+        f"and decode above {REPORT_EVALUATED_LIMIT} chips, rail-optimized collectives above "
+        f"{REPORT_ROUTER_LIMIT[0]['rail']}; the legend says where a family stops); "
+        "`cofabric scaling` runs every "
         "metric from 64 to 16k chips.",
         functools.partial(_draw, rows), column="double", height=4.2)
     links, _ = _links(rows)

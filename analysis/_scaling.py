@@ -163,7 +163,7 @@ def _best(f, op, nbytes, family, auto_limit):
     return float(best.time), best.algorithm, "best of " + ", ".join(tried)
 
 
-def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
+def _point(family, n, collective_limit, decode_limit, book, auto_limit=64, router_limit=None):
     import numpy as np
 
     import topologies
@@ -191,7 +191,8 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
            "network_cost_usd_per_chip": b.cost_usd_per_chip,
            "network_power_w_per_chip": b.power_w_per_chip, "note": ""}
     notes = []
-    limit = min(collective_limit, ROUTER_LIMIT.get(family, collective_limit))
+    router_limit, why = router_limit or (ROUTER_LIMIT, ROUTER_LIMIT_WHY)
+    limit = min(collective_limit, router_limit.get(family, collective_limit))
     if chips <= limit:
         for op, nbytes, key in (("all-reduce", ALLREDUCE_BYTES, "allreduce"),
                                 ("all-to-all", ALLTOALL_BYTES, "alltoall")):
@@ -206,7 +207,7 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
     elif chips > collective_limit:
         notes.append(f"collectives not evaluated above {collective_limit} chips")
     else:
-        notes.append(f"collectives not evaluated: {ROUTER_LIMIT_WHY}")
+        notes.append(f"collectives not evaluated: {why}")
     if chips <= decode_limit:
         try:
             step, _ = best_decode_layout("kimi-k2", f, batch=1, context=4096,
@@ -225,7 +226,7 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
 
 def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384), *,
                   collective_limit=20000, decode_limit=20000, book="street-2026",
-                  quiet=True, executor=None):
+                  quiet=True, executor=None, router_limit=None):
     """Per-chip metrics of each family at each size; a list of tidy rows (SI units).
 
     Parameters
@@ -239,6 +240,9 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
         fabric (they take minutes at 16k chips on two cores).
     book : str
         Cost book for cost and power.
+    router_limit : (dict, str), optional
+        Family -> largest chip count whose collectives are evaluated, and why; default
+        (:data:`ROUTER_LIMIT`, :data:`ROUTER_LIMIT_WHY`).
 
     Returns
     -------
@@ -256,7 +260,8 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     if bad:
         raise ValueError(f"sizes are chip counts of at least 2, got {bad}")
     points = [{"family": fam, "n": n, "collective_limit": collective_limit,
-               "decode_limit": decode_limit, "book": book} for fam in families for n in sizes]
+               "decode_limit": decode_limit, "book": book, "router_limit": router_limit}
+              for fam in families for n in sizes]
     return sweep(_point, points, executor=executor, quiet=quiet, desc="scaling")
 
 
@@ -302,7 +307,10 @@ def draw_scaling(rows, metric, ax=None, legend=True):
         else:
             name = fam
         x, y = zip(*pts) if pts else ((), ())
-        ax.plot(x, y, marker=marker, markersize=3.5, label=name, color=pal[k % len(pal)])
+        # open markers: families that coincide (rail, domains and torus at 64 chips) stay
+        # visible one through the other
+        ax.plot(x, y, marker=marker, markersize=4, markerfacecolor="none", label=name,
+                color=pal[k % len(pal)])
         drawn = drawn or bool(pts)
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(FuncFormatter(_chips_text))   # 64, 1k, 16k: not 2^6
