@@ -34,8 +34,8 @@ REPORT_EVALUATED_LIMIT = 512
 #: The report's limit on the rail-optimized families' collectives (their router takes about
 #: 5 s per collective at 512 chips, a third of the report's scaling budget), and why.
 REPORT_ROUTER_LIMIT = ({"rail": 64, "domains": 64},
-                       "the report's time budget (about 5 s per rail-optimized collective at "
-                       "512 chips); `cofabric scaling` evaluates them to 1,024 chips")
+                       ("the report's time budget (about 5 s per rail-optimized collective at "
+                        "512 chips); `cofabric scaling` evaluates them to 1,024 chips"))
 
 #: Cost book of the study (the cost section's).
 _BOOK = "street-2026"
