@@ -31,6 +31,9 @@ work. This module holds the two non-trivial evaluations:
     * channels: the chosen pair then runs on fewer channels while ``n < nc x
       threads x threshold`` (``topoGetAlgoInfo``), and its bandwidth shrinks with
       them. This and the per-step latencies are what make the mid-size ramp;
+    * NVLS all-reduce in one node also pays its pipeline fill (two iterations of
+      channels x heads x chunk through NCCL's three warp groups, :func:`_nvls_fill`),
+      which NCCL's tuner does not cost: in the time, not in the choice;
     * ``ops_per_launch`` operations grouped into one launch (``ncclGroupStart`` /
       ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; point-to-point
       operations do not (each is its own transfer on the peer channels).
@@ -256,9 +259,34 @@ def _nccl_nvls(rt, view, op, n, ops):
         b_eff = (1 + 1 / p) / per_byte
         bus = 2 * b_eff * (h - 1) / (h + 1)
         per_byte = (2 * (p - 1) / p) / bus
-    time = lat + n * per_byte
+    choice = lat + n * per_byte
+    time = choice + (_nvls_fill(rt, view, n, h) * per_byte if op == "all-reduce" else 0.0)
     return [Candidate(library="nvls", schedule="in-switch", protocol="Simple", time=time,
-                      choice=time, channels=0, fixed=lat)]
+                      choice=choice, channels=0, fixed=lat)]
+
+
+def _nvls_fill(rt, view, n, heads):
+    """Bytes' worth of time NCCL's one-node NVLS all-reduce spends filling its pipeline.
+
+    Each channel loops over ``heads x chunk`` elements per iteration, and a chunk passes
+    three warp groups in turn (scatter, reduce-and-broadcast through NVLS, gather:
+    ``src/device/all_reduce.h``): the first iteration pays every stage, later ones
+    stream behind it, so the run takes ``stages - 1`` iterations longer than its bytes
+    at the bus bandwidth. An iteration is ``channels x heads x chunk`` bytes over all
+    channels (or the whole message when it is smaller), with NCCL's chunk schedule
+    (``src/enqueue.cc``: 128 KiB cut to 64 / 32 / 16 KiB below 64 / 8 / 2 x channels x
+    heads x chunk) and channels (``src/transport/nvls.cc``). NCCL's tuner does not cost
+    this (it compares NVLS at its latency plus full bandwidth), so the fill is in the
+    time, not in the choice.
+    """
+    c = rt.nvls
+    ops = c[("channels", view.arch)] * heads
+    chunk = c["chunk"]
+    for k in (64, 8, 2):
+        below = c[("chunk_below", k)]
+        if n < k * ops * chunk and chunk > below:
+            chunk = below
+    return (c["stages"] - 1) * min(n, ops * chunk)
 
 
 def _nccl_nvls_tree(rt, view, n, ops):

@@ -141,6 +141,11 @@ class Runtime:
     kernel_floor : dict
         architecture -> seconds: the least time of one kernel that exchanges a
         small message with its NVLink peers and synchronises.
+    nvls : dict
+        NCCL's one-node NVLS all-reduce pipeline: channels per architecture
+        (``("channels", arch)``), the largest chunk (``"chunk"``) and the sizes it is
+        cut to (``("chunk_below", k)``: below ``k x channels x heads x chunk`` bytes),
+        and the warp groups a chunk passes through (``"stages"``).
     sources : tuple of (str, str)
         Field name -> its source.
     version : str
@@ -165,6 +170,7 @@ class Runtime:
     thread_threshold: dict = dataclasses.field(default_factory=dict)
     max_channels: int = 0
     kernel_floor: dict = dataclasses.field(default_factory=dict)
+    nvls: dict = dataclasses.field(default_factory=dict)
     sources: tuple = ()
     version: str = ""
 
@@ -188,7 +194,7 @@ class Runtime:
                             ("tree_ll128_bw", "B/s"), ("nvls_tree_bw", "B/s"),
                             ("nvls_efficiency", ""), ("factors", ""),
                             ("tree_correction", ""), ("threads", ""),
-                            ("thread_threshold", "B"), ("kernel_floor", "s")):
+                            ("thread_threshold", "B"), ("kernel_floor", "s"), ("nvls", "")):
             table = getattr(self, field)
             for key, value in table.items():
                 k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
@@ -268,6 +274,9 @@ _NCCL = Runtime(
     thread_threshold={"LL": 8, "LL128": 8, "Simple": 64},
     max_channels=64,
     kernel_floor={"hopper": 2.3e-6, "blackwell": 3.0e-6},
+    nvls={("channels", "hopper"): 16, ("channels", "blackwell"): 24, "chunk": 131072,
+          ("chunk_below", 64): 65536, ("chunk_below", 8): 32768, ("chunk_below", 2): 16384,
+          "stages": 3},
     version="2.30.7",
     sources=(
         ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
@@ -303,6 +312,13 @@ _NCCL = Runtime(
          "are twice the search channels (NCCL maintainer, NVIDIA/nccl issue 1041), one search "
          "channel per NVLink or NIC (8 NVLinks per H800: '16 coll channels', NVIDIA/nccl "
          "issue 892)")),
+        ("nvls", ("NVIDIA/nccl src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, "
+         "NVLS_NCHANNELS_SM100_NVL 24 (one node or one multi-node NVLink domain; 32 across "
+         "nodes), NCCL_NVLS_CHUNKSIZE default 128 KiB; src/enqueue.cc NVLS chunk cut to 64 / "
+         "32 / 16 KiB while bytes < 64 / 8 / 2 x (channels x heads x chunk); "
+         "src/device/all_reduce.h one-node NVLS all-reduce: per channel three warp groups, "
+         "scatter, reduce-and-broadcast through NVLS, gather, each looping over heads x chunk "
+         "elements (3 stages)")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
@@ -374,6 +390,9 @@ _NCCL_HISTORY = {
     ("factors", "nvls_tree_net_two_nodes"): (((2, 19, 0), 1), ((2, 28, 0), 2)),
     ("factors", "nvls_tree_net_many_nodes"): (((2, 19, 0), 0.5), ((2, 28, 0), 1)),
     ("factors", "nvls_tree_alg_ratio"): (((2, 19, 0), 5 / 6), ((2, 28, 0), 0)),
+    # NVLS channels: NCCL_NVLS_NCHANNELS 16 for every GPU until 2.24; 32 on Blackwell in
+    # 2.25-2.26; 24 on Blackwell in one node or one NVLink domain from 2.27 (nvls.cc)
+    ("nvls", ("channels", "blackwell")): (((2, 19, 0), 16), ((2, 25, 0), 32), ((2, 27, 0), 24)),
     # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)
     ("max_channels", None): (((2, 19, 0), 32), ((2, 25, 0), 64)),
     # Blackwell rows (from 2.25)
@@ -424,7 +443,7 @@ def _nccl_version(text):
         return _NCCL
     tables = {f: dict(getattr(_NCCL, f)) for f in (
         "base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw", "tree_ll128_bw",
-        "nvls_tree_bw", "factors")}
+        "nvls_tree_bw", "factors", "nvls")}
     max_channels = _NCCL.max_channels
     changed = set()
     for (field, key), steps in _NCCL_HISTORY.items():

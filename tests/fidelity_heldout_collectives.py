@@ -96,19 +96,13 @@ KNOWN_MISSES = {
         "(Azure/AI-benchmarking-guide issue 7), which NCCL's maintainers name as a source of "
         "extra small-message latency (NVIDIA/nccl-tests issue 333); no source quantifies it"),
     "azure-h200-nvls-ar-16k": "as azure-h200-nvls-ar-1k (NCCL 2.20.5's 23 us NVLS latency)",
-    "azure-h200-nvls-ar-256k": "as azure-h200-nvls-ar-1k (NCCL 2.20.5's 23 us NVLS latency)",
-    "azure-h200-nvls-ar-4m": (
-        "NCCL's tuner model (which the nccl runtime is) gives NVLS a flat 25 us latency and "
-        "its full bus bandwidth from the first byte; the measured curve ramps later (4 MiB: "
-        "53 us measured, 40 us modelled). NCCL shrinks its NVLS chunk for small messages "
-        "(src/enqueue.cc, 64/32/16 KiB below 64x/8x/2x channels x heads x chunk), which the "
-        "tuner does not cost; no sourced per-chunk cost exists to model it"),
     "cw-nvl72-ar-512m": (
-        "72-GPU NVLS: the model reaches 98% of its NVLS bus bandwidth by 512 MiB; the rack "
-        "measures 586 of ~835 GB/s there. NCCL's tuner has no size dependence for NVLS "
-        "beyond the latency (25 us), so the ramp over 72 ranks (chunking per head, "
-        "src/enqueue.cc) is not modelled"),
-    "cw-nvl72-ar-2g": "as cw-nvl72-ar-512m: the measured 72-GPU NVLS curve still ramps at 2 GiB",
+        "72-GPU NVLS: with NCCL's pipeline fill (24 channels x 32 heads x 64 KiB chunks, "
+        "2 iterations of 3 stages) the model gives 829 GB/s at 512 MiB; the rack measures "
+        "586 GB/s, and 835 GB/s at 8 GiB where the model gives 979 (its NVLS bus bandwidth "
+        "over 72 ranks is ~17% high, see the head cap in analysis._runtime_cost). No sourced "
+        "mechanism for the rest of the 72-rank ramp"),
+    "cw-nvl72-ar-2g": "as cw-nvl72-ar-512m (953 modelled against 758 GB/s measured)",
     "nccl1455-h100-nvls-ar-2gpu": (
         "the in-switch schedule moves n(1 + 1/p) per rank (multimem load-reduce of every "
         "shard, then multimem store of one), 1.5n at 2 ranks, so NVLS on 2 GPUs is modelled "
@@ -129,7 +123,4 @@ KNOWN_MISSES = {
         "NCCL's tuner cost for a 128-rank tree in LL (55 us at 16 B, +2 us at 4 KiB) grows "
         "too little with size against the measurement (62 -> 77 us); the issue's network is "
         "not stated, so the NIC is the rail preset's assumption"),
-    "tritondist-h100-ar-4m": (
-        "the NVLS mid-size ramp (as azure-h200-nvls-ar-4m): 59 us measured against NCCL's "
-        "tuner estimate of 40 us, plus torch.distributed's call overhead"),
 }

@@ -173,14 +173,43 @@ def test_runtime_never_beats_the_bound(k, p, op, rt):
 def test_nvls_heads_are_capped_at_nccl_arity():
     # 72 GPUs: NCCL's NVLS graph has min(72, NCCL_MAX_NVLS_ARITY=32) heads, busBw
     # 2 B eff (h-1)/(h+1) with B = 18 x 40.1 GB/s and eff = 0.74 (tuning.cc, search.cc)
+    # (time = 25 us + (bytes + the NVLS pipeline fill) / busBw x 2(p-1)/p; the fill is two
+    # iterations of 24 channels x heads x 128 KiB, see test_nvls_pipeline_fill)
     f = topologies.build("gb200-nvl72")
-    r = cost(f, "all-reduce", 2**33, algorithm="in-switch")
+    n = 2**33
+    r = cost(f, "all-reduce", n, algorithm="in-switch")
     want = 2 * 18 * 40.1e9 * 0.74 * 31 / 33
-    assert r.busbw == pytest.approx(want, rel=2e-3)
-    ideal = cost(f, "all-reduce", 2**33, algorithm="in-switch", runtime="ideal")
+    assert r.time == pytest.approx(25e-6 + (n + 2 * 24 * 32 * 2**17) * (2 * 71 / 72) / want,
+                                   rel=2e-3)
+    ideal = cost(f, "all-reduce", n, algorithm="in-switch", runtime="ideal")
     assert r.busbw < ideal.busbw
-    eight = cost(f, "all-reduce", 2**33, algorithm="in-switch", ranks=f.endpoints[:8])
-    assert eight.busbw == pytest.approx(2 * 18 * 40.1e9 * 0.74 * 7 / 9, rel=2e-3)
+    eight = cost(f, "all-reduce", n, algorithm="in-switch", ranks=f.endpoints[:8])
+    want8 = 2 * 18 * 40.1e9 * 0.74 * 7 / 9
+    assert eight.time == pytest.approx(25e-6 + (n + 2 * 24 * 8 * 2**17) * (2 * 7 / 8) / want8,
+                                       rel=2e-3)
+
+
+def test_nvls_pipeline_fill():
+    # NCCL's one-node NVLS all-reduce (src/device/all_reduce.h): per channel, iterations of
+    # heads x chunk through 3 warp groups (scatter, reduce-broadcast, gather); chunk from
+    # src/enqueue.cc; 16 channels on Hopper (src/transport/nvls.cc). 4 MiB on 8 H100:
+    # 64/8/2 x 16 x 8 x chunk all exceed 4 MiB down to 16 KiB: iteration = 2 MiB, so the
+    # fill is 2 iterations = 4 MiB of transfer time, the run takes twice its bytes' time.
+    n = 4 * 2**20
+    r = cost(H100, "all-reduce", n, algorithm="in-switch")
+    big = cost(H100, "all-reduce", 2**33, algorithm="in-switch")
+    per_byte = (big.time - big.fixed) / (2**33 + 2 * 16 * 8 * 2**17)
+    assert r.time - r.fixed == pytest.approx(2 * n * per_byte, rel=1e-6)
+    # below one iteration the message passes the three stages in turn
+    s = cost(H100, "all-reduce", 2**16, algorithm="in-switch")
+    assert s.time - s.fixed == pytest.approx(3 * 2**16 * per_byte, rel=1e-6)
+    # the tuner compares NVLS without the fill (NCCL's own estimate): at 4 MiB it still
+    # picks NVLS, which now costs more than its estimate
+    auto = cost(H100, "all-reduce", n)
+    assert auto.algorithm == "in-switch" and auto.time == r.time
+    # the hardware floor and the other runtimes are untouched
+    floor = cost(H100, "all-reduce", n, algorithm="in-switch", runtime="ideal")
+    assert floor.time < r.time
 
 
 def test_nccl_channels_use_the_searched_rings_on_a_direct_fabric():
@@ -260,3 +289,30 @@ def test_every_release_stays_above_the_bound(release, k, op):
     assert r.time >= r.lower_bound * (1 - 1e-9)
     assert r.time >= cost(H100, op, 2**k, runtime="ideal").time * (1 - 1e-9) or (
         r.algorithm == "in-switch")
+
+
+def _flow_shop(items, stages):
+    """Makespan of items through identical stages in order (brute force)."""
+    done = [0.0] * stages
+    for t in items:
+        for j in range(stages):
+            done[j] = max(done[j], done[j - 1] if j else 0.0) + t
+    return done[-1]
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 2**31), ranks=st.sampled_from([4, 8]))
+def test_nvls_fill_is_the_pipeline_makespan(n, ranks):
+    # chunk per NCCL's src/enqueue.cc rule, iterations of channels x heads x chunk bytes
+    # (the last one partial), through 3 stages: simulated, against the model's time
+    nodes = H100.endpoints[:ranks]
+    r = cost(H100, "all-reduce", n, algorithm="in-switch", ranks=nodes)
+    big = cost(H100, "all-reduce", 2**33, algorithm="in-switch", ranks=nodes)
+    per_byte = (big.time - big.fixed) / (2**33 + 2 * 16 * ranks * 2**17)
+    ops, chunk = 16 * ranks, 2**17
+    for k, c in ((64, 2**16), (8, 2**15), (2, 2**14)):
+        if n < k * ops * chunk and chunk > c:
+            chunk = c
+    full, rest = divmod(n, ops * chunk)
+    items = [ops * chunk * per_byte] * full + ([rest * per_byte] if rest else [])
+    assert r.time - r.fixed == pytest.approx(_flow_shop(items, 3), rel=1e-9)
