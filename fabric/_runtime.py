@@ -60,7 +60,8 @@ import math
 from ._errors import SpecError
 from ._params import Parameter
 
-__all__ = ["NCCL_NEWEST", "NCCL_OLDEST", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "runtime"]
+__all__ = ["NCCL_NEWEST", "NCCL_OLDEST", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "runtime",
+           "runtime_arch"]
 
 US = 1e-6
 GBS = 1e9
@@ -469,6 +470,32 @@ def _nccl_version(text):
     sources = tuple((f, s + note if f in changed else s) for f, s in _NCCL.sources)
     return dataclasses.replace(_NCCL, name=f"nccl@{fmt}", version=fmt,
                                max_channels=max_channels, sources=sources, **tables)
+
+
+#: Chips NCCL runs with its Blackwell rows (compute capability 10.x). Every other chip,
+#: NVIDIA or not, takes the Hopper rows (an assumption, applied everywhere).
+_BLACKWELL_CHIPS = frozenset({"b200", "b300", "gb200"})
+
+
+def runtime_arch(fabric):
+    """The architecture row a runtime's tables use for ``fabric``'s GPUs: ``"hopper"`` or
+    ``"blackwell"`` (NCCL indexes its tuner tables and the kernel floor by GPU generation).
+
+    The fabric's chip decides (B200, B300, GB200: Blackwell); a fabric without a chip is
+    Blackwell when its scale-up links are NVLink5, else Hopper.
+
+    >>> from types import SimpleNamespace
+    >>> from fabric import chip_spec
+    >>> runtime_arch(SimpleNamespace(chip=chip_spec("gb200")))
+    'blackwell'
+    >>> runtime("symmetric-memory").kernel_floor[runtime_arch(SimpleNamespace(chip=chip_spec("h100")))]
+    2.3e-06
+    """
+    chip = getattr(fabric, "chip", None)
+    if chip is not None:
+        return "blackwell" if chip.name in _BLACKWELL_CHIPS else "hopper"
+    techs = {d.get("tech") for _u, _v, d in fabric.graph.edges(data=True)}
+    return "blackwell" if "nvlink5" in techs else "hopper"
 
 
 def runtime(name, version=None):

@@ -316,3 +316,11 @@ def test_nvls_fill_is_the_pipeline_makespan(n, ranks):
     full, rest = divmod(n, ops * chunk)
     items = [ops * chunk * per_byte] * full + ([rest * per_byte] if rest else [])
     assert r.time - r.fixed == pytest.approx(_flow_shop(items, 3), rel=1e-9)
+
+
+def test_runtime_arch_follows_the_chip_or_the_links():
+    from fabric import runtime_arch
+    assert runtime_arch(topologies.build("hgx-b200")) == "blackwell"
+    assert runtime_arch(topologies.build("gb200-nvl72")) == "blackwell"
+    assert runtime_arch(H100) == "hopper"
+    assert runtime_arch(topologies.build("torus:4x4")) == "hopper"
