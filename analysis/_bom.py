@@ -251,7 +251,8 @@ def bill_of_materials(f, book="street-2026"):
                 power["transceivers"] += lanes * rate * book.value(w)
     cap = np.array(sorted(capacity.values()), dtype=float)
     asics = int(np.ceil(cap / book.value("switch_asic_gbps")).sum()) if cap.size else 0
-    cost["switches"] = float(cap.sum()) * book.value("switch_usd_per_gbps")
+    cost["switches"] = (float(cap.sum()) * book.value("switch_usd_per_gbps")
+                        + len(capacity) * book.value("switch_usd_per_box"))
     power["switches"] = float(cap.sum()) * book.value("switch_w_per_gbps")
     boxes = sum(1 for s in capacity if place[s][1] is None)
     nics = sum(1 for _, k in G.nodes(data="kind") if k == "nic")

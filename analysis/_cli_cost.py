@@ -144,7 +144,8 @@ def register(sub):
     p.add_argument("--runtime", default="nccl",
                    help="nccl (default: NCCL's algorithms, protocols and latencies), "
                         "symmetric-memory (one-sided load/store kernels) or ideal (the "
-                        "hardware floor)")
+                        "hardware floor); nccl@2.21.5 runs NCCL with the tuner constants of "
+                        "that release (2.19 to 2.30.7)")
     p.add_argument("--transport", default=None,
                    help="loadstore or rdma (default: load/store inside a load/store domain, "
                         "RDMA across NICs)")

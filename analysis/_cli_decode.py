@@ -56,6 +56,10 @@ def register(sub):
     p.add_argument("--hbm-efficiency", type=float, default=None,
                    help="achieved fraction of peak HBM bandwidth (default 0.78, see "
                         "analysis.DECODE_HBM_EFFICIENCY; 1: the roofline)")
+    p.add_argument("--moe-hbm-efficiency", type=float, default=None,
+                   help="achieved fraction of peak HBM bandwidth of the routed experts' "
+                        "grouped GEMMs (default: 0.303 for vLLM graphs on INT4 experts, see "
+                        "analysis.VLLM_INT4_MOE_HBM_EFFICIENCY; else --hbm-efficiency)")
     p.add_argument("--compute-efficiency", type=float, default=1.0,
                    help="achieved fraction of peak FLOP/s (1)")
     p.add_argument("--draft-length", type=int, default=None,
@@ -76,6 +80,11 @@ def _jsonable(obj):
     return obj
 
 
+def _param(step, name):
+    """The value of the step's Parameter called ``name``."""
+    return next(p.value for p in step.parameters if p.name == name)
+
+
 def run(args):
     import topologies
     from analysis import DECODE_HBM_EFFICIENCY, LAUNCH_OVERHEAD, decode_step, speculative_decode
@@ -90,7 +99,8 @@ def run(args):
           "launch_overhead": (LAUNCH_OVERHEAD.value if args.launch_overhead is None
                               else args.launch_overhead),
           "runtime": args.runtime, "ep_kernel": args.ep_kernel,
-          "cuda_graphs": args.cuda_graphs, "engine": args.engine}
+          "cuda_graphs": args.cuda_graphs, "engine": args.engine,
+          "moe_hbm_efficiency": args.moe_hbm_efficiency}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
         raise SpecError("--draft-length and --acceptance go together")
@@ -118,7 +128,8 @@ def run(args):
                 else r.ep_kernel or "all-to-all")
     print(f"runtime {r.runtime or 'default'}, MoE exchange {exchange}, "
           f"{'CUDA graphs (' + kw['engine'] + ' kernels)' if r.cuda_graphs else 'host launch per kernel'}, "
-          f"HBM at {kw['hbm_efficiency']:g} of peak")
+          f"HBM at {kw['hbm_efficiency']:g} of peak, routed experts at "
+          f"{_param(r, 'decode.moe_hbm_efficiency'):g}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
                "combine us", "tp coll us", "exposed comm us", "launch us", "total us"]
     rows = []

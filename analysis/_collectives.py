@@ -87,6 +87,7 @@ from fabric import (
     SpecError,
     link_tech,
     parse_size,
+    runtime_arch,
     sends_messages,
 )
 from fabric import runtime as get_runtime
@@ -850,11 +851,6 @@ class _Transfer:
         return max(n * self.per_byte, t - (st.latency + st.overhead))
 
 
-#: Runtime architecture of a chip (NCCL indexes its tables by GPU generation). Chips that
-#: are not NVIDIA GPUs are run with the Hopper constants (an assumption, applied to all).
-_BLACKWELL_CHIPS = frozenset({"b200", "b300", "gb200"})
-
-
 class _GroupView:
     """A rank group on a fabric, as a runtime sees it (consumed by analysis._runtime_cost)."""
 
@@ -880,12 +876,8 @@ class _GroupView:
         self.n_nodes = len(labels)
         self.ppn = self.p / self.n_nodes
         self._dom = dom
-        chip = fabric.chip
         techs = set(_edge_techs(fabric).tolist())
-        if chip is not None:
-            self.arch = "blackwell" if chip.name in _BLACKWELL_CHIPS else "hopper"
-        else:
-            self.arch = "blackwell" if "nvlink5" in techs else "hopper"
+        self.arch = runtime_arch(fabric)
         self.intra_hw = "pci" if techs & {"pcie5-x16"} and not techs - {
             "pcie5-x16"} - MESSAGE_TECHNOLOGIES else "nvlink"
         # computed once per fabric and group: __init__ caches these facts

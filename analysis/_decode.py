@@ -119,6 +119,7 @@ __all__ = [
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
     "VLLM_GRAPH_KERNELS",
+    "VLLM_INT4_MOE_HBM_EFFICIENCY",
     "DecodeBreakdown",
     "DecodeStep",
     "HeadTime",
@@ -234,6 +235,35 @@ MIN_KERNEL_TIME = Parameter(
     "decode.min_kernel_time", 0.0, "s",
     "none found (0 = off): no independent published minimum kernel duration; "
     "user supplies a sourced figure")
+
+#: Achieved fraction of peak HBM bandwidth of vLLM's INT4 W4A16 grouped-MoE GEMMs (the
+#: routed experts' two grouped GEMMs of a ``compressed-tensors`` INT4 checkpoint), in this
+#: module's accounting of routed-expert bytes (uniform routing, each active expert read
+#: once per chip). Source: vLLM issue #32832 ("H200 Kimi K2 TP8 Triton MoE min-latency",
+#: NVIDIA engineer, 2026-01-22): an Nsight Systems trace of one decode step of Kimi K2 with
+#: INT4 W4A16 weights, TP=8 on 8x H200, 16 concurrent requests: the two MoE GEMM kernels of
+#: a layer take 234 us. At 16 tokens, top-8 of 384 experts, uniform routing activates
+#: ``384 (1 - (1 - 8/384)**16) = 109.8`` experts; each H200 holds 1/8 of each (TP=8 splits
+#: every expert), 3 x 7168 x 2048 / 8 weights at 0.5625 B (INT4, BF16 scale per 32):
+#: 340.1 MB per chip, read in 234 us = 1.45 TB/s = 0.303 of the H200's 4.8 TB/s.
+#: The same trace puts DeepSeek-V3.1's FP8 MoE GEMMs at 109 us, which this accounting
+#: reads as 1.07 of peak: real routing activates fewer distinct experts than uniform
+#: routing, so the INT4 figure is an effective fraction tied to this accounting, and the
+#: INT4 path runs at about 0.28 of the FP8 path's bandwidth on the same GPU. Independent
+#: corroboration: vLLM's Marlin W4A16 fused MoE measured on one H20 (4.0 TB/s) with 256
+#: experts, top-8, hidden 7168, expert width 2048, random routing (FlagGems PR #3609,
+#: 2026-05-29: 0.143 / 1.395 / 2.973 ms at 1 / 16 / 64 tokens) is 0.32 / 0.41 / 0.42 of peak
+#: in the same accounting (group-128 scales assumed; group 32 gives 9% more). Assumptions:
+#: the fraction is the same at every batch, on every chip (measured on H200) and in vLLM
+#: 0.21 (the trace predates it); it applies to vLLM's default W4A16 MoE path (Marlin /
+#: Triton WNA16), not to FlashInfer's TRT-LLM MXINT4 kernel that
+#: ``VLLM_USE_FLASHINFER_MOE_INT4=1`` selects on Blackwell.
+VLLM_INT4_MOE_HBM_EFFICIENCY = Parameter(
+    "decode.vllm_int4_moe_hbm_efficiency", 0.303, "",
+    "vLLM issue #32832 (2026-01-22): Nsight trace, Kimi K2 INT4 W4A16, TP=8 on 8x H200, 16 "
+    "concurrent requests: the MoE layer's two grouped GEMMs take 234 us; 109.8 active "
+    "experts (uniform routing) x 3.10 MB per H200 = 340 MB in 234 us = 0.303 of 4.8 TB/s; "
+    "taken for every batch and chip and for vLLM 0.21 (assumptions)")
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
@@ -623,7 +653,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
-                min_kernel_time=MIN_KERNEL_TIME.value):
+                min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -700,6 +730,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     min_kernel_time : float
         Seconds: shortest run of one kernel; a block of ``n`` kernels with roofline time
         ``R`` costs ``max(R, n * min_kernel_time)``. Default :data:`MIN_KERNEL_TIME` (0, off).
+    moe_hbm_efficiency : float in (0, 1], optional
+        Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
+        ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
+        (``cuda_graphs=True, engine="vllm"``) on a model whose routed experts are INT4
+        (``expert_format="int4-g32"``: vLLM's W4A16 MoE GEMMs, measured), else
+        ``hbm_efficiency`` (every other read's fraction).
 
     Returns
     -------
@@ -737,7 +773,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   combine_bytes=combine_bytes, chip=chip, collective=collective,
                   runtime=runtime, ep_kernel=ep_kernel, cuda_graphs=cuda_graphs,
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
-                  min_kernel_time=min_kernel_time)
+                  min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -787,11 +823,17 @@ class _Settings:
     graph_kernel_overhead: float
     engine: str
     min_kernel_time: float = 0.0
+    moe_eff: float = None
 
     @property
     def bw(self):
         """Achieved HBM bandwidth, bytes/s."""
         return self.chip.hbm_bandwidth * self.hbm_eff
+
+    @property
+    def moe_bw(self):
+        """Achieved HBM bandwidth of the routed experts' grouped GEMMs, bytes/s."""
+        return self.chip.hbm_bandwidth * (self.hbm_eff if self.moe_eff is None else self.moe_eff)
 
     @property
     def flops(self):
@@ -822,7 +864,8 @@ class _Settings:
 def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, transport,
               algorithm, skew, overlap, fusion_factor, launch_overhead, hbm_efficiency,
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
-              ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0):
+              ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
+              moe_hbm_efficiency=None):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     chip = chip if chip is not None else fabric.chip
@@ -850,6 +893,13 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
     if engine not in ENGINE_KERNELS:
         raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    if moe_hbm_efficiency is not None:
+        moe_eff = _check_fraction("moe_hbm_efficiency", moe_hbm_efficiency, 0.0, 1.0,
+                                  lo_open=True)
+    elif cuda_graphs and engine == "vllm" and m.expert_format == "int4-g32":
+        moe_eff = VLLM_INT4_MOE_HBM_EFFICIENCY.value
+    else:
+        moe_eff = None
     kern = exchange_kernel(ep_kernel) if ep_kernel is not None else None
     if kern is not None and skew:
         raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
@@ -869,7 +919,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
-                     graph_kernel_overhead, engine, float(min_kernel_time))
+                     graph_kernel_overhead, engine, float(min_kernel_time), moe_eff)
 
 
 @dataclass(frozen=True)
@@ -1058,7 +1108,12 @@ def _layer_times(s, mem, route, comm):
     busiest = expected_max_active(route.active, route.owner, ep)
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)
-    moe = finish("moe", (fixed_w + busiest * m.routed_expert_bytes / etp) / bw,
+    routed_w = busiest * m.routed_expert_bytes / etp
+    # one division when every read runs at the same fraction (the numbers of before
+    # moe_hbm_efficiency existed, bit for bit); else the routed read at its own fraction
+    moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None
+             else fixed_w / bw + routed_w / s.moe_bw)
+    moe = finish("moe", moe_w,
                  (fixed_f + float(route.load_chip.max()) * 2 * m.expert_params / etp) / flops,
                  len(_moe_kernels(s)), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)
@@ -1132,6 +1187,10 @@ def _parameters(s, moe, comm):
                   else "user (1: peak bandwidth)"),
         Parameter("decode.engine", s.engine if s.cuda_graphs else None, "",
                   "user: whose kernel list a replayed graph runs"),
+        Parameter("decode.moe_hbm_efficiency", hbm_eff if s.moe_eff is None else s.moe_eff, "",
+                  ("as decode.hbm_efficiency" if s.moe_eff is None else
+                   VLLM_INT4_MOE_HBM_EFFICIENCY.source
+                   if s.moe_eff == VLLM_INT4_MOE_HBM_EFFICIENCY.value else "user")),
         Parameter("decode.compute_efficiency", s.fl_eff, "", "user (1: peak FLOP/s)"),
         Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),

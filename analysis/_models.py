@@ -317,6 +317,11 @@ class MoEModel:
         group-32: 0.5625). Default: ``weight_bytes``.
     kv_cache_bytes : float, optional
         Bytes per KV-cache element (1 for an FP8 cache). Default: ``activation_bytes``.
+    expert_format : str, optional
+        Name of the routed experts' weight format (a key of :data:`WEIGHT_FORMATS`),
+        when known: kernels differ by format (e.g. vLLM's INT4 W4A16 grouped-MoE
+        GEMMs, see ``analysis.decode_step``'s ``moe_hbm_efficiency``). Given alone it
+        sets ``expert_weight_bytes``; given with it, the two must agree.
     """
 
     name: str
@@ -336,8 +341,20 @@ class MoEModel:
     hypothetical: bool = False
     expert_weight_bytes: float = None
     kv_cache_bytes: float = None
+    expert_format: str = None
 
     def __post_init__(self):
+        if self.expert_format is not None:
+            fmt = WEIGHT_FORMATS.get(self.expert_format)
+            if fmt is None:
+                raise SpecError(f"expert_format must be one of {sorted(WEIGHT_FORMATS)} or "
+                                f"None, got {self.expert_format!r}")
+            if self.expert_weight_bytes is None:
+                object.__setattr__(self, "expert_weight_bytes", fmt.bytes_per_weight)
+            elif not math.isclose(self.expert_weight_bytes, fmt.bytes_per_weight):
+                raise SpecError(f"expert_weight_bytes={self.expert_weight_bytes!r} disagrees "
+                                f"with expert_format={self.expert_format!r} "
+                                f"({fmt.bytes_per_weight} B/weight)")
         if self.expert_weight_bytes is None:
             object.__setattr__(self, "expert_weight_bytes", self.weight_bytes)
         _positive_number("expert_weight_bytes", self.expert_weight_bytes)
@@ -485,14 +502,14 @@ _K25_SOURCE = ("Kimi K2.5 language model = kimi_k2 / DeepSeek-V3 architecture wi
 MODELS = {m.name: m for m in (
     _KIMI_K2,
     dataclasses.replace(
-        _KIMI_K2, name="kimi-k2.5-int4", weight_bytes=_BF16,
+        _KIMI_K2, name="kimi-k2.5-int4", weight_bytes=_BF16, expert_format="int4-g32",
         expert_weight_bytes=WEIGHT_FORMATS["int4-g32"].bytes_per_weight,
         source=_K25_SOURCE + "native INT4 release: routed experts INT4 group 32 with BF16 "
                "scales (0.5625 B/weight), attention, shared experts, dense MLP and head BF16 "
                "(Kimi-K2-Thinking/K2.5 config.json quantization_config ignore list); BF16 "
                "activations and KV cache"),
     dataclasses.replace(
-        _KIMI_K2, name="kimi-k2.5-nvfp4", weight_bytes=_BF16,
+        _KIMI_K2, name="kimi-k2.5-nvfp4", weight_bytes=_BF16, expert_format="nvfp4",
         expert_weight_bytes=WEIGHT_FORMATS["nvfp4"].bytes_per_weight, kv_cache_bytes=1.0,
         source=_K25_SOURCE + "routed experts requantized to NVFP4 (FP8 scale per 16: 0.5625 "
                "B/weight; NVIDIA 'Introducing NVFP4' blog); the rest BF16 (assumption: as in "

@@ -42,13 +42,21 @@ round trips: ``max(transfer, rounds x round trip)``.
   NVLink5; NVIDIA/nccl ``src/graph/topo.h``), else the load/store transport's
   payload fraction.
 * **Network time**: bytes through each rank's NIC, over the narrowest link of
-  its GPU-NIC-network path times the RDMA payload fraction (4096 B MTU, 26 B
-  of headers: :mod:`fabric._transport`). The network behind the NICs is taken as
-  non-blocking (rail-optimized clusters are built at full bisection).
+  its GPU-NIC-network path times the NIC's achieved fraction of line rate
+  (:data:`fabric.EXCHANGE_NIC_EFFICIENCY`, 0.94: NVIDIA's 46-48 GB/s per 400 Gb/s
+  NDR NIC; it covers headers and every other per-packet cost). The network behind
+  the NICs is taken as non-blocking (rail-optimized clusters are built at full
+  bisection).
 * **Local copy**: a receive part that moves the received copies through HBM
   (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth.
-* **Fixed**: :data:`fabric.EXCHANGE_SYNC` per synchronisation, over the
-  network hop when the exchange spans more than one node.
+* **Fixed**: inside one load/store domain a phase's launch and first barrier
+  cost what a one-sided kernel of the ``symmetric-memory`` runtime costs,
+  ``runtime("symmetric-memory").kernel_floor`` for the fabric's GPU generation
+  (:func:`fabric.runtime_arch`; NVIDIA/nccl issue 1940: about 2.3 us Hopper,
+  3 us Blackwell, for a kernel that stores to its NVLink peers and synchronises
+  once), each further barrier one flag round trip over the fabric; a phase that
+  crosses the network pays :data:`fabric.EXCHANGE_SYNC` (one NCCL LL step over
+  the network hop) per synchronisation.
 * **Kernel boundaries**: a phase of ``n`` kernels (e.g. TensorRT-LLM's dispatch:
   prepare, dispatch, sanitize) replayed in a CUDA graph pays ``n - 1`` gaps between
   them inside its own span (``kernel_gap``, default the decode model's
@@ -74,7 +82,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(295, 'scale-up')
+(290, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """
@@ -89,6 +97,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fabric import (
+    EXCHANGE_NIC_EFFICIENCY,
     EXCHANGE_SYNC,
     NodeError,
     Parameter,
@@ -97,7 +106,9 @@ from fabric import (
     chip_spec,
     exchange_kernel,
     link_tech,
+    runtime_arch,
 )
+from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH
@@ -229,25 +240,28 @@ def _domains(fabric):
     return c["domains"]
 
 
-def _network_port(fabric, node, payload):
+def _network_port(fabric, node, efficiency):
     """``(name, effective bytes/s)`` of the chip's way onto the network, or ``(None, 0)``.
 
-    A NIC node next to the chip (its narrowest link: PCIe to the GPU or the network
-    side), else the chip's own message links (a chip cabled straight into an InfiniBand
-    or RoCE fabric); times the RDMA payload fraction.
+    A NIC node next to the chip that still has a link to the network (its narrowest
+    link: PCIe to the GPU or the network side; a NIC whose network links are all cut
+    is no way out), else the chip's own message links (a chip cabled straight into an
+    InfiniBand or RoCE fabric); times the NIC's achieved fraction of line rate.
     """
     G = fabric.graph
     best, name = 0.0, None
     for nb in sorted(G.neighbors(node), key=str):
         if G.nodes[nb].get("kind") == "nic":
+            if all(v == node for _, v in G.edges(nb)):
+                continue                 # cut off from the network: a dead end
             bw = min(float(e["bandwidth"]) for _, _, e in G.edges(nb, data=True))
-            if bw * payload > best:
-                best, name = bw * payload, nb
+            if bw * efficiency > best:
+                best, name = bw * efficiency, nb
     if name is None:
         links = [float(G.edges[node, nb]["bandwidth"]) for nb in G.neighbors(node)
                  if G.edges[node, nb].get("tech") in MESSAGE_TECHNOLOGIES]
         if links:
-            best, name = sum(links) * payload, node
+            best, name = sum(links) * efficiency, node
     return name, best
 
 
@@ -478,7 +492,7 @@ def _scaleup_time(fabric, ranks, up, payload):
     return float(times[i]), float(loads[i]), out
 
 
-def _network_time(fabric, ranks, net, rdma_payload):
+def _network_time(fabric, ranks, net, efficiency):
     if not net.any():
         return 0.0, 0.0, {}
     sent, recv = net.sum(axis=1), net.sum(axis=0)
@@ -487,10 +501,11 @@ def _network_time(fabric, ranks, net, rdma_payload):
         node = fabric.endpoints[r]
         if sent[i] == 0 and recv[i] == 0:
             continue
-        nic, bw = _network_port(fabric, node, rdma_payload)
+        nic, bw = _network_port(fabric, node, efficiency)
         if bw <= 0:
             raise RoutingError(f"{fabric.name}: rank {int(r)} ({node!r}) must reach ranks "
-                               f"outside its load/store domain but has no NIC")
+                               f"outside its load/store domain but has no NIC with a link to "
+                               f"the network")
         out[nic] = (float(sent[i]), float(recv[i]))
         b = max(sent[i], recv[i])
         if b / bw > worst:
@@ -522,7 +537,7 @@ def pull_rounds(nbytes, threads, vector):
     >>> pull_rounds(1, 256, 16), pull_rounds(4096, 256, 16), pull_rounds(4097, 256, 16)
     (1, 1, 2)
     """
-    return -(-int(math.ceil(nbytes)) // (threads * vector))
+    return -(-math.ceil(nbytes) // (threads * vector))
 
 
 def _round_trip(fabric, ranks, dom):
@@ -541,6 +556,17 @@ def _round_trip(fabric, ranks, dom):
             back = fabric.router.latency(dst, src)
             cache[key] = float(np.max(there + back))
     return cache[key]
+
+
+def _kernel_floor(fabric):
+    """The ``symmetric-memory`` runtime's kernel floor for ``fabric``'s GPUs, as its Parameter."""
+    name = f"symmetric-memory.kernel_floor.{runtime_arch(fabric)}"
+    return next(p for p in get_runtime("symmetric-memory").parameters() if p.name == name)
+
+
+def _syncs(n, first, further):
+    """Seconds of ``n`` synchronisations: the first costs ``first``, each further ``further``."""
+    return 0.0 if n == 0 else first + (n - 1) * further
 
 
 def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
@@ -647,9 +673,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     copies_expert = float(tokens * k)
 
     ls = get_transport("loadstore")
-    rd = get_transport("rdma")
     ls_payload = ls.max_payload / (ls.max_payload + ls.header)
-    rd_payload = rd.max_payload / (rd.max_payload + rd.header)
+    nic_rate = EXCHANGE_NIC_EFFICIENCY.value     # achieved / line rate, headers included
     rdma_only = False
     if transport is not None and kern.dedup != "collective":
         if transport == "rdma" and not kern.forwarding and kern.scale_out:
@@ -664,9 +689,14 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                             f"the scale-up fabric, or has no RDMA path)")
     up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d, rdma_only)
 
-    hop = EXCHANGE_SYNC["network" if nodes > 1 or rdma_only else "scaleup"].value
-    sync = EXCHANGE_SYNC["base"].value + hop
     params = kern.parameters()
+    if nodes > 1 or rdma_only:
+        first = further = EXCHANGE_SYNC["base"].value + EXCHANGE_SYNC["network"].value
+    else:
+        # one load/store domain: the symmetric-memory runtime's one-sided kernel (one place)
+        floor = _kernel_floor(fabric)
+        params = params + (floor,)
+        first, further = floor.value, _round_trip(fabric, ranks, dom)
     if kern.dedup == "collective":
         if n_ep < 2:
             t_d = t_c = 0.0
@@ -686,7 +716,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                            nic_bytes={}, parameters=params)
 
     up_t, up_b, links = _scaleup_time(fabric, ranks, up, ls_payload)
-    net_t, net_b, nics = _network_time(fabric, ranks, net, rd_payload)
+    net_t, net_b, nics = _network_time(fabric, ranks, net, nic_rate)
     scale = b_c / b_d
     copy_d = copy_c = 0.0
     if kern.local_copy:
@@ -699,7 +729,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
                                          chip_spec(c).source),)
     if kernel_gap is None:
-        import analysis                 # the decode model's Parameter, through the package
+        import analysis  # the decode model's Parameter, through the package
         gap = analysis.GRAPH_KERNEL_OVERHEAD.value
         params = params + (analysis.GRAPH_KERNEL_OVERHEAD,)
     elif isinstance(kernel_gap, bool) or not isinstance(kernel_gap, numbers.Real) or not (
@@ -709,8 +739,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         gap = float(kernel_gap)
     gaps_d = max(kern.kernels[0] - 1, 0) * gap
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
-    fixed_d = kern.syncs[0] * sync + gaps_d
-    fixed_c = kern.syncs[1] * sync + gaps_c
+    fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d
+    fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c
     ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d)
     pull = 0.0
     if kern.pull_threads and n_ep > 1:

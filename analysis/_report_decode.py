@@ -51,6 +51,26 @@ def _exchange_kernel(f):
     return "deepep-low-latency" if not loadstore_everywhere(f) else "one-sided"
 
 
+def param_phrase(param, percent=False):
+    """``value [source]`` of a :class:`~fabric.Parameter` for report prose: the value in its
+    unit (seconds as us, a fraction as a percentage) and the source up to its first colon,
+    so the sentence follows the Parameter and cannot go stale.
+
+    >>> from fabric import Parameter
+    >>> param_phrase(Parameter("x", 1.3e-6, "s", "A blog (2025): more detail"))
+    '1.3 us [A blog (2025)]'
+    >>> param_phrase(Parameter("y", 0.78, "", "B post: detail"), percent=True)
+    '78% [B post]'
+    """
+    if percent:
+        value = f"{param.value:.0%}"
+    elif param.unit == "s":
+        value = f"{param.value * 1e6:g} us"
+    else:
+        value = f"{param.value:g} {param.unit}".strip()
+    return f"{value} [{param.source.split(':')[0].strip()}]"
+
+
 def report_decode_settings(f):
     """The ``decode_step`` settings every report section uses on ``f`` (one place): the
     exchange kernel of :func:`_exchange_kernel` and CUDA-graph replay."""
@@ -92,6 +112,7 @@ def _draw_decode(rows):
 
 
 def decode_section(fabrics, executor, quiet):
+    from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
     from ._sweep import sweep
 
     points = [{"system": s, "model": m} for m in DECODE_MODELS for s in fabrics]
@@ -115,9 +136,11 @@ def decode_section(fabrics, executor, quiet):
             "parts add up to the step time. The dotted line is the seed article's "
             f"{SEED_MS_PER_TOKEN * 1e3:g} ms per token."),
             ("Software: the step is replayed as a CUDA graph, so each kernel pays the "
-            "graph-replay gap between dependent kernels (0.5 us, derived from TensorRT-LLM's "
-            "published DeepSeek-R1 decode), not a host launch, over the kernels per layer "
-            "TensorRT-LLM publishes for DeepSeek-R1 decode; tensor-parallel collectives go "
+            f"graph-replay gap between dependent kernels, {param_phrase(GRAPH_KERNEL_OVERHEAD)}"
+            ", not a host launch, over the kernels per layer TensorRT-LLM publishes for "
+            "DeepSeek-R1 decode; weights and KV cache stream from HBM at "
+            f"{param_phrase(DECODE_HBM_EFFICIENCY, percent=True)} of peak; "
+            "tensor-parallel collectives go "
             "through analysis.cost's default runtime; expert dispatch and combine through "
             "the MoE exchange kernel named in the table: DeepEP's low-latency kernels on "
             "systems whose expert ranks span NIC-joined servers, one-sided symmetric-memory "

@@ -31,6 +31,9 @@ work. This module holds the two non-trivial evaluations:
     * channels: the chosen pair then runs on fewer channels while ``n < nc x
       threads x threshold`` (``topoGetAlgoInfo``), and its bandwidth shrinks with
       them. This and the per-step latencies are what make the mid-size ramp;
+    * NVLS all-reduce in one node also pays its pipeline fill (two iterations of
+      channels x heads x chunk through NCCL's three warp groups, :func:`_nvls_fill`),
+      which NCCL's tuner does not cost: in the time, not in the choice;
     * ``ops_per_launch`` operations grouped into one launch (``ncclGroupStart`` /
       ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; point-to-point
       operations do not (each is its own transfer on the peer channels).
@@ -56,6 +59,8 @@ Both return the candidates they tried; :func:`analysis.cost` picks and reports.
 
 import dataclasses
 import math
+
+from fabric import PROTOCOLS
 
 from ._schedules import NotApplicableError
 
@@ -121,14 +126,23 @@ def _channels_used(rt, proto, nc, n, ring_ranks=1):
 # -- NCCL --------------------------------------------------------------------------------
 
 
-def _ring_busbw(rt, view, proto, B, nc):
+def _channels(rt, view):
+    """The group's channels, capped by the release's MAXCHANNELS."""
+    return max(1, min(view.channels, rt.max_channels))
+
+
+def _ring_busbw(rt, view, proto, B, nc, op="all-reduce"):
     arch, idx = view.arch, _nodes_index(view.n_nodes)
     f = rt.factors
     if proto == "LL":
         key = (arch, idx) if view.n_nodes == 1 else ("x86", idx)
-        return min(rt.ll_max_bw[key], B * f["ring_ll"])
+        # releases before 2.21 took 1/4 (all-reduce, reduce, several nodes) or 1/3
+        ll = f["ring_ll"] if view.n_nodes > 1 or op in ("all-reduce", "reduce") else (
+            f["ring_ll_gather"])
+        return min(rt.ll_max_bw[key], B * ll)
     if proto == "LL128":
-        return min(B * f["ring_ll128"], nc * rt.ring_ll128_bw[(arch, idx)])
+        eff = f["ring_ll128"] if view.ppn >= 2 else f["ring_ll128_ppn1"]
+        return min(B * eff, nc * rt.ring_ll128_bw[(arch, idx)])
     return B
 
 
@@ -172,7 +186,7 @@ def _nccl_ring(rt, view, op, n, ops):
     nsteps = {"all-reduce": 2 * (p - 1), "all-gather": p - 1, "reduce-scatter": p - 1}.get(op, p)
     f_graph = (2 * (p - 1) if op == "all-reduce" else p - 1) / p
     B = f_graph / t.per_byte if t.per_byte > 0 else math.inf
-    nc = view.channels
+    nc = _channels(rt, view)
     ratio = p / nsteps  # NCCL: ring algBw = busBw * nRanks / nsteps
     hw = view.intra_hw if nn == 1 else "net"
     out = []
@@ -184,22 +198,26 @@ def _nccl_ring(rt, view, op, n, ops):
             steps_lat = nsteps * step
         else:
             intra = max(_lat(rt, view.intra_hw, "ring", proto), t.step_loadstore)
-            inter_algo = "ring" if view.ppn > 1 else "tree"
+            inter_algo = "ring" if view.ppn > 1 or not rt.factors["ppn1_tree_net_latency"] else (
+                "tree")
             inter = max(_lat(rt, "net", inter_algo, proto), t.step_message)
             if nn > 1:
                 over = rt.factors["net_overhead"] * (rt.factors["net_overhead_simple"]
                                                     if proto == "Simple" else 1.0)
                 intra = max(intra, over)
-            n_inter = 0 if nn == 1 else (2 * (nn - 1) if op == "all-reduce" else nn - 1)
+            n_inter = 0 if nn == 1 else (
+                2 * (nn - 1) + rt.factors["ring_allreduce_extra_net_steps"]
+                if op == "all-reduce" else nn - 1)
+            n_inter = min(n_inter, nsteps)
             steps_lat = (nsteps - n_inter) * intra + n_inter * inter
         lat = base / ops + steps_lat
         if (proto == "Simple" and nn > 1 and op == "all-reduce"
                 and n / (nc * p) >= 64):
             lat *= rt.factors["ring_plateau"]
-        bus = _ring_busbw(rt, view, proto, B, nc)
+        bus = _ring_busbw(rt, view, proto, B, nc, op)
         choice = lat + n / (bus * ratio)
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
-        real_bus = _ring_busbw(rt, view, proto, B * used / nc, used)
+        real_bus = _ring_busbw(rt, view, proto, B * used / nc, used, op)
         out.append(Candidate(library="ring", schedule=sched, protocol=proto,
                              time=lat + n / (real_bus * ratio), choice=choice, channels=used,
                              fixed=lat, plan_op=None if sched_op == op else sched_op))
@@ -210,7 +228,7 @@ def _nccl_tree(rt, view, n, ops):
     t = view.transfer("ring", "all-reduce")
     p, nn = view.p, view.n_nodes
     B = (2 * (p - 1) / p) / t.per_byte
-    nc = view.channels
+    nc = _channels(rt, view)
     out = []
     for proto in ("LL", "LL128", "Simple"):
         intra = max(_lat(rt, view.intra_hw, "tree", proto), t.step_loadstore)
@@ -234,7 +252,9 @@ def _nccl_nvls(rt, view, op, n, ops):
     path charged twice), so its busBw is ``2 B eff (h-1)/(h+1)`` with ``h = min(p, 32)``,
     which is the schedule's ``n (1 + 1/p)`` per rank for ``p <= 32``."""
     t = view.transfer("in-switch", op)
-    lat = max(_lat(rt, view.intra_hw, "nvls", "Simple"), t.step_loadstore)
+    # NCCL 2.18 put NVLS's 23 us in the base latency, later releases in the NVLink step
+    lat = max(rt.base_latency[("nvls", "Simple")] / ops + _lat(rt, view.intra_hw, "nvls", "Simple"),
+              t.step_loadstore)
     per_byte = t.per_byte
     p = view.p
     h = min(p, int(rt.factors["nvls_max_arity"]))
@@ -242,9 +262,34 @@ def _nccl_nvls(rt, view, op, n, ops):
         b_eff = (1 + 1 / p) / per_byte
         bus = 2 * b_eff * (h - 1) / (h + 1)
         per_byte = (2 * (p - 1) / p) / bus
-    time = lat + n * per_byte
+    choice = lat + n * per_byte
+    time = choice + (_nvls_fill(rt, view, n, h) * per_byte if op == "all-reduce" else 0.0)
     return [Candidate(library="nvls", schedule="in-switch", protocol="Simple", time=time,
-                      choice=time, channels=0, fixed=lat)]
+                      choice=choice, channels=0, fixed=lat)]
+
+
+def _nvls_fill(rt, view, n, heads):
+    """Bytes' worth of time NCCL's one-node NVLS all-reduce spends filling its pipeline.
+
+    Each channel loops over ``heads x chunk`` elements per iteration, and a chunk passes
+    three warp groups in turn (scatter, reduce-and-broadcast through NVLS, gather:
+    ``src/device/all_reduce.h``): the first iteration pays every stage, later ones
+    stream behind it, so the run takes ``stages - 1`` iterations longer than its bytes
+    at the bus bandwidth. An iteration is ``channels x heads x chunk`` bytes over all
+    channels (or the whole message when it is smaller), with NCCL's chunk schedule
+    (``src/enqueue.cc``: 128 KiB cut to 64 / 32 / 16 KiB below 64 / 8 / 2 x channels x
+    heads x chunk) and channels (``src/transport/nvls.cc``). NCCL's tuner does not cost
+    this (it compares NVLS at its latency plus full bandwidth), so the fill is in the
+    time, not in the choice.
+    """
+    c = rt.nvls
+    ops = c[("channels", view.arch)] * heads
+    chunk = c["chunk"]
+    for k in (64, 8, 2):
+        below = c[("chunk_below", k)]
+        if n < k * ops * chunk and chunk > below:
+            chunk = below
+    return (c["stages"] - 1) * min(n, ops * chunk)
 
 
 def _nccl_nvls_tree(rt, view, n, ops):
@@ -257,7 +302,9 @@ def _nccl_nvls_tree(rt, view, n, ops):
     q = view.ppn
     intra_bus = (2 * (q - 1) / q) / intra_t.per_byte if q > 1 else math.inf
     heads = max(1, min(int(q), view.nics_per_node))
-    inter_bus = view.nic_bandwidth * heads * (2 if nn <= 2 else 1)
+    f = rt.factors
+    inter_bus = view.nic_bandwidth * heads * (f["nvls_tree_net_two_nodes"] if nn <= 2 else
+                                              f["nvls_tree_net_many_nodes"])
     cap = heads * rt.nvls_tree_bw[(view.arch, _nodes_index(nn))]
     if cap <= 0:
         raise NotApplicableError("NCCL has no NVLS-tree bandwidth for this GPU generation")
@@ -265,8 +312,15 @@ def _nccl_nvls_tree(rt, view, n, ops):
     intra = max(_lat(rt, view.intra_hw, "nvls-tree", "Simple"), intra_t.step_loadstore)
     inter = max(_lat(rt, "net", "nvls-tree", "Simple"), view.transfer("ring", "all-reduce")
                 .step_message)
-    lat = rt.base_latency[("nvls-tree", "Simple")] / ops + intra + 2 * _log2i(nn) * inter
-    time = lat + n * (2 * (p - 1) / p) / bus
+    if f["nvls_tree_linear_net_steps"]:  # NCCL 2.18: 2 (nodes - 1) network steps only
+        lat = rt.base_latency[("nvls-tree", "Simple")] / ops + 2 * (nn - 1) * inter
+    else:
+        lat = rt.base_latency[("nvls-tree", "Simple")] / ops + intra + 2 * _log2i(nn) * inter
+    # algBw = busBw x nRanks / nsteps (2.28 on); before, busBw x 5/6 (nvls_tree_alg_ratio);
+    # 2.18: busBw x 0.7 nodes / (2 (nodes - 1))
+    ratio = (f["nvls_tree_ratio_nodes"] * nn / (2 * (nn - 1)) if f["nvls_tree_ratio_nodes"]
+             else f["nvls_tree_alg_ratio"] or p / (2 * (p - 1)))
+    time = lat + n / (bus * ratio)
     return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple", time=time,
                       choice=time, channels=heads, fixed=lat)]
 
@@ -277,12 +331,14 @@ def _p2p(rt, view, op, n, algorithm):
     hw = view.intra_hw if view.n_nodes == 1 else "net"
     step = max(_lat(rt, hw, "ring", "LL"), t.step_loadstore, t.step_message)
     per_peer = n if op == "send-recv" else n / max(1, view.p)
-    proto = "LL" if per_peer <= view.channels * P2P_LL_THRESHOLD else "Simple"
-    eff = 1 / rt.factors["ring_ll"] if proto == "LL" else 1.0
+    nc = _channels(rt, view)
+    proto = "LL" if per_peer <= nc * P2P_LL_THRESHOLD else "Simple"
+    # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure)
+    eff = 1 / PROTOCOLS["LL"].efficiency if proto == "LL" else 1.0
     fixed = rt.kernel_floor[view.arch] + step
     time = fixed + n * t.per_byte * eff
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
-                      channels=view.channels, fixed=fixed)]
+                      channels=nc, fixed=fixed)]
 
 
 def _generic(rt, view, op, n, algorithm, ops):
@@ -303,7 +359,7 @@ def _generic(rt, view, op, n, algorithm, ops):
         eff = {"LL": rt.factors["ring_ll"], "LL128": rt.factors["ring_ll128"]}.get(proto, 1.0)
         time = lat + t.data_time(n) / eff
         out.append(Candidate(library=algorithm, schedule=algorithm, protocol=proto, time=time,
-                             choice=time, channels=view.channels, fixed=lat))
+                             choice=time, channels=_channels(rt, view), fixed=lat))
     return out
 
 

@@ -49,12 +49,23 @@ Books (:data:`COST_BOOKS`):
     included); power 0.5 W x 2 per electrical cable, 1.5 W x 2 per optical
     cable. The paper gives no router or NIC prices; those are as in
     ``street-2026``.
+``slimfly-2014``
+    The Slim Fly cost model (Besta and Hoefler, SC 2014, as quoted in a public
+    topology-cost script, marked "OUR STANDARD DEFAULT" in SPCL's Python cost
+    script): Mellanox FDR10/QDR 40 Gb/s cables, electrical $ = 40 (0.4079 L +
+    0.5771), optical $ = 40 (0.0919 L + 7.2745) (L in m; the cheaper at each
+    length); router $ = 350.4 k - 892.3 and 4 x 0.7 W = 2.8 W per port of
+    radix k (40 Gb/s ports). Power of cables, NICs and the rest as in
+    ``street-2026``.
 
 Placement (used to find each link's length; Mudigonda et al., "Taming the
 Flying Cable Monster", USENIX ATC 2011, as quoted in ``Costs.h``): a link inside
 one rack is 2 m, between racks 4 m of overhead plus 0.6 m per rack of distance
 (racks in one row). A rack holds at most 72 chips (GB200 NVL72: 72 GPUs in one
 rack; the densest published rack in our sources), whole host domains at a time.
+
+The facts and their sources, and the published figures the model is held to
+(tests/test_bom.py), are listed in docs/sources.md s.10.
 
 Examples
 --------
@@ -66,7 +77,8 @@ Examples
 >>> hardware_costs("abacus")
 Traceback (most recent call last):
 ...
-fabric.SpecError: unknown cost book 'abacus'; known: freakonomics-2024, kim-2008, street-2026
+fabric.SpecError: unknown cost book 'abacus'; known: freakonomics-2024, kim-2008, slimfly-2014,
+street-2026
 """
 
 import dataclasses
@@ -91,6 +103,9 @@ _KIM = ("Kim, Dally, Scott, Abts, 'Technology-driven, highly-scalable dragonfly 
         "ISCA 2008, cable model as quoted in github.com/nicmcd/fabcalc Kim08.py (2019)")
 _MUDIGONDA = ("Mudigonda et al., 'Taming the Flying Cable Monster', USENIX ATC 2011, "
               "as quoted in a public Costs.h")
+_SLIMFLY = ("Besta, Hoefler, 'Slim Fly: a cost effective low-diameter network topology', "
+            "SC 2014, cost model as quoted in a public topology-cost script (SPCL's "
+            "'OUR STANDARD DEFAULT')")
 _FABCALC = "github.com/nicmcd/fabcalc 40GbE price list (FiberStore, 2018)"
 _TH5 = "Tomahawk 5, 51.2 Tb/s, about 500 W (TechInsights / J. Byrne, 2022)"
 
@@ -127,6 +142,8 @@ class HardwareCosts:
         Transceiver power per Gb/s at a switch port and at a NIC or chip port.
     switch_usd_per_gbps, switch_w_per_gbps : Parameter
         Switch price and ASIC power per Gb/s of port capacity (one direction).
+    switch_usd_per_box : Parameter
+        A fixed part of each switch's price (Slim Fly's affine router price).
     switch_asic_gbps : Parameter
         Capacity of one switch ASIC (Gb/s, one direction).
     port_w_per_gbps : Parameter
@@ -165,6 +182,7 @@ class HardwareCosts:
     transceiver_end_w_per_gbps: Parameter
     switch_usd_per_gbps: Parameter
     switch_w_per_gbps: Parameter
+    switch_usd_per_box: Parameter
     switch_asic_gbps: Parameter
     port_w_per_gbps: Parameter
     nic_usd: Parameter
@@ -265,6 +283,8 @@ def _street(name="street-2026", **overrides):
                                _STREET + ": Q3400-RA, 144 x 800G, $120K (range $60K-200K)"),
         "switch_w_per_gbps": _p("switch.power", 500 / 51_200, "W/(Gb/s)",
                              _TH5 + "; ASIC only, box overhead not found"),
+        "switch_usd_per_box": _p("switch.price_per_box", 0.0, "USD",
+                              "street prices are per Gb/s of the switch; no fixed part"),
         "switch_asic_gbps": _p("switch.asic_capacity", 51_200.0, "Gb/s",
                             _TH5 + "; also Quantum-2 and Spectrum-4 (64 x 800G)"),
         "port_w_per_gbps": _p("port.power", 500 / 51_200, "W/(Gb/s)",
@@ -334,7 +354,32 @@ def _kim():
     )
 
 
-COST_BOOKS = {b.name: b for b in (_street(), _freakonomics(), _kim())}
+def _slimfly():
+    el = "electrical $ = 40 (0.4079 L + 0.5771)"
+    op = "optical $ = 40 (0.0919 L + 7.2745)"
+    return _street(
+        "slimfly-2014",
+        dac_reach_m=_p("dac.reach", 0.0, "m", _SLIMFLY + ": one electrical medium (taken as ACC)"),
+        acc_reach_m=_p("acc.reach", 1000.0, "m",
+                       _SLIMFLY + ": the cheaper of electrical and optical at any length"),
+        acc_usd_per_gbps=_p("acc.price", 0.5771, "USD/(Gb/s)", _SLIMFLY + ": " + el),
+        acc_usd_per_gbps_m=_p("acc.price_per_m", 0.4079, "USD/(Gb/s m)", _SLIMFLY + ": " + el),
+        optics_usd_per_gbps=_p("optics.price", 7.2745, "USD/(Gb/s)", _SLIMFLY + ": " + op),
+        optics_usd_per_gbps_m=_p("optics.price_per_m", 0.0919, "USD/(Gb/s m)",
+                                 _SLIMFLY + ": " + op),
+        optics_usd_per_cable=_p("optics.cable", 0.0, "USD", _SLIMFLY + ": none"),
+        transceiver_usd_per_gbps=_p("transceiver.price", 0.0, "USD/(Gb/s)",
+                                    _SLIMFLY + ": in the optical cable's price"),
+        switch_usd_per_gbps=_p("switch.price", 350.4 / 40, "USD/(Gb/s)",
+                               _SLIMFLY + ": router $ = 350.4 k - 892.3, 40 Gb/s ports"),
+        switch_usd_per_box=_p("switch.price_per_box", -892.3, "USD",
+                              _SLIMFLY + ": router $ = 350.4 k - 892.3"),
+        switch_w_per_gbps=_p("switch.power", 4 * 0.7 / 40, "W/(Gb/s)",
+                             _SLIMFLY + ": router 4 lanes x 0.7 W = 2.8 W per 40 Gb/s port"),
+    )
+
+
+COST_BOOKS = {b.name: b for b in (_street(), _freakonomics(), _kim(), _slimfly())}
 
 
 def hardware_costs(name="street-2026"):

@@ -23,6 +23,14 @@ Profiles
     the least modelled time for each size; channels are then reduced for small
     messages (``src/enqueue.cc`` ``topoGetAlgoInfo``). See
     :mod:`analysis._runtime_cost` for the evaluation.
+``"nccl@<release>"``
+    The same model with the tuner constants of an older NCCL release (2.18.3 to
+    2.30.7; 2.18.3 on), read from ``src/graph/tuning.cc`` at each release tag
+    (:data:`_NCCL_HISTORY`): for a measurement taken with that release. The
+    constants changed: NVLS latency 23 us before 2.21, NVLS-tree network latency
+    14 us before 2.28.9, the tree's Simple latencies before 2.23, the Hopper LL
+    ceiling and ring LL factor before 2.21, the Blackwell caps (none before 2.25),
+    the NVLS-tree bandwidth before 2.28, MAXCHANNELS 32 before 2.25.
 ``"symmetric-memory"``
     GPU-initiated one-sided kernels over load/store on a symmetric heap
     (one-shot / two-shot / multimem, the NVSHMEM and NCCL symmetric-kernel
@@ -40,20 +48,25 @@ Examples
 >>> runtime("mpi")
 Traceback (most recent call last):
 ...
-fabric.SpecError: unknown runtime 'mpi'; known: ideal, nccl, symmetric-memory
+fabric.SpecError: unknown runtime 'mpi'; known: ideal, nccl, symmetric-memory (nccl also as nccl@<version>)
+>>> runtime("nccl@2.21.5").hw_latency[("net", "nvls-tree", "Simple")]
+1.4e-05
 """
 
 import dataclasses
+import functools
+import math
 
 from ._errors import SpecError
 from ._params import Parameter
 
-__all__ = ["PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "runtime"]
+__all__ = ["NCCL_NEWEST", "NCCL_OLDEST", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "runtime",
+           "runtime_arch"]
 
 US = 1e-6
 GBS = 1e9
 
-_TUNING = "NVIDIA/nccl src/graph/tuning.cc (commit 5067397c)"
+_TUNING = "NVIDIA/nccl src/graph/tuning.cc (release tag v2.30.7-1; the same at commit 5067397c)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,8 +142,16 @@ class Runtime:
     kernel_floor : dict
         architecture -> seconds: the least time of one kernel that exchanges a
         small message with its NVLink peers and synchronises.
+    nvls : dict
+        NCCL's one-node NVLS all-reduce pipeline: channels per architecture
+        (``("channels", arch)``), the largest chunk (``"chunk"``) and the sizes it is
+        cut to (``("chunk_below", k)``: below ``k x channels x heads x chunk`` bytes),
+        and the warp groups a chunk passes through (``"stages"``).
     sources : tuple of (str, str)
         Field name -> its source.
+    version : str
+        The library release whose constants these are (NCCL: ``"2.30.7"`` for
+        ``"nccl"``; ``"nccl@2.21.5"`` carries 2.21.5's, see :func:`runtime`).
     """
 
     name: str
@@ -150,7 +171,9 @@ class Runtime:
     thread_threshold: dict = dataclasses.field(default_factory=dict)
     max_channels: int = 0
     kernel_floor: dict = dataclasses.field(default_factory=dict)
+    nvls: dict = dataclasses.field(default_factory=dict)
     sources: tuple = ()
+    version: str = ""
 
     def __hash__(self):
         return hash(self.name)
@@ -172,7 +195,7 @@ class Runtime:
                             ("tree_ll128_bw", "B/s"), ("nvls_tree_bw", "B/s"),
                             ("nvls_efficiency", ""), ("factors", ""),
                             ("tree_correction", ""), ("threads", ""),
-                            ("thread_threshold", "B"), ("kernel_floor", "s")):
+                            ("thread_threshold", "B"), ("kernel_floor", "s"), ("nvls", "")):
             table = getattr(self, field)
             for key, value in table.items():
                 k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
@@ -236,7 +259,13 @@ _NCCL = Runtime(
              "pat": 0.75, "collnet_hopper": 0.85, "collnet_net": 0.9,
              "ring_plateau": 1.4, "net_overhead": 1.0e-6, "net_overhead_simple": 3.0,
              "nvls_max_arity": 32, "collnet_arity_latency": 0.4e-6, "pat_rank_latency": 2.8e-6,
-             "pat_log_divisor": 3.5},
+             "pat_log_divisor": 3.5,
+             # terms whose value older releases had otherwise (see _NCCL_HISTORY)
+             "ring_ll_gather": 0.5, "ring_allreduce_extra_net_steps": 0,
+             "ppn1_tree_net_latency": 1, "nvls_tree_net_two_nodes": 2,
+             "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0,
+             "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
+             "ring_ll128_ppn1": 0.92},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -248,6 +277,10 @@ _NCCL = Runtime(
     thread_threshold={"LL": 8, "LL128": 8, "Simple": 64},
     max_channels=64,
     kernel_floor={"hopper": 2.3e-6, "blackwell": 3.0e-6},
+    nvls={("channels", "hopper"): 16, ("channels", "blackwell"): 24, "chunk": 131072,
+          ("chunk_below", 64): 65536, ("chunk_below", 8): 32768, ("chunk_below", 2): 16384,
+          "stages": 3},
+    version="2.30.7",
     sources=(
         ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
          "algorithm Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT x LL, LL128, "
@@ -266,7 +299,14 @@ _NCCL = Runtime(
          "120/128, PAT x .75, CollNet x .85 (sm90) and inter x .9; ncclTopoGetAlgoTime ring "
          "plateau x1.4 (multi-node Simple all-reduce); getNetOverhead 1 us (x3 for Simple); "
          "NCCL_MAX_NVLS_ARITY 32 (src/include/device.h); CollNet 0.4 us arity serialisation; "
-         "PAT 2.8 us per rank and interLat/3.5 per level"),
+         "PAT 2.8 us per rank and interLat/3.5 per level; ring LL x .5 also for one-node "
+         "all-gather / reduce-scatter / broadcast (ring_ll_gather); ring all-reduce network "
+         "steps 2(nodes-1) (ring_allreduce_extra_net_steps 0); one rank per node pays the "
+         "tree's network latency (ppn1_tree_net_latency 1); NVLS-tree network bandwidth x2 on "
+         "2 nodes, x1 on more (nvls_tree_net_two_nodes / _many_nodes); NVLS-tree algBw = "
+         "busBw x nRanks/nsteps (nvls_tree_alg_ratio 0 stands for that; "
+         "nvls_tree_linear_net_steps and nvls_tree_ratio_nodes 0: 2.18's other NVLS-tree "
+         "forms unused); ring LL128 x 0.92 also with one rank per node (ring_ll128_ppn1)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
@@ -277,6 +317,13 @@ _NCCL = Runtime(
          "are twice the search channels (NCCL maintainer, NVIDIA/nccl issue 1041), one search "
          "channel per NVLink or NIC (8 NVLinks per H800: '16 coll channels', NVIDIA/nccl "
          "issue 892)")),
+        ("nvls", ("NVIDIA/nccl src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, "
+         "NVLS_NCHANNELS_SM100_NVL 24 (one node or one multi-node NVLink domain; 32 across "
+         "nodes), NCCL_NVLS_CHUNKSIZE default 128 KiB; src/enqueue.cc NVLS chunk cut to 64 / "
+         "32 / 16 KiB while bytes < 64 / 8 / 2 x (channels x heads x chunk); "
+         "src/device/all_reduce.h one-node NVLS all-reduce: per channel three warp groups, "
+         "scatter, reduce-and-broadcast through NVLS, gather, each looping over heads x chunk "
+         "elements (3 stages)")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
@@ -302,14 +349,200 @@ _IDEAL = Runtime(
 #: The runtime profiles by name.
 RUNTIMES = {r.name: r for r in (_IDEAL, _NCCL, _SYMMETRIC)}
 
+#: Oldest NCCL release whose tuner the ``"nccl@<version>"`` profiles reproduce, and the newest
+#: (the ``"nccl"`` profile's).
+NCCL_OLDEST, NCCL_NEWEST = (2, 18, 3), (2, 30, 7)
 
-def runtime(name):
-    """The :class:`Runtime` called ``name`` (a Runtime passes through)."""
+
+def _row(v, scale=GBS):
+    return tuple(x * scale for x in v)
+
+
+#: What NCCL's tuner had otherwise in older releases, read from ``src/graph/tuning.cc``
+#: (and ``src/include/device.h``) at each release tag of NVIDIA/nccl: (field, key) ->
+#: ((first release carrying the value, value), ...), oldest first; the newest value is the
+#: ``"nccl"`` profile's. A release between two tags takes the latest value whose first
+#: release is not after it. Before 2.25 NCCL had no Blackwell row (every GPU of compute
+#: capability >= 9.0 took the Hopper row): handled in :func:`_nccl_version`.
+_NCCL_HISTORY = {
+    # NVLS / NVLS-tree: a 23 us base latency and no NVLink step in 2.18; a 23 us NVLink step
+    # in 2.19-2.20, 25 us from 2.21
+    ("base_latency", ("nvls", "Simple")): (((2, 18, 3), 23e-6), ((2, 19, 0), 0.0)),
+    ("base_latency", ("nvls-tree", "Simple")): (((2, 18, 3), 23e-6), ((2, 19, 0), 0.0)),
+    ("hw_latency", ("nvlink", "nvls", "Simple")): (((2, 18, 3), 0.0), ((2, 19, 0), 23e-6),
+                                                   ((2, 21, 0), 25e-6)),
+    ("hw_latency", ("nvlink", "nvls-tree", "Simple")): (((2, 18, 3), 0.0), ((2, 19, 0), 23e-6),
+                                                        ((2, 21, 0), 25e-6)),
+    # NVLS-tree network latency: 19 us in 2.18, 14 us until 2.28.7, 20.9 us from 2.28.9
+    ("hw_latency", ("net", "nvls-tree", "Simple")): (((2, 18, 3), 19e-6), ((2, 19, 0), 14e-6),
+                                                     ((2, 28, 9), 20.9e-6)),
+    # tree Simple: base 0 and 4 / 6 / 14 us per step (NVLink, PCI, network) in 2.18; base 0
+    # and 28 / 28 / 28 us in 2.19-2.22; base 8.4 and 4 / 4 / 14 us from 2.23
+    ("base_latency", ("tree", "Simple")): (((2, 18, 3), 0.0), ((2, 23, 0), 8.4e-6)),
+    ("hw_latency", ("nvlink", "tree", "Simple")): (((2, 18, 3), 4e-6), ((2, 19, 0), 28e-6),
+                                                   ((2, 23, 0), 4.0e-6)),
+    ("hw_latency", ("pci", "tree", "Simple")): (((2, 18, 3), 6e-6), ((2, 19, 0), 28e-6),
+                                                ((2, 23, 0), 4.0e-6)),
+    ("hw_latency", ("net", "tree", "Simple")): (((2, 18, 3), 14e-6), ((2, 19, 0), 28e-6),
+                                                ((2, 23, 0), 14e-6)),
+    # NVLS-tree in 2.18: 2 (nodes - 1) network steps (later: one NVLink step + 2 log2(nodes)
+    # network steps) and algBw = busBw x 0.7 nodes / (2 (nodes - 1))
+    ("factors", "nvls_tree_linear_net_steps"): (((2, 18, 3), 1), ((2, 19, 0), 0)),
+    ("factors", "nvls_tree_ratio_nodes"): (((2, 18, 3), 0.7), ((2, 19, 0), 0)),
+    # ring LL128 x 0.7 with one rank per node until 2.22 (x 0.92 otherwise and from 2.23)
+    ("factors", "ring_ll128_ppn1"): (((2, 18, 3), 0.7), ((2, 23, 0), 0.92)),
+    # Hopper LL ceiling 87.7 / 22.5 / 19.0 GB/s until 2.20, 141 / 45 / 35 from 2.21
+    **{("ll_max_bw", ("hopper", i)): (((2, 18, 3), a * GBS), ((2, 21, 0), b * GBS))
+       for i, (a, b) in enumerate(((87.7, 141.0), (22.5, 45.0), (19.0, 35.0)))},
+    # ring LL: busBw x 1/4 (all-reduce, reduce, or several nodes) or x 1/3 (one-node
+    # gather-like) until 2.20; x .5 from 2.21
+    ("factors", "ring_ll"): (((2, 18, 3), 0.25), ((2, 21, 0), 0.5)),
+    ("factors", "ring_ll_gather"): (((2, 18, 3), 1 / 3), ((2, 21, 0), 0.5)),
+    # NVLS arity 8 until 2.20 (device.h NCCL_MAX_NVLS_ARITY), 32 from 2.21
+    ("factors", "nvls_max_arity"): (((2, 18, 3), 8), ((2, 21, 0), 32)),
+    # ring all-reduce network steps 2 nodes until 2.22, 2 (nodes - 1) from 2.23
+    ("factors", "ring_allreduce_extra_net_steps"): (((2, 18, 3), 2), ((2, 23, 0), 0)),
+    # one rank per node pays the tree's network latency from 2.23 (before: the algorithm's)
+    ("factors", "ppn1_tree_net_latency"): (((2, 18, 3), 0), ((2, 23, 0), 1)),
+    # NVLS-tree bandwidth until 2.27: min(bwIntra, bwInter (2 nodes) or bwInter / 2), algBw
+    # = busBw x 5/6; from 2.28 the network side doubles on 2 nodes and algBw = busBw x
+    # nRanks / nsteps (0 stands for that)
+    ("factors", "nvls_tree_net_two_nodes"): (((2, 18, 3), 1), ((2, 28, 0), 2)),
+    ("factors", "nvls_tree_net_many_nodes"): (((2, 18, 3), 0.5), ((2, 28, 0), 1)),
+    ("factors", "nvls_tree_alg_ratio"): (((2, 18, 3), 5 / 6), ((2, 28, 0), 0)),
+    # NVLS channels: NCCL_NVLS_NCHANNELS 16 for every GPU until 2.24; 32 on Blackwell in
+    # 2.25-2.26; 24 on Blackwell in one node or one NVLink domain from 2.27 (nvls.cc)
+    ("nvls", ("channels", "blackwell")): (((2, 18, 3), 16), ((2, 25, 0), 32), ((2, 27, 0), 24)),
+    # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)
+    ("max_channels", None): (((2, 18, 3), 32), ((2, 25, 0), 64)),
+    # Blackwell rows (from 2.25)
+    **{("ring_ll128_bw", ("blackwell", i)): (((2, 25, 0), 73.4 * GBS),
+                                              ((2, 28, 7), (73.4, 34.6, 73.4)[i] * GBS),
+                                              ((2, 29, 2), (34.5, 34.6, 34.5)[i] * GBS),
+                                              ((2, 29, 7), 40.0 * GBS)) for i in range(3)},
+    **{("tree_ll128_bw", ("blackwell", i)): (((2, 25, 0), (73.4, 73.4, 58.0)[i] * GBS),
+                                              ((2, 28, 0), (55.6, 31.67, 20.0)[i] * GBS))
+       for i in range(3)},
+    **{("tree_bw", ("blackwell", i)): (((2, 25, 0), (77.4, 82.8, 72.0)[i] * GBS),
+                                        ((2, 28, 0), (70.0, 42.8, 24.0)[i] * GBS))
+       for i in range(3)},
+    # NVLS-tree per-channel caps appear in 2.28 (before: none)
+    **{("nvls_tree_bw", (arch, i)): (((2, 18, 3), math.inf),) + rows
+       for arch, rows3 in (("hopper", ((((2, 28, 0), (0.0, 57.7, 45.5)),))),
+                           ("blackwell", (((2, 28, 0), (0.0, 96.0, 43.1)),
+                                          ((2, 28, 9), (0.0, 96.0, 43.8)),
+                                          ((2, 30, 3), (0.0, 96.0, 80.0)))))
+       for i in range(3)
+       for rows in [tuple((v, r[i] * GBS) for v, r in rows3)]},
+}
+
+_HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h read at the release "
+                   "tags v2.18.3-1 ... v2.30.7-1 (git show <tag>:src/graph/tuning.cc)")
+
+
+def _parse_version(text):
+    parts = text.strip().split(".")
+    try:
+        nums = tuple(int(x) for x in parts)
+    except ValueError:
+        nums = ()
+    if len(nums) not in (2, 3) or any(x < 0 for x in nums):
+        raise SpecError(f"NCCL version {text!r} is not of the form 2.21.5")
+    return nums + (0,) * (3 - len(nums))
+
+
+@functools.cache
+def _nccl_version(text):
+    """The ``"nccl"`` profile with the constants NCCL ``text`` had (see :data:`_NCCL_HISTORY`)."""
+    v = _parse_version(text)
+    fmt = ".".join(map(str, v))
+    if v > NCCL_NEWEST or v < NCCL_OLDEST:
+        raise SpecError(f"NCCL {fmt} is outside the releases whose tuner is reproduced "
+                        f"({'.'.join(map(str, NCCL_OLDEST))} to {'.'.join(map(str, NCCL_NEWEST))})")
+    if v == NCCL_NEWEST:
+        return _NCCL
+    tables = {f: dict(getattr(_NCCL, f)) for f in (
+        "base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw", "tree_ll128_bw",
+        "nvls_tree_bw", "factors", "nvls")}
+    max_channels = _NCCL.max_channels
+    changed = set()
+    for (field, key), steps in _NCCL_HISTORY.items():
+        value = None
+        for first, val in steps:
+            if first <= v:
+                value = val
+        if value is None:
+            continue
+        if field == "max_channels":
+            max_channels = value
+        else:
+            tables[field][key] = value
+        changed.add(field)
+    if v < (2, 25, 0):
+        # no Blackwell row: compCapIndex is Hopper's for every GPU of compute capability >= 9.0
+        for field in ("ll_max_bw", "ring_ll128_bw", "tree_bw", "tree_ll128_bw", "nvls_tree_bw"):
+            for i in range(3):
+                tables[field][("blackwell", i)] = tables[field][("hopper", i)]
+            changed.add(field)
+    note = (f"; NCCL {fmt}: the values this release had ({_HISTORY_SOURCE}; before 2.25 the "
+            "Blackwell row is Hopper's)")
+    sources = tuple((f, s + note if f in changed else s) for f, s in _NCCL.sources)
+    return dataclasses.replace(_NCCL, name=f"nccl@{fmt}", version=fmt,
+                               max_channels=max_channels, sources=sources, **tables)
+
+
+#: Chips NCCL runs with its Blackwell rows (compute capability 10.x). Every other chip,
+#: NVIDIA or not, takes the Hopper rows (an assumption, applied everywhere).
+_BLACKWELL_CHIPS = frozenset({"b200", "b300", "gb200"})
+
+
+def runtime_arch(fabric):
+    """The architecture row a runtime's tables use for ``fabric``'s GPUs: ``"hopper"`` or
+    ``"blackwell"`` (NCCL indexes its tuner tables and the kernel floor by GPU generation).
+
+    The fabric's chip decides (B200, B300, GB200: Blackwell); a fabric without a chip is
+    Blackwell when its scale-up links are NVLink5, else Hopper.
+
+    >>> from types import SimpleNamespace
+    >>> from fabric import chip_spec
+    >>> runtime_arch(SimpleNamespace(chip=chip_spec("gb200")))
+    'blackwell'
+    >>> runtime("symmetric-memory").kernel_floor[runtime_arch(SimpleNamespace(chip=chip_spec("h100")))]
+    2.3e-06
+    """
+    chip = getattr(fabric, "chip", None)
+    if chip is not None:
+        return "blackwell" if chip.name in _BLACKWELL_CHIPS else "hopper"
+    techs = {d.get("tech") for _u, _v, d in fabric.graph.edges(data=True)}
+    return "blackwell" if "nvlink5" in techs else "hopper"
+
+
+def runtime(name, version=None):
+    """The :class:`Runtime` called ``name`` (a Runtime passes through).
+
+    ``"nccl"`` is NCCL's tuner as of the newest release modelled (2.30.7);
+    ``"nccl@2.21.5"`` (or ``runtime("nccl", version="2.21.5")``) is the same model with
+    the constants of that release, for measurements taken with it (2.18.3 and later).
+
+    >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
+    2.3e-05
+    >>> runtime("nccl", version="2.30.7") is runtime("nccl")
+    True
+    """
     if isinstance(name, Runtime):
         return name
     key = name.strip().lower() if isinstance(name, str) else name
+    if isinstance(key, str) and "@" in key:
+        key, at = key.split("@", 1)
+        if version is not None:
+            raise SpecError(f"runtime {name!r} names its version; do not pass version= too")
+        version = at
+    if version is not None:
+        if key != "nccl":
+            raise SpecError(f"only the nccl runtime takes a version, not {name!r}")
+        return _nccl_version(str(version))
     try:
         return RUNTIMES[key]
     except (KeyError, TypeError):
         raise SpecError(f"unknown runtime {name!r}; known: "
-                         + ", ".join(sorted(RUNTIMES))) from None
+                         + ", ".join(sorted(RUNTIMES)) + " (nccl also as nccl@<version>)") from None

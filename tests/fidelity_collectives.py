@@ -21,19 +21,21 @@ def _fabric(spec):
     return topologies.build(spec)
 
 
-def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", **kw):
+def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=None, **kw):
     """The model's figure for one row: ``(value, how)`` under runtime ``"nccl"``.
 
     ``spec`` is a preset or spec string, ``ranks`` an int (the first ``ranks`` GPUs) or
-    None (all), ``metric`` ``"busbw"`` (GB/s) or ``"time"`` (us); ``kw`` goes to
-    :func:`analysis.cost` (e.g. ``ops_per_launch``).
+    None (all), ``metric`` ``"busbw"`` (GB/s) or ``"time"`` (us), ``nccl`` the NCCL release
+    the source states it measured with (its tuner constants: runtime ``"nccl@<release>"``;
+    None: the newest); ``kw`` goes to :func:`analysis.cost` (e.g. ``ops_per_launch``).
     """
     f = _fabric(spec)
     if isinstance(ranks, int):
         ranks = f.endpoints[:ranks]
-    r = analysis.cost(f, op, size, algorithm=algorithm, runtime="nccl", ranks=ranks, **kw)
+    rt = "nccl" if nccl is None else f"nccl@{nccl}"
+    r = analysis.cost(f, op, size, algorithm=algorithm, runtime=rt, ranks=ranks, **kw)
     how = f"{spec} {r.ranks} ranks, {r.algorithm}/{r.protocol}" + (
-        f", {r.channels} ch" if r.channels else "")
+        f", {r.channels} ch" if r.channels else "") + (f", NCCL {nccl}" if nccl else "")
     value = r.busbw / 1e9 if metric == "busbw" else r.time * 1e6
     return value, how
 
@@ -42,30 +44,35 @@ def _case(spec, op, size, **kw):
     return lambda row: model(spec, op, size, **kw)
 
 
+def _tray(size, **kw):
+    return _case("gb200-nvl72", "all-reduce", size, algorithm="ring", ranks=4, nccl="2.25.1",
+                 **kw)
+
+
 RAIL_IB = "rail:servers={},gpus=8,nvls=1,chip=h100"
 
 CASES = {
-    "nccl-h100-ring-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="ring"),
-    "nccl-h100-nvls-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="in-switch"),
+    # NVIDIA/nccl issue 2140 measured with NCCL 2.30.4
+    "nccl-h100-ring-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="ring",
+                               nccl="2.30.4"),
+    "nccl-h100-nvls-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="in-switch",
+                               nccl="2.30.4"),
     "nccl-h100-ring-rs": _case("dgx-h100", "reduce-scatter", 8 * GiB, algorithm="ring"),
     "nccl-h100-ring-ag": _case("dgx-h100", "all-gather", 8 * GiB, algorithm="ring"),
-    "nccl-b300-ring-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="ring"),
-    "nccl-b300-nvls-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="in-switch"),
+    "nccl-b300-ring-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="ring",
+                               nccl="2.30.4"),
+    "nccl-b300-nvls-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="in-switch",
+                               nccl="2.30.4"),
     "nccl-b200-ar": _case("hgx-b200", "all-reduce", 8 * GiB),
-    # one compute tray of a GB200 NVL72: 4 GPUs of the 72-GPU NVLink domain
-    "gb200-tray-ring-8g": _case("gb200-nvl72", "all-reduce", 8 * GiB, algorithm="ring",
-                                ranks=4),
-    "gb200-tray-ring-1g": _case("gb200-nvl72", "all-reduce", GiB, algorithm="ring", ranks=4),
-    "gb200-tray-ring-128m": _case("gb200-nvl72", "all-reduce", 128 * MiB, algorithm="ring",
-                                  ranks=4),
-    "gb200-tray-ring-16m": _case("gb200-nvl72", "all-reduce", 16 * MiB, algorithm="ring",
-                                 ranks=4),
-    "gb200-tray-ring-1m": _case("gb200-nvl72", "all-reduce", MiB, algorithm="ring", ranks=4,
-                                metric="time"),
-    "gb200-tray-ring-64k": _case("gb200-nvl72", "all-reduce", 64 * KiB, algorithm="ring",
-                                 ranks=4, metric="time"),
-    "gb200-tray-ring-1k": _case("gb200-nvl72", "all-reduce", KiB, algorithm="ring", ranks=4,
-                                metric="time"),
+    # one compute tray of a GB200 NVL72: 4 GPUs of the 72-GPU NVLink domain, NCCL's ring,
+    # NCCL 2.25.1 (the source states it)
+    "gb200-tray-ring-8g": _tray(8 * GiB),
+    "gb200-tray-ring-1g": _tray(GiB),
+    "gb200-tray-ring-128m": _tray(128 * MiB),
+    "gb200-tray-ring-16m": _tray(16 * MiB),
+    "gb200-tray-ring-1m": _tray(MiB, metric="time"),
+    "gb200-tray-ring-64k": _tray(64 * KiB, metric="time"),
+    "gb200-tray-ring-1k": _tray(KiB, metric="time"),
     "h20-ar-8b": _case("hgx-h20", "all-reduce", 8, metric="time"),
     "h20-ar-1k": _case("hgx-h20", "all-reduce", KiB, metric="time"),
     "h20-ar-4k": _case("hgx-h20", "all-reduce", 4 * KiB, metric="time"),

@@ -17,8 +17,12 @@ Published checks (each from the cost book's own unit inputs, never fitted to the
   tree at 400 Gb/s per GPU costs $24 M, $5,859 per GPU (DERIVED). The paper's
   price table is not published; the Freakonomics book on a three-tier fat tree
   is held to it within 20 %.
+
+Every figure of the cost references that the model can express is held here, with its source
+and tolerance; those it cannot express are listed in docs/sources.md s.10 with the reason.
 """
 
+import dataclasses
 import math
 
 import pytest
@@ -27,7 +31,7 @@ from hypothesis import strategies as st
 
 import topologies
 from analysis import bill_of_materials, metrics
-from fabric import COST_BOOKS, MEDIA, SpecError, hardware_costs
+from fabric import COST_BOOKS, MEDIA, SpecError, hardware_costs, link_tech
 
 
 def test_cluster_128_counts_cables_not_board_lanes():
@@ -81,6 +85,40 @@ def test_freakonomics_two_tier_row():
     assert 8 * plane.cost_usd["transceivers"] == pytest.approx(41_943_040, rel=1e-12)
 
 
+def _at(gbps):
+    """InfiniBand NDR's link at another rate (Gb/s) (the cost books price per Gb/s)."""
+    return dataclasses.replace(link_tech("ib-ndr"), bandwidth=gbps / 8 * 1e9)
+
+
+# "H100 Freakonomics" (Cheah, Aug 2024), 8 rails of 64-port 400G switches; each row below is one
+# rail plane times 8: (nodes, plane spec, switches, switch $, connector + cable $, tolerance on
+# the cable $). The published cable column is held to the tolerance stated; switch counts and
+# switch $ exactly (the $36,000 switch is DERIVED from the 64-node row itself, so only the other
+# rows are independent checks of it).
+FREAKONOMICS_ROWS = [
+    # 64 nodes: one switch per rail. 675,840 is 528 links at $1,280; the model counts the 512
+    # GPU links (-3.03 %): the spreadsheet's extra 16 are not explained.
+    (64, "switch:64,tech=ib-ndr,hosts=1", 8, 288_000, 675_840, 0.031),
+    # 128 nodes: per rail 4 leaves and 2 spines of radix 64 (exact: 2,048 links at $1,280).
+    (128, "leafspine:k=64,leaves=4", 48, 1_728_000, 2_621_440, 1e-12),
+    # 2,048 nodes: per rail a full radix-64 leaf-spine (64 leaves, 32 spines).
+    (2048, "leafspine:k=64", 768, 27_648_000, 41_943_040, 1e-12),
+    # 4,096 nodes: per rail a three-tier radix-64 fat tree of 4 pods (128 edge, 128 aggregation,
+    # 64 core switches). 124,518,400 is 97,280 links; the model's 98,304 is +1.05 %.
+    (4096, "fattree:k=64,pods=4", 2560, 92_160_000, 124_518_400, 0.011),
+]
+
+
+@pytest.mark.parametrize("nodes,plane,switches,switch_usd,cable_usd,tol", FREAKONOMICS_ROWS)
+def test_freakonomics_rows(nodes, plane, switches, switch_usd, cable_usd, tol):
+    b = bill_of_materials(topologies.build(plane), "freakonomics-2024")
+    assert 8 * b.chips == 8 * nodes
+    assert 8 * b.switch_boxes == switches
+    assert 8 * b.cost_usd["switches"] == pytest.approx(switch_usd, rel=1e-12)
+    links_usd = 8 * (b.cost_usd["cables"] + b.cost_usd["transceivers"])
+    assert links_usd == pytest.approx(cable_usd, rel=tol)
+
+
 def test_freakonomics_three_tier_cables_per_gpu():
     b = bill_of_materials(topologies.build("fattree:k=8"), "freakonomics-2024")
     per_gpu = (b.cost_usd["cables"] + b.cost_usd["transceivers"]) / b.chips
@@ -102,9 +140,65 @@ def test_kim_crossover():
     assert crossover == pytest.approx(7.29, abs=0.005)
 
 
-def test_sc26_4k_gpu_fat_tree_per_gpu_cost():
-    b = bill_of_materials(topologies.build("fattree:k=16"), "freakonomics-2024")
-    assert b.cost_usd_per_chip == pytest.approx(24e6 / 4096, rel=0.20)
+# SC26 "Provisioning Networks for AI Supercomputers" (artifact tommasobo/SC26_ProvisioningAINetworks,
+# scripts/fig08_09_cluster_params_cost.py): network cost of a 4K-GPU fat tree by link speed per
+# GPU, 4 / 12 / 24 / 36 / 66 M$; DERIVED per GPU (/4096) 977 / 2,930 / 5,859 / 8,789 / 16,113.
+# The paper's prices are not published; the Freakonomics book (400G-era prices, linear per Gb/s)
+# on a 4,096-endpoint, three-tier radix-64 fat tree is held to it within 15 % at 200 and
+# 400 Gb/s (model +13.5 % at both). At 100, 800 and 1,600 Gb/s it is not reproduced: the
+# published $ per Gb/s per GPU falls above 400 Gb/s (10.99, 10.07 against 14.65) and is lower
+# at 100 Gb/s (9.77), economies of scale a book priced per Gb/s does not carry (model +70 %,
+# +51 %, +65 %). Those three are strict xfails: they fail the day the model matches.
+SC26 = [(100, 977), (200, 2930), (400, 5859), (800, 8789), (1600, 16113)]
+_SC26_NOT_HELD = "per-Gb/s prices do not carry the published economies of scale (model +51-70 %)"
+
+
+@pytest.mark.parametrize("gbps,per_gpu", [
+    p if p[0] in (200, 400) else pytest.param(*p, marks=pytest.mark.xfail(
+        strict=True, reason=_SC26_NOT_HELD)) for p in SC26])
+def test_sc26_4k_gpu_fat_tree_per_gpu_cost(gbps, per_gpu):
+    f = topologies.fat_tree(64, pods=4, tech=_at(gbps))
+    b = bill_of_materials(f, "freakonomics-2024")
+    assert b.chips == 4096
+    assert b.cost_usd_per_chip == pytest.approx(per_gpu, rel=0.15)
+
+
+@pytest.mark.parametrize("radix,usd,watts", [(64, 21_533, 179.2), (36, 11_722, 100.8)])
+def test_slim_fly_router_price_and_power(radix, usd, watts):
+    """Slim Fly (SC14) router $ = 350.4 k - 892.3, 2.8 W per port: DERIVED k=64 $21,533 and
+    179.2 W, k=36 $11,722 and 100.8 W (to the dollar as printed)."""
+    b = bill_of_materials(topologies.switched(radix, tech=_at(40), chips_per_host=1),
+                          "slimfly-2014")
+    assert b.switch_boxes == 1
+    assert b.cost_usd["switches"] == pytest.approx(usd, abs=0.5)
+    assert b.power_w["switches"] == pytest.approx(watts, rel=1e-9)
+
+
+def test_slim_fly_cables_and_crossover():
+    """Slim Fly 40 Gb/s cables: DERIVED 2 m electrical $55.72, 10 m optical $327.74, and the
+    electrical/optical crossover (7.2745 - 0.5771) / (0.4079 - 0.0919) = 21.2 m."""
+    sf = hardware_costs("slimfly-2014")
+    assert sf.cable_cost("acc", 40, 2) == pytest.approx(55.72, abs=0.005)
+    assert sf.cable_cost("optics", 40, 10) == pytest.approx(327.74, abs=0.005)
+    assert sf.medium_for(21.1, 40) == "acc" and sf.medium_for(21.3, 40) == "optics"
+
+
+def test_tomahawk5_power_per_800g_port():
+    """DERIVED: a Tomahawk 5 (51.2 Tb/s, about 500 W) switch draws 500 / 64 = 7.8 W per 800G
+    port before optics; one ASIC for 64 x 800G."""
+    b = bill_of_materials(topologies.switched(64, tech=_at(800), chips_per_host=1))
+    assert b.switch_asics == 1
+    assert b.power_w["switches"] / 64 == pytest.approx(7.8, abs=0.05)
+
+
+def test_switches_and_nics_share_of_an_h100_cluster_power():
+    """"Network switches and NICs about 5-10 % of IT load" (a per-GPU TDP table citing
+    datasheets, lynx-cortex.pages.dev), held on a 1,024-GPU rail-optimized H100 cluster: the
+    switches' and NICs' power over the system's (chip 700 W, host 575 W, and the network)."""
+    b = bill_of_materials(topologies.build("rail:servers=128,chip=h100"))
+    share = (b.power_w["switches"] + b.power_w["nics"]) / b.chips / (
+        b.system_w_per_chip + b.power_w_per_chip)
+    assert 0.05 <= share <= 0.10
 
 
 def test_shares_and_json_units():

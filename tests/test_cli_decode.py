@@ -54,6 +54,24 @@ def test_efficiency_flags(fake_cost, capsys):
     assert half["breakdown"]["weights"] == pytest.approx(2 * full["breakdown"]["weights"])
 
 
+def test_moe_hbm_efficiency_flag(capsys):
+    import topologies
+    node = "switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200"
+    base = ["decode", node, "--model", "kimi-k2.5-int4", "--layout", "tp=8,dp=1,etp=8",
+            "--engine", "vllm", "--batch", "16", "--runtime", "symmetric-memory"]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert f"routed experts at {analysis.VLLM_INT4_MOE_HBM_EFFICIENCY.value:g}" in out
+    assert main(base + ["--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main(base + ["--json", "--moe-hbm-efficiency", "0.78"]) == 0
+    same = json.loads(capsys.readouterr().out)
+    r = analysis.decode_step("kimi-k2.5-int4", topologies.build(node), batch=16,
+                             context=4096, layout="tp=8,dp=1,etp=8", engine="vllm",
+                             runtime="symmetric-memory", moe_hbm_efficiency=0.78)
+    assert same["time"] == pytest.approx(r.time) and default["time"] > same["time"]
+
+
 def test_speculative_flags(fake_cost, capsys):
     assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--draft-length", "3",
                  "--acceptance", "0.7", "--draft-cost", "0.05", "--json"]) == 0
@@ -71,6 +89,8 @@ def test_speculative_flags(fake_cost, capsys):
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--hbm-efficiency", "0"],
      "hbm_efficiency must be in (0.0, 1.0]"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--batch", "0"], "batch must be >= 1"),
+    (["decode", "sd200-ultra", "--model", "kimi-k2", "--moe-hbm-efficiency", "2"],
+     "moe_hbm_efficiency must be in (0.0, 1.0]"),
 ])
 def test_errors_are_one_line(fake_cost, capsys, argv, match):
     assert main(argv) == 2

@@ -490,3 +490,79 @@ def test_min_kernel_time_refuses_bad_input(bad):
     with pytest.raises(SpecError, match="min_kernel_time"):
         decode_step("kimi-k2", topologies.build("hgx-h200"), batch=1, context=16,
                     min_kernel_time=bad)
+
+
+# -- routed experts' grouped-GEMM bandwidth (moe_hbm_efficiency) ------------------------------
+
+def test_vllm_int4_moe_efficiency_is_the_published_trace_in_this_accounting():
+    # vLLM issue #32832: Kimi K2 INT4 W4A16, TP=8 on 8x H200, 16 concurrent requests, the MoE
+    # layer's two grouped GEMMs take 234 us. Re-derive the fraction through the model's own
+    # byte accounting (uniform routing, 1/8 of each active expert per chip).
+    from analysis._decode import VLLM_INT4_MOE_HBM_EFFICIENCY
+    from fabric import chip_spec
+    m = MODELS["kimi-k2.5-int4"]
+    active = 384 * (1 - (1 - 8 / 384) ** 16)
+    assert expected_active_experts(384, 8, 16) == pytest.approx(active)
+    per_chip = active * 3 * 7168 * 2048 / 8 * (4 / 8 + 16 / 8 / 32)
+    assert per_chip == pytest.approx(active * m.routed_expert_bytes / 8)
+    frac = per_chip / 234e-6 / chip_spec("h200").hbm_bandwidth
+    assert VLLM_INT4_MOE_HBM_EFFICIENCY.value == pytest.approx(frac, abs=5e-4)
+    assert "32832" in VLLM_INT4_MOE_HBM_EFFICIENCY.source
+    # the independent corroboration quoted in the docstring (FlagGems PR #3609: vLLM Marlin
+    # W4A16 MoE on one H20, 256 experts top-8, 7168 x 2048, group-128 scales assumed)
+    per_expert = 3 * 7168 * 2048 * (0.5 + 2 / 128)
+    h20 = [expected_active_experts(256, 8, t) * per_expert / ms / 1e-3
+           / chip_spec("h20").hbm_bandwidth
+           for t, ms in ((1, 0.143), (16, 1.395), (64, 2.973))]
+    assert [round(x, 2) for x in h20] == [0.32, 0.41, 0.42]
+
+
+def _moe_steps(model="kimi-k2.5-int4", **kw):
+    import topologies
+    f = topologies.build("hgx-h200")
+    base = {"batch": 16, "context": 2048, "layout": "tp=8,dp=1,etp=8", "engine": "vllm",
+            "runtime": "symmetric-memory"}
+    base.update(kw)
+    return f, base, decode_step(model, f, **base)
+
+
+def test_int4_default_applies_only_to_vllm_graphs_on_int4_experts():
+    from analysis._decode import VLLM_INT4_MOE_HBM_EFFICIENCY as E
+    f, base, d = _moe_steps()
+    explicit = decode_step("kimi-k2.5-int4", f, moe_hbm_efficiency=E.value, **base)
+    assert repr(dataclasses.replace(d, parameters=())) == repr(
+        dataclasses.replace(explicit, parameters=()))
+    par = {p.name: p for p in d.parameters}["decode.moe_hbm_efficiency"]
+    assert par.value == E.value and "32832" in par.source
+    # every other case reads the routed experts at the step's own fraction
+    for model, kw in (("kimi-k2.5-int4", {"engine": "trtllm"}),
+                      ("kimi-k2.5-int4", {"cuda_graphs": False}),
+                      ("kimi-k2.5-nvfp4", {}), ("kimi-k2", {})):
+        f, base, d = _moe_steps(model, **kw)
+        same = decode_step(model, f, moe_hbm_efficiency=DECODE_HBM_EFFICIENCY.value, **base)
+        assert d.time == pytest.approx(same.time, rel=1e-12), (model, kw)
+        assert [x.ffn_weights for x in d.layers] == pytest.approx(
+            [x.ffn_weights for x in same.layers], rel=1e-12)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.floats(min_value=0.05, max_value=1.0))
+def test_moe_hbm_efficiency_scales_only_the_routed_read(eff):
+    # closed form: ffn_weights = fixed / (peak x hbm) + busiest x expert / etp / (peak x eff)
+    f, base, _ = _moe_steps()
+    d = decode_step("kimi-k2.5-int4", f, moe_hbm_efficiency=eff, hbm_efficiency=1.0, **base)
+    m, peak = MODELS["kimi-k2.5-int4"], f.chip.hbm_bandwidth
+    moe = d.layers[-1]
+    fixed = (m.router_params + m.shared_experts * m.expert_params / 8) * m.weight_bytes
+    assert moe.ffn_weights == pytest.approx(
+        fixed / peak + moe.active_experts_chip * m.routed_expert_bytes / 8 / (peak * eff))
+    assert d.layers[0].ffn_weights == pytest.approx(m.dense_ffn_params * m.weight_bytes / 8
+                                                     / peak)
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, 1.5, float("nan"), "0.3", True])
+def test_moe_hbm_efficiency_refuses_bad_input(bad):
+    import topologies
+    with pytest.raises(SpecError, match="moe_hbm_efficiency"):
+        decode_step("kimi-k2", topologies.build("hgx-h200"), batch=1, context=16,
+                    moe_hbm_efficiency=bad)

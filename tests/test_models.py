@@ -147,3 +147,18 @@ def test_prefill_score_flops_brute_force():
         pairs = sum(i + 1 for i in range(n))
         per_pair = 2 * a.heads * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim)
         assert a.prefill_score_flops(n) == pairs * per_pair
+
+
+def test_expert_format_names_the_routed_experts_weights():
+    from analysis._models import WEIGHT_FORMATS
+    assert model_config("kimi-k2.5-int4").expert_format == "int4-g32"
+    assert model_config("kimi-k2.5-nvfp4").expert_format == "nvfp4"
+    assert model_config("kimi-k2").expert_format is None
+    # alone it sets the bytes per weight; with them it must agree
+    m = dataclasses.replace(model_config("kimi-k2"), expert_weight_bytes=None,
+                            expert_format="int4-g32")
+    assert m.expert_weight_bytes == WEIGHT_FORMATS["int4-g32"].bytes_per_weight
+    with pytest.raises(SpecError, match="disagrees"):
+        dataclasses.replace(model_config("kimi-k2"), expert_format="int4-g32")
+    with pytest.raises(SpecError, match="expert_format"):
+        dataclasses.replace(model_config("kimi-k2"), expert_format="int3")

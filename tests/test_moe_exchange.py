@@ -18,7 +18,13 @@ from hypothesis import strategies as st
 import analysis
 import topologies
 from analysis import expert_reach, model_config, moe_exchange, parse_routing
-from fabric import EXCHANGE_KERNELS, RoutingError, SpecError, exchange_kernel
+from fabric import (
+    EXCHANGE_KERNELS,
+    EXCHANGE_NIC_EFFICIENCY,
+    RoutingError,
+    SpecError,
+    exchange_kernel,
+)
 
 # -- published rows: tests/fidelity_moe.py expresses them for tests/test_fidelity.py ----------
 
@@ -260,6 +266,42 @@ def test_bytes_are_conserved_and_ordered(shape, tokens, routing):
     assert nic["pplx"] <= nic["deepep-low-latency"] * (1 + 1e-12)
 
 
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([(2, 4), (2, 8), (4, 4)]), st.sampled_from([1, 7, 128]),
+       st.sampled_from(["deepep-normal", "deepep-low-latency", "pplx"]), st.booleans())
+def test_network_time_is_busiest_nic_at_its_achieved_rate(shape, tokens, kernel, degraded):
+    """Brute force: the network stage is the largest over NICs of max(sent, received)
+    bytes over the NIC's narrowest link x the achieved fraction of line rate (47 of 50
+    GB/s per NDR NIC), on an intact rail cluster and one with a network link cut."""
+    nodes, gpus = shape
+    f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
+    if degraded:
+        f = f.without(links=[("rail0", "spine0")])
+    r = moe_exchange(f, "deepseek-v3", tokens, nodes * gpus, kernel=kernel, dispatch_bytes=1,
+                     combine_bytes=2)
+    G = f.graph
+    worst = 0.0
+    for nic, (sent, recv) in r.nic_bytes.items():
+        line = min(float(d["bandwidth"]) for _, _, d in G.edges(nic, data=True))
+        worst = max(worst, max(sent, recv) / (line * EXCHANGE_NIC_EFFICIENCY.value))
+    assert r.dispatch_phase.network == pytest.approx(worst, rel=1e-12)
+    assert EXCHANGE_NIC_EFFICIENCY in r.parameters
+    # 400 Gb/s NDR: 47 GB/s of payload per NIC, below the 50 GB/s line rate
+    assert 50e9 * EXCHANGE_NIC_EFFICIENCY.value == pytest.approx(47e9)
+
+
+def test_nic_cut_off_from_the_network_is_no_way_out():
+    """A rank whose NIC lost its network link cannot send over RDMA (it used to count
+    the dead-end NIC at its PCIe rate); kernels that stay inside the node still run."""
+    g = topologies.rail_optimized(2, 4, scaleup_links=8, chip="h100").without(
+        links=[("nic0", "rail0")])
+    kw = {"dispatch_bytes": 1, "combine_bytes": 2}
+    with pytest.raises(RoutingError, match="no NIC with a link to the network"):
+        moe_exchange(g, "deepseek-v3", 128, 8, kernel="deepep-low-latency", **kw)
+    assert moe_exchange(g, "deepseek-v3", 128, 4, kernel="one-sided", **kw).dispatch > 0
+
+
 # -- the cached per-unit link loads (a decode sweep routes each pattern once) ------------------
 
 def _direct_link_bytes(f, ranks, per_pair):
@@ -353,26 +395,64 @@ def test_pull_profile_is_validated():
 
 # -- kernel boundaries inside a phase ------------------------------------------------------------
 
+def _brute_round_trip(f, ep):
+    """Largest there-and-back router latency over the first ``ep`` ranks' ordered pairs."""
+    eps = [f.endpoint_indices[r] for r in range(ep)]
+    return max(float(f.router.latency([a], [b])[0] + f.router.latency([b], [a])[0])
+               for a in eps for b in eps if a != b)
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.sampled_from(sorted(set(EXCHANGE_KERNELS) - {"all-to-allv"})),
        st.sampled_from([0.0, 1.3e-6, 5e-6]), st.sampled_from([1, 64]))
 def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
-    """fixed = syncs x (base + hop) + (kernels - 1) x gap, per phase, for every kernel; the
-    gap adds to the time one for one (nothing else moves)."""
-    from fabric import EXCHANGE_SYNC
+    """fixed = barriers + (kernels - 1) x gap, per phase, for every kernel: across the
+    network each barrier is one NCCL LL step over the NET hop; the gap adds to the time
+    one for one (nothing else moves)."""
+    from fabric import EXCHANGE_SYNC, runtime, runtime_arch
     f = h800(2) if exchange_kernel(kernel).scale_out else topologies.build("dgx-h100")
     ep = 16 if exchange_kernel(kernel).scale_out else 8
     kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2}
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel_gap=gap, **kw)
     r0 = moe_exchange(f, "deepseek-v3", tokens, ep, kernel_gap=0.0, **kw)
     k = exchange_kernel(kernel)
-    hop = EXCHANGE_SYNC["network" if r.nodes > 1 else "scaleup"].value
+    if r.nodes > 1:
+        barrier = EXCHANGE_SYNC["base"].value + EXCHANGE_SYNC["network"].value
+    else:
+        barrier = runtime("symmetric-memory").kernel_floor[runtime_arch(f)]
     for ph, ph0, n, syncs in ((r.dispatch_phase, r0.dispatch_phase, k.kernels[0], k.syncs[0]),
                               (r.combine_phase, r0.combine_phase, k.kernels[1], k.syncs[1])):
+        assert syncs == 1
         assert ph.kernel_gaps == pytest.approx((n - 1) * gap, abs=1e-18)
-        assert ph.fixed == pytest.approx(syncs * (EXCHANGE_SYNC["base"].value + hop)
-                                         + (n - 1) * gap, rel=1e-12)
+        assert ph.fixed == pytest.approx(barrier + (n - 1) * gap, rel=1e-12)
         assert ph.time - ph0.time == pytest.approx((n - 1) * gap, abs=1e-15)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(["dgx-h100", "hgx-b200", "gb200-nvl72"]), st.booleans(),
+       st.sampled_from([(1, 1), (2, 1), (1, 3), (0, 2)]),
+       st.sampled_from(["one-sided", "pplx", "deepep-low-latency"]))
+def test_barrier_inside_a_domain_is_the_symmetric_memory_kernel_floor(system, degraded, syncs,
+                                                                      kernel):
+    """One concept, one place: inside one load/store domain a phase's launch and first
+    barrier cost runtime('symmetric-memory').kernel_floor for the GPU generation (2.3 us
+    Hopper, 3 us Blackwell), each further barrier one flag round trip, checked against
+    all-pairs router latencies (brute force) on intact and degraded fabrics."""
+    from fabric import runtime
+    f = topologies.build(system)
+    if degraded:
+        a = f.endpoints[0]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    k = dataclasses.replace(exchange_kernel(kernel), syncs=syncs)
+    r = moe_exchange(f, "deepseek-v3", 4, 8, kernel=k, dispatch_bytes=1, combine_bytes=2,
+                     kernel_gap=0.0)
+    floor = runtime("symmetric-memory").kernel_floor
+    arch_floor = floor["blackwell" if system != "dgx-h100" else "hopper"]
+    rt = _brute_round_trip(f, 8)
+    for ph, n in ((r.dispatch_phase, syncs[0]), (r.combine_phase, syncs[1])):
+        want = 0.0 if n == 0 else arch_floor + (n - 1) * rt
+        assert ph.fixed == pytest.approx(want, rel=1e-12, abs=1e-18)
+    assert any(p.name.startswith("symmetric-memory.kernel_floor") for p in r.parameters)
 
 
 def test_default_kernel_gap_is_the_graph_overhead_and_bad_gap_refused():
@@ -383,3 +463,15 @@ def test_default_kernel_gap_is_the_graph_overhead_and_bad_gap_refused():
     assert analysis.GRAPH_KERNEL_OVERHEAD in r.parameters
     with pytest.raises(SpecError, match="kernel_gap"):
         moe_exchange(f, "deepseek-v3", 4, 8, kernel_gap=-1.0, **kw)
+
+
+def test_handshake_constants_are_the_nccl_runtimes_own():
+    """One concept, one place: the exchange's network handshake reads NCCL's tuner
+    constants from the ``nccl`` runtime profile, not a copy of them."""
+    from fabric import EXCHANGE_SYNC, runtime
+
+    rt = runtime("nccl")
+    assert EXCHANGE_SYNC["base"].value == rt.base_latency[("ring", "LL")]
+    assert EXCHANGE_SYNC["network"].value == rt.hw_latency[("net", "ring", "LL")]
+    names = {p.name for p in rt.parameters()}
+    assert {p.name for p in EXCHANGE_SYNC.values()} <= names

@@ -240,3 +240,22 @@ def test_a_set_of_a_granted_owner_and_the_domains_own_chip_is_granted():
     # with chip0 not granted, the same window is an isolation finding naming chip0
     f2 = _fabric(plan.replace(grants=(Grant("host2", "chip5", "r"),)))
     assert any(x.code == "isolation" and "chip0" in x.message for x in check(f2))
+
+
+@pytest.mark.parametrize("perm", ["r", "rw"])
+@pytest.mark.parametrize("granted", ["chip5", "host2"])
+def test_a_set_is_not_granted_by_a_grant_of_a_third_chip(granted, perm):
+    # Built by hand from a once-saved Hypothesis example that could not be replayed: a set
+    # interleaved over chip0 (host0) and chip2 (host1), reached by host3 whose only grant is
+    # of a third chip (or of that chip's host). Neither owner is granted nor host3's own, so
+    # the window is an isolation finding and every access through it is refused.
+    both = Region(0, 512 * MiB, ("chip0", "chip2"), kind="dram", granularity=256, name="set1")
+    w = Window("host3", 1 << 50, target="set1", page_size=PAGE, permissions=perm, name="w0")
+    plan = AddressPlan(host_memory=HOST_MEMORY, interleave=[both], windows=[w],
+                       grants=[Grant("host3", granted, perm)], default_windows=False,
+                       limits=DomainLimits(alignment="page", translation_entries=64))
+    f = _fabric(plan)
+    assert _windows_named(check(f), {"isolation"}) == {("host3", "w0")}
+    for op in ("read", "write"):
+        with pytest.raises(TranslationError, match="may not read"):
+            f.translate("host3", (1 << 50) + 256, op)

@@ -324,6 +324,12 @@ def test_decode_section_is_the_decode_model():
     assert sens["kernel fusion factor"]["value_high"] < step.time
     assert sens["HBM bandwidth"]["value_low"] > step.time > sens["HBM bandwidth"]["value_high"]
     assert any("most sensitive to" in f for f in rep.findings)
+    # the prose follows the decode model's Parameters (value and source), not a stale copy
+    text = " ".join(section.text)
+    g, h = analysis.GRAPH_KERNEL_OVERHEAD, analysis.DECODE_HBM_EFFICIENCY
+    assert f"{g.value * 1e6:g} us [{g.source.split(':')[0]}]" in text
+    assert f"{h.value:.0%} [{h.source.split(':')[0]}]" in text
+    assert "derived from" not in text
 
 
 def test_csv_tables_are_tidy_and_exact(small_report, written):

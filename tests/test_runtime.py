@@ -173,14 +173,43 @@ def test_runtime_never_beats_the_bound(k, p, op, rt):
 def test_nvls_heads_are_capped_at_nccl_arity():
     # 72 GPUs: NCCL's NVLS graph has min(72, NCCL_MAX_NVLS_ARITY=32) heads, busBw
     # 2 B eff (h-1)/(h+1) with B = 18 x 40.1 GB/s and eff = 0.74 (tuning.cc, search.cc)
+    # (time = 25 us + (bytes + the NVLS pipeline fill) / busBw x 2(p-1)/p; the fill is two
+    # iterations of 24 channels x heads x 128 KiB, see test_nvls_pipeline_fill)
     f = topologies.build("gb200-nvl72")
-    r = cost(f, "all-reduce", 2**33, algorithm="in-switch")
+    n = 2**33
+    r = cost(f, "all-reduce", n, algorithm="in-switch")
     want = 2 * 18 * 40.1e9 * 0.74 * 31 / 33
-    assert r.busbw == pytest.approx(want, rel=2e-3)
-    ideal = cost(f, "all-reduce", 2**33, algorithm="in-switch", runtime="ideal")
+    assert r.time == pytest.approx(25e-6 + (n + 2 * 24 * 32 * 2**17) * (2 * 71 / 72) / want,
+                                   rel=2e-3)
+    ideal = cost(f, "all-reduce", n, algorithm="in-switch", runtime="ideal")
     assert r.busbw < ideal.busbw
-    eight = cost(f, "all-reduce", 2**33, algorithm="in-switch", ranks=f.endpoints[:8])
-    assert eight.busbw == pytest.approx(2 * 18 * 40.1e9 * 0.74 * 7 / 9, rel=2e-3)
+    eight = cost(f, "all-reduce", n, algorithm="in-switch", ranks=f.endpoints[:8])
+    want8 = 2 * 18 * 40.1e9 * 0.74 * 7 / 9
+    assert eight.time == pytest.approx(25e-6 + (n + 2 * 24 * 8 * 2**17) * (2 * 7 / 8) / want8,
+                                       rel=2e-3)
+
+
+def test_nvls_pipeline_fill():
+    # NCCL's one-node NVLS all-reduce (src/device/all_reduce.h): per channel, iterations of
+    # heads x chunk through 3 warp groups (scatter, reduce-broadcast, gather); chunk from
+    # src/enqueue.cc; 16 channels on Hopper (src/transport/nvls.cc). 4 MiB on 8 H100:
+    # 64/8/2 x 16 x 8 x chunk all exceed 4 MiB down to 16 KiB: iteration = 2 MiB, so the
+    # fill is 2 iterations = 4 MiB of transfer time, the run takes twice its bytes' time.
+    n = 4 * 2**20
+    r = cost(H100, "all-reduce", n, algorithm="in-switch")
+    big = cost(H100, "all-reduce", 2**33, algorithm="in-switch")
+    per_byte = (big.time - big.fixed) / (2**33 + 2 * 16 * 8 * 2**17)
+    assert r.time - r.fixed == pytest.approx(2 * n * per_byte, rel=1e-6)
+    # below one iteration the message passes the three stages in turn
+    s = cost(H100, "all-reduce", 2**16, algorithm="in-switch")
+    assert s.time - s.fixed == pytest.approx(3 * 2**16 * per_byte, rel=1e-6)
+    # the tuner compares NVLS without the fill (NCCL's own estimate): at 4 MiB it still
+    # picks NVLS, which now costs more than its estimate
+    auto = cost(H100, "all-reduce", n)
+    assert auto.algorithm == "in-switch" and auto.time == r.time
+    # the hardware floor and the other runtimes are untouched
+    floor = cost(H100, "all-reduce", n, algorithm="in-switch", runtime="ideal")
+    assert floor.time < r.time
 
 
 def test_nccl_channels_use_the_searched_rings_on_a_direct_fabric():
@@ -198,3 +227,100 @@ def test_nccl_channels_use_the_searched_rings_on_a_direct_fabric():
     # several times what one ring over one link per chip carries
     assert r.busbw == pytest.approx(rings.busbw, rel=0.02)
     assert r.busbw > 3 * one.busbw
+
+
+# -- NCCL releases: the tuner constants each release had ----------------------------------
+
+
+def test_nccl_release_profiles_carry_that_releases_constants():
+    # values read from NVIDIA/nccl src/graph/tuning.cc at the release tags
+    new, r20, r21, r25 = (runtime(n) for n in ("nccl", "nccl@2.20.5", "nccl@2.21.5",
+                                               "nccl@2.25.1"))
+    assert runtime("nccl", version="2.21.5") is r21
+    assert runtime("nccl@2.30.7") is new and new.version == "2.30.7"
+    nvls = ("nvlink", "nvls", "Simple")
+    assert (r20.hw_latency[nvls], r21.hw_latency[nvls], new.hw_latency[nvls]) == (
+        23e-6, 25e-6, 25e-6)
+    nvls_tree_net = ("net", "nvls-tree", "Simple")
+    assert (r21.hw_latency[nvls_tree_net], new.hw_latency[nvls_tree_net]) == (14e-6, 20.9e-6)
+    assert r20.ll_max_bw[("hopper", 0)] == pytest.approx(87.7e9)
+    assert r21.ll_max_bw[("hopper", 0)] == pytest.approx(141e9)
+    # no Blackwell row before 2.25: a Blackwell GPU took the Hopper row
+    assert r21.ring_ll128_bw[("blackwell", 0)] == r21.ring_ll128_bw[("hopper", 0)]
+    assert r25.ring_ll128_bw[("blackwell", 0)] == pytest.approx(73.4e9)
+    assert new.ring_ll128_bw[("blackwell", 0)] == pytest.approx(40e9)
+    assert (r21.max_channels, r25.max_channels) == (32, 64)
+    assert r21.name == "nccl@2.21.5" and r21 != new
+    # every constant still a sourced Parameter, the release named in the changed ones
+    ps = {p.name: p for p in r21.parameters()}
+    assert "2.21.5" in ps["nccl@2.21.5.hw_latency.net.nvls-tree.Simple"].source
+    for bad in ("nccl@2.18.1", "nccl@3.0", "nccl@two", "ideal@2.21.5"):
+        with pytest.raises(ValueError):
+            runtime(bad)
+
+
+def test_nccl_release_changes_only_what_changed():
+    # 2.21.5 and the newest release cost a one-node ring identically (same ring constants);
+    # NVLS-tree on 2 nodes differs by the network latency: 25 + 2 x 14 us against 2 x 20.9
+    f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h20,nic=ib-ndr")
+    old = cost(f, "all-reduce", 8, algorithm="hierarchical", runtime="nccl@2.21.5")
+    new = cost(f, "all-reduce", 8, algorithm="hierarchical")
+    assert old.fixed == pytest.approx(25e-6 + 2 * 14e-6, rel=1e-12)
+    assert new.fixed == pytest.approx(25e-6 + 2 * 20.9e-6, rel=1e-12)
+    assert old.runtime == "nccl@2.21.5" and new.runtime == "nccl"
+    for n in (8, 4096, 2**20):
+        a = cost(H100, "all-reduce", n, algorithm="ring", runtime="nccl@2.25.1")
+        b = cost(H100, "all-reduce", n, algorithm="ring")
+        assert a.time == b.time
+    # 2.20.5: ring LL at a quarter of the bus bandwidth (all-reduce) under an 87.7 GB/s cap,
+    # NVLS at 23 us
+    r = cost(H100, "all-reduce", 2**20, algorithm="ring", runtime="nccl@2.20.5")
+    assert cost(H100, "all-reduce", 8, algorithm="in-switch",
+                runtime="nccl@2.20.5").fixed == pytest.approx(23e-6)
+    assert r.time >= cost(H100, "all-reduce", 2**20, algorithm="ring").time
+
+
+@settings(max_examples=15, deadline=None)
+@given(release=st.sampled_from(["2.18.5", "2.19.3", "2.20.5", "2.21.5", "2.23.4", "2.25.1", "2.28.3",
+                                "2.29.2"]),
+       k=st.integers(3, 30), op=st.sampled_from(["all-reduce", "all-gather"]))
+def test_every_release_stays_above_the_bound(release, k, op):
+    r = cost(H100, op, 2**k, runtime=f"nccl@{release}")
+    assert r.time >= r.lower_bound * (1 - 1e-9)
+    assert r.time >= cost(H100, op, 2**k, runtime="ideal").time * (1 - 1e-9) or (
+        r.algorithm == "in-switch")
+
+
+def _flow_shop(items, stages):
+    """Makespan of items through identical stages in order (brute force)."""
+    done = [0.0] * stages
+    for t in items:
+        for j in range(stages):
+            done[j] = max(done[j], done[j - 1] if j else 0.0) + t
+    return done[-1]
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 2**31), ranks=st.sampled_from([4, 8]))
+def test_nvls_fill_is_the_pipeline_makespan(n, ranks):
+    # chunk per NCCL's src/enqueue.cc rule, iterations of channels x heads x chunk bytes
+    # (the last one partial), through 3 stages: simulated, against the model's time
+    nodes = H100.endpoints[:ranks]
+    r = cost(H100, "all-reduce", n, algorithm="in-switch", ranks=nodes)
+    big = cost(H100, "all-reduce", 2**33, algorithm="in-switch", ranks=nodes)
+    per_byte = (big.time - big.fixed) / (2**33 + 2 * 16 * ranks * 2**17)
+    ops, chunk = 16 * ranks, 2**17
+    for k, c in ((64, 2**16), (8, 2**15), (2, 2**14)):
+        if n < k * ops * chunk and chunk > c:
+            chunk = c
+    full, rest = divmod(n, ops * chunk)
+    items = [ops * chunk * per_byte] * full + ([rest * per_byte] if rest else [])
+    assert r.time - r.fixed == pytest.approx(_flow_shop(items, 3), rel=1e-9)
+
+
+def test_runtime_arch_follows_the_chip_or_the_links():
+    from fabric import runtime_arch
+    assert runtime_arch(topologies.build("hgx-b200")) == "blackwell"
+    assert runtime_arch(topologies.build("gb200-nvl72")) == "blackwell"
+    assert runtime_arch(H100) == "hopper"
+    assert runtime_arch(topologies.build("torus:4x4")) == "hopper"

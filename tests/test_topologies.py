@@ -190,3 +190,30 @@ def test_bad_specs(spec, match):
 def test_spec_must_be_a_string():
     with pytest.raises(TypeError):
         topologies.build(42)
+
+
+@pytest.mark.parametrize("k,pods", [(4, 2), (8, 2), (8, 4), (12, 3), (12, 6), (16, 8)])
+def test_pruned_fat_tree_keeps_full_radix_and_three_links_per_endpoint(k, pods):
+    f = topologies.build(f"fattree:k={k},pods={pods}")
+    n = pods * k * k // 4
+    assert f.n_endpoints == n and f.graph.number_of_edges() == 3 * n
+    switches = [s for s, kind in f.graph.nodes(data="kind") if kind == "switch"]
+    assert all(f.graph.degree(s) == k for s in switches)
+    assert len(switches) == pods * k + pods * k // 4
+
+
+@pytest.mark.parametrize("k,leaves", [(8, 2), (8, 4), (64, 4)])
+def test_partial_leaf_spine_fills_whole_spines(k, leaves):
+    f = topologies.build(f"leafspine:k={k},leaves={leaves}")
+    spines = [s for s in f.graph if s.startswith("spine")]
+    assert len(spines) == leaves * (k // 2) // k
+    for s in spines:      # a full-radix spine, reached equally by every leaf
+        lanes = [d["lanes"] for *_, d in f.graph.edges(s, data=True)]
+        assert sum(lanes) == k and len(set(lanes)) == 1
+
+
+def test_pruned_trees_refuse_what_they_cannot_build():
+    with pytest.raises(SpecError, match="pods must divide k=8"):
+        topologies.build("fattree:k=8,pods=3")
+    with pytest.raises(SpecError, match="fill whole spines"):
+        topologies.build("leafspine:k=8,leaves=3")

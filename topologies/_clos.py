@@ -19,17 +19,25 @@ from ._common import (
 __all__ = ["fat_tree", "leaf_spine", "rail_optimized"]
 
 
-def fat_tree(k, *, tech="ib-ndr", chips_per_host=1, chip=None, name=None):
+def fat_tree(k, *, pods=None, tech="ib-ndr", chips_per_host=1, chip=None, name=None):
     """Build a three-tier k-ary fat-tree (Al-Fares, Loukissas, Vahdat, SIGCOMM 2008).
 
     ``k`` pods, each with ``k/2`` edge and ``k/2`` aggregation switches of radix
     ``k``; ``(k/2)^2`` core switches; ``k^3/4`` endpoints, ``5k^2/4`` switches,
     ``3k^3/4`` links, full bisection.
 
+    With ``pods=P`` (a divisor of ``k``, >= 2) only ``P`` pods are built, as a
+    cluster smaller than a full tree is (a 4,096-endpoint tree of radix-64
+    switches has 4 pods): ``P k^2/4`` endpoints, ``P k/2`` edge and aggregation
+    switches, ``P k/4`` cores of full radix (each core takes ``k/P`` links from
+    every pod), still full bisection.
+
     Parameters
     ----------
     k : int
         Switch radix, even and >= 2.
+    pods : int, optional
+        Pods built; default ``k`` (the full tree).
     tech : str or fabric.LinkTech, default "ib-ndr"
         Technology of every link (400 Gb/s InfiniBand NDR by default).
     chips_per_host : int, default 1
@@ -52,6 +60,9 @@ def fat_tree(k, *, tech="ib-ndr", chips_per_host=1, chip=None, name=None):
     >>> f = fat_tree(4)
     >>> f.n_endpoints, f.graph.number_of_nodes() - f.n_endpoints, f.graph.number_of_edges()
     (16, 20, 48)
+    >>> f = fat_tree(8, pods=2)
+    >>> f.n_endpoints, f.graph.number_of_nodes() - f.n_endpoints, max(d for _, d in f.graph.degree)
+    (32, 20, 8)
     >>> fat_tree(5)
     Traceback (most recent call last):
     ...
@@ -60,35 +71,43 @@ def fat_tree(k, *, tech="ib-ndr", chips_per_host=1, chip=None, name=None):
     k = positive_int(k, "k")
     if k % 2:
         raise SpecError(f"fat-tree k must be even and >= 2, got k={k}")
+    P = k if pods is None else positive_int(pods, "pods")
+    if P < 2 or k % P:
+        raise SpecError(f"fat-tree pods must divide k={k} and be >= 2, got pods={P}")
     h = k // 2
-    n = k**3 // 4
-    what = name or f"fattree:k={k}"
+    n = P * h * h
+    cores = P * h // 2
+    what = name or (f"fattree:k={k}" + (f",pods={P}" if P != k else ""))
     check_size(n, 3 * n, what)
     cph = hosts_of(n, chips_per_host, what)
     t = resolve_tech(tech)
     attrs = link_attrs(t)
     G = nx.Graph()
     endpoints = add_chips(G, n, cph)
-    G.add_nodes_from((f"edge{p}.{i}" for p in range(k) for i in range(h)), kind="switch", tier=0)
-    G.add_nodes_from((f"agg{p}.{i}" for p in range(k) for i in range(h)), kind="switch", tier=1)
-    G.add_nodes_from((f"core{j}" for j in range(h * h)), kind="switch", tier=2)
+    G.add_nodes_from((f"edge{p}.{i}" for p in range(P) for i in range(h)), kind="switch", tier=0)
+    G.add_nodes_from((f"agg{p}.{i}" for p in range(P) for i in range(h)), kind="switch", tier=1)
+    G.add_nodes_from((f"core{j}" for j in range(cores)), kind="switch", tier=2)
     # node indices: chips, then edge{p}.{i}, agg{p}.{i}, core{j}, as added above
     nodes = list(G.nodes)
-    edge0, agg0, core0 = n, n + k * h, n + 2 * k * h
+    edge0, agg0, core0 = n, n + P * h, n + 2 * P * h
     r = np.arange(n)
-    p, i, j = (a.ravel() for a in np.meshgrid(np.arange(k), np.arange(h), np.arange(h),
+    p, i, j = (a.ravel() for a in np.meshgrid(np.arange(P), np.arange(h), np.arange(h),
                                               indexing="ij"))
     u = np.concatenate([r, edge0 + p * h + i, agg0 + p * h + i])
+    # aggregation switch i of a pod: cores (i*h + j) mod cores, j < h (all distinct, as h <= cores)
     v = np.concatenate([edge0 + (r // (h * h)) * h + (r % (h * h)) // h, agg0 + p * h + j,
-                        core0 + i * h + j])
+                        core0 + (i * h + j) % cores])
     add_links(G, nodes, u, v, [attrs])
+    params = {"k": k, "chips_per_host": cph}
+    if P != k:
+        params["pods"] = P
     return make_fabric(G, endpoints, name=what, family="fat_tree",
-                       params={"k": k, "chips_per_host": cph}, chip=chip, techs=(t,),
-                       structure=Clos(3, k, h * h, "pods", full_bisection=True))
+                       params=params, chip=chip, techs=(t,),
+                       structure=Clos(3, P, h * h, "pods", full_bisection=True))
 
 
-def leaf_spine(k, oversubscription=1, *, tech="ib-ndr", chips_per_host=1, chip=None,
-               name=None):
+def leaf_spine(k, oversubscription=1, *, leaves=None, tech="ib-ndr", chips_per_host=1,
+               chip=None, name=None):
     """Build a two-tier leaf-spine of radix-``k`` switches.
 
     Each leaf splits its ``k`` ports into ``down = k*r/(r+1)`` endpoint ports and
@@ -96,12 +115,20 @@ def leaf_spine(k, oversubscription=1, *, tech="ib-ndr", chips_per_host=1, chip=N
     ``k`` leaves (a spine's ``k`` ports reach each leaf once) and ``up`` spines.
     At ``r = 1``: ``k^2/2`` endpoints and ``3k/2`` switches at full bisection.
 
+    With ``leaves=L`` fewer than ``k``, the ``L * up`` uplinks fill
+    ``L * up / k`` spines of full radix, each leaf sending ``up / spines``
+    parallel links (lanes) to each spine (a 128-endpoint rail of radix-64
+    switches: 4 leaves, 2 spines).
+
     Parameters
     ----------
     k : int
         Switch radix, >= 2.
     oversubscription : int, default 1
         Ratio of a leaf's down to up ports; ``k`` must split into whole ports.
+    leaves : int, optional
+        Leaves built, default ``k``; ``leaves * up`` must fill whole spines that
+        each leaf reaches equally.
     tech, chips_per_host, chip, name
         As for :func:`fat_tree`.
 
@@ -119,6 +146,9 @@ def leaf_spine(k, oversubscription=1, *, tech="ib-ndr", chips_per_host=1, chip=N
     (32, 12)
     >>> leaf_spine(8, 3).n_endpoints
     48
+    >>> f = leaf_spine(64, leaves=4)
+    >>> f.n_endpoints, f.graph.degree("spine0"), f.graph["leaf0"]["spine1"]["lanes"]
+    (128, 4, 16)
     """
     k = positive_int(k, "k", minimum=2)
     r = positive_int(oversubscription, "oversubscription")
@@ -127,22 +157,31 @@ def leaf_spine(k, oversubscription=1, *, tech="ib-ndr", chips_per_host=1, chip=N
                         f"(k must be a multiple of {r + 1})")
     up = k // (r + 1)
     down = k - up
-    n = k * down
-    what = name or (f"leafspine:k={k}" + (f",over={r}" if r != 1 else ""))
-    check_size(n, n + k * up, what)
+    L = k if leaves is None else positive_int(leaves, "leaves")
+    spines = L * up // k
+    if L > k or spines < 1 or (L * up) % k or up % spines:
+        raise SpecError(f"leaf-spine leaves={L} must be at most k={k} and fill whole spines "
+                        f"of radix {k} that each leaf reaches equally ({up} uplinks per leaf)")
+    lanes = up // spines
+    n = L * down
+    what = name or (f"leafspine:k={k}" + (f",over={r}" if r != 1 else "")
+                    + (f",leaves={L}" if L != k else ""))
+    check_size(n, n + L * up, what)
     cph = hosts_of(n, chips_per_host, what)
     t = resolve_tech(tech)
     attrs = link_attrs(t)
     G = nx.Graph()
     endpoints = add_chips(G, n, cph)
-    G.add_nodes_from((f"leaf{i}" for i in range(k)), kind="switch", tier=0)
-    G.add_nodes_from((f"spine{j}" for j in range(up)), kind="switch", tier=1)
+    G.add_nodes_from((f"leaf{i}" for i in range(L)), kind="switch", tier=0)
+    G.add_nodes_from((f"spine{j}" for j in range(spines)), kind="switch", tier=1)
     G.add_edges_from(((f"chip{c}", f"leaf{c // down}") for c in range(n)), **attrs)
-    G.add_edges_from(((f"leaf{i}", f"spine{j}") for i in range(k) for j in range(up)), **attrs)
-    return make_fabric(G, endpoints, name=what, family="leaf_spine",
-                       params={"k": k, "oversubscription": r, "down": down, "up": up,
-                               "chips_per_host": cph},
-                       chip=chip, techs=(t,), structure=Clos(2, k, down, "leaves"))
+    G.add_edges_from(((f"leaf{i}", f"spine{j}") for i in range(L) for j in range(spines)),
+                     **link_attrs(t, lanes))
+    params = {"k": k, "oversubscription": r, "down": down, "up": up, "chips_per_host": cph}
+    if L != k:
+        params["leaves"] = L
+    return make_fabric(G, endpoints, name=what, family="leaf_spine", params=params,
+                       chip=chip, techs=(t,), structure=Clos(2, L, down, "leaves"))
 
 
 def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvlink4",

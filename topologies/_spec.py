@@ -11,8 +11,8 @@ spec                        builder call
                             hosts, tech)
 ``torus:8x8x8``             ``torus((8, 8, 8))`` (links, hosts, tech)
 ``mesh:4x4x4``              ``mesh((4, 4, 4))``
-``fattree:k=8``             ``fat_tree(8)`` (or ``fattree:8``; hosts, tech)
-``leafspine:k=16,over=3``   ``leaf_spine(16, 3)``
+``fattree:k=8``             ``fat_tree(8)`` (or ``fattree:8``; pods, hosts, tech)
+``leafspine:k=16,over=3``   ``leaf_spine(16, 3)`` (leaves, hosts, tech)
 ``rail:servers=16,gpus=8``  ``rail_optimized(16, 8)`` (spines, chip, nic=ib-ndr or
                             roce-400g, scaleup=nvlink4, links=18, nvls=1)
 ``switch:72,planes=18``     ``switched(72, 18)`` (links, tech, hosts)
@@ -97,10 +97,10 @@ FAMILIES = {
         "links": ("links", lambda t, k: _dims(t, k, _int)),
         "hosts": ("chips_per_host", _int), "tech": ("tech", _str), "chip": ("chip", _str)}),
     "fattree": (fat_tree, "k", {
-        "k": ("k", _int), "hosts": ("chips_per_host", _int), "tech": ("tech", _str),
-        "chip": ("chip", _str)}),
+        "k": ("k", _int), "pods": ("pods", _int), "hosts": ("chips_per_host", _int),
+        "tech": ("tech", _str), "chip": ("chip", _str)}),
     "leafspine": (leaf_spine, "k", {
-        "k": ("k", _int), "over": ("oversubscription", _int),
+        "k": ("k", _int), "over": ("oversubscription", _int), "leaves": ("leaves", _int),
         "hosts": ("chips_per_host", _int), "tech": ("tech", _str), "chip": ("chip", _str)}),
     "rail": (rail_optimized, "servers", {
         "servers": ("servers", _int), "gpus": ("gpus_per_server", _int),
