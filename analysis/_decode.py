@@ -1108,7 +1108,12 @@ def _layer_times(s, mem, route, comm):
     busiest = expected_max_active(route.active, route.owner, ep)
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)
-    moe = finish("moe", fixed_w / bw + busiest * m.routed_expert_bytes / etp / s.moe_bw,
+    routed_w = busiest * m.routed_expert_bytes / etp
+    # one division when every read runs at the same fraction (the numbers of before
+    # moe_hbm_efficiency existed, bit for bit); else the routed read at its own fraction
+    moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None
+             else fixed_w / bw + routed_w / s.moe_bw)
+    moe = finish("moe", moe_w,
                  (fixed_f + float(route.load_chip.max()) * 2 * m.expert_params / etp) / flops,
                  len(_moe_kernels(s)), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)

@@ -49,8 +49,14 @@ round trips: ``max(transfer, rounds x round trip)``.
   bisection).
 * **Local copy**: a receive part that moves the received copies through HBM
   (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth.
-* **Fixed**: :data:`fabric.EXCHANGE_SYNC` per synchronisation, over the
-  network hop when the exchange spans more than one node.
+* **Fixed**: inside one load/store domain a phase's launch and first barrier
+  cost what a one-sided kernel of the ``symmetric-memory`` runtime costs,
+  ``runtime("symmetric-memory").kernel_floor`` for the fabric's GPU generation
+  (:func:`fabric.runtime_arch`; NVIDIA/nccl issue 1940: about 2.3 us Hopper,
+  3 us Blackwell, for a kernel that stores to its NVLink peers and synchronises
+  once), each further barrier one flag round trip over the fabric; a phase that
+  crosses the network pays :data:`fabric.EXCHANGE_SYNC` (one NCCL LL step over
+  the network hop) per synchronisation.
 * **Kernel boundaries**: a phase of ``n`` kernels (e.g. TensorRT-LLM's dispatch:
   prepare, dispatch, sanitize) replayed in a CUDA graph pays ``n - 1`` gaps between
   them inside its own span (``kernel_gap``, default the decode model's
@@ -76,7 +82,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(295, 'scale-up')
+(290, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """
@@ -100,7 +106,9 @@ from fabric import (
     chip_spec,
     exchange_kernel,
     link_tech,
+    runtime_arch,
 )
+from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH
@@ -550,6 +558,17 @@ def _round_trip(fabric, ranks, dom):
     return cache[key]
 
 
+def _kernel_floor(fabric):
+    """The ``symmetric-memory`` runtime's kernel floor for ``fabric``'s GPUs, as its Parameter."""
+    name = f"symmetric-memory.kernel_floor.{runtime_arch(fabric)}"
+    return next(p for p in get_runtime("symmetric-memory").parameters() if p.name == name)
+
+
+def _syncs(n, first, further):
+    """Seconds of ``n`` synchronisations: the first costs ``first``, each further ``further``."""
+    return 0.0 if n == 0 else first + (n - 1) * further
+
+
 def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
     import analysis
     cost = collective or analysis.cost
@@ -670,9 +689,14 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                             f"the scale-up fabric, or has no RDMA path)")
     up, net = _matrices(kern, ranks, dom, p_rank, p_node, k, tokens, b_d, rdma_only)
 
-    hop = EXCHANGE_SYNC["network" if nodes > 1 or rdma_only else "scaleup"].value
-    sync = EXCHANGE_SYNC["base"].value + hop
     params = kern.parameters()
+    if nodes > 1 or rdma_only:
+        first = further = EXCHANGE_SYNC["base"].value + EXCHANGE_SYNC["network"].value
+    else:
+        # one load/store domain: the symmetric-memory runtime's one-sided kernel (one place)
+        floor = _kernel_floor(fabric)
+        params = params + (floor,)
+        first, further = floor.value, _round_trip(fabric, ranks, dom)
     if kern.dedup == "collective":
         if n_ep < 2:
             t_d = t_c = 0.0
@@ -715,8 +739,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         gap = float(kernel_gap)
     gaps_d = max(kern.kernels[0] - 1, 0) * gap
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
-    fixed_d = kern.syncs[0] * sync + gaps_d
-    fixed_c = kern.syncs[1] * sync + gaps_c
+    fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d
+    fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c
     ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d)
     pull = 0.0
     if kern.pull_threads and n_ep > 1:

@@ -141,7 +141,8 @@ def _ring_busbw(rt, view, proto, B, nc, op="all-reduce"):
             f["ring_ll_gather"])
         return min(rt.ll_max_bw[key], B * ll)
     if proto == "LL128":
-        return min(B * f["ring_ll128"], nc * rt.ring_ll128_bw[(arch, idx)])
+        eff = f["ring_ll128"] if view.ppn >= 2 else f["ring_ll128_ppn1"]
+        return min(B * eff, nc * rt.ring_ll128_bw[(arch, idx)])
     return B
 
 
@@ -251,7 +252,9 @@ def _nccl_nvls(rt, view, op, n, ops):
     path charged twice), so its busBw is ``2 B eff (h-1)/(h+1)`` with ``h = min(p, 32)``,
     which is the schedule's ``n (1 + 1/p)`` per rank for ``p <= 32``."""
     t = view.transfer("in-switch", op)
-    lat = max(_lat(rt, view.intra_hw, "nvls", "Simple"), t.step_loadstore)
+    # NCCL 2.18 put NVLS's 23 us in the base latency, later releases in the NVLink step
+    lat = max(rt.base_latency[("nvls", "Simple")] / ops + _lat(rt, view.intra_hw, "nvls", "Simple"),
+              t.step_loadstore)
     per_byte = t.per_byte
     p = view.p
     h = min(p, int(rt.factors["nvls_max_arity"]))
@@ -309,9 +312,14 @@ def _nccl_nvls_tree(rt, view, n, ops):
     intra = max(_lat(rt, view.intra_hw, "nvls-tree", "Simple"), intra_t.step_loadstore)
     inter = max(_lat(rt, "net", "nvls-tree", "Simple"), view.transfer("ring", "all-reduce")
                 .step_message)
-    lat = rt.base_latency[("nvls-tree", "Simple")] / ops + intra + 2 * _log2i(nn) * inter
-    # algBw = busBw x nRanks / nsteps (2.28 on); before, busBw x 5/6 (nvls_tree_alg_ratio)
-    ratio = f["nvls_tree_alg_ratio"] or p / (2 * (p - 1))
+    if f["nvls_tree_linear_net_steps"]:  # NCCL 2.18: 2 (nodes - 1) network steps only
+        lat = rt.base_latency[("nvls-tree", "Simple")] / ops + 2 * (nn - 1) * inter
+    else:
+        lat = rt.base_latency[("nvls-tree", "Simple")] / ops + intra + 2 * _log2i(nn) * inter
+    # algBw = busBw x nRanks / nsteps (2.28 on); before, busBw x 5/6 (nvls_tree_alg_ratio);
+    # 2.18: busBw x 0.7 nodes / (2 (nodes - 1))
+    ratio = (f["nvls_tree_ratio_nodes"] * nn / (2 * (nn - 1)) if f["nvls_tree_ratio_nodes"]
+             else f["nvls_tree_alg_ratio"] or p / (2 * (p - 1)))
     time = lat + n / (bus * ratio)
     return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple", time=time,
                       choice=time, channels=heads, fixed=lat)]

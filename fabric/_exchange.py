@@ -61,13 +61,18 @@ Profiles (:data:`EXCHANGE_KERNELS`)
 
 Fixed costs
 -----------
-Each phase pays its kernels' synchronisation: ``syncs`` cross-rank flag
-handshakes, each costed as NCCL's own tuner costs one step of its
-flag-based LL protocol (NVIDIA/nccl ``src/graph/tuning.cc``: base latency 6.6 us
-for Ring/LL, plus the hardware latency of the hop, 0.6 us over NVLink and 2.7 us
-over the network for LL; read from the ``nccl`` runtime profile, where these
-constants live once: :data:`EXCHANGE_SYNC`). This is a named assumption applied to
-every kernel alike: none of these kernels publishes a latency model of its own.
+Each phase pays its kernels' synchronisation (``syncs``). Inside one load/store
+domain these kernels are one-sided kernels over a symmetric heap, and a phase's
+launch and first barrier cost what the ``symmetric-memory`` runtime charges such a
+kernel, its ``kernel_floor`` (NVIDIA/nccl issue 1940: about 2.3 us on Hopper, 3 us
+on Blackwell, for a kernel that stores to its NVLink peers and synchronises once;
+the concept lives once, in :mod:`fabric._runtime`); a further barrier is one flag
+round trip over the fabric. A synchronisation that crosses the network
+(NVSHMEM/IBGDA flags) is costed as NCCL's tuner costs one step of its flag-based
+LL protocol over the network (NVIDIA/nccl ``src/graph/tuning.cc``: base latency
+6.6 us for Ring/LL plus 2.7 us for the NET hop; :data:`EXCHANGE_SYNC`, read from
+the ``nccl`` runtime profile): a named assumption, since no one-sided kernel over
+the network publishes its barrier's cost.
 
 NIC rate
 --------
@@ -103,15 +108,15 @@ __all__ = ["EXCHANGE_KERNELS", "EXCHANGE_NIC_EFFICIENCY", "EXCHANGE_SYNC", "Exch
 #: NCCL's own tuner constants, held once in the ``nccl`` runtime profile (:mod:`fabric._runtime`).
 _NCCL = {p.name: p for p in runtime("nccl").parameters()}
 
-#: Seconds per cross-rank synchronisation of a GPU-initiated exchange kernel, by the hop it
-#: waits over: NCCL's tuner cost of one LL-protocol step, base latency (``"base"``) plus the
-#: hardware latency of the hop (``"scaleup"``: NVLink, ``"network"``). The Parameters are the
-#: ``nccl`` runtime's own (``nccl.base_latency.ring.LL``, ``nccl.hw_latency.nvlink.ring.LL``,
-#: ``nccl.hw_latency.net.ring.LL``: 6.6, 0.6, 2.7 us); that an exchange kernel's flag
-#: handshake costs one LL step is this module's assumption (see "Fixed costs").
+#: Seconds per cross-rank synchronisation of a GPU-initiated exchange kernel across the
+#: network: NCCL's tuner cost of one LL-protocol step, base latency (``"base"``) plus the
+#: hardware latency of the network hop (``"network"``). The Parameters are the ``nccl``
+#: runtime's own (``nccl.base_latency.ring.LL``, ``nccl.hw_latency.net.ring.LL``: 6.6 and
+#: 2.7 us); that such a handshake costs one LL step is this module's assumption (see
+#: "Fixed costs"). Inside one load/store domain the ``symmetric-memory`` runtime's
+#: ``kernel_floor`` applies instead.
 EXCHANGE_SYNC = {
     "base": _NCCL["nccl.base_latency.ring.LL"],
-    "scaleup": _NCCL["nccl.hw_latency.nvlink.ring.LL"],
     "network": _NCCL["nccl.hw_latency.net.ring.LL"],
 }
 
@@ -216,7 +221,8 @@ class ExchangeKernel:
                                  src.get("pull", "")))
             out.append(Parameter(f"{self.name}.pull_vector", self.pull_vector, "B",
                                  src.get("pull", "")))
-        out.extend(EXCHANGE_SYNC.values())
+        if self.scale_out and self.dedup != "collective":
+            out.extend(EXCHANGE_SYNC.values())
         if self.scale_out and self.dedup != "collective":
             out.append(EXCHANGE_NIC_EFFICIENCY)
         return tuple(out)
@@ -233,8 +239,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                       "node; tests/legacy/test_internode.py counts RDMA bytes per (token, node)")),
             ("kernels", (f"{_DEEPEP} csrc/kernels/legacy: notify_dispatch + dispatch; combine "
                         "reuses the dispatch layout (one kernel)")),
-            ("syncs", (f"{_DEEPEP}: one wait for the peers' tail pointers per phase; each costed "
-                       "as one NCCL LL step (assumption, EXCHANGE_SYNC)"))),
+            ("syncs", (f"{_DEEPEP}: one wait for the peers' tail pointers per phase; costed "
+                       "as the symmetric-memory kernel floor inside one node, one NCCL LL step "
+                       "across the network (assumption, EXCHANGE_SYNC)"))),
     ),
     ExchangeKernel(
         "deepep-low-latency", dedup="expert", forwarding=False, scale_out=True,
@@ -246,7 +253,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
             ("kernels", (f"{_DEEPEP} internode_ll.cu: one dispatch and one combine kernel, each "
                         "a send phase then a receive phase")),
             ("syncs", (f"{_DEEPEP} internode_ll.cu: the receive phase waits for every peer's "
-                      "per-expert count (one handshake per phase); each costed as one NCCL LL step "
+                      "per-expert count (one handshake per phase); costed as the symmetric-"
+                      "memory kernel floor inside one node, one NCCL LL step across the network "
                       "(assumption, EXCHANGE_SYNC)")),
             ("message_header", (f"{_DEEPEP} tests/legacy/test_low_latency.py: FP8 message = "
                                "hidden + hidden/128*4 + 16 bytes"))),
@@ -263,8 +271,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                          "moeA2ADispatchKernel + moeA2ASanitizeExpertIdsKernel; combine = "
                          "moeA2APrepareCombineKernel + moeA2ACombineKernel")),
             ("syncs", ("NVIDIA/TensorRT-LLM blog18: one flag barrier at the tail of dispatch, "
-                      "one at the head of combine; each costed as one NCCL LL step (assumption, "
-                      "EXCHANGE_SYNC)")),
+                      "one at the head of combine; the phase's launch and barrier costed as the "
+                      "symmetric-memory runtime's kernel floor (NVIDIA/nccl issue 1940)")),
             ("pull", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu moeA2ACombineKernel: one block "
                       "per token (blog18: 'each CTA handles one (reduced) token'), "
                       "getEnvMoeA2ACombineBlockSize default 256 threads (envUtils.h), 16-byte "
@@ -281,7 +289,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                          "a send and a receive part (which the API can also launch apart); not "
                          "re-checked against the code in this session")),
             ("syncs", ("perplexityai/pplx-kernels: the receive kernel waits for every peer's "
-                      "token count; costed as one NCCL LL step (assumption, EXCHANGE_SYNC)"))),
+                      "token count; costed as the symmetric-memory kernel floor inside one "
+                      "node, one NCCL LL step across the network (assumption, EXCHANGE_SYNC)"))),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

@@ -24,8 +24,8 @@ Profiles
     messages (``src/enqueue.cc`` ``topoGetAlgoInfo``). See
     :mod:`analysis._runtime_cost` for the evaluation.
 ``"nccl@<release>"``
-    The same model with the tuner constants of an older NCCL release (2.19.0 to
-    2.30.7), read from ``src/graph/tuning.cc`` at each release tag
+    The same model with the tuner constants of an older NCCL release (2.18.3 to
+    2.30.7; 2.18.3 on), read from ``src/graph/tuning.cc`` at each release tag
     (:data:`_NCCL_HISTORY`): for a measurement taken with that release. The
     constants changed: NVLS latency 23 us before 2.21, NVLS-tree network latency
     14 us before 2.28.9, the tree's Simple latencies before 2.23, the Hopper LL
@@ -263,7 +263,9 @@ _NCCL = Runtime(
              # terms whose value older releases had otherwise (see _NCCL_HISTORY)
              "ring_ll_gather": 0.5, "ring_allreduce_extra_net_steps": 0,
              "ppn1_tree_net_latency": 1, "nvls_tree_net_two_nodes": 2,
-             "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0},
+             "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0,
+             "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
+             "ring_ll128_ppn1": 0.92},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -302,7 +304,9 @@ _NCCL = Runtime(
          "steps 2(nodes-1) (ring_allreduce_extra_net_steps 0); one rank per node pays the "
          "tree's network latency (ppn1_tree_net_latency 1); NVLS-tree network bandwidth x2 on "
          "2 nodes, x1 on more (nvls_tree_net_two_nodes / _many_nodes); NVLS-tree algBw = "
-         "busBw x nRanks/nsteps (nvls_tree_alg_ratio 0 stands for that)"),
+         "busBw x nRanks/nsteps (nvls_tree_alg_ratio 0 stands for that; "
+         "nvls_tree_linear_net_steps and nvls_tree_ratio_nodes 0: 2.18's other NVLS-tree "
+         "forms unused); ring LL128 x 0.92 also with one rank per node (ring_ll128_ppn1)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
@@ -347,7 +351,7 @@ RUNTIMES = {r.name: r for r in (_IDEAL, _NCCL, _SYMMETRIC)}
 
 #: Oldest NCCL release whose tuner the ``"nccl@<version>"`` profiles reproduce, and the newest
 #: (the ``"nccl"`` profile's).
-NCCL_OLDEST, NCCL_NEWEST = (2, 19, 0), (2, 30, 7)
+NCCL_OLDEST, NCCL_NEWEST = (2, 18, 3), (2, 30, 7)
 
 
 def _row(v, scale=GBS):
@@ -361,41 +365,56 @@ def _row(v, scale=GBS):
 #: release is not after it. Before 2.25 NCCL had no Blackwell row (every GPU of compute
 #: capability >= 9.0 took the Hopper row): handled in :func:`_nccl_version`.
 _NCCL_HISTORY = {
-    # NVLS / NVLS-tree per-step NVLink latency: 23 us in 2.19-2.20, 25 us from 2.21
-    ("hw_latency", ("nvlink", "nvls", "Simple")): (((2, 19, 0), 23e-6), ((2, 21, 0), 25e-6)),
-    ("hw_latency", ("nvlink", "nvls-tree", "Simple")): (((2, 19, 0), 23e-6), ((2, 21, 0), 25e-6)),
-    # NVLS-tree network latency: 14 us until 2.28.7, 20.9 us from 2.28.9
-    ("hw_latency", ("net", "nvls-tree", "Simple")): (((2, 19, 0), 14e-6), ((2, 28, 9), 20.9e-6)),
-    # tree Simple: base 0 and 28 us per step (NVLink, PCI, network) until 2.22; base 8.4 and
-    # 4 / 4 / 14 us from 2.23
-    ("base_latency", ("tree", "Simple")): (((2, 19, 0), 0.0), ((2, 23, 0), 8.4e-6)),
-    ("hw_latency", ("nvlink", "tree", "Simple")): (((2, 19, 0), 28e-6), ((2, 23, 0), 4.0e-6)),
-    ("hw_latency", ("pci", "tree", "Simple")): (((2, 19, 0), 28e-6), ((2, 23, 0), 4.0e-6)),
-    ("hw_latency", ("net", "tree", "Simple")): (((2, 19, 0), 28e-6), ((2, 23, 0), 14e-6)),
+    # NVLS / NVLS-tree: a 23 us base latency and no NVLink step in 2.18; a 23 us NVLink step
+    # in 2.19-2.20, 25 us from 2.21
+    ("base_latency", ("nvls", "Simple")): (((2, 18, 3), 23e-6), ((2, 19, 0), 0.0)),
+    ("base_latency", ("nvls-tree", "Simple")): (((2, 18, 3), 23e-6), ((2, 19, 0), 0.0)),
+    ("hw_latency", ("nvlink", "nvls", "Simple")): (((2, 18, 3), 0.0), ((2, 19, 0), 23e-6),
+                                                   ((2, 21, 0), 25e-6)),
+    ("hw_latency", ("nvlink", "nvls-tree", "Simple")): (((2, 18, 3), 0.0), ((2, 19, 0), 23e-6),
+                                                        ((2, 21, 0), 25e-6)),
+    # NVLS-tree network latency: 19 us in 2.18, 14 us until 2.28.7, 20.9 us from 2.28.9
+    ("hw_latency", ("net", "nvls-tree", "Simple")): (((2, 18, 3), 19e-6), ((2, 19, 0), 14e-6),
+                                                     ((2, 28, 9), 20.9e-6)),
+    # tree Simple: base 0 and 4 / 6 / 14 us per step (NVLink, PCI, network) in 2.18; base 0
+    # and 28 / 28 / 28 us in 2.19-2.22; base 8.4 and 4 / 4 / 14 us from 2.23
+    ("base_latency", ("tree", "Simple")): (((2, 18, 3), 0.0), ((2, 23, 0), 8.4e-6)),
+    ("hw_latency", ("nvlink", "tree", "Simple")): (((2, 18, 3), 4e-6), ((2, 19, 0), 28e-6),
+                                                   ((2, 23, 0), 4.0e-6)),
+    ("hw_latency", ("pci", "tree", "Simple")): (((2, 18, 3), 6e-6), ((2, 19, 0), 28e-6),
+                                                ((2, 23, 0), 4.0e-6)),
+    ("hw_latency", ("net", "tree", "Simple")): (((2, 18, 3), 14e-6), ((2, 19, 0), 28e-6),
+                                                ((2, 23, 0), 14e-6)),
+    # NVLS-tree in 2.18: 2 (nodes - 1) network steps (later: one NVLink step + 2 log2(nodes)
+    # network steps) and algBw = busBw x 0.7 nodes / (2 (nodes - 1))
+    ("factors", "nvls_tree_linear_net_steps"): (((2, 18, 3), 1), ((2, 19, 0), 0)),
+    ("factors", "nvls_tree_ratio_nodes"): (((2, 18, 3), 0.7), ((2, 19, 0), 0)),
+    # ring LL128 x 0.7 with one rank per node until 2.22 (x 0.92 otherwise and from 2.23)
+    ("factors", "ring_ll128_ppn1"): (((2, 18, 3), 0.7), ((2, 23, 0), 0.92)),
     # Hopper LL ceiling 87.7 / 22.5 / 19.0 GB/s until 2.20, 141 / 45 / 35 from 2.21
-    **{("ll_max_bw", ("hopper", i)): (((2, 19, 0), a * GBS), ((2, 21, 0), b * GBS))
+    **{("ll_max_bw", ("hopper", i)): (((2, 18, 3), a * GBS), ((2, 21, 0), b * GBS))
        for i, (a, b) in enumerate(((87.7, 141.0), (22.5, 45.0), (19.0, 35.0)))},
     # ring LL: busBw x 1/4 (all-reduce, reduce, or several nodes) or x 1/3 (one-node
     # gather-like) until 2.20; x .5 from 2.21
-    ("factors", "ring_ll"): (((2, 19, 0), 0.25), ((2, 21, 0), 0.5)),
-    ("factors", "ring_ll_gather"): (((2, 19, 0), 1 / 3), ((2, 21, 0), 0.5)),
+    ("factors", "ring_ll"): (((2, 18, 3), 0.25), ((2, 21, 0), 0.5)),
+    ("factors", "ring_ll_gather"): (((2, 18, 3), 1 / 3), ((2, 21, 0), 0.5)),
     # NVLS arity 8 until 2.20 (device.h NCCL_MAX_NVLS_ARITY), 32 from 2.21
-    ("factors", "nvls_max_arity"): (((2, 19, 0), 8), ((2, 21, 0), 32)),
+    ("factors", "nvls_max_arity"): (((2, 18, 3), 8), ((2, 21, 0), 32)),
     # ring all-reduce network steps 2 nodes until 2.22, 2 (nodes - 1) from 2.23
-    ("factors", "ring_allreduce_extra_net_steps"): (((2, 19, 0), 2), ((2, 23, 0), 0)),
+    ("factors", "ring_allreduce_extra_net_steps"): (((2, 18, 3), 2), ((2, 23, 0), 0)),
     # one rank per node pays the tree's network latency from 2.23 (before: the algorithm's)
-    ("factors", "ppn1_tree_net_latency"): (((2, 19, 0), 0), ((2, 23, 0), 1)),
+    ("factors", "ppn1_tree_net_latency"): (((2, 18, 3), 0), ((2, 23, 0), 1)),
     # NVLS-tree bandwidth until 2.27: min(bwIntra, bwInter (2 nodes) or bwInter / 2), algBw
     # = busBw x 5/6; from 2.28 the network side doubles on 2 nodes and algBw = busBw x
     # nRanks / nsteps (0 stands for that)
-    ("factors", "nvls_tree_net_two_nodes"): (((2, 19, 0), 1), ((2, 28, 0), 2)),
-    ("factors", "nvls_tree_net_many_nodes"): (((2, 19, 0), 0.5), ((2, 28, 0), 1)),
-    ("factors", "nvls_tree_alg_ratio"): (((2, 19, 0), 5 / 6), ((2, 28, 0), 0)),
+    ("factors", "nvls_tree_net_two_nodes"): (((2, 18, 3), 1), ((2, 28, 0), 2)),
+    ("factors", "nvls_tree_net_many_nodes"): (((2, 18, 3), 0.5), ((2, 28, 0), 1)),
+    ("factors", "nvls_tree_alg_ratio"): (((2, 18, 3), 5 / 6), ((2, 28, 0), 0)),
     # NVLS channels: NCCL_NVLS_NCHANNELS 16 for every GPU until 2.24; 32 on Blackwell in
     # 2.25-2.26; 24 on Blackwell in one node or one NVLink domain from 2.27 (nvls.cc)
-    ("nvls", ("channels", "blackwell")): (((2, 19, 0), 16), ((2, 25, 0), 32), ((2, 27, 0), 24)),
+    ("nvls", ("channels", "blackwell")): (((2, 18, 3), 16), ((2, 25, 0), 32), ((2, 27, 0), 24)),
     # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)
-    ("max_channels", None): (((2, 19, 0), 32), ((2, 25, 0), 64)),
+    ("max_channels", None): (((2, 18, 3), 32), ((2, 25, 0), 64)),
     # Blackwell rows (from 2.25)
     **{("ring_ll128_bw", ("blackwell", i)): (((2, 25, 0), 73.4 * GBS),
                                               ((2, 28, 7), (73.4, 34.6, 73.4)[i] * GBS),
@@ -408,7 +427,7 @@ _NCCL_HISTORY = {
                                         ((2, 28, 0), (70.0, 42.8, 24.0)[i] * GBS))
        for i in range(3)},
     # NVLS-tree per-channel caps appear in 2.28 (before: none)
-    **{("nvls_tree_bw", (arch, i)): (((2, 19, 0), math.inf),) + rows
+    **{("nvls_tree_bw", (arch, i)): (((2, 18, 3), math.inf),) + rows
        for arch, rows3 in (("hopper", ((((2, 28, 0), (0.0, 57.7, 45.5)),))),
                            ("blackwell", (((2, 28, 0), (0.0, 96.0, 43.1)),
                                           ((2, 28, 9), (0.0, 96.0, 43.8)),
@@ -418,7 +437,7 @@ _NCCL_HISTORY = {
 }
 
 _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h read at the release "
-                   "tags v2.19.3-1 ... v2.30.7-1 (git show <tag>:src/graph/tuning.cc)")
+                   "tags v2.18.3-1 ... v2.30.7-1 (git show <tag>:src/graph/tuning.cc)")
 
 
 def _parse_version(text):
@@ -503,7 +522,7 @@ def runtime(name, version=None):
 
     ``"nccl"`` is NCCL's tuner as of the newest release modelled (2.30.7);
     ``"nccl@2.21.5"`` (or ``runtime("nccl", version="2.21.5")``) is the same model with
-    the constants of that release, for measurements taken with it (2.19 and later).
+    the constants of that release, for measurements taken with it (2.18.3 and later).
 
     >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
     2.3e-05

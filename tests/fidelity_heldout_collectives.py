@@ -24,6 +24,11 @@ def _h200_nvls(size):
     return _case("hgx-h200", "all-reduce", size, algorithm="in-switch", nccl="2.20.5")
 
 
+def _h100_nvls(size):
+    # Azure ND H100 v5: 8 H100 SXM on NVSwitch, NVLS stated, NCCL 2.18.5 stated
+    return _case("dgx-h100", "all-reduce", size, algorithm="in-switch", nccl="2.18.5")
+
+
 def _nvl72(size):
     # a whole GB200 NVL72 rack: 72 GPUs in one NVLink domain, NCCL's default algorithm
     return _case("gb200-nvl72", "all-reduce", size)
@@ -41,6 +46,12 @@ CASES = {
     "azure-h200-nvls-ar-4m": _h200_nvls(4 * MiB),
     "azure-h200-nvls-ar-64m": _h200_nvls(64 * MiB),
     "azure-h200-nvls-ar-1g": _h200_nvls(GiB),
+    "azure-h100-nvls-ar-1k": _h100_nvls(KiB),
+    "azure-h100-nvls-ar-16k": _h100_nvls(16 * KiB),
+    "azure-h100-nvls-ar-256k": _h100_nvls(256 * KiB),
+    "azure-h100-nvls-ar-4m": _h100_nvls(4 * MiB),
+    "azure-h100-nvls-ar-64m": _h100_nvls(64 * MiB),
+    "azure-h100-nvls-ar-1g": _h100_nvls(GiB),
     "cw-nvl72-ar-512m": _nvl72(512 * MiB),
     "cw-nvl72-ar-2g": _nvl72(2 * GiB),
     "cw-nvl72-ar-8g": _nvl72(8 * GiB),
@@ -96,6 +107,14 @@ KNOWN_MISSES = {
         "(Azure/AI-benchmarking-guide issue 7), which NCCL's maintainers name as a source of "
         "extra small-message latency (NVIDIA/nccl-tests issue 333); no source quantifies it"),
     "azure-h200-nvls-ar-16k": "as azure-h200-nvls-ar-1k (NCCL 2.20.5's 23 us NVLS latency)",
+    "azure-h100-nvls-ar-16k": (
+        "as azure-h200-nvls-ar-1k: NCCL 2.18.5's NVLS tuner latency is 23 us (a base latency "
+        "in 2.18); the single-process Azure run measures 30.2 us"),
+    "azure-h100-nvls-ar-256k": (
+        "the ND H100 v5 sweep (NCCL 2.18.5) sits at 42-45 us from 64 KiB to 2 MiB (computed "
+        "from its busbw), 12 us above its own 30 us at 16 KiB, where the model (23 us + bytes, "
+        "pipeline fill included) gives 25.8 us at 256 KiB; the H200 sweep of the same "
+        "benchmark (NCCL 2.20.5) shows no such step (31 us at 256 KiB). No sourced mechanism"),
     "cw-nvl72-ar-512m": (
         "72-GPU NVLS: with NCCL's pipeline fill (24 channels x 32 heads x 64 KiB chunks, "
         "2 iterations of 3 stages) the model gives 829 GB/s at 512 MiB; the rack measures "

@@ -395,26 +395,64 @@ def test_pull_profile_is_validated():
 
 # -- kernel boundaries inside a phase ------------------------------------------------------------
 
+def _brute_round_trip(f, ep):
+    """Largest there-and-back router latency over the first ``ep`` ranks' ordered pairs."""
+    eps = [f.endpoint_indices[r] for r in range(ep)]
+    return max(float(f.router.latency([a], [b])[0] + f.router.latency([b], [a])[0])
+               for a in eps for b in eps if a != b)
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.sampled_from(sorted(set(EXCHANGE_KERNELS) - {"all-to-allv"})),
        st.sampled_from([0.0, 1.3e-6, 5e-6]), st.sampled_from([1, 64]))
 def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
-    """fixed = syncs x (base + hop) + (kernels - 1) x gap, per phase, for every kernel; the
-    gap adds to the time one for one (nothing else moves)."""
-    from fabric import EXCHANGE_SYNC
+    """fixed = barriers + (kernels - 1) x gap, per phase, for every kernel: across the
+    network each barrier is one NCCL LL step over the NET hop; the gap adds to the time
+    one for one (nothing else moves)."""
+    from fabric import EXCHANGE_SYNC, runtime, runtime_arch
     f = h800(2) if exchange_kernel(kernel).scale_out else topologies.build("dgx-h100")
     ep = 16 if exchange_kernel(kernel).scale_out else 8
     kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2}
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel_gap=gap, **kw)
     r0 = moe_exchange(f, "deepseek-v3", tokens, ep, kernel_gap=0.0, **kw)
     k = exchange_kernel(kernel)
-    hop = EXCHANGE_SYNC["network" if r.nodes > 1 else "scaleup"].value
+    if r.nodes > 1:
+        barrier = EXCHANGE_SYNC["base"].value + EXCHANGE_SYNC["network"].value
+    else:
+        barrier = runtime("symmetric-memory").kernel_floor[runtime_arch(f)]
     for ph, ph0, n, syncs in ((r.dispatch_phase, r0.dispatch_phase, k.kernels[0], k.syncs[0]),
                               (r.combine_phase, r0.combine_phase, k.kernels[1], k.syncs[1])):
+        assert syncs == 1
         assert ph.kernel_gaps == pytest.approx((n - 1) * gap, abs=1e-18)
-        assert ph.fixed == pytest.approx(syncs * (EXCHANGE_SYNC["base"].value + hop)
-                                         + (n - 1) * gap, rel=1e-12)
+        assert ph.fixed == pytest.approx(barrier + (n - 1) * gap, rel=1e-12)
         assert ph.time - ph0.time == pytest.approx((n - 1) * gap, abs=1e-15)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(["dgx-h100", "hgx-b200", "gb200-nvl72"]), st.booleans(),
+       st.sampled_from([(1, 1), (2, 1), (1, 3), (0, 2)]),
+       st.sampled_from(["one-sided", "pplx", "deepep-low-latency"]))
+def test_barrier_inside_a_domain_is_the_symmetric_memory_kernel_floor(system, degraded, syncs,
+                                                                      kernel):
+    """One concept, one place: inside one load/store domain a phase's launch and first
+    barrier cost runtime('symmetric-memory').kernel_floor for the GPU generation (2.3 us
+    Hopper, 3 us Blackwell), each further barrier one flag round trip, checked against
+    all-pairs router latencies (brute force) on intact and degraded fabrics."""
+    from fabric import runtime
+    f = topologies.build(system)
+    if degraded:
+        a = f.endpoints[0]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    k = dataclasses.replace(exchange_kernel(kernel), syncs=syncs)
+    r = moe_exchange(f, "deepseek-v3", 4, 8, kernel=k, dispatch_bytes=1, combine_bytes=2,
+                     kernel_gap=0.0)
+    floor = runtime("symmetric-memory").kernel_floor
+    arch_floor = floor["blackwell" if system != "dgx-h100" else "hopper"]
+    rt = _brute_round_trip(f, 8)
+    for ph, n in ((r.dispatch_phase, syncs[0]), (r.combine_phase, syncs[1])):
+        want = 0.0 if n == 0 else arch_floor + (n - 1) * rt
+        assert ph.fixed == pytest.approx(want, rel=1e-12, abs=1e-18)
+    assert any(p.name.startswith("symmetric-memory.kernel_floor") for p in r.parameters)
 
 
 def test_default_kernel_gap_is_the_graph_overhead_and_bad_gap_refused():
@@ -428,13 +466,12 @@ def test_default_kernel_gap_is_the_graph_overhead_and_bad_gap_refused():
 
 
 def test_handshake_constants_are_the_nccl_runtimes_own():
-    """One concept, one place: the exchange's LL-step handshake reads NCCL's tuner
+    """One concept, one place: the exchange's network handshake reads NCCL's tuner
     constants from the ``nccl`` runtime profile, not a copy of them."""
     from fabric import EXCHANGE_SYNC, runtime
 
     rt = runtime("nccl")
     assert EXCHANGE_SYNC["base"].value == rt.base_latency[("ring", "LL")]
-    assert EXCHANGE_SYNC["scaleup"].value == rt.hw_latency[("nvlink", "ring", "LL")]
     assert EXCHANGE_SYNC["network"].value == rt.hw_latency[("net", "ring", "LL")]
     names = {p.name for p in rt.parameters()}
     assert {p.name for p in EXCHANGE_SYNC.values()} <= names
