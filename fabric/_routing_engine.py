@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from ._errors import RoutingError
+from ._routing_updown import Cones, distinct
 
 __all__ = []
 
@@ -31,6 +32,13 @@ BLOCK = 1 << 22
 # routed so far) are kept below about this many float64 entries per table (64 MiB; four
 # tables, so at most 256 MiB per router).
 _TABLE = 1 << 23
+
+# An up/down state graph of at least this many states routes pairs from cones
+# (:mod:`fabric._routing_updown`: the same DAGs and numbers, without the per-state tables)
+# when the cones of a pair hold at most 1/CONE_RATIO of its states. Below that the tables
+# are small, and the engine keeps to them.
+CONE_STATES = 1 << 13
+CONE_RATIO = 8
 
 
 def flow_hash(*keys):
@@ -58,7 +66,8 @@ class _StateGraph:
     ends by :class:`Engine`) and the arcs touching them are left out.
     """
 
-    def __init__(self, n_nodes, state_node, tail, head, link, node_states, drop=None):
+    def __init__(self, n_nodes, state_node, tail, head, link, node_states, drop=None,
+                 phase=None, level=None):
         state_node = np.asarray(state_node, dtype=np.int64)
         tail = np.asarray(tail, dtype=np.int64)
         head = np.asarray(head, dtype=np.int64)
@@ -71,10 +80,17 @@ class _StateGraph:
             keep_arc = keep_state[tail] & keep_state[head]
             tail, head, link = new_id[tail[keep_arc]], new_id[head[keep_arc]], link[keep_arc]
             state_node = state_node[keep_state]
+            if phase is not None:
+                phase = np.asarray(phase)[keep_state]
+            if level is not None:
+                level = np.asarray(level)[keep_state]
             node_states = np.where(node_states >= 0, new_id[np.maximum(node_states, 0)], -1)
         self.n_nodes = n_nodes
         self.state_node = state_node
         self.n_states = len(self.state_node)
+        # up/down graphs: 0 for a climbing state, 1 for a descending one (None elsewhere)
+        self.phase = None if phase is None else np.asarray(phase, dtype=np.int8)
+        self.level = None if level is None else np.asarray(level, dtype=float)
         order = np.lexsort((head, tail))
         self.tail = tail[order]
         self.head = head[order]
@@ -133,7 +149,8 @@ def updown_graph(fabric, drop=None):
     st_h = np.concatenate([head[up], N + head[down], N + head[down]])
     st_l = np.concatenate([link[up], link[down], link[down]])
     states = np.stack([np.arange(N), N + np.arange(N)], axis=1)
-    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states, drop)
+    return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states, drop,
+                       phase=np.r_[np.zeros(N), np.ones(N)], level=np.r_[lev, lev])
 
 
 def group_of(fabric):
@@ -167,6 +184,18 @@ def minimal_graph(fabric, drop=None):
     st_l = np.concatenate([link[loc], link[loc], link[is_global]])
     states = np.stack([np.arange(N), N + np.arange(N)], axis=1)
     return _StateGraph(N, np.r_[np.arange(N), np.arange(N)], st_t, st_h, st_l, states, drop)
+
+
+def _slots(S, pr, tail, head, *extra):
+    """One slot per distinct (pair, state) of a batch of pair DAGs (compact work arrays).
+
+    Returns the slots of the arcs' tails and heads, of each ``(pair, state)`` array
+    pair in ``extra``, and the number of slots.
+    """
+    keys = [pr * S + tail, pr * S + head] + [p * S + x for p, x in extra]
+    uniq = distinct(np.concatenate(keys))
+    slots = [np.searchsorted(uniq, k) for k in keys]
+    return slots[0], slots[1], slots[2:], len(uniq)
 
 
 # -- the general engine: BFS + path counts + Brandes accumulation ------------------------
@@ -206,6 +235,37 @@ class Engine:
         self._row = [np.full(S, -1, dtype=np.int64), np.full(S, -1, dtype=np.int64)]
         self._D = [np.zeros((0, S)), np.zeros((0, S))]
         self._sig = [np.zeros((0, S)), np.zeros((0, S))]
+        self._cones = None  # decided on first use (:meth:`_pair_unit`)
+
+    def _pair_unit(self):
+        """Work per distinct state pair routed pair by pair: its cones, or a state row.
+
+        Decides once whether to route pairs from cones (:data:`CONE_STATES`).
+        """
+        if self._cones is None:
+            sg = self.sg
+            self._cones = (False, sg.n_states)
+            if sg.phase is not None and sg.n_states >= CONE_STATES:
+                ep = np.asarray(self.f.endpoint_indices, dtype=np.int64)
+                ep = ep[np.linspace(0, len(ep) - 1, min(len(ep), 32)).astype(np.int64)]
+                st = sg.node_states[self.leaf_nbr[ep]]
+                starts, targets = st[:, 0][st[:, 0] >= 0], st[:, 1][st[:, 1] >= 0]
+                if len(starts) and len(targets):
+                    cones = Cones(sg)
+                    unit = cones.cost(starts, targets)
+                    if CONE_RATIO * unit <= sg.n_states:
+                        self._cones = (cones, max(unit, 1.0))
+        return self._cones[1]
+
+    @property
+    def cones(self):
+        """The cone router (:class:`fabric._routing_updown.Cones`) if pairs use it, else None."""
+        self._pair_unit()
+        return self._cones[0] or None
+
+    def _pair_batches(self, n):
+        """Slices of ``n`` state pairs (or starts) small enough for one pair-by-pair block."""
+        return self._batches(n, 4 * self._pair_unit())
 
     def _ends(self, src, dst):
         """Replace leaf chips by their neighbour: (core src, core dst, first link, last link)."""
@@ -277,7 +337,7 @@ class Engine:
         return sigma, maxd
 
     def _batches(self, n, per_row):
-        step = max(1, BLOCK // max(per_row, 1))
+        step = max(1, int(BLOCK // max(per_row, 1)))
         for i in range(0, n, step):
             yield slice(i, min(n, i + step))
 
@@ -294,7 +354,7 @@ class Engine:
         m = cs != cd
         N = len(self.names)
         g = 0 if group is None else group[m].astype(np.int64) * N
-        return len(np.unique(cs[m] * N + cd[m])), len(np.unique(g + cs[m]))
+        return len(distinct(cs[m] * N + cd[m])), len(distinct(g + cs[m]))
 
     def loads(self, src, dst, w, out):
         """Add the bytes of pairs (src[i] -> dst[i], w[i]) to ``out`` (per directed link).
@@ -417,14 +477,14 @@ class Engine:
         """
         k = int(reverse)
         row = self._row[k]
-        need = np.unique(states[row[states] < 0])
+        need = distinct(states[row[states] < 0])
         if len(need):
             S = self.sg.n_states
             if (len(self._D[k]) + len(need)) * S > _TABLE:
                 row[:] = -1
                 self._D[k] = np.zeros((0, S))
                 self._sig[k] = np.zeros((0, S))
-                need = np.unique(states)
+                need = distinct(states)
             G = self.sg.AT if reverse else self.sg.A
             Ds, sigs = [self._D[k]], [self._sig[k]]
             for bs in self._batches(len(need), 4 * S):
@@ -439,6 +499,14 @@ class Engine:
 
     def _pair_targets(self, start, cd, src, dst):
         """Per pair, the nearest state of the destination node from the start state."""
+        cones = self.cones
+        if cones is not None:
+            z, best = cones.targets(start, cd)
+            bad = ~np.isfinite(best)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                self._raise(src[i], dst[i])
+            return z
         ia = self._tables(start, False)
         return self._targets(self._D[0], ia, cd, src, dst)[0]
 
@@ -458,6 +526,9 @@ class Engine:
         frac : ndarray
             Fraction of the pair's bytes on the arc.
         """
+        cones = self.cones
+        if cones is not None:
+            return cones.dag(a, z)[:6]
         sg = self.sg
         ia, iz = self._tables(a, False), self._tables(z, True)
         Da, Dz = self._D[0][ia], self._D[1][iz]
@@ -483,7 +554,7 @@ class Engine:
         :data:`_TABLE` and :data:`BLOCK`.
         """
         uniq, order, bounds, _ = self._groups(start)
-        for bs in self._batches(len(uniq), 4 * self.sg.n_states):
+        for bs in self._pair_batches(len(uniq)):
             yield order[bounds[bs.start]:bounds[bs.stop]]
 
     def _pairs_cheaper(self, n_pairs, n_source_rows):
@@ -494,7 +565,7 @@ class Engine:
         group, for a grouped call).
         """
         sg = self.sg
-        return n_pairs * sg.n_states <= 2 * n_source_rows * (sg.n_states + len(sg.tail))
+        return n_pairs * self._pair_unit() <= 2 * n_source_rows * (sg.n_states + len(sg.tail))
 
     def _core(self, src, dst, w, group):
         """Pairs reduced to their start and target states, with the end links' loads.
@@ -531,13 +602,14 @@ class Engine:
         ratio = bw / np.bincount(inv, weights=bw)[inv]
         order = np.argsort(lev, kind="stable")
         cuts = np.searchsorted(lev[order], np.arange(int(lev.max(initial=0)) + 2))
-        flow = np.zeros((len(a), S))
-        flow[np.arange(len(a)), a] = 1.0
+        iu, iv, (ia0,), n_slots = _slots(S, pr, uu, v, (np.arange(len(a)), a))
+        flow = np.zeros(n_slots)
+        flow[ia0] = 1.0
         frac = np.empty(len(arc))
         for i in range(len(cuts) - 1):
             sel = order[cuts[i]:cuts[i + 1]]
-            f = flow[pr[sel], uu[sel]] * ratio[sel]
-            np.add.at(flow, (pr[sel], v[sel]), f)
+            f = flow[iu[sel]] * ratio[sel]
+            np.add.at(flow, iv[sel], f)
             frac[sel] = f
         return frac
 
@@ -602,14 +674,14 @@ class Engine:
         keys, inv = np.unique(start * S + z, return_inverse=True)
         inv = np.ravel(inv)
         if bandwidth is not None and not self._pairs_cheaper(len(keys),
-                                                             len(np.unique(group * S + z))):
-            for g in np.unique(group):
+                                                             len(distinct(group * S + z))):
+            for g in distinct(group):
                 m = group == g
                 out[g] += self._weighted_sweep(start[m], z[m], w[m], bandwidth)
             return out
         W = sp.csr_matrix((w, (group, inv)), shape=(n_groups, len(keys)))
         a_all, z_all = keys // S, keys % S
-        for bs in self._batches(len(keys), 4 * S):
+        for bs in self._pair_batches(len(keys)):
             pr, uu, v, arc, lev, frac = self._pair_dag(a_all[bs], z_all[bs])
             if bandwidth is not None:
                 frac = self._weighted(a_all[bs], pr, uu, v, arc, lev, bandwidth)
@@ -653,33 +725,42 @@ class Engine:
         khops = np.zeros(n)
         klat = np.zeros(n)
         kbw = np.full(n, np.inf)
-        for bs in self._batches(n, 4 * S):
+        cones = self.cones
+        for bs in self._pair_batches(n):
             a, t = a_all[bs], z_all[bs]
-            ia = self._tables(a, False)  # first: it may replace the table arrays
-            khops[bs] = self._D[0][ia, t]
-            if not want_latency and bandwidth is None:
-                continue
-            pr, uu, v, arc, lev, _ = self._pair_dag(a, t)
+            if cones is not None:
+                if not want_latency and bandwidth is None:
+                    khops[bs] = cones.dist(a, t)
+                    continue
+                pr, uu, v, arc, lev, _, khops[bs] = cones.dag(a, t)
+            else:
+                ia = self._tables(a, False)  # first: it may replace the table arrays
+                khops[bs] = self._D[0][ia, t]
+                if not want_latency and bandwidth is None:
+                    continue
+                pr, uu, v, arc, lev, _ = self._pair_dag(a, t)
             order = np.argsort(lev, kind="stable")
             pr, uu, v, arc, lev = pr[order], uu[order], v[order], arc[order], lev[order]
             cuts = np.searchsorted(lev, np.arange(int(lev.max(initial=0)) + 2))
             r = np.arange(len(a))
             links = self.sg.link[arc]
+            # (pair, state) -> one slot each, for the states on the pairs' DAGs
+            iu, iv, (ia0, it), n_slots = _slots(S, pr, uu, v, (r, a), (r, t))
             if want_latency:
-                acc = np.full((len(a), S), -np.inf)
-                acc[r, a] = 0.0
+                acc = np.full(n_slots, -np.inf)
+                acc[ia0] = 0.0
                 al = ll[links]
                 for i in range(len(cuts) - 1):
                     sl = slice(cuts[i], cuts[i + 1])
-                    np.maximum.at(acc, (pr[sl], v[sl]), acc[pr[sl], uu[sl]] + al[sl])
-                klat[bs] = acc[r, t]
+                    np.maximum.at(acc, iv[sl], acc[iu[sl]] + al[sl])
+                klat[bs] = acc[it]
             if bandwidth is not None:
-                acc = np.full((len(a), S), np.inf)
+                acc = np.full(n_slots, np.inf)
                 ab = bandwidth[links]
                 for i in range(len(cuts) - 1):
                     sl = slice(cuts[i], cuts[i + 1])
-                    np.minimum.at(acc, (pr[sl], v[sl]), np.minimum(acc[pr[sl], uu[sl]], ab[sl]))
-                kbw[bs] = acc[r, t]
+                    np.minimum.at(acc, iv[sl], np.minimum(acc[iu[sl]], ab[sl]))
+                kbw[bs] = acc[it]
         hops[inner] += khops[inv].astype(np.int64)
         lat[inner] += klat[inv]
         bw[inner] = np.minimum(bw[inner], kbw[inv])
