@@ -354,3 +354,20 @@ def test_nvls_bus_bandwidth_is_flat_beyond_nccl_arity():
     ideal = [cost(f, "all-reduce", 2**33, algorithm="in-switch", ranks=f.endpoints[:p],
                   runtime="ideal").busbw for p in (33, 72)]
     assert ideal[1] > ideal[0] * 1.02
+
+
+def test_nccl_releases_before_2_28_7_keep_nvls_off_on_two_gpus():
+    # src/transport/nvls.cc ncclNvlsInit: gpuCount <= 2 -> no NVLS (2.18.1-2.28.3), < 2 from
+    # 2.28.7; NCCL_ALGO=NVLS then leaves no algorithm and tuning.cc sets the ring available
+    two = H100.endpoints[:2]
+    old = cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=two, runtime="nccl@2.23.4")
+    ring = cost(H100, "all-reduce", 2**32, algorithm="ring", ranks=two, runtime="nccl@2.23.4")
+    assert old.algorithm == "ring" and old.time == ring.time
+    new = cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=two)
+    assert new.algorithm == "in-switch"
+    three = cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=H100.endpoints[:3],
+                 runtime="nccl@2.23.4")
+    assert three.algorithm == "in-switch"
+    # the ideal runtime is not NCCL: its in-switch schedule runs on 2 ranks
+    assert cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=two,
+                runtime="ideal").algorithm == "in-switch"
