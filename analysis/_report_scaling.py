@@ -53,9 +53,6 @@ def _draw(rows):
         draw_scaling(rows, metric, ax=ax, legend=False)
         ax.set_title(SCALING_METRICS[metric][0], fontsize="small")
         ax.set_ylabel(SCALING_METRICS[metric][2])
-    chips = [r["chips"] for r in rows]
-    for ax in axes[:len(metrics)]:      # one x range: lines that stop are seen to stop
-        ax.set_xlim(min(chips) / 1.4, max(chips) * 1.4)
     axes[-1].set_axis_off()
     handles, labels = axes[0].get_legend_handles_labels()
     axes[-1].legend(handles, labels, loc="upper center", fontsize="small", frameon=False,

@@ -313,6 +313,9 @@ def draw_scaling(rows, metric, ax=None, legend=True):
                 color=pal[k % len(pal)])
         drawn = drawn or bool(pts)
     ax.set_xscale("log", base=2)
+    chips = [r["chips"] for r in rows]
+    if chips:           # every size of the study, so a line that stops is seen to stop
+        ax.set_xlim(min(chips) / 1.4, max(chips) * 1.4)
     ax.xaxis.set_major_formatter(FuncFormatter(_chips_text))   # 64, 1k, 16k: not 2^6
     ys = [v for line in ax.get_lines() for v in line.get_ydata() if v > 0]
     if ys and max(ys) >= 10 * min(ys):         # log only where the curves span a decade
@@ -320,11 +323,13 @@ def draw_scaling(rows, metric, ax=None, legend=True):
         # plain numbers (20, 50, 100), not 2x10^1; minor ticks labelled at 2 and 5 only
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(FuncFormatter(_minor_text))
+    ax.margins(y=0.06)                          # the top point sat on the axes' edge
     ax.set_xlabel("chips")
     ax.set_ylabel(textwrap.fill(f"{label} ({unit})", 30))   # long labels ran off the top
     if legend and ax.get_lines():               # below the axes: inside it hid points
+        long = any("(" in ln.get_label() for ln in ax.get_lines())
         ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22),
-                  ncol=3, frameon=False)
+                  ncol=2 if long else 3, frameon=False)    # three long labels ran off the edge
     if not drawn:
         ax.text(0.5, 0.5, "not evaluated at these sizes", ha="center", va="center",
                 transform=ax.transAxes)
