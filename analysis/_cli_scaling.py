@@ -46,7 +46,6 @@ def run(args):
     from fabric import SpecError
 
     from ._cli_report import executor_for_jobs
-    from ._plots import system_colors
     from ._scaling import SCALING_METRICS, scaling_study
     from ._style import paper_style, save_figure
 
@@ -58,7 +57,7 @@ def run(args):
         raise SpecError(str(e)) from None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    keys = list(rows[0])
+    keys = [k for k in rows[0] if k != "seconds"]     # run time: not a result (determinism)
     with open(out / "scaling.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(keys)
@@ -73,7 +72,7 @@ def run(args):
     (out / "scaling.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     for metric in SCALING_METRICS:
         name = f"scaling-{metric.removesuffix('_Bps').removesuffix('_s')}"
-        with paper_style("single"), system_colors(args.families):
+        with paper_style("single"):
             save_figure(_drawer(rows, metric)(), out / "figures" / name)
     if args.json:
         print(json.dumps(with_units(rows), indent=2))

@@ -53,6 +53,13 @@ def register(sub):
     d.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
                    help="replay each step as a CUDA graph (default: on, as serving "
                         "frameworks do)")
+    d.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm"),
+                   help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
+                        "published module list; vllm: counted from vLLM's code)")
+    d.add_argument("--moe-hbm-efficiency", type=float, default=None,
+                   help="achieved fraction of peak HBM bandwidth of the routed experts' "
+                        "grouped GEMMs (default: analysis.decode_step's rule: 0.303 for "
+                        "vLLM graphs on INT4 experts)")
     d.add_argument("--fusion", type=float, default=1.0,
                    help="kernel fusion factor dividing launches (1)")
     d.add_argument("--overlap", type=float, default=0.0,
@@ -109,8 +116,10 @@ def run(args):
     fab = topologies.build(args.system)
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
-              "overlap": args.overlap, "micro_batches": args.micro_batches}
-    decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel))
+              "overlap": args.overlap, "micro_batches": args.micro_batches,
+              "engine": args.engine}
+    decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
+                                     ("moe_hbm_efficiency", args.moe_hbm_efficiency))
                    if v is not None})
     fr = serving_frontier(args.model, fab, isl=args.isl, osl=args.osl, mode=args.mode,
                           definition=args.definition, layouts=args.layout,

@@ -791,6 +791,13 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
     b = base / scale
     for i, r in enumerate(rows):
         lo, hi = r["value_low"] / scale, r["value_high"] / scale
+        if max(abs(lo - b), abs(hi - b)) <= 1e-9 * max(abs(b), 1e-300):
+            # no effect: a bar of zero width reads as "not computed", so say it
+            ax.plot([b], [i], marker="D", markersize=3, color="0.2", linestyle="none")
+            ax.annotate(f"no effect ({r['low']}, {r['high']})", (b, i), xytext=(5, 0),
+                        textcoords="offset points", va="center", ha="left",
+                        fontsize="x-small")
+            continue
         for j, (v, label) in enumerate(((lo, r["low"]), (hi, r["high"]))):
             ax.barh(i, v - b, left=b, height=0.6, color=_part_color(j), alpha=0.85,
                     label=("low setting" if j == 0 else "high setting") if i == 0 else None)
@@ -805,5 +812,8 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
     ax.invert_yaxis()
     ax.set_xlabel(f"{xlabel} ({unit_name})")
     ax.margins(x=0.15)
-    ax.legend(fontsize="x-small", loc="lower right")
+    # above the axes: inside, it covered the labels of the bottom rows
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="x-small", loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2,
+                  frameon=False)
     return ax

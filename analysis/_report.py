@@ -48,6 +48,7 @@ from ._report_fair import (
 )
 from ._report_parts import Report, report_fabric
 from ._report_render import csv_text, render_figures, render_html, render_markdown
+from ._report_scaling import scaling_report_section
 from ._report_sections import (
     assumptions_section,
     failure_section,
@@ -89,8 +90,8 @@ DEFAULT_SYSTEMS = ("sd200-ultra:chip=h100", "cluster-128", "nvl72:chip=h100",
                    "tpu-v4-cube:chip=h100")
 
 #: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "cost", "fair", "sensitivity", "latency", "collectives", "symmetric",
-            "decode", "serving", "utilization", "failures", "topology", "chips")
+SECTIONS = ("structure", "cost", "fair", "sensitivity", "scaling", "latency", "collectives",
+            "symmetric", "decode", "serving", "utilization", "failures", "topology", "chips")
 
 #: The figures ``cofabric figures`` regenerates for the README: figures of the report of
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
@@ -169,7 +170,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
               "decode": "MoE decode", "serving": "Serving", "utilization": "All-to-all",
               "failures": "Failures", "topology": "Topology", "cost": "Cost and power",
               "fair": "Equal chip, cost and power", "chips": "Chips (not fabrics)",
-              "sensitivity": "Sensitivity"}
+              "sensitivity": "Sensitivity", "scaling": "Scaling"}
 
     def found(key, sentences):
         if sentences:
@@ -200,6 +201,11 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                                                    quiet)
             if section is not None:
                 parts.append(section)
+            found(key, sentences)
+        elif key == "scaling":
+            # the families at growing size: independent of the systems compared
+            section, sentences = scaling_report_section(executor, quiet)
+            parts.append(section)
             found(key, sentences)
         elif key == "decode":
             section, sentences = decode_section(fabrics, executor, quiet)

@@ -448,6 +448,12 @@ def _assumed(fabrics):
     return out
 
 
+def assumed_parameters(fabrics):
+    """(parameter name -> (tech or None, what)) of the assumed link and chip parameters of
+    ``fabrics`` (a name -> Fabric mapping): the test the sensitivity section uses."""
+    return _assumed(fabrics)
+
+
 def _with(f, tech, what, factor):
     """``f`` with one assumed parameter scaled: a link technology's bandwidth or latency
     (its links only), or the chip's reduction rate."""

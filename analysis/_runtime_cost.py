@@ -251,6 +251,10 @@ def _nccl_nvls(rt, view, op, n, ops):
     NVLS graph has at most 32 heads (search.cc: maxChannels = min(arity, GPUs), each head's
     path charged twice), so its busBw is ``2 B eff (h-1)/(h+1)`` with ``h = min(p, 32)``,
     which is the schedule's ``n (1 + 1/p)`` per rank for ``p <= 32``."""
+    if view.ppn < rt.factors["nvls_min_gpus"]:
+        raise _NvlsOff(f"NCCL {rt.version} does not enable NVLS on a node with "
+                       f"{int(view.ppn)} GPUs (src/transport/nvls.cc ncclNvlsInit); with no "
+                       "other algorithm allowed it runs the ring (src/graph/tuning.cc)")
     t = view.transfer("in-switch", op)
     # NCCL 2.18 put NVLS's 23 us in the base latency, later releases in the NVLink step
     lat = max(rt.base_latency[("nvls", "Simple")] / ops + _lat(rt, view.intra_hw, "nvls", "Simple"),
@@ -266,6 +270,10 @@ def _nccl_nvls(rt, view, op, n, ops):
     time = choice + (_nvls_fill(rt, view, n, h) * per_byte if op == "all-reduce" else 0.0)
     return [Candidate(library="nvls", schedule="in-switch", protocol="Simple", time=time,
                       choice=choice, channels=0, fixed=lat)]
+
+
+class _NvlsOff(NotApplicableError):
+    """NCCL's release does not enable NVLS on this group (forced NVLS then runs the ring)."""
 
 
 def _nvls_fill(rt, view, n, heads):
@@ -376,7 +384,9 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
             tried.extend(fn())
         except NotApplicableError as e:
             why.append((name, str(e)))
+            errors.append(e)
 
+    errors = []
     if op == "send-recv":
         attempt("p2p", lambda: _p2p(rt, view, op, n, "point-to-point"))
     elif op in ("all-to-all", "all-to-allv"):
@@ -394,6 +404,11 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
                 why.append(("nvls", ("NCCL runs NVLS all-gather / reduce-scatter across nodes "
                                     "only with CollNet (in-network reduction in the scale-out "
                                     "switches), which this fabric does not model")))
+    if algorithm == "in-switch" and not tried and any(
+            isinstance(w, _NvlsOff) for w in errors):
+        # NCCL_ALGO=NVLS where the release does not enable NVLS: no algorithm is left, so
+        # NCCL sets the ring available (tuning.cc "at least set ring algo available")
+        tried.extend(_nccl_ring(rt, view, op, n, ops))
     if algorithm != "auto" and not tried and not why:
         # an algorithm NCCL does not ship: costed as NCCL would run it (see _generic)
         try:

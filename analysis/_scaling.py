@@ -99,11 +99,19 @@ SCALING_METRICS = {
     "bisection_per_chip_Bps": ("bisection per chip", 1e9, "GB/s"),
     "a2a_per_chip_Bps": ("all-to-all throughput per chip", 1e9, "GB/s"),
     "allreduce_1GiB_s": ("all-reduce, 1 GiB per rank", 1e-3, "ms"),
-    "alltoall_1MiB_s": ("all-to-all, 1 MiB per rank", 1e-3, "ms"),
+    "alltoall_1MiB_s": ("all-to-all, 1 MiB per rank", 1e-6, "µs"),
     "decode_step_s": ("decode step, kimi-k2, batch 1", 1e-3, "ms"),
     "network_cost_usd_per_chip": ("network cost per chip", 1e3, "k$"),
     "network_power_w_per_chip": ("network power per chip", 1.0, "W"),
 }
+
+#: Family -> (index in the paper style's system palette, marker): fixed, so a family keeps
+#: its colour in every figure whatever subset is drawn. Each family takes the colour of the
+#: default report's system of its kind (sd200-ultra is a Hyper-Mesh, cluster-128 is
+#: rail-optimized, nvl72 is a switched domain, tpu-v4-cube a torus), so a colour means one
+#: kind of fabric throughout; fat-tree and dragonfly take the next two colours.
+FAMILY_STYLE = {"hyperx": (0, "o"), "rail": (1, "s"), "domains": (2, "^"), "torus": (3, "D"),
+                "fat-tree": (4, "v"), "dragonfly": (5, "<")}
 
 #: Chips one decoding instance of the model spans (expert parallelism), on every fabric.
 DECODE_CHIPS = 128
@@ -155,7 +163,7 @@ def _best(f, op, nbytes, family, auto_limit):
     return float(best.time), best.algorithm, "best of " + ", ".join(tried)
 
 
-def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
+def _point(family, n, collective_limit, decode_limit, book, auto_limit=64, router_limit=None):
     import numpy as np
 
     import topologies
@@ -183,7 +191,8 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
            "network_cost_usd_per_chip": b.cost_usd_per_chip,
            "network_power_w_per_chip": b.power_w_per_chip, "note": ""}
     notes = []
-    limit = min(collective_limit, ROUTER_LIMIT.get(family, collective_limit))
+    router_limit, why = router_limit or (ROUTER_LIMIT, ROUTER_LIMIT_WHY)
+    limit = min(collective_limit, router_limit.get(family, collective_limit))
     if chips <= limit:
         for op, nbytes, key in (("all-reduce", ALLREDUCE_BYTES, "allreduce"),
                                 ("all-to-all", ALLTOALL_BYTES, "alltoall")):
@@ -198,7 +207,7 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
     elif chips > collective_limit:
         notes.append(f"collectives not evaluated above {collective_limit} chips")
     else:
-        notes.append(f"collectives not evaluated: {ROUTER_LIMIT_WHY}")
+        notes.append(f"collectives not evaluated: {why}")
     if chips <= decode_limit:
         try:
             step, _ = best_decode_layout("kimi-k2", f, batch=1, context=4096,
@@ -210,13 +219,14 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64):
     else:
         notes.append(f"decode not evaluated above {decode_limit} chips")
     row["note"] = "; ".join(notes)
+    # run time: for the progress and the benchmarks, not a result (the study's CSV leaves it out)
     row["seconds"] = float(np.round(time.perf_counter() - start, 3))
     return row
 
 
 def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384), *,
                   collective_limit=20000, decode_limit=20000, book="street-2026",
-                  quiet=True, executor=None):
+                  quiet=True, executor=None, router_limit=None):
     """Per-chip metrics of each family at each size; a list of tidy rows (SI units).
 
     Parameters
@@ -230,6 +240,9 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
         fabric (they take minutes at 16k chips on two cores).
     book : str
         Cost book for cost and power.
+    router_limit : (dict, str), optional
+        Family -> largest chip count whose collectives are evaluated, and why; default
+        (:data:`ROUTER_LIMIT`, :data:`ROUTER_LIMIT_WHY`).
 
     Returns
     -------
@@ -247,12 +260,33 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
     if bad:
         raise ValueError(f"sizes are chip counts of at least 2, got {bad}")
     points = [{"family": fam, "n": n, "collective_limit": collective_limit,
-               "decode_limit": decode_limit, "book": book} for fam in families for n in sizes]
+               "decode_limit": decode_limit, "book": book, "router_limit": router_limit}
+              for fam in families for n in sizes]
     return sweep(_point, points, executor=executor, quiet=quiet, desc="scaling")
 
 
-def draw_scaling(rows, metric, ax=None):
-    """One metric against chips, one line per family (log x; log y where it spans a decade)."""
+def _chips_text(v, _=None):
+    """A chip count as a tick label: 64, 512, 4k, 16k."""
+    return f"{v / 1024:g}k" if v >= 1024 else f"{v:g}"
+
+
+def _minor_text(v, _=None):
+    """A minor log tick's label: only at 2 and 5 times a power of ten (else crowded)."""
+    if v <= 0:
+        return ""
+    mantissa = v / 10 ** math.floor(math.log10(v) + 1e-9)
+    return f"{v:g}" if round(mantissa, 6) in (2.0, 5.0) else ""
+
+
+def draw_scaling(rows, metric, ax=None, legend=True):
+    """One metric against chips, one line per family (log x; log y where it spans a decade).
+
+    Each family keeps its colour and marker (:data:`FAMILY_STYLE`). A family evaluated at
+    none of its sizes stays in the legend as "(not evaluated)"; one evaluated only up to
+    some size says "(to N chips)", so a line that stops is not read as a trend.
+    """
+    from matplotlib.ticker import FuncFormatter
+
     from . import _plots
 
     if ax is None:
@@ -260,23 +294,43 @@ def draw_scaling(rows, metric, ax=None):
 
         ax = plt.figure().add_subplot()
     label, scale, unit = SCALING_METRICS[metric]
-    for i, fam in enumerate(dict.fromkeys(r["family"] for r in rows)):
-        pts = [(r["chips"], r[metric] / scale) for r in rows
-               if r["family"] == fam and r[metric] is not None]
-        if pts:
-            x, y = zip(*pts)
-            ax.plot(x, y, marker="os^Dv<"[i % 6], markersize=3.5, label=fam,
-                    color=_plots.palette()[i % len(_plots.palette())])
+    pal = _plots.palette()
+    drawn = False
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        k, marker = FAMILY_STYLE.get(fam, (len(FAMILY_STYLE), "o"))
+        mine = [r for r in rows if r["family"] == fam]
+        pts = [(r["chips"], r[metric] / scale) for r in mine if r[metric] is not None]
+        if not pts:
+            name = f"{fam} (not evaluated)"
+        elif len(pts) < len(mine):
+            name = f"{fam} (to {max(x for x, _ in pts):,} chips)"
+        else:
+            name = fam
+        x, y = zip(*pts) if pts else ((), ())
+        # open markers: families that coincide (rail, domains and torus at 64 chips) stay
+        # visible one through the other
+        ax.plot(x, y, marker=marker, markersize=4, markerfacecolor="none", label=name,
+                color=pal[k % len(pal)])
+        drawn = drawn or bool(pts)
     ax.set_xscale("log", base=2)
+    chips = [r["chips"] for r in rows]
+    if chips:           # every size of the study, so a line that stops is seen to stop
+        ax.set_xlim(min(chips) / 1.4, max(chips) * 1.4)
+    ax.xaxis.set_major_formatter(FuncFormatter(_chips_text))   # 64, 1k, 16k: not 2^6
     ys = [v for line in ax.get_lines() for v in line.get_ydata() if v > 0]
     if ys and max(ys) >= 10 * min(ys):         # log only where the curves span a decade
         ax.set_yscale("log")
+        # plain numbers (20, 50, 100), not 2x10^1; minor ticks labelled at 2 and 5 only
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(FuncFormatter(_minor_text))
+    ax.margins(y=0.06)                          # the top point sat on the axes' edge
     ax.set_xlabel("chips")
     ax.set_ylabel(textwrap.fill(f"{label} ({unit})", 30))   # long labels ran off the top
-    if ax.get_lines():                          # below the axes: inside it hid points
+    if legend and ax.get_lines():               # below the axes: inside it hid points
+        long = any("(" in ln.get_label() for ln in ax.get_lines())
         ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22),
-                  ncol=3, frameon=False)
-    else:
+                  ncol=2 if long else 3, frameon=False)    # three long labels ran off the edge
+    if not drawn:
         ax.text(0.5, 0.5, "not evaluated at these sizes", ha="center", va="center",
                 transform=ax.transAxes)
     return ax

@@ -743,9 +743,22 @@ class _Sweep:
                                 prefill=info["prefill"], batch=batch, isl=self.isl,
                                 osl=self.osl, n=lay.chips, mode=self.mode,
                                 definition=self.definition, system=self.fabric.name,
-                                model=m.name, layout=f"tp={lay.tp},dp={lay.dp}",
+                                model=m.name, layout=_layout_label(lay),
                                 context=self.context, hbm=hbm, capacity=info["capacity"]))
         return out
+
+
+def _layout_label(lay):
+    """A point's layout as :func:`candidate_layouts` spells it: ``tp=..,dp=..``, plus
+    ``,etp=..`` when every expert is split (else an expert-split layout and the expert-
+    parallel one of the same tp and dp would print alike).
+
+    >>> from analysis._decode import Layout
+    >>> _layout_label(Layout(8, 1, 8)), _layout_label(Layout(8, 1, 1, etp=8))
+    ('tp=8,dp=1', 'tp=8,dp=1,etp=8')
+    """
+    base = f"tp={lay.tp},dp={lay.dp}"
+    return base if lay.etp == 1 else f"{base},etp={lay.etp}"
 
 
 # -- the frontier -----------------------------------------------------------------------

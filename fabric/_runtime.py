@@ -265,7 +265,7 @@ _NCCL = Runtime(
              "ppn1_tree_net_latency": 1, "nvls_tree_net_two_nodes": 2,
              "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0,
              "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
-             "ring_ll128_ppn1": 0.92},
+             "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -306,7 +306,10 @@ _NCCL = Runtime(
          "2 nodes, x1 on more (nvls_tree_net_two_nodes / _many_nodes); NVLS-tree algBw = "
          "busBw x nRanks/nsteps (nvls_tree_alg_ratio 0 stands for that; "
          "nvls_tree_linear_net_steps and nvls_tree_ratio_nodes 0: 2.18's other NVLS-tree "
-         "forms unused); ring LL128 x 0.92 also with one rank per node (ring_ll128_ppn1)"),
+         "forms unused); ring LL128 x 0.92 also with one rank per node (ring_ll128_ppn1); "
+         "src/transport/nvls.cc ncclNvlsInit: NVLS needs at least 2 GPUs in the node "
+         "(nvls_min_gpus; 3 before 2.28.7), and with no algorithm left NCCL runs the ring "
+         "(tuning.cc 'at least set ring algo available')"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
@@ -389,6 +392,9 @@ _NCCL_HISTORY = {
     # network steps) and algBw = busBw x 0.7 nodes / (2 (nodes - 1))
     ("factors", "nvls_tree_linear_net_steps"): (((2, 18, 3), 1), ((2, 19, 0), 0)),
     ("factors", "nvls_tree_ratio_nodes"): (((2, 18, 3), 0.7), ((2, 19, 0), 0)),
+    # NVLS off on a node of 2 GPUs or fewer from 2.18.1 to 2.28.3 (nvls.cc gpuCount <= 2);
+    # from 2.28.7 only below 2 GPUs
+    ("factors", "nvls_min_gpus"): (((2, 18, 3), 3), ((2, 28, 7), 2)),
     # ring LL128 x 0.7 with one rank per node until 2.22 (x 0.92 otherwise and from 2.23)
     ("factors", "ring_ll128_ppn1"): (((2, 18, 3), 0.7), ((2, 23, 0), 0.92)),
     # Hopper LL ceiling 87.7 / 22.5 / 19.0 GB/s until 2.20, 141 / 45 / 35 from 2.21

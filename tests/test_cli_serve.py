@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from analysis._cli import main
 
 NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
@@ -50,3 +52,21 @@ def test_serve_passes_decode_settings(capsys):
     assert graphs < eager                     # graph replay removes host launch time
     assert main([*base, "--micro-batches", "0"]) == 2
     assert "micro_batches" in capsys.readouterr().err
+
+
+def test_serve_reproduces_a_check_row(capsys):
+    # the k2-h200-int4-c16 row as tests/serving_check.py expresses it, through the CLI
+    import serving_check as sc
+    row = next(r for r in sc.load_rows() if r["id"] == "k2-h200-int4-c16")
+    assert main(["serve", sc.H200_NODE, "--model", "kimi-k2.5-int4", "--isl", "8192",
+                 "--osl", "1024", "--batches", "16", "--layout", "tp=8,dp=1,etp=8",
+                 "--no-speculative", "--engine", "vllm", "--runtime", "symmetric-memory",
+                 "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)["frontier"][0]
+    p = sc.model_point(row)
+    assert cli["tpot_s"] == pytest.approx(p.tpot, rel=1e-12)
+    assert main(["serve", sc.H200_NODE, "--model", "kimi-k2.5-int4", "--isl", "8192",
+                 "--osl", "1024", "--batches", "16", "--layout", "tp=8,dp=1,etp=8",
+                 "--no-speculative", "--engine", "vllm", "--runtime", "symmetric-memory",
+                 "--moe-hbm-efficiency", "0.78", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["frontier"][0]["tpot_s"] < p.tpot

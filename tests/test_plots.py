@@ -35,7 +35,7 @@ def test_hypermesh_is_drawn_in_3d_with_every_link():
         "dimension 0", "dimension 1", "dimension 2", "chips, shaded by host (16 hosts)"]
     # every chip drawn once, in its host's shade (one scatter per host)
     shades = [c for c in ax.collections if not hasattr(c, "_segments3d")]
-    assert len(shades) == len(set(f.host_of[n] for n in f.endpoints)) == 16
+    assert len(shades) == len({f.host_of[n] for n in f.endpoints}) == 16
     assert sum(len(c.get_offsets()) for c in shades) == f.n_endpoints
 
 

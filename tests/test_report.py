@@ -344,3 +344,15 @@ def test_csv_tables_are_tidy_and_exact(small_report, written):
         coll = list(csv.DictReader(fh))
     assert {r["op"] for r in coll} == set(OPS)
     assert all(float(r["time_s"]) >= float(r["lower_bound_s"]) for r in coll)
+
+
+def test_default_report_shows_scaling_curves_that_state_their_assumptions(small_report):
+    groups = dict(small_report.finding_groups)
+    assert "Scaling" in groups and len(groups["Scaling"]) >= 3
+    for sentence in groups["Scaling"]:
+        assert "Assumes:" in sentence and "cofabric scaling" in sentence
+    assert "scaling" in [f.name for f in small_report.figures]
+    table = next(t for t in small_report.tables if t.name == "scaling")
+    families = {r["family"] for r in table.rows}
+    assert families == {"hyperx", "torus", "fat-tree", "rail", "dragonfly", "domains"}
+    assert max(r["chips"] for r in table.rows) >= 4000

@@ -7,6 +7,7 @@ any fabric (monotone in size, never below the lower bound or the hardware floor)
 checked with Hypothesis.
 """
 
+import functools
 import itertools
 import math
 
@@ -324,3 +325,49 @@ def test_runtime_arch_follows_the_chip_or_the_links():
     assert runtime_arch(topologies.build("gb200-nvl72")) == "blackwell"
     assert runtime_arch(H100) == "hopper"
     assert runtime_arch(topologies.build("torus:4x4")) == "hopper"
+
+
+@settings(max_examples=20, deadline=None)
+@given(p=st.integers(2, 16), k=st.integers(10, 30), op=st.sampled_from(["broadcast", "reduce"]),
+       rt=st.sampled_from(["ideal", "nccl"]))
+def test_double_binary_tree_rooted_ops_hold_their_bound_at_any_rank_count(p, k, op, rt):
+    # issue 10 item 3 (fixed in session 1), re-checked over random rank counts across two
+    # NVLink nodes: a rooted double binary tree never beats its own lower bound
+    f = _two_nodes()
+    r = cost(f, op, 2**k, algorithm="double-binary-tree", ranks=f.endpoints[:p], runtime=rt)
+    assert r.time >= r.lower_bound * (1 - 1e-12)
+
+
+@functools.cache
+def _two_nodes():
+    return topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+
+
+def test_nvls_bus_bandwidth_is_flat_beyond_nccl_arity():
+    # issue 10 item 3 (in-switch scaling): under NCCL, NVLS over more than 32 ranks keeps 32
+    # heads, so its bus bandwidth no longer grows with the rank count (the ideal schedule's
+    # n(1 + 1/p) still does)
+    f = topologies.build("gb200-nvl72")
+    bus = [cost(f, "all-reduce", 2**33, algorithm="in-switch", ranks=f.endpoints[:p]).busbw
+           for p in (33, 48, 64, 72)]
+    assert max(bus) <= min(bus) * 1.005
+    ideal = [cost(f, "all-reduce", 2**33, algorithm="in-switch", ranks=f.endpoints[:p],
+                  runtime="ideal").busbw for p in (33, 72)]
+    assert ideal[1] > ideal[0] * 1.02
+
+
+def test_nccl_releases_before_2_28_7_keep_nvls_off_on_two_gpus():
+    # src/transport/nvls.cc ncclNvlsInit: gpuCount <= 2 -> no NVLS (2.18.1-2.28.3), < 2 from
+    # 2.28.7; NCCL_ALGO=NVLS then leaves no algorithm and tuning.cc sets the ring available
+    two = H100.endpoints[:2]
+    old = cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=two, runtime="nccl@2.23.4")
+    ring = cost(H100, "all-reduce", 2**32, algorithm="ring", ranks=two, runtime="nccl@2.23.4")
+    assert old.algorithm == "ring" and old.time == ring.time
+    new = cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=two)
+    assert new.algorithm == "in-switch"
+    three = cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=H100.endpoints[:3],
+                 runtime="nccl@2.23.4")
+    assert three.algorithm == "in-switch"
+    # the ideal runtime is not NCCL: its in-switch schedule runs on 2 ranks
+    assert cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=two,
+                runtime="ideal").algorithm == "in-switch"

@@ -68,3 +68,24 @@ def test_candidates_hold_the_best_algorithm_at_64_chips(family):
         t_cand, alg_c, how_c = _best(f, op, nbytes, family, auto_limit=0)
         assert how == "auto" and how_c.startswith("best of ")
         assert t_cand == pytest.approx(t_auto, rel=1e-12), (op, alg, alg_c)
+
+
+def test_a_family_keeps_its_colour_and_says_what_was_not_evaluated():
+    from matplotlib.figure import Figure
+
+    from analysis import paper_style
+    from analysis._scaling import draw_scaling
+
+    def row(fam, n, v):
+        return {"family": fam, "chips": n, "allreduce_1GiB_s": v}
+
+    rows = [row("torus", 64, 1e-3), row("torus", 512, 2e-3), row("rail", 64, 1e-3),
+            row("rail", 512, None), row("domains", 64, None)]
+    with paper_style("single"):
+        full = draw_scaling(rows, "allreduce_1GiB_s", ax=Figure().subplots())
+        alone = draw_scaling(rows[:2], "allreduce_1GiB_s", ax=Figure().subplots())
+    colour = {ln.get_label(): ln.get_color() for ln in full.get_lines()}
+    assert set(colour) == {"torus", "rail (to 64 chips)", "domains (not evaluated)"}
+    # the colour is the family's, not its position among the families drawn
+    assert alone.get_lines()[0].get_color() == colour["torus"]
+    assert len(set(colour.values())) == 3

@@ -261,3 +261,15 @@ def test_prefill_with_experts_split_pays_two_allreduces_per_moe_layer(node):
     ar = analysis.cost(node, "all-reduce", 256 * m.hidden * m.activation_bytes,
                        ranks=list(range(8)), runtime="ideal").time
     assert split.comm == pytest.approx((m.dense_layers * 2 + m.moe_layers * 2) * ar)
+
+
+def test_points_name_expert_split_layouts_apart():
+    # the expert-parallel and the expert-split layout of the same tp and dp are different
+    # deployments: their points carry different labels, and the label re-parses to its layout
+    node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    kw = {"isl": 256, "osl": 64, "batch": 4, "runtime": "ideal"}
+    ep = analysis.serving_point("kimi-k2.5-int4", node, layout="tp=8,dp=1", **kw)
+    split = analysis.serving_point("kimi-k2.5-int4", node, layout="tp=8,dp=1,etp=8", **kw)
+    assert (ep.layout, split.layout) == ("tp=8,dp=1", "tp=8,dp=1,etp=8")
+    again = analysis.serving_point("kimi-k2.5-int4", node, layout=split.layout, **kw)
+    assert again.tpot == split.tpot != ep.tpot

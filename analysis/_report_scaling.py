@@ -1,0 +1,198 @@
+"""The report's scaling section: each fabric family at growing size, per-chip metrics.
+
+A reduced run of :func:`analysis.scaling_study` that fits the default report's time
+budget: every family at about :data:`REPORT_SIZES` chips, with the structural metrics
+(bisection and routed all-to-all per chip), cost and power per chip at every size and
+collectives and decode up to :data:`REPORT_EVALUATED_LIMIT` chips. The full study (64 to
+16k chips, every metric at every size) is ``cofabric scaling`` (about 2.5 minutes on two
+cores); the section says so, and its findings state the assumptions the curves rest on.
+"""
+
+import functools
+
+from fabric import format_bandwidth, format_time
+
+from ._report_parts import Column, FigureSpec, Section, Table, new_figure
+from ._scaling import (
+    DECODE_CHIPS,
+    RUNTIME,
+    SCALING_FAMILIES,
+    SCALING_METRICS,
+    draw_scaling,
+    scaling_study,
+)
+
+__all__ = []
+
+#: Target chip counts of the report's reduced study (each family's nearest buildable size).
+REPORT_SIZES = (64, 512, 4096)
+
+#: Largest chip count at which the report evaluates collectives and decode (the time budget:
+#: the rail-optimized families' collectives take about 5 s each at 512 chips).
+REPORT_EVALUATED_LIMIT = 512
+
+#: The report's limit on the rail-optimized families' collectives (their router takes about
+#: 5 s per collective at 512 chips, a third of the report's scaling budget), and why.
+REPORT_ROUTER_LIMIT = ({"rail": 64, "domains": 64},
+                       ("the report's time budget (about 5 s per rail-optimized collective at "
+                        "512 chips); `cofabric scaling` evaluates them to 1,024 chips"))
+
+#: Cost book of the study (the cost section's).
+_BOOK = "street-2026"
+
+
+def _usd(v):
+    return f"${v:,.0f}"
+
+
+def _draw(rows):
+    fig = new_figure()
+    metrics = list(SCALING_METRICS)
+    axes = fig.subplots(2, 4).ravel()
+    for ax, metric in zip(axes, metrics):
+        draw_scaling(rows, metric, ax=ax, legend=False)
+        ax.set_title(SCALING_METRICS[metric][0], fontsize="small")
+        ax.set_ylabel(SCALING_METRICS[metric][2])
+    axes[-1].set_axis_off()
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[-1].legend(handles, labels, loc="upper center", fontsize="small", frameon=False,
+                    title="family")
+    lim = REPORT_ROUTER_LIMIT[0]
+    axes[-1].text(0.5, 0.02, f"collectives and decode to {REPORT_EVALUATED_LIMIT} chips\n"
+                  f"(rail, domains collectives to {lim['rail']});\nall sizes: cofabric scaling",
+                  ha="center", va="bottom", fontsize="x-small", transform=axes[-1].transAxes)
+    return fig
+
+
+def _links(rows):
+    """'family tech/tech' for each family, from its smallest built fabric, and the assumed
+    link and chip parameters among them (name -> what: bandwidth, latency, reduce_rate)."""
+    from ._report_fair import assumed_parameters
+    from ._report_parts import report_fabric
+
+    said, assumed = [], {}
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        spec = next(r["spec"] for r in rows if r["family"] == fam)
+        f = report_fabric(spec)
+        techs = sorted({d.get("tech") for *_, d in f.graph.edges(data=True)} - {None})
+        said.append(f"{fam} {'/'.join(techs)}")
+        assumed.update({n: what for n, (_, what) in assumed_parameters({spec: f}).items()})
+    return "; ".join(said), assumed
+
+
+def _assumes(rows, rests_on, kinds):
+    """' Assumes: ...' for one finding: what it rests on, the assumed parameters of the kinds
+    it uses, and the report's reduced range."""
+    _, assumed = _links(rows)
+    names = sorted(n for n, what in assumed.items() if what in kinds)
+    tail = f"; assumed (no published figure): {', '.join(names)}" if names else ""
+    return (f" Assumes: {rests_on}{tail}; H100 chips everywhere. Report run: about "
+            f"{', '.join(f'{n:,}' for n in REPORT_SIZES)} chips (full 64-16k: "
+            "`cofabric scaling`).")
+
+
+def _span(rows, metric, fmt):
+    """'family a -> b' over the sizes each family was evaluated at."""
+    out = []
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        pts = [(r["chips"], r[metric]) for r in rows
+               if r["family"] == fam and r[metric] is not None]
+        if len(pts) >= 2:
+            (n0, v0), (n1, v1) = pts[0], pts[-1]
+            out.append(f"{fam} {fmt(v0)} at {n0:,} -> {fmt(v1)} at {n1:,} chips")
+    return out
+
+
+def _at_largest(rows, metric):
+    """(chips, [(value, family, row)]) at each family's largest evaluated size, sorted."""
+    best = {}
+    for r in rows:
+        if r[metric] is not None:
+            best[r["family"]] = r
+    ranked = sorted((r[metric], fam, r) for fam, r in best.items())
+    return ranked
+
+
+def _findings(rows):
+    out = []
+    span = _span(rows, "bisection_per_chip_Bps", format_bandwidth)
+    if span:
+        out.append("Bisection per chip as the families grow: " + "; ".join(span) + "."
+                   + _assumes(rows, "the link bandwidths as built", ("bandwidth",)))
+    ranked = _at_largest(rows, "network_cost_usd_per_chip")
+    if ranked:
+        cheap, dear = ranked[0], ranked[-1]
+        out.append(f"Network cost per chip at about {REPORT_SIZES[-1]:,} chips: {cheap[1]} "
+                   f"cheapest ({_usd(cheap[0])}), {dear[1]} dearest ({_usd(dear[0])}); power "
+                   "per chip " + ", ".join(f"{r['family']} {r['network_power_w_per_chip']:.0f} W"
+                                          for _, _, r in ranked) + "."
+                   + _assumes(rows, f"the cost book {_BOOK!r} (street prices of May 2026) and "
+                              "its rack layout (72 chips per rack)", ()))
+    for metric, what, alg in (("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm"),
+                              ("alltoall_1MiB_s", "A 1 MiB all-to-all", "alltoall_algorithm")):
+        ranked = _at_largest(rows, metric)
+        if len(ranked) >= 2:
+            (t0, f0, r0), (t1, f1, r1) = ranked[0], ranked[-1]
+            out.append(f"{what} at each family's best algorithm, at about "
+                       f"{REPORT_EVALUATED_LIMIT} chips: {f0} fastest ({format_time(t0)}, "
+                       f"{r0[alg]}), {f1} slowest ({format_time(t1)}, {r1[alg]})."
+                       + _assumes(rows, f"the hardware floor (runtime {RUNTIME!r}: no software "
+                                  "launch or protocol costs, the same for every family), the "
+                                  "link bandwidths and latencies and the chip's reduce rate",
+                                  ("bandwidth", "latency", "reduce_rate")))
+    ranked = _at_largest(rows, "decode_step_s")
+    if len(ranked) >= 2:
+        out.append(f"Decode step (kimi-k2, batch 1, {DECODE_CHIPS} chips, best layout) at about "
+                   f"{REPORT_EVALUATED_LIMIT} chips: "
+                   + ", ".join(f"{fam} {format_time(t)} ({r['decode_layout']})"
+                               for t, fam, r in ranked) + "."
+                   + _assumes(rows, "the report's decode settings (exchange kernel, CUDA "
+                              "graphs) and the link bandwidths and latencies",
+                              ("bandwidth", "latency")))
+    return out
+
+
+def scaling_report_section(executor=None, quiet=False):
+    """(Section, finding sentences) of the report's reduced scaling study."""
+    rows = scaling_study(tuple(SCALING_FAMILIES), REPORT_SIZES,
+                         collective_limit=REPORT_EVALUATED_LIMIT,
+                         decode_limit=REPORT_EVALUATED_LIMIT, book=_BOOK,
+                         executor=executor, quiet=quiet, router_limit=REPORT_ROUTER_LIMIT)
+    rows = [{k: v for k, v in r.items() if k != "seconds"} for r in rows]   # not a result
+
+    def opt(fmt):
+        return lambda v: "n/a" if v is None else fmt(v)
+
+    columns = (
+        Column("family", "family"), Column("chips", "chips", lambda v: f"{v:,}"),
+        Column("bisection_per_chip_Bps", "bisection / chip", opt(format_bandwidth)),
+        Column("a2a_per_chip_Bps", "all-to-all / chip", opt(format_bandwidth)),
+        Column("allreduce_1GiB_s", "all-reduce 1 GiB", opt(format_time)),
+        Column("alltoall_1MiB_s", "all-to-all 1 MiB", opt(format_time)),
+        Column("decode_step_s", "decode step", opt(format_time)),
+        Column("network_cost_usd_per_chip", "network $ / chip", opt(_usd)),
+        Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
+    )
+    table = Table("scaling", "Each family at growing size (per chip)", columns, tuple(rows),
+                  "n/a: not evaluated in the report (collectives and decode up to "
+                  f"{REPORT_EVALUATED_LIMIT} chips, the rail-optimized families' collectives "
+                  f"up to {REPORT_ROUTER_LIMIT[0]['rail']}; the CSV's note column says why for "
+                  "each row). The specs built and the algorithms chosen are in scaling.csv.")
+    fig = FigureSpec(
+        "scaling", "Scaling: per-chip metrics against chips",
+        "Each family from about 64 to about 4,096 chips (log x; log y where a panel spans a "
+        "decade). Lines stop where a metric was not evaluated in the report (collectives "
+        f"and decode above {REPORT_EVALUATED_LIMIT} chips, rail-optimized collectives above "
+        f"{REPORT_ROUTER_LIMIT[0]['rail']}; the legend says where a family stops); "
+        "`cofabric scaling` runs every "
+        "metric from 64 to 16k chips.",
+        functools.partial(_draw, rows), column="double", height=4.2)
+    links, _ = _links(rows)
+    text = (("Every family (" + ", ".join(SCALING_FAMILIES) + ") built at about "
+             + ", ".join(f"{n:,}" for n in REPORT_SIZES) + " chips with H100 chips, so the "
+             f"curves compare fabrics; links: {links}. This is a reduced run that fits the report's time "
+             "budget; the full study from 64 to 16k chips is `cofabric scaling --out DIR` "
+             "(about 2.5 minutes on 2 cores, every metric at every size except the "
+             "rail-optimized families' collectives above 1,024 chips)."),)
+    return Section("scaling", "Scaling", text=text, tables=(table,), figures=(fig,)), \
+        _findings(rows)
