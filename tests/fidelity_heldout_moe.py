@@ -12,7 +12,7 @@ goal (``fidelity.HELDOUT_TOLERANCE``) are ``KNOWN_MISSES``, filled from the eval
 import dataclasses
 import functools
 
-from fidelity_moe import BF16_TOKEN, FP8_TOKEN, h800_nodes, nvl72
+from fidelity_moe import BF16_TOKEN, FP8_TOKEN, h800_nodes, nvl72, parts
 
 import topologies
 from analysis import model_config, moe_exchange
@@ -54,7 +54,7 @@ def _deepep(fabric_of, kernel, tokens, phase, metric, *, model="deepseek-v3", tr
                          transport=transport)
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
         how = (f"{kernel}{' over rdma' if transport else ''}, {nodes} node(s), {routing}; "
-               f"bottleneck {ph.bottleneck}")
+               f"{parts(ph)}")
         return _metric(r, phase, metric), how
     return case
 
@@ -65,7 +65,8 @@ def _trtllm(tokens, phase, dispatch_bytes=2, combine_bytes=2):
                          dispatch_bytes=dispatch_bytes, combine_bytes=combine_bytes,
                          routing="balanced")
         t = r.dispatch if phase == "dispatch" else r.combine
-        return t * 1e6, "one-sided on gb200-nvl72, balanced routing (perfect router)"
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        return t * 1e6, f"one-sided on gb200-nvl72, perfect router; {parts(ph)}"
     return case
 
 
@@ -73,7 +74,8 @@ def _v2_b200(phase):
     def case(row):
         r = moe_exchange(_b200(), "deepseek-v3", 8192, 8, kernel="deepep-normal",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-        return _metric(r, phase, "recv"), "deepep-normal on hgx-b200 (no SM-count limit)"
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        return _metric(r, phase, "recv"), f"deepep-normal on hgx-b200, no SM budget; {parts(ph)}"
     return case
 
 

@@ -52,8 +52,8 @@ def _deepep(kernel, tokens, phase, metric):
         r = moe_exchange(h800_nodes(nodes), "deepseek-v3", tokens, ep, kernel=kernel,
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing=routing)
         t = r.dispatch if phase == "dispatch" else r.combine
-        how = (f"{kernel}, {nodes} node(s), {routing}; bottleneck "
-               f"{(r.dispatch_phase if phase == 'dispatch' else r.combine_phase).bottleneck}")
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        how = f"{kernel}, {nodes} node(s), {routing}; {parts(ph)}"
         if metric == "time":
             return t * 1e6, how
         per_token = FP8_TOKEN if phase == "dispatch" else BF16_TOKEN
@@ -62,12 +62,20 @@ def _deepep(kernel, tokens, phase, metric):
     return case
 
 
+def parts(ph):
+    """The phase's parts for the printout: ``fixed + transfer (+ copy) us, bottleneck``."""
+    copy = f" + copy {ph.local_copy * 1e6:.1f}" if ph.local_copy else ""
+    return (f"fixed {ph.fixed * 1e6:.1f} + transfer {ph.transfer * 1e6:.1f}{copy} us, "
+            f"{ph.bottleneck}")
+
+
 def _trtllm(tokens, phase):
     def case(row):
         r = moe_exchange(nvl72(), "deepseek-v3", tokens, int(row["gpus"]), kernel="one-sided",
                          dispatch_bytes=2, combine_bytes=2, routing="balanced")
         t = r.dispatch if phase == "dispatch" else r.combine
-        return t * 1e6, "one-sided on gb200-nvl72, balanced routing (perfect router)"
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        return t * 1e6, f"one-sided on gb200-nvl72, perfect router; {parts(ph)}"
     return case
 
 
