@@ -13,7 +13,10 @@ the symmetric reduction where it applies, else the general LP), ``glp`` (the gen
 throughput LP of uniform traffic by column generation, ``method="paths"``, whatever the
 symmetry), ``metrics``
 (``analysis.metrics``), ``ring`` (``analysis.cost`` of a 1 GiB ring all-reduce on
-every rank), ``xlate`` (the first address translation, as in ``bench_address.py``; a
+every rank), ``study`` (the scaling study's collectives on rail-optimized fabrics above
+1,024 chips: ``analysis.cost`` at the hardware floor of a 1 GiB all-reduce by ring and by
+multi-dimensional and a 1 MiB all-to-all by bruck, the candidates ``cofabric scaling``
+tries there; the value is their three times), ``xlate`` (the first address translation, as in ``bench_address.py``; a
 target only, not in the sweep).
 
 Sizes: about 64, 512, 4k, 32k and 100k endpoints. The 100k-endpoint rows take
@@ -48,15 +51,29 @@ FAMILIES = {
     "fattree": ["fattree:k=6", "fattree:k=12", "fattree:k=26", "fattree:k=50", "fattree:k=74"],
     "dragonfly": ["dragonfly:h=2", "dragonfly:h=3", "dragonfly:h=6", "dragonfly:h=9",
                   "dragonfly:h=13"],
+    # the scaling study's rail-optimized families: 8-GPU servers, and 64-chip switched
+    # domains joined by rails (64, 512, 4k, 16k chips; 32k with --full)
+    "rail": ["rail:servers=8,gpus=8,chip=h100", "rail:servers=64,gpus=8,chip=h100",
+             "rail:servers=512,gpus=8,chip=h100", "rail:servers=2048,gpus=8,chip=h100",
+             "rail:servers=4096,gpus=8,chip=h100"],
+    "domains": ["rail:servers=1,gpus=64,chip=h100", "rail:servers=8,gpus=64,chip=h100",
+                "rail:servers=64,gpus=64,chip=h100", "rail:servers=256,gpus=64,chip=h100",
+                "rail:servers=512,gpus=64,chip=h100"],
 }
-OPS = ("build", "a2a", "lp", "glp", "metrics", "ring")
+OPS = ("build", "a2a", "lp", "glp", "metrics", "ring", "study")
 
 # The issue's "done when" cases: (operation, spec); "glp" is the general LP.
 TARGETS = [("a2a", "torus:32x32x32"), ("a2a", "hypermesh:32x32x32"), ("a2a", "fattree:k=74"),
            ("a2a", "dragonfly:h=13"), ("lp", "torus:32x32x32"), ("lp", "fattree:k=74"),
            ("metrics", "dragonfly:h=13"), ("ring", "hypermesh:48x48x48"),
            ("ring", "dragonfly:h=13"), ("glp", "dragonfly:h=6"),
-           ("xlate", "fattree:k=26,chip=h100")]
+           ("xlate", "fattree:k=26,chip=h100"),
+           # the scaling study's collectives on rail-optimized fabrics of 4k and 16k chips
+           ("ring", "rail:servers=512,gpus=8,chip=h100"),
+           ("study", "rail:servers=512,gpus=8,chip=h100"),
+           ("study", "rail:servers=2048,gpus=8,chip=h100"),
+           ("study", "rail:servers=64,gpus=64,chip=h100"),
+           ("study", "rail:servers=256,gpus=64,chip=h100")]
 # peak memory allowed per target (the first translation's is 2 GB, the others' 8 GB)
 LIMIT = {"xlate": 2e9}
 
@@ -84,6 +101,10 @@ elif op == "xlate":  # the first translation (bench_address.py: a window per rem
 elif op == "metrics":
     m = analysis.metrics(f)
     value = [m.avg_hops, m.diameter, m.hops_method]
+elif op == "study":
+    value = [analysis.cost(f, "all-reduce", 2**30, algorithm=a, runtime="ideal").time
+             for a in ("ring", "multi-dimensional")]
+    value.append(analysis.cost(f, "all-to-all", 2**20, algorithm="bruck", runtime="ideal").time)
 elif op == "ring":
     try:  # the hardware floor, where runtimes are modelled
         value = analysis.cost(f, "all-reduce", 2**30, algorithm="ring", runtime="ideal").time

@@ -551,8 +551,12 @@ class Engine:
         """Index arrays of the pairs, a few distinct start states at a time.
 
         Few enough that their tables and a pair block's work arrays fit
-        :data:`_TABLE` and :data:`BLOCK`.
+        :data:`_TABLE` and :data:`BLOCK`. All at once under cones, which batch their
+        own work and keep every pair's DAG for the calls that follow.
         """
+        if self.cones is not None:
+            yield np.arange(len(start))
+            return
         uniq, order, bounds, _ = self._groups(start)
         for bs in self._pair_batches(len(uniq)):
             yield order[bounds[bs.start]:bounds[bs.stop]]
@@ -680,6 +684,8 @@ class Engine:
                 out[g] += self._weighted_sweep(start[m], z[m], w[m], bandwidth)
             return out
         W = sp.csr_matrix((w, (group, inv)), shape=(n_groups, len(keys)))
+        if self.cones is not None:
+            W = W.tocsc()  # many column blocks: slice them without a pass over all of W
         a_all, z_all = keys // S, keys % S
         for bs in self._pair_batches(len(keys)):
             pr, uu, v, arc, lev, frac = self._pair_dag(a_all[bs], z_all[bs])

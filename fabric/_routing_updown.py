@@ -39,6 +39,11 @@ __all__ = []  # private; the engine uses Cones and distinct
 # Cone entries a store keeps across calls before starting again (about 64 MiB a store).
 _STORE = 1 << 22
 
+# Pair DAG entries kept across calls (16 bytes each: about 128 MiB), and the work (cone
+# entries) of one batch of pairs.
+_CACHE = 1 << 23
+_BATCH = 1 << 22
+
 
 def distinct(x):
     """The sorted distinct values of an integer array (``np.unique`` without its options).
@@ -245,6 +250,56 @@ class Cones:
         # it); their exits are the turn arcs into each state, listed by head
         self.down = _Store(S, _csr(h[down], t[down], arcs[down], S),
                            exits=_csr(h[turn], t[turn], arcs[turn], S), bounds=lb)
+        self.unit = 64.0
+        self._clear_cache()
+
+    # -- pair DAGs, cached across calls (a fabric is immutable) ------------------------
+
+    def _clear_cache(self):
+        self.c_key = np.zeros(0, dtype=np.int64)    # a * S + z, sorted
+        self.c_ptr = np.zeros(1, dtype=np.int64)
+        self.c_L = np.zeros(0)
+        self.c_arc = np.zeros(0, dtype=np.int64)
+        self.c_lev = np.zeros(0, dtype=np.int32)    # small whole numbers, kept exactly
+        self.c_frac = np.zeros(0)
+
+    def _lookup(self, keys):
+        if len(self.c_key) == 0:
+            return np.full(len(keys), -1, dtype=np.int64)
+        i = np.minimum(np.searchsorted(self.c_key, keys), len(self.c_key) - 1)
+        return np.where(self.c_key[i] == keys, i, -1)
+
+    def prepare(self, a, z):
+        """Route the state pairs not cached yet and cache their DAGs; return their keys."""
+        S = self.sg.n_states
+        keys = np.asarray(a, dtype=np.int64) * S + np.asarray(z, dtype=np.int64)
+        miss = distinct(keys[self._lookup(keys) < 0])
+        if not len(miss):
+            return keys
+        step = max(1, int(_BATCH // self.unit))
+        parts = [self._compute(miss[i:i + step] // S, miss[i:i + step] % S)
+                 for i in range(0, len(miss), step)]
+        counts = np.concatenate([np.bincount(pr, minlength=len(L))
+                                 for pr, _, _, _, L in parts])
+        n_new = int(counts.sum())
+        if len(self.c_arc) + n_new > _CACHE:
+            self._clear_cache()
+            if len(miss) < len(distinct(keys)):
+                return self.prepare(a, z)        # this call's cached pairs went too
+        old_counts = np.diff(self.c_ptr)
+        all_keys = np.r_[self.c_key, miss]
+        order = np.argsort(all_keys, kind="stable")
+        all_counts = np.r_[old_counts, counts]
+        starts = np.r_[self.c_ptr[:-1], len(self.c_arc) + np.cumsum(counts) - counts][order]
+        seg, off = _segments(all_counts[order])
+        e = starts[seg] + off
+        self.c_arc = np.concatenate([self.c_arc] + [p[1] for p in parts])[e]
+        self.c_lev = np.concatenate([self.c_lev] + [p[2].astype(np.int32) for p in parts])[e]
+        self.c_frac = np.concatenate([self.c_frac] + [p[3] for p in parts])[e]
+        self.c_L = np.concatenate([self.c_L] + [p[4] for p in parts])[order]
+        self.c_key = all_keys[order]
+        self.c_ptr = np.r_[0, np.cumsum(all_counts[order])]
+        return keys
 
     def cost(self, starts, targets):
         """Mean work per pair (cone entries and arcs) over sample start and target states."""
@@ -253,7 +308,8 @@ class Cones:
         up, dn = self.up, self.down
         u = (up.ptr[cu + 1] - up.ptr[cu]) + (up.far_ptr[up.ptr[cu + 1]] - up.far_ptr[up.ptr[cu]])
         d = (dn.ptr[cd + 1] - dn.ptr[cd]) + (dn.far_ptr[dn.ptr[cd + 1]] - dn.far_ptr[dn.ptr[cd]])
-        return float(u.mean() + d.mean())
+        self.unit = max(float(u.mean() + d.mean()), 1.0)
+        return self.unit
 
     def _exits(self, a, z):
         """The ways out of each pair's up cone towards ``z`` that can be on a shortest route.
@@ -311,11 +367,10 @@ class Cones:
 
     def dist(self, a, z):
         """Hop distance from start state ``a[i]`` to state ``z[i]`` (inf if none)."""
-        a = np.asarray(a, dtype=np.int64)
-        z = np.asarray(z, dtype=np.int64)
         if len(a) == 0:
             return np.zeros(0)
-        return self._exits(a, z)[-1]
+        pos = self._lookup(self.prepare(a, z))
+        return self.c_L[pos]
 
     def targets(self, a, cd):
         """Per pair, the nearest state of core node ``cd[i]`` and its distance (inf if none).
@@ -326,8 +381,14 @@ class Cones:
         P, m = cand.shape
         dd = np.full((P, m), np.inf)
         r, k = np.nonzero(cand >= 0)
+        c = cand[r, k]
+        # an up state is reached only by climbing: look it up in the start's up cone first
+        isup = self.sg.phase[c] == 0
+        ok = ~isup
+        ok[isup] = self.up.find(self.up.ensure(a[r[isup]]), c[isup]) >= 0
+        r, k, c = r[ok], k[ok], c[ok]
         if len(r):
-            dd[r, k] = self.dist(a[r], cand[r, k])
+            dd[r, k] = self.dist(a[r], c)
         k = np.argmin(dd, axis=1)
         return cand[np.arange(P), k], dd[np.arange(P), k]
 
@@ -336,6 +397,17 @@ class Cones:
 
         Same entries as :meth:`fabric._routing_engine.Engine._pair_dag` (pair, tail,
         head, arc, level, fraction), in the same order, plus the distance of each pair.
+        """
+        pos = self._lookup(self.prepare(a, z))
+        seg, off = _segments(self.c_ptr[pos + 1] - self.c_ptr[pos])
+        e = self.c_ptr[pos[seg]] + off
+        arc = self.c_arc[e]
+        return (seg, self.sg.tail[arc], self.sg.head[arc], arc, self.c_lev[e].astype(float),
+                self.c_frac[e], self.c_L[pos])
+
+    def _compute(self, a, z):
+        """(pair, arc, level, fraction, L) of each pair's DAG, sorted by pair and arc.
+
         Walks only the pairs' DAGs: from the optimal turn arcs down the up cone
         (routes to ``z``, h) and along the down cone (routes from ``a``, s).
         """
@@ -395,5 +467,4 @@ class Cones:
         pr, arc, lev, frac = (np.concatenate(c) for c in
                               zip(*(up_parts + [t_part] + down_parts)))
         order = np.argsort(pr * max(len(sg.tail), 1) + arc, kind="stable")
-        pr, arc, lev, frac = pr[order], arc[order], lev[order], frac[order]
-        return pr, sg.tail[arc], sg.head[arc], arc, lev, frac, L
+        return pr[order], arc[order], lev[order], frac[order], L
