@@ -26,6 +26,7 @@ def register(sub):
     p.add_argument("--fail-lane", action="append", default=[], metavar="U-V",
                    help="fail one lane of the bundled link U-V in every SPEC (repeatable)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per spec")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
@@ -33,12 +34,21 @@ def run(args):
     import topologies
     from analysis import metrics
 
+    from ._progress import Progress
+
     specs = args.specs or list(DEFAULT_SPECS)
-    fabrics = [topologies.build(s) for s in specs]
-    if args.fail_link or args.fail_chip or args.fail_lane:
-        fabrics = [f.without(links=args.fail_link, chips=args.fail_chip, lanes=args.fail_lane)
-                   for f in fabrics]
-    results = [metrics(f) for f in fabrics]
+    fabrics, results = [], []
+    # live: one large fabric (16k chips) is a few long steps
+    with Progress(len(specs), "metrics", quiet=args.quiet, live=True) as bar:
+        for s in specs:
+            bar.stage(s)
+            f = topologies.build(s)
+            if args.fail_link or args.fail_chip or args.fail_lane:
+                f = f.without(links=args.fail_link, chips=args.fail_chip, lanes=args.fail_lane)
+            fabrics.append(f)
+            results.append(metrics(f))
+            bar.update()
+        bar.stage("done")
     if args.json:
         out = []
         for f, m in zip(fabrics, results):

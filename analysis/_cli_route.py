@@ -71,6 +71,7 @@ def register(sub):
                                    "ordered pair of distinct chips.")
     _add_common(p)
     _add_access(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_latency)
 
     p = sub.add_parser("throughput", help="max-concurrent-flow throughput of a traffic pattern",
@@ -123,8 +124,18 @@ def run_route(args):
 def run_latency(args):
     from fabric import access_latencies, format_time, latency_stats
 
-    f = _fabric(args)
-    _, _, lat = access_latencies(f, op=args.op, size=args.size, transport=args.transport)
+    from ._progress import Progress
+
+    # a live bar: every ordered pair is one call (16k chips: 268M pairs, minutes)
+    with Progress(2, "latency", quiet=args.quiet, live=True) as bar:
+        bar.stage("building the fabric")
+        f = _fabric(args)
+        bar.update()
+        n = f.n_endpoints
+        bar.stage(f"latency of {n * (n - 1):,} chip pairs")
+        _, _, lat = access_latencies(f, op=args.op, size=args.size, transport=args.transport)
+        bar.update()
+        bar.stage("done")
     st = latency_stats(lat)
     fields = ("min", "mean", "p50", "p99", "max")
     if args.json:

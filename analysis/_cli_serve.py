@@ -68,6 +68,7 @@ def register(sub):
                    help="decode steps split into this many micro-batches (2: two-batch "
                         "overlap, with --overlap 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
@@ -121,16 +122,27 @@ def run(args):
     decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
                                      ("moe_hbm_efficiency", args.moe_hbm_efficiency))
                    if v is not None})
-    fr = serving_frontier(args.model, fab, isl=args.isl, osl=args.osl, mode=args.mode,
-                          definition=args.definition, layouts=args.layout,
-                          batches=_batches(args.batches), speculative=spec, **decode)
-    su = single_user_speed(args.model, fab, isl=args.isl, osl=args.osl, layouts=args.layout,
-                           speculative=spec, **decode)
-    try:
-        usd, kw, _, how = serving_cost(fab, tier=args.tier, chip_price=args.chip_price)
-    except FabricError as e:
-        usd = kw = None
-        how = f"no cost: {e}"
+    from ._progress import Progress
+
+    # a live bar (the frontier search is one long call): stages and elapsed time
+    with Progress(3, "serve", quiet=args.quiet, live=True) as bar:
+        bar.stage("frontier: layouts x batches x speculation")
+        fr = serving_frontier(args.model, fab, isl=args.isl, osl=args.osl, mode=args.mode,
+                              definition=args.definition, layouts=args.layout,
+                              batches=_batches(args.batches), speculative=spec, **decode)
+        bar.update()
+        bar.stage("single-user speed")
+        su = single_user_speed(args.model, fab, isl=args.isl, osl=args.osl,
+                               layouts=args.layout, speculative=spec, **decode)
+        bar.update()
+        bar.stage("cost")
+        try:
+            usd, kw, _, how = serving_cost(fab, tier=args.tier, chip_price=args.chip_price)
+        except FabricError as e:
+            usd = kw = None
+            how = f"no cost: {e}"
+        bar.update()
+        bar.stage("done")
     if args.json:
         out = {"model": fr.model, "system": fr.system, "isl": fr.isl, "osl": fr.osl,
                "mode": fr.mode, "definition": fr.definition,

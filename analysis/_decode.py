@@ -231,6 +231,12 @@ DECODE_HBM_EFFICIENCY = Parameter(
 #: independent published per-kernel floor for Hopper/Blackwell small kernels was found in
 #: the time available (2026-12-03); a figure taken from the check set or from a published
 #: end-to-end decode time would be a fit, so none is used. Pass a sourced value to use it.
+#: Leads for whoever sources it: SGLang per-kernel tables of DeepSeek-R1 decode steps on
+#: B200 at concurrency 4 (SemiAnalysisAI/InferenceX issues #807, #819; traces in
+#: InferenceX-trace-storage, not readable here). Note that a no-op CUDA-graph node costs
+#: ~1.34 us of step time (NVIDIA/Megatron-LM PR #6064), i.e. GRAPH_KERNEL_OVERHEAD already
+#: prices an empty kernel whole: a floor should be roughly a small kernel's measured
+#: duration plus its gap, minus that 1.34 us.
 MIN_KERNEL_TIME = Parameter(
     "decode.min_kernel_time", 0.0, "s",
     "none found (0 = off): no independent published minimum kernel duration; "

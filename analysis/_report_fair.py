@@ -448,6 +448,23 @@ def _assumed(fabrics):
     return out
 
 
+def source_clause(source, parameter):
+    """The part of a link's source that is about ``parameter``'s quantity: sources of link
+    technologies say "...; bandwidth: <fact>; latency: <fact>", and a finding about the
+    bandwidth quotes only its fact (whole, not cut mid-word).
+
+    >>> source_clause("the link. bandwidth: assumed, 64 GB/s; latency: 230 ns", "x.latency")
+    '230 ns'
+    >>> source_clause("a datasheet", "x.bandwidth")
+    'a datasheet'
+    """
+    import re
+
+    what = parameter.rpartition(".")[2]
+    m = re.search(rf"(?:^|[.;] ){re.escape(what)}: (.*?)(?=; [a-z_]+: |$)", source)
+    return m.group(1) if m else source
+
+
 def assumed_parameters(fabrics):
     """(parameter name -> (tech or None, what)) of the assumed link and chip parameters of
     ``fabrics`` (a name -> Fabric mapping): the test the sensitivity section uses."""
@@ -530,7 +547,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
             f"A 1 GiB all-reduce takes {base:.2f}x as long on {b} as on {a}; with any one "
             f"assumed parameter halved or doubled the ratio spans {lo:.2f}x-{hi:.2f}x, so "
             f"the ordering {holds} over that range. It rests most on {worst['parameter']} "
-            f"(assumption: {worst['source'][:160]}).")
+            f"(assumption: {source_clause(worst['source'], worst['parameter'])}).")
     section = Section("sensitivity", "Sensitivity of the findings to their assumptions",
                       text=(("Each finding that rests on an assumed parameter, varied over "
                             "every assumed parameter it uses. The cost finding's tornado is "

@@ -8,6 +8,7 @@ head to head.
 import numpy as np
 
 from fabric import format_bandwidth, format_size, format_time
+from fabric import runtime as get_runtime
 
 from ._report_parts import (
     DECODE_BATCH,
@@ -193,8 +194,9 @@ def runtime_findings(rows, systems, kind="nccl"):
             cells = [f"{n} {format_time(mine[(n, s)]['nccl_time_s'])}" for n in names
                      if (n, s) in mine]
             per_size.append(f"{format_size(s)}: " + ", ".join(cells))
-        text = (f"With the software (runtime 'nccl', NCCL's launch, protocol and per-step "
-                f"costs on every system), {op} takes " + "; ".join(per_size) + ".")
+        text = (f"With the software (runtime 'nccl': NCCL {get_runtime('nccl').version}'s "
+                f"tuner, its launch, protocol and per-step costs on every system), {op} takes "
+                + "; ".join(per_size) + ".")
         if len(names) >= 2 and all((names[i], s) in mine for i in (0, 1) for s in sizes):
             a, b = names[0], names[1]
             sw = [mine[(b, s)]["nccl_time_s"] / mine[(a, s)]["nccl_time_s"] for s in sizes]

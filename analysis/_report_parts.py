@@ -139,7 +139,12 @@ def fmt_value(value, unit):
         return format_size(value, binary=False)
     if unit == "FLOP/s":
         return f"{value / 1e12:.4g} TFLOP/s"
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    if unit == "USD" and abs(value) >= 100:
+        return f"{'-' if value < 0 else ''}${abs(value):,.0f}"
+    text = f"{value:.4g}" if isinstance(value, float) else str(value)
+    # every other unit said after the value (W, m, USD/(Gb/s), Gb/s...): a bare number
+    # in the assumptions table was ambiguous
+    return f"{text} {unit}" if unit and unit not in ("", "1", "count") else text
 
 
 def fmt_optional(v):

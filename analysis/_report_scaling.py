@@ -4,7 +4,7 @@ A reduced run of :func:`analysis.scaling_study` that fits the default report's t
 budget: every family at about :data:`REPORT_SIZES` chips, with the structural metrics
 (bisection and routed all-to-all per chip), cost and power per chip at every size and
 collectives and decode up to :data:`REPORT_EVALUATED_LIMIT` chips. The full study (64 to
-16k chips, every metric at every size) is ``cofabric scaling`` (about 2.5 minutes on two
+16k chips, every metric at every size) is `cofabric scaling` (about 2.5 minutes on two
 cores); the section says so, and its findings state the assumptions the curves rest on.
 """
 
@@ -35,7 +35,7 @@ REPORT_EVALUATED_LIMIT = 512
 #: 5 s per collective at 512 chips, a third of the report's scaling budget), and why.
 REPORT_ROUTER_LIMIT = ({"rail": 64, "domains": 64},
                        ("the report's time budget (about 5 s per rail-optimized collective at "
-                        "512 chips); `cofabric scaling` evaluates them to 1,024 chips"))
+                        "512 chips); cofabric scaling evaluates them to 1,024 chips"))
 
 #: Cost book of the study (the cost section's).
 _BOOK = "street-2026"
@@ -88,7 +88,7 @@ def _assumes(rows, rests_on, kinds):
     tail = f"; assumed (no published figure): {', '.join(names)}" if names else ""
     return (f" Assumes: {rests_on}{tail}; H100 chips everywhere. Report run: about "
             f"{', '.join(f'{n:,}' for n in REPORT_SIZES)} chips (full 64-16k: "
-            "`cofabric scaling`).")
+            "cofabric scaling).")
 
 
 def _span(rows, metric, fmt):
@@ -184,14 +184,14 @@ def scaling_report_section(executor=None, quiet=False):
         "decade). Lines stop where a metric was not evaluated in the report (collectives "
         f"and decode above {REPORT_EVALUATED_LIMIT} chips, rail-optimized collectives above "
         f"{REPORT_ROUTER_LIMIT[0]['rail']}; the legend says where a family stops); "
-        "`cofabric scaling` runs every "
+        "cofabric scaling runs every "
         "metric from 64 to 16k chips.",
         functools.partial(_draw, rows), column="double", height=4.2)
     links, _ = _links(rows)
     text = (("Every family (" + ", ".join(SCALING_FAMILIES) + ") built at about "
              + ", ".join(f"{n:,}" for n in REPORT_SIZES) + " chips with H100 chips, so the "
              f"curves compare fabrics; links: {links}. This is a reduced run that fits the report's time "
-             "budget; the full study from 64 to 16k chips is `cofabric scaling --out DIR` "
+             "budget; the full study from 64 to 16k chips is cofabric scaling --out DIR "
              "(about 2.5 minutes on 2 cores, every metric at every size except the "
              "rail-optimized families' collectives above 1,024 chips)."),)
     return Section("scaling", "Scaling", text=text, tables=(table,), figures=(fig,)), \

@@ -388,8 +388,13 @@ def topology_section(fabrics):
 
 
 def _source_key(source):
-    """A source's citation: the text before the first ': ' (the fact follows it), if any."""
+    """A source's citation: the text before the first ': ' (the fact follows it), if any;
+    a citation that ends a sentence before the colon ("the seed system's link. bandwidth:
+    ...") is cut at its full stop, the rest being the fact."""
     head, sep, tail = source.partition(": ")
+    if sep and ". " in head:
+        head, _, first = head.partition(". ")
+        tail = f"{first}: {tail}"
     return (head, tail) if sep and len(head) >= 12 else (source, "")
 
 
@@ -401,13 +406,23 @@ def _by_source(rows, systems):
         head, fact = _source_key(r["source"])
         g = groups.setdefault(head, {"params": {}, "systems": []})
         shown = f"{r['parameter']} = {fmt_value(r['value'], r['unit'])}"
-        g["params"].setdefault(shown + (f" ({fact})" if fact else ""), None)
+        g["params"].setdefault(shown, fact)
         if r["system"] not in g["systems"]:
             g["systems"].append(r["system"])
     out = []
     for head, g in groups.items():
         used = "all" if len(g["systems"]) == len(systems) > 1 else ", ".join(g["systems"])
-        out.append({"source": head, "parameters": "; ".join(g["params"]), "systems": used})
+        facts = set(g["params"].values())
+        if len(facts) == 1:
+            # one fact for every parameter of the source: said once, with the source
+            fact = facts.pop()
+            source = f"{head}: {fact}" if fact else head
+            params = "; ".join(g["params"])
+        else:
+            source = head
+            params = "; ".join(p + (f" ({fact})" if fact else "")
+                               for p, fact in g["params"].items())
+        out.append({"source": source, "parameters": params, "systems": used})
     return tuple(out)
 
 

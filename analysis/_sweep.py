@@ -133,7 +133,9 @@ def sweep(func, grid, *, executor=None, chunksize=1, quiet=False, desc="sweep", 
         raise TypeError("executor must be a concurrent.futures.Executor, got "
                         f"{type(executor).__name__}")
     points = _points(grid)
-    with Progress(len(points), desc, quiet=quiet, stream=stream) as bar:
+    # live: a sweep of few long points (the scaling study's 16k-chip fabrics) still shows
+    # its elapsed time moving
+    with Progress(len(points), desc, quiet=quiet, stream=stream, live=True) as bar:
         if executor is None:
             results = []
             for point in points:

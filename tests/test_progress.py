@@ -100,3 +100,30 @@ def test_live_bar_redraws_while_one_step_runs_and_shows_the_stage():
     assert sum("solving" in f for f in frames) >= 3
     assert frames[-1].rstrip().endswith("solving") and "1/1" in frames[-1]
     assert not bar._thread.is_alive()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("argv,desc", [
+    (["latency", "torus:2x2x2"], "latency ["),
+    (["metrics", "torus:2x2x2", "fattree:k=4"], "metrics ["),
+    (["throughput", "torus:2x2x2"], "throughput ["),
+    (["serve", "sd200-ultra", "--model", "kimi-k2", "--isl", "1024", "--osl", "128",
+      "--layout", "tp=8", "--batches", "1", "--no-speculative"], "serve ["),
+])
+def test_long_commands_draw_a_bar_on_a_terminal_and_not_with_quiet(monkeypatch, capsys,
+                                                                   argv, desc):
+    from analysis._cli import main
+
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(argv) == 0
+    drawn = term.getvalue()
+    assert desc in drawn and "done" in drawn and drawn.endswith("\n")
+    term2 = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term2)
+    assert main([*argv, "--quiet"]) == 0
+    assert term2.getvalue() == ""

@@ -356,3 +356,19 @@ def test_default_report_shows_scaling_curves_that_state_their_assumptions(small_
     families = {r["family"] for r in table.rows}
     assert families == {"hyperx", "torus", "fat-tree", "rail", "dragonfly", "domains"}
     assert max(r["chips"] for r in table.rows) >= 4000
+
+
+def test_assumptions_say_a_shared_fact_once_and_cut_a_citation_at_its_full_stop():
+    from analysis._report_sections import _by_source
+
+    src = "the seed's link. bandwidth: assumed 64 GB/s; latency: calibrated 230 ns"
+    rows = [{"system": "a", "parameter": f"link.{w}", "value": v, "unit": u, "source": src}
+            for w, v, u in (("bandwidth", 64e9, "B/s"), ("latency", 230e-9, "s"))]
+    rows.append({"system": "a", "parameter": "cost.switch.power", "value": 0.0098,
+                 "unit": "W/(Gb/s)", "source": "Tomahawk 5 estimate (2022)"})
+    out = _by_source(rows, ["a"])
+    first = out[0]
+    assert first["source"] == ("the seed's link: bandwidth: assumed 64 GB/s; latency: "
+                               "calibrated 230 ns")
+    assert first["parameters"].count("assumed 64 GB/s") == 0       # said once, in the source
+    assert out[1]["parameters"] == "cost.switch.power = 0.0098 W/(Gb/s)"

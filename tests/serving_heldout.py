@@ -1,0 +1,109 @@
+"""The serving held-out set: published serving points the model is NOT developed against.
+
+``tests/data/serving_heldout.csv`` holds published serving measurements that are not
+in the check set (``tests/data/serving.csv``), each with its source, its definition of
+tokens/s per GPU and per user, and a ``notes`` column saying how the rows of that source
+were selected (every row of an expressible kind the source states in full, so that rows
+are not chosen by agreement). Rows the model cannot express yet carry
+``expressible=no`` and the reason (a missing feature, not a row to drop). Sources are
+also listed in docs/sources.md s.8.
+
+Each expressible row is expressed with the serving API the way the check set is
+(``tests/serving_check.py``, whose public helpers are reused here):
+
+* ``k2-*`` rows: the other rows of the same InferenceX article's tables (Kimi K2.5,
+  vLLM 0.21.0, 8192 in / 1024 out, one 8-GPU node): :func:`serving_check.conditions`
+  expresses them exactly as it expresses the check rows (the row id names the chip,
+  weight format and TP size).
+* ``r1-h200-fp8-trtllm-maxtput-c1024``: TensorRT-LLM's DeepSeek-R1 "H200
+  max-throughput" run: 8x H200, FP8 weights, attention data parallel over the 8 GPUs
+  with experts EP8 (``tp=1,dp=8``), 1024 concurrent requests, 1024 in / 2048 out, no
+  MTP, CUDA graphs, TensorRT-LLM's kernel list. Per GPU: output tokens over all GPUs;
+  per user: trtllm-bench's "Per User Output Throughput", output tokens over the request
+  latency with the time to first token included (``osl / request_time``).
+
+**Check, never fit**: nothing here is chosen to make a row match; the comparison is
+reported, not tuned.
+"""
+
+import os
+
+import serving_check as sc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data", "serving_heldout.csv")
+
+#: How the rows' per-user figure is defined, by id prefix: ``"1/tpot"`` (InferenceX) or
+#: ``"osl/request"`` (trtllm-bench: output tokens / request latency, first token included).
+USER_DEFINITIONS = {"k2-": "1/tpot", "r1-": "osl/request"}
+
+
+def load_rows(path=DATA):
+    """All rows (expressible or not), as dicts in file order."""
+    return sc.load_rows(path)
+
+
+def expressible(rows=None):
+    """The rows marked ``expressible=yes``."""
+    return [r for r in (load_rows() if rows is None else rows) if r["expressible"] == "yes"]
+
+
+def _trtllm_h200(row):
+    return {"system": sc.H200_NODE, "model": "deepseek-r1", "layout": "tp=1,dp=8",
+            "isl": int(row["isl"]), "osl": int(row["osl"]), "batch": int(row["concurrency"]),
+            "mode": "aggregated", "definition": "output-per-gpu", "usable_hbm": 1.0,
+            "cuda_graphs": True, "engine": "trtllm"}
+
+
+def conditions(row):
+    """The ``analysis.serving_point`` keyword arguments that describe a held-out row."""
+    if row["expressible"] != "yes":
+        raise ValueError(f"{row['id']} is not expressible yet: {row['notes']}")
+    if row["id"].startswith("k2-"):
+        return sc.conditions(row)
+    if row["id"] == "r1-h200-fp8-trtllm-maxtput-c1024":
+        return _trtllm_h200(row)
+    raise ValueError(f"no expression for held-out row {row['id']}")
+
+
+def model_point(row):
+    """The model's :class:`analysis.ServingPoint` for a held-out row."""
+    import analysis
+    import topologies
+
+    kw = conditions(row)
+    fab = topologies.build(kw.pop("system"))
+    return analysis.serving_point(kw.pop("model"), fab, **kw)
+
+
+def user_definition(row):
+    """How the row's source defines tokens/s per user (see :data:`USER_DEFINITIONS`)."""
+    return next(v for k, v in USER_DEFINITIONS.items() if row["id"].startswith(k))
+
+
+def model_values(row, point):
+    """``(tokens/s per user, tokens/s per GPU)`` of ``point`` in the row's own definitions."""
+    if user_definition(row) == "osl/request":
+        user = point.osl / point.request_time
+    else:
+        user = point.tokens_per_s_user
+    return user, point.tokens_per_s_gpu
+
+
+def errors(row, point):
+    """``(per-user error, per-GPU error)``: :func:`serving_check.error` on each axis."""
+    user, gpu = model_values(row, point)
+    return (sc.error(user, float(row["tok_s_per_user"])),
+            sc.error(gpu, float(row["tok_s_per_gpu"])))
+
+
+def geometric_mean_error(pairs):
+    """Geometric mean of ``1 + error`` over every axis of every pair, minus 1.
+
+    >>> round(geometric_mean_error([(0.0, 0.21)]), 3)
+    0.1
+    """
+    import math
+
+    logs = [math.log1p(e) for pair in pairs for e in pair]
+    return math.expm1(sum(logs) / len(logs))
