@@ -9,7 +9,12 @@ Run ``python benchmarks/bench_serving.py``. It prints
 2. the time of one full frontier per system (every searched layout x 10 batches
    x 3 speculative settings; target: under 10 s on 2 cores);
 3. the time of the report's serving section on the default systems (target:
-   under 20 s).
+   under 20 s);
+4. the held-out rows (``tests/data/serving_heldout.csv``: published points the
+   model is not developed against; how each is expressed:
+   ``tests/serving_heldout.py``): model / measured on both axes in the source's
+   own definition, the rows not expressible yet with why, and the geometric-mean
+   error with the count within 25%.
 """
 
 import os
@@ -21,6 +26,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import serving_check as sc
+import serving_heldout as sh
 
 import analysis
 import topologies
@@ -62,7 +68,29 @@ def report_timing():
           f"{time.perf_counter() - t0:.2f} s")
 
 
+def heldout_rows():
+    rows = sh.load_rows()
+    print(f"\nheld-out rows ({len(rows)}; model / measured, error max(r, 1/r) - 1):")
+    pairs = []
+    for row in rows:
+        if row["expressible"] != "yes":
+            why = row["notes"].split("expressible=no:", 1)[-1].split(";")[0].strip()
+            print(f"{row['id']:44s} not expressible: {why}")
+            continue
+        p = sh.model_point(row)
+        user, gpu = sh.model_values(row, p)
+        eu, eg = sh.errors(row, p)
+        pairs.append((eu, eg))
+        print(f"{row['id']:44s} user ({sh.user_definition(row)}) {user:8.2f} / "
+              f"{float(row['tok_s_per_user']):8.2f} {eu * 100:4.0f}%   GPU ({p.definition}) "
+              f"{gpu:8.1f} / {float(row['tok_s_per_gpu']):8.1f} {eg * 100:4.0f}%")
+    within = sum(max(pair) <= sc.TOLERANCE for pair in pairs)
+    print(f"held-out: {len(pairs)} expressible of {len(rows)}, {within} within 25% on both axes, "
+          f"geometric-mean error {sh.geometric_mean_error(pairs) * 100:.1f}%")
+
+
 if __name__ == "__main__":
     check_rows()
     frontier_timing()
     report_timing()
+    heldout_rows()
