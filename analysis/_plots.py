@@ -801,6 +801,9 @@ def plot_tornado(rows, base, ax=None, *, scale=1e-3, unit_name="ms", xlabel="tim
         for j, (v, label) in enumerate(((lo, r["low"]), (hi, r["high"]))):
             ax.barh(i, v - b, left=b, height=0.6, color=_part_color(j), alpha=0.85,
                     label=("low setting" if j == 0 else "high setting") if i == 0 else None)
+            # a tick at the bar's end: a bar too short to see (a 0.1 % effect) still shows
+            ax.plot([v], [i], marker="|", markersize=9, color=_part_color(j),
+                    linestyle="none")
             # The smaller end is labelled on its left, the larger on its right, so the two
             # labels never sit on each other (even when one end is the base).
             right = v > (hi if j == 0 else lo) or (v == (hi if j == 0 else lo) and j == 1)
