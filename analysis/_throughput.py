@@ -185,6 +185,11 @@ def throughput(fabric, matrix, *, max_variables=None, method="auto"):
 _LP_MAX_VARIABLES = 2_000_000
 _AUTO_PATHS_ABOVE = _LP_MAX_VARIABLES
 
+# Column generation prices one column per (source, destination) pair, a path, instead of one
+# per source, a routing tree, when the traffic has at most this many pairs per source (a
+# permutation: a few): dragonfly:h=3 permutation 62 s by trees, 13 s by paths, same K.
+_PAIR_COLUMNS = 4
+
 
 @dataclasses.dataclass
 class _Core:
@@ -365,6 +370,13 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
     / (sum_s SPT_s(y) + sum_l bytes(l) z_l)``. Trees are added until the two
     bounds meet within ``gap`` (relative); K is the master's optimum, so it is
     feasible: flows that carry it exist (:attr:`Throughput.link_utilization`).
+
+    Sparse traffic (at most :data:`_PAIR_COLUMNS` destinations per source on
+    average, e.g. a permutation) is decomposed by (source, destination) pair
+    instead: one row ``K - sum_j lambda_pj <= 0`` per pair ``p``, columns its
+    paths carrying ``d_p``, priced by the same shortest paths (a path enters when
+    ``d_p dist_y(p) < pi_p``); the bound is the same. The master then mixes paths
+    per destination directly, where a tree couples a source's destinations.
     """
     from scipy.sparse.csgraph import dijkstra
 
@@ -384,6 +396,9 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
     if len(skey) > 1 and (skey[1:] == skey[:-1]).any():  # pragma: no cover (graphs are simple)
         raise FabricError(f"throughput of {name}: parallel links between one pair of nodes")
     inv_cap = cap.min() / cap  # per-byte time, in (0, 1]
+    ps, pt = np.nonzero(D > 0)
+    per_pair = len(ps) <= _PAIR_COLUMNS * C
+    R = len(ps) if per_pair else C  # commodities of the master: pairs, or sources
 
     def graph(w):
         return sp.csr_matrix((w, (ct, ch)), shape=(Nc, Nc))
@@ -410,6 +425,27 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
         link = korder[np.searchsorted(skey, pred[s, t] * Nc + t)]
         return s, link, sub[s, t]
 
+    def paths(w):
+        """Each pair's shortest path under w: (pair, link, demand) triples, hop by hop."""
+        _, pred = dijkstra(graph(w), indices=p.live, return_predecessors=True)
+        pred = pred.astype(np.int64)
+        src = p.live[ps]
+        cur = pt.copy()
+        pair = np.arange(len(ps))
+        got_p, got_l = [], []
+        act = np.flatnonzero(cur != src)
+        while len(act):
+            prev = pred[ps[act], cur[act]]
+            got_p.append(pair[act])
+            got_l.append(korder[np.searchsorted(skey, prev * Nc + cur[act])])
+            cur[act] = prev
+            act = act[cur[act] != src[act]]
+        pr = np.concatenate(got_p) if got_p else np.zeros(0, dtype=np.int64)
+        link = np.concatenate(got_l) if got_l else np.zeros(0, dtype=np.int64)
+        return pr, link, D[ps[pr], pt[pr]]
+
+    columns = paths if per_pair else trees
+
     # master columns, grouped by source: col_src (per column), and its (link, load) entries
     col_src, ent_col, ent_link, ent_load = [], [], [], []
     n_cols = 0
@@ -418,7 +454,7 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
         nonlocal n_cols
         keep = np.isin(s, which)
         s, link, load = s[keep], link[keep], load[keep]
-        new = np.full(C, -1)
+        new = np.full(R, -1)
         new[which] = n_cols + np.arange(len(which))
         col_src.append(np.asarray(which))
         ent_col.append(new[s])
@@ -430,32 +466,32 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
         """Min-hop trees, and multiplicative-weights (Garg-Koenemann) averages: trees under
         lengths that grow with congestion; each source's average over the rounds is a flow
         that spreads its demand (one column per source)."""
-        add(*trees(inv_cap), np.arange(C))
+        add(*columns(inv_cap), np.arange(R))
         length = inv_cap.copy()
         acc = []
         for _ in range(rounds):
-            s, link, load = trees(length)
+            s, link, load = columns(length)
             acc.append((s, link, load))
             rho = np.bincount(link, weights=load, minlength=Lc) / cap
             length = length * np.exp(rho / rho.max())
         s = np.concatenate([a[0] for a in acc])
         link = np.concatenate([a[1] for a in acc])
         load = np.concatenate([a[2] for a in acc]) / rounds
-        avg = sp.coo_matrix((load, (s, link)), shape=(C, Lc)).tocsr()
+        avg = sp.coo_matrix((load, (s, link)), shape=(R, Lc)).tocsr()
         avg.sum_duplicates()
-        s = np.repeat(np.arange(C), np.diff(avg.indptr))
-        add(s, avg.indices.astype(np.int64), avg.data, np.arange(C))
+        s = np.repeat(np.arange(R), np.diff(avg.indptr))
+        add(s, avg.indices.astype(np.int64), avg.data, np.arange(R))
 
     # the first master holds the fabric's own routing only (often optimal, and a small LP);
     # the warm-start columns come in if it is not
-    routed = _routed_columns(fabric, p)
+    routed = None if per_pair else _routed_columns(fabric, p)
     if routed is not None:
         add(*routed, np.arange(C))
         warmed = False
     else:
         warm_start()
         warmed = True
-    n_rows = C + Lc + (kleaf is not None)
+    n_rows = R + Lc + (kleaf is not None)
     def bound(y, z):
         """Upper bound on K from duals y (links), z (leaf bound): exact shortest paths."""
         dist = dijkstra(graph(y), indices=p.live)
@@ -466,7 +502,7 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
 
     alpha = 0.5
     best = center = None
-    master = _Master(C, Lc, cap, kleaf)
+    master = _Master(R, Lc, cap, kleaf)
     done = 0  # columns already in the master
     for _ in range(max_rounds):
         srcs = np.concatenate(col_src)
@@ -480,8 +516,8 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
                               "with demand may have no path)")
         lower = float(res.x[0])
         dual = np.maximum(res.duals, 0.0)
-        pi, y = dual[:C], dual[C:C + Lc]
-        z = float(dual[C + Lc]) if kleaf is not None else 0.0
+        pi, y = dual[:R], dual[R:R + Lc]
+        z = float(dual[R + Lc]) if kleaf is not None else 0.0
         up = bound(y, z)
         if center is None or up < center[2]:
             center = (y, z, up)
@@ -503,8 +539,8 @@ def _column_generation(fabric, p, gap=1e-9, max_rounds=300):
                 us = bound(ys, zs)
                 if us < center[2]:
                     center = (ys, zs, us)
-            s, link, load = trees(ys + 1e-9 * max(float(ys.max()), 1e-300) * inv_cap)
-            price = np.bincount(s, weights=load * y[link], minlength=C)
+            s, link, load = columns(ys + 1e-9 * max(float(ys.max()), 1e-300) * inv_cap)
+            price = np.bincount(s, weights=load * y[link], minlength=R)
             better = np.flatnonzero(price < pi - 1e-9 * max(float(pi.max()), 1e-300))
             if len(better):
                 found = True

@@ -207,3 +207,42 @@ def test_auto_uses_column_generation_above_the_link_lp_size():
         throughput(f, t, max_variables=10_000)
     with pytest.raises(ValueError, match="max_variables"):
         throughput(f, t, method="lp")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), n_sw=st.integers(2, 6), extra=st.integers(0, 5),
+       leaves=st.integers(2, 6), doubles=st.integers(0, 2), n_fail=st.integers(0, 2),
+       perm=st.booleans(), per_pair=st.booleans())
+def test_column_generation_by_pair_paths_equals_the_link_lp(seed, n_sw, extra, leaves, doubles,
+                                                            n_fail, perm, per_pair):
+    """Sparse traffic (a permutation, or a few random pairs) priced per (source, destination)
+    pair and per source (trees), degraded fabrics included: the link LP's K either way."""
+    import analysis._throughput as T
+    from fabric import FabricError
+
+    f = _random_fabric(seed, n_sw, extra, leaves, doubles, n_fail)
+    n = f.n_endpoints
+    rng = np.random.default_rng(seed + 2)
+    if perm:
+        M = traffic(f, "permutation", 3.0, seed=seed % 1000).dense()
+    else:
+        M = np.zeros((n, n))
+        for _ in range(n):
+            a, b = rng.choice(n, 2, replace=False)
+            M[a, b] += float(rng.integers(1, 4))
+    if not M.any():
+        M[0, -1] = 1.0
+    try:
+        ref = throughput(f, M, method="lp")
+    except FabricError:
+        with pytest.raises(FabricError, match="no path"):
+            throughput(f, M, method="paths")
+        return
+    saved = T._PAIR_COLUMNS
+    T._PAIR_COLUMNS = n * n if per_pair else 0
+    try:
+        got = throughput(f, M, method="paths")
+    finally:
+        T._PAIR_COLUMNS = saved
+    assert got.k == pytest.approx(ref.k, rel=1e-6)
+    assert got.link_utilization.max() <= 1 + 1e-6
