@@ -22,7 +22,7 @@ def register(sub):
                    default=[64, 512, 4096, 16384], help="target chip counts")
     p.add_argument("--collective-limit", type=int, default=20000, metavar="N",
                    help="evaluate collectives on fabrics up to N chips (default 20000: every "
-                        "size; rail-optimized families stop at 1k chips, see the notes)")
+                        "size)")
     p.add_argument("--decode-limit", type=int, default=20000, metavar="N",
                    help="evaluate decode on fabrics up to N chips (default 20000: every size)")
     p.add_argument("--jobs", type=int, default=2, metavar="N",
@@ -62,8 +62,9 @@ def run(args):
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(keys)
         for r in rows:
-            w.writerow(["" if r[k] is None else repr(r[k]) if isinstance(r[k], float) else r[k]
-                        for k in keys])
+            # float() first: numpy 2's repr of its scalars is "np.float64(...)"
+            w.writerow(["" if r[k] is None else repr(float(r[k])) if isinstance(r[k], float)
+                        else r[k] for k in keys])
     shown = ["family", "spec", "chips", *SCALING_METRICS, "note"]
     lines = ["# Scaling study", "", ("Per-chip metrics (SI units in scaling.csv); H100 chips "
              "throughout. n/a: not evaluated (see note)."), "",

@@ -381,10 +381,12 @@ def _fair_findings(rows, drows, ref):
         said = ", ".join(f"{r['system']} {format_time(r['time_s'])} ({r['best_layout']})"
                          for r in drows)
         slow = max(r["default_layout_time_s"] / r["time_s"] - 1 for r in drows)
-        out.append(f"Decode of {drows[0]['model']} at each system's best layout: {said}; "
-                   f"{best['system']} is fastest. The default layout (tp=1) is up to "
-                   f"{100 * slow:.0f}% slower. Assumes: the decode model's defaults, batch "
-                   f"{DECODE_BATCH}, each system's chip as named.")
+        out.append(f"Decode of {drows[0]['model']} at each system's best layout (batch "
+                   f"{DECODE_BATCH}, {DECODE_CONTEXT}-token context, the MoE decode section's "
+                   "exchange kernel and CUDA graphs; tensor parallelism searched): "
+                   f"{said}; {best['system']} is fastest. The MoE decode section's figures are "
+                   f"at the default layout (tp=1), up to {100 * slow:.0f}% slower. Assumes: "
+                   "the decode model's defaults otherwise, each system's chip as named.")
     return out
 
 

@@ -35,7 +35,7 @@ REPORT_EVALUATED_LIMIT = 512
 #: 5 s per collective at 512 chips, a third of the report's scaling budget), and why.
 REPORT_ROUTER_LIMIT = ({"rail": 64, "domains": 64},
                        ("the report's time budget (about 5 s per rail-optimized collective at "
-                        "512 chips); cofabric scaling evaluates them to 1,024 chips"))
+                        "512 chips); cofabric scaling evaluates them at every size"))
 
 #: Cost book of the study (the cost section's).
 _BOOK = "street-2026"
@@ -192,7 +192,6 @@ def scaling_report_section(executor=None, quiet=False):
              + ", ".join(f"{n:,}" for n in REPORT_SIZES) + " chips with H100 chips, so the "
              f"curves compare fabrics; links: {links}. This is a reduced run that fits the report's time "
              "budget; the full study from 64 to 16k chips is cofabric scaling --out DIR "
-             "(about 2.5 minutes on 2 cores, every metric at every size except the "
-             "rail-optimized families' collectives above 1,024 chips)."),)
+             "(about 2.5 minutes on 2 cores, every metric at every size)."),)
     return Section("scaling", "Scaling", text=text, tables=(table,), figures=(fig,)), \
         _findings(rows)
