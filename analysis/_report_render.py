@@ -72,8 +72,11 @@ def _cell(col, row):
 
 
 def _is_numeric_column(col, rows):
-    return bool(rows) and all(isinstance(r.get(col.key), (int, float))
-                              and not isinstance(r.get(col.key), bool) for r in rows)
+    """Numbers in every row, where a row may leave it out (None: shown as n/a, not a word)."""
+    values = [r.get(col.key) for r in rows]
+    present = [v for v in values if v is not None]
+    return bool(present) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                 for v in present)
 
 
 def _html_table(t):
