@@ -188,7 +188,7 @@ def cost_section(fabrics):
         worst = max(sens, key=lambda r: abs(r["value_high"] - r["value_low"]))
         found.append(f"The cost ratio {b} / {a} ({base:.1f}x) stays between {lo:.1f}x and "
                      f"{hi:.1f}x with any one price halved or doubled; it rests most on "
-                     f"{worst['parameter']} (assumption: {worst['source']}).")
+                     f"{worst['parameter']} ({_as_assumption(worst['source'])}).")
     section = Section("cost", "Cost and power", tables=tuple(tables), figures=tuple(figs),
                       parameters=tuple((n, p) for n, f in fabrics.items()
                                        for p in bill_of_materials(f, book).parameters))
@@ -467,6 +467,15 @@ def source_clause(source, parameter):
     return m.group(1) if m else source
 
 
+def _as_assumption(clause):
+    """``clause`` labelled as an assumption once (sources often begin with the word).
+
+    >>> _as_assumption("assumption, 64 GB/s"), _as_assumption("a datasheet")
+    ('assumption, 64 GB/s', 'assumption: a datasheet')
+    """
+    return clause if clause.lower().startswith("assum") else f"assumption: {clause}"
+
+
 def assumed_parameters(fabrics):
     """(parameter name -> (tech or None, what)) of the assumed link and chip parameters of
     ``fabrics`` (a name -> Fabric mapping): the test the sensitivity section uses."""
@@ -549,7 +558,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
             f"A 1 GiB all-reduce takes {base:.2f}x as long on {b} as on {a}; with any one "
             f"assumed parameter halved or doubled the ratio spans {lo:.2f}x-{hi:.2f}x, so "
             f"the ordering {holds} over that range. It rests most on {worst['parameter']} "
-            f"(assumption: {source_clause(worst['source'], worst['parameter'])}).")
+            f"({_as_assumption(source_clause(worst['source'], worst['parameter']))}).")
     section = Section("sensitivity", "Sensitivity of the findings to their assumptions",
                       text=(("Each finding that rests on an assumed parameter, varied over "
                             "every assumed parameter it uses. The cost finding's tornado is "

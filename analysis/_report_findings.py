@@ -249,7 +249,9 @@ def decode_findings(rows, systems):
             a, b = mine[systems[0]], mine[systems[1]]
             launch = a["launch_s"] / a["time_s"]
             out.append(
-                f"Decoding {model} at batch {DECODE_BATCH} takes {format_time(a['time_s'])} per "
+                f"Decoding {model} at batch {DECODE_BATCH}, at the default layout "
+                f"({a['layout']}; the best layouts are under Equal chip), takes "
+                f"{format_time(a['time_s'])} per "
                 f"token on {a['system']} ({a['tokens_per_s_user']:.0f} tokens/s) and "
                 f"{format_time(b['time_s'])} on {b['system']} ({b['tokens_per_s_user']:.0f} "
                 f"tokens/s); on {a['system']} the gaps between CUDA-graph kernels are "

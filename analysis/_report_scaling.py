@@ -142,8 +142,8 @@ def _findings(rows):
                                   ("bandwidth", "latency", "reduce_rate")))
     ranked = _at_largest(rows, "decode_step_s")
     if len(ranked) >= 2:
-        out.append(f"Decode step (kimi-k2, batch 1, {DECODE_CHIPS} chips, best layout) at about "
-                   f"{REPORT_EVALUATED_LIMIT} chips: "
+        out.append(f"Decode step (kimi-k2, batch 1, best layout over the first {DECODE_CHIPS} "
+                   f"chips) on fabrics of about {REPORT_EVALUATED_LIMIT} chips: "
                    + ", ".join(f"{fam} {format_time(t)} ({r['decode_layout']})"
                                for t, fam, r in ranked) + "."
                    + _assumes(rows, "the report's decode settings (exchange kernel, CUDA "

@@ -372,3 +372,14 @@ def test_assumptions_say_a_shared_fact_once_and_cut_a_citation_at_its_full_stop(
                                "calibrated 230 ns")
     assert first["parameters"].count("assumed 64 GB/s") == 0       # said once, in the source
     assert out[1]["parameters"] == "cost.switch.power = 0.0098 W/(Gb/s)"
+
+
+def test_findings_name_their_layout_and_say_assumption_once(small_report):
+    text = "\n".join(small_report.findings)
+    assert "assumption: assumption" not in text
+    from analysis._report_findings import decode_findings
+    rows = [{"system": s, "model": "kimi-k2", "layout": "tp=1,dp=8,ep=8", "time_s": 8e-3,
+             "tokens_per_s_user": 125.0, "launch_s": 1e-3, "exposed_comm_s": 1e-3,
+             "ep_kernel": "one-sided"} for s in ("a", "b")]
+    (f,) = decode_findings(rows, ["a", "b"])
+    assert "kimi-k2 at batch 1, at the default layout (tp=1,dp=8,ep=8;" in f, f
