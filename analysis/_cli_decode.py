@@ -30,6 +30,29 @@ def register(sub):
                    help="force one transport (default: load/store inside a load/store "
                         "domain, RDMA across NICs)")
     p.add_argument("--algorithm", default="auto", help="collective algorithm (auto)")
+    add_step_options(p)
+    p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
+    p.add_argument("--launch-overhead", type=float, default=None,
+                   help="seconds per host kernel launch without CUDA graphs (default 4e-6, "
+                        "see analysis.LAUNCH_OVERHEAD)")
+    p.add_argument("--hbm-efficiency", type=float, default=None,
+                   help="achieved fraction of peak HBM bandwidth (default 0.78, see "
+                        "analysis.DECODE_HBM_EFFICIENCY; 1: the roofline)")
+    p.add_argument("--compute-efficiency", type=float, default=1.0,
+                   help="achieved fraction of peak FLOP/s (1)")
+    p.add_argument("--draft-length", type=int, default=None,
+                   help="speculative decoding: tokens drafted per cycle")
+    p.add_argument("--acceptance", type=float, default=None,
+                   help="speculative decoding: acceptance rate per drafted token")
+    p.add_argument("--draft-cost", type=float, default=0.0,
+                   help="speculative decoding: draft time per token / step time (0)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def add_step_options(p):
+    """Add the decode-step options ``decode`` and ``serve`` share to parser (or group) ``p``:
+    one definition, so the two commands cannot drift apart."""
     p.add_argument("--runtime", default=None,
                    help="collective runtime of the tensor-parallel all-reduces, passed to "
                         "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: its "
@@ -45,31 +68,14 @@ def register(sub):
     p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm"),
                    help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
                         "published module list; vllm: counted from vLLM's code)")
-    p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
     p.add_argument("--overlap", type=float, default=0.0,
                    help="fraction of communication hidden under compute (0)")
     p.add_argument("--fusion", type=float, default=1.0,
                    help="kernel fusion factor dividing launches (1)")
-    p.add_argument("--launch-overhead", type=float, default=None,
-                   help="seconds per host kernel launch without CUDA graphs (default 4e-6, "
-                        "see analysis.LAUNCH_OVERHEAD)")
-    p.add_argument("--hbm-efficiency", type=float, default=None,
-                   help="achieved fraction of peak HBM bandwidth (default 0.78, see "
-                        "analysis.DECODE_HBM_EFFICIENCY; 1: the roofline)")
     p.add_argument("--moe-hbm-efficiency", type=float, default=None,
                    help="achieved fraction of peak HBM bandwidth of the routed experts' "
                         "grouped GEMMs (default: 0.303 for vLLM graphs on INT4 experts, see "
-                        "analysis.VLLM_INT4_MOE_HBM_EFFICIENCY; else --hbm-efficiency)")
-    p.add_argument("--compute-efficiency", type=float, default=1.0,
-                   help="achieved fraction of peak FLOP/s (1)")
-    p.add_argument("--draft-length", type=int, default=None,
-                   help="speculative decoding: tokens drafted per cycle")
-    p.add_argument("--acceptance", type=float, default=None,
-                   help="speculative decoding: acceptance rate per drafted token")
-    p.add_argument("--draft-cost", type=float, default=0.0,
-                   help="speculative decoding: draft time per token / step time (0)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=run)
+                        "analysis.VLLM_INT4_MOE_HBM_EFFICIENCY; else the step's HBM efficiency)")
 
 
 def _jsonable(obj):

@@ -1,11 +1,11 @@
 """``cofabric serve SYSTEM --model NAME --isl N --osl N [--json]``: the serving frontier."""
 
-import argparse
 import dataclasses
 import json
 
 from fabric import SpecError
 
+from ._cli_decode import add_step_options
 from ._json_units import with_units
 
 __all__ = []
@@ -44,26 +44,7 @@ def register(sub):
                    help="dollars per chip with its server share, for a system with no "
                         "published GPU-hour price (network cost from the bill of materials)")
     d = p.add_argument_group("decode step (passed to analysis.decode_step)")
-    d.add_argument("--runtime", default=None,
-                   help="collective runtime of the tensor-parallel all-reduces (e.g. nccl, "
-                        "ideal); default the collectives model's")
-    d.add_argument("--ep-kernel", default=None,
-                   help="MoE exchange kernel (deepep-normal, deepep-low-latency, one-sided, "
-                        "pplx, all-to-allv)")
-    d.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
-                   help="replay each step as a CUDA graph (default: on, as serving "
-                        "frameworks do)")
-    d.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm"),
-                   help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
-                        "published module list; vllm: counted from vLLM's code)")
-    d.add_argument("--moe-hbm-efficiency", type=float, default=None,
-                   help="achieved fraction of peak HBM bandwidth of the routed experts' "
-                        "grouped GEMMs (default: analysis.decode_step's rule: 0.303 for "
-                        "vLLM graphs on INT4 experts)")
-    d.add_argument("--fusion", type=float, default=1.0,
-                   help="kernel fusion factor dividing launches (1)")
-    d.add_argument("--overlap", type=float, default=0.0,
-                   help="fraction of communication hidden under compute (0)")
+    add_step_options(d)
     d.add_argument("--micro-batches", type=int, default=1,
                    help="decode steps split into this many micro-batches (2: two-batch "
                         "overlap, with --overlap 1)")

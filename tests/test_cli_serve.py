@@ -70,3 +70,21 @@ def test_serve_reproduces_a_check_row(capsys):
                  "--no-speculative", "--engine", "vllm", "--runtime", "symmetric-memory",
                  "--moe-hbm-efficiency", "0.78", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["frontier"][0]["tpot_s"] < p.tpot
+
+
+def test_serve_and_decode_share_the_decode_step_options():
+    import argparse
+
+    from analysis import _cli_decode, _cli_serve
+
+    def options(register):
+        sub = argparse.ArgumentParser().add_subparsers()
+        register(sub)
+        (parser,) = sub.choices.values()
+        return {a.dest: (a.default, a.help) for a in parser._actions if a.option_strings}
+
+    decode, serve = options(_cli_decode.register), options(_cli_serve.register)
+    shared = {"runtime", "ep_kernel", "cuda_graphs", "engine", "overlap", "fusion",
+              "moe_hbm_efficiency"}
+    assert shared <= set(decode) and shared <= set(serve)
+    assert {k: decode[k] for k in shared} == {k: serve[k] for k in shared}
