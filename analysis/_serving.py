@@ -917,6 +917,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         for b in grid(infos[lay], n_batches):
             points.extend(sw.point(lay, infos[lay], b, spec, draft_cost))
     if not points:
+        reasons = {r.partition(": ")[2] for r in skipped}
+        if len(reasons) == 1:          # a bad setting, not a layout that does not fit
+            raise SpecError(f"{m.name} on {fabric.name}, every layout: {reasons.pop()}")
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
                         + "; ".join(skipped))
     front = pareto_front(points)

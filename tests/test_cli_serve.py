@@ -36,6 +36,12 @@ def test_serve_bad_input_one_line(capsys):
     assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "8", "--osl", "8",
                  "--batches", "a,b"]) == 2
     assert "--batches" in capsys.readouterr().err
+    # a bad decode setting is named once, not as "fits no layout" repeated per layout
+    assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "8", "--osl", "8",
+                 "--moe-hbm-efficiency", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "fits no layout" not in err
+    assert err.count("moe_hbm_efficiency must be in") == 1
     assert main(["serve", "sd200-ultra", "--model", "kimi-k2", "--isl", "8", "--osl", "8",
                  "--batches", "1", "--layout", "tp=8,dp=16", "--no-speculative"]) == 0
     out = capsys.readouterr().out
