@@ -97,11 +97,17 @@ def _draw_cost(rows):
                   "value": r.get(f"{prefix}_{item}_{unit}_per_chip", 0.0)}
                  for r in rows for item in items]
         _plots.plot_stacked_bars(parts, ax=ax, value="value", scale=scale, unit_name="")
+        ax.set_xlim(0, ax.get_xlim()[1] * 1.04)      # the longest bar does not touch the frame
         ax.set_xlabel(label)
         ax.get_legend().remove()
         if k:
             ax.set_yticklabels([])
     handles, labels = axes[1].get_legend_handles_labels()
+    key = {name: part for part, name in _PART_NAMES.items()}
+    drawn = {name for name in key if any(
+        r.get(f"{p}_{key[name]}_{u}_per_chip", 0.0) for r in rows
+        for p, u in (("cost", "usd"), ("power", "w")))}
+    labels = [x if x in drawn else f"{x} (none here)" for x in labels]
     fig.legend(handles, labels, loc="outside lower center", ncol=len(labels),
                fontsize="x-small")
     return fig

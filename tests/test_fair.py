@@ -73,3 +73,20 @@ def test_preset_with_another_chip():
     assert "h100.hbm_bandwidth" in names and not any(n.startswith("b200.") for n in names)
     with pytest.raises(SpecError, match="one option, chip="):
         topologies.build("nvl72:planes=3")
+
+
+def test_cost_figure_names_absent_parts_and_leaves_room_past_the_longest_bar():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from analysis import _report_fair
+
+    rows = _report_fair._cost_rows({s: topologies.build(s)
+                                    for s in ("torus:4x4", "switch:8,planes=2,links=9")})
+    fig = _report_fair._draw_cost(rows)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    # no optics on either fabric: transceivers keep their colour but say they are absent
+    assert "transceivers (none here)" in labels and "switches" in labels
+    cost_ax = fig.axes[0]
+    longest = max(p.get_x() + p.get_width() for p in cost_ax.patches)
+    assert longest < cost_ax.get_xlim()[1]
