@@ -106,7 +106,12 @@ def _draw_decode(rows):
     parts = [{"system": f"{r['model']} on {r['system']}", "component": _DECODE_LABELS[k],
               "time": r[f"{k}_s"]} for r in rows for k in _DECODE_PARTS]
     _plots.plot_stacked_bars(parts, ax=ax)
-    ax.axvline(SEED_MS_PER_TOKEN * 1e3, color="0.3", linestyle=":", linewidth=0.8)
+    ax.axvline(SEED_MS_PER_TOKEN * 1e3, color="0.3", linestyle=":", linewidth=0.8,
+               label=f"seed: {SEED_MS_PER_TOKEN * 1e3:g} ms per token")
+    handles, labels = ax.get_legend_handles_labels()     # the parts, then the line
+    ax.legend(handles[1:] + handles[:1], labels[1:] + labels[:1], fontsize="x-small", ncol=3,
+              loc="lower center", bbox_to_anchor=(0.5, 1.01), borderaxespad=0.0,
+              frameon=False)
     ax.set_xlabel("time per decode step (ms)")
     return fig
 

@@ -383,3 +383,17 @@ def test_findings_name_their_layout_and_say_assumption_once(small_report):
              "ep_kernel": "one-sided"} for s in ("a", "b")]
     (f,) = decode_findings(rows, ["a", "b"])
     assert "kimi-k2 at batch 1, at the default layout (tp=1,dp=8,ep=8;" in f, f
+
+
+def test_decode_figure_labels_the_seed_line_after_the_parts():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from analysis import _report_decode
+
+    rows = [{"model": "m", "system": s, **{f"{k}_s": 1e-3 for k in _report_decode._DECODE_PARTS}}
+            for s in ("a", "b")]
+    fig = _report_decode._draw_decode(rows)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels[:-1] == [_report_decode._DECODE_LABELS[k] for k in _report_decode._DECODE_PARTS]
+    assert labels[-1].startswith("seed: 5.85 ms")
