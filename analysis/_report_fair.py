@@ -441,7 +441,8 @@ def _is_assumed(source, what):
 
 
 def _assumed(fabrics):
-    """(parameter name, tech or None) of every assumed link or chip parameter of the systems."""
+    """Parameter name -> (tech or None, what) of every assumed link or chip parameter of
+    ``fabrics`` (a name -> Fabric mapping); ``what`` is bandwidth, latency or reduce_rate."""
     out = {}
     for f in fabrics.values():
         for p in f.assumptions:
@@ -480,12 +481,6 @@ def _as_assumption(clause):
     ('assumption, 64 GB/s', 'assumption: a datasheet')
     """
     return clause if clause.lower().startswith("assum") else f"assumption: {clause}"
-
-
-def assumed_parameters(fabrics):
-    """(parameter name -> (tech or None, what)) of the assumed link and chip parameters of
-    ``fabrics`` (a name -> Fabric mapping): the test the sensitivity section uses."""
-    return _assumed(fabrics)
 
 
 def _with(f, tech, what, factor):

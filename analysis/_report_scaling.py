@@ -12,7 +12,8 @@ import functools
 
 from fabric import format_bandwidth, format_time
 
-from ._report_parts import Column, FigureSpec, Section, Table, new_figure
+from ._report_fair import _assumed, _usd
+from ._report_parts import Column, FigureSpec, Section, Table, new_figure, report_fabric
 from ._scaling import (
     DECODE_CHIPS,
     RUNTIME,
@@ -41,10 +42,6 @@ REPORT_ROUTER_LIMIT = ({"rail": 64, "domains": 64},
 _BOOK = "street-2026"
 
 
-def _usd(v):
-    return f"${v:,.0f}"
-
-
 def _draw(rows):
     fig = new_figure()
     metrics = list(SCALING_METRICS)
@@ -67,16 +64,13 @@ def _draw(rows):
 def _links(rows):
     """'family tech/tech' for each family, from its smallest built fabric, and the assumed
     link and chip parameters among them (name -> what: bandwidth, latency, reduce_rate)."""
-    from ._report_fair import assumed_parameters
-    from ._report_parts import report_fabric
-
     said, assumed = [], {}
     for fam in dict.fromkeys(r["family"] for r in rows):
         spec = next(r["spec"] for r in rows if r["family"] == fam)
         f = report_fabric(spec)
         techs = sorted({d.get("tech") for *_, d in f.graph.edges(data=True)} - {None})
         said.append(f"{fam} {'/'.join(techs)}")
-        assumed.update({n: what for n, (_, what) in assumed_parameters({spec: f}).items()})
+        assumed.update({n: what for n, (_, what) in _assumed({spec: f}).items()})
     return "; ".join(said), assumed
 
 
