@@ -74,10 +74,9 @@ def _links(rows):
     return "; ".join(said), assumed
 
 
-def _assumes(rows, rests_on, kinds):
-    """' Assumes: ...' for one finding: what it rests on, the assumed parameters of the kinds
-    it uses, and the report's reduced range."""
-    _, assumed = _links(rows)
+def _assumes(assumed, rests_on, kinds):
+    """' Assumes: ...' for one finding: what it rests on, the assumed parameters (``assumed``,
+    from :func:`_links`) of the kinds it uses, and the report's reduced range."""
     names = sorted(n for n, what in assumed.items() if what in kinds)
     tail = f"; assumed (no published figure): {', '.join(names)}" if names else ""
     return (f" Assumes: {rests_on}{tail}; H100 chips everywhere. Report run: about "
@@ -107,12 +106,12 @@ def _at_largest(rows, metric):
     return ranked
 
 
-def _findings(rows):
+def _findings(rows, assumed):
     out = []
     span = _span(rows, "bisection_per_chip_Bps", format_bandwidth)
     if span:
         out.append("Bisection per chip as the families grow: " + "; ".join(span) + "."
-                   + _assumes(rows, "the link bandwidths as built", ("bandwidth",)))
+                   + _assumes(assumed, "the link bandwidths as built", ("bandwidth",)))
     ranked = _at_largest(rows, "network_cost_usd_per_chip")
     if ranked:
         cheap, dear = ranked[0], ranked[-1]
@@ -120,7 +119,7 @@ def _findings(rows):
                    f"cheapest ({_usd(cheap[0])}), {dear[1]} dearest ({_usd(dear[0])}); power "
                    "per chip " + ", ".join(f"{r['family']} {r['network_power_w_per_chip']:.0f} W"
                                           for _, _, r in ranked) + "."
-                   + _assumes(rows, f"the cost book {_BOOK!r} (street prices of May 2026) and "
+                   + _assumes(assumed, f"the cost book {_BOOK!r} (street prices of May 2026) and "
                               "its rack layout (72 chips per rack)", ()))
     for metric, what, alg in (("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm"),
                               ("alltoall_1MiB_s", "A 1 MiB all-to-all", "alltoall_algorithm")):
@@ -130,7 +129,7 @@ def _findings(rows):
             out.append(f"{what} at each family's best algorithm, at about "
                        f"{REPORT_EVALUATED_LIMIT} chips: {f0} fastest ({format_time(t0)}, "
                        f"{r0[alg]}), {f1} slowest ({format_time(t1)}, {r1[alg]})."
-                       + _assumes(rows, f"the hardware floor (runtime {RUNTIME!r}: no software "
+                       + _assumes(assumed, f"the hardware floor (runtime {RUNTIME!r}: no software "
                                   "launch or protocol costs, the same for every family), the "
                                   "link bandwidths and latencies and the chip's reduce rate",
                                   ("bandwidth", "latency", "reduce_rate")))
@@ -140,7 +139,7 @@ def _findings(rows):
                    f"chips) on fabrics of about {REPORT_EVALUATED_LIMIT} chips: "
                    + ", ".join(f"{fam} {format_time(t)} ({r['decode_layout']})"
                                for t, fam, r in ranked) + "."
-                   + _assumes(rows, "the report's decode settings (exchange kernel, CUDA "
+                   + _assumes(assumed, "the report's decode settings (exchange kernel, CUDA "
                               "graphs) and the link bandwidths and latencies",
                               ("bandwidth", "latency")))
     return out
@@ -181,11 +180,11 @@ def scaling_report_section(executor=None, quiet=False):
         "cofabric scaling runs every "
         "metric from 64 to 16k chips.",
         functools.partial(_draw, rows), column="double", height=4.2)
-    links, _ = _links(rows)
+    links, assumed = _links(rows)
     text = (("Every family (" + ", ".join(SCALING_FAMILIES) + ") built at about "
              + ", ".join(f"{n:,}" for n in REPORT_SIZES) + " chips with H100 chips, so the "
              f"curves compare fabrics; links: {links}. This is a reduced run that fits the report's time "
              "budget; the full study from 64 to 16k chips is cofabric scaling --out DIR "
              "(about 2.5 minutes on 2 cores, every metric at every size)."),)
     return Section("scaling", "Scaling", text=text, tables=(table,), figures=(fig,)), \
-        _findings(rows)
+        _findings(rows, assumed)
