@@ -97,13 +97,9 @@ def _span(rows, metric, fmt):
 
 
 def _at_largest(rows, metric):
-    """(chips, [(value, family, row)]) at each family's largest evaluated size, sorted."""
-    best = {}
-    for r in rows:
-        if r[metric] is not None:
-            best[r["family"]] = r
-    ranked = sorted((r[metric], fam, r) for fam, r in best.items())
-    return ranked
+    """[(value, family, row)] at each family's largest evaluated size, smallest value first."""
+    last = {r["family"]: r for r in rows if r[metric] is not None}   # rows go up in size
+    return sorted((r[metric], fam, r) for fam, r in last.items())
 
 
 def _findings(rows, assumed):
