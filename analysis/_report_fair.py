@@ -12,6 +12,7 @@
 """
 
 import functools
+import re
 
 from fabric import format_bandwidth, format_time
 
@@ -467,8 +468,6 @@ def source_clause(source, parameter):
     >>> source_clause("a datasheet", "x.bandwidth")
     'a datasheet'
     """
-    import re
-
     what = parameter.rpartition(".")[2]
     m = re.search(rf"(?:^|[.;] ){re.escape(what)}: (.*?)(?=; [a-z_]+: |$)", source)
     return m.group(1) if m else source
