@@ -63,6 +63,14 @@ def _segments(counts):
     return seg, np.arange(len(seg)) - first[seg]
 
 
+def _index_in(sorted_keys, keys):
+    """Index of each key in a sorted array of distinct keys, -1 where absent."""
+    if len(sorted_keys) == 0:
+        return np.full(len(keys), -1, dtype=np.int64)
+    i = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return np.where(sorted_keys[i] == keys, i, -1)
+
+
 def _csr(tail, head, arc, n):
     """Arcs ``tail -> head`` grouped by tail: (indptr, head, arc id)."""
     order = np.argsort(tail, kind="stable")
@@ -124,11 +132,7 @@ class _Store:
 
     def find(self, cone, state):
         """Entry index of ``state`` in cone ``cone`` (arrays), -1 where absent."""
-        k = cone * self.S + state
-        if len(self.key) == 0:
-            return np.full(len(k), -1, dtype=np.int64)
-        i = np.minimum(np.searchsorted(self.key, k), len(self.key) - 1)
-        return np.where(self.key[i] == k, i, -1)
+        return _index_in(self.key, cone * self.S + state)
 
     def ensure(self, roots):
         """Cone number of each root, growing the cones not cached yet."""
@@ -291,10 +295,7 @@ class Cones:
         self.c_frac = np.zeros(0)
 
     def _lookup(self, keys):
-        if len(self.c_key) == 0:
-            return np.full(len(keys), -1, dtype=np.int64)
-        i = np.minimum(np.searchsorted(self.c_key, keys), len(self.c_key) - 1)
-        return np.where(self.c_key[i] == keys, i, -1)
+        return _index_in(self.c_key, keys)
 
     def prepare(self, a, z):
         """Route the state pairs not cached yet and cache their DAGs; return their keys."""
