@@ -222,9 +222,7 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.pull_vector", self.pull_vector, "B",
                                  src.get("pull", "")))
         if self.scale_out and self.dedup != "collective":
-            out.extend(EXCHANGE_SYNC.values())
-        if self.scale_out and self.dedup != "collective":
-            out.append(EXCHANGE_NIC_EFFICIENCY)
+            out.extend((*EXCHANGE_SYNC.values(), EXCHANGE_NIC_EFFICIENCY))
         return tuple(out)
 
 

@@ -63,6 +63,14 @@ def _segments(counts):
     return seg, np.arange(len(seg)) - first[seg]
 
 
+def _index_in(sorted_keys, keys):
+    """Index of each key in a sorted array of distinct keys, -1 where absent."""
+    if len(sorted_keys) == 0:
+        return np.full(len(keys), -1, dtype=np.int64)
+    i = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return np.where(sorted_keys[i] == keys, i, -1)
+
+
 def _csr(tail, head, arc, n):
     """Arcs ``tail -> head`` grouped by tail: (indptr, head, arc id)."""
     order = np.argsort(tail, kind="stable")
@@ -124,11 +132,7 @@ class _Store:
 
     def find(self, cone, state):
         """Entry index of ``state`` in cone ``cone`` (arrays), -1 where absent."""
-        k = cone * self.S + state
-        if len(self.key) == 0:
-            return np.full(len(k), -1, dtype=np.int64)
-        i = np.minimum(np.searchsorted(self.key, k), len(self.key) - 1)
-        return np.where(self.key[i] == k, i, -1)
+        return _index_in(self.key, cone * self.S + state)
 
     def ensure(self, roots):
         """Cone number of each root, growing the cones not cached yet."""
@@ -221,6 +225,33 @@ def _sum_by(keys, values):
     return uk, np.bincount(np.ravel(inv), weights=values, minlength=len(uk))
 
 
+def _walk_in(store, pair, entry, value):
+    """Sums values over the BFS DAGs of a store's cones, inwards to their roots.
+
+    Starts from values on (pair, entry); farthest entries first, sums them per
+    (pair, entry) and passes each sum on over the DAG arcs reaching that entry from
+    one step further out. Returns the steps, (pair, nearer entry, arc, far entry,
+    value passed) per arc, and the (pair, sum) reaching the roots.
+    """
+    E = max(len(store.state), 1)
+    k, v = pair * E + entry, value
+    steps = []
+    while len(k):
+        k, v = _sum_by(k, v)
+        ent = k % E
+        d = store.dist[ent]
+        top = d == d.max()
+        fk, fv, fe = k[top], v[top], ent[top]
+        if d.max() == 0:
+            return steps, fk // E, fv
+        i, near, arc = store.inwards(fk // E, fe)
+        pr = fk[i] // E
+        steps.append((pr, near, arc, fe[i], fv[i]))
+        k = np.r_[k[~top], pr * E + near]
+        v = np.r_[v[~top], fv[i]]
+    return steps, np.zeros(0, dtype=np.int64), np.zeros(0)
+
+
 class Cones:
     """Pair routing over an up/down :class:`~fabric._routing_engine._StateGraph` by cones.
 
@@ -264,10 +295,7 @@ class Cones:
         self.c_frac = np.zeros(0)
 
     def _lookup(self, keys):
-        if len(self.c_key) == 0:
-            return np.full(len(keys), -1, dtype=np.int64)
-        i = np.minimum(np.searchsorted(self.c_key, keys), len(self.c_key) - 1)
-        return np.where(self.c_key[i] == keys, i, -1)
+        return _index_in(self.c_key, keys)
 
     def prepare(self, a, z):
         """Route the state pairs not cached yet and cache their DAGs; return their keys."""
@@ -421,49 +449,20 @@ class Cones:
         p_x, xpos, ypos, ex = p_x[opt], xpos[opt], ypos[opt], ex[opt]
         turn = ypos >= 0
         # up part: h(x) = routes from x to z, from the optimal exits inwards to the root
-        E = max(len(up.state), 1)
-        hk = p_x * E + xpos
         hv = np.where(turn, dn.sig[np.maximum(ypos, 0)], 1.0)
-        parts = []
+        steps, root_p, root_v = _walk_in(up, p_x, xpos, hv)
         sig_az = np.zeros(P)
-        while len(hk):
-            hk, hv = _sum_by(hk, hv)
-            ent = hk % E
-            lev = up.dist[ent]
-            top = lev == lev.max()
-            fk, fv, fe = hk[top], hv[top], ent[top]
-            rest_k, rest_v = hk[~top], hv[~top]
-            if lev.max() == 0:
-                sig_az[fk // E] = fv
-                break
-            i, near, arc = up.inwards(fk // E, fe)
-            pr = fk[i] // E
-            parts.append((pr, arc, up.dist[near], up.sig[near] * fv[i], None))
-            hk = np.r_[rest_k, pr * E + near]
-            hv = np.r_[rest_v, fv[i]]
-        up_parts = [(pr, arc, lev, num / sig_az[pr]) for pr, arc, lev, num, _ in parts]
+        sig_az[root_p] = root_v
+        up_parts = [(pr, arc, up.dist[near], up.sig[near] * fv / sig_az[pr])
+                    for pr, near, arc, _, fv in steps]
         # turn arcs on the routes
         t_pr, t_x, t_y = p_x[turn], xpos[turn], ypos[turn]
         t_part = (t_pr, dn.e_arc[ex[turn]], up.dist[t_x],
                   up.sig[t_x] * dn.sig[t_y] / sig_az[t_pr])
         # down part: s(y) = routes from a to y, from the optimal turns along the down cone
-        E = max(len(dn.state), 1)
-        sk, sv = t_pr * E + t_y, up.sig[t_x]
-        down_parts = []
-        while len(sk):
-            sk, sv = _sum_by(sk, sv)
-            ent = sk % E
-            dd = dn.dist[ent]
-            top = dd == dd.max()
-            fk, fv, fe = sk[top], sv[top], ent[top]
-            if dd.max() == 0:
-                break
-            i, near, arc = dn.inwards(fk // E, fe)
-            pr = fk[i] // E
-            down_parts.append((pr, arc, L[pr] - dn.dist[fe[i]],
-                               fv[i] * dn.sig[near] / sig_az[pr]))
-            sk = np.r_[sk[~top], pr * E + near]
-            sv = np.r_[sv[~top], fv[i]]
+        steps, _, _ = _walk_in(dn, t_pr, t_y, up.sig[t_x])
+        down_parts = [(pr, arc, L[pr] - dn.dist[fe], fv * dn.sig[near] / sig_az[pr])
+                      for pr, near, arc, fe, fv in steps]
         pr, arc, lev, frac = (np.concatenate(c) for c in
                               zip(*(up_parts + [t_part] + down_parts)))
         order = np.argsort(pr * max(len(sg.tail), 1) + arc, kind="stable")
