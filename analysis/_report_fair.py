@@ -44,7 +44,8 @@ _COST_KNOBS = ("switch_usd_per_gbps", "transceiver_usd_per_gbps", "dac_usd_per_g
                "acc_usd_per_gbps", "optics_usd_per_cable", "nic_usd", "rack_chips")
 
 
-def _usd(v):
+def usd_text(v):
+    """A dollar amount to the dollar: $1,234."""
     return f"${v:,.0f}"
 
 
@@ -155,7 +156,7 @@ def cost_section(fabrics):
         Column("cables_optics", "of which optical"), Column("board_traces", "board traces"),
         Column("transceivers", "transceivers"), Column("switch_asics", "switch ASICs"),
         Column("switch_boxes", "switch boxes"), Column("nics", "NICs"),
-        Column("network_cost_usd_per_chip", "network $ per chip", _usd),
+        Column("network_cost_usd_per_chip", "network $ per chip", usd_text),
         Column("network_power_w_per_chip", "network W per chip", _watts),
         Column("network_cost_share", "cost share", _pct),
         Column("network_power_share", "power share", _pct),
@@ -167,7 +168,7 @@ def cost_section(fabrics):
                "rack); two transceivers per optical cable; a switch ASIC per 51.2 Tb/s of "
                "switch capacity; a switch box per switch not on a board. Street prices of "
                f"May 2026 (book {REPORT_BOOK!r}). Shares: of the system per chip "
-               f"({_usd(book.value('node_usd_per_chip'))} per chip for the node; the chip's "
+               f"({usd_text(book.value('node_usd_per_chip'))} per chip for the node; the chip's "
                f"power plus {book.value('host_w_per_chip'):g} W of host).")
     table = Table("cost", "Parts, network cost and power", columns, tuple(rows), caption)
     figs = [FigureSpec("cost-power", "Network cost and power per chip",
@@ -203,12 +204,12 @@ def cost_section(fabrics):
 
 
 def _cost_findings(rows, book):
-    said = ", ".join(f"{r['system']} {_usd(r['network_cost_usd_per_chip'])} and "
+    said = ", ".join(f"{r['system']} {usd_text(r['network_cost_usd_per_chip'])} and "
                      f"{r['network_power_w_per_chip']:.0f} W "
                      f"({_pct(r['network_cost_share'])} of the system's cost)" for r in rows)
     out = [(f"Network cost and power per chip: {said}. Assumes street prices of May 2026 "
-           f"(switch {_usd(book.value('switch_usd_per_gbps') * 800)} per 800G port, "
-           f"transceiver {_usd(book.value('transceiver_usd_per_gbps') * 1600)} per 1.6T).")]
+           f"(switch {usd_text(book.value('switch_usd_per_gbps') * 800)} per 800G port, "
+           f"transceiver {usd_text(book.value('transceiver_usd_per_gbps') * 1600)} per 1.6T).")]
     a = rows[0]
     if len(rows) > 1:
         b = rows[1]
@@ -338,7 +339,7 @@ def fair_section(fabrics, executor=None, quiet=False):
     table = Table("fair", f"At {ref}'s network cost and power per chip", columns,
                   tuple(rows),
                   f"Each system's link bandwidths scaled by one factor until its network "
-                  f"cost (then power) per chip equals {ref}'s ({_usd(rb.cost_usd_per_chip)}, "
+                  f"cost (then power) per chip equals {ref}'s ({usd_text(rb.cost_usd_per_chip)}, "
                   f"{_watts(rb.power_w_per_chip)}); street prices of May 2026. Bisection and "
                   "all-to-all scale exactly with the factor; the all-reduce (1 GiB per rank, "
                   "fastest algorithm) is evaluated on the scaled fabric.")
@@ -441,7 +442,7 @@ def _is_assumed(source, what):
                for w in ("assumption", "unconfirmed", "calibrated"))
 
 
-def _assumed(fabrics):
+def assumed_parameters(fabrics):
     """Parameter name -> (tech or None, what) of every assumed link or chip parameter of
     ``fabrics`` (a name -> Fabric mapping); ``what`` is bandwidth, latency or reduce_rate."""
     out = {}
@@ -522,7 +523,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
     if len(names) < 2:
         return None, []
     a, b = names
-    params = _assumed({n: fabrics[n] for n in names})
+    params = assumed_parameters({n: fabrics[n] for n in names})
     points = [{"system": s, "name": "base", "tech": None, "what": "none", "factor": 1.0}
               for s in names]
     points += [{"system": s, "name": p, "tech": tech, "what": what, "factor": k}
@@ -590,7 +591,8 @@ def assumption_clause(section, fabrics):
     if section not in _RESTS_ON:
         return ""
     what, kinds = _RESTS_ON[section]
-    names = [n for n, (_, k) in _assumed(dict(list(fabrics.items())[:2])).items() if k in kinds]
+    first_two = dict(list(fabrics.items())[:2])
+    names = [n for n, (_, k) in assumed_parameters(first_two).items() if k in kinds]
     tail = (f"; assumed (no published figure): {', '.join(sorted(names))}" if names
             else "; every one of them from a published figure")
     return f" Assumes: {what}{tail}."

@@ -12,7 +12,7 @@ import functools
 
 from fabric import format_bandwidth, format_time
 
-from ._report_fair import _assumed, _usd
+from ._report_fair import assumed_parameters, usd_text
 from ._report_parts import Column, FigureSpec, Section, Table, new_figure, report_fabric
 from ._scaling import (
     DECODE_CHIPS,
@@ -70,7 +70,7 @@ def _links(rows):
         f = report_fabric(spec)
         techs = sorted({d.get("tech") for *_, d in f.graph.edges(data=True)} - {None})
         said.append(f"{fam} {'/'.join(techs)}")
-        assumed.update({n: what for n, (_, what) in _assumed({spec: f}).items()})
+        assumed.update({n: what for n, (_, what) in assumed_parameters({spec: f}).items()})
     return "; ".join(said), assumed
 
 
@@ -112,9 +112,10 @@ def _findings(rows, assumed):
     if ranked:
         cheap, dear = ranked[0], ranked[-1]
         out.append(f"Network cost per chip at about {REPORT_SIZES[-1]:,} chips: {cheap[1]} "
-                   f"cheapest ({_usd(cheap[0])}), {dear[1]} dearest ({_usd(dear[0])}); power "
-                   "per chip " + ", ".join(f"{r['family']} {r['network_power_w_per_chip']:.0f} W"
-                                          for _, _, r in ranked) + "."
+                   f"cheapest ({usd_text(cheap[0])}), {dear[1]} dearest "
+                   f"({usd_text(dear[0])}); power per chip "
+                   + ", ".join(f"{r['family']} {r['network_power_w_per_chip']:.0f} W"
+                               for _, _, r in ranked) + "."
                    + _assumes(assumed, f"the cost book {_BOOK!r} (street prices of May 2026) and "
                               "its rack layout (72 chips per rack)", ()))
     for metric, what, alg in (("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm"),
@@ -159,7 +160,7 @@ def scaling_report_section(executor=None, quiet=False):
         Column("allreduce_1GiB_s", "all-reduce 1 GiB", opt(format_time)),
         Column("alltoall_1MiB_s", "all-to-all 1 MiB", opt(format_time)),
         Column("decode_step_s", "decode step", opt(format_time)),
-        Column("network_cost_usd_per_chip", "network $ / chip", opt(_usd)),
+        Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
         Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
     )
     table = Table("scaling", "Each family at growing size (per chip)", columns, tuple(rows),
