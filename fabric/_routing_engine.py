@@ -254,7 +254,7 @@ class Engine:
                     cones = Cones(sg)
                     unit = cones.cost(starts, targets)
                     if CONE_RATIO * unit <= sg.n_states:
-                        self._cones = (cones, max(unit, 1.0))
+                        self._cones = (cones, unit)
         return self._cones[1]
 
     @property

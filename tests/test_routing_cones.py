@@ -19,19 +19,22 @@ import topologies
 from fabric import Router, RoutingError
 
 
+def _on_cones(router):
+    """The router, made to route pairs from cones whatever its fabric's size."""
+    saved = engine.CONE_STATES, engine.CONE_RATIO
+    engine.CONE_STATES, engine.CONE_RATIO = 0, 0
+    try:
+        assert router._engine.cones is not None
+    finally:
+        engine.CONE_STATES, engine.CONE_RATIO = saved
+    return router
+
+
 def _pair_routers(f, ecmp=None):
     """(router on the per-state tables, router on cones) of one fabric."""
     dense = Router(f, ecmp=ecmp)
     assert dense._engine.cones is None          # small: below CONE_STATES
-    cones = Router(f, ecmp=ecmp)
-    eng = cones._engine
-    saved = engine.CONE_STATES, engine.CONE_RATIO
-    engine.CONE_STATES, engine.CONE_RATIO = 0, 0
-    try:
-        assert eng.cones is not None
-    finally:
-        engine.CONE_STATES, engine.CONE_RATIO = saved
-    return dense, cones
+    return dense, _on_cones(Router(f, ecmp=ecmp))
 
 
 @st.composite
@@ -166,13 +169,7 @@ def test_a_turn_arc_whose_bound_is_tight_still_ties():
     nx.set_edge_attributes(G, 1e9, "bandwidth")
     nx.set_edge_attributes(G, 1e-7, "latency")
     f = Fabric.from_graph(G)
-    dense, cones = Router(f, policy="up-down"), Router(f, policy="up-down")
-    saved = engine.CONE_STATES, engine.CONE_RATIO
-    engine.CONE_STATES, engine.CONE_RATIO = 0, 0
-    try:
-        assert cones._engine.cones is not None
-    finally:
-        engine.CONE_STATES, engine.CONE_RATIO = saved
+    dense, cones = Router(f, policy="up-down"), _on_cones(Router(f, policy="up-down"))
     i = f.node_index
     s, d = [i["chip_a"]], [i["chip_z"]]
     want = dense.loads(s, d, 2.0)
