@@ -48,7 +48,11 @@ round trips: ``max(transfer, rounds x round trip)``.
   the NICs is taken as non-blocking (rail-optimized clusters are built at full
   bisection).
 * **Local copy**: a receive part that moves the received copies through HBM
-  (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth.
+  (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth; and a
+  combine that first stages the MoE output into its symmetric buffer
+  (:attr:`ExchangeKernel.staging_copy`, ``one-sided``: TensorRT-LLM's prepare-combine
+  kernel reads and writes every received copy, ``2 x copies_rank x combine_bytes``
+  through HBM, before the combine's barrier).
 * **Fixed**: inside one load/store domain a phase's launch and first barrier
   cost what a one-sided kernel of the ``symmetric-memory`` runtime costs,
   ``runtime("symmetric-memory").kernel_floor`` for the fabric's GPU generation
@@ -727,13 +731,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     net_t, net_b, nics = _network_time(fabric, ranks, net, nic_rate)
     scale = b_c / b_d
     copy_d = copy_c = 0.0
-    if kern.local_copy:
+    if kern.local_copy or kern.staging_copy:
         c = chip if chip is not None else fabric.chip
         if c is not None:
             hbm = chip_spec(c).hbm_bandwidth
             recv = copies_expert if kern.dedup == "expert" else copies_rank
-            copy_d = 2 * recv * b_d / hbm              # read the receive buffer, write out
-            copy_c = (recv + tokens) * b_c / hbm       # read the k partials, write the sum
+            if kern.local_copy:
+                copy_d = 2 * recv * b_d / hbm          # read the receive buffer, write out
+                copy_c = (recv + tokens) * b_c / hbm   # read the k partials, write the sum
+            if kern.staging_copy:
+                copy_c += 2 * recv * b_c / hbm         # MoE output -> symmetric buffer
             params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
                                          chip_spec(c).source),)
     if kernel_gap is None:

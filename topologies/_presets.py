@@ -6,14 +6,14 @@ their sources) or is a named :class:`fabric.Parameter` recorded in the fabric's
 ``assumptions``.
 """
 
-from fabric import Parameter
+from fabric import RACK_CHIPS, Parameter
 
 from ._clos import rail_optimized
 from ._hypermesh import hypermesh, torus
 from ._switched import switched
 
-__all__ = ["PRESETS", "cluster_128", "dgx_h100", "gb200_nvl72", "hgx_b200", "hgx_b300", "hgx_h20",
-           "hgx_h200", "hgx_h800", "nvl72", "sd200_ultra", "tpu_v4_cube"]
+__all__ = ["PRESETS", "cluster_128", "dgx_h100", "gb200_nvl72", "gb300_nvl72", "hgx_b200",
+           "hgx_b300", "hgx_h20", "hgx_h200", "hgx_h800", "nvl72", "sd200_ultra", "tpu_v4_cube"]
 
 
 def sd200_ultra():
@@ -60,9 +60,14 @@ def cluster_128():
     >>> cluster_128().n_endpoints
     128
     """
-    return rail_optimized(16, 8, scaleup_tech="nvlink4", scaleup_links=18, nic_tech="ib-ndr",
-                          pcie_tech="pcie5-x16", reduction=True, chip="h100",
-                          name="cluster-128")
+    f = rail_optimized(16, 8, scaleup_tech="nvlink4", scaleup_links=18, nic_tech="ib-ndr",
+                       pcie_tech="pcie5-x16", reduction=True, chip="h100", name="cluster-128")
+    return _in_racks(f, "dgx-h100")
+
+
+def _in_racks(f, system):
+    """``f`` with the published rack density of ``system`` (:data:`fabric.RACK_CHIPS`)."""
+    return f.replace(assumptions=f.assumptions + (RACK_CHIPS[system],))
 
 
 def dgx_h100():
@@ -76,8 +81,8 @@ def dgx_h100():
     >>> dgx_h100().graph.degree("sw0", weight="lanes")
     40
     """
-    return switched(8, 4, links=(5, 4, 4, 5), tech="nvlink4", reduction=True, chip="h100",
-                    name="dgx-h100")
+    return _in_racks(switched(8, 4, links=(5, 4, 4, 5), tech="nvlink4", reduction=True,
+                              chip="h100", name="dgx-h100"), "dgx-h100")
 
 
 def nvl72():
@@ -90,8 +95,8 @@ def nvl72():
     >>> nvl72().params["planes"]
     18
     """
-    return switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4, chip="b200",
-                    name="nvl72")
+    return _in_racks(switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4,
+                              chip="b200", name="nvl72"), "nvl72")
 
 
 def hgx_h200():
@@ -181,8 +186,26 @@ def gb200_nvl72():
     >>> gb200_nvl72().chip.name
     'gb200'
     """
-    return switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4, chip="gb200",
-                    name="gb200-nvl72")
+    return _in_racks(switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4,
+                              chip="gb200", name="gb200-nvl72"), "nvl72")
+
+
+def gb300_nvl72():
+    """GB300 NVL72: 72 Blackwell Ultra GPUs (``gb300``: 279 GB, 8 TB/s, 2.5 PFLOPS) on NVLink5.
+
+    The NVLink domain of GB200 NVL72: 18 NVLink5 links per GPU, one to each of 18
+    NVSwitch planes, 900 GB/s per direction per GPU (NVIDIA: "130 TB/s" of NVLink over
+    72 GPUs = 1.8 TB/s bidirectional per GPU, second-hand via
+    glennklockwood.com/garden/processors/B300 and Verda's GB300 NVL72 article);
+    compute trays of 4 GPUs (2 Grace CPUs, 4 GPUs) as host domains; NVLink SHARP in
+    the switches (as GB200 NVL72: an assumption, no GB300 NVLS measurement found).
+
+    >>> f = gb300_nvl72()
+    >>> f.chip.name, f.n_endpoints, f.params["planes"]
+    ('gb300', 72, 18)
+    """
+    return switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4, chip="gb300",
+                    name="gb300-nvl72")
 
 
 def tpu_v4_cube():
@@ -195,7 +218,8 @@ def tpu_v4_cube():
     >>> tpu_v4_cube().graph.number_of_edges()
     192
     """
-    return torus((4, 4, 4), tech="ici-v4", chips_per_host=4, chip="tpu-v4", name="tpu-v4-cube")
+    return _in_racks(torus((4, 4, 4), tech="ici-v4", chips_per_host=4, chip="tpu-v4",
+                           name="tpu-v4-cube"), "tpu-v4")
 
 
 PRESETS = {
@@ -210,4 +234,5 @@ PRESETS = {
     "hgx-b200": hgx_b200,
     "hgx-b300": hgx_b300,
     "gb200-nvl72": gb200_nvl72,
+    "gb300-nvl72": gb300_nvl72,
 }
