@@ -44,6 +44,20 @@ Presets (``MODELS``):
   their block scales: one FP32 ``weight_scale_inv`` per 128 x 128 block
   (``quantization_config.weight_block_size = [128, 128]``), embedding and head
   BF16 (the checkpoint ships them unquantized).
+* ``deepseek-r1-nvfp4``: NVIDIA's NVFP4 checkpoint of DeepSeek-R1
+  (``nvidia/DeepSeek-R1-FP4``, quantized with TensorRT Model Optimizer; the
+  DeepSeek-V3 architecture fields above). Which tensors are NVFP4 is taken from
+  NVIDIA's TensorRT-LLM tech blog 1 ("Pushing Latency Boundaries: Optimizing
+  DeepSeek-R1 Performance on NVIDIA B200 GPUs", "Precision Strategy" table): 61
+  attention modules BF16, the 3 dense FFN layers NVFP4, the 58 MoE FFN layers NVFP4
+  (routed and shared experts: ``expert_format`` and ``ffn_weight_bytes``), the router
+  GEMM BF16, the MTP layers BF16; the ``DeepSeek-R1-FP4-v2`` model card confirms that
+  the first release leaves attention unquantized ("additionally quantizes the wo
+  module in attention layers"). Embedding and output head BF16 (an assumption:
+  ModelOpt's NVFP4 exports list ``lm_head`` among the excluded modules). NVFP4 is
+  E2M1 values with one FP8 E4M3 scale per 16 values and one FP32 scale per tensor
+  (NVIDIA, "Introducing NVFP4", 2025): 0.5625 B/weight. KV cache BF16 (an FP8 cache
+  is a deployment option: ``dataclasses.replace(m, kv_cache_bytes=1)``).
 * ``hypothetical-2.8t``: **hypothetical**. No published model; a config of the
   seed article's reported scale (2.8T parameters), made from ``kimi-k2`` by
   scaling the routed experts 384 -> 1056 (x2.75), all else unchanged, which
@@ -56,7 +70,8 @@ quantization scales**, ``bits / 8 + scale_bits / 8 / group``: ``bf16`` 2,
 scale per 128 x 128 block, DeepSeek-V3 report sec. 3.3.2), ``int4-g32`` 0.5625
 (BF16 scale per 32), ``nvfp4`` 0.5625 (FP8 scale per 16). A model has two:
 ``weight_bytes`` for everything but the routed experts, ``expert_weight_bytes`` for
-the routed experts (default: the same).
+the routed experts (default: the same); ``ffn_weight_bytes`` for the dense FFNs and
+shared experts (default: ``weight_bytes``).
 
 Counting conventions (say so, since published totals differ in them):
 gated FFNs (SwiGLU: three matrices ``hidden x width``), RMSNorm weights counted,
@@ -322,6 +337,16 @@ class MoEModel:
         when known: kernels differ by format (e.g. vLLM's INT4 W4A16 grouped-MoE
         GEMMs, see ``analysis.decode_step``'s ``moe_hbm_efficiency``). Given alone it
         sets ``expert_weight_bytes``; given with it, the two must agree.
+    ffn_weight_bytes : float, optional
+        Bytes per stored weight of the dense layers' FFNs and of the shared experts,
+        scales included (NVIDIA's DeepSeek-R1 NVFP4 checkpoint quantizes those with the
+        routed experts while attention, router and head stay BF16). Default None:
+        ``weight_bytes`` (the resolved figure is :attr:`ffn_bytes_per_weight`).
+    mtp_modules : int, optional
+        Multi-token-prediction modules the checkpoint ships (DeepSeek-V3/R1:
+        ``num_nextn_predict_layers = 1``). They are **not** part of ``total_params``
+        (published totals exclude them, see :attr:`mtp_params`), nor of the weights the
+        decode model reads. Default 0.
     """
 
     name: str
@@ -342,6 +367,8 @@ class MoEModel:
     expert_weight_bytes: float = None
     kv_cache_bytes: float = None
     expert_format: str = None
+    ffn_weight_bytes: float = None
+    mtp_modules: int = 0
 
     def __post_init__(self):
         if self.expert_format is not None:
@@ -361,6 +388,9 @@ class MoEModel:
         if self.kv_cache_bytes is None:
             object.__setattr__(self, "kv_cache_bytes", self.activation_bytes)
         _positive_number("kv_cache_bytes", self.kv_cache_bytes)
+        if self.ffn_weight_bytes is not None:   # None: as weight_bytes (kept None, so that
+            _positive_number("ffn_weight_bytes", self.ffn_weight_bytes)   # replace() follows)
+        _positive_int("mtp_modules", self.mtp_modules, zero_ok=True)
         for f in ("layers", "hidden", "routed_experts", "experts_per_token", "expert_ffn",
                   "dense_ffn", "vocab"):
             _positive_int(f, getattr(self, f))
@@ -436,24 +466,66 @@ class MoEModel:
                 + self.head_params)
 
     @property
+    def mtp_params(self):
+        """Weights of the checkpoint's multi-token-prediction modules (not in ``total_params``).
+
+        One module (DeepSeek-V3 report, arXiv 2412.19437 sec. 2.2; the Hugging Face
+        checkpoint's layer ``num_hidden_layers``): a MoE transformer block, the
+        projection ``2 hidden -> hidden``, two RMSNorms on its inputs and the head's
+        norm, plus the checkpoint's own copies of the embedding and output head
+        (shared with the main model at run time, stored again in the checkpoint).
+        DeepSeek-V3's README: 685B on Hugging Face = 671B main model + 14B MTP module.
+
+        >>> round(model_config("deepseek-v3").mtp_params / 1e9, 1)
+        13.5
+        """
+        block = (self.attention_params + self.router_params
+                 + (self.routed_experts + self.shared_experts) * self.expert_params)
+        per_module = (block + 2 * self.hidden * self.hidden + 3 * self.hidden
+                      + self.embedding_params + self.vocab * self.hidden)
+        return self.mtp_modules * per_module
+
+    @property
     def routed_expert_bytes(self):
         """Bytes of one routed expert, at ``expert_weight_bytes`` per weight."""
         return self.expert_params * self.expert_weight_bytes
 
     @property
-    def weight_bytes_total(self):
-        """Bytes of all weights: routed experts at ``expert_weight_bytes``, the rest at
-        ``weight_bytes``."""
-        routed = self.moe_layers * self.routed_experts * self.expert_params
-        return ((self.total_params - routed) * self.weight_bytes
+    def ffn_bytes_per_weight(self):
+        """Bytes per weight of the dense FFNs and shared experts: ``ffn_weight_bytes``, or
+        ``weight_bytes`` when that is None."""
+        return self.weight_bytes if self.ffn_weight_bytes is None else self.ffn_weight_bytes
+
+    @property
+    def dense_ffn_bytes(self):
+        """Bytes of one dense layer's FFN, at :attr:`ffn_bytes_per_weight`."""
+        return self.dense_ffn_params * self.ffn_bytes_per_weight
+
+    @property
+    def shared_expert_bytes(self):
+        """Bytes of one shared expert, at :attr:`ffn_bytes_per_weight`."""
+        return self.expert_params * self.ffn_bytes_per_weight
+
+    def _bytes(self, params, routed_experts):
+        """``params`` weights of which ``routed_experts`` experts per MoE layer are routed."""
+        routed = self.moe_layers * routed_experts * self.expert_params
+        ffn = (self.dense_layers * self.dense_ffn_params
+               + self.moe_layers * self.shared_experts * self.expert_params)
+        if self.ffn_bytes_per_weight == self.weight_bytes:   # the expression of before, bit for bit
+            return (params - routed) * self.weight_bytes + routed * self.expert_weight_bytes
+        return ((params - routed - ffn) * self.weight_bytes + ffn * self.ffn_bytes_per_weight
                 + routed * self.expert_weight_bytes)
 
     @property
+    def weight_bytes_total(self):
+        """Bytes of all weights: routed experts at ``expert_weight_bytes``, dense FFNs and
+        shared experts at ``ffn_weight_bytes``, the rest at ``weight_bytes``."""
+        return self._bytes(self.total_params, self.routed_experts)
+
+    @property
     def active_weight_bytes(self):
-        """Bytes of the weights one token uses (routed experts at their own format)."""
-        routed = self.moe_layers * self.experts_per_token * self.expert_params
-        return ((self.active_params - routed) * self.weight_bytes
-                + routed * self.expert_weight_bytes)
+        """Bytes of the weights one token uses (each part at its own format)."""
+        return self._bytes(self.active_params, self.experts_per_token)
 
     @property
     def kv_bytes_per_token(self):
@@ -474,7 +546,8 @@ class MoEModel:
     def parameters(self):
         """The config as :class:`~fabric.Parameter` records, for a report."""
         src = self.source or "user config"
-        out = [Parameter(f"{self.name}.{f.name}", getattr(self, f.name),
+        resolved = {"ffn_weight_bytes": self.ffn_bytes_per_weight}
+        out = [Parameter(f"{self.name}.{f.name}", resolved.get(f.name, getattr(self, f.name)),
                          "B" if f.name.endswith("_bytes") else "", src)
                for f in dataclasses.fields(self)
                if f.name not in ("name", "attention", "source", "hypothetical")]
@@ -499,6 +572,17 @@ _K25_SOURCE = ("Kimi K2.5 language model = kimi_k2 / DeepSeek-V3 architecture wi
                "fields (moonshotai/Kimi-K2-Instruct config.json; vLLM kimi_k25 runs it as "
                "DeepseekV2ForCausalLM); ")
 
+_DEEPSEEK_R1 = MoEModel(
+    "deepseek-r1", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
+    routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
+    dense_ffn=18432, vocab=129280,
+    weight_bytes=WEIGHT_FORMATS["fp8-block128"].bytes_per_weight, activation_bytes=2.0,
+    mtp_modules=1,
+    source="deepseek-ai/DeepSeek-R1 config.json (DeepSeek-V3 architecture, same fields; "
+           "num_nextn_predict_layers 1); FP8 weights with one FP32 scale per 128x128 block "
+           "(weight_block_size [128, 128]); embedding and head counted at the same bytes (they "
+           "are BF16 in the checkpoint: +1.9 GB, not modelled); BF16 activations and KV cache")
+
 MODELS = {m.name: m for m in (
     _KIMI_K2,
     dataclasses.replace(
@@ -520,17 +604,27 @@ MODELS = {m.name: m for m in (
         "deepseek-v3", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
         routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
         dense_ffn=18432, vocab=129280, weight_bytes=1.0, activation_bytes=2.0,
+        mtp_modules=1,
         source="deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json (dtype fp8); "
-               "arXiv 2412.19437 (671B total, 37B activated); BF16 activations and KV cache"),
+               "arXiv 2412.19437 (671B total, 37B activated); one MTP module "
+               "(num_nextn_predict_layers 1; README: 685B = 671B + 14B MTP); BF16 activations "
+               "and KV cache"),
+    _DEEPSEEK_R1,
     MoEModel(
-        "deepseek-r1", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
+        "deepseek-r1-nvfp4", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
         routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
-        dense_ffn=18432, vocab=129280,
-        weight_bytes=WEIGHT_FORMATS["fp8-block128"].bytes_per_weight, activation_bytes=2.0,
-        source="deepseek-ai/DeepSeek-R1 config.json (DeepSeek-V3 architecture, same fields); "
-               "FP8 weights with one FP32 scale per 128x128 block (weight_block_size [128, 128]); "
-               "embedding and head counted at the same bytes (they are BF16 in the checkpoint: "
-               "+1.9 GB, not modelled); BF16 activations and KV cache"),
+        dense_ffn=18432, vocab=129280, weight_bytes=_BF16, activation_bytes=2.0,
+        expert_format="nvfp4", ffn_weight_bytes=WEIGHT_FORMATS["nvfp4"].bytes_per_weight,
+        mtp_modules=1,
+        source="nvidia/DeepSeek-R1-FP4 (NVIDIA TensorRT Model Optimizer NVFP4 checkpoint of "
+               "deepseek-ai/DeepSeek-R1; DeepSeek-V3 architecture fields); precision per NVIDIA "
+               "TensorRT-LLM tech blog 1 'Precision Strategy' table: attention BF16, dense FFNs "
+               "and MoE FFNs (routed and shared experts) NVFP4, router GEMM BF16, MTP layers "
+               "BF16; the DeepSeek-R1-FP4-v2 card: v2 'additionally quantizes the wo module in "
+               "attention layers' (v1 leaves attention unquantized); embedding and head BF16 "
+               "(assumption: ModelOpt exports exclude lm_head); NVFP4 = E2M1 + FP8 E4M3 scale "
+               "per 16 (0.5625 B/weight; per-tensor FP32 scale negligible); BF16 activations "
+               "and KV cache"),
     dataclasses.replace(
         _KIMI_K2, name="hypothetical-2.8t", routed_experts=1056, hypothetical=True,
         source="HYPOTHETICAL: kimi-k2 with routed experts scaled 384 -> 1056 to reach the "
@@ -548,7 +642,7 @@ def model_config(name):
     >>> model_config("gpt-5")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-r1, deepseek-v3, hypothetical-2.8t, kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4 (or a path to a .toml file)
+    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-r1, deepseek-r1-nvfp4, deepseek-v3, hypothetical-2.8t, kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4 (or a path to a .toml file)
     """
     if isinstance(name, MoEModel):
         return name

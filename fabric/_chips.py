@@ -41,6 +41,14 @@ of the vendor material rather than the vendor's own page):
   GPUs in GB200 NVL72), 8 TB/s, 2.5 PFLOPS dense BF16 (NVL72: 180 PFLOPS dense
   FP16/BF16). Second-hand: NVIDIA GB200 NVL72 product page as reproduced by
   glennklockwood.com/garden/processors/B200 and server vendors.
+* GB300 (one Blackwell Ultra GPU of a GB300 NVL72): 279 GB HBM3e usable (288 GB
+  physical, 12-high stacks; NVIDIA's rack figure "20 TB" / 72 = 278 GB), 8 TB/s
+  (576 TB/s / 72), 2.5 PFLOPS dense BF16 (180 PFLOPS dense FP16/BF16 / 72), 18
+  NVLink5 links (130 TB/s / 72 = 1.8 TB/s bidirectional). Second-hand: NVIDIA GB300
+  NVL72 page as reproduced by glennklockwood.com/garden/processors/B300 ("20 TB HBM at
+  576 TB/s", "18 NVLink Switches at 130 TB/s") and Verda's per-GPU table
+  (verda.com/blog/gb300-nvl72-architecture: GB300 279 GB HBM3E, 8 TB/s, 2.5 PFLOPS
+  FP16/BF16 dense).
 * TPU v4: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS (bf16 or int8). Google Cloud TPU
   v4 documentation (cloud.google.com/tpu/docs/v4, "Key specifications") and
   Jouppi et al., ISCA 2023.
@@ -140,6 +148,11 @@ CHIPS = {c.name: c for c in (
           "NVIDIA GB200 NVL72, per Blackwell GPU (second-hand: NVIDIA GB200 NVL72 page via "
           "glennklockwood.com and vendors): 13.4 TB HBM3e / 72 = 186 GB, 8 TB/s, 180 PFLOPS "
           "dense FP16/BF16 / 72 = 2.5 PFLOPS"),
+    _chip("gb300", 279 * GB, 8.0 * TB, 2.5e15,
+          "NVIDIA GB300 NVL72, per Blackwell Ultra GPU (second-hand: NVIDIA GB300 NVL72 page "
+          "via glennklockwood.com/garden/processors/B300, '20 TB HBM at 576 TB/s', and Verda's "
+          "per-GPU table, verda.com/blog/gb300-nvl72-architecture): 279 GB HBM3e usable of 288 "
+          "GB physical, 576 TB/s / 72 = 8 TB/s, 180 PFLOPS dense FP16/BF16 / 72 = 2.5 PFLOPS"),
     _chip("tpu-v4", 32 * GiB, 1.2 * TB, 275e12,
           "Google Cloud TPU v4 docs (cloud.google.com/tpu/docs/v4, key specifications); "
           "Jouppi et al., ISCA 2023: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS bf16"),
@@ -156,7 +169,7 @@ def chip_spec(name):
     >>> chip_spec("b400")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: unknown chip 'b400'; known: b200, b300, gb200, h100, h20, h200, h800, sd200-chip, tpu-v4
+    fabric.SpecError: unknown chip 'b400'; known: b200, b300, gb200, gb300, h100, h20, h200, h800, sd200-chip, tpu-v4
     """
     if isinstance(name, ChipSpec):
         return name

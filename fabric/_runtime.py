@@ -54,14 +54,15 @@ fabric.SpecError: unknown runtime 'mpi'; known: ideal, nccl, symmetric-memory (n
 """
 
 import dataclasses
+import datetime
 import functools
 import math
 
 from ._errors import SpecError
 from ._params import Parameter
 
-__all__ = ["NCCL_NEWEST", "NCCL_OLDEST", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "runtime",
-           "runtime_arch"]
+__all__ = ["NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES", "PROTOCOLS", "RUNTIMES", "Protocol",
+           "Runtime", "nccl_release_on", "runtime", "runtime_arch"]
 
 US = 1e-6
 GBS = 1e9
@@ -442,6 +443,65 @@ _NCCL_HISTORY = {
        for rows in [tuple((v, r[i] * GBS) for v, r in rows3)]},
 }
 
+#: Every NCCL release whose tuner the ``"nccl@<version>"`` profiles reproduce, with the date of
+#: its release tag: version -> ISO date. Source: the NVIDIA/nccl git repository, tag
+#: ``v<version>-1``, the commit date of the tagged commit (``git log -1 --format=%cs
+#: v<version>-1``; the tags are lightweight, so the commit date is the tag's date). Used by
+#: :func:`nccl_release_on` to say which release a measurement that states none was taken with.
+NCCL_RELEASE_DATES = {
+    "2.18.3": "2023-06-14", "2.18.5": "2023-08-23", "2.19.1": "2023-09-26",
+    "2.19.3": "2023-09-26", "2.18.6": "2023-10-10", "2.19.4": "2023-11-13",
+    "2.20.3": "2024-02-13", "2.20.5": "2024-02-26", "2.21.5": "2024-04-02",
+    "2.22.3": "2024-06-19", "2.23.4": "2024-09-16", "2.24.3": "2025-01-07",
+    "2.25.1": "2025-01-27", "2.26.2": "2025-03-12", "2.26.3": "2025-04-22",
+    "2.26.5": "2025-04-22", "2.26.6": "2025-05-20", "2.27.3": "2025-05-29",
+    "2.27.5": "2025-06-18", "2.27.6": "2025-07-11", "2.27.7": "2025-07-24",
+    "2.28.3": "2025-09-02", "2.28.7": "2025-10-17", "2.28.9": "2025-11-10",
+    "2.29.2": "2025-12-24", "2.29.3": "2026-02-03", "2.29.7": "2026-02-27",
+    "2.30.3": "2026-04-14", "2.30.4": "2026-04-22", "2.30.7": "2026-06-04",
+}
+
+_RELEASE_DATE_SOURCE = ("NVIDIA/nccl git tags v2.18.3-1 ... v2.30.7-1: commit date of each tagged "
+                        "commit (git log -1 --format=%cs <tag>)")
+
+
+def _parse_date(text):
+    try:
+        return datetime.date.fromisoformat(str(text).strip())
+    except ValueError:
+        raise SpecError(f"date {text!r} is not an ISO date such as 2024-05-10") from None
+
+
+def nccl_release_on(date):
+    """The NCCL release a measurement dated ``date`` stands for when its source states none:
+    the newest release (highest version) tagged on or before that date
+    (:data:`NCCL_RELEASE_DATES`).
+
+    One rule for every such measurement. A date before the oldest reproduced release's tag
+    (2.18.3, 2023-06-14) is an error rather than a silent fallback: that release's tuner is
+    not reproduced here. "Newest" is the highest version, not the latest tag: on 2023-10-10
+    NCCL tagged 2.18.6 after 2.19.3, and 2.19.3 stands for that day.
+
+    >>> nccl_release_on("2024-09-19")
+    '2.23.4'
+    >>> nccl_release_on("2024-04-02")          # a tag's own day counts
+    '2.21.5'
+    >>> nccl_release_on("2023-10-10")
+    '2.19.3'
+    >>> nccl_release_on("2023-01-01")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: no reproduced NCCL release was tagged on or before 2023-01-01 (the oldest, 2.18.3, is of 2023-06-14)
+    """
+    day = _parse_date(date)
+    out = [v for v, d in NCCL_RELEASE_DATES.items() if _parse_date(d) <= day]
+    if not out:
+        oldest = min(NCCL_RELEASE_DATES, key=_parse_version)
+        raise SpecError(f"no reproduced NCCL release was tagged on or before {day.isoformat()} "
+                        f"(the oldest, {oldest}, is of {NCCL_RELEASE_DATES[oldest]})")
+    return max(out, key=_parse_version)
+
+
 _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h read at the release "
                    "tags v2.18.3-1 ... v2.30.7-1 (git show <tag>:src/graph/tuning.cc)")
 
@@ -523,20 +583,28 @@ def runtime_arch(fabric):
     return "blackwell" if "nvlink5" in techs else "hopper"
 
 
-def runtime(name, version=None):
+def runtime(name, version=None, date=None):
     """The :class:`Runtime` called ``name`` (a Runtime passes through).
 
     ``"nccl"`` is NCCL's tuner as of the newest release modelled (2.30.7);
     ``"nccl@2.21.5"`` (or ``runtime("nccl", version="2.21.5")``) is the same model with
     the constants of that release, for measurements taken with it (2.18.3 and later).
+    ``runtime("nccl", date="2024-09-19")`` is the release :func:`nccl_release_on` gives for
+    that date (for a measurement whose source states no release).
 
     >>> runtime("nccl@2.20.5").hw_latency[("nvlink", "nvls", "Simple")]
     2.3e-05
     >>> runtime("nccl", version="2.30.7") is runtime("nccl")
     True
+    >>> runtime("nccl", date="2024-09-19").name
+    'nccl@2.23.4'
     """
     if isinstance(name, Runtime):
         return name
+    if date is not None:
+        if version is not None or (isinstance(name, str) and "@" in name):
+            raise SpecError("pass a release or a date, not both")
+        version = nccl_release_on(date)
     key = name.strip().lower() if isinstance(name, str) else name
     if isinstance(key, str) and "@" in key:
         key, at = key.split("@", 1)

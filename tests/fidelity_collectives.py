@@ -6,12 +6,53 @@ is the ranks the source ran on, and the algorithm is what the source says ran
 (``auto`` where the source ran NCCL's default). Conditions the source states are
 carried over (nccl-tests ``-m 100``: 100 operations per launch). Nothing here is a
 constant of the model: the model's constants are ``fabric.runtime("nccl").parameters()``.
+
+Which NCCL release: one rule for every row (check set and held-out). A row whose source
+states its release runs with that release's tuner (``nccl=``); a row whose source states
+none runs with the newest release tagged on or before the source's date
+(``date=``, :func:`fabric.nccl_release_on`; the dates are :data:`SOURCE_DATES`). No row
+runs without one or the other.
 """
 
 import functools
 
 import analysis
+import fabric
 import topologies
+
+#: The date of each source that states no NCCL release: the day the figure was published
+#: (the GitHub post that carries it, as the thread shows it; a web page's publication day).
+#: Source -> (ISO date, what dates it). Where a source names an NGC container without its
+#: version, no container release can be looked up and the date rule applies.
+SOURCE_DATES = {
+    "nccl-issue-1281": ("2024-05-10", "NVIDIA/nccl issue 1281: description and maintainer reply "
+                        "of 2024-05-10"),
+    "nccl-issue-1487": ("2024-10-18", "NVIDIA/nccl issue 1487: description and maintainer reply "
+                        "('~3us') of 2024-10-18"),
+    "nccl-issue-1984": ("2026-01-17", "NVIDIA/nccl issue 1984: description of 2026-01-17"),
+    "deepep-issue-303": ("2025-07-14", "deepseek-ai/DeepEP issue 303: description of 2025-07-14"),
+    "nccl-tests-issue-309": ("2025-05-22", "NVIDIA/nccl-tests issue 309: the run log in the issue "
+                             "is dated 2025-05-22, the reply 2025-05-23 (either day gives the "
+                             "same release)"),
+    "nccl-issue-1455": ("2024-09-19", "NVIDIA/nccl issue 1455: description of 2024-09-19 ('ngctorch "
+                        "environment', no container version)"),
+    "nccl-issue-1374": ("2024-07-24", "NVIDIA/nccl issue 1374: the H800 comment of 2024-07-24"),
+    "nccl-tests-issue-212": ("2024-05-06", "NVIDIA/nccl-tests issue 212: maintainer reply of "
+                             "2024-05-06"),
+    "nccl-tests-issue-319": ("2025-06-11", "NVIDIA/nccl-tests issue 319: maintainer reply of "
+                             "2025-06-11"),
+    "triton-distributed-issue-57": ("2025-07-14", "ByteDance-Seed/Triton-distributed issue 57: "
+                                    "description of 2025-07-14"),
+    "coreweave-nccl-tests-pr-43": ("2025-02-20", "coreweave/nccl-tests pull request 43: "
+                                   "description of 2025-02-20"),
+    "hf-smol-playbook": ("2025-10-30", "Hugging Face 'The Smol Training Playbook', published "
+                         "2025-10-30 (its authors' announcement)"),
+}
+
+
+def dated(source):
+    """``{"date": ...}`` for a row whose source states no release (see :data:`SOURCE_DATES`)."""
+    return {"date": SOURCE_DATES[source][0]}
 
 GiB, MiB, KiB = 2**30, 2**20, 2**10
 
@@ -21,21 +62,29 @@ def _fabric(spec):
     return topologies.build(spec)
 
 
-def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=None, **kw):
+def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=None, date=None,
+          **kw):
     """The model's figure for one row: ``(value, how)`` under runtime ``"nccl"``.
 
     ``spec`` is a preset or spec string, ``ranks`` an int (the first ``ranks`` GPUs) or
-    None (all), ``metric`` ``"busbw"`` (GB/s) or ``"time"`` (us), ``nccl`` the NCCL release
-    the source states it measured with (its tuner constants: runtime ``"nccl@<release>"``;
-    None: the newest); ``kw`` goes to :func:`analysis.cost` (e.g. ``ops_per_launch``).
+    None (all), ``metric`` ``"busbw"`` (GB/s) or ``"time"`` (us). Exactly one of ``nccl``
+    (the NCCL release the source states it measured with) and ``date`` (the source's date,
+    when it states none: the newest release tagged by then, :func:`fabric.nccl_release_on`)
+    gives the tuner's constants (runtime ``"nccl@<release>"``). ``kw`` goes to
+    :func:`analysis.cost` (e.g. ``ops_per_launch``).
     """
+    if (nccl is None) == (date is None):
+        raise ValueError("a row states its NCCL release (nccl=) or its source's date (date=), "
+                         "one of the two")
+    release = nccl if nccl is not None else fabric.nccl_release_on(date)
     f = _fabric(spec)
     if isinstance(ranks, int):
         ranks = f.endpoints[:ranks]
-    rt = "nccl" if nccl is None else f"nccl@{nccl}"
-    r = analysis.cost(f, op, size, algorithm=algorithm, runtime=rt, ranks=ranks, **kw)
+    r = analysis.cost(f, op, size, algorithm=algorithm, runtime=f"nccl@{release}", ranks=ranks,
+                      **kw)
     how = f"{spec} {r.ranks} ranks, {r.algorithm}/{r.protocol}" + (
-        f", {r.channels} ch" if r.channels else "") + (f", NCCL {nccl}" if nccl else "")
+        f", {r.channels} ch" if r.channels else "") + (
+        f", NCCL {release}" + ("" if nccl else f" (tagged by {date})"))
     value = r.busbw / 1e9 if metric == "busbw" else r.time * 1e6
     return value, how
 
@@ -57,13 +106,16 @@ CASES = {
                                nccl="2.30.4"),
     "nccl-h100-nvls-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="in-switch",
                                nccl="2.30.4"),
-    "nccl-h100-ring-rs": _case("dgx-h100", "reduce-scatter", 8 * GiB, algorithm="ring"),
-    "nccl-h100-ring-ag": _case("dgx-h100", "all-gather", 8 * GiB, algorithm="ring"),
+    "nccl-h100-ring-rs": _case("dgx-h100", "reduce-scatter", 8 * GiB, algorithm="ring",
+                               **dated("nccl-issue-1281")),
+    "nccl-h100-ring-ag": _case("dgx-h100", "all-gather", 8 * GiB, algorithm="ring",
+                               **dated("nccl-issue-1281")),
     "nccl-b300-ring-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="ring",
                                nccl="2.30.4"),
     "nccl-b300-nvls-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="in-switch",
                                nccl="2.30.4"),
-    "nccl-b200-ar": _case("hgx-b200", "all-reduce", 8 * GiB),
+    # NVIDIA/nccl issue 1807 states "NCCL Version 2.27.1"
+    "nccl-b200-ar": _case("hgx-b200", "all-reduce", 8 * GiB, nccl="2.27.1"),
     # one compute tray of a GB200 NVL72: 4 GPUs of the 72-GPU NVLink domain, NCCL's ring,
     # NCCL 2.25.1 (the source states it)
     "gb200-tray-ring-8g": _tray(8 * GiB),
@@ -73,19 +125,24 @@ CASES = {
     "gb200-tray-ring-1m": _tray(MiB, metric="time"),
     "gb200-tray-ring-64k": _tray(64 * KiB, metric="time"),
     "gb200-tray-ring-1k": _tray(KiB, metric="time"),
-    "h20-ar-8b": _case("hgx-h20", "all-reduce", 8, metric="time"),
-    "h20-ar-1k": _case("hgx-h20", "all-reduce", KiB, metric="time"),
-    "h20-ar-4k": _case("hgx-h20", "all-reduce", 4 * KiB, metric="time"),
+    "h20-ar-8b": _case("hgx-h20", "all-reduce", 8, metric="time", **dated("deepep-issue-303")),
+    "h20-ar-1k": _case("hgx-h20", "all-reduce", KiB, metric="time", **dated("deepep-issue-303")),
+    "h20-ar-4k": _case("hgx-h20", "all-reduce", 4 * KiB, metric="time",
+                       **dated("deepep-issue-303")),
     # NVIDIA/nccl issue 1984 ran all_reduce_perf / sendrecv_perf with -m 100 (100 operations
     # aggregated per launch) on GPUs 4-7 of an HGX H800
     "h800-ring-ar-1k": _case("hgx-h800", "all-reduce", KiB, algorithm="ring", ranks=4,
-                             metric="time", ops_per_launch=100),
+                             metric="time", ops_per_launch=100, **dated("nccl-issue-1984")),
     "h800-sendrecv-1k": _case("hgx-h800", "send-recv", KiB, ranks=2, metric="time",
-                              ops_per_launch=100),
-    "h100-sendrecv-small": _case("dgx-h100", "send-recv", 8, ranks=2, metric="time"),
-    "h100-1x8-nic-ar": _case(RAIL_IB.format(1), "all-reduce", 8 * GiB),
-    "h100-2x8-nic-ar": _case(RAIL_IB.format(2), "all-reduce", 8 * GiB),
-    "h100-4x8-nic-ar": _case(RAIL_IB.format(4), "all-reduce", 8 * GiB),
+                              ops_per_launch=100, **dated("nccl-issue-1984")),
+    "h100-sendrecv-small": _case("dgx-h100", "send-recv", 8, ranks=2, metric="time",
+                                 **dated("nccl-issue-1487")),
+    "h100-1x8-nic-ar": _case(RAIL_IB.format(1), "all-reduce", 8 * GiB,
+                             **dated("nccl-tests-issue-309")),
+    "h100-2x8-nic-ar": _case(RAIL_IB.format(2), "all-reduce", 8 * GiB,
+                             **dated("nccl-tests-issue-309")),
+    "h100-4x8-nic-ar": _case(RAIL_IB.format(4), "all-reduce", 8 * GiB,
+                             **dated("nccl-tests-issue-309")),
 }
 
 #: Rows the model expresses but misses by more than the tolerance, and why (kept visible:

@@ -10,7 +10,7 @@ reason; ``tests/test_fidelity_heldout.py`` reports it as an expected failure and
 when it comes within the goal.
 """
 
-from fidelity_collectives import model
+from fidelity_collectives import dated, model
 
 GiB, MiB, KiB = 2**30, 2**20, 2**10
 
@@ -31,7 +31,7 @@ def _h100_nvls(size):
 
 def _nvl72(size):
     # a whole GB200 NVL72 rack: 72 GPUs in one NVLink domain, NCCL's default algorithm
-    return _case("gb200-nvl72", "all-reduce", size)
+    return _case("gb200-nvl72", "all-reduce", size, **dated("coreweave-nccl-tests-pr-43"))
 
 
 def _tray(size):
@@ -53,48 +53,61 @@ CASES = {
     "azure-h100-nvls-ar-64m": _h100_nvls(64 * MiB),
     "azure-h100-nvls-ar-1g": _h100_nvls(GiB),
     # Hugging Face's playbook on one AWS p5 (8 H100 SXM, NVSwitch), one process per GPU
-    "hfplaybook-h100-sendrecv-2gpu": _case("dgx-h100", "send-recv", 8 * GiB, ranks=2),
-    "hfplaybook-h100-ar-8gpu": _case("dgx-h100", "all-reduce", 16 * GiB),
-    "hfplaybook-h100-alltoall-8gpu": _case("dgx-h100", "all-to-all", 16 * GiB),
-    "hfplaybook-h100-ar-minlat": _case("dgx-h100", "all-reduce", 8, metric="time"),
-    "hfplaybook-h100-alltoall-minlat": _case("dgx-h100", "all-to-all", 128, metric="time"),
+    "hfplaybook-h100-sendrecv-2gpu": _case("dgx-h100", "send-recv", 8 * GiB, ranks=2,
+                                           **dated("hf-smol-playbook")),
+    "hfplaybook-h100-ar-8gpu": _case("dgx-h100", "all-reduce", 16 * GiB,
+                                     **dated("hf-smol-playbook")),
+    "hfplaybook-h100-alltoall-8gpu": _case("dgx-h100", "all-to-all", 16 * GiB,
+                                           **dated("hf-smol-playbook")),
+    "hfplaybook-h100-ar-minlat": _case("dgx-h100", "all-reduce", 8, metric="time",
+                                       **dated("hf-smol-playbook")),
+    "hfplaybook-h100-alltoall-minlat": _case("dgx-h100", "all-to-all", 128, metric="time",
+                                             **dated("hf-smol-playbook")),
     "cw-nvl72-ar-512m": _nvl72(512 * MiB),
     "cw-nvl72-ar-2g": _nvl72(2 * GiB),
     "cw-nvl72-ar-8g": _nvl72(8 * GiB),
     # NVIDIA/nccl issue 1455: -b 2G -e 4G on N GPUs of one H100 node (4 GiB taken)
     "nccl1455-h100-nvls-ar-2gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=2,
-                                        algorithm="in-switch"),
+                                        algorithm="in-switch", **dated("nccl-issue-1455")),
     "nccl1455-h100-nvls-ar-5gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=5,
-                                        algorithm="in-switch"),
+                                        algorithm="in-switch", **dated("nccl-issue-1455")),
     "nccl1455-h100-nvls-ar-6gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=6,
-                                        algorithm="in-switch"),
+                                        algorithm="in-switch", **dated("nccl-issue-1455")),
     "nccl1455-h100-nvls-ar-7gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=7,
-                                        algorithm="in-switch"),
+                                        algorithm="in-switch", **dated("nccl-issue-1455")),
     "nccl1455-h100-ring-ar-2gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=2,
-                                        algorithm="ring"),
-    "nccl1374-h800-nvls-ar": _case("hgx-h800", "all-reduce", 8 * GiB),
+                                        algorithm="ring", **dated("nccl-issue-1455")),
+    "nccl1374-h800-nvls-ar": _case("hgx-h800", "all-reduce", 8 * GiB,
+                                   **dated("nccl-issue-1374")),
     # 2 HGX H20 servers, one 400G NDR NIC per GPU, NVLS inside each node + tree of NICs
     "nccl1244-h20-2x8-nvlstree-ar-8b": _case(
         "rail:servers=2,gpus=8,nvls=1,chip=h20,nic=ib-ndr", "all-reduce", 8,
         algorithm="hierarchical", metric="time", nccl="2.21.5"),
     # torch.distributed's all_reduce on one 8-GPU H100 node (NCCL's default algorithm)
-    "tritondist-h100-ar-1k": _case("dgx-h100", "all-reduce", KiB, metric="time"),
-    "tritondist-h100-ar-16k": _case("dgx-h100", "all-reduce", 16 * KiB, metric="time"),
-    "tritondist-h100-ar-256k": _case("dgx-h100", "all-reduce", 256 * KiB, metric="time"),
-    "tritondist-h100-ar-4m": _case("dgx-h100", "all-reduce", 4 * MiB, metric="time"),
-    "nccl212-h100-alltoall": _case("dgx-h100", "all-to-all", 8 * GiB),
+    "tritondist-h100-ar-1k": _case("dgx-h100", "all-reduce", KiB, metric="time",
+                                   **dated("triton-distributed-issue-57")),
+    "tritondist-h100-ar-16k": _case("dgx-h100", "all-reduce", 16 * KiB, metric="time",
+                                    **dated("triton-distributed-issue-57")),
+    "tritondist-h100-ar-256k": _case("dgx-h100", "all-reduce", 256 * KiB, metric="time",
+                                     **dated("triton-distributed-issue-57")),
+    "tritondist-h100-ar-4m": _case("dgx-h100", "all-reduce", 4 * MiB, metric="time",
+                                   **dated("triton-distributed-issue-57")),
+    "nccl212-h100-alltoall": _case("dgx-h100", "all-to-all", 8 * GiB,
+                                   **dated("nccl-tests-issue-212")),
     # other sizes of the sweeps two check-set sources published (one GB200 tray, ring;
     # 8 H20, NCCL's default)
     "azure-gb200-tray-ring-ar-4k": _tray(4 * KiB),
     "azure-gb200-tray-ring-ar-256k": _tray(256 * KiB),
     "azure-gb200-tray-ring-ar-4m": _tray(4 * MiB),
     "azure-gb200-tray-ring-ar-64m": _tray(64 * MiB),
-    "deepep303-h20-ar-64b": _case("hgx-h20", "all-reduce", 64, metric="time"),
-    "deepep303-h20-ar-256b": _case("hgx-h20", "all-reduce", 256, metric="time"),
+    "deepep303-h20-ar-64b": _case("hgx-h20", "all-reduce", 64, metric="time",
+                                  **dated("deepep-issue-303")),
+    "deepep303-h20-ar-256b": _case("hgx-h20", "all-reduce", 256, metric="time",
+                                   **dated("deepep-issue-303")),
     # two HGX H100 servers, one 400G NDR NIC per GPU, NCCL's ring forced
     "nccl-tests319-h100-2x8-ring-ar": _case(
         "rail:servers=2,gpus=8,nvls=1,chip=h100,nic=ib-ndr", "all-reduce", 8 * GiB,
-        algorithm="ring"),
+        algorithm="ring", **dated("nccl-tests-issue-319")),
     # 16 HGX H100 nodes; the issue does not name the NICs: the rail preset's default
     # (one 400G NIC per GPU) stands for them
     "nccl1469-h100-16x8-ar-16b": _case("rail:servers=16,gpus=8,nvls=1,chip=h100", "all-reduce",
@@ -127,20 +140,12 @@ KNOWN_MISSES = {
         "the bytes: 2.9 us against 7.6 us measured. The check set's 2-rank send/recv (~3 us) "
         "matches; what the extra peers cost at small sizes is not sourced"),
     "cw-nvl72-ar-512m": (
-        "72-GPU NVLS: with NCCL's pipeline fill (24 channels x 32 heads x 64 KiB chunks, "
-        "2 iterations of 3 stages) the model gives 829 GB/s at 512 MiB; the rack measures "
-        "586 GB/s, and 835 GB/s at 8 GiB where the model gives 979 (its NVLS bus bandwidth "
-        "over 72 ranks is ~17% high, see the head cap in analysis._runtime_cost). No sourced "
-        "mechanism for the rest of the 72-rank ramp"),
-    "cw-nvl72-ar-2g": "as cw-nvl72-ar-512m (953 modelled against 758 GB/s measured)",
-    "nccl1455-h100-nvls-ar-2gpu": (
-        "the source states no NCCL release, so the newest (2.30.7) stands for it, which "
-        "enables NVLS on 2 GPUs: the in-switch schedule moves n(1 + 1/p) per rank, 1.5n at "
-        "2 ranks, 210 GB/s against the measured ~367. Every release from 2.18.1 to 2.28.3 "
-        "(all those out when the issue was filed, 2024-09-19, except 2.17) turns NVLS off on "
-        "a node of 2 GPUs (src/transport/nvls.cc) and NCCL_ALGO=NVLS then runs the ring: "
-        "runtime 'nccl@2.23.4' gives 370 GB/s (0.8%). Not applied: the release is inferred "
-        "from the date, not stated"),
+        "72-GPU NVLS under NCCL 2.25.1 (the release tagged by the source's date, 2025-02-20: "
+        "32 NVLS channels on Blackwell): with NCCL's pipeline fill (2 iterations of 3 stages) "
+        "the model gives 788 GB/s at 512 MiB; "
+        "the rack measures 586 GB/s, and 835 GB/s at 8 GiB where the model gives 972 (its "
+        "NVLS bus bandwidth over 72 ranks is ~16% high, see the head cap in "
+        "analysis._runtime_cost). No sourced mechanism for the rest of the 72-rank ramp"),
     "tritondist-h100-ar-1k": (
         "measured through torch.distributed, whose per-call overhead (Python, stream and "
         "work-object handling) the model does not hold; nccl-tests-like launches of NCCL on "

@@ -49,11 +49,33 @@ def expressible(rows=None):
     return [r for r in (load_rows() if rows is None else rows) if r["expressible"] == "yes"]
 
 
-def _trtllm_h200(row):
-    return {"system": sc.H200_NODE, "model": "deepseek-r1", "layout": "tp=1,dp=8",
+def _trtllm_maxtput(row, system, model):
+    return {"system": system, "model": model, "layout": "tp=1,dp=8",
             "isl": int(row["isl"]), "osl": int(row["osl"]), "batch": int(row["concurrency"]),
             "mode": "aggregated", "definition": "output-per-gpu", "usable_hbm": 1.0,
             "cuda_graphs": True, "engine": "trtllm"}
+
+
+def _r1_0528_nvfp4_fp8kv():
+    """DeepSeek-R1-0528 NVFP4 with its FP8 KV cache: the ``deepseek-r1-nvfp4`` config (R1-0528
+    keeps DeepSeek-R1's architecture) with one byte per cached element, as the row's source
+    runs it (``kv_cache_dtype: fp8``; the nvidia/DeepSeek-R1-0528-FP4 checkpoint enables FP8
+    KV by default)."""
+    import dataclasses
+
+    from analysis import model_config
+
+    return dataclasses.replace(model_config("deepseek-r1-nvfp4"),
+                               name="deepseek-r1-0528-nvfp4-fp8kv", kv_cache_bytes=1.0)
+
+
+_EXPRESSIONS = {
+    "r1-h200-fp8-trtllm-maxtput-c1024": lambda r: _trtllm_maxtput(r, sc.H200_NODE, "deepseek-r1"),
+    "r1-b200-fp4-trtllm-maxtput-c3072": lambda r: _trtllm_maxtput(r, sc.B200_NODE,
+                                                                   "deepseek-r1-nvfp4"),
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": lambda r: _trtllm_maxtput(
+        r, sc.B200_NODE, _r1_0528_nvfp4_fp8kv()),
+}
 
 
 def conditions(row):
@@ -62,8 +84,8 @@ def conditions(row):
         raise ValueError(f"{row['id']} is not expressible yet: {row['notes']}")
     if row["id"].startswith("k2-"):
         return sc.conditions(row)
-    if row["id"] == "r1-h200-fp8-trtllm-maxtput-c1024":
-        return _trtllm_h200(row)
+    if row["id"] in _EXPRESSIONS:
+        return _EXPRESSIONS[row["id"]](row)
     raise ValueError(f"no expression for held-out row {row['id']}")
 
 

@@ -39,7 +39,28 @@ def test_seed_chip_is_marked_as_assumption():
 def test_passthrough_and_unknown():
     c = ChipSpec("x", 1, 2.0, 3.0, 1.0, "test")
     assert chip_spec(c) is c
-    with pytest.raises(SpecError, match="unknown chip 'a100'; known: b200, b300, gb200, h100"):
+    with pytest.raises(SpecError, match="unknown chip 'a100'; known: b200, b300, gb200, gb300, h100"):
         chip_spec("a100")
     with pytest.raises(SpecError):
         chip_spec(None)
+
+
+def test_gb300_nvl72_against_the_rack_figures():
+    # NVIDIA GB300 NVL72 (second-hand, fabric/_chips.py): "20 TB HBM at 576 TB/s",
+    # "18 NVLink Switches at 130 TB/s" (bidirectional), 180 PFLOPS dense FP16/BF16, 72 GPUs.
+    # Tolerance 1% on capacity and NVLink: the rack figures are rounded ("20 TB", "130 TB/s").
+    import topologies
+
+    f = topologies.build("gb300-nvl72")
+    c = f.chip
+    assert c is chip_spec("gb300") and f.n_endpoints == 72
+    assert 72 * c.hbm_bytes == pytest.approx(20e12, rel=0.01)
+    assert 72 * c.hbm_bandwidth == pytest.approx(576 * TB, rel=1e-12)
+    assert 72 * c.peak_flops == pytest.approx(180e15, rel=1e-12)
+    per_gpu = sum(d["bandwidth"] for _, _, d in f.graph.edges("chip0", data=True))
+    assert 72 * 2 * per_gpu == pytest.approx(130e12, rel=0.01)
+    assert f.params["planes"] == 18 and len(f.domains) == 18
+    # the same NVLink domain as GB200 NVL72; only the chip differs
+    g = topologies.build("gb200-nvl72")
+    assert sorted(f.graph.degree(weight="lanes")) == sorted(g.graph.degree(weight="lanes"))
+    assert c.hbm_bytes > chip_spec("gb200").hbm_bytes

@@ -17,6 +17,8 @@ DATA = str(pathlib.Path(__file__).parent / "data") + "/"
 @pytest.mark.parametrize("name, total, active", [
     ("kimi-k2", 1.0e12, 32e9),
     ("deepseek-v3", 671e9, 37e9),
+    ("deepseek-r1", 671e9, 37e9),          # DeepSeek-R1 model card: 671B total, 37B activated
+    ("deepseek-r1-nvfp4", 671e9, 37e9),    # NVIDIA's NVFP4 checkpoint: the same weights
 ])
 def test_published_parameter_counts(name, total, active):
     m = model_config(name)
@@ -90,7 +92,7 @@ def test_wrong_types():
 
 
 def test_unknown_name_and_toml_errors(tmp_path):
-    with pytest.raises(SpecError, match="unknown model 'llama'; known: deepseek-r1, deepseek-v3"):
+    with pytest.raises(SpecError, match="unknown model 'llama'; known: deepseek-r1, deepseek-r1-nvfp4, deepseek-v3"):
         model_config("llama")
     with pytest.raises(SpecError, match=r"unknown keys \['colour'\]"):
         load_model_toml(DATA + "model_bad_key.toml")
@@ -162,3 +164,59 @@ def test_expert_format_names_the_routed_experts_weights():
         dataclasses.replace(model_config("kimi-k2"), expert_format="int4-g32")
     with pytest.raises(SpecError, match="expert_format"):
         dataclasses.replace(model_config("kimi-k2"), expert_format="int3")
+
+
+# DeepSeek-V3 README: "685B ... includes 671B of the Main Model weights and 14B of the
+# Multi-Token Prediction (MTP) Module weights". The module is counted apart (not in the
+# 671B). Tolerance: 0.5% on the 685B checkpoint total (the three digits quoted); the MTP
+# share alone is rounded to "14B" (the count gives 13.5B, within 5%).
+@pytest.mark.parametrize("name", ["deepseek-v3", "deepseek-r1", "deepseek-r1-nvfp4"])
+def test_mtp_module_completes_the_685b_checkpoint(name):
+    m = model_config(name)
+    assert m.mtp_modules == 1
+    assert m.total_params + m.mtp_params == pytest.approx(685e9, rel=0.005)
+    assert m.mtp_params == pytest.approx(14e9, rel=0.05)
+    assert model_config("kimi-k2").mtp_params == 0
+
+
+def test_mtp_params_by_hand():
+    m = dataclasses.replace(load_model_toml(DATA + "model_small.toml"), mtp_modules=2)
+    h, v = 64, 100
+    block = h * 16 * (2 * 4 + 2 * 2) + 2 * h + (h * 8 + 8) + 9 * 3 * h * 32
+    assert m.mtp_params == 2 * (block + 2 * h * h + 3 * h + 2 * v * h)
+
+
+def test_deepseek_r1_nvfp4_bytes_by_hand():
+    # TensorRT-LLM tech blog 1 precision table: attention and router BF16, dense and MoE FFNs
+    # (routed and shared experts) NVFP4 = 4 bits + one FP8 scale per 16 values.
+    m = model_config("deepseek-r1-nvfp4")
+    nv = 0.5 + 1 / 16
+    h, L, dense, moe = 7168, 61, 3, 58
+    expert = 3 * h * 2048
+    att = m.attention_params
+    router = h * 256 + 256
+    bf16 = L * att + moe * router + 2 * 129280 * h + h
+    nvfp4 = dense * 3 * h * 18432 + moe * (256 + 1) * expert
+    assert m.weight_bytes_total == pytest.approx(bf16 * 2 + nvfp4 * nv, rel=1e-12)
+    assert m.routed_expert_bytes == expert * nv and m.shared_expert_bytes == expert * nv
+    assert m.dense_ffn_bytes == 3 * h * 18432 * nv
+    active = L * att + moe * router + 129280 * h + h
+    assert m.active_weight_bytes == pytest.approx(
+        active * 2 + (dense * 3 * h * 18432 + moe * 9 * expert) * nv, rel=1e-12)
+    # 397 GB of weights against 671 GB for the FP8 release: NVFP4 halves the experts, BF16
+    # attention (23 GB) keeps the ratio below 2
+    assert 390e9 < m.weight_bytes_total < 400e9
+    assert m.expert_format == "nvfp4" and m.kv_cache_bytes == 2.0
+
+
+def test_ffn_weight_bytes_defaults_to_weight_bytes_and_follows_replace():
+    k2 = model_config("kimi-k2")
+    assert k2.ffn_weight_bytes is None and k2.ffn_bytes_per_weight == k2.weight_bytes
+    bf16 = dataclasses.replace(k2, weight_bytes=2.0)
+    assert bf16.ffn_bytes_per_weight == 2.0 and bf16.shared_expert_bytes == 2 * k2.expert_params
+    names = {p.name: p.value for p in k2.parameters()}
+    assert names["kimi-k2.ffn_weight_bytes"] == 1.0 and names["kimi-k2.mtp_modules"] == 0
+    with pytest.raises(SpecError, match="ffn_weight_bytes must be positive"):
+        dataclasses.replace(k2, ffn_weight_bytes=0)
+    with pytest.raises(SpecError, match="mtp_modules must be >= 0"):
+        dataclasses.replace(k2, mtp_modules=-1)

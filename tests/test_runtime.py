@@ -7,6 +7,7 @@ any fabric (monotone in size, never below the lower bound or the hardware floor)
 checked with Hypothesis.
 """
 
+import datetime
 import functools
 import itertools
 import math
@@ -371,3 +372,48 @@ def test_nccl_releases_before_2_28_7_keep_nvls_off_on_two_gpus():
     # the ideal runtime is not NCCL: its in-switch schedule runs on 2 ranks
     assert cost(H100, "all-reduce", 2**32, algorithm="in-switch", ranks=two,
                 runtime="ideal").algorithm == "in-switch"
+
+
+# --- which NCCL release a dated measurement stands for (fabric.nccl_release_on) -------------
+
+def test_release_on_a_date_is_the_newest_tagged_by_then():
+    from fabric import NCCL_NEWEST, NCCL_RELEASE_DATES, nccl_release_on
+    # a tag's own day counts; the day before it still has the previous release
+    assert nccl_release_on("2024-09-16") == "2.23.4"
+    assert nccl_release_on("2024-09-15") == "2.22.3"
+    # a date between two tags takes the earlier one
+    assert nccl_release_on("2024-05-10") == "2.21.5"
+    # the highest version, not the latest tag: 2.18.6 was tagged after 2.19.3
+    assert nccl_release_on("2023-10-12") == "2.19.3"
+    # the newest tag and any later date: the newest release modelled
+    assert nccl_release_on("2030-01-01") == ".".join(map(str, NCCL_NEWEST))
+    # every tagged release is reproduced, and the table holds both ends
+    assert {"2.18.3", "2.30.7"} <= set(NCCL_RELEASE_DATES)
+    for v in NCCL_RELEASE_DATES:
+        assert runtime(f"nccl@{v}").version == v
+
+
+def test_release_on_a_date_before_the_oldest_is_an_error():
+    from fabric import SpecError, nccl_release_on
+    with pytest.raises(SpecError, match="2.18.3, is of 2023-06-14"):
+        nccl_release_on("2023-06-13")
+    with pytest.raises(SpecError, match="not an ISO date"):
+        nccl_release_on("May 2024")
+    assert runtime("nccl", date="2023-06-14").name == "nccl@2.18.3"
+    with pytest.raises(SpecError, match="not both"):
+        runtime("nccl", version="2.21.5", date="2024-05-10")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dates(min_value=datetime.date(2023, 6, 14), max_value=datetime.date(2027, 12, 31)),
+       st.integers(0, 400))
+def test_release_on_a_date_against_the_tag_table(day, later):
+    # brute force over the tag table: the release is tagged on or before the day, no
+    # higher version is, and a later day never gives an older release
+    from fabric import NCCL_RELEASE_DATES, nccl_release_on
+    key = lambda v: tuple(map(int, v.split(".")))
+    got = nccl_release_on(day.isoformat())
+    tagged = [v for v, d in NCCL_RELEASE_DATES.items() if datetime.date.fromisoformat(d) <= day]
+    assert got in tagged and all(key(v) <= key(got) for v in tagged)
+    after = nccl_release_on((day + datetime.timedelta(days=later)).isoformat())
+    assert key(after) >= key(got)

@@ -34,6 +34,12 @@ OUTSIDE_25 = {
                                         "users per GPU, attention DP8 + EP8): the modelled "
                                         "step is weight-read bound (49 ms per token incl. "
                                         "13.7 ms of others' prefills); not explained yet",
+    "r1-b200-fp4-trtllm-maxtput-c3072": "model request 94 s against 172 s (NVFP4, 384 users per "
+                                        "GPU, attention DP8 + EP8): the same ~1.8x as the H200 "
+                                        "max-throughput row; not explained yet",
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model request 199 s against 333 s (NVFP4, "
+                                                   "FP8 KV, 896 users per GPU): ~1.7x, as the "
+                                                   "other max-throughput rows; not explained yet",
 }
 
 

@@ -125,7 +125,8 @@ def test_switched_planes_and_links():
 
 
 @pytest.mark.parametrize("name, n", [("sd200-ultra", 128), ("cluster-128", 128),
-                                     ("dgx-h100", 8), ("nvl72", 72), ("tpu-v4-cube", 64)])
+                                     ("dgx-h100", 8), ("nvl72", 72), ("tpu-v4-cube", 64),
+                                     ("gb300-nvl72", 72)])
 def test_presets(name, n):
     f = topologies.build(name)
     assert f.n_endpoints == n and f.name == name

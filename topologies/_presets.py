@@ -12,8 +12,8 @@ from ._clos import rail_optimized
 from ._hypermesh import hypermesh, torus
 from ._switched import switched
 
-__all__ = ["PRESETS", "cluster_128", "dgx_h100", "gb200_nvl72", "hgx_b200", "hgx_b300", "hgx_h20",
-           "hgx_h200", "hgx_h800", "nvl72", "sd200_ultra", "tpu_v4_cube"]
+__all__ = ["PRESETS", "cluster_128", "dgx_h100", "gb200_nvl72", "gb300_nvl72", "hgx_b200",
+           "hgx_b300", "hgx_h20", "hgx_h200", "hgx_h800", "nvl72", "sd200_ultra", "tpu_v4_cube"]
 
 
 def sd200_ultra():
@@ -185,6 +185,24 @@ def gb200_nvl72():
                     name="gb200-nvl72")
 
 
+def gb300_nvl72():
+    """GB300 NVL72: 72 Blackwell Ultra GPUs (``gb300``: 279 GB, 8 TB/s, 2.5 PFLOPS) on NVLink5.
+
+    The NVLink domain of GB200 NVL72: 18 NVLink5 links per GPU, one to each of 18
+    NVSwitch planes, 900 GB/s per direction per GPU (NVIDIA: "130 TB/s" of NVLink over
+    72 GPUs = 1.8 TB/s bidirectional per GPU, second-hand via
+    glennklockwood.com/garden/processors/B300 and Verda's GB300 NVL72 article);
+    compute trays of 4 GPUs (2 Grace CPUs, 4 GPUs) as host domains; NVLink SHARP in
+    the switches (as GB200 NVL72: an assumption, no GB300 NVLS measurement found).
+
+    >>> f = gb300_nvl72()
+    >>> f.chip.name, f.n_endpoints, f.params["planes"]
+    ('gb300', 72, 18)
+    """
+    return switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4, chip="gb300",
+                    name="gb300-nvl72")
+
+
 def tpu_v4_cube():
     """One TPU v4 cube: 4 x 4 x 4 chips as a 3D torus over ICI (Jouppi et al., ISCA 2023).
 
@@ -210,4 +228,5 @@ PRESETS = {
     "hgx-b200": hgx_b200,
     "hgx-b300": hgx_b300,
     "gb200-nvl72": gb200_nvl72,
+    "gb300-nvl72": gb300_nvl72,
 }

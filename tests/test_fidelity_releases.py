@@ -1,0 +1,47 @@
+"""Every collective / send-recv row (check set and held-out) runs with one NCCL release rule.
+
+A row whose source states its release runs with it; a row whose source states none runs
+with the newest release tagged on or before the source's date (fabric.nccl_release_on).
+No row runs with an unstated default.
+"""
+
+import fidelity
+import fidelity_collectives
+import pytest
+
+ROWS = fidelity.load_rows() + fidelity.heldout_rows()
+CASES, _ = fidelity.cases()
+COLLECTIVE = [r for r in ROWS if fidelity.is_collective(r) and r["id"] in CASES]
+
+
+def test_model_needs_a_release_or_a_date():
+    with pytest.raises(ValueError, match="one of the two"):
+        fidelity_collectives.model("dgx-h100", "all-reduce", 1024)
+    with pytest.raises(ValueError, match="one of the two"):
+        fidelity_collectives.model("dgx-h100", "all-reduce", 1024, nccl="2.21.5",
+                                   date="2024-05-10")
+
+
+def test_source_dates_are_iso_and_after_the_oldest_release():
+    from fabric import nccl_release_on
+    for key, (day, what) in fidelity_collectives.SOURCE_DATES.items():
+        assert what.strip(), key
+        nccl_release_on(day)  # raises on a malformed date or one before 2.18.3
+
+
+@pytest.mark.parametrize("row", COLLECTIVE, ids=[r["id"] for r in COLLECTIVE])
+def test_every_row_names_its_release(row):
+    r = fidelity.evaluate([row])[0]
+    assert "NCCL 2." in r.how, (row["id"], r.how)
+    stated = [w for w in (row["notes"] + " " + row["source"]).replace(";", " ").split()
+              if w.startswith("2.") and w[2:3].isdigit()]
+    if "(tagged by" not in r.how:
+        return
+    # a row run by its source's date must not be one whose row states a release
+    assert not stated, (row["id"], stated)
+
+
+def test_a_stated_release_is_kept():
+    # the Azure ND H200 v5 page states NCCL 2.20.5: its rows run with 2.20.5 whatever the date
+    row = next(r for r in ROWS if r["id"] == "azure-h200-nvls-ar-1k")
+    assert "NCCL 2.20.5" in fidelity.evaluate([row])[0].how
