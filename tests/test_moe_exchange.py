@@ -391,6 +391,8 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
 def test_pull_profile_is_validated():
     with pytest.raises(ValueError, match="both"):
         dataclasses.replace(exchange_kernel("one-sided"), pull_vector=0)
+    with pytest.raises(ValueError, match="staging_copy"):
+        dataclasses.replace(exchange_kernel("one-sided"), staging_copy="yes")
 
 
 # -- kernel boundaries inside a phase ------------------------------------------------------------
