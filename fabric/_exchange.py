@@ -205,7 +205,7 @@ class ExchangeKernel:
             raise ValueError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
         if not isinstance(self.staging_copy, bool):
-            raise ValueError(f"staging_copy must be True or False, got {self.staging_copy!r}")
+            raise TypeError(f"staging_copy must be True or False, got {self.staging_copy!r}")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
             if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):
