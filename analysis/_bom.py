@@ -8,7 +8,8 @@ Counting rules, the same for every fabric:
   cheapest medium whose reach covers its length (passive copper, active
   copper, optics). Only cables are counted as cables.
 * **Placement.** Chips and NICs sit with their host domain; hosts fill racks
-  in rank order, whole hosts at a time, up to the book's ``rack_chips``. A
+  in rank order, whole hosts at a time, up to the system's rack density
+  (:func:`fabric.rack_chips`: the fabric's own, else the book's). A
   switch whose neighbours are all chips of one host is on that host's board (a
   baseboard switch such as an HGX NVSwitch); a switch whose neighbours all sit
   in one rack is in that rack (top of rack); any other switch is in a network
@@ -37,7 +38,7 @@ import math
 
 import numpy as np
 
-from fabric import MEDIA, chip_power, hardware_costs
+from fabric import MEDIA, Parameter, chip_power, hardware_costs, rack_chips
 
 __all__ = ["BillOfMaterials", "bill_of_materials"]
 
@@ -188,7 +189,7 @@ def _length(book, a, b, n_racks):
     return book.value("inter_rack_m") + book.value("rack_pitch_m") * abs(xa - xb)
 
 
-def bill_of_materials(f, book="street-2026"):
+def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
     """Count, price and power the network parts of fabric ``f`` (see the module docstring).
 
     Parameters
@@ -196,6 +197,9 @@ def bill_of_materials(f, book="street-2026"):
     f : fabric.Fabric
     book : str or fabric.HardwareCosts, default "street-2026"
         Unit prices and powers (:data:`fabric.COST_BOOKS`).
+    rack_chips_factor : float, default 1.0
+        Scales the system's rack density (:func:`fabric.rack_chips`), for a
+        sensitivity study; at least one host per rack is kept.
 
     Returns
     -------
@@ -210,7 +214,11 @@ def bill_of_materials(f, book="street-2026"):
     """
     book = hardware_costs(book)
     G = f.graph
-    place, n_racks = _place(f, book.value("rack_chips"))
+    density = rack_chips(f, book)
+    if rack_chips_factor != 1.0:
+        density = Parameter(density.name, density.value * rack_chips_factor, density.unit,
+                            f"x{rack_chips_factor:g} of: {density.source}")
+    place, n_racks = _place(f, density.value)
     links = dict.fromkeys(MEDIA, 0)
     gbps_by = dict.fromkeys(MEDIA, 0.0)
     cost = dict.fromkeys(("cables", "transceivers", "switches", "nics"), 0.0)
@@ -266,4 +274,5 @@ def bill_of_materials(f, book="street-2026"):
         cost_usd=cost, power_w=power,
         system_usd_per_chip=book.value("node_usd_per_chip"),
         system_w_per_chip=chip_w.value + book.value("host_w_per_chip"),
-        parameters=book.parameters() + (chip_w,))
+        parameters=tuple(density if p.name == density.name else p
+                         for p in book.parameters()) + (chip_w,))

@@ -117,24 +117,32 @@ def _draw_cost(rows):
 
 def _cost_sensitivity(fabrics, book=REPORT_BOOK):
     """The cost ratio of the first two systems with each price at x0.5 and x2."""
-    from fabric import hardware_costs
+    from fabric import hardware_costs, rack_chips
 
     names = list(fabrics)[:2]
     base_book = hardware_costs(book)
 
-    def ratio(bk):
-        a, b = (bill_of_materials(fabrics[n], bk).cost_usd_per_chip for n in names)
+    def ratio(knob, factor):
+        bk, rack = base_book, 1.0
+        if knob == "rack_chips":          # each system's own density (fabric.rack_chips)
+            rack = factor
+        elif factor != 1.0:
+            bk = base_book.replace(**{knob: base_book.value(knob) * factor})
+        a, b = (bill_of_materials(fabrics[n], bk, rack_chips_factor=rack).cost_usd_per_chip
+                for n in names)
         return b / a
 
     rows = []
     for knob in _COST_KNOBS:
-        v = base_book.value(knob)
-        low = base_book.replace(**{knob: v * 0.5})
-        high = base_book.replace(**{knob: v * 2.0})
-        rows.append({"parameter": getattr(base_book, knob).name, "low": "x0.5", "high": "x2",
-                     "value_low": ratio(low), "value_high": ratio(high),
-                     "source": getattr(base_book, knob).source})
-    return ratio(base_book), rows
+        row = {"parameter": getattr(base_book, knob).name, "low": "x0.5", "high": "x2",
+               "value_low": ratio(knob, 0.5), "value_high": ratio(knob, 2.0),
+               "source": getattr(base_book, knob).source}
+        if knob == "rack_chips":
+            own = [(n, rack_chips(fabrics[n], base_book)) for n in names]
+            row["source"] = "; ".join(f"{n}: {p.value:g} chips per rack, {p.source}"
+                                      for n, p in own)
+        rows.append(row)
+    return ratio(None, 1.0), rows
 
 
 def _draw_tornado(rows, base, xlabel):
@@ -164,8 +172,8 @@ def cost_section(fabrics):
     caption = ("Counted the same way on every system: a link is one lane; a lane between two "
                "parts of one board is a board trace, any other is a cable of the cheapest "
                "medium that reaches (passive copper to 3 m, active copper to 5 m, optics "
-               "beyond; 2 m inside a rack, 4 m + 0.6 m per rack between racks, 72 chips per "
-               "rack); two transceivers per optical cable; a switch ASIC per 51.2 Tb/s of "
+               "beyond; 2 m inside a rack, 4 m + 0.6 m per rack between racks, each system's "
+               "own chips per rack, see the assumptions); two transceivers per optical cable; a switch ASIC per 51.2 Tb/s of "
                "switch capacity; a switch box per switch not on a board. Street prices of "
                f"May 2026 (book {REPORT_BOOK!r}). Shares: of the system per chip "
                f"({usd_text(book.value('node_usd_per_chip'))} per chip for the node; the chip's "
@@ -196,11 +204,23 @@ def cost_section(fabrics):
         worst = max(sens, key=lambda r: abs(r["value_high"] - r["value_low"]))
         found.append(f"The cost ratio {b} / {a} ({base:.1f}x) stays between {lo:.1f}x and "
                      f"{hi:.1f}x with any one price halved or doubled; it rests most on "
-                     f"{worst['parameter']} ({_as_assumption(worst['source'])}).")
+                     f"{worst['parameter']} ({_why(worst, fabrics, book)}).")
     section = Section("cost", "Cost and power", tables=tuple(tables), figures=tuple(figs),
                       parameters=tuple((n, p) for n, f in fabrics.items()
                                        for p in bill_of_materials(f, book).parameters))
     return section, found
+
+
+def _why(row, fabrics, book):
+    """What a cost tornado row rests on, as a clause: a price's source as an assumption; the
+    rack density is each system's own (named with its source's title)."""
+    from fabric import rack_chips
+
+    if row["parameter"] != book.rack_chips.name:
+        return _as_assumption(row["source"])
+    own = ((n, rack_chips(fabrics[n], book)) for n in list(fabrics)[:2])
+    return "each system's own rack density: " + "; ".join(
+        f"{n} {p.value:g} chips per rack ({p.source.split(':')[0]})" for n, p in own)
 
 
 def _cost_findings(rows, book):

@@ -33,9 +33,12 @@ Books (:data:`COST_BOOKS`):
     price is not published). Prices are taken per Gb/s of the part's rate and
     scaled to each link's rate. Switch energy: Tomahawk 5 (51.2 Tb/s) about
     500 W (TechInsights, 2022), 9.77 pJ/bit; switch-box overhead (fans, CPU)
-    is not included (system power NOT FOUND in readable sources). NIC: $500,
-    50 W (fabcalc 40GbE list, github.com/nicmcd/fabcalc, 2018; ConnectX-7
-    price and power were NOT FOUND, so this is a dated stand-in).
+    is not included (system power NOT FOUND in readable sources). NIC: a
+    ConnectX-7 400G single-port OSFP adapter (MCX75310AAS-NEAT) $2,188 (FS.com
+    US web shop, Sep 2026, as collected in a public pricing note; NADDOD lists
+    the same card at $1,599); its power is still a dated stand-in, 50 W
+    (fabcalc 40GbE list, github.com/nicmcd/fabcalc, 2018: the ConnectX-7
+    specifications page was not readable here, power NOT FOUND).
 ``freakonomics-2024``
     The "H100 Freakonomics" spreadsheet (Eugene Cheah, Aug 2024): a 64-port
     400G InfiniBand switch $36,000 (DERIVED: $288,000 / 8 switches) and
@@ -61,8 +64,11 @@ Books (:data:`COST_BOOKS`):
 Placement (used to find each link's length; Mudigonda et al., "Taming the
 Flying Cable Monster", USENIX ATC 2011, as quoted in ``Costs.h``): a link inside
 one rack is 2 m, between racks 4 m of overhead plus 0.6 m per rack of distance
-(racks in one row). A rack holds at most 72 chips (GB200 NVL72: 72 GPUs in one
-rack; the densest published rack in our sources), whole host domains at a time.
+(racks in one row). A rack holds whole host domains, up to the system's own
+density when the fabric states one (:func:`rack_chips`, :data:`RACK_CHIPS`: 32
+H100 GPUs in four DGX H100 systems per rack, 72 in a GB200 NVL72 rack, 64 TPU v4
+chips per rack), else the book's ``layout.rack_chips`` (72, the densest
+published rack, an assumption for a system that states none).
 
 The facts and their sources, and the published figures the model is held to
 (tests/test_bom.py), are listed in docs/sources.md s.10.
@@ -87,8 +93,8 @@ from dataclasses import dataclass
 from ._errors import SpecError
 from ._params import Parameter
 
-__all__ = ["CHIP_POWER", "COST_BOOKS", "MEDIA", "HardwareCosts", "chip_power",
-           "hardware_costs"]
+__all__ = ["CHIP_POWER", "COST_BOOKS", "MEDIA", "RACK_CHIPS", "HardwareCosts", "chip_power",
+           "hardware_costs", "rack_chips"]
 
 #: Reach classes, cheapest-first is decided per book; ``trace`` is on a board.
 MEDIA = ("trace", "dac", "acc", "optics")
@@ -108,6 +114,9 @@ _SLIMFLY = ("Besta, Hoefler, 'Slim Fly: a cost effective low-diameter network to
             "'OUR STANDARD DEFAULT')")
 _FABCALC = "github.com/nicmcd/fabcalc 40GbE price list (FiberStore, 2018)"
 _TH5 = "Tomahawk 5, 51.2 Tb/s, about 500 W (TechInsights / J. Byrne, 2022)"
+_CX7_PRICE = ("FS.com US web shop, ConnectX-7 VPI 400G OSFP 1-port (MCX75310AAS-NEAT) $2,188, "
+              "Sep 2026, as collected with NADDOD's $1,599 for the same card in a public "
+              "pricing note ('Phase F1 - NIC, DPU and SmartNIC', 2026-09-15)")
 
 
 def _p(name, value, unit, source):
@@ -245,6 +254,45 @@ class HardwareCosts:
         return dataclasses.replace(self, **changes)
 
 
+_NVL72_RACK = ("GB200 NVL72: 72 GPUs in one rack (NVIDIA product material, second-hand via "
+               "setloop.io)")
+_SUPERPOD = ("NVIDIA DGX SuperPOD reference architecture with DGX H100 (RA-11333-001 V11, "
+             "2023): 'rack design can support one, two, or four DGX H100 systems per rack'; "
+             "its single-SU rack layout draws more than 40 kW per rack, i.e. four DGX H100 "
+             "systems at 10.2 kW maximum each (DGX H100 datasheet, as quoted by "
+             "supercluster.blog)")
+_TPU_RACK = ("TPU v4: 4,096 chips in 64 racks (hpcwire.com, 2023-04-10); DERIVED 4096 / 64 "
+             "= 64 chips per rack, one 4 x 4 x 4 cube")
+
+#: Published rack densities (chips per rack) of real systems, for presets to record in
+#: their fabric's ``assumptions`` (:func:`rack_chips` reads them from there).
+RACK_CHIPS = {
+    "dgx-h100": Parameter("cost.layout.rack_chips", 32, "chips",
+                          _SUPERPOD + "; DERIVED 4 systems x 8 GPUs = 32 per rack"),
+    "nvl72": Parameter("cost.layout.rack_chips", 72, "chips", _NVL72_RACK),
+    "tpu-v4": Parameter("cost.layout.rack_chips", 64, "chips", _TPU_RACK),
+}
+
+
+def rack_chips(f, book="street-2026"):
+    """Chips per rack for fabric ``f``: its own stated density, else the book's (a Parameter).
+
+    A fabric states its rack density by carrying a :class:`Parameter` named
+    ``cost.layout.rack_chips`` in its ``assumptions`` (presets of real systems take
+    theirs from :data:`RACK_CHIPS`); a fabric that states none is laid out at the
+    book's ``layout.rack_chips``.
+
+    >>> import types
+    >>> rack_chips(types.SimpleNamespace(assumptions=(RACK_CHIPS["dgx-h100"],))).value
+    32
+    >>> rack_chips(types.SimpleNamespace(assumptions=())).source[:10]
+    'assumption'
+    """
+    book = hardware_costs(book)
+    own = [p for p in getattr(f, "assumptions", ()) if p.name == book.rack_chips.name]
+    return own[-1] if own else book.rack_chips
+
+
 def _street(name="street-2026", **overrides):
     book = {
         "dac_reach_m": _p("dac.reach", 3.0, "m", _LINKX + ": 30AWG < 2 m, 26AWG to 3 m"),
@@ -290,16 +338,16 @@ def _street(name="street-2026", **overrides):
         "port_w_per_gbps": _p("port.power", 500 / 51_200, "W/(Gb/s)",
                               "assumption: a chip's link port draws what a switch port does "
                               "per bit (" + _TH5 + ", 9.77 pJ/bit with its SerDes)"),
-        "nic_usd": _p("nic.price", 500.0, "USD",
-                   _FABCALC + ": NIC $500 (ConnectX-7 price NOT FOUND; dated stand-in)"),
+        "nic_usd": _p("nic.price", 2188.0, "USD", _CX7_PRICE),
         "nic_w": _p("nic.power", 50.0, "W",
-                 _FABCALC + ": NIC 50 W (ConnectX-7 power NOT FOUND; dated stand-in)"),
+                 _FABCALC + ": NIC 50 W (ConnectX-7 power NOT FOUND: its specifications "
+                 "page was not readable; a dated stand-in)"),
         "in_rack_m": _p("layout.in_rack", 2.0, "m", _MUDIGONDA + ": intra-rack overhead 2 m"),
         "inter_rack_m": _p("layout.inter_rack", 4.0, "m", _MUDIGONDA + ": inter-rack overhead 4 m"),
         "rack_pitch_m": _p("layout.rack_pitch", 0.6, "m", _MUDIGONDA + ": rack 0.6 m wide"),
-        "rack_chips": _p("layout.rack_chips", 72, "",
-                      "GB200 NVL72: 72 GPUs in one rack (NVIDIA product material, second-hand "
-                      "via setloop.io); assumption: no rack holds more chips"),
+        "rack_chips": _p("layout.rack_chips", 72, "chips",
+                      "assumption for a system that states no rack density: the densest "
+                      "published rack, " + _NVL72_RACK),
         "node_usd_per_chip": _p("system.node_per_chip", 310_000 / 8, "USD",
                              _FREAK + ": H100 node $310,000 for 8 GPUs (used for every chip: "
                              "an assumption for chips other than the H100)"),

@@ -6,7 +6,7 @@ their sources) or is a named :class:`fabric.Parameter` recorded in the fabric's
 ``assumptions``.
 """
 
-from fabric import Parameter
+from fabric import RACK_CHIPS, Parameter
 
 from ._clos import rail_optimized
 from ._hypermesh import hypermesh, torus
@@ -60,9 +60,14 @@ def cluster_128():
     >>> cluster_128().n_endpoints
     128
     """
-    return rail_optimized(16, 8, scaleup_tech="nvlink4", scaleup_links=18, nic_tech="ib-ndr",
-                          pcie_tech="pcie5-x16", reduction=True, chip="h100",
-                          name="cluster-128")
+    f = rail_optimized(16, 8, scaleup_tech="nvlink4", scaleup_links=18, nic_tech="ib-ndr",
+                       pcie_tech="pcie5-x16", reduction=True, chip="h100", name="cluster-128")
+    return _in_racks(f, "dgx-h100")
+
+
+def _in_racks(f, system):
+    """``f`` with the published rack density of ``system`` (:data:`fabric.RACK_CHIPS`)."""
+    return f.replace(assumptions=f.assumptions + (RACK_CHIPS[system],))
 
 
 def dgx_h100():
@@ -76,8 +81,8 @@ def dgx_h100():
     >>> dgx_h100().graph.degree("sw0", weight="lanes")
     40
     """
-    return switched(8, 4, links=(5, 4, 4, 5), tech="nvlink4", reduction=True, chip="h100",
-                    name="dgx-h100")
+    return _in_racks(switched(8, 4, links=(5, 4, 4, 5), tech="nvlink4", reduction=True,
+                              chip="h100", name="dgx-h100"), "dgx-h100")
 
 
 def nvl72():
@@ -90,8 +95,8 @@ def nvl72():
     >>> nvl72().params["planes"]
     18
     """
-    return switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4, chip="b200",
-                    name="nvl72")
+    return _in_racks(switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4,
+                              chip="b200", name="nvl72"), "nvl72")
 
 
 def hgx_h200():
@@ -181,8 +186,8 @@ def gb200_nvl72():
     >>> gb200_nvl72().chip.name
     'gb200'
     """
-    return switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4, chip="gb200",
-                    name="gb200-nvl72")
+    return _in_racks(switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4,
+                              chip="gb200", name="gb200-nvl72"), "nvl72")
 
 
 def gb300_nvl72():
@@ -213,7 +218,8 @@ def tpu_v4_cube():
     >>> tpu_v4_cube().graph.number_of_edges()
     192
     """
-    return torus((4, 4, 4), tech="ici-v4", chips_per_host=4, chip="tpu-v4", name="tpu-v4-cube")
+    return _in_racks(torus((4, 4, 4), tech="ici-v4", chips_per_host=4, chip="tpu-v4",
+                           name="tpu-v4-cube"), "tpu-v4")
 
 
 PRESETS = {
