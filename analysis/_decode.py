@@ -893,16 +893,21 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     overlap = _check_fraction("overlap", overlap, 0.0, 1.0)
     hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
     fl_eff = _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True)
-    if not (isinstance(fusion_factor, (int, float)) and fusion_factor >= 1):
-        raise SpecError(f"fusion_factor must be >= 1, got fusion_factor={fusion_factor!r}")
-    if not (isinstance(launch_overhead, (int, float)) and launch_overhead >= 0):
-        raise SpecError(f"launch_overhead must be >= 0 seconds, got {launch_overhead!r}")
+    if not (isinstance(fusion_factor, (int, float)) and math.isfinite(fusion_factor)
+            and fusion_factor >= 1):
+        raise SpecError(f"fusion_factor must be a finite number >= 1, got "
+                        f"fusion_factor={fusion_factor!r}")
+    if not (isinstance(launch_overhead, (int, float)) and math.isfinite(launch_overhead)
+            and launch_overhead >= 0):
+        raise SpecError(f"launch_overhead must be a finite number >= 0 seconds, got "
+                        f"{launch_overhead!r}")
     if not (isinstance(min_kernel_time, (int, float)) and math.isfinite(min_kernel_time)
             and min_kernel_time >= 0):
         raise SpecError(f"min_kernel_time must be a finite number >= 0 seconds, got "
                         f"{min_kernel_time!r}")
-    if not (isinstance(graph_kernel_overhead, (int, float)) and graph_kernel_overhead >= 0):
-        raise SpecError(f"graph_kernel_overhead must be >= 0 seconds, got "
+    if not (isinstance(graph_kernel_overhead, (int, float))
+            and math.isfinite(graph_kernel_overhead) and graph_kernel_overhead >= 0):
+        raise SpecError(f"graph_kernel_overhead must be a finite number >= 0 seconds, got "
                         f"{graph_kernel_overhead!r}")
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
@@ -929,6 +934,10 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if lay.ep > m.routed_experts:
         raise SpecError(f"layout: ep={lay.ep} expert ranks but {m.name} has only "
                         f"{m.routed_experts} routed experts")
+    for name, b in (("dispatch_bytes", dispatch_bytes), ("combine_bytes", combine_bytes)):
+        if b is not None and not (isinstance(b, (int, float)) and not isinstance(b, bool)
+                                  and math.isfinite(b) and b > 0):
+            raise SpecError(f"{name} must be a finite number of bytes > 0, got {name}={b!r}")
     dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
