@@ -157,6 +157,12 @@ class ExchangeKernel:
         A receive part copies the received tokens through local HBM after the
         network part (dispatch: read + write of every received copy; combine:
         read of the ``k`` copies per token and write of the result).
+    staging_copy : bool
+        The combine's first kernel copies every received copy's expert output
+        from the MoE's output tensor into the symmetric receive buffer before
+        the barrier (read + write of every received copy through local HBM):
+        TensorRT-LLM's ``moeA2APrepareCombineKernel`` when the MoE does not write
+        into the workspace (``payload_in_workspace=False``).
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -182,6 +188,7 @@ class ExchangeKernel:
     message_header: int = 0
     pull_threads: int = 0
     pull_vector: int = 0
+    staging_copy: bool = False
     sources: tuple = ()
 
     def __post_init__(self):
@@ -216,6 +223,9 @@ class ExchangeKernel:
         if self.message_header:
             out.append(Parameter(f"{self.name}.message_header", self.message_header, "B",
                                  src.get("message_header", "")))
+        if self.staging_copy:
+            out.append(Parameter(f"{self.name}.staging_copy", True, "",
+                                 src.get("staging_copy", "")))
         if self.pull_threads:
             out.append(Parameter(f"{self.name}.pull_threads", self.pull_threads, "",
                                  src.get("pull", "")))
@@ -260,6 +270,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
     ExchangeKernel(
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
+        staging_copy=True,
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -267,7 +278,20 @@ EXCHANGE_KERNELS = {k.name: k for k in (
             ("kernels", ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/communicationKernels/"
                          "moeAlltoAllKernels.cu: dispatch = moeA2APrepareDispatchKernel + "
                          "moeA2ADispatchKernel + moeA2ASanitizeExpertIdsKernel; combine = "
-                         "moeA2APrepareCombineKernel + moeA2ACombineKernel")),
+                         "moeA2APrepareCombineKernel + moeA2ACombineKernel (counted in the "
+                         "port flashinfer-ai/flashinfer 579435f9 csrc/trtllm_moe_alltoall.cu, "
+                         "whose dispatch op launches prepare + dispatch and whose combine op "
+                         "launches prepare + combine, and in TensorRT-LLM "
+                         "tensorrt_llm/_torch/modules/fused_moe/communication/"
+                         "nvlink_one_sided.py, whose dispatch adds moe_a2a_sanitize_expert_ids)")),
+            ("staging_copy", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu "
+                              "moeA2APrepareCombineKernel: with a payload outside the workspace "
+                              "it copies every valid received slot (token_idx < recv_counters"
+                              "[source], own rank included) into the symmetric buffer; "
+                              "tests/microbenchmarks/bench_moe_comm.py (the blog18 benchmark, "
+                              "its --perfect_router versions) and ConfigurableMoE pass "
+                              "payload_in_workspace=False; costed as a read and a write of every "
+                              "received copy at the chip's HBM bandwidth")),
             ("syncs", ("NVIDIA/TensorRT-LLM blog18: one flag barrier at the tail of dispatch, "
                       "one at the head of combine; the phase's launch and barrier costed as the "
                       "symmetric-memory runtime's kernel floor (NVIDIA/nccl issue 1940)")),

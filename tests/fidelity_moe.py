@@ -96,21 +96,32 @@ CASES = {
 
 #: Rows the model misses by more than 35% today (symmetric error), and why.
 KNOWN_MISSES = {
-    "trtllm-ep8-bs1-dispatch": "fixed cost: the symmetric-memory kernel floor (3 us on Blackwell: "
-                               "launch + stores + one barrier of a one-sided NCCL kernel, NCCL "
-                               "issue 1940) + 2 graph kernel gaps (2.6 us) against ~19 us "
-                               "measured; the kernel's small-batch floor has no published "
-                               "breakdown (the LL-step stand-in it replaced, 7.2 us, matched it "
-                               "better, but a tuner constant is the worse source)",
-    "trtllm-ep8-bs1-combine": "3 us floor + 1 kernel gap + 4 pulled round trips (2.4 us) against "
-                              "~31 us measured",
-    "trtllm-ep8-bs16-dispatch": "as bs1: 7.8 us modelled against ~18.5 us measured",
-    "trtllm-ep8-bs16-combine": "as bs1: 6.7 us modelled against ~33 us measured",
-    "trtllm-ep8-bs128-dispatch": "3 us floor + 2 gaps + an NVLink transfer at NCCL's per-link rate "
-                                 "(23.4 us) against 31.7 us: the unexplained small-batch floor "
-                                 "still shows at 128 tokens",
-    "trtllm-ep8-bs128-combine": "3 us floor + 1 kernel gap + an NVLink transfer at NCCL's per-link "
-                                "rate (22.1 us) against 38.1 us measured",
+    "trtllm-ep8-bs1-dispatch": "the timed region (bench_moe_comm.py: CUDA-graph replay, CUPTI span "
+                               "of the phase's kernels, PDL off) holds three kernels, counted "
+                               "from the code: prepare (zero the send counters), the push with "
+                               "its release fence + flag barrier, sanitize (mark empty slots); "
+                               "charged as the symmetric-memory kernel floor (3 us on Blackwell, "
+                               "NCCL issue 1940) + 2 graph nodes (2.6 us) = 5.7 us against 18.9 us. "
+                               "NVIDIA's barrier-off run (blog18 draft, PR #12195) splits the "
+                               "18.9 us into 7.6 us of barrier (release fence + flags) and 11.3 us "
+                               "of the three kernels' own work: both parts exceed what the "
+                               "sourced constants give; the rest has no published breakdown",
+    "trtllm-ep8-bs1-combine": "two kernels from the code: the staging copy (prepare-combine, 0.0 us "
+                              "at one token) and the barrier + 4 pulled round trips: 1 graph node "
+                              "+ 3 us floor + 2.4 us = 6.7 us against 31 us; the barrier-off run "
+                              "measures 28.1 us without the barrier (barrier 2.9 us, close to the "
+                              "floor): the miss is the pull kernel's own work at one token "
+                              "(blog18's FP8/BF16 pair says it grows with bytes per token)",
+    "trtllm-ep8-bs16-dispatch": "as bs1: 7.8 us modelled against ~18.5 us measured (barrier-off: "
+                                "11.6 us)",
+    "trtllm-ep8-bs16-combine": "as bs1: 7.2 us modelled against ~33 us measured (barrier-off: "
+                               "32.2 us)",
+    "trtllm-ep8-bs128-dispatch": "3 us floor + 2 nodes + an NVLink transfer at NCCL's per-link rate "
+                                 "(23.4 us) against 31.7 us: the small-batch floor still shows "
+                                 "at 128 tokens",
+    "trtllm-ep8-bs128-combine": "3 us floor + 1 node + an NVLink transfer at NCCL's per-link rate + "
+                                "the staging copy (25.8 us) against 38.1 us: the small-batch floor "
+                                "still shows at 128 tokens",
     "deepep-v1-ep8-ll-dispatch": "77 us measured: NVLink transfer (40 us at NCCL's 20.6 GB/s "
                                  "per link) + kernel floor (2.3 us, Hopper) + receive copy give "
                                  "47 us; the rest has no published source",

@@ -475,3 +475,47 @@ def test_handshake_constants_are_the_nccl_runtimes_own():
     assert EXCHANGE_SYNC["network"].value == rt.hw_latency[("net", "ring", "LL")]
     names = {p.name for p in rt.parameters()}
     assert {p.name for p in EXCHANGE_SYNC.values()} <= names
+
+
+# -- the one-sided combine's staging copy ---------------------------------------------------------
+
+def _perfect_router_received(ep, tokens, k):
+    """Slots each rank receives under TensorRT-LLM's ``--perfect_router`` (bench_moe_comm.py:
+    slot ``j`` of token ``t`` on rank ``r`` goes to rank ``(t*k + j + r) % ep``), one per
+    (token, target rank) as the dispatch de-duplicates, own rank included: brute force."""
+    received = [0] * ep
+    for r in range(ep):
+        for t in range(tokens):
+            for q in {(t * k + j + r) % ep for j in range(k)}:
+                received[q] += 1
+    return received
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([2, 4, 8, 16, 32, 64]), st.sampled_from([1, 3, 16, 128]),
+       st.sampled_from([1, 2, 7168 * 2 + 16]), st.booleans())
+def test_one_sided_combine_stages_every_received_copy_through_hbm(ep, tokens, nbytes, degraded):
+    """TensorRT-LLM's prepare-combine kernel copies every valid received slot of the MoE
+    output into the symmetric buffer (read + write through HBM) before the combine's
+    barrier: the combine's copy is 2 x slots received x combine bytes / HBM bandwidth for
+    every rank (brute force over the perfect router), a local cost that a cut scale-up
+    link does not change; the dispatch stages nothing, and the copy adds to the time one
+    for one."""
+    from fabric import chip_spec
+    f = fidelity_moe.nvl72()
+    if degraded:
+        a = f.endpoints[0]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    kw = {"dispatch_bytes": 2, "combine_bytes": nbytes, "routing": "balanced"}
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel="one-sided", **kw)
+    received = _perfect_router_received(ep, tokens, model_config("deepseek-v3").experts_per_token)
+    assert len(set(received)) == 1               # every rank receives the same
+    b_c = nbytes * 7168 if nbytes <= 16 else nbytes
+    want = 2 * received[0] * b_c / chip_spec(f.chip).hbm_bandwidth
+    assert r.combine_phase.local_copy == pytest.approx(want, rel=1e-12)
+    assert r.dispatch_phase.local_copy == 0.0
+    bare = dataclasses.replace(exchange_kernel("one-sided"), staging_copy=False)
+    r0 = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=bare, **kw)
+    assert r.combine - r0.combine == pytest.approx(want, rel=1e-9)
+    assert r.dispatch == r0.dispatch
+    assert "one-sided.staging_copy" in [p.name for p in r.parameters]
