@@ -151,7 +151,13 @@ KNOWN_MISSES = {
     "gb200-tray-ring-1k": (
         "NCCL's tuner latency for a 4-rank LL ring (6.6 + 6 x 0.6 us) is 10.4 us; the Azure "
         "GB200 tray measures 15.4 us, while 8-rank Hopper systems (h20-ar-*) sit at NCCL's "
-        "figure: no sourced Blackwell/NVL72-specific step cost is modelled"),
+        "figure. Candidate mechanism, not priced: the Azure run is one process driving 4 GPUs "
+        "(all_reduce_perf -g 4, Azure/AI-benchmarking-guide issue 7); nccl-tests' timed loop "
+        "(src/common.cu BenchTime/startColl) enqueues every device's call in one thread and "
+        "NCCL's ncclGroupEnd launches them one device after another (src/group.cc doLaunches: "
+        "cudaSetDevice, ncclLaunchPrepare, launch per device), so an iteration costs at least "
+        "4 x the host cost of one device's launch; no published per-device launch cost was "
+        "found to price it"),
     "gb200-tray-ring-64k": (
         "as gb200-tray-ring-1k: the fixed part is 5 us short of the measurement"),
 }

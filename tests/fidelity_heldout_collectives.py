@@ -124,7 +124,10 @@ KNOWN_MISSES = {
         "(hwLatencies NVLink NVLS; 25 us from 2.21); the run measures 29.9 us at 1 KiB. The "
         "Azure benchmark runs all_reduce_perf as one process over the host's GPUs "
         "(Azure/AI-benchmarking-guide issue 7), which NCCL's maintainers name as a source of "
-        "extra small-message latency (NVIDIA/nccl-tests issue 333); no source quantifies it"),
+        "extra small-message latency (NVIDIA/nccl-tests issue 333): nccl-tests' timed loop "
+        "launches on the 8 devices one after another from one thread (src/common.cu, NCCL "
+        "src/group.cc doLaunches), so an iteration costs at least 8 host launch costs; no "
+        "published per-device launch cost was found to price it"),
     "azure-h200-nvls-ar-16k": "as azure-h200-nvls-ar-1k (NCCL 2.20.5's 23 us NVLS latency)",
     "azure-h100-nvls-ar-16k": (
         "as azure-h200-nvls-ar-1k: NCCL 2.18.5's NVLS tuner latency is 23 us (a base latency "
@@ -153,8 +156,9 @@ KNOWN_MISSES = {
     "azure-gb200-tray-ring-ar-4k": (
         "as the check set's gb200-tray-ring-1k/64k (same Azure sweep): the measured GB200 "
         "tray time is NCCL's tuner estimate plus ~5 us at every size up to 4 MiB (4 KiB: "
-        "16.2 us measured, 10.8 us modelled); no sourced Blackwell/Grace step or launch cost "
-        "accounts for it"),
+        "16.2 us measured, 10.8 us modelled); candidate mechanism (one process launching on "
+        "4 GPUs in sequence, -g 4) in fidelity_collectives.KNOWN_MISSES['gb200-tray-ring-1k'], "
+        "not priced: no published per-device launch cost"),
     "azure-gb200-tray-ring-ar-256k": "as azure-gb200-tray-ring-ar-4k (17.5 us vs 12.7 us)",
     "azure-gb200-tray-ring-ar-4m": "as azure-gb200-tray-ring-ar-4k (43 us vs 32.5 us)",
     "nccl1469-h100-16x8-ar-4k": (
