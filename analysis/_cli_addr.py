@@ -7,10 +7,9 @@ where). ``cofabric translate SYSTEM --host H ADDRESS [--json]`` translates one
 host-local address, SYSTEM being a topology spec, a preset or a system file.
 """
 
-import json
 import os
 
-from ._json_units import with_units
+from ._json_units import to_json
 
 __all__ = []
 
@@ -51,10 +50,10 @@ def run_check(args):
     n_err = sum(f.severity == "error" for f in findings)
     n_warn = len(findings) - n_err
     if args.json:
-        print(json.dumps(with_units({"file": args.file, "errors": n_err, "warnings": n_warn,
+        print(to_json({"file": args.file, "errors": n_err, "warnings": n_warn,
                           "findings": [{"code": f.code, "severity": f.severity,
                                         "message": f.message, "where": f.where}
-                                       for f in findings]}), indent=2))
+                                       for f in findings]}))
     else:
         for f in findings:
             print(f"{f.where}: {f.severity}: {f.code}: {f.message}")
@@ -95,7 +94,7 @@ def run_translate(args):
               "global": format_address(t.global_address), "owner": str(t.owner),
               "offset": format_address(t.offset), "region": t.region, "window": t.window}
     if args.json:
-        print(json.dumps(with_units(result), indent=2))
+        print(to_json(result))
     else:
         print(f"{t.host} {result['local']} -> global {result['global']}: {t.owner} offset "
               f"{result['offset']} (region {t.region}, window {t.window!r})")

@@ -14,12 +14,11 @@ Examples
 [1024, 2048, 3072, 4096]
 """
 
-import json
 import math
 
 from fabric import SpecError
 
-from ._json_units import with_units
+from ._json_units import to_json
 
 __all__ = []
 
@@ -49,8 +48,11 @@ def parse_sizes(tokens):
             fields = part.split(":")
             if len(fields) not in (2, 3):
                 raise SpecError(f"size range {part!r} must be START:STOP or START:STOP:STEP")
-            start = _positive(parse_size(fields[0]), part)
-            stop = _positive(parse_size(fields[1]), part)
+            try:
+                start = _positive(parse_size(fields[0]), part)
+                stop = _positive(parse_size(fields[1]), part)
+            except SpecError as e:          # name the range, not only its empty field
+                raise SpecError(f"size range {part!r}: {e}") from None
             step = fields[2].strip() if len(fields) == 3 else "x2"
             if stop < start:
                 raise SpecError(f"size range {part!r}: STOP is below START")
@@ -178,11 +180,11 @@ def run(args):
         results += cost_sizes(fabric, op, sizes, algorithm=args.algorithm,
                               runtime=args.runtime, ranks=ranks, transport=args.transport)
     if args.json:
-        print(json.dumps(with_units([{"op": r.op, "size": int(r.size), "runtime": r.runtime,
+        print(to_json([{"op": r.op, "size": int(r.size), "runtime": r.runtime,
                            "algorithm": r.algorithm, "protocol": r.protocol,
                            "transport": r.transport, "time": r.time, "algbw": r.algbw,
                            "busbw": r.busbw, "lower_bound": r.lower_bound}
-                          for r in results]), indent=2))
+                          for r in results]))
         return 0
     from ._table import format_table
 

@@ -2,11 +2,10 @@
 
 import argparse
 import dataclasses
-import json
 
 from fabric import SpecError, format_time
 
-from ._json_units import with_units
+from ._json_units import to_json
 
 __all__ = []
 
@@ -121,7 +120,7 @@ def run(args):
         if spec is not None:
             out["speculative"] = {k: v for k, v in _jsonable(spec).items()
                                   if k not in ("base", "verify")}
-        print(json.dumps(with_units(out), indent=2))
+        print(to_json(out))
         return 0
     from ._table import format_table
 

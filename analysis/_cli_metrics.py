@@ -1,10 +1,9 @@
 """``cofabric metrics SPEC [SPEC ...] [--json]``: structural metrics of fabrics."""
 
-import json
 
 from fabric import format_bandwidth
 
-from ._json_units import with_units
+from ._json_units import to_json
 
 __all__ = []
 
@@ -59,7 +58,7 @@ def run(args):
                                "chips": {c: r for c, r in f.failures.ranks.items()},
                                "lanes": [[list(e), k] for e, k in f.failures.lanes]}
             out.append(d)
-        print(json.dumps(with_units(out), indent=2))
+        print(to_json(out))
         return 0
     from ._table import format_table
 

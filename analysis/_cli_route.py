@@ -12,9 +12,8 @@ a bundled link; each repeatable) to evaluate a degraded fabric.
 """
 
 import argparse
-import json
 
-from ._json_units import with_units
+from ._json_units import to_json
 
 __all__ = []
 
@@ -108,7 +107,7 @@ def run_route(args):
                "return_path": list(a.return_path), "hops": a.hops,
                "per_hop": [{"from": u, "to": v, "latency_s": t} for u, v, t in a.per_hop],
                "breakdown_s": a.breakdown(), "total_s": a.total}
-        print(json.dumps(with_units(out), indent=2))
+        print(to_json(out))
         return 0
     print(f"{f.name}: {a.op} of {a.size} B from {a.src} to {a.target} ({a.transport})")
     print("path: " + " -> ".join(map(str, a.path)) + f"  ({a.hops} hops)")
@@ -142,7 +141,7 @@ def run_latency(args):
         out = {"system": f.name, "transport": args.transport, "op": args.op,
                "size_bytes": args.size, "pairs": st.count}
         out.update({f"{k}_s": getattr(st, k) for k in fields})
-        print(json.dumps(with_units(out), indent=2))
+        print(to_json(out))
         return 0
     print(f"{f.name}: {args.op} of {args.size} B, {args.transport}, {st.count} chip pairs")
     for k in fields:
@@ -176,7 +175,7 @@ def run_throughput(args):
                "total_bytes": total, "throughput_k": res.k, "optimal_time_s": res.time,
                "routed_drain_time_s": ll.drain_time, "bottleneck": list(ll.bottleneck),
                "lp_variables": res.variables, "lp_commodities": res.commodities}
-        print(json.dumps(with_units(out), indent=2))
+        print(to_json(out))
         return 0
     print(f"{f.name}: {t.name}, {nbytes} B per pair, {total:.6g} B in all")
     print(f"throughput (optimal routing): K = {res.k:.6g}/s, all delivered in "

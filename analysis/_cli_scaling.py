@@ -1,8 +1,7 @@
 """``cofabric scaling [--out DIR]``: the scaling study, a CSV and one figure per metric."""
 
-import json
 
-from ._json_units import with_units
+from ._json_units import to_json
 
 __all__ = []
 
@@ -43,18 +42,15 @@ def run(args):
     import csv
     from pathlib import Path
 
-    from fabric import SpecError
-
     from ._cli_report import executor_for_jobs
     from ._scaling import SCALING_METRICS, scaling_study
     from ._style import paper_style, save_figure
 
-    try:
-        rows = scaling_study(args.families, args.sizes, collective_limit=args.collective_limit,
-                             decode_limit=args.decode_limit, quiet=args.quiet,
-                             executor=executor_for_jobs(args.jobs))
-    except ValueError as e:
-        raise SpecError(str(e)) from None
+    # scaling_study refuses bad arguments with SpecError (exit 2); any other ValueError
+    # from the study itself is a bug and shows as one
+    rows = scaling_study(args.families, args.sizes, collective_limit=args.collective_limit,
+                         decode_limit=args.decode_limit, quiet=args.quiet,
+                         executor=executor_for_jobs(args.jobs))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     keys = [k for k in rows[0] if k != "seconds"]     # run time: not a result (determinism)
@@ -76,7 +72,7 @@ def run(args):
         with paper_style("single"):
             save_figure(_drawer(rows, metric)(), out / "figures" / name)
     if args.json:
-        print(json.dumps(with_units(rows), indent=2))
+        print(to_json(rows))
     else:
         print(f"wrote {out}/scaling.csv, scaling.md and {len(SCALING_METRICS)} figures")
     return 0

@@ -1,12 +1,12 @@
 """``cofabric serve SYSTEM --model NAME --isl N --osl N [--json]``: the serving frontier."""
 
 import dataclasses
-import json
+import math
 
 from fabric import SpecError
 
 from ._cli_decode import add_step_options
-from ._json_units import with_units
+from ._json_units import to_json
 
 __all__ = []
 
@@ -57,7 +57,8 @@ def _batches(text):
     if text is None:
         return None
     try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
+        # every item is a number: "4,,8" is a typo, not the list (4, 8)
+        return tuple(int(x) for x in text.split(","))
     except ValueError:
         raise SpecError(f"--batches must be comma-separated integers, got {text!r}") from None
 
@@ -95,6 +96,10 @@ def run(args):
     )
     from fabric import FabricError
 
+    if args.chip_price is not None and not (math.isfinite(args.chip_price)
+                                            and args.chip_price > 0):
+        raise SpecError(f"--chip-price must be a finite number of dollars > 0, got "
+                        f"{args.chip_price}")
     fab = topologies.build(args.system)
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
@@ -135,7 +140,7 @@ def run(args):
                                "limiter": su.limiter, "shares_s_per_token": su.shares,
                                "layout": su.point.layout,
                                "draft_length": su.point.draft_length}}
-        print(json.dumps(with_units(out), indent=2))
+        print(to_json(out))
         return 0
     from ._table import format_table
 

@@ -15,6 +15,9 @@ Examples
 [{'chips': 64, 'units': {'chips': 'count'}}]
 """
 
+import json
+import math
+
 __all__ = []
 
 _S, _B, _BPS, _N = "s", "B", "B/s", "count"
@@ -81,3 +84,35 @@ def with_units(obj):
     if not units:
         return obj
     return {**obj, "units": {**obj.get("units", {}), **dict(sorted(units.items()))}}
+
+
+def _strict(obj):
+    """``obj`` with every non-finite float replaced by None (JSON's ``null``)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _strict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strict(v) for v in obj]
+    return obj
+
+
+def to_json(obj):
+    """The JSON text a command prints: :func:`with_units`, indented, and strict JSON.
+
+    RFC 8259 has no ``NaN`` or ``Infinity`` (``json.dumps`` writes them, and strict
+    parsers such as ``jq`` or JavaScript's ``JSON.parse`` refuse them), so a number
+    that is not finite, such as the algorithm bandwidth of a one-rank group that
+    takes no time, is written ``null``.
+
+    >>> print(to_json({"time": 0.0, "algbw": float("inf")}))
+    {
+      "time": 0.0,
+      "algbw": null,
+      "units": {
+        "algbw": "B/s",
+        "time": "s"
+      }
+    }
+    """
+    return json.dumps(_strict(with_units(obj)), indent=2, allow_nan=False)

@@ -398,11 +398,14 @@ def _resolve_ep(fabric, ep):
                             f"{fabric.name}, got ep={ep}")
         return np.arange(int(ep))
     nodes = [fabric.node(x) for x in ep]
+    # positions in fabric.endpoints (what every array here is indexed by), not the stable
+    # ranks of rank_of: on a degraded fabric the two differ after the first failed chip
+    position = {n: i for i, n in enumerate(fabric.endpoints)}
     ranks = []
     for n in nodes:
-        if n not in fabric.rank_of:
+        if n not in position:
             raise NodeError(f"{fabric.name}: {n!r} is not a chip endpoint")
-        ranks.append(fabric.rank_of[n])
+        ranks.append(position[n])
     if len(set(ranks)) != len(ranks) or not ranks:
         raise SpecError("ep must list at least one rank, each once")
     return np.array(ranks, dtype=np.int64)
@@ -602,8 +605,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     tokens_per_rank : int
         Tokens each EP rank dispatches (>= 1).
     ep : int or sequence
-        Expert-parallel ranks: the first ``ep`` ranks of the fabric, or the ranks
-        (or chip names) themselves.
+        Expert-parallel ranks: the first ``ep`` live chips of the fabric in rank
+        order, or the ranks (or chip names) themselves (a failed chip's rank is
+        refused; :meth:`fabric.Fabric.node`).
     kernel : str or fabric.ExchangeKernel
         One of :data:`fabric.EXCHANGE_KERNELS`.
     dispatch_bytes, combine_bytes : float
@@ -638,14 +642,18 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     Raises
     ------
     SpecError
-        Unknown kernel or routing, ``ep`` that does not divide the experts or
-        fills nodes unequally, bytes that are not positive.
+        Unknown kernel, routing, runtime or chip, ``ep`` with more ranks than
+        experts or that fills nodes unequally, bytes that are not positive.
     RoutingError
         A kernel that cannot leave its load/store domain (``one-sided``) given
         ranks in several, or a rank without a NIC that must use one.
     """
     kern = exchange_kernel(kernel)
     m = model_config(model)
+    if runtime is not None:
+        get_runtime(runtime)      # an unknown name is refused even where it goes unused
+    if chip is not None:
+        chip_spec(chip)
     tokens = tokens_per_rank
     if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 1:
         raise SpecError(f"tokens_per_rank must be an int >= 1, got {tokens_per_rank!r}")

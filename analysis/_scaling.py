@@ -238,7 +238,12 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
         Target chip counts (each family's nearest buildable size is used).
     collective_limit, decode_limit : int
         Largest chip count at which collectives and decode are evaluated on the
-        fabric (they take minutes at 16k chips on two cores).
+        fabric (they take minutes at 16k chips on two cores); >= 0.
+
+    Raises
+    ------
+    SpecError
+        An unknown family, a size below 2 chips, a negative limit.
     book : str
         Cost book for cost and power.
     router_limit : (dict, str), optional
@@ -252,14 +257,19 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
         :data:`SCALING_METRICS` (None where not evaluated, with ``note`` saying
         why), ``seconds`` spent.
     """
+    from fabric import SpecError
+
     from ._sweep import sweep
 
     unknown = [f for f in families if f not in SCALING_FAMILIES]
     if unknown:
-        raise ValueError(f"unknown families {unknown}; known: {', '.join(SCALING_FAMILIES)}")
+        raise SpecError(f"unknown families {unknown}; known: {', '.join(SCALING_FAMILIES)}")
     bad = [n for n in sizes if isinstance(n, bool) or not isinstance(n, int) or n < 2]
     if bad:
-        raise ValueError(f"sizes are chip counts of at least 2, got {bad}")
+        raise SpecError(f"sizes are chip counts of at least 2, got {bad}")
+    for name, v in (("collective_limit", collective_limit), ("decode_limit", decode_limit)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise SpecError(f"{name} must be a chip count >= 0, got {name}={v!r}")
     points = [{"family": fam, "n": n, "collective_limit": collective_limit,
                "decode_limit": decode_limit, "book": book, "router_limit": router_limit}
               for fam in families for n in sizes]

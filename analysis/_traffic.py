@@ -29,6 +29,8 @@ Examples
 """
 
 import dataclasses
+import math
+import numbers
 
 import numpy as np
 
@@ -109,10 +111,18 @@ def _count(fabric_or_n):
     return n
 
 
+_MAX_BYTES = float(2**63)
+
+
 def _positive(x, name):
-    if isinstance(x, bool) or not np.isfinite(x) or x <= 0:
-        raise SpecError(f"{name} must be a finite number > 0, got {x!r}")
-    return float(x)
+    try:
+        # float(), not np.isfinite: an int beyond int64 (2**64 bytes) is no numpy number
+        v = float(x) if isinstance(x, numbers.Real) and not isinstance(x, bool) else math.nan
+    except OverflowError:
+        v = math.inf
+    if not math.isfinite(v) or v <= 0:
+        raise SpecError(f"{name} must be a finite number > 0, got {x!r:.60}")
+    return v
 
 
 def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fraction=0.5,
@@ -145,7 +155,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
             (``"blocked"``); a token sent to an expert on its own rank moves no bytes.
     nbytes : float
         Bytes per pair (all-to-all, permutation, shift), per source (hotspot),
-        or per token (moe).
+        or per token (moe); > 0 and at most 2**63.
 
     Returns
     -------
@@ -167,6 +177,9 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         raise SpecError(f"unknown traffic {name!r}; known: {', '.join(TRAFFIC)}")
     n = _count(fabric_or_n)
     nbytes = _positive(nbytes, "nbytes")
+    if nbytes > _MAX_BYTES:
+        # the matrix's sums and link loads must stay finite floats
+        raise SpecError(f"nbytes must be at most 2**63 bytes, got {nbytes!r}")
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
     M = np.zeros((n, n))

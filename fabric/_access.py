@@ -126,10 +126,14 @@ def _check_op(op, size):
     if op not in OPS:
         raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-        raise SpecError(f"size must be a positive int of bytes, got {size!r}")
+        raise SpecError(f"size must be a positive int of bytes, got {size!r:.60}")
+    if size > _MAX_SIZE:
+        # the batched paths hold sizes in int64, and the timing divides them as floats
+        raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {size!r:.60}")
 
 
 _OP_ACCESS = {"load": "read", "store": "write"}
+_MAX_SIZE = 2**63 - 1
 
 
 def _has_protection(fabric):
@@ -231,7 +235,7 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
         A global address; its owner is the target.
     op : {"load", "store"}
     size : int
-        Payload bytes (default 64, a cache line).
+        Payload bytes, 1 to 2**63 - 1 (default 64, a cache line).
     transport : str or Transport
         ``"loadstore"`` or ``"rdma"`` (:data:`fabric.TRANSPORTS`), or your own,
         or ``"native"``: load/store where it reaches, RDMA otherwise

@@ -93,6 +93,18 @@ def _split(text, what):
                          "digits is no quantity") from None
 
 
+def _fits_float(result, what, text):
+    """``result`` (an exact Fraction), refused when no float holds it: every model computes
+    in floats, so ``"1e400"`` would overflow in the first division."""
+    if abs(result) > _LARGEST_FLOAT:
+        raise SpecError(f"cannot read {what} {show_value(text)}: larger than the largest float "
+                        f"({float(_LARGEST_FLOAT):.4g})")
+    return result
+
+
+_LARGEST_FLOAT = Fraction(1.7976931348623157e308)
+
+
 def _number(value, what):
     if isinstance(value, bool):
         raise TypeError(f"{what} must be a number, got a bool")
@@ -142,7 +154,7 @@ def parse_size(value):
     mult, per_byte = _byte_multiplier(unit, "size", value)
     if per_byte == 1:
         raise SpecError(f"cannot read size {value!r}: a size is in bytes (B), not bits (b)")
-    result = number * mult
+    result = _fits_float(number * mult, "size", value)
     if result != int(result):
         raise SpecError(f"size {value!r} is not a whole number of bytes")
     return int(result)
@@ -164,7 +176,7 @@ def parse_bandwidth(value):
     mult, per_byte = _byte_multiplier(unit[:-2], "bandwidth", value)
     if unit[:-2] == "":
         raise SpecError(f"cannot read bandwidth {value!r}: say B/s or b/s")
-    return float(number * mult / (8 if per_byte == 1 else 1))
+    return float(_fits_float(number * mult / (8 if per_byte == 1 else 1), "bandwidth", value))
 
 
 def parse_time(value):
@@ -178,7 +190,7 @@ def parse_time(value):
     number, unit = _split(value, "time")
     if unit not in _TIME:
         raise SpecError(f"cannot read time {value!r}: unit must be one of s, ms, us, ns, ps")
-    return float(number / Fraction(_TIME[unit]))
+    return float(_fits_float(number / Fraction(_TIME[unit]), "time", value))
 
 
 def parse_address(value):
