@@ -485,10 +485,17 @@ class Layout:
         Expert-parallel ranks; ``ep * etp`` must equal ``tp * dp`` (experts live on the
         same chips).
     etp : int
-        Expert tensor parallelism: each routed and shared expert is split ``etp`` ways
-        (its intermediate dimension), as vLLM's plain tensor parallelism ("TP=8" without
-        expert parallelism) places a MoE model. Default 1 (whole experts); ``etp > 1``
-        is offered for ``etp = tp``, ``dp = 1`` (``ep = 1``).
+        Expert tensor parallelism: each routed expert is split ``etp`` ways (its
+        intermediate dimension). Default 1 (whole experts). ``etp > 1`` is offered with
+        attention tensor-parallel over every chip (``dp = 1``) and ``etp`` dividing
+        ``tp``: the routed experts are spread over ``ep = tp / etp`` groups of ``etp``
+        chips, every chip holds the group's experts' ``1/etp`` slices, the shared experts
+        are split over the ``tp`` chips, and since attention leaves every token on every
+        chip the MoE output is all-reduced with no dispatch or combine. ``etp = tp``
+        (``ep = 1``) is vLLM's plain tensor parallelism ("TP=8" without expert
+        parallelism); ``1 < etp < tp`` is TensorRT-LLM's mixed layout (``--tp 8 --ep 2``:
+        routed experts TP4 x EP2, shared experts TP8; NVIDIA TensorRT-LLM tech blog 1,
+        "Parallelism Strategy").
     """
 
     tp: int
@@ -518,6 +525,8 @@ def parse_layout(layout, n_chips):
     'tp=8,dp=16,ep=128'
     >>> str(parse_layout("tp=8,dp=1,etp=8", 8))
     'tp=8,dp=1,ep=1,etp=8'
+    >>> str(parse_layout("tp=8,dp=1,etp=4", 8))       # TensorRT-LLM's --tp 8 --ep 2
+    'tp=8,dp=1,ep=2,etp=4'
     >>> parse_layout("tp=3", 128)
     Traceback (most recent call last):
     ...
@@ -558,10 +567,10 @@ def parse_layout(layout, n_chips):
             what = f"ep={ep}" if ep is not None else f"the {n_chips} chips"
             raise SpecError(f"layout: tp={tp} does not divide {what}; give dp explicitly")
         dp = base // tp
-    if etp > 1 and (etp != tp or dp != 1):
+    if etp > 1 and (tp % etp or dp != 1):
         raise SpecError(f"layout: etp={etp} (experts split over ranks) is offered with "
-                        f"etp = tp and dp = 1 (plain tensor parallelism), got tp={tp}, "
-                        f"dp={dp}")
+                        f"dp = 1 and etp dividing tp: etp = tp (plain tensor parallelism) or "
+                        f"1 < etp < tp (mixed, experts etp x ep), got tp={tp}, dp={dp}")
     if ep is None:
         ep = tp * dp // etp
     if ep * etp != tp * dp:
@@ -1090,6 +1099,12 @@ class _Memory:
     kv_chip: float
 
 
+def _shared_split(lay):
+    """Ways each shared expert is split: ``etp`` (1 under expert parallelism, the ``tp``
+    chips under plain or mixed expert tensor parallelism, where it is a dense FFN)."""
+    return lay.tp if lay.etp > 1 else 1
+
+
 def _memory_fit(s):
     """What the fullest chip holds; raises SpecError when the model does not fit."""
     m, chip, lay = s.m, s.chip, s.lay
@@ -1103,11 +1118,19 @@ def _memory_fit(s):
                         f"({chip.name}: {chip.hbm_bytes / 1e9:.1f} GB each)")
     experts_chip_max = math.ceil(m.routed_experts / ep)
     b_dp = s.b_dp
-    weights_chip = wb * ((m.layers * m.attention_params + m.dense_layers * m.dense_ffn_params
-                          + m.embedding_params + m.head_params) / tp
-                         + m.moe_layers * (m.router_params + m.shared_experts
-                                           * m.expert_params / etp)
-                         ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes / etp
+    if m.ffn_bytes_per_weight == wb:   # one format for all but the routed experts
+        weights_chip = wb * ((m.layers * m.attention_params + m.dense_layers * m.dense_ffn_params
+                              + m.embedding_params + m.head_params) / tp
+                             + m.moe_layers * (m.router_params + m.shared_experts
+                                               * m.expert_params / _shared_split(lay))
+                             ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes / etp
+    else:
+        weights_chip = (wb * ((m.layers * m.attention_params + m.embedding_params
+                               + m.head_params) / tp + m.moe_layers * m.router_params)
+                        + m.dense_layers * m.dense_ffn_bytes / tp
+                        + m.moe_layers * (m.shared_experts * m.shared_expert_bytes
+                                          / _shared_split(lay)
+                                          + experts_chip_max * m.routed_expert_bytes / etp))
     att = m.attention
     kv_layer_chip = (b_dp * (s.context + s.q) * att.kv_elements_per_token * m.kv_cache_bytes
                      / att.kv_shards(tp))
@@ -1184,7 +1207,11 @@ def _communication(s, route):
     tokens = s.batch * s.q
     traffic = route.traffic
     exchange = None
-    if kern is not None and ep > 1:
+    if lay.etp > 1:
+        # tensor-parallel attention leaves every token on every chip: each chip runs its
+        # experts' slices for all of them, the MoE output is all-reduced (no exchange)
+        t_dispatch = t_combine = 0.0
+    elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
         exchange = moe_exchange(s.fabric, m, max(1, math.ceil(tokens / ep)), ep, kernel=kern,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
@@ -1215,7 +1242,7 @@ def _communication(s, route):
 def _moe_kernels(s):
     """Kernel names of one MoE FFN block (the exchange's own kernels included)."""
     moe_list = [k for k in s.kernel_lists["moe_ffn"] if k not in ("dispatch", "combine")]
-    if s.lay.ep > 1:   # the exchange's own kernels (one each for the collective all-to-all)
+    if s.lay.ep > 1 and s.lay.etp == 1:   # the exchange's kernels (one each for the collective)
         moe_list += ["exchange"] * (sum(s.kern.kernels) if s.kern is not None else 2)
     return moe_list
 
@@ -1273,18 +1300,22 @@ def _layer_times(s, mem, route, comm):
                          active_experts=act_sys, active_experts_chip=act_chip,
                          total=local + exposed + launch, kernel_floor=att_floor + ffn_floor)
 
-    dense = finish("dense", m.dense_ffn_params * wb / tp / bw,
+    dense = finish("dense", m.dense_ffn_bytes / tp / bw,
                    t_dp * 2 * m.dense_ffn_params / tp / flops,
                    list(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
 
     # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
     # + its routed experts; the step waits for the slowest chip.
-    # With expert tensor parallelism (etp > 1, plain TP) every rank holds 1/etp of each
-    # expert and computes it for all of the group's tokens; the MoE output is all-reduced
-    # over the group like a dense FFN's (two all-reduces per layer, no exchange).
-    fixed_w = (m.router_params + m.shared_experts * m.expert_params / etp) * wb
+    # With expert tensor parallelism (etp > 1: plain or mixed TP) every rank holds 1/etp
+    # of its group's experts and computes them for all of the tokens, the shared experts
+    # split over the tp ranks; the MoE output is all-reduced over the ranks like a dense
+    # FFN's (two all-reduces per layer, no exchange).
+    sh = _shared_split(lay)
+    fixed_w = (m.router_params * wb + m.shared_experts * m.shared_expert_bytes / sh
+               if m.ffn_bytes_per_weight != wb else
+               (m.router_params + m.shared_experts * m.expert_params / sh) * wb)
     fixed_f = ((t_dp if etp > 1 else t_dp / tp) * 2
-               * (m.router_params + m.shared_experts * m.expert_params / etp))
+               * (m.router_params + m.shared_experts * m.expert_params / sh))
     busiest = expected_max_active(route.active, route.owner, ep)
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)
