@@ -412,7 +412,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
                                  cost_kwargs)
     # A rank sends each of its isl/tp tokens to up to k experts (an upper bound: no
     # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
-    pairs = isl / tp * min(m.experts_per_token, ep - 1 if ep > 1 else 0)
+    # (none when the experts are split over the ranks, etp > 1: every rank has every token)
+    pairs = isl / tp * min(m.experts_per_token, ep - 1 if ep > 1 and lay.etp == 1 else 0)
     dispatch = _collective_time(fabric, "all-to-all", pairs * m.hidden * db, range(ep),
                                 cost_kwargs)
     combine = _collective_time(fabric, "all-to-all", pairs * m.hidden * ab, range(ep),

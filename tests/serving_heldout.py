@@ -69,7 +69,62 @@ def _r1_0528_nvfp4_fp8kv():
                                name="deepseek-r1-0528-nvfp4-fp8kv", kv_cache_bytes=1.0)
 
 
+def acceptance_for(draft_length, mean_accepted):
+    """The per-drafted-token acceptance ``a`` whose expected tokens per verification
+    cycle, ``(1 - a^(k+1)) / (1 - a)`` (:func:`analysis.expected_accepted_tokens`),
+    equals a source's stated mean accepted tokens per step (bisection; the source's
+    figure is a condition of its run, read, not fitted to its throughput).
+
+    >>> round(acceptance_for(1, 1.92), 6)
+    0.92
+    """
+    from analysis import expected_accepted_tokens
+
+    if not 1 <= mean_accepted <= draft_length + 1:
+        raise ValueError(f"mean accepted {mean_accepted} outside [1, {draft_length + 1}]")
+    lo, hi = 0.0, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if expected_accepted_tokens(draft_length, mid) < mean_accepted:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def _trtllm_min_latency(row, system, model, layout, draft_length, acceptance=None):
+    """TensorRT-LLM at batch 1: attention TP8 with the routed experts ``etp x ep``
+    (``--tp 8 --ep N``: ``etp = 8 / N``), MTP drafts, CUDA graphs, TensorRT-LLM's kernel
+    list, its one-shot all-reduce (a load/store kernel: the ``symmetric-memory`` runtime
+    class; blog 1, modules 9 and 13). ``acceptance`` None: the library's default."""
+    kw = {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
+          "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
+          "definition": "output-per-gpu", "usable_hbm": 1.0, "cuda_graphs": True,
+          "engine": "trtllm", "runtime": "symmetric-memory", "draft_length": draft_length}
+    if acceptance is not None:
+        kw["acceptance"] = acceptance
+    return kw
+
+
+#: Mean accepted tokens per step of TensorRT-LLM tech blog 1's "Autoregressive MTP Layers"
+#: table, by MTP depth (the table's "Acceptance Rate" column, the target's token included).
+BLOG1_ACCEPTED = {0: 1.0, 1: 1.92, 2: 2.58, 3: 2.82, 4: 2.99, 5: 3.01}
+
+
+def _blog1(row):
+    k = int(row["id"].rsplit("-mtp", 1)[1])
+    a = acceptance_for(k, BLOG1_ACCEPTED[k]) if k else None
+    # the table's MTP 3 row (253 tok/s/user) is the development ladder's "Introduce EP4TP2
+    # for better workload balance" state (253, `--tp 8 --ep 4`): experts TP2 x EP4
+    return _trtllm_min_latency(row, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=2", k, a)
+
+
 _EXPRESSIONS = {
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": lambda r: _trtllm_min_latency(
+        r, sc.H200_NODE, "deepseek-r1", "tp=8,dp=1,etp=2", 3),
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": lambda r: _trtllm_min_latency(
+        r, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=4", 3),
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _blog1 for k in range(6)},
     "r1-h200-fp8-trtllm-maxtput-c1024": lambda r: _trtllm_maxtput(r, sc.H200_NODE, "deepseek-r1"),
     "r1-b200-fp4-trtllm-maxtput-c3072": lambda r: _trtllm_maxtput(r, sc.B200_NODE,
                                                                    "deepseek-r1-nvfp4"),

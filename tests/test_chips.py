@@ -64,3 +64,5 @@ def test_gb300_nvl72_against_the_rack_figures():
     g = topologies.build("gb200-nvl72")
     assert sorted(f.graph.degree(weight="lanes")) == sorted(g.graph.degree(weight="lanes"))
     assert c.hbm_bytes > chip_spec("gb200").hbm_bytes
+    # one Oberon rack of 72, as GB200 NVL72 (its rack density Parameter)
+    assert [p.value for p in f.assumptions if p.name == "cost.layout.rack_chips"] == [72]

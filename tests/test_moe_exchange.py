@@ -414,6 +414,8 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
 def test_pull_profile_is_validated():
     with pytest.raises(ValueError, match="both"):
         dataclasses.replace(exchange_kernel("one-sided"), pull_vector=0)
+    with pytest.raises(TypeError, match="staging_copy"):
+        dataclasses.replace(exchange_kernel("one-sided"), staging_copy="yes")
 
 
 # -- kernel boundaries inside a phase ------------------------------------------------------------
@@ -542,3 +544,36 @@ def test_one_sided_combine_stages_every_received_copy_through_hbm(ep, tokens, nb
     assert r.combine - r0.combine == pytest.approx(want, rel=1e-9)
     assert r.dispatch == r0.dispatch
     assert "one-sided.staging_copy" in [p.name for p in r.parameters]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([2, 4, 8, 16, 32, 64]), st.sampled_from([1, 16, 512]), st.booleans())
+def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded):
+    """Every piece counted from TensorRT-LLM's code, against its own reference, over EP
+    widths and intact or degraded NVL72 racks: dispatch = kernel floor (push + barrier) +
+    2 graph nodes (prepare, sanitize) + the push; combine = kernel floor (barrier + pull) +
+    1 graph node (prepare) + max(the pull's bandwidth time, its dependent round trips over
+    the worst EP pair) + the staging copy."""
+    from fabric import chip_spec, runtime
+    f = fidelity_moe.nvl72()
+    if degraded:
+        a = f.endpoints[1]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel="one-sided", dispatch_bytes=2,
+                     combine_bytes=2, routing="balanced")
+    floor = runtime("symmetric-memory").kernel_floor["blackwell"]
+    node = analysis.GRAPH_KERNEL_OVERHEAD.value
+    d, c = r.dispatch_phase, r.combine_phase
+    assert d.fixed == pytest.approx(floor + 2 * node, rel=1e-12)
+    assert c.fixed == pytest.approx(floor + 1 * node, rel=1e-12)
+    rounds = analysis.pull_rounds(7168 * 2, 256, 16)
+    pairs = np.array(list(itertools.permutations([f.endpoint_indices[i] for i in range(ep)], 2)))
+    pull = 0.0
+    if ep > 1:      # every ordered pair's router latency there and back, worst pair
+        pull = rounds * float(np.max(f.router.latency(pairs[:, 0], pairs[:, 1])
+                                     + f.router.latency(pairs[:, 1], pairs[:, 0])))
+    assert c.pull_latency == pytest.approx(pull, rel=1e-12)
+    copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
+    assert c.local_copy == pytest.approx(copy, rel=1e-12)
+    assert d.time == pytest.approx(d.fixed + d.scaleup, rel=1e-12)
+    assert c.time == pytest.approx(c.fixed + max(c.scaleup, pull) + copy, rel=1e-12)

@@ -198,14 +198,16 @@ def gb300_nvl72():
     72 GPUs = 1.8 TB/s bidirectional per GPU, second-hand via
     glennklockwood.com/garden/processors/B300 and Verda's GB300 NVL72 article);
     compute trays of 4 GPUs (2 Grace CPUs, 4 GPUs) as host domains; NVLink SHARP in
-    the switches (as GB200 NVL72: an assumption, no GB300 NVLS measurement found).
+    the switches (as GB200 NVL72: an assumption, no GB300 NVLS measurement found). One
+    rack of 72 GPUs, the GB200 NVL72 density (GB300 NVL72 "maintains compatibility with
+    the GB200 NVL72 Oberon rack", glennklockwood.com/garden/processors/B300, second-hand).
 
     >>> f = gb300_nvl72()
     >>> f.chip.name, f.n_endpoints, f.params["planes"]
     ('gb300', 72, 18)
     """
-    return switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4, chip="gb300",
-                    name="gb300-nvl72")
+    return _in_racks(switched(72, 18, tech="nvlink5", reduction=True, chips_per_host=4,
+                              chip="gb300", name="gb300-nvl72"), "nvl72")
 
 
 def tpu_v4_cube():
