@@ -173,15 +173,16 @@ def cost_section(fabrics):
                "parts of one board is a board trace, any other is a cable of the cheapest "
                "medium that reaches (passive copper to 3 m, active copper to 5 m, optics "
                "beyond; 2 m inside a rack, 4 m + 0.6 m per rack between racks, each system's "
-               "own chips per rack, see the assumptions); two transceivers per optical cable; a switch ASIC per 51.2 Tb/s of "
-               "switch capacity; a switch box per switch not on a board. Street prices of "
-               f"May 2026 (book {REPORT_BOOK!r}). Shares: of the system per chip "
+               "own chips per rack, see the assumptions); two transceivers per optical "
+               "cable; a switch ASIC per 51.2 Tb/s of switch capacity; a switch box per "
+               f"switch not on a board. Street prices of 2026 (book {REPORT_BOOK!r}). "
+               "Shares: of the system per chip "
                f"({usd_text(book.value('node_usd_per_chip'))} per chip for the node; the chip's "
                f"power plus {book.value('host_w_per_chip'):g} W of host).")
     table = Table("cost", "Parts, network cost and power", columns, tuple(rows), caption)
     figs = [FigureSpec("cost-power", "Network cost and power per chip",
                        "Network cost and power per chip, split by part (street prices of "
-                       "May 2026; powers at the parts' maximum).",
+                       "2026; powers at the parts' maximum).",
                        functools.partial(_draw_cost, rows), column="double", height=2.6)]
     tables = [table]
     found = _cost_findings(rows, book)
@@ -227,9 +228,10 @@ def _cost_findings(rows, book):
     said = ", ".join(f"{r['system']} {usd_text(r['network_cost_usd_per_chip'])} and "
                      f"{r['network_power_w_per_chip']:.0f} W "
                      f"({_pct(r['network_cost_share'])} of the system's cost)" for r in rows)
-    out = [(f"Network cost and power per chip: {said}. Assumes street prices of May 2026 "
+    out = [(f"Network cost and power per chip: {said}. Assumes street prices of 2026 "
            f"(switch {usd_text(book.value('switch_usd_per_gbps') * 800)} per 800G port, "
-           f"transceiver {usd_text(book.value('transceiver_usd_per_gbps') * 1600)} per 1.6T).")]
+           f"transceiver {usd_text(book.value('transceiver_usd_per_gbps') * 1600)} per 1.6T, "
+           f"NIC {usd_text(book.value('nic_usd'))}) and each system's own rack density.")]
     a = rows[0]
     if len(rows) > 1:
         b = rows[1]
@@ -360,7 +362,7 @@ def fair_section(fabrics, executor=None, quiet=False):
                   tuple(rows),
                   f"Each system's link bandwidths scaled by one factor until its network "
                   f"cost (then power) per chip equals {ref}'s ({usd_text(rb.cost_usd_per_chip)}, "
-                  f"{_watts(rb.power_w_per_chip)}); street prices of May 2026. Bisection and "
+                  f"{_watts(rb.power_w_per_chip)}); street prices of 2026. Bisection and "
                   "all-to-all scale exactly with the factor; the all-reduce (1 GiB per rank, "
                   "fastest algorithm) is evaluated on the scaled fabric.")
     dcols = (Column("system", "system"), Column("model", "model"),
@@ -402,7 +404,7 @@ def _fair_findings(rows, drows, ref):
                          f"{format_time(q['allreduce_1GiB_s'])})")
         if parts:
             out.append(f"At {ref}'s {what} per chip: " + "; ".join(parts) + ". Assumes: "
-                       "street prices of May 2026 and link bandwidth bought at today's price "
+                       "street prices of 2026 and link bandwidth bought at today's price "
                        "per Gb/s of each medium.")
     if drows:
         best = min(drows, key=lambda r: r["time_s"])

@@ -116,7 +116,7 @@ def _findings(rows, assumed):
                    f"({usd_text(dear[0])}); power per chip "
                    + ", ".join(f"{r['family']} {r['network_power_w_per_chip']:.0f} W"
                                for _, _, r in ranked) + "."
-                   + _assumes(assumed, f"the cost book {_BOOK!r} (street prices of May 2026) and "
+                   + _assumes(assumed, f"the cost book {_BOOK!r} (street prices of 2026) and "
                               "its rack layout (the book's 72 chips per rack: the study's "
                               "families state no density of their own)", ()))
     for metric, what, alg in (("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm"),
