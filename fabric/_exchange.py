@@ -204,6 +204,8 @@ class ExchangeKernel:
         if bool(self.pull_threads) != bool(self.pull_vector):
             raise ValueError("pull_threads and pull_vector are both set (a pulling combine) or "
                              "both 0")
+        if not isinstance(self.staging_copy, bool):
+            raise TypeError(f"staging_copy must be True or False, got {self.staging_copy!r}")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
             if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):

@@ -62,7 +62,7 @@ from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES", "PROTOCOLS", "RUNTIMES", "Protocol",
-           "Runtime", "nccl_release_on", "runtime", "runtime_arch"]
+           "Runtime", "nccl_release_dates", "nccl_release_on", "runtime", "runtime_arch"]
 
 US = 1e-6
 GBS = 1e9
@@ -461,15 +461,26 @@ NCCL_RELEASE_DATES = {
     "2.30.3": "2026-04-14", "2.30.4": "2026-04-22", "2.30.7": "2026-06-04",
 }
 
-_RELEASE_DATE_SOURCE = ("NVIDIA/nccl git tags v2.18.3-1 ... v2.30.7-1: commit date of each tagged "
-                        "commit (git log -1 --format=%cs <tag>)")
-
 
 def _parse_date(text):
     try:
         return datetime.date.fromisoformat(str(text).strip())
     except ValueError:
         raise SpecError(f"date {text!r} is not an ISO date such as 2024-05-10") from None
+
+
+def nccl_release_dates():
+    """:data:`NCCL_RELEASE_DATES` as :class:`~fabric.Parameter` s (value: the ISO date of the
+    release tag, unit ``"date"``), oldest release first, each with its source.
+
+    >>> p = nccl_release_dates()[0]
+    >>> (p.name, p.value, p.unit)
+    ('nccl.release_date.2.18.3', '2023-06-14', 'date')
+    """
+    return tuple(Parameter(f"nccl.release_date.{v}", d, "date",
+                           f"NVIDIA/nccl git tag v{v}-1: commit date of the tagged commit "
+                           f"(git log -1 --format=%cs v{v}-1)")
+                 for v, d in sorted(NCCL_RELEASE_DATES.items(), key=lambda i: _parse_version(i[0])))
 
 
 def nccl_release_on(date):

@@ -10,6 +10,7 @@ import math
 
 import fidelity
 import fidelity_moe
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -273,7 +274,9 @@ def test_bytes_are_conserved_and_ordered(shape, tokens, routing):
 def test_network_time_is_busiest_nic_at_its_achieved_rate(shape, tokens, kernel, degraded):
     """Brute force: the network stage is the largest over NICs of max(sent, received)
     bytes over the NIC's narrowest link x the achieved fraction of line rate (47 of 50
-    GB/s per NDR NIC), on an intact rail cluster and one with a network link cut."""
+    GB/s per NDR NIC) on an intact rail cluster; with a network link cut (rail0-spine0)
+    the survivors can be busier than any NIC: the busiest link of the traffic spread
+    equally over every shortest NIC-to-NIC path (networkx, no GPU in between)."""
     nodes, gpus = shape
     f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
     if degraded:
@@ -281,11 +284,31 @@ def test_network_time_is_busiest_nic_at_its_achieved_rate(shape, tokens, kernel,
     r = moe_exchange(f, "deepseek-v3", tokens, nodes * gpus, kernel=kernel, dispatch_bytes=1,
                      combine_bytes=2)
     G = f.graph
+    eff = EXCHANGE_NIC_EFFICIENCY.value
     worst = 0.0
     for nic, (sent, recv) in r.nic_bytes.items():
         line = min(float(d["bandwidth"]) for _, _, d in G.edges(nic, data=True))
-        worst = max(worst, max(sent, recv) / (line * EXCHANGE_NIC_EFFICIENCY.value))
-    assert r.dispatch_phase.network == pytest.approx(worst, rel=1e-12)
+        worst = max(worst, max(sent, recv) / (line * eff))
+    if not degraded:
+        assert r.dispatch_phase.network == pytest.approx(worst, rel=1e-12)
+    # every ordered pair of ranks in different servers (deepep-normal: rail peers only)
+    # carries the same bytes, sent / destinations
+    chips = f.endpoints
+    loads = {}
+    for a, b in itertools.permutations(range(len(chips)), 2):
+        if a // gpus == b // gpus or (kernel == "deepep-normal" and a % gpus != b % gpus):
+            continue
+        dests = nodes - 1 if kernel == "deepep-normal" else (nodes - 1) * gpus
+        nbytes = r.nic_bytes[f"nic{a}"][0] / dests
+        H = G.subgraph(n for n in G if G.nodes[n]["kind"] != "chip" or n in (chips[a],
+                                                                                chips[b]))
+        paths = list(nx.all_shortest_paths(H, chips[a], chips[b]))
+        for path in paths:
+            for u, v in itertools.pairwise(path):
+                loads[u, v] = loads.get((u, v), 0.0) + nbytes / len(paths)
+    links = max(load / (float(G.edges[e]["bandwidth"]) * eff) for e, load in loads.items())
+    assert links >= worst * (1 - 1e-12)
+    assert r.dispatch_phase.network == pytest.approx(links, rel=1e-12)
     assert EXCHANGE_NIC_EFFICIENCY in r.parameters
     # 400 Gb/s NDR: 47 GB/s of payload per NIC, below the 50 GB/s line rate
     assert 50e9 * EXCHANGE_NIC_EFFICIENCY.value == pytest.approx(47e9)
@@ -391,6 +414,8 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
 def test_pull_profile_is_validated():
     with pytest.raises(ValueError, match="both"):
         dataclasses.replace(exchange_kernel("one-sided"), pull_vector=0)
+    with pytest.raises(TypeError, match="staging_copy"):
+        dataclasses.replace(exchange_kernel("one-sided"), staging_copy="yes")
 
 
 # -- kernel boundaries inside a phase ------------------------------------------------------------
@@ -519,3 +544,36 @@ def test_one_sided_combine_stages_every_received_copy_through_hbm(ep, tokens, nb
     assert r.combine - r0.combine == pytest.approx(want, rel=1e-9)
     assert r.dispatch == r0.dispatch
     assert "one-sided.staging_copy" in [p.name for p in r.parameters]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([2, 4, 8, 16, 32, 64]), st.sampled_from([1, 16, 512]), st.booleans())
+def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded):
+    """Every piece counted from TensorRT-LLM's code, against its own reference, over EP
+    widths and intact or degraded NVL72 racks: dispatch = kernel floor (push + barrier) +
+    2 graph nodes (prepare, sanitize) + the push; combine = kernel floor (barrier + pull) +
+    1 graph node (prepare) + max(the pull's bandwidth time, its dependent round trips over
+    the worst EP pair) + the staging copy."""
+    from fabric import chip_spec, runtime
+    f = fidelity_moe.nvl72()
+    if degraded:
+        a = f.endpoints[1]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel="one-sided", dispatch_bytes=2,
+                     combine_bytes=2, routing="balanced")
+    floor = runtime("symmetric-memory").kernel_floor["blackwell"]
+    node = analysis.GRAPH_KERNEL_OVERHEAD.value
+    d, c = r.dispatch_phase, r.combine_phase
+    assert d.fixed == pytest.approx(floor + 2 * node, rel=1e-12)
+    assert c.fixed == pytest.approx(floor + 1 * node, rel=1e-12)
+    rounds = analysis.pull_rounds(7168 * 2, 256, 16)
+    pairs = np.array(list(itertools.permutations([f.endpoint_indices[i] for i in range(ep)], 2)))
+    pull = 0.0
+    if ep > 1:      # every ordered pair's router latency there and back, worst pair
+        pull = rounds * float(np.max(f.router.latency(pairs[:, 0], pairs[:, 1])
+                                     + f.router.latency(pairs[:, 1], pairs[:, 0])))
+    assert c.pull_latency == pytest.approx(pull, rel=1e-12)
+    copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
+    assert c.local_copy == pytest.approx(copy, rel=1e-12)
+    assert d.time == pytest.approx(d.fixed + d.scaleup, rel=1e-12)
+    assert c.time == pytest.approx(c.fixed + max(c.scaleup, pull) + copy, rel=1e-12)

@@ -377,7 +377,7 @@ def test_nccl_releases_before_2_28_7_keep_nvls_off_on_two_gpus():
 # --- which NCCL release a dated measurement stands for (fabric.nccl_release_on) -------------
 
 def test_release_on_a_date_is_the_newest_tagged_by_then():
-    from fabric import NCCL_NEWEST, NCCL_RELEASE_DATES, nccl_release_on
+    from fabric import NCCL_NEWEST, NCCL_RELEASE_DATES, nccl_release_dates, nccl_release_on
     # a tag's own day counts; the day before it still has the previous release
     assert nccl_release_on("2024-09-16") == "2.23.4"
     assert nccl_release_on("2024-09-15") == "2.22.3"
@@ -391,6 +391,9 @@ def test_release_on_a_date_is_the_newest_tagged_by_then():
     assert {"2.18.3", "2.30.7"} <= set(NCCL_RELEASE_DATES)
     for v in NCCL_RELEASE_DATES:
         assert runtime(f"nccl@{v}").version == v
+    params = nccl_release_dates()
+    assert {p.name.rsplit("release_date.", 1)[1]: p.value for p in params} == NCCL_RELEASE_DATES
+    assert all(p.unit == "date" and "git tag" in p.source for p in params)
 
 
 def test_release_on_a_date_before_the_oldest_is_an_error():

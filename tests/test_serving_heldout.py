@@ -33,13 +33,9 @@ _BATCH1 = ("batch 1, model too fast: its step (2.5 ms on B200 NVFP4 without MTP)
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).
 OUTSIDE_25 = {
-    "k2-b200-int4-c8": "model 8.9 ms per token against 12.3 ms: as the check set's small-"
-                       "concurrency INT4 rows, per-step kernel costs not modelled",
-    "k2-b200-nvfp4-tp8-c4": "model 4.2 ms per token against 8.0 ms: at TP=8 and 4 users the "
-                            "modelled step is launch (1.8 ms) + weights (1.4 ms); ~3.8 ms per "
-                            "step not modelled",
-    "k2-b200-nvfp4-tp4-c8": "model 8.4 ms per token against 11.0 ms: as k2-b200-nvfp4-tp8-c4, "
-                            "smaller",
+    "k2-b200-nvfp4-tp8-c4": "model 5.7 ms per token against 8.0 ms: at TP=8 and 4 users the "
+                            "modelled step is launch (1.8 ms) + small-kernel floors (1.5 ms) + "
+                            "weights (1.4 ms); ~2.3 ms per step not modelled",
     "r1-h200-fp8-trtllm-maxtput-c1024": "model request 100 s against 181 s (2048 tokens at 128 "
                                         "users per GPU, attention DP8 + EP8): the modelled "
                                         "step is weight-read bound (49 ms per token incl. "
