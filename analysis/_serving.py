@@ -882,6 +882,15 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     ------
     fabric.SpecError
         Bad conditions, or no layout fits the model.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> fr = serving_frontier("deepseek-v3", topologies.build("hgx-h200"), isl=1024, osl=1024,
+    ...                       batches=(1, 16), speculative=((0, 0.0),))
+    >>> [(p.layout, p.batch, round(p.tokens_per_s_user, 1), round(p.tokens_per_s_gpu, 1))
+    ...  for p in fr.points]                      # tokens/s per user, tokens/s per GPU
+    [('tp=8,dp=1,etp=8', 1, 152.6, 37.9), ('tp=8,dp=1,etp=8', 16, 61.3, 244.8)]
     """
     m = model_config(model)
     sw = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
@@ -973,6 +982,16 @@ def speed_limits(point):
     ``KV read``, ``compute`` (beyond the memory time where compute-bound),
     ``launch/graph``, ``communication`` (exposed), ``draft`` and ``prefill`` (other
     users' prefills); ``limiter`` is the largest.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> from analysis import single_user_speed
+    >>> su = single_user_speed("deepseek-v3", topologies.build("hgx-h200"),
+    ...                        speculative=((0, 0.0),))
+    >>> limiter, shares = speed_limits(su.point)   # shares: seconds per token
+    >>> limiter, round(shares["communication"] * 1e3, 2)
+    ('communication', 2.42)
     """
     shares = _shares(point)
     return max(shares, key=lambda k: shares[k]), shares
