@@ -33,6 +33,21 @@ where
 HBM reads run at :data:`DECODE_HBM_EFFICIENCY` of the peak bandwidth by default (the
 best published decode weight streaming); ``hbm_efficiency=1`` gives the roofline.
 
+Kernels
+-------
+The step is the sum of its counted kernels. Each kernel of a block (attention, FFN, head)
+costs its boundary (the launch or graph-replay cost above, which includes an empty kernel)
+plus ``max(r_i, floor_i - EMPTY_KERNEL_TIME)``: ``r_i`` is its share of the block's roofline
+(the heavy kernels, :data:`KERNEL_CLASSES` ``gemm``/``attention``/``moe_gemm``, share it
+evenly; the small ones move only activations, which the model does not count, so ``r_i =
+0``) and ``floor_i`` the minimum duration of a kernel of its class in a replayed graph
+(:data:`KERNEL_FLOORS`, measured: RMSNorm 2.9 us, elementwise 1.5 us, router top-k 4.1 us,
+MoE align 8.23 us). A weight GEMM also runs a fixed part on top of its share,
+:data:`GEMM_FIXED_TIME` (2.6 us, the intercept of published B200 decode GEMM times against
+their bytes), so it costs ``max(r_i + 2.6 us, floor_i - EMPTY_KERNEL_TIME)``. At small batch
+these fixed times, not bytes, are most of what a step's many kernels cost;
+``kernel_floors={}`` and ``gemm_fixed_time=0`` turn them off.
+
 The parts of a step, in the order :func:`decode_step` calls them: the inputs checked
 and resolved (``_settings``), the memory fit (``_memory_fit``), the routing of the
 step's tokens to experts (``_routing``), the collectives on the fabric
@@ -57,7 +72,9 @@ verification step these are tokens processed, not accepted: see
 :func:`~analysis.speculative_decode`).
 
 What is not modelled (so a reader can judge the error): the embedding lookup,
-sampling and logits gather; attention and expert load imbalance other than the
+sampling and logits gather; activation traffic (norms and elementwise kernels cost their
+minimum duration, which at large batch underestimates them); a minimum duration of skinny
+GEMMs; attention and expert load imbalance other than the
 routing skew below; caches (every weight byte comes from HBM each step);
 multi-token-prediction modules; prefill.
 
@@ -112,10 +129,14 @@ from ._models import model_config
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
+    "EMPTY_KERNEL_TIME",
     "ENGINE_KERNELS",
+    "GEMM_FIXED_TIME",
     "GRAPH_KERNELS",
     "GRAPH_KERNEL_OVERHEAD",
     "KERNELS",
+    "KERNEL_CLASSES",
+    "KERNEL_FLOORS",
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
     "VLLM_GRAPH_KERNELS",
@@ -197,6 +218,115 @@ VLLM_GRAPH_KERNELS = {
 #: Kernel lists of a graph-captured decode, by serving engine (``decode_step(engine=...)``).
 ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS}
 
+#: What each kernel of the lists above does, by class: ``gemm`` (a weight GEMM or batched
+#: GEMM), ``attention`` (the attention kernel, reading the KV cache), ``moe_gemm`` (the routed
+#: experts' grouped GEMMs), ``exchange`` (MoE dispatch/combine, timed by the exchange model),
+#: and the small kernels whose bytes the model does not count (activations only): ``norm``
+#: (one row reduction per token: RMSNorm, fused add + RMSNorm, and TensorRT-LLM's fused
+#: all-reduce + norm, whose all-reduce the collectives model times), ``elementwise`` (no
+#: reduction: residual add, activation, rotary, cache write, the sum over the top-k),
+#: ``topk`` (router selection), ``moe_align`` (the per-expert token count, aligned prefix sum
+#: and sort of the tokens, vLLM's ``moe_align_block_size``) and ``other`` (sampling).
+#: The small kernels' time is their minimum duration (:data:`KERNEL_FLOORS`); the heavy
+#: ones (``gemm``, ``attention``, ``moe_gemm``) share their block's roofline.
+KERNEL_CLASSES = {
+    **dict.fromkeys(("q_a_proj", "q_b_proj", "kv_a_proj", "q_absorb", "v_absorb", "o_proj",
+                     "qkv_proj", "gate_up_proj", "down_proj", "router_gemm", "shared_gate_up",
+                     "shared_down", "lm_head", "fuse_a_gemm", "uq_qr_gemm", "uk_bgemm",
+                     "uv_gemm", "wo_gemm", "ffn", "shared_expert", "fused_qkv_a_proj",
+                     "w_uk_bmm", "w_uv_bmm"), "gemm"),
+    **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
+    **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
+                     "marlin_gemm2"), "moe_gemm"),
+    **dict.fromkeys(("dispatch", "combine", "exchange"), "exchange"),
+    **dict.fromkeys(("attn_norm", "q_a_norm", "kv_a_norm", "ffn_norm", "final_norm",
+                     "q_kv_rmsnorm", "allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm",
+                     "reduce_allreduce_add_rmsnorm", "add_rmsnorm", "q_a_rmsnorm",
+                     "kv_a_rmsnorm"), "norm"),
+    **dict.fromkeys(("rope", "kv_cache_write", "residual_add", "act_mul", "expert_act",
+                     "shared_act", "kv_cache_rope", "rotary", "mla_cache_write",
+                     "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed"),
+                    "elementwise"),
+    "topk": "topk",
+    "moe_align": "moe_align",
+    "sample": "other",
+}
+
+#: Kernel classes that share their block's roofline (weights, KV cache, FLOPs); the others
+#: move only activations, which the model does not count.
+_HEAVY = frozenset(("gemm", "attention", "moe_gemm"))
+
+#: Seconds: GPU time of an empty kernel in a replayed CUDA graph. Source: NVIDIA/Megatron-LM
+#: PR #6453 (2026-08-11, Qwen3-30B-A3B decode campaign on GB200, per-kernel breakdown under
+#: CUDA-graph replay): "the intra-graph dispatch gap is only 0.55 us and an empty kernel is
+#: 0.72 us". Gap + empty kernel = 1.27 us, which is what :data:`GRAPH_KERNEL_OVERHEAD`
+#: (1.3 us, Hazy Research, H100) charges per kernel and what the same campaign prices one
+#: no-op graph node at (1.34 us, PR #6064): the boundary already includes an empty kernel,
+#: so a kernel's minimum duration adds only what it runs beyond an empty kernel.
+EMPTY_KERNEL_TIME = Parameter(
+    "decode.empty_kernel_time", 0.72e-6, "s",
+    "NVIDIA/Megatron-LM PR #6453 (2026-08-11): an empty kernel is 0.72 us under CUDA-graph "
+    "replay (GB200; the dispatch gap is 0.55 us)")
+
+#: Seconds: the duration of a small kernel of each class in a replayed CUDA graph when it
+#: moves almost no data (its latency chain: DRAM round trips, a block reduction, the write).
+#: All from one published per-kernel campaign, NVIDIA/Megatron-LM PRs #6453-#6463 (split from
+#: PR #6064, 2026-08-11: Qwen3-30B-A3B decode, ~256 tokens per step, Megatron-Core inference
+#: with CUDA graphs, measured on GB200):
+#:
+#: * ``norm`` 2.9 us: TransformerEngine ``rmsnorm_fwd_tuned`` at the decode point (PR #6463);
+#: * ``elementwise`` 1.5 us: the residual add ``triton_poi_fused_add_copy`` (PR #6463);
+#: * ``topk`` 4.10 us: router softmax + top-8 selection fused into one kernel, one CTA per
+#:   token, under CUDA-graph replay at 256 tokens (PR #6456);
+#: * ``moe_align`` 8.23 us: the MoE indirection table (per-expert count, aligned prefix sum,
+#:   block-to-expert fill, scatter: what vLLM's ``moe_align_block_size`` builds) in one
+#:   kernel under CUDA-graph replay (PR #6453).
+#:
+#: Assumptions that carry them over: a small kernel's duration is set by its latency chain,
+#: not by the model or the engine that launches it (the Megatron kernels move ~1 MB, far
+#: below the bandwidth floor, like the 57-917 KB of a Kimi K2 step at 4-64 tokens), and is
+#: the same on Hopper as on Blackwell. Corroboration: on an RTX 5090 (ninfer PR #67, nsys
+#: node-level) an RMSNorm takes ~2.4 us, an elementwise multiply ~1.4 us and a top-8 of 256
+#: routing kernel ~4.8 us; vLLM's own fused add + RMSNorm at DeepSeek's hidden size 7168
+#: takes 6.7-6.9 us per call in a CUDA graph (vLLM PR #36899, GPU not stated), so the norm
+#: figure is a low estimate for vLLM. ``gemm``, ``attention``, ``moe_gemm``, ``exchange``
+#: and ``other`` have no floor: no published minimum duration of a skinny decode GEMM was
+#: found, so they cost their roofline (the exchange its own model).
+KERNEL_FLOORS = {
+    "norm": Parameter("decode.kernel_floor.norm", 2.9e-6, "s",
+                      "NVIDIA/Megatron-LM PR #6463 (2026-08-11): TE rmsnorm_fwd_tuned ~2.9 us "
+                      "per decode call, CUDA graph, GB200"),
+    "elementwise": Parameter("decode.kernel_floor.elementwise", 1.5e-6, "s",
+                             "NVIDIA/Megatron-LM PR #6463 (2026-08-11): residual add "
+                             "triton_poi_fused_add_copy ~1.5 us, CUDA graph, GB200"),
+    "topk": Parameter("decode.kernel_floor.topk", 4.10e-6, "s",
+                      "NVIDIA/Megatron-LM PR #6456 (2026-08-11): fused router softmax + top-k, "
+                      "4.10 us per layer under CUDA-graph replay, GB200"),
+    "moe_align": Parameter("decode.kernel_floor.moe_align", 8.23e-6, "s",
+                           "NVIDIA/Megatron-LM PR #6453 (2026-08-11): MoE indirection table "
+                           "built in one kernel, 8.23 us per layer under CUDA-graph replay, "
+                           "GB200"),
+}
+
+#: Seconds a weight GEMM of a decode step runs beyond its streaming time and its boundary
+#: (pipeline fill, last wave, epilogue): added to every ``gemm`` kernel, whatever its size.
+#: Source: vLLM PR #53534 (2026-08-24, Kimi K3 BF16 decode projections on B200, times per call
+#: under CUDA-graph replay, cuBLAS column, M = 1): 3072x7168 10.26 us, 3584x7168 12.31,
+#: 6288x7168 15.45, 7168x8448 26.19, 10240x7168 29.52, 16896x7168 40.57, 20480x7168 51.28.
+#: A least-squares line through time against weight bytes (2 B per weight; 44-294 MB) has
+#: slope 1/6.25 TB/s (0.78 of the B200's 8 TB/s: :data:`DECODE_HBM_EFFICIENCY`, independently)
+#: and intercept 3.90 us, the fixed part of one replayed GEMM call; minus the boundary the
+#: model already charges (:data:`GRAPH_KERNEL_OVERHEAD`, 1.3 us) that is 2.60 us.
+#: Assumptions: the same on Hopper, for FP8/BF16 GEMMs of any size and for the batched
+#: absorb GEMMs; residuals of the fit are up to 2.9 us, so it is a mean. The routed experts'
+#: grouped GEMMs (``moe_gemm``) do not take it (their measured bandwidth,
+#: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY`, is a whole-kernel time), nor does attention.
+GEMM_FIXED_TIME = Parameter(
+    "decode.gemm_fixed_time", 2.60e-6, "s",
+    "vLLM PR #53534 (2026-08-24): B200 BF16 decode GEMMs at M=1 under CUDA-graph replay, "
+    "least-squares time = 3.90 us + bytes / 6.25 TB/s over 7 shapes; minus the 1.3 us "
+    "boundary")
+
 #: Seconds per kernel of a replayed CUDA graph: the GPU-side time of a kernel boundary (the
 #: next kernel's launch and the previous one's drain), during which no weight is loaded.
 #: Source: Hazy Research, "Look Ma, No Bubbles! Designing a Low-Latency Megakernel for
@@ -223,24 +353,13 @@ DECODE_HBM_EFFICIENCY = Parameter(
     "kernel reaches 78% of H100 HBM bandwidth (Llama-3.2-1B, batch 1); taken for every "
     "chip (assumption)")
 
-#: Seconds: the shortest time one kernel of a decode step runs (its fixed start-up: DRAM
-#: latency, first wave, tail), on top of the kernel boundary. A block of ``n`` kernels whose
-#: roofline time is ``R`` costs ``max(R, n * min_kernel_time)``: the per-kernel sum
-#: ``sum_i max(r_i, floor)`` with the block's bytes and FLOPs spread evenly over its
-#: kernels (a lower bound of the per-kernel sum for any split). Default **0 (off)**: no
-#: independent published per-kernel floor for Hopper/Blackwell small kernels was found in
-#: the time available (2026-12-03); a figure taken from the check set or from a published
-#: end-to-end decode time would be a fit, so none is used. Pass a sourced value to use it.
-#: Leads for whoever sources it: SGLang per-kernel tables of DeepSeek-R1 decode steps on
-#: B200 at concurrency 4 (SemiAnalysisAI/InferenceX issues #807, #819; traces in
-#: InferenceX-trace-storage, not readable here). Note that a no-op CUDA-graph node costs
-#: ~1.34 us of step time (NVIDIA/Megatron-LM PR #6064), i.e. GRAPH_KERNEL_OVERHEAD already
-#: prices an empty kernel whole: a floor should be roughly a small kernel's measured
-#: duration plus its gap, minus that 1.34 us.
+#: Seconds: a uniform minimum run of every kernel beyond its boundary, for a user who wants
+#: one floor for all kernels on top of the per-class :data:`KERNEL_FLOORS` (kernel ``i``
+#: costs ``max(r_i, floor_i - EMPTY_KERNEL_TIME, min_kernel_time)`` beyond its boundary).
+#: Default 0 (off): the sourced per-class floors are :data:`KERNEL_FLOORS`.
 MIN_KERNEL_TIME = Parameter(
     "decode.min_kernel_time", 0.0, "s",
-    "none found (0 = off): no independent published minimum kernel duration; "
-    "user supplies a sourced figure")
+    "user (0 = off): a uniform floor on top of decode.kernel_floor.*")
 
 #: Achieved fraction of peak HBM bandwidth of vLLM's INT4 W4A16 grouped-MoE GEMMs (the
 #: routed experts' two grouped GEMMs of a ``compressed-tensors`` INT4 checkpoint), in this
@@ -493,7 +612,8 @@ class LayerTime:
     """Time of one transformer layer on the critical chip, seconds.
 
     ``total = attention + ffn + exposed_comm + launch``; the other fields say
-    where ``attention`` and ``ffn`` come from (each is ``max(memory, compute)``).
+    where ``attention`` and ``ffn`` come from (each is its roofline ``max(memory, compute)``
+    plus what its kernels' minimum durations add, ``kernel_floor`` for both together).
 
     Attributes
     ----------
@@ -502,7 +622,7 @@ class LayerTime:
     attention_weights, kv_cache, attention_compute : float
         HBM time of attention weights, of the KV cache, and compute time.
     attention : float
-        ``max(attention_weights + kv_cache, attention_compute)``.
+        ``max(attention_weights + kv_cache, attention_compute)`` plus its kernels' floors.
     ffn_weights, ffn_compute, ffn : float
         The same for the FFN block (routed experts: the most loaded chip).
     dispatch, combine, tp_allreduce : float
@@ -520,6 +640,9 @@ class LayerTime:
     active_experts_chip : float
         Expected active routed experts on the busiest chip (``E[max]`` over chips).
     total : float
+    kernel_floor : float
+        Seconds the minimum durations of the layer's kernels and its GEMMs' fixed parts
+        add to the rooflines of ``attention`` and ``ffn`` (included in them).
     """
 
     kind: str
@@ -540,16 +663,22 @@ class LayerTime:
     active_experts: float
     active_experts_chip: float
     total: float
+    kernel_floor: float = 0.0
 
 
 @dataclass(frozen=True)
 class HeadTime:
-    """The output head (final norm, LM head, sampling) on one chip, seconds."""
+    """The output head (final norm, LM head, sampling) on one chip, seconds.
+
+    ``total = max(weights, compute) + kernel_floor + launch`` (``kernel_floor``: what the
+    kernels' minimum durations and the LM head GEMM's fixed part add).
+    """
 
     weights: float
     compute: float
     launch: float
     total: float
+    kernel_floor: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -668,7 +797,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
-                min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None):
+                min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
+                kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -743,8 +873,18 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`) or
         ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`).
     min_kernel_time : float
-        Seconds: shortest run of one kernel; a block of ``n`` kernels with roofline time
-        ``R`` costs ``max(R, n * min_kernel_time)``. Default :data:`MIN_KERNEL_TIME` (0, off).
+        Seconds one kernel runs at least beyond its boundary, for every kernel (a uniform
+        floor on top of ``kernel_floors``). Default :data:`MIN_KERNEL_TIME` (0, off).
+    kernel_floors : mapping or None
+        Seconds: the duration of a small kernel of each class (:data:`KERNEL_CLASSES`) in a
+        replayed graph; a kernel costs its boundary plus ``max(its roofline share,
+        floor - EMPTY_KERNEL_TIME)`` (see "Kernels" in the module docstring). ``None``: the
+        sourced :data:`KERNEL_FLOORS` (norm 2.9 us, elementwise 1.5 us, top-k 4.1 us,
+        MoE align 8.23 us); a mapping gives the floors exactly (missing classes: none), so
+        ``{}`` turns them off.
+    gemm_fixed_time : float
+        Seconds every weight GEMM runs beyond its streaming time and boundary; default
+        :data:`GEMM_FIXED_TIME` (2.6 us); 0 turns it off.
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -788,7 +928,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   combine_bytes=combine_bytes, chip=chip, collective=collective,
                   runtime=runtime, ep_kernel=ep_kernel, cuda_graphs=cuda_graphs,
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
-                  min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency)
+                  min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
+                  kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -839,6 +980,18 @@ class _Settings:
     engine: str
     min_kernel_time: float = 0.0
     moe_eff: float = None
+    floors: tuple = ()
+    gemm_fixed: float = 0.0
+
+    def fixed(self, name):
+        """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
+        its size (:data:`GEMM_FIXED_TIME` for a ``gemm``, else 0)."""
+        return self.gemm_fixed if KERNEL_CLASSES[name] == "gemm" else 0.0
+
+    def extra(self, name):
+        """Seconds kernel ``name`` runs at least beyond its boundary (its class's floor
+        minus an empty kernel, or ``min_kernel_time``, the larger)."""
+        return max(dict(self.floors).get(KERNEL_CLASSES[name], 0.0), self.min_kernel_time)
 
     @property
     def bw(self):
@@ -880,7 +1033,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               algorithm, skew, overlap, fusion_factor, launch_overhead, hbm_efficiency,
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
-              moe_hbm_efficiency=None):
+              moe_hbm_efficiency=None, kernel_floors=None,
+              gemm_fixed_time=GEMM_FIXED_TIME.value):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     chip = chip if chip is not None else fabric.chip
@@ -905,6 +1059,11 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
             and min_kernel_time >= 0):
         raise SpecError(f"min_kernel_time must be a finite number >= 0 seconds, got "
                         f"{min_kernel_time!r}")
+    floors = _check_floors(kernel_floors)
+    if not (isinstance(gemm_fixed_time, (int, float)) and not isinstance(gemm_fixed_time, bool)
+            and math.isfinite(gemm_fixed_time) and gemm_fixed_time >= 0):
+        raise SpecError(f"gemm_fixed_time must be a finite number >= 0 seconds, got "
+                        f"{gemm_fixed_time!r}")
     if not (isinstance(graph_kernel_overhead, (int, float))
             and math.isfinite(graph_kernel_overhead) and graph_kernel_overhead >= 0):
         raise SpecError(f"graph_kernel_overhead must be a finite number >= 0 seconds, got "
@@ -943,7 +1102,31 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
-                     graph_kernel_overhead, engine, float(min_kernel_time), moe_eff)
+                     graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
+                     float(gemm_fixed_time))
+
+
+def _check_floors(kernel_floors):
+    """``kernel_floors`` as sorted (class, seconds beyond an empty kernel) pairs."""
+    if kernel_floors is None:
+        kernel_floors = {k: p.value for k, p in KERNEL_FLOORS.items()}
+    if not hasattr(kernel_floors, "items"):
+        raise SpecError(f"kernel_floors must be a mapping of kernel class to seconds or None, "
+                        f"got {kernel_floors!r}")
+    classes = set(KERNEL_CLASSES.values())
+    out = []
+    for cls, val in sorted(kernel_floors.items()):
+        if cls not in classes:
+            raise SpecError(f"kernel_floors: unknown kernel class {cls!r}; classes: "
+                            f"{sorted(classes)}")
+        if not (isinstance(val, (int, float)) and not isinstance(val, bool)
+                and math.isfinite(val) and val >= 0):
+            raise SpecError(f"kernel_floors[{cls!r}] must be a finite number >= 0 seconds, "
+                            f"got {val!r}")
+        extra = max(0.0, float(val) - EMPTY_KERNEL_TIME.value)
+        if extra > 0:
+            out.append((cls, extra))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -1103,10 +1286,33 @@ def _moe_kernels(s):
     return moe_list
 
 
+def _attention_names(s):
+    """Kernel names of one attention block."""
+    kind = s.m.attention.kind
+    return list(s.kernel_lists.get(kind, KERNELS[kind]))
+
+
 def _attention_kernels(s):
     """Kernels of one attention block."""
-    kind = s.m.attention.kind
-    return len(s.kernel_lists.get(kind, KERNELS[kind]))
+    return len(_attention_names(s))
+
+
+def _block_time(s, names, roofline):
+    """Seconds the kernels ``names`` of one block run (boundaries aside), and the part of it
+    their minimum durations add: the heavy kernels (:data:`_HEAVY`) share the block's
+    ``roofline`` evenly (for any other split the per-kernel sum is larger or equal), the
+    small ones move no counted bytes, each kernel runs at least its floor beyond the
+    boundary and a GEMM its fixed part on top of its share, ``sum_i max(r_i + fixed_i,
+    extra_i) = roofline + sum_i (fixed_i + max(0, extra_i - r_i - fixed_i))``; fused kernels
+    (``fusion_factor``) take their floors and fixed parts with them."""
+    heavy = sum(KERNEL_CLASSES[n] in _HEAVY for n in names)
+    share = roofline / heavy if heavy else 0.0
+    floor = 0.0
+    for n in names:
+        r = (share if KERNEL_CLASSES[n] in _HEAVY else 0.0) + s.fixed(n)
+        floor += s.fixed(n) + max(0.0, s.extra(n) - r)
+    floor /= s.fusion_factor
+    return roofline + floor, floor
 
 
 def _layer_times(s, mem, route, comm):
@@ -1118,11 +1324,13 @@ def _layer_times(s, mem, route, comm):
     att_w = m.attention_params * wb / tp / bw
     kv_t = mem.kv_layer_chip / bw
     att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(s.context) / tp) / flops
-    kernels_att = _attention_kernels(s)
-    attention = max(att_w + kv_t, att_c, kernels_att * s.min_kernel_time)
+    att_names = _attention_names(s)
+    kernels_att = len(att_names)
+    attention, att_floor = _block_time(s, att_names, max(att_w + kv_t, att_c))
 
-    def finish(kind, ffn_w, ffn_c, ffn_kernels, comm_t, dispatch, combine, act_sys, act_chip):
-        ffn = max(ffn_w, ffn_c, ffn_kernels * s.min_kernel_time)
+    def finish(kind, ffn_w, ffn_c, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):
+        ffn, ffn_floor = _block_time(s, ffn_names, max(ffn_w, ffn_c))
+        ffn_kernels = len(ffn_names)
         local = attention + ffn
         exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
@@ -1133,11 +1341,11 @@ def _layer_times(s, mem, route, comm):
                          combine=combine, tp_allreduce=comm_t - dispatch - combine, comm=comm_t,
                          exposed_comm=exposed, launch=launch, kernels=kernels,
                          active_experts=act_sys, active_experts_chip=act_chip,
-                         total=local + exposed + launch)
+                         total=local + exposed + launch, kernel_floor=att_floor + ffn_floor)
 
     dense = finish("dense", m.dense_ffn_bytes / tp / bw,
                    t_dp * 2 * m.dense_ffn_params / tp / flops,
-                   len(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
+                   list(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
 
     # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
     # + its routed experts; the step waits for the slowest chip.
@@ -1161,7 +1369,7 @@ def _layer_times(s, mem, route, comm):
              else fixed_w / bw + routed_w / s.moe_bw)
     moe = finish("moe", moe_w,
                  (fixed_f + float(route.load_chip.max()) * 2 * m.expert_params / etp) / flops,
-                 len(_moe_kernels(s)), moe_comm, comm.dispatch,
+                 _moe_kernels(s), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)
     return dense, moe
 
@@ -1172,9 +1380,9 @@ def _head_time(s):
     head_w = m.head_params * m.weight_bytes / tp / s.bw
     head_c = s.t_dp * 2 * m.head_params / tp / s.flops
     head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
-    head_floor = len(KERNELS["head"]) * s.min_kernel_time
-    return HeadTime(weights=head_w, compute=head_c, launch=head_l,
-                    total=max(head_w, head_c, head_floor) + head_l)
+    local, floor = _block_time(s, KERNELS["head"], max(head_w, head_c))
+    return HeadTime(weights=head_w, compute=head_c, launch=head_l, total=local + head_l,
+                    kernel_floor=floor)
 
 
 def _breakdown(layers, head):
@@ -1183,7 +1391,7 @@ def _breakdown(layers, head):
     return DecodeBreakdown(
         attention=sum(x.attention for x in layers),
         ffn=sum(x.ffn for x in layers),
-        head=max(head.weights, head.compute),
+        head=max(head.weights, head.compute) + head.kernel_floor,
         exposed_comm=sum(x.exposed_comm for x in layers),
         launch=sum(x.launch for x in layers) + head.launch,
         total=total,
@@ -1227,6 +1435,15 @@ def _parameters(s, moe, comm):
         Parameter("decode.min_kernel_time", s.min_kernel_time, "s",
                   MIN_KERNEL_TIME.source if s.min_kernel_time == MIN_KERNEL_TIME.value
                   else "user"),
+        EMPTY_KERNEL_TIME,
+        GEMM_FIXED_TIME if s.gemm_fixed == GEMM_FIXED_TIME.value else Parameter(
+            "decode.gemm_fixed_time", s.gemm_fixed, "s", "user"),
+    ) + tuple(
+        (KERNEL_FLOORS[cls] if cls in KERNEL_FLOORS and math.isclose(
+            extra, KERNEL_FLOORS[cls].value - EMPTY_KERNEL_TIME.value, rel_tol=1e-12)
+         else Parameter(f"decode.kernel_floor.{cls}", extra + EMPTY_KERNEL_TIME.value, "s",
+                        "user"))
+        for cls, extra in s.floors) + (
         Parameter("decode.overlap", s.overlap, "", "user"),
         Parameter("decode.hbm_efficiency", hbm_eff, "",
                   DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value

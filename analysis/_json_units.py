@@ -40,6 +40,7 @@ FIELD_UNITS = {
     "attention_weights": _S, "kv_cache": _S, "attention_compute": _S, "attention": _S,
     "ffn_weights": _S, "ffn_compute": _S, "ffn": _S, "dispatch": _S, "combine": _S,
     "tp_allreduce": _S, "comm": _S, "exposed_comm": _S, "launch": _S, "kernels": _N,
+    "kernel_floor": _S,
     "active_experts": "experts", "active_experts_chip": "experts", "total": _S,
     "weights": _S, "compute": _S, "head": _S, "hbm_per_chip": _B,
     "draft_length": "tokens", "acceptance": "1 (probability)", "expected_tokens": "tokens",

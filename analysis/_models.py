@@ -53,8 +53,12 @@ Presets (``MODELS``):
   (routed and shared experts: ``expert_format`` and ``ffn_weight_bytes``), the router
   GEMM BF16, the MTP layers BF16; the ``DeepSeek-R1-FP4-v2`` model card confirms that
   the first release leaves attention unquantized ("additionally quantizes the wo
-  module in attention layers"). Embedding and output head BF16 (an assumption:
-  ModelOpt's NVFP4 exports list ``lm_head`` among the excluded modules). NVFP4 is
+  module in attention layers"). NVIDIA's recipe for it (TensorRT Model Optimizer
+  ``examples/deepseek/ptq.py``) agrees and covers the rest: it quantizes the linear
+  layers (dense MLPs, routed and shared experts), disables ``*head*`` (``lm_head``
+  stays BF16) and ``*attn*`` (``wo`` only with ``--enable_wo_quant``: the v2
+  checkpoint), and excludes the MTP layer; the embedding and the router gate are not
+  linear layers there, so stay BF16. NVFP4 is
   E2M1 values with one FP8 E4M3 scale per 16 values and one FP32 scale per tensor
   (NVIDIA, "Introducing NVFP4", 2025): 0.5625 B/weight. KV cache BF16 (an FP8 cache
   is a deployment option: ``dataclasses.replace(m, kv_cache_bytes=1)``).
@@ -621,8 +625,10 @@ MODELS = {m.name: m for m in (
                "TensorRT-LLM tech blog 1 'Precision Strategy' table: attention BF16, dense FFNs "
                "and MoE FFNs (routed and shared experts) NVFP4, router GEMM BF16, MTP layers "
                "BF16; the DeepSeek-R1-FP4-v2 card: v2 'additionally quantizes the wo module in "
-               "attention layers' (v1 leaves attention unquantized); embedding and head BF16 "
-               "(assumption: ModelOpt exports exclude lm_head); NVFP4 = E2M1 + FP8 E4M3 scale "
+               "attention layers' (v1 leaves attention unquantized); NVIDIA's recipe "
+               "(TensorRT-Model-Optimizer examples/deepseek/ptq.py): '*head*' and '*attn*' "
+               "disabled, MTP layer excluded, embedding and router gate not linear layers, so "
+               "BF16; NVFP4 = E2M1 + FP8 E4M3 scale "
                "per 16 (0.5625 B/weight; per-tensor FP32 scale negligible); BF16 activations "
                "and KV cache"),
     dataclasses.replace(
