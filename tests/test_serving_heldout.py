@@ -25,11 +25,11 @@ def point(row):
         _POINTS[row["id"]] = sh.model_point(row)
     return _POINTS[row["id"]]
 
-_BATCH1 = ("batch 1, model too fast: its step (2.5 ms on B200 NVFP4 without MTP) is the "
-           "weights at 0.78 of peak (0.95 ms) + 1.3 us per graph kernel (1.1 ms) + exposed "
-           "all-reduces, against 9.0 ms measured (111 tok/s/user): a batch-1 step is bound by "
-           "kernel durations (61 layers x ~20 kernels), not modelled (analysis.MIN_KERNEL_TIME "
-           "= 0, as the check set's concurrency-4 rows); ")
+_BATCH1 = ("batch 1, model too fast: its step (3.1 ms on B200 NVFP4 without MTP) is the "
+           "weights at 0.78 of peak (0.97 ms) + the kernel floors (0.64 ms) + 1.3 us per "
+           "graph kernel (1.1 ms) + exposed all-reduces (0.38 ms), against 9.0 ms measured "
+           "(111 tok/s/user): ~6 ms per batch-1 step of kernel durations beyond the modelled "
+           "floors (61 layers x ~14 kernels); ")
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).
 OUTSIDE_25 = {
@@ -46,9 +46,9 @@ OUTSIDE_25 = {
     "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model request 199 s against 333 s (NVFP4, "
                                                    "FP8 KV, 896 users per GPU): ~1.7x, as the "
                                                    "other max-throughput rows; not explained yet",
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 3.5x",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 3.6x",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 3.1-3.6x" for k in range(6)},
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 3.1x",
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.9x",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 2.7-2.9x" for k in range(6)},
 }
 
 
