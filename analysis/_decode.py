@@ -42,8 +42,11 @@ plus ``max(r_i, floor_i - EMPTY_KERNEL_TIME)``: ``r_i`` is its share of the bloc
 evenly; the small ones move only activations, which the model does not count, so ``r_i =
 0``) and ``floor_i`` the minimum duration of a kernel of its class in a replayed graph
 (:data:`KERNEL_FLOORS`, measured: RMSNorm 2.9 us, elementwise 1.5 us, router top-k 4.1 us,
-MoE align 8.23 us). At small batch these minimum durations, not bytes, are most of what a
-step's many small kernels cost; ``kernel_floors={}`` turns them off.
+MoE align 8.23 us). A weight GEMM also runs a fixed part on top of its share,
+:data:`GEMM_FIXED_TIME` (2.6 us, the intercept of published B200 decode GEMM times against
+their bytes), so it costs ``max(r_i + 2.6 us, floor_i - EMPTY_KERNEL_TIME)``. At small batch
+these fixed times, not bytes, are most of what a step's many kernels cost;
+``kernel_floors={}`` and ``gemm_fixed_time=0`` turn them off.
 
 The parts of a step, in the order :func:`decode_step` calls them: the inputs checked
 and resolved (``_settings``), the memory fit (``_memory_fit``), the routing of the
@@ -128,6 +131,7 @@ __all__ = [
     "DECODE_HBM_EFFICIENCY",
     "EMPTY_KERNEL_TIME",
     "ENGINE_KERNELS",
+    "GEMM_FIXED_TIME",
     "GRAPH_KERNELS",
     "GRAPH_KERNEL_OVERHEAD",
     "KERNELS",
@@ -303,6 +307,25 @@ KERNEL_FLOORS = {
                            "built in one kernel, 8.23 us per layer under CUDA-graph replay, "
                            "GB200"),
 }
+
+#: Seconds a weight GEMM of a decode step runs beyond its streaming time and its boundary
+#: (pipeline fill, last wave, epilogue): added to every ``gemm`` kernel, whatever its size.
+#: Source: vLLM PR #53534 (2026-08-24, Kimi K3 BF16 decode projections on B200, times per call
+#: under CUDA-graph replay, cuBLAS column, M = 1): 3072x7168 10.26 us, 3584x7168 12.31,
+#: 6288x7168 15.45, 7168x8448 26.19, 10240x7168 29.52, 16896x7168 40.57, 20480x7168 51.28.
+#: A least-squares line through time against weight bytes (2 B per weight; 44-294 MB) has
+#: slope 1/6.25 TB/s (0.78 of the B200's 8 TB/s: :data:`DECODE_HBM_EFFICIENCY`, independently)
+#: and intercept 3.90 us, the fixed part of one replayed GEMM call; minus the boundary the
+#: model already charges (:data:`GRAPH_KERNEL_OVERHEAD`, 1.3 us) that is 2.60 us.
+#: Assumptions: the same on Hopper, for FP8/BF16 GEMMs of any size and for the batched
+#: absorb GEMMs; residuals of the fit are up to 2.9 us, so it is a mean. The routed experts'
+#: grouped GEMMs (``moe_gemm``) do not take it (their measured bandwidth,
+#: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY`, is a whole-kernel time), nor does attention.
+GEMM_FIXED_TIME = Parameter(
+    "decode.gemm_fixed_time", 2.60e-6, "s",
+    "vLLM PR #53534 (2026-08-24): B200 BF16 decode GEMMs at M=1 under CUDA-graph replay, "
+    "least-squares time = 3.90 us + bytes / 6.25 TB/s over 7 shapes; minus the 1.3 us "
+    "boundary")
 
 #: Seconds per kernel of a replayed CUDA graph: the GPU-side time of a kernel boundary (the
 #: next kernel's launch and the previous one's drain), during which no weight is loaded.
@@ -618,8 +641,8 @@ class LayerTime:
         Expected active routed experts on the busiest chip (``E[max]`` over chips).
     total : float
     kernel_floor : float
-        Seconds the minimum durations of the layer's kernels add to the rooflines of
-        ``attention`` and ``ffn`` (included in them).
+        Seconds the minimum durations of the layer's kernels and its GEMMs' fixed parts
+        add to the rooflines of ``attention`` and ``ffn`` (included in them).
     """
 
     kind: str
@@ -647,7 +670,8 @@ class LayerTime:
 class HeadTime:
     """The output head (final norm, LM head, sampling) on one chip, seconds.
 
-    ``total = max(weights, compute) + kernel_floor + launch``.
+    ``total = max(weights, compute) + kernel_floor + launch`` (``kernel_floor``: what the
+    kernels' minimum durations and the LM head GEMM's fixed part add).
     """
 
     weights: float
@@ -774,7 +798,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
-                kernel_floors=None):
+                kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -858,6 +882,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         sourced :data:`KERNEL_FLOORS` (norm 2.9 us, elementwise 1.5 us, top-k 4.1 us,
         MoE align 8.23 us); a mapping gives the floors exactly (missing classes: none), so
         ``{}`` turns them off.
+    gemm_fixed_time : float
+        Seconds every weight GEMM runs beyond its streaming time and boundary; default
+        :data:`GEMM_FIXED_TIME` (2.6 us); 0 turns it off.
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -902,7 +929,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   runtime=runtime, ep_kernel=ep_kernel, cuda_graphs=cuda_graphs,
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
-                  kernel_floors=kernel_floors)
+                  kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -954,6 +981,12 @@ class _Settings:
     min_kernel_time: float = 0.0
     moe_eff: float = None
     floors: tuple = ()
+    gemm_fixed: float = 0.0
+
+    def fixed(self, name):
+        """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
+        its size (:data:`GEMM_FIXED_TIME` for a ``gemm``, else 0)."""
+        return self.gemm_fixed if KERNEL_CLASSES[name] == "gemm" else 0.0
 
     def extra(self, name):
         """Seconds kernel ``name`` runs at least beyond its boundary (its class's floor
@@ -1000,7 +1033,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               algorithm, skew, overlap, fusion_factor, launch_overhead, hbm_efficiency,
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
-              moe_hbm_efficiency=None, kernel_floors=None):
+              moe_hbm_efficiency=None, kernel_floors=None,
+              gemm_fixed_time=GEMM_FIXED_TIME.value):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     chip = chip if chip is not None else fabric.chip
@@ -1026,6 +1060,10 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"min_kernel_time must be a finite number >= 0 seconds, got "
                         f"{min_kernel_time!r}")
     floors = _check_floors(kernel_floors)
+    if not (isinstance(gemm_fixed_time, (int, float)) and not isinstance(gemm_fixed_time, bool)
+            and math.isfinite(gemm_fixed_time) and gemm_fixed_time >= 0):
+        raise SpecError(f"gemm_fixed_time must be a finite number >= 0 seconds, got "
+                        f"{gemm_fixed_time!r}")
     if not (isinstance(graph_kernel_overhead, (int, float))
             and math.isfinite(graph_kernel_overhead) and graph_kernel_overhead >= 0):
         raise SpecError(f"graph_kernel_overhead must be a finite number >= 0 seconds, got "
@@ -1064,7 +1102,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
-                     graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors)
+                     graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
+                     float(gemm_fixed_time))
 
 
 def _check_floors(kernel_floors):
@@ -1262,13 +1301,17 @@ def _block_time(s, names, roofline):
     """Seconds the kernels ``names`` of one block run (boundaries aside), and the part of it
     their minimum durations add: the heavy kernels (:data:`_HEAVY`) share the block's
     ``roofline`` evenly (for any other split the per-kernel sum is larger or equal), the
-    small ones move no counted bytes, and each kernel runs at least its floor beyond the
-    boundary, ``sum_i max(r_i, extra_i) = roofline + sum_i max(0, extra_i - r_i)``; fused
-    kernels (``fusion_factor``) take their floors with them."""
+    small ones move no counted bytes, each kernel runs at least its floor beyond the
+    boundary and a GEMM its fixed part on top of its share, ``sum_i max(r_i + fixed_i,
+    extra_i) = roofline + sum_i (fixed_i + max(0, extra_i - r_i - fixed_i))``; fused kernels
+    (``fusion_factor``) take their floors and fixed parts with them."""
     heavy = sum(KERNEL_CLASSES[n] in _HEAVY for n in names)
     share = roofline / heavy if heavy else 0.0
-    floor = sum(max(0.0, s.extra(n) - (share if KERNEL_CLASSES[n] in _HEAVY else 0.0))
-                for n in names) / s.fusion_factor
+    floor = 0.0
+    for n in names:
+        r = (share if KERNEL_CLASSES[n] in _HEAVY else 0.0) + s.fixed(n)
+        floor += s.fixed(n) + max(0.0, s.extra(n) - r)
+    floor /= s.fusion_factor
     return roofline + floor, floor
 
 
@@ -1393,6 +1436,8 @@ def _parameters(s, moe, comm):
                   MIN_KERNEL_TIME.source if s.min_kernel_time == MIN_KERNEL_TIME.value
                   else "user"),
         EMPTY_KERNEL_TIME,
+        GEMM_FIXED_TIME if s.gemm_fixed == GEMM_FIXED_TIME.value else Parameter(
+            "decode.gemm_fixed_time", s.gemm_fixed, "s", "user"),
     ) + tuple(
         (KERNEL_FLOORS[cls] if cls in KERNEL_FLOORS and math.isclose(
             extra, KERNEL_FLOORS[cls].value - EMPTY_KERNEL_TIME.value, rel_tol=1e-12)

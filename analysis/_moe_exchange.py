@@ -9,11 +9,12 @@ Per phase (terms add)::
 
     time = syncs x (base + hop latency)              fixed: the kernel's handshakes
          + (kernels - 1) x kernel gap                 fixed: boundaries between its kernels
+         + serial chain                               fixed: one block's dependent memory ops
          + max(scale-up time, network time)           pipelined stages (else their sum)
          + local copy time                            receive part through HBM, if any
 
 and for a combine that pulls (``one-sided``) the transfer is at least its dependent
-round trips: ``max(transfer, rounds x round trip)``.
+round trips: ``max(transfer, rounds x (round trip + peer access))``.
 
 * **Routing** gives, per token, the probability that a given rank or a given
   node (a load/store domain: the GPUs of a server, or a whole NVL72 rack) holds
@@ -68,12 +69,22 @@ round trips: ``max(transfer, rounds x round trip)``.
   the first kernel's start is what the handshake's base latency already covers.
   :func:`analysis.decode_step` charges every exchange kernel that gap itself and
   passes ``kernel_gap=0``.
+* **Serial chain** (:attr:`ExchangeKernel.chain`, ``one-sided``): one thread block's
+  dependent memory operations counted from the kernels' code (expert-id load, one slot
+  atomic per destination rank one after the other, a load per copy round, the
+  counters), each at a published latency of the GPU generation
+  (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic); charged once per
+  phase. ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
+  timed call) makes the first touch of the token an HBM load; ``False`` (data left in
+  L2 by the kernel before, as in a decode step) an L2 hit.
 * **Pulled combine** (:attr:`ExchangeKernel.pull_threads`): one thread block per
   token loads ``pull_threads x pull_vector`` bytes per step from the peers and
   must have them back before its next step, so a combine takes at least
-  ``rounds = ceil(bytes per token / (pull_threads x pull_vector))`` round trips;
-  the round trip is the fabric's own path latency there and back (the largest
-  over the EP ranks' pairs, from the router: degraded fabrics lengthen it).
+  ``rounds = ceil(bytes per token / (pull_threads x pull_vector))`` peer loads; each
+  is the fabric's own path latency there and back (the largest over the EP ranks'
+  pairs, from the router: degraded fabrics lengthen it) plus the peer access, the
+  rest of a measured peer load (:func:`fabric.peer_access_latency`: nvbandwidth's
+  peer pointer chase, 0.83 us Hopper, 1.71 us Blackwell, less the 0.6 us path).
   Bandwidth and round trips are two floors: the larger sets the transfer.
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
@@ -86,7 +97,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(290, 'scale-up')
+(295, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """
@@ -94,6 +105,7 @@ Examples
 import dataclasses
 import math
 import numbers
+import types
 import weakref
 
 import networkx as nx
@@ -110,6 +122,7 @@ from fabric import (
     chip_spec,
     exchange_kernel,
     link_tech,
+    peer_access_latency,
     runtime_arch,
 )
 from fabric import runtime as get_runtime
@@ -305,6 +318,8 @@ class ExchangePhase:
         transfer is at least this. 0 for phases that push.
     kernel_gaps : float
         The part of ``fixed`` spent between the phase's kernels.
+    chain : float
+        The part of ``fixed`` spent in one block's serial chain of memory operations.
     """
 
     fixed: float
@@ -318,6 +333,7 @@ class ExchangePhase:
     nic_bytes: float
     pull_latency: float = 0.0
     kernel_gaps: float = 0.0
+    chain: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -550,7 +566,7 @@ def _routed_network_time(fabric, ranks, net, efficiency):
     return c * cache[key] / efficiency
 
 
-def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0):
+def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0, chain=0.0):
     moved = max(up_t, net_t) if kern.pipelined else up_t + net_t
     transfer = max(moved, pull)
     time = fixed + transfer + copy_t
@@ -562,7 +578,7 @@ def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=
         bott = "network" if net_t >= up_t else "scale-up"
     return ExchangePhase(fixed=fixed, scaleup=up_t, network=net_t, transfer=transfer,
                          local_copy=copy_t, time=time, bottleneck=bott, scaleup_bytes=up_b,
-                         nic_bytes=net_b, pull_latency=pull, kernel_gaps=gaps)
+                         nic_bytes=net_b, pull_latency=pull, kernel_gaps=gaps, chain=chain)
 
 
 def pull_rounds(nbytes, threads, vector):
@@ -624,7 +640,7 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
 
 def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
                  transport=None, routing="uniform", runtime=None, chip=None, collective=None,
-                 kernel_gap=None):
+                 kernel_gap=None, l2_flushed=True):
     """Cost one MoE dispatch and combine with a named exchange kernel; see the module docstring.
 
     Parameters
@@ -664,6 +680,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         Seconds between two consecutive kernels of one phase (CUDA-graph replay);
         default :data:`analysis.GRAPH_KERNEL_OVERHEAD`; ``0`` leaves the gaps out
         (for a caller that charges every kernel itself, as ``decode_step`` does).
+    l2_flushed : bool
+        The token's data starts in HBM (``True``, default: the published benchmarks
+        flush L2 before every timed call) or in L2 (``False``: written by the kernel
+        just before, as in a decode step); prices the serial chain's first loads.
 
     Returns
     -------
@@ -679,6 +699,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         ranks in several, or a rank without a NIC that must use one.
     """
     kern = exchange_kernel(kernel)
+    if not isinstance(l2_flushed, bool):
+        raise TypeError(f"l2_flushed must be True or False, got {l2_flushed!r}")
     m = model_config(model)
     if runtime is not None:
         get_runtime(runtime)      # an unknown name is refused even where it goes unused
@@ -790,15 +812,28 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         gap = float(kernel_gap)
     gaps_d = max(kern.kernels[0] - 1, 0) * gap
     gaps_c = max(kern.kernels[1] - 1, 0) * gap
-    fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d
-    fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c
-    ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d)
+    # one block's serial chain, at the latencies of the GPU generation that runs it
+    arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
+    chain = [0.0, 0.0]
+    if any(kern.chain):
+        per_rank = n_ep * p_rank             # distinct destination ranks of a token
+        for i, nbytes in enumerate((b_d, b_c)):
+            rounds = (pull_rounds(nbytes, kern.pull_threads, kern.pull_vector)
+                      if kern.pull_threads else 0)
+            chain[i], used = kern.chain_latency(i, arch, per_rank, rounds, l2_flushed)
+            params = params + tuple(p for p in used if p not in params)
+    fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d + chain[0]
+    fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1]
+    ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d,
+                  chain=chain[0])
     pull = 0.0
     if kern.pull_threads and n_ep > 1:
         rounds = pull_rounds(b_c, kern.pull_threads, kern.pull_vector)
-        pull = rounds * _round_trip(fabric, ranks, dom)
+        access, used = peer_access_latency(arch)
+        params = params + tuple(p for p in used if p not in params)
+        pull = rounds * (_round_trip(fabric, ranks, dom) + access)
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
-                  net_b * scale, copy_c, pull, gaps=gaps_c)
+                  net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1])
     return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
                        tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
                        dispatch=ph_d.time,

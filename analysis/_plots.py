@@ -104,8 +104,20 @@ def _color_of(label, i):
     return pal[i % len(pal)]
 
 
+#: Algorithms beyond the 16 part colours take the colour of an algorithm (a kindred one
+#: where it fits) that never appears beside them in one operation
+#: (:data:`analysis.ALGORITHMS`), with a marker of their own: no two algorithms of one
+#: operation share a colour, no two anywhere share colour and marker.
+_ALGORITHM_KIN = {"recursive-halving": ("double-binary-tree", "v"),
+                  "scatter-recursive-doubling": ("recursive-doubling", "^"),
+                  "scatter-ring": ("ring", "D"), "point-to-point": ("ring", "X")}
+
+
 def _algorithm_style(name, i):
     """(colour, marker) of an algorithm: fixed per name, from the non-system colours."""
+    if name in _ALGORITHM_KIN:
+        kin, marker = _ALGORITHM_KIN[name]
+        return _PART_COLORS[_ALGORITHMS.index(kin)], marker
     k = _ALGORITHMS.index(name) if name in _ALGORITHMS else len(_ALGORITHMS) + i
     return _PART_COLORS[k % len(_PART_COLORS)], _MARKERS[k % len(_MARKERS)]
 
@@ -563,16 +575,24 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
             color, marker = _algorithm_style(label, i)
         else:
             color, marker = _color_of(label, i), _MARKERS[i % len(_MARKERS)]
-        # A series equal to one drawn before would hide under it: say so in the legend
-        # and put its markers between the other's.
-        same = next((lab for lab, xx, yy in drawn if xx == x
-                     and np.allclose(yy, y, rtol=1e-9, atol=0)), None)
+        # A series equal (or within COINCIDE_RTOL at every size: closer than a marker on
+        # these axes) to one drawn before would hide under it: say so in the legend and
+        # put its markers between the other's.
+        same, sign = None, "="
+        for lab, xx, yy in drawn:
+            if xx != x:
+                continue
+            if np.allclose(yy, y, rtol=1e-9, atol=0):
+                same = lab
+                break
+            if same is None and np.allclose(yy, y, rtol=COINCIDE_RTOL, atol=0):
+                same, sign = lab, "\u2248"
         # Algorithms: open markers, so they never read as the filled markers of systems.
         ax.plot(x, y, marker=marker, markersize=2.5 if same is None else 4,
                 markevery=(1, 2) if same is not None else 1, color=color,
                 markerfacecolor="white" if by_algorithm else color,
                 linestyle="-" if same is None else (0, (2, 2)),
-                label=label if same is None else f"{label} (= {same})")
+                label=label if same is None else f"{label} ({sign} {same})")
         drawn.append((label, x, y))
     _size_axis(ax, [r["size"] for r in rows])
     ax.set_xlabel("message size per rank")
@@ -590,6 +610,12 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
     ax.legend(fontsize="x-small", title="algorithm" if by_algorithm else None,
               title_fontsize="x-small")
     return ax
+
+
+#: Two curves of a collective sweep closer than this (relative, at every size) are drawn as
+#: one hiding the other: the later one dashed, labelled "(\u2248 the other)". 10 % is 0.04 of
+#: a decade, about the size of a marker on the sweeps' log axes.
+COINCIDE_RTOL = 0.10
 
 
 def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_label=None,

@@ -325,6 +325,11 @@ def _draw_fair(rows):
                       ha="right")
         ax.set_ylabel(label)
         ax.set_yscale("log")
+        # A log axis has no zero: bars start at half the smallest value, so the shortest bar
+        # has a visible height (starting just below it, a bar read as not computed).
+        shown = [r[key] / scale for r in rows if r[key] > 0]
+        if shown:
+            ax.set_ylim(bottom=min(shown) / 2)
         ax.yaxis.set_major_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 1)))
         ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False,
                                                   minor_thresholds=(2, 1)))

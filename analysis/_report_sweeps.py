@@ -191,14 +191,27 @@ def _draw_collective(best, mine, op, system):
             drawn = len(axes[0, 0].lines)
             _plots.plot_collective_sweep(bound, ax=axes[0, 0], metric="time",
                                          group=("system", "what"))
+            # One legend entry for the bounds (each in its system's colour): a label per
+            # system made the legend long enough to sit on the curves.
             for line in axes[0, 0].lines[drawn:]:
                 line.set_linestyle("--")
                 line.set_marker("")
+                line.set_label("_" + line.get_label())
+            axes[0, 0].plot([], [], color="0.35", linestyle="--",
+                            label="lower bound (dashed, in\nthe system's colour)")
         # Short titles that fit their panel; a legend on every panel.
         axes[row, 0].set_title(f"{op} time\n{what}")
         axes[row, 1].set_title(f"{op} bus bandwidth\n{what}")
         for ax in axes[row]:
             ax.legend(fontsize="xx-small", ncol=2 if row else 1)
+        busbw = axes[row, 1]
+        if row and busbw.get_yscale() == "log":
+            # Every algorithm's bus bandwidth rises to the top right: the long legend gets
+            # two empty decades above the curves instead of a place on them.
+            lo, hi = busbw.get_ylim()
+            busbw.set_ylim(lo, hi * 100)
+            busbw.legend(fontsize="xx-small", ncol=3, loc="upper left", columnspacing=1.0,
+                         handlelength=1.6)
     return fig
 
 

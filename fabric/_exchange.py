@@ -81,6 +81,24 @@ A kernel that crosses the network moves its payload through each NIC at
 400 Gb/s NDR NIC, NVIDIA's figure for what NCCL reaches and what NVSHMEM's
 ``shmem_put_bw`` measures), the same for every kernel.
 
+Serial chains
+-------------
+Inside a phase each thread block works through a chain of memory operations that
+cannot overlap, each waiting for the one before. For ``one-sided`` the chain is
+counted from TensorRT-LLM's kernels (:attr:`ExchangeKernel.chain`) and priced with
+published latencies of the hardware (:data:`EXCHANGE_LATENCY`, per GPU generation):
+the dispatch loads the token's expert ids (HBM: the benchmark flushes L2 before
+every dispatch), claims a slot on each destination rank with ``atomicAdd`` one
+after the other (thread 0; each result is stored before the next atomic issues),
+copies the token in rounds of 256 x 16 B, each round a load from HBM before its
+stores, then the last block counts itself done (one more atomic), reads the send
+counters (L2) and the sanitize kernel reads the receive counters (L2); the combine
+reads the receive counters and stages the MoE output in rounds of L2 loads, then
+pulls each round from the peers, a peer load each
+(:func:`peer_access_latency`: the remote side of a peer load, added to the
+fabric's own round trip). The chain is charged once per phase (one block's
+critical path; the other blocks overlap it), in its fixed part.
+
 The facts and their sources are collected in ``docs/sources.md s.7``.
 
 Examples
@@ -101,9 +119,10 @@ import dataclasses
 from ._errors import SpecError
 from ._params import Parameter
 from ._runtime import runtime
+from ._tech import link_tech
 
-__all__ = ["EXCHANGE_KERNELS", "EXCHANGE_NIC_EFFICIENCY", "EXCHANGE_SYNC", "ExchangeKernel",
-           "exchange_kernel"]
+__all__ = ["EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY", "EXCHANGE_SYNC",
+           "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
 
 #: NCCL's own tuner constants, held once in the ``nccl`` runtime profile (:mod:`fabric._runtime`).
 _NCCL = {p.name: p for p in runtime("nccl").parameters()}
@@ -132,6 +151,108 @@ EXCHANGE_NIC_EFFICIENCY = Parameter(
     "see 46-48GB/s per NIC' -> midpoint 47 of the 50 GB/s line rate; corroborated by "
     "deepseek-ai/DeepEP issue 155 (NVSHMEM shmem_put_bw between two H100 nodes: about 47 GB/s). "
     "Assumption: the same fraction of line rate for other NICs (RoCE, other speeds)")
+
+_GH200 = ("RRZE-HPC/gpu-benches gpu-latency/gh200.txt (commit 1038c5d, 2025-02-11; the "
+          "pointer-chase benchmark of Ernst et al.: one warp, random order, 128-B lines, "
+          "clock 1980 MHz, printed cycles per access)")
+_HOPPER_CLOCK = 1.98e9          # Hz: the clock gh200.txt prints; H100/H200 SXM boost alike
+
+#: Latencies of the memory operations that an exchange kernel's serial chain is made of
+#: (``EXCHANGE_LATENCY[arch][name]``, seconds), per GPU generation
+#: (:func:`fabric.runtime_arch`): ``hbm_load`` (a load that misses L2), ``l2_hit`` (a load
+#: that hits L2), ``l2_atomic`` (a global ``atomicAdd`` whose result is used), and
+#: ``peer_load`` (a load from a peer GPU's memory over NVLink through NVSwitch, the whole
+#: round trip). Each is a published microbenchmark figure, or a named assumption that
+#: carries one to where none is published.
+EXCHANGE_LATENCY = {
+    "hopper": {
+        "hbm_load": Parameter(
+            "exchange.latency.hopper.hbm_load", 689.0 / _HOPPER_CLOCK, "s",
+            _GH200 + ": 688.8-689.2 cycles per access for 1.2-2.3 GB working sets (DRAM), "
+            "689 cycles / 1.98 GHz = 348 ns"),
+        "l2_hit": Parameter(
+            "exchange.latency.hopper.l2_hit", 280.4 / _HOPPER_CLOCK, "s",
+            _GH200 + ": 280.3-280.8 cycles per access for 0.4-24 MB working sets (the near L2 "
+            "partition), 280.4 cycles / 1.98 GHz = 141.6 ns"),
+        "l2_atomic": Parameter(
+            "exchange.latency.hopper.l2_atomic", (280.4 + 503.4) / 2 / _HOPPER_CLOCK, "s",
+            "assumption: no Hopper figure for a global atomicAdd whose result is used was "
+            "found; an L2 atomic costs one L2 round trip, to the near or the far L2 partition "
+            "with equal odds (the counter's home partition is set by its address, not by the "
+            "SM): mean of the near hit (280.4 cycles) and the far-partition plateau (503.4 "
+            "cycles at 38 MB) of " + _GH200 + " = 391.9 cycles / 1.98 GHz = 197.9 ns. "
+            "Blackwell's measured near atomic (148 ns) equals its near L2 hit (~150 ns), "
+            "which supports the assumption"),
+        "peer_load": Parameter(
+            "exchange.latency.hopper.peer_load", 46287.84 / 56 * 1e-9, "s",
+            "NVIDIA nvbandwidth v0.10.0 testcase device_to_device_latency_sm (a pointer chase "
+            "by one GPU's SM through a peer GPU's 2 MiB buffer) on 8x H100 80GB HBM3 (HGX, "
+            "NVSwitch), driver 595.71.05: 56 ordered pairs 821.9-829.5 ns, sum 46287.84 ns, "
+            "mean 826.6 ns (a published acceptance-test report on GitHub, stored index id "
+            "62193952648; its repository is not named by the index)"),
+    },
+    "blackwell": {
+        "hbm_load": Parameter(
+            "exchange.latency.blackwell.hbm_load", 689.0 / _HOPPER_CLOCK, "s",
+            "assumption: no named Blackwell DRAM-latency figure was found (Jarmusch & "
+            "Chandrasekaran arXiv 2512.02189 state '420 cycles for cache misses' without a "
+            "method; an unnamed public survey measured ~840 cycles = ~530 ns on a B200 locked "
+            "at 1.59 GHz): Hopper's 348 ns (" + _GH200 + ") carried to Blackwell, a lower "
+            "bound if that survey is right"),
+        "l2_hit": Parameter(
+            "exchange.latency.blackwell.l2_hit", 150e-9, "s",
+            "Chips and Cheese, 'Nvidia's B200: Keeping the CUDA Juggernaut Rolling' (2025, "
+            "8x B200): L2 latency within the attached partition ~150 ns (read through two "
+            "secondary copies: besthub.dev's summary and a public B200 survey that "
+            "cross-checks it at ~298 cycles)"),
+        "l2_atomic": Parameter(
+            "exchange.latency.blackwell.l2_atomic", (148e-9 + 344e-9) / 2, "s",
+            "P. Shankhdhar, 'Outperforming cuBLAS on NVFP4' (cudaforfun.substack.com, 2026; "
+            "read through a translated copy on GitHub): a dependent atomicAdd chain on GB300 "
+            "(each result feeds the next address) takes 148 ns when the SM is on the line's "
+            "home L2 side and 344 ns from the far side; assumption: the counter's home side is "
+            "independent of the SM (equal odds): mean 246 ns"),
+        "peer_load": Parameter(
+            "exchange.latency.blackwell.peer_load", 20525.53 / 12 * 1e-9, "s",
+            "NVIDIA nvbandwidth testcase device_to_device_latency_sm on a 4-GPU GB300 NVL72 "
+            "tray (Oracle OCI BM.GPU.GB300.4 host-validation guide, example output 'SUM "
+            "device_to_device_latency_sm 20525.53' over the 12 ordered pairs: mean 1710.5 ns; "
+            "public GitHub Markdown, stored index id 51884305790, repository not named by the "
+            "index); assumption: the same for B200 and GB200 (same NVLink5 and NVSwitch "
+            "generation; NVIDIA/nccl issue 1940 likewise finds B200's smallest one-sided "
+            "all-reduce slower than Hopper's, 3 vs 2.3 us)"),
+    },
+}
+
+#: The NVLink generation each architecture's ``peer_load`` was measured over.
+_PEER_TECH = {"hopper": "nvlink4", "blackwell": "nvlink5"}
+
+
+def peer_access_latency(arch):
+    """Seconds a peer load spends beyond the fabric's own round trip, and its Parameters.
+
+    The measured ``peer_load`` (:data:`EXCHANGE_LATENCY`) is one load's whole round trip
+    between two GPUs of one NVSwitch domain: the path there and back (GPU -> switch -> GPU,
+    two links each way, each at its technology's latency) plus the remote memory access and
+    both ends' overheads. The model routes the path itself (router latencies, so degraded
+    fabrics lengthen it) and adds this remainder: ``peer_load - 4 x link latency``.
+
+    >>> round(peer_access_latency("hopper")[0] * 1e9, 1)      # 826.6 - 4 x 150
+    226.6
+    >>> round(peer_access_latency("blackwell")[0] * 1e9, 1)   # 1710.5 - 4 x 150
+    1110.5
+    """
+    table = EXCHANGE_LATENCY[arch]
+    tech = link_tech(_PEER_TECH[arch])
+    rest = max(0.0, table["peer_load"].value - 4 * tech.latency)
+    return rest, (table["peer_load"], Parameter(f"{tech.name}.latency", tech.latency, "s",
+                                                tech.source))
+
+
+#: How many times a chain entry repeats: once, once per destination rank of a token,
+#: or once per round of ``threads x vector`` bytes of the token.
+_CHAIN_COUNTS = ("one", "ranks", "rounds")
+
 
 @dataclasses.dataclass(frozen=True)
 class ExchangeKernel:
@@ -163,6 +284,14 @@ class ExchangeKernel:
         the barrier (read + write of every received copy through local HBM):
         TensorRT-LLM's ``moeA2APrepareCombineKernel`` when the MoE does not write
         into the workspace (``payload_in_workspace=False``).
+    chain : tuple of two tuples
+        The serial chain of one thread block per (dispatch, combine) phase (see
+        "Serial chains" in the module docstring): ``(latency, count)`` pairs, ``latency``
+        a key of :data:`EXCHANGE_LATENCY` other than ``peer_load`` and ``count`` one of
+        ``"one"``, ``"ranks"`` (once per destination rank of a token, one after the
+        other) or ``"rounds"`` (once per round of ``pull_threads x pull_vector`` bytes of
+        the phase's token). A pulling combine's peer loads are its pull rounds, not
+        part of this.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -189,6 +318,7 @@ class ExchangeKernel:
     pull_threads: int = 0
     pull_vector: int = 0
     staging_copy: bool = False
+    chain: tuple = ((), ())
     sources: tuple = ()
 
     def __post_init__(self):
@@ -210,6 +340,45 @@ class ExchangeKernel:
             v = getattr(self, field)
             if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):
                 raise ValueError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
+        names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
+        if not isinstance(self.chain, tuple) or len(self.chain) != 2:
+            raise ValueError(f"chain must be a (dispatch, combine) pair, got {self.chain!r}")
+        for phase in self.chain:
+            for step in phase:
+                if (not isinstance(step, tuple) or len(step) != 2 or step[0] not in names
+                        or step[1] not in _CHAIN_COUNTS):
+                    raise ValueError(f"a chain step is (latency, count) with latency in "
+                                     f"{sorted(names)} and count in {list(_CHAIN_COUNTS)}, got "
+                                     f"{step!r}")
+                if step[1] == "rounds" and not self.pull_threads:
+                    raise ValueError("a chain step counted in rounds needs pull_threads and "
+                                     "pull_vector (the block's bytes per round)")
+
+    def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True):
+        """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
+        latency Parameters it used.
+
+        ``ranks`` is the expected number of distinct destination ranks of a token,
+        ``rounds`` the phase's rounds of ``pull_threads x pull_vector`` bytes. With
+        ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
+        ``hbm_load`` costs an ``l2_hit``.
+
+        >>> k = exchange_kernel("one-sided")
+        >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4)
+        >>> round(t * 1e9)      # 348 + 8 x 246 + 4 x 348 + 246 + 150 + 150
+        4254
+        """
+        table = EXCHANGE_LATENCY[arch]
+        times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds)}
+        total, used = 0.0, []
+        for name, count in self.chain[phase]:
+            if name == "hbm_load" and not l2_flushed:
+                name = "l2_hit"
+            p = table[name]
+            total += times[count] * p.value
+            if p not in used:
+                used.append(p)
+        return total, tuple(used)
 
     def parameters(self):
         """The profile's figures as :class:`~fabric.Parameter` records, with their sources.
@@ -228,6 +397,9 @@ class ExchangeKernel:
         if self.staging_copy:
             out.append(Parameter(f"{self.name}.staging_copy", True, "",
                                  src.get("staging_copy", "")))
+        if any(self.chain):
+            text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-" for ph in self.chain)
+            out.append(Parameter(f"{self.name}.chain", text, "", src.get("chain", "")))
         if self.pull_threads:
             out.append(Parameter(f"{self.name}.pull_threads", self.pull_threads, "",
                                  src.get("pull", "")))
@@ -273,6 +445,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
+        chain=((("hbm_load", "one"), ("l2_atomic", "ranks"), ("hbm_load", "rounds"),
+                ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one")),
+               (("l2_hit", "one"), ("l2_hit", "rounds"))),
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -286,6 +461,22 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                          "launches prepare + combine, and in TensorRT-LLM "
                          "tensorrt_llm/_torch/modules/fused_moe/communication/"
                          "nvlink_one_sided.py, whose dispatch adds moe_a2a_sanitize_expert_ids)")),
+            ("chain", ("counted from moeAlltoAllKernels.cu as ported to flashinfer-ai/flashinfer "
+                       "579435f9 (2026-02-12, the TensorRT-LLM kernels of blog18's benchmark, "
+                       "PR #12195 of 2026-03-13). Dispatch (moeA2ADispatchKernel, one block of "
+                       "256 threads per token): load the token's top-k expert ids (HBM: "
+                       "bench_moe_comm.py flushes L2 before every dispatch); thread 0 claims a "
+                       "slot on each distinct destination rank with atomicAdd, storing each "
+                       "result before the next (serial); vectorized_dispatch copies the token "
+                       "in rounds of 256 x 16 B, each a load before its stores; the last block "
+                       "atomicAdds local_token_counter and reads send_counters (L2) before its "
+                       "release fence; moeA2ASanitizeExpertIdsKernel reads recv_counters (L2). "
+                       "Combine: moeA2APrepareCombineKernel reads recv_counters, then copies "
+                       "the slot in rounds (the MoE output, written just before: L2). Not "
+                       "counted: the two small payloads (expert ids, scales) after the token, "
+                       "the release fence and flags (in the kernel floor). flashinfer 5e891c6b "
+                       "(2026-07-21) claims the slots in parallel lanes (one atomic): newer "
+                       "measurements need ('l2_atomic', 'one')")),
             ("staging_copy", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu "
                               "moeA2APrepareCombineKernel: with a payload outside the workspace "
                               "it copies every valid received slot (token_idx < recv_counters"

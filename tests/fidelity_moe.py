@@ -98,30 +98,33 @@ CASES = {
 KNOWN_MISSES = {
     "trtllm-ep8-bs1-dispatch": "the timed region (bench_moe_comm.py: CUDA-graph replay, CUPTI span "
                                "of the phase's kernels, PDL off) holds three kernels, counted "
-                               "from the code: prepare (zero the send counters), the push with "
-                               "its release fence + flag barrier, sanitize (mark empty slots); "
-                               "charged as the symmetric-memory kernel floor (3 us on Blackwell, "
-                               "NCCL issue 1940) + 2 graph nodes (2.6 us) = 5.7 us against 18.9 us. "
-                               "NVIDIA's barrier-off run (blog18 draft, PR #12195) splits the "
-                               "18.9 us into 7.6 us of barrier (release fence + flags) and 11.3 us "
-                               "of the three kernels' own work: both parts exceed what the "
-                               "sourced constants give; the rest has no published breakdown",
-    "trtllm-ep8-bs1-combine": "two kernels from the code: the staging copy (prepare-combine, 0.0 us "
-                              "at one token) and the barrier + 4 pulled round trips: 1 graph node "
-                              "+ 3 us floor + 2.4 us = 6.7 us against 31 us; the barrier-off run "
-                              "measures 28.1 us without the barrier (barrier 2.9 us, close to the "
-                              "floor): the miss is the pull kernel's own work at one token "
-                              "(blog18's FP8/BF16 pair says it grows with bytes per token)",
-    "trtllm-ep8-bs16-dispatch": "as bs1: 7.8 us modelled against ~18.5 us measured (barrier-off: "
+                               "from the code: prepare, the push with its release fence + flag "
+                               "barrier, sanitize; charged as the symmetric-memory kernel floor "
+                               "(3 us on Blackwell, NCCL issue 1940) + 2 graph nodes (2.6 us) + "
+                               "one block's serial chain priced with published Blackwell "
+                               "latencies (4.3 us: expert-id HBM load, 8 slot atomics one after "
+                               "the other at 246 ns, 4 copy rounds at an HBM load each, the "
+                               "counter atomic and reads) = 10.0 us against 18.9 us. NVIDIA's "
+                               "barrier-off run (blog18 draft, PR #12195) puts 11.3 us outside "
+                               "the barrier (the model: 7 us) and 7.6 us in it (the model's "
+                               "floor: 3 us); unpriced: the two small payloads' rounds, "
+                               "Blackwell's HBM latency (carried from Hopper's 348 ns), the "
+                               "fence's wait for the pushed stores",
+    "trtllm-ep8-bs1-combine": "two kernels from the code: the staging copy (its chain: counter "
+                              "read + 4 L2 rounds, 0.75 us) and the barrier + 4 pulled rounds, "
+                              "each a peer load (1.71 us: nvbandwidth's peer pointer chase on "
+                              "GB300): 1 graph node + 3 us floor + 0.75 + 6.8 us = 11.9 us "
+                              "against 31 us; the barrier-off run measures 28.1 us without the "
+                              "barrier: the pull would need ~6 us per round, 3.5x the measured "
+                              "peer load (blog18's FP8/BF16 pair says it grows with the rounds)",
+    "trtllm-ep8-bs16-dispatch": "as bs1: 12.1 us modelled against ~18.5 us measured (barrier-off: "
                                 "11.6 us)",
-    "trtllm-ep8-bs16-combine": "as bs1: 7.2 us modelled against ~33 us measured (barrier-off: "
+    "trtllm-ep8-bs16-combine": "as bs1: 12.4 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
-    "trtllm-ep8-bs128-dispatch": "3 us floor + 2 nodes + an NVLink transfer at NCCL's per-link rate "
-                                 "(23.4 us) against 31.7 us: the small-batch floor still shows "
-                                 "at 128 tokens",
-    "trtllm-ep8-bs128-combine": "3 us floor + 1 node + an NVLink transfer at NCCL's per-link rate + "
-                                "the staging copy (25.8 us) against 38.1 us: the small-batch floor "
-                                "still shows at 128 tokens",
+    "trtllm-ep8-bs128-combine": "3 us floor + 1 node + the staging chain + an NVLink transfer at "
+                                "NCCL's per-link rate + the staging copy (26.5 us) against "
+                                "38.1 us: the small-batch pull floor (bs1) still shows at 128 "
+                                "tokens",
     "deepep-v1-ep8-ll-dispatch": "77 us measured: NVLink transfer (40 us at NCCL's 20.6 GB/s "
                                  "per link) + kernel floor (2.3 us, Hopper) + receive copy give "
                                  "47 us; the rest has no published source",

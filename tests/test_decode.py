@@ -56,10 +56,11 @@ def fab():
 
 def test_small_by_hand(fab):
     # the roofline at peak bandwidth (hbm_efficiency=1), eager launches, no kernel floors
-    # (the floors' own closed form: test_kernel_floors_by_hand)
+    # and no GEMM fixed part: their own closed forms are test_kernel_floors_by_hand and
+    # test_gemm_fixed_time_by_hand
     r = decode_step(SMALL, fab, batch=4, context=10, layout="tp=2,dp=2",
                     collective=fake_cost, cuda_graphs=False, hbm_efficiency=1.0,
-                    kernel_floors={})
+                    kernel_floors={}, gemm_fixed_time=0.0)
     us = 1e-6
     # attention: 12416 weights (q,k,v,o of 4 heads x 16, 2 KV heads, + 2 norms) over tp=2,
     # 2 B each, at 1 GB/s; KV: 2 sequences x 11 tokens x 64 elements x 2 B, split 2 ways
@@ -114,12 +115,13 @@ def test_overlap_and_fusion(fab):
 
 def test_cuda_graphs_pay_replay_not_launch(fab):
     """With CUDA graphs a kernel costs the graph-replay gap, over the graph kernel list."""
-    # without kernel floors the two modes differ only in their boundaries (the lists differ
-    # in their small kernels, so with floors they differ in those too)
+    # without kernel floors and GEMM fixed parts the two modes differ only in their
+    # boundaries (the lists differ in their small kernels and GEMMs, so with those they
+    # differ in them too)
     eager = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost,
-                        cuda_graphs=False, kernel_floors={})
+                        cuda_graphs=False, kernel_floors={}, gemm_fixed_time=0.0)
     graph = decode_step(SMALL, fab, batch=4, context=10, collective=fake_cost, cuda_graphs=True,
-                        kernel_floors={})
+                        kernel_floors={}, gemm_fixed_time=0.0)
     assert graph.cuda_graphs and not eager.cuda_graphs
     per_layer = [x.kernels for x in graph.layers]
     # GQA attention keeps the operator list; dense FFN and MoE FFN the graph lists (+2
@@ -587,7 +589,7 @@ def test_kernel_floors_by_hand(fab):
     # their floors beyond the boundary; the GEMMs and attention keep the roofline
     from analysis._decode import EMPTY_KERNEL_TIME, KERNEL_FLOORS
     kw = {"batch": 4, "context": 10, "layout": "tp=2,dp=2", "collective": fake_cost,
-          "cuda_graphs": False, "hbm_efficiency": 1.0}
+          "cuda_graphs": False, "hbm_efficiency": 1.0, "gemm_fixed_time": 0.0}
     off = decode_step(SMALL, fab, kernel_floors={}, **kw)
     on = decode_step(SMALL, fab, **kw)
     e = EMPTY_KERNEL_TIME.value
@@ -611,9 +613,10 @@ def test_kernel_floors_by_hand(fab):
         dataclasses.replace(off, parameters=()))
 
 
-def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion):
+def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed):
     """The step re-added kernel by kernel: each kernel costs its boundary plus
-    max(its share of its block's roofline, its floor beyond an empty kernel)."""
+    max(its share of its block's roofline (+ the fixed part, for a GEMM), its floor beyond
+    an empty kernel); fusion divides all but the roofline."""
     from analysis._decode import _HEAVY, EMPTY_KERNEL_TIME, KERNEL_CLASSES
 
     def cost(names, roofline):
@@ -623,7 +626,8 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion):
             r_i = roofline / len(heavy) if KERNEL_CLASSES[n] in _HEAVY else 0.0
             f_i = max(max(0.0, floors.get(KERNEL_CLASSES[n], 0.0) - EMPTY_KERNEL_TIME.value),
                       mkt)
-            total += boundary / fusion + r_i + max(0.0, f_i - r_i) / fusion
+            fixed = gemm_fixed if KERNEL_CLASSES[n] == "gemm" else 0.0
+            total += boundary / fusion + r_i + (max(r_i + fixed, f_i) - r_i) / fusion
         return total
 
     kind = model.attention.kind
@@ -646,19 +650,22 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion):
        floors=st.dictionaries(st.sampled_from(["norm", "elementwise", "topk", "moe_align",
                                                "gemm", "attention", "other"]),
                               st.floats(0.0, 2e-5)),
-       mkt=st.sampled_from([0.0, 1e-6, 3e-5]), fusion=st.sampled_from([1.0, 2.5]))
+       mkt=st.sampled_from([0.0, 1e-6, 3e-5]), fusion=st.sampled_from([1.0, 2.5]),
+       gemm_fixed=st.sampled_from([0.0, 2.6e-6, 1e-5]))
 def test_step_is_the_sum_of_its_counted_kernels(batch, layout, engine, graphs, floors, mkt,
-                                                fusion):
+                                                fusion, gemm_fixed):
     from analysis._decode import ENGINE_KERNELS
     f = topologies_build("hgx-h200")
     r = decode_step("kimi-k2", f, batch=batch, context=512, layout=layout, engine=engine,
                     cuda_graphs=graphs, kernel_floors=floors, min_kernel_time=mkt,
-                    fusion_factor=fusion, collective=fake_cost, overlap=0.5)
+                    fusion_factor=fusion, collective=fake_cost, overlap=0.5,
+                    gemm_fixed_time=gemm_fixed)
     lists = ENGINE_KERNELS[engine] if graphs else KERNELS
     boundary = GRAPH_KERNEL_OVERHEAD.value if graphs else 4e-6
     m = MODELS["kimi-k2"]
     assert r.time == pytest.approx(
-        _brute_step(r, m, lists, r.layout.ep, floors, mkt, boundary, fusion), rel=1e-12)
+        _brute_step(r, m, lists, r.layout.ep, floors, mkt, boundary, fusion, gemm_fixed),
+        rel=1e-12)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -681,3 +688,38 @@ def test_kernel_floor_parameters_are_reported_with_sources(fab):
     names = {p.name: p for p in user.parameters}
     assert names["decode.kernel_floor.norm"].source == "user"
     assert "decode.kernel_floor.topk" not in names
+
+
+def test_gemm_fixed_time_is_the_published_intercept():
+    # vLLM PR #53534: B200 BF16 decode GEMMs at M = 1 under CUDA-graph replay (cuBLAS, us);
+    # a least-squares line through time against weight bytes: the slope is the streaming
+    # bandwidth (independently 0.78 of the B200's peak, DECODE_HBM_EFFICIENCY), the intercept
+    # the fixed part of a replayed call; minus the boundary the model charges.
+    from analysis._decode import GEMM_FIXED_TIME
+    from fabric import chip_spec
+    shapes = [(3072, 7168, 10.26), (3584, 7168, 12.31), (6288, 7168, 15.45), (7168, 8448, 26.19),
+              (10240, 7168, 29.52), (16896, 7168, 40.57), (20480, 7168, 51.28)]
+    x = np.array([n * k * 2 for n, k, _ in shapes], dtype=float)
+    y = np.array([t * 1e-6 for _, _, t in shapes])
+    slope, intercept = np.polyfit(x, y, 1)
+    assert 1 / slope / chip_spec("b200").hbm_bandwidth == pytest.approx(
+        DECODE_HBM_EFFICIENCY.value, abs=0.01)
+    assert intercept - GRAPH_KERNEL_OVERHEAD.value == pytest.approx(GEMM_FIXED_TIME.value,
+                                                                    abs=0.01e-6)
+
+
+def test_gemm_fixed_time_by_hand(fab):
+    # every weight GEMM of the eager lists takes the fixed part whatever its size: GQA
+    # qkv_proj and o_proj; dense gate_up and down; MoE router, shared gate_up and down; the
+    # head's lm_head. Routed experts and attention do not.
+    kw = {"batch": 4, "context": 10, "layout": "tp=2,dp=2", "collective": fake_cost,
+          "cuda_graphs": False, "kernel_floors": {}}
+    off = decode_step(SMALL, fab, gemm_fixed_time=0.0, **kw)
+    on = decode_step(SMALL, fab, gemm_fixed_time=5e-6, **kw)
+    assert on.layers[0].attention - off.layers[0].attention == pytest.approx(2 * 5e-6)
+    assert on.layers[0].ffn - off.layers[0].ffn == pytest.approx(2 * 5e-6)
+    assert on.layers[1].ffn - off.layers[1].ffn == pytest.approx(3 * 5e-6)
+    assert on.head.kernel_floor == pytest.approx(5e-6)
+    assert on.time - off.time == pytest.approx(5e-6 * (4 * 2 + 2 + 3 * 3 + 1))
+    with pytest.raises(SpecError, match="gemm_fixed_time"):
+        decode_step(SMALL, fab, gemm_fixed_time=-1e-6, **kw)

@@ -21,10 +21,12 @@ import topologies
 from analysis import expert_reach, model_config, moe_exchange, parse_routing
 from fabric import (
     EXCHANGE_KERNELS,
+    EXCHANGE_LATENCY,
     EXCHANGE_NIC_EFFICIENCY,
     RoutingError,
     SpecError,
     exchange_kernel,
+    link_tech,
 )
 
 # -- published rows: tests/fidelity_moe.py expresses them for tests/test_fidelity.py ----------
@@ -389,8 +391,10 @@ def test_pull_rounds_match_the_kernel_loop(nbytes, threads, vector):
        st.booleans())
 def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     """The one-sided combine's transfer is the larger of its bandwidth time and
-    rounds x the fabric's largest round trip between the EP ranks (brute force over every
-    pair with the router), on an intact and a degraded fabric; dispatch (a push) pays none."""
+    rounds x (the fabric's largest round trip between the EP ranks, brute force over every
+    pair with the router, + the rest of Hopper's measured peer load: 826.6 ns less the
+    4 x 150 ns NVSwitch path), on an intact and a degraded fabric; dispatch (a push) pays
+    none."""
     f = topologies.build("dgx-h100")
     if degraded:
         f = f.without(links=[("chip0", "sw0")])
@@ -400,8 +404,9 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
              for a in f.endpoint_indices for b in f.endpoint_indices if a != b)
     k = exchange_kernel("one-sided")
     rounds = analysis.pull_rounds(r.combine_bytes, k.pull_threads, k.pull_vector)
+    access = EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech("nvlink4").latency
     c = r.combine_phase
-    assert c.pull_latency == pytest.approx(rounds * rt, rel=1e-12)
+    assert c.pull_latency == pytest.approx(rounds * (rt + access), rel=1e-12)
     assert c.transfer == pytest.approx(max(c.scaleup, c.network, c.pull_latency), rel=1e-12)
     assert (c.bottleneck == "round trips") == (c.pull_latency > max(c.scaleup, c.network))
     assert r.dispatch_phase.pull_latency == 0.0
@@ -431,9 +436,10 @@ def _brute_round_trip(f, ep):
 @given(st.sampled_from(sorted(set(EXCHANGE_KERNELS) - {"all-to-allv"})),
        st.sampled_from([0.0, 1.3e-6, 5e-6]), st.sampled_from([1, 64]))
 def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
-    """fixed = barriers + (kernels - 1) x gap, per phase, for every kernel: across the
-    network each barrier is one NCCL LL step over the NET hop; the gap adds to the time
-    one for one (nothing else moves)."""
+    """fixed = barriers + (kernels - 1) x gap + serial chain, per phase, for every kernel:
+    across the network each barrier is one NCCL LL step over the NET hop; the gap adds to
+    the time one for one (nothing else moves); only a kernel with a counted chain
+    (one-sided) has one."""
     from fabric import EXCHANGE_SYNC, runtime, runtime_arch
     f = h800(2) if exchange_kernel(kernel).scale_out else topologies.build("dgx-h100")
     ep = 16 if exchange_kernel(kernel).scale_out else 8
@@ -449,8 +455,9 @@ def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
                               (r.combine_phase, r0.combine_phase, k.kernels[1], k.syncs[1])):
         assert syncs == 1
         assert ph.kernel_gaps == pytest.approx((n - 1) * gap, abs=1e-18)
-        assert ph.fixed == pytest.approx(barrier + (n - 1) * gap, rel=1e-12)
+        assert ph.fixed == pytest.approx(barrier + (n - 1) * gap + ph.chain, rel=1e-12)
         assert ph.time - ph0.time == pytest.approx((n - 1) * gap, abs=1e-15)
+        assert (ph.chain > 0) == any(k.chain)
 
 
 @settings(max_examples=12, deadline=None)
@@ -476,7 +483,7 @@ def test_barrier_inside_a_domain_is_the_symmetric_memory_kernel_floor(system, de
     rt = _brute_round_trip(f, 8)
     for ph, n in ((r.dispatch_phase, syncs[0]), (r.combine_phase, syncs[1])):
         want = 0.0 if n == 0 else arch_floor + (n - 1) * rt
-        assert ph.fixed == pytest.approx(want, rel=1e-12, abs=1e-18)
+        assert ph.fixed - ph.chain == pytest.approx(want, rel=1e-12, abs=1e-18)
     assert any(p.name.startswith("symmetric-memory.kernel_floor") for p in r.parameters)
 
 
@@ -546,34 +553,105 @@ def test_one_sided_combine_stages_every_received_copy_through_hbm(ep, tokens, nb
     assert "one-sided.staging_copy" in [p.name for p in r.parameters]
 
 
-@settings(max_examples=10, deadline=None)
-@given(st.sampled_from([2, 4, 8, 16, 32, 64]), st.sampled_from([1, 16, 512]), st.booleans())
-def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded):
+def _brute_chain(ep, k, nbytes, table, l2_flushed=True):
+    """One block's serial chain counted by hand from TensorRT-LLM's kernels (579435f9): the
+    dispatch loads the expert ids, claims one slot per distinct target rank of its token
+    under the perfect router (enumerated), copies the token in 256 x 16 B rounds (a load
+    each), then the counter atomic and two counter reads; the combine reads the counters
+    and stages the token in rounds of L2 loads."""
+    first = table["hbm_load" if l2_flushed else "l2_hit"].value
+    targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
+    rounds = _loop_steps(nbytes, 256, 16)
+    dispatch = (first + targets * table["l2_atomic"].value + rounds * first
+                + table["l2_atomic"].value + 2 * table["l2_hit"].value)
+    combine = table["l2_hit"].value + rounds * table["l2_hit"].value
+    return dispatch, combine
+
+
+@settings(max_examples=14, deadline=None)
+@given(st.sampled_from([2, 4, 8, 16, 32, 64]), st.sampled_from([1, 16, 512]), st.booleans(),
+       st.sampled_from(["gb200-nvl72", "nvl72:chip=h100"]), st.booleans())
+def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, system,
+                                                          l2_flushed):
     """Every piece counted from TensorRT-LLM's code, against its own reference, over EP
-    widths and intact or degraded NVL72 racks: dispatch = kernel floor (push + barrier) +
-    2 graph nodes (prepare, sanitize) + the push; combine = kernel floor (barrier + pull) +
-    1 graph node (prepare) + max(the pull's bandwidth time, its dependent round trips over
-    the worst EP pair) + the staging copy."""
+    widths, token counts, Blackwell and Hopper racks, intact or degraded: dispatch = kernel
+    floor (push + barrier) + 2 graph nodes (prepare, sanitize) + one block's serial chain
+    (brute-force count x the generation's published latencies) + the push; combine = kernel
+    floor (barrier + pull) + 1 graph node (prepare) + its chain + max(the pull's bandwidth
+    time, rounds x (the worst EP pair's round trip + the rest of a measured peer load)) +
+    the staging copy."""
     from fabric import chip_spec, runtime
-    f = fidelity_moe.nvl72()
+    f = topologies.build(system)
     if degraded:
         a = f.endpoints[1]
         f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel="one-sided", dispatch_bytes=2,
-                     combine_bytes=2, routing="balanced")
-    floor = runtime("symmetric-memory").kernel_floor["blackwell"]
+                     combine_bytes=2, routing="balanced", l2_flushed=l2_flushed)
+    arch = "blackwell" if system == "gb200-nvl72" else "hopper"
+    table = EXCHANGE_LATENCY[arch]
+    floor = runtime("symmetric-memory").kernel_floor[arch]
     node = analysis.GRAPH_KERNEL_OVERHEAD.value
+    chain_d, chain_c = _brute_chain(ep, 8, 7168 * 2, table, l2_flushed)
     d, c = r.dispatch_phase, r.combine_phase
-    assert d.fixed == pytest.approx(floor + 2 * node, rel=1e-12)
-    assert c.fixed == pytest.approx(floor + 1 * node, rel=1e-12)
+    assert d.chain == pytest.approx(chain_d, rel=1e-12)
+    assert c.chain == pytest.approx(chain_c, rel=1e-12)
+    assert d.fixed == pytest.approx(floor + 2 * node + chain_d, rel=1e-12)
+    assert c.fixed == pytest.approx(floor + 1 * node + chain_c, rel=1e-12)
     rounds = analysis.pull_rounds(7168 * 2, 256, 16)
+    tech = "nvlink5" if arch == "blackwell" else "nvlink4"
+    access = table["peer_load"].value - 4 * link_tech(tech).latency
     pairs = np.array(list(itertools.permutations([f.endpoint_indices[i] for i in range(ep)], 2)))
-    pull = 0.0
-    if ep > 1:      # every ordered pair's router latency there and back, worst pair
-        pull = rounds * float(np.max(f.router.latency(pairs[:, 0], pairs[:, 1])
-                                     + f.router.latency(pairs[:, 1], pairs[:, 0])))
+    # every ordered pair's router latency there and back, worst pair
+    rt = float(np.max(f.router.latency(pairs[:, 0], pairs[:, 1])
+                      + f.router.latency(pairs[:, 1], pairs[:, 0])))
+    pull = rounds * (rt + access)
     assert c.pull_latency == pytest.approx(pull, rel=1e-12)
     copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
     assert c.local_copy == pytest.approx(copy, rel=1e-12)
     assert d.time == pytest.approx(d.fixed + d.scaleup, rel=1e-12)
     assert c.time == pytest.approx(c.fixed + max(c.scaleup, pull) + copy, rel=1e-12)
+    names = {p.name for p in r.parameters}
+    assert {f"exchange.latency.{arch}.{n}" for n in ("hbm_load", "l2_atomic", "l2_hit",
+                                                      "peer_load")} - (
+        set() if l2_flushed else {f"exchange.latency.{arch}.hbm_load"}) <= names
+
+
+def test_chain_latencies_are_sourced_per_generation():
+    """Each latency is a Parameter in seconds with a source, for both generations; the
+    Blackwell HBM figure says it is carried from Hopper."""
+    for table in EXCHANGE_LATENCY.values():
+        assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "peer_load"}
+        for p in table.values():
+            assert p.unit == "s" and 10e-9 < p.value < 5e-6 and len(p.source) > 60
+    assert EXCHANGE_LATENCY["blackwell"]["hbm_load"].source.startswith("assumption")
+    # the sourced orders hold: L2 hit < HBM load < peer load
+    for table in EXCHANGE_LATENCY.values():
+        assert table["l2_hit"].value < table["hbm_load"].value < table["peer_load"].value
+
+
+def test_warm_l2_prices_the_first_touches_as_l2_hits_and_bad_flag_refused():
+    """l2_flushed=False (a decode step: the token was just written) makes exactly the
+    chain's HBM loads L2 hits: 1 + rounds of them in the dispatch, none in the combine."""
+    f = fidelity_moe.nvl72()
+    kw = {"kernel": "one-sided", "dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
+    cold = moe_exchange(f, "deepseek-v3", 4, 8, **kw)
+    warm = moe_exchange(f, "deepseek-v3", 4, 8, l2_flushed=False, **kw)
+    t = EXCHANGE_LATENCY["blackwell"]
+    want = (1 + 4) * (t["hbm_load"].value - t["l2_hit"].value)
+    assert cold.dispatch - warm.dispatch == pytest.approx(want, rel=1e-9)
+    assert cold.combine == warm.combine
+    with pytest.raises(TypeError, match="l2_flushed"):
+        moe_exchange(f, "deepseek-v3", 4, 8, l2_flushed="no", **kw)
+
+
+@pytest.mark.parametrize("chain, match", [
+    ((("hbm_load", "one"),), "pair"),
+    (((("dram", "one"),), ()), "chain step"),
+    (((("peer_load", "one"),), ()), "chain step"),
+    (((("l2_hit", "twice"),), ()), "chain step"),
+])
+def test_chain_profile_is_validated(chain, match):
+    with pytest.raises(ValueError, match=match):
+        dataclasses.replace(exchange_kernel("one-sided"), chain=chain)
+    with pytest.raises(ValueError, match="rounds"):
+        dataclasses.replace(exchange_kernel("pplx"), chain=((("l2_hit", "rounds"),), ()))

@@ -6,6 +6,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topologies
 from analysis import (
@@ -165,6 +167,43 @@ def test_identical_series_are_named_and_busbw_goes_log_over_decades():
     ax = plot_collective_sweep(rows, metric="busbw", group=("algorithm",))
     assert [ln.get_label() for ln in ax.lines] == ["scattered", "one-shot (= scattered)"]
     assert ax.get_yscale() == "log"
+
+
+def test_algorithms_of_one_operation_have_distinct_colours_and_styles():
+    """Every operation's algorithms (analysis.ALGORITHMS, exhaustively) are drawn in
+    distinct colours, and no two algorithms anywhere share both colour and marker."""
+    from analysis import ALGORITHMS
+    from analysis._plots import _algorithm_style
+
+    for op, names in ALGORITHMS.items():
+        colours = [_algorithm_style(n, i)[0] for i, n in enumerate(names)]
+        assert len(set(colours)) == len(colours), op
+    every = sorted({n for names in ALGORITHMS.values() for n in names})
+    styles = [_algorithm_style(n, 0) for n in every]
+    assert len(set(styles)) == len(styles)
+
+
+@settings(max_examples=20, deadline=None)
+@given(ratio=st.floats(0.5, 2.0))
+def test_nearly_identical_series_are_named(ratio):
+    """Brute force on the rule: a series within COINCIDE_RTOL of an earlier one at every
+    size is labelled "(\u2248 earlier)", an equal one "(= earlier)", any other plainly."""
+    import matplotlib.pyplot as plt
+
+    from analysis._plots import COINCIDE_RTOL, plot_collective_sweep
+
+    sizes = (1024, 2**20, 2**30)
+    rows = [{"algorithm": "ring", "size": n, "time": 1e-6 * n} for n in sizes]
+    rows += [{"algorithm": "pairwise", "size": n, "time": 1e-6 * n * ratio} for n in sizes]
+    ax = plot_collective_sweep(rows, group=("algorithm",))
+    label = ax.lines[1].get_label()
+    if ratio == 1.0:
+        assert label == "pairwise (= ring)"
+    elif abs(ratio - 1.0) <= COINCIDE_RTOL * ratio:         # np.allclose's test, y=ring
+        assert label == "pairwise (\u2248 ring)"
+    else:
+        assert label == "pairwise"
+    plt.close(ax.figure)
 
 
 def test_topology_bands_and_host_boxes():

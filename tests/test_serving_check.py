@@ -13,26 +13,18 @@ import serving_check as sc
 
 ROWS = sc.load_rows()
 
-#: Rows outside 25% today, and what the decode model lacks for them. The rows are expressed
-#: as the deployments ran (tests/serving_check.py): CUDA graphs, vLLM's kernel list and
-#: custom (load/store) all-reduce, every expert split over the TP ranks; the decode model
+#: Rows outside 25% today, and what the decode model lacks for them. The vLLM rows are
+#: expressed as the deployments ran (tests/serving_check.py): CUDA graphs, vLLM's kernel list
+#: and custom (load/store) all-reduce, every expert split over the TP ranks; the decode model
 #: carries the sourced graph-replay kernel boundary (1.3 us), the minimum durations of the
 #: small kernels (analysis.KERNEL_FLOORS: norm 2.9 us, elementwise 1.5 us, top-k 4.1 us, MoE
-#: align 8.23 us, measured on GB200 in NVIDIA/Megatron-LM PRs #6453-#6463), achieved HBM
-#: fraction (0.78) and, for the INT4 rows, the measured bandwidth of vLLM's INT4 W4A16 MoE
-#: GEMMs (0.303 of peak: vLLM issue #32832, an H200 TP=8 trace of Kimi K2 INT4 at 16
-#: concurrent requests, i.e. the configuration of k2-h200-int4-c16, which is therefore no
-#: independent check of it; the other rows are). What is left at concurrency 4 on B200 is
-#: ~2.3 ms (INT4 TP8) and ~1.8 ms (NVFP4 TP4) per step: on B200 the measured step at 4
-#: users is barely shorter than on H200 (9.58 against 10.97 ms), so it is not HBM-bound;
-#: candidates are the skinny GEMMs' minimum durations (no published floor found, so the
-#: GEMMs cost their roofline), the W4A16 MoE GEMMs on Blackwell at 4 tokens (the 0.303 is an
-#: H200 figure at 16 tokens) and vLLM's norms above Megatron's (vLLM PR #36899: 6.7-6.9 us
-#: per fused add + RMSNorm call at hidden 7168 in a CUDA graph, GPU not stated).
+#: align 8.23 us, measured on GB200 in NVIDIA/Megatron-LM PRs #6453-#6463), the fixed part of
+#: a weight GEMM (analysis.GEMM_FIXED_TIME, 2.6 us: vLLM PR #53534's B200 decode GEMM times),
+#: the achieved HBM fraction (0.78) and, for the INT4 rows, the measured bandwidth of vLLM's
+#: INT4 W4A16 MoE GEMMs (0.303 of peak: vLLM issue #32832, an H200 TP=8 trace of Kimi K2 INT4
+#: at 16 concurrent requests, i.e. the configuration of k2-h200-int4-c16, which is therefore
+#: no independent check of it; the other rows are). Every vLLM row is within 25% with them.
 OUTSIDE_25 = {
-    "k2-b200-int4-c4": "~2.3 ms per step not modelled (model 7.30 ms TPOT against 9.58)",
-    "k2-b200-nvfp4-tp4-c4": "as k2-b200-int4-c4 (~1.8 ms per step: model 7.17 against 9.00 "
-                            "ms; per user 25.5%, per GPU 29%)",
     "dsv3-72xh100-ep72": "two-batch overlap hides the exchange under local time; the step is "
                          "57 ms against 92 ms measured; SGLang's per-step costs not modelled",
 }

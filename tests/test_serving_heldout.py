@@ -25,17 +25,14 @@ def point(row):
         _POINTS[row["id"]] = sh.model_point(row)
     return _POINTS[row["id"]]
 
-_BATCH1 = ("batch 1, model too fast: its step (3.1 ms on B200 NVFP4 without MTP) is the "
-           "weights at 0.78 of peak (0.97 ms) + the kernel floors (0.64 ms) + 1.3 us per "
-           "graph kernel (1.1 ms) + exposed all-reduces (0.38 ms), against 9.0 ms measured "
-           "(111 tok/s/user): ~6 ms per batch-1 step of kernel durations beyond the modelled "
-           "floors (61 layers x ~14 kernels); ")
+_BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak + 1.3 us per "
+           "graph kernel + the kernels' minimum durations and GEMM fixed parts "
+           "(analysis.KERNEL_FLOORS, GEMM_FIXED_TIME; session 4) + exposed all-reduces, "
+           "against 9.0 ms measured (111 tok/s/user) on B200 without MTP: about half of a "
+           "batch-1 TensorRT-LLM step is still not modelled; ")
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).
 OUTSIDE_25 = {
-    "k2-b200-nvfp4-tp8-c4": "model 5.7 ms per token against 8.0 ms: at TP=8 and 4 users the "
-                            "modelled step is launch (1.8 ms) + small-kernel floors (1.5 ms) + "
-                            "weights (1.4 ms); ~2.3 ms per step not modelled",
     "r1-h200-fp8-trtllm-maxtput-c1024": "model request 100 s against 181 s (2048 tokens at 128 "
                                         "users per GPU, attention DP8 + EP8): the modelled "
                                         "step is weight-read bound (49 ms per token incl. "
@@ -46,9 +43,9 @@ OUTSIDE_25 = {
     "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model request 199 s against 333 s (NVFP4, "
                                                    "FP8 KV, 896 users per GPU): ~1.7x, as the "
                                                    "other max-throughput rows; not explained yet",
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 3.1x",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.9x",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 2.7-2.9x" for k in range(6)},
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 2.6x",
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.3x",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 2.1-2.2x" for k in range(6)},
 }
 
 
