@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from fabric import MEDIA, Parameter, chip_power, hardware_costs, rack_chips
+from fabric import MEDIA, Parameter, SpecError, chip_power, hardware_costs, rack_chips
 
 __all__ = ["BillOfMaterials", "bill_of_materials"]
 
@@ -205,6 +205,14 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
     -------
     BillOfMaterials
 
+    Raises
+    ------
+    SpecError
+        ``f`` is degraded (:func:`fabric.without`): the parts bought do not change when
+        a link, lane, chip or switch fails, and a degraded graph no longer holds them
+        (nor, after a failed chip, the placement of the hosts in racks). Price the
+        intact fabric.
+
     Examples
     --------
     >>> import topologies
@@ -212,6 +220,11 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
     >>> b.links["dac"], b.switch_asics, b.switch_boxes
     (1296, 18, 18)
     """
+    if f.failures:
+        raise SpecError(f"bill_of_materials prices the hardware as built, and {f.name!r} is a "
+                        f"degraded copy ({len(f.failures.links)} failed links, {len(f.failures.nodes)} "
+                        f"failed nodes, {len(f.failures.lanes)} bundles short of lanes); price "
+                        f"the intact fabric")
     book = hardware_costs(book)
     G = f.graph
     density = rack_chips(f, book)
