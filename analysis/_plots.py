@@ -663,9 +663,16 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
     ax.set_yscale("log")
     ax.set_xlabel("message size per rank")
     ax.set_ylabel(ylabel)
-    # below the axes, where no curve can be hidden under it
-    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
-              borderaxespad=0.0, frameon=False)
+    # below the axes, where no curve can be hidden under it; centred on the figure when
+    # the axes are its only ones (centred on axes pushed right by their y label, a wide
+    # legend ran off the figure's right edge)
+    if len(ax.figure.axes) == 1 and ax.figure.get_layout_engine() is not None:
+        handles, labels = ax.get_legend_handles_labels()
+        ax.figure.legend(handles, labels, loc="outside lower center", ncol=2,
+                         fontsize="x-small", frameon=False)
+    else:
+        ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
+                  borderaxespad=0.0, frameon=False)
     return ax
 
 

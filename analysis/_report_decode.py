@@ -117,7 +117,12 @@ def _draw_decode(rows):
 
 
 def decode_section(fabrics, executor, quiet):
-    from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
+    from ._decode import (
+        DECODE_HBM_EFFICIENCY,
+        GEMM_FIXED_TIME,
+        GRAPH_KERNEL_OVERHEAD,
+        KERNEL_FLOORS,
+    )
     from ._sweep import sweep
 
     points = [{"system": s, "model": m} for m in DECODE_MODELS for s in fabrics]
@@ -143,7 +148,10 @@ def decode_section(fabrics, executor, quiet):
             ("Software: the step is replayed as a CUDA graph, so each kernel pays the "
             f"graph-replay gap between dependent kernels, {param_phrase(GRAPH_KERNEL_OVERHEAD)}"
             ", not a host launch, over the kernels per layer TensorRT-LLM publishes for "
-            "DeepSeek-R1 decode; weights and KV cache stream from HBM at "
+            "DeepSeek-R1 decode; a small kernel runs at least its class's published minimum "
+            f"duration (RMSNorm {param_phrase(KERNEL_FLOORS['norm'])}) and a weight GEMM "
+            f"a fixed {param_phrase(GEMM_FIXED_TIME)} beyond its streaming time; "
+            "weights and KV cache stream from HBM at "
             f"{param_phrase(DECODE_HBM_EFFICIENCY, percent=True)} of peak; "
             "tensor-parallel collectives go "
             "through analysis.cost's default runtime; expert dispatch and combine through "

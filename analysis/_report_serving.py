@@ -179,7 +179,7 @@ def _draw_frontiers(results, seed_rows):
 
 def serving_section(fabrics, executor, quiet):
     """The serving section and its finding sentences."""
-    from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
+    from ._decode import DECODE_HBM_EFFICIENCY, GEMM_FIXED_TIME, GRAPH_KERNEL_OVERHEAD
     from ._report_decode import param_phrase
     from ._serving import DEFINITIONS, MTP_ACCEPTANCE, PREFILL_EFFICIENCY, USABLE_HBM_FRACTION
     from ._sweep import sweep
@@ -218,7 +218,9 @@ def serving_section(fabrics, executor, quiet):
         (f"Tokens/s per GPU: {DEFINITIONS[fr0.definition]}. Prefill runs at "
         f"{PREFILL_EFFICIENCY.value:.0%} of peak FLOP/s (an assumption); the decode steps "
         "are the decode model's with the MoE decode section's settings (CUDA-graph replay "
-        f"at {param_phrase(GRAPH_KERNEL_OVERHEAD)} per kernel boundary, HBM read at "
+        f"at {param_phrase(GRAPH_KERNEL_OVERHEAD)} per kernel boundary, small kernels at "
+        "their published minimum durations, weight GEMMs with a fixed "
+        f"{param_phrase(GEMM_FIXED_TIME)}, HBM read at "
         f"{param_phrase(DECODE_HBM_EFFICIENCY, percent=True)} of peak; see Assumptions), "
         "its exchange kernel per system, the collectives model's default runtime; no kernel "
         "fusion, no overlap)."),

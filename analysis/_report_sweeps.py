@@ -372,7 +372,7 @@ def _draw_symmetric(rows):
              "ratio": r["ratio_same_transport"]} for r in rows]
     _plots.plot_ratio(data, ax=ax, reference=SEED_SYMMETRIC_CLAIM,
                       reference_label=f"seed claim ({SEED_SYMMETRIC_CLAIM:g}x)",
-                      ylabel="time ratio\nmessage passing / symmetric")
+                      ylabel="time ratio:\nmessage passing /\nsymmetric memory")
     return fig
 
 

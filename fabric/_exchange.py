@@ -235,7 +235,9 @@ def peer_access_latency(arch):
     between two GPUs of one NVSwitch domain: the path there and back (GPU -> switch -> GPU,
     two links each way, each at its technology's latency) plus the remote memory access and
     both ends' overheads. The model routes the path itself (router latencies, so degraded
-    fabrics lengthen it) and adds this remainder: ``peer_load - 4 x link latency``.
+    fabrics lengthen it) and adds this remainder: ``peer_load - 4 x link latency``. The
+    remainder is taken as the GPUs' own cost on every fabric (an assumption: it was
+    measured over NVSwitch only).
 
     >>> round(peer_access_latency("hopper")[0] * 1e9, 1)      # 826.6 - 4 x 150
     226.6

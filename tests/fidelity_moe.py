@@ -63,9 +63,10 @@ def _deepep(kernel, tokens, phase, metric):
 
 
 def parts(ph):
-    """The phase's parts for the printout: ``fixed + transfer (+ copy) us, bottleneck``."""
+    """The phase's parts for the printout: ``fixed (chain) + transfer (+ copy) us, bottleneck``."""
     copy = f" + copy {ph.local_copy * 1e6:.1f}" if ph.local_copy else ""
-    return (f"fixed {ph.fixed * 1e6:.1f} + transfer {ph.transfer * 1e6:.1f}{copy} us, "
+    chain = f" (chain {ph.chain * 1e6:.1f})" if ph.chain else ""
+    return (f"fixed {ph.fixed * 1e6:.1f}{chain} + transfer {ph.transfer * 1e6:.1f}{copy} us, "
             f"{ph.bottleneck}")
 
 

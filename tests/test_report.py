@@ -329,6 +329,8 @@ def test_decode_section_is_the_decode_model():
     g, h = analysis.GRAPH_KERNEL_OVERHEAD, analysis.DECODE_HBM_EFFICIENCY
     assert f"{g.value * 1e6:g} us [{g.source.split(':')[0]}]" in text
     assert f"{h.value:.0%} [{h.source.split(':')[0]}]" in text
+    for q in (analysis.KERNEL_FLOORS["norm"], analysis.GEMM_FIXED_TIME):
+        assert f"{q.value * 1e6:g} us [{q.source.split(':')[0]}]" in text
     assert "derived from" not in text
 
 
