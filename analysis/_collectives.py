@@ -888,12 +888,13 @@ class _GroupView:
         self.channels = max(1, min(get_runtime("nccl").max_channels, 2 * int(search)))
 
     def _links(self):
-        """(scale-up lanes of a rank, bandwidth of one NIC's network link, NICs per node)."""
+        """(scale-up lanes of the group's least-connected rank, bandwidth of one NIC's network
+        link, NICs per node). The least over the ranks, so that the answer does not depend on
+        which rank is listed first on a degraded fabric."""
         G = self.fabric.graph
-        r = self.nodes[0]
-        lanes = sum(d.get("lanes", 1) for v, d in G[r].items()
-                    if G.nodes[v].get("kind") != "nic"
-                    and d.get("tech") not in MESSAGE_TECHNOLOGIES)
+        lanes = min(sum(d.get("lanes", 1) for v, d in G[r].items()
+                        if G.nodes[v].get("kind") != "nic"
+                        and d.get("tech") not in MESSAGE_TECHNOLOGIES) for r in self.nodes)
         rdma = get_transport("rdma")
         payload = rdma.max_payload / (rdma.max_payload + rdma.header)
         nic_bw, nics = math.inf, set()
@@ -910,6 +911,40 @@ class _GroupView:
                     nic_bw = min(nic_bw, d["bandwidth"] * payload)
         per_node = max(1, round(len(nics) / self.n_nodes)) if nics else 0
         return lanes, (nic_bw if nics else 0.0), per_node
+
+    def ring_channels(self):
+        """NCCL's channels on the direct rings the multi-ring schedule runs: one search
+        channel per NVLink lane the rings use at a rank (the least over the ranks), twice as
+        many execution channels (NVIDIA/nccl issue 1041, the rule of ``channels``); None when
+        the rings are not made of direct chip-to-chip links. Lanes the rings do not use (a
+        failed neighbour's, another dimension's) carry no channel, so a link the rings never
+        used changes nothing."""
+        key = ("ring-channels", self.idx.tobytes())
+        c = _fabric_cache(self.fabric)
+        if key not in c:
+            c[key] = self._ring_channels()
+        return c[key]
+
+    def _ring_channels(self):
+        from ._schedules_multi import ring_search
+        G, nodes = self.fabric.graph, self.nodes
+        try:
+            rings = ring_search(self.fabric, nodes)
+        except (NotApplicableError, KeyError, ValueError):
+            return None
+        used = [set() for _ in nodes]
+        for ring in rings:
+            if len(ring) < 2:
+                return None
+            for a, b in zip(ring, np.roll(ring, -1)):
+                a, b = int(a), int(b)
+                if not G.has_edge(nodes[a], nodes[b]):
+                    return None  # rings through switches: the lane rule stands
+                used[a].add(b)
+                used[b].add(a)
+        lanes = min(sum(G.edges[nodes[a], nodes[b]].get("lanes", 1) for b in peers)
+                    for a, peers in enumerate(used))
+        return 2 * lanes if lanes else None
 
     def transfer(self, algorithm, op=None, nodes=None, idx=None):
         op = op or self.op
@@ -944,9 +979,25 @@ class _GroupView:
                          steps_message=n_msg)
 
     def node_transfer(self, algorithm, op=None):
-        """:meth:`transfer` over the ranks of the first node only."""
-        keep = np.flatnonzero(self._dom == self._dom[0])
-        return self.transfer(algorithm, op, tuple(self.nodes[i] for i in keep), self.idx[keep])
+        """``(transfer, ranks)``: :meth:`transfer` over the ranks of each node alone, the
+        slowest node's (largest seconds per byte; a degraded node is the one that sets the
+        pace), with that node's rank count. The least-populated node decides among equals."""
+        best = None
+        for label in np.unique(self._dom):
+            keep = np.flatnonzero(self._dom == label)
+            t = self.transfer(algorithm, op, tuple(self.nodes[i] for i in keep), self.idx[keep])
+            key = (t.per_byte, -len(keep))
+            if best is None or key > best[0]:
+                best = (key, t, len(keep))
+        return best[1], best[2]
+
+    def min_node_ranks(self):
+        """The fewest ranks the group has in one node (load/store domain)."""
+        return int(np.unique(self._dom, return_counts=True)[1].min())
+
+    def max_node_ranks(self):
+        """The most ranks the group has in one node (load/store domain)."""
+        return int(np.unique(self._dom, return_counts=True)[1].max())
 
 
 def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):

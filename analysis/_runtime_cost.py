@@ -187,6 +187,12 @@ def _nccl_ring(rt, view, op, n, ops):
     f_graph = (2 * (p - 1) if op == "all-reduce" else p - 1) / p
     B = f_graph / t.per_byte if t.per_byte > 0 else math.inf
     nc = _channels(rt, view)
+    if sched == "multi-ring":
+        # channels on the lanes the rings found use (a failed link the rings avoid, or a
+        # dimension they do not cross, leaves both B and the channels unchanged)
+        rc = view.ring_channels()
+        if rc:
+            nc = max(1, min(rc, rt.max_channels))
     ratio = p / nsteps  # NCCL: ring algBw = busBw * nRanks / nsteps
     hw = view.intra_hw if nn == 1 else "net"
     out = []
@@ -233,7 +239,9 @@ def _nccl_tree(rt, view, n, ops):
     for proto in ("LL", "LL128", "Simple"):
         intra = max(_lat(rt, view.intra_hw, "tree", proto), t.step_loadstore)
         inter = max(_lat(rt, "net", "tree", proto), t.step_message)
-        steps_lat = 2 * ((view.ppn - 1) * intra + _log2i(nn) * inter)
+        # the chain inside the most populated node is the tree's depth there (on a uniform
+        # group, ppn - 1 steps, NCCL's formula; on a degraded one the largest node decides)
+        steps_lat = 2 * ((view.max_node_ranks() - 1) * intra + _log2i(nn) * inter)
         lat = rt.base_latency[("tree", proto)] / ops + steps_lat
         corr = _tree_correction(rt, proto, n)
         bus = _tree_busbw(rt, view, proto, B, nc) * corr
@@ -303,12 +311,13 @@ def _nvls_fill(rt, view, n, heads):
 def _nccl_nvls_tree(rt, view, n, ops):
     """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce)."""
     p, nn = view.p, view.n_nodes
-    if view.ppn < 2 or view.nic_bandwidth <= 0:
-        raise NotApplicableError("NVLS-tree needs several GPUs per node on a reducing switch "
-                                 "and NICs between the nodes")
-    intra_t = view.node_transfer("in-switch", "all-reduce")  # one node's ranks
-    q = view.ppn
-    intra_bus = (2 * (q - 1) / q) / intra_t.per_byte if q > 1 else math.inf
+    if view.min_node_ranks() < 2 or view.nic_bandwidth <= 0:
+        raise NotApplicableError("NVLS-tree needs several GPUs in every node on a reducing "
+                                 "switch and NICs between the nodes")
+    intra_t, q = view.node_transfer("in-switch", "all-reduce")  # the slowest node's ranks
+    if intra_t.per_byte <= 0:
+        raise NotApplicableError("NVLS-tree: a node's in-switch all-reduce moves no bytes")
+    intra_bus = (2 * (q - 1) / q) / intra_t.per_byte
     heads = max(1, min(int(q), view.nics_per_node))
     f = rt.factors
     inter_bus = view.nic_bandwidth * heads * (f["nvls_tree_net_two_nodes"] if nn <= 2 else

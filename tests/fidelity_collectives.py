@@ -25,28 +25,28 @@ import topologies
 #: Source -> (ISO date, what dates it). Where a source names an NGC container without its
 #: version, no container release can be looked up and the date rule applies.
 SOURCE_DATES = {
-    "nccl-issue-1281": ("2024-05-10", "NVIDIA/nccl issue 1281: description and maintainer reply "
-                        "of 2024-05-10"),
-    "nccl-issue-1487": ("2024-10-18", "NVIDIA/nccl issue 1487: description and maintainer reply "
-                        "('~3us') of 2024-10-18"),
+    "nccl-issue-1281": ("2024-05-10", ("NVIDIA/nccl issue 1281: description and maintainer reply "
+                        "of 2024-05-10")),
+    "nccl-issue-1487": ("2024-10-18", ("NVIDIA/nccl issue 1487: description and maintainer reply "
+                        "('~3us') of 2024-10-18")),
     "nccl-issue-1984": ("2026-01-17", "NVIDIA/nccl issue 1984: description of 2026-01-17"),
     "deepep-issue-303": ("2025-07-14", "deepseek-ai/DeepEP issue 303: description of 2025-07-14"),
-    "nccl-tests-issue-309": ("2025-05-22", "NVIDIA/nccl-tests issue 309: the run log in the issue "
+    "nccl-tests-issue-309": ("2025-05-22", ("NVIDIA/nccl-tests issue 309: the run log in the issue "
                              "is dated 2025-05-22, the reply 2025-05-23 (either day gives the "
-                             "same release)"),
-    "nccl-issue-1455": ("2024-09-19", "NVIDIA/nccl issue 1455: description of 2024-09-19 ('ngctorch "
-                        "environment', no container version)"),
+                             "same release)")),
+    "nccl-issue-1455": ("2024-09-19", ("NVIDIA/nccl issue 1455: description of 2024-09-19 ('ngctorch "
+                        "environment', no container version)")),
     "nccl-issue-1374": ("2024-07-24", "NVIDIA/nccl issue 1374: the H800 comment of 2024-07-24"),
-    "nccl-tests-issue-212": ("2024-05-06", "NVIDIA/nccl-tests issue 212: maintainer reply of "
-                             "2024-05-06"),
-    "nccl-tests-issue-319": ("2025-06-11", "NVIDIA/nccl-tests issue 319: maintainer reply of "
-                             "2025-06-11"),
-    "triton-distributed-issue-57": ("2025-07-14", "ByteDance-Seed/Triton-distributed issue 57: "
-                                    "description of 2025-07-14"),
-    "coreweave-nccl-tests-pr-43": ("2025-02-20", "coreweave/nccl-tests pull request 43: "
-                                   "description of 2025-02-20"),
-    "hf-smol-playbook": ("2025-10-30", "Hugging Face 'The Smol Training Playbook', published "
-                         "2025-10-30 (its authors' announcement)"),
+    "nccl-tests-issue-212": ("2024-05-06", ("NVIDIA/nccl-tests issue 212: maintainer reply of "
+                             "2024-05-06")),
+    "nccl-tests-issue-319": ("2025-06-11", ("NVIDIA/nccl-tests issue 319: maintainer reply of "
+                             "2025-06-11")),
+    "triton-distributed-issue-57": ("2025-07-14", ("ByteDance-Seed/Triton-distributed issue 57: "
+                                    "description of 2025-07-14")),
+    "coreweave-nccl-tests-pr-43": ("2025-02-20", ("coreweave/nccl-tests pull request 43: "
+                                   "description of 2025-02-20")),
+    "hf-smol-playbook": ("2025-10-30", ("Hugging Face 'The Smol Training Playbook', published "
+                         "2025-10-30 (its authors' announcement)")),
 }
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import topologies
 from analysis import NotApplicableError, cost, cost_sizes, ring_search, schedule
-from fabric import RUNTIMES, Parameter, Runtime, runtime
+from fabric import RUNTIMES, Parameter, RoutingError, Runtime, runtime
 
 H100 = topologies.build("dgx-h100")
 
@@ -420,3 +420,71 @@ def test_release_on_a_date_against_the_tag_table(day, later):
     assert got in tagged and all(key(v) <= key(got) for v in tagged)
     after = nccl_release_on((day + datetime.timedelta(days=later)).isoformat())
     assert key(after) >= key(got)
+
+
+# --- a failed link never makes a collective faster (brute force over single-link failures) --
+
+_SMALL = {s: topologies.build(s) for s in ("torus:3x3", "dgx-h100",
+                                           "rail:servers=2,gpus=4,nvls=1,chip=h100")}
+_SMALL_LINKS = {s: sorted({tuple(sorted((u, v))) for u, v in f.graph.edges()})
+                for s, f in _SMALL.items()}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(_SMALL)), st.integers(0, 10**6),
+       st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast",
+                        "all-to-all"]),
+       st.sampled_from([8, 4096, 114688, 2**20, 2**26]),
+       st.sampled_from(["ideal", "nccl", "symmetric-memory"]))
+def test_a_failed_link_never_makes_a_collective_faster(spec, pick, op, n, rt):
+    # The property that holds: with the same schedule and protocol on both fabrics, the
+    # degraded time is never below the intact one, unless the schedule's own hardware floor
+    # got faster (shortest-path routing around the failed link can unload a link the
+    # schedule shared: the ideal runtime shows it too). Where the runtime picks another
+    # schedule or protocol the property is not true of NCCL itself: its point-to-point
+    # protocol follows a size threshold per channel, so a group left with fewer channels
+    # switches to Simple sooner. Brute force: any single link of a small fabric.
+    f = _SMALL[spec]
+    links = _SMALL_LINKS[spec]
+    g = f.without(links=[links[pick % len(links)]])
+    try:
+        a = cost(f, op, n, runtime=rt)
+        b = cost(g, op, n, runtime=rt)
+    except (NotApplicableError, RoutingError):
+        return  # the failure disconnects the group, or the operation does not apply
+    if (a.algorithm, a.protocol) != (b.algorithm, b.protocol):
+        return
+    try:  # the schedule's hardware floor (NCCL's ring broadcast has none under "ideal")
+        floor = [cost(x, op, m, algorithm=b.algorithm, runtime="ideal").time
+                 for x in (f, g) for m in (n, 2**30)]
+    except NotApplicableError:
+        floor = None
+    if floor and (floor[2] < floor[0] * (1 - 1e-9) or floor[3] < floor[1] * (1 - 1e-9)):
+        return
+    assert b.time >= a.time * (1 - 1e-9), (spec, links[pick % len(links)], a, b)
+
+
+def test_channels_do_not_follow_rank_order_or_unused_lanes():
+    # audit's case: decode's TP all-reduce (114688 B) on 8 chips of an sd200-ultra; chip0 losing
+    # its link to chip1 made it faster (channels counted from rank 0's lanes, which the rings
+    # do not all use). Now the rings' own lanes set the channels.
+    f = topologies.build("sd200-ultra:chip=h100")
+    g = f.without(links=[("chip0", "chip1")])
+    for ranks in (slice(0, 8), slice(1, 9)):
+        a = cost(f, "all-reduce", 114688, ranks=f.endpoints[ranks])
+        b = cost(g, "all-reduce", 114688, ranks=g.endpoints[ranks])
+        if (a.algorithm, a.protocol) == (b.algorithm, b.protocol):
+            assert b.time >= a.time * (1 - 1e-12)
+    # the same group listed in another order costs the same
+    r = list(g.endpoints[:8])
+    assert cost(g, "all-reduce", 114688, ranks=r).time == pytest.approx(
+        cost(g, "all-reduce", 114688, ranks=r[::-1]).time, rel=1e-12)
+
+
+def test_nvls_tree_skips_a_node_left_without_its_switch():
+    # a GPU cut from its node's NVSwitch is a node of one GPU: NVLS-tree does not apply
+    # (it needs several GPUs in every node), the others still do (was: division by zero)
+    f = topologies.build("rail:servers=2,gpus=4,nvls=1,chip=h100")
+    g = f.without(links=[("chip0", "nvs0")])
+    r = cost(g, "all-reduce", 2**26)
+    assert r.algorithm != "hierarchical" and math.isfinite(r.time)
