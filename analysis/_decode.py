@@ -686,7 +686,9 @@ class DecodeBreakdown:
     """Step time split into additive parts (they sum to ``total``), seconds.
 
     Also ``weights``, ``kv_cache``, ``compute``, ``comm``: the raw times of those
-    resources summed over layers, not additive (rooflines take maxima, overlap hides).
+    resources summed over layers, not additive (rooflines take maxima, overlap hides);
+    ``kernel_floor``: what the kernels' minimum durations and the GEMMs' fixed parts add,
+    summed over layers and head (included in ``attention``, ``ffn`` and ``head``).
     """
 
     attention: float
@@ -699,6 +701,7 @@ class DecodeBreakdown:
     kv_cache: float
     compute: float
     comm: float
+    kernel_floor: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -1398,7 +1401,8 @@ def _breakdown(layers, head):
         weights=sum(x.attention_weights + x.ffn_weights for x in layers) + head.weights,
         kv_cache=sum(x.kv_cache for x in layers),
         compute=sum(x.attention_compute + x.ffn_compute for x in layers) + head.compute,
-        comm=sum(x.comm for x in layers))
+        comm=sum(x.comm for x in layers),
+        kernel_floor=sum(x.kernel_floor for x in layers) + head.kernel_floor)
 
 
 def _parameters(s, moe, comm):

@@ -584,7 +584,7 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
     parts = {k_: b[k_] / e for k_ in ("attention", "ffn", "head", "exposed_comm", "launch")}
     parts["draft"] = draft / e
     parts["prefill"] = prefill_share
-    res = {k_: b[k_] / e for k_ in ("weights", "kv_cache", "compute", "comm")}
+    res = {k_: b[k_] / e for k_ in ("weights", "kv_cache", "compute", "comm", "kernel_floor")}
     return ServingPoint(system=system, model=model, mode=mode, definition=definition, layout=layout,
                         chips=n, batch=batch, draft_length=k, acceptance=float(a), isl=isl,
                         osl=osl, context=context, tokens_per_cycle=e, cycle_time=cycle,
@@ -597,7 +597,7 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
 
 
 _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
-               "compute", "comm")
+               "compute", "comm", "kernel_floor")
 
 
 def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
@@ -956,7 +956,7 @@ class SingleUserSpeed:
     shares : dict
         Seconds per output token, additive (they sum to ``tpot``): ``weights read``,
         ``KV read``, ``compute`` (beyond the memory time where compute-bound),
-        ``launch/graph``, ``communication`` (exposed), ``draft``.
+        ``launch/graph``, ``kernel floors``, ``communication`` (exposed), ``draft``.
     """
 
     tokens_per_s: float
@@ -971,8 +971,10 @@ def speed_limits(point):
 
     ``shares`` (seconds per output token) add up to ``point.tpot``: ``weights read``,
     ``KV read``, ``compute`` (beyond the memory time where compute-bound),
-    ``launch/graph``, ``communication`` (exposed), ``draft`` and ``prefill`` (other
-    users' prefills); ``limiter`` is the largest.
+    ``launch/graph`` (kernel boundaries), ``kernel floors`` (what kernels run beyond their
+    bytes: small kernels' minimum durations, GEMMs' fixed parts), ``communication``
+    (exposed), ``draft`` and ``prefill`` (other users' prefills); ``limiter`` is the
+    largest.
     """
     shares = _shares(point)
     return max(shares, key=lambda k: shares[k]), shares
@@ -982,8 +984,10 @@ def _shares(p):
     b, r = p.breakdown, p.resources
     memory = r["weights"] + r["kv_cache"]
     local = b["attention"] + b["ffn"] + b["head"]
+    floors = r.get("kernel_floor", 0.0)
     return {"weights read": r["weights"], "KV read": r["kv_cache"],
-            "compute": max(0.0, local - memory), "launch/graph": b["launch"],
+            "compute": max(0.0, local - floors - memory), "launch/graph": b["launch"],
+            "kernel floors": floors,
             "communication": b["exposed_comm"], "draft": b["draft"],
             "prefill": b["prefill"]}
 

@@ -193,6 +193,17 @@ def test_single_user_speed_is_the_fastest_batch_one_point(node):
     assert s.point.batch == 1
 
 
+def test_kernel_floors_are_their_own_share_not_compute(node):
+    # the kernels' minimum durations and GEMM fixed parts sit inside attention/ffn/head;
+    # the shares report them apart, so "compute" is only time beyond the memory roofline
+    on = single_user_speed("kimi-k2", node, isl=1024, osl=1024, speculative=((0, 0.0),))
+    off = single_user_speed("kimi-k2", node, isl=1024, osl=1024, speculative=((0, 0.0),),
+                            kernel_floors={}, gemm_fixed_time=0.0)
+    assert off.shares["kernel floors"] == 0.0 and on.shares["kernel floors"] > 0
+    assert on.shares["compute"] == pytest.approx(off.shares["compute"], abs=1e-12)
+    assert sum(on.shares.values()) == pytest.approx(on.tpot, rel=1e-12)
+
+
 # -- cost ------------------------------------------------------------------------------
 
 def test_cost_closed_forms():
