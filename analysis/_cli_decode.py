@@ -130,7 +130,8 @@ def run(args):
     print(f"{r.model} on {r.system} ({r.chip} x {r.layout.chips}), layout {r.layout}, "
           f"batch {r.batch}, context {r.context}, transport {r.transport or 'auto (per step)'}")
     exchange = ("none (one expert rank)" if r.layout.ep == 1
-                else r.ep_kernel or "all-to-all")
+                else "none (experts split over the ranks, output all-reduced)"
+                if r.layout.etp > 1 else r.ep_kernel or "all-to-all")
     print(f"runtime {r.runtime or 'default'}, MoE exchange {exchange}, "
           f"{'CUDA graphs (' + kw['engine'] + ' kernels)' if r.cuda_graphs else 'host launch per kernel'}, "
           f"HBM at {kw['hbm_efficiency']:g} of peak, routed experts at "

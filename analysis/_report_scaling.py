@@ -117,8 +117,9 @@ def _findings(rows, assumed):
                    + ", ".join(f"{r['family']} {r['network_power_w_per_chip']:.0f} W"
                                for _, _, r in ranked) + "."
                    + _assumes(assumed, f"the cost book {_BOOK!r} (street prices of 2026) and "
-                              "its rack layout (the book's 72 chips per rack: the study's "
-                              "families state no density of their own)", ()))
+                              "its rack layouts (rail: four H100 servers, 32 chips, per "
+                              "rack as in NVIDIA's DGX SuperPOD; the other families the "
+                              "book's 72, no rack of theirs being published)", ()))
     for metric, what, alg in (("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm"),
                               ("alltoall_1MiB_s", "A 1 MiB all-to-all", "alltoall_algorithm")):
         ranked = _at_largest(rows, metric)

@@ -43,6 +43,11 @@ import time
 
 __all__ = ["SCALING_FAMILIES", "SCALING_METRICS", "draw_scaling", "scaling_study"]
 
+#: Family -> the real system whose published rack density (:data:`fabric.RACK_CHIPS`) its
+#: cost is laid out at: the rail family's servers are DGX/HGX H100s (four per rack, as
+#: cluster-128's). The other families have no published rack and take the cost book's.
+FAMILY_RACKS = {"rail": "dgx-h100"}
+
 #: Family -> (spec at about N chips, the algorithm its all-reduce uses at scale).
 SCALING_FAMILIES = {
     "hyperx": ("hypermesh:{shape},chip=h100", "multi-dimensional"),
@@ -168,7 +173,7 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64, route
     import numpy as np
 
     import topologies
-    from fabric import FabricError
+    from fabric import RACK_CHIPS, FabricError
 
     from ._bom import bill_of_materials
     from ._fair import best_decode_layout
@@ -179,6 +184,8 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64, route
     start = time.perf_counter()
     spec = _spec(family, n)
     f = topologies.build(spec)
+    if family in FAMILY_RACKS:
+        f = f.replace(assumptions=f.assumptions + (RACK_CHIPS[FAMILY_RACKS[family]],))
     chips = f.n_endpoints
     m = metrics(f)
     loads = link_loads(f, traffic(f, "all-to-all"))
@@ -256,6 +263,12 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
         One row per (family, size): ``spec``, ``chips``, every key of
         :data:`SCALING_METRICS` (None where not evaluated, with ``note`` saying
         why), ``seconds`` spent.
+
+    Examples
+    --------
+    >>> rows = scaling_study(["torus"], [64], collective_limit=0, decode_limit=0)
+    >>> rows[0]["spec"], rows[0]["chips"], rows[0]["bisection_per_chip_Bps"]   # B/s per chip
+    ('torus:4x4x4,chip=h100', 64, 32000000000.0)
     """
     from fabric import SpecError
 

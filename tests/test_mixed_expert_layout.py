@@ -146,3 +146,13 @@ def test_ffn_weight_bytes_read_in_decode():
                 + m.moe_layers * m.shared_experts * m.expert_params) / 8 * (2 - 0.5625)
     assert b.breakdown.weights - a.breakdown.weights == pytest.approx(per_chip / bw, rel=1e-9)
     assert b.hbm_per_chip - a.hbm_per_chip == pytest.approx(per_chip, rel=1e-9)
+
+
+def test_cli_names_no_exchange_for_a_mixed_layout(capsys):
+    from analysis._cli import main
+
+    assert main(["decode", "hgx-b200", "--model", "deepseek-r1-nvfp4", "--layout",
+                 "tp=8,dp=1,etp=4", "--context", "1024"]) == 0
+    out = capsys.readouterr().out
+    assert "layout tp=8,dp=1,ep=2,etp=4" in out
+    assert "MoE exchange none (experts split over the ranks, output all-reduced)" in out
