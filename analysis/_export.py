@@ -40,6 +40,13 @@ def node_link(f):
 
     Graph attributes: ``name``, ``family``, ``endpoints`` (rank order) and
     ``domains`` (host -> chips); ``units`` names the unit of every numeric node and edge attribute.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> d = node_link(topologies.build("torus:2x2"))
+    >>> len(d["nodes"]), len(d["links"]), d["units"]["bandwidth"]
+    (4, 4, 'B/s per direction')
     """
     import networkx as nx
 

@@ -42,6 +42,13 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
 
     The copy keeps the endpoints, host domains, chip, family and parameters; its
     name says what was scaled.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> g = scale_links(topologies.build("nvl72"), bandwidth=2.0)
+    >>> g.name, g.graph.edges["chip0", "sw0"]["bandwidth"]      # bytes/s per direction
+    ('nvl72 (bandwidth x2)', 100000000000.0)
     """
     import networkx as nx
 
@@ -88,6 +95,16 @@ def equalize(f, target, basis="cost", book="street-2026"):
         If the basis is unknown, the target not positive, or no positive factor
         reaches it (the fixed part alone exceeds the target, or the network's
         cost does not depend on link bandwidth).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> from analysis import bill_of_materials
+    >>> f = topologies.build("nvl72")
+    >>> usd = bill_of_materials(f).cost_usd_per_chip        # network USD per chip
+    >>> s, g = equalize(f, 2 * usd)
+    >>> round(s, 3), g.name
+    (2.0, 'nvl72 (bandwidth x2)')
     """
     if basis not in _BASES:
         raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")

@@ -697,6 +697,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     RoutingError
         A kernel that cannot leave its load/store domain (``one-sided``) given
         ranks in several, or a rank without a NIC that must use one.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> r = moe_exchange(topologies.build("nvl72"), "deepseek-v3", 64, 8, kernel="one-sided",
+    ...                  dispatch_bytes=1, combine_bytes=2)
+    >>> r.nodes, r.dispatch_phase.bottleneck      # one NVLink domain, its links the limit
+    (1, 'scale-up')
+    >>> r.dispatch == r.dispatch_phase.fixed + r.dispatch_phase.transfer + r.dispatch_phase.local_copy
+    True
     """
     kern = exchange_kernel(kernel)
     if not isinstance(l2_flushed, bool):

@@ -133,6 +133,11 @@ def palette():
 
     Figures that show several systems give system ``i`` of the report colour ``i``, so
     a system keeps its colour from figure to figure.
+
+    Examples
+    --------
+    >>> len(palette()), len(palette()[0])     # RGB tuples, components in [0, 1]
+    (10, 3)
     """
     return _palette()
 

@@ -263,6 +263,12 @@ def scaling_study(families=tuple(SCALING_FAMILIES), sizes=(64, 512, 4096, 16384)
         One row per (family, size): ``spec``, ``chips``, every key of
         :data:`SCALING_METRICS` (None where not evaluated, with ``note`` saying
         why), ``seconds`` spent.
+
+    Examples
+    --------
+    >>> rows = scaling_study(["torus"], [64], collective_limit=0, decode_limit=0)
+    >>> rows[0]["spec"], rows[0]["chips"], rows[0]["bisection_per_chip_Bps"]   # B/s per chip
+    ('torus:4x4x4,chip=h100', 64, 32000000000.0)
     """
     from fabric import SpecError
 

@@ -882,6 +882,17 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     ------
     fabric.SpecError
         Bad conditions, or no layout fits the model.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> fr = serving_frontier("deepseek-v3", topologies.build("hgx-h200"), isl=1024, osl=1024,
+    ...                       batches=(1, 16), speculative=((0, 0.0),))
+    >>> [(p.layout, p.batch) for p in fr.points]
+    [('tp=8,dp=1,etp=8', 1), ('tp=8,dp=1,etp=8', 16)]
+    >>> one, many = fr.points     # tokens/s per user falls, tokens/s per GPU rises with batch
+    >>> one.tokens_per_s_user > many.tokens_per_s_user, one.tokens_per_s_gpu < many.tokens_per_s_gpu
+    (True, True)
     """
     m = model_config(model)
     sw = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
@@ -975,6 +986,16 @@ def speed_limits(point):
     bytes: small kernels' minimum durations, GEMMs' fixed parts), ``communication``
     (exposed), ``draft`` and ``prefill`` (other users' prefills); ``limiter`` is the
     largest.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> from analysis import single_user_speed
+    >>> su = single_user_speed("deepseek-v3", topologies.build("hgx-h200"),
+    ...                        speculative=((0, 0.0),))
+    >>> limiter, shares = speed_limits(su.point)   # shares: seconds per token
+    >>> limiter in shares, shares[limiter] == max(shares.values())
+    (True, True)
     """
     shares = _shares(point)
     return max(shares, key=lambda k: shares[k]), shares

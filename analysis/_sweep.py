@@ -126,6 +126,12 @@ def sweep(func, grid, *, executor=None, chunksize=1, quiet=False, desc="sweep", 
     ------
     Exception
         The exception of the first point (in grid order) whose call failed.
+
+    Examples
+    --------
+    >>> from analysis import parameter_grid
+    >>> sweep(lambda x, y: x * y, parameter_grid(x=[1, 2], y=[10, 20]), quiet=True)
+    [10, 20, 20, 40]
     """
     if isinstance(chunksize, bool) or not isinstance(chunksize, int) or chunksize < 1:
         raise ValueError(f"chunksize must be an int >= 1, got chunksize={chunksize!r}")

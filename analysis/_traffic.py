@@ -292,6 +292,14 @@ def link_loads(fabric, matrix):
         If the matrix has the wrong shape or negative entries.
     RoutingError
         If a pair with traffic has no path.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("torus:4x4")
+    >>> ll = link_loads(f, traffic(f, "all-to-all", 2**20))
+    >>> ll.drain_time                    # seconds, under the fabric's routing
+    0.000131072
     """
     n = fabric.n_endpoints
     if not isinstance(matrix, TrafficMatrix):

@@ -107,6 +107,17 @@ def check(system):
         by :func:`fabric.load_system` (whose file-level findings come first).
 
     Never raises for a bad plan: every fault is a finding.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> spec = '[system]\\ntopology = "hypermesh:4x4,hosts=4,chip=h100"\\n'
+    >>> check(topologies.read_system(spec))
+    []
+    >>> bad = spec + ('[[windows]]\\nhost = "host0"\\nname = "w"\\nlocal_base = "0x1000_0000_0000"\\n'
+    ...               'target = "chip999"\\nsize = "1GiB"\\n')
+    >>> [(x.code, x.severity) for x in check(topologies.read_system(bad))]
+    [('dangling-target', 'error')]
     """
     fabric, findings = _unpack(system)
     plan = fabric.address_plan or AddressPlan()

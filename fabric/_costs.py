@@ -431,7 +431,13 @@ COST_BOOKS = {b.name: b for b in (_street(), _freakonomics(), _kim(), _slimfly()
 
 
 def hardware_costs(name="street-2026"):
-    """Return the cost book called ``name`` (a :class:`HardwareCosts` passes through)."""
+    """Return the cost book called ``name`` (a :class:`HardwareCosts` passes through).
+
+    Examples
+    --------
+    >>> hardware_costs("street-2026").name
+    'street-2026'
+    """
     if isinstance(name, HardwareCosts):
         return name
     try:

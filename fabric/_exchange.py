@@ -521,7 +521,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
 
 
 def exchange_kernel(name):
-    """The :class:`ExchangeKernel` called ``name`` (an ExchangeKernel passes through)."""
+    """The :class:`ExchangeKernel` called ``name`` (an ExchangeKernel passes through).
+
+    Examples
+    --------
+    >>> k = exchange_kernel("deepep-normal")
+    >>> k.scale_out, k.forwarding, k.dedup   # RDMA once per node, NVLink fan-out
+    (True, True, 'node')
+    """
     if isinstance(name, ExchangeKernel):
         return name
     try:

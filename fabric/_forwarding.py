@@ -246,6 +246,13 @@ def forwarding_tables(fabric):
         fabric too large for the all-pairs state distances.
     AddressMapError
         If the fabric has no valid address map.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> t = forwarding_tables(topologies.build("sd200-ultra"))
+    >>> t.policy, t.max_entries          # entries of the largest table (one per chip)
+    ('dimension-order', 144)
     """
     r = fabric.router
     if not r.destination_routed:

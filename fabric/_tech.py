@@ -105,7 +105,14 @@ TECHNOLOGIES = {t.name: t for t in (
 
 
 def link_tech(name):
-    """Return the :class:`LinkTech` called ``name`` (a ``LinkTech`` passes through)."""
+    """Return the :class:`LinkTech` called ``name`` (a ``LinkTech`` passes through).
+
+    Examples
+    --------
+    >>> t = link_tech("nvlink4")
+    >>> t.bandwidth, t.carries           # bytes/s per direction of one link
+    (25000000000.0, 'loadstore')
+    """
     if isinstance(name, LinkTech):
         return name
     try:

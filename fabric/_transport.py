@@ -205,7 +205,13 @@ TRANSPORTS = {
 
 
 def transport(name):
-    """The :class:`Transport` called ``name`` (a Transport passes through)."""
+    """The :class:`Transport` called ``name`` (a Transport passes through).
+
+    Examples
+    --------
+    >>> transport("rdma").name, transport("loadstore").kind
+    ('rdma', 'memory')
+    """
     if isinstance(name, Transport):
         return name
     try:

@@ -266,7 +266,13 @@ def _format(value, units, unit):
 
 
 def format_size(nbytes, binary=True):
-    """Format bytes with binary (default) or decimal prefixes, four significant digits."""
+    """Format bytes with binary (default) or decimal prefixes, four significant digits.
+
+    Examples
+    --------
+    >>> format_size(96 * GiB), format_size(3 * 10**9, binary=False)
+    ('96GiB', '3GB')
+    """
     if binary:
         units = [("Pi", PiB), ("Ti", TiB), ("Gi", GiB), ("Mi", MiB), ("Ki", KiB)]
     else:
@@ -275,13 +281,25 @@ def format_size(nbytes, binary=True):
 
 
 def format_bandwidth(bytes_per_s):
-    """Format bytes per second with decimal prefixes (``GB/s`` is 1e9 B/s)."""
+    """Format bytes per second with decimal prefixes (``GB/s`` is 1e9 B/s).
+
+    Examples
+    --------
+    >>> format_bandwidth(450e9)          # bytes/s per direction
+    '450GB/s'
+    """
     units = [("P", PB), ("T", TB), ("G", GB), ("M", MB), ("k", kB)]
     return _format(bytes_per_s, units, "B/s")
 
 
 def format_time(seconds):
-    """Format seconds as s, ms, us or ns, four significant digits."""
+    """Format seconds as s, ms, us or ns, four significant digits.
+
+    Examples
+    --------
+    >>> format_time(6.9e-07)             # seconds
+    '690ns'
+    """
     if seconds == 0:
         return "0s"
     for name, mult in (("s", 1.0), ("ms", ms), ("us", us)):

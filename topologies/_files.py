@@ -24,5 +24,12 @@ def load_system(path):
 
 
 def read_system(text, path="<string>"):
-    """Read a system from TOML text; see :func:`load_system`."""
+    """Read a system from TOML text; see :func:`load_system`.
+
+    Examples
+    --------
+    >>> s = read_system('[system]\\ntopology = "torus:4x4,chip=h100"\\n')
+    >>> s.fabric.n_endpoints
+    16
+    """
     return fabric.read_system(text, path, build=build)

@@ -167,6 +167,14 @@ def build(spec):
     ------
     SpecError
         Naming the spec and what is wrong with it.
+
+    Examples
+    --------
+    >>> f = build("torus:4x4")
+    >>> f.n_endpoints, f.structure.shape
+    (16, (4, 4))
+    >>> build("sd200-ultra").n_endpoints
+    128
     """
     if isinstance(spec, Fabric):
         return spec
