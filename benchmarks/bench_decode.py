@@ -176,7 +176,11 @@ def examine_seed_claims():
       fastest algorithm it allows (symmetric-memory algorithms need load/store).
 
     What the model reproduces (run of 2026-12-02, library defaults; the records
-    returned carry the figures of each run, and ``main()`` prints them):
+    returned carry the figures of each run, and ``main()`` prints them). Run of 2026-12-03
+    16:15 UTC (main fe641a6, with the kernels' minimum durations and GEMM fixed parts):
+    5.85 ms is no longer reached: 6.32-14.84 ms over the grid, the closest at tp=8, 10x
+    fusion, overlap 1 (weights read 5.79 ms at 0.78 of 1.6 TB/s); 10x fusion buys
+    1.23-1.43x. The 2026-12-02 reading below is kept for the record:
 
     * **5.85 ms/token: reproducible only under assumptions.** The model spans
       5.3-15.1 ms per token over the grid. It reaches 5.85 ms only with kernel
