@@ -280,3 +280,22 @@ def test_the_real_entry_point_writes_strict_json():
     assert p.returncode == 0, p.stderr
     (row,) = _strict_json(p.stdout)
     assert row["op"] == "send-recv" and row["algbw"] is None
+
+
+def test_cost_refuses_a_negative_traffic_matrix_and_a_non_bool_overlap():
+    import numpy as np
+
+    f = topologies.build("dgx-h100")
+    # an all-negative matrix divided by its negative total used to pass for a valid one
+    for bad in (-np.ones((8, 8)), np.full((8, 8), np.nan)):
+        with pytest.raises(ValueError, match="finite byte counts >= 0"):
+            analysis.cost(f, "all-to-allv", bad)
+    with pytest.raises(TypeError, match="overlap must be True or False"):
+        analysis.cost(f, "all-reduce", 1024, overlap="yes")
+
+
+@pytest.mark.parametrize("runtime", ["nccl", "nccl@2.21.5", "symmetric-memory", "ideal"])
+def test_a_one_rank_group_names_the_runtime_asked_for(runtime):
+    r = analysis.cost(topologies.build("dgx-h100"), "all-reduce", 1024, ranks=[0],
+                      runtime=runtime)
+    assert r.runtime == runtime and r.time == 0.0
