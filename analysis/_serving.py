@@ -196,9 +196,11 @@ TCO = {e.gpu: e for e in (
 TIERS = ("own-hyperscaler", "own-neocloud", "rent-3yr")
 
 # Chip presets (fabric.CHIPS) priced by the TCO table, and named products priced as a
-# whole (the nvl72 preset stands for a GB200 NVL72 rack, priced as one).
+# whole (the nvl72 and gb200-nvl72 presets stand for a GB200 NVL72 rack, gb300-nvl72 for a
+# GB300 NVL72 rack, each priced as one).
 _CHIP_TCO = {"h100": "H100", "h200": "H200", "b200": "B200"}
-_SYSTEM_TCO = {"nvl72": "GB200 NVL72"}
+_SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
+               "gb300-nvl72": "GB300 NVL72"}
 
 
 def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
