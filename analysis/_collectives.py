@@ -698,7 +698,11 @@ def _traffic_arg(op, nbytes, p):
     if M.ndim != 2:
         raise ValueError(f"all-to-allv takes a traffic matrix (bytes, {p} x {p}) as nbytes, "
                          f"got an array of shape {M.shape}")
-    if M.shape == (p, p) and np.isfinite(M).all() and (M >= 0).all() and M.sum() <= 0:
+    # before cost() normalises by the total: an all-negative matrix divided by its
+    # (negative) total would pass for a valid one
+    if not np.isfinite(M).all() or (M < 0).any():
+        raise ValueError("the traffic matrix must hold finite byte counts >= 0")
+    if M.shape == (p, p) and M.sum() <= 0:
         raise ValueError("the traffic matrix moves no bytes")
     return M
 
@@ -792,6 +796,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
             or not isinstance(devices_per_process, numbers.Integral) or devices_per_process < 1:
         raise SpecError("devices_per_process must be an integer >= 1, got "
                         f"{devices_per_process!r}")
+    if not isinstance(overlap, (bool, np.bool_)):
+        raise TypeError(f"overlap must be True or False, got {overlap!r}")
     nodes, idx = _resolve_ranks(fabric, ranks)
     p = len(nodes)
     M = _traffic_arg(op, nbytes, p)
@@ -833,7 +839,12 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         plan = _get_plan(fabric, op, algorithm, nodes, idx, tr, M)
         t, steps, chunks = _evaluate(fabric, plan, n, overlap)
         candidates = ()
-    return _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap)
+    res = _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap)
+    if rt.kind != "ideal":
+        # one rank: nothing to move or synchronise under any runtime, but the result
+        # says which runtime was asked for (it said "ideal")
+        res = dataclasses.replace(res, runtime=rt.name)
+    return res
 
 
 # -- runtimes: the software between the schedule and the measurement ----------------------

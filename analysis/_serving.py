@@ -196,9 +196,11 @@ TCO = {e.gpu: e for e in (
 TIERS = ("own-hyperscaler", "own-neocloud", "rent-3yr")
 
 # Chip presets (fabric.CHIPS) priced by the TCO table, and named products priced as a
-# whole (the nvl72 preset stands for a GB200 NVL72 rack, priced as one).
+# whole (the nvl72 and gb200-nvl72 presets stand for a GB200 NVL72 rack, gb300-nvl72 for a
+# GB300 NVL72 rack, each priced as one).
 _CHIP_TCO = {"h100": "H100", "h200": "H200", "b200": "B200"}
-_SYSTEM_TCO = {"nvl72": "GB200 NVL72"}
+_SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
+               "gb300-nvl72": "GB300 NVL72"}
 
 
 def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
@@ -932,8 +934,17 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         reasons = {r.partition(": ")[2] for r in skipped}
         if len(reasons) == 1:          # a bad setting, not a layout that does not fit
             raise SpecError(f"{m.name} on {fabric.name}, every layout: {reasons.pop()}")
+        if skipped:
+            why = "; ".join(skipped)
+        elif not cands:     # candidate_layouts found no instance that holds the weights
+            why = (f"its weights ({m.weight_bytes_total / 1e9:.1f} GB) exceed {usable_hbm:g} "
+                   f"of the HBM of all {fabric.n_endpoints} chips ({sw.chip.name}: "
+                   f"{sw.chip.hbm_bytes / 1e9:.1f} GB each)")
+        else:               # layouts fit, but not at any of the batches asked
+            why = "every batch asked exceeds the largest that fits: " + ", ".join(
+                f"{lay} holds {infos[lay]['b_max']}" for lay in searched)
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
-                        + "; ".join(skipped))
+                        + why)
     front = pareto_front(points)
     params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE,
               Parameter("serving.draft_cost", _mtp_draft_cost(m) if draft_cost is None

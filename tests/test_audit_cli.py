@@ -157,6 +157,11 @@ BAD = [
       "nan"], "--chip-price must be a finite number"),
     (["serve", "nvl72", "--model", "kimi-k2", "--isl", "1024", "--osl", "1024",
       "--micro-batches", "0"], "micro_batches"),
+    # nothing fits: the line says why (it ended in ": " with no reason)
+    (["serve", "hgx-h200", "--model", "kimi-k2", "--isl", "1024", "--osl", "1024", "--batches",
+      "1", "--quiet"], "its weights (1026.4 GB) exceed 0.9 of the HBM of all 8 chips"),
+    (["serve", "hgx-h200", "--model", "deepseek-v3", "--isl", "1024", "--osl", "1024",
+      "--batches", "100000", "--quiet"], "every batch asked exceeds the largest that fits"),
     # addressing
     (["translate", "sd200-ultra", "--host", "nohost", "0x1000"], "no host domain called 'nohost'"),
     (["translate", "sd200-ultra", "--host", "host1", "-1"], "non-negative"),
@@ -280,3 +285,22 @@ def test_the_real_entry_point_writes_strict_json():
     assert p.returncode == 0, p.stderr
     (row,) = _strict_json(p.stdout)
     assert row["op"] == "send-recv" and row["algbw"] is None
+
+
+def test_cost_refuses_a_negative_traffic_matrix_and_a_non_bool_overlap():
+    import numpy as np
+
+    f = topologies.build("dgx-h100")
+    # an all-negative matrix divided by its negative total used to pass for a valid one
+    for bad in (-np.ones((8, 8)), np.full((8, 8), np.nan)):
+        with pytest.raises(ValueError, match="finite byte counts >= 0"):
+            analysis.cost(f, "all-to-allv", bad)
+    with pytest.raises(TypeError, match="overlap must be True or False"):
+        analysis.cost(f, "all-reduce", 1024, overlap="yes")
+
+
+@pytest.mark.parametrize("runtime", ["nccl", "nccl@2.21.5", "symmetric-memory", "ideal"])
+def test_a_one_rank_group_names_the_runtime_asked_for(runtime):
+    r = analysis.cost(topologies.build("dgx-h100"), "all-reduce", 1024, ranks=[0],
+                      runtime=runtime)
+    assert r.runtime == runtime and r.time == 0.0

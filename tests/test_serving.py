@@ -219,6 +219,11 @@ def test_cost_closed_forms():
 def test_serving_cost_paths():
     usd, kw, params, how = serving_cost(topologies.build("nvl72"), tier="rent-3yr")
     assert (usd, kw) == (3.30, 2.10) and "GB200 NVL72" in how and params
+    for preset, product in (("gb200-nvl72", "GB200 NVL72"), ("gb300-nvl72", "GB300 NVL72")):
+        usd, kw, _, how = serving_cost(topologies.build(preset))
+        assert (usd, kw) == (TCO[product].usd_per_gpu_hour["own-hyperscaler"],
+                             TCO[product].all_in_kw_per_gpu) and how.endswith(
+            f"{product}, own-hyperscaler")
     sd = topologies.build("sd200-ultra")
     with pytest.raises(SpecError, match="chip_price"):
         serving_cost(sd, chip_price=-1.0)
