@@ -211,7 +211,7 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
         ``f`` is degraded (:func:`fabric.without`): the parts bought do not change when
         a link, lane, chip or switch fails, and a degraded graph no longer holds them
         (nor, after a failed chip, the placement of the hosts in racks). Price the
-        intact fabric.
+        intact fabric. Or ``rack_chips_factor`` is not a positive number.
 
     Examples
     --------
@@ -225,6 +225,9 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
                         f"degraded copy ({len(f.failures.links)} failed links, {len(f.failures.nodes)} "
                         f"failed nodes, {len(f.failures.lanes)} bundles short of lanes); price "
                         f"the intact fabric")
+    if not (isinstance(rack_chips_factor, (int, float)) and 0 < rack_chips_factor < math.inf):
+        raise SpecError(f"rack_chips_factor must be a positive number, got "
+                        f"{rack_chips_factor!r}")
     book = hardware_costs(book)
     G = f.graph
     density = rack_chips(f, book)

@@ -934,8 +934,17 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         reasons = {r.partition(": ")[2] for r in skipped}
         if len(reasons) == 1:          # a bad setting, not a layout that does not fit
             raise SpecError(f"{m.name} on {fabric.name}, every layout: {reasons.pop()}")
+        if skipped:
+            why = "; ".join(skipped)
+        elif not cands:     # candidate_layouts found no instance that holds the weights
+            why = (f"its weights ({m.weight_bytes_total / 1e9:.1f} GB) exceed {usable_hbm:g} "
+                   f"of the HBM of all {fabric.n_endpoints} chips ({sw.chip.name}: "
+                   f"{sw.chip.hbm_bytes / 1e9:.1f} GB each)")
+        else:               # layouts fit, but not at any of the batches asked
+            why = "every batch asked exceeds the largest that fits: " + ", ".join(
+                f"{lay} holds {infos[lay]['b_max']}" for lay in searched)
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
-                        + "; ".join(skipped))
+                        + why)
     front = pareto_front(points)
     params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE,
               Parameter("serving.draft_cost", _mtp_draft_cost(m) if draft_cost is None

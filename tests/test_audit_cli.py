@@ -157,6 +157,11 @@ BAD = [
       "nan"], "--chip-price must be a finite number"),
     (["serve", "nvl72", "--model", "kimi-k2", "--isl", "1024", "--osl", "1024",
       "--micro-batches", "0"], "micro_batches"),
+    # nothing fits: the line says why (it ended in ": " with no reason)
+    (["serve", "hgx-h200", "--model", "kimi-k2", "--isl", "1024", "--osl", "1024", "--batches",
+      "1", "--quiet"], "its weights (1026.4 GB) exceed 0.9 of the HBM of all 8 chips"),
+    (["serve", "hgx-h200", "--model", "deepseek-v3", "--isl", "1024", "--osl", "1024",
+      "--batches", "100000", "--quiet"], "every batch asked exceeds the largest that fits"),
     # addressing
     (["translate", "sd200-ultra", "--host", "nohost", "0x1000"], "no host domain called 'nohost'"),
     (["translate", "sd200-ultra", "--host", "host1", "-1"], "non-negative"),

@@ -219,6 +219,12 @@ def test_shares_and_json_units():
     assert math.isclose(d["network_cost_usd_per_chip"] * 72, d["network_cost_usd"])
 
 
+@pytest.mark.parametrize("factor", [0, -1.0, float("nan"), float("inf"), "2"])
+def test_rack_density_factor_must_be_positive(factor):
+    with pytest.raises(SpecError, match="rack_chips_factor must be a positive number"):
+        bill_of_materials(topologies.build("torus:2x2"), rack_chips_factor=factor)
+
+
 def test_unknown_book():
     with pytest.raises(SpecError, match="unknown cost book 'abacus'"):
         bill_of_materials(topologies.build("torus:2x2"), "abacus")
