@@ -71,10 +71,20 @@ def add_step_options(p):
                    help="fraction of communication hidden under compute (0)")
     p.add_argument("--fusion", type=float, default=1.0,
                    help="kernel fusion factor dividing launches (1)")
+    p.add_argument("--kernel-floors", action=argparse.BooleanOptionalAction, default=True,
+                   help="each small kernel runs at least its class's published minimum "
+                        "duration and each weight GEMM its fixed part (analysis.KERNEL_FLOORS, "
+                        "GEMM_FIXED_TIME; default: on); --no-kernel-floors prices kernels at "
+                        "their boundary + roofline only")
     p.add_argument("--moe-hbm-efficiency", type=float, default=None,
                    help="achieved fraction of peak HBM bandwidth of the routed experts' "
                         "grouped GEMMs (default: 0.303 for vLLM graphs on INT4 experts, see "
                         "analysis.VLLM_INT4_MOE_HBM_EFFICIENCY; else the step's HBM efficiency)")
+
+
+def floor_kwargs(args):
+    """decode_step keywords of ``--kernel-floors`` / ``--no-kernel-floors``."""
+    return {} if args.kernel_floors else {"kernel_floors": {}, "gemm_fixed_time": 0.0}
 
 
 def _jsonable(obj):
@@ -105,7 +115,7 @@ def run(args):
                               else args.launch_overhead),
           "runtime": args.runtime, "ep_kernel": args.ep_kernel,
           "cuda_graphs": args.cuda_graphs, "engine": args.engine,
-          "moe_hbm_efficiency": args.moe_hbm_efficiency}
+          "moe_hbm_efficiency": args.moe_hbm_efficiency, **floor_kwargs(args)}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
         raise SpecError("--draft-length and --acceptance go together")
@@ -137,7 +147,8 @@ def run(args):
           f"HBM at {kw['hbm_efficiency']:g} of peak, routed experts at "
           f"{_param(r, 'decode.moe_hbm_efficiency'):g}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
-               "combine us", "tp coll us", "exposed comm us", "launch us", "total us"]
+               "combine us", "tp coll us", "exposed comm us", "launch us", "floors us",
+               "total us"]
     rows = []
     for kind in ("dense", "moe"):
         layers = [x for x in r.layers if x.kind == kind]
@@ -146,15 +157,16 @@ def run(args):
             rows.append([f"{kind} layer", len(layers), us(x.attention_weights + x.ffn_weights),
                          us(x.kv_cache), us(x.attention_compute + x.ffn_compute),
                          us(x.dispatch), us(x.combine), us(x.tp_allreduce),
-                         us(x.exposed_comm), us(x.launch), us(x.total)])
+                         us(x.exposed_comm), us(x.launch), us(x.kernel_floor), us(x.total)])
     h = r.head
     rows.append(["head", 1, us(h.weights), 0.0, us(h.compute), 0.0, 0.0, 0.0, 0.0,
-                 us(h.launch), us(h.total)])
+                 us(h.launch), us(h.kernel_floor), us(h.total)])
     print(format_table(headers, rows))
     b = r.breakdown
     print(f"step {format_time(r.time)}: attention {format_time(b.attention)}, ffn "
           f"{format_time(b.ffn)}, head {format_time(b.head)}, exposed comm "
-          f"{format_time(b.exposed_comm)}, launch {format_time(b.launch)}")
+          f"{format_time(b.exposed_comm)}, launch {format_time(b.launch)} (kernel floors "
+          f"{format_time(b.kernel_floor)}, inside attention, ffn and head)")
     moe = [x for x in r.layers if x.kind == "moe"]
     if moe:
         print(f"active experts per MoE layer: {moe[0].active_experts:.1f} (system), "

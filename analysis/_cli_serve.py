@@ -5,7 +5,7 @@ import math
 
 from fabric import SpecError
 
-from ._cli_decode import add_step_options
+from ._cli_decode import add_step_options, floor_kwargs
 from ._json_units import to_json
 
 __all__ = []
@@ -104,7 +104,7 @@ def run(args):
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
               "overlap": args.overlap, "micro_batches": args.micro_batches,
-              "engine": args.engine}
+              "engine": args.engine, **floor_kwargs(args)}
     decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
                                      ("moe_hbm_efficiency", args.moe_hbm_efficiency))
                    if v is not None})

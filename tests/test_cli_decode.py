@@ -115,3 +115,18 @@ def test_graph_engine_and_eager_flags(fake_cost, capsys):
     with pytest.raises(SystemExit) as e:                 # argparse: one line, exit 2
         main([*base, "--engine", "sglang"])
     assert e.value.code == 2
+
+
+def test_kernel_floors_flag(fake_cost, capsys):
+    import topologies
+    f = topologies.build("sd200-ultra")
+    for flag, kw in (([], {}), (["--no-kernel-floors"],
+                                {"kernel_floors": {}, "gemm_fixed_time": 0.0})):
+        assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--json", *flag]) == 0
+        data = json.loads(capsys.readouterr().out)
+        r = analysis.decode_step("kimi-k2", f, batch=1, context=4096, **kw)
+        assert data["time"] == pytest.approx(r.time)
+        assert data["breakdown"]["kernel_floor"] == pytest.approx(r.breakdown.kernel_floor)
+    assert data["breakdown"]["kernel_floor"] == 0.0
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2"]) == 0
+    assert "kernel floors" in capsys.readouterr().out

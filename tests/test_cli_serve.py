@@ -94,3 +94,15 @@ def test_serve_and_decode_share_the_decode_step_options():
               "moe_hbm_efficiency"}
     assert shared <= set(decode) and shared <= set(serve)
     assert {k: decode[k] for k in shared} == {k: serve[k] for k in shared}
+
+
+def test_serve_kernel_floors_flag(capsys):
+    runs = {}
+    for flag in ("--kernel-floors", "--no-kernel-floors"):
+        assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "1024", "--osl", "256",
+                     "--batches", "4", "--layout", "tp=8", "--no-speculative", "--json",
+                     flag]) == 0
+        runs[flag] = json.loads(capsys.readouterr().out)["single_user"]
+    assert runs["--no-kernel-floors"]["shares_s_per_token"]["kernel floors"] == 0.0
+    assert runs["--kernel-floors"]["shares_s_per_token"]["kernel floors"] > 0
+    assert runs["--kernel-floors"]["tokens_per_s"] < runs["--no-kernel-floors"]["tokens_per_s"]
