@@ -319,5 +319,6 @@ def test_an_output_path_through_a_file_is_one_line(argv, fragment, capsys, tmp_p
     (tmp_path / "afile").write_text("keep me")
     rc, out, err = _run([*argv, "--quiet"] if argv[0] != "export" else argv, capsys)
     assert rc == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
+    assert out == ""
     assert (tmp_path / "afile").read_text() == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
