@@ -56,7 +56,10 @@ def run(args):
                 d["failed"] = {"links": [list(x) for x in f.failures.links],
                                "nodes": list(f.failures.nodes),
                                "chips": {c: r for c, r in f.failures.ranks.items()},
-                               "lanes": [[list(e), k] for e, k in f.failures.lanes]}
+                               "lanes": [[list(e), k] for e, k in f.failures.lanes],
+                               # the numbers here are ranks and lane counts, not SI units
+                               "units": {"chips": "rank (stable: the intact fabric's)",
+                                         "lanes": "failed lanes (count) of the link [u, v]"}}
             out.append(d)
         print(to_json(out))
         return 0

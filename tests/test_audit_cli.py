@@ -322,3 +322,15 @@ def test_an_output_path_through_a_file_is_one_line(argv, fragment, capsys, tmp_p
     assert out == ""
     assert (tmp_path / "afile").read_text() == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_json_of_a_degraded_fabric_says_the_unit_of_every_number(capsys):
+    """`metrics --fail-*` adds a `failed` object whose ranks and lane counts had no unit."""
+    from test_cli_json_units import _offenders
+
+    rc, out, _ = _run(["metrics", "switch:8,planes=2,links=4", "--fail-lane", "chip0-sw0",
+                       "--fail-chip", "chip3", "--fail-link", "chip1-sw1", "--json"], capsys)
+    assert rc == 0
+    (m,) = _strict_json(out)
+    assert m["failed"]["chips"] == {"chip3": 3} and m["failed"]["lanes"] == [[["chip0", "sw0"], 1]]
+    assert _offenders([m]) == []
