@@ -42,16 +42,20 @@ def run(args):
     import csv
     from pathlib import Path
 
+    from fabric import SpecError
+
     from ._cli_report import executor_for_jobs
     from ._scaling import SCALING_METRICS, scaling_study
     from ._style import paper_style, save_figure
 
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():    # before minutes of work, not after
+        raise SpecError(f"--out {out} exists and is not a directory")
     # scaling_study refuses bad arguments with SpecError (exit 2); any other ValueError
     # from the study itself is a bug and shows as one
     rows = scaling_study(args.families, args.sizes, collective_limit=args.collective_limit,
                          decode_limit=args.decode_limit, quiet=args.quiet,
                          executor=executor_for_jobs(args.jobs))
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     keys = [k for k in rows[0] if k != "seconds"]     # run time: not a result (determinism)
     with open(out / "scaling.csv", "w", newline="", encoding="utf-8") as fh:

@@ -708,7 +708,7 @@ def _traffic_arg(op, nbytes, p):
 
 
 def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, transport=None, *,
-         overlap=True, ops_per_launch=1):
+         overlap=True, ops_per_launch=1, devices_per_process=1):
     """Cost a collective operation on a fabric, run by a communication runtime.
 
     Parameters
@@ -744,6 +744,14 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     ops_per_launch : int, default 1
         Operations launched together (``ncclGroupStart/End``, nccl-tests ``-m``):
         they share the runtime's base latency (see :mod:`analysis._runtime_cost`).
+    devices_per_process : int, default 1
+        Devices one process drives from one thread (nccl-tests ``-g N``). NCCL's
+        ``ncclGroupEnd`` launches on them one after another (``src/group.cc``
+        ``doLaunches``), inside nccl-tests' timed loop (``src/common.cu``
+        ``startColl``), so every launch costs ``(N - 1)`` further host launches:
+        ``(N - 1) x host_launch / ops_per_launch`` is added to the time (and to
+        ``fixed``) under a runtime that states ``host_launch``; nothing under
+        ``"ideal"``.
 
     Returns
     -------
@@ -774,6 +782,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     >>> r = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB")
     >>> r.runtime, r.algorithm, r.protocol, round(r.time * 1e6, 1)
     ('nccl', 'ring', 'LL', 15.3)
+    >>> r4 = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB", devices_per_process=4)
+    >>> round((r4.time - r.time) * 1e6, 1)   # 3 further launches of 3.0 us
+    9.0
     """
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
@@ -781,6 +792,10 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     if isinstance(ops_per_launch, bool) or not isinstance(ops_per_launch, numbers.Integral) \
             or ops_per_launch < 1:
         raise SpecError(f"ops_per_launch must be an integer >= 1, got {ops_per_launch!r}")
+    if isinstance(devices_per_process, bool) \
+            or not isinstance(devices_per_process, numbers.Integral) or devices_per_process < 1:
+        raise SpecError("devices_per_process must be an integer >= 1, got "
+                        f"{devices_per_process!r}")
     if not isinstance(overlap, (bool, np.bool_)):
         raise TypeError(f"overlap must be True or False, got {overlap!r}")
     nodes, idx = _resolve_ranks(fabric, ranks)
@@ -798,8 +813,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     if algorithm != "auto" and algorithm not in ALGORITHMS[op]:
         schedule(op, algorithm, p)  # raises the right error for an unknown name
     if rt.kind != "ideal" and p > 1:
-        return _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
-                               int(ops_per_launch))
+        res = _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
+                              int(ops_per_launch))
+        return _with_host_launches(res, rt, int(devices_per_process), int(ops_per_launch))
     if algorithm == "auto":
         tried, best = [], None
         for a, (how, t_r) in ((a, x) for x in _auto_transports(fabric, tr, idx)
@@ -1038,6 +1054,19 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
                                channels=best.channels or None, fixed=best.fixed)
 
 
+def _with_host_launches(res, rt, devices, ops):
+    """``res`` with the further devices' host launches of one process added (see :func:`cost`)."""
+    extra = (devices - 1) * rt.host_launch / ops
+    if extra <= 0:
+        return res
+    t = res.time + extra
+    algbw = res.size / t
+    factor = busbw_factor(res.op, res.ranks)
+    return dataclasses.replace(res, time=t, algbw=algbw,
+                               busbw=algbw * factor if factor > 0 else 0.0,
+                               fixed=res.fixed + extra)
+
+
 def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap):
     in_network = plan.algorithm == "in-switch"
     lb = _lower_bound(fabric, op, n, idx, plan, in_network, M, overlap)
@@ -1054,7 +1083,7 @@ def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overla
 
 
 def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, transport=None,
-               *, overlap=True, ops_per_launch=1):
+               *, overlap=True, ops_per_launch=1, devices_per_process=1):
     """:func:`cost` at many sizes; the routing work is done once and shared.
 
     Link loads scale linearly with the size, so each algorithm's schedule is
@@ -1075,5 +1104,6 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, 
     [2.8, 2534.1]
     """
     return [cost(fabric, op, s, algorithm=algorithm, runtime=runtime, ranks=ranks,
-                 transport=transport, overlap=overlap, ops_per_launch=ops_per_launch)
+                 transport=transport, overlap=overlap, ops_per_launch=ops_per_launch,
+                 devices_per_process=devices_per_process)
             for s in sizes]

@@ -270,6 +270,9 @@ def check_report_dir(out, force=False):
     if out.is_dir() and any(out.iterdir()) and not force:
         raise FileExistsError(f"{out} already holds files; pass --force to replace it")
     parent = out.resolve().parent
+    if parent.exists() and not parent.is_dir():
+        raise FileExistsError(f"cannot write the report to {out}: {parent} is a file, not a "
+                              f"directory")
     if not parent.is_dir():
         raise FileNotFoundError(f"cannot write the report to {out}: {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):

@@ -143,6 +143,11 @@ class Runtime:
     kernel_floor : dict
         architecture -> seconds: the least time of one kernel that exchanges a
         small message with its NVLink peers and synchronises.
+    host_launch : float
+        Seconds of host (CPU) time to launch one kernel on one device: what a
+        process driving several devices from one thread (nccl-tests ``-g N``) pays
+        once per further device and launch (:func:`analysis.cost`
+        ``devices_per_process``); 0 where the runtime states none.
     nvls : dict
         NCCL's one-node NVLS all-reduce pipeline: channels per architecture
         (``("channels", arch)``), the largest chunk (``"chunk"``) and the sizes it is
@@ -172,6 +177,7 @@ class Runtime:
     thread_threshold: dict = dataclasses.field(default_factory=dict)
     max_channels: int = 0
     kernel_floor: dict = dataclasses.field(default_factory=dict)
+    host_launch: float = 0.0
     nvls: dict = dataclasses.field(default_factory=dict)
     sources: tuple = ()
     version: str = ""
@@ -205,6 +211,9 @@ class Runtime:
         if self.max_channels:
             out.append(Parameter(f"{self.name}.max_channels", self.max_channels, "",
                                  src.get("max_channels", "")))
+        if self.host_launch:
+            out.append(Parameter(f"{self.name}.host_launch", self.host_launch, "s",
+                                 src.get("host_launch", "")))
         return tuple(out)
 
 
@@ -278,6 +287,7 @@ _NCCL = Runtime(
     thread_threshold={"LL": 8, "LL128": 8, "Simple": 64},
     max_channels=64,
     kernel_floor={"hopper": 2.3e-6, "blackwell": 3.0e-6},
+    host_launch=3.0e-6,
     nvls={("channels", "hopper"): 16, ("channels", "blackwell"): 24, "chunk": 131072,
           ("chunk_below", 64): 65536, ("chunk_below", 8): 32768, ("chunk_below", 2): 16384,
           "stages": 3},
@@ -331,6 +341,15 @@ _NCCL = Runtime(
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
+        ("host_launch", ("meta-pytorch/tritonbench pull request 1017 (2026-04-14), per-kernel "
+         "launch overhead on GB200: nop_triton_direct_culaunch, cuLaunchKernel called "
+         "directly with pre-built arguments (the PR's 'raw CUDA driver' row, 'irreducible "
+         "CUDA driver cost'), 3.0 us with 0 kernel arguments (3.3 us with 19). Taken by a "
+         "rule fixed before use: the most recent published host-side cost of one direct "
+         "kernel launch on a named Hopper or Blackwell system, fewest arguments. A Grace "
+         "host's figure, applied to x86 hosts too; NCCL's launch per device "
+         "(src/group.cc doLaunches: cudaSetDevice, ncclLaunchPrepare, launch, "
+         "ncclLaunchFinish) does more than one cuLaunchKernel, so it is a lower bound")),
     ),
 )
 

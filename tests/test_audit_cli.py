@@ -304,3 +304,20 @@ def test_a_one_rank_group_names_the_runtime_asked_for(runtime):
     r = analysis.cost(topologies.build("dgx-h100"), "all-reduce", 1024, ranks=[0],
                       runtime=runtime)
     assert r.runtime == runtime and r.time == 0.0
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["report", "--out", "afile/sub"], "afile is a file, not a directory"),
+    (["report", "--out", "afile"], "exists and is not a directory"),
+    (["scaling", "--out", "afile"], "exists and is not a directory"),   # before the study
+    (["figures", "--out", "afile"], "File exists"),
+    (["export", "nvl72", "afile/x.json"], "Not a directory"),
+])
+def test_an_output_path_through_a_file_is_one_line(argv, fragment, capsys, tmp_path,
+                                                   monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("keep me")
+    rc, out, err = _run([*argv, "--quiet"] if argv[0] != "export" else argv, capsys)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
+    assert (tmp_path / "afile").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

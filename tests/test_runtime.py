@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import topologies
 from analysis import NotApplicableError, cost, cost_sizes, ring_search, schedule
-from fabric import RUNTIMES, Parameter, RoutingError, Runtime, runtime
+from fabric import RUNTIMES, Parameter, RoutingError, Runtime, SpecError, runtime
 
 H100 = topologies.build("dgx-h100")
 
@@ -488,3 +488,40 @@ def test_nvls_tree_skips_a_node_left_without_its_switch():
     g = f.without(links=[("chip0", "nvs0")])
     r = cost(g, "all-reduce", 2**26)
     assert r.algorithm != "hierarchical" and math.isfinite(r.time)
+
+
+# --- one process driving several devices (nccl-tests -g N): further host launches ---------
+
+@settings(max_examples=25, deadline=None)
+@given(devices=st.integers(1, 8), ops=st.integers(1, 100),
+                  size=st.sampled_from([8, 1024, 65536, 2**20, 2**30]),
+                  op=st.sampled_from(["all-reduce", "all-gather", "send-recv"]))
+def test_devices_per_process_adds_further_launches(devices, ops, size, op):
+    f = topologies.build("dgx-h100")
+    one = cost(f, op, size, ranks=f.endpoints[:4], ops_per_launch=ops)
+    many = cost(f, op, size, ranks=f.endpoints[:4], ops_per_launch=ops,
+                         devices_per_process=devices)
+    c = runtime("nccl").host_launch
+    # brute force: one launch per device, in sequence, the first already in the runtime's cost
+    extra = sum(c for _ in range(devices - 1)) / ops
+    assert math.isclose(many.time - one.time, extra, rel_tol=1e-9, abs_tol=1e-15)
+    assert math.isclose(many.fixed - one.fixed, extra, rel_tol=1e-9, abs_tol=1e-15)
+    assert math.isclose(many.busbw * many.time, one.busbw * one.time, rel_tol=1e-9)
+    assert (many.algorithm, many.protocol) == (one.algorithm, one.protocol)
+    ideal = cost(f, op, size, ranks=f.endpoints[:4], runtime="ideal",
+                          devices_per_process=devices)
+    assert ideal.time == cost(f, op, size, ranks=f.endpoints[:4], runtime="ideal").time
+
+
+def test_host_launch_is_a_sourced_parameter():
+    (p,) = [p for p in runtime("nccl@2.25.1").parameters()
+            if p.name.endswith(".host_launch")]
+    assert p.value == 3.0e-6 and p.unit == "s" and "tritonbench" in p.source
+    assert not [p for p in runtime("ideal").parameters() if "host_launch" in p.name]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "4"])
+def test_devices_per_process_rejects_bad_input(bad):
+    f = topologies.build("dgx-h100")
+    with pytest.raises(SpecError, match="devices_per_process"):
+        cost(f, "all-reduce", 1024, devices_per_process=bad)
