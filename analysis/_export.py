@@ -86,6 +86,13 @@ def export_graph(f, path, fmt=None):
     ------
     ValueError
         For an unknown format.
+
+    Examples
+    --------
+    >>> import os, tempfile, topologies
+    >>> path = os.path.join(tempfile.mkdtemp(), "torus.graphml")
+    >>> export_graph(topologies.build("torus:2x2"), path) == path
+    True
     """
     import networkx as nx
 

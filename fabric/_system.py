@@ -222,7 +222,15 @@ class _Reader:
 
 
 def read_system(text, path="<string>", *, build):
-    """Read a system from TOML text; see :func:`load_system`."""
+    """Read a system from TOML text; see :func:`load_system`.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> s = read_system('[system]\\ntopology = "torus:4x4,chip=h100"\\n', build=topologies.build)
+    >>> s.fabric.n_endpoints
+    16
+    """
     text = text.removeprefix("\ufeff")     # a UTF-8 byte order mark, as some editors write
     try:
         doc = tomllib.loads(text)

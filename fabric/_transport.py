@@ -373,6 +373,15 @@ def transports_for(fabric, name, src, dst):
     ------
     RoutingError
         Naming the first pair load/store cannot reach, and why.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("cluster-128")
+    >>> i = f.node_index                   # node indices, as the batched paths take them
+    >>> [t.name for t in transports_for(f, "native", [i["chip0"], i["chip0"]],
+    ...                                 [i["chip1"], i["chip8"]])]   # same server, next server
+    ['loadstore', 'rdma']
     """
     s = np.atleast_1d(np.asarray(src, dtype=np.int64))
     d = np.atleast_1d(np.asarray(dst, dtype=np.int64))

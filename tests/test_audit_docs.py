@@ -31,13 +31,11 @@ NO_EXAMPLE_YET = {
     "analysis.plot_failure_cost", "analysis.plot_latency_cdf",
     "analysis.plot_link_utilization", "analysis.plot_ratio", "analysis.plot_stacked_bars",
     "analysis.build_report", "analysis.write_figures", "analysis.draw_scaling",
-    "analysis.export_graph",
     # read a file by path; their string twins (read_system) carry the example
     "fabric.load_system", "topologies.load_system", "analysis.load_model_toml",
     # index-array helpers and finding builders used through fabric.check / fabric.reach
-    "fabric.loadstore_reaches", "fabric.transports_for", "fabric.region_findings",
+    "fabric.loadstore_reaches", "fabric.region_findings",
     "fabric.heap_findings", "fabric.error_findings", "fabric.unreachable_findings",
-    "fabric.read_system",
     "analysis.register_algorithm",
 }
 
