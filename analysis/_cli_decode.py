@@ -137,8 +137,12 @@ def run(args):
     def us(x):
         return round(x * 1e6, 2)
 
+    transport = r.transport or "auto (per step)"
+    if r.transport and r.ep_kernel not in (None, "all-to-allv"):
+        # decode_step hands the transport to the collectives only: a kernel picks its paths
+        transport += f" (collectives; {r.ep_kernel} picks its own)"
     print(f"{r.model} on {r.system} ({r.chip} x {r.layout.chips}), layout {r.layout}, "
-          f"batch {r.batch}, context {r.context}, transport {r.transport or 'auto (per step)'}")
+          f"batch {r.batch}, context {r.context}, transport {transport}")
     exchange = ("none (one expert rank)" if r.layout.ep == 1
                 else "none (experts split over the ranks, output all-reduced)"
                 if r.layout.etp > 1 else r.ep_kernel or "all-to-all")

@@ -334,3 +334,10 @@ def test_json_of_a_degraded_fabric_says_the_unit_of_every_number(capsys):
     (m,) = _strict_json(out)
     assert m["failed"]["chips"] == {"chip3": 3} and m["failed"]["lanes"] == [[["chip0", "sw0"], 1]]
     assert _offenders([m]) == []
+
+
+def test_decode_header_says_a_forced_transport_does_not_steer_the_exchange_kernel(capsys):
+    rc, out, _ = _run(["decode", "cluster-128", "--model", "deepseek-v3", "--batch", "8",
+                       "--ep-kernel", "deepep-normal", "--transport", "loadstore"], capsys)
+    assert rc == 0
+    assert "transport loadstore (collectives; deepep-normal picks its own)" in out.splitlines()[0]
