@@ -128,3 +128,29 @@ def brute_loads(f, pairs, policy, nbytes=1.0):
 def path_latency(f, p):
     G = f.graph
     return sum(G.edges[a, b]["latency"] for a, b in itertools.pairwise(p))
+
+
+def exchange_network_brute_force(f, r, kernel, nodes, gpus, efficiency):
+    """Seconds of an MoE exchange's network stage by brute force: its busiest link.
+
+    Each ordered pair of ranks in different servers (``deepep-normal``: rail peers only)
+    carries the bytes its NIC sends divided by its destinations, split evenly over every
+    shortest path that passes through no other GPU; a link's time is its load at
+    ``efficiency`` of its bandwidth. ``r`` is the :func:`analysis.moe_exchange` result on
+    ``f`` (``nodes`` servers of ``gpus`` ranks).
+    """
+    G, chips = f.graph, f.endpoints
+    loads = {}
+    for a, b in itertools.permutations(range(len(chips)), 2):
+        if a // gpus == b // gpus or (kernel == "deepep-normal" and a % gpus != b % gpus):
+            continue
+        dests = nodes - 1 if kernel == "deepep-normal" else (nodes - 1) * gpus
+        nbytes = r.nic_bytes[f"nic{a}"][0] / dests
+        H = G.subgraph(n for n in G if G.nodes[n]["kind"] != "chip" or n in (chips[a],
+                                                                                chips[b]))
+        paths = list(nx.all_shortest_paths(H, chips[a], chips[b]))
+        for path in paths:
+            for u, v in itertools.pairwise(path):
+                loads[u, v] = loads.get((u, v), 0.0) + nbytes / len(paths)
+    return max(load / (float(G.edges[e]["bandwidth"]) * efficiency)
+               for e, load in loads.items())

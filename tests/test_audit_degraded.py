@@ -6,12 +6,10 @@ Covers ``analysis.moe_exchange``, ``cost(..., runtime=...)``, ``decode_step``,
 few examples; the file takes a few seconds.
 """
 
-import itertools
-
-import networkx as nx
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from routing_brute import exchange_network_brute_force
 
 import analysis
 import topologies
@@ -60,23 +58,8 @@ def test_ep_servers_by_name_on_a_rail_cluster_with_a_failed_chip():
 
 
 def _network_brute_force(f, r, kernel, nodes, gpus):
-    """Busiest link (s) of the network stage: each ordered cross-server pair (deepep-normal:
-    rail peers) carries sent / destinations bytes, spread equally over every shortest path
-    that passes through no other GPU, at the NIC's achieved fraction of line rate."""
-    G, chips, eff = f.graph, f.endpoints, EXCHANGE_NIC_EFFICIENCY.value
-    loads = {}
-    for a, b in itertools.permutations(range(len(chips)), 2):
-        if a // gpus == b // gpus or (kernel == "deepep-normal" and a % gpus != b % gpus):
-            continue
-        dests = nodes - 1 if kernel == "deepep-normal" else (nodes - 1) * gpus
-        nbytes = r.nic_bytes[f"nic{a}"][0] / dests
-        H = G.subgraph(n for n in G if G.nodes[n]["kind"] != "chip" or n in (chips[a],
-                                                                                chips[b]))
-        paths = list(nx.all_shortest_paths(H, chips[a], chips[b]))
-        for path in paths:
-            for u, v in itertools.pairwise(path):
-                loads[u, v] = loads.get((u, v), 0.0) + nbytes / len(paths)
-    return max(load / (float(G.edges[e]["bandwidth"]) * eff) for e, load in loads.items())
+    return exchange_network_brute_force(f, r, kernel, nodes, gpus,
+                                        EXCHANGE_NIC_EFFICIENCY.value)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])

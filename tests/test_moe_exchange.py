@@ -10,11 +10,11 @@ import math
 
 import fidelity
 import fidelity_moe
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from routing_brute import exchange_network_brute_force
 
 import analysis
 import topologies
@@ -294,21 +294,8 @@ def test_network_time_is_busiest_nic_at_its_achieved_rate(shape, tokens, kernel,
     if not degraded:
         assert r.dispatch_phase.network == pytest.approx(worst, rel=1e-12)
     # every ordered pair of ranks in different servers (deepep-normal: rail peers only)
-    # carries the same bytes, sent / destinations
-    chips = f.endpoints
-    loads = {}
-    for a, b in itertools.permutations(range(len(chips)), 2):
-        if a // gpus == b // gpus or (kernel == "deepep-normal" and a % gpus != b % gpus):
-            continue
-        dests = nodes - 1 if kernel == "deepep-normal" else (nodes - 1) * gpus
-        nbytes = r.nic_bytes[f"nic{a}"][0] / dests
-        H = G.subgraph(n for n in G if G.nodes[n]["kind"] != "chip" or n in (chips[a],
-                                                                                chips[b]))
-        paths = list(nx.all_shortest_paths(H, chips[a], chips[b]))
-        for path in paths:
-            for u, v in itertools.pairwise(path):
-                loads[u, v] = loads.get((u, v), 0.0) + nbytes / len(paths)
-    links = max(load / (float(G.edges[e]["bandwidth"]) * eff) for e, load in loads.items())
+    # carries the same bytes, sent / destinations, over its shortest paths
+    links = exchange_network_brute_force(f, r, kernel, nodes, gpus, eff)
     assert links >= worst * (1 - 1e-12)
     assert r.dispatch_phase.network == pytest.approx(links, rel=1e-12)
     assert EXCHANGE_NIC_EFFICIENCY in r.parameters
