@@ -145,10 +145,10 @@ def decode_section(fabrics, executor, quiet):
             "parameters (no kernel fusion, no overlap of communication with compute); the "
             "parts add up to the step time. The dotted line is the seed article's "
             f"{SEED_MS_PER_TOKEN * 1e3:g} ms per token."),
-            ("Software: the step is replayed as a CUDA graph, so each kernel pays the "
+            ("Software: the step is replayed as a CUDA graph of the kernels per layer "
+            "TensorRT-LLM publishes for DeepSeek-R1 decode, so each kernel pays the "
             f"graph-replay gap between dependent kernels, {param_phrase(GRAPH_KERNEL_OVERHEAD)}"
-            ", not a host launch, over the kernels per layer TensorRT-LLM publishes for "
-            "DeepSeek-R1 decode; a small kernel runs at least its class's published minimum "
+            ", not a host launch; a small kernel runs at least its class's published minimum "
             f"duration (RMSNorm {param_phrase(KERNEL_FLOORS['norm'])}) and a weight GEMM "
             f"a fixed {param_phrase(GEMM_FIXED_TIME)} beyond its streaming time; "
             "weights and KV cache stream from HBM at "
