@@ -95,6 +95,10 @@ class ChipSpec:
         Bytes/s of incoming data reduced into a buffer (see module docstring).
     source : str
         Where ``hbm_bytes``, ``hbm_bandwidth`` and ``peak_flops`` come from.
+    generation : str or None
+        The NVIDIA GPU architecture (``"hopper"`` or ``"blackwell"``, as the chip's own
+        source names it) by which runtimes index their tables (:func:`fabric.runtime_arch`);
+        ``None`` for a chip that is neither (the fabric's links decide then).
     """
 
     name: str
@@ -103,6 +107,12 @@ class ChipSpec:
     peak_flops: float
     reduce_rate: float
     source: str
+    generation: str | None = None
+
+    def __post_init__(self):
+        if self.generation not in (None, "hopper", "blackwell"):
+            raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
+                            f"None, got {self.generation!r}")
 
     def parameters(self):
         """The figures as :class:`~fabric.Parameter` records, for a report.
@@ -118,41 +128,50 @@ class ChipSpec:
         )
 
 
-def _chip(name, hbm_bytes, hbm_bandwidth, peak_flops, source):
-    return ChipSpec(name, hbm_bytes, hbm_bandwidth, peak_flops, hbm_bandwidth / 3, source)
+def _chip(name, hbm_bytes, hbm_bandwidth, peak_flops, source, generation=None):
+    return ChipSpec(name, hbm_bytes, hbm_bandwidth, peak_flops, hbm_bandwidth / 3, source,
+                    generation)
 
 
 CHIPS = {c.name: c for c in (
     _chip("h100", 80 * GB, 3.35 * TB, 989.4e12,
           "NVIDIA H100 SXM5 datasheet (via archive-lib.hpctech.co.jp and glennklockwood.com/"
           "garden/processors/h100): 80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS dense BF16 "
-          "(1,979 with 2:4 sparsity)"),
+          "(1,979 with 2:4 sparsity)",
+          generation="hopper"),
     _chip("h200", 141 * GB, 4.8 * TB, 989.4e12,
           "NVIDIA H200 SXM material (second-hand: lzwjava.github.io, hwcooling.net): 141 GB "
-          "HBM3e, 4.8 TB/s; same GH100 die as H100, so 989.4 TFLOPS dense BF16"),
+          "HBM3e, 4.8 TB/s; same GH100 die as H100, so 989.4 TFLOPS dense BF16",
+          generation="hopper"),
     _chip("b200", 180 * GB, 8.0 * TB, 2.25e15,
           "NVIDIA HGX B200 at 1000 W (second-hand: glennklockwood.com/garden/processors/B200, "
           "server-parts.eu, Vultr HGX B200 overview): 180 GB HBM3e usable of 192 GB physical, "
-          "8 TB/s, 2.25 PFLOPS dense BF16"),
+          "8 TB/s, 2.25 PFLOPS dense BF16",
+          generation="blackwell"),
     _chip("h800", 80 * GB, 3.35 * TB, 989.4e12,
           "NVIDIA H800 SXM: the H100 SXM5 die and memory (80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS "
           "dense BF16) with 8 NVLink4 links (second-hand: DeepSeek-V3 report s.3.2, "
-          "NVIDIA/nccl issue 892)"),
+          "NVIDIA/nccl issue 892)",
+          generation="hopper"),
     _chip("h20", 96 * GB, 4.0 * TB, 148e12,
           "NVIDIA H20 (second-hand: SemiAnalysis and vendor spec sheets): 96 GB HBM3, 4.0 TB/s, "
-          "148 TFLOPS dense BF16 (296 sparse), 18 NVLink4 links"),
+          "148 TFLOPS dense BF16 (296 sparse), 18 NVLink4 links",
+          generation="hopper"),
     _chip("b300", 288 * GB, 8.0 * TB, 2.25e15,
           "NVIDIA HGX B300 (Blackwell Ultra; second-hand: NVIDIA HGX page as reproduced by "
-          "vendors): 288 GB HBM3e, 8 TB/s, 2.25 PFLOPS dense BF16 per GPU (18 for 8 GPUs)"),
+          "vendors): 288 GB HBM3e, 8 TB/s, 2.25 PFLOPS dense BF16 per GPU (18 for 8 GPUs)",
+          generation="blackwell"),
     _chip("gb200", 186 * GB, 8.0 * TB, 2.5e15,
           "NVIDIA GB200 NVL72, per Blackwell GPU (second-hand: NVIDIA GB200 NVL72 page via "
           "glennklockwood.com and vendors): 13.4 TB HBM3e / 72 = 186 GB, 8 TB/s, 180 PFLOPS "
-          "dense FP16/BF16 / 72 = 2.5 PFLOPS"),
+          "dense FP16/BF16 / 72 = 2.5 PFLOPS",
+          generation="blackwell"),
     _chip("gb300", 279 * GB, 8.0 * TB, 2.5e15,
           "NVIDIA GB300 NVL72, per Blackwell Ultra GPU (second-hand: NVIDIA GB300 NVL72 page "
           "via glennklockwood.com/garden/processors/B300, '20 TB HBM at 576 TB/s', and Verda's "
           "per-GPU table, verda.com/blog/gb300-nvl72-architecture): 279 GB HBM3e usable of 288 "
-          "GB physical, 576 TB/s / 72 = 8 TB/s, 180 PFLOPS dense FP16/BF16 / 72 = 2.5 PFLOPS"),
+          "GB physical, 576 TB/s / 72 = 8 TB/s, 180 PFLOPS dense FP16/BF16 / 72 = 2.5 PFLOPS",
+          generation="blackwell"),
     _chip("tpu-v4", 32 * GiB, 1.2 * TB, 275e12,
           "Google Cloud TPU v4 docs (cloud.google.com/tpu/docs/v4, key specifications); "
           "Jouppi et al., ISCA 2023: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS bf16"),

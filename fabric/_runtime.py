@@ -589,26 +589,26 @@ def _nccl_version(text):
 
 #: Chips NCCL runs with its Blackwell rows (compute capability 10.x). Every other chip,
 #: NVIDIA or not, takes the Hopper rows (an assumption, applied everywhere).
-_BLACKWELL_CHIPS = frozenset({"b200", "b300", "gb200"})
-
-
 def runtime_arch(fabric):
     """The architecture row a runtime's tables use for ``fabric``'s GPUs: ``"hopper"`` or
     ``"blackwell"`` (NCCL indexes its tuner tables and the kernel floor by GPU generation).
 
-    The fabric's chip decides (B200, B300, GB200: Blackwell); a fabric without a chip is
-    Blackwell when its scale-up links are NVLink5, else Hopper.
+    The fabric's chip decides through its ``generation`` (:class:`fabric.ChipSpec`: B200,
+    B300, GB200, GB300 are Blackwell); a fabric without a chip, or whose chip is of neither
+    generation, is Blackwell when its scale-up links are NVLink5, else Hopper.
 
     >>> from types import SimpleNamespace
     >>> from fabric import chip_spec
     >>> runtime_arch(SimpleNamespace(chip=chip_spec("gb200")))
     'blackwell'
+    >>> runtime_arch(SimpleNamespace(chip=chip_spec("gb300")))
+    'blackwell'
     >>> runtime("symmetric-memory").kernel_floor[runtime_arch(SimpleNamespace(chip=chip_spec("h100")))]
     2.3e-06
     """
     chip = getattr(fabric, "chip", None)
-    if chip is not None:
-        return "blackwell" if chip.name in _BLACKWELL_CHIPS else "hopper"
+    if getattr(chip, "generation", None) is not None:
+        return chip.generation
     techs = {d.get("tech") for _u, _v, d in fabric.graph.edges(data=True)}
     return "blackwell" if "nvlink5" in techs else "hopper"
 

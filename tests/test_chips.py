@@ -1,8 +1,11 @@
 """Chip presets against their published figures (sources in fabric/_chips.py)."""
 
+from types import SimpleNamespace
+
 import pytest
 
-from fabric import CHIPS, ChipSpec, SpecError, chip_spec
+import topologies
+from fabric import CHIPS, ChipSpec, SpecError, chip_spec, runtime_arch
 from fabric._units import GB, TB, GiB
 
 
@@ -66,3 +69,21 @@ def test_gb300_nvl72_against_the_rack_figures():
     assert c.hbm_bytes > chip_spec("gb200").hbm_bytes
     # one Oberon rack of 72, as GB200 NVL72 (its rack density Parameter)
     assert [p.value for p in f.assumptions if p.name == "cost.layout.rack_chips"] == [72]
+
+
+def test_every_nvidia_chip_states_its_generation_and_runtimes_read_it():
+    # H-series are Hopper, B- and GB-series Blackwell (each chip's own source names it); the
+    # runtimes' tables are indexed by it, so a new chip cannot fall back silently to Hopper
+    for name, chip in CHIPS.items():
+        want = ("hopper" if name.startswith("h") else
+                "blackwell" if name.startswith(("b", "gb")) else None)
+        assert chip.generation == want, name
+        if want is not None:
+            assert runtime_arch(SimpleNamespace(chip=chip)) == want, name
+    assert runtime_arch(topologies.build("gb300-nvl72")) == "blackwell"
+    assert runtime_arch(topologies.build("dgx-h100")) == "hopper"
+
+
+def test_chip_generation_is_checked():
+    with pytest.raises(SpecError, match="generation"):
+        ChipSpec("x", 1, 2.0, 3.0, 1.0, "test", generation="ampere")
