@@ -98,7 +98,8 @@ class ChipSpec:
     generation : str or None
         The NVIDIA GPU architecture (``"hopper"`` or ``"blackwell"``, as the chip's own
         source names it) by which runtimes index their tables (:func:`fabric.runtime_arch`);
-        ``None`` for a chip that is neither (the fabric's links decide then).
+        ``None`` for a chip that is neither (runtimes then take Hopper's tables, an
+        assumption).
     """
 
     name: str

@@ -594,8 +594,9 @@ def runtime_arch(fabric):
     ``"blackwell"`` (NCCL indexes its tuner tables and the kernel floor by GPU generation).
 
     The fabric's chip decides through its ``generation`` (:class:`fabric.ChipSpec`: B200,
-    B300, GB200, GB300 are Blackwell); a fabric without a chip, or whose chip is of neither
-    generation, is Blackwell when its scale-up links are NVLink5, else Hopper.
+    B300, GB200, GB300 are Blackwell; a chip of neither generation, such as an assumed or
+    non-NVIDIA chip, takes Hopper's tables: an assumption); a fabric without a chip is
+    Blackwell when its scale-up links are NVLink5, else Hopper.
 
     >>> from types import SimpleNamespace
     >>> from fabric import chip_spec
@@ -607,8 +608,8 @@ def runtime_arch(fabric):
     2.3e-06
     """
     chip = getattr(fabric, "chip", None)
-    if getattr(chip, "generation", None) is not None:
-        return chip.generation
+    if chip is not None:
+        return getattr(chip, "generation", None) or "hopper"
     techs = {d.get("tech") for _u, _v, d in fabric.graph.edges(data=True)}
     return "blackwell" if "nvlink5" in techs else "hopper"
 
