@@ -789,13 +789,10 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
     rt = get_runtime(runtime)
-    if isinstance(ops_per_launch, bool) or not isinstance(ops_per_launch, numbers.Integral) \
-            or ops_per_launch < 1:
-        raise SpecError(f"ops_per_launch must be an integer >= 1, got {ops_per_launch!r}")
-    if isinstance(devices_per_process, bool) \
-            or not isinstance(devices_per_process, numbers.Integral) or devices_per_process < 1:
-        raise SpecError("devices_per_process must be an integer >= 1, got "
-                        f"{devices_per_process!r}")
+    for name, v in (("ops_per_launch", ops_per_launch),
+                    ("devices_per_process", devices_per_process)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
     if not isinstance(overlap, (bool, np.bool_)):
         raise TypeError(f"overlap must be True or False, got {overlap!r}")
     nodes, idx = _resolve_ranks(fabric, ranks)
@@ -1018,13 +1015,9 @@ class _GroupView:
                 best = (key, t, len(keep))
         return best[1], best[2]
 
-    def min_node_ranks(self):
-        """The fewest ranks the group has in one node (load/store domain)."""
-        return int(np.unique(self._dom, return_counts=True)[1].min())
-
-    def max_node_ranks(self):
-        """The most ranks the group has in one node (load/store domain)."""
-        return int(np.unique(self._dom, return_counts=True)[1].max())
+    def node_ranks(self):
+        """How many ranks the group has in each node (load/store domain), an array."""
+        return np.unique(self._dom, return_counts=True)[1]
 
 
 def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):
@@ -1060,20 +1053,23 @@ def _with_host_launches(res, rt, devices, ops):
     if extra <= 0:
         return res
     t = res.time + extra
-    algbw = res.size / t
-    factor = busbw_factor(res.op, res.ranks)
-    return dataclasses.replace(res, time=t, algbw=algbw,
-                               busbw=algbw * factor if factor > 0 else 0.0,
-                               fixed=res.fixed + extra)
+    algbw, busbw = _bandwidths(res.op, res.size, res.ranks, t)
+    return dataclasses.replace(res, time=t, algbw=algbw, busbw=busbw, fixed=res.fixed + extra)
+
+
+def _bandwidths(op, size, p, t):
+    """(algbw, busbw) in bytes/s of ``size`` bytes per rank moved in ``t`` seconds by ``p``
+    ranks (nccl-tests' convention; one rank's busbw is 0, as nccl-tests reports)."""
+    algbw = size / t if t > 0 else math.inf
+    factor = busbw_factor(op, p)
+    return algbw, (algbw * factor if factor > 0 else 0.0)
 
 
 def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap):
     in_network = plan.algorithm == "in-switch"
     lb = _lower_bound(fabric, op, n, idx, plan, in_network, M, overlap)
     size = n / p if M is not None else n
-    algbw = size / t if t > 0 else math.inf
-    factor = busbw_factor(op, p)
-    busbw = algbw * factor if factor > 0 else 0.0  # one rank: nccl-tests reports 0
+    algbw, busbw = _bandwidths(op, size, p, t)
     big = max(steps, key=lambda s: s.transfer * s.repeat, default=None)
     return CollectiveCost(fabric=fabric.name, op=op, size=size, ranks=p, algorithm=plan.algorithm,
                           transport=plan.transport, time=t, algbw=algbw,

@@ -776,6 +776,17 @@ def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw
         raise
 
 
+def _check_number(name, value, minimum, unit="", *, strict=False):
+    """Refuse ``value`` unless it is a finite real number (not a bool) >= ``minimum`` (>
+    with ``strict``); ``unit`` names its unit in the message."""
+    ok = (isinstance(value, (int, float, np.integer, np.floating))
+          and not isinstance(value, bool) and math.isfinite(value)
+          and (value > minimum if strict else value >= minimum))
+    if not ok:
+        raise SpecError(f"{name} must be a finite number {'>' if strict else '>='} {minimum}"
+                        f"{unit}, got {name}={value!r}")
+
+
 def _check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
@@ -1050,27 +1061,12 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     overlap = _check_fraction("overlap", overlap, 0.0, 1.0)
     hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
     fl_eff = _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True)
-    if not (isinstance(fusion_factor, (int, float)) and math.isfinite(fusion_factor)
-            and fusion_factor >= 1):
-        raise SpecError(f"fusion_factor must be a finite number >= 1, got "
-                        f"fusion_factor={fusion_factor!r}")
-    if not (isinstance(launch_overhead, (int, float)) and math.isfinite(launch_overhead)
-            and launch_overhead >= 0):
-        raise SpecError(f"launch_overhead must be a finite number >= 0 seconds, got "
-                        f"{launch_overhead!r}")
-    if not (isinstance(min_kernel_time, (int, float)) and math.isfinite(min_kernel_time)
-            and min_kernel_time >= 0):
-        raise SpecError(f"min_kernel_time must be a finite number >= 0 seconds, got "
-                        f"{min_kernel_time!r}")
+    _check_number("fusion_factor", fusion_factor, 1)
+    for name, v in (("launch_overhead", launch_overhead), ("min_kernel_time", min_kernel_time),
+                    ("gemm_fixed_time", gemm_fixed_time),
+                    ("graph_kernel_overhead", graph_kernel_overhead)):
+        _check_number(name, v, 0, " seconds")
     floors = _check_floors(kernel_floors)
-    if not (isinstance(gemm_fixed_time, (int, float)) and not isinstance(gemm_fixed_time, bool)
-            and math.isfinite(gemm_fixed_time) and gemm_fixed_time >= 0):
-        raise SpecError(f"gemm_fixed_time must be a finite number >= 0 seconds, got "
-                        f"{gemm_fixed_time!r}")
-    if not (isinstance(graph_kernel_overhead, (int, float))
-            and math.isfinite(graph_kernel_overhead) and graph_kernel_overhead >= 0):
-        raise SpecError(f"graph_kernel_overhead must be a finite number >= 0 seconds, got "
-                        f"{graph_kernel_overhead!r}")
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
     if engine not in ENGINE_KERNELS:
@@ -1097,9 +1093,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
         raise SpecError(f"layout: ep={lay.ep} expert ranks but {m.name} has only "
                         f"{m.routed_experts} routed experts")
     for name, b in (("dispatch_bytes", dispatch_bytes), ("combine_bytes", combine_bytes)):
-        if b is not None and not (isinstance(b, (int, float)) and not isinstance(b, bool)
-                                  and math.isfinite(b) and b > 0):
-            raise SpecError(f"{name} must be a finite number of bytes > 0, got {name}={b!r}")
+        if b is not None:
+            _check_number(name, b, 0, " bytes", strict=True)
     dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
@@ -1122,10 +1117,7 @@ def _check_floors(kernel_floors):
         if cls not in classes:
             raise SpecError(f"kernel_floors: unknown kernel class {cls!r}; classes: "
                             f"{sorted(classes)}")
-        if not (isinstance(val, (int, float)) and not isinstance(val, bool)
-                and math.isfinite(val) and val >= 0):
-            raise SpecError(f"kernel_floors[{cls!r}] must be a finite number >= 0 seconds, "
-                            f"got {val!r}")
+        _check_number(f"kernel_floors[{cls!r}]", val, 0, " seconds")
         extra = max(0.0, float(val) - EMPTY_KERNEL_TIME.value)
         if extra > 0:
             out.append((cls, extra))

@@ -241,7 +241,7 @@ def _nccl_tree(rt, view, n, ops):
         inter = max(_lat(rt, "net", "tree", proto), t.step_message)
         # the chain inside the most populated node is the tree's depth there (on a uniform
         # group, ppn - 1 steps, NCCL's formula; on a degraded one the largest node decides)
-        steps_lat = 2 * ((view.max_node_ranks() - 1) * intra + _log2i(nn) * inter)
+        steps_lat = 2 * ((int(view.node_ranks().max()) - 1) * intra + _log2i(nn) * inter)
         lat = rt.base_latency[("tree", proto)] / ops + steps_lat
         corr = _tree_correction(rt, proto, n)
         bus = _tree_busbw(rt, view, proto, B, nc) * corr
@@ -311,7 +311,7 @@ def _nvls_fill(rt, view, n, heads):
 def _nccl_nvls_tree(rt, view, n, ops):
     """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce)."""
     p, nn = view.p, view.n_nodes
-    if view.min_node_ranks() < 2 or view.nic_bandwidth <= 0:
+    if int(view.node_ranks().min()) < 2 or view.nic_bandwidth <= 0:
         raise NotApplicableError("NVLS-tree needs several GPUs in every node on a reducing "
                                  "switch and NICs between the nodes")
     intra_t, q = view.node_transfer("in-switch", "all-reduce")  # the slowest node's ranks
