@@ -473,16 +473,10 @@ def _unit_link_loads(fabric, ranks, pattern, payload):
     hit = cache.get(key)
     if hit is not None:
         return hit
-    n = fabric.n_endpoints
-    rr, cc = np.nonzero(pattern)
-    m = sp.csr_matrix((pattern[rr, cc], (ranks[rr], ranks[cc])), shape=(n, n))
-    r = fabric.router
-    loads = r.loads_matrix(m)
-    hot = np.flatnonzero(loads > 0)
+    links, loads = _route_pattern(fabric, ranks, pattern)
     G = fabric.graph
-    names, capacity = [], np.empty(len(hot))
-    for i, kk in enumerate(hot):
-        u, v = r.link_name(kk)
+    names, capacity = [], np.empty(len(links))
+    for i, (u, v) in enumerate(links):
         d = G.edges[u, v]
         tech = d.get("tech", "") or ""
         if tech in MESSAGE_TECHNOLOGIES or "nic" in (G.nodes[u].get("kind"),
@@ -491,8 +485,21 @@ def _unit_link_loads(fabric, ranks, pattern, payload):
                                f"load/store domain was routed over {u!r}-{v!r}, a message link")
         names.append((u, v))
         capacity[i] = float(d["bandwidth"]) * _link_efficiency(tech, payload)
-    hit = cache[key] = (tuple(names), loads[hot], capacity)
+    hit = cache[key] = (tuple(names), loads, capacity)
     return hit
+
+
+def _route_pattern(fabric, ranks, pattern):
+    """``(links, loads)``: the traffic ``pattern`` (EP rank x EP rank, ``ranks`` their
+    fabric ranks) routed by the fabric's router; the ``(tail, head)`` names of the links
+    that carry any of it and their bytes per unit of ``pattern``."""
+    n = fabric.n_endpoints
+    rr, cc = np.nonzero(pattern)
+    m = sp.csr_matrix((pattern[rr, cc], (ranks[rr], ranks[cc])), shape=(n, n))
+    r = fabric.router
+    loads = r.loads_matrix(m)
+    hot = np.flatnonzero(loads > 0)
+    return tuple(r.link_name(kk) for kk in hot), loads[hot]
 
 
 def _scaleup_time(fabric, ranks, up, payload):
@@ -552,17 +559,10 @@ def _routed_network_time(fabric, ranks, net, efficiency):
     cache = _facts(fabric).setdefault("unit_network", {})
     key = (ranks.tobytes(), pattern.shape, pattern.tobytes())
     if key not in cache:
-        n = fabric.n_endpoints
-        rr, cc = np.nonzero(pattern)
-        m = sp.csr_matrix((pattern[rr, cc], (ranks[rr], ranks[cc])), shape=(n, n))
-        r = fabric.router
-        loads = r.loads_matrix(m)
+        links, loads = _route_pattern(fabric, ranks, pattern)
         G = fabric.graph
-        worst = 0.0
-        for kk in np.flatnonzero(loads > 0):
-            u, v = r.link_name(kk)
-            worst = max(worst, float(loads[kk]) / float(G.edges[u, v]["bandwidth"]))
-        cache[key] = worst
+        cache[key] = max((float(load) / float(G.edges[u, v]["bandwidth"])
+                          for (u, v), load in zip(links, loads)), default=0.0)
     return c * cache[key] / efficiency
 
 
