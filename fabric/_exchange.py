@@ -247,8 +247,8 @@ def peer_access_latency(arch):
     table = EXCHANGE_LATENCY[arch]
     tech = link_tech(_PEER_TECH[arch])
     rest = max(0.0, table["peer_load"].value - 4 * tech.latency)
-    return rest, (table["peer_load"], Parameter(f"{tech.name}.latency", tech.latency, "s",
-                                                tech.source))
+    latency = next(p for p in tech.parameters() if p.name == f"{tech.name}.latency")
+    return rest, (table["peer_load"], latency)
 
 
 #: How many times a chain entry repeats: once, once per destination rank of a token,
