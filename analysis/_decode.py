@@ -9,7 +9,8 @@ verification). The model is a sum over layers of
 where
 
 * **local** is the roofline of each block on the slowest chip:
-  ``max(bytes read from HBM / HBM bandwidth, FLOPs / peak FLOP/s)``, for the
+  ``max(bytes read from HBM / HBM bandwidth, FLOPs / peak FLOP/s)`` (each GEMM's
+  FLOPs at the chip's dense peak of the math format it runs in), for the
   attention block (its weights and the KV cache) and the FFN block (dense FFN,
   or router + shared experts + the routed experts the batch activates) added;
 * **communication** is the expert dispatch and combine (two all-to-allv over
@@ -898,7 +899,10 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
         (0.78, the best published decode weight streaming; 1: the roofline).
     compute_efficiency : float in (0, 1]
-        Achieved fraction of peak FLOP/s (1: roofline).
+        Achieved fraction of peak FLOP/s (1: roofline). Each GEMM's peak is the chip's
+        dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops`` of
+        ``MoEModel.math_format``: FP8 for FP8 W8A8 weights, FP4 for NVFP4 on Blackwell,
+        BF16 for INT4 W4A16 and the attention scores, router and head).
     dispatch_bytes, combine_bytes : float, optional
         Bytes per element sent in dispatch and combine; default the model's
         ``activation_bytes`` (DeepSeek-V3 dispatches FP8, 1 byte, and combines BF16).
@@ -1066,8 +1070,15 @@ class _Settings:
 
     @property
     def flops(self):
-        """Achieved FLOP/s."""
+        """Achieved FLOP/s at the chip's BF16 peak."""
         return self.chip.peak_flops * self.fl_eff
+
+    def gemm_flops(self, part):
+        """Achieved FLOP/s of the GEMMs of model part ``part`` (``MoEModel.math_format``):
+        the chip's dense peak of the math format they run in (``ChipSpec.gemm_flops``:
+        FP8 W8A8 on FP8 tensor cores, NVFP4 on FP4 ones where the chip has them, INT4
+        W4A16 and formats the chip lacks in BF16) times ``compute_efficiency``."""
+        return self.chip.gemm_flops(self.m.math_format(part)) * self.fl_eff
 
     @property
     def b_dp(self):
@@ -1463,11 +1474,16 @@ def _layer_times(s, mem, route, comm):
     """The dense and the MoE layer on the critical chip (:class:`LayerTime` each)."""
     m, lay = s.m, s.lay
     tp, ep, etp = lay.tp, lay.ep, lay.etp
-    bw, flops, wb, t_dp = s.bw, s.flops, m.weight_bytes, s.t_dp
+    bw, wb, t_dp = s.bw, m.weight_bytes, s.t_dp
     att = m.attention
     att_w = m.attention_params * wb / tp / bw
     kv_t = mem.kv_layer_chip / bw
-    att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(s.context) / tp) / flops
+    # GEMM compute at each part's math-format peak (one division where the rates agree:
+    # the expression of before, bit for bit)
+    f_att, f_sc = s.gemm_flops("attention"), s.gemm_flops("scores")
+    proj, scores = 2 * m.attention_params / tp, att.score_flops_per_token(s.context) / tp
+    att_c = (t_dp * (proj + scores) / f_att if f_att == f_sc
+             else t_dp * proj / f_att + t_dp * scores / f_sc)
     att_names = _attention_names(s)
     kernels_att = len(att_names)
     attention, att_floor = _block_time(s, att_names, max(att_w + kv_t, att_c))
@@ -1493,7 +1509,7 @@ def _layer_times(s, mem, route, comm):
                          total=local + exposed + launch, kernel_floor=att_floor + ffn_floor)
 
     dense = finish("dense", m.dense_ffn_bytes / tp / bw,
-                   t_dp * 2 * m.dense_ffn_params / tp / flops,
+                   t_dp * 2 * m.dense_ffn_params / tp / s.gemm_flops("ffn"),
                    list(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
 
     # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
@@ -1506,8 +1522,14 @@ def _layer_times(s, mem, route, comm):
     fixed_w = (m.router_params * wb + m.shared_experts * m.shared_expert_bytes / sh
                if m.ffn_bytes_per_weight != wb else
                (m.router_params + m.shared_experts * m.expert_params / sh) * wb)
-    fixed_f = ((t_dp if etp > 1 else t_dp / tp) * 2
-               * (m.router_params + m.shared_experts * m.expert_params / sh))
+    moe_tokens = t_dp if etp > 1 else t_dp / tp
+    fixed_f = moe_tokens * 2 * (m.router_params + m.shared_experts * m.expert_params / sh)
+    routed_f = float(route.load_chip.max()) * 2 * m.expert_params / etp
+    f_rt, f_sh, f_ex = s.gemm_flops("router"), s.gemm_flops("ffn"), s.gemm_flops("experts")
+    moe_c = ((fixed_f + routed_f) / f_ex if f_rt == f_sh == f_ex
+             else (moe_tokens * 2 * m.router_params / f_rt
+                   + moe_tokens * 2 * m.shared_experts * m.expert_params / sh / f_sh
+                   + routed_f / f_ex))
     busiest = expected_max_active(route.active, route.owner, ep)
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)
@@ -1516,8 +1538,7 @@ def _layer_times(s, mem, route, comm):
     # moe_hbm_efficiency existed, bit for bit); else the routed read at its own fraction
     moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None
              else fixed_w / bw + routed_w / s.moe_bw)
-    moe = finish("moe", moe_w,
-                 (fixed_f + float(route.load_chip.max()) * 2 * m.expert_params / etp) / flops,
+    moe = finish("moe", moe_w, moe_c,
                  _moe_kernels(s), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)
     return dense, moe
@@ -1527,7 +1548,7 @@ def _head_time(s):
     """The output head (final norm, LM head, sampling) on one chip."""
     m, tp = s.m, s.lay.tp
     head_w = m.head_params * m.weight_bytes / tp / s.bw
-    head_c = s.t_dp * 2 * m.head_params / tp / s.flops
+    head_c = s.t_dp * 2 * m.head_params / tp / s.gemm_flops("head")
     head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
     local, floor = _block_time(s, KERNELS["head"], max(head_w, head_c))
     return HeadTime(weights=head_w, compute=head_c, launch=head_l, total=local + head_l,
