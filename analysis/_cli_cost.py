@@ -1,107 +1,23 @@
 """``cofabric cost SYSTEM --op OP --size SIZE [...]``: collective costs on a fabric.
 
-``--size`` takes sizes (``4096``, ``1MiB``) and ranges ``START:STOP[:STEP]``,
-STOP included, STEP ``xF`` (multiply by F, the default ``x2``) or ``+S`` (add
-S): ``1KiB:1GiB:x2`` is the 21 powers of two from 1 KiB to 1 GiB. ``--ranks``
-takes ranks, chip names and inclusive rank ranges ``A-B``.
+``--size`` takes sizes (``4096``, ``1MiB``), lists and ranges
+``START:STOP[:STEP]`` as :func:`analysis.parse_sizes` reads them (the reader
+``cofabric report --sizes`` uses too). ``--ranks`` takes ranks, chip names and
+inclusive rank ranges ``A-B``.
 
 Examples
 --------
->>> from analysis._cli_cost import parse_sizes
->>> parse_sizes(["1KiB:8KiB", "100"])
-[1024, 2048, 4096, 8192, 100]
->>> parse_sizes(["1KiB:4KiB:+1KiB"])
-[1024, 2048, 3072, 4096]
+>>> from analysis._cli_cost import parse_ranks
+>>> parse_ranks(["0-2", "chip7"])
+[0, 1, 2, 'chip7']
 """
-
-import math
 
 from fabric import SpecError
 
 from ._json_units import to_json
+from ._sizes import parse_sizes
 
 __all__ = []
-
-# A range longer than this is almost certainly a typo (``x1.0000001``).
-MAX_SIZES = 10_000
-
-
-def parse_sizes(tokens):
-    """Sizes in bytes from size and range tokens (module docstring), in order.
-
-    Raises
-    ------
-    ValueError
-        Naming the token and the rule it breaks.
-    """
-    from fabric import parse_size
-
-    out = []
-    for tok in tokens:
-        for part in str(tok).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            if ":" not in part:
-                out.append(_positive(parse_size(part), part))
-                continue
-            fields = part.split(":")
-            if len(fields) not in (2, 3):
-                raise SpecError(f"size range {part!r} must be START:STOP or START:STOP:STEP")
-            try:
-                start = _positive(parse_size(fields[0]), part)
-                stop = _positive(parse_size(fields[1]), part)
-            except SpecError as e:          # name the range, not only its empty field
-                raise SpecError(f"size range {part!r}: {e}") from None
-            step = fields[2].strip() if len(fields) == 3 else "x2"
-            if stop < start:
-                raise SpecError(f"size range {part!r}: STOP is below START")
-            out += _expand(start, stop, step, part)
-            if len(out) > MAX_SIZES:
-                raise SpecError(f"size range {part!r} gives more than {MAX_SIZES} sizes")
-    if not out:
-        raise SpecError("--size needs at least one size")
-    return out
-
-
-def _positive(n, token):
-    if n <= 0:
-        raise SpecError(f"size {token!r} must be > 0 bytes")
-    return n
-
-
-def _expand(start, stop, step, token):
-    from fabric import parse_size
-
-    sizes = []
-    if step.startswith(("x", "*")):
-        try:
-            factor = float(step[1:])
-        except ValueError:
-            raise SpecError(f"size range {token!r}: step {step!r} must be xF with a "
-                             f"number F > 1") from None
-        if not (math.isfinite(factor) and factor > 1):
-            raise SpecError(f"size range {token!r}: the factor must be > 1, got {step!r}")
-        k = 0
-        while True:
-            v = round(start * factor**k)
-            if v > stop or len(sizes) > MAX_SIZES:
-                break
-            if not sizes or v != sizes[-1]:
-                sizes.append(v)
-            k += 1
-    elif step.startswith("+"):
-        inc = parse_size(step[1:])
-        if inc <= 0:
-            raise SpecError(f"size range {token!r}: the increment must be > 0, got {step!r}")
-        v = start
-        while v <= stop and len(sizes) <= MAX_SIZES:
-            sizes.append(v)
-            v += inc
-    else:
-        raise SpecError(f"size range {token!r}: step {step!r} must be xF (multiply) or +S "
-                         f"(add)")
-    return sizes
 
 
 def parse_ranks(tokens):

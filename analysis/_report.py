@@ -63,8 +63,8 @@ from ._report_sweeps import (
     DEFAULT_SIZES,
     check_ops,
     collectives_section,
-    parse_sizes,
 )
+from ._sizes import parse_sizes
 from ._style import FIGURE_FORMATS
 
 __all__ = [

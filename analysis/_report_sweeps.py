@@ -6,7 +6,6 @@ executor), so the functions run per point are module-level.
 
 import functools
 import math
-import re
 
 from fabric import SpecError, format_size, format_time
 
@@ -38,60 +37,6 @@ DEFAULT_OPS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduc
 
 #: Sizes per rank (nccl-tests convention) swept by default: 1 KiB to 1 GiB, doubling.
 DEFAULT_SIZES = tuple(2 ** k for k in range(10, 31))
-
-_RANGE = re.compile(r"^(?P<start>[^:]+):(?P<stop>[^:]+):(?P<op>[x*+])(?P<step>[^:]+)$")
-
-
-def parse_sizes(values):
-    """Sizes in bytes from sizes and ranges: ``"4KiB"``, ``"1KiB:1GiB:x2"``, ``"0:64KiB:+8KiB"``.
-
-    A range ``start:stop:xF`` multiplies by ``F`` (an integer >= 2) from ``start``
-    up to ``stop`` inclusive; ``start:stop:+S`` adds ``S``. The result is sorted
-    and without repeats.
-
-    Raises
-    ------
-    ValueError
-        For a size that does not parse, a size <= 0, or a malformed range.
-
-    Examples
-    --------
-    >>> parse_sizes(["1KiB:8KiB:x2", "3000"])
-    [1024, 2048, 3000, 4096, 8192]
-    """
-    from fabric import parse_size
-
-    if isinstance(values, (str, int)):
-        values = [values]
-    out = set()
-    for v in values:
-        m = _RANGE.match(v) if isinstance(v, str) else None
-        if m:
-            start, stop = parse_size(m["start"]), parse_size(m["stop"])
-            if m["op"] in "x*":
-                step = int(m["step"]) if m["step"].isdigit() else 0
-                if step < 2:
-                    raise SpecError(f"size range {v!r}: the factor after 'x' must be an "
-                                     "integer >= 2")
-            else:
-                step = parse_size(m["step"])
-                if step <= 0:
-                    raise SpecError(f"size range {v!r}: the step after '+' must be > 0")
-            if start <= 0 or stop < start:
-                raise SpecError(f"size range {v!r} must have 0 < start <= stop")
-            x = start
-            while x <= stop:
-                out.add(x)
-                x = x * step if m["op"] in "x*" else x + step
-        else:
-            size = parse_size(v)
-            if size <= 0:
-                raise SpecError(f"sizes must be > 0 bytes, got {v!r}")
-            out.add(size)
-    if not out:
-        raise SpecError("sizes: give at least one size")
-    return sorted(out)
-
 
 def check_ops(ops):
     from ._closed_form import normalize_op
