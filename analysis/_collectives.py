@@ -107,6 +107,7 @@ __all__ = [
     "applicable_algorithms",
     "cost",
     "cost_sizes",
+    "host_launch_delay",
 ]
 
 #: Effective per-link bandwidth (B/s) of a collective library's bulk protocol, by link
@@ -708,7 +709,7 @@ def _traffic_arg(op, nbytes, p):
 
 
 def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, transport=None, *,
-         overlap=True, ops_per_launch=1, devices_per_process=1):
+         overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20, blocking=False):
     """Cost a collective operation on a fabric, run by a communication runtime.
 
     Parameters
@@ -746,12 +747,24 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         they share the runtime's base latency (see :mod:`analysis._runtime_cost`).
     devices_per_process : int, default 1
         Devices one process drives from one thread (nccl-tests ``-g N``). NCCL's
-        ``ncclGroupEnd`` launches on them one after another (``src/group.cc``
-        ``doLaunches``), inside nccl-tests' timed loop (``src/common.cu``
-        ``startColl``), so every launch costs ``(N - 1)`` further host launches:
-        ``(N - 1) x host_launch / ops_per_launch`` is added to the time (and to
-        ``fixed``) under a runtime that states ``host_launch``; nothing under
-        ``"ideal"``.
+        ``ncclGroupEnd`` launches on them one after another on the host
+        (``src/group.cc`` ``doLaunches``: per device ``ncclLaunchPrepare``, the kernel
+        launch, ``ncclLaunchFinish``; the host never waits for the GPU), inside
+        nccl-tests' timed loop, which issues ``iterations`` launches back to back and
+        synchronises once at the end (``src/common.cu`` ``BenchTime``/``startColl``).
+        So the host's ``N x host_launch`` per iteration overlaps the GPU's previous
+        iterations: see :func:`host_launch_delay`, which gives what this adds to the
+        time (and to ``fixed``) against one process per device; nothing under
+        ``"ideal"`` or a runtime that states no ``host_launch``.
+    iterations : int, default 20
+        Timed iterations of that loop (nccl-tests ``-n``; its default is 20): the
+        pipeline's fill and drain are spread over them. Used only with
+        ``devices_per_process > 1``.
+    blocking : bool, default False
+        nccl-tests ``-z 1``: the host waits for each iteration's kernels before it
+        launches the next (``startColl``'s ``testStreamSynchronize``), so none of the
+        ``N`` host launches overlaps the GPU: ``N x host_launch / ops_per_launch`` is
+        added (also for ``N = 1``; see :func:`host_launch_delay`).
 
     Returns
     -------
@@ -783,18 +796,19 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     >>> r.runtime, r.algorithm, r.protocol, round(r.time * 1e6, 1)
     ('nccl', 'ring', 'LL', 15.3)
     >>> r4 = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB", devices_per_process=4)
-    >>> round((r4.time - r.time) * 1e6, 1)   # 3 further launches of 3.0 us
-    9.0
+    >>> round((r4.time - r.time) * 1e6, 2)   # 4 x 3.0 us of host launches against 15.3 us
+    0.45
     """
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
     rt = get_runtime(runtime)
     for name, v in (("ops_per_launch", ops_per_launch),
-                    ("devices_per_process", devices_per_process)):
+                    ("devices_per_process", devices_per_process), ("iterations", iterations)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
-    if not isinstance(overlap, (bool, np.bool_)):
-        raise TypeError(f"overlap must be True or False, got {overlap!r}")
+    for name, v in (("overlap", overlap), ("blocking", blocking)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {v!r}")
     nodes, idx = _resolve_ranks(fabric, ranks)
     p = len(nodes)
     M = _traffic_arg(op, nbytes, p)
@@ -812,7 +826,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     if rt.kind != "ideal" and p > 1:
         res = _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
                               int(ops_per_launch))
-        return _with_host_launches(res, rt, int(devices_per_process), int(ops_per_launch))
+        return _with_host_launches(res, rt, int(devices_per_process), int(ops_per_launch),
+                                   int(iterations), bool(blocking))
     if algorithm == "auto":
         tried, best = [], None
         for a, (how, t_r) in ((a, x) for x in _auto_transports(fabric, tr, idx)
@@ -1047,9 +1062,79 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
                                channels=best.channels or None, fixed=best.fixed)
 
 
-def _with_host_launches(res, rt, devices, ops):
-    """``res`` with the further devices' host launches of one process added (see :func:`cost`)."""
-    extra = (devices - 1) * rt.host_launch / ops
+def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=False):
+    """Seconds one process driving ``devices`` devices adds to a timed loop's iteration.
+
+    nccl-tests times ``iterations`` iterations issued back to back and synchronises
+    once at the end (``src/common.cu`` ``BenchTime``: timer, the loop of
+    ``startColl``, ``completeColl``, elapsed / iterations). In each iteration the
+    one host thread launches on its ``N`` devices in turn (NCCL ``src/group.cc``
+    ``doLaunches``; the default ``NCCL_LAUNCH_MODE=PARALLEL`` has no intra-process
+    barrier), ``c = host_launch`` each, and never waits for the GPU: stream order is
+    kept with CUDA events, and the work FIFO's back-pressure (``src/enqueue.cc``
+    ``waitWorkFifoAvailable``) holds the host only when the GPU is behind. A
+    collective needs every device's kernel, so iteration ``k`` ends at
+    ``E_k = max(k h, E_{k-1}) + g`` with ``h = N c`` and ``g`` the GPU time of one
+    iteration; the loop reports ``E_n / n = max(h, g) + min(h, g) / n``: host and GPU
+    overlap, with one fill or drain spread over the ``n`` iterations. ``gpu_time`` is
+    the time of a run with one process per device (its ``h = c``), so what ``N``
+    devices add is the difference of the two:
+    ``[max(Nc, g) + min(Nc, g) / n] - [max(c, g) + min(c, g) / n]``.
+
+    With ``blocking`` (nccl-tests ``-z 1``) ``startColl`` waits for the streams
+    (``testStreamSynchronize``) before the next iteration's launches, so host and GPU
+    take turns: ``E_n / n = N c + g``, and what it adds is ``N c`` (for one device too).
+
+    Parameters
+    ----------
+    gpu_time : float
+        Seconds of GPU time of one iteration (a collective: :func:`cost`'s time
+        times the operations launched together), >= 0.
+    host_launch : float
+        Seconds of host time to launch on one device (``Runtime.host_launch``), >= 0.
+    devices : int
+        Devices the one process drives (nccl-tests ``-g``), >= 1.
+    iterations : int, default 20
+        Timed iterations (nccl-tests ``-n``), >= 1.
+    blocking : bool, default False
+        nccl-tests ``-z 1``: the host synchronises after every iteration.
+
+    Returns
+    -------
+    float
+        Seconds per iteration, >= 0; 0 for one device (not blocking). Never more
+        than the ``(N - 1) x host_launch`` of launches that did not overlap at all, and
+        at least the host's excess ``N x host_launch - gpu_time`` once it is host-bound;
+        ``N x host_launch`` when blocking.
+
+    Examples
+    --------
+    >>> round(host_launch_delay(23e-6, 3e-6, 8, 40) * 1e6, 3)   # host-bound: 24 us > 23
+    1.5
+    >>> round(host_launch_delay(100e-6, 3e-6, 8, 40) * 1e6, 3)  # GPU-bound: 7 x 3 / 40
+    0.525
+    >>> host_launch_delay(23e-6, 3e-6, 1)
+    0.0
+    >>> round(host_launch_delay(350e-6, 3e-6, 4, blocking=True) * 1e6, 3)   # -z 1
+    12.0
+    """
+    g, c, n = float(gpu_time), float(host_launch), int(iterations)
+    if blocking:
+        return devices * c
+
+    def loop(h):
+        return max(h, g) + min(h, g) / n
+
+    return max(0.0, loop(devices * c) - loop(c)) if devices > 1 else 0.0
+
+
+def _with_host_launches(res, rt, devices, ops, iterations, blocking):
+    """``res`` with the host launches of one process driving ``devices`` devices added
+    (see :func:`cost` and :func:`host_launch_delay`)."""
+    if (devices <= 1 and not blocking) or rt.host_launch <= 0:
+        return res
+    extra = host_launch_delay(res.time * ops, rt.host_launch, devices, iterations,
+                              blocking) / ops
     if extra <= 0:
         return res
     t = res.time + extra
@@ -1079,7 +1164,8 @@ def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overla
 
 
 def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, transport=None,
-               *, overlap=True, ops_per_launch=1, devices_per_process=1):
+               *, overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20,
+               blocking=False):
     """:func:`cost` at many sizes; the routing work is done once and shared.
 
     Link loads scale linearly with the size, so each algorithm's schedule is
@@ -1101,5 +1187,6 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, 
     """
     return [cost(fabric, op, s, algorithm=algorithm, runtime=runtime, ranks=ranks,
                  transport=transport, overlap=overlap, ops_per_launch=ops_per_launch,
-                 devices_per_process=devices_per_process)
+                 devices_per_process=devices_per_process, iterations=iterations,
+                 blocking=blocking)
             for s in sizes]

@@ -9,7 +9,8 @@ verification). The model is a sum over layers of
 where
 
 * **local** is the roofline of each block on the slowest chip:
-  ``max(bytes read from HBM / HBM bandwidth, FLOPs / peak FLOP/s)``, for the
+  ``max(bytes read from HBM / HBM bandwidth, FLOPs / peak FLOP/s)`` (each GEMM's
+  FLOPs at the chip's dense peak of the math format it runs in), for the
   attention block (its weights and the KV cache) and the FFN block (dense FFN,
   or router + shared experts + the routed experts the batch activates) added;
 * **communication** is the expert dispatch and combine (two all-to-allv over
@@ -17,7 +18,9 @@ where
   layer; one per MoE layer, standing for the reduce-scatter after attention and
   the all-gather before the next, which move the same bytes), each costed on
   the fabric by the collectives model (``analysis.cost``); a fraction
-  ``overlap`` of it hides under the local time (never more than the local time);
+  ``overlap`` of it hides under the local time (never more than the local time), or,
+  with ``overlap="two-batch"``, each exchange's transfer hides under the stage the other
+  micro-batch runs meanwhile (:data:`TWO_BATCH`);
 * **launch bubbles** are ``kernels per layer x per-kernel cost / fusion_factor``,
   added. Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
   launch (:data:`LAUNCH_OVERHEAD`; the pessimistic case where the host cannot run
@@ -139,6 +142,8 @@ __all__ = [
     "KERNEL_FLOORS",
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
+    "MTP_KERNELS",
+    "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
     "DecodeBreakdown",
@@ -176,6 +181,11 @@ KERNELS = {
                 "residual_add"),
     "head": ("final_norm", "lm_head", "sample"),
 }
+
+#: Kernels a multi-token-prediction draft adds before the head (``decode_step(draft=True)``):
+#: the projection of the concatenated embedding and hidden state, ``2 hidden -> hidden``
+#: (DeepSeek-V3 report, arXiv 2412.19437, sec. 2.2, its ``M_k``).
+MTP_KERNELS = ("mtp_proj",)
 
 #: Kernels per layer of a graph-captured decode: TensorRT-LLM's DeepSeek-R1 decode on
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
@@ -234,7 +244,7 @@ KERNEL_CLASSES = {
                      "qkv_proj", "gate_up_proj", "down_proj", "router_gemm", "shared_gate_up",
                      "shared_down", "lm_head", "fuse_a_gemm", "uq_qr_gemm", "uk_bgemm",
                      "uv_gemm", "wo_gemm", "ffn", "shared_expert", "fused_qkv_a_proj",
-                     "w_uk_bmm", "w_uv_bmm"), "gemm"),
+                     "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
                      "marlin_gemm2"), "moe_gemm"),
@@ -389,6 +399,46 @@ VLLM_INT4_MOE_HBM_EFFICIENCY = Parameter(
     "concurrent requests: the MoE layer's two grouped GEMMs take 234 us; 109.8 active "
     "experts (uniform routing) x 3.10 MB per H200 = 340 MB in 234 us = 0.303 of 4.8 TB/s; "
     "taken for every batch and chip and for vLLM 0.21 (assumptions)")
+
+#: ``decode_step(overlap=TWO_BATCH)``: the decode two-batch overlap of DeepSeek's inference
+#: system as SGLang runs it. Each decode step is split into two micro-batches of half the
+#: sequences that take turns on one stream, layer by layer, in five stages (sgl-project/sglang
+#: ``two_batch_overlap.py`` and the DeepSeek decode operation list, ``tbo_delta_stages=2``;
+#: DeepSeek's decode design in deepseek-ai/profile-data README, 2025-03-21; lmsys blog
+#: 2025-05-05 "Deploying DeepSeek with PD Disaggregation and Large-scale Expert Parallelism on
+#: 96 H100 GPUs", section Two-batch Overlap):
+#:
+#: 1. input norm and the attention up to its absorbed query (``op_prepare``);
+#: 2. the attention kernel, the value absorb and output projection (``op_core``), the
+#:    post-attention norm, the router GEMM and top-k;
+#: 3. the dispatch's send, then the shared experts;
+#: 4. the dispatch's receive, the routed experts, the combine's send;
+#: 5. the combine's receive and the layer output.
+#:
+#: Micro-batch B runs two stages behind A on the same stream (A1 A2 A3 B1 A4 B2 A5 B3 A1' B4
+#: ...), so between a micro-batch's dispatch send and its receive the stream runs its own
+#: shared experts and the other micro-batch's stage 1; between its combine send and receive,
+#: the other's stage 2. An exchange's transfer (the RDMA/NVLink writes in flight, which hold no
+#: SMs: DeepEP low-latency's receive hook, "after RDMA messages are issued, all GPU SMs are
+#: freed", profile-data README) hides under that window only; what is left is a busy-wait of
+#: the receive kernel; the kernels' own work (``fixed`` and the receive-side copy of
+#: :func:`analysis.moe_exchange`) stays on the stream. Per micro-batch and MoE layer:
+#:
+#: ``exposed = fixed_d + copy_d + max(0, transfer_d - (shared + stage1))
+#: + fixed_c + copy_c + max(0, transfer_c - stage2)``
+#:
+#: with the stage times each kernel's own roofline plus its floors and boundary (the other
+#: micro-batch's equal ones: the batch is split in halves). No two waits overlap another
+#: micro-batch's transfer in this order, so the sum is exact for the schedule (checked against
+#: an event simulation in the tests). Not modelled: SM sharing while a send or receive runs.
+#: The lmsys blog's decode profile (9 x 8 H100, 256 sequences per GPU) is consistent: dispatch
+#: waits (~0.17 ms per layer against 0.06 ms of SM work in a unit test) because stage 1 is
+#: short, and combine waits longer when attention is shorter.
+TWO_BATCH = "two-batch"
+
+TWO_BATCH_SOURCE = ("SGLang two-batch overlap for DeepSeek decode (sgl-project/sglang "
+                    "two_batch_overlap.py, decode operations in five stages, delta 2; "
+                    "deepseek-ai/profile-data README 2025-03-21; lmsys blog 2025-05-05)")
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
@@ -812,7 +862,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
-                kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value):
+                kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
+                expert_balance=None, draft=False):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -841,8 +892,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         to one each.
     skew : float
         Zipf exponent of expert popularity (0: uniform routing).
-    overlap : float in [0, 1]
-        Fraction of communication that may hide under local time.
+    overlap : float in [0, 1] or ``"two-batch"``
+        Fraction of communication that may hide under local time; or :data:`TWO_BATCH`,
+        the decode two-batch overlap schedule of SGLang and DeepSeek: the step is one of two
+        equal micro-batches (``serving_point(micro_batches=2)`` runs both), each exchange's
+        transfer hiding only under the stage the other micro-batch runs meanwhile (needs
+        ``ep_kernel``; tensor-parallel all-reduces are not hidden).
     fusion_factor : float >= 1
         Kernels launched are divided by this (10 for the seed's "10x fewer").
     launch_overhead : float
@@ -851,7 +906,10 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
         (0.78, the best published decode weight streaming; 1: the roofline).
     compute_efficiency : float in (0, 1]
-        Achieved fraction of peak FLOP/s (1: roofline).
+        Achieved fraction of peak FLOP/s (1: roofline). Each GEMM's peak is the chip's
+        dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops`` of
+        ``MoEModel.math_format``: FP8 for FP8 W8A8 weights, FP4 for NVFP4 on Blackwell,
+        BF16 for INT4 W4A16 and the attention scores, router and head).
     dispatch_bytes, combine_bytes : float, optional
         Bytes per element sent in dispatch and combine; default the model's
         ``activation_bytes`` (DeepSeek-V3 dispatches FP8, 1 byte, and combines BF16).
@@ -899,6 +957,21 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     gemm_fixed_time : float
         Seconds every weight GEMM runs beyond its streaming time and boundary; default
         :data:`GEMM_FIXED_TIME` (2.6 us); 0 turns it off.
+    expert_balance : float in (0, 1], optional
+        Balance of the routed experts' work over the expert-parallel ranks, as an expert
+        load balancer (EPLB: redundant experts placed by measured popularity) achieves it:
+        mean over maximum of the ranks' token-expert pairs (the lmsys blog's
+        "balancedness"). The busiest rank computes ``mean / expert_balance`` pairs. ``None``
+        (default): round-robin placement of the experts under the routing above (uniform
+        or ``skew``). The exchange stays uniform (the busiest rank's extra receive is not
+        counted).
+    draft : bool, default False
+        Time one multi-token-prediction draft token instead of a step of the model: one
+        MoE block of the model (an MTP module: DeepSeek-V3 report, arXiv 2412.19437, sec.
+        2.2), its ``2 hidden -> hidden`` projection and the shared output head, at the
+        same batch, context and layout (``layers`` then holds the one block; the memory fit
+        is that block's). The MTP block runs in the main model's formats (an assumption:
+        TensorRT-LLM runs DeepSeek-R1-FP4's MTP layers in BF16, not modelled).
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -943,7 +1016,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   runtime=runtime, ep_kernel=ep_kernel, cuda_graphs=cuda_graphs,
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
-                  kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time)
+                  kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
+                  expert_balance=expert_balance, draft=draft)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -996,6 +1070,8 @@ class _Settings:
     moe_eff: float = None
     floors: tuple = ()
     gemm_fixed: float = 0.0
+    balance: float = None
+    draft: bool = False
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -1019,8 +1095,15 @@ class _Settings:
 
     @property
     def flops(self):
-        """Achieved FLOP/s."""
+        """Achieved FLOP/s at the chip's BF16 peak."""
         return self.chip.peak_flops * self.fl_eff
+
+    def gemm_flops(self, part):
+        """Achieved FLOP/s of the GEMMs of model part ``part`` (``MoEModel.math_format``):
+        the chip's dense peak of the math format they run in (``ChipSpec.gemm_flops``:
+        FP8 W8A8 on FP8 tensor cores, NVFP4 on FP4 ones where the chip has them, INT4
+        W4A16 and formats the chip lacks in BF16) times ``compute_efficiency``."""
+        return self.chip.gemm_flops(self.m.math_format(part)) * self.fl_eff
 
     @property
     def b_dp(self):
@@ -1048,9 +1131,13 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
-              gemm_fixed_time=GEMM_FIXED_TIME.value):
+              gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
+    if not isinstance(draft, bool):
+        raise TypeError(f"draft must be True or False, got {draft!r}")
+    if draft:
+        m = _mtp_block(m)
     chip = chip if chip is not None else fabric.chip
     if chip is None:
         raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=...")
@@ -1058,7 +1145,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     batch = _check_int("batch", batch, 1)
     context = _check_int("context", context, 0)
     q = _check_int("tokens_per_sequence", tokens_per_sequence, 1)
-    overlap = _check_fraction("overlap", overlap, 0.0, 1.0)
+    overlap = (TWO_BATCH if isinstance(overlap, str) and overlap == TWO_BATCH
+               else _check_fraction("overlap", overlap, 0.0, 1.0))
     hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
     fl_eff = _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True)
     _check_number("fusion_factor", fusion_factor, 1)
@@ -1079,12 +1167,22 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     else:
         moe_eff = None
     kern = exchange_kernel(ep_kernel) if ep_kernel is not None else None
+    if overlap == TWO_BATCH and kern is None:
+        raise SpecError(f"overlap={TWO_BATCH!r} schedules an exchange kernel's send and "
+                        f"receive apart (ep_kernel=...); ep_kernel=None runs the exchange as "
+                        f"one collective")
     if kern is not None and skew:
         raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
                         f"{skew} needs ep_kernel=None (the collectives model's all-to-allv)")
     if transport not in (None, "loadstore", "rdma"):
         raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
+    if expert_balance is not None:
+        expert_balance = _check_fraction("expert_balance", expert_balance, 0.0, 1.0,
+                                         lo_open=True)
+        if lay.etp > 1:
+            raise SpecError(f"expert_balance is the balance of expert-parallel ranks; layout "
+                            f"{lay} splits every expert over etp={lay.etp} ranks")
     att = m.attention
     if att.heads % lay.tp:
         raise SpecError(f"layout: tp={lay.tp} does not divide the {att.heads} attention heads "
@@ -1101,7 +1199,14 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
-                     float(gemm_fixed_time))
+                     float(gemm_fixed_time), expert_balance, draft)
+
+
+def _mtp_block(m):
+    """The model of one multi-token-prediction draft step: one MoE block of ``m`` (its MTP
+    module, DeepSeek-V3 report sec. 2.2) before the shared head; same formats as the main
+    model's MoE layers."""
+    return dataclasses.replace(m, name=f"{m.name}-mtp", layers=1, dense_layers=0)
 
 
 def _check_floors(kernel_floors):
@@ -1208,6 +1313,15 @@ def _routing(s):
     return _Routing(pick=pick, active=active, owner=owner, load_chip=load_chip, traffic=traffic)
 
 
+def _busiest_pairs(s, route):
+    """Token-expert pairs the busiest expert rank computes: the routing's expected maximum
+    over the ranks under round-robin placement, or, given ``expert_balance`` (EPLB's
+    balancedness, mean over maximum), the mean over the ranks divided by it."""
+    if s.balance is None:
+        return float(route.load_chip.max())
+    return float(route.load_chip.sum()) / s.lay.ep / s.balance
+
+
 @dataclass(frozen=True)
 class _Communication:
     """Seconds of one tensor-parallel all-reduce, of dispatch and of combine, and the
@@ -1278,6 +1392,8 @@ def _moe_kernels(s):
     moe_list = [k for k in s.kernel_lists["moe_ffn"] if k not in ("dispatch", "combine")]
     if s.lay.ep > 1 and s.lay.etp == 1:   # the exchange's kernels (one each for the collective)
         moe_list += ["exchange"] * (sum(s.kern.kernels) if s.kern is not None else 2)
+        if s.overlap == TWO_BATCH:          # each phase's receive is its own launch
+            moe_list += ["exchange"] * 2
     return moe_list
 
 
@@ -1310,24 +1426,129 @@ def _block_time(s, names, roofline):
     return roofline + floor, floor
 
 
+def _attention_work(m):
+    """Weights of each projection of one attention block, by the name of its work:
+    ``q_a``, ``kv_a``, ``q_b`` (or ``q`` without a query low-rank), ``w_uk``, ``w_uv``, ``o``
+    for MLA (the key and value up-projections absorbed: DeepSeek-V2 report, sec. 2.1.2);
+    ``qkv``, ``o`` for GQA. With the norms they add up to ``attention.params(hidden)``."""
+    att, h = m.attention, m.hidden
+    if att.kind == "gqa":
+        return {"qkv": h * att.head_dim * (att.heads + 2 * att.kv_heads),
+                "o": h * att.head_dim * att.heads}
+    qk = att.qk_nope_head_dim + att.qk_rope_head_dim
+    q = ({"q_a": h * att.q_lora_rank, "q_b": att.q_lora_rank * att.heads * qk}
+         if att.q_lora_rank else {"q": h * att.heads * qk})
+    return {**q, "kv_a": h * (att.kv_lora_rank + att.qk_rope_head_dim),
+            "w_uk": att.kv_lora_rank * att.heads * att.qk_nope_head_dim,
+            "w_uv": att.kv_lora_rank * att.heads * att.v_head_dim,
+            "o": att.heads * att.v_head_dim * h}
+
+
+#: The projections each attention GEMM of the kernel lists runs (names of
+#: :func:`_attention_work`; a fused kernel runs several).
+_ATTENTION_GEMM_WORK = {
+    **dict.fromkeys(("fuse_a_gemm", "fused_qkv_a_proj"), ("q_a", "q", "kv_a")),
+    "q_a_proj": ("q_a", "q"), "kv_a_proj": ("kv_a",),
+    **dict.fromkeys(("q_b_proj", "uq_qr_gemm"), ("q_b",)),
+    **dict.fromkeys(("q_absorb", "uk_bgemm", "w_uk_bmm"), ("w_uk",)),
+    **dict.fromkeys(("v_absorb", "uv_gemm", "w_uv_bmm"), ("w_uv",)),
+    **dict.fromkeys(("o_proj", "wo_gemm"), ("o",)),
+    "qkv_proj": ("qkv",),
+}
+
+
+def _kernel_time(s, name, nbytes, nflops, part="attention"):
+    """Seconds kernel ``name`` runs with its own roofline (``nbytes`` at the achieved HBM
+    bandwidth, ``nflops`` at the achieved FLOP/s of the math format ``part`` runs in, the
+    larger), its fixed part and floor and its boundary, as :func:`_block_time` charges them."""
+    r = max(nbytes / s.bw, nflops / s.gemm_flops(part) if nflops else 0.0)
+    fixed = s.fixed(name)
+    return r + (fixed + max(0.0, s.extra(name) - r - fixed) + s.per_kernel) / s.fusion_factor
+
+
+def _two_batch_windows(s, mem):
+    """Seconds of the stages an exchange's transfer hides under in the two-batch schedule
+    (:data:`TWO_BATCH`): ``(dispatch window, combine window)`` = (the shared experts + the
+    other micro-batch's attention-prepare stage, its attention-core stage with the
+    post-attention norm, router GEMM and top-k), each kernel at its own roofline."""
+    m, lay = s.m, s.lay
+    tp, wb, t = lay.tp, m.weight_bytes, s.t_dp
+    work = _attention_work(m)
+    att_names = _attention_names(s)
+    core_at = next(i for i, n in enumerate(att_names) if KERNEL_CLASSES[n] == "attention")
+    prepare = core = 0.0
+    for i, n in enumerate(att_names):
+        if KERNEL_CLASSES[n] == "attention":
+            k = _kernel_time(s, n, mem.kv_layer_chip,
+                             t * m.attention.score_flops_per_token(s.context) / tp, "scores")
+        else:
+            p = sum(work.get(g, 0) for g in _ATTENTION_GEMM_WORK.get(n, ())) / tp
+            k = _kernel_time(s, n, p * wb, 2 * p * t)
+        if i < core_at:
+            prepare += k
+        else:
+            core += k
+    sh = _shared_split(lay)
+    t_local = t if lay.etp > 1 else t / tp
+    shared_p = m.shared_experts * m.expert_params / sh
+    shared_b = m.shared_experts * m.shared_expert_bytes / sh
+    shared = 0.0
+    routing = True     # the MoE block's kernels before its exchange and routed experts
+    for n in s.kernel_lists["moe_ffn"]:
+        cls = KERNEL_CLASSES[n]
+        if "shared" in n:
+            # gate/up holds 2/3 of an expert's weights, down 1/3; a fused kernel all
+            part = ({"shared_gate_up": 2 / 3, "shared_down": 1 / 3}.get(n, 1.0)
+                    if cls == "gemm" else 0.0)
+            shared += _kernel_time(s, n, part * shared_b, part * 2 * shared_p * t_local, "ffn")
+        elif cls in ("moe_gemm", "exchange", "moe_align"):
+            routing = False
+        elif routing and n == "router_gemm":
+            core += _kernel_time(s, n, m.router_params * wb, 2 * m.router_params * t_local,
+                                 "router")
+        elif routing:
+            core += _kernel_time(s, n, 0.0, 0.0)
+    return shared + prepare, core
+
+
+def _two_batch_exposed(s, exchange, windows):
+    """Seconds of one micro-batch's exchange left on the stream under the two-batch
+    schedule (:data:`TWO_BATCH`): each phase's fixed part and receive-side copy, and the part
+    of its transfer longer than its window."""
+    out = 0.0
+    for ph, window in zip((exchange.dispatch_phase, exchange.combine_phase), windows):
+        out += ph.fixed + ph.local_copy + max(0.0, ph.transfer - window)
+    return out
+
+
 def _layer_times(s, mem, route, comm):
     """The dense and the MoE layer on the critical chip (:class:`LayerTime` each)."""
     m, lay = s.m, s.lay
     tp, ep, etp = lay.tp, lay.ep, lay.etp
-    bw, flops, wb, t_dp = s.bw, s.flops, m.weight_bytes, s.t_dp
+    bw, wb, t_dp = s.bw, m.weight_bytes, s.t_dp
     att = m.attention
     att_w = m.attention_params * wb / tp / bw
     kv_t = mem.kv_layer_chip / bw
-    att_c = t_dp * (2 * m.attention_params / tp + att.score_flops_per_token(s.context) / tp) / flops
+    # GEMM compute at each part's math-format peak (one division where the rates agree:
+    # the expression of before, bit for bit)
+    f_att, f_sc = s.gemm_flops("attention"), s.gemm_flops("scores")
+    proj, scores = 2 * m.attention_params / tp, att.score_flops_per_token(s.context) / tp
+    att_c = (t_dp * (proj + scores) / f_att if f_att == f_sc
+             else t_dp * proj / f_att + t_dp * scores / f_sc)
     att_names = _attention_names(s)
     kernels_att = len(att_names)
     attention, att_floor = _block_time(s, att_names, max(att_w + kv_t, att_c))
+    windows = _two_batch_windows(s, mem) if s.overlap == TWO_BATCH else None
 
     def finish(kind, ffn_w, ffn_c, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):
         ffn, ffn_floor = _block_time(s, ffn_names, max(ffn_w, ffn_c))
         ffn_kernels = len(ffn_names)
         local = attention + ffn
-        exposed = comm_t - min(s.overlap * comm_t, local)
+        if s.overlap == TWO_BATCH:
+            exposed = comm_t - dispatch - combine + (
+                _two_batch_exposed(s, comm.exchange, windows) if dispatch + combine else 0.0)
+        else:
+            exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
         launch = kernels * s.per_kernel / s.fusion_factor
         return LayerTime(kind=kind, attention_weights=att_w, kv_cache=kv_t, attention_compute=att_c,
@@ -1339,7 +1560,7 @@ def _layer_times(s, mem, route, comm):
                          total=local + exposed + launch, kernel_floor=att_floor + ffn_floor)
 
     dense = finish("dense", m.dense_ffn_bytes / tp / bw,
-                   t_dp * 2 * m.dense_ffn_params / tp / flops,
+                   t_dp * 2 * m.dense_ffn_params / tp / s.gemm_flops("ffn"),
                    list(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
 
     # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
@@ -1352,8 +1573,14 @@ def _layer_times(s, mem, route, comm):
     fixed_w = (m.router_params * wb + m.shared_experts * m.shared_expert_bytes / sh
                if m.ffn_bytes_per_weight != wb else
                (m.router_params + m.shared_experts * m.expert_params / sh) * wb)
-    fixed_f = ((t_dp if etp > 1 else t_dp / tp) * 2
-               * (m.router_params + m.shared_experts * m.expert_params / sh))
+    moe_tokens = t_dp if etp > 1 else t_dp / tp
+    fixed_f = moe_tokens * 2 * (m.router_params + m.shared_experts * m.expert_params / sh)
+    routed_f = _busiest_pairs(s, route) * 2 * m.expert_params / etp
+    f_rt, f_sh, f_ex = s.gemm_flops("router"), s.gemm_flops("ffn"), s.gemm_flops("experts")
+    moe_c = ((fixed_f + routed_f) / f_ex if f_rt == f_sh == f_ex
+             else (moe_tokens * 2 * m.router_params / f_rt
+                   + moe_tokens * 2 * m.shared_experts * m.expert_params / sh / f_sh
+                   + routed_f / f_ex))
     busiest = expected_max_active(route.active, route.owner, ep)
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)
@@ -1362,20 +1589,26 @@ def _layer_times(s, mem, route, comm):
     # moe_hbm_efficiency existed, bit for bit); else the routed read at its own fraction
     moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None
              else fixed_w / bw + routed_w / s.moe_bw)
-    moe = finish("moe", moe_w,
-                 (fixed_f + float(route.load_chip.max()) * 2 * m.expert_params / etp) / flops,
+    moe = finish("moe", moe_w, moe_c,
                  _moe_kernels(s), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)
     return dense, moe
 
 
 def _head_time(s):
-    """The output head (final norm, LM head, sampling) on one chip."""
+    """The output head (final norm, LM head, sampling) on one chip; a draft step's head also
+    runs the MTP projection (:data:`MTP_KERNELS`)."""
     m, tp = s.m, s.lay.tp
     head_w = m.head_params * m.weight_bytes / tp / s.bw
-    head_c = s.t_dp * 2 * m.head_params / tp / s.flops
-    head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
-    local, floor = _block_time(s, KERNELS["head"], max(head_w, head_c))
+    head_c = s.t_dp * 2 * m.head_params / tp / s.gemm_flops("head")
+    names = KERNELS["head"]
+    if s.draft:
+        proj = 2 * m.hidden * m.hidden / tp
+        head_w += proj * m.weight_bytes / s.bw
+        head_c += s.t_dp * 2 * proj / s.gemm_flops("attention")
+        names = MTP_KERNELS + names
+    head_l = len(names) * s.per_kernel / s.fusion_factor
+    local, floor = _block_time(s, names, max(head_w, head_c))
     return HeadTime(weights=head_w, compute=head_c, launch=head_l, total=local + head_l,
                     kernel_floor=floor)
 
@@ -1440,7 +1673,8 @@ def _parameters(s, moe, comm):
          else Parameter(f"decode.kernel_floor.{cls}", extra + EMPTY_KERNEL_TIME.value, "s",
                         "user"))
         for cls, extra in s.floors) + (
-        Parameter("decode.overlap", s.overlap, "", "user"),
+        Parameter("decode.overlap", s.overlap, "",
+                  TWO_BATCH_SOURCE if s.overlap == TWO_BATCH else "user"),
         Parameter("decode.hbm_efficiency", hbm_eff, "",
                   DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value
                   else "user (1: peak bandwidth)"),
@@ -1452,6 +1686,9 @@ def _parameters(s, moe, comm):
                    if s.moe_eff == VLLM_INT4_MOE_HBM_EFFICIENCY.value else "user")),
         Parameter("decode.compute_efficiency", s.fl_eff, "", "user (1: peak FLOP/s)"),
         Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
+        Parameter("decode.expert_balance", s.balance, "",
+                  "user (None: round-robin placement; else mean/max of the expert ranks' "
+                  "token-expert pairs, EPLB's balancedness)"),
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
     ) + exch_params + s.m.parameters()

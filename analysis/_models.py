@@ -100,7 +100,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 
-from fabric import Parameter, SpecError
+from fabric import MATH_FORMATS, Parameter, SpecError
 
 __all__ = ["GQA", "MLA", "MODELS", "WEIGHT_FORMATS", "MoEModel", "WeightFormat",
            "load_model_toml", "model_config"]
@@ -113,6 +113,22 @@ def _positive_int(name, value, *, zero_ok=False):
         rule = ">= 0" if zero_ok else ">= 1"
         raise SpecError(f"{name} must be {rule}, got {name}={value}")
     return value
+
+
+def _format(name, what):
+    fmt = WEIGHT_FORMATS.get(name)
+    if fmt is None:
+        raise SpecError(f"{what} must be one of {sorted(WEIGHT_FORMATS)} or None, got {name!r}")
+    return fmt
+
+
+def _agree(bytes_name, value, fmt_name, name):
+    """Check that a bytes-per-weight figure agrees with its named format."""
+    fmt = _format(name, fmt_name)
+    _positive_number(bytes_name, value)
+    if not math.isclose(value, fmt.bytes_per_weight):
+        raise SpecError(f"{bytes_name}={value!r} disagrees with {fmt_name}={name!r} "
+                        f"({fmt.bytes_per_weight} B/weight)")
 
 
 def _positive_number(name, value):
@@ -137,6 +153,13 @@ class WeightFormat:
     group : int
         Values sharing one scale.
     source : str
+    math : str
+        The math format a GEMM of these weights runs in on a chip that has tensor cores
+        for it (a key of ``fabric.MATH_FORMATS``): the activations' format too for
+        weight-and-activation formats (FP8 W8A8, NVFP4 W4A4), BF16 for weight-only ones
+        (INT4 W4A16). A chip without it runs BF16 (``ChipSpec.gemm_format``).
+    math_source : str
+        Where ``math`` comes from.
 
     Examples
     --------
@@ -144,6 +167,8 @@ class WeightFormat:
     0.5625
     >>> WEIGHT_FORMATS["nvfp4"].bytes_per_weight
     0.5625
+    >>> WEIGHT_FORMATS["int4-g32"].math, WEIGHT_FORMATS["nvfp4"].math
+    ('bf16', 'fp4')
     """
 
     name: str
@@ -151,6 +176,13 @@ class WeightFormat:
     scale_bits: float
     group: int
     source: str
+    math: str = "bf16"
+    math_source: str = ""
+
+    def __post_init__(self):
+        if self.math not in MATH_FORMATS:
+            raise SpecError(f"weight format {self.name!r}: math must be one of {MATH_FORMATS}, "
+                            f"got {self.math!r}")
 
     @property
     def bytes_per_weight(self):
@@ -159,19 +191,34 @@ class WeightFormat:
 
 
 #: Weight formats by name (sources in each record and in the module docstring).
+_FP8_MATH = ("W8A8: activations quantized to FP8 on the fly and the GEMM run on FP8 tensor "
+             "cores (DeepSeek-V3 report, arXiv 2412.19437, sec. 3.3: the linear layers' GEMMs "
+             "in FP8, activations scaled per 1 x 128 tile, weights per 128 x 128 block; "
+             "DeepGEMM's FP8 x FP8 kernels, which serving engines run for these checkpoints)")
+
 WEIGHT_FORMATS = {f.name: f for f in (
-    WeightFormat("bf16", 16, 0, 1, "bfloat16, unquantized"),
-    WeightFormat("fp8", 8, 0, 1, "FP8 E4M3 with one per-tensor scale (negligible)"),
+    WeightFormat("bf16", 16, 0, 1, "bfloat16, unquantized", "bf16", "BF16 weights and "
+                 "activations"),
+    WeightFormat("fp8", 8, 0, 1, "FP8 E4M3 with one per-tensor scale (negligible)", "fp8",
+                 _FP8_MATH),
     WeightFormat("fp8-block128", 8, 32, 128 * 128,
                  "DeepSeek-V3 report (arXiv 2412.19437) sec. 3.3.2 and the checkpoints' "
                  "quantization_config weight_block_size [128, 128]: FP8 E4M3 values, one FP32 "
-                 "scale per 128 x 128 block"),
+                 "scale per 128 x 128 block", "fp8", _FP8_MATH),
     WeightFormat("int4-g32", 4, 16, 32,
                  "Kimi-K2-Thinking / K2.5 config.json quantization_config (compressed-tensors "
-                 "pack-quantized): INT4 symmetric, group_size 32, BF16 scales"),
+                 "pack-quantized): INT4 symmetric, group_size 32, BF16 scales", "bf16",
+                 "W4A16, weight-only: the quantization_config quantizes weights only (no "
+                 "input_activations scheme), so vLLM runs it with its WNA16 (Marlin) kernels, "
+                 "which dequantize the INT4 weights to BF16 and multiply in BF16"),
     WeightFormat("nvfp4", 4, 8, 16,
                  "NVIDIA NVFP4 (developer blog 'Introducing NVFP4', 2025): E2M1 values, one "
-                 "FP8 E4M3 scale per 16 values, plus one FP32 per-tensor scale (negligible)"),
+                 "FP8 E4M3 scale per 16 values, plus one FP32 per-tensor scale (negligible)",
+                 "fp4",
+                 "W4A4: NVIDIA ModelOpt NVFP4 checkpoints quantize the activations to NVFP4 too "
+                 "(an input_scale per linear layer) and the GEMM runs on Blackwell's FP4 tensor "
+                 "cores ('Introducing NVFP4': 'hardware-accelerated ... on Blackwell Tensor "
+                 "Cores'; TensorRT-LLM tech blog 1: NVFP4 GEMMs for the MoE and dense FFNs)"),
 )}
 
 
@@ -346,6 +393,14 @@ class MoEModel:
         scales included (NVIDIA's DeepSeek-R1 NVFP4 checkpoint quantizes those with the
         routed experts while attention, router and head stay BF16). Default None:
         ``weight_bytes`` (the resolved figure is :attr:`ffn_bytes_per_weight`).
+    weight_format : str, optional
+        Name of the format of the weights at ``weight_bytes`` (attention; a key of
+        :data:`WEIGHT_FORMATS`): the math their GEMMs run in (:meth:`math_format`). Given,
+        ``weight_bytes`` must agree with it. Default None: BF16 math.
+    ffn_format : str, optional
+        Name of the format of the dense FFNs and shared experts. Given alone it sets
+        ``ffn_weight_bytes``; given with it, the two must agree. Default None: as
+        ``weight_format`` while ``ffn_weight_bytes`` is None, else BF16 math.
     mtp_modules : int, optional
         Multi-token-prediction modules the checkpoint ships (DeepSeek-V3/R1:
         ``num_nextn_predict_layers = 1``). They are **not** part of ``total_params``
@@ -373,8 +428,18 @@ class MoEModel:
     expert_format: str = None
     ffn_weight_bytes: float = None
     mtp_modules: int = 0
+    weight_format: str = None
+    ffn_format: str = None
 
     def __post_init__(self):
+        if self.weight_format is not None:
+            _agree("weight_bytes", self.weight_bytes, "weight_format", self.weight_format)
+        if self.ffn_format is not None:
+            if self.ffn_weight_bytes is None and self.ffn_format != self.weight_format:
+                object.__setattr__(self, "ffn_weight_bytes",
+                                   _format(self.ffn_format, "ffn_format").bytes_per_weight)
+            elif self.ffn_weight_bytes is not None:
+                _agree("ffn_weight_bytes", self.ffn_weight_bytes, "ffn_format", self.ffn_format)
         if self.expert_format is not None:
             fmt = WEIGHT_FORMATS.get(self.expert_format)
             if fmt is None:
@@ -411,6 +476,42 @@ class MoEModel:
                             f"routed_experts={self.routed_experts}")
         if not isinstance(self.attention, (MLA, GQA)):
             raise TypeError(f"attention must be MLA or GQA, got {type(self.attention).__name__}")
+
+    def math_format(self, part):
+        """The math format (a key of ``fabric.MATH_FORMATS``) the GEMMs of ``part`` run in
+        on a chip that has tensor cores for it (else BF16: ``ChipSpec.gemm_format``).
+
+        ``part`` is ``"attention"`` (the attention projections, at ``weight_format``),
+        ``"ffn"`` (dense FFNs and shared experts), ``"experts"`` (routed experts, at
+        ``expert_format``), ``"router"`` or ``"head"``; a part of no stated format runs
+        BF16. The router gate and the output head run BF16 always, and so does the
+        attention kernel's score math (``"scores"``): DeepSeek-V3 report (arXiv
+        2412.19437) sec. 3.3.1 keeps "the embedding module, the output head, MoE gating
+        modules, normalization operators, and attention operators" in BF16/FP32, and every
+        preset's release keeps them unquantized (Kimi K2.5 INT4 ignore list: lm_head;
+        NVIDIA DeepSeek-R1 NVFP4: router and head BF16).
+
+        >>> m = model_config("deepseek-r1-nvfp4")
+        >>> [m.math_format(p) for p in ("attention", "ffn", "experts", "router", "head")]
+        ['bf16', 'fp4', 'fp4', 'bf16', 'bf16']
+        >>> model_config("kimi-k2.5-int4").math_format("experts")
+        'bf16'
+        """
+        if part in ("router", "head", "scores"):
+            return "bf16"
+        if part == "attention":
+            name = self.weight_format
+        elif part == "ffn":
+            name = (self.ffn_format if self.ffn_format is not None else
+                    self.weight_format if self.ffn_weight_bytes is None else None)
+        elif part == "experts":
+            name = (self.expert_format if self.expert_format is not None else
+                    self.weight_format if self.expert_weight_bytes == self.weight_bytes
+                    else None)
+        else:
+            raise SpecError(f"part must be one of attention, ffn, experts, router, head, "
+                            f"scores; got {part!r}")
+        return "bf16" if name is None else WEIGHT_FORMATS[name].math
 
     # -- structure --------------------------------------------------------------------
 
@@ -567,7 +668,7 @@ _K2_MLA = dataclasses.replace(_DSV3_MLA, heads=64)
 _KIMI_K2 = MoEModel(
     "kimi-k2", layers=61, dense_layers=1, hidden=7168, attention=_K2_MLA,
     routed_experts=384, experts_per_token=8, shared_experts=1, expert_ffn=2048,
-    dense_ffn=18432, vocab=163840, weight_bytes=1.0, activation_bytes=2.0,
+    dense_ffn=18432, vocab=163840, weight_bytes=1.0, activation_bytes=2.0, weight_format="fp8",
     source="moonshotai/Kimi-K2-Instruct config.json (kimi_k2); MoonshotAI/Kimi-K2 README "
            "(1T total, 32B active); FP8 weights as shipped, BF16 activations and KV cache")
 
@@ -581,7 +682,7 @@ _DEEPSEEK_R1 = MoEModel(
     routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
     dense_ffn=18432, vocab=129280,
     weight_bytes=WEIGHT_FORMATS["fp8-block128"].bytes_per_weight, activation_bytes=2.0,
-    mtp_modules=1,
+    mtp_modules=1, weight_format="fp8-block128",
     source="deepseek-ai/DeepSeek-R1 config.json (DeepSeek-V3 architecture, same fields; "
            "num_nextn_predict_layers 1); FP8 weights with one FP32 scale per 128x128 block "
            "(weight_block_size [128, 128]); embedding and head counted at the same bytes (they "
@@ -590,14 +691,16 @@ _DEEPSEEK_R1 = MoEModel(
 MODELS = {m.name: m for m in (
     _KIMI_K2,
     dataclasses.replace(
-        _KIMI_K2, name="kimi-k2.5-int4", weight_bytes=_BF16, expert_format="int4-g32",
+        _KIMI_K2, name="kimi-k2.5-int4", weight_bytes=_BF16, weight_format="bf16",
+        expert_format="int4-g32",
         expert_weight_bytes=WEIGHT_FORMATS["int4-g32"].bytes_per_weight,
         source=_K25_SOURCE + "native INT4 release: routed experts INT4 group 32 with BF16 "
                "scales (0.5625 B/weight), attention, shared experts, dense MLP and head BF16 "
                "(Kimi-K2-Thinking/K2.5 config.json quantization_config ignore list); BF16 "
                "activations and KV cache"),
     dataclasses.replace(
-        _KIMI_K2, name="kimi-k2.5-nvfp4", weight_bytes=_BF16, expert_format="nvfp4",
+        _KIMI_K2, name="kimi-k2.5-nvfp4", weight_bytes=_BF16, weight_format="bf16",
+        expert_format="nvfp4",
         expert_weight_bytes=WEIGHT_FORMATS["nvfp4"].bytes_per_weight, kv_cache_bytes=1.0,
         source=_K25_SOURCE + "routed experts requantized to NVFP4 (FP8 scale per 16: 0.5625 "
                "B/weight; NVIDIA 'Introducing NVFP4' blog); the rest BF16 (assumption: as in "
@@ -608,7 +711,7 @@ MODELS = {m.name: m for m in (
         "deepseek-v3", layers=61, dense_layers=3, hidden=7168, attention=_DSV3_MLA,
         routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
         dense_ffn=18432, vocab=129280, weight_bytes=1.0, activation_bytes=2.0,
-        mtp_modules=1,
+        mtp_modules=1, weight_format="fp8",
         source="deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json (dtype fp8); "
                "arXiv 2412.19437 (671B total, 37B activated); one MTP module "
                "(num_nextn_predict_layers 1; README: 685B = 671B + 14B MTP); BF16 activations "
@@ -619,7 +722,7 @@ MODELS = {m.name: m for m in (
         routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
         dense_ffn=18432, vocab=129280, weight_bytes=_BF16, activation_bytes=2.0,
         expert_format="nvfp4", ffn_weight_bytes=WEIGHT_FORMATS["nvfp4"].bytes_per_weight,
-        mtp_modules=1,
+        mtp_modules=1, weight_format="bf16", ffn_format="nvfp4",
         source="nvidia/DeepSeek-R1-FP4 (NVIDIA TensorRT Model Optimizer NVFP4 checkpoint of "
                "deepseek-ai/DeepSeek-R1; DeepSeek-V3 architecture fields); precision per NVIDIA "
                "TensorRT-LLM tech blog 1 'Precision Strategy' table: attention BF16, dense FFNs "

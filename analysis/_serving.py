@@ -14,8 +14,9 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   (the KV cache grows linearly while it decodes). Keyword arguments the caller
   gives (``runtime=``, ``overlap=``, ``hbm_efficiency=`` ...) pass straight to it.
 * **Speculative decoding**: a verification step with ``k + 1`` tokens per
-  sequence (:func:`analysis.decode_step`), ``k`` draft steps of ``draft_cost``
-  plain steps each, and Leviathan et al.'s expected tokens per cycle
+  sequence (:func:`analysis.decode_step`), ``k`` draft steps (each one MTP block, its
+  projection and the head: ``decode_step(draft=True)``; or ``draft_cost`` plain steps
+  each, when given), and Leviathan et al.'s expected tokens per cycle
   (:func:`analysis.expected_accepted_tokens`), as :func:`analysis.speculative_decode`
   composes them.
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
@@ -76,7 +77,7 @@ from dataclasses import dataclass
 
 from fabric import Parameter, SpecError, chip_spec
 
-from ._decode import DECODE_HBM_EFFICIENCY, decode_step, parse_layout
+from ._decode import DECODE_HBM_EFFICIENCY, TWO_BATCH, decode_step, parse_layout
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -135,14 +136,12 @@ MTP_ACCEPTANCE = Parameter(
     "(MTP-predicted) token 85-90%; the low end, taken per drafted token")
 
 
-def _mtp_draft_cost(model):
-    """Draft time per token as a fraction of a plain step: one MTP module = one layer.
-
-    DeepSeek-V3's MTP module is one transformer block sharing the embedding and
-    output head (arXiv 2412.19437 sec. 2.2), so a drafted token costs about
-    ``1 / layers`` of a decode step (an assumption applied to every model).
-    """
-    return 1.0 / model.layers
+#: How a drafted token is priced when ``draft_cost`` is not given: its own decode step
+#: (``analysis.decode_step(draft=True)``: one MoE block of the model, the MTP module of
+#: DeepSeek-V3's report, arXiv 2412.19437 sec. 2.2, its ``2 hidden -> hidden`` projection and
+#: the shared output head), at the same batch, context and layout as the target's steps.
+DRAFT_SOURCE = ("decode_step(draft=True): one MoE block + 2h->h projection + shared head "
+                "(DeepSeek-V3 report sec. 2.2, MTP module), priced at each point")
 
 
 # -- cost and power ---------------------------------------------------------------------
@@ -609,7 +608,8 @@ def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
     (two-batch overlap, as SGLang and DeepSeek run decode) a step is ``u`` steps of
     ``ceil(batch / u)`` sequences, one after the other on the compute units, each
     reading the weights again; how much communication hides under the other
-    micro-batch's compute is the decode model's ``overlap`` (pass ``overlap=1.0``).
+    micro-batch's compute is the decode model's ``overlap`` (``overlap="two-batch"``: the
+    stage schedule SGLang and DeepSeek run, :data:`analysis.TWO_BATCH`).
     """
     out = {}
     sub = math.ceil(batch / micro_batches)
@@ -619,6 +619,14 @@ def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
         out[k] = (micro_batches * st.time,
                   {p: micro_batches * getattr(st.breakdown, p) for p in _STEP_PARTS})
     return out
+
+
+def _draft_time(m, fabric, layout, batch, context, micro_batches, decode_kwargs):
+    """Seconds of one drafted token for the whole batch (``decode_step(draft=True)``, run as
+    the target's steps are: ``micro_batches`` halves one after the other)."""
+    st = decode_step(m, fabric, batch=math.ceil(batch / micro_batches), context=context,
+                     layout=layout, draft=True, **decode_kwargs)
+    return micro_batches * st.time
 
 
 def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0,
@@ -691,6 +699,9 @@ class _Sweep:
         if isinstance(micro_batches, bool) or not isinstance(micro_batches, int) \
                 or micro_batches < 1:
             raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
+        if decode_kwargs.get("overlap") == TWO_BATCH and micro_batches != 2:
+            raise SpecError(f"overlap={TWO_BATCH!r} is the schedule of two micro-batches; "
+                            f"pass micro_batches=2, got {micro_batches!r}")
         self.micro = micro_batches
         self.context = isl + osl // 2 if context is None else context
         if isinstance(self.context, bool) or not isinstance(self.context, int) \
@@ -738,7 +749,13 @@ class _Sweep:
         ks = [k for k, _ in spec]
         steps = _steps(m, self.fabric, str(lay), batch, self.context, ks, self.micro,
                        self.kw)
-        c = _mtp_draft_cost(m) if draft_cost is None else draft_cost
+        if draft_cost is not None:
+            c = draft_cost
+        elif any(k for k in ks):
+            c = _draft_time(m, self.fabric, str(lay), batch, self.context, self.micro,
+                            self.kw) / steps[0][0]
+        else:
+            c = 0.0
         hbm = info["weights"] + math.ceil(batch / lay.dp) * info["kv_seq"]
         out = []
         for k, a in spec:
@@ -856,8 +873,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     speculative : sequence of (draft_length, acceptance)
         Default: none, and 1 and 3 drafted tokens at :data:`MTP_ACCEPTANCE`.
     draft_cost : float, optional
-        Draft time per token as a fraction of a plain step; default one MTP layer,
-        ``1 / layers``.
+        Draft time per token as a fraction of a plain step; default: priced at each point
+        by ``analysis.decode_step(draft=True)`` (one MoE block, the MTP projection and the
+        head, :data:`DRAFT_SOURCE`).
     mode : ``"aggregated"`` or ``"disaggregated"``
     definition : str
         What the frontier's y counts: a key of :data:`DEFINITIONS`.
@@ -947,10 +965,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                         + why)
     front = pareto_front(points)
     params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE,
-              Parameter("serving.draft_cost", _mtp_draft_cost(m) if draft_cost is None
-                        else draft_cost, "",
-                        "one MTP module = one transformer block (DeepSeek-V3 report sec. "
-                        "2.2): 1 / layers of a step" if draft_cost is None else "user"))
+              Parameter("serving.draft_cost", "priced" if draft_cost is None
+                        else draft_cost, "", DRAFT_SOURCE if draft_cost is None else "user"))
     return ServingFrontier(model=m.name, system=fabric.name, mode=mode, definition=definition,
                            definition_text=DEFINITIONS[definition],
                            isl=isl, osl=osl, points=tuple(front), evaluated=len(points),

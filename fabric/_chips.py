@@ -4,6 +4,38 @@ Each figure is per chip, SI units: bytes, bytes/s, FLOP/s. ``peak_flops`` is the
 **dense** (no 2:4 sparsity) BF16 tensor throughput; vendors often quote the
 sparse figure, which is twice as large.
 
+``tensor_flops`` holds the dense tensor-core peak of every math format the chip has
+(``"bf16"``, ``"fp8"``, ``"fp4"``, ``"int8"``; the BF16 entry is ``peak_flops``), from
+the vendor's datasheet table, whose figures are "with sparsity": each is halved here
+(the datasheets' footnote, "Specifications 1/2 lower without sparsity"). A format the
+chip has no tensor cores for is absent (Hopper and TPU v4: no FP4; TPU v4: no FP8);
+:meth:`ChipSpec.gemm_flops` says what a GEMM of such a format runs at. Per chip:
+
+* H100 / H200 / H800 SXM (the same GH100 tensor cores): FP8 1,979 and INT8 1,979
+  TFLOPS/TOPS dense (datasheet 3,958 with sparsity). NVIDIA H100 datasheet table as
+  reproduced by HPC Tech (archive-lib.hpctech.co.jp) and glennklockwood.com (FP8 and
+  INT8 matrix 1,978.9); H200 datasheet "FP8 Tensor Core 3,958 TFLOPS*" (sparse), the
+  H100's (second-hand: lzwjava.github.io H200 table); H800: the H100 die (above).
+* H20: FP8 and INT8 296 TFLOPS/TOPS dense (2 x its 148 BF16, as on every Hopper part;
+  INT8 296 second-hand: Chinese-market spec tables quoting NVIDIA, e.g.
+  zangshuxian.com, willitrunai.com).
+* B200 (HGX B200): FP4 9, FP8 4.5, INT8 4.5 PFLOPS/POPS dense (HGX B200 per-GPU
+  datasheet 18 / 9 / 9 with sparsity; NVIDIA's GB200 NVL72 / HGX B200 specification
+  table as reproduced by zdszero.github.io).
+* GB200: FP4 10, FP8 5, INT8 5 PFLOPS/POPS dense (GB200 NVL72 per-GPU datasheet
+  20 / 10 / 10 with sparsity; same table).
+* B300 (HGX B300): FP4 13.5 PFLOPS dense (NVIDIA HGX B300 "144 PFLOPS | 108 PFLOPS"
+  FP4 for 8 GPUs, sparse | dense; second-hand: fibermall.com's HGX B300 table; Verda
+  quotes 14 per GPU), FP8 4.5 dense (72 PFLOPS sparse / 8 / 2). INT8 not given:
+  Blackwell Ultra cut INT8 and the second-hand per-GPU figures disagree (HGX B300
+  "2 POPS" / 8 vs Verda's 0.15 POPS dense).
+* GB300: FP4 15 PFLOPS dense (GB300 NVL72 "1,440 | 1,080 PFLOPS" sparse | dense / 72;
+  glennklockwood.com "1.1 EF dense FP4"; Verda 15 per GPU), FP8 5 dense (NVL72 "360 PF
+  FP8" dense / 72), INT8 0.165 POPS dense (Verda's per-GPU table; NVL72 "INT8 24 POPS"
+  sparse / 72 / 2 = 0.167, second-hand vendordeep.com).
+* TPU v4: INT8 275 TOPS (Google: "275 TFLOPS (bf16 or int8)"); no FP8.
+* sd200-chip: BF16 only (an assumed chip, see below).
+
 ``reduce_rate`` is how many bytes per second of incoming data a chip can add
 into a buffer during a reduction collective. A reduction reads two operands
 and writes one, so it is bounded by HBM bandwidth / 3; no vendor publishes a
@@ -72,7 +104,10 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._units import GB, TB, GiB
 
-__all__ = ["CHIPS", "ChipSpec", "chip_spec"]
+__all__ = ["CHIPS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
+
+#: Math formats of tensor-core GEMMs, widest first (:attr:`ChipSpec.tensor_flops`).
+MATH_FORMATS = ("bf16", "fp8", "fp4", "int8")
 
 #: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
 REDUCE_RATE_NOTE = "HBM bandwidth / 3: a reduction reads two operands and writes one (assumption)"
@@ -95,6 +130,12 @@ class ChipSpec:
         Bytes/s of incoming data reduced into a buffer (see module docstring).
     source : str
         Where ``hbm_bytes``, ``hbm_bandwidth`` and ``peak_flops`` come from.
+    tensor_flops : tuple of (str, float)
+        Dense tensor-core FLOP/s (OP/s for INT8) per math format, as ``(format, value)``
+        pairs; the ``"bf16"`` entry is ``peak_flops`` (added if absent). Read it with
+        :meth:`peak` / :meth:`gemm_flops`.
+    tensor_source : str
+        Where the ``tensor_flops`` figures other than BF16 come from.
     generation : str or None
         The NVIDIA GPU architecture (``"hopper"`` or ``"blackwell"``, as the chip's own
         source names it) by which runtimes index their tables (:func:`fabric.runtime_arch`);
@@ -109,29 +150,96 @@ class ChipSpec:
     reduce_rate: float
     source: str
     generation: str | None = None
+    tensor_flops: tuple = ()
+    tensor_source: str = ""
 
     def __post_init__(self):
+        flops = dict(self.tensor_flops)
+        if len(flops) != len(self.tensor_flops):
+            raise SpecError(f"chip {self.name!r}: tensor_flops names a format twice")
+        for fmt, v in flops.items():
+            if fmt not in MATH_FORMATS:
+                raise SpecError(f"chip {self.name!r}: tensor_flops format must be one of "
+                                f"{MATH_FORMATS}, got {fmt!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 \
+                    or v == float("inf"):
+                raise SpecError(f"chip {self.name!r}: tensor_flops[{fmt!r}] must be a "
+                                f"positive finite FLOP/s, got {v!r}")
+        if flops.get("bf16", self.peak_flops) != self.peak_flops:
+            raise SpecError(f"chip {self.name!r}: tensor_flops['bf16']={flops['bf16']!r} "
+                            f"disagrees with peak_flops={self.peak_flops!r}")
+        flops["bf16"] = self.peak_flops
+        object.__setattr__(self, "tensor_flops",
+                           tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
         if self.generation not in (None, "hopper", "blackwell"):
             raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
                             f"None, got {self.generation!r}")
 
-    def parameters(self):
-        """The figures as :class:`~fabric.Parameter` records, for a report.
+    def peak(self, fmt):
+        """Dense tensor-core FLOP/s of math format ``fmt``, or ``None`` if the chip has no
+        tensor cores for it.
 
-        >>> [p.unit for p in chip_spec("h200").parameters()]
-        ['B', 'B/s', 'FLOP/s', 'B/s']
+        >>> chip_spec("b200").peak("fp4") / 1e15, chip_spec("h100").peak("fp4")
+        (9.0, None)
+        """
+        if fmt not in MATH_FORMATS:
+            raise SpecError(f"math format must be one of {MATH_FORMATS}, got {fmt!r}")
+        return dict(self.tensor_flops).get(fmt)
+
+    def gemm_format(self, fmt):
+        """The math format a GEMM of math format ``fmt`` runs in on this chip: ``fmt``
+        itself where the chip has tensor cores for it, else ``"bf16"``: engines then run
+        the quantized weights through a weight-only kernel that dequantizes them to BF16
+        (vLLM's FP8 Marlin on GPUs without FP8, PR #5975: "fused dequantization kernel
+        for FP8 to BF16/FP16"; its Marlin FP4 path on GPUs without FP4: "Weight-only FP4
+        compression will be used leveraging the Marlin kernel"; TensorRT-LLM PR #14775:
+        NVFP4 on Hopper as W4A16).
+
+        >>> chip_spec("h200").gemm_format("fp4"), chip_spec("b200").gemm_format("fp4")
+        ('bf16', 'fp4')
+        """
+        return fmt if self.peak(fmt) is not None else "bf16"
+
+    def gemm_flops(self, fmt):
+        """Dense FLOP/s of a GEMM of math format ``fmt``: the peak of
+        :meth:`gemm_format`.
+
+        >>> chip_spec("h100").gemm_flops("fp8") / 1e12, chip_spec("tpu-v4").gemm_flops("fp8") / 1e12
+        (1978.9, 275.0)
+        """
+        return self.peak(self.gemm_format(fmt))
+
+    def parameters(self):
+        """The figures as :class:`~fabric.Parameter` records, for a report: capacity,
+        bandwidth, BF16 peak, reduction rate, then the dense peak of each other math format
+        the chip has (``<chip>.peak_flops.<format>``).
+
+        >>> [p.name for p in chip_spec("h200").parameters()][2:]
+        ['h200.peak_flops', 'h200.reduce_rate', 'h200.peak_flops.fp8', 'h200.peak_flops.int8']
         """
         return (
             Parameter(f"{self.name}.hbm_bytes", self.hbm_bytes, "B", self.source),
             Parameter(f"{self.name}.hbm_bandwidth", self.hbm_bandwidth, "B/s", self.source),
             Parameter(f"{self.name}.peak_flops", self.peak_flops, "FLOP/s", self.source),
             Parameter(f"{self.name}.reduce_rate", self.reduce_rate, "B/s", REDUCE_RATE_NOTE),
-        )
+        ) + tuple(
+            Parameter(f"{self.name}.peak_flops.{fmt}", v, "OP/s" if fmt == "int8" else "FLOP/s",
+                      self.tensor_source)
+            for fmt, v in self.tensor_flops if fmt != "bf16")
 
 
-def _chip(name, hbm_bytes, hbm_bandwidth, peak_flops, source, generation=None):
+def _chip(name, hbm_bytes, hbm_bandwidth, peak_flops, source, generation=None, tensor=(),
+          tensor_source=""):
     return ChipSpec(name, hbm_bytes, hbm_bandwidth, peak_flops, hbm_bandwidth / 3, source,
-                    generation)
+                    generation, tuple(tensor), tensor_source)
+
+
+_HOPPER_SRC = ("NVIDIA H100 SXM datasheet (via archive-lib.hpctech.co.jp, glennklockwood.com/"
+               "garden/processors/h100): FP8 and INT8 Tensor Core 3,958 TFLOPS/TOPS with "
+               "sparsity, 1/2 without: 1,978.9 dense")
+_B200_SRC = ("NVIDIA HGX B200 per-GPU specifications (GB200 NVL72 / HGX B200 table, "
+             "second-hand: zdszero.github.io): FP4 18, FP8/FP6 9, INT8 9 PFLOPS/POPS with "
+             "sparsity, halved: 9 / 4.5 / 4.5 dense")
 
 
 CHIPS = {c.name: c for c in (
@@ -139,43 +247,67 @@ CHIPS = {c.name: c for c in (
           "NVIDIA H100 SXM5 datasheet (via archive-lib.hpctech.co.jp and glennklockwood.com/"
           "garden/processors/h100): 80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS dense BF16 "
           "(1,979 with 2:4 sparsity)",
-          generation="hopper"),
+          generation="hopper", tensor=(("fp8", 1978.9e12), ("int8", 1978.9e12)),
+          tensor_source=_HOPPER_SRC),
     _chip("h200", 141 * GB, 4.8 * TB, 989.4e12,
           "NVIDIA H200 SXM material (second-hand: lzwjava.github.io, hwcooling.net): 141 GB "
           "HBM3e, 4.8 TB/s; same GH100 die as H100, so 989.4 TFLOPS dense BF16",
-          generation="hopper"),
+          generation="hopper", tensor=(("fp8", 1978.9e12), ("int8", 1978.9e12)),
+          tensor_source="NVIDIA H200 SXM datasheet 'FP8 Tensor Core 3,958 TFLOPS' with "
+                        "sparsity (second-hand: lzwjava.github.io), the H100's GH100 tensor "
+                        "cores; " + _HOPPER_SRC),
     _chip("b200", 180 * GB, 8.0 * TB, 2.25e15,
           "NVIDIA HGX B200 at 1000 W (second-hand: glennklockwood.com/garden/processors/B200, "
           "server-parts.eu, Vultr HGX B200 overview): 180 GB HBM3e usable of 192 GB physical, "
           "8 TB/s, 2.25 PFLOPS dense BF16",
-          generation="blackwell"),
+          generation="blackwell", tensor=(("fp8", 4.5e15), ("fp4", 9e15), ("int8", 4.5e15)),
+          tensor_source=_B200_SRC),
     _chip("h800", 80 * GB, 3.35 * TB, 989.4e12,
           "NVIDIA H800 SXM: the H100 SXM5 die and memory (80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS "
           "dense BF16) with 8 NVLink4 links (second-hand: DeepSeek-V3 report s.3.2, "
           "NVIDIA/nccl issue 892)",
-          generation="hopper"),
+          generation="hopper", tensor=(("fp8", 1978.9e12), ("int8", 1978.9e12)),
+          tensor_source="the H100 SXM5 die: " + _HOPPER_SRC),
     _chip("h20", 96 * GB, 4.0 * TB, 148e12,
           "NVIDIA H20 (second-hand: SemiAnalysis and vendor spec sheets): 96 GB HBM3, 4.0 TB/s, "
           "148 TFLOPS dense BF16 (296 sparse), 18 NVLink4 links",
-          generation="hopper"),
+          generation="hopper", tensor=(("fp8", 296e12), ("int8", 296e12)),
+          tensor_source="NVIDIA H20 (second-hand: Chinese-market spec tables quoting NVIDIA, "
+                        "zangshuxian.com 'INT8 296, FP16 148', willitrunai.com '296 INT8 "
+                        "TOPS'): FP8 and INT8 296 dense, twice BF16 as on every Hopper part"),
     _chip("b300", 288 * GB, 8.0 * TB, 2.25e15,
           "NVIDIA HGX B300 (Blackwell Ultra; second-hand: NVIDIA HGX page as reproduced by "
           "vendors): 288 GB HBM3e, 8 TB/s, 2.25 PFLOPS dense BF16 per GPU (18 for 8 GPUs)",
-          generation="blackwell"),
+          generation="blackwell", tensor=(("fp8", 4.5e15), ("fp4", 13.5e15)),
+          tensor_source="NVIDIA HGX B300 (second-hand: fibermall.com HGX B300 table): FP4 "
+                        "'144 PFLOPS | 108 PFLOPS' (sparse | dense) for 8 GPUs = 13.5 dense "
+                        "per GPU (Verda's table: 14), FP8/FP6 72 PFLOPS sparse / 8 / 2 = 4.5 "
+                        "dense; INT8 not given (cut on Blackwell Ultra; second-hand figures "
+                        "disagree)"),
     _chip("gb200", 186 * GB, 8.0 * TB, 2.5e15,
           "NVIDIA GB200 NVL72, per Blackwell GPU (second-hand: NVIDIA GB200 NVL72 page via "
           "glennklockwood.com and vendors): 13.4 TB HBM3e / 72 = 186 GB, 8 TB/s, 180 PFLOPS "
           "dense FP16/BF16 / 72 = 2.5 PFLOPS",
-          generation="blackwell"),
+          generation="blackwell", tensor=(("fp8", 5e15), ("fp4", 10e15), ("int8", 5e15)),
+          tensor_source="NVIDIA GB200 NVL72 per-GPU specifications (second-hand: "
+                        "zdszero.github.io's copy of NVIDIA's table): FP4 20, FP8/FP6 10, INT8 "
+                        "10 PFLOPS/POPS with sparsity, halved: 10 / 5 / 5 dense"),
     _chip("gb300", 279 * GB, 8.0 * TB, 2.5e15,
           "NVIDIA GB300 NVL72, per Blackwell Ultra GPU (second-hand: NVIDIA GB300 NVL72 page "
           "via glennklockwood.com/garden/processors/B300, '20 TB HBM at 576 TB/s', and Verda's "
           "per-GPU table, verda.com/blog/gb300-nvl72-architecture): 279 GB HBM3e usable of 288 "
           "GB physical, 576 TB/s / 72 = 8 TB/s, 180 PFLOPS dense FP16/BF16 / 72 = 2.5 PFLOPS",
-          generation="blackwell"),
+          generation="blackwell", tensor=(("fp8", 5e15), ("fp4", 15e15), ("int8", 0.165e15)),
+          tensor_source="NVIDIA GB300 NVL72 (second-hand: glennklockwood.com/garden/processors/"
+                        "B300 '1.1 EF dense FP4', '360 PF FP8'; Verda's per-GPU table, "
+                        "verda.com/blog/gb300-nvl72-architecture: FP4 15, FP8 5 PFLOPS, INT8 "
+                        "0.165 POPS dense): FP4 1,080 PFLOPS dense / 72 = 15, FP8 360 / 72 = 5"),
     _chip("tpu-v4", 32 * GiB, 1.2 * TB, 275e12,
           "Google Cloud TPU v4 docs (cloud.google.com/tpu/docs/v4, key specifications); "
-          "Jouppi et al., ISCA 2023: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS bf16"),
+          "Jouppi et al., ISCA 2023: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS bf16",
+          tensor=(("int8", 275e12),),
+          tensor_source="Google Cloud TPU v4 docs (cloud.google.com/tpu/docs/v4): '275 TFLOPS "
+                        "(bf16 or int8)'; no FP8"),
     _chip("sd200-chip", 64 * GB, 1.6 * TB, 300e12,
           "assumption: the seed article names no chip. Capacity follows Inspur SD200's 4 TB of "
           "GPU memory over 64 GPUs (China Daily, 2025-08-08, second-hand); bandwidth 1.6 TB/s "

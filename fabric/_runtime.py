@@ -144,9 +144,10 @@ class Runtime:
         architecture -> seconds: the least time of one kernel that exchanges a
         small message with its NVLink peers and synchronises.
     host_launch : float
-        Seconds of host (CPU) time to launch one kernel on one device: what a
-        process driving several devices from one thread (nccl-tests ``-g N``) pays
-        once per further device and launch (:func:`analysis.cost`
+        Seconds of host (CPU) time to launch one kernel on one device: a process
+        driving several devices from one thread (nccl-tests ``-g N``) spends
+        ``N x host_launch`` per iteration, overlapped with the GPUs' previous
+        iterations (:func:`analysis.host_launch_delay`, :func:`analysis.cost`
         ``devices_per_process``); 0 where the runtime states none.
     nvls : dict
         NCCL's one-node NVLS all-reduce pipeline: channels per architecture

@@ -21,16 +21,17 @@ def _case(spec, op, size, **kw):
 
 def _h200_nvls(size):
     # Azure ND H200 v5: one HGX H200 (8 GPUs, NVSwitch); the page states NVLS ran
-    # (all_reduce_perf -g 8: one process driving the 8 GPUs)
+    # (all_reduce_perf -g 8 -n 40: one process driving the 8 GPUs, 40 timed iterations;
+    # Benchmarks/NCCLBandwidth.py)
     return _case("hgx-h200", "all-reduce", size, algorithm="in-switch", nccl="2.20.5",
-                 devices_per_process=8)
+                 devices_per_process=8, iterations=40)
 
 
 def _h100_nvls(size):
     # Azure ND H100 v5: 8 H100 SXM on NVSwitch, NVLS stated, NCCL 2.18.5 stated
-    # (all_reduce_perf -g 8: one process driving the 8 GPUs)
+    # (all_reduce_perf -g 8 -n 40: one process driving the 8 GPUs, 40 timed iterations)
     return _case("dgx-h100", "all-reduce", size, algorithm="in-switch", nccl="2.18.5",
-                 devices_per_process=8)
+                 devices_per_process=8, iterations=40)
 
 
 def _nvl72(size):
@@ -40,9 +41,9 @@ def _nvl72(size):
 
 def _tray(size):
     # one GB200 compute tray: 4 GPUs of the 72-GPU NVLink domain, NCCL's ring
-    # (all_reduce_perf -g 4: one process driving the 4 GPUs)
+    # (all_reduce_perf -g 4 -n 40: one process driving the 4 GPUs, 40 timed iterations)
     return _case("gb200-nvl72", "all-reduce", size, algorithm="ring", ranks=4, nccl="2.25.1",
-                 devices_per_process=4)
+                 devices_per_process=4, iterations=40)
 
 
 CASES = {
@@ -125,23 +126,34 @@ CASES = {
 #: Held-out rows the model misses by more than the goal today, and why (filled from the
 #: evaluation, never by changing a constant).
 KNOWN_MISSES = {
-    "azure-h200-nvls-ar-1k": (
-        "OVERSHOOT since the -g 8 host launches are priced: the Azure benchmark runs "
-        "all_reduce_perf as one process over the host's 8 GPUs (Azure/AI-benchmarking-guide "
-        "issue 7), so the model adds 7 further host launches per iteration (7 x 3.0 us, "
-        "runtime 'nccl' host_launch: tritonbench PR 1017, GB200) to NCCL 2.20.5's 23 us "
-        "NVLS latency: 44 us against 29.9 us measured at 1 KiB. Adding the launches to the "
-        "GPU time overstates an 8-device run: a launch on a device can overlap the previous "
-        "iteration's kernels (nccl-tests issues iterations without synchronising), so the "
-        "host cost hides under a long enough GPU time. Not priced: that overlap"),
-    "azure-h200-nvls-ar-16k": "as azure-h200-nvls-ar-1k (44.2 us vs 30.8 us)",
-    "azure-h200-nvls-ar-256k": "as azure-h200-nvls-ar-1k (46.8 us vs 31.1 us)",
-    "azure-h200-nvls-ar-4m": "as azure-h200-nvls-ar-1k (73.9 us vs 53.0 us)",
-    "azure-h100-nvls-ar-1k": (
-        "as azure-h200-nvls-ar-1k (NCCL 2.18.5's 23 us NVLS latency + 21 us: 44.0 us vs "
-        "25.6 us)"),
-    "azure-h100-nvls-ar-16k": "as azure-h200-nvls-ar-1k (44.2 us vs 30.2 us)",
-    "azure-h100-nvls-ar-4m": "as azure-h200-nvls-ar-1k (73.9 us vs 57.0 us)",
+    "azure-h200-nvls-ar-16k": (
+        "the Azure benchmark runs all_reduce_perf -g 8 -n 40 as one process over the host's "
+        "8 GPUs: per iteration the host launches on the 8 devices in turn (8 x 3.0 us, "
+        "runtime 'nccl' host_launch: tritonbench PR 1017, a lower bound of NCCL's per-device "
+        "launch path) while the GPUs run the previous iterations (analysis.host_launch_delay, "
+        "from nccl-tests src/common.cu and NCCL src/group.cc): host-bound at 24 us against "
+        "NCCL 2.20.5's 23 us NVLS latency, 24.5 us against 30.8 us measured (26% under; 1 KiB "
+        "and 256 KiB are within 25%). The ~31 us plateau measured from 1 KiB to 256 KiB "
+        "would be 8 launches of ~3.8 us each; no published NCCL per-device launch cost on a "
+        "named Hopper/Blackwell host says so"),
+    "azure-h100-nvls-ar-256k": (
+        "as azure-h200-nvls-ar-16k (model 26.3 us, host-bound); the H100 page measures "
+        "42.2 us at 256 KiB, out of line with its own 16 KiB (30.2 us) and the H200 page's "
+        "256 KiB (31.1 us) on the same NVSwitch generation; nothing in NCCL 2.18.5's NVLS "
+        "path found to explain a 12 us step at 256 KiB (NVLS chunking changes at 128 KiB x "
+        "channels, analysis._runtime_cost, stays in the model)"),
+    "azure-gb200-tray-ring-ar-4k": (
+        "one process drives the tray's 4 GPUs (-g 4 -n 40): host-bound at 4 x 3.0 us "
+        "(tritonbench PR 1017's raw cuLaunchKernel on GB200, a lower bound of NCCL's "
+        "per-device launch path) against NCCL 2.25.1's 10.8 us ring/LL latency: 12.2 us vs "
+        "16.2 us measured; the check set's 1 KiB row (15.4 us) is the same plateau. "
+        "~4 us per device would close it; no published NCCL per-device figure"),
+    "azure-gb200-tray-ring-ar-256k": (
+        "as azure-gb200-tray-ring-ar-4k (12.9 us vs 17.5 us measured)"),
+    "azure-gb200-tray-ring-ar-4m": (
+        "GPU-bound (32.7 us of ring/LL over 36 channels against 12 us of host launches): the "
+        "model's ring/LL bandwidth on GB200 at 4 MiB is too high (192 vs 146 GB/s busbw); the "
+        "additive host cost of session 4 hid this; not sourced further"),
     "hfplaybook-h100-alltoall-minlat": (
         "NCCL's all-to-all on 8 GPUs is 7 grouped sends and receives per rank; the model "
         "charges one kernel (kernel_floor 2.3 us, NVIDIA/nccl issue 1940) + one LL step + "

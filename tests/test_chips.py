@@ -29,10 +29,14 @@ def test_reduce_rate_is_a_third_of_hbm_bandwidth(name):
     assert c.reduce_rate == pytest.approx(c.hbm_bandwidth / 3)
     assert c.source
     params = c.parameters()
-    assert [p.name for p in params] == [f"{name}.{f}" for f in
-                                        ("hbm_bytes", "hbm_bandwidth", "peak_flops",
-                                         "reduce_rate")]
-    assert "two operands" in params[-1].source
+    assert [p.name for p in params][:4] == [f"{name}.{f}" for f in
+                                            ("hbm_bytes", "hbm_bandwidth", "peak_flops",
+                                             "reduce_rate")]
+    assert "two operands" in params[3].source
+    # then one Parameter per further math format, with its datasheet source
+    assert [(p.name, p.value) for p in params[4:]] == [
+        (f"{name}.peak_flops.{f}", v) for f, v in c.tensor_flops if f != "bf16"]
+    assert all(p.source == c.tensor_source and p.source for p in params[4:])
 
 
 def test_seed_chip_is_marked_as_assumption():
@@ -87,3 +91,70 @@ def test_every_nvidia_chip_states_its_generation_and_runtimes_read_it():
 def test_chip_generation_is_checked():
     with pytest.raises(SpecError, match="generation"):
         ChipSpec("x", 1, 2.0, 3.0, 1.0, "test", generation="ampere")
+
+
+# Dense tensor-core peaks per math format, from each vendor table's "with sparsity" figure
+# halved (datasheet footnote "Specifications 1/2 lower without sparsity"); sources in
+# fabric/_chips.py. Exact: these are the tables' numbers (1e-12 relative).
+_SPARSE = {   # chip: {format: datasheet figure WITH sparsity, FLOP/s or OP/s}
+    "h100": {"bf16": 1978.8e12, "fp8": 3957.8e12, "int8": 3957.8e12},
+    "h200": {"bf16": 1978.8e12, "fp8": 3957.8e12, "int8": 3957.8e12},
+    "h800": {"bf16": 1978.8e12, "fp8": 3957.8e12, "int8": 3957.8e12},
+    "h20": {"bf16": 296e12, "fp8": 592e12, "int8": 592e12},
+    "b200": {"bf16": 4.5e15, "fp8": 9e15, "fp4": 18e15, "int8": 9e15},       # HGX B200 per GPU
+    "gb200": {"bf16": 5e15, "fp8": 10e15, "fp4": 20e15, "int8": 10e15},      # GB200 NVL72 per GPU
+    "b300": {"bf16": 36e15 / 8, "fp8": 72e15 / 8},                          # HGX B300 / 8 GPUs
+    "gb300": {"bf16": 360e15 / 72, "fp8": 720e15 / 72},                     # GB300 NVL72 / 72
+}
+_DENSE_AS_PUBLISHED = {   # figures published as dense already
+    "b300": {"fp4": 108e15 / 8},          # HGX B300 "144 | 108 PFLOPS" (sparse | dense), 8 GPUs
+    "gb300": {"fp4": 1080e15 / 72, "int8": 0.165e15},   # NVL72 "1,440 | 1,080"; Verda per GPU
+    "tpu-v4": {"bf16": 275e12, "int8": 275e12},         # TPU v4: no sparsity figure
+}
+
+
+@pytest.mark.parametrize("name", sorted(set(_SPARSE) | set(_DENSE_AS_PUBLISHED)))
+def test_tensor_peaks_round_trip_the_datasheets(name):
+    c = chip_spec(name)
+    want = {f: v / 2 for f, v in _SPARSE.get(name, {}).items()}
+    want.update(_DENSE_AS_PUBLISHED.get(name, {}))
+    got = dict(c.tensor_flops)
+    assert set(got) == set(want) | {"bf16"}
+    for f, v in want.items():
+        assert got[f] == pytest.approx(v, rel=1e-3 if name.startswith("h") else 1e-12), f
+        assert c.peak(f) == got[f]
+    assert got["bf16"] == c.peak_flops
+    # every narrower float format is at least as fast as BF16 (the tensor cores' rule)
+    assert all(got[f] >= got["bf16"] for f in ("fp8", "fp4") if f in got)
+
+
+def test_gemm_format_falls_back_to_bf16_without_tensor_cores_of_the_format():
+    # Hopper has no FP4 tensor cores: an NVFP4 GEMM runs weight-only (dequantized to BF16)
+    for name in ("h100", "h200", "h800", "h20"):
+        c = chip_spec(name)
+        assert c.peak("fp4") is None and c.gemm_format("fp4") == "bf16"
+        assert c.gemm_flops("fp4") == c.peak_flops
+        assert c.gemm_format("fp8") == "fp8"
+        assert c.gemm_flops("fp8") == pytest.approx(2 * c.peak_flops, rel=1e-4)
+    for name in ("b200", "b300", "gb200", "gb300"):
+        c = chip_spec(name)
+        assert c.gemm_format("fp4") == "fp4" and c.gemm_flops("fp4") >= 4 * c.peak_flops
+    for name in ("tpu-v4", "sd200-chip"):   # no FP8 tensor cores
+        assert chip_spec(name).gemm_flops("fp8") == chip_spec(name).peak_flops
+    with pytest.raises(SpecError, match="math format"):
+        chip_spec("h100").peak("fp16")
+
+
+def test_tensor_flops_are_checked():
+    base = ("x", 1, 2.0, 3.0, 1.0, "test", None)
+    assert dict(ChipSpec(*base).tensor_flops) == {"bf16": 3.0}
+    with pytest.raises(SpecError, match="format must be one of"):
+        ChipSpec(*base, (("fp6", 6.0),))
+    with pytest.raises(SpecError, match="positive finite"):
+        ChipSpec(*base, (("fp8", 0.0),))
+    with pytest.raises(SpecError, match="positive finite"):
+        ChipSpec(*base, (("fp8", True),))
+    with pytest.raises(SpecError, match="disagrees with peak_flops"):
+        ChipSpec(*base, (("bf16", 4.0),))
+    with pytest.raises(SpecError, match="twice"):
+        ChipSpec(*base, (("fp8", 6.0), ("fp8", 7.0)))

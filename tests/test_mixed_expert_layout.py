@@ -137,7 +137,7 @@ def test_ffn_weight_bytes_read_in_decode():
 
     b200 = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     m = model_config("deepseek-r1-nvfp4")
-    bf = dataclasses.replace(m, ffn_weight_bytes=None)
+    bf = dataclasses.replace(m, ffn_weight_bytes=None, ffn_format=None)
     kw = {"batch": 1, "context": 1024, "layout": "tp=8,dp=1,etp=8",
           "collective": lambda *a, **k: _Res(0), "cuda_graphs": False, "hbm_efficiency": 1.0}
     a, b = decode_step(m, b200, **kw), decode_step(bf, b200, **kw)

@@ -212,7 +212,7 @@ def test_deepseek_r1_nvfp4_bytes_by_hand():
 def test_ffn_weight_bytes_defaults_to_weight_bytes_and_follows_replace():
     k2 = model_config("kimi-k2")
     assert k2.ffn_weight_bytes is None and k2.ffn_bytes_per_weight == k2.weight_bytes
-    bf16 = dataclasses.replace(k2, weight_bytes=2.0)
+    bf16 = dataclasses.replace(k2, weight_bytes=2.0, weight_format="bf16")
     assert bf16.ffn_bytes_per_weight == 2.0 and bf16.shared_expert_bytes == 2 * k2.expert_params
     names = {p.name: p.value for p in k2.parameters()}
     assert names["kimi-k2.ffn_weight_bytes"] == 1.0 and names["kimi-k2.mtp_modules"] == 0

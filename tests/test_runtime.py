@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topologies
-from analysis import NotApplicableError, cost, cost_sizes, ring_search, schedule
+from analysis import NotApplicableError, cost, cost_sizes, host_launch_delay, ring_search, schedule
 from fabric import RUNTIMES, Parameter, RoutingError, Runtime, SpecError, runtime
 
 H100 = topologies.build("dgx-h100")
@@ -492,25 +492,87 @@ def test_nvls_tree_skips_a_node_left_without_its_switch():
 
 # --- one process driving several devices (nccl-tests -g N): further host launches ---------
 
+def _timed_loop(gpu_time, c, devices, iterations, blocking=False):
+    """Brute force of nccl-tests' timed loop driven by one host thread: event by event,
+    launch k of device i issued at the host's running clock (every launch takes c, in
+    turn), a device's kernel starts once it is launched and its previous kernel ended,
+    and the collective ends gpu_time after its last device's kernel started; blocking
+    (-z 1): the host first waits for the previous iteration's end. Returns the reported
+    time per iteration (elapsed at the end / iterations)."""
+    host, end = 0.0, 0.0
+    for _k in range(iterations):
+        if blocking:
+            host = max(host, end)
+        starts = []
+        for _i in range(devices):
+            host += c
+            starts.append(max(host, end))
+        end = max(starts) + gpu_time
+    return end / iterations
+
+
+@settings(max_examples=40, deadline=None)
+@given(g=st.floats(0.0, 200e-6), c=st.floats(0.0, 10e-6), devices=st.integers(1, 9),
+       iterations=st.integers(1, 60))
+def test_blocking_loop_pays_every_launch(g, c, devices, iterations):
+    # -z 1: the simulated loop against the one-process-per-device non-blocking baseline
+    # (whose one launch hides under the GPU once g >= c)
+    sim = _timed_loop(g, c, devices, iterations, blocking=True) - g
+    got = host_launch_delay(g, c, devices, iterations, blocking=True)
+    assert math.isclose(got, sim, rel_tol=1e-9, abs_tol=1e-15)
+    assert got == devices * c
+
+
+@settings(max_examples=40, deadline=None)
+@given(g=st.floats(0.0, 200e-6), c=st.floats(0.0, 10e-6), devices=st.integers(1, 9),
+       iterations=st.integers(1, 60))
+def test_host_launch_delay_matches_the_simulated_timed_loop(g, c, devices, iterations):
+    sim = _timed_loop(g, c, devices, iterations) - _timed_loop(g, c, 1, iterations)
+    got = host_launch_delay(g, c, devices, iterations)
+    assert math.isclose(got, sim, rel_tol=1e-9, abs_tol=1e-15)
+    # bounds: never more than launches that do not overlap at all; at least the host's
+    # excess over the GPU once host-bound; more devices never cost less
+    assert got <= (devices - 1) * c * (1 + 1e-12) + 1e-18
+    assert got >= devices * c - max(g, c) - 1e-15
+    assert host_launch_delay(g, c, devices + 1, iterations) >= got - 1e-18
+
+
 @settings(max_examples=25, deadline=None)
 @given(devices=st.integers(1, 8), ops=st.integers(1, 100),
-                  size=st.sampled_from([8, 1024, 65536, 2**20, 2**30]),
-                  op=st.sampled_from(["all-reduce", "all-gather", "send-recv"]))
-def test_devices_per_process_adds_further_launches(devices, ops, size, op):
+       size=st.sampled_from([8, 1024, 65536, 2**20, 2**30]),
+       op=st.sampled_from(["all-reduce", "all-gather", "send-recv"]),
+       iterations=st.integers(1, 50), degraded=st.booleans())
+def test_devices_per_process_adds_the_timed_loops_host_launches(devices, ops, size, op,
+                                                                iterations, degraded):
     f = topologies.build("dgx-h100")
+    if degraded:   # a fabric that lost one NVSwitch link of rank 0 (first-class input)
+        f = f.without(links=[("chip0", "sw1")])
     one = cost(f, op, size, ranks=f.endpoints[:4], ops_per_launch=ops)
     many = cost(f, op, size, ranks=f.endpoints[:4], ops_per_launch=ops,
-                         devices_per_process=devices)
+                devices_per_process=devices, iterations=iterations)
     c = runtime("nccl").host_launch
-    # brute force: one launch per device, in sequence, the first already in the runtime's cost
-    extra = sum(c for _ in range(devices - 1)) / ops
+    # brute force: the simulated loop, ops operations per launch on the GPU, per operation
+    extra = (_timed_loop(one.time * ops, c, devices, iterations)
+             - _timed_loop(one.time * ops, c, 1, iterations)) / ops
     assert math.isclose(many.time - one.time, extra, rel_tol=1e-9, abs_tol=1e-15)
     assert math.isclose(many.fixed - one.fixed, extra, rel_tol=1e-9, abs_tol=1e-15)
     assert math.isclose(many.busbw * many.time, one.busbw * one.time, rel_tol=1e-9)
     assert (many.algorithm, many.protocol) == (one.algorithm, one.protocol)
     ideal = cost(f, op, size, ranks=f.endpoints[:4], runtime="ideal",
-                          devices_per_process=devices)
+                 devices_per_process=devices, iterations=iterations)
     assert ideal.time == cost(f, op, size, ranks=f.endpoints[:4], runtime="ideal").time
+
+
+def test_host_launches_hide_under_a_long_gpu_time_and_show_on_a_short_one():
+    # closed form on two cases: 8 devices x 3.0 us = 24 us of host time per iteration
+    f = topologies.build("dgx-h100")
+    c = runtime("nccl").host_launch
+    big = cost(f, "all-reduce", 2**30)                      # ms of GPU time: hidden
+    assert cost(f, "all-reduce", 2**30, devices_per_process=8, iterations=40).time == \
+        pytest.approx(big.time + 7 * c / 40, rel=1e-12)
+    small = cost(f, "all-reduce", 8)                        # ~15 us < 24 us: host-bound
+    t8 = cost(f, "all-reduce", 8, devices_per_process=8, iterations=40).time
+    assert t8 == pytest.approx(8 * c + small.time / 40 - c / 40, rel=1e-12)
 
 
 def test_host_launch_is_a_sourced_parameter():
@@ -525,3 +587,25 @@ def test_devices_per_process_rejects_bad_input(bad):
     f = topologies.build("dgx-h100")
     with pytest.raises(SpecError, match="devices_per_process"):
         cost(f, "all-reduce", 1024, devices_per_process=bad)
+    with pytest.raises(SpecError, match="iterations"):
+        cost(f, "all-reduce", 1024, devices_per_process=2, iterations=bad)
+
+
+@pytest.mark.parametrize("bad", [1, 0, "yes", None])
+def test_blocking_must_be_a_bool(bad):
+    f = topologies.build("dgx-h100")
+    with pytest.raises(TypeError, match="blocking"):
+        cost(f, "all-reduce", 1024, blocking=bad)
+
+
+def test_blocking_adds_every_launch_and_ideal_ignores_it():
+    f = topologies.build("dgx-h100")
+    c = runtime("nccl").host_launch
+    base = cost(f, "all-reduce", 1024, ranks=f.endpoints[:4], ops_per_launch=100)
+    z = cost(f, "all-reduce", 1024, ranks=f.endpoints[:4], ops_per_launch=100,
+             devices_per_process=4, blocking=True)
+    assert z.time == pytest.approx(base.time + 4 * c / 100, rel=1e-12)
+    one = cost(f, "all-reduce", 1024, blocking=True)
+    assert one.time == pytest.approx(cost(f, "all-reduce", 1024).time + c, rel=1e-12)
+    assert cost(f, "all-reduce", 1024, runtime="ideal", blocking=True).time == \
+        cost(f, "all-reduce", 1024, runtime="ideal").time

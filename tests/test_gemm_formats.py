@@ -1,0 +1,160 @@
+"""GEMM compute at the peak of the math format each GEMM runs in.
+
+Chips carry a dense tensor peak per math format (fabric/_chips.py, datasheets); weight
+formats say which math their GEMMs run in (analysis/_models.py: FP8 W8A8 -> FP8, NVFP4
+W4A4 -> FP4, INT4 W4A16 -> BF16); the decode step prices each part's GEMM FLOPs at the
+chip's peak of that format, BF16 where the chip lacks it. Checked by hand on a toy model.
+"""
+
+import dataclasses
+import pathlib
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analysis import MODELS, WEIGHT_FORMATS, decode_step, model_config
+from analysis._models import load_model_toml
+from fabric import ChipSpec, Fabric, SpecError
+
+SMALL = load_model_toml(pathlib.Path(__file__).parent / "data" / "model_small.toml")
+# FP8 attention (weight_bytes 1), NVFP4 dense FFNs, shared and routed experts
+MIXED = dataclasses.replace(SMALL, name="small-mixed", weight_bytes=1.0, weight_format="fp8",
+                            ffn_format="nvfp4", expert_format="nvfp4",
+                            expert_weight_bytes=None)
+BF16, FP8, FP4 = 1e9, 2e9, 4e9      # FLOP/s: slow, so that compute dominates the roofline
+
+
+def _chip(tensor):
+    return ChipSpec("toy", 10**12, 1e15, BF16, 1e15 / 3, "test: round numbers",
+                    tensor_flops=tensor)
+
+
+def _fabric(chip, n=2):
+    G = nx.complete_graph(n)
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    return Fabric.from_graph(G, chip=chip, name=f"toy{n}")
+
+
+class _Res:
+    def __init__(self, time):
+        self.time = time
+
+
+def _cost(fabric, op, nbytes, *, algorithm, ranks, transport):
+    assert op == "all-reduce", op
+    return _Res(1e-6 + float(nbytes) / 1e9)
+
+
+def _step(model, chip, batch=64, context=16, **kw):
+    # tp=2 with the experts split 2 ways (etp=2): every chip computes every token, routed
+    # token-expert pairs = batch x top-k, shared experts split over the 2 chips
+    return decode_step(model, _fabric(chip), batch=batch, context=context,
+                       layout="tp=2,dp=1,etp=2", collective=_cost, cuda_graphs=False,
+                       kernel_floors={}, gemm_fixed_time=0.0, **kw)
+
+
+def test_presets_run_their_gemms_in_the_sourced_math():
+    want = {   # attention, dense FFN + shared experts, routed experts
+        "kimi-k2": ("fp8", "fp8", "fp8"),                 # FP8 release, W8A8
+        "kimi-k2.5-int4": ("bf16", "bf16", "bf16"),       # INT4 W4A16: BF16 math
+        "kimi-k2.5-nvfp4": ("bf16", "bf16", "fp4"),       # routed experts NVFP4 W4A4
+        "deepseek-v3": ("fp8", "fp8", "fp8"),
+        "deepseek-r1": ("fp8", "fp8", "fp8"),             # block-128 FP8
+        "deepseek-r1-nvfp4": ("bf16", "fp4", "fp4"),      # blog 1: attention BF16
+        "hypothetical-2.8t": ("fp8", "fp8", "fp8"),
+    }
+    assert set(want) == set(MODELS)
+    for name, parts in want.items():
+        m = model_config(name)
+        assert tuple(m.math_format(p) for p in ("attention", "ffn", "experts")) == parts, name
+        # router gate, head and attention scores stay BF16 (DeepSeek-V3 report sec. 3.3.1)
+        assert {m.math_format(p) for p in ("router", "head", "scores")} == {"bf16"}
+    assert {f.name: f.math for f in WEIGHT_FORMATS.values()} == {
+        "bf16": "bf16", "fp8": "fp8", "fp8-block128": "fp8", "int4-g32": "bf16",
+        "nvfp4": "fp4"}
+    assert all(f.math_source for f in WEIGHT_FORMATS.values())
+
+
+def test_compute_times_by_hand():
+    m, t, tp = MIXED, 64, 2
+    k = m.experts_per_token
+    for tensor, fp8, fp4 in ((("fp8", FP8), ("fp4", FP4)), FP8, FP4), \
+                            ((("fp8", FP8),), FP8, BF16):    # no FP4 tensor cores: BF16
+        r = _step(m, _chip(tensor), batch=t)
+        att = t * 2 * m.attention_params / tp / fp8 \
+            + t * m.attention.score_flops_per_token(16) / tp / BF16
+        assert r.layers[0].attention_compute == pytest.approx(att, rel=1e-12)
+        assert r.layers[0].ffn_compute == pytest.approx(
+            t * 2 * m.dense_ffn_params / tp / fp4, rel=1e-12)
+        moe = (t * 2 * m.router_params / BF16
+               + t * 2 * m.shared_experts * m.expert_params / tp / fp4
+               + t * k * 2 * m.expert_params / tp / fp4)
+        assert r.layers[1].ffn_compute == pytest.approx(moe, rel=1e-12)
+        assert r.head.compute == pytest.approx(t * 2 * m.head_params / tp / BF16, rel=1e-12)
+        # compute-bound at this batch: the block times are at least the compute
+        assert r.layers[1].ffn >= r.layers[1].ffn_compute
+
+
+def test_compute_efficiency_scales_every_format():
+    a = _step(MIXED, _chip((("fp8", FP8), ("fp4", FP4))))
+    b = _step(MIXED, _chip((("fp8", FP8), ("fp4", FP4))), compute_efficiency=0.5)
+    for x, y in zip(a.layers, b.layers):
+        assert y.attention_compute == pytest.approx(2 * x.attention_compute, rel=1e-12)
+        assert y.ffn_compute == pytest.approx(2 * x.ffn_compute, rel=1e-12)
+
+
+def test_bf16_models_are_unchanged_bit_for_bit_by_narrower_peaks():
+    # a model whose GEMMs are all BF16 (the INT4 W4A16 preset's kind) reads only the BF16
+    # peak: adding FP8/FP4 tensor cores to the chip changes nothing, bit for bit
+    plain, rich = _chip(()), _chip((("fp8", FP8), ("fp4", FP4), ("int8", FP8)))
+    for model in (SMALL, dataclasses.replace(SMALL, weight_format="bf16")):
+        assert _step(model, plain) == dataclasses.replace(_step(model, rich),
+                                                          parameters=_step(model, plain)
+                                                          .parameters)
+
+
+@settings(max_examples=25, deadline=None)
+@given(att=st.sampled_from(["bf16", "fp8"]), ffn=st.sampled_from(["fp8", "nvfp4", "bf16"]),
+       exp=st.sampled_from(["fp8", "nvfp4", "int4-g32", "bf16"]),
+       fp8=st.floats(1.0, 8.0), fp4=st.floats(1.0, 8.0), batch=st.integers(1, 300))
+def test_faster_tensor_cores_never_slow_a_step(att, ffn, exp, fp8, fp4, batch):
+    wb = WEIGHT_FORMATS[att].bytes_per_weight
+    m = dataclasses.replace(SMALL, weight_bytes=wb, weight_format=att, ffn_format=ffn,
+                            ffn_weight_bytes=None, expert_format=exp,
+                            expert_weight_bytes=None)
+    base = _step(m, _chip(()), batch=batch)
+    fast = _step(m, _chip((("fp8", fp8 * BF16), ("fp4", max(fp8, fp4) * BF16))), batch=batch)
+    for x, y in zip(base.layers, fast.layers):
+        assert y.attention_compute <= x.attention_compute * (1 + 1e-12)
+        assert y.ffn_compute <= x.ffn_compute * (1 + 1e-12)
+    assert fast.time <= base.time * (1 + 1e-12)
+    # brute force: the routed experts' compute is the token-expert pairs at the format's peak
+    rate = {"fp8": fp8, "nvfp4": max(fp8, fp4), "int4-g32": 1.0, "bf16": 1.0}[exp] * BF16
+    sh = {"fp8": fp8, "nvfp4": max(fp8, fp4), "bf16": 1.0}[ffn] * BF16
+    moe = (batch * 2 * m.router_params / BF16
+           + batch * 2 * m.shared_experts * m.expert_params / 2 / sh
+           + batch * m.experts_per_token * 2 * m.expert_params / 2 / rate)
+    assert fast.layers[1].ffn_compute == pytest.approx(moe, rel=1e-9)
+
+
+def test_format_fields_are_checked():
+    with pytest.raises(SpecError, match="weight_bytes=2.0 disagrees with weight_format='fp8'"):
+        dataclasses.replace(SMALL, weight_format="fp8")
+    with pytest.raises(SpecError, match="weight_format must be one of"):
+        dataclasses.replace(SMALL, weight_format="fp6")
+    with pytest.raises(SpecError, match="ffn_weight_bytes=2.0 disagrees with ffn_format"):
+        dataclasses.replace(SMALL, ffn_weight_bytes=2.0, ffn_format="nvfp4")
+    # ffn_format alone sets the bytes; the same format as the weights keeps them following
+    assert dataclasses.replace(SMALL, ffn_format="nvfp4").ffn_bytes_per_weight == 0.5625
+    same = dataclasses.replace(SMALL, weight_format="bf16", ffn_format="bf16")
+    assert same.ffn_weight_bytes is None
+    with pytest.raises(SpecError, match="part must be one of"):
+        SMALL.math_format("mlp")
+    with pytest.raises(SpecError, match="math must be one of"):
+        dataclasses.replace(WEIGHT_FORMATS["fp8"], math="fp16")
+    # a config of no stated format prices its GEMMs in BF16, as before formats existed
+    assert {SMALL.math_format(p) for p in ("attention", "ffn", "experts")} == {"bf16"}
