@@ -1341,8 +1341,10 @@ def _collective_time(s, op, nbytes, ranks):
     algorithm = s.algorithm
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if s.runtime is None else {"runtime": s.runtime}
+    # layout positions -> live chips (rank i on an intact fabric; a failed chip is skipped)
+    chips = [s.fabric.endpoints[i] for i in ranks]
     res = s.collective(s.fabric, op, nbytes if np.ndim(nbytes) else float(nbytes),
-                       algorithm=algo, ranks=list(ranks), transport=s.transport, **extra)
+                       algorithm=algo, ranks=chips, transport=s.transport, **extra)
     return float(res.time)
 
 
