@@ -5,6 +5,7 @@ import dataclasses
 
 from fabric import SpecError, format_time
 
+from ._decode import TWO_BATCH
 from ._json_units import to_json
 
 __all__ = []
@@ -51,6 +52,17 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def _overlap_arg(text):
+    """``--overlap``: a fraction, or the two-batch schedule's name."""
+    if text == TWO_BATCH:
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction in [0, 1] or {TWO_BATCH!r}, got {text!r}") from None
+
+
 def add_step_options(p):
     """Add the decode-step options ``decode`` and ``serve`` share to parser (or group) ``p``:
     one definition, so the two commands cannot drift apart."""
@@ -69,8 +81,10 @@ def add_step_options(p):
     p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm"),
                    help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
                         "published module list; vllm: counted from vLLM's code)")
-    p.add_argument("--overlap", type=float, default=0.0,
-                   help="fraction of communication hidden under compute (0)")
+    p.add_argument("--overlap", type=_overlap_arg, default=0.0,
+                   help="fraction of communication hidden under compute (0), or 'two-batch': "
+                        "SGLang/DeepSeek's decode two-batch overlap schedule (needs "
+                        "--ep-kernel; with serve, --micro-batches 2)")
     p.add_argument("--fusion", type=float, default=1.0,
                    help="kernel fusion factor dividing launches (1)")
     p.add_argument("--kernel-floors", action=argparse.BooleanOptionalAction, default=True,

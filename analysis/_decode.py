@@ -18,7 +18,9 @@ where
   layer; one per MoE layer, standing for the reduce-scatter after attention and
   the all-gather before the next, which move the same bytes), each costed on
   the fabric by the collectives model (``analysis.cost``); a fraction
-  ``overlap`` of it hides under the local time (never more than the local time);
+  ``overlap`` of it hides under the local time (never more than the local time), or,
+  with ``overlap="two-batch"``, each exchange's transfer hides under the stage the other
+  micro-batch runs meanwhile (:data:`TWO_BATCH`);
 * **launch bubbles** are ``kernels per layer x per-kernel cost / fusion_factor``,
   added. Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
   launch (:data:`LAUNCH_OVERHEAD`; the pessimistic case where the host cannot run
@@ -141,6 +143,7 @@ __all__ = [
     "KERNEL_FLOORS",
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
+    "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
     "DecodeBreakdown",
@@ -391,6 +394,46 @@ VLLM_INT4_MOE_HBM_EFFICIENCY = Parameter(
     "concurrent requests: the MoE layer's two grouped GEMMs take 234 us; 109.8 active "
     "experts (uniform routing) x 3.10 MB per H200 = 340 MB in 234 us = 0.303 of 4.8 TB/s; "
     "taken for every batch and chip and for vLLM 0.21 (assumptions)")
+
+#: ``decode_step(overlap=TWO_BATCH)``: the decode two-batch overlap of DeepSeek's inference
+#: system as SGLang runs it. Each decode step is split into two micro-batches of half the
+#: sequences that take turns on one stream, layer by layer, in five stages (sgl-project/sglang
+#: ``two_batch_overlap.py`` and the DeepSeek decode operation list, ``tbo_delta_stages=2``;
+#: DeepSeek's decode design in deepseek-ai/profile-data README, 2025-03-21; lmsys blog
+#: 2025-05-05 "Deploying DeepSeek with PD Disaggregation and Large-scale Expert Parallelism on
+#: 96 H100 GPUs", section Two-batch Overlap):
+#:
+#: 1. input norm and the attention up to its absorbed query (``op_prepare``);
+#: 2. the attention kernel, the value absorb and output projection (``op_core``), the
+#:    post-attention norm, the router GEMM and top-k;
+#: 3. the dispatch's send, then the shared experts;
+#: 4. the dispatch's receive, the routed experts, the combine's send;
+#: 5. the combine's receive and the layer output.
+#:
+#: Micro-batch B runs two stages behind A on the same stream (A1 A2 A3 B1 A4 B2 A5 B3 A1' B4
+#: ...), so between a micro-batch's dispatch send and its receive the stream runs its own
+#: shared experts and the other micro-batch's stage 1; between its combine send and receive,
+#: the other's stage 2. An exchange's transfer (the RDMA/NVLink writes in flight, which hold no
+#: SMs: DeepEP low-latency's receive hook, "after RDMA messages are issued, all GPU SMs are
+#: freed", profile-data README) hides under that window only; what is left is a busy-wait of
+#: the receive kernel; the kernels' own work (``fixed`` and the receive-side copy of
+#: :func:`analysis.moe_exchange`) stays on the stream. Per micro-batch and MoE layer:
+#:
+#: ``exposed = fixed_d + copy_d + max(0, transfer_d - (shared + stage1))
+#: + fixed_c + copy_c + max(0, transfer_c - stage2)``
+#:
+#: with the stage times each kernel's own roofline plus its floors and boundary (the other
+#: micro-batch's equal ones: the batch is split in halves). No two waits overlap another
+#: micro-batch's transfer in this order, so the sum is exact for the schedule (checked against
+#: an event simulation in the tests). Not modelled: SM sharing while a send or receive runs.
+#: The lmsys blog's decode profile (9 x 8 H100, 256 sequences per GPU) is consistent: dispatch
+#: waits (~0.17 ms per layer against 0.06 ms of SM work in a unit test) because stage 1 is
+#: short, and combine waits longer when attention is shorter.
+TWO_BATCH = "two-batch"
+
+TWO_BATCH_SOURCE = ("SGLang two-batch overlap for DeepSeek decode (sgl-project/sglang "
+                    "two_batch_overlap.py, decode operations in five stages, delta 2; "
+                    "deepseek-ai/profile-data README 2025-03-21; lmsys blog 2025-05-05)")
 
 # Collective operation names of the collectives model (analysis/_collectives.py).
 _ALL_TO_ALL = "all-to-all"
@@ -843,8 +886,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         to one each.
     skew : float
         Zipf exponent of expert popularity (0: uniform routing).
-    overlap : float in [0, 1]
-        Fraction of communication that may hide under local time.
+    overlap : float in [0, 1] or ``"two-batch"``
+        Fraction of communication that may hide under local time; or :data:`TWO_BATCH`,
+        the decode two-batch overlap schedule of SGLang and DeepSeek: the step is one of two
+        equal micro-batches (``serving_point(micro_batches=2)`` runs both), each exchange's
+        transfer hiding only under the stage the other micro-batch runs meanwhile (needs
+        ``ep_kernel``; tensor-parallel all-reduces are not hidden).
     fusion_factor : float >= 1
         Kernels launched are divided by this (10 for the seed's "10x fewer").
     launch_overhead : float
@@ -1085,7 +1132,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     batch = _check_int("batch", batch, 1)
     context = _check_int("context", context, 0)
     q = _check_int("tokens_per_sequence", tokens_per_sequence, 1)
-    overlap = _check_fraction("overlap", overlap, 0.0, 1.0)
+    overlap = (TWO_BATCH if isinstance(overlap, str) and overlap == TWO_BATCH
+               else _check_fraction("overlap", overlap, 0.0, 1.0))
     hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
     fl_eff = (None if compute_efficiency is None else
               _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
@@ -1107,6 +1155,10 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     else:
         moe_eff = None
     kern = exchange_kernel(ep_kernel) if ep_kernel is not None else None
+    if overlap == TWO_BATCH and kern is None:
+        raise SpecError(f"overlap={TWO_BATCH!r} schedules an exchange kernel's send and "
+                        f"receive apart (ep_kernel=...); ep_kernel=None runs the exchange as "
+                        f"one collective")
     if kern is not None and skew:
         raise SpecError(f"ep_kernel={kern.name!r} is costed under uniform routing; skew="
                         f"{skew} needs ep_kernel=None (the collectives model's all-to-allv)")
@@ -1306,6 +1358,8 @@ def _moe_kernels(s):
     moe_list = [k for k in s.kernel_lists["moe_ffn"] if k not in ("dispatch", "combine")]
     if s.lay.ep > 1 and s.lay.etp == 1:   # the exchange's kernels (one each for the collective)
         moe_list += ["exchange"] * (sum(s.kern.kernels) if s.kern is not None else 2)
+        if s.overlap == TWO_BATCH:          # each phase's receive is its own launch
+            moe_list += ["exchange"] * 2
     return moe_list
 
 
@@ -1338,6 +1392,101 @@ def _block_time(s, names, roofline):
     return roofline + floor, floor
 
 
+def _attention_work(m):
+    """Weights of each projection of one attention block, by the name of its work:
+    ``q_a``, ``kv_a``, ``q_b`` (or ``q`` without a query low-rank), ``w_uk``, ``w_uv``, ``o``
+    for MLA (the key and value up-projections absorbed: DeepSeek-V2 report, sec. 2.1.2);
+    ``qkv``, ``o`` for GQA. With the norms they add up to ``attention.params(hidden)``."""
+    att, h = m.attention, m.hidden
+    if att.kind == "gqa":
+        return {"qkv": h * att.head_dim * (att.heads + 2 * att.kv_heads),
+                "o": h * att.head_dim * att.heads}
+    qk = att.qk_nope_head_dim + att.qk_rope_head_dim
+    q = ({"q_a": h * att.q_lora_rank, "q_b": att.q_lora_rank * att.heads * qk}
+         if att.q_lora_rank else {"q": h * att.heads * qk})
+    return {**q, "kv_a": h * (att.kv_lora_rank + att.qk_rope_head_dim),
+            "w_uk": att.kv_lora_rank * att.heads * att.qk_nope_head_dim,
+            "w_uv": att.kv_lora_rank * att.heads * att.v_head_dim,
+            "o": att.heads * att.v_head_dim * h}
+
+
+#: The projections each attention GEMM of the kernel lists runs (names of
+#: :func:`_attention_work`; a fused kernel runs several).
+_ATTENTION_GEMM_WORK = {
+    **dict.fromkeys(("fuse_a_gemm", "fused_qkv_a_proj"), ("q_a", "q", "kv_a")),
+    "q_a_proj": ("q_a", "q"), "kv_a_proj": ("kv_a",),
+    **dict.fromkeys(("q_b_proj", "uq_qr_gemm"), ("q_b",)),
+    **dict.fromkeys(("q_absorb", "uk_bgemm", "w_uk_bmm"), ("w_uk",)),
+    **dict.fromkeys(("v_absorb", "uv_gemm", "w_uv_bmm"), ("w_uv",)),
+    **dict.fromkeys(("o_proj", "wo_gemm"), ("o",)),
+    "qkv_proj": ("qkv",),
+}
+
+
+def _kernel_time(s, name, nbytes, nflops):
+    """Seconds kernel ``name`` runs with its own roofline (``nbytes`` at the achieved HBM
+    bandwidth, ``nflops`` at the achieved FLOP/s, the larger), its fixed part and floor and
+    its boundary, as :func:`_block_time` charges them."""
+    r = max(nbytes / s.bw, nflops / s.flops)
+    fixed = s.fixed(name)
+    return r + (fixed + max(0.0, s.extra(name) - r - fixed) + s.per_kernel) / s.fusion_factor
+
+
+def _two_batch_windows(s, mem):
+    """Seconds of the stages an exchange's transfer hides under in the two-batch schedule
+    (:data:`TWO_BATCH`): ``(dispatch window, combine window)`` = (the shared experts + the
+    other micro-batch's attention-prepare stage, its attention-core stage with the
+    post-attention norm, router GEMM and top-k), each kernel at its own roofline."""
+    m, lay = s.m, s.lay
+    tp, wb, t = lay.tp, m.weight_bytes, s.t_dp
+    work = _attention_work(m)
+    att_names = _attention_names(s)
+    core_at = next(i for i, n in enumerate(att_names) if KERNEL_CLASSES[n] == "attention")
+    prepare = core = 0.0
+    for i, n in enumerate(att_names):
+        if KERNEL_CLASSES[n] == "attention":
+            nb = mem.kv_layer_chip
+            nf = t * m.attention.score_flops_per_token(s.context) / tp
+        else:
+            p = sum(work.get(g, 0) for g in _ATTENTION_GEMM_WORK.get(n, ())) / tp
+            nb, nf = p * wb, 2 * p * t
+        k = _kernel_time(s, n, nb, nf)
+        if i < core_at:
+            prepare += k
+        else:
+            core += k
+    sh = _shared_split(lay)
+    t_local = t if lay.etp > 1 else t / tp
+    shared_p = m.shared_experts * m.expert_params / sh
+    shared_b = m.shared_experts * m.shared_expert_bytes / sh
+    shared = 0.0
+    routing = True     # the MoE block's kernels before its exchange and routed experts
+    for n in s.kernel_lists["moe_ffn"]:
+        cls = KERNEL_CLASSES[n]
+        if "shared" in n:
+            # gate/up holds 2/3 of an expert's weights, down 1/3; a fused kernel all
+            part = ({"shared_gate_up": 2 / 3, "shared_down": 1 / 3}.get(n, 1.0)
+                    if cls == "gemm" else 0.0)
+            shared += _kernel_time(s, n, part * shared_b, part * 2 * shared_p * t_local)
+        elif cls in ("moe_gemm", "exchange", "moe_align"):
+            routing = False
+        elif routing and n == "router_gemm":
+            core += _kernel_time(s, n, m.router_params * wb, 2 * m.router_params * t_local)
+        elif routing:
+            core += _kernel_time(s, n, 0.0, 0.0)
+    return shared + prepare, core
+
+
+def _two_batch_exposed(s, exchange, windows):
+    """Seconds of one micro-batch's exchange left on the stream under the two-batch
+    schedule (:data:`TWO_BATCH`): each phase's fixed part and receive-side copy, and the part
+    of its transfer longer than its window."""
+    out = 0.0
+    for ph, window in zip((exchange.dispatch_phase, exchange.combine_phase), windows):
+        out += ph.fixed + ph.local_copy + max(0.0, ph.transfer - window)
+    return out
+
+
 def _layer_times(s, mem, route, comm):
     """The dense and the MoE layer on the critical chip (:class:`LayerTime` each)."""
     m, lay = s.m, s.lay
@@ -1355,12 +1504,17 @@ def _layer_times(s, mem, route, comm):
     att_names = _attention_names(s)
     kernels_att = len(att_names)
     attention, att_floor = _block_time(s, att_names, max(att_w + kv_t, att_c))
+    windows = _two_batch_windows(s, mem) if s.overlap == TWO_BATCH else None
 
     def finish(kind, ffn_w, ffn_c, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):
         ffn, ffn_floor = _block_time(s, ffn_names, max(ffn_w, ffn_c))
         ffn_kernels = len(ffn_names)
         local = attention + ffn
-        exposed = comm_t - min(s.overlap * comm_t, local)
+        if s.overlap == TWO_BATCH:
+            exposed = comm_t - dispatch - combine + (
+                _two_batch_exposed(s, comm.exchange, windows) if dispatch + combine else 0.0)
+        else:
+            exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
         launch = kernels * s.per_kernel / s.fusion_factor
         return LayerTime(kind=kind, attention_weights=att_w, kv_cache=kv_t, attention_compute=att_c,
@@ -1478,7 +1632,8 @@ def _parameters(s, moe, comm):
          else Parameter(f"decode.kernel_floor.{cls}", extra + EMPTY_KERNEL_TIME.value, "s",
                         "user"))
         for cls, extra in s.floors) + (
-        Parameter("decode.overlap", s.overlap, "", "user"),
+        Parameter("decode.overlap", s.overlap, "",
+                  TWO_BATCH_SOURCE if s.overlap == TWO_BATCH else "user"),
         Parameter("decode.hbm_efficiency", hbm_eff, "",
                   DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value
                   else "user (1: peak bandwidth)"),

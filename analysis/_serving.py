@@ -76,7 +76,7 @@ from dataclasses import dataclass
 
 from fabric import Parameter, SpecError, chip_spec
 
-from ._decode import DECODE_HBM_EFFICIENCY, decode_step, parse_layout
+from ._decode import DECODE_HBM_EFFICIENCY, TWO_BATCH, decode_step, parse_layout
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -609,7 +609,8 @@ def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
     (two-batch overlap, as SGLang and DeepSeek run decode) a step is ``u`` steps of
     ``ceil(batch / u)`` sequences, one after the other on the compute units, each
     reading the weights again; how much communication hides under the other
-    micro-batch's compute is the decode model's ``overlap`` (pass ``overlap=1.0``).
+    micro-batch's compute is the decode model's ``overlap`` (``overlap="two-batch"``: the
+    stage schedule SGLang and DeepSeek run, :data:`analysis.TWO_BATCH`).
     """
     out = {}
     sub = math.ceil(batch / micro_batches)
@@ -691,6 +692,9 @@ class _Sweep:
         if isinstance(micro_batches, bool) or not isinstance(micro_batches, int) \
                 or micro_batches < 1:
             raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
+        if decode_kwargs.get("overlap") == TWO_BATCH and micro_batches != 2:
+            raise SpecError(f"overlap={TWO_BATCH!r} is the schedule of two micro-batches; "
+                            f"pass micro_batches=2, got {micro_batches!r}")
         self.micro = micro_batches
         self.context = isl + osl // 2 if context is None else context
         if isinstance(self.context, bool) or not isinstance(self.context, int) \

@@ -367,8 +367,8 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4)
-        >>> round(t * 1e9)      # 348 + 8 x 246 + 4 x 348 + 246 + 150 + 150
-        4254
+        >>> round(t * 1e9)      # 348 + 8 x 246 + (4 + 2) x 348 + 246 + 150 + 150
+        4950
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds)}
@@ -448,8 +448,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
         chain=((("hbm_load", "one"), ("l2_atomic", "ranks"), ("hbm_load", "rounds"),
+                ("hbm_load", "one"), ("hbm_load", "one"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one")),
-               (("l2_hit", "one"), ("l2_hit", "rounds"))),
+               (("l2_hit", "one"), ("l2_hit", "rounds"), ("l2_hit", "one"))),
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -474,9 +475,21 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "atomicAdds local_token_counter and reads send_counters (L2) before its "
                        "release fence; moeA2ASanitizeExpertIdsKernel reads recv_counters (L2). "
                        "Combine: moeA2APrepareCombineKernel reads recv_counters, then copies "
-                       "the slot in rounds (the MoE output, written just before: L2). Not "
-                       "counted: the two small payloads (expert ids, scales) after the token, "
-                       "the release fence and flags (in the kernel floor). flashinfer 5e891c6b "
+                       "the slot in rounds (the MoE output, written just before: L2); "
+                       "moeA2ACombineKernel reads the token's topk_target_ranks / "
+                       "topk_send_indices (written by this iteration's dispatch: L2) before it "
+                       "can address its first pulled round. The dispatch's payload loop copies "
+                       "the two small payloads every MoE dispatch carries after the token "
+                       "(token_selected_experts, token_final_scales: blog18 'Interface Between "
+                       "Communication and MoE'; nvlink_one_sided.py builds payloads = hidden, "
+                       "[sf], slots, [scales]), one round each whose load (another tensor, cold "
+                       "after the L2 flush) cannot be hoisted above the previous payload's "
+                       "stores (plain pointers, no restrict): two more HBM loads. Not counted: "
+                       "a quantized format's scale-factor payload (a third small payload; its "
+                       "size is not separable from dispatch_bytes: an undercount of one load), "
+                       "later pulled rounds' L1 re-reads of the routing metadata (tens of ns, no "
+                       "L1 Parameter), the release fence and flags (in the kernel floor). "
+                       "flashinfer 5e891c6b "
                        "(2026-07-21) claims the slots in parallel lanes (one atomic): newer "
                        "measurements need ('l2_atomic', 'one')")),
             ("staging_copy", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu "

@@ -84,7 +84,7 @@ def _lmsys(row):
     return {"system": H100_72, "model": "deepseek-v3", "layout": "tp=1,dp=72", "isl": 2000,
             "osl": 1, "context": 2000, "batch": 256 * 72, "mode": "disaggregated",
             "definition": "output-per-decode-gpu", "usable_hbm": 1.0, "micro_batches": 2,
-            "overlap": 1.0, "dispatch_bytes": _FP8_DISPATCH, "combine_bytes": 2.0,
+            "overlap": "two-batch", "dispatch_bytes": _FP8_DISPATCH, "combine_bytes": 2.0,
             "ep_kernel": "deepep-low-latency", "cuda_graphs": True, **_runtime()}
 
 

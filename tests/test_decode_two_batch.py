@@ -1,0 +1,194 @@
+"""The decode two-batch overlap schedule (``decode_step(overlap="two-batch")``).
+
+The closed form of :data:`analysis.TWO_BATCH` (each exchange's transfer hides only under
+the stage the other micro-batch runs between its send and its receive) is checked against
+an event simulation of SGLang's stage executor (two micro-batches on one stream, B two stages
+behind A, five stages per layer, a receive waiting for its send's transfer).
+"""
+
+import types
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis import _decode as D
+from fabric import SpecError
+
+H100_72 = "rail:servers=9,gpus=8,chip=h100"
+TBO = {"layout": "tp=1,dp=72", "ep_kernel": "deepep-low-latency", "overlap": "two-batch",
+       "dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2.0}
+
+
+@pytest.fixture(scope="module")
+def fab():
+    return topologies.build(H100_72)
+
+
+# -- brute force: SGLang's executor order, simulated ---------------------------------------
+
+def _simulate(stage, flight_d, flight_c, layers):
+    """Stream time after ``layers`` layers of two micro-batches under SGLang's decode
+    executor (``_execute_two_batch_raw`` with ``delta_stages=2``): A runs two stages alone,
+    then A and B alternate one stage each, then B finishes. ``stage`` holds the durations of
+    the kernels of one micro-batch's layer: s1, s2 (prepare, core), send_d, shared, recv_d,
+    experts, send_c, recv_c, out. A receive starts no earlier than its send's end plus the
+    transfer (the data in flight needs no SM)."""
+    def ops(mb):
+        for _ in range(layers):
+            yield [("run", stage["s1"])]
+            yield [("run", stage["s2"])]
+            yield [("send", "d", stage["send_d"]), ("run", stage["shared"])]
+            yield [("recv", "d", stage["recv_d"]), ("run", stage["experts"]),
+                   ("send", "c", stage["send_c"])]
+            yield [("recv", "c", stage["recv_c"]), ("run", stage["out"])]
+
+    stages = {mb: list(ops(mb)) for mb in "ab"}
+    t = 0.0
+    sent = {}
+    flight = {"d": flight_d, "c": flight_c}
+
+    def run(mb, i):
+        nonlocal t
+        for op in stages[mb][i]:
+            if op[0] == "run":
+                t += op[1]
+            elif op[0] == "send":
+                t += op[2]
+                sent[(mb, op[1])] = t
+            else:
+                t = max(t, sent.pop((mb, op[1])) + flight[op[1]]) + op[2]
+
+    n = len(stages["a"])
+    order = [("a", 0), ("a", 1)]
+    for i in range(2, n):
+        order += [("a", i), ("b", i - 2)]
+    order += [("b", n - 2), ("b", n - 1)]
+    for mb, i in order:
+        run(mb, i)
+    return t
+
+
+durations = st.floats(0.0, 100.0, allow_nan=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(s1=durations, s2=durations, send_d=durations, shared=durations, recv_d=durations,
+       experts=durations, send_c=durations, recv_c=durations, out=durations,
+       flight_d=st.floats(0.0, 400.0), flight_c=st.floats(0.0, 400.0))
+def test_closed_form_is_the_event_simulation(s1, s2, send_d, shared, recv_d, experts, send_c,
+                                             recv_c, out, flight_d, flight_c):
+    stage = {"s1": s1, "s2": s2, "send_d": send_d, "shared": shared, "recv_d": recv_d,
+             "experts": experts, "send_c": send_c, "recv_c": recv_c, "out": out}
+    # per layer, in the steady state: every kernel of both micro-batches plus each receive's
+    # wait, a transfer hiding under its window only
+    per_layer = _simulate(stage, flight_d, flight_c, 4) - _simulate(stage, flight_d, flight_c, 3)
+    phase = types.SimpleNamespace
+    ex = types.SimpleNamespace(
+        dispatch_phase=phase(fixed=send_d, local_copy=recv_d, transfer=flight_d),
+        combine_phase=phase(fixed=send_c, local_copy=recv_c, transfer=flight_c))
+    exposed = D._two_batch_exposed(None, ex, (shared + s1, s2))
+    compute = s1 + s2 + shared + experts + out
+    assert per_layer == pytest.approx(2 * (compute + exposed), rel=1e-9, abs=1e-9)
+
+
+def test_simulation_by_hand():
+    # stages 10 each; dispatch transfer 50 hides under shared 10 + the other's s1 10 -> waits
+    # 30; combine transfer 5 hides under s2 -> no wait
+    stage = {"s1": 10, "s2": 10, "send_d": 0, "shared": 10, "recv_d": 0, "experts": 10,
+             "send_c": 0, "recv_c": 0, "out": 0}
+    per_layer = _simulate(stage, 50, 5, 5) - _simulate(stage, 50, 5, 4)
+    assert per_layer == pytest.approx(2 * (40 + 30))
+
+
+# -- the decode step ----------------------------------------------------------------------
+
+def test_attention_work_adds_up_to_the_attention_weights():
+    for name in ("deepseek-v3", "kimi-k2"):
+        m = analysis.model_config(name)
+        att = m.attention
+        norms = att.q_lora_rank + att.kv_lora_rank
+        assert sum(D._attention_work(m).values()) + norms == att.params(m.hidden)
+    from analysis._models import GQA
+
+    g = types.SimpleNamespace(attention=GQA(64, 8, 128), hidden=8192)
+    assert sum(D._attention_work(g).values()) == g.attention.params(8192)
+
+
+def test_two_batch_exposes_less_than_the_whole_exchange_and_at_least_its_stream_work(fab):
+    st_ = analysis.decode_step("deepseek-v3", fab, batch=128 * 72, context=2000, **TBO)
+    moe = st_.layers[-1]
+    ex = analysis.moe_exchange(fab, "deepseek-v3", 128, 72, kernel="deepep-low-latency",
+                               dispatch_bytes=TBO["dispatch_bytes"], combine_bytes=2.0,
+                               kernel_gap=0.0)
+    on_stream = sum(p.fixed + p.local_copy for p in (ex.dispatch_phase, ex.combine_phase))
+    assert on_stream - 1e-12 <= moe.exposed_comm <= moe.comm + 1e-12
+    # dense layers have no exchange; their all-reduces (tp=1: none) are not hidden
+    assert st_.layers[0].exposed_comm == st_.layers[0].comm
+    # the two receives are launched apart from their sends: two more exchange kernels
+    plain = analysis.decode_step("deepseek-v3", fab, batch=128 * 72, context=2000,
+                                 **{**TBO, "overlap": 1.0})
+    assert moe.kernels == plain.layers[-1].kernels + 2
+
+
+def test_two_batch_by_hand(fab):
+    kw = {"batch": 128 * 72, "context": 2000, **TBO}
+    s = D._settings("deepseek-v3", fab, tokens_per_sequence=1, transport=None,
+                    algorithm="auto", skew=0.0, fusion_factor=1.0,
+                    launch_overhead=D.LAUNCH_OVERHEAD.value,
+                    hbm_efficiency=D.DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                    chip=None, collective=None, runtime=None, cuda_graphs=True,
+                    graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
+                    **{k: v for k, v in kw.items()})
+    mem = D._memory_fit(s)
+    win_d, win_c = D._two_batch_windows(s, mem)
+    m = s.m
+    h, t = m.hidden, 128
+
+    def k(name, params=0.0, extra_bytes=0.0, extra_flops=0.0):
+        return D._kernel_time(s, name, params + extra_bytes, 2 * params * t + extra_flops)
+
+    # TensorRT-LLM's MLA list: before the attention kernel, the fused A GEMM (q_a + kv_a),
+    # the norm, q_b, the W_UK absorb, rope + cache write; the shared expert (3 h w weights)
+    prepare = (k("fuse_a_gemm", h * 1536 + h * 576) + k("q_kv_rmsnorm")
+               + k("uq_qr_gemm", 1536 * 128 * 192) + k("uk_bgemm", 512 * 128 * 128)
+               + k("kv_cache_rope"))
+    shared = k("shared_expert", 3 * h * 2048)
+    core = (k("gen_attention", 0, mem.kv_layer_chip, t * m.attention.score_flops_per_token(2000))
+            + k("uv_gemm", 512 * 128 * 128) + k("wo_gemm", 128 * 128 * h)
+            + k("allreduce_add_rmsnorm_quant")
+            + k("router_gemm", h * 256 + 256) + k("topk"))
+    assert win_d == pytest.approx(prepare + shared, rel=1e-12)
+    assert win_c == pytest.approx(core, rel=1e-12)
+
+
+@settings(max_examples=8, deadline=None)
+@given(context=st.integers(500, 4000), extra=st.integers(1, 4000))
+def test_longer_attention_hides_more(context, extra):
+    # the combine's window is the other micro-batch's attention core: a longer context never
+    # exposes more communication (the exchange itself does not change)
+    f = topologies.build(H100_72)
+    a = analysis.decode_step("deepseek-v3", f, batch=64 * 72, context=context, **TBO)
+    b = analysis.decode_step("deepseek-v3", f, batch=64 * 72, context=context + extra, **TBO)
+    assert b.layers[-1].exposed_comm <= a.layers[-1].exposed_comm + 1e-15
+    assert b.layers[-1].comm == a.layers[-1].comm
+
+
+def test_two_batch_bad_input(fab):
+    with pytest.raises(SpecError, match="ep_kernel"):
+        analysis.decode_step("deepseek-v3", fab, batch=9216, context=2000, layout="tp=1,dp=72",
+                             overlap="two-batch")
+    with pytest.raises(SpecError, match="overlap"):
+        analysis.decode_step("deepseek-v3", fab, batch=9216, context=2000,
+                             **{**TBO, "overlap": "two_batch"})
+    with pytest.raises(SpecError, match="micro_batches=2"):
+        analysis.serving_point("deepseek-v3", fab, isl=2000, osl=1, batch=9216, context=2000,
+                               mode="disaggregated", micro_batches=1, **TBO)
+
+
+def test_two_batch_parameter_names_its_source(fab):
+    st_ = analysis.decode_step("deepseek-v3", fab, batch=9216, context=2000, **TBO)
+    p = next(p for p in st_.parameters if p.name == "decode.overlap")
+    assert p.value == "two-batch" and "sglang" in p.source.lower()
