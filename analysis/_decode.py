@@ -1072,6 +1072,12 @@ class _Settings:
         """Achieved HBM bandwidth of the routed experts' grouped GEMMs, bytes/s."""
         return self.chip.hbm_bandwidth * (self.hbm_eff if self.moe_eff is None else self.moe_eff)
 
+    @property
+    def flops(self):
+        """Achieved FLOP/s at the chip's BF16 peak (``compute_efficiency``, 1 when None);
+        the model's blocks price each part at :meth:`gemm_flops`."""
+        return self.chip.peak_flops * (1.0 if self.fl_eff is None else self.fl_eff)
+
     def gemm_efficiency(self, part):
         """Compute efficiency of the GEMMs of model part ``part``: the user's
         ``compute_efficiency``, else the published one of the chip's generation, the format
