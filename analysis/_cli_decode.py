@@ -96,6 +96,10 @@ def add_step_options(p):
                    help="achieved fraction of peak HBM bandwidth of the routed experts' "
                         "grouped GEMMs (default: 0.303 for vLLM graphs on INT4 experts, see "
                         "analysis.VLLM_INT4_MOE_HBM_EFFICIENCY; else the step's HBM efficiency)")
+    p.add_argument("--expert-balance", type=float, default=None,
+                   help="balance of the routed experts over the expert ranks, mean/max of "
+                        "their token-expert pairs, as an expert load balancer (EPLB) reaches "
+                        "it (default: round-robin placement)")
 
 
 def floor_kwargs(args):
@@ -131,7 +135,8 @@ def run(args):
                               else args.launch_overhead),
           "runtime": args.runtime, "ep_kernel": args.ep_kernel,
           "cuda_graphs": args.cuda_graphs, "engine": args.engine,
-          "moe_hbm_efficiency": args.moe_hbm_efficiency, **floor_kwargs(args)}
+          "moe_hbm_efficiency": args.moe_hbm_efficiency,
+          "expert_balance": args.expert_balance, **floor_kwargs(args)}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
         raise SpecError("--draft-length and --acceptance go together")

@@ -106,7 +106,8 @@ def run(args):
               "overlap": args.overlap, "micro_batches": args.micro_batches,
               "engine": args.engine, **floor_kwargs(args)}
     decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
-                                     ("moe_hbm_efficiency", args.moe_hbm_efficiency))
+                                     ("moe_hbm_efficiency", args.moe_hbm_efficiency),
+                                     ("expert_balance", args.expert_balance))
                    if v is not None})
     from ._progress import Progress
 

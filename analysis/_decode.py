@@ -857,7 +857,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
-                kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value):
+                kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
+                expert_balance=None):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -954,6 +955,14 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     gemm_fixed_time : float
         Seconds every weight GEMM runs beyond its streaming time and boundary; default
         :data:`GEMM_FIXED_TIME` (2.6 us); 0 turns it off.
+    expert_balance : float in (0, 1], optional
+        Balance of the routed experts' work over the expert-parallel ranks, as an expert
+        load balancer (EPLB: redundant experts placed by measured popularity) achieves it:
+        mean over maximum of the ranks' token-expert pairs (the lmsys blog's
+        "balancedness"). The busiest rank computes ``mean / expert_balance`` pairs. ``None``
+        (default): round-robin placement of the experts under the routing above (uniform
+        or ``skew``). The exchange stays uniform (the busiest rank's extra receive is not
+        counted).
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -998,7 +1007,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   runtime=runtime, ep_kernel=ep_kernel, cuda_graphs=cuda_graphs,
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
-                  kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time)
+                  kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
+                  expert_balance=expert_balance)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -1051,6 +1061,7 @@ class _Settings:
     moe_eff: float = None
     floors: tuple = ()
     gemm_fixed: float = 0.0
+    balance: float = None
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -1128,7 +1139,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
-              gemm_fixed_time=GEMM_FIXED_TIME.value):
+              gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     chip = chip if chip is not None else fabric.chip
@@ -1171,6 +1182,12 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if transport not in (None, "loadstore", "rdma"):
         raise SpecError(f"transport must be 'loadstore', 'rdma' or None, got {transport!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
+    if expert_balance is not None:
+        expert_balance = _check_fraction("expert_balance", expert_balance, 0.0, 1.0,
+                                         lo_open=True)
+        if lay.etp > 1:
+            raise SpecError(f"expert_balance is the balance of expert-parallel ranks; layout "
+                            f"{lay} splits every expert over etp={lay.etp} ranks")
     att = m.attention
     if att.heads % lay.tp:
         raise SpecError(f"layout: tp={lay.tp} does not divide the {att.heads} attention heads "
@@ -1187,7 +1204,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
-                     float(gemm_fixed_time))
+                     float(gemm_fixed_time), expert_balance)
 
 
 def _check_floors(kernel_floors):
@@ -1292,6 +1309,15 @@ def _routing(s):
     traffic = np.tile((tokens / n) * hit * m.hidden, (ep, 1))
     np.fill_diagonal(traffic, 0.0)
     return _Routing(pick=pick, active=active, owner=owner, load_chip=load_chip, traffic=traffic)
+
+
+def _busiest_pairs(s, route):
+    """Token-expert pairs the busiest expert rank computes: the routing's expected maximum
+    over the ranks under round-robin placement, or, given ``expert_balance`` (EPLB's
+    balancedness, mean over maximum), the mean over the ranks divided by it."""
+    if s.balance is None:
+        return float(route.load_chip.max())
+    return float(route.load_chip.sum()) / s.lay.ep / s.balance
 
 
 @dataclass(frozen=True)
@@ -1429,11 +1455,11 @@ _ATTENTION_GEMM_WORK = {
 }
 
 
-def _kernel_time(s, name, nbytes, nflops):
+def _kernel_time(s, name, nbytes, nflops, part="attention"):
     """Seconds kernel ``name`` runs with its own roofline (``nbytes`` at the achieved HBM
-    bandwidth, ``nflops`` at the achieved FLOP/s, the larger), its fixed part and floor and
-    its boundary, as :func:`_block_time` charges them."""
-    r = max(nbytes / s.bw, nflops / s.flops)
+    bandwidth, ``nflops`` at the achieved FLOP/s of the math format ``part`` runs in, the
+    larger), its fixed part and floor and its boundary, as :func:`_block_time` charges them."""
+    r = max(nbytes / s.bw, nflops / s.gemm_flops(part) if nflops else 0.0)
     fixed = s.fixed(name)
     return r + (fixed + max(0.0, s.extra(name) - r - fixed) + s.per_kernel) / s.fusion_factor
 
@@ -1451,12 +1477,11 @@ def _two_batch_windows(s, mem):
     prepare = core = 0.0
     for i, n in enumerate(att_names):
         if KERNEL_CLASSES[n] == "attention":
-            nb = mem.kv_layer_chip
-            nf = t * m.attention.score_flops_per_token(s.context) / tp
+            k = _kernel_time(s, n, mem.kv_layer_chip,
+                             t * m.attention.score_flops_per_token(s.context) / tp, "scores")
         else:
             p = sum(work.get(g, 0) for g in _ATTENTION_GEMM_WORK.get(n, ())) / tp
-            nb, nf = p * wb, 2 * p * t
-        k = _kernel_time(s, n, nb, nf)
+            k = _kernel_time(s, n, p * wb, 2 * p * t)
         if i < core_at:
             prepare += k
         else:
@@ -1473,11 +1498,12 @@ def _two_batch_windows(s, mem):
             # gate/up holds 2/3 of an expert's weights, down 1/3; a fused kernel all
             part = ({"shared_gate_up": 2 / 3, "shared_down": 1 / 3}.get(n, 1.0)
                     if cls == "gemm" else 0.0)
-            shared += _kernel_time(s, n, part * shared_b, part * 2 * shared_p * t_local)
+            shared += _kernel_time(s, n, part * shared_b, part * 2 * shared_p * t_local, "ffn")
         elif cls in ("moe_gemm", "exchange", "moe_align"):
             routing = False
         elif routing and n == "router_gemm":
-            core += _kernel_time(s, n, m.router_params * wb, 2 * m.router_params * t_local)
+            core += _kernel_time(s, n, m.router_params * wb, 2 * m.router_params * t_local,
+                                 "router")
         elif routing:
             core += _kernel_time(s, n, 0.0, 0.0)
     return shared + prepare, core
@@ -1547,7 +1573,7 @@ def _layer_times(s, mem, route, comm):
                (m.router_params + m.shared_experts * m.expert_params / sh) * wb)
     moe_tokens = t_dp if etp > 1 else t_dp / tp
     fixed_f = moe_tokens * 2 * (m.router_params + m.shared_experts * m.expert_params / sh)
-    routed_f = float(route.load_chip.max()) * 2 * m.expert_params / etp
+    routed_f = _busiest_pairs(s, route) * 2 * m.expert_params / etp
     f_rt, f_sh, f_ex = s.gemm_flops("router"), s.gemm_flops("ffn"), s.gemm_flops("experts")
     moe_c = ((fixed_f + routed_f) / f_ex if f_rt == f_sh == f_ex
              else (moe_tokens * 2 * m.router_params / f_rt
@@ -1654,6 +1680,9 @@ def _parameters(s, moe, comm):
                   "None: per GEMM, analysis.GEMM_COMPUTE_EFFICIENCY where published for the "
                   "chip's generation and the GEMM's format and kind, else 1"),
         Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
+        Parameter("decode.expert_balance", s.balance, "",
+                  "user (None: round-robin placement; else mean/max of the expert ranks' "
+                  "token-expert pairs, EPLB's balancedness)"),
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
     ) + _efficiency_parameters(s) + exch_params + s.m.parameters()

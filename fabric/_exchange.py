@@ -367,8 +367,8 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4)
-        >>> round(t * 1e9)      # 348 + 8 x 246 + (4 + 2) x 348 + 246 + 150 + 150
-        4950
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + (4 + 2) x 348 + 246 + 150 + 150
+        5298
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds)}
@@ -447,10 +447,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
-        chain=((("hbm_load", "one"), ("l2_atomic", "ranks"), ("hbm_load", "rounds"),
-                ("hbm_load", "one"), ("hbm_load", "one"),
+        chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
+                ("hbm_load", "rounds"), ("hbm_load", "one"), ("hbm_load", "one"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one")),
-               (("l2_hit", "one"), ("l2_hit", "rounds"), ("l2_hit", "one"))),
+               (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
+                ("l2_hit", "one"))),
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -466,7 +467,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                          "nvlink_one_sided.py, whose dispatch adds moe_a2a_sanitize_expert_ids)")),
             ("chain", ("counted from moeAlltoAllKernels.cu as ported to flashinfer-ai/flashinfer "
                        "579435f9 (2026-02-12, the TensorRT-LLM kernels of blog18's benchmark, "
-                       "PR #12195 of 2026-03-13). Dispatch (moeA2ADispatchKernel, one block of "
+                       "PR #12195 of 2026-03-13). Dispatch: moeA2APrepareDispatchKernel bumps the "
+                       "epoch (flag_val = flag_val + 1: one dependent load, cold after the L2 "
+                       "flush); then moeA2ADispatchKernel (one block of "
                        "256 threads per token): load the token's top-k expert ids (HBM: "
                        "bench_moe_comm.py flushes L2 before every dispatch); thread 0 claims a "
                        "slot on each distinct destination rank with atomicAdd, storing each "
@@ -474,7 +477,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "in rounds of 256 x 16 B, each a load before its stores; the last block "
                        "atomicAdds local_token_counter and reads send_counters (L2) before its "
                        "release fence; moeA2ASanitizeExpertIdsKernel reads recv_counters (L2). "
-                       "Combine: moeA2APrepareCombineKernel reads recv_counters, then copies "
+                       "Combine: moeA2APrepareCombineKernel's block 0 bumps the epoch (flag_val, "
+                       "just read by the dispatch barrier: L2) before it reads recv_counters "
+                       "(same thread; int and uint32 pointers may alias), then copies "
                        "the slot in rounds (the MoE output, written just before: L2); "
                        "moeA2ACombineKernel reads the token's topk_target_ranks / "
                        "topk_send_indices (written by this iteration's dispatch: L2) before it "

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import analysis
+import fabric
 import topologies
 from analysis import _decode as D
 from fabric import SpecError
@@ -147,19 +148,20 @@ def test_two_batch_by_hand(fab):
     m = s.m
     h, t = m.hidden, 128
 
-    def k(name, params=0.0, extra_bytes=0.0, extra_flops=0.0):
-        return D._kernel_time(s, name, params + extra_bytes, 2 * params * t + extra_flops)
+    def k(name, params=0.0, part="attention"):
+        return D._kernel_time(s, name, params, 2 * params * t, part)
 
     # TensorRT-LLM's MLA list: before the attention kernel, the fused A GEMM (q_a + kv_a),
     # the norm, q_b, the W_UK absorb, rope + cache write; the shared expert (3 h w weights)
     prepare = (k("fuse_a_gemm", h * 1536 + h * 576) + k("q_kv_rmsnorm")
                + k("uq_qr_gemm", 1536 * 128 * 192) + k("uk_bgemm", 512 * 128 * 128)
                + k("kv_cache_rope"))
-    shared = k("shared_expert", 3 * h * 2048)
-    core = (k("gen_attention", 0, mem.kv_layer_chip, t * m.attention.score_flops_per_token(2000))
+    shared = k("shared_expert", 3 * h * 2048, "ffn")
+    core = (D._kernel_time(s, "gen_attention", mem.kv_layer_chip,
+                           t * m.attention.score_flops_per_token(2000), "scores")
             + k("uv_gemm", 512 * 128 * 128) + k("wo_gemm", 128 * 128 * h)
             + k("allreduce_add_rmsnorm_quant")
-            + k("router_gemm", h * 256 + 256) + k("topk"))
+            + k("router_gemm", h * 256 + 256, "router") + k("topk"))
     assert win_d == pytest.approx(prepare + shared, rel=1e-12)
     assert win_c == pytest.approx(core, rel=1e-12)
 
@@ -192,3 +194,70 @@ def test_two_batch_parameter_names_its_source(fab):
     st_ = analysis.decode_step("deepseek-v3", fab, batch=9216, context=2000, **TBO)
     p = next(p for p in st_.parameters if p.name == "decode.overlap")
     assert p.value == "two-batch" and "sglang" in p.source.lower()
+
+
+# -- expert balance (EPLB) ----------------------------------------------------------------
+
+def test_expert_balance_prices_the_busiest_rank_at_mean_over_balance(fab):
+    # the routed experts' compute is mean / balance token-expert pairs on the busiest rank
+    kw = {"batch": 256 * 72, "context": 100, "layout": "tp=1,dp=72",
+          "ep_kernel": "deepep-low-latency"}
+    rr = analysis.decode_step("deepseek-v3", fab, **kw).layers[-1]
+    b = analysis.decode_step("deepseek-v3", fab, expert_balance=0.8, **kw).layers[-1]
+    m = analysis.model_config("deepseek-v3")
+    f_ex = fabric.chip_spec("h100").gemm_flops(m.math_format("experts"))
+    mean = 256 * 8                       # token-expert pairs per rank
+    busiest_rr = 4 * (256 * 72 * 8 / 256)  # round-robin: 256 experts over 72, 4 on the busiest
+    per_pair = 2 * m.expert_params / f_ex
+    assert b.ffn_compute - rr.ffn_compute == pytest.approx(
+        (mean / 0.8 - busiest_rr) * per_pair, rel=1e-9)
+
+
+def test_expert_balance_one_is_round_robin_when_placement_is_even():
+    # 256 experts over 64 ranks: uniform routing loads every rank alike, balance 1
+    f = topologies.build("rail:servers=8,gpus=8,chip=h100")
+    kw = {"batch": 64 * 64, "context": 100, "layout": "tp=1,dp=64",
+          "ep_kernel": "deepep-low-latency"}
+    a = analysis.decode_step("deepseek-v3", f, **kw)
+    b = analysis.decode_step("deepseek-v3", f, expert_balance=1.0, **kw)
+    assert b.layers[-1].ffn_compute == pytest.approx(a.layers[-1].ffn_compute, rel=1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(lo=st.floats(0.05, 1.0), hi=st.floats(0.05, 1.0))
+def test_worse_balance_is_never_faster(lo, hi):
+    lo, hi = sorted((lo, hi))
+    f = topologies.build(H100_72)
+    kw = {"batch": 256 * 72, "context": 100, "layout": "tp=1,dp=72",
+          "ep_kernel": "deepep-low-latency"}
+    a = analysis.decode_step("deepseek-v3", f, expert_balance=lo, **kw)
+    b = analysis.decode_step("deepseek-v3", f, expert_balance=hi, **kw)
+    assert a.time >= b.time
+
+
+def test_expert_balance_bad_input(fab):
+    kw = {"batch": 72, "context": 100, "layout": "tp=1,dp=72"}
+    for bad in (0, 1.5, float("nan"), True):
+        with pytest.raises(SpecError, match="expert_balance"):
+            analysis.decode_step("deepseek-v3", fab, expert_balance=bad, **kw)
+    with pytest.raises(SpecError, match="expert_balance"):
+        analysis.decode_step("deepseek-v3", fab, batch=8, context=100, layout="tp=8,dp=1,etp=8",
+                             expert_balance=0.9)
+
+
+def test_cli_two_batch_and_expert_balance(capsys):
+    import json
+
+    from analysis._cli import main
+
+    args = ["decode", H100_72, "--model", "deepseek-v3", "--batch", "9216", "--context", "2000",
+            "--layout", "tp=1,dp=72", "--ep-kernel", "deepep-low-latency", "--json"]
+    assert main(args + ["--overlap", "two-batch", "--expert-balance", "0.81"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    r = analysis.decode_step("deepseek-v3", topologies.build(H100_72), batch=9216, context=2000,
+                             layout="tp=1,dp=72", ep_kernel="deepep-low-latency",
+                             overlap="two-batch", expert_balance=0.81)
+    assert data["time"] == pytest.approx(r.time, rel=1e-12)
+    with pytest.raises(SystemExit) as e:
+        main(args + ["--overlap", "two_batch"])
+    assert e.value.code == 2

@@ -542,7 +542,7 @@ def test_one_sided_combine_stages_every_received_copy_through_hbm(ep, tokens, nb
 
 def _brute_chain(ep, k, nbytes, table, l2_flushed=True):
     """One block's serial chain counted by hand from TensorRT-LLM's kernels (579435f9): the
-    dispatch loads the expert ids, claims one slot per distinct target rank of its token
+    prepare kernel bumps the epoch (a dependent load), the dispatch loads the expert ids, claims one slot per distinct target rank of its token
     under the perfect router (enumerated), copies the token in 256 x 16 B rounds (a load
     each) and then its two small payloads (expert ids, router weights: one round each),
     then the counter atomic and two counter reads; the combine reads the counters, stages
@@ -552,9 +552,13 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True):
     rounds = _loop_steps(nbytes, 256, 16)
     payloads = [nbytes, k * 4, k * 4]        # hidden, token_selected_experts, token_final_scales
     copy_rounds = sum(_loop_steps(b, 256, 16) for b in payloads)
-    dispatch = (first + targets * table["l2_atomic"].value + copy_rounds * first
+    epoch = first                            # prepare kernel: flag_val = flag_val + 1 (cold)
+    dispatch = (epoch + first + targets * table["l2_atomic"].value + copy_rounds * first
                 + table["l2_atomic"].value + 2 * table["l2_hit"].value)
-    combine = table["l2_hit"].value + rounds * table["l2_hit"].value + table["l2_hit"].value
+    # prepare-combine: epoch bump (L2, read by the dispatch barrier), counters, staging rounds;
+    # combine kernel: the token's routing metadata before its first pull
+    combine = (table["l2_hit"].value + table["l2_hit"].value + rounds * table["l2_hit"].value
+               + table["l2_hit"].value)
     return dispatch, combine
 
 
@@ -621,14 +625,14 @@ def test_chain_latencies_are_sourced_per_generation():
 
 def test_warm_l2_prices_the_first_touches_as_l2_hits_and_bad_flag_refused():
     """l2_flushed=False (a decode step: the token was just written) makes exactly the
-    chain's HBM loads L2 hits: 1 + rounds + 2 small payloads of them in the dispatch, none
-    in the combine."""
+    chain's HBM loads L2 hits: epoch + expert ids + rounds + 2 small payloads of them in the
+    dispatch, none in the combine."""
     f = fidelity_moe.nvl72()
     kw = {"kernel": "one-sided", "dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
     cold = moe_exchange(f, "deepseek-v3", 4, 8, **kw)
     warm = moe_exchange(f, "deepseek-v3", 4, 8, l2_flushed=False, **kw)
     t = EXCHANGE_LATENCY["blackwell"]
-    want = (1 + 4 + 2) * (t["hbm_load"].value - t["l2_hit"].value)
+    want = (1 + 1 + 4 + 2) * (t["hbm_load"].value - t["l2_hit"].value)
     assert cold.dispatch - warm.dispatch == pytest.approx(want, rel=1e-9)
     assert cold.combine == warm.combine
     with pytest.raises(TypeError, match="l2_flushed"):
