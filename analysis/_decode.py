@@ -143,6 +143,7 @@ __all__ = [
     "KERNEL_FLOORS",
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
+    "MTP_KERNELS",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -181,6 +182,11 @@ KERNELS = {
                 "residual_add"),
     "head": ("final_norm", "lm_head", "sample"),
 }
+
+#: Kernels a multi-token-prediction draft adds before the head (``decode_step(draft=True)``):
+#: the projection of the concatenated embedding and hidden state, ``2 hidden -> hidden``
+#: (DeepSeek-V3 report, arXiv 2412.19437, sec. 2.2, its ``M_k``).
+MTP_KERNELS = ("mtp_proj",)
 
 #: Kernels per layer of a graph-captured decode: TensorRT-LLM's DeepSeek-R1 decode on
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
@@ -239,7 +245,7 @@ KERNEL_CLASSES = {
                      "qkv_proj", "gate_up_proj", "down_proj", "router_gemm", "shared_gate_up",
                      "shared_down", "lm_head", "fuse_a_gemm", "uq_qr_gemm", "uk_bgemm",
                      "uv_gemm", "wo_gemm", "ffn", "shared_expert", "fused_qkv_a_proj",
-                     "w_uk_bmm", "w_uv_bmm"), "gemm"),
+                     "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
                      "marlin_gemm2"), "moe_gemm"),
@@ -858,7 +864,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
-                expert_balance=None):
+                expert_balance=None, draft=False):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -963,6 +969,13 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         (default): round-robin placement of the experts under the routing above (uniform
         or ``skew``). The exchange stays uniform (the busiest rank's extra receive is not
         counted).
+    draft : bool, default False
+        Time one multi-token-prediction draft token instead of a step of the model: one
+        MoE block of the model (an MTP module: DeepSeek-V3 report, arXiv 2412.19437, sec.
+        2.2), its ``2 hidden -> hidden`` projection and the shared output head, at the
+        same batch, context and layout (``layers`` then holds the one block; the memory fit
+        is that block's). The MTP block runs in the main model's formats (an assumption:
+        TensorRT-LLM runs DeepSeek-R1-FP4's MTP layers in BF16, not modelled).
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -1008,7 +1021,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
                   kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
-                  expert_balance=expert_balance)
+                  expert_balance=expert_balance, draft=draft)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -1062,6 +1075,7 @@ class _Settings:
     floors: tuple = ()
     gemm_fixed: float = 0.0
     balance: float = None
+    draft: bool = False
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -1139,9 +1153,13 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
-              gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None):
+              gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
+    if not isinstance(draft, bool):
+        raise TypeError(f"draft must be True or False, got {draft!r}")
+    if draft:
+        m = _mtp_block(m)
     chip = chip if chip is not None else fabric.chip
     if chip is None:
         raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=...")
@@ -1204,7 +1222,14 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
-                     float(gemm_fixed_time), expert_balance)
+                     float(gemm_fixed_time), expert_balance, draft)
+
+
+def _mtp_block(m):
+    """The model of one multi-token-prediction draft step: one MoE block of ``m`` (its MTP
+    module, DeepSeek-V3 report sec. 2.2) before the shared head; same formats as the main
+    model's MoE layers."""
+    return dataclasses.replace(m, name=f"{m.name}-mtp", layers=1, dense_layers=0)
 
 
 def _check_floors(kernel_floors):
@@ -1594,12 +1619,19 @@ def _layer_times(s, mem, route, comm):
 
 
 def _head_time(s):
-    """The output head (final norm, LM head, sampling) on one chip."""
+    """The output head (final norm, LM head, sampling) on one chip; a draft step's head also
+    runs the MTP projection (:data:`MTP_KERNELS`)."""
     m, tp = s.m, s.lay.tp
     head_w = m.head_params * m.weight_bytes / tp / s.bw
     head_c = s.t_dp * 2 * m.head_params / tp / s.gemm_flops("head")
-    head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
-    local, floor = _block_time(s, KERNELS["head"], max(head_w, head_c))
+    names = KERNELS["head"]
+    if s.draft:
+        proj = 2 * m.hidden * m.hidden / tp
+        head_w += proj * m.weight_bytes / s.bw
+        head_c += s.t_dp * 2 * proj / s.gemm_flops("attention")
+        names = MTP_KERNELS + names
+    head_l = len(names) * s.per_kernel / s.fusion_factor
+    local, floor = _block_time(s, names, max(head_w, head_c))
     return HeadTime(weights=head_w, compute=head_c, launch=head_l, total=local + head_l,
                     kernel_floor=floor)
 
