@@ -709,7 +709,7 @@ def _traffic_arg(op, nbytes, p):
 
 
 def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, transport=None, *,
-         overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20):
+         overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20, blocking=False):
     """Cost a collective operation on a fabric, run by a communication runtime.
 
     Parameters
@@ -760,6 +760,11 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         Timed iterations of that loop (nccl-tests ``-n``; its default is 20): the
         pipeline's fill and drain are spread over them. Used only with
         ``devices_per_process > 1``.
+    blocking : bool, default False
+        nccl-tests ``-z 1``: the host waits for each iteration's kernels before it
+        launches the next (``startColl``'s ``testStreamSynchronize``), so none of the
+        ``N`` host launches overlaps the GPU: ``N x host_launch / ops_per_launch`` is
+        added (also for ``N = 1``; see :func:`host_launch_delay`).
 
     Returns
     -------
@@ -801,8 +806,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
                     ("devices_per_process", devices_per_process), ("iterations", iterations)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
-    if not isinstance(overlap, (bool, np.bool_)):
-        raise TypeError(f"overlap must be True or False, got {overlap!r}")
+    for name, v in (("overlap", overlap), ("blocking", blocking)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {v!r}")
     nodes, idx = _resolve_ranks(fabric, ranks)
     p = len(nodes)
     M = _traffic_arg(op, nbytes, p)
@@ -821,7 +827,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         res = _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap,
                               int(ops_per_launch))
         return _with_host_launches(res, rt, int(devices_per_process), int(ops_per_launch),
-                                   int(iterations))
+                                   int(iterations), bool(blocking))
     if algorithm == "auto":
         tried, best = [], None
         for a, (how, t_r) in ((a, x) for x in _auto_transports(fabric, tr, idx)
@@ -1056,7 +1062,7 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
                                channels=best.channels or None, fixed=best.fixed)
 
 
-def host_launch_delay(gpu_time, host_launch, devices, iterations=20):
+def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=False):
     """Seconds one process driving ``devices`` devices adds to a timed loop's iteration.
 
     nccl-tests times ``iterations`` iterations issued back to back and synchronises
@@ -1075,6 +1081,10 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20):
     devices add is the difference of the two:
     ``[max(Nc, g) + min(Nc, g) / n] - [max(c, g) + min(c, g) / n]``.
 
+    With ``blocking`` (nccl-tests ``-z 1``) ``startColl`` waits for the streams
+    (``testStreamSynchronize``) before the next iteration's launches, so host and GPU
+    take turns: ``E_n / n = N c + g``, and what it adds is ``N c`` (for one device too).
+
     Parameters
     ----------
     gpu_time : float
@@ -1086,13 +1096,16 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20):
         Devices the one process drives (nccl-tests ``-g``), >= 1.
     iterations : int, default 20
         Timed iterations (nccl-tests ``-n``), >= 1.
+    blocking : bool, default False
+        nccl-tests ``-z 1``: the host synchronises after every iteration.
 
     Returns
     -------
     float
-        Seconds per iteration, >= 0; 0 for one device. Never more than the
-        ``(N - 1) x host_launch`` of launches that did not overlap at all, and at
-        least the host's excess ``N x host_launch - gpu_time`` once it is host-bound.
+        Seconds per iteration, >= 0; 0 for one device (not blocking). Never more
+        than the ``(N - 1) x host_launch`` of launches that did not overlap at all, and
+        at least the host's excess ``N x host_launch - gpu_time`` once it is host-bound;
+        ``N x host_launch`` when blocking.
 
     Examples
     --------
@@ -1102,8 +1115,12 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20):
     0.525
     >>> host_launch_delay(23e-6, 3e-6, 1)
     0.0
+    >>> round(host_launch_delay(350e-6, 3e-6, 4, blocking=True) * 1e6, 3)   # -z 1
+    12.0
     """
     g, c, n = float(gpu_time), float(host_launch), int(iterations)
+    if blocking:
+        return devices * c
 
     def loop(h):
         return max(h, g) + min(h, g) / n
@@ -1111,12 +1128,13 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20):
     return max(0.0, loop(devices * c) - loop(c)) if devices > 1 else 0.0
 
 
-def _with_host_launches(res, rt, devices, ops, iterations):
+def _with_host_launches(res, rt, devices, ops, iterations, blocking):
     """``res`` with the host launches of one process driving ``devices`` devices added
     (see :func:`cost` and :func:`host_launch_delay`)."""
-    if devices <= 1 or rt.host_launch <= 0:
+    if (devices <= 1 and not blocking) or rt.host_launch <= 0:
         return res
-    extra = host_launch_delay(res.time * ops, rt.host_launch, devices, iterations) / ops
+    extra = host_launch_delay(res.time * ops, rt.host_launch, devices, iterations,
+                              blocking) / ops
     if extra <= 0:
         return res
     t = res.time + extra
@@ -1146,7 +1164,8 @@ def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overla
 
 
 def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, transport=None,
-               *, overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20):
+               *, overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20,
+               blocking=False):
     """:func:`cost` at many sizes; the routing work is done once and shared.
 
     Link loads scale linearly with the size, so each algorithm's schedule is
@@ -1168,5 +1187,6 @@ def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, 
     """
     return [cost(fabric, op, s, algorithm=algorithm, runtime=runtime, ranks=ranks,
                  transport=transport, overlap=overlap, ops_per_launch=ops_per_launch,
-                 devices_per_process=devices_per_process, iterations=iterations)
+                 devices_per_process=devices_per_process, iterations=iterations,
+                 blocking=blocking)
             for s in sizes]

@@ -492,20 +492,35 @@ def test_nvls_tree_skips_a_node_left_without_its_switch():
 
 # --- one process driving several devices (nccl-tests -g N): further host launches ---------
 
-def _timed_loop(gpu_time, c, devices, iterations):
+def _timed_loop(gpu_time, c, devices, iterations, blocking=False):
     """Brute force of nccl-tests' timed loop driven by one host thread: event by event,
     launch k of device i issued at the host's running clock (every launch takes c, in
     turn), a device's kernel starts once it is launched and its previous kernel ended,
-    and the collective ends gpu_time after its last device's kernel started. Returns the
-    reported time per iteration (elapsed at the end / iterations)."""
+    and the collective ends gpu_time after its last device's kernel started; blocking
+    (-z 1): the host first waits for the previous iteration's end. Returns the reported
+    time per iteration (elapsed at the end / iterations)."""
     host, end = 0.0, 0.0
     for _k in range(iterations):
+        if blocking:
+            host = max(host, end)
         starts = []
         for _i in range(devices):
             host += c
             starts.append(max(host, end))
         end = max(starts) + gpu_time
     return end / iterations
+
+
+@settings(max_examples=40, deadline=None)
+@given(g=st.floats(0.0, 200e-6), c=st.floats(0.0, 10e-6), devices=st.integers(1, 9),
+       iterations=st.integers(1, 60))
+def test_blocking_loop_pays_every_launch(g, c, devices, iterations):
+    # -z 1: the simulated loop against the one-process-per-device non-blocking baseline
+    # (whose one launch hides under the GPU once g >= c)
+    sim = _timed_loop(g, c, devices, iterations, blocking=True) - g
+    got = host_launch_delay(g, c, devices, iterations, blocking=True)
+    assert math.isclose(got, sim, rel_tol=1e-9, abs_tol=1e-15)
+    assert got == devices * c
 
 
 @settings(max_examples=40, deadline=None)
@@ -574,3 +589,23 @@ def test_devices_per_process_rejects_bad_input(bad):
         cost(f, "all-reduce", 1024, devices_per_process=bad)
     with pytest.raises(SpecError, match="iterations"):
         cost(f, "all-reduce", 1024, devices_per_process=2, iterations=bad)
+
+
+@pytest.mark.parametrize("bad", [1, 0, "yes", None])
+def test_blocking_must_be_a_bool(bad):
+    f = topologies.build("dgx-h100")
+    with pytest.raises(TypeError, match="blocking"):
+        cost(f, "all-reduce", 1024, blocking=bad)
+
+
+def test_blocking_adds_every_launch_and_ideal_ignores_it():
+    f = topologies.build("dgx-h100")
+    c = runtime("nccl").host_launch
+    base = cost(f, "all-reduce", 1024, ranks=f.endpoints[:4], ops_per_launch=100)
+    z = cost(f, "all-reduce", 1024, ranks=f.endpoints[:4], ops_per_launch=100,
+             devices_per_process=4, blocking=True)
+    assert z.time == pytest.approx(base.time + 4 * c / 100, rel=1e-12)
+    one = cost(f, "all-reduce", 1024, blocking=True)
+    assert one.time == pytest.approx(cost(f, "all-reduce", 1024).time + c, rel=1e-12)
+    assert cost(f, "all-reduce", 1024, runtime="ideal", blocking=True).time == \
+        cost(f, "all-reduce", 1024, runtime="ideal").time
