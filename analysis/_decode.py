@@ -128,6 +128,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 
+from ._gemm import gemm_compute_efficiency
 from ._models import model_config
 
 __all__ = [
@@ -142,6 +143,7 @@ __all__ = [
     "KERNEL_FLOORS",
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
+    "MTP_KERNELS",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -180,6 +182,11 @@ KERNELS = {
                 "residual_add"),
     "head": ("final_norm", "lm_head", "sample"),
 }
+
+#: Kernels a multi-token-prediction draft adds before the head (``decode_step(draft=True)``):
+#: the projection of the concatenated embedding and hidden state, ``2 hidden -> hidden``
+#: (DeepSeek-V3 report, arXiv 2412.19437, sec. 2.2, its ``M_k``).
+MTP_KERNELS = ("mtp_proj",)
 
 #: Kernels per layer of a graph-captured decode: TensorRT-LLM's DeepSeek-R1 decode on
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
@@ -238,7 +245,7 @@ KERNEL_CLASSES = {
                      "qkv_proj", "gate_up_proj", "down_proj", "router_gemm", "shared_gate_up",
                      "shared_down", "lm_head", "fuse_a_gemm", "uq_qr_gemm", "uk_bgemm",
                      "uv_gemm", "wo_gemm", "ffn", "shared_expert", "fused_qkv_a_proj",
-                     "w_uk_bmm", "w_uv_bmm"), "gemm"),
+                     "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
                      "marlin_gemm2"), "moe_gemm"),
@@ -851,13 +858,13 @@ def _check_fraction(name, value, lo, hi, lo_open=False):
 def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,
                 transport=None, algorithm="auto", skew=0.0, overlap=0.0,
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
-                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=None,
                 dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
-                expert_balance=None):
+                expert_balance=None, draft=False):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -900,10 +907,13 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
         (0.78, the best published decode weight streaming; 1: the roofline).
     compute_efficiency : float in (0, 1]
-        Achieved fraction of peak FLOP/s (1: roofline). Each GEMM's peak is the chip's
-        dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops`` of
-        ``MoEModel.math_format``: FP8 for FP8 W8A8 weights, FP4 for NVFP4 on Blackwell,
-        BF16 for INT4 W4A16 and the attention scores, router and head).
+        Achieved fraction of peak FLOP/s (1: roofline), for every GEMM. Each GEMM's peak is
+        the chip's dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops``
+        of ``MoEModel.math_format``: FP8 for FP8 W8A8 weights, FP4 for NVFP4 on Blackwell,
+        BF16 for INT4 W4A16 and the attention scores, router and head). Default None:
+        each GEMM at its published efficiency (:func:`analysis.gemm_compute_efficiency` of
+        the chip's generation, the format and the kind, grouped for the routed experts:
+        DeepGEMM's FP8 tables on Hopper), 1 where none is published.
     dispatch_bytes, combine_bytes : float, optional
         Bytes per element sent in dispatch and combine; default the model's
         ``activation_bytes`` (DeepSeek-V3 dispatches FP8, 1 byte, and combines BF16).
@@ -959,6 +969,13 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         (default): round-robin placement of the experts under the routing above (uniform
         or ``skew``). The exchange stays uniform (the busiest rank's extra receive is not
         counted).
+    draft : bool, default False
+        Time one multi-token-prediction draft token instead of a step of the model: one
+        MoE block of the model (an MTP module: DeepSeek-V3 report, arXiv 2412.19437, sec.
+        2.2), its ``2 hidden -> hidden`` projection and the shared output head, at the
+        same batch, context and layout (``layers`` then holds the one block; the memory fit
+        is that block's). The MTP block runs in the main model's formats (an assumption:
+        TensorRT-LLM runs DeepSeek-R1-FP4's MTP layers in BF16, not modelled).
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -1004,7 +1021,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
                   kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
-                  expert_balance=expert_balance)
+                  expert_balance=expert_balance, draft=draft)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -1044,7 +1061,7 @@ class _Settings:
     fusion_factor: float
     launch_overhead: float
     hbm_eff: float
-    fl_eff: float
+    fl_eff: float | None
     dispatch_b: float
     combine_b: float
     collective: object
@@ -1058,6 +1075,7 @@ class _Settings:
     floors: tuple = ()
     gemm_fixed: float = 0.0
     balance: float = None
+    draft: bool = False
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -1081,15 +1099,33 @@ class _Settings:
 
     @property
     def flops(self):
-        """Achieved FLOP/s at the chip's BF16 peak."""
-        return self.chip.peak_flops * self.fl_eff
+        """Achieved FLOP/s at the chip's BF16 peak (``compute_efficiency``, 1 when None);
+        the model's blocks price each part at :meth:`gemm_flops`."""
+        return self.chip.peak_flops * (1.0 if self.fl_eff is None else self.fl_eff)
+
+    def gemm_efficiency(self, part):
+        """Compute efficiency of the GEMMs of model part ``part``: the user's
+        ``compute_efficiency``, else the published one of the chip's generation, the format
+        they run in and their kind (routed experts: grouped), else 1. ``None`` for 1 by
+        default (no published figure), so that :meth:`gemm_flops` keeps the roofline's
+        arithmetic bit for bit."""
+        if self.fl_eff is not None or part == "scores":
+            return self.fl_eff
+        p = gemm_compute_efficiency(self.chip.generation, self.gemm_format(part),
+                                    "grouped" if part == "experts" else "dense")
+        return None if p is None else p.value
+
+    def gemm_format(self, part):
+        """The math format the GEMMs of model part ``part`` run in on this chip."""
+        return self.chip.gemm_format(self.m.math_format(part))
 
     def gemm_flops(self, part):
         """Achieved FLOP/s of the GEMMs of model part ``part`` (``MoEModel.math_format``):
         the chip's dense peak of the math format they run in (``ChipSpec.gemm_flops``:
         FP8 W8A8 on FP8 tensor cores, NVFP4 on FP4 ones where the chip has them, INT4
-        W4A16 and formats the chip lacks in BF16) times ``compute_efficiency``."""
-        return self.chip.gemm_flops(self.m.math_format(part)) * self.fl_eff
+        W4A16 and formats the chip lacks in BF16) times :meth:`gemm_efficiency`."""
+        eff = self.gemm_efficiency(part)
+        return self.chip.peak(self.gemm_format(part)) * (1.0 if eff is None else eff)
 
     @property
     def b_dp(self):
@@ -1117,9 +1153,13 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
-              gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None):
+              gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
+    if not isinstance(draft, bool):
+        raise TypeError(f"draft must be True or False, got {draft!r}")
+    if draft:
+        m = _mtp_block(m)
     chip = chip if chip is not None else fabric.chip
     if chip is None:
         raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=...")
@@ -1130,7 +1170,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     overlap = (TWO_BATCH if isinstance(overlap, str) and overlap == TWO_BATCH
                else _check_fraction("overlap", overlap, 0.0, 1.0))
     hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
-    fl_eff = _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True)
+    fl_eff = (None if compute_efficiency is None else
+              _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
     _check_number("fusion_factor", fusion_factor, 1)
     for name, v in (("launch_overhead", launch_overhead), ("min_kernel_time", min_kernel_time),
                     ("gemm_fixed_time", gemm_fixed_time),
@@ -1181,7 +1222,14 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
-                     float(gemm_fixed_time), expert_balance)
+                     float(gemm_fixed_time), expert_balance, draft)
+
+
+def _mtp_block(m):
+    """The model of one multi-token-prediction draft step: one MoE block of ``m`` (its MTP
+    module, DeepSeek-V3 report sec. 2.2) before the shared head; same formats as the main
+    model's MoE layers."""
+    return dataclasses.replace(m, name=f"{m.name}-mtp", layers=1, dense_layers=0)
 
 
 def _check_floors(kernel_floors):
@@ -1571,12 +1619,19 @@ def _layer_times(s, mem, route, comm):
 
 
 def _head_time(s):
-    """The output head (final norm, LM head, sampling) on one chip."""
+    """The output head (final norm, LM head, sampling) on one chip; a draft step's head also
+    runs the MTP projection (:data:`MTP_KERNELS`)."""
     m, tp = s.m, s.lay.tp
     head_w = m.head_params * m.weight_bytes / tp / s.bw
     head_c = s.t_dp * 2 * m.head_params / tp / s.gemm_flops("head")
-    head_l = len(KERNELS["head"]) * s.per_kernel / s.fusion_factor
-    local, floor = _block_time(s, KERNELS["head"], max(head_w, head_c))
+    names = KERNELS["head"]
+    if s.draft:
+        proj = 2 * m.hidden * m.hidden / tp
+        head_w += proj * m.weight_bytes / s.bw
+        head_c += s.t_dp * 2 * proj / s.gemm_flops("attention")
+        names = MTP_KERNELS + names
+    head_l = len(names) * s.per_kernel / s.fusion_factor
+    local, floor = _block_time(s, names, max(head_w, head_c))
     return HeadTime(weights=head_w, compute=head_c, launch=head_l, total=local + head_l,
                     kernel_floor=floor)
 
@@ -1652,11 +1707,28 @@ def _parameters(s, moe, comm):
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source
                    if s.moe_eff == VLLM_INT4_MOE_HBM_EFFICIENCY.value else "user")),
-        Parameter("decode.compute_efficiency", s.fl_eff, "", "user (1: peak FLOP/s)"),
+        Parameter("decode.compute_efficiency", s.fl_eff, "",
+                  "user (1: peak FLOP/s)" if s.fl_eff is not None else
+                  "None: per GEMM, analysis.GEMM_COMPUTE_EFFICIENCY where published for the "
+                  "chip's generation and the GEMM's format and kind, else 1"),
         Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
         Parameter("decode.expert_balance", s.balance, "",
                   "user (None: round-robin placement; else mean/max of the expert ranks' "
                   "token-expert pairs, EPLB's balancedness)"),
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
-    ) + exch_params + s.m.parameters()
+    ) + _efficiency_parameters(s) + exch_params + s.m.parameters()
+
+
+def _efficiency_parameters(s):
+    """The published GEMM compute efficiencies the step used (none under a user's
+    ``compute_efficiency``)."""
+    if s.fl_eff is not None:
+        return ()
+    used = {}
+    for part in ("attention", "ffn", "experts", "router", "head"):
+        p = gemm_compute_efficiency(s.chip.generation, s.gemm_format(part),
+                                    "grouped" if part == "experts" else "dense")
+        if p is not None:
+            used.setdefault(p.name, p)
+    return tuple(used.values())

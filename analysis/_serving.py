@@ -14,8 +14,9 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   (the KV cache grows linearly while it decodes). Keyword arguments the caller
   gives (``runtime=``, ``overlap=``, ``hbm_efficiency=`` ...) pass straight to it.
 * **Speculative decoding**: a verification step with ``k + 1`` tokens per
-  sequence (:func:`analysis.decode_step`), ``k`` draft steps of ``draft_cost``
-  plain steps each, and Leviathan et al.'s expected tokens per cycle
+  sequence (:func:`analysis.decode_step`), ``k`` draft steps (each one MTP block, its
+  projection and the head: ``decode_step(draft=True)``; or ``draft_cost`` plain steps
+  each, when given), and Leviathan et al.'s expected tokens per cycle
   (:func:`analysis.expected_accepted_tokens`), as :func:`analysis.speculative_decode`
   composes them.
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
@@ -135,14 +136,12 @@ MTP_ACCEPTANCE = Parameter(
     "(MTP-predicted) token 85-90%; the low end, taken per drafted token")
 
 
-def _mtp_draft_cost(model):
-    """Draft time per token as a fraction of a plain step: one MTP module = one layer.
-
-    DeepSeek-V3's MTP module is one transformer block sharing the embedding and
-    output head (arXiv 2412.19437 sec. 2.2), so a drafted token costs about
-    ``1 / layers`` of a decode step (an assumption applied to every model).
-    """
-    return 1.0 / model.layers
+#: How a drafted token is priced when ``draft_cost`` is not given: its own decode step
+#: (``analysis.decode_step(draft=True)``: one MoE block of the model, the MTP module of
+#: DeepSeek-V3's report, arXiv 2412.19437 sec. 2.2, its ``2 hidden -> hidden`` projection and
+#: the shared output head), at the same batch, context and layout as the target's steps.
+DRAFT_SOURCE = ("decode_step(draft=True): one MoE block + 2h->h projection + shared head "
+                "(DeepSeek-V3 report sec. 2.2, MTP module), priced at each point")
 
 
 # -- cost and power ---------------------------------------------------------------------
@@ -622,6 +621,14 @@ def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
     return out
 
 
+def _draft_time(m, fabric, layout, batch, context, micro_batches, decode_kwargs):
+    """Seconds of one drafted token for the whole batch (``decode_step(draft=True)``, run as
+    the target's steps are: ``micro_batches`` halves one after the other)."""
+    st = decode_step(m, fabric, batch=math.ceil(batch / micro_batches), context=context,
+                     layout=layout, draft=True, **decode_kwargs)
+    return micro_batches * st.time
+
+
 def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0,
                   acceptance=None, draft_cost=None, mode="aggregated",
                   definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
@@ -742,7 +749,13 @@ class _Sweep:
         ks = [k for k, _ in spec]
         steps = _steps(m, self.fabric, str(lay), batch, self.context, ks, self.micro,
                        self.kw)
-        c = _mtp_draft_cost(m) if draft_cost is None else draft_cost
+        if draft_cost is not None:
+            c = draft_cost
+        elif any(k for k in ks):
+            c = _draft_time(m, self.fabric, str(lay), batch, self.context, self.micro,
+                            self.kw) / steps[0][0]
+        else:
+            c = 0.0
         hbm = info["weights"] + math.ceil(batch / lay.dp) * info["kv_seq"]
         out = []
         for k, a in spec:
@@ -860,8 +873,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     speculative : sequence of (draft_length, acceptance)
         Default: none, and 1 and 3 drafted tokens at :data:`MTP_ACCEPTANCE`.
     draft_cost : float, optional
-        Draft time per token as a fraction of a plain step; default one MTP layer,
-        ``1 / layers``.
+        Draft time per token as a fraction of a plain step; default: priced at each point
+        by ``analysis.decode_step(draft=True)`` (one MoE block, the MTP projection and the
+        head, :data:`DRAFT_SOURCE`).
     mode : ``"aggregated"`` or ``"disaggregated"``
     definition : str
         What the frontier's y counts: a key of :data:`DEFINITIONS`.
@@ -951,10 +965,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                         + why)
     front = pareto_front(points)
     params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE,
-              Parameter("serving.draft_cost", _mtp_draft_cost(m) if draft_cost is None
-                        else draft_cost, "",
-                        "one MTP module = one transformer block (DeepSeek-V3 report sec. "
-                        "2.2): 1 / layers of a step" if draft_cost is None else "user"))
+              Parameter("serving.draft_cost", "priced" if draft_cost is None
+                        else draft_cost, "", DRAFT_SOURCE if draft_cost is None else "user"))
     return ServingFrontier(model=m.name, system=fabric.name, mode=mode, definition=definition,
                            definition_text=DEFINITIONS[definition],
                            isl=isl, osl=osl, points=tuple(front), evaluated=len(points),
