@@ -38,8 +38,10 @@ def register(sub):
     p.add_argument("--hbm-efficiency", type=float, default=None,
                    help="achieved fraction of peak HBM bandwidth (default 0.78, see "
                         "analysis.DECODE_HBM_EFFICIENCY; 1: the roofline)")
-    p.add_argument("--compute-efficiency", type=float, default=1.0,
-                   help="achieved fraction of peak FLOP/s (1)")
+    p.add_argument("--compute-efficiency", type=float, default=None,
+                   help="achieved fraction of each GEMM's peak FLOP/s (default: the published "
+                        "one per chip generation and format, analysis.GEMM_COMPUTE_EFFICIENCY, "
+                        "else 1)")
     p.add_argument("--draft-length", type=int, default=None,
                    help="speculative decoding: tokens drafted per cycle")
     p.add_argument("--acceptance", type=float, default=None,

@@ -128,6 +128,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 
+from ._gemm import gemm_compute_efficiency
 from ._models import model_config
 
 __all__ = [
@@ -891,7 +892,7 @@ def _check_fraction(name, value, lo, hi, lo_open=False):
 def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,
                 transport=None, algorithm="auto", skew=0.0, overlap=0.0,
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
-                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=None,
                 dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
@@ -940,10 +941,13 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
         (0.78, the best published decode weight streaming; 1: the roofline).
     compute_efficiency : float in (0, 1]
-        Achieved fraction of peak FLOP/s (1: roofline). Each GEMM's peak is the chip's
-        dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops`` of
-        ``MoEModel.math_format``: FP8 for FP8 W8A8 weights, FP4 for NVFP4 on Blackwell,
-        BF16 for INT4 W4A16 and the attention scores, router and head).
+        Achieved fraction of peak FLOP/s (1: roofline), for every GEMM. Each GEMM's peak is
+        the chip's dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops``
+        of ``MoEModel.math_format``: FP8 for FP8 W8A8 weights, FP4 for NVFP4 on Blackwell,
+        BF16 for INT4 W4A16 and the attention scores, router and head). Default None:
+        each GEMM at its published efficiency (:func:`analysis.gemm_compute_efficiency` of
+        the chip's generation, the format and the kind, grouped for the routed experts:
+        DeepGEMM's FP8 tables on Hopper), 1 where none is published.
     dispatch_bytes, combine_bytes : float, optional
         Bytes per element sent in dispatch and combine; default the model's
         ``activation_bytes`` (DeepSeek-V3 dispatches FP8, 1 byte, and combines BF16).
@@ -1092,7 +1096,7 @@ class _Settings:
     fusion_factor: float
     launch_overhead: float
     hbm_eff: float
-    fl_eff: float
+    fl_eff: float | None
     dispatch_b: float
     combine_b: float
     collective: object
@@ -1130,15 +1134,33 @@ class _Settings:
 
     @property
     def flops(self):
-        """Achieved FLOP/s at the chip's BF16 peak."""
-        return self.chip.peak_flops * self.fl_eff
+        """Achieved FLOP/s at the chip's BF16 peak (``compute_efficiency``, 1 when None);
+        the model's blocks price each part at :meth:`gemm_flops`."""
+        return self.chip.peak_flops * (1.0 if self.fl_eff is None else self.fl_eff)
+
+    def gemm_efficiency(self, part):
+        """Compute efficiency of the GEMMs of model part ``part``: the user's
+        ``compute_efficiency``, else the published one of the chip's generation, the format
+        they run in and their kind (routed experts: grouped), else 1. ``None`` for 1 by
+        default (no published figure), so that :meth:`gemm_flops` keeps the roofline's
+        arithmetic bit for bit."""
+        if self.fl_eff is not None or part == "scores":
+            return self.fl_eff
+        p = gemm_compute_efficiency(self.chip.generation, self.gemm_format(part),
+                                    "grouped" if part == "experts" else "dense")
+        return None if p is None else p.value
+
+    def gemm_format(self, part):
+        """The math format the GEMMs of model part ``part`` run in on this chip."""
+        return self.chip.gemm_format(self.m.math_format(part))
 
     def gemm_flops(self, part):
         """Achieved FLOP/s of the GEMMs of model part ``part`` (``MoEModel.math_format``):
         the chip's dense peak of the math format they run in (``ChipSpec.gemm_flops``:
         FP8 W8A8 on FP8 tensor cores, NVFP4 on FP4 ones where the chip has them, INT4
-        W4A16 and formats the chip lacks in BF16) times ``compute_efficiency``."""
-        return self.chip.gemm_flops(self.m.math_format(part)) * self.fl_eff
+        W4A16 and formats the chip lacks in BF16) times :meth:`gemm_efficiency`."""
+        eff = self.gemm_efficiency(part)
+        return self.chip.peak(self.gemm_format(part)) * (1.0 if eff is None else eff)
 
     @property
     def b_dp(self):
@@ -1183,7 +1205,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     overlap = (TWO_BATCH if isinstance(overlap, str) and overlap == TWO_BATCH
                else _check_fraction("overlap", overlap, 0.0, 1.0))
     hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
-    fl_eff = _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True)
+    fl_eff = (None if compute_efficiency is None else
+              _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
     _check_number("fusion_factor", fusion_factor, 1)
     for name, v in (("launch_overhead", launch_overhead), ("min_kernel_time", min_kernel_time),
                     ("gemm_fixed_time", gemm_fixed_time),
@@ -1722,11 +1745,28 @@ def _parameters(s, moe, comm):
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source
                    if s.moe_eff == VLLM_INT4_MOE_HBM_EFFICIENCY.value else "user")),
-        Parameter("decode.compute_efficiency", s.fl_eff, "", "user (1: peak FLOP/s)"),
+        Parameter("decode.compute_efficiency", s.fl_eff, "",
+                  "user (1: peak FLOP/s)" if s.fl_eff is not None else
+                  "None: per GEMM, analysis.GEMM_COMPUTE_EFFICIENCY where published for the "
+                  "chip's generation and the GEMM's format and kind, else 1"),
         Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
         Parameter("decode.expert_balance", s.balance, "",
                   "user (None: round-robin placement; else mean/max of the expert ranks' "
                   "token-expert pairs, EPLB's balancedness)"),
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
-    ) + exch_params + s.m.parameters()
+    ) + _efficiency_parameters(s) + exch_params + s.m.parameters()
+
+
+def _efficiency_parameters(s):
+    """The published GEMM compute efficiencies the step used (none under a user's
+    ``compute_efficiency``)."""
+    if s.fl_eff is not None:
+        return ()
+    used = {}
+    for part in ("attention", "ffn", "experts", "router", "head"):
+        p = gemm_compute_efficiency(s.chip.generation, s.gemm_format(part),
+                                    "grouped" if part == "experts" else "dense")
+        if p is not None:
+            used.setdefault(p.name, p)
+    return tuple(used.values())

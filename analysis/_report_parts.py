@@ -8,6 +8,7 @@ are re-exported by :mod:`analysis._report`.
 
 import dataclasses
 import functools
+import math
 import re
 
 from fabric import format_bandwidth, format_size, format_time
@@ -135,16 +136,27 @@ def fmt_value(value, unit):
         return format_bandwidth(value)
     if unit == "s":
         return format_time(value)
-    if unit == "B":
-        return format_size(value, binary=False)
+    if unit == "B":              # 4096 B (a page, an MTU) reads 4KiB, not 4.096kB
+        binary = value == int(value) and value % 1024 == 0 and value % 1000 != 0
+        return format_size(value, binary=binary)
     if unit == "FLOP/s":
         return f"{value / 1e12:.4g} TFLOP/s"
     if unit == "USD" and abs(value) >= 100:
         return f"{'-' if value < 0 else ''}${abs(value):,.0f}"
-    text = f"{value:.4g}" if isinstance(value, float) else str(value)
+    text = _plain(value) if isinstance(value, float) else str(value)
     # every other unit said after the value (W, m, USD/(Gb/s), Gb/s...): a bare number
     # in the assumptions table was ambiguous
     return f"{text} {unit}" if unit and unit not in ("", "1", "count") else text
+
+
+def _plain(v):
+    """Four significant digits without an exponent where that reads better
+    (``51,200``, ``0.009766``; ``5.12e+04`` was not); exponents outside 1e-3..1e9."""
+    if v == 0 or not math.isfinite(v) or not 1e-3 <= abs(v) < 1e9:
+        return f"{v:.4g}"
+    decimals = max(0, 3 - math.floor(math.log10(abs(v))))
+    text = f"{round(v, decimals):,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def fmt_optional(v):

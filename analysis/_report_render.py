@@ -31,6 +31,8 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: lef
          vertical-align: top; }
 th { background: #f0f0f0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.dense { font-size: 0.78rem; }
+table.dense th, table.dense td { padding: 0.25rem 0.4rem; }
 caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.8rem;
           padding-top: 0.3rem; }
 figure { margin: 1.2rem 0; }
@@ -47,7 +49,7 @@ nav ol { columns: 2; }
   nav { display: none; }
   figure, table { break-inside: avoid; }
   .wide { overflow: visible; }
-  table { font-size: 7.5pt; }
+  table, table.dense { font-size: 7.5pt; }
   h2 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }
 }
@@ -79,21 +81,40 @@ def _is_numeric_column(col, rows):
                                  for v in present)
 
 
+def _shown_columns(t):
+    """The columns of ``t`` that hold something in some row: a column empty in every row
+    (a note no row needed) is left out of the page and the Markdown; the CSV keeps it."""
+    return tuple(c for c in t.columns if any(_cell(c, row) != "" for row in t.rows))
+
+
+#: Tables with more columns than this are set dense (smaller type, narrower padding) so
+#: that they fit the page's text width (62rem) without scrolling.
+DENSE_COLUMNS = 8
+
+
+def _breakable(text):
+    """Escaped cell text that may wrap after a comma between the items of a list (a layout
+    ``tp=8,dp=16,ep=128``) rather than widen its column; system names stay whole."""
+    return re.sub(r",(?=[A-Za-z])", ",<wbr>", html.escape(text))
+
+
 def _html_table(t):
     if not t.rows:  # a table kept only as data (every row of a sweep)
         return (f'<p class="sub">{html.escape(t.caption or "All rows")}: '
                 f'<a href="{t.name}.csv">{t.name}.csv</a></p>')
-    head = "".join(f"<th>{html.escape(c.label)}</th>" for c in t.columns)
-    numeric = [_is_numeric_column(c, t.rows) for c in t.columns]
+    columns = _shown_columns(t)
+    head = "".join(f"<th>{html.escape(c.label)}</th>" for c in columns)
+    numeric = [_is_numeric_column(c, t.rows) for c in columns]
     body = []
     for row in t.rows:
         cells = "".join(
             f'<td class="num">{html.escape(_cell(c, row))}</td>' if num
-            else f"<td>{html.escape(_cell(c, row))}</td>" for c, num in zip(t.columns, numeric))
+            else f"<td>{_breakable(_cell(c, row))}</td>" for c, num in zip(columns, numeric))
         body.append(f"<tr>{cells}</tr>")
     caption = f"<caption>{html.escape(t.caption)}</caption>" if t.caption else ""
     title = f"<h3>{html.escape(t.title)}</h3>" if t.title else ""
-    return (f'{title}<div class="wide"><table id="table-{t.name}">{caption}'
+    dense = ' class="dense"' if len(columns) > DENSE_COLUMNS else ""
+    return (f'{title}<div class="wide"><table id="table-{t.name}"{dense}>{caption}'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
             f'<p class="sub">Data: <a href="{t.name}.csv">{t.name}.csv</a></p>')
 
@@ -168,11 +189,12 @@ def render_markdown(report):
                 continue
             if t.title:
                 lines += [f"### {t.title}", ""]
-            lines.append("| " + " | ".join(_md_escape(c.label) for c in t.columns) + " |")
+            columns = _shown_columns(t)
+            lines.append("| " + " | ".join(_md_escape(c.label) for c in columns) + " |")
             lines.append("|" + "|".join(
-                "---:" if _is_numeric_column(c, t.rows) else "---" for c in t.columns) + "|")
+                "---:" if _is_numeric_column(c, t.rows) else "---" for c in columns) + "|")
             for row in t.rows:
-                lines.append("| " + " | ".join(_md_escape(_cell(c, row)) for c in t.columns)
+                lines.append("| " + " | ".join(_md_escape(_cell(c, row)) for c in columns)
                              + " |")
             lines += ["", (t.caption + " " if t.caption else "") + f"Data: [{t.name}.csv]"
                       f"({t.name}.csv)", ""]

@@ -160,6 +160,21 @@ def _draw_collective(best, mine, op, system):
     return fig
 
 
+def _merged_reasons(reasons):
+    """The not-applicable rows merged where the system, algorithm and reason are the same
+    (in-switch on a fabric without reducing switches is one row, not one per operation and
+    transport), in order of first appearance."""
+    merged = {}
+    for r in reasons:
+        m = merged.setdefault((r["system"], r["algorithm"], r["reason"]),
+                              dict(r, op=[], transport_asked=[]))
+        for key in ("op", "transport_asked"):
+            if r[key] not in m[key]:
+                m[key].append(r[key])
+    return tuple(dict(m, op=", ".join(m["op"]), transport_asked=", ".join(m["transport_asked"]))
+                 for m in merged.values())
+
+
 def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
     """The swept sizes nearest (in log) to 1 KiB, 1 MiB, 1 GiB, for the summary table."""
     out = []
@@ -244,9 +259,13 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
               "Every operation, algorithm, transport and size (times in s, bandwidths in B/s)",
               csv_rows=tuple(rows)),
         Table("not_applicable", "Algorithms that do not apply, and why",
-              (Column("system", "system"), Column("op", "op"), Column("algorithm", "algorithm"),
-               Column("transport_asked", "transport"), Column("reason", "reason")),
-              tuple(reasons)),
+              (Column("system", "system"), Column("algorithm", "algorithm"),
+               Column("op", "operations"), Column("transport_asked", "transport"),
+               Column("reason", "reason")),
+              _merged_reasons(reasons),
+              "One row per system, algorithm and reason, with the operations and transports "
+              "it holds for; one row per case in not_applicable.csv.",
+              csv_rows=tuple(reasons)),
     ]
     section = Section("collectives", "Collectives", tables=tuple(tables),
                       figures=tuple(figures), parameters=_collective_parameters(fabrics))
@@ -400,13 +419,29 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
                  "floor (runtime 'ideal'), NCCL as its own tuner models it, and symmetric-"
                  "memory kernels. At small sizes both runtimes are launch- and "
                  "synchronisation-bound, so the symmetric-memory gain over NCCL is a ratio of "
-                 "fixed costs (a few microseconds against NCCL's 10-25 us), not of the "
-                 "fabric's latencies."),)
+                 f"fixed costs{_fixed_costs_text(rt_rows)}, not of the fabric's latencies."),)
     section = Section("symmetric", "Symmetric memory versus message passing", text=text,
                       tables=tables, figures=(fig,))
     return section, (symmetric_findings(out)
                      + runtime_findings([r for r in rt_rows if r["op"] == featured[0]],
                                         list(fabrics), kind="symmetric"))
+
+
+def _fixed_costs_text(rows):
+    """' (at 1KiB: 2.4-3us for the symmetric-memory kernels against 25-159us for NCCL)',
+    from the runtimes table's smallest size (the figures were once written by hand)."""
+    small = min(r["size_bytes"] for r in rows)
+    both = [r for r in rows if r["size_bytes"] == small and r["symmetric_time_s"] is not None]
+    if not both:
+        return ""
+
+    def span(key):
+        lo, hi = min(r[key] for r in both), max(r[key] for r in both)
+        return format_time(lo) if format_time(lo) == format_time(hi) else \
+            f"{format_time(lo)}-{format_time(hi)}"
+
+    return (f" (at {format_size(small)}: {span('symmetric_time_s')} for the symmetric-memory "
+            f"kernels against {span('nccl_time_s')} for NCCL)")
 
 
 def _fmt_time_or_dash(v):

@@ -206,6 +206,7 @@ def test_expert_balance_prices_the_busiest_rank_at_mean_over_balance(fab):
     b = analysis.decode_step("deepseek-v3", fab, expert_balance=0.8, **kw).layers[-1]
     m = analysis.model_config("deepseek-v3")
     f_ex = fabric.chip_spec("h100").gemm_flops(m.math_format("experts"))
+    f_ex *= analysis.gemm_compute_efficiency("hopper", "fp8", "grouped").value   # DeepGEMM
     mean = 256 * 8                       # token-expert pairs per rank
     busiest_rr = 4 * (256 * 72 * 8 / 256)  # round-robin: 256 experts over 72, 4 on the busiest
     per_pair = 2 * m.expert_params / f_ex
