@@ -11,6 +11,7 @@ from . import (
            _export,
            _failure_cost,
            _fair,
+           _gemm,
            _metrics,
            _models,
            _moe_exchange,
@@ -35,6 +36,7 @@ from ._decode import *
 from ._export import *
 from ._failure_cost import *
 from ._fair import *
+from ._gemm import *
 from ._metrics import *
 from ._models import *
 from ._moe_exchange import *
@@ -57,5 +59,5 @@ __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep._
            + _closed_form.__all__ + _schedules.__all__ + _schedules_multi.__all__
            + _collectives.__all__
            + _traffic.__all__ + _throughput.__all__ + _bom.__all__
-           + _fair.__all__ + _provenance.__all__ + _export.__all__
+           + _fair.__all__ + _gemm.__all__ + _provenance.__all__ + _export.__all__
            + _scaling.__all__ + _failure_cost.__all__)

@@ -38,8 +38,10 @@ def register(sub):
     p.add_argument("--hbm-efficiency", type=float, default=None,
                    help="achieved fraction of peak HBM bandwidth (default 0.78, see "
                         "analysis.DECODE_HBM_EFFICIENCY; 1: the roofline)")
-    p.add_argument("--compute-efficiency", type=float, default=1.0,
-                   help="achieved fraction of peak FLOP/s (1)")
+    p.add_argument("--compute-efficiency", type=float, default=None,
+                   help="achieved fraction of each GEMM's peak FLOP/s (default: the published "
+                        "one per chip generation and format, analysis.GEMM_COMPUTE_EFFICIENCY, "
+                        "else 1)")
     p.add_argument("--draft-length", type=int, default=None,
                    help="speculative decoding: tokens drafted per cycle")
     p.add_argument("--acceptance", type=float, default=None,
@@ -76,9 +78,9 @@ def add_step_options(p):
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "
                         "gap instead of a host launch (default: on, as analysis.decode_step "
                         "and the serving frameworks)")
-    p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm"),
+    p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm", "sglang"),
                    help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
-                        "published module list; vllm: counted from vLLM's code)")
+                        "published module list; vllm, sglang: counted from their code)")
     p.add_argument("--overlap", type=_overlap_arg, default=0.0,
                    help="fraction of communication hidden under compute (0), or 'two-batch': "
                         "SGLang/DeepSeek's decode two-batch overlap schedule (needs "

@@ -128,6 +128,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 
+from ._gemm import gemm_compute_efficiency
 from ._models import model_config
 
 __all__ = [
@@ -143,6 +144,7 @@ __all__ = [
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
     "MTP_KERNELS",
+    "SGLANG_GRAPH_KERNELS",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -225,8 +227,38 @@ VLLM_GRAPH_KERNELS = {
                 "moe_sum", "add_shared_routed"),
 }
 
+#: Kernels per layer of SGLang's graph-captured decode of DeepSeek-V3 (FP8 block-quantized
+#: weights) under data-parallel attention and DeepEP low-latency expert parallelism, counted
+#: from SGLang's code (sgl-project/sglang ``python/sglang/srt/models/deepseek_v2.py`` of
+#: mid-2025: ``forward_absorb_prepare`` / ``forward_absorb_core``, the MoE's ``op_*`` steps
+#: for DeepEP, ``DeepseekV2MLP``; its FP8 block linear quantizes the activations per token
+#: group in a kernel of its own before each FP8 GEMM; the DeepEP MoE runs DeepGEMM's masked
+#: grouped GEMMs around a fused SiLU-and-quantize kernel), one kernel per op. Attention: the
+#: fused residual-add + RMSNorm, quantize + fused q_a/kv_a projection, the two RMSNorms,
+#: quantize + q_b, quantize + the W_UK batched GEMM (FP8), rotary, the latent-cache write,
+#: the MLA decode kernel, quantize + W_UV, quantize + o_proj. MoE: the fused add + RMSNorm,
+#: the router GEMM, the biased grouped top-k, the EPLB map of logical to physical experts,
+#: the shared expert (quantize + gate/up, SiLU-and-mul, quantize + down), the two masked
+#: grouped GEMMs and their SiLU-and-quantize, and the add of shared and routed outputs; the
+#: exchange's kernels come from ``ep_kernel``. Dense FFN layers: norm, quantize + gate/up,
+#: SiLU-and-mul, quantize + down. The quantize kernels are taken as elementwise (a max per
+#: group of 128 values, no row-wide reduction: an assumption). GQA attention and the head
+#: keep :data:`KERNELS`.
+SGLANG_GRAPH_KERNELS = {
+    "mla": ("add_rmsnorm", "qkv_a_quant", "fused_qkv_a_proj", "q_a_rmsnorm", "kv_a_rmsnorm",
+            "q_b_quant", "q_b_proj", "q_nope_quant", "w_uk_bmm", "rotary", "mla_cache_write",
+            "mla_decode", "attn_out_quant", "w_uv_bmm", "o_proj_quant", "o_proj"),
+    "dense_ffn": ("add_rmsnorm", "gate_up_quant", "gate_up_proj", "silu_and_mul", "down_quant",
+                  "down_proj"),
+    "moe_ffn": ("add_rmsnorm", "router_gemm", "topk", "expert_location_map",
+                "shared_gate_up_quant", "shared_gate_up", "shared_silu_and_mul",
+                "shared_down_quant", "shared_down", "masked_gemm1", "masked_silu_and_mul_quant",
+                "masked_gemm2", "add_shared_routed"),
+}
+
 #: Kernel lists of a graph-captured decode, by serving engine (``decode_step(engine=...)``).
-ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS}
+ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS,
+                  "sglang": SGLANG_GRAPH_KERNELS}
 
 #: What each kernel of the lists above does, by class: ``gemm`` (a weight GEMM or batched
 #: GEMM), ``attention`` (the attention kernel, reading the KV cache), ``moe_gemm`` (the routed
@@ -247,7 +279,7 @@ KERNEL_CLASSES = {
                      "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
-                     "marlin_gemm2"), "moe_gemm"),
+                     "marlin_gemm2", "masked_gemm1", "masked_gemm2"), "moe_gemm"),
     **dict.fromkeys(("dispatch", "combine", "exchange"), "exchange"),
     **dict.fromkeys(("attn_norm", "q_a_norm", "kv_a_norm", "ffn_norm", "final_norm",
                      "q_kv_rmsnorm", "allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm",
@@ -255,7 +287,10 @@ KERNEL_CLASSES = {
                      "kv_a_rmsnorm"), "norm"),
     **dict.fromkeys(("rope", "kv_cache_write", "residual_add", "act_mul", "expert_act",
                      "shared_act", "kv_cache_rope", "rotary", "mla_cache_write",
-                     "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed"),
+                     "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed",
+                     "qkv_a_quant", "q_b_quant", "q_nope_quant", "attn_out_quant",
+                     "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
+                     "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant"),
                     "elementwise"),
     "topk": "topk",
     "moe_align": "moe_align",
@@ -857,7 +892,7 @@ def _check_fraction(name, value, lo, hi, lo_open=False):
 def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,
                 transport=None, algorithm="auto", skew=0.0, overlap=0.0,
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
-                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=None,
                 dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
@@ -906,10 +941,13 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
         (0.78, the best published decode weight streaming; 1: the roofline).
     compute_efficiency : float in (0, 1]
-        Achieved fraction of peak FLOP/s (1: roofline). Each GEMM's peak is the chip's
-        dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops`` of
-        ``MoEModel.math_format``: FP8 for FP8 W8A8 weights, FP4 for NVFP4 on Blackwell,
-        BF16 for INT4 W4A16 and the attention scores, router and head).
+        Achieved fraction of peak FLOP/s (1: roofline), for every GEMM. Each GEMM's peak is
+        the chip's dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops``
+        of ``MoEModel.math_format``: FP8 for FP8 W8A8 weights, FP4 for NVFP4 on Blackwell,
+        BF16 for INT4 W4A16 and the attention scores, router and head). Default None:
+        each GEMM at its published efficiency (:func:`analysis.gemm_compute_efficiency` of
+        the chip's generation, the format and the kind, grouped for the routed experts:
+        DeepGEMM's FP8 tables on Hopper), 1 where none is published.
     dispatch_bytes, combine_bytes : float, optional
         Bytes per element sent in dispatch and combine; default the model's
         ``activation_bytes`` (DeepSeek-V3 dispatches FP8, 1 byte, and combines BF16).
@@ -942,8 +980,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
     engine : str
         Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
-        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`) or
-        ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`).
+        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`),
+        ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`) or ``"sglang"``
+        (counted from SGLang's code, :data:`SGLANG_GRAPH_KERNELS`).
     min_kernel_time : float
         Seconds one kernel runs at least beyond its boundary, for every kernel (a uniform
         floor on top of ``kernel_floors``). Default :data:`MIN_KERNEL_TIME` (0, off).
@@ -1057,7 +1096,7 @@ class _Settings:
     fusion_factor: float
     launch_overhead: float
     hbm_eff: float
-    fl_eff: float
+    fl_eff: float | None
     dispatch_b: float
     combine_b: float
     collective: object
@@ -1095,15 +1134,33 @@ class _Settings:
 
     @property
     def flops(self):
-        """Achieved FLOP/s at the chip's BF16 peak."""
-        return self.chip.peak_flops * self.fl_eff
+        """Achieved FLOP/s at the chip's BF16 peak (``compute_efficiency``, 1 when None);
+        the model's blocks price each part at :meth:`gemm_flops`."""
+        return self.chip.peak_flops * (1.0 if self.fl_eff is None else self.fl_eff)
+
+    def gemm_efficiency(self, part):
+        """Compute efficiency of the GEMMs of model part ``part``: the user's
+        ``compute_efficiency``, else the published one of the chip's generation, the format
+        they run in and their kind (routed experts: grouped), else 1. ``None`` for 1 by
+        default (no published figure), so that :meth:`gemm_flops` keeps the roofline's
+        arithmetic bit for bit."""
+        if self.fl_eff is not None or part == "scores":
+            return self.fl_eff
+        p = gemm_compute_efficiency(self.chip.generation, self.gemm_format(part),
+                                    "grouped" if part == "experts" else "dense")
+        return None if p is None else p.value
+
+    def gemm_format(self, part):
+        """The math format the GEMMs of model part ``part`` run in on this chip."""
+        return self.chip.gemm_format(self.m.math_format(part))
 
     def gemm_flops(self, part):
         """Achieved FLOP/s of the GEMMs of model part ``part`` (``MoEModel.math_format``):
         the chip's dense peak of the math format they run in (``ChipSpec.gemm_flops``:
         FP8 W8A8 on FP8 tensor cores, NVFP4 on FP4 ones where the chip has them, INT4
-        W4A16 and formats the chip lacks in BF16) times ``compute_efficiency``."""
-        return self.chip.gemm_flops(self.m.math_format(part)) * self.fl_eff
+        W4A16 and formats the chip lacks in BF16) times :meth:`gemm_efficiency`."""
+        eff = self.gemm_efficiency(part)
+        return self.chip.peak(self.gemm_format(part)) * (1.0 if eff is None else eff)
 
     @property
     def b_dp(self):
@@ -1148,7 +1205,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     overlap = (TWO_BATCH if isinstance(overlap, str) and overlap == TWO_BATCH
                else _check_fraction("overlap", overlap, 0.0, 1.0))
     hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
-    fl_eff = _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True)
+    fl_eff = (None if compute_efficiency is None else
+              _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
     _check_number("fusion_factor", fusion_factor, 1)
     for name, v in (("launch_overhead", launch_overhead), ("min_kernel_time", min_kernel_time),
                     ("gemm_fixed_time", gemm_fixed_time),
@@ -1643,7 +1701,10 @@ def _parameters(s, moe, comm):
         count_source = ({"trtllm": "NVIDIA/TensorRT-LLM tech_blog1 module list "
                                    "(analysis._decode.GRAPH_KERNELS)",
                          "vllm": "counted from vLLM's deepseek_v2.py, mla.py and fused_moe "
-                                 "Marlin path (analysis._decode.VLLM_GRAPH_KERNELS)"}[s.engine]
+                                 "Marlin path (analysis._decode.VLLM_GRAPH_KERNELS)",
+                         "sglang": "counted from SGLang's deepseek_v2.py (absorbed MLA, FP8 "
+                                   "block linears, DeepEP MoE with DeepGEMM masked GEMMs) "
+                                   "(analysis._decode.SGLANG_GRAPH_KERNELS)"}[s.engine]
                         + "; GQA and head: one kernel per operator (assumption)")
     else:
         launch_param = Parameter("decode.launch_overhead", s.launch_overhead, "s",
@@ -1686,11 +1747,28 @@ def _parameters(s, moe, comm):
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source
                    if s.moe_eff == VLLM_INT4_MOE_HBM_EFFICIENCY.value else "user")),
-        Parameter("decode.compute_efficiency", s.fl_eff, "", "user (1: peak FLOP/s)"),
+        Parameter("decode.compute_efficiency", s.fl_eff, "",
+                  "user (1: peak FLOP/s)" if s.fl_eff is not None else
+                  "None: per GEMM, analysis.GEMM_COMPUTE_EFFICIENCY where published for the "
+                  "chip's generation and the GEMM's format and kind, else 1"),
         Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
         Parameter("decode.expert_balance", s.balance, "",
                   "user (None: round-robin placement; else mean/max of the expert ranks' "
                   "token-expert pairs, EPLB's balancedness)"),
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
-    ) + exch_params + s.m.parameters()
+    ) + _efficiency_parameters(s) + exch_params + s.m.parameters()
+
+
+def _efficiency_parameters(s):
+    """The published GEMM compute efficiencies the step used (none under a user's
+    ``compute_efficiency``)."""
+    if s.fl_eff is not None:
+        return ()
+    used = {}
+    for part in ("attention", "ffn", "experts", "router", "head"):
+        p = gemm_compute_efficiency(s.chip.generation, s.gemm_format(part),
+                                    "grouped" if part == "experts" else "dense")
+        if p is not None:
+            used.setdefault(p.name, p)
+    return tuple(used.values())

@@ -158,3 +158,76 @@ def test_format_fields_are_checked():
         dataclasses.replace(WEIGHT_FORMATS["fp8"], math="fp16")
     # a config of no stated format prices its GEMMs in BF16, as before formats existed
     assert {SMALL.math_format(p) for p in ("attention", "ffn", "experts")} == {"bf16"}
+
+
+# -- published compute efficiencies (analysis/_gemm.py) -------------------------------------
+
+def test_deepgemm_efficiencies_by_hand():
+    from analysis import DEEPGEMM_H800_FP8, GEMM_COMPUTE_EFFICIENCY, gemm_compute_efficiency
+
+    # DeepGEMM README at 327ec92 (H800 SXM5, FP8): the rows above the ridge point
+    # 1978.9 TFLOPS / 3.35 TB/s = 590.7 FLOP/B, counted by hand (intensity from the shape:
+    # FP8 A and B, BF16 D): the five M=4096 normal rows but 4096x32768x512 (478 FLOP/B),
+    # the masked rows of 1024 and 512 tokens per group (not 256: 452 and 398 FLOP/B)
+    dense = [(4096, 2112, 7168, 1127), (4096, 24576, 1536, 1212), (4096, 7168, 16384, 1520),
+             (4096, 4096, 7168, 1410), (4096, 7168, 2048, 1168)]
+    grouped = [(1, 1024, 4096, 7168, 1233), (1, 1024, 7168, 2048, 925),
+               (2, 512, 4096, 7168, 1040), (2, 512, 7168, 2048, 916)]
+
+    def eff(rows):   # FLOPs over time over the dense FP8 peak
+        flops = [2 * g * m * n * k for g, m, n, k, _ in rows]
+        time = [f / (t * 1e12) for f, (*_, t) in zip(flops, rows)]
+        return sum(flops) / sum(time) / 1978.9e12
+
+    want = {"dense": eff([(1, *r) for r in dense]), "grouped": eff(grouped)}
+    assert want["dense"] == pytest.approx(0.6978, abs=1e-4)
+    assert want["grouped"] == pytest.approx(0.5303, abs=1e-4)
+    for kind, v in want.items():
+        p = GEMM_COMPUTE_EFFICIENCY[("hopper", "fp8", kind)]
+        assert p.value == pytest.approx(v, rel=1e-12) and "DeepGEMM" in p.source
+        assert gemm_compute_efficiency("hopper", "fp8", kind) is p
+    assert len(DEEPGEMM_H800_FP8["dense"]) == 18 and len(DEEPGEMM_H800_FP8["grouped"]) == 6
+    # nothing published elsewhere: the roofline (None)
+    assert set(GEMM_COMPUTE_EFFICIENCY) == {("hopper", "fp8", "dense"),
+                                            ("hopper", "fp8", "grouped")}
+    for gen, fmt in (("blackwell", "fp4"), ("blackwell", "fp8"), ("hopper", "bf16"),
+                     (None, "fp8")):
+        assert gemm_compute_efficiency(gen, fmt, "dense") is None
+    with pytest.raises(SpecError, match="GEMM kind"):
+        gemm_compute_efficiency("hopper", "fp8", "batched")
+
+
+def test_decode_prices_hopper_fp8_gemms_at_the_published_efficiency():
+    from analysis import GEMM_COMPUTE_EFFICIENCY
+
+    d = GEMM_COMPUTE_EFFICIENCY[("hopper", "fp8", "dense")].value
+    g = GEMM_COMPUTE_EFFICIENCY[("hopper", "fp8", "grouped")].value
+    hopper = dataclasses.replace(_chip((("fp8", FP8), ("int8", FP8))), generation="hopper")
+    m, t, tp, k = MIXED, 64, 2, MIXED.experts_per_token   # FP8 attention; NVFP4 FFNs run BF16
+    m8 = dataclasses.replace(m, ffn_format="fp8", expert_format="fp8",
+                             ffn_weight_bytes=None, expert_weight_bytes=None)
+    r = _step(m8, hopper, batch=t)
+    att = t * 2 * m.attention_params / tp / (FP8 * d) \
+        + t * m.attention.score_flops_per_token(16) / tp / BF16
+    assert r.layers[0].attention_compute == pytest.approx(att, rel=1e-12)
+    assert r.layers[0].ffn_compute == pytest.approx(
+        t * 2 * m.dense_ffn_params / tp / (FP8 * d), rel=1e-12)
+    moe = (t * 2 * m.router_params / BF16
+           + t * 2 * m.shared_experts * m.expert_params / tp / (FP8 * d)
+           + t * k * 2 * m.expert_params / tp / (FP8 * g))
+    assert r.layers[1].ffn_compute == pytest.approx(moe, rel=1e-12)
+    names = [p.name for p in r.parameters]
+    assert "gemm.compute_efficiency.hopper.fp8.dense" in names
+    assert "gemm.compute_efficiency.hopper.fp8.grouped" in names
+    # NVFP4 on Hopper runs weight-only in BF16: no published efficiency, the roofline
+    r4 = _step(m, hopper, batch=t)
+    assert r4.layers[0].ffn_compute == pytest.approx(
+        t * 2 * m.dense_ffn_params / tp / BF16, rel=1e-12)
+    # a user's compute_efficiency replaces the published ones for every GEMM
+    r1 = _step(m8, hopper, batch=t, compute_efficiency=1.0)
+    assert r1.layers[0].ffn_compute == pytest.approx(
+        t * 2 * m.dense_ffn_params / tp / FP8, rel=1e-12)
+    assert not any(p.name.startswith("gemm.compute_efficiency") for p in r1.parameters)
+    # the same chip stated as Blackwell has no published FP8 figure: the roofline
+    bw = _step(m8, dataclasses.replace(hopper, generation="blackwell"), batch=t)
+    assert bw.layers[0].ffn_compute == pytest.approx(r1.layers[0].ffn_compute, rel=1e-12)

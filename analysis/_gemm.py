@@ -1,0 +1,128 @@
+"""Published compute efficiencies of GEMMs, per chip generation, math format and GEMM kind.
+
+The decode model prices a GEMM's FLOPs at the chip's dense tensor peak of the format it
+runs in (``fabric.ChipSpec.gemm_flops``) times a compute efficiency. Where a published
+measurement of that kind of GEMM, on the shapes the presets run, exists, the efficiency
+is computed here from it; elsewhere it stays 1 (the roofline), and :func:`gemm_compute_efficiency`
+says so by returning ``None``.
+
+**FP8 on Hopper** (the only published table on DeepSeek shapes found): DeepGEMM's
+README performance tables (deepseek-ai/DeepGEMM, README at commit 327ec92, 2025-04-09,
+the last revision with the tables): "all shapes potentially used in DeepSeek-V3/R1
+inference (including both prefilling and decoding, but without tensor parallelism) on
+H800 SXM5 with NVCC 12.8", FP8 x FP8 with fine-grained scaling, one row per shape with the
+achieved TFLOPS (:data:`DEEPGEMM_H800_FP8`). The efficiency of a kind of GEMM is read
+only off the rows the tensor cores bound: a row counts when its arithmetic intensity,
+``2 g M N K / (g (M K + N K) + 2 g M N)`` FLOP per byte (FP8 operands, BF16 output: the
+bytes DeepGEMM's own "memory bandwidth" column divides by, to 0.3%), exceeds the H800's
+ridge point ``1978.9 TFLOPS / 3.35 TB/s = 591`` FLOP/B; its value is the table's FLOPs
+over its time (each compute-bound shape run once) divided by the dense FP8 peak, 1,978.9
+TFLOPS (fabric ``h800``):
+
+* ``dense`` (normal GEMMs: attention projections, dense FFNs, shared experts): the five
+  M = 4096 rows above the ridge give 0.698;
+* ``grouped`` (the masked grouped GEMMs DeepGEMM provides "during the inference decoding
+  phase" for routed experts): the four rows above the ridge give 0.530.
+
+Memory-bound rows are left to the bandwidth side of the roofline
+(``analysis.DECODE_HBM_EFFICIENCY``). The H800 figures are taken for every Hopper chip
+(H100, H200, H20, H800: the same GH100 tensor cores; an assumption for H20's cut-down
+part) and for every FP8 GEMM of those kinds, whatever engine runs it (an assumption:
+engines on Hopper call DeepGEMM or kernels of its class for these checkpoints).
+
+**Not found, so 1**: FP4 (NVFP4) on Blackwell on DeepSeek shapes (the nearest published,
+vLLM PR #20646's B200 NVFP4 CUTLASS GEMMs on Llama-3.1-8B shapes, 3.0-3.9 PFLOPS at M >= 8192
+of the 9 dense: other shapes and an untuned kernel, not used), FP8 on Blackwell, BF16
+anywhere, the attention kernel's score math.
+
+Examples
+--------
+>>> round(GEMM_COMPUTE_EFFICIENCY[("hopper", "fp8", "dense")].value, 3)
+0.698
+>>> gemm_compute_efficiency("blackwell", "fp4", "grouped") is None
+True
+"""
+
+from fabric import Parameter, SpecError, chip_spec
+
+__all__ = ["DEEPGEMM_H800_FP8", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
+           "gemm_compute_efficiency"]
+
+#: Kinds of GEMM with their own efficiency: plain GEMMs, and the grouped GEMMs of the
+#: routed experts.
+GEMM_KINDS = ("dense", "grouped")
+
+_DEEPGEMM_SOURCE = ("deepseek-ai/DeepGEMM README performance tables at commit 327ec92 "
+                    "(2025-04-09): FP8 GEMMs on DeepSeek-V3/R1 shapes, H800 SXM5, NVCC 12.8")
+
+#: DeepGEMM's published FP8 GEMM measurements on H800 SXM5 (README at commit 327ec92,
+#: 2025-04-09): ``kind -> ((groups, M per group, N, K, achieved TFLOPS), ...)``; "dense" is
+#: the "Normal GEMMs for dense models" table, "grouped" the "Grouped GEMMs for MoE models
+#: (masked layout)" table (the decoding one). Source data, never fitted.
+DEEPGEMM_H800_FP8 = {
+    "dense": (
+        (1, 64, 2112, 7168, 206), (1, 64, 24576, 1536, 289), (1, 64, 32768, 512, 219),
+        (1, 64, 7168, 16384, 336), (1, 64, 4096, 7168, 287), (1, 64, 7168, 2048, 295),
+        (1, 128, 2112, 7168, 352), (1, 128, 24576, 1536, 535), (1, 128, 32768, 512, 358),
+        (1, 128, 7168, 16384, 645), (1, 128, 4096, 7168, 533), (1, 128, 7168, 2048, 510),
+        (1, 4096, 2112, 7168, 1127), (1, 4096, 24576, 1536, 1212),
+        (1, 4096, 32768, 512, 775), (1, 4096, 7168, 16384, 1520),
+        (1, 4096, 4096, 7168, 1410), (1, 4096, 7168, 2048, 1168),
+    ),
+    "grouped": (
+        (1, 1024, 4096, 7168, 1233), (1, 1024, 7168, 2048, 925),
+        (2, 512, 4096, 7168, 1040), (2, 512, 7168, 2048, 916),
+        (4, 256, 4096, 7168, 932), (4, 256, 7168, 2048, 815),
+    ),
+}
+
+
+def _intensity(g, m, n, k):
+    """FLOP per byte of a grouped FP8 GEMM: FP8 A and B read once, BF16 D written."""
+    return 2 * g * m * n * k / (g * (m * k + n * k) + 2 * g * m * n)
+
+
+def _table_efficiency(rows, chip):
+    """The rows' FLOPs over their time, over the chip's dense FP8 peak, counting only the
+    rows whose arithmetic intensity exceeds the chip's ridge point (compute-bound)."""
+    peak = chip.peak("fp8")
+    ridge = peak / chip.hbm_bandwidth
+    flops = time = 0.0
+    for g, m, n, k, tflops in rows:
+        if _intensity(g, m, n, k) > ridge:
+            f = 2 * g * m * n * k
+            flops += f
+            time += f / (tflops * 1e12)
+    return flops / time / peak
+
+
+def _deepgemm(kind):
+    h800 = chip_spec("h800")
+    rows = DEEPGEMM_H800_FP8[kind]
+    used = sum(_intensity(*r[:4]) > h800.peak("fp8") / h800.hbm_bandwidth for r in rows)
+    return Parameter(
+        f"gemm.compute_efficiency.hopper.fp8.{kind}", _table_efficiency(rows, h800), "",
+        f"{_DEEPGEMM_SOURCE}: achieved over dense FP8 peak (1,978.9 TFLOPS) of the {used} "
+        f"compute-bound rows (intensity above the 591 FLOP/B ridge) of its "
+        f"{'normal' if kind == 'dense' else 'masked grouped'} GEMM table, FLOPs over time; "
+        f"taken for every Hopper chip (assumption)")
+
+
+#: Published compute efficiencies by ``(generation, math format, kind)``; combinations
+#: absent have none published on the presets' shapes (1 is used: the roofline).
+GEMM_COMPUTE_EFFICIENCY = {("hopper", "fp8", kind): _deepgemm(kind) for kind in GEMM_KINDS}
+
+
+def gemm_compute_efficiency(generation, math, kind):
+    """The published compute efficiency (a :class:`~fabric.Parameter`) of a ``kind`` GEMM
+    (``"dense"`` or ``"grouped"``) in math format ``math`` on a chip of ``generation``, or
+    ``None`` where none is published (the decode model then uses 1).
+
+    >>> gemm_compute_efficiency("hopper", "fp8", "grouped").name
+    'gemm.compute_efficiency.hopper.fp8.grouped'
+    >>> gemm_compute_efficiency("hopper", "bf16", "dense") is None
+    True
+    """
+    if kind not in GEMM_KINDS:
+        raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {kind!r}")
+    return GEMM_COMPUTE_EFFICIENCY.get((generation, math, kind))
