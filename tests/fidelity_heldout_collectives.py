@@ -155,10 +155,14 @@ KNOWN_MISSES = {
         "model's ring/LL bandwidth on GB200 at 4 MiB is too high (192 vs 146 GB/s busbw); the "
         "additive host cost of session 4 hid this; not sourced further"),
     "hfplaybook-h100-alltoall-minlat": (
-        "NCCL's all-to-all on 8 GPUs is 7 grouped sends and receives per rank; the model "
-        "charges one kernel (kernel_floor 2.3 us, NVIDIA/nccl issue 1940) + one LL step + "
-        "the bytes: 2.9 us against 7.6 us measured. The check set's 2-rank send/recv (~3 us) "
-        "matches; what the extra peers cost at small sizes is not sourced"),
+        "NCCL's all-to-all on 8 GPUs is 8 grouped sends and receives per rank; NCCL 2.28.7 "
+        "schedules them as one kernel, each round on its own channel (src/enqueue.cc "
+        "scheduleP2pTasksToPlan), so the GPU side is one exchange like the check set's "
+        "2-rank send/recv (~3 us, matched): the model gives 2.9 us (kernel_floor 2.3 us, "
+        "NVIDIA/nccl issue 1940, + one LL step + the bytes) against 7.6 us measured. The "
+        "host issues 16 ncclSend/ncclRecv calls and one launch per iteration; if that is "
+        "the 7.6 us (host-bound, as the -g N rows), it is ~0.3 us per call beyond the "
+        "launch: no published per-call figure on a named Hopper/Blackwell host"),
     "cw-nvl72-ar-512m": (
         "72-GPU NVLS under NCCL 2.25.1 (the release tagged by the source's date, 2025-02-20: "
         "32 NVLS channels on Blackwell): with NCCL's pipeline fill (2 iterations of 3 stages) "
@@ -167,11 +171,16 @@ KNOWN_MISSES = {
         "NVLS bus bandwidth over 72 ranks is ~16% high, see the head cap in "
         "analysis._runtime_cost). No sourced mechanism for the rest of the 72-rank ramp"),
     "tritondist-h100-ar-1k": (
-        "measured through torch.distributed, whose per-call overhead (Python, stream and "
-        "work-object handling) the model does not hold; nccl-tests-like launches of NCCL on "
-        "8 H100/H20 sit at NCCL's ~15-16 us (check set h20-ar-1k)"),
+        "measured through torch.distributed, whose per-call host overhead (Python, stream "
+        "and work-object handling) the model does not hold: 15.4 us (NCCL 2.27.6 ring/LL) "
+        "against 19.5 us; the same source's 16 KiB, 256 KiB and 4 MiB rows match (GPU-bound), "
+        "as a host-bound ~19.5 us per call would give (analysis.host_launch_delay's "
+        "pipeline); no published per-call torch.distributed figure on a named Hopper host"),
     "nccl1469-h100-16x8-ar-4k": (
         "NCCL's tuner cost for a 128-rank tree in LL (55 us at 16 B, +2 us at 4 KiB) grows "
-        "too little with size against the measurement (62 -> 77 us); the issue's network is "
-        "not stated, so the NIC is the rail preset's assumption"),
+        "too little with size against the measurement (62 -> 77 us); the source is noisy "
+        "(8 B: 72.0 us out-of-place, 62.0 us in-place) and its network is not stated, so the "
+        "NIC is the rail preset's assumption. NCCL's LL forwards line by line (no "
+        "store-and-forward of the 4 KiB within NVLink hops; a network hop waits for a step's "
+        "lines, ~0.2 us at 4 KiB): no sourced mechanism found for +15 us"),
 }
