@@ -78,9 +78,9 @@ def add_step_options(p):
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "
                         "gap instead of a host launch (default: on, as analysis.decode_step "
                         "and the serving frameworks)")
-    p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm"),
+    p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm", "sglang"),
                    help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
-                        "published module list; vllm: counted from vLLM's code)")
+                        "published module list; vllm, sglang: counted from their code)")
     p.add_argument("--overlap", type=_overlap_arg, default=0.0,
                    help="fraction of communication hidden under compute (0), or 'two-batch': "
                         "SGLang/DeepSeek's decode two-batch overlap schedule (needs "

@@ -144,6 +144,7 @@ __all__ = [
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
     "MTP_KERNELS",
+    "SGLANG_GRAPH_KERNELS",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -226,8 +227,38 @@ VLLM_GRAPH_KERNELS = {
                 "moe_sum", "add_shared_routed"),
 }
 
+#: Kernels per layer of SGLang's graph-captured decode of DeepSeek-V3 (FP8 block-quantized
+#: weights) under data-parallel attention and DeepEP low-latency expert parallelism, counted
+#: from SGLang's code (sgl-project/sglang ``python/sglang/srt/models/deepseek_v2.py`` of
+#: mid-2025: ``forward_absorb_prepare`` / ``forward_absorb_core``, the MoE's ``op_*`` steps
+#: for DeepEP, ``DeepseekV2MLP``; its FP8 block linear quantizes the activations per token
+#: group in a kernel of its own before each FP8 GEMM; the DeepEP MoE runs DeepGEMM's masked
+#: grouped GEMMs around a fused SiLU-and-quantize kernel), one kernel per op. Attention: the
+#: fused residual-add + RMSNorm, quantize + fused q_a/kv_a projection, the two RMSNorms,
+#: quantize + q_b, quantize + the W_UK batched GEMM (FP8), rotary, the latent-cache write,
+#: the MLA decode kernel, quantize + W_UV, quantize + o_proj. MoE: the fused add + RMSNorm,
+#: the router GEMM, the biased grouped top-k, the EPLB map of logical to physical experts,
+#: the shared expert (quantize + gate/up, SiLU-and-mul, quantize + down), the two masked
+#: grouped GEMMs and their SiLU-and-quantize, and the add of shared and routed outputs; the
+#: exchange's kernels come from ``ep_kernel``. Dense FFN layers: norm, quantize + gate/up,
+#: SiLU-and-mul, quantize + down. The quantize kernels are taken as elementwise (a max per
+#: group of 128 values, no row-wide reduction: an assumption). GQA attention and the head
+#: keep :data:`KERNELS`.
+SGLANG_GRAPH_KERNELS = {
+    "mla": ("add_rmsnorm", "qkv_a_quant", "fused_qkv_a_proj", "q_a_rmsnorm", "kv_a_rmsnorm",
+            "q_b_quant", "q_b_proj", "q_nope_quant", "w_uk_bmm", "rotary", "mla_cache_write",
+            "mla_decode", "attn_out_quant", "w_uv_bmm", "o_proj_quant", "o_proj"),
+    "dense_ffn": ("add_rmsnorm", "gate_up_quant", "gate_up_proj", "silu_and_mul", "down_quant",
+                  "down_proj"),
+    "moe_ffn": ("add_rmsnorm", "router_gemm", "topk", "expert_location_map",
+                "shared_gate_up_quant", "shared_gate_up", "shared_silu_and_mul",
+                "shared_down_quant", "shared_down", "masked_gemm1", "masked_silu_and_mul_quant",
+                "masked_gemm2", "add_shared_routed"),
+}
+
 #: Kernel lists of a graph-captured decode, by serving engine (``decode_step(engine=...)``).
-ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS}
+ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS,
+                  "sglang": SGLANG_GRAPH_KERNELS}
 
 #: What each kernel of the lists above does, by class: ``gemm`` (a weight GEMM or batched
 #: GEMM), ``attention`` (the attention kernel, reading the KV cache), ``moe_gemm`` (the routed
@@ -248,7 +279,7 @@ KERNEL_CLASSES = {
                      "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
-                     "marlin_gemm2"), "moe_gemm"),
+                     "marlin_gemm2", "masked_gemm1", "masked_gemm2"), "moe_gemm"),
     **dict.fromkeys(("dispatch", "combine", "exchange"), "exchange"),
     **dict.fromkeys(("attn_norm", "q_a_norm", "kv_a_norm", "ffn_norm", "final_norm",
                      "q_kv_rmsnorm", "allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm",
@@ -256,7 +287,10 @@ KERNEL_CLASSES = {
                      "kv_a_rmsnorm"), "norm"),
     **dict.fromkeys(("rope", "kv_cache_write", "residual_add", "act_mul", "expert_act",
                      "shared_act", "kv_cache_rope", "rotary", "mla_cache_write",
-                     "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed"),
+                     "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed",
+                     "qkv_a_quant", "q_b_quant", "q_nope_quant", "attn_out_quant",
+                     "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
+                     "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant"),
                     "elementwise"),
     "topk": "topk",
     "moe_align": "moe_align",
@@ -946,8 +980,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
     engine : str
         Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
-        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`) or
-        ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`).
+        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`),
+        ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`) or ``"sglang"``
+        (counted from SGLang's code, :data:`SGLANG_GRAPH_KERNELS`).
     min_kernel_time : float
         Seconds one kernel runs at least beyond its boundary, for every kernel (a uniform
         floor on top of ``kernel_floors``). Default :data:`MIN_KERNEL_TIME` (0, off).
@@ -1704,7 +1739,10 @@ def _parameters(s, moe, comm):
         count_source = ({"trtllm": "NVIDIA/TensorRT-LLM tech_blog1 module list "
                                    "(analysis._decode.GRAPH_KERNELS)",
                          "vllm": "counted from vLLM's deepseek_v2.py, mla.py and fused_moe "
-                                 "Marlin path (analysis._decode.VLLM_GRAPH_KERNELS)"}[s.engine]
+                                 "Marlin path (analysis._decode.VLLM_GRAPH_KERNELS)",
+                         "sglang": "counted from SGLang's deepseek_v2.py (absorbed MLA, FP8 "
+                                   "block linears, DeepEP MoE with DeepGEMM masked GEMMs) "
+                                   "(analysis._decode.SGLANG_GRAPH_KERNELS)"}[s.engine]
                         + "; GQA and head: one kernel per operator (assumption)")
     else:
         launch_param = Parameter("decode.launch_overhead", s.launch_overhead, "s",

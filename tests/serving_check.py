@@ -23,7 +23,7 @@ deployment runs: CUDA graphs, as vLLM and SGLang do for decode by default; for t
 vLLM rows, vLLM's kernel list (``engine="vllm"``), every expert split over the
 tensor-parallel GPUs (``etp``: vLLM's "TP=N" without expert parallelism) and the
 small all-reduces through vLLM's custom all-reduce, a load/store kernel over IPC
-buffers (the ``"symmetric-memory"`` runtime class); for the lmsys row the DeepEP
+buffers (the ``"symmetric-memory"`` runtime class); for the lmsys row SGLang's kernel list (``engine="sglang"``), the DeepEP
 low-latency kernel, two-batch overlap (``overlap="two-batch"``), the expert balance EPLB
 reaches at that scale (its blog's figure) and NCCL); everything else is the library's
 default. No constant is chosen to make a row match.
@@ -94,7 +94,7 @@ def _lmsys(row):
             "osl": 1, "context": 2000, "batch": 256 * 72, "mode": "disaggregated",
             "definition": "output-per-decode-gpu", "usable_hbm": 1.0, "micro_batches": 2,
             "overlap": "two-batch", "dispatch_bytes": _FP8_DISPATCH, "combine_bytes": 2.0,
-            "ep_kernel": "deepep-low-latency", "cuda_graphs": True,
+            "ep_kernel": "deepep-low-latency", "cuda_graphs": True, "engine": "sglang",
             "expert_balance": EPLB_BALANCE_72, **_runtime()}
 
 

@@ -113,7 +113,7 @@ def test_graph_engine_and_eager_flags(fake_cost, capsys):
                                            - len(GRAPH_KERNELS["moe_ffn"]))
     assert runs["eager"]["breakdown"]["launch"] > runs["trtllm"]["breakdown"]["launch"]
     with pytest.raises(SystemExit) as e:                 # argparse: one line, exit 2
-        main([*base, "--engine", "sglang"])
+        main([*base, "--engine", "lmdeploy"])
     assert e.value.code == 2
 
 

@@ -403,9 +403,9 @@ def test_engine_kernel_lists(fab):
                                     + exch)
     assert v.layers[-1].launch == pytest.approx(v.layers[-1].kernels
                                                 * GRAPH_KERNEL_OVERHEAD.value)
-    assert set(ENGINE_KERNELS) == {"trtllm", "vllm"}
+    assert set(ENGINE_KERNELS) == {"trtllm", "vllm", "sglang"}
     with pytest.raises(SpecError, match="engine must be one of"):
-        decode_step(SMALL, fab, engine="sglang", **base)
+        decode_step(SMALL, fab, engine="lmdeploy", **base)
 
 
 def test_sourced_defaults(fab):
@@ -646,7 +646,7 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed):
 @given(batch=st.integers(1, 96),
        layout=st.sampled_from(["tp=8,dp=1,etp=8", "tp=8", "tp=4,dp=2", "tp=1,dp=8",
                                "tp=2,dp=4"]),
-       engine=st.sampled_from(["trtllm", "vllm"]), graphs=st.booleans(),
+       engine=st.sampled_from(["trtllm", "vllm", "sglang"]), graphs=st.booleans(),
        floors=st.dictionaries(st.sampled_from(["norm", "elementwise", "topk", "moe_align",
                                                "gemm", "attention", "other"]),
                               st.floats(0.0, 2e-5)),

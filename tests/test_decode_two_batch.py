@@ -262,3 +262,24 @@ def test_cli_two_batch_and_expert_balance(capsys):
     with pytest.raises(SystemExit) as e:
         main(args + ["--overlap", "two_batch"])
     assert e.value.code == 2
+
+
+def test_sglang_kernel_list_recount(fab):
+    # recount by class (the list's docstring): attention 16 = 3 norms, 5 quantize + rotary +
+    # cache write (elementwise), 5 GEMMs, 1 attention; MoE 13 = 1 norm, 1 top-k, 6 elementwise,
+    # 3 GEMMs, 2 masked grouped GEMMs (+ the exchange's kernels); dense 6
+    from collections import Counter
+
+    from analysis._decode import KERNEL_CLASSES
+    from analysis._decode import SGLANG_GRAPH_KERNELS as S
+
+    count = {k: Counter(KERNEL_CLASSES[n] for n in v) for k, v in S.items()}
+    assert count["mla"] == {"norm": 3, "elementwise": 7, "gemm": 5, "attention": 1}
+    assert count["moe_ffn"] == {"norm": 1, "topk": 1, "elementwise": 6, "gemm": 3,
+                                "moe_gemm": 2}
+    assert count["dense_ffn"] == {"norm": 1, "elementwise": 3, "gemm": 2}
+    st_ = analysis.decode_step("deepseek-v3", fab, batch=9216, context=2000, engine="sglang",
+                               **TBO)
+    # DeepEP low-latency: one kernel per phase, plus each phase's receive under two-batch
+    assert st_.layers[-1].kernels == 16 + 13 + 2 + 2
+    assert st_.layers[0].kernels == 16 + 6
