@@ -439,20 +439,21 @@ def instance_sizes(fabric):
     """Instance sizes (chips) the layout search tries on ``fabric``.
 
     On an intact fabric, every divisor ``n`` of its chips: the system runs ``N / n``
-    copies and no chip is idle. On a fabric with failed chips the failure has already
-    broken that tiling (a 72-chip rack without one chip has 71, a prime), so every ``n``
-    up to the live chips is tried: ``live // n`` copies, ``live % n`` live chips idle
-    (:func:`idle_chips`). Failed links alone change no chip count.
+    copies and no chip is idle. On a fabric with failed chips the failure breaks that
+    tiling (a 72-chip rack without one chip has 71 live chips, a prime), so the search
+    tries the intact system's sizes that the live chips still hold (``live // n``
+    copies, ``live % n`` live chips idle: :func:`idle_chips`) and the sizes that tile
+    the live chips exactly. Not every size up to the live chips: the intact search does
+    not try those either, and a failed chip must not make a system look better than
+    intact by widening its search. Failed links alone change no chip count.
 
     >>> import topologies
     >>> node = topologies.build("switch:8,chip=b200")
     >>> instance_sizes(node), instance_sizes(node.without(chips=["chip3"]))
-    ([1, 2, 4, 8], [1, 2, 3, 4, 5, 6, 7])
+    ([1, 2, 4, 8], [1, 2, 4, 7])
     """
-    live = fabric.n_endpoints
-    if fabric.n_ranks == live:
-        return _divisors(live)
-    return list(range(1, live + 1))
+    live, intact = fabric.n_endpoints, fabric.n_ranks
+    return [n for n in range(1, live + 1) if live % n == 0 or intact % n == 0]
 
 
 def idle_chips(fabric, chips):
@@ -470,8 +471,8 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
 
     The search space, generated (not listed by hand): an instance of ``n`` chips
     for every size :func:`instance_sizes` gives (every divisor of the system's chips;
-    on a fabric with failed chips every ``n`` up to the live chips, leaving
-    ``live % n`` idle), whose HBM holds the weights; attention tensor-parallel over
+    on a fabric with failed chips also the intact system's sizes the live chips still
+    hold, leaving ``live % n`` idle), whose HBM holds the weights; attention tensor-parallel over
     every ``tp`` dividing both ``n`` and the attention heads, data-parallel over
     ``dp = n / tp``; experts spread over the ``ep = n`` chips (the decode model's
     placement), at most one rank per routed expert; and, for ``n > 1`` dividing the
@@ -483,8 +484,9 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> candidate_layouts("kimi-k2", node)
     ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1', 'tp=8,dp=1,etp=8']
-    >>> candidate_layouts("deepseek-v3", node.without(chips=["chip3"]))   # 2, 1, 0 idle
-    ['tp=1,dp=5', 'tp=1,dp=6', 'tp=2,dp=3', 'tp=1,dp=7']
+    >>> rack = topologies.build("nvl72").without(chips=["chip3"])    # 71 live chips
+    >>> [x for x in candidate_layouts("kimi-k2", rack) if x.startswith("tp=8")]  # 7, 23 idle
+    ['tp=8,dp=1', 'tp=8,dp=1,etp=8', 'tp=8,dp=3']
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)

@@ -1,10 +1,10 @@
 """The serving layout search on degraded fabrics: instances that leave live chips idle.
 
 A fabric with failed chips no longer tiles into copies of every divisor-sized instance
-(a 72-chip rack without one chip has 71 live chips, a prime), so the search tries every
-instance size up to the live chips; a point says how many live chips no copy uses. The
-reference is a brute force over every layout of the search's family (every instance size,
-every tensor-parallel degree, whole experts or every expert split over the instance),
+(a 72-chip rack without one chip has 71 live chips, a prime), so the search also tries
+the intact system's instance sizes the live chips still hold; a point says how many live
+chips no copy uses. The reference is a brute force over every layout of those sizes
+(every tensor-parallel degree, whole experts or every expert split over the instance),
 generated here without the search's own rules (HBM fit, heads, experts are left to the
 model to refuse).
 """
@@ -42,10 +42,18 @@ def node():
     return topologies.build(B200_NODE)
 
 
-def _every_layout(live):
-    """Every (tp, dp, etp) of the search's family on ``live`` chips, by brute force."""
+def _sizes(fabric):
+    """Instance sizes by their definition: they tile the intact or the live chips."""
+    live = fabric.n_endpoints
+    intact = live + len(fabric.failures.ranks)
+    return [n for n in range(1, live + 1) if any(n * c in (live, intact)
+                                                 for c in range(1, intact + 1))]
+
+
+def _every_layout(fabric):
+    """Every (tp, dp, etp) of the search's family on ``fabric``, by brute force."""
     out = []
-    for n in range(1, live + 1):
+    for n in _sizes(fabric):
         for tp in range(1, n + 1):
             if n % tp:
                 continue
@@ -67,7 +75,7 @@ def test_search_finds_the_best_layout_of_a_brute_force_around_failed_chips(faile
     live = f.n_endpoints
     kw = {"isl": 64, "osl": 32, "batches": (1, 2, 4), "speculative": NO_SPEC,
           "keep_all": True, "chip": TOY}
-    brute = serving_frontier(SMALL, f, layouts=_every_layout(live), **kw)
+    brute = serving_frontier(SMALL, f, layouts=_every_layout(f), **kw)
     found = serving_frontier(SMALL, f, **kw)
     # every point of every layout is matched or beaten by a point of the search's frontier
     for p in brute.all_points:
@@ -93,6 +101,7 @@ def test_nvl72_without_one_chip_offers_an_eight_chip_instance():
                                                                    "tp=4,dp=18",
                                                                    "tp=8,dp=9"}
     assert idle_chips(broken, 8) == 7 and idle_chips(broken, 71) == 0
+    assert instance_sizes(broken) == _sizes(broken)
 
 
 def test_degraded_h200_node_reaches_the_brute_force_single_user_speed():
@@ -101,7 +110,7 @@ def test_degraded_h200_node_reaches_the_brute_force_single_user_speed():
     f = topologies.build("hgx-h200").without(chips=["chip5"])
     su = single_user_speed("deepseek-v3", f, speculative=NO_SPEC)
     speeds = []
-    for lay in _every_layout(f.n_endpoints):
+    for lay in _every_layout(f):
         try:
             p = serving_point("deepseek-v3", f, isl=1024, osl=1024, batch=1, layout=lay)
         except SpecError:
@@ -115,7 +124,8 @@ def test_intact_fabrics_keep_the_divisors(node):
     assert instance_sizes(node) == [1, 2, 4, 8]
     # failed links change no chip count: still tiled by divisors
     assert instance_sizes(node.without(links=[("chip0", "sw0")])) == [1, 2, 4, 8]
-    assert instance_sizes(node.without(chips=["chip0", "chip7"])) == [1, 2, 3, 4, 5, 6]
+    # six live chips of eight: the intact sizes 1, 2, 4 and the live tilings 3, 6
+    assert instance_sizes(node.without(chips=["chip0", "chip7"])) == [1, 2, 3, 4, 6]
     p = serving_point("kimi-k2", node, isl=1024, osl=256, batch=8, layout="tp=8")
     assert p.idle_chips == 0
 
@@ -124,6 +134,9 @@ def test_explicit_layouts_report_their_idle_chips(node):
     broken = node.without(chips=["chip2"])
     p = serving_point(SMALL, broken, isl=64, osl=32, batch=4, layout="tp=4,dp=1")
     assert (p.chips, p.idle_chips) == (4, 3)
+    # an explicit layout of a size the search does not try is still priced, idle reported
+    q = serving_point(SMALL, broken, isl=64, osl=32, batch=4, layout="tp=1,dp=5")
+    assert (q.chips, q.idle_chips) == (5, 2)
     with pytest.raises(SpecError, match="tp\\*dp=2\\*4=8 chips but the system has 7"):
         serving_point(SMALL, broken, isl=64, osl=32, batch=4, layout="tp=2,dp=4")
 
