@@ -165,6 +165,7 @@ __all__ = [
 #: (susun-blog.com "pegainfer (3): From Launch Overhead to CUDA Graph", RTX 5070 Ti,
 #: CUDA 13.0, second-hand); NVIDIA's "Getting Started with CUDA Graphs" blog
 #: describes the same per-launch overhead that graphs amortise. The low end is used.
+#: GPU idle per exposed launch (call + submit-to-start), unlike runtime host_launch (CPU time only).
 LAUNCH_OVERHEAD = Parameter(
     "decode.launch_overhead", 4e-6, "s",
     "4-6 us per CUDA kernel launch (susun-blog.com pegainfer (3), RTX 5070 Ti, CUDA 13.0; "
