@@ -25,27 +25,28 @@ def point(row):
         _POINTS[row["id"]] = sh.model_point(row)
     return _POINTS[row["id"]]
 
-_BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak + 1.3 us per "
-           "graph kernel + the kernels' minimum durations and GEMM fixed parts "
-           "(analysis.KERNEL_FLOORS, GEMM_FIXED_TIME; session 4) + exposed all-reduces, "
-           "against 9.0 ms measured (111 tok/s/user) on B200 without MTP: about half of a "
-           "batch-1 TensorRT-LLM step is still not modelled; ")
+_BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (the MLA "
+           "down-projections whole on every rank, session 5) + 1.3 us per graph kernel + the "
+           "kernels' minimum durations and GEMM fixed parts (analysis.KERNEL_FLOORS, "
+           "GEMM_FIXED_TIME) + exposed all-reduces: 4.5 ms against 9.0 ms measured (111 "
+           "tok/s/user) on B200 without MTP: about half of a batch-1 TensorRT-LLM step is "
+           "still not modelled; ")
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).
 OUTSIDE_25 = {
-    "r1-h200-fp8-trtllm-maxtput-c1024": "model request 100 s against 181 s (2048 tokens at 128 "
+    "r1-h200-fp8-trtllm-maxtput-c1024": "model request 104 s against 180 s (2048 tokens at 128 "
                                         "users per GPU, attention DP8 + EP8): the modelled "
                                         "step is weight-read bound (49 ms per token incl. "
                                         "13.7 ms of others' prefills); not explained yet",
-    "r1-b200-fp4-trtllm-maxtput-c3072": "model request 94 s against 172 s (NVFP4, 384 users per "
+    "r1-b200-fp4-trtllm-maxtput-c3072": "model request 95 s against 172 s (NVFP4, 384 users per "
                                         "GPU, attention DP8 + EP8): the same ~1.8x as the H200 "
                                         "max-throughput row; not explained yet",
-    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model request 199 s against 333 s (NVFP4, "
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model request 179 s against 331 s (NVFP4, "
                                                    "FP8 KV, 896 users per GPU): ~1.7x, as the "
                                                    "other max-throughput rows; not explained yet",
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 2.6x",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.3x",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 2.1-2.2x" for k in range(6)},
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 2.5x",
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.1x",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.9-2.0x" for k in range(6)},
 }
 
 
