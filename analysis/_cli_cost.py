@@ -88,6 +88,8 @@ def run(args):
     sizes = parse_sizes(args.size)
     ranks = parse_ranks(args.ranks) if args.ranks else None
     ops = [normalize_op(o) for tok in args.op for o in tok.split(",") if o.strip()]
+    if not ops:
+        raise SpecError("--op needs at least one collective operation")
     if "all-to-allv" in ops:
         raise SpecError("all-to-allv takes a traffic matrix, not a size; use "
                          "analysis.cost(fabric, 'all-to-allv', matrix) from Python")

@@ -315,7 +315,7 @@ def _resolve_ranks(fabric, ranks):
         seen[n] = x
         nodes.append(n)
     if not nodes:
-        raise ValueError("ranks must name at least one rank")
+        raise SpecError("ranks must name at least one rank")
     idx = fabric.node_index
     return tuple(nodes), np.array([idx[n] for n in nodes], dtype=np.int64)
 

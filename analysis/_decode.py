@@ -1316,14 +1316,17 @@ def _memory_fit(s):
     experts_chip_max = math.ceil(m.routed_experts / ep)
     b_dp = s.b_dp
     if m.ffn_bytes_per_weight == wb:   # one format for all but the routed experts
-        weights_chip = wb * ((m.layers * m.attention_params + m.dense_layers * m.dense_ffn_params
-                              + m.embedding_params + m.head_params) / tp
+        weights_chip = wb * (m.layers * (m.attention_params_per_rank(tp) - m.attention_params / tp)
+                             + (m.layers * m.attention_params + m.dense_layers * m.dense_ffn_params
+                                + m.embedding_params + m.head_params) / tp
                              + m.moe_layers * (m.router_params + m.shared_experts
                                                * m.expert_params / _shared_split(lay))
                              ) + m.moe_layers * experts_chip_max * m.routed_expert_bytes / etp
     else:
-        weights_chip = (wb * ((m.layers * m.attention_params + m.embedding_params
-                               + m.head_params) / tp + m.moe_layers * m.router_params)
+        weights_chip = (wb * (m.layers * (m.attention_params_per_rank(tp)
+                                          - m.attention_params / tp)
+                              + (m.layers * m.attention_params + m.embedding_params
+                                 + m.head_params) / tp + m.moe_layers * m.router_params)
                         + m.dense_layers * m.dense_ffn_bytes / tp
                         + m.moe_layers * (m.shared_experts * m.shared_expert_bytes
                                           / _shared_split(lay)
@@ -1399,8 +1402,10 @@ def _collective_time(s, op, nbytes, ranks):
     algorithm = s.algorithm
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if s.runtime is None else {"runtime": s.runtime}
+    # layout positions -> live chips (rank i on an intact fabric; a failed chip is skipped)
+    chips = [s.fabric.endpoints[i] for i in ranks]
     res = s.collective(s.fabric, op, nbytes if np.ndim(nbytes) else float(nbytes),
-                       algorithm=algo, ranks=list(ranks), transport=s.transport, **extra)
+                       algorithm=algo, ranks=chips, transport=s.transport, **extra)
     return float(res.time)
 
 
@@ -1585,12 +1590,15 @@ def _layer_times(s, mem, route, comm):
     tp, ep, etp = lay.tp, lay.ep, lay.etp
     bw, wb, t_dp = s.bw, m.weight_bytes, s.t_dp
     att = m.attention
-    att_w = m.attention_params * wb / tp / bw
+    # the MLA latent down-projections are replicated over the tp ranks (MLA.replicated_params)
+    att_p = m.attention_params_per_rank(tp)
+    att_w = (m.attention_params * wb / tp if tp == 1 else att_p * wb) / bw
     kv_t = mem.kv_layer_chip / bw
     # GEMM compute at each part's math-format peak (one division where the rates agree:
     # the expression of before, bit for bit)
     f_att, f_sc = s.gemm_flops("attention"), s.gemm_flops("scores")
-    proj, scores = 2 * m.attention_params / tp, att.score_flops_per_token(s.context) / tp
+    proj = 2 * m.attention_params / tp if tp == 1 else 2 * att_p
+    scores = att.score_flops_per_token(s.context) / tp
     att_c = (t_dp * (proj + scores) / f_att if f_att == f_sc
              else t_dp * proj / f_att + t_dp * scores / f_sc)
     att_names = _attention_names(s)

@@ -263,6 +263,22 @@ class MLA:
         o = self.heads * self.v_head_dim * hidden
         return q + kv + o
 
+    def replicated_params(self, hidden):
+        """Weights of one attention block that every tensor-parallel rank holds whole: the
+        down-projections to the query and KV latents (with the rotary key) and their norms.
+        Engines run them replicated, since each rank's heads need the whole latents: vLLM's
+        and SGLang's ``deepseek_v2.py`` build ``q_a_proj`` and ``kv_a_proj_with_mqa`` (or
+        their fusion ``fused_qkv_a_proj``) as ``ReplicatedLinear`` and only ``q_b_proj``,
+        ``kv_b_proj`` (column-parallel) and ``o_proj`` (row-parallel) split; TensorRT-LLM
+        runs the same "Fuse_A GEMM" data-parallel, whole on each GPU (tech blog 1,
+        "Parallelism Strategy": "Fuse_A GEMM: Data Parallelism 8").
+
+        >>> MLA(2, 3, 4, 1, 1, 1).replicated_params(10)   # 10x3 + 3 + 10x(4+1) + 4
+        87
+        """
+        q = hidden * self.q_lora_rank + self.q_lora_rank if self.q_lora_rank else 0
+        return q + hidden * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank
+
     @property
     def kv_elements_per_token(self):
         """Cached elements per token and layer: latent plus rotary key."""
@@ -322,6 +338,11 @@ class GQA:
     def params(self, hidden):
         """Weights of one attention block: Q, K, V and output projections."""
         return hidden * self.head_dim * (2 * self.heads + 2 * self.kv_heads)
+
+    def replicated_params(self, hidden):
+        """Weights every tensor-parallel rank holds whole: none counted (K/V heads are
+        split while ``tp <= kv_heads``; their replication beyond is not modelled)."""
+        return 0
 
     @property
     def kv_elements_per_token(self):
@@ -514,6 +535,22 @@ class MoEModel:
         return "bf16" if name is None else WEIGHT_FORMATS[name].math
 
     # -- structure --------------------------------------------------------------------
+
+    def attention_params_per_rank(self, tp):
+        """Attention weights of one block one of ``tp`` tensor-parallel ranks holds and
+        reads: the replicated latent down-projections whole (``MLA.replicated_params``), the
+        rest split ``tp`` ways (exactly :attr:`attention_params` at ``tp = 1``; the layer's two
+        hidden-size RMSNorms, 2 x hidden weights, stay in the split part as before: engines
+        hold them whole, a negligible difference).
+
+        >>> m = model_config("deepseek-v3")
+        >>> round(m.attention_params_per_rank(8) / 1e6, 2), round(m.attention_params / 8 / 1e6, 2)
+        (36.64, 23.39)
+        """
+        if tp == 1:
+            return self.attention_params
+        rep = self.attention.replicated_params(self.hidden)
+        return rep + (self.attention_params - rep) / tp
 
     @property
     def moe_layers(self):

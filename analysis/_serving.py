@@ -354,8 +354,9 @@ def _collective_time(fabric, op, nbytes, ranks, cost_kwargs):
 
     if len(ranks) < 2 or nbytes <= 0:
         return 0.0
-    return float(analysis.cost(fabric, op, float(nbytes), ranks=list(ranks),
-                               **cost_kwargs).time)
+    # layout positions -> live chips (rank i on an intact fabric; a failed chip is skipped)
+    return float(analysis.cost(fabric, op, float(nbytes),
+                               ranks=[fabric.endpoints[i] for i in ranks], **cost_kwargs).time)
 
 
 def prefill_time(model, fabric, *, isl, layout=None, chip=None,

@@ -180,6 +180,8 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
     if nbytes > _MAX_BYTES:
         # the matrix's sums and link loads must stay finite floats
         raise SpecError(f"nbytes must be at most 2**63 bytes, got {nbytes!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SpecError(f"seed must be an int >= 0, got {seed!r}")
     if name == "all-to-all":
         return TrafficMatrix("all-to-all", n, fill=nbytes)
     M = np.zeros((n, n))
@@ -193,7 +195,10 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         M[np.arange(n), (np.arange(n) + shift) % n] = nbytes
         label = f"shift({shift})"
     elif name == "hotspot":
-        hot = np.atleast_1d(np.asarray(hot, dtype=np.int64))
+        given = np.atleast_1d(np.asarray(hot))
+        if given.dtype == bool or not np.issubdtype(given.dtype, np.integer):
+            raise NodeError(f"hot ranks must be integer ranks, got {given.tolist()}")
+        hot = given.astype(np.int64)
         if hot.size == 0 or (hot < 0).any() or (hot >= n).any():
             raise NodeError(f"hot ranks must lie in 0..{n - 1}, got {hot.tolist()}")
         if not 0 <= fraction <= 1:

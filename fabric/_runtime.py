@@ -360,9 +360,13 @@ _SYMMETRIC = Runtime(
     "two-shot, multimem): one launch and one barrier per phase",
     kernel_floor=_NCCL.kernel_floor,
     nvls_efficiency=_NCCL.nvls_efficiency,
+    # a one-sided kernel is launched by the host on each device like NCCL's: the same
+    # per-launch host cost (one process driving several devices, nccl-tests -g N / -z 1)
+    host_launch=_NCCL.host_launch,
     sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
               "first phase (launch, stores, barrier) of every one-sided kernel"),
-             ("nvls_efficiency", dict(_NCCL.sources)["nvls_efficiency"])),
+             ("nvls_efficiency", dict(_NCCL.sources)["nvls_efficiency"]),
+             ("host_launch", dict(_NCCL.sources)["host_launch"])),
 )
 
 _IDEAL = Runtime(

@@ -89,6 +89,8 @@ BAD = [
     (["throughput", "torus:4x4", "--bytes", "1.7e308"], "at most 2**63 bytes"),
     (["throughput", "torus:4x4", "--seed", "abc"], "invalid int value: 'abc'"),
     (["throughput", "torus:4x4", "--traffic", "tornado"], "unknown traffic 'tornado'"),
+    (["throughput", "torus:4x4", "--traffic", "permutation", "--seed=-1"],
+     "seed must be an int >= 0"),          # was exit 3 (numpy's ValueError)
     # cost: sizes, ranges, names, groups, transports, runtimes
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "0"], "must be > 0 bytes"),
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "-1"], ">= 0 bytes"),
@@ -99,6 +101,9 @@ BAD = [
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB:1GiB:+0"], "increment"),
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB:"], "1KiB:"),
     (["cost", "dgx-h100", "--op", "bogus", "--size", "1KiB"], "op='bogus'"),
+    (["cost", "dgx-h100", "--op=", "--size", "1KiB"], "--op needs at least one"),  # was exit 3
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--ranks="],
+     "ranks must name at least one rank"),  # was exit 3 (a plain ValueError)
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--algorithm", "bogus"],
      "unknown algorithm 'bogus'"),
     (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--runtime", "bogus"],
@@ -341,3 +346,14 @@ def test_decode_header_says_a_forced_transport_does_not_steer_the_exchange_kerne
                        "--ep-kernel", "deepep-normal", "--transport", "loadstore"], capsys)
     assert rc == 0
     assert "transport loadstore (collectives; deepep-normal picks its own)" in out.splitlines()[0]
+
+
+def test_traffic_refuses_fractional_hot_ranks_and_negative_seeds():
+    with pytest.raises(fabric.NodeError, match="integer ranks"):
+        analysis.traffic(8, "hotspot", 1.0, hot=[1.5])       # was truncated to rank 1
+    with pytest.raises(fabric.NodeError, match="integer ranks"):
+        analysis.traffic(8, "hotspot", 1.0, hot=[True])
+    for seed in (-1, 1.5, "x", True):
+        with pytest.raises(fabric.SpecError, match="seed"):
+            analysis.traffic(8, "permutation", 1.0, seed=seed)
+    assert analysis.traffic(8, "hotspot", 1.0, hot=3).total == 8.0

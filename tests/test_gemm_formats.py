@@ -231,3 +231,47 @@ def test_decode_prices_hopper_fp8_gemms_at_the_published_efficiency():
     # the same chip stated as Blackwell has no published FP8 figure: the roofline
     bw = _step(m8, dataclasses.replace(hopper, generation="blackwell"), batch=t)
     assert bw.layers[0].ffn_compute == pytest.approx(r1.layers[0].ffn_compute, rel=1e-12)
+
+
+def test_mla_latent_down_projections_are_whole_on_every_tp_rank():
+    # vLLM/SGLang deepseek_v2.py: q_a_proj, kv_a_proj_with_mqa (ReplicatedLinear) and their
+    # norms replicated; q_b_proj, kv_b_proj, o_proj split; TensorRT-LLM: "Fuse_A GEMM: DP8"
+    for name in ("deepseek-v3", "kimi-k2", "deepseek-r1-nvfp4"):
+        m = model_config(name)
+        a, h = m.attention, m.hidden
+        rep = h * a.q_lora_rank + a.q_lora_rank + h * (a.kv_lora_rank + a.qk_rope_head_dim) \
+            + a.kv_lora_rank
+        assert a.replicated_params(h) == rep == 15_140_864
+        assert m.attention_params_per_rank(1) == m.attention_params
+        whole = rep                  # the layer's two RMSNorms counted in the split part
+        for tp in (2, 4, 8):
+            assert m.attention_params_per_rank(tp) == pytest.approx(
+                whole + (m.attention_params - whole) / tp, rel=1e-15)
+        # brute force over the modules: split ones over tp, replicated whole
+        qk = a.qk_nope_head_dim + a.qk_rope_head_dim
+        split = (a.q_lora_rank * a.heads * qk
+                 + a.kv_lora_rank * a.heads * (a.qk_nope_head_dim + a.v_head_dim)
+                 + a.heads * a.v_head_dim * h)
+        assert rep + split + 2 * h == m.attention_params
+    assert SMALL.attention.replicated_params(SMALL.hidden) == 0     # GQA: none counted
+
+
+def test_replicated_attention_is_read_and_computed_whole():
+    m, t, tp = MIXED, 64, 2          # GQA: nothing replicated, unchanged
+    r = _step(m, _chip((("fp8", FP8), ("fp4", FP4))), batch=t)
+    assert r.layers[0].attention_weights == pytest.approx(
+        m.attention_params * 1.0 / tp / 1e15 / 0.78, rel=1e-12)
+    import topologies
+
+    f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    kw = {"batch": 1, "context": 1024, "collective": _cost, "cuda_graphs": False,
+          "kernel_floors": {}, "gemm_fixed_time": 0.0, "hbm_efficiency": 1.0}
+    k2 = model_config("kimi-k2.5-int4")
+    r8 = decode_step(k2, f, layout="tp=8,dp=1,etp=8", **kw)
+    rep = k2.attention.replicated_params(k2.hidden)
+    assert r8.layers[0].attention_weights == pytest.approx(
+        (rep + (k2.attention_params - rep) / 8) * 2 / 8e12, rel=1e-12)
+    # memory fit: the replicated part counted on every chip, 61 layers of it
+    r1 = decode_step(k2, f, layout="tp=1,dp=8", **{**kw, "collective": lambda *a, **k: _Res(0)})
+    assert r1.layers[0].attention_weights == pytest.approx(
+        k2.attention_params * 2 / 8e12, rel=1e-12)

@@ -580,6 +580,21 @@ def test_host_launch_is_a_sourced_parameter():
             if p.name.endswith(".host_launch")]
     assert p.value == 3.0e-6 and p.unit == "s" and "tritonbench" in p.source
     assert not [p for p in runtime("ideal").parameters() if "host_launch" in p.name]
+    # one-sided kernels are launched by the host too: the same sourced figure
+    (q,) = [p for p in runtime("symmetric-memory").parameters()
+            if p.name.endswith(".host_launch")]
+    assert (q.value, q.source) == (p.value, p.source)
+
+
+def test_symmetric_memory_kernels_pay_the_host_launches_of_one_process():
+    f = topologies.build("dgx-h100")
+    one = cost(f, "all-reduce", 1024, runtime="symmetric-memory")
+    many = cost(f, "all-reduce", 1024, runtime="symmetric-memory", devices_per_process=8,
+                iterations=40)
+    c = runtime("symmetric-memory").host_launch
+    assert many.time - one.time == pytest.approx(
+        host_launch_delay(one.time, c, 8, 40), rel=1e-12)
+    assert many.time > one.time
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "4"])
