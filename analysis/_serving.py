@@ -405,7 +405,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
     >>> p.compute > p.weights, round(p.total, 3)
-    (True, 0.118)
+    (True, 0.083)
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)
