@@ -129,7 +129,7 @@ import numpy as np
 from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 
 from ._gemm import gemm_compute_efficiency
-from ._models import model_config
+from ._models import WEIGHT_FORMATS, model_config
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
@@ -165,6 +165,7 @@ __all__ = [
 #: (susun-blog.com "pegainfer (3): From Launch Overhead to CUDA Graph", RTX 5070 Ti,
 #: CUDA 13.0, second-hand); NVIDIA's "Getting Started with CUDA Graphs" blog
 #: describes the same per-launch overhead that graphs amortise. The low end is used.
+#: GPU idle per exposed launch (call + submit-to-start), unlike runtime host_launch (CPU time only).
 LAUNCH_OVERHEAD = Parameter(
     "decode.launch_overhead", 4e-6, "s",
     "4-6 us per CUDA kernel launch (susun-blog.com pegainfer (3), RTX 5070 Ti, CUDA 13.0; "
@@ -1262,8 +1263,14 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
 
 def _mtp_block(m):
     """The model of one multi-token-prediction draft step: one MoE block of ``m`` (its MTP
-    module, DeepSeek-V3 report sec. 2.2) before the shared head; same formats as the main
-    model's MoE layers."""
+    module, DeepSeek-V3 report sec. 2.2) before the shared head; in the main model's formats,
+    or all in ``m.mtp_format`` when the checkpoint keeps its MTP layers apart (NVIDIA's R1
+    NVFP4: BF16)."""
+    if m.mtp_format is not None:
+        fmt = WEIGHT_FORMATS[m.mtp_format]
+        m = dataclasses.replace(m, weight_bytes=fmt.bytes_per_weight, weight_format=fmt.name,
+                                ffn_format=None, ffn_weight_bytes=None, expert_format=fmt.name,
+                                expert_weight_bytes=None)
     return dataclasses.replace(m, name=f"{m.name}-mtp", layers=1, dense_layers=0)
 
 

@@ -422,6 +422,11 @@ class MoEModel:
         Name of the format of the dense FFNs and shared experts. Given alone it sets
         ``ffn_weight_bytes``; given with it, the two must agree. Default None: as
         ``weight_format`` while ``ffn_weight_bytes`` is None, else BF16 math.
+    mtp_format : str, optional
+        Name of the format of every weight of the MTP modules when it differs from the main
+        model's (NVIDIA's DeepSeek-R1 NVFP4: "bf16", TensorRT-LLM tech blog 1 "3x MTP
+        Layers: bf16"; ModelOpt's recipe excludes the MTP layer). Default None: the main
+        model's formats. Read by ``decode_step(draft=True)``.
     mtp_modules : int, optional
         Multi-token-prediction modules the checkpoint ships (DeepSeek-V3/R1:
         ``num_nextn_predict_layers = 1``). They are **not** part of ``total_params``
@@ -451,8 +456,11 @@ class MoEModel:
     mtp_modules: int = 0
     weight_format: str = None
     ffn_format: str = None
+    mtp_format: str = None
 
     def __post_init__(self):
+        if self.mtp_format is not None:
+            _format(self.mtp_format, "mtp_format")
         if self.weight_format is not None:
             _agree("weight_bytes", self.weight_bytes, "weight_format", self.weight_format)
         if self.ffn_format is not None:
@@ -759,7 +767,7 @@ MODELS = {m.name: m for m in (
         routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
         dense_ffn=18432, vocab=129280, weight_bytes=_BF16, activation_bytes=2.0,
         expert_format="nvfp4", ffn_weight_bytes=WEIGHT_FORMATS["nvfp4"].bytes_per_weight,
-        mtp_modules=1, weight_format="bf16", ffn_format="nvfp4",
+        mtp_modules=1, weight_format="bf16", ffn_format="nvfp4", mtp_format="bf16",
         source="nvidia/DeepSeek-R1-FP4 (NVIDIA TensorRT Model Optimizer NVFP4 checkpoint of "
                "deepseek-ai/DeepSeek-R1; DeepSeek-V3 architecture fields); precision per NVIDIA "
                "TensorRT-LLM tech blog 1 'Precision Strategy' table: attention BF16, dense FFNs "

@@ -143,6 +143,8 @@ commands = [
      "--json"],
     ["decode", "cluster-128", "--model", "deepseek-v3", "--batch", "16", "--ep-kernel",
      "deepep-low-latency", "--json"],
+    ["serve", "dgx-h100:chip=h200", "--model", "deepseek-r1-nvfp4", "--isl", "1024", "--osl",
+     "1024", "--batches", "1,8", "--json", "--quiet"],
     ["check", "tests/data/addr_overlap.toml", "--json"],
     ["check", "tests/data/addr_isolation.toml", "--json"],
 ]
@@ -166,4 +168,4 @@ def test_json_output_does_not_depend_on_the_hash_seed():
         assert p.returncode == 0, p.stderr
         outs.append(p.stdout)
     assert outs[0] == outs[1]
-    assert outs[0].count("-> 0") == 6 and outs[0].count("-> 1") == 2
+    assert outs[0].count("-> 0") == 7 and outs[0].count("-> 1") == 2

@@ -275,3 +275,29 @@ def test_replicated_attention_is_read_and_computed_whole():
     r1 = decode_step(k2, f, layout="tp=1,dp=8", **{**kw, "collective": lambda *a, **k: _Res(0)})
     assert r1.layers[0].attention_weights == pytest.approx(
         k2.attention_params * 2 / 8e12, rel=1e-12)
+
+
+def test_mtp_draft_reads_its_block_in_the_mtp_format():
+    # NVIDIA's R1 NVFP4 keeps its MTP layers BF16 (TensorRT-LLM blog 1 precision table):
+    # a draft step reads one MoE block at 2 B/weight, the main layers stay NVFP4
+    import topologies
+
+    f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    m = model_config("deepseek-r1-nvfp4")
+    assert m.mtp_format == "bf16"
+    same = dataclasses.replace(m, mtp_format=None)
+    kw = {"batch": 1, "context": 1024, "layout": "tp=8,dp=1,etp=8", "cuda_graphs": False,
+          "kernel_floors": {}, "gemm_fixed_time": 0.0, "hbm_efficiency": 1.0,
+          "collective": lambda *a, **k: _Res(0)}
+    bf, nv = (decode_step(x, f, draft=True, **kw) for x in (m, same))
+    main_bf, main_nv = (decode_step(x, f, **kw) for x in (m, same))
+    assert main_bf.time == main_nv.time            # the main model is untouched
+    # the draft's MoE block: shared expert + routed experts (all 8 active, 1/8 of each per
+    # chip) + router at 2 B instead of NVFP4's 0.5625 (router BF16 in both)
+    lay_bw = 8e12
+    ffn = (m.shared_experts * m.expert_params / 8 + 8 * m.expert_params / 8) * (2 - 0.5625)
+    assert bf.layers[0].ffn_weights - nv.layers[0].ffn_weights == pytest.approx(
+        ffn / lay_bw, rel=1e-9)
+    assert bf.layers[0].attention_weights == nv.layers[0].attention_weights   # BF16 already
+    with pytest.raises(SpecError, match="mtp_format must be one of"):
+        dataclasses.replace(m, mtp_format="fp6")

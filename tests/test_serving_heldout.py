@@ -25,11 +25,12 @@ def point(row):
         _POINTS[row["id"]] = sh.model_point(row)
     return _POINTS[row["id"]]
 
-_BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak + 1.3 us per "
-           "graph kernel + the kernels' minimum durations and GEMM fixed parts "
-           "(analysis.KERNEL_FLOORS, GEMM_FIXED_TIME; session 4) + exposed all-reduces, "
-           "against 9.0 ms measured (111 tok/s/user) on B200 without MTP: about half of a "
-           "batch-1 TensorRT-LLM step is still not modelled; ")
+_BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (the MLA "
+           "down-projections whole on every rank, session 5) + 1.3 us per graph kernel + the "
+           "kernels' minimum durations and GEMM fixed parts (analysis.KERNEL_FLOORS, "
+           "GEMM_FIXED_TIME) + exposed all-reduces: 4.5 ms against 9.0 ms measured (111 "
+           "tok/s/user) on B200 without MTP: about half of a batch-1 TensorRT-LLM step is "
+           "still not modelled; ")
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).
 OUTSIDE_25 = {
@@ -39,9 +40,9 @@ OUTSIDE_25 = {
                                                    "instance (TensorRT-LLM blog 10's in-flight "
                                                    "baseline); whether this run balanced its "
                                                    "ranks' contexts is not stated",
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 2.6x",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.3x",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 2.1-2.2x" for k in range(6)},
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 2.5x",
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.1x",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.9-2.0x" for k in range(6)},
 }
 
 
