@@ -69,6 +69,8 @@ import weakref
 import numpy as np
 from scipy.optimize import linprog
 
+from fabric import Clos, Dragonfly, Grid, Switched
+
 from ._schedules import NotApplicableError, Step, group_grid, register_algorithm
 
 __all__ = ["ring_search"]
@@ -579,14 +581,15 @@ def _multi_ring(op, p, fabric, nodes):
 # -- grids ------------------------------------------------------------------------------
 
 
-def _grid(fabric, nodes):
+def _grid(fabric, nodes, algorithm="this algorithm"):
     """(shape, per-dimension kind, grid, connect) of a hypermesh group, or of a cluster's two
-    levels (:func:`analysis._schedules.group_grid`).
+    levels (:func:`analysis._schedules.group_grid`; ``algorithm`` names the schedule in its
+    errors).
 
     ``grid[slot]`` is the rank position of the chip at grid slot ``slot`` (dimension 0
     fastest). Kinds: ``"direct"``, ``"bidirectional ring"``, ``"ring"``.
     """
-    shape, connect, grid = group_grid(fabric, nodes)
+    shape, connect, grid = group_grid(fabric, nodes, algorithm)
     if connect is None:
         return shape, ("direct", "ring"), grid, ("host", "hosts")
     kinds = tuple("direct" if c in ("full", "switch") else
@@ -759,6 +762,25 @@ def _multi_dimensional_pipelined(op, p, fabric, nodes):
 # -- Swing ------------------------------------------------------------------------------
 
 
+#: How a :class:`fabric.Grid` joins the chips of one line, in words (for messages).
+_CONNECT_WORDS = {"full": "all-to-all (every pair linked)", "ring": "a ring",
+                  "line": "a line without wrap-around", "switch": "a switch per line"}
+
+
+def _not_a_grid(fabric):
+    """What ``fabric`` is, for a reader told that a schedule needs a torus."""
+    st, name = fabric.structure, fabric.name
+    if isinstance(st, Clos):
+        return (f"{name} is a {st.tiers}-tier Clos network ({st.groups} {st.group} of "
+                f"{st.group_size}): its chips reach each other through switches, not a torus")
+    if isinstance(st, Switched):
+        return (f"{name} is a switched domain (every chip linked to {st.planes} switch "
+                f"plane{'s' if st.planes != 1 else ''}), not a torus")
+    if isinstance(st, Dragonfly):
+        return f"{name} is a dragonfly (groups of routers), not a torus"
+    return f"{name} has no grid structure (no chip coordinates), so it is not known as a torus"
+
+
 def _rho(s):
     return (1 - (-2) ** (s + 1)) // 3
 
@@ -768,11 +790,23 @@ def _swing(op, p, fabric, nodes):
         raise NotApplicableError(f"swing does not apply to {op}")
     if fabric is None:
         raise NotApplicableError("swing needs a fabric (a torus)")
-    shape, _kinds, grid, connect = _grid(fabric, nodes)
+    if not isinstance(fabric.structure, Grid):
+        raise NotApplicableError(f"swing runs on tori (a grid of chips whose every dimension "
+                                 f"is a ring of direct links); {_not_a_grid(fabric)}")
+    shape, _kinds, grid, connect = _grid(fabric, nodes, "swing")
     dims = [d for d, s in enumerate(shape) if s > 1]
-    if any(connect[d] != "ring" for d in dims):
-        raise NotApplicableError(f"swing runs on tori (every dimension a ring); {fabric.name} "
-                                 f"has dimensions {', '.join(connect)}")
+    not_rings = [d for d in dims if connect[d] != "ring"]
+    if not_rings:
+        kinds = {connect[d] for d in not_rings}
+        if len(not_rings) == len(dims) and len(kinds) == 1:
+            what = f"every dimension is {_CONNECT_WORDS[kinds.pop()]}, none a ring"
+        else:
+            what = ", ".join(f"dimension {d} ({shape[d]} chips) is {_CONNECT_WORDS[connect[d]]}"
+                             for d in not_rings) + ", not a ring"
+        raise NotApplicableError(
+            f"swing runs on tori (a grid of chips whose every dimension is a ring of direct "
+            f"links); {fabric.name} is a grid of {'x'.join(map(str, shape))} chips in which "
+            f"{what}")
     if any(shape[d] & (shape[d] - 1) for d in dims):
         raise NotApplicableError(
             f"swing (bandwidth-optimal) needs every torus dimension a power of two, got "

@@ -148,7 +148,12 @@ class Runtime:
         driving several devices from one thread (nccl-tests ``-g N``) spends
         ``N x host_launch`` per iteration, overlapped with the GPUs' previous
         iterations (:func:`analysis.host_launch_delay`, :func:`analysis.cost`
-        ``devices_per_process``); 0 where the runtime states none.
+        ``devices_per_process``); 0 where the runtime states none. CPU time of the
+        call only: the GPU-side start of the kernel is in the library's own latencies
+        (NCCL's base latency, ``kernel_floor``). Not the per-kernel gap of an eager
+        decode step (``analysis.LAUNCH_OVERHEAD``: the GPU idles for the call and the
+        submit-to-start of each launch that waits on the previous kernel), which
+        would count that start twice here.
     nvls : dict
         NCCL's one-node NVLS all-reduce pipeline: channels per architecture
         (``("channels", arch)``), the largest chunk (``"chunk"``) and the sizes it is
@@ -350,7 +355,9 @@ _NCCL = Runtime(
          "kernel launch on a named Hopper or Blackwell system, fewest arguments. A Grace "
          "host's figure, applied to x86 hosts too; NCCL's launch per device "
          "(src/group.cc doLaunches: cudaSetDevice, ncclLaunchPrepare, launch, "
-         "ncclLaunchFinish) does more than one cuLaunchKernel, so it is a lower bound")),
+         "ncclLaunchFinish) does more than one cuLaunchKernel, so it is a lower bound. "
+         "The host's CPU time per launch (the loop does not wait for each kernel), not "
+         "the GPU-timeline gap of an exposed launch (decode.launch_overhead, 4 us)")),
     ),
 )
 

@@ -151,9 +151,14 @@ KNOWN_MISSES = {
     "azure-gb200-tray-ring-ar-256k": (
         "as azure-gb200-tray-ring-ar-4k (12.9 us vs 17.5 us measured)"),
     "azure-gb200-tray-ring-ar-4m": (
-        "GPU-bound (32.7 us of ring/LL over 36 channels against 12 us of host launches): the "
-        "model's ring/LL bandwidth on GB200 at 4 MiB is too high (192 vs 146 GB/s busbw); the "
-        "additive host cost of session 4 hid this; not sourced further"),
+        "GPU-bound (32.7 us of ring/LL over 36 channels against 12 us of host launches): "
+        "192 vs 146 GB/s busbw. Checked against NCCL 2.25.1's code (tag v2.25.1-1): with "
+        "NCCL_ALGO=Ring and no NCCL_PROTO (the guide's script), LL128 enabled on sm100 "
+        "(tuning.cc case 100), its tuner times ring LL / LL128 / Simple at 4 MiB as 32.5 / "
+        "34.9 / 37.5 us (graph 16 x 45 GB/s = 720; the model's 721.8 gives the same), so "
+        "2.25.1 runs LL, at llMaxBws' Blackwell 2 x 141 = 282 GB/s, and the model charges that "
+        "time as for every row. The 43 us measured says GB200's ring LL ran below the tuner's "
+        "282 GB/s; no published LL rate on Blackwell to put in its place"),
     "hfplaybook-h100-alltoall-minlat": (
         "NCCL's all-to-all on 8 GPUs is 8 grouped sends and receives per rank; NCCL 2.28.7 "
         "schedules them as one kernel, each round on its own channel (src/enqueue.cc "

@@ -151,6 +151,35 @@ def test_swing_peers_pair_up_and_send_rabenseifners_bytes():
         schedule("all-reduce", "swing", 128, fabric=topologies.build("sd200-ultra"))
 
 
+@pytest.mark.parametrize("spec, says", [
+    ("cluster-128", ("3-tier Clos network (16 servers of 8)", "through switches",
+                     "not a torus")),
+    ("nvl72", ("switched domain (every chip linked to 18 switch planes)", "not a torus")),
+    ("dgx-h100", ("switched domain", "not a torus")),
+    ("sd200-ultra", ("grid of 8x4x4 chips", "every dimension is all-to-all", "none a ring")),
+    ("hypermesh:4x4,connect=ring/full", ("grid of 4x4 chips",
+                                         "dimension 1 (4 chips) is all-to-all", "not a ring")),
+    ("mesh:4x4", ("line without wrap-around",)),
+])
+def test_swing_says_why_a_fabric_is_not_a_torus(spec, says):
+    # the reason the report's not-applicable table shows: what swing needs (a torus) and what
+    # this fabric is instead, never the grid helper's internal labels ('host, hosts')
+    f = topologies.build(spec)
+    for fab in (f, f.without(links=[next(iter(f.graph.edges))])):     # degraded: same reason
+        with pytest.raises(NotApplicableError) as e:
+            cost(fab, "all-reduce", 2**20, algorithm="swing", runtime="ideal")
+        msg = str(e.value)
+        assert msg.startswith("swing runs on tori (a grid of chips whose every dimension is a "
+                              "ring of direct links); " + spec)
+        assert all(s in msg for s in says), msg
+        assert "host, hosts" not in msg and "this algorithm" not in msg
+    # a torus is accepted; part of one is refused by name
+    t = topologies.build("torus:4x4")
+    assert cost(t, "all-reduce", 2**20, algorithm="swing", runtime="ideal").time > 0
+    with pytest.raises(NotApplicableError, match="^swing needs the whole 4x4 grid"):
+        cost(t, "all-reduce", 2**20, algorithm="swing", runtime="ideal", ranks=t.endpoints[:8])
+
+
 def test_new_algorithms_need_a_grid_or_a_fabric():
     with pytest.raises(NotApplicableError, match="needs a fabric"):
         schedule("all-reduce", "multi-dimensional", 8)
