@@ -80,7 +80,13 @@ from dataclasses import dataclass
 
 from fabric import Parameter, SpecError, chip_spec
 
-from ._decode import DECODE_HBM_EFFICIENCY, TWO_BATCH, decode_step, parse_layout
+from ._decode import (
+    DECODE_HBM_EFFICIENCY,
+    TWO_BATCH,
+    collective_seconds,
+    decode_step,
+    parse_layout,
+)
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -98,6 +104,8 @@ __all__ = [
     "TcoEntry",
     "candidate_layouts",
     "cost_per_million_tokens",
+    "idle_chips",
+    "instance_sizes",
     "pareto_front",
     "prefill_time",
     "serving_cost",
@@ -349,16 +357,6 @@ class PrefillTime:
     total: float
 
 
-def _collective_time(fabric, op, nbytes, ranks, cost_kwargs):
-    import analysis
-
-    if len(ranks) < 2 or nbytes <= 0:
-        return 0.0
-    # layout positions -> live chips (rank i on an intact fabric; a failed chip is skipped)
-    return float(analysis.cost(fabric, op, float(nbytes),
-                               ranks=[fabric.endpoints[i] for i in ranks], **cost_kwargs).time)
-
-
 def prefill_time(model, fabric, *, isl, layout=None, chip=None,
                  efficiency=PREFILL_EFFICIENCY.value,
                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
@@ -392,8 +390,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         FFNs, shared experts, router and head run on its own ``tp`` group, its routed
         experts over the ``ep`` ranks, and its collectives are not shared.
     **cost_kwargs
-        Passed to ``analysis.cost`` (``algorithm``, ``transport``, and, where the
-        collectives model has them, ``runtime`` ...).
+        How the collectives are costed, as decode steps cost theirs
+        (``analysis._decode.collective_seconds``): ``collective`` (default
+        ``analysis.cost``), ``algorithm`` (a name or a mapping per operation),
+        ``transport``, ``runtime``.
 
     Returns
     -------
@@ -440,16 +440,16 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency)
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else float(dispatch_bytes)
-    allreduce = _collective_time(fabric, "all-reduce", isl * m.hidden * ab, range(tp),
-                                 cost_kwargs)
+    allreduce = collective_seconds(fabric, "all-reduce", isl * m.hidden * ab, range(tp),
+                                   **cost_kwargs)
     # A rank sends each of its isl/tp tokens to up to k experts (an upper bound: no
     # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
     # (none when the experts are split over the ranks, etp > 1: every rank has every token)
     pairs = isl / tp * min(m.experts_per_token, ep - 1 if ep > 1 and lay.etp == 1 else 0)
-    dispatch = _collective_time(fabric, "all-to-all", pairs * m.hidden * db, range(ep),
-                                cost_kwargs)
-    combine = _collective_time(fabric, "all-to-all", pairs * m.hidden * ab, range(ep),
-                               cost_kwargs)
+    dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, range(ep),
+                                  **cost_kwargs)
+    combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, range(ep),
+                                 **cost_kwargs)
     # experts split over the ranks (etp > 1): the MoE output is all-reduced like a dense
     # FFN's, two all-reduces per layer and no exchange (as decode_step)
     moe_allreduces = 2 if lay.etp > 1 else 1
@@ -466,13 +466,45 @@ def _divisors(n):
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
+def instance_sizes(fabric):
+    """Instance sizes (chips) the layout search tries on ``fabric``.
+
+    On an intact fabric, every divisor ``n`` of its chips: the system runs ``N / n``
+    copies and no chip is idle. On a fabric with failed chips the failure breaks that
+    tiling (a 72-chip rack without one chip has 71 live chips, a prime), so the search
+    tries the intact system's sizes that the live chips still hold (``live // n``
+    copies, ``live % n`` live chips idle: :func:`idle_chips`) and the sizes that tile
+    the live chips exactly. Not every size up to the live chips: the intact search does
+    not try those either, and a failed chip must not make a system look better than
+    intact by widening its search. Failed links alone change no chip count.
+
+    >>> import topologies
+    >>> node = topologies.build("switch:8,chip=b200")
+    >>> instance_sizes(node), instance_sizes(node.without(chips=["chip3"]))
+    ([1, 2, 4, 8], [1, 2, 4, 7])
+    """
+    live, intact = fabric.n_endpoints, fabric.n_ranks
+    return [n for n in range(1, live + 1) if live % n == 0 or intact % n == 0]
+
+
+def idle_chips(fabric, chips):
+    """Live chips of ``fabric`` no copy of a ``chips``-chip instance uses: ``live % chips``.
+
+    >>> import topologies
+    >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
+    3
+    """
+    return fabric.n_endpoints % chips
+
+
 def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTION.value):
     """Every layout worth evaluating for ``model`` on ``fabric``, as strings.
 
     The search space, generated (not listed by hand): an instance of ``n`` chips
-    for every divisor ``n`` of the system's chips (the system runs ``N / n``
-    copies), whose HBM holds the weights; attention tensor-parallel over every
-    ``tp`` dividing both ``n`` and the attention heads, data-parallel over
+    for every size :func:`instance_sizes` gives (every divisor of the system's chips;
+    on a fabric with failed chips also the intact system's sizes the live chips still
+    hold, leaving ``live % n`` idle), whose HBM holds the weights; attention tensor-parallel over
+    every ``tp`` dividing both ``n`` and the attention heads, data-parallel over
     ``dp = n / tp``; experts spread over the ``ep = n`` chips (the decode model's
     placement), at most one rank per routed expert; and, for ``n > 1`` dividing the
     heads, plain tensor parallelism with every expert split over the ``n`` chips
@@ -483,11 +515,14 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> candidate_layouts("kimi-k2", node)
     ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1', 'tp=8,dp=1,etp=8']
+    >>> rack = topologies.build("nvl72").without(chips=["chip3"])    # 71 live chips
+    >>> [x for x in candidate_layouts("kimi-k2", rack) if x.startswith("tp=8")]  # 7, 23 idle
+    ['tp=8,dp=1', 'tp=8,dp=1,etp=8', 'tp=8,dp=3']
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)
     out = []
-    for n in _divisors(fabric.n_endpoints):
+    for n in instance_sizes(fabric):
         if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
             continue
         for tp in _divisors(n):
@@ -520,7 +555,8 @@ class ServingPoint:
     layout : str
         The instance's layout (``tp=..,dp=..``); experts over its ``chips``.
     chips : int
-        Chips of one decode instance.
+        Chips of one decode instance (per-GPU figures count these: every copy of the
+        instance runs alike).
     batch : int
         Concurrent users (sequences) per instance.
     draft_length : int
@@ -549,6 +585,10 @@ class ServingPoint:
         (raw, not additive: rooflines take maxima).
     hbm_per_chip, hbm_capacity : float
         Bytes needed on the fullest chip at the full context ``isl + osl``; bytes usable.
+    idle_chips : int
+        Live chips of the system no copy of the instance uses (``live % chips``,
+        :func:`idle_chips`): 0 on an intact fabric's searched layouts; on a degraded
+        fabric the chips the failure leaves over. Not counted in the per-GPU figures.
     """
 
     system: str
@@ -578,6 +618,7 @@ class ServingPoint:
     resources: dict
     hbm_per_chip: float
     hbm_capacity: float
+    idle_chips: int = 0
 
     @property
     def fits(self):
@@ -592,7 +633,7 @@ def _check_choice(name, value, allowed):
 
 
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
-             mode, definition, system, model, layout, context, hbm, capacity):
+             mode, definition, system, model, layout, context, hbm, capacity, idle=0):
     """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring)."""
     e = expected_accepted_tokens(k, a)
     draft = k * draft_cost * base_time
@@ -626,7 +667,7 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
                         total_tokens_per_s_gpu=total_all,
                         output_tokens_per_s_gpu=out_all, output_tokens_per_s_decode_gpu=out_decode,
                         prefill_gpus=g_p, breakdown=parts, resources=res, hbm_per_chip=hbm,
-                        hbm_capacity=capacity)
+                        hbm_capacity=capacity, idle_chips=idle)
 
 
 _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
@@ -744,11 +785,10 @@ class _Sweep:
                 or self.context < 0:
             raise SpecError(f"context must be an integer >= 0, got context={context!r}")
         self.full = max(isl + osl, self.context)
-        cost_kw = {k: decode_kwargs[k] for k in ("transport", "runtime")
-                   if k in decode_kwargs}
-        if isinstance(decode_kwargs.get("algorithm"), str):
-            cost_kw["algorithm"] = decode_kwargs["algorithm"]
-        self.cost_kw = cost_kw
+        # the prefill's collectives are costed as the decode steps' are (one helper)
+        self.cost_kw = {k: decode_kwargs[k]
+                        for k in ("collective", "algorithm", "transport", "runtime")
+                        if decode_kwargs.get(k) is not None}
 
     def layout_info(self, layout):
         """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""
@@ -802,7 +842,8 @@ class _Sweep:
                                 osl=self.osl, n=lay.chips, mode=self.mode,
                                 definition=self.definition, system=self.fabric.name,
                                 model=m.name, layout=_layout_label(lay),
-                                context=self.context, hbm=hbm, capacity=info["capacity"]))
+                                context=self.context, hbm=hbm, capacity=info["capacity"],
+                                idle=idle_chips(self.fabric, lay.chips)))
         return out
 
 
