@@ -152,9 +152,12 @@ def run(args):
                "prefill share ms", "HBM GB"]
     if usd is not None:
         headers += ["$/Mtok", "Mtok/s/MW"]
+    idle = any(p.idle_chips for p in fr.points)   # a degraded fabric's leftover live chips
+    if idle:
+        headers.insert(2, "idle chips")
     rows = []
     for p in fr.points:
-        row = [p.layout, p.chips, p.batch, p.draft_length, round(p.tokens_per_s_user, 1),
+        row = [p.layout, p.chips] + ([p.idle_chips] if idle else []) + [p.batch, p.draft_length, round(p.tokens_per_s_user, 1),
                round(p.tokens_per_s_gpu, 1), round(p.tpot * 1e3, 2),
                round(p.breakdown["prefill"] * 1e3, 2), round(p.hbm_per_chip / 1e9, 1)]
         if usd is not None:

@@ -1401,19 +1401,57 @@ class _Communication:
     exchange: object
 
 
-def _collective_time(s, op, nbytes, ranks):
-    """One collective through ``s.collective`` (``analysis.cost`` by default), seconds."""
+def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algorithm="auto",
+                       transport=None, runtime=None):
+    """Seconds of one collective among the chips at layout ``positions`` of ``fabric``.
+
+    The one place decode steps and prefills cost a collective. ``positions`` index the
+    live chips, ``fabric.endpoints`` (a layout's ``tp x dp`` chips are its first
+    positions); on a degraded fabric they are mapped to those chips, not to the stable
+    ranks (which skip nothing: rank 3 of a fabric without ``chip3`` has failed). Fewer
+    than two positions or no bytes cost nothing.
+
+    Parameters
+    ----------
+    fabric : fabric.Fabric
+    op : str
+        ``"all-reduce"``, ``"all-to-all"``, ``"all-to-allv"`` ...
+    nbytes : float or array
+        As ``analysis.cost`` takes it (an all-to-allv's per-pair matrix).
+    positions : sequence of int
+        Positions in ``fabric.endpoints``.
+    collective : callable, optional
+        ``collective(fabric, op, nbytes, algorithm=, ranks=, transport=[, runtime=])``
+        returning an object with ``.time``; default ``analysis.cost``.
+    algorithm : str or dict
+        An algorithm, or a mapping from operation names to one (``"auto"`` for the rest).
+    transport, runtime : optional
+        Passed on (``runtime`` only when given).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("switch:8,chip=b200").without(chips=["chip3"])
+    >>> t = collective_seconds(f, "all-reduce", 1 << 20, range(4), runtime="ideal")
+    >>> t > 0, collective_seconds(f, "all-reduce", 1 << 20, [0]) == 0.0
+    (True, True)
+    """
     size = float(np.sum(nbytes))
-    if len(ranks) < 2 or size <= 0:
+    if len(positions) < 2 or size <= 0:
         return 0.0
-    algorithm = s.algorithm
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
-    extra = {} if s.runtime is None else {"runtime": s.runtime}
-    # layout positions -> live chips (rank i on an intact fabric; a failed chip is skipped)
-    chips = [s.fabric.endpoints[i] for i in ranks]
-    res = s.collective(s.fabric, op, nbytes if np.ndim(nbytes) else float(nbytes),
-                       algorithm=algo, ranks=chips, transport=s.transport, **extra)
+    extra = {} if runtime is None else {"runtime": runtime}
+    chips = [fabric.endpoints[i] for i in positions]
+    res = (collective or _default_collective)(
+        fabric, op, nbytes if np.ndim(nbytes) else float(nbytes), algorithm=algo, ranks=chips,
+        transport=transport, **extra)
     return float(res.time)
+
+
+def _collective_time(s, op, nbytes, ranks):
+    """One collective of a step's settings ``s`` (:func:`collective_seconds`), seconds."""
+    return collective_seconds(s.fabric, op, nbytes, ranks, collective=s.collective,
+                              algorithm=s.algorithm, transport=s.transport, runtime=s.runtime)
 
 
 def _communication(s, route):

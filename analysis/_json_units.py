@@ -48,7 +48,8 @@ FIELD_UNITS = {
     "speedup": "1 (ratio)", "speedup_bound": "1 (ratio)",
     # serve
     "isl": "tokens", "osl": "tokens", "evaluated_points": _N, "all_in_kw_per_gpu": "kW",
-    "tokens_per_cycle": "tokens", "prefill_gpus": "chips", "draft": _S, "prefill": _S,
+    "tokens_per_cycle": "tokens", "prefill_gpus": "chips", "idle_chips": "chips",
+    "draft": _S, "prefill": _S,
     "weights read": _S, "KV read": _S, "launch/graph": _S, "communication": _S,
     "kernel floors": _S,
 }

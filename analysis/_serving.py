@@ -21,8 +21,11 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   composes them.
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
   ``max(FLOPs / (chips x peak x prefill efficiency), weights / (chips x HBM))``
+  (each GEMM's FLOPs at the dense peak of its math format, as decode prices them)
   plus its tensor-parallel all-reduces and expert dispatch/combine, costed on the
-  fabric by ``analysis.cost``.
+  fabric by ``analysis.cost``. Aggregated serving under attention data parallelism
+  prefills one prompt at a time on its attention group (TensorRT-LLM tech blog 10's
+  in-flight batching baseline) unless ``adp_balance=True``.
 * **Memory fit**: weights plus the KV cache of the batch at the full context
   ``isl + osl`` must fit in :data:`USABLE_HBM_FRACTION` of HBM on the fullest chip.
 
@@ -77,7 +80,13 @@ from dataclasses import dataclass
 
 from fabric import Parameter, SpecError, chip_spec
 
-from ._decode import DECODE_HBM_EFFICIENCY, TWO_BATCH, decode_step, parse_layout
+from ._decode import (
+    DECODE_HBM_EFFICIENCY,
+    TWO_BATCH,
+    collective_seconds,
+    decode_step,
+    parse_layout,
+)
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -95,6 +104,8 @@ __all__ = [
     "TcoEntry",
     "candidate_layouts",
     "cost_per_million_tokens",
+    "idle_chips",
+    "instance_sizes",
     "pareto_front",
     "prefill_time",
     "serving_cost",
@@ -127,7 +138,7 @@ PREFILL_EFFICIENCY = Parameter(
     "serving.prefill_compute_efficiency", 0.4, "",
     "assumption: prefill model-FLOPs utilization of 30-50% quoted as typical for inference "
     "prefill (zeroentropy.dev 'MFU' concept page, 2026, second-hand); the midpoint, applied to "
-    "every system. The peak is the chip's dense BF16 figure")
+    "every system. The peak is the chip's dense figure of each GEMM's math format")
 
 #: Acceptance per drafted token for multi-token-prediction drafts.
 MTP_ACCEPTANCE = Parameter(
@@ -346,20 +357,10 @@ class PrefillTime:
     total: float
 
 
-def _collective_time(fabric, op, nbytes, ranks, cost_kwargs):
-    import analysis
-
-    if len(ranks) < 2 or nbytes <= 0:
-        return 0.0
-    # layout positions -> live chips (rank i on an intact fabric; a failed chip is skipped)
-    return float(analysis.cost(fabric, op, float(nbytes),
-                               ranks=[fabric.endpoints[i] for i in ranks], **cost_kwargs).time)
-
-
 def prefill_time(model, fabric, *, isl, layout=None, chip=None,
                  efficiency=PREFILL_EFFICIENCY.value,
                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
-                 dispatch_bytes=None, **cost_kwargs):
+                 dispatch_bytes=None, one_at_a_time=False, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
     Parameters
@@ -379,9 +380,20 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         :data:`~analysis.DECODE_HBM_EFFICIENCY` (one figure for every weight read).
     dispatch_bytes : float, optional
         Bytes per element dispatched to experts (default the activation bytes).
+    one_at_a_time : bool, default False
+        False: the ``dp`` attention groups prefill ``dp`` prompts at once (a prompt's
+        time is that batch's divided by ``dp``). True: one prompt at a time holds the
+        whole instance (in-flight batching under attention data parallelism without a
+        context-balancing scheduler: the ranks step together, an iteration lasts as long
+        as its slowest rank, and contexts arrive on one rank per iteration, NVIDIA
+        TensorRT-LLM tech blog 10 "ADP Balance Strategy", baseline): its attention, dense
+        FFNs, shared experts, router and head run on its own ``tp`` group, its routed
+        experts over the ``ep`` ranks, and its collectives are not shared.
     **cost_kwargs
-        Passed to ``analysis.cost`` (``algorithm``, ``transport``, and, where the
-        collectives model has them, ``runtime`` ...).
+        How the collectives are costed, as decode steps cost theirs
+        (``analysis._decode.collective_seconds``): ``collective`` (default
+        ``analysis.cost``), ``algorithm`` (a name or a mapping per operation),
+        ``transport``, ``runtime``.
 
     Returns
     -------
@@ -393,7 +405,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
     >>> p.compute > p.weights, round(p.total, 3)
-    (True, 0.118)
+    (True, 0.083)
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)
@@ -404,27 +416,46 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
+    if not isinstance(one_at_a_time, bool):
+        raise TypeError(f"one_at_a_time must be True or False, got {one_at_a_time!r}")
     flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
              + m.layers * m.attention.prefill_score_flops(isl))
-    compute = flops / (n * chip.peak_flops * efficiency)
+    # FLOPs by the math format their GEMMs run in (as decode_step prices them)
+    parts = {
+        "attention": 2 * isl * m.layers * m.attention_params,
+        "scores": m.layers * m.attention.prefill_score_flops(isl),
+        "ffn": 2 * isl * (m.dense_layers * m.dense_ffn_params
+                          + m.moe_layers * m.shared_experts * m.expert_params),
+        "router": 2 * isl * m.moe_layers * m.router_params,
+        "experts": 2 * isl * m.moe_layers * m.experts_per_token * m.expert_params,
+        "head": 2 * m.head_params,
+    }
+    seconds = {p: f / (chip.gemm_flops(m.math_format(p)) * efficiency)
+               for p, f in parts.items()}
+    serial = one_at_a_time and dp > 1
+    # one at a time: the prompt's routed experts spread over every chip, everything else on
+    # its own attention group; else dp prompts at once share every chip
+    compute = (sum(t for p, t in seconds.items() if p != "experts") / (tp if serial else n)
+               + seconds["experts"] / n)
     weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency)
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else float(dispatch_bytes)
-    allreduce = _collective_time(fabric, "all-reduce", isl * m.hidden * ab, range(tp),
-                                 cost_kwargs)
+    allreduce = collective_seconds(fabric, "all-reduce", isl * m.hidden * ab, range(tp),
+                                   **cost_kwargs)
     # A rank sends each of its isl/tp tokens to up to k experts (an upper bound: no
     # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
     # (none when the experts are split over the ranks, etp > 1: every rank has every token)
     pairs = isl / tp * min(m.experts_per_token, ep - 1 if ep > 1 and lay.etp == 1 else 0)
-    dispatch = _collective_time(fabric, "all-to-all", pairs * m.hidden * db, range(ep),
-                                cost_kwargs)
-    combine = _collective_time(fabric, "all-to-all", pairs * m.hidden * ab, range(ep),
-                               cost_kwargs)
+    dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, range(ep),
+                                  **cost_kwargs)
+    combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, range(ep),
+                                 **cost_kwargs)
     # experts split over the ranks (etp > 1): the MoE output is all-reduced like a dense
     # FFN's, two all-reduces per layer and no exchange (as decode_step)
     moe_allreduces = 2 if lay.etp > 1 else 1
     comm = (m.dense_layers * 2 * allreduce
-            + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / dp
+            + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
+                1 if serial else dp)
     return PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
                        total=max(compute, weights) + comm)
 
@@ -435,13 +466,45 @@ def _divisors(n):
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
+def instance_sizes(fabric):
+    """Instance sizes (chips) the layout search tries on ``fabric``.
+
+    On an intact fabric, every divisor ``n`` of its chips: the system runs ``N / n``
+    copies and no chip is idle. On a fabric with failed chips the failure breaks that
+    tiling (a 72-chip rack without one chip has 71 live chips, a prime), so the search
+    tries the intact system's sizes that the live chips still hold (``live // n``
+    copies, ``live % n`` live chips idle: :func:`idle_chips`) and the sizes that tile
+    the live chips exactly. Not every size up to the live chips: the intact search does
+    not try those either, and a failed chip must not make a system look better than
+    intact by widening its search. Failed links alone change no chip count.
+
+    >>> import topologies
+    >>> node = topologies.build("switch:8,chip=b200")
+    >>> instance_sizes(node), instance_sizes(node.without(chips=["chip3"]))
+    ([1, 2, 4, 8], [1, 2, 4, 7])
+    """
+    live, intact = fabric.n_endpoints, fabric.n_ranks
+    return [n for n in range(1, live + 1) if live % n == 0 or intact % n == 0]
+
+
+def idle_chips(fabric, chips):
+    """Live chips of ``fabric`` no copy of a ``chips``-chip instance uses: ``live % chips``.
+
+    >>> import topologies
+    >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
+    3
+    """
+    return fabric.n_endpoints % chips
+
+
 def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTION.value):
     """Every layout worth evaluating for ``model`` on ``fabric``, as strings.
 
     The search space, generated (not listed by hand): an instance of ``n`` chips
-    for every divisor ``n`` of the system's chips (the system runs ``N / n``
-    copies), whose HBM holds the weights; attention tensor-parallel over every
-    ``tp`` dividing both ``n`` and the attention heads, data-parallel over
+    for every size :func:`instance_sizes` gives (every divisor of the system's chips;
+    on a fabric with failed chips also the intact system's sizes the live chips still
+    hold, leaving ``live % n`` idle), whose HBM holds the weights; attention tensor-parallel over
+    every ``tp`` dividing both ``n`` and the attention heads, data-parallel over
     ``dp = n / tp``; experts spread over the ``ep = n`` chips (the decode model's
     placement), at most one rank per routed expert; and, for ``n > 1`` dividing the
     heads, plain tensor parallelism with every expert split over the ``n`` chips
@@ -452,11 +515,14 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     >>> node = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> candidate_layouts("kimi-k2", node)
     ['tp=1,dp=8', 'tp=2,dp=4', 'tp=4,dp=2', 'tp=8,dp=1', 'tp=8,dp=1,etp=8']
+    >>> rack = topologies.build("nvl72").without(chips=["chip3"])    # 71 live chips
+    >>> [x for x in candidate_layouts("kimi-k2", rack) if x.startswith("tp=8")]  # 7, 23 idle
+    ['tp=8,dp=1', 'tp=8,dp=1,etp=8', 'tp=8,dp=3']
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)
     out = []
-    for n in _divisors(fabric.n_endpoints):
+    for n in instance_sizes(fabric):
         if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
             continue
         for tp in _divisors(n):
@@ -489,7 +555,8 @@ class ServingPoint:
     layout : str
         The instance's layout (``tp=..,dp=..``); experts over its ``chips``.
     chips : int
-        Chips of one decode instance.
+        Chips of one decode instance (per-GPU figures count these: every copy of the
+        instance runs alike).
     batch : int
         Concurrent users (sequences) per instance.
     draft_length : int
@@ -518,6 +585,10 @@ class ServingPoint:
         (raw, not additive: rooflines take maxima).
     hbm_per_chip, hbm_capacity : float
         Bytes needed on the fullest chip at the full context ``isl + osl``; bytes usable.
+    idle_chips : int
+        Live chips of the system no copy of the instance uses (``live % chips``,
+        :func:`idle_chips`): 0 on an intact fabric's searched layouts; on a degraded
+        fabric the chips the failure leaves over. Not counted in the per-GPU figures.
     """
 
     system: str
@@ -547,6 +618,7 @@ class ServingPoint:
     resources: dict
     hbm_per_chip: float
     hbm_capacity: float
+    idle_chips: int = 0
 
     @property
     def fits(self):
@@ -561,7 +633,7 @@ def _check_choice(name, value, allowed):
 
 
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
-             mode, definition, system, model, layout, context, hbm, capacity):
+             mode, definition, system, model, layout, context, hbm, capacity, idle=0):
     """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring)."""
     e = expected_accepted_tokens(k, a)
     draft = k * draft_cost * base_time
@@ -595,7 +667,7 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
                         total_tokens_per_s_gpu=total_all,
                         output_tokens_per_s_gpu=out_all, output_tokens_per_s_decode_gpu=out_decode,
                         prefill_gpus=g_p, breakdown=parts, resources=res, hbm_per_chip=hbm,
-                        hbm_capacity=capacity)
+                        hbm_capacity=capacity, idle_chips=idle)
 
 
 _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
@@ -634,7 +706,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                   acceptance=None, draft_cost=None, mode="aggregated",
                   definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
                   usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
-                  **decode_kwargs):
+                  adp_balance=False, **decode_kwargs):
     """One serving point (see the module docstring); raises if it does not fit in HBM.
 
     Parameters are those of :func:`serving_frontier`, for one ``batch`` (users per
@@ -650,7 +722,8 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     m = model_config(model)
     fr = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
-                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches)
+                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
+                adp_balance=adp_balance)
     k = draft_length
     a = MTP_ACCEPTANCE.value if acceptance is None else acceptance
     lay = str(parse_layout(layout, fabric.n_endpoints))
@@ -679,7 +752,7 @@ class _Sweep:
     """Shared state of one frontier computation (model, fabric, conditions)."""
 
     def __init__(self, m, fabric, *, isl, osl, mode, definition, prefill_efficiency,
-                 usable_hbm, decode_kwargs, context=None, micro_batches=1):
+                 usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False):
         for name, v in (("isl", isl), ("osl", osl)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
@@ -704,16 +777,18 @@ class _Sweep:
             raise SpecError(f"overlap={TWO_BATCH!r} is the schedule of two micro-batches; "
                             f"pass micro_batches=2, got {micro_batches!r}")
         self.micro = micro_batches
+        if not isinstance(adp_balance, bool):
+            raise TypeError(f"adp_balance must be True or False, got {adp_balance!r}")
+        self.adp_balance = adp_balance
         self.context = isl + osl // 2 if context is None else context
         if isinstance(self.context, bool) or not isinstance(self.context, int) \
                 or self.context < 0:
             raise SpecError(f"context must be an integer >= 0, got context={context!r}")
         self.full = max(isl + osl, self.context)
-        cost_kw = {k: decode_kwargs[k] for k in ("transport", "runtime")
-                   if k in decode_kwargs}
-        if isinstance(decode_kwargs.get("algorithm"), str):
-            cost_kw["algorithm"] = decode_kwargs["algorithm"]
-        self.cost_kw = cost_kw
+        # the prefill's collectives are costed as the decode steps' are (one helper)
+        self.cost_kw = {k: decode_kwargs[k]
+                        for k in ("collective", "algorithm", "transport", "runtime")
+                        if decode_kwargs.get(k) is not None}
 
     def layout_info(self, layout):
         """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""
@@ -738,7 +813,9 @@ class _Sweep:
                            efficiency=self.eff,
                            hbm_efficiency=self.kw.get("hbm_efficiency",
                                                       DECODE_HBM_EFFICIENCY.value),
-                           dispatch_bytes=self.kw.get("dispatch_bytes"), **self.cost_kw)
+                           dispatch_bytes=self.kw.get("dispatch_bytes"),
+                           one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
+                           **self.cost_kw)
         return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
                 "capacity": capacity,
                 "b_max": b_dp * lay.dp, "prefill": pre}
@@ -765,7 +842,8 @@ class _Sweep:
                                 osl=self.osl, n=lay.chips, mode=self.mode,
                                 definition=self.definition, system=self.fabric.name,
                                 model=m.name, layout=_layout_label(lay),
-                                context=self.context, hbm=hbm, capacity=info["capacity"]))
+                                context=self.context, hbm=hbm, capacity=info["capacity"],
+                                idle=idle_chips(self.fabric, lay.chips)))
         return out
 
 
@@ -856,7 +934,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                      speculative=DEFAULT_SPECULATIVE, draft_cost=None, mode="aggregated",
                      definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
                      usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
-                     keep_all=False, **decode_kwargs):
+                     keep_all=False, adp_balance=False, **decode_kwargs):
     """The Pareto frontier of tokens/s per GPU against tokens/s per user.
 
     Parameters
@@ -889,6 +967,12 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     micro_batches : int
         Decode steps split into this many micro-batches run one after the other
         (2: two-batch overlap; see ``_steps``). Default 1.
+    adp_balance : bool, default False
+        Aggregated serving under attention data parallelism (``dp > 1``): False, a prompt's
+        prefill holds the whole instance (:func:`prefill_time` ``one_at_a_time``: the
+        in-flight batching baseline of TensorRT-LLM tech blog 10, contexts on one rank per
+        iteration while the others wait); True, a scheduler that aligns every rank's
+        contexts in one iteration (that blog's ADP Balance), ``dp`` prompts at once.
     keep_all : bool
         Also return every evaluated point (``all_points``).
     **decode_kwargs
@@ -918,7 +1002,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     m = model_config(model)
     sw = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
-                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches)
+                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
+                adp_balance=adp_balance)
     spec = tuple((int(k), float(a)) for k, a in speculative)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
