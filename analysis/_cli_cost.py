@@ -12,6 +12,8 @@ Examples
 [0, 1, 2, 'chip7']
 """
 
+import math
+
 from fabric import SpecError
 
 from ._json_units import to_json
@@ -106,9 +108,12 @@ def run(args):
         return 0
     from ._table import format_table
 
+    def bw(v):      # a one-rank group moves nothing in no time: no bandwidth to show
+        return format_bandwidth(v) if math.isfinite(v) else "-"
+
     rows = [[r.op, format_size(r.size), r.algorithm + (f"/{r.protocol}" if r.protocol else ""),
-             r.transport, format_time(r.time), format_bandwidth(r.algbw),
-             format_bandwidth(r.busbw), _gap(r)] for r in results]
+             r.transport, format_time(r.time), bw(r.algbw), bw(r.busbw), _gap(r)]
+            for r in results]
     print(format_table(["op", "size", "algorithm", "transport", "time", "algbw", "busbw",
                         "x bound"], rows))
     first = results[0]

@@ -353,7 +353,8 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     Parameters
     ----------
     out : str or os.PathLike
-        Directory (created if missing); existing files of these names are replaced.
+        Directory (created if missing; its parent must exist); existing files of
+        these names are replaced.
     names : sequence of str
         Which figures (default :data:`README_FIGURES`).
     quiet : bool
@@ -364,15 +365,22 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     ------
     ValueError
         If a name is not a figure of that report.
+    FileExistsError, FileNotFoundError
+        If ``out`` is a file or its parent is missing (checked before any work).
     """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"--out {out} exists and is not a directory")
+    if not out.resolve().parent.is_dir():
+        raise FileNotFoundError(f"cannot write the figures to {out}: {out.resolve().parent} "
+                                "is not a directory")
     report = build_report(DEFAULT_SYSTEMS, ops=("all-reduce",), sections=_README_SECTIONS,
                           executor=executor, quiet=quiet, command="cofabric figures")
     known = {f.name: f for f in report.figures}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise SpecError(f"unknown figure(s) {unknown}; known: {', '.join(known)}")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)
     render_figures([known[n] for n in names], out, quiet=quiet, executor=executor,
                     systems=report.systems)
     return [out / f"{n}.{x}" for n in names for x in FIGURE_FORMATS]

@@ -183,6 +183,7 @@ BAD = [
     (["scaling", "--decode-limit", "-5", "--out", "unused"], "decode_limit"),
     (["scaling", "--jobs", "0", "--out", "unused"], "--jobs"),
     (["report", "bogus", "--out", "unused"], "unknown topology family or preset 'bogus'"),
+    (["figures", "--out", "/nonexistent-dir/x", "--quiet"], "is not a directory"),  # was made
     (["report", "sd200-ultra", "--ops", "bogus", "--out", "unused"], "op='bogus'"),
     (["report", "sd200-ultra", "--sizes", "0", "--out", "unused"], "> 0 bytes"),
 ]
@@ -315,7 +316,7 @@ def test_a_one_rank_group_names_the_runtime_asked_for(runtime):
     (["report", "--out", "afile/sub"], "afile is a file, not a directory"),
     (["report", "--out", "afile"], "exists and is not a directory"),
     (["scaling", "--out", "afile"], "exists and is not a directory"),   # before the study
-    (["figures", "--out", "afile"], "File exists"),
+    (["figures", "--out", "afile"], "exists and is not a directory"),   # before the report
     (["export", "nvl72", "afile/x.json"], "Not a directory"),
 ])
 def test_an_output_path_through_a_file_is_one_line(argv, fragment, capsys, tmp_path,
@@ -357,3 +358,9 @@ def test_traffic_refuses_fractional_hot_ranks_and_negative_seeds():
         with pytest.raises(fabric.SpecError, match="seed"):
             analysis.traffic(8, "permutation", 1.0, seed=seed)
     assert analysis.traffic(8, "hotspot", 1.0, hot=3).total == 8.0
+
+
+def test_cost_table_shows_no_infinite_bandwidth(capsys):
+    rc, out, err = _run(["cost", "dgx-h100", "--op", "send-recv", "--size", "1KiB", "--ranks",
+                         "0"], capsys)
+    assert rc == 0 and "inf" not in out        # it printed 'infPB/s' for a one-rank group
