@@ -21,8 +21,11 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   composes them.
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
   ``max(FLOPs / (chips x peak x prefill efficiency), weights / (chips x HBM))``
+  (each GEMM's FLOPs at the dense peak of its math format, as decode prices them)
   plus its tensor-parallel all-reduces and expert dispatch/combine, costed on the
-  fabric by ``analysis.cost``.
+  fabric by ``analysis.cost``. Aggregated serving under attention data parallelism
+  prefills one prompt at a time on its attention group (TensorRT-LLM tech blog 10's
+  in-flight batching baseline) unless ``adp_balance=True``.
 * **Memory fit**: weights plus the KV cache of the batch at the full context
   ``isl + osl`` must fit in :data:`USABLE_HBM_FRACTION` of HBM on the fullest chip.
 
@@ -135,7 +138,7 @@ PREFILL_EFFICIENCY = Parameter(
     "serving.prefill_compute_efficiency", 0.4, "",
     "assumption: prefill model-FLOPs utilization of 30-50% quoted as typical for inference "
     "prefill (zeroentropy.dev 'MFU' concept page, 2026, second-hand); the midpoint, applied to "
-    "every system. The peak is the chip's dense BF16 figure")
+    "every system. The peak is the chip's dense figure of each GEMM's math format")
 
 #: Acceptance per drafted token for multi-token-prediction drafts.
 MTP_ACCEPTANCE = Parameter(
@@ -357,7 +360,7 @@ class PrefillTime:
 def prefill_time(model, fabric, *, isl, layout=None, chip=None,
                  efficiency=PREFILL_EFFICIENCY.value,
                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
-                 dispatch_bytes=None, **cost_kwargs):
+                 dispatch_bytes=None, one_at_a_time=False, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
     Parameters
@@ -377,6 +380,15 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         :data:`~analysis.DECODE_HBM_EFFICIENCY` (one figure for every weight read).
     dispatch_bytes : float, optional
         Bytes per element dispatched to experts (default the activation bytes).
+    one_at_a_time : bool, default False
+        False: the ``dp`` attention groups prefill ``dp`` prompts at once (a prompt's
+        time is that batch's divided by ``dp``). True: one prompt at a time holds the
+        whole instance (in-flight batching under attention data parallelism without a
+        context-balancing scheduler: the ranks step together, an iteration lasts as long
+        as its slowest rank, and contexts arrive on one rank per iteration, NVIDIA
+        TensorRT-LLM tech blog 10 "ADP Balance Strategy", baseline): its attention, dense
+        FFNs, shared experts, router and head run on its own ``tp`` group, its routed
+        experts over the ``ep`` ranks, and its collectives are not shared.
     **cost_kwargs
         How the collectives are costed, as decode steps cost theirs
         (``analysis._decode.collective_seconds``): ``collective`` (default
@@ -393,7 +405,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
     >>> p.compute > p.weights, round(p.total, 3)
-    (True, 0.118)
+    (True, 0.083)
     """
     m = model_config(model)
     chip = chip_spec(chip if chip is not None else fabric.chip)
@@ -404,9 +416,27 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
+    if not isinstance(one_at_a_time, bool):
+        raise TypeError(f"one_at_a_time must be True or False, got {one_at_a_time!r}")
     flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
              + m.layers * m.attention.prefill_score_flops(isl))
-    compute = flops / (n * chip.peak_flops * efficiency)
+    # FLOPs by the math format their GEMMs run in (as decode_step prices them)
+    parts = {
+        "attention": 2 * isl * m.layers * m.attention_params,
+        "scores": m.layers * m.attention.prefill_score_flops(isl),
+        "ffn": 2 * isl * (m.dense_layers * m.dense_ffn_params
+                          + m.moe_layers * m.shared_experts * m.expert_params),
+        "router": 2 * isl * m.moe_layers * m.router_params,
+        "experts": 2 * isl * m.moe_layers * m.experts_per_token * m.expert_params,
+        "head": 2 * m.head_params,
+    }
+    seconds = {p: f / (chip.gemm_flops(m.math_format(p)) * efficiency)
+               for p, f in parts.items()}
+    serial = one_at_a_time and dp > 1
+    # one at a time: the prompt's routed experts spread over every chip, everything else on
+    # its own attention group; else dp prompts at once share every chip
+    compute = (sum(t for p, t in seconds.items() if p != "experts") / (tp if serial else n)
+               + seconds["experts"] / n)
     weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency)
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else float(dispatch_bytes)
@@ -424,7 +454,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     # FFN's, two all-reduces per layer and no exchange (as decode_step)
     moe_allreduces = 2 if lay.etp > 1 else 1
     comm = (m.dense_layers * 2 * allreduce
-            + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / dp
+            + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
+                1 if serial else dp)
     return PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
                        total=max(compute, weights) + comm)
 
@@ -675,7 +706,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                   acceptance=None, draft_cost=None, mode="aggregated",
                   definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
                   usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
-                  **decode_kwargs):
+                  adp_balance=False, **decode_kwargs):
     """One serving point (see the module docstring); raises if it does not fit in HBM.
 
     Parameters are those of :func:`serving_frontier`, for one ``batch`` (users per
@@ -691,7 +722,8 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     m = model_config(model)
     fr = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
-                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches)
+                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
+                adp_balance=adp_balance)
     k = draft_length
     a = MTP_ACCEPTANCE.value if acceptance is None else acceptance
     lay = str(parse_layout(layout, fabric.n_endpoints))
@@ -720,7 +752,7 @@ class _Sweep:
     """Shared state of one frontier computation (model, fabric, conditions)."""
 
     def __init__(self, m, fabric, *, isl, osl, mode, definition, prefill_efficiency,
-                 usable_hbm, decode_kwargs, context=None, micro_batches=1):
+                 usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False):
         for name, v in (("isl", isl), ("osl", osl)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
@@ -745,6 +777,9 @@ class _Sweep:
             raise SpecError(f"overlap={TWO_BATCH!r} is the schedule of two micro-batches; "
                             f"pass micro_batches=2, got {micro_batches!r}")
         self.micro = micro_batches
+        if not isinstance(adp_balance, bool):
+            raise TypeError(f"adp_balance must be True or False, got {adp_balance!r}")
+        self.adp_balance = adp_balance
         self.context = isl + osl // 2 if context is None else context
         if isinstance(self.context, bool) or not isinstance(self.context, int) \
                 or self.context < 0:
@@ -778,7 +813,9 @@ class _Sweep:
                            efficiency=self.eff,
                            hbm_efficiency=self.kw.get("hbm_efficiency",
                                                       DECODE_HBM_EFFICIENCY.value),
-                           dispatch_bytes=self.kw.get("dispatch_bytes"), **self.cost_kw)
+                           dispatch_bytes=self.kw.get("dispatch_bytes"),
+                           one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
+                           **self.cost_kw)
         return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
                 "capacity": capacity,
                 "b_max": b_dp * lay.dp, "prefill": pre}
@@ -897,7 +934,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                      speculative=DEFAULT_SPECULATIVE, draft_cost=None, mode="aggregated",
                      definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
                      usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
-                     keep_all=False, **decode_kwargs):
+                     keep_all=False, adp_balance=False, **decode_kwargs):
     """The Pareto frontier of tokens/s per GPU against tokens/s per user.
 
     Parameters
@@ -930,6 +967,12 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     micro_batches : int
         Decode steps split into this many micro-batches run one after the other
         (2: two-batch overlap; see ``_steps``). Default 1.
+    adp_balance : bool, default False
+        Aggregated serving under attention data parallelism (``dp > 1``): False, a prompt's
+        prefill holds the whole instance (:func:`prefill_time` ``one_at_a_time``: the
+        in-flight batching baseline of TensorRT-LLM tech blog 10, contexts on one rank per
+        iteration while the others wait); True, a scheduler that aligns every rank's
+        contexts in one iteration (that blog's ADP Balance), ``dp`` prompts at once.
     keep_all : bool
         Also return every evaluated point (``all_points``).
     **decode_kwargs
@@ -959,7 +1002,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     m = model_config(model)
     sw = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
-                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches)
+                decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
+                adp_balance=adp_balance)
     spec = tuple((int(k), float(a)) for k, a in speculative)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")

@@ -34,16 +34,12 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).
 OUTSIDE_25 = {
-    "r1-h200-fp8-trtllm-maxtput-c1024": "model request 104 s against 180 s (2048 tokens at 128 "
-                                        "users per GPU, attention DP8 + EP8): the modelled "
-                                        "step is weight-read bound (49 ms per token incl. "
-                                        "13.7 ms of others' prefills); not explained yet",
-    "r1-b200-fp4-trtllm-maxtput-c3072": "model request 95 s against 172 s (NVFP4, 384 users per "
-                                        "GPU, attention DP8 + EP8): the same ~1.8x as the H200 "
-                                        "max-throughput row; not explained yet",
-    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model request 179 s against 331 s (NVFP4, "
-                                                   "FP8 KV, 896 users per GPU): ~1.7x, as the "
-                                                   "other max-throughput rows; not explained yet",
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model now too slow, 4.75 vs 6.18 tok/s/user "
+                                                   "(NVFP4, FP8 KV, 896 users per GPU, attention "
+                                                   "DP8 + EP8): each prompt's prefill holds the "
+                                                   "instance (TensorRT-LLM blog 10's in-flight "
+                                                   "baseline); whether this run balanced its "
+                                                   "ranks' contexts is not stated",
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 2.5x",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.1x",
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.9-2.0x" for k in range(6)},
