@@ -30,6 +30,9 @@ def register(sub):
                    choices=("total-per-gpu", "output-per-gpu", "output-per-decode-gpu"),
                    help="what tokens/s per GPU counts (default: input+output over all GPUs, "
                         "InferenceX)")
+    p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
+                   help="serve on SYSTEM without this chip, by name or rank (repeatable); "
+                        "the search also tries instances that leave live chips idle")
     p.add_argument("--layout", action="append", default=None,
                    help="a layout to try (repeatable; default: search them all)")
     p.add_argument("--batches", default=None,
@@ -105,6 +108,8 @@ def run(args):
         raise SpecError(f"--chip-price must be a finite number of dollars > 0, got "
                         f"{args.chip_price}")
     fab = topologies.build(args.system)
+    if args.fail_chip:
+        fab = fab.without(chips=args.fail_chip)
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
               "overlap": args.overlap, "micro_batches": args.micro_batches,
@@ -137,6 +142,7 @@ def run(args):
         bar.stage("done")
     if args.json:
         out = {"model": fr.model, "system": fr.system, "isl": fr.isl, "osl": fr.osl,
+               "failed_chips": sorted(fab.failures.ranks.values()),
                "mode": fr.mode, "definition": fr.definition,
                "definition_text": fr.definition_text, "evaluated_points": fr.evaluated,
                "layouts_searched": list(fr.layouts), "layouts_skipped": list(fr.skipped),

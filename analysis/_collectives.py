@@ -1107,6 +1107,15 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
         at least the host's excess ``N x host_launch - gpu_time`` once it is host-bound;
         ``N x host_launch`` when blocking.
 
+    Raises
+    ------
+    TypeError
+        ``gpu_time`` or ``host_launch`` not a real number (a bool included), ``blocking``
+        not a bool.
+    fabric.SpecError
+        (a ``ValueError``) ``gpu_time`` or ``host_launch`` negative or not finite,
+        ``devices`` or ``iterations`` not an integer >= 1.
+
     Examples
     --------
     >>> round(host_launch_delay(23e-6, 3e-6, 8, 40) * 1e6, 3)   # host-bound: 24 us > 23
@@ -1118,7 +1127,19 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
     >>> round(host_launch_delay(350e-6, 3e-6, 4, blocking=True) * 1e6, 3)   # -z 1
     12.0
     """
-    g, c, n = float(gpu_time), float(host_launch), int(iterations)
+    for name, v in (("gpu_time", gpu_time), ("host_launch", host_launch)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise TypeError(f"{name} must be a number of seconds, got {v!r}")
+        if not math.isfinite(v):
+            raise SpecError(f"{name} must be finite, got {v!r}")
+        if v < 0:
+            raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")
+    for name, v in (("devices", devices), ("iterations", iterations)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 1:
+            raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
+    if not isinstance(blocking, (bool, np.bool_)):
+        raise TypeError(f"blocking must be True or False, got {blocking!r}")
+    g, c, n, devices = float(gpu_time), float(host_launch), int(iterations), int(devices)
     if blocking:
         return devices * c
 

@@ -624,3 +624,38 @@ def test_blocking_adds_every_launch_and_ideal_ignores_it():
     assert one.time == pytest.approx(cost(f, "all-reduce", 1024).time + c, rel=1e-12)
     assert cost(f, "all-reduce", 1024, runtime="ideal", blocking=True).time == \
         cost(f, "all-reduce", 1024, runtime="ideal").time
+
+
+@pytest.mark.parametrize("kw, exc, says", [
+    ({"gpu_time": float("nan")}, SpecError, "gpu_time must be finite"),
+    ({"gpu_time": float("inf")}, SpecError, "gpu_time must be finite"),
+    ({"gpu_time": -1e-6}, SpecError, "gpu_time must be >= 0"),
+    ({"gpu_time": "1e-6"}, TypeError, "gpu_time must be a number"),
+    ({"gpu_time": True}, TypeError, "gpu_time must be a number"),
+    ({"host_launch": float("nan")}, SpecError, "host_launch must be finite"),
+    ({"host_launch": -3e-6}, SpecError, "host_launch must be >= 0"),
+    ({"host_launch": None}, TypeError, "host_launch must be a number"),
+    ({"devices": 0}, SpecError, "devices must be an integer >= 1"),
+    ({"devices": -3, "blocking": True}, SpecError, "devices must be an integer >= 1"),
+    ({"devices": 2.5}, SpecError, "devices must be an integer >= 1"),
+    ({"devices": True}, SpecError, "devices must be an integer >= 1"),
+    ({"iterations": 0}, SpecError, "iterations must be an integer >= 1"),
+    ({"iterations": 0.5}, SpecError, "iterations must be an integer >= 1"),
+    ({"iterations": True}, SpecError, "iterations must be an integer >= 1"),
+    ({"blocking": "no"}, TypeError, "blocking must be True or False"),
+    ({"blocking": 1}, TypeError, "blocking must be True or False"),
+])
+def test_host_launch_delay_rejects_bad_input(kw, exc, says):
+    # public: a clear error naming the argument, never a silent number (NaN, a negative
+    # delay from devices=-3) nor a ZeroDivisionError (iterations=0)
+    args = {"gpu_time": 20e-6, "host_launch": 3e-6, "devices": 4, "iterations": 20,
+            "blocking": False}
+    args.update(kw)
+    with pytest.raises(exc, match=says):
+        host_launch_delay(**args)
+
+
+def test_host_launch_delay_takes_numpy_scalars():
+    want = host_launch_delay(23e-6, 3e-6, 8, 40)
+    assert host_launch_delay(np.float64(23e-6), np.float64(3e-6), np.int64(8),
+                             np.int32(40), np.bool_(False)) == want
