@@ -30,6 +30,9 @@ def register(sub):
                    choices=("total-per-gpu", "output-per-gpu", "output-per-decode-gpu"),
                    help="what tokens/s per GPU counts (default: input+output over all GPUs, "
                         "InferenceX)")
+    p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
+                   help="serve on SYSTEM without this chip, by name or rank (repeatable); "
+                        "the search also tries instances that leave live chips idle")
     p.add_argument("--layout", action="append", default=None,
                    help="a layout to try (repeatable; default: search them all)")
     p.add_argument("--batches", default=None,
@@ -45,6 +48,10 @@ def register(sub):
                         "published GPU-hour price (network cost from the bill of materials)")
     d = p.add_argument_group("decode step (passed to analysis.decode_step)")
     add_step_options(d)
+    p.add_argument("--adp-balance", action="store_true",
+                   help="aggregated serving under attention data parallelism: a scheduler "
+                        "aligns every rank's prompts in one iteration (TensorRT-LLM's ADP "
+                        "Balance); default: one prompt's prefill at a time holds the instance")
     d.add_argument("--micro-batches", type=int, default=1,
                    help="decode steps split into this many micro-batches (2: two-batch "
                         "overlap, with --overlap 1)")
@@ -101,9 +108,12 @@ def run(args):
         raise SpecError(f"--chip-price must be a finite number of dollars > 0, got "
                         f"{args.chip_price}")
     fab = topologies.build(args.system)
+    if args.fail_chip:
+        fab = fab.without(chips=args.fail_chip)
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
               "overlap": args.overlap, "micro_batches": args.micro_batches,
+              "adp_balance": args.adp_balance,
               "engine": args.engine, **floor_kwargs(args)}
     decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
                                      ("moe_hbm_efficiency", args.moe_hbm_efficiency),
@@ -132,6 +142,7 @@ def run(args):
         bar.stage("done")
     if args.json:
         out = {"model": fr.model, "system": fr.system, "isl": fr.isl, "osl": fr.osl,
+               "failed_chips": sorted(fab.failures.ranks.values()),
                "mode": fr.mode, "definition": fr.definition,
                "definition_text": fr.definition_text, "evaluated_points": fr.evaluated,
                "layouts_searched": list(fr.layouts), "layouts_skipped": list(fr.skipped),

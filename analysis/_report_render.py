@@ -94,8 +94,9 @@ DENSE_COLUMNS = 8
 
 def _breakable(text):
     """Escaped cell text that may wrap after a comma between the items of a list (a layout
-    ``tp=8,dp=16,ep=128``) rather than widen its column; system names stay whole."""
-    return re.sub(r",(?=[A-Za-z])", ",<wbr>", html.escape(text))
+    ``tp=8,dp=16,ep=128``) or after a slash in a path (``tensorrt_llm/_torch/...``) rather
+    than widen its column; system names stay whole."""
+    return re.sub(r"([,/])(?=[A-Za-z_])", r"\1<wbr>", html.escape(text))
 
 
 def _html_table(t):

@@ -50,9 +50,15 @@ def check_rows():
               f"{part} {p.breakdown[part] * 1e3:.2f} ms")
 
 
-def frontier_timing(systems=("nvl72", "sd200-ultra", "cluster-128"), model="kimi-k2"):
+def frontier_timing(systems=("nvl72", "sd200-ultra", "cluster-128", "nvl72-chip3"),
+                    model="kimi-k2"):
     for s in systems:
-        f = topologies.build(s)
+        # "<preset>-chip3": the preset without chip3 (a degraded fabric: the layout search
+        # also tries instances that leave live chips idle)
+        base, _, failed = s.partition("-chip")
+        f = topologies.build(base if failed else s)
+        if failed:
+            f = f.without(chips=[f"chip{failed}"])
         t0 = time.perf_counter()
         fr = analysis.serving_frontier(model, f, isl=1024, osl=1024, n_batches=10)
         dt = time.perf_counter() - t0

@@ -169,3 +169,23 @@ def test_prefill_and_decode_cost_collectives_on_the_live_chips(node):
                          collective=fake, algorithm=algo)
     assert {r for _, _, r in seen} <= {("chip0", "chip2"), ("chip0", "chip2", "chip3", "chip4")}
     assert seen and all(a == algo.get(op, "auto") for op, a, _ in seen)
+
+
+def test_cli_serve_on_a_degraded_node_reports_idle_chips(capsys):
+    import json
+
+    from analysis._cli import main
+
+    args = ["serve", B200_NODE, "--model", "deepseek-r1-nvfp4", "--isl", "1024", "--osl", "256",
+            "--batches", "1", "--no-speculative", "--fail-chip", "chip5", "--quiet"]
+    assert main(args + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["failed_chips"] == [5]
+    assert all(p["idle_chips"] == 7 % p["chips"] for p in out["frontier"])
+    assert any(p["idle_chips"] for p in out["frontier"])    # the 4-chip instance, 3 idle
+    assert main(args) == 0
+    assert "idle chips" in capsys.readouterr().out
+    # a chip that is not there: one line, exit 2
+    assert main([a if a != "chip5" else "chip99" for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "chip99" in err
