@@ -48,6 +48,10 @@ def register(sub):
                         "published GPU-hour price (network cost from the bill of materials)")
     d = p.add_argument_group("decode step (passed to analysis.decode_step)")
     add_step_options(d)
+    p.add_argument("--adp-balance", action="store_true",
+                   help="aggregated serving under attention data parallelism: a scheduler "
+                        "aligns every rank's prompts in one iteration (TensorRT-LLM's ADP "
+                        "Balance); default: one prompt's prefill at a time holds the instance")
     d.add_argument("--micro-batches", type=int, default=1,
                    help="decode steps split into this many micro-batches (2: two-batch "
                         "overlap, with --overlap 1)")
@@ -109,6 +113,7 @@ def run(args):
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
               "overlap": args.overlap, "micro_batches": args.micro_batches,
+              "adp_balance": args.adp_balance,
               "engine": args.engine, **floor_kwargs(args)}
     decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
                                      ("moe_hbm_efficiency", args.moe_hbm_efficiency),

@@ -43,7 +43,7 @@ Examples
 True
 """
 
-from fabric import Parameter, SpecError, chip_spec
+from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
 
 __all__ = ["DEEPGEMM_H800_FP8", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
            "gemm_compute_efficiency"]
@@ -122,7 +122,18 @@ def gemm_compute_efficiency(generation, math, kind):
     'gemm.compute_efficiency.hopper.fp8.grouped'
     >>> gemm_compute_efficiency("hopper", "bf16", "dense") is None
     True
+
+    A misspelt generation or format is an error, not "none published":
+
+    >>> gemm_compute_efficiency("hoper", "fp8", "dense")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: generation must be one of ('hopper', 'blackwell') or None, got 'hoper'
     """
+    if generation is not None and generation not in GENERATIONS:
+        raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
+    if math not in MATH_FORMATS:
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
     if kind not in GEMM_KINDS:
         raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {kind!r}")
     return GEMM_COMPUTE_EFFICIENCY.get((generation, math, kind))

@@ -555,7 +555,7 @@ class MoEModel:
         >>> round(m.attention_params_per_rank(8) / 1e6, 2), round(m.attention_params / 8 / 1e6, 2)
         (36.64, 23.39)
         """
-        if tp == 1:
+        if _positive_int("tp", tp) == 1:
             return self.attention_params
         rep = self.attention.replicated_params(self.hidden)
         return rep + (self.attention_params - rep) / tp

@@ -104,10 +104,14 @@ from ._errors import SpecError
 from ._params import Parameter
 from ._units import GB, TB, GiB
 
-__all__ = ["CHIPS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
+__all__ = ["CHIPS", "GENERATIONS", "MATH_FORMATS", "ChipSpec", "chip_spec"]
 
 #: Math formats of tensor-core GEMMs, widest first (:attr:`ChipSpec.tensor_flops`).
 MATH_FORMATS = ("bf16", "fp8", "fp4", "int8")
+
+#: GPU generations a chip may state (:attr:`ChipSpec.generation`); ``None`` is "not a GPU
+#: generation the runtimes know".
+GENERATIONS = ("hopper", "blackwell")
 
 #: The reduction bound used for every preset: bytes reduced per byte of HBM traffic.
 REDUCE_RATE_NOTE = "HBM bandwidth / 3: a reduction reads two operands and writes one (assumption)"
@@ -171,7 +175,7 @@ class ChipSpec:
         flops["bf16"] = self.peak_flops
         object.__setattr__(self, "tensor_flops",
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
-        if self.generation not in (None, "hopper", "blackwell"):
+        if self.generation is not None and self.generation not in GENERATIONS:
             raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
                             f"None, got {self.generation!r}")
 

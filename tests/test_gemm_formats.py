@@ -301,3 +301,22 @@ def test_mtp_draft_reads_its_block_in_the_mtp_format():
     assert bf.layers[0].attention_weights == nv.layers[0].attention_weights   # BF16 already
     with pytest.raises(SpecError, match="mtp_format must be one of"):
         dataclasses.replace(m, mtp_format="fp6")
+
+
+@pytest.mark.parametrize("args, match", [
+    (("hoper", "fp8", "dense"), "generation must be one of"),
+    (("hopper", "fp16", "dense"), "math format must be one of"),
+    (("hopper", "fp8", "denser"), "GEMM kind must be one of"),
+])
+def test_gemm_efficiency_lookup_refuses_misspelt_keys(args, match):
+    # a misspelt key must not read as "none published" (which silently prices at peak)
+    from analysis import gemm_compute_efficiency
+    with pytest.raises(SpecError, match=match):
+        gemm_compute_efficiency(*args)
+
+
+@pytest.mark.parametrize("tp, exc", [(0, SpecError), (-1, SpecError), (1.5, TypeError),
+                                     (True, TypeError), (float("nan"), TypeError)])
+def test_attention_params_per_rank_refuses_a_bad_tp(tp, exc):
+    with pytest.raises(exc, match="tp"):
+        model_config("deepseek-v3").attention_params_per_rank(tp)

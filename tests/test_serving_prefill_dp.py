@@ -98,3 +98,19 @@ def test_bad_input(node):
     with pytest.raises(TypeError, match="adp_balance"):
         analysis.serving_point("deepseek-r1", node, isl=8, osl=8, batch=8, layout="tp=8",
                                adp_balance="yes")
+
+
+def test_cli_serve_adp_balance(capsys):
+    import json
+
+    from analysis._cli import main
+
+    base = ["serve", "switch:8,planes=2,links=9,tech=nvlink5,chip=b200", "--model",
+            "deepseek-r1", "--isl", "1024", "--osl", "128", "--batches", "64", "--layout",
+            "tp=1,dp=8", "--no-speculative", "--json", "--quiet"]
+    assert main(base) == 0
+    serial = json.loads(capsys.readouterr().out)["frontier"][0]
+    assert main([*base, "--adp-balance"]) == 0
+    balanced = json.loads(capsys.readouterr().out)["frontier"][0]
+    # the same decode steps; the prefill of dp prompts at once shortens the request
+    assert balanced["tokens_per_s_gpu"] > serial["tokens_per_s_gpu"]
