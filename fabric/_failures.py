@@ -186,7 +186,11 @@ def without(fabric, links=(), chips=(), lanes=()):
     if isinstance(lanes, str) or (isinstance(lanes, tuple) and len(lanes) == 2
                                   and not isinstance(lanes[0], (tuple, list))):
         lanes = [lanes]
-    dead_links = [_link_pair(fabric, x) for x in links]
+    dead_links, named = [], set()
+    for pair in (_link_pair(fabric, x) for x in links):
+        if frozenset(pair) not in named:        # named twice (u-v, v-u): one link fails
+            named.add(frozenset(pair))
+            dead_links.append(pair)
     lost = {}  # bundle -> lanes failed, in the order first named
     for x in lanes:
         a, b = _link_pair(fabric, x)
@@ -206,6 +210,7 @@ def without(fabric, links=(), chips=(), lanes=()):
             dead_nodes.append(fabric.node(x))
         except NodeError as e:
             raise NodeError(f"cannot fail {x!r}: {e}") from None
+    dead_nodes = list(dict.fromkeys(dead_nodes))   # a node named twice (name, rank) fails once
     dead = set(dead_nodes)
     endpoints = tuple(n for n in fabric.endpoints if n not in dead)
     if not endpoints:

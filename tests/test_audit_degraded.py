@@ -206,3 +206,13 @@ def test_nccl_all_reduce_is_no_faster_after_a_link_fails():
     g = f.without(links=[("chip0", "chip1")])
     a, b = (analysis.cost(x, "all-reduce", 114688, ranks=list(range(8))) for x in (f, g))
     assert b.time >= a.time
+
+
+def test_a_failure_named_twice_fails_once():
+    """`--fail-link chip0-chip1 --fail-link chip1-chip0` was 'without 2 links' (one removed)."""
+    f = topologies.build("torus:4x4")
+    g = f.without(links=["chip0-chip1", "chip1-chip0", ("chip0", "chip1")], chips=["chip5", 5])
+    assert g.name == "torus:4x4 without 1 link and 1 node"
+    assert g.failures.links == (("chip0", "chip1"),) and g.failures.chips == ("chip5",)
+    assert g.graph.number_of_edges() == f.without(links=["chip0-chip1"], chips=[5]).graph \
+        .number_of_edges()
