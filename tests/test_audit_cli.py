@@ -363,4 +363,4 @@ def test_traffic_refuses_fractional_hot_ranks_and_negative_seeds():
 def test_cost_table_shows_no_infinite_bandwidth(capsys):
     rc, out, err = _run(["cost", "dgx-h100", "--op", "send-recv", "--size", "1KiB", "--ranks",
                          "0"], capsys)
-    assert rc == 0 and "inf" not in out        # it printed 'infPB/s' for a one-rank group
+    assert rc == 0 and "inf" not in out, err   # it printed 'infPB/s' for a one-rank group
