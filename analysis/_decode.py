@@ -1010,8 +1010,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         MoE block of the model (an MTP module: DeepSeek-V3 report, arXiv 2412.19437, sec.
         2.2), its ``2 hidden -> hidden`` projection and the shared output head, at the
         same batch, context and layout (``layers`` then holds the one block; the memory fit
-        is that block's). The MTP block runs in the main model's formats (an assumption:
-        TensorRT-LLM runs DeepSeek-R1-FP4's MTP layers in BF16, not modelled).
+        is that block's). The MTP block's weights are in :attr:`MoEModel.mtp_format` when the
+        model names one (``deepseek-r1-nvfp4``: BF16, as TensorRT-LLM runs them), else in the
+        main model's formats.
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -1203,7 +1204,10 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     batch = _check_int("batch", batch, 1)
     context = _check_int("context", context, 0)
     q = _check_int("tokens_per_sequence", tokens_per_sequence, 1)
-    overlap = (TWO_BATCH if isinstance(overlap, str) and overlap == TWO_BATCH
+    if isinstance(overlap, str) and overlap != TWO_BATCH:
+        raise SpecError(f"overlap must be a fraction in [0, 1] or {TWO_BATCH!r}, "
+                        f"got {overlap!r}")
+    overlap = (TWO_BATCH if isinstance(overlap, str)
                else _check_fraction("overlap", overlap, 0.0, 1.0))
     hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
     fl_eff = (None if compute_efficiency is None else
@@ -1552,6 +1556,11 @@ def _attention_work(m):
             "o": att.heads * att.v_head_dim * h}
 
 
+#: The projections of :func:`_attention_work` every tensor-parallel rank runs whole: the
+#: latent down-projections (:meth:`analysis.MLA.replicated_params`); the others split ``tp``
+#: ways.
+_REPLICATED_WORK = frozenset(("q_a", "kv_a"))
+
 #: The projections each attention GEMM of the kernel lists runs (names of
 #: :func:`_attention_work`; a fused kernel runs several).
 _ATTENTION_GEMM_WORK = {
@@ -1590,7 +1599,8 @@ def _two_batch_windows(s, mem):
             k = _kernel_time(s, n, mem.kv_layer_chip,
                              t * m.attention.score_flops_per_token(s.context) / tp, "scores")
         else:
-            p = sum(work.get(g, 0) for g in _ATTENTION_GEMM_WORK.get(n, ())) / tp
+            p = sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
+                    for g in _ATTENTION_GEMM_WORK.get(n, ()))
             k = _kernel_time(s, n, p * wb, 2 * p * t)
         if i < core_at:
             prepare += k

@@ -166,6 +166,31 @@ def test_two_batch_by_hand(fab):
     assert win_c == pytest.approx(core, rel=1e-12)
 
 
+def test_two_batch_window_reads_the_latent_down_projections_whole_under_tp(fab, monkeypatch):
+    # under tp > 1 every rank runs q_a / kv_a whole (MLA.replicated_params, as att_w and the
+    # memory fit count them); the dispatch's window must price the fused A GEMM whole too
+    kw = {"batch": 128 * 72, "context": 2000, **TBO, "layout": "tp=2,dp=36"}
+    s = D._settings("deepseek-v3", fab, tokens_per_sequence=1, transport=None,
+                    algorithm="auto", skew=0.0, fusion_factor=1.0,
+                    launch_overhead=D.LAUNCH_OVERHEAD.value,
+                    hbm_efficiency=D.DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                    chip=None, collective=None, runtime=None, cuda_graphs=True,
+                    graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
+                    **kw)
+    mem = D._memory_fit(s)
+    whole_d, whole_c = D._two_batch_windows(s, mem)
+    monkeypatch.setattr(D, "_REPLICATED_WORK", frozenset())
+    split_d, split_c = D._two_batch_windows(s, mem)
+    a = 7168 * (1536 + 576)               # DeepSeek-V3's q_a + kv_a weights
+    t = s.t_dp
+
+    def fuse_a(params):
+        return D._kernel_time(s, "fuse_a_gemm", params * s.m.weight_bytes, 2 * params * t)
+
+    assert whole_d - split_d == pytest.approx(fuse_a(a) - fuse_a(a / 2), rel=1e-9)
+    assert whole_d > split_d and whole_c == split_c
+
+
 @settings(max_examples=8, deadline=None)
 @given(context=st.integers(500, 4000), extra=st.integers(1, 4000))
 def test_longer_attention_hides_more(context, extra):
