@@ -134,15 +134,21 @@ def test_two_batch_exposes_less_than_the_whole_exchange_and_at_least_its_stream_
     assert moe.kernels == plain.layers[-1].kernels + 2
 
 
+def _tbo_settings(fab, **over):
+    """decode's resolved settings for the check row's two-batch step (128 tokens per GPU,
+    2000-token context), TensorRT-LLM kernel lists, compute at peak; ``over`` replaces
+    any of :data:`TBO`."""
+    return D._settings("deepseek-v3", fab, tokens_per_sequence=1, transport=None,
+                       algorithm="auto", skew=0.0, fusion_factor=1.0,
+                       launch_overhead=D.LAUNCH_OVERHEAD.value,
+                       hbm_efficiency=D.DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                       chip=None, collective=None, runtime=None, cuda_graphs=True,
+                       graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
+                       batch=128 * 72, context=2000, **{**TBO, **over})
+
+
 def test_two_batch_by_hand(fab):
-    kw = {"batch": 128 * 72, "context": 2000, **TBO}
-    s = D._settings("deepseek-v3", fab, tokens_per_sequence=1, transport=None,
-                    algorithm="auto", skew=0.0, fusion_factor=1.0,
-                    launch_overhead=D.LAUNCH_OVERHEAD.value,
-                    hbm_efficiency=D.DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
-                    chip=None, collective=None, runtime=None, cuda_graphs=True,
-                    graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
-                    **{k: v for k, v in kw.items()})
+    s = _tbo_settings(fab)
     mem = D._memory_fit(s)
     win_d, win_c = D._two_batch_windows(s, mem)
     m = s.m
@@ -169,14 +175,7 @@ def test_two_batch_by_hand(fab):
 def test_two_batch_window_reads_the_latent_down_projections_whole_under_tp(fab, monkeypatch):
     # under tp > 1 every rank runs q_a / kv_a whole (MLA.replicated_params, as att_w and the
     # memory fit count them); the dispatch's window must price the fused A GEMM whole too
-    kw = {"batch": 128 * 72, "context": 2000, **TBO, "layout": "tp=2,dp=36"}
-    s = D._settings("deepseek-v3", fab, tokens_per_sequence=1, transport=None,
-                    algorithm="auto", skew=0.0, fusion_factor=1.0,
-                    launch_overhead=D.LAUNCH_OVERHEAD.value,
-                    hbm_efficiency=D.DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
-                    chip=None, collective=None, runtime=None, cuda_graphs=True,
-                    graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
-                    **kw)
+    s = _tbo_settings(fab, layout="tp=2,dp=36")
     mem = D._memory_fit(s)
     whole_d, whole_c = D._two_batch_windows(s, mem)
     monkeypatch.setattr(D, "_REPLICATED_WORK", frozenset())

@@ -11,6 +11,8 @@ import pathlib
 
 import networkx as nx
 import pytest
+from fake_collective import FakeResult
+from fake_collective import linear_all_reduce as _cost
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,16 +39,6 @@ def _fabric(chip, n=2):
     nx.set_edge_attributes(G, 1e9, "bandwidth")
     nx.set_edge_attributes(G, 1e-7, "latency")
     return Fabric.from_graph(G, chip=chip, name=f"toy{n}")
-
-
-class _Res:
-    def __init__(self, time):
-        self.time = time
-
-
-def _cost(fabric, op, nbytes, *, algorithm, ranks, transport):
-    assert op == "all-reduce", op
-    return _Res(1e-6 + float(nbytes) / 1e9)
 
 
 def _step(model, chip, batch=64, context=16, **kw):
@@ -272,7 +264,7 @@ def test_replicated_attention_is_read_and_computed_whole():
     assert r8.layers[0].attention_weights == pytest.approx(
         (rep + (k2.attention_params - rep) / 8) * 2 / 8e12, rel=1e-12)
     # memory fit: the replicated part counted on every chip, 61 layers of it
-    r1 = decode_step(k2, f, layout="tp=1,dp=8", **{**kw, "collective": lambda *a, **k: _Res(0)})
+    r1 = decode_step(k2, f, layout="tp=1,dp=8", **{**kw, "collective": lambda *a, **k: FakeResult(0)})
     assert r1.layers[0].attention_weights == pytest.approx(
         k2.attention_params * 2 / 8e12, rel=1e-12)
 
@@ -288,7 +280,7 @@ def test_mtp_draft_reads_its_block_in_the_mtp_format():
     same = dataclasses.replace(m, mtp_format=None)
     kw = {"batch": 1, "context": 1024, "layout": "tp=8,dp=1,etp=8", "cuda_graphs": False,
           "kernel_floors": {}, "gemm_fixed_time": 0.0, "hbm_efficiency": 1.0,
-          "collective": lambda *a, **k: _Res(0)}
+          "collective": lambda *a, **k: FakeResult(0)}
     bf, nv = (decode_step(x, f, draft=True, **kw) for x in (m, same))
     main_bf, main_nv = (decode_step(x, f, **kw) for x in (m, same))
     assert main_bf.time == main_nv.time            # the main model is untouched

@@ -13,6 +13,8 @@ import pathlib
 
 import networkx as nx
 import pytest
+from fake_collective import FakeResult
+from fake_collective import linear_all_reduce as _cost
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,17 +25,6 @@ from fabric import ChipSpec, Fabric, SpecError
 
 SMALL = load_model_toml(pathlib.Path(__file__).parent / "data" / "model_small.toml")
 CHIP = ChipSpec("toy", 10**9, 1e9, 1e12, 1e9 / 3, "test: round numbers")
-
-
-class _Res:
-    def __init__(self, time):
-        self.time = time
-
-
-def _cost(fabric, op, nbytes, *, algorithm, ranks, transport):
-    """1 us + nbytes at 1 GB/s; only all-reduces may be asked for."""
-    assert op == "all-reduce", op
-    return _Res(1e-6 + float(nbytes) / 1e9)
 
 
 def _fabric(n):
@@ -104,7 +95,7 @@ def test_every_expert_active_reads_the_same_bytes_per_chip(tp, etp_exp):
     etp = min(2 ** etp_exp, tp)
     lay = f"tp={tp},dp=1,etp={etp}" if etp > 1 else f"tp={tp},dp=1"
     r = decode_step(SMALL, _fabric(8), batch=2000, context=10, layout=lay,
-                    collective=lambda *a, **k: _Res(0.0), cuda_graphs=False,
+                    collective=lambda *a, **k: FakeResult(0.0), cuda_graphs=False,
                     hbm_efficiency=1.0)
     routed = r.layers[-1].ffn_weights - (64 * 8 + 8 + 6144 / (tp if etp > 1 else 1)) * 2 / 1e9
     assert routed == pytest.approx(8 / tp * 6144 * 2 / 1e9, rel=1e-9)
@@ -139,7 +130,7 @@ def test_ffn_weight_bytes_read_in_decode():
     m = model_config("deepseek-r1-nvfp4")
     bf = dataclasses.replace(m, ffn_weight_bytes=None, ffn_format=None)
     kw = {"batch": 1, "context": 1024, "layout": "tp=8,dp=1,etp=8",
-          "collective": lambda *a, **k: _Res(0), "cuda_graphs": False, "hbm_efficiency": 1.0}
+          "collective": lambda *a, **k: FakeResult(0), "cuda_graphs": False, "hbm_efficiency": 1.0}
     a, b = decode_step(m, b200, **kw), decode_step(bf, b200, **kw)
     bw = b200.chip.hbm_bandwidth
     per_chip = (m.dense_layers * m.dense_ffn_params
