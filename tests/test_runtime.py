@@ -659,3 +659,27 @@ def test_host_launch_delay_takes_numpy_scalars():
     want = host_launch_delay(23e-6, 3e-6, 8, 40)
     assert host_launch_delay(np.float64(23e-6), np.float64(3e-6), np.int64(8),
                              np.int32(40), np.bool_(False)) == want
+
+
+@functools.cache
+def _gb200_nvl72():
+    return topologies.build("gb200-nvl72")
+
+
+@pytest.mark.parametrize("size, protocol", [
+    (4 * 1024, "LL"), (256 * 1024, "LL"), (4 * 2**20, "LL"),
+    (16 * 2**20, "LL128"), (64 * 2**20, "Simple")])
+def test_nccl_2_25_1_picks_on_a_gb200_tray(size, protocol):
+    # NCCL 2.25.1 (tag v2.25.1-1), ring forced on one GB200 tray (4 GPUs), worked by hand
+    # from its code: src/graph/tuning.cc enables LL128 on sm100 within a node (protoEnable,
+    # `case 100`) and gives Blackwell ring LL min(282 GB/s, busBw / 2), base + per-step
+    # NVLink latency LL 6.6 + 0.6, LL128 14.0 + 1.9, Simple 8.4 + 3.4 us; src/enqueue.cc
+    # takes the least time over every enabled protocol (no LL size threshold for
+    # collectives). With the tray's 720 GB/s busBw: LL wins to 4 MiB (32.5 us against 34.9
+    # for LL128 and 37.5 for Simple), LL128 at 16 MiB, Simple at 64 MiB.
+    f = _gb200_nvl72()
+    r = cost(f, "all-reduce", size, algorithm="ring", runtime="nccl@2.25.1",
+             ranks=f.endpoints[:4])
+    assert r.protocol == protocol
+    if size == 4 * 2**20:
+        assert r.time == pytest.approx(32.5e-6, rel=5e-3)
