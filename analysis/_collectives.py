@@ -746,7 +746,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         Operations launched together (``ncclGroupStart/End``, nccl-tests ``-m``):
         they share the runtime's base latency (see :mod:`analysis._runtime_cost`).
     devices_per_process : int, default 1
-        Devices one process drives from one thread (nccl-tests ``-g N``). NCCL's
+        Devices one process drives from one thread (nccl-tests ``-g N``; at most the
+        operation's ranks). NCCL's
         ``ncclGroupEnd`` launches on them one after another on the host
         (``src/group.cc`` ``doLaunches``: per device ``ncclLaunchPrepare``, the kernel
         launch, ``ncclLaunchFinish``; the host never waits for the GPU), inside
@@ -811,6 +812,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
             raise TypeError(f"{name} must be True or False, got {v!r}")
     nodes, idx = _resolve_ranks(fabric, ranks)
     p = len(nodes)
+    if devices_per_process > p:
+        raise SpecError(f"devices_per_process={devices_per_process!r} exceeds the operation's "
+                        f"{p} ranks (one process drives some of the ranks taking part)")
     M = _traffic_arg(op, nbytes, p)
     if M is not None:
         # plans are built from the matrix's shape (normalised), so scaled copies share

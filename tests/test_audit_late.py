@@ -77,3 +77,21 @@ def test_model_format_of_a_wrong_type_is_named(tmp_path, field, bad):
     path.write_text(src.replace("[attention]", f"{field} = {value}\n\n[attention]"))
     with pytest.raises(SpecError, match=f"{field} must be one of"):
         analysis.load_model_toml(path)
+
+
+def test_cost_refuses_more_devices_per_process_than_ranks():
+    # nccl-tests -g N: one process drives N of the operation's ranks; N > ranks is no run
+    f = topologies.build("dgx-h100")
+    with pytest.raises(SpecError, match="devices_per_process"):
+        analysis.cost(f, "all-reduce", 1024, devices_per_process=9)
+    with pytest.raises(SpecError, match="devices_per_process"):
+        analysis.cost(f, "all-reduce", 1024, ranks=f.endpoints[:4], devices_per_process=8)
+    degraded = f.without(chips=["chip3"])          # 7 live chips
+    with pytest.raises(SpecError, match="devices_per_process"):
+        analysis.cost(degraded, "all-reduce", 1024, devices_per_process=8, runtime="ideal")
+    # valid calls unchanged: N = ranks
+    one = analysis.cost(degraded, "all-reduce", 1024)
+    seven = analysis.cost(degraded, "all-reduce", 1024, devices_per_process=7, iterations=40)
+    c = fabric.runtime("nccl").host_launch
+    assert seven.time - one.time == pytest.approx(
+        analysis.host_launch_delay(one.time, c, 7, 40), rel=1e-12)

@@ -547,8 +547,9 @@ def test_devices_per_process_adds_the_timed_loops_host_launches(devices, ops, si
     f = topologies.build("dgx-h100")
     if degraded:   # a fabric that lost one NVSwitch link of rank 0 (first-class input)
         f = f.without(links=[("chip0", "sw1")])
-    one = cost(f, op, size, ranks=f.endpoints[:4], ops_per_launch=ops)
-    many = cost(f, op, size, ranks=f.endpoints[:4], ops_per_launch=ops,
+    ranks = f.endpoints[:max(4, devices)]    # -g N drives N of the operation's ranks
+    one = cost(f, op, size, ranks=ranks, ops_per_launch=ops)
+    many = cost(f, op, size, ranks=ranks, ops_per_launch=ops,
                 devices_per_process=devices, iterations=iterations)
     c = runtime("nccl").host_launch
     # brute force: the simulated loop, ops operations per launch on the GPU, per operation
@@ -558,9 +559,9 @@ def test_devices_per_process_adds_the_timed_loops_host_launches(devices, ops, si
     assert math.isclose(many.fixed - one.fixed, extra, rel_tol=1e-9, abs_tol=1e-15)
     assert math.isclose(many.busbw * many.time, one.busbw * one.time, rel_tol=1e-9)
     assert (many.algorithm, many.protocol) == (one.algorithm, one.protocol)
-    ideal = cost(f, op, size, ranks=f.endpoints[:4], runtime="ideal",
+    ideal = cost(f, op, size, ranks=ranks, runtime="ideal",
                  devices_per_process=devices, iterations=iterations)
-    assert ideal.time == cost(f, op, size, ranks=f.endpoints[:4], runtime="ideal").time
+    assert ideal.time == cost(f, op, size, ranks=ranks, runtime="ideal").time
 
 
 def test_host_launches_hide_under_a_long_gpu_time_and_show_on_a_short_one():
