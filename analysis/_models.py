@@ -116,7 +116,7 @@ def _positive_int(name, value, *, zero_ok=False):
 
 
 def _format(name, what):
-    fmt = WEIGHT_FORMATS.get(name)
+    fmt = WEIGHT_FORMATS.get(name) if isinstance(name, str) else None
     if fmt is None:
         raise SpecError(f"{what} must be one of {sorted(WEIGHT_FORMATS)} or None, got {name!r}")
     return fmt
@@ -180,6 +180,16 @@ class WeightFormat:
     math_source: str = ""
 
     def __post_init__(self):
+        for f, lo in (("bits", 0.0), ("scale_bits", None)):
+            v = getattr(self, f)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+                    or (v <= lo if lo is not None else v < 0):
+                rule = "> 0" if lo is not None else ">= 0"
+                raise SpecError(f"weight format {self.name!r}: {f} must be a finite number "
+                                f"{rule}, got {v!r}")
+        if isinstance(self.group, bool) or not isinstance(self.group, int) or self.group < 1:
+            raise SpecError(f"weight format {self.name!r}: group must be an integer >= 1, "
+                            f"got {self.group!r}")
         if self.math not in MATH_FORMATS:
             raise SpecError(f"weight format {self.name!r}: math must be one of {MATH_FORMATS}, "
                             f"got {self.math!r}")
@@ -470,10 +480,7 @@ class MoEModel:
             elif self.ffn_weight_bytes is not None:
                 _agree("ffn_weight_bytes", self.ffn_weight_bytes, "ffn_format", self.ffn_format)
         if self.expert_format is not None:
-            fmt = WEIGHT_FORMATS.get(self.expert_format)
-            if fmt is None:
-                raise SpecError(f"expert_format must be one of {sorted(WEIGHT_FORMATS)} or "
-                                f"None, got {self.expert_format!r}")
+            fmt = _format(self.expert_format, "expert_format")
             if self.expert_weight_bytes is None:
                 object.__setattr__(self, "expert_weight_bytes", fmt.bytes_per_weight)
             elif not math.isclose(self.expert_weight_bytes, fmt.bytes_per_weight):

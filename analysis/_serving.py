@@ -494,6 +494,8 @@ def idle_chips(fabric, chips):
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
     3
     """
+    if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+        raise SpecError(f"chips must be an integer >= 1 (chips per instance), got {chips!r}")
     return fabric.n_endpoints % chips
 
 

@@ -158,6 +158,12 @@ class ChipSpec:
     tensor_source: str = ""
 
     def __post_init__(self):
+        pairs = self.tensor_flops.items() if isinstance(self.tensor_flops, dict) \
+            else self.tensor_flops
+        if isinstance(pairs, str) or not hasattr(pairs, "__iter__") \
+                or not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+            raise SpecError(f"chip {self.name!r}: tensor_flops must be (format, FLOP/s) pairs, "
+                            f"got {self.tensor_flops!r}")
         flops = dict(self.tensor_flops)
         if len(flops) != len(self.tensor_flops):
             raise SpecError(f"chip {self.name!r}: tensor_flops names a format twice")
