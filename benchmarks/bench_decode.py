@@ -180,7 +180,10 @@ def examine_seed_claims():
     16:15 UTC (main fe641a6, with the kernels' minimum durations and GEMM fixed parts):
     5.85 ms is no longer reached: 6.32-14.84 ms over the grid, the closest at tp=8, 10x
     fusion, overlap 1 (weights read 5.79 ms at 0.78 of 1.6 TB/s); 10x fusion buys
-    1.23-1.43x. The 2026-12-02 reading below is kept for the record:
+    1.23-1.43x. Run of 2026-12-03 at the end of session 5 (main 1d0a88d, MLA's latent
+    down-projections read whole on every tensor-parallel rank): 6.97-14.84 ms, the closest
+    at the same point (weights read 6.44 ms); 10x fusion buys 1.23-1.39x. The 2026-12-02
+    reading below is kept for the record:
 
     * **5.85 ms/token: reproducible only under assumptions.** The model spans
       5.3-15.1 ms per token over the grid. It reaches 5.85 ms only with kernel
