@@ -89,67 +89,67 @@ def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=
     return value, how
 
 
-def _case(spec, op, size, **kw):
+def case(spec, op, size, **kw):
     return lambda row: model(spec, op, size, **kw)
 
 
-def _tray(size, **kw):
+def tray(size, **kw):
     # Azure/AI-benchmarking-guide runs all_reduce_perf -g 4 -n 40: one process, 4 devices,
     # 40 timed iterations (Benchmarks/NVIDIA/NCCLBandwidth.py)
-    return _case("gb200-nvl72", "all-reduce", size, algorithm="ring", ranks=4, nccl="2.25.1",
-                 devices_per_process=4, iterations=40, **kw)
+    return case("gb200-nvl72", "all-reduce", size, algorithm="ring", ranks=4, nccl="2.25.1",
+                devices_per_process=4, iterations=40, **kw)
 
 
 RAIL_IB = "rail:servers={},gpus=8,nvls=1,chip=h100"
 
 CASES = {
     # NVIDIA/nccl issue 2140 measured with NCCL 2.30.4
-    "nccl-h100-ring-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="ring",
-                               nccl="2.30.4"),
-    "nccl-h100-nvls-ar": _case("dgx-h100", "all-reduce", 8 * GiB, algorithm="in-switch",
-                               nccl="2.30.4"),
-    "nccl-h100-ring-rs": _case("dgx-h100", "reduce-scatter", 8 * GiB, algorithm="ring",
-                               **dated("nccl-issue-1281")),
-    "nccl-h100-ring-ag": _case("dgx-h100", "all-gather", 8 * GiB, algorithm="ring",
-                               **dated("nccl-issue-1281")),
-    "nccl-b300-ring-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="ring",
-                               nccl="2.30.4"),
-    "nccl-b300-nvls-ar": _case("hgx-b300", "all-reduce", 8 * GiB, algorithm="in-switch",
-                               nccl="2.30.4"),
+    "nccl-h100-ring-ar": case("dgx-h100", "all-reduce", 8 * GiB, algorithm="ring",
+                              nccl="2.30.4"),
+    "nccl-h100-nvls-ar": case("dgx-h100", "all-reduce", 8 * GiB, algorithm="in-switch",
+                              nccl="2.30.4"),
+    "nccl-h100-ring-rs": case("dgx-h100", "reduce-scatter", 8 * GiB, algorithm="ring",
+                              **dated("nccl-issue-1281")),
+    "nccl-h100-ring-ag": case("dgx-h100", "all-gather", 8 * GiB, algorithm="ring",
+                              **dated("nccl-issue-1281")),
+    "nccl-b300-ring-ar": case("hgx-b300", "all-reduce", 8 * GiB, algorithm="ring",
+                              nccl="2.30.4"),
+    "nccl-b300-nvls-ar": case("hgx-b300", "all-reduce", 8 * GiB, algorithm="in-switch",
+                              nccl="2.30.4"),
     # NVIDIA/nccl issue 1807 states "NCCL Version 2.27.1"
-    "nccl-b200-ar": _case("hgx-b200", "all-reduce", 8 * GiB, nccl="2.27.1"),
+    "nccl-b200-ar": case("hgx-b200", "all-reduce", 8 * GiB, nccl="2.27.1"),
     # one compute tray of a GB200 NVL72: 4 GPUs of the 72-GPU NVLink domain, NCCL's ring,
     # NCCL 2.25.1 (the source states it)
-    "gb200-tray-ring-8g": _tray(8 * GiB),
-    "gb200-tray-ring-1g": _tray(GiB),
-    "gb200-tray-ring-128m": _tray(128 * MiB),
-    "gb200-tray-ring-16m": _tray(16 * MiB),
-    "gb200-tray-ring-1m": _tray(MiB, metric="time"),
-    "gb200-tray-ring-64k": _tray(64 * KiB, metric="time"),
-    "gb200-tray-ring-1k": _tray(KiB, metric="time"),
-    "h20-ar-8b": _case("hgx-h20", "all-reduce", 8, metric="time", **dated("deepep-issue-303")),
-    "h20-ar-1k": _case("hgx-h20", "all-reduce", KiB, metric="time", **dated("deepep-issue-303")),
-    "h20-ar-4k": _case("hgx-h20", "all-reduce", 4 * KiB, metric="time",
-                       **dated("deepep-issue-303")),
+    "gb200-tray-ring-8g": tray(8 * GiB),
+    "gb200-tray-ring-1g": tray(GiB),
+    "gb200-tray-ring-128m": tray(128 * MiB),
+    "gb200-tray-ring-16m": tray(16 * MiB),
+    "gb200-tray-ring-1m": tray(MiB, metric="time"),
+    "gb200-tray-ring-64k": tray(64 * KiB, metric="time"),
+    "gb200-tray-ring-1k": tray(KiB, metric="time"),
+    "h20-ar-8b": case("hgx-h20", "all-reduce", 8, metric="time", **dated("deepep-issue-303")),
+    "h20-ar-1k": case("hgx-h20", "all-reduce", KiB, metric="time", **dated("deepep-issue-303")),
+    "h20-ar-4k": case("hgx-h20", "all-reduce", 4 * KiB, metric="time",
+                      **dated("deepep-issue-303")),
     # NVIDIA/nccl issue 1984 ran all_reduce_perf / sendrecv_perf with -m 100 (100 operations
     # aggregated per launch) on GPUs 4-7 of an HGX H800, one process driving the 4 (-g 4),
     # -n 20. The 3.5 us all-reduce is the run without a CUDA graph, with -z 1 (blocking: the
     # host waits for each iteration before launching the next, so its 4 launches do not
     # overlap the GPU); the 3.7 us send/recv ran with -G 10 (CUDA-graph replay: the host
     # launches are outside the timed operations, so no host cost is added)
-    "h800-ring-ar-1k": _case("hgx-h800", "all-reduce", KiB, algorithm="ring", ranks=4,
-                             metric="time", ops_per_launch=100, devices_per_process=4,
-                             blocking=True, **dated("nccl-issue-1984")),
-    "h800-sendrecv-1k": _case("hgx-h800", "send-recv", KiB, ranks=2, metric="time",
-                              ops_per_launch=100, **dated("nccl-issue-1984")),
-    "h100-sendrecv-small": _case("dgx-h100", "send-recv", 8, ranks=2, metric="time",
-                                 **dated("nccl-issue-1487")),
-    "h100-1x8-nic-ar": _case(RAIL_IB.format(1), "all-reduce", 8 * GiB,
-                             **dated("nccl-tests-issue-309")),
-    "h100-2x8-nic-ar": _case(RAIL_IB.format(2), "all-reduce", 8 * GiB,
-                             **dated("nccl-tests-issue-309")),
-    "h100-4x8-nic-ar": _case(RAIL_IB.format(4), "all-reduce", 8 * GiB,
-                             **dated("nccl-tests-issue-309")),
+    "h800-ring-ar-1k": case("hgx-h800", "all-reduce", KiB, algorithm="ring", ranks=4,
+                            metric="time", ops_per_launch=100, devices_per_process=4,
+                            blocking=True, **dated("nccl-issue-1984")),
+    "h800-sendrecv-1k": case("hgx-h800", "send-recv", KiB, ranks=2, metric="time",
+                             ops_per_launch=100, **dated("nccl-issue-1984")),
+    "h100-sendrecv-small": case("dgx-h100", "send-recv", 8, ranks=2, metric="time",
+                                **dated("nccl-issue-1487")),
+    "h100-1x8-nic-ar": case(RAIL_IB.format(1), "all-reduce", 8 * GiB,
+                            **dated("nccl-tests-issue-309")),
+    "h100-2x8-nic-ar": case(RAIL_IB.format(2), "all-reduce", 8 * GiB,
+                            **dated("nccl-tests-issue-309")),
+    "h100-4x8-nic-ar": case(RAIL_IB.format(4), "all-reduce", 8 * GiB,
+                            **dated("nccl-tests-issue-309")),
 }
 
 #: Rows the model expresses but misses by more than the tolerance, and why (kept visible:

@@ -10,40 +10,29 @@ reason; ``tests/test_fidelity_heldout.py`` reports it as an expected failure and
 when it comes within the goal.
 """
 
-from fidelity_collectives import dated, model
+from fidelity_collectives import case, dated, tray
 
 GiB, MiB, KiB = 2**30, 2**20, 2**10
-
-
-def _case(spec, op, size, **kw):
-    return lambda row: model(spec, op, size, **kw)
 
 
 def _h200_nvls(size):
     # Azure ND H200 v5: one HGX H200 (8 GPUs, NVSwitch); the page states NVLS ran
     # (all_reduce_perf -g 8 -n 40: one process driving the 8 GPUs, 40 timed iterations;
     # Benchmarks/NCCLBandwidth.py)
-    return _case("hgx-h200", "all-reduce", size, algorithm="in-switch", nccl="2.20.5",
-                 devices_per_process=8, iterations=40)
+    return case("hgx-h200", "all-reduce", size, algorithm="in-switch", nccl="2.20.5",
+                devices_per_process=8, iterations=40)
 
 
 def _h100_nvls(size):
     # Azure ND H100 v5: 8 H100 SXM on NVSwitch, NVLS stated, NCCL 2.18.5 stated
     # (all_reduce_perf -g 8 -n 40: one process driving the 8 GPUs, 40 timed iterations)
-    return _case("dgx-h100", "all-reduce", size, algorithm="in-switch", nccl="2.18.5",
-                 devices_per_process=8, iterations=40)
+    return case("dgx-h100", "all-reduce", size, algorithm="in-switch", nccl="2.18.5",
+                devices_per_process=8, iterations=40)
 
 
 def _nvl72(size):
     # a whole GB200 NVL72 rack: 72 GPUs in one NVLink domain, NCCL's default algorithm
-    return _case("gb200-nvl72", "all-reduce", size, **dated("coreweave-nccl-tests-pr-43"))
-
-
-def _tray(size):
-    # one GB200 compute tray: 4 GPUs of the 72-GPU NVLink domain, NCCL's ring
-    # (all_reduce_perf -g 4 -n 40: one process driving the 4 GPUs, 40 timed iterations)
-    return _case("gb200-nvl72", "all-reduce", size, algorithm="ring", ranks=4, nccl="2.25.1",
-                 devices_per_process=4, iterations=40)
+    return case("gb200-nvl72", "all-reduce", size, **dated("coreweave-nccl-tests-pr-43"))
 
 
 CASES = {
@@ -60,67 +49,67 @@ CASES = {
     "azure-h100-nvls-ar-64m": _h100_nvls(64 * MiB),
     "azure-h100-nvls-ar-1g": _h100_nvls(GiB),
     # Hugging Face's playbook on one AWS p5 (8 H100 SXM, NVSwitch), one process per GPU
-    "hfplaybook-h100-sendrecv-2gpu": _case("dgx-h100", "send-recv", 8 * GiB, ranks=2,
-                                           **dated("hf-smol-playbook")),
-    "hfplaybook-h100-ar-8gpu": _case("dgx-h100", "all-reduce", 16 * GiB,
-                                     **dated("hf-smol-playbook")),
-    "hfplaybook-h100-alltoall-8gpu": _case("dgx-h100", "all-to-all", 16 * GiB,
-                                           **dated("hf-smol-playbook")),
-    "hfplaybook-h100-ar-minlat": _case("dgx-h100", "all-reduce", 8, metric="time",
-                                       **dated("hf-smol-playbook")),
-    "hfplaybook-h100-alltoall-minlat": _case("dgx-h100", "all-to-all", 128, metric="time",
-                                             **dated("hf-smol-playbook")),
+    "hfplaybook-h100-sendrecv-2gpu": case("dgx-h100", "send-recv", 8 * GiB, ranks=2,
+                                          **dated("hf-smol-playbook")),
+    "hfplaybook-h100-ar-8gpu": case("dgx-h100", "all-reduce", 16 * GiB,
+                                    **dated("hf-smol-playbook")),
+    "hfplaybook-h100-alltoall-8gpu": case("dgx-h100", "all-to-all", 16 * GiB,
+                                          **dated("hf-smol-playbook")),
+    "hfplaybook-h100-ar-minlat": case("dgx-h100", "all-reduce", 8, metric="time",
+                                      **dated("hf-smol-playbook")),
+    "hfplaybook-h100-alltoall-minlat": case("dgx-h100", "all-to-all", 128, metric="time",
+                                            **dated("hf-smol-playbook")),
     "cw-nvl72-ar-512m": _nvl72(512 * MiB),
     "cw-nvl72-ar-2g": _nvl72(2 * GiB),
     "cw-nvl72-ar-8g": _nvl72(8 * GiB),
     # NVIDIA/nccl issue 1455: -b 2G -e 4G -g N on N GPUs of one H100 node (4 GiB taken)
-    "nccl1455-h100-nvls-ar-2gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=2, devices_per_process=2,
-                                        algorithm="in-switch", **dated("nccl-issue-1455")),
-    "nccl1455-h100-nvls-ar-5gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=5, devices_per_process=5,
-                                        algorithm="in-switch", **dated("nccl-issue-1455")),
-    "nccl1455-h100-nvls-ar-6gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=6, devices_per_process=6,
-                                        algorithm="in-switch", **dated("nccl-issue-1455")),
-    "nccl1455-h100-nvls-ar-7gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=7, devices_per_process=7,
-                                        algorithm="in-switch", **dated("nccl-issue-1455")),
-    "nccl1455-h100-ring-ar-2gpu": _case("dgx-h100", "all-reduce", 4 * GiB, ranks=2, devices_per_process=2,
-                                        algorithm="ring", **dated("nccl-issue-1455")),
-    "nccl1374-h800-nvls-ar": _case("hgx-h800", "all-reduce", 8 * GiB,
-                                   **dated("nccl-issue-1374")),
+    "nccl1455-h100-nvls-ar-2gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=2, devices_per_process=2,
+                                       algorithm="in-switch", **dated("nccl-issue-1455")),
+    "nccl1455-h100-nvls-ar-5gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=5, devices_per_process=5,
+                                       algorithm="in-switch", **dated("nccl-issue-1455")),
+    "nccl1455-h100-nvls-ar-6gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=6, devices_per_process=6,
+                                       algorithm="in-switch", **dated("nccl-issue-1455")),
+    "nccl1455-h100-nvls-ar-7gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=7, devices_per_process=7,
+                                       algorithm="in-switch", **dated("nccl-issue-1455")),
+    "nccl1455-h100-ring-ar-2gpu": case("dgx-h100", "all-reduce", 4 * GiB, ranks=2, devices_per_process=2,
+                                       algorithm="ring", **dated("nccl-issue-1455")),
+    "nccl1374-h800-nvls-ar": case("hgx-h800", "all-reduce", 8 * GiB,
+                                  **dated("nccl-issue-1374")),
     # 2 HGX H20 servers, one 400G NDR NIC per GPU, NVLS inside each node + tree of NICs
-    "nccl1244-h20-2x8-nvlstree-ar-8b": _case(
-        "rail:servers=2,gpus=8,nvls=1,chip=h20,nic=ib-ndr", "all-reduce", 8,
-        algorithm="hierarchical", metric="time", nccl="2.21.5"),
+    "nccl1244-h20-2x8-nvlstree-ar-8b": case(
+       "rail:servers=2,gpus=8,nvls=1,chip=h20,nic=ib-ndr", "all-reduce", 8,
+       algorithm="hierarchical", metric="time", nccl="2.21.5"),
     # torch.distributed's all_reduce on one 8-GPU H100 node (NCCL's default algorithm)
-    "tritondist-h100-ar-1k": _case("dgx-h100", "all-reduce", KiB, metric="time",
+    "tritondist-h100-ar-1k": case("dgx-h100", "all-reduce", KiB, metric="time",
+                                  **dated("triton-distributed-issue-57")),
+    "tritondist-h100-ar-16k": case("dgx-h100", "all-reduce", 16 * KiB, metric="time",
                                    **dated("triton-distributed-issue-57")),
-    "tritondist-h100-ar-16k": _case("dgx-h100", "all-reduce", 16 * KiB, metric="time",
+    "tritondist-h100-ar-256k": case("dgx-h100", "all-reduce", 256 * KiB, metric="time",
                                     **dated("triton-distributed-issue-57")),
-    "tritondist-h100-ar-256k": _case("dgx-h100", "all-reduce", 256 * KiB, metric="time",
-                                     **dated("triton-distributed-issue-57")),
-    "tritondist-h100-ar-4m": _case("dgx-h100", "all-reduce", 4 * MiB, metric="time",
-                                   **dated("triton-distributed-issue-57")),
-    "nccl212-h100-alltoall": _case("dgx-h100", "all-to-all", 8 * GiB,
-                                   **dated("nccl-tests-issue-212")),
+    "tritondist-h100-ar-4m": case("dgx-h100", "all-reduce", 4 * MiB, metric="time",
+                                  **dated("triton-distributed-issue-57")),
+    "nccl212-h100-alltoall": case("dgx-h100", "all-to-all", 8 * GiB,
+                                  **dated("nccl-tests-issue-212")),
     # other sizes of the sweeps two check-set sources published (one GB200 tray, ring;
     # 8 H20, NCCL's default)
-    "azure-gb200-tray-ring-ar-4k": _tray(4 * KiB),
-    "azure-gb200-tray-ring-ar-256k": _tray(256 * KiB),
-    "azure-gb200-tray-ring-ar-4m": _tray(4 * MiB),
-    "azure-gb200-tray-ring-ar-64m": _tray(64 * MiB),
-    "deepep303-h20-ar-64b": _case("hgx-h20", "all-reduce", 64, metric="time",
+    "azure-gb200-tray-ring-ar-4k": tray(4 * KiB),
+    "azure-gb200-tray-ring-ar-256k": tray(256 * KiB),
+    "azure-gb200-tray-ring-ar-4m": tray(4 * MiB),
+    "azure-gb200-tray-ring-ar-64m": tray(64 * MiB),
+    "deepep303-h20-ar-64b": case("hgx-h20", "all-reduce", 64, metric="time",
+                                 **dated("deepep-issue-303")),
+    "deepep303-h20-ar-256b": case("hgx-h20", "all-reduce", 256, metric="time",
                                   **dated("deepep-issue-303")),
-    "deepep303-h20-ar-256b": _case("hgx-h20", "all-reduce", 256, metric="time",
-                                   **dated("deepep-issue-303")),
     # two HGX H100 servers, one 400G NDR NIC per GPU, NCCL's ring forced
-    "nccl-tests319-h100-2x8-ring-ar": _case(
-        "rail:servers=2,gpus=8,nvls=1,chip=h100,nic=ib-ndr", "all-reduce", 8 * GiB,
-        algorithm="ring", **dated("nccl-tests-issue-319")),
+    "nccl-tests319-h100-2x8-ring-ar": case(
+       "rail:servers=2,gpus=8,nvls=1,chip=h100,nic=ib-ndr", "all-reduce", 8 * GiB,
+       algorithm="ring", **dated("nccl-tests-issue-319")),
     # 16 HGX H100 nodes; the issue does not name the NICs: the rail preset's default
     # (one 400G NIC per GPU) stands for them
-    "nccl1469-h100-16x8-ar-16b": _case("rail:servers=16,gpus=8,nvls=1,chip=h100", "all-reduce",
-                                       16, metric="time", nccl="2.20.5"),
-    "nccl1469-h100-16x8-ar-4k": _case("rail:servers=16,gpus=8,nvls=1,chip=h100", "all-reduce",
-                                      4 * KiB, metric="time", nccl="2.20.5"),
+    "nccl1469-h100-16x8-ar-16b": case("rail:servers=16,gpus=8,nvls=1,chip=h100", "all-reduce",
+                                      16, metric="time", nccl="2.20.5"),
+    "nccl1469-h100-16x8-ar-4k": case("rail:servers=16,gpus=8,nvls=1,chip=h100", "all-reduce",
+                                     4 * KiB, metric="time", nccl="2.20.5"),
 }
 
 #: Held-out rows the model misses by more than the goal today, and why (filled from the
