@@ -1530,12 +1530,17 @@ def _block_time(s, names, roofline):
     (``fusion_factor``) take their floors and fixed parts with them."""
     heavy = sum(KERNEL_CLASSES[n] in _HEAVY for n in names)
     share = roofline / heavy if heavy else 0.0
-    floor = 0.0
-    for n in names:
-        r = (share if KERNEL_CLASSES[n] in _HEAVY else 0.0) + s.fixed(n)
-        floor += s.fixed(n) + max(0.0, s.extra(n) - r)
-    floor /= s.fusion_factor
+    floor = sum(_kernel_overhead(s, n, share if KERNEL_CLASSES[n] in _HEAVY else 0.0)
+                for n in names) / s.fusion_factor
     return roofline + floor, floor
+
+
+def _kernel_overhead(s, name, roofline):
+    """Seconds kernel ``name`` adds beyond its ``roofline`` share: its fixed part, and what
+    its minimum duration still lacks after roofline and fixed part,
+    ``fixed + max(0, extra - (roofline + fixed))`` (before kernel fusion)."""
+    fixed = s.fixed(name)
+    return fixed + max(0.0, s.extra(name) - (roofline + fixed))
 
 
 def _attention_work(m):
@@ -1579,8 +1584,7 @@ def _kernel_time(s, name, nbytes, nflops, part="attention"):
     bandwidth, ``nflops`` at the achieved FLOP/s of the math format ``part`` runs in, the
     larger), its fixed part and floor and its boundary, as :func:`_block_time` charges them."""
     r = max(nbytes / s.bw, nflops / s.gemm_flops(part) if nflops else 0.0)
-    fixed = s.fixed(name)
-    return r + (fixed + max(0.0, s.extra(name) - r - fixed) + s.per_kernel) / s.fusion_factor
+    return r + (_kernel_overhead(s, name, r) + s.per_kernel) / s.fusion_factor
 
 
 def _two_batch_windows(s, mem):
