@@ -30,7 +30,7 @@ where
   GPU-side time of a kernel boundary in a replayed graph
   (:data:`GRAPH_KERNEL_OVERHEAD`, measured), over the kernels a graph-captured serving
   engine runs per layer (``engine``: :data:`GRAPH_KERNELS`, TensorRT-LLM's published
-  module list for DeepSeek-R1 decode, or :data:`VLLM_GRAPH_KERNELS`, counted from
+  module list for DeepSeek-R1 decode with the modules its code runs as several kernels, or :data:`VLLM_GRAPH_KERNELS`, counted from
   vLLM's code).
 
 HBM reads run at :data:`DECODE_HBM_EFFICIENCY` of the peak bandwidth by default (the
@@ -145,6 +145,7 @@ __all__ = [
     "MIN_KERNEL_TIME",
     "MTP_KERNELS",
     "SGLANG_GRAPH_KERNELS",
+    "TRTLLM_INPUT_QUANT_FORMATS",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -194,17 +195,47 @@ MTP_KERNELS = ("mtp_proj",)
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
 #: GPUs", NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1, section "Everything in One
 #: Diagram", modules 1-13 of an MoE layer), one kernel per module and two for module 10
-#: ("routerGEMM & topK"). Its MoE layer ends in a fused local-reduction + all-reduce +
-#: norm kernel; an expert-parallel exchange adds its own kernels (``ep_kernel``). Dense FFN
-#: layers are not in the diagram: one FFN module plus the final fused kernel, by analogy
-#: with the shared expert (an assumption). GQA attention and the head keep :data:`KERNELS`.
+#: ("routerGEMM & topK"), except the modules the code shows to be several kernels:
+#:
+#: * module 12, "Sparse Experts": the kernels TensorRT-LLM's CUTLASS MoE runner launches
+#:   (``cpp/tensorrt_llm/kernels/mixtureOfExperts/moe_kernels.cu``,
+#:   ``CutlassMoeFCRunner::runMoe``, mid-2025 code with the min-latency mode), counted on its
+#:   min-latency branch (NVFP4, at most 128 tokens under tensor parallelism: the blog's
+#:   setting): ``buildMinLatencyActiveExpertMaps`` (one block builds the per-expert token
+#:   maps: the ``moe_align`` class), ``computeStridesTmaWarpSpecializedLowLatency`` (the
+#:   grouped GEMM's per-expert pointers and strides), ``gemm1``, the ``doActivation`` kernel
+#:   that ``gemm1`` runs after the grouped GEMM for a gated activation (SwiGLU and the
+#:   quantization of its output), and ``gemm2``; its local reduction runs in module 13. The
+#:   runner's other branch adds ``expandInputRows`` and the finalize kernel, so this is the
+#:   lower count;
+#: * dense FFN layers (not in the diagram): TensorRT-LLM's ``GatedMLP`` (``gate_up_proj``,
+#:   the activation, ``down_proj``) and the fused all-reduce + norm after it
+#:   (``tensorrt_llm/_torch/models/modeling_deepseekv3.py``, ``DeepseekV3DecoderLayer``).
+#:
+#: Its MoE layer ends in a fused local-reduction + all-reduce + norm kernel; an
+#: expert-parallel exchange adds its own kernels (``ep_kernel``). GQA attention and the head
+#: keep :data:`KERNELS`.
 GRAPH_KERNELS = {
     "mla": ("fuse_a_gemm", "q_kv_rmsnorm", "uq_qr_gemm", "uk_bgemm", "kv_cache_rope",
             "gen_attention", "uv_gemm", "wo_gemm", "allreduce_add_rmsnorm_quant"),
-    "dense_ffn": ("ffn", "allreduce_add_rmsnorm"),
-    "moe_ffn": ("router_gemm", "topk", "shared_expert", "sparse_experts",
+    "dense_ffn": ("gate_up_proj", "silu_and_mul", "down_proj", "allreduce_add_rmsnorm"),
+    "moe_ffn": ("router_gemm", "topk", "shared_expert", "expert_maps", "expert_strides",
+                "expert_gemm1", "expert_activation", "expert_gemm2",
                 "reduce_allreduce_add_rmsnorm"),
 }
+
+#: Weight formats whose GEMMs TensorRT-LLM runs as two kernels: the dynamic quantization of
+#: the BF16 input (FP8, one scale per token and group of 128 values), then the FP8 block-
+#: scaling GEMM (``tensorrt_llm/_torch/modules/linear.py``, ``FP8BlockScalesLinearMethod.apply``,
+#: its Hopper branch: ``torch.ops.trtllm.fp8_quantize_1x128(input)`` then
+#: ``torch.ops.trtllm.fp8_block_scaling_gemm``). With ``engine="trtllm"`` and CUDA graphs, every
+#: ``gemm`` kernel of :data:`GRAPH_KERNELS` whose part is stored in one of these formats and
+#: runs in FP8 on the chip is preceded by one ``fp8_input_quant`` kernel (the elementwise
+#: class, like SGLang's quantize kernels: a maximum per group of 128 values, no row-wide
+#: reduction). The routed experts' grouped GEMMs are left as :data:`GRAPH_KERNELS` counts them,
+#: and the router and head run BF16. Taken for Blackwell's FP8 branch too (an assumption: only
+#: the Hopper branch was read).
+TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
 #: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
@@ -280,7 +311,8 @@ KERNEL_CLASSES = {
                      "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
-                     "marlin_gemm2", "masked_gemm1", "masked_gemm2"), "moe_gemm"),
+                     "marlin_gemm2", "masked_gemm1", "masked_gemm2", "expert_gemm1",
+                     "expert_gemm2"), "moe_gemm"),
     **dict.fromkeys(("dispatch", "combine", "exchange"), "exchange"),
     **dict.fromkeys(("attn_norm", "q_a_norm", "kv_a_norm", "ffn_norm", "final_norm",
                      "q_kv_rmsnorm", "allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm",
@@ -291,10 +323,11 @@ KERNEL_CLASSES = {
                      "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed",
                      "qkv_a_quant", "q_b_quant", "q_nope_quant", "attn_out_quant",
                      "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
-                     "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant"),
+                     "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant",
+                     "expert_strides", "expert_activation", "fp8_input_quant"),
                     "elementwise"),
     "topk": "topk",
-    "moe_align": "moe_align",
+    **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
     "sample": "other",
 }
 
@@ -981,7 +1014,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
     engine : str
         Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
-        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`),
+        (TensorRT-LLM's DeepSeek-R1 module list counted from its code, :data:`GRAPH_KERNELS`),
         ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`) or ``"sglang"``
         (counted from SGLang's code, :data:`SGLANG_GRAPH_KERNELS`).
     min_kernel_time : float
@@ -1176,8 +1209,31 @@ class _Settings:
 
     @property
     def kernel_lists(self):
-        """The kernel lists of this step: the engine's graph lists or the eager ones."""
-        return ENGINE_KERNELS[self.engine] if self.cuda_graphs else KERNELS
+        """The kernel lists of this step: the engine's graph lists (TensorRT-LLM's with an
+        input quantization before each GEMM of a part in :data:`TRTLLM_INPUT_QUANT_FORMATS`)
+        or the eager ones."""
+        if not self.cuda_graphs:
+            return KERNELS
+        lists = ENGINE_KERNELS[self.engine]
+        if self.engine != "trtllm":
+            return lists
+        quantized = {p for p in ("attention", "ffn")
+                     if self.m.part_format(p) in TRTLLM_INPUT_QUANT_FORMATS
+                     and self.gemm_format(p) == "fp8"}
+        if not quantized:
+            return lists
+
+        def part(key, name):
+            if key in ("mla", "gqa"):
+                return "attention"
+            return "router" if name == "router_gemm" else "ffn"
+
+        kind = self.m.attention.kind        # GQA keeps the eager list (_attention_names)
+        lists = {kind: KERNELS[kind], **lists}
+        return {key: tuple(k for n in names for k in (
+                    ("fp8_input_quant", n) if KERNEL_CLASSES[n] == "gemm"
+                    and part(key, n) in quantized else (n,)))
+                for key, names in lists.items()}
 
     @property
     def per_kernel(self):
