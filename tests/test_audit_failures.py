@@ -157,3 +157,55 @@ def test_a_fabric_marked_degraded_by_hand_is_still_refused():
     f = topologies.build("switch:4")
     with pytest.raises(SpecError, match="price the intact fabric"):
         analysis.bill_of_materials(f.replace(failures=Failures(links=(("chip0", "sw0"),))))
+
+
+# -- collectives on degraded fabrics: finite, positive, never below the bound -----------------
+
+def test_all_reduce_bound_holds_when_one_rank_has_fewer_links():
+    """2 (p-1)/p n per rank is an average: chip1 with one of its two links left may send
+    its data and receive the result (n each way) while the others reduce, as the double
+    binary tree does. The injection bound put 1.79 ms over a 1.77 ms tree (64 MiB)."""
+    f = topologies.build("switch:4,planes=2")
+    g = f.without(links=[("chip1", "sw0")], chips=["chip2"])
+    n = 2**26
+    r = analysis.cost(g, "all-reduce", n, algorithm="double-binary-tree", runtime="ideal")
+    assert r.lower_bound <= r.time
+    # still no less than chip1's own n at 50 GB/s, nor 2 (p-1) n over all ranks' links
+    assert r.lower_bound >= max(n / 50e9, 2 * 2 * n / 250e9)
+    # intact, every rank alike: the bound is the textbook 2 (p-1)/p n per rank
+    assert analysis.cost(f, "all-reduce", n, runtime="ideal").lower_bound >= 2 * 3 / 4 * n / 100e9
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(), st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast",
+                                    "all-to-all"]),
+       st.sampled_from(["ideal", "nccl", "symmetric-memory"]), st.sampled_from([1024, 2**24]),
+       st.data())
+def test_collectives_on_degraded_fabrics_are_finite_and_never_below_their_bound(
+        case, op, runtime, size, data):
+    f, links, nodes = case
+    g = f.without(links=links, chips=nodes)
+    try:
+        algs = analysis.applicable_algorithms(g, op)
+    except RoutingError as e:         # a partition: the error names the pair
+        assert "no route from" in str(e) or "cannot reach" in str(e)
+        return
+    ok = sorted(a for a, why in algs.items() if why is None)
+    if not ok:
+        return
+    a = data.draw(st.sampled_from(ok), label="algorithm")
+    try:
+        r = analysis.cost(g, op, size, algorithm=a, runtime=runtime)
+    except RoutingError as e:
+        assert "no route from" in str(e) or "cannot reach" in str(e)
+        return
+    except FabricError as e:          # the runtime does not apply (said why)
+        assert str(e)
+        return
+    if g.n_endpoints == 1:
+        assert r.time == 0 == r.lower_bound      # nothing to move
+        return
+    assert 0 < r.time < float("inf") and r.lower_bound <= r.time * (1 + 1e-12)
+    dead = {frozenset(e) for e in g.failures.links}
+    assert r.bottleneck is None or (frozenset(r.bottleneck) not in dead
+                                    and not set(r.bottleneck) & set(g.failures.nodes))
