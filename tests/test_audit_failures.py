@@ -209,3 +209,33 @@ def test_collectives_on_degraded_fabrics_are_finite_and_never_below_their_bound(
     dead = {frozenset(e) for e in g.failures.links}
     assert r.bottleneck is None or (frozenset(r.bottleneck) not in dead
                                     and not set(r.bottleneck) & set(g.failures.nodes))
+
+
+# -- routing by address on degraded fabrics -----------------------------------------------------
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["fattree:k=4", "leafspine:k=4,over=3", "rail:servers=2,gpus=2,spines=1",
+                        "switch:4,planes=2"]), st.data())
+def test_forwarding_on_degraded_fabrics_follows_the_route_or_says_there_is_none(spec, data):
+    """A range no route reaches gets no entry, so its neighbours' entries merged over it:
+    on a chip cut off from the fabric, another chip's memory fell in the chip's own
+    (local) entry and ``forward`` returned ``[chip6]`` for chip7's address, silently."""
+    from fabric import forwarding_tables
+
+    f = _build(spec + ",chip=h100")
+    links = data.draw(st.lists(st.sampled_from(sorted(f.graph.edges)), min_size=1, max_size=2,
+                               unique=True), label="failed links")
+    chips = data.draw(st.lists(st.sampled_from(f.endpoints), max_size=1), label="failed chip")
+    g = f.without(links=links, chips=chips)
+    ft = forwarding_tables(g)
+    amap = g.address_map
+    for a in g.endpoints:
+        for b in g.endpoints:
+            addr = amap.global_address(b, 4096)
+            try:
+                want = g.route(a, b) if a != b else [a]
+            except RoutingError:
+                with pytest.raises(RoutingError, match=f"no route from '{a}' to '{b}'"):
+                    ft.forward(a, addr)
+                continue
+            assert ft.forward(a, addr) == want
