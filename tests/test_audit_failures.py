@@ -239,3 +239,30 @@ def test_forwarding_on_degraded_fabrics_follows_the_route_or_says_there_is_none(
                     ft.forward(a, addr)
                 continue
             assert ft.forward(a, addr) == want
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["cost", "switch:4", "--op", "all-reduce", "--size", "1MiB", "--fail-link", "chip3-sw0"],
+     "chip3 is cut off from every other chip: link chip3-sw0 failed"),
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1MiB", "--fail-chip", "chip3",
+      "--ranks", "3", "4"], "rank 3 (chip3) has failed"),
+    (["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--fail-link", "chip0"],
+     "written 'u-v'"),
+    (["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--fail-lane", "chip0-chip5"],
+     "no such link"),
+])
+def test_cost_cli_takes_failures_and_refuses_bad_ones_in_one_line(argv, fragment):
+    rc, _, err = _cli(argv)
+    assert rc == 2 and err.count("\n") == 1 and fragment in err, err
+
+
+def test_cost_cli_on_a_degraded_fabric_equals_the_api():
+    import json
+
+    rc, out, _ = _cli(["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB",
+                       "--fail-link", "chip0-chip1", "--fail-chip", "chip5", "--json"])
+    g = topologies.build("torus:4x4").without(links=["chip0-chip1"], chips=["chip5"])
+    r = analysis.cost(g, "all-reduce", 2**20)
+    (row,) = json.loads(out)
+    assert rc == 0 and row["time"] == r.time and row["algorithm"] == r.algorithm
+    assert row["time"] != analysis.cost(topologies.build("torus:4x4"), "all-reduce", 2**20).time
