@@ -15,7 +15,9 @@ Per phase (terms add)::
          + local copy time                            receive part through HBM, if any
 
 and for a combine that pulls (``one-sided``) the transfer is at least its dependent
-round trips: ``max(transfer, rounds x (round trip + peer access))``.
+round trips, and its bandwidth time starts one round trip late (the first request out
+and its data back): ``max(transfer + trip, rounds x trip)``, ``trip = round trip + peer
+access``.
 
 * **Routing** gives, per token, the probability that a given rank or a given
   node (a load/store domain: the GPUs of a server, or a whole NVL72 rack) holds
@@ -92,7 +94,8 @@ round trips: ``max(transfer, rounds x (round trip + peer access))``.
   pairs, from the router: degraded fabrics lengthen it) plus the peer access, the
   rest of a measured peer load (:func:`fabric.peer_access_latency`: nvbandwidth's
   peer pointer chase, 0.83 us Hopper, 1.71 us Blackwell, less the 0.6 us path).
-  Bandwidth and round trips are two floors: the larger sets the transfer.
+  Bandwidth and round trips are two floors: the larger sets the transfer; the bandwidth
+  floor starts after one such round trip (no byte returns before the first request's).
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
 (``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
@@ -309,7 +312,8 @@ class ExchangePhase:
         Time of the scale-up stage (most loaded link) and of the network stage
         (busiest NIC).
     transfer : float
-        ``max(scaleup, network)`` for pipelined kernels, else their sum.
+        ``max(scaleup, network)`` for pipelined kernels, else their sum; for a pulling
+        phase ``max(that + one peer round trip, pull_latency)``.
     local_copy : float
         Receive-side copy through HBM.
     time : float
@@ -579,13 +583,15 @@ def _routed_network_time(fabric, ranks, net, efficiency):
 
 
 def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0, chain=0.0,
-           fence=0.0):
+           fence=0.0, trip=0.0):
     moved = max(up_t, net_t) if kern.pipelined else up_t + net_t
-    transfer = max(moved, pull)
+    # a pull receives its first byte one round trip (``trip``) after its first request
+    streamed = moved + trip if moved > 0 else 0.0
+    transfer = max(streamed, pull)
     time = fixed + transfer + copy_t
     if transfer == 0:
         bott = "fixed"
-    elif pull > moved:
+    elif pull > streamed:
         bott = "round trips"
     else:
         bott = "network" if net_t >= up_t else "scale-up"
@@ -860,11 +866,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1] + fence[1]
     ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d,
                   chain=chain[0], fence=fence[0])
-    pull = 0.0
+    pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
         pull = pull_rounds(b_c, kern.pull_threads, kern.pull_vector) * peer_trip
+        pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
-                  net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1])
+                  net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],
+                  trip=pull_trip)
     return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
                        tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
                        dispatch=ph_d.time,

@@ -125,10 +125,6 @@ KNOWN_MISSES = {
                               "peer load (blog18's FP8/BF16 pair says it grows with the rounds)",
     "trtllm-ep8-bs16-combine": "as bs1: 12.7 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
-    "trtllm-ep8-bs128-combine": "3 us floor + 1 node + the staging chain + an NVLink transfer at "
-                                "NCCL's per-link rate + the staging copy (26.8 us) against "
-                                "38.1 us: the small-batch pull floor (bs1) still shows at 128 "
-                                "tokens",
     "deepep-v1-ep8-ll-dispatch": "77 us measured: NVLink transfer (40 us at NCCL's 20.6 GB/s "
                                  "per link) + kernel floor (2.3 us, Hopper) + the release "
                                  "fence's peer round trip (0.83 us) + receive copy give "

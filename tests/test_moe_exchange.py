@@ -377,11 +377,11 @@ def test_pull_rounds_match_the_kernel_loop(nbytes, threads, vector):
 @given(st.sampled_from([1, 4, 64, 2048]), st.sampled_from([2, 7168 * 2, 7168 * 4 + 3]),
        st.booleans())
 def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
-    """The one-sided combine's transfer is the larger of its bandwidth time and
-    rounds x (the fabric's largest round trip between the EP ranks, brute force over every
-    pair with the router, + the rest of Hopper's measured peer load: 826.6 ns less the
-    4 x 150 ns NVSwitch path), on an intact and a degraded fabric; dispatch (a push) pays
-    none."""
+    """The one-sided combine's transfer is the larger of its bandwidth time started one
+    round trip late and rounds x that round trip (the fabric's largest round trip between the
+    EP ranks, brute force over every pair with the router, + the rest of Hopper's measured
+    peer load: 826.6 ns less the 4 x 150 ns NVSwitch path), on an intact and a degraded
+    fabric; dispatch (a push) pays none."""
     f = topologies.build("dgx-h100")
     if degraded:
         f = f.without(links=[("chip0", "sw0")])
@@ -394,9 +394,13 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     access = EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech("nvlink4").latency
     c = r.combine_phase
     assert c.pull_latency == pytest.approx(rounds * (rt + access), rel=1e-12)
-    assert c.transfer == pytest.approx(max(c.scaleup, c.network, c.pull_latency), rel=1e-12)
-    assert (c.bottleneck == "round trips") == (c.pull_latency > max(c.scaleup, c.network))
+    streamed = max(c.scaleup, c.network) + rt + access
+    assert c.transfer == pytest.approx(max(streamed, c.pull_latency), rel=1e-12)
+    assert c.transfer >= rt + access                   # no byte back before one round trip
+    assert (c.bottleneck == "round trips") == (c.pull_latency > streamed)
     assert r.dispatch_phase.pull_latency == 0.0
+    d = r.dispatch_phase                                # a push: bandwidth time alone
+    assert d.transfer == pytest.approx(max(d.scaleup, d.network), rel=1e-12)
     # other kernels push: no round-trip floor
     pplx = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="pplx", dispatch_bytes=2,
                         combine_bytes=nbytes, routing="balanced")
@@ -609,7 +613,8 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
     assert c.local_copy == pytest.approx(copy, rel=1e-12)
     assert d.time == pytest.approx(d.fixed + d.scaleup, rel=1e-12)
-    assert c.time == pytest.approx(c.fixed + max(c.scaleup, pull) + copy, rel=1e-12)
+    assert c.time == pytest.approx(c.fixed + max(c.scaleup + rt + access, pull) + copy,
+                                   rel=1e-12)
     names = {p.name for p in r.parameters}
     assert {f"exchange.latency.{arch}.{n}" for n in ("hbm_load", "l2_atomic", "l2_hit",
                                                       "peer_load")} - (
