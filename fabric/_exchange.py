@@ -236,7 +236,11 @@ EXCHANGE_LATENCY = {
             "public GitHub Markdown, stored index id 51884305790, repository not named by the "
             "index); assumption: the same for B200 and GB200 (same NVLink5 and NVSwitch "
             "generation; NVIDIA/nccl issue 1940 likewise finds B200's smallest one-sided "
-            "all-reduce slower than Hopper's, 3 vs 2.3 us)"),
+            "all-reduce slower than Hopper's, 3 vs 2.3 us). Corroborated on GB200: Oracle's "
+            "'OCI GPU Quick Start: NVIDIA GB200' (BM.GPU.GB200.4, public GitHub Markdown, "
+            "stored index id 52252791387) prints 'SUM device_to_device_latency_sm 20725.53' "
+            "over its tray's 12 ordered pairs: mean 1727.1 ns, within 1% (ordinary P2P memory "
+            "inside one tray; no figure for fabric-handle memory across trays was found)"),
     },
 }
 
