@@ -146,6 +146,8 @@ __all__ = [
     "MTP_KERNELS",
     "SGLANG_GRAPH_KERNELS",
     "TRTLLM_INPUT_QUANT_FORMATS",
+    "TRTLLM_MIN_LATENCY_TOKENS",
+    "TRTLLM_MOE_FULL_BRANCH",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -159,6 +161,7 @@ __all__ = [
     "expected_max_active",
     "expert_activation",
     "parse_layout",
+    "step_kernel_lists",
 ]
 
 #: Seconds per kernel launch (host launch path, no CUDA Graph). Source: a
@@ -223,6 +226,24 @@ GRAPH_KERNELS = {
                 "expert_gemm1", "expert_activation", "expert_gemm2",
                 "reduce_allreduce_add_rmsnorm"),
 }
+
+#: Kernels TensorRT-LLM's CUTLASS MoE runner adds on its other branch (``runMoe`` without
+#: the min-latency mode: FP8 experts, more than :data:`TRTLLM_MIN_LATENCY_TOKENS` tokens on a
+#: rank, or attention data parallelism), after the named kernel of :data:`GRAPH_KERNELS`:
+#: ``expandInputRowsKernel`` (the tokens permuted to their experts and quantized) after the
+#: expert maps, and the finalize kernel (unpermute and the weighted sum over the top-k)
+#: after ``gemm2``. Both of the elementwise class (no row-wide reduction; the sum over
+#: top-k is vLLM's ``moe_sum``'s job, also elementwise here). Source: as
+#: :data:`GRAPH_KERNELS` (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``); the finalize is
+#: counted on every chip (Hopper can fuse it into ``gemm2``'s epilogue for some GEMMs: not
+#: modelled).
+TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
+                          "expert_gemm2": ("expert_finalize",)}
+
+#: Tokens on a rank up to which TensorRT-LLM runs DeepSeek's MoE in its min-latency mode
+#: (``hidden_states.size(0) <= 128`` with NVFP4 and the post-MoE all-reduce fusion:
+#: ``DeepseekV3DecoderLayer.forward``, modeling_deepseekv3.py, mid-2025).
+TRTLLM_MIN_LATENCY_TOKENS = 128
 
 #: Weight formats whose GEMMs TensorRT-LLM runs as two kernels: the dynamic quantization of
 #: the BF16 input (FP8, one scale per token and group of 128 values), then the FP8 block-
@@ -324,7 +345,8 @@ KERNEL_CLASSES = {
                      "qkv_a_quant", "q_b_quant", "q_nope_quant", "attn_out_quant",
                      "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
                      "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant",
-                     "expert_strides", "expert_activation", "fp8_input_quant"),
+                     "expert_strides", "expert_activation", "fp8_input_quant", "expert_expand",
+                     "expert_finalize"),
                     "elementwise"),
     "topk": "topk",
     **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
@@ -1113,6 +1135,57 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
 
 # -- the parts of a step (decode_step calls them in this order) ----------------------------
 
+def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, tokens=1):
+    """The kernel lists a decode step of ``model`` on ``chip`` runs per block (keys ``mla`` or
+    ``gqa``, ``dense_ffn``, ``moe_ffn``): the eager :data:`KERNELS` without CUDA graphs, else
+    the engine's graph lists. TensorRT-LLM's (:data:`GRAPH_KERNELS`) take two changes by the
+    step: its MoE runner's other branch (:data:`TRTLLM_MOE_FULL_BRANCH`) unless the
+    min-latency one applies (NVFP4 routed experts, ``tp > 1``, at most
+    :data:`TRTLLM_MIN_LATENCY_TOKENS` ``tokens`` on a rank), and an input quantization before
+    each GEMM of a part stored in a format of :data:`TRTLLM_INPUT_QUANT_FORMATS` that the chip
+    runs in FP8.
+
+    >>> lists = step_kernel_lists("deepseek-r1", "h200", tp=8)
+    >>> lists["mla"][:2], lists["moe_ffn"][4:6]
+    (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))
+    >>> step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=8) == GRAPH_KERNELS
+    True
+    """
+    if not cuda_graphs:
+        return KERNELS
+    if engine not in ENGINE_KERNELS:
+        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    lists = ENGINE_KERNELS[engine]
+    if engine != "trtllm":
+        return lists
+    m, chip = model_config(model), chip_spec(chip)
+    quantized = {p for p in ("attention", "ffn")
+                 if m.part_format(p) in TRTLLM_INPUT_QUANT_FORMATS
+                 and chip.gemm_format(m.math_format(p)) == "fp8"}
+    # the runner's min-latency branch: NVFP4 experts, at most 128 tokens on a rank, the MoE
+    # output reduced by a tensor-parallel all-reduce (modeling_deepseekv3.py)
+    min_latency = (m.part_format("experts") == "nvfp4" and tp > 1
+                   and tokens <= TRTLLM_MIN_LATENCY_TOKENS)
+    if not quantized and min_latency:
+        return lists
+
+    def part(key, name):
+        if key in ("mla", "gqa"):
+            return "attention"
+        return "router" if name == "router_gemm" else "ffn"
+
+    def expand(key, n):
+        if KERNEL_CLASSES[n] == "gemm" and part(key, n) in quantized:
+            return ("fp8_input_quant", n)
+        if key == "moe_ffn" and not min_latency:
+            return (n,) + TRTLLM_MOE_FULL_BRANCH.get(n, ())
+        return (n,)
+
+    kind = m.attention.kind        # GQA keeps the eager list (_attention_names)
+    lists = {kind: KERNELS[kind], **lists}
+    return {key: tuple(k for n in names for k in expand(key, n)) for key, names in lists.items()}
+
+
 @dataclass(frozen=True)
 class _Settings:
     """Validated inputs of one step and the figures derived from them at once."""
@@ -1209,31 +1282,10 @@ class _Settings:
 
     @property
     def kernel_lists(self):
-        """The kernel lists of this step: the engine's graph lists (TensorRT-LLM's with an
-        input quantization before each GEMM of a part in :data:`TRTLLM_INPUT_QUANT_FORMATS`)
-        or the eager ones."""
-        if not self.cuda_graphs:
-            return KERNELS
-        lists = ENGINE_KERNELS[self.engine]
-        if self.engine != "trtllm":
-            return lists
-        quantized = {p for p in ("attention", "ffn")
-                     if self.m.part_format(p) in TRTLLM_INPUT_QUANT_FORMATS
-                     and self.gemm_format(p) == "fp8"}
-        if not quantized:
-            return lists
-
-        def part(key, name):
-            if key in ("mla", "gqa"):
-                return "attention"
-            return "router" if name == "router_gemm" else "ffn"
-
-        kind = self.m.attention.kind        # GQA keeps the eager list (_attention_names)
-        lists = {kind: KERNELS[kind], **lists}
-        return {key: tuple(k for n in names for k in (
-                    ("fp8_input_quant", n) if KERNEL_CLASSES[n] == "gemm"
-                    and part(key, n) in quantized else (n,)))
-                for key, names in lists.items()}
+        """The kernel lists of this step (:func:`step_kernel_lists`)."""
+        return step_kernel_lists(self.m, self.chip, engine=self.engine,
+                                 cuda_graphs=self.cuda_graphs, tp=self.lay.tp,
+                                 tokens=self.t_dp)
 
     @property
     def per_kernel(self):

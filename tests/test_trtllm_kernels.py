@@ -2,7 +2,9 @@
 
 * The routed experts run as the five kernels of TensorRT-LLM's CUTLASS MoE runner on its
   min-latency branch (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``: expert maps, grouped
-  GEMM strides, gemm1, the activation, gemm2), a dense FFN as GatedMLP's three.
+  GEMM strides, gemm1, the activation, gemm2), plus expand and finalize off that branch
+  (FP8 experts, more than 128 tokens on a rank, attention DP); a dense FFN as GatedMLP's
+  three.
 * A GEMM of FP8 block-scaled weights (``fp8-block128``) is two kernels: the input's 1x128
   quantization, then the GEMM (linear.py ``FP8BlockScalesLinearMethod.apply``).
 
@@ -36,12 +38,13 @@ SMALL = load_model_toml(pathlib.Path(__file__).parent / "data" / "model_small.to
 FORMATS = (None, "fp8", "fp8-block128", "nvfp4", "int4-g32")
 
 
-def _model(att, ffn):
-    """SMALL with its attention stored in ``att`` and its dense FFNs and shared experts in
-    ``ffn`` (None: BF16); routed experts BF16."""
+def _model(att, ffn, experts=None):
+    """SMALL with its attention stored in ``att``, its dense FFNs and shared experts in
+    ``ffn`` and its routed experts in ``experts`` (None: BF16)."""
     wb = 2.0 if att is None else WEIGHT_FORMATS[att].bytes_per_weight
-    kw = {"weight_bytes": wb, "weight_format": att, "expert_weight_bytes": 2.0,
-          "expert_format": None, "ffn_format": ffn, "ffn_weight_bytes": None}
+    kw = {"weight_bytes": wb, "weight_format": att,
+          "expert_weight_bytes": 2.0 if experts is None else None,
+          "expert_format": experts, "ffn_format": ffn, "ffn_weight_bytes": None}
     if ffn is None:
         kw["ffn_weight_bytes"] = 2.0
     return dataclasses.replace(SMALL, name=f"small-{att}-{ffn}", **kw)
@@ -71,10 +74,13 @@ def test_trtllm_lists_count_the_cutlass_moe_runner_and_gated_mlp():
         "gemm", "elementwise", "gemm", "norm"]
 
 
-def _brute_quant(model, chip, engine="trtllm", cuda_graphs=True):
-    """Quantize kernels per (dense, MoE) layer, counted over the lists one kernel at a time."""
+def _brute_extra(model, chip, engine="trtllm", cuda_graphs=True, tokens=1, tp=2):
+    """Kernels TensorRT-LLM adds per (dense, MoE) layer to GRAPH_KERNELS at this step: the
+    quantize kernels, counted over the lists one kernel at a time, and the MoE runner's
+    expand + finalize off its min-latency branch (NVFP4 experts, tp > 1, <= 128 tokens)."""
     if not cuda_graphs or engine != "trtllm":
         return 0, 0
+    min_latency = model.part_format("experts") == "nvfp4" and tp > 1 and tokens <= 128
     c = chip_spec(chip)
 
     def quantized(part):
@@ -87,20 +93,24 @@ def _brute_quant(model, chip, engine="trtllm", cuda_graphs=True):
                if quantized("ffn") else 0)
     n_moe = (sum(KERNEL_CLASSES[n] == "gemm" and n != "router_gemm"
                  for n in GRAPH_KERNELS["moe_ffn"]) if quantized("ffn") else 0)
-    return n_att + n_dense, n_att + n_moe
+    return n_att + n_dense, n_att + n_moe + (0 if min_latency else 2)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(att=st.sampled_from(FORMATS), ffn=st.sampled_from(FORMATS),
+       experts=st.sampled_from((None, "nvfp4", "fp8-block128")),
        chip=st.sampled_from(("h200", "b200", "h20")),
-       engine=st.sampled_from(("trtllm", "vllm", "sglang")), graphs=st.booleans())
-def test_input_quant_kernels_match_a_brute_force_count(att, ffn, chip, engine, graphs):
-    m = _model(att, ffn)
-    got = _step(m, chip, engine=engine, cuda_graphs=graphs)
+       engine=st.sampled_from(("trtllm", "vllm", "sglang")), graphs=st.booleans(),
+       batch=st.sampled_from((1, 64, 200)))
+def test_added_kernels_match_a_brute_force_count(att, ffn, experts, chip, engine, graphs,
+                                                 batch):
+    m = _model(att, ffn, experts)
+    got = _step(m, chip, engine=engine, cuda_graphs=graphs, batch=batch)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dec, "TRTLLM_INPUT_QUANT_FORMATS", ())
-        ref = _step(m, chip, engine=engine, cuda_graphs=graphs)
-    n_dense, n_moe = _brute_quant(m, chip, engine, graphs)
+        mp.setattr(dec, "TRTLLM_MOE_FULL_BRANCH", {})
+        ref = _step(m, chip, engine=engine, cuda_graphs=graphs, batch=batch)
+    n_dense, n_moe = _brute_extra(m, chip, engine, graphs, tokens=batch)
     dense, moe = got.layers[0], got.layers[-1]
     assert dense.kernels - ref.layers[0].kernels == n_dense
     assert moe.kernels - ref.layers[-1].kernels == n_moe
@@ -113,9 +123,10 @@ def test_input_quant_kernels_match_a_brute_force_count(att, ffn, chip, engine, g
     assert got.breakdown.weights == ref.breakdown.weights
 
 
-def test_deepseek_r1_fp8_on_hopper_quantizes_its_projections_nvfp4_does_not():
+def test_r1_fp8_on_hopper_quantizes_its_projections_nvfp4_does_not():
     # the FP8 block-128 release on H200: fuse_a, uq_qr, uk_bgemm, uv_gemm, wo_gemm each get a
-    # quantize kernel, and so does the shared expert; NVFP4 (attention BF16) gets none
+    # quantize kernel, and so does the shared expert, and its FP8 experts take the MoE
+    # runner's full branch (expand + finalize); NVFP4 (attention BF16) at batch 1 gets none
     import topologies
     from analysis import model_config
 
@@ -124,6 +135,6 @@ def test_deepseek_r1_fp8_on_hopper_quantizes_its_projections_nvfp4_does_not():
     h = decode_step("deepseek-r1", topologies.build("switch:8,chip=h200"), **kw)
     b = decode_step("deepseek-r1-nvfp4", topologies.build("switch:8,chip=b200"), **kw)
     base = len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"])
-    assert h.layers[-1].kernels == base + 5 + 1
+    assert h.layers[-1].kernels == base + 5 + 1 + 2
     assert b.layers[-1].kernels == base
     assert model_config("deepseek-r1").part_format("router") is None
