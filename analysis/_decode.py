@@ -30,7 +30,7 @@ where
   GPU-side time of a kernel boundary in a replayed graph
   (:data:`GRAPH_KERNEL_OVERHEAD`, measured), over the kernels a graph-captured serving
   engine runs per layer (``engine``: :data:`GRAPH_KERNELS`, TensorRT-LLM's published
-  module list for DeepSeek-R1 decode, or :data:`VLLM_GRAPH_KERNELS`, counted from
+  module list for DeepSeek-R1 decode with the modules its code runs as several kernels, or :data:`VLLM_GRAPH_KERNELS`, counted from
   vLLM's code).
 
 HBM reads run at :data:`DECODE_HBM_EFFICIENCY` of the peak bandwidth by default (the
@@ -146,6 +146,9 @@ __all__ = [
     "MIN_KERNEL_TIME",
     "MTP_KERNELS",
     "SGLANG_GRAPH_KERNELS",
+    "TRTLLM_INPUT_QUANT_FORMATS",
+    "TRTLLM_MIN_LATENCY_TOKENS",
+    "TRTLLM_MOE_FULL_BRANCH",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -161,6 +164,7 @@ __all__ = [
     "idle_chips",
     "instance_chips",
     "parse_layout",
+    "step_kernel_lists",
 ]
 
 #: Seconds per kernel launch (host launch path, no CUDA Graph). Source: a
@@ -197,17 +201,65 @@ MTP_KERNELS = ("mtp_proj",)
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
 #: GPUs", NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1, section "Everything in One
 #: Diagram", modules 1-13 of an MoE layer), one kernel per module and two for module 10
-#: ("routerGEMM & topK"). Its MoE layer ends in a fused local-reduction + all-reduce +
-#: norm kernel; an expert-parallel exchange adds its own kernels (``ep_kernel``). Dense FFN
-#: layers are not in the diagram: one FFN module plus the final fused kernel, by analogy
-#: with the shared expert (an assumption). GQA attention and the head keep :data:`KERNELS`.
+#: ("routerGEMM & topK"), except the modules the code shows to be several kernels:
+#:
+#: * module 12, "Sparse Experts": the kernels TensorRT-LLM's CUTLASS MoE runner launches
+#:   (``cpp/tensorrt_llm/kernels/mixtureOfExperts/moe_kernels.cu``,
+#:   ``CutlassMoeFCRunner::runMoe``, mid-2025 code with the min-latency mode), counted on its
+#:   min-latency branch (NVFP4, at most 128 tokens under tensor parallelism: the blog's
+#:   setting): ``buildMinLatencyActiveExpertMaps`` (one block builds the per-expert token
+#:   maps: the ``moe_align`` class), ``computeStridesTmaWarpSpecializedLowLatency`` (the
+#:   grouped GEMM's per-expert pointers and strides), ``gemm1``, the ``doActivation`` kernel
+#:   that ``gemm1`` runs after the grouped GEMM for a gated activation (SwiGLU and the
+#:   quantization of its output), and ``gemm2``; its local reduction runs in module 13. The
+#:   runner's other branch adds ``expandInputRows`` and the finalize kernel, so this is the
+#:   lower count;
+#: * dense FFN layers (not in the diagram): TensorRT-LLM's ``GatedMLP`` (``gate_up_proj``,
+#:   the activation, ``down_proj``) and the fused all-reduce + norm after it
+#:   (``tensorrt_llm/_torch/models/modeling_deepseekv3.py``, ``DeepseekV3DecoderLayer``).
+#:
+#: Its MoE layer ends in a fused local-reduction + all-reduce + norm kernel; an
+#: expert-parallel exchange adds its own kernels (``ep_kernel``). GQA attention and the head
+#: keep :data:`KERNELS`.
 GRAPH_KERNELS = {
     "mla": ("fuse_a_gemm", "q_kv_rmsnorm", "uq_qr_gemm", "uk_bgemm", "kv_cache_rope",
             "gen_attention", "uv_gemm", "wo_gemm", "allreduce_add_rmsnorm_quant"),
-    "dense_ffn": ("ffn", "allreduce_add_rmsnorm"),
-    "moe_ffn": ("router_gemm", "topk", "shared_expert", "sparse_experts",
+    "dense_ffn": ("gate_up_proj", "silu_and_mul", "down_proj", "allreduce_add_rmsnorm"),
+    "moe_ffn": ("router_gemm", "topk", "shared_expert", "expert_maps", "expert_strides",
+                "expert_gemm1", "expert_activation", "expert_gemm2",
                 "reduce_allreduce_add_rmsnorm"),
 }
+
+#: Kernels TensorRT-LLM's CUTLASS MoE runner adds on its other branch (``runMoe`` without
+#: the min-latency mode: FP8 experts, more than :data:`TRTLLM_MIN_LATENCY_TOKENS` tokens on a
+#: rank, or attention data parallelism), after the named kernel of :data:`GRAPH_KERNELS`:
+#: ``expandInputRowsKernel`` (the tokens permuted to their experts and quantized) after the
+#: expert maps, and the finalize kernel (unpermute and the weighted sum over the top-k)
+#: after ``gemm2``. Both of the elementwise class (no row-wide reduction; the sum over
+#: top-k is vLLM's ``moe_sum``'s job, also elementwise here). Source: as
+#: :data:`GRAPH_KERNELS` (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``); the finalize is
+#: counted on every chip (Hopper can fuse it into ``gemm2``'s epilogue for some GEMMs: not
+#: modelled).
+TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
+                          "expert_gemm2": ("expert_finalize",)}
+
+#: Tokens on a rank up to which TensorRT-LLM runs DeepSeek's MoE in its min-latency mode
+#: (``hidden_states.size(0) <= 128`` with NVFP4 and the post-MoE all-reduce fusion:
+#: ``DeepseekV3DecoderLayer.forward``, modeling_deepseekv3.py, mid-2025).
+TRTLLM_MIN_LATENCY_TOKENS = 128
+
+#: Weight formats whose GEMMs TensorRT-LLM runs as two kernels: the dynamic quantization of
+#: the BF16 input (FP8, one scale per token and group of 128 values), then the FP8 block-
+#: scaling GEMM (``tensorrt_llm/_torch/modules/linear.py``, ``FP8BlockScalesLinearMethod.apply``,
+#: its Hopper branch: ``torch.ops.trtllm.fp8_quantize_1x128(input)`` then
+#: ``torch.ops.trtllm.fp8_block_scaling_gemm``). With ``engine="trtllm"`` and CUDA graphs, every
+#: ``gemm`` kernel of :data:`GRAPH_KERNELS` whose part is stored in one of these formats and
+#: runs in FP8 on the chip is preceded by one ``fp8_input_quant`` kernel (the elementwise
+#: class, like SGLang's quantize kernels: a maximum per group of 128 values, no row-wide
+#: reduction). The routed experts' grouped GEMMs are left as :data:`GRAPH_KERNELS` counts them,
+#: and the router and head run BF16. Taken for Blackwell's FP8 branch too (an assumption: only
+#: the Hopper branch was read).
+TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
 #: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
@@ -283,7 +335,8 @@ KERNEL_CLASSES = {
                      "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
-                     "marlin_gemm2", "masked_gemm1", "masked_gemm2"), "moe_gemm"),
+                     "marlin_gemm2", "masked_gemm1", "masked_gemm2", "expert_gemm1",
+                     "expert_gemm2"), "moe_gemm"),
     **dict.fromkeys(("dispatch", "combine", "exchange"), "exchange"),
     **dict.fromkeys(("attn_norm", "q_a_norm", "kv_a_norm", "ffn_norm", "final_norm",
                      "q_kv_rmsnorm", "allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm",
@@ -294,10 +347,12 @@ KERNEL_CLASSES = {
                      "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed",
                      "qkv_a_quant", "q_b_quant", "q_nope_quant", "attn_out_quant",
                      "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
-                     "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant"),
+                     "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant",
+                     "expert_strides", "expert_activation", "fp8_input_quant", "expert_expand",
+                     "expert_finalize"),
                     "elementwise"),
     "topk": "topk",
-    "moe_align": "moe_align",
+    **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
     "sample": "other",
 }
 
@@ -1149,7 +1204,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
     engine : str
         Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
-        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`),
+        (TensorRT-LLM's DeepSeek-R1 module list counted from its code, :data:`GRAPH_KERNELS`),
         ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`) or ``"sglang"``
         (counted from SGLang's code, :data:`SGLANG_GRAPH_KERNELS`).
     min_kernel_time : float
@@ -1250,6 +1305,57 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
 
 # -- the parts of a step (decode_step calls them in this order) ----------------------------
 
+def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, tokens=1):
+    """The kernel lists a decode step of ``model`` on ``chip`` runs per block (keys ``mla`` or
+    ``gqa``, ``dense_ffn``, ``moe_ffn``): the eager :data:`KERNELS` without CUDA graphs, else
+    the engine's graph lists. TensorRT-LLM's (:data:`GRAPH_KERNELS`) take two changes by the
+    step: its MoE runner's other branch (:data:`TRTLLM_MOE_FULL_BRANCH`) unless the
+    min-latency one applies (NVFP4 routed experts, ``tp > 1``, at most
+    :data:`TRTLLM_MIN_LATENCY_TOKENS` ``tokens`` on a rank), and an input quantization before
+    each GEMM of a part stored in a format of :data:`TRTLLM_INPUT_QUANT_FORMATS` that the chip
+    runs in FP8.
+
+    >>> lists = step_kernel_lists("deepseek-r1", "h200", tp=8)
+    >>> lists["mla"][:2], lists["moe_ffn"][4:6]
+    (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))
+    >>> step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=8) == GRAPH_KERNELS
+    True
+    """
+    if not cuda_graphs:
+        return KERNELS
+    if engine not in ENGINE_KERNELS:
+        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    lists = ENGINE_KERNELS[engine]
+    if engine != "trtllm":
+        return lists
+    m, chip = model_config(model), chip_spec(chip)
+    quantized = {p for p in ("attention", "ffn")
+                 if m.part_format(p) in TRTLLM_INPUT_QUANT_FORMATS
+                 and chip.gemm_format(m.math_format(p)) == "fp8"}
+    # the runner's min-latency branch: NVFP4 experts, at most 128 tokens on a rank, the MoE
+    # output reduced by a tensor-parallel all-reduce (modeling_deepseekv3.py)
+    min_latency = (m.part_format("experts") == "nvfp4" and tp > 1
+                   and tokens <= TRTLLM_MIN_LATENCY_TOKENS)
+    if not quantized and min_latency:
+        return lists
+
+    def part(key, name):
+        if key in ("mla", "gqa"):
+            return "attention"
+        return "router" if name == "router_gemm" else "ffn"
+
+    def expand(key, n):
+        if KERNEL_CLASSES[n] == "gemm" and part(key, n) in quantized:
+            return ("fp8_input_quant", n)
+        if key == "moe_ffn" and not min_latency:
+            return (n,) + TRTLLM_MOE_FULL_BRANCH.get(n, ())
+        return (n,)
+
+    kind = m.attention.kind        # GQA keeps the eager list (_attention_names)
+    lists = {kind: KERNELS[kind], **lists}
+    return {key: tuple(k for n in names for k in expand(key, n)) for key, names in lists.items()}
+
+
 @dataclass(frozen=True)
 class _Settings:
     """Validated inputs of one step and the figures derived from them at once."""
@@ -1348,8 +1454,10 @@ class _Settings:
 
     @property
     def kernel_lists(self):
-        """The kernel lists of this step: the engine's graph lists or the eager ones."""
-        return ENGINE_KERNELS[self.engine] if self.cuda_graphs else KERNELS
+        """The kernel lists of this step (:func:`step_kernel_lists`)."""
+        return step_kernel_lists(self.m, self.chip, engine=self.engine,
+                                 cuda_graphs=self.cuda_graphs, tp=self.lay.tp,
+                                 tokens=self.t_dp)
 
     @property
     def per_kernel(self):
