@@ -205,13 +205,18 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
     -------
     BillOfMaterials
 
+    A degraded copy (:func:`fabric.without`) has the bill of the fabric as built
+    (:attr:`fabric.Fabric.intact`, whose name the result carries): the parts bought do
+    not change when a link, lane, chip or switch fails, and they stay in the rack and
+    are counted, priced and powered as built. (The degraded graph no longer holds
+    them, nor, after a failed chip, the placement of the hosts in racks.)
+
     Raises
     ------
     SpecError
-        ``f`` is degraded (:func:`fabric.without`): the parts bought do not change when
-        a link, lane, chip or switch fails, and a degraded graph no longer holds them
-        (nor, after a failed chip, the placement of the hosts in racks). Price the
-        intact fabric. Or ``rack_chips_factor`` is not a positive number.
+        ``f`` is marked degraded but does not hold the fabric it was made from (it was
+        not made by :func:`fabric.without`), or ``rack_chips_factor`` is not a
+        positive number.
 
     Examples
     --------
@@ -219,12 +224,15 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
     >>> b = bill_of_materials(topologies.build("nvl72"))
     >>> b.links["dac"], b.switch_asics, b.switch_boxes
     (1296, 18, 18)
+    >>> bill_of_materials(topologies.build("nvl72").without(chips=["sw3"])).switch_asics
+    18
     """
     if f.failures:
-        raise SpecError(f"bill_of_materials prices the hardware as built, and {f.name!r} is a "
-                        f"degraded copy ({len(f.failures.links)} failed links, {len(f.failures.nodes)} "
-                        f"failed nodes, {len(f.failures.lanes)} bundles short of lanes); price "
-                        f"the intact fabric")
+        if f.intact is None:
+            raise SpecError(f"bill_of_materials prices the hardware as built, and {f.name!r} is "
+                            f"marked degraded without the fabric it was made from; price the "
+                            f"intact fabric")
+        return bill_of_materials(f.intact, book, rack_chips_factor=rack_chips_factor)
     if not (isinstance(rack_chips_factor, (int, float)) and 0 < rack_chips_factor < math.inf):
         raise SpecError(f"rack_chips_factor must be a positive number, got "
                         f"{rack_chips_factor!r}")

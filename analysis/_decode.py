@@ -30,7 +30,7 @@ where
   GPU-side time of a kernel boundary in a replayed graph
   (:data:`GRAPH_KERNEL_OVERHEAD`, measured), over the kernels a graph-captured serving
   engine runs per layer (``engine``: :data:`GRAPH_KERNELS`, TensorRT-LLM's published
-  module list for DeepSeek-R1 decode, or :data:`VLLM_GRAPH_KERNELS`, counted from
+  module list for DeepSeek-R1 decode with the modules its code runs as several kernels, or :data:`VLLM_GRAPH_KERNELS`, counted from
   vLLM's code).
 
 HBM reads run at :data:`DECODE_HBM_EFFICIENCY` of the peak bandwidth by default (the
@@ -122,6 +122,7 @@ Examples
 
 import dataclasses
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,6 +146,9 @@ __all__ = [
     "MIN_KERNEL_TIME",
     "MTP_KERNELS",
     "SGLANG_GRAPH_KERNELS",
+    "TRTLLM_INPUT_QUANT_FORMATS",
+    "TRTLLM_MIN_LATENCY_TOKENS",
+    "TRTLLM_MOE_FULL_BRANCH",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -157,7 +161,10 @@ __all__ = [
     "expected_active_experts",
     "expected_max_active",
     "expert_activation",
+    "idle_chips",
+    "instance_chips",
     "parse_layout",
+    "step_kernel_lists",
 ]
 
 #: Seconds per kernel launch (host launch path, no CUDA Graph). Source: a
@@ -194,17 +201,65 @@ MTP_KERNELS = ("mtp_proj",)
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
 #: GPUs", NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1, section "Everything in One
 #: Diagram", modules 1-13 of an MoE layer), one kernel per module and two for module 10
-#: ("routerGEMM & topK"). Its MoE layer ends in a fused local-reduction + all-reduce +
-#: norm kernel; an expert-parallel exchange adds its own kernels (``ep_kernel``). Dense FFN
-#: layers are not in the diagram: one FFN module plus the final fused kernel, by analogy
-#: with the shared expert (an assumption). GQA attention and the head keep :data:`KERNELS`.
+#: ("routerGEMM & topK"), except the modules the code shows to be several kernels:
+#:
+#: * module 12, "Sparse Experts": the kernels TensorRT-LLM's CUTLASS MoE runner launches
+#:   (``cpp/tensorrt_llm/kernels/mixtureOfExperts/moe_kernels.cu``,
+#:   ``CutlassMoeFCRunner::runMoe``, mid-2025 code with the min-latency mode), counted on its
+#:   min-latency branch (NVFP4, at most 128 tokens under tensor parallelism: the blog's
+#:   setting): ``buildMinLatencyActiveExpertMaps`` (one block builds the per-expert token
+#:   maps: the ``moe_align`` class), ``computeStridesTmaWarpSpecializedLowLatency`` (the
+#:   grouped GEMM's per-expert pointers and strides), ``gemm1``, the ``doActivation`` kernel
+#:   that ``gemm1`` runs after the grouped GEMM for a gated activation (SwiGLU and the
+#:   quantization of its output), and ``gemm2``; its local reduction runs in module 13. The
+#:   runner's other branch adds ``expandInputRows`` and the finalize kernel, so this is the
+#:   lower count;
+#: * dense FFN layers (not in the diagram): TensorRT-LLM's ``GatedMLP`` (``gate_up_proj``,
+#:   the activation, ``down_proj``) and the fused all-reduce + norm after it
+#:   (``tensorrt_llm/_torch/models/modeling_deepseekv3.py``, ``DeepseekV3DecoderLayer``).
+#:
+#: Its MoE layer ends in a fused local-reduction + all-reduce + norm kernel; an
+#: expert-parallel exchange adds its own kernels (``ep_kernel``). GQA attention and the head
+#: keep :data:`KERNELS`.
 GRAPH_KERNELS = {
     "mla": ("fuse_a_gemm", "q_kv_rmsnorm", "uq_qr_gemm", "uk_bgemm", "kv_cache_rope",
             "gen_attention", "uv_gemm", "wo_gemm", "allreduce_add_rmsnorm_quant"),
-    "dense_ffn": ("ffn", "allreduce_add_rmsnorm"),
-    "moe_ffn": ("router_gemm", "topk", "shared_expert", "sparse_experts",
+    "dense_ffn": ("gate_up_proj", "silu_and_mul", "down_proj", "allreduce_add_rmsnorm"),
+    "moe_ffn": ("router_gemm", "topk", "shared_expert", "expert_maps", "expert_strides",
+                "expert_gemm1", "expert_activation", "expert_gemm2",
                 "reduce_allreduce_add_rmsnorm"),
 }
+
+#: Kernels TensorRT-LLM's CUTLASS MoE runner adds on its other branch (``runMoe`` without
+#: the min-latency mode: FP8 experts, more than :data:`TRTLLM_MIN_LATENCY_TOKENS` tokens on a
+#: rank, or attention data parallelism), after the named kernel of :data:`GRAPH_KERNELS`:
+#: ``expandInputRowsKernel`` (the tokens permuted to their experts and quantized) after the
+#: expert maps, and the finalize kernel (unpermute and the weighted sum over the top-k)
+#: after ``gemm2``. Both of the elementwise class (no row-wide reduction; the sum over
+#: top-k is vLLM's ``moe_sum``'s job, also elementwise here). Source: as
+#: :data:`GRAPH_KERNELS` (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``); the finalize is
+#: counted on every chip (Hopper can fuse it into ``gemm2``'s epilogue for some GEMMs: not
+#: modelled).
+TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
+                          "expert_gemm2": ("expert_finalize",)}
+
+#: Tokens on a rank up to which TensorRT-LLM runs DeepSeek's MoE in its min-latency mode
+#: (``hidden_states.size(0) <= 128`` with NVFP4 and the post-MoE all-reduce fusion:
+#: ``DeepseekV3DecoderLayer.forward``, modeling_deepseekv3.py, mid-2025).
+TRTLLM_MIN_LATENCY_TOKENS = 128
+
+#: Weight formats whose GEMMs TensorRT-LLM runs as two kernels: the dynamic quantization of
+#: the BF16 input (FP8, one scale per token and group of 128 values), then the FP8 block-
+#: scaling GEMM (``tensorrt_llm/_torch/modules/linear.py``, ``FP8BlockScalesLinearMethod.apply``,
+#: its Hopper branch: ``torch.ops.trtllm.fp8_quantize_1x128(input)`` then
+#: ``torch.ops.trtllm.fp8_block_scaling_gemm``). With ``engine="trtllm"`` and CUDA graphs, every
+#: ``gemm`` kernel of :data:`GRAPH_KERNELS` whose part is stored in one of these formats and
+#: runs in FP8 on the chip is preceded by one ``fp8_input_quant`` kernel (the elementwise
+#: class, like SGLang's quantize kernels: a maximum per group of 128 values, no row-wide
+#: reduction). The routed experts' grouped GEMMs are left as :data:`GRAPH_KERNELS` counts them,
+#: and the router and head run BF16. Taken for Blackwell's FP8 branch too (an assumption: only
+#: the Hopper branch was read).
+TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
 #: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
@@ -280,7 +335,8 @@ KERNEL_CLASSES = {
                      "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
-                     "marlin_gemm2", "masked_gemm1", "masked_gemm2"), "moe_gemm"),
+                     "marlin_gemm2", "masked_gemm1", "masked_gemm2", "expert_gemm1",
+                     "expert_gemm2"), "moe_gemm"),
     **dict.fromkeys(("dispatch", "combine", "exchange"), "exchange"),
     **dict.fromkeys(("attn_norm", "q_a_norm", "kv_a_norm", "ffn_norm", "final_norm",
                      "q_kv_rmsnorm", "allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm",
@@ -291,10 +347,12 @@ KERNEL_CLASSES = {
                      "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed",
                      "qkv_a_quant", "q_b_quant", "q_nope_quant", "attn_out_quant",
                      "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
-                     "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant"),
+                     "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant",
+                     "expert_strides", "expert_activation", "fp8_input_quant", "expert_expand",
+                     "expert_finalize"),
                     "elementwise"),
     "topk": "topk",
-    "moe_align": "moe_align",
+    **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
     "sample": "other",
 }
 
@@ -691,6 +749,164 @@ def parse_layout(layout, n_chips):
     return Layout(tp, dp, ep, etp)
 
 
+# -- the instance's chips -------------------------------------------------------------------
+
+def _check_chips(chips):
+    if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+        raise SpecError(f"chips must be an integer >= 1 (chips per instance), got {chips!r}")
+    return chips
+
+
+def _check_instance_chips(fabric, chips):
+    _check_chips(chips)
+    if chips > fabric.n_endpoints:
+        raise SpecError(f"an instance of {chips} chips but {fabric.name} has "
+                        f"{fabric.n_endpoints} live chips")
+    return chips
+
+
+_GROUPS = weakref.WeakKeyDictionary()
+
+
+def _domain_groups(fabric):
+    """Positions (in ``fabric.endpoints``) of the live chips, one tuple per load/store domain
+    (:attr:`fabric.Fabric.loadstore_domains`, the one rule), domains in order of their first
+    chip. Cached per fabric (a frontier asks for every step)."""
+    out = _GROUPS.get(fabric)
+    if out is None:
+        label, index = fabric.loadstore_domains, fabric.node_index
+        groups = {}
+        for pos, name in enumerate(fabric.endpoints):
+            groups.setdefault(int(label[index[name]]), []).append(pos)
+        out = _GROUPS[fabric] = tuple(tuple(g) for g in groups.values())
+    return out
+
+
+def _equal_shape(groups, chips):
+    """``(d, c)``: the fewest domains ``d`` that hold ``c = chips / d`` live chips each, or
+    None when no ``d`` does."""
+    for d in range(1, chips + 1):
+        if chips % d == 0 and sum(len(g) >= chips // d for g in groups) >= d:
+            return d, chips // d
+    return None
+
+
+def _domains_spanned(groups, positions):
+    """Chips per domain of ``positions`` (the domains they touch, in domain order)."""
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    counts = {}
+    for p in positions:
+        counts[where[p]] = counts.get(where[p], 0) + 1
+    return list(counts.values())
+
+
+def instance_chips(fabric, chips, *, equal_domains=False):
+    """The live chips one instance of ``chips`` chips runs on: positions in
+    ``fabric.endpoints``, its first ``tp`` the first attention group.
+
+    An instance spans as few load/store domains (:attr:`fabric.Fabric.loadstore_domains`:
+    an NVLink domain, a scale-up node) as the live chips allow, taking whole domains first,
+    the fullest first: on a fabric with failed chips (or a link failure that cuts a chip off
+    its domain) the damaged domain's chips are left over, as an operator places an instance
+    on intact nodes. With ``equal_domains`` (an expert-parallel exchange kernel, whose
+    routing model needs the same number of ranks in every domain,
+    :func:`analysis.moe_exchange`) the instance takes ``c`` chips in each of ``d`` domains,
+    ``d`` the fewest that hold ``c = chips / d`` live chips each. Where the first ``chips``
+    live chips already do that (an intact fabric) they are the instance, as before.
+
+    Raises
+    ------
+    SpecError
+        ``chips`` not an integer in ``[1, live chips]``, or ``equal_domains`` and no set of
+        domains holds the instance equally (the message gives the live chips per domain).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> rail = topologies.build("rail:servers=3,gpus=4")        # three 4-GPU domains
+    >>> instance_chips(rail, 4), instance_chips(rail, 6)
+    ((0, 1, 2, 3), (0, 1, 2, 3, 4, 5))
+    >>> instance_chips(rail, 6, equal_domains=True)            # 3 + 3, not 4 + 2
+    (0, 1, 2, 4, 5, 6)
+    >>> damaged = rail.without(chips=["chip1"])                 # live chips 3, 4, 4
+    >>> instance_chips(damaged, 4), instance_chips(damaged, 8, equal_domains=True)
+    ((3, 4, 5, 6), (3, 4, 5, 6, 7, 8, 9, 10))
+    """
+    chips = _check_instance_chips(fabric, chips)
+    if not isinstance(equal_domains, bool):
+        raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
+    groups = _domain_groups(fabric)
+    first = tuple(range(chips))
+    fullest = sorted(groups, key=lambda g: (-len(g), g[0]))
+    spanned = _domains_spanned(groups, first)
+    if equal_domains:
+        shape = _equal_shape(groups, chips)
+        if shape is None:
+            raise SpecError(f"an instance of {chips} expert-parallel chips fills no set of "
+                            f"{fabric.name}'s load/store domains equally (live chips per "
+                            f"domain {[len(g) for g in groups]}); the exchange kernel's "
+                            f"routing model needs equal domains")
+        d, c = shape
+        if len(spanned) == d and set(spanned) == {c}:
+            return first
+        picked = sorted([g for g in fullest if len(g) >= c][:d], key=lambda g: g[0])
+        return tuple(p for g in picked for p in g[:c])
+    need, fewest = chips, 0
+    for g in fullest:
+        if need <= 0:
+            break
+        need -= len(g)
+        fewest += 1
+    if len(spanned) == fewest:
+        return first
+    out, need = [], chips
+    for g in fullest:
+        take = g[:min(len(g), need)]
+        out += list(take)
+        need -= len(take)
+        if not need:
+            break
+    return tuple(out)
+
+
+def _instance_copies(fabric, chips, equal_domains):
+    """Disjoint copies of the instance :func:`instance_chips` chooses that the live chips
+    hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``)."""
+    live = fabric.n_endpoints
+    if not equal_domains or chips > live:
+        return live // chips
+    groups = _domain_groups(fabric)
+    shape = _equal_shape(groups, chips)
+    if shape is None:
+        return 0
+    d, c = shape
+    slots = [len(g) // c for g in groups]          # c-chip pieces each domain holds
+    # k copies need d distinct domains each: feasible iff sum(min(slots, k)) >= k d
+    return max(k for k in range(sum(slots) // d + 1)
+               if sum(min(x, k) for x in slots) >= k * d)
+
+
+def idle_chips(fabric, chips, *, equal_domains=False):
+    """Live chips of ``fabric`` no copy of a ``chips``-chip instance uses.
+
+    ``live % chips`` when an instance takes any chips; with ``equal_domains`` (an
+    expert-parallel exchange kernel: ``c`` chips in each of ``d`` load/store domains, as
+    :func:`instance_chips` places them) the chips the most such copies leave over, e.g.
+    a damaged domain's.
+
+    >>> import topologies
+    >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
+    3
+    >>> rail = topologies.build("rail:servers=3,gpus=4").without(chips=["chip1"])
+    >>> idle_chips(rail, 8), idle_chips(rail, 6), idle_chips(rail, 6, equal_domains=True)
+    (3, 5, 5)
+    """
+    chips = _check_chips(chips)
+    if not isinstance(equal_domains, bool):
+        raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
+    return fabric.n_endpoints - chips * _instance_copies(fabric, chips, equal_domains)
+
+
 # -- results ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -815,6 +1031,11 @@ class DecodeStep:
         The collective runtime and the MoE exchange kernel used (None: defaults).
     cuda_graphs : bool
         Whether kernels were replayed from a CUDA graph.
+    instance : tuple of str
+        The live chips the step runs on (:func:`instance_chips`; the first ``tp`` are the
+        first attention group).
+    idle_chips : int
+        Live chips no copy of the instance uses (:func:`idle_chips`).
     """
 
     model: str
@@ -836,6 +1057,8 @@ class DecodeStep:
     runtime: str = None
     ep_kernel: str = None
     cuda_graphs: bool = False
+    instance: tuple = ()
+    idle_chips: int = 0
 
     def __repr__(self):
         # the full record holds one LayerTime per layer and every parameter; keep the repr short
@@ -981,7 +1204,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Seconds per kernel in a replayed graph; default :data:`GRAPH_KERNEL_OVERHEAD`.
     engine : str
         Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
-        (TensorRT-LLM's published DeepSeek-R1 module list, :data:`GRAPH_KERNELS`),
+        (TensorRT-LLM's DeepSeek-R1 module list counted from its code, :data:`GRAPH_KERNELS`),
         ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`) or ``"sglang"``
         (counted from SGLang's code, :data:`SGLANG_GRAPH_KERNELS`).
     min_kernel_time : float
@@ -1075,10 +1298,63 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                       hbm_per_chip=mem.weights_chip + mem.kv_chip,
                       parameters=_parameters(s, moe, comm), runtime=s.runtime,
                       ep_kernel=kern.name if kern is not None else None,
-                      cuda_graphs=s.cuda_graphs)
+                      cuda_graphs=s.cuda_graphs,
+                      instance=tuple(s.fabric.endpoints[i] for i in s.pos),
+                      idle_chips=idle_chips(s.fabric, lay.chips, equal_domains=s.equal_domains))
 
 
 # -- the parts of a step (decode_step calls them in this order) ----------------------------
+
+def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, tokens=1):
+    """The kernel lists a decode step of ``model`` on ``chip`` runs per block (keys ``mla`` or
+    ``gqa``, ``dense_ffn``, ``moe_ffn``): the eager :data:`KERNELS` without CUDA graphs, else
+    the engine's graph lists. TensorRT-LLM's (:data:`GRAPH_KERNELS`) take two changes by the
+    step: its MoE runner's other branch (:data:`TRTLLM_MOE_FULL_BRANCH`) unless the
+    min-latency one applies (NVFP4 routed experts, ``tp > 1``, at most
+    :data:`TRTLLM_MIN_LATENCY_TOKENS` ``tokens`` on a rank), and an input quantization before
+    each GEMM of a part stored in a format of :data:`TRTLLM_INPUT_QUANT_FORMATS` that the chip
+    runs in FP8.
+
+    >>> lists = step_kernel_lists("deepseek-r1", "h200", tp=8)
+    >>> lists["mla"][:2], lists["moe_ffn"][4:6]
+    (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))
+    >>> step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=8) == GRAPH_KERNELS
+    True
+    """
+    if not cuda_graphs:
+        return KERNELS
+    if engine not in ENGINE_KERNELS:
+        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    lists = ENGINE_KERNELS[engine]
+    if engine != "trtllm":
+        return lists
+    m, chip = model_config(model), chip_spec(chip)
+    quantized = {p for p in ("attention", "ffn")
+                 if m.part_format(p) in TRTLLM_INPUT_QUANT_FORMATS
+                 and chip.gemm_format(m.math_format(p)) == "fp8"}
+    # the runner's min-latency branch: NVFP4 experts, at most 128 tokens on a rank, the MoE
+    # output reduced by a tensor-parallel all-reduce (modeling_deepseekv3.py)
+    min_latency = (m.part_format("experts") == "nvfp4" and tp > 1
+                   and tokens <= TRTLLM_MIN_LATENCY_TOKENS)
+    if not quantized and min_latency:
+        return lists
+
+    def part(key, name):
+        if key in ("mla", "gqa"):
+            return "attention"
+        return "router" if name == "router_gemm" else "ffn"
+
+    def expand(key, n):
+        if KERNEL_CLASSES[n] == "gemm" and part(key, n) in quantized:
+            return ("fp8_input_quant", n)
+        if key == "moe_ffn" and not min_latency:
+            return (n,) + TRTLLM_MOE_FULL_BRANCH.get(n, ())
+        return (n,)
+
+    kind = m.attention.kind        # GQA keeps the eager list (_attention_names)
+    lists = {kind: KERNELS[kind], **lists}
+    return {key: tuple(k for n in names for k in expand(key, n)) for key, names in lists.items()}
+
 
 @dataclass(frozen=True)
 class _Settings:
@@ -1113,6 +1389,8 @@ class _Settings:
     gemm_fixed: float = 0.0
     balance: float = None
     draft: bool = False
+    pos: tuple = ()             # the instance's chips (positions in fabric.endpoints)
+    equal_domains: bool = False
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -1176,8 +1454,10 @@ class _Settings:
 
     @property
     def kernel_lists(self):
-        """The kernel lists of this step: the engine's graph lists or the eager ones."""
-        return ENGINE_KERNELS[self.engine] if self.cuda_graphs else KERNELS
+        """The kernel lists of this step (:func:`step_kernel_lists`)."""
+        return step_kernel_lists(self.m, self.chip, engine=self.engine,
+                                 cuda_graphs=self.cuda_graphs, tp=self.lay.tp,
+                                 tokens=self.t_dp)
 
     @property
     def per_kernel(self):
@@ -1258,11 +1538,14 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
             _check_number(name, b, 0, " bytes", strict=True)
     dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
+    # an exchange kernel's routing model needs the same ranks in every domain it spans
+    equal = kern is not None and lay.ep > 1 and lay.etp == 1
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
-                     float(gemm_fixed_time), expert_balance, draft)
+                     float(gemm_fixed_time), expert_balance, draft,
+                     instance_chips(fabric, lay.chips, equal_domains=equal), equal)
 
 
 def _mtp_block(m):
@@ -1463,7 +1746,7 @@ def _communication(s, route):
     m, lay, kern = s.m, s.lay, s.kern
     tp, ep = lay.tp, lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
-    t_allreduce = _collective_time(s, _ALL_REDUCE, tp_bytes, range(tp))
+    t_allreduce = _collective_time(s, _ALL_REDUCE, tp_bytes, s.pos[:tp])
     tokens = s.batch * s.q
     traffic = route.traffic
     exchange = None
@@ -1473,7 +1756,8 @@ def _communication(s, route):
         t_dispatch = t_combine = 0.0
     elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
-        exchange = moe_exchange(s.fabric, m, max(1, math.ceil(tokens / ep)), ep, kernel=kern,
+        ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
+        exchange = moe_exchange(s.fabric, m, max(1, math.ceil(tokens / ep)), ranks, kernel=kern,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,
@@ -1490,11 +1774,11 @@ def _communication(s, route):
         # as one lets the collectives model use every all-to-all algorithm
         # (hierarchical, Bruck, ...), which it offers for all-to-allv only in part.
         block = float(traffic[0, 1]) if ep > 1 else 0.0
-        t_dispatch = _collective_time(s, _ALL_TO_ALL, ep * block * s.dispatch_b, range(ep))
-        t_combine = _collective_time(s, _ALL_TO_ALL, ep * block * s.combine_b, range(ep))
+        t_dispatch = _collective_time(s, _ALL_TO_ALL, ep * block * s.dispatch_b, s.pos[:ep])
+        t_combine = _collective_time(s, _ALL_TO_ALL, ep * block * s.combine_b, s.pos[:ep])
     else:
-        t_dispatch = _collective_time(s, _ALL_TO_ALLV, traffic * s.dispatch_b, range(ep))
-        t_combine = _collective_time(s, _ALL_TO_ALLV, traffic.T * s.combine_b, range(ep))
+        t_dispatch = _collective_time(s, _ALL_TO_ALLV, traffic * s.dispatch_b, s.pos[:ep])
+        t_combine = _collective_time(s, _ALL_TO_ALLV, traffic.T * s.combine_b, s.pos[:ep])
     return _Communication(allreduce=t_allreduce, dispatch=t_dispatch, combine=t_combine,
                           exchange=exchange)
 

@@ -22,7 +22,10 @@ TFLOPS (fabric ``h800``):
 * ``dense`` (normal GEMMs: attention projections, dense FFNs, shared experts): the five
   M = 4096 rows above the ridge give 0.698;
 * ``grouped`` (the masked grouped GEMMs DeepGEMM provides "during the inference decoding
-  phase" for routed experts): the four rows above the ridge give 0.530.
+  phase" for routed experts): the four rows above the ridge give 0.530;
+* ``contiguous`` (the contiguous-layout grouped GEMMs, for routed experts "in training
+  forward or inference prefilling"): all four rows are above the ridge and give 0.656
+  (for prefill; the decode step uses ``dense`` and ``grouped``).
 
 Memory-bound rows are left to the bandwidth side of the roofline
 (``analysis.DECODE_HBM_EFFICIENCY``). The H800 figures are taken for every Hopper chip
@@ -48,9 +51,9 @@ from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
 __all__ = ["DEEPGEMM_H800_FP8", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
            "gemm_compute_efficiency"]
 
-#: Kinds of GEMM with their own efficiency: plain GEMMs, and the grouped GEMMs of the
-#: routed experts.
-GEMM_KINDS = ("dense", "grouped")
+#: Kinds of GEMM with their own efficiency: plain GEMMs, the grouped GEMMs of the routed
+#: experts in decode (masked layout) and in prefill (contiguous layout).
+GEMM_KINDS = ("dense", "grouped", "contiguous")
 
 _DEEPGEMM_SOURCE = ("deepseek-ai/DeepGEMM README performance tables at commit 327ec92 "
                     "(2025-04-09): FP8 GEMMs on DeepSeek-V3/R1 shapes, H800 SXM5, NVCC 12.8")
@@ -58,7 +61,8 @@ _DEEPGEMM_SOURCE = ("deepseek-ai/DeepGEMM README performance tables at commit 32
 #: DeepGEMM's published FP8 GEMM measurements on H800 SXM5 (README at commit 327ec92,
 #: 2025-04-09): ``kind -> ((groups, M per group, N, K, achieved TFLOPS), ...)``; "dense" is
 #: the "Normal GEMMs for dense models" table, "grouped" the "Grouped GEMMs for MoE models
-#: (masked layout)" table (the decoding one). Source data, never fitted.
+#: (masked layout)" table (the decoding one), "contiguous" the "Grouped GEMMs for MoE models
+#: (contiguous layout)" table (training forward and prefill). Source data, never fitted.
 DEEPGEMM_H800_FP8 = {
     "dense": (
         (1, 64, 2112, 7168, 206), (1, 64, 24576, 1536, 289), (1, 64, 32768, 512, 219),
@@ -73,6 +77,10 @@ DEEPGEMM_H800_FP8 = {
         (1, 1024, 4096, 7168, 1233), (1, 1024, 7168, 2048, 925),
         (2, 512, 4096, 7168, 1040), (2, 512, 7168, 2048, 916),
         (4, 256, 4096, 7168, 932), (4, 256, 7168, 2048, 815),
+    ),
+    "contiguous": (
+        (4, 8192, 4096, 7168, 1346), (4, 8192, 7168, 2048, 1214),
+        (8, 4096, 4096, 7168, 1346), (8, 4096, 7168, 2048, 1214),
     ),
 }
 
@@ -104,7 +112,8 @@ def _deepgemm(kind):
         f"gemm.compute_efficiency.hopper.fp8.{kind}", _table_efficiency(rows, h800), "",
         f"{_DEEPGEMM_SOURCE}: achieved over dense FP8 peak (1,978.9 TFLOPS) of the {used} "
         f"compute-bound rows (intensity above the 591 FLOP/B ridge) of its "
-        f"{'normal' if kind == 'dense' else 'masked grouped'} GEMM table, FLOPs over time; "
+        f"{ {'dense': 'normal', 'grouped': 'masked grouped'}.get(kind, kind + ' grouped')} "
+        f"GEMM table, FLOPs over time; "
         f"taken for every Hopper chip (assumption)")
 
 

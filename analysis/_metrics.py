@@ -152,13 +152,15 @@ def hop_distribution(fabric):
     if isinstance(structure, (Clos, Switched)):
         dist = csgraph.shortest_path(A, unweighted=True, indices=ep[:1])[:, ep]
         if np.isinf(dist).any():
-            raise RoutingError(f"{fabric.name}: some endpoints are disconnected")
+            raise RoutingError(f"{fabric.name}: some endpoints are disconnected"
+                               f"{fabric.failures.explain(*fabric.failures.cut_off)}")
         counts = np.bincount(dist.astype(np.int64).ravel()) * n
         counts[0] = 0
         return counts, "exact: one BFS (all endpoints alike)"
     counts = _bfs_counts(A, ep)
     if counts is None:
-        raise RoutingError(f"{fabric.name}: some endpoints are disconnected")
+        raise RoutingError(f"{fabric.name}: some endpoints are disconnected"
+                               f"{fabric.failures.explain(*fabric.failures.cut_off)}")
     counts = counts[:max(1, len(np.trim_zeros(counts, "b")))]   # one live chip: [0]
     return counts, "exact: BFS from every endpoint"
 

@@ -533,21 +533,32 @@ class MoEModel:
         >>> model_config("kimi-k2.5-int4").math_format("experts")
         'bf16'
         """
+        name = self.part_format(part)
+        return "bf16" if name is None else WEIGHT_FORMATS[name].math
+
+    def part_format(self, part):
+        """The weight format (a key of :data:`WEIGHT_FORMATS`) the weights of ``part`` are
+        stored in, or ``None`` for 16-bit weights of no stated format (the router gate, the
+        output head and the attention scores always: see :meth:`math_format`; ``part`` as
+        there).
+
+        >>> m = model_config("deepseek-r1")
+        >>> m.part_format("attention"), m.part_format("router")
+        ('fp8-block128', None)
+        """
         if part in ("router", "head", "scores"):
-            return "bf16"
+            return None
         if part == "attention":
-            name = self.weight_format
-        elif part == "ffn":
-            name = (self.ffn_format if self.ffn_format is not None else
+            return self.weight_format
+        if part == "ffn":
+            return (self.ffn_format if self.ffn_format is not None else
                     self.weight_format if self.ffn_weight_bytes is None else None)
-        elif part == "experts":
-            name = (self.expert_format if self.expert_format is not None else
+        if part == "experts":
+            return (self.expert_format if self.expert_format is not None else
                     self.weight_format if self.expert_weight_bytes == self.weight_bytes
                     else None)
-        else:
-            raise SpecError(f"part must be one of attention, ffn, experts, router, head, "
-                            f"scores; got {part!r}")
-        return "bf16" if name is None else WEIGHT_FORMATS[name].math
+        raise SpecError(f"part must be one of attention, ffn, experts, router, head, "
+                        f"scores; got {part!r}")
 
     # -- structure --------------------------------------------------------------------
 

@@ -10,11 +10,14 @@ Per phase (terms add)::
     time = syncs x (base + hop latency)              fixed: the kernel's handshakes
          + (kernels - 1) x kernel gap                 fixed: boundaries between its kernels
          + serial chain                               fixed: one block's dependent memory ops
+         + release fence                              fixed: one peer round trip, if any
          + max(scale-up time, network time)           pipelined stages (else their sum)
          + local copy time                            receive part through HBM, if any
 
 and for a combine that pulls (``one-sided``) the transfer is at least its dependent
-round trips: ``max(transfer, rounds x (round trip + peer access))``.
+round trips, and its bandwidth time starts one round trip late (the first request out
+and its data back): ``max(transfer + trip, rounds x trip)``, ``trip = round trip + peer
+access``.
 
 * **Routing** gives, per token, the probability that a given rank or a given
   node (a load/store domain: the GPUs of a server, or a whole NVL72 rack) holds
@@ -77,6 +80,12 @@ round trips: ``max(transfer, rounds x (round trip + peer access))``.
   phase. ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
   timed call) makes the first touch of the token an HBM load; ``False`` (data left in
   L2 by the kernel before, as in a decode step) an L2 hit.
+* **Release fence** (:attr:`ExchangeKernel.release_fence`): a phase that pushes stores
+  into its peers and releases them before its flag (TensorRT-LLM's dispatch: stores into
+  the peers' ``recv_counters`` then ``fence.release.sys``; DeepEP's NVLink paths: release
+  stores after their copies) waits for the stores' acknowledgement, one peer round trip
+  priced as one pulled round (below); only where the phase's handshake is the load/store
+  kernel floor (one load/store domain, not ``transport="rdma"``).
 * **Pulled combine** (:attr:`ExchangeKernel.pull_threads`): one thread block per
   token loads ``pull_threads x pull_vector`` bytes per step from the peers and
   must have them back before its next step, so a combine takes at least
@@ -85,7 +94,8 @@ round trips: ``max(transfer, rounds x (round trip + peer access))``.
   pairs, from the router: degraded fabrics lengthen it) plus the peer access, the
   rest of a measured peer load (:func:`fabric.peer_access_latency`: nvbandwidth's
   peer pointer chase, 0.83 us Hopper, 1.71 us Blackwell, less the 0.6 us path).
-  Bandwidth and round trips are two floors: the larger sets the transfer.
+  Bandwidth and round trips are two floors: the larger sets the transfer; the bandwidth
+  floor starts after one such round trip (no byte returns before the first request's).
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
 (``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
@@ -97,7 +107,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(296, 'scale-up')
+(297, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """
@@ -302,7 +312,8 @@ class ExchangePhase:
         Time of the scale-up stage (most loaded link) and of the network stage
         (busiest NIC).
     transfer : float
-        ``max(scaleup, network)`` for pipelined kernels, else their sum.
+        ``max(scaleup, network)`` for pipelined kernels, else their sum; for a pulling
+        phase ``max(that + one peer round trip, pull_latency)``.
     local_copy : float
         Receive-side copy through HBM.
     time : float
@@ -320,6 +331,10 @@ class ExchangePhase:
         The part of ``fixed`` spent between the phase's kernels.
     chain : float
         The part of ``fixed`` spent in one block's serial chain of memory operations.
+    fence : float
+        The part of ``fixed`` spent waiting for the acknowledgement of the phase's
+        pushed peer stores before its release flag (one peer round trip; 0 for phases
+        without a release fence and across the network).
     """
 
     fixed: float
@@ -334,6 +349,7 @@ class ExchangePhase:
     pull_latency: float = 0.0
     kernel_gaps: float = 0.0
     chain: float = 0.0
+    fence: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -566,19 +582,23 @@ def _routed_network_time(fabric, ranks, net, efficiency):
     return c * cache[key] / efficiency
 
 
-def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0, chain=0.0):
+def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0, chain=0.0,
+           fence=0.0, trip=0.0):
     moved = max(up_t, net_t) if kern.pipelined else up_t + net_t
-    transfer = max(moved, pull)
+    # a pull receives its first byte one round trip (``trip``) after its first request
+    streamed = moved + trip if moved > 0 else 0.0
+    transfer = max(streamed, pull)
     time = fixed + transfer + copy_t
     if transfer == 0:
         bott = "fixed"
-    elif pull > moved:
+    elif pull > streamed:
         bott = "round trips"
     else:
         bott = "network" if net_t >= up_t else "scale-up"
     return ExchangePhase(fixed=fixed, scaleup=up_t, network=net_t, transfer=transfer,
                          local_copy=copy_t, time=time, bottleneck=bott, scaleup_bytes=up_b,
-                         nic_bytes=net_b, pull_latency=pull, kernel_gaps=gaps, chain=chain)
+                         nic_bytes=net_b, pull_latency=pull, kernel_gaps=gaps, chain=chain,
+                         fence=fence)
 
 
 def pull_rounds(nbytes, threads, vector):
@@ -832,18 +852,27 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                       if kern.pull_threads else 0)
             chain[i], used = kern.chain_latency(i, arch, per_rank, rounds, l2_flushed)
             params = params + tuple(p for p in used if p not in params)
-    fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d + chain[0]
-    fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1]
-    ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d,
-                  chain=chain[0])
-    pull = 0.0
-    if kern.pull_threads and n_ep > 1:
-        rounds = pull_rounds(b_c, kern.pull_threads, kern.pull_vector)
+    # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
+    peer_trip = 0.0
+    fence = [0.0, 0.0]
+    in_domain = nodes == 1 and not rdma_only
+    if n_ep > 1 and (kern.pull_threads or (in_domain and any(kern.release_fence))):
         access, used = peer_access_latency(arch)
         params = params + tuple(p for p in used if p not in params)
-        pull = rounds * (_round_trip(fabric, ranks, dom) + access)
+        peer_trip = _round_trip(fabric, ranks, dom) + access
+        if in_domain:
+            fence = [peer_trip if f else 0.0 for f in kern.release_fence]
+    fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d + chain[0] + fence[0]
+    fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1] + fence[1]
+    ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d,
+                  chain=chain[0], fence=fence[0])
+    pull = pull_trip = 0.0
+    if kern.pull_threads and n_ep > 1:
+        pull = pull_rounds(b_c, kern.pull_threads, kern.pull_vector) * peer_trip
+        pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
-                  net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1])
+                  net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],
+                  trip=pull_trip)
     return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
                        tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
                        dispatch=ph_d.time,

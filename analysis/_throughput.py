@@ -719,7 +719,7 @@ def _check_connected(fabric, M):
     if len(bad):
         a, b = (fabric.endpoints[int(x)] for x in bad[0])
         raise FabricError(f"throughput of {fabric.name} is zero: {a} sends to {b} and no path "
-                          f"joins them")
+                          f"joins them{fabric.failures.explain(a, b)}")
 
 
 def _solve_reduced(cost, A_ub, b_ub, A_eq, b_eq):

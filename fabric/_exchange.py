@@ -99,6 +99,23 @@ pulls each round from the peers, a peer load each
 fabric's own round trip). The chain is charged once per phase (one block's
 critical path; the other blocks overlap it), in its fixed part.
 
+Release fences
+--------------
+A phase that pushes stores into its peers' memory and then releases them before
+raising its flag (:attr:`ExchangeKernel.release_fence`: TensorRT-LLM's dispatch
+issues ``fence.release.sys`` right after storing its send counts into the peers'
+``recv_counters``; DeepEP's NVLink paths and pplx's intranode kernels publish
+counts, flags and channel tails with release stores after their copies) cannot
+raise the flag before the peers
+have acknowledged those stores: **one peer round trip**, priced as one pulled
+round is (the fabric's round trip plus :func:`peer_access_latency`; assumption:
+a store's acknowledgement costs what a load's round trip costs). The kernel floor
+does not contain it: its kernel (NCCL's symmetric small all-reduce,
+``AllReduce_AGxLL_R``) sends LL words that carry their own flag and never waits
+for an acknowledgement. Charged where the phase's handshake is the load/store
+kernel floor; across the network :data:`EXCHANGE_SYNC` stands for the whole
+handshake.
+
 The facts and their sources are collected in ``docs/sources.md s.7``.
 
 Examples
@@ -220,7 +237,11 @@ EXCHANGE_LATENCY = {
             "public GitHub Markdown, stored index id 51884305790, repository not named by the "
             "index); assumption: the same for B200 and GB200 (same NVLink5 and NVSwitch "
             "generation; NVIDIA/nccl issue 1940 likewise finds B200's smallest one-sided "
-            "all-reduce slower than Hopper's, 3 vs 2.3 us)"),
+            "all-reduce slower than Hopper's, 3 vs 2.3 us). Corroborated on GB200: Oracle's "
+            "'OCI GPU Quick Start: NVIDIA GB200' (BM.GPU.GB200.4, public GitHub Markdown, "
+            "stored index id 52252791387) prints 'SUM device_to_device_latency_sm 20725.53' "
+            "over its tray's 12 ordered pairs: mean 1727.1 ns, within 1% (ordinary P2P memory "
+            "inside one tray; no figure for fabric-handle memory across trays was found)"),
     },
 }
 
@@ -305,6 +326,11 @@ class ExchangeKernel:
         and bytes each loads per step; ``0`` for kernels that push. Each step's
         loads must return before the next step's issue, so the combine takes at
         least ``ceil(bytes per token / (pull_threads x pull_vector))`` round trips.
+    release_fence : tuple of bool
+        Per (dispatch, combine) phase: the phase pushes stores into peers' memory and
+        then releases them (a ``fence.release.sys``, a release store or a release
+        atomic) before its flag, so the flag waits for the stores' acknowledgement:
+        one peer round trip (see "Release fences" in the module docstring).
     sources : tuple of (field, source)
     """
 
@@ -322,6 +348,7 @@ class ExchangeKernel:
     staging_copy: bool = False
     chain: tuple = ((), ())
     sources: tuple = ()
+    release_fence: tuple = (False, False)
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -338,6 +365,10 @@ class ExchangeKernel:
                              "both 0")
         if not isinstance(self.staging_copy, bool):
             raise TypeError(f"staging_copy must be True or False, got {self.staging_copy!r}")
+        if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
+                or any(not isinstance(x, bool) for x in self.release_fence)):
+            raise ValueError(f"release_fence must be two bools (dispatch, combine), got "
+                             f"{self.release_fence!r}")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
             if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):
@@ -402,6 +433,10 @@ class ExchangeKernel:
         if any(self.chain):
             text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-" for ph in self.chain)
             out.append(Parameter(f"{self.name}.chain", text, "", src.get("chain", "")))
+        if any(self.release_fence):
+            out.append(Parameter(f"{self.name}.release_fence",
+                                 "{}+{}".format(*(int(x) for x in self.release_fence)), "",
+                                 src.get("release_fence", "")))
         if self.pull_threads:
             out.append(Parameter(f"{self.name}.pull_threads", self.pull_threads, "",
                                  src.get("pull", "")))
@@ -425,7 +460,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                         "reuses the dispatch layout (one kernel)")),
             ("syncs", (f"{_DEEPEP}: one wait for the peers' tail pointers per phase; costed "
                        "as the symmetric-memory kernel floor inside one node, one NCCL LL step "
-                       "across the network (assumption, EXCHANGE_SYNC)"))),
+                       "across the network (assumption, EXCHANGE_SYNC)")),
+            ("release_fence", (f"{_DEEPEP} csrc/kernels/legacy/intranode.cu (dd758ca): the "
+                               "senders copy tokens into the peer's channel buffer with "
+                               "st_na_global, then publish the channel tail with "
+                               "st_release_sys_global (dispatch and combine); DeepEP V2's "
+                               "kernels (deep_ep/include/deep_ep/impls) were not checked"))),
+        release_fence=(True, True),
     ),
     ExchangeKernel(
         "deepep-low-latency", dedup="expert", forwarding=False, scale_out=True,
@@ -441,7 +482,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                       "memory kernel floor inside one node, one NCCL LL step across the network "
                       "(assumption, EXCHANGE_SYNC)")),
             ("message_header", (f"{_DEEPEP} tests/legacy/test_low_latency.py: FP8 message = "
-                               "hidden + hidden/128*4 + 16 bytes"))),
+                               "hidden + hidden/128*4 + 16 bytes")),
+            ("release_fence", (f"{_DEEPEP} csrc/kernels/legacy/internode_ll.cu (dd758ca): "
+                               "dispatch warps copy a token to an NVLink peer with st_na_global "
+                               "then atomic_add_release_global, and the per-expert count goes "
+                               "with st_release_sys_global; the combine's TMA stores to the "
+                               "peer are followed by st_release_sys_global of its flag: both "
+                               "phases release pushed peer stores before their flag"))),
+        release_fence=(True, True),
     ),
     ExchangeKernel(
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
@@ -512,7 +560,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                       "per token (blog18: 'each CTA handles one (reduced) token'), "
                       "getEnvMoeA2ACombineBlockSize default 256 threads (envUtils.h), 16-byte "
                       "vectors loaded from the top-k peers into registers, reduced and stored "
-                      "before the loop's next step"))),
+                      "before the loop's next step")),
+            ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
+                               "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
+                               "stores send_counters into every peer's recv_counters, then "
+                               "issues fence.release.sys before its relaxed completion-flag "
+                               "stores; moeA2ACombineKernel's fence is commented out (its flags "
+                               "go relaxed, no pushed data before them)"))),
+        release_fence=(True, False),
     ),
     ExchangeKernel(
         "pplx", dedup="rank", forwarding=False, scale_out=True, pipelined=True,
@@ -525,7 +580,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                          "re-checked against the code in this session")),
             ("syncs", ("perplexityai/pplx-kernels: the receive kernel waits for every peer's "
                       "token count; costed as the symmetric-memory kernel floor inside one "
-                      "node, one NCCL LL step across the network (assumption, EXCHANGE_SYNC)"))),
+                      "node, one NCCL LL step across the network (assumption, EXCHANGE_SYNC)")),
+            ("release_fence", ("perplexityai/pplx-kernels 2bd6e30 csrc/all_to_all/"
+                               "intranode_dispatch.cu: warps copy tokens into the peers' buffers, "
+                               "a grid sync, then st.release.sys of the per-expert counts "
+                               "(st_flag_release); intranode_combine.cu: the copy to the peer, "
+                               "then atom.release.sys of its flag (add_flag_release)"))),
+        release_fence=(True, True),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

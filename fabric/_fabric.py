@@ -87,6 +87,10 @@ class Fabric:
         What has failed (:func:`fabric.without`); empty on an intact fabric.
     ranks : tuple of int or None
         The stable rank of each of :attr:`endpoints`; ``None`` means ``0..n-1``.
+    intact : Fabric or None
+        On a degraded copy (:func:`fabric.without`), the fabric as built that it was
+        made from (what :func:`analysis.bill_of_materials` prices); ``None`` on an
+        intact fabric.
 
     Examples
     --------
@@ -113,6 +117,7 @@ class Fabric:
     structure: object = None
     failures: Failures = dataclasses.field(default_factory=Failures)
     ranks: tuple = None
+    intact: object = None
 
     def __post_init__(self):
         # Normalise containers so that a Fabric is hashable-free but immutable in practice.

@@ -11,7 +11,13 @@ raises :class:`~fabric.RoutingError` naming the pair.
 
 Ranks are stable: a failed chip keeps its name and its rank, is listed in
 ``failures.chips`` and ``failures.ranks``, and asking for it (by name or rank)
-is a :class:`~fabric.NodeError` that says it failed. The surviving chips keep
+is a :class:`~fabric.NodeError` that says it failed. A live chip that the failures
+cut off from every other chip (its only link failed, or every switch it reaches
+lost its other links) is not counted as failed: it is still a chip of the
+fabric, and a pair it belongs to raises :class:`~fabric.RoutingError` ("no route
+from 'a' to 'b'") followed by the cause, "chip0 is cut off from every other chip:
+link chip0-sw0 failed" (``failures.cut_off``). To price the rest of the fabric,
+fail that chip too (``without(chips=[...])``). The surviving chips keep
 their names and ranks (``fabric.rank_of``); ``fabric.endpoints`` lists only the
 live ones, in rank order, and is what an analysis runs over. The address
 plan does not move: hardware failing does not reprogram it, so a degraded fabric
@@ -70,6 +76,12 @@ class Failures:
         Bundles that lost some of their lanes but still carry traffic: the link's
         ends and how many lanes failed (its bandwidth and ``lanes`` shrink in
         proportion). A bundle that loses every lane is a failed link instead.
+    cut_off : mapping
+        Live chip -> the failed elements that cut it off from every other live chip
+        (``"link a-b"``, ``"node x"``), in the order found. Such a chip is not failed
+        (it keeps its rank and is in ``fabric.endpoints``), but no route joins it to
+        any other chip; :meth:`explain` turns this into the cause a
+        :class:`~fabric.RoutingError` states.
 
     Examples
     --------
@@ -84,12 +96,35 @@ class Failures:
     ranks: types.MappingProxyType = dataclasses.field(
         default_factory=lambda: types.MappingProxyType({}))
     lanes: tuple = ()
+    cut_off: types.MappingProxyType = dataclasses.field(
+        default_factory=lambda: types.MappingProxyType({}))
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(tuple(x) for x in self.links))
         object.__setattr__(self, "nodes", tuple(self.nodes))
         object.__setattr__(self, "ranks", types.MappingProxyType(dict(self.ranks)))
         object.__setattr__(self, "lanes", tuple((tuple(e), int(k)) for e, k in self.lanes))
+        object.__setattr__(self, "cut_off", types.MappingProxyType(
+            {c: tuple(why) for c, why in dict(self.cut_off).items()}))
+
+    def explain(self, *nodes):
+        """Why no route reaches ``nodes``: ``"; chip0 is cut off from every other chip:
+        link chip0-sw0 failed"`` for each of them in :attr:`cut_off`, else ``""``.
+
+        Examples
+        --------
+        >>> Failures(cut_off={"chip0": ["link chip0-sw0"]}).explain("chip1", "chip0")
+        '; chip0 is cut off from every other chip: link chip0-sw0 failed'
+        >>> Failures().explain("chip0")
+        ''
+        """
+        out = []
+        for n in dict.fromkeys(nodes):
+            why = self.cut_off.get(n)
+            if why:
+                what = ", ".join(why[:-1]) + " and " + why[-1] if len(why) > 1 else why[0]
+                out.append(f"; {n} is cut off from every other chip: {what} failed")
+        return "".join(out)
 
     @property
     def degraded(self):
@@ -104,10 +139,15 @@ class Failures:
     def __bool__(self):
         return self.degraded
 
-    def plus(self, links=(), nodes=(), ranks=None, lanes=()):
-        """These failures and more (a fabric degraded twice keeps both)."""
+    def plus(self, links=(), nodes=(), ranks=None, lanes=(), cut_off=None):
+        """These failures and more (a fabric degraded twice keeps both).
+
+        ``cut_off`` replaces :attr:`cut_off` when given (it is found anew on the
+        degraded graph each time).
+        """
         return Failures(links=self.links + tuple(links), nodes=self.nodes + tuple(nodes),
-                        ranks={**self.ranks, **(ranks or {})}, lanes=self.lanes + tuple(lanes))
+                        ranks={**self.ranks, **(ranks or {})}, lanes=self.lanes + tuple(lanes),
+                        cut_off=self.cut_off if cut_off is None else cut_off)
 
 
 def _link_pair(fabric, item):
@@ -230,8 +270,10 @@ def without(fabric, links=(), chips=(), lanes=()):
     rank_of = fabric.rank_of
     ranks = tuple(rank_of[n] for n in endpoints)
     thin = [(e, k) for e, k in thin if not dead & set(e)]
+    cut = _cut_off(fabric, H, endpoints, dead_links, dead_nodes)
     failures = fabric.failures.plus(dead_links, dead_nodes,
-                                    {n: rank_of[n] for n in dead_nodes if n in rank_of}, thin)
+                                    {n: rank_of[n] for n in dead_nodes if n in rank_of}, thin,
+                                    cut_off=cut)
     what = []
     if dead_links:
         what.append(f"{len(dead_links)} link{'s' if len(dead_links) != 1 else ''}")
@@ -243,8 +285,51 @@ def without(fabric, links=(), chips=(), lanes=()):
     name = fabric.name + (f" without {' and '.join(what)}" if what else "")
     return fabric.replace(graph=H, endpoints=endpoints, ranks=ranks, name=name, domains=domains,
                           failures=failures,
+                          intact=fabric if fabric.intact is None else fabric.intact,
                           address_plan=_pinned_plan(fabric) if dead_nodes else
                           fabric.address_plan)
+
+
+def _cut_off(fabric, H, endpoints, dead_links, dead):
+    """Live chips of ``H`` that no path joins to another live chip -> what cut them off.
+
+    Only the nodes next to this call's failures (and the chips already cut off) can
+    be newly alone, so the search starts there and stops as soon as a component
+    shows two live chips: a partition into large parts costs little. The cause of
+    a chip cut off now is every element of this call that bordered its component
+    (failed links with an end in it; failed nodes next to it in ``fabric.graph``),
+    after the causes recorded before (a fabric degraded twice).
+    """
+    alive = set(endpoints)
+    if len(alive) < 2:       # one chip left: nothing to be cut off from
+        return {}
+    G = fabric.graph
+    seeds = [x for e in dead_links for x in e if x in H]
+    seeds += [x for n in dead for x in G[n] if x in H]
+    seeds += [c for c in fabric.failures.cut_off if c in H]
+    cut, seen = {}, set()
+    for s in dict.fromkeys(seeds):
+        if s in seen:
+            continue
+        comp, stack, chips = {s}, [s], []
+        while stack and len(chips) < 2:
+            v = stack.pop()
+            if v in alive:
+                chips.append(v)
+            for w in H[v]:
+                if w not in comp:
+                    comp.add(w)
+                    stack.append(w)
+        if len(chips) >= 2:
+            continue                  # joined to another chip (the search stopped early)
+        seen |= comp
+        if len(chips) == 1:
+            c = chips[0]
+            why = list(fabric.failures.cut_off.get(c, ()))
+            why += [f"link {a}-{b}" for a, b in dead_links if a in comp or b in comp]
+            why += [f"node {n}" for n in dead if any(x in comp for x in G[n])]
+            cut[c] = tuple(dict.fromkeys(why))
+    return {c: cut[c] for c in endpoints if c in cut}
 
 
 def _pinned_plan(fabric):

@@ -280,8 +280,9 @@ class Engine:
         return np.atleast_2d(D)
 
     def _raise(self, s, d):
-        raise RoutingError(f"{self.f.name}: no route from {self.names[int(s)]!r} to "
-                           f"{self.names[int(d)]!r}")
+        a, b = self.names[int(s)], self.names[int(d)]
+        raise RoutingError(f"{self.f.name}: no route from {a!r} to {b!r}"
+                           f"{self.f.failures.explain(a, b)}")
 
     def _start(self, cs, src, dst):
         st = self.sg.node_states[cs, 0]

@@ -353,7 +353,8 @@ def reach(fabric, src, dst):
     import networkx as nx
 
     if not nx.has_path(fabric.graph, a, b):
-        raise RoutingError(f"{fabric.name}: no path from {a!r} to {b!r}")
+        raise RoutingError(f"{fabric.name}: no path from {a!r} to {b!r}"
+                           f"{fabric.failures.explain(a, b)}")
     return "rdma"
 
 

@@ -106,12 +106,15 @@ KNOWN_MISSES = {
                                "latencies (5.3 us: the prepare kernel's epoch load, expert-id "
                                "HBM load, 8 slot atomics one after the other at 246 ns, 4 copy "
                                "rounds + the 2 small payloads' "
-                               "rounds at an HBM load each, the counter atomic and reads) = "
-                               "11.0 us against 18.9 us. NVIDIA's barrier-off run (blog18 "
-                               "draft, PR #12195) puts 11.3 us outside the barrier (the model: "
-                               "8.0 us) and 7.6 us in it (the model's floor: 3 us); unpriced: "
-                               "Blackwell's HBM latency (carried from Hopper's 348 ns), the "
-                               "fence's wait for the pushed stores",
+                               "rounds at an HBM load each, the counter atomic and reads) + the "
+                               "release fence after the recv_counters stores (one peer round "
+                               "trip, 1.71 us) = 12.8 us against 18.9 us. NVIDIA's barrier-off "
+                               "run (blog18 draft, PR #12195) puts 11.3 us outside the barrier "
+                               "(the model: 8.0 us) and 7.6 us in it (the model's floor + "
+                               "fence: 4.7 us); unpriced: Blackwell's HBM latency (carried "
+                               "from Hopper's 348 ns), a peer round trip on GB200's "
+                               "multi-node-NVLink memory (no published figure; 1.71 us is "
+                               "GB300's in-tray P2P chase)",
     "trtllm-ep8-bs1-combine": "two kernels from the code: the staging copy (its chain: counter "
                               "epoch bump + read + 4 L2 rounds + the routing-metadata read, 1.0 us) and the "
                               "barrier + 4 pulled rounds, each a peer load (1.71 us: "
@@ -120,15 +123,10 @@ KNOWN_MISSES = {
                               "against 31 us; the barrier-off run measures 28.1 us without the "
                               "barrier: the pull would need ~6 us per round, 3.5x the measured "
                               "peer load (blog18's FP8/BF16 pair says it grows with the rounds)",
-    "trtllm-ep8-bs16-dispatch": "as bs1: 13.1 us modelled against ~18.5 us measured (barrier-off: "
-                                "11.6 us)",
     "trtllm-ep8-bs16-combine": "as bs1: 12.7 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
-    "trtllm-ep8-bs128-combine": "3 us floor + 1 node + the staging chain + an NVLink transfer at "
-                                "NCCL's per-link rate + the staging copy (26.8 us) against "
-                                "38.1 us: the small-batch pull floor (bs1) still shows at 128 "
-                                "tokens",
     "deepep-v1-ep8-ll-dispatch": "77 us measured: NVLink transfer (40 us at NCCL's 20.6 GB/s "
-                                 "per link) + kernel floor (2.3 us, Hopper) + receive copy give "
-                                 "47 us; the rest has no published source",
+                                 "per link) + kernel floor (2.3 us, Hopper) + the release "
+                                 "fence's peer round trip (0.83 us) + receive copy give "
+                                 "48 us; the rest has no published source",
 }

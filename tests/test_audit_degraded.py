@@ -189,15 +189,13 @@ def test_serving_on_a_fabric_with_a_failed_switch_runs_and_costs_no_less():
     {"links": [("chip0", "sw0")]}, {"chips": ["sw3"]}, {"chips": ["chip5"]},
     {"lanes": [("chip0", "sw0")]},
 ])
-def test_bill_of_materials_refuses_a_degraded_fabric(failure):
-    """The parts bought do not change when one fails; a degraded graph prices fewer."""
+def test_bill_of_materials_of_a_degraded_fabric_is_the_bill_as_built(failure):
+    """The parts bought do not change when one fails; a degraded graph prices fewer,
+    so the degraded copy's bill is its intact fabric's (session 6: was a SpecError)."""
     f = topologies.build("nvl72")
     if "lanes" in failure:
         f = topologies.build("switch:8,planes=2,links=4")
-        failure = {"lanes": [("chip0", "sw0")]}
-    with pytest.raises(SpecError, match="price the intact fabric"):
-        analysis.bill_of_materials(f.without(**failure))
-    assert analysis.bill_of_materials(f).cables >= 0
+    assert analysis.bill_of_materials(f.without(**failure)) == analysis.bill_of_materials(f)
 
 
 def test_nccl_all_reduce_is_no_faster_after_a_link_fails():

@@ -99,7 +99,7 @@ def test_errors_are_one_line(fake_cost, capsys, argv, match):
 
 
 def test_graph_engine_and_eager_flags(fake_cost, capsys):
-    from analysis._decode import GRAPH_KERNELS, VLLM_GRAPH_KERNELS
+    from analysis._decode import VLLM_GRAPH_KERNELS, step_kernel_lists
     base = ["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "tp=8", "--json"]
     runs = {}
     for name, extra in (("trtllm", []), ("vllm", ["--engine", "vllm"]),
@@ -107,10 +107,10 @@ def test_graph_engine_and_eager_flags(fake_cost, capsys):
         assert main([*base, *extra]) == 0
         runs[name] = json.loads(capsys.readouterr().out)
     moe = {k: v["layers"][-1]["kernels"] for k, v in runs.items()}
+    trt = step_kernel_lists("kimi-k2", "sd200-chip", tp=8)      # the step's TensorRT-LLM lists
     assert moe["vllm"] - moe["trtllm"] == (len(VLLM_GRAPH_KERNELS["mla"])
                                            + len(VLLM_GRAPH_KERNELS["moe_ffn"])
-                                           - len(GRAPH_KERNELS["mla"])
-                                           - len(GRAPH_KERNELS["moe_ffn"]))
+                                           - len(trt["mla"]) - len(trt["moe_ffn"]))
     assert runs["eager"]["breakdown"]["launch"] > runs["trtllm"]["breakdown"]["launch"]
     with pytest.raises(SystemExit) as e:                 # argparse: one line, exit 2
         main([*base, "--engine", "lmdeploy"])

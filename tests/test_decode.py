@@ -13,7 +13,6 @@ import analysis
 from analysis._decode import (
     DECODE_HBM_EFFICIENCY,
     GRAPH_KERNEL_OVERHEAD,
-    GRAPH_KERNELS,
     KERNELS,
     Layout,
     decode_step,
@@ -21,6 +20,7 @@ from analysis._decode import (
     expected_max_active,
     expert_activation,
     parse_layout,
+    step_kernel_lists,
 )
 from analysis._models import MODELS, load_model_toml
 from fabric import ChipSpec, Fabric, FabricError, SpecError
@@ -127,8 +127,9 @@ def test_cuda_graphs_pay_replay_not_launch(fab):
     # GQA attention keeps the operator list; dense FFN and MoE FFN the graph lists (+2
     # exchange kernels of the all-to-all on 4 expert ranks)
     gqa = len(KERNELS["gqa"])
-    assert per_layer == [gqa + len(GRAPH_KERNELS["dense_ffn"])] + [
-        gqa + len(GRAPH_KERNELS["moe_ffn"]) + 2] * 3
+    lists = step_kernel_lists(SMALL, fab.chip, tp=graph.layout.tp, tokens=4)  # the step's
+    assert per_layer == [gqa + len(lists["dense_ffn"])] + [
+        gqa + len(lists["moe_ffn"]) + 2] * 3
     launch = (sum(per_layer) + len(KERNELS["head"])) * GRAPH_KERNEL_OVERHEAD.value
     assert graph.breakdown.launch == pytest.approx(launch)
     assert graph.time - graph.breakdown.launch == pytest.approx(
@@ -151,7 +152,8 @@ def test_ep_kernel_goes_through_moe_exchange():
     assert moe.dispatch == pytest.approx(x.dispatch) and moe.combine == pytest.approx(x.combine)
     assert r.ep_kernel == "one-sided"
     # the one-sided kernels (3 for dispatch, 2 for combine) replace the collective's two
-    assert moe.kernels == len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"]) + 5
+    lists = step_kernel_lists("deepseek-v3", f.chip, tp=1, tokens=8)
+    assert moe.kernels == len(lists["mla"]) + len(lists["moe_ffn"]) + 5
     with pytest.raises(SpecError, match="uniform routing"):
         decode_step("deepseek-v3", f, ep_kernel="one-sided", skew=1.0, **kw)
     with pytest.raises(SpecError, match="unknown MoE exchange kernel"):
@@ -402,8 +404,8 @@ def test_engine_kernel_lists(fab):
     exch = 2                                        # the collective all-to-all's two kernels
     assert v.layers[-1].kernels == (len(VLLM_GRAPH_KERNELS["mla"])
                                     + len(VLLM_GRAPH_KERNELS["moe_ffn"]) + exch)
-    assert t.layers[-1].kernels == (len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"])
-                                    + exch)
+    lists = step_kernel_lists("kimi-k2", "sd200-chip", tp=8, tokens=4)
+    assert t.layers[-1].kernels == len(lists["mla"]) + len(lists["moe_ffn"]) + exch
     assert v.layers[-1].launch == pytest.approx(v.layers[-1].kernels
                                                 * GRAPH_KERNEL_OVERHEAD.value)
     assert set(ENGINE_KERNELS) == {"trtllm", "vllm", "sglang"}
@@ -657,13 +659,13 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed):
        gemm_fixed=st.sampled_from([0.0, 2.6e-6, 1e-5]))
 def test_step_is_the_sum_of_its_counted_kernels(batch, layout, engine, graphs, floors, mkt,
                                                 fusion, gemm_fixed):
-    from analysis._decode import ENGINE_KERNELS
     f = topologies_build("hgx-h200")
     r = decode_step("kimi-k2", f, batch=batch, context=512, layout=layout, engine=engine,
                     cuda_graphs=graphs, kernel_floors=floors, min_kernel_time=mkt,
                     fusion_factor=fusion, collective=fake_cost, overlap=0.5,
                     gemm_fixed_time=gemm_fixed)
-    lists = ENGINE_KERNELS[engine] if graphs else KERNELS
+    lists = step_kernel_lists("kimi-k2", f.chip, engine=engine, cuda_graphs=graphs,
+                              tp=r.layout.tp, tokens=-(-batch // r.layout.dp))
     boundary = GRAPH_KERNEL_OVERHEAD.value if graphs else 4e-6
     m = MODELS["kimi-k2"]
     assert r.time == pytest.approx(

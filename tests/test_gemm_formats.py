@@ -171,9 +171,14 @@ def test_deepgemm_efficiencies_by_hand():
         time = [f / (t * 1e12) for f, (*_, t) in zip(flops, rows)]
         return sum(flops) / sum(time) / 1978.9e12
 
-    want = {"dense": eff([(1, *r) for r in dense]), "grouped": eff(grouped)}
+    # the contiguous-layout table (prefill): every row far above the ridge
+    contiguous = [(4, 8192, 4096, 7168, 1346), (4, 8192, 7168, 2048, 1214),
+                  (8, 4096, 4096, 7168, 1346), (8, 4096, 7168, 2048, 1214)]
+    want = {"dense": eff([(1, *r) for r in dense]), "grouped": eff(grouped),
+            "contiguous": eff(contiguous)}
     assert want["dense"] == pytest.approx(0.6978, abs=1e-4)
     assert want["grouped"] == pytest.approx(0.5303, abs=1e-4)
+    assert want["contiguous"] == pytest.approx(0.6564, abs=1e-4)
     for kind, v in want.items():
         p = GEMM_COMPUTE_EFFICIENCY[("hopper", "fp8", kind)]
         assert p.value == pytest.approx(v, rel=1e-12) and "DeepGEMM" in p.source
@@ -181,7 +186,8 @@ def test_deepgemm_efficiencies_by_hand():
     assert len(DEEPGEMM_H800_FP8["dense"]) == 18 and len(DEEPGEMM_H800_FP8["grouped"]) == 6
     # nothing published elsewhere: the roofline (None)
     assert set(GEMM_COMPUTE_EFFICIENCY) == {("hopper", "fp8", "dense"),
-                                            ("hopper", "fp8", "grouped")}
+                                            ("hopper", "fp8", "grouped"),
+                                            ("hopper", "fp8", "contiguous")}
     for gen, fmt in (("blackwell", "fp4"), ("blackwell", "fp8"), ("hopper", "bf16"),
                      (None, "fp8")):
         assert gemm_compute_efficiency(gen, fmt, "dense") is None

@@ -377,11 +377,11 @@ def test_pull_rounds_match_the_kernel_loop(nbytes, threads, vector):
 @given(st.sampled_from([1, 4, 64, 2048]), st.sampled_from([2, 7168 * 2, 7168 * 4 + 3]),
        st.booleans())
 def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
-    """The one-sided combine's transfer is the larger of its bandwidth time and
-    rounds x (the fabric's largest round trip between the EP ranks, brute force over every
-    pair with the router, + the rest of Hopper's measured peer load: 826.6 ns less the
-    4 x 150 ns NVSwitch path), on an intact and a degraded fabric; dispatch (a push) pays
-    none."""
+    """The one-sided combine's transfer is the larger of its bandwidth time started one
+    round trip late and rounds x that round trip (the fabric's largest round trip between the
+    EP ranks, brute force over every pair with the router, + the rest of Hopper's measured
+    peer load: 826.6 ns less the 4 x 150 ns NVSwitch path), on an intact and a degraded
+    fabric; dispatch (a push) pays none."""
     f = topologies.build("dgx-h100")
     if degraded:
         f = f.without(links=[("chip0", "sw0")])
@@ -394,9 +394,13 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     access = EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech("nvlink4").latency
     c = r.combine_phase
     assert c.pull_latency == pytest.approx(rounds * (rt + access), rel=1e-12)
-    assert c.transfer == pytest.approx(max(c.scaleup, c.network, c.pull_latency), rel=1e-12)
-    assert (c.bottleneck == "round trips") == (c.pull_latency > max(c.scaleup, c.network))
+    streamed = max(c.scaleup, c.network) + rt + access
+    assert c.transfer == pytest.approx(max(streamed, c.pull_latency), rel=1e-12)
+    assert c.transfer >= rt + access                   # no byte back before one round trip
+    assert (c.bottleneck == "round trips") == (c.pull_latency > streamed)
     assert r.dispatch_phase.pull_latency == 0.0
+    d = r.dispatch_phase                                # a push: bandwidth time alone
+    assert d.transfer == pytest.approx(max(d.scaleup, d.network), rel=1e-12)
     # other kernels push: no round-trip floor
     pplx = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="pplx", dispatch_bytes=2,
                         combine_bytes=nbytes, routing="balanced")
@@ -442,9 +446,11 @@ def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
                               (r.combine_phase, r0.combine_phase, k.kernels[1], k.syncs[1])):
         assert syncs == 1
         assert ph.kernel_gaps == pytest.approx((n - 1) * gap, abs=1e-18)
-        assert ph.fixed == pytest.approx(barrier + (n - 1) * gap + ph.chain, rel=1e-12)
+        assert ph.fixed == pytest.approx(barrier + (n - 1) * gap + ph.chain + ph.fence,
+                                         rel=1e-12)
         assert ph.time - ph0.time == pytest.approx((n - 1) * gap, abs=1e-15)
         assert (ph.chain > 0) == any(k.chain)
+        assert ph.fence == 0.0 or r.nodes == 1     # across the network: inside EXCHANGE_SYNC
 
 
 @settings(max_examples=12, deadline=None)
@@ -470,7 +476,7 @@ def test_barrier_inside_a_domain_is_the_symmetric_memory_kernel_floor(system, de
     rt = _brute_round_trip(f, 8)
     for ph, n in ((r.dispatch_phase, syncs[0]), (r.combine_phase, syncs[1])):
         want = 0.0 if n == 0 else arch_floor + (n - 1) * rt
-        assert ph.fixed - ph.chain == pytest.approx(want, rel=1e-12, abs=1e-18)
+        assert ph.fixed - ph.chain - ph.fence == pytest.approx(want, rel=1e-12, abs=1e-18)
     assert any(p.name.startswith("symmetric-memory.kernel_floor") for p in r.parameters)
 
 
@@ -587,23 +593,28 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     node = analysis.GRAPH_KERNEL_OVERHEAD.value
     chain_d, chain_c = _brute_chain(ep, 8, 7168 * 2, table, l2_flushed)
     d, c = r.dispatch_phase, r.combine_phase
-    assert d.chain == pytest.approx(chain_d, rel=1e-12)
-    assert c.chain == pytest.approx(chain_c, rel=1e-12)
-    assert d.fixed == pytest.approx(floor + 2 * node + chain_d, rel=1e-12)
-    assert c.fixed == pytest.approx(floor + 1 * node + chain_c, rel=1e-12)
-    rounds = analysis.pull_rounds(7168 * 2, 256, 16)
     tech = "nvlink5" if arch == "blackwell" else "nvlink4"
     access = table["peer_load"].value - 4 * link_tech(tech).latency
     pairs = np.array(list(itertools.permutations([f.endpoint_indices[i] for i in range(ep)], 2)))
     # every ordered pair's router latency there and back, worst pair
     rt = float(np.max(f.router.latency(pairs[:, 0], pairs[:, 1])
                       + f.router.latency(pairs[:, 1], pairs[:, 0])))
+    assert d.chain == pytest.approx(chain_d, rel=1e-12)
+    assert c.chain == pytest.approx(chain_c, rel=1e-12)
+    # the dispatch's fence.release.sys after its recv_counters stores: one peer round trip;
+    # the combine has no fence
+    assert d.fence == pytest.approx(rt + access, rel=1e-12)
+    assert c.fence == 0.0
+    assert d.fixed == pytest.approx(floor + 2 * node + chain_d + rt + access, rel=1e-12)
+    assert c.fixed == pytest.approx(floor + 1 * node + chain_c, rel=1e-12)
+    rounds = analysis.pull_rounds(7168 * 2, 256, 16)
     pull = rounds * (rt + access)
     assert c.pull_latency == pytest.approx(pull, rel=1e-12)
     copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
     assert c.local_copy == pytest.approx(copy, rel=1e-12)
     assert d.time == pytest.approx(d.fixed + d.scaleup, rel=1e-12)
-    assert c.time == pytest.approx(c.fixed + max(c.scaleup, pull) + copy, rel=1e-12)
+    assert c.time == pytest.approx(c.fixed + max(c.scaleup + rt + access, pull) + copy,
+                                   rel=1e-12)
     names = {p.name for p in r.parameters}
     assert {f"exchange.latency.{arch}.{n}" for n in ("hbm_load", "l2_atomic", "l2_hit",
                                                       "peer_load")} - (
@@ -650,3 +661,58 @@ def test_chain_profile_is_validated(chain, match):
         dataclasses.replace(exchange_kernel("one-sided"), chain=chain)
     with pytest.raises(ValueError, match="rounds"):
         dataclasses.replace(exchange_kernel("pplx"), chain=((("l2_hit", "rounds"),), ()))
+
+
+# -- release fences ------------------------------------------------------------------------------
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["dgx-h100", "hgx-b200", "gb200-nvl72", "nvl72:chip=h100"]),
+       st.booleans(), st.sampled_from(["one-sided", "deepep-low-latency", "deepep-normal",
+                                       "pplx"]),
+       st.sampled_from([1, 2, 5, 8]), st.sampled_from([1, 64]))
+def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, tokens):
+    """A phase that releases pushed peer stores before its flag pays one peer round trip:
+    the worst EP pair's router latency there and back (brute force over ordered pairs) plus
+    the rest of a measured peer load (closed form: peer_load - 4 x link latency); a phase
+    without a fence in the kernel's code (the one-sided combine) pays nothing, nor does a
+    single rank; switching the fence off lowers the phase by exactly that much."""
+    f = topologies.build(system)
+    if degraded:
+        a = f.endpoints[1]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    k = exchange_kernel(kernel)
+    kw = {"dispatch_bytes": 1, "combine_bytes": 2, "kernel_gap": 0.0}
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
+    r0 = moe_exchange(f, "deepseek-v3", tokens, ep,
+                      kernel=dataclasses.replace(k, release_fence=(False, False)), **kw)
+    arch = "hopper" if system in ("dgx-h100", "nvl72:chip=h100") else "blackwell"
+    tech = "nvlink5" if arch == "blackwell" else "nvlink4"
+    access = EXCHANGE_LATENCY[arch]["peer_load"].value - 4 * link_tech(tech).latency
+    trip = _brute_round_trip(f, ep) + access if ep > 1 else 0.0
+    for ph, ph0, fenced in ((r.dispatch_phase, r0.dispatch_phase, k.release_fence[0]),
+                            (r.combine_phase, r0.combine_phase, k.release_fence[1])):
+        want = trip if fenced else 0.0
+        assert ph.fence == pytest.approx(want, rel=1e-12, abs=1e-18)
+        assert ph.fixed - ph0.fixed == pytest.approx(want, rel=1e-12, abs=1e-15)
+        assert ph.time - ph0.time == pytest.approx(want, rel=1e-12, abs=1e-15)
+    assert k.release_fence == {"one-sided": (True, False)}.get(kernel, (True, True))
+    if any(k.release_fence):
+        assert f"{kernel}.release_fence" in {p.name for p in k.parameters()}
+
+
+def test_release_fence_not_charged_across_the_network_and_validated():
+    """Across the network (or over RDMA alone) the handshake is EXCHANGE_SYNC's assumption,
+    which stands for the whole ordering: no fence is added there."""
+    for kernel in ("deepep-low-latency", "deepep-normal"):
+        r = moe_exchange(h800(2), "deepseek-v3", 64, 16, kernel=kernel, dispatch_bytes=1,
+                         combine_bytes=2)
+        assert r.nodes == 2
+        assert r.dispatch_phase.fence == r.combine_phase.fence == 0.0
+    kw = {"kernel": "deepep-low-latency", "dispatch_bytes": 1, "combine_bytes": 2}
+    nvl = moe_exchange(h800(1), "deepseek-v3", 64, 8, **kw)
+    r = moe_exchange(h800(1), "deepseek-v3", 64, 8, transport="rdma", **kw)
+    assert nvl.dispatch_phase.fence > 0 and nvl.combine_phase.fence > 0
+    assert r.dispatch_phase.fence == r.combine_phase.fence == 0.0
+    for bad in ((True,), (1, 0), [True, False], "yes"):
+        with pytest.raises(ValueError, match="release_fence"):
+            dataclasses.replace(exchange_kernel("one-sided"), release_fence=bad)

@@ -1,0 +1,268 @@
+"""Session 6 audit: degraded fabrics as first-class inputs.
+
+- A chip the failures cut off from every other chip (its only switch link failed, or
+  every switch it reaches lost its other links) stays a live chip whose pairs raise
+  ``RoutingError`` "no route from 'a' to 'b'", now followed by the cause naming the
+  chip and the failed link or node (``Failures.cut_off``), through the API and the CLI.
+- ``bill_of_materials`` of a degraded copy is the bill of the fabric as built.
+
+Hypothesis runs few examples; the file takes a few seconds.
+"""
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+import networkx as nx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis._cli import main
+from fabric import FabricError, RoutingError
+
+SPECS = ("switch:4", "switch:4,planes=2", "torus:3x3", "mesh:3x2", "hypermesh:3x2",
+         "hypermesh:2x3,connect=switch", "fattree:k=4", "leafspine:k=4", "dragonfly:h=1",
+         "rail:servers=2,gpus=2", "mesh:3", "dgx-h100")
+_BUILT = {}
+
+
+def _build(spec):
+    if spec not in _BUILT:
+        _BUILT[spec] = topologies.build(spec)
+    return _BUILT[spec]
+
+
+def _cli(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            rc = main(argv)
+        except SystemExit as e:
+            rc = e.code
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _alone(g):
+    """Brute force: live chips whose component of the degraded graph holds no other."""
+    if g.n_endpoints < 2:
+        return set()
+    live = set(g.endpoints)
+    out = set()
+    for comp in nx.connected_components(g.graph):
+        chips = comp & live
+        if len(chips) == 1:
+            out |= chips
+    return out
+
+
+@st.composite
+def degraded(draw):
+    f = _build(draw(st.sampled_from(SPECS)))
+    edges = sorted(f.graph.edges)
+    links = draw(st.lists(st.sampled_from(edges), max_size=4, unique=True))
+    nodes = draw(st.lists(st.sampled_from(sorted(f.nodes, key=str)), max_size=2, unique=True))
+    if set(f.endpoints) <= set(nodes):
+        nodes = nodes[:-1]
+    return f, links, nodes
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(), st.booleans())
+def test_cut_off_chips_are_the_brute_force_lone_chips_and_errors_name_them(case, twice):
+    f, links, nodes = case
+    if twice and links:             # degraded in two steps: the record carries over
+        g = f.without(links=links[:1]).without(links=links[1:], chips=nodes)
+    else:
+        g = f.without(links=links, chips=nodes)
+    assert set(g.failures.cut_off) == _alone(g)
+    dead = {frozenset(e) for e in g.failures.links} | {frozenset([n]) for n in g.failures.nodes}
+    for chip, why in g.failures.cut_off.items():
+        assert why, chip
+        for w in why:                # every cause is one of the failures
+            kind, _, name = w.partition(" ")
+            key = frozenset(name.split("-")) if kind == "link" else frozenset([name])
+            assert key in dead, (chip, w)
+        other = next(c for c in g.endpoints if c != chip)
+        with pytest.raises(RoutingError, match=f"no route from '{other}' to '{chip}'; .*"
+                                               f"{chip} is cut off from every other chip: "):
+            g.route(other, chip)
+    # the intact fabric knows nothing cut off, and failing the lone chips leaves none
+    assert not f.failures.cut_off and f.intact is None and g.intact is f
+    if g.failures.cut_off and len(g.failures.cut_off) < g.n_endpoints:
+        h = g.without(chips=list(g.failures.cut_off))
+        assert not set(h.failures.cut_off) & set(g.failures.cut_off)
+
+
+def test_a_chip_whose_only_switch_link_failed():
+    g = _build("switch:4").without(links=["chip0-sw0"])
+    assert dict(g.failures.cut_off) == {"chip0": ("link chip0-sw0",)}
+    cause = "chip0 is cut off from every other chip: link chip0-sw0 failed"
+    for call in (lambda: g.route("chip1", "chip0"), lambda: analysis.metrics(g),
+                 lambda: analysis.cost(g, "all-reduce", 2**20, runtime="ideal"),
+                 lambda: analysis.throughput(g, analysis.traffic(g, "all-to-all", 1.0))):
+        with pytest.raises(FabricError, match=cause):
+            call()
+    # the rest still answers, and failing chip0 too prices the other three
+    assert analysis.cost(g, "all-reduce", 2**20, ranks=[1, 2, 3]).time > 0
+    assert analysis.metrics(g.without(chips=["chip0"])).endpoints == 3
+
+
+@pytest.mark.parametrize("argv, cause", [
+    (["route", "switch:4", "1", "0", "--fail-link", "chip0-sw0"],
+     "chip0 is cut off from every other chip: link chip0-sw0 failed"),
+    (["latency", "mesh:3", "--fail-link", "chip1-chip2"],
+     "chip2 is cut off from every other chip: link chip1-chip2 failed"),
+    (["metrics", "mesh:3", "--fail-chip", "chip1"],
+     "chip0 is cut off from every other chip: node chip1 failed"),
+    (["throughput", "switch:4", "--fail-link", "chip0-sw0"],
+     "chip0 is cut off from every other chip: link chip0-sw0 failed"),
+    (["route", "cluster-128", "0", "9", "--fail-link", "nic0-rail0", "--fail-link",
+      "chip0-nvs0"],
+     "chip0 is cut off from every other chip: link nic0-rail0 and link chip0-nvs0 failed"),
+])
+def test_cli_names_the_cut_off_chip_and_its_failed_link(argv, cause):
+    rc, _, err = _cli(argv)
+    assert rc == 2 and err.count("\n") == 1 and cause in err, err
+
+
+def test_a_partition_into_larger_parts_names_no_cut_off_chip():
+    f = topologies.build("rail:servers=2,gpus=4,chip=h100")
+    g = f.without(links=[(f"nic{i}", f"rail{i}") for i in range(4)])
+    assert not g.failures.cut_off
+    with pytest.raises(RoutingError, match=r"no route from 'chip\d' to 'chip\d'$"):
+        g.route("chip0", "chip4")
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from(["nvl72", "switch:8,planes=2,links=4", "cluster-128", "torus:4x4"]),
+       st.data())
+def test_bill_of_materials_of_a_degraded_copy_is_the_bill_as_built(spec, data):
+    f = topologies.build(spec)
+    links = data.draw(st.lists(st.sampled_from(sorted(f.graph.edges)), max_size=2,
+                               unique=True))
+    chips = data.draw(st.lists(st.sampled_from(sorted(f.nodes, key=str)), max_size=2,
+                               unique=True))
+    if set(f.endpoints) <= set(chips):
+        chips = chips[:-1]
+    g = f.without(links=links, chips=chips)
+    a, b = analysis.bill_of_materials(f), analysis.bill_of_materials(g.without(chips=[]))
+    assert a == b
+
+
+def test_a_fabric_marked_degraded_by_hand_is_still_refused():
+    from fabric import Failures, SpecError
+
+    f = topologies.build("switch:4")
+    with pytest.raises(SpecError, match="price the intact fabric"):
+        analysis.bill_of_materials(f.replace(failures=Failures(links=(("chip0", "sw0"),))))
+
+
+# -- collectives on degraded fabrics: finite, positive, never below the bound -----------------
+
+def test_all_reduce_bound_holds_when_one_rank_has_fewer_links():
+    """2 (p-1)/p n per rank is an average: chip1 with one of its two links left may send
+    its data and receive the result (n each way) while the others reduce, as the double
+    binary tree does. The injection bound put 1.79 ms over a 1.77 ms tree (64 MiB)."""
+    f = topologies.build("switch:4,planes=2")
+    g = f.without(links=[("chip1", "sw0")], chips=["chip2"])
+    n = 2**26
+    r = analysis.cost(g, "all-reduce", n, algorithm="double-binary-tree", runtime="ideal")
+    assert r.lower_bound <= r.time
+    # still no less than chip1's own n at 50 GB/s, nor 2 (p-1) n over all ranks' links
+    assert r.lower_bound >= max(n / 50e9, 2 * 2 * n / 250e9)
+    # intact, every rank alike: the bound is the textbook 2 (p-1)/p n per rank
+    assert analysis.cost(f, "all-reduce", n, runtime="ideal").lower_bound >= 2 * 3 / 4 * n / 100e9
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(), st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast",
+                                    "all-to-all"]),
+       st.sampled_from(["ideal", "nccl", "symmetric-memory"]), st.sampled_from([1024, 2**24]),
+       st.data())
+def test_collectives_on_degraded_fabrics_are_finite_and_never_below_their_bound(
+        case, op, runtime, size, data):
+    f, links, nodes = case
+    g = f.without(links=links, chips=nodes)
+    try:
+        algs = analysis.applicable_algorithms(g, op)
+    except RoutingError as e:         # a partition: the error names the pair
+        assert "no route from" in str(e) or "cannot reach" in str(e)
+        return
+    ok = sorted(a for a, why in algs.items() if why is None)
+    if not ok:
+        return
+    a = data.draw(st.sampled_from(ok), label="algorithm")
+    try:
+        r = analysis.cost(g, op, size, algorithm=a, runtime=runtime)
+    except RoutingError as e:
+        assert "no route from" in str(e) or "cannot reach" in str(e)
+        return
+    except FabricError as e:          # the runtime does not apply (said why)
+        assert str(e)
+        return
+    if g.n_endpoints == 1:
+        assert r.time == 0 == r.lower_bound      # nothing to move
+        return
+    assert 0 < r.time < float("inf") and r.lower_bound <= r.time * (1 + 1e-12)
+    dead = {frozenset(e) for e in g.failures.links}
+    assert r.bottleneck is None or (frozenset(r.bottleneck) not in dead
+                                    and not set(r.bottleneck) & set(g.failures.nodes))
+
+
+# -- routing by address on degraded fabrics -----------------------------------------------------
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["fattree:k=4", "leafspine:k=4,over=3", "rail:servers=2,gpus=2,spines=1",
+                        "switch:4,planes=2"]), st.data())
+def test_forwarding_on_degraded_fabrics_follows_the_route_or_says_there_is_none(spec, data):
+    """A range no route reaches gets no entry, so its neighbours' entries merged over it:
+    on a chip cut off from the fabric, another chip's memory fell in the chip's own
+    (local) entry and ``forward`` returned ``[chip6]`` for chip7's address, silently."""
+    from fabric import forwarding_tables
+
+    f = _build(spec + ",chip=h100")
+    links = data.draw(st.lists(st.sampled_from(sorted(f.graph.edges)), min_size=1, max_size=2,
+                               unique=True), label="failed links")
+    chips = data.draw(st.lists(st.sampled_from(f.endpoints), max_size=1), label="failed chip")
+    g = f.without(links=links, chips=chips)
+    ft = forwarding_tables(g)
+    amap = g.address_map
+    for a in g.endpoints:
+        for b in g.endpoints:
+            addr = amap.global_address(b, 4096)
+            try:
+                want = g.route(a, b) if a != b else [a]
+            except RoutingError:
+                with pytest.raises(RoutingError, match=f"no route from '{a}' to '{b}'"):
+                    ft.forward(a, addr)
+                continue
+            assert ft.forward(a, addr) == want
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["cost", "switch:4", "--op", "all-reduce", "--size", "1MiB", "--fail-link", "chip3-sw0"],
+     "chip3 is cut off from every other chip: link chip3-sw0 failed"),
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1MiB", "--fail-chip", "chip3",
+      "--ranks", "3", "4"], "rank 3 (chip3) has failed"),
+    (["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--fail-link", "chip0"],
+     "written 'u-v'"),
+    (["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--fail-lane", "chip0-chip5"],
+     "no such link"),
+])
+def test_cost_cli_takes_failures_and_refuses_bad_ones_in_one_line(argv, fragment):
+    rc, _, err = _cli(argv)
+    assert rc == 2 and err.count("\n") == 1 and fragment in err, err
+
+
+def test_cost_cli_on_a_degraded_fabric_equals_the_api():
+    import json
+
+    rc, out, _ = _cli(["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB",
+                       "--fail-link", "chip0-chip1", "--fail-chip", "chip5", "--json"])
+    g = topologies.build("torus:4x4").without(links=["chip0-chip1"], chips=["chip5"])
+    r = analysis.cost(g, "all-reduce", 2**20)
+    (row,) = json.loads(out)
+    assert rc == 0 and row["time"] == r.time and row["algorithm"] == r.algorithm
+    assert row["time"] != analysis.cost(topologies.build("torus:4x4"), "all-reduce", 2**20).time
