@@ -313,3 +313,22 @@ def test_more_commands_do_not_depend_on_the_hash_seed():
         outs.append(p.stdout)
     assert outs[0] == outs[1]
     assert outs[0].count("-> 0") == 7 and outs[0].count("-> 2") == 1, outs[0][:2000]
+
+
+# -- new public API of session 6: bad input by name -------------------------------------------
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"tp": 0}, ValueError, "tp must be >= 1"), ({"tp": -1}, ValueError, "tp must be >= 1"),
+    ({"tp": 2.5}, TypeError, "tp must be an int"), ({"tp": True}, TypeError, "tp must be an int"),
+    ({"tp": float("nan")}, TypeError, "tp must be an int"),
+    ({"tokens": 0}, ValueError, "tokens must be >= 1"),
+    ({"tokens": 1.5}, TypeError, "tokens must be an int"),
+    ({"cuda_graphs": "no"}, TypeError, "cuda_graphs must be a bool"),
+])
+def test_step_kernel_lists_refuses_bad_input_by_name(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        analysis.step_kernel_lists("deepseek-r1", "h200", **kwargs)
+    # valid calls answer, and numpy ints are ints
+    import numpy as np
+
+    assert analysis.step_kernel_lists("deepseek-r1", "h200", tp=np.int64(8), tokens=1)
