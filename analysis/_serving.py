@@ -1064,11 +1064,12 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         for b in grid(infos[lay], n_batches):
             points.extend(sw.point(lay, infos[lay], b, spec, draft_cost))
     if not points:
-        reasons = {r.partition(": ")[2] for r in skipped[len(unpriced):]}
+        unfit = skipped[len(unpriced):]        # the layouts' reasons (not the drafts')
+        reasons = {r.partition(": ")[2] for r in unfit}
         if len(reasons) == 1:          # a bad setting, not a layout that does not fit
             raise SpecError(f"{m.name} on {fabric.name}, every layout: {reasons.pop()}")
-        if skipped:
-            why = "; ".join(skipped)
+        if unfit:
+            why = "; ".join(unfit)
         elif not cands:     # candidate_layouts found no instance that holds the weights
             why = (f"its weights ({m.weight_bytes_total / 1e9:.1f} GB) exceed {usable_hbm:g} "
                    f"of the HBM of all {fabric.n_endpoints} chips ({sw.chip.name}: "
