@@ -13,11 +13,14 @@ bandwidths:
   pre-reduce) and ``k/p n`` in (its own blocks need everyone else's); all-gather
   ``(p-k)/p n`` in and ``k/p n`` out (each of its blocks leaves at least once);
   all-to-all ``k (p-k)/p n`` each way; broadcast and reduce ``n``; all-reduce
-  ``2 (h-1)/h n`` each way when every host holds the same number of ranks (the
-  hosts are then ``h`` nodes of an all-reduce, and each node of an all-reduce must
-  send and receive ``2 (h-1)/h n``: Patarasuk and Yuan, J. Parallel Distrib.
-  Comput. 69(2), 2009), else ``n`` (two parties: the host and the rest). Without
-  in-network reduction; with it, all-reduce needs ``n`` each way.
+  ``2 (h-1)/h n`` each way when every host holds the same number of ranks and every
+  host's cut has the same capacity (the hosts are then ``h`` equal nodes of an
+  all-reduce, which together must move ``2 (h-1) n``: Patarasuk and Yuan, J. Parallel
+  Distrib. Comput. 69(2), 2009); with unequal cuts (a degraded fabric) the larger of
+  ``n`` over the smallest cut (a host must send its pre-reduced data and receive
+  the result) and ``2 (h-1) n`` over the cuts' sum; else ``n`` (two parties: the
+  host and the rest). Without in-network reduction; with it, all-reduce needs ``n``
+  each way.
 * **grid cuts**: on a hyper-mesh, torus or mesh, the chips below a coordinate on one
   dimension against the rest, for every dimension and coordinate (the bisection among
   them), with the same bytes per direction (all-reduce: ``n``, two parties).
@@ -149,13 +152,22 @@ def cut_seconds_per_byte(fabric, idx, op, in_network=False):
     cuts = _host_cuts(fabric, idx)
     h = len(cuts)
     equal = h >= 2 and len({k for _, k in cuts}) == 1
+    # Patarasuk and Yuan's 2 (h-1)/h n per node holds for every node only when the
+    # nodes' capacities are equal: the sum over the h nodes is what must move, so with
+    # unequal cuts (a degraded fabric) a node may send and receive only n (its
+    # pre-reduced data out, the result in) and the bound is the larger of n over the
+    # smallest cut and 2 (h-1) n over the cuts' sum.
+    same = len({cap for cap, _ in cuts}) == 1
     two_party = [(cap, k, True) for cap, k in _grid_cuts(fabric, idx)]
     best = 0.0
+    if op == "all-reduce" and equal and not in_network and not same:
+        total = sum(cap for cap, _ in cuts)
+        best = 2 * (h - 1) / total if total > 0 else 0.0
     for cap, k, halves in [(cap, k, False) for cap, k in cuts] + two_party:
         if cap <= 0:
             continue
         if op == "all-reduce":
-            need = 1.0 if in_network or halves or not equal else 2 * (h - 1) / h
+            need = 1.0 if in_network or halves or not equal or not same else 2 * (h - 1) / h
         elif op in ("reduce-scatter", "all-gather"):
             need = max(p - k, k) / p
         elif op == "all-to-all":

@@ -3,7 +3,9 @@
 ``--size`` takes sizes (``4096``, ``1MiB``), lists and ranges
 ``START:STOP[:STEP]`` as :func:`analysis.parse_sizes` reads them (the reader
 ``cofabric report --sizes`` uses too). ``--ranks`` takes ranks, chip names and
-inclusive rank ranges ``A-B``.
+inclusive rank ranges ``A-B``. ``--fail-link U-V``, ``--fail-chip NODE`` and
+``--fail-lane U-V`` (repeatable) cost on the degraded fabric (:func:`fabric.without`;
+failed chips keep their ranks, and naming one in ``--ranks`` is an error).
 
 Examples
 --------
@@ -44,6 +46,7 @@ def parse_ranks(tokens):
 
 
 def register(sub):
+    from ._cli_route import add_failure_options
     from ._collectives import ALGORITHMS
 
     algs = sorted({a for v in ALGORITHMS.values() for a in v})
@@ -71,6 +74,7 @@ def register(sub):
                         "RDMA across NICs)")
     p.add_argument("--ranks", nargs="+", metavar="RANK",
                    help="the group: ranks, chip names, ranges A-B (default: every chip)")
+    add_failure_options(p)
     p.add_argument("--json", action="store_true",
                    help="print a JSON list of {op, size, runtime, algorithm, protocol, "
                         "transport, time, algbw, busbw, lower_bound}")
@@ -86,7 +90,9 @@ def run(args):
     from analysis import cost_sizes, normalize_op
     from fabric import format_bandwidth, format_size, format_time
 
-    fabric = topologies.build(args.system)
+    from ._cli_route import degrade
+
+    fabric = degrade(topologies.build(args.system), args)
     sizes = parse_sizes(args.size)
     ranks = parse_ranks(args.ranks) if args.ranks else None
     ops = [normalize_op(o) for tok in args.op for o in tok.split(",") if o.strip()]

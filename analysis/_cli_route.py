@@ -45,6 +45,12 @@ def _add_access(p):
 def _add_common(p):
     p.add_argument("system", metavar="SYSTEM",
                    help="topology spec, preset or system file (.toml), e.g. sd200-ultra")
+    add_failure_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_failure_options(p):
+    """``--fail-link``, ``--fail-chip``, ``--fail-lane`` (read by :func:`degrade`)."""
     p.add_argument("--fail-link", action="append", default=[], metavar="U-V",
                    help="remove the link between nodes U and V (repeatable)")
     p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
@@ -52,7 +58,13 @@ def _add_common(p):
     p.add_argument("--fail-lane", action="append", default=[], metavar="U-V",
                    help="fail one lane of the bundled link U-V: it keeps the other lanes' "
                         "share of its bandwidth (repeatable; the last lane fails the link)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def degrade(f, args):
+    """``f`` without what ``--fail-link/--fail-chip/--fail-lane`` name (``f`` if nothing)."""
+    if args.fail_link or args.fail_chip or args.fail_lane:
+        f = f.without(links=args.fail_link, chips=args.fail_chip, lanes=args.fail_lane)
+    return f
 
 
 def register(sub):
@@ -90,10 +102,7 @@ def _fabric(args):
 
     # a system file brings its address plan: route and latency time only accesses that
     # the plan's windows and grants permit (fabric.access_to refuses the others)
-    f = fabric_of(args.system)
-    if args.fail_link or args.fail_chip or args.fail_lane:
-        f = f.without(links=args.fail_link, chips=args.fail_chip, lanes=args.fail_lane)
-    return f
+    return degrade(fabric_of(args.system), args)
 
 
 def run_route(args):

@@ -624,8 +624,11 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
     per-message overhead used) and, per rank, the bytes it must send or
     receive over the sum of its links' raw bandwidths (Chan et al.'s
     single-port ``ceil(lg p)`` latency term does not hold here). Bytes per rank:
-    all-reduce ``2 (p-1)/p n`` (``n`` with in-network reduction: each rank still
-    receives the whole result); all-gather, reduce-scatter, all-to-all
+    all-reduce ``2 (p-1)/p n`` when every rank has the same bandwidth, else the
+    larger of ``n`` at the slowest rank and ``2 (p-1) n`` over all ranks' bandwidth
+    (the ``2 (p-1)/p n`` is an average: a rank with fewer links, on a degraded fabric,
+    may send only its data and receive the result), and ``n`` with in-network
+    reduction (each rank still receives the whole result); all-gather, reduce-scatter, all-to-all
     ``(p-1)/p n``; broadcast and reduce ``n``; all-to-allv the larger of a rank's
     row and column. Reduction: ``(p-1)/p n`` at the busiest chip (Chan et al.),
     none in the network; added to the transfer term as Chan et al. do, or the
@@ -647,7 +650,12 @@ def _lower_bound(fabric, op, n, idx, plan, in_network, traffic, overlap):
         return alpha + max(float((need / bw).max()), flow)
     f = {"all-reduce": 1.0 if in_network else 2 * (p - 1) / p, "broadcast": 1.0,
          "reduce": 1.0}.get(op, (p - 1) / p)
-    move = max(f / float(bw.min()), cut_seconds_per_byte(fabric, idx, op, in_network)) * n
+    inject = f / float(bw.min())
+    if op == "all-reduce" and not in_network and bw.min() != bw.max():
+        # 2 (p-1)/p n is what ranks move on average (2 (p-1) n in all): a rank with
+        # fewer links (a degraded fabric) may move only n, its data out and the result in
+        inject = max(1.0 / float(bw.min()), 2 * (p - 1) / float(bw.sum()))
+    move = max(inject, cut_seconds_per_byte(fabric, idx, op, in_network)) * n
     if op == "all-to-all":
         move = max(move, flow_seconds_per_byte(fabric, idx) * n)
     red = 0.0

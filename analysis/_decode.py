@@ -122,6 +122,7 @@ Examples
 
 import dataclasses
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,6 +161,8 @@ __all__ = [
     "expected_active_experts",
     "expected_max_active",
     "expert_activation",
+    "idle_chips",
+    "instance_chips",
     "parse_layout",
     "step_kernel_lists",
 ]
@@ -752,6 +755,164 @@ def parse_layout(layout, n_chips):
     return Layout(tp, dp, ep, etp)
 
 
+# -- the instance's chips -------------------------------------------------------------------
+
+def _check_chips(chips):
+    if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+        raise SpecError(f"chips must be an integer >= 1 (chips per instance), got {chips!r}")
+    return chips
+
+
+def _check_instance_chips(fabric, chips):
+    _check_chips(chips)
+    if chips > fabric.n_endpoints:
+        raise SpecError(f"an instance of {chips} chips but {fabric.name} has "
+                        f"{fabric.n_endpoints} live chips")
+    return chips
+
+
+_GROUPS = weakref.WeakKeyDictionary()
+
+
+def _domain_groups(fabric):
+    """Positions (in ``fabric.endpoints``) of the live chips, one tuple per load/store domain
+    (:attr:`fabric.Fabric.loadstore_domains`, the one rule), domains in order of their first
+    chip. Cached per fabric (a frontier asks for every step)."""
+    out = _GROUPS.get(fabric)
+    if out is None:
+        label, index = fabric.loadstore_domains, fabric.node_index
+        groups = {}
+        for pos, name in enumerate(fabric.endpoints):
+            groups.setdefault(int(label[index[name]]), []).append(pos)
+        out = _GROUPS[fabric] = tuple(tuple(g) for g in groups.values())
+    return out
+
+
+def _equal_shape(groups, chips):
+    """``(d, c)``: the fewest domains ``d`` that hold ``c = chips / d`` live chips each, or
+    None when no ``d`` does."""
+    for d in range(1, chips + 1):
+        if chips % d == 0 and sum(len(g) >= chips // d for g in groups) >= d:
+            return d, chips // d
+    return None
+
+
+def _domains_spanned(groups, positions):
+    """Chips per domain of ``positions`` (the domains they touch, in domain order)."""
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    counts = {}
+    for p in positions:
+        counts[where[p]] = counts.get(where[p], 0) + 1
+    return list(counts.values())
+
+
+def instance_chips(fabric, chips, *, equal_domains=False):
+    """The live chips one instance of ``chips`` chips runs on: positions in
+    ``fabric.endpoints``, its first ``tp`` the first attention group.
+
+    An instance spans as few load/store domains (:attr:`fabric.Fabric.loadstore_domains`:
+    an NVLink domain, a scale-up node) as the live chips allow, taking whole domains first,
+    the fullest first: on a fabric with failed chips (or a link failure that cuts a chip off
+    its domain) the damaged domain's chips are left over, as an operator places an instance
+    on intact nodes. With ``equal_domains`` (an expert-parallel exchange kernel, whose
+    routing model needs the same number of ranks in every domain,
+    :func:`analysis.moe_exchange`) the instance takes ``c`` chips in each of ``d`` domains,
+    ``d`` the fewest that hold ``c = chips / d`` live chips each. Where the first ``chips``
+    live chips already do that (an intact fabric) they are the instance, as before.
+
+    Raises
+    ------
+    SpecError
+        ``chips`` not an integer in ``[1, live chips]``, or ``equal_domains`` and no set of
+        domains holds the instance equally (the message gives the live chips per domain).
+
+    Examples
+    --------
+    >>> import topologies
+    >>> rail = topologies.build("rail:servers=3,gpus=4")        # three 4-GPU domains
+    >>> instance_chips(rail, 4), instance_chips(rail, 6)
+    ((0, 1, 2, 3), (0, 1, 2, 3, 4, 5))
+    >>> instance_chips(rail, 6, equal_domains=True)            # 3 + 3, not 4 + 2
+    (0, 1, 2, 4, 5, 6)
+    >>> damaged = rail.without(chips=["chip1"])                 # live chips 3, 4, 4
+    >>> instance_chips(damaged, 4), instance_chips(damaged, 8, equal_domains=True)
+    ((3, 4, 5, 6), (3, 4, 5, 6, 7, 8, 9, 10))
+    """
+    chips = _check_instance_chips(fabric, chips)
+    if not isinstance(equal_domains, bool):
+        raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
+    groups = _domain_groups(fabric)
+    first = tuple(range(chips))
+    fullest = sorted(groups, key=lambda g: (-len(g), g[0]))
+    spanned = _domains_spanned(groups, first)
+    if equal_domains:
+        shape = _equal_shape(groups, chips)
+        if shape is None:
+            raise SpecError(f"an instance of {chips} expert-parallel chips fills no set of "
+                            f"{fabric.name}'s load/store domains equally (live chips per "
+                            f"domain {[len(g) for g in groups]}); the exchange kernel's "
+                            f"routing model needs equal domains")
+        d, c = shape
+        if len(spanned) == d and set(spanned) == {c}:
+            return first
+        picked = sorted([g for g in fullest if len(g) >= c][:d], key=lambda g: g[0])
+        return tuple(p for g in picked for p in g[:c])
+    need, fewest = chips, 0
+    for g in fullest:
+        if need <= 0:
+            break
+        need -= len(g)
+        fewest += 1
+    if len(spanned) == fewest:
+        return first
+    out, need = [], chips
+    for g in fullest:
+        take = g[:min(len(g), need)]
+        out += list(take)
+        need -= len(take)
+        if not need:
+            break
+    return tuple(out)
+
+
+def _instance_copies(fabric, chips, equal_domains):
+    """Disjoint copies of the instance :func:`instance_chips` chooses that the live chips
+    hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``)."""
+    live = fabric.n_endpoints
+    if not equal_domains or chips > live:
+        return live // chips
+    groups = _domain_groups(fabric)
+    shape = _equal_shape(groups, chips)
+    if shape is None:
+        return 0
+    d, c = shape
+    slots = [len(g) // c for g in groups]          # c-chip pieces each domain holds
+    # k copies need d distinct domains each: feasible iff sum(min(slots, k)) >= k d
+    return max(k for k in range(sum(slots) // d + 1)
+               if sum(min(x, k) for x in slots) >= k * d)
+
+
+def idle_chips(fabric, chips, *, equal_domains=False):
+    """Live chips of ``fabric`` no copy of a ``chips``-chip instance uses.
+
+    ``live % chips`` when an instance takes any chips; with ``equal_domains`` (an
+    expert-parallel exchange kernel: ``c`` chips in each of ``d`` load/store domains, as
+    :func:`instance_chips` places them) the chips the most such copies leave over, e.g.
+    a damaged domain's.
+
+    >>> import topologies
+    >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
+    3
+    >>> rail = topologies.build("rail:servers=3,gpus=4").without(chips=["chip1"])
+    >>> idle_chips(rail, 8), idle_chips(rail, 6), idle_chips(rail, 6, equal_domains=True)
+    (3, 5, 5)
+    """
+    chips = _check_chips(chips)
+    if not isinstance(equal_domains, bool):
+        raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
+    return fabric.n_endpoints - chips * _instance_copies(fabric, chips, equal_domains)
+
+
 # -- results ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -876,6 +1037,11 @@ class DecodeStep:
         The collective runtime and the MoE exchange kernel used (None: defaults).
     cuda_graphs : bool
         Whether kernels were replayed from a CUDA graph.
+    instance : tuple of str
+        The live chips the step runs on (:func:`instance_chips`; the first ``tp`` are the
+        first attention group).
+    idle_chips : int
+        Live chips no copy of the instance uses (:func:`idle_chips`).
     """
 
     model: str
@@ -897,6 +1063,8 @@ class DecodeStep:
     runtime: str = None
     ep_kernel: str = None
     cuda_graphs: bool = False
+    instance: tuple = ()
+    idle_chips: int = 0
 
     def __repr__(self):
         # the full record holds one LayerTime per layer and every parameter; keep the repr short
@@ -1136,7 +1304,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                       hbm_per_chip=mem.weights_chip + mem.kv_chip,
                       parameters=_parameters(s, moe, comm), runtime=s.runtime,
                       ep_kernel=kern.name if kern is not None else None,
-                      cuda_graphs=s.cuda_graphs)
+                      cuda_graphs=s.cuda_graphs,
+                      instance=tuple(s.fabric.endpoints[i] for i in s.pos),
+                      idle_chips=idle_chips(s.fabric, lay.chips, equal_domains=s.equal_domains))
 
 
 # -- the parts of a step (decode_step calls them in this order) ----------------------------
@@ -1225,6 +1395,8 @@ class _Settings:
     gemm_fixed: float = 0.0
     balance: float = None
     draft: bool = False
+    pos: tuple = ()             # the instance's chips (positions in fabric.endpoints)
+    equal_domains: bool = False
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -1372,11 +1544,14 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
             _check_number(name, b, 0, " bytes", strict=True)
     dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
+    # an exchange kernel's routing model needs the same ranks in every domain it spans
+    equal = kern is not None and lay.ep > 1 and lay.etp == 1
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
-                     float(gemm_fixed_time), expert_balance, draft)
+                     float(gemm_fixed_time), expert_balance, draft,
+                     instance_chips(fabric, lay.chips, equal_domains=equal), equal)
 
 
 def _mtp_block(m):
@@ -1577,7 +1752,7 @@ def _communication(s, route):
     m, lay, kern = s.m, s.lay, s.kern
     tp, ep = lay.tp, lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
-    t_allreduce = _collective_time(s, _ALL_REDUCE, tp_bytes, range(tp))
+    t_allreduce = _collective_time(s, _ALL_REDUCE, tp_bytes, s.pos[:tp])
     tokens = s.batch * s.q
     traffic = route.traffic
     exchange = None
@@ -1587,7 +1762,8 @@ def _communication(s, route):
         t_dispatch = t_combine = 0.0
     elif kern is not None and ep > 1:
         from ._moe_exchange import moe_exchange
-        exchange = moe_exchange(s.fabric, m, max(1, math.ceil(tokens / ep)), ep, kernel=kern,
+        ranks = [s.fabric.endpoints[i] for i in s.pos[:ep]]
+        exchange = moe_exchange(s.fabric, m, max(1, math.ceil(tokens / ep)), ranks, kernel=kern,
                                 dispatch_bytes=s.dispatch_b, combine_bytes=s.combine_b,
                                 # a kernel picks its own paths; only the collective takes one
                                 transport=s.transport if kern.dedup == "collective" else None,
@@ -1604,11 +1780,11 @@ def _communication(s, route):
         # as one lets the collectives model use every all-to-all algorithm
         # (hierarchical, Bruck, ...), which it offers for all-to-allv only in part.
         block = float(traffic[0, 1]) if ep > 1 else 0.0
-        t_dispatch = _collective_time(s, _ALL_TO_ALL, ep * block * s.dispatch_b, range(ep))
-        t_combine = _collective_time(s, _ALL_TO_ALL, ep * block * s.combine_b, range(ep))
+        t_dispatch = _collective_time(s, _ALL_TO_ALL, ep * block * s.dispatch_b, s.pos[:ep])
+        t_combine = _collective_time(s, _ALL_TO_ALL, ep * block * s.combine_b, s.pos[:ep])
     else:
-        t_dispatch = _collective_time(s, _ALL_TO_ALLV, traffic * s.dispatch_b, range(ep))
-        t_combine = _collective_time(s, _ALL_TO_ALLV, traffic.T * s.combine_b, range(ep))
+        t_dispatch = _collective_time(s, _ALL_TO_ALLV, traffic * s.dispatch_b, s.pos[:ep])
+        t_combine = _collective_time(s, _ALL_TO_ALLV, traffic.T * s.combine_b, s.pos[:ep])
     return _Communication(allreduce=t_allreduce, dispatch=t_dispatch, combine=t_combine,
                           exchange=exchange)
 

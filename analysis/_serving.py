@@ -85,6 +85,7 @@ from ._decode import (
     TWO_BATCH,
     collective_seconds,
     decode_step,
+    instance_chips,
     parse_layout,
 )
 from ._models import model_config
@@ -104,7 +105,6 @@ __all__ = [
     "TcoEntry",
     "candidate_layouts",
     "cost_per_million_tokens",
-    "idle_chips",
     "instance_sizes",
     "pareto_front",
     "prefill_time",
@@ -360,7 +360,7 @@ class PrefillTime:
 def prefill_time(model, fabric, *, isl, layout=None, chip=None,
                  efficiency=PREFILL_EFFICIENCY.value,
                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
-                 dispatch_bytes=None, one_at_a_time=False, **cost_kwargs):
+                 dispatch_bytes=None, one_at_a_time=False, instance=None, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
     Parameters
@@ -389,6 +389,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         TensorRT-LLM tech blog 10 "ADP Balance Strategy", baseline): its attention, dense
         FFNs, shared experts, router and head run on its own ``tp`` group, its routed
         experts over the ``ep`` ranks, and its collectives are not shared.
+    instance : sequence of str, optional
+        The chips the instance runs on (the first ``tp`` its first attention group), as
+        :attr:`analysis.DecodeStep.instance` gives them, so that prefill and decode run on
+        the same chips; default :func:`analysis.instance_chips` of the layout's chips.
     **cost_kwargs
         How the collectives are costed, as decode steps cost theirs
         (``analysis._decode.collective_seconds``): ``collective`` (default
@@ -416,6 +420,14 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
+    if instance is None:
+        pos = instance_chips(fabric, n)
+    else:
+        where = {c: i for i, c in enumerate(fabric.endpoints)}
+        pos = tuple(where.get(c, -1) for c in instance)
+        if len(pos) != n or -1 in pos or len(set(pos)) != n:
+            raise SpecError(f"instance must name the {n} distinct live chips of layout {lay}, "
+                            f"got {len(pos)} names of which {pos.count(-1)} are no live chip")
     if not isinstance(one_at_a_time, bool):
         raise TypeError(f"one_at_a_time must be True or False, got {one_at_a_time!r}")
     flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
@@ -440,15 +452,15 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency)
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else float(dispatch_bytes)
-    allreduce = collective_seconds(fabric, "all-reduce", isl * m.hidden * ab, range(tp),
+    allreduce = collective_seconds(fabric, "all-reduce", isl * m.hidden * ab, pos[:tp],
                                    **cost_kwargs)
     # A rank sends each of its isl/tp tokens to up to k experts (an upper bound: no
     # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
     # (none when the experts are split over the ranks, etp > 1: every rank has every token)
     pairs = isl / tp * min(m.experts_per_token, ep - 1 if ep > 1 and lay.etp == 1 else 0)
-    dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, range(ep),
+    dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, pos[:ep],
                                   **cost_kwargs)
-    combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, range(ep),
+    combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, pos[:ep],
                                  **cost_kwargs)
     # experts split over the ranks (etp > 1): the MoE output is all-reduced like a dense
     # FFN's, two all-reduces per layer and no exchange (as decode_step)
@@ -485,18 +497,6 @@ def instance_sizes(fabric):
     """
     live, intact = fabric.n_endpoints, fabric.n_ranks
     return [n for n in range(1, live + 1) if live % n == 0 or intact % n == 0]
-
-
-def idle_chips(fabric, chips):
-    """Live chips of ``fabric`` no copy of a ``chips``-chip instance uses: ``live % chips``.
-
-    >>> import topologies
-    >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
-    3
-    """
-    if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
-        raise SpecError(f"chips must be an integer >= 1 (chips per instance), got {chips!r}")
-    return fabric.n_endpoints % chips
 
 
 def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTION.value):
@@ -588,9 +588,10 @@ class ServingPoint:
     hbm_per_chip, hbm_capacity : float
         Bytes needed on the fullest chip at the full context ``isl + osl``; bytes usable.
     idle_chips : int
-        Live chips of the system no copy of the instance uses (``live % chips``,
-        :func:`idle_chips`): 0 on an intact fabric's searched layouts; on a degraded
-        fabric the chips the failure leaves over. Not counted in the per-GPU figures.
+        Live chips of the system no copy of the instance uses (:func:`idle_chips`:
+        ``live % chips``, or with an exchange kernel what copies of equal domains leave
+        over): 0 on an intact fabric's searched layouts; on a degraded fabric the chips the
+        failure leaves over (a damaged domain's). Not counted in the per-GPU figures.
     """
 
     system: str
@@ -817,10 +818,10 @@ class _Sweep:
                                                       DECODE_HBM_EFFICIENCY.value),
                            dispatch_bytes=self.kw.get("dispatch_bytes"),
                            one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
-                           **self.cost_kw)
+                           instance=one.instance, **self.cost_kw)
         return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
                 "capacity": capacity,
-                "b_max": b_dp * lay.dp, "prefill": pre}
+                "b_max": b_dp * lay.dp, "prefill": pre, "idle": one.idle_chips}
 
     def point(self, layout, info, batch, spec, draft_cost):
         """The points of one (layout, batch) for every speculative setting in ``spec``."""
@@ -845,7 +846,7 @@ class _Sweep:
                                 definition=self.definition, system=self.fabric.name,
                                 model=m.name, layout=_layout_label(lay),
                                 context=self.context, hbm=hbm, capacity=info["capacity"],
-                                idle=idle_chips(self.fabric, lay.chips)))
+                                idle=info["idle"]))
         return out
 
 

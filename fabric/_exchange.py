@@ -104,8 +104,9 @@ Release fences
 A phase that pushes stores into its peers' memory and then releases them before
 raising its flag (:attr:`ExchangeKernel.release_fence`: TensorRT-LLM's dispatch
 issues ``fence.release.sys`` right after storing its send counts into the peers'
-``recv_counters``; DeepEP's NVLink paths publish counts, flags and channel tails
-with release stores after their copies) cannot raise the flag before the peers
+``recv_counters``; DeepEP's NVLink paths and pplx's intranode kernels publish
+counts, flags and channel tails with release stores after their copies) cannot
+raise the flag before the peers
 have acknowledged those stores: **one peer round trip**, priced as one pulled
 round is (the fabric's round trip plus :func:`peer_access_latency`; assumption:
 a store's acknowledgement costs what a load's round trip costs). The kernel floor
@@ -579,7 +580,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                          "re-checked against the code in this session")),
             ("syncs", ("perplexityai/pplx-kernels: the receive kernel waits for every peer's "
                       "token count; costed as the symmetric-memory kernel floor inside one "
-                      "node, one NCCL LL step across the network (assumption, EXCHANGE_SYNC)"))),
+                      "node, one NCCL LL step across the network (assumption, EXCHANGE_SYNC)")),
+            ("release_fence", ("perplexityai/pplx-kernels 2bd6e30 csrc/all_to_all/"
+                               "intranode_dispatch.cu: warps copy tokens into the peers' buffers, "
+                               "a grid sync, then st.release.sys of the per-expert counts "
+                               "(st_flag_release); intranode_combine.cu: the copy to the peer, "
+                               "then atom.release.sys of its flag (add_flag_release)"))),
+        release_fence=(True, True),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

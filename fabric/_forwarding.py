@@ -145,7 +145,8 @@ class ForwardingTables:
         Raises
         ------
         RoutingError
-            If a table has no port towards the address, or the walk loops.
+            If a table has no port towards the address (no route: a degraded fabric),
+            or the walk loops. The walk ends only at the address's owner.
         """
         f = self.fabric
         a = f.node(src)
@@ -157,9 +158,19 @@ class ForwardingTables:
         limit = max_hops or len(f.nodes)
         cur = a
         for _ in range(limit + 1):
-            ports = self.tables[cur].lookup(address)
+            try:
+                ports = self.tables[cur].lookup(address)
+            except AddressMapError:
+                ports = None
             if not ports:
-                return path
+                if cur == target and ports is not None:
+                    return path
+                # No entry, or a local one short of the owner (a range no route reaches
+                # is left out and its neighbours' entries merge over it): no route on a
+                # degraded fabric, never an arrival at the wrong node.
+                raise RoutingError(f"{f.name}: no route from {a!r} to {target!r} (address "
+                                   f"{address:#x}): the tables lose it at {cur!r}"
+                                   f"{f.failures.explain(a, target)}")
             if len(ports) == 1 or self.policy == "dimension-order":
                 port = ports[0]
             else:

@@ -157,3 +157,112 @@ def test_a_fabric_marked_degraded_by_hand_is_still_refused():
     f = topologies.build("switch:4")
     with pytest.raises(SpecError, match="price the intact fabric"):
         analysis.bill_of_materials(f.replace(failures=Failures(links=(("chip0", "sw0"),))))
+
+
+# -- collectives on degraded fabrics: finite, positive, never below the bound -----------------
+
+def test_all_reduce_bound_holds_when_one_rank_has_fewer_links():
+    """2 (p-1)/p n per rank is an average: chip1 with one of its two links left may send
+    its data and receive the result (n each way) while the others reduce, as the double
+    binary tree does. The injection bound put 1.79 ms over a 1.77 ms tree (64 MiB)."""
+    f = topologies.build("switch:4,planes=2")
+    g = f.without(links=[("chip1", "sw0")], chips=["chip2"])
+    n = 2**26
+    r = analysis.cost(g, "all-reduce", n, algorithm="double-binary-tree", runtime="ideal")
+    assert r.lower_bound <= r.time
+    # still no less than chip1's own n at 50 GB/s, nor 2 (p-1) n over all ranks' links
+    assert r.lower_bound >= max(n / 50e9, 2 * 2 * n / 250e9)
+    # intact, every rank alike: the bound is the textbook 2 (p-1)/p n per rank
+    assert analysis.cost(f, "all-reduce", n, runtime="ideal").lower_bound >= 2 * 3 / 4 * n / 100e9
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(degraded(), st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast",
+                                    "all-to-all"]),
+       st.sampled_from(["ideal", "nccl", "symmetric-memory"]), st.sampled_from([1024, 2**24]),
+       st.data())
+def test_collectives_on_degraded_fabrics_are_finite_and_never_below_their_bound(
+        case, op, runtime, size, data):
+    f, links, nodes = case
+    g = f.without(links=links, chips=nodes)
+    try:
+        algs = analysis.applicable_algorithms(g, op)
+    except RoutingError as e:         # a partition: the error names the pair
+        assert "no route from" in str(e) or "cannot reach" in str(e)
+        return
+    ok = sorted(a for a, why in algs.items() if why is None)
+    if not ok:
+        return
+    a = data.draw(st.sampled_from(ok), label="algorithm")
+    try:
+        r = analysis.cost(g, op, size, algorithm=a, runtime=runtime)
+    except RoutingError as e:
+        assert "no route from" in str(e) or "cannot reach" in str(e)
+        return
+    except FabricError as e:          # the runtime does not apply (said why)
+        assert str(e)
+        return
+    if g.n_endpoints == 1:
+        assert r.time == 0 == r.lower_bound      # nothing to move
+        return
+    assert 0 < r.time < float("inf") and r.lower_bound <= r.time * (1 + 1e-12)
+    dead = {frozenset(e) for e in g.failures.links}
+    assert r.bottleneck is None or (frozenset(r.bottleneck) not in dead
+                                    and not set(r.bottleneck) & set(g.failures.nodes))
+
+
+# -- routing by address on degraded fabrics -----------------------------------------------------
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["fattree:k=4", "leafspine:k=4,over=3", "rail:servers=2,gpus=2,spines=1",
+                        "switch:4,planes=2"]), st.data())
+def test_forwarding_on_degraded_fabrics_follows_the_route_or_says_there_is_none(spec, data):
+    """A range no route reaches gets no entry, so its neighbours' entries merged over it:
+    on a chip cut off from the fabric, another chip's memory fell in the chip's own
+    (local) entry and ``forward`` returned ``[chip6]`` for chip7's address, silently."""
+    from fabric import forwarding_tables
+
+    f = _build(spec + ",chip=h100")
+    links = data.draw(st.lists(st.sampled_from(sorted(f.graph.edges)), min_size=1, max_size=2,
+                               unique=True), label="failed links")
+    chips = data.draw(st.lists(st.sampled_from(f.endpoints), max_size=1), label="failed chip")
+    g = f.without(links=links, chips=chips)
+    ft = forwarding_tables(g)
+    amap = g.address_map
+    for a in g.endpoints:
+        for b in g.endpoints:
+            addr = amap.global_address(b, 4096)
+            try:
+                want = g.route(a, b) if a != b else [a]
+            except RoutingError:
+                with pytest.raises(RoutingError, match=f"no route from '{a}' to '{b}'"):
+                    ft.forward(a, addr)
+                continue
+            assert ft.forward(a, addr) == want
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["cost", "switch:4", "--op", "all-reduce", "--size", "1MiB", "--fail-link", "chip3-sw0"],
+     "chip3 is cut off from every other chip: link chip3-sw0 failed"),
+    (["cost", "dgx-h100", "--op", "all-reduce", "--size", "1MiB", "--fail-chip", "chip3",
+      "--ranks", "3", "4"], "rank 3 (chip3) has failed"),
+    (["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--fail-link", "chip0"],
+     "written 'u-v'"),
+    (["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--fail-lane", "chip0-chip5"],
+     "no such link"),
+])
+def test_cost_cli_takes_failures_and_refuses_bad_ones_in_one_line(argv, fragment):
+    rc, _, err = _cli(argv)
+    assert rc == 2 and err.count("\n") == 1 and fragment in err, err
+
+
+def test_cost_cli_on_a_degraded_fabric_equals_the_api():
+    import json
+
+    rc, out, _ = _cli(["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB",
+                       "--fail-link", "chip0-chip1", "--fail-chip", "chip5", "--json"])
+    g = topologies.build("torus:4x4").without(links=["chip0-chip1"], chips=["chip5"])
+    r = analysis.cost(g, "all-reduce", 2**20)
+    (row,) = json.loads(out)
+    assert rc == 0 and row["time"] == r.time and row["algorithm"] == r.algorithm
+    assert row["time"] != analysis.cost(topologies.build("torus:4x4"), "all-reduce", 2**20).time

@@ -97,10 +97,6 @@ def test_cost_refuses_more_devices_per_process_than_ranks():
         analysis.host_launch_delay(one.time, c, 7, 40), rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=SpecError, reason="known defect, left for serving/moe: "
-                   "an instance of 64 on 71 live chips takes the first 64 live chips, which "
-                   "straddle the degraded NVLink domain, and the MoE exchange refuses unequal "
-                   "domains; intact answers. Leaving the degraded domain idle would fit.")
 def test_expert_parallel_instance_survives_a_failed_chip_on_a_rail_cluster():
     f = topologies.build("rail:servers=9,gpus=8,chip=h100")
     kw = {"isl": 2000, "osl": 100, "batch": 64, "layout": "tp=1,dp=64",

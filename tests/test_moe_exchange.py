@@ -673,8 +673,8 @@ def test_chain_profile_is_validated(chain, match):
 def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, tokens):
     """A phase that releases pushed peer stores before its flag pays one peer round trip:
     the worst EP pair's router latency there and back (brute force over ordered pairs) plus
-    the rest of a measured peer load (closed form: peer_load - 4 x link latency); phases
-    without a fence in the kernels' code (one-sided combine, pplx) pay nothing, nor does a
+    the rest of a measured peer load (closed form: peer_load - 4 x link latency); a phase
+    without a fence in the kernel's code (the one-sided combine) pays nothing, nor does a
     single rank; switching the fence off lowers the phase by exactly that much."""
     f = topologies.build(system)
     if degraded:
@@ -695,8 +695,7 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
         assert ph.fence == pytest.approx(want, rel=1e-12, abs=1e-18)
         assert ph.fixed - ph0.fixed == pytest.approx(want, rel=1e-12, abs=1e-15)
         assert ph.time - ph0.time == pytest.approx(want, rel=1e-12, abs=1e-15)
-    assert k.release_fence == {"one-sided": (True, False), "pplx": (False, False)}.get(
-        kernel, (True, True))
+    assert k.release_fence == {"one-sided": (True, False)}.get(kernel, (True, True))
     if any(k.release_fence):
         assert f"{kernel}.release_fence" in {p.name for p in k.parameters()}
 

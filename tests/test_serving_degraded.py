@@ -9,6 +9,8 @@ generated here without the search's own rules (HBM fit, heads, experts are left 
 model to refuse).
 """
 
+import functools
+import itertools
 import pathlib
 
 import pytest
@@ -189,3 +191,137 @@ def test_cli_serve_on_a_degraded_node_reports_idle_chips(capsys):
     assert main([a if a != "chip5" else "chip99" for a in args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "chip99" in err
+
+
+# -- which live chips an instance takes ---------------------------------------------------
+
+def _fabric(kind, size, failed_chips, cut):
+    """A small rail cluster (``size`` GPUs per server, 3 servers) or an NVLink switch node,
+    without some chips and with some chips' scale-up links cut."""
+    f = topologies.build(f"rail:servers=3,gpus={size}" if kind == "rail"
+                         else f"switch:{size * 2},chip=b200")
+    chips = [c for c in f.endpoints if int(c[4:]) in failed_chips]
+    if len(chips) == f.n_endpoints:
+        chips = chips[1:]
+    links = []
+    for c in f.endpoints:
+        if int(c[4:]) in cut and c not in chips:
+            links += [(c, n) for n in f.graph[c] if not n.startswith("nic")][:1]
+    return f.without(chips=chips, links=links)
+
+
+def _subsets_by_size(f):
+    """Brute force over every set of live chips: per size, the fewest domains any set
+    spans, and the fewest an equal set (the same chips in every domain it touches) spans."""
+    import numpy as np
+
+    label = [int(f.loadstore_domains[f.node_index[c]]) for c in f.endpoints]
+    live = f.n_endpoints
+    masks = np.arange(1, 1 << live)
+    bits = (masks[:, None] >> np.arange(live)) & 1                  # every set of live chips
+    onehot = np.array(label)[:, None] == np.array(sorted(set(label)))[None, :]
+    counts = bits @ onehot                                          # chips per domain
+    spans = (counts > 0).sum(axis=1)
+    top = counts.max(axis=1)
+    equal = (counts == top[:, None]).sum(axis=1) == spans           # every touched domain alike
+    size = bits.sum(axis=1)
+    fewest = {int(n): int(spans[size == n].min()) for n in set(size.tolist())}
+    fewest_equal = {int(n): int(spans[(size == n) & equal].min())
+                    for n in set(size[equal].tolist())}
+    return label, fewest, fewest_equal
+
+
+@functools.cache
+def _most_copies(slots, d):
+    """Exhaustively: the most disjoint copies of d distinct domains with one piece each."""
+    best = 0
+    for pick in itertools.combinations([i for i, s in enumerate(slots) if s], d):
+        rest = list(slots)
+        for i in pick:
+            rest[i] -= 1
+        best = max(best, 1 + _most_copies(tuple(sorted(rest)), d))
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["rail", "nvl"]), st.integers(2, 4),
+       st.sets(st.integers(0, 11), max_size=4), st.sets(st.integers(0, 11), max_size=2))
+def test_instance_chips_spans_the_fewest_domains_a_brute_force_finds(kind, size, failed, cut):
+    from analysis import instance_chips
+
+    f = _fabric(kind, size, failed, cut)
+    live = f.n_endpoints
+    label, fewest, fewest_equal = _subsets_by_size(f)
+    for n in range(1, live + 1):
+        for equal in (False, True):
+            best = (fewest_equal if equal else fewest).get(n)
+            if best is None:        # no set of live chips holds the instance equally
+                with pytest.raises(SpecError, match="fills no set of .* domains equally"):
+                    instance_chips(f, n, equal_domains=equal)
+                assert idle_chips(f, n, equal_domains=equal) == live
+                continue
+            sel = instance_chips(f, n, equal_domains=equal)
+            assert len(set(sel)) == n and set(sel) <= set(range(live))
+            counts = {}
+            for p in sel:
+                counts[label[p]] = counts.get(label[p], 0) + 1
+            assert len(counts) == best                  # no layout of fewer domains missed
+            if equal:
+                assert len(set(counts.values())) == 1
+            # where the first n live chips already do as well (an intact fabric), they stay
+            first = {}
+            for p in range(n):
+                first[label[p]] = first.get(label[p], 0) + 1
+            if len(first) == best and (not equal or len(set(first.values())) == 1):
+                assert sel == tuple(range(n))
+            # idle chips: what the most copies of the same shape leave over
+            if equal:
+                c = n // len(counts)
+                sizes = [label.count(x) for x in sorted(set(label))]
+                copies = _most_copies(tuple(sorted(s // c for s in sizes)), len(counts))
+            else:
+                copies = live // n
+            assert idle_chips(f, n, equal_domains=equal) == live - copies * n
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(2, 4), st.sets(st.integers(0, 11), min_size=1, max_size=3))
+def test_an_exchange_kernel_runs_wherever_equal_domains_hold_the_instance(size, failed):
+    # end to end: an expert-parallel decode step with DeepEP's low-latency kernel answers
+    # exactly when some set of live chips fills its domains equally, on the chips chosen
+    f = _fabric("rail", size, failed, set())
+    _, _, fewest_equal = _subsets_by_size(f)
+    for n in range(2, min(f.n_endpoints, SMALL.routed_experts) + 1):
+        kw = {"batch": n, "context": 8, "layout": f"tp=1,dp={n}",
+              "ep_kernel": "deepep-low-latency", "chip": "h100"}
+        if n not in fewest_equal:
+            with pytest.raises(SpecError, match="equally"):
+                analysis.decode_step(SMALL, f, **kw)
+            continue
+        st_ = analysis.decode_step(SMALL, f, **kw)
+        want = analysis.instance_chips(f, n, equal_domains=True)
+        assert st_.instance == tuple(f.endpoints[p] for p in want)
+        assert st_.idle_chips == idle_chips(f, n, equal_domains=True)
+        assert st_.layers[-1].dispatch > 0
+
+
+def test_wide_expert_parallelism_leaves_a_damaged_domain_idle():
+    # audit late shift: 64 EP ranks on a 9 x 8 H100 rail cluster without chip5 took the first
+    # 64 live chips across the damaged domain; now 8 whole intact domains, as intact
+    f = topologies.build("rail:servers=9,gpus=8,chip=h100")
+    broken = f.without(chips=["chip5"])
+    kw = {"isl": 2000, "osl": 100, "batch": 64, "ep_kernel": "deepep-low-latency"}
+    for lay in ("tp=1,dp=64", "tp=8,dp=8"):
+        intact = serving_point("deepseek-v3", f, layout=lay, **kw)
+        degraded = serving_point("deepseek-v3", broken, layout=lay, **kw)
+        assert degraded.tokens_per_s_user == pytest.approx(intact.tokens_per_s_user, rel=1e-12)
+        assert degraded.tokens_per_s_gpu == pytest.approx(intact.tokens_per_s_gpu, rel=1e-12)
+        assert (intact.idle_chips, degraded.idle_chips) == (8, 7)
+    step = analysis.decode_step("deepseek-v3", broken, batch=64, context=2000,
+                                layout="tp=8,dp=8", ep_kernel="deepep-low-latency")
+    assert not {f"chip{i}" for i in range(8)} & set(step.instance)
+    assert step.instance[:8] == tuple(f"chip{i}" for i in range(8, 16))  # one whole domain
+    fr = serving_frontier("deepseek-v3", broken, isl=2000, osl=100, batches=(64,),
+                          speculative=NO_SPEC, layouts=("tp=1,dp=64", "tp=8,dp=8"),
+                          ep_kernel="deepep-low-latency")
+    assert fr.points and not fr.skipped
