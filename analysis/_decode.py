@@ -1326,7 +1326,13 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))
     >>> step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=8) == GRAPH_KERNELS
     True
+
+    ``tp`` and ``tokens`` are ints >= 1 (else SpecError, or TypeError for a non-int) and
+    ``cuda_graphs`` a bool (TypeError).
     """
+    tp, tokens = _check_int("tp", tp, 1), _check_int("tokens", tokens, 1)
+    if not isinstance(cuda_graphs, bool):
+        raise TypeError(f"cuda_graphs must be a bool, got {cuda_graphs!r}")
     if not cuda_graphs:
         return KERNELS
     if engine not in ENGINE_KERNELS:

@@ -63,9 +63,11 @@ def _deepep(kernel, tokens, phase, metric):
 
 
 def parts(ph):
-    """The phase's parts for the printout: ``fixed (chain) + transfer (+ copy) us, bottleneck``."""
+    """The phase's parts for the printout: ``fixed (chain, fence) + transfer (+ copy) us,
+    bottleneck``."""
     copy = f" + copy {ph.local_copy * 1e6:.1f}" if ph.local_copy else ""
-    chain = f" (chain {ph.chain * 1e6:.1f})" if ph.chain else ""
+    inner = [f"{name} {v * 1e6:.1f}" for name, v in (("chain", ph.chain), ("fence", ph.fence)) if v]
+    chain = f" ({', '.join(inner)})" if inner else ""
     return (f"fixed {ph.fixed * 1e6:.1f}{chain} + transfer {ph.transfer * 1e6:.1f}{copy} us, "
             f"{ph.bottleneck}")
 
