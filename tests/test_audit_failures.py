@@ -266,3 +266,69 @@ def test_cost_cli_on_a_degraded_fabric_equals_the_api():
     (row,) = json.loads(out)
     assert rc == 0 and row["time"] == r.time and row["algorithm"] == r.algorithm
     assert row["time"] != analysis.cost(topologies.build("torus:4x4"), "all-reduce", 2**20).time
+
+
+# -- determinism of the commands the hash-seed test of test_audit_docs does not run --------------
+
+_DETERMINISM = r"""
+import io, contextlib, sys, pathlib, tempfile
+from analysis._cli import main
+d = pathlib.Path(tempfile.mkdtemp())
+commands = [
+    ["latency", "torus:3x3", "--json", "--quiet", "--fail-link", "chip0-chip1"],
+    ["translate", "sd200-ultra", "--host", "host1", "0x1000", "--json"],
+    ["metrics", "fattree:k=4", "rail:servers=2,gpus=2", "--json", "--fail-chip", "chip1"],
+    ["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--json",
+     "--fail-link", "chip0-chip1", "--fail-chip", "chip5"],
+    ["throughput", "fattree:k=4", "--json", "--quiet", "--fail-link", "agg0.0-core0"],
+    ["route", "switch:4", "1", "0", "--fail-link", "chip0-sw0"],
+    ["export", "dragonfly:h=1", str(d / "g.json")],
+    ["export", "hypermesh:2x3,connect=switch", str(d / "g.graphml")],
+]
+for argv in commands:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(argv)
+    text = f"{argv[:2]} -> {rc}\n{out.getvalue()}{err.getvalue()}"
+    sys.stdout.write(text.replace(str(d), "DIR"))
+for name in ("g.json", "g.graphml"):
+    sys.stdout.write((d / name).read_text())
+"""
+
+
+def test_more_commands_do_not_depend_on_the_hash_seed():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    outs = []
+    for seed in ("1", "2"):
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        env["PYTHONHASHSEED"] = seed
+        p = subprocess.run([sys.executable, "-c", _DETERMINISM], cwd=root, env=env,
+                           check=False, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        outs.append(p.stdout)
+    assert outs[0] == outs[1]
+    assert outs[0].count("-> 0") == 7 and outs[0].count("-> 2") == 1, outs[0][:2000]
+
+
+# -- new public API of session 6: bad input by name -------------------------------------------
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"tp": 0}, ValueError, "tp must be >= 1"), ({"tp": -1}, ValueError, "tp must be >= 1"),
+    ({"tp": 2.5}, TypeError, "tp must be an int"), ({"tp": True}, TypeError, "tp must be an int"),
+    ({"tp": float("nan")}, TypeError, "tp must be an int"),
+    ({"tokens": 0}, ValueError, "tokens must be >= 1"),
+    ({"tokens": 1.5}, TypeError, "tokens must be an int"),
+    ({"cuda_graphs": "no"}, TypeError, "cuda_graphs must be a bool"),
+])
+def test_step_kernel_lists_refuses_bad_input_by_name(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        analysis.step_kernel_lists("deepseek-r1", "h200", **kwargs)
+    # valid calls answer, and numpy ints are ints
+    import numpy as np
+
+    assert analysis.step_kernel_lists("deepseek-r1", "h200", tp=np.int64(8), tokens=1)
