@@ -1057,6 +1057,10 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
         raise NotApplicableError(f"the {rt.name} runtime runs nothing for {op} here: "
                                  + "; ".join(f"{a}: {w}" for a, w in why))
     best = min(tried, key=lambda c: (c.choice, c.time))
+    if rt.kind == "library" and rt.timing is not None:
+        # an older release chooses with its own tuner tables; the run it chose is timed by
+        # the newest prediction of it (fabric.PREDICTION_FIELDS)
+        tried, best = _runtime_cost.retime(rt.timing, view, op, n, algorithm, ops, tried, best)
     plan_op = best.plan_op or op
     try:
         plan = _get_plan(fabric, plan_op, best.schedule, nodes, idx, tr,

@@ -427,6 +427,25 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
     return tried, why
 
 
+def retime(timing, view, op, n, algorithm, ops, tried, best):
+    """``(tried, best)`` with every candidate's time (and fixed part) priced by ``timing``.
+
+    A release's tuner chose ``best`` among ``tried`` by its own tables; ``timing`` (the
+    release's :attr:`fabric.Runtime.timing`: the newest release's prediction with this
+    release's execution facts) says how long each of those runs takes. The choice is not
+    redone. A candidate ``timing`` does not price keeps the release's own time.
+    """
+    again, _why = nccl_candidates(timing, view, op, n, algorithm, ops)
+    by = {(c.library, c.schedule, c.protocol): c for c in again}
+
+    def one(c):
+        t = by.get((c.library, c.schedule, c.protocol))
+        return c if t is None else dataclasses.replace(c, time=t.time, fixed=t.fixed)
+
+    out = [one(c) for c in tried]
+    return out, out[tried.index(best)]
+
+
 _NCCL_ALGOS = {
     "all-reduce": ("ring", "tree", "nvls", "nvls-tree"),
     "all-gather": ("ring", "nvls"), "reduce-scatter": ("ring", "nvls"),

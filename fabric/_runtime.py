@@ -61,8 +61,8 @@ import math
 from ._errors import SpecError
 from ._params import Parameter
 
-__all__ = ["NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES", "PROTOCOLS", "RUNTIMES", "Protocol",
-           "Runtime", "nccl_release_dates", "nccl_release_on", "runtime", "runtime_arch"]
+__all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
+           "PREDICTION_FIELDS", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "runtime", "runtime_arch"]
 
 US = 1e-6
 GBS = 1e9
@@ -164,6 +164,12 @@ class Runtime:
     version : str
         The library release whose constants these are (NCCL: ``"2.30.7"`` for
         ``"nccl"``; ``"nccl@2.21.5"`` carries 2.21.5's, see :func:`runtime`).
+    timing : Runtime or None
+        The runtime whose tables price the TIME of the pair this one chooses; None: this
+        one. An older NCCL release (``"nccl@2.25.1"``) chooses with its own tuner tables
+        but is timed by the newest release's prediction of the same run (its
+        :data:`PREDICTION_FIELDS`) with the release's own execution facts: see
+        :func:`runtime`.
     """
 
     name: str
@@ -187,6 +193,7 @@ class Runtime:
     nvls: dict = dataclasses.field(default_factory=dict)
     sources: tuple = ()
     version: str = ""
+    timing: object = None
 
     def __hash__(self):
         return hash(self.name)
@@ -387,6 +394,25 @@ RUNTIMES = {r.name: r for r in (_IDEAL, _NCCL, _SYMMETRIC)}
 #: Oldest NCCL release whose tuner the ``"nccl@<version>"`` profiles reproduce, and the newest
 #: (the ``"nccl"`` profile's).
 NCCL_OLDEST, NCCL_NEWEST = (2, 18, 3), (2, 30, 7)
+
+#: The tables of the ``"nccl"`` profile that are NCCL's PREDICTION of a run's time (its tuner
+#: model, ``src/graph/tuning.cc``), as opposed to what a release runs (which algorithms and
+#: protocols it enables, its channels, chunks, NVLS arity and minimum GPUs, threads and
+#: channel-trimming thresholds). NCCL revises the prediction against measurements of the same
+#: hardware from release to release (2.28.3 release notes: "Improved NVLS/NVLSTree tuning
+#: prediction to improve algorithm and protocol selection ... Update tuning data for H100,
+#: GB200-NV72"; tuning.cc: "Trees are not perfectly sticking to the model for medium sizes.
+#: Applying a static correction factor"; 2.29.2 lowers the Blackwell ring LL128 per-channel
+#: cap from 2 x 36.7 to 34.5 GB/s). So a release CHOOSES with its own tables and its run is
+#: TIMED with the newest prediction (an assumption, applied to every release: the release's
+#: kernel runs as fast as the newest prediction of it says).
+PREDICTION_FIELDS = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
+                     "tree_ll128_bw", "nvls_tree_bw", "tree_correction", "factors")
+
+#: Entries of ``factors`` that are execution facts of a release, not predictions: NVLS's
+#: largest arity (``src/include/device.h NCCL_MAX_NVLS_ARITY``) and the fewest GPUs of a
+#: node NVLS runs on (``src/transport/nvls.cc``).
+EXECUTION_FACTORS = ("nvls_max_arity", "nvls_min_gpus")
 
 
 def _row(v, scale=GBS):
@@ -595,8 +621,16 @@ def _nccl_version(text):
     note = (f"; NCCL {fmt}: the values this release had ({_HISTORY_SOURCE}; before 2.25 the "
             "Blackwell row is Hopper's)")
     sources = tuple((f, s + note if f in changed else s) for f, s in _NCCL.sources)
-    return dataclasses.replace(_NCCL, name=f"nccl@{fmt}", version=fmt,
-                               max_channels=max_channels, sources=sources, **tables)
+    release = dataclasses.replace(_NCCL, name=f"nccl@{fmt}", version=fmt,
+                                  max_channels=max_channels, sources=sources, **tables)
+    newest = ".".join(map(str, NCCL_NEWEST))
+    timing = dataclasses.replace(
+        release, name=f"nccl@{fmt} timed by {newest}",
+        **{f: getattr(_NCCL, f) for f in PREDICTION_FIELDS if f != "factors"},
+        factors={**_NCCL.factors, **{k: tables["factors"][k] for k in EXECUTION_FACTORS}},
+        sources=tuple((f, dict(_NCCL.sources)[f] if f in PREDICTION_FIELDS else s)
+                      for f, s in sources))
+    return dataclasses.replace(release, timing=timing)
 
 
 #: Chips NCCL runs with its Blackwell rows (compute capability 10.x). Every other chip,

@@ -7,6 +7,7 @@ any fabric (monotone in size, never below the lower bound or the hardware floor)
 checked with Hypothesis.
 """
 
+import dataclasses
 import datetime
 import functools
 import itertools
@@ -263,23 +264,65 @@ def test_nccl_release_profiles_carry_that_releases_constants():
 
 def test_nccl_release_changes_only_what_changed():
     # 2.21.5 and the newest release cost a one-node ring identically (same ring constants);
-    # NVLS-tree on 2 nodes differs by the network latency: 25 + 2 x 14 us against 2 x 20.9
+    # NVLS-tree on 2 nodes: 2.21.5 predicts a 14 us network step (its choice), the newest
+    # release 20.9 us, and the run is timed by the newest prediction (Runtime.timing)
     f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h20,nic=ib-ndr")
     old = cost(f, "all-reduce", 8, algorithm="hierarchical", runtime="nccl@2.21.5")
     new = cost(f, "all-reduce", 8, algorithm="hierarchical")
-    assert old.fixed == pytest.approx(25e-6 + 2 * 14e-6, rel=1e-12)
+    r21 = runtime("nccl@2.21.5")
+    assert r21.hw_latency[("net", "nvls-tree", "Simple")] == 14e-6
+    assert r21.timing.hw_latency[("net", "nvls-tree", "Simple")] == 20.9e-6
+    assert old.fixed == pytest.approx(25e-6 + 2 * 20.9e-6, rel=1e-12)
     assert new.fixed == pytest.approx(25e-6 + 2 * 20.9e-6, rel=1e-12)
     assert old.runtime == "nccl@2.21.5" and new.runtime == "nccl"
     for n in (8, 4096, 2**20):
         a = cost(H100, "all-reduce", n, algorithm="ring", runtime="nccl@2.25.1")
         b = cost(H100, "all-reduce", n, algorithm="ring")
         assert a.time == b.time
-    # 2.20.5: ring LL at a quarter of the bus bandwidth (all-reduce) under an 87.7 GB/s cap,
-    # NVLS at 23 us
-    r = cost(H100, "all-reduce", 2**20, algorithm="ring", runtime="nccl@2.20.5")
+    # 2.20.5 predicts NVLS at 23 us and ring LL at a quarter of the bus bandwidth under an
+    # 87.7 GB/s cap (its choice); its run is timed by the newest prediction (25 us, 1/2, 141)
+    r20 = runtime("nccl@2.20.5")
+    assert r20.hw_latency[("nvlink", "nvls", "Simple")] == 23e-6
+    assert r20.factors["ring_ll"] == 0.25 and r20.timing.factors["ring_ll"] == 0.5
     assert cost(H100, "all-reduce", 8, algorithm="in-switch",
-                runtime="nccl@2.20.5").fixed == pytest.approx(23e-6)
-    assert r.time >= cost(H100, "all-reduce", 2**20, algorithm="ring").time
+                runtime="nccl@2.20.5").fixed == pytest.approx(25e-6)
+    # what the release runs stays its own: NVLS arity 8 and MAXCHANNELS 32 before 2.21 / 2.25
+    assert r20.timing.factors["nvls_max_arity"] == 8 and r20.timing.max_channels == 32
+    assert r20.timing.nvls == r20.nvls and runtime("nccl").timing is None
+
+
+@functools.cache
+def _split_fabric(spec):
+    return topologies.build(spec)
+
+
+@settings(max_examples=30, deadline=None)
+@given(release=st.sampled_from(["2.18.5", "2.20.5", "2.21.5", "2.23.4", "2.25.1", "2.26.6",
+                                "2.28.3", "2.29.2"]),
+       spec=st.sampled_from(["dgx-h100", "rail:servers=2,gpus=8,nvls=1,chip=h100",
+                             "rail:servers=4,gpus=4,nvls=1,chip=h20,nic=ib-ndr", "gb200-nvl72"]),
+       k=st.integers(3, 31),
+       op=st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast",
+                           "send-recv", "all-to-all"]))
+def test_a_release_chooses_by_its_tables_and_is_timed_by_the_newest(release, spec, k, op):
+    # brute force of the split: the release with its own tables for both (timing=None) makes
+    # the choice; its timing runtime alone prices every candidate; the split must take the
+    # first's pair at the second's time, and list the second's times
+    f = _split_fabric(spec)
+    ranks = f.endpoints[:8] if spec == "gb200-nvl72" else None
+    rt = runtime(f"nccl@{release}")
+    own = dataclasses.replace(rt, name=rt.name + " (own tables)", timing=None)
+    timed = dataclasses.replace(rt.timing, timing=None)
+    n = 2**k
+    split = cost(f, op, n, runtime=rt, ranks=ranks)
+    chose = cost(f, op, n, runtime=own, ranks=ranks)
+    times = cost(f, op, n, runtime=timed, ranks=ranks)
+    assert (split.algorithm, split.protocol, split.channels) == (
+        chose.algorithm, chose.protocol, chose.channels)
+    assert split.candidates == times.candidates
+    label = [lab for lab, t in chose.candidates if t == chose.time][0]
+    assert split.time == dict(times.candidates)[label]
+    assert split.time >= split.lower_bound * (1 - 1e-9)
 
 
 @settings(max_examples=15, deadline=None)
