@@ -214,6 +214,9 @@ MTP_KERNELS = ("mtp_proj",)
 #:   quantization of its output), and ``gemm2``; its local reduction runs in module 13. The
 #:   runner's other branch adds ``expandInputRows`` and the finalize kernel, so this is the
 #:   lower count;
+#: * module 10's top-k: DeepSeek-V3's routing (``Deepseekv3RoutingImpl.noaux_tc``,
+#:   modeling_deepseekv3.py) runs ``F.sigmoid(logits)`` and the add of the correction bias as
+#:   two elementwise kernels before the fused ``noaux_tc_op`` selection;
 #: * dense FFN layers (not in the diagram): TensorRT-LLM's ``GatedMLP`` (``gate_up_proj``,
 #:   the activation, ``down_proj``) and the fused all-reduce + norm after it
 #:   (``tensorrt_llm/_torch/models/modeling_deepseekv3.py``, ``DeepseekV3DecoderLayer``).
@@ -225,9 +228,9 @@ GRAPH_KERNELS = {
     "mla": ("fuse_a_gemm", "q_kv_rmsnorm", "uq_qr_gemm", "uk_bgemm", "kv_cache_rope",
             "gen_attention", "uv_gemm", "wo_gemm", "allreduce_add_rmsnorm_quant"),
     "dense_ffn": ("gate_up_proj", "silu_and_mul", "down_proj", "allreduce_add_rmsnorm"),
-    "moe_ffn": ("router_gemm", "topk", "shared_expert", "expert_maps", "expert_strides",
-                "expert_gemm1", "expert_activation", "expert_gemm2",
-                "reduce_allreduce_add_rmsnorm"),
+    "moe_ffn": ("router_gemm", "router_sigmoid", "router_bias_add", "topk", "shared_expert",
+                "expert_maps", "expert_strides", "expert_gemm1", "expert_activation",
+                "expert_gemm2", "reduce_allreduce_add_rmsnorm"),
 }
 
 #: Kernels TensorRT-LLM's CUTLASS MoE runner adds on its other branch (``runMoe`` without
@@ -237,11 +240,14 @@ GRAPH_KERNELS = {
 #: expert maps, and the finalize kernel (unpermute and the weighted sum over the top-k)
 #: after ``gemm2``. Both of the elementwise class (no row-wide reduction; the sum over
 #: top-k is vLLM's ``moe_sum``'s job, also elementwise here). Source: as
-#: :data:`GRAPH_KERNELS` (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``); the finalize is
+#: :data:`GRAPH_KERNELS` (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``). Off the min-latency
+#: mode the shared and routed outputs are also added in a kernel of their own before the
+#: all-reduce (``Deepseekv3MoE.forward``: ``shared_output + routed_output``; the min-latency
+#: mode hands both to the fused all-reduce kernel). The finalize is
 #: counted on every chip (Hopper can fuse it into ``gemm2``'s epilogue for some GEMMs: not
 #: modelled).
 TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
-                          "expert_gemm2": ("expert_finalize",)}
+                          "expert_gemm2": ("expert_finalize", "moe_output_add")}
 
 #: Tokens on a rank up to which TensorRT-LLM runs DeepSeek's MoE in its min-latency mode
 #: (``hidden_states.size(0) <= 128`` with NVFP4 and the post-MoE all-reduce fusion:
@@ -349,7 +355,7 @@ KERNEL_CLASSES = {
                      "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
                      "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant",
                      "expert_strides", "expert_activation", "fp8_input_quant", "expert_expand",
-                     "expert_finalize"),
+                     "expert_finalize", "router_sigmoid", "router_bias_add", "moe_output_add"),
                     "elementwise"),
     "topk": "topk",
     **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
@@ -1316,7 +1322,7 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     runs in FP8.
 
     >>> lists = step_kernel_lists("deepseek-r1", "h200", tp=8)
-    >>> lists["mla"][:2], lists["moe_ffn"][4:6]
+    >>> lists["mla"][:2], lists["moe_ffn"][6:8]
     (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))
     >>> step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=8) == GRAPH_KERNELS
     True
