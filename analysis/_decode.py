@@ -214,6 +214,9 @@ MTP_KERNELS = ("mtp_proj",)
 #:   quantization of its output), and ``gemm2``; its local reduction runs in module 13. The
 #:   runner's other branch adds ``expandInputRows`` and the finalize kernel, so this is the
 #:   lower count;
+#: * module 10's top-k: DeepSeek-V3's routing (``Deepseekv3RoutingImpl.noaux_tc``,
+#:   modeling_deepseekv3.py) runs ``F.sigmoid(logits)`` and the add of the correction bias as
+#:   two elementwise kernels before the fused ``noaux_tc_op`` selection;
 #: * dense FFN layers (not in the diagram): TensorRT-LLM's ``GatedMLP`` (``gate_up_proj``,
 #:   the activation, ``down_proj``) and the fused all-reduce + norm after it
 #:   (``tensorrt_llm/_torch/models/modeling_deepseekv3.py``, ``DeepseekV3DecoderLayer``).
@@ -225,9 +228,9 @@ GRAPH_KERNELS = {
     "mla": ("fuse_a_gemm", "q_kv_rmsnorm", "uq_qr_gemm", "uk_bgemm", "kv_cache_rope",
             "gen_attention", "uv_gemm", "wo_gemm", "allreduce_add_rmsnorm_quant"),
     "dense_ffn": ("gate_up_proj", "silu_and_mul", "down_proj", "allreduce_add_rmsnorm"),
-    "moe_ffn": ("router_gemm", "topk", "shared_expert", "expert_maps", "expert_strides",
-                "expert_gemm1", "expert_activation", "expert_gemm2",
-                "reduce_allreduce_add_rmsnorm"),
+    "moe_ffn": ("router_gemm", "router_sigmoid", "router_bias_add", "topk", "shared_expert",
+                "expert_maps", "expert_strides", "expert_gemm1", "expert_activation",
+                "expert_gemm2", "reduce_allreduce_add_rmsnorm"),
 }
 
 #: Kernels TensorRT-LLM's CUTLASS MoE runner adds on its other branch (``runMoe`` without
@@ -237,11 +240,14 @@ GRAPH_KERNELS = {
 #: expert maps, and the finalize kernel (unpermute and the weighted sum over the top-k)
 #: after ``gemm2``. Both of the elementwise class (no row-wide reduction; the sum over
 #: top-k is vLLM's ``moe_sum``'s job, also elementwise here). Source: as
-#: :data:`GRAPH_KERNELS` (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``); the finalize is
+#: :data:`GRAPH_KERNELS` (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``). Off the min-latency
+#: mode the shared and routed outputs are also added in a kernel of their own before the
+#: all-reduce (``Deepseekv3MoE.forward``: ``shared_output + routed_output``; the min-latency
+#: mode hands both to the fused all-reduce kernel). The finalize is
 #: counted on every chip (Hopper can fuse it into ``gemm2``'s epilogue for some GEMMs: not
 #: modelled).
 TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
-                          "expert_gemm2": ("expert_finalize",)}
+                          "expert_gemm2": ("expert_finalize", "moe_output_add")}
 
 #: Tokens on a rank up to which TensorRT-LLM runs DeepSeek's MoE in its min-latency mode
 #: (``hidden_states.size(0) <= 128`` with NVFP4 and the post-MoE all-reduce fusion:
@@ -349,7 +355,7 @@ KERNEL_CLASSES = {
                      "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
                      "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant",
                      "expert_strides", "expert_activation", "fp8_input_quant", "expert_expand",
-                     "expert_finalize"),
+                     "expert_finalize", "router_sigmoid", "router_bias_add", "moe_output_add"),
                     "elementwise"),
     "topk": "topk",
     **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
@@ -1316,7 +1322,7 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     runs in FP8.
 
     >>> lists = step_kernel_lists("deepseek-r1", "h200", tp=8)
-    >>> lists["mla"][:2], lists["moe_ffn"][4:6]
+    >>> lists["mla"][:2], lists["moe_ffn"][6:8]
     (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))
     >>> step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=8) == GRAPH_KERNELS
     True
@@ -1482,6 +1488,10 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if not isinstance(draft, bool):
         raise TypeError(f"draft must be True or False, got {draft!r}")
     if draft:
+        if not m.mtp_modules:
+            raise SpecError(f"draft=True prices a multi-token-prediction module, but {m.name} "
+                            f"has none (mtp_modules=0); a separate draft model's cost is "
+                            f"serving's draft_cost=")
         m = _mtp_block(m)
     chip = chip if chip is not None else fabric.chip
     if chip is None:
@@ -2075,9 +2085,11 @@ def _parameters(s, moe, comm):
         Parameter("decode.cuda_graphs", s.cuda_graphs, "", "user (True: replayed CUDA graph)"),
         Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(_moe_kernels(s))} (moe), "
                   f"{kernels_att}+{len(lists['dense_ffn'])} (dense)", "", count_source),
-        Parameter("decode.runtime", s.runtime, "", "user (None: analysis.cost's default)"),
-        Parameter("decode.ep_kernel", kern.name if kern is not None else None, "",
-                  "user (None: the collectives model's all-to-all)"),
+        Parameter("decode.runtime", s.runtime or "the collective's default", "",
+                  "user (not given: analysis.cost's default runtime)"),
+        Parameter("decode.ep_kernel", kern.name if kern is not None else "collective", "",
+                  "user (not given: dispatch and combine as the collectives model's "
+                  "all-to-all)"),
         Parameter("decode.fusion_factor", s.fusion_factor, "", "user"),
         Parameter("decode.min_kernel_time", s.min_kernel_time, "s",
                   MIN_KERNEL_TIME.source if s.min_kernel_time == MIN_KERNEL_TIME.value
@@ -2096,20 +2108,19 @@ def _parameters(s, moe, comm):
         Parameter("decode.hbm_efficiency", hbm_eff, "",
                   DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value
                   else "user (1: peak bandwidth)"),
-        Parameter("decode.engine", s.engine if s.cuda_graphs else None, "",
-                  "user: whose kernel list a replayed graph runs"),
+    ) + ((Parameter("decode.engine", s.engine, "",
+                    "user: whose kernel list a replayed graph runs"),)
+         if s.cuda_graphs else ()) + (
         Parameter("decode.moe_hbm_efficiency", hbm_eff if s.moe_eff is None else s.moe_eff, "",
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source
                    if s.moe_eff == VLLM_INT4_MOE_HBM_EFFICIENCY.value else "user")),
-        Parameter("decode.compute_efficiency", s.fl_eff, "",
-                  "user (1: peak FLOP/s)" if s.fl_eff is not None else
-                  "None: per GEMM, analysis.GEMM_COMPUTE_EFFICIENCY where published for the "
-                  "chip's generation and the GEMM's format and kind, else 1"),
+    ) + ((Parameter("decode.compute_efficiency", s.fl_eff, "", "user (1: peak FLOP/s)"),)
+         if s.fl_eff is not None else ()) + (
         Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
-        Parameter("decode.expert_balance", s.balance, "",
-                  "user (None: round-robin placement; else mean/max of the expert ranks' "
-                  "token-expert pairs, EPLB's balancedness)"),
+    ) + ((Parameter("decode.expert_balance", s.balance, "",
+                    "user: mean/max of the expert ranks' token-expert pairs (EPLB's "
+                    "balancedness)"),) if s.balance is not None else ()) + (
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
     ) + _efficiency_parameters(s) + exch_params + s.m.parameters()
@@ -2120,10 +2131,18 @@ def _efficiency_parameters(s):
     ``compute_efficiency``)."""
     if s.fl_eff is not None:
         return ()
-    used = {}
+    used, peak = {}, []
     for part in ("attention", "ffn", "experts", "router", "head"):
         p = gemm_compute_efficiency(s.chip.generation, s.gemm_format(part),
                                     "grouped" if part == "experts" else "dense")
         if p is not None:
             used.setdefault(p.name, p)
+        else:
+            peak.append(part)
+    if peak:       # the rule's other branch, as a number: no published figure, peak FLOP/s
+        used["peak"] = Parameter(
+            "decode.compute_efficiency.unpublished", 1.0, "",
+            f"{s.chip.generation} GEMMs with no published efficiency for their format and "
+            f"kind (analysis.GEMM_COMPUTE_EFFICIENCY) run at peak FLOP/s: "
+            f"{', '.join(peak)}")
     return tuple(used.values())

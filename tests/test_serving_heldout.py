@@ -29,22 +29,22 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
            "down-projections whole on every rank, session 5) + 1.3 us per graph kernel + the "
            "kernels' minimum durations and GEMM fixed parts (analysis.KERNEL_FLOORS, "
            "GEMM_FIXED_TIME) over TensorRT-LLM's kernels counted from its code (session 6: "
-           "the CUTLASS MoE runner's 5-7, FP8 block linears' input quantization) + exposed "
-           "all-reduces: 5.3 ms against 9.0 ms measured (111 tok/s/user) on B200 without MTP "
-           "(6.6 ms in TensorRT-LLM issue #5929's later build; H200 FP8 7.0 ms against its "
-           "10.8 ms): about 40% of a batch-1 TensorRT-LLM step is still not modelled; ")
+           "the CUTLASS MoE runner's 5-7, the router's sigmoid and bias add, FP8 block linears' input quantization) + exposed "
+           "all-reduces: 5.6 ms against 9.0 ms measured (111 tok/s/user) on B200 without MTP "
+           "(6.6 ms in TensorRT-LLM issue #5929's later build; H200 FP8 7.4 ms against its "
+           "10.8 ms): about a third of a batch-1 TensorRT-LLM step is still not modelled; ")
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).
 OUTSIDE_25 = {
-    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model now too slow, 4.72 vs 6.18 tok/s/user "
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model now too slow, 4.71 vs 6.18 tok/s/user "
                                                    "(NVFP4, FP8 KV, 896 users per GPU, attention "
                                                    "DP8 + EP8): each prompt's prefill holds the "
                                                    "instance (TensorRT-LLM blog 10's in-flight "
                                                    "baseline); whether this run balanced its "
                                                    "ranks' contexts is not stated",
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 2.0x",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.8x",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.65-1.7x" for k in range(6)},
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.9x",
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.7x",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.6-1.7x" for k in range(6)},
 }
 
 

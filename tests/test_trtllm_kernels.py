@@ -2,9 +2,9 @@
 
 * The routed experts run as the five kernels of TensorRT-LLM's CUTLASS MoE runner on its
   min-latency branch (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``: expert maps, grouped
-  GEMM strides, gemm1, the activation, gemm2), plus expand and finalize off that branch
-  (FP8 experts, more than 128 tokens on a rank, attention DP); a dense FFN as GatedMLP's
-  three.
+  GEMM strides, gemm1, the activation, gemm2), plus expand, finalize and the add of the
+  shared and routed outputs off that branch (FP8 experts, more than 128 tokens on a rank,
+  attention DP); a dense FFN as GatedMLP's three.
 * A GEMM of FP8 block-scaled weights (``fp8-block128``) is two kernels: the input's 1x128
   quantization, then the GEMM (linear.py ``FP8BlockScalesLinearMethod.apply``).
 
@@ -77,7 +77,8 @@ def test_trtllm_lists_count_the_cutlass_moe_runner_and_gated_mlp():
 def _brute_extra(model, chip, engine="trtllm", cuda_graphs=True, tokens=1, tp=2):
     """Kernels TensorRT-LLM adds per (dense, MoE) layer to GRAPH_KERNELS at this step: the
     quantize kernels, counted over the lists one kernel at a time, and the MoE runner's
-    expand + finalize off its min-latency branch (NVFP4 experts, tp > 1, <= 128 tokens)."""
+    expand + finalize + add off its min-latency branch (NVFP4 experts, tp > 1, <= 128
+    tokens)."""
     if not cuda_graphs or engine != "trtllm":
         return 0, 0
     min_latency = model.part_format("experts") == "nvfp4" and tp > 1 and tokens <= 128
@@ -93,7 +94,7 @@ def _brute_extra(model, chip, engine="trtllm", cuda_graphs=True, tokens=1, tp=2)
                if quantized("ffn") else 0)
     n_moe = (sum(KERNEL_CLASSES[n] == "gemm" and n != "router_gemm"
                  for n in GRAPH_KERNELS["moe_ffn"]) if quantized("ffn") else 0)
-    return n_att + n_dense, n_att + n_moe + (0 if min_latency else 2)
+    return n_att + n_dense, n_att + n_moe + (0 if min_latency else 3)
 
 
 @settings(max_examples=30, deadline=None)
@@ -126,7 +127,7 @@ def test_added_kernels_match_a_brute_force_count(att, ffn, experts, chip, engine
 def test_r1_fp8_on_hopper_quantizes_its_projections_nvfp4_does_not():
     # the FP8 block-128 release on H200: fuse_a, uq_qr, uk_bgemm, uv_gemm, wo_gemm each get a
     # quantize kernel, and so does the shared expert, and its FP8 experts take the MoE
-    # runner's full branch (expand + finalize); NVFP4 (attention BF16) at batch 1 gets none
+    # runner's full branch (expand, finalize, the shared + routed add); NVFP4 (attention BF16) at batch 1 gets none
     import topologies
     from analysis import model_config
 
@@ -135,6 +136,6 @@ def test_r1_fp8_on_hopper_quantizes_its_projections_nvfp4_does_not():
     h = decode_step("deepseek-r1", topologies.build("switch:8,chip=h200"), **kw)
     b = decode_step("deepseek-r1-nvfp4", topologies.build("switch:8,chip=b200"), **kw)
     base = len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"])
-    assert h.layers[-1].kernels == base + 5 + 1 + 2
+    assert h.layers[-1].kernels == base + 5 + 1 + 3
     assert b.layers[-1].kernels == base
     assert model_config("deepseek-r1").part_format("router") is None
