@@ -86,6 +86,12 @@ access``.
   stores after their copies) waits for the stores' acknowledgement, one peer round trip
   priced as one pulled round (below); only where the phase's handshake is the load/store
   kernel floor (one load/store domain, not ``transport="rdma"``).
+* **Block rate** (:attr:`ExchangeKernel.block_per_token`, ``one-sided``): one thread
+  block carries a token's whole exchange, so a phase takes at least the token's remote
+  copies at one block's rate (:data:`fabric.EXCHANGE_BLOCK_RATE`: NCCL's per-block figure
+  for its symmetric load/store kernels, 44 GiB/s Hopper, 55 GiB/s Blackwell); the dispatch's
+  transfer is ``max(links, remote destinations x bytes / rate)``, and each pulled round
+  adds its bytes at that rate to its round trip. Only inside one load/store domain.
 * **Pulled combine** (:attr:`ExchangeKernel.pull_threads`): one thread block per
   token loads ``pull_threads x pull_vector`` bytes per step from the peers and
   must have them back before its next step, so a combine takes at least
@@ -123,6 +129,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fabric import (
+    EXCHANGE_BLOCK_RATE,
     EXCHANGE_NIC_EFFICIENCY,
     EXCHANGE_SYNC,
     NodeError,
@@ -319,13 +326,14 @@ class ExchangePhase:
     time : float
     bottleneck : str
         ``"scale-up"``, ``"network"``, ``"round trips"`` (a pulled combine whose
-        dependent round trips outlast its bandwidth time) or ``"fixed"`` (when
-        nothing moves).
+        dependent round trips outlast its bandwidth time), ``"block rate"`` (one
+        block's token outlasts the links) or ``"fixed"`` (when nothing moves).
     scaleup_bytes, nic_bytes : float
         Bytes on the most loaded scale-up link, and through the busiest NIC
         (sent + received counted separately; the larger direction).
     pull_latency : float
-        Dependent round trips of a pulling combine (``rounds x round trip``); the
+        Dependent round trips of a pulling combine (``rounds x round trip``, plus the
+        token's remote bytes at one block's rate for a block-per-token kernel); the
         transfer is at least this. 0 for phases that push.
     kernel_gaps : float
         The part of ``fixed`` spent between the phase's kernels.
@@ -583,8 +591,9 @@ def _routed_network_time(fabric, ranks, net, efficiency):
 
 
 def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0, chain=0.0,
-           fence=0.0, trip=0.0):
-    moved = max(up_t, net_t) if kern.pipelined else up_t + net_t
+           fence=0.0, trip=0.0, block=0.0):
+    links = max(up_t, net_t) if kern.pipelined else up_t + net_t
+    moved = max(links, block)          # one block's token at the block's rate (a push)
     # a pull receives its first byte one round trip (``trip``) after its first request
     streamed = moved + trip if moved > 0 else 0.0
     transfer = max(streamed, pull)
@@ -593,6 +602,8 @@ def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=
         bott = "fixed"
     elif pull > streamed:
         bott = "round trips"
+    elif block > links:
+        bott = "block rate"
     else:
         bott = "network" if net_t >= up_t else "scale-up"
     return ExchangePhase(fixed=fixed, scaleup=up_t, network=net_t, transfer=transfer,
@@ -862,13 +873,21 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         peer_trip = _round_trip(fabric, ranks, dom) + access
         if in_domain:
             fence = [peer_trip if f else 0.0 for f in kern.release_fence]
+    # one block per token: it moves its token's remote copies at one block's rate
+    block = [0.0, 0.0]
+    if kern.block_per_token and n_ep > 1 and in_domain:
+        rate = EXCHANGE_BLOCK_RATE[arch]
+        params = params + (rate,)
+        remote = (n_ep - 1) * p_rank           # expected distinct ranks of a token, not its own
+        block = [remote * b_d / rate.value, remote * b_c / rate.value]
     fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d + chain[0] + fence[0]
     fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1] + fence[1]
     ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d,
-                  chain=chain[0], fence=fence[0])
+                  chain=chain[0], fence=fence[0], block=block[0])
     pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
-        pull = pull_rounds(b_c, kern.pull_threads, kern.pull_vector) * peer_trip
+        # each round: one round trip, then its bytes at the block's rate
+        pull = pull_rounds(b_c, kern.pull_threads, kern.pull_vector) * peer_trip + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],

@@ -116,6 +116,16 @@ for an acknowledgement. Charged where the phase's handshake is the load/store
 kernel floor; across the network :data:`EXCHANGE_SYNC` stands for the whole
 handshake.
 
+Block rate
+----------
+A kernel that gives each token one thread block (:attr:`ExchangeKernel.block_per_token`:
+TensorRT-LLM's one-sided kernels) cannot move a token faster than one block moves
+bytes over the fabric, :data:`EXCHANGE_BLOCK_RATE` (NCCL's per-block figure for its
+symmetric load/store kernels). The dispatch's block pushes its token to every remote
+destination at that rate (posted stores; the release fence pays the round trip); each
+pulled combine round costs one round trip plus its bytes at that rate. It matters at a
+few tokens, where one block's token outlasts the links' time.
+
 The facts and their sources are collected in ``docs/sources.md s.7``.
 
 Examples
@@ -138,8 +148,8 @@ from ._params import Parameter
 from ._runtime import runtime
 from ._tech import link_tech
 
-__all__ = ["EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY", "EXCHANGE_SYNC",
-           "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
+__all__ = ["EXCHANGE_BLOCK_RATE", "EXCHANGE_KERNELS", "EXCHANGE_LATENCY", "EXCHANGE_NIC_EFFICIENCY",
+           "EXCHANGE_SYNC", "ExchangeKernel", "exchange_kernel", "peer_access_latency"]
 
 #: NCCL's own tuner constants, held once in the ``nccl`` runtime profile (:mod:`fabric._runtime`).
 _NCCL = {p.name: p for p in runtime("nccl").parameters()}
@@ -245,6 +255,28 @@ EXCHANGE_LATENCY = {
     },
 }
 
+_NCCL_SYMK = ("NVIDIA/nccl src/sym_kernels.cc queryModel_lsa (NCCL 2.28.3, commit f1308997, "
+              "2025-09-02; unchanged at 5067397c, 2026-06-11): NCCL's time model of its symmetric "
+              "load/store kernels gives each block (one per SM, up to 512 threads) a bandwidth "
+              "smBw, time = baseLat + busBytes / softmin(nBlocks x smBw, peakBw)")
+
+#: Bytes per second one thread block moves to or from its peers over the scale-up fabric with
+#: plain loads and stores (``EXCHANGE_BLOCK_RATE[arch]``): NCCL's per-block figure for its
+#: symmetric load/store kernels. A kernel that gives each token one block
+#: (:attr:`ExchangeKernel.block_per_token`) cannot move a token faster than this, whatever
+#: the links could carry; that an exchange kernel's block (TensorRT-LLM: 256 threads) moves
+#: bytes at NCCL's per-block rate is this module's assumption.
+EXCHANGE_BLOCK_RATE = {
+    "hopper": Parameter(
+        "exchange.block_rate.hopper", 44 * 2**30, "B/s",
+        _NCCL_SYMK + ": cudaArch < 1000: smBw = 44 GiB/s for the kernels that are not "
+        "all-reduces (all-gather by stores, reduce-scatter by loads; 65 GiB/s for all-reduce "
+        "kernels, not used: an exchange is not an all-reduce)"),
+    "blackwell": Parameter(
+        "exchange.block_rate.blackwell", 55 * 2**30, "B/s",
+        _NCCL_SYMK + ": cudaArch >= 1000: smBw = 55 GiB/s for every symmetric kernel"),
+}
+
 #: The NVLink generation each architecture's ``peer_load`` was measured over.
 _PEER_TECH = {"hopper": "nvlink4", "blackwell": "nvlink5"}
 
@@ -326,6 +358,10 @@ class ExchangeKernel:
         and bytes each loads per step; ``0`` for kernels that push. Each step's
         loads must return before the next step's issue, so the combine takes at
         least ``ceil(bytes per token / (pull_threads x pull_vector))`` round trips.
+    block_per_token : bool
+        Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
+        per token): a phase cannot move a token faster than one block's rate
+        (:data:`EXCHANGE_BLOCK_RATE`; see "Block rate" in the module docstring).
     release_fence : tuple of bool
         Per (dispatch, combine) phase: the phase pushes stores into peers' memory and
         then releases them (a ``fence.release.sys``, a release store or a release
@@ -349,6 +385,7 @@ class ExchangeKernel:
     chain: tuple = ((), ())
     sources: tuple = ()
     release_fence: tuple = (False, False)
+    block_per_token: bool = False
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -365,6 +402,8 @@ class ExchangeKernel:
                              "both 0")
         if not isinstance(self.staging_copy, bool):
             raise TypeError(f"staging_copy must be True or False, got {self.staging_copy!r}")
+        if not isinstance(self.block_per_token, bool):
+            raise TypeError(f"block_per_token must be True or False, got {self.block_per_token!r}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
                 or any(not isinstance(x, bool) for x in self.release_fence)):
             raise ValueError(f"release_fence must be two bools (dispatch, combine), got "
@@ -433,6 +472,9 @@ class ExchangeKernel:
         if any(self.chain):
             text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-" for ph in self.chain)
             out.append(Parameter(f"{self.name}.chain", text, "", src.get("chain", "")))
+        if self.block_per_token:
+            out.append(Parameter(f"{self.name}.block_per_token", True, "",
+                                 src.get("block_per_token", "")))
         if any(self.release_fence):
             out.append(Parameter(f"{self.name}.release_fence",
                                  "{}+{}".format(*(int(x) for x in self.release_fence)), "",
@@ -566,8 +608,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                "stores send_counters into every peer's recv_counters, then "
                                "issues fence.release.sys before its relaxed completion-flag "
                                "stores; moeA2ACombineKernel's fence is commented out (its flags "
-                               "go relaxed, no pushed data before them)"))),
-        release_fence=(True, False),
+                               "go relaxed, no pushed data before them)")),
+            ("block_per_token", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
+                                 "flashinfer 579435f9 port): TLLM_MOE_A2A_ONE_BLOCK_PER_TOKEN "
+                                 "defaults to true; moeA2ADispatchKernel's block copies its token "
+                                 "to every destination rank, moeA2ACombineKernel's block pulls "
+                                 "its token from every source (BlockPolicy::token_idx = "
+                                 "blockIdx.x)"))),
+        release_fence=(True, False), block_per_token=True,
     ),
     ExchangeKernel(
         "pplx", dedup="rank", forwarding=False, scale_out=True, pipelined=True,

@@ -108,9 +108,10 @@ CASES = {
 #: Held-out MoE rows the model misses by more than the goal today (from the evaluation).
 _FLOOR = ("one-sided small-batch floor: every kernel counted from the code is charged "
           "(dispatch: 2 graph nodes + the symmetric-memory kernel floor + one block's serial "
-          "chain at published Blackwell latencies + the release fence's peer round trip, "
-          "~12.8 us; combine: 1 node + the floor + the "
-          "staging chain + 4 pulled rounds, each a measured peer load of 1.71 us, ~12 us); "
+          "chain at published Blackwell latencies + the release fence's peer round trip + "
+          "the token at one block's rate, ~14.4 us; combine: 1 node + the floor + the "
+          "staging chain + 4 pulled rounds, each a measured peer load of 1.71 us, + the "
+          "token at one block's rate, ~14 us); "
           "blog18 measures ~19 us dispatch / ~31 us combine at 1-32 tokens at every EP width, "
           "and NVIDIA's barrier-off run at EP8 (an earlier revision of blog18, PR #12195) puts "
           "11.3 / 28.1 us of it outside the barriers: more per-kernel work than the sourced "

@@ -20,6 +20,7 @@ import analysis
 import topologies
 from analysis import expert_reach, model_config, moe_exchange, parse_routing
 from fabric import (
+    EXCHANGE_BLOCK_RATE,
     EXCHANGE_KERNELS,
     EXCHANGE_LATENCY,
     EXCHANGE_NIC_EFFICIENCY,
@@ -392,15 +393,19 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     k = exchange_kernel("one-sided")
     rounds = analysis.pull_rounds(r.combine_bytes, k.pull_threads, k.pull_vector)
     access = EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech("nvlink4").latency
+    rate = EXCHANGE_BLOCK_RATE["hopper"].value          # NCCL's 44 GiB/s per block
     c = r.combine_phase
-    assert c.pull_latency == pytest.approx(rounds * (rt + access), rel=1e-12)
+    # each round a round trip, and the 7 remote sources' bytes at one block's rate
+    assert c.pull_latency == pytest.approx(rounds * (rt + access) + 7 * r.combine_bytes / rate,
+                                           rel=1e-12)
     streamed = max(c.scaleup, c.network) + rt + access
     assert c.transfer == pytest.approx(max(streamed, c.pull_latency), rel=1e-12)
     assert c.transfer >= rt + access                   # no byte back before one round trip
     assert (c.bottleneck == "round trips") == (c.pull_latency > streamed)
     assert r.dispatch_phase.pull_latency == 0.0
-    d = r.dispatch_phase                                # a push: bandwidth time alone
-    assert d.transfer == pytest.approx(max(d.scaleup, d.network), rel=1e-12)
+    d = r.dispatch_phase                                # a push: links or one block's token
+    assert d.transfer == pytest.approx(
+        max(d.scaleup, d.network, 7 * r.dispatch_bytes / rate), rel=1e-12)
     # other kernels push: no round-trip floor
     pplx = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="pplx", dispatch_bytes=2,
                         combine_bytes=nbytes, routing="balanced")
@@ -608,11 +613,15 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     assert d.fixed == pytest.approx(floor + 2 * node + chain_d + rt + access, rel=1e-12)
     assert c.fixed == pytest.approx(floor + 1 * node + chain_c, rel=1e-12)
     rounds = analysis.pull_rounds(7168 * 2, 256, 16)
-    pull = rounds * (rt + access)
+    # one block per token: its remote copies ((ep - 1) x min(8, ep) / ep expected ranks under
+    # the balanced router) at NCCL's per-block rate
+    rate = EXCHANGE_BLOCK_RATE[arch].value
+    block = (ep - 1) * min(8, ep) / ep * 7168 * 2 / rate
+    pull = rounds * (rt + access) + block
     assert c.pull_latency == pytest.approx(pull, rel=1e-12)
     copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
     assert c.local_copy == pytest.approx(copy, rel=1e-12)
-    assert d.time == pytest.approx(d.fixed + d.scaleup, rel=1e-12)
+    assert d.time == pytest.approx(d.fixed + max(d.scaleup, block), rel=1e-12)
     assert c.time == pytest.approx(c.fixed + max(c.scaleup + rt + access, pull) + copy,
                                    rel=1e-12)
     names = {p.name for p in r.parameters}
@@ -716,3 +725,73 @@ def test_release_fence_not_charged_across_the_network_and_validated():
     for bad in ((True,), (1, 0), [True, False], "yes"):
         with pytest.raises(ValueError, match="release_fence"):
             dataclasses.replace(exchange_kernel("one-sided"), release_fence=bad)
+
+
+# -- one block per token -------------------------------------------------------------------------
+
+def test_block_rate_is_nccls_per_block_figure():
+    """The per-block rate is NCCL's own smBw for its symmetric load/store kernels
+    (src/sym_kernels.cc: 44 GiB/s Hopper non-all-reduce, 55 GiB/s Blackwell)."""
+    assert EXCHANGE_BLOCK_RATE["hopper"].value == 44 * 2**30
+    assert EXCHANGE_BLOCK_RATE["blackwell"].value == 55 * 2**30
+    for p in EXCHANGE_BLOCK_RATE.values():
+        assert p.unit == "B/s" and "sym_kernels.cc" in p.source
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["dgx-h100", "gb200-nvl72", "nvl72:chip=h100"]), st.booleans(),
+       st.sampled_from([2, 4, 8, 16]), st.sampled_from([1, 2, 16, 512]),
+       st.sampled_from(["balanced", "uniform"]))
+def test_one_block_moves_its_token_at_the_block_rate(system, degraded, ep, tokens, routing):
+    """One-sided (one block per token): the dispatch's transfer is the larger of the links'
+    time and the token's remote copies at one block's rate, where the remote copies are the
+    expected distinct ranks a token reaches other than its own (closed form: uniform routing
+    misses a rank with probability C(E - E/ep, k) / C(E, k), math.comb; the balanced router
+    reaches min(k, ep) of ep ranks); the pulled combine adds the same bytes at the block's
+    rate to its round trips; switching it off (block_per_token=False) gives the links alone,
+    on intact and degraded racks."""
+    f = topologies.build(system)
+    if degraded:
+        a = f.endpoints[1]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    ep = min(ep, f.n_endpoints)
+    kw = {"dispatch_bytes": 1, "combine_bytes": 2, "routing": routing, "kernel_gap": 0.0}
+    k = exchange_kernel("one-sided")
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
+    r0 = moe_exchange(f, "deepseek-v3", tokens, ep,
+                      kernel=dataclasses.replace(k, block_per_token=False), **kw)
+    arch = "blackwell" if system == "gb200-nvl72" else "hopper"
+    rate = EXCHANGE_BLOCK_RATE[arch].value
+    experts, topk = 256, 8
+    per_rank = experts // ep
+    if routing == "balanced":
+        remote = (ep - 1) * min(topk, ep) / ep
+    else:
+        miss = math.comb(experts - per_rank, topk) / math.comb(experts, topk)
+        remote = (ep - 1) * (1 - miss)
+    d, d0 = r.dispatch_phase, r0.dispatch_phase
+    block = remote * r.dispatch_bytes / rate
+    assert d.transfer == pytest.approx(max(d0.transfer, block), rel=1e-12)
+    assert (d.bottleneck == "block rate") == (block > d0.transfer)
+    c, c0 = r.combine_phase, r0.combine_phase
+    assert c.pull_latency - c0.pull_latency == pytest.approx(
+        remote * r.combine_bytes / rate, rel=1e-9)
+    assert r.dispatch >= r0.dispatch and r.combine >= r0.combine
+
+
+def test_block_rate_only_for_block_per_token_kernels():
+    """DeepEP and pplx spread a token over many warps and SMs: no block floor; the profile
+    flag is validated."""
+    f = topologies.build("dgx-h100")
+    for kernel in ("deepep-low-latency", "deepep-normal", "pplx"):
+        assert not exchange_kernel(kernel).block_per_token
+        r = moe_exchange(f, "deepseek-v3", 1, 8, kernel=kernel, dispatch_bytes=1,
+                         combine_bytes=2)
+        assert r.dispatch_phase.bottleneck != "block rate"
+        assert "exchange.block_rate.hopper" not in {p.name for p in r.parameters}
+    r = moe_exchange(f, "deepseek-v3", 1, 8, kernel="one-sided", dispatch_bytes=2,
+                     combine_bytes=2, routing="balanced")
+    assert r.dispatch_phase.bottleneck == "block rate"
+    assert "exchange.block_rate.hopper" in {p.name for p in r.parameters}
+    with pytest.raises(TypeError, match="block_per_token"):
+        dataclasses.replace(exchange_kernel("one-sided"), block_per_token=1)
