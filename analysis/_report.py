@@ -256,6 +256,9 @@ def check_report_dir(out, force=False):
         If ``out`` is a file, or a non-empty directory and ``force`` is false.
     FileNotFoundError, PermissionError
         If the parent of ``out`` is missing or not writable.
+    SpecError
+        If ``out`` is empty, or is the current directory or one holding it (the report
+        replaces its directory whole).
 
     Examples
     --------
@@ -264,9 +267,16 @@ def check_report_dir(out, force=False):
     ...
     FileNotFoundError: cannot write the report to /no/such/dir/report: /no/such/dir does not exist
     """
+    if not str(out).strip():
+        raise SpecError("--out is empty: name the directory to write, e.g. --out report")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"--out {out} exists and is not a directory")
+    here = Path.cwd().resolve()
+    if out.resolve() == here or out.resolve() in here.parents:
+        # the report replaces its directory whole, and the one a shell stands in cannot be
+        raise SpecError(f"cannot write the report to {out}: it is the current directory or "
+                        f"holds it; name a directory inside it, e.g. --out report")
     if out.is_dir() and any(out.iterdir()) and not force:
         raise FileExistsError(f"{out} already holds files; pass --force to replace it")
     parent = out.resolve().parent
@@ -285,7 +295,11 @@ def _replace_dir(tmp, out):
     old = None
     if out.exists():
         old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.resolve().parent))
-        os.rename(out, old / out.name)
+        try:
+            os.rename(out, old / out.name)
+        except OSError:
+            old.rmdir()       # leave nothing behind
+            raise
     try:
         os.rename(tmp, out)
     except OSError:
@@ -368,6 +382,8 @@ def write_figures(out="figures", names=README_FIGURES, *, quiet=False, executor=
     FileExistsError, FileNotFoundError
         If ``out`` is a file or its parent is missing (checked before any work).
     """
+    if not str(out).strip():
+        raise SpecError("--out is empty: name the directory to write, e.g. --out figures")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"--out {out} exists and is not a directory")

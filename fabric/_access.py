@@ -297,7 +297,14 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     _check_op(op, size)
     _transport_name(transport)
     a, target = fabric.node(src), fabric.node(target)
-    if _has_protection(fabric):
+    protected = _has_protection(fabric)
+    # a chip issues the access; without an address plan only a chip's memory is known
+    # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)
+    for x in (a,) if protected else (a, target):
+        if x not in fabric.rank_of:
+            raise NodeError(f"{fabric.name}: {x!r} is a {fabric.graph.nodes[x].get('kind')}, not "
+                            f"a chip: an access goes from a chip to memory")
+    if protected:
         t = permit(fabric, a, _memory_of(fabric, target), op)
         address = t.global_address if address is None else address
     return _access_to(fabric, a, target, op=op, size=size, transport=transport,

@@ -332,3 +332,22 @@ def test_step_kernel_lists_refuses_bad_input_by_name(kwargs, error, match):
     import numpy as np
 
     assert analysis.step_kernel_lists("deepseek-r1", "h200", tp=np.int64(8), tokens=1)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["route", "switch:4", "sw0", "chip1"], "'sw0' is a switch, not a chip"),
+    (["route", "switch:4", "chip1", "sw0"], "'sw0' is a switch, not a chip"),
+    (["route", "cluster-128", "nic0", "5"], "'nic0' is a nic, not a chip"),
+    (["report", "torus:3x3", "--out", "", "--quiet"], "--out is empty"),
+    (["report", "torus:3x3", "--out", ".", "--quiet"], "it is the current directory"),
+    (["report", "torus:3x3", "--out", "..", "--force", "--quiet"], "or holds it"),
+    (["figures", "--out", " ", "--quiet"], "--out is empty"),
+])
+def test_accesses_from_switches_and_reports_over_the_working_directory_are_refused(
+        argv, fragment, tmp_path, monkeypatch):
+    """A load 'from sw0' was timed (no address plan); ``report --out ''`` computed the whole
+    report, then failed to rename '.' and left a '..old-*' directory behind."""
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = _cli(argv)
+    assert rc == 2 and err.count("\n") == 1 and fragment in err, err
+    assert not list(tmp_path.parent.glob("..old-*")) and not list(tmp_path.iterdir())
