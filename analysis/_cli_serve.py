@@ -6,6 +6,7 @@ import math
 from fabric import SpecError
 
 from ._cli_decode import add_step_options, floor_kwargs
+from ._cli_route import add_failure_options, degrade
 from ._json_units import to_json
 
 __all__ = []
@@ -30,9 +31,9 @@ def register(sub):
                    choices=("total-per-gpu", "output-per-gpu", "output-per-decode-gpu"),
                    help="what tokens/s per GPU counts (default: input+output over all GPUs, "
                         "InferenceX)")
-    p.add_argument("--fail-chip", action="append", default=[], metavar="NODE",
-                   help="serve on SYSTEM without this chip, by name or rank (repeatable); "
-                        "the search also tries instances that leave live chips idle")
+    # serve on SYSTEM without these (the search also tries instances that leave live
+    # chips idle, and places an instance on whole intact domains)
+    add_failure_options(p)
     p.add_argument("--layout", action="append", default=None,
                    help="a layout to try (repeatable; default: search them all)")
     p.add_argument("--batches", default=None,
@@ -53,8 +54,8 @@ def register(sub):
                         "aligns every rank's prompts in one iteration (TensorRT-LLM's ADP "
                         "Balance); default: one prompt's prefill at a time holds the instance")
     d.add_argument("--micro-batches", type=int, default=1,
-                   help="decode steps split into this many micro-batches (2: two-batch "
-                        "overlap, with --overlap 1)")
+                   help="decode steps split into this many micro-batches, at most the "
+                        "batch (2: two-batch overlap, with --overlap two-batch)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -107,9 +108,7 @@ def run(args):
                                             and args.chip_price > 0):
         raise SpecError(f"--chip-price must be a finite number of dollars > 0, got "
                         f"{args.chip_price}")
-    fab = topologies.build(args.system)
-    if args.fail_chip:
-        fab = fab.without(chips=args.fail_chip)
+    fab = degrade(topologies.build(args.system), args)
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
               "overlap": args.overlap, "micro_batches": args.micro_batches,
@@ -129,8 +128,12 @@ def run(args):
                               batches=_batches(args.batches), speculative=spec, **decode)
         bar.update()
         bar.stage("single-user speed")
+        # one user's step is not split into micro-batches: the plain schedule
+        one = {**decode, "micro_batches": 1}
+        if one["overlap"] == "two-batch":
+            one["overlap"] = 0.0
         su = single_user_speed(args.model, fab, isl=args.isl, osl=args.osl,
-                               layouts=args.layout, speculative=spec, **decode)
+                               layouts=args.layout, speculative=spec, **one)
         bar.update()
         bar.stage("cost")
         try:
@@ -143,6 +146,7 @@ def run(args):
     if args.json:
         out = {"model": fr.model, "system": fr.system, "isl": fr.isl, "osl": fr.osl,
                "failed_chips": sorted(fab.failures.ranks.values()),
+               "failed_links": [list(x) for x in fab.failures.links],
                "mode": fr.mode, "definition": fr.definition,
                "definition_text": fr.definition_text, "evaluated_points": fr.evaluated,
                "layouts_searched": list(fr.layouts), "layouts_skipped": list(fr.skipped),

@@ -1488,6 +1488,10 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if not isinstance(draft, bool):
         raise TypeError(f"draft must be True or False, got {draft!r}")
     if draft:
+        if not m.mtp_modules:
+            raise SpecError(f"draft=True prices a multi-token-prediction module, but {m.name} "
+                            f"has none (mtp_modules=0); a separate draft model's cost is "
+                            f"serving's draft_cost=")
         m = _mtp_block(m)
     chip = chip if chip is not None else fabric.chip
     if chip is None:
@@ -2081,9 +2085,11 @@ def _parameters(s, moe, comm):
         Parameter("decode.cuda_graphs", s.cuda_graphs, "", "user (True: replayed CUDA graph)"),
         Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(_moe_kernels(s))} (moe), "
                   f"{kernels_att}+{len(lists['dense_ffn'])} (dense)", "", count_source),
-        Parameter("decode.runtime", s.runtime, "", "user (None: analysis.cost's default)"),
-        Parameter("decode.ep_kernel", kern.name if kern is not None else None, "",
-                  "user (None: the collectives model's all-to-all)"),
+        Parameter("decode.runtime", s.runtime or "the collective's default", "",
+                  "user (not given: analysis.cost's default runtime)"),
+        Parameter("decode.ep_kernel", kern.name if kern is not None else "collective", "",
+                  "user (not given: dispatch and combine as the collectives model's "
+                  "all-to-all)"),
         Parameter("decode.fusion_factor", s.fusion_factor, "", "user"),
         Parameter("decode.min_kernel_time", s.min_kernel_time, "s",
                   MIN_KERNEL_TIME.source if s.min_kernel_time == MIN_KERNEL_TIME.value
@@ -2102,20 +2108,19 @@ def _parameters(s, moe, comm):
         Parameter("decode.hbm_efficiency", hbm_eff, "",
                   DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value
                   else "user (1: peak bandwidth)"),
-        Parameter("decode.engine", s.engine if s.cuda_graphs else None, "",
-                  "user: whose kernel list a replayed graph runs"),
+    ) + ((Parameter("decode.engine", s.engine, "",
+                    "user: whose kernel list a replayed graph runs"),)
+         if s.cuda_graphs else ()) + (
         Parameter("decode.moe_hbm_efficiency", hbm_eff if s.moe_eff is None else s.moe_eff, "",
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source
                    if s.moe_eff == VLLM_INT4_MOE_HBM_EFFICIENCY.value else "user")),
-        Parameter("decode.compute_efficiency", s.fl_eff, "",
-                  "user (1: peak FLOP/s)" if s.fl_eff is not None else
-                  "None: per GEMM, analysis.GEMM_COMPUTE_EFFICIENCY where published for the "
-                  "chip's generation and the GEMM's format and kind, else 1"),
+    ) + ((Parameter("decode.compute_efficiency", s.fl_eff, "", "user (1: peak FLOP/s)"),)
+         if s.fl_eff is not None else ()) + (
         Parameter("decode.routing_skew", s.skew, "", "user (0: uniform routing)"),
-        Parameter("decode.expert_balance", s.balance, "",
-                  "user (None: round-robin placement; else mean/max of the expert ranks' "
-                  "token-expert pairs, EPLB's balancedness)"),
+    ) + ((Parameter("decode.expert_balance", s.balance, "",
+                    "user: mean/max of the expert ranks' token-expert pairs (EPLB's "
+                    "balancedness)"),) if s.balance is not None else ()) + (
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
     ) + _efficiency_parameters(s) + exch_params + s.m.parameters()
@@ -2126,10 +2131,18 @@ def _efficiency_parameters(s):
     ``compute_efficiency``)."""
     if s.fl_eff is not None:
         return ()
-    used = {}
+    used, peak = {}, []
     for part in ("attention", "ffn", "experts", "router", "head"):
         p = gemm_compute_efficiency(s.chip.generation, s.gemm_format(part),
                                     "grouped" if part == "experts" else "dense")
         if p is not None:
             used.setdefault(p.name, p)
+        else:
+            peak.append(part)
+    if peak:       # the rule's other branch, as a number: no published figure, peak FLOP/s
+        used["peak"] = Parameter(
+            "decode.compute_efficiency.unpublished", 1.0, "",
+            f"{s.chip.generation} GEMMs with no published efficiency for their format and "
+            f"kind (analysis.GEMM_COMPUTE_EFFICIENCY) run at peak FLOP/s: "
+            f"{', '.join(peak)}")
     return tuple(used.values())

@@ -44,6 +44,18 @@ SPEED_RACE_TOKENS_PER_S = 490.0
 SEED_MODEL = "hypothetical-2.8t"
 
 
+def _drafts(model):
+    """What the report's speculative settings give ``model``, in words."""
+    from ._models import model_config
+    from ._serving import MTP_ACCEPTANCE
+
+    m = model_config(model)
+    if m.mtp_modules:
+        return f"plain decoding or 3 drafted tokens at acceptance {MTP_ACCEPTANCE.value:g}"
+    return (f"plain decoding only ({m.name} has no multi-token-prediction module to draft "
+            f"with, and the report prices no separate draft model)")
+
+
 def _spec():
     from ._serving import MTP_ACCEPTANCE
 
@@ -181,7 +193,7 @@ def serving_section(fabrics, executor, quiet):
     """The serving section and its finding sentences."""
     from ._decode import DECODE_HBM_EFFICIENCY, GEMM_FIXED_TIME, GRAPH_KERNEL_OVERHEAD
     from ._report_decode import param_phrase
-    from ._serving import DEFINITIONS, MTP_ACCEPTANCE, PREFILL_EFFICIENCY, USABLE_HBM_FRACTION
+    from ._serving import DEFINITIONS, PREFILL_EFFICIENCY, USABLE_HBM_FRACTION
     from ._sweep import sweep
 
     systems = list(fabrics)
@@ -212,9 +224,8 @@ def serving_section(fabrics, executor, quiet):
         "GPUs). Every point is a layout found by search (instance size, attention tensor / "
         "data parallelism, experts over the instance), a concurrency up to what the KV cache "
         f"at {SERVING_ISL + SERVING_OSL} tokens leaves room for in "
-        f"{USABLE_HBM_FRACTION.value:.0%} of HBM, and plain decoding or 3 drafted tokens at "
-        f"acceptance {MTP_ACCEPTANCE.value:g}; the frontier keeps the points no other beats "
-        "on both axes."),
+        f"{USABLE_HBM_FRACTION.value:.0%} of HBM, and {_drafts(SERVING_MODEL)}; the "
+        "frontier keeps the points no other beats on both axes."),
         (f"Tokens/s per GPU: {DEFINITIONS[fr0.definition]}. Prefill runs at "
         f"{PREFILL_EFFICIENCY.value:.0%} of peak FLOP/s (an assumption); the decode steps "
         "are the decode model's with the MoE decode section's settings (CUDA-graph replay "
@@ -282,7 +293,7 @@ def _serving_findings(rows, seed_rows, seed_system):
              if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]
     out.append(f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user: "
                + (f"reached on {', '.join(reach)}." if reach else
-                  "no system reaches it under these settings (plain or 3 drafted tokens, "
+                  f"no system reaches it under these settings ({_drafts(SERVING_MODEL)}, "
                   "no kernel fusion)."))
     x = MATCHED_INTERACTIVITY[1]
     k = f"{x:g}"

@@ -635,6 +635,12 @@ def _check_choice(name, value, allowed):
     return value
 
 
+def _no_mtp(m):
+    return (f"{m.name} has no multi-token-prediction module (mtp_modules=0) to price a draft "
+            f"from; pass draft_cost= (a draft model's time per token as a fraction of a "
+            f"plain step)")
+
+
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
              mode, definition, system, model, layout, context, hbm, capacity, idle=0):
     """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring)."""
@@ -729,6 +735,13 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                 adp_balance=adp_balance)
     k = draft_length
     a = MTP_ACCEPTANCE.value if acceptance is None else acceptance
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise SpecError(f"batch must be an integer >= 1, got batch={batch!r}")
+    if batch < fr.micro:
+        raise SpecError(f"micro_batches={fr.micro} exceeds batch={batch}: each micro-batch "
+                        f"needs at least one sequence")
+    if k and draft_cost is None and not m.mtp_modules:
+        raise SpecError(_no_mtp(m))
     lay = str(parse_layout(layout, fabric.n_endpoints))
     info = fr.layout_info(lay)
     if info["reason"]:
@@ -957,7 +970,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     draft_cost : float, optional
         Draft time per token as a fraction of a plain step; default: priced at each point
         by ``analysis.decode_step(draft=True)`` (one MoE block, the MTP projection and the
-        head, :data:`DRAFT_SOURCE`).
+        head, :data:`DRAFT_SOURCE`). A model without an MTP module (``mtp_modules=0``, e.g.
+        Kimi K2) has no draft to price: its drafted settings are skipped (and named in
+        ``skipped``) unless ``draft_cost`` is given.
     mode : ``"aggregated"`` or ``"disaggregated"``
     definition : str
         What the frontier's y counts: a key of :data:`DEFINITIONS`.
@@ -969,7 +984,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         length instead.
     micro_batches : int
         Decode steps split into this many micro-batches run one after the other
-        (2: two-batch overlap; see ``_steps``). Default 1.
+        (2: two-batch overlap; see ``_steps``). Default 1. At most the batch: the default
+        batches start there, and a batch below it is refused.
     adp_balance : bool, default False
         Aggregated serving under attention data parallelism (``dp > 1``): False, a prompt's
         prefill holds the whole instance (:func:`prefill_time` ``one_at_a_time``: the
@@ -1017,10 +1033,20 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         if not batches or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
                               for b in batches):
             raise SpecError(f"batches must be integers >= 1, got {batches!r}")
+        if batches[0] < sw.micro:
+            raise SpecError(f"micro_batches={sw.micro} exceeds batch={batches[0]}: each "
+                            f"micro-batch needs at least one sequence")
+    unpriced = []
+    if draft_cost is None and not m.mtp_modules and any(k for k, _ in spec):
+        # no MTP module to price a draft from: plain decoding only, and say so
+        unpriced = [f"speculative settings {[k for k, _ in spec if k]}: {_no_mtp(m)}"]
+        spec = tuple((k, a) for k, a in spec if not k)
+        if not spec:
+            raise SpecError(_no_mtp(m))
     cands = (candidate_layouts(m, fabric, chip=sw.chip, usable_hbm=usable_hbm)
              if layouts is None else [str(parse_layout(x, fabric.n_endpoints))
                                       for x in layouts])
-    infos, skipped = {}, []
+    infos, skipped = {}, list(unpriced)
     for lay in cands:
         info = sw.layout_info(lay)
         if info["reason"]:
@@ -1028,9 +1054,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         else:
             infos[lay] = info
 
-    def grid(info, count):
-        return (_batch_grid(info["b_max"], count) if batches is None
-                else [b for b in batches if b <= info["b_max"]])
+    def grid(info, count):        # a micro-batch holds one sequence at least
+        return ([b for b in _batch_grid(info["b_max"], count) if b >= sw.micro]
+                if batches is None else [b for b in batches if b <= info["b_max"]])
 
     searched = list(infos)
     points = []
@@ -1038,11 +1064,12 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         for b in grid(infos[lay], n_batches):
             points.extend(sw.point(lay, infos[lay], b, spec, draft_cost))
     if not points:
-        reasons = {r.partition(": ")[2] for r in skipped}
+        unfit = skipped[len(unpriced):]        # the layouts' reasons (not the drafts')
+        reasons = {r.partition(": ")[2] for r in unfit}
         if len(reasons) == 1:          # a bad setting, not a layout that does not fit
             raise SpecError(f"{m.name} on {fabric.name}, every layout: {reasons.pop()}")
-        if skipped:
-            why = "; ".join(skipped)
+        if unfit:
+            why = "; ".join(unfit)
         elif not cands:     # candidate_layouts found no instance that holds the weights
             why = (f"its weights ({m.weight_bytes_total / 1e9:.1f} GB) exceed {usable_hbm:g} "
                    f"of the HBM of all {fabric.n_endpoints} chips ({sw.chip.name}: "
@@ -1053,9 +1080,12 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
                         + why)
     front = pareto_front(points)
-    params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE,
-              Parameter("serving.draft_cost", "priced" if draft_cost is None
-                        else draft_cost, "", DRAFT_SOURCE if draft_cost is None else "user"))
+    # a priced draft is the decode model's (its parameters are the steps'); a given one is
+    # a number
+    params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE) + (
+        () if draft_cost is None else
+        (Parameter("serving.draft_cost", draft_cost, "", "user: draft time per token as a "
+                   "fraction of a plain step"),))
     return ServingFrontier(model=m.name, system=fabric.name, mode=mode, definition=definition,
                            definition_text=DEFINITIONS[definition],
                            isl=isl, osl=osl, points=tuple(front), evaluated=len(points),
@@ -1143,6 +1173,9 @@ def single_user_speed(model, fabric, *, isl=1024, osl=1024, layouts=None,
     >>> s.limiter in s.shares, abs(sum(s.shares.values()) - s.tpot) < 1e-12
     (True, True)
     """
+    if kwargs.get("micro_batches", 1) != 1:
+        raise SpecError(f"one user's step cannot be split into micro_batches="
+                        f"{kwargs['micro_batches']!r}; single-user speed runs micro_batches=1")
     fr = serving_frontier(model, fabric, isl=isl, osl=osl, batches=(1,), layouts=layouts,
                           speculative=speculative, keep_all=True, **kwargs)
     best = max(fr.all_points, key=lambda p: (p.tokens_per_s_user, p.tokens_per_s_gpu))
