@@ -583,7 +583,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "a quantized format's scale-factor payload (a third small payload; its "
                        "size is not separable from dispatch_bytes: an undercount of one load), "
                        "later pulled rounds' L1 re-reads of the routing metadata (tens of ns, no "
-                       "L1 Parameter), the release fence and flags (in the kernel floor). "
+                       "L1 Parameter), the flags (in the kernel floor); the release fence is "
+                       "its own step (release_fence: one peer round trip). "
                        "flashinfer 5e891c6b "
                        "(2026-07-21) claims the slots in parallel lanes (one atomic): newer "
                        "measurements need ('l2_atomic', 'one')")),

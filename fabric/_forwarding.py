@@ -177,6 +177,13 @@ class ForwardingTables:
                 port = ports[int(flow_hash(s, t, idx[cur])[()] % np.uint64(len(ports)))]
             cur = f.nodes[int(r.link_head[port])]
             path.append(cur)
+        try:
+            f.route(a, target)
+        except RoutingError:
+            # no route: the entries merged over the range that none reaches send it round
+            raise RoutingError(f"{f.name}: no route from {a!r} to {target!r} (address "
+                               f"{address:#x}): the tables loop on it"
+                               f"{f.failures.explain(a, target)}") from None
         raise RoutingError(f"{f.name}: forwarding from {a!r} to {address:#x} loops")
 
 

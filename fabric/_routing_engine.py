@@ -215,7 +215,13 @@ class Engine:
         deg = np.bincount(link_tail, minlength=N)
         kinds = np.array([d.get("kind") == "chip" for _, d in fabric.graph.nodes(data=True)],
                          dtype=bool)
-        self.leaf = kinds & (deg == 1)
+        leaf = kinds & (deg == 1)
+        # two chips joined only to each other (a user's two-chip graph, or what failures
+        # leave of one) are both kept: each is the other's only neighbour, which a leaf's
+        # route must go through, so neither may be left out of the state graph
+        lo = np.flatnonzero(leaf[link_tail])
+        leaf[link_tail[lo[leaf[link_head[lo]]]]] = False
+        self.leaf = leaf
         self.leaf_out = np.full(N, -1, dtype=np.int64)
         self.leaf_in = np.full(N, -1, dtype=np.int64)
         self.leaf_nbr = np.arange(N, dtype=np.int64)

@@ -10,6 +10,7 @@ Hypothesis runs few examples; the file takes a few seconds.
 """
 
 import io
+import itertools
 from contextlib import redirect_stderr, redirect_stdout
 
 import networkx as nx
@@ -351,3 +352,71 @@ def test_accesses_from_switches_and_reports_over_the_working_directory_are_refus
     rc, _, err = _cli(argv)
     assert rc == 2 and err.count("\n") == 1 and fragment in err, err
     assert not list(tmp_path.parent.glob("..old-*")) and not list(tmp_path.iterdir())
+
+
+# -- users' graphs: two chips joined only to each other ------------------------------------------
+
+def _user_fabric(G, seed):
+    import random
+
+    from fabric import Fabric
+
+    rng = random.Random(seed)
+    nx.set_node_attributes(G, "chip", "kind")
+    for u, v in G.edges:
+        G.edges[u, v]["bandwidth"] = rng.choice([25e9, 50e9, 100e9])
+        G.edges[u, v]["latency"] = 1e-7
+    return Fabric.from_graph(G)
+
+
+def test_two_chips_joined_only_to_each_other_route_on_a_users_graph():
+    """Chips with one link are routed at the ends through their neighbour; two such chips
+    joined to each other had no neighbour left in the state graph: 'no route from 0 to 1'
+    on ``nx.path_graph(2)``, and from 1 to 2 on a path 0-1-2 without link 0-1."""
+    f = _user_fabric(nx.path_graph(2), 0)
+    assert f.route(0, 1) == [0, 1] and f.route(1, 0) == [1, 0]
+    g = _user_fabric(nx.path_graph(3), 0).without(links=[(0, 1)])
+    assert g.route(1, 2) == [1, 2]
+    with pytest.raises(RoutingError, match="0 is cut off from every other chip: link 0-1"):
+        g.route(2, 0)
+    assert analysis.metrics(f).avg_hops == 1.0
+    loads = analysis.link_loads(f, analysis.traffic(f, "all-to-all", 1.0))
+    assert loads.loads.tolist() == [1.0, 1.0]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 9), st.integers(0, 10_000), st.data())
+def test_routes_on_degraded_users_graphs_are_brute_force_shortest_paths(k, seed, data):
+    G = nx.path_graph(k) if k < 4 else nx.connected_watts_strogatz_graph(k, 2, 0.5, seed=seed)
+    f = _user_fabric(G, seed)
+    links = data.draw(st.lists(st.sampled_from(sorted(G.edges)), max_size=2, unique=True))
+    chips = data.draw(st.lists(st.sampled_from(sorted(G.nodes)), max_size=1))
+    if len(chips) == k:
+        chips = []
+    g = f.without(links=links, chips=chips)
+    H = g.graph
+    for a in g.endpoints:
+        for b in g.endpoints:
+            if a == b:
+                continue
+            if not nx.has_path(H, a, b):
+                with pytest.raises(RoutingError, match="no route from"):
+                    g.route(a, b)
+                continue
+            p = g.route(a, b)
+            assert p[0] == a and p[-1] == b and len(p) - 1 == nx.shortest_path_length(H, a, b)
+            assert all(H.has_edge(u, v) for u, v in itertools.pairwise(p))
+            assert all(H.has_edge(u, v) for u, v in itertools.pairwise(p))
+
+
+def test_forwarding_that_loops_where_no_route_is_left_says_no_route():
+    """leafspine:k=4,over=3 without chip4-leaf1, leaf1-spine0 and chip3 leaves chip5 alone
+    with leaf1, whose merged entries send chip6's range back to chip5: the walk loops; it
+    said 'forwarding ... loops', now 'no route' with the cause (Hypothesis found it)."""
+    from fabric import forwarding_tables
+
+    g = _build("leafspine:k=4,over=3,chip=h100").without(
+        links=[("chip4", "leaf1"), ("leaf1", "spine0")], chips=["chip3"])
+    with pytest.raises(RoutingError, match="no route from 'chip5' to 'chip6' .*the tables "
+                                           "loop on it; chip5 is cut off"):
+        forwarding_tables(g).forward("chip5", g.address_map.global_address("chip6", 4096))
