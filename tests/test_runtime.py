@@ -320,7 +320,7 @@ def test_a_release_chooses_by_its_tables_and_is_timed_by_the_newest(release, spe
     assert (split.algorithm, split.protocol, split.channels) == (
         chose.algorithm, chose.protocol, chose.channels)
     assert split.candidates == times.candidates
-    label = [lab for lab, t in chose.candidates if t == chose.time][0]
+    label = next(lab for lab, t in chose.candidates if t == chose.time)
     assert split.time == dict(times.candidates)[label]
     assert split.time >= split.lower_bound * (1 - 1e-9)
 
