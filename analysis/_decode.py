@@ -262,9 +262,12 @@ TRTLLM_MIN_LATENCY_TOKENS = 128
 #: ``gemm`` kernel of :data:`GRAPH_KERNELS` whose part is stored in one of these formats and
 #: runs in FP8 on the chip is preceded by one ``fp8_input_quant`` kernel (the elementwise
 #: class, like SGLang's quantize kernels: a maximum per group of 128 values, no row-wide
-#: reduction). The routed experts' grouped GEMMs are left as :data:`GRAPH_KERNELS` counts them,
-#: and the router and head run BF16. Taken for Blackwell's FP8 branch too (an assumption: only
-#: the Hopper branch was read).
+#: reduction). The routed experts' grouped GEMMs of such weights take one each too: the
+#: MoE runner's FP8 block-scale grouped GEMM quantizes its BF16 input itself first
+#: (``CutlassFp8BlockScaleGemmRunner::moeGemm``, ``internal_quantize_a`` when the activations
+#: are not FP8; cpp/tensorrt_llm/kernels/cutlass_kernels/fp8_blockscale_gemm, read in ONNX
+#: Runtime's port of it). The router and head run BF16. Taken for Blackwell's FP8 branch too
+#: (an assumption: only the Hopper branch was read).
 TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
@@ -1341,7 +1344,7 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     if engine != "trtllm":
         return lists
     m, chip = model_config(model), chip_spec(chip)
-    quantized = {p for p in ("attention", "ffn")
+    quantized = {p for p in ("attention", "ffn", "experts")
                  if m.part_format(p) in TRTLLM_INPUT_QUANT_FORMATS
                  and chip.gemm_format(m.math_format(p)) == "fp8"}
     # the runner's min-latency branch: NVFP4 experts, at most 128 tokens on a rank, the MoE
@@ -1354,14 +1357,16 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     def part(key, name):
         if key in ("mla", "gqa"):
             return "attention"
+        if KERNEL_CLASSES[name] == "moe_gemm":
+            return "experts"
         return "router" if name == "router_gemm" else "ffn"
 
     def expand(key, n):
-        if KERNEL_CLASSES[n] == "gemm" and part(key, n) in quantized:
-            return ("fp8_input_quant", n)
-        if key == "moe_ffn" and not min_latency:
-            return (n,) + TRTLLM_MOE_FULL_BRANCH.get(n, ())
-        return (n,)
+        quant = (("fp8_input_quant",) if KERNEL_CLASSES[n] in ("gemm", "moe_gemm")
+                 and part(key, n) in quantized else ())
+        full = (TRTLLM_MOE_FULL_BRANCH.get(n, ()) if key == "moe_ffn" and not min_latency
+                else ())
+        return (*quant, n, *full)
 
     kind = m.attention.kind        # GQA keeps the eager list (_attention_names)
     lists = {kind: KERNELS[kind], **lists}

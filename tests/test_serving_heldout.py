@@ -31,7 +31,7 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
            "GEMM_FIXED_TIME) over TensorRT-LLM's kernels counted from its code (session 6: "
            "the CUTLASS MoE runner's 5-7, the router's sigmoid and bias add, FP8 block linears' input quantization) + exposed "
            "all-reduces: 5.6 ms against 9.0 ms measured (111 tok/s/user) on B200 without MTP "
-           "(6.6 ms in TensorRT-LLM issue #5929's later build; H200 FP8 7.4 ms against its "
+           "(6.6 ms in TensorRT-LLM issue #5929's later build; H200 FP8 7.6 ms against its "
            "10.8 ms): about a third of a batch-1 TensorRT-LLM step is still not modelled; ")
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).

@@ -6,7 +6,8 @@
   shared and routed outputs off that branch (FP8 experts, more than 128 tokens on a rank,
   attention DP); a dense FFN as GatedMLP's three.
 * A GEMM of FP8 block-scaled weights (``fp8-block128``) is two kernels: the input's 1x128
-  quantization, then the GEMM (linear.py ``FP8BlockScalesLinearMethod.apply``).
+  quantization, then the GEMM (linear.py ``FP8BlockScalesLinearMethod.apply``; the MoE
+  runner's block-scale grouped GEMM quantizes its input itself, ``moeGemm``).
 
 Checked against brute-force counts over the lists and by hand against a step without the
 added kernels (the reference: the same step with no format quantized).
@@ -92,8 +93,10 @@ def _brute_extra(model, chip, engine="trtllm", cuda_graphs=True, tokens=1, tp=2)
     n_att = sum(KERNEL_CLASSES[n] == "gemm" for n in att) if quantized("attention") else 0
     n_dense = (sum(KERNEL_CLASSES[n] == "gemm" for n in GRAPH_KERNELS["dense_ffn"])
                if quantized("ffn") else 0)
-    n_moe = (sum(KERNEL_CLASSES[n] == "gemm" and n != "router_gemm"
-                 for n in GRAPH_KERNELS["moe_ffn"]) if quantized("ffn") else 0)
+    n_moe = ((sum(KERNEL_CLASSES[n] == "gemm" and n != "router_gemm"
+                  for n in GRAPH_KERNELS["moe_ffn"]) if quantized("ffn") else 0)
+             + (sum(KERNEL_CLASSES[n] == "moe_gemm" for n in GRAPH_KERNELS["moe_ffn"])
+                if quantized("experts") else 0))
     return n_att + n_dense, n_att + n_moe + (0 if min_latency else 3)
 
 
@@ -126,7 +129,7 @@ def test_added_kernels_match_a_brute_force_count(att, ffn, experts, chip, engine
 
 def test_r1_fp8_on_hopper_quantizes_its_projections_nvfp4_does_not():
     # the FP8 block-128 release on H200: fuse_a, uq_qr, uk_bgemm, uv_gemm, wo_gemm each get a
-    # quantize kernel, and so does the shared expert, and its FP8 experts take the MoE
+    # quantize kernel, and so do the shared expert and the two grouped GEMMs, and its FP8 experts take the MoE
     # runner's full branch (expand, finalize, the shared + routed add); NVFP4 (attention BF16) at batch 1 gets none
     import topologies
     from analysis import model_config
@@ -136,6 +139,6 @@ def test_r1_fp8_on_hopper_quantizes_its_projections_nvfp4_does_not():
     h = decode_step("deepseek-r1", topologies.build("switch:8,chip=h200"), **kw)
     b = decode_step("deepseek-r1-nvfp4", topologies.build("switch:8,chip=b200"), **kw)
     base = len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["moe_ffn"])
-    assert h.layers[-1].kernels == base + 5 + 1 + 3
+    assert h.layers[-1].kernels == base + 5 + 1 + 2 + 3
     assert b.layers[-1].kernels == base
     assert model_config("deepseek-r1").part_format("router") is None
