@@ -114,6 +114,26 @@ def _count(fabric_or_n):
 _MAX_BYTES = float(2**63)
 
 
+def _hot_positions(fabric, hot):
+    """Hot chips of a fabric (stable ranks or names) -> (matrix positions, their ranks).
+
+    The matrix runs over the live endpoints in rank order, so on a degraded fabric a
+    rank is not its position: rank 3 of a torus without chip3 has failed (NodeError),
+    and rank 15 is the last position of 15.
+    """
+    items = list(hot) if isinstance(hot, (list, tuple, np.ndarray)) else [hot]
+    pos = {c: i for i, c in enumerate(fabric.endpoints)}
+    out = []
+    for x in items:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer, str)):
+            raise NodeError(f"hot ranks must be integer ranks (or chip names), got {items!r}")
+        node = fabric.node(x)
+        if node not in pos:
+            raise NodeError(f"hot rank {x!r} is {node!r}, which is not a chip")
+        out.append(pos[node])
+    return np.array(out, dtype=np.int64), [fabric.rank_of[fabric.endpoints[i]] for i in out]
+
+
 def _positive(x, name):
     try:
         # float(), not np.isfinite: an int beyond int64 (2**64 bytes) is no numpy number
@@ -145,7 +165,9 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         ``"hotspot"``
             each rank sends ``nbytes`` in all: ``fraction`` of it split evenly
             over the ranks in ``hot`` (other than itself), the rest uniformly
-            over every other rank.
+            over every other rank. With a fabric, ``hot`` holds its stable ranks
+            or chip names (on a degraded fabric a failed one is an error); with
+            ``n``, positions ``0..n-1``.
         ``"moe"``
             each rank holds ``tokens`` tokens; each token goes to ``top_k``
             distinct experts out of ``experts`` (default ``8 * n``), drawn without replacement with probability proportional to
@@ -195,6 +217,9 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
         M[np.arange(n), (np.arange(n) + shift) % n] = nbytes
         label = f"shift({shift})"
     elif name == "hotspot":
+        shown = None
+        if hasattr(fabric_or_n, "endpoints"):
+            hot, shown = _hot_positions(fabric_or_n, hot)
         given = np.atleast_1d(np.asarray(hot))
         if given.dtype == bool or not np.issubdtype(given.dtype, np.integer):
             raise NodeError(f"hot ranks must be integer ranks, got {given.tolist()}")
@@ -209,7 +234,7 @@ def traffic(fabric_or_n, name, nbytes=1.0, *, seed=0, shift=1, hot=(0,), fractio
             if not len(targets):  # the only hot rank spreads its share over everyone else
                 targets = np.delete(np.arange(n), i)
             M[i, targets] += nbytes * fraction / len(targets)
-        label = f"hotspot({hot.tolist()}, {fraction})"
+        label = f"hotspot({hot.tolist() if shown is None else shown}, {fraction})"
     else:
         M, label = _moe(n, nbytes, seed, experts, top_k, tokens, skew, placement)
     np.fill_diagonal(M, 0.0)

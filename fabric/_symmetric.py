@@ -149,7 +149,8 @@ class SymmetricMemory:
     ----------
     heap : SymmetricHeap
     bases : numpy.ndarray
-        int64, the heap's global base on each rank.
+        int64, the heap's global base on each rank (stable ranks: on a degraded fabric
+        a failed chip keeps its rank and its entry, and asking for it is a NodeError).
     stride : int or None
         ``bases[r] == bases[0] + r * stride`` when the bases are evenly spaced (the
         owner-bits layout), so an address is ``bases[0] + rank * stride + offset``.
@@ -164,14 +165,23 @@ class SymmetricMemory:
         self.heap = heap
         self.width = address_map.width
         hbm = _hbm_regions(address_map.regions)
-        self.bases = np.array([hbm[c].base + heap.offset for c in fabric.endpoints],
-                              dtype=np.int64)
+        # ranks are stable: on a degraded fabric a failed chip keeps its rank (and its
+        # region, the plan being pinned) and asking for it is an error, not the next chip
+        self._dead = {r: c for c, r in fabric.failures.ranks.items()}
+        chip_of = {**self._dead, **dict(zip(fabric.ranks, fabric.endpoints))}
+        self.n_ranks = fabric.n_ranks
+        self.bases = np.array([hbm[chip_of[r]].base + heap.offset if chip_of[r] in hbm else -1
+                               for r in range(self.n_ranks)], dtype=np.int64)
         steps = np.diff(self.bases)
         self.stride = int(steps[0]) if len(steps) and (steps == steps[0]).all() and \
             steps[0] > 0 else None
-        self._order = np.argsort(self.bases, kind="stable")
+        known = np.flatnonzero(self.bases >= 0)
+        self._order = known[np.argsort(self.bases[known], kind="stable")]
         self._sorted = self.bases[self._order]
-        self.n_ranks = len(self.bases)
+
+    def _failed(self, rank):
+        return NodeError(f"rank {rank} ({self._dead[rank]}) has failed, so its symmetric heap "
+                         f"is gone")
 
     def __repr__(self):
         return f"SymmetricMemory({self.heap.name!r}, size={self.heap.size}, ranks={self.n_ranks})"
@@ -180,6 +190,8 @@ class SymmetricMemory:
         if not is_int(rank) or not 0 <= rank < self.n_ranks:
             raise NodeError(f"rank must be an integer in 0..{self.n_ranks - 1}, got "
                             f"rank={show_value(rank)}")
+        if int(rank) in self._dead:
+            raise self._failed(int(rank))
         return int(rank)
 
     def address(self, rank, offset=0):
@@ -207,6 +219,10 @@ class SymmetricMemory:
                                 f"integers in [0, {self.heap.size}) (the heap's size)",
                                 high=self.heap.size)
         ranks, offsets = np.broadcast_arrays(np.asarray(ranks), np.asarray(offsets))
+        if self._dead:
+            gone = np.isin(ranks, list(self._dead))
+            if gone.any():
+                raise self._failed(int(ranks[gone].flat[0]))
         return self.bases[ranks] + offsets
 
     def locate(self, address):
@@ -222,6 +238,8 @@ class SymmetricMemory:
         if k < 0 or a >= self._sorted[k] + self.heap.size:
             raise AddressMapError(f"address {format_address(a)} is outside the symmetric heap "
                                   f"{self.heap.name!r} of every rank, so it has no peer address")
+        if int(self._order[k]) in self._dead:
+            raise self._failed(int(self._order[k]))
         return int(self._order[k]), a - int(self._sorted[k])
 
     def peer_address(self, address, peer):

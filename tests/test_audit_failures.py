@@ -14,6 +14,7 @@ import itertools
 from contextlib import redirect_stderr, redirect_stdout
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -330,8 +331,6 @@ def test_step_kernel_lists_refuses_bad_input_by_name(kwargs, error, match):
     with pytest.raises(error, match=match):
         analysis.step_kernel_lists("deepseek-r1", "h200", **kwargs)
     # valid calls answer, and numpy ints are ints
-    import numpy as np
-
     assert analysis.step_kernel_lists("deepseek-r1", "h200", tp=np.int64(8), tokens=1)
 
 
@@ -420,3 +419,59 @@ def test_forwarding_that_loops_where_no_route_is_left_says_no_route():
     with pytest.raises(RoutingError, match="no route from 'chip5' to 'chip6' .*the tables "
                                            "loop on it; chip5 is cut off"):
         forwarding_tables(g).forward("chip5", g.address_map.global_address("chip6", 4096))
+
+
+def test_hot_ranks_of_a_degraded_fabric_are_its_stable_ranks():
+    """The hotspot matrix runs over the live chips; hot=[3] on a torus without chip3
+    silently made chip4 hot (position 3), and hot=[15] (chip15, alive) was refused."""
+    f = topologies.build("torus:4x4")
+    g = f.without(chips=["chip3"])
+    with pytest.raises(FabricError, match=r"rank 3 \(chip3\) has failed"):
+        analysis.traffic(g, "hotspot", 1.0, hot=[3])
+    last = analysis.traffic(g, "hotspot", 1.0, hot=[15]).dense()
+    assert last[0].argmax() == 14 == g.endpoints.index("chip15")
+    named = analysis.traffic(g, "hotspot", 1.0, hot=["chip4", 15]).dense()
+    assert set(np.flatnonzero(named[0] == named[0].max())) == {3, 14}
+    with pytest.raises(FabricError, match="out of range"):
+        analysis.traffic(g, "hotspot", 1.0, hot=[16])
+    # intact, and with a bare count: positions are ranks, as before
+    assert (analysis.traffic(f, "hotspot", 1.0, hot=(5,)).dense()
+            == analysis.traffic(16, "hotspot", 1.0, hot=(5,)).dense()).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(0, 127), min_size=1, max_size=3, unique=True), st.data())
+def test_symmetric_memory_ranks_are_stable_on_a_degraded_fabric(dead, data):
+    """The heap's bases ran over the live chips, so on sd200-ultra without chip3 'rank 3'
+    was chip4's heap, locate() called chip5's address rank 4 and peer_address(a, 4)
+    went to chip5: silently wrong addresses. Ranks are stable: a dead one is refused."""
+    from fabric import NodeError
+
+    f = _example_system()
+    g = f.without(chips=[f"chip{r}" for r in dead])
+    sf, sg = f.symmetric_memory, g.symmetric_memory
+    live = [r for r in range(128) if r not in dead]
+    r = data.draw(st.sampled_from(live), label="live rank")
+    peer = data.draw(st.sampled_from(live), label="peer")
+    off = data.draw(st.integers(0, sf.heap.size - 1), label="offset")
+    a = sf.address(r, off)
+    assert sg.address(r, off) == a and sg.locate(a) == (r, off) == sf.locate(a)
+    assert sg.peer_address(a, peer) == sf.peer_address(a, peer)
+    assert (sg.addresses([r, peer], [off, 0]) == sf.addresses([r, peer], [off, 0])).all()
+    d = dead[0]
+    for call in (lambda: sg.address(d, off), lambda: sg.peer_address(a, d),
+                 lambda: sg.locate(sf.address(d, off)), lambda: sg.addresses([r, d], [0, 0])):
+        with pytest.raises(NodeError, match=rf"rank {d} \(chip{d}\) has failed"):
+            call()
+
+
+_SYSTEM = []
+
+
+def _example_system():
+    if not _SYSTEM:
+        from pathlib import Path
+
+        root = Path(__file__).resolve().parent.parent
+        _SYSTEM.append(topologies.load_system(str(root / "examples" / "sd200-ultra.toml")).fabric)
+    return _SYSTEM[0]
