@@ -46,8 +46,9 @@ def register(sub):
                    help="speculative decoding: tokens drafted per cycle")
     p.add_argument("--acceptance", type=float, default=None,
                    help="speculative decoding: acceptance rate per drafted token")
-    p.add_argument("--draft-cost", type=float, default=0.0,
-                   help="speculative decoding: draft time per token / step time (0)")
+    p.add_argument("--draft-cost", type=float, default=None,
+                   help="speculative decoding: draft time per token / step time (default 0; "
+                        "with --draft-length)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -140,9 +141,13 @@ def run(args):
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
         raise SpecError("--draft-length and --acceptance go together")
+    if args.draft_cost is not None and args.draft_length is None:
+        raise SpecError("--draft-cost goes with --draft-length and --acceptance")
     if args.draft_length is not None:
         spec = speculative_decode(args.model, fab, draft_length=args.draft_length,
-                                  acceptance=args.acceptance, draft_cost=args.draft_cost, **kw)
+                                  acceptance=args.acceptance,
+                                  draft_cost=0.0 if args.draft_cost is None else args.draft_cost,
+                                  **kw)
         r = spec.base
     else:
         r = decode_step(args.model, fab, **kw)

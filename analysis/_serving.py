@@ -635,6 +635,16 @@ def _check_choice(name, value, allowed):
     return value
 
 
+def _check_draft_cost(draft_cost):
+    """``draft_cost``: None (priced) or a finite fraction of a plain step >= 0."""
+    if draft_cost is not None and not (
+            isinstance(draft_cost, (int, float)) and not isinstance(draft_cost, bool)
+            and math.isfinite(draft_cost) and draft_cost >= 0):
+        raise SpecError(f"draft_cost must be a finite number >= 0 (a fraction of a plain "
+                        f"step) or None (priced), got draft_cost={draft_cost!r}")
+    return draft_cost
+
+
 def _no_mtp(m):
     return (f"{m.name} has no multi-token-prediction module (mtp_modules=0) to price a draft "
             f"from; pass draft_cost= (a draft model's time per token as a fraction of a "
@@ -740,6 +750,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     if batch < fr.micro:
         raise SpecError(f"micro_batches={fr.micro} exceeds batch={batch}: each micro-batch "
                         f"needs at least one sequence")
+    _check_draft_cost(draft_cost)
     if k and draft_cost is None and not m.mtp_modules:
         raise SpecError(_no_mtp(m))
     lay = str(parse_layout(layout, fabric.n_endpoints))
@@ -791,7 +802,8 @@ class _Sweep:
             raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
         if decode_kwargs.get("overlap") == TWO_BATCH and micro_batches != 2:
             raise SpecError(f"overlap={TWO_BATCH!r} is the schedule of two micro-batches; "
-                            f"pass micro_batches=2, got {micro_batches!r}")
+                            f"pass micro_batches=2 (cofabric serve --micro-batches 2), "
+                            f"got {micro_batches!r}")
         self.micro = micro_batches
         if not isinstance(adp_balance, bool):
             raise TypeError(f"adp_balance must be True or False, got {adp_balance!r}")
@@ -1036,6 +1048,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         if batches[0] < sw.micro:
             raise SpecError(f"micro_batches={sw.micro} exceeds batch={batches[0]}: each "
                             f"micro-batch needs at least one sequence")
+    _check_draft_cost(draft_cost)
     unpriced = []
     if draft_cost is None and not m.mtp_modules and any(k for k, _ in spec):
         # no MTP module to price a draft from: plain decoding only, and say so

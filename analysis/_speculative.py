@@ -71,7 +71,7 @@ def speculative_speedup(draft_length, acceptance, draft_cost):
     """
     if not (isinstance(draft_cost, (int, float)) and math.isfinite(draft_cost)
             and draft_cost >= 0):
-        raise SpecError(f"draft_cost must be >= 0, got draft_cost={draft_cost!r}")
+        raise SpecError(f"draft_cost must be a finite number >= 0, got draft_cost={draft_cost!r}")
     k = _check_k(draft_length)
     return expected_accepted_tokens(k, acceptance) / (draft_cost * k + 1.0)
 
@@ -159,7 +159,7 @@ def speculative_decode(model, fabric, *, draft_length, acceptance, batch, contex
     if draft_time is None:
         if not (isinstance(draft_cost, (int, float)) and math.isfinite(draft_cost)
                 and draft_cost >= 0):
-            raise SpecError(f"draft_cost must be >= 0, got draft_cost={draft_cost!r}")
+            raise SpecError(f"draft_cost must be a finite number >= 0, got draft_cost={draft_cost!r}")
         draft_time = draft_cost * base.time
     elif not (isinstance(draft_time, (int, float)) and math.isfinite(draft_time)
               and draft_time >= 0):

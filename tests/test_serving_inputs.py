@@ -116,3 +116,25 @@ def test_cli_serve_takes_link_failures(capsys):
     assert main(four + ["--fail-link", "chip0-chip99"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "chip99" in err
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -0.1, True, "0.1"])
+def test_a_bad_draft_cost_is_refused(node, bad):
+    kw = {"isl": 256, "osl": 64, "layout": "tp=8", "batch": 1}
+    with pytest.raises(SpecError, match="draft_cost must be a finite number >= 0"):
+        serving_point("deepseek-v3", node, draft_length=2, draft_cost=bad, **kw)
+    with pytest.raises(SpecError, match="draft_cost must be a finite number >= 0"):
+        serving_frontier("deepseek-v3", node, isl=256, osl=64, batches=(1,),
+                         layouts=["tp=8"], draft_cost=bad)
+
+
+def test_cli_decode_draft_cost_goes_with_a_draft_length(capsys):
+    base = ["decode", B200_NODE, "--model", "deepseek-v3", "--batch", "8", "--context", "100",
+            "--layout", "tp=8"]
+    assert main(base + ["--draft-cost", "nan"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--draft-cost goes with --draft-length" in err
+    assert main(base + ["--draft-length", "2", "--acceptance", "0.7", "--draft-cost",
+                        "inf"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "finite" in err
