@@ -120,6 +120,7 @@ Examples
 222.4
 """
 
+import collections
 import dataclasses
 import math
 import weakref
@@ -1756,6 +1757,40 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     return float(res.time)
 
 
+def _slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
+    """Seconds of the slowest of the collectives the groups of ``size`` consecutive
+    ``positions`` (an instance's attention groups) each run on their own, as
+    :func:`collective_seconds`: the groups step together, so the step waits for the
+    slowest (one that straddles two load/store domains, or holds a chip with failed links).
+
+    On a degraded fabric every group is costed; on an intact one, one group per shape
+    (how many of its chips fall in each load/store domain, and those domains' sizes):
+    groups of one shape are taken as alike (an assumption: the builders' domains are
+    symmetric).
+
+    >>> import topologies
+    >>> f = topologies.build("switch:8,planes=2,chip=b200")
+    >>> g = f.without(links=[("chip5", "sw0")])       # chip5 keeps one of its two planes
+    >>> one = collective_seconds(f, "all-reduce", 1 << 20, range(4), runtime="ideal")
+    >>> _slowest_group_seconds(f, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") == one
+    True
+    >>> _slowest_group_seconds(g, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") > one
+    True
+    """
+    positions = tuple(positions)
+    groups = [positions[i:i + size] for i in range(0, len(positions), size)]
+    if not fabric.failures.degraded and len(groups) > 1:
+        label, index, ends = fabric.loadstore_domains, fabric.node_index, fabric.endpoints
+        where = [int(label[index[n]]) for n in ends]
+        sizes = collections.Counter(where)
+        shapes = {}
+        for grp in groups:
+            counts = collections.Counter(where[p] for p in grp)
+            shapes.setdefault(tuple(sorted((k, sizes[d]) for d, k in counts.items())), grp)
+        groups = list(shapes.values())
+    return max(collective_seconds(fabric, op, nbytes, grp, **kwargs) for grp in groups)
+
+
 def _collective_time(s, op, nbytes, ranks):
     """One collective of a step's settings ``s`` (:func:`collective_seconds`), seconds."""
     return collective_seconds(s.fabric, op, nbytes, ranks, collective=s.collective,
@@ -1767,7 +1802,10 @@ def _communication(s, route):
     m, lay, kern = s.m, s.lay, s.kern
     tp, ep = lay.tp, lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
-    t_allreduce = _collective_time(s, _ALL_REDUCE, tp_bytes, s.pos[:tp])
+    # every attention group all-reduces its own activations; the slowest sets the step
+    t_allreduce = _slowest_group_seconds(
+        s.fabric, _ALL_REDUCE, tp_bytes, s.pos, tp, collective=s.collective,
+        algorithm=s.algorithm, transport=s.transport, runtime=s.runtime)
     tokens = s.batch * s.q
     traffic = route.traffic
     exchange = None
