@@ -1834,7 +1834,7 @@ def _slowest_tp_allreduce(s, nbytes):
 def _communication(s, route):
     """The step's collectives on the fabric: TP all-reduce, expert dispatch and combine."""
     m, lay, kern = s.m, s.lay, s.kern
-    tp, ep = lay.tp, lay.ep
+    ep = lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
     t_allreduce = _slowest_tp_allreduce(s, tp_bytes)
     tokens = s.batch * s.q

@@ -1083,10 +1083,10 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 if batches is None else [b for b in batches if b <= info["b_max"]])
 
     searched, points = [], []
-    for lay in infos:
+    for lay, info in infos.items():
         try:
-            mine = [p for b in grid(infos[lay], n_batches)
-                    for p in sw.point(lay, infos[lay], b, spec, draft_cost)]
+            mine = [p for b in grid(info, n_batches)
+                    for p in sw.point(lay, info, b, spec, draft_cost)]
         except RoutingError as e:   # the instance needs a chip cut off from the others
             skipped.append(f"{lay}: {_cut_off(e)}")
             continue
