@@ -770,7 +770,7 @@ def _count_pmfs(E, k, ep):
     for rank in range(ep):
         nxt = {}
         for (a, b, c), w in ways.items():
-            for m in range(0, min(s, k - c) + 1):
+            for m in range(min(s, k - c) + 1):
                 key = (a + (m > 0), b + (m > 0 and rank > 0), c + m)
                 nxt[key] = nxt.get(key, 0) + w * math.comb(s, m)
         ways = nxt
