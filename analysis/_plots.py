@@ -530,6 +530,18 @@ def _size_axis(ax, sizes):
     ax.xaxis.set_minor_locator(_null_locator())
 
 
+def plain_log_labels(axis):
+    """Label a log axis in plain numbers (2, 5, 10, 20, ...) rather than powers of ten.
+
+    Readers of a report compare values read off the axis; "10^2" makes them convert.
+    """
+    from matplotlib.ticker import LogFormatter
+
+    fmt = {"labelOnlyBase": False, "minor_thresholds": (2, 1)}
+    axis.set_major_formatter(LogFormatter(**fmt))
+    axis.set_minor_formatter(LogFormatter(**fmt))
+
+
 def _null_locator():
     from matplotlib.ticker import NullLocator
 

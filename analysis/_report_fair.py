@@ -303,7 +303,6 @@ def _draw_fair(rows):
     axes = fig.subplots(1, 3)
     systems = list(dict.fromkeys(r["system"] for r in rows))
     bases = list(dict.fromkeys(r["basis"] for r in rows))
-    from matplotlib.ticker import LogFormatter
 
     colors = _plots.part_colors()
     hatches = ("", "//", "..")
@@ -330,9 +329,7 @@ def _draw_fair(rows):
         shown = [r[key] / scale for r in rows if r[key] > 0]
         if shown:
             ax.set_ylim(bottom=min(shown) / 2)
-        ax.yaxis.set_major_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 1)))
-        ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False,
-                                                  minor_thresholds=(2, 1)))
+        _plots.plain_log_labels(ax.yaxis)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=len(labels),
                fontsize="x-small")

@@ -150,26 +150,47 @@ class Failures:
                         cut_off=self.cut_off if cut_off is None else cut_off)
 
 
-def _link_pair(fabric, item):
+def _failed_before(fabric, x):
+    """The node ``x`` names if it failed before ``fabric`` was degraded, else ``None``."""
+    if not fabric.failures.nodes:
+        return None
+    try:
+        n = fabric.intact.node(x)
+    except NodeError:
+        return None
+    return n if n in fabric.failures.nodes else None
+
+
+def _link_pair(fabric, item, what="link"):
     if isinstance(item, str):
         if "~" in item:
             parts = item.split("~")
         else:
             parts = item.split("-")
         if len(parts) != 2:
-            raise NodeError(f"{fabric.name}: a failed link is written 'u-v' or 'u~v', got "
+            raise NodeError(f"{fabric.name}: a failed {what} is written 'u-v' or 'u~v', got "
                             f"{item!r}")
         item = tuple(p.strip() for p in parts)
     try:
         u, v = item
     except (TypeError, ValueError):
-        raise NodeError(f"{fabric.name}: a failed link is a pair of nodes, got {item!r}") from None
+        raise NodeError(f"{fabric.name}: a failed {what} is a pair of nodes, got "
+                        f"{item!r}") from None
+    label = "a lane of link" if what == "lane" else "link"
+    for x in (u, v):
+        gone = _failed_before(fabric, x)
+        if gone is not None:
+            raise NodeError(f"{fabric.name}: cannot fail {label} {item!r}: {gone} has "
+                            f"already failed")
     try:
         a, b = fabric.node(u), fabric.node(v)
     except NodeError as e:
-        raise NodeError(f"cannot fail link {item!r}: {e}") from None
+        raise NodeError(f"cannot fail {label} {item!r}: {e}") from None
     if not fabric.graph.has_edge(a, b):
-        raise NodeError(f"{fabric.name}: cannot fail link {(a, b)!r}: there is no such link")
+        if {a, b} in [set(e) for e in fabric.failures.links]:
+            raise NodeError(f"{fabric.name}: cannot fail {label} {(a, b)!r}: it has already "
+                            f"failed")
+        raise NodeError(f"{fabric.name}: cannot fail {label} {(a, b)!r}: there is no such link")
     return a, b
 
 
@@ -189,7 +210,8 @@ def without(fabric, links=(), chips=(), lanes=()):
         Failed lanes of bundled links, each written as a link; a link named ``k``
         times loses ``k`` lanes. The bundle keeps routing with ``lanes - k`` lanes and
         that fraction of its bandwidth (latency unchanged); losing every lane fails the
-        link. Recorded in ``failures.lanes`` (or ``failures.links``).
+        link. Recorded in ``failures.lanes`` (or ``failures.links``), one entry per
+        bundle when a fabric is degraded twice.
 
     Returns
     -------
@@ -200,8 +222,11 @@ def without(fabric, links=(), chips=(), lanes=()):
     Raises
     ------
     NodeError
-        If a link is not in the fabric or a node names nothing, or if every
-        chip would fail.
+        If a link is not in the fabric or a node names nothing, if every chip
+        would fail, or if something has already failed: a link, lane or node
+        named twice, a link or node of a degraded ``fabric`` that failed before
+        (or has a failed end), or more lanes than a bundle has left. The message
+        names it and says "it has already failed".
 
     Examples
     --------
@@ -217,6 +242,12 @@ def without(fabric, links=(), chips=(), lanes=()):
     True
     >>> f.without(lanes=["chip0-chip1"] * 2).failures.links
     (('chip0', 'chip1'),)
+    >>> g.without(links=["chip0-chip4"]).failures.lanes       # one lane of chip0-chip1 still down
+    ((('chip0', 'chip1'), 1),)
+    >>> f.without(links=["chip0-chip1"]).without(links=["chip1-chip0"])
+    Traceback (most recent call last):
+    ...
+    fabric.NodeError: torus:4x4,links=2 without 1 link: cannot fail link ('chip1', 'chip0'): it has already failed
     """
     if isinstance(links, str) or (isinstance(links, tuple) and len(links) == 2
                                   and not isinstance(links[0], (tuple, list))):
@@ -227,30 +258,44 @@ def without(fabric, links=(), chips=(), lanes=()):
                                   and not isinstance(lanes[0], (tuple, list))):
         lanes = [lanes]
     dead_links, named = [], set()
-    for pair in (_link_pair(fabric, x) for x in links):
-        if frozenset(pair) not in named:        # named twice (u-v, v-u): one link fails
-            named.add(frozenset(pair))
-            dead_links.append(pair)
+    for x in links:
+        pair = _link_pair(fabric, x)
+        if frozenset(pair) in named:    # named twice (u-v, v-u, or a rank): a mistake
+            raise NodeError(f"{fabric.name}: cannot fail link {pair!r}: it has already failed "
+                            f"(named twice)")
+        named.add(frozenset(pair))
+        dead_links.append(pair)
     lost = {}  # bundle -> lanes failed, in the order first named
     for x in lanes:
-        a, b = _link_pair(fabric, x)
+        a, b = _link_pair(fabric, x, "lane")
         key = (a, b) if (a, b) in lost or (b, a) not in lost else (b, a)
         lost[key] = lost.get(key, 0) + 1
     thin = []
     for (a, b), k in lost.items():
         if any({a, b} == set(e) for e in dead_links):
             continue  # the whole link failed anyway
-        if k >= fabric.graph.edges[a, b].get("lanes", 1):
+        n = fabric.graph.edges[a, b].get("lanes", 1)
+        if k > n:
+            raise NodeError(f"{fabric.name}: cannot fail {k} lanes of link {(a, b)!r}: it has "
+                            f"only {n} lane{'s' if n != 1 else ''} left; the link fails with "
+                            f"its last lane and cannot fail again")
+        if k == n:
             dead_links.append((a, b))
         else:
             thin.append(((a, b), k))
     dead_nodes = []
     for x in chips:
+        gone = _failed_before(fabric, x)
+        if gone is not None:
+            raise NodeError(f"{fabric.name}: cannot fail {gone}: it has already failed")
         try:
-            dead_nodes.append(fabric.node(x))
+            n = fabric.node(x)
         except NodeError as e:
             raise NodeError(f"cannot fail {x!r}: {e}") from None
-    dead_nodes = list(dict.fromkeys(dead_nodes))   # a node named twice (name, rank) fails once
+        if n in dead_nodes:             # named twice (name and rank): a mistake
+            raise NodeError(f"{fabric.name}: cannot fail {n}: it has already failed "
+                            f"(named twice)")
+        dead_nodes.append(n)
     dead = set(dead_nodes)
     endpoints = tuple(n for n in fabric.endpoints if n not in dead)
     if not endpoints:
@@ -274,6 +319,8 @@ def without(fabric, links=(), chips=(), lanes=()):
     failures = fabric.failures.plus(dead_links, dead_nodes,
                                     {n: rank_of[n] for n in dead_nodes if n in rank_of}, thin,
                                     cut_off=cut)
+    if fabric.failures.lanes:           # degraded twice: one entry per bundle still alive
+        failures = dataclasses.replace(failures, lanes=_merged_lanes(failures.lanes, H))
     what = []
     if dead_links:
         what.append(f"{len(dead_links)} link{'s' if len(dead_links) != 1 else ''}")
@@ -288,6 +335,21 @@ def without(fabric, links=(), chips=(), lanes=()):
                           intact=fabric if fabric.intact is None else fabric.intact,
                           address_plan=_pinned_plan(fabric) if dead_nodes else
                           fabric.address_plan)
+
+
+def _merged_lanes(lanes, H):
+    """``lanes`` with one entry per bundle (lanes lost summed), bundles gone from ``H`` dropped.
+
+    >>> import networkx as nx
+    >>> _merged_lanes(((("a", "b"), 1), (("c", "d"), 1), (("b", "a"), 2)), nx.path_graph("ab"))
+    ((('a', 'b'), 3),)
+    """
+    out = {}
+    for e, k in lanes:
+        if H.has_edge(*e):
+            key = next((x for x in out if set(x) == set(e)), tuple(e))
+            out[key] = out.get(key, 0) + k
+    return tuple(out.items())
 
 
 def _cut_off(fabric, H, endpoints, dead_links, dead):
