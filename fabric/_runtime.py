@@ -62,7 +62,7 @@ from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
-           "PREDICTION_FIELDS", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "runtime", "runtime_arch"]
+           "PREDICTION_FIELDS", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "runtime", "runtime_arch"]
 
 US = 1e-6
 GBS = 1e9
@@ -395,25 +395,63 @@ RUNTIMES = {r.name: r for r in (_IDEAL, _NCCL, _SYMMETRIC)}
 #: (the ``"nccl"`` profile's).
 NCCL_OLDEST, NCCL_NEWEST = (2, 18, 3), (2, 30, 7)
 
-#: The tables of the ``"nccl"`` profile that are NCCL's PREDICTION of a run's time (its tuner
-#: model, ``src/graph/tuning.cc``), as opposed to what a release runs (which algorithms and
-#: protocols it enables, its channels, chunks, NVLS arity and minimum GPUs, threads and
-#: channel-trimming thresholds). NCCL revises the prediction against measurements of the same
-#: hardware from release to release (2.28.3 release notes: "Improved NVLS/NVLSTree tuning
-#: prediction to improve algorithm and protocol selection ... Update tuning data for H100,
-#: GB200-NV72"; tuning.cc: "Trees are not perfectly sticking to the model for medium sizes.
-#: Applying a static correction factor"; 2.29.2 lowers the Blackwell ring LL128 per-channel
-#: cap from 2 x 36.7 to 34.5 GB/s). So a release CHOOSES with its own tables and its run is
-#: TIMED with the newest prediction (an assumption, applied to every release: the release's
-#: kernel runs as fast as the newest prediction of it says).
-PREDICTION_FIELDS = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
-                     "tree_ll128_bw", "nvls_tree_bw", "tree_correction", "factors")
+#: Changes of NCCL's tuner tables that are sourced as REVISIONS OF ITS PREDICTION of an
+#: unchanged kernel: ``(field, key, first release of the new value) -> source``, over the
+#: change points of :data:`_NCCL_HISTORY`. NCCL revises its prediction against measurements
+#: of the same hardware (2.28.3 release notes: "Improved NVLS/NVLSTree tuning prediction to
+#: improve algorithm and protocol selection ... NVLSTree Tuning Fixes. Update tuning data for
+#: H100, GB200-NV72"). A change counts as a revision only where the release notes say so or
+#: the device code the constant describes is the same on both sides of the change (``git
+#: diff v<before>-1 v<after>-1 -- src/device/<file>`` of NVIDIA/nccl empty, or touching
+#: only other algorithms, licence headers or declarations). Every other change point (the
+#: device code it describes changed in that release, or nothing says which) is a change of
+#: what the release RUNS, and an older release keeps its own value for the time.
+_DEVICE = "NVIDIA/nccl git diff v{a}-1 v{b}-1 -- src/device/"
+_REV_LL = (_DEVICE.format(a="2.20.5", b="2.21.5") + ": prims_ll.h, broadcast.h and reduce.h "
+           "identical; all_reduce.h, all_gather.h and reduce_scatter.h change only their "
+           "CollNet paths, common.h only NVLS arity array sizes: the LL kernels unchanged")
+_REV_228 = ("NVIDIA/nccl v2.28.3-1 release notes (commit f1308997): 'Improved NVLS/NVLSTree "
+            "tuning prediction ... NVLSTree Tuning Fixes. Update tuning data for H100, "
+            "GB200-NV72'; " + _DEVICE.format(a="2.27.7", b="2.28.3") + ": all_reduce.h, "
+            "prims_simple.h, prims_ll128.h identical (common.h renames ncclDevComm only)")
+_REV_2289 = _DEVICE.format(a="2.28.7", b="2.28.9") + ": empty (no kernel change)"
+_REV_2287 = (_DEVICE.format(a="2.28.3", b="2.28.7") + ": all_reduce.h, all_gather.h, "
+             "reduce_scatter.h, broadcast.h, reduce.h, prims_ll128.h identical")
+_REV_2292 = (_DEVICE.format(a="2.28.9", b="2.29.2") + ": prims_ll128.h identical; all_reduce.h "
+             "changes only CollNet paths, all_gather.h / reduce_scatter.h / broadcast.h only "
+             "drop one argument of reduceCopy")
+_REV_2297 = (_DEVICE.format(a="2.29.3", b="2.29.7") + ": prims_ll128.h and all_reduce.h differ "
+             "only in their licence headers (git diff -w)")
+_REV_2303 = (_DEVICE.format(a="2.29.7", b="2.30.3") + ": all_reduce.h identical; prims_simple.h "
+             "changes only the cross-clique point-to-point peer index, common.h a Windows "
+             "declaration and type spellings")
+PREDICTION_REVISIONS = {
+    ("hw_latency", ("net", "nvls-tree", "Simple"), "2.28.9"): _REV_2289,
+    **{("ll_max_bw", ("hopper", i), "2.21.0"): _REV_LL for i in range(3)},
+    ("factors", "ring_ll", "2.21.0"): _REV_LL,
+    ("factors", "ring_ll_gather", "2.21.0"): _REV_LL,
+    **{("factors", k, "2.28.0"): _REV_228 for k in (
+        "nvls_tree_net_two_nodes", "nvls_tree_net_many_nodes", "nvls_tree_alg_ratio")},
+    **{(f, ("blackwell", i), "2.28.0"): _REV_228 for f in ("tree_bw", "tree_ll128_bw")
+       for i in range(3)},
+    **{("nvls_tree_bw", (a, i), "2.28.0"): _REV_228 for a in ("hopper", "blackwell")
+       for i in range(3)},
+    **{("nvls_tree_bw", ("blackwell", i), v): src for i in range(3)
+       for v, src in (("2.28.9", _REV_2289), ("2.30.3", _REV_2303))},
+    **{("ring_ll128_bw", ("blackwell", i), v): src for i in range(3)
+       for v, src in (("2.28.7", _REV_2287), ("2.29.2", _REV_2292), ("2.29.7", _REV_2297))},
+}
 
-#: Entries of ``factors`` that are execution facts of a release, not predictions: NVLS's
-#: largest arity (``src/include/device.h NCCL_MAX_NVLS_ARITY``) and the fewest GPUs of a
-#: node NVLS runs on (``src/transport/nvls.cc``).
-EXECUTION_FACTORS = ("nvls_max_arity", "nvls_min_gpus")
-
+#: The tables of the ``"nccl"`` profile some of whose changes are sourced revisions of the
+#: prediction (:data:`PREDICTION_REVISIONS`). An older release CHOOSES with its own tables
+#: and its run is TIMED (:attr:`Runtime.timing`) with, per constant, the value the sourced
+#: revisions after it lead to: from the release's own value, each later change that is a
+#: sourced revision is taken, up to the first that is not (an assumption, applied to every
+#: release: the release's kernel runs as NCCL's later prediction of the same kernel says).
+#: ``base_latency`` is not among them (its changes, NVLS's in 2.19 and the tree's Simple
+#: latency in 2.23, came with changed device code: ``prims_simple.h``, ``all_reduce.h``),
+#: nor ``tree_correction`` (the same in every release reproduced).
+PREDICTION_FIELDS = tuple(sorted({f for f, _k, _v in PREDICTION_REVISIONS}))
 
 def _row(v, scale=GBS):
     return tuple(x * scale for x in v)
@@ -500,6 +538,16 @@ _NCCL_HISTORY = {
        for rows in [tuple((v, r[i] * GBS) for v, r in rows3)]},
 }
 
+#: Entries of ``factors`` that change between releases with no sourced revision of the
+#: prediction among their changes (:data:`PREDICTION_REVISIONS`): what a release runs (NVLS's
+#: largest arity, ``src/include/device.h NCCL_MAX_NVLS_ARITY``; the fewest GPUs of a node
+#: NVLS runs on, ``src/transport/nvls.cc``) or a change that came with changed device code;
+#: an older release's run is timed with its own value of each.
+EXECUTION_FACTORS = tuple(sorted(
+    k for (f, k) in _NCCL_HISTORY if f == "factors"
+    and not any(r[:2] == (f, k) for r in PREDICTION_REVISIONS)))
+
+
 #: Every NCCL release whose tuner the ``"nccl@<version>"`` profiles reproduce, with the date of
 #: its release tag: version -> ISO date. Source: the NVIDIA/nccl git repository, tag
 #: ``v<version>-1``, the commit date of the tagged commit (``git log -1 --format=%cs
@@ -585,6 +633,25 @@ def _parse_version(text):
     return nums + (0,) * (3 - len(nums))
 
 
+def _history_values(field, key, steps, v):
+    """``(own, timed)``: the value release ``v`` has for one history entry, and the value its
+    run is timed with: from its own, every later change that :data:`PREDICTION_REVISIONS`
+    sources as a revision of the prediction is taken, up to the first that is not
+    (``(None, None)`` when ``v`` predates the entry)."""
+    own = None
+    for i, (first, val) in enumerate(steps):
+        if first <= v:
+            own, at = val, i
+    if own is None:
+        return None, None
+    timed = own
+    for first, val in steps[at + 1:]:
+        if (field, key, ".".join(map(str, first))) not in PREDICTION_REVISIONS:
+            break
+        timed = val
+    return own, timed
+
+
 @functools.cache
 def _nccl_version(text):
     """The ``"nccl"`` profile with the constants NCCL ``text`` had (see :data:`_NCCL_HISTORY`)."""
@@ -595,28 +662,30 @@ def _nccl_version(text):
                         f"({'.'.join(map(str, NCCL_OLDEST))} to {'.'.join(map(str, NCCL_NEWEST))})")
     if v == NCCL_NEWEST:
         return _NCCL
-    tables = {f: dict(getattr(_NCCL, f)) for f in (
-        "base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw", "tree_ll128_bw",
-        "nvls_tree_bw", "factors", "nvls")}
+    fields = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
+              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls")
+    tables = {f: dict(getattr(_NCCL, f)) for f in fields}
+    timed = {f: dict(getattr(_NCCL, f)) for f in fields}
     max_channels = _NCCL.max_channels
-    changed = set()
+    changed, revised = set(), set()
     for (field, key), steps in _NCCL_HISTORY.items():
-        value = None
-        for first, val in steps:
-            if first <= v:
-                value = val
+        value, timed_value = _history_values(field, key, steps, v)
         if value is None:
             continue
         if field == "max_channels":
             max_channels = value
         else:
             tables[field][key] = value
+            timed[field][key] = timed_value
+            if timed_value != value:
+                revised.add(field)
         changed.add(field)
     if v < (2, 25, 0):
         # no Blackwell row: compCapIndex is Hopper's for every GPU of compute capability >= 9.0
         for field in ("ll_max_bw", "ring_ll128_bw", "tree_bw", "tree_ll128_bw", "nvls_tree_bw"):
             for i in range(3):
                 tables[field][("blackwell", i)] = tables[field][("hopper", i)]
+                timed[field][("blackwell", i)] = timed[field][("hopper", i)]
             changed.add(field)
     note = (f"; NCCL {fmt}: the values this release had ({_HISTORY_SOURCE}; before 2.25 the "
             "Blackwell row is Hopper's)")
@@ -624,12 +693,11 @@ def _nccl_version(text):
     release = dataclasses.replace(_NCCL, name=f"nccl@{fmt}", version=fmt,
                                   max_channels=max_channels, sources=sources, **tables)
     newest = ".".join(map(str, NCCL_NEWEST))
+    timed_note = (f"; timing NCCL {fmt}'s run: where a later release revised the prediction "
+                  "of the same kernel, the revised value (fabric.PREDICTION_REVISIONS)")
     timing = dataclasses.replace(
-        release, name=f"nccl@{fmt} timed by {newest}",
-        **{f: getattr(_NCCL, f) for f in PREDICTION_FIELDS if f != "factors"},
-        factors={**_NCCL.factors, **{k: tables["factors"][k] for k in EXECUTION_FACTORS}},
-        sources=tuple((f, dict(_NCCL.sources)[f] if f in PREDICTION_FIELDS else s)
-                      for f, s in sources))
+        release, name=f"nccl@{fmt} timed by {newest}", **timed,
+        sources=tuple((f, s + timed_note if f in revised else s) for f, s in sources))
     return dataclasses.replace(release, timing=timing)
 
 

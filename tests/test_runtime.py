@@ -20,7 +20,15 @@ from hypothesis import strategies as st
 
 import topologies
 from analysis import NotApplicableError, cost, cost_sizes, host_launch_delay, ring_search, schedule
-from fabric import RUNTIMES, Parameter, RoutingError, Runtime, SpecError, runtime
+from fabric import (
+    NCCL_RELEASE_DATES,
+    RUNTIMES,
+    Parameter,
+    RoutingError,
+    Runtime,
+    SpecError,
+    runtime,
+)
 
 H100 = topologies.build("dgx-h100")
 
@@ -279,13 +287,20 @@ def test_nccl_release_changes_only_what_changed():
         a = cost(H100, "all-reduce", n, algorithm="ring", runtime="nccl@2.25.1")
         b = cost(H100, "all-reduce", n, algorithm="ring")
         assert a.time == b.time
-    # 2.20.5 predicts NVLS at 23 us and ring LL at a quarter of the bus bandwidth under an
-    # 87.7 GB/s cap (its choice); its run is timed by the newest prediction (25 us, 1/2, 141)
+    # 2.20.5 predicts ring LL at a quarter of the bus bandwidth under an 87.7 GB/s cap (its
+    # choice); 2.21 revised both with the LL kernels unchanged, so its run is timed by the
+    # revision (1/2, 141). Its NVLS step is 23 us, and 2.21's 25 us came with a changed
+    # Simple primitive (prims_simple.h): a different kernel, so 2.20.5 is timed by its own
     r20 = runtime("nccl@2.20.5")
     assert r20.hw_latency[("nvlink", "nvls", "Simple")] == 23e-6
+    assert r20.timing.hw_latency[("nvlink", "nvls", "Simple")] == 23e-6
     assert r20.factors["ring_ll"] == 0.25 and r20.timing.factors["ring_ll"] == 0.5
+    assert r20.timing.ll_max_bw[("hopper", 0)] == 141e9
     assert cost(H100, "all-reduce", 8, algorithm="in-switch",
-                runtime="nccl@2.20.5").fixed == pytest.approx(25e-6)
+                runtime="nccl@2.20.5").fixed == pytest.approx(23e-6)
+    # the tree's Simple latencies changed with its device code in 2.19 and 2.23: own values
+    assert r20.timing.hw_latency[("nvlink", "tree", "Simple")] == 28e-6
+    assert r20.timing.base_latency == r20.base_latency
     # what the release runs stays its own: NVLS arity 8 and MAXCHANNELS 32 before 2.21 / 2.25
     assert r20.timing.factors["nvls_max_arity"] == 8 and r20.timing.max_channels == 32
     assert r20.timing.nvls == r20.nvls and runtime("nccl").timing is None
@@ -727,3 +742,58 @@ def test_nccl_2_25_1_picks_on_a_gb200_tray(size, protocol):
     assert r.protocol == protocol
     if size == 4 * 2**20:
         assert r.time == pytest.approx(32.5e-6, rel=5e-3)
+
+
+def _reference_timed(history, revisions, field, key, v):
+    """Brute force of the timing rule: every later value reachable from the release's own
+    through sourced revisions only, the last of them."""
+    values = [(first, val) for first, val in history[(field, key)]]
+    own = [i for i, (first, _val) in enumerate(values) if first <= v]
+    if not own:
+        return None
+    i = own[-1]
+    out = values[i][1]
+    for j in range(i + 1, len(values)):
+        tag = ".".join(str(x) for x in values[j][0])
+        if (field, key, tag) in revisions:
+            out = values[j][1]
+        else:
+            break
+    return out
+
+
+def test_prediction_revisions_are_change_points_with_sources():
+    from fabric import PREDICTION_FIELDS, PREDICTION_REVISIONS
+    from fabric._runtime import _NCCL_HISTORY
+    points = {(f, k, ".".join(map(str, first))) for (f, k), steps in _NCCL_HISTORY.items()
+              for first, _v in steps[1:]}
+    points |= {(f, k, ".".join(map(str, steps[0][0]))) for (f, k), steps in _NCCL_HISTORY.items()}
+    for rev, src in PREDICTION_REVISIONS.items():
+        assert rev in points, rev
+        assert "NVIDIA/nccl" in src and ("src/device" in src or "release notes" in src), rev
+    assert set(PREDICTION_FIELDS) == {f for f, _k, _v in PREDICTION_REVISIONS}
+    # base latencies and the tree correction: no sourced revision, so never taken from later
+    assert "base_latency" not in PREDICTION_FIELDS and "tree_correction" not in PREDICTION_FIELDS
+
+
+@settings(max_examples=60, deadline=None)
+@given(release=st.sampled_from(sorted(NCCL_RELEASE_DATES)), data=st.data())
+def test_timing_takes_sourced_revisions_only(release, data):
+    from fabric import PREDICTION_REVISIONS
+    from fabric._runtime import _NCCL_HISTORY, _parse_version
+    rt = runtime(f"nccl@{release}")
+    if rt.timing is None:       # the newest release: its own tables time it
+        return
+    v = _parse_version(release)
+    (field, key) = data.draw(st.sampled_from(sorted(_NCCL_HISTORY, key=repr)))
+    if field == "max_channels":
+        assert rt.timing.max_channels == rt.max_channels
+        return
+    table = getattr(rt.timing, field)
+    if v < (2, 25, 0) and isinstance(key, tuple) and key[0] == "blackwell":
+        # no Blackwell row before 2.25: the Hopper row, timed as the Hopper row is
+        assert table[key] == table[("hopper", key[1])]
+    else:
+        assert table[key] == _reference_timed(_NCCL_HISTORY, PREDICTION_REVISIONS, field, key, v)
+    # what it runs (channels, NVLS pipeline) is the release's own in every case
+    assert rt.timing.nvls == rt.nvls and rt.timing.max_channels == rt.max_channels
