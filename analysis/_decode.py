@@ -1876,7 +1876,7 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     return float(res.time)
 
 
-def _slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
+def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     """Seconds of the slowest of the collectives the groups of ``size`` consecutive
     ``positions`` (an instance's attention groups) each run on their own, as
     :func:`collective_seconds`: the groups step together, so the step waits for the
@@ -1891,9 +1891,9 @@ def _slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     >>> f = topologies.build("switch:8,planes=2,chip=b200")
     >>> g = f.without(links=[("chip5", "sw0")])       # chip5 keeps one of its two planes
     >>> one = collective_seconds(f, "all-reduce", 1 << 20, range(4), runtime="ideal")
-    >>> _slowest_group_seconds(f, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") == one
+    >>> slowest_group_seconds(f, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") == one
     True
-    >>> _slowest_group_seconds(g, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") > one
+    >>> slowest_group_seconds(g, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") > one
     True
     """
     positions = tuple(positions)
@@ -1919,9 +1919,9 @@ def _collective_time(s, op, nbytes, ranks):
 def _slowest_tp_allreduce(s, nbytes):
     """Seconds of the step's tensor-parallel all-reduce: the slowest of the instance's TP
     groups (each ``tp`` consecutive chips of ``s.pos``; the ranks step together), by
-    :func:`_slowest_group_seconds` (every group on a degraded fabric: a chip that lost some
+    :func:`slowest_group_seconds` (every group on a degraded fabric: a chip that lost some
     of its links slows its own group only)."""
-    return _slowest_group_seconds(s.fabric, _ALL_REDUCE, nbytes, s.pos, s.lay.tp,
+    return slowest_group_seconds(s.fabric, _ALL_REDUCE, nbytes, s.pos, s.lay.tp,
                                   collective=s.collective, algorithm=s.algorithm,
                                   transport=s.transport, runtime=s.runtime)
 

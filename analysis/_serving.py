@@ -83,11 +83,11 @@ from fabric import Parameter, RoutingError, SpecError, chip_spec
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
     TWO_BATCH,
-    _slowest_group_seconds,
     collective_seconds,
     decode_step,
     instance_chips,
     parse_layout,
+    slowest_group_seconds,
 )
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
@@ -454,7 +454,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else float(dispatch_bytes)
     # each attention group's all-reduce: the slowest group's (the groups step together)
-    allreduce = _slowest_group_seconds(fabric, "all-reduce", isl * m.hidden * ab, pos, tp,
+    allreduce = slowest_group_seconds(fabric, "all-reduce", isl * m.hidden * ab, pos, tp,
                                        **cost_kwargs)
     # A rank sends each of its isl/tp tokens to up to k experts (an upper bound: no
     # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
