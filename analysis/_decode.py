@@ -147,6 +147,7 @@ __all__ = [
     "MTP_KERNELS",
     "SGLANG_GRAPH_KERNELS",
     "TRTLLM_FP4_REQUANT",
+    "TRTLLM_FP8_MLA_KV_BYTES",
     "TRTLLM_INPUT_QUANT_FORMATS",
     "TRTLLM_MIN_LATENCY_TOKENS",
     "TRTLLM_MOE_FULL_BRANCH",
@@ -308,6 +309,20 @@ TRTLLM_MIN_LATENCY_TOKENS = 128
 #: an assumption: at ed53795b33fc SM100 by default calls one op on the BF16 input
 #: (``fp8_swap_ab_gemm``) whose kernels were not read.
 TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)
+
+#: TensorRT-LLM's MLA generation kernel with an FP8 KV cache runs its arithmetic in FP8:
+#: "FP8 KV Cache and MLA quantization ... MLA kernel of the generation phase is accelerated by
+#: FP8 arithmetic and reduced KV cache memory access", on Hopper (FP8 FlashMLA) and Blackwell
+#: (trtllm-gen kernels) (NVIDIA/TensorRT-LLM ``examples/models/core/deepseek_v3/README.md`` at
+#: commit a98a9061d72f, section "FP8 KV Cache and MLA"). With ``engine="trtllm"``, MLA attention
+#: and a KV cache of this many bytes per element, the attention scores (``"scores"``) run at
+#: the chip's FP8 peak where it has FP8 tensor cores (``ChipSpec.gemm_format("fp8")``), not
+#: BF16. Other engines keep BF16 scores (their FP8-KV kernels were not read).
+TRTLLM_FP8_MLA_KV_BYTES = 1.0
+
+TRTLLM_FP8_MLA_SOURCE = ("NVIDIA/TensorRT-LLM examples/models/core/deepseek_v3/README.md at "
+                         "a98a9061d72f, 'FP8 KV Cache and MLA': the generation-phase MLA kernel "
+                         "runs FP8 arithmetic with an FP8 KV cache (Hopper and Blackwell)")
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
 #: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
@@ -805,6 +820,13 @@ def _check_chips(chips):
     return chips
 
 
+def _check_tp(tp, chips):
+    if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1 or chips % tp:
+        raise SpecError(f"tp must be an integer >= 1 dividing the instance's {chips} chips "
+                        f"(its tensor-parallel group size), got tp={tp!r}")
+    return tp
+
+
 def _check_instance_chips(fabric, chips):
     _check_chips(chips)
     if chips > fabric.n_endpoints:
@@ -830,13 +852,28 @@ def _domain_groups(fabric):
     return out
 
 
-def _equal_shape(groups, chips):
+def _equal_shape(groups, chips, tp=1):
     """``(d, c)``: the fewest domains ``d`` that hold ``c = chips / d`` live chips each, or
-    None when no ``d`` does."""
-    for d in range(1, chips + 1):
-        if chips % d == 0 and sum(len(g) >= chips // d for g in groups) >= d:
-            return d, chips // d
-    return None
+    None when no ``d`` does; with ``tp > 1`` the fewest whose ``c`` is a multiple of ``tp``
+    (every tensor-parallel group inside one domain) when any is, else the fewest."""
+    shapes = [(d, chips // d) for d in range(1, chips + 1)
+              if chips % d == 0 and sum(len(g) >= chips // d for g in groups) >= d]
+    return next((x for x in shapes if x[1] % tp == 0), shapes[0] if shapes else None)
+
+
+def _tp_capacity(groups, chips, tp):
+    """Live chips each domain gives an instance of ``chips`` chips in whole tensor-parallel
+    groups of ``tp``: ``len(g) // tp * tp`` when those hold the instance (every TP group
+    inside one domain), else every live chip (a group must straddle)."""
+    cap = [len(g) // tp * tp for g in groups]
+    return cap if sum(cap) >= chips else [len(g) for g in groups]
+
+
+def _groups_inside(groups, positions, tp):
+    """Whether every ``tp`` consecutive ``positions`` (a TP group) lie in one domain."""
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    return all(len({where[p] for p in positions[i:i + tp]}) == 1
+               for i in range(0, len(positions), tp))
 
 
 def _domains_spanned(groups, positions):
@@ -848,7 +885,7 @@ def _domains_spanned(groups, positions):
     return list(counts.values())
 
 
-def instance_chips(fabric, chips, *, equal_domains=False):
+def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     """The live chips one instance of ``chips`` chips runs on: positions in
     ``fabric.endpoints``, its first ``tp`` the first attention group.
 
@@ -861,6 +898,14 @@ def instance_chips(fabric, chips, *, equal_domains=False):
     :func:`analysis.moe_exchange`) the instance takes ``c`` chips in each of ``d`` domains,
     ``d`` the fewest that hold ``c = chips / d`` live chips each. Where the first ``chips``
     live chips already do that (an intact fabric) they are the instance, as before.
+
+    With ``tp > 1`` (the instance's attention tensor-parallel groups: each ``tp``
+    consecutive chips of the answer) every group lies inside one domain whenever the live
+    chips allow it: each domain gives the instance a multiple of ``tp`` chips, and under
+    ``equal_domains`` ``c`` is a multiple of ``tp`` when some such ``(d, c)`` fits (fewest
+    ``d`` among them). A group straddles only where no placement avoids it (``tp`` larger
+    than a domain, or too few whole groups left in damaged domains); the step then pays
+    the slowest group's all-reduce (:func:`decode_step`).
 
     Raises
     ------
@@ -879,37 +924,44 @@ def instance_chips(fabric, chips, *, equal_domains=False):
     >>> damaged = rail.without(chips=["chip1"])                 # live chips 3, 4, 4
     >>> instance_chips(damaged, 4), instance_chips(damaged, 8, equal_domains=True)
     ((3, 4, 5, 6), (3, 4, 5, 6, 7, 8, 9, 10))
+    >>> instance_chips(rail, 6, equal_domains=True, tp=2)      # 2 + 2 + 2: no TP group split
+    (0, 1, 4, 5, 8, 9)
     """
     chips = _check_instance_chips(fabric, chips)
     if not isinstance(equal_domains, bool):
         raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
+    tp = _check_tp(tp, chips)
     groups = _domain_groups(fabric)
     first = tuple(range(chips))
-    fullest = sorted(groups, key=lambda g: (-len(g), g[0]))
     spanned = _domains_spanned(groups, first)
     if equal_domains:
-        shape = _equal_shape(groups, chips)
+        fullest = sorted(groups, key=lambda g: (-len(g), g[0]))
+        shape = _equal_shape(groups, chips, tp)
         if shape is None:
             raise SpecError(f"an instance of {chips} expert-parallel chips fills no set of "
                             f"{fabric.name}'s load/store domains equally (live chips per "
                             f"domain {[len(g) for g in groups]}); the exchange kernel's "
                             f"routing model needs equal domains")
         d, c = shape
-        if len(spanned) == d and set(spanned) == {c}:
+        if (len(spanned) == d and set(spanned) == {c}
+                and (c % tp or _groups_inside(groups, first, tp))):
             return first
         picked = sorted([g for g in fullest if len(g) >= c][:d], key=lambda g: g[0])
         return tuple(p for g in picked for p in g[:c])
+    cap = _tp_capacity(groups, chips, tp)
+    aligned = sum(x // tp * tp for x in cap) == sum(cap)
+    order = sorted(range(len(groups)), key=lambda i: (-cap[i], groups[i][0]))
     need, fewest = chips, 0
-    for g in fullest:
+    for i in order:
         if need <= 0:
             break
-        need -= len(g)
+        need -= cap[i]
         fewest += 1
-    if len(spanned) == fewest:
+    if len(spanned) == fewest and (not aligned or _groups_inside(groups, first, tp)):
         return first
     out, need = [], chips
-    for g in fullest:
-        take = g[:min(len(g), need)]
+    for i in order:
+        take = groups[i][:min(cap[i], need)]
         out += list(take)
         need -= len(take)
         if not need:
@@ -917,14 +969,20 @@ def instance_chips(fabric, chips, *, equal_domains=False):
     return tuple(out)
 
 
-def _instance_copies(fabric, chips, equal_domains):
+def _instance_copies(fabric, chips, equal_domains, tp=1):
     """Disjoint copies of the instance :func:`instance_chips` chooses that the live chips
-    hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``)."""
+    hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``;
+    whole tensor-parallel groups of ``tp`` inside domains where the instance has them)."""
     live = fabric.n_endpoints
-    if not equal_domains or chips > live:
-        return live // chips
+    if chips > live:
+        return 0
     groups = _domain_groups(fabric)
-    shape = _equal_shape(groups, chips)
+    if not equal_domains:
+        cap = _tp_capacity(groups, chips, tp)
+        if tp > 1 and all(x % tp == 0 for x in cap):    # whole groups inside domains
+            return sum(x // tp for x in cap) // (chips // tp)
+        return live // chips
+    shape = _equal_shape(groups, chips, tp)
     if shape is None:
         return 0
     d, c = shape
@@ -934,13 +992,14 @@ def _instance_copies(fabric, chips, equal_domains):
                if sum(min(x, k) for x in slots) >= k * d)
 
 
-def idle_chips(fabric, chips, *, equal_domains=False):
+def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     """Live chips of ``fabric`` no copy of a ``chips``-chip instance uses.
 
     ``live % chips`` when an instance takes any chips; with ``equal_domains`` (an
     expert-parallel exchange kernel: ``c`` chips in each of ``d`` load/store domains, as
     :func:`instance_chips` places them) the chips the most such copies leave over, e.g.
-    a damaged domain's.
+    a damaged domain's; with ``tp > 1`` the copies keep their tensor-parallel groups inside
+    domains as the instance does (:func:`instance_chips`).
 
     >>> import topologies
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
@@ -948,11 +1007,14 @@ def idle_chips(fabric, chips, *, equal_domains=False):
     >>> rail = topologies.build("rail:servers=3,gpus=4").without(chips=["chip1"])
     >>> idle_chips(rail, 8), idle_chips(rail, 6), idle_chips(rail, 6, equal_domains=True)
     (3, 5, 5)
+    >>> idle_chips(topologies.build("rail:servers=3,gpus=4"), 6, equal_domains=True, tp=2)
+    0
     """
     chips = _check_chips(chips)
     if not isinstance(equal_domains, bool):
         raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
-    return fabric.n_endpoints - chips * _instance_copies(fabric, chips, equal_domains)
+    tp = _check_tp(tp, chips)
+    return fabric.n_endpoints - chips * _instance_copies(fabric, chips, equal_domains, tp)
 
 
 # -- results ------------------------------------------------------------------------------
@@ -1348,7 +1410,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                       ep_kernel=kern.name if kern is not None else None,
                       cuda_graphs=s.cuda_graphs,
                       instance=tuple(s.fabric.endpoints[i] for i in s.pos),
-                      idle_chips=idle_chips(s.fabric, lay.chips, equal_domains=s.equal_domains))
+                      idle_chips=idle_chips(s.fabric, lay.chips, equal_domains=s.equal_domains,
+                                            tp=lay.tp))
 
 
 # -- the parts of a step (decode_step calls them in this order) ----------------------------
@@ -1493,8 +1556,18 @@ class _Settings:
                                     "grouped" if part == "experts" else "dense")
         return None if p is None else p.value
 
+    @property
+    def fp8_mla(self):
+        """True when the attention scores run FP8 (:data:`TRTLLM_FP8_MLA_KV_BYTES`):
+        TensorRT-LLM's MLA generation kernel over an FP8 KV cache."""
+        return (self.engine == "trtllm" and self.m.attention.kind == "mla"
+                and self.m.kv_cache_bytes == TRTLLM_FP8_MLA_KV_BYTES)
+
     def gemm_format(self, part):
-        """The math format the GEMMs of model part ``part`` run in on this chip."""
+        """The math format the GEMMs of model part ``part`` run in on this chip (the
+        attention scores in FP8 under :attr:`fp8_mla`)."""
+        if part == "scores" and self.fp8_mla:
+            return self.chip.gemm_format("fp8")
         return self.chip.gemm_format(self.m.math_format(part))
 
     def gemm_flops(self, part):
@@ -1612,7 +1685,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
-                     instance_chips(fabric, lay.chips, equal_domains=equal), equal)
+                     instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal)
 
 
 def _mtp_block(m):
@@ -1808,12 +1881,33 @@ def _collective_time(s, op, nbytes, ranks):
                               algorithm=s.algorithm, transport=s.transport, runtime=s.runtime)
 
 
+def _slowest_tp_allreduce(s, nbytes):
+    """Seconds of the step's tensor-parallel all-reduce: the slowest of the instance's TP
+    groups (each ``tp`` consecutive chips of ``s.pos``; the ranks step together). Groups
+    are priced once per pattern of live chips per load/store domain they touch (a group
+    inside one domain, one spread 1 + 1 over two, ...): on a domain whose chips differ
+    (a partly cut chip) two groups of one pattern may differ, which this does not see."""
+    tp, groups = s.lay.tp, _domain_groups(s.fabric)
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    seen, out = set(), 0.0
+    for i in range(0, len(s.pos), tp):
+        grp = s.pos[i:i + tp]
+        counts = {}
+        for p in grp:
+            counts[where[p]] = counts.get(where[p], 0) + 1
+        key = tuple(counts.values())
+        if key not in seen:
+            seen.add(key)
+            out = max(out, _collective_time(s, _ALL_REDUCE, nbytes, grp))
+    return out
+
+
 def _communication(s, route):
     """The step's collectives on the fabric: TP all-reduce, expert dispatch and combine."""
     m, lay, kern = s.m, s.lay, s.kern
-    tp, ep = lay.tp, lay.ep
+    ep = lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
-    t_allreduce = _collective_time(s, _ALL_REDUCE, tp_bytes, s.pos[:tp])
+    t_allreduce = _slowest_tp_allreduce(s, tp_bytes)
     tokens = s.batch * s.q
     traffic = route.traffic
     exchange = None
@@ -2164,7 +2258,9 @@ def _parameters(s, moe, comm):
                   else "user (1: peak bandwidth)"),
     ) + ((Parameter("decode.engine", s.engine, "",
                     "user: whose kernel list a replayed graph runs"),)
-         if s.cuda_graphs else ()) + (
+         if s.cuda_graphs else ()) + ((Parameter(
+             "decode.attention_scores_format", s.gemm_format("scores"), "",
+             TRTLLM_FP8_MLA_SOURCE),) if s.fp8_mla else ()) + (
         Parameter("decode.moe_hbm_efficiency", hbm_eff if s.moe_eff is None else s.moe_eff, "",
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source
