@@ -86,7 +86,7 @@ def test_a_failure_costs_the_same_whichever_group_it_hits(victim):
     """nvl72 is one switched domain: 12 of one chip's 18 links failing costs the same step
     whichever chip it is (it was free unless the chip was in the first group)."""
     f = topologies.build("nvl72")
-    kw = dict(batch=9 * 64, context=1024, layout="tp=8,dp=9")
+    kw = {"batch": 9 * 64, "context": 1024, "layout": "tp=8,dp=9"}
     intact = analysis.decode_step(SMALL, f, **kw)
     ref = analysis.decode_step(SMALL, f.without(links=[("chip1", f"sw{i}")
                                                         for i in range(12)]), **kw)
