@@ -1006,7 +1006,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     # combine's blocks pull the rank's own tokens and nothing waits after them
     busiest = [(0.0, 0.0), (0.0, 0.0)]
     if any(kern.chain) or kern.block_per_token:
-        busiest = [busiest_token(E, k, n_ep, nodes, routing, tokens, sources)
+        busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, sources)
                    for sources in (n_ep, 1)]
     if any(kern.chain):
         for i, nbytes in enumerate((b_d, b_c)):
