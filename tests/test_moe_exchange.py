@@ -987,3 +987,9 @@ def test_busiest_token_takes_every_routing_spelling():
     for spelling in ({"max_nodes": 2}, 2, ("node-limited", 2)):
         r = moe_exchange(f, "deepseek-v3", 4, 8, routing=spelling, **kw)
         assert (r.dispatch, r.combine) == (want.dispatch, want.combine)
+    from analysis._moe_exchange import busiest_token
+    assert busiest_token(256, 8, 8, 1, {"max_nodes": 2}, 3) == busiest_token(
+        256, 8, 8, 1, "node-limited:2", 3)
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="tokens must be"):
+            busiest_token(256, 8, 8, 1, "uniform", bad)
