@@ -2,6 +2,7 @@
 
 import argparse
 import dataclasses
+import math
 
 from fabric import SpecError, format_time
 
@@ -47,7 +48,9 @@ def register(sub):
     p.add_argument("--acceptance", type=float, default=None,
                    help="speculative decoding: acceptance rate per drafted token")
     p.add_argument("--draft-cost", type=float, default=None,
-                   help="speculative decoding: draft time per token / step time (default 0; "
+                   help="speculative decoding: draft time per token / step time, a finite "
+                        "number >= 0 (default: the model's MTP module priced by "
+                        "analysis.decode_step(draft=True); a model without one needs it; "
                         "with --draft-length)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -143,11 +146,30 @@ def run(args):
         raise SpecError("--draft-length and --acceptance go together")
     if args.draft_cost is not None and args.draft_length is None:
         raise SpecError("--draft-cost goes with --draft-length and --acceptance")
+    if args.draft_cost is not None and not (math.isfinite(args.draft_cost)
+                                            and args.draft_cost >= 0):
+        raise SpecError(f"--draft-cost must be a finite number >= 0 (a draft's time per token "
+                        f"as a fraction of a plain step), got {args.draft_cost}")
     if args.draft_length is not None:
+        from analysis import expected_accepted_tokens
+
+        expected_accepted_tokens(args.draft_length, args.acceptance)    # validates both
+        if args.draft_cost is not None:
+            draft = {"draft_cost": args.draft_cost}
+        else:
+            # priced as the library's serving model prices a draft: the model's own MTP
+            # module (decode_step(draft=True)); a model without one has no draft to price
+            from analysis import model_config
+
+            m = model_config(args.model)
+            if not m.mtp_modules:
+                raise SpecError(f"{m.name} has no multi-token-prediction module "
+                                f"(mtp_modules=0) to price a draft from; pass --draft-cost "
+                                f"(a draft model's time per token as a fraction of a plain "
+                                f"step)")
+            draft = {"draft_time": decode_step(m, fab, draft=True, **kw).time}
         spec = speculative_decode(args.model, fab, draft_length=args.draft_length,
-                                  acceptance=args.acceptance,
-                                  draft_cost=0.0 if args.draft_cost is None else args.draft_cost,
-                                  **kw)
+                                  acceptance=args.acceptance, **draft, **kw)
         r = spec.base
     else:
         r = decode_step(args.model, fab, **kw)

@@ -180,6 +180,8 @@ def run(args):
                     round(tokens_per_s_per_mw(p.tokens_per_s_gpu, kw) / 1e6, 3)]
         rows.append(row)
     print(format_table(headers, rows))
+    for r in fr.skipped:        # layouts (or drafts) not evaluated, and why
+        print(f"skipped {r}")
     shares = ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in su.shares.items() if v > 0)
     print(f"single user: {su.tokens_per_s:.1f} tokens/s ({su.point.layout}, "
           f"{su.point.draft_length} drafted), limited by {su.limiter}; per token: {shares}")

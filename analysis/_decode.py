@@ -146,6 +146,8 @@ __all__ = [
     "MIN_KERNEL_TIME",
     "MTP_KERNELS",
     "SGLANG_GRAPH_KERNELS",
+    "TRTLLM_FP4_REQUANT",
+    "TRTLLM_FP8_MLA_KV_BYTES",
     "TRTLLM_INPUT_QUANT_FORMATS",
     "TRTLLM_MIN_LATENCY_TOKENS",
     "TRTLLM_MOE_FULL_BRANCH",
@@ -199,28 +201,42 @@ MTP_KERNELS = ("mtp_proj",)
 
 #: Kernels per layer of a graph-captured decode: TensorRT-LLM's DeepSeek-R1 decode on
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
-#: GPUs", NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1, section "Everything in One
-#: Diagram", modules 1-13 of an MoE layer), one kernel per module and two for module 10
-#: ("routerGEMM & topK"), except the modules the code shows to be several kernels:
+#: GPUs", NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1, read at commit 01c4ece911eb,
+#: section "Everything in One Diagram", modules 1-13 of an MoE layer), one kernel per module
+#: and two for module 10 ("routerGEMM & topK"), except the modules the code shows to be
+#: several kernels. Each count is pinned to the file and commit it was read at (the
+#: repository's release tags could not be checked out here: its snapshot is over the fetch
+#: limit, so the pins are stored file versions, docs/sources.md s.7):
 #:
 #: * module 12, "Sparse Experts": the kernels TensorRT-LLM's CUTLASS MoE runner launches
-#:   (``cpp/tensorrt_llm/kernels/mixtureOfExperts/moe_kernels.cu``,
-#:   ``CutlassMoeFCRunner::runMoe``, mid-2025 code with the min-latency mode), counted on its
-#:   min-latency branch (NVFP4, at most 128 tokens under tensor parallelism: the blog's
-#:   setting): ``buildMinLatencyActiveExpertMaps`` (one block builds the per-expert token
-#:   maps: the ``moe_align`` class), ``computeStridesTmaWarpSpecializedLowLatency`` (the
-#:   grouped GEMM's per-expert pointers and strides), ``gemm1``, the ``doActivation`` kernel
-#:   that ``gemm1`` runs after the grouped GEMM for a gated activation (SwiGLU and the
-#:   quantization of its output), and ``gemm2``; its local reduction runs in module 13. The
-#:   runner's other branch adds ``expandInputRows`` and the finalize kernel, so this is the
-#:   lower count;
-#: * module 10's top-k: DeepSeek-V3's routing (``Deepseekv3RoutingImpl.noaux_tc``,
-#:   modeling_deepseekv3.py) runs ``F.sigmoid(logits)`` and the add of the correction bias as
-#:   two elementwise kernels before the fused ``noaux_tc_op`` selection;
-#: * dense FFN layers (not in the diagram): TensorRT-LLM's ``GatedMLP`` (``gate_up_proj``,
-#:   the activation, ``down_proj``) and the fused all-reduce + norm after it
-#:   (``tensorrt_llm/_torch/models/modeling_deepseekv3.py``, ``DeepseekV3DecoderLayer``).
+#:   (``cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_kernels.cu`` at commit
+#:   ac73e3116fb4, ``CutlassMoeFCRunner::runMoe``), counted on its min-latency branch (NVFP4,
+#:   at most 128 tokens under tensor parallelism: the blog's setting):
+#:   ``buildMinLatencyActiveExpertMaps`` (one block builds the per-expert token maps: the
+#:   ``moe_align`` class), ``setupTmaWarpSpecializedInputs`` ->
+#:   ``computeStridesTmaWarpSpecializedLowLatency`` (the grouped GEMM's per-expert pointers
+#:   and strides), ``gemm1`` (``moeGemm``, then the ``doActivation`` kernel for a gated
+#:   activation: SwiGLU and the quantization of its output) and ``gemm2``; its local
+#:   reduction runs in module 13. At that commit the branch's call sequence is still in
+#:   ``runMoe`` but its strides function throws "Min latency mode is no longer supported":
+#:   the commit is later than the blog's code state, whose own version of the branch was
+#:   not found in the store (the blog also names grouped-GEMM code "not open-source yet");
+#: * module 10: ``DeepseekV3Gate.forward`` runs ``dsv3_router_gemm_op`` and
+#:   ``Deepseekv3RoutingImpl.noaux_tc`` the fused ``noaux_tc_op(logits, bias, ...)``, which
+#:   takes the sigmoid and the correction-bias add inside it
+#:   (``tensorrt_llm/_torch/models/modeling_deepseekv3.py`` at commit a43cf9e363d5; they are
+#:   separate ops only on the unfused fallback): two kernels, as the blog's module;
+#: * dense FFN layers (not in the diagram): TensorRT-LLM's ``GatedMLP.forward``
+#:   (``tensorrt_llm/_torch/modules/gated_mlp.py`` at commit 90f3bec14ca7: ``gate_up_proj``,
+#:   ``swiglu``, ``down_proj``) and the fused all-reduce + norm after it
+#:   (``DeepseekV3DecoderLayer.forward_mlp``, modeling_deepseekv3.py at a43cf9e363d5,
+#:   ``POST_MLP_FUSION``), plus the NVFP4 input quantization of :data:`TRTLLM_FP4_REQUANT`.
 #:
+#: Module 11 (the shared expert) stays one kernel, as the blog draws it: the code runs it as
+#: ``GatedMLP`` (gate_up, swiglu, down, with NVFP4 input quantizations) on an auxiliary
+#: stream concurrently with modules 10 and 12 (``Deepseekv3MoE.forward``,
+#: ``maybe_execute_in_parallel``, a43cf9e363d5), which a serial sum of kernels cannot
+#: represent (counted serially it would add 3-4 kernels, hidden whole it would remove 1).
 #: Its MoE layer ends in a fused local-reduction + all-reduce + norm kernel; an
 #: expert-parallel exchange adds its own kernels (``ep_kernel``). GQA attention and the head
 #: keep :data:`KERNELS`.
@@ -228,37 +244,60 @@ GRAPH_KERNELS = {
     "mla": ("fuse_a_gemm", "q_kv_rmsnorm", "uq_qr_gemm", "uk_bgemm", "kv_cache_rope",
             "gen_attention", "uv_gemm", "wo_gemm", "allreduce_add_rmsnorm_quant"),
     "dense_ffn": ("gate_up_proj", "silu_and_mul", "down_proj", "allreduce_add_rmsnorm"),
-    "moe_ffn": ("router_gemm", "router_sigmoid", "router_bias_add", "topk", "shared_expert",
-                "expert_maps", "expert_strides", "expert_gemm1", "expert_activation",
-                "expert_gemm2", "reduce_allreduce_add_rmsnorm"),
+    "moe_ffn": ("router_gemm", "topk", "shared_expert", "expert_maps", "expert_strides",
+                "expert_gemm1", "expert_activation", "expert_gemm2",
+                "reduce_allreduce_add_rmsnorm"),
 }
+
+#: TensorRT-LLM's NVFP4 linears whose BF16 input the linear quantizes itself, in a kernel of
+#: its own before the GEMM (``NVFP4LinearMethod.apply``: ``torch.ops.trtllm.fp4_quantize``
+#: unless the input arrives as an ``Fp4QuantizedTensor``; ``tensorrt_llm/_torch/modules/
+#: linear.py`` at commit ed53795b33fc), by block of :data:`GRAPH_KERNELS`: a dense layer's
+#: ``down_proj`` takes the BF16 output of ``swiglu`` (``GatedMLP.forward``, gated_mlp.py at
+#: 90f3bec14ca7), while its ``gate_up_proj`` gets an input already quantized by the fused
+#: all-reduce + norm + NVFP4 quantization before it (``AllReduceFusionOp.
+#: RESIDUAL_RMS_NORM_QUANT_NVFP4``, ``PRE_MLP_FUSION``, modeling_deepseekv3.py at
+#: a43cf9e363d5: module 9's kernel) when the dense FFN is tensor-parallel; with ``tp = 1``
+#: (attention data parallelism: ``mlp_tp_size = 1``, no fusion) ``gate_up_proj`` quantizes its
+#: input too. Applies with ``engine="trtllm"`` and CUDA graphs when the block's part is stored
+#: in ``nvfp4`` and the chip runs it on FP4 tensor cores; the kernel (``fp4_input_quant``) is
+#: of the elementwise class (a maximum per 16 values, no row-wide reduction).
+TRTLLM_FP4_REQUANT = {"dense_ffn": ("down_proj",)}
+_TRTLLM_FP4_REQUANT_TP1 = {"dense_ffn": ("gate_up_proj", "down_proj")}
 
 #: Kernels TensorRT-LLM's CUTLASS MoE runner adds on its other branch (``runMoe`` without
 #: the min-latency mode: FP8 experts, more than :data:`TRTLLM_MIN_LATENCY_TOKENS` tokens on a
 #: rank, or attention data parallelism), after the named kernel of :data:`GRAPH_KERNELS`:
-#: ``expandInputRowsKernel`` (the tokens permuted to their experts and quantized) after the
-#: expert maps, and the finalize kernel (unpermute and the weighted sum over the top-k)
-#: after ``gemm2``. Both of the elementwise class (no row-wide reduction; the sum over
-#: top-k is vLLM's ``moe_sum``'s job, also elementwise here). Source: as
-#: :data:`GRAPH_KERNELS` (moe_kernels.cu ``CutlassMoeFCRunner::runMoe``). Off the min-latency
-#: mode the shared and routed outputs are also added in a kernel of their own before the
-#: all-reduce (``Deepseekv3MoE.forward``: ``shared_output + routed_output``; the min-latency
-#: mode hands both to the fused all-reduce kernel). The finalize is
-#: counted on every chip (Hopper can fuse it into ``gemm2``'s epilogue for some GEMMs: not
-#: modelled).
+#: ``expandInputRowsKernelLauncher`` (the tokens permuted to their experts and quantized)
+#: after the expert maps (``fusedBuildExpertMapsSortFirstToken`` on this branch, one kernel),
+#: and ``finalizeMoeRoutingKernelLauncher`` (unpermute and the weighted sum over the top-k)
+#: after ``gemm2`` (moe_kernels.cu at commit ac73e3116fb4, ``runMoe``, ``gemm2``, and for FP8
+#: block-scaled experts ``BlockScaleFC1`` = ``moeGemm`` + ``doActivation``, ``BlockScaleFC2`` =
+#: ``moeGemm`` + the finalize). Both of the elementwise class (no row-wide reduction; the sum
+#: over top-k is vLLM's ``moe_sum``'s job, also elementwise here). Off the min-latency mode
+#: the shared and routed outputs are also added in a kernel of their own before the
+#: all-reduce (``Deepseekv3MoE.forward``: ``shared_output + routed_output`` when the MoE
+#: finalizes itself; modeling_deepseekv3.py at a43cf9e363d5). The finalize is counted on
+#: every chip: at ac73e3116fb4 a TMA warp-specialized ``gemm2`` can fuse it into its epilogue
+#: when its tactic asks for it (``using_fused_finalize``), which is not modelled.
 TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
                           "expert_gemm2": ("expert_finalize", "moe_output_add")}
 
 #: Tokens on a rank up to which TensorRT-LLM runs DeepSeek's MoE in its min-latency mode
 #: (``hidden_states.size(0) <= 128`` with NVFP4 and the post-MoE all-reduce fusion:
-#: ``DeepseekV3DecoderLayer.forward``, modeling_deepseekv3.py, mid-2025).
+#: ``DeepseekV3DecoderLayer.forward``). NOT pinned: read by an earlier session in a version of
+#: modeling_deepseekv3.py whose commit was not recorded and which the store no longer holds
+#: under a known commit. At the pinned a43cf9e363d5 the CUTLASS min-latency mode is gone; its
+#: successor hands the MoE's unfinalized output to the fused MoE all-reduce when the step has
+#: at most ``MoEAllReduce.max_token`` tokens, the MoE backend is ``TRTLLM``, the experts are
+#: NVFP4 and the job is on one node (``forward_MoE``, ``do_finalize``).
 TRTLLM_MIN_LATENCY_TOKENS = 128
 
 #: Weight formats whose GEMMs TensorRT-LLM runs as two kernels: the dynamic quantization of
 #: the BF16 input (FP8, one scale per token and group of 128 values), then the FP8 block-
-#: scaling GEMM (``tensorrt_llm/_torch/modules/linear.py``, ``FP8BlockScalesLinearMethod.apply``,
-#: its Hopper branch: ``torch.ops.trtllm.fp8_quantize_1x128(input)`` then
-#: ``torch.ops.trtllm.fp8_block_scaling_gemm``). With ``engine="trtllm"`` and CUDA graphs, every
+#: scaling GEMM (``tensorrt_llm/_torch/modules/linear.py`` at commit ed53795b33fc,
+#: ``FP8BlockScalesLinearMethod.apply``, its branch for chips other than SM100:
+#: ``torch.ops.trtllm.fp8_quantize_1x128(input)`` then ``torch.ops.trtllm.fp8_block_scaling_gemm``). With ``engine="trtllm"`` and CUDA graphs, every
 #: ``gemm`` kernel of :data:`GRAPH_KERNELS` whose part is stored in one of these formats and
 #: runs in FP8 on the chip is preceded by one ``fp8_input_quant`` kernel (the elementwise
 #: class, like SGLang's quantize kernels: a maximum per group of 128 values, no row-wide
@@ -266,9 +305,24 @@ TRTLLM_MIN_LATENCY_TOKENS = 128
 #: MoE runner's FP8 block-scale grouped GEMM quantizes its BF16 input itself first
 #: (``CutlassFp8BlockScaleGemmRunner::moeGemm``, ``internal_quantize_a`` when the activations
 #: are not FP8; cpp/tensorrt_llm/kernels/cutlass_kernels/fp8_blockscale_gemm, read in ONNX
-#: Runtime's port of it). The router and head run BF16. Taken for Blackwell's FP8 branch too
-#: (an assumption: only the Hopper branch was read).
+#: Runtime's port of it). The router and head run BF16. Taken for Blackwell's FP8 branch too,
+#: an assumption: at ed53795b33fc SM100 by default calls one op on the BF16 input
+#: (``fp8_swap_ab_gemm``) whose kernels were not read.
 TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)
+
+#: TensorRT-LLM's MLA generation kernel with an FP8 KV cache runs its arithmetic in FP8:
+#: "FP8 KV Cache and MLA quantization ... MLA kernel of the generation phase is accelerated by
+#: FP8 arithmetic and reduced KV cache memory access", on Hopper (FP8 FlashMLA) and Blackwell
+#: (trtllm-gen kernels) (NVIDIA/TensorRT-LLM ``examples/models/core/deepseek_v3/README.md`` at
+#: commit a98a9061d72f, section "FP8 KV Cache and MLA"). With ``engine="trtllm"``, MLA attention
+#: and a KV cache of this many bytes per element, the attention scores (``"scores"``) run at
+#: the chip's FP8 peak where it has FP8 tensor cores (``ChipSpec.gemm_format("fp8")``), not
+#: BF16. Other engines keep BF16 scores (their FP8-KV kernels were not read).
+TRTLLM_FP8_MLA_KV_BYTES = 1.0
+
+TRTLLM_FP8_MLA_SOURCE = ("NVIDIA/TensorRT-LLM examples/models/core/deepseek_v3/README.md at "
+                         "a98a9061d72f, 'FP8 KV Cache and MLA': the generation-phase MLA kernel "
+                         "runs FP8 arithmetic with an FP8 KV cache (Hopper and Blackwell)")
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
 #: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
@@ -358,7 +412,7 @@ KERNEL_CLASSES = {
                      "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
                      "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant",
                      "expert_strides", "expert_activation", "fp8_input_quant", "expert_expand",
-                     "expert_finalize", "router_sigmoid", "router_bias_add", "moe_output_add"),
+                     "expert_finalize", "moe_output_add", "fp4_input_quant"),
                     "elementwise"),
     "topk": "topk",
     **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
@@ -766,6 +820,13 @@ def _check_chips(chips):
     return chips
 
 
+def _check_tp(tp, chips):
+    if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1 or chips % tp:
+        raise SpecError(f"tp must be an integer >= 1 dividing the instance's {chips} chips "
+                        f"(its tensor-parallel group size), got tp={tp!r}")
+    return tp
+
+
 def _check_instance_chips(fabric, chips):
     _check_chips(chips)
     if chips > fabric.n_endpoints:
@@ -791,13 +852,28 @@ def _domain_groups(fabric):
     return out
 
 
-def _equal_shape(groups, chips):
+def _equal_shape(groups, chips, tp=1):
     """``(d, c)``: the fewest domains ``d`` that hold ``c = chips / d`` live chips each, or
-    None when no ``d`` does."""
-    for d in range(1, chips + 1):
-        if chips % d == 0 and sum(len(g) >= chips // d for g in groups) >= d:
-            return d, chips // d
-    return None
+    None when no ``d`` does; with ``tp > 1`` the fewest whose ``c`` is a multiple of ``tp``
+    (every tensor-parallel group inside one domain) when any is, else the fewest."""
+    shapes = [(d, chips // d) for d in range(1, chips + 1)
+              if chips % d == 0 and sum(len(g) >= chips // d for g in groups) >= d]
+    return next((x for x in shapes if x[1] % tp == 0), shapes[0] if shapes else None)
+
+
+def _tp_capacity(groups, chips, tp):
+    """Live chips each domain gives an instance of ``chips`` chips in whole tensor-parallel
+    groups of ``tp``: ``len(g) // tp * tp`` when those hold the instance (every TP group
+    inside one domain), else every live chip (a group must straddle)."""
+    cap = [len(g) // tp * tp for g in groups]
+    return cap if sum(cap) >= chips else [len(g) for g in groups]
+
+
+def _groups_inside(groups, positions, tp):
+    """Whether every ``tp`` consecutive ``positions`` (a TP group) lie in one domain."""
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    return all(len({where[p] for p in positions[i:i + tp]}) == 1
+               for i in range(0, len(positions), tp))
 
 
 def _domains_spanned(groups, positions):
@@ -809,7 +885,7 @@ def _domains_spanned(groups, positions):
     return list(counts.values())
 
 
-def instance_chips(fabric, chips, *, equal_domains=False):
+def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     """The live chips one instance of ``chips`` chips runs on: positions in
     ``fabric.endpoints``, its first ``tp`` the first attention group.
 
@@ -822,6 +898,14 @@ def instance_chips(fabric, chips, *, equal_domains=False):
     :func:`analysis.moe_exchange`) the instance takes ``c`` chips in each of ``d`` domains,
     ``d`` the fewest that hold ``c = chips / d`` live chips each. Where the first ``chips``
     live chips already do that (an intact fabric) they are the instance, as before.
+
+    With ``tp > 1`` (the instance's attention tensor-parallel groups: each ``tp``
+    consecutive chips of the answer) every group lies inside one domain whenever the live
+    chips allow it: each domain gives the instance a multiple of ``tp`` chips, and under
+    ``equal_domains`` ``c`` is a multiple of ``tp`` when some such ``(d, c)`` fits (fewest
+    ``d`` among them). A group straddles only where no placement avoids it (``tp`` larger
+    than a domain, or too few whole groups left in damaged domains); the step then pays
+    the slowest group's all-reduce (:func:`decode_step`).
 
     Raises
     ------
@@ -840,37 +924,44 @@ def instance_chips(fabric, chips, *, equal_domains=False):
     >>> damaged = rail.without(chips=["chip1"])                 # live chips 3, 4, 4
     >>> instance_chips(damaged, 4), instance_chips(damaged, 8, equal_domains=True)
     ((3, 4, 5, 6), (3, 4, 5, 6, 7, 8, 9, 10))
+    >>> instance_chips(rail, 6, equal_domains=True, tp=2)      # 2 + 2 + 2: no TP group split
+    (0, 1, 4, 5, 8, 9)
     """
     chips = _check_instance_chips(fabric, chips)
     if not isinstance(equal_domains, bool):
         raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
+    tp = _check_tp(tp, chips)
     groups = _domain_groups(fabric)
     first = tuple(range(chips))
-    fullest = sorted(groups, key=lambda g: (-len(g), g[0]))
     spanned = _domains_spanned(groups, first)
     if equal_domains:
-        shape = _equal_shape(groups, chips)
+        fullest = sorted(groups, key=lambda g: (-len(g), g[0]))
+        shape = _equal_shape(groups, chips, tp)
         if shape is None:
             raise SpecError(f"an instance of {chips} expert-parallel chips fills no set of "
                             f"{fabric.name}'s load/store domains equally (live chips per "
                             f"domain {[len(g) for g in groups]}); the exchange kernel's "
                             f"routing model needs equal domains")
         d, c = shape
-        if len(spanned) == d and set(spanned) == {c}:
+        if (len(spanned) == d and set(spanned) == {c}
+                and (c % tp or _groups_inside(groups, first, tp))):
             return first
         picked = sorted([g for g in fullest if len(g) >= c][:d], key=lambda g: g[0])
         return tuple(p for g in picked for p in g[:c])
+    cap = _tp_capacity(groups, chips, tp)
+    aligned = sum(x // tp * tp for x in cap) == sum(cap)
+    order = sorted(range(len(groups)), key=lambda i: (-cap[i], groups[i][0]))
     need, fewest = chips, 0
-    for g in fullest:
+    for i in order:
         if need <= 0:
             break
-        need -= len(g)
+        need -= cap[i]
         fewest += 1
-    if len(spanned) == fewest:
+    if len(spanned) == fewest and (not aligned or _groups_inside(groups, first, tp)):
         return first
     out, need = [], chips
-    for g in fullest:
-        take = g[:min(len(g), need)]
+    for i in order:
+        take = groups[i][:min(cap[i], need)]
         out += list(take)
         need -= len(take)
         if not need:
@@ -878,14 +969,20 @@ def instance_chips(fabric, chips, *, equal_domains=False):
     return tuple(out)
 
 
-def _instance_copies(fabric, chips, equal_domains):
+def _instance_copies(fabric, chips, equal_domains, tp=1):
     """Disjoint copies of the instance :func:`instance_chips` chooses that the live chips
-    hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``)."""
+    hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``;
+    whole tensor-parallel groups of ``tp`` inside domains where the instance has them)."""
     live = fabric.n_endpoints
-    if not equal_domains or chips > live:
-        return live // chips
+    if chips > live:
+        return 0
     groups = _domain_groups(fabric)
-    shape = _equal_shape(groups, chips)
+    if not equal_domains:
+        cap = _tp_capacity(groups, chips, tp)
+        if tp > 1 and all(x % tp == 0 for x in cap):    # whole groups inside domains
+            return sum(x // tp for x in cap) // (chips // tp)
+        return live // chips
+    shape = _equal_shape(groups, chips, tp)
     if shape is None:
         return 0
     d, c = shape
@@ -895,13 +992,14 @@ def _instance_copies(fabric, chips, equal_domains):
                if sum(min(x, k) for x in slots) >= k * d)
 
 
-def idle_chips(fabric, chips, *, equal_domains=False):
+def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     """Live chips of ``fabric`` no copy of a ``chips``-chip instance uses.
 
     ``live % chips`` when an instance takes any chips; with ``equal_domains`` (an
     expert-parallel exchange kernel: ``c`` chips in each of ``d`` load/store domains, as
     :func:`instance_chips` places them) the chips the most such copies leave over, e.g.
-    a damaged domain's.
+    a damaged domain's; with ``tp > 1`` the copies keep their tensor-parallel groups inside
+    domains as the instance does (:func:`instance_chips`).
 
     >>> import topologies
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
@@ -909,11 +1007,14 @@ def idle_chips(fabric, chips, *, equal_domains=False):
     >>> rail = topologies.build("rail:servers=3,gpus=4").without(chips=["chip1"])
     >>> idle_chips(rail, 8), idle_chips(rail, 6), idle_chips(rail, 6, equal_domains=True)
     (3, 5, 5)
+    >>> idle_chips(topologies.build("rail:servers=3,gpus=4"), 6, equal_domains=True, tp=2)
+    0
     """
     chips = _check_chips(chips)
     if not isinstance(equal_domains, bool):
         raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
-    return fabric.n_endpoints - chips * _instance_copies(fabric, chips, equal_domains)
+    tp = _check_tp(tp, chips)
+    return fabric.n_endpoints - chips * _instance_copies(fabric, chips, equal_domains, tp)
 
 
 # -- results ------------------------------------------------------------------------------
@@ -1309,7 +1410,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                       ep_kernel=kern.name if kern is not None else None,
                       cuda_graphs=s.cuda_graphs,
                       instance=tuple(s.fabric.endpoints[i] for i in s.pos),
-                      idle_chips=idle_chips(s.fabric, lay.chips, equal_domains=s.equal_domains))
+                      idle_chips=idle_chips(s.fabric, lay.chips, equal_domains=s.equal_domains,
+                                            tp=lay.tp))
 
 
 # -- the parts of a step (decode_step calls them in this order) ----------------------------
@@ -1317,18 +1419,20 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
 def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, tokens=1):
     """The kernel lists a decode step of ``model`` on ``chip`` runs per block (keys ``mla`` or
     ``gqa``, ``dense_ffn``, ``moe_ffn``): the eager :data:`KERNELS` without CUDA graphs, else
-    the engine's graph lists. TensorRT-LLM's (:data:`GRAPH_KERNELS`) take two changes by the
+    the engine's graph lists. TensorRT-LLM's (:data:`GRAPH_KERNELS`) take three changes by the
     step: its MoE runner's other branch (:data:`TRTLLM_MOE_FULL_BRANCH`) unless the
     min-latency one applies (NVFP4 routed experts, ``tp > 1``, at most
-    :data:`TRTLLM_MIN_LATENCY_TOKENS` ``tokens`` on a rank), and an input quantization before
+    :data:`TRTLLM_MIN_LATENCY_TOKENS` ``tokens`` on a rank), an input quantization before
     each GEMM of a part stored in a format of :data:`TRTLLM_INPUT_QUANT_FORMATS` that the chip
-    runs in FP8.
+    runs in FP8, and the NVFP4 linears' own input quantization (:data:`TRTLLM_FP4_REQUANT`)
+    where the chip runs NVFP4 on FP4 tensor cores.
 
     >>> lists = step_kernel_lists("deepseek-r1", "h200", tp=8)
-    >>> lists["mla"][:2], lists["moe_ffn"][6:8]
+    >>> lists["mla"][:2], lists["moe_ffn"][4:6]
     (('fp8_input_quant', 'fuse_a_gemm'), ('expert_maps', 'expert_expand'))
-    >>> step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=8) == GRAPH_KERNELS
-    True
+    >>> b200 = step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=8)
+    >>> b200["moe_ffn"] == GRAPH_KERNELS["moe_ffn"], b200["dense_ffn"][2:4]
+    (True, ('fp4_input_quant', 'down_proj'))
 
     ``tp`` and ``tokens`` are ints >= 1 (else SpecError, or TypeError for a non-int) and
     ``cuda_graphs`` a bool (TypeError).
@@ -1351,7 +1455,10 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     # output reduced by a tensor-parallel all-reduce (modeling_deepseekv3.py)
     min_latency = (m.part_format("experts") == "nvfp4" and tp > 1
                    and tokens <= TRTLLM_MIN_LATENCY_TOKENS)
-    if not quantized and min_latency:
+    fp4 = {p for p in ("ffn",)
+           if m.part_format(p) == "nvfp4" and chip.gemm_format(m.math_format(p)) == "fp4"}
+    requant = TRTLLM_FP4_REQUANT if tp > 1 else _TRTLLM_FP4_REQUANT_TP1
+    if not quantized and min_latency and not fp4:
         return lists
 
     def part(key, name):
@@ -1363,7 +1470,9 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
 
     def expand(key, n):
         quant = (("fp8_input_quant",) if KERNEL_CLASSES[n] in ("gemm", "moe_gemm")
-                 and part(key, n) in quantized else ())
+                 and part(key, n) in quantized else
+                 ("fp4_input_quant",) if n in requant.get(key, ()) and part(key, n) in fp4
+                 else ())
         full = (TRTLLM_MOE_FULL_BRANCH.get(n, ()) if key == "moe_ffn" and not min_latency
                 else ())
         return (*quant, n, *full)
@@ -1447,8 +1556,18 @@ class _Settings:
                                     "grouped" if part == "experts" else "dense")
         return None if p is None else p.value
 
+    @property
+    def fp8_mla(self):
+        """True when the attention scores run FP8 (:data:`TRTLLM_FP8_MLA_KV_BYTES`):
+        TensorRT-LLM's MLA generation kernel over an FP8 KV cache."""
+        return (self.engine == "trtllm" and self.m.attention.kind == "mla"
+                and self.m.kv_cache_bytes == TRTLLM_FP8_MLA_KV_BYTES)
+
     def gemm_format(self, part):
-        """The math format the GEMMs of model part ``part`` run in on this chip."""
+        """The math format the GEMMs of model part ``part`` run in on this chip (the
+        attention scores in FP8 under :attr:`fp8_mla`)."""
+        if part == "scores" and self.fp8_mla:
+            return self.chip.gemm_format("fp8")
         return self.chip.gemm_format(self.m.math_format(part))
 
     def gemm_flops(self, part):
@@ -1566,7 +1685,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
-                     instance_chips(fabric, lay.chips, equal_domains=equal), equal)
+                     instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal)
 
 
 def _mtp_block(m):
@@ -1762,12 +1881,33 @@ def _collective_time(s, op, nbytes, ranks):
                               algorithm=s.algorithm, transport=s.transport, runtime=s.runtime)
 
 
+def _slowest_tp_allreduce(s, nbytes):
+    """Seconds of the step's tensor-parallel all-reduce: the slowest of the instance's TP
+    groups (each ``tp`` consecutive chips of ``s.pos``; the ranks step together). Groups
+    are priced once per pattern of live chips per load/store domain they touch (a group
+    inside one domain, one spread 1 + 1 over two, ...): on a domain whose chips differ
+    (a partly cut chip) two groups of one pattern may differ, which this does not see."""
+    tp, groups = s.lay.tp, _domain_groups(s.fabric)
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    seen, out = set(), 0.0
+    for i in range(0, len(s.pos), tp):
+        grp = s.pos[i:i + tp]
+        counts = {}
+        for p in grp:
+            counts[where[p]] = counts.get(where[p], 0) + 1
+        key = tuple(counts.values())
+        if key not in seen:
+            seen.add(key)
+            out = max(out, _collective_time(s, _ALL_REDUCE, nbytes, grp))
+    return out
+
+
 def _communication(s, route):
     """The step's collectives on the fabric: TP all-reduce, expert dispatch and combine."""
     m, lay, kern = s.m, s.lay, s.kern
-    tp, ep = lay.tp, lay.ep
+    ep = lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
-    t_allreduce = _collective_time(s, _ALL_REDUCE, tp_bytes, s.pos[:tp])
+    t_allreduce = _slowest_tp_allreduce(s, tp_bytes)
     tokens = s.batch * s.q
     traffic = route.traffic
     exchange = None
@@ -2068,8 +2208,11 @@ def _parameters(s, moe, comm):
             "decode.graph_kernel_overhead", s.graph_kernel_overhead, "s",
             GRAPH_KERNEL_OVERHEAD.source
             if s.graph_kernel_overhead == GRAPH_KERNEL_OVERHEAD.value else "user")
-        count_source = ({"trtllm": "NVIDIA/TensorRT-LLM tech_blog1 module list "
-                                   "(analysis._decode.GRAPH_KERNELS)",
+        count_source = ({"trtllm": "NVIDIA/TensorRT-LLM tech_blog1 module list (at commit "
+                                   "01c4ece911eb), modules counted from moe_kernels.cu at "
+                                   "ac73e3116fb4, modeling_deepseekv3.py at a43cf9e363d5, "
+                                   "gated_mlp.py at 90f3bec14ca7, linear.py at ed53795b33fc "
+                                   "(analysis._decode.GRAPH_KERNELS; docs/sources.md s.7)",
                          "vllm": "counted from vLLM's deepseek_v2.py, mla.py and fused_moe "
                                  "Marlin path (analysis._decode.VLLM_GRAPH_KERNELS)",
                          "sglang": "counted from SGLang's deepseek_v2.py (absorbed MLA, FP8 "
@@ -2115,7 +2258,9 @@ def _parameters(s, moe, comm):
                   else "user (1: peak bandwidth)"),
     ) + ((Parameter("decode.engine", s.engine, "",
                     "user: whose kernel list a replayed graph runs"),)
-         if s.cuda_graphs else ()) + (
+         if s.cuda_graphs else ()) + ((Parameter(
+             "decode.attention_scores_format", s.gemm_format("scores"), "",
+             TRTLLM_FP8_MLA_SOURCE),) if s.fp8_mla else ()) + (
         Parameter("decode.moe_hbm_efficiency", hbm_eff if s.moe_eff is None else s.moe_eff, "",
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source

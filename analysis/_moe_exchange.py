@@ -89,9 +89,18 @@ access``.
 * **Block rate** (:attr:`ExchangeKernel.block_per_token`, ``one-sided``): one thread
   block carries a token's whole exchange, so a phase takes at least the token's remote
   copies at one block's rate (:data:`fabric.EXCHANGE_BLOCK_RATE`: NCCL's per-block figure
-  for its symmetric load/store kernels, 44 GiB/s Hopper, 55 GiB/s Blackwell); the dispatch's
+  for its symmetric load/store kernels, 44 GiB/s Hopper, 55 GiB/s Blackwell, measured on
+  512-thread blocks and assumed per block for TensorRT-LLM's 256-thread ones); the dispatch's
   transfer is ``max(links, remote destinations x bytes / rate)``, and each pulled round
   adds its bytes at that rate to its round trip. Only inside one load/store domain.
+* **Busiest token**: a phase of one-block-per-token kernels ends with its slowest block, so
+  the counts that vary by token (the serial chain's slot atomics, one per distinct
+  destination rank; the remote destinations at the block rate) are the busiest token's:
+  :func:`busiest_token`, the expected largest count over the phase's tokens
+  (:func:`expected_max` of :func:`reach_distribution`, exact by inclusion-exclusion for
+  uniform and node-limited routing; the rotation's largest for the perfect router). The
+  dispatch's closing barrier waits for every rank's blocks (the busiest of ``tokens x ep``
+  tokens); the combine's blocks pull the rank's own tokens (the busiest of ``tokens``).
 * **Pulled combine** (:attr:`ExchangeKernel.pull_threads`): one thread block per
   token loads ``pull_threads x pull_vector`` bytes per step from the peers and
   must have them back before its next step, so a combine takes at least
@@ -119,6 +128,7 @@ Examples
 """
 
 import dataclasses
+import functools
 import math
 import numbers
 import types
@@ -148,8 +158,8 @@ from fabric import transport as get_transport
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH
 from ._models import model_config
 
-__all__ = ["ExchangePhase", "MoEExchange", "expert_reach", "moe_exchange", "parse_routing",
-           "pull_rounds"]
+__all__ = ["ExchangePhase", "MoEExchange", "busiest_token", "expected_max", "expert_reach",
+           "moe_exchange", "parse_routing", "pull_rounds", "reach_distribution"]
 
 #: Elements wider than this many bytes do not exist; smaller byte counts are per element.
 _MAX_ELEMENT_BYTES = 16
@@ -246,6 +256,141 @@ def expert_reach(experts, k, ep, nodes, routing="uniform"):
         frac = m / nodes
         return (frac * (1 - _miss(pool, per_rank, k)), frac * (1 - _miss(pool, per_node, k)))
     return 1 - _miss(experts, per_rank, k), 1 - _miss(experts, per_node, k)
+
+
+def _gbinom(x, k):
+    """``C(x, k)`` for a real ``x`` and an integer ``k >= 0`` (the falling factorial over
+    ``k!``): exact for integer ``x`` (0 when ``x < k``), the same polynomial in between."""
+    out = 1.0
+    for i in range(k):
+        out *= (x - i) / (i + 1)
+    return out
+
+
+def _uniform_counts(experts, k, ranks):
+    """Probabilities that ``k`` distinct experts drawn uniformly from ``experts`` spread
+    equally over ``ranks`` ranks reach exactly ``j`` ranks (``D``), and exactly ``j`` ranks
+    other than a given one (``R``), ``j = 0 .. min(k, ranks)``, by inclusion-exclusion over
+    the ranks the draw may use: ``P(D = j) = C(n, j) sum_i (-1)^(j-i) C(j, i) C(i s, k) /
+    C(E, k)`` (``s = E / n`` experts per rank), and for ``R`` the same over the other
+    ``n - 1`` ranks with the given rank always usable (``C(s + i s, k)``). A fractional
+    ``s`` (``ep`` not dividing ``E``) uses the same polynomials; negative terms are clipped
+    and the rest renormalised."""
+    s = experts / ranks
+    total = _gbinom(experts, k)
+    top = min(k, ranks)
+
+    def pmf(n, base):
+        out = []
+        for j in range(top + 1):
+            if j > n:
+                out.append(0.0)
+                continue
+            acc = sum((-1) ** (j - i) * math.comb(j, i) * _gbinom(base + i * s, k)
+                      for i in range(j + 1))
+            out.append(max(0.0, math.comb(n, j) * acc / total))
+        norm = sum(out)
+        return [x / norm for x in out]
+
+    return pmf(ranks, 0.0), pmf(ranks - 1, s)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reach_distribution(experts, k, ep, nodes, routing):
+    return tuple(tuple(x) for x in _reach_lists(experts, k, ep, nodes, routing))
+
+
+def reach_distribution(experts, k, ep, nodes, routing="uniform"):
+    """Distribution of the distinct ranks one token reaches, for a random token.
+
+    Returns ``(pmf_all, pmf_remote)``: lists indexed by ``j`` of the probability that the
+    token reaches exactly ``j`` distinct ranks (its own included), and exactly ``j``
+    distinct ranks other than its own. ``"uniform"`` and ``"node-limited:M"`` are exact
+    (inclusion-exclusion; node-limited: the ``M`` chosen nodes hold the sender's own node
+    with probability ``M / nodes``); ``"balanced"`` is the perfect router's rotation over
+    the tokens of one rotation period, each equally likely. Their means are
+    :func:`expert_reach`'s ``ep x p_rank`` and, for the remote count, ``(ep - 1) x p_rank``
+    under the symmetric routings.
+
+    >>> all_, remote = reach_distribution(16, 2, 4, 1)
+    >>> [round(p, 4) for p in all_]              # 2 experts: 1 rank (4 x C(4,2)/C(16,2))
+    [0.0, 0.2, 0.8]
+    >>> [round(p, 4) for p in remote]
+    [0.05, 0.55, 0.4]
+    """
+    all_, remote = _reach_distribution(experts, k, ep, nodes, routing)
+    return list(all_), list(remote)
+
+
+def _reach_lists(experts, k, ep, nodes, routing):
+    name, m = parse_routing(routing)
+    if name == "balanced":
+        reach = min(k, ep)
+        if reach >= ep:
+            return ([0.0] * ep + [1.0], [0.0] * (ep - 1) + [1.0])
+        period = ep // math.gcd(k, ep)
+        # token t of rank r goes to ranks (t k + r + i) mod ep, i < k: own included iff
+        # (-t k) mod ep < k
+        own = sum(1 for t in range(period) if (-t * k) % ep < k)
+        remote = [0.0] * (reach + 1)
+        remote[reach - 1] += own / period
+        remote[reach] += (period - own) / period
+        return [0.0] * reach + [1.0], remote
+    if name == "node-limited" and m < nodes:
+        g = ep // nodes
+        pool_ranks, pool_experts = m * g, m * experts / nodes
+        all_, remote_in = _uniform_counts(pool_experts, k, pool_ranks)
+        frac = m / nodes
+        # own node chosen: remote as in one pool; not chosen: every reached rank is remote
+        remote = [frac * a + (1 - frac) * b for a, b in zip(remote_in, all_)]
+        return all_, remote
+    return _uniform_counts(experts, k, ep)
+
+
+def expected_max(pmf, n):
+    """Expected largest of ``n`` independent draws from ``pmf`` (a list over ``0, 1, ...``):
+    ``sum_j j (F(j)^n - F(j-1)^n)``.
+
+    >>> expected_max([0.5, 0.5], 1), expected_max([0.5, 0.5], 2)
+    (0.5, 0.75)
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n must be an int >= 1, got {n!r}")
+    total, below, prev = 0.0, 0.0, 0.0
+    for j, p in enumerate(pmf):
+        below += p
+        cur = min(1.0, below) ** n
+        total += j * (cur - prev)
+        prev = cur
+    return total
+
+
+@functools.lru_cache(maxsize=65536)
+def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
+    """``(all, remote)``: the distinct ranks, own included and not, that the busiest of
+    ``tokens`` tokens on each of ``sources`` ranks reaches, in expectation
+    (:func:`expected_max` of ``tokens x sources`` independent tokens over
+    :func:`reach_distribution`; for ``"balanced"`` the largest over the rotation's first
+    ``tokens`` tokens, which the perfect router gives every source rank alike).
+
+    A kernel that gives each token one thread block finishes with its slowest block, so
+    the per-token floors of a phase (the slot atomics per destination rank, the remote
+    copies at one block's rate) are charged for the busiest token, not the average one.
+
+    >>> busiest_token(256, 8, 16, 1, "balanced", 1)   # token 0: ranks r..r+7, own included
+    (8.0, 7.0)
+    >>> busiest_token(256, 8, 16, 1, "balanced", 2)   # token 1: ranks r+8..r+15
+    (8.0, 8.0)
+    """
+    name, _ = parse_routing(routing)
+    if name == "balanced":
+        reach = min(k, ep)
+        if reach >= ep:
+            return float(ep), float(ep - 1)
+        own_all = all((-t * k) % ep < k for t in range(min(tokens, ep)))
+        return float(reach), float(reach - 1 if own_all else reach)
+    all_, remote = reach_distribution(experts, k, ep, nodes, routing)
+    return expected_max(all_, tokens * sources), expected_max(remote, tokens * sources)
 
 
 # -- fabric facts: scale-up domains, NICs, effective bandwidths ---------------------------
@@ -856,12 +1001,18 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     # one block's serial chain, at the latencies of the GPU generation that runs it
     arch = runtime_arch(fabric if chip is None else types.SimpleNamespace(chip=chip_spec(chip)))
     chain = [0.0, 0.0]
+    # the busiest token's distinct ranks (own included, and not), per phase: the dispatch
+    # ends in a barrier that waits for every EP rank's last block (all ranks' tokens); the
+    # combine's blocks pull the rank's own tokens and nothing waits after them
+    busiest = [(0.0, 0.0), (0.0, 0.0)]
+    if any(kern.chain) or kern.block_per_token:
+        busiest = [busiest_token(E, k, n_ep, nodes, routing, tokens, sources)
+                   for sources in (n_ep, 1)]
     if any(kern.chain):
-        per_rank = n_ep * p_rank             # distinct destination ranks of a token
         for i, nbytes in enumerate((b_d, b_c)):
             rounds = (pull_rounds(nbytes, kern.pull_threads, kern.pull_vector)
                       if kern.pull_threads else 0)
-            chain[i], used = kern.chain_latency(i, arch, per_rank, rounds, l2_flushed)
+            chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed)
             params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0
@@ -878,8 +1029,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if kern.block_per_token and n_ep > 1 and in_domain:
         rate = EXCHANGE_BLOCK_RATE[arch]
         params = params + (rate,)
-        remote = (n_ep - 1) * p_rank           # expected distinct ranks of a token, not its own
-        block = [remote * b_d / rate.value, remote * b_c / rate.value]
+        # the slowest block: the busiest token's remote ranks
+        block = [busiest[0][1] * b_d / rate.value, busiest[1][1] * b_c / rate.value]
     fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d + chain[0] + fence[0]
     fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1] + fence[1]
     ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d,

@@ -78,7 +78,7 @@ True
 import math
 from dataclasses import dataclass
 
-from fabric import Parameter, SpecError, chip_spec
+from fabric import Parameter, RoutingError, SpecError, chip_spec
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -421,7 +421,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
     if instance is None:
-        pos = instance_chips(fabric, n)
+        pos = instance_chips(fabric, n, tp=tp)
     else:
         where = {c: i for i, c in enumerate(fabric.endpoints)}
         pos = tuple(where.get(c, -1) for c in instance)
@@ -837,13 +837,16 @@ class _Sweep:
                               f"one sequence's KV cache at context {self.full} "
                               f"({kv_seq / 1e9:.2f} GB) exceed the usable "
                               f"{capacity / 1e9:.1f} GB of a chip"}
-        pre = prefill_time(m, self.fabric, isl=self.isl, layout=lay, chip=self.chip,
-                           efficiency=self.eff,
-                           hbm_efficiency=self.kw.get("hbm_efficiency",
-                                                      DECODE_HBM_EFFICIENCY.value),
-                           dispatch_bytes=self.kw.get("dispatch_bytes"),
-                           one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
-                           instance=one.instance, **self.cost_kw)
+        try:
+            pre = prefill_time(m, self.fabric, isl=self.isl, layout=lay, chip=self.chip,
+                               efficiency=self.eff,
+                               hbm_efficiency=self.kw.get("hbm_efficiency",
+                                                          DECODE_HBM_EFFICIENCY.value),
+                               dispatch_bytes=self.kw.get("dispatch_bytes"),
+                               one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
+                               instance=one.instance, **self.cost_kw)
+        except RoutingError as e:   # the instance needs a chip cut off from the others
+            return {"reason": _cut_off(e)}
         return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
                 "capacity": capacity,
                 "b_max": b_dp * lay.dp, "prefill": pre, "idle": one.idle_chips}
@@ -873,6 +876,14 @@ class _Sweep:
                                 context=self.context, hbm=hbm, capacity=info["capacity"],
                                 idle=info["idle"]))
         return out
+
+
+def _cut_off(err):
+    """A skipped layout's reason when its instance needs a chip no path reaches (a failed
+    link cut it off): the routing error's own words, which name the chip and the link."""
+    text = str(err)
+    why = text.partition("; ")[2] or text.partition(": ")[2] or text
+    return f"its instance needs a chip that cannot reach the others: {why}"
 
 
 def _layout_label(lay):
@@ -1071,11 +1082,16 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         return ([b for b in _batch_grid(info["b_max"], count) if b >= sw.micro]
                 if batches is None else [b for b in batches if b <= info["b_max"]])
 
-    searched = list(infos)
-    points = []
-    for lay in searched:
-        for b in grid(infos[lay], n_batches):
-            points.extend(sw.point(lay, infos[lay], b, spec, draft_cost))
+    searched, points = [], []
+    for lay, info in infos.items():
+        try:
+            mine = [p for b in grid(info, n_batches)
+                    for p in sw.point(lay, info, b, spec, draft_cost)]
+        except RoutingError as e:   # the instance needs a chip cut off from the others
+            skipped.append(f"{lay}: {_cut_off(e)}")
+            continue
+        searched.append(lay)
+        points.extend(mine)
     if not points:
         unfit = skipped[len(unpriced):]        # the layouts' reasons (not the drafts')
         reasons = {r.partition(": ")[2] for r in unfit}

@@ -121,10 +121,15 @@ Block rate
 A kernel that gives each token one thread block (:attr:`ExchangeKernel.block_per_token`:
 TensorRT-LLM's one-sided kernels) cannot move a token faster than one block moves
 bytes over the fabric, :data:`EXCHANGE_BLOCK_RATE` (NCCL's per-block figure for its
-symmetric load/store kernels). The dispatch's block pushes its token to every remote
-destination at that rate (posted stores; the release fence pays the round trip); each
-pulled combine round costs one round trip plus its bytes at that rate. It matters at a
-few tokens, where one block's token outlasts the links' time.
+symmetric load/store kernels, measured on NCCL's 512-thread blocks and taken per block for
+TensorRT-LLM's 256-thread ones: an assumption, stated in the Parameter). The dispatch's
+block pushes its token to every remote destination at that rate (posted stores; the release
+fence pays the round trip); each pulled combine round costs one round trip plus its bytes
+at that rate. It matters at a few tokens, where one block's token outlasts the links' time.
+A phase ends with its slowest block, so the per-token counts (the slot atomics per
+destination rank in the serial chain, the remote copies at the block rate) are those of the
+**busiest** token (``analysis._moe_exchange.busiest_token``: the expected largest count
+over the phase's tokens under the routing), not of the average one.
 
 The facts and their sources are collected in ``docs/sources.md s.7``.
 
@@ -260,21 +265,34 @@ _NCCL_SYMK = ("NVIDIA/nccl src/sym_kernels.cc queryModel_lsa (NCCL 2.28.3, commi
               "load/store kernels gives each block (one per SM, up to 512 threads) a bandwidth "
               "smBw, time = baseLat + busBytes / softmin(nBlocks x smBw, peakBw)")
 
+_BLOCK_THREADS = ("; ASSUMPTION (thread count): NCCL's figure is for its own blocks of "
+                  "ncclSymkMaxThreads = 512 threads (src/include/sym_kernels.h), while "
+                  "TensorRT-LLM's exchange blocks have 256 (getEnvMoeA2ADispatchBlockSize / "
+                  "getEnvMoeA2ACombineBlockSize default 256, cpp/tensorrt_llm/common/envUtils.h); "
+                  "the rate is taken per block (one block on its SM, as in NCCL's model: one "
+                  "block per SM), not per thread, so it is used unscaled. No published "
+                  "per-block NVLink rate for 256-thread blocks was found; if the rate scaled "
+                  "with threads it would be half this (an alternative stated, not used)")
+
 #: Bytes per second one thread block moves to or from its peers over the scale-up fabric with
 #: plain loads and stores (``EXCHANGE_BLOCK_RATE[arch]``): NCCL's per-block figure for its
 #: symmetric load/store kernels. A kernel that gives each token one block
 #: (:attr:`ExchangeKernel.block_per_token`) cannot move a token faster than this, whatever
-#: the links could carry; that an exchange kernel's block (TensorRT-LLM: 256 threads) moves
-#: bytes at NCCL's per-block rate is this module's assumption.
+#: the links could carry. **Assumption** (stated in each Parameter): NCCL's figure is for
+#: 512-thread blocks (``ncclSymkMaxThreads``), TensorRT-LLM's exchange blocks have 256
+#: threads; the rate is taken per block (an SM's worth of one block), not per thread, and
+#: used unscaled (a thread-proportional reading would halve it; no published figure decides
+#: between the two).
 EXCHANGE_BLOCK_RATE = {
     "hopper": Parameter(
         "exchange.block_rate.hopper", 44 * 2**30, "B/s",
         _NCCL_SYMK + ": cudaArch < 1000: smBw = 44 GiB/s for the kernels that are not "
         "all-reduces (all-gather by stores, reduce-scatter by loads; 65 GiB/s for all-reduce "
-        "kernels, not used: an exchange is not an all-reduce)"),
+        "kernels, not used: an exchange is not an all-reduce)" + _BLOCK_THREADS),
     "blackwell": Parameter(
         "exchange.block_rate.blackwell", 55 * 2**30, "B/s",
-        _NCCL_SYMK + ": cudaArch >= 1000: smBw = 55 GiB/s for every symmetric kernel"),
+        _NCCL_SYMK + ": cudaArch >= 1000: smBw = 55 GiB/s for every symmetric kernel"
+        + _BLOCK_THREADS),
 }
 
 #: The NVLink generation each architecture's ``peer_load`` was measured over.
@@ -430,8 +448,10 @@ class ExchangeKernel:
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
-        ``ranks`` is the expected number of distinct destination ranks of a token,
-        ``rounds`` the phase's rounds of ``pull_threads x pull_vector`` bytes. With
+        ``ranks`` is the number of distinct destination ranks of the token,
+        ``rounds`` the phase's rounds of ``pull_threads x pull_vector`` bytes
+        (:func:`analysis.moe_exchange` passes the busiest token's count: the phase ends with
+        its slowest block). With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 

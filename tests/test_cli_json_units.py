@@ -69,7 +69,7 @@ def _commands(tmp):
                    "--json"],
         "decode-speculative": ["decode", "nvl72", "--model", "kimi-k2",
                                "--draft-length", "2", "--acceptance", "0.6",
-                               "--json"],
+                               "--draft-cost", "0.05", "--json"],
         "serve": ["serve", "nvl72", "--model", "kimi-k2", "--isl", "1024", "--osl", "256",
                   "--layout", "tp=8,dp=9,ep=72", "--batches", "1,8", "--json"],
         "check": ["check", "examples/sd200-ultra.toml", "--json"],

@@ -9,6 +9,7 @@ import itertools
 import math
 
 import fidelity
+import fidelity_heldout_moe
 import fidelity_moe
 import numpy as np
 import pytest
@@ -69,7 +70,11 @@ def test_small_batch_is_fixed_cost_bound():
     f = topologies.build("nvl72")
     r = moe_exchange(f, "deepseek-v3", 1, 8, kernel="one-sided", dispatch_bytes=2,
                      combine_bytes=2)
-    assert r.dispatch_phase.fixed > 10 * r.dispatch_phase.transfer
+    # the wires carry one token in a fraction of the fixed cost; what moves it is one block
+    # (the busiest token's copies at the block rate), itself well under the fixed cost
+    ph = r.dispatch_phase
+    assert ph.fixed > 10 * ph.scaleup
+    assert ph.bottleneck == "block rate" and ph.fixed > 5 * ph.transfer
     assert r.dispatch > 5e-6                           # not the 0.4 us of a bare wire model
 
 
@@ -509,6 +514,18 @@ def test_handshake_constants_are_the_nccl_runtimes_own():
 
 # -- the one-sided combine's staging copy ---------------------------------------------------------
 
+def _perfect_router_busiest(ep, tokens, k, sources=None):
+    """The largest number of distinct ranks, own included and not, that any token of the
+    ``sources`` ranks (default: all) reaches under ``--perfect_router``: brute force."""
+    most_all = most_remote = 0
+    for r in range(ep) if sources is None else sources:
+        for t in range(tokens):
+            ranks = {(t * k + j + r) % ep for j in range(k)}
+            most_all = max(most_all, len(ranks))
+            most_remote = max(most_remote, len(ranks - {r}))
+    return most_all, most_remote
+
+
 def _perfect_router_received(ep, tokens, k):
     """Slots each rank receives under TensorRT-LLM's ``--perfect_router`` (bench_moe_comm.py:
     slot ``j`` of token ``t`` on rank ``r`` goes to rank ``(t*k + j + r) % ep``), one per
@@ -613,15 +630,17 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     assert d.fixed == pytest.approx(floor + 2 * node + chain_d + rt + access, rel=1e-12)
     assert c.fixed == pytest.approx(floor + 1 * node + chain_c, rel=1e-12)
     rounds = analysis.pull_rounds(7168 * 2, 256, 16)
-    # one block per token: its remote copies ((ep - 1) x min(8, ep) / ep expected ranks under
-    # the balanced router) at NCCL's per-block rate
+    # one block per token: the busiest token's remote copies (brute force over the perfect
+    # router: the dispatch waits for every rank's blocks, the combine for its own) at NCCL's
+    # per-block rate
     rate = EXCHANGE_BLOCK_RATE[arch].value
-    block = (ep - 1) * min(8, ep) / ep * 7168 * 2 / rate
+    block_d = _perfect_router_busiest(ep, tokens, 8)[1] * 7168 * 2 / rate
+    block = _perfect_router_busiest(ep, tokens, 8, sources=[0])[1] * 7168 * 2 / rate
     pull = rounds * (rt + access) + block
     assert c.pull_latency == pytest.approx(pull, rel=1e-12)
     copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
     assert c.local_copy == pytest.approx(copy, rel=1e-12)
-    assert d.time == pytest.approx(d.fixed + max(d.scaleup, block), rel=1e-12)
+    assert d.time == pytest.approx(d.fixed + max(d.scaleup, block_d), rel=1e-12)
     assert c.time == pytest.approx(c.fixed + max(c.scaleup + rt + access, pull) + copy,
                                    rel=1e-12)
     names = {p.name for p in r.parameters}
@@ -736,6 +755,39 @@ def test_block_rate_is_nccls_per_block_figure():
     assert EXCHANGE_BLOCK_RATE["blackwell"].value == 55 * 2**30
     for p in EXCHANGE_BLOCK_RATE.values():
         assert p.unit == "B/s" and "sym_kernels.cc" in p.source
+        # the borrowed figure is for NCCL's 512-thread blocks; TensorRT-LLM's have 256: the
+        # Parameter states the assumption that bridges them
+        assert "ASSUMPTION" in p.source and "512" in p.source and "256" in p.source
+
+
+def _count_pmfs(E, k, ep):
+    """Exact distributions of the distinct ranks (own included, and not) that ``k`` distinct
+    uniform experts of ``E`` reach, ``E / ep`` per rank: dynamic programming over the ranks
+    with integer counts (each rank contributes 0 experts, or m >= 1 of its s, in C(s, m)
+    ways), an enumeration independent of the model's inclusion-exclusion."""
+    s = E // ep
+    # ways[(hit_all, hit_remote, chosen)]
+    ways = {(0, 0, 0): 1}
+    for rank in range(ep):
+        nxt = {}
+        for (a, b, c), w in ways.items():
+            for m in range(min(s, k - c) + 1):
+                key = (a + (m > 0), b + (m > 0 and rank > 0), c + m)
+                nxt[key] = nxt.get(key, 0) + w * math.comb(s, m)
+        ways = nxt
+    total = math.comb(E, k)
+    pa, pr = [0.0] * (k + 1), [0.0] * (k + 1)
+    for (a, b, c), w in ways.items():
+        if c == k:
+            pa[a] += w / total
+            pr[b] += w / total
+    return pa, pr
+
+
+def _emax(pmf, n):
+    """E[max of n iid draws] from the definition: sum over j of P(max >= j)."""
+    cdf = list(itertools.accumulate(pmf))
+    return sum(1 - min(1.0, cdf[j - 1]) ** n for j in range(1, len(pmf)))
 
 
 @settings(max_examples=20, deadline=None)
@@ -744,12 +796,15 @@ def test_block_rate_is_nccls_per_block_figure():
        st.sampled_from(["balanced", "uniform"]))
 def test_one_block_moves_its_token_at_the_block_rate(system, degraded, ep, tokens, routing):
     """One-sided (one block per token): the dispatch's transfer is the larger of the links'
-    time and the token's remote copies at one block's rate, where the remote copies are the
-    expected distinct ranks a token reaches other than its own (closed form: uniform routing
-    misses a rank with probability C(E - E/ep, k) / C(E, k), math.comb; the balanced router
-    reaches min(k, ep) of ep ranks); the pulled combine adds the same bytes at the block's
-    rate to its round trips; switching it off (block_per_token=False) gives the links alone,
-    on intact and degraded racks."""
+    time and the busiest token's remote copies at one block's rate (the kernel ends with its
+    slowest block, and the dispatch's closing barrier waits for every rank's blocks: the
+    busiest of tokens x ep tokens; the combine's blocks pull the rank's own tokens: the
+    busiest of its tokens). The reference: the perfect router brute-forced token by token,
+    and for uniform routing the exact distinct-rank distribution by dynamic programming over
+    the ranks (integer counts) and the expected maximum from its definition. The pulled
+    combine adds its busiest token's bytes at the block's rate to its round trips;
+    switching it off (block_per_token=False) gives the links alone, on intact and degraded
+    racks."""
     f = topologies.build(system)
     if degraded:
         a = f.endpoints[1]
@@ -763,20 +818,106 @@ def test_one_block_moves_its_token_at_the_block_rate(system, degraded, ep, token
     arch = "blackwell" if system == "gb200-nvl72" else "hopper"
     rate = EXCHANGE_BLOCK_RATE[arch].value
     experts, topk = 256, 8
-    per_rank = experts // ep
     if routing == "balanced":
-        remote = (ep - 1) * min(topk, ep) / ep
+        remote_d = _perfect_router_busiest(ep, tokens, topk)[1]
+        remote_c = _perfect_router_busiest(ep, tokens, topk, sources=[0])[1]
     else:
-        miss = math.comb(experts - per_rank, topk) / math.comb(experts, topk)
-        remote = (ep - 1) * (1 - miss)
+        pr = _count_pmfs(experts, topk, ep)[1]
+        remote_d, remote_c = _emax(pr, tokens * ep), _emax(pr, tokens)
     d, d0 = r.dispatch_phase, r0.dispatch_phase
-    block = remote * r.dispatch_bytes / rate
-    assert d.transfer == pytest.approx(max(d0.transfer, block), rel=1e-12)
+    block = remote_d * r.dispatch_bytes / rate
+    assert d.transfer == pytest.approx(max(d0.transfer, block), rel=1e-9)
     assert (d.bottleneck == "block rate") == (block > d0.transfer)
     c, c0 = r.combine_phase, r0.combine_phase
     assert c.pull_latency - c0.pull_latency == pytest.approx(
-        remote * r.combine_bytes / rate, rel=1e-9)
+        remote_c * r.combine_bytes / rate, rel=1e-9)
     assert r.dispatch >= r0.dispatch and r.combine >= r0.combine
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([(8, 2), (8, 4), (12, 3), (12, 4), (16, 4), (16, 8)]),
+       st.integers(1, 4), st.integers(1, 3))
+def test_reach_distribution_matches_enumeration(shape, k, m):
+    """The distinct ranks a token reaches (own included, and not: rank 0 sending), against
+    every k-subset enumerated, uniform and node-limited (M nodes chosen, then k experts among
+    theirs; 2 nodes of ep / 2 ranks, or 1 for odd ep); its means are expert_reach's."""
+    from analysis._moe_exchange import reach_distribution
+    E, ep = shape
+    nodes = 2 if ep % 2 == 0 else 1        # the ranks fill their nodes equally
+    per_rank, per_node = E // ep, E // nodes
+    for mm in (None, m):
+        if mm is not None and mm * per_node < k:
+            continue
+        routing = "uniform" if mm is None else f"node-limited:{mm}"
+        node_sets = ([None] if mm is None or mm >= nodes
+                     else list(itertools.combinations(range(nodes), mm)))
+        pa, pr = [0] * (k + 1), [0] * (k + 1)
+        total = 0
+        for ns in node_sets:
+            pool = range(E) if ns is None else [e for e in range(E) if e // per_node in ns]
+            for pick in itertools.combinations(pool, k):
+                ranks = {e // per_rank for e in pick}
+                pa[len(ranks)] += 1
+                pr[len(ranks - {0})] += 1
+                total += 1
+        got_a, got_r = reach_distribution(E, k, ep, nodes, routing)
+        want_a = [x / total for x in pa] + [0.0] * (len(got_a) - len(pa))
+        want_r = [x / total for x in pr] + [0.0] * (len(got_r) - len(pr))
+        assert got_a == pytest.approx(want_a[:len(got_a)], abs=1e-12)
+        assert got_r == pytest.approx(want_r[:len(got_r)], abs=1e-12)
+        assert sum(want_a[len(got_a):]) == sum(want_r[len(got_r):]) == 0
+        p_rank = expert_reach(E, k, ep, nodes, routing)[0]
+        assert sum(j * p for j, p in enumerate(got_a)) == pytest.approx(ep * p_rank, abs=1e-12)
+        assert sum(j * p for j, p in enumerate(got_r)) == pytest.approx((ep - 1) * p_rank,
+                                                                        abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=5), st.integers(1, 4))
+def test_expected_max_matches_enumeration(weights, n):
+    """The expected largest of n draws against every n-tuple enumerated."""
+    from analysis._moe_exchange import expected_max
+    if not sum(weights):
+        weights = [*weights[:-1], 1]
+    pmf = [w / sum(weights) for w in weights]
+    want = sum(math.prod(pmf[j] for j in tup) * max(tup)
+               for tup in itertools.product(range(len(pmf)), repeat=n))
+    assert expected_max(pmf, n) == pytest.approx(want, abs=1e-12)
+    with pytest.raises(ValueError, match="n must be"):
+        expected_max(pmf, 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([2, 3, 4, 6, 8, 12, 16, 32, 64]), st.sampled_from([1, 2, 4, 6, 8]),
+       st.integers(1, 40))
+def test_busiest_token_under_the_perfect_router(ep, k, tokens):
+    """Balanced routing: the busiest token of every rank's first `tokens` tokens, against the
+    perfect router brute-forced (bench_moe_comm.py's schedule); it reaches at least the
+    average and never more than min(k, ep) ranks (ep - 1 remote)."""
+    from analysis._moe_exchange import busiest_token
+    got = busiest_token(256, k, ep, 1, "balanced", tokens, ep)
+    assert got == _perfect_router_busiest(ep, tokens, k)
+    assert got == busiest_token(256, k, ep, 1, "balanced", tokens, 1)   # same for every rank
+    p_rank = expert_reach(256, k, ep, 1, "balanced")[0]
+    assert ep * p_rank <= got[0] <= min(k, ep)
+    assert got[1] <= min(k, ep - 1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([(256, 8, 8), (256, 8, 16), (256, 8, 72), (160, 6, 7), (64, 4, 64)]),
+       st.integers(1, 5000))
+def test_busiest_token_grows_with_tokens_to_the_largest_reach(shape, tokens):
+    """Uniform routing: the busiest token's count is at least the mean, grows with the
+    number of tokens and never passes min(k, ep) (ep - 1 remote); one token is the mean."""
+    from analysis._moe_exchange import busiest_token
+    E, k, ep = shape
+    p_rank = expert_reach(E, k, ep, 1)[0]
+    one = busiest_token(E, k, ep, 1, "uniform", 1)
+    assert one == pytest.approx((ep * p_rank, (ep - 1) * p_rank), rel=1e-9)
+    a, b = busiest_token(E, k, ep, 1, "uniform", tokens)
+    a2, b2 = busiest_token(E, k, ep, 1, "uniform", tokens + 1)
+    assert one[0] - 1e-9 <= a <= a2 + 1e-12 <= min(k, ep) + 1e-9
+    assert one[1] - 1e-9 <= b <= b2 + 1e-12 <= min(k, ep - 1) + 1e-9
 
 
 def test_block_rate_only_for_block_per_token_kernels():
@@ -795,3 +936,43 @@ def test_block_rate_only_for_block_per_token_kernels():
     assert "exchange.block_rate.hopper" in {p.name for p in r.parameters}
     with pytest.raises(TypeError, match="block_per_token"):
         dataclasses.replace(exchange_kernel("one-sided"), block_per_token=1)
+
+
+# -- which transport a published row used, from the row itself -----------------------------------
+
+def _nic_line_rate(f, chip):
+    """Bytes/s of the chip's NIC: the narrowest link on its way to the network."""
+    G = f.graph
+    nic = next(nb for nb in G.neighbors(chip) if G.nodes[nb].get("kind") == "nic")
+    return min(float(d["bandwidth"]) for _, _, d in G.edges(nic, data=True))
+
+
+@pytest.mark.parametrize("row_id, table, nvlink", [
+    ("deepep-v1-ep8-ll-dispatch", "published", True),
+    ("deepep-v1-ep8-ll-combine", "published", True),
+    ("deepep-feb25-ep8-ll-rdma-dispatch", "heldout", False),
+    ("deepep-feb25-ep8-ll-rdma-combine", "heldout", False),
+])
+def test_deepep_ep8_low_latency_transport_follows_from_the_row(row_id, table, nvlink):
+    """DeepEP's low-latency table is headed 'pure RDMA', but its EP8 row of 77 / 114 us was
+    published on 2025-06-05 (DeepEP de8cfca, with the news 'low-latency kernels now leverage
+    NVLink as much as possible', #173; NVLink on by default since aae9fa9, 2025-05-23): the
+    remote bytes it moved per second, by DeepEP's own byte count (tests/test_low_latency.py:
+    every (token, expert) copy, FP8 hidden + scales + 16 B; BF16 combine), exceed what the
+    rank's one 400 Gb/s NIC can carry, so the row cannot have gone through the NIC and the
+    model costs it over NVLink (one node, no transport override); the February 2025 pure-RDMA
+    table's EP8 row (163 / 318 us) stays under the line rate and is costed over RDMA."""
+    rows = fidelity.load_rows() if table == "published" else fidelity.heldout_rows()
+    row = next(r for r in rows if r["id"] == row_id)
+    seconds = float(row["value"]) * 1e-6
+    tokens, k, hidden, ep = 128, 8, 7168, 8
+    per_copy = hidden + hidden / 128 * 4 + 16 if "dispatch" in row_id else hidden * 2
+    remote = tokens * k * (ep - 1) / ep * per_copy        # uniform: 7 of 8 copies leave
+    f = h800(1)
+    line = _nic_line_rate(f, f.endpoints[0])
+    assert line == pytest.approx(50e9)                    # 400 Gb/s
+    assert (remote / seconds > line) == nvlink
+    cases = fidelity_moe.CASES if table == "published" else fidelity_heldout_moe.CASES
+    _, how = cases[row_id](row)
+    assert ("over rdma" not in how) == nvlink
+    assert how.endswith("scale-up") == nvlink and how.endswith("network") != nvlink

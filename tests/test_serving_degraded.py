@@ -29,7 +29,7 @@ from analysis import (
     single_user_speed,
 )
 from analysis._models import load_model_toml
-from fabric import ChipSpec, SpecError
+from fabric import ChipSpec, RoutingError, SpecError
 
 SMALL = load_model_toml(pathlib.Path(__file__).parent / "data" / "model_small.toml")
 B200_NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
@@ -325,3 +325,168 @@ def test_wide_expert_parallelism_leaves_a_damaged_domain_idle():
                           speculative=NO_SPEC, layouts=("tp=1,dp=64", "tp=8,dp=8"),
                           ep_kernel="deepep-low-latency")
     assert fr.points and not fr.skipped
+
+
+# -- tensor-parallel groups inside one domain ---------------------------------------------
+
+def _aligned_splits(sizes, n, tp):
+    """Every way to take ``n`` chips as a multiple of ``tp`` from each domain (``sizes``:
+    live chips per domain), by exhaustion."""
+    ranges = [range(0, s + 1, tp) for s in sizes]
+    return [t for t in itertools.product(*ranges) if sum(t) == n]
+
+
+@functools.cache
+def _most_aligned_copies(sizes, n, tp):
+    """Exhaustively: the most disjoint instances of ``n`` chips, each taking a multiple of
+    ``tp`` chips from every domain."""
+    best = 0
+    for t in _aligned_splits(sizes, n, tp):
+        rest = tuple(sorted(s - x for s, x in zip(sizes, t)))
+        best = max(best, 1 + _most_aligned_copies(rest, n, tp))
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["rail", "nvl"]), st.integers(2, 4),
+       st.sets(st.integers(0, 11), max_size=4), st.sets(st.integers(0, 11), max_size=2))
+def test_tp_groups_stay_inside_a_domain_whenever_a_brute_force_can_place_them(
+        kind, size, failed, cut):
+    # review 2a: rail:servers=3,gpus=4, tp=2 x dp=3 with an exchange kernel put the TP group
+    # (chip2, chip4) across two servers, priced as one inside a server, and left 6 of 12 idle
+    from analysis import instance_chips
+
+    f = _fabric(kind, size, failed, cut)
+    live = f.n_endpoints
+    label = [int(f.loadstore_domains[f.node_index[c]]) for c in f.endpoints]
+    doms = sorted(set(label))
+    sizes = [label.count(x) for x in doms]
+    _, fewest, fewest_equal = _subsets_by_size(f)
+    for n in range(2, live + 1):
+        for tp in [t for t in range(2, n + 1) if n % t == 0]:
+            for equal in (False, True):
+                splits = _aligned_splits(sizes, n, tp)
+                if equal:
+                    splits = [t for t in splits if len({x for x in t if x}) == 1]
+                    if n not in fewest_equal:
+                        with pytest.raises(SpecError, match="equally"):
+                            instance_chips(f, n, equal_domains=True, tp=tp)
+                        continue
+                sel = instance_chips(f, n, equal_domains=equal, tp=tp)
+                assert len(set(sel)) == n and set(sel) <= set(range(live))
+                inside = all(len({label[p] for p in sel[i:i + tp]}) == 1
+                             for i in range(0, n, tp))
+                counts = {}
+                for p in sel:
+                    counts[label[p]] = counts.get(label[p], 0) + 1
+                if splits:      # a placement with every TP group inside a domain exists
+                    assert inside, (n, tp, equal, sel)
+                    assert len(counts) == min(sum(x > 0 for x in t) for t in splits)
+                else:           # none does: the fewest domains, as without tp
+                    assert len(counts) == (fewest_equal if equal else fewest)[n]
+                if equal:
+                    assert len(set(counts.values())) == 1
+                    c = n // len(counts)
+                    copies = _most_copies(tuple(sorted(s // c for s in sizes)), len(counts))
+                elif splits:
+                    copies = _most_aligned_copies(tuple(sorted(sizes)), n, tp)
+                else:
+                    copies = live // n
+                assert idle_chips(f, n, equal_domains=equal, tp=tp) == live - copies * n
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from(["rail", "nvl"]), st.integers(2, 4),
+       st.sets(st.integers(0, 11), max_size=3), st.sets(st.integers(0, 11), max_size=2),
+       st.sampled_from([2, 4]))
+def test_the_tp_all_reduce_is_the_slowest_groups(kind, size, failed, cut, tp):
+    # the ranks step together: the step pays its slowest TP group's all-reduce (a brute
+    # force over every group of the instance), not its first group's
+    from analysis._decode import collective_seconds
+
+    f = _fabric(kind, size, failed, cut)
+    for dp in (1, 2, 3):
+        n = tp * dp
+        if n > f.n_endpoints or n > SMALL.routed_experts:
+            continue
+        try:
+            st_ = analysis.decode_step(SMALL, f, batch=n, context=8,
+                                       layout=f"tp={tp},dp={dp}", chip="h100", runtime="nccl")
+        except RoutingError:        # the instance needs a chip cut off from the others
+            pos = analysis.instance_chips(f, n, tp=tp)
+            assert not all(_reaches(f, f.endpoints[a], f.endpoints[b])
+                           for a in pos for b in pos if a != b)
+            continue
+        pos = [f.endpoints.index(c) for c in st_.instance]
+        nbytes = n // dp * SMALL.hidden * SMALL.activation_bytes    # one group's tokens
+        want = max(collective_seconds(f, "all-reduce", nbytes, pos[i:i + tp], runtime="nccl")
+                   for i in range(0, n, tp))
+        assert st_.layers[-1].tp_allreduce == pytest.approx(want, rel=1e-12)
+
+
+def test_review_2a_rail_tp2_dp3_keeps_its_groups_in_servers():
+    f = topologies.build("rail:servers=3,gpus=4,chip=b200")
+    st_ = analysis.decode_step("deepseek-v3", f, batch=12, context=2000, layout="tp=2,dp=3,ep=6",
+                               ep_kernel="deepep-low-latency", runtime="nccl")
+    assert st_.instance == ("chip0", "chip1", "chip4", "chip5", "chip8", "chip9")
+    assert st_.idle_chips == 0                      # two copies: was one, 6 of 12 idle
+
+
+# -- a chip cut off from the others ---------------------------------------------------------
+
+def test_cli_serve_skips_the_layouts_that_need_a_cut_off_chip(capsys):
+    # review 2b: one cut link made the whole frontier exit 2
+    import json
+
+    from analysis._cli import main
+
+    args = ["serve", "switch:8,chip=b200", "--fail-link", "chip3-sw0", "--model",
+            "kimi-k2.5-nvfp4", "--isl", "1024", "--osl", "256", "--batches", "1,8",
+            "--no-speculative", "--quiet"]
+    assert main(args + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["frontier"] and all(p["chips"] == 4 for p in out["frontier"])
+    eight = [s for s in out["layouts_skipped"] if "cannot reach" in s]
+    assert {s.split(": ")[0] for s in eight} == {"tp=1,dp=8", "tp=2,dp=4", "tp=4,dp=2",
+                                                 "tp=8,dp=1", "tp=8,dp=1,etp=8"}
+    assert all("chip3 is cut off" in s and "chip3-sw0" in s for s in eight)
+    assert not set(out["layouts_searched"]) & {s.split(": ")[0] for s in eight}
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert text.count("chip3 is cut off") == 5
+    # a model that needs all 8 chips: no layout is feasible, one line and exit 2
+    assert main([a if a != "kimi-k2.5-nvfp4" else "deepseek-v3" for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "chip3 is cut off" in err and "every layout" in err
+
+
+def _reaches(f, a, b):
+    try:
+        f.route(a, b)
+    except RoutingError:
+        return False
+    return True
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(2, 4), st.sets(st.integers(0, 7), min_size=1, max_size=2))
+def test_a_frontier_searches_exactly_the_layouts_whose_chips_reach_each_other(size, cut):
+    # brute force: a layout is evaluated iff every pair of its instance's chips has a route
+    # (the fabric's own reachability), else it is skipped naming the cut-off chip
+    f = _fabric("nvl", size, set(), cut)
+    dead = {c for c in f.endpoints if int(c[4:]) in cut}
+    lays = [f"tp=1,dp={n},ep={n}" for n in (1, 2, f.n_endpoints)]
+    fr = serving_frontier(SMALL, f, isl=16, osl=8, batches=(1,), speculative=NO_SPEC,
+                          layouts=lays, chip="h100") if len(dead) < f.n_endpoints - 1 else None
+    if fr is None:
+        return
+    for lay in lays:
+        n = int(lay.split(",")[1][3:])
+        chips = [f.endpoints[p] for p in analysis.instance_chips(f, n, equal_domains=False)]
+        ok = all(_reaches(f, a, b) for a in chips for b in chips if a != b)
+        if ok:
+            assert lay in fr.layouts
+        else:
+            assert lay not in fr.layouts
+            (why,) = [s for s in fr.skipped if s.startswith(f"{lay}: ")]
+            assert "cannot reach" in why and "cut off" in why

@@ -138,3 +138,35 @@ def test_cli_decode_draft_cost_goes_with_a_draft_length(capsys):
                         "inf"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "finite" in err
+
+
+def test_cli_decode_prices_a_draft_as_the_library_does(capsys):
+    # review 2c: the CLI priced drafts free (draft cost 0) when --draft-cost was not given,
+    # also for models without an MTP module, which the library refuses to price
+    import json
+
+    import topologies
+    from analysis import decode_step, speculative_decode
+
+    base = ["decode", B200_NODE, "--batch", "8", "--context", "100", "--layout", "tp=8",
+            "--draft-length", "2", "--acceptance", "0.7"]
+    assert main(base + ["--model", "kimi-k2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no multi-token-prediction module" in err
+    assert "--draft-cost" in err
+    assert main(base + ["--model", "kimi-k2", "--draft-cost", "0.05", "--json"]) == 0
+    capsys.readouterr()
+    assert main(base + ["--model", "deepseek-v3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["speculative"]
+    f = topologies.build(B200_NODE)
+    kw = {"batch": 8, "context": 100, "layout": "tp=8"}
+    mtp = decode_step("deepseek-v3", f, draft=True, **kw).time
+    assert mtp > 0
+    want = speculative_decode("deepseek-v3", f, draft_length=2, acceptance=0.7, draft_time=mtp,
+                              **kw)
+    assert out["draft_time"] == pytest.approx(mtp, rel=1e-12)
+    assert out["tokens_per_s_user"] == pytest.approx(want.tokens_per_s_user, rel=1e-12)
+    for bad in ("nan", "inf", "-0.5"):
+        assert main(base + ["--model", "deepseek-v3", "--draft-cost", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--draft-cost must be a finite number >= 0" in err

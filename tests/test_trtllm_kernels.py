@@ -8,6 +8,13 @@
 * A GEMM of FP8 block-scaled weights (``fp8-block128``) is two kernels: the input's 1x128
   quantization, then the GEMM (linear.py ``FP8BlockScalesLinearMethod.apply``; the MoE
   runner's block-scale grouped GEMM quantizes its input itself, ``moeGemm``).
+* An NVFP4 dense FFN on FP4 tensor cores quantizes the BF16 input of ``down_proj`` in a
+  kernel of its own (linear.py ``NVFP4LinearMethod.apply``), and that of ``gate_up_proj``
+  too when no fused all-reduce + norm + quantization precedes it (``tp = 1``).
+* The router is two kernels (the router GEMM and the fused ``noaux_tc_op``, which applies
+  the sigmoid and the correction bias itself).
+
+The commits each count was read at are in analysis/_decode.py and docs/sources.md s.7.
 
 Checked against brute-force counts over the lists and by hand against a step without the
 added kernels (the reference: the same step with no format quantized).
@@ -18,6 +25,7 @@ import pathlib
 
 import networkx as nx
 import pytest
+from fake_collective import FakeResult
 from fake_collective import linear_all_reduce as _cost
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -59,6 +67,11 @@ def _fabric(chip):
     return Fabric.from_graph(G, chip=chip_spec(chip), name="toy2")
 
 
+def _any_cost(fabric, op, nbytes, *, algorithm, ranks, transport):
+    """1 us + ``nbytes`` at 1 GB/s for any collective (attention DP exchanges all-to-all)."""
+    return FakeResult(1e-6 + float(nbytes) / 1e9)
+
+
 def _step(model, chip="h200", **kw):
     kw = {"batch": 2, "context": 16, "layout": "tp=2,dp=1,etp=2", "collective": _cost,
           "engine": "trtllm", **kw}
@@ -71,6 +84,9 @@ def test_trtllm_lists_count_the_cutlass_moe_runner_and_gated_mlp():
     assert [KERNEL_CLASSES[n] for n in runner] == [
         "moe_align", "elementwise", "moe_gemm", "elementwise", "moe_gemm"]
     assert moe[-1] == "reduce_allreduce_add_rmsnorm"     # local reduction in blog 1's module 13
+    # module 10: router GEMM + the fused top-k (sigmoid and bias inside noaux_tc_op)
+    assert moe[:2] == ("router_gemm", "topk")
+    assert [KERNEL_CLASSES[n] for n in moe[:2]] == ["gemm", "topk"]
     assert [KERNEL_CLASSES[n] for n in GRAPH_KERNELS["dense_ffn"]] == [
         "gemm", "elementwise", "gemm", "norm"]
 
@@ -93,6 +109,11 @@ def _brute_extra(model, chip, engine="trtllm", cuda_graphs=True, tokens=1, tp=2)
     n_att = sum(KERNEL_CLASSES[n] == "gemm" for n in att) if quantized("attention") else 0
     n_dense = (sum(KERNEL_CLASSES[n] == "gemm" for n in GRAPH_KERNELS["dense_ffn"])
                if quantized("ffn") else 0)
+    # an NVFP4 dense FFN on FP4 tensor cores: down_proj quantizes swiglu's BF16 output
+    # (NVFP4LinearMethod.apply); gate_up_proj too when nothing fused the quantization before
+    # it (tp = 1)
+    if model.part_format("ffn") == "nvfp4" and c.gemm_format(model.math_format("ffn")) == "fp4":
+        n_dense += 1 if tp > 1 else 2
     n_moe = ((sum(KERNEL_CLASSES[n] == "gemm" and n != "router_gemm"
                   for n in GRAPH_KERNELS["moe_ffn"]) if quantized("ffn") else 0)
              + (sum(KERNEL_CLASSES[n] == "moe_gemm" for n in GRAPH_KERNELS["moe_ffn"])
@@ -105,16 +126,20 @@ def _brute_extra(model, chip, engine="trtllm", cuda_graphs=True, tokens=1, tp=2)
        experts=st.sampled_from((None, "nvfp4", "fp8-block128")),
        chip=st.sampled_from(("h200", "b200", "h20")),
        engine=st.sampled_from(("trtllm", "vllm", "sglang")), graphs=st.booleans(),
-       batch=st.sampled_from((1, 64, 200)))
+       batch=st.sampled_from((1, 64, 200)), tp=st.sampled_from((1, 2)))
 def test_added_kernels_match_a_brute_force_count(att, ffn, experts, chip, engine, graphs,
-                                                 batch):
+                                                 batch, tp):
     m = _model(att, ffn, experts)
-    got = _step(m, chip, engine=engine, cuda_graphs=graphs, batch=batch)
+    kw = ({"layout": "tp=2,dp=1,etp=2"} if tp == 2
+          else {"layout": "tp=1,dp=2", "collective": _any_cost})
+    got = _step(m, chip, engine=engine, cuda_graphs=graphs, batch=batch, **kw)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dec, "TRTLLM_INPUT_QUANT_FORMATS", ())
         mp.setattr(dec, "TRTLLM_MOE_FULL_BRANCH", {})
-        ref = _step(m, chip, engine=engine, cuda_graphs=graphs, batch=batch)
-    n_dense, n_moe = _brute_extra(m, chip, engine, graphs, tokens=batch)
+        mp.setattr(dec, "TRTLLM_FP4_REQUANT", {})
+        mp.setattr(dec, "_TRTLLM_FP4_REQUANT_TP1", {})
+        ref = _step(m, chip, engine=engine, cuda_graphs=graphs, batch=batch, **kw)
+    n_dense, n_moe = _brute_extra(m, chip, engine, graphs, tokens=-(-batch // (2 // tp)), tp=tp)
     dense, moe = got.layers[0], got.layers[-1]
     assert dense.kernels - ref.layers[0].kernels == n_dense
     assert moe.kernels - ref.layers[-1].kernels == n_moe
@@ -142,3 +167,21 @@ def test_r1_fp8_on_hopper_quantizes_its_projections_nvfp4_does_not():
     assert h.layers[-1].kernels == base + 5 + 1 + 2 + 3
     assert b.layers[-1].kernels == base
     assert model_config("deepseek-r1").part_format("router") is None
+
+
+def test_r1_nvfp4_on_blackwell_quantizes_the_dense_down_proj_input():
+    # NVIDIA's R1 NVFP4 on B200 under attention TP8: a dense layer's down_proj takes swiglu's
+    # BF16 output and quantizes it (NVFP4LinearMethod.apply), its gate_up_proj takes module 9's
+    # fused quantization; on H200 (no FP4 tensor cores, W4A16) neither
+    import topologies
+
+    kw = {"batch": 1, "context": 1024, "layout": "tp=8,dp=1,etp=2",
+          "runtime": "symmetric-memory"}
+    base = len(GRAPH_KERNELS["mla"]) + len(GRAPH_KERNELS["dense_ffn"])
+    b = decode_step("deepseek-r1-nvfp4", topologies.build("switch:8,chip=b200"), **kw)
+    h = decode_step("deepseek-r1-nvfp4", topologies.build("switch:8,chip=h200"), **kw)
+    assert b.layers[0].kernels == base + 1
+    assert h.layers[0].kernels == base
+    assert dec.step_kernel_lists("deepseek-r1-nvfp4", "b200", tp=1)["dense_ffn"] == (
+        "fp4_input_quant", "gate_up_proj", "silu_and_mul", "fp4_input_quant", "down_proj",
+        "allreduce_add_rmsnorm")
