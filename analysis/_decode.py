@@ -120,6 +120,7 @@ Examples
 222.4
 """
 
+import collections
 import dataclasses
 import math
 import weakref
@@ -1891,6 +1892,40 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     return float(res.time)
 
 
+def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
+    """Seconds of the slowest of the collectives the groups of ``size`` consecutive
+    ``positions`` (an instance's attention groups) each run on their own, as
+    :func:`collective_seconds`: the groups step together, so the step waits for the
+    slowest (one that straddles two load/store domains, or holds a chip with failed links).
+
+    On a degraded fabric every group is costed; on an intact one, one group per shape
+    (how many of its chips fall in each load/store domain, and those domains' sizes):
+    groups of one shape are taken as alike (an assumption: the builders' domains are
+    symmetric).
+
+    >>> import topologies
+    >>> f = topologies.build("switch:8,planes=2,chip=b200")
+    >>> g = f.without(links=[("chip5", "sw0")])       # chip5 keeps one of its two planes
+    >>> one = collective_seconds(f, "all-reduce", 1 << 20, range(4), runtime="ideal")
+    >>> slowest_group_seconds(f, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") == one
+    True
+    >>> slowest_group_seconds(g, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") > one
+    True
+    """
+    positions = tuple(positions)
+    groups = [positions[i:i + size] for i in range(0, len(positions), size)]
+    if not fabric.failures.degraded and len(groups) > 1:
+        label, index, ends = fabric.loadstore_domains, fabric.node_index, fabric.endpoints
+        where = [int(label[index[n]]) for n in ends]
+        sizes = collections.Counter(where)
+        shapes = {}
+        for grp in groups:
+            counts = collections.Counter(where[p] for p in grp)
+            shapes.setdefault(tuple(sorted((k, sizes[d]) for d, k in counts.items())), grp)
+        groups = list(shapes.values())
+    return max(collective_seconds(fabric, op, nbytes, grp, **kwargs) for grp in groups)
+
+
 def _collective_time(s, op, nbytes, ranks):
     """One collective of a step's settings ``s`` (:func:`collective_seconds`), seconds."""
     return collective_seconds(s.fabric, op, nbytes, ranks, collective=s.collective,
@@ -1899,23 +1934,12 @@ def _collective_time(s, op, nbytes, ranks):
 
 def _slowest_tp_allreduce(s, nbytes):
     """Seconds of the step's tensor-parallel all-reduce: the slowest of the instance's TP
-    groups (each ``tp`` consecutive chips of ``s.pos``; the ranks step together). Groups
-    are priced once per pattern of live chips per load/store domain they touch (a group
-    inside one domain, one spread 1 + 1 over two, ...): on a domain whose chips differ
-    (a partly cut chip) two groups of one pattern may differ, which this does not see."""
-    tp, groups = s.lay.tp, _domain_groups(s.fabric)
-    where = {p: i for i, g in enumerate(groups) for p in g}
-    seen, out = set(), 0.0
-    for i in range(0, len(s.pos), tp):
-        grp = s.pos[i:i + tp]
-        counts = {}
-        for p in grp:
-            counts[where[p]] = counts.get(where[p], 0) + 1
-        key = tuple(counts.values())
-        if key not in seen:
-            seen.add(key)
-            out = max(out, _collective_time(s, _ALL_REDUCE, nbytes, grp))
-    return out
+    groups (each ``tp`` consecutive chips of ``s.pos``; the ranks step together), by
+    :func:`slowest_group_seconds` (every group on a degraded fabric: a chip that lost some
+    of its links slows its own group only)."""
+    return slowest_group_seconds(s.fabric, _ALL_REDUCE, nbytes, s.pos, s.lay.tp,
+                                  collective=s.collective, algorithm=s.algorithm,
+                                  transport=s.transport, runtime=s.runtime)
 
 
 def _communication(s, route):

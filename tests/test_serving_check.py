@@ -31,6 +31,11 @@ OUTSIDE_25 = {
                          "compute does not (~0.39 vs ~0.56 ms: routed experts ~0.11 vs 0.15, "
                          "attention kernel ~0.11 vs 0.18, small kernels); DeepEP's SM-side "
                          "work is ~28 us vs ~67 us in its unit test",
+    "k2-h200-int4-c16": "24% -> 25.03% user (37.3 vs 46.6 tok/s; GPU 20%) when the "
+                        "symmetric-memory runtime (vLLM's custom all-reduce class) started "
+                        "charging the barrier, release fence and late first pull of NCCL's "
+                        "symmetric kernels (src/device/symmetric, session 7): the model was "
+                        "already slow here; ~1-3 us per TP all-reduce more",
 }
 
 
