@@ -87,6 +87,7 @@ from fabric import (
     SpecError,
     link_tech,
     parse_size,
+    peer_access_latency,
     runtime_arch,
     sends_messages,
 )
@@ -1045,6 +1046,29 @@ class _GroupView:
     def node_ranks(self):
         """How many ranks the group has in each node (load/store domain), an array."""
         return np.unique(self._dom, return_counts=True)[1]
+
+    def peer_trip(self):
+        """Seconds of one peer round trip inside the group: the largest there-and-back path
+        latency between two of its ranks in one load/store domain (from the fabric's router,
+        so a degraded fabric's detours lengthen it) plus the remote side of a peer access
+        (:func:`fabric.peer_access_latency`, nvbandwidth's peer pointer chase less its path).
+        What a release fence (the acknowledgement of stores into peers) or the first byte
+        of a load from a peer costs; the MoE exchange model prices the same round trip.
+        0 for a group without two ranks in one domain.
+        """
+        key = ("peer-trip", self.idx.tobytes())
+        c = _fabric_cache(self.fabric)
+        if key not in c:
+            same = (self._dom[:, None] == self._dom[None, :]) & ~np.eye(self.p, dtype=bool)
+            a, b = np.nonzero(same)
+            if not len(a):
+                c[key] = 0.0
+            else:
+                src, dst = self.idx[a], self.idx[b]
+                router = self.fabric.router
+                there_back = router.latency(src, dst) + router.latency(dst, src)
+                c[key] = float(np.max(there_back)) + peer_access_latency(self.arch)[0]
+        return c[key]
 
 
 def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):

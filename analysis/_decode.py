@@ -147,6 +147,7 @@ __all__ = [
     "MTP_KERNELS",
     "SGLANG_GRAPH_KERNELS",
     "TRTLLM_FP4_REQUANT",
+    "TRTLLM_FP8_MLA_KV_BYTES",
     "TRTLLM_INPUT_QUANT_FORMATS",
     "TRTLLM_MIN_LATENCY_TOKENS",
     "TRTLLM_MOE_FULL_BRANCH",
@@ -308,6 +309,20 @@ TRTLLM_MIN_LATENCY_TOKENS = 128
 #: an assumption: at ed53795b33fc SM100 by default calls one op on the BF16 input
 #: (``fp8_swap_ab_gemm``) whose kernels were not read.
 TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)
+
+#: TensorRT-LLM's MLA generation kernel with an FP8 KV cache runs its arithmetic in FP8:
+#: "FP8 KV Cache and MLA quantization ... MLA kernel of the generation phase is accelerated by
+#: FP8 arithmetic and reduced KV cache memory access", on Hopper (FP8 FlashMLA) and Blackwell
+#: (trtllm-gen kernels) (NVIDIA/TensorRT-LLM ``examples/models/core/deepseek_v3/README.md`` at
+#: commit a98a9061d72f, section "FP8 KV Cache and MLA"). With ``engine="trtllm"``, MLA attention
+#: and a KV cache of this many bytes per element, the attention scores (``"scores"``) run at
+#: the chip's FP8 peak where it has FP8 tensor cores (``ChipSpec.gemm_format("fp8")``), not
+#: BF16. Other engines keep BF16 scores (their FP8-KV kernels were not read).
+TRTLLM_FP8_MLA_KV_BYTES = 1.0
+
+TRTLLM_FP8_MLA_SOURCE = ("NVIDIA/TensorRT-LLM examples/models/core/deepseek_v3/README.md at "
+                         "a98a9061d72f, 'FP8 KV Cache and MLA': the generation-phase MLA kernel "
+                         "runs FP8 arithmetic with an FP8 KV cache (Hopper and Blackwell)")
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
 #: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
@@ -1541,8 +1556,18 @@ class _Settings:
                                     "grouped" if part == "experts" else "dense")
         return None if p is None else p.value
 
+    @property
+    def fp8_mla(self):
+        """True when the attention scores run FP8 (:data:`TRTLLM_FP8_MLA_KV_BYTES`):
+        TensorRT-LLM's MLA generation kernel over an FP8 KV cache."""
+        return (self.engine == "trtllm" and self.m.attention.kind == "mla"
+                and self.m.kv_cache_bytes == TRTLLM_FP8_MLA_KV_BYTES)
+
     def gemm_format(self, part):
-        """The math format the GEMMs of model part ``part`` run in on this chip."""
+        """The math format the GEMMs of model part ``part`` run in on this chip (the
+        attention scores in FP8 under :attr:`fp8_mla`)."""
+        if part == "scores" and self.fp8_mla:
+            return self.chip.gemm_format("fp8")
         return self.chip.gemm_format(self.m.math_format(part))
 
     def gemm_flops(self, part):
@@ -2233,7 +2258,9 @@ def _parameters(s, moe, comm):
                   else "user (1: peak bandwidth)"),
     ) + ((Parameter("decode.engine", s.engine, "",
                     "user: whose kernel list a replayed graph runs"),)
-         if s.cuda_graphs else ()) + (
+         if s.cuda_graphs else ()) + ((Parameter(
+             "decode.attention_scores_format", s.gemm_format("scores"), "",
+             TRTLLM_FP8_MLA_SOURCE),) if s.fp8_mla else ()) + (
         Parameter("decode.moe_hbm_efficiency", hbm_eff if s.moe_eff is None else s.moe_eff, "",
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source

@@ -49,10 +49,14 @@ work. This module holds the two non-trivial evaluations:
     bandwidth.
 
 ``symmetric-memory``
-    One-sided kernels over load/store: ``kernel_floor`` (launch, stores and the
-    first barrier) + one barrier (a flag round trip, twice the step latency) per
-    further phase + the schedule's transfer at the links' bulk rate. Needs every
-    rank in one load/store domain.
+    One-sided kernels over load/store, built as NCCL's symmetric kernels are
+    (``src/device/symmetric``): an LL one-shot (flags in the data) costs
+    ``kernel_floor`` + the bytes at LL's line efficiency; a bulk kernel costs
+    ``kernel_floor`` + one further barrier (a flag round trip, twice the step
+    latency; more for a schedule of more phases) + a release fence after stores
+    into peers (one peer round trip) + the bytes at the links' bulk rate, starting
+    one peer round trip late when it loads from peers (:func:`symmetric_candidates`).
+    Needs every rank in one load/store domain.
 
 Both return the candidates they tried; :func:`analysis.cost` picks and reports.
 """
@@ -463,9 +467,45 @@ SYMMETRIC_ALGORITHMS = {
     "send-recv": ("point-to-point",),
 }
 
+#: How a bulk (non-LL) symmetric kernel touches its peers' memory, per (op, algorithm):
+#: ``(loads, stores)``, from NCCL's symmetric kernels (``src/device/symmetric/*.cuh``,
+#: NVIDIA/nccl v2.30.7-1): two-shot all-reduce ``RSxLD_AGxST`` reduces by loading the peers'
+#: blocks and gathers by storing into them; the in-switch (multimem) all-reduce
+#: ``RSxLDMC_AGxSTMC`` loads through ``multimem.ld_reduce`` and stores through
+#: ``multimem.st``; in-switch all-gather ``STMC`` stores, reduce-scatter ``LDMC`` loads.
+#: Broadcast by multicast stores, reduce by a multicast load-reduce at the root. The
+#: project's one-shot schedules store into every peer (``analysis._schedules``).
+_PEER_ACCESS = {
+    ("all-reduce", "two-shot"): (True, True), ("all-reduce", "in-switch"): (True, True),
+    ("all-gather", "in-switch"): (False, True), ("reduce-scatter", "in-switch"): (True, False),
+    ("broadcast", "in-switch"): (False, True), ("reduce", "in-switch"): (True, False),
+}
+
 
 def symmetric_candidates(rt, view, op, n, algorithm, ops):
-    """One-sided kernels over load/store: (candidates, reasons not)."""
+    """One-sided kernels over load/store: (candidates, reasons not).
+
+    Per algorithm, as NCCL's symmetric kernels are built (``src/device/symmetric``):
+
+    * ``LL`` (one-shot only; ``AllReduce_AGxLL_R``, ``AllGather_LL``, ``ReduceScatter_LL``):
+      each word travels with its flag, so there is no barrier and no fence; the kernel
+      floor (whose measured kernel is this one) + the bytes at the LL line's efficiency.
+    * bulk (``Simple``): an entry barrier (``ncclLsaBarrierSession`` arrive / wait) and an
+      exit barrier (``bar.sync``): the kernel floor + one further barrier (a flag round
+      trip, ``2 x`` the step latency); a kernel that loads from its peers receives its first
+      byte one peer round trip after its first request (the bandwidth starts late); a
+      kernel that stores into its peers exits with ``bar.sync(memory_order_release)``, whose
+      ``atomic_thread_fence`` waits for the stores' acknowledgement: one peer round trip.
+      A peer round trip is :meth:`analysis._collectives._GroupView.peer_trip` (the path there
+      and back plus :func:`fabric.peer_access_latency`), the same the MoE exchange model
+      charges for its release fences and pulled rounds.
+
+    The per-block copy rate (:data:`fabric.EXCHANGE_BLOCK_RATE`) is not a floor here: a
+    collective kernel spreads its bytes over up to ``ncclSymkMaxBlocks`` = 64 blocks
+    (threads are numbered across ranks and blocks, ``flattenIx``), 64 x 44 GiB/s = 3.0 TB/s
+    per rank on Hopper and 64 x 55 GiB/s = 3.8 TB/s on Blackwell, above any modelled chip's
+    scale-up bandwidth; the MoE kernels it binds give one token one block.
+    """
     if view.n_nodes != 1:
         raise NotApplicableError(
             "the symmetric-memory runtime works by loads and stores into peers' symmetric "
@@ -478,15 +518,28 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
                                      f"for {op}, not {algorithm}")
         algs = (algorithm,)
     tried, why = [], []
+    floor = rt.kernel_floor[view.arch]
     for a in algs:
         try:
             t = view.transfer(a, op)
         except NotApplicableError as e:
             why.append((a, str(e)))
             continue
+        data = t.data_time(n)
+        if a == "point-to-point" or view.p < 2:
+            tried.append(Candidate(library=a, schedule=a, protocol="", time=floor + data,
+                                   choice=floor + data, channels=0, fixed=floor))
+            continue
+        trip = view.peer_trip()
+        loads, stores = _PEER_ACCESS.get((op, a), (False, True))
         barrier = 2 * t.step_loadstore
-        fixed = rt.kernel_floor[view.arch] + (t.phases - 1) * barrier
-        time = fixed + t.data_time(n)
-        tried.append(Candidate(library=a, schedule=a, protocol="", time=time, choice=time,
-                               channels=0, fixed=fixed))
+        fixed = floor + max(1, t.phases - 1) * barrier + (trip if stores else 0.0)
+        late = trip if loads else 0.0
+        protos = [("Simple", fixed, fixed + late + data)]
+        if a == "one-shot":
+            ll = floor + data / PROTOCOLS["LL"].efficiency
+            protos.insert(0, ("LL", floor, ll))
+        for proto, fx, time in protos:
+            tried.append(Candidate(library=a, schedule=a, protocol=proto, time=time,
+                                   choice=time, channels=0, fixed=fx))
     return tried, why

@@ -114,6 +114,34 @@ def main():
     elapsed = time.perf_counter() - t0
     print(f"all ops x algorithms x 31 sizes, both fabrics: {elapsed:.2f} s "
           f"(target < 5 s: {'met' if elapsed < 5 else 'NOT met'}; {elapsed / 5:.2f} of target)")
+    symmetric()
+
+
+def symmetric():
+    """The same sweep under the symmetric-memory runtime (its algorithms, LL and bulk kernels
+    with their barriers, fences and peer round trips): sd200-ultra and one cluster-128 server
+    (the runtime needs one load/store domain)."""
+    from analysis._runtime_cost import SYMMETRIC_ALGORITHMS
+    t0 = time.perf_counter()
+    done = 0
+    for name in ("sd200-ultra", "cluster-128"):
+        f = topologies.build(name)
+        ranks = f.endpoints if name == "sd200-ultra" else f.endpoints[:8]
+        p = len(ranks)
+        for op, algs in SYMMETRIC_ALGORITHMS.items():
+            for alg in ("auto",) + algs:
+                for size in SIZES:
+                    nbytes = np.full((p, p), size / p) if op == "all-to-allv" else size
+                    try:
+                        cost(f, op, nbytes, algorithm=alg, runtime="symmetric-memory",
+                             ranks=ranks[:2] if op == "send-recv" else ranks)
+                    except NotApplicableError:
+                        break
+                    done += 1
+    elapsed = time.perf_counter() - t0
+    print(f"symmetric-memory runtime, all ops x algorithms (and auto) x 31 sizes, sd200-ultra "
+          f"and a cluster-128 server: {done} evaluations in {elapsed:.2f} s "
+          f"(target < 5 s: {'met' if elapsed < 5 else 'NOT met'})")
 
     t = time.perf_counter()
     f = topologies.build("fattree:k=40")

@@ -111,11 +111,32 @@ KNOWN_MISSES = {
                               "without the barrier: the pull would need ~6 us per round, 3.5x "
                               "the measured in-tray peer load (blog18's FP8/BF16 pair says it "
                               "grows with the rounds); no published peer latency for GB200's "
-                              "multi-node-NVLink (fabric-handle) memory",
+                              "multi-node-NVLink (fabric-handle) memory. Session 7 recount "
+                              "(TensorRT-LLM thop/moeAlltoAllOp.cpp moeA2ACombineOp, "
+                              "nvlink_one_sided.py combine, moeAlltoAllKernels.cu): the op "
+                              "launches exactly the two kernels modelled (its output is "
+                              "torch::empty, no fill kernel; both grids follow the runtime "
+                              "batch, ep x bs prepare blocks and bs combine blocks, not the "
+                              "workspace's 2048); every serial step with a latency of its own "
+                              "is charged; left out are only the per-round L1 re-reads of the "
+                              "routing metadata and the register tree reduction (tens of ns "
+                              "each, no Parameter) and the fence.acquire.sys after the poll "
+                              "(no published cost): nothing of the order of the 17 us gap",
     "trtllm-ep8-bs16-combine": "as bs1: 14.4 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
-    "deepep-v1-ep8-ll-dispatch": "77 us measured: NVLink transfer (40 us at NCCL's 20.6 GB/s "
-                                 "per link) + kernel floor (2.3 us, Hopper) + the release "
-                                 "fence's peer round trip (0.83 us) + receive copy give "
-                                 "48 us; the rest has no published source",
+    "deepep-v1-ep8-ll-dispatch": "77 us measured over NVLink, not RDMA, despite the table's "
+                                 "'pure RDMA' heading: the EP8 row was published on 2025-06-05 "
+                                 "(DeepEP de8cfca, news line on #173; NVLink on by default since "
+                                 "aae9fa9) and moves 86 GB/s of remote copies, more than the "
+                                 "rank's one 50 GB/s NIC can carry "
+                                 "(test_deepep_ep8_low_latency_transport_follows_from_the_row). "
+                                 "Model: NVLink transfer (40 us at NCCL's 20.6 GB/s per link) + "
+                                 "kernel floor (2.3 us, Hopper) + the release fence's peer round "
+                                 "trip (0.83 us) + receive copy give 48 us. The kernel's own "
+                                 "serial steps (internode_ll.cu at de8cfca: per SM at most 2 "
+                                 "tokens of 96 SMs, each an FP8 cast then 8 warp copies then a "
+                                 "release atomic; a grid sync; the receive copy) add a few us at "
+                                 "sourced latencies; the ~29 us left (an achieved ~12 GB/s per "
+                                 "NVLink4 link, as the H20 rows of #173 also show) has no "
+                                 "published source",
 }

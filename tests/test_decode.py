@@ -728,3 +728,46 @@ def test_gemm_fixed_time_by_hand(fab):
     assert on.time - off.time == pytest.approx(5e-6 * (4 * 2 + 2 + 3 * 3 + 1))
     with pytest.raises(SpecError, match="gemm_fixed_time"):
         decode_step(SMALL, fab, gemm_fixed_time=-1e-6, **kw)
+
+
+@settings(max_examples=12, deadline=None)
+@given(chip=st.sampled_from(("h200", "b200")), batch=st.sampled_from((1, 64, 128)),
+       context=st.sampled_from((0, 1024, 4096)), layout=st.sampled_from(("tp=8,dp=1",
+                                                                          "tp=1,dp=8")))
+def test_trtllm_fp8_kv_runs_the_mla_scores_in_fp8(chip, batch, context, layout):
+    # TensorRT-LLM's MLA generation kernel over an FP8 KV cache computes in FP8 (deepseek_v3
+    # README, 'FP8 KV Cache and MLA'): the scores' compute moves from the BF16 to the FP8
+    # peak, by hand; the weights, the KV bytes and every other engine stay as they were
+    import topologies
+    from analysis._decode import TRTLLM_FP8_MLA_KV_BYTES
+    from fabric import chip_spec
+
+    fab = topologies.build(f"switch:8,chip={chip}")
+    fp8kv = dataclasses.replace(MODELS["deepseek-r1-nvfp4"], name="r1-fp8kv",
+                                kv_cache_bytes=TRTLLM_FP8_MLA_KV_BYTES)
+    kw = {"batch": batch, "context": context, "layout": layout, "engine": "trtllm"}
+    on = analysis.decode_step(fp8kv, fab, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(analysis._decode, "TRTLLM_FP8_MLA_KV_BYTES", 0.5)       # rule off
+        off = analysis.decode_step(fp8kv, fab, **kw)
+    c = chip_spec(chip)
+    lay = analysis.parse_layout(layout, 8)
+    t = -(-batch // lay.dp)
+    scores = fp8kv.attention.score_flops_per_token(context) / lay.tp
+    expect = t * scores * (1 / c.peak("bf16") - 1 / c.peak("fp8"))
+    got = off.layers[-1].attention_compute - on.layers[-1].attention_compute
+    assert got == pytest.approx(expect, rel=1e-9, abs=1e-15)
+    assert on.layers[-1].kv_cache == off.layers[-1].kv_cache
+    assert on.layers[-1].attention_weights == off.layers[-1].attention_weights
+    assert on.layers[-1].attention <= off.layers[-1].attention
+    assert ("decode.attention_scores_format", "fp8") in {
+        (p.name, p.value) for p in on.parameters}
+    # 16-bit KV, or another engine: BF16 scores, bit for bit the rule-off step
+    for other in (dataclasses.replace(fp8kv, kv_cache_bytes=2.0),):
+        a = analysis.decode_step(other, fab, **kw)
+        assert "decode.attention_scores_format" not in {p.name for p in a.parameters}
+    v = analysis.decode_step(fp8kv, fab, **{**kw, "engine": "vllm"})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(analysis._decode, "TRTLLM_FP8_MLA_KV_BYTES", 0.5)
+        v_off = analysis.decode_step(fp8kv, fab, **{**kw, "engine": "vllm"})
+    assert v.time == v_off.time

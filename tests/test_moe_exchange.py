@@ -9,6 +9,7 @@ import itertools
 import math
 
 import fidelity
+import fidelity_heldout_moe
 import fidelity_moe
 import numpy as np
 import pytest
@@ -935,3 +936,43 @@ def test_block_rate_only_for_block_per_token_kernels():
     assert "exchange.block_rate.hopper" in {p.name for p in r.parameters}
     with pytest.raises(TypeError, match="block_per_token"):
         dataclasses.replace(exchange_kernel("one-sided"), block_per_token=1)
+
+
+# -- which transport a published row used, from the row itself -----------------------------------
+
+def _nic_line_rate(f, chip):
+    """Bytes/s of the chip's NIC: the narrowest link on its way to the network."""
+    G = f.graph
+    nic = next(nb for nb in G.neighbors(chip) if G.nodes[nb].get("kind") == "nic")
+    return min(float(d["bandwidth"]) for _, _, d in G.edges(nic, data=True))
+
+
+@pytest.mark.parametrize("row_id, table, nvlink", [
+    ("deepep-v1-ep8-ll-dispatch", "published", True),
+    ("deepep-v1-ep8-ll-combine", "published", True),
+    ("deepep-feb25-ep8-ll-rdma-dispatch", "heldout", False),
+    ("deepep-feb25-ep8-ll-rdma-combine", "heldout", False),
+])
+def test_deepep_ep8_low_latency_transport_follows_from_the_row(row_id, table, nvlink):
+    """DeepEP's low-latency table is headed 'pure RDMA', but its EP8 row of 77 / 114 us was
+    published on 2025-06-05 (DeepEP de8cfca, with the news 'low-latency kernels now leverage
+    NVLink as much as possible', #173; NVLink on by default since aae9fa9, 2025-05-23): the
+    remote bytes it moved per second, by DeepEP's own byte count (tests/test_low_latency.py:
+    every (token, expert) copy, FP8 hidden + scales + 16 B; BF16 combine), exceed what the
+    rank's one 400 Gb/s NIC can carry, so the row cannot have gone through the NIC and the
+    model costs it over NVLink (one node, no transport override); the February 2025 pure-RDMA
+    table's EP8 row (163 / 318 us) stays under the line rate and is costed over RDMA."""
+    rows = fidelity.load_rows() if table == "published" else fidelity.heldout_rows()
+    row = next(r for r in rows if r["id"] == row_id)
+    seconds = float(row["value"]) * 1e-6
+    tokens, k, hidden, ep = 128, 8, 7168, 8
+    per_copy = hidden + hidden / 128 * 4 + 16 if "dispatch" in row_id else hidden * 2
+    remote = tokens * k * (ep - 1) / ep * per_copy        # uniform: 7 of 8 copies leave
+    f = h800(1)
+    line = _nic_line_rate(f, f.endpoints[0])
+    assert line == pytest.approx(50e9)                    # 400 Gb/s
+    assert (remote / seconds > line) == nvlink
+    cases = fidelity_moe.CASES if table == "published" else fidelity_heldout_moe.CASES
+    _, how = cases[row_id](row)
+    assert ("over rdma" not in how) == nvlink
+    assert how.endswith("scale-up") == nvlink and how.endswith("network") != nvlink

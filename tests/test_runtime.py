@@ -797,3 +797,110 @@ def test_timing_takes_sourced_revisions_only(release, data):
         assert table[key] == _reference_timed(_NCCL_HISTORY, PREDICTION_REVISIONS, field, key, v)
     # what it runs (channels, NVLS pipeline) is the release's own in every case
     assert rt.timing.nvls == rt.nvls and rt.timing.max_channels == rt.max_channels
+
+
+# -- symmetric-memory kernels: barriers, release fences, late pulls (NCCL src/device/symmetric)
+
+
+def _brute_peer_trip(f, nodes):
+    """Largest there-and-back path latency over the group's ordered pairs, pair by pair,
+    plus the peer access remainder (fabric.peer_access_latency)."""
+    from fabric import peer_access_latency, runtime_arch
+    idx = [f.node_index[n] for n in nodes]
+    worst = 0.0
+    for a in idx:
+        for b in idx:
+            if a != b:
+                there = float(np.asarray(f.router.latency([a], [b]))[0])
+                back = float(np.asarray(f.router.latency([b], [a]))[0])
+                worst = max(worst, there + back)
+    return worst + peer_access_latency(runtime_arch(f))[0]
+
+
+_SYM_SPECS = ["dgx-h100", "hgx-h200", "gb200-nvl72", "sd200-ultra", "mesh:2x2"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(spec=st.sampled_from(_SYM_SPECS), k=st.integers(3, 30), fail=st.booleans(),
+       op=st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast",
+                           "reduce", "all-to-all"]))
+def test_symmetric_kernels_pay_barrier_fence_and_late_pull(spec, k, fail, op):
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    f = _split_fabric(spec)
+    if fail:
+        u, v = next((u, v) for u, v in f.graph.edges() if f.graph.nodes[u].get("kind") == "chip")
+        f = f.without(links=[(u, v)])
+    ranks = f.endpoints[:8]
+    n = 2**k
+    nodes, idx = _resolve_ranks(f, ranks)
+    view = _GroupView(f, op, nodes, idx, None, None, True)
+    trip = view.peer_trip()
+    assert trip == pytest.approx(_brute_peer_trip(f, nodes), rel=1e-12)
+    rt = runtime("symmetric-memory")
+    tried, _why = rc.symmetric_candidates(rt, view, op, n, "auto", 1)
+    floor = rt.kernel_floor[view.arch]
+    for c in tried:
+        t = view.transfer(c.schedule, op)
+        data = t.data_time(n)
+        if c.protocol == "LL":
+            # LL: the flags travel with the data, no barrier, no fence, half the bytes per line
+            assert c.library == "one-shot"
+            assert c.time == pytest.approx(floor + 2 * data, rel=1e-12)
+            continue
+        loads, stores = rc._PEER_ACCESS.get((op, c.schedule), (False, True))
+        want = floor + max(1, t.phases - 1) * 2 * t.step_loadstore
+        want += trip * (int(loads) + int(stores))
+        assert c.time == pytest.approx(want + data, rel=1e-12)
+        assert c.fixed == pytest.approx(want - (trip if loads else 0.0), rel=1e-12)
+    best = cost(f, op, n, runtime="symmetric-memory", ranks=ranks)
+    assert best.time == pytest.approx(min(c.time for c in tried), rel=1e-12)
+    assert best.time >= best.lower_bound * (1 - 1e-9)
+
+
+def test_symmetric_collective_fence_is_the_moe_release_fence():
+    # one mechanism: the release fence a symmetric collective pays after its stores is the
+    # one the MoE exchange model charges TensorRT-LLM's dispatch (fence.release.sys)
+    from analysis import moe_exchange
+    from analysis._collectives import _GroupView, _resolve_ranks
+    for spec in ("gb200-nvl72", "dgx-h100"):
+        f = _split_fabric(spec)
+        ranks = f.endpoints[:8]
+        r = moe_exchange(f, "deepseek-v3", 4, ranks, kernel="one-sided", dispatch_bytes=2,
+                         combine_bytes=2)
+        nodes, idx = _resolve_ranks(f, ranks)
+        view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+        assert r.dispatch_phase.fence == pytest.approx(view.peer_trip(), rel=1e-12)
+        assert r.dispatch_phase.fence > 0
+
+
+def test_symmetric_small_messages_stay_at_the_kernel_floor():
+    # 8 bytes: the LL one-shot (the kernel issue 1940 timed) costs its floor, no fence
+    for spec, floor in (("dgx-h100", 2.3e-6), ("gb200-nvl72", 3.0e-6)):
+        r = cost(_split_fabric(spec), "all-reduce", 8, runtime="symmetric-memory",
+                 ranks=_split_fabric(spec).endpoints[:8])
+        assert r.protocol == "LL" and r.algorithm == "one-shot"
+        assert floor <= r.time < floor * 1.01
+    # a bulk kernel costs at least one barrier and one fence more than the LL kernel's floor
+    big = cost(H100, "all-gather", 2**24, algorithm="one-shot", runtime="symmetric-memory")
+    assert big.protocol == "Simple" and big.fixed > 2.3e-6 + 0.8e-6
+
+
+def test_block_rate_does_not_bind_a_symmetric_collective():
+    # why the symmetric runtime charges no per-block rate while the MoE model does: a
+    # collective kernel spreads its bytes over up to 64 blocks (NVIDIA/nccl
+    # src/include/sym_kernels.h ncclSymkMaxBlocks), and 64 blocks at NCCL's per-block rate
+    # (fabric.EXCHANGE_BLOCK_RATE) exceed every preset chip's scale-up bandwidth; a MoE
+    # kernel that gives a token one block is held to one block's rate
+    from analysis import MESSAGE_TECHNOLOGIES
+    from fabric import EXCHANGE_BLOCK_RATE, runtime_arch
+    from topologies import PRESETS
+    for name in PRESETS:
+        f = _split_fabric(name)
+        G = f.graph
+        cap = 64 * EXCHANGE_BLOCK_RATE[runtime_arch(f)].value
+        for c in f.endpoints[:4]:
+            scale_up = sum(d["bandwidth"] for v, d in G[c].items()
+                           if G.nodes[v].get("kind") != "nic"
+                           and d.get("tech") not in MESSAGE_TECHNOLOGIES)
+            assert scale_up < cap, (name, c, scale_up, cap)

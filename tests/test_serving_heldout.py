@@ -45,6 +45,10 @@ OUTSIDE_25 = {
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.9x",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.7x",
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.6-1.7x" for k in range(6)},
+    "k2-h200-int4-c32": "model too slow, 25.6% user (22.98 vs 28.86 tok/s; GPU 20%): 25.0% "
+                        "before the symmetric-memory runtime (vLLM's custom all-reduce class) "
+                        "charged the barrier, release fence and late first pull of NCCL's "
+                        "symmetric kernels (src/device/symmetric, session 7)",
 }
 
 
