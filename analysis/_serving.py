@@ -87,6 +87,7 @@ from ._decode import (
     decode_step,
     instance_chips,
     parse_layout,
+    slowest_group_seconds,
 )
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
@@ -452,8 +453,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency)
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else float(dispatch_bytes)
-    allreduce = collective_seconds(fabric, "all-reduce", isl * m.hidden * ab, pos[:tp],
-                                   **cost_kwargs)
+    # each attention group's all-reduce: the slowest group's (the groups step together)
+    allreduce = slowest_group_seconds(fabric, "all-reduce", isl * m.hidden * ab, pos, tp,
+                                       **cost_kwargs)
     # A rank sends each of its isl/tp tokens to up to k experts (an upper bound: no
     # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
     # (none when the experts are split over the ranks, etp > 1: every rank has every token)
