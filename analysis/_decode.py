@@ -120,6 +120,7 @@ Examples
 222.4
 """
 
+import collections
 import dataclasses
 import math
 import weakref
@@ -129,7 +130,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 
-from ._gemm import gemm_compute_efficiency
+from ._gemm import decode_gemm_hbm_efficiency, gemm_compute_efficiency
 from ._models import WEIGHT_FORMATS, model_config
 
 __all__ = [
@@ -1533,6 +1534,22 @@ class _Settings:
         """Achieved HBM bandwidth, bytes/s."""
         return self.chip.hbm_bandwidth * self.hbm_eff
 
+    def dense_gemm_hbm_efficiency(self, part):
+        """The published fraction of peak HBM bandwidth at which the dense GEMMs of model
+        part ``part`` stream their weights on this chip (``analysis._gemm.
+        DECODE_GEMM_HBM_EFFICIENCY``: NVFP4 on Blackwell), as a Parameter, or None: the
+        step's ``hbm_efficiency`` applies. Only under the default ``hbm_efficiency`` (a
+        user's fraction, 1 for the roofline, is taken for every read)."""
+        if self.hbm_eff != DECODE_HBM_EFFICIENCY.value or part not in ("attention", "ffn"):
+            return None
+        return decode_gemm_hbm_efficiency(self.chip.generation, self.gemm_format(part))
+
+    def part_bw(self, part):
+        """Achieved HBM bandwidth of the dense GEMMs of model part ``part``, bytes/s
+        (:attr:`bw` unless :meth:`dense_gemm_hbm_efficiency` gives a published fraction)."""
+        p = self.dense_gemm_hbm_efficiency(part)
+        return self.bw if p is None else self.chip.hbm_bandwidth * p.value
+
     @property
     def moe_bw(self):
         """Achieved HBM bandwidth of the routed experts' grouped GEMMs, bytes/s."""
@@ -1875,6 +1892,40 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     return float(res.time)
 
 
+def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
+    """Seconds of the slowest of the collectives the groups of ``size`` consecutive
+    ``positions`` (an instance's attention groups) each run on their own, as
+    :func:`collective_seconds`: the groups step together, so the step waits for the
+    slowest (one that straddles two load/store domains, or holds a chip with failed links).
+
+    On a degraded fabric every group is costed; on an intact one, one group per shape
+    (how many of its chips fall in each load/store domain, and those domains' sizes):
+    groups of one shape are taken as alike (an assumption: the builders' domains are
+    symmetric).
+
+    >>> import topologies
+    >>> f = topologies.build("switch:8,planes=2,chip=b200")
+    >>> g = f.without(links=[("chip5", "sw0")])       # chip5 keeps one of its two planes
+    >>> one = collective_seconds(f, "all-reduce", 1 << 20, range(4), runtime="ideal")
+    >>> slowest_group_seconds(f, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") == one
+    True
+    >>> slowest_group_seconds(g, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") > one
+    True
+    """
+    positions = tuple(positions)
+    groups = [positions[i:i + size] for i in range(0, len(positions), size)]
+    if not fabric.failures.degraded and len(groups) > 1:
+        label, index, ends = fabric.loadstore_domains, fabric.node_index, fabric.endpoints
+        where = [int(label[index[n]]) for n in ends]
+        sizes = collections.Counter(where)
+        shapes = {}
+        for grp in groups:
+            counts = collections.Counter(where[p] for p in grp)
+            shapes.setdefault(tuple(sorted((k, sizes[d]) for d, k in counts.items())), grp)
+        groups = list(shapes.values())
+    return max(collective_seconds(fabric, op, nbytes, grp, **kwargs) for grp in groups)
+
+
 def _collective_time(s, op, nbytes, ranks):
     """One collective of a step's settings ``s`` (:func:`collective_seconds`), seconds."""
     return collective_seconds(s.fabric, op, nbytes, ranks, collective=s.collective,
@@ -1883,23 +1934,12 @@ def _collective_time(s, op, nbytes, ranks):
 
 def _slowest_tp_allreduce(s, nbytes):
     """Seconds of the step's tensor-parallel all-reduce: the slowest of the instance's TP
-    groups (each ``tp`` consecutive chips of ``s.pos``; the ranks step together). Groups
-    are priced once per pattern of live chips per load/store domain they touch (a group
-    inside one domain, one spread 1 + 1 over two, ...): on a domain whose chips differ
-    (a partly cut chip) two groups of one pattern may differ, which this does not see."""
-    tp, groups = s.lay.tp, _domain_groups(s.fabric)
-    where = {p: i for i, g in enumerate(groups) for p in g}
-    seen, out = set(), 0.0
-    for i in range(0, len(s.pos), tp):
-        grp = s.pos[i:i + tp]
-        counts = {}
-        for p in grp:
-            counts[where[p]] = counts.get(where[p], 0) + 1
-        key = tuple(counts.values())
-        if key not in seen:
-            seen.add(key)
-            out = max(out, _collective_time(s, _ALL_REDUCE, nbytes, grp))
-    return out
+    groups (each ``tp`` consecutive chips of ``s.pos``; the ranks step together), by
+    :func:`slowest_group_seconds` (every group on a degraded fabric: a chip that lost some
+    of its links slows its own group only)."""
+    return slowest_group_seconds(s.fabric, _ALL_REDUCE, nbytes, s.pos, s.lay.tp,
+                                  collective=s.collective, algorithm=s.algorithm,
+                                  transport=s.transport, runtime=s.runtime)
 
 
 def _communication(s, route):
@@ -2028,7 +2068,7 @@ def _kernel_time(s, name, nbytes, nflops, part="attention"):
     """Seconds kernel ``name`` runs with its own roofline (``nbytes`` at the achieved HBM
     bandwidth, ``nflops`` at the achieved FLOP/s of the math format ``part`` runs in, the
     larger), its fixed part and floor and its boundary, as :func:`_block_time` charges them."""
-    r = max(nbytes / s.bw, nflops / s.gemm_flops(part) if nflops else 0.0)
+    r = max(nbytes / s.part_bw(part), nflops / s.gemm_flops(part) if nflops else 0.0)
     return r + (_kernel_overhead(s, name, r) + s.per_kernel) / s.fusion_factor
 
 
@@ -2096,7 +2136,7 @@ def _layer_times(s, mem, route, comm):
     att = m.attention
     # the MLA latent down-projections are replicated over the tp ranks (MLA.replicated_params)
     att_p = m.attention_params_per_rank(tp)
-    att_w = (m.attention_params * wb / tp if tp == 1 else att_p * wb) / bw
+    att_w = (m.attention_params * wb / tp if tp == 1 else att_p * wb) / s.part_bw("attention")
     kv_t = mem.kv_layer_chip / bw
     # GEMM compute at each part's math-format peak (one division where the rates agree:
     # the expression of before, bit for bit)
@@ -2129,7 +2169,8 @@ def _layer_times(s, mem, route, comm):
                          active_experts=act_sys, active_experts_chip=act_chip,
                          total=local + exposed + launch, kernel_floor=att_floor + ffn_floor)
 
-    dense = finish("dense", m.dense_ffn_bytes / tp / bw,
+    ffn_bw = s.part_bw("ffn")
+    dense = finish("dense", m.dense_ffn_bytes / tp / ffn_bw,
                    t_dp * 2 * m.dense_ffn_params / tp / s.gemm_flops("ffn"),
                    list(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
 
@@ -2157,8 +2198,11 @@ def _layer_times(s, mem, route, comm):
     routed_w = busiest * m.routed_expert_bytes / etp
     # one division when every read runs at the same fraction (the numbers of before
     # moe_hbm_efficiency existed, bit for bit); else the routed read at its own fraction
-    moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None
-             else fixed_w / bw + routed_w / s.moe_bw)
+    moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None and ffn_bw == bw
+             else fixed_w / bw + routed_w / s.moe_bw if ffn_bw == bw
+             # the shared experts' dense GEMMs at their own published rate, the router at bw
+             else (m.router_params * wb / bw + (fixed_w - m.router_params * wb) / ffn_bw
+                   + routed_w / s.moe_bw))
     moe = finish("moe", moe_w, moe_c,
                  _moe_kernels(s), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)
@@ -2273,7 +2317,9 @@ def _parameters(s, moe, comm):
                     "balancedness)"),) if s.balance is not None else ()) + (
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
-    ) + _efficiency_parameters(s) + exch_params + s.m.parameters()
+    ) + _efficiency_parameters(s) + tuple(
+        {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
+         if q is not None}.values()) + exch_params + s.m.parameters()
 
 
 def _efficiency_parameters(s):

@@ -365,7 +365,6 @@ def expected_max(pmf, n):
     return total
 
 
-@functools.lru_cache(maxsize=65536)
 def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     """``(all, remote)``: the distinct ranks, own included and not, that the busiest of
     ``tokens`` tokens on each of ``sources`` ranks reaches, in expectation
@@ -382,6 +381,16 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     >>> busiest_token(256, 8, 16, 1, "balanced", 2)   # token 1: ranks r+8..r+15
     (8.0, 8.0)
     """
+    name, m = parse_routing(routing)
+    for label, v in (("tokens", tokens), ("sources", sources)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise ValueError(f"{label} must be an int >= 1, got {v!r}")
+    return _busiest(experts, k, ep, nodes, name if m is None else f"{name}:{m}", int(tokens),
+                    int(sources))
+
+
+@functools.lru_cache(maxsize=65536)
+def _busiest(experts, k, ep, nodes, routing, tokens, sources):
     name, _ = parse_routing(routing)
     if name == "balanced":
         reach = min(k, ep)
@@ -1006,7 +1015,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     # combine's blocks pull the rank's own tokens and nothing waits after them
     busiest = [(0.0, 0.0), (0.0, 0.0)]
     if any(kern.chain) or kern.block_per_token:
-        busiest = [busiest_token(E, k, n_ep, nodes, routing, tokens, sources)
+        busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, sources)
                    for sources in (n_ep, 1)]
     if any(kern.chain):
         for i, nbytes in enumerate((b_d, b_c)):

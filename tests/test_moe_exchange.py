@@ -976,3 +976,20 @@ def test_deepep_ep8_low_latency_transport_follows_from_the_row(row_id, table, nv
     _, how = cases[row_id](row)
     assert ("over rdma" not in how) == nvlink
     assert how.endswith("scale-up") == nvlink and how.endswith("network") != nvlink
+
+
+def test_busiest_token_takes_every_routing_spelling():
+    """The one-block-per-token floors accept routing in any spelling parse_routing takes
+    (a dict, an int, a tuple), with the same result as the normalised string."""
+    f = fidelity_moe.nvl72()
+    kw = {"kernel": "one-sided", "dispatch_bytes": 2, "combine_bytes": 2}
+    want = moe_exchange(f, "deepseek-v3", 4, 8, routing="node-limited:2", **kw)
+    for spelling in ({"max_nodes": 2}, 2, ("node-limited", 2)):
+        r = moe_exchange(f, "deepseek-v3", 4, 8, routing=spelling, **kw)
+        assert (r.dispatch, r.combine) == (want.dispatch, want.combine)
+    from analysis._moe_exchange import busiest_token
+    assert busiest_token(256, 8, 8, 1, {"max_nodes": 2}, 3) == busiest_token(
+        256, 8, 8, 1, "node-limited:2", 3)
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="tokens must be"):
+            busiest_token(256, 8, 8, 1, "uniform", bad)

@@ -1,0 +1,122 @@
+"""Audit (session 7): decode and prefill on degraded fabrics and the instance API.
+
+The step's tensor-parallel all-reduce was costed for the instance's first attention group
+only: a later group that straddles two load/store domains, or holds a chip whose links
+failed, was never priced, so the same failure cost nothing or something depending on
+which chip it hit. Each group is now costed (one per shape on an intact fabric) and the
+slowest taken; the brute force here costs every group.
+"""
+
+import dataclasses
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from fabric import FabricError
+
+SETTINGS = settings(max_examples=30, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+#: DeepSeek-V3 cut to 4 layers: fits on one H100, same shapes per layer.
+SMALL = dataclasses.replace(analysis.model_config("deepseek-v3"), name="dsv3-4layers",
+                            layers=4, dense_layers=1)
+
+
+class _Spy:
+    """A ``collective=`` for decode_step that records each all-reduce's bytes."""
+
+    def __init__(self):
+        self.allreduce_bytes = set()
+
+    def __call__(self, fabric, op, nbytes, **kw):
+        if op == "all-reduce":
+            self.allreduce_bytes.add(float(nbytes))
+        return analysis.cost(fabric, op, nbytes, **kw)
+
+
+def _brute_force_allreduce(fabric, instance, tp, nbytes):
+    """Every attention group's all-reduce, costed: the slowest."""
+    out = 0.0
+    for i in range(0, len(instance), tp):
+        group = list(instance[i:i + tp])
+        if len(group) > 1:
+            out = max(out, analysis.cost(fabric, "all-reduce", nbytes, ranks=group,
+                                         algorithm="auto").time)
+    return out
+
+
+SPECS = ["rail:servers=3,gpus=4,chip=h100", "switch:8,chip=h100",
+         "rail:servers=2,gpus=4,chip=h100", "hypermesh:2x4,chip=h100"]
+
+
+@given(st.sampled_from(SPECS), st.data())
+@SETTINGS
+def test_step_all_reduce_is_the_slowest_groups_by_brute_force(spec, data):
+    f = topologies.build(spec)
+    edges = sorted(f.graph.edges, key=str)
+    links = data.draw(st.lists(st.sampled_from(edges), max_size=2, unique_by=frozenset),
+                      label="failed links")
+    chips = data.draw(st.lists(st.sampled_from(f.endpoints), max_size=1), label="failed chip")
+    g = f.without(links=links, chips=chips) if links or chips else f
+    tp = data.draw(st.sampled_from([1, 2, 4]), label="tp")
+    if tp > g.n_endpoints:
+        return
+    dp = data.draw(st.integers(1, g.n_endpoints // tp), label="dp")
+    spy = _Spy()
+    try:
+        s = analysis.decode_step(SMALL, g, batch=8 * dp, context=256,
+                                 layout=f"tp={tp},dp={dp}", collective=spy)
+    except FabricError as e:           # e.g. a chip cut off: a clear error, never a number
+        assert str(e)
+        return
+    assert len(s.instance) == tp * dp and len(set(s.instance)) == tp * dp
+    assert set(s.instance) <= set(g.endpoints)
+    if tp == 1:
+        assert s.layers[0].tp_allreduce == 0.0
+        return
+    (nbytes,) = spy.allreduce_bytes
+    assert s.layers[0].tp_allreduce == 2 * _brute_force_allreduce(g, s.instance, tp, nbytes)
+
+
+@pytest.mark.parametrize("victim", ["chip1", "chip9", "chip70"])
+def test_a_failure_costs_the_same_whichever_group_it_hits(victim):
+    """nvl72 is one switched domain: 12 of one chip's 18 links failing costs the same step
+    whichever chip it is (it was free unless the chip was in the first group)."""
+    f = topologies.build("nvl72")
+    kw = {"batch": 9 * 64, "context": 1024, "layout": "tp=8,dp=9"}
+    intact = analysis.decode_step(SMALL, f, **kw)
+    ref = analysis.decode_step(SMALL, f.without(links=[("chip1", f"sw{i}")
+                                                        for i in range(12)]), **kw)
+    s = analysis.decode_step(SMALL, f.without(links=[(victim, f"sw{i}") for i in range(12)]),
+                             **kw)
+    assert s.time == ref.time
+    assert s.layers[0].tp_allreduce > intact.layers[0].tp_allreduce
+
+
+def test_prefill_all_reduce_is_the_slowest_group():
+    f = topologies.build("nvl72")
+    g = f.without(links=[("chip9", f"sw{i}") for i in range(12)])
+    h = f.without(links=[("chip1", f"sw{i}") for i in range(12)])
+    a, b, c = (analysis.prefill_time(SMALL, x, isl=1024, layout="tp=8,dp=9", runtime="ideal")
+               for x in (f, g, h))
+    assert b.comm == c.comm > a.comm
+
+
+def test_a_group_straddling_two_servers_is_costed():
+    """rail 3x4 without chip1 and chip5 (live 3, 3, 4), tp=2 x dp=5: ten chips in groups of
+    two cannot all stay inside a server; the straddling group sets the all-reduce."""
+    f = topologies.build("rail:servers=3,gpus=4,chip=h100").without(chips=["chip1", "chip5"])
+    spy = _Spy()
+    s = analysis.decode_step(SMALL, f, batch=40, context=256, layout="tp=2,dp=5",
+                             collective=spy)
+    groups = [s.instance[i:i + 2] for i in range(0, 10, 2)]
+    server = {c: int(c[4:]) // 4 for c in s.instance}
+    straddling = [g for g in groups if server[g[0]] != server[g[1]]]
+    assert straddling                         # none when placement can avoid it
+    (nbytes,) = spy.allreduce_bytes
+    times = {g: analysis.cost(f, "all-reduce", nbytes, ranks=list(g)).time for g in groups}
+    assert max(times[g] for g in straddling) > min(times.values())
+    assert s.layers[0].tp_allreduce == 2 * max(times.values())
