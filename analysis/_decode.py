@@ -130,7 +130,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
 
-from ._gemm import gemm_compute_efficiency
+from ._gemm import decode_gemm_hbm_efficiency, gemm_compute_efficiency
 from ._models import WEIGHT_FORMATS, model_config
 
 __all__ = [
@@ -305,8 +305,11 @@ TRTLLM_MIN_LATENCY_TOKENS = 128
 #: reduction). The routed experts' grouped GEMMs of such weights take one each too: the
 #: MoE runner's FP8 block-scale grouped GEMM quantizes its BF16 input itself first
 #: (``CutlassFp8BlockScaleGemmRunner::moeGemm``, ``internal_quantize_a`` when the activations
-#: are not FP8; cpp/tensorrt_llm/kernels/cutlass_kernels/fp8_blockscale_gemm, read in ONNX
-#: Runtime's port of it). The router and head run BF16. Taken for Blackwell's FP8 branch too,
+#: are not FP8, handed to ``fp8_grouped_gemm_run``:
+#: cpp/tensorrt_llm/kernels/cutlass_kernels/fp8_blockscale_gemm/fp8_blockscale_gemm.cu at commit
+#: 0bf8132cc509; ``fp8_grouped_gemm_run`` launches ``scale_1x128_kernel`` then DeepGEMM's JIT
+#: grouped-with-offset GEMM: fp8_blockscale_gemm_kernel.cuh at commit eef8cda79111, where the
+#: dense Hopper path, ``gemm_dispatch``, is DeepGEMM's normal GEMM too). The router and head run BF16. Taken for Blackwell's FP8 branch too,
 #: an assumption: at ed53795b33fc SM100 by default calls one op on the BF16 input
 #: (``fp8_swap_ab_gemm``) whose kernels were not read.
 TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)
@@ -1534,6 +1537,22 @@ class _Settings:
         """Achieved HBM bandwidth, bytes/s."""
         return self.chip.hbm_bandwidth * self.hbm_eff
 
+    def dense_gemm_hbm_efficiency(self, part):
+        """The published fraction of peak HBM bandwidth at which the dense GEMMs of model
+        part ``part`` stream their weights on this chip (``analysis._gemm.
+        DECODE_GEMM_HBM_EFFICIENCY``: NVFP4 on Blackwell), as a Parameter, or None: the
+        step's ``hbm_efficiency`` applies. Only under the default ``hbm_efficiency`` (a
+        user's fraction, 1 for the roofline, is taken for every read)."""
+        if self.hbm_eff != DECODE_HBM_EFFICIENCY.value or part not in ("attention", "ffn"):
+            return None
+        return decode_gemm_hbm_efficiency(self.chip.generation, self.gemm_format(part))
+
+    def part_bw(self, part):
+        """Achieved HBM bandwidth of the dense GEMMs of model part ``part``, bytes/s
+        (:attr:`bw` unless :meth:`dense_gemm_hbm_efficiency` gives a published fraction)."""
+        p = self.dense_gemm_hbm_efficiency(part)
+        return self.bw if p is None else self.chip.hbm_bandwidth * p.value
+
     @property
     def moe_bw(self):
         """Achieved HBM bandwidth of the routed experts' grouped GEMMs, bytes/s."""
@@ -2052,7 +2071,7 @@ def _kernel_time(s, name, nbytes, nflops, part="attention"):
     """Seconds kernel ``name`` runs with its own roofline (``nbytes`` at the achieved HBM
     bandwidth, ``nflops`` at the achieved FLOP/s of the math format ``part`` runs in, the
     larger), its fixed part and floor and its boundary, as :func:`_block_time` charges them."""
-    r = max(nbytes / s.bw, nflops / s.gemm_flops(part) if nflops else 0.0)
+    r = max(nbytes / s.part_bw(part), nflops / s.gemm_flops(part) if nflops else 0.0)
     return r + (_kernel_overhead(s, name, r) + s.per_kernel) / s.fusion_factor
 
 
@@ -2120,7 +2139,7 @@ def _layer_times(s, mem, route, comm):
     att = m.attention
     # the MLA latent down-projections are replicated over the tp ranks (MLA.replicated_params)
     att_p = m.attention_params_per_rank(tp)
-    att_w = (m.attention_params * wb / tp if tp == 1 else att_p * wb) / bw
+    att_w = (m.attention_params * wb / tp if tp == 1 else att_p * wb) / s.part_bw("attention")
     kv_t = mem.kv_layer_chip / bw
     # GEMM compute at each part's math-format peak (one division where the rates agree:
     # the expression of before, bit for bit)
@@ -2153,7 +2172,8 @@ def _layer_times(s, mem, route, comm):
                          active_experts=act_sys, active_experts_chip=act_chip,
                          total=local + exposed + launch, kernel_floor=att_floor + ffn_floor)
 
-    dense = finish("dense", m.dense_ffn_bytes / tp / bw,
+    ffn_bw = s.part_bw("ffn")
+    dense = finish("dense", m.dense_ffn_bytes / tp / ffn_bw,
                    t_dp * 2 * m.dense_ffn_params / tp / s.gemm_flops("ffn"),
                    list(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
 
@@ -2181,8 +2201,11 @@ def _layer_times(s, mem, route, comm):
     routed_w = busiest * m.routed_expert_bytes / etp
     # one division when every read runs at the same fraction (the numbers of before
     # moe_hbm_efficiency existed, bit for bit); else the routed read at its own fraction
-    moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None
-             else fixed_w / bw + routed_w / s.moe_bw)
+    moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None and ffn_bw == bw
+             else fixed_w / bw + routed_w / s.moe_bw if ffn_bw == bw
+             # the shared experts' dense GEMMs at their own published rate, the router at bw
+             else (m.router_params * wb / bw + (fixed_w - m.router_params * wb) / ffn_bw
+                   + routed_w / s.moe_bw))
     moe = finish("moe", moe_w, moe_c,
                  _moe_kernels(s), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)
@@ -2297,7 +2320,9 @@ def _parameters(s, moe, comm):
                     "balancedness)"),) if s.balance is not None else ()) + (
         Parameter("decode.dispatch_bytes", s.dispatch_b, "B", "bytes per element dispatched"),
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
-    ) + _efficiency_parameters(s) + exch_params + s.m.parameters()
+    ) + _efficiency_parameters(s) + tuple(
+        {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
+         if q is not None}.values()) + exch_params + s.m.parameters()
 
 
 def _efficiency_parameters(s):

@@ -38,6 +38,11 @@ vLLM PR #20646's B200 NVFP4 CUTLASS GEMMs on Llama-3.1-8B shapes, 3.0-3.9 PFLOPS
 of the 9 dense: other shapes and an untuned kernel, not used), FP8 on Blackwell, BF16
 anywhere, the attention kernel's score math.
 
+**Decode weight streaming** (the bandwidth side): dense NVFP4 GEMMs at decode size on
+Blackwell stream their weights at a published 0.314 of peak (:data:`DECODE_GEMM_HBM_EFFICIENCY`,
+from :data:`HELION_B200_NVFP4_CUTLASS`), not the decode default 0.78; grouped GEMMs keep the
+default (none published).
+
 Examples
 --------
 >>> round(GEMM_COMPUTE_EFFICIENCY[("hopper", "fp8", "dense")].value, 3)
@@ -48,7 +53,8 @@ True
 
 from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
 
-__all__ = ["DEEPGEMM_H800_FP8", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
+__all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DEEPGEMM_H800_FP8", "GEMM_COMPUTE_EFFICIENCY",
+           "GEMM_KINDS", "HELION_B200_NVFP4_CUTLASS", "decode_gemm_hbm_efficiency",
            "gemm_compute_efficiency"]
 
 #: Kinds of GEMM with their own efficiency: plain GEMMs, the grouped GEMMs of the routed
@@ -146,3 +152,66 @@ def gemm_compute_efficiency(generation, math, kind):
     if kind not in GEMM_KINDS:
         raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {kind!r}")
     return GEMM_COMPUTE_EFFICIENCY.get((generation, math, kind))
+
+
+#: Published decode-size timings of dense NVFP4 GEMMs on B200 (CUTLASS kernels, W4A4, the
+#: class TensorRT-LLM's ``nvfp4_gemm`` and vLLM's NVFP4 linear call): pytorch/helion PR #3046
+#: (2026-07-13, "Add pretuned NVFP4 decode GEMV benchmark vs vLLM CUTLASS", its ``cutlass
+#: (us)`` column, ``fp4in`` rows): ``(N, K, microseconds)`` per decode GEMM. Source data,
+#: never fitted to a row of the check or held-out sets.
+HELION_B200_NVFP4_CUTLASS = ((4096, 4096, 9.22), (6144, 4096, 10.72), (28672, 4096, 23.54),
+                             (8192, 8192, 21.27), (10240, 8192, 21.08), (8192, 28672, 59.40))
+
+#: Bytes per NVFP4 weight a GEMM reads: 4 bits plus one FP8 scale per 16 weights.
+_NVFP4_BYTES = 0.5 + 1 / 16
+
+
+def _decode_fp4_fraction():
+    """Least squares of :data:`HELION_B200_NVFP4_CUTLASS` time against weight bytes: the
+    slope's bandwidth over the B200's HBM bandwidth (the intercept is reported in the
+    source text)."""
+    b200 = chip_spec("b200")
+    xs = [n * k * _NVFP4_BYTES for n, k, _ in HELION_B200_NVFP4_CUTLASS]
+    ys = [t * 1e-6 for *_, t in HELION_B200_NVFP4_CUTLASS]
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+             / sum((x - mx) ** 2 for x in xs))
+    intercept = my - slope * mx
+    frac = 1 / slope / b200.hbm_bandwidth
+    return Parameter(
+        "gemm.decode_hbm_efficiency.blackwell.fp4", frac, "",
+        f"pytorch/helion PR #3046 (2026-07-13): B200 CUTLASS NVFP4 (W4A4) decode GEMMs, 6 "
+        f"shapes 9.2-59.4 us; least squares time = {intercept * 1e6:.2f} us + bytes / "
+        f"{1 / slope / 1e12:.2f} TB/s at 0.5625 B/weight: {frac:.3f} of 8 TB/s (the intercept "
+        f"agrees with decode.gemm_fixed_time's 3.90 us fit); checked against flashinfer issue "
+        f"#1732 (CUTLASS NVFP4 M=1 N=K=8192 under do_bench_cudagraph, 1.78 TB/s on 0.5 "
+        f"B/weight = 18.9 us; the line gives 18.9 us); vLLM PR #20646: flat in M up to 512. "
+        f"Taken for every Blackwell chip and for dense NVFP4 GEMMs at any decode M "
+        f"(assumptions); not for grouped GEMMs (none published)")
+
+
+#: Published fractions of peak HBM bandwidth at which the weight reads of DENSE decode GEMMs
+#: stream, by ``(generation, math format)``, where they differ from
+#: ``analysis.DECODE_HBM_EFFICIENCY`` (0.78, measured for BF16 on H100 and, through
+#: ``decode.gemm_fixed_time``'s fit, on B200). NVFP4 on Blackwell streams at about 0.31 (the
+#: reason is not measured; NVIDIA/cutlass issue #2973 reports that FP4 GEMMs with microscaling
+#: "appear to have some limits on their tile shape", which leaves a decode-size GEMM few CTAs).
+DECODE_GEMM_HBM_EFFICIENCY = {("blackwell", "fp4"): _decode_fp4_fraction()}
+
+
+def decode_gemm_hbm_efficiency(generation, math):
+    """The published fraction of peak HBM bandwidth (a :class:`~fabric.Parameter`) at which
+    a dense decode GEMM of math format ``math`` streams its weights on a chip of
+    ``generation``, or ``None`` where none differs from the decode default.
+
+    >>> round(decode_gemm_hbm_efficiency("blackwell", "fp4").value, 3)
+    0.314
+    >>> decode_gemm_hbm_efficiency("hopper", "fp8") is None
+    True
+    """
+    if generation is not None and generation not in GENERATIONS:
+        raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
+    if math not in MATH_FORMATS:
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+    return DECODE_GEMM_HBM_EFFICIENCY.get((generation, math))

@@ -413,7 +413,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     (True, 0.083)
     """
     m = model_config(model)
-    chip = chip_spec(chip if chip is not None else fabric.chip)
+    chip = _chip_of(fabric, chip)
     if isinstance(isl, bool) or not isinstance(isl, int) or isl < 1:
         raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
@@ -476,6 +476,15 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
 
 # -- layouts ----------------------------------------------------------------------------
 
+def _chip_of(fabric, chip=None):
+    """The chip a serving computation runs on: ``chip``, else the fabric's; a clear error
+    when neither names one (as :func:`analysis.decode_step` says it)."""
+    if chip is None and fabric.chip is None:
+        raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=... (or chip=NAME "
+                        f"in the topology spec, e.g. {fabric.name},chip=b200)")
+    return chip_spec(chip if chip is not None else fabric.chip)
+
+
 def _divisors(n):
     return [d for d in range(1, n + 1) if n % d == 0]
 
@@ -524,7 +533,7 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     ['tp=8,dp=1', 'tp=8,dp=1,etp=8', 'tp=8,dp=3']
     """
     m = model_config(model)
-    chip = chip_spec(chip if chip is not None else fabric.chip)
+    chip = _chip_of(fabric, chip)
     out = []
     for n in instance_sizes(fabric):
         if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
@@ -798,7 +807,7 @@ class _Sweep:
         self.usable = usable_hbm
         self.eff = prefill_efficiency
         self.kw = decode_kwargs
-        self.chip = chip_spec(decode_kwargs.get("chip") or fabric.chip)
+        self.chip = _chip_of(fabric, decode_kwargs.get("chip"))
         if isinstance(micro_batches, bool) or not isinstance(micro_batches, int) \
                 or micro_batches < 1:
             raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
@@ -1099,7 +1108,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         reasons = {r.partition(": ")[2] for r in unfit}
         if len(reasons) == 1:          # a bad setting, not a layout that does not fit
             raise SpecError(f"{m.name} on {fabric.name}, every layout: {reasons.pop()}")
-        if unfit:
+        if len(unfit) > 2:      # one line a reader can take in: the largest instance's
+            why = f"all {len(unfit)} layouts are refused; the largest instance, {unfit[-1]}"
+        elif unfit:
             why = "; ".join(unfit)
         elif not cands:     # candidate_layouts found no instance that holds the weights
             why = (f"its weights ({m.weight_bytes_total / 1e9:.1f} GB) exceed {usable_hbm:g} "

@@ -106,3 +106,19 @@ def test_serve_kernel_floors_flag(capsys):
     assert runs["--no-kernel-floors"]["shares_s_per_token"]["kernel floors"] == 0.0
     assert runs["--kernel-floors"]["shares_s_per_token"]["kernel floors"] > 0
     assert runs["--kernel-floors"]["tokens_per_s"] < runs["--no-kernel-floors"]["tokens_per_s"]
+
+
+def test_serve_odd_systems_and_contexts_say_what_is_wrong_in_a_short_line(capsys):
+    # a fabric without a chip: named as decode names it (was "unknown chip None")
+    assert main(["serve", "mesh:2", "--model", "kimi-k2", "--isl", "8", "--osl", "8",
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'mesh:2' names no chip" in err and "None" not in err
+    # a context no layout holds: one readable line naming the largest instance's need,
+    # not every layout's reason (was 4.9 kB for nvl72)
+    assert main(["serve", "nvl72", "--model", "deepseek-v3", "--isl", "10000000", "--osl",
+                 "1024", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 400
+    assert "all 24 layouts are refused; the largest instance, tp=8,dp=9" in err
+    assert "KV cache 702.8 GB" in err

@@ -771,3 +771,59 @@ def test_trtllm_fp8_kv_runs_the_mla_scores_in_fp8(chip, batch, context, layout):
         mp.setattr(analysis._decode, "TRTLLM_FP8_MLA_KV_BYTES", 0.5)
         v_off = analysis.decode_step(fp8kv, fab, **{**kw, "engine": "vllm"})
     assert v.time == v_off.time
+
+
+def test_nvfp4_decode_gemm_fraction_is_the_published_line():
+    # helion PR #3046's B200 CUTLASS NVFP4 decode GEMMs: an independent least-squares line
+    # (numpy) through time against bytes at 0.5625 B/weight gives the same fraction of 8 TB/s
+    from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY, HELION_B200_NVFP4_CUTLASS
+
+    x = np.array([n * k * 0.5625 for n, k, _ in HELION_B200_NVFP4_CUTLASS])
+    y = np.array([t * 1e-6 for *_, t in HELION_B200_NVFP4_CUTLASS])
+    slope, intercept = np.polyfit(x, y, 1)
+    frac = DECODE_GEMM_HBM_EFFICIENCY[("blackwell", "fp4")].value
+    assert frac == pytest.approx(1 / slope / 8e12, rel=1e-9)
+    assert 3.5e-6 < intercept < 4.2e-6          # the same fixed part as GEMM_FIXED_TIME's fit
+    # flashinfer issue #1732 (CUDA-graph timing, M=1, N=K=8192): 1.78 TB/s on 0.5 B/weight
+    assert intercept + 8192 * 8192 * 0.5625 * slope == pytest.approx(8192 * 8192 * 0.5 / 1.78e12,
+                                                                     rel=0.02)
+
+
+@settings(max_examples=10, deadline=None)
+@given(chip=st.sampled_from(("b200", "h200", "gb200")), batch=st.sampled_from((1, 32, 256)),
+       layout=st.sampled_from(("tp=8,dp=1,etp=2", "tp=8,dp=1", "tp=1,dp=8")),
+       eff=st.sampled_from((None, 1.0)))
+def test_nvfp4_dense_gemms_stream_at_their_published_rate(chip, batch, layout, eff):
+    # deepseek-r1-nvfp4: its dense FFNs and shared experts run NVFP4 GEMMs; on Blackwell they
+    # read their weights at the published 0.314 of peak, everything else as before; on Hopper
+    # (W4A16, BF16 math) or under a user's hbm_efficiency nothing changes
+    import topologies
+    from analysis._decode import _shared_split
+    from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY
+    from fabric import chip_spec
+
+    fab = topologies.build(f"switch:8,chip={chip}")
+    m = MODELS["deepseek-r1-nvfp4"]
+    kw = {"batch": batch, "context": 1024, "layout": layout, "engine": "trtllm"}
+    if eff is not None:
+        kw["hbm_efficiency"] = eff
+    on = analysis.decode_step(m, fab, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(analysis._gemm, "DECODE_GEMM_HBM_EFFICIENCY", {})
+        off = analysis.decode_step(m, fab, **kw)
+    c = chip_spec(chip)
+    applies = c.generation == "blackwell" and eff is None
+    frac = DECODE_GEMM_HBM_EFFICIENCY[("blackwell", "fp4")].value
+    bw = c.hbm_bandwidth * (0.78 if eff is None else eff)
+    ffn_bw = c.hbm_bandwidth * frac if applies else bw
+    lay = analysis.parse_layout(layout, 8)
+    dense_on, dense_off = on.layers[0], off.layers[0]
+    assert dense_on.ffn_weights == pytest.approx(m.dense_ffn_bytes / lay.tp / ffn_bw, rel=1e-12)
+    assert dense_off.ffn_weights == pytest.approx(m.dense_ffn_bytes / lay.tp / bw, rel=1e-12)
+    shared = m.shared_experts * m.shared_expert_bytes / _shared_split(lay)
+    assert on.layers[-1].ffn_weights - off.layers[-1].ffn_weights == pytest.approx(
+        shared * (1 / ffn_bw - 1 / bw), rel=1e-9, abs=1e-15)
+    assert on.layers[-1].attention_weights == off.layers[-1].attention_weights   # BF16
+    assert on.head.weights == off.head.weights
+    names = {p.name for p in on.parameters}
+    assert ("gemm.decode_hbm_efficiency.blackwell.fp4" in names) == applies

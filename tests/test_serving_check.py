@@ -3,9 +3,10 @@
 Each row is checked on both axes in its source's own definition (see
 ``tests/serving_check.py``): tokens/s per user and tokens/s per GPU. The issue's
 tolerance is 25%; rows the model does not reach yet are listed in
-:data:`OUTSIDE_25`, with why, and held to a factor of four so that a gross
-regression still fails (the 25% check of those rows is reported by
-``benchmarks/bench_serving.py``). Nothing is fitted to these rows.
+:data:`OUTSIDE_25`, with why: their 25% check is a strict xfail (it fails the suite
+when such a row comes within 25%), and they are held to a factor of four so that a
+gross regression still fails (``benchmarks/bench_serving.py`` prints every row's error).
+Nothing is fitted to these rows.
 """
 
 import pytest
@@ -23,14 +24,24 @@ ROWS = sc.load_rows()
 #: the achieved HBM fraction (0.78) and, for the INT4 rows, the measured bandwidth of vLLM's
 #: INT4 W4A16 MoE GEMMs (0.303 of peak: vLLM issue #32832, an H200 TP=8 trace of Kimi K2 INT4
 #: at 16 concurrent requests, i.e. the configuration of k2-h200-int4-c16, which is therefore
-#: no independent check of it; the other rows are). Every vLLM row is within 25% with them.
+#: no independent check of it; the other rows are). Every vLLM row but k2-h200-int4-c16
+#: (25.03% per user since the symmetric-memory runtime of session 7, below) is within 25%.
 OUTSIDE_25 = {
     "dsv3-72xh100-ep72": "SGLang's two-batch schedule, kernel list and EPLB balance priced: "
-                         "step ~68 ms vs 92 ms measured. Per 128-token micro-batch and layer "
-                         "the exposed exchange matches the lmsys profile (~0.17 ms) but the "
-                         "compute does not (~0.39 vs ~0.56 ms: routed experts ~0.11 vs 0.15, "
-                         "attention kernel ~0.11 vs 0.18, small kernels); DeepEP's SM-side "
-                         "work is ~28 us vs ~67 us in its unit test",
+                         "step 67.6 ms vs 91.9 ms (36% on both axes). Per MoE layer, both "
+                         "micro-batches, against the lmsys decode profile (docs/sources.md "
+                         "s.8): exposed dispatch+combine 0.34 vs 0.34 ms (matches); MLA "
+                         "decode kernel 0.23 vs 0.36 (priced memory-bound, 295 MB of BF16 "
+                         "latent cache per micro-batch at 0.78 of HBM; at 128 heads the "
+                         "kernel is compute-bound, 71 GFLOP per micro-batch, and published "
+                         "rates of the class on H100/H800 at b=128, h=128 span 300-660 "
+                         "TFLOPS, i.e. 108-240 us, against the profile's ~180: no one figure "
+                         "for SGLang's default FA3 MLA kernel of May 2025 was found, and the "
+                         "block's shared roofline would hide a compute roof anyway); routed "
+                         "experts ~0.21 vs 0.30 (DeepGEMM's masked-layout compute-bound mean, "
+                         "0.53 of FP8 peak; its 4-group M=256 rows, the deployment's shape, "
+                         "give 0.25); GEMMs ~0.23 vs 0.285, small kernels ~0.09 vs 0.135, "
+                         "boundaries 0.086 vs 0.05",
     "k2-h200-int4-c16": "24% -> 25.03% user (37.3 vs 46.6 tok/s; GPU 20%) when the "
                         "symmetric-memory runtime (vLLM's custom all-reduce class) started "
                         "charging the barrier, release fence and late first pull of NCCL's "
@@ -57,11 +68,14 @@ def test_row(row):
     assert user <= tol and gpu <= tol, (row["id"], p.tokens_per_s_user, p.tokens_per_s_gpu)
 
 
-@pytest.mark.parametrize("rid", sorted(OUTSIDE_25))
-def test_rows_listed_outside_are_still_outside(rid):
-    # the list stays honest: a row that comes within 25% on both axes must leave it
+@pytest.mark.parametrize("rid", [
+    pytest.param(rid, marks=pytest.mark.xfail(strict=True, reason=why))
+    for rid, why in sorted(OUTSIDE_25.items())])
+def test_rows_listed_outside_within_25_percent(rid):
+    # the issue's check for the rows the model still misses: a strict xfail, so that a row
+    # which comes within 25% on both axes fails here and must leave OUTSIDE_25
     row = next(r for r in ROWS if r["id"] == rid)
     p = sc.model_point(row)
     user = sc.error(p.tokens_per_s_user, float(row["tok_s_per_user"]))
     gpu = sc.error(p.tokens_per_s_gpu, float(row["tok_s_per_gpu"]))
-    assert max(user, gpu) > sc.TOLERANCE, (rid, user, gpu)
+    assert max(user, gpu) <= sc.TOLERANCE, (rid, user, gpu)
