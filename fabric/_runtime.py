@@ -424,9 +424,11 @@ _REV_2287 = (_DEVICE.format(a="2.28.3", b="2.28.7") + ": all_reduce.h, all_gathe
              "reduce_scatter.h, broadcast.h, reduce.h, prims_ll128.h identical")
 _REV_2292 = (_DEVICE.format(a="2.28.9", b="2.29.2") + ": prims_ll128.h identical; all_reduce.h "
              "changes only CollNet paths, all_gather.h / reduce_scatter.h / broadcast.h only "
-             "drop one argument of reduceCopy")
-_REV_2297 = (_DEVICE.format(a="2.29.3", b="2.29.7") + ": prims_ll128.h and all_reduce.h differ "
-             "only in their licence headers (git diff -w)")
+             "drop one argument of reduceCopy; common.h passes kernel arguments as "
+             "__grid_constant__, sizes the work storage and adds a broadcast work type (the "
+             "launch, not the LL128 data path)")
+_REV_2297 = (_DEVICE.format(a="2.29.3", b="2.29.7") + ": prims_ll128.h, all_reduce.h and common.h "
+             "differ only in their licence headers (git diff -w)")
 _REV_2303 = (_DEVICE.format(a="2.29.7", b="2.30.3") + ": all_reduce.h identical; prims_simple.h "
              "changes only the cross-clique point-to-point peer index, common.h a Windows "
              "declaration and type spellings")
