@@ -147,6 +147,8 @@ def run(args):
         out = {"model": fr.model, "system": fr.system, "isl": fr.isl, "osl": fr.osl,
                "failed_chips": sorted(fab.failures.ranks.values()),
                "failed_links": [list(x) for x in fab.failures.links],
+               "failed_lanes": [[list(e), k] for e, k in fab.failures.lanes],
+               "failed_nodes": [n for n in fab.failures.nodes if n not in fab.failures.ranks],
                "mode": fr.mode, "definition": fr.definition,
                "definition_text": fr.definition_text, "evaluated_points": fr.evaluated,
                "layouts_searched": list(fr.layouts), "layouts_skipped": list(fr.skipped),

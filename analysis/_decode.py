@@ -305,8 +305,11 @@ TRTLLM_MIN_LATENCY_TOKENS = 128
 #: reduction). The routed experts' grouped GEMMs of such weights take one each too: the
 #: MoE runner's FP8 block-scale grouped GEMM quantizes its BF16 input itself first
 #: (``CutlassFp8BlockScaleGemmRunner::moeGemm``, ``internal_quantize_a`` when the activations
-#: are not FP8; cpp/tensorrt_llm/kernels/cutlass_kernels/fp8_blockscale_gemm, read in ONNX
-#: Runtime's port of it). The router and head run BF16. Taken for Blackwell's FP8 branch too,
+#: are not FP8, handed to ``fp8_grouped_gemm_run``:
+#: cpp/tensorrt_llm/kernels/cutlass_kernels/fp8_blockscale_gemm/fp8_blockscale_gemm.cu at commit
+#: 0bf8132cc509; ``fp8_grouped_gemm_run`` launches ``scale_1x128_kernel`` then DeepGEMM's JIT
+#: grouped-with-offset GEMM: fp8_blockscale_gemm_kernel.cuh at commit eef8cda79111, where the
+#: dense Hopper path, ``gemm_dispatch``, is DeepGEMM's normal GEMM too). The router and head run BF16. Taken for Blackwell's FP8 branch too,
 #: an assumption: at ed53795b33fc SM100 by default calls one op on the BF16 input
 #: (``fp8_swap_ab_gemm``) whose kernels were not read.
 TRTLLM_INPUT_QUANT_FORMATS = ("fp8-block128",)

@@ -109,12 +109,17 @@ class Failures:
 
     def explain(self, *nodes):
         """Why no route reaches ``nodes``: ``"; chip0 is cut off from every other chip:
-        link chip0-sw0 failed"`` for each of them in :attr:`cut_off`, else ``""``.
+        link chip0-sw0 failed"`` for each of them in :attr:`cut_off`; when none of them
+        is, but something failed, what failed (the failures left the routing policy no
+        path between them, e.g. a GPU whose only NIC link failed still reaches its own
+        server but no other); ``""`` when nothing failed.
 
         Examples
         --------
         >>> Failures(cut_off={"chip0": ["link chip0-sw0"]}).explain("chip1", "chip0")
         '; chip0 is cut off from every other chip: link chip0-sw0 failed'
+        >>> Failures(links=[("chip8", "nic8")]).explain("chip7", "chip8")
+        '; the failures leave no path between them: link chip8-nic8 failed'
         >>> Failures().explain("chip0")
         ''
         """
@@ -122,8 +127,12 @@ class Failures:
         for n in dict.fromkeys(nodes):
             why = self.cut_off.get(n)
             if why:
-                what = ", ".join(why[:-1]) + " and " + why[-1] if len(why) > 1 else why[0]
-                out.append(f"; {n} is cut off from every other chip: {what} failed")
+                out.append(f"; {n} is cut off from every other chip: {_and(why)} failed")
+        if not out and (self.links or self.nodes):
+            what = [f"link {a}-{b}" for a, b in self.links] + [f"node {n}" for n in self.nodes]
+            if len(what) > 4:
+                what = what[:3] + [f"{len(what) - 3} more"]
+            out.append(f"; the failures leave no path between them: {_and(what)} failed")
         return "".join(out)
 
     @property
@@ -148,6 +157,12 @@ class Failures:
         return Failures(links=self.links + tuple(links), nodes=self.nodes + tuple(nodes),
                         ranks={**self.ranks, **(ranks or {})}, lanes=self.lanes + tuple(lanes),
                         cut_off=self.cut_off if cut_off is None else cut_off)
+
+
+def _and(items):
+    """``"a, b and c"``."""
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
 
 
 def _failed_before(fabric, x):

@@ -155,7 +155,13 @@ KNOWN_MISSES = {
         "11%). NCCL raised the figure in 2.28.9 with no release note and no kernel change "
         "(src/device/ identical at v2.28.7-1 and v2.28.9-1: a revised prediction); this row says the "
         "2.21.5 NVLS-tree kernel on H20 ran faster than the newest prediction of it (the "
-        "split's named assumption does not hold here); kept as the rule gives it"),
+        "split's named assumption does not hold here); kept as the rule gives it. Session 7: "
+        "the 2.28.9 change is a sourced revision (fabric.PREDICTION_REVISIONS) and the "
+        "walk from 2.21.5 reaches it; the NVLS-tree device code (all_reduce.h) changed "
+        "between 2.21.5 and 2.28.7 in releases where the constant did not, which the "
+        "rule's assumption covers; a stricter rule (same device code from the release to "
+        "the revision) would give 53 us here and take h100-2x8-nic-ar (check set, 2.26.6) "
+        "back to ~32%: not adopted after seeing rows"),
     "azure-gb200-tray-ring-ar-4k": (
         "one process drives the tray's 4 GPUs (-g 4 -n 40): host-bound at 4 x 3.0 us "
         "(tritonbench PR 1017's raw cuLaunchKernel on GB200, a lower bound of NCCL's "
@@ -205,7 +211,13 @@ KNOWN_MISSES = {
         "tree/ring ratio (1.19): the tuner's tree bandwidth is not the hardware's here. "
         "Timing the tree by its schedule (analysis double-binary-tree) would be the "
         "'hardware for the time' form this session did not adopt (rows added 21:15, "
-        "after the split was decided; not changed after seeing them)"),
+        "after the split was decided; not changed after seeing them). Session 7, read at "
+        "v2.27.3-1: the tuner's tree busBw is the tree graph's nChannels x bwInter (3+ nodes) "
+        "x 0.92, algBw x 0.5, and x 0.85 more when the search falls back to the simple TREE "
+        "pattern (tuning.cc; search.cc tries it on sm90+ when the balanced tree fails): no "
+        "term of 2.27.3's model or kernel found that would raise it; the project's own "
+        "double-binary-tree schedule (runtime 'ideal', one tree over all ranks) gives 89.7 "
+        "GB/s, lower still"),
     "nccl1801-gb200-3x8-tree-ar": (
         "as nccl1801-gb200-3x4-tree-ar: model 350.1 GB/s (tuner's ring-based tree "
         "bandwidth) against 485.7 measured; the measured tree/ring ratio is 1.23"),

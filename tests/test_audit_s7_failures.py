@@ -155,3 +155,28 @@ def test_two_steps_equal_one_and_every_repeat_is_refused(spec, data):
     for c in chips:
         with pytest.raises(NodeError, match=f"cannot fail {c}: it has already failed"):
             two.without(chips=[f.rank_of[c]])
+
+
+def test_a_pair_the_failures_disconnect_says_what_failed():
+    """cluster-128 without chip8's NIC link: chip8 still reaches its server (not cut off),
+    but no other server; the error said only 'no route from chip7 to chip8'."""
+    out = _cli("cost", "cluster-128", "--op", "all-reduce", "--size", "1MiB",
+               "--fail-link", "chip8-nic8")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert ("no route from 'chip7' to 'chip8'; the failures leave no path between them: "
+            "link chip8-nic8 failed") in out.stderr
+
+
+def test_serve_json_records_failed_lanes_and_switches():
+    import json
+    node = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+    base = ["serve", node, "--model", "deepseek-r1-nvfp4", "--isl", "1024", "--osl", "256",
+            "--batches", "1", "--no-speculative", "--quiet", "--json"]
+    out = _cli(*base, "--fail-lane", "chip1-sw1", "--fail-lane", "chip1-sw1")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["failed_lanes"] == [[["chip1", "sw1"], 2]] and d["failed_links"] == []
+    out = _cli(*base, "--fail-chip", "sw1", "--fail-chip", "chip3")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["failed_nodes"] == ["sw1"] and d["failed_chips"] == [3]
