@@ -240,7 +240,7 @@ def serving_section(fabrics, executor, quiet):
         f"{param_phrase(GEMM_FIXED_TIME)}, HBM read at "
         f"{param_phrase(DECODE_HBM_EFFICIENCY, percent=True)} of peak; see Assumptions), "
         "its exchange kernel per system, the collectives model's default runtime; no kernel "
-        "fusion, no overlap)."),
+        "fusion, no overlap."),
         ("Cost: $ per million tokens = $ per GPU-hour / (tokens/s per GPU x 3600 / 1e6), "
         "from SemiAnalysis' TCO table (own, hyperscaler tier) where the GPU has a price; "
         "otherwise the cost book's node price per chip plus the network's bill of materials, "
@@ -299,8 +299,8 @@ def _serving_findings(rows, seed_rows, seed_system):
              if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]
     out.append(f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user: "
                + (f"reached on {', '.join(reach)}." if reach else
-                  f"no system reaches it under these settings ({_drafts(SERVING_MODEL)}, "
-                  "no kernel fusion)."))
+                  f"no system reaches it under these settings: {_drafts(SERVING_MODEL)}, "
+                  "no kernel fusion."))
     x = MATCHED_INTERACTIVITY[1]
     k = f"{x:g}"
     priced = [r for r in rows if r[f"usd_per_mtok_at_{k}"] is not None]

@@ -952,7 +952,8 @@ class ServingFrontier:
     layouts : tuple of str
         Layouts searched.
     skipped : tuple of str
-        Layouts that do not fit, with why.
+        Layouts that do not fit (or need a chip cut off from the others), speculative
+        settings not priced, and batches asked for that a layout cannot hold, with why.
     parameters : tuple of Parameter
     """
 
@@ -1093,8 +1094,14 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         return ([b for b in _batch_grid(info["b_max"], count) if b >= sw.micro]
                 if batches is None else [b for b in batches if b <= info["b_max"]])
 
-    searched, points = [], []
+    searched, points, dropped = [], [], []
     for lay, info in infos.items():
+        over = [b for b in batches if b > info["b_max"]] if batches is not None else []
+        if over:        # asked for, but the KV cache of this layout does not hold them
+            these = (f"batch {over[0]} exceeds" if len(over) == 1 else
+                     f"batches {', '.join(map(str, over))} exceed")
+            dropped.append(f"{lay}: {these} the largest that fits, {info['b_max']} (KV cache "
+                           f"at context {sw.full})")
         try:
             mine = [p for b in grid(info, n_batches)
                     for p in sw.point(lay, info, b, spec, draft_cost)]
@@ -1121,6 +1128,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 f"{lay} holds {infos[lay]['b_max']}" for lay in searched)
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
                         + why)
+    skipped += dropped
     front = pareto_front(points)
     # a priced draft is the decode model's (its parameters are the steps'); a given one is
     # a number

@@ -42,3 +42,17 @@ def test_seed_finding_says_which_assumption_reaches_the_claim():
     assert "reached with fusion" in text and "490" in text
     seed[1]["tpot_s"] = 7e-3
     assert "not reached" in " ".join(_serving_findings(rows, seed, NODE))
+
+
+def test_serving_prose_closes_every_parenthesis_it_opens():
+    # the decode-settings sentence ended "no overlap)." with nothing open, and the 490
+    # tokens/s finding nested "(plain decoding only (...), ...)"
+    r = analysis.build_report([NODE], sections=("serving",), quiet=True)
+    sec = next(s for s in r.sections if s.key == "serving")
+    for line in (*sec.text, *r.findings):
+        depth = 0
+        for ch in line:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            assert depth >= 0, line
+            assert depth <= 1 or "[" in line, line     # no parenthesis inside another
+        assert depth == 0, line
