@@ -978,9 +978,13 @@ def _instance_copies(fabric, chips, equal_domains, tp=1):
     hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``;
     whole tensor-parallel groups of ``tp`` inside domains where the instance has them)."""
     live = fabric.n_endpoints
+    groups = _domain_groups(fabric)
+    cut = fabric.failures.cut_off
+    if chips > 1 and cut:     # a chip no route joins to another joins no instance of two
+        groups = tuple(g for g in groups if fabric.endpoints[g[0]] not in cut)
+        live -= len(cut)
     if chips > live:
         return 0
-    groups = _domain_groups(fabric)
     if not equal_domains:
         cap = _tp_capacity(groups, chips, tp)
         if tp > 1 and all(x % tp == 0 for x in cap):    # whole groups inside domains
