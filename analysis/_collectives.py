@@ -1083,7 +1083,7 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
     best = min(tried, key=lambda c: (c.choice, c.time))
     if rt.kind == "library" and rt.timing is not None:
         # an older release chooses with its own tuner tables; the run it chose is timed by
-        # the newest prediction of it (fabric.PREDICTION_FIELDS)
+        # the sourced later revisions of the prediction of it (fabric.PREDICTION_REVISIONS)
         tried, best = _runtime_cost.retime(rt.timing, view, op, n, algorithm, ops, tried, best)
     plan_op = best.plan_op or op
     try:

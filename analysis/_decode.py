@@ -1438,20 +1438,21 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     >>> b200["moe_ffn"] == GRAPH_KERNELS["moe_ffn"], b200["dense_ffn"][2:4]
     (True, ('fp4_input_quant', 'down_proj'))
 
-    ``tp`` and ``tokens`` are ints >= 1 (else SpecError, or TypeError for a non-int) and
-    ``cuda_graphs`` a bool (TypeError).
+    ``tp`` and ``tokens`` are ints >= 1 (else SpecError, or TypeError for a non-int),
+    ``cuda_graphs`` a bool (TypeError); an unknown model, chip or engine is a SpecError
+    whatever the other arguments.
     """
     tp, tokens = _check_int("tp", tp, 1), _check_int("tokens", tokens, 1)
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be a bool, got {cuda_graphs!r}")
+    if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
+        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    m, chip = model_config(model), chip_spec(chip)     # named wrongly: refused on every path
     if not cuda_graphs:
         return KERNELS
-    if engine not in ENGINE_KERNELS:
-        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
     lists = ENGINE_KERNELS[engine]
     if engine != "trtllm":
         return lists
-    m, chip = model_config(model), chip_spec(chip)
     quantized = {p for p in ("attention", "ffn", "experts")
                  if m.part_format(p) in TRTLLM_INPUT_QUANT_FORMATS
                  and chip.gemm_format(m.math_format(p)) == "fp8"}

@@ -207,6 +207,21 @@ def parse_routing(routing):
                     f"{routing!r}")
 
 
+def _check_counts(experts, k, ep, nodes):
+    """Refuse counts the reach formulas cannot take (each an int; ``1 <= k <= experts``,
+    ``1 <= ep <= experts``, ``nodes >= 1`` dividing ``ep``: the ranks fill their nodes
+    equally), with a SpecError naming the argument."""
+    for label, v in (("experts", experts), ("k", k), ("ep", ep), ("nodes", nodes)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise SpecError(f"{label} must be an int >= 1, got {v!r}")
+    if k > experts:
+        raise SpecError(f"k={k} experts per token exceed the {experts} experts")
+    if ep > experts:
+        raise SpecError(f"ep={ep} ranks exceed the {experts} experts (every rank holds one)")
+    if ep % nodes:
+        raise SpecError(f"the ep={ep} ranks do not fill nodes={nodes} nodes equally")
+
+
 def _miss(total, subset, k):
     """P(k distinct draws from ``total`` items all avoid a set of ``subset``): C(t-s,k)/C(t,k)."""
     if subset >= total:
@@ -246,6 +261,7 @@ def expert_reach(experts, k, ep, nodes, routing="uniform"):
     (0.5, 0.9375)
     """
     name, m = parse_routing(routing)
+    _check_counts(experts, k, ep, nodes)
     if name == "balanced":
         reach = min(k, ep)
         g = ep // nodes
@@ -318,7 +334,10 @@ def reach_distribution(experts, k, ep, nodes, routing="uniform"):
     >>> [round(p, 4) for p in remote]
     [0.05, 0.55, 0.4]
     """
-    all_, remote = _reach_distribution(experts, k, ep, nodes, routing)
+    name, m = parse_routing(routing)
+    _check_counts(experts, k, ep, nodes)
+    all_, remote = _reach_distribution(int(experts), int(k), int(ep), int(nodes),
+                                       name if m is None else f"{name}:{m}")
     return list(all_), list(remote)
 
 
@@ -356,8 +375,13 @@ def expected_max(pmf, n):
     """
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"n must be an int >= 1, got {n!r}")
+    probs = [float(p) for p in pmf]
+    if not probs or not all(math.isfinite(p) and p >= 0 for p in probs) \
+            or abs(sum(probs) - 1) > 1e-9:
+        raise ValueError(f"pmf must be a non-empty list of probabilities >= 0 summing to 1, "
+                         f"got {pmf!r}")
     total, below, prev = 0.0, 0.0, 0.0
-    for j, p in enumerate(pmf):
+    for j, p in enumerate(probs):
         below += p
         cur = min(1.0, below) ** n
         total += j * (cur - prev)
@@ -385,8 +409,9 @@ def busiest_token(experts, k, ep, nodes, routing, tokens, sources=1):
     for label, v in (("tokens", tokens), ("sources", sources)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise ValueError(f"{label} must be an int >= 1, got {v!r}")
-    return _busiest(experts, k, ep, nodes, name if m is None else f"{name}:{m}", int(tokens),
-                    int(sources))
+    _check_counts(experts, k, ep, nodes)
+    return _busiest(int(experts), int(k), int(ep), int(nodes),
+                    name if m is None else f"{name}:{m}", int(tokens), int(sources))
 
 
 @functools.lru_cache(maxsize=65536)

@@ -435,8 +435,8 @@ def retime(timing, view, op, n, algorithm, ops, tried, best):
     """``(tried, best)`` with every candidate's time (and fixed part) priced by ``timing``.
 
     A release's tuner chose ``best`` among ``tried`` by its own tables; ``timing`` (the
-    release's :attr:`fabric.Runtime.timing`: the newest release's prediction with this
-    release's execution facts) says how long each of those runs takes. The choice is not
+    release's :attr:`fabric.Runtime.timing`: the sourced later revisions of the prediction
+    with this release's execution facts) says how long each of those runs takes. The choice is not
     redone. A candidate ``timing`` does not price keeps the release's own time.
     """
     again, _why = nccl_candidates(timing, view, op, n, algorithm, ops)

@@ -30,7 +30,10 @@ Profiles
     constants changed: NVLS latency 23 us before 2.21, NVLS-tree network latency
     14 us before 2.28.9, the tree's Simple latencies before 2.23, the Hopper LL
     ceiling and ring LL factor before 2.21, the Blackwell caps (none before 2.25),
-    the NVLS-tree bandwidth before 2.28, MAXCHANNELS 32 before 2.25.
+    the NVLS-tree bandwidth before 2.28, MAXCHANNELS 32 before 2.25. The release
+    chooses its (algorithm, protocol) with these; the time of its run takes, per
+    constant, the later values that are sourced revisions of the prediction of the
+    same kernel (:data:`PREDICTION_REVISIONS`, :attr:`Runtime.timing`).
 ``"symmetric-memory"``
     GPU-initiated one-sided kernels over load/store on a symmetric heap
     (one-shot / two-shot / multimem, the NVSHMEM and NCCL symmetric-kernel
@@ -169,9 +172,9 @@ class Runtime:
     timing : Runtime or None
         The runtime whose tables price the TIME of the pair this one chooses; None: this
         one. An older NCCL release (``"nccl@2.25.1"``) chooses with its own tuner tables
-        but is timed by the newest release's prediction of the same run (its
-        :data:`PREDICTION_FIELDS`) with the release's own execution facts: see
-        :func:`runtime`.
+        but is timed, constant by constant, by the later values that are sourced revisions
+        of the prediction of the same kernel (:data:`PREDICTION_REVISIONS`), with the
+        release's own execution facts: see :func:`runtime`.
     """
 
     name: str
@@ -421,9 +424,11 @@ _REV_2287 = (_DEVICE.format(a="2.28.3", b="2.28.7") + ": all_reduce.h, all_gathe
              "reduce_scatter.h, broadcast.h, reduce.h, prims_ll128.h identical")
 _REV_2292 = (_DEVICE.format(a="2.28.9", b="2.29.2") + ": prims_ll128.h identical; all_reduce.h "
              "changes only CollNet paths, all_gather.h / reduce_scatter.h / broadcast.h only "
-             "drop one argument of reduceCopy")
-_REV_2297 = (_DEVICE.format(a="2.29.3", b="2.29.7") + ": prims_ll128.h and all_reduce.h differ "
-             "only in their licence headers (git diff -w)")
+             "drop one argument of reduceCopy; common.h passes kernel arguments as "
+             "__grid_constant__, sizes the work storage and adds a broadcast work type (the "
+             "launch, not the LL128 data path)")
+_REV_2297 = (_DEVICE.format(a="2.29.3", b="2.29.7") + ": prims_ll128.h, all_reduce.h and common.h "
+             "differ only in their licence headers (git diff -w)")
 _REV_2303 = (_DEVICE.format(a="2.29.7", b="2.30.3") + ": all_reduce.h identical; prims_simple.h "
              "changes only the cross-clique point-to-point peer index, common.h a Windows "
              "declaration and type spellings")

@@ -993,3 +993,31 @@ def test_busiest_token_takes_every_routing_spelling():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="tokens must be"):
             busiest_token(256, 8, 8, 1, "uniform", bad)
+
+
+@pytest.mark.parametrize("args, match", [
+    ((256, 8, 0, 1), "ep must be an int >= 1"),            # was ZeroDivisionError
+    ((256, 0, 8, 1), "k must be an int >= 1"),             # was quietly (0, 0)
+    ((256, 8, -8, 1), "ep must be an int >= 1"),           # was quietly (0, 0)
+    ((4, 8, 8, 1), "exceed the 4 experts"),                 # was ZeroDivisionError
+    ((256, 8, 8, 3), "do not fill nodes=3 nodes equally"),  # was a pool of 8 // 3 ranks
+    ((256.5, 8, 8, 1), "experts must be an int"),          # was a fractional answer
+    ((256, 8, 512, 1), "ep=512 ranks exceed the 256 experts"),
+])
+def test_reach_helpers_refuse_counts_they_cannot_take(args, match):
+    """The public reach helpers (review, session 7) name the bad count instead of dividing by
+    zero or answering quietly for an impossible rank layout."""
+    from analysis._moe_exchange import busiest_token, reach_distribution
+    for call in (lambda: reach_distribution(*args, "node-limited:2"),
+                 lambda: busiest_token(*args, "uniform", 4),
+                 lambda: expert_reach(*args, "balanced")):
+        with pytest.raises(SpecError, match=match):
+            call()
+
+
+@pytest.mark.parametrize("pmf", [[], [0.5, 0.7], [-1.0, 2.0], [float("nan")], [0.2, 0.2]])
+def test_expected_max_refuses_what_is_not_a_distribution(pmf):
+    """expected_max took any list: [0.5, 0.7] gave 0.875 and [nan] gave 0.0 (review)."""
+    from analysis._moe_exchange import expected_max
+    with pytest.raises(ValueError, match="pmf must be"):
+        expected_max(pmf, 3)

@@ -1,0 +1,73 @@
+"""Audit (session 7): bad input to the API added in session 6 gives an error that names it."""
+
+import math
+
+import numpy as np
+import pytest
+
+import analysis
+import fabric
+import topologies
+from fabric import SpecError
+
+
+def test_every_tagged_release_loads_and_is_timed_by_the_newest():
+    newest = fabric.runtime("nccl")
+    for release in fabric.NCCL_RELEASE_DATES:
+        rt = fabric.runtime(f"nccl@{release}")
+        assert rt.version == release
+        if rt is not newest:
+            assert rt.timing is not None and rt.timing.name.endswith(f"timed by {newest.version}")
+
+
+@pytest.mark.parametrize("kw", [
+    {"model": "bogus"}, {"chip": "nochip"}, {"engine": "bogus"}, {"engine": None},
+])
+@pytest.mark.parametrize("graphs,engine", [(True, "trtllm"), (False, "trtllm"), (True, "vllm")])
+def test_step_kernel_lists_refuses_unknown_names_on_every_path(kw, graphs, engine):
+    """With cuda_graphs=False, or an engine other than trtllm, the model, chip and engine
+    were never read: step_kernel_lists('bogus', 'nochip', cuda_graphs=False) answered."""
+    args = {"model": "deepseek-r1", "chip": "h200", "engine": engine, **kw}
+    with pytest.raises(SpecError, match="unknown model|unknown chip|engine must be"):
+        analysis.step_kernel_lists(args.pop("model"), args.pop("chip"), cuda_graphs=graphs,
+                                   **args)
+
+
+@pytest.mark.parametrize("bad", [True, 0, -1, 4.0, "4", None, math.nan])
+def test_instance_chips_and_idle_chips_name_a_bad_count(bad):
+    f = topologies.build("rail:servers=3,gpus=4")
+    for fn in (analysis.instance_chips, analysis.idle_chips):
+        with pytest.raises(SpecError, match=r"chips must be an integer >= 1"):
+            fn(f, bad)
+
+
+@pytest.mark.parametrize("bad", [1, 0, None, "yes", np.bool_(True)])
+def test_equal_domains_is_a_bool(bad):
+    f = topologies.build("rail:servers=3,gpus=4")
+    for fn in (analysis.instance_chips, analysis.idle_chips):
+        with pytest.raises(TypeError, match="equal_domains must be True or False"):
+            fn(f, 4, equal_domains=bad)
+
+
+@pytest.mark.parametrize("args,exc,match", [
+    ((math.nan, 3e-6, 8), SpecError, "gpu_time must be finite"),
+    ((1e-5, math.inf, 8), SpecError, "host_launch must be finite"),
+    ((-1.0, 3e-6, 8), SpecError, "gpu_time must be >= 0"),
+    ((True, 3e-6, 8), TypeError, "gpu_time must be a number"),
+    ((1e-5, 3e-6, 0), SpecError, "devices must be an integer >= 1"),
+    ((1e-5, 3e-6, True), SpecError, "devices must be an integer >= 1"),
+    ((1e-5, 3e-6, 8, 0), SpecError, "iterations must be an integer >= 1"),
+    ((1e-5, 3e-6, 8, 2.5), SpecError, "iterations must be an integer >= 1"),
+    ((1e-5, 3e-6, 8, 20, 1), TypeError, "blocking must be True or False"),
+])
+def test_host_launch_delay_names_a_bad_argument(args, exc, match):
+    with pytest.raises(exc, match=match):
+        analysis.host_launch_delay(*args)
+
+
+@pytest.mark.parametrize("part", ["Experts", None, 1, "mtp"])
+def test_part_format_names_the_parts(part):
+    m = analysis.model_config("deepseek-r1")
+    for fn in (m.part_format, m.math_format):
+        with pytest.raises(SpecError, match="part must be one of attention, ffn, experts"):
+            fn(part)
