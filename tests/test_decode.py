@@ -336,10 +336,14 @@ def test_with_the_collectives_model():
     r = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8", collective=recording)
     default = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8")
     assert default.time == pytest.approx(r.time)
-    assert [op for op, _ in calls] == ["all-reduce", "all-to-all", "all-to-all"]
+    # the hyper-mesh is one direct load/store domain: each of the 16 TP groups is costed on
+    # its own chips (slowest_group_seconds), then dispatch and combine
+    ar = [t for op, t in calls if op == "all-reduce"]
+    assert len(ar) == 128 // 8
+    assert [op for op, _ in calls if op != "all-reduce"] == ["all-to-all", "all-to-all"]
     moe = r.layers[-1]
-    assert moe.comm == pytest.approx(sum(t for _, t in calls))
-    assert r.layers[0].tp_allreduce == pytest.approx(2 * calls[0][1])
+    assert moe.comm == pytest.approx(max(ar) + sum(t for op, t in calls if op != "all-reduce"))
+    assert r.layers[0].tp_allreduce == pytest.approx(2 * max(ar))
     rdma = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8", transport="rdma")
     assert rdma.layers[-1].comm > moe.comm
 
