@@ -28,18 +28,27 @@ def point(row):
 _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (the MLA "
            "down-projections whole on every rank, session 5) + 1.3 us per graph kernel + the "
            "kernels' minimum durations and GEMM fixed parts (analysis.KERNEL_FLOORS, "
-           "GEMM_FIXED_TIME) over TensorRT-LLM's kernels counted from its code (session 6: "
-           "the CUTLASS MoE runner's 5-7, the router's sigmoid and bias add, FP8 block linears' input quantization) + exposed "
-           "all-reduces: 5.6 ms against 9.0 ms measured (111 tok/s/user) on B200 without MTP "
-           "(6.6 ms in TensorRT-LLM issue #5929's later build; H200 FP8 7.6 ms against its "
-           "10.8 ms): about a third of a batch-1 TensorRT-LLM step is still not modelled; ")
+           "GEMM_FIXED_TIME) over TensorRT-LLM's kernels counted from its code, pinned to "
+           "file@commit (analysis._decode.GRAPH_KERNELS, session 7) + exposed all-reduces: "
+           "5.4 ms against 9.0 ms measured (111 tok/s/user) on B200 without MTP. The blog-1 "
+           "table is the March-2025 code state: TensorRT-LLM PR #4115 (2025-05-07) took "
+           "router_gemm and fuse_a_gemm from 11.3 / 11.6 us per layer (cuBLAS) to 3.9 / 7.6 "
+           "us, the kernels the pinned code calls and the model prices (~0.67 ms of the gap "
+           "is that version effect); issue #5929's v0.21.0rc2 measures the no-MTP step at "
+           "6.6-6.8 ms (model 5.3-6.1 ms by layout), H200 FP8 10.8-13.8 ms (model 7.0-8.9). "
+           "Examined in session 7, not closing it: TTFT (<3% of the request in the model), "
+           "MTP draft cost (the same 1.6x as the main step), host overhead (blog 2: overlap "
+           "scheduler 1.03x), an attention-kernel floor (no GPU-side source); ")
 
 #: Expressible rows outside 25% today, and what is seen of why (model too fast in each).
 OUTSIDE_25 = {
-    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model now too slow, 4.71 vs 6.18 tok/s/user "
-                                                   "(NVFP4, FP8 KV, 896 users per GPU, attention "
-                                                   "DP8 + EP8): each prompt's prefill holds the "
-                                                   "instance (TensorRT-LLM blog 10's in-flight "
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model too slow, 4.87 vs 6.18 tok/s/user "
+                                                   "(27%; GPU 24%; NVFP4, FP8 KV, 896 users per "
+                                                   "GPU, attention DP8 + EP8): 81% of the "
+                                                   "model's 205 ms per token is prefill (167 "
+                                                   "ms; the decode cycle is 39 ms): each "
+                                                   "prompt's prefill holds the instance "
+                                                   "(TensorRT-LLM blog 10's in-flight "
                                                    "baseline); whether this run balanced its "
                                                    "ranks' contexts is not stated",
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.9x",
