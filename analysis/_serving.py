@@ -418,7 +418,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     if isinstance(isl, bool) or not isinstance(isl, int) or isl < 1:
         raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
-        if not (isinstance(v, (int, float)) and 0 < v <= 1):
+        if isinstance(v, bool) or not (isinstance(v, (int, float)) and 0 < v <= 1):
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
@@ -426,10 +426,16 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         pos = instance_chips(fabric, n, tp=tp)
     else:
         where = {c: i for i, c in enumerate(fabric.endpoints)}
-        pos = tuple(where.get(c, -1) for c in instance)
+        names = [instance] if isinstance(instance, str) else (
+            list(instance) if hasattr(instance, "__iter__") else [instance])
+        pos = tuple(where.get(c, -1) if isinstance(c, str) else -1 for c in names)
         if len(pos) != n or -1 in pos or len(set(pos)) != n:
-            raise SpecError(f"instance must name the {n} distinct live chips of layout {lay}, "
-                            f"got {len(pos)} names of which {pos.count(-1)} are no live chip")
+            bad = [c for c, p in zip(names, pos) if p < 0]
+            twice = sorted({c for c, p in zip(names, pos) if p >= 0 and pos.count(p) > 1})
+            raise SpecError(f"instance must name the {n} distinct live chips of layout {lay} "
+                            f"by name (as DecodeStep.instance gives them), got {len(names)}"
+                            + (f"; not live chips of {fabric.name}: {bad[:4]!r}" if bad else "")
+                            + (f"; named twice: {twice[:4]!r}" if twice else ""))
     if not isinstance(one_at_a_time, bool):
         raise TypeError(f"one_at_a_time must be True or False, got {one_at_a_time!r}")
     flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
