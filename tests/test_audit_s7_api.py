@@ -71,3 +71,42 @@ def test_part_format_names_the_parts(part):
     for fn in (m.part_format, m.math_format):
         with pytest.raises(SpecError, match="part must be one of attention, ffn, experts"):
             fn(part)
+
+
+@pytest.fixture(scope="module")
+def node_without_chip3():
+    return topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200").without(
+        chips=["chip3"])
+
+
+@pytest.mark.parametrize("instance,match", [
+    (["chip0", "chip1", "chip2", "chip3"], r"not live chips of .*: \['chip3'\]"),
+    ([0, 1, 2, 4], r"by name .*not live chips of .*: \[0, 1, 2, 4\]"),
+    (["chip0"] * 4, r"named twice: \['chip0'\]"),
+    (("chip0", "chip1", "chip2"), "got 3$"),
+    ([["chip0"]] * 4, "not live chips"),            # was TypeError: unhashable
+    (5, "got 1; not live chips"),                    # was TypeError: not iterable
+])
+def test_prefill_instance_errors_say_what_is_wrong(node_without_chip3, instance, match):
+    from test_audit_s7_serving import SMALL
+    with pytest.raises(SpecError, match=match):
+        analysis.prefill_time(SMALL, node_without_chip3, isl=64, layout="tp=4,dp=1",
+                              instance=instance)
+
+
+def test_prefill_instance_runs_on_the_chips_decode_names(node_without_chip3):
+    from test_audit_s7_serving import SMALL
+    step = analysis.decode_step(SMALL, node_without_chip3, batch=4, context=64,
+                                layout="tp=4,dp=1")
+    a = analysis.prefill_time(SMALL, node_without_chip3, isl=64, layout="tp=4,dp=1",
+                              instance=step.instance)
+    b = analysis.prefill_time(SMALL, node_without_chip3, isl=64, layout="tp=4,dp=1")
+    assert step.instance == ("chip0", "chip1", "chip2", "chip4") and a == b
+
+
+@pytest.mark.parametrize("name", ["efficiency", "hbm_efficiency"])
+def test_prefill_efficiency_is_not_a_bool(node_without_chip3, name):
+    from test_audit_s7_serving import SMALL
+    with pytest.raises(SpecError, match=f"{name} must be in \\(0, 1\\], got {name}=True"):
+        analysis.prefill_time(SMALL, node_without_chip3, isl=64, layout="tp=4,dp=1",
+                              **{name: True})
