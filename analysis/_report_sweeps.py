@@ -412,7 +412,7 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "path latency, transport overhead and link bandwidth only; the other tables of "
             "this report use it). nccl: NCCL's tuner model (launch and per-step latencies, "
             "LL/LL128/Simple, channels; fabric/_runtime.py). symmetric-memory: one-sided "
-            "load/store kernels (a kernel floor of 2.3-3 us: an LL one-shot, or a bulk kernel "
+            "load/store kernels (a kernel floor of 2.3-3 us: a Lamport one-shot, or a bulk kernel "
             "with one more barrier, a release fence after its stores into peers and a first "
             "byte one peer round trip late for its loads); "
             "'-' where the group spans more than one load/store domain. The seed's 3.5x is a "

@@ -49,9 +49,10 @@ work. This module holds the two non-trivial evaluations:
     bandwidth.
 
 ``symmetric-memory``
-    One-sided kernels over load/store, built as NCCL's symmetric kernels are
-    (``src/device/symmetric``): an LL one-shot (flags in the data) costs
-    ``kernel_floor`` + the bytes at LL's line efficiency; a bulk kernel costs
+    One-sided kernels over load/store, built as the published kernels are: a
+    Lamport one-shot (FlashInfer / TensorRT-LLM: the pushed data is its own flag)
+    costs ``kernel_floor`` + the bytes; a bulk kernel (NCCL ``src/device/symmetric``
+    two-shot and multimem, FlashInfer's two-shot) costs
     ``kernel_floor`` + one further barrier (a flag round trip, twice the step
     latency; more for a schedule of more phases) + a release fence after stores
     into peers (one peer round trip) + the bytes at the links' bulk rate, starting
@@ -485,20 +486,28 @@ _PEER_ACCESS = {
 def symmetric_candidates(rt, view, op, n, algorithm, ops):
     """One-sided kernels over load/store: (candidates, reasons not).
 
-    Per algorithm, as NCCL's symmetric kernels are built (``src/device/symmetric``):
+    Per algorithm, as the published one-sided kernels are built:
 
-    * ``LL`` (one-shot only; ``AllReduce_AGxLL_R``, ``AllGather_LL``, ``ReduceScatter_LL``):
-      each word travels with its flag, so there is no barrier and no fence; the kernel
-      floor (whose measured kernel is this one) + the bytes at the LL line's efficiency.
-    * bulk (``Simple``): an entry barrier (``ncclLsaBarrierSession`` arrive / wait) and an
-      exit barrier (``bar.sync``): the kernel floor + one further barrier (a flag round
-      trip, ``2 x`` the step latency); a kernel that loads from its peers receives its first
-      byte one peer round trip after its first request (the bandwidth starts late); a
-      kernel that stores into its peers exits with ``bar.sync(memory_order_release)``, whose
-      ``atomic_thread_fence`` waits for the stores' acknowledgement: one peer round trip.
-      A peer round trip is :meth:`analysis._collectives._GroupView.peer_trip` (the path there
-      and back plus :func:`fabric.peer_access_latency`), the same the MoE exchange model
-      charges for its release fences and pulled rounds.
+    * one-shot: the Lamport kernel (FlashInfer / TensorRT-LLM
+      ``allreduce_fusion_kernel_oneshot_lamport``, what vLLM's fused all-reduce + RMSNorm runs
+      below its one-shot size): every rank pushes its data into each peer's buffer and polls
+      its own until no word is the sentinel (-0) any more, so the data is its own flag: no
+      barrier, no fence, and the full 16 bytes of a store are payload. The kernel floor (whose
+      measured kernel, NCCL's ``AllReduce_AGxLL_R``, is the same push-and-poll) + the bytes.
+      NCCL's LL one-shot (a flag in every 8 bytes) moves the same bytes at half the line's
+      payload and is never faster, so it is not listed. The clearing of the previous buffer
+      (local stores) is not charged (an assumption: it overlaps the pushes).
+    * two-shot and in-switch: bulk kernels (NCCL ``RSxLD_AGxST`` / ``RSxLDMC_AGxSTMC``;
+      FlashInfer ``allreduce_fusion_kernel_twoshot_sync`` has the same steps): an entry and an
+      exit (or middle) barrier: the kernel floor + one further barrier (a flag round trip,
+      ``2 x`` the step latency); a kernel that loads from its peers receives its first byte
+      one peer round trip after its first request (the bandwidth starts late); a kernel that
+      stores into its peers and then synchronises releases the stores first (NCCL
+      ``bar.sync(memory_order_release)``, whose ``cuda::atomic_thread_fence`` waits for their
+      acknowledgement): one peer round trip. A peer round trip is
+      :meth:`analysis._collectives._GroupView.peer_trip` (the path there and back plus
+      :func:`fabric.peer_access_latency`), the same the MoE exchange model charges for its
+      release fences and pulled rounds.
 
     The per-block copy rate (:data:`fabric.EXCHANGE_BLOCK_RATE`) is not a floor here: a
     collective kernel spreads its bytes over up to ``ncclSymkMaxBlocks`` = 64 blocks
@@ -530,16 +539,16 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
             tried.append(Candidate(library=a, schedule=a, protocol="", time=floor + data,
                                    choice=floor + data, channels=0, fixed=floor))
             continue
+        if a == "one-shot":
+            # Lamport: the pushed data is its own flag (no barrier, no fence)
+            tried.append(Candidate(library=a, schedule=a, protocol="Lamport", time=floor + data,
+                                   choice=floor + data, channels=0, fixed=floor))
+            continue
         trip = view.peer_trip()
-        loads, stores = _PEER_ACCESS.get((op, a), (False, True))
+        loads, stores = _PEER_ACCESS[(op, a)]
         barrier = 2 * t.step_loadstore
         fixed = floor + max(1, t.phases - 1) * barrier + (trip if stores else 0.0)
-        late = trip if loads else 0.0
-        protos = [("Simple", fixed, fixed + late + data)]
-        if a == "one-shot":
-            ll = floor + data / PROTOCOLS["LL"].efficiency
-            protos.insert(0, ("LL", floor, ll))
-        for proto, fx, time in protos:
-            tried.append(Candidate(library=a, schedule=a, protocol=proto, time=time,
-                                   choice=time, channels=0, fixed=fx))
+        time = fixed + (trip if loads else 0.0) + data
+        tried.append(Candidate(library=a, schedule=a, protocol="Simple", time=time,
+                               choice=time, channels=0, fixed=fixed))
     return tried, why

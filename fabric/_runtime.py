@@ -37,10 +37,11 @@ Profiles
 ``"symmetric-memory"``
     GPU-initiated one-sided kernels over load/store on a symmetric heap
     (one-shot / two-shot / multimem, the NVSHMEM and NCCL symmetric-kernel
-    class, and what Co-Fabric's symmetric memory is): one kernel; an LL one-shot
-    with flags in the data, or a bulk kernel with an entry and an exit barrier, a
-    release fence after its stores and a late first byte for its loads (NVIDIA/nccl
-    ``src/device/symmetric``; :func:`analysis._runtime_cost.symmetric_candidates`).
+    class, and what Co-Fabric's symmetric memory is): one kernel; a Lamport one-shot
+    whose pushed data is its own flag (FlashInfer / TensorRT-LLM), or a bulk kernel with
+    an entry and an exit barrier, a release fence after its stores and a late first byte
+    for its loads (NVIDIA/nccl ``src/device/symmetric``;
+    :func:`analysis._runtime_cost.symmetric_candidates`).
 
 Examples
 --------

@@ -843,12 +843,12 @@ def test_symmetric_kernels_pay_barrier_fence_and_late_pull(spec, k, fail, op):
     for c in tried:
         t = view.transfer(c.schedule, op)
         data = t.data_time(n)
-        if c.protocol == "LL":
-            # LL: the flags travel with the data, no barrier, no fence, half the bytes per line
-            assert c.library == "one-shot"
-            assert c.time == pytest.approx(floor + 2 * data, rel=1e-12)
+        if c.library == "one-shot":
+            # Lamport: the pushed data is its own flag: no barrier, no fence, full payload
+            assert c.protocol == "Lamport"
+            assert c.time == pytest.approx(floor + data, rel=1e-12) and c.fixed == floor
             continue
-        loads, stores = rc._PEER_ACCESS.get((op, c.schedule), (False, True))
+        loads, stores = rc._PEER_ACCESS[(op, c.schedule)]
         want = floor + max(1, t.phases - 1) * 2 * t.step_loadstore
         want += trip * (int(loads) + int(stores))
         assert c.time == pytest.approx(want + data, rel=1e-12)
@@ -875,14 +875,15 @@ def test_symmetric_collective_fence_is_the_moe_release_fence():
 
 
 def test_symmetric_small_messages_stay_at_the_kernel_floor():
-    # 8 bytes: the LL one-shot (the kernel issue 1940 timed) costs its floor, no fence
+    # 8 bytes: the one-shot push-and-poll (the kind of kernel issue 1940 timed) costs its
+    # floor, no fence
     for spec, floor in (("dgx-h100", 2.3e-6), ("gb200-nvl72", 3.0e-6)):
         r = cost(_split_fabric(spec), "all-reduce", 8, runtime="symmetric-memory",
                  ranks=_split_fabric(spec).endpoints[:8])
-        assert r.protocol == "LL" and r.algorithm == "one-shot"
+        assert r.protocol == "Lamport" and r.algorithm == "one-shot"
         assert floor <= r.time < floor * 1.01
-    # a bulk kernel costs at least one barrier and one fence more than the LL kernel's floor
-    big = cost(H100, "all-gather", 2**24, algorithm="one-shot", runtime="symmetric-memory")
+    # a bulk kernel costs at least one barrier and one fence more than the floor
+    big = cost(H100, "all-reduce", 2**24, algorithm="two-shot", runtime="symmetric-memory")
     assert big.protocol == "Simple" and big.fixed > 2.3e-6 + 0.8e-6
 
 
