@@ -856,6 +856,20 @@ def _domain_groups(fabric):
     return out
 
 
+def _usable_groups(fabric, chips):
+    """:func:`_domain_groups` without the chips a failure cut off from every other chip
+    (``fabric.failures.cut_off``) when the instance has more than one chip: no copy of it
+    can use them. Unchanged when too few chips would be left (the instance then needs a
+    cut-off chip, and costing its collectives says so)."""
+    groups = _domain_groups(fabric)
+    cut = fabric.failures.cut_off
+    if chips < 2 or not cut:
+        return groups
+    alone = {i for i, n in enumerate(fabric.endpoints) if n in cut}
+    kept = tuple(g for g in (tuple(p for p in g if p not in alone) for g in groups) if g)
+    return kept if sum(map(len, kept)) >= chips else groups
+
+
 def _equal_shape(groups, chips, tp=1):
     """``(d, c)``: the fewest domains ``d`` that hold ``c = chips / d`` live chips each, or
     None when no ``d`` does; with ``tp > 1`` the fewest whose ``c`` is a multiple of ``tp``
@@ -909,7 +923,9 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     ``equal_domains`` ``c`` is a multiple of ``tp`` when some such ``(d, c)`` fits (fewest
     ``d`` among them). A group straddles only where no placement avoids it (``tp`` larger
     than a domain, or too few whole groups left in damaged domains); the step then pays
-    the slowest group's all-reduce (:func:`decode_step`).
+    the slowest group's all-reduce (:func:`decode_step`). An instance of two chips or
+    more leaves out a chip a failure cut off from every other chip
+    (``fabric.failures.cut_off``) while the others hold it.
 
     Raises
     ------
@@ -935,9 +951,10 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     if not isinstance(equal_domains, bool):
         raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
     tp = _check_tp(tp, chips)
-    groups = _domain_groups(fabric)
+    groups = _usable_groups(fabric, chips)
     first = tuple(range(chips))
-    spanned = _domains_spanned(groups, first)
+    usable = {p for g in groups for p in g}
+    spanned = _domains_spanned(groups, first) if usable.issuperset(first) else []
     if equal_domains:
         fullest = sorted(groups, key=lambda g: (-len(g), g[0]))
         shape = _equal_shape(groups, chips, tp)
@@ -977,15 +994,14 @@ def _instance_copies(fabric, chips, equal_domains, tp=1):
     """Disjoint copies of the instance :func:`instance_chips` chooses that the live chips
     hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``;
     whole tensor-parallel groups of ``tp`` inside domains where the instance has them)."""
-    live = fabric.n_endpoints
-    if chips > live:
+    if chips > fabric.n_endpoints:
         return 0
-    groups = _domain_groups(fabric)
+    groups = _usable_groups(fabric, chips)
     if not equal_domains:
         cap = _tp_capacity(groups, chips, tp)
         if tp > 1 and all(x % tp == 0 for x in cap):    # whole groups inside domains
             return sum(x // tp for x in cap) // (chips // tp)
-        return live // chips
+        return sum(map(len, groups)) // chips
     shape = _equal_shape(groups, chips, tp)
     if shape is None:
         return 0
@@ -1003,7 +1019,8 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     expert-parallel exchange kernel: ``c`` chips in each of ``d`` load/store domains, as
     :func:`instance_chips` places them) the chips the most such copies leave over, e.g.
     a damaged domain's; with ``tp > 1`` the copies keep their tensor-parallel groups inside
-    domains as the instance does (:func:`instance_chips`).
+    domains as the instance does (:func:`instance_chips`); a chip cut off from every
+    other chip serves only one-chip instances.
 
     >>> import topologies
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
@@ -1638,10 +1655,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                             f"has none (mtp_modules=0); a separate draft model's cost is "
                             f"serving's draft_cost=")
         m = _mtp_block(m)
-    chip = chip if chip is not None else fabric.chip
-    if chip is None:
-        raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=...")
-    chip = chip_spec(chip)
+    chip = fabric_chip(fabric, chip)
     batch = _check_int("batch", batch, 1)
     context = _check_int("context", context, 0)
     q = _check_int("tokens_per_sequence", tokens_per_sequence, 1)
@@ -1707,6 +1721,24 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal)
+
+
+def fabric_chip(fabric, chip=None):
+    """The chip a decode step or a serving computation runs on (a ``fabric.ChipSpec``):
+    ``chip`` (a name or spec), else the fabric's; one clear error when neither names one.
+
+    >>> import topologies
+    >>> fabric_chip(topologies.build("mesh:2"), "h100").name
+    'h100'
+    >>> fabric_chip(topologies.build("mesh:2"))
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: fabric 'mesh:2' names no chip; pass chip=... (or chip=NAME in the topology spec, e.g. mesh:2,chip=b200)
+    """
+    if chip is None and fabric.chip is None:
+        raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=... (or chip=NAME "
+                        f"in the topology spec, e.g. {fabric.name},chip=b200)")
+    return chip_spec(chip if chip is not None else fabric.chip)
 
 
 def _mtp_block(m):
@@ -1896,16 +1928,57 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     return float(res.time)
 
 
+#: Per fabric: the load/store domains whose chips are interchangeable (see
+#: :func:`_switched_domains`).
+_SWITCHED = weakref.WeakKeyDictionary()
+
+
+def _switched_domains(fabric):
+    """The load/store domains in which any two chips are interchangeable, as ``{label:
+    signature}`` (the bandwidths and latencies of a chip's links to its switches): no chip of
+    the domain has a chip as a neighbour (a switched domain, not a mesh, torus or
+    hyper-mesh), and every chip has the same switches as neighbours over links of the same
+    bandwidths and latencies (NICs aside: one each). A collective on ``k`` chips of such a
+    domain costs the same whichever ``k`` it is; in a direct topology chips a row apart are
+    several hops apart, so there it depends on the chips."""
+    got = _SWITCHED.get(fabric)
+    if got is not None:
+        return got
+    G, label, index = fabric.graph, fabric.loadstore_domains, fabric.node_index
+    signatures = {}
+    for chip in fabric.endpoints:
+        dom = int(label[index[chip]])
+        sig = []
+        for nb in G.neighbors(chip):
+            kind = G.nodes[nb].get("kind")
+            if kind == "chip":
+                sig = None
+                break
+            if kind == "switch":
+                e = G.edges[chip, nb]
+                sig.append((nb, e.get("bandwidth"), e.get("latency")))
+        sig = None if sig is None else tuple(sorted(sig, key=repr))
+        signatures.setdefault(dom, set()).add(sig)
+    # label -> the domain's links to its switches without the switches' names: domains of
+    # one such signature and size are alike
+    got = {d: tuple(sorted((bw, lat) for _, bw, lat in next(iter(sigs))))
+           for d, sigs in signatures.items() if len(sigs) == 1 and None not in sigs}
+    _SWITCHED[fabric] = got
+    return got
+
+
 def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     """Seconds of the slowest of the collectives the groups of ``size`` consecutive
     ``positions`` (an instance's attention groups) each run on their own, as
     :func:`collective_seconds`: the groups step together, so the step waits for the
-    slowest (one that straddles two load/store domains, or holds a chip with failed links).
+    slowest (one that straddles two load/store domains, holds a chip with failed links, or,
+    in a direct topology, has chips several hops apart).
 
-    On a degraded fabric every group is costed; on an intact one, one group per shape
-    (how many of its chips fall in each load/store domain, and those domains' sizes):
-    groups of one shape are taken as alike (an assumption: the builders' domains are
-    symmetric).
+    On a degraded fabric every group is costed. On an intact one, the groups that lie
+    inside one switched load/store domain (:func:`_switched_domains`: its chips are
+    interchangeable) are costed once per kind of domain (its size and its switch links);
+    every other group (in a mesh, torus or hyper-mesh, or across domains) is costed on its
+    own chips.
 
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,chip=b200")
@@ -1915,18 +1988,28 @@ def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     True
     >>> slowest_group_seconds(g, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") > one
     True
+
+    ``positions`` must be non-empty and a whole number of groups of ``size`` (SpecError).
     """
     positions = tuple(positions)
+    size = _check_int("size", size, 1)
+    if not positions or len(positions) % size:
+        raise SpecError(f"slowest_group_seconds: {len(positions)} positions are not a whole, "
+                        f"non-zero number of groups of {size}")
     groups = [positions[i:i + size] for i in range(0, len(positions), size)]
     if not fabric.failures.degraded and len(groups) > 1:
         label, index, ends = fabric.loadstore_domains, fabric.node_index, fabric.endpoints
         where = [int(label[index[n]]) for n in ends]
         sizes = collections.Counter(where)
-        shapes = {}
+        switched = _switched_domains(fabric)
+        kept = {}
         for grp in groups:
-            counts = collections.Counter(where[p] for p in grp)
-            shapes.setdefault(tuple(sorted((k, sizes[d]) for d, k in counts.items())), grp)
-        groups = list(shapes.values())
+            doms = {where[p] for p in grp}
+            d = next(iter(doms))
+            key = ((sizes[d], switched[d]) if len(doms) == 1 and d in switched
+                   else grp)                      # costed on its own chips
+            kept.setdefault(key, grp)
+        groups = list(kept.values())
     return max(collective_seconds(fabric, op, nbytes, grp, **kwargs) for grp in groups)
 
 

@@ -85,6 +85,7 @@ from ._decode import (
     TWO_BATCH,
     collective_seconds,
     decode_step,
+    fabric_chip,
     instance_chips,
     parse_layout,
     slowest_group_seconds,
@@ -413,7 +414,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     (True, 0.083)
     """
     m = model_config(model)
-    chip = _chip_of(fabric, chip)
+    chip = fabric_chip(fabric, chip)
     if isinstance(isl, bool) or not isinstance(isl, int) or isl < 1:
         raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
@@ -482,15 +483,6 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
 
 # -- layouts ----------------------------------------------------------------------------
 
-def _chip_of(fabric, chip=None):
-    """The chip a serving computation runs on: ``chip``, else the fabric's; a clear error
-    when neither names one (as :func:`analysis.decode_step` says it)."""
-    if chip is None and fabric.chip is None:
-        raise SpecError(f"fabric {fabric.name!r} names no chip; pass chip=... (or chip=NAME "
-                        f"in the topology spec, e.g. {fabric.name},chip=b200)")
-    return chip_spec(chip if chip is not None else fabric.chip)
-
-
 def _divisors(n):
     return [d for d in range(1, n + 1) if n % d == 0]
 
@@ -539,7 +531,7 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     ['tp=8,dp=1', 'tp=8,dp=1,etp=8', 'tp=8,dp=3']
     """
     m = model_config(model)
-    chip = _chip_of(fabric, chip)
+    chip = fabric_chip(fabric, chip)
     out = []
     for n in instance_sizes(fabric):
         if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
@@ -813,7 +805,7 @@ class _Sweep:
         self.usable = usable_hbm
         self.eff = prefill_efficiency
         self.kw = decode_kwargs
-        self.chip = _chip_of(fabric, decode_kwargs.get("chip"))
+        self.chip = fabric_chip(fabric, decode_kwargs.get("chip"))
         if isinstance(micro_batches, bool) or not isinstance(micro_batches, int) \
                 or micro_batches < 1:
             raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")

@@ -212,9 +212,25 @@ def _fabric(kind, size, failed_chips, cut):
     return f.without(chips=chips, links=links)
 
 
+def _alone(f):
+    """Brute force: the live chips (positions) from which no route reaches another live chip."""
+    ends = f.endpoints
+    return {i for i, a in enumerate(ends)
+            if not any(_reaches(f, a, b) for b in ends if b != a)}
+
+
+def _usable(f, n):
+    """The positions an instance of ``n`` chips can use: every live chip but one that reaches
+    no other (for ``n >= 2``, while the others hold the instance)."""
+    alone = _alone(f) if n >= 2 else set()
+    rest = set(range(f.n_endpoints)) - alone
+    return rest if len(rest) >= n else set(range(f.n_endpoints))
+
+
 def _subsets_by_size(f):
-    """Brute force over every set of live chips: per size, the fewest domains any set
-    spans, and the fewest an equal set (the same chips in every domain it touches) spans."""
+    """Brute force over every set of live chips an instance of its size can use (see
+    :func:`_usable`): per size, the fewest domains any set spans, and the fewest an equal set
+    (the same chips in every domain it touches) spans."""
     import numpy as np
 
     label = [int(f.loadstore_domains[f.node_index[c]]) for c in f.endpoints]
@@ -227,9 +243,13 @@ def _subsets_by_size(f):
     top = counts.max(axis=1)
     equal = (counts == top[:, None]).sum(axis=1) == spans           # every touched domain alike
     size = bits.sum(axis=1)
-    fewest = {int(n): int(spans[size == n].min()) for n in set(size.tolist())}
-    fewest_equal = {int(n): int(spans[(size == n) & equal].min())
-                    for n in set(size[equal].tolist())}
+    fewest, fewest_equal = {}, {}
+    for n in range(1, live + 1):
+        bad = sorted(set(range(live)) - _usable(f, n))
+        ok = (size == n) & (bits[:, bad].sum(axis=1) == 0 if bad else True)
+        fewest[n] = int(spans[ok].min())
+        if (ok & equal).any():
+            fewest_equal[n] = int(spans[ok & equal].min())
     return label, fewest, fewest_equal
 
 
@@ -274,15 +294,18 @@ def test_instance_chips_spans_the_fewest_domains_a_brute_force_finds(kind, size,
             first = {}
             for p in range(n):
                 first[label[p]] = first.get(label[p], 0) + 1
-            if len(first) == best and (not equal or len(set(first.values())) == 1):
+            usable = _usable(f, n)
+            if (len(first) == best and (not equal or len(set(first.values())) == 1)
+                    and usable.issuperset(range(n))):
                 assert sel == tuple(range(n))
+            assert usable.issuperset(sel)       # never a chip cut off, while others hold it
             # idle chips: what the most copies of the same shape leave over
             if equal:
                 c = n // len(counts)
-                sizes = [label.count(x) for x in sorted(set(label))]
+                sizes = [sum(label[p] == x for p in usable) for x in sorted(set(label))]
                 copies = _most_copies(tuple(sorted(s // c for s in sizes)), len(counts))
             else:
-                copies = live // n
+                copies = len(usable) // n
             assert idle_chips(f, n, equal_domains=equal) == live - copies * n
 
 
@@ -362,9 +385,10 @@ def test_tp_groups_stay_inside_a_domain_whenever_a_brute_force_can_place_them(
     live = f.n_endpoints
     label = [int(f.loadstore_domains[f.node_index[c]]) for c in f.endpoints]
     doms = sorted(set(label))
-    sizes = [label.count(x) for x in doms]
     _, fewest, fewest_equal = _subsets_by_size(f)
     for n in range(2, live + 1):
+        usable = _usable(f, n)
+        sizes = [sum(label[p] == x for p in usable) for x in doms]
         for tp in [t for t in range(2, n + 1) if n % t == 0]:
             for equal in (False, True):
                 splits = _aligned_splits(sizes, n, tp)
@@ -375,7 +399,7 @@ def test_tp_groups_stay_inside_a_domain_whenever_a_brute_force_can_place_them(
                             instance_chips(f, n, equal_domains=True, tp=tp)
                         continue
                 sel = instance_chips(f, n, equal_domains=equal, tp=tp)
-                assert len(set(sel)) == n and set(sel) <= set(range(live))
+                assert len(set(sel)) == n and usable.issuperset(sel)
                 inside = all(len({label[p] for p in sel[i:i + tp]}) == 1
                              for i in range(0, n, tp))
                 counts = {}
@@ -393,7 +417,7 @@ def test_tp_groups_stay_inside_a_domain_whenever_a_brute_force_can_place_them(
                 elif splits:
                     copies = _most_aligned_copies(tuple(sorted(sizes)), n, tp)
                 else:
-                    copies = live // n
+                    copies = len(usable) // n
                 assert idle_chips(f, n, equal_domains=equal, tp=tp) == live - copies * n
 
 
@@ -492,3 +516,14 @@ def test_a_frontier_searches_exactly_the_layouts_whose_chips_reach_each_other(si
             assert lay not in fr.layouts
             (why,) = [s for s in fr.skipped if s.startswith(f"{lay}: ")]
             assert "cannot reach" in why and "cut off" in why
+
+
+def test_review_r4_a_cut_off_chip_serves_no_copy_of_a_multi_chip_instance():
+    # switch:8 without link chip3-sw0: chip3 reaches no other chip, so 4-chip instances fit
+    # once in the 7 others (4 idle, whatever the TP degree: tp=1 said 0), 2-chip ones 3 times
+    f = topologies.build("switch:8,chip=h100").without(links=[("chip3", "sw0")])
+    assert set(f.failures.cut_off) == {"chip3"}
+    for layout in ("tp=1,dp=4", "tp=2,dp=2", "tp=4,dp=1"):
+        st_ = analysis.decode_step(SMALL, f, batch=4, context=8, layout=layout)
+        assert "chip3" not in st_.instance and st_.idle_chips == 4, layout
+    assert [idle_chips(f, n) for n in (1, 2, 4, 8)] == [0, 2, 4, 0]
