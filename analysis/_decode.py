@@ -1928,16 +1928,57 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     return float(res.time)
 
 
+#: Per fabric: the load/store domains whose chips are interchangeable (see
+#: :func:`_switched_domains`).
+_SWITCHED = weakref.WeakKeyDictionary()
+
+
+def _switched_domains(fabric):
+    """The load/store domains in which any two chips are interchangeable, as ``{label:
+    signature}`` (the bandwidths and latencies of a chip's links to its switches): no chip of
+    the domain has a chip as a neighbour (a switched domain, not a mesh, torus or
+    hyper-mesh), and every chip has the same switches as neighbours over links of the same
+    bandwidths and latencies (NICs aside: one each). A collective on ``k`` chips of such a
+    domain costs the same whichever ``k`` it is; in a direct topology chips a row apart are
+    several hops apart, so there it depends on the chips."""
+    got = _SWITCHED.get(fabric)
+    if got is not None:
+        return got
+    G, label, index = fabric.graph, fabric.loadstore_domains, fabric.node_index
+    signatures = {}
+    for chip in fabric.endpoints:
+        dom = int(label[index[chip]])
+        sig = []
+        for nb in G.neighbors(chip):
+            kind = G.nodes[nb].get("kind")
+            if kind == "chip":
+                sig = None
+                break
+            if kind == "switch":
+                e = G.edges[chip, nb]
+                sig.append((nb, e.get("bandwidth"), e.get("latency")))
+        sig = None if sig is None else tuple(sorted(sig, key=repr))
+        signatures.setdefault(dom, set()).add(sig)
+    # label -> the domain's links to its switches without the switches' names: domains of
+    # one such signature and size are alike
+    got = {d: tuple(sorted((bw, lat) for _, bw, lat in next(iter(sigs))))
+           for d, sigs in signatures.items() if len(sigs) == 1 and None not in sigs}
+    _SWITCHED[fabric] = got
+    return got
+
+
 def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     """Seconds of the slowest of the collectives the groups of ``size`` consecutive
     ``positions`` (an instance's attention groups) each run on their own, as
     :func:`collective_seconds`: the groups step together, so the step waits for the
-    slowest (one that straddles two load/store domains, or holds a chip with failed links).
+    slowest (one that straddles two load/store domains, holds a chip with failed links, or,
+    in a direct topology, has chips several hops apart).
 
-    On a degraded fabric every group is costed; on an intact one, one group per shape
-    (how many of its chips fall in each load/store domain, and those domains' sizes):
-    groups of one shape are taken as alike (an assumption: the builders' domains are
-    symmetric).
+    On a degraded fabric every group is costed. On an intact one, the groups that lie
+    inside one switched load/store domain (:func:`_switched_domains`: its chips are
+    interchangeable) are costed once per kind of domain (its size and its switch links);
+    every other group (in a mesh, torus or hyper-mesh, or across domains) is costed on its
+    own chips.
 
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,chip=b200")
@@ -1947,18 +1988,28 @@ def slowest_group_seconds(fabric, op, nbytes, positions, size, **kwargs):
     True
     >>> slowest_group_seconds(g, "all-reduce", 1 << 20, range(8), 4, runtime="ideal") > one
     True
+
+    ``positions`` must be non-empty and a whole number of groups of ``size`` (SpecError).
     """
     positions = tuple(positions)
+    size = _check_int("size", size, 1)
+    if not positions or len(positions) % size:
+        raise SpecError(f"slowest_group_seconds: {len(positions)} positions are not a whole, "
+                        f"non-zero number of groups of {size}")
     groups = [positions[i:i + size] for i in range(0, len(positions), size)]
     if not fabric.failures.degraded and len(groups) > 1:
         label, index, ends = fabric.loadstore_domains, fabric.node_index, fabric.endpoints
         where = [int(label[index[n]]) for n in ends]
         sizes = collections.Counter(where)
-        shapes = {}
+        switched = _switched_domains(fabric)
+        kept = {}
         for grp in groups:
-            counts = collections.Counter(where[p] for p in grp)
-            shapes.setdefault(tuple(sorted((k, sizes[d]) for d, k in counts.items())), grp)
-        groups = list(shapes.values())
+            doms = {where[p] for p in grp}
+            d = next(iter(doms))
+            key = ((sizes[d], switched[d]) if len(doms) == 1 and d in switched
+                   else grp)                      # costed on its own chips
+            kept.setdefault(key, grp)
+        groups = list(kept.values())
     return max(collective_seconds(fabric, op, nbytes, grp, **kwargs) for grp in groups)
 
 

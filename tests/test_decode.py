@@ -336,10 +336,14 @@ def test_with_the_collectives_model():
     r = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8", collective=recording)
     default = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8")
     assert default.time == pytest.approx(r.time)
-    assert [op for op, _ in calls] == ["all-reduce", "all-to-all", "all-to-all"]
+    # the hyper-mesh is one direct load/store domain: each of the 16 TP groups is costed on
+    # its own chips (slowest_group_seconds), then dispatch and combine
+    ar = [t for op, t in calls if op == "all-reduce"]
+    assert len(ar) == 128 // 8
+    assert [op for op, _ in calls if op != "all-reduce"] == ["all-to-all", "all-to-all"]
     moe = r.layers[-1]
-    assert moe.comm == pytest.approx(sum(t for _, t in calls))
-    assert r.layers[0].tp_allreduce == pytest.approx(2 * calls[0][1])
+    assert moe.comm == pytest.approx(max(ar) + sum(t for op, t in calls if op != "all-reduce"))
+    assert r.layers[0].tp_allreduce == pytest.approx(2 * max(ar))
     rdma = decode_step("kimi-k2", f, batch=64, context=1024, layout="tp=8", transport="rdma")
     assert rdma.layers[-1].comm > moe.comm
 
@@ -827,3 +831,40 @@ def test_nvfp4_dense_gemms_stream_at_their_published_rate(chip, batch, layout, e
     assert on.head.weights == off.head.weights
     names = {p.name for p in on.parameters}
     assert ("gemm.decode_hbm_efficiency.blackwell.fp4" in names) == applies
+
+
+@settings(max_examples=25, deadline=None)
+@given(system=st.sampled_from(("mesh:3x4,chip=b200", "mesh:5x2,chip=b200", "torus:3x4,chip=b200",
+                               "hypermesh:2x4,chip=b200", "switch:8,planes=2,chip=b200",
+                               "rail:servers=3,gpus=4", "nvl72")),
+       size=st.sampled_from((1, 2, 3, 4, 6)), offset=st.integers(0, 5),
+       nbytes=st.sampled_from((1 << 10, 1 << 20)))
+def test_slowest_group_is_the_brute_force_maximum(system, size, offset, nbytes):
+    # review R1 (session 7): the groups step together, so the charge is the slowest group's;
+    # on an intact direct topology (mesh, torus, hyper-mesh) groups of one "shape" differ
+    # (a group wrapping a row is hops apart): brute force costs every group
+    import topologies
+    from analysis._decode import collective_seconds, slowest_group_seconds
+
+    fab = topologies.build(system)
+    n = fab.n_endpoints
+    count = (n - offset) // size
+    if count < 1:
+        return
+    positions = tuple(range(offset, offset + count * size))
+    brute = max(collective_seconds(fab, "all-reduce", nbytes, positions[i:i + size],
+                                   runtime="ideal")
+                for i in range(0, len(positions), size))
+    got = slowest_group_seconds(fab, "all-reduce", nbytes, positions, size, runtime="ideal")
+    assert got == pytest.approx(brute, rel=1e-12)
+
+
+def test_slowest_group_refuses_a_partial_or_empty_group():
+    import topologies
+    from analysis._decode import slowest_group_seconds
+
+    fab = topologies.build("switch:8,chip=b200")
+    with pytest.raises(SpecError, match="whole, non-zero number of groups of 2"):
+        slowest_group_seconds(fab, "all-reduce", 1024, [], 2)
+    with pytest.raises(SpecError, match="whole, non-zero number of groups of 4"):
+        slowest_group_seconds(fab, "all-reduce", 1024, range(6), 4)
