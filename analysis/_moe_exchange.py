@@ -601,7 +601,8 @@ def _token_bytes(value, hidden, name):
 
 
 def _resolve_ep(fabric, ep):
-    if isinstance(ep, bool):
+    if isinstance(ep, (bool, str)) or not (isinstance(ep, numbers.Integral)
+                                           or hasattr(ep, "__iter__")):
         raise TypeError(f"ep must be an int or a sequence of ranks, got {ep!r}")
     if isinstance(ep, numbers.Integral):
         if not 1 <= ep <= fabric.n_endpoints:
