@@ -109,6 +109,7 @@ __all__ = [
     "cost",
     "cost_sizes",
     "host_launch_delay",
+    "peer_round_trip",
 ]
 
 #: Effective per-link bandwidth (B/s) of a collective library's bulk protocol, by link
@@ -1048,27 +1049,48 @@ class _GroupView:
         return np.unique(self._dom, return_counts=True)[1]
 
     def peer_trip(self):
-        """Seconds of one peer round trip inside the group: the largest there-and-back path
-        latency between two of its ranks in one load/store domain (from the fabric's router,
-        so a degraded fabric's detours lengthen it) plus the remote side of a peer access
-        (:func:`fabric.peer_access_latency`, nvbandwidth's peer pointer chase less its path).
-        What a release fence (the acknowledgement of stores into peers) or the first byte
-        of a load from a peer costs; the MoE exchange model prices the same round trip.
-        0 for a group without two ranks in one domain.
+        """Seconds of one peer round trip inside the group: :func:`peer_round_trip` (the
+        largest there-and-back path between two of its ranks in one load/store domain) plus
+        the remote side of a peer access (:func:`fabric.peer_access_latency`, nvbandwidth's
+        peer pointer chase less its path). What a release fence (the acknowledgement of stores
+        into peers) or the first byte of a load from a peer costs; the MoE exchange model
+        prices the same round trip. 0 for a group without two ranks in one domain.
         """
-        key = ("peer-trip", self.idx.tobytes())
-        c = _fabric_cache(self.fabric)
-        if key not in c:
-            same = (self._dom[:, None] == self._dom[None, :]) & ~np.eye(self.p, dtype=bool)
-            a, b = np.nonzero(same)
-            if not len(a):
-                c[key] = 0.0
-            else:
-                src, dst = self.idx[a], self.idx[b]
-                router = self.fabric.router
-                there_back = router.latency(src, dst) + router.latency(dst, src)
-                c[key] = float(np.max(there_back)) + peer_access_latency(self.arch)[0]
-        return c[key]
+        path = _peer_round_trip(self.fabric, self.idx)
+        return path + peer_access_latency(self.arch)[0] if path > 0 else 0.0
+
+
+def _peer_round_trip(fabric, idx):
+    key = ("peer-round-trip", np.asarray(idx).tobytes())
+    c = _fabric_cache(fabric)
+    if key not in c:
+        dom = np.asarray(_loadstore_domain(fabric))[idx]
+        same = (dom[:, None] == dom[None, :]) & ~np.eye(len(idx), dtype=bool)
+        a, b = np.nonzero(same)
+        if not len(a):
+            c[key] = 0.0
+        else:
+            src, dst = idx[a], idx[b]
+            router = fabric.router
+            c[key] = float(np.max(router.latency(src, dst) + router.latency(dst, src)))
+    return c[key]
+
+
+def peer_round_trip(fabric, ranks=None):
+    """Seconds of the longest there-and-back path between two of ``ranks`` (default: every
+    rank) that share a load/store domain (:attr:`fabric.Fabric.loadstore_domains`), from the
+    fabric's router: the path part of a peer round trip, so a degraded fabric's detours
+    lengthen it. A load's or a store acknowledgement's whole round trip adds the remote
+    access, :func:`fabric.peer_access_latency`; the symmetric-memory runtime's fences and
+    late pulls and the MoE exchange model's release fences and pulled rounds are that sum.
+    0.0 when no two ranks share a domain.
+
+    >>> import topologies
+    >>> round(peer_round_trip(topologies.build("dgx-h100")) * 1e9)   # 2 x (2 links x 150 ns)
+    600
+    """
+    _nodes, idx = _resolve_ranks(fabric, ranks)
+    return _peer_round_trip(fabric, np.asarray(idx))
 
 
 def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):

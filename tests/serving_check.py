@@ -22,8 +22,9 @@ the project's calibration set, each with its source:
 deployment runs: CUDA graphs, as vLLM and SGLang do for decode by default; for the
 vLLM rows, vLLM's kernel list (``engine="vllm"``), every expert split over the
 tensor-parallel GPUs (``etp``: vLLM's "TP=N" without expert parallelism) and the
-small all-reduces through vLLM's custom all-reduce, a load/store kernel over IPC
-buffers (the ``"symmetric-memory"`` runtime class); for the lmsys row SGLang's kernel list (``engine="sglang"``), the DeepEP
+TP all-reduces priced with the kernel vLLM launches for each size (:func:`vllm_all_reduce`:
+FlashInfer's fused one-shot or two-shot kernel, vLLM's custom all-reduce, NCCL); for the
+lmsys row SGLang's kernel list (``engine="sglang"``), the DeepEP
 low-latency kernel, two-batch overlap (``overlap="two-batch"``), the expert balance EPLB
 reaches at that scale (its blog's figure) and NCCL); everything else is the library's
 default. No constant is chosen to make a row match.
@@ -33,6 +34,8 @@ refuses only what cannot fit at all.
 
 import csv
 import os
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "serving.csv")
@@ -76,6 +79,47 @@ def _runtime(name="nccl"):
             else {})
 
 
+#: vLLM's dispatch of the TP all-reduce under ``fuse_allreduce_rms`` (what the InferenceX
+#: Kimi K2.5 runs set, docs/sources.md s.8): FlashInfer's fused all-reduce + RMSNorm for an
+#: input of at most ``FUSION_MAX`` MiB, as its one-shot (Lamport) kernel up to ``ONE_SHOT_MAX``
+#: MiB and its two-shot kernel above; ``{device capability: {TP size: MiB}}``,
+#: vllm-project/vllm ``vllm/compilation/passes/fusion/allreduce_rms_fusion.py``
+#: (``FI_ALLREDUCE_FUSION_MAX_SIZE_MB``, ``_FI_ALLREDUCE_ONE_SHOT_MAX_SIZES_MB``; SM90 = H200,
+#: SM100 = B200). An all-reduce the fusion does not take goes through vLLM's own all-reduce:
+#: its custom all-reduce (load/store over IPC buffers: the ``"symmetric-memory"`` runtime's
+#: class, its fastest kernel) up to :data:`VLLM_CUSTOM_AR_MAX_BYTES`, NCCL above
+#: (``vllm/distributed/device_communicators/custom_all_reduce.py``,
+#: ``CustomAllreduce(max_size=8192 * 1024)``). Conditions of the deployment read from the
+#: code it ran, like its kernel list.
+VLLM_FI_FUSION_MAX_MIB = {90: {2: 64, 4: 2, 8: 0.5}, 100: {2: 64, 4: 32, 8: 1}}
+VLLM_FI_ONE_SHOT_MAX_MIB = {90: {2: 32, 4: 2, 8: 0.5}, 100: {2: 32, 4: 4, 8: 1}}
+VLLM_CUSTOM_AR_MAX_BYTES = 8192 * 1024
+_SM = {"hopper": 90, "blackwell": 100}
+
+
+def vllm_all_reduce(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
+    """A collective function for ``decode_step(collective=...)`` that prices each all-reduce
+    with the kernel vLLM launches for its size: FlashInfer's one-shot or two-shot kernel
+    (:data:`VLLM_FI_FUSION_MAX_MIB`: the ``"symmetric-memory"`` runtime's ``"one-shot"``, the
+    Lamport kernel, or ``"two-shot"``), else vLLM's custom all-reduce (that runtime's
+    fastest kernel) up to :data:`VLLM_CUSTOM_AR_MAX_BYTES`, else NCCL; NCCL for any other
+    operation. ``algorithm`` and ``runtime`` given by the caller are replaced."""
+    import analysis
+
+    sm = _SM[fabric.chip.generation]
+    tp, size = len(ranks), float(np.sum(nbytes))
+    mib = 1 << 20
+    kw = {"ranks": ranks, "transport": transport}
+    if op == "all-reduce" and size <= VLLM_FI_FUSION_MAX_MIB[sm].get(tp, 0) * mib:
+        one = size <= VLLM_FI_ONE_SHOT_MAX_MIB[sm][tp] * mib
+        return analysis.cost(fabric, op, nbytes, algorithm="one-shot" if one else "two-shot",
+                             runtime="symmetric-memory", **kw)
+    if op == "all-reduce" and size <= VLLM_CUSTOM_AR_MAX_BYTES:
+        return analysis.cost(fabric, op, nbytes, algorithm="auto", runtime="symmetric-memory",
+                             **kw)
+    return analysis.cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", **kw)
+
+
 def _inferencex(row):
     rid = row["id"]
     system = H200_NODE if "-h200-" in rid else B200_NODE
@@ -86,7 +130,7 @@ def _inferencex(row):
     return {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
             "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
             "usable_hbm": 1.0, "definition": "total-per-gpu", "cuda_graphs": True,
-            "engine": "vllm", **_runtime("symmetric-memory")}
+            "engine": "vllm", "collective": vllm_all_reduce}
 
 
 def _lmsys(row):

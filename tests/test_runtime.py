@@ -905,3 +905,37 @@ def test_block_rate_does_not_bind_a_symmetric_collective():
                            if G.nodes[v].get("kind") != "nic"
                            and d.get("tech") not in MESSAGE_TECHNOLOGIES)
             assert scale_up < cap, (name, c, scale_up, cap)
+
+
+@settings(max_examples=25, deadline=None)
+@given(spec=st.sampled_from(["dgx-h100", "gb200-nvl72", "rail:servers=2,gpus=4", "mesh:3x3"]),
+       fail=st.booleans(), data=st.data())
+def test_peer_round_trip_is_the_longest_same_domain_pair(spec, fail, data):
+    # brute force over the ordered pairs that share a load/store domain, pair by pair
+    from analysis import peer_round_trip
+    f = _split_fabric(spec)
+    if fail:
+        u, v = next((u, v) for u, v in f.graph.edges() if f.graph.nodes[u].get("kind") == "chip")
+        f = f.without(links=[(u, v)])
+    k = data.draw(st.integers(2, min(8, len(f.endpoints))))
+    ranks = data.draw(st.permutations(f.endpoints))[:k]
+    dom = f.loadstore_domains
+    idx = [f.node_index[r] for r in ranks]
+    want = 0.0
+    for a in idx:
+        for b in idx:
+            if a != b and dom[a] == dom[b]:
+                there = float(np.asarray(f.router.latency([a], [b]))[0])
+                back = float(np.asarray(f.router.latency([b], [a]))[0])
+                want = max(want, there + back)
+    assert peer_round_trip(f, ranks) == pytest.approx(want, rel=1e-12)
+
+
+def test_every_bulk_symmetric_kernel_says_how_it_touches_its_peers():
+    # each two-shot / in-switch kernel the runtime runs names its loads and stores (the
+    # late first byte and the release fence follow from them): no silent default
+    from analysis._runtime_cost import _PEER_ACCESS, SYMMETRIC_ALGORITHMS
+    bulk = {(op, a) for op, algs in SYMMETRIC_ALGORITHMS.items() for a in algs
+            if a not in ("one-shot", "point-to-point")}
+    assert bulk == set(_PEER_ACCESS)
+    assert all(loads or stores for loads, stores in _PEER_ACCESS.values())
