@@ -16,7 +16,7 @@ Examples
 
 import math
 
-from fabric import SpecError
+from fabric import SpecError, nccl_release_dates
 
 from ._json_units import to_json
 from ._sizes import parse_sizes
@@ -64,11 +64,12 @@ def register(sub):
                    help="sizes and ranges START:STOP[:xF|:+S], e.g. 1KiB:1GiB:x2")
     p.add_argument("--algorithm", default="auto",
                    help="algorithm (default auto: the runtime's choice)")
+    releases = [r.name.removeprefix("nccl.release_date.") for r in nccl_release_dates()]
     p.add_argument("--runtime", default="nccl",
                    help="nccl (default: NCCL's algorithms, protocols and latencies), "
                         "symmetric-memory (one-sided load/store kernels) or ideal (the "
                         "hardware floor); nccl@2.21.5 runs NCCL with the tuner constants of "
-                        "that release (2.19 to 2.30.7)")
+                        f"that release ({releases[0]} to {releases[-1]})")
     p.add_argument("--transport", default=None,
                    help="loadstore or rdma (default: load/store inside a load/store domain, "
                         "RDMA across NICs)")

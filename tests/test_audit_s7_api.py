@@ -110,3 +110,23 @@ def test_prefill_efficiency_is_not_a_bool(node_without_chip3, name):
     with pytest.raises(SpecError, match=f"{name} must be in \\(0, 1\\], got {name}=True"):
         analysis.prefill_time(SMALL, node_without_chip3, isl=64, layout="tp=4,dp=1",
                               **{name: True})
+
+
+def test_cost_help_states_the_releases_the_runtime_takes():
+    """`cofabric cost --help` said nccl@<release> takes 2.19 to 2.30.7; 2.18.3 loads."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "analysis._cli", "cost", "--help"],
+                         check=True, capture_output=True, text=True).stdout
+    oldest = min(fabric.NCCL_RELEASE_DATES, key=lambda v: tuple(map(int, v.split("."))))
+    newest = fabric.runtime("nccl").version
+    assert f"({oldest} to {newest})" in " ".join(out.split())
+    fabric.runtime(f"nccl@{oldest}")
+
+
+@pytest.mark.parametrize("ep", [None, 8.0, "chip0", True])
+def test_moe_exchange_names_a_bad_ep(ep):
+    f = topologies.build("nvl72")
+    with pytest.raises(TypeError, match="ep must be an int or a sequence of ranks"):
+        analysis.moe_exchange(f, "deepseek-v3", 512, ep, kernel="one-sided", dispatch_bytes=2,
+                              combine_bytes=2, routing="balanced")

@@ -929,3 +929,13 @@ def test_peer_round_trip_is_the_longest_same_domain_pair(spec, fail, data):
                 back = float(np.asarray(f.router.latency([b], [a]))[0])
                 want = max(want, there + back)
     assert peer_round_trip(f, ranks) == pytest.approx(want, rel=1e-12)
+
+
+def test_every_bulk_symmetric_kernel_says_how_it_touches_its_peers():
+    # each two-shot / in-switch kernel the runtime runs names its loads and stores (the
+    # late first byte and the release fence follow from them): no silent default
+    from analysis._runtime_cost import _PEER_ACCESS, SYMMETRIC_ALGORITHMS
+    bulk = {(op, a) for op, algs in SYMMETRIC_ALGORITHMS.items() for a in algs
+            if a not in ("one-shot", "point-to-point")}
+    assert bulk == set(_PEER_ACCESS)
+    assert all(loads or stores for loads, stores in _PEER_ACCESS.values())
