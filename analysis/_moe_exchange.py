@@ -134,7 +134,6 @@ import numbers
 import types
 import weakref
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
@@ -155,7 +154,7 @@ from fabric import (
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 
-from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH
+from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH, peer_round_trip
 from ._models import model_config
 
 __all__ = ["ExchangePhase", "MoEExchange", "busiest_token", "expected_max", "expert_reach",
@@ -437,19 +436,12 @@ def _facts(fabric):
 
 
 def _domains(fabric):
-    """Load/store domain label of every rank (the components without NICs and message links)."""
+    """Load/store domain label of every rank (``fabric.endpoints`` order): the one rule,
+    :attr:`fabric.Fabric.loadstore_domains` (components without NICs and message links)."""
     c = _facts(fabric)
     if "domains" not in c:
-        G = fabric.graph
-        H = nx.Graph()
-        H.add_nodes_from(n for n, k in G.nodes(data="kind") if k != "nic")
-        H.add_edges_from((u, v) for u, v, t in G.edges(data="tech")
-                         if u in H and v in H and t not in MESSAGE_TECHNOLOGIES)
-        label = {}
-        for i, comp in enumerate(sorted(nx.connected_components(H), key=min)):
-            for n in comp:
-                label[n] = i
-        c["domains"] = np.array([label[n] for n in fabric.endpoints], dtype=np.int64)
+        labels = np.asarray(fabric.loadstore_domains)
+        c["domains"] = labels[np.asarray(fabric.endpoint_indices)].astype(np.int64)
     return c["domains"]
 
 
@@ -804,21 +796,14 @@ def pull_rounds(nbytes, threads, vector):
     return -(-math.ceil(nbytes) // (threads * vector))
 
 
-def _round_trip(fabric, ranks, dom):
-    """Largest there-and-back path latency between two EP ranks of one domain (s), cached."""
+def _round_trip(fabric, ranks):
+    """Largest there-and-back path latency between two EP ranks of one domain (s):
+    :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
+    cached per rank set (a frontier asks for every step)."""
     cache = _facts(fabric).setdefault("round_trip", {})
-    key = (ranks.tobytes(), dom.tobytes())
+    key = np.asarray(ranks).tobytes()
     if key not in cache:
-        same = (dom[:, None] == dom[None, :]) & ~np.eye(len(ranks), dtype=bool)
-        a, b = np.nonzero(same)
-        if not len(a):
-            cache[key] = 0.0
-        else:
-            ep = np.asarray(fabric.endpoint_indices)
-            src, dst = ep[ranks[a]], ep[ranks[b]]
-            there = fabric.router.latency(src, dst)
-            back = fabric.router.latency(dst, src)
-            cache[key] = float(np.max(there + back))
+        cache[key] = peer_round_trip(fabric, [fabric.endpoints[i] for i in ranks])
     return cache[key]
 
 
@@ -981,7 +966,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # one load/store domain: the symmetric-memory runtime's one-sided kernel (one place)
         floor = _kernel_floor(fabric)
         params = params + (floor,)
-        first, further = floor.value, _round_trip(fabric, ranks, dom)
+        first, further = floor.value, _round_trip(fabric, ranks)
     if kern.dedup == "collective":
         if n_ep < 2:
             t_d = t_c = 0.0
@@ -1056,7 +1041,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if n_ep > 1 and (kern.pull_threads or (in_domain and any(kern.release_fence))):
         access, used = peer_access_latency(arch)
         params = params + tuple(p for p in used if p not in params)
-        peer_trip = _round_trip(fabric, ranks, dom) + access
+        peer_trip = _round_trip(fabric, ranks) + access
         if in_domain:
             fence = [peer_trip if f else 0.0 for f in kern.release_fence]
     # one block per token: it moves its token's remote copies at one block's rate
