@@ -11,7 +11,8 @@ where
 * **local** is the roofline of each block on the slowest chip:
   ``max(bytes read from HBM / HBM bandwidth, FLOPs / peak FLOP/s)`` (each GEMM's
   FLOPs at the chip's dense peak of the math format it runs in), for the
-  attention block (its weights and the KV cache) and the FFN block (dense FFN,
+  attention block (its weights and the KV cache; each of its kernels at its own
+  roofline, summed: they run one after another) and the FFN block (dense FFN,
   or router + shared experts + the routed experts the batch activates) added;
 * **communication** is the expert dispatch and combine (two all-to-allv over
   the expert-parallel ranks) and the tensor-parallel all-reduces (two per dense
@@ -42,8 +43,8 @@ The step is the sum of its counted kernels. Each kernel of a block (attention, F
 costs its boundary (the launch or graph-replay cost above, which includes an empty kernel)
 plus ``max(r_i, floor_i - EMPTY_KERNEL_TIME)``: ``r_i`` is its share of the block's roofline
 (the heavy kernels, :data:`KERNEL_CLASSES` ``gemm``/``attention``/``moe_gemm``, share it
-evenly; the small ones move only activations, which the model does not count, so ``r_i =
-0``) and ``floor_i`` the minimum duration of a kernel of its class in a replayed graph
+evenly, except in the attention block, where each runs at its own roofline; the small ones
+move only activations, which the model does not count, so ``r_i = 0``) and ``floor_i`` the minimum duration of a kernel of its class in a replayed graph
 (:data:`KERNEL_FLOORS`, measured: RMSNorm 2.9 us, elementwise 1.5 us, router top-k 4.1 us,
 MoE align 8.23 us). A weight GEMM also runs a fixed part on top of its share,
 :data:`GEMM_FIXED_TIME` (2.6 us, the intercept of published B200 decode GEMM times against
@@ -2159,6 +2160,65 @@ def _kernel_time(s, name, nbytes, nflops, part="attention"):
     return r + (_kernel_overhead(s, name, r) + s.per_kernel) / s.fusion_factor
 
 
+def _attention_rooflines(s, mem, names):
+    """Each kernel's own roofline in one attention block, seconds (0 for the small kernels):
+    a projection GEMM ``max(its weights / part bandwidth, its FLOPs / part peak)`` (its share
+    of :func:`_attention_work`, the latent down-projections whole on every rank), the
+    attention kernel ``max(KV cache / bandwidth, score FLOPs / the scores' peak)``."""
+    m, lay = s.m, s.lay
+    tp, wb, t = lay.tp, m.weight_bytes, s.t_dp
+    work = _attention_work(m)
+    out = []
+    for n in names:
+        cls = KERNEL_CLASSES[n]
+        if cls == "attention":
+            sc = t * m.attention.score_flops_per_token(s.context) / tp
+            out.append(max(mem.kv_layer_chip / s.bw, sc / s.gemm_flops("scores") if sc else 0.0))
+        elif cls in _HEAVY:
+            p = sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
+                    for g in _ATTENTION_GEMM_WORK.get(n, ()))
+            out.append(max(p * wb / s.part_bw("attention"),
+                           2 * p * t / s.gemm_flops("attention") if p else 0.0))
+        else:
+            out.append(0.0)
+    return out
+
+
+def _attention_block_time(s, mem, names, reads):
+    """Seconds the attention block's kernels run (boundaries aside) and the part their floors
+    add, as :func:`_block_time` but with each heavy kernel at its OWN roofline
+    (:func:`_attention_rooflines`): the kernels run one after another, so a memory-bound
+    projection does not overlap a compute-bound attention kernel and the block is
+    ``sum_i max(bytes_i / bw, flops_i / peak)``, not the max of the sums. ``reads`` (the
+    block's weight and KV-cache read time) is kept whole: bytes no GEMM kernel reads (the
+    norms' weights) are added on top. At a batch where every kernel is memory-bound this is
+    the block roofline of before."""
+    rs = _attention_rooflines(s, mem, names)
+    roofline = sum(rs) + max(0.0, reads - sum(_attention_reads(s, mem, names)))
+    floor = sum(_kernel_overhead(s, n, r) for n, r in zip(names, rs, strict=True))
+    floor /= s.fusion_factor
+    return roofline + floor, floor
+
+
+def _attention_reads(s, mem, names):
+    """Each attention kernel's read time alone (weights or KV cache), seconds."""
+    m, lay = s.m, s.lay
+    tp, wb = lay.tp, m.weight_bytes
+    work = _attention_work(m)
+    out = []
+    for n in names:
+        cls = KERNEL_CLASSES[n]
+        if cls == "attention":
+            out.append(mem.kv_layer_chip / s.bw)
+        elif cls in _HEAVY:
+            p = sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
+                    for g in _ATTENTION_GEMM_WORK.get(n, ()))
+            out.append(p * wb / s.part_bw("attention"))
+        else:
+            out.append(0.0)
+    return out
+
+
 def _two_batch_windows(s, mem):
     """Seconds of the stages an exchange's transfer hides under in the two-batch schedule
     (:data:`TWO_BATCH`): ``(dispatch window, combine window)`` = (the shared experts + the
@@ -2234,7 +2294,7 @@ def _layer_times(s, mem, route, comm):
              else t_dp * proj / f_att + t_dp * scores / f_sc)
     att_names = _attention_names(s)
     kernels_att = len(att_names)
-    attention, att_floor = _block_time(s, att_names, max(att_w + kv_t, att_c))
+    attention, att_floor = _attention_block_time(s, mem, att_names, att_w + kv_t)
     windows = _two_batch_windows(s, mem) if s.overlap == TWO_BATCH else None
 
     def finish(kind, ffn_w, ffn_c, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):

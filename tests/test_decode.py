@@ -622,22 +622,70 @@ def test_kernel_floors_by_hand(fab):
         dataclasses.replace(off, parameters=()))
 
 
-def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed):
+#: Weights each MLA attention GEMM of the kernel lists reads (kimi-k2 / DeepSeek-V3
+#: shapes, written out here independently of analysis._decode): name -> works.
+_MLA_GEMMS = {
+    "fuse_a_gemm": ("q_a", "kv_a"), "fused_qkv_a_proj": ("q_a", "kv_a"),
+    "q_a_proj": ("q_a",), "kv_a_proj": ("kv_a",),
+    "uq_qr_gemm": ("q_b",), "q_b_proj": ("q_b",),
+    "uk_bgemm": ("w_uk",), "w_uk_bmm": ("w_uk",), "q_absorb": ("w_uk",),
+    "uv_gemm": ("w_uv",), "w_uv_bmm": ("w_uv",), "v_absorb": ("w_uv",),
+    "wo_gemm": ("o",), "o_proj": ("o",),
+}
+
+
+def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed, chip=None,
+                context=512, per_kernel=True):
     """The step re-added kernel by kernel: each kernel costs its boundary plus
-    max(its share of its block's roofline (+ the fixed part, for a GEMM), its floor beyond
-    an empty kernel); fusion divides all but the roofline."""
-    from analysis._decode import _HEAVY, EMPTY_KERNEL_TIME, KERNEL_CLASSES
+    max(its roofline (+ the fixed part, for a GEMM), its floor beyond an empty kernel);
+    fusion divides all but the roofline. An FFN or head block's heavy kernels share its
+    roofline evenly; an attention block's each run at their own (session 7: a projection
+    GEMM max(weights / bw, FLOPs / peak), the attention kernel max(KV read, score FLOPs /
+    BF16 peak)), with the norms' weights read on top."""
+    from analysis import gemm_compute_efficiency
+    from analysis._decode import _HEAVY, DECODE_HBM_EFFICIENCY, EMPTY_KERNEL_TIME, KERNEL_CLASSES
+
+    def one(n, r_i):
+        f_i = max(max(0.0, floors.get(KERNEL_CLASSES[n], 0.0) - EMPTY_KERNEL_TIME.value), mkt)
+        fixed = gemm_fixed if KERNEL_CLASSES[n] == "gemm" else 0.0
+        return boundary / fusion + r_i + (max(r_i + fixed, f_i) - r_i) / fusion
 
     def cost(names, roofline):
         heavy = [n for n in names if KERNEL_CLASSES[n] in _HEAVY]
-        total = 0.0
+        return sum(one(n, roofline / len(heavy) if KERNEL_CLASSES[n] in _HEAVY else 0.0)
+                   for n in names)
+
+    att_m, tp = model.attention, r.layout.tp
+    t = -(-r.batch // r.layout.dp) * r.tokens_per_sequence
+    h = model.hidden
+    qk = att_m.qk_nope_head_dim + att_m.qk_rope_head_dim
+    work = {"q_a": h * att_m.q_lora_rank, "kv_a": h * (att_m.kv_lora_rank + att_m.qk_rope_head_dim),
+            "q_b": att_m.q_lora_rank * att_m.heads * qk / tp,
+            "w_uk": att_m.kv_lora_rank * att_m.heads * att_m.qk_nope_head_dim / tp,
+            "w_uv": att_m.kv_lora_rank * att_m.heads * att_m.v_head_dim / tp,
+            "o": att_m.heads * att_m.v_head_dim * h / tp}
+    bw = chip.hbm_bandwidth * DECODE_HBM_EFFICIENCY.value
+    eff = gemm_compute_efficiency(chip.generation, chip.gemm_format(model.math_format(
+        "attention")), "dense")
+    f_att = chip.peak(chip.gemm_format(model.math_format("attention"))) * (
+        1.0 if eff is None else eff.value)
+    scores = t * att_m.score_flops_per_token(context) / tp / chip.peak("bf16")
+
+    def attention_cost(names, x):
+        total, reads = 0.0, 0.0
         for n in names:
-            r_i = roofline / len(heavy) if KERNEL_CLASSES[n] in _HEAVY else 0.0
-            f_i = max(max(0.0, floors.get(KERNEL_CLASSES[n], 0.0) - EMPTY_KERNEL_TIME.value),
-                      mkt)
-            fixed = gemm_fixed if KERNEL_CLASSES[n] == "gemm" else 0.0
-            total += boundary / fusion + r_i + (max(r_i + fixed, f_i) - r_i) / fusion
-        return total
+            cls = KERNEL_CLASSES[n]
+            if cls == "attention":
+                r_i = max(x.kv_cache, scores)
+                reads += x.kv_cache
+            elif cls in _HEAVY:
+                p = sum(work[w] for w in _MLA_GEMMS[n])
+                r_i = max(p * model.weight_bytes / bw, 2 * p * t / f_att)
+                reads += p * model.weight_bytes / bw
+            else:
+                r_i = 0.0
+            total += one(n, r_i)
+        return total + max(0.0, x.attention_weights + x.kv_cache - reads)
 
     kind = model.attention.kind
     att = list(lists.get(kind, KERNELS[kind]))
@@ -646,7 +694,8 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed):
     total = 0.0
     for x in r.layers:
         ffn = list(lists["dense_ffn"]) if x.kind == "dense" else moe
-        total += (cost(att, max(x.attention_weights + x.kv_cache, x.attention_compute))
+        total += ((attention_cost(att, x) if per_kernel else
+                   cost(att, max(x.attention_weights + x.kv_cache, x.attention_compute)))
                   + cost(ffn, max(x.ffn_weights, x.ffn_compute)) + x.exposed_comm)
     return total + cost(KERNELS["head"], max(r.head.weights, r.head.compute))
 
@@ -673,8 +722,8 @@ def test_step_is_the_sum_of_its_counted_kernels(batch, layout, engine, graphs, f
     boundary = GRAPH_KERNEL_OVERHEAD.value if graphs else 4e-6
     m = MODELS["kimi-k2"]
     assert r.time == pytest.approx(
-        _brute_step(r, m, lists, r.layout.ep, floors, mkt, boundary, fusion, gemm_fixed),
-        rel=1e-12)
+        _brute_step(r, m, lists, r.layout.ep, floors, mkt, boundary, fusion, gemm_fixed,
+                    chip=f.chip), rel=1e-12)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -868,3 +917,26 @@ def test_slowest_group_refuses_a_partial_or_empty_group():
         slowest_group_seconds(fab, "all-reduce", 1024, [], 2)
     with pytest.raises(SpecError, match="whole, non-zero number of groups of 4"):
         slowest_group_seconds(fab, "all-reduce", 1024, range(6), 4)
+
+
+def test_attention_block_is_its_kernels_rooflines_summed():
+    # DeepSeek-V3 (128 heads) at 64 sequences a rank verifying 2 tokens each, 4096 tokens of
+    # context: the MLA kernel is compute-bound while the projections stream weights; run one
+    # after another
+    # they cannot overlap, so the block is the sum of each kernel's own roofline (brute
+    # force), longer than the old max of the block's sums
+    f = topologies_build("hgx-h200")
+    kw = {"batch": 512, "context": 4096, "layout": "tp=1,dp=8", "collective": fake_cost,
+          "tokens_per_sequence": 2}          # a verification step: 2 queries per sequence
+    r = decode_step("deepseek-v3", f, **kw)
+    lists = step_kernel_lists("deepseek-v3", f.chip, tp=1, tokens=128)
+    from analysis._decode import GEMM_FIXED_TIME, KERNEL_FLOORS
+    floors = {k: p.value for k, p in KERNEL_FLOORS.items()}
+    args = (r, MODELS["deepseek-v3"], lists, r.layout.ep, floors, 0.0,
+            GRAPH_KERNEL_OVERHEAD.value, 1.0, GEMM_FIXED_TIME.value)
+    brute = _brute_step(*args, chip=f.chip, context=4096)
+    assert r.time == pytest.approx(brute, rel=1e-12)
+    # the old rule (the block's max shared evenly) is shorter by what the kernels cannot
+    # overlap: 61 layers of it here
+    old = _brute_step(*args, chip=f.chip, context=4096, per_kernel=False)
+    assert r.time - old > 61 * 1e-6
