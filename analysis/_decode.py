@@ -146,6 +146,7 @@ __all__ = [
     "KERNEL_FLOORS",
     "LAUNCH_OVERHEAD",
     "MIN_KERNEL_TIME",
+    "MLA_DECODE_EFFICIENCY",
     "MTP_KERNELS",
     "SGLANG_GRAPH_KERNELS",
     "TRTLLM_FP4_REQUANT",
@@ -328,6 +329,30 @@ TRTLLM_FP8_MLA_KV_BYTES = 1.0
 TRTLLM_FP8_MLA_SOURCE = ("NVIDIA/TensorRT-LLM examples/models/core/deepseek_v3/README.md at "
                          "a98a9061d72f, 'FP8 KV Cache and MLA': the generation-phase MLA kernel "
                          "runs FP8 arithmetic with an FP8 KV cache (Hopper and Blackwell)")
+
+#: The dense MLA decode kernel TensorRT-LLM runs on Hopper, FlashMLA ("TensorRT LLM has
+#: already integrated FlashMLA in the PyTorch backend. It is enabled automatically when
+#: running DeepSeek-V3/R1": examples/models/core/deepseek_v3/README.md at a98a9061d72f):
+#: "achieves up to 3000 GB/s in memory-bound configuration and 660 TFLOPS in
+#: computation-bound configuration on H800 SXM5 with CUDA 12.8" (deepseek-ai/FlashMLA README
+#: at commit 9241ae3; 660 since the 2025-04-22 update, 580 before). As fractions of the
+#: H800's 3.35 TB/s and 989.4 dense BF16 TFLOPS: with ``engine="trtllm"`` the attention kernel
+#: of an MLA decode step on a Hopper chip reads its KV cache at
+#: ``MLA_DECODE_EFFICIENCY["hopper"][0]`` of peak HBM bandwidth (not
+#: :data:`DECODE_HBM_EFFICIENCY`) and computes its scores at ``[1]`` of the peak of the format
+#: they run in, under the default ``hbm_efficiency`` and ``compute_efficiency``. Both are the
+#: kernel's best published figures ("up to"), taken for every Hopper chip (assumption). Not
+#: for vLLM (its Hopper default became FlashAttention MLA, vLLM PR #27363) or SGLang (not
+#: read), nor for Blackwell (no published figure for its dense MLA decode kernels).
+MLA_DECODE_EFFICIENCY = {"hopper": (
+    Parameter("decode.mla_kernel.hbm_efficiency.hopper", 3000e9 / 3.35e12, "",
+              "deepseek-ai/FlashMLA README at 9241ae3: dense MLA decoding 'up to 3000 GB/s in "
+              "memory-bound configuration' on H800 SXM5 (3.35 TB/s); every Hopper chip "
+              "(assumption)"),
+    Parameter("decode.mla_kernel.compute_efficiency.hopper", 660e12 / 989.4e12, "",
+              "deepseek-ai/FlashMLA README at 9241ae3: dense MLA decoding '660 TFLOPS in "
+              "computation-bound configuration' on H800 SXM5 (989.4 dense BF16 TFLOPS); every "
+              "Hopper chip (assumption)"))}
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
 #: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
@@ -1566,6 +1591,27 @@ class _Settings:
             return None
         return decode_gemm_hbm_efficiency(self.chip.generation, self.gemm_format(part))
 
+    @property
+    def mla_kernel(self):
+        """The published (HBM, compute) efficiencies of TensorRT-LLM's MLA decode kernel on
+        this chip (:data:`MLA_DECODE_EFFICIENCY`), or None: the step's defaults apply (another
+        engine, not MLA, no figure for the generation, or a user's ``hbm_efficiency`` /
+        ``compute_efficiency``)."""
+        if (self.engine != "trtllm" or self.m.attention.kind != "mla"
+                or self.fl_eff is not None or self.hbm_eff != DECODE_HBM_EFFICIENCY.value):
+            return None
+        return MLA_DECODE_EFFICIENCY.get(self.chip.generation)
+
+    def kv_bw(self):
+        """Achieved HBM bandwidth of the attention kernel's KV-cache read, bytes/s."""
+        k = self.mla_kernel
+        return self.bw if k is None else self.chip.hbm_bandwidth * k[0].value
+
+    def scores_flops(self):
+        """Achieved FLOP/s of the attention kernel's score math."""
+        k = self.mla_kernel
+        return self.gemm_flops("scores") * (1.0 if k is None else k[1].value)
+
     def part_bw(self, part):
         """Achieved HBM bandwidth of the dense GEMMs of model part ``part``, bytes/s
         (:attr:`bw` unless :meth:`dense_gemm_hbm_efficiency` gives a published fraction)."""
@@ -2173,7 +2219,7 @@ def _attention_rooflines(s, mem, names):
         cls = KERNEL_CLASSES[n]
         if cls == "attention":
             sc = t * m.attention.score_flops_per_token(s.context) / tp
-            out.append(max(mem.kv_layer_chip / s.bw, sc / s.gemm_flops("scores") if sc else 0.0))
+            out.append(max(mem.kv_layer_chip / s.kv_bw(), sc / s.scores_flops() if sc else 0.0))
         elif cls in _HEAVY:
             p = sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
                     for g in _ATTENTION_GEMM_WORK.get(n, ()))
@@ -2194,7 +2240,12 @@ def _attention_block_time(s, mem, names, reads):
     norms' weights) are added on top. At a batch where every kernel is memory-bound this is
     the block roofline of before."""
     rs = _attention_rooflines(s, mem, names)
-    roofline = sum(rs) + max(0.0, reads - sum(_attention_reads(s, mem, names)))
+    kernel_reads = _attention_reads(s, mem, names)
+    kv = sum(r for n, r in zip(names, kernel_reads, strict=True)
+             if KERNEL_CLASSES[n] == "attention")
+    # the weights no GEMM kernel reads (the norms'): ``reads`` less the GEMMs' and the KV's
+    weights_only = reads - mem.kv_layer_chip / s.bw
+    roofline = sum(rs) + max(0.0, weights_only - (sum(kernel_reads) - kv))
     floor = sum(_kernel_overhead(s, n, r) for n, r in zip(names, rs, strict=True))
     floor /= s.fusion_factor
     return roofline + floor, floor
@@ -2209,7 +2260,7 @@ def _attention_reads(s, mem, names):
     for n in names:
         cls = KERNEL_CLASSES[n]
         if cls == "attention":
-            out.append(mem.kv_layer_chip / s.bw)
+            out.append(mem.kv_layer_chip / s.kv_bw())
         elif cls in _HEAVY:
             p = sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
                     for g in _ATTENTION_GEMM_WORK.get(n, ()))
@@ -2452,6 +2503,7 @@ def _parameters(s, moe, comm):
          if s.cuda_graphs else ()) + ((Parameter(
              "decode.attention_scores_format", s.gemm_format("scores"), "",
              TRTLLM_FP8_MLA_SOURCE),) if s.fp8_mla else ()) + (
+        tuple(s.mla_kernel) if s.mla_kernel is not None else ()) + (
         Parameter("decode.moe_hbm_efficiency", hbm_eff if s.moe_eff is None else s.moe_eff, "",
                   ("as decode.hbm_efficiency" if s.moe_eff is None else
                    VLLM_INT4_MOE_HBM_EFFICIENCY.source

@@ -635,7 +635,7 @@ _MLA_GEMMS = {
 
 
 def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed, chip=None,
-                context=512, per_kernel=True):
+                context=512, per_kernel=True, engine=None):
     """The step re-added kernel by kernel: each kernel costs its boundary plus
     max(its roofline (+ the fixed part, for a GEMM), its floor beyond an empty kernel);
     fusion divides all but the roofline. An FFN or head block's heavy kernels share its
@@ -670,13 +670,19 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed, 
     f_att = chip.peak(chip.gemm_format(model.math_format("attention"))) * (
         1.0 if eff is None else eff.value)
     scores = t * att_m.score_flops_per_token(context) / tp / chip.peak("bf16")
+    kv_scale = 1.0
+    if engine == "trtllm" and chip.generation == "hopper":
+        # TensorRT-LLM's FlashMLA on Hopper: KV at 3000 GB/s of the H800's 3.35 TB/s (not
+        # 0.78 of peak), scores at 660 of 989.4 BF16 TFLOPS (FlashMLA README)
+        kv_scale = DECODE_HBM_EFFICIENCY.value / (3000e9 / 3.35e12)
+        scores /= 660e12 / 989.4e12
 
     def attention_cost(names, x):
         total, reads = 0.0, 0.0
         for n in names:
             cls = KERNEL_CLASSES[n]
             if cls == "attention":
-                r_i = max(x.kv_cache, scores)
+                r_i = max(x.kv_cache * kv_scale, scores)
                 reads += x.kv_cache
             elif cls in _HEAVY:
                 p = sum(work[w] for w in _MLA_GEMMS[n])
@@ -723,7 +729,7 @@ def test_step_is_the_sum_of_its_counted_kernels(batch, layout, engine, graphs, f
     m = MODELS["kimi-k2"]
     assert r.time == pytest.approx(
         _brute_step(r, m, lists, r.layout.ep, floors, mkt, boundary, fusion, gemm_fixed,
-                    chip=f.chip), rel=1e-12)
+                    chip=f.chip, engine=engine), rel=1e-12)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -934,9 +940,31 @@ def test_attention_block_is_its_kernels_rooflines_summed():
     floors = {k: p.value for k, p in KERNEL_FLOORS.items()}
     args = (r, MODELS["deepseek-v3"], lists, r.layout.ep, floors, 0.0,
             GRAPH_KERNEL_OVERHEAD.value, 1.0, GEMM_FIXED_TIME.value)
-    brute = _brute_step(*args, chip=f.chip, context=4096)
+    brute = _brute_step(*args, chip=f.chip, context=4096, engine="trtllm")
     assert r.time == pytest.approx(brute, rel=1e-12)
     # the old rule (the block's max shared evenly) is shorter by what the kernels cannot
     # overlap: 61 layers of it here
-    old = _brute_step(*args, chip=f.chip, context=4096, per_kernel=False)
+    old = _brute_step(*args, chip=f.chip, context=4096, per_kernel=False, engine="trtllm")
     assert r.time - old > 61 * 1e-6
+
+
+def test_trtllm_flashmla_on_hopper_only():
+    # TensorRT-LLM runs FlashMLA on Hopper (its deepseek_v3 README): the MLA kernel reads KV at
+    # FlashMLA's 3000 GB/s of 3.35 TB/s and computes at 660 of 989.4 TFLOPS; vLLM and SGLang
+    # steps, Blackwell, and a user's hbm_efficiency are untouched by it
+    import topologies
+    from analysis._decode import MLA_DECODE_EFFICIENCY
+
+    mem, comp = MLA_DECODE_EFFICIENCY["hopper"]
+    assert mem.value == pytest.approx(3000 / 3350) and comp.value == pytest.approx(660 / 989.4)
+    kw = {"batch": 8, "context": 2048, "layout": "tp=8", "collective": fake_cost}
+    h = topologies_build("hgx-h200")
+    names = {p.name for p in decode_step("deepseek-v3", h, engine="trtllm", **kw).parameters}
+    assert {mem.name, comp.name} <= names
+    for engine in ("vllm", "sglang"):
+        names = {p.name for p in decode_step("deepseek-v3", h, engine=engine, **kw).parameters}
+        assert mem.name not in names
+    b = topologies.build("switch:8,chip=b200")
+    assert mem.name not in {p.name for p in decode_step("deepseek-v3", b, **kw).parameters}
+    user = decode_step("deepseek-v3", h, engine="trtllm", hbm_efficiency=0.9, **kw)
+    assert mem.name not in {p.name for p in user.parameters}
