@@ -315,5 +315,6 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
                 i = pairs[node]
                 out.append(Finding(code="unreachable", severity="error",
                                    message=f"{table.label(i)}: no route from any chip of {h} to "
-                                   f"{node!r}", where=table.where(i)))
+                                   f"{node!r}{fabric.failures.explain(node)}",
+                                   where=table.where(i)))
     return out

@@ -180,3 +180,15 @@ def test_serve_json_records_failed_lanes_and_switches():
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["failed_nodes"] == ["sw1"] and d["failed_chips"] == [3]
+
+
+def test_check_says_why_a_window_is_unreachable():
+    """fabric.check on sd200-ultra with every link of chip8 failed: each other host's window
+    onto chip8 is 'unreachable'; the finding now also says chip8 is cut off and by what."""
+    import fabric
+    f = topologies.build("sd200-ultra")
+    g = f.without(links=[("chip8", n) for n in sorted(f.graph.neighbors("chip8"))])
+    found = [x for x in fabric.check(g) if x.code == "unreachable"]
+    assert len(found) == 15                      # every host but chip8's own (host1)
+    assert all("no route from any chip of" in x.message and "'chip8'; chip8 is cut off from "
+               "every other chip: link chip8-chip0" in x.message for x in found)
