@@ -224,3 +224,44 @@ def test_idle_chips_is_what_the_most_copies_leave_by_brute_force(spec, data):
         if copies:        # (none: the instance needs a cut-off chip and costing it says so)
             want = g.n_endpoints - n * copies
             assert analysis.idle_chips(g, n) == want, (n, g.failures.cut_off)
+
+
+@given(st.sampled_from(["switch:8,planes=2,links=9,tech=nvlink5,chip=b200",
+                        "switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200"]), st.data())
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_serving_point_is_no_better_on_a_degraded_node(spec, data):
+    """serve --fail-link / --fail-lane: the same point (layout, batch, drafts, mode) never
+    gains tokens/s per user or per GPU from losing links or lanes; or it is a clear error."""
+    f = topologies.build(spec)
+    edges = sorted(f.graph.edges, key=str)
+    links = data.draw(st.lists(st.sampled_from(edges), max_size=2, unique_by=frozenset),
+                      label="links")
+    lanes = data.draw(st.lists(st.sampled_from(edges), max_size=2), label="lanes")
+    lanes = [e for e in lanes if frozenset(e) not in {frozenset(x) for x in links}]
+    if not links and not lanes:
+        return
+    try:
+        g = f.without(links=links, lanes=lanes)
+    except FabricError as e:                    # a 1-lane link named twice
+        assert "already failed" in str(e)
+        return
+    model = "deepseek-r1-nvfp4" if "b200" in spec else "deepseek-r1"
+    kw = {"isl": 1024, "osl": 256, "batch": data.draw(st.sampled_from([1, 8, 64])),
+          "layout": data.draw(st.sampled_from(["tp=8,dp=1", "tp=8,dp=1,etp=8", "tp=1,dp=8",
+                                               "tp=4,dp=2", "tp=8,dp=1,etp=4"])),
+          "draft_length": data.draw(st.sampled_from([0, 1])), "acceptance": 0.85,
+          "mode": data.draw(st.sampled_from(["aggregated", "disaggregated"]))}
+    try:
+        a = analysis.serving_point(model, f, **kw)
+    except FabricError:
+        event("point does not run intact")
+        return
+    try:
+        b = analysis.serving_point(model, g, **kw)
+    except FabricError as e:
+        event("degraded: clear error")
+        assert g.name in str(e) or "cannot reach" in str(e) or "no path" in str(e), str(e)
+        return
+    event("compared")
+    assert b.tokens_per_s_user <= a.tokens_per_s_user
+    assert b.tokens_per_s_gpu <= a.tokens_per_s_gpu
