@@ -41,6 +41,10 @@ def register(sub):
                         "the memory limit)")
     p.add_argument("--no-speculative", action="store_true",
                    help="plain decoding only (default also tries 1 and 3 drafted tokens)")
+    p.add_argument("--draft-cost", type=float, default=None,
+                   help="speculative decoding: a separate draft model's time per token as a "
+                        "fraction of a plain step, a finite number >= 0 (default: the model's "
+                        "MTP module priced; a model without one is searched without drafts)")
     p.add_argument("--tier", default="own-hyperscaler",
                    choices=("own-hyperscaler", "own-neocloud", "rent-3yr"),
                    help="GPU-hour cost tier of the TCO table")
@@ -110,6 +114,8 @@ def run(args):
                         f"{args.chip_price}")
     fab = degrade(topologies.build(args.system), args)
     spec = ((0, 0.0),) if args.no_speculative else DEFAULT_SPECULATIVE
+    if args.draft_cost is not None and args.no_speculative:
+        raise SpecError("--draft-cost prices speculative drafts; --no-speculative has none")
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
               "overlap": args.overlap, "micro_batches": args.micro_batches,
               "adp_balance": args.adp_balance,
@@ -123,6 +129,8 @@ def run(args):
     # a live bar (the frontier search is one long call): stages and elapsed time
     with Progress(3, "serve", quiet=args.quiet, live=True) as bar:
         bar.stage("frontier: layouts x batches x speculation")
+        if args.draft_cost is not None:
+            decode["draft_cost"] = args.draft_cost
         fr = serving_frontier(args.model, fab, isl=args.isl, osl=args.osl, mode=args.mode,
                               definition=args.definition, layouts=args.layout,
                               batches=_batches(args.batches), speculative=spec, **decode)

@@ -658,8 +658,8 @@ def _check_draft_cost(draft_cost):
 
 def _no_mtp(m):
     return (f"{m.name} has no multi-token-prediction module (mtp_modules=0) to price a draft "
-            f"from; pass draft_cost= (a draft model's time per token as a fraction of a "
-            f"plain step)")
+            f"from; pass draft_cost= (CLI: --draft-cost; a draft model's time per token as a "
+            f"fraction of a plain step)")
 
 
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
