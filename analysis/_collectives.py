@@ -1119,7 +1119,8 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
     _t, steps, chunks = _evaluate(fabric, plan, n, overlap)
     candidates = tuple((c.label, c.time) for c in tried) + tuple(why)
     res = _result(fabric, op, n, M, len(nodes), plan, best.time, steps, chunks,
-                  candidates if algorithm == "auto" else (), idx, overlap)
+                  candidates if algorithm == "auto" else (), idx, overlap,
+                  in_network=best.library == "nvls-tree")
     return dataclasses.replace(res, runtime=rt.name, protocol=best.protocol or None,
                                channels=best.channels or None, fixed=best.fixed)
 
@@ -1233,8 +1234,11 @@ def _bandwidths(op, size, p, t):
     return algbw, (algbw * factor if factor > 0 else 0.0)
 
 
-def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap):
-    in_network = plan.algorithm == "in-switch"
+def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overlap,
+            in_network=False):
+    # the bound with in-network reduction where the algorithm reduces in the switches: the
+    # in-switch schedule, or a runtime's NVLS-tree (NVLS inside each node; analysis._runtime_cost)
+    in_network = in_network or plan.algorithm == "in-switch"
     lb = _lower_bound(fabric, op, n, idx, plan, in_network, M, overlap)
     size = n / p if M is not None else n
     algbw, busbw = _bandwidths(op, size, p, t)

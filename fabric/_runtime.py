@@ -653,10 +653,34 @@ def _parse_version(text):
     return nums + (0,) * (3 - len(nums))
 
 
+#: Constants that are parts of one formula of NCCL's tuner and so are revised together:
+#: the NVLS-tree latency (``src/graph/tuning.cc``: base and per-step latencies, and the 2.18
+#: form's 2 (nodes - 1) network steps) and the NVLS-tree bandwidth (the 2.18 form's algBw =
+#: busBw x 0.7 nodes / (2 (nodes - 1)); the later form's network factors, ``nRanks / nsteps``
+#: ratio and per-channel caps). A release's run is never timed by a mix of two forms no
+#: release had: every part's walk stops at the first change of ANY part of its formula that
+#: is not a sourced revision (both forms changed shape in 2.19).
+_FORMULAS = (
+    frozenset({("base_latency", ("nvls-tree", "Simple")),
+               ("hw_latency", ("nvlink", "nvls-tree", "Simple")),
+               ("hw_latency", ("pci", "nvls-tree", "Simple")),
+               ("hw_latency", ("net", "nvls-tree", "Simple")),
+               ("factors", "nvls_tree_linear_net_steps")}),
+    frozenset({*(("factors", k) for k in ("nvls_tree_ratio_nodes", "nvls_tree_net_two_nodes",
+                                          "nvls_tree_net_many_nodes", "nvls_tree_alg_ratio")),
+               *(("nvls_tree_bw", (a, i)) for a in ("hopper", "blackwell") for i in range(3))}),
+)
+
+
+def _tag(first):
+    return ".".join(map(str, first))
+
+
 def _history_values(field, key, steps, v):
     """``(own, timed)``: the value release ``v`` has for one history entry, and the value its
     run is timed with: from its own, every later change that :data:`PREDICTION_REVISIONS`
-    sources as a revision of the prediction is taken, up to the first that is not
+    sources as a revision of the prediction is taken, up to the first that is not, its own
+    or, for a constant that is part of a formula (:data:`_FORMULAS`), any other part's
     (``(None, None)`` when ``v`` predates the entry)."""
     own = None
     for i, (first, val) in enumerate(steps):
@@ -664,9 +688,14 @@ def _history_values(field, key, steps, v):
             own, at = val, i
     if own is None:
         return None, None
+    members = next((g for g in _FORMULAS if (field, key) in g), {(field, key)})
+    stops = [first for f, k in members for first, _val in _NCCL_HISTORY.get((f, k), ())
+             if first > v and (f, k, _tag(first)) not in PREDICTION_REVISIONS]
+    stop = min(stops, default=None)
     timed = own
     for first, val in steps[at + 1:]:
-        if (field, key, ".".join(map(str, first))) not in PREDICTION_REVISIONS:
+        if (stop is not None and first >= stop) or (
+                (field, key, _tag(first)) not in PREDICTION_REVISIONS):
             break
         timed = val
     return own, timed

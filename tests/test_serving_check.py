@@ -38,7 +38,7 @@ OUTSIDE_25 = {
                          "TFLOPS, i.e. 108-240 us, against the profile's ~180: no one figure "
                          "for SGLang's default FA3 MLA kernel of May 2025 was found; FlashMLA's "
                          "README rates, which the model now gives TensorRT-LLM's kernel, would "
-                         "make it ~2 points worse; the block is priced per kernel since "
+                         "make it 1 point worse (faster); the block is priced per kernel since "
                          "session 7, which leaves it unchanged); routed "
                          "experts ~0.21 vs 0.30 (DeepGEMM's masked-layout compute-bound mean, "
                          "0.53 of FP8 peak; its 4-group M=256 rows, the deployment's shape, "
