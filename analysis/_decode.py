@@ -815,8 +815,9 @@ def parse_layout(layout, n_chips):
     if unknown:
         raise SpecError(f"layout: unknown keys {sorted(unknown)}; allowed: tp, dp, ep, etp")
     for key, val in values.items():
-        if isinstance(val, bool) or not isinstance(val, int) or val < 1:
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
             raise SpecError(f"layout: {key} must be an integer >= 1, got {key}={val!r}")
+    values = {key: int(val) for key, val in values.items()}
     tp = values.get("tp", 1)
     dp = values.get("dp")
     ep = values.get("ep")
@@ -845,16 +846,16 @@ def parse_layout(layout, n_chips):
 # -- the instance's chips -------------------------------------------------------------------
 
 def _check_chips(chips):
-    if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+    if isinstance(chips, bool) or not isinstance(chips, (int, np.integer)) or chips < 1:
         raise SpecError(f"chips must be an integer >= 1 (chips per instance), got {chips!r}")
-    return chips
+    return int(chips)
 
 
 def _check_tp(tp, chips):
-    if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1 or chips % tp:
+    if isinstance(tp, bool) or not isinstance(tp, (int, np.integer)) or tp < 1 or chips % tp:
         raise SpecError(f"tp must be an integer >= 1 dividing the instance's {chips} chips "
                         f"(its tensor-parallel group size), got tp={tp!r}")
-    return tp
+    return int(tp)
 
 
 def _check_instance_chips(fabric, chips):

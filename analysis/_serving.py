@@ -76,6 +76,7 @@ True
 """
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from fabric import Parameter, RoutingError, SpecError, chip_spec
@@ -415,8 +416,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
-    if isinstance(isl, bool) or not isinstance(isl, int) or isl < 1:
+    if isinstance(isl, bool) or not isinstance(isl, numbers.Integral) or isl < 1:
         raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
+    isl = int(isl)
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
         if isinstance(v, bool) or not (isinstance(v, (int, float)) and 0 < v <= 1):
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
@@ -754,8 +756,9 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                 adp_balance=adp_balance)
     k = draft_length
     a = MTP_ACCEPTANCE.value if acceptance is None else acceptance
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+    if isinstance(batch, bool) or not isinstance(batch, numbers.Integral) or batch < 1:
         raise SpecError(f"batch must be an integer >= 1, got batch={batch!r}")
+    batch = int(batch)
     if batch < fr.micro:
         raise SpecError(f"micro_batches={fr.micro} exceeds batch={batch}: each micro-batch "
                         f"needs at least one sequence")
@@ -790,8 +793,9 @@ class _Sweep:
     def __init__(self, m, fabric, *, isl, osl, mode, definition, prefill_efficiency,
                  usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False):
         for name, v in (("isl", isl), ("osl", osl)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
                 raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
+        isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
         if not (isinstance(usable_hbm, (int, float)) and 0 < usable_hbm <= 1):
@@ -806,9 +810,10 @@ class _Sweep:
         self.eff = prefill_efficiency
         self.kw = decode_kwargs
         self.chip = fabric_chip(fabric, decode_kwargs.get("chip"))
-        if isinstance(micro_batches, bool) or not isinstance(micro_batches, int) \
+        if isinstance(micro_batches, bool) or not isinstance(micro_batches, numbers.Integral) \
                 or micro_batches < 1:
             raise SpecError(f"micro_batches must be an integer >= 1, got {micro_batches!r}")
+        micro_batches = int(micro_batches)
         if decode_kwargs.get("overlap") == TWO_BATCH and micro_batches != 2:
             raise SpecError(f"overlap={TWO_BATCH!r} is the schedule of two micro-batches; "
                             f"pass micro_batches=2 (cofabric serve --micro-batches 2), "

@@ -130,3 +130,22 @@ def test_moe_exchange_names_a_bad_ep(ep):
     with pytest.raises(TypeError, match="ep must be an int or a sequence of ranks"):
         analysis.moe_exchange(f, "deepseek-v3", 512, ep, kernel="one-sided", dispatch_bytes=2,
                               combine_bytes=2, routing="balanced")
+
+
+def test_numpy_integers_are_integers_everywhere_decode_takes_them():
+    """decode_step took np.int64 batch and context, but a layout {'tp': np.int64(2)},
+    instance_chips/idle_chips(np.int64(4)), prefill_time(isl=np.int64) and serving_point's
+    batch/isl/osl were refused as 'must be an integer'. Results carry plain ints."""
+    from test_audit_s7_serving import SMALL
+    f = topologies.build("switch:8,chip=b200")
+    i = np.int64
+    s = analysis.decode_step(SMALL, f, batch=i(8), context=i(64), layout={"tp": i(2), "dp": 1})
+    assert type(s.layout.tp) is int and s.layout == analysis.parse_layout("tp=2,dp=1", 8)
+    assert analysis.instance_chips(f, i(4), tp=i(2)) == analysis.instance_chips(f, 4, tp=2)
+    assert analysis.idle_chips(f, i(3)) == analysis.idle_chips(f, 3) == 2
+    assert analysis.prefill_time(SMALL, f, isl=i(64), layout="tp=2,dp=1") == \
+        analysis.prefill_time(SMALL, f, isl=64, layout="tp=2,dp=1")
+    kw = {"layout": "tp=2,dp=1", "micro_batches": 1}
+    a = analysis.serving_point(SMALL, f, isl=i(64), osl=i(16), batch=i(4), **kw)
+    b = analysis.serving_point(SMALL, f, isl=64, osl=16, batch=4, **kw)
+    assert a == b and type(a.batch) is int
