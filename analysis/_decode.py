@@ -341,18 +341,28 @@ TRTLLM_FP8_MLA_SOURCE = ("NVIDIA/TensorRT-LLM examples/models/core/deepseek_v3/R
 #: ``MLA_DECODE_EFFICIENCY["hopper"][0]`` of peak HBM bandwidth (not
 #: :data:`DECODE_HBM_EFFICIENCY`) and computes its scores at ``[1]`` of the peak of the format
 #: they run in, under the default ``hbm_efficiency`` and ``compute_efficiency``. Both are the
-#: kernel's best published figures ("up to"), taken for every Hopper chip (assumption). Not
-#: for vLLM (its Hopper default became FlashAttention MLA, vLLM PR #27363) or SGLang (not
-#: read), nor for Blackwell (no published figure for its dense MLA decode kernels).
-MLA_DECODE_EFFICIENCY = {"hopper": (
-    Parameter("decode.mla_kernel.hbm_efficiency.hopper", 3000e9 / 3.35e12, "",
-              "deepseek-ai/FlashMLA README at 9241ae3: dense MLA decoding 'up to 3000 GB/s in "
-              "memory-bound configuration' on H800 SXM5 (3.35 TB/s); every Hopper chip "
-              "(assumption)"),
-    Parameter("decode.mla_kernel.compute_efficiency.hopper", 660e12 / 989.4e12, "",
-              "deepseek-ai/FlashMLA README at 9241ae3: dense MLA decoding '660 TFLOPS in "
-              "computation-bound configuration' on H800 SXM5 (989.4 dense BF16 TFLOPS); every "
-              "Hopper chip (assumption)"))}
+#: kernel's best published figures ("up to"), taken for every Hopper chip (assumption). They
+#: are the BF16 kernel's: with an FP8 KV cache (:data:`TRTLLM_FP8_MLA_KV_BYTES`, FP8 FlashMLA,
+#: no published rate) the step keeps its defaults. Not for vLLM (its Hopper default became
+#: FlashAttention MLA, vLLM PR #27363) or SGLang (not read), nor for Blackwell (no published
+#: figure for its dense MLA decode kernels).
+def _flashmla_h800():
+    """FlashMLA's published H800 SXM5 rates over the H800's own peaks (fabric ``h800``)."""
+    h800 = chip_spec("h800")
+    return (
+        Parameter("decode.mla_kernel.hbm_efficiency.hopper", 3000e9 / h800.hbm_bandwidth, "",
+                  f"deepseek-ai/FlashMLA README at 9241ae3: dense MLA decoding 'up to 3000 GB/s "
+                  f"in memory-bound configuration' on H800 SXM5 "
+                  f"({h800.hbm_bandwidth / 1e12:.2f} TB/s); BF16 KV cache; every Hopper chip "
+                  f"(assumption)"),
+        Parameter("decode.mla_kernel.compute_efficiency.hopper", 660e12 / h800.peak("bf16"), "",
+                  f"deepseek-ai/FlashMLA README at 9241ae3: dense MLA decoding '660 TFLOPS in "
+                  f"computation-bound configuration' on H800 SXM5 "
+                  f"({h800.peak('bf16') / 1e12:.1f} dense BF16 TFLOPS); BF16 KV cache; every "
+                  f"Hopper chip (assumption)"))
+
+
+MLA_DECODE_EFFICIENCY = {"hopper": _flashmla_h800()}
 
 #: Kernels per layer of vLLM's graph-captured decode of the DeepSeek-V3 architecture (Kimi K2
 #: is the same architecture) under plain tensor parallelism with INT4/FP4 routed experts,
@@ -1596,9 +1606,9 @@ class _Settings:
     def mla_kernel(self):
         """The published (HBM, compute) efficiencies of TensorRT-LLM's MLA decode kernel on
         this chip (:data:`MLA_DECODE_EFFICIENCY`), or None: the step's defaults apply (another
-        engine, not MLA, no figure for the generation, or a user's ``hbm_efficiency`` /
-        ``compute_efficiency``)."""
-        if (self.engine != "trtllm" or self.m.attention.kind != "mla"
+        engine, not MLA, an FP8 KV cache, no figure for the generation, or a user's
+        ``hbm_efficiency`` / ``compute_efficiency``)."""
+        if (self.engine != "trtllm" or self.m.attention.kind != "mla" or self.fp8_mla
                 or self.fl_eff is not None or self.hbm_eff != DECODE_HBM_EFFICIENCY.value):
             return None
         return MLA_DECODE_EFFICIENCY.get(self.chip.generation)

@@ -805,8 +805,11 @@ def test_trtllm_fp8_kv_runs_the_mla_scores_in_fp8(chip, batch, context, layout):
     fp8kv = dataclasses.replace(MODELS["deepseek-r1-nvfp4"], name="r1-fp8kv",
                                 kv_cache_bytes=TRTLLM_FP8_MLA_KV_BYTES)
     kw = {"batch": batch, "context": context, "layout": layout, "engine": "trtllm"}
-    on = analysis.decode_step(fp8kv, fab, **kw)
     with pytest.MonkeyPatch.context() as mp:
+        # FlashMLA's BF16 rates (MLA_DECODE_EFFICIENCY) would apply to the rule-off step on
+        # Hopper: left out of both, so that only the FP8 arithmetic differs
+        mp.setattr(analysis._decode, "MLA_DECODE_EFFICIENCY", {})
+        on = analysis.decode_step(fp8kv, fab, **kw)
         mp.setattr(analysis._decode, "TRTLLM_FP8_MLA_KV_BYTES", 0.5)       # rule off
         off = analysis.decode_step(fp8kv, fab, **kw)
     c = chip_spec(chip)
@@ -968,3 +971,21 @@ def test_trtllm_flashmla_on_hopper_only():
     assert mem.name not in {p.name for p in decode_step("deepseek-v3", b, **kw).parameters}
     user = decode_step("deepseek-v3", h, engine="trtllm", hbm_efficiency=0.9, **kw)
     assert mem.name not in {p.name for p in user.parameters}
+
+
+def test_flashmla_rates_are_the_h800_figures_and_bf16_only():
+    # review R13: the rates are FlashMLA's over the H800's own peaks; they are the BF16
+    # kernel's, so an FP8 KV cache (FP8 MLA arithmetic) keeps the defaults
+    from analysis._decode import MLA_DECODE_EFFICIENCY, TRTLLM_FP8_MLA_KV_BYTES
+    from fabric import chip_spec
+
+    h800 = chip_spec("h800")
+    mem, comp = MLA_DECODE_EFFICIENCY["hopper"]
+    assert mem.value == pytest.approx(3000e9 / h800.hbm_bandwidth, rel=1e-12)
+    assert comp.value == pytest.approx(660e12 / h800.peak("bf16"), rel=1e-12)
+    fp8kv = dataclasses.replace(MODELS["deepseek-v3"], name="v3-fp8kv",
+                                kv_cache_bytes=TRTLLM_FP8_MLA_KV_BYTES)
+    r = decode_step(fp8kv, topologies_build("hgx-h200"), batch=8, context=2048, layout="tp=8",
+                    engine="trtllm", collective=fake_cost)
+    names = {p.name for p in r.parameters}
+    assert mem.name not in names and "decode.attention_scores_format" in names
