@@ -53,6 +53,8 @@ True
 
 from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
 
+from ._models import WEIGHT_FORMATS
+
 __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DEEPGEMM_H800_FP8", "GEMM_COMPUTE_EFFICIENCY",
            "GEMM_KINDS", "HELION_B200_NVFP4_CUTLASS", "decode_gemm_hbm_efficiency",
            "gemm_compute_efficiency"]
@@ -162,8 +164,9 @@ def gemm_compute_efficiency(generation, math, kind):
 HELION_B200_NVFP4_CUTLASS = ((4096, 4096, 9.22), (6144, 4096, 10.72), (28672, 4096, 23.54),
                              (8192, 8192, 21.27), (10240, 8192, 21.08), (8192, 28672, 59.40))
 
-#: Bytes per NVFP4 weight a GEMM reads: 4 bits plus one FP8 scale per 16 weights.
-_NVFP4_BYTES = 0.5 + 1 / 16
+#: Bytes per NVFP4 weight a GEMM reads (4 bits plus one FP8 scale per 16 weights): the
+#: format's own figure, ``analysis.WEIGHT_FORMATS["nvfp4"]``.
+_NVFP4_BYTES = WEIGHT_FORMATS["nvfp4"].bytes_per_weight
 
 
 def _decode_fp4_fraction():
