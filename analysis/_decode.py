@@ -2217,41 +2217,51 @@ def _kernel_time(s, name, nbytes, nflops, part="attention"):
     return r + (_kernel_overhead(s, name, r) + s.per_kernel) / s.fusion_factor
 
 
-def _attention_rooflines(s, mem, names):
-    """Each kernel's own roofline in one attention block, seconds (0 for the small kernels):
-    a projection GEMM ``max(its weights / part bandwidth, its FLOPs / part peak)`` (its share
-    of :func:`_attention_work`, the latent down-projections whole on every rank), the
-    attention kernel ``max(KV cache / bandwidth, score FLOPs / the scores' peak)``."""
+def _attention_gemm_params(s, name):
+    """Parameters attention GEMM kernel ``name`` multiplies on one rank: its share of
+    :func:`_attention_work` over the ``tp`` ranks (the latent down-projections whole on
+    every rank, :data:`_REPLICATED_WORK`)."""
+    work, tp = _attention_work(s.m), s.lay.tp
+    return sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
+               for g in _ATTENTION_GEMM_WORK.get(name, ()))
+
+
+def _attention_kernel_times(s, mem, names):
+    """Per kernel of one attention block, ``(read, roofline)`` in seconds (both 0 for the
+    small kernels): a projection GEMM reads its weights (its share of
+    :func:`_attention_work`, the latent down-projections whole on every rank) at the part's
+    bandwidth and its roofline is ``max(that read, its FLOPs / the part's peak)``; the
+    attention kernel reads the KV cache and its roofline is ``max(that read, score FLOPs /
+    the scores' peak)``."""
     m, lay = s.m, s.lay
     tp, wb, t = lay.tp, m.weight_bytes, s.t_dp
-    work = _attention_work(m)
     out = []
     for n in names:
         cls = KERNEL_CLASSES[n]
         if cls == "attention":
+            read = mem.kv_layer_chip / s.kv_bw()
             sc = t * m.attention.score_flops_per_token(s.context) / tp
-            out.append(max(mem.kv_layer_chip / s.kv_bw(), sc / s.scores_flops() if sc else 0.0))
+            out.append((read, max(read, sc / s.scores_flops() if sc else 0.0)))
         elif cls in _HEAVY:
-            p = sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
-                    for g in _ATTENTION_GEMM_WORK.get(n, ()))
-            out.append(max(p * wb / s.part_bw("attention"),
-                           2 * p * t / s.gemm_flops("attention") if p else 0.0))
+            p = _attention_gemm_params(s, n)
+            read = p * wb / s.part_bw("attention")
+            out.append((read, max(read, 2 * p * t / s.gemm_flops("attention") if p else 0.0)))
         else:
-            out.append(0.0)
+            out.append((0.0, 0.0))
     return out
 
 
 def _attention_block_time(s, mem, names, reads):
     """Seconds the attention block's kernels run (boundaries aside) and the part their floors
     add, as :func:`_block_time` but with each heavy kernel at its OWN roofline
-    (:func:`_attention_rooflines`): the kernels run one after another, so a memory-bound
+    (:func:`_attention_kernel_times`): the kernels run one after another, so a memory-bound
     projection does not overlap a compute-bound attention kernel and the block is
     ``sum_i max(bytes_i / bw, flops_i / peak)``, not the max of the sums. ``reads`` (the
     block's weight and KV-cache read time) is kept whole: bytes no GEMM kernel reads (the
     norms' weights) are added on top. At a batch where every kernel is memory-bound this is
     the block roofline of before."""
-    rs = _attention_rooflines(s, mem, names)
-    kernel_reads = _attention_reads(s, mem, names)
+    times = _attention_kernel_times(s, mem, names)
+    kernel_reads, rs = [r for r, _ in times], [x for _, x in times]
     kv = sum(r for n, r in zip(names, kernel_reads, strict=True)
              if KERNEL_CLASSES[n] == "attention")
     # the weights no GEMM kernel reads (the norms'): ``reads`` less the GEMMs' and the KV's
@@ -2262,25 +2272,6 @@ def _attention_block_time(s, mem, names, reads):
     return roofline + floor, floor
 
 
-def _attention_reads(s, mem, names):
-    """Each attention kernel's read time alone (weights or KV cache), seconds."""
-    m, lay = s.m, s.lay
-    tp, wb = lay.tp, m.weight_bytes
-    work = _attention_work(m)
-    out = []
-    for n in names:
-        cls = KERNEL_CLASSES[n]
-        if cls == "attention":
-            out.append(mem.kv_layer_chip / s.kv_bw())
-        elif cls in _HEAVY:
-            p = sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
-                    for g in _ATTENTION_GEMM_WORK.get(n, ()))
-            out.append(p * wb / s.part_bw("attention"))
-        else:
-            out.append(0.0)
-    return out
-
-
 def _two_batch_windows(s, mem):
     """Seconds of the stages an exchange's transfer hides under in the two-batch schedule
     (:data:`TWO_BATCH`): ``(dispatch window, combine window)`` = (the shared experts + the
@@ -2288,7 +2279,6 @@ def _two_batch_windows(s, mem):
     post-attention norm, router GEMM and top-k), each kernel at its own roofline."""
     m, lay = s.m, s.lay
     tp, wb, t = lay.tp, m.weight_bytes, s.t_dp
-    work = _attention_work(m)
     att_names = _attention_names(s)
     core_at = next(i for i, n in enumerate(att_names) if KERNEL_CLASSES[n] == "attention")
     prepare = core = 0.0
@@ -2297,8 +2287,7 @@ def _two_batch_windows(s, mem):
             k = _kernel_time(s, n, mem.kv_layer_chip,
                              t * m.attention.score_flops_per_token(s.context) / tp, "scores")
         else:
-            p = sum(work.get(g, 0) / (1 if g in _REPLICATED_WORK else tp)
-                    for g in _ATTENTION_GEMM_WORK.get(n, ()))
+            p = _attention_gemm_params(s, n)
             k = _kernel_time(s, n, p * wb, 2 * p * t)
         if i < core_at:
             prepare += k
