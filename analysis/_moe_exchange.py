@@ -56,7 +56,12 @@ access``.
   combine that first stages the MoE output into its symmetric buffer
   (:attr:`ExchangeKernel.staging_copy`, ``one-sided``: TensorRT-LLM's prepare-combine
   kernel reads and writes every received copy, ``2 x copies_rank x combine_bytes``
-  through HBM, before the combine's barrier).
+  through HBM, before the combine's barrier). A **low-precision combine** (combine bytes
+  below the MoE output's own, :attr:`ExchangeKernel.staging_source_bytes`: TensorRT-LLM's
+  ``use_low_precision`` casts the BF16 output to FP8 in that pass, a plain saturating
+  cast, no scales) reads the wider output and writes the narrow one:
+  ``copies_rank x (2 x hidden + combine_bytes)``; its pulled rounds, links and block-rate
+  bytes follow the combine bytes (FP8: 2 pulled rounds for a 7168-wide token, BF16: 4).
 * **Fixed**: inside one load/store domain a phase's launch and first barrier
   cost what a one-sided kernel of the ``symmetric-memory`` runtime costs,
   ``runtime("symmetric-memory").kernel_floor`` for the fabric's GPU generation
@@ -855,7 +860,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     dispatch_bytes, combine_bytes : float
         Bytes per token; a value of at most 16 is read as bytes per hidden
         element (1 for FP8, 2 for BF16, ``1 + 4/128`` for FP8 with per-128
-        scales), as :func:`analysis.decode_step` takes them.
+        scales), as :func:`analysis.decode_step` takes them. For ``one-sided`` a
+        combine narrower than the BF16 MoE output (e.g. ``combine_bytes=1``) is
+        TensorRT-LLM's low-precision combine: the staging pass reads the BF16 output
+        and writes the narrow copy (:attr:`fabric.ExchangeKernel.staging_source_bytes`).
     transport : str, optional
         ``None``: each kernel's own choice (load/store inside a load/store domain,
         RDMA across). ``"rdma"`` sends every copy of a direct kernel
@@ -1005,6 +1013,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                 copy_c = (recv + tokens) * b_c / hbm   # read the k partials, write the sum
             if kern.staging_copy:
                 copy_c += 2 * recv * b_c / hbm         # MoE output -> symmetric buffer
+                # a low-precision combine casts a wider MoE output there: the extra bytes read
+                wider = kern.staging_source_bytes * h - b_c
+                if wider > 0:
+                    copy_c += recv * wider / hbm
             params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
                                          chip_spec(c).source),)
     if kernel_gap is None:
