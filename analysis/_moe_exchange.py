@@ -109,7 +109,9 @@ access``.
 * **Pulled combine** (:attr:`ExchangeKernel.pull_threads`): one thread block per
   token loads ``pull_threads x pull_vector`` bytes per step from the peers and
   must have them back before its next step, so a combine takes at least
-  ``rounds = ceil(bytes per token / (pull_threads x pull_vector))`` peer loads; each
+  ``rounds = ceil(bytes per token / (pull_threads x pull_vector))`` peer loads (the
+  kernels narrow the vector to 8, 4, 2 or 1 bytes for a token whose bytes 16 does not
+  divide: more rounds; the same rule counts the dispatch's and the staging pass's rounds); each
   is the fabric's own path latency there and back (the largest over the EP ranks'
   pairs, from the router: degraded fabrics lengthen it) plus the peer access, the
   rest of a measured peer load (:func:`fabric.peer_access_latency`: nvbandwidth's
@@ -204,7 +206,7 @@ def parse_routing(routing):
     if name == "node-limited":
         if not arg:
             return name, 4
-        if arg.isdigit() and int(arg) >= 1:
+        if arg.isdecimal() and int(arg) >= 1:
             return name, int(arg)
         raise SpecError(f"node-limited routing needs M >= 1 nodes per token, got {routing!r}")
     raise SpecError(f"routing must be 'uniform', 'balanced' or 'node-limited[:M]', got "
@@ -801,6 +803,29 @@ def pull_rounds(nbytes, threads, vector):
     return -(-math.ceil(nbytes) // (threads * vector))
 
 
+def _aligned_vector(nbytes, widest):
+    """Bytes per thread per step of TensorRT-LLM's one-sided copy loops: the widest of
+    ``widest``, ``widest/2``, ... 1 bytes that divides the token's bytes (moeAlltoAllKernels.cu
+    ``vectorized_copy`` / ``vectorized_dispatch`` / ``vectorized_combine`` pick 16, 8, 4, 2 or
+    1 by ``bytes % 16 == 0``, ``% 8``, ...; the FP8 cast likewise picks 16, 8, ... elements by
+    the element count, one byte each). A fractional byte count is taken at its ceiling.
+
+    >>> _aligned_vector(7168 * 2, 16), _aligned_vector(7170 * 2, 16), _aligned_vector(7171, 16)
+    (16, 4, 1)
+    """
+    n = math.ceil(nbytes)
+    v = widest
+    while v > 1 and n % v:
+        v //= 2
+    return v
+
+
+def _rounds(kern, nbytes):
+    """A one-block-per-token kernel's steps over a token of ``nbytes``: :func:`pull_rounds`
+    at the vector its copy loop picks for that size (:func:`_aligned_vector`)."""
+    return pull_rounds(nbytes, kern.pull_threads, _aligned_vector(nbytes, kern.pull_vector))
+
+
 def _round_trip(fabric, ranks):
     """Largest there-and-back path latency between two EP ranks of one domain (s):
     :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
@@ -1042,8 +1067,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                    for sources in (n_ep, 1)]
     if any(kern.chain):
         for i, nbytes in enumerate((b_d, b_c)):
-            rounds = (pull_rounds(nbytes, kern.pull_threads, kern.pull_vector)
-                      if kern.pull_threads else 0)
+            rounds = _rounds(kern, nbytes) if kern.pull_threads else 0
             chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed)
             params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
@@ -1070,7 +1094,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
         # each round: one round trip, then its bytes at the block's rate
-        pull = pull_rounds(b_c, kern.pull_threads, kern.pull_vector) * peer_trip + block[1]
+        pull = _rounds(kern, b_c) * peer_trip + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],

@@ -652,7 +652,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                       "per token (blog18: 'each CTA handles one (reduced) token'), "
                       "getEnvMoeA2ACombineBlockSize default 256 threads (envUtils.h), 16-byte "
                       "vectors loaded from the top-k peers into registers, reduced and stored "
-                      "before the loop's next step")),
+                      "before the loop's next step; every copy loop (vectorized_copy, "
+                      "vectorized_dispatch, vectorized_combine; the FP8 cast by elements) "
+                      "narrows its vector to 8, 4, 2 or 1 bytes when 16 does not divide the "
+                      "token's bytes (size % 16, % 8, % 4, % 2): pull_vector is the widest")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "

@@ -373,6 +373,23 @@ def _loop_steps(nbytes, threads, vector):
     return max(len(range(t * vector, nbytes, threads * vector)) for t in range(threads))
 
 
+def _kernel_rounds(nbytes, threads=256):
+    """Brute force: the rounds of TensorRT-LLM's one-sided copy loops over a token of
+    ``nbytes`` (integer): the vector is picked as the kernels do (``% 16 == 0`` -> 16 B,
+    else ``% 8`` -> 8, ``% 4`` -> 4, ``% 2`` -> 2, else 1), then the slowest thread's steps."""
+    if nbytes % 16 == 0:
+        vector = 16
+    elif nbytes % 8 == 0:
+        vector = 8
+    elif nbytes % 4 == 0:
+        vector = 4
+    elif nbytes % 2 == 0:
+        vector = 2
+    else:
+        vector = 1
+    return _loop_steps(nbytes, threads, vector)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 70000), st.sampled_from([32, 128, 256]), st.sampled_from([4, 8, 16]))
 def test_pull_rounds_match_the_kernel_loop(nbytes, threads, vector):
@@ -396,7 +413,7 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     rt = max(float(f.router.latency([a], [b])[0] + f.router.latency([b], [a])[0])
              for a in f.endpoint_indices for b in f.endpoint_indices if a != b)
     k = exchange_kernel("one-sided")
-    rounds = analysis.pull_rounds(r.combine_bytes, k.pull_threads, k.pull_vector)
+    rounds = _kernel_rounds(int(r.combine_bytes), k.pull_threads)
     access = EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech("nvlink4").latency
     rate = EXCHANGE_BLOCK_RATE["hopper"].value          # NCCL's 44 GiB/s per block
     c = r.combine_phase
@@ -1104,3 +1121,27 @@ def test_staging_source_bytes_is_validated_and_sourced():
     kw = {"dispatch_bytes": 2, "combine_bytes": 1, "routing": "balanced"}
     r0 = moe_exchange(f, "deepseek-v3", 16, 8, kernel=bare, **kw)
     assert r0.combine_phase.local_copy == 0.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(512, 9000), st.sampled_from([1, 2]), st.sampled_from([1, 16]))
+def test_odd_token_sizes_narrow_the_copy_vector(hidden, element, tokens):
+    """moeAlltoAllKernels.cu picks each copy loop's vector by the token's byte alignment
+    (16, 8, 4, 2 or 1 B): a hidden size 16 B does not divide takes more rounds, in the
+    dispatch's copy (chain), the staging pass (chain) and the pulled combine alike. Against
+    the brute-force loop count, for any hidden size and BF16/FP8 tokens."""
+    m = dataclasses.replace(model_config("deepseek-v3"), name=f"dsv3-h{hidden}", hidden=hidden)
+    f = fidelity_moe.nvl72()
+    r = moe_exchange(f, m, tokens, 8, kernel="one-sided", dispatch_bytes=element,
+                     combine_bytes=element, routing="balanced")
+    k = exchange_kernel("one-sided")
+    rounds = _kernel_rounds(hidden * element)
+    want_d, _ = k.chain_latency(0, "blackwell", 8, rounds)
+    want_c, _ = k.chain_latency(1, "blackwell", 8, rounds)
+    assert r.dispatch_phase.chain == pytest.approx(want_d, rel=1e-12)
+    assert r.combine_phase.chain == pytest.approx(want_c, rel=1e-12)
+    access = EXCHANGE_LATENCY["blackwell"]["peer_load"].value - 4 * link_tech("nvlink5").latency
+    from analysis import peer_round_trip
+    trip = peer_round_trip(f, f.endpoints[:8]) + access
+    block = 7 * hidden * element / EXCHANGE_BLOCK_RATE["blackwell"].value
+    assert r.combine_phase.pull_latency == pytest.approx(rounds * trip + block, rel=1e-12)
