@@ -427,7 +427,7 @@ def p2p_protocol(rt, view, nbytes):
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     q = rt.p2p
     thr = q["ll_threshold"]
-    b = int(math.ceil(nbytes))
+    b = math.ceil(nbytes)
     multi = view.n_nodes > 1
     lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
     if q["ll_rule"] == 1:

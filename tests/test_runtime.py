@@ -1101,12 +1101,10 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release):
                         m //= 2
                     counts.append(max(local, 1, m))
                 else:
-                    rdma = __import__("fabric").transport("rdma")
                     bw = min(sum(e["bandwidth"] for w2, e in G[w].items() if w2 != rr)
                              if not isinstance(w, tuple) else G[w[0]][w[1]]["bandwidth"]
                              for rr in ranks for w in nics(rr))
                     gbs = int(local * bw / 1e9) if local else 0
-                    del rdma
                     counts.append(max(local, -(-gbs // 14)) if local else 2)
     least = min(counts)
     per_peer = 1
