@@ -56,7 +56,12 @@ access``.
   combine that first stages the MoE output into its symmetric buffer
   (:attr:`ExchangeKernel.staging_copy`, ``one-sided``: TensorRT-LLM's prepare-combine
   kernel reads and writes every received copy, ``2 x copies_rank x combine_bytes``
-  through HBM, before the combine's barrier).
+  through HBM, before the combine's barrier). A **low-precision combine** (combine bytes
+  below the MoE output's own, :attr:`ExchangeKernel.staging_source_bytes`: TensorRT-LLM's
+  ``use_low_precision`` casts the BF16 output to FP8 in that pass, a plain saturating
+  cast, no scales) reads the wider output and writes the narrow one:
+  ``copies_rank x (2 x hidden + combine_bytes)``; its pulled rounds, links and block-rate
+  bytes follow the combine bytes (FP8: 2 pulled rounds for a 7168-wide token, BF16: 4).
 * **Fixed**: inside one load/store domain a phase's launch and first barrier
   cost what a one-sided kernel of the ``symmetric-memory`` runtime costs,
   ``runtime("symmetric-memory").kernel_floor`` for the fabric's GPU generation
@@ -104,7 +109,9 @@ access``.
 * **Pulled combine** (:attr:`ExchangeKernel.pull_threads`): one thread block per
   token loads ``pull_threads x pull_vector`` bytes per step from the peers and
   must have them back before its next step, so a combine takes at least
-  ``rounds = ceil(bytes per token / (pull_threads x pull_vector))`` peer loads; each
+  ``rounds = ceil(bytes per token / (pull_threads x pull_vector))`` peer loads (the
+  kernels narrow the vector to 8, 4, 2 or 1 bytes for a token whose bytes 16 does not
+  divide: more rounds; the same rule counts the dispatch's and the staging pass's rounds); each
   is the fabric's own path latency there and back (the largest over the EP ranks'
   pairs, from the router: degraded fabrics lengthen it) plus the peer access, the
   rest of a measured peer load (:func:`fabric.peer_access_latency`: nvbandwidth's
@@ -796,6 +803,29 @@ def pull_rounds(nbytes, threads, vector):
     return -(-math.ceil(nbytes) // (threads * vector))
 
 
+def _aligned_vector(nbytes, widest):
+    """Bytes per thread per step of TensorRT-LLM's one-sided copy loops: the widest of
+    ``widest``, ``widest/2``, ... 1 bytes that divides the token's bytes (moeAlltoAllKernels.cu
+    ``vectorized_copy`` / ``vectorized_dispatch`` / ``vectorized_combine`` pick 16, 8, 4, 2 or
+    1 by ``bytes % 16 == 0``, ``% 8``, ...; the FP8 cast likewise picks 16, 8, ... elements by
+    the element count, one byte each). A fractional byte count is taken at its ceiling.
+
+    >>> _aligned_vector(7168 * 2, 16), _aligned_vector(7170 * 2, 16), _aligned_vector(7171, 16)
+    (16, 4, 1)
+    """
+    n = math.ceil(nbytes)
+    v = widest
+    while v > 1 and n % v:
+        v //= 2
+    return v
+
+
+def _rounds(kern, nbytes):
+    """A one-block-per-token kernel's steps over a token of ``nbytes``: :func:`pull_rounds`
+    at the vector its copy loop picks for that size (:func:`_aligned_vector`)."""
+    return pull_rounds(nbytes, kern.pull_threads, _aligned_vector(nbytes, kern.pull_vector))
+
+
 def _round_trip(fabric, ranks):
     """Largest there-and-back path latency between two EP ranks of one domain (s):
     :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
@@ -855,7 +885,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     dispatch_bytes, combine_bytes : float
         Bytes per token; a value of at most 16 is read as bytes per hidden
         element (1 for FP8, 2 for BF16, ``1 + 4/128`` for FP8 with per-128
-        scales), as :func:`analysis.decode_step` takes them.
+        scales), as :func:`analysis.decode_step` takes them. For ``one-sided`` a
+        combine narrower than the BF16 MoE output (e.g. ``combine_bytes=1``) is
+        TensorRT-LLM's low-precision combine: the staging pass reads the BF16 output
+        and writes the narrow copy (:attr:`fabric.ExchangeKernel.staging_source_bytes`).
     transport : str, optional
         ``None``: each kernel's own choice (load/store inside a load/store domain,
         RDMA across). ``"rdma"`` sends every copy of a direct kernel
@@ -1005,6 +1038,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                 copy_c = (recv + tokens) * b_c / hbm   # read the k partials, write the sum
             if kern.staging_copy:
                 copy_c += 2 * recv * b_c / hbm         # MoE output -> symmetric buffer
+                # a low-precision combine casts a wider MoE output there: the extra bytes read
+                wider = kern.staging_source_bytes * h - b_c
+                if wider > 0:
+                    copy_c += recv * wider / hbm
             params = params + (Parameter(f"{chip_spec(c).name}.hbm_bandwidth", hbm, "B/s",
                                          chip_spec(c).source),)
     if kernel_gap is None:
@@ -1030,8 +1067,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                    for sources in (n_ep, 1)]
     if any(kern.chain):
         for i, nbytes in enumerate((b_d, b_c)):
-            rounds = (pull_rounds(nbytes, kern.pull_threads, kern.pull_vector)
-                      if kern.pull_threads else 0)
+            rounds = _rounds(kern, nbytes) if kern.pull_threads else 0
             chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed)
             params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
@@ -1058,7 +1094,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
         # each round: one round trip, then its bytes at the block's rate
-        pull = pull_rounds(b_c, kern.pull_threads, kern.pull_vector) * peer_trip + block[1]
+        pull = _rounds(kern, b_c) * peer_trip + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],

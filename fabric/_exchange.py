@@ -357,6 +357,14 @@ class ExchangeKernel:
         the barrier (read + write of every received copy through local HBM):
         TensorRT-LLM's ``moeA2APrepareCombineKernel`` when the MoE does not write
         into the workspace (``payload_in_workspace=False``).
+    staging_source_bytes : float
+        Bytes per hidden element of the MoE output that the staging copy reads, when it
+        is wider than what the combine moves: a low-precision combine casts it in the
+        staging pass (TensorRT-LLM's ``use_low_precision``: the BF16 output is cast to
+        FP8 there, read 2 B and written 1 B per element). The pass reads
+        ``max(combine bytes, staging_source_bytes x hidden)`` and writes the combine
+        bytes per received copy; ``0``: the combine's own bytes (a plain copy). Unused
+        without ``staging_copy``.
     chain : tuple of two tuples
         The serial chain of one thread block per (dispatch, combine) phase (see
         "Serial chains" in the module docstring): ``(latency, count)`` pairs, ``latency``
@@ -404,6 +412,7 @@ class ExchangeKernel:
     sources: tuple = ()
     release_fence: tuple = (False, False)
     block_per_token: bool = False
+    staging_source_bytes: float = 0.0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -420,6 +429,10 @@ class ExchangeKernel:
                              "both 0")
         if not isinstance(self.staging_copy, bool):
             raise TypeError(f"staging_copy must be True or False, got {self.staging_copy!r}")
+        v = self.staging_source_bytes
+        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0
+                or v == float("inf")):
+            raise ValueError(f"staging_source_bytes must be bytes per element >= 0, got {v!r}")
         if not isinstance(self.block_per_token, bool):
             raise TypeError(f"block_per_token must be True or False, got {self.block_per_token!r}")
         if (not isinstance(self.release_fence, tuple) or len(self.release_fence) != 2
@@ -489,6 +502,9 @@ class ExchangeKernel:
         if self.staging_copy:
             out.append(Parameter(f"{self.name}.staging_copy", True, "",
                                  src.get("staging_copy", "")))
+        if self.staging_copy and self.staging_source_bytes:
+            out.append(Parameter(f"{self.name}.staging_source_bytes", self.staging_source_bytes,
+                                 "B", src.get("staging_source_bytes", "")))
         if any(self.chain):
             text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-" for ph in self.chain)
             out.append(Parameter(f"{self.name}.chain", text, "", src.get("chain", "")))
@@ -616,6 +632,19 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                               "its --perfect_router versions) and ConfigurableMoE pass "
                               "payload_in_workspace=False; costed as a read and a write of every "
                               "received copy at the chip's HBM bandwidth")),
+            ("staging_source_bytes", (
+                "per element of the MoE output (BF16): NVIDIA/TensorRT-LLM thop/moeAlltoAllOp.cpp "
+                "moeA2ACombineOp takes a half/bf16/float payload only and returns the payload "
+                "dtype; with use_low_precision moeA2APrepareCombineKernel casts it to FP8 "
+                "(vectorized_quant: per round each of 256 threads loads 16 source elements, "
+                "__syncthreads, a saturating cvt to e4m3, no scale, no amax pass, stores 16 B) "
+                "into the symmetric buffer, and moeA2ACombineKernel pulls FP8 (16-B vectors, "
+                "converted to float in registers) and writes BF16. The staging pass thus reads "
+                "2 B and writes 1 B per element (BF16: 2 and 2). Read in the PDL-era "
+                "moeAlltoAllKernels.cu (stored index id 52092822431), its flashinfer port "
+                "(54659613728) and a later TensorRT-LLM form (57582102053): the same steps. "
+                "Not charged: the cvt instructions and the per-round __syncthreads (no "
+                "Parameter)")),
             ("syncs", ("NVIDIA/TensorRT-LLM blog18: one flag barrier at the tail of dispatch, "
                       "one at the head of combine; the phase's launch and barrier costed as the "
                       "symmetric-memory runtime's kernel floor (NVIDIA/nccl issue 1940)")),
@@ -623,7 +652,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                       "per token (blog18: 'each CTA handles one (reduced) token'), "
                       "getEnvMoeA2ACombineBlockSize default 256 threads (envUtils.h), 16-byte "
                       "vectors loaded from the top-k peers into registers, reduced and stored "
-                      "before the loop's next step")),
+                      "before the loop's next step; every copy loop (vectorized_copy, "
+                      "vectorized_dispatch, vectorized_combine; the FP8 cast by elements) "
+                      "narrows its vector to 8, 4, 2 or 1 bytes when 16 does not divide the "
+                      "token's bytes (size % 16, % 8, % 4, % 2): pull_vector is the widest")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -636,7 +668,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "to every destination rank, moeA2ACombineKernel's block pulls "
                                  "its token from every source (BlockPolicy::token_idx = "
                                  "blockIdx.x)"))),
-        release_fence=(True, False), block_per_token=True,
+        release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
     ),
     ExchangeKernel(
         "pplx", dedup="rank", forwarding=False, scale_out=True, pipelined=True,

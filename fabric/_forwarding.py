@@ -139,8 +139,25 @@ class ForwardingTables:
                 return self.per_dimension[node][d][c]
         return ()
 
+    def _entry_address(self, target):
+        """An address of a plain range served by node ``target`` (its entries lead there)."""
+        f = self.fabric
+        for reg in f.address_map.regions:
+            if reg.ways != 1:
+                continue
+            try:
+                if target_node(f, reg.owner) == target:
+                    return reg.base
+            except (RoutingError, AddressMapError):
+                continue
+        raise RoutingError(f"{f.name}: no forwarding entry leads to {target!r} (it serves no "
+                           "plain address range)")
+
     def forward(self, src, address, max_hops=None):
         """Follow the tables hop by hop from ``src``; return the nodes visited.
+
+        An address in an interleave set is decoded at ``src`` to the owner of its
+        granule, and the walk then follows the entries of that owner's own memory.
 
         Raises
         ------
@@ -150,7 +167,14 @@ class ForwardingTables:
         """
         f = self.fabric
         a = f.node(src)
-        target = target_node(f, f.address_map.lookup(address).owner)
+        amap = f.address_map
+        loc = amap.lookup(address)
+        target = target_node(f, loc.owner)
+        key = address
+        if amap.region(loc.region).ways > 1:
+            # an interleave set takes no entries: the requester decodes the granule's owner
+            # (module docstring) and the transaction follows that owner's own entries
+            key = self._entry_address(target)
         idx = f.node_index
         s, t = idx[a], idx[target]
         r = f.router
@@ -159,7 +183,7 @@ class ForwardingTables:
         cur = a
         for _ in range(limit + 1):
             try:
-                ports = self.tables[cur].lookup(address)
+                ports = self.tables[cur].lookup(key)
             except AddressMapError:
                 ports = None
             if not ports:

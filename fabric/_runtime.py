@@ -32,9 +32,9 @@ Profiles
     ceiling and ring LL factor before 2.21, the Blackwell caps (none before 2.25),
     the NVLS-tree bandwidth before 2.28, MAXCHANNELS 32 before 2.25. The release
     chooses its (algorithm, protocol) with these; the time of its run takes, per
-    constant, the later values that are sourced revisions of the prediction (device
-    code unchanged across the revision: :data:`PREDICTION_REVISIONS`,
-    :attr:`Runtime.timing`).
+    constant, the later values that are sourced revisions of the prediction whose
+    device code is identical from the release's own tag to the revision
+    (:data:`PREDICTION_REVISIONS`, :func:`revision_holds`, :attr:`Runtime.timing`).
 ``"symmetric-memory"``
     GPU-initiated one-sided kernels over load/store on a symmetric heap
     (one-shot / two-shot / multimem, the NVSHMEM and NCCL symmetric-kernel
@@ -69,7 +69,8 @@ from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
-           "PREDICTION_FIELDS", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "runtime", "runtime_arch"]
+           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "revision_holds", "runtime",
+           "runtime_arch"]
 
 US = 1e-6
 GBS = 1e9
@@ -175,7 +176,8 @@ class Runtime:
         The runtime whose tables price the TIME of the pair this one chooses; None: this
         one. An older NCCL release (``"nccl@2.25.1"``) chooses with its own tuner tables
         but is timed, constant by constant, by the later values that are sourced revisions
-        of the prediction (:data:`PREDICTION_REVISIONS`), with the
+        of the prediction with the kernel's device code identical from its own tag to the
+        revision (:data:`PREDICTION_REVISIONS`, :func:`revision_holds`), with the
         release's own execution facts: see :func:`runtime`.
     """
 
@@ -428,15 +430,14 @@ NCCL_OLDEST, NCCL_NEWEST = (2, 18, 3), (2, 30, 7)
 #: change points of :data:`_NCCL_HISTORY`. NCCL revises its prediction against measurements
 #: of the same hardware (2.28.3 release notes: "Improved NVLS/NVLSTree tuning prediction to
 #: improve algorithm and protocol selection ... NVLSTree Tuning Fixes. Update tuning data for
-#: H100, GB200-NV72"). A change counts as a revision only where the release notes say so or
-#: the device code the constant describes is the same on both sides of the change, i.e.
-#: between the two release tags adjacent to it (``git diff v<before>-1 v<after>-1 --
-#: src/device/<file>`` of NVIDIA/nccl empty, or touching only other algorithms, licence
-#: headers or declarations). Every other change point (the device code it describes changed
-#: in that release, or nothing says which) is a change of what the release RUNS, and an older
-#: release keeps its own value for the time. Identity is checked across the change point
-#: only: between an older release and the change the device code may differ (see
-#: :data:`PREDICTION_FIELDS`).
+#: H100, GB200-NV72"). A change is a candidate revision where the release notes say so or
+#: the device code the constant describes is the same across the change (the sources below,
+#: between the two release tags adjacent to it). Whether it TIMES a given older release is
+#: decided by the strict rule (review R5, the lead's decision of session 8): the files of the
+#: kernel the value describes (:data:`PREDICTION_KERNEL_FILES`) must be identical (``git diff
+#: -w``, licence/copyright header lines excepted) from that release's own tag all the way to
+#: the change (:func:`revision_holds`, evidence :data:`_DEVICE_IDENTITY`). Every other change
+#: point is a change of what the release RUNS, and an older release keeps its own value.
 _DEVICE = "NVIDIA/nccl git diff v{a}-1 v{b}-1 -- src/device/"
 _REV_LL = (_DEVICE.format(a="2.20.5", b="2.21.5") + ": prims_ll.h, broadcast.h and reduce.h "
            "identical; all_reduce.h, all_gather.h and reduce_scatter.h change only their "
@@ -475,24 +476,180 @@ PREDICTION_REVISIONS = {
        for v, src in (("2.28.7", _REV_2287), ("2.29.2", _REV_2292), ("2.29.7", _REV_2297))},
 }
 
+#: The NVIDIA/nccl ``src/device`` files a revision's value describes: the kernel path it
+#: prices. Every kernel unit includes ``common.h`` (entry and work loop) and ``primitives.h``
+#: (the protocol dispatch), with ``common_kernel.h``, ``reduce_kernel.h`` and ``op128.h``
+#: (``reduceCopy``, the reduction arithmetic, 128-bit loads and stores: NCCL's
+#: ``src/device/generate.py`` and the headers' includes); then the protocol's primitives and
+#: the collectives the constant prices (``src/graph/tuning.cc``: the LL ceiling ``llMaxBws``
+#: caps ring LL of every collective and tree LL; ``perChMaxRingLL128Bws`` ring LL128 of every
+#: collective; ``perChMaxTreeBws`` tree all-reduce of every protocol; ``perChMaxTreeLL128Bws``
+#: tree LL128; the NVLS-tree terms NVLS-tree all-reduce, Simple only). Not included: the
+#: net-device unpack (``src/device/network``) and ``src/include`` (host-shared declarations).
+_BASE_FILES = ("common.h", "primitives.h", "common_kernel.h", "reduce_kernel.h", "op128.h")
+_COLL_FILES = ("all_reduce.h", "all_gather.h", "reduce_scatter.h", "broadcast.h", "reduce.h")
+_KERNEL_FILES = {
+    "ring and tree LL": _BASE_FILES + ("prims_ll.h",) + _COLL_FILES,
+    "ring LL128": _BASE_FILES + ("prims_ll128.h",) + _COLL_FILES,
+    "tree all-reduce": _BASE_FILES + ("all_reduce.h", "prims_ll.h", "prims_ll128.h",
+                                      "prims_simple.h"),
+    "tree LL128 all-reduce": _BASE_FILES + ("all_reduce.h", "prims_ll128.h"),
+    "NVLS-tree all-reduce": _BASE_FILES + ("all_reduce.h", "prims_simple.h"),
+}
+
+
+def _kernel_of(field, key):
+    """The kernel (a key of :data:`_KERNEL_FILES`) a revised constant describes."""
+    if field == "ll_max_bw" or key in ("ring_ll", "ring_ll_gather"):
+        return "ring and tree LL"
+    if field == "ring_ll128_bw":
+        return "ring LL128"
+    if field == "tree_bw":
+        return "tree all-reduce"
+    if field == "tree_ll128_bw":
+        return "tree LL128 all-reduce"
+    return "NVLS-tree all-reduce"
+
+
 #: The tables of the ``"nccl"`` profile some of whose changes are sourced revisions of the
 #: prediction (:data:`PREDICTION_REVISIONS`). An older release CHOOSES with its own tables
 #: and its run is TIMED (:attr:`Runtime.timing`) with, per constant, the value the sourced
 #: revisions after it lead to: from the release's own value, each later change that is a
-#: sourced revision is taken, up to the first that is not (an assumption, applied to every
-#: release: the release's kernel runs as NCCL's later prediction of its kernel says). The
-#: device code is the same across each revision, not necessarily from the older release to
-#: it: NVLS-tree's all_reduce.h, prims_simple.h and common.h differ between 2.26.6 and 2.27.3,
-#: and between 2.21.5 and 2.28.7. Rows whose result rests on that reading: check row
-#: h100-2x8-nic-ar (NCCL 2.26.6: 460.7 GB/s timed by the 2.28.0 NVLS-tree revision, 619.8
-#: under its own tables, 470 measured) and held-out nccl1244-h20-2x8-nvlstree-ar-8b (2.21.5:
-#: 66.8 us under the 2.28.9 revision, 53 under its own, 47.6 measured). A stricter rule (the
-#: same device code from the release to the revision) is the lead's call; not adopted here
-#: after the rows were seen.
+#: sourced revision AND whose kernel files are identical from the release's own tag to the
+#: change (:func:`revision_holds`) is taken, up to the first that is not (an assumption,
+#: applied to every release: the same kernel runs as NCCL's later prediction of it says).
+#: With that strict rule (session 8) only 2.28.3 and 2.28.7 take revisions (2.28.9's NVLS-tree
+#: network latency and Blackwell NVLS-tree cap, 2.28.7's Blackwell ring LL128 cap for
+#: 2.28.3); e.g. NVLS-tree's all_reduce.h, prims_simple.h and common.h differ between 2.26.6
+#: and 2.28.3, and all_reduce.h between 2.20.5 and 2.21.5 (CollNet paths), so those releases
+#: keep their own values.
 #: ``base_latency`` is not among them (its changes, NVLS's in 2.19 and the tree's Simple
 #: latency in 2.23, came with changed device code: ``prims_simple.h``, ``all_reduce.h``),
 #: nor ``tree_correction`` (the same in every release reproduced).
 PREDICTION_FIELDS = tuple(sorted({f for f, _k, _v in PREDICTION_REVISIONS}))
+
+#: For every revision of :data:`PREDICTION_REVISIONS`, the ``src/device`` files of the kernel
+#: its value describes (:data:`_KERNEL_FILES`): ``(field, key, release) -> (kernel, files)``.
+PREDICTION_KERNEL_FILES = {r: (_kernel_of(r[0], r[1]), _KERNEL_FILES[_kernel_of(r[0], r[1])])
+                           for r in PREDICTION_REVISIONS}
+
+
+def _change_tag(first):
+    """The first modelled release tag carrying a value first released in ``first``
+    (``"2.28.0"`` -> ``"2.28.3"``)."""
+    v = _parse_version(first)
+    return min((t for t in NCCL_RELEASE_DATES if _parse_version(t) >= v), key=_parse_version)
+
+
+#: Identity evidence, read from git at the release tags of NVIDIA/nccl (regenerated by
+#: ``tests/nccl_device_identity.py``): ``(file, change tag) -> the modelled releases older than
+#: the change tag whose src/device/<file> is identical to the change tag's`` (``git diff -w
+#: v<old>-1 v<change>-1 -- src/device/<file>`` shows no change outside the leading
+#: licence/copyright comment block), space-separated.
+_DEVICE_IDENTITY = {
+    ('all_gather.h', '2.21.5'): '',
+    ('all_reduce.h', '2.21.5'): '',
+    ('broadcast.h', '2.21.5'): '2.20.3 2.20.5',
+    ('common.h', '2.21.5'): '',
+    ('common_kernel.h', '2.21.5'): '2.20.3 2.20.5',
+    ('op128.h', '2.21.5'): '2.19.1 2.19.3 2.19.4 2.20.3 2.20.5',
+    ('primitives.h', '2.21.5'): '2.19.1 2.19.3 2.19.4 2.20.3 2.20.5',
+    ('prims_ll.h', '2.21.5'): '2.20.3 2.20.5',
+    ('reduce.h', '2.21.5'): '2.20.3 2.20.5',
+    ('reduce_kernel.h', '2.21.5'): '2.20.3 2.20.5',
+    ('reduce_scatter.h', '2.21.5'): '',
+    ('all_reduce.h', '2.28.3'): '2.27.3 2.27.5 2.27.6 2.27.7',
+    ('common.h', '2.28.3'): '',
+    ('common_kernel.h', '2.28.3'): '2.24.3 2.25.1 2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7',
+    ('op128.h', '2.28.3'): '2.27.3 2.27.5 2.27.6 2.27.7',
+    ('primitives.h', '2.28.3'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7',
+    ('prims_ll.h', '2.28.3'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7',
+    ('prims_ll128.h', '2.28.3'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7',
+    ('prims_simple.h', '2.28.3'): '2.27.3 2.27.5 2.27.6 2.27.7',
+    ('reduce_kernel.h', '2.28.3'): '2.27.5 2.27.6 2.27.7',
+    ('all_gather.h', '2.28.7'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('all_reduce.h', '2.28.7'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('broadcast.h', '2.28.7'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('common.h', '2.28.7'): '2.28.3',
+    ('common_kernel.h', '2.28.7'): '2.24.3 2.25.1 2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('op128.h', '2.28.7'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('primitives.h', '2.28.7'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('prims_ll128.h', '2.28.7'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('reduce.h', '2.28.7'): '2.23.4 2.24.3 2.25.1 2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('reduce_kernel.h', '2.28.7'): '2.27.5 2.27.6 2.27.7 2.28.3',
+    ('reduce_scatter.h', '2.28.7'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3',
+    ('all_reduce.h', '2.28.9'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7',
+    ('common.h', '2.28.9'): '2.28.3 2.28.7',
+    ('common_kernel.h', '2.28.9'): '2.24.3 2.25.1 2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7',
+    ('op128.h', '2.28.9'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7',
+    ('primitives.h', '2.28.9'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7',
+    ('prims_simple.h', '2.28.9'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7',
+    ('reduce_kernel.h', '2.28.9'): '2.27.5 2.27.6 2.27.7 2.28.3 2.28.7',
+    ('all_gather.h', '2.29.2'): '',
+    ('all_reduce.h', '2.29.2'): '',
+    ('broadcast.h', '2.29.2'): '',
+    ('common.h', '2.29.2'): '',
+    ('common_kernel.h', '2.29.2'): '',
+    ('op128.h', '2.29.2'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9',
+    ('primitives.h', '2.29.2'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9',
+    ('prims_ll128.h', '2.29.2'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9',
+    ('reduce.h', '2.29.2'): '2.23.4 2.24.3 2.25.1 2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9',
+    ('reduce_kernel.h', '2.29.2'): '2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9',
+    ('reduce_scatter.h', '2.29.2'): '',
+    ('all_gather.h', '2.29.7'): '2.29.2 2.29.3',
+    ('all_reduce.h', '2.29.7'): '2.29.2 2.29.3',
+    ('broadcast.h', '2.29.7'): '2.29.2 2.29.3',
+    ('common.h', '2.29.7'): '2.29.2 2.29.3',
+    ('common_kernel.h', '2.29.7'): '',
+    ('op128.h', '2.29.7'): '2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9 2.29.2 2.29.3',
+    ('primitives.h', '2.29.7'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9 2.29.2 2.29.3',
+    ('prims_ll128.h', '2.29.7'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9 2.29.2 2.29.3',
+    ('reduce.h', '2.29.7'): '2.23.4 2.24.3 2.25.1 2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9 2.29.2 2.29.3',
+    ('reduce_kernel.h', '2.29.7'): '2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9 2.29.2 2.29.3',
+    ('reduce_scatter.h', '2.29.7'): '2.29.2 2.29.3',
+    ('all_reduce.h', '2.30.3'): '2.29.2 2.29.3 2.29.7',
+    ('common.h', '2.30.3'): '',
+    ('common_kernel.h', '2.30.3'): '',
+    ('op128.h', '2.30.3'): '',
+    ('primitives.h', '2.30.3'): '2.26.2 2.26.3 2.26.5 2.26.6 2.27.3 2.27.5 2.27.6 2.27.7 2.28.3 2.28.7 2.28.9 2.29.2 2.29.3 2.29.7',
+    ('prims_simple.h', '2.30.3'): '',
+    ('reduce_kernel.h', '2.30.3'): '',
+}
+
+
+def revision_holds(release, revision):
+    """Whether ``revision`` (a key of :data:`PREDICTION_REVISIONS`) may time ``release``'s run:
+    every kernel file of the revision (:data:`PREDICTION_KERNEL_FILES`) is identical
+    (:data:`_DEVICE_IDENTITY`) from the release's tag through every modelled tag up to the
+    change tag (a release between two tags stands for the latest tag not after it).
+
+    >>> revision_holds("2.28.7", ("hw_latency", ("net", "nvls-tree", "Simple"), "2.28.9"))
+    True
+    >>> revision_holds("2.26.6", ("factors", "nvls_tree_alg_ratio", "2.28.0"))
+    False
+    """
+    v = _parse_version(release)
+    change = _change_tag(revision[2])
+    if v >= _parse_version(change):
+        return False
+    tags = [t for t in NCCL_RELEASE_DATES if _parse_version(t) <= v]
+    if not tags:
+        return False
+    own = max(tags, key=_parse_version)
+    between = [t for t in NCCL_RELEASE_DATES
+               if _parse_version(own) <= _parse_version(t) < _parse_version(change)]
+    _kernel, files = PREDICTION_KERNEL_FILES[revision]
+    return all(t in _DEVICE_IDENTITY.get((f, change), "").split()
+               for f in files for t in between)
+
+
+def _change_files():
+    """change tag -> the kernel files identity must be known for (read by
+    tests/nccl_device_identity.py, which regenerates :data:`_DEVICE_IDENTITY`)."""
+    out = {}
+    for (_f, _k, first), (_kernel, files) in PREDICTION_KERNEL_FILES.items():
+        out.setdefault(_change_tag(first), set()).update(files)
+    return out
 
 def _row(v, scale=GBS):
     return tuple(x * scale for x in v)
@@ -700,8 +857,9 @@ def _tag(first):
 def _history_values(field, key, steps, v):
     """``(own, timed)``: the value release ``v`` has for one history entry, and the value its
     run is timed with: from its own, every later change that :data:`PREDICTION_REVISIONS`
-    sources as a revision of the prediction is taken, up to the first that is not, its own
-    or, for a constant that is part of a formula (:data:`_FORMULAS`), any other part's
+    sources as a revision of the prediction AND whose kernel files are identical from ``v``'s
+    tag to the change (:func:`revision_holds`) is taken, up to the first that is not, its
+    own or, for a constant that is part of a formula (:data:`_FORMULAS`), any other part's
     (``(None, None)`` when ``v`` predates the entry)."""
     own = None
     for i, (first, val) in enumerate(steps):
@@ -711,15 +869,21 @@ def _history_values(field, key, steps, v):
         return None, None
     members = next((g for g in _FORMULAS if (field, key) in g), {(field, key)})
     stops = [first for f, k in members for first, _val in _NCCL_HISTORY.get((f, k), ())
-             if first > v and (f, k, _tag(first)) not in PREDICTION_REVISIONS]
+             if first > v and not _taken(v, (f, k, _tag(first)))]
     stop = min(stops, default=None)
     timed = own
     for first, val in steps[at + 1:]:
-        if (stop is not None and first >= stop) or (
-                (field, key, _tag(first)) not in PREDICTION_REVISIONS):
+        if (stop is not None and first >= stop) or not _taken(v, (field, key, _tag(first))):
             break
         timed = val
     return own, timed
+
+
+def _taken(v, revision):
+    """Whether the change ``revision`` = (field, key, first release) times release ``v``'s run:
+    a sourced revision (:data:`PREDICTION_REVISIONS`) whose kernel files are identical from
+    ``v``'s tag to the change (:func:`revision_holds`)."""
+    return revision in PREDICTION_REVISIONS and revision_holds(_tag(v), revision)
 
 
 @functools.cache
@@ -764,8 +928,8 @@ def _nccl_version(text):
                                   max_channels=max_channels, sources=sources, **tables)
     newest = ".".join(map(str, NCCL_NEWEST))
     timed_note = (f"; timing NCCL {fmt}'s run: where a later release revised the prediction "
-                  "with the device code unchanged across the revision, the revised value "
-                  "(fabric.PREDICTION_REVISIONS)")
+                  f"and the kernel's device code is identical from {fmt}'s tag to the revision, "
+                  "the revised value (fabric.PREDICTION_REVISIONS, fabric.revision_holds)")
     timing = dataclasses.replace(
         release, name=f"nccl@{fmt} timed by {newest}", **timed,
         sources=tuple((f, s + timed_note if f in revised else s) for f, s in sources))

@@ -110,8 +110,10 @@ def heap_findings(heap, fabric, regions):
                                f"multiple of the {format_size(a)} alignment", where=where))
     hbm = _hbm_regions(regions)
     overrides = dict(heap.chips or {})
+    # a failed chip keeps its rank (and its override): it is still a chip of the plan
+    failed = getattr(getattr(fabric, "failures", None), "ranks", None) or {}
     for chip in overrides:
-        if chip not in fabric.rank_of:
+        if chip not in fabric.rank_of and chip not in failed:
             out.append(Finding(code="invalid", severity="error",
                                message=f"heap {heap.name!r}: override for "
                                f"{chip!r}, which is not a chip of the fabric", where=where))

@@ -141,7 +141,10 @@ KNOWN_MISSES = {
     "fi3697-trtllm-ep32-bs1-fp8-combine": (
         _FLOOR + "; the BF16/FP8 pair (28.45 vs 17.95 us at one token) shows the floor grows "
         "with bytes per token, as the pull's dependent rounds do (4 vs 2), but by ~5 us per "
-        "round against the 1.71 us peer load nvbandwidth measures on GB300"),
+        "round against the 1.71 us peer load nvbandwidth measures on GB300. The low-precision "
+        "path itself was counted from moeAlltoAllKernels.cu: a plain FP8 cast in the staging "
+        "pass (reads BF16, writes FP8: +7 ns here), no scale or extra kernel; it adds work, "
+        "so it cannot explain the 10.5 us the FP8 run saves"),
     "deepep-v2-b200-ep8-24sm-dispatch": (
         "DeepEP V2 with its fewest SMs (24; the 64-SM run of the same table is within 12%). "
         "Not an SM-rate cap by DeepEP's own per-SM model (deep_ep/buffers/elastic.py "

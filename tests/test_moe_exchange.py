@@ -373,6 +373,23 @@ def _loop_steps(nbytes, threads, vector):
     return max(len(range(t * vector, nbytes, threads * vector)) for t in range(threads))
 
 
+def _kernel_rounds(nbytes, threads=256):
+    """Brute force: the rounds of TensorRT-LLM's one-sided copy loops over a token of
+    ``nbytes`` (integer): the vector is picked as the kernels do (``% 16 == 0`` -> 16 B,
+    else ``% 8`` -> 8, ``% 4`` -> 4, ``% 2`` -> 2, else 1), then the slowest thread's steps."""
+    if nbytes % 16 == 0:
+        vector = 16
+    elif nbytes % 8 == 0:
+        vector = 8
+    elif nbytes % 4 == 0:
+        vector = 4
+    elif nbytes % 2 == 0:
+        vector = 2
+    else:
+        vector = 1
+    return _loop_steps(nbytes, threads, vector)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 70000), st.sampled_from([32, 128, 256]), st.sampled_from([4, 8, 16]))
 def test_pull_rounds_match_the_kernel_loop(nbytes, threads, vector):
@@ -396,7 +413,7 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     rt = max(float(f.router.latency([a], [b])[0] + f.router.latency([b], [a])[0])
              for a in f.endpoint_indices for b in f.endpoint_indices if a != b)
     k = exchange_kernel("one-sided")
-    rounds = analysis.pull_rounds(r.combine_bytes, k.pull_threads, k.pull_vector)
+    rounds = _kernel_rounds(int(r.combine_bytes), k.pull_threads)
     access = EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech("nvlink4").latency
     rate = EXCHANGE_BLOCK_RATE["hopper"].value          # NCCL's 44 GiB/s per block
     c = r.combine_phase
@@ -538,16 +555,42 @@ def _perfect_router_received(ep, tokens, k):
     return received
 
 
-@settings(max_examples=12, deadline=None)
+def _staging_slot(hidden, wire, source=2):
+    """Brute force over one valid slot of TensorRT-LLM's prepare-combine kernel (256
+    threads, payload outside the workspace): bytes read, bytes written and the slowest
+    thread's rounds. ``wire`` (bytes per element) below ``source`` (the BF16 MoE output) is
+    the low-precision path: per round each thread loads ``vec`` source elements (the widest
+    of 16, 8, 4, 2, 1 dividing ``hidden``), syncs, casts and stores ``vec`` FP8 bytes;
+    otherwise a byte copy of the token at the combine's own bytes in 16-B vectors.
+    ``wire`` above 16 is bytes per token (a plain copy)."""
+    threads = 256
+    if wire <= 16 and wire < source:
+        vec = next(v for v in (16, 8, 4, 2, 1) if hidden % v == 0)
+        read = written = 0
+        for t in range(threads):
+            for e in range(t * vec, hidden, threads * vec):
+                read += vec * source
+                written += vec * wire
+        rounds = max(len(range(t * vec, hidden, threads * vec)) for t in range(threads))
+        return read, written, rounds
+    nbytes = wire * hidden if wire <= 16 else wire
+    moved = sum(min(16, nbytes - o) for t in range(threads)
+                for o in range(t * 16, nbytes, threads * 16))
+    return moved, moved, _loop_steps(nbytes, threads, 16)
+
+
+@settings(max_examples=14, deadline=None)
 @given(st.sampled_from([2, 4, 8, 16, 32, 64]), st.sampled_from([1, 3, 16, 128]),
-       st.sampled_from([1, 2, 7168 * 2 + 16]), st.booleans())
+       st.sampled_from([1, 2, 4, 7168 * 2 + 16]), st.booleans())
 def test_one_sided_combine_stages_every_received_copy_through_hbm(ep, tokens, nbytes, degraded):
-    """TensorRT-LLM's prepare-combine kernel copies every valid received slot of the MoE
+    """TensorRT-LLM's prepare-combine kernel stages every valid received slot of the MoE
     output into the symmetric buffer (read + write through HBM) before the combine's
-    barrier: the combine's copy is 2 x slots received x combine bytes / HBM bandwidth for
-    every rank (brute force over the perfect router), a local cost that a cut scale-up
-    link does not change; the dispatch stages nothing, and the copy adds to the time one
-    for one."""
+    barrier: the combine's copy is slots received x (bytes read + bytes written) per slot /
+    HBM bandwidth for every rank (brute force over the perfect router and over the
+    kernel's per-slot loop: a plain copy reads and writes the combine bytes, the FP8
+    low-precision cast reads the BF16 output and writes FP8), a local cost that a cut
+    scale-up link does not change; the dispatch stages nothing, and the copy adds to the
+    time one for one."""
     from fabric import chip_spec
     f = fidelity_moe.nvl72()
     if degraded:
@@ -557,8 +600,8 @@ def test_one_sided_combine_stages_every_received_copy_through_hbm(ep, tokens, nb
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel="one-sided", **kw)
     received = _perfect_router_received(ep, tokens, model_config("deepseek-v3").experts_per_token)
     assert len(set(received)) == 1               # every rank receives the same
-    b_c = nbytes * 7168 if nbytes <= 16 else nbytes
-    want = 2 * received[0] * b_c / chip_spec(f.chip).hbm_bandwidth
+    read, written, _ = _staging_slot(7168, nbytes)
+    want = received[0] * (read + written) / chip_spec(f.chip).hbm_bandwidth
     assert r.combine_phase.local_copy == pytest.approx(want, rel=1e-12)
     assert r.dispatch_phase.local_copy == 0.0
     bare = dataclasses.replace(exchange_kernel("one-sided"), staging_copy=False)
@@ -1021,3 +1064,84 @@ def test_expected_max_refuses_what_is_not_a_distribution(pmf):
     from analysis._moe_exchange import expected_max
     with pytest.raises(ValueError, match="pmf must be"):
         expected_max(pmf, 3)
+
+
+# -- TensorRT-LLM's low-precision (FP8) combine ----------------------------------------------------
+
+@settings(max_examples=16, deadline=None)
+@given(st.sampled_from([2, 8, 32, 64]), st.sampled_from([1, 16, 512]),
+       st.sampled_from([1024, 2880, 4096, 7168]), st.booleans())
+def test_fp8_combine_casts_in_staging_and_pulls_fp8(ep, tokens, hidden, degraded):
+    """``use_low_precision`` (moeAlltoAllKernels.cu): the prepare-combine pass casts the BF16
+    MoE output to FP8 (reads 2 B, writes 1 B per element: no scale, no amax pass, no extra
+    kernel) and the combine pulls FP8. Against the brute-force slot loop and against a BF16
+    combine of the same case: the staging copy is received x (2h + h) / HBM; the cast's
+    rounds (16 elements per thread per round) are the chain's staging rounds and equal the
+    pulled rounds of an h-byte token; the links carry half the BF16 combine's bytes; kernels,
+    barriers, release fences and the dispatch are the same."""
+    from fabric import chip_spec
+    m = dataclasses.replace(model_config("deepseek-v3"), name=f"dsv3-h{hidden}", hidden=hidden)
+    f = fidelity_moe.nvl72()
+    if degraded:
+        a = f.endpoints[0]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    kw = {"dispatch_bytes": 2, "routing": "balanced"}
+    fp8 = moe_exchange(f, m, tokens, ep, kernel="one-sided", combine_bytes=1, **kw)
+    bf16 = moe_exchange(f, m, tokens, ep, kernel="one-sided", combine_bytes=2, **kw)
+    received = _perfect_router_received(ep, tokens, m.experts_per_token)[0]
+    read, written, cast_rounds = _staging_slot(hidden, 1)
+    assert (read, written) == (2 * hidden, hidden)
+    hbm = chip_spec(f.chip).hbm_bandwidth
+    assert fp8.combine_phase.local_copy == pytest.approx(received * 3 * hidden / hbm, rel=1e-12)
+    assert bf16.combine_phase.local_copy == pytest.approx(received * 4 * hidden / hbm, rel=1e-12)
+    # the cast's rounds = the pulled rounds of an FP8 token = the chain's staging rounds
+    assert cast_rounds == analysis.pull_rounds(hidden, 256, 16) == _loop_steps(hidden, 256, 16)
+    chain, _ = exchange_kernel("one-sided").chain_latency(1, "blackwell", 0, cast_rounds)
+    assert fp8.combine_phase.chain == pytest.approx(chain, rel=1e-12)
+    assert fp8.combine_phase.scaleup_bytes == pytest.approx(bf16.combine_phase.scaleup_bytes / 2,
+                                                            rel=1e-12)
+    assert fp8.combine_phase.fence == bf16.combine_phase.fence == 0.0
+    assert fp8.dispatch == bf16.dispatch
+    assert fp8.combine <= bf16.combine
+    assert "one-sided.staging_source_bytes" in {p.name for p in fp8.parameters}
+
+
+def test_staging_source_bytes_is_validated_and_sourced():
+    k = exchange_kernel("one-sided")
+    p = next(p for p in k.parameters() if p.name == "one-sided.staging_source_bytes")
+    assert p.value == 2 and p.unit == "B" and "use_low_precision" in p.source
+    assert "no scale" in p.source
+    for bad in (-1, True, "2", float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="staging_source_bytes"):
+            dataclasses.replace(k, staging_source_bytes=bad)
+    # without the staging pass there is nothing to cast: the figure is unused, not listed
+    bare = dataclasses.replace(k, staging_copy=False)
+    assert "one-sided.staging_source_bytes" not in {p.name for p in bare.parameters()}
+    f = fidelity_moe.nvl72()
+    kw = {"dispatch_bytes": 2, "combine_bytes": 1, "routing": "balanced"}
+    r0 = moe_exchange(f, "deepseek-v3", 16, 8, kernel=bare, **kw)
+    assert r0.combine_phase.local_copy == 0.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(512, 9000), st.sampled_from([1, 2]), st.sampled_from([1, 16]))
+def test_odd_token_sizes_narrow_the_copy_vector(hidden, element, tokens):
+    """moeAlltoAllKernels.cu picks each copy loop's vector by the token's byte alignment
+    (16, 8, 4, 2 or 1 B): a hidden size 16 B does not divide takes more rounds, in the
+    dispatch's copy (chain), the staging pass (chain) and the pulled combine alike. Against
+    the brute-force loop count, for any hidden size and BF16/FP8 tokens."""
+    m = dataclasses.replace(model_config("deepseek-v3"), name=f"dsv3-h{hidden}", hidden=hidden)
+    f = fidelity_moe.nvl72()
+    r = moe_exchange(f, m, tokens, 8, kernel="one-sided", dispatch_bytes=element,
+                     combine_bytes=element, routing="balanced")
+    k = exchange_kernel("one-sided")
+    rounds = _kernel_rounds(hidden * element)
+    want_d, _ = k.chain_latency(0, "blackwell", 8, rounds)
+    want_c, _ = k.chain_latency(1, "blackwell", 8, rounds)
+    assert r.dispatch_phase.chain == pytest.approx(want_d, rel=1e-12)
+    assert r.combine_phase.chain == pytest.approx(want_c, rel=1e-12)
+    access = EXCHANGE_LATENCY["blackwell"]["peer_load"].value - 4 * link_tech("nvlink5").latency
+    from analysis import peer_round_trip
+    trip = peer_round_trip(f, f.endpoints[:8]) + access
+    block = 7 * hidden * element / EXCHANGE_BLOCK_RATE["blackwell"].value
+    assert r.combine_phase.pull_latency == pytest.approx(rounds * trip + block, rel=1e-12)

@@ -272,30 +272,33 @@ def test_nccl_release_profiles_carry_that_releases_constants():
 
 def test_nccl_release_changes_only_what_changed():
     # 2.21.5 and the newest release cost a one-node ring identically (same ring constants);
-    # NVLS-tree on 2 nodes: 2.21.5 predicts a 14 us network step (its choice), the newest
-    # release 20.9 us, and the run is timed by the newest prediction (Runtime.timing)
+    # NVLS-tree on 2 nodes: 2.21.5 predicts a 14 us network step, the newest release 20.9 us.
+    # The 2.28.9 value is a revision (src/device identical 2.28.7..2.28.9) but NVLS-tree's
+    # all_reduce.h / common.h differ between 2.21.5 and 2.28.9: 2.21.5's run keeps its own
+    # 14 us (strict rule, review R5); 2.28.7's run takes 20.9 us
     f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h20,nic=ib-ndr")
     old = cost(f, "all-reduce", 8, algorithm="hierarchical", runtime="nccl@2.21.5")
     new = cost(f, "all-reduce", 8, algorithm="hierarchical")
     r21 = runtime("nccl@2.21.5")
     assert r21.hw_latency[("net", "nvls-tree", "Simple")] == 14e-6
-    assert r21.timing.hw_latency[("net", "nvls-tree", "Simple")] == 20.9e-6
-    assert old.fixed == pytest.approx(25e-6 + 2 * 20.9e-6, rel=1e-12)
+    assert r21.timing.hw_latency[("net", "nvls-tree", "Simple")] == 14e-6
+    assert runtime("nccl@2.28.7").timing.hw_latency[("net", "nvls-tree", "Simple")] == 20.9e-6
+    assert old.fixed == pytest.approx(25e-6 + 2 * 14e-6, rel=1e-12)
     assert new.fixed == pytest.approx(25e-6 + 2 * 20.9e-6, rel=1e-12)
     assert old.runtime == "nccl@2.21.5" and new.runtime == "nccl"
     for n in (8, 4096, 2**20):
         a = cost(H100, "all-reduce", n, algorithm="ring", runtime="nccl@2.25.1")
         b = cost(H100, "all-reduce", n, algorithm="ring")
         assert a.time == b.time
-    # 2.20.5 predicts ring LL at a quarter of the bus bandwidth under an 87.7 GB/s cap (its
-    # choice); 2.21 revised both with the LL kernels unchanged, so its run is timed by the
-    # revision (1/2, 141). Its NVLS step is 23 us, and 2.21's 25 us came with a changed
-    # Simple primitive (prims_simple.h): a different kernel, so 2.20.5 is timed by its own
+    # 2.20.5 predicts ring LL at a quarter of the bus bandwidth under an 87.7 GB/s cap; 2.21
+    # revised both, but all_reduce.h, all_gather.h, reduce_scatter.h and common.h changed
+    # from 2.20.5 to 2.21.5 (CollNet paths, NVLS arity arrays): not the same files, so 2.20.5
+    # is timed by its own (1/4, 87.7). Its NVLS step is 23 us (own: no revision)
     r20 = runtime("nccl@2.20.5")
     assert r20.hw_latency[("nvlink", "nvls", "Simple")] == 23e-6
     assert r20.timing.hw_latency[("nvlink", "nvls", "Simple")] == 23e-6
-    assert r20.factors["ring_ll"] == 0.25 and r20.timing.factors["ring_ll"] == 0.5
-    assert r20.timing.ll_max_bw[("hopper", 0)] == 141e9
+    assert r20.factors["ring_ll"] == 0.25 and r20.timing.factors["ring_ll"] == 0.25
+    assert r20.timing.ll_max_bw[("hopper", 0)] == 87.7e9
     assert cost(H100, "all-reduce", 8, algorithm="in-switch",
                 runtime="nccl@2.20.5").fixed == pytest.approx(23e-6)
     # the tree's Simple latencies changed with its device code in 2.19 and 2.23: own values
@@ -304,6 +307,73 @@ def test_nccl_release_changes_only_what_changed():
     # what the release runs stays its own: NVLS arity 8 and MAXCHANNELS 32 before 2.21 / 2.25
     assert r20.timing.factors["nvls_max_arity"] == 8 and r20.timing.max_channels == 32
     assert r20.timing.nvls == r20.nvls and runtime("nccl").timing is None
+
+
+#: What the strict rule gives, read by hand from the identity table (git at the tags): which
+#: releases' runs take which revisions. Everything else is timed by the release's own values.
+_TAKEN_BY_HAND = {
+    # 2.28.3: common.h, all_reduce.h, prims_simple.h ... identical 2.28.3..2.28.9 (NVLS-tree
+    # NET latency, Blackwell NVLS-tree cap 43.8) and 2.28.3..2.28.7 for ring LL128 (34.6)
+    "2.28.3": {("hw_latency", ("net", "nvls-tree", "Simple"), "2.28.9"),
+               *(("nvls_tree_bw", ("blackwell", i), "2.28.9") for i in range(3)),
+               *(("ring_ll128_bw", ("blackwell", i), "2.28.7") for i in range(3))},
+    # 2.28.7: src/device identical to 2.28.9
+    "2.28.7": {("hw_latency", ("net", "nvls-tree", "Simple"), "2.28.9"),
+               *(("nvls_tree_bw", ("blackwell", i), "2.28.9") for i in range(3))},
+}
+
+
+def test_strict_rule_follows_the_identity_table():
+    # deterministic: every release x every revision, and the hand-read outcome above (review
+    # R5: the device code must be the same from the release's own tag to the change)
+    from fabric import PREDICTION_KERNEL_FILES, PREDICTION_REVISIONS, revision_holds
+    assert set(PREDICTION_KERNEL_FILES) == set(PREDICTION_REVISIONS)
+    for release in NCCL_RELEASE_DATES:
+        held = {r for r in PREDICTION_REVISIONS if revision_holds(release, r)}
+        assert held == _TAKEN_BY_HAND.get(release, set()), release
+        v = tuple(int(x) for x in release.split("."))
+        for r in PREDICTION_REVISIONS:
+            assert revision_holds(release, r) == _reference_holds(r, v), (release, r)
+    # the rows review R5 named: 2.26.6 (check row h100-2x8-nic-ar) and 2.21.5 (held-out
+    # nccl1244) are no longer timed by the NVLS-tree revisions
+    for release in ("2.26.6", "2.21.5"):
+        rt = runtime(f"nccl@{release}")
+        for field in ("nvls_tree_bw", "hw_latency", "factors"):
+            assert getattr(rt.timing, field) == getattr(rt, field), (release, field)
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_identity_from_a_release_implies_identity_from_every_later_one(data):
+    # property: "identical all the way from the release" is inherited by every release after
+    # it (before the change); and a release never takes a revision its predecessor with the
+    # same own value could not, unless the identity table says so
+    from fabric import PREDICTION_REVISIONS, revision_holds
+    tags = sorted(NCCL_RELEASE_DATES, key=lambda t: [int(x) for x in t.split(".")])
+    rev = data.draw(st.sampled_from(sorted(PREDICTION_REVISIONS, key=repr)))
+    i = data.draw(st.integers(0, len(tags) - 1))
+    j = data.draw(st.integers(i, len(tags) - 1))
+    if revision_holds(tags[i], rev):
+        assert revision_holds(tags[j], rev) or (
+            tuple(int(x) for x in tags[j].split(".")) >= tuple(int(x) for x in rev[2].split(".")))
+    # a version between two tags stands for the earlier tag
+    num = [tuple(int(x) for x in t.split(".")) for t in tags]
+    mid = (num[i][0], num[i][1], num[i][2] + 1)
+    if (i + 1 == len(tags) or mid < num[i + 1]) and mid < tuple(int(x) for x in rev[2].split(".")):
+        assert revision_holds(".".join(map(str, mid)), rev) == revision_holds(tags[i], rev)
+
+
+def test_identity_table_matches_git_at_the_tags():
+    # the checked-in evidence is what git says (skipped where no NVIDIA/nccl clone is present)
+    import os
+    git_dir = os.environ.get("COFABRIC_NCCL_GIT", "/work/.mirror/NVIDIA+nccl/repo")
+    if not os.path.isdir(git_dir):
+        pytest.skip("no NVIDIA/nccl clone (set COFABRIC_NCCL_GIT)")
+    import nccl_device_identity
+
+    from fabric._runtime import _DEVICE_IDENTITY
+    got = {k: " ".join(v) for k, v in nccl_device_identity.table(git_dir).items()}
+    assert got == _DEVICE_IDENTITY
 
 
 @functools.cache
@@ -744,22 +814,44 @@ def test_nccl_2_25_1_picks_on_a_gb200_tray(size, protocol):
         assert r.time == pytest.approx(32.5e-6, rel=5e-3)
 
 
+def _reference_holds(revision, v):
+    """Brute force of the strict identity rule from the raw table: list every modelled tag, take
+    the one the release stands for and the first carrying the change, and check every file of
+    the revision's kernel at every tag in between, pair by pair."""
+    from fabric._runtime import _DEVICE_IDENTITY, NCCL_RELEASE_DATES, PREDICTION_KERNEL_FILES
+    tags = sorted(NCCL_RELEASE_DATES, key=lambda t: [int(x) for x in t.split(".")])
+    num = {t: tuple(int(x) for x in t.split(".")) for t in tags}
+    first = tuple(int(x) for x in revision[2].split("."))
+    change = next(t for t in tags if num[t] >= first)
+    mine = [t for t in tags if num[t] <= v]
+    if not mine or num[change] <= v:
+        return False
+    ok = True
+    for t in tags[tags.index(mine[-1]):tags.index(change)]:
+        for f in PREDICTION_KERNEL_FILES[revision][1]:
+            ok = ok and t in _DEVICE_IDENTITY.get((f, change), "").split()
+    return ok
+
+
 def _reference_timed(history, revisions, field, key, v, formulas=()):
     """Brute force of the timing rule: every later value reachable from the release's own
-    through sourced revisions only, the last of them; for a part of a formula, no later than
-    the first unsourced change of any part of it."""
+    through sourced revisions whose kernel is identical from the release on
+    (:func:`_reference_holds`), the last of them; for a part of a formula, no later than the
+    first change of any part of it that is not taken."""
+    def taken(f, k, first):
+        rev = (f, k, ".".join(str(x) for x in first))
+        return rev in revisions and _reference_holds(rev, v)
     values = [(first, val) for first, val in history[(field, key)]]
     own = [i for i, (first, _val) in enumerate(values) if first <= v]
     if not own:
         return None
     group = next((g for g in formulas if (field, key) in g), {(field, key)})
     unsourced = [first for f, k in group for first, _val in history.get((f, k), ())
-                 if first > v and (f, k, ".".join(str(x) for x in first)) not in revisions]
+                 if first > v and not taken(f, k, first)]
     i = own[-1]
     out = values[i][1]
     for j in range(i + 1, len(values)):
-        tag = ".".join(str(x) for x in values[j][0])
-        if any(values[j][0] >= u for u in unsourced) or (field, key, tag) not in revisions:
+        if any(values[j][0] >= u for u in unsourced) or not taken(field, key, values[j][0]):
             break
         out = values[j][1]
     return out

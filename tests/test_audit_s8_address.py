@@ -1,0 +1,128 @@
+"""Audit (session 8): the address side against brute-force references.
+
+* Forwarding by address reaches the owner of every byte of an interleave set: the
+  requester decodes the granule (CXL formula) and the transaction then follows the
+  owner's entries. ``ForwardingTables.forward`` used to say "no route ... the tables
+  lose it" for any address in a set, on an intact fabric.
+* A symmetric heap with a per-chip override stays valid when that chip fails (the
+  override named "a chip that is not of the fabric" and ``symmetric_memory`` was refused).
+
+The references below are written from the documentation: the CXL interleave formula,
+"a host's memory is reached through its first chip", and the routing policy's path.
+"""
+
+import functools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import topologies
+from fabric import (
+    AddressPlan,
+    Region,
+    RoutingError,
+    SymmetricHeap,
+    check,
+    forwarding_tables,
+)
+from fabric._units import GiB, MiB
+
+SETTINGS = settings(max_examples=30, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+# destination-routed families (forwarding tables exist intact; up/down ones degraded too)
+SPECS = ["fattree:k=4", "leafspine:k=4,over=3", "rail:servers=2,gpus=2,spines=1",
+         "switch:4,planes=2", "torus:4x2", "hypermesh:2x2x2", "dragonfly:h=1"]
+
+
+@functools.cache
+def _intact(spec):
+    return topologies.build(spec + ",chip=h100")
+
+
+def _ref_owner(reg, address):
+    """The owner of ``address`` in interleave set ``reg`` (CXL: (o // g) % ways)."""
+    return reg.owners[((address - reg.base) // reg.granularity) % reg.ways]
+
+
+def _ref_node(f, owner):
+    """The node serving an owner: a chip itself, a host domain through its first chip."""
+    return owner if owner in f.graph else f.domains[owner][0]
+
+
+@st.composite
+def interleaved_fabrics(draw):
+    spec = draw(st.sampled_from(SPECS))
+    f = _intact(spec)
+    ways = draw(st.sampled_from([2, 3, 4]))
+    pool = list(f.endpoints) + list(f.domains)
+    owners = tuple(draw(st.permutations(pool))[:ways])
+    gran = draw(st.sampled_from([256, 4096, 16384]))
+    size = ways * 256 * MiB
+    plan = AddressPlan(host_memory=GiB, interleave=[
+        Region(0, size, owners, kind="dram", granularity=gran, name="pool")])
+    g = f.replace(address_plan=plan)
+    fail = []
+    if g.router.policy == "up-down":
+        # a degraded up/down fabric keeps destination tables: fail a random link or two
+        edges = sorted(g.graph.edges(), key=str)
+        fail = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
+    if fail:
+        g = g.without(links=fail)
+    offsets = draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=4))
+    src = draw(st.sampled_from(list(g.endpoints)))
+    return g, offsets, src
+
+
+@SETTINGS
+@given(interleaved_fabrics())
+def test_forwarding_reaches_the_owner_of_every_granule(case):
+    f, offsets, src = case
+    ft = forwarding_tables(f)
+    reg = f.address_map.region("pool")
+    for off in offsets:
+        address = reg.base + off
+        node = _ref_node(f, _ref_owner(reg, address))
+        try:
+            want = f.route(src, node) if node != src else [src]
+        except RoutingError:
+            with pytest.raises(RoutingError):
+                ft.forward(src, address)
+            continue
+        assert ft.forward(src, address) == want
+        # the same walk as towards the first byte of the owner's own memory
+        own = next(r for r in f.address_map.regions_of(node) if r.ways == 1)
+        assert ft.forward(src, own.base) == want
+
+
+def test_forwarding_into_an_interleave_set_on_the_seed_system():
+    f = topologies.build("sd200-ultra").replace(address_plan=AddressPlan(interleave=[
+        Region(0, 2 * 256 * MiB, ("chip0", "chip9"), kind="hbm", granularity=4096,
+               name="pool")]))
+    assert check(f) == []
+    ft = forwarding_tables(f)
+    base = f.address_map.region("pool").base
+    assert ft.forward("chip5", base) == f.route("chip5", "chip0")
+    assert ft.forward("chip5", base + 4096) == f.route("chip5", "chip9")
+    assert ft.forward("chip9", base + 4096 + 17) == ["chip9"]
+
+
+@pytest.mark.parametrize("override", [{"offset": GiB, "size": GiB},      # the same as all
+                                      {"offset": 2 * GiB, "size": GiB}])  # a mismatch
+def test_a_heap_override_of_a_failed_chip_is_no_fault(override):
+    f = topologies.build("sd200-ultra").replace(address_plan=AddressPlan(
+        heap=SymmetricHeap(GiB, offset=GiB, chips={"chip3": override})))
+    intact = {x.code for x in check(f)}
+    assert intact == (set() if override["offset"] == GiB else {"symmetric-mismatch"})
+    g = f.without(chips=["chip3"])
+    codes = {x.code for x in check(g)}
+    assert codes == {"unreachable"}          # the windows onto chip3; not the override
+    mem = g.symmetric_memory
+    assert mem.address(4, 0) == f.address_map.global_address("chip4", GiB)
+    with pytest.raises(Exception, match="rank 3 .chip3. has failed"):
+        mem.address(3, 0)
+    # an override of a chip the plan never had is still refused by name
+    h = f.replace(address_plan=f.address_plan.replace(heap=SymmetricHeap(
+        GiB, offset=GiB, chips={"chip999": {"offset": GiB}})))
+    assert any(x.code == "invalid" and "chip999" in x.message for x in check(h))
