@@ -129,7 +129,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fabric import FabricError, Parameter, SpecError, chip_spec, exchange_kernel
+from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 
 from ._gemm import decode_gemm_hbm_efficiency, gemm_compute_efficiency
 from ._models import WEIGHT_FORMATS, model_config
@@ -907,6 +907,120 @@ def _usable_groups(fabric, chips):
     return kept if sum(map(len, kept)) >= chips else groups
 
 
+_REACH = weakref.WeakKeyDictionary()
+
+
+def _unrouted(router, src, dst):
+    """Which pairs ``(src[i], dst[i])`` (node indices) ``router`` finds no path for: the
+    pairs routed at once, and the halves of a batch that fails routed again (a degraded
+    fabric leaves few pairs without one)."""
+    out = np.zeros(len(src), dtype=bool)
+    todo = [(0, len(src))] if len(src) else []
+    while todo:
+        a, b = todo.pop()
+        try:
+            router.hops(src[a:b], dst[a:b])
+        except RoutingError:
+            if b - a == 1:
+                out[a] = True
+            else:
+                m = (a + b) // 2
+                todo += [(a, m), (m, b)]
+    return out
+
+
+def _reach(fabric):
+    """``R[i, j]``: whether the fabric's routing (``fabric.route``, any transport) joins
+    live chips ``i`` and ``j`` (positions in ``fabric.endpoints``) both ways.
+
+    Every pair on an intact fabric. On a degraded one, not the pairs the failures leave
+    without a path: a chip cut off from every other (``fabric.failures.cut_off``), a GPU
+    whose only NIC link failed and another server's GPUs, or, on a switch of several
+    planes, two chips that each lost a different plane's links: each still reaches the
+    rest, but not the other (reachability is not transitive there, so sharing a load/store
+    domain does not make chips a group). Cached per fabric; read-only."""
+    got = _REACH.get(fabric)
+    if got is not None:
+        return got
+    n = fabric.n_endpoints
+    ok = np.ones((n, n), dtype=bool)
+    if fabric.failures.degraded and n > 1:
+        cut = [i for i, c in enumerate(fabric.endpoints) if c in fabric.failures.cut_off]
+        ok[cut, :] = False
+        ok[:, cut] = False
+        src, dst = np.nonzero(ok & ~np.eye(n, dtype=bool))
+        ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)
+        bad = _unrouted(fabric.router, ends[src], ends[dst])
+        ok[src[bad], dst[bad]] = False
+        ok &= ok.T
+    np.fill_diagonal(ok, True)
+    ok.flags.writeable = False
+    _REACH[fabric] = ok
+    return ok
+
+
+def _check_reach(fabric, positions):
+    """Raise RoutingError naming two of ``positions`` (live chips) that no route joins: a
+    collective of a step (a tensor-parallel all-reduce, an expert exchange) moves data
+    between every pair of its chips (a one-shot all-reduce reads every peer's buffer; an
+    all-to-all sends to every rank), so its chips must reach each other pairwise."""
+    if not fabric.failures.degraded:
+        return
+    pos = np.asarray(positions, dtype=np.int64)
+    sub = _reach(fabric)[np.ix_(pos, pos)]
+    if sub.all():
+        return
+    i, j = (int(x) for x in np.argwhere(~sub)[0])
+    a, b = fabric.endpoints[pos[i]], fabric.endpoints[pos[j]]
+    why = fabric.failures.explain(a, b).replace("between them", f"between {a} and {b}")
+    raise RoutingError(f"{fabric.name}: no route from {a!r} to {b!r}{why} (the chips of a "
+                       f"tensor-parallel or expert-parallel group must reach each other "
+                       f"pairwise)")
+
+
+def _clique_pools(fabric, chips, groups):
+    """None when every pair of the usable chips (``groups``, :func:`_usable_groups`)
+    reaches each other (:func:`_reach`), or ``chips < 2``. Otherwise the chips of each
+    largest set that does (a maximal clique of the reach graph: the chips that reach every
+    usable chip, plus a maximal clique of the others), as groups in domain order, those
+    that hold ``chips``; every instance of pairwise-reaching chips lies in one of them."""
+    if chips < 2 or not fabric.failures.degraded:
+        return None
+    import networkx as nx
+
+    R = _reach(fabric)
+    usable = [p for g in groups for p in g]
+    sub = R[np.ix_(usable, usable)]
+    if sub.all():
+        return None
+    partial = ~sub.all(axis=1)
+    some = [p for p, x in zip(usable, partial) if x]
+    every = {p for p, x in zip(usable, partial) if not x}
+    G = nx.Graph()
+    G.add_nodes_from(some)
+    G.add_edges_from((a, b) for i, a in enumerate(some) for b in some[i + 1:] if R[a, b])
+    pools = []
+    for clique in sorted(sorted(c) for c in nx.find_cliques(G)):
+        keep = every.union(clique)
+        if len(keep) >= chips:
+            pools.append(tuple(t for t in (tuple(p for p in g if p in keep) for g in groups)
+                               if t))
+    return pools
+
+
+def _placement_key(groups, sel, chips, equal_domains, tp):
+    """How good an instance's chips ``sel`` are, smaller better, by :func:`instance_chips`'s
+    rules: under ``equal_domains`` a ``c`` that is a multiple of ``tp``, then the fewest
+    domains; else every TP group inside one domain, then the fewest domains; then the first
+    ``chips`` chips, then the positions."""
+    spans = _domains_spanned(groups, sel)
+    if equal_domains:
+        first = (chips // len(spans) % tp != 0, len(spans))
+    else:
+        first = (not _groups_inside(groups, sel, tp), len(spans))
+    return first + (sel != tuple(range(chips)), sel)
+
+
 def _equal_shape(groups, chips, tp=1):
     """``(d, c)``: the fewest domains ``d`` that hold ``c = chips / d`` live chips each, or
     None when no ``d`` does; with ``tp > 1`` the fewest whose ``c`` is a multiple of ``tp``
@@ -964,6 +1078,15 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     more leaves out a chip a failure cut off from every other chip
     (``fabric.failures.cut_off``) while the others hold it.
 
+    Its chips reach each other pairwise whenever some set of live chips does (the TP
+    all-reduce and the expert exchange move data between every pair): on a degraded
+    fabric reachability need not be transitive (a switch of two planes where chip2 lost
+    plane 0's links and chip6 plane 1's: each reaches the other six, not each other), so
+    the rules above are applied within each largest set of pairwise-reaching chips and
+    the best answer taken. Where no such set holds the instance, the answer has a pair
+    that cannot reach each other, and costing the step's collectives raises RoutingError
+    naming it (:func:`decode_step`; the serving search skips the layout with that reason).
+
     Raises
     ------
     SpecError
@@ -983,12 +1106,31 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     ((3, 4, 5, 6), (3, 4, 5, 6, 7, 8, 9, 10))
     >>> instance_chips(rail, 6, equal_domains=True, tp=2)      # 2 + 2 + 2: no TP group split
     (0, 1, 4, 5, 8, 9)
+    >>> node = topologies.build("switch:8,planes=2").without(
+    ...     links=["chip1-sw0", "chip2-sw0", "chip5-sw1", "chip6-sw1"])
+    >>> instance_chips(node, 6)                  # chips 5, 6 cannot reach chips 1, 2
+    (0, 1, 2, 3, 4, 7)
     """
     chips = _check_instance_chips(fabric, chips)
     if not isinstance(equal_domains, bool):
         raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
     tp = _check_tp(tp, chips)
     groups = _usable_groups(fabric, chips)
+    found = []
+    for pool in _clique_pools(fabric, chips, groups) or ():
+        try:
+            sel = _place(fabric, pool, chips, equal_domains, tp)
+        except SpecError:           # this pool fills no set of domains equally
+            continue
+        found.append((_placement_key(groups, sel, chips, equal_domains, tp), sel))
+    if found:
+        return min(found)[1]
+    return _place(fabric, groups, chips, equal_domains, tp)
+
+
+def _place(fabric, groups, chips, equal_domains, tp):
+    """:func:`instance_chips` on the live chips ``groups`` (positions per domain), every
+    pair of which is taken to reach each other."""
     first = tuple(range(chips))
     usable = {p for g in groups for p in g}
     spanned = _domains_spanned(groups, first) if usable.issuperset(first) else []
@@ -1034,6 +1176,14 @@ def _instance_copies(fabric, chips, equal_domains, tp=1):
     if chips > fabric.n_endpoints:
         return 0
     groups = _usable_groups(fabric, chips)
+    if _clique_pools(fabric, chips, groups) is not None:
+        try:
+            sel = instance_chips(fabric, chips, equal_domains=equal_domains, tp=tp)
+        except SpecError:           # no set of domains holds it equally: no copy
+            return 0
+        if _reach(fabric)[np.ix_(sel, sel)].all():
+            return _most_cliques(fabric, groups, chips, sel, equal_domains, tp)
+        # no copy runs (the step says which pair cannot reach): counted as before
     if not equal_domains:
         cap = _tp_capacity(groups, chips, tp)
         if tp > 1 and all(x % tp == 0 for x in cap):    # whole groups inside domains
@@ -1049,6 +1199,98 @@ def _instance_copies(fabric, chips, equal_domains, tp=1):
                if sum(min(x, k) for x in slots) >= k * d)
 
 
+#: Copy shapes :func:`_most_cliques` tries before it answers with the most copies found.
+_COPY_SEARCH_BUDGET = 200_000
+
+
+def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
+    """The most disjoint copies of the instance ``sel`` (:func:`instance_chips`) whose chips
+    all reach each other pairwise (:func:`_reach`), each shaped like ``sel``: ``c`` chips in
+    each of ``d`` domains under ``equal_domains``, whole tensor-parallel groups of ``tp``
+    inside domains where ``sel`` has them, else any ``chips`` usable chips.
+
+    The usable chips fall into kinds: chips of one domain (where the shape counts domains)
+    with the same set of chips they cannot reach are interchangeable, and two chips of one
+    kind reach each other. A copy is a count per kind whose kinds reach each other; the most
+    copies is a search over those counts (exact within :data:`_COPY_SEARCH_BUDGET` copy
+    shapes tried, else the most it found, copies that do fit)."""
+    R = _reach(fabric)
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    usable = [p for g in groups for p in g]
+    spans = _domains_spanned(groups, sel)
+    if equal_domains:
+        rule = ("equal", chips // len(spans))
+    elif tp > 1 and _groups_inside(groups, sel, tp):
+        rule = ("aligned", tp)
+    else:
+        rule = ("any", None)
+    kinds, count, rep = {}, [], []
+    for p in usable:
+        miss = frozenset(q for q in usable if not R[p, q])
+        key = (miss,) if rule[0] == "any" else (where[p], miss)
+        if key not in kinds:
+            kinds[key] = len(count)
+            count.append(0)
+            rep.append(p)
+        count[kinds[key]] += 1
+    k = len(count)
+    dom = [where[p] for p in rep]
+    apart = [[not R[rep[a], rep[b]] for b in range(k)] for a in range(k)]
+
+    def fits(vec):
+        if rule[0] == "any":
+            return True
+        per = {}
+        for t, x in enumerate(vec):
+            if x:
+                per[dom[t]] = per.get(dom[t], 0) + x
+        if rule[0] == "equal":
+            return all(x == rule[1] for x in per.values())
+        return all(x % tp == 0 for x in per.values())
+
+    shapes = []
+
+    def grow(t, left, vec, used):
+        if left == 0:
+            v = tuple(vec) + (0,) * (k - len(vec))
+            if fits(v):
+                shapes.append(v)
+            return
+        if t == k:
+            return
+        ok = not any(apart[t][u] for u in used)
+        for x in range(min(left, count[t]) if ok else 0, -1, -1):
+            grow(t + 1, left - x, vec + [x], used + [t] if x else used)
+
+    grow(0, chips, [], [])
+    budget = [_COPY_SEARCH_BUDGET]
+    best = [0]
+    memo = {}
+
+    def most(left, start, have):
+        best[0] = max(best[0], have)
+        if budget[0] <= 0:
+            return 0
+        key = (left, start)
+        if key in memo:
+            return memo[key]
+        bound = sum(left) // chips
+        out = 0
+        for i in range(start, len(shapes)):
+            v = shapes[i]
+            if any(a > b for a, b in zip(v, left)):
+                continue
+            budget[0] -= 1
+            out = max(out, 1 + most(tuple(b - a for a, b in zip(v, left)), i, have + 1))
+            if out == bound or budget[0] <= 0:
+                break
+        memo[key] = out
+        return out
+
+    exact = most(tuple(count), 0, 0)
+    return exact if budget[0] > 0 else max(exact, best[0])
+
+
 def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     """Live chips of ``fabric`` no copy of a ``chips``-chip instance uses.
 
@@ -1057,7 +1299,8 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     :func:`instance_chips` places them) the chips the most such copies leave over, e.g.
     a damaged domain's; with ``tp > 1`` the copies keep their tensor-parallel groups inside
     domains as the instance does (:func:`instance_chips`); a chip cut off from every
-    other chip serves only one-chip instances.
+    other chip serves only one-chip instances; every copy's chips reach each other
+    pairwise (where reachability is not transitive, the most such copies, by a search).
 
     >>> import topologies
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
@@ -1067,6 +1310,10 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     (3, 5, 5)
     >>> idle_chips(topologies.build("rail:servers=3,gpus=4"), 6, equal_domains=True, tp=2)
     0
+    >>> node = topologies.build("switch:8,planes=2").without(
+    ...     links=["chip1-sw0", "chip2-sw0", "chip5-sw1", "chip6-sw1"])
+    >>> idle_chips(node, 6), idle_chips(node, 4)   # 0-4 + 7 one copy; 0-3 and 4-7 two
+    (2, 0)
     """
     chips = _check_chips(chips)
     if not isinstance(equal_domains, bool):
@@ -1947,7 +2194,9 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     live chips, ``fabric.endpoints`` (a layout's ``tp x dp`` chips are its first
     positions); on a degraded fabric they are mapped to those chips, not to the stable
     ranks (which skip nothing: rank 3 of a fabric without ``chip3`` has failed). Fewer
-    than two positions or no bytes cost nothing.
+    than two positions or no bytes cost nothing. The chips must reach each other pairwise
+    (a one-shot all-reduce reads every peer; an all-to-all sends to every rank): on a
+    degraded fabric two that no route joins raise RoutingError naming them and what failed.
 
     Parameters
     ----------
@@ -1977,6 +2226,7 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     size = float(np.sum(nbytes))
     if len(positions) < 2 or size <= 0:
         return 0.0
+    _check_reach(fabric, positions)
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if runtime is None else {"runtime": runtime}
     chips = [fabric.endpoints[i] for i in positions]

@@ -27,8 +27,9 @@ Examples
 """
 
 import math
+import numbers
 
-from fabric import Fabric
+import numpy as np
 
 from ._bom import bill_of_materials
 
@@ -40,8 +41,12 @@ _BASES = ("cost", "power")
 def scale_links(f, bandwidth=1.0, latency=1.0):
     """``f`` with every link's bandwidth and latency multiplied: a what-if copy.
 
-    The copy keeps the endpoints, host domains, chip, family and parameters; its
-    name says what was scaled.
+    The copy is ``f`` in every other respect: endpoints and their ranks, host domains,
+    chip, family, parameters, typed structure (so the same routing policy and
+    structure-aware algorithms), address plan and failures. A degraded copy
+    (:func:`fabric.without`) stays degraded, and the fabric as built it was made from
+    (:attr:`fabric.Fabric.intact`, what :func:`analysis.bill_of_materials` prices) is
+    scaled by the same factors. Its name says what was scaled.
 
     Examples
     --------
@@ -53,19 +58,21 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     import networkx as nx
 
     for name, value in (("bandwidth", bandwidth), ("latency", latency)):
-        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        if not (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+                and math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be a positive finite factor, got {value!r}")
+    bandwidth, latency = float(bandwidth), float(latency)
     if bandwidth == 1.0 and latency == 1.0:
         return f
     G = nx.Graph(f.graph)
     for _, _, d in G.edges(data=True):
         d["bandwidth"] *= bandwidth
         d["latency"] *= latency
+    nx.freeze(G)
     parts = [f"bandwidth x{bandwidth:.4g}"] * (bandwidth != 1.0) + \
         [f"latency x{latency:.4g}"] * (latency != 1.0)
-    return Fabric.from_graph(G, f.endpoints, name=f"{f.name} ({', '.join(parts)})",
-                             domains=f.domains, chip=f.chip, assumptions=f.assumptions,
-                             family=f.family, params=dict(f.params))
+    intact = None if f.intact is None else scale_links(f.intact, bandwidth, latency)
+    return f.replace(graph=G, name=f"{f.name} ({', '.join(parts)})", intact=intact)
 
 
 def _per_chip(f, basis, book):

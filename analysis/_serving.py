@@ -839,6 +839,8 @@ class _Sweep:
         kw = {**self.kw, "collective": _no_collective}
         try:
             one = decode_step(m, self.fabric, batch=1, context=self.full, layout=layout, **kw)
+        except RoutingError as e:   # its chips do not all reach each other pairwise
+            return {"reason": _cut_off(e)}
         except SpecError as e:
             return {"reason": str(e)}
         lay = one.layout

@@ -225,8 +225,10 @@ def plan_errors(fabric, plan):
             out.append(f"fabric {fabric.name!r} names no chip, so the HBM size is unknown; "
                        "give the plan hbm_bytes (in a system file, [address] hbm_bytes) or "
                        "build the fabric with a chip (spec option chip=...)")
-        elif not is_int(hbm) or hbm <= 0:
-            out.append(f"hbm_bytes must be an int > 0, got hbm_bytes={show_value(hbm)}")
+        elif not is_int(hbm) or hbm < MIN_PAGE_SIZE.value:
+            # the HBM region is the chip's whole 4 KiB pages: less than one is no region
+            out.append(f"hbm_bytes must be an int of at least one 4 KiB page (4096 bytes), "
+                       f"got hbm_bytes={show_value(hbm)}")
     return out
 
 

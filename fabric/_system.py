@@ -259,6 +259,9 @@ def read_system(text, path="<string>", *, build):
     if unknown:
         r.bad(f"{path}", f"unknown tables {unknown}; known: {sorted(_KEYS)}")
     sys_fields, _ = r.fields("system", system, required=("topology",))
+    if not isinstance(system["topology"], str):
+        raise SpecError(f"{sysw}: topology must be a string naming a preset or spec (e.g. "
+                        f"\"sd200-ultra\"), got {show_value(system['topology'])}")
     try:
         fabric = build(system["topology"])
     except SpecError as e:
@@ -286,6 +289,10 @@ def read_system(text, path="<string>", *, build):
     for i, item in enumerate(r.items(doc, "regions")):
         f, where = r.fields("regions", item, i, required=("base", "size"))
         if f is None:
+            continue
+        if "owner" in f and "owners" in f:
+            r.bad(where, f"[regions] gives owner = {show_value(f['owner'])} and owners = "
+                  f"{show_value(f['owners'])}: give one of them")
             continue
         owner = f.pop("owners", None) or f.pop("owner", None)
         if owner is None:

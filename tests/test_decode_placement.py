@@ -1,0 +1,227 @@
+"""Instances whose chips must reach each other pairwise, on fabrics where reachability is
+not transitive.
+
+A tensor-parallel group's all-reduce (a one-shot kernel reads every peer's buffer) and the
+expert exchange (an all-to-all sends to every rank) move data between every pair of an
+instance's chips. On a switch of several planes, two chips that each lost a DIFFERENT
+plane's links each still reach every other chip but not each other; a GPU whose NIC link
+failed reaches its own server only. Sharing a load/store domain therefore does not make
+chips a group. The references here are brute forces over every set of live chips, with
+reachability taken from ``fabric.route`` pair by pair.
+"""
+
+import functools
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis import idle_chips, instance_chips
+from analysis._decode import collective_seconds
+from fabric import RoutingError, SpecError
+
+NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+
+
+class _Free:
+    time = 0.0
+
+
+def _free(fabric, op, nbytes, **kwargs):
+    return _Free()
+
+
+def _reaches(f, a, b):
+    try:
+        f.route(a, b)
+        f.route(b, a)
+    except RoutingError:
+        return False
+    return True
+
+
+def _table(f):
+    ends = f.endpoints
+    n = len(ends)
+    return [[i == j or _reaches(f, ends[i], ends[j]) for j in range(n)] for i in range(n)]
+
+
+def _labels(f):
+    return [int(f.loadstore_domains[f.node_index[c]]) for c in f.endpoints]
+
+
+def _clique(R, sel):
+    return all(R[a][b] for a, b in itertools.combinations(sel, 2))
+
+
+def _counts(label, sel):
+    out = {}
+    for p in sel:
+        out[label[p]] = out.get(label[p], 0) + 1
+    return out
+
+
+def _inside(label, sel, tp):
+    return all(len({label[p] for p in sel[i:i + tp]}) == 1 for i in range(0, len(sel), tp))
+
+
+def _fabric(kind, size, planes, lost, failed):
+    """A switch of ``size`` chips and ``planes`` planes whose chips lost some planes'
+    links (``lost``: (chip, plane) pairs), or a rail cluster of 3 servers of ``size`` GPUs
+    whose chips lost their NIC or NVSwitch link (plane 0: NIC, 1: NVSwitch); without the
+    ``failed`` chips."""
+    if kind == "switch":
+        f = topologies.build(f"switch:{size},planes={planes}")
+    else:
+        f = topologies.build(f"rail:servers=3,gpus={size}")
+    chips = [c for c in f.endpoints if int(c[4:]) in failed][:f.n_endpoints - 1]
+    links = []
+    for c in f.endpoints:
+        if c in chips:
+            continue
+        for nb in sorted(f.graph[c]):
+            p = int(nb[2:]) if kind == "switch" else int(nb.startswith("nvs"))
+            if (int(c[4:]), p) in lost:
+                links.append((c, nb))
+    return f.without(chips=chips, links=links)
+
+
+_FABRICS = st.one_of(
+    st.tuples(st.just("switch"), st.integers(3, 7), st.integers(2, 3),
+              st.sets(st.tuples(st.integers(0, 6), st.integers(0, 2)), max_size=6),
+              st.sets(st.integers(0, 6), max_size=2)),
+    st.tuples(st.just("rail"), st.integers(2, 3), st.just(0),
+              st.sets(st.tuples(st.integers(0, 8), st.integers(0, 1)), max_size=3),
+              st.sets(st.integers(0, 8), max_size=1)))
+
+
+def _most(R, label, live, n, ok):
+    """Brute force: the most disjoint sets of ``n`` live chips joined pairwise by routes,
+    each accepted by ``ok`` (its shape)."""
+
+    @functools.cache
+    def rec(rest):
+        if len(rest) < n:
+            return 0
+        p, others = rest[0], rest[1:]
+        best = rec(others)                          # p idle
+        for more in itertools.combinations(others, n - 1):
+            sel = (p,) + more
+            if _clique(R, sel) and ok(sel):
+                best = max(best, 1 + rec(tuple(x for x in others if x not in more)))
+        return best
+
+    return rec(tuple(range(live)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(_FABRICS)
+def test_instances_and_their_copies_are_the_brute_forces_pairwise_reaching_sets(case):
+    f = _fabric(*case)
+    live = f.n_endpoints
+    R, label = _table(f), _labels(f)
+    for n in range(1, live + 1):
+        sets = [s for s in itertools.combinations(range(live), n) if _clique(R, s)]
+        for tp in [t for t in range(1, n + 1) if n % t == 0]:
+            for equal in (False, True):
+                keys = []
+                for s in sets:
+                    c = _counts(label, s)
+                    if equal and len(set(c.values())) != 1:
+                        continue
+                    keys.append((n // len(c) % tp != 0 if equal
+                                 else any(x % tp for x in c.values()), len(c)))
+                if not keys:
+                    # no set of pairwise-reaching chips has the shape: the instance given
+                    # (if any) cannot run, and costing its collectives says which pair
+                    try:
+                        sel = instance_chips(f, n, equal_domains=equal, tp=tp)
+                    except SpecError as e:
+                        assert equal and "equally" in str(e)
+                        continue
+                    assert not _clique(R, sel)
+                    with pytest.raises(RoutingError, match="no route from .* must reach each other pairwise"):
+                        collective_seconds(f, "all-to-all", 1024.0, sel, collective=_free)
+                    continue
+                sel = instance_chips(f, n, equal_domains=equal, tp=tp)
+                assert len(set(sel)) == n and set(sel) <= set(range(live))
+                assert _clique(R, sel), (n, tp, equal, sel)
+                c = _counts(label, sel)
+                if equal:
+                    assert len(set(c.values())) == 1
+                    got = (n // len(c) % tp != 0, len(c))
+                else:
+                    got = (not _inside(label, sel, tp), len(c))
+                assert got == min(keys), (n, tp, equal, sel, got, min(keys))
+                first = tuple(range(n))
+                if (_clique(R, first) and (not equal or len(set(_counts(label, first)
+                                                                   .values())) == 1)):
+                    cf = _counts(label, first)
+                    key_first = ((n // len(cf) % tp != 0, len(cf)) if equal
+                                 else (not _inside(label, first, tp), len(cf)))
+                    if key_first == min(keys):
+                        assert sel == first
+                assert collective_seconds(f, "all-to-all", 1024.0, sel, collective=_free) == 0
+                # the copies: each shaped as the instance (c chips in each of d domains;
+                # whole TP groups inside domains where the instance has them)
+                if equal:
+                    cc = n // len(c)
+
+                    def ok(s, cc=cc):
+                        return set(_counts(label, s).values()) == {cc}
+                elif tp > 1 and _inside(label, sel, tp):
+                    def ok(s, tp=tp):
+                        return all(x % tp == 0 for x in _counts(label, s).values())
+                else:
+                    def ok(s):
+                        return True
+                copies = _most(R, label, live, n, ok)
+                assert idle_chips(f, n, equal_domains=equal, tp=tp) == live - copies * n, (
+                    n, tp, equal, sel, copies)
+
+
+def test_two_chips_that_lost_different_planes_are_never_one_group():
+    # audit s7 section 7: chip2 lost plane 0, chip6 plane 1: each reaches the other six
+    # chips, not each other. An 8-chip instance would need the pair: refused, naming it;
+    # two 4-chip instances keep them apart (no chip idle)
+    g = topologies.build(NODE).without(links=["chip2-sw0", "chip6-sw1"])
+    assert [idle_chips(g, n, tp=tp) for n, tp in ((2, 2), (4, 4), (4, 1))] == [0, 0, 0]
+    for lay in ("tp=8,dp=1,etp=8", "tp=4,dp=2", "tp=1,dp=8"):
+        with pytest.raises(RoutingError, match="no route from 'chip2' to 'chip6'; the failures "
+                                               "leave no path between chip2 and chip6"):
+            analysis.decode_step("kimi-k2.5-nvfp4", g, batch=8, context=2000, layout=lay)
+    step = analysis.decode_step("kimi-k2.5-nvfp4", g, batch=8, context=2000, layout="tp=4,dp=1")
+    assert step.instance == ("chip0", "chip1", "chip2", "chip3") and step.idle_chips == 0
+    # chips 1, 2 lost plane 0 and 5, 6 plane 1: a 6-chip instance takes one side's pair
+    h = topologies.build(NODE).without(links=["chip1-sw0", "chip2-sw0", "chip5-sw1",
+                                              "chip6-sw1"])
+    assert instance_chips(h, 6) == (0, 1, 2, 3, 4, 7)
+    assert idle_chips(h, 6) == 2 and idle_chips(h, 4) == 0 and idle_chips(h, 4, tp=2) == 0
+
+
+def test_serve_skips_the_layouts_that_need_an_unreachable_pair(capsys):
+    from analysis._cli import main
+
+    code = main(["serve", NODE, "--model", "kimi-k2.5-nvfp4", "--isl", "1000", "--osl", "1000",
+                 "--fail-link", "chip2-sw0", "--fail-link", "chip6-sw1", "--no-speculative"])
+    out = capsys.readouterr().out
+    assert code == 0
+    skipped = [line for line in out.splitlines() if line.startswith("skipped tp=")]
+    assert {line.split(":")[0] for line in skipped if "between chip2 and chip6" in line} == {
+        "skipped tp=1,dp=8", "skipped tp=2,dp=4", "skipped tp=4,dp=2", "skipped tp=8,dp=1",
+        "skipped tp=8,dp=1,etp=8"}
+
+
+def test_a_copy_search_over_its_budget_answers_with_copies_that_fit(monkeypatch):
+    import analysis._decode as d
+
+    h = topologies.build(NODE).without(links=["chip1-sw0", "chip2-sw0", "chip5-sw1",
+                                              "chip6-sw1"])
+    exact = [idle_chips(h, n) for n in (2, 3, 4)]
+    monkeypatch.setattr(d, "_COPY_SEARCH_BUDGET", 1)
+    cheap = [idle_chips(h, n) for n in (2, 3, 4)]
+    assert exact == [0, 2, 0]
+    assert all(e <= c < 8 for e, c in zip(exact, cheap))     # at least one copy still found
