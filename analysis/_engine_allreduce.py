@@ -170,7 +170,15 @@ def vllm_all_reduce_kernel(fabric, nbytes, ranks=None, *, transport=None,
     ``"flashinfer two-shot"``, ``"vllm-custom 1-stage"``, ``"vllm-custom 2-stage"``,
     ``"torch-symm-mem multimem"``, ``"torch-symm-mem two-shot"`` or ``"nccl"`` (module
     docstring). ``fuse_allreduce_rms=False``: the compilation pass off; ``symm_mem=False``:
-    ``VLLM_ALLREDUCE_USE_SYMM_MEM=0``."""
+    ``VLLM_ALLREDUCE_USE_SYMM_MEM=0``.
+
+    >>> import topologies
+    >>> f = topologies.build("hgx-b200")
+    >>> vllm_all_reduce_kernel(f, 2 << 20, list(f.endpoints[:4]))   # 2 MiB at TP=4
+    'flashinfer two-shot'
+    >>> vllm_all_reduce_kernel(f, 2 << 20, list(f.endpoints[:4]), fuse_allreduce_rms=False)
+    'torch-symm-mem two-shot'
+    """
     return _run(fabric, nbytes, _ranks(fabric, ranks), transport, fuse_allreduce_rms,
                 symm_mem)[0]
 
