@@ -174,9 +174,9 @@ def vllm_all_reduce_kernel(fabric, nbytes, ranks=None, *, transport=None,
 
     >>> import topologies
     >>> f = topologies.build("hgx-b200")
-    >>> vllm_all_reduce_kernel(f, 2 << 20, list(f.endpoints[:4]))   # 2 MiB at TP=4
+    >>> vllm_all_reduce_kernel(f, 6 << 20, list(f.endpoints[:4]))   # 6 MiB at TP=4
     'flashinfer two-shot'
-    >>> vllm_all_reduce_kernel(f, 2 << 20, list(f.endpoints[:4]), fuse_allreduce_rms=False)
+    >>> vllm_all_reduce_kernel(f, 6 << 20, list(f.endpoints[:4]), fuse_allreduce_rms=False)
     'torch-symm-mem two-shot'
     """
     return _run(fabric, nbytes, _ranks(fabric, ranks), transport, fuse_allreduce_rms,
