@@ -812,9 +812,11 @@ def parse_layout(layout, n_chips):
         for part in filter(None, (p.strip() for p in layout.split(","))):
             key, sep, val = part.partition("=")
             key = key.strip()
-            if not sep or key not in keys or not val.strip().isdigit():
+            if not sep or key not in keys or not val.strip().isdecimal():
                 raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N, ep=N or "
                                 f"etp=N, comma separated")
+            if key in values:
+                raise SpecError(f"layout: {key} is given twice in {layout!r}")
             values[key] = int(val)
     elif isinstance(layout, dict):
         values = dict(layout)
@@ -2464,7 +2466,13 @@ def _kernel_time(s, name, nbytes, nflops, part="attention"):
     bandwidth, ``nflops`` at the achieved FLOP/s of the math format ``part`` runs in, the
     larger), its fixed part and floor and its boundary, as :func:`_block_time` charges them."""
     r = max(nbytes / s.part_bw(part), nflops / s.gemm_flops(part) if nflops else 0.0)
-    return r + (_kernel_overhead(s, name, r) + s.per_kernel) / s.fusion_factor
+    return _bounded(s, name, r)
+
+
+def _bounded(s, name, roofline):
+    """Seconds kernel ``name`` runs given its ``roofline``: that, its fixed part and floor
+    (:func:`_kernel_overhead`) and its boundary, the fused share of both."""
+    return roofline + (_kernel_overhead(s, name, roofline) + s.per_kernel) / s.fusion_factor
 
 
 def _attention_gemm_params(s, name):
@@ -2522,6 +2530,20 @@ def _attention_block_time(s, mem, names, reads):
     return roofline + floor, floor
 
 
+def _two_batch_attention_stages(s, mem):
+    """Seconds of one micro-batch's attention block in the two-batch schedule, split at its
+    attention kernel: ``(prepare, core)``, the kernels before it and the kernels from it on.
+    Each kernel at the roofline the single-batch pass gives it
+    (:func:`_attention_kernel_times`: the attention kernel's KV read and score math at the
+    engine's published rates where it has them, :data:`MLA_DECODE_EFFICIENCY`) with its
+    fixed part, floor and boundary (:func:`_bounded`): one attention pricing for both."""
+    names = _attention_names(s)
+    core_at = next(i for i, n in enumerate(names) if KERNEL_CLASSES[n] == "attention")
+    times = [_bounded(s, n, r)
+             for n, (_, r) in zip(names, _attention_kernel_times(s, mem, names), strict=True)]
+    return sum(times[:core_at]), sum(times[core_at:])
+
+
 def _two_batch_windows(s, mem):
     """Seconds of the stages an exchange's transfer hides under in the two-batch schedule
     (:data:`TWO_BATCH`): ``(dispatch window, combine window)`` = (the shared experts + the
@@ -2529,20 +2551,7 @@ def _two_batch_windows(s, mem):
     post-attention norm, router GEMM and top-k), each kernel at its own roofline."""
     m, lay = s.m, s.lay
     tp, wb, t = lay.tp, m.weight_bytes, s.t_dp
-    att_names = _attention_names(s)
-    core_at = next(i for i, n in enumerate(att_names) if KERNEL_CLASSES[n] == "attention")
-    prepare = core = 0.0
-    for i, n in enumerate(att_names):
-        if KERNEL_CLASSES[n] == "attention":
-            k = _kernel_time(s, n, mem.kv_layer_chip,
-                             t * m.attention.score_flops_per_token(s.context) / tp, "scores")
-        else:
-            p = _attention_gemm_params(s, n)
-            k = _kernel_time(s, n, p * wb, 2 * p * t)
-        if i < core_at:
-            prepare += k
-        else:
-            core += k
+    prepare, core = _two_batch_attention_stages(s, mem)
     sh = _shared_split(lay)
     t_local = t if lay.etp > 1 else t / tp
     shared_p = m.shared_experts * m.expert_params / sh

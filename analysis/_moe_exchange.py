@@ -206,7 +206,7 @@ def parse_routing(routing):
     if name == "node-limited":
         if not arg:
             return name, 4
-        if arg.isdigit() and int(arg) >= 1:
+        if arg.isdecimal() and int(arg) >= 1:
             return name, int(arg)
         raise SpecError(f"node-limited routing needs M >= 1 nodes per token, got {routing!r}")
     raise SpecError(f"routing must be 'uniform', 'balanced' or 'node-limited[:M]', got "

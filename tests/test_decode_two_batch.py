@@ -141,10 +141,11 @@ def _tbo_settings(fab, **over):
     return D._settings("deepseek-v3", fab, tokens_per_sequence=1, transport=None,
                        algorithm="auto", skew=0.0, fusion_factor=1.0,
                        launch_overhead=D.LAUNCH_OVERHEAD.value,
-                       hbm_efficiency=D.DECODE_HBM_EFFICIENCY.value, compute_efficiency=1.0,
+                       hbm_efficiency=D.DECODE_HBM_EFFICIENCY.value,
                        chip=None, collective=None, runtime=None, cuda_graphs=True,
                        graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
-                       batch=128 * 72, context=2000, **{**TBO, **over})
+                       batch=128 * 72, context=2000,
+                       **{"compute_efficiency": 1.0, **TBO, **over})
 
 
 def test_two_batch_by_hand(fab):
@@ -307,3 +308,74 @@ def test_sglang_kernel_list_recount(fab):
     # DeepEP low-latency: one kernel per phase, plus each phase's receive under two-batch
     assert st_.layers[-1].kernels == 16 + 13 + 2 + 2
     assert st_.layers[0].kernels == 16 + 6
+
+
+@pytest.mark.parametrize("model,spec,engine,fmt", [
+    ("deepseek-v3", H100_72, "trtllm", None),        # FlashMLA's rates (Hopper, BF16 KV)
+    ("deepseek-v3", H100_72, "sglang", None),
+    ("deepseek-v3", H100_72, "trtllm", 1.0),         # a user's compute efficiency
+    ("kimi-k2.5-nvfp4", "rail:servers=9,gpus=8,chip=h200", "trtllm", None),   # FP8 KV
+    ("deepseek-r1-nvfp4", "rail:servers=9,gpus=8,chip=b200", "trtllm", None),
+    ("deepseek-v3", "rail:servers=9,gpus=8,chip=b200", "vllm", None),
+])
+def test_two_batch_prices_the_attention_kernels_as_the_single_batch_pass(model, spec, engine,
+                                                                          fmt):
+    # one attention pricing: the two-batch windows' attention stages are the single-batch
+    # block's kernels (each at its roofline, fixed part and floor), plus their boundaries,
+    # less the norms' weights (read by no GEMM; the block counts them, the stages do not)
+    f = topologies.build(spec)
+    kw = {**TBO, "engine": engine, "compute_efficiency": fmt}
+    if model == "kimi-k2.5-nvfp4":
+        kw["layout"] = "tp=1,dp=64"
+    step = analysis.decode_step(model, f, batch=128 * 72, context=2000, **kw)
+    s = D._settings(model, f, tokens_per_sequence=1, transport=None, algorithm="auto",
+                    skew=0.0, fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
+                    hbm_efficiency=D.DECODE_HBM_EFFICIENCY.value, chip=None, collective=None,
+                    runtime=None, cuda_graphs=True,
+                    graph_kernel_overhead=D.GRAPH_KERNEL_OVERHEAD.value,
+                    batch=128 * 72, context=2000, **kw)
+    mem = D._memory_fit(s)
+    prepare, core = D._two_batch_attention_stages(s, mem)
+    names = D._attention_names(s)
+    m, tp = s.m, s.lay.tp
+    work = D._attention_work(m)
+    gemm_params = sum(w / (1 if g in D._REPLICATED_WORK else tp) for g, w in work.items())
+    rank_params = m.attention_params / tp if tp == 1 else m.attention_params_per_rank(tp)
+    norms = max(0.0, (rank_params - gemm_params) * m.weight_bytes / s.part_bw("attention"))
+    moe = step.layers[-1]
+    want = moe.attention - norms + len(names) * s.per_kernel / s.fusion_factor
+    assert prepare + core == pytest.approx(want, rel=1e-9)
+    # and the attention kernel itself at the rates the single-batch pass uses
+    at = next(i for i, n in enumerate(names) if D.KERNEL_CLASSES[n] == "attention")
+    read = mem.kv_layer_chip / s.kv_bw()
+    flops = s.t_dp * m.attention.score_flops_per_token(2000) / tp
+    r = max(read, flops / s.scores_flops())
+    alone = r + (D._kernel_overhead(s, names[at], r) + s.per_kernel) / s.fusion_factor
+    rest = D._two_batch_attention_stages(s, mem)[1] - alone
+    assert rest >= 0 and core == pytest.approx(alone + rest, rel=1e-12)
+
+
+def test_two_batch_attention_kernel_runs_at_flashmla_rates_under_trtllm_on_hopper(fab):
+    # before: the two-batch window priced TensorRT-LLM's Hopper MLA kernel at the defaults
+    # (0.78 of HBM, BF16 peak) while the single-batch pass used FlashMLA's published rates
+    s = _tbo_settings(fab, compute_efficiency=None)
+    assert s.mla_kernel is not None
+    mem = D._memory_fit(s)
+    h800 = fabric.chip_spec("h800")
+    bw = s.chip.hbm_bandwidth * (3000e9 / h800.hbm_bandwidth)          # FlashMLA README
+    peak = s.chip.peak("bf16") * (660e12 / h800.peak("bf16"))
+    kv = mem.kv_layer_chip
+    flops = 128 * s.m.attention.score_flops_per_token(2000)
+    r = max(kv / bw, flops / peak)
+    gen = r + D._kernel_overhead(s, "gen_attention", r) + s.per_kernel
+    default = D._kernel_time(s, "gen_attention", kv, flops, "scores")
+    h, t = s.m.hidden, 128
+
+    def k(name, params=0.0, part="attention"):
+        return D._kernel_time(s, name, params, 2 * params * t, part)
+
+    core = (gen + k("uv_gemm", 512 * 128 * 128) + k("wo_gemm", 128 * 128 * h)
+            + k("allreduce_add_rmsnorm_quant") + k("router_gemm", h * 256 + 256, "router")
+            + k("topk"))
+    assert D._two_batch_windows(s, mem)[1] == pytest.approx(core, rel=1e-12)
+    assert abs(gen - default) > 1e-7                  # the two rates differ by > 0.1 us
