@@ -812,9 +812,11 @@ def parse_layout(layout, n_chips):
         for part in filter(None, (p.strip() for p in layout.split(","))):
             key, sep, val = part.partition("=")
             key = key.strip()
-            if not sep or key not in keys or not val.strip().isdigit():
+            if not sep or key not in keys or not val.strip().isdecimal():
                 raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N, ep=N or "
                                 f"etp=N, comma separated")
+            if key in values:
+                raise SpecError(f"layout: {key} is given twice in {layout!r}")
             values[key] = int(val)
     elif isinstance(layout, dict):
         values = dict(layout)
