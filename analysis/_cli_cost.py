@@ -33,12 +33,12 @@ def parse_ranks(tokens):
             if not part:
                 continue
             a, sep, b = part.partition("-")
-            if sep and a.isdigit() and b.isdigit():
+            if sep and a.isdecimal() and b.isdecimal():
                 lo, hi = int(a), int(b)
                 if hi < lo:
                     raise SpecError(f"rank range {part!r} runs backwards")
                 out += list(range(lo, hi + 1))
-            elif part.isdigit():
+            elif part.isdecimal():
                 out.append(int(part))
             else:
                 out.append(part)

@@ -326,7 +326,7 @@ class Fabric:
             return x
         if isinstance(x, str):
             text = x.removeprefix("rank:")
-            if text.isdigit():
+            if text.isdecimal():
                 x = int(text)
             elif x in failed:
                 raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")

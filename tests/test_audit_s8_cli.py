@@ -10,12 +10,16 @@
 """
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topologies
+from analysis import parse_layout
 from analysis._cli import main
-from fabric import AddressMapError, AddressPlan, check
+from fabric import AddressMapError, AddressPlan, NodeError, SpecError, check
 
 SYSTEM = '[system]\ntopology = "sd200-ultra"\n'
+_TORUS = topologies.build("torus:4x4")
 
 
 def _run(argv, capsys):
@@ -70,3 +74,63 @@ def test_hbm_of_one_page_is_a_plan():
                                                                        host_memory=0))
     assert check(f) == []
     assert [r.size for r in f.address_map.regions] == [4096] * 4
+
+
+# -- digits that are not decimal digits ----------------------------------------------------
+# str.isdigit() is True for superscripts ('²') that int() cannot read: each place that
+# checked isdigit() and then called int() crashed (exit 3). isdecimal() is int()'s set.
+
+@pytest.mark.parametrize("argv", [
+    ["route", "sd200-ultra", "²", "1"], ["route", "sd200-ultra", "rank:³", "1"],
+    ["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--ranks", "²"],
+    ["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--ranks", "0-²"],
+    ["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--fail-chip", "²"],
+    ["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "tp=²"],
+    ["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "tp=8,tp=4"],
+])
+def test_a_superscript_or_repeated_number_is_one_line_and_exit_2(argv, capsys):
+    rc, out, err = _run(argv, capsys)
+    assert rc == 2 and out == "", err
+    assert len(err.strip().splitlines()) == 1 and "internal error" not in err
+
+
+TOKENS = st.text(alphabet="0123456789²³¹٣ rank:chip-x", max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TOKENS)
+def test_a_node_token_is_a_rank_a_name_or_a_named_error(token):
+    """Reference: a token of decimal digits (after 'rank:') is that rank; a node name is
+    that node; anything else is a NodeError, never another exception."""
+    f = _TORUS
+    text = token.removeprefix("rank:")
+    if token in f.graph:
+        want = token
+    elif text.isdecimal() and int(text) < f.n_endpoints:
+        want = f.endpoints[int(text)]
+    else:
+        want = None
+    if want is None:
+        with pytest.raises(NodeError):
+            f.node(token)
+    else:
+        assert f.node(token) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["tp", "dp", "ep", "etp", "x"]),
+                          st.text(alphabet="0123456789²٣", min_size=1, max_size=2)),
+                max_size=3))
+def test_a_layout_string_is_read_or_refused_by_name(parts):
+    text = ",".join(f"{k}={v}" for k, v in parts)
+    keys = [k for k, _ in parts]
+    readable = all(k != "x" and v.isdecimal() for k, v in parts) and len(set(keys)) == len(keys)
+    try:
+        layout = parse_layout(text, 64)
+    except SpecError as e:
+        if readable:        # refused for a value (tp=0, not dividing 64...), not for its text
+            assert "cannot read" not in str(e) and "given twice" not in str(e)
+        return
+    assert readable
+    for k, v in parts:
+        assert getattr(layout, k) == int(v)

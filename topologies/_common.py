@@ -16,7 +16,7 @@ MAX_LINKS = 2**24
 def positive_int(value, name, minimum=1):
     """Return ``value`` as an int >= ``minimum`` or raise SpecError naming it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if isinstance(value, str) and value.strip().lstrip("+").isdigit():
+        if isinstance(value, str) and value.strip().lstrip("+").isdecimal():
             value = int(value)
         else:
             raise SpecError(f"{name} must be an integer >= {minimum}, got {value!r}")
