@@ -607,6 +607,17 @@ def _token_bytes(value, hidden, name):
     return float(value) * hidden if value <= _MAX_ELEMENT_BYTES else float(value)
 
 
+def _payloads(value, hidden, name):
+    """A token's payloads in bytes: one number (one payload) or a tuple/list of them (e.g. a
+    post-quantized token's values and its scale factors, each its own payload), each read by
+    :func:`_token_bytes` (per element if at most 16)."""
+    if isinstance(value, (tuple, list)):
+        if not value:
+            raise SpecError(f"{name} must name at least one payload, got {name}={value!r}")
+        return tuple(_token_bytes(v, hidden, name) for v in value)
+    return (_token_bytes(value, hidden, name),)
+
+
 def _resolve_ep(fabric, ep):
     if isinstance(ep, (bool, str)) or not (isinstance(ep, numbers.Integral)
                                            or hasattr(ep, "__iter__")):
@@ -885,7 +896,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     dispatch_bytes, combine_bytes : float
         Bytes per token; a value of at most 16 is read as bytes per hidden
         element (1 for FP8, 2 for BF16, ``1 + 4/128`` for FP8 with per-128
-        scales), as :func:`analysis.decode_step` takes them. For ``one-sided`` a
+        scales), as :func:`analysis.decode_step` takes them. ``dispatch_bytes`` may
+        also be a tuple of the token's payloads, each read the same way, when the
+        kernel sends them apart: TensorRT-LLM's one-sided dispatch sends a
+        post-quantized token's values and its scale factors as two payloads
+        (NVFP4 ``(0.5, 1/16)``, MXFP8 ``(1, 1/32)``); traffic is their sum, the
+        serial chain counts each payload's copy rounds. For ``one-sided`` a
         combine narrower than the BF16 MoE output (e.g. ``combine_bytes=1``) is
         TensorRT-LLM's low-precision combine: the staging pass reads the BF16 output
         and writes the narrow copy (:attr:`fabric.ExchangeKernel.staging_source_bytes`).
@@ -968,7 +984,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if nodes > 1 and not kern.scale_out:
         raise RoutingError(f"kernel {kern.name!r} works within one load/store domain, but the "
                            f"{n_ep} EP ranks span {nodes} of {fabric.name}")
-    b_d = _token_bytes(dispatch_bytes, h, "dispatch_bytes") + kern.message_header
+    payloads_d = _payloads(dispatch_bytes, h, "dispatch_bytes")
+    b_d = sum(payloads_d) + kern.message_header
     b_c = _token_bytes(combine_bytes, h, "combine_bytes")
     p_rank, p_node = expert_reach(E, k, n_ep, nodes, routing)
     copies_rank = tokens * n_ep * p_rank
@@ -1066,8 +1083,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, sources)
                    for sources in (n_ep, 1)]
     if any(kern.chain):
-        for i, nbytes in enumerate((b_d, b_c)):
-            rounds = _rounds(kern, nbytes) if kern.pull_threads else 0
+        for i, parts in enumerate((payloads_d, (b_c,))):
+            # the kernel copies payload by payload, each in its own rounds
+            rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
             chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed)
             params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores

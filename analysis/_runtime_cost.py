@@ -586,6 +586,52 @@ _PEER_ACCESS = {
 }
 
 
+#: Kernels that reach their peers by LOADS only, per engine runtime (by name): ``{runtime:
+#: {(op, algorithm): pulled stages}}``. vLLM's custom all-reduce (the runtime
+#: :data:`fabric.VLLM_CUSTOM_ALLREDUCE`; vllm-project/vllm ``csrc/custom_all_reduce.cuh`` and
+#: ``csrc/custom_collective_common.cuh``): ``cross_device_reduce_1stage`` ("one-shot": start
+#: barrier, every rank loads its slice of every peer's registered buffer and reduces, end barrier
+#: without a fence) and ``cross_device_reduce_2stage`` ("two-shot": start barrier, reduce-scatter
+#: by loads into the rank's OWN buffer, a barrier whose release/acquire orders those local stores,
+#: all-gather by loads from the peers' buffers, no end barrier). Each pulled stage receives its
+#: first byte one peer round trip after its first request; neither kernel stores into a peer, so
+#: no release waits for a peer's acknowledgement.
+PULL_KERNELS = {"vllm-custom-allreduce": {("all-reduce", "one-shot"): 1,
+                                           ("all-reduce", "two-shot"): 2}}
+
+#: vLLM's choice between its two custom all-reduce kernels (``CustomAllreduce::allreduce``):
+#: the 1-stage kernel on 2 GPUs, and on fully NVLink-connected GPUs while the input is below
+#: ``VLLM_ONE_STAGE_BELOW[gpus]`` bytes (4 or fewer: 512 KiB; 8 or fewer: 256 KiB), else the
+#: 2-stage kernel; it runs on 2, 4, 6 or 8 GPUs (``CustomAllreduce._SUPPORTED_WORLD_SIZES``).
+VLLM_ONE_STAGE_BELOW = {2: math.inf, 4: 512 * 1024, 6: 256 * 1024, 8: 256 * 1024}
+
+
+def _pull_candidates(rt, view, op, n, algorithm, kernels):
+    """Candidates of a runtime whose kernels only load from peers (:data:`PULL_KERNELS`):
+    kernel floor (launch + start barrier) + one further barrier (a flag round trip, ``2 x`` the
+    step latency) + one peer round trip per pulled stage + the bytes of the schedule the kernel
+    follows (a pulled one-shot moves over each link the bytes the pushed one-shot schedule
+    moves, in the other direction). ``"auto"`` is the engine's own size rule
+    (:data:`VLLM_ONE_STAGE_BELOW`), not the faster kernel."""
+    algs = tuple(a for o, a in kernels if o == op)
+    if not algs:
+        raise NotApplicableError(f"the {rt.name} runtime runs "
+                                 f"{', '.join(sorted({o for o, _a in kernels}))} only, not {op}")
+    if view.p not in VLLM_ONE_STAGE_BELOW:
+        raise NotApplicableError(f"{rt.name} runs on 2, 4, 6 or 8 GPUs, not {view.p}")
+    if algorithm == "auto":
+        algorithm = "one-shot" if n < VLLM_ONE_STAGE_BELOW[view.p] else "two-shot"
+    elif algorithm not in algs:
+        raise NotApplicableError(f"the {rt.name} runtime runs {', '.join(algs)} for {op}, "
+                                 f"not {algorithm}")
+    t = view.transfer(algorithm, op)
+    floor = rt.kernel_floor[view.arch]
+    fixed = floor + 2 * t.step_loadstore
+    time = fixed + kernels[(op, algorithm)] * view.peer_trip() + t.data_time(n)
+    return [Candidate(library=algorithm, schedule=algorithm, protocol="pull", time=time,
+                      choice=time, channels=0, fixed=fixed)], []
+
+
 def symmetric_candidates(rt, view, op, n, algorithm, ops):
     """One-sided kernels over load/store: (candidates, reasons not).
 
@@ -623,6 +669,8 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
             "the symmetric-memory runtime works by loads and stores into peers' symmetric "
             "heaps; this group spans several load/store domains (its flows cross a NIC or an "
             "InfiniBand/RoCE link)")
+    if rt.name in PULL_KERNELS:
+        return _pull_candidates(rt, view, op, n, algorithm, PULL_KERNELS[rt.name])
     algs = SYMMETRIC_ALGORITHMS[op]
     if algorithm != "auto":
         if algorithm not in algs:

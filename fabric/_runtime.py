@@ -69,7 +69,7 @@ from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
-           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "revision_holds", "runtime",
+           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "revision_holds", "runtime",
            "runtime_arch"]
 
 US = 1e-6
@@ -425,6 +425,27 @@ _SYMMETRIC = Runtime(
     sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
               "first phase (launch, stores, barrier) of every one-sided kernel"),
              ("nvls_efficiency", dict(_NCCL.sources)["nvls_efficiency"]),
+             ("host_launch", dict(_NCCL.sources)["host_launch"])),
+)
+
+#: vLLM's custom all-reduce (``csrc/custom_all_reduce.cuh``): one-sided kernels over CUDA IPC
+#: buffers inside one NVLink domain, priced by their own steps (loads from every peer, flag
+#: barriers; :data:`analysis._runtime_cost.PULL_KERNELS`) with the same kernel floor and host
+#: launch cost as ``"symmetric-memory"`` (the least time of one kernel that exchanges with its
+#: NVLink peers and synchronises: an assumption carried to vLLM's kernel). An engine's kernel,
+#: not a library a user picks by name: not in :data:`RUNTIMES`; pass the object
+#: (``analysis.cost(..., runtime=VLLM_CUSTOM_ALLREDUCE)``), as :func:`analysis.vllm_all_reduce`
+#: does. All-reduce only.
+VLLM_CUSTOM_ALLREDUCE = Runtime(
+    "vllm-custom-allreduce", "one-sided",
+    "vLLM's custom all-reduce: 1-stage (every rank loads every peer's buffer between two flag "
+    "barriers) or 2-stage (reduce-scatter by loads, a release/acquire barrier, all-gather by "
+    "loads), chosen by size",
+    kernel_floor=_NCCL.kernel_floor,
+    host_launch=_NCCL.host_launch,
+    sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
+              "launch and the start barrier of vLLM's custom all-reduce kernels (assumption: "
+              "the same least time as NCCL's symmetric kernels)"),
              ("host_launch", dict(_NCCL.sources)["host_launch"])),
 )
 

@@ -30,6 +30,12 @@ def _b200():
     return topologies.build("hgx-b200")
 
 
+#: A post-quantized DeepSeek-V3 token's two payloads per hidden element: MXFP8 values and one
+#: scale byte per 32 elements (7168 + 224 = 7392 B), NVFP4 values (half a byte) and one scale
+#: byte per 16 elements (3584 + 448 = 4032 B): blog18's "Post-Quant Dispatch" byte counts.
+MXFP8_TOKEN = (1.0, 1 / 32)
+NVFP4_TOKEN = (0.5, 1 / 16)
+
 #: DeepEP's low-latency test as pull request #173 ran it: 288 experts, top-8, hidden 7168.
 _DEEPEP_TEST_288 = dataclasses.replace(model_config("deepseek-v3"), name="deepep-test-288",
                                        routed_experts=288)
@@ -95,9 +101,14 @@ CASES = {
        for ep in (8, 16, 32, 64) for tag in ("rdma", "nvlink") for ph in ("dispatch", "combine")},
     **{f"trtllm-ep{ep}-bs{bs}-{ph}": _trtllm(bs, ph)
        for ep in (16, 32, 64) for bs in (1, 16, 128, 512, 2048) for ph in ("dispatch", "combine")},
-    "trtllm-ep8-bs2048-mxfp8-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=7392),
-    "trtllm-ep8-bs2048-nvfp4-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=4032),
-    **{f"fi3697-trtllm-ep32-bs{bs}-nvfp4-dispatch": _trtllm(bs, "dispatch", dispatch_bytes=4032)
+    # post-quantized tokens travel as two payloads, values then scale factors (TensorRT-LLM
+    # nvlink_one_sided.py: payloads = hidden, [sf], slots, [scales]); 7392 = 7168 + 224 (MXFP8,
+    # one scale byte per 32 elements), 4032 = 3584 + 448 (NVFP4, one per 16); fi3697's
+    # benchmark is taken to pass them the same way (its payload list is not stated)
+    "trtllm-ep8-bs2048-mxfp8-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=MXFP8_TOKEN),
+    "trtllm-ep8-bs2048-nvfp4-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=NVFP4_TOKEN),
+    **{f"fi3697-trtllm-ep32-bs{bs}-nvfp4-dispatch": _trtllm(bs, "dispatch",
+                                                            dispatch_bytes=NVFP4_TOKEN)
        for bs in (1, 128, 2048)},
     "fi3697-trtllm-ep32-bs1-bf16-combine": _trtllm(1, "combine"),
     "fi3697-trtllm-ep32-bs1-fp8-combine": _trtllm(1, "combine", combine_bytes=1),

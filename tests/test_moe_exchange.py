@@ -1145,3 +1145,60 @@ def test_odd_token_sizes_narrow_the_copy_vector(hidden, element, tokens):
     trip = peer_round_trip(f, f.endpoints[:8]) + access
     block = 7 * hidden * element / EXCHANGE_BLOCK_RATE["blackwell"].value
     assert r.combine_phase.pull_latency == pytest.approx(rounds * trip + block, rel=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.sampled_from([0.5, 1.0, 2.0, 1 / 16, 1 / 32, 448, 1000, 4097]), min_size=1,
+                max_size=3), st.sampled_from([1, 64]))
+def test_dispatch_payloads_are_copied_one_after_the_other(parts, tokens):
+    """TensorRT-LLM's dispatch copies a token payload by payload (nvlink_one_sided.py: hidden,
+    [scale factors], slots, [scales]; moeA2ADispatchKernel loops over payloads, each in its own
+    rounds): with dispatch_bytes given as the token's payloads the chain's copy rounds are the
+    sum of each payload's rounds (brute-force loop count), the traffic is their total (the same
+    phase times as one payload of that size but for the chain), and one payload given alone is
+    the plain number."""
+    h = 7168
+    f = fidelity_moe.nvl72()
+    kw = {"combine_bytes": 2, "routing": "balanced"}
+    r = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided", dispatch_bytes=tuple(parts),
+                     **kw)
+    sizes = [p * h if p <= 16 else p for p in parts]
+    total = sum(sizes)
+    assert r.dispatch_bytes == pytest.approx(total, rel=1e-12)
+    rounds = sum(_kernel_rounds(math.ceil(b)) for b in sizes)
+    want, _ = exchange_kernel("one-sided").chain_latency(0, "blackwell", 8, rounds)
+    assert r.dispatch_phase.chain == pytest.approx(want, rel=1e-12)
+    one = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided", dispatch_bytes=total, **kw)
+    d, d1 = r.dispatch_phase, one.dispatch_phase
+    assert d.scaleup == pytest.approx(d1.scaleup, rel=1e-12)
+    assert d.transfer == pytest.approx(d1.transfer, rel=1e-12)
+    assert d.fixed - d.chain == pytest.approx(d1.fixed - d1.chain, rel=1e-12)
+    assert r.combine == one.combine
+    alone = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided",
+                         dispatch_bytes=(parts[0],), **kw)
+    plain = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided",
+                         dispatch_bytes=parts[0], **kw)
+    assert alone.dispatch == plain.dispatch and alone.combine == plain.combine
+
+
+@pytest.mark.parametrize("bad", [(), [], (1, 0), (1, -2), (1, float("nan")), (True,), ("1",)])
+def test_bad_dispatch_payloads_refused(bad):
+    with pytest.raises(SpecError, match="dispatch_bytes"):
+        moe_exchange(fidelity_moe.nvl72(), "deepseek-v3", 4, 8, kernel="one-sided",
+                     dispatch_bytes=bad, combine_bytes=2)
+
+
+def test_post_quantized_rows_send_values_and_scale_factors_apart():
+    """The held-out post-quant rows are expressed as the benchmark sends them: NVFP4 = 3584 B
+    of values + 448 B of scale factors, MXFP8 = 7168 + 224 (blog18's byte counts), two
+    payloads: one more cold HBM load in the dispatch chain than one 4032-B payload."""
+    from fidelity_heldout_moe import MXFP8_TOKEN, NVFP4_TOKEN
+    assert tuple(p * 7168 for p in NVFP4_TOKEN) == (3584, 448)
+    assert tuple(p * 7168 for p in MXFP8_TOKEN) == (7168, 224)
+    f = fidelity_moe.nvl72()
+    kw = {"combine_bytes": 2, "routing": "balanced"}
+    apart = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided", dispatch_bytes=NVFP4_TOKEN,
+                         **kw)
+    one = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided", dispatch_bytes=4032, **kw)
+    hbm = EXCHANGE_LATENCY["blackwell"]["hbm_load"].value
+    assert apart.dispatch - one.dispatch == pytest.approx(hbm, rel=1e-9)
