@@ -167,3 +167,48 @@ def test_latencies_over_chosen_chips_are_the_single_accesses(spec, data):
 @functools.cache
 def _presets(spec):
     return topologies.build(spec)
+
+
+# -- per-dimension tables: every mapped address, not only a chip's memory ----------------
+# lookup_per_dimension shifted any address into a "chip index": host3's DRAM on sd200-ultra
+# went towards chip16 (the flat table and forward(): chip24, host3's first chip), and an
+# unmapped address answered () ("arrived").
+
+DOR_SPECS = ["torus:4x4", "hypermesh:4x4", "mesh:4x2", "hypermesh:2x2x2"]
+
+
+@functools.lru_cache(maxsize=None)
+def _dor(spec):
+    f = topologies.build(spec + ",chip=h100").replace(address_plan=AddressPlan(
+        host_memory=GiB, interleave=[Region(0, 2 * 256 * MiB, ("chip1", "host0"),
+                                            kind="dram", granularity=4096, name="pool")]))
+    return f, forwarding_tables(f)
+
+
+@SETTINGS
+@given(st.sampled_from(DOR_SPECS), st.data())
+def test_per_dimension_lookup_is_the_first_hop_of_the_route(spec, data):
+    f, ft = _dor(spec)
+    assert ft.per_dimension is not None
+    regions = f.address_map.regions
+    reg = data.draw(st.sampled_from(regions))
+    address = reg.base + data.draw(st.integers(0, reg.size - 1))
+    node = data.draw(st.sampled_from(list(f.endpoints)))
+    owner = reg.owner if reg.ways == 1 else _ref_owner(reg, address)
+    target = _ref_node(f, owner)
+    ports = ft.lookup_per_dimension(node, address)
+    if target == node:
+        assert ports == ()
+        return
+    r = f.router
+    first = f.route(node, target)[1]
+    assert [f.nodes[int(r.link_tail[p])] for p in ports] == [node] * len(ports)
+    assert f.nodes[int(r.link_head[ports[0]])] == first
+
+
+@pytest.mark.parametrize("address", [1 << 56, (1 << 36) - 4096])
+def test_per_dimension_lookup_of_an_unmapped_address_is_refused(address):
+    from fabric import AddressMapError
+    ft = forwarding_tables(topologies.build("sd200-ultra"))
+    with pytest.raises(AddressMapError, match="not mapped"):
+        ft.lookup_per_dimension("chip0", address)
