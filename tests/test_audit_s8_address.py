@@ -177,7 +177,7 @@ def _presets(spec):
 DOR_SPECS = ["torus:4x4", "hypermesh:4x4", "mesh:4x2", "hypermesh:2x2x2"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _dor(spec):
     f = topologies.build(spec + ",chip=h100").replace(address_plan=AddressPlan(
         host_memory=GiB, interleave=[Region(0, 2 * 256 * MiB, ("chip1", "host0"),
