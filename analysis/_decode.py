@@ -2638,9 +2638,6 @@ def _layer_times(s, mem, route, comm):
     # split over the tp ranks; the MoE output is all-reduced over the ranks like a dense
     # FFN's (two all-reduces per layer, no exchange).
     sh = _shared_split(lay)
-    fixed_w = (m.router_params * wb + m.shared_experts * m.shared_expert_bytes / sh
-               if m.ffn_bytes_per_weight != wb else
-               (m.router_params + m.shared_experts * m.expert_params / sh) * wb)
     moe_tokens = t_dp if etp > 1 else t_dp / tp
     fixed_f = moe_tokens * 2 * (m.router_params + m.shared_experts * m.expert_params / sh)
     routed_f = _busiest_pairs(s, route) * 2 * m.expert_params / etp
@@ -2653,13 +2650,11 @@ def _layer_times(s, mem, route, comm):
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)
     routed_w = busiest * m.routed_expert_bytes / etp
-    # one division when every read runs at the same fraction (the numbers of before
-    # moe_hbm_efficiency existed, bit for bit); else the routed read at its own fraction
-    moe_w = ((fixed_w + routed_w) / bw if s.moe_eff is None and ffn_bw == bw
-             else fixed_w / bw + routed_w / s.moe_bw if ffn_bw == bw
-             # the shared experts' dense GEMMs at their own published rate, the router at bw
-             else (m.router_params * wb / bw + (fixed_w - m.router_params * wb) / ffn_bw
-                   + routed_w / s.moe_bw))
+    # each weight stream at its own kernels' bandwidth: the router GEMM at the part's
+    # (the step's), the shared experts' dense GEMMs at theirs (a published streaming
+    # fraction where one exists), the routed experts' grouped GEMMs at theirs
+    moe_w = (m.router_params * wb / s.part_bw("router")
+             + m.shared_experts * m.shared_expert_bytes / sh / ffn_bw + routed_w / s.moe_bw)
     moe = finish("moe", moe_w, moe_c,
                  _moe_kernels(s), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)

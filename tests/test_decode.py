@@ -989,3 +989,39 @@ def test_flashmla_rates_are_the_h800_figures_and_bf16_only():
                     engine="trtllm", collective=fake_cost)
     names = {p.name for p in r.parameters}
     assert mem.name not in names and "decode.attention_scores_format" in names
+
+
+# -- the MoE block's weight reads: one rule ---------------------------------------------------
+
+@pytest.mark.parametrize("model,spec,kw", [
+    # every read at the step's fraction (the one-division case of before)
+    ("deepseek-v3", "hgx-h200", {"layout": "tp=8,dp=1"}),
+    ("kimi-k2.5-int4", "hgx-h200", {"layout": "tp=8,dp=1,etp=8", "engine": "vllm",
+                                    "runtime": "symmetric-memory", "batch": 16}),  # moe_eff
+    ("kimi-k2", "hgx-h200", {"layout": "tp=2,dp=4", "moe_hbm_efficiency": 0.5}),
+    ("deepseek-r1-nvfp4", "hgx-b200", {"layout": "tp=8,dp=1,etp=4"}),   # NVFP4 shared: 0.314
+    ("deepseek-r1-nvfp4", "hgx-b200", {"layout": "tp=1,dp=8", "moe_hbm_efficiency": 0.6}),
+])
+def test_moe_weight_reads_are_each_stream_at_its_own_bandwidth(model, spec, kw):
+    # router GEMM at the step's bandwidth, shared experts at their dense-GEMM rate (the
+    # published NVFP4 streaming on Blackwell), routed experts at the grouped-GEMM rate
+    import topologies
+    from analysis._decode import DECODE_HBM_EFFICIENCY, VLLM_INT4_MOE_HBM_EFFICIENCY
+    from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY
+    f = topologies.build(spec)
+    kw = {"batch": 64, "context": 2048, **kw}
+    d = decode_step(model, f, **kw)
+    m, chip, lay = MODELS[model], f.chip, d.layout
+    sh = lay.tp if lay.etp > 1 else 1
+    hbm = DECODE_HBM_EFFICIENCY.value
+    ffn = (DECODE_GEMM_HBM_EFFICIENCY[("blackwell", "fp4")].value
+           if model == "deepseek-r1-nvfp4" else hbm)
+    moe = kw.get("moe_hbm_efficiency") or (
+        VLLM_INT4_MOE_HBM_EFFICIENCY.value if kw.get("engine") == "vllm" else hbm)
+    layer = d.layers[-1]
+    want = (m.router_params * m.weight_bytes / (chip.hbm_bandwidth * hbm)
+            + m.shared_experts * m.expert_params * m.ffn_bytes_per_weight / sh
+            / (chip.hbm_bandwidth * ffn)
+            + layer.active_experts_chip * m.routed_expert_bytes / lay.etp
+            / (chip.hbm_bandwidth * moe))
+    assert layer.ffn_weights == pytest.approx(want, rel=1e-12)
