@@ -126,3 +126,44 @@ def test_a_heap_override_of_a_failed_chip_is_no_fault(override):
     h = f.replace(address_plan=f.address_plan.replace(heap=SymmetricHeap(
         GiB, offset=GiB, chips={"chip999": {"offset": GiB}})))
     assert any(x.code == "invalid" and "chip999" in x.message for x in check(h))
+
+
+@pytest.mark.parametrize("chips, match", [
+    (["chip0", "chip0"], "lists 'chip0' twice"),          # was: a 30 ns "pair"
+    ([0, "chip0", 1], "lists 'chip0' twice"),
+    (["chip0", "rank:1", 1], "lists 'chip1' twice"),
+])
+def test_latencies_are_over_distinct_chips(chips, match):
+    from fabric import NodeError, access_latencies
+    f = topologies.build("sd200-ultra")
+    with pytest.raises(NodeError, match=match):
+        access_latencies(f, chips=chips)
+
+
+def test_latencies_of_a_nic_say_it_is_not_a_chip():
+    from fabric import NodeError, access_latencies
+    f = topologies.build("cluster-128")
+    with pytest.raises(NodeError, match="'nic0' is a nic, not a chip"):
+        access_latencies(f, chips=["chip0", "nic0"])
+
+
+@SETTINGS
+@given(st.sampled_from(["sd200-ultra", "cluster-128"]), st.data())
+def test_latencies_over_chosen_chips_are_the_single_accesses(spec, data):
+    """Brute force: every ordered pair of the chosen chips is the access_to of that pair."""
+    from fabric import access_latencies, access_to
+    f = _presets(spec)
+    chips = data.draw(st.lists(st.sampled_from(list(f.endpoints)), min_size=2, max_size=4,
+                               unique=True))
+    op = data.draw(st.sampled_from(["load", "store"]))
+    s, d, lat = access_latencies(f, op=op, chips=chips, transport="rdma")
+    assert len(lat) == len(chips) * (len(chips) - 1)
+    for i, j, t in zip(s.tolist(), d.tolist(), lat.tolist(), strict=True):
+        assert i != j
+        want = access_to(f, chips[i], chips[j], op=op, transport="rdma").total
+        assert t == pytest.approx(want, rel=1e-12)
+
+
+@functools.cache
+def _presets(spec):
+    return topologies.build(spec)
