@@ -79,14 +79,11 @@ import math
 import numbers
 from dataclasses import dataclass
 
-import numpy as np
-
 from fabric import Parameter, RoutingError, SpecError, chip_spec
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
     TWO_BATCH,
-    _reach,
     collective_seconds,
     decode_step,
     fabric_chip,
@@ -923,11 +920,12 @@ class _Sweep:
 def _unreached_pair(fabric, positions):
     """Two chips among ``positions`` (indices into ``fabric.endpoints``) that ``fabric``'s
     routing does not join both ways, as ``(name, name)``, or None when every pair is joined.
-    Decided on the fabric's structure: the decode model's one pairwise-reachability matrix
-    (routes under the fabric's routing policy, every chip in ``fabric.failures.cut_off``
-    joined to none), so non-transitive reachability is seen too (a switch of two planes whose
-    chip2 lost plane 0 and chip6 plane 1: each reaches the rest, not each other). A chip cut
-    off from every other, when the instance has one, is named first.
+    Decided on the fabric's structure: its failures (``fabric.failures.cut_off``) and its
+    routes (``fabric.route`` under its routing policy, pair by pair: asked only where
+    pricing the layout already failed), so non-transitive reachability is seen too (a
+    switch of two planes whose chip2 lost plane 0 and chip6 plane 1: each reaches the rest,
+    not each other). A chip cut off from every other, when the instance has one, is named
+    first.
 
     >>> import topologies
     >>> f = topologies.build("switch:4,planes=2")
@@ -939,16 +937,18 @@ def _unreached_pair(fabric, positions):
     """
     if not fabric.failures.degraded:
         return None
-    pos = np.asarray(positions, dtype=np.int64)
-    sub = _reach(fabric)[np.ix_(pos, pos)]
-    if sub.all():
-        return None
-    names = [fabric.endpoints[p] for p in pos]
+    names = [fabric.endpoints[int(p)] for p in positions]
     alone = [c for c in names if c in fabric.failures.cut_off]
-    if alone:                   # the most telling pair: a chip cut off from every other
+    if alone and len(names) > 1:    # the most telling pair: a chip cut off from every other
         return alone[0], next(c for c in names if c != alone[0])
-    i, j = (int(x) for x in np.argwhere(~sub)[0])
-    return names[i], names[j]
+    for a in names:             # every ordered pair: reachability need not be symmetric
+        for b in names:
+            if a != b:
+                try:
+                    fabric.route(a, b)
+                except RoutingError:
+                    return a, b
+    return None
 
 
 def _unreached_reason(fabric, positions):
