@@ -8,6 +8,7 @@ from . import (
            _closed_form,
            _collectives,
            _decode,
+           _engine_allreduce,
            _export,
            _failure_cost,
            _fair,
@@ -33,6 +34,7 @@ from ._bom import *
 from ._closed_form import *
 from ._collectives import *
 from ._decode import *
+from ._engine_allreduce import *
 from ._export import *
 from ._failure_cost import *
 from ._fair import *
@@ -55,7 +57,7 @@ from ._throughput import *
 from ._traffic import *
 
 __all__ = ([] + _metrics.__all__ + _style.__all__ + _progress.__all__ + _sweep.__all__ + _plots.__all__ + _report.__all__ + _models.__all__ + _moe_exchange.__all__ + _decode.__all__ + _speculative.__all__
-           + _serving.__all__
+           + _serving.__all__ + _engine_allreduce.__all__
            + _closed_form.__all__ + _schedules.__all__ + _schedules_multi.__all__
            + _collectives.__all__
            + _traffic.__all__ + _throughput.__all__ + _bom.__all__

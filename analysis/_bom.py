@@ -35,6 +35,7 @@ Examples
 
 import dataclasses
 import math
+import numbers
 
 import numpy as np
 
@@ -233,7 +234,9 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
                             f"marked degraded without the fabric it was made from; price the "
                             f"intact fabric")
         return bill_of_materials(f.intact, book, rack_chips_factor=rack_chips_factor)
-    if not (isinstance(rack_chips_factor, (int, float)) and 0 < rack_chips_factor < math.inf):
+    if not (isinstance(rack_chips_factor, numbers.Real)
+            and not isinstance(rack_chips_factor, (bool, np.bool_))
+            and 0 < rack_chips_factor < math.inf):
         raise SpecError(f"rack_chips_factor must be a positive number, got "
                         f"{rack_chips_factor!r}")
     book = hardware_costs(book)

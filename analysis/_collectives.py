@@ -918,7 +918,7 @@ class _GroupView:
             self._facts()
             c[key] = {k: getattr(self, k) for k in (
                 "n_nodes", "ppn", "_dom", "arch", "intra_hw", "nics_per_node",
-                "nic_bandwidth", "channels")}
+                "nic_bandwidth", "nic_link_bandwidth", "lanes", "arm_host", "channels")}
         for k, v in c[key].items():
             setattr(self, k, v)
 
@@ -937,6 +937,14 @@ class _GroupView:
         lanes, nic_bw, nics = self._links()
         self.nics_per_node = nics
         self.nic_bandwidth = nic_bw
+        # NCCL's p2p channels (analysis._runtime_cost.p2p_protocol): the NVLink lanes of the
+        # least-connected rank, one NIC's link rate before the RDMA header, and whether the
+        # host is Arm (Grace: the GB200 / GB300 superchips)
+        self.lanes = lanes
+        rdma = get_transport("rdma")
+        self.nic_link_bandwidth = nic_bw * (rdma.max_payload + rdma.header) / rdma.max_payload
+        chip = getattr(fabric, "chip", None)
+        self.arm_host = str(getattr(chip, "name", "")).lower().startswith("gb")
         search = lanes if self.n_nodes == 1 else max(1, nics)
         self.channels = max(1, min(get_runtime("nccl").max_channels, 2 * int(search)))
 

@@ -38,6 +38,11 @@ __all__ = ["best_decode_layout", "equalize", "scale_links"]
 _BASES = ("cost", "power")
 
 
+def _is_number(x):
+    """A real number (Python or numpy), not a bool."""
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
 def scale_links(f, bandwidth=1.0, latency=1.0):
     """``f`` with every link's bandwidth and latency multiplied: a what-if copy.
 
@@ -58,8 +63,7 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     import networkx as nx
 
     for name, value in (("bandwidth", bandwidth), ("latency", latency)):
-        if not (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-                and math.isfinite(value) and value > 0):
+        if not (_is_number(value) and math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be a positive finite factor, got {value!r}")
     bandwidth, latency = float(bandwidth), float(latency)
     if bandwidth == 1.0 and latency == 1.0:
@@ -115,7 +119,7 @@ def equalize(f, target, basis="cost", book="street-2026"):
     """
     if basis not in _BASES:
         raise ValueError(f"basis must be one of {_BASES}, got {basis!r}")
-    if not (isinstance(target, (int, float)) and math.isfinite(target) and target > 0):
+    if not (_is_number(target) and math.isfinite(target) and target > 0):
         raise ValueError(f"target must be a positive finite {basis} per chip, got {target!r}")
     c1 = _per_chip(f, basis, book)
     c2 = _per_chip(scale_links(f, 2.0), basis, book)
@@ -160,6 +164,9 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     from ._decode import decode_step
     from ._models import model_config
 
+    if ep is not None and not (isinstance(ep, numbers.Integral)
+                               and not isinstance(ep, (bool, np.bool_))):
+        raise ValueError(f"ep must be an integer number of chips, got {ep!r}")
     n = f.n_endpoints if ep is None else int(ep)
     if not 1 <= n <= f.n_endpoints:
         raise ValueError(f"ep must be between 1 and the {f.n_endpoints} chips, got {ep!r}")

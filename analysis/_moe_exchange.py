@@ -80,7 +80,8 @@ access``.
 * **Serial chain** (:attr:`ExchangeKernel.chain`, ``one-sided``): one thread block's
   dependent memory operations counted from the kernels' code (expert-id load, one slot
   atomic per destination rank one after the other, a load per copy round, the
-  counters), each at a published latency of the GPU generation
+  counters; a token sent as several payloads, e.g. values and scale factors, copies each in
+  its own rounds), each at a published latency of the GPU generation
   (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic); charged once per
   phase. ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
   timed call) makes the first touch of the token an HBM load; ``False`` (data left in

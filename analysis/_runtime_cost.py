@@ -44,9 +44,10 @@ work. This module holds the two non-trivial evaluations:
 
     Point-to-point (``send-recv``) and all-to-all run as NCCL runs them: grouped
     sends and receives, the smallest kernel time (``kernel_floor``) plus one
-    step's latency plus the schedule's transfer, LL below NCCL's
-    ``P2P_LL_THRESHOLD`` (16 KiB per channel, ``src/enqueue.cc``) at half the
-    bandwidth.
+    step's latency plus the schedule's transfer, LL (at half the bandwidth) where NCCL
+    picks it: per message to one peer, at most ``p2p["ll_threshold"]`` (16 KiB) per p2p
+    channel, with the release's rule and NCCL's p2p channel counts, never the collective
+    channels (:func:`p2p_protocol`).
 
 ``symmetric-memory``
     One-sided kernels over load/store, built as the published kernels are: a
@@ -75,7 +76,6 @@ __all__ = []
 NCCL_SCHEDULE = {"ring": "ring", "tree": "double-binary-tree", "nvls": "in-switch",
                  "nvls-tree": "hierarchical", "p2p": None}
 
-P2P_LL_THRESHOLD = 16384  # NVIDIA/nccl src/enqueue.cc NCCL_PARAM(P2pLLThreshold, ..., 16384)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -347,14 +347,117 @@ def _nccl_nvls_tree(rt, view, n, ops):
                       choice=time, channels=heads, fixed=lat)]
 
 
+def _pow2_up(x):
+    out = 1
+    while out < x:
+        out *= 2
+    return out
+
+
+def p2p_channels(rt, view):
+    """NCCL's point-to-point channels for a rank group: ``(p2pnChannels, nChannelsMax,
+    nChannelsMin, p2pChunkSize)`` (``src/graph/paths.cc`` ``ncclTopoGetNchannels`` /
+    ``ncclTopoComputeP2pChannels``, ``src/enqueue.cc``, ``src/init.cc``; constants and the
+    release's rules in ``rt.p2p``, see :class:`fabric.Runtime`).
+
+    ``p2pnChannels`` is the collective channel count (:func:`_channels`) rounded up to a
+    power of two; ``nChannelsMax`` (``p2pnChannelsPerPeer``) the least over the peers of 2 x
+    the NVLink lanes (a peer in the same load/store domain; 2 over PCI) and a network peer's
+    count (by the release's ``net_peer_rule``), rounded up to a power of two and bounded;
+    ``nChannelsMin`` it halved while ``nChannelsMin x ranks > p2pnChannels``; the chunk is
+    ``p2pChunkSize``: the network's across nodes (x ``net_chunk_ratio_arm_blackwell`` on a
+    Grace host with Blackwell GPUs), NVLink's in one node, PCI's otherwise.
+    """
+    q = rt.p2p
+    pre = _channels(rt, view)
+    p2pn = _pow2_up(pre)
+    n = view.p
+    multi = view.n_nodes > 1
+    peers = []
+    if view.ppn > 1:
+        peers.append(2 * max(1, int(view.lanes)) if view.intra_hw == "nvlink" else 2)
+    if multi:
+        # the GPU's local NICs (one shared by several GPUs counts once for each)
+        nics = (max(1, int(view.nics_per_node // max(1, round(view.ppn))))
+                if view.nics_per_node else 0)
+        if q["net_peer_rule"] == 0:
+            m = 2
+            while m * n > pre * 4 and m > 1:
+                m //= 2
+            peers.append(max(nics, 1, m))
+        else:
+            gbs = int(nics * view.nic_link_bandwidth / 1e9)
+            per = int(q["net_bw_per_channel"] / 1e9)
+            peers.append(max(nics, -(-gbs // per)) if nics else 2)
+    per_peer = _pow2_up(min(peers)) if peers else 1
+    if q["net_peer_rule"] == 1 and multi:
+        batches = -(-n // q["work_per_batch"])
+        while per_peer * batches > p2pn and per_peer > 1:
+            per_peer //= 2
+    else:
+        per_peer = min(per_peer, p2pn)
+    nmin = per_peer
+    while nmin * n > p2pn and nmin > 1:
+        nmin //= 2
+    if multi:
+        chunk = q[("chunk", "net")] * (q["net_chunk_ratio_arm_blackwell"]
+                                       if view.arm_host and view.arch == "blackwell" else 1)
+    else:
+        chunk = q[("chunk", "nvlink" if view.intra_hw == "nvlink" else "pci")]
+    return p2pn, per_peer, nmin, chunk
+
+
+def p2p_protocol(rt, view, nbytes):
+    """``(protocol, channels)`` NCCL runs one point-to-point message of ``nbytes`` with (to
+    one peer): LL or Simple by the release's ``ll_rule`` (``src/enqueue.cc``), on the p2p
+    channels (:func:`p2p_channels`), never the collective channel count.
+
+    * rule 0 (until 2.21): the message is cut into chunks of ``calcP2pChunkSize`` (at least
+      the smallest part, channels doubled from ``nChannelsMin`` while a part exceeds the
+      largest, aligned to the smallest part); each chunk is its own operation, LL when it is
+      at most ``ll_threshold`` bytes: the first chunk decides here;
+    * rule 1 (2.22-2.28): LL when ``nbytes <= nChannelsMax x ll_threshold``;
+    * rule 2 (2.29 on): channels = min(nChannelsMin, parts of the smallest part size),
+      doubled while a part exceeds the largest (up to nChannelsMax); LL when ``nbytes <=
+      channels x ll_threshold``.
+
+    The smallest / largest part is the chunk / 8 and x 32 in one node, / 2 and x 1 across
+    nodes.
+    """
+    _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
+    q = rt.p2p
+    thr = q["ll_threshold"]
+    b = math.ceil(nbytes)
+    multi = view.n_nodes > 1
+    lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
+    if q["ll_rule"] == 1:
+        return ("LL" if b <= nmax * thr else "Simple"), nmax
+    if b == 0:
+        return "LL", 1
+    if q["ll_rule"] == 0:
+        ch = nmin
+        size = max(lo, -(-b // ch))
+        while size > hi and ch <= nmax // 2:
+            ch *= 2
+            size = -(-b // ch)
+        size = -(-size // lo) * lo
+        return ("LL" if min(b, size) <= thr else "Simple"), ch
+    ch = min(nmin, -(-b // lo))
+    part = max(lo, -(-b // ch))
+    while part > hi and ch <= nmax // 2:
+        ch *= 2
+        part = -(-b // ch)
+    return ("LL" if b <= ch * thr else "Simple"), ch
+
+
 def _p2p(rt, view, op, n, algorithm):
     """Send/recv and all-to-all: grouped point-to-point transfers (not batched by launch)."""
     t = view.transfer(algorithm, op)
     hw = view.intra_hw if view.n_nodes == 1 else "net"
     step = max(_lat(rt, hw, "ring", "LL"), t.step_loadstore, t.step_message)
     per_peer = n if op == "send-recv" else n / max(1, view.p)
-    nc = _channels(rt, view)
-    proto = "LL" if per_peer <= nc * P2P_LL_THRESHOLD else "Simple"
+    # the channels reported are the message's p2p channels (NCCL's, not the collective count)
+    proto, nc = p2p_protocol(rt, view, per_peer)
     # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure)
     eff = 1 / PROTOCOLS["LL"].efficiency if proto == "LL" else 1.0
     fixed = rt.kernel_floor[view.arch] + step
@@ -483,6 +586,52 @@ _PEER_ACCESS = {
 }
 
 
+#: Kernels that reach their peers by LOADS only, per engine runtime (by name): ``{runtime:
+#: {(op, algorithm): pulled stages}}``. vLLM's custom all-reduce (the runtime
+#: :data:`fabric.VLLM_CUSTOM_ALLREDUCE`; vllm-project/vllm ``csrc/custom_all_reduce.cuh`` and
+#: ``csrc/custom_collective_common.cuh``): ``cross_device_reduce_1stage`` ("one-shot": start
+#: barrier, every rank loads its slice of every peer's registered buffer and reduces, end barrier
+#: without a fence) and ``cross_device_reduce_2stage`` ("two-shot": start barrier, reduce-scatter
+#: by loads into the rank's OWN buffer, a barrier whose release/acquire orders those local stores,
+#: all-gather by loads from the peers' buffers, no end barrier). Each pulled stage receives its
+#: first byte one peer round trip after its first request; neither kernel stores into a peer, so
+#: no release waits for a peer's acknowledgement.
+PULL_KERNELS = {"vllm-custom-allreduce": {("all-reduce", "one-shot"): 1,
+                                           ("all-reduce", "two-shot"): 2}}
+
+#: vLLM's choice between its two custom all-reduce kernels (``CustomAllreduce::allreduce``):
+#: the 1-stage kernel on 2 GPUs, and on fully NVLink-connected GPUs while the input is below
+#: ``VLLM_ONE_STAGE_BELOW[gpus]`` bytes (4 or fewer: 512 KiB; 8 or fewer: 256 KiB), else the
+#: 2-stage kernel; it runs on 2, 4, 6 or 8 GPUs (``CustomAllreduce._SUPPORTED_WORLD_SIZES``).
+VLLM_ONE_STAGE_BELOW = {2: math.inf, 4: 512 * 1024, 6: 256 * 1024, 8: 256 * 1024}
+
+
+def _pull_candidates(rt, view, op, n, algorithm, kernels):
+    """Candidates of a runtime whose kernels only load from peers (:data:`PULL_KERNELS`):
+    kernel floor (launch + start barrier) + one further barrier (a flag round trip, ``2 x`` the
+    step latency) + one peer round trip per pulled stage + the bytes of the schedule the kernel
+    follows (a pulled one-shot moves over each link the bytes the pushed one-shot schedule
+    moves, in the other direction). ``"auto"`` is the engine's own size rule
+    (:data:`VLLM_ONE_STAGE_BELOW`), not the faster kernel."""
+    algs = tuple(a for o, a in kernels if o == op)
+    if not algs:
+        raise NotApplicableError(f"the {rt.name} runtime runs "
+                                 f"{', '.join(sorted({o for o, _a in kernels}))} only, not {op}")
+    if view.p not in VLLM_ONE_STAGE_BELOW:
+        raise NotApplicableError(f"{rt.name} runs on 2, 4, 6 or 8 GPUs, not {view.p}")
+    if algorithm == "auto":
+        algorithm = "one-shot" if n < VLLM_ONE_STAGE_BELOW[view.p] else "two-shot"
+    elif algorithm not in algs:
+        raise NotApplicableError(f"the {rt.name} runtime runs {', '.join(algs)} for {op}, "
+                                 f"not {algorithm}")
+    t = view.transfer(algorithm, op)
+    floor = rt.kernel_floor[view.arch]
+    fixed = floor + 2 * t.step_loadstore
+    time = fixed + kernels[(op, algorithm)] * view.peer_trip() + t.data_time(n)
+    return [Candidate(library=algorithm, schedule=algorithm, protocol="pull", time=time,
+                      choice=time, channels=0, fixed=fixed)], []
+
+
 def symmetric_candidates(rt, view, op, n, algorithm, ops):
     """One-sided kernels over load/store: (candidates, reasons not).
 
@@ -520,6 +669,8 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
             "the symmetric-memory runtime works by loads and stores into peers' symmetric "
             "heaps; this group spans several load/store domains (its flows cross a NIC or an "
             "InfiniBand/RoCE link)")
+    if rt.name in PULL_KERNELS:
+        return _pull_candidates(rt, view, op, n, algorithm, PULL_KERNELS[rt.name])
     algs = SYMMETRIC_ALGORITHMS[op]
     if algorithm != "auto":
         if algorithm not in algs:

@@ -353,7 +353,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     op, size, transport
         As for :func:`access`.
     chips : sequence, optional
-        Restrict to these chips (names or ranks). Default: every endpoint.
+        Restrict to these chips (names or ranks, each once). Default: every endpoint.
 
     Returns
     -------
@@ -376,7 +376,18 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
         nodes = fabric.endpoint_indices
     else:
         idx = fabric.node_index
-        nodes = np.array([idx[fabric.node(c)] for c in chips], dtype=np.int64)
+        names = [fabric.node(c) for c in chips]
+        seen = {}
+        for c, name in zip(chips, names):
+            if name not in fabric.rank_of:
+                raise NodeError(f"{fabric.name}: {name!r} is a "
+                                f"{fabric.graph.nodes[name].get('kind')}, not a chip: an "
+                                "access goes from a chip to a chip's memory")
+            if name in seen:
+                raise NodeError(f"{fabric.name}: chips lists {name!r} twice ({seen[name]!r} "
+                                f"and {c!r}); latencies are over pairs of distinct chips")
+            seen[name] = c
+        nodes = np.array([idx[n] for n in names], dtype=np.int64)
     n = len(nodes)
     if n < 2:
         raise NodeError(f"{fabric.name}: latency over chip pairs needs at least 2 chips, got {n}")

@@ -123,12 +123,37 @@ class ForwardingTables:
         return int(sum(shape)) + self.extra_entries
 
     def lookup_per_dimension(self, node, address):
-        """Ports at ``node`` for a chip-memory ``address`` using only the per-dimension tables."""
+        """Ports at ``node`` for ``address`` with the per-dimension tables.
+
+        A chip's own memory is decoded by the owner-bits shift and looked up per
+        dimension; the ranges that are not a chip's memory (host DRAM, NIC registers)
+        keep flat entries (:attr:`per_dimension_entries` counts them) and are looked up
+        there, and an address in an interleave set is decoded to the owner of its
+        granule first, as :meth:`forward` does.
+
+        Raises
+        ------
+        RoutingError
+            Without per-dimension tables.
+        AddressMapError
+            If no region holds the address.
+        """
         if self.per_dimension is None:
             raise RoutingError("per-dimension tables need dimension-order routing on a grid "
                                "of power-of-two sides and the owner-bits plan")
         f = self.fabric
-        owner = address >> self.owner_shift
+        amap = f.address_map
+        loc = amap.lookup(address)
+        reg = amap.region(loc.region)
+        key = address
+        if reg.ways > 1:
+            target = target_node(f, loc.owner)
+            key = self._entry_address(target)
+            reg = amap.lookup(key)
+            reg = amap.region(reg.region)
+        owner = key >> self.owner_shift
+        if not (reg.ways == 1 and f.rank_of.get(reg.owner) == owner):
+            return self.tables[node].lookup(key)        # not a chip's memory: flat entries
         shape = f.structure.shape
         here = f.graph.nodes[node].get("coord")
         bits = 0

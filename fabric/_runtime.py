@@ -69,7 +69,7 @@ from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
-           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "revision_holds", "runtime",
+           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "revision_holds", "runtime",
            "runtime_arch"]
 
 US = 1e-6
@@ -167,6 +167,17 @@ class Runtime:
         (``("channels", arch)``), the largest chunk (``"chunk"``) and the sizes it is
         cut to (``("chunk_below", k)``: below ``k x channels x heads x chunk`` bytes),
         and the warp groups a chunk passes through (``"stages"``).
+    p2p : dict
+        NCCL's point-to-point protocol choice (LL or Simple) and the p2p channels it rests
+        on: ``"ll_threshold"`` (bytes per channel), ``("chunk", path)`` (``p2pChunkSize`` for
+        ``"net"``, ``"nvlink"``, ``"pci"``), ``"net_chunk_ratio_arm_blackwell"``,
+        ``"net_bw_per_channel"`` (B/s), ``"work_per_batch"``, and the release's rules:
+        ``"ll_rule"`` (0: each chunk of at most the threshold runs LL; 1: the message, against
+        ``p2pnChannelsPerPeer`` x threshold; 2: against its own channels x threshold) and
+        ``"net_peer_rule"`` (0: max(NICs, 2 halved while 2 x ranks > 4 x p2p channels); 1:
+        max(NICs, NIC bandwidth / ``net_bw_per_channel``), then halved across nodes while
+        channels x ranks / work_per_batch > p2p channels). See
+        :func:`analysis._runtime_cost.p2p_protocol`.
     sources : tuple of (str, str)
         Field name -> its source.
     version : str
@@ -200,6 +211,7 @@ class Runtime:
     kernel_floor: dict = dataclasses.field(default_factory=dict)
     host_launch: float = 0.0
     nvls: dict = dataclasses.field(default_factory=dict)
+    p2p: dict = dataclasses.field(default_factory=dict)
     sources: tuple = ()
     version: str = ""
     timing: object = None
@@ -224,11 +236,14 @@ class Runtime:
                             ("tree_ll128_bw", "B/s"), ("nvls_tree_bw", "B/s"),
                             ("nvls_efficiency", ""), ("factors", ""),
                             ("tree_correction", ""), ("threads", ""),
-                            ("thread_threshold", "B"), ("kernel_floor", "s"), ("nvls", "")):
+                            ("thread_threshold", "B"), ("kernel_floor", "s"), ("nvls", ""),
+                            ("p2p", "")):
             table = getattr(self, field)
             for key, value in table.items():
                 k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
-                out.append(Parameter(f"{self.name}.{field}.{k}", value, unit,
+                u = unit if field != "p2p" else _P2P_UNITS.get(
+                    key[0] if isinstance(key, tuple) else key, "")
+                out.append(Parameter(f"{self.name}.{field}.{k}", value, u,
                                      src.get(field, "")))
         if self.max_channels:
             out.append(Parameter(f"{self.name}.max_channels", self.max_channels, "",
@@ -237,6 +252,9 @@ class Runtime:
             out.append(Parameter(f"{self.name}.host_launch", self.host_launch, "s",
                                  src.get("host_launch", "")))
         return tuple(out)
+
+
+_P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s"}
 
 
 def _arch_table(values, scale):
@@ -313,6 +331,9 @@ _NCCL = Runtime(
     nvls={("channels", "hopper"): 16, ("channels", "blackwell"): 24, "chunk": 131072,
           ("chunk_below", 64): 65536, ("chunk_below", 8): 32768, ("chunk_below", 2): 16384,
           "stages": 3},
+    p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
+         ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
+         "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1},
     version="2.30.7",
     sources=(
         ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
@@ -360,6 +381,21 @@ _NCCL = Runtime(
          "src/device/all_reduce.h one-node NVLS all-reduce: per channel three warp groups, "
          "scatter, reduce-and-broadcast through NVLS, gather, each looping over heads x chunk "
          "elements (3 stages)")),
+        ("p2p", ("NVIDIA/nccl v2.30.7-1 src/enqueue.cc: NCCL_PARAM P2pLLThreshold 16384 "
+         "(l.859); addP2pToPlan (l.915-933): per message nChannels = min(nChannelsMin, "
+         "divUp(bytes, minPartSize)), doubled while partSize > maxPartSize and nChannels <= "
+         "nChannelsMax / 2, minPartSize / maxPartSize = p2pChunkSize / 8 and x 32 in one node, "
+         "/ 2 and x 1 across nodes; LL while bytes <= nChannels x P2pLLThreshold (ll_rule 2); "
+         "nChannelsMax = p2pnChannelsPerPeer, nChannelsMin halved while nChannelsMin x nRanks "
+         "> p2pnChannels (l.1143-1146); src/init.cc computeBuffSizes: P2P_NET_CHUNKSIZE 128 "
+         "KiB (x 2 on Arm hosts with Blackwell GPUs), P2P_NVL_CHUNKSIZE 512 KiB (one node, all "
+         "NVLink), P2P_PCI_CHUNKSIZE 128 KiB, at most the Simple buffer (4 MiB) / NCCL_STEPS "
+         "(8); src/graph/paths.cc ncclTopoGetNchannels / ncclTopoComputeP2pChannels: "
+         "p2pnChannels = pow2Up(min(nChannels, MAXCHANNELS)); per NVLink peer 2 x (path "
+         "bandwidth / one NVLink's), PCI peer 2, network peer max(local NICs, divUp(their GB/s, "
+         "P2P_PER_CHANNEL_NET_BW 14)) (net_peer_rule 1); the least over peers, pow2Up; across "
+         "nodes halved while it x divUp(nRanks, NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8) > "
+         "p2pnChannels, in one node at most p2pnChannels")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
@@ -389,6 +425,27 @@ _SYMMETRIC = Runtime(
     sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
               "first phase (launch, stores, barrier) of every one-sided kernel"),
              ("nvls_efficiency", dict(_NCCL.sources)["nvls_efficiency"]),
+             ("host_launch", dict(_NCCL.sources)["host_launch"])),
+)
+
+#: vLLM's custom all-reduce (``csrc/custom_all_reduce.cuh``): one-sided kernels over CUDA IPC
+#: buffers inside one NVLink domain, priced by their own steps (loads from every peer, flag
+#: barriers; :data:`analysis._runtime_cost.PULL_KERNELS`) with the same kernel floor and host
+#: launch cost as ``"symmetric-memory"`` (the least time of one kernel that exchanges with its
+#: NVLink peers and synchronises: an assumption carried to vLLM's kernel). An engine's kernel,
+#: not a library a user picks by name: not in :data:`RUNTIMES`; pass the object
+#: (``analysis.cost(..., runtime=VLLM_CUSTOM_ALLREDUCE)``), as :func:`analysis.vllm_all_reduce`
+#: does. All-reduce only.
+VLLM_CUSTOM_ALLREDUCE = Runtime(
+    "vllm-custom-allreduce", "one-sided",
+    "vLLM's custom all-reduce: 1-stage (every rank loads every peer's buffer between two flag "
+    "barriers) or 2-stage (reduce-scatter by loads, a release/acquire barrier, all-gather by "
+    "loads), chosen by size",
+    kernel_floor=_NCCL.kernel_floor,
+    host_launch=_NCCL.host_launch,
+    sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
+              "launch and the start barrier of vLLM's custom all-reduce kernels (assumption: "
+              "the same least time as NCCL's symmetric kernels)"),
              ("host_launch", dict(_NCCL.sources)["host_launch"])),
 )
 
@@ -692,6 +749,16 @@ _NCCL_HISTORY = {
     # NVLS channels: NCCL_NVLS_NCHANNELS 16 for every GPU until 2.24; 32 on Blackwell in
     # 2.25-2.26; 24 on Blackwell in one node or one NVLink domain from 2.27 (nvls.cc)
     ("nvls", ("channels", "blackwell")): (((2, 18, 3), 16), ((2, 25, 0), 32), ((2, 27, 0), 24)),
+    # point-to-point protocol choice (src/enqueue.cc): until 2.21 each chunk of a split message
+    # is its own operation and runs LL at most P2pLLThreshold bytes (ll_rule 0); 2.22-2.28 the
+    # message runs LL at most p2pnChannelsPerPeer x threshold (thresholdLL, rule 1); from 2.29
+    # at most its own channels x threshold (rule 2). Network peers' channels (paths.cc): until
+    # 2.28 max(NICs, 2 halved while 2 x nRanks > 4 x p2pnChannels) (rule 0), from 2.29 by NIC
+    # bandwidth / 14 GB/s and halved across nodes (rule 1); the Arm-Blackwell network chunk x 2
+    # from 2.29 (init.cc)
+    ("p2p", "ll_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 29, 0), 2)),
+    ("p2p", "net_peer_rule"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
+    ("p2p", "net_chunk_ratio_arm_blackwell"): (((2, 18, 3), 1), ((2, 29, 0), 2)),
     # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)
     ("max_channels", None): (((2, 18, 3), 32), ((2, 25, 0), 64)),
     # Blackwell rows (from 2.25)
@@ -876,7 +943,7 @@ def _nccl_version(text):
     if v == NCCL_NEWEST:
         return _NCCL
     fields = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
-              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls")
+              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls", "p2p")
     tables = {f: dict(getattr(_NCCL, f)) for f in fields}
     timed = {f: dict(getattr(_NCCL, f)) for f in fields}
     max_channels = _NCCL.max_channels

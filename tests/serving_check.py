@@ -23,7 +23,8 @@ deployment runs: CUDA graphs, as vLLM and SGLang do for decode by default; for t
 vLLM rows, vLLM's kernel list (``engine="vllm"``), every expert split over the
 tensor-parallel GPUs (``etp``: vLLM's "TP=N" without expert parallelism) and the
 TP all-reduces priced with the kernel vLLM launches for each size (:func:`vllm_all_reduce`:
-FlashInfer's fused one-shot or two-shot kernel, vLLM's custom all-reduce, NCCL); for the
+FlashInfer's fused one-shot or two-shot kernel, vLLM's custom all-reduce, torch symmetric
+memory, NCCL); for the
 lmsys row SGLang's kernel list (``engine="sglang"``), the DeepEP
 low-latency kernel, two-batch overlap (``overlap="two-batch"``), the expert balance EPLB
 reaches at that scale (its blog's figure) and NCCL); everything else is the library's
@@ -35,19 +36,19 @@ refuses only what cannot fit at all.
 import csv
 import os
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data", "serving.csv")
 
 #: The issue's tolerance: within 25% on both axes, in the source's own definition.
 TOLERANCE = 0.25
 
-#: 8-GPU HGX nodes as spec strings: NVSwitch with the GPUs' NVLinks spread over the
-#: switch chips (H200: 18 NVLink4 over 4 NVSwitches as 5/4/4/5, as the dgx-h100
-#: preset; B200: 18 NVLink5 over 2 NVSwitch chips, 9 each; docs/sources.md s.1).
-H200_NODE = "switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200"
-B200_NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+#: 8-GPU HGX nodes: the presets (docs/sources.md s.1): NVSwitch with the GPUs' NVLinks
+#: spread over the switch chips (H200: 18 NVLink4 over 4 NVSwitches as 5/4/4/5; B200: 18
+#: NVLink5 over 2 NVSwitch chips, 9 each), and NVLink SHARP in the switches (multicast and
+#: in-switch reduction, which torch's multimem all-reduce in vLLM needs). Until session 8
+#: these were the same boards as spec strings without the in-switch reduction.
+H200_NODE = "hgx-h200"
+B200_NODE = "hgx-b200"
 H100_72 = "rail:servers=9,gpus=8,chip=h100"
 
 # DeepEP low-latency FP8 dispatch: 7168 FP8 values + one FP32 scale per 128 per token
@@ -79,45 +80,15 @@ def _runtime(name="nccl"):
             else {})
 
 
-#: vLLM's dispatch of the TP all-reduce under ``fuse_allreduce_rms`` (what the InferenceX
-#: Kimi K2.5 runs set, docs/sources.md s.8): FlashInfer's fused all-reduce + RMSNorm for an
-#: input of at most ``FUSION_MAX`` MiB, as its one-shot (Lamport) kernel up to ``ONE_SHOT_MAX``
-#: MiB and its two-shot kernel above; ``{device capability: {TP size: MiB}}``,
-#: vllm-project/vllm ``vllm/compilation/passes/fusion/allreduce_rms_fusion.py``
-#: (``FI_ALLREDUCE_FUSION_MAX_SIZE_MB``, ``_FI_ALLREDUCE_ONE_SHOT_MAX_SIZES_MB``; SM90 = H200,
-#: SM100 = B200). An all-reduce the fusion does not take goes through vLLM's own all-reduce:
-#: its custom all-reduce (load/store over IPC buffers: the ``"symmetric-memory"`` runtime's
-#: class, its fastest kernel) up to :data:`VLLM_CUSTOM_AR_MAX_BYTES`, NCCL above
-#: (``vllm/distributed/device_communicators/custom_all_reduce.py``,
-#: ``CustomAllreduce(max_size=8192 * 1024)``). Conditions of the deployment read from the
-#: code it ran, like its kernel list.
-VLLM_FI_FUSION_MAX_MIB = {90: {2: 64, 4: 2, 8: 0.5}, 100: {2: 64, 4: 32, 8: 1}}
-VLLM_FI_ONE_SHOT_MAX_MIB = {90: {2: 32, 4: 2, 8: 0.5}, 100: {2: 32, 4: 4, 8: 1}}
-VLLM_CUSTOM_AR_MAX_BYTES = 8192 * 1024
-_SM = {"hopper": 90, "blackwell": 100}
-
-
-def vllm_all_reduce(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
-    """A collective function for ``decode_step(collective=...)`` that prices each all-reduce
-    with the kernel vLLM launches for its size: FlashInfer's one-shot or two-shot kernel
-    (:data:`VLLM_FI_FUSION_MAX_MIB`: the ``"symmetric-memory"`` runtime's ``"one-shot"``, the
-    Lamport kernel, or ``"two-shot"``), else vLLM's custom all-reduce (that runtime's
-    fastest kernel) up to :data:`VLLM_CUSTOM_AR_MAX_BYTES`, else NCCL; NCCL for any other
-    operation. ``algorithm`` and ``runtime`` given by the caller are replaced."""
+def vllm_all_reduce(fabric, op, nbytes, **kw):
+    """The rows' ``collective=``: :func:`analysis.vllm_all_reduce`, the kernel vLLM launches
+    for each TP all-reduce's size (FlashInfer's fused one-shot / two-shot kernel, vLLM's custom
+    all-reduce, torch symmetric memory, NCCL: the library's tables, docs/sources.md s.8), at
+    vLLM's defaults (``fuse_allreduce_rms`` on, as the InferenceX runs set it; torch
+    symmetric memory on). A condition of the deployment read from the code it ran."""
     import analysis
 
-    sm = _SM[fabric.chip.generation]
-    tp, size = len(ranks), float(np.sum(nbytes))
-    mib = 1 << 20
-    kw = {"ranks": ranks, "transport": transport}
-    if op == "all-reduce" and size <= VLLM_FI_FUSION_MAX_MIB[sm].get(tp, 0) * mib:
-        one = size <= VLLM_FI_ONE_SHOT_MAX_MIB[sm][tp] * mib
-        return analysis.cost(fabric, op, nbytes, algorithm="one-shot" if one else "two-shot",
-                             runtime="symmetric-memory", **kw)
-    if op == "all-reduce" and size <= VLLM_CUSTOM_AR_MAX_BYTES:
-        return analysis.cost(fabric, op, nbytes, algorithm="auto", runtime="symmetric-memory",
-                             **kw)
-    return analysis.cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", **kw)
+    return analysis.vllm_all_reduce(fabric, op, nbytes, **kw)
 
 
 def _inferencex(row):

@@ -20,9 +20,13 @@ from hypothesis import strategies as st
 import topologies
 from fabric import (
     AddressPlan,
+    DomainLimits,
+    FabricError,
     Region,
     RoutingError,
     SymmetricHeap,
+    Window,
+    access,
     check,
     forwarding_tables,
 )
@@ -126,3 +130,173 @@ def test_a_heap_override_of_a_failed_chip_is_no_fault(override):
     h = f.replace(address_plan=f.address_plan.replace(heap=SymmetricHeap(
         GiB, offset=GiB, chips={"chip999": {"offset": GiB}})))
     assert any(x.code == "invalid" and "chip999" in x.message for x in check(h))
+
+
+@pytest.mark.parametrize("chips, match", [
+    (["chip0", "chip0"], "lists 'chip0' twice"),          # was: a 30 ns "pair"
+    ([0, "chip0", 1], "lists 'chip0' twice"),
+    (["chip0", "rank:1", 1], "lists 'chip1' twice"),
+])
+def test_latencies_are_over_distinct_chips(chips, match):
+    from fabric import NodeError, access_latencies
+    f = topologies.build("sd200-ultra")
+    with pytest.raises(NodeError, match=match):
+        access_latencies(f, chips=chips)
+
+
+def test_latencies_of_a_nic_say_it_is_not_a_chip():
+    from fabric import NodeError, access_latencies
+    f = topologies.build("cluster-128")
+    with pytest.raises(NodeError, match="'nic0' is a nic, not a chip"):
+        access_latencies(f, chips=["chip0", "nic0"])
+
+
+@SETTINGS
+@given(st.sampled_from(["sd200-ultra", "cluster-128"]), st.data())
+def test_latencies_over_chosen_chips_are_the_single_accesses(spec, data):
+    """Brute force: every ordered pair of the chosen chips is the access_to of that pair."""
+    from fabric import access_latencies, access_to
+    f = _presets(spec)
+    chips = data.draw(st.lists(st.sampled_from(list(f.endpoints)), min_size=2, max_size=4,
+                               unique=True))
+    op = data.draw(st.sampled_from(["load", "store"]))
+    s, d, lat = access_latencies(f, op=op, chips=chips, transport="rdma")
+    assert len(lat) == len(chips) * (len(chips) - 1)
+    for i, j, t in zip(s.tolist(), d.tolist(), lat.tolist(), strict=True):
+        assert i != j
+        want = access_to(f, chips[i], chips[j], op=op, transport="rdma").total
+        assert t == pytest.approx(want, rel=1e-12)
+
+
+@functools.cache
+def _presets(spec):
+    return topologies.build(spec)
+
+
+# -- per-dimension tables: every mapped address, not only a chip's memory ----------------
+# lookup_per_dimension shifted any address into a "chip index": host3's DRAM on sd200-ultra
+# went towards chip16 (the flat table and forward(): chip24, host3's first chip), and an
+# unmapped address answered () ("arrived").
+
+DOR_SPECS = ["torus:4x4", "hypermesh:4x4", "mesh:4x2", "hypermesh:2x2x2"]
+
+
+@functools.cache
+def _dor(spec):
+    f = topologies.build(spec + ",chip=h100").replace(address_plan=AddressPlan(
+        host_memory=GiB, interleave=[Region(0, 2 * 256 * MiB, ("chip1", "host0"),
+                                            kind="dram", granularity=4096, name="pool")]))
+    return f, forwarding_tables(f)
+
+
+@SETTINGS
+@given(st.sampled_from(DOR_SPECS), st.data())
+def test_per_dimension_lookup_is_the_first_hop_of_the_route(spec, data):
+    f, ft = _dor(spec)
+    assert ft.per_dimension is not None
+    regions = f.address_map.regions
+    reg = data.draw(st.sampled_from(regions))
+    address = reg.base + data.draw(st.integers(0, reg.size - 1))
+    node = data.draw(st.sampled_from(list(f.endpoints)))
+    owner = reg.owner if reg.ways == 1 else _ref_owner(reg, address)
+    target = _ref_node(f, owner)
+    ports = ft.lookup_per_dimension(node, address)
+    if target == node:
+        assert ports == ()
+        return
+    r = f.router
+    first = f.route(node, target)[1]
+    assert [f.nodes[int(r.link_tail[p])] for p in ports] == [node] * len(ports)
+    assert f.nodes[int(r.link_head[ports[0]])] == first
+
+
+@pytest.mark.parametrize("address", [1 << 56, (1 << 36) - 4096])
+def test_per_dimension_lookup_of_an_unmapped_address_is_refused(address):
+    from fabric import AddressMapError
+    ft = forwarding_tables(topologies.build("sd200-ultra"))
+    with pytest.raises(AddressMapError, match="not mapped"):
+        ft.lookup_per_dimension("chip0", address)
+
+
+# -- translate, route, reverse: one round trip against a linear-scan reference -----------
+
+RT_SPECS = ["torus:4x4,hosts=4", "rail:servers=2,gpus=4", "fattree:k=4"]
+PAGE = 2 * MiB
+
+
+@st.composite
+def round_trips(draw):
+    f = _intact(draw(st.sampled_from(RT_SPECS)))
+    hosts = list(f.domains)
+    targets = [f"{c}.hbm" for c in f.endpoints] + [f"{h}.dram" for h in hosts] + ["pool"] * 12
+    wins = []
+    for i in range(draw(st.integers(0, 3))):
+        wins.append(Window(draw(st.sampled_from(hosts)), (1 << 50) + i * (1 << 40),
+                           size=draw(st.integers(1, 8)) * PAGE,
+                           target=draw(st.sampled_from(targets)),
+                           target_offset=draw(st.integers(0, 16)) * PAGE, page_size=PAGE,
+                           permissions=draw(st.sampled_from(["r", "rw"])), name=f"w{i}"))
+    pool = Region(0, 2 * 256 * MiB, tuple(draw(st.permutations(list(f.endpoints) + hosts))[:2]),
+                  kind="dram", granularity=draw(st.sampled_from([256, 4096])), name="pool")
+    f = f.replace(address_plan=AddressPlan(host_memory=GiB, interleave=[pool], windows=wins,
+                                           limits=DomainLimits(alignment="page")))
+    edges = sorted(f.graph.edges(), key=str)
+    links = draw(st.lists(st.sampled_from(edges), max_size=2, unique_by=frozenset))
+    chips = draw(st.lists(st.sampled_from(list(f.endpoints)), max_size=1))
+    if links or chips:
+        try:
+            f = f.without(links=links, chips=chips)
+        except FabricError:
+            pass
+    return f, draw(st.randoms(use_true_random=False))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(round_trips())
+def test_translate_route_and_back_agree_with_a_linear_scan(case):
+    f, rng = case
+    regions = f.address_map.regions
+    try:
+        ft = forwarding_tables(f)
+    except RoutingError:
+        ft = None               # a degraded dimension-order fabric: no destination tables
+    for _ in range(6):
+        h = rng.choice(sorted(f.domains))
+        dom = f.host_domains[h]
+        mine = [x for x in dom.windows if x.name.startswith("w")]     # the plan's own
+        w = rng.choice(mine if mine and rng.random() < 0.7 else dom.windows)
+        a = w.local_base + rng.randrange(w.size)
+        # reference: the one window holding a (linear scan), then the one region
+        (hit,) = [x for x in dom.windows if x.local_base <= a < x.local_base + x.size]
+        g = hit.global_base + (a - hit.local_base)
+        (reg,) = [r for r in regions if r.base <= g < r.base + r.size]
+        o = g - reg.base
+        if reg.ways == 1:
+            owner, offset = reg.owner, o
+        else:
+            gr = reg.granularity
+            owner = reg.owners[(o // gr) % reg.ways]
+            offset = (o // (gr * reg.ways)) * gr + o % gr
+        t = f.translate(h, a)
+        assert (t.global_address, t.owner, t.offset) == (g, owner, offset)
+        # back: the global address and the owner's offset lead to the same byte
+        assert a in dom.local_addresses(g)
+        assert f.address_map.global_address(owner, offset, region=reg.name) == g
+        # route: the access goes from a chip of the host to the node serving the owner
+        src = rng.choice(list(f.domains[h]))
+        dead = owner in f.failures.ranks or (owner in dict(f.address_plan.domains or ())
+                                             and owner not in f.domains)
+        if dead:
+            with pytest.raises(RoutingError, match="has failed"):
+                access(f, src, g, transport="native")
+            continue
+        node = _ref_node(f, owner)
+        try:
+            want = f.route(src, node) if node != src else [src]
+        except RoutingError:
+            with pytest.raises(RoutingError):
+                access(f, src, g, transport="native")
+            continue
+        assert list(access(f, src, g, transport="native").path) == want
+        if ft is not None:
+            assert ft.forward(src, g) == want

@@ -110,3 +110,36 @@ def test_numpy_scale_factors_are_numbers():
     e = g.graph.edges["chip0", "chip1"]
     assert e["bandwidth"] == 2 * f.graph.edges["chip0", "chip1"]["bandwidth"]
     assert g.name.endswith("(bandwidth x2, latency x0.5)")
+
+
+# -- bad numbers in the comparison API ---------------------------------------------------
+
+def test_a_bool_is_no_target_and_numpy_numbers_are():
+    f = _intact("torus:4x4")
+    usd = bill_of_materials(f).cost_usd_per_chip
+    with pytest.raises(ValueError, match="target must be a positive finite cost"):
+        equalize(f, True)                         # was: priced to $1 (s ~ 1e-4)
+    assert equalize(f, np.float32(2 * usd))[0] == pytest.approx(2.0, rel=1e-6)
+    assert equalize(f, np.int64(round(2 * usd)))[0] == pytest.approx(
+        equalize(f, float(round(2 * usd)))[0])
+
+
+@pytest.mark.parametrize("bad", [True, 0, -1, float("nan"), float("inf")])
+def test_rack_density_factor_is_a_positive_number_not_a_bool(bad):
+    from fabric import SpecError
+    with pytest.raises(SpecError, match="rack_chips_factor must be a positive number"):
+        bill_of_materials(_intact("fattree:k=4"), rack_chips_factor=bad)
+
+
+def test_numpy_rack_density_factor_is_the_same_as_python():
+    f = _intact("fattree:k=4")
+    assert bill_of_materials(f, rack_chips_factor=np.int64(2)).as_dict() == \
+        bill_of_materials(f, rack_chips_factor=2).as_dict()
+
+
+@pytest.mark.parametrize("ep", [8.9, 8.0, True, "8"])
+def test_best_layout_takes_a_whole_number_of_chips(ep):
+    from analysis import best_decode_layout
+    f = topologies.build("nvl72")
+    with pytest.raises(ValueError, match="ep must be an integer number of chips"):
+        best_decode_layout("kimi-k2", f, batch=1, context=4096, ep=ep)   # 8.9 ran ep=8

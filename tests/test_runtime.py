@@ -1047,3 +1047,169 @@ def test_every_release_times_nvls_tree_above_the_lower_bound(release):
         for alg in ("auto", "hierarchical"):
             r = cost(f, "all-reduce", 2**k, algorithm=alg, runtime=f"nccl@{release}")
             assert r.time >= r.lower_bound * (1 - 1e-9), (release, k, alg, r.time, r.lower_bound)
+
+
+# -- point-to-point protocol: NCCL's p2p channels, not the collective ones (session 8) ------
+
+
+def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release):
+    """NCCL's LL / Simple choice for one p2p message, transliterated from NVIDIA/nccl
+    (src/enqueue.cc addP2pToPlan / calcP2pChunkSize, src/graph/paths.cc
+    ncclTopoGetNchannels / ncclTopoComputeP2pChannels, src/init.cc computeBuffSizes), with the
+    facts read straight from the graph, peer by peer: the release's own code path (2.18-2.21
+    per chunk, 2.22-2.28 thresholdLL, 2.29+ per-message channels)."""
+    from analysis._collectives import MESSAGE_TECHNOLOGIES
+    v = tuple(int(x) for x in release.split("."))
+    G = fabric.graph
+    dom = dict(zip(fabric.nodes, fabric.loadstore_domains))
+    n = len(ranks)
+    n_nodes = len({dom[r] for r in ranks})
+    multi = n_nodes > 1
+
+    def lanes(r):
+        return sum(d.get("lanes", 1) for w, d in G[r].items()
+                   if G.nodes[w].get("kind") != "nic" and d.get("tech") not in MESSAGE_TECHNOLOGIES)
+
+    def nics(r):
+        return {w for w, d in G[r].items() if G.nodes[w].get("kind") == "nic"} | {
+            (r, w) for w, d in G[r].items() if d.get("tech") in MESSAGE_TECHNOLOGIES}
+
+    maxch = 64 if v >= (2, 25, 0) else 32
+    all_nics = set().union(*(nics(r) for r in ranks))
+    per_node_nics = max(1, round(len(all_nics) / n_nodes)) if all_nics else 0
+    search = min(lanes(r) for r in ranks) if not multi else max(1, per_node_nics)
+    nchannels = max(1, min(maxch, 2 * int(search)))          # comm->nChannels
+    p2pn_pre = min(nchannels, maxch)
+    p2pn = 1
+    while p2pn < p2pn_pre:
+        p2pn *= 2
+    ppn = n / n_nodes
+    pci = all(d.get("tech") == "pcie5-x16" or d.get("tech") in MESSAGE_TECHNOLOGIES
+              for r in ranks for _w, d in G[r].items())
+    counts = []
+    for r in ranks:
+        for peer in ranks:
+            if peer == r:
+                continue
+            if dom[peer] == dom[r]:
+                counts.append(2 if pci else 2 * max(1, min(lanes(x) for x in ranks)))
+            else:
+                local = max(1, per_node_nics // max(1, round(ppn))) if per_node_nics else 0
+                if v < (2, 29, 0):
+                    m = 2
+                    while m * n > p2pn_pre * 4 and m > 1:
+                        m //= 2
+                    counts.append(max(local, 1, m))
+                else:
+                    bw = min(sum(e["bandwidth"] for w2, e in G[w].items() if w2 != rr)
+                             if not isinstance(w, tuple) else G[w[0]][w[1]]["bandwidth"]
+                             for rr in ranks for w in nics(rr))
+                    gbs = int(local * bw / 1e9) if local else 0
+                    counts.append(max(local, -(-gbs // 14)) if local else 2)
+    least = min(counts)
+    per_peer = 1
+    while per_peer < least:
+        per_peer *= 2
+    if v >= (2, 29, 0) and multi:
+        while per_peer * -(-n // 8) > p2pn and per_peer > 1:
+            per_peer //= 2
+    else:
+        per_peer = min(per_peer, p2pn)
+    nmax = nmin = per_peer
+    while nmin * n > p2pn and nmin > 1:
+        nmin //= 2
+    chip = str(getattr(getattr(fabric, "chip", None), "name", ""))
+    if multi:
+        step = 131072 * (2 if v >= (2, 29, 0) and chip.startswith("gb") else 1)
+    else:
+        step = 131072 if pci else 524288
+    lo = step // 2 if multi else step // 8
+    hi = step if multi else step * 32
+    b = nbytes
+    if v < (2, 22, 0):
+        # scheduleP2pTasksToPlan: chunks of calcP2pChunkSize, each its own addP2pToPlan
+        size, ch = max(lo, -(-b // nmin)), nmin
+        while size > hi and ch <= nmax / 2:
+            ch *= 2
+            size = -(-b // ch)
+        size = -(-size // lo) * lo
+        protos, left = [], b
+        while True:
+            c = min(left, size)
+            protos.append("LL" if c <= 16384 else "Simple")
+            left -= c
+            if left <= 0:
+                break
+        return protos[0]
+    if v < (2, 29, 0):
+        return "LL" if b <= nmax * 16384 else "Simple"
+    if b == 0:
+        return "LL"
+    ch = min(nmin, -(-b // lo))
+    part = max(lo, -(-b // ch))
+    while part > hi and ch <= nmax / 2:
+        ch *= 2
+        part = -(-b // ch)
+    return "LL" if b <= ch * 16384 else "Simple"
+
+
+@functools.cache
+def _p2p_fabric(spec, cut):
+    """``spec``, with its ``cut``-th scale-up link (chip to chip or switch, sorted) removed
+    (None: intact)."""
+    f = topologies.build(spec)
+    if cut is None:
+        return f
+    G = f.graph
+    links = sorted((a, b) for a, b, d in G.edges(data=True)
+                   if G.nodes[a].get("kind") != "nic" and G.nodes[b].get("kind") != "nic"
+                   and d.get("tech", "").startswith(("nvlink", "pcie")))
+    return f.without(links=[links[cut % len(links)]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(["rail:servers=2,gpus=4,chip=h100", "rail:servers=2,gpus=8,chip=h100",
+                             "dgx-h100", "rail:servers=4,gpus=4,nvls=1,chip=h20,nic=ib-ndr",
+                             "gb200-nvl72", "rail:servers=2,gpus=4,chip=gb200"]),
+       cut=st.one_of(st.none(), st.integers(0, 10**6)),
+       release=st.sampled_from(["2.18.5", "2.21.5", "2.23.4", "2.26.6", "2.28.9", "2.29.2",
+                                "2.30.7"]),
+       k=st.integers(0, 26), frac=st.floats(0.5, 2.0), op=st.sampled_from(["send-recv", "all-to-all"]),
+       data=st.data())
+def test_p2p_protocol_is_nccls_per_peer_rule(spec, cut, release, k, frac, op, data):
+    # the LL / Simple choice of a send-recv or all-to-all message against a transliteration of
+    # NCCL's code with its p2p channels read from the graph, on intact and degraded fabrics
+    # (the symptom: a degraded rail's all-to-all was faster than the intact one's because the
+    # model took the collective channel count)
+    f = _p2p_fabric(spec, cut)
+    live = [c for c in f.endpoints if c not in f.failures.cut_off]
+    if len(live) < 2:
+        return
+    if op == "send-recv":
+        ranks = data.draw(st.lists(st.sampled_from(live), min_size=2, max_size=2, unique=True))
+    else:
+        m = data.draw(st.integers(2, min(len(live), 16)))
+        ranks = sorted(data.draw(st.lists(st.sampled_from(live), min_size=m, max_size=m,
+                                          unique=True)), key=list(f.endpoints).index)
+    n = max(1, int(2**k * frac)) * (1 if op == "send-recv" else len(ranks))
+    try:
+        r = cost(f, op, n, ranks=ranks, runtime=f"nccl@{release}")
+    except (NotApplicableError, RoutingError):
+        return
+    per_peer = n if op == "send-recv" else n // len(ranks)
+    assert r.protocol == _nccl_p2p_protocol_brute(f, ranks, per_peer, release), (
+        spec, cut, release, n, len(ranks))
+
+
+def test_degraded_rail_all_to_all_is_not_faster_than_intact():
+    # the symptom that started it: rail 2 x 4 H100 without chip5-nvs1, all-to-all 1 MiB was
+    # 23.9 us against 26.5 us intact (the intact fabric's 8 collective channels kept 128 KiB
+    # per peer on LL). NCCL's p2p rule runs Simple on both (newest: 1 channel per message
+    # across nodes, 16 KiB threshold)
+    f = topologies.build("rail:servers=2,gpus=4,chip=h100")
+    d = f.without(links=[("chip5", "nvs1")])
+    for rel in ("nccl", "nccl@2.26.6", "nccl@2.21.5"):
+        a = cost(f, "all-to-all", 2**20, runtime=rel)
+        b = cost(d, "all-to-all", 2**20, runtime=rel)
+        assert a.protocol == b.protocol == "Simple"
+        assert a.time <= b.time
