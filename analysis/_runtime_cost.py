@@ -456,8 +456,8 @@ def _p2p(rt, view, op, n, algorithm):
     hw = view.intra_hw if view.n_nodes == 1 else "net"
     step = max(_lat(rt, hw, "ring", "LL"), t.step_loadstore, t.step_message)
     per_peer = n if op == "send-recv" else n / max(1, view.p)
-    nc = _channels(rt, view)
-    proto, _p2p_ch = p2p_protocol(rt, view, per_peer)
+    # the channels reported are the message's p2p channels (NCCL's, not the collective count)
+    proto, nc = p2p_protocol(rt, view, per_peer)
     # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure)
     eff = 1 / PROTOCOLS["LL"].efficiency if proto == "LL" else 1.0
     fixed = rt.kernel_floor[view.arch] + step
