@@ -839,8 +839,8 @@ class _Sweep:
         kw = {**self.kw, "collective": _no_collective}
         try:
             one = decode_step(m, self.fabric, batch=1, context=self.full, layout=layout, **kw)
-        except RoutingError as e:   # its chips do not all reach each other pairwise
-            return {"reason": _cut_off(e)}
+        except RoutingError:        # its chips do not all reach each other pairwise
+            return {"reason": self.unreached(layout)}
         except SpecError as e:
             return {"reason": str(e)}
         lay = one.layout
@@ -861,11 +861,34 @@ class _Sweep:
                                dispatch_bytes=self.kw.get("dispatch_bytes"),
                                one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
                                instance=one.instance, **self.cost_kw)
-        except RoutingError as e:   # the instance needs a chip cut off from the others
-            return {"reason": _cut_off(e)}
+        except RoutingError:        # the instance needs a chip cut off from the others
+            return {"reason": self.unreached(layout, one.instance)}
         return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
                 "capacity": capacity,
-                "b_max": b_dp * lay.dp, "prefill": pre, "idle": one.idle_chips}
+                "b_max": b_dp * lay.dp, "prefill": pre, "idle": one.idle_chips,
+                "instance": one.instance}
+
+    def unreached(self, layout, instance=None):
+        """Why ``layout`` cannot run here when the fabric's routing does not join two chips
+        of its instance (what a ``RoutingError`` from pricing it means): the pair and what
+        failed, from the fabric's structured failures (:func:`_unreached_reason`), not from
+        the error's words. ``instance``: its chips' names, default the instance
+        :func:`decode_step` places (:func:`instance_chips` under decode's rule: the same
+        chips in every domain when an expert-exchange kernel runs ``ep > 1`` whole experts).
+        A routing error with no such pair is not a reason to skip: it is raised."""
+        f = self.fabric
+        if instance is None:
+            lay = parse_layout(layout, f.n_endpoints)
+            equal = self.kw.get("ep_kernel") is not None and lay.ep > 1 and lay.etp == 1
+            pos = instance_chips(f, lay.chips, equal_domains=equal, tp=lay.tp)
+        else:
+            pos = [f.endpoints.index(c) for c in instance]
+        why = _unreached_reason(f, pos)
+        if why is None:
+            raise RoutingError(f"{f.name}: pricing layout {layout} found no route, but every "
+                               f"pair of its instance's chips has one (an internal "
+                               f"inconsistency)")
+        return why
 
     def point(self, layout, info, batch, spec, draft_cost):
         """The points of one (layout, batch) for every speculative setting in ``spec``."""
@@ -894,12 +917,54 @@ class _Sweep:
         return out
 
 
-def _cut_off(err):
-    """A skipped layout's reason when its instance needs a chip no path reaches (a failed
-    link cut it off): the routing error's own words, which name the chip and the link."""
-    text = str(err)
-    why = text.partition("; ")[2] or text.partition(": ")[2] or text
-    return f"its instance needs a chip that cannot reach the others: {why}"
+def _unreached_pair(fabric, positions):
+    """Two chips among ``positions`` (indices into ``fabric.endpoints``) that ``fabric``'s
+    routing does not join both ways, as ``(name, name)``, or None when every pair is joined.
+    Decided on the fabric's structure: its failures (``fabric.failures.cut_off``) and its
+    routes (``fabric.route`` under its routing policy, pair by pair: asked only where
+    pricing the layout already failed), so non-transitive reachability is seen too (a
+    switch of two planes whose chip2 lost plane 0 and chip6 plane 1: each reaches the rest,
+    not each other). A chip cut off from every other, when the instance has one, is named
+    first.
+
+    >>> import topologies
+    >>> f = topologies.build("switch:4,planes=2")
+    >>> _unreached_pair(f, [0, 1, 2, 3]) is None
+    True
+    >>> g = f.without(links=[("chip1", "sw0"), ("chip2", "sw1")])
+    >>> _unreached_pair(g, [0, 1, 3]) is None, _unreached_pair(g, [0, 1, 2, 3])
+    (True, ('chip1', 'chip2'))
+    """
+    if not fabric.failures.degraded:
+        return None
+    names = [fabric.endpoints[int(p)] for p in positions]
+    alone = [c for c in names if c in fabric.failures.cut_off]
+    if alone and len(names) > 1:    # the most telling pair: a chip cut off from every other
+        return alone[0], next(c for c in names if c != alone[0])
+    for a in names:             # every ordered pair: reachability need not be symmetric
+        for b in names:
+            if a != b:
+                try:
+                    fabric.route(a, b)
+                except RoutingError:
+                    return a, b
+    return None
+
+
+def _unreached_reason(fabric, positions):
+    """A skipped layout's reason when two chips of its instance (``positions``) have no route
+    between them (:func:`_unreached_pair`): the pair and what failed, in the fabric's own
+    words (:meth:`fabric.Failures.explain`: the chip a failure cut off from every other chip,
+    or the failures that leave the two without a path); None when every pair has a route."""
+    pair = _unreached_pair(fabric, positions)
+    if pair is None:
+        return None
+    a, b = pair
+    why = fabric.failures.explain(a, b).removeprefix("; ")
+    if any(c in fabric.failures.cut_off for c in pair):
+        return f"its instance needs a chip that cannot reach the others: {why}"
+    return (f"its instance needs chips that cannot reach each other: "
+            f"{why.replace('between them', f'between {a} and {b}')}")
 
 
 def _layout_label(lay):
@@ -1110,8 +1175,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         try:
             mine = [p for b in grid(info, n_batches)
                     for p in sw.point(lay, info, b, spec, draft_cost)]
-        except RoutingError as e:   # the instance needs a chip cut off from the others
-            skipped.append(f"{lay}: {_cut_off(e)}")
+        except RoutingError:        # the instance needs a chip cut off from the others
+            skipped.append(f"{lay}: {sw.unreached(lay, info['instance'])}")
             continue
         searched.append(lay)
         points.extend(mine)

@@ -527,3 +527,101 @@ def test_review_r4_a_cut_off_chip_serves_no_copy_of_a_multi_chip_instance():
         st_ = analysis.decode_step(SMALL, f, batch=4, context=8, layout=layout)
         assert "chip3" not in st_.instance and st_.idle_chips == 4, layout
     assert [idle_chips(f, n) for n in (1, 2, 4, 8)] == [0, 2, 4, 0]
+
+
+# -- which layouts cannot run: decided on the fabric's structure (session 8, task 2) ------
+
+@st.composite
+def _degraded_small(draw):
+    """A small fabric with random failed links: a 2-plane switch (non-transitive
+    reachability when chips lose different planes), a 2x4 rail (a GPU whose NIC link
+    failed still reaches its own server only), or a one-plane switch (a cut-off chip)."""
+    spec = draw(st.sampled_from(["switch:4,planes=2,chip=h100", "switch:6,planes=2,chip=h100",
+                                 "rail:servers=2,gpus=4,chip=h100", "switch:6,chip=h100"]))
+    f = topologies.build(spec)
+    links = sorted({tuple(sorted((u, v))) for u, v in f.graph.edges()
+                    if u.startswith("chip") or v.startswith("chip")})
+    failed = draw(st.lists(st.sampled_from(links), min_size=1, max_size=3, unique=True))
+    return f.without(links=failed)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_degraded_small())
+def test_a_layout_is_skipped_for_reach_iff_a_brute_force_finds_a_pair_without_a_route(f):
+    # reference: fabric.route over every ordered pair of the instance decode places
+    # (instance_chips; no exchange kernel here, so no equal-domain rule), nothing else
+    if f.n_endpoints < 2:
+        return
+    lays = [f"tp=1,dp={n},ep={n}" for n in range(2, f.n_endpoints + 1)
+            if n <= SMALL.routed_experts] + [f"tp=2,dp={n // 2}" for n in (2, 4)
+                                             if n <= f.n_endpoints]
+    for lay in lays:
+        L = analysis.parse_layout(lay, f.n_endpoints)
+        try:                            # one layout at a time: its own reason
+            fr = serving_frontier(SMALL, f, isl=16, osl=8, batches=(1,), speculative=NO_SPEC,
+                                  layouts=[lay], chip="h100")
+            skipped = dict(s.split(": ", 1) for s in fr.skipped)
+        except SpecError as e:          # refused: the reason is the message
+            skipped = {str(L): str(e)}
+        try:
+            pos = analysis.instance_chips(f, L.chips, tp=L.tp)
+        except SpecError:
+            continue
+        chips = [f.endpoints[p] for p in pos]
+        bad = [(a, b) for a in chips for b in chips if a != b and not _reaches(f, a, b)]
+        why = skipped.get(str(L), "")
+        if not bad:
+            assert "cannot reach" not in why, (lay, why)
+            continue
+        assert "cannot reach" in why, (lay, why, bad)
+        # the reason names a pair the brute force confirms, and what failed
+        named = [(a, b) for a, b in bad if f"between {a} and {b}" in why
+                 or (f"{a} is cut off" in why or f"{b} is cut off" in why)]
+        assert named, (lay, why, bad)
+        failed = [f"link {a}-{b}" for a, b in f.failures.links]
+        assert any(x in why for x in failed), (lay, why)
+        if any(c in f.failures.cut_off for c in chips):
+            assert "is cut off from every other chip" in why
+
+
+def test_the_reach_reason_comes_from_the_failures_not_the_error_text():
+    # non-transitive reachability: chip1 lost plane 0, chip2 plane 1; each reaches chip0 and
+    # chip3, not each other; the reason names them and the two failed links
+    from analysis._serving import _unreached_reason
+
+    f = topologies.build("switch:4,planes=2,chip=h100").without(
+        links=[("chip1", "sw0"), ("chip2", "sw1")])
+    why = _unreached_reason(f, [0, 1, 2, 3])
+    assert why == ("its instance needs chips that cannot reach each other: the failures "
+                   "leave no path between chip1 and chip2: link chip1-sw0 and link chip2-sw1 "
+                   "failed")
+    assert _unreached_reason(f, [0, 1, 3]) is None
+    g = topologies.build("switch:4,chip=h100").without(links=[("chip3", "sw0")])
+    assert _unreached_reason(g, [0, 3]) == ("its instance needs a chip that cannot reach the "
+                                            "others: chip3 is cut off from every other chip: "
+                                            "link chip3-sw0 failed")
+
+
+@settings(max_examples=10, deadline=None)
+@given(_degraded_small(), st.sampled_from([None, "deepep-low-latency"]),
+       st.sampled_from(["tp=1,dp=2,ep=2", "tp=1,dp=4,ep=4", "tp=2,dp=2,ep=4", "tp=2,dp=1"]))
+def test_the_sweep_places_the_instance_decode_places(f, kernel, lay):
+    # the serving sweep's reach reason looks at the instance decode_step runs on: the same
+    # chips wherever decode_step runs (a drift between the two rules fails here)
+    from analysis._serving import _Sweep
+
+    L = analysis.parse_layout(lay, max(f.n_endpoints, 1))
+    if L.chips > f.n_endpoints:
+        return
+    kw = {"chip": "h100", **({"ep_kernel": kernel} if kernel else {})}
+    try:
+        st_ = analysis.decode_step(SMALL, f, batch=L.chips, context=8, layout=lay, **kw)
+    except (RoutingError, SpecError):
+        return
+    sw = _Sweep(SMALL, f, isl=16, osl=8, mode="aggregated", definition="total-per-gpu",
+                prefill_efficiency=0.4, usable_hbm=0.9, decode_kwargs=kw)
+    equal = kernel is not None and L.ep > 1 and L.etp == 1
+    pos = analysis.instance_chips(f, L.chips, equal_domains=equal, tp=L.tp)
+    assert tuple(f.endpoints[p] for p in pos) == st_.instance
+    with pytest.raises(RoutingError, match="internal inconsistency"):
+        sw.unreached(lay)           # every pair routes: not a reason to skip
