@@ -912,25 +912,6 @@ def _usable_groups(fabric, chips):
 _REACH = weakref.WeakKeyDictionary()
 
 
-def _unrouted(router, src, dst):
-    """Which pairs ``(src[i], dst[i])`` (node indices) ``router`` finds no path for: the
-    pairs routed at once, and the halves of a batch that fails routed again (a degraded
-    fabric leaves few pairs without one)."""
-    out = np.zeros(len(src), dtype=bool)
-    todo = [(0, len(src))] if len(src) else []
-    while todo:
-        a, b = todo.pop()
-        try:
-            router.hops(src[a:b], dst[a:b])
-        except RoutingError:
-            if b - a == 1:
-                out[a] = True
-            else:
-                m = (a + b) // 2
-                todo += [(a, m), (m, b)]
-    return out
-
-
 def _reach(fabric):
     """``R[i, j]``: whether the fabric's routing (``fabric.route``, any transport) joins
     live chips ``i`` and ``j`` (positions in ``fabric.endpoints``) both ways.
@@ -952,8 +933,7 @@ def _reach(fabric):
         ok[:, cut] = False
         src, dst = np.nonzero(ok & ~np.eye(n, dtype=bool))
         ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)
-        bad = _unrouted(fabric.router, ends[src], ends[dst])
-        ok[src[bad], dst[bad]] = False
+        ok[src, dst] = fabric.router.reachable(ends[src], ends[dst])
         ok &= ok.T
     np.fill_diagonal(ok, True)
     ok.flags.writeable = False
@@ -980,33 +960,66 @@ def _check_reach(fabric, positions):
                        f"pairwise)")
 
 
+_CLIQUES = weakref.WeakKeyDictionary()
+
+#: At most this many largest sets of pairwise-reaching chips are kept per fabric
+#: (:func:`_reach_cliques`; a bound on the search, far above what failures produce).
+_MAX_CLIQUES = 256
+
+
+def _reach_cliques(fabric):
+    """The largest sets of live chips that reach each other pairwise (the maximal cliques
+    of :func:`_reach`: the chips that reach every chip, plus a maximal clique of the
+    others), each a sorted tuple of positions, in a fixed order; None when every pair
+    reaches. Cached per fabric; at most :data:`_MAX_CLIQUES`."""
+    if fabric in _CLIQUES:
+        return _CLIQUES[fabric]
+    R = _reach(fabric)
+    partial = ~R.all(axis=1)
+    out = None
+    if partial.any():
+        import networkx as nx
+
+        every = np.flatnonzero(~partial).tolist()
+        # chips that cannot reach the same chips reach each other and are interchangeable:
+        # a maximal clique holds all of them or none, so the search runs over these kinds
+        kinds = {}
+        for p in np.flatnonzero(partial).tolist():
+            kinds.setdefault(tuple(np.flatnonzero(~R[p]).tolist()), []).append(p)
+        members = list(kinds.values())
+        G = nx.Graph()
+        G.add_nodes_from(range(len(members)))
+        G.add_edges_from((i, j) for i in range(len(members)) for j in range(i + 1, len(members))
+                         if R[members[i][0], members[j][0]])
+        found = []
+        for c in nx.find_cliques(G):
+            found.append(tuple(sorted(every + [p for i in c for p in members[i]])))
+            if len(found) == _MAX_CLIQUES:
+                break
+        out = tuple(sorted(found, key=lambda c: (-len(c), c)))
+    _CLIQUES[fabric] = out
+    return out
+
+
 def _clique_pools(fabric, chips, groups):
     """None when every pair of the usable chips (``groups``, :func:`_usable_groups`)
-    reaches each other (:func:`_reach`), or ``chips < 2``. Otherwise the chips of each
-    largest set that does (a maximal clique of the reach graph: the chips that reach every
-    usable chip, plus a maximal clique of the others), as groups in domain order, those
-    that hold ``chips``; every instance of pairwise-reaching chips lies in one of them."""
+    reaches each other (:func:`_reach`), or ``chips < 2``. Otherwise the usable chips of
+    each largest set of pairwise-reaching chips (:func:`_reach_cliques`) that holds
+    ``chips``, as groups in domain order: every instance whose chips reach each other
+    pairwise lies in one of them."""
     if chips < 2 or not fabric.failures.degraded:
         return None
-    import networkx as nx
-
-    R = _reach(fabric)
     usable = [p for g in groups for p in g]
-    sub = R[np.ix_(usable, usable)]
-    if sub.all():
+    if _reach(fabric)[np.ix_(usable, usable)].all():
         return None
-    partial = ~sub.all(axis=1)
-    some = [p for p, x in zip(usable, partial) if x]
-    every = {p for p, x in zip(usable, partial) if not x}
-    G = nx.Graph()
-    G.add_nodes_from(some)
-    G.add_edges_from((a, b) for i, a in enumerate(some) for b in some[i + 1:] if R[a, b])
+    keep_usable = set(usable)
     pools = []
-    for clique in sorted(sorted(c) for c in nx.find_cliques(G)):
-        keep = every.union(clique)
+    for clique in _reach_cliques(fabric):
+        keep = keep_usable.intersection(clique)
         if len(keep) >= chips:
-            pools.append(tuple(t for t in (tuple(p for p in g if p in keep) for g in groups)
-                               if t))
+            pool = tuple(t for t in (tuple(p for p in g if p in keep) for g in groups) if t)
+            if pool not in pools:
+                pools.append(pool)
     return pools
 
 
@@ -1171,7 +1184,19 @@ def _place(fabric, groups, chips, equal_domains, tp):
     return tuple(out)
 
 
+_COPIES = weakref.WeakKeyDictionary()
+
+
 def _instance_copies(fabric, chips, equal_domains, tp=1):
+    """:func:`_copies` cached per fabric (a frontier asks for every step)."""
+    memo = _COPIES.setdefault(fabric, {})
+    key = (chips, equal_domains, tp)
+    if key not in memo:
+        memo[key] = _copies(fabric, chips, equal_domains, tp)
+    return memo[key]
+
+
+def _copies(fabric, chips, equal_domains, tp=1):
     """Disjoint copies of the instance :func:`instance_chips` chooses that the live chips
     hold (every copy alike: ``c`` chips in each of ``d`` domains under ``equal_domains``;
     whole tensor-parallel groups of ``tp`` inside domains where the instance has them)."""
@@ -1201,34 +1226,72 @@ def _instance_copies(fabric, chips, equal_domains, tp=1):
                if sum(min(x, k) for x in slots) >= k * d)
 
 
-#: Copy shapes :func:`_most_cliques` tries before it answers with the most copies found.
-_COPY_SEARCH_BUDGET = 200_000
+#: Work bounds of :func:`_most_cliques`'s exact search: copy shapes generated, and copies
+#: tried; beyond either it answers with copies placed one at a time (which do fit).
+_SHAPE_BUDGET = 20_000
+_COPY_SEARCH_BUDGET = 20_000
+
+
+def _shape_rule(groups, sel, chips, equal_domains, tp):
+    """What every copy of the instance ``sel`` must look like: ``("equal", c)`` (``c``
+    chips in each domain it touches), ``("aligned", tp)`` (a multiple of ``tp`` in each:
+    its TP groups inside domains) or ``("any", None)``."""
+    if equal_domains:
+        return ("equal", chips // len(_domains_spanned(groups, sel)))
+    if tp > 1 and _groups_inside(groups, sel, tp):
+        return ("aligned", tp)
+    return ("any", None)
+
+
+def _fits_rule(groups, sel, rule):
+    counts = _domains_spanned(groups, sel)
+    if rule[0] == "equal":
+        return set(counts) == {rule[1]}
+    return rule[0] == "any" or all(x % rule[1] == 0 for x in counts)
+
+
+def _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp):
+    """Copies of shape ``rule`` placed one after another, each by :func:`instance_chips`'s
+    rules on the chips the others left (pairwise-reaching, :func:`_clique_pools`): copies
+    that fit, not always the most."""
+    left, copies = groups, 0
+    while sum(map(len, left)) >= chips:
+        found = []
+        for pool in _clique_pools(fabric, chips, left) or (left,):
+            try:
+                sel = _place(fabric, pool, chips, equal_domains, tp)
+            except SpecError:
+                continue
+            if _reach(fabric)[np.ix_(sel, sel)].all() and _fits_rule(groups, sel, rule):
+                found.append((_placement_key(left, sel, chips, equal_domains, tp), sel))
+        if not found:
+            break
+        taken = set(min(found)[1])
+        left = tuple(t for t in (tuple(p for p in g if p not in taken) for g in left) if t)
+        copies += 1
+    return copies
 
 
 def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
     """The most disjoint copies of the instance ``sel`` (:func:`instance_chips`) whose chips
-    all reach each other pairwise (:func:`_reach`), each shaped like ``sel``: ``c`` chips in
-    each of ``d`` domains under ``equal_domains``, whole tensor-parallel groups of ``tp``
-    inside domains where ``sel`` has them, else any ``chips`` usable chips.
+    all reach each other pairwise (:func:`_reach`), each shaped like ``sel``
+    (:func:`_shape_rule`): ``c`` chips in each of ``d`` domains under ``equal_domains``,
+    whole tensor-parallel groups of ``tp`` inside domains where ``sel`` has them, else any
+    ``chips`` usable chips.
 
     The usable chips fall into kinds: chips of one domain (where the shape counts domains)
     with the same set of chips they cannot reach are interchangeable, and two chips of one
     kind reach each other. A copy is a count per kind whose kinds reach each other; the most
-    copies is a search over those counts (exact within :data:`_COPY_SEARCH_BUDGET` copy
-    shapes tried, else the most it found, copies that do fit)."""
+    copies is a search over those counts, exact within :data:`_SHAPE_BUDGET` shapes and
+    :data:`_COPY_SEARCH_BUDGET` copies tried; beyond, the larger of what it found and of
+    copies placed one at a time (:func:`_copies_one_at_a_time`): copies that do fit."""
     R = _reach(fabric)
     where = {p: i for i, g in enumerate(groups) for p in g}
-    usable = [p for g in groups for p in g]
-    spans = _domains_spanned(groups, sel)
-    if equal_domains:
-        rule = ("equal", chips // len(spans))
-    elif tp > 1 and _groups_inside(groups, sel, tp):
-        rule = ("aligned", tp)
-    else:
-        rule = ("any", None)
+    usable = np.array([p for g in groups for p in g], dtype=np.int64)
+    rule = _shape_rule(groups, sel, chips, equal_domains, tp)
     kinds, count, rep = {}, [], []
-    for p in usable:
-        miss = frozenset(q for q in usable if not R[p, q])
+    for p in usable.tolist():
+        miss = tuple(usable[~R[p, usable]].tolist())
         key = (miss,) if rule[0] == "any" else (where[p], miss)
         if key not in kinds:
             kinds[key] = len(count)
@@ -1236,35 +1299,43 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
             rep.append(p)
         count[kinds[key]] += 1
     k = len(count)
-    dom = [where[p] for p in rep]
+    dom = [where[p] for p in rep]           # kinds of one domain are consecutive
     apart = [[not R[rep[a], rep[b]] for b in range(k)] for a in range(k)]
+    most_domains = chips // rule[1] if rule[0] == "equal" else chips
 
-    def fits(vec):
-        if rule[0] == "any":
-            return True
-        per = {}
-        for t, x in enumerate(vec):
-            if x:
-                per[dom[t]] = per.get(dom[t], 0) + x
+    def closes(total):
+        """Whether a domain may end with ``total`` of the copy's chips."""
         if rule[0] == "equal":
-            return all(x == rule[1] for x in per.values())
-        return all(x % tp == 0 for x in per.values())
+            return total in (0, rule[1])
+        return rule[0] == "any" or total % rule[1] == 0
 
     shapes = []
+    visits = [_SHAPE_BUDGET]
 
-    def grow(t, left, vec, used):
+    def grow(t, left, vec, used, here, domains):
+        visits[0] -= 1
+        if visits[0] < 0:
+            return
+        last = t == k or (t > 0 and dom[t] != dom[t - 1])
+        if t > 0 and last:                  # the domain of kind t - 1 is complete
+            if not closes(here):
+                return
+            domains += here > 0
+            here = 0
+            if domains > most_domains:
+                return
         if left == 0:
-            v = tuple(vec) + (0,) * (k - len(vec))
-            if fits(v):
-                shapes.append(v)
+            shapes.append(tuple(vec) + (0,) * (k - len(vec)))
             return
         if t == k:
             return
         ok = not any(apart[t][u] for u in used)
         for x in range(min(left, count[t]) if ok else 0, -1, -1):
-            grow(t + 1, left - x, vec + [x], used + [t] if x else used)
+            grow(t + 1, left - x, vec + [x], used + [t] if x else used, here + x, domains)
 
-    grow(0, chips, [], [])
+    grow(0, chips, [], [], 0, 0)
+    if visits[0] < 0:
+        return _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp)
     budget = [_COPY_SEARCH_BUDGET]
     best = [0]
     memo = {}
@@ -1290,7 +1361,10 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
         return out
 
     exact = most(tuple(count), 0, 0)
-    return exact if budget[0] > 0 else max(exact, best[0])
+    if budget[0] > 0:
+        return exact
+    return max(exact, best[0],
+               _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp))
 
 
 def idle_chips(fabric, chips, *, equal_domains=False, tp=1):

@@ -492,6 +492,35 @@ class Router:
         s, d = self._pairs(src, dst)
         return self._hops_latency(s, d, want_latency=False)[0]
 
+    def reachable(self, src, dst):
+        """Whether the policy (with its detours on a degraded fabric) routes ``src[i]`` to
+        ``dst[i]``: a boolean array; never raises for a pair with no route (where
+        :meth:`hops` and :func:`route` raise RoutingError).
+
+        >>> import topologies
+        >>> f = topologies.build("switch:4,planes=2").without(links=["chip1-sw0", "chip2-sw1"])
+        >>> i = f.endpoint_indices
+        >>> f.router.reachable(i[[0, 1, 1]], i[[1, 2, 3]]).tolist()  # 1 and 2 share no plane
+        [True, False, True]
+        """
+        s, d = self._pairs(src, dst)
+        if self._df is not None:                 # an intact dragonfly: every pair
+            return np.ones(len(s), dtype=bool)
+        if self._dor is not None:                # dimension order; its dead pairs detour
+            dead = np.zeros(len(s), dtype=bool)
+            step = max(1, BLOCK // 8)
+            for i in range(0, len(s), step):
+                sl = slice(i, i + step)
+                dead[sl] = self._dor.evaluate(s[sl], d[sl], want_latency=False)[2]
+            ok = np.ones(len(s), dtype=bool)
+            if dead.any():
+                ok[dead] = self._engine.reachable(s[dead], d[dead])
+            return ok
+        ok = self._engine.reachable(s, d)
+        if self._fallback is not None and not ok.all():
+            ok[~ok] = self._fallback.reachable(s[~ok], d[~ok])
+        return ok
+
     def latency(self, src, dst):
         """One-way path latency in seconds: the sum of link latencies along the path.
 

@@ -21,7 +21,7 @@ import analysis
 import topologies
 from analysis import idle_chips, instance_chips
 from analysis._decode import collective_seconds
-from fabric import RoutingError, SpecError
+from fabric import FabricError, RoutingError, SpecError
 
 NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
 
@@ -225,3 +225,50 @@ def test_a_copy_search_over_its_budget_answers_with_copies_that_fit(monkeypatch)
     cheap = [idle_chips(h, n) for n in (2, 3, 4)]
     assert exact == [0, 2, 0]
     assert all(e <= c < 8 for e, c in zip(exact, cheap))     # at least one copy still found
+
+
+_ROUTED = ["mesh:3x3", "torus:3x3", "fattree:k=4", "dragonfly:h=1", "switch:5,planes=3",
+           "rail:servers=2,gpus=3", "hypermesh:2x3"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(_ROUTED), st.data())
+def test_router_reachable_is_whether_route_finds_a_path(spec, data):
+    # fabric.Router.reachable (a mask, never raising) against fabric.route pair by pair,
+    # on every routing policy family, intact and with random failed links and chips
+    f = topologies.build(spec)
+    edges = sorted(tuple(sorted(e)) for e in f.graph.edges)
+    links = data.draw(st.lists(st.sampled_from(edges), max_size=4, unique=True))
+    chips = data.draw(st.lists(st.sampled_from(list(f.endpoints)), max_size=1, unique=True))
+    try:
+        g = f.without(links=links, chips=chips)
+    except FabricError:             # a failure the fabric refuses (e.g. no chip left)
+        return
+    ends = g.endpoints
+    idx = g.endpoint_indices
+    src, dst = zip(*[(i, j) for i in range(len(ends)) for j in range(len(ends)) if i != j])
+    got = g.router.reachable([idx[i] for i in src], [idx[j] for j in dst]).tolist()
+    want = []
+    for i, j in zip(src, dst):
+        try:
+            g.route(ends[i], ends[j])
+            want.append(True)
+        except RoutingError:
+            want.append(False)
+    assert got == want
+
+
+def test_a_gpu_whose_nic_link_failed_serves_only_instances_inside_its_server():
+    # 16 servers of 8: chip3 reaches its 7 server mates only. By hand: an 8-chip instance
+    # may be chip3's whole server (16 copies, none idle); an instance over 2, 3 or 4 servers
+    # with whole TP groups cannot use chip3's server (7 chips reach the rest: no whole TP
+    # group of 8), so 15 servers hold 7, 5 and 3 copies; any 16 pairwise-reaching chips
+    # leave chip3 out (it reaches 7): 127 chips hold 7 copies
+    g = topologies.build("rail:servers=16,gpus=8,chip=h100").without(links=[("chip3", "nic3")])
+    assert instance_chips(g, 8, tp=8) == tuple(range(8))
+    assert instance_chips(g, 16, tp=8) == tuple(range(8, 24))
+    assert [idle_chips(g, n, tp=8) for n in (8, 16, 24, 32)] == [0, 16, 8, 32]
+    assert idle_chips(g, 16, tp=8, equal_domains=True) == 16
+    assert idle_chips(g, 16) == 16
+    with pytest.raises(RoutingError, match="no route from 'chip3' to 'chip8'.*nic3"):
+        collective_seconds(g, "all-to-all", 1024.0, range(16), collective=_free)
