@@ -514,8 +514,6 @@ def _with(f, tech, what, factor):
 
     import networkx as nx
 
-    from fabric import Fabric
-
     if what == "reduce_rate":
         if f.chip is None:
             return f
@@ -526,9 +524,10 @@ def _with(f, tech, what, factor):
     for *_, d in G.edges(data=True):
         if d.get("tech") == tech:
             d[what] *= factor
-    return Fabric.from_graph(G, f.endpoints, name=f"{f.name} ({tech}.{what} x{factor:g})",
-                             domains=f.domains, chip=f.chip, assumptions=f.assumptions,
-                             family=f.family, params=dict(f.params))
+    nx.freeze(G)
+    # the same fabric in every other respect (structure and routing policy included), as
+    # analysis.scale_links keeps it
+    return f.replace(graph=G, name=f"{f.name} ({tech}.{what} x{factor:g})")
 
 
 def _sens_point(system, name, tech, what, factor):

@@ -1264,5 +1264,9 @@ def domain_of(fabric, host):
     try:
         return fabric.host_domains[host]
     except (KeyError, TypeError):
+        placed = dict(getattr(fabric.address_plan, "domains", None) or ())
+        if isinstance(host, str) and host in placed:
+            raise NodeError(f"{fabric.name}: host domain {host!r} has failed: every chip of it "
+                            f"({_few(placed[host])}) has failed") from None
         raise NodeError(f"{fabric.name}: no host domain called {show_value(host)}; hosts: "
                         f"{_few(fabric.domains)}") from None

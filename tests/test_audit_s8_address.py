@@ -300,3 +300,19 @@ def test_translate_route_and_back_agree_with_a_linear_scan(case):
         assert list(access(f, src, g, transport="native").path) == want
         if ft is not None:
             assert ft.forward(src, g) == want
+
+
+def test_translating_through_a_failed_host_says_it_failed():
+    import numpy as np
+
+    from fabric import NodeError
+    f = topologies.build("sd200-ultra")
+    g = f.without(chips=[f"chip{i}" for i in range(8)])         # all of host0
+    for call in (lambda: g.translate("host0", 0x1000),
+                 lambda: g.translate_many("host0", np.array([0x1000]))):
+        with pytest.raises(NodeError, match="host domain 'host0' has failed: every chip"):
+            call()
+    with pytest.raises(NodeError, match="no host domain called 'host99'"):
+        g.translate("host99", 0x1000)
+    # the other hosts translate as on the intact fabric (windows do not move)
+    assert g.translate("host1", 0x1000) == f.translate("host1", 0x1000)

@@ -143,3 +143,20 @@ def test_best_layout_takes_a_whole_number_of_chips(ep):
     f = topologies.build("nvl72")
     with pytest.raises(ValueError, match="ep must be an integer number of chips"):
         best_decode_layout("kimi-k2", f, batch=1, context=4096, ep=ep)   # 8.9 ran ep=8
+
+
+@pytest.mark.parametrize("spec", ["sd200-ultra", "cluster-128", "nvl72"])
+@pytest.mark.parametrize("what", ["bandwidth", "latency"])
+def test_the_tornados_one_parameter_what_if_keeps_the_fabric(spec, what):
+    """The report's all-reduce tornado scales one link technology; the copy lost its
+    structure (routing fell back to shortest paths) the way scale_links did."""
+    from analysis._report_fair import _with
+    f = topologies.build(spec)
+    techs = sorted({d.get("tech") for *_, d in f.graph.edges(data=True)})
+    tech = techs[0]
+    g = _with(f, tech, what, 2.0)
+    assert g.structure == f.structure and g.router.policy == f.router.policy
+    assert (g.endpoints, dict(g.domains), g.chip) == (f.endpoints, dict(f.domains), f.chip)
+    for u, v, d in f.graph.edges(data=True):              # brute force, edge by edge
+        want = d[what] * (2.0 if d.get("tech") == tech else 1.0)
+        assert g.graph.edges[u, v][what] == want
