@@ -7,7 +7,8 @@ the project's calibration set, each with its source:
 
 * ``k2-*``: SemiAnalysis InferenceX article "b200-nvfp4-vs-h200-int4-kimi-k2-vllm-
   perf-per-dollar" (2026-05-26): Kimi K2.5 with vLLM 0.21.0, no speculative
-  decoding, 8192 input and 1024 output tokens, on one 8x H200 or 8x B200 node
+  decoding, 8192 input and 1024 output tokens (the upper end of InferenceX's uniform draw:
+  the model takes its means, :data:`INFERENCEX_RANGE_RATIO`), on one 8x H200 or 8x B200 node
   (TP=8) or 4 B200s per instance (TP=4, NVFP4), over concurrency. Per-GPU
   throughput counts **input + output tokens over all GPUs** (InferenceX).
 * ``dsv3-72xh100-ep72``: lmsys blog 2025-05-05 (large-scale expert parallelism,
@@ -91,6 +92,22 @@ def vllm_all_reduce(fabric, op, nbytes, **kw):
     return analysis.vllm_all_reduce(fabric, op, nbytes, **kw)
 
 
+#: InferenceX draws each request's input and output lengths uniformly from the integers
+#: ``[int(L x r), L]`` (SemiAnalysisAI/InferenceX ``utils/bench_serving/benchmark_serving.py``
+#: ``sample_random_requests``), ``r`` the workflow's ``random-range-ratio``, default 0.8
+#: (``.github/workflows/benchmark-tmpl.yml``; the published runs do not state theirs: the
+#: default is assumed). A row's "8192 in / 1024 out" is the upper end; the model takes the
+#: mean of each draw (docs/sources.md s.8). A condition of the measurement, like its
+#: concurrency.
+INFERENCEX_RANGE_RATIO = 0.8
+
+
+def inferencex_mean_length(length, ratio=INFERENCEX_RANGE_RATIO):
+    """Mean of InferenceX's uniform integer draw over ``[int(length x ratio), length]``,
+    rounded half up to a whole token (``serving_point`` takes integer lengths)."""
+    return int((int(length * ratio) + length + 1) // 2)
+
+
 def _inferencex(row):
     rid = row["id"]
     system = H200_NODE if "-h200-" in rid else B200_NODE
@@ -98,8 +115,10 @@ def _inferencex(row):
     model = "kimi-k2.5-nvfp4" if nvfp4 else "kimi-k2.5-int4"
     # vLLM "TP=N" without expert parallelism splits every expert over the N GPUs
     layout = "tp=4,dp=1,etp=4" if "-tp4-" in rid else "tp=8,dp=1,etp=8"
-    return {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
-            "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
+    return {"system": system, "model": model, "layout": layout,
+            "isl": inferencex_mean_length(int(row["isl"])),
+            "osl": inferencex_mean_length(int(row["osl"])),
+            "batch": int(row["concurrency"]), "mode": "aggregated",
             "usable_hbm": 1.0, "definition": "total-per-gpu", "cuda_graphs": True,
             "engine": "vllm", "collective": vllm_all_reduce}
 

@@ -76,8 +76,8 @@ def test_serve_reproduces_the_library_on_a_check_row_s_conditions(capsys):
     fab = topologies.build(kw.pop("system"))
     lib = analysis.serving_point(kw.pop("model"), fab, runtime="symmetric-memory",
                                  **{k: v for k, v in kw.items() if k != "usable_hbm"})
-    args = ["serve", sc.H200_NODE, "--model", "kimi-k2.5-int4", "--isl", "8192", "--osl",
-            "1024", "--batches", "16", "--layout", "tp=8,dp=1,etp=8", "--no-speculative",
+    args = ["serve", sc.H200_NODE, "--model", "kimi-k2.5-int4", "--isl", str(kw["isl"]),
+            "--osl", str(kw["osl"]), "--batches", "16", "--layout", "tp=8,dp=1,etp=8", "--no-speculative",
             "--engine", "vllm", "--runtime", "symmetric-memory", "--json"]
     assert main(args) == 0
     cli = json.loads(capsys.readouterr().out)["frontier"][0]

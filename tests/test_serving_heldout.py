@@ -58,13 +58,6 @@ OUTSIDE_25 = {
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.9x",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.8x",
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.6-1.7x" for k in range(6)},
-    "k2-h200-int4-c32": "model too slow, 28% user (22.6 vs 28.9 tok/s; GPU 22%): 25.0% "
-                        "before the symmetric-memory runtime's bulk kernels paid their "
-                        "barrier, release fence and late first pull (NCCL src/device/"
-                        "symmetric, session 7), 25.6% after; the run's 459 KB all-reduces "
-                        "are now priced with the kernel vLLM launched, FlashInfer's one-shot "
-                        "Lamport kernel (below 0.5 MB at TP=8 on SM90: 11.0 us against the "
-                        "runtime's fastest, two-shot, 6.8 us), its prefill's with NCCL: 28%",
 }
 
 
