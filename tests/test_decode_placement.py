@@ -222,7 +222,9 @@ def test_a_copy_search_over_its_budget_answers_with_copies_that_fit(monkeypatch)
                                               "chip6-sw1"])
     exact = [idle_chips(h, n) for n in (2, 3, 4)]
     monkeypatch.setattr(d, "_COPY_SEARCH_BUDGET", 1)
+    d._COPIES.pop(h, None)                  # the counts are cached per fabric
     cheap = [idle_chips(h, n) for n in (2, 3, 4)]
+    d._COPIES.pop(h, None)
     assert exact == [0, 2, 0]
     assert all(e <= c < 8 for e, c in zip(exact, cheap))     # at least one copy still found
 
@@ -272,3 +274,29 @@ def test_a_gpu_whose_nic_link_failed_serves_only_instances_inside_its_server():
     assert idle_chips(g, 16) == 16
     with pytest.raises(RoutingError, match="no route from 'chip3' to 'chip8'.*nic3"):
         collective_seconds(g, "all-to-all", 1024.0, range(16), collective=_free)
+
+
+@settings(max_examples=15, deadline=None)
+@given(_FABRICS)
+def test_copies_past_the_search_budget_are_copies_that_fit(case):
+    # with no budget the count comes from copies placed one at a time: never more copies
+    # than the brute force's most (it may find fewer)
+    import analysis._decode as d
+
+    f = _fabric(*case)
+    live = f.n_endpoints
+    R, label = _table(f), _labels(f)
+    old = d._SHAPE_BUDGET
+    try:
+        d._SHAPE_BUDGET = 0
+        for n in range(2, live + 1):
+            if not any(_clique(R, s) for s in itertools.combinations(range(live), n)):
+                continue
+            d._COPIES.clear()
+            got = live - idle_chips(f, n)
+            most = _most(R, label, live, n, lambda s: True)
+            if d._clique_pools(f, n, d._usable_groups(f, n)) is not None:
+                assert 0 < got <= most * n, (n, got, most)
+    finally:
+        d._SHAPE_BUDGET = old
+        d._COPIES.clear()
