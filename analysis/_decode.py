@@ -1243,33 +1243,62 @@ def _shape_rule(groups, sel, chips, equal_domains, tp):
     return ("any", None)
 
 
-def _fits_rule(groups, sel, rule):
-    counts = _domains_spanned(groups, sel)
-    if rule[0] == "equal":
-        return set(counts) == {rule[1]}
-    return rule[0] == "any" or all(x % rule[1] == 0 for x in counts)
-
-
-def _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp):
-    """Copies of shape ``rule`` placed one after another, each by :func:`instance_chips`'s
-    rules on the chips the others left (pairwise-reaching, :func:`_clique_pools`): copies
-    that fit, not always the most."""
-    left, copies = groups, 0
-    while sum(map(len, left)) >= chips:
-        found = []
-        for pool in _clique_pools(fabric, chips, left) or (left,):
-            try:
-                sel = _place(fabric, pool, chips, equal_domains, tp)
-            except SpecError:
-                continue
-            if _reach(fabric)[np.ix_(sel, sel)].all() and _fits_rule(groups, sel, rule):
-                found.append((_placement_key(left, sel, chips, equal_domains, tp), sel))
-        if not found:
-            break
-        taken = set(min(found)[1])
-        left = tuple(t for t in (tuple(p for p in g if p not in taken) for g in left) if t)
+def _copies_one_at_a_time(fabric, groups, chips, rule):
+    """Copies of shape ``rule`` (:func:`_shape_rule`) placed one after another, the chip
+    with the fewest partners left first: each copy is built around it inside a largest set
+    of pairwise-reaching chips (:func:`_reach_cliques`), taking the most constrained chips
+    of each domain first; a chip no copy can hold is left idle. Copies that fit, not
+    always the most (a lower bound on the copies, an upper bound on idle chips)."""
+    R = _reach(fabric)
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    left = sorted(where)
+    cliques = [set(c) for c in (_reach_cliques(fabric) or (tuple(left),))]
+    copies = 0
+    while len(left) >= chips:
+        arr = np.array(left, dtype=np.int64)
+        partners = R[np.ix_(arr, arr)].sum(axis=1)
+        order = [left[i] for i in np.lexsort((arr, partners))]
+        v, made = order[0], None
+        for clique in cliques:
+            if v in clique:
+                made = _copy_around(v, [p for p in order if p in clique], where, chips, rule)
+                if made:
+                    break
+        if not made:
+            left.remove(v)
+            continue
+        taken = set(made)
+        left = [p for p in left if p not in taken]
         copies += 1
     return copies
+
+
+def _copy_around(v, order, where, chips, rule):
+    """``chips`` chips of ``order`` (pairwise-reaching, most constrained first) holding
+    ``v``, shaped by ``rule``, or None: ``v``'s domain first, then the others in order."""
+    by_domain = {}
+    for p in order:
+        by_domain.setdefault(where[p], []).append(p)
+    first = by_domain.pop(where[v])
+    first.remove(v)
+    domains = [[v] + first] + list(by_domain.values())
+    if rule[0] == "any":
+        out = [p for d in domains for p in d][:chips]
+        return out if len(out) == chips else None
+    out = []
+    for i, d in enumerate(domains):
+        need = chips - len(out)
+        if not need:
+            break
+        if rule[0] == "equal":
+            take = rule[1] if len(d) >= rule[1] else 0
+        else:
+            take = min(len(d), need) // rule[1] * rule[1]
+        take = min(take, need)
+        if i == 0 and not take:
+            return None
+        out += d[:take]
+    return out if len(out) == chips else None
 
 
 def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
@@ -1335,7 +1364,7 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
 
     grow(0, chips, [], [], 0, 0)
     if visits[0] < 0:
-        return _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp)
+        return _copies_one_at_a_time(fabric, groups, chips, rule)
     budget = [_COPY_SEARCH_BUDGET]
     best = [0]
     memo = {}
@@ -1364,7 +1393,7 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
     if budget[0] > 0:
         return exact
     return max(exact, best[0],
-               _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp))
+               _copies_one_at_a_time(fabric, groups, chips, rule))
 
 
 def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
@@ -1376,7 +1405,9 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     a damaged domain's; with ``tp > 1`` the copies keep their tensor-parallel groups inside
     domains as the instance does (:func:`instance_chips`); a chip cut off from every
     other chip serves only one-chip instances; every copy's chips reach each other
-    pairwise (where reachability is not transitive, the most such copies, by a search).
+    pairwise (where reachability is not transitive, the most such copies by a bounded
+    search; on a fabric too large or too damaged for it, copies placed one at a time,
+    which fit: then the count is an upper bound on the idle chips, :func:`_most_cliques`).
 
     >>> import topologies
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)
