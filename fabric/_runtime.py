@@ -972,12 +972,13 @@ def _nccl_version(text):
     sources = tuple((f, s + note if f in changed else s) for f, s in _NCCL.sources)
     release = dataclasses.replace(_NCCL, name=f"nccl@{fmt}", version=fmt,
                                   max_channels=max_channels, sources=sources, **tables)
-    newest = ".".join(map(str, NCCL_NEWEST))
+    what = (f"sourced revisions of {', '.join(sorted(revised))}" if revised
+            else "its own tables")
     timed_note = (f"; timing NCCL {fmt}'s run: where a later release revised the prediction "
                   f"and the kernel's device code is identical from {fmt}'s tag to the revision, "
                   "the revised value (fabric.PREDICTION_REVISIONS, fabric.revision_holds)")
     timing = dataclasses.replace(
-        release, name=f"nccl@{fmt} timed by {newest}", **timed,
+        release, name=f"nccl@{fmt} timed with {what}", **timed,
         sources=tuple((f, s + timed_note if f in revised else s) for f, s in sources))
     return dataclasses.replace(release, timing=timing)
 

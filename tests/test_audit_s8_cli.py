@@ -134,3 +134,20 @@ def test_a_layout_string_is_read_or_refused_by_name(parts):
     assert readable
     for k, v in parts:
         assert getattr(layout, k) == int(v)
+
+
+EXAMPLE = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "examples"
+              / "sd200-ultra.toml")
+
+
+@pytest.mark.parametrize("argv", [
+    ["metrics", EXAMPLE, "--quiet"],
+    ["cost", EXAMPLE, "--op", "all-reduce", "--size", "1MiB"],
+    ["decode", EXAMPLE, "--model", "kimi-k2"],
+    ["export", EXAMPLE, "unused.json"],
+])
+def test_a_system_file_where_a_spec_goes_says_where_files_go(argv, capsys):
+    rc, out, err = _run(argv, capsys)
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "a system file (.toml) is not a spec" in err and "translate, route" in err

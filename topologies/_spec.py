@@ -129,7 +129,12 @@ def parse_spec(spec):
     family = family.strip().lower()
     if family not in FAMILIES:
         known = sorted(FAMILIES) + sorted(PRESETS)
-        raise SpecError(f"unknown topology family or preset {family!r}; known: "
+        hint = ""
+        if spec.strip().lower().endswith(".toml"):
+            hint = ("; a system file (.toml) is not a spec: it is read by "
+                    "topologies.load_system, and in the CLI by check, translate, route and "
+                    "latency")
+        raise SpecError(f"unknown topology family or preset {family!r}{hint}; known: "
                         + ", ".join(known))
     _, positional, options = FAMILIES[family]
     kwargs = {}
