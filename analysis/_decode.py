@@ -911,6 +911,9 @@ def _usable_groups(fabric, chips):
 
 _REACH = weakref.WeakKeyDictionary()
 
+#: Pairs :func:`_reach` routes in one batch (bounds its memory on a large fabric).
+_REACH_PAIRS = 1 << 20
+
 
 def _reach(fabric):
     """``R[i, j]``: whether the fabric's routing (``fabric.route``, any transport) joins
@@ -931,9 +934,14 @@ def _reach(fabric):
         cut = [i for i, c in enumerate(fabric.endpoints) if c in fabric.failures.cut_off]
         ok[cut, :] = False
         ok[:, cut] = False
-        src, dst = np.nonzero(ok & ~np.eye(n, dtype=bool))
         ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)
-        ok[src, dst] = fabric.router.reachable(ends[src], ends[dst])
+        rows = max(1, _REACH_PAIRS // n)            # routed a block of sources at a time
+        for r0 in range(0, n, rows):
+            block = ok[r0:r0 + rows].copy()
+            block[np.arange(len(block)), np.arange(r0, r0 + len(block))] = False
+            src, dst = np.nonzero(block)
+            src += r0
+            ok[src, dst] = fabric.router.reachable(ends[src], ends[dst])
         ok &= ok.T
     np.fill_diagonal(ok, True)
     ok.flags.writeable = False
@@ -1245,27 +1253,21 @@ def _shape_rule(groups, sel, chips, equal_domains, tp):
 
 def _copies_one_at_a_time(fabric, groups, chips, rule):
     """Copies of shape ``rule`` (:func:`_shape_rule`) placed one after another, the chip
-    with the fewest partners left first: each copy is built around it inside a largest set
-    of pairwise-reaching chips (:func:`_reach_cliques`), taking the most constrained chips
-    of each domain first; a chip no copy can hold is left idle. Copies that fit, not
-    always the most (a lower bound on the copies, an upper bound on idle chips)."""
+    with the fewest partners left first: each copy is built around it from the chips that
+    reach every chip already taken (:func:`_copy_around`); a chip no copy can hold is left
+    idle. Copies that fit, not always the most (a lower bound on the copies, an upper bound
+    on the idle chips)."""
     R = _reach(fabric)
     where = {p: i for i, g in enumerate(groups) for p in g}
     left = sorted(where)
-    cliques = [set(c) for c in (_reach_cliques(fabric) or (tuple(left),))]
     copies = 0
     while len(left) >= chips:
         arr = np.array(left, dtype=np.int64)
         partners = R[np.ix_(arr, arr)].sum(axis=1)
         order = [left[i] for i in np.lexsort((arr, partners))]
-        v, made = order[0], None
-        for clique in cliques:
-            if v in clique:
-                made = _copy_around(v, [p for p in order if p in clique], where, chips, rule)
-                if made:
-                    break
-        if not made:
-            left.remove(v)
+        made = _copy_around(order, R, where, chips, rule)
+        if made is None:
+            left.remove(order[0])
             continue
         taken = set(made)
         left = [p for p in left if p not in taken]
@@ -1273,32 +1275,34 @@ def _copies_one_at_a_time(fabric, groups, chips, rule):
     return copies
 
 
-def _copy_around(v, order, where, chips, rule):
-    """``chips`` chips of ``order`` (pairwise-reaching, most constrained first) holding
-    ``v``, shaped by ``rule``, or None: ``v``'s domain first, then the others in order."""
-    by_domain = {}
+def _copy_around(order, R, where, chips, rule):
+    """``chips`` chips of ``order`` (most constrained first) that reach each other pairwise
+    (``R``, :func:`_reach`), holding ``order[0]`` and shaped by ``rule``, or None: domain by
+    domain (``order[0]``'s first), each chip taken if it reaches every chip taken before,
+    each domain's share cut to what the rule allows (a multiple of ``tp``, or ``c``)."""
+    v = order[0]
+    by_domain = {where[v]: []}
     for p in order:
         by_domain.setdefault(where[p], []).append(p)
-    first = by_domain.pop(where[v])
-    first.remove(v)
-    domains = [[v] + first] + list(by_domain.values())
-    if rule[0] == "any":
-        out = [p for d in domains for p in d][:chips]
-        return out if len(out) == chips else None
-    out = []
-    for i, d in enumerate(domains):
-        need = chips - len(out)
+    taken = []
+    for d, members in by_domain.items():
+        need = chips - len(taken)
         if not need:
             break
+        here = []
+        for p in members:
+            if len(here) == need:
+                break
+            if all(R[p, q] for q in taken + here):
+                here.append(p)
         if rule[0] == "equal":
-            take = rule[1] if len(d) >= rule[1] else 0
-        else:
-            take = min(len(d), need) // rule[1] * rule[1]
-        take = min(take, need)
-        if i == 0 and not take:
+            here = here[:rule[1]] if len(here) >= rule[1] else []
+        elif rule[0] == "aligned":
+            here = here[:len(here) // rule[1] * rule[1]]
+        if d == where[v] and (not here or here[0] != v):
             return None
-        out += d[:take]
-    return out if len(out) == chips else None
+        taken += here
+    return taken if len(taken) == chips else None
 
 
 def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):

@@ -320,3 +320,15 @@ def test_copies_placed_one_at_a_time_take_the_most_constrained_chips_first(monke
     d._COPIES.pop(g, None)
     assert idle_chips(g, 8, tp=8) == 0 and idle_chips(g, 8) == 0
     d._COPIES.pop(g, None)
+
+
+def test_the_route_table_is_the_same_routed_in_blocks(monkeypatch):
+    import analysis._decode as d
+
+    g = topologies.build("rail:servers=3,gpus=3").without(
+        links=[("chip1", "nic1"), ("chip4", "nvs1")], chips=["chip7"])
+    whole = d._reach(g).copy()
+    d._REACH.pop(g)
+    monkeypatch.setattr(d, "_REACH_PAIRS", 5)          # one or two sources per batch
+    assert (d._reach(g) == whole).all() and not whole.all()
+    d._REACH.pop(g)
