@@ -366,7 +366,8 @@ def fair_section(fabrics, executor=None, quiet=False):
                   f"cost (then power) per chip equals {ref}'s ({usd_text(rb.cost_usd_per_chip)}, "
                   f"{_watts(rb.power_w_per_chip)}); street prices of 2026. Bisection and "
                   "all-to-all scale exactly with the factor; the all-reduce (1 GiB per rank, "
-                  "fastest algorithm) is evaluated on the scaled fabric.")
+                  "run as NCCL runs it: its tuner chooses the algorithm and protocol, "
+                  "analysis.cost's default runtime) is evaluated on the scaled fabric.")
     dcols = (Column("system", "system"), Column("model", "model"),
              Column("best_layout", "best layout"), Column("time_s", "per token", format_time),
              Column("default_layout_time_s", "at tp=1", format_time))
@@ -564,8 +565,9 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
                    Column("value_low", "ratio", lambda v: f"{v:.2f}"), Column("high", "high"),
                    Column("value_high", "ratio", lambda v: f"{v:.2f}")), tuple(rows),
                   f"Every parameter of the two systems whose source is an assumption, one at "
-                  f"a time at x0.5 and x2 (base ratio {base:.2f}); the fastest algorithm "
-                  "re-chosen each time.")
+                  f"a time at x0.5 and x2 (base ratio {base:.2f}); the all-reduce run as NCCL "
+                  "runs it (analysis.cost's default runtime), its tuner choosing the algorithm "
+                  "anew each time.")
     fig = FigureSpec("sensitivity", f"All-reduce ratio {b} / {a}: sensitivity",
                      "Time of a 1 GiB all-reduce on the second system over the first, with "
                      "one assumed parameter at half and at twice its value (base: vertical "

@@ -160,3 +160,19 @@ def test_the_tornados_one_parameter_what_if_keeps_the_fabric(spec, what):
     for u, v, d in f.graph.edges(data=True):              # brute force, edge by edge
         want = d[what] * (2.0 if d.get("tech") == tech else 1.0)
         assert g.graph.edges[u, v][what] == want
+
+
+def test_the_fair_captions_name_the_runtime_the_rows_use():
+    """The equal-cost table and the all-reduce tornado said 'fastest algorithm'; their
+    all-reduce is analysis.cost's default runtime, NCCL's tuner (not the fastest)."""
+    import inspect
+
+    from analysis._report_fair import _fair_point, _sens_point, fair_section, sensitivity_section
+    assert inspect.signature(cost).parameters["runtime"].default == "nccl"
+    for fn in (_fair_point, _sens_point):        # neither passes a runtime of its own
+        assert "runtime" not in inspect.getsource(fn)
+    fabs = {s: _intact(s) for s in ("torus:4x4", "fattree:k=4")}
+    fair, _ = fair_section(fabs, quiet=True)
+    sens, _ = sensitivity_section(fabs, quiet=True)
+    for caption in (fair.tables[0].caption, sens.tables[0].caption):
+        assert "NCCL" in caption and "fastest algorithm" not in caption
