@@ -911,6 +911,9 @@ def _usable_groups(fabric, chips):
 
 _REACH = weakref.WeakKeyDictionary()
 
+#: Pairs :func:`_reach` routes in one batch (bounds its memory on a large fabric).
+_REACH_PAIRS = 1 << 20
+
 
 def _reach(fabric):
     """``R[i, j]``: whether the fabric's routing (``fabric.route``, any transport) joins
@@ -931,9 +934,14 @@ def _reach(fabric):
         cut = [i for i, c in enumerate(fabric.endpoints) if c in fabric.failures.cut_off]
         ok[cut, :] = False
         ok[:, cut] = False
-        src, dst = np.nonzero(ok & ~np.eye(n, dtype=bool))
         ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)
-        ok[src, dst] = fabric.router.reachable(ends[src], ends[dst])
+        rows = max(1, _REACH_PAIRS // n)            # routed a block of sources at a time
+        for r0 in range(0, n, rows):
+            block = ok[r0:r0 + rows].copy()
+            block[np.arange(len(block)), np.arange(r0, r0 + len(block))] = False
+            src, dst = np.nonzero(block)
+            src += r0
+            ok[src, dst] = fabric.router.reachable(ends[src], ends[dst])
         ok &= ok.T
     np.fill_diagonal(ok, True)
     ok.flags.writeable = False
@@ -1243,33 +1251,58 @@ def _shape_rule(groups, sel, chips, equal_domains, tp):
     return ("any", None)
 
 
-def _fits_rule(groups, sel, rule):
-    counts = _domains_spanned(groups, sel)
-    if rule[0] == "equal":
-        return set(counts) == {rule[1]}
-    return rule[0] == "any" or all(x % rule[1] == 0 for x in counts)
-
-
-def _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp):
-    """Copies of shape ``rule`` placed one after another, each by :func:`instance_chips`'s
-    rules on the chips the others left (pairwise-reaching, :func:`_clique_pools`): copies
-    that fit, not always the most."""
-    left, copies = groups, 0
-    while sum(map(len, left)) >= chips:
-        found = []
-        for pool in _clique_pools(fabric, chips, left) or (left,):
-            try:
-                sel = _place(fabric, pool, chips, equal_domains, tp)
-            except SpecError:
-                continue
-            if _reach(fabric)[np.ix_(sel, sel)].all() and _fits_rule(groups, sel, rule):
-                found.append((_placement_key(left, sel, chips, equal_domains, tp), sel))
-        if not found:
-            break
-        taken = set(min(found)[1])
-        left = tuple(t for t in (tuple(p for p in g if p not in taken) for g in left) if t)
+def _copies_one_at_a_time(fabric, groups, chips, rule):
+    """Copies of shape ``rule`` (:func:`_shape_rule`) placed one after another, the chip
+    with the fewest partners left first: each copy is built around it from the chips that
+    reach every chip already taken (:func:`_copy_around`); a chip no copy can hold is left
+    idle. Copies that fit, not always the most (a lower bound on the copies, an upper bound
+    on the idle chips)."""
+    R = _reach(fabric)
+    where = {p: i for i, g in enumerate(groups) for p in g}
+    left = sorted(where)
+    copies = 0
+    while len(left) >= chips:
+        arr = np.array(left, dtype=np.int64)
+        partners = R[np.ix_(arr, arr)].sum(axis=1)
+        order = [left[i] for i in np.lexsort((arr, partners))]
+        made = _copy_around(order, R, where, chips, rule)
+        if made is None:
+            left.remove(order[0])
+            continue
+        taken = set(made)
+        left = [p for p in left if p not in taken]
         copies += 1
     return copies
+
+
+def _copy_around(order, R, where, chips, rule):
+    """``chips`` chips of ``order`` (most constrained first) that reach each other pairwise
+    (``R``, :func:`_reach`), holding ``order[0]`` and shaped by ``rule``, or None: domain by
+    domain (``order[0]``'s first), each chip taken if it reaches every chip taken before,
+    each domain's share cut to what the rule allows (a multiple of ``tp``, or ``c``)."""
+    v = order[0]
+    by_domain = {where[v]: []}
+    for p in order:
+        by_domain.setdefault(where[p], []).append(p)
+    taken = []
+    for d, members in by_domain.items():
+        need = chips - len(taken)
+        if not need:
+            break
+        here = []
+        for p in members:
+            if len(here) == need:
+                break
+            if all(R[p, q] for q in taken + here):
+                here.append(p)
+        if rule[0] == "equal":
+            here = here[:rule[1]] if len(here) >= rule[1] else []
+        elif rule[0] == "aligned":
+            here = here[:len(here) // rule[1] * rule[1]]
+        if d == where[v] and (not here or here[0] != v):
+            return None
+        taken += here
+    return taken if len(taken) == chips else None
 
 
 def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
@@ -1335,7 +1368,7 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
 
     grow(0, chips, [], [], 0, 0)
     if visits[0] < 0:
-        return _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp)
+        return _copies_one_at_a_time(fabric, groups, chips, rule)
     budget = [_COPY_SEARCH_BUDGET]
     best = [0]
     memo = {}
@@ -1364,7 +1397,7 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
     if budget[0] > 0:
         return exact
     return max(exact, best[0],
-               _copies_one_at_a_time(fabric, groups, chips, rule, equal_domains, tp))
+               _copies_one_at_a_time(fabric, groups, chips, rule))
 
 
 def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
@@ -1376,7 +1409,9 @@ def idle_chips(fabric, chips, *, equal_domains=False, tp=1):
     a damaged domain's; with ``tp > 1`` the copies keep their tensor-parallel groups inside
     domains as the instance does (:func:`instance_chips`); a chip cut off from every
     other chip serves only one-chip instances; every copy's chips reach each other
-    pairwise (where reachability is not transitive, the most such copies, by a search).
+    pairwise (where reachability is not transitive, the most such copies by a bounded
+    search; on a fabric too large or too damaged for it, copies placed one at a time,
+    which fit: then the count is an upper bound on the idle chips, :func:`_most_cliques`).
 
     >>> import topologies
     >>> idle_chips(topologies.build("switch:8,chip=b200").without(chips=["chip3"]), 4)

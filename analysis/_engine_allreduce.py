@@ -114,10 +114,13 @@ def _sm(fabric):
 
 def _choices(fabric, nbytes, ranks, fuse_allreduce_rms, symm_mem):
     """vLLM's tiers for an all-reduce of ``nbytes``, in its order: ``(label, cost kwargs)``."""
-    from fabric import runtime
+    from fabric import parse_size, runtime
 
+    for name, v in (("fuse_allreduce_rms", fuse_allreduce_rms), ("symm_mem", symm_mem)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {v!r}")
     sm, tp = _sm(fabric), len(ranks)
-    size = float(np.sum(nbytes))
+    size = float(parse_size(nbytes)) if isinstance(nbytes, str) else float(np.sum(nbytes))
     out = []
     fi = VLLM_FI_FUSION_MAX.get((sm, tp))
     if fuse_allreduce_rms and fi is not None and size <= fi.value:

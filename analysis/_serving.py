@@ -79,6 +79,8 @@ import math
 import numbers
 from dataclasses import dataclass
 
+import numpy as np
+
 from fabric import Parameter, RoutingError, SpecError, chip_spec
 
 from ._decode import (
@@ -921,10 +923,10 @@ def _unreached_pair(fabric, positions):
     """Two chips among ``positions`` (indices into ``fabric.endpoints``) that ``fabric``'s
     routing does not join both ways, as ``(name, name)``, or None when every pair is joined.
     Decided on the fabric's structure: its failures (``fabric.failures.cut_off``) and its
-    routes (``fabric.route`` under its routing policy, pair by pair: asked only where
-    pricing the layout already failed), so non-transitive reachability is seen too (a
-    switch of two planes whose chip2 lost plane 0 and chip6 plane 1: each reaches the rest,
-    not each other). A chip cut off from every other, when the instance has one, is named
+    router's reachability (``fabric.router.reachable``: the routing policy's routes, every
+    ordered pair in one call), so non-transitive reachability is seen too (a switch of two
+    planes whose chip2 lost plane 0 and chip6 plane 1: each reaches the rest, not each
+    other). A chip cut off from every other, when the instance has one, is named
     first.
 
     >>> import topologies
@@ -941,14 +943,14 @@ def _unreached_pair(fabric, positions):
     alone = [c for c in names if c in fabric.failures.cut_off]
     if alone and len(names) > 1:    # the most telling pair: a chip cut off from every other
         return alone[0], next(c for c in names if c != alone[0])
-    for a in names:             # every ordered pair: reachability need not be symmetric
-        for b in names:
-            if a != b:
-                try:
-                    fabric.route(a, b)
-                except RoutingError:
-                    return a, b
-    return None
+    pos = np.asarray(positions, dtype=np.int64)
+    i, j = np.nonzero(~np.eye(len(pos), dtype=bool))     # every ordered pair, one call
+    ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)[pos]
+    ok = fabric.router.reachable(ends[i], ends[j])
+    if ok.all():
+        return None
+    k = int(np.flatnonzero(~ok)[0])
+    return names[i[k]], names[j[k]]
 
 
 def _unreached_reason(fabric, positions):

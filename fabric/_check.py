@@ -24,15 +24,20 @@ code                          severity  meaning
                                         offset -> global) does not return the address
 ``unreachable``               error     a window's target has failed (a dead chip), or
                                         no route reaches it from the domain
+``unreachable``               warning   some chips of a domain reach a window's target
+                                        and others do not, or a domain is partitioned
 ============================  ========  ===============================================
 
 ``unreachable``: a window onto memory held by a failed chip (or a host domain
 with no live chip) is reported first; failures never move windows. Then it asks
-the routing model: ``fabric.router.hops(src, dst)`` for
-each domain's first chip to each shadow-window target, retrying the domain's
-other chips for a pair that raises :class:`~fabric.RoutingError`. Where the
-routing model is not available (``fabric.router`` cannot be built) the check
-is skipped: that is the documented hook, :func:`unreachable_findings`.
+the routing model, ``fabric.router.reachable(src, dst)``, from every live chip
+of each domain to each shadow-window target: a target no chip reaches is an
+error; one that some chips reach and others do not is a warning naming the
+chips whose loads and stores through the window fail (accesses are made per
+chip, :func:`fabric.access`). A domain whose live chips (and host node) do not
+all reach one another is a warning too: it is partitioned. Where the routing
+model is not available (``fabric.router`` cannot be built) the check is
+skipped: that is the documented hook, :func:`unreachable_findings`.
 
 Examples
 --------
@@ -56,7 +61,7 @@ from ._domains import (
     limits_problems,
     window_findings,
 )
-from ._errors import FabricError, RoutingError
+from ._errors import FabricError
 from ._plan import (
     AddressPlan,
     layout_regions,
@@ -239,15 +244,50 @@ def _node_for(fabric, owner, dead):
     return chips[0] if chips else None
 
 
+def _names(nodes, most=4):
+    """``'chip0, chip1 and chip2'``; past ``most`` names, ``'chip0, chip1, chip2 and 5 more'``."""
+    nodes = list(nodes)
+    if len(nodes) > most:
+        nodes = nodes[:most - 1] + [f"{len(nodes) - most + 1} more"]
+    return nodes[0] if len(nodes) == 1 else f"{', '.join(nodes[:-1])} and {nodes[-1]}"
+
+
+def _partition_findings(fabric, router, h, chips, members):
+    """A ``warning`` when the live members of host domain ``h`` (its chips, and its host
+    node where it is one) do not all reach one another: loads and stores inside the
+    domain fail between the parts (a degraded fabric; the plan itself is not at fault)."""
+    if len(members) < 2:
+        return []
+    idx = fabric.node_index
+    m = np.array([idx[c] for c in members], dtype=np.int64)
+    ok = router.reachable(np.repeat(m, len(m)), np.tile(m, len(m))).reshape(len(m), len(m))
+    if ok.all():
+        return []
+    i = int(np.flatnonzero(~ok.all(axis=1))[0])
+    rest = np.flatnonzero(~ok[i])
+    part = np.flatnonzero(ok[i])            # what the first member lacking a route reaches
+    if ok[np.ix_(part, rest)].any():        # not a clean split: name that member alone
+        part = np.array([i])
+    a = [members[k] for k in part.tolist()]
+    b = [members[k] for k in rest.tolist()]
+    verb = "has" if len(a) == 1 else "have"
+    return [Finding(code="unreachable", severity="warning",
+                    message=f"host domain {h} is partitioned: {_names(a)} {verb} no route to "
+                    f"{_names(b)} of the same domain; loads and stores between them fail"
+                    f"{fabric.failures.explain(*a, *b)}", where=h)]
+
+
 def unreachable_findings(fabric, regions, tables, targets, index=None):
     """``unreachable`` findings: window targets that have failed or that no route reaches.
 
     A window onto memory held by a failed chip (or by a host domain with no live
     chip left) is unreachable: failures do not move windows, they only mark chips
     dead. Otherwise the hook between addressing and routing asks ``fabric.router``
-    (the routing model's :class:`~fabric.Router`) for a route from the domain's chips
-    to each shadow-window target; when the router cannot be built (the routing
-    module is absent, or raises while building) there is nothing to ask.
+    (the routing model's :class:`~fabric.Router`) whether each live chip of a domain
+    reaches each shadow-window target: none of them is an ``error``, some of them a
+    ``warning`` naming the chips that do not; a domain whose live members do not all
+    reach one another is a ``warning`` (partitioned). When the router cannot be built
+    (the routing module is absent, or raises while building) there is nothing to ask.
     """
     if index is None:
         index = RegionIndex(regions, dict(fabric.domains))
@@ -279,6 +319,9 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
         chips = [c for c in fabric.domains[h] if c in idx]
         if not chips:
             continue
+        src = np.array([idx[c] for c in chips], dtype=np.int64)
+        members = chips + ([h] if h in idx and h not in chips else [])
+        out += _partition_findings(fabric, router, h, chips, members)
         tgt = targets[h]
         own = set(fabric.domains[h]) | {h}
         pairs = {}
@@ -297,24 +340,30 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
             continue
         nodes = list(pairs)
         dst = np.array([idx[n] for n in nodes], dtype=np.int64)
-        try:
-            router.hops(np.full(len(dst), idx[chips[0]], dtype=np.int64), dst)
-            continue
-        except RoutingError:
-            pass
-        for node in nodes:
-            reached = False
-            for c in chips:
-                try:
-                    router.hops(np.array([idx[c]]), np.array([idx[node]]))
-                    reached = True
-                    break
-                except RoutingError:
-                    continue
-            if not reached:
-                i = pairs[node]
+        ok = router.reachable(np.repeat(src, len(dst)), np.tile(dst, len(src)))
+        ok = ok.reshape(len(src), len(dst))
+        partly = {}                     # the chips lacking a route -> the targets they lack
+        for j in np.flatnonzero(~ok.all(axis=0)).tolist():
+            node, i = nodes[j], pairs[nodes[j]]
+            if not ok[:, j].any():
                 out.append(Finding(code="unreachable", severity="error",
                                    message=f"{table.label(i)}: no route from any chip of {h} to "
                                    f"{node!r}{fabric.failures.explain(node)}",
                                    where=table.where(i)))
+            else:
+                cut = tuple(c for c, r in zip(chips, ok[:, j].tolist(), strict=True) if not r)
+                partly.setdefault(cut, []).append(j)
+        for cut, js in partly.items():
+            i = pairs[nodes[js[0]]]
+            by = chips[int(np.argmax(ok[:, js[0]]))]
+            lost = [repr(nodes[j]) for j in js]
+            verb = "has" if len(cut) == 1 else "have"
+            windows = ("this window" if len(js) == 1
+                       else f"the windows onto these {len(js)} targets")
+            out.append(Finding(code="unreachable", severity="warning",
+                               message=f"{table.label(i)}: {_names(cut)} of {h} {verb} no route "
+                               f"to {_names(lost)} ({by} has): loads and stores through "
+                               f"{windows} from {'it' if len(cut) == 1 else 'them'} fail"
+                               f"{fabric.failures.explain(*cut, nodes[js[0]])}",
+                               where=table.where(i)))
     return out

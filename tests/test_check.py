@@ -14,10 +14,12 @@ from fabric import (
     DomainLimits,
     Grant,
     Region,
+    RoutingError,
     SymmetricHeap,
     Window,
     check,
     error_findings,
+    route,
 )
 from fabric._units import GiB, MiB
 from topologies import load_system
@@ -98,8 +100,87 @@ def test_unreachable_asks_the_router(sd200):
     cut = sd200.without(links=list(sd200.graph.edges("chip127")))
     found = check(cut)
     assert {f.code for f in found} == {"unreachable"}
-    assert len(found) == 15                                 # every other host loses chip127
-    assert all("'chip127'" in f.message for f in found)
+    errors = error_findings(found)
+    assert len(errors) == 15                                # every other host loses chip127
+    assert all("'chip127'" in f.message for f in errors)
+    # its own host: the domain is split, and chip127's windows onto the other 120 chips fail
+    # (one warning for them all, not one per window)
+    warns = [f for f in found if f.severity == "warning"]
+    assert [f.where for f in warns] == ["host15", "host15 window 'chip0'"]
+    assert "host domain host15 is partitioned" in warns[0].message
+    assert "chip127 of host15 has no route to 'chip0', 'chip1', 'chip2' and 117 more" \
+        in warns[1].message
+
+
+def test_a_partitioned_host_is_not_clean():
+    # chips 0-2 lose their NIC links and chip3 its NVSwitch link: chips 0-2 reach each other
+    # but not chip3 (their own host) nor host1; chip3 reaches host1. Before, check said only
+    # that host1 cannot reach chips 0-2, and nothing about host0's own chips.
+    f = topologies.build("rail:servers=2,gpus=4,chip=h100").without(
+        links=[("chip0", "nic0"), ("chip1", "nic1"), ("chip2", "nic2"), ("chip3", "nvs0")])
+    found = check(f)
+    warns = [(x.where, x.message) for x in found if x.severity == "warning"]
+    assert warns[0] == ("host0", "host domain host0 is partitioned: chip0, chip1 and chip2 "
+                        "have no route to chip3 of the same domain; loads and stores between "
+                        "them fail" + f.failures.explain("chip0", "chip1", "chip2", "chip3"))
+    assert warns[1][0] == "host0 window 'chip4'"
+    assert warns[1][1].startswith("host0 window 'chip4': chip0, chip1 and chip2 of host0 have "
+                                  "no route to 'chip4', 'chip5', 'chip6' and 'chip7' (chip3 has)")
+    assert [x.where for x in error_findings(found)] == [
+        "host1 window 'chip0'", "host1 window 'chip1'", "host1 window 'chip2'"]
+
+
+_REACH_SPECS = ("rail:servers=2,gpus=4,chip=h100", "switch:4,planes=2", "torus:3x2,links=2",
+                "hypermesh:2x3,connect=switch", "rail:servers=2,gpus=2", "mesh:3x2",
+                "hypermesh:2x2x2,connect=switch/ring/full")
+
+
+@st.composite
+def _degraded_with_plans(draw):
+    f = topologies.build(draw(st.sampled_from(_REACH_SPECS)))
+    f = f.replace(address_plan=AddressPlan(hbm_bytes=16 * GiB))
+    links = draw(st.lists(st.sampled_from(sorted(f.graph.edges)), min_size=1, max_size=4,
+                          unique=True))
+    return f.without(links=links)
+
+
+def _reaches(f, a, b):
+    try:
+        route(f, a, b)
+        return True
+    except RoutingError:
+        return False
+
+
+@settings(max_examples=40, deadline=None)
+@given(_degraded_with_plans())
+def test_unreachable_findings_are_brute_force_reachability(f):
+    # brute force: fabric.route for every (live chip of a domain, chip of another domain) pair
+    # (the default plan gives every domain a window onto every other domain's chip) and for
+    # every pair of one domain's chips
+    found = [x for x in check(f) if x.code == "unreachable"]
+    want_errors, want_warn = set(), {}
+    for h, members in f.domains.items():
+        chips = [c for c in members if c in f.node_index]
+        parted = any(not _reaches(f, a, b) for a in chips for b in chips if a != b)
+        cuts = set()
+        for t in (c for g, m in f.domains.items() if g != h for c in m if c in f.node_index):
+            lacking = tuple(c for c in chips if not _reaches(f, c, t))
+            if len(lacking) == len(chips):
+                want_errors.add(f"{h} window {t!r}")
+            elif lacking:
+                cuts.add(lacking)
+        want_warn[h] = (parted, cuts)
+    assert {x.where for x in found if x.severity == "error"} == want_errors
+    assert len(want_errors) == len(error_findings(found))
+    for h, (parted, cuts) in want_warn.items():
+        mine = [x for x in found if x.severity == "warning" and x.where.split()[0] == h]
+        assert sum(x.where == h for x in mine) == parted
+        windows = [x.message for x in mine if x.where != h]
+        assert len(windows) == len(cuts)
+        for cut in cuts:
+            names = ", ".join(cut[:-1]) + " and " + cut[-1] if len(cut) > 1 else cut[0]
+            assert sum(f": {names} of {h} ha" in m for m in windows) == 1
 
 
 def test_unreachable_hook_skips_without_a_router(sd200, monkeypatch):

@@ -300,3 +300,35 @@ def test_copies_past_the_search_budget_are_copies_that_fit(case):
     finally:
         d._SHAPE_BUDGET = old
         d._COPIES.clear()
+
+
+def test_copies_placed_one_at_a_time_take_the_most_constrained_chips_first(monkeypatch):
+    # review S8-R7: 32 of 64 chips of a 4-plane switch lost 1-3 planes each; eight 8-chip
+    # copies of pairwise-reaching chips exist (the exact search finds them), a greedy taking
+    # the lowest chips first found seven. Past the search budget the count is a lower bound;
+    # taking the chip with the fewest partners first finds all eight here (0 idle: the floor)
+    import analysis._decode as d
+
+    lost = {0: "1", 6: "3", 10: "10", 12: "0", 14: "031", 15: "20", 17: "1", 20: "321",
+            22: "1", 25: "320", 26: "32", 28: "203", 29: "1", 30: "02", 32: "3", 33: "3",
+            36: "0", 37: "2", 38: "1", 39: "320", 45: "031", 46: "120", 47: "23", 48: "1",
+            49: "30", 50: "23", 53: "120", 54: "21", 55: "02", 56: "0", 58: "1", 60: "213",
+            62: "032", 63: "0"}             # chip: the planes whose links it lost
+    g = topologies.build("switch:64,planes=4").without(
+        links=[(f"chip{c}", f"sw{p}") for c, planes in lost.items() for p in planes])
+    monkeypatch.setattr(d, "_SHAPE_BUDGET", 0)          # the one-at-a-time answer
+    d._COPIES.pop(g, None)
+    assert idle_chips(g, 8, tp=8) == 0 and idle_chips(g, 8) == 0
+    d._COPIES.pop(g, None)
+
+
+def test_the_route_table_is_the_same_routed_in_blocks(monkeypatch):
+    import analysis._decode as d
+
+    g = topologies.build("rail:servers=3,gpus=3").without(
+        links=[("chip1", "nic1"), ("chip4", "nvs1")], chips=["chip7"])
+    whole = d._reach(g).copy()
+    d._REACH.pop(g)
+    monkeypatch.setattr(d, "_REACH_PAIRS", 5)          # one or two sources per batch
+    assert (d._reach(g) == whole).all() and not whole.all()
+    d._REACH.pop(g)

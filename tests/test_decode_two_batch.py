@@ -345,14 +345,18 @@ def test_two_batch_prices_the_attention_kernels_as_the_single_batch_pass(model, 
     moe = step.layers[-1]
     want = moe.attention - norms + len(names) * s.per_kernel / s.fusion_factor
     assert prepare + core == pytest.approx(want, rel=1e-9)
-    # and the attention kernel itself at the rates the single-batch pass uses
+    # and the core stage rebuilt from its kernels: the attention kernel at the rates the
+    # single-batch pass uses (s.kv_bw / s.scores_flops), the projections by _kernel_time
     at = next(i for i, n in enumerate(names) if D.KERNEL_CLASSES[n] == "attention")
     read = mem.kv_layer_chip / s.kv_bw()
     flops = s.t_dp * m.attention.score_flops_per_token(2000) / tp
     r = max(read, flops / s.scores_flops())
     alone = r + (D._kernel_overhead(s, names[at], r) + s.per_kernel) / s.fusion_factor
-    rest = D._two_batch_attention_stages(s, mem)[1] - alone
-    assert rest >= 0 and core == pytest.approx(alone + rest, rel=1e-12)
+    rest = 0.0
+    for n in names[at + 1:]:
+        p = D._attention_gemm_params(s, n) if D.KERNEL_CLASSES[n] in D._HEAVY else 0.0
+        rest += D._kernel_time(s, n, p * m.weight_bytes, 2 * p * s.t_dp)
+    assert core == pytest.approx(alone + rest, rel=1e-12)
 
 
 def test_two_batch_attention_kernel_runs_at_flashmla_rates_under_trtllm_on_hopper(fab):

@@ -196,3 +196,18 @@ def test_bad_input_is_named():
             analysis.vllm_all_reduce_kernel(f, MiB)
     with pytest.raises(fabric.SpecError, match="at least one rank"):
         analysis.vllm_all_reduce_kernel(topologies.build("hgx-h200"), MiB, ranks=[])
+
+
+def test_sizes_as_strings_and_flags_as_booleans():
+    # review S8-R5: a size string is read as analysis.cost reads it; a flag must be a bool
+    f = topologies.build("hgx-h200")
+    assert analysis.vllm_all_reduce_kernel(f, "1MiB") == \
+        analysis.vllm_all_reduce_kernel(f, 1 << 20) == "torch-symm-mem multimem"
+    got = analysis.vllm_all_reduce(f, "all-reduce", "896KiB", ranks=list(f.endpoints))
+    assert got.time == analysis.vllm_all_reduce(f, "all-reduce", 917504,
+                                                ranks=list(f.endpoints)).time
+    for bad in ("no", 1, None):
+        with pytest.raises(TypeError, match="fuse_allreduce_rms must be True or False"):
+            analysis.vllm_all_reduce_kernel(f, 1 << 20, fuse_allreduce_rms=bad)
+        with pytest.raises(TypeError, match="symm_mem must be True or False"):
+            analysis.vllm_all_reduce_kernel(f, 1 << 20, symm_mem=bad)
