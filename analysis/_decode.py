@@ -2704,13 +2704,11 @@ def _layer_times(s, mem, route, comm):
     att_p = m.attention_params_per_rank(tp)
     att_w = (m.attention_params * wb / tp if tp == 1 else att_p * wb) / s.part_bw("attention")
     kv_t = mem.kv_layer_chip / bw
-    # GEMM compute at each part's math-format peak (one division where the rates agree:
-    # the expression of before, bit for bit)
+    # GEMM compute at each part's math-format peak: projections and scores each at theirs
     f_att, f_sc = s.gemm_flops("attention"), s.gemm_flops("scores")
     proj = 2 * m.attention_params / tp if tp == 1 else 2 * att_p
     scores = att.score_flops_per_token(s.context) / tp
-    att_c = (t_dp * (proj + scores) / f_att if f_att == f_sc
-             else t_dp * proj / f_att + t_dp * scores / f_sc)
+    att_c = t_dp * proj / f_att + t_dp * scores / f_sc
     att_names = _attention_names(s)
     kernels_att = len(att_names)
     attention, att_floor = _attention_block_time(s, mem, att_names, att_w + kv_t)
@@ -2748,13 +2746,12 @@ def _layer_times(s, mem, route, comm):
     # FFN's (two all-reduces per layer, no exchange).
     sh = _shared_split(lay)
     moe_tokens = t_dp if etp > 1 else t_dp / tp
-    fixed_f = moe_tokens * 2 * (m.router_params + m.shared_experts * m.expert_params / sh)
     routed_f = _busiest_pairs(s, route) * 2 * m.expert_params / etp
-    f_rt, f_sh, f_ex = s.gemm_flops("router"), s.gemm_flops("ffn"), s.gemm_flops("experts")
-    moe_c = ((fixed_f + routed_f) / f_ex if f_rt == f_sh == f_ex
-             else (moe_tokens * 2 * m.router_params / f_rt
-                   + moe_tokens * 2 * m.shared_experts * m.expert_params / sh / f_sh
-                   + routed_f / f_ex))
+    # each GEMM's FLOPs at its own part's rate (router, shared experts, routed experts), as
+    # the weight reads below
+    moe_c = (moe_tokens * 2 * m.router_params / s.gemm_flops("router")
+             + moe_tokens * 2 * m.shared_experts * m.expert_params / sh / s.gemm_flops("ffn")
+             + routed_f / s.gemm_flops("experts"))
     busiest = expected_max_active(route.active, route.owner, ep)
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)

@@ -180,7 +180,13 @@ def decode_section(fabrics, executor, quiet):
              Column("value_low", "step time", format_time), Column("high", "high"),
              Column("value_high", "step time", format_time)), tuple(sens),
             f"One parameter at a time; every other at the base ({format_time(base)} per "
-            "step). Seconds in decode_sensitivity.csv."))
+            "step). The tensor-parallel all-reduces run under the NCCL runtime, whose time "
+            "is NCCL's own prediction (its per-hop latencies and protocol bandwidth caps, "
+            "not the fabric's link latencies or a transport's message overhead) floored by "
+            "the hardware schedule: a fabric what-if moves the step only where that floor or the MoE exchange (priced from "
+            "the fabric's paths) binds, so an unchanged step time says the modelled software "
+            "hides that parameter at this step's message sizes. Seconds in "
+            "decode_sensitivity.csv."))
         figures.append(FigureSpec(
             "decode-sensitivity", f"Decode sensitivity: {DECODE_MODELS[0]} on {first}",
             "Step time with one parameter at a low and a high setting, the others at the "
