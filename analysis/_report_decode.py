@@ -199,26 +199,6 @@ def decode_section(fabrics, executor, quiet):
     return section, found
 
 
-def _scaled_fabric(f, latency=1.0, bandwidth=1.0):
-    """``f`` with every link's latency and bandwidth multiplied (a what-if, not a preset)."""
-    from fabric import Fabric
-
-    G = _nx_copy(f.graph)
-    for _, _, d in G.edges(data=True):
-        d["latency"] *= latency
-        d["bandwidth"] *= bandwidth
-    return Fabric.from_graph(G, f.endpoints, name=f"{f.name} (latency x{latency:g}, "
-                             f"bandwidth x{bandwidth:g})", domains=f.domains, chip=f.chip,
-                             assumptions=f.assumptions, family=f.family, params=dict(f.params),
-                             structure=f.structure)
-
-
-def _nx_copy(G):
-    import networkx as nx
-
-    return nx.Graph(G)
-
-
 def _decode_sensitivity(system, model):
     """Step time with one parameter at a low and a high setting, the others at the base.
 
@@ -227,6 +207,7 @@ def _decode_sensitivity(system, model):
     load/store / RDMA), under the report's decode conditions.
     """
     from ._decode import decode_step
+    from ._fair import scale_links
     from ._models import model_config
 
     f = report_fabric(system)
@@ -239,10 +220,10 @@ def _decode_sensitivity(system, model):
     chip = f.chip
     half = dataclasses.replace(chip, hbm_bandwidth=chip.hbm_bandwidth / 2)
     double = dataclasses.replace(chip, hbm_bandwidth=chip.hbm_bandwidth * 2)
-    cases = (("fabric latency", "x0.5", "x2", lambda: run(_scaled_fabric(f, latency=0.5)),
-              lambda: run(_scaled_fabric(f, latency=2.0))),
-             ("link bandwidth", "x0.5", "x2", lambda: run(_scaled_fabric(f, bandwidth=0.5)),
-              lambda: run(_scaled_fabric(f, bandwidth=2.0))),
+    cases = (("fabric latency", "x0.5", "x2", lambda: run(scale_links(f, latency=0.5)),
+              lambda: run(scale_links(f, latency=2.0))),
+             ("link bandwidth", "x0.5", "x2", lambda: run(scale_links(f, bandwidth=0.5)),
+              lambda: run(scale_links(f, bandwidth=2.0))),
              ("HBM bandwidth", "x0.5", "x2", lambda: run(chip=half), lambda: run(chip=double)),
              ("kernel fusion factor", "1", "10", lambda: run(fusion_factor=1.0),
               lambda: run(fusion_factor=10.0)),

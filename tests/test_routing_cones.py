@@ -64,7 +64,14 @@ def updown_fabrics(draw):
         nodes += draw(st.lists(st.sampled_from(f.endpoints), max_size=1))
     bundles = [e for e in edges if f.graph.edges[e].get("lanes", 1) > 1]
     lanes = draw(st.lists(st.sampled_from(bundles), max_size=3)) if bundles else []
-    return f.without(links=links, chips=nodes, lanes=lanes)
+    # at most a bundle's lanes per bundle: failing more than it has is refused (it would
+    # fail the link again after its last lane)
+    kept, count = [], {}
+    for e in lanes:
+        k = count[frozenset(e)] = count.get(frozenset(e), 0) + 1
+        if k <= f.graph.edges[e].get("lanes", 1):
+            kept.append(e)
+    return f.without(links=links, chips=nodes, lanes=kept)
 
 
 def _routable(router, s, d):
