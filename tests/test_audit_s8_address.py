@@ -14,6 +14,7 @@ The references below are written from the documentation: the CXL interleave form
 import functools
 
 import pytest
+from degrade import degrade
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,6 @@ import topologies
 from fabric import (
     AddressPlan,
     DomainLimits,
-    FabricError,
     Region,
     RoutingError,
     SymmetricHeap,
@@ -240,14 +240,7 @@ def round_trips(draw):
                   kind="dram", granularity=draw(st.sampled_from([256, 4096])), name="pool")
     f = f.replace(address_plan=AddressPlan(host_memory=GiB, interleave=[pool], windows=wins,
                                            limits=DomainLimits(alignment="page")))
-    edges = sorted(f.graph.edges(), key=str)
-    links = draw(st.lists(st.sampled_from(edges), max_size=2, unique_by=frozenset))
-    chips = draw(st.lists(st.sampled_from(list(f.endpoints)), max_size=1))
-    if links or chips:
-        try:
-            f = f.without(links=links, chips=chips)
-        except FabricError:
-            pass
+    f = draw(degrade(f))
     return f, draw(st.randoms(use_true_random=False))
 
 

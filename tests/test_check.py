@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from degrade import degrade
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,9 +140,7 @@ _REACH_SPECS = ("rail:servers=2,gpus=4,chip=h100", "switch:4,planes=2", "torus:3
 def _degraded_with_plans(draw):
     f = topologies.build(draw(st.sampled_from(_REACH_SPECS)))
     f = f.replace(address_plan=AddressPlan(hbm_bytes=16 * GiB))
-    links = draw(st.lists(st.sampled_from(sorted(f.graph.edges)), min_size=1, max_size=4,
-                          unique=True))
-    return f.without(links=links)
+    return draw(degrade(f, max_links=4, max_chips=0, min_links=1))
 
 
 def _reaches(f, a, b):
