@@ -949,19 +949,36 @@ def _reach(fabric):
     return ok
 
 
+def unreached_pair(fabric, positions):
+    """Two chips among ``positions`` (indices into ``fabric.endpoints``) that the fabric's
+    routing does not join both ways, as ``(name, name)``, or None when every pair is joined:
+    the first such pair of the cached reach table (:func:`_reach`), the one rule decode's
+    collectives (:func:`collective_seconds`) and the serving search's skip reasons use.
+
+    >>> import topologies
+    >>> g = topologies.build("switch:4,planes=2").without(links=["chip1-sw0", "chip2-sw1"])
+    >>> unreached_pair(g, [0, 1, 3]) is None, unreached_pair(g, [0, 1, 2, 3])
+    (True, ('chip1', 'chip2'))
+    """
+    if not fabric.failures.degraded:
+        return None
+    pos = np.asarray(positions, dtype=np.int64)
+    sub = _reach(fabric)[np.ix_(pos, pos)]
+    if sub.all():
+        return None
+    i, j = (int(x) for x in np.argwhere(~sub)[0])
+    return fabric.endpoints[pos[i]], fabric.endpoints[pos[j]]
+
+
 def _check_reach(fabric, positions):
     """Raise RoutingError naming two of ``positions`` (live chips) that no route joins: a
     collective of a step (a tensor-parallel all-reduce, an expert exchange) moves data
     between every pair of its chips (a one-shot all-reduce reads every peer's buffer; an
     all-to-all sends to every rank), so its chips must reach each other pairwise."""
-    if not fabric.failures.degraded:
+    pair = unreached_pair(fabric, positions)
+    if pair is None:
         return
-    pos = np.asarray(positions, dtype=np.int64)
-    sub = _reach(fabric)[np.ix_(pos, pos)]
-    if sub.all():
-        return
-    i, j = (int(x) for x in np.argwhere(~sub)[0])
-    a, b = fabric.endpoints[pos[i]], fabric.endpoints[pos[j]]
+    a, b = pair
     why = fabric.failures.explain(a, b).replace("between them", f"between {a} and {b}")
     raise RoutingError(f"{fabric.name}: no route from {a!r} to {b!r}{why} (the chips of a "
                        f"tensor-parallel or expert-parallel group must reach each other "

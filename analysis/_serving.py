@@ -79,8 +79,6 @@ import math
 import numbers
 from dataclasses import dataclass
 
-import numpy as np
-
 from fabric import Parameter, RoutingError, SpecError, chip_spec
 
 from ._decode import (
@@ -92,6 +90,7 @@ from ._decode import (
     instance_chips,
     parse_layout,
     slowest_group_seconds,
+    unreached_pair,
 )
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
@@ -921,13 +920,11 @@ class _Sweep:
 
 def _unreached_pair(fabric, positions):
     """Two chips among ``positions`` (indices into ``fabric.endpoints``) that ``fabric``'s
-    routing does not join both ways, as ``(name, name)``, or None when every pair is joined.
-    Decided on the fabric's structure: its failures (``fabric.failures.cut_off``) and its
-    router's reachability (``fabric.router.reachable``: the routing policy's routes, every
-    ordered pair in one call), so non-transitive reachability is seen too (a switch of two
-    planes whose chip2 lost plane 0 and chip6 plane 1: each reaches the rest, not each
-    other). A chip cut off from every other, when the instance has one, is named
-    first.
+    routing does not join both ways, as ``(name, name)``, or None when every pair is joined:
+    decode's rule (:func:`~analysis._decode.unreached_pair`, so non-transitive reachability
+    is seen too: a switch of two planes whose chip2 lost plane 0 and chip6 plane 1), except
+    that a chip cut off from every other, when the instance has one, is named first (the
+    most telling pair).
 
     >>> import topologies
     >>> f = topologies.build("switch:4,planes=2")
@@ -941,16 +938,9 @@ def _unreached_pair(fabric, positions):
         return None
     names = [fabric.endpoints[int(p)] for p in positions]
     alone = [c for c in names if c in fabric.failures.cut_off]
-    if alone and len(names) > 1:    # the most telling pair: a chip cut off from every other
+    if alone and len(names) > 1:
         return alone[0], next(c for c in names if c != alone[0])
-    pos = np.asarray(positions, dtype=np.int64)
-    i, j = np.nonzero(~np.eye(len(pos), dtype=bool))     # every ordered pair, one call
-    ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)[pos]
-    ok = fabric.router.reachable(ends[i], ends[j])
-    if ok.all():
-        return None
-    k = int(np.flatnonzero(~ok)[0])
-    return names[i[k]], names[j[k]]
+    return unreached_pair(fabric, positions)
 
 
 def _unreached_reason(fabric, positions):
