@@ -665,6 +665,9 @@ def revision_holds(release, revision):
     False
     """
     v = _parse_version(release)
+    if revision not in PREDICTION_KERNEL_FILES:
+        raise SpecError(f"{revision!r} is not a revision of fabric.PREDICTION_REVISIONS "
+                        "(a (field, key, release) key)")
     change = _change_tag(revision[2])
     if v >= _parse_version(change):
         return False

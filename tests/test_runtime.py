@@ -1213,3 +1213,11 @@ def test_degraded_rail_all_to_all_is_not_faster_than_intact():
         b = cost(d, "all-to-all", 2**20, runtime=rel)
         assert a.protocol == b.protocol == "Simple"
         assert a.time <= b.time
+
+
+def test_revision_holds_refuses_what_is_not_a_revision():
+    from fabric import PREDICTION_REVISIONS, revision_holds
+    with pytest.raises(SpecError, match="is not a revision of fabric.PREDICTION_REVISIONS"):
+        revision_holds("2.28.7", ("hw_latency",))
+    with pytest.raises(SpecError, match="not of the form"):
+        revision_holds("abc", next(iter(PREDICTION_REVISIONS)))
