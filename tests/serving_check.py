@@ -94,9 +94,10 @@ def vllm_all_reduce(fabric, op, nbytes, **kw):
 
 #: InferenceX draws each request's input and output lengths uniformly from the integers
 #: ``[int(L x r), L]`` (SemiAnalysisAI/InferenceX ``utils/bench_serving/benchmark_serving.py``
-#: ``sample_random_requests``), ``r`` the workflow's ``random-range-ratio``, default 0.8
-#: (``.github/workflows/benchmark-tmpl.yml``; the published runs do not state theirs: the
-#: default is assumed). A row's "8192 in / 1024 out" is the upper end; the model takes the
+#: ``sample_random_requests``), ``r`` = 0.8: ``.github/workflows/benchmark-tmpl.yml`` sets
+#: ``env: RANDOM_RANGE_RATIO: 0.8`` unconditionally since commit d053ae24e (2026-01-21), still
+#: at 2dca60196 (the last commit before the article, 2026-05-31), and the kimik2.5 scripts
+#: pass it as ``--random-range-ratio``; the published runs do not restate it. A row's "8192 in / 1024 out" is the upper end; the model takes the
 #: mean of each draw (docs/sources.md s.8). A condition of the measurement, like its
 #: concurrency.
 INFERENCEX_RANGE_RATIO = 0.8
