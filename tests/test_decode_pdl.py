@@ -45,8 +45,8 @@ def test_each_kernel_boundary_loses_the_gap(model, layout, batch, q, engine, dra
     f = topologies.build("switch:9,chip=b200")       # a spare chip: a failed one is replaced
     if failed:
         f = f.without(chips=[failed])
-    kw = dict(batch=batch, context=1024, layout=layout, tokens_per_sequence=q, engine=engine,
-              draft=draft and model != "kimi-k2", runtime="symmetric-memory")
+    kw = {"batch": batch, "context": 1024, "layout": layout, "tokens_per_sequence": q,
+          "engine": engine, "draft": draft and model != "kimi-k2", "runtime": "symmetric-memory"}
     off = analysis.decode_step(model, f, **kw)
     on = analysis.decode_step(model, f, pdl=True, **kw)
     kernels = sum(layer.kernels for layer in off.layers) + _head_kernels(kw["draft"])
@@ -63,8 +63,8 @@ def test_each_kernel_boundary_loses_the_gap(model, layout, batch, q, engine, dra
 
 def test_pdl_is_the_shorter_boundary_under_two_batch_overlap_too():
     f = topologies.build("rail:servers=2,gpus=8,chip=h100")
-    kw = dict(batch=256, context=2000, layout="tp=1,dp=16", ep_kernel="deepep-low-latency",
-              overlap="two-batch", engine="sglang")
+    kw = {"batch": 256, "context": 2000, "layout": "tp=1,dp=16",
+          "ep_kernel": "deepep-low-latency", "overlap": "two-batch", "engine": "sglang"}
     on = analysis.decode_step("deepseek-v3", f, pdl=True, **kw)
     short = analysis.decode_step("deepseek-v3", f,
                                  graph_kernel_overhead=analysis.GRAPH_KERNEL_OVERHEAD.value - GAP,
@@ -75,15 +75,15 @@ def test_pdl_is_the_shorter_boundary_under_two_batch_overlap_too():
 
 
 def test_serving_passes_pdl_to_every_step(b200):
-    kw = dict(isl=1024, osl=2048, batch=1, layout="tp=8,dp=1,etp=2", engine="trtllm",
-              runtime="symmetric-memory", draft_length=3, acceptance=0.7)
+    kw = {"isl": 1024, "osl": 2048, "batch": 1, "layout": "tp=8,dp=1,etp=2", "engine": "trtllm",
+          "runtime": "symmetric-memory", "draft_length": 3, "acceptance": 0.7}
     off = analysis.serving_point("deepseek-r1-nvfp4", b200, **kw)
     on = analysis.serving_point("deepseek-r1-nvfp4", b200, pdl=True, **kw)
     assert on.tokens_per_s_user > off.tokens_per_s_user
 
 
 def test_bad_pdl_inputs_are_named(b200):
-    kw = dict(batch=1, context=10, layout="tp=8")
+    kw = {"batch": 1, "context": 10, "layout": "tp=8"}
     with pytest.raises(TypeError, match="pdl must be True or False"):
         analysis.decode_step("deepseek-r1", b200, pdl="yes", **kw)
     with pytest.raises(SpecError, match="cuda_graphs=False"):
