@@ -77,10 +77,11 @@ def test_claims_are_read_with_their_assumptions_and_arithmetic():
     assert "2.04 ms per token" in text and "kernel boundaries and floors 3 ms" in text
     assert "the other 6 ms cut to 0.541 ms" in text
     # 5.85 ms: 0.15 ms short of the best reading, which has 1.8 ms of communication
-    for words in ("hypothetical 2.8T config, not the seed's model", "chip figures, the seed "
-                  "naming no chip", "no overlap of communication with compute",
-                  "it needs 0.15 ms less than the best reading, e.g. that much of its "
-                  "communication hidden"):
+    for words in ("hypothetical 2.8T config, not the seed's model",
+                  "chip figures, the seed naming no chip",
+                  "no overlap of communication with compute",
+                  "it needs 0.15 ms less than the best reading",
+                  "e.g. that much of its communication hidden"):
         assert words in text, words
     # the reads alone above the budget: no arithmetic that would need negative time
     rows[0]["single_user_shares"] = {**shares, "weights read": 2.5e-3}
