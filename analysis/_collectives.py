@@ -918,7 +918,8 @@ class _GroupView:
             self._facts()
             c[key] = {k: getattr(self, k) for k in (
                 "n_nodes", "ppn", "_dom", "arch", "intra_hw", "nics_per_node",
-                "nic_bandwidth", "nic_link_bandwidth", "lanes", "arm_host", "channels")}
+                "nic_bandwidth", "nic_link_bandwidth", "lanes", "arm_host", "channels",
+                "simple_tree")}
         for k, v in c[key].items():
             setattr(self, k, v)
 
@@ -947,6 +948,39 @@ class _GroupView:
         self.arm_host = str(getattr(chip, "name", "")).lower().startswith("gb")
         search = lanes if self.n_nodes == 1 else max(1, nics)
         self.channels = max(1, min(get_runtime("nccl").max_channels, 2 * int(search)))
+        self.simple_tree = self._simple_tree()
+
+    def _simple_tree(self):
+        """Whether NCCL's tree graph search ends on its simple TREE pattern here (the tuner
+        then takes x ``factors["tree_simple_pattern"]`` of the tree's bandwidth).
+
+        NVIDIA/nccl v2.27.3-1 ``src/graph/search.cc`` ``ncclTopoCompute``: the tree search
+        starts with the BALANCED_TREE pattern, whose channel leaves the node through the NIC
+        it entered by from the chain's FIRST and SECOND GPU (``ncclTopoSearchRecGpu``: the
+        same NET id, half the bandwidth from each); when that fails at a path type, sm90+
+        retries the same path type with the simple TREE pattern (one GPU to and from the
+        NIC) before raising the path type, and a node with one GPU is TREE outright.
+        ``src/init.cc``: ``maxTreePattern`` is the largest pattern over the ranks (TREE 3 >
+        BALANCED_TREE 1). One node: no NIC is in NCCL's system (``ncclTopoTrimSystem``), the
+        balanced chain is found, False. Several nodes: True when some node has one rank of the
+        group or no NIC that two or more of its ranks reach directly (a NIC per GPU, a chip's
+        own network port: the second GPU reaches the first's NIC only over another GPU, a
+        worse path type); a node whose NIC two of its GPUs share is taken to find the
+        balanced tree (an assumption: its channels complete there)."""
+        if self.n_nodes <= 1:
+            return False
+        G = self.fabric.graph
+        dom = dict(zip(self.nodes, self._dom.tolist()))
+        shared = set()
+        for n in self.nodes:
+            for v in G[n]:
+                if G.nodes[v].get("kind") != "nic":
+                    continue
+                peers = [w for w in G[v] if w in dom and dom[w] == dom[n]]
+                if len(peers) >= 2:
+                    shared.add(dom[n])
+        labels, counts = np.unique(self._dom, return_counts=True)
+        return any(c == 1 or lab not in shared for lab, c in zip(labels.tolist(), counts.tolist()))
 
     def _links(self):
         """(scale-up lanes of the group's least-connected rank, bandwidth of one NIC's network

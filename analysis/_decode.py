@@ -148,6 +148,7 @@ __all__ = [
     "MIN_KERNEL_TIME",
     "MLA_DECODE_EFFICIENCY",
     "MTP_KERNELS",
+    "PDL_HIDDEN_GAP",
     "SGLANG_GRAPH_KERNELS",
     "TRTLLM_FP4_REQUANT",
     "TRTLLM_FP8_MLA_KV_BYTES",
@@ -546,6 +547,25 @@ GRAPH_KERNEL_OVERHEAD = Parameter(
     "decode.graph_kernel_overhead", 1.3e-6, "s",
     "Hazy Research 'Look Ma, No Bubbles!' (2025-05-27): ~1.3 us per kernel launched "
     "through CUDA graphs, measured on H100; taken for every chip (assumption)")
+
+#: Seconds of each kernel boundary that Programmatic Dependent Launch hides in a replayed CUDA
+#: graph (``decode_step(pdl=True)``). PDL launches a kernel before the kernel it depends on has
+#: finished (the CUDA C++ Programming Guide, "Programmatic Dependent Launch and
+#: Synchronization": the dependent grid's launch overlaps the primary's execution), so the
+#: intra-graph dispatch gap between the two, 0.55 us on GB200 (NVIDIA/Megatron-LM PR #6453,
+#: 2026-08-11: "the intra-graph dispatch gap is only 0.55 us and an empty kernel is 0.72 us"),
+#: overlaps the predecessor; the empty kernel's own run stays. Of
+#: :data:`GRAPH_KERNEL_OVERHEAD` (1.3 us = gap + empty kernel) a kernel then pays
+#: ``1.3 - 0.55 = 0.75`` us. Taken for every kernel of the step: an upper bound on the saving
+#: (in TensorRT-LLM only its own kernels launch with the PDL attribute when
+#: ``TRTLLM_ENABLE_PDL=1``, not cuBLAS's). Corroboration, not a fit: TensorRT-LLM tech_blog1's
+#: "Enable PDL" step, 168 -> 173 tokens/s/user at 2.82 tokens per cycle, is 0.49 ms per cycle,
+#: 0.42 us for each of the ~1160 kernels of an MTP-3 cycle in this module's lists.
+PDL_HIDDEN_GAP = Parameter(
+    "decode.pdl_hidden_gap", 0.55e-6, "s",
+    "NVIDIA/Megatron-LM PR #6453 (2026-08-11): the intra-graph dispatch gap, 0.55 us (GB200), "
+    "which Programmatic Dependent Launch overlaps with the preceding kernel; every kernel "
+    "(upper bound: TensorRT-LLM's own kernels launch with PDL, cuBLAS's do not)")
 
 #: Achieved fraction of peak HBM bandwidth when decode streams weights and KV cache. Source:
 #: Hazy Research, "Look Ma, No Bubbles!" (2025-05-27): a decode forward pass fused into one
@@ -1665,7 +1685,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
-                expert_balance=None, draft=False):
+                expert_balance=None, draft=False, pdl=False):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -1779,6 +1799,12 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         is that block's). The MTP block's weights are in :attr:`MoEModel.mtp_format` when the
         model names one (``deepseek-r1-nvfp4``: BF16, as TensorRT-LLM runs them), else in the
         main model's formats.
+    pdl : bool, default False
+        Kernels launched with Programmatic Dependent Launch (TensorRT-LLM's
+        ``TRTLLM_ENABLE_PDL=1``): each boundary of the replayed graph costs
+        ``graph_kernel_overhead - PDL_HIDDEN_GAP`` (:data:`PDL_HIDDEN_GAP`, 0.55 us: the dispatch
+        gap PDL overlaps with the preceding kernel). Needs ``cuda_graphs=True`` and
+        ``graph_kernel_overhead`` of at least the gap (SpecError otherwise).
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -1824,7 +1850,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
                   kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
-                  expert_balance=expert_balance, draft=draft)
+                  expert_balance=expert_balance, draft=draft, pdl=pdl)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -1951,6 +1977,7 @@ class _Settings:
     draft: bool = False
     pos: tuple = ()             # the instance's chips (positions in fabric.endpoints)
     equal_domains: bool = False
+    pdl: bool = False
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -2068,8 +2095,11 @@ class _Settings:
 
     @property
     def per_kernel(self):
-        """Seconds per kernel: graph-replay boundary or host launch."""
-        return self.graph_kernel_overhead if self.cuda_graphs else self.launch_overhead
+        """Seconds per kernel: graph-replay boundary (less the dispatch gap PDL hides) or host
+        launch."""
+        if not self.cuda_graphs:
+            return self.launch_overhead
+        return self.graph_kernel_overhead - (PDL_HIDDEN_GAP.value if self.pdl else 0.0)
 
 
 def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, transport,
@@ -2077,7 +2107,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               compute_efficiency, dispatch_bytes, combine_bytes, chip, collective, runtime,
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
-              gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False):
+              gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False,
+              pdl=False):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     if not isinstance(draft, bool):
@@ -2108,6 +2139,15 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     floors = _check_floors(kernel_floors)
     if not isinstance(cuda_graphs, bool):
         raise TypeError(f"cuda_graphs must be True or False, got {cuda_graphs!r}")
+    if not isinstance(pdl, bool):
+        raise TypeError(f"pdl must be True or False, got {pdl!r}")
+    if pdl and not cuda_graphs:
+        raise SpecError("pdl=True hides the dispatch gap between kernels of a replayed CUDA "
+                        "graph; with cuda_graphs=False each kernel pays a host launch")
+    if pdl and graph_kernel_overhead < PDL_HIDDEN_GAP.value:
+        raise SpecError(f"pdl=True takes the {PDL_HIDDEN_GAP.value * 1e6:.2f} us dispatch gap "
+                        f"off each kernel boundary, but graph_kernel_overhead="
+                        f"{graph_kernel_overhead!r} s is shorter")
     if engine not in ENGINE_KERNELS:
         raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
     if moe_hbm_efficiency is not None:
@@ -2153,7 +2193,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
-                     instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal)
+                     instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
+                     pdl)
 
 
 def fabric_chip(fabric, chip=None):
@@ -2850,6 +2891,7 @@ def _parameters(s, moe, comm):
     return s.chip.parameters() + (
         launch_param,
         Parameter("decode.cuda_graphs", s.cuda_graphs, "", "user (True: replayed CUDA graph)"),
+    ) + ((PDL_HIDDEN_GAP,) if s.pdl else ()) + (
         Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(_moe_kernels(s))} (moe), "
                   f"{kernels_att}+{len(lists['dense_ffn'])} (dense)", "", count_source),
         Parameter("decode.runtime", s.runtime or "the collective's default", "",

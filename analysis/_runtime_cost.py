@@ -20,7 +20,9 @@ work. This module holds the two non-trivial evaluations:
       of a node;
     * per protocol NCCL's refinements: LL ``min(llMaxBw, busBw / 2)``, LL128
       ``min(0.92 busBw, nc x perChMaxRingLL128Bw)``, tree ``x 0.92`` capped per
-      channel, tree LL ``/ 3.8``, tree LL128 ``x 7/9`` (one node) or ``120/128``;
+      channel, tree LL ``/ 3.8``, tree LL128 ``x 7/9`` (one node) or ``120/128``, tree
+      ``x 0.85`` where NCCL's tree graph is its simple TREE pattern (from 2.26.2;
+      :attr:`analysis._collectives._GroupView.simple_tree`);
     * latency: ``baseLatency + steps x hwLatency`` per algorithm as NCCL writes
       it (ring ``2(p-1)`` steps for all-reduce with the network ones at the
       network latency, tree ``2((ppn-1) intra + log2(nodes) inter)``, NVLS one
@@ -161,6 +163,9 @@ def _tree_busbw(rt, view, proto, B, nc):
     elif proto == "LL128":
         bw = min(bw * (f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]),
                  nc * rt.tree_ll128_bw[(arch, idx)])
+    if view.simple_tree:
+        # the tree graph is NCCL's simple TREE pattern (analysis._collectives._GroupView)
+        bw *= f["tree_simple_pattern"]
     return bw
 
 

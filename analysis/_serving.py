@@ -53,6 +53,13 @@ Tokens per second per user are ``osl / (R - T_prefill)`` (aggregated) or
 ``osl / R`` (disaggregated): one over InferenceX's "TPOT" (the time between a
 user's output tokens, other users' prefills included when they interleave).
 
+A benchmark run (:func:`closed_loop_run`): what a client such as vLLM's
+``benchmark_serving.py`` (InferenceX's harness) measures: a finite list of requests with
+their own lengths, at most ``C`` in flight, the engine stepping (decode tokens plus prompt
+chunks in its token budget) through the cold start and the drain at the end, per-request
+TPOTs averaged and tokens counted over the run's wall time. The steady state above is its
+limit with many requests per slot.
+
 Cost and power (:func:`serving_cost`): ``$ per million tokens = $ per GPU-hour /
 (tokens/s per GPU x 3600 / 1e6)`` and ``tokens/s per MW = tokens/s per GPU /
 (all-in kW per GPU / 1000)``, from :data:`TCO` (SemiAnalysis' TCO model as
@@ -102,12 +109,15 @@ __all__ = [
     "PREFILL_EFFICIENCY",
     "TCO",
     "USABLE_HBM_FRACTION",
+    "VLLM_MAX_BATCHED_TOKENS",
+    "ClosedLoopRun",
     "PrefillTime",
     "ServingFrontier",
     "ServingPoint",
     "SingleUserSpeed",
     "TcoEntry",
     "candidate_layouts",
+    "closed_loop_run",
     "cost_per_million_tokens",
     "instance_sizes",
     "pareto_front",
@@ -795,6 +805,270 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     return pt
 
 
+#: vLLM's scheduler token budget per engine step when ``vllm serve`` is not told otherwise.
+VLLM_MAX_BATCHED_TOKENS = Parameter(
+    "serving.vllm_max_num_batched_tokens", 8192, "tokens per step",
+    "vllm-project/vllm vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: a GPU with "
+    ">= 70 GiB that is not an A100 (H100, H200, B200 ...), usage context OpenAI API server "
+    "(vllm serve): max_num_batched_tokens = 8192. vLLM V1 always chunks prefill: a step runs "
+    "one token of every running request, then waiting prompts' chunks, first come first "
+    "served, in what is left of the budget")
+
+
+@dataclass(frozen=True)
+class ClosedLoopRun:
+    """Result of :func:`closed_loop_run`: one benchmark run, measured as its client measures it.
+
+    Attributes
+    ----------
+    system, model, definition, layout : str
+    chips : int
+        Chips of the instance (per-GPU figures divide by these).
+    concurrency, requests : int
+        Requests in flight at most; requests in the run.
+    steps : int
+        Engine steps the run took.
+    duration : float
+        Seconds from the first request's send to the last one's completion (the cold start,
+        every prompt at once, and the drain at the end included).
+    tpot : float
+        Mean over requests with two output tokens or more of ``(latency - ttft) / (out - 1)``
+        (seconds): each request weighs the same, whatever its length.
+    ttft : float
+        Mean seconds from a request's send to its first token.
+    tokens_per_s_user : float
+        ``1 / tpot`` (InferenceX's "interactivity").
+    tokens_per_s_gpu : float
+        In ``definition``: ``total_tokens_per_s_gpu`` for ``"total-per-gpu"``, else
+        ``output_tokens_per_s_gpu`` (one instance serves; every GPU decodes).
+    total_tokens_per_s_gpu, output_tokens_per_s_gpu : float
+        (Prompt + output) tokens, and output tokens, over ``duration`` and ``chips``.
+    tpots, ttfts : tuple of float
+        Per request, in request order (a request with one output token has no TPOT: None).
+    steady : ServingPoint
+        :func:`serving_point` at the run's mean lengths and ``batch = concurrency``: the
+        steady state the run tends to with many requests per slot; its ``breakdown`` says
+        what a step is made of.
+    """
+
+    system: str
+    model: str
+    definition: str
+    layout: str
+    chips: int
+    concurrency: int
+    requests: int
+    steps: int
+    duration: float
+    tpot: float
+    ttft: float
+    tokens_per_s_user: float
+    tokens_per_s_gpu: float
+    total_tokens_per_s_gpu: float
+    output_tokens_per_s_gpu: float
+    tpots: tuple
+    ttfts: tuple
+    steady: object
+
+
+def _lengths(name, values):
+    try:
+        vals = list(values)
+    except TypeError:
+        raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}") from None
+    if not vals or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1
+                       for v in vals):
+        raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got "
+                        f"{vals[:5]!r}{' ...' if len(vals) > 5 else ''}")
+    return [int(v) for v in vals]
+
+
+def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token):
+    """Simulate a closed-loop client against a continuous-batching engine.
+
+    ``concurrency`` requests in flight at most; when one completes, the next request (in list
+    order) is sent at once. An engine step runs one decode token of each of the ``b``
+    requests past their prefill (``decode_seconds(b)``) plus prompt chunks of waiting
+    requests, first come first served, in ``budget - b`` tokens (``prefill_per_token``
+    seconds each); a request's first token comes at the end of the step that finishes its
+    prompt. Steps with no prompt waiting are taken in runs up to the next completion.
+
+    Returns ``(start, first, end, steps)``: per request, seconds of send, first and last
+    token; and the number of steps.
+
+    >>> _run_steps([4], [3], 1, 8, lambda b: 1.0, 0.5)     # prefill 2 s, two decode steps
+    ([0.0], [2.0], [4.0], 3)
+    """
+    n = len(ins)
+    start, first, end = [0.0] * n, [0.0] * n, [0.0] * n
+    waiting, decoding = [], {}          # [request, prompt tokens left]; request -> tokens left
+    t, steps, done, sent, in_flight = 0.0, 0, 0, 0, 0
+    while done < n:
+        while sent < n and in_flight < concurrency:
+            start[sent] = t
+            waiting.append([sent, ins[sent]])
+            sent += 1
+            in_flight += 1
+        b = len(decoding)
+        prefilled = []
+        if waiting:
+            left, chunk = budget - b, 0
+            for entry in waiting:
+                if left <= 0:
+                    break
+                take = min(entry[1], left)
+                entry[1] -= take
+                left -= take
+                chunk += take
+                if entry[1] == 0:
+                    prefilled.append(entry[0])
+            del waiting[:len(prefilled)]        # only the first ones can have finished
+            k = 1
+            dt = (decode_seconds(b) if b else 0.0) + chunk * prefill_per_token
+        else:
+            k = min(decoding.values())
+            dt = k * decode_seconds(b)
+        t += dt
+        steps += k
+        for i in list(decoding):
+            decoding[i] -= k
+            if decoding[i] == 0:
+                del decoding[i]
+                end[i] = t
+                done += 1
+                in_flight -= 1
+        for i in prefilled:
+            first[i] = t
+            if outs[i] > 1:
+                decoding[i] = outs[i] - 1
+            else:
+                end[i] = t
+                done += 1
+                in_flight -= 1
+    return start, first, end, steps
+
+
+def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layout=None,
+                    max_batched_tokens=VLLM_MAX_BATCHED_TOKENS.value,
+                    definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                    usable_hbm=USABLE_HBM_FRACTION.value, **decode_kwargs):
+    """A benchmark client's run against one instance, step by step, measured as the client
+    measures it (vLLM's ``benchmark_serving.py``, which InferenceX runs).
+
+    The client sends ``len(input_lens)`` requests with at most ``concurrency`` in flight (a
+    semaphore: request ``i + concurrency`` is sent when one of the first finishes), every
+    output run to its length (``--ignore-eos``). The engine (continuous batching, vLLM V1)
+    runs steps of one decode token per running request plus prompt chunks in the rest of
+    ``max_batched_tokens`` (:data:`VLLM_MAX_BATCHED_TOKENS`). So the run starts with every
+    slot's prompt at once and ends with a drain, fewer requests in flight for the last ones:
+    what the steady state (:func:`serving_point`) leaves out.
+
+    Metrics as ``benchmark_serving.py`` computes them: ``duration`` from the first send to the
+    last completion; per request ``TPOT = (latency - TTFT) / (out - 1)`` and its mean over
+    requests; (prompt + output) tokens over ``duration``; per GPU over the instance's chips.
+
+    Pieces, from the layer below: a decode step at ``b`` running requests is
+    :func:`analysis.decode_step` at batch ``b`` and the run's mean decode context
+    (``mean input + mean output / 2``); a prompt token costs :func:`prefill_time` of the mean
+    prompt over its length (work-conserving, as :func:`serving_point` composes them). Means
+    stand for the lengths' spread inside a step (attention is not linear in context).
+
+    Parameters
+    ----------
+    model : str or MoEModel
+    fabric : fabric.Fabric
+    input_lens, output_lens : sequence of int
+        Each request's prompt and output tokens, in the order the client sends them.
+    concurrency : int
+        Requests in flight at most (``--max-concurrency``).
+    layout : str, optional
+    max_batched_tokens : int
+        The engine's tokens per step (>= ``concurrency``, as vLLM requires of
+        ``max_num_seqs``).
+    definition : str
+        ``"total-per-gpu"`` (InferenceX), ``"output-per-gpu"`` or ``"output-per-decode-gpu"``
+        (the same here: every GPU of the instance decodes).
+    prefill_efficiency, usable_hbm, **decode_kwargs
+        As :func:`serving_point`. The KV cache of ``concurrency`` requests at the longest
+        request's full context must fit.
+
+    Returns
+    -------
+    ClosedLoopRun
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+    >>> run = closed_loop_run("kimi-k2", f, input_lens=[1000] * 8, output_lens=[200] * 8,
+    ...                       concurrency=4, layout="tp=8")
+    >>> run.requests, run.tokens_per_s_user > run.steady.tokens_per_s_user
+    (8, True)
+    """
+    m = model_config(model)
+    ins, outs = _lengths("input_lens", input_lens), _lengths("output_lens", output_lens)
+    if len(ins) != len(outs):
+        raise SpecError(f"input_lens and output_lens must have one entry per request, got "
+                        f"{len(ins)} and {len(outs)}")
+    for name, v in (("concurrency", concurrency), ("max_batched_tokens", max_batched_tokens)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
+    concurrency, budget = int(concurrency), int(max_batched_tokens)
+    if budget < concurrency:
+        raise SpecError(f"max_batched_tokens={budget} is below concurrency={concurrency}: a "
+                        f"step could not hold one token of every running request (vLLM "
+                        f"refuses max_num_batched_tokens < max_num_seqs)")
+    if max(outs) < 2:
+        raise SpecError("no request has a second output token: TPOT (latency - TTFT) / "
+                        "(out - 1) is undefined")
+    for bad in ("micro_batches", "mode", "context", "adp_balance"):
+        if bad in decode_kwargs:
+            raise SpecError(f"{bad} is not a condition of a closed-loop run (one aggregated "
+                            f"instance, one micro-batch, the run's own contexts)")
+    n = len(ins)
+    mean_in, mean_out = sum(ins) / n, sum(outs) / n
+    isl, osl = max(1, round(mean_in)), max(1, round(mean_out))
+    context = round(mean_in + mean_out / 2)
+    sweep = _Sweep(m, fabric, isl=max(ins), osl=max(outs), mode="aggregated",
+                   definition=definition, prefill_efficiency=prefill_efficiency,
+                   usable_hbm=usable_hbm, decode_kwargs=decode_kwargs, context=context)
+    lay = str(parse_layout(layout, fabric.n_endpoints))
+    info = sweep.layout_info(lay)
+    if info["reason"]:
+        raise SpecError(info["reason"])
+    if concurrency > info["b_max"]:
+        raise SpecError(f"{m.name} with layout {lay}: concurrency {concurrency} exceeds the "
+                        f"largest batch whose KV cache fits, {info['b_max']} (at the longest "
+                        f"request's context {sweep.full})")
+    rate = sweep.prefill(info["layout"], isl, info["instance"]).total / isl
+    step = {}
+
+    def decode_seconds(b):
+        if b not in step:
+            step[b] = _steps(m, fabric, lay, b, context, [0], 1, sweep.kw)[0][0]
+        return step[b]
+
+    start, first, end, steps = _run_steps(ins, outs, concurrency, budget, decode_seconds, rate)
+    tpots = tuple((e - f) / (o - 1) if o > 1 else None for e, f, o in zip(end, first, outs))
+    ttfts = tuple(f - s for f, s in zip(first, start))
+    timed = [x for x in tpots if x is not None]
+    tpot = sum(timed) / len(timed)
+    duration = max(end)
+    chips = info["layout"].chips
+    total = (sum(ins) + sum(outs)) / duration / chips
+    output = sum(outs) / duration / chips
+    steady = serving_point(m, fabric, isl=isl, osl=osl, batch=concurrency, layout=lay,
+                           definition=definition, prefill_efficiency=prefill_efficiency,
+                           usable_hbm=1.0, **decode_kwargs)
+    return ClosedLoopRun(system=fabric.name, model=m.name, definition=definition,
+                         layout=_layout_label(info["layout"]), chips=chips,
+                         concurrency=concurrency, requests=n, steps=steps, duration=duration,
+                         tpot=tpot, ttft=sum(ttfts) / n, tokens_per_s_user=1.0 / tpot,
+                         tokens_per_s_gpu=total if definition == "total-per-gpu" else output,
+                         total_tokens_per_s_gpu=total, output_tokens_per_s_gpu=output,
+                         tpots=tpots, ttfts=ttfts, steady=steady)
+
+
 @dataclass(frozen=True)
 class _Free:
     time: float = 0.0
@@ -873,19 +1147,24 @@ class _Sweep:
                               f"({kv_seq / 1e9:.2f} GB) exceed the usable "
                               f"{capacity / 1e9:.1f} GB of a chip"}
         try:
-            pre = prefill_time(m, self.fabric, isl=self.isl, layout=lay, chip=self.chip,
-                               efficiency=self.eff,
-                               hbm_efficiency=self.kw.get("hbm_efficiency",
-                                                          DECODE_HBM_EFFICIENCY.value),
-                               dispatch_bytes=self.kw.get("dispatch_bytes"),
-                               one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
-                               instance=one.instance, **self.cost_kw)
+            pre = self.prefill(lay, self.isl, one.instance)
         except RoutingError:        # the instance needs a chip cut off from the others
             return {"reason": self.unreached(layout, one.instance)}
         return {"reason": None, "layout": lay, "weights": weights, "kv_seq": kv_seq,
                 "capacity": capacity,
                 "b_max": b_dp * lay.dp, "prefill": pre, "idle": one.idle_chips,
                 "instance": one.instance}
+
+    def prefill(self, lay, isl, instance):
+        """:func:`prefill_time` of one ``isl``-token prompt on ``lay``'s ``instance``, under
+        this sweep's conditions (its collectives costed as the decode steps' are)."""
+        return prefill_time(self.m, self.fabric, isl=isl, layout=lay, chip=self.chip,
+                            efficiency=self.eff,
+                            hbm_efficiency=self.kw.get("hbm_efficiency",
+                                                       DECODE_HBM_EFFICIENCY.value),
+                            dispatch_bytes=self.kw.get("dispatch_bytes"),
+                            one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
+                            instance=instance, **self.cost_kw)
 
     def unreached(self, layout, instance=None):
         """Why ``layout`` cannot run here when the fabric's routing does not join two chips

@@ -43,11 +43,12 @@ def check_rows():
             print(f"{row['id']:24s} not expressible: {e}")
             continue
         mu, mg = float(row["tok_s_per_user"]), float(row["tok_s_per_gpu"])
-        part = max(p.breakdown, key=p.breakdown.get)
+        bd = getattr(p, "steady", p).breakdown     # a run: its steady state's step
+        part = max(bd, key=bd.get)
         print(f"{row['id']:24s} {p.definition:22s} {p.tokens_per_s_user:10.2f} {mu:7.2f} "
               f"{sc.error(p.tokens_per_s_user, mu) * 100:5.0f}%  {p.tokens_per_s_gpu:10.1f} "
               f"{mg:8.1f} {sc.error(p.tokens_per_s_gpu, mg) * 100:5.0f}%  {p.tpot * 1e3:7.2f}  "
-              f"{part} {p.breakdown[part] * 1e3:.2f} ms")
+              f"{part} {bd[part] * 1e3:.2f} ms")
 
 
 def frontier_timing(systems=("nvl72", "sd200-ultra", "cluster-128", "nvl72-chip3"),

@@ -315,7 +315,7 @@ _NCCL = Runtime(
              "ppn1_tree_net_latency": 1, "nvls_tree_net_two_nodes": 2,
              "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0,
              "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
-             "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2},
+             "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -363,7 +363,10 @@ _NCCL = Runtime(
          "forms unused); ring LL128 x 0.92 also with one rank per node (ring_ll128_ppn1); "
          "src/transport/nvls.cc ncclNvlsInit: NVLS needs at least 2 GPUs in the node "
          "(nvls_min_gpus; 3 before 2.28.7), and with no algorithm left NCCL runs the ring "
-         "(tuning.cc 'at least set ring algo available')"),
+         "(tuning.cc 'at least set ring algo available'); tree busBw x .85 when maxTreePattern is "
+         "NCCL_TOPO_PATTERN_TREE (tree_simple_pattern; tuning.cc l.284 at v2.27.3-1, from "
+         "v2.26.2-1, 1.0 before: the tree graph search ended on the simple TREE pattern, "
+         "src/graph/search.cc ncclTopoCompute 'Try a simpler tree', src/init.cc maxTreePattern)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
@@ -728,6 +731,8 @@ _NCCL_HISTORY = {
     # NVLS off on a node of 2 GPUs or fewer from 2.18.1 to 2.28.3 (nvls.cc gpuCount <= 2);
     # from 2.28.7 only below 2 GPUs
     ("factors", "nvls_min_gpus"): (((2, 18, 3), 3), ((2, 28, 7), 2)),
+    # tree busBw x .85 when the tree graph is the simple TREE pattern: from 2.26.2 (tuning.cc)
+    ("factors", "tree_simple_pattern"): (((2, 18, 3), 1.0), ((2, 26, 0), 0.85)),
     # ring LL128 x 0.7 with one rank per node until 2.22 (x 0.92 otherwise and from 2.23)
     ("factors", "ring_ll128_ppn1"): (((2, 18, 3), 0.7), ((2, 23, 0), 0.92)),
     # Hopper LL ceiling 87.7 / 22.5 / 19.0 GB/s until 2.20, 141 / 45 / 35 from 2.21

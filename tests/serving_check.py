@@ -29,7 +29,10 @@ memory, NCCL); for the
 lmsys row SGLang's kernel list (``engine="sglang"``), the DeepEP
 low-latency kernel, two-batch overlap (``overlap="two-batch"``), the expert balance EPLB
 reaches at that scale (its blog's figure) and NCCL); everything else is the library's
-default. No constant is chosen to make a row match.
+default. The InferenceX rows are measured as its harness measures them (:func:`harness`:
+the run's own request list, a closed loop with a drain, per-request mean TPOT, via
+:func:`analysis.closed_loop_run`); the lmsys row is a steady decode batch.
+No constant is chosen to make a row match.
 Memory fit is not what these rows check (the deployments ran): ``usable_hbm=1``
 refuses only what cannot fit at all.
 """
@@ -109,6 +112,54 @@ def inferencex_mean_length(length, ratio=INFERENCEX_RANGE_RATIO):
     return int((int(length * ratio) + length + 1) // 2)
 
 
+#: InferenceX's benchmark run, read in SemiAnalysisAI/InferenceX at 5481fbfc6 (the last commit
+#: before the article, 2026-05-26): ``benchmarks/single_node/kimik2.5_{int4_h200,int4_b200,
+#: fp4_b200}.sh`` run ``--num-prompts $(( CONC * 10 )) --max-concurrency $CONC`` through
+#: ``benchmarks/benchmark_lib.sh`` (``--request-rate inf --ignore-eos``, warmup before the
+#: timer, no ``--seed``: ``utils/bench_serving/benchmark_serving.py``'s default 0, which seeds
+#: ``np.random`` before it draws the input lengths, then the output lengths). A condition of
+#: the measurement, like its concurrency (docs/sources.md s.8).
+INFERENCEX_PROMPTS_PER_CONCURRENCY = 10
+INFERENCEX_SEED = 0
+
+
+def inferencex_requests(isl, osl, concurrency, ratio=INFERENCEX_RANGE_RATIO,
+                        seed=INFERENCEX_SEED):
+    """The request list InferenceX's harness sends: ``10 x concurrency`` requests whose
+    input and output lengths are its uniform integer draws, in its order (numpy's legacy
+    ``RandomState(seed)`` stream, as ``np.random.seed(seed)`` gives; the prefix draw of size 0
+    takes nothing from it). Returns ``(input_lens, output_lens)``.
+
+    >>> ins, outs = inferencex_requests(8192, 1024, 4)
+    >>> len(ins), min(ins) >= 6553, max(outs) <= 1024
+    (40, True, True)
+    """
+    import numpy as np
+
+    rng = np.random.RandomState(seed)
+    n = INFERENCEX_PROMPTS_PER_CONCURRENCY * concurrency
+    ins = rng.randint(int(isl * ratio), isl + 1, size=n).tolist()
+    outs = rng.randint(int(osl * ratio), osl + 1, size=n).tolist()
+    return ins, outs
+
+
+def harness(row):
+    """How a row was measured, as :func:`analysis.closed_loop_run` keyword arguments: the
+    InferenceX rows' request list (:func:`inferencex_requests`), concurrency and vLLM's step
+    budget (``vllm serve`` default :data:`analysis.VLLM_MAX_BATCHED_TOKENS`; the NVFP4
+    script passes ``--max-num-batched-tokens $((ISL * 2))``); None for the lmsys row (a
+    steady decode batch, measured as such)."""
+    import analysis
+
+    if row["id"].startswith("dsv3-"):
+        return None
+    isl, osl, conc = int(row["isl"]), int(row["osl"]), int(row["concurrency"])
+    ins, outs = inferencex_requests(isl, osl, conc)
+    budget = 2 * isl if "nvfp4" in row["id"] else analysis.VLLM_MAX_BATCHED_TOKENS.value
+    return {"input_lens": ins, "output_lens": outs, "concurrency": conc,
+            "max_batched_tokens": budget}
+
+
 def _inferencex(row):
     rid = row["id"]
     system = H200_NODE if "-h200-" in rid else B200_NODE
@@ -139,14 +190,22 @@ def conditions(row):
 
 
 def model_point(row):
-    """The model's :class:`analysis.ServingPoint` for a row."""
+    """The model's figures for a row: an :class:`analysis.ClosedLoopRun` of the row's harness
+    (:func:`harness`) under its conditions, or for a steady-batch row the
+    :class:`analysis.ServingPoint`. Both carry ``tokens_per_s_user``, ``tokens_per_s_gpu``,
+    ``tpot`` and ``definition``."""
     import analysis
     import topologies
 
     kw = conditions(row)
     fab = topologies.build(kw.pop("system"))
     model = kw.pop("model")
-    return analysis.serving_point(model, fab, **kw)
+    run = harness(row)
+    if run is None:
+        return analysis.serving_point(model, fab, **kw)
+    for steady in ("isl", "osl", "batch", "mode"):     # the run's own lengths and concurrency
+        kw.pop(steady)
+    return analysis.closed_loop_run(model, fab, **kw, **run)
 
 
 def error(model, measured):

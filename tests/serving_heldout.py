@@ -92,15 +92,18 @@ def acceptance_for(draft_length, mean_accepted):
     return (lo + hi) / 2
 
 
-def _trtllm_min_latency(row, system, model, layout, draft_length, acceptance=None):
+def _trtllm_min_latency(row, system, model, layout, draft_length, acceptance=None, pdl=False):
     """TensorRT-LLM at batch 1: attention TP8 with the routed experts ``etp x ep``
     (``--tp 8 --ep N``: ``etp = 8 / N``), MTP drafts, CUDA graphs, TensorRT-LLM's kernel
     list, its one-shot all-reduce (a load/store kernel: the ``symmetric-memory`` runtime
-    class; blog 1, modules 9 and 13). ``acceptance`` None: the library's default."""
+    class; blog 1, modules 9 and 13). ``acceptance`` None: the library's default. ``pdl``:
+    the run launched its kernels with Programmatic Dependent Launch (``TRTLLM_ENABLE_PDL=1``
+    in its command, or PDL enabled in its software state), ``analysis.PDL_HIDDEN_GAP``."""
     kw = {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
           "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
           "definition": "output-per-gpu", "usable_hbm": 1.0, "cuda_graphs": True,
-          "engine": "trtllm", "runtime": "symmetric-memory", "draft_length": draft_length}
+          "engine": "trtllm", "runtime": "symmetric-memory", "draft_length": draft_length,
+          "pdl": pdl}
     if acceptance is not None:
         kw["acceptance"] = acceptance
     return kw
@@ -115,15 +118,18 @@ def _blog1(row):
     k = int(row["id"].rsplit("-mtp", 1)[1])
     a = acceptance_for(k, BLOG1_ACCEPTED[k]) if k else None
     # the table's MTP 3 row (253 tok/s/user) is the development ladder's "Introduce EP4TP2
-    # for better workload balance" state (253, `--tp 8 --ep 4`): experts TP2 x EP4
-    return _trtllm_min_latency(row, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=2", k, a)
+    # for better workload balance" state (253, `--tp 8 --ep 4`): experts TP2 x EP4; the
+    # ladder's "Enable PDL" (168 -> 173) comes before it: PDL on
+    return _trtllm_min_latency(row, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=2", k, a,
+                               pdl=True)
 
 
 _EXPRESSIONS = {
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": lambda r: _trtllm_min_latency(
         r, sc.H200_NODE, "deepseek-r1", "tp=8,dp=1,etp=2", 3),
+    # `export TRTLLM_ENABLE_PDL=1` in the B200 min-latency command (not in the H200 one)
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": lambda r: _trtllm_min_latency(
-        r, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=4", 3),
+        r, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=4", 3, pdl=True),
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _blog1 for k in range(6)},
     "r1-h200-fp8-trtllm-maxtput-c1024": lambda r: _trtllm_maxtput(r, sc.H200_NODE, "deepseek-r1"),
     "r1-b200-fp4-trtllm-maxtput-c3072": lambda r: _trtllm_maxtput(r, sc.B200_NODE,

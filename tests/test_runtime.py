@@ -1221,3 +1221,79 @@ def test_revision_holds_refuses_what_is_not_a_revision():
         revision_holds("2.28.7", ("hw_latency",))
     with pytest.raises(SpecError, match="not of the form"):
         revision_holds("abc", next(iter(PREDICTION_REVISIONS)))
+
+
+# -- NCCL's simple TREE graph (x .85, tuning.cc from 2.26.2) ---------------------------------
+
+
+def _shared_nic_rail(servers, gpus, shared):
+    """A rail fabric whose NIC ``nic{a}`` is also cabled to chip ``a + 1`` for every ``a`` in
+    ``shared`` (two GPUs of a server reaching one NIC directly, as on a PCIe switch)."""
+    import networkx as nx
+
+    from topologies._common import make_fabric
+    base = topologies.build(f"rail:servers={servers},gpus={gpus},chip=h100")
+    G = nx.Graph(base.graph)
+    attrs = dict(base.graph.edges["chip0", "nic0"])
+    for a in shared:
+        G.add_edge(f"chip{a + 1}", f"nic{a}", **attrs)
+    return make_fabric(G, base.endpoints, name=base.name + "+shared", family=base.family,
+                       params=dict(base.params), chip=base.chip, techs=(),
+                       structure=base.structure)
+
+
+@settings(max_examples=40, deadline=None)
+@given(servers=st.integers(1, 4), gpus=st.integers(1, 4), data=st.data(), fail=st.booleans())
+def test_simple_tree_pattern_follows_nccls_search_brute_force(servers, gpus, data, fail):
+    # reference from the construction, not the graph: NCCL's tree search (search.cc,
+    # v2.27.3-1) ends on the simple TREE pattern when some node of several has one rank, or
+    # no NIC that two of its ranks reach directly; one node never (no NIC in NCCL's system)
+    from analysis._collectives import _GroupView, _resolve_ranks
+    n = servers * gpus
+    pairs = [s * gpus + 2 * k for s in range(servers) for k in range(gpus // 2)]
+    shared = data.draw(st.sets(st.sampled_from(pairs)) if pairs else st.just(set()))
+    f = _shared_nic_rail(servers, gpus, sorted(shared))
+    ranks = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=2, max_size=n)
+                             if n >= 2 else st.just({0})))
+    if len(ranks) < 2:
+        return
+    if fail:   # a degraded fabric: one rank's NVSwitch link gone (it may become its own node)
+        r = data.draw(st.sampled_from(ranks))
+        f = f.without(links=[(f"chip{r}", f"nvs{r // gpus}")])
+    dom = f.loadstore_domains
+    index = {v: i for i, v in enumerate(f.graph.nodes)}
+    node_of = {r: dom[index[f"chip{r}"]] for r in ranks}
+    members = {}
+    for r in ranks:
+        members.setdefault(node_of[r], []).append(r)
+    want = len(members) > 1 and any(
+        len(rs) == 1 or not any(a in shared and a in rs and a + 1 in rs for a in rs)
+        for rs in members.values())
+    nodes, idx = _resolve_ranks(f, [f"chip{r}" for r in ranks])
+    view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    assert view.simple_tree == want
+
+
+def test_simple_tree_pattern_costs_the_tree_85_percent_from_2_26():
+    # 3 rail servers of 4 H100 (a NIC per GPU): NCCL 2.27.3's tree busBw is the 2.25.1 form
+    # x .85 (tuning.cc l.284); the tree's Simple time at 16 GiB is bandwidth-bound, so the
+    # bus bandwidths differ by that factor to within the latency's share
+    f = topologies.build("rail:servers=3,gpus=4,chip=h100,nvls=0,nic=ib-ndr")
+    assert runtime("nccl@2.25.1").factors["tree_simple_pattern"] == 1.0
+    assert runtime("nccl@2.26.2").factors["tree_simple_pattern"] == 0.85
+    new = cost(f, "all-reduce", 16 * 2**30, algorithm="double-binary-tree", runtime="nccl@2.26.2")
+    old = cost(f, "all-reduce", 16 * 2**30, algorithm="double-binary-tree", runtime="nccl@2.25.1")
+    assert new.protocol == old.protocol == "Simple"
+    assert new.busbw == pytest.approx(0.85 * old.busbw, rel=1e-3)
+    # the same servers with every NIC shared by two GPUs: the balanced tree, no factor
+    shared = _shared_nic_rail(3, 4, [0, 2, 4, 6, 8, 10])
+    a = cost(shared, "all-reduce", 16 * 2**30, algorithm="double-binary-tree",
+             runtime="nccl@2.26.2")
+    b = cost(shared, "all-reduce", 16 * 2**30, algorithm="double-binary-tree",
+             runtime="nccl@2.25.1")
+    assert a.time == pytest.approx(b.time, rel=1e-12)
+    # one node: no NIC in NCCL's system, the balanced chain: no factor
+    one = topologies.build("rail:servers=1,gpus=8,chip=h100,nvls=0")
+    a = cost(one, "all-reduce", 2**30, algorithm="double-binary-tree", runtime="nccl@2.26.2")
+    b = cost(one, "all-reduce", 2**30, algorithm="double-binary-tree", runtime="nccl@2.25.1")
+    assert a.time == pytest.approx(b.time, rel=1e-12)

@@ -28,8 +28,10 @@ ROWS = sc.load_rows()
 #: INT4 W4A16 MoE GEMMs (0.303 of peak: vLLM issue #32832, an H200 TP=8 trace of Kimi K2 INT4
 #: at 16 concurrent requests, i.e. the configuration of k2-h200-int4-c16, which is therefore
 #: no independent check of it; the other rows are). Every vLLM row is within 25% since session 8
-#: took InferenceX's length draw (mean 7373 in / 922 out, serving_check.INFERENCEX_RANGE_RATIO);
-#: k2-h200-int4-c16 (23.8% per user) only just.
+#: took InferenceX's length draw (serving_check.INFERENCEX_RANGE_RATIO); since session 9 they are
+#: measured as InferenceX's harness measures them (serving_check.harness: 10 x CONC requests of
+#: its own draw in a closed loop, the drain, per-request mean TPOT; analysis.closed_loop_run);
+#: k2-h200-int4-c16 (22% per user, 20% per GPU) is the closest to the line.
 OUTSIDE_25 = {
     "dsv3-72xh100-ep72": "SGLang's two-batch schedule, kernel list and EPLB balance priced: "
                          "step 67.6 ms vs 91.9 ms (36% on both axes). Per MoE layer, both "
