@@ -116,13 +116,13 @@ def _choices(fabric, nbytes, ranks, fuse_allreduce_rms, symm_mem):
     """vLLM's tiers for an all-reduce of ``nbytes``, in its order: ``(label, cost kwargs)``."""
     from fabric import runtime
 
-    from ._collectives import _size
+    from ._collectives import read_nbytes
 
     for name, v in (("fuse_allreduce_rms", fuse_allreduce_rms), ("symm_mem", symm_mem)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {v!r}")
     sm, tp = _sm(fabric), len(ranks)
-    size = _size(nbytes)
+    size = read_nbytes(nbytes)
     out = []
     fi = VLLM_FI_FUSION_MAX.get((sm, tp))
     if fuse_allreduce_rms and fi is not None and size <= fi.value:
@@ -164,9 +164,9 @@ def _run(fabric, nbytes, ranks, transport, fuse_allreduce_rms, symm_mem):
 def _ranks(fabric, ranks):
     """The group's chip names, read as :func:`analysis.cost` reads ``ranks`` (a string or a
     number is no group; repeats, unknown ranks and an empty group are refused by name)."""
-    from ._collectives import _resolve_ranks
+    from ._collectives import resolve_ranks
 
-    return list(_resolve_ranks(fabric, ranks)[0])
+    return list(resolve_ranks(fabric, ranks)[0])
 
 
 def vllm_all_reduce_kernel(fabric, nbytes, ranks=None, *, transport=None,

@@ -47,7 +47,7 @@ def test_serving_point_names_a_float_draft_length(hgx):
 
 
 def test_numpy_speculative_settings_are_read_as_plain_numbers(hgx):
-    kw = dict(isl=1000, osl=100, batches=(4,), layouts=["tp=8"])
+    kw = {"isl": 1000, "osl": 100, "batches": (4,), "layouts": ["tp=8"]}
     a = serving_frontier("deepseek-v3", hgx, speculative=((np.int64(1), np.float64(0.8)),), **kw)
     b = serving_frontier("deepseek-v3", hgx, speculative=((1, 0.8),), **kw)
     assert a.points == b.points and type(a.points[0].draft_length) is int
