@@ -273,6 +273,7 @@ def _nccl_nvls(rt, view, op, n, ops):
         raise _NvlsOff(f"NCCL {rt.version} does not enable NVLS on a node with "
                        f"{int(view.ppn)} GPUs (src/transport/nvls.cc ncclNvlsInit); with no "
                        "other algorithm allowed it runs the ring (src/graph/tuning.cc)")
+    _nvls_hosts(rt, view)
     t = view.transfer("in-switch", op)
     # NCCL 2.18 put NVLS's 23 us in the base latency, later releases in the NVLink step
     lat = max(rt.base_latency[("nvls", "Simple")] / ops + _lat(rt, view.intra_hw, "nvls", "Simple"),
@@ -292,6 +293,22 @@ def _nccl_nvls(rt, view, op, n, ops):
 
 class _NvlsOff(NotApplicableError):
     """NCCL's release does not enable NVLS on this group (forced NVLS then runs the ring)."""
+
+
+def _nvls_hosts(rt, view):
+    """NCCL 2.20.x enables NVLS only when the communicator has one host (``nNodes`` counts
+    hosts): ``src/transport/nvls.cc`` ``ncclNvlsInit`` at v2.20.3-1 / v2.20.5-1 returns with
+    NVLS off when ``comm->nNodes > 1 || comm->MNNVL`` (absent in 2.19, replaced by the MNNVL
+    clique test in 2.21): no NVLS and no NVLS-tree over several hosts (``factors
+    ["nvls_multi_host"]`` 0). Hosts are the fabric's (:attr:`fabric.Fabric.host_of`), so a
+    multi-host NVLink domain (MNNVL) counts as several."""
+    if rt.factors["nvls_multi_host"]:
+        return
+    hosts = {view.fabric.host_of.get(n, n) for n in view.nodes}
+    if len(hosts) > 1:
+        raise _NvlsOff(f"NCCL {rt.version} does not enable NVLS on a communicator of "
+                       f"{len(hosts)} hosts (src/transport/nvls.cc ncclNvlsInit: nNodes > 1 "
+                       "or MNNVL); with no other algorithm allowed it runs the ring")
 
 
 def _nvls_fill(rt, view, n, heads):
@@ -320,6 +337,7 @@ def _nvls_fill(rt, view, n, heads):
 
 def _nccl_nvls_tree(rt, view, n, ops):
     """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce)."""
+    _nvls_hosts(rt, view)
     p, nn = view.p, view.n_nodes
     if int(view.node_ranks().min()) < 2 or view.nic_bandwidth <= 0:
         raise NotApplicableError("NVLS-tree needs several GPUs in every node on a reducing "
@@ -526,10 +544,11 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
                 why.append(("nvls", ("NCCL runs NVLS all-gather / reduce-scatter across nodes "
                                     "only with CollNet (in-network reduction in the scale-out "
                                     "switches), which this fabric does not model")))
-    if algorithm == "in-switch" and not tried and any(
+    if algorithm in ("in-switch", "hierarchical") and not tried and any(
             isinstance(w, _NvlsOff) for w in errors):
-        # NCCL_ALGO=NVLS where the release does not enable NVLS: no algorithm is left, so
-        # NCCL sets the ring available (tuning.cc "at least set ring algo available")
+        # NCCL_ALGO=NVLS (or NVLSTree) where the release does not enable NVLS: no algorithm
+        # is left, so NCCL sets the ring available (tuning.cc "at least set ring algo
+        # available")
         tried.extend(_nccl_ring(rt, view, op, n, ops))
     if algorithm != "auto" and not tried and not why:
         # an algorithm NCCL does not ship: costed as NCCL would run it (see _generic)

@@ -680,9 +680,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         sources=(
             ("dedup", ("perplexityai/pplx-kernels: one copy per (token, destination rank), "
                       "NVLink inside a node, RDMA across, no forwarding")),
-            ("kernels", ("perplexityai/pplx-kernels: dispatch and combine each one launch with "
-                         "a send and a receive part (which the API can also launch apart); not "
-                         "re-checked against the code in this session")),
+            ("kernels", ("perplexityai/pplx-kernels 2bd6e30 csrc/all_to_all/intranode_dispatch.cu, "
+                         "intranode_combine.cu, internode_dispatch.cu, internode_combine.cu: "
+                         "dispatch and combine are each one cudaLaunchCooperativeKernel with its "
+                         "send and receive parts (SplitMode::NONE, the default of "
+                         "AllToAll.dispatch/combine do_send=do_recv=True); SplitMode::SEND / RECV "
+                         "launch the parts apart on request")),
             ("syncs", ("perplexityai/pplx-kernels: the receive kernel waits for every peer's "
                       "token count; costed as the symmetric-memory kernel floor inside one "
                       "node, one NCCL LL step across the network (assumption, EXCHANGE_SYNC)")),

@@ -315,7 +315,8 @@ _NCCL = Runtime(
              "ppn1_tree_net_latency": 1, "nvls_tree_net_two_nodes": 2,
              "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0,
              "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
-             "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85},
+             "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85,
+             "nvls_multi_host": 1},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -366,7 +367,10 @@ _NCCL = Runtime(
          "(tuning.cc 'at least set ring algo available'); tree busBw x .85 when maxTreePattern is "
          "NCCL_TOPO_PATTERN_TREE (tree_simple_pattern; tuning.cc l.284 at v2.27.3-1, from "
          "v2.26.2-1, 1.0 before: the tree graph search ended on the simple TREE pattern, "
-         "src/graph/search.cc ncclTopoCompute 'Try a simpler tree', src/init.cc maxTreePattern)"),
+         "src/graph/search.cc ncclTopoCompute 'Try a simpler tree', src/init.cc maxTreePattern); "
+         "NVLS enabled on a communicator of several hosts (nvls_multi_host 1; 0 in 2.20.x: "
+         "src/transport/nvls.cc ncclNvlsInit l.240 at v2.20.3-1 / v2.20.5-1 returns when "
+         "'comm->nNodes > 1 || comm->MNNVL', absent in 2.19, the MNNVL clique test from 2.21)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
@@ -731,6 +735,9 @@ _NCCL_HISTORY = {
     # NVLS off on a node of 2 GPUs or fewer from 2.18.1 to 2.28.3 (nvls.cc gpuCount <= 2);
     # from 2.28.7 only below 2 GPUs
     ("factors", "nvls_min_gpus"): (((2, 18, 3), 3), ((2, 28, 7), 2)),
+    # NVLS (and so NVLS-tree) off on a communicator of several hosts in 2.20.x only
+    # (nvls.cc ncclNvlsInit 'comm->nNodes > 1 || comm->MNNVL', v2.20.3-1 / v2.20.5-1)
+    ("factors", "nvls_multi_host"): (((2, 18, 3), 1), ((2, 20, 0), 0), ((2, 21, 0), 1)),
     # tree busBw x .85 when the tree graph is the simple TREE pattern: from 2.26.2 (tuning.cc)
     ("factors", "tree_simple_pattern"): (((2, 18, 3), 1.0), ((2, 26, 0), 0.85)),
     # ring LL128 x 0.7 with one rank per node until 2.22 (x 0.92 otherwise and from 2.23)

@@ -126,7 +126,10 @@ _FLOOR = ("one-sided small-batch floor: every kernel counted from the code is ch
           "blog18 measures ~19 us dispatch / ~31 us combine at 1-32 tokens at every EP width, "
           "and NVIDIA's barrier-off run at EP8 (an earlier revision of blog18, PR #12195) puts "
           "11.3 / 28.1 us of it outside the barriers: more per-kernel work than the sourced "
-          "latencies price (see tests/fidelity_moe.py)")
+          "latencies price; the dispatch's part outside the barriers matches the model "
+          "(11.3 us), the combine's misses by ~4 us per pulled round, as TensorRT-LLM PR "
+          "#11844's kernel-only combine times (15.7 us BF16, 7.7 us FP8) also show "
+          "(see tests/fidelity_moe.py)")
 _RATE = ("one-sided mid batch: the floor above plus an achieved NVLink rate below NCCL's "
          "40.1 GB/s per NVLink5 link as EP grows (blog18: 'synchronization overhead inside "
          "the larger communication domain'); not modelled")

@@ -1297,3 +1297,34 @@ def test_simple_tree_pattern_costs_the_tree_85_percent_from_2_26():
     a = cost(one, "all-reduce", 2**30, algorithm="double-binary-tree", runtime="nccl@2.26.2")
     b = cost(one, "all-reduce", 2**30, algorithm="double-binary-tree", runtime="nccl@2.25.1")
     assert a.time == pytest.approx(b.time, rel=1e-12)
+
+
+def test_nvls_off_over_several_hosts_in_2_20_only():
+    # transliteration of nvls.cc ncclNvlsInit per release tag: 2.20.3 / 2.20.5 return with NVLS
+    # off when 'comm->nNodes > 1 || comm->MNNVL' (nNodes counts hosts); 2.19 and 2.21+ do not.
+    # Every release x one-host, multi-host-one-domain (MNNVL) and multi-node groups, intact and
+    # degraded: NVLS / NVLS-tree is a candidate exactly when the rule allows it
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    rail = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    nvl72 = topologies.build("gb200-nvl72")
+    groups = [(H100, H100.endpoints), (rail, rail.endpoints), (nvl72, nvl72.endpoints[:8]),
+              (rail.without(links=[("chip1", "nvs0")]), rail.endpoints)]
+    for f, ranks in groups:
+        nodes, idx = _resolve_ranks(f, ranks)
+        view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+        hosts = len({f.host_of[n] for n in nodes})
+        for v in NCCL_RELEASE_DATES:
+            ver = tuple(int(x) for x in v.split("."))
+            rt = runtime(f"nccl@{v}")
+            tried, why = rc.nccl_candidates(rt, view, "all-reduce", 2**30, "auto", 1)
+            nvls = {c.library for c in tried} & {"nvls", "nvls-tree"}
+            off = (2, 20, 0) <= ver < (2, 21, 0) and hosts > 1
+            if off:
+                assert not nvls, (f.name, v)
+                assert any("hosts" in w for _a, w in why), (f.name, v)
+                forced = cost(f, "all-reduce", 2**30, algorithm="in-switch" if view.n_nodes == 1
+                              else "hierarchical", runtime=rt, ranks=ranks)
+                assert forced.algorithm in ("ring", "multi-ring"), (f.name, v)
+            elif view.ppn >= rt.factors["nvls_min_gpus"] and int(view.node_ranks().min()) >= 2:
+                assert nvls, (f.name, v)
