@@ -325,6 +325,9 @@ def resolve_ranks(fabric, ranks):
     return tuple(nodes), np.array([idx[n] for n in nodes], dtype=np.int64)
 
 
+_resolve_ranks = resolve_ranks       # the name runtime's tests import
+
+
 def read_nbytes(nbytes):
     """A collective's size per rank as :func:`cost` reads it: a number of bytes > 0 (a string
     such as ``"1MiB"`` parsed), as a float; a bool, None or a non-finite size is refused."""

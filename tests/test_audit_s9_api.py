@@ -44,3 +44,19 @@ def test_vllm_all_reduce_reads_ranks_as_cost_does(hgx, ranks, error, match):
 def test_vllm_all_reduce_names_a_size_that_is_none(hgx):
     with pytest.raises(TypeError, match="nbytes must be a number of bytes, got NoneType"):
         vllm_all_reduce_kernel(hgx, None)
+
+
+@pytest.mark.parametrize("release, revision, match", [
+    (None, None, "NCCL version must be a string of the form 2.21.5, got None"),
+    (2.28, None, "NCCL version must be a string of the form 2.21.5, got 2.28"),
+    ("2.28.7", [], "is not a revision of fabric.PREDICTION_REVISIONS"),
+    ("2.28.7", ("hw_latency", ["net"], "2.28.9"), "is not a revision of fabric.PREDICTION_REVISIONS"),
+])
+def test_revision_holds_names_a_bad_release_or_revision(release, revision, match):
+    # before: AttributeError "'NoneType' object has no attribute 'strip'" (a release that is
+    # not a string) and TypeError "unhashable type: 'list'" (a revision holding a list)
+    from fabric import PREDICTION_REVISIONS, SpecError, revision_holds
+
+    rev = next(iter(PREDICTION_REVISIONS)) if revision is None else revision
+    with pytest.raises(SpecError, match=match):
+        revision_holds(release, rev)
