@@ -128,7 +128,7 @@ KNOWN_MISSES = {
                               "top-k loads issued back to back ('Pass 1'), one round trip per "
                               "16-B step, as modelled; TensorRT-LLM PR #11844 times the combine "
                               "kernel alone at 15.7 us BF16 vs 7.7 us FP8 (4 vs 2 rounds, setup "
-                              "not stated): the missing time sits in the rounds, ~4 us each",
+                              "not stated; its barrier wait is inside): ~4 us per round",
     "trtllm-ep8-bs16-combine": "as bs1: 14.4 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
     "deepep-v1-ep8-ll-dispatch": "77 us measured over NVLink, not RDMA, despite the table's "
