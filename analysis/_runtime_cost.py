@@ -438,7 +438,8 @@ def p2p_protocol(rt, view, nbytes):
     * rule 0 (until 2.21): the message is cut into chunks of ``calcP2pChunkSize`` (at least
       the smallest part, channels doubled from ``nChannelsMin`` while a part exceeds the
       largest, aligned to the smallest part); each chunk is its own operation, LL when it is
-      at most ``ll_threshold`` bytes: the first chunk decides here;
+      at most ``ll_threshold`` bytes: the protocol reported is the first chunk's (a trailing
+      chunk of at most the threshold runs LL: :func:`p2p_ll_bytes`);
     * rule 1 (2.22-2.28): LL when ``nbytes <= nChannelsMax x ll_threshold``;
     * rule 2 (2.29 on): channels = min(nChannelsMin, parts of the smallest part size),
       doubled while a part exceeds the largest (up to nChannelsMax); LL when ``nbytes <=
@@ -447,6 +448,25 @@ def p2p_protocol(rt, view, nbytes):
     The smallest / largest part is the chunk / 8 and x 32 in one node, / 2 and x 1 across
     nodes.
     """
+    proto, ch, _ll = _p2p_plan(rt, view, nbytes)
+    return proto, ch
+
+
+def p2p_ll_bytes(rt, view, nbytes):
+    """Bytes of one point-to-point message of ``nbytes`` that NCCL carries in LL.
+
+    Rules 1 and 2 (from 2.22): the whole message or none (:func:`p2p_protocol`). Rule 0 (until
+    2.21; NVIDIA/nccl v2.21.5-1 ``src/enqueue.cc`` ``scheduleP2pTasksToPlan`` and
+    ``addP2pToPlan``): every chunk of ``calcP2pChunkSize`` bytes chooses its own protocol, LL
+    when it is at most ``ll_threshold`` (16 KiB): all the chunks when the chunk size is, else
+    only a trailing remainder of at most the threshold.
+    """
+    return _p2p_plan(rt, view, nbytes)[2]
+
+
+def _p2p_plan(rt, view, nbytes):
+    """``(first chunk's protocol, channels, LL bytes)`` of one p2p message (see
+    :func:`p2p_protocol`, :func:`p2p_ll_bytes`)."""
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     q = rt.p2p
     thr = q["ll_threshold"]
@@ -454,9 +474,10 @@ def p2p_protocol(rt, view, nbytes):
     multi = view.n_nodes > 1
     lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
     if q["ll_rule"] == 1:
-        return ("LL" if b <= nmax * thr else "Simple"), nmax
+        ll = b <= nmax * thr
+        return ("LL" if ll else "Simple"), nmax, (b if ll else 0)
     if b == 0:
-        return "LL", 1
+        return "LL", 1, 0
     if q["ll_rule"] == 0:
         ch = nmin
         size = max(lo, -(-b // ch))
@@ -464,13 +485,17 @@ def p2p_protocol(rt, view, nbytes):
             ch *= 2
             size = -(-b // ch)
         size = -(-size // lo) * lo
-        return ("LL" if min(b, size) <= thr else "Simple"), ch
+        if size <= thr or b <= thr:
+            return "LL", ch, b
+        tail = b % size
+        return "Simple", ch, (tail if tail <= thr else 0)
     ch = min(nmin, -(-b // lo))
     part = max(lo, -(-b // ch))
     while part > hi and ch <= nmax // 2:
         ch *= 2
         part = -(-b // ch)
-    return ("LL" if b <= ch * thr else "Simple"), ch
+    ll = b <= ch * thr
+    return ("LL" if ll else "Simple"), ch, (b if ll else 0)
 
 
 def _p2p(rt, view, op, n, algorithm):
@@ -480,11 +505,13 @@ def _p2p(rt, view, op, n, algorithm):
     step = max(_lat(rt, hw, "ring", "LL"), t.step_loadstore, t.step_message)
     per_peer = n if op == "send-recv" else n / max(1, view.p)
     # the channels reported are the message's p2p channels (NCCL's, not the collective count)
-    proto, nc = p2p_protocol(rt, view, per_peer)
-    # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure)
-    eff = 1 / PROTOCOLS["LL"].efficiency if proto == "LL" else 1.0
+    proto, nc, ll = _p2p_plan(rt, view, per_peer)
+    # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure):
+    # the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at that rate
+    eff = 1 / PROTOCOLS["LL"].efficiency
+    share = min(1.0, ll / per_peer) if per_peer > 0 else (1.0 if proto == "LL" else 0.0)
     fixed = rt.kernel_floor[view.arch] + step
-    time = fixed + n * t.per_byte * eff
+    time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
                       channels=nc, fixed=fixed)]
 

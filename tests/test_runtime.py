@@ -1052,8 +1052,9 @@ def test_every_release_times_nvls_tree_above_the_lower_bound(release):
 # -- point-to-point protocol: NCCL's p2p channels, not the collective ones (session 8) ------
 
 
-def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release):
-    """NCCL's LL / Simple choice for one p2p message, transliterated from NVIDIA/nccl
+def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
+    """NCCL's LL / Simple choice for one p2p message (``ll_bytes``: the bytes of it that run
+    LL, chunk by chunk before 2.22), transliterated from NVIDIA/nccl
     (src/enqueue.cc addP2pToPlan / calcP2pChunkSize, src/graph/paths.cc
     ncclTopoGetNchannels / ncclTopoComputeP2pChannels, src/init.cc computeBuffSizes), with the
     facts read straight from the graph, peer by peer: the release's own code path (2.18-2.21
@@ -1133,24 +1134,29 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release):
             ch *= 2
             size = -(-b // ch)
         size = -(-size // lo) * lo
-        protos, left = [], b
+        protos, left, ll = [], b, 0
         while True:
             c = min(left, size)
             protos.append("LL" if c <= 16384 else "Simple")
+            ll += c if c <= 16384 else 0
             left -= c
             if left <= 0:
                 break
-        return protos[0]
+        return ll if ll_bytes else protos[0]
     if v < (2, 29, 0):
-        return "LL" if b <= nmax * 16384 else "Simple"
-    if b == 0:
-        return "LL"
-    ch = min(nmin, -(-b // lo))
-    part = max(lo, -(-b // ch))
-    while part > hi and ch <= nmax / 2:
-        ch *= 2
-        part = -(-b // ch)
-    return "LL" if b <= ch * 16384 else "Simple"
+        proto = "LL" if b <= nmax * 16384 else "Simple"
+    elif b == 0:
+        proto = "LL"
+    else:
+        ch = min(nmin, -(-b // lo))
+        part = max(lo, -(-b // ch))
+        while part > hi and ch <= nmax / 2:
+            ch *= 2
+            part = -(-b // ch)
+        proto = "LL" if b <= ch * 16384 else "Simple"
+    if ll_bytes:
+        return b if proto == "LL" else 0
+    return proto
 
 
 @functools.cache
@@ -1328,3 +1334,54 @@ def test_nvls_off_over_several_hosts_in_2_20_only():
                 assert forced.algorithm in ("ring", "multi-ring"), (f.name, v)
             elif view.ppn >= rt.factors["nvls_min_gpus"] and int(view.node_ranks().min()) >= 2:
                 assert nvls, (f.name, v)
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(["rail:servers=2,gpus=4,chip=h100", "dgx-h100",
+                             "rail:servers=4,gpus=4,nvls=1,chip=h20,nic=ib-ndr", "gb200-nvl72"]),
+       cut=st.one_of(st.none(), st.integers(0, 10**6)),
+       release=st.sampled_from(["2.18.5", "2.20.5", "2.21.5", "2.23.4", "2.29.2", "2.30.7"]),
+       k=st.integers(12, 30), extra=st.integers(0, 40000), data=st.data())
+def test_p2p_ll_bytes_follow_nccls_chunks(spec, cut, release, k, extra, data):
+    # before 2.22 every chunk of a message chooses LL or Simple by its own size (enqueue.cc
+    # addP2pToPlan per chunk of calcP2pChunkSize): a trailing chunk of at most 16 KiB runs LL
+    # and crosses at LL's 8-of-16 bytes; from 2.22 the whole message or none. Brute force
+    # against the chunk-by-chunk transliteration, on intact and degraded fabrics
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    f = _p2p_fabric(spec, cut)
+    live = [c for c in f.endpoints if c not in f.failures.cut_off]
+    if len(live) < 2:
+        return
+    ranks = data.draw(st.lists(st.sampled_from(live), min_size=2, max_size=2, unique=True))
+    n = 2**k + extra
+    try:
+        r = cost(f, "send-recv", n, ranks=ranks, runtime=f"nccl@{release}")
+    except (NotApplicableError, RoutingError):
+        return
+    rt = runtime(f"nccl@{release}")
+    nodes, idx = _resolve_ranks(f, ranks)
+    view = _GroupView(f, "send-recv", nodes, idx, None, None, True)
+    ll = rc.p2p_ll_bytes(rt, view, n)
+    assert ll == _nccl_p2p_protocol_brute(f, ranks, n, release, ll_bytes=True)
+    t = view.transfer("point-to-point", "send-recv")
+    want = r.fixed + n * t.per_byte * (1 + ll / n)
+    assert r.time == pytest.approx(want, rel=1e-9)
+    if tuple(int(x) for x in release.split(".")) >= (2, 22, 0):
+        assert ll in (0, n)
+
+
+def test_p2p_trailing_chunk_runs_ll_before_2_22():
+    # one node of H100 (p2pChunkSize 512 KiB, smallest part 64 KiB, 16 channels at least):
+    # 1 MiB + 8 KiB to one peer under 2.21.5 is cut into chunks of calcP2pChunkSize =
+    # alignUp(max(64 KiB, divUp(n, 16)), 64 KiB) = 128 KiB: 8 of them and an 8 KiB remainder,
+    # its own operation, which runs LL (2 x its bytes on the wire); 2.22.3 decides once
+    f = topologies.build("dgx-h100")
+    n = 2**20 + 8192
+    old = cost(f, "send-recv", n, ranks=f.endpoints[:2], runtime="nccl@2.21.5")
+    new = cost(f, "send-recv", n, ranks=f.endpoints[:2], runtime="nccl@2.22.3")
+    assert old.protocol == new.protocol == "Simple"
+    base = cost(f, "send-recv", n - 8192, ranks=f.endpoints[:2], runtime="nccl@2.21.5")
+    per_byte = (base.time - base.fixed) / (n - 8192)
+    assert old.time - old.fixed == pytest.approx(per_byte * (n + 8192), rel=1e-9)
+    assert new.time - new.fixed == pytest.approx(per_byte * n, rel=1e-9)
