@@ -948,7 +948,31 @@ class _GroupView:
         self.arm_host = str(getattr(chip, "name", "")).lower().startswith("gb")
         search = lanes if self.n_nodes == 1 else max(1, nics)
         self.channels = max(1, min(get_runtime("nccl").max_channels, 2 * int(search)))
+        switch = self._nvlink_switch()
+        if switch is not None:
+            # one node whose GPUs meet in NVLink switches: NCCL's own ring graph search
+            # (analysis._runtime_cost.nccl_switch_channels)
+            nccl = get_runtime("nccl")
+            nvls = nccl.nvls[("channels", self.arch)] if switch and self.ppn >= 2 else False
+            self.channels = _runtime_cost.nccl_switch_channels(nccl, lanes, self.arch, nvls)
         self.simple_tree = self._simple_tree()
+
+    def _nvlink_switch(self):
+        """None unless the group is one node of two or more ranks whose every scale-up link
+        is an NVLink into a switch (NCCL's NVSwitch ring search applies); then whether every
+        such switch reduces in the network (NVLS)."""
+        if self.n_nodes != 1 or self.p < 2:
+            return None
+        G = self.fabric.graph
+        reduces = True
+        for r in self.nodes:
+            up = [(v, d) for v, d in G[r].items() if G.nodes[v].get("kind") != "nic"
+                  and d.get("tech") not in MESSAGE_TECHNOLOGIES]
+            if not up or any(G.nodes[v].get("kind") != "switch"
+                             or not str(d.get("tech", "")).startswith("nvlink") for v, d in up):
+                return None
+            reduces = reduces and all(G.nodes[v].get("reduction") for v, _d in up)
+        return reduces
 
     def _simple_tree(self):
         """Whether NCCL's tree graph search ends on its simple TREE pattern here (the tuner
