@@ -299,7 +299,10 @@ def _effective_bandwidth(fabric, tr, in_switch):
 # -- input checks ------------------------------------------------------------------------
 
 
-def _resolve_ranks(fabric, ranks):
+def resolve_ranks(fabric, ranks):
+    """``(chip names, node indices)`` of a collective's ``ranks`` as :func:`cost` reads them:
+    ``None`` is every endpoint; a string or a number is no group (TypeError); a rank named
+    twice, a node that is not a chip, or an empty group is refused by name."""
     if ranks is None:
         return tuple(fabric.endpoints), fabric.endpoint_indices
     if isinstance(ranks, (str, bytes)) or not hasattr(ranks, "__iter__"):
@@ -322,7 +325,12 @@ def _resolve_ranks(fabric, ranks):
     return tuple(nodes), np.array([idx[n] for n in nodes], dtype=np.int64)
 
 
-def _size(nbytes):
+_resolve_ranks = resolve_ranks       # the name runtime's tests import
+
+
+def read_nbytes(nbytes):
+    """A collective's size per rank as :func:`cost` reads it: a number of bytes > 0 (a string
+    such as ``"1MiB"`` parsed), as a float; a bool, None or a non-finite size is refused."""
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
     if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Real):
@@ -686,7 +694,7 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     (True, 'hierarchical needs a hypermesh/torus grid')
     """
     op = normalize_op(op)
-    nodes, idx = _resolve_ranks(fabric, ranks)
+    nodes, idx = resolve_ranks(fabric, ranks)
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
     M = _traffic_arg(op, traffic, len(nodes))
@@ -820,7 +828,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     for name, v in (("overlap", overlap), ("blocking", blocking)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {v!r}")
-    nodes, idx = _resolve_ranks(fabric, ranks)
+    nodes, idx = resolve_ranks(fabric, ranks)
     p = len(nodes)
     if devices_per_process > p:
         raise SpecError(f"devices_per_process={devices_per_process!r} exceeds the operation's "
@@ -832,7 +840,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         n = float(M.sum())
         M = M / n
     else:
-        n = _size(nbytes)
+        n = read_nbytes(nbytes)
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
     if algorithm != "auto" and algorithm not in ALGORITHMS[op]:
@@ -1155,7 +1163,7 @@ def peer_round_trip(fabric, ranks=None):
     >>> round(peer_round_trip(topologies.build("dgx-h100")) * 1e9)   # 2 x (2 links x 150 ns)
     600
     """
-    _nodes, idx = _resolve_ranks(fabric, ranks)
+    _nodes, idx = resolve_ranks(fabric, ranks)
     return _peer_round_trip(fabric, np.asarray(idx))
 
 

@@ -657,6 +657,23 @@ def _check_choice(name, value, allowed):
     return value
 
 
+def _speculative_setting(setting):
+    """``(draft_length, acceptance)`` read strictly: an integer >= 0 (numpy integers too, as
+    plain ints) and a number in [0, 1]; never a float draft length rounded down."""
+    try:
+        k, a = setting
+    except (TypeError, ValueError):
+        raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
+                        f"{setting!r}") from None
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+        raise SpecError(f"draft_length must be an integer >= 0, got draft_length={k!r}")
+    if isinstance(a, bool) or not isinstance(a, numbers.Real):
+        raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
+    k, a = int(k), float(a)
+    expected_accepted_tokens(k, a)                   # validates the ranges
+    return k, a
+
+
 def _check_draft_cost(draft_cost):
     """``draft_cost``: None (priced) or a finite fraction of a plain step >= 0."""
     if draft_cost is not None and not (
@@ -765,8 +782,8 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
                 adp_balance=adp_balance)
-    k = draft_length
-    a = MTP_ACCEPTANCE.value if acceptance is None else acceptance
+    k, a = _speculative_setting(
+        (draft_length, MTP_ACCEPTANCE.value if acceptance is None else acceptance))
     if isinstance(batch, bool) or not isinstance(batch, numbers.Integral) or batch < 1:
         raise SpecError(f"batch must be an integer >= 1, got batch={batch!r}")
     batch = int(batch)
@@ -1073,7 +1090,8 @@ class _Sweep:
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
-        if not (isinstance(usable_hbm, (int, float)) and 0 < usable_hbm <= 1):
+        if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, (int, float))
+                                                and 0 < usable_hbm <= 1):
             raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
         bad = {"batch", "context", "layout", "tokens_per_sequence"} & set(decode_kwargs)
         if bad:
@@ -1399,11 +1417,23 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
                 adp_balance=adp_balance)
-    spec = tuple((int(k), float(a)) for k, a in speculative)
+    if isinstance(speculative, (str, bytes)) or not hasattr(speculative, "__iter__"):
+        raise SpecError(f"speculative must be a sequence of (draft_length, acceptance) "
+                        f"settings, e.g. ((0, 0.0),), got {speculative!r}")
+    spec = tuple(_speculative_setting(s) for s in speculative)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
-    for k, a in spec:
-        expected_accepted_tokens(k, a)                   # validates both
+    if isinstance(n_batches, bool) or not isinstance(n_batches, numbers.Integral) or (
+            n_batches < 2):
+        raise SpecError(f"n_batches must be an integer >= 2 (the thinned grid keeps the "
+                        f"smallest and the largest batch; pass batches= for one), got "
+                        f"n_batches={n_batches!r}")
+    if layouts is not None and not isinstance(layouts, (str, bytes)) and hasattr(
+            layouts, "__iter__"):
+        layouts = list(layouts)
+    if layouts is not None and (not isinstance(layouts, list) or not layouts):
+        raise SpecError(f"layouts must be a non-empty sequence of layouts (e.g. ['tp=8']) "
+                        f"or None (search them all), got {layouts!r}")
     if batches is not None:
         batches = sorted(set(batches))
         if not batches or any(isinstance(b, bool) or not isinstance(b, int) or b < 1

@@ -691,7 +691,11 @@ def revision_holds(release, revision):
     False
     """
     v = _parse_version(release)
-    if revision not in PREDICTION_KERNEL_FILES:
+    try:
+        known = isinstance(revision, tuple) and revision in PREDICTION_KERNEL_FILES
+    except TypeError:                       # a tuple holding a list: no key of the table
+        known = False
+    if not known:
         raise SpecError(f"{revision!r} is not a revision of fabric.PREDICTION_REVISIONS "
                         "(a (field, key, release) key)")
     change = _change_tag(revision[2])
@@ -901,6 +905,8 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 
 
 def _parse_version(text):
+    if not isinstance(text, str):
+        raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
     parts = text.strip().split(".")
     try:
         nums = tuple(int(x) for x in parts)
