@@ -781,7 +781,7 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
     """
     if view.n_nodes != 1:
         raise NotApplicableError(
-            "the symmetric-memory runtime works by loads and stores into peers' symmetric "
+            f"the {rt.name} runtime works by loads and stores into peers' symmetric "
             "heaps; this group spans several load/store domains (its flows cross a NIC or an "
             "InfiniBand/RoCE link)")
     if rt.name in PULL_KERNELS:
