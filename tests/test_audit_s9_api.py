@@ -60,3 +60,38 @@ def test_revision_holds_names_a_bad_release_or_revision(release, revision, match
     rev = next(iter(PREDICTION_REVISIONS)) if revision is None else revision
     with pytest.raises(SpecError, match=match):
         revision_holds(release, rev)
+
+
+_ROUTED = ["switch:4,planes=2", "torus:3x3", "fattree:k=4", "dragonfly:h=1", "mesh:2x2"]
+
+
+@pytest.mark.parametrize("spec", _ROUTED)
+@pytest.mark.parametrize("method", ["hops", "latency", "reachable", "measure", "bottleneck"])
+def test_router_refuses_a_two_dimensional_query_by_its_shape(spec, method):
+    # before: numpy broadcast errors, an IndexError, and on an intact dragonfly reachable
+    # answered 2 values for 4 pairs (np.ones(len(src)))
+    import numpy as np
+
+    for f in (topologies.build(spec), topologies.build(spec).without(
+            links=[min(topologies.build(spec).graph.edges)])):
+        with pytest.raises(ValueError, match=r"src must be a node index or a one-dimensional "
+                                             r"sequence of them, got an array of shape \(2, 2\)"):
+            getattr(f.router, method)(np.array([[0, 1], [1, 0]]), np.array([[1, 2], [2, 1]]))
+
+
+@pytest.mark.parametrize("spec", _ROUTED)
+def test_router_answers_an_empty_query_given_as_a_list(spec):
+    # before: TypeError "src must be node indices (integers), got dtype float64" for []
+    f = topologies.build(spec)
+    assert f.router.reachable([], []).shape == (0,)
+    assert f.router.hops([], []).shape == (0,)
+
+
+def test_a_custom_allreduce_across_domains_names_its_runtime():
+    from analysis import NotApplicableError
+    from fabric import VLLM_CUSTOM_ALLREDUCE
+
+    rail = topologies.build("rail:servers=2,gpus=4,chip=h100")
+    with pytest.raises(NotApplicableError, match=f"the {VLLM_CUSTOM_ALLREDUCE.name} runtime "
+                                                 "works by loads and stores"):
+        cost(rail, "all-reduce", 1 << 20, runtime=VLLM_CUSTOM_ALLREDUCE)
