@@ -813,7 +813,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     ('in-switch', 'loadstore', 484)
     >>> r = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB")
     >>> r.runtime, r.algorithm, r.protocol, round(r.time * 1e6, 1)
-    ('nccl', 'ring', 'LL', 15.3)
+    ('nccl', 'ring', 'LL', 15.2)
     >>> r4 = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB", devices_per_process=4)
     >>> round((r4.time - r.time) * 1e6, 2)   # 4 x 3.0 us of host launches against 15.3 us
     0.45
@@ -956,7 +956,31 @@ class _GroupView:
         self.arm_host = str(getattr(chip, "name", "")).lower().startswith("gb")
         search = lanes if self.n_nodes == 1 else max(1, nics)
         self.channels = max(1, min(get_runtime("nccl").max_channels, 2 * int(search)))
+        switch = self._nvlink_switch()
+        if switch is not None:
+            # one node whose GPUs meet in NVLink switches: NCCL's own ring graph search
+            # (analysis._runtime_cost.nccl_switch_channels)
+            nccl = get_runtime("nccl")
+            nvls = nccl.nvls[("channels", self.arch)] if switch and self.ppn >= 2 else False
+            self.channels = _runtime_cost.nccl_switch_channels(nccl, lanes, self.arch, nvls)
         self.simple_tree = self._simple_tree()
+
+    def _nvlink_switch(self):
+        """None unless the group is one node of two or more ranks whose every scale-up link
+        is an NVLink into a switch (NCCL's NVSwitch ring search applies); then whether every
+        such switch reduces in the network (NVLS)."""
+        if self.n_nodes != 1 or self.p < 2:
+            return None
+        G = self.fabric.graph
+        reduces = True
+        for r in self.nodes:
+            up = [(v, d) for v, d in G[r].items() if G.nodes[v].get("kind") != "nic"
+                  and d.get("tech") not in MESSAGE_TECHNOLOGIES]
+            if not up or any(G.nodes[v].get("kind") != "switch"
+                             or not str(d.get("tech", "")).startswith("nvlink") for v, d in up):
+                return None
+            reduces = reduces and all(G.nodes[v].get("reduction") for v, _d in up)
+        return reduces
 
     def _simple_tree(self):
         """Whether NCCL's tree graph search ends on its simple TREE pattern here (the tuner

@@ -377,6 +377,70 @@ def _pow2_up(x):
     return out
 
 
+def nccl_switch_channels(rt, lanes, arch, nvls=False):
+    """NCCL's collective channels (``comm->nChannels``) on one node whose GPUs meet in an
+    NVLink switch, each with ``lanes`` NVLinks (the least-connected GPU's), from NCCL's own
+    ring graph search (NVIDIA/nccl v2.30.7-1; constants ``rt.search``):
+
+    * ``src/graph/topo.h``: a GPU's NVLinks to the switch form one link of ``lanes x
+      NVLINK_BW`` (``T``; 20.6 GB/s per NVLink on Hopper, 40.1 on Blackwell);
+    * ``src/graph/search.cc`` ``ncclTopoCompute``: a ring channel at speed ``s`` charges ``s``
+      on every GPU's link to and from the switch, so ``floor(T / s)`` channels fit (at most
+      MAXCHANNELS / 2); the search starts at the first speed of the arch's intra array not
+      above ``T``, keeps a strictly better ``channels x speed``, stops once that reaches
+      ``T``, and goes to the next speed while ``next / best > .49``;
+      ``ncclTopoDupChannels`` doubles the channels (speed halved) unless the speed is below 25
+      GB/s, or below 50 GB/s with more than 4 channels; pass 2 raises the speed while the
+      channels still fit;
+    * ``src/graph/connect.cc`` ``ncclTopoPostset``: channels x 2 (at most MAXCHANNELS), raised to
+      the NVLS channels when NVLS runs (``nvls``: that count, or False).
+
+    >>> from fabric import runtime
+    >>> [nccl_switch_channels(runtime("nccl"), k, a) for k, a in
+    ...  ((18, "hopper"), (8, "hopper"), (18, "blackwell"))]
+    [24, 16, 32]
+    """
+    q = rt.search
+    half = max(1, rt.max_channels // 2)
+    total = max(0, int(lanes)) * q[("nvlink_bw", arch)]
+    speeds = q[("intra_speeds", arch)]
+    eps = 1e-9
+
+    def fit(speed):
+        return min(half, int(total / speed + eps))
+
+    i = 0
+    while i < len(speeds) - 1 and speeds[i] > total * (1 + eps):
+        i += 1
+    n, bw = 0, 0.0
+    while True:
+        k = fit(speeds[i])
+        if k * speeds[i] > n * bw * (1 + eps):
+            n, bw = k, speeds[i]
+        if n and n * bw >= total * (1 - eps):
+            break
+        if i < len(speeds) - 1 and (n == 0 or speeds[i + 1] / bw > q["lower_ratio"]):
+            i += 1
+            continue
+        break
+    if n == 0:
+        return 1
+    if bw >= q["dup_below"] and not (bw < q["dup_slow_below"] and n > q["dup_slow_channels"]):
+        dup = min(2 * n, half)
+        bw /= -(-dup // n)
+        n = dup
+        j = 0
+        while j < len(speeds) - 1 and speeds[j] > bw * (1 + eps):
+            j += 1
+        while j > 0 and fit(speeds[j - 1]) >= n:
+            j -= 1
+            n, bw = fit(speeds[j]), speeds[j]
+    out = min(rt.max_channels, 2 * n)
+    if nvls:
+        out = max(out, min(rt.max_channels, int(nvls)))
+    return max(1, out)
+
+
 def p2p_channels(rt, view):
     """NCCL's point-to-point channels for a rank group: ``(p2pnChannels, nChannelsMax,
     nChannelsMin, p2pChunkSize)`` (``src/graph/paths.cc`` ``ncclTopoGetNchannels`` /

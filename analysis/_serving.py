@@ -93,6 +93,7 @@ from ._decode import (
     TWO_BATCH,
     collective_seconds,
     decode_step,
+    engine_collective,
     fabric_chip,
     instance_chips,
     parse_layout,
@@ -1122,10 +1123,15 @@ class _Sweep:
                 or self.context < 0:
             raise SpecError(f"context must be an integer >= 0, got context={context!r}")
         self.full = max(isl + osl, self.context)
-        # the prefill's collectives are costed as the decode steps' are (one helper)
+        # the prefill's collectives are costed as the decode steps' are (one helper, and
+        # decode's rule for the engine's default collective)
         self.cost_kw = {k: decode_kwargs[k]
-                        for k in ("collective", "algorithm", "transport", "runtime")
+                        for k in ("algorithm", "transport", "runtime")
                         if decode_kwargs.get(k) is not None}
+        self.cost_kw["collective"] = engine_collective(
+            decode_kwargs.get("engine"), self.chip,
+            collective=decode_kwargs.get("collective"), runtime=decode_kwargs.get("runtime"),
+            algorithm=decode_kwargs.get("algorithm", "auto"))
 
     def layout_info(self, layout):
         """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""

@@ -212,6 +212,7 @@ class Runtime:
     host_launch: float = 0.0
     nvls: dict = dataclasses.field(default_factory=dict)
     p2p: dict = dataclasses.field(default_factory=dict)
+    search: dict = dataclasses.field(default_factory=dict)
     sources: tuple = ()
     version: str = ""
     timing: object = None
@@ -237,11 +238,11 @@ class Runtime:
                             ("nvls_efficiency", ""), ("factors", ""),
                             ("tree_correction", ""), ("threads", ""),
                             ("thread_threshold", "B"), ("kernel_floor", "s"), ("nvls", ""),
-                            ("p2p", "")):
+                            ("p2p", ""), ("search", "")):
             table = getattr(self, field)
             for key, value in table.items():
                 k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
-                u = unit if field != "p2p" else _P2P_UNITS.get(
+                u = unit if field not in ("p2p", "search") else _P2P_UNITS.get(
                     key[0] if isinstance(key, tuple) else key, "")
                 out.append(Parameter(f"{self.name}.{field}.{k}", value, u,
                                      src.get(field, "")))
@@ -254,7 +255,9 @@ class Runtime:
         return tuple(out)
 
 
-_P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s"}
+_P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
+              "nvlink_bw": "B/s", "intra_speeds": "B/s", "dup_below": "B/s",
+              "dup_slow_below": "B/s"}
 
 
 def _arch_table(values, scale):
@@ -335,6 +338,13 @@ _NCCL = Runtime(
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1},
+    search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
+            ("intra_speeds", "hopper"): tuple(x * GBS for x in (
+                60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
+            ("intra_speeds", "blackwell"): tuple(x * GBS for x in (
+                90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0)),
+            "lower_ratio": 0.49, "dup_below": 25e9, "dup_slow_below": 50e9,
+            "dup_slow_channels": 4},
     version="2.30.7",
     sources=(
         ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
@@ -403,6 +413,15 @@ _NCCL = Runtime(
          "P2P_PER_CHANNEL_NET_BW 14)) (net_peer_rule 1); the least over peers, pow2Up; across "
          "nodes halved while it x divUp(nRanks, NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8) > "
          "p2pnChannels, in one node at most p2pnChannels")),
+        ("search", ("NVIDIA/nccl v2.30.7-1 src/graph/topo.h SM90_NVLINK_BW 20.6, SM100_NVLINK_BW "
+         "40.1 GB/s per NVLink (40.0 in 2.25-2.27, 20.0 for SM90 in 2.18); src/graph/search.cc "
+         "sm90SpeedArrayIntra / sm100SpeedArrayIntra (the ring search's speeds, GB/s per channel), "
+         "ncclTopoCompute: lower the speed while next / best > .49 (lower_ratio), stop once "
+         "nChannels x speed reaches the total; ncclTopoDupChannels: no doubling below 25 GB/s "
+         "(dup_below) nor, on sm > 80, below 50 GB/s (dup_slow_below) with more than 4 channels "
+         "(dup_slow_channels); src/graph/connect.cc ncclTopoPostset: channels x 2, at most "
+         "MAXCHANNELS, raised to the NVLS channels when NVLS runs "
+         "(analysis._runtime_cost.nccl_switch_channels)")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),

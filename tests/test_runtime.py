@@ -88,7 +88,9 @@ def test_channels_are_trimmed_for_small_messages():
     # topoGetAlgoInfo: ring LL drops channels while n < nc * 512 threads * 8 * nRanks
     r = cost(H100, "all-reduce", 64 * 2**10, algorithm="ring")
     assert r.protocol == "LL" and r.channels == 2   # 65536 / (512 * 64) = 2
-    assert cost(H100, "all-reduce", 2**20, algorithm="ring").channels == 32
+    # 1 MiB would take 32; NCCL's ring search gives an 8-GPU H100 node 24 channels
+    # (nccl_switch_channels; NCCL's own log: '24 coll channels'), all of them used
+    assert cost(H100, "all-reduce", 2**20, algorithm="ring").channels == 24
 
 
 def test_ops_per_launch_shares_the_base_latency():
@@ -1080,6 +1082,21 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
     per_node_nics = max(1, round(len(all_nics) / n_nodes)) if all_nics else 0
     search = min(lanes(r) for r in ranks) if not multi else max(1, per_node_nics)
     nchannels = max(1, min(maxch, 2 * int(search)))          # comm->nChannels
+    ups = [[(w, d) for w, d in G[r].items() if G.nodes[w].get("kind") != "nic"
+            and d.get("tech") not in MESSAGE_TECHNOLOGIES] for r in ranks]
+    if not multi and all(u and all(G.nodes[w].get("kind") == "switch"
+                                   and str(d.get("tech", "")).startswith("nvlink") for w, d in u)
+                         for u in ups):
+        # one NVSwitch node: NCCL's ring search (session 9), newest constants, MAXCHANNELS 64,
+        # raised to the NVLS channels on a reducing switch; then the release's MAXCHANNELS
+        from fabric import runtime_arch
+        rt = runtime("nccl")
+        arch = runtime_arch(fabric)
+        reduces = all(G.nodes[w].get("reduction") for u in ups for w, _d in u)
+        nchannels = min(maxch, _brute_switch_channels(
+            min(lanes(r) for r in ranks), rt.search[("nvlink_bw", arch)] / 1e9,
+            [x / 1e9 for x in rt.search[("intra_speeds", arch)]], 64,
+            rt.nvls[("channels", arch)] if reduces else 0))
     p2pn_pre = min(nchannels, maxch)
     p2pn = 1
     while p2pn < p2pn_pre:
@@ -1385,3 +1402,75 @@ def test_p2p_trailing_chunk_runs_ll_before_2_22():
     per_byte = (base.time - base.fixed) / (n - 8192)
     assert old.time - old.fixed == pytest.approx(per_byte * (n + 8192), rel=1e-9)
     assert new.time - new.fixed == pytest.approx(per_byte * n, rel=1e-9)
+
+
+
+def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
+    """NCCL's ring search on an NVSwitch node, step by step as search.cc runs it: every speed
+    of the array is searched by placing channels one at a time (each charging the speed on
+    every GPU's link), the best graph kept by nChannels x speed, then DupChannels, pass 2 and
+    connect.cc's Postset; independent of analysis._runtime_cost."""
+    total = lanes * per_link
+
+    def place(speed, at_least=0):
+        left, k = total, 0
+        while left + 1e-9 >= speed and k < maxch // 2:
+            left -= speed
+            k += 1
+        return k if k >= at_least else 0
+
+    idx = next((i for i, sp in enumerate(speeds) if sp <= total + 1e-9), len(speeds) - 1)
+    best = (0, 0.0)
+    while True:
+        k = place(speeds[idx])
+        if k * speeds[idx] > best[0] * best[1] + 1e-9:
+            best = (k, speeds[idx])
+        if best[0] and best[0] * best[1] >= total - 1e-9:
+            break
+        if idx + 1 < len(speeds) and (best[0] == 0 or speeds[idx + 1] / best[1] > 0.49):
+            idx += 1
+        else:
+            break
+    n, bw = best
+    if n == 0:
+        return 1
+    if bw >= 25 and not (bw < 50 and n > 4):
+        d = min(2 * n, maxch // 2)
+        bw, n = bw / -(-d // n), d
+        idx = next(i for i, sp in enumerate(speeds) if sp <= bw + 1e-9)
+        while idx > 0 and place(speeds[idx - 1], n):
+            idx -= 1
+            n, bw = place(speeds[idx]), speeds[idx]
+    out = min(maxch, 2 * n)
+    return max(out, min(maxch, nvls)) if nvls else out
+
+
+@settings(max_examples=40, deadline=None)
+@given(lanes=st.integers(1, 24), arch=st.sampled_from(["hopper", "blackwell"]),
+       nvls=st.sampled_from([0, 16, 24, 32]))
+def test_switch_channels_follow_nccls_ring_search_brute_force(lanes, arch, nvls):
+    from analysis._runtime_cost import nccl_switch_channels
+    rt = runtime("nccl")
+    per = rt.search[("nvlink_bw", arch)] / 1e9
+    speeds = [x / 1e9 for x in rt.search[("intra_speeds", arch)]]
+    want = _brute_switch_channels(lanes, per, speeds, rt.max_channels, nvls)
+    assert nccl_switch_channels(rt, lanes, arch, nvls or False) == want
+
+
+def test_switch_channels_are_nccls_logged_counts():
+    # NCCL's own INFO lines: 8 H100 of an AWS p5 node, '24 coll channels ... 32 p2p channels,
+    # 32 p2p channels per peer' (NCCL 2.28+ logs in public repositories); 8 H800, '16 coll
+    # channels' (NVIDIA/nccl issue 892). The model's view of the same groups, intact and with
+    # one NVLink lane of a GPU gone (the least-connected GPU decides)
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    for spec, coll, p2p in (("dgx-h100", 24, 32), ("hgx-h800", 16, 16)):
+        f = topologies.build(spec)
+        nodes, idx = _resolve_ranks(f, f.endpoints)
+        view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+        assert view.channels == coll
+        p2pn, per_peer, _nmin, _chunk = rc.p2p_channels(runtime("nccl"), view)
+        assert (p2pn, per_peer) == (p2p, p2p)
+    f = topologies.build("gb200-nvl72")
+    nodes, idx = _resolve_ranks(f, f.endpoints[:4])
+    assert _GroupView(f, "all-reduce", nodes, idx, None, None, True).channels == 32
