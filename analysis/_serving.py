@@ -93,6 +93,7 @@ from ._decode import (
     TWO_BATCH,
     collective_seconds,
     decode_step,
+    engine_collective,
     fabric_chip,
     instance_chips,
     parse_layout,
@@ -298,7 +299,9 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
     chip = fabric.chip
-    name = gpu if gpu is not None else _SYSTEM_TCO.get(fabric.name)
+    # a failure renames the fabric ("nvl72 without 1 link"); the hardware paid for is the same
+    built = fabric if fabric.intact is None else fabric.intact
+    name = gpu if gpu is not None else _SYSTEM_TCO.get(built.name)
     if name is None and chip is not None:
         name = _CHIP_TCO.get(chip_spec(chip).name)
     if chip_price is None and name is not None:
@@ -1120,10 +1123,15 @@ class _Sweep:
                 or self.context < 0:
             raise SpecError(f"context must be an integer >= 0, got context={context!r}")
         self.full = max(isl + osl, self.context)
-        # the prefill's collectives are costed as the decode steps' are (one helper)
+        # the prefill's collectives are costed as the decode steps' are (one helper, and
+        # decode's rule for the engine's default collective)
         self.cost_kw = {k: decode_kwargs[k]
-                        for k in ("collective", "algorithm", "transport", "runtime")
+                        for k in ("algorithm", "transport", "runtime")
                         if decode_kwargs.get(k) is not None}
+        self.cost_kw["collective"] = engine_collective(
+            decode_kwargs.get("engine"), self.chip,
+            collective=decode_kwargs.get("collective"), runtime=decode_kwargs.get("runtime"),
+            algorithm=decode_kwargs.get("algorithm", "auto"))
 
     def layout_info(self, layout):
         """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""

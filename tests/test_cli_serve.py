@@ -61,10 +61,10 @@ def test_serve_passes_decode_settings(capsys):
 
 
 def test_serve_reproduces_the_library_on_a_check_row_s_conditions(capsys):
-    # the k2-h200-int4-c16 row's conditions (tests/serving_check.py) through the CLI, with
-    # one runtime for every collective: the row itself prices each all-reduce with the
-    # kernel vLLM launches for its size (serving_check.vllm_all_reduce), which the CLI's
-    # --runtime cannot say, so the library is asked the CLI's question
+    # the k2-h200-int4-c16 row's conditions (tests/serving_check.py) through the CLI: since
+    # decode_step(engine="vllm") defaults its collective to vLLM's per-size dispatch
+    # (analysis.engine_collective), `serve --engine vllm` asks the row's own question, and an
+    # explicit --runtime asks the library's one-runtime question
     import serving_check as sc
 
     import analysis
@@ -74,16 +74,22 @@ def test_serve_reproduces_the_library_on_a_check_row_s_conditions(capsys):
     kw = sc.conditions(row)
     assert kw.pop("collective") is sc.vllm_all_reduce
     fab = topologies.build(kw.pop("system"))
-    lib = analysis.serving_point(kw.pop("model"), fab, runtime="symmetric-memory",
-                                 **{k: v for k, v in kw.items() if k != "usable_hbm"})
+    model = kw.pop("model")
+    kw.pop("usable_hbm")
+    row_point = analysis.serving_point(model, fab, collective=analysis.vllm_all_reduce, **kw)
+    one_runtime = analysis.serving_point(model, fab, runtime="symmetric-memory", **kw)
     args = ["serve", sc.H200_NODE, "--model", "kimi-k2.5-int4", "--isl", str(kw["isl"]),
-            "--osl", str(kw["osl"]), "--batches", "16", "--layout", "tp=8,dp=1,etp=8", "--no-speculative",
-            "--engine", "vllm", "--runtime", "symmetric-memory", "--json"]
+            "--osl", str(kw["osl"]), "--batches", "16", "--layout", "tp=8,dp=1,etp=8",
+            "--no-speculative", "--engine", "vllm", "--json"]
     assert main(args) == 0
     cli = json.loads(capsys.readouterr().out)["frontier"][0]
-    assert cli["tpot_s"] == pytest.approx(lib.tpot, rel=1e-12)
+    assert cli["tpot_s"] == pytest.approx(row_point.tpot, rel=1e-12)
+    assert main([*args, "--runtime", "symmetric-memory"]) == 0
+    cli_rt = json.loads(capsys.readouterr().out)["frontier"][0]
+    assert cli_rt["tpot_s"] == pytest.approx(one_runtime.tpot, rel=1e-12)
+    assert cli_rt["tpot_s"] != cli["tpot_s"]     # the dispatch is not one runtime's choice
     assert main([*args, "--moe-hbm-efficiency", "0.78"]) == 0
-    assert json.loads(capsys.readouterr().out)["frontier"][0]["tpot_s"] < lib.tpot
+    assert json.loads(capsys.readouterr().out)["frontier"][0]["tpot_s"] < row_point.tpot
 
 
 def test_serve_and_decode_share_the_decode_step_options():
