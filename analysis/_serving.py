@@ -302,7 +302,9 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
     chip = fabric.chip
-    name = gpu if gpu is not None else _SYSTEM_TCO.get(fabric.name)
+    # a failure renames the fabric ("nvl72 without 1 link"); the hardware paid for is the same
+    built = fabric if fabric.intact is None else fabric.intact
+    name = gpu if gpu is not None else _SYSTEM_TCO.get(built.name)
     if name is None and chip is not None:
         name = _CHIP_TCO.get(chip_spec(chip).name)
     if chip_price is None and name is not None:

@@ -189,16 +189,26 @@ _PPLX_SMALL = (
     "receive part waits per (local expert, source) slot for the count and then for that many "
     "signals, a cooperative grid sync, and copies out; the combine signals every rank's sync "
     "flag, stages and puts each received copy with its signal, grid-syncs, waits for k "
-    "signals per token and for every rank's flag")
+    "signals per token and for every rank's flag. NVSHMEM's P2P put-with-signal is the group's "
+    "copy, then one thread's __threadfence_system() and the signal (nvshmem_common_device.cuh, "
+    "stored index id 10034699182): the release fence the model already charges once per phase "
+    "(the 8 warps of a token fence concurrently). Evidence, not a model input: the timed region "
+    "is EAGER (bench_all_to_all.py: events around a Python op call after an NVSHMEM barrier "
+    "kernel), so a host path (Python, torch custom op, cooperative launch) longer than the "
+    "kernel before it shows in the interval; the EP8 dispatch and combine are equal (41.6 / "
+    "41.7 us) as such a floor would make them; no sourced figure for that host path")
 _PPLX_NVLINK = (
     "pplx-kernels NVSHMEM P2P at 128 tokens on one H100 node: per-(token, expert) warp copies "
     "(putmem_signal_nbi_warp over NVLink) reach a lower rate than NCCL's 20.6 GB/s per NVLink4 "
-    "link the model uses, as DeepEP low-latency's NVLink warp copies do (deepep-v1-ep8 check "
-    "row, PR #173 H20 rows), plus the one-token floor above; no sourced per-warp store rate")
+    "link the model uses (18 links: 371 GB/s per GPU), as DeepEP low-latency's NVLink warp "
+    "copies do (deepep-v1-ep8 check row, PR #173 H20 rows): less the model's fixed and HBM "
+    "parts the rows imply ~88 GB/s (dispatch, 6.6 MB of link bytes per GPU) and ~150 GB/s "
+    "(combine, 12.8 MB), plus the one-token floor above; no sourced per-warp store rate")
 _PPLX_IBGDA = (
     "pplx-kernels IBGDA at 128 tokens: the model's NIC runs at 47 GB/s (0.94 of 400G); the "
-    "measured times imply 6 (EP16) to 23 (EP128) GB/s of remote-node bytes per rank, FALLING "
-    "with fewer nodes although fewer bytes leave the node: not a bandwidth limit. Every "
+    "measured times, less the model's fixed and HBM parts, imply 6 (EP16) to 24 (EP128) GB/s "
+    "of remote-node bytes per rank in the dispatch (combine: 11 to 24), FALLING with fewer "
+    "nodes although fewer bytes leave the node: not a bandwidth limit. Every "
     "(token, expert) message is its own GPU-posted RDMA write plus a signal atomic "
     "(nvshmemx_putmem_signal_nbi_warp: one WQE pair per message, 512 (EP16) to 960 (EP128) "
     "remote messages per rank per phase) and the count signals add one per (rank, expert); "
