@@ -70,7 +70,9 @@ def test_placement_on_direct_fabrics_is_the_brute_force(f):
                        else (not _inside(label, sel, tp), len(c)))
                 assert got == min(keys), (n, tp, equal, sel)
                 if equal:
-                    def ok(s, cc=n // len(c)):
+                    cc = n // len(c)
+
+                    def ok(s, cc=cc):
                         return set(_counts(label, s).values()) == {cc}
                 elif tp > 1 and _inside(label, sel, tp):
                     def ok(s, tp=tp):
