@@ -299,7 +299,10 @@ def _effective_bandwidth(fabric, tr, in_switch):
 # -- input checks ------------------------------------------------------------------------
 
 
-def _resolve_ranks(fabric, ranks):
+def resolve_ranks(fabric, ranks):
+    """``(chip names, node indices)`` of a collective's ``ranks`` as :func:`cost` reads them:
+    ``None`` is every endpoint; a string or a number is no group (TypeError); a rank named
+    twice, a node that is not a chip, or an empty group is refused by name."""
     if ranks is None:
         return tuple(fabric.endpoints), fabric.endpoint_indices
     if isinstance(ranks, (str, bytes)) or not hasattr(ranks, "__iter__"):
@@ -322,7 +325,12 @@ def _resolve_ranks(fabric, ranks):
     return tuple(nodes), np.array([idx[n] for n in nodes], dtype=np.int64)
 
 
-def _size(nbytes):
+_resolve_ranks = resolve_ranks       # the name runtime's tests import
+
+
+def read_nbytes(nbytes):
+    """A collective's size per rank as :func:`cost` reads it: a number of bytes > 0 (a string
+    such as ``"1MiB"`` parsed), as a float; a bool, None or a non-finite size is refused."""
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
     if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Real):
@@ -686,7 +694,7 @@ def applicable_algorithms(fabric, op, ranks=None, transport=None, traffic=None):
     (True, 'hierarchical needs a hypermesh/torus grid')
     """
     op = normalize_op(op)
-    nodes, idx = _resolve_ranks(fabric, ranks)
+    nodes, idx = resolve_ranks(fabric, ranks)
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
     M = _traffic_arg(op, traffic, len(nodes))
@@ -805,7 +813,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     ('in-switch', 'loadstore', 484)
     >>> r = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB")
     >>> r.runtime, r.algorithm, r.protocol, round(r.time * 1e6, 1)
-    ('nccl', 'ring', 'LL', 15.3)
+    ('nccl', 'ring', 'LL', 15.2)
     >>> r4 = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB", devices_per_process=4)
     >>> round((r4.time - r.time) * 1e6, 2)   # 4 x 3.0 us of host launches against 15.3 us
     0.45
@@ -820,7 +828,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     for name, v in (("overlap", overlap), ("blocking", blocking)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {v!r}")
-    nodes, idx = _resolve_ranks(fabric, ranks)
+    nodes, idx = resolve_ranks(fabric, ranks)
     p = len(nodes)
     if devices_per_process > p:
         raise SpecError(f"devices_per_process={devices_per_process!r} exceeds the operation's "
@@ -832,7 +840,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         n = float(M.sum())
         M = M / n
     else:
-        n = _size(nbytes)
+        n = read_nbytes(nbytes)
     tr = _transport_spec(transport)
     _check_carry(fabric, tr, idx)
     if algorithm != "auto" and algorithm not in ALGORITHMS[op]:
@@ -948,7 +956,31 @@ class _GroupView:
         self.arm_host = str(getattr(chip, "name", "")).lower().startswith("gb")
         search = lanes if self.n_nodes == 1 else max(1, nics)
         self.channels = max(1, min(get_runtime("nccl").max_channels, 2 * int(search)))
+        switch = self._nvlink_switch()
+        if switch is not None:
+            # one node whose GPUs meet in NVLink switches: NCCL's own ring graph search
+            # (analysis._runtime_cost.nccl_switch_channels)
+            nccl = get_runtime("nccl")
+            nvls = nccl.nvls[("channels", self.arch)] if switch and self.ppn >= 2 else False
+            self.channels = _runtime_cost.nccl_switch_channels(nccl, lanes, self.arch, nvls)
         self.simple_tree = self._simple_tree()
+
+    def _nvlink_switch(self):
+        """None unless the group is one node of two or more ranks whose every scale-up link
+        is an NVLink into a switch (NCCL's NVSwitch ring search applies); then whether every
+        such switch reduces in the network (NVLS)."""
+        if self.n_nodes != 1 or self.p < 2:
+            return None
+        G = self.fabric.graph
+        reduces = True
+        for r in self.nodes:
+            up = [(v, d) for v, d in G[r].items() if G.nodes[v].get("kind") != "nic"
+                  and d.get("tech") not in MESSAGE_TECHNOLOGIES]
+            if not up or any(G.nodes[v].get("kind") != "switch"
+                             or not str(d.get("tech", "")).startswith("nvlink") for v, d in up):
+                return None
+            reduces = reduces and all(G.nodes[v].get("reduction") for v, _d in up)
+        return reduces
 
     def _simple_tree(self):
         """Whether NCCL's tree graph search ends on its simple TREE pattern here (the tuner
@@ -1131,7 +1163,7 @@ def peer_round_trip(fabric, ranks=None):
     >>> round(peer_round_trip(topologies.build("dgx-h100")) * 1e9)   # 2 x (2 links x 150 ns)
     600
     """
-    _nodes, idx = _resolve_ranks(fabric, ranks)
+    _nodes, idx = resolve_ranks(fabric, ranks)
     return _peer_round_trip(fabric, np.asarray(idx))
 
 

@@ -165,6 +165,7 @@ __all__ = [
     "LayerTime",
     "Layout",
     "decode_step",
+    "engine_collective",
     "expected_active_experts",
     "expected_max_active",
     "expert_activation",
@@ -1702,6 +1703,49 @@ class DecodeStep:
 
 # -- the model ----------------------------------------------------------------------------
 
+#: Chip generations whose TP all-reduce vLLM dispatches by its own per-size tables
+#: (analysis.vllm_all_reduce: SM90 and SM100 rows).
+VLLM_DISPATCH_GENERATIONS = ("hopper", "blackwell")
+
+
+def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm="auto"):
+    """The collective cost function a step (and a prefill) prices its collectives with: the
+    one rule behind :func:`decode_step`'s ``collective`` default.
+
+    * ``collective`` when given;
+    * ``engine="vllm"`` on a Hopper or Blackwell chip with no ``runtime`` and ``algorithm``
+      ``"auto"``: :func:`analysis.vllm_all_reduce` at vLLM's own defaults, the kernel vLLM
+      launches for each TP all-reduce's size (FlashInfer's fused all-reduce + RMSNorm, its
+      custom all-reduce, torch symmetric memory, NCCL) and NCCL for every other operation.
+      vLLM's default optimization level is -O2 (``VllmConfig.optimization_level``), whose
+      ``fuse_allreduce_rms`` is ``enable_allreduce_rms_fusion``: on for TP > 1 on SM90 and
+      SM100 with FlashInfer installed (a dependency of vLLM's CUDA build,
+      ``requirements/cuda.txt``), i.e. ``fuse_allreduce_rms=True``; torch symmetric memory
+      on (``VLLM_ALLREDUCE_USE_SYMM_MEM`` default 1). vllm-project/vllm
+      ``vllm/config/vllm.py``; docs/sources.md s.8;
+    * otherwise :func:`analysis.cost` (its default runtime, or the ``runtime`` and
+      ``algorithm`` asked for: a caller's explicit choice wins over the engine's dispatch;
+      vLLM's tables list no other chip generation).
+
+    >>> from fabric import chip_spec
+    >>> engine_collective("vllm", chip_spec("h200")).__name__
+    'vllm_all_reduce'
+    >>> [engine_collective(e, chip_spec(c), runtime=r).__name__
+    ...  for e, c, r in (("trtllm", "h200", None), ("vllm", "h200", "nccl"),
+    ...                  ("vllm", "tpu-v4", None))]
+    ['_default_collective', '_default_collective', '_default_collective']
+    """
+    if collective is not None:
+        return collective
+    if (engine == "vllm" and runtime is None and isinstance(algorithm, str)
+            and algorithm == "auto"
+            and getattr(chip, "generation", None) in VLLM_DISPATCH_GENERATIONS):
+        from ._engine_allreduce import vllm_all_reduce
+
+        return vllm_all_reduce
+    return _default_collective
+
+
 def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
     import analysis
     cost = getattr(analysis, "cost", None)
@@ -1813,7 +1857,10 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Overrides ``fabric.chip``.
     collective : callable, optional
         ``collective(fabric, op, nbytes, algorithm=, ranks=, transport=)`` returning
-        an object with ``.time`` (seconds); default ``analysis.cost``. ``nbytes``
+        an object with ``.time`` (seconds); default :func:`engine_collective`'s rule:
+        ``analysis.cost``, or with ``engine="vllm"`` on a Hopper or Blackwell chip and no
+        ``runtime`` / ``algorithm`` chosen, :func:`analysis.vllm_all_reduce` (the kernel
+        vLLM launches for each TP all-reduce's size, at vLLM's defaults). ``nbytes``
         is the full vector per rank for ``"all-reduce"``; for ``"all-to-all"`` (uniform
         routing) the whole per-rank send buffer, own block included (nccl-tests
         convention); for ``"all-to-allv"`` (skewed routing) an ``ep x ep`` array,
@@ -1839,7 +1886,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     engine : str
         Whose kernel list a replayed graph runs (:data:`ENGINE_KERNELS`): ``"trtllm"``
         (TensorRT-LLM's DeepSeek-R1 module list counted from its code, :data:`GRAPH_KERNELS`),
-        ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`) or ``"sglang"``
+        ``"vllm"`` (counted from vLLM's code, :data:`VLLM_GRAPH_KERNELS`; its TP
+        all-reduces also take vLLM's per-size dispatch unless ``collective``, ``runtime`` or
+        ``algorithm`` say otherwise, :func:`engine_collective`) or ``"sglang"``
         (counted from SGLang's code, :data:`SGLANG_GRAPH_KERNELS`).
     min_kernel_time : float
         Seconds one kernel runs at least beyond its boundary, for every kernel (a uniform
@@ -2261,7 +2310,9 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     equal = kern is not None and lay.ep > 1 and lay.etp == 1
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
-                     combine_b, collective or _default_collective, runtime, kern, cuda_graphs,
+                     combine_b, engine_collective(engine, chip, collective=collective,
+                                                  runtime=runtime, algorithm=algorithm),
+                     runtime, kern, cuda_graphs,
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
@@ -2931,6 +2982,21 @@ def _breakdown(layers, head):
         kernel_floor=sum(x.kernel_floor for x in layers) + head.kernel_floor)
 
 
+def _collective_parameter(fn):
+    """Which collective cost function priced the step (:func:`engine_collective`)."""
+    name = getattr(fn, "__name__", type(fn).__name__)
+    source = {"_default_collective": "analysis.cost, the collectives model (decode_step's "
+                                     "default)",
+              "vllm_all_reduce": "vLLM's per-size TP all-reduce dispatch at vLLM's defaults "
+                                 "(analysis.vllm_all_reduce; -O2 fuse_allreduce_rms on SM90/"
+                                 "SM100, vllm-project/vllm vllm/config/vllm.py; docs/sources.md "
+                                 "s.8): decode_step's default for engine='vllm' on Hopper and "
+                                 "Blackwell, or the caller's"}.get(name, "user")
+    label = {"_default_collective": "analysis.cost",
+             "vllm_all_reduce": "analysis.vllm_all_reduce"}.get(name, name)
+    return Parameter("decode.collective", label, "", source)
+
+
 def _parameters(s, moe, comm):
     """Every number the step used, with unit and source."""
     kern, lists = s.kern, s.kernel_lists
@@ -2967,6 +3033,7 @@ def _parameters(s, moe, comm):
                   f"{kernels_att}+{len(lists['dense_ffn'])} (dense)", "", count_source),
         Parameter("decode.runtime", s.runtime or "the collective's default", "",
                   "user (not given: analysis.cost's default runtime)"),
+        _collective_parameter(s.collective),
         Parameter("decode.ep_kernel", kern.name if kern is not None else "collective", "",
                   "user (not given: dispatch and combine as the collectives model's "
                   "all-to-all)"),

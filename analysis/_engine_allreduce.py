@@ -114,13 +114,15 @@ def _sm(fabric):
 
 def _choices(fabric, nbytes, ranks, fuse_allreduce_rms, symm_mem):
     """vLLM's tiers for an all-reduce of ``nbytes``, in its order: ``(label, cost kwargs)``."""
-    from fabric import parse_size, runtime
+    from fabric import runtime
+
+    from ._collectives import read_nbytes
 
     for name, v in (("fuse_allreduce_rms", fuse_allreduce_rms), ("symm_mem", symm_mem)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {v!r}")
     sm, tp = _sm(fabric), len(ranks)
-    size = float(parse_size(nbytes)) if isinstance(nbytes, str) else float(np.sum(nbytes))
+    size = read_nbytes(nbytes)
     out = []
     fi = VLLM_FI_FUSION_MAX.get((sm, tp))
     if fuse_allreduce_rms and fi is not None and size <= fi.value:
@@ -160,10 +162,11 @@ def _run(fabric, nbytes, ranks, transport, fuse_allreduce_rms, symm_mem):
 
 
 def _ranks(fabric, ranks):
-    ranks = list(fabric.endpoints) if ranks is None else list(ranks)
-    if len(ranks) < 1:
-        raise SpecError("an all-reduce needs at least one rank")
-    return ranks
+    """The group's chip names, read as :func:`analysis.cost` reads ``ranks`` (a string or a
+    number is no group; repeats, unknown ranks and an empty group are refused by name)."""
+    from ._collectives import resolve_ranks
+
+    return list(resolve_ranks(fabric, ranks)[0])
 
 
 def vllm_all_reduce_kernel(fabric, nbytes, ranks=None, *, transport=None,
@@ -204,8 +207,10 @@ def vllm_all_reduce(fabric, op, nbytes, *, algorithm="auto", ranks=None, transpo
     """
     from fabric import runtime
 
+    from ._closed_form import normalize_op
     from ._collectives import cost
 
+    op = normalize_op(op)           # "allreduce", "AllReduce": the names cost() reads
     ranks = _ranks(fabric, ranks)
     if op != "all-reduce" or len(ranks) < 2:
         return cost(fabric, op, nbytes, algorithm="auto", runtime=runtime("nccl"), ranks=ranks,

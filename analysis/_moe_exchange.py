@@ -36,8 +36,8 @@ access``.
   ``bench_moe_comm.py --perfect_router``).
 * **Traffic** follows from the kernel's de-duplication: one copy per (token,
   node) over the network then an NVLink fan-out (``deepep-normal``), one per
-  (token, rank) (``one-sided``, ``pplx``, ``all-to-allv``), or one per (token,
-  expert) (``deepep-low-latency``). Expected bytes, the same for every source
+  (token, rank) (``one-sided``, ``all-to-allv``), or one per (token,
+  expert) (``deepep-low-latency``, ``pplx``). Expected bytes, the same for every source
   rank under these symmetric routings.
 * **Scale-up time**: the scale-up traffic matrix routed on the fabric by its
   router (ECMP), the most loaded directed link's bytes over its effective
@@ -56,7 +56,10 @@ access``.
   combine that first stages the MoE output into its symmetric buffer
   (:attr:`ExchangeKernel.staging_copy`, ``one-sided``: TensorRT-LLM's prepare-combine
   kernel reads and writes every received copy, ``2 x copies_rank x combine_bytes``
-  through HBM, before the combine's barrier). A **low-precision combine** (combine bytes
+  through HBM, before the combine's barrier; ``pplx``'s NVSHMEM kernels copy every
+  received copy's expert output into their symmetric send buffer before they put it,
+  and their dispatch stages the rank's own tokens the same way,
+  :attr:`ExchangeKernel.send_staging`: ``2 x tokens x dispatch_bytes``). A **low-precision combine** (combine bytes
   below the MoE output's own, :attr:`ExchangeKernel.staging_source_bytes`: TensorRT-LLM's
   ``use_low_precision`` casts the BF16 output to FP8 in that pass, a plain saturating
   cast, no scales) reads the wider output and writes the narrow one:
@@ -1046,7 +1049,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             net_t = routed
     scale = b_c / b_d
     copy_d = copy_c = 0.0
-    if kern.local_copy or kern.staging_copy:
+    if kern.local_copy or kern.staging_copy or kern.send_staging:
         c = chip if chip is not None else fabric.chip
         if c is not None:
             hbm = chip_spec(c).hbm_bandwidth
@@ -1054,6 +1057,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             if kern.local_copy:
                 copy_d = 2 * recv * b_d / hbm          # read the receive buffer, write out
                 copy_c = (recv + tokens) * b_c / hbm   # read the k partials, write the sum
+            if kern.send_staging:
+                copy_d += 2 * tokens * b_d / hbm      # own tokens -> symmetric send buffer
             if kern.staging_copy:
                 copy_c += 2 * recv * b_c / hbm         # MoE output -> symmetric buffer
                 # a low-precision combine casts a wider MoE output there: the extra bytes read

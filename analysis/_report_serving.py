@@ -13,8 +13,6 @@ needs.
 
 import functools
 
-from fabric import format_time
-
 from ._report_parts import (
     SEED_MS_PER_TOKEN,
     Column,
@@ -42,6 +40,39 @@ MATCHED_INTERACTIVITY = (20.0, 50.0, 100.0)
 SPEED_RACE_TOKENS_PER_S = 490.0
 #: The seed's model scale, as the hypothetical config stands for it.
 SEED_MODEL = "hypothetical-2.8t"
+
+
+def _ms(seconds):
+    """Seconds as milliseconds with a space before the unit, as the prose writes the seed's
+    5.85 ms (``fabric.format_time`` writes ``10.04ms``).
+
+    Three significant digits, one decimal from 10 ms up.
+
+    >>> _ms(0.010040451), _ms(5.85e-3), _ms(4.133e-5)
+    ('10.0 ms', '5.85 ms', '0.0413 ms')
+    """
+    v = seconds * 1e3
+    return f"{v:.1f} ms" if abs(v) >= 10 else f"{v:.3g} ms"
+
+
+#: Per-token time shares grouped as the findings name them: the kernels' fixed costs
+#: (boundaries and small-kernel floors) read as one part.
+_SHARE_GROUPS = (("weights read", ("weights read",)), ("KV read", ("KV read",)),
+                 ("compute", ("compute",)),
+                 ("kernel boundaries and floors", ("launch/graph", "kernel floors")),
+                 ("communication", ("communication",)), ("draft", ("draft",)),
+                 ("prefill", ("prefill",)))
+
+
+def _parts(shares):
+    """``[(part, seconds)]`` of a point's per-token shares (:func:`analysis.speed_limits`),
+    grouped by :data:`_SHARE_GROUPS`, largest first, parts of zero left out."""
+    out = [(name, sum(shares.get(k, 0.0) for k in keys)) for name, keys in _SHARE_GROUPS]
+    return sorted(((n, v) for n, v in out if v > 0), key=lambda x: -x[1])
+
+
+def _parts_text(shares):
+    return ", ".join(f"{n} {_ms(v)}" for n, v in _parts(shares))
 
 
 def _drafts(model):
@@ -116,7 +147,8 @@ def _seed_point(system, fusion):
             case += f", {k} drafted tokens at acceptance {best.acceptance:g}"
         out.append({"case": case, "system": system, "reason": None, "tpot_s": best.tpot,
                     "tokens_per_s_user": best.tokens_per_s_user, "layout": best.layout,
-                    "draft_length": k, "limiter": speed_limits(best)[0]})
+                    "draft_length": k, "limiter": speed_limits(best)[0],
+                    "shares": speed_limits(best)[1]})
     return out
 
 
@@ -134,8 +166,11 @@ def _row(r):
 
     fr, su = r["frontier"], r["single"]
     row = {"system": r["system"], "model": fr.model, "single_user_tokens_per_s": su.tokens_per_s,
-           "single_user_layout": f"{su.point.layout}, {su.point.draft_length} drafted",
-           "single_user_limiter": su.limiter, "usd_per_gpu_hour": r["usd"],
+           "single_user_layout": (f"{su.point.layout}, "
+                                  + (f"{su.point.draft_length} drafted"
+                                     if su.point.draft_length else "plain")),
+           "single_user_limiter": su.limiter, "single_user_shares": su.shares,
+           "usd_per_gpu_hour": r["usd"],
            "cost_basis": r["cost_how"]}
     for x in MATCHED_INTERACTIVITY:
         y = _at(fr, x)
@@ -244,22 +279,27 @@ def serving_section(fabrics, executor, quiet):
         ("Cost: $ per million tokens = $ per GPU-hour / (tokens/s per GPU x 3600 / 1e6), "
         "from SemiAnalysis' TCO table (own, hyperscaler tier) where the GPU has a price; "
         "otherwise the cost book's node price per chip plus the network's bill of materials, "
-        "over 4 years, plus power. Tokens/s per MW use the table's all-in power or the bill "
-        "of materials' IT power."))
+        "over 4 years, plus power. A GPU in the table costs its $ per GPU-hour whatever the "
+        "fabric (the table's own cluster network included), so between systems of one GPU "
+        "the cost per token differs by throughput alone; a fabric's own cost enters only "
+        "through the bill of materials of a GPU without a price. Tokens/s per MW use the "
+        "table's all-in power or the bill of materials' IT power."))
     if skipped:
         text += ("Not run: " + "; ".join(skipped) + ".",)
     cols = [Column("system", "system"),
             Column("single_user_tokens_per_s", "1 user tok/s", _fmt_opt(3)),
             Column("single_user_layout", "at"),
-            Column("single_user_limiter", "limited by")]
+            Column("single_user_limiter", "limited by"),
+            Column("usd_per_gpu_hour", "$/GPU-h", lambda v: "-" if v is None else f"{v:.2f}")]
     for x in MATCHED_INTERACTIVITY:
         k = f"{x:g}"
         cols += [Column(f"tokens_per_s_gpu_at_{k}", f"tok/s/GPU @{k}", _fmt_opt(3)),
                  Column(f"usd_per_mtok_at_{k}", f"$/Mtok @{k}", _fmt_opt(3))]
     table = Table("serving", "Serving: single-user speed, throughput and cost at matched "
                   "interactivity", tuple(cols), tuple(rows),
-                  "@N: the frontier's best point at N or more tokens/s per user. Cost basis "
-                  "per system and tokens/s per MW in serving.csv.")
+                  "@N: the frontier's best point at N or more tokens/s per user; tok/s/GPU "
+                  "counts input + output tokens; $/Mtok = $/GPU-h / (tok/s/GPU x 3600 / "
+                  "1e6). Cost basis per system and tokens/s per MW in serving.csv.")
     data = Table("serving_frontier", "", (Column("system", "system"),), (),
                  "Every frontier point with its layout, batch and per-token time breakdown",
                  csv_rows=tuple(points))
@@ -267,7 +307,7 @@ def serving_section(fabrics, executor, quiet):
     seed_table = Table(
         "serving_seed", f"The seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token read on "
         f"{seed_system}", (Column("case", "assumption"),
-                           Column("tpot_s", "per token", format_time),
+                           Column("tpot_s", "per token", _ms),
                            Column("tokens_per_s_user", "tok/s per user", _fmt_opt(3)),
                            Column("layout", "layout"), Column("limiter", "limited by")),
         tuple(seed_rows),
@@ -297,10 +337,22 @@ def _serving_findings(rows, seed_rows, seed_system):
                     if r is not fastest) + ".")
     reach = [r["system"] for r in rows
              if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]
-    out.append(f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user: "
-               + (f"reached on {', '.join(reach)}." if reach else
-                  f"no system reaches it under these settings: {_drafts(SERVING_MODEL)}, "
-                  "no kernel fusion."))
+    budget = 1 / SPEED_RACE_TOKENS_PER_S
+    line = (f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user, {_ms(budget)} per token: "
+            + (f"reached on {', '.join(reach)}." if reach else
+               f"no system reaches it under these settings: {_drafts(SERVING_MODEL)}, "
+               "no kernel fusion."))
+    shares = fastest.get("single_user_shares")
+    if not reach and shares:
+        tpot = 1 / fastest["single_user_tokens_per_s"]
+        read = shares.get("weights read", 0.0) + shares.get("KV read", 0.0)
+        line += (f" On {fastest['system']} a token takes {_ms(tpot)}: {_parts_text(shares)}; "
+                 + (f"the weights and KV read alone exceed {_ms(budget)}, so it needs more "
+                    "than one token per step, speculative decoding, or faster HBM."
+                    if read >= budget else
+                    f"it needs the other {_ms(tpot - read)} cut to {_ms(budget - read)} with "
+                    "the weights and KV read as they are."))
+    out.append(line)
     x = MATCHED_INTERACTIVITY[1]
     k = f"{x:g}"
     priced = [r for r in rows if r[f"usd_per_mtok_at_{k}"] is not None]
@@ -313,18 +365,26 @@ def _serving_findings(rows, seed_rows, seed_system):
                         if r is not lo) + ").")
     if seed_rows:
         target = SEED_MS_PER_TOKEN
-        meets = [s for s in seed_rows if s["tpot_s"] <= target]
-        base = seed_rows[0]
-        best = min(s["tpot_s"] for s in seed_rows)
-        cases = "; ".join(f"{s['case']}: {format_time(s['tpot_s'])}" for s in seed_rows[1:])
-        verdict = (f"reached with {meets[0]['case']}" if meets else
-                   f"not reached by any of these (best {format_time(best)})")
+        meets = [r for r in seed_rows if r["tpot_s"] <= target]
+        best = min(seed_rows, key=lambda r: r["tpot_s"])
         chip = report_fabric(seed_system).chip
+        readings = "; ".join(
+            f"{r['case']}: {_ms(r['tpot_s'])}"
+            + (f", of which {_parts_text(r['shares'])}" if r.get("shares") else "")
+            for r in seed_rows)
+        if meets:
+            verdict = f"{target * 1e3:g} ms is reached with {meets[0]['case']}."
+        else:
+            short = best["tpot_s"] - target
+            comm = (best.get("shares") or {}).get("communication", 0.0)
+            verdict = (f"{target * 1e3:g} ms is not reached: it needs {_ms(short)} less than "
+                       f"the best reading"
+                       + (", e.g. that much of its communication hidden under compute, which "
+                          "one user's step does not do here." if comm >= short else "."))
         out.append(
-            f"The seed's {target * 1e3:g} ms per token for a 2.8T MoE on {seed_system} "
-            f"({getattr(chip, 'name', chip)} chips): the "
-            f"hypothetical 2.8T config (not the seed's model) takes "
-            f"{format_time(base['tpot_s'])} for one user under the report's decode settings "
-            f"({base['limiter']} the largest part); {cases}. {target * 1e3:g} ms is "
-            f"{verdict}.")
+            f"The seed's {target * 1e3:g} ms per token for a 2.8T MoE, read on {seed_system} "
+            f"with the assumptions it needs: the hypothetical 2.8T config, not the seed's "
+            f"model; {getattr(chip, 'name', chip)} chip figures, the seed naming no chip; one "
+            f"user, {SERVING_ISL}/{SERVING_OSL} tokens; {_drafts(SEED_MODEL)}; no overlap of "
+            f"communication with compute. Per token: {readings}. {verdict}")
     return out

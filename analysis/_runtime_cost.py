@@ -273,6 +273,7 @@ def _nccl_nvls(rt, view, op, n, ops):
         raise _NvlsOff(f"NCCL {rt.version} does not enable NVLS on a node with "
                        f"{int(view.ppn)} GPUs (src/transport/nvls.cc ncclNvlsInit); with no "
                        "other algorithm allowed it runs the ring (src/graph/tuning.cc)")
+    _nvls_hosts(rt, view)
     t = view.transfer("in-switch", op)
     # NCCL 2.18 put NVLS's 23 us in the base latency, later releases in the NVLink step
     lat = max(rt.base_latency[("nvls", "Simple")] / ops + _lat(rt, view.intra_hw, "nvls", "Simple"),
@@ -292,6 +293,22 @@ def _nccl_nvls(rt, view, op, n, ops):
 
 class _NvlsOff(NotApplicableError):
     """NCCL's release does not enable NVLS on this group (forced NVLS then runs the ring)."""
+
+
+def _nvls_hosts(rt, view):
+    """NCCL 2.20.x enables NVLS only when the communicator has one host (``nNodes`` counts
+    hosts): ``src/transport/nvls.cc`` ``ncclNvlsInit`` at v2.20.3-1 / v2.20.5-1 returns with
+    NVLS off when ``comm->nNodes > 1 || comm->MNNVL`` (absent in 2.19, replaced by the MNNVL
+    clique test in 2.21): no NVLS and no NVLS-tree over several hosts (``factors
+    ["nvls_multi_host"]`` 0). Hosts are the fabric's (:attr:`fabric.Fabric.host_of`), so a
+    multi-host NVLink domain (MNNVL) counts as several."""
+    if rt.factors["nvls_multi_host"]:
+        return
+    hosts = {view.fabric.host_of.get(n, n) for n in view.nodes}
+    if len(hosts) > 1:
+        raise _NvlsOff(f"NCCL {rt.version} does not enable NVLS on a communicator of "
+                       f"{len(hosts)} hosts (src/transport/nvls.cc ncclNvlsInit: nNodes > 1 "
+                       "or MNNVL); with no other algorithm allowed it runs the ring")
 
 
 def _nvls_fill(rt, view, n, heads):
@@ -320,6 +337,7 @@ def _nvls_fill(rt, view, n, heads):
 
 def _nccl_nvls_tree(rt, view, n, ops):
     """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce)."""
+    _nvls_hosts(rt, view)
     p, nn = view.p, view.n_nodes
     if int(view.node_ranks().min()) < 2 or view.nic_bandwidth <= 0:
         raise NotApplicableError("NVLS-tree needs several GPUs in every node on a reducing "
@@ -357,6 +375,70 @@ def _pow2_up(x):
     while out < x:
         out *= 2
     return out
+
+
+def nccl_switch_channels(rt, lanes, arch, nvls=False):
+    """NCCL's collective channels (``comm->nChannels``) on one node whose GPUs meet in an
+    NVLink switch, each with ``lanes`` NVLinks (the least-connected GPU's), from NCCL's own
+    ring graph search (NVIDIA/nccl v2.30.7-1; constants ``rt.search``):
+
+    * ``src/graph/topo.h``: a GPU's NVLinks to the switch form one link of ``lanes x
+      NVLINK_BW`` (``T``; 20.6 GB/s per NVLink on Hopper, 40.1 on Blackwell);
+    * ``src/graph/search.cc`` ``ncclTopoCompute``: a ring channel at speed ``s`` charges ``s``
+      on every GPU's link to and from the switch, so ``floor(T / s)`` channels fit (at most
+      MAXCHANNELS / 2); the search starts at the first speed of the arch's intra array not
+      above ``T``, keeps a strictly better ``channels x speed``, stops once that reaches
+      ``T``, and goes to the next speed while ``next / best > .49``;
+      ``ncclTopoDupChannels`` doubles the channels (speed halved) unless the speed is below 25
+      GB/s, or below 50 GB/s with more than 4 channels; pass 2 raises the speed while the
+      channels still fit;
+    * ``src/graph/connect.cc`` ``ncclTopoPostset``: channels x 2 (at most MAXCHANNELS), raised to
+      the NVLS channels when NVLS runs (``nvls``: that count, or False).
+
+    >>> from fabric import runtime
+    >>> [nccl_switch_channels(runtime("nccl"), k, a) for k, a in
+    ...  ((18, "hopper"), (8, "hopper"), (18, "blackwell"))]
+    [24, 16, 32]
+    """
+    q = rt.search
+    half = max(1, rt.max_channels // 2)
+    total = max(0, int(lanes)) * q[("nvlink_bw", arch)]
+    speeds = q[("intra_speeds", arch)]
+    eps = 1e-9
+
+    def fit(speed):
+        return min(half, int(total / speed + eps))
+
+    i = 0
+    while i < len(speeds) - 1 and speeds[i] > total * (1 + eps):
+        i += 1
+    n, bw = 0, 0.0
+    while True:
+        k = fit(speeds[i])
+        if k * speeds[i] > n * bw * (1 + eps):
+            n, bw = k, speeds[i]
+        if n and n * bw >= total * (1 - eps):
+            break
+        if i < len(speeds) - 1 and (n == 0 or speeds[i + 1] / bw > q["lower_ratio"]):
+            i += 1
+            continue
+        break
+    if n == 0:
+        return 1
+    if bw >= q["dup_below"] and not (bw < q["dup_slow_below"] and n > q["dup_slow_channels"]):
+        dup = min(2 * n, half)
+        bw /= -(-dup // n)
+        n = dup
+        j = 0
+        while j < len(speeds) - 1 and speeds[j] > bw * (1 + eps):
+            j += 1
+        while j > 0 and fit(speeds[j - 1]) >= n:
+            j -= 1
+            n, bw = fit(speeds[j]), speeds[j]
+    out = min(rt.max_channels, 2 * n)
+    if nvls:
+        out = max(out, min(rt.max_channels, int(nvls)))
+    return max(1, out)
 
 
 def p2p_channels(rt, view):
@@ -420,7 +502,8 @@ def p2p_protocol(rt, view, nbytes):
     * rule 0 (until 2.21): the message is cut into chunks of ``calcP2pChunkSize`` (at least
       the smallest part, channels doubled from ``nChannelsMin`` while a part exceeds the
       largest, aligned to the smallest part); each chunk is its own operation, LL when it is
-      at most ``ll_threshold`` bytes: the first chunk decides here;
+      at most ``ll_threshold`` bytes: the protocol reported is the first chunk's (a trailing
+      chunk of at most the threshold runs LL: :func:`p2p_ll_bytes`);
     * rule 1 (2.22-2.28): LL when ``nbytes <= nChannelsMax x ll_threshold``;
     * rule 2 (2.29 on): channels = min(nChannelsMin, parts of the smallest part size),
       doubled while a part exceeds the largest (up to nChannelsMax); LL when ``nbytes <=
@@ -429,6 +512,25 @@ def p2p_protocol(rt, view, nbytes):
     The smallest / largest part is the chunk / 8 and x 32 in one node, / 2 and x 1 across
     nodes.
     """
+    proto, ch, _ll = _p2p_plan(rt, view, nbytes)
+    return proto, ch
+
+
+def p2p_ll_bytes(rt, view, nbytes):
+    """Bytes of one point-to-point message of ``nbytes`` that NCCL carries in LL.
+
+    Rules 1 and 2 (from 2.22): the whole message or none (:func:`p2p_protocol`). Rule 0 (until
+    2.21; NVIDIA/nccl v2.21.5-1 ``src/enqueue.cc`` ``scheduleP2pTasksToPlan`` and
+    ``addP2pToPlan``): every chunk of ``calcP2pChunkSize`` bytes chooses its own protocol, LL
+    when it is at most ``ll_threshold`` (16 KiB): all the chunks when the chunk size is, else
+    only a trailing remainder of at most the threshold.
+    """
+    return _p2p_plan(rt, view, nbytes)[2]
+
+
+def _p2p_plan(rt, view, nbytes):
+    """``(first chunk's protocol, channels, LL bytes)`` of one p2p message (see
+    :func:`p2p_protocol`, :func:`p2p_ll_bytes`)."""
     _p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
     q = rt.p2p
     thr = q["ll_threshold"]
@@ -436,9 +538,10 @@ def p2p_protocol(rt, view, nbytes):
     multi = view.n_nodes > 1
     lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
     if q["ll_rule"] == 1:
-        return ("LL" if b <= nmax * thr else "Simple"), nmax
+        ll = b <= nmax * thr
+        return ("LL" if ll else "Simple"), nmax, (b if ll else 0)
     if b == 0:
-        return "LL", 1
+        return "LL", 1, 0
     if q["ll_rule"] == 0:
         ch = nmin
         size = max(lo, -(-b // ch))
@@ -446,13 +549,17 @@ def p2p_protocol(rt, view, nbytes):
             ch *= 2
             size = -(-b // ch)
         size = -(-size // lo) * lo
-        return ("LL" if min(b, size) <= thr else "Simple"), ch
+        if size <= thr or b <= thr:
+            return "LL", ch, b
+        tail = b % size
+        return "Simple", ch, (tail if tail <= thr else 0)
     ch = min(nmin, -(-b // lo))
     part = max(lo, -(-b // ch))
     while part > hi and ch <= nmax // 2:
         ch *= 2
         part = -(-b // ch)
-    return ("LL" if b <= ch * thr else "Simple"), ch
+    ll = b <= ch * thr
+    return ("LL" if ll else "Simple"), ch, (b if ll else 0)
 
 
 def _p2p(rt, view, op, n, algorithm):
@@ -462,11 +569,13 @@ def _p2p(rt, view, op, n, algorithm):
     step = max(_lat(rt, hw, "ring", "LL"), t.step_loadstore, t.step_message)
     per_peer = n if op == "send-recv" else n / max(1, view.p)
     # the channels reported are the message's p2p channels (NCCL's, not the collective count)
-    proto, nc = p2p_protocol(rt, view, per_peer)
-    # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure)
-    eff = 1 / PROTOCOLS["LL"].efficiency if proto == "LL" else 1.0
+    proto, nc, ll = _p2p_plan(rt, view, per_peer)
+    # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure):
+    # the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at that rate
+    eff = 1 / PROTOCOLS["LL"].efficiency
+    share = min(1.0, ll / per_peer) if per_peer > 0 else (1.0 if proto == "LL" else 0.0)
     fixed = rt.kernel_floor[view.arch] + step
-    time = fixed + n * t.per_byte * eff
+    time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
                       channels=nc, fixed=fixed)]
 
@@ -526,10 +635,11 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
                 why.append(("nvls", ("NCCL runs NVLS all-gather / reduce-scatter across nodes "
                                     "only with CollNet (in-network reduction in the scale-out "
                                     "switches), which this fabric does not model")))
-    if algorithm == "in-switch" and not tried and any(
+    if algorithm in ("in-switch", "hierarchical") and not tried and any(
             isinstance(w, _NvlsOff) for w in errors):
-        # NCCL_ALGO=NVLS where the release does not enable NVLS: no algorithm is left, so
-        # NCCL sets the ring available (tuning.cc "at least set ring algo available")
+        # NCCL_ALGO=NVLS (or NVLSTree) where the release does not enable NVLS: no algorithm
+        # is left, so NCCL sets the ring available (tuning.cc "at least set ring algo
+        # available")
         tried.extend(_nccl_ring(rt, view, op, n, ops))
     if algorithm != "auto" and not tried and not why:
         # an algorithm NCCL does not ship: costed as NCCL would run it (see _generic)
@@ -671,7 +781,7 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
     """
     if view.n_nodes != 1:
         raise NotApplicableError(
-            "the symmetric-memory runtime works by loads and stores into peers' symmetric "
+            f"the {rt.name} runtime works by loads and stores into peers' symmetric "
             "heaps; this group spans several load/store domains (its flows cross a NIC or an "
             "InfiniBand/RoCE link)")
     if rt.name in PULL_KERNELS:

@@ -18,7 +18,8 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   projection and the head: ``decode_step(draft=True)``; or ``draft_cost`` plain steps
   each, when given), and Leviathan et al.'s expected tokens per cycle
   (:func:`analysis.expected_accepted_tokens`), as :func:`analysis.speculative_decode`
-  composes them.
+  composes them; a request of ``osl`` tokens takes :func:`expected_cycles` cycles (its
+  last cycle emits no more tokens than are left).
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
   ``max(FLOPs / (chips x peak x prefill efficiency), weights / (chips x HBM))``
   (each GEMM's FLOPs at the dense peak of its math format, as decode prices them)
@@ -82,6 +83,7 @@ Examples
 True
 """
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -93,6 +95,7 @@ from ._decode import (
     TWO_BATCH,
     collective_seconds,
     decode_step,
+    engine_collective,
     fabric_chip,
     instance_chips,
     parse_layout,
@@ -119,6 +122,7 @@ __all__ = [
     "candidate_layouts",
     "closed_loop_run",
     "cost_per_million_tokens",
+    "expected_cycles",
     "instance_sizes",
     "pareto_front",
     "prefill_time",
@@ -298,7 +302,9 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
     chip = fabric.chip
-    name = gpu if gpu is not None else _SYSTEM_TCO.get(fabric.name)
+    # a failure renames the fabric ("nvl72 without 1 link"); the hardware paid for is the same
+    built = fabric if fabric.intact is None else fabric.intact
+    name = gpu if gpu is not None else _SYSTEM_TCO.get(built.name)
     if name is None and chip is not None:
         name = _CHIP_TCO.get(chip_spec(chip).name)
     if chip_price is None and name is not None:
@@ -588,7 +594,8 @@ class ServingPoint:
     isl, osl, context : int
         Input and output tokens; the mean decode context ``isl + osl // 2``.
     tokens_per_cycle : float
-        Expected tokens per decode cycle per user (1 without speculation).
+        Tokens per decode cycle per user over a request, ``osl / expected_cycles`` (1
+        without speculation; the speculative mean less the last cycle's surplus).
     cycle_time, prefill_time, request_time : float
         Seconds: one decode cycle; one prefill (instance-seconds per request); ``R``.
     tpot : float
@@ -657,6 +664,23 @@ def _check_choice(name, value, allowed):
     return value
 
 
+def _speculative_setting(setting):
+    """``(draft_length, acceptance)`` read strictly: an integer >= 0 (numpy integers too, as
+    plain ints) and a number in [0, 1]; never a float draft length rounded down."""
+    try:
+        k, a = setting
+    except (TypeError, ValueError):
+        raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
+                        f"{setting!r}") from None
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+        raise SpecError(f"draft_length must be an integer >= 0, got draft_length={k!r}")
+    if isinstance(a, bool) or not isinstance(a, numbers.Real):
+        raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
+    k, a = int(k), float(a)
+    expected_accepted_tokens(k, a)                   # validates the ranges
+    return k, a
+
+
 def _check_draft_cost(draft_cost):
     """``draft_cost``: None (priced) or a finite fraction of a plain step >= 0."""
     if draft_cost is not None and not (
@@ -673,10 +697,49 @@ def _no_mtp(m):
             f"fraction of a plain step)")
 
 
+#: Output lengths up to which :func:`expected_cycles` runs its recursion exactly; beyond, the
+#: recursion's transient has died out (it decays geometrically) and each further token adds
+#: ``1 / E`` cycles.
+_EXACT_CYCLES_UP_TO = 1 << 16
+
+
+@functools.lru_cache(maxsize=256)
+def expected_cycles(osl, draft_length, acceptance):
+    """Expected decode cycles for one request of ``osl`` output tokens under speculative
+    decoding with ``draft_length`` drafted tokens of ``acceptance`` each.
+
+    A cycle emits ``j`` tokens with probability ``p_j = a^(j-1) (1 - a)`` for ``j <= k`` and
+    ``a^k`` for ``j = k + 1`` (the accepted drafts, then the target's own token: mean
+    :func:`analysis.expected_accepted_tokens`), but never more than the request has left:
+    the engine stops a sequence at its length and discards the surplus drafts. So
+    ``N(0) = 0`` and ``N(r) = 1 + sum_j p_j N(max(0, r - j))``, not ``osl / E`` (audit S9 5:
+    x2.95 at osl 1, +0.12% at osl 1024 for k = 3, a = 0.8). Exact up to
+    :data:`_EXACT_CYCLES_UP_TO` tokens, then ``1 / E`` per token.
+
+    >>> expected_cycles(1, 3, 0.8), expected_cycles(8, 0, 0.5)
+    (1.0, 8.0)
+    >>> round(expected_cycles(1024, 3, 0.8), 2)
+    347.3
+    """
+    k, a = draft_length, acceptance
+    e = expected_accepted_tokens(k, a)
+    if k == 0 or a == 0.0:
+        return float(osl)
+    p = [a ** (j - 1) * (1 - a) for j in range(1, k + 1)] + [a ** k]
+    top = min(osl, _EXACT_CYCLES_UP_TO)
+    n = [0.0] * (top + 1)
+    for r in range(1, top + 1):
+        n[r] = 1.0 + sum(pj * n[max(0, r - j)] for j, pj in enumerate(p, 1))
+    return n[top] + (osl - top) / e
+
+
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
              mode, definition, system, model, layout, context, hbm, capacity, idle=0):
-    """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring)."""
-    e = expected_accepted_tokens(k, a)
+    """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring):
+    a request takes :func:`expected_cycles` cycles, i.e. ``e = osl / cycles`` tokens per
+    cycle (the speculative mean :func:`analysis.expected_accepted_tokens`, less the surplus
+    of the last cycle)."""
+    e = osl / expected_cycles(osl, k, a)
     draft = k * draft_cost * base_time
     verify_time, b = verify
     cycle = draft + verify_time
@@ -765,8 +828,8 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
                 adp_balance=adp_balance)
-    k = draft_length
-    a = MTP_ACCEPTANCE.value if acceptance is None else acceptance
+    k, a = _speculative_setting(
+        (draft_length, MTP_ACCEPTANCE.value if acceptance is None else acceptance))
     if isinstance(batch, bool) or not isinstance(batch, numbers.Integral) or batch < 1:
         raise SpecError(f"batch must be an integer >= 1, got batch={batch!r}")
     batch = int(batch)
@@ -1073,7 +1136,8 @@ class _Sweep:
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
-        if not (isinstance(usable_hbm, (int, float)) and 0 < usable_hbm <= 1):
+        if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, (int, float))
+                                                and 0 < usable_hbm <= 1):
             raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
         bad = {"batch", "context", "layout", "tokens_per_sequence"} & set(decode_kwargs)
         if bad:
@@ -1102,10 +1166,15 @@ class _Sweep:
                 or self.context < 0:
             raise SpecError(f"context must be an integer >= 0, got context={context!r}")
         self.full = max(isl + osl, self.context)
-        # the prefill's collectives are costed as the decode steps' are (one helper)
+        # the prefill's collectives are costed as the decode steps' are (one helper, and
+        # decode's rule for the engine's default collective)
         self.cost_kw = {k: decode_kwargs[k]
-                        for k in ("collective", "algorithm", "transport", "runtime")
+                        for k in ("algorithm", "transport", "runtime")
                         if decode_kwargs.get(k) is not None}
+        self.cost_kw["collective"] = engine_collective(
+            decode_kwargs.get("engine"), self.chip,
+            collective=decode_kwargs.get("collective"), runtime=decode_kwargs.get("runtime"),
+            algorithm=decode_kwargs.get("algorithm", "auto"))
 
     def layout_info(self, layout):
         """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""
@@ -1399,11 +1468,23 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
                 adp_balance=adp_balance)
-    spec = tuple((int(k), float(a)) for k, a in speculative)
+    if isinstance(speculative, (str, bytes)) or not hasattr(speculative, "__iter__"):
+        raise SpecError(f"speculative must be a sequence of (draft_length, acceptance) "
+                        f"settings, e.g. ((0, 0.0),), got {speculative!r}")
+    spec = tuple(_speculative_setting(s) for s in speculative)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
-    for k, a in spec:
-        expected_accepted_tokens(k, a)                   # validates both
+    if isinstance(n_batches, bool) or not isinstance(n_batches, numbers.Integral) or (
+            n_batches < 2):
+        raise SpecError(f"n_batches must be an integer >= 2 (the thinned grid keeps the "
+                        f"smallest and the largest batch; pass batches= for one), got "
+                        f"n_batches={n_batches!r}")
+    if layouts is not None and not isinstance(layouts, (str, bytes)) and hasattr(
+            layouts, "__iter__"):
+        layouts = list(layouts)
+    if layouts is not None and (not isinstance(layouts, list) or not layouts):
+        raise SpecError(f"layouts must be a non-empty sequence of layouts (e.g. ['tp=8']) "
+                        f"or None (search them all), got {layouts!r}")
     if batches is not None:
         batches = sorted(set(batches))
         if not batches or any(isinstance(b, bool) or not isinstance(b, int) or b < 1

@@ -52,9 +52,13 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     (:attr:`ExchangeKernel.pull_threads`, :attr:`ExchangeKernel.pull_vector`).
 ``"pplx"``
     Perplexity's pplx-kernels (perplexityai/pplx-kernels): NVSHMEM kernels that
-    send a token **once per destination rank** directly (NVLink inside a node,
-    RDMA across), dispatch and combine each one launch with a send and a
-    receive part. No forwarding.
+    send a token **once per (token, expert)** directly, into the expert's slot on
+    its rank (NVLink inside a node, RDMA across; no per-rank de-duplication, no
+    forwarding), dispatch and combine each one cooperative launch with a send and a
+    receive part. The NVSHMEM kernels (every published pplx measurement, and the
+    multi-node path) stage each token through a local symmetric send buffer in HBM
+    before they put it (:attr:`ExchangeKernel.send_staging` for the dispatch's own
+    tokens, :attr:`ExchangeKernel.staging_copy` for the combine's received copies).
 ``"all-to-allv"``
     The exchange as a collective: a per-rank de-duplicated all-to-allv costed
     by the collectives model (``analysis.cost``) with its runtime.
@@ -365,6 +369,10 @@ class ExchangeKernel:
         ``max(combine bytes, staging_source_bytes x hidden)`` and writes the combine
         bytes per received copy; ``0``: the combine's own bytes (a plain copy). Unused
         without ``staging_copy``.
+    send_staging : bool
+        The dispatch's send part first copies each of the rank's own tokens into its local
+        symmetric send buffer, then sends from there (read + write of ``tokens x dispatch
+        bytes`` through local HBM): pplx-kernels' NVSHMEM kernels (``xBufferIn``).
     chain : tuple of two tuples
         The serial chain of one thread block per (dispatch, combine) phase (see
         "Serial chains" in the module docstring): ``(latency, count)`` pairs, ``latency``
@@ -413,6 +421,7 @@ class ExchangeKernel:
     release_fence: tuple = (False, False)
     block_per_token: bool = False
     staging_source_bytes: float = 0.0
+    send_staging: bool = False
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -429,6 +438,8 @@ class ExchangeKernel:
                              "both 0")
         if not isinstance(self.staging_copy, bool):
             raise TypeError(f"staging_copy must be True or False, got {self.staging_copy!r}")
+        if not isinstance(self.send_staging, bool):
+            raise TypeError(f"send_staging must be True or False, got {self.send_staging!r}")
         v = self.staging_source_bytes
         if (isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0
                 or v == float("inf")):
@@ -502,6 +513,9 @@ class ExchangeKernel:
         if self.staging_copy:
             out.append(Parameter(f"{self.name}.staging_copy", True, "",
                                  src.get("staging_copy", "")))
+        if self.send_staging:
+            out.append(Parameter(f"{self.name}.send_staging", True, "",
+                                 src.get("send_staging", "")))
         if self.staging_copy and self.staging_source_bytes:
             out.append(Parameter(f"{self.name}.staging_source_bytes", self.staging_source_bytes,
                                  "B", src.get("staging_source_bytes", "")))
@@ -526,6 +540,7 @@ class ExchangeKernel:
 
 
 _DEEPEP = "deepseek-ai/DeepEP"
+_PPLX = "perplexityai/pplx-kernels"
 EXCHANGE_KERNELS = {k.name: k for k in (
     ExchangeKernel(
         "deepep-normal", dedup="node", forwarding=True, scale_out=True, pipelined=True,
@@ -675,22 +690,59 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
     ),
     ExchangeKernel(
-        "pplx", dedup="rank", forwarding=False, scale_out=True, pipelined=True,
-        local_copy=True, kernels=(1, 1), syncs=(1, 1),
+        "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
+        local_copy=True, kernels=(1, 1), syncs=(1, 1), message_header=4, staging_copy=True,
+        send_staging=True,
         sources=(
-            ("dedup", ("perplexityai/pplx-kernels: one copy per (token, destination rank), "
-                      "NVLink inside a node, RDMA across, no forwarding")),
-            ("kernels", ("perplexityai/pplx-kernels: dispatch and combine each one launch with "
-                         "a send and a receive part (which the API can also launch apart); not "
-                         "re-checked against the code in this session")),
-            ("syncs", ("perplexityai/pplx-kernels: the receive kernel waits for every peer's "
-                      "token count; costed as the symmetric-memory kernel floor inside one "
-                      "node, one NCCL LL step across the network (assumption, EXCHANGE_SYNC)")),
-            ("release_fence", ("perplexityai/pplx-kernels 2bd6e30 csrc/all_to_all/"
+            ("dedup", (f"{_PPLX} 7af3059 (the README table's kernels) csrc/all_to_all/"
+                      "internode_scatter.cu and internode_gather.cu, and 2bd6e30 internode_"
+                      "{dispatch,combine}.cu and intranode_{dispatch,combine}.cu: warp j of the "
+                      "token's block sends the token to the rank of its j-th expert, into that "
+                      "expert's slot (nvshmemx_putmem_signal_nbi_warp; intranode: a warp copy "
+                      "into remoteBuffer.getTokenPtr(dstRank, dstLocalExpert, index)), and the "
+                      "combine sends one copy back per (token, expert): one message per (token, "
+                      "expert), no per-rank de-duplication; NVLink (NVSHMEM P2P) inside a node, "
+                      "RDMA (IBGDA) across, no forwarding")),
+            ("message_header", (f"{_PPLX} 7af3059 internode_scatter.cu: the staged token is "
+                               "hidden + scale bytes followed by a uint32 source index, token "
+                               "stride round_up(bytes + 4, 16); the 4 B are charged, the <= 12 B "
+                               "of alignment padding are not (7392 -> 7408 B for a DeepSeek FP8 "
+                               "token with per-128 scales: 0.16%)")),
+            ("send_staging", (f"{_PPLX} 7af3059 internode_scatter.cu (and 2bd6e30 internode_"
+                             "dispatch.cu): the token's block copies it (int4) from dp_x into "
+                             "the local symmetric buffer xBufferIn, bar.sync, then puts from "
+                             "there; charged as a read and a write of each own token at the "
+                             "chip's HBM bandwidth, added to the phase (exact when a block holds "
+                             "one token; an upper bound when its later copies overlap earlier "
+                             "puts). 2bd6e30's intranode_dispatch.cu stages through shared "
+                             "memory instead (no HBM pass): overstated for it")),
+            ("staging_copy", (f"{_PPLX} 7af3059 internode_gather.cu (and 2bd6e30 internode_"
+                             "combine.cu): per received (token, expert) copy the block copies "
+                             "the expert output from expert_y into the local symmetric buffer "
+                             "xBufferIn, __syncthreads, then puts it back to the source rank; "
+                             "costed as a read and a write of every received copy at the chip's "
+                             "HBM bandwidth, added to the phase (as send_staging). 2bd6e30's "
+                             "intranode_combine.cu copies straight from expert_x (no staging): "
+                             "overstated for it")),
+            ("kernels", (f"{_PPLX} 2bd6e30 csrc/all_to_all/intranode_dispatch.cu, "
+                         "intranode_combine.cu, internode_dispatch.cu, internode_combine.cu (and "
+                         "7af3059 internode_scatter.cu / internode_gather.cu): "
+                         "dispatch and combine are each one cudaLaunchCooperativeKernel with its "
+                         "send and receive parts (SplitMode::NONE, the default of "
+                         "AllToAll.dispatch/combine do_send=do_recv=True); SplitMode::SEND / RECV "
+                         "launch the parts apart on request")),
+            ("syncs", (f"{_PPLX}: the receive part waits for every peer's per-expert token "
+                      "count, then for that many tokens; costed as the symmetric-memory kernel "
+                      "floor inside one node, one NCCL LL step across the network (assumption, "
+                      "EXCHANGE_SYNC)")),
+            ("release_fence", (f"{_PPLX} 2bd6e30 csrc/all_to_all/"
                                "intranode_dispatch.cu: warps copy tokens into the peers' buffers, "
                                "a grid sync, then st.release.sys of the per-expert counts "
                                "(st_flag_release); intranode_combine.cu: the copy to the peer, "
-                               "then atom.release.sys of its flag (add_flag_release)"))),
+                               "then atom.release.sys of its flag (add_flag_release); the NVSHMEM "
+                               "kernels (7af3059) use nvshmemx_putmem_signal_nbi_warp, whose "
+                               "signal is delivered only after the data (NVSHMEM put-with-signal "
+                               "semantics)"))),
         release_fence=(True, True),
     ),
     ExchangeKernel(

@@ -241,6 +241,11 @@ class Router:
 
     def _nodes(self, x, what):
         a = np.asarray(x)
+        if a.ndim > 1:
+            raise ValueError(f"{what} must be a node index or a one-dimensional sequence of "
+                             f"them, got an array of shape {a.shape}")
+        if a.size == 0:                     # [] reads as float64: an empty query all the same
+            return np.zeros(0, dtype=np.int64)
         if a.dtype.kind not in "iu":
             raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
         a = np.atleast_1d(a).astype(np.int64, copy=False)

@@ -212,6 +212,7 @@ class Runtime:
     host_launch: float = 0.0
     nvls: dict = dataclasses.field(default_factory=dict)
     p2p: dict = dataclasses.field(default_factory=dict)
+    search: dict = dataclasses.field(default_factory=dict)
     sources: tuple = ()
     version: str = ""
     timing: object = None
@@ -237,11 +238,11 @@ class Runtime:
                             ("nvls_efficiency", ""), ("factors", ""),
                             ("tree_correction", ""), ("threads", ""),
                             ("thread_threshold", "B"), ("kernel_floor", "s"), ("nvls", ""),
-                            ("p2p", "")):
+                            ("p2p", ""), ("search", "")):
             table = getattr(self, field)
             for key, value in table.items():
                 k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
-                u = unit if field != "p2p" else _P2P_UNITS.get(
+                u = unit if field not in ("p2p", "search") else _P2P_UNITS.get(
                     key[0] if isinstance(key, tuple) else key, "")
                 out.append(Parameter(f"{self.name}.{field}.{k}", value, u,
                                      src.get(field, "")))
@@ -254,7 +255,9 @@ class Runtime:
         return tuple(out)
 
 
-_P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s"}
+_P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
+              "nvlink_bw": "B/s", "intra_speeds": "B/s", "dup_below": "B/s",
+              "dup_slow_below": "B/s"}
 
 
 def _arch_table(values, scale):
@@ -315,7 +318,8 @@ _NCCL = Runtime(
              "ppn1_tree_net_latency": 1, "nvls_tree_net_two_nodes": 2,
              "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0,
              "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
-             "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85},
+             "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85,
+             "nvls_multi_host": 1},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -334,6 +338,13 @@ _NCCL = Runtime(
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1},
+    search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
+            ("intra_speeds", "hopper"): tuple(x * GBS for x in (
+                60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
+            ("intra_speeds", "blackwell"): tuple(x * GBS for x in (
+                90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0)),
+            "lower_ratio": 0.49, "dup_below": 25e9, "dup_slow_below": 50e9,
+            "dup_slow_channels": 4},
     version="2.30.7",
     sources=(
         ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
@@ -366,7 +377,10 @@ _NCCL = Runtime(
          "(tuning.cc 'at least set ring algo available'); tree busBw x .85 when maxTreePattern is "
          "NCCL_TOPO_PATTERN_TREE (tree_simple_pattern; tuning.cc l.284 at v2.27.3-1, from "
          "v2.26.2-1, 1.0 before: the tree graph search ended on the simple TREE pattern, "
-         "src/graph/search.cc ncclTopoCompute 'Try a simpler tree', src/init.cc maxTreePattern)"),
+         "src/graph/search.cc ncclTopoCompute 'Try a simpler tree', src/init.cc maxTreePattern); "
+         "NVLS enabled on a communicator of several hosts (nvls_multi_host 1; 0 in 2.20.x: "
+         "src/transport/nvls.cc ncclNvlsInit l.240 at v2.20.3-1 / v2.20.5-1 returns when "
+         "'comm->nNodes > 1 || comm->MNNVL', absent in 2.19, the MNNVL clique test from 2.21)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
@@ -399,6 +413,15 @@ _NCCL = Runtime(
          "P2P_PER_CHANNEL_NET_BW 14)) (net_peer_rule 1); the least over peers, pow2Up; across "
          "nodes halved while it x divUp(nRanks, NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8) > "
          "p2pnChannels, in one node at most p2pnChannels")),
+        ("search", ("NVIDIA/nccl v2.30.7-1 src/graph/topo.h SM90_NVLINK_BW 20.6, SM100_NVLINK_BW "
+         "40.1 GB/s per NVLink (40.0 in 2.25-2.27, 20.0 for SM90 in 2.18); src/graph/search.cc "
+         "sm90SpeedArrayIntra / sm100SpeedArrayIntra (the ring search's speeds, GB/s per channel), "
+         "ncclTopoCompute: lower the speed while next / best > .49 (lower_ratio), stop once "
+         "nChannels x speed reaches the total; ncclTopoDupChannels: no doubling below 25 GB/s "
+         "(dup_below) nor, on sm > 80, below 50 GB/s (dup_slow_below) with more than 4 channels "
+         "(dup_slow_channels); src/graph/connect.cc ncclTopoPostset: channels x 2, at most "
+         "MAXCHANNELS, raised to the NVLS channels when NVLS runs "
+         "(analysis._runtime_cost.nccl_switch_channels)")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
@@ -668,7 +691,11 @@ def revision_holds(release, revision):
     False
     """
     v = _parse_version(release)
-    if revision not in PREDICTION_KERNEL_FILES:
+    try:
+        known = isinstance(revision, tuple) and revision in PREDICTION_KERNEL_FILES
+    except TypeError:                       # a tuple holding a list: no key of the table
+        known = False
+    if not known:
         raise SpecError(f"{revision!r} is not a revision of fabric.PREDICTION_REVISIONS "
                         "(a (field, key, release) key)")
     change = _change_tag(revision[2])
@@ -731,6 +758,9 @@ _NCCL_HISTORY = {
     # NVLS off on a node of 2 GPUs or fewer from 2.18.1 to 2.28.3 (nvls.cc gpuCount <= 2);
     # from 2.28.7 only below 2 GPUs
     ("factors", "nvls_min_gpus"): (((2, 18, 3), 3), ((2, 28, 7), 2)),
+    # NVLS (and so NVLS-tree) off on a communicator of several hosts in 2.20.x only
+    # (nvls.cc ncclNvlsInit 'comm->nNodes > 1 || comm->MNNVL', v2.20.3-1 / v2.20.5-1)
+    ("factors", "nvls_multi_host"): (((2, 18, 3), 1), ((2, 20, 0), 0), ((2, 21, 0), 1)),
     # tree busBw x .85 when the tree graph is the simple TREE pattern: from 2.26.2 (tuning.cc)
     ("factors", "tree_simple_pattern"): (((2, 18, 3), 1.0), ((2, 26, 0), 0.85)),
     # ring LL128 x 0.7 with one rank per node until 2.22 (x 0.92 otherwise and from 2.23)
@@ -875,6 +905,8 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 
 
 def _parse_version(text):
+    if not isinstance(text, str):
+        raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
     parts = text.strip().split(".")
     try:
         nums = tuple(int(x) for x in parts)

@@ -3,7 +3,8 @@
 Published measurements that are not in the check set: DeepEP at the other EP widths of
 its own tables (legacy.md; the Feb-2025 pure-RDMA table), DeepEP pull request #173 on
 H20, TensorRT-LLM blog18 at EP 16/32/64 and its post-quantised dispatch, DeepEP V2 on
-B200. They are expressed exactly as the check set's MoE rows (``tests/fidelity_moe.py``:
+B200, pplx-kernels' README table on H100 (NVLink EP8, IBGDA EP16-128; its other rows are
+``LEFT_OUT`` with the reason). They are expressed exactly as the check set's MoE rows (``tests/fidelity_moe.py``:
 the same systems, kernels, routings and byte counts, each row in its source's metric)
 and **nothing of the model may change because of them**. Rows missed by more than the
 goal (``fidelity.HELDOUT_TOLERANCE``) are ``KNOWN_MISSES``, filled from the evaluation.
@@ -76,6 +77,29 @@ def _trtllm(tokens, phase, dispatch_bytes=2, combine_bytes=2):
     return case
 
 
+@functools.cache
+def _h100_nodes(nodes):
+    """``nodes`` H100 servers as pplx-kernels' README ran them ("H100 clusters", "NVLINK
+    bandwidth is 450GB/s": 18 NVLink4 per GPU); one 400G InfiniBand NIC per GPU (the source
+    does not state the NIC; IBGDA needs a ConnectX, HGX H100 carries one 400G CX7 per GPU)."""
+    return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=h100")
+
+
+def _pplx(tokens, phase):
+    """pplx-kernels' README table (7af3059): the NVSHMEM kernels, DeepSeek-V3 (top-8 of 256,
+    hidden 7168), k distinct experts drawn uniformly per token, FP8 + per-128 float32 scales
+    out, BF16 back; NVLink (NVSHMEM P2P) inside a node, IBGDA across (transport None)."""
+    def case(row):
+        ep = int(row["gpus"])
+        nodes = max(1, ep // 8)
+        r = moe_exchange(_h100_nodes(nodes), "deepseek-v3", tokens, ep, kernel="pplx",
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+        t = r.dispatch if phase == "dispatch" else r.combine
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        return t * 1e6, f"pplx, {nodes} node(s) of H100, uniform; {parts(ph)}"
+    return case
+
+
 def _v2_b200(phase):
     def case(row):
         r = moe_exchange(_b200(), "deepseek-v3", 8192, 8, kernel="deepep-normal",
@@ -114,6 +138,23 @@ CASES = {
     "fi3697-trtllm-ep32-bs1-fp8-combine": _trtllm(1, "combine", combine_bytes=1),
     **{f"deepep-v2-b200-ep8-{sm}sm-{ph}": _v2_b200(ph)
        for sm in (64, 24) for ph in ("dispatch", "combine")},
+    **{f"pplx-h100-ep{ep}-bs{bs}-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _pplx(bs, ph)
+       for ep in (8, 16, 32, 64, 128) for bs in (1, 128) for ph in ("dispatch", "combine")},
+}
+
+#: Rows of the held-out sources that are NOT carried, and why (none of them is a row to fit).
+LEFT_OUT = {
+    "pplx-kernels README IBRC dispatch/combine (1 and 128 tokens, EP16-128)": (
+        "NVSHMEM's IBRC transport posts RDMA through a CPU proxy thread; the model has only "
+        "GPU-initiated network exchanges (EXCHANGE_SYNC, EXCHANGE_NIC_EFFICIENCY are "
+        "GPU-driven figures) and no proxy cost: not expressible honestly"),
+    "pplx-kernels README Torch AtA / NVSHMEM AtA rows": (
+        "dense all-to-alls (torch all_to_all_single = NCCL; nvshmemx_alltoallmem_on_stream) of "
+        "world x local experts x tokens x 7392 B, not the pplx kernel: collective rows, the "
+        "runtime area's to carry or not (board)"),
+    "pplx-kernels README DeepEP Dispatch/Combine rows": (
+        "copied from DeepEP's February-2025 pure-RDMA README table (H800): already held out as "
+        "deepep-feb25-ep*-ll-rdma-*, EP128 left out there as not independent"),
 }
 
 #: Held-out MoE rows the model misses by more than the goal today (from the evaluation).
@@ -126,14 +167,59 @@ _FLOOR = ("one-sided small-batch floor: every kernel counted from the code is ch
           "blog18 measures ~19 us dispatch / ~31 us combine at 1-32 tokens at every EP width, "
           "and NVIDIA's barrier-off run at EP8 (an earlier revision of blog18, PR #12195) puts "
           "11.3 / 28.1 us of it outside the barriers: more per-kernel work than the sourced "
-          "latencies price (see tests/fidelity_moe.py)")
+          "latencies price; the dispatch's part outside the barriers matches the model "
+          "(11.3 us), the combine's misses by ~4 us per pulled round, as TensorRT-LLM PR "
+          "#11844's kernel-only combine times (15.7 us BF16, 7.7 us FP8) also show "
+          "(see tests/fidelity_moe.py)")
 _RATE = ("one-sided mid batch: the floor above plus an achieved NVLink rate below NCCL's "
          "40.1 GB/s per NVLink5 link as EP grows (blog18: 'synchronization overhead inside "
          "the larger communication domain'); not modelled")
 _LL_NVLINK = ("DeepEP low-latency with NVLink peers: the per-(token, expert) warp copies "
               "reach a lower NVLink rate than NCCL's per-link figure (also EP8 on H800 in the "
               "check set); no sourced per-warp store rate")
+_PPLX_SMALL = (
+    "pplx-kernels at one token per rank (README table, 7af3059's NVSHMEM kernels, eager): the "
+    "model charges the handshake (one node: the symmetric-memory kernel floor + the release "
+    "fence, 3.1 us; across nodes: one NCCL LL step over the network, 9.3 us) plus the bytes; "
+    "the measured 42 us (NVLink, one node) and 100-126 us dispatch / 55-63 us combine (IBGDA) "
+    "are per-operation NVSHMEM costs the code serialises and the model has no sourced figure "
+    "for: in the dispatch the last warp of each of 26 blocks signals ~10 experts' counts one "
+    "after another (nvshmemx_signal_op to the expert's rank), each token's 8 warps each post "
+    "a put-with-signal (putmem_signal_nbi_warp: data, then the signal after it), then the "
+    "receive part waits per (local expert, source) slot for the count and then for that many "
+    "signals, a cooperative grid sync, and copies out; the combine signals every rank's sync "
+    "flag, stages and puts each received copy with its signal, grid-syncs, waits for k "
+    "signals per token and for every rank's flag. NVSHMEM's P2P put-with-signal is the group's "
+    "copy, then one thread's __threadfence_system() and the signal (nvshmem_common_device.cuh, "
+    "stored index id 10034699182): the release fence the model already charges once per phase "
+    "(the 8 warps of a token fence concurrently). Evidence, not a model input: the timed region "
+    "is EAGER (bench_all_to_all.py: events around a Python op call after an NVSHMEM barrier "
+    "kernel), so a host path (Python, torch custom op, cooperative launch) longer than the "
+    "kernel before it shows in the interval; the EP8 dispatch and combine are equal (41.6 / "
+    "41.7 us) as such a floor would make them; no sourced figure for that host path")
+_PPLX_NVLINK = (
+    "pplx-kernels NVSHMEM P2P at 128 tokens on one H100 node: per-(token, expert) warp copies "
+    "(putmem_signal_nbi_warp over NVLink) reach a lower rate than NCCL's 20.6 GB/s per NVLink4 "
+    "link the model uses (18 links: 371 GB/s per GPU), as DeepEP low-latency's NVLink warp "
+    "copies do (deepep-v1-ep8 check row, PR #173 H20 rows): less the model's fixed and HBM "
+    "parts the rows imply ~88 GB/s (dispatch, 6.6 MB of link bytes per GPU) and ~150 GB/s "
+    "(combine, 12.8 MB), plus the one-token floor above; no sourced per-warp store rate")
+_PPLX_IBGDA = (
+    "pplx-kernels IBGDA at 128 tokens: the model's NIC runs at 47 GB/s (0.94 of 400G); the "
+    "measured times, less the model's fixed and HBM parts, imply 6 (EP16) to 24 (EP128) GB/s "
+    "of remote-node bytes per rank in the dispatch (combine: 11 to 24), FALLING with fewer "
+    "nodes although fewer bytes leave the node: not a bandwidth limit. Every "
+    "(token, expert) message is its own GPU-posted RDMA write plus a signal atomic "
+    "(nvshmemx_putmem_signal_nbi_warp: one WQE pair per message, 512 (EP16) to 960 (EP128) "
+    "remote messages per rank per phase) and the count signals add one per (rank, expert); "
+    "the model has no per-message IBGDA cost (no sourced figure), and nothing in the code "
+    "read explains EP16 being the slowest")
 KNOWN_MISSES = {
+    **{f"pplx-h100-ep{ep}-bs1-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _PPLX_SMALL
+       for ep in (8, 16, 32, 64, 128) for ph in ("dispatch", "combine")},
+    **{f"pplx-h100-ep8-bs128-nvlink-{ph}": _PPLX_NVLINK for ph in ("dispatch", "combine")},
+    **{f"pplx-h100-ep{ep}-bs128-ibgda-{ph}": _PPLX_IBGDA
+       for ep in (16, 32, 64, 128) for ph in ("dispatch", "combine")},
     **{f"trtllm-ep{ep}-bs{bs}-{ph}": _FLOOR
        for ep in (16, 32, 64) for bs in (1, 16) for ph in ("dispatch", "combine")
        if (ep, bs, ph) != (16, 16, "dispatch")},

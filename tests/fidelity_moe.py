@@ -121,7 +121,14 @@ KNOWN_MISSES = {
                               "is charged; left out are only the per-round L1 re-reads of the "
                               "routing metadata and the register tree reduction (tens of ns "
                               "each, no Parameter) and the fence.acquire.sys after the poll "
-                              "(no published cost): nothing of the order of the 17 us gap",
+                              "(no published cost): nothing of the order of the 17 us gap. "
+                              "Session 9 re-read the kernel at blog18's date (flashinfer 579435f9 "
+                              "port) and TensorRT-LLM's PDL-era form: one 256-thread block per "
+                              "token (TLLM_MOE_A2A_ONE_BLOCK_PER_TOKEN default true), a step's "
+                              "top-k loads issued back to back ('Pass 1'), one round trip per "
+                              "16-B step, as modelled; TensorRT-LLM PR #11844 times the combine "
+                              "kernel alone at 15.7 us BF16 vs 7.7 us FP8 (4 vs 2 rounds, setup "
+                              "not stated; its barrier wait is inside): ~4 us per round",
     "trtllm-ep8-bs16-combine": "as bs1: 14.4 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
     "deepep-v1-ep8-ll-dispatch": "77 us measured over NVLink, not RDMA, despite the table's "

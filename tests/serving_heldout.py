@@ -14,7 +14,8 @@ Each expressible row is expressed with the serving API the way the check set is
 * ``k2-*`` rows: the other rows of the same InferenceX article's tables (Kimi K2.5,
   vLLM 0.21.0, 8192 in / 1024 out, one 8-GPU node): :func:`serving_check.conditions`
   expresses them exactly as it expresses the check rows (the row id names the chip,
-  weight format and TP size).
+  weight format and TP size), and :func:`serving_check.model_point` runs them through the
+  harness's closed loop as it runs the check rows.
 * ``r1-h200-fp8-trtllm-maxtput-c1024``: TensorRT-LLM's DeepSeek-R1 "H200
   max-throughput" run: 8x H200, FP8 weights, attention data parallel over the 8 GPUs
   with experts EP8 (``tp=1,dp=8``), 1024 concurrent requests, 1024 in / 2048 out, no
@@ -151,10 +152,14 @@ def conditions(row):
 
 
 def model_point(row):
-    """The model's :class:`analysis.ServingPoint` for a held-out row."""
+    """The model's figures for a held-out row: the InferenceX rows as its harness measures
+    them (:func:`serving_check.model_point`: an :class:`analysis.ClosedLoopRun`), the others
+    an :class:`analysis.ServingPoint`."""
     import analysis
     import topologies
 
+    if row["id"].startswith("k2-"):
+        return sc.model_point(row)
     kw = conditions(row)
     fab = topologies.build(kw.pop("system"))
     return analysis.serving_point(kw.pop("model"), fab, **kw)

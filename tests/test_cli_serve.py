@@ -61,10 +61,10 @@ def test_serve_passes_decode_settings(capsys):
 
 
 def test_serve_reproduces_the_library_on_a_check_row_s_conditions(capsys):
-    # the k2-h200-int4-c16 row's conditions (tests/serving_check.py) through the CLI, with
-    # one runtime for every collective: the row itself prices each all-reduce with the
-    # kernel vLLM launches for its size (serving_check.vllm_all_reduce), which the CLI's
-    # --runtime cannot say, so the library is asked the CLI's question
+    # the k2-h200-int4-c16 row's conditions (tests/serving_check.py) through the CLI: since
+    # decode_step(engine="vllm") defaults its collective to vLLM's per-size dispatch
+    # (analysis.engine_collective), `serve --engine vllm` asks the row's own question, and an
+    # explicit --runtime asks the library's one-runtime question
     import serving_check as sc
 
     import analysis
@@ -74,16 +74,22 @@ def test_serve_reproduces_the_library_on_a_check_row_s_conditions(capsys):
     kw = sc.conditions(row)
     assert kw.pop("collective") is sc.vllm_all_reduce
     fab = topologies.build(kw.pop("system"))
-    lib = analysis.serving_point(kw.pop("model"), fab, runtime="symmetric-memory",
-                                 **{k: v for k, v in kw.items() if k != "usable_hbm"})
+    model = kw.pop("model")
+    kw.pop("usable_hbm")
+    row_point = analysis.serving_point(model, fab, collective=analysis.vllm_all_reduce, **kw)
+    one_runtime = analysis.serving_point(model, fab, runtime="symmetric-memory", **kw)
     args = ["serve", sc.H200_NODE, "--model", "kimi-k2.5-int4", "--isl", str(kw["isl"]),
-            "--osl", str(kw["osl"]), "--batches", "16", "--layout", "tp=8,dp=1,etp=8", "--no-speculative",
-            "--engine", "vllm", "--runtime", "symmetric-memory", "--json"]
+            "--osl", str(kw["osl"]), "--batches", "16", "--layout", "tp=8,dp=1,etp=8",
+            "--no-speculative", "--engine", "vllm", "--json"]
     assert main(args) == 0
     cli = json.loads(capsys.readouterr().out)["frontier"][0]
-    assert cli["tpot_s"] == pytest.approx(lib.tpot, rel=1e-12)
+    assert cli["tpot_s"] == pytest.approx(row_point.tpot, rel=1e-12)
+    assert main([*args, "--runtime", "symmetric-memory"]) == 0
+    cli_rt = json.loads(capsys.readouterr().out)["frontier"][0]
+    assert cli_rt["tpot_s"] == pytest.approx(one_runtime.tpot, rel=1e-12)
+    assert cli_rt["tpot_s"] != cli["tpot_s"]     # the dispatch is not one runtime's choice
     assert main([*args, "--moe-hbm-efficiency", "0.78"]) == 0
-    assert json.loads(capsys.readouterr().out)["frontier"][0]["tpot_s"] < lib.tpot
+    assert json.loads(capsys.readouterr().out)["frontier"][0]["tpot_s"] < row_point.tpot
 
 
 def test_serve_and_decode_share_the_decode_step_options():
@@ -147,3 +153,57 @@ def test_serve_says_which_batches_asked_for_a_layout_cannot_hold(capsys):
     assert any(s.startswith("tp=4,dp=2,ep=8: batch 100000 exceeds") for s in notes)
     assert main(args) == 0
     assert capsys.readouterr().out.count("the largest that fits") == 2
+
+
+@pytest.mark.parametrize("argv, words", [
+    # unknown model
+    ([NODE, "--model", "gpt-9", "--isl", "100", "--osl", "100"], ["unknown model 'gpt-9'"]),
+    # zero or negative lengths
+    ([NODE, "--model", "kimi-k2", "--isl", "0", "--osl", "100"], ["isl must be", "isl=0"]),
+    ([NODE, "--model", "kimi-k2", "--isl", "-3", "--osl", "100"], ["isl must be", "isl=-3"]),
+    ([NODE, "--model", "kimi-k2", "--isl", "100", "--osl", "0"], ["osl must be", "osl=0"]),
+    ([NODE, "--model", "kimi-k2", "--isl", "100", "--osl", "-5"], ["osl must be", "osl=-5"]),
+    # a system where no layout fits memory: the weights exceed every chip's HBM together
+    (["mesh:2,chip=h100", "--model", "kimi-k2", "--isl", "100", "--osl", "100"],
+     ["fits no layout", "weights (1026.4 GB)", "2 chips"]),
+    # a degraded fabric: too few chips left for the weights; a chip every layout needs cut off
+    (["hgx-h200", "--model", "kimi-k2", "--isl", "100", "--osl", "100",
+      *[f"--fail-chip=chip{i}" for i in range(5)]], ["fits no layout", "3 chips"]),
+    (["switch:8,chip=b200", "--model", "deepseek-v3", "--isl", "100", "--osl", "100",
+      "--fail-link", "chip3-sw0", "--no-speculative"],
+     ["every layout", "chip3 is cut off", "link chip3-sw0 failed"]),
+    (["hgx-h200", "--model", "kimi-k2", "--isl", "100", "--osl", "100",
+      *[f"--fail-chip=chip{i}" for i in range(8)]], ["leaves no chip"]),
+    # a model file that is not there
+    ([NODE, "--model", "/nonexistent/model.toml", "--isl", "100", "--osl", "100"],
+     ["/nonexistent/model.toml"]),
+])
+def test_serve_refuses_bad_input_in_one_line_with_exit_2(capsys, argv, words):
+    assert main(["serve", *argv, "--quiet"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and cap.err.count("\n") == 1 and "Traceback" not in cap.err
+    assert cap.err.startswith("cofabric serve: error: ")
+    for w in words:
+        assert w in cap.err, (w, cap.err)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"model": "gpt-9"}, "unknown model"),
+    ({"isl": 0}, "isl must be an integer >= 1"),
+    ({"osl": -1}, "osl must be an integer >= 1"),
+    ({"isl": 1.5}, "isl must be an integer >= 1"),
+    ({"osl": True}, "osl must be an integer >= 1"),
+])
+def test_serving_api_refuses_the_same_inputs(kw, match):
+    import analysis
+    import topologies
+    from fabric import SpecError
+
+    f = topologies.build(NODE)
+    args = {"model": "kimi-k2", "isl": 100, "osl": 100, **kw}
+    model = args.pop("model")
+    for call in (lambda: analysis.serving_frontier(model, f, layouts=("tp=8",), **args),
+                 lambda: analysis.serving_point(model, f, batch=1, layout="tp=8", **args),
+                 lambda: analysis.single_user_speed(model, f, layouts=("tp=8",), **args)):
+        with pytest.raises(SpecError, match=match):
+            call()

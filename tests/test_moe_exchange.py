@@ -254,24 +254,32 @@ def test_bytes_are_conserved_and_ordered(shape, tokens, routing):
     """On a rail cluster every NIC byte sent is received somewhere; each scale-up copy
     crosses exactly two links (GPU to switch, switch to GPU); a node-deduplicating kernel
     never puts more through a NIC than a rank-deduplicating one, nor that more than one
-    sending every (token, expert) copy."""
+    sending every (token, expert) copy (pplx with its 4-B index, DeepEP low-latency with
+    its 16-B header)."""
     nodes, gpus = shape
     f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
     ep = nodes * gpus
     kw = {"dispatch_bytes": 1, "combine_bytes": 2, "routing": routing}
-    out = {k: moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
-           for k in ("deepep-normal", "pplx", "deepep-low-latency")}
+    per_rank = dataclasses.replace(exchange_kernel("pplx"), name="per-rank", dedup="rank",
+                                   message_header=0)
+    out = {k if isinstance(k, str) else k.name:
+           moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
+           for k in ("deepep-normal", per_rank, "pplx", "deepep-low-latency")}
     for r in out.values():
         sent = sum(s for s, _ in r.nic_bytes.values())
         recv = sum(v for _, v in r.nic_bytes.values())
         assert sent == pytest.approx(recv)
-    # pplx: each (token, rank) copy inside a node is one GPU->switch->GPU path
-    r = out["pplx"]
-    # every rank sends copies_rank / ep to each rank: (gpus - 1) of them share its node
+    # each copy inside a node is one GPU->switch->GPU path; every rank sends
+    # copies / ep to each rank, (gpus - 1) of them in its own node
+    r = out["per-rank"]
     inside = ep * (gpus - 1) * (r.copies_rank / ep) * 7168
     assert sum(r.link_bytes.values()) == pytest.approx(2 * inside)
+    r = out["pplx"]                     # one message per (token, expert): token + 4-B index
+    inside = ep * (gpus - 1) * (r.copies_expert / ep) * (7168 + 4)
+    assert sum(r.link_bytes.values()) == pytest.approx(2 * inside)
     nic = {k: sum(s for s, _ in r.nic_bytes.values()) for k, r in out.items()}
-    assert nic["deepep-normal"] <= nic["pplx"] * (1 + 1e-12)
+    assert nic["deepep-normal"] <= nic["per-rank"] * (1 + 1e-12)
+    assert nic["per-rank"] <= nic["pplx"] * (1 + 1e-12)
     assert nic["pplx"] <= nic["deepep-low-latency"] * (1 + 1e-12)
 
 
@@ -1202,3 +1210,82 @@ def test_post_quantized_rows_send_values_and_scale_factors_apart():
     one = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided", dispatch_bytes=4032, **kw)
     hbm = EXCHANGE_LATENCY["blackwell"]["hbm_load"].value
     assert apart.dispatch - one.dispatch == pytest.approx(hbm, rel=1e-9)
+
+
+# -- pplx: one message per (token, expert), staged through the symmetric send buffer ---------------
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([(1, 4), (2, 2), (2, 4)]), st.sampled_from([(8, 2), (8, 3), (16, 4)]),
+       st.integers(1, 9))
+def test_pplx_sends_one_message_per_token_and_expert(shape, experts_k, tokens):
+    """Brute force of pplx-kernels' send loop (perplexityai/pplx-kernels 7af3059
+    internode_scatter.cu; 2bd6e30 intra/internode_dispatch.cu): warp j of a token's block puts
+    the token + a 4-B source index to the rank of its j-th expert, so two experts on one rank
+    are two messages. Every k-subset of the experts (uniform routing, exact) is enumerated;
+    the model's NIC bytes (across nodes) and link bytes (inside, two links per copy) are the
+    expected bytes of that loop."""
+    nodes, gpus = shape
+    E, k = experts_k
+    ep = nodes * gpus
+    m = dataclasses.replace(model_config("deepseek-v3"), routed_experts=E, experts_per_token=k)
+    f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
+    r = moe_exchange(f, m, tokens, ep, kernel="pplx", dispatch_bytes=1, combine_bytes=2)
+    per_rank = E // ep
+    msg = m.hidden + 4
+    subsets = list(itertools.combinations(range(E), k))
+    # expected messages from one source rank to each destination rank, per token
+    count = np.zeros(ep)
+    for experts in subsets:
+        for e in experts:                       # one put per (token, expert), no de-dup
+            count[e // per_rank] += 1
+    count /= len(subsets)
+    src = 0
+    remote = sum(count[d] for d in range(ep) if d // gpus != src // gpus)
+    local = sum(count[d] for d in range(ep) if d // gpus == src // gpus and d != src)
+    sent = [s for s, _ in r.nic_bytes.values()]
+    if nodes > 1:
+        assert max(sent) == pytest.approx(tokens * remote * msg, rel=1e-9)
+        assert min(sent) == pytest.approx(tokens * remote * msg, rel=1e-9)
+    else:
+        assert not any(sent)
+    assert sum(r.link_bytes.values()) == pytest.approx(2 * ep * tokens * local * msg, rel=1e-9)
+    assert r.dispatch_bytes == msg and r.copies_expert == tokens * k
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from([1, 2]), st.sampled_from([1, 16, 128]), st.sampled_from([1, 1 + 4 / 128, 2]))
+def test_pplx_stages_tokens_through_its_send_buffer(nodes, tokens, dispatch_bytes):
+    """pplx's NVSHMEM kernels copy each own token into the local symmetric send buffer before
+    its puts (dispatch: read + write of tokens x message bytes) and each received copy's
+    expert output before it goes back (combine: read + write of tokens x k x combine bytes),
+    on top of the receive parts' copies; nothing else changes."""
+    f = h800(nodes)
+    kw = {"dispatch_bytes": dispatch_bytes, "combine_bytes": 2}
+    ep = 8 * nodes
+    pplx = exchange_kernel("pplx")
+    bare = dataclasses.replace(pplx, send_staging=False, staging_copy=False)
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=pplx, **kw)
+    b = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=bare, **kw)
+    hbm = f.chip.hbm_bandwidth
+    h = 7168
+    msg = (dispatch_bytes * h) + 4
+    assert r.dispatch_phase.local_copy - b.dispatch_phase.local_copy == pytest.approx(
+        2 * tokens * msg / hbm, rel=1e-12)
+    assert r.combine_phase.local_copy - b.combine_phase.local_copy == pytest.approx(
+        2 * tokens * 8 * 2 * h / hbm, rel=1e-12)
+    for ph in ("dispatch_phase", "combine_phase"):
+        x, y = getattr(r, ph), getattr(b, ph)
+        assert (x.fixed, x.transfer) == (y.fixed, y.transfer)
+        assert x.time - y.time == pytest.approx(x.local_copy - y.local_copy, rel=1e-9)
+    # the receive copies themselves: every (token, expert) copy in, k partials + the sum out
+    assert b.dispatch_phase.local_copy == pytest.approx(2 * tokens * 8 * msg / hbm, rel=1e-12)
+    assert b.combine_phase.local_copy == pytest.approx((tokens * 8 + tokens) * 2 * h / hbm,
+                                                       rel=1e-12)
+
+
+def test_send_staging_is_validated():
+    with pytest.raises(TypeError, match="send_staging"):
+        dataclasses.replace(exchange_kernel("pplx"), send_staging=1)
+    names = [p.name for p in exchange_kernel("pplx").parameters()]
+    assert {"pplx.send_staging", "pplx.staging_copy", "pplx.message_header"} <= set(names)
+    assert exchange_kernel("pplx").dedup == "expert"

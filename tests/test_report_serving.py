@@ -56,3 +56,33 @@ def test_serving_prose_closes_every_parenthesis_it_opens():
             assert depth >= 0, line
             assert depth <= 1 or "[" in line, line     # no parenthesis inside another
         assert depth == 0, line
+
+
+def test_claims_are_read_with_their_assumptions_and_arithmetic():
+    # the 490 tokens/s and 5.85 ms findings name what they assume and what the claim would
+    # need, from the point's own per-token shares (seconds)
+    shares = {"weights read": 1e-3, "KV read": 0.5e-3, "launch/graph": 2e-3,
+              "kernel floors": 1e-3, "communication": 3e-3, "compute": 0.0, "draft": 0.0,
+              "prefill": 0.0}
+    rows = [{"system": "a", "single_user_tokens_per_s": 1 / 7.5e-3, "single_user_layout": "tp=8",
+             "single_user_limiter": "communication", "single_user_shares": shares,
+             **{f"usd_per_mtok_at_{x:g}": None for x in MATCHED_INTERACTIVITY}}]
+    seed = [{"case": "defaults", "tpot_s": 9e-3, "limiter": "weights read",
+             "shares": {"weights read": 4e-3, "communication": 3e-3, "launch/graph": 2e-3}},
+            {"case": "fusion", "tpot_s": 6.0e-3, "limiter": "weights read",
+             "shares": {"weights read": 4e-3, "communication": 1.8e-3, "launch/graph": 0.2e-3}}]
+    text = " ".join(_serving_findings(rows, seed, NODE))
+    # 490 tokens/s: 2.04 ms a token; the reads take 1.5 ms, so the other 6.0 ms must fall to
+    # 0.541 ms
+    assert "2.04 ms per token" in text and "kernel boundaries and floors 3 ms" in text
+    assert "the other 6 ms cut to 0.541 ms" in text
+    # 5.85 ms: 0.15 ms short of the best reading, which has 1.8 ms of communication
+    for words in ("hypothetical 2.8T config, not the seed's model",
+                  "chip figures, the seed naming no chip",
+                  "no overlap of communication with compute",
+                  "it needs 0.15 ms less than the best reading",
+                  "e.g. that much of its communication hidden"):
+        assert words in text, words
+    # the reads alone above the budget: no arithmetic that would need negative time
+    rows[0]["single_user_shares"] = {**shares, "weights read": 2.5e-3}
+    assert "alone exceed 2.04 ms" in " ".join(_serving_findings(rows, seed, NODE))

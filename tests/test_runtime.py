@@ -88,7 +88,9 @@ def test_channels_are_trimmed_for_small_messages():
     # topoGetAlgoInfo: ring LL drops channels while n < nc * 512 threads * 8 * nRanks
     r = cost(H100, "all-reduce", 64 * 2**10, algorithm="ring")
     assert r.protocol == "LL" and r.channels == 2   # 65536 / (512 * 64) = 2
-    assert cost(H100, "all-reduce", 2**20, algorithm="ring").channels == 32
+    # 1 MiB would take 32; NCCL's ring search gives an 8-GPU H100 node 24 channels
+    # (nccl_switch_channels; NCCL's own log: '24 coll channels'), all of them used
+    assert cost(H100, "all-reduce", 2**20, algorithm="ring").channels == 24
 
 
 def test_ops_per_launch_shares_the_base_latency():
@@ -1052,8 +1054,9 @@ def test_every_release_times_nvls_tree_above_the_lower_bound(release):
 # -- point-to-point protocol: NCCL's p2p channels, not the collective ones (session 8) ------
 
 
-def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release):
-    """NCCL's LL / Simple choice for one p2p message, transliterated from NVIDIA/nccl
+def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
+    """NCCL's LL / Simple choice for one p2p message (``ll_bytes``: the bytes of it that run
+    LL, chunk by chunk before 2.22), transliterated from NVIDIA/nccl
     (src/enqueue.cc addP2pToPlan / calcP2pChunkSize, src/graph/paths.cc
     ncclTopoGetNchannels / ncclTopoComputeP2pChannels, src/init.cc computeBuffSizes), with the
     facts read straight from the graph, peer by peer: the release's own code path (2.18-2.21
@@ -1079,6 +1082,21 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release):
     per_node_nics = max(1, round(len(all_nics) / n_nodes)) if all_nics else 0
     search = min(lanes(r) for r in ranks) if not multi else max(1, per_node_nics)
     nchannels = max(1, min(maxch, 2 * int(search)))          # comm->nChannels
+    ups = [[(w, d) for w, d in G[r].items() if G.nodes[w].get("kind") != "nic"
+            and d.get("tech") not in MESSAGE_TECHNOLOGIES] for r in ranks]
+    if not multi and all(u and all(G.nodes[w].get("kind") == "switch"
+                                   and str(d.get("tech", "")).startswith("nvlink") for w, d in u)
+                         for u in ups):
+        # one NVSwitch node: NCCL's ring search (session 9), newest constants, MAXCHANNELS 64,
+        # raised to the NVLS channels on a reducing switch; then the release's MAXCHANNELS
+        from fabric import runtime_arch
+        rt = runtime("nccl")
+        arch = runtime_arch(fabric)
+        reduces = all(G.nodes[w].get("reduction") for u in ups for w, _d in u)
+        nchannels = min(maxch, _brute_switch_channels(
+            min(lanes(r) for r in ranks), rt.search[("nvlink_bw", arch)] / 1e9,
+            [x / 1e9 for x in rt.search[("intra_speeds", arch)]], 64,
+            rt.nvls[("channels", arch)] if reduces else 0))
     p2pn_pre = min(nchannels, maxch)
     p2pn = 1
     while p2pn < p2pn_pre:
@@ -1133,24 +1151,29 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release):
             ch *= 2
             size = -(-b // ch)
         size = -(-size // lo) * lo
-        protos, left = [], b
+        protos, left, ll = [], b, 0
         while True:
             c = min(left, size)
             protos.append("LL" if c <= 16384 else "Simple")
+            ll += c if c <= 16384 else 0
             left -= c
             if left <= 0:
                 break
-        return protos[0]
+        return ll if ll_bytes else protos[0]
     if v < (2, 29, 0):
-        return "LL" if b <= nmax * 16384 else "Simple"
-    if b == 0:
-        return "LL"
-    ch = min(nmin, -(-b // lo))
-    part = max(lo, -(-b // ch))
-    while part > hi and ch <= nmax / 2:
-        ch *= 2
-        part = -(-b // ch)
-    return "LL" if b <= ch * 16384 else "Simple"
+        proto = "LL" if b <= nmax * 16384 else "Simple"
+    elif b == 0:
+        proto = "LL"
+    else:
+        ch = min(nmin, -(-b // lo))
+        part = max(lo, -(-b // ch))
+        while part > hi and ch <= nmax / 2:
+            ch *= 2
+            part = -(-b // ch)
+        proto = "LL" if b <= ch * 16384 else "Simple"
+    if ll_bytes:
+        return b if proto == "LL" else 0
+    return proto
 
 
 @functools.cache
@@ -1297,3 +1320,157 @@ def test_simple_tree_pattern_costs_the_tree_85_percent_from_2_26():
     a = cost(one, "all-reduce", 2**30, algorithm="double-binary-tree", runtime="nccl@2.26.2")
     b = cost(one, "all-reduce", 2**30, algorithm="double-binary-tree", runtime="nccl@2.25.1")
     assert a.time == pytest.approx(b.time, rel=1e-12)
+
+
+def test_nvls_off_over_several_hosts_in_2_20_only():
+    # transliteration of nvls.cc ncclNvlsInit per release tag: 2.20.3 / 2.20.5 return with NVLS
+    # off when 'comm->nNodes > 1 || comm->MNNVL' (nNodes counts hosts); 2.19 and 2.21+ do not.
+    # Every release x one-host, multi-host-one-domain (MNNVL) and multi-node groups, intact and
+    # degraded: NVLS / NVLS-tree is a candidate exactly when the rule allows it
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    rail = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    nvl72 = topologies.build("gb200-nvl72")
+    groups = [(H100, H100.endpoints), (rail, rail.endpoints), (nvl72, nvl72.endpoints[:8]),
+              (rail.without(links=[("chip1", "nvs0")]), rail.endpoints)]
+    for f, ranks in groups:
+        nodes, idx = _resolve_ranks(f, ranks)
+        view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+        hosts = len({f.host_of[n] for n in nodes})
+        for v in NCCL_RELEASE_DATES:
+            ver = tuple(int(x) for x in v.split("."))
+            rt = runtime(f"nccl@{v}")
+            tried, why = rc.nccl_candidates(rt, view, "all-reduce", 2**30, "auto", 1)
+            nvls = {c.library for c in tried} & {"nvls", "nvls-tree"}
+            off = (2, 20, 0) <= ver < (2, 21, 0) and hosts > 1
+            if off:
+                assert not nvls, (f.name, v)
+                assert any("hosts" in w for _a, w in why), (f.name, v)
+                forced = cost(f, "all-reduce", 2**30, algorithm="in-switch" if view.n_nodes == 1
+                              else "hierarchical", runtime=rt, ranks=ranks)
+                assert forced.algorithm in ("ring", "multi-ring"), (f.name, v)
+            elif view.ppn >= rt.factors["nvls_min_gpus"] and int(view.node_ranks().min()) >= 2:
+                assert nvls, (f.name, v)
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(["rail:servers=2,gpus=4,chip=h100", "dgx-h100",
+                             "rail:servers=4,gpus=4,nvls=1,chip=h20,nic=ib-ndr", "gb200-nvl72"]),
+       cut=st.one_of(st.none(), st.integers(0, 10**6)),
+       release=st.sampled_from(["2.18.5", "2.20.5", "2.21.5", "2.23.4", "2.29.2", "2.30.7"]),
+       k=st.integers(12, 30), extra=st.integers(0, 40000), data=st.data())
+def test_p2p_ll_bytes_follow_nccls_chunks(spec, cut, release, k, extra, data):
+    # before 2.22 every chunk of a message chooses LL or Simple by its own size (enqueue.cc
+    # addP2pToPlan per chunk of calcP2pChunkSize): a trailing chunk of at most 16 KiB runs LL
+    # and crosses at LL's 8-of-16 bytes; from 2.22 the whole message or none. Brute force
+    # against the chunk-by-chunk transliteration, on intact and degraded fabrics
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    f = _p2p_fabric(spec, cut)
+    live = [c for c in f.endpoints if c not in f.failures.cut_off]
+    if len(live) < 2:
+        return
+    ranks = data.draw(st.lists(st.sampled_from(live), min_size=2, max_size=2, unique=True))
+    n = 2**k + extra
+    try:
+        r = cost(f, "send-recv", n, ranks=ranks, runtime=f"nccl@{release}")
+    except (NotApplicableError, RoutingError):
+        return
+    rt = runtime(f"nccl@{release}")
+    nodes, idx = _resolve_ranks(f, ranks)
+    view = _GroupView(f, "send-recv", nodes, idx, None, None, True)
+    ll = rc.p2p_ll_bytes(rt, view, n)
+    assert ll == _nccl_p2p_protocol_brute(f, ranks, n, release, ll_bytes=True)
+    t = view.transfer("point-to-point", "send-recv")
+    want = r.fixed + n * t.per_byte * (1 + ll / n)
+    assert r.time == pytest.approx(want, rel=1e-9)
+    if tuple(int(x) for x in release.split(".")) >= (2, 22, 0):
+        assert ll in (0, n)
+
+
+def test_p2p_trailing_chunk_runs_ll_before_2_22():
+    # one node of H100 (p2pChunkSize 512 KiB, smallest part 64 KiB, 16 channels at least):
+    # 1 MiB + 8 KiB to one peer under 2.21.5 is cut into chunks of calcP2pChunkSize =
+    # alignUp(max(64 KiB, divUp(n, 16)), 64 KiB) = 128 KiB: 8 of them and an 8 KiB remainder,
+    # its own operation, which runs LL (2 x its bytes on the wire); 2.22.3 decides once
+    f = topologies.build("dgx-h100")
+    n = 2**20 + 8192
+    old = cost(f, "send-recv", n, ranks=f.endpoints[:2], runtime="nccl@2.21.5")
+    new = cost(f, "send-recv", n, ranks=f.endpoints[:2], runtime="nccl@2.22.3")
+    assert old.protocol == new.protocol == "Simple"
+    base = cost(f, "send-recv", n - 8192, ranks=f.endpoints[:2], runtime="nccl@2.21.5")
+    per_byte = (base.time - base.fixed) / (n - 8192)
+    assert old.time - old.fixed == pytest.approx(per_byte * (n + 8192), rel=1e-9)
+    assert new.time - new.fixed == pytest.approx(per_byte * n, rel=1e-9)
+
+
+
+def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
+    """NCCL's ring search on an NVSwitch node, step by step as search.cc runs it: every speed
+    of the array is searched by placing channels one at a time (each charging the speed on
+    every GPU's link), the best graph kept by nChannels x speed, then DupChannels, pass 2 and
+    connect.cc's Postset; independent of analysis._runtime_cost."""
+    total = lanes * per_link
+
+    def place(speed, at_least=0):
+        left, k = total, 0
+        while left + 1e-9 >= speed and k < maxch // 2:
+            left -= speed
+            k += 1
+        return k if k >= at_least else 0
+
+    idx = next((i for i, sp in enumerate(speeds) if sp <= total + 1e-9), len(speeds) - 1)
+    best = (0, 0.0)
+    while True:
+        k = place(speeds[idx])
+        if k * speeds[idx] > best[0] * best[1] + 1e-9:
+            best = (k, speeds[idx])
+        if best[0] and best[0] * best[1] >= total - 1e-9:
+            break
+        if idx + 1 < len(speeds) and (best[0] == 0 or speeds[idx + 1] / best[1] > 0.49):
+            idx += 1
+        else:
+            break
+    n, bw = best
+    if n == 0:
+        return 1
+    if bw >= 25 and not (bw < 50 and n > 4):
+        d = min(2 * n, maxch // 2)
+        bw, n = bw / -(-d // n), d
+        idx = next(i for i, sp in enumerate(speeds) if sp <= bw + 1e-9)
+        while idx > 0 and place(speeds[idx - 1], n):
+            idx -= 1
+            n, bw = place(speeds[idx]), speeds[idx]
+    out = min(maxch, 2 * n)
+    return max(out, min(maxch, nvls)) if nvls else out
+
+
+@settings(max_examples=40, deadline=None)
+@given(lanes=st.integers(1, 24), arch=st.sampled_from(["hopper", "blackwell"]),
+       nvls=st.sampled_from([0, 16, 24, 32]))
+def test_switch_channels_follow_nccls_ring_search_brute_force(lanes, arch, nvls):
+    from analysis._runtime_cost import nccl_switch_channels
+    rt = runtime("nccl")
+    per = rt.search[("nvlink_bw", arch)] / 1e9
+    speeds = [x / 1e9 for x in rt.search[("intra_speeds", arch)]]
+    want = _brute_switch_channels(lanes, per, speeds, rt.max_channels, nvls)
+    assert nccl_switch_channels(rt, lanes, arch, nvls or False) == want
+
+
+def test_switch_channels_are_nccls_logged_counts():
+    # NCCL's own INFO lines: 8 H100 of an AWS p5 node, '24 coll channels ... 32 p2p channels,
+    # 32 p2p channels per peer' (NCCL 2.28+ logs in public repositories); 8 H800, '16 coll
+    # channels' (NVIDIA/nccl issue 892). The model's view of the same groups, intact and with
+    # one NVLink lane of a GPU gone (the least-connected GPU decides)
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    for spec, coll, p2p in (("dgx-h100", 24, 32), ("hgx-h800", 16, 16)):
+        f = topologies.build(spec)
+        nodes, idx = _resolve_ranks(f, f.endpoints)
+        view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+        assert view.channels == coll
+        p2pn, per_peer, _nmin, _chunk = rc.p2p_channels(runtime("nccl"), view)
+        assert (p2pn, per_peer) == (p2p, p2p)
+    f = topologies.build("gb200-nvl72")
+    nodes, idx = _resolve_ranks(f, f.endpoints[:4])
+    assert _GroupView(f, "all-reduce", nodes, idx, None, None, True).channels == 32

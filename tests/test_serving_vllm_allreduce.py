@@ -211,3 +211,83 @@ def test_sizes_as_strings_and_flags_as_booleans():
             analysis.vllm_all_reduce_kernel(f, 1 << 20, fuse_allreduce_rms=bad)
         with pytest.raises(TypeError, match="symm_mem must be True or False"):
             analysis.vllm_all_reduce_kernel(f, 1 << 20, symm_mem=bad)
+
+
+# -- decode_step(engine="vllm")'s default collective (analysis.engine_collective) -----------
+
+CHIPS = ("h100", "h200", "b200", "h800", "h20", "b300", "gb200", "gb300", "tpu-v4", "sd200-chip")
+
+
+@settings(max_examples=60, deadline=None)
+@given(engine=st.sampled_from(["trtllm", "vllm", "sglang"]), chip=st.sampled_from(CHIPS),
+       runtime=st.sampled_from([None, "nccl", "symmetric-memory"]),
+       algorithm=st.sampled_from(["auto", "ring", {"all-reduce": "ring"}]),
+       given_fn=st.booleans())
+def test_engine_collective_is_vllms_dispatch_exactly_when_nothing_else_is_asked(
+        engine, chip, runtime, algorithm, given_fn):
+    # the rule, enumerated: a caller's collective wins; vLLM's dispatch only for engine vllm
+    # on a chip its tables list (SM90 Hopper, SM100 Blackwell) with no runtime or algorithm
+    # chosen; else the collectives model
+    from analysis._decode import _default_collective
+
+    def mine(*a, **k):
+        raise AssertionError("not called here")
+
+    spec = fabric.chip_spec(chip)
+    got = analysis.engine_collective(engine, spec, collective=mine if given_fn else None,
+                                     runtime=runtime, algorithm=algorithm)
+    if given_fn:
+        want = mine
+    elif (engine == "vllm" and runtime is None and algorithm == "auto"
+          and spec.generation in ("hopper", "blackwell")):
+        want = analysis.vllm_all_reduce
+    else:
+        want = _default_collective
+    assert got is want
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(board=degraded_boards(), batch=st.sampled_from([1, 16, 64]),
+       layout=st.sampled_from(["tp=8,dp=1,etp=8", "tp=4,dp=2"]))
+def test_vllm_steps_default_to_vllms_dispatch_on_intact_and_degraded_boards(board, batch,
+                                                                            layout):
+    # decode_step(engine="vllm") without a collective == with analysis.vllm_all_reduce, byte
+    # for byte; and the step names the collective among its parameters
+    _, board, _ = board
+    kw = {"batch": batch, "context": 4096, "layout": layout, "engine": "vllm"}
+    default = analysis.decode_step("kimi-k2.5-int4", board, **kw)
+    given_ = analysis.decode_step("kimi-k2.5-int4", board, collective=analysis.vllm_all_reduce,
+                                  **kw)
+    assert default.time == given_.time and default.breakdown == given_.breakdown
+    p = {q.name: q for q in default.parameters}["decode.collective"]
+    assert p.value == "analysis.vllm_all_reduce" and "vllm/config/vllm.py" in p.source
+
+
+def test_vllm_dispatch_moves_the_step_and_an_explicit_runtime_keeps_its_choice():
+    f = topologies.build("hgx-h200")
+    kw = {"batch": 16, "context": 4096, "layout": "tp=8,dp=1,etp=8", "engine": "vllm"}
+    default = analysis.decode_step("kimi-k2.5-int4", f, **kw)
+    nccl = analysis.decode_step("kimi-k2.5-int4", f, collective=analysis.cost, **kw)
+    # 229 KB all-reduces: FlashInfer's one-shot, not NCCL's choice
+    assert default.breakdown.exposed_comm < nccl.breakdown.exposed_comm
+    asked = analysis.decode_step("kimi-k2.5-int4", f, runtime="nccl", **kw)
+    assert asked.time == nccl.time
+    assert {q.name: q.value for q in asked.parameters}["decode.collective"] == "analysis.cost"
+    # a chip vLLM's tables do not list: the collectives model, and the step still runs
+    tpu = topologies.build("tpu-v4-cube")
+    step = analysis.decode_step("kimi-k2", tpu, batch=4, context=1000, layout="tp=8",
+                                engine="vllm")
+    assert {q.name: q.value for q in step.parameters}["decode.collective"] == "analysis.cost"
+
+
+def test_serving_prices_a_vllm_prefill_with_the_same_collective():
+    # the prefill's all-reduces follow decode's rule (one place): serving_point(engine="vllm")
+    # equals the same point with vLLM's dispatch passed explicitly, prefill included
+    f = topologies.build("hgx-b200")
+    kw = {"isl": 2000, "osl": 200, "batch": 8, "layout": "tp=8,dp=1,etp=8", "engine": "vllm"}
+    default = analysis.serving_point("kimi-k2.5-int4", f, **kw)
+    given_ = analysis.serving_point("kimi-k2.5-int4", f, collective=analysis.vllm_all_reduce,
+                                    **kw)
+    nccl = analysis.serving_point("kimi-k2.5-int4", f, collective=analysis.cost, **kw)
+    assert default == given_
+    assert default.prefill_time != nccl.prefill_time
