@@ -123,6 +123,7 @@ Examples
 
 import collections
 import dataclasses
+import itertools
 import math
 import weakref
 from dataclasses import dataclass
@@ -1008,65 +1009,98 @@ def _check_reach(fabric, positions):
 
 _CLIQUES = weakref.WeakKeyDictionary()
 
-#: At most this many largest sets of pairwise-reaching chips are kept per fabric
-#: (:func:`_reach_cliques`; a bound on the search, far above what failures produce).
+#: Largest sets of pairwise-reaching chips (:func:`_reach_cliques`) every placement examines
+#: (kept and sorted per fabric, largest first).
 _MAX_CLIQUES = 256
+
+#: Further sets :func:`instance_chips` examines past :data:`_MAX_CLIQUES`, in the search's
+#: own order, while none found so far places the instance as well as the bound (the
+#: placement on all usable chips, reachability aside) allows; a bound on the work.
+_CLIQUE_BUDGET = 20_000
+
+
+def _reach_kinds(fabric):
+    """None when every pair of live chips reaches (:func:`_reach`); else ``(every, members,
+    G)``: the chips that reach every chip, the other chips grouped into kinds (chips that
+    cannot reach the same chips: they reach each other and are interchangeable, so a maximal
+    clique holds all of a kind or none) and the graph of kinds that reach each other."""
+    R = _reach(fabric)
+    partial = ~R.all(axis=1)
+    if not partial.any():
+        return None
+    import networkx as nx
+
+    every = np.flatnonzero(~partial).tolist()
+    kinds = {}
+    for p in np.flatnonzero(partial).tolist():
+        kinds.setdefault(tuple(np.flatnonzero(~R[p]).tolist()), []).append(p)
+    members = list(kinds.values())
+    G = nx.Graph()
+    G.add_nodes_from(range(len(members)))
+    G.add_edges_from((i, j) for i in range(len(members)) for j in range(i + 1, len(members))
+                     if R[members[i][0], members[j][0]])
+    return every, members, G
+
+
+def _all_reach_cliques(fabric):
+    """Every largest set of live chips that reach each other pairwise (the maximal cliques
+    of :func:`_reach`), each a sorted tuple of positions, lazily in the clique search's
+    order (networkx ``find_cliques`` over :func:`_reach_kinds`, deterministic for a
+    fabric); nothing when every pair reaches."""
+    got = _reach_kinds(fabric)
+    if got is None:
+        return
+    import networkx as nx
+
+    every, members, G = got
+    for c in nx.find_cliques(G):
+        yield tuple(sorted(every + [p for i in c for p in members[i]]))
 
 
 def _reach_cliques(fabric):
-    """The largest sets of live chips that reach each other pairwise (the maximal cliques
-    of :func:`_reach`: the chips that reach every chip, plus a maximal clique of the
-    others), each a sorted tuple of positions, in a fixed order; None when every pair
-    reaches. Cached per fabric; at most :data:`_MAX_CLIQUES`."""
+    """The first :data:`_MAX_CLIQUES` of :func:`_all_reach_cliques` (all of them when there
+    are fewer), largest first, then by positions; None when every pair reaches. Cached per
+    fabric."""
     if fabric in _CLIQUES:
         return _CLIQUES[fabric]
-    R = _reach(fabric)
-    partial = ~R.all(axis=1)
-    out = None
-    if partial.any():
-        import networkx as nx
-
-        every = np.flatnonzero(~partial).tolist()
-        # chips that cannot reach the same chips reach each other and are interchangeable:
-        # a maximal clique holds all of them or none, so the search runs over these kinds
-        kinds = {}
-        for p in np.flatnonzero(partial).tolist():
-            kinds.setdefault(tuple(np.flatnonzero(~R[p]).tolist()), []).append(p)
-        members = list(kinds.values())
-        G = nx.Graph()
-        G.add_nodes_from(range(len(members)))
-        G.add_edges_from((i, j) for i in range(len(members)) for j in range(i + 1, len(members))
-                         if R[members[i][0], members[j][0]])
-        found = []
-        for c in nx.find_cliques(G):
-            found.append(tuple(sorted(every + [p for i in c for p in members[i]])))
-            if len(found) == _MAX_CLIQUES:
-                break
-        out = tuple(sorted(found, key=lambda c: (-len(c), c)))
+    found = list(itertools.islice(_all_reach_cliques(fabric), _MAX_CLIQUES))
+    out = tuple(sorted(found, key=lambda c: (-len(c), c))) if found else None
     _CLIQUES[fabric] = out
     return out
 
 
-def _clique_pools(fabric, chips, groups):
-    """None when every pair of the usable chips (``groups``, :func:`_usable_groups`)
-    reaches each other (:func:`_reach`), or ``chips < 2``. Otherwise the usable chips of
-    each largest set of pairwise-reaching chips (:func:`_reach_cliques`) that holds
-    ``chips``, as groups in domain order: every instance whose chips reach each other
-    pairwise lies in one of them."""
+def _pairwise_complete(fabric, chips, groups):
+    """Whether every pair of the usable chips (``groups``, :func:`_usable_groups`) reaches
+    each other (:func:`_reach`), or ``chips < 2``: then any of them may form an instance."""
     if chips < 2 or not fabric.failures.degraded:
-        return None
+        return True
     usable = [p for g in groups for p in g]
-    if _reach(fabric)[np.ix_(usable, usable)].all():
-        return None
-    keep_usable = set(usable)
-    pools = []
-    for clique in _reach_cliques(fabric):
+    return bool(_reach(fabric)[np.ix_(usable, usable)].all())
+
+
+def _clique_pools(fabric, chips, groups):
+    """For each largest set of pairwise-reaching chips in turn, first those of
+    :func:`_reach_cliques` (largest first), then the rest of :func:`_all_reach_cliques`
+    (lazily): its usable chips (``groups``) as groups in domain order when it holds
+    ``chips`` of them and no earlier set gave the same, else None (one item per set, so a
+    caller can bound the sets it examines). Every instance whose chips reach each other
+    pairwise lies in one of the pools. Nothing when :func:`_pairwise_complete`."""
+    if _pairwise_complete(fabric, chips, groups):
+        return
+    keep_usable = {p for g in groups for p in g}
+    seen = set()
+    head = _reach_cliques(fabric) or ()
+    rest = itertools.islice(_all_reach_cliques(fabric), len(head), None)
+    for clique in itertools.chain(head, rest):
         keep = keep_usable.intersection(clique)
+        pool = None
         if len(keep) >= chips:
             pool = tuple(t for t in (tuple(p for p in g if p in keep) for g in groups) if t)
-            if pool not in pools:
-                pools.append(pool)
-    return pools
+            if pool in seen:
+                pool = None
+            else:
+                seen.add(pool)
+        yield pool
 
 
 def _placement_key(groups, sel, chips, equal_domains, tp):
@@ -1144,7 +1178,10 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
     fabric reachability need not be transitive (a switch of two planes where chip2 lost
     plane 0's links and chip6 plane 1's: each reaches the other six, not each other), so
     the rules above are applied within each largest set of pairwise-reaching chips and
-    the best answer taken. Where no such set holds the instance, the answer has a pair
+    the best answer taken (the first ``chips`` chips outright when they reach pairwise and
+    place as well as all live chips would; where there are very many such sets, the
+    search stops at the first answer that places as well as all live chips would, reachability
+    aside, or after a bounded number of sets). Where no such set holds the instance, the answer has a pair
     that cannot reach each other, and costing the step's collectives raises RoutingError
     naming it (:func:`decode_step`; the serving search skips the layout with that reason).
 
@@ -1177,16 +1214,50 @@ def instance_chips(fabric, chips, *, equal_domains=False, tp=1):
         raise TypeError(f"equal_domains must be True or False, got {equal_domains!r}")
     tp = _check_tp(tp, chips)
     groups = _usable_groups(fabric, chips)
-    found = []
-    for pool in _clique_pools(fabric, chips, groups) or ():
+    if _pairwise_complete(fabric, chips, groups):
+        return _place(fabric, groups, chips, equal_domains, tp)
+    best = _best_in_cliques(fabric, groups, chips, equal_domains, tp)
+    return best if best is not None else _place(fabric, groups, chips, equal_domains, tp)
+
+
+def _best_in_cliques(fabric, groups, chips, equal_domains, tp):
+    """:func:`instance_chips` where the usable chips do not all reach each other: the best
+    placement (:func:`_placement_key`) among those inside each largest set of
+    pairwise-reaching chips (:func:`_clique_pools`); None when no such set holds it.
+
+    The placement on all usable chips, reachability aside, bounds every answer's first two
+    key parts (TP groups inside / equal shape, domains spanned). The first ``chips`` chips
+    win outright when they reach each other pairwise and meet that bound (nothing places
+    better). The first :data:`_MAX_CLIQUES` sets are always examined; past them the search
+    goes on, at most :data:`_CLIQUE_BUDGET` sets more, only while no placement found meets
+    the bound: one that does is the best in those parts (the positions that break its ties
+    come from the sets examined)."""
+    try:
+        bound = _placement_key(groups, _place(fabric, groups, chips, equal_domains, tp),
+                               chips, equal_domains, tp)[:2]
+    except SpecError:               # no set of domains holds it equally, even unconstrained
+        return None
+    first = tuple(range(chips))
+    usable = {p for g in groups for p in g}
+    if (usable.issuperset(first) and _reach(fabric)[np.ix_(first, first)].all()
+            and (not equal_domains or len(set(_domains_spanned(groups, first))) == 1)
+            and _placement_key(groups, first, chips, equal_domains, tp)[:2] == bound):
+        return first
+    best = None
+    for i, pool in enumerate(_clique_pools(fabric, chips, groups)):
+        if i >= _MAX_CLIQUES and ((best is not None and best[0][:2] == bound)
+                                  or i >= _MAX_CLIQUES + _CLIQUE_BUDGET):
+            break
+        if pool is None:            # this set holds too few of the chips, or a repeat
+            continue
         try:
             sel = _place(fabric, pool, chips, equal_domains, tp)
         except SpecError:           # this pool fills no set of domains equally
             continue
-        found.append((_placement_key(groups, sel, chips, equal_domains, tp), sel))
-    if found:
-        return min(found)[1]
-    return _place(fabric, groups, chips, equal_domains, tp)
+        key = _placement_key(groups, sel, chips, equal_domains, tp)
+        if best is None or key < best[0]:
+            best = (key, sel)
+    return None if best is None else best[1]
 
 
 def _place(fabric, groups, chips, equal_domains, tp):
@@ -1249,7 +1320,7 @@ def _copies(fabric, chips, equal_domains, tp=1):
     if chips > fabric.n_endpoints:
         return 0
     groups = _usable_groups(fabric, chips)
-    if _clique_pools(fabric, chips, groups) is not None:
+    if not _pairwise_complete(fabric, chips, groups):
         try:
             sel = instance_chips(fabric, chips, equal_domains=equal_domains, tp=tp)
         except SpecError:           # no set of domains holds it equally: no copy

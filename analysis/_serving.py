@@ -18,7 +18,8 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   projection and the head: ``decode_step(draft=True)``; or ``draft_cost`` plain steps
   each, when given), and Leviathan et al.'s expected tokens per cycle
   (:func:`analysis.expected_accepted_tokens`), as :func:`analysis.speculative_decode`
-  composes them.
+  composes them; a request of ``osl`` tokens takes :func:`expected_cycles` cycles (its
+  last cycle emits no more tokens than are left).
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
   ``max(FLOPs / (chips x peak x prefill efficiency), weights / (chips x HBM))``
   (each GEMM's FLOPs at the dense peak of its math format, as decode prices them)
@@ -82,6 +83,7 @@ Examples
 True
 """
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -120,6 +122,7 @@ __all__ = [
     "candidate_layouts",
     "closed_loop_run",
     "cost_per_million_tokens",
+    "expected_cycles",
     "instance_sizes",
     "pareto_front",
     "prefill_time",
@@ -299,7 +302,9 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
     chip = fabric.chip
-    name = gpu if gpu is not None else _SYSTEM_TCO.get(fabric.name)
+    # a failure renames the fabric ("nvl72 without 1 link"); the hardware paid for is the same
+    built = fabric if fabric.intact is None else fabric.intact
+    name = gpu if gpu is not None else _SYSTEM_TCO.get(built.name)
     if name is None and chip is not None:
         name = _CHIP_TCO.get(chip_spec(chip).name)
     if chip_price is None and name is not None:
@@ -589,7 +594,8 @@ class ServingPoint:
     isl, osl, context : int
         Input and output tokens; the mean decode context ``isl + osl // 2``.
     tokens_per_cycle : float
-        Expected tokens per decode cycle per user (1 without speculation).
+        Tokens per decode cycle per user over a request, ``osl / expected_cycles`` (1
+        without speculation; the speculative mean less the last cycle's surplus).
     cycle_time, prefill_time, request_time : float
         Seconds: one decode cycle; one prefill (instance-seconds per request); ``R``.
     tpot : float
@@ -691,10 +697,49 @@ def _no_mtp(m):
             f"fraction of a plain step)")
 
 
+#: Output lengths up to which :func:`expected_cycles` runs its recursion exactly; beyond, the
+#: recursion's transient has died out (it decays geometrically) and each further token adds
+#: ``1 / E`` cycles.
+_EXACT_CYCLES_UP_TO = 1 << 16
+
+
+@functools.lru_cache(maxsize=256)
+def expected_cycles(osl, draft_length, acceptance):
+    """Expected decode cycles for one request of ``osl`` output tokens under speculative
+    decoding with ``draft_length`` drafted tokens of ``acceptance`` each.
+
+    A cycle emits ``j`` tokens with probability ``p_j = a^(j-1) (1 - a)`` for ``j <= k`` and
+    ``a^k`` for ``j = k + 1`` (the accepted drafts, then the target's own token: mean
+    :func:`analysis.expected_accepted_tokens`), but never more than the request has left:
+    the engine stops a sequence at its length and discards the surplus drafts. So
+    ``N(0) = 0`` and ``N(r) = 1 + sum_j p_j N(max(0, r - j))``, not ``osl / E`` (audit S9 5:
+    x2.95 at osl 1, +0.12% at osl 1024 for k = 3, a = 0.8). Exact up to
+    :data:`_EXACT_CYCLES_UP_TO` tokens, then ``1 / E`` per token.
+
+    >>> expected_cycles(1, 3, 0.8), expected_cycles(8, 0, 0.5)
+    (1.0, 8.0)
+    >>> round(expected_cycles(1024, 3, 0.8), 2)
+    347.3
+    """
+    k, a = draft_length, acceptance
+    e = expected_accepted_tokens(k, a)
+    if k == 0 or a == 0.0:
+        return float(osl)
+    p = [a ** (j - 1) * (1 - a) for j in range(1, k + 1)] + [a ** k]
+    top = min(osl, _EXACT_CYCLES_UP_TO)
+    n = [0.0] * (top + 1)
+    for r in range(1, top + 1):
+        n[r] = 1.0 + sum(pj * n[max(0, r - j)] for j, pj in enumerate(p, 1))
+    return n[top] + (osl - top) / e
+
+
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
              mode, definition, system, model, layout, context, hbm, capacity, idle=0):
-    """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring)."""
-    e = expected_accepted_tokens(k, a)
+    """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring):
+    a request takes :func:`expected_cycles` cycles, i.e. ``e = osl / cycles`` tokens per
+    cycle (the speculative mean :func:`analysis.expected_accepted_tokens`, less the surplus
+    of the last cycle)."""
+    e = osl / expected_cycles(osl, k, a)
     draft = k * draft_cost * base_time
     verify_time, b = verify
     cycle = draft + verify_time
@@ -1022,10 +1067,12 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     if max(outs) < 2:
         raise SpecError("no request has a second output token: TPOT (latency - TTFT) / "
                         "(out - 1) is undefined")
-    for bad in ("micro_batches", "mode", "context", "adp_balance"):
+    for bad in ("micro_batches", "mode", "context", "adp_balance", "draft_length",
+                "acceptance", "draft_cost"):
         if bad in decode_kwargs:
             raise SpecError(f"{bad} is not a condition of a closed-loop run (one aggregated "
-                            f"instance, one micro-batch, the run's own contexts)")
+                            f"instance, one micro-batch, plain decoding, the run's own "
+                            f"contexts)")
     n = len(ins)
     mean_in, mean_out = sum(ins) / n, sum(outs) / n
     isl, osl = max(1, round(mean_in)), max(1, round(mean_out))

@@ -158,9 +158,9 @@ KNOWN_MISSES = {
         "16.2 us measured; the check set's 1 KiB row (15.4 us) is the same plateau. "
         "~4 us per device would close it; no published NCCL per-device figure"),
     "azure-gb200-tray-ring-ar-256k": (
-        "as azure-gb200-tray-ring-ar-4k (12.9 us vs 17.5 us measured)"),
+        "as azure-gb200-tray-ring-ar-4k (12.6 us vs 17.5 us measured; 12.9 us with 36 channels before session 9)"),
     "azure-gb200-tray-ring-ar-4m": (
-        "GPU-bound (32.7 us of ring/LL over 36 channels against 12 us of host launches): "
+        "GPU-bound (32.7 us of ring/LL over 32 channels against 12 us of host launches): "
         "192 vs 146 GB/s busbw. Checked against NCCL 2.25.1's code (tag v2.25.1-1): with "
         "NCCL_ALGO=Ring and no NCCL_PROTO (the guide's script), LL128 enabled on sm100 "
         "(tuning.cc case 100), its tuner times ring LL / LL128 / Simple at 4 MiB as 32.5 / "

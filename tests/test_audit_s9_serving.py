@@ -5,9 +5,12 @@ A bad argument gets an error naming it, never a silently rounded value or a fals
 
 import numpy as np
 import pytest
+from degrade import degrade
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topologies
-from analysis import serving_frontier, serving_point, single_user_speed
+from analysis import serving_cost, serving_frontier, serving_point, single_user_speed
 from fabric import SpecError
 
 NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
@@ -85,3 +88,21 @@ def test_usable_hbm_true_is_not_one(node):
     with pytest.raises(SpecError, match="usable_hbm must be in \\(0, 1\\], got usable_hbm=True"):
         serving_frontier("kimi-k2.5-nvfp4", node, isl=100, osl=10, usable_hbm=True,
                          speculative=PLAIN)
+
+
+# -- section 8: the price of a system does not change when parts of it fail ---------------
+
+_PRICED = ["nvl72", "gb200-nvl72", "gb300-nvl72", "dgx-h100", "rail:servers=2,gpus=4,chip=h200"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(_PRICED), st.sampled_from(["own-hyperscaler", "own-neocloud",
+                                                   "rent-3yr"]), st.data())
+def test_a_failure_never_changes_the_price_of_a_gpu_hour(spec, tier, data):
+    # before: the rack presets were priced by fabric.name, which a failure renames
+    # ("nvl72 without 1 link"): one failed link priced an NVL72 as loose B200s ($2.21 ->
+    # $1.95 per GPU-hour), a GB200/GB300 NVL72 by the chip-price path ($2.21/$2.65 -> $1.50),
+    # so `cofabric serve nvl72 --fail-link chip0-sw0` showed a CHEAPER $/Mtok (3.223 -> 2.851)
+    f = topologies.build(spec)
+    g = data.draw(degrade(f, max_links=2, max_chips=1, min_links=0))
+    assert serving_cost(g, tier=tier) == serving_cost(f, tier=tier)

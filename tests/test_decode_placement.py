@@ -13,6 +13,7 @@ reachability taken from ``fabric.route`` pair by pair.
 import functools
 import itertools
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -295,7 +296,7 @@ def test_copies_past_the_search_budget_are_copies_that_fit(case):
             d._COPIES.clear()
             got = live - idle_chips(f, n)
             most = _most(R, label, live, n, lambda s: True)
-            if d._clique_pools(f, n, d._usable_groups(f, n)) is not None:
+            if not d._pairwise_complete(f, n, d._usable_groups(f, n)):
                 assert 0 < got <= most * n, (n, got, most)
     finally:
         d._SHAPE_BUDGET = old
@@ -332,3 +333,73 @@ def test_the_route_table_is_the_same_routed_in_blocks(monkeypatch):
     monkeypatch.setattr(d, "_REACH_PAIRS", 5)          # one or two sources per batch
     assert (d._reach(g) == whole).all() and not whole.all()
     d._REACH.pop(g)
+
+
+def _best_keys(R, label, live, n, tp, equal):
+    """Brute force: the best (shape, domains) key of every set of ``n`` live chips joined
+    pairwise by routes, or None when none has the shape."""
+    keys = []
+    for s in itertools.combinations(range(live), n):
+        if not _clique(R, s):
+            continue
+        c = _counts(label, s)
+        if equal and len(set(c.values())) != 1:
+            continue
+        keys.append((n // len(c) % tp != 0 if equal else any(x % tp for x in c.values()),
+                     len(c)))
+    return min(keys) if keys else None
+
+
+@settings(max_examples=40, deadline=None)
+@given(_FABRICS)
+def test_the_best_instance_is_found_past_the_kept_cliques(case):
+    # with one kept clique (_MAX_CLIQUES = 1) the search goes on through the others while no
+    # placement meets the bound of the unconstrained placement: still the brute force's best
+    import analysis._decode as d
+
+    f = _fabric(*case)
+    live = f.n_endpoints
+    R, label = _table(f), _labels(f)
+    old = d._MAX_CLIQUES
+    try:
+        d._MAX_CLIQUES = 1
+        for n in range(2, live + 1):
+            for tp in [t for t in range(1, n + 1) if n % t == 0]:
+                for equal in (False, True):
+                    want = _best_keys(R, label, live, n, tp, equal)
+                    if want is None:
+                        continue
+                    sel = instance_chips(f, n, equal_domains=equal, tp=tp)
+                    assert _clique(R, sel), (n, tp, equal, sel)
+                    c = _counts(label, sel)
+                    got = ((n // len(c) % tp != 0, len(c)) if equal
+                           else (not _inside(label, sel, tp), len(c)))
+                    assert got == want, (n, tp, equal, sel, got, want)
+    finally:
+        d._MAX_CLIQUES = old
+
+
+def test_past_the_kept_cliques_the_search_stops_at_the_bound(monkeypatch):
+    # review S8's 2^35-clique fabric (every chip misses only its twin): the first set found
+    # already places the instance inside one domain (the bound): the search stops there
+    import analysis._decode as d
+
+    sets = [s for s in itertools.combinations(range(8), 4) if 0 in s]
+    links = []
+    for i, s in enumerate(sets):        # chip 2i keeps the planes of S_i, 2i+1 the others
+        links += [(f"chip{2 * i}", f"sw{p}") for p in range(8) if p not in s]
+        links += [(f"chip{2 * i + 1}", f"sw{p}") for p in s]
+    g = topologies.build("switch:70,planes=8").without(links=links)
+    seen = []
+    real = d._place
+
+    def counted(fabric, groups, chips, equal_domains, tp):
+        seen.append(chips)
+        return real(fabric, groups, chips, equal_domains, tp)
+
+    monkeypatch.setattr(d, "_place", counted)
+    sel = instance_chips(g, 8, tp=8)
+    R = d._reach(g)
+    assert R[np.ix_(sel, sel)].all() and len(sel) == 8
+    # the bound's placement, then at most the kept cliques: never the 2^35
+    assert len(seen) <= 1 + d._MAX_CLIQUES

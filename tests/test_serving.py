@@ -61,7 +61,7 @@ def test_point_closed_forms(node, mode, k):
     # kimi-k2 has no MTP module: its draft is a separate model's, given as a cost
     p = serving_point("kimi-k2", node, isl=isl, osl=osl, batch=b, layout="tp=8",
                       draft_length=k, acceptance=0.7, mode=mode, draft_cost=0.05)
-    e = analysis.expected_accepted_tokens(k, 0.7)
+    e = osl / analysis.expected_cycles(osl, k, 0.7)        # 1 plain; a request's cycles
     assert p.tokens_per_cycle == pytest.approx(e)
     tok = p.cycle_time / e
     if mode == "aggregated":
@@ -293,3 +293,46 @@ def test_points_name_expert_split_layouts_apart():
     assert (ep.layout, split.layout) == ("tp=8,dp=1", "tp=8,dp=1,etp=8")
     again = analysis.serving_point("kimi-k2.5-int4", node, layout=split.layout, **kw)
     assert again.tpot == split.tpot != ep.tpot
+
+
+def _cycles_by_enumeration(r, k, a):
+    """Expected cycles to emit ``r`` tokens, by walking every outcome sequence: a cycle emits
+    1 + (the run of accepted drafts, at most k) tokens, capped at what is left."""
+    if r <= 0:
+        return 0.0
+    total = 0.0
+    for j in range(1, k + 2):
+        pj = a ** (j - 1) * (1 - a) if j <= k else a ** k
+        if pj:
+            total += pj * (1 + _cycles_by_enumeration(r - j, k, a))
+    return total
+
+
+@settings(max_examples=150, deadline=None)
+@given(osl=st.integers(1, 9), k=st.integers(0, 4), a=st.floats(0.0, 1.0))
+def test_expected_cycles_match_every_outcome_sequence(osl, k, a):
+    # the engine stops a request at its length: the last cycle's surplus drafts are dropped
+    # (audit S9 5); exact against the enumeration of every acceptance sequence
+    assert analysis.expected_cycles(osl, k, a) == pytest.approx(
+        _cycles_by_enumeration(osl, k, a), rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(1, 5), a=st.floats(0.05, 0.99))
+def test_expected_cycles_tend_to_osl_over_e_and_never_undercount(k, a):
+    e = analysis.expected_accepted_tokens(k, a)
+    for osl in (1, 7, 64, 1024, 200_000):
+        n = analysis.expected_cycles(osl, k, a)
+        assert n >= osl / e - 1e-9 and n >= 1
+    big = analysis.expected_cycles(200_000, k, a)
+    assert big - 200_000 / e < 1.0          # the surplus is at most one cycle's worth
+    assert analysis.expected_cycles(200_001, k, a) - big == pytest.approx(1 / e, rel=1e-6)
+
+
+def test_one_token_answers_take_one_cycle_with_or_without_drafts(node):
+    # audit S9 5's repro: a 1-token answer looked faster with 3 drafts (0.339 cycles)
+    kw = {"isl": 1000, "osl": 1, "batch": 4, "layout": "tp=8"}
+    plain = serving_point("deepseek-v3", node, **kw)
+    drafted = serving_point("deepseek-v3", node, draft_length=3, acceptance=0.8, **kw)
+    assert drafted.tokens_per_cycle == 1.0
+    assert drafted.tpot > plain.tpot

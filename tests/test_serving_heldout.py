@@ -26,11 +26,13 @@ def point(row):
     return _POINTS[row["id"]]
 
 _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (the MLA "
-           "down-projections whole on every rank, session 5) + 1.3 us per graph kernel + the "
+           "down-projections whole on every rank, session 5) + 1.3 us per graph kernel (0.75 us "
+           "with Programmatic Dependent Launch, which the B200 rows ran: analysis."
+           "PDL_HIDDEN_GAP, session 9) + the "
            "kernels' minimum durations and GEMM fixed parts (analysis.KERNEL_FLOORS, "
            "GEMM_FIXED_TIME) over TensorRT-LLM's kernels counted from its code, pinned to "
            "file@commit (analysis._decode.GRAPH_KERNELS, session 7) + exposed all-reduces: "
-           "5.4 ms against 9.0 ms measured (111 tok/s/user) on B200 without MTP. The blog-1 "
+           "4.8 ms against 9.0 ms measured (111 tok/s/user) on B200 without MTP. The blog-1 "
            "table is the March-2025 code state: TensorRT-LLM PR #4115 (2025-05-07) took "
            "router_gemm and fuse_a_gemm from 11.3 / 11.6 us per layer (cuBLAS) to 3.9 / 7.6 "
            "us, the kernels the pinned code calls and the model prices (~0.67 ms of the gap "
@@ -56,8 +58,8 @@ OUTSIDE_25 = {
                                                    "looked for because of this row's miss: "
                                                    "the row is no independent check of it",
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.9x",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.8x",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.6-1.7x" for k in range(6)},
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.0x",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.8-1.9x" for k in range(6)},
 }
 
 
