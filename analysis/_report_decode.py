@@ -34,6 +34,7 @@ from ._report_parts import (
     loadstore_everywhere,
     new_figure,
     report_fabric,
+    runtime_phrase,
 )
 
 __all__ = []
@@ -153,8 +154,8 @@ def decode_section(fabrics, executor, quiet):
             f"a fixed {param_phrase(GEMM_FIXED_TIME)} beyond its streaming time; "
             "weights and KV cache stream from HBM at "
             f"{param_phrase(DECODE_HBM_EFFICIENCY, percent=True)} of peak; "
-            "tensor-parallel collectives go "
-            "through analysis.cost's default runtime; expert dispatch and combine through "
+            f"tensor-parallel collectives (none at tp=1) under the {runtime_phrase()}; "
+            "expert dispatch and combine through "
             "the MoE exchange kernel named in the table: DeepEP's low-latency kernels on "
             "systems whose expert ranks span NIC-joined servers, one-sided symmetric-memory "
             "kernels (TensorRT-LLM's NVLinkOneSided class) inside one load/store domain, each "
@@ -167,12 +168,16 @@ def decode_section(fabrics, executor, quiet):
     fig = FigureSpec("decode", "Decode step breakdown",
                      "Time per decode step split into attention, FFN/experts, output head, "
                      "communication not hidden under compute, and the gaps between kernels "
-                     "of the replayed CUDA graph.",
+                     "of the replayed CUDA graph, at each system's default layout (table). "
+                     "Communication: the MoE exchange kernel named in the table, and "
+                     f"tensor-parallel collectives (none at tp=1) under the {runtime_phrase()}.",
                      functools.partial(_draw_decode, rows), column="double",
                      height=1.0 + 0.3 * len(rows))
     figures, tables = [fig], [table]
     first = next(iter(fabrics))
-    if any(r["system"] == first and r["model"] == DECODE_MODELS[0] for r in rows):
+    base_row = next((r for r in rows if r["system"] == first
+                     and r["model"] == DECODE_MODELS[0]), None)
+    if base_row is not None:
         base, sens = _decode_sensitivity(first, DECODE_MODELS[0])
         tables.append(Table(
             "decode_sensitivity", f"Sensitivity of {DECODE_MODELS[0]} on {first}",
@@ -180,23 +185,42 @@ def decode_section(fabrics, executor, quiet):
              Column("value_low", "step time", format_time), Column("high", "high"),
              Column("value_high", "step time", format_time)), tuple(sens),
             f"One parameter at a time; every other at the base ({format_time(base)} per "
-            "step). The tensor-parallel all-reduces run under the NCCL runtime, whose time "
-            "is NCCL's own prediction (its per-hop latencies and protocol bandwidth caps, "
-            "not the fabric's link latencies or a transport's message overhead) floored by "
-            "the hardware schedule: a fabric what-if moves the step only where that floor or the MoE exchange (priced from "
-            "the fabric's paths) binds, so an unchanged step time says the modelled software "
-            "hides that parameter at this step's message sizes. Seconds in "
+            f"step, {base_row['layout']}). {_sensitivity_scope(base_row)}"
+            "Tensor-parallel all-reduces, where the layout has them, run under the "
+            f"{runtime_phrase()}: NCCL's own prediction (its per-hop latencies and protocol "
+            "bandwidth caps, not the fabric's link latencies or a transport's message "
+            "overhead) floored by the hardware schedule; the MoE exchange is priced from the "
+            "fabric's paths. A fabric what-if moves the step only where one of these binds, "
+            "so an unchanged step time says the modelled software hides that parameter at "
+            "this step's message sizes"
+            + (" (or, as above, that nothing at this layout uses it)"
+               if _sensitivity_scope(base_row) else "") + ". Seconds in "
             "decode_sensitivity.csv."))
         figures.append(FigureSpec(
             "decode-sensitivity", f"Decode sensitivity: {DECODE_MODELS[0]} on {first}",
             "Step time with one parameter at a low and a high setting, the others at the "
-            "base (vertical line).", functools.partial(_draw_tornado, sens, base)))
+            f"base (vertical line), {base_row['layout']}. {_sensitivity_scope(base_row)}"
+            f"Tensor-parallel collectives, where the layout has them, under the "
+            f"{runtime_phrase()}.", functools.partial(_draw_tornado, sens, base)))
     section = Section("decode", "MoE decode", text=text, tables=tuple(tables),
                       figures=tuple(figures), parameters=tuple(used))
     found = decode_findings(rows, list(fabrics))
     if len(tables) > 1:
         found.append(sensitivity_finding(sens, base))
     return section, found
+
+
+def _sensitivity_scope(row):
+    """What the fabric what-ifs of the decode tornado can move at ``row``'s layout: at tp=1
+    there is no tensor-parallel collective, and an exchange kernel picks its own paths, so
+    the transport setting reaches nothing (an unchanged step is not a measured insensitivity
+    of the fabric's transport)."""
+    tp = dict(p.split("=") for p in row["layout"].split(",")).get("tp", "1")
+    if tp != "1" or row.get("ep_kernel") in (None, "all-to-allv"):
+        return ""
+    return (f"At tp=1 the step has no tensor-parallel collective: the fabric enters only "
+            f"through the {row['ep_kernel']} MoE exchange, which picks its own paths, so the "
+            "transport setting applies to nothing here. ")
 
 
 def _decode_sensitivity(system, model):

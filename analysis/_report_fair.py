@@ -28,6 +28,7 @@ from ._report_parts import (
     Table,
     new_figure,
     report_fabric,
+    runtime_phrase,
     times_text,
 )
 
@@ -366,8 +367,8 @@ def fair_section(fabrics, executor=None, quiet=False):
                   f"cost (then power) per chip equals {ref}'s ({usd_text(rb.cost_usd_per_chip)}, "
                   f"{_watts(rb.power_w_per_chip)}); street prices of 2026. Bisection and "
                   "all-to-all scale exactly with the factor; the all-reduce (1 GiB per rank, "
-                  "run as NCCL runs it: its tuner chooses the algorithm and protocol, "
-                  "analysis.cost's default runtime) is evaluated on the scaled fabric.")
+                  f"under the {runtime_phrase()}; the tuner chooses the algorithm and "
+                  "protocol) is evaluated on the scaled fabric.")
     dcols = (Column("system", "system"), Column("model", "model"),
              Column("best_layout", "best layout"), Column("time_s", "per token", format_time),
              Column("default_layout_time_s", "at tp=1", format_time))
@@ -378,8 +379,8 @@ def fair_section(fabrics, executor=None, quiet=False):
                    "experts over every chip.")
     fig = FigureSpec("fair", f"As built and at {ref}'s network cost and power",
                      "Bisection and all-to-all throughput per chip and the time of a 1 GiB "
-                     "all-reduce, as built and with link bandwidth scaled to equal network "
-                     "cost and power per chip (log axes).",
+                     f"all-reduce ({runtime_phrase()}), as built and with link bandwidth "
+                     "scaled to equal network cost and power per chip (log axes).",
                      functools.partial(_draw_fair, rows), column="double", height=2.9)
     text = (("The systems here share one chip where the default report is run, so that "
             "differences come from the fabric; the chip comparison is a separate section."),)
@@ -565,13 +566,12 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
                    Column("value_low", "ratio", lambda v: f"{v:.2f}"), Column("high", "high"),
                    Column("value_high", "ratio", lambda v: f"{v:.2f}")), tuple(rows),
                   f"Every parameter of the two systems whose source is an assumption, one at "
-                  f"a time at x0.5 and x2 (base ratio {base:.2f}); the all-reduce run as NCCL "
-                  "runs it (analysis.cost's default runtime), its tuner choosing the algorithm "
-                  "anew each time.")
+                  f"a time at x0.5 and x2 (base ratio {base:.2f}); the all-reduce under the "
+                  f"{runtime_phrase()} (the tuner choosing the algorithm anew each time).")
     fig = FigureSpec("sensitivity", f"All-reduce ratio {b} / {a}: sensitivity",
-                     "Time of a 1 GiB all-reduce on the second system over the first, with "
-                     "one assumed parameter at half and at twice its value (base: vertical "
-                     "line).", functools.partial(_draw_tornado, rows, base,
+                     "Time of a 1 GiB all-reduce on the second system over the first "
+                     f"({runtime_phrase()}), with one assumed parameter at half and at twice "
+                     "its value (base: vertical line).", functools.partial(_draw_tornado, rows, base,
                                                  "all-reduce time ratio"))
     worst = max(rows, key=lambda r: abs(r["value_high"] - r["value_low"])) if rows else None
     found = []

@@ -8,13 +8,13 @@ head to head.
 import numpy as np
 
 from fabric import format_bandwidth, format_size, format_time
-from fabric import runtime as get_runtime
 
 from ._report_parts import (
     DECODE_BATCH,
     DECODE_MODELS,
     SEED_MS_PER_TOKEN,
     SEED_SYMMETRIC_CLAIM,
+    runtime_phrase,
     times_text,
 )
 
@@ -131,8 +131,7 @@ def collective_findings(best, systems, ops):
                 parts.append(f"{who} is faster at {_ranges(_runs(flags, sizes))} (by "
                              f"{times_text(min(won), 1)} to {times_text(max(won), 1)})")
         big = sizes[-1]
-        out.append(f"At the hardware floor (runtime 'ideal': no launch, synchronisation or "
-                   f"protocol costs), {op}, each system at its best (every applicable "
+        out.append(f"At the hardware floor ({runtime_phrase('ideal')}), {op}, each system at its best (every applicable "
                    f"algorithm over its native transport): " + "; ".join(parts) +
                    f". At {format_size(big)} the bus "
                    f"bandwidth is {format_bandwidth(ta[big]['busbw_Bps'])} on {a} "
@@ -194,8 +193,7 @@ def runtime_findings(rows, systems, kind="nccl"):
             cells = [f"{n} {format_time(mine[(n, s)]['nccl_time_s'])}" for n in names
                      if (n, s) in mine]
             per_size.append(f"{format_size(s)}: " + ", ".join(cells))
-        text = (f"With the software (runtime 'nccl': NCCL {get_runtime('nccl').version}'s "
-                f"tuner, its launch, protocol and per-step costs on every system), {op} takes "
+        text = (f"With the software ({runtime_phrase('nccl')} on every system), {op} takes "
                 + "; ".join(per_size) + ".")
         if len(names) >= 2 and all((names[i], s) in mine for i in (0, 1) for s in sizes):
             a, b = names[0], names[1]
@@ -236,9 +234,22 @@ def sensitivity_finding(rows, base):
         return (f"{r['parameter']} ({r['low']}: {format_time(r['value_low'])}, {r['high']}: "
                 f"{format_time(r['value_high'])})")
 
-    return (f"{r0['model']} on {r0['system']} ({format_time(base)} per step) is most "
-            f"sensitive to {swing(ranked[0])}, then {swing(ranked[1])}; least to "
-            f"{swing(ranked[-1])}.")
+    def flat(r):   # no change at the shown precision: a tie, not "least"
+        return format_time(r["value_low"]) == format_time(r["value_high"]) == format_time(base)
+
+    moved = [r for r in ranked if not flat(r)]
+    still = [r["parameter"] for r in ranked if flat(r)]
+    text = f"{r0['model']} on {r0['system']} ({format_time(base)} per step) is "
+    if moved:
+        text += f"most sensitive to {swing(moved[0])}"
+        if len(moved) > 1:
+            text += f", then {swing(moved[1])}"
+        if len(moved) > 2:
+            text += f"; least to {swing(moved[-1])}"
+    if still:
+        text += ("; " if moved else "") + ("unchanged by " + " and ".join(still)
+                                           + f" ({format_time(base)} at both settings)")
+    return text + "."
 
 
 def decode_findings(rows, systems):
@@ -263,7 +274,10 @@ def decode_findings(rows, systems):
         r = seed[0]
         out.append(f"The seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token for its 2.8T model: "
                    f"the model gives {format_time(r['time_s'])} for the hypothetical 2.8T "
-                   f"config on {r['system']} under these defaults.")
+                   f"config on {r['system']} at this section's conditions (default layout "
+                   f"{r['layout']}, batch {r['batch']}, {r['context']}-token context); "
+                   "other layouts and contexts give other times (Serving reads it for one "
+                   "user at the best layout).")
     return out
 
 

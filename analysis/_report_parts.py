@@ -180,6 +180,40 @@ def slug(name):
     return re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-")
 
 
+# -- the collectives runtime a table or figure uses (issue 10) ---------------------------
+
+
+def default_runtime():
+    """The runtime :func:`analysis.cost` uses when none is given (read from its signature,
+    so a caption that names it follows the code)."""
+    import inspect
+
+    from ._collectives import cost
+
+    return inspect.signature(cost).parameters["runtime"].default
+
+
+def runtime_phrase(name=None):
+    """How the report names a collectives runtime in a caption or a finding: the runtime's
+    name as ``analysis.cost`` takes it and what it charges. ``None``: analysis.cost's
+    default runtime (:func:`default_runtime`).
+
+    >>> runtime_phrase("ideal")
+    "runtime 'ideal': no launch, synchronisation or protocol costs"
+    >>> runtime_phrase("nccl").startswith("runtime 'nccl': NCCL 2.")
+    True
+    """
+    from fabric import runtime as get_runtime
+
+    name = default_runtime() if name is None else name
+    if name == "ideal":
+        return "runtime 'ideal': no launch, synchronisation or protocol costs"
+    if name == "nccl":
+        return (f"runtime 'nccl': NCCL {get_runtime('nccl').version}'s tuner, its launch, "
+                "protocol and per-step costs")
+    return f"runtime {name!r}"
+
+
 # -- fabrics and figures ----------------------------------------------------------------
 
 

@@ -13,7 +13,15 @@ import functools
 from fabric import format_bandwidth, format_time
 
 from ._report_fair import assumed_parameters, usd_text
-from ._report_parts import Column, FigureSpec, Section, Table, new_figure, report_fabric
+from ._report_parts import (
+    Column,
+    FigureSpec,
+    Section,
+    Table,
+    new_figure,
+    report_fabric,
+    runtime_phrase,
+)
 from ._scaling import (
     DECODE_CHIPS,
     RUNTIME,
@@ -96,10 +104,39 @@ def _span(rows, metric, fmt):
     return out
 
 
-def _at_largest(rows, metric):
-    """[(value, family, row)] at each family's largest evaluated size, smallest value first."""
-    last = {r["family"]: r for r in rows if r[metric] is not None}   # rows go up in size
-    return sorted((r[metric], fam, r) for fam, r in last.items())
+def _at_size(rows, metric, target):
+    """([(value, family, row)], [family]) at about ``target`` chips (an entry of
+    :data:`REPORT_SIZES`): each family's row built for that target, smallest value first, and
+    the families whose ``metric`` was not evaluated there. A family evaluated only at
+    smaller sizes is not ranked with the others (it would compare 64 chips with 512)."""
+    i = REPORT_SIZES.index(target)
+    ranked, missing = [], []
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        mine = [r for r in rows if r["family"] == fam]      # one per target, growing
+        if len(mine) > i and mine[i][metric] is not None:
+            ranked.append((mine[i][metric], fam, mine[i]))
+        else:
+            missing.append(fam)
+    return sorted(ranked, key=lambda x: (x[0], x[1])), missing
+
+
+def _ends(ranked, fmt, alg=None):
+    """'a fastest (t, alg), b slowest (t, alg)' of a ranking, naming every family that
+    ties an end at the shown precision (a tie is not a ranking)."""
+    def end(value, word):
+        tied = [(fam, r) for v, fam, r in ranked if fmt(v) == fmt(value)]
+        if len(tied) == 1:
+            fam, r = tied[0]
+            return f"{fam} {word} ({fmt(value)}" + (f", {r[alg]})" if alg else ")")
+        names = " and ".join(f"{fam} ({r[alg]})" if alg else fam for fam, r in tied)
+        return f"{names} {word}, tied at {fmt(value)}"
+
+    return f"{end(ranked[0][0], 'fastest')}, {end(ranked[-1][0], 'slowest')}"
+
+
+def _evaluated_at():
+    """The largest entry of :data:`REPORT_SIZES` at which collectives and decode run."""
+    return max(n for n in REPORT_SIZES if n <= REPORT_EVALUATED_LIMIT)
 
 
 def _findings(rows, assumed):
@@ -108,7 +145,7 @@ def _findings(rows, assumed):
     if span:
         out.append("Bisection per chip as the families grow: " + "; ".join(span) + "."
                    + _assumes(assumed, "the link bandwidths as built", ("bandwidth",)))
-    ranked = _at_largest(rows, "network_cost_usd_per_chip")
+    ranked, _ = _at_size(rows, "network_cost_usd_per_chip", REPORT_SIZES[-1])
     if ranked:
         cheap, dear = ranked[0], ranked[-1]
         out.append(f"Network cost per chip at about {REPORT_SIZES[-1]:,} chips: {cheap[1]} "
@@ -122,24 +159,27 @@ def _findings(rows, assumed):
                               "book's 72, no rack of theirs being published)", ()))
     for metric, what, alg in (("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm"),
                               ("alltoall_1MiB_s", "A 1 MiB all-to-all", "alltoall_algorithm")):
-        ranked = _at_largest(rows, metric)
+        ranked, missing = _at_size(rows, metric, _evaluated_at())
         if len(ranked) >= 2:
-            (t0, f0, r0), (t1, f1, r1) = ranked[0], ranked[-1]
             out.append(f"{what} at each family's best algorithm, at about "
-                       f"{REPORT_EVALUATED_LIMIT} chips: {f0} fastest ({format_time(t0)}, "
-                       f"{r0[alg]}), {f1} slowest ({format_time(t1)}, {r1[alg]})."
-                       + _assumes(assumed, f"the hardware floor (runtime {RUNTIME!r}: no software "
-                                  "launch or protocol costs, the same for every family), the "
-                                  "link bandwidths and latencies and the chip's reduce rate",
+                       f"{_evaluated_at():,} chips: "
+                       f"{_ends(ranked, format_time, alg)}"
+                       + (f" ({', '.join(missing)}: not evaluated at this size)"
+                          if missing else "") + "."
+                       + _assumes(assumed, f"the hardware floor ({runtime_phrase(RUNTIME)}, "
+                                  "the same for every family), the link bandwidths and "
+                                  "latencies and the chip's reduce rate",
                                   ("bandwidth", "latency", "reduce_rate")))
-    ranked = _at_largest(rows, "decode_step_s")
+    ranked, missing = _at_size(rows, "decode_step_s", _evaluated_at())
     if len(ranked) >= 2:
         out.append(f"Decode step (kimi-k2, batch 1, best layout over the first {DECODE_CHIPS} "
-                   f"chips) on fabrics of about {REPORT_EVALUATED_LIMIT} chips: "
+                   f"chips) on fabrics of about {_evaluated_at():,} chips: "
                    + ", ".join(f"{fam} {format_time(t)} ({r['decode_layout']})"
-                               for t, fam, r in ranked) + "."
-                   + _assumes(assumed, "the report's decode settings (exchange kernel, CUDA "
-                              "graphs) and the link bandwidths and latencies",
+                               for t, fam, r in ranked)
+                   + (f" ({', '.join(missing)}: not evaluated at this size)" if missing else "")
+                   + "." + _assumes(assumed, "the report's decode settings (exchange kernel, CUDA "
+                              "graphs, tensor-parallel collectives under the "
+                              f"{runtime_phrase()}) and the link bandwidths and latencies",
                               ("bandwidth", "latency")))
     return out
 
@@ -165,15 +205,18 @@ def scaling_report_section(executor=None, quiet=False):
         Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
         Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
     )
+    runtimes = (f"All-reduce and all-to-all at the hardware floor ({runtime_phrase(RUNTIME)}, "
+                "the same for every family); the decode step's tensor-parallel collectives "
+                f"under the {runtime_phrase()} (the report's decode settings).")
     table = Table("scaling", "Each family at growing size (per chip)", columns, tuple(rows),
-                  "n/a: not evaluated in the report (collectives and decode up to "
+                  runtimes + " n/a: not evaluated in the report (collectives and decode up to "
                   f"{REPORT_EVALUATED_LIMIT} chips, the rail-optimized families' collectives "
                   f"up to {REPORT_ROUTER_LIMIT[0]['rail']}; the CSV's note column says why for "
                   "each row). The specs built and the algorithms chosen are in scaling.csv.")
     fig = FigureSpec(
         "scaling", "Scaling: per-chip metrics against chips",
         "Each family from about 64 to about 4,096 chips (log x; log y where a panel spans a "
-        "decade). Lines stop where a metric was not evaluated in the report (collectives "
+        f"decade). {runtimes} Lines stop where a metric was not evaluated in the report (collectives "
         f"and decode above {REPORT_EVALUATED_LIMIT} chips, rail-optimized collectives above "
         f"{REPORT_ROUTER_LIMIT[0]['rail']}; the legend says where a family stops); "
         "cofabric scaling runs every "

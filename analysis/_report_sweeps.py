@@ -24,6 +24,7 @@ from ._report_parts import (
     loadstore_everywhere,
     new_figure,
     report_fabric,
+    runtime_phrase,
 )
 
 __all__ = []
@@ -211,8 +212,8 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
         figures.append(FigureSpec(
             f"collective-{op}", f"{op} against size",
             f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank, "
-            f"at the hardware floor (runtime 'ideal': no launch, synchronisation or protocol "
-            f"costs; the software-included times are in the symmetric-memory section's "
+            f"at the hardware floor ({runtime_phrase('ideal')}; the software-included "
+            f"times are in the symmetric-memory section's "
             f"runtimes table). Top: each system's fastest applicable algorithm at each size, "
             f"with its lower bound dashed (time panel); bottom: every applicable algorithm "
             f"on {first} over the native transport (load/store inside a load/store domain, "
@@ -240,7 +241,7 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
         "algbw_Bps", "busbw_Bps", "lower_bound_s", "gap_to_bound"))
     tables = [
         Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
-              "Hardware floor (runtime 'ideal': no launch, synchronisation or protocol costs). "
+              f"Hardware floor ({runtime_phrase('ideal')}). "
               "Time, algorithm and transport of each system's fastest algorithm at the swept "
               "sizes nearest 1 KiB, 1 MiB and 1 GiB, and its gap to the lower bound "
               "(time / the largest bound the model proves: injection, host cuts, and for "
@@ -409,8 +410,9 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
              Column("ratio", "nccl / symmetric", _fmt_ratio_or_dash)),
             tuple(rt_rows),
             "Every rank of the system. Hardware floor: runtime 'ideal' (the fastest schedule, "
-            "path latency, transport overhead and link bandwidth only; the other tables of "
-            "this report use it). nccl: NCCL's tuner model (launch and per-step latencies, "
+            "path latency, transport overhead and link bandwidth only; the collectives and "
+            "symmetric-memory tables and figures above use it). nccl: NCCL's tuner model "
+            "(launch and per-step latencies, "
             "LL/LL128/Simple, channels; fabric/_runtime.py). symmetric-memory: one-sided "
             "load/store kernels (a kernel floor of 2.3-3 us: a Lamport one-shot, or a bulk kernel "
             "with one more barrier, a release fence after its stores into peers and a first "

@@ -1067,10 +1067,12 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     if max(outs) < 2:
         raise SpecError("no request has a second output token: TPOT (latency - TTFT) / "
                         "(out - 1) is undefined")
-    for bad in ("micro_batches", "mode", "context", "adp_balance"):
+    for bad in ("micro_batches", "mode", "context", "adp_balance", "draft_length",
+                "acceptance", "draft_cost"):
         if bad in decode_kwargs:
             raise SpecError(f"{bad} is not a condition of a closed-loop run (one aggregated "
-                            f"instance, one micro-batch, the run's own contexts)")
+                            f"instance, one micro-batch, plain decoding, the run's own "
+                            f"contexts)")
     n = len(ins)
     mean_in, mean_out = sum(ins) / n, sum(outs) / n
     isl, osl = max(1, round(mean_in)), max(1, round(mean_out))

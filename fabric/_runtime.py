@@ -389,8 +389,9 @@ _NCCL = Runtime(
          "src/enqueue.cc topoGetAlgoInfo drops channels while nBytes < nc * nt * threshold")),
         ("max_channels", ("NVIDIA/nccl src/include/device.h MAXCHANNELS 64; execution channels "
          "are twice the search channels (NCCL maintainer, NVIDIA/nccl issue 1041), one search "
-         "channel per NVLink or NIC (8 NVLinks per H800: '16 coll channels', NVIDIA/nccl "
-         "issue 892)")),
+         "channel per NVLink lane of a direct ring or per NIC across nodes; on one NVSwitch "
+         "node NCCL's own ring search (the search table; 8 H800 '16 coll channels', NVIDIA/nccl "
+         "issue 892; 8 H100 '24 coll channels' in NCCL's own logs)")),
         ("nvls", ("NVIDIA/nccl src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, "
          "NVLS_NCHANNELS_SM100_NVL 24 (one node or one multi-node NVLink domain; 32 across "
          "nodes), NCCL_NVLS_CHUNKSIZE default 128 KiB; src/enqueue.cc NVLS chunk cut to 64 / "

@@ -188,6 +188,7 @@ def test_degraded_fabric_runs_on_the_live_chips_and_names_an_unreachable_instanc
     ({"concurrency": True}, "concurrency"),
     ({"max_batched_tokens": 2, "concurrency": 4}, "below concurrency"),
     ({"micro_batches": 2}, "micro_batches"),
+    ({"draft_length": 1}, "draft_length is not a condition"),
     ({"concurrency": 4000, "input_lens": [200_000], "output_lens": [1000]}, "exceeds"),
 ])
 def test_bad_runs_are_refused(kw, match):

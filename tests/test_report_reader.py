@@ -1,0 +1,76 @@
+"""What a reader of the report sees: findings that rank honestly (ties named, sizes not
+mixed), conditions stated next to the numbers they qualify (session 9 review)."""
+
+import pytest
+
+from analysis import _report_scaling as rs
+from analysis._report_findings import decode_findings, sensitivity_finding
+
+
+def _rows(values):
+    """Scaling rows: one per family and REPORT_SIZES entry; ``values[fam]`` gives the
+    all-reduce time at each size (None: not evaluated)."""
+    rows = []
+    for fam, times in values.items():
+        for n, t in zip(rs.REPORT_SIZES, times):
+            rows.append({"family": fam, "chips": n, "bisection_per_chip_Bps": 1e9,
+                         "a2a_per_chip_Bps": 1e9, "allreduce_1GiB_s": t,
+                         "allreduce_algorithm": f"alg-{fam}", "alltoall_1MiB_s": None,
+                         "alltoall_algorithm": "", "decode_step_s": None, "decode_layout": "",
+                         "network_cost_usd_per_chip": 100.0,
+                         "network_power_w_per_chip": 10.0})
+    return rows
+
+
+def _allreduce_finding(rows):
+    (f,) = [s for s in rs._findings(rows, {}) if s.startswith("A 1 GiB all-reduce")]
+    return f
+
+
+def test_scaling_ranking_does_not_mix_sizes():
+    # 'small' was evaluated only at 64 chips, where it is fastest of all: it must not be
+    # ranked against the others at 512 chips, and the finding says it was not evaluated
+    f = _allreduce_finding(_rows({"a": [3e-3, 2e-3, None], "b": [4e-3, 5e-3, None],
+                                  "small": [1e-3, None, None]}))
+    assert "a fastest (2ms, alg-a)" in f and "b slowest (5ms, alg-b)" in f, f
+    assert "small fastest" not in f and "(small: not evaluated at this size)" in f, f
+
+
+def test_scaling_ranking_names_every_family_tied_at_an_end():
+    f = _allreduce_finding(_rows({"a": [3e-3, 2e-3, None], "b": [4e-3, 45.04e-3, None],
+                                  "c": [4e-3, 45.04e-3, None]}))
+    assert "b (alg-b) and c (alg-c) slowest, tied at 45.04ms" in f, f
+    assert "not evaluated" not in f
+
+
+def test_decode_sensitivity_finding_calls_no_change_a_tie_not_least():
+    rows = [{"system": "s", "model": "m", "parameter": p, "low": "x0.5", "high": "x2",
+             "value_low": lo, "value_high": hi}
+            for p, lo, hi in (("hbm", 16e-3, 8e-3), ("fusion", 11e-3, 7e-3),
+                              ("latency", 10.9e-3, 11.6e-3), ("bandwidth", 11e-3, 11e-3),
+                              ("transport", 11e-3, 11e-3))]
+    f = sensitivity_finding(rows, 11e-3)
+    assert "most sensitive to hbm" in f and "then fusion" in f and "least to latency" in f, f
+    assert "unchanged by bandwidth and transport" in f, f
+    assert "least to transport" not in f
+
+
+def test_seed_decode_finding_states_the_conditions_of_its_number():
+    rows = [{"system": s, "model": m, "layout": "tp=1,dp=8,ep=8", "time_s": 11e-3,
+             "tokens_per_s_user": 90.0, "launch_s": 1e-3, "exposed_comm_s": 1e-3,
+             "ep_kernel": "one-sided", "batch": 1, "context": 4096}
+            for s in ("a", "b") for m in ("kimi-k2", "hypothetical-2.8t")]
+    (seed,) = [f for f in decode_findings(rows, ["a", "b"]) if f.startswith("The seed's")]
+    assert "default layout tp=1,dp=8,ep=8, batch 1, 4096-token context" in seed, seed
+
+
+@pytest.mark.parametrize("layout, kernel, says", [
+    ("tp=1,dp=128,ep=128", "one-sided", True),
+    ("tp=8,dp=16,ep=128", "one-sided", False),      # TP all-reduces take the transport
+    ("tp=1,dp=8,ep=8", "all-to-allv", False),        # the collective takes the transport
+])
+def test_decode_tornado_says_when_transport_reaches_nothing(layout, kernel, says):
+    from analysis import _report_decode
+
+    text = _report_decode._sensitivity_scope({"layout": layout, "ep_kernel": kernel})
+    assert bool(text) == says and (not says or "transport setting applies to nothing" in text)
