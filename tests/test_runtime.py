@@ -1474,3 +1474,36 @@ def test_switch_channels_are_nccls_logged_counts():
     f = topologies.build("gb200-nvl72")
     nodes, idx = _resolve_ranks(f, f.endpoints[:4])
     assert _GroupView(f, "all-reduce", nodes, idx, None, None, True).channels == 32
+
+
+@settings(max_examples=20, deadline=None)
+@given(spec=st.sampled_from(["dgx-h100", "hgx-h800", "hgx-b200"]), data=st.data())
+def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec, data):
+    # degraded fabrics are first-class: lanes lost on one GPU's switch bundles lower the
+    # channels of the whole node (every ring channel crosses every GPU: the least-connected
+    # GPU decides); reference: the step-by-step search on the counted lanes
+    from analysis._collectives import _GroupView, _resolve_ranks
+    from fabric import runtime_arch
+    f = topologies.build(spec)
+    G = f.graph
+    chip = data.draw(st.sampled_from(list(f.endpoints)))
+    bundles = sorted(v for v in G[chip] if G.nodes[v].get("kind") == "switch")
+    lost = []
+    for v in bundles:
+        k = data.draw(st.integers(0, G[chip][v].get("lanes", 1) - 1))
+        lost += [(chip, v)] * k
+    d = f.without(lanes=lost) if lost else f
+    nodes, idx = _resolve_ranks(d, d.endpoints)
+    view = _GroupView(d, "all-reduce", nodes, idx, None, None, True)
+    least = min(sum(e.get("lanes", 1) for w, e in d.graph[r].items()
+                    if d.graph.nodes[w].get("kind") == "switch") for r in d.endpoints)
+    rt = runtime("nccl")
+    arch = runtime_arch(d)
+    reduces = all(d.graph.nodes[w].get("reduction") for r in d.endpoints for w in d.graph[r]
+                  if d.graph.nodes[w].get("kind") == "switch")
+    want = _brute_switch_channels(least, rt.search[("nvlink_bw", arch)] / 1e9,
+                                  [x / 1e9 for x in rt.search[("intra_speeds", arch)]],
+                                  rt.max_channels, rt.nvls[("channels", arch)] if reduces else 0)
+    # (not monotone in the lanes: the search keeps the best channels x speed, so 11 NVLink4
+    # lanes give 15 x 15 GB/s -> 30 channels, more than 18 lanes' 24)
+    assert view.channels == want
