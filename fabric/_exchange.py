@@ -224,8 +224,9 @@ EXCHANGE_LATENCY = {
             "NVIDIA nvbandwidth v0.10.0 testcase device_to_device_latency_sm (a pointer chase "
             "by one GPU's SM through a peer GPU's 2 MiB buffer) on 8x H100 80GB HBM3 (HGX, "
             "NVSwitch), driver 595.71.05: 56 ordered pairs 821.9-829.5 ns, sum 46287.84 ns, "
-            "mean 826.6 ns (a published acceptance-test report on GitHub, stored index id "
-            "62193952648; its repository is not named by the index)"),
+            "mean 826.6 ns. UNVERIFIABLE: read in a public acceptance-test report (GitHub "
+            "Markdown, Korean, H100 server validation) whose repository could not be identified; "
+            "a reader cannot open it (session 9 review S9-R5)"),
     },
     "blackwell": {
         "hbm_load": Parameter(
@@ -251,14 +252,16 @@ EXCHANGE_LATENCY = {
         "peer_load": Parameter(
             "exchange.latency.blackwell.peer_load", 20525.53 / 12 * 1e-9, "s",
             "NVIDIA nvbandwidth testcase device_to_device_latency_sm on a 4-GPU GB300 NVL72 "
-            "tray (Oracle OCI BM.GPU.GB300.4 host-validation guide, example output 'SUM "
-            "device_to_device_latency_sm 20525.53' over the 12 ordered pairs: mean 1710.5 ns; "
-            "public GitHub Markdown, stored index id 51884305790, repository not named by the "
-            "index); assumption: the same for B200 and GB200 (same NVLink5 and NVSwitch "
+            "tray (Oracle, 'OCI GPU Quick Start: NVIDIA GB300', BM.GPU.GB300.4: "
+            "oracle-quickstart/oci-gpu-quickstarts nvidia/GB300/README-GB300.md, since 96ac1ec "
+            "(2026-02-24), l.940 at 6a0abdc: 'SUM device_to_device_latency_sm 20525.53' over "
+            "the 12 ordered pairs: mean 1710.5 ns); assumption: the same for B200 and GB200 "
+            "(same NVLink5 and NVSwitch "
             "generation; NVIDIA/nccl issue 1940 likewise finds B200's smallest one-sided "
             "all-reduce slower than Hopper's, 3 vs 2.3 us). Corroborated on GB200: Oracle's "
-            "'OCI GPU Quick Start: NVIDIA GB200' (BM.GPU.GB200.4, public GitHub Markdown, "
-            "stored index id 52252791387) prints 'SUM device_to_device_latency_sm 20725.53' "
+            "'OCI GPU Quick Start: NVIDIA GB200' (BM.GPU.GB200.4; oracle-quickstart/"
+            "oci-gpu-quickstarts nvidia/GB200/README-GB200.md, since ba6f028 (2026-03-03), l.820 "
+            "at 6a0abdc) prints 'SUM device_to_device_latency_sm 20725.53' "
             "over its tray's 12 ordered pairs: mean 1727.1 ns, within 1% (ordinary P2P memory "
             "inside one tray; no figure for fabric-handle memory across trays was found)"),
     },
