@@ -635,6 +635,19 @@ def plot_collective_sweep(rows, ax=None, *, metric="time", group=("system", "alg
 COINCIDE_RTOL = 0.10
 
 
+def _readable_log_ticks(ax, values):
+    """Label a log y axis at 1-2-5 steps when its data span less than two decades (a span
+    of 0.3 to 11 would otherwise show only the labels 1 and 10), as plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    v = [x for x in values if x is not None and x > 0]
+    if not v or max(v) / min(v) >= 100:
+        return
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_label=None,
                ylabel="ratio"):
     """A ratio against message size, one line per group, with an optional reference line.
@@ -673,6 +686,8 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
                    label=reference_label or f"{reference:g}")
     _size_axis(ax, [r["size"] for r in rows])
     ax.set_yscale("log")
+    _readable_log_ticks(ax, [r["ratio"] for r in rows]
+                        + ([reference] if reference is not None else []))
     ax.set_xlabel("message size per rank")
     ax.set_ylabel(ylabel)
     # below the axes, where no curve can be hidden under it; centred on the figure when

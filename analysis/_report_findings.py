@@ -14,6 +14,7 @@ from ._report_parts import (
     DECODE_MODELS,
     SEED_MS_PER_TOKEN,
     SEED_SYMMETRIC_CLAIM,
+    ratio_text,
     runtime_phrase,
     times_text,
 )
@@ -24,6 +25,11 @@ __all__ = []
 # -- structure --------------------------------------------------------------------------
 
 
+#: What a hop count or a forwarding table rests on: the graph alone (no link bandwidth or
+#: latency enters; the section's clause about bandwidths is for the bisection findings).
+_GRAPH_ONLY = " Assumes: the topology as built (no link bandwidth or latency enters)."
+
+
 def structure_findings(rows):
     a, out = rows[0], []
     if len(rows) > 1:
@@ -31,7 +37,7 @@ def structure_findings(rows):
         out.append(
             f"{a['system']} reaches any chip from any other in at most {a['diameter_hops']} "
             f"hops ({a['mean_hops']:.2f} on average); {b['system']} needs up to "
-            f"{b['diameter_hops']} ({b['mean_hops']:.2f} on average).")
+            f"{b['diameter_hops']} ({b['mean_hops']:.2f} on average)." + _GRAPH_ONLY)
         bound = lambda r: "" if r["bisection_exact"] else " (upper bound)"
         ra, rb = a["bisection_per_chip_Bps"], b["bisection_per_chip_Bps"]
         more = "more" if ra >= rb else "less"
@@ -42,10 +48,10 @@ def structure_findings(rows):
             f"on {a['system']}.")
         if a["forwarding_entries_max"] is not None and b["forwarding_entries_max"] is not None:
             out.append(f"Routing by address: the largest forwarding table holds {_entries(a)} "
-                       f"on {a['system']} and {_entries(b)} on {b['system']}.")
+                       f"on {a['system']} and {_entries(b)} on {b['system']}." + _GRAPH_ONLY)
     else:
         out.append(f"{a['system']} reaches any chip from any other in at most "
-                   f"{a['diameter_hops']} hops ({a['mean_hops']:.2f} on average).")
+                   f"{a['diameter_hops']} hops ({a['mean_hops']:.2f} on average)." + _GRAPH_ONLY)
     if len(rows) > 2:
         best = max(rows, key=lambda r: r["bisection_per_chip_Bps"])
         out.append(f"Of all {len(rows)} systems, {best['system']} has the most bisection "
@@ -163,14 +169,15 @@ def symmetric_findings(rows):
             f"At the hardware floor (runtime 'ideal'), on {name}, {op} with symmetric memory "
             f"({small['symmetric_algorithm']}) against the best message passing over the same "
             f"load/store fabric ({small['loadstore_algorithm']}): "
-            f"{small['ratio_same_transport']:.2g}x at {format_size(small['size_bytes'])}, "
-            f"{large['ratio_same_transport']:.2g}x at {format_size(large['size_bytes'])} "
+            f"{ratio_text(small['ratio_same_transport'], 2)} at {format_size(small['size_bytes'])}, "
+            f"{ratio_text(large['ratio_same_transport'], 2)} at {format_size(large['size_bytes'])} "
             f"({large['symmetric_algorithm']} against {large['loadstore_algorithm']}). Over "
-            f"every operation and size the ratio spans {min(same):.2g}x-{max(same):.2g}x, so "
+            f"every operation and size the ratio spans {ratio_text(min(same), 2)}-"
+            f"{ratio_text(max(same), 2)}, so "
             f"the seed's {SEED_SYMMETRIC_CLAIM:g}x is "
             f"{'one point in' if inside else 'outside'} the model's range; were the message "
             f"passing over RDMA NICs (a what-if: {name} has none) it would span "
-            f"{min(rdma):.2g}x-{max(rdma):.2g}x.")
+            f"{ratio_text(min(rdma), 2)}-{ratio_text(max(rdma), 2)}.")
     return out
 
 

@@ -176,6 +176,21 @@ def times_text(a, b):
     return f"{r:.1f}x" if r < 10 else f"{r:.0f}x"
 
 
+def ratio_text(v, digits=3):
+    """A ratio to ``digits`` significant digits, trailing zeros kept so that every ratio of
+    a column or a sentence shows the same precision ('1.00x' beside '1.24x', not '1x').
+
+    >>> [ratio_text(v) for v in (0.996, 1.24, 10.8, 56.94, 0.00342, 1234.0)]
+    ['0.996x', '1.24x', '10.8x', '56.9x', '0.00342x', '1234x']
+    >>> ratio_text(0.996, 2), ratio_text(1.98, 2)
+    ('1.0x', '2.0x')
+    """
+    text = f"{v:#.{digits}g}"
+    if "e" in text or len(text.rstrip(".").split(".")[0].lstrip("-")) >= digits:
+        return f"{v:.0f}x"                    # as many integer digits as asked, or more
+    return text.rstrip(".") + "x"
+
+
 def slug(name):
     return re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-")
 

@@ -395,6 +395,8 @@ def _source_key(source):
     if sep and ". " in head:
         head, _, first = head.partition(". ")
         tail = f"{first}: {tail}"
+    if head.count("(") != head.count(")"):   # the colon is inside a parenthesis: no cut
+        return source, ""
     return (head, tail) if sep and len(head) >= 12 else (source, "")
 
 
@@ -404,13 +406,19 @@ def _by_source(rows, systems):
     groups = {}
     for r in rows:
         head, fact = _source_key(r["source"])
-        g = groups.setdefault(head, {"params": {}, "systems": []})
+        g = groups.setdefault(head, {"params": {}, "systems": [], "who": {}})
         shown = f"{r['parameter']} = {fmt_value(r['value'], r['unit'])}"
         g["params"].setdefault(shown, fact)
+        g["who"].setdefault(shown, (r["parameter"], []))[1].append(r["system"])
         if r["system"] not in g["systems"]:
             g["systems"].append(r["system"])
     out = []
     for head, g in groups.items():
+        # a parameter with different values on different systems says which system has which
+        names = [name for name, _ in g["who"].values()]
+        g["params"] = {(shown + f" [{', '.join(g['who'][shown][1])}]"
+                        if names.count(g["who"][shown][0]) > 1 else shown): fact
+                       for shown, fact in g["params"].items()}
         used = "all" if len(g["systems"]) == len(systems) > 1 else ", ".join(g["systems"])
         facts = set(g["params"].values())
         if len(facts) == 1:

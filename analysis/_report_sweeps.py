@@ -23,6 +23,7 @@ from ._report_parts import (
     Table,
     loadstore_everywhere,
     new_figure,
+    ratio_text,
     report_fabric,
     runtime_phrase,
 )
@@ -330,6 +331,19 @@ def _symmetric_rows(name, op, rows):
     return out
 
 
+def _coincident(rows):
+    """A caption's note on the operations whose ratio is 1 at every size on every system
+    (symmetric memory and message passing run the same schedule): their lines lie on top
+    of one another, so only the last one drawn shows."""
+    flat = [op for op in dict.fromkeys(r["op"] for r in rows)
+            if len({r["system"] for r in rows if r["op"] == op}) > 1
+            and all(abs(r["ratio_same_transport"] - 1) < 0.01 for r in rows if r["op"] == op)]
+    if not flat:
+        return ""
+    return (f" The {' and '.join(flat)} ratio is within 1% of 1 at every size on every "
+            "system (the same schedule either way): its lines lie on top of one another.")
+
+
 def _draw_symmetric(rows):
     fig = new_figure()
     ax = fig.subplots()
@@ -366,10 +380,10 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
                Column("symmetric_time_s", "time", format_time),
                Column("loadstore_algorithm", "message passing, load/store"),
                Column("loadstore_time_s", "time", format_time),
-               Column("ratio_same_transport", "ratio", lambda v: f"{v:.3g}x"),
+               Column("ratio_same_transport", "ratio", ratio_text),
                Column("rdma_algorithm", "what-if: over RDMA NICs"),
                Column("rdma_time_s", "time", format_time),
-               Column("ratio", "ratio", lambda v: f"{v:.3g}x"))
+               Column("ratio", "ratio", ratio_text))
     text = (("Symmetric memory: the one-shot and two-shot algorithms, in which each rank loads "
             "or stores its peers' buffers directly (load/store transport). Message passing: "
             "the fastest of the other applicable algorithms (all but one-shot, two-shot and "
@@ -390,7 +404,8 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
                      "Hardware floor (runtime 'ideal'). Time of the best message-passing "
                      "algorithm over the same load/store fabric divided by the time of the "
                      "best symmetric-memory algorithm, per operation; the "
-                     "dotted line is the seed article's 3.5x.",
+                     f"dotted line is the seed article's {SEED_SYMMETRIC_CLAIM:g}x."
+                     + _coincident([r for r in out if r["op"] in featured]),
                      functools.partial(_draw_symmetric,
                                        [r for r in out if r["op"] in featured]))
     if rt_rows is None:
@@ -453,7 +468,7 @@ def _fmt_time_or_dash(v):
 
 
 def _fmt_ratio_or_dash(v):
-    return "-" if v is None else f"{v:.3g}x"
+    return "-" if v is None else ratio_text(v)
 
 
 def _runtime_rows(fabrics, ops, sizes):

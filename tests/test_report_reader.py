@@ -74,3 +74,46 @@ def test_decode_tornado_says_when_transport_reaches_nothing(layout, kernel, says
 
     text = _report_decode._sensitivity_scope({"layout": layout, "ep_kernel": kernel})
     assert bool(text) == says and (not says or "transport setting applies to nothing" in text)
+
+
+def test_assumptions_table_keeps_parentheses_whole_and_says_which_system_has_which_value():
+    from analysis._report_sections import _by_source
+
+    src = "NVIDIA blog module list (at commit abc): counted from the kernels"
+    rows = [{"system": s, "parameter": "decode.kernels", "value": v, "unit": "", "source": src}
+            for s, v in (("a", "9+17"), ("b", "9+14"), ("c", "9+17"))]
+    rows.append({"system": "a", "parameter": "decode.runtime", "value": "nccl", "unit": "",
+                 "source": "user (not given: analysis.cost's default runtime)"})
+    first, second = _by_source(rows, ["a", "b", "c"])
+    assert first["parameters"] == "decode.kernels = 9+17 [a, c]; decode.kernels = 9+14 [b]"
+    # the colon inside the parenthesis is not a citation's end: the source stays whole
+    assert second["source"] == "user (not given: analysis.cost's default runtime)"
+    for r in (first, second):
+        assert r["source"].count("(") == r["source"].count(")")
+
+
+def test_ratios_keep_their_precision_and_the_coincident_lines_are_said():
+    from analysis._report_parts import ratio_text
+    from analysis._report_sweeps import _coincident
+
+    # '1x' beside '1.24x' read as a rounder number than it is
+    assert [ratio_text(v) for v in (1.0, 0.996, 1.24)] == ["1.00x", "0.996x", "1.24x"]
+    rows = [{"system": s, "op": op, "ratio_same_transport": r}
+            for s in ("a", "b") for op, r in (("all-reduce", 2.0), ("all-to-all", 1.004))]
+    assert "all-to-all ratio is within 1% of 1" in _coincident(rows)
+    assert _coincident([r for r in rows if r["op"] == "all-reduce"]) == ""
+
+
+def test_symmetric_memory_figure_labels_a_short_log_axis():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from analysis import _report_sweeps
+
+    rows = [{"system": "torus:4x4", "op": "all-reduce", "size_bytes": s, "ratio_same_transport": r}
+            for s, r in ((1024, 1.2), (2 ** 20, 0.42), (2 ** 30, 0.31))]
+    fig = _report_sweeps._draw_symmetric(rows)
+    ax = fig.axes[0]
+    lo, hi = ax.get_ylim()
+    shown = [t for t in ax.get_yticks() if lo <= t <= hi]
+    assert 0.5 in shown and 1.0 in shown and 2.0 in shown, shown   # not only 10^0
