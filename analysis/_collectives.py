@@ -998,9 +998,21 @@ class _GroupView:
         group or no NIC that two or more of its ranks reach directly (a NIC per GPU, a chip's
         own network port: the second GPU reaches the first's NIC only over another GPU, a
         worse path type); a node whose NIC two of its GPUs share is taken to find the
-        balanced tree (an assumption: its channels complete there)."""
+        balanced tree (an assumption: its channels complete there).
+
+        On an Arm host with a chip-to-chip link to its GPUs (``arm_host``: the Grace of the
+        GB200 / GB300 superchips) the NICs hang off the CPU, and NCCL turns every GPU's PHB
+        path to such a NIC into PATH_P2C when the GPU reaches that CPU over C2C
+        (``src/graph/paths.cc`` ``ncclTopoComputePaths`` l.669-681 at v2.27.3-1; PXN over C2C
+        off by default, ``NCCL_PXN_C2C`` 0, l.609): both GPUs of a superchip reach its NICs
+        at the path type the search starts at, so a node with two or more ranks finds the
+        balanced tree. The fabric does not record which GPUs share a Grace; a node's ranks
+        are taken to include two of one superchip (an assumption)."""
         if self.n_nodes <= 1:
             return False
+        labels, counts = np.unique(self._dom, return_counts=True)
+        if self.arm_host:
+            return bool((counts == 1).any())
         G = self.fabric.graph
         dom = dict(zip(self.nodes, self._dom.tolist()))
         shared = set()
@@ -1011,7 +1023,6 @@ class _GroupView:
                 peers = [w for w in G[v] if w in dom and dom[w] == dom[n]]
                 if len(peers) >= 2:
                     shared.add(dom[n])
-        labels, counts = np.unique(self._dom, return_counts=True)
         return any(c == 1 or lab not in shared for lab, c in zip(labels.tolist(), counts.tolist()))
 
     def _links(self):

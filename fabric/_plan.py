@@ -177,14 +177,23 @@ class AddressPlan:
         return tuple(out)
 
 
+def _as_built(fabric):
+    """The fabric a plan is laid out from: the intact one of a degraded copy (a plan given
+    after a failure lays out as one given before it: no address moves)."""
+    intact = getattr(fabric, "intact", None)
+    return fabric if intact is None else intact
+
+
 def placed_chips(fabric, plan):
-    """The chips the plan lays out, in rank order: ``plan.chips`` or the fabric's endpoints."""
-    return plan.chips if plan.chips is not None else fabric.endpoints
+    """The chips the plan lays out, in rank order: ``plan.chips`` or the intact fabric's
+    endpoints."""
+    return plan.chips if plan.chips is not None else _as_built(fabric).endpoints
 
 
 def placed_domains(fabric, plan):
-    """The host domains the plan lays out (a dict name -> chips): ``plan.domains`` or the fabric's."""
-    return dict(plan.domains) if plan.domains is not None else dict(fabric.domains)
+    """The host domains the plan lays out (a dict name -> chips): ``plan.domains`` or the
+    intact fabric's."""
+    return dict(plan.domains) if plan.domains is not None else dict(_as_built(fabric).domains)
 
 
 def pin_placement(fabric):
@@ -242,7 +251,9 @@ def layout_regions(fabric, plan=None):
     ``dram`` region of their ``capacity`` attribute (bytes) if they have one.
     Then the plan's interleave sets, then its explicit regions. Chips and host
     domains are the plan's placement (:func:`placed_chips`), which is the intact
-    fabric's on a degraded copy.
+    fabric's on a degraded copy; NICs and memory nodes are the intact fabric's too, so
+    that no failure moves an address (a failed node keeps its region, reported as
+    failed by :func:`fabric.check`).
 
     Raises
     ------
@@ -276,7 +287,7 @@ def layout_regions(fabric, plan=None):
             pieces += [(h, plan.host_memory, "dram") for h in domains]
         if plan.storage:
             pieces += [(h, plan.storage, "storage") for h in domains]
-        for n, data in fabric.graph.nodes(data=True):
+        for n, data in _as_built(fabric).graph.nodes(data=True):   # a failed NIC's too
             if data.get("kind") == "nic" and plan.nic_mmio:
                 pieces.append((n, plan.nic_mmio, "mmio"))
             elif data.get("kind") == "memory" and data.get("capacity"):
@@ -315,7 +326,7 @@ def namespace_findings(fabric, plan, regions):
     domain (placed chips and domains count: a failed chip still owns its memory).
     """
     out = []
-    graph = fabric.graph
+    graph = _as_built(fabric).graph     # a failed node's name is still taken (and its memory)
     domains = placed_domains(fabric, plan)
     domains.update(fabric.domains)
     chips = set(placed_chips(fabric, plan))

@@ -199,10 +199,10 @@ KNOWN_MISSES = {
         "NCCL's tree forced across 3 NVLink partitions (IB between them): the model times "
         "the tree as NCCL 2.27.3's tuner predicts it (src/graph/tuning.cc at v2.27.3-1): "
         "nChannels x bwInter of the tree graph, x .92 (per-channel cap 72 GB/s not binding), "
-        "algBw x .5, and x .85 since session 9 because with a NIC per GPU the tree search "
-        "ends on the simple TREE pattern (search.cc 'Try a simpler tree', tuning.cc l.284; "
-        "factors['tree_simple_pattern']): 142.4 GB/s busbw (167.5 before the x .85), against "
-        "234.4 measured, above the ring's 196.7. The tree graph's channels are charged on the "
+        "algBw x .5, and no x .85 for the simple TREE graph (tuning.cc l.284): the CX-7s hang "
+        "off the Grace CPU, both GPUs of a superchip reach them at PATH_P2C (paths.cc l.669-681), "
+        "so the balanced tree search completes (review S9-R2; factors['tree_simple_pattern']): "
+        "167.5 GB/s busbw against 234.4 measured, above the ring's 196.7. The tree graph's channels are charged on the "
         "NICs like the ring's (search.cc ncclTopoSearchRecNet), so 2.27.3's tuner puts its "
         "tree below its ring on this fabric (the source's default run chose the ring, as the "
         "tuner would); the hardware's double binary tree moves about n per node and direction "
@@ -210,8 +210,8 @@ KNOWN_MISSES = {
         "(1.19). No term of 2.27.3's tuner raises the tree; timing it by its schedule would be "
         "the 'hardware for the time' form the project does not use"),
     "nccl1801-gb200-3x8-tree-ar": (
-        "as nccl1801-gb200-3x4-tree-ar: model 297.6 GB/s (350.1 before session 9's x .85 for "
-        "the simple TREE graph) against 485.7 measured; the measured tree/ring ratio is 1.23"),
+        "as nccl1801-gb200-3x4-tree-ar: model 350.1 GB/s against 485.7 measured; the measured "
+        "tree/ring ratio is 1.23"),
     "nccl1469-h100-16x8-ar-4k": (
         "NCCL's tuner cost for a 128-rank tree in LL (55 us at 16 B, +2 us at 4 KiB) grows "
         "too little with size against the measurement (62 -> 77 us); the source is noisy "

@@ -1297,6 +1297,29 @@ def test_simple_tree_pattern_follows_nccls_search_brute_force(servers, gpus, dat
     assert view.simple_tree == want
 
 
+def test_simple_tree_pattern_on_a_grace_host_is_balanced_with_two_ranks_per_node():
+    # GB200: the CX-7s hang off the Grace; NCCL gives both GPUs of a superchip PATH_P2C to
+    # them (paths.cc l.669-681 at v2.27.3-1), so the balanced tree completes (review S9-R2);
+    # a node holding one rank of the group is still the simple TREE (search.cc)
+    from analysis._collectives import _GroupView, _resolve_ranks
+    f = topologies.build("rail:servers=3,gpus=4,chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr")
+
+    def view(ranks):
+        nodes, idx = _resolve_ranks(f, [f"chip{r}" for r in ranks])
+        return _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+
+    assert view(range(12)).arm_host
+    assert view(range(12)).simple_tree is False
+    assert view([0, 1, 4, 5]).simple_tree is False
+    assert view([0, 1, 4]).simple_tree is True       # host1 holds one rank
+    h100 = topologies.build("rail:servers=3,gpus=4,chip=h100,nvls=0,nic=ib-ndr")
+    nodes, idx = _resolve_ranks(h100, [f"chip{r}" for r in range(12)])
+    assert _GroupView(h100, "all-reduce", nodes, idx, None, None, True).simple_tree is True
+    new = cost(f, "all-reduce", 16 * 2**30, algorithm="double-binary-tree", runtime="nccl@2.27.3")
+    old = cost(f, "all-reduce", 16 * 2**30, algorithm="double-binary-tree", runtime="nccl@2.25.1")
+    assert new.busbw > 0.95 * old.busbw               # no x .85 on the Grace host
+
+
 def test_simple_tree_pattern_costs_the_tree_85_percent_from_2_26():
     # 3 rail servers of 4 H100 (a NIC per GPU): NCCL 2.27.3's tree busBw is the 2.25.1 form
     # x .85 (tuning.cc l.284); the tree's Simple time at 16 GiB is bandwidth-bound, so the
