@@ -117,3 +117,14 @@ def test_symmetric_memory_figure_labels_a_short_log_axis():
     lo, hi = ax.get_ylim()
     shown = [t for t in ax.get_yticks() if lo <= t <= hi]
     assert 0.5 in shown and 1.0 in shown and 2.0 in shown, shown   # not only 10^0
+
+
+def test_runtimes_caption_quotes_the_kernel_floors_the_runtime_uses():
+    from analysis._report_sweeps import _kernel_floors
+    from fabric import runtime
+
+    floors = [p.value for p in runtime("symmetric-memory").parameters()
+              if p.name.startswith("symmetric-memory.kernel_floor.")]
+    assert floors and _kernel_floors() == (f"{min(floors) * 1e6:g}-{max(floors) * 1e6:g} us"
+                                           if min(floors) < max(floors)
+                                           else f"{floors[0] * 1e6:g} us")
