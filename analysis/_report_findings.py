@@ -42,10 +42,16 @@ def structure_findings(rows):
         ra, rb = a["bisection_per_chip_Bps"], b["bisection_per_chip_Bps"]
         more = "more" if ra >= rb else "less"
         hi, lo = max(ra, rb), min(ra, rb)
+        # an upper bound on the smaller side makes the ratio a lower bound, and vice versa
+        low_side, high_side = (b, a) if ra >= rb else (a, b)
+        qual = ("at least " if not low_side["bisection_exact"] and high_side["bisection_exact"]
+                else "at most " if low_side["bisection_exact"]
+                and not high_side["bisection_exact"]
+                else "" if low_side["bisection_exact"] else "(both upper bounds) ")
         out.append(
             f"Bisection bandwidth per chip: {a['system']} {format_bandwidth(ra)}{bound(a)}, "
-            f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {times_text(hi, lo)} {more} "
-            f"on {a['system']}.")
+            f"{b['system']} {format_bandwidth(rb)}{bound(b)}: {qual}{times_text(hi, lo)} "
+            f"{more} on {a['system']}.")
         if a["forwarding_entries_max"] is not None and b["forwarding_entries_max"] is not None:
             out.append(f"Routing by address: the largest forwarding table holds {_entries(a)} "
                        f"on {a['system']} and {_entries(b)} on {b['system']}." + _GRAPH_ONLY)

@@ -139,3 +139,18 @@ def test_a_chip_override_says_the_fabric_keeps_its_links():
     (note,) = _override_note(fabrics)
     assert "nvl72:chip=h100 900GB/s" in note and "torus:4x4" not in note, note
     assert _override_note({"torus:4x4": fabrics["torus:4x4"]}) == ()
+
+
+@pytest.mark.parametrize("exact_a, exact_b, qual", [
+    (True, False, "at least 2.6x more"),    # the smaller side is an upper bound
+    (False, True, "at most 2.6x more"),
+    (True, True, ": 2.6x more"),
+])
+def test_bisection_ratio_against_an_upper_bound_is_a_bound(exact_a, exact_b, qual):
+    from analysis._report_findings import structure_findings
+
+    rows = [{"system": s, "diameter_hops": 3, "mean_hops": 2.0, "bisection_per_chip_Bps": bw,
+             "bisection_exact": ex, "forwarding_entries_max": None}
+            for s, bw, ex in (("a", 64e9, exact_a), ("b", 25e9, exact_b))]
+    (f,) = [s for s in structure_findings(rows) if s.startswith("Bisection")]
+    assert qual in f, f
