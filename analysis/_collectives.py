@@ -1344,6 +1344,18 @@ def _result(fabric, op, n, M, p, plan, t, steps, chunks, candidates, idx, overla
                           chunks=chunks, candidates=candidates)
 
 
+def default_runtime():
+    """The runtime :func:`cost` uses when none is given, read from its signature (so a
+    caption or a parameter table that names it follows the code).
+
+    >>> default_runtime()
+    'nccl'
+    """
+    import inspect
+
+    return inspect.signature(cost).parameters["runtime"].default
+
+
 def cost_sizes(fabric, op, sizes, algorithm="auto", runtime="nccl", ranks=None, transport=None,
                *, overlap=True, ops_per_launch=1, devices_per_process=1, iterations=20,
                blocking=False):

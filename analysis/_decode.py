@@ -132,6 +132,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 
+from ._collectives import default_runtime
 from ._gemm import decode_gemm_hbm_efficiency, gemm_compute_efficiency
 from ._models import WEIGHT_FORMATS, model_config
 
@@ -3031,12 +3032,13 @@ def _parameters(s, moe, comm):
     ) + ((PDL_HIDDEN_GAP,) if s.pdl else ()) + (
         Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(_moe_kernels(s))} (moe), "
                   f"{kernels_att}+{len(lists['dense_ffn'])} (dense)", "", count_source),
-        Parameter("decode.runtime", s.runtime or "the collective's default", "",
-                  "user (not given: analysis.cost's default runtime)"),
+        Parameter("decode.runtime", s.runtime or default_runtime(), "",
+                  "user" if s.runtime else "not given: analysis.cost's default runtime"),
         _collective_parameter(s.collective),
         Parameter("decode.ep_kernel", kern.name if kern is not None else "collective", "",
-                  "user (not given: dispatch and combine as the collectives model's "
-                  "all-to-all)"),
+                  "user" if kern is not None else (
+                      "not given: dispatch and combine as the collectives model's "
+                      "all-to-all")),
         Parameter("decode.fusion_factor", s.fusion_factor, "", "user"),
         Parameter("decode.min_kernel_time", s.min_kernel_time, "s",
                   MIN_KERNEL_TIME.source if s.min_kernel_time == MIN_KERNEL_TIME.value

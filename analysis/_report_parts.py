@@ -199,13 +199,11 @@ def slug(name):
 
 
 def default_runtime():
-    """The runtime :func:`analysis.cost` uses when none is given (read from its signature,
-    so a caption that names it follows the code)."""
-    import inspect
+    """The runtime :func:`analysis.cost` uses when none is given
+    (:func:`analysis._collectives.default_runtime`)."""
+    from ._collectives import default_runtime as of_cost
 
-    from ._collectives import cost
-
-    return inspect.signature(cost).parameters["runtime"].default
+    return of_cost()
 
 
 def runtime_phrase(name=None):

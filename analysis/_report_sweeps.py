@@ -429,7 +429,8 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "symmetric-memory tables and figures above use it). nccl: NCCL's tuner model "
             "(launch and per-step latencies, "
             "LL/LL128/Simple, channels; fabric/_runtime.py). symmetric-memory: one-sided "
-            "load/store kernels (a kernel floor of 2.3-3 us: a Lamport one-shot, or a bulk kernel "
+            f"load/store kernels (a kernel floor of {_kernel_floors()}: a Lamport one-shot, or "
+            "a bulk kernel "
             "with one more barrier, a release fence after its stores into peers and a first "
             "byte one peer round trip late for its loads); "
             "'-' where the group spans more than one load/store domain. The seed's 3.5x is a "
@@ -465,6 +466,16 @@ def _fixed_costs_text(rows):
 
 def _fmt_time_or_dash(v):
     return "-" if v is None else format_time(v)
+
+
+def _kernel_floors():
+    """The symmetric-memory runtime's kernel floors over the GPU generations it knows, as
+    '2.3-3 us' (read from its Parameters, so the caption follows them)."""
+    from fabric import runtime as get_runtime
+
+    v = sorted(p.value * 1e6 for p in get_runtime("symmetric-memory").parameters()
+               if p.name.startswith("symmetric-memory.kernel_floor."))
+    return f"{v[0]:g} us" if v[0] == v[-1] else f"{v[0]:g}-{v[-1]:g} us"
 
 
 def _fmt_ratio_or_dash(v):

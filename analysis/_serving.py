@@ -1107,7 +1107,7 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     output = sum(outs) / duration / chips
     steady = serving_point(m, fabric, isl=isl, osl=osl, batch=concurrency, layout=lay,
                            definition=definition, prefill_efficiency=prefill_efficiency,
-                           usable_hbm=1.0, **decode_kwargs)
+                           usable_hbm=usable_hbm, **decode_kwargs)
     return ClosedLoopRun(system=fabric.name, model=m.name, definition=definition,
                          layout=_layout_label(info["layout"]), chips=chips,
                          concurrency=concurrency, requests=n, steps=steps, duration=duration,

@@ -1025,3 +1025,25 @@ def test_moe_weight_reads_are_each_stream_at_its_own_bandwidth(model, spec, kw):
             + layer.active_experts_chip * m.routed_expert_bytes / lay.etp
             / (chip.hbm_bandwidth * moe))
     assert layer.ffn_weights == pytest.approx(want, rel=1e-12)
+
+
+def test_decode_parameters_say_whether_runtime_and_ep_kernel_were_given():
+    # the Assumptions table reads these rows: a given value is the user's, a default is
+    # named (analysis.cost's runtime read from its signature), never a contradiction
+    import topologies
+    from analysis._collectives import default_runtime
+    f = topologies.build("nvl72")
+
+    def rows(**kw):
+        r = analysis.decode_step("deepseek-v3", f, batch=8, context=1024, layout="tp=8,ep=8",
+                                 **kw)
+        return {p.name: (p.value, p.source) for p in r.parameters}
+
+    given = rows(ep_kernel="one-sided", runtime="nccl@2.25.1")
+    assert given["decode.ep_kernel"] == ("one-sided", "user")
+    assert given["decode.runtime"] == ("nccl@2.25.1", "user")
+    default = rows()
+    assert default["decode.ep_kernel"][0] == "collective"
+    assert default["decode.ep_kernel"][1].startswith("not given")
+    want = "not given: analysis.cost's default runtime"
+    assert default["decode.runtime"] == (default_runtime(), want)

@@ -117,3 +117,25 @@ def test_symmetric_memory_figure_labels_a_short_log_axis():
     lo, hi = ax.get_ylim()
     shown = [t for t in ax.get_yticks() if lo <= t <= hi]
     assert 0.5 in shown and 1.0 in shown and 2.0 in shown, shown   # not only 10^0
+
+
+def test_runtimes_caption_quotes_the_kernel_floors_the_runtime_uses():
+    from analysis._report_sweeps import _kernel_floors
+    from fabric import runtime
+
+    floors = [p.value for p in runtime("symmetric-memory").parameters()
+              if p.name.startswith("symmetric-memory.kernel_floor.")]
+    assert floors and _kernel_floors() == (f"{min(floors) * 1e6:g}-{max(floors) * 1e6:g} us"
+                                           if min(floors) < max(floors)
+                                           else f"{floors[0] * 1e6:g} us")
+
+
+def test_a_chip_override_says_the_fabric_keeps_its_links():
+    # nvl72:chip=h100 keeps NVLink5's 900 GB/s per chip: the section says it is a what-if
+    import topologies
+    from analysis._report_fair import _override_note
+
+    fabrics = {n: topologies.build(n) for n in ("nvl72:chip=h100", "torus:4x4")}
+    (note,) = _override_note(fabrics)
+    assert "nvl72:chip=h100 900GB/s" in note and "torus:4x4" not in note, note
+    assert _override_note({"torus:4x4": fabrics["torus:4x4"]}) == ()
