@@ -337,6 +337,23 @@ def _draw_fair(rows):
     return fig
 
 
+def _override_note(fabrics):
+    """What a ``:chip=`` override changes and what it keeps (a reader would otherwise take
+    nvl72:chip=h100 for a product): the chip's FLOP/s, HBM and reduce rate are swapped, the
+    fabric's links stay as built, so the injection bandwidth per chip is the fabric's."""
+    from ._metrics import metrics
+
+    over = [n for n in fabrics if ":chip=" in n or ",chip=" in n]
+    if not over:
+        return ()
+    inj = ", ".join(f"{n} {format_bandwidth(metrics(fabrics[n]).injection_bandwidth)}"
+                    for n in over)
+    return ((f"A chip override (':chip=') swaps the chip (its FLOP/s, HBM and reduce rate) "
+             f"and keeps the fabric's links as built, whatever I/O the chip itself has: "
+             f"injection per chip {inj}. These are what-ifs of a fabric with that chip, not "
+             "products."),)
+
+
 def fair_section(fabrics, executor=None, quiet=False):
     from ._sweep import sweep
 
@@ -384,6 +401,7 @@ def fair_section(fabrics, executor=None, quiet=False):
                      functools.partial(_draw_fair, rows), column="double", height=2.9)
     text = (("The systems here share one chip where the default report is run, so that "
             "differences come from the fabric; the chip comparison is a separate section."),)
+    text += _override_note(fabrics)
     if skipped:
         text += ("Not compared: " + "; ".join(skipped) + ".",)
     section = Section("fair", "Equal chip, equal cost, equal power", text=text,

@@ -128,3 +128,14 @@ def test_runtimes_caption_quotes_the_kernel_floors_the_runtime_uses():
     assert floors and _kernel_floors() == (f"{min(floors) * 1e6:g}-{max(floors) * 1e6:g} us"
                                            if min(floors) < max(floors)
                                            else f"{floors[0] * 1e6:g} us")
+
+
+def test_a_chip_override_says_the_fabric_keeps_its_links():
+    # nvl72:chip=h100 keeps NVLink5's 900 GB/s per chip: the section says it is a what-if
+    import topologies
+    from analysis._report_fair import _override_note
+
+    fabrics = {n: topologies.build(n) for n in ("nvl72:chip=h100", "torus:4x4")}
+    (note,) = _override_note(fabrics)
+    assert "nvl72:chip=h100 900GB/s" in note and "torus:4x4" not in note, note
+    assert _override_note({"torus:4x4": fabrics["torus:4x4"]}) == ()
