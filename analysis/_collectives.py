@@ -1129,6 +1129,15 @@ class _GroupView:
                 best = (key, t, len(keep))
         return best[1], best[2]
 
+    def intact_view(self):
+        """The same group on the intact fabric (``fabric.intact``) of a degraded one, or None
+        on an intact fabric: what a runtime's per-channel speed is bounded by."""
+        intact = getattr(self.fabric, "intact", None)
+        if intact is None:
+            return None
+        idx = np.array([intact.node_index[n] for n in self.nodes], dtype=np.int64)
+        return _GroupView(intact, self.op, self.nodes, idx, self.tr, self.M, self.overlap)
+
     def node_ranks(self):
         """How many ranks the group has in each node (load/store domain), an array."""
         return np.unique(self._dom, return_counts=True)[1]

@@ -22,6 +22,7 @@ from ._report_parts import (
     fmt_float,
     new_figure,
     report_fabric,
+    runtime_phrase,
 )
 
 __all__ = []
@@ -274,8 +275,8 @@ def serving_section(fabrics, executor, quiet):
         "their published minimum durations, weight GEMMs with a fixed "
         f"{param_phrase(GEMM_FIXED_TIME)}, HBM read at "
         f"{param_phrase(DECODE_HBM_EFFICIENCY, percent=True)} of peak; see Assumptions), "
-        "its exchange kernel per system, the collectives model's default runtime; no kernel "
-        "fusion, no overlap."),
+        f"its exchange kernel per system, the collectives through {runtime_phrase()}; no "
+        "kernel fusion, no overlap."),
         ("Cost: $ per million tokens = $ per GPU-hour / (tokens/s per GPU x 3600 / 1e6), "
         "from SemiAnalysis' TCO table (own, hyperscaler tier) where the GPU has a price; "
         "otherwise the cost book's node price per chip plus the network's bill of materials, "
@@ -318,7 +319,8 @@ def serving_section(fabrics, executor, quiet):
         f"Tokens/s per GPU (input + output) against tokens/s per user (both axes log scale) for "
         f"{SERVING_MODEL}, {SERVING_ISL}/{SERVING_OSL} tokens, on each system. Dotted: the "
         f"seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token (about {1 / SEED_MS_PER_TOKEN:.0f} "
-        f"tokens/s); dashed: {SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user.",
+        f"tokens/s); dashed: {SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user. Collectives: "
+        f"{runtime_phrase()}.",
         functools.partial(_draw_frontiers, ok, seed_rows), column="double", height=3.0)
     used = [(r["system"], q) for r in ok for q in r["frontier"].parameters + r["cost_params"]]
     section = Section("serving", "Serving", text=text, tables=(table, seed_table, data),

@@ -173,6 +173,49 @@ def _lat(rt, hw, algo, proto):
     return rt.hw_latency[(hw, algo, proto)]
 
 
+def _per_channel_cap(view, B, nc, graph):
+    """``B`` capped at ``nc`` channels of the intact fabric's per-channel bandwidth.
+
+    NCCL's bus bandwidth is channels x the graph's per-channel speed (``bwIntra``, found
+    by the topology search from its highest speed down, src/graph/search.cc): a failed link
+    or lane costs channels or speed, and never raises a channel's speed. The model's
+    per-channel bandwidth is ``B / nc``; on a degraded fabric, where the channel count can
+    fall further than the schedule's ``B`` (a failed link the ring does not use, lanes of
+    one rank), it is held at the intact fabric's ``B / nc`` for the same group. ``graph``
+    gives ``(B, nc)`` of a view."""
+    iv = view.intact_view()
+    if iv is None:
+        return B
+    try:
+        B0, nc0 = graph(iv)
+    except NotApplicableError:
+        return B
+    return min(B, nc * B0 / nc0)
+
+
+def _ring_graph(rt, view, op):
+    """``(schedule, transfer, B, nc)`` of NCCL's ring graph for the group (see _nccl_ring)."""
+    sched_op = "all-gather" if op in ("broadcast", "reduce") else op
+    sched, t = "ring", view.transfer("ring", sched_op)
+    try:
+        multi = view.transfer("multi-ring", sched_op)
+        if multi.per_byte < t.per_byte:
+            sched, t = "multi-ring", multi
+    except (NotApplicableError, KeyError):
+        pass
+    p = view.p
+    f_graph = (2 * (p - 1) if op == "all-reduce" else p - 1) / p
+    B = f_graph / t.per_byte if t.per_byte > 0 else math.inf
+    nc = _channels(rt, view)
+    if sched == "multi-ring":
+        # channels on the lanes the rings found use (a failed link the rings avoid, or a
+        # dimension they do not cross, leaves both B and the channels unchanged)
+        rc = view.ring_channels()
+        if rc:
+            nc = max(1, min(rc, rt.max_channels))
+    return sched, t, B, nc
+
+
 def _nccl_ring(rt, view, op, n, ops):
     """Ring candidates: (protocol, choice time, real time, channels, fixed)."""
     sched_op = "all-gather" if op in ("broadcast", "reduce") else op
@@ -185,24 +228,10 @@ def _nccl_ring(rt, view, op, n, ops):
     # fit. On a direct fabric the channels therefore land on different link-disjoint
     # rings: the multi-ring schedule (analysis.ring_search). Through switches it is
     # one ring per rank of a host, as before. The faster of the two is NCCL's graph.
-    sched, t = "ring", view.transfer("ring", sched_op)
-    try:
-        multi = view.transfer("multi-ring", sched_op)
-        if multi.per_byte < t.per_byte:
-            sched, t = "multi-ring", multi
-    except (NotApplicableError, KeyError):
-        pass
+    sched, t, B, nc = _ring_graph(rt, view, op)
+    B = _per_channel_cap(view, B, nc, lambda v: _ring_graph(rt, v, op)[2:])
     p, nn = view.p, view.n_nodes
     nsteps = {"all-reduce": 2 * (p - 1), "all-gather": p - 1, "reduce-scatter": p - 1}.get(op, p)
-    f_graph = (2 * (p - 1) if op == "all-reduce" else p - 1) / p
-    B = f_graph / t.per_byte if t.per_byte > 0 else math.inf
-    nc = _channels(rt, view)
-    if sched == "multi-ring":
-        # channels on the lanes the rings found use (a failed link the rings avoid, or a
-        # dimension they do not cross, leaves both B and the channels unchanged)
-        rc = view.ring_channels()
-        if rc:
-            nc = max(1, min(rc, rt.max_channels))
     ratio = p / nsteps  # NCCL: ring algBw = busBw * nRanks / nsteps
     hw = view.intra_hw if nn == 1 else "net"
     out = []
@@ -240,11 +269,16 @@ def _nccl_ring(rt, view, op, n, ops):
     return out
 
 
-def _nccl_tree(rt, view, n, ops):
+def _tree_graph(rt, view):
+    """``(transfer, B, nc)`` of the tree's bandwidth basis for the group."""
     t = view.transfer("ring", "all-reduce")
-    p, nn = view.p, view.n_nodes
-    B = (2 * (p - 1) / p) / t.per_byte
-    nc = _channels(rt, view)
+    return t, (2 * (view.p - 1) / view.p) / t.per_byte, _channels(rt, view)
+
+
+def _nccl_tree(rt, view, n, ops):
+    t, B, nc = _tree_graph(rt, view)
+    B = _per_channel_cap(view, B, nc, lambda v: _tree_graph(rt, v)[1:])
+    nn = view.n_nodes
     out = []
     for proto in ("LL", "LL128", "Simple"):
         intra = max(_lat(rt, view.intra_hw, "tree", proto), t.step_loadstore)

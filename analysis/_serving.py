@@ -703,7 +703,6 @@ def _no_mtp(m):
 _EXACT_CYCLES_UP_TO = 1 << 16
 
 
-@functools.lru_cache(maxsize=256)
 def expected_cycles(osl, draft_length, acceptance):
     """Expected decode cycles for one request of ``osl`` output tokens under speculative
     decoding with ``draft_length`` drafted tokens of ``acceptance`` each.
@@ -721,7 +720,14 @@ def expected_cycles(osl, draft_length, acceptance):
     >>> round(expected_cycles(1024, 3, 0.8), 2)
     347.3
     """
-    k, a = draft_length, acceptance
+    if isinstance(osl, bool) or not isinstance(osl, numbers.Integral) or osl < 0:
+        raise SpecError(f"osl must be an integer >= 0, got osl={osl!r}")
+    k, a = _speculative_setting((draft_length, acceptance))
+    return _expected_cycles(int(osl), k, a)
+
+
+@functools.lru_cache(maxsize=256)
+def _expected_cycles(osl, k, a):
     e = expected_accepted_tokens(k, a)
     if k == 0 or a == 0.0:
         return float(osl)
