@@ -26,6 +26,7 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
+    default_runtime,
     new_figure,
     report_fabric,
     runtime_phrase,
@@ -314,7 +315,7 @@ def _draw_fair(rows):
     for ax, (key, label, scale) in zip(axes, (
             ("bisection_per_chip_Bps", "bisection per chip (GB/s)", 1e9),
             ("a2a_per_chip_Bps", "all-to-all per chip (GB/s)", 1e9),
-            ("allreduce_1GiB_s", "all-reduce 1 GiB (ms)", 1e-3))):
+            ("allreduce_1GiB_s", f"all-reduce 1 GiB, {default_runtime()} (ms)", 1e-3))):
         for j, basis in enumerate(bases):
             vals = [have[(s, basis)][key] / scale if (s, basis) in have else 0.0
                     for s in systems]

@@ -419,11 +419,11 @@ def test_every_figure_with_collectives_names_its_runtime(small_report):
     seen = set()
     for sec in small_report.sections:
         for fig in sec.figures:
-            if fig.name.startswith(_NO_RUNTIME) or sec.key == "serving":
+            if fig.name.startswith(_NO_RUNTIME):
                 continue
             seen.add(fig.name)
             assert "runtime '" in fig.caption, fig.name
-            if sec.key in ("fair", "sensitivity", "decode", "scaling"):
+            if sec.key in ("fair", "sensitivity", "decode", "scaling", "serving"):
                 assert f"runtime '{default_runtime()}'" in fig.caption, fig.name
             assert "default runtime" not in fig.caption, fig.name
     assert {"fair", "sensitivity", "scaling"} <= seen, seen   # decode: its own test
