@@ -60,8 +60,11 @@ def structure_findings(rows):
                    f"{a['diameter_hops']} hops ({a['mean_hops']:.2f} on average)." + _GRAPH_ONLY)
     if len(rows) > 2:
         best = max(rows, key=lambda r: r["bisection_per_chip_Bps"])
+        note = ("; its fabric's links as built with the chip swapped: a what-if, not a "
+                "product" if ":chip=" in best["system"] or ",chip=" in best["system"] else "")
         out.append(f"Of all {len(rows)} systems, {best['system']} has the most bisection "
-                   f"bandwidth per chip ({format_bandwidth(best['bisection_per_chip_Bps'])}).")
+                   f"bandwidth per chip ({format_bandwidth(best['bisection_per_chip_Bps'])}"
+                   f"{note}).")
     return out
 
 

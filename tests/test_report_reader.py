@@ -154,3 +154,16 @@ def test_bisection_ratio_against_an_upper_bound_is_a_bound(exact_a, exact_b, qua
             for s, bw, ex in (("a", 64e9, exact_a), ("b", 25e9, exact_b))]
     (f,) = [s for s in structure_findings(rows) if s.startswith("Bisection")]
     assert qual in f, f
+
+
+def test_the_best_bisection_on_a_chip_override_is_called_a_what_if():
+    from analysis._report_findings import structure_findings
+
+    rows = [{"system": s, "diameter_hops": 2, "mean_hops": 2.0, "bisection_per_chip_Bps": bw,
+             "bisection_exact": True, "forwarding_entries_max": None}
+            for s, bw in (("a", 64e9), ("b", 25e9), ("nvl72:chip=h100", 450e9))]
+    (f,) = [s for s in structure_findings(rows) if s.startswith("Of all")]
+    assert "nvl72:chip=h100 has the most" in f and "what-if, not a product" in f, f
+    rows[2]["system"] = "nvl72"
+    (f,) = [s for s in structure_findings(rows) if s.startswith("Of all")]
+    assert "what-if" not in f, f
