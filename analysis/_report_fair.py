@@ -394,7 +394,8 @@ def fair_section(fabrics, executor=None, quiet=False):
                    dcols, tuple(drows),
                    f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context; tensor "
                    "parallelism searched over the powers of two that divide the chips, "
-                   "experts over every chip.")
+                   "experts over every chip; tensor-parallel collectives under the "
+                   f"{runtime_phrase()}.")
     fig = FigureSpec("fair", f"As built and at {ref}'s network cost and power",
                      "Bisection and all-to-all throughput per chip and the time of a 1 GiB "
                      f"all-reduce ({runtime_phrase()}), as built and with link bandwidth "
@@ -439,7 +440,8 @@ def _fair_findings(rows, drows, ref):
                    "exchange kernel and CUDA graphs; tensor parallelism searched): "
                    f"{said}; {best['system']} is fastest. The MoE decode section's figures are "
                    f"at the default layout (tp=1), up to {100 * slow:.0f}% slower. Assumes: "
-                   "the decode model's defaults otherwise, each system's chip as named.")
+                   f"tensor-parallel collectives under the {runtime_phrase()}; the decode "
+                   "model's defaults otherwise, each system's chip as named.")
     return out
 
 

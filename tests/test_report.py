@@ -429,5 +429,7 @@ def test_every_figure_with_collectives_names_its_runtime(small_report):
     assert {"fair", "sensitivity", "scaling"} <= seen, seen   # decode: its own test
     for t in small_report.tables:
         assert "analysis.cost's default runtime" not in t.caption, t.name
+        if t.name in ("fair", "sensitivity", "decode_best", "scaling"):
+            assert f"runtime '{default_runtime()}'" in t.caption, t.name
     runtimes = [t for t in small_report.tables if t.name == "runtimes"]
     assert runtimes and "the other tables of this report use it" not in runtimes[0].caption
