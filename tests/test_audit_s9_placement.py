@@ -12,7 +12,7 @@ import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_decode_placement import _clique, _counts, _inside, _labels, _most, _table
+from test_decode_placement import _clique, _counts, _inside, _labels, _most, _shape_keys, _table
 
 import topologies
 from analysis import idle_chips, instance_chips
@@ -48,13 +48,7 @@ def test_placement_on_direct_fabrics_is_the_brute_force(f):
         sets = [s for s in itertools.combinations(range(live), n) if _clique(R, s)]
         for tp in [t for t in range(1, n + 1) if n % t == 0]:
             for equal in (False, True):
-                keys = []
-                for s in sets:
-                    c = _counts(label, s)
-                    if equal and len(set(c.values())) != 1:
-                        continue
-                    keys.append((n // len(c) % tp != 0 if equal
-                                 else any(x % tp for x in c.values()), len(c)))
+                keys = _shape_keys(sets, label, n, tp, equal)
                 if not keys:
                     try:
                         sel = instance_chips(f, n, equal_domains=equal, tp=tp)

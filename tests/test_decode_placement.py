@@ -128,13 +128,7 @@ def test_instances_and_their_copies_are_the_brute_forces_pairwise_reaching_sets(
         sets = [s for s in itertools.combinations(range(live), n) if _clique(R, s)]
         for tp in [t for t in range(1, n + 1) if n % t == 0]:
             for equal in (False, True):
-                keys = []
-                for s in sets:
-                    c = _counts(label, s)
-                    if equal and len(set(c.values())) != 1:
-                        continue
-                    keys.append((n // len(c) % tp != 0 if equal
-                                 else any(x % tp for x in c.values()), len(c)))
+                keys = _shape_keys(sets, label, n, tp, equal)
                 if not keys:
                     # no set of pairwise-reaching chips has the shape: the instance given
                     # (if any) cannot run, and costing its collectives says which pair
@@ -335,18 +329,24 @@ def test_the_route_table_is_the_same_routed_in_blocks(monkeypatch):
     d._REACH.pop(g)
 
 
-def _best_keys(R, label, live, n, tp, equal):
-    """Brute force: the best (shape, domains) key of every set of ``n`` live chips joined
-    pairwise by routes, or None when none has the shape."""
+def _shape_keys(sets, label, n, tp, equal):
+    """The (straddles a TP group, domains) key of every set in ``sets`` that has the shape
+    (``equal``: the same chip count in every domain); fewer is better, in that order."""
     keys = []
-    for s in itertools.combinations(range(live), n):
-        if not _clique(R, s):
-            continue
+    for s in sets:
         c = _counts(label, s)
         if equal and len(set(c.values())) != 1:
             continue
         keys.append((n // len(c) % tp != 0 if equal else any(x % tp for x in c.values()),
                      len(c)))
+    return keys
+
+
+def _best_keys(R, label, live, n, tp, equal):
+    """Brute force: the best (shape, domains) key of every set of ``n`` live chips joined
+    pairwise by routes, or None when none has the shape."""
+    sets = [s for s in itertools.combinations(range(live), n) if _clique(R, s)]
+    keys = _shape_keys(sets, label, n, tp, equal)
     return min(keys) if keys else None
 
 
