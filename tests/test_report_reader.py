@@ -167,3 +167,26 @@ def test_the_best_bisection_on_a_chip_override_is_called_a_what_if():
     rows[2]["system"] = "nvl72"
     (f,) = [s for s in structure_findings(rows) if s.startswith("Of all")]
     assert "what-if" not in f, f
+
+
+def test_fair_figure_names_the_chip_its_tick_labels_drop():
+    # the tick labels cut ':chip=h100'; read on its own the figure must still say the chip
+    import matplotlib.pyplot as plt
+
+    from analysis._report_fair import _draw_fair
+    rows = [{"system": s, "basis": b, "bisection_per_chip_Bps": 1e11, "a2a_per_chip_Bps": 1e11,
+             "allreduce_1GiB_s": 2e-3}
+            for s in ("nvl72:chip=h100", "cluster-128") for b in ("as built", "cost")]
+    fig = _draw_fair(rows)
+    try:
+        assert "h100" in fig.legends[0].get_title().get_text()
+        ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        assert ticks == ["nvl72", "cluster-128"]
+    finally:
+        plt.close(fig)
+    mixed = [dict(r, system="nvl72") if r["system"] == "nvl72:chip=h100" else r for r in rows]
+    fig = _draw_fair(mixed)
+    try:
+        assert fig.legends[0].get_title().get_text() == ""   # gb200 and h100: no one chip
+    finally:
+        plt.close(fig)
