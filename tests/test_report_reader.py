@@ -190,3 +190,19 @@ def test_fair_figure_names_the_chip_its_tick_labels_drop():
         assert fig.legends[0].get_title().get_text() == ""   # gb200 and h100: no one chip
     finally:
         plt.close(fig)
+
+
+def test_scaling_figure_says_which_runtime_its_times_are_under():
+    # collectives at the study's runtime, decode under analysis.cost's default: the figure
+    # read on its own (outside the report's caption) says both
+    import matplotlib.pyplot as plt
+
+    from analysis._collectives import default_runtime
+    from analysis._scaling import RUNTIME
+    fig = rs._draw(_rows({"a": [3e-3, 2e-3, None], "b": [4e-3, 5e-3, None]}))
+    try:
+        text = " ".join(t.get_text() for t in fig.axes[-1].texts)
+    finally:
+        plt.close(fig)
+    assert f"collectives under runtime '{RUNTIME}'" in text, text
+    assert f"decode under '{default_runtime()}'" in text, text
