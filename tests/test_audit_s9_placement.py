@@ -12,7 +12,16 @@ import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_decode_placement import _clique, _counts, _inside, _labels, _most, _shape_keys, _table
+from test_decode_placement import (
+    _clique,
+    _copy_rule,
+    _counts,
+    _inside,
+    _labels,
+    _most,
+    _shape_keys,
+    _table,
+)
 
 import topologies
 from analysis import idle_chips, instance_chips
@@ -63,17 +72,6 @@ def test_placement_on_direct_fabrics_is_the_brute_force(f):
                 got = ((n // len(c) % tp != 0, len(c)) if equal
                        else (not _inside(label, sel, tp), len(c)))
                 assert got == min(keys), (n, tp, equal, sel)
-                if equal:
-                    cc = n // len(c)
-
-                    def ok(s, cc=cc):
-                        return set(_counts(label, s).values()) == {cc}
-                elif tp > 1 and _inside(label, sel, tp):
-                    def ok(s, tp=tp):
-                        return all(x % tp == 0 for x in _counts(label, s).values())
-                else:
-                    def ok(s):
-                        return True
-                copies = _most(R, label, live, n, ok)
+                copies = _most(R, label, live, n, _copy_rule(label, sel, n, tp, equal))
                 assert idle_chips(f, n, equal_domains=equal, tp=tp) == live - copies * n, (
                     n, tp, equal, sel, copies)

@@ -162,18 +162,7 @@ def test_instances_and_their_copies_are_the_brute_forces_pairwise_reaching_sets(
                 assert collective_seconds(f, "all-to-all", 1024.0, sel, collective=_free) == 0
                 # the copies: each shaped as the instance (c chips in each of d domains;
                 # whole TP groups inside domains where the instance has them)
-                if equal:
-                    cc = n // len(c)
-
-                    def ok(s, cc=cc):
-                        return set(_counts(label, s).values()) == {cc}
-                elif tp > 1 and _inside(label, sel, tp):
-                    def ok(s, tp=tp):
-                        return all(x % tp == 0 for x in _counts(label, s).values())
-                else:
-                    def ok(s):
-                        return True
-                copies = _most(R, label, live, n, ok)
+                copies = _most(R, label, live, n, _copy_rule(label, sel, n, tp, equal))
                 assert idle_chips(f, n, equal_domains=equal, tp=tp) == live - copies * n, (
                     n, tp, equal, sel, copies)
 
@@ -327,6 +316,17 @@ def test_the_route_table_is_the_same_routed_in_blocks(monkeypatch):
     monkeypatch.setattr(d, "_REACH_PAIRS", 5)          # one or two sources per batch
     assert (d._reach(g) == whole).all() and not whole.all()
     d._REACH.pop(g)
+
+
+def _copy_rule(label, sel, n, tp, equal):
+    """Which sets of chips are copies of the instance ``sel``: the same count in every
+    domain (``equal``), whole TP groups inside domains where the instance has them, or any."""
+    if equal:
+        cc = n // len(_counts(label, sel))
+        return lambda s: set(_counts(label, s).values()) == {cc}
+    if tp > 1 and _inside(label, sel, tp):
+        return lambda s: all(x % tp == 0 for x in _counts(label, s).values())
+    return lambda s: True
 
 
 def _shape_keys(sets, label, n, tp, equal):
