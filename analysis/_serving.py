@@ -552,7 +552,11 @@ def _default_engine():
 def step_budget(engine):
     """Tokens per step of ``engine``'s mixed steps (:data:`MIXED_STEP_BUDGET`), or None when
     the engine runs prompts as their own forward passes (None: :func:`analysis.decode_step`'s
-    default engine)."""
+    default engine).
+
+    >>> step_budget("vllm"), step_budget("trtllm"), step_budget("sglang")
+    (8192, 8192, None)
+    """
     p = MIXED_STEP_BUDGET.get(_default_engine() if engine is None else engine)
     return None if p is None else p.value
 
