@@ -118,7 +118,8 @@ class Finding:
     code : str
         ``overlap``, ``misaligned``, ``out-of-range``, ``dangling-target``, ``alias``,
         ``isolation``, ``too-many-entries``, ``symmetric-mismatch``, ``roundtrip``,
-        ``unreachable`` or ``invalid`` (a value that is not allowed at all).
+        ``unreachable``, ``capacity`` (more memory claimed of an owner than it has) or
+        ``invalid`` (a value that is not allowed at all).
     severity : str
         ``"error"`` or ``"warning"``.
     message : str

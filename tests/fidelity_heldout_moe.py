@@ -176,7 +176,9 @@ _RATE = ("one-sided mid batch: the floor above plus an achieved NVLink rate belo
          "the larger communication domain'); not modelled")
 _LL_NVLINK = ("DeepEP low-latency with NVLink peers: the per-(token, expert) warp copies "
               "reach a lower NVLink rate than NCCL's per-link figure (also EP8 on H800 in the "
-              "check set); no sourced per-warp store rate")
+              "check set); no sourced per-warp store rate. Session 10: NVIDIA's NCCL EP README "
+              "(a DeepEP-derived kernel, H100, BF16) and nixl PR #1751 (DeepEP on 8x H100) show "
+              "the same ~10-11 GB/s per NVLink4 link: measurements of the design, not a source")
 _PPLX_SMALL = (
     "pplx-kernels at one token per rank (README table, 7af3059's NVSHMEM kernels, eager): the "
     "model charges the handshake (one node: the symmetric-memory kernel floor + the release "
@@ -229,7 +231,7 @@ KNOWN_MISSES = {
        if (ep, ph) not in ((16, "dispatch"), (32, "dispatch"))},
     "deepep-pr173-h20-ep8-ll-nvlink-dispatch": _LL_NVLINK,
     "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
-    "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + " (2 nodes)",
+    "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + "; this row spans 2 nodes",
     "fi3697-trtllm-ep32-bs1-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs128-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs2048-nvfp4-dispatch": (
