@@ -993,6 +993,10 @@ class _GroupView:
         same NET id, half the bandwidth from each); when that fails at a path type, sm90+
         retries the same path type with the simple TREE pattern (one GPU to and from the
         NIC) before raising the path type, and a node with one GPU is TREE outright.
+        A NIC is reached at the first path type (PIX) by the GPUs linked to it and by those
+        the fabric records under its PCIe switch (a NIC's ``pix``: rail ``pix=2``, two GPUs
+        and two NICs per switch as on some B200 boards), each while its own PCIe link to
+        that switch stands.
         ``src/init.cc``: ``maxTreePattern`` is the largest pattern over the ranks (TREE 3 >
         BALANCED_TREE 1). One node: no NIC is in NCCL's system (``ncclTopoTrimSystem``), the
         balanced chain is found, False. Several nodes: True when some node has one rank of the
@@ -1021,7 +1025,13 @@ class _GroupView:
             for v in G[n]:
                 if G.nodes[v].get("kind") != "nic":
                     continue
-                peers = [w for w in G[v] if w in dom and dom[w] == dom[n]]
+                peers = {w for w in G[v] if w in dom and dom[w] == dom[n]}
+                # GPUs under the NIC's PCIe switch (a fabric's ``pix``, e.g. rail pix=2)
+                # reach it at PIX too, while their own PCIe link into that switch stands
+                group = G.nodes[v].get("pix", ())
+                peers |= {w for w in group if w in dom and dom[w] == dom[n] and any(
+                    G.nodes[u].get("kind") == "nic" and w in G.nodes[u].get("pix", ())
+                    for u in G[w])}
                 if len(peers) >= 2:
                     shared.add(dom[n])
         return any(c == 1 or lab not in shared for lab, c in zip(labels.tolist(), counts.tolist()))

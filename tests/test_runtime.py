@@ -1310,6 +1310,71 @@ def test_simple_tree_pattern_follows_nccls_search_brute_force(servers, gpus, dat
     assert view.simple_tree == want
 
 
+@settings(max_examples=60, deadline=None)
+@given(servers=st.integers(1, 4), gpus=st.sampled_from([2, 4, 8]), share=st.sampled_from([1, 2, 4]),
+       data=st.data())
+def test_simple_tree_pattern_reads_the_nics_pcie_switch(servers, gpus, share, data):
+    # rail pix=k: k GPUs and k NICs under one PCIe switch (a B200 board with GPU0 / GPU1 PIX
+    # to NIC0 / NIC1). NCCL's balanced tree (search.cc v2.27.3-1) completes in a node when two
+    # of its ranks reach one NIC at PIX; reference from the construction (blocks of k chips,
+    # the failed links), not the graph's attributes. Degraded fabrics: a chip's NVSwitch
+    # link (it becomes its own node) or its PCIe link (it reaches no NIC at PIX); a failure
+    # never turns the simple TREE into the balanced one
+    from analysis._collectives import _GroupView, _resolve_ranks
+    if gpus % share:
+        return
+    n = servers * gpus
+    f0 = topologies.build(f"rail:servers={servers},gpus={gpus},chip=b200,pix={share}")
+    ranks = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=min(2, n), max_size=n)))
+    if len(ranks) < 2:
+        return
+    nvs_cut = data.draw(st.sets(st.sampled_from(ranks), max_size=2))
+    pci_cut = data.draw(st.sets(st.sampled_from(ranks), max_size=2))
+    links = ([(f"chip{r}", f"nvs{r // gpus}") for r in sorted(nvs_cut)]
+             + [(f"chip{r}", f"nic{r}") for r in sorted(pci_cut)])
+    f = f0.without(links=links) if links else f0
+    dom = f.loadstore_domains
+    index = {v: i for i, v in enumerate(f.graph.nodes)}
+    node_of = {r: dom[index[f"chip{r}"]] for r in ranks}
+    members = {}
+    for r in ranks:
+        members.setdefault(node_of[r], []).append(r)
+
+    def balanced(rs):
+        blocks = {}
+        for r in rs:
+            if r not in pci_cut:
+                blocks.setdefault(r // share, []).append(r)
+        return any(len(b) >= 2 for b in blocks.values())
+
+    want = len(members) > 1 and any(len(rs) == 1 or not balanced(rs) for rs in members.values())
+
+    def view(fab):
+        nodes, idx = _resolve_ranks(fab, [f"chip{r}" for r in ranks])
+        return _GroupView(fab, "all-reduce", nodes, idx, None, None, True)
+
+    assert view(f).simple_tree == want
+    assert view(f).simple_tree or not view(f0).simple_tree
+
+
+def test_rail_pix2_runs_the_balanced_tree():
+    # 2 servers of 8 B200, two GPUs and two NICs per PCIe switch: NCCL 2.27.3's tree has no
+    # x .85 (its 16 GiB Simple time equals 2.25.1's, which had no factor); one NIC per GPU
+    # (pix=1, the default) keeps it
+    big = 16 * 2**30
+    times = {}
+    for pix in (1, 2):
+        f = topologies.build(f"rail:servers=2,gpus=8,chip=b200,pix={pix}")
+        for rel in ("2.25.1", "2.27.3"):
+            r = cost(f, "all-reduce", big, algorithm="double-binary-tree", runtime=f"nccl@{rel}")
+            assert r.protocol == "Simple"
+            times[pix, rel] = r.busbw
+    assert times[2, "2.27.3"] == pytest.approx(times[2, "2.25.1"], rel=1e-12)
+    assert times[1, "2.27.3"] == pytest.approx(0.85 * times[1, "2.25.1"], rel=1e-3)
+    with pytest.raises(SpecError, match="pix=3"):
+        topologies.build("rail:servers=2,gpus=8,pix=3")
+
+
 def test_simple_tree_pattern_on_a_grace_host_is_balanced_with_two_ranks_per_node():
     # GB200: the CX-7s hang off the Grace; NCCL gives both GPUs of a superchip PATH_P2C to
     # them (paths.cc l.669-681 at v2.27.3-1), so the balanced tree completes (review S9-R2);
