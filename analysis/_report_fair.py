@@ -29,6 +29,7 @@ from ._report_parts import (
     default_runtime,
     new_figure,
     report_fabric,
+    runtime_label,
     runtime_phrase,
     times_text,
 )
@@ -147,12 +148,14 @@ def _cost_sensitivity(fabrics, book=REPORT_BOOK):
     return ratio(None, 1.0), rows
 
 
-def _draw_tornado(rows, base, xlabel):
+def _draw_tornado(rows, base, xlabel, title=None):
     from . import _plots
 
     fig = new_figure()
     ax = fig.subplots()
     _plots.plot_tornado(rows, base, ax=ax, scale=1.0, unit_name="x", xlabel=xlabel)
+    if title:   # what the ratio is, for a figure read on its own
+        fig.suptitle(title, fontsize="small")
     return fig
 
 
@@ -596,8 +599,9 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
     fig = FigureSpec("sensitivity", f"All-reduce ratio {b} / {a}: sensitivity",
                      "Time of a 1 GiB all-reduce on the second system over the first "
                      f"({runtime_phrase()}), with one assumed parameter at half and at twice "
-                     "its value (base: vertical line).", functools.partial(_draw_tornado, rows, base,
-                                                 "all-reduce time ratio"))
+                     "its value (base: vertical line).", functools.partial(
+                         _draw_tornado, rows, base, "all-reduce time ratio",
+                         f"1 GiB all-reduce, {b} / {a}, {runtime_label()}"))
     worst = max(rows, key=lambda r: abs(r["value_high"] - r["value_low"])) if rows else None
     found = []
     if worst is not None:
