@@ -198,3 +198,21 @@ def test_a_dram_set_over_a_nic_and_a_host(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "which holds no dram" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("addresses", [
+    np.uint64(1 << 63),                                     # a 0-d array
+    np.array([[1, 1 << 63]], dtype=np.uint64),              # 2-D: the flat argmax indexed rows
+    np.array([[5], [1 << 60]], dtype=np.uint64),
+])
+def test_too_wide_unsigned_arrays_are_named_at_any_shape(addresses):
+    # before: IndexError ('too many indices for array', 'index 1 is out of bounds for axis 0')
+    f = topologies.build("sd200-ultra")
+    with pytest.raises(AddressMapError, match="wider than the 57-bit address width"):
+        f.address_map.lookup_many(addresses, unmapped="mask")
+    from fabric import TranslationError
+    with pytest.raises(TranslationError, match="wider than the 57-bit address width"):
+        f.host_domains["host0"].translate_many(addresses)
+    # in range, any shape answers in that shape
+    ok = np.array([[5, 7]], dtype=np.uint64)
+    assert f.address_map.lookup_many(ok).owner.shape == (1, 2)
