@@ -1656,3 +1656,43 @@ def test_send_recv_time_is_not_decreasing_in_size(spec, cut, release, k, data):
     a, b = _p2p_time(f, ranks, lo, release), _p2p_time(f, ranks, hi, release)
     assert a[1] == "LL" and b[1] == "Simple"
     assert a[0] <= b[0], (spec, cut, release, ranks, lo, a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_release_is_the_tag_it_stands_for(data):
+    # one identity (audit s9 design question): an untagged version's constants, the revisions
+    # that time its run and the kernels it is checked against are all one tag's: the latest
+    # of its series not after it, or the series' first tag before that (nccl@2.28 was 2.28's
+    # constants checked against 2.27.7's kernels)
+    from fabric import PREDICTION_REVISIONS, release_tag, revision_holds
+    tags = sorted(NCCL_RELEASE_DATES, key=lambda t: [int(x) for x in t.split(".")])
+    t = data.draw(st.sampled_from(tags))
+    a, b, c = (int(x) for x in t.split("."))
+    v = data.draw(st.sampled_from([f"{a}.{b}", f"{a}.{b}.0", f"{a}.{b}.{c + 1}",
+                                   f"{a}.{b}.{c + 7}", t]))
+    if not (2, 18, 3) <= tuple(int(x) for x in (v.split(".") + ["0"])[:3]) <= (2, 30, 7):
+        with pytest.raises(SpecError):
+            runtime(f"nccl@{v}")
+        return
+    tag = release_tag(v)
+    same = [u for u in tags if u.split(".")[:2] == [str(a), str(b)]]
+    below = [u for u in same if [int(x) for x in u.split(".")] <= [int(x) for x in
+                                                                   (v.split(".") + ["0"])[:3]]]
+    assert tag == (below[-1] if below else same[0])
+    r, s = runtime(f"nccl@{v}"), runtime(f"nccl@{tag}")
+    fields = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
+              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls", "p2p", "max_channels")
+    for f in fields:
+        assert getattr(r, f) == getattr(s, f), f
+        assert getattr(r.timing or r, f) == getattr(s.timing or s, f), f
+    for rev in sorted(PREDICTION_REVISIONS, key=repr):
+        assert revision_holds(v, rev) == revision_holds(tag, rev), rev
+
+
+def test_untagged_2_28_is_2_28_3_throughout():
+    from fabric import PREDICTION_REVISIONS, release_tag, revision_holds
+    assert release_tag("2.28") == "2.28.3"
+    assert runtime("nccl@2.28").name == "nccl@2.28.3"
+    assert [revision_holds("2.28", r) for r in sorted(PREDICTION_REVISIONS, key=repr)] == [
+        revision_holds("2.28.3", r) for r in sorted(PREDICTION_REVISIONS, key=repr)]
