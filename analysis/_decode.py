@@ -934,10 +934,6 @@ def _usable_groups(fabric, chips):
 
 _REACH = weakref.WeakKeyDictionary()
 
-#: Pairs :func:`_reach` routes in one batch (bounds its memory on a large fabric).
-_REACH_PAIRS = 1 << 20
-
-
 def _reach(fabric):
     """``R[i, j]``: whether the fabric's routing (``fabric.route``, any transport) joins
     live chips ``i`` and ``j`` (positions in ``fabric.endpoints``) both ways.
@@ -947,24 +943,22 @@ def _reach(fabric):
     whose only NIC link failed and another server's GPUs, or, on a switch of several
     planes, two chips that each lost a different plane's links: each still reaches the
     rest, but not the other (reachability is not transitive there, so sharing a load/store
-    domain does not make chips a group). Cached per fabric; read-only."""
+    domain does not make chips a group). The router names the pairs it cannot route
+    (``fabric.Router.unreachable_pairs``: under dimension order only the pairs the failures
+    touch are examined). Cached per fabric; read-only."""
     got = _REACH.get(fabric)
     if got is not None:
         return got
     n = fabric.n_endpoints
     ok = np.ones((n, n), dtype=bool)
     if fabric.failures.degraded and n > 1:
-        cut = [i for i, c in enumerate(fabric.endpoints) if c in fabric.failures.cut_off]
+        cut = np.array([c in fabric.failures.cut_off for c in fabric.endpoints])
         ok[cut, :] = False
         ok[:, cut] = False
-        ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)
-        rows = max(1, _REACH_PAIRS // n)            # routed a block of sources at a time
-        for r0 in range(0, n, rows):
-            block = ok[r0:r0 + rows].copy()
-            block[np.arange(len(block)), np.arange(r0, r0 + len(block))] = False
-            src, dst = np.nonzero(block)
-            src += r0
-            ok[src, dst] = fabric.router.reachable(ends[src], ends[dst])
+        live = np.flatnonzero(~cut)
+        ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)[live]
+        i, j = fabric.router.unreachable_pairs(ends)
+        ok[live[i], live[j]] = False
         ok &= ok.T
     np.fill_diagonal(ok, True)
     ok.flags.writeable = False
