@@ -20,8 +20,8 @@ def register(sub):
         description="Check the address plan of a system file (TOML) and print every finding: "
                     "overlap, misaligned, out-of-range, dangling-target, alias (a warning), "
                     "isolation, too-many-entries, symmetric-mismatch, roundtrip, unreachable, "
-                    "invalid. Exit 0 when no finding is an error, 1 when one is, 2 when the "
-                    "file cannot be read.")
+                    "capacity, invalid. Exit 0 when no finding is an error, 1 when one is, 2 "
+                    "when the file cannot be read.")
     p.add_argument("file", metavar="FILE.toml", help="system file")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.set_defaults(func=run_check)

@@ -79,7 +79,7 @@ def _point_json(p, usd_per_hour=None):
     d = dataclasses.asdict(p)
     out = {}
     for k, v in d.items():
-        if k in ("cycle_time", "prefill_time", "request_time", "tpot"):
+        if k in ("cycle_time", "prefill_time", "request_time", "tpot", "shared_read"):
             out[f"{k}_s"] = v
         elif k in ("hbm_per_chip", "hbm_capacity"):
             out[f"{k}_bytes"] = v

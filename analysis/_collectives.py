@@ -927,7 +927,7 @@ class _GroupView:
             c[key] = {k: getattr(self, k) for k in (
                 "n_nodes", "ppn", "_dom", "arch", "intra_hw", "nics_per_node",
                 "nic_bandwidth", "nic_link_bandwidth", "lanes", "arm_host", "channels",
-                "simple_tree")}
+                "simple_tree", "p2p_lanes")}
         for k, v in c[key].items():
             setattr(self, k, v)
 
@@ -950,6 +950,7 @@ class _GroupView:
         # least-connected rank, one NIC's link rate before the RDMA header, and whether the
         # host is Arm (Grace: the GB200 / GB300 superchips)
         self.lanes = lanes
+        self.p2p_lanes = self._p2p_lanes()
         rdma = get_transport("rdma")
         self.nic_link_bandwidth = nic_bw * (rdma.max_payload + rdma.header) / rdma.max_payload
         chip = getattr(fabric, "chip", None)
@@ -992,6 +993,10 @@ class _GroupView:
         same NET id, half the bandwidth from each); when that fails at a path type, sm90+
         retries the same path type with the simple TREE pattern (one GPU to and from the
         NIC) before raising the path type, and a node with one GPU is TREE outright.
+        A NIC is reached at the first path type (PIX) by the GPUs linked to it and by those
+        the fabric records under its PCIe switch (a NIC's ``pix``: rail ``pix=2``, two GPUs
+        and two NICs per switch as on some B200 boards), each while its own PCIe link to
+        that switch stands.
         ``src/init.cc``: ``maxTreePattern`` is the largest pattern over the ranks (TREE 3 >
         BALANCED_TREE 1). One node: no NIC is in NCCL's system (``ncclTopoTrimSystem``), the
         balanced chain is found, False. Several nodes: True when some node has one rank of the
@@ -1020,10 +1025,53 @@ class _GroupView:
             for v in G[n]:
                 if G.nodes[v].get("kind") != "nic":
                     continue
-                peers = [w for w in G[v] if w in dom and dom[w] == dom[n]]
+                peers = {w for w in G[v] if w in dom and dom[w] == dom[n]}
+                # GPUs under the NIC's PCIe switch (a fabric's ``pix``, e.g. rail pix=2)
+                # reach it at PIX too, while their own PCIe link into that switch stands
+                group = G.nodes[v].get("pix", ())
+                peers |= {w for w in group if w in dom and dom[w] == dom[n] and any(
+                    G.nodes[u].get("kind") == "nic" and w in G.nodes[u].get("pix", ())
+                    for u in G[w])}
                 if len(peers) >= 2:
                     shared.add(dom[n])
         return any(c == 1 or lab not in shared for lab, c in zip(labels.tolist(), counts.tolist()))
+
+    def _p2p_lanes(self):
+        """The NVLink lanes of NCCL's path between the two ranks of one node that have the
+        fewest, over every such pair (NCCL's per-peer p2p channels are 2 x this,
+        analysis._runtime_cost.p2p_channels); 0 without two ranks in one node.
+
+        NVIDIA/nccl v2.28.7-1 ``src/graph/paths.cc`` ``ncclTopoGetNchannels``: a peer in the
+        node on a ``PATH_NVL`` path gets ``2 x max(1, path bw / NVLink bw)`` channels, any other
+        path type 2; ``ncclTopoComputeP2pChannels`` takes the least over every local GPU and
+        peer. The path's bandwidth is its narrowest link: a direct link's lanes; through NVLink
+        switches (NCCL's topology holds a node's switches as one NVSwitch node, each GPU
+        joined to it by all its NVLinks) the smaller of the two GPUs' lanes; a path through
+        another GPU (a torus or mesh hop) is not ``PATH_NVL`` and counts as 1 (2 channels)."""
+        G = self.fabric.graph
+        up, switch_only = {}, {}
+        for r in self.nodes:
+            links = [(v, d) for v, d in G[r].items() if G.nodes[v].get("kind") != "nic"
+                     and d.get("tech") not in MESSAGE_TECHNOLOGIES]
+            up[r] = sum(d.get("lanes", 1) for _v, d in links)
+            switch_only[r] = bool(links) and all(G.nodes[v].get("kind") == "switch"
+                                                 for v, _d in links)
+        dom = self._dom.tolist()
+        least = None
+        for i, a in enumerate(self.nodes):
+            for j in range(i + 1, len(self.nodes)):
+                b = self.nodes[j]
+                if dom[i] != dom[j]:
+                    continue
+                d = G.get_edge_data(a, b)
+                if d is not None and d.get("tech") not in MESSAGE_TECHNOLOGIES:
+                    k = d.get("lanes", 1)
+                elif switch_only[a] and switch_only[b]:
+                    k = min(up[a], up[b])
+                else:
+                    k = 1
+                least = k if least is None else min(least, k)
+        return least or 0
 
     def _links(self):
         """(scale-up lanes of the group's least-connected rank, bandwidth of one NIC's network

@@ -178,14 +178,19 @@ def decode_section(fabrics, executor, quiet):
     base_row = next((r for r in rows if r["system"] == first
                      and r["model"] == DECODE_MODELS[0]), None)
     if base_row is not None:
-        base, sens = _decode_sensitivity(first, DECODE_MODELS[0])
+        base, sens, layout = _decode_sensitivity(first, DECODE_MODELS[0])
+        scope = _sensitivity_scope({"layout": layout, "ep_kernel": base_row["ep_kernel"]})
+        where = (f"{layout}, the best layout of the tensor-parallel search as in the Equal "
+                 f"chip section; the step table is at the default {base_row['layout']}"
+                 if layout != base_row["layout"] else layout)
         tables.append(Table(
-            "decode_sensitivity", f"Sensitivity of {DECODE_MODELS[0]} on {first}",
+            "decode_sensitivity", f"Sensitivity of {DECODE_MODELS[0]} on {first} at {layout}",
             (Column("parameter", "parameter"), Column("low", "low"),
              Column("value_low", "step time", format_time), Column("high", "high"),
              Column("value_high", "step time", format_time)), tuple(sens),
-            f"One parameter at a time; every other at the base ({format_time(base)} per "
-            f"step, {base_row['layout']}). {_sensitivity_scope(base_row)}"
+            f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context. One parameter at a "
+            f"time; every other at the base ({format_time(base)} per step at {where}). "
+            f"{scope}{_transport_note(sens)}"
             "Tensor-parallel all-reduces, where the layout has them, run under the "
             f"{runtime_phrase()}: NCCL's own prediction (its per-hop latencies and protocol "
             "bandwidth caps, not the fabric's link latencies or a transport's message "
@@ -193,15 +198,18 @@ def decode_section(fabrics, executor, quiet):
             "fabric's paths. A fabric what-if moves the step only where one of these binds, "
             "so an unchanged step time says the modelled software hides that parameter at "
             "this step's message sizes"
-            + (" (or, as above, that nothing at this layout uses it)"
-               if _sensitivity_scope(base_row) else "") + ". Seconds in "
-            "decode_sensitivity.csv."))
+            + (" (or, as above, that nothing at this layout uses it)" if scope else "")
+            + ". Seconds in decode_sensitivity.csv."))
         figures.append(FigureSpec(
             "decode-sensitivity", f"Decode sensitivity: {DECODE_MODELS[0]} on {first}",
-            "Step time with one parameter at a low and a high setting, the others at the "
-            f"base (vertical line), {base_row['layout']}. {_sensitivity_scope(base_row)}"
-            f"Tensor-parallel collectives, where the layout has them, under the "
-            f"{runtime_phrase()}.", functools.partial(_draw_tornado, sens, base)))
+            f"Step time of {DECODE_MODELS[0]} on {first} (batch {DECODE_BATCH}, "
+            f"{DECODE_CONTEXT}-token context) with one parameter at a low and a high "
+            f"setting, the others at the base (vertical line), at {where}. "
+            f"{scope}{_transport_note(sens)}"
+            f"Tensor-parallel collectives under the {runtime_phrase()}; the MoE exchange "
+            f"through {base_row['ep_kernel']}.",
+            functools.partial(_draw_tornado, sens, base,
+                              f"{DECODE_MODELS[0]} on {first}, {layout}")))
     section = Section("decode", "MoE decode", text=text, tables=tuple(tables),
                       figures=tuple(figures), parameters=tuple(used))
     found = decode_findings(rows, list(fabrics))
@@ -223,22 +231,46 @@ def _sensitivity_scope(row):
             "transport setting applies to nothing here. ")
 
 
+def _transport_note(rows):
+    """A sentence when the RDMA what-if reads faster than load/store (a reader would take it
+    for an error, and it is one of the model's): the NCCL model floors each step of a group
+    inside one host by its load/store steps only, so the RDMA per-message costs drop out and
+    only RDMA's lighter framing enters (reported to the runtime owner, session 10). Said
+    only while the numbers show it."""
+    r = next((r for r in rows if r["parameter"] == "transport"), None)
+    if r is None or not r["value_high"] < r["value_low"]:
+        return ""
+    return ("RDMA reads faster than load/store here, a limitation of the NCCL model: for a "
+            "group inside one host it floors each step by the load/store steps only, so the "
+            "RDMA what-if's per-message costs (posting, NIC, completion) do not enter, only "
+            "its lighter framing (larger packets, less header per byte). ")
+
+
 def _decode_sensitivity(system, model):
     """Step time with one parameter at a low and a high setting, the others at the base.
 
     The same one-at-a-time sweep as ``benchmarks/bench_decode.py`` (fabric latency and
     link bandwidth x0.5 / x2, HBM bandwidth x0.5 / x2, fusion factor 1 / 10, transport
-    load/store / RDMA), under the report's decode conditions.
+    load/store / RDMA), under the report's decode conditions, at the system's best layout
+    (:func:`analysis.best_decode_layout`, the search of the Equal chip section's table): at
+    the default tp=1 the step has no tensor-parallel collective, so the link bandwidth and
+    the transport would reach nothing but the exchange kernel. The layout stays fixed over
+    the settings (each bar moves one parameter, not the layout).
+
+    Returns ``(base time, rows, layout)``; each row names the layout.
     """
     from ._decode import decode_step
-    from ._fair import scale_links
+    from ._fair import best_decode_layout, scale_links
     from ._models import model_config
 
     f = report_fabric(system)
     m = model_config(model)
+    best, _ = best_decode_layout(m, f, batch=DECODE_BATCH, context=DECODE_CONTEXT,
+                                 **report_decode_settings(f))
+    layout = str(best.layout)
 
     def run(fab=f, **kw):
-        return decode_step(m, fab, batch=DECODE_BATCH, context=DECODE_CONTEXT,
+        return decode_step(m, fab, batch=DECODE_BATCH, context=DECODE_CONTEXT, layout=layout,
                            **report_decode_settings(f), **kw).time
 
     chip = f.chip
@@ -253,13 +285,16 @@ def _decode_sensitivity(system, model):
               lambda: run(fusion_factor=10.0)),
              ("transport", "load/store", "RDMA", lambda: run(transport="loadstore"),
               lambda: run(transport="rdma")))
-    rows = [{"system": system, "model": model, "parameter": p, "low": lo, "high": hi,
-             "value_low": low(), "value_high": high()} for p, lo, hi, low, high in cases]
-    return run(), rows
+    rows = [{"system": system, "model": model, "layout": layout, "parameter": p, "low": lo,
+             "high": hi, "value_low": low(), "value_high": high()}
+            for p, lo, hi, low, high in cases]
+    return run(), rows, layout
 
 
-def _draw_tornado(rows, base):
+def _draw_tornado(rows, base, title=None):
     fig = new_figure()
     ax = fig.subplots()
     _plots.plot_tornado(rows, base, ax=ax, xlabel="time per decode step")
+    if title:   # a figure read on its own names the step it varies (system and layout)
+        fig.suptitle(title, fontsize="small")
     return fig

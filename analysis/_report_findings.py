@@ -126,11 +126,22 @@ def _runs(flags, sizes):
     return runs
 
 
+def _op_list(ops):
+    """'all-reduce', 'all-reduce and all-gather', 'all-reduce, all-gather and reduce-scatter'."""
+    ops = list(ops)
+    return ops[0] if len(ops) == 1 else ", ".join(ops[:-1]) + f" and {ops[-1]}"
+
+
 def collective_findings(best, systems, ops):
+    """One sentence per group of operations whose comparison reads the same.
+
+    Operations whose sentence would be word for word the same (all-reduce, all-gather and
+    reduce-scatter at the hardware floor: the same bus bandwidths, the same ratios) share one
+    sentence naming them all, so a reader is not given three identical findings."""
     if len(systems) < 2:
         return []
     a, b = systems[0], systems[1]
-    out = []
+    bodies = {}      # the sentence after its operations -> the operations it holds for
     for op in ops:
         ta = {r["size_bytes"]: r for r in best if r["system"] == a and r["op"] == op}
         tb = {r["size_bytes"]: r for r in best if r["system"] == b and r["op"] == op}
@@ -146,12 +157,20 @@ def collective_findings(best, systems, ops):
                 parts.append(f"{who} is faster at {_ranges(_runs(flags, sizes))} (by "
                              f"{times_text(min(won), 1)} to {times_text(max(won), 1)})")
         big = sizes[-1]
-        out.append(f"At the hardware floor ({runtime_phrase('ideal')}), {op}, each system at its best (every applicable "
-                   f"algorithm over its native transport): " + "; ".join(parts) +
-                   f". At {format_size(big)} the bus "
-                   f"bandwidth is {format_bandwidth(ta[big]['busbw_Bps'])} on {a} "
-                   f"({_how(ta[big])}) and {format_bandwidth(tb[big]['busbw_Bps'])} on {b} "
-                   f"({_how(tb[big])}).")
+        body = ("each system at its best (every applicable algorithm over its native "
+                "transport): " + "; ".join(parts) + f". At {format_size(big)} the bus "
+                f"bandwidth is {format_bandwidth(ta[big]['busbw_Bps'])} on {a} "
+                f"({_how(ta[big])}) and {format_bandwidth(tb[big]['busbw_Bps'])} on {b} "
+                f"({_how(tb[big])}).")
+        bodies.setdefault(body, []).append(op)
+    out = []
+    for body, same in bodies.items():
+        what = _op_list(same)
+        if len(same) > 1:
+            what += (f" (the same figures for {'both' if len(same) == 2 else 'each'}: equal "
+                     "bus bandwidths and ratios)")
+            body = body.replace("the bus bandwidth is", "the bus bandwidth of each is", 1)
+        out.append(f"At the hardware floor ({runtime_phrase('ideal')}), {what}, {body}")
     return out
 
 
@@ -255,7 +274,8 @@ def sensitivity_finding(rows, base):
 
     moved = [r for r in ranked if not flat(r)]
     still = [r["parameter"] for r in ranked if flat(r)]
-    text = f"{r0['model']} on {r0['system']} ({format_time(base)} per step) is "
+    at = f"at {r0['layout']}, " if r0.get("layout") else ""
+    text = f"{r0['model']} on {r0['system']} ({at}{format_time(base)} per step) is "
     if moved:
         text += f"most sensitive to {swing(moved[0])}"
         if len(moved) > 1:

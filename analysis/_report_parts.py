@@ -227,6 +227,26 @@ def runtime_phrase(name=None):
     return f"runtime {name!r}"
 
 
+def runtime_label(name=None):
+    """A runtime named in a few words, for a figure's panel title or axis label (a figure
+    used outside the report must say what its times include; :func:`runtime_phrase` is the
+    caption's longer form). ``None``: analysis.cost's default runtime.
+
+    >>> runtime_label("ideal")
+    'hardware floor'
+    >>> runtime_label("nccl").startswith("NCCL 2.")
+    True
+    """
+    from fabric import runtime as get_runtime
+
+    name = default_runtime() if name is None else name
+    if name == "ideal":
+        return "hardware floor"
+    if name == "nccl":
+        return f"NCCL {get_runtime('nccl').version} model"
+    return f"runtime {name!r}"
+
+
 # -- fabrics and figures ----------------------------------------------------------------
 
 

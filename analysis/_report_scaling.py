@@ -21,6 +21,7 @@ from ._report_parts import (
     default_runtime,
     new_figure,
     report_fabric,
+    runtime_label,
     runtime_phrase,
 )
 from ._scaling import (
@@ -47,6 +48,9 @@ REPORT_ROUTER_LIMIT = ({"rail": 64, "domains": 64},
                        ("the report's time budget (about 5 s per rail-optimized collective at "
                         "512 chips); cofabric scaling evaluates them at every size"))
 
+#: The metrics of the study that are collectives, timed under the study's runtime.
+_COLLECTIVE_METRICS = ("allreduce_1GiB_s", "alltoall_1MiB_s")
+
 #: Cost book of the study (the cost section's).
 _BOOK = "street-2026"
 
@@ -55,14 +59,20 @@ def _draw(rows):
     fig = new_figure()
     metrics = list(SCALING_METRICS)
     axes = fig.subplots(2, 4).ravel()
+    # a panel used on its own says what its times include (the hardware floor or NCCL)
+    under = {m: runtime_label(RUNTIME) for m in _COLLECTIVE_METRICS}
+    under["decode_step_s"] = runtime_label(default_runtime())
     for ax, metric in zip(axes, metrics):
         draw_scaling(rows, metric, ax=ax, legend=False)
-        ax.set_title(SCALING_METRICS[metric][0], fontsize="small")
+        title = SCALING_METRICS[metric][0]
+        ax.set_title(f"{title}\n{under[metric]}" if metric in under else title,
+                     fontsize="small")
         ax.set_ylabel(SCALING_METRICS[metric][2])
     axes[-1].set_axis_off()
     handles, labels = axes[0].get_legend_handles_labels()
+    # two columns: in one, the legend ran down onto the note below it
     axes[-1].legend(handles, labels, loc="upper center", fontsize="small", frameon=False,
-                    title="family")
+                    title="family", ncol=2, columnspacing=1.0)
     lim = REPORT_ROUTER_LIMIT[0]
     # a figure read on its own must say which runtime its times are under
     axes[-1].text(0.5, 0.02, f"collectives under runtime '{RUNTIME}', decode under "
@@ -222,7 +232,7 @@ def scaling_report_section(executor=None, quiet=False):
         "Each family from about 64 to about 4,096 chips (log x; log y where a panel spans a "
         f"decade). {runtimes} Lines stop where a metric was not evaluated in the report (collectives "
         f"and decode above {REPORT_EVALUATED_LIMIT} chips, rail-optimized collectives above "
-        f"{REPORT_ROUTER_LIMIT[0]['rail']}; the legend says where a family stops); "
+        f"{REPORT_ROUTER_LIMIT[0]['rail']}; the note under the legend says where each stops); "
         "cofabric scaling runs every "
         "metric from 64 to 16k chips.",
         functools.partial(_draw, rows), column="double", height=4.2)

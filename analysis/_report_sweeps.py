@@ -25,6 +25,7 @@ from ._report_parts import (
     new_figure,
     ratio_text,
     report_fabric,
+    runtime_label,
     runtime_phrase,
 )
 
@@ -39,6 +40,10 @@ DEFAULT_OPS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduc
 
 #: Sizes per rank (nccl-tests convention) swept by default: 1 KiB to 1 GiB, doubling.
 DEFAULT_SIZES = tuple(2 ** k for k in range(10, 31))
+
+#: Runtime of the per-algorithm sweep: fabrics compared at the hardware floor; the
+#: symmetric-memory section's runtimes table adds what the software costs on top.
+SWEEP_RUNTIME = "ideal"
 
 def check_ops(ops):
     from ._closed_form import normalize_op
@@ -82,7 +87,7 @@ def _collective_curve(system, op, algorithm, transport, sizes):
         # the per-algorithm sweep compares fabrics at the hardware floor (runtime "ideal");
         # the symmetric-memory section adds what the runtimes cost on top
         results = cost_sizes(f, op, list(sizes), algorithm=algorithm, transport=transport,
-                             runtime="ideal")
+                             runtime=SWEEP_RUNTIME)
     except NotApplicableError as e:
         return {"rows": [], "reason": str(e)}
     rows = [{"system": system, "op": op, "algorithm": algorithm,
@@ -127,6 +132,8 @@ def _plot_rows(rows):
 def _draw_collective(best, mine, op, system):
     fig = new_figure()
     axes = fig.subplots(2, 2)
+    # a figure used outside the report says what its times include
+    fig.suptitle(f"{op}, {runtime_label(SWEEP_RUNTIME)}", fontsize="medium")
     bound = [dict(r, size=r["size_bytes"], time=r["lower_bound_s"], what="lower bound")
              for r in best]
     best, mine = _plot_rows(best), _plot_rows(mine)
@@ -151,7 +158,7 @@ def _draw_collective(best, mine, op, system):
         axes[row, 1].set_title(f"{op} bus bandwidth\n{what}")
         for ax in axes[row]:
             ax.legend(fontsize="xx-small", ncol=2 if row else 1)
-        busbw = axes[row, 1]
+        busbw, time = axes[row, 1], axes[row, 0]
         if row and busbw.get_yscale() == "log":
             # Every algorithm's bus bandwidth rises to the top right: the long legend gets
             # two empty decades above the curves instead of a place on them.
@@ -159,6 +166,13 @@ def _draw_collective(best, mine, op, system):
             busbw.set_ylim(lo, hi * 100)
             busbw.legend(fontsize="xx-small", ncol=3, loc="upper left", columnspacing=1.0,
                          handlelength=1.6)
+        if row and time.get_yscale() == "log":
+            # The times rise to the top right too (the slowest algorithm at 1 GiB): the
+            # legend, in two columns, sat on those curves; three columns above them instead.
+            lo, hi = time.get_ylim()
+            time.set_ylim(lo, hi * 1000)
+            time.legend(fontsize="xx-small", ncol=3, loc="upper left", columnspacing=1.0,
+                        handlelength=1.6)
     return fig
 
 
@@ -352,6 +366,7 @@ def _draw_symmetric(rows):
     _plots.plot_ratio(data, ax=ax, reference=SEED_SYMMETRIC_CLAIM,
                       reference_label=f"seed claim ({SEED_SYMMETRIC_CLAIM:g}x)",
                       ylabel="time ratio:\nmessage passing /\nsymmetric memory")
+    ax.set_title(runtime_label(SWEEP_RUNTIME), fontsize="small")   # read on its own
     return fig
 
 

@@ -46,7 +46,9 @@ work. This module holds the two non-trivial evaluations:
 
     Point-to-point (``send-recv``) and all-to-all run as NCCL runs them: grouped
     sends and receives, the smallest kernel time (``kernel_floor``) plus one
-    step's latency plus the schedule's transfer, LL (at half the bandwidth) where NCCL
+    step's latency (NCCL's ring step of the message's protocol: a Simple step's flag round
+    and fence cost 3.4 us on NVLink against LL's 0.6) plus the schedule's transfer, LL (at
+    half the bandwidth) where NCCL
     picks it: per message to one peer, at most ``p2p["ll_threshold"]`` (16 KiB) per p2p
     channel, with the release's rule and NCCL's p2p channel counts, never the collective
     channels (:func:`p2p_protocol`).
@@ -483,7 +485,8 @@ def p2p_channels(rt, view):
 
     ``p2pnChannels`` is the collective channel count (:func:`_channels`) rounded up to a
     power of two; ``nChannelsMax`` (``p2pnChannelsPerPeer``) the least over the peers of 2 x
-    the NVLink lanes (a peer in the same load/store domain; 2 over PCI) and a network peer's
+    the NVLink lanes of the path to the peer (a peer in the same load/store domain,
+    :meth:`analysis._collectives._GroupView._p2p_lanes`; 2 over PCI) and a network peer's
     count (by the release's ``net_peer_rule``), rounded up to a power of two and bounded;
     ``nChannelsMin`` it halved while ``nChannelsMin x ranks > p2pnChannels``; the chunk is
     ``p2pChunkSize``: the network's across nodes (x ``net_chunk_ratio_arm_blackwell`` on a
@@ -496,7 +499,7 @@ def p2p_channels(rt, view):
     multi = view.n_nodes > 1
     peers = []
     if view.ppn > 1:
-        peers.append(2 * max(1, int(view.lanes)) if view.intra_hw == "nvlink" else 2)
+        peers.append(2 * max(1, int(view.p2p_lanes)) if view.intra_hw == "nvlink" else 2)
     if multi:
         # the GPU's local NICs (one shared by several GPUs counts once for each)
         nics = (max(1, int(view.nics_per_node // max(1, round(view.ppn))))
@@ -600,10 +603,15 @@ def _p2p(rt, view, op, n, algorithm):
     """Send/recv and all-to-all: grouped point-to-point transfers (not batched by launch)."""
     t = view.transfer(algorithm, op)
     hw = view.intra_hw if view.n_nodes == 1 else "net"
-    step = max(_lat(rt, hw, "ring", "LL"), t.step_loadstore, t.step_message)
     per_peer = n if op == "send-recv" else n / max(1, view.p)
     # the channels reported are the message's p2p channels (NCCL's, not the collective count)
     proto, nc, ll = _p2p_plan(rt, view, per_peer)
+    # one step of the protocol the message runs: a p2p step is a ring step (one send to a
+    # peer, one receive), and a Simple step pays a flag round and a system fence an LL step
+    # does not (prims_simple.h postPeer; tuning.cc ring hwLat: NVLink 0.6 / 3.4 us). Before
+    # 2.22 a Simple message's trailing LL chunk runs on its own channel, in the shadow of the
+    # Simple chunks: the message's step is the first chunk's protocol's.
+    step = max(_lat(rt, hw, "ring", proto), t.step_loadstore, t.step_message)
     # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure):
     # the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at that rate
     eff = 1 / PROTOCOLS["LL"].efficiency

@@ -36,8 +36,13 @@ Serving modes and the definitions of "per GPU" (every result says which it uses)
   as vLLM and SGLang run one node): ``B`` users share an instance; in the time
   ``R`` in which each of them finishes a request, the instance prefills ``B``
   prompts and runs ``osl / E`` decode cycles (``E`` tokens per cycle), so
-  ``R = B T_prefill + (osl / E) T_cycle`` (work-conserving time sharing).
-  A user sees ``TTFT = T_prefill`` and ``osl`` tokens in ``R - T_prefill``.
+  ``R = B T_prefill + (osl / E) T_cycle`` (work-conserving time sharing), less what
+  the prompts' chunks share with the decode steps they ride on: an engine that runs
+  decodes and a prompt chunk in one forward pass (vLLM V1, TensorRT-LLM's in-flight
+  batching; not SGLang by default, :data:`MIXED_STEP_BUDGET`) reads the weights once
+  for both (:func:`shared_weight_read`), so ``R = B (T_prefill - S) + (osl / E) T_cycle``
+  with ``S`` the saving over a prompt's chunks. A user sees ``TTFT = T_prefill - S`` and
+  ``osl`` tokens in ``R - TTFT``.
 * ``"disaggregated"`` (prefill on other GPUs, as in the lmsys large-scale EP
   deployment): the decode instance runs cycles only, ``R = (osl / E) T_cycle``;
   the prefill GPUs that keep up with it are ``(B / R) T_prefill n`` (requests per
@@ -84,6 +89,7 @@ True
 """
 
 import functools
+import inspect
 import math
 import numbers
 from dataclasses import dataclass
@@ -108,9 +114,11 @@ from ._speculative import expected_accepted_tokens
 __all__ = [
     "DEFAULT_SPECULATIVE",
     "DEFINITIONS",
+    "MIXED_STEP_BUDGET",
     "MTP_ACCEPTANCE",
     "PREFILL_EFFICIENCY",
     "TCO",
+    "TRTLLM_MAX_NUM_TOKENS",
     "USABLE_HBM_FRACTION",
     "VLLM_MAX_BATCHED_TOKENS",
     "ClosedLoopRun",
@@ -129,8 +137,10 @@ __all__ = [
     "serving_cost",
     "serving_frontier",
     "serving_point",
+    "shared_weight_read",
     "single_user_speed",
     "speed_limits",
+    "step_budget",
     "tokens_per_s_per_mw",
 ]
 
@@ -500,6 +510,113 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
                        total=max(compute, weights) + comm)
 
 
+# -- mixed steps (decodes and a prompt chunk in one forward pass) ---------------------
+
+#: vLLM's scheduler token budget per engine step when ``vllm serve`` is not told otherwise.
+VLLM_MAX_BATCHED_TOKENS = Parameter(
+    "serving.vllm_max_num_batched_tokens", 8192, "tokens per step",
+    "vllm-project/vllm vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: a GPU with "
+    ">= 70 GiB that is not an A100 (H100, H200, B200 ...), usage context OpenAI API server "
+    "(vllm serve): max_num_batched_tokens = 8192. vLLM V1 always chunks prefill: a step runs "
+    "one token of every running request, then waiting prompts' chunks, first come first "
+    "served, in what is left of the budget")
+
+#: TensorRT-LLM's token budget per engine iteration when not told otherwise.
+TRTLLM_MAX_NUM_TOKENS = Parameter(
+    "serving.trtllm_max_num_tokens", 8192, "tokens per step",
+    "NVIDIA/TensorRT-LLM tensorrt_llm/builder.py BuildConfig.max_num_tokens default 8192 (the "
+    "PyTorch backend's LLM API takes the same default); its in-flight batching packs context "
+    "tokens and generation tokens into one input tensor per iteration (TensorRT-LLM docs, "
+    "'Paged Attention, IFB, and Request Scheduling': 'sequences in the context phase can be "
+    "processed together with sequences in the generation phase', context tokens first)")
+
+#: Engines whose steps run the running requests' decode tokens and a prompt's chunk in ONE
+#: forward pass, with their token budget per step. An engine not listed runs a prompt as its
+#: own forward pass (SGLang: ``ServerArgs.enable_mixed_chunk`` defaults to False, and without
+#: it a prefill batch runs alone, decode steps between: sgl-project/sglang
+#: python/sglang/srt/server_args.py, managers/scheduler.py ``is_mixed_chunk``).
+MIXED_STEP_BUDGET = {
+    # vllm/v1/core/sched/scheduler.py Scheduler.schedule (v0.21, the InferenceX image): "no
+    # decoding phase nor prefill phase": running requests' tokens first, then waiting prompts,
+    # in one budget; one SchedulerOutput per step, one forward over all its tokens
+    "vllm": VLLM_MAX_BATCHED_TOKENS,
+    "trtllm": TRTLLM_MAX_NUM_TOKENS,
+}
+
+
+def _default_engine():
+    """The engine :func:`analysis.decode_step` prices when none is given (its signature)."""
+    return inspect.signature(decode_step).parameters["engine"].default
+
+
+def step_budget(engine):
+    """Tokens per step of ``engine``'s mixed steps (:data:`MIXED_STEP_BUDGET`), or None when
+    the engine runs prompts as their own forward passes (None: :func:`analysis.decode_step`'s
+    default engine).
+
+    >>> step_budget("vllm"), step_budget("trtllm"), step_budget("sglang")
+    (8192, 8192, None)
+    """
+    p = MIXED_STEP_BUDGET.get(_default_engine() if engine is None else engine)
+    return None if p is None else p.value
+
+
+def shared_weight_read(prefill, step_weights, step_compute, chunk):
+    """Seconds a mixed engine step saves by running a ``chunk``-token piece of a prompt and a
+    decode step in ONE forward pass instead of two: the GEMMs read the weights once.
+
+    Priced apart, the chunk's GEMM time is ``chunk x max(compute, weights) / isl`` (the linear,
+    work-conserving pricing of :func:`prefill_time`'s ``prefill``) and the decode step reads
+    ``step_weights``; merged, the GEMMs take ``max(chunk x compute / isl + step_compute,
+    prefill.weights, step_weights)`` (one read of the weights, no less than either part reads
+    on its own, and the FLOPs of both). The saving is
+    the difference, clamped to ``[0, min(step_weights, chunk's priced time)]``: a mixed step
+    is never faster than either of its parts alone. With a compute-bound chunk it is
+    ``step_weights - step_compute``. ``step_compute`` counts every FLOP of the decode step
+    (its attention scores too), so the saving is a lower bound where scores matter.
+
+    Parameters
+    ----------
+    prefill : PrefillTime
+    step_weights, step_compute : float
+        Seconds: the decode step's weight read and compute (``DecodeBreakdown.weights`` and
+        ``.compute``).
+    chunk : int
+        Prompt tokens in the step.
+
+    >>> p = PrefillTime(isl=1000, flops=0.0, compute=0.5, weights=0.1, comm=0.0, total=0.6)
+    >>> round(shared_weight_read(p, 0.02, 0.001, 1000), 6)          # compute-bound chunk
+    0.019
+    >>> round(shared_weight_read(p, 0.02, 0.001, 100), 6)           # 0.05 + 0.02 - 0.1 < 0
+    0.0
+    """
+    rate = max(prefill.compute, prefill.weights) / prefill.isl
+    priced = chunk * rate
+    merged = max(chunk * prefill.compute / prefill.isl + step_compute, prefill.weights,
+                 step_weights)
+    return min(max(0.0, priced + step_weights - merged), step_weights, priced)
+
+
+def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, steps, dp=1):
+    """Seconds one ``isl``-token prompt saves over the decode steps it rides on in the steady
+    state: alone in its steps beside the other requests of its scheduler (``ceil(batch / dp)
+    - 1``: with ``dp`` attention groups each rank schedules its own tokens, TensorRT-LLM's
+    ``max_num_tokens`` and a vLLM DP engine's budget are per rank), in chunks of what is left
+    of ``budget``, then the rest, each :func:`shared_weight_read`; but a step shares its read
+    once, so the ``batch`` prompts of one request time save at most ``steps`` (the decode
+    steps in it) times a full chunk's saving, shared among them. 0 when the engine does not
+    mix (``budget`` None) or a step has no room for a chunk."""
+    room = (budget - (math.ceil(batch / dp) - 1)) if budget is not None else 0
+    if room < 1:
+        return 0.0
+    full, rest = divmod(isl, room)
+    saved = full * shared_weight_read(prefill, step_weights, step_compute, room)
+    if rest:
+        saved += shared_weight_read(prefill, step_weights, step_compute, rest)
+    most = steps * shared_weight_read(prefill, step_weights, step_compute, min(room, isl))
+    return min(saved, most / batch)
+
+
 # -- layouts ----------------------------------------------------------------------------
 
 def _divisors(n):
@@ -621,6 +738,12 @@ class ServingPoint:
         ``live % chips``, or with an exchange kernel what copies of equal domains leave
         over): 0 on an intact fabric's searched layouts; on a degraded fabric the chips the
         failure leaves over (a damaged domain's). Not counted in the per-GPU figures.
+    shared_read : float
+        Seconds one prompt's chunks save over the decode steps they ride on (aggregated
+        mode, an engine that mixes them in one forward pass: :func:`shared_weight_read`
+        summed over the chunks); 0 otherwise. ``request_time = batch x (prefill_time -
+        shared_read) + osl x cycle_time / tokens_per_cycle`` and a user's first token comes
+        ``prefill_time - shared_read`` after the request.
     """
 
     system: str
@@ -651,6 +774,7 @@ class ServingPoint:
     hbm_per_chip: float
     hbm_capacity: float
     idle_chips: int = 0
+    shared_read: float = 0.0
 
     @property
     def fits(self):
@@ -740,20 +864,27 @@ def _expected_cycles(osl, k, a):
 
 
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
-             mode, definition, system, model, layout, context, hbm, capacity, idle=0):
+             mode, definition, system, model, layout, context, hbm, capacity, idle=0,
+             budget=None, micro_batches=1, dp=1):
     """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring):
     a request takes :func:`expected_cycles` cycles, i.e. ``e = osl / cycles`` tokens per
     cycle (the speculative mean :func:`analysis.expected_accepted_tokens`, less the surplus
-    of the last cycle)."""
+    of the last cycle). Aggregated, with a mixing engine's ``budget`` (tokens per step,
+    :func:`step_budget`): each prompt saves ``S`` (:func:`_prompt_saving`) over the
+    (verification) steps it rides on, one micro-batch's weight read per step, at most one
+    saving per step of the ``osl / e`` steps in a request's time."""
     e = osl / expected_cycles(osl, k, a)
     draft = k * draft_cost * base_time
     verify_time, b = verify
     cycle = draft + verify_time
     tok = cycle / e
     t_p = prefill.total
+    shared = 0.0
     if mode == "aggregated":
-        request = batch * t_p + osl * tok
-        prefill_share = (batch - 1) * t_p / osl
+        shared = _prompt_saving(prefill, b["weights"] / micro_batches,
+                                b["compute"] / micro_batches, isl, batch, budget, osl / e, dp)
+        request = batch * (t_p - shared) + osl * tok
+        prefill_share = (batch - 1) * (t_p - shared) / osl
         g_p = 0.0
     else:
         request = osl * tok
@@ -777,7 +908,7 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
                         total_tokens_per_s_gpu=total_all,
                         output_tokens_per_s_gpu=out_all, output_tokens_per_s_decode_gpu=out_decode,
                         prefill_gpus=g_p, breakdown=parts, resources=res, hbm_per_chip=hbm,
-                        hbm_capacity=capacity, idle_chips=idle)
+                        hbm_capacity=capacity, idle_chips=idle, shared_read=shared)
 
 
 _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
@@ -816,7 +947,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                   acceptance=None, draft_cost=None, mode="aggregated",
                   definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
                   usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
-                  adp_balance=False, **decode_kwargs):
+                  adp_balance=False, max_batched_tokens=None, **decode_kwargs):
     """One serving point (see the module docstring); raises if it does not fit in HBM.
 
     Parameters are those of :func:`serving_frontier`, for one ``batch`` (users per
@@ -833,7 +964,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     fr = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
-                adp_balance=adp_balance)
+                adp_balance=adp_balance, max_batched_tokens=max_batched_tokens)
     k, a = _speculative_setting(
         (draft_length, MTP_ACCEPTANCE.value if acceptance is None else acceptance))
     if isinstance(batch, bool) or not isinstance(batch, numbers.Integral) or batch < 1:
@@ -855,16 +986,6 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                         f"{pt.hbm_per_chip / 1e9:.1f} GB at context {isl + osl} but "
                         f"{pt.hbm_capacity / 1e9:.1f} GB are usable")
     return pt
-
-
-#: vLLM's scheduler token budget per engine step when ``vllm serve`` is not told otherwise.
-VLLM_MAX_BATCHED_TOKENS = Parameter(
-    "serving.vllm_max_num_batched_tokens", 8192, "tokens per step",
-    "vllm-project/vllm vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: a GPU with "
-    ">= 70 GiB that is not an A100 (H100, H200, B200 ...), usage context OpenAI API server "
-    "(vllm serve): max_num_batched_tokens = 8192. vLLM V1 always chunks prefill: a step runs "
-    "one token of every running request, then waiting prompts' chunks, first come first "
-    "served, in what is left of the budget")
 
 
 @dataclass(frozen=True)
@@ -935,15 +1056,18 @@ def _lengths(name, values):
     return [int(v) for v in vals]
 
 
-def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token):
+def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token,
+               shared=None):
     """Simulate a closed-loop client against a continuous-batching engine.
 
     ``concurrency`` requests in flight at most; when one completes, the next request (in list
     order) is sent at once. An engine step runs one decode token of each of the ``b``
     requests past their prefill (``decode_seconds(b)``) plus prompt chunks of waiting
     requests, first come first served, in ``budget - b`` tokens (``prefill_per_token``
-    seconds each); a request's first token comes at the end of the step that finishes its
-    prompt. Steps with no prompt waiting are taken in runs up to the next completion.
+    seconds each), less ``shared(b, chunk)`` when both run (one forward pass: the weight read
+    they share, :func:`shared_weight_read`; None: nothing shared); a request's first token
+    comes at the end of the step that finishes its prompt. Steps with no prompt waiting are
+    taken in runs up to the next completion.
 
     Returns ``(start, first, end, steps)``: per request, seconds of send, first and last
     token; and the number of steps.
@@ -977,6 +1101,8 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token
             del waiting[:len(prefilled)]        # only the first ones can have finished
             k = 1
             dt = (decode_seconds(b) if b else 0.0) + chunk * prefill_per_token
+            if b and chunk and shared is not None:
+                dt -= shared(b, chunk)
         else:
             k = min(decoding.values())
             dt = k * decode_seconds(b)
@@ -1022,8 +1148,11 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     Pieces, from the layer below: a decode step at ``b`` running requests is
     :func:`analysis.decode_step` at batch ``b`` and the run's mean decode context
     (``mean input + mean output / 2``); a prompt token costs :func:`prefill_time` of the mean
-    prompt over its length (work-conserving, as :func:`serving_point` composes them). Means
-    stand for the lengths' spread inside a step (attention is not linear in context).
+    prompt over its length (work-conserving, as :func:`serving_point` composes them), and a
+    step that runs both, with an engine that mixes them in one forward pass
+    (:data:`MIXED_STEP_BUDGET`: vLLM V1, TensorRT-LLM), is their sum less the weight read
+    they share (:func:`shared_weight_read`). Means stand for the lengths' spread inside a
+    step (attention is not linear in context).
 
     Parameters
     ----------
@@ -1094,15 +1223,23 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
         raise SpecError(f"{m.name} with layout {lay}: concurrency {concurrency} exceeds the "
                         f"largest batch whose KV cache fits, {info['b_max']} (at the longest "
                         f"request's context {sweep.full})")
-    rate = sweep.prefill(info["layout"], isl, info["instance"]).total / isl
+    pre = sweep.prefill(info["layout"], isl, info["instance"])
+    rate = pre.total / isl
     step = {}
 
-    def decode_seconds(b):
+    def decode(b):
         if b not in step:
-            step[b] = _steps(m, fabric, lay, b, context, [0], 1, sweep.kw)[0][0]
+            step[b] = _steps(m, fabric, lay, b, context, [0], 1, sweep.kw)[0]
         return step[b]
 
-    start, first, end, steps = _run_steps(ins, outs, concurrency, budget, decode_seconds, rate)
+    def shared(b, chunk):
+        parts = decode(b)[1]
+        return shared_weight_read(pre, parts["weights"], parts["compute"], chunk)
+
+    mixes = sweep.budget is not None
+    start, first, end, steps = _run_steps(ins, outs, concurrency, budget,
+                                          lambda b: decode(b)[0], rate,
+                                          shared if mixes else None)
     tpots = tuple((e - f) / (o - 1) if o > 1 else None for e, f, o in zip(end, first, outs))
     ttfts = tuple(f - s for f, s in zip(first, start))
     timed = [x for x in tpots if x is not None]
@@ -1113,7 +1250,8 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     output = sum(outs) / duration / chips
     steady = serving_point(m, fabric, isl=isl, osl=osl, batch=concurrency, layout=lay,
                            definition=definition, prefill_efficiency=prefill_efficiency,
-                           usable_hbm=usable_hbm, **decode_kwargs)
+                           usable_hbm=usable_hbm, max_batched_tokens=budget if mixes else None,
+                           **decode_kwargs)
     return ClosedLoopRun(system=fabric.name, model=m.name, definition=definition,
                          layout=_layout_label(info["layout"]), chips=chips,
                          concurrency=concurrency, requests=n, steps=steps, duration=duration,
@@ -1137,7 +1275,8 @@ class _Sweep:
     """Shared state of one frontier computation (model, fabric, conditions)."""
 
     def __init__(self, m, fabric, *, isl, osl, mode, definition, prefill_efficiency,
-                 usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False):
+                 usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False,
+                 max_batched_tokens=None):
         for name, v in (("isl", isl), ("osl", osl)):
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
                 raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
@@ -1169,6 +1308,18 @@ class _Sweep:
         if not isinstance(adp_balance, bool):
             raise TypeError(f"adp_balance must be True or False, got {adp_balance!r}")
         self.adp_balance = adp_balance
+        if max_batched_tokens is None:
+            self.budget = step_budget(decode_kwargs.get("engine"))
+        elif (isinstance(max_batched_tokens, bool)
+              or not isinstance(max_batched_tokens, numbers.Integral) or max_batched_tokens < 1):
+            raise SpecError(f"max_batched_tokens must be an integer >= 1 or None (the "
+                            f"engine's default), got max_batched_tokens={max_batched_tokens!r}")
+        elif step_budget(decode_kwargs.get("engine")) is None:
+            raise SpecError(f"max_batched_tokens is a budget of an engine that runs decodes "
+                            f"and prompt chunks in one step ({', '.join(MIXED_STEP_BUDGET)}); "
+                            f"engine {decode_kwargs.get('engine')!r} runs prompts on their own")
+        else:
+            self.budget = int(max_batched_tokens)
         self.context = isl + osl // 2 if context is None else context
         if isinstance(self.context, bool) or not isinstance(self.context, int) \
                 or self.context < 0:
@@ -1270,7 +1421,8 @@ class _Sweep:
                                 definition=self.definition, system=self.fabric.name,
                                 model=m.name, layout=_layout_label(lay),
                                 context=self.context, hbm=hbm, capacity=info["capacity"],
-                                idle=info["idle"]))
+                                idle=info["idle"], budget=self.budget,
+                                micro_batches=self.micro, dp=lay.dp))
         return out
 
 
@@ -1403,7 +1555,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                      speculative=DEFAULT_SPECULATIVE, draft_cost=None, mode="aggregated",
                      definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
                      usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
-                     keep_all=False, adp_balance=False, **decode_kwargs):
+                     keep_all=False, adp_balance=False, max_batched_tokens=None,
+                     **decode_kwargs):
     """The Pareto frontier of tokens/s per GPU against tokens/s per user.
 
     Parameters
@@ -1445,6 +1598,12 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         in-flight batching baseline of TensorRT-LLM tech blog 10, contexts on one rank per
         iteration while the others wait); True, a scheduler that aligns every rank's
         contexts in one iteration (that blog's ADP Balance), ``dp`` prompts at once.
+    max_batched_tokens : int, optional
+        Tokens per engine step of an engine that runs decodes and prompt chunks in one
+        forward pass (:data:`MIXED_STEP_BUDGET`; default that engine's own budget), per
+        attention-DP rank: a prompt rides on ``ceil(isl / (max_batched_tokens - (batch /
+        dp - 1)))`` decode steps and shares their weight read (:func:`shared_weight_read`).
+        Refused for an engine that does not mix.
     keep_all : bool
         Also return every evaluated point (``all_points``).
     **decode_kwargs
@@ -1475,7 +1634,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     sw = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
-                adp_balance=adp_balance)
+                adp_balance=adp_balance, max_batched_tokens=max_batched_tokens)
     if isinstance(speculative, (str, bytes)) or not hasattr(speculative, "__iter__"):
         raise SpecError(f"speculative must be a sequence of (draft_length, acceptance) "
                         f"settings, e.g. ((0, 0.0),), got {speculative!r}")

@@ -1,13 +1,18 @@
-"""Brute force: does any single failed link make a collective faster under a runtime?
+"""Brute force: does any single failed link or lane make a collective faster under a runtime?
 
 For every link of each fabric (the defaults are small; pass specs to scan others, e.g.
-``sd200-ultra:chip=h100``, ~5 min), every op x size x runtime: the degraded time against the
-intact one. A speed-up is counted as a violation only when the runtime ran the same schedule
+``sd200-ultra:chip=h100``, ~5 min), every single lane of a bundled link and every pair of lanes
+of one chip (``--lanes``; session 10), every op x size x runtime, over every rank and a few rank
+subsets (``--subsets``; the first half, every other rank, the ranks away from the failure):
+the degraded time against the intact one. A speed-up is counted as a violation only when the runtime ran the same schedule
 and protocol on both fabrics and the schedule's own hardware floor (runtime "ideal", at the
 size and at 1 GiB) did not get faster too: the property ``tests/test_runtime.py`` checks with
 Hypothesis (see there why the wider property is not true). Prints the violations and a summary.
 
-    PYTHONPATH=. python benchmarks/scan_degraded_runtime.py [spec ...]
+    PYTHONPATH=. python benchmarks/scan_degraded_runtime.py [--lanes] [--subsets] [spec ...]
+
+Lost lanes are how session 9's degraded-faster NCCL ring was found (a node without two of a
+GPU's NVLinks: more bandwidth per channel); whole links of all ranks never showed it.
 """
 
 import itertools
@@ -27,47 +32,85 @@ OPS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "all-to-all")
 RUNTIMES = ("ideal", "nccl", "symmetric-memory")
 
 
-def _floor_faster(f, g, op, n, algorithm):
+def _floor_faster(f, g, op, n, algorithm, ranks=None):
     try:
-        t = [analysis.cost(x, op, m, algorithm=algorithm, runtime="ideal").time
+        t = [analysis.cost(x, op, m, algorithm=algorithm, runtime="ideal", ranks=ranks).time
              for x in (f, g) for m in (n, 2**30)]
     except NotApplicableError:
         return False
     return t[2] < t[0] * (1 - 1e-9) or t[3] < t[1] * (1 - 1e-9)
 
 
-def scan(spec):
-    f = topologies.build(spec)
+def failures(f, lanes=False):
+    """``(label, without-kwargs)`` for every single link, and with ``lanes`` every single lane
+    of a bundled link and every pair of lanes of one chip's bundles."""
     links = sorted({tuple(sorted((u, v))) for u, v in f.graph.edges()})
+    out = [(f"link {u}-{v}", {"links": [(u, v)]}) for u, v in links]
+    if lanes:
+        bundled = [e for e in links if f.graph.edges[e].get("lanes", 1) > 1]
+        out += [(f"lane {u}-{v}", {"lanes": [(u, v)]}) for u, v in bundled]
+        for chip in f.endpoints:
+            mine = [e for e in bundled if chip in e]
+            for a, b in itertools.combinations_with_replacement(mine, 2):
+                if a == b and f.graph.edges[a]["lanes"] < 3:
+                    continue            # two lanes of a 2-lane bundle is the link
+                out.append((f"lanes {a[0]}-{a[1]}, {b[0]}-{b[1]}", {"lanes": [a, b]}))
+    return out
+
+
+def rank_sets(f, subsets=False, failed=()):
+    """Every rank (None), and with ``subsets`` the first half, every other rank and the
+    ranks that are not an end of the failure (each of at least 2 ranks)."""
+    out = [None]
+    if subsets:
+        chips = list(f.endpoints)
+        away = [c for c in chips if c not in failed]
+        for group in (chips[:len(chips) // 2], chips[::2], away):
+            if len(group) >= 2 and group not in out and len(group) < len(chips):
+                out.append(group)
+    return out
+
+
+def scan(spec, lanes=False, subsets=False):
+    f = topologies.build(spec)
     checked = bad = other = 0
-    for link in links:
-        g = f.without(links=[link])
-        for op, n, rt in itertools.product(OPS, SIZES, RUNTIMES):
-            try:
-                a = analysis.cost(f, op, n, runtime=rt)
-                b = analysis.cost(g, op, n, runtime=rt)
-            except (NotApplicableError, RoutingError, SpecError):
-                continue
-            checked += 1
-            if b.time >= a.time * (1 - 1e-9):
-                continue
-            if ((a.algorithm, a.protocol) != (b.algorithm, b.protocol)
-                    or _floor_faster(f, g, op, n, b.algorithm)):
-                other += 1
-                continue
-            bad += 1
-            print(f"  {spec} without {link}: {op} {n} B {rt}: {a.algorithm}/{a.protocol} "
-                  f"{a.time * 1e6:.3f} -> {b.time * 1e6:.3f} us")
+    for label, kw in failures(f, lanes):
+        try:
+            g = f.without(**kw)
+        except (SpecError, RoutingError):
+            continue
+        ends = {n for e in kw.get("links", []) + kw.get("lanes", []) for n in e}
+        for ranks in rank_sets(f, subsets, ends):
+            for op, n, rt in itertools.product(OPS, SIZES, RUNTIMES):
+                try:
+                    a = analysis.cost(f, op, n, runtime=rt, ranks=ranks)
+                    b = analysis.cost(g, op, n, runtime=rt, ranks=ranks)
+                except (NotApplicableError, RoutingError, SpecError):
+                    continue
+                checked += 1
+                if b.time >= a.time * (1 - 1e-9):
+                    continue
+                if ((a.algorithm, a.protocol) != (b.algorithm, b.protocol)
+                        or _floor_faster(f, g, op, n, b.algorithm, ranks)):
+                    other += 1
+                    continue
+                bad += 1
+                group = "all ranks" if ranks is None else f"ranks {','.join(ranks)}"
+                print(f"  {spec} without {label}, {group}: {op} {n} B {rt}: "
+                      f"{a.algorithm}/{a.protocol} {a.time * 1e6:.3f} -> {b.time * 1e6:.3f} us")
     return checked, bad, other
 
 
-def main(specs):
-    for spec in specs:
+def main(argv):
+    lanes = "--lanes" in argv
+    subsets = "--subsets" in argv
+    specs = [a for a in argv if not a.startswith("--")]
+    for spec in specs or ["torus:3x3", "dgx-h100", "rail:servers=2,gpus=4,nvls=1,chip=h100"]:
         t0 = time.perf_counter()
-        checked, bad, other = scan(spec)
+        checked, bad, other = scan(spec, lanes, subsets)
         print(f"{spec}: {checked} comparisons, {bad} violations, {other} faster with another "
               f"schedule/protocol or a faster floor; {time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["torus:3x3", "dgx-h100", "rail:servers=2,gpus=4,nvls=1,chip=h100"])
+    main(sys.argv[1:])

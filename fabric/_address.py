@@ -118,7 +118,8 @@ class Finding:
     code : str
         ``overlap``, ``misaligned``, ``out-of-range``, ``dangling-target``, ``alias``,
         ``isolation``, ``too-many-entries``, ``symmetric-mismatch``, ``roundtrip``,
-        ``unreachable`` or ``invalid`` (a value that is not allowed at all).
+        ``unreachable``, ``capacity`` (more memory claimed of an owner than it has) or
+        ``invalid`` (a value that is not allowed at all).
     severity : str
         ``"error"`` or ``"warning"``.
     message : str
@@ -511,7 +512,7 @@ def as_address_array(addresses, width, exc, what="address"):
     if a.dtype == np.uint64:
         big = a >= np.uint64(1 << width)
         if big.any():
-            v = int(a[np.argmax(big)])
+            v = int(a.ravel()[np.argmax(big.ravel())])      # any shape, a 0-d array too
             raise exc(f"{what} {format_address(v)} is wider than the {width}-bit address width")
         return a.astype(np.int64)
     a = a.astype(np.int64, copy=False)

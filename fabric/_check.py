@@ -11,7 +11,10 @@ Codes (:data:`CODES`):
 ============================  ========  ===============================================
 code                          severity  meaning
 ============================  ========  ===============================================
-``invalid``                   error     a value no plan may have (unknown host, bad ways)
+``invalid``                   error     a value no plan may have (unknown host, bad ways,
+                                        a region its owner cannot hold: hbm on a switch)
+``capacity``                  error     an owner's regions and interleave shares claim more
+                                        memory than it has (a chip's HBM)
 ``overlap``                   error     two regions, or two windows of one domain, overlap
 ``misaligned``                error     a base, size or page breaks its alignment rule
 ``out-of-range``              error     beyond the address width, or past the target region
@@ -66,6 +69,7 @@ from ._plan import (
     AddressPlan,
     layout_regions,
     namespace_findings,
+    owner_findings,
     placed_chips,
     placed_domains,
     plan_errors,
@@ -75,7 +79,7 @@ from ._units import format_address
 
 __all__ = ["CODES", "check", "error_findings", "unreachable_findings"]
 
-CODES = ("invalid", "overlap", "misaligned", "out-of-range", "dangling-target", "alias",
+CODES = ("invalid", "capacity", "overlap", "misaligned", "out-of-range", "dangling-target", "alias",
          "isolation", "too-many-entries", "symmetric-mismatch", "roundtrip", "unreachable")
 
 
@@ -138,6 +142,7 @@ def check(system):
     regions = layout_regions(fabric, plan)
     findings += region_findings(regions, plan.width)
     findings += namespace_findings(fabric, plan, regions)
+    findings += owner_findings(fabric, plan, regions)
     dp = DomainPlan(fabric, regions, plan, placed_chips(fabric, plan),
                     placed_domains(fabric, plan))
     findings += dp.findings + dp.name_findings()

@@ -34,6 +34,22 @@ kind, or a region named like a node or a host domain, is an ``invalid``
 finding naming both (:func:`namespace_findings`), and a plan with one cannot be
 built. Every region must be owned by a node or host domain of the fabric.
 
+**Owners hold what their regions say** (:func:`owner_findings`). A region's kind must be
+memory its owner has: ``hbm`` on chips; ``dram`` on chips (HBM is stacked DRAM), host
+domains, host nodes and memory nodes; ``storage`` on host domains, host nodes and memory
+nodes; ``mmio`` (registers) on any node or host domain. A switch or NIC holds no memory,
+so a memory region or interleave set owned by one is an ``invalid`` finding, as is HBM
+owned by a host. And no chip may give more memory than it has: its memory regions plus
+its share (``size / ways``) of every interleave set over it must fit in its chip's
+``hbm_bytes`` (a memory node's, in its ``capacity``), a ``capacity`` finding otherwise. Each member of an interleave set gives it
+a span of its own device memory, next to its other decoders' spans (ndctl
+Documentation/cxl/cxl-reserve-dpa.txt: the DPA span each member of an interleave set
+contributes is reserved on that device), so a set over chips whose whole HBM the layout
+already maps promises memory that is not there: make room with the plan's ``hbm_bytes``
+(each chip's region) or the explicit layout. A host domain's DRAM is the plan's own
+figure (``host_memory``), not a fact of the hardware, so sets over host DRAM are not
+counted against it.
+
 Examples
 --------
 >>> import topologies
@@ -68,7 +84,7 @@ from ._address import (
 from ._domains import DomainLimits
 from ._errors import AddressMapError
 from ._symmetric import HEAP_ALIGNMENT
-from ._units import show_value
+from ._units import format_size, show_value
 
 __all__ = ["LAYOUTS", "AddressPlan", "layout_regions"]
 
@@ -386,6 +402,134 @@ def namespace_findings(fabric, plan, regions):
     return out
 
 
+#: The owners a region of each kind may have (node kinds, and "domain" for a host domain).
+OWNER_KINDS = {"hbm": ("chip",), "dram": ("chip", "domain", "host", "memory"),
+               "storage": ("domain", "host", "memory")}
+
+
+_PLURAL = {"chip": "chips", "domain": "host domains", "host": "host nodes",
+           "memory": "memory nodes"}
+_A = {"hbm": "an", "dram": "a", "storage": "a"}
+
+
+def _owner_kind(fabric, graph, chips, domains, owner):
+    """``"domain"``, a node's kind, ``"chip"`` for a placed chip, or None (nobody)."""
+    try:
+        if owner in domains:
+            # a domain named like a node other than its own host node: namespace_findings'
+            host = owner in graph and graph.nodes[owner].get("kind") == "host"
+            return "domain" if host or (owner not in graph and owner not in chips) else None
+        if owner in graph:
+            return graph.nodes[owner].get("kind", "node")
+        return "chip" if owner in chips else None
+    except TypeError:
+        return None
+
+
+def _capacity(fabric, plan, graph, owner, kind):
+    """The bytes of memory ``owner`` has (a chip's HBM, a memory node's capacity), or None."""
+    if kind == "chip":
+        hbm = getattr(fabric.chip, "hbm_bytes", None)
+        return hbm if is_int(hbm) and hbm > 0 else None
+    if kind == "memory":
+        cap = graph.nodes[owner].get("capacity")     # read as layout_regions reads it
+        try:
+            cap = int(cap)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return cap if cap > 0 else None
+    return None
+
+
+def _bytes(n):
+    """``'80GB (80000000000 bytes)'``: a size read both ways (datasheets are decimal)."""
+    return f"{format_size(n, binary=False)} ({n} bytes)"
+
+
+def owner_findings(fabric, plan, regions):
+    """Findings for regions their owners cannot hold (module docstring, "Owners hold ...").
+
+    ``invalid``: a region of a kind its owner has no memory of (an ``hbm`` region on a
+    switch, a NIC or a host; storage on a chip; any memory on a switch or NIC). ``capacity``:
+    an owner whose regions and interleave shares claim more memory than it has (a chip's
+    HBM, a memory node's capacity). Owners that are nobody are
+    :func:`namespace_findings`'s; regions with invalid sizes :func:`region_findings`'s.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> from fabric import Region
+    >>> f = topologies.build("hgx-h200")
+    >>> pool = Region(0, 512 << 20, ("chip0", "chip1"), granularity=4096, name="pool")
+    >>> [x.code for x in owner_findings(f, AddressPlan(), layout_regions(f, AddressPlan(
+    ...     interleave=[pool])))]
+    ['capacity', 'capacity']
+    >>> owner_findings(f, AddressPlan(), layout_regions(f, AddressPlan(
+    ...     hbm_bytes=140 * 10**9, interleave=[pool])))
+    []
+    """
+    out = []
+    graph = _as_built(fabric).graph
+    domains = placed_domains(fabric, plan)
+    domains.update(fabric.domains)
+    chips = set(placed_chips(fabric, plan))
+    used, parts = {}, {}
+    for r in regions:
+        if r.kind not in OWNER_KINDS or r.size <= 0 or not r.owners:
+            continue        # mmio anywhere; bad kinds and sizes are region_findings'
+        where = r.where or r.name
+        allowed = OWNER_KINDS[r.kind]
+        wrong = []
+        for o in r.owners:
+            k = _owner_kind(fabric, graph, chips, domains, o)
+            if k is None:
+                continue
+            if k not in allowed:
+                wrong.append((o, k))
+                continue
+            share = r.size // r.ways
+            used[o] = used.get(o, 0) + share
+            parts.setdefault(o, []).append((r, share))
+        if wrong:
+            who = ", ".join(f"{'host domain' if k == 'domain' else k} {o!r}" for o, k in wrong)
+            names = [_PLURAL[k] for k in allowed]
+            holders = names[0] if len(names) == 1 else \
+                f"{', '.join(names[:-1])} or {names[-1]}"
+            what = "interleaved over" if r.ways > 1 else "owned by"
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"{r}: {r.kind} {what} {who}, which holds "
+                               f"no {r.kind}: {_A[r.kind]} {r.kind} region is held by {holders} "
+                               "(mmio registers may be anywhere)", where=where))
+    chip_hbm = _capacity(fabric, plan, graph, None, "chip")
+    given = plan.hbm_bytes if plan.layout != "explicit" and is_int(plan.hbm_bytes) else None
+    whole = None if given is None else given - given % MIN_PAGE_SIZE.value   # the region
+    if chip_hbm is not None and whole is not None and whole > chip_hbm:
+        # one cause for every chip: the layout's own region is larger than the chip's HBM
+        out.append(Finding(code="capacity", severity="error",
+                           message=f"hbm_bytes={show_value(given)}, the size of each chip's "
+                           f"own region, is more than the {_bytes(chip_hbm)} of HBM of its "
+                           f"chip ({fabric.chip.name}): every chip would be given memory it "
+                           "does not have", where="address plan"))
+    for o, total in used.items():
+        k = _owner_kind(fabric, graph, chips, domains, o)
+        cap = _capacity(fabric, plan, graph, o, k)
+        if cap is None or total <= cap or (k == "chip" and whole is not None
+                                           and whole > cap):
+            continue
+        what = (f"the {_bytes(cap)} of HBM of its chip ({fabric.chip.name})" if k == "chip"
+                else f"its capacity of {_bytes(cap)}")
+        claims = ", ".join(f"{format_size(share, binary=False)} of {r.name!r}" + (
+            f" (1/{r.ways} of the set)" if r.ways > 1 else "") for r, share in parts[o])
+        fix = (" (make room with the plan's hbm_bytes, the size of each chip's own region, "
+               "or the explicit layout)" if k == "chip" else "")
+        where = next((r.where for r, _ in parts[o] if r.where), o)
+        out.append(Finding(code="capacity", severity="error",
+                           message=f"{k} {o!r} is given {_bytes(total)} of memory, more "
+                           f"than {what}: {claims}; an interleave set's share is memory of "
+                           f"its owners{fix}", where=where))
+    return out
+
+
 def plan_regions(fabric, plan):
     """The validated :class:`AddressMap` of a plan on a fabric (used by ``Fabric.address_map``).
 
@@ -395,7 +539,8 @@ def plan_regions(fabric, plan):
         Naming every fault of the regions, and every name that means two things.
     """
     regions = layout_regions(fabric, plan)
-    errors = namespace_findings(fabric, plan, regions)
+    errors = namespace_findings(fabric, plan, regions) + [
+        f for f in owner_findings(fabric, plan, regions) if f.severity == "error"]
     if errors:
         more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
         raise AddressMapError("invalid address plan: " + "; ".join(

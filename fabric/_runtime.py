@@ -69,7 +69,7 @@ from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
-           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "revision_holds", "runtime",
+           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
            "runtime_arch"]
 
 US = 1e-6
@@ -680,11 +680,37 @@ _DEVICE_IDENTITY = {
 }
 
 
+def release_tag(version):
+    """The modelled NCCL release tag a version stands for: itself when it is a tag, else the
+    latest tag of its own ``major.minor`` series not after it (``"2.28.5"`` -> ``"2.28.3"``),
+    and for a version before its series' first tag, that first tag (``"2.28"`` -> ``"2.28.3"``,
+    ``"2.27.1"`` -> ``"2.27.3"``: NCCL's git tags skip some versions of a series, whose code
+    is the series', not the previous series'; every modelled series but 2.18, whose 2.18.1 is
+    a tag not reproduced and is refused by :func:`runtime`, starts at its first git tag). The
+    one rule for a release's identity: its
+    tuner constants (:func:`runtime`), the revisions that time its run
+    (:func:`revision_holds`) and the kernels it is checked against are all that tag's.
+
+    >>> release_tag("2.28.5"), release_tag("2.21.5"), release_tag("2.28"), release_tag("2.27.1")
+    ('2.28.3', '2.21.5', '2.28.3', '2.27.3')
+    """
+    v = _parse_version(version)
+    series = sorted((t for t in NCCL_RELEASE_DATES if _parse_version(t)[:2] == v[:2]),
+                    key=_parse_version)
+    if not series:
+        raise SpecError(f"NCCL {'.'.join(map(str, v))} names no modelled release: no tag of "
+                        f"the {v[0]}.{v[1]} series is reproduced (oldest "
+                        f"{'.'.join(map(str, NCCL_OLDEST))}, newest "
+                        f"{'.'.join(map(str, NCCL_NEWEST))})")
+    return max((t for t in series if _parse_version(t) <= v), key=_parse_version,
+               default=series[0])
+
+
 def revision_holds(release, revision):
     """Whether ``revision`` (a key of :data:`PREDICTION_REVISIONS`) may time ``release``'s run:
     every kernel file of the revision (:data:`PREDICTION_KERNEL_FILES`) is identical
-    (:data:`_DEVICE_IDENTITY`) from the release's tag through every modelled tag up to the
-    change tag (a release between two tags stands for the latest tag not after it).
+    (:data:`_DEVICE_IDENTITY`) from the release's tag (:func:`release_tag`) through every
+    modelled tag up to the change tag.
 
     >>> revision_holds("2.28.7", ("hw_latency", ("net", "nvls-tree", "Simple"), "2.28.9"))
     True
@@ -702,10 +728,11 @@ def revision_holds(release, revision):
     change = _change_tag(revision[2])
     if v >= _parse_version(change):
         return False
-    tags = [t for t in NCCL_RELEASE_DATES if _parse_version(t) <= v]
-    if not tags:
+    if not NCCL_OLDEST <= v <= NCCL_NEWEST:
         return False
-    own = max(tags, key=_parse_version)
+    own = release_tag(".".join(map(str, v)))
+    if _parse_version(own) >= _parse_version(change):
+        return False
     between = [t for t in NCCL_RELEASE_DATES
                if _parse_version(own) <= _parse_version(t) < _parse_version(change)]
     _kernel, files = PREDICTION_KERNEL_FILES[revision]
@@ -981,6 +1008,9 @@ def _nccl_version(text):
     if v > NCCL_NEWEST or v < NCCL_OLDEST:
         raise SpecError(f"NCCL {fmt} is outside the releases whose tuner is reproduced "
                         f"({'.'.join(map(str, NCCL_OLDEST))} to {'.'.join(map(str, NCCL_NEWEST))})")
+    # one identity: the tag the version stands for gives its constants and its timing
+    fmt = release_tag(fmt)
+    v = _parse_version(fmt)
     if v == NCCL_NEWEST:
         return _NCCL
     fields = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
@@ -1056,7 +1086,9 @@ def runtime(name, version=None, date=None):
 
     ``"nccl"`` is NCCL's tuner as of the newest release modelled (2.30.7);
     ``"nccl@2.21.5"`` (or ``runtime("nccl", version="2.21.5")``) is the same model with
-    the constants of that release, for measurements taken with it (2.18.3 and later).
+    the constants of that release, for measurements taken with it (2.18.3 and later). A
+    version that is no modelled tag is the tag it stands for (:func:`release_tag`:
+    ``"nccl@2.28"`` is ``"nccl@2.28.3"``, constants, timing and kernels alike).
     ``runtime("nccl", date="2024-09-19")`` is the release :func:`nccl_release_on` gives for
     that date (for a measurement whose source states no release).
 

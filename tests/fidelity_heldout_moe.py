@@ -4,7 +4,8 @@ Published measurements that are not in the check set: DeepEP at the other EP wid
 its own tables (legacy.md; the Feb-2025 pure-RDMA table), DeepEP pull request #173 on
 H20, TensorRT-LLM blog18 at EP 16/32/64 and its post-quantised dispatch, DeepEP V2 on
 B200, pplx-kernels' README table on H100 (NVLink EP8, IBGDA EP16-128; its other rows are
-``LEFT_OUT`` with the reason). They are expressed exactly as the check set's MoE rows (``tests/fidelity_moe.py``:
+``LEFT_OUT`` with the reason), NVIDIA NCCL EP's low-latency reference table on H100 (the
+single-node EP8 pair; the 2-8 node rows are ``LEFT_OUT``). They are expressed exactly as the check set's MoE rows (``tests/fidelity_moe.py``:
 the same systems, kernels, routings and byte counts, each row in its source's metric)
 and **nothing of the model may change because of them**. Rows missed by more than the
 goal (``fidelity.HELDOUT_TOLERANCE``) are ``KNOWN_MISSES``, filled from the evaluation.
@@ -100,6 +101,21 @@ def _pplx(tokens, phase):
     return case
 
 
+def _ncclep(phase):
+    """NVIDIA NCCL EP's low-latency kernel (contrib/nccl_ep/device/low_latency.cu at 36191590,
+    "adapted from DeepEP"): DeepEP's low-latency structure (one message per (token, expert)
+    with a 16-B header into expert-major slots, P2P warp copies to NVLink peers, one kernel
+    per phase), so the ``deepep-low-latency`` kernel; ep_bench's defaults: BF16 both ways,
+    top-8 of 256 distinct and uniform, one H100 node (NVLink only)."""
+    def case(row):
+        r = moe_exchange(_h100_nodes(1), "deepseek-v3", 128, 8, kernel="deepep-low-latency",
+                         dispatch_bytes=2, combine_bytes=2, routing="uniform")
+        t = r.dispatch if phase == "dispatch" else r.combine
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        return t * 1e6, f"deepep-low-latency (NCCL EP), 1 node of H100, uniform, BF16; {parts(ph)}"
+    return case
+
+
 def _v2_b200(phase):
     def case(row):
         r = moe_exchange(_b200(), "deepseek-v3", 8192, 8, kernel="deepep-normal",
@@ -140,10 +156,15 @@ CASES = {
        for sm in (64, 24) for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep{ep}-bs{bs}-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _pplx(bs, ph)
        for ep in (8, 16, 32, 64, 128) for bs in (1, 128) for ph in ("dispatch", "combine")},
+    **{f"ncclep-h100-ep8-ll-{ph}": _ncclep(ph) for ph in ("dispatch", "combine")},
 }
 
 #: Rows of the held-out sources that are NOT carried, and why (none of them is a row to fit).
 LEFT_OUT = {
+    "NCCL EP README low-latency rows at 16/32/64 GPUs (2/4/8 H100 nodes)": (
+        "the NIC is not stated and the inter-node traffic goes through NCCL's GIN transport "
+        "(device-initiated puts and signals, GDAKI or a CPU proxy), for which the model has no "
+        "profile; the IBGDA figures of the other rows would be borrowed"),
     "pplx-kernels README IBRC dispatch/combine (1 and 128 tokens, EP16-128)": (
         "NVSHMEM's IBRC transport posts RDMA through a CPU proxy thread; the model has only "
         "GPU-initiated network exchanges (EXCHANGE_SYNC, EXCHANGE_NIC_EFFICIENCY are "
@@ -176,7 +197,9 @@ _RATE = ("one-sided mid batch: the floor above plus an achieved NVLink rate belo
          "the larger communication domain'); not modelled")
 _LL_NVLINK = ("DeepEP low-latency with NVLink peers: the per-(token, expert) warp copies "
               "reach a lower NVLink rate than NCCL's per-link figure (also EP8 on H800 in the "
-              "check set); no sourced per-warp store rate")
+              "check set); no sourced per-warp store rate. Session 10: NVIDIA's NCCL EP README "
+              "(a DeepEP-derived kernel, H100, BF16) and nixl PR #1751 (DeepEP on 8x H100) show "
+              "the same ~10-11 GB/s per NVLink4 link: measurements of the design, not a source")
 _PPLX_SMALL = (
     "pplx-kernels at one token per rank (README table, 7af3059's NVSHMEM kernels, eager): the "
     "model charges the handshake (one node: the symmetric-memory kernel floor + the release "
@@ -215,7 +238,20 @@ _PPLX_IBGDA = (
     "remote messages per rank per phase) and the count signals add one per (rank, expert); "
     "the model has no per-message IBGDA cost (no sourced figure), and nothing in the code "
     "read explains EP16 being the slowest")
+_NCCLEP = (
+    "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
+    "one H100 node, BF16 both ways: the model (deepep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
+    "link x 18, the release fence, the receive copy) gives ~47 us dispatch / ~43 us combine; "
+    "the README's 224.3 / 185.2 GB/s are ~10.9 / ~9 GB/s of remote copies per link, the same "
+    "per-link shortfall of the warp-copy design as DeepEP on H800 and H20 (_LL_NVLINK); the "
+    "interval also holds the eager C++ call's host launch path (ep_bench: CUDA events around "
+    "ncclEpDispatch; the combine's interval starts at the dispatch's end event, recorded before "
+    "the host's cudaStreamSynchronize, so it also holds the host's wake-up from that sync and "
+    "the whole ncclEpCombine call, which is why the combine reads slower than the dispatch for "
+    "the same bytes), no sourced figure for either; the combine's sends go through "
+    "shared memory and TMA stores (low_latency.cu), which the model does not price apart")
 KNOWN_MISSES = {
+    **{f"ncclep-h100-ep8-ll-{ph}": _NCCLEP for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep{ep}-bs1-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _PPLX_SMALL
        for ep in (8, 16, 32, 64, 128) for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep8-bs128-nvlink-{ph}": _PPLX_NVLINK for ph in ("dispatch", "combine")},
@@ -229,7 +265,7 @@ KNOWN_MISSES = {
        if (ep, ph) not in ((16, "dispatch"), (32, "dispatch"))},
     "deepep-pr173-h20-ep8-ll-nvlink-dispatch": _LL_NVLINK,
     "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
-    "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + " (2 nodes)",
+    "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + "; this row spans 2 nodes",
     "fi3697-trtllm-ep32-bs1-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs128-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs2048-nvfp4-dispatch": (

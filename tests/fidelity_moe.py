@@ -145,5 +145,7 @@ KNOWN_MISSES = {
                                  "release atomic; a grid sync; the receive copy) add a few us at "
                                  "sourced latencies; the ~29 us left (an achieved ~12 GB/s per "
                                  "NVLink4 link, as the H20 rows of #173 also show) has no "
-                                 "published source",
+                                 "published source (session 10: at de8cfca the 'aggressive' "
+                                 "ld.global.nc loads were on by default, the faster form per "
+                                 "DeepEP's README; no TMA in the kernel)",
 }

@@ -45,7 +45,7 @@ def test_a_topology_that_is_not_a_string_is_one_line_and_exit_2(value, command, 
 def test_a_region_with_owner_and_owners_is_a_finding(tmp_path, capsys):
     path = tmp_path / "s.toml"
     path.write_text(SYSTEM + '[[regions]]\nname = "pool"\nbase = "0x7f00_0000_0000"\n'
-                    'size = "1GiB"\nowner = "host0"\nowners = ["host1"]\n')
+                    'size = "1GiB"\nkind = "dram"\nowner = "host0"\nowners = ["host1"]\n')
     found = check(topologies.load_system(path))
     assert [(x.code, x.severity) for x in found] == [("invalid", "error")]
     assert "owner = 'host0' and owners = ['host1']" in found[0].message
@@ -55,7 +55,7 @@ def test_a_region_with_owner_and_owners_is_a_finding(tmp_path, capsys):
     # either alone is clean
     for one in ('owner = "host0"', 'owners = ["host1"]'):
         path.write_text(SYSTEM + '[[regions]]\nname = "pool"\nbase = "0x7f00_0000_0000"\n'
-                        f'size = "1GiB"\n{one}\n')
+                        f'size = "1GiB"\nkind = "dram"\n{one}\n')
         assert check(topologies.load_system(path)) == []
 
 

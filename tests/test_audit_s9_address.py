@@ -18,11 +18,13 @@ _SPECS = ("sd200-ultra", "rail:servers=2,gpus=4,chip=h100", "torus:4x4,hosts=2,c
           "fattree:k=4,chip=h100")
 
 
-def _plan(layout, pool, window):
+def _plan(layout, pool, window, f=None):
     extra = {}
     if pool:
         extra["interleave"] = (Region(0, 512 * MiB, ("chip1", "chip6"), granularity=4096,
                                       name="pool"),)
+        # each chip's own region leaves 1 GB for its share of the pool (session 10: capacity)
+        extra["hbm_bytes"] = f.chip.hbm_bytes - 10**9
     if window:
         extra["windows"] = (Window("host0", 1 << 45, 2 * MiB, target="chip5", name="w5"),)
     return AddressPlan(layout=layout, **extra)
@@ -38,7 +40,7 @@ def test_a_plan_set_after_a_failure_is_the_plan_set_before_it(spec, layout, pool
                                max_size=3, unique=True))
     edges = sorted(tuple(sorted(e)) for e in f.graph.edges)
     links = data.draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
-    plan = _plan(layout, pool, window)
+    plan = _plan(layout, pool, window, f)
     try:
         before = f.replace(address_plan=plan).without(chips=chips, links=links)
     except FabricError:
@@ -71,7 +73,8 @@ def test_no_failure_moves_an_address(spec, layout, data):
     # before: failing a NIC dropped its mmio region and every later region moved down
     # (rail 2x4 without nic0: nic5.mmio 0x3000a000000 -> 0x30008000000); a window onto a failed
     # NIC's registers said 'dangling-target' instead of 'held by nic5, which has failed'
-    f = topologies.build(spec).replace(address_plan=_plan(layout, True, False))
+    f = topologies.build(spec)
+    f = f.replace(address_plan=_plan(layout, True, False, f))
     nodes = sorted(n for n in f.graph if f.graph.nodes[n].get("kind") in ("chip", "nic"))
     dead = data.draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=3, unique=True))
     try:

@@ -202,7 +202,9 @@ def test_region_owned_by_nobody_refused_by_the_map_alone():
 
 def _set_plan(owners, grants, name="pair"):
     pool = Region(0, 2 * 256 * MiB, owners, kind="hbm", granularity=4096, name=name)
-    return AddressPlan(default_windows=False, interleave=[pool], grants=grants,
+    # each chip's own region leaves 1 GB of its 64 GB for its share of the set (capacity)
+    return AddressPlan(hbm_bytes=63 * 10**9, default_windows=False, interleave=[pool],
+                       grants=grants,
                        windows=[Window("host0", 1 << 50, target=name, name="w")])
 
 

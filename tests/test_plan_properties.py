@@ -42,6 +42,9 @@ HOSTS = [f"host{k}" for k in range(4)]
 HOME = {**{c: f"host{r // 2}" for r, c in enumerate(CHIPS)}, **{h: h for h in HOSTS}}
 PAGE = 2 * MiB
 HOST_MEMORY = 4 * GiB
+# Each chip's own region leaves 1 GiB of its 32 GiB (tpu-v4) for its shares of the sets
+# (at most two sets of 512 MiB a way): a chip gives no more memory than it has.
+HBM_BYTES = 31 * GiB
 
 
 def _fabric(plan):
@@ -80,7 +83,7 @@ def plans(draw):
     grants = draw(st.one_of(st.none(), st.lists(st.builds(
         Grant, st.sampled_from(HOSTS), st.sampled_from(grant_targets),
         st.sampled_from(["r", "rw"])), max_size=4)))
-    return AddressPlan(host_memory=HOST_MEMORY, interleave=sets, windows=wins, grants=grants,
+    return AddressPlan(host_memory=HOST_MEMORY, hbm_bytes=HBM_BYTES, interleave=sets, windows=wins, grants=grants,
                        default_windows=draw(st.booleans()),
                        limits=DomainLimits(alignment="page", translation_entries=64))
 
@@ -229,7 +232,7 @@ def test_a_set_of_a_granted_owner_and_the_domains_own_chip_is_granted():
     # chip4 and is granted chip0, so it may read a set interleaved over the two.
     both = Region(0, 512 * MiB, ("chip0", "chip4"), kind="dram", granularity=256, name="set1")
     w = Window("host2", 1 << 50, target="set1", page_size=PAGE, permissions="r", name="w0")
-    plan = AddressPlan(host_memory=HOST_MEMORY, interleave=[both], windows=[w],
+    plan = AddressPlan(host_memory=HOST_MEMORY, hbm_bytes=HBM_BYTES, interleave=[both], windows=[w],
                        grants=[Grant("host2", "chip0", "r")], default_windows=False,
                        limits=DomainLimits(alignment="page", translation_entries=64))
     f = _fabric(plan)
@@ -251,7 +254,7 @@ def test_a_set_is_not_granted_by_a_grant_of_a_third_chip(granted, perm):
     # the window is an isolation finding and every access through it is refused.
     both = Region(0, 512 * MiB, ("chip0", "chip2"), kind="dram", granularity=256, name="set1")
     w = Window("host3", 1 << 50, target="set1", page_size=PAGE, permissions=perm, name="w0")
-    plan = AddressPlan(host_memory=HOST_MEMORY, interleave=[both], windows=[w],
+    plan = AddressPlan(host_memory=HOST_MEMORY, hbm_bytes=HBM_BYTES, interleave=[both], windows=[w],
                        grants=[Grant("host3", granted, perm)], default_windows=False,
                        limits=DomainLimits(alignment="page", translation_entries=64))
     f = _fabric(plan)

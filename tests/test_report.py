@@ -318,11 +318,18 @@ def test_decode_section_is_the_decode_model():
     assert any("hypothetical-2.8t on tpu-v4-cube" in t and "HBM" in t for t in section.text)
     params = {r["parameter"] for r in rep.tables[-1].csv_rows if r["system"] == "sd200-ultra"}
     assert {p.name for p in step.parameters} <= params
-    # the tornado: one parameter at a time around the same base step
+    # the tornado: one parameter at a time around one base step, at the best layout of the
+    # tensor-parallel search (at tp=1 the fabric what-ifs would reach no TP collective)
+    best, _ = analysis.best_decode_layout("kimi-k2", topologies.build("sd200-ultra"), batch=1,
+                                          context=4096, ep_kernel="one-sided",
+                                          cuda_graphs=True)
     sens = {r["parameter"]: r for r in section.tables[1].rows}
-    assert sens["kernel fusion factor"]["value_low"] == step.time  # fusion 1 is the base
-    assert sens["kernel fusion factor"]["value_high"] < step.time
-    assert sens["HBM bandwidth"]["value_low"] > step.time > sens["HBM bandwidth"]["value_high"]
+    assert {r["layout"] for r in sens.values()} == {str(best.layout)}
+    assert str(best.layout) in section.tables[1].title
+    assert str(best.layout) in section.figures[1].caption
+    assert sens["kernel fusion factor"]["value_low"] == best.time  # fusion 1 is the base
+    assert sens["kernel fusion factor"]["value_high"] < best.time
+    assert sens["HBM bandwidth"]["value_low"] > best.time > sens["HBM bandwidth"]["value_high"]
     assert any("most sensitive to" in f for f in rep.findings)
     # the prose follows the decode model's Parameters (value and source), not a stale copy
     text = " ".join(section.text)

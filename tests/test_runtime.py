@@ -1110,7 +1110,20 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
             if peer == r:
                 continue
             if dom[peer] == dom[r]:
-                counts.append(2 if pci else 2 * max(1, min(lanes(x) for x in ranks)))
+                # paths.cc: PATH_NVL -> 2 x path bw / NVLink bw; the path's narrowest link
+                # (a direct link, or each GPU's links into the switches); through a GPU: 2
+                ups_r = [w for w, d in G[r].items() if G.nodes[w].get("kind") != "nic"
+                         and d.get("tech") not in MESSAGE_TECHNOLOGIES]
+                ups_p = [w for w, d in G[peer].items() if G.nodes[w].get("kind") != "nic"
+                         and d.get("tech") not in MESSAGE_TECHNOLOGIES]
+                if G.has_edge(r, peer):
+                    k = G[r][peer].get("lanes", 1)
+                elif ups_r and ups_p and all(G.nodes[w].get("kind") == "switch"
+                                             for w in ups_r + ups_p):
+                    k = min(lanes(r), lanes(peer))
+                else:
+                    k = 1
+                counts.append(2 if pci else 2 * max(1, k))
             else:
                 local = max(1, per_node_nics // max(1, round(ppn))) if per_node_nics else 0
                 if v < (2, 29, 0):
@@ -1295,6 +1308,71 @@ def test_simple_tree_pattern_follows_nccls_search_brute_force(servers, gpus, dat
     nodes, idx = _resolve_ranks(f, [f"chip{r}" for r in ranks])
     view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
     assert view.simple_tree == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(servers=st.integers(1, 4), gpus=st.sampled_from([2, 4, 8]), share=st.sampled_from([1, 2, 4]),
+       data=st.data())
+def test_simple_tree_pattern_reads_the_nics_pcie_switch(servers, gpus, share, data):
+    # rail pix=k: k GPUs and k NICs under one PCIe switch (a B200 board with GPU0 / GPU1 PIX
+    # to NIC0 / NIC1). NCCL's balanced tree (search.cc v2.27.3-1) completes in a node when two
+    # of its ranks reach one NIC at PIX; reference from the construction (blocks of k chips,
+    # the failed links), not the graph's attributes. Degraded fabrics: a chip's NVSwitch
+    # link (it becomes its own node) or its PCIe link (it reaches no NIC at PIX); a failure
+    # never turns the simple TREE into the balanced one
+    from analysis._collectives import _GroupView, _resolve_ranks
+    if gpus % share:
+        return
+    n = servers * gpus
+    f0 = topologies.build(f"rail:servers={servers},gpus={gpus},chip=b200,pix={share}")
+    ranks = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=min(2, n), max_size=n)))
+    if len(ranks) < 2:
+        return
+    nvs_cut = data.draw(st.sets(st.sampled_from(ranks), max_size=2))
+    pci_cut = data.draw(st.sets(st.sampled_from(ranks), max_size=2))
+    links = ([(f"chip{r}", f"nvs{r // gpus}") for r in sorted(nvs_cut)]
+             + [(f"chip{r}", f"nic{r}") for r in sorted(pci_cut)])
+    f = f0.without(links=links) if links else f0
+    dom = f.loadstore_domains
+    index = {v: i for i, v in enumerate(f.graph.nodes)}
+    node_of = {r: dom[index[f"chip{r}"]] for r in ranks}
+    members = {}
+    for r in ranks:
+        members.setdefault(node_of[r], []).append(r)
+
+    def balanced(rs):
+        blocks = {}
+        for r in rs:
+            if r not in pci_cut:
+                blocks.setdefault(r // share, []).append(r)
+        return any(len(b) >= 2 for b in blocks.values())
+
+    want = len(members) > 1 and any(len(rs) == 1 or not balanced(rs) for rs in members.values())
+
+    def view(fab):
+        nodes, idx = _resolve_ranks(fab, [f"chip{r}" for r in ranks])
+        return _GroupView(fab, "all-reduce", nodes, idx, None, None, True)
+
+    assert view(f).simple_tree == want
+    assert view(f).simple_tree or not view(f0).simple_tree
+
+
+def test_rail_pix2_runs_the_balanced_tree():
+    # 2 servers of 8 B200, two GPUs and two NICs per PCIe switch: NCCL 2.27.3's tree has no
+    # x .85 (its 16 GiB Simple time equals 2.25.1's, which had no factor); one NIC per GPU
+    # (pix=1, the default) keeps it
+    big = 16 * 2**30
+    times = {}
+    for pix in (1, 2):
+        f = topologies.build(f"rail:servers=2,gpus=8,chip=b200,pix={pix}")
+        for rel in ("2.25.1", "2.27.3"):
+            r = cost(f, "all-reduce", big, algorithm="double-binary-tree", runtime=f"nccl@{rel}")
+            assert r.protocol == "Simple"
+            times[pix, rel] = r.busbw
+    assert times[2, "2.27.3"] == pytest.approx(times[2, "2.25.1"], rel=1e-12)
+    assert times[1, "2.27.3"] == pytest.approx(0.85 * times[1, "2.25.1"], rel=1e-3)
+    with pytest.raises(SpecError, match="pix=3"):
+        topologies.build("rail:servers=2,gpus=8,pix=3")
 
 
 def test_simple_tree_pattern_on_a_grace_host_is_balanced_with_two_ranks_per_node():
@@ -1530,3 +1608,91 @@ def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec,
     # (not monotone in the lanes: the search keeps the best channels x speed, so 11 NVLink4
     # lanes give 15 x 15 GB/s -> 30 channels, more than 18 lanes' 24)
     assert view.channels == want
+
+
+def _p2p_time(f, ranks, n, release):
+    r = cost(f, "send-recv", n, ranks=ranks, runtime=f"nccl@{release}")
+    return r.time, r.protocol
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=st.sampled_from(["dgx-h100", "hgx-h20", "hgx-b200", "gb200-nvl72",
+                             "torus:4x4,tech=nvlink4", "mesh:2x4,tech=nvlink4",
+                             "rail:servers=2,gpus=4,chip=h100",
+                             "rail:servers=2,gpus=4,scaleup=pcie5-x16,chip=h100",
+                             "rail:servers=2,gpus=8,chip=h100,nic=roce-400g",
+                             "rail:servers=2,gpus=4,chip=gb200",
+                             "switch:8,planes=2,chip=h100"]),
+       cut=st.one_of(st.none(), st.integers(0, 10**6)),
+       release=st.sampled_from(["2.22.3", "2.23.4", "2.27.3", "2.28.7", "2.29.2", "2.30.7"]),
+       k=st.integers(3, 27), data=st.data())
+def test_send_recv_time_is_not_decreasing_in_size(spec, cut, release, k, data):
+    # a larger message to one peer never takes less time: in particular across NCCL's LL ->
+    # Simple switch (enqueue.cc addP2pToPlan), where LL's doubled bytes stop and a Simple step
+    # (a flag round and a system fence, prims_simple.h postPeer: tuning.cc ring Simple
+    # hwLatency) starts. Found by bisection on the protocol; intact and degraded fabrics.
+    # Rule 0 (until 2.21: a trailing chunk of <= 16 KiB runs LL on its own) is a true
+    # sawtooth in size and is left out (test_p2p_ll_bytes_follow_nccls_chunks).
+    f = _p2p_fabric(spec, cut)
+    live = [c for c in f.endpoints if c not in f.failures.cut_off]
+    if len(live) < 2:
+        return
+    ranks = data.draw(st.lists(st.sampled_from(live), min_size=2, max_size=2, unique=True))
+    lo, hi = 1, 2**k
+    try:
+        (t_lo, p_lo), (t_hi, p_hi) = (_p2p_time(f, ranks, lo, release),
+                                      _p2p_time(f, ranks, hi, release))
+    except (NotApplicableError, RoutingError):
+        return
+    assert t_lo <= t_hi
+    if p_lo == p_hi:
+        return
+    while hi - lo > 1:          # the last size still on the small-size protocol
+        mid = (lo + hi) // 2
+        if _p2p_time(f, ranks, mid, release)[1] == p_lo:
+            lo = mid
+        else:
+            hi = mid
+    a, b = _p2p_time(f, ranks, lo, release), _p2p_time(f, ranks, hi, release)
+    assert a[1] == "LL" and b[1] == "Simple"
+    assert a[0] <= b[0], (spec, cut, release, ranks, lo, a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_release_is_the_tag_it_stands_for(data):
+    # one identity (audit s9 design question): an untagged version's constants, the revisions
+    # that time its run and the kernels it is checked against are all one tag's: the latest
+    # of its series not after it, or the series' first tag before that (nccl@2.28 was 2.28's
+    # constants checked against 2.27.7's kernels)
+    from fabric import PREDICTION_REVISIONS, release_tag, revision_holds
+    tags = sorted(NCCL_RELEASE_DATES, key=lambda t: [int(x) for x in t.split(".")])
+    t = data.draw(st.sampled_from(tags))
+    a, b, c = (int(x) for x in t.split("."))
+    v = data.draw(st.sampled_from([f"{a}.{b}", f"{a}.{b}.0", f"{a}.{b}.{c + 1}",
+                                   f"{a}.{b}.{c + 7}", t]))
+    if not (2, 18, 3) <= tuple(int(x) for x in (v.split(".") + ["0"])[:3]) <= (2, 30, 7):
+        with pytest.raises(SpecError):
+            runtime(f"nccl@{v}")
+        return
+    tag = release_tag(v)
+    same = [u for u in tags if u.split(".")[:2] == [str(a), str(b)]]
+    below = [u for u in same if [int(x) for x in u.split(".")] <= [int(x) for x in
+                                                                   (v.split(".") + ["0"])[:3]]]
+    assert tag == (below[-1] if below else same[0])
+    r, s = runtime(f"nccl@{v}"), runtime(f"nccl@{tag}")
+    fields = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
+              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls", "p2p", "max_channels")
+    for f in fields:
+        assert getattr(r, f) == getattr(s, f), f
+        assert getattr(r.timing or r, f) == getattr(s.timing or s, f), f
+    for rev in sorted(PREDICTION_REVISIONS, key=repr):
+        assert revision_holds(v, rev) == revision_holds(tag, rev), rev
+
+
+def test_untagged_2_28_is_2_28_3_throughout():
+    from fabric import PREDICTION_REVISIONS, release_tag, revision_holds
+    assert release_tag("2.28") == "2.28.3"
+    assert runtime("nccl@2.28").name == "nccl@2.28.3"
+    assert [revision_holds("2.28", r) for r in sorted(PREDICTION_REVISIONS, key=repr)] == [
+        revision_holds("2.28.3", r) for r in sorted(PREDICTION_REVISIONS, key=repr)]

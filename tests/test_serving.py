@@ -64,17 +64,32 @@ def test_point_closed_forms(node, mode, k):
     e = osl / analysis.expected_cycles(osl, k, 0.7)        # 1 plain; a request's cycles
     assert p.tokens_per_cycle == pytest.approx(e)
     tok = p.cycle_time / e
+    pre = prefill_time("kimi-k2", node, isl=isl, layout="tp=8")
+    assert p.prefill_time == pytest.approx(pre.total)
     if mode == "aggregated":
-        assert p.request_time == pytest.approx(b * p.prefill_time + osl * tok)
+        # the default engine (TensorRT-LLM) runs a prompt's chunk with the verification
+        # step of the b users in one forward pass: 2048 tokens fit its 8192-token budget
+        # beside 8 decodes, so each prompt rides on one step. Kimi K2's 2048-token prompt
+        # on 8 B200 is memory-bound (it reads every weight; its FLOPs and the step's fit
+        # under that read), so the step's whole weight read is what the prompt saves
+        step = analysis.decode_step("kimi-k2", node, batch=b, context=isl + osl // 2,
+                                    layout="tp=8", tokens_per_sequence=k + 1)
+        w_b, c_b = step.breakdown.weights, step.breakdown.compute
+        assert pre.compute + c_b <= pre.weights and w_b <= pre.weights
+        shared = w_b
+        assert p.shared_read == pytest.approx(shared)
+        assert p.request_time == pytest.approx(b * (p.prefill_time - shared) + osl * tok)
         assert p.prefill_gpus == 0
         assert p.output_tokens_per_s_decode_gpu == pytest.approx(p.output_tokens_per_s_gpu)
     else:
+        assert p.shared_read == 0.0
         assert p.request_time == pytest.approx(osl * tok)
         assert p.prefill_gpus == pytest.approx(b / p.request_time * p.prefill_time * 8)
         assert p.output_tokens_per_s_decode_gpu == pytest.approx(b / tok / 8)
-    # a user's tokens come in R - TTFT (aggregated) or R (disaggregated: the prefill
-    # ran elsewhere before); the definitions differ by what they count
-    ttft = p.prefill_time if mode == "aggregated" else 0.0
+    # a user's tokens come in R - TTFT (aggregated: its prompt's net addition to the step it
+    # rides on) or R (disaggregated: the prefill ran elsewhere before); the definitions
+    # differ by what they count
+    ttft = p.prefill_time - p.shared_read if mode == "aggregated" else 0.0
     assert p.tokens_per_s_user == pytest.approx(osl / (p.request_time - ttft))
     assert p.total_tokens_per_s_gpu == pytest.approx(
         p.output_tokens_per_s_gpu * (isl + osl) / osl)

@@ -17,9 +17,10 @@ from fabric import SpecError
 B200_8 = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
 
 
-def _reference(ins, outs, concurrency, budget, decode_seconds, per_token):
+def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared=None):
     """One engine step at a time, straight from the description (no runs of steps taken at
-    once): the brute-force reference of ``_run_steps``."""
+    once): the brute-force reference of ``_run_steps``. ``shared(b, chunk)``: what a step
+    running both saves (one forward pass)."""
     n = len(ins)
     start, first, end = [None] * n, [None] * n, [None] * n
     prompt_left = list(ins)
@@ -42,6 +43,8 @@ def _reference(ins, outs, concurrency, budget, decode_seconds, per_token):
             if prompt_left[i] == 0:
                 finished.append(i)
         t += (decode_seconds(len(running)) if running else 0.0) + chunk * per_token
+        if running and chunk and shared is not None:
+            t -= shared(len(running), chunk)
         steps += 1
         for i in running:
             tokens[i] += 1
@@ -79,6 +82,35 @@ def test_run_matches_the_step_by_step_reference(req, concurrency, extra, base, s
     assert got[3] == want[3]
     for g, w in zip(got[:3], want[:3]):
         assert g == pytest.approx(w, rel=1e-9, abs=1e-9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(req=requests, concurrency=st.integers(1, 6), extra=st.integers(0, 60),
+       base=st.floats(0.5, 5.0), slope=st.floats(0.0, 1.0), per_token=st.floats(0.01, 0.5),
+       frac=st.floats(0.0, 1.0))
+def test_mixed_steps_match_the_reference(req, concurrency, extra, base, slope, per_token,
+                                         frac):
+    # a step running decodes and a chunk saves some of the cheaper part (any saving below
+    # both parts will do): the runs of _run_steps are the one-step-at-a-time reference's
+    ins, outs = req
+    budget = concurrency + extra
+
+    def step(b):
+        return base + slope * b
+
+    def shared(b, chunk):
+        return frac * min(step(b), chunk * per_token)
+
+    got = _run_steps(ins, outs, concurrency, budget, step, per_token, shared)
+    want = _reference(ins, outs, concurrency, budget, step, per_token, shared)
+    assert got[3] == want[3]
+    for g, w in zip(got[:3], want[:3]):
+        assert g == pytest.approx(w, rel=1e-9, abs=1e-9)
+    # and nothing shared is the additive run of before
+    plain = _run_steps(ins, outs, concurrency, budget, step, per_token)
+    assert plain == _run_steps(ins, outs, concurrency, budget, step, per_token,
+                               lambda b, c: 0.0)
+    assert max(got[2]) <= max(plain[2]) + 1e-9
 
 
 @settings(max_examples=100, deadline=None)

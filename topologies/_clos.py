@@ -186,7 +186,7 @@ def leaf_spine(k, oversubscription=1, *, leaves=None, tech="ib-ndr", chips_per_h
 
 def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvlink4",
                    scaleup_links=18, nic_tech="ib-ndr", pcie_tech="pcie5-x16",
-                   reduction=False, chip=None, name=None):
+                   reduction=False, chip=None, name=None, nic_share=1):
     """Build a rail-optimized cluster of multi-GPU servers (the DGX SuperPOD pattern).
 
     Each server's GPUs join one scale-up switch node (the NVSwitch chips of an
@@ -217,6 +217,15 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
         Whether the scale-up switch reduces in the network (NVLink SHARP).
     chip, name
         As for :func:`fat_tree`.
+    nic_share : int, default 1
+        GPUs (and as many NICs) under one PCIe switch of the server board: 1 when each GPU
+        and its NIC sit alone under a switch (HGX H100: ``nvidia-smi topo -m`` shows every
+        GPU PIX to one NIC, NVIDIA/nccl issue 1264), 2 when two GPUs and two NICs share one
+        (a B200 board whose GPU0 and GPU1 are PIX to NIC0 and NIC1; not every B200 server:
+        vllm-project/vllm issue 16336 shows one with a NIC per GPU). Must divide
+        ``gpus_per_server``. Recorded on every NIC as ``pix`` (the chips under its PCIe
+        switch) when above 1; traffic still leaves a GPU through its own NIC. Read by the
+        NCCL runtime's tree pattern (``analysis._collectives._GroupView``).
 
     Returns
     -------
@@ -249,6 +258,9 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
     tn = resolve_tech(nic_tech, "nic_tech")
     tp = resolve_tech(pcie_tech, "pcie_tech")
     scaleup_links = positive_int(scaleup_links, "scaleup_links")
+    share = positive_int(nic_share, "nic_share")
+    if g % share:
+        raise SpecError(f"pix={share} GPUs per PCIe switch must divide gpus={g}")
     G = nx.Graph()
     endpoints = add_chips(G, n, g)
     G.add_nodes_from((f"nvs{s}" for s in range(servers)), kind="switch", tier=0,
@@ -258,6 +270,9 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
     G.add_nodes_from((f"spine{j}" for j in range(spines)), kind="switch", tier=2)
     for r in range(n):
         G.nodes[f"nic{r}"]["host"] = f"host{r // g}"
+        if share > 1:
+            first = r - r % share
+            G.nodes[f"nic{r}"]["pix"] = tuple(f"chip{q}" for q in range(first, first + share))
     G.add_edges_from(((f"chip{r}", f"nvs{r // g}") for r in range(n)),
                      **link_attrs(ts, scaleup_links))
     G.add_edges_from(((f"chip{r}", f"nic{r}") for r in range(n)), **link_attrs(tp))
@@ -266,5 +281,6 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
                      **link_attrs(tn, servers // spines))
     return make_fabric(G, endpoints, name=what, family="rail_optimized",
                        params={"servers": servers, "gpus_per_server": g, "spines": spines,
-                               "scaleup_links": scaleup_links, "chips_per_host": g},
+                               "scaleup_links": scaleup_links, "chips_per_host": g,
+                               **({"nic_share": share} if share > 1 else {})},
                        chip=chip, techs=(ts, tn, tp), structure=Clos(3, servers, g, "servers"))

@@ -14,7 +14,7 @@ spec                        builder call
 ``fattree:k=8``             ``fat_tree(8)`` (or ``fattree:8``; pods, hosts, tech)
 ``leafspine:k=16,over=3``   ``leaf_spine(16, 3)`` (leaves, hosts, tech)
 ``rail:servers=16,gpus=8``  ``rail_optimized(16, 8)`` (spines, chip, nic=ib-ndr or
-                            roce-400g, scaleup=nvlink4, links=18, nvls=1)
+                            roce-400g, scaleup=nvlink4, links=18, nvls=1, pix=1)
 ``switch:72,planes=18``     ``switched(72, 18)`` (links, tech, hosts)
 ``dragonfly:h=2``           ``dragonfly(2)`` (a, p, tech)
 ``sd200-ultra``             a preset: see :data:`PRESETS`
@@ -106,7 +106,7 @@ FAMILIES = {
         "servers": ("servers", _int), "gpus": ("gpus_per_server", _int),
         "spines": ("spines", _int), "chip": ("chip", _str), "nic": ("nic_tech", _str),
         "scaleup": ("scaleup_tech", _str), "links": ("scaleup_links", _int),
-        "nvls": ("reduction", _bool)}),
+        "nvls": ("reduction", _bool), "pix": ("nic_share", _int)}),
     "switch": (switched, "n", {
         "n": ("n", _int), "planes": ("planes", _int),
         "links": ("links", lambda t, k: _dims(t, k, _int)), "tech": ("tech", _str),

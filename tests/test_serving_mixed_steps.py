@@ -1,0 +1,140 @@
+"""Mixed engine steps: a prompt chunk and the running decodes in ONE forward pass share the
+weight read (analysis.shared_weight_read; vLLM V1 and TensorRT-LLM mix, SGLang by default
+does not: analysis.MIXED_STEP_BUDGET, docs/sources.md s.8)."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis import PrefillTime, shared_weight_read
+from analysis._serving import _prompt_saving
+from fabric import SpecError
+
+B200_8 = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+
+times = st.floats(1e-4, 1.0)
+
+
+def _merged_by_resources(prefill, w_b, c_b, chunk, dt):
+    """The merged forward pass by brute force: HBM and the SMs work at once, each through its
+    own queue in steps of ``dt`` seconds (the weights streamed once, no less than either part
+    reads on its own; the FLOPs of both), until both are empty."""
+    bytes_left = max(prefill.weights, w_b)
+    flops_left = chunk * prefill.compute / prefill.isl + c_b
+    t = 0.0
+    while bytes_left > 0 or flops_left > 0:
+        bytes_left -= dt
+        flops_left -= dt
+        t += dt
+    return t
+
+
+@settings(max_examples=150, deadline=None)
+@given(compute=times, weights=times, isl=st.integers(1, 4000), w_b=times, c_b=times,
+       frac=st.floats(0.0, 1.0))
+def test_saving_is_what_the_merged_pass_saves(compute, weights, isl, w_b, c_b, frac):
+    pre = PrefillTime(isl=isl, flops=0.0, compute=compute, weights=weights, comm=0.0,
+                      total=max(compute, weights))
+    chunk = max(1, round(frac * isl))
+    s = shared_weight_read(pre, w_b, c_b, chunk)
+    priced = chunk * max(compute, weights) / isl          # the chunk as priced apart
+    # within [0, either part]: a mixed step is never faster than its decode or its chunk
+    assert 0.0 <= s <= min(w_b, priced) + 1e-15
+    # apart (chunk as priced + the decode's weight read) less the merged pass by brute force,
+    # where that is within both parts
+    dt = 1e-4
+    merged = _merged_by_resources(pre, w_b, c_b, chunk, dt)
+    want = min(max(0.0, priced + w_b - merged), w_b, priced)
+    assert s == pytest.approx(want, abs=2 * dt)
+    # a longer chunk never saves less
+    assert shared_weight_read(pre, w_b, c_b, chunk + 1) >= s - 1e-15
+
+
+@settings(max_examples=100, deadline=None)
+@given(compute=times, weights=times, isl=st.integers(1, 3000), w_b=times, c_b=times,
+       batch=st.integers(1, 64), budget=st.integers(1, 4000), steps=st.floats(1.0, 5000.0),
+       dp=st.sampled_from([1, 2, 4, 8]))
+def test_prompt_saving_walks_its_chunks(compute, weights, isl, w_b, c_b, batch, budget, steps,
+                                        dp):
+    # brute force: the prompt's tokens go into its steps one chunk at a time beside the other
+    # requests of its rank, each chunk saving its own; a step shares its read once, so the
+    # batch's prompts save at most `steps` full chunks' worth
+    pre = PrefillTime(isl=isl, flops=0.0, compute=compute, weights=weights, comm=0.0,
+                      total=max(compute, weights))
+    room = budget - (math.ceil(batch / dp) - 1)
+    saved, left = 0.0, isl
+    while room >= 1 and left > 0:
+        c = min(room, left)
+        saved += shared_weight_read(pre, w_b, c_b, c)
+        left -= c
+    cap = steps * shared_weight_read(pre, w_b, c_b, min(room, isl)) / batch if room >= 1 else 0
+    assert _prompt_saving(pre, w_b, c_b, isl, batch, budget, steps, dp) == pytest.approx(
+        min(saved, cap), rel=1e-9, abs=1e-15)
+    assert _prompt_saving(pre, w_b, c_b, isl, batch, None, steps, dp) == 0.0
+
+
+@pytest.fixture(scope="module")
+def node():
+    return topologies.build(B200_8)
+
+
+def test_engines_that_mix_and_one_that_does_not(node):
+    kw = {"isl": 4096, "osl": 512, "batch": 32, "layout": "tp=8"}
+    trt = analysis.serving_point("kimi-k2", node, **kw)                 # the default engine
+    vllm = analysis.serving_point("kimi-k2", node, engine="vllm", **kw)
+    sgl = analysis.serving_point("kimi-k2", node, engine="sglang", **kw)
+    assert analysis.step_budget(None) == analysis.TRTLLM_MAX_NUM_TOKENS.value == 8192
+    assert analysis.step_budget("vllm") == analysis.VLLM_MAX_BATCHED_TOKENS.value
+    assert analysis.step_budget("sglang") is None
+    assert trt.shared_read > 0 and vllm.shared_read > 0
+    # SGLang runs a prompt as its own forward pass: the additive composition
+    assert sgl.shared_read == 0.0
+    assert sgl.request_time == pytest.approx(32 * sgl.prefill_time
+                                             + 512 * sgl.cycle_time)
+    # disaggregated: no prompt on the decode instance, nothing shared
+    dis = analysis.serving_point("kimi-k2", node, mode="disaggregated", **kw)
+    assert dis.shared_read == 0.0
+    # a smaller budget: the prompt rides on 5 steps (4096 tokens in chunks of 1024 - 31);
+    # a 993-token chunk, priced at its share of the prompt, and the decode's read fit under
+    # one read of the weights: the merged step is no cheaper than the parts as priced
+    small = analysis.serving_point("kimi-k2", node, max_batched_tokens=1024, **kw)
+    pre = analysis.prefill_time("kimi-k2", node, isl=4096, layout="tp=8")
+    step = analysis.decode_step("kimi-k2", node, batch=32, context=4096 + 256, layout="tp=8")
+    assert 993 * max(pre.compute, pre.weights) / 4096 + step.breakdown.weights <= pre.weights
+    assert small.shared_read == 0.0
+    # a budget with no room beside the decodes: nothing rides
+    none = analysis.serving_point("kimi-k2", node, max_batched_tokens=31, **kw)
+    assert none.shared_read == 0.0
+    assert none.request_time == pytest.approx(32 * none.prefill_time + 512 * none.cycle_time)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"max_batched_tokens": 0}, "max_batched_tokens"),
+    ({"max_batched_tokens": 2.5}, "max_batched_tokens"),
+    ({"max_batched_tokens": True}, "max_batched_tokens"),
+    ({"max_batched_tokens": 4096, "engine": "sglang"}, "runs prompts on their own"),
+])
+def test_bad_budgets_are_refused(node, kw, match):
+    with pytest.raises(SpecError, match=match):
+        analysis.serving_point("kimi-k2", node, isl=1024, osl=128, batch=4, layout="tp=8",
+                               **kw)
+
+
+@settings(max_examples=10, deadline=None)
+@given(dead=st.sampled_from(["chip7", "chip6"]), batch=st.integers(1, 48))
+def test_degraded_fabric_shares_no_more_than_a_step_reads(dead, batch):
+    # a degraded board (a chip failed): a 4-chip instance on the live chips; a prompt saves at
+    # most one weight read per step it rides on, and never more than its own time
+    f = topologies.build(B200_8).without(chips=[dead])
+    p = analysis.serving_point("kimi-k2.5-nvfp4", f, isl=2048, osl=256, batch=batch,
+                               layout="tp=4,dp=1")
+    step = analysis.decode_step("kimi-k2.5-nvfp4", f, batch=batch, context=2048 + 128,
+                                layout="tp=4,dp=1")
+    assert 0.0 <= p.shared_read <= step.breakdown.weights + 1e-15
+    assert p.shared_read <= p.prefill_time
+    assert p.request_time == pytest.approx(batch * (p.prefill_time - p.shared_read)
+                                           + 256 * p.cycle_time)
