@@ -438,15 +438,17 @@ def _fair_findings(rows, drows, ref):
                        "street prices of 2026 and link bandwidth bought at today's price "
                        "per Gb/s of each medium.")
     if drows:
-        best = min(drows, key=lambda r: r["time_s"])
         said = ", ".join(f"{r['system']} {format_time(r['time_s'])} ({r['best_layout']})"
                          for r in drows)
         slow = max(r["default_layout_time_s"] / r["time_s"] - 1 for r in drows)
         out.append(f"Decode of {drows[0]['model']} at each system's best layout (batch "
                    f"{DECODE_BATCH}, {DECODE_CONTEXT}-token context, the MoE decode section's "
                    "exchange kernel and CUDA graphs; tensor parallelism searched): "
-                   f"{said}; {best['system']} is fastest. The MoE decode section's figures are "
-                   f"at the default layout (tp=1), up to {100 * slow:.0f}% slower. Assumes: "
+                   f"{said}; {_fastest(drows)}. The MoE decode section's step table is "
+                   f"at the default layout (tp=1), up to {100 * slow:.0f}% slower. The search "
+                   "keeps the experts over every chip; Serving also searches the instance "
+                   "size and expert tensor parallelism, at its own context lengths, so its "
+                   "single-user speeds differ from these. Assumes: "
                    f"tensor-parallel collectives under the {runtime_phrase()}; the decode "
                    "model's defaults otherwise, each system's chip as named.")
     return out
@@ -468,18 +470,50 @@ def chip_section(systems, executor=None, quiet=False):
         return None, []
     columns = (Column("system", "system"), Column("chip", "chip"),
                Column("best_layout", "best layout"), Column("time_s", "per token", format_time))
+    conditions = (f"batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context, the MoE decode "
+                  "section's exchange kernel and CUDA graphs, tensor-parallel collectives "
+                  f"under the {runtime_phrase()}")
     table = Table("chips", f"Decode with each system's own chip ({DECODE_MODELS[0]})", columns,
-                  tuple(rows), "Best layout per system, as in the fair comparison.")
+                  tuple(rows), f"Time per token of one decode step at each system's best "
+                  f"layout, searched as in the fair comparison; {conditions}.")
     text = (("Each preset with the chip it ships with. Differences here mix the chips' HBM "
             "bandwidth and FLOP/s with the fabric; the fabric comparison holds the chip "
             "fixed."),)
-    best = min(rows, key=lambda r: r["time_s"])
-    found = [("With their own chips: " + ", ".join(
-        f"{r['system']} ({r['chip']}) {format_time(r['time_s'])}" for r in rows)
-        + f"; {best['system']} is fastest. This compares chips as much as fabrics; "
-        "the sd200-chip is an assumed 1.6 TB/s HBM chip (no published figure).")]
+    found = [(f"Decode of {DECODE_MODELS[0]} per token with each system's own chip, at its "
+              f"best layout ({conditions}): " + ", ".join(
+                  f"{r['system']} ({r['chip']}) {format_time(r['time_s'])}" for r in rows)
+              + f"; {_fastest(rows)}. This compares chips as much as fabrics"
+              + _assumed_chips(rows) + ".")]
     return Section("chips", "Chip comparison (not a fabric comparison)", text=text,
                    tables=(table,)), found
+
+
+def _fastest(rows):
+    """'a is fastest (b +0.5%, c +8.5%)': the fastest and how far behind each other is, so
+    a lead of a percent is not read as a clear win.
+
+    >>> _fastest([{"system": "a", "time_s": 1.0}, {"system": "b", "time_s": 1.085}])
+    'a is fastest (b +8.5%)'
+    """
+    best = min(rows, key=lambda r: r["time_s"])
+    behind = sorted((r for r in rows if r is not best), key=lambda r: r["time_s"])
+    margins = ", ".join(f"{r['system']} +{100 * (r['time_s'] / best['time_s'] - 1):.1f}%"
+                        for r in behind)
+    return f"{best['system']} is fastest" + (f" ({margins})" if margins else "")
+
+
+def _assumed_chips(rows):
+    """'; the sd200-chip is an assumed 1.6TB/s HBM chip (no published figure)' for each chip
+    of ``rows`` whose source is an assumption (read from the chip, not typed)."""
+    from fabric import chip_spec, format_bandwidth
+
+    said = []
+    for name in dict.fromkeys(r["chip"] for r in rows if r.get("chip")):
+        c = chip_spec(name)
+        if c.source.lower().startswith("assumption"):
+            said.append(f"the {name} is an assumed {format_bandwidth(c.hbm_bandwidth)} HBM "
+                        "chip (no published figure)")
+    return "".join(f"; {s}" for s in said)
 
 
 # -- sensitivity of the fabric findings -------------------------------------------------
@@ -601,7 +635,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
                      f"({runtime_phrase()}), with one assumed parameter at half and at twice "
                      "its value (base: vertical line).", functools.partial(
                          _draw_tornado, rows, base, "all-reduce time ratio",
-                         f"1 GiB all-reduce, {b} / {a}, {runtime_label()}"))
+                         f"1 GiB all-reduce, {b} / {a}\n{runtime_label()}"))
     worst = max(rows, key=lambda r: abs(r["value_high"] - r["value_low"])) if rows else None
     found = []
     if worst is not None:

@@ -72,6 +72,7 @@ from ._plan import (
     owner_findings,
     placed_chips,
     placed_domains,
+    placement_findings,
     plan_errors,
 )
 from ._symmetric import heap_findings
@@ -141,6 +142,7 @@ def check(system):
         return findings + fatal
     regions = layout_regions(fabric, plan)
     findings += region_findings(regions, plan.width)
+    findings += placement_findings(fabric, plan)
     findings += namespace_findings(fabric, plan, regions)
     findings += owner_findings(fabric, plan, regions)
     dp = DomainPlan(fabric, regions, plan, placed_chips(fabric, plan),
@@ -235,7 +237,10 @@ def failed_nodes(fabric):
         dead.update(getattr(failures, key, None) or ())
     plan = fabric.address_plan
     if plan is not None and plan.chips is not None:
-        dead.update(c for c in plan.chips if c not in fabric.graph)
+        # a placed chip gone from the graph; a name that never was a chip is not a failure
+        # (placement_findings reports it)
+        built = getattr(fabric, "intact", None) or fabric
+        dead.update(c for c in plan.chips if c not in fabric.graph and c in built.graph)
     return dead
 
 

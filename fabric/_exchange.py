@@ -321,7 +321,14 @@ def peer_access_latency(arch):
     226.6
     >>> round(peer_access_latency("blackwell")[0] * 1e9, 1)   # 1710.5 - 4 x 150
     1110.5
+    >>> peer_access_latency("volta")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: no measured peer-load latency for architecture 'volta'; known: blackwell, hopper
     """
+    if not isinstance(arch, str) or arch not in EXCHANGE_LATENCY or arch not in _PEER_TECH:
+        raise SpecError(f"no measured peer-load latency for architecture {arch!r}; known: "
+                        + ", ".join(sorted(set(EXCHANGE_LATENCY) & set(_PEER_TECH))))
     table = EXCHANGE_LATENCY[arch]
     tech = link_tech(_PEER_TECH[arch])
     rest = max(0.0, table["peer_load"].value - 4 * tech.latency)

@@ -25,7 +25,9 @@ rank and the default windows follow the chips' order, so a degraded fabric
 (``fabric.without(chips=...)``) keeps the intact fabric's chips and host domains
 in the plan (:func:`pin_placement`, fields ``chips`` and ``domains``): every
 region and every window stays where it was, failures only mark chips dead, and
-:func:`fabric.check` reports a window onto a dead chip as ``unreachable``.
+:func:`fabric.check` reports a window onto a dead chip as ``unreachable``. A pinned
+placement must be the fabric's as built (:func:`placement_findings`): a plan pinned on
+one fabric and given to another is an ``invalid`` finding, not a set of failed chips.
 
 **Names are one namespace.** Region names, host domain names and node names
 are looked up by name (a grant's or a window's ``target``, a region's owner),
@@ -166,10 +168,19 @@ class AddressPlan:
         if self.grants is not None:
             object.__setattr__(self, "grants", tuple(self.grants))
         if self.chips is not None:
-            object.__setattr__(self, "chips", tuple(self.chips))
+            object.__setattr__(self, "chips", _names_of(self.chips, "chips"))
         if self.domains is not None:
             d = self.domains.items() if isinstance(self.domains, dict) else self.domains
-            object.__setattr__(self, "domains", tuple((h, tuple(cs)) for h, cs in d))
+            try:
+                pairs = [tuple(x) for x in d]
+            except TypeError:
+                pairs = None
+            if pairs is None or any(len(x) != 2 for x in pairs):
+                raise TypeError("AddressPlan domains must be a mapping (or pairs) of host "
+                                f"domain name -> its chips, got {self.domains!r}")
+            object.__setattr__(self, "domains", tuple(
+                (_names_of((h,), "domains")[0], _names_of(cs, f"domains[{h!r}]"))
+                for h, cs in pairs))
 
     def replace(self, **changes):
         """A copy with some fields changed."""
@@ -191,6 +202,21 @@ class AddressPlan:
         if self.heap is not None:
             out.append(dataclasses.replace(HEAP_ALIGNMENT, value=self.heap.alignment))
         return tuple(out)
+
+
+def _names_of(names, what):
+    """``names`` as a tuple of node names (hashable, not one string read letter by letter)."""
+    if isinstance(names, (str, bytes)):
+        raise TypeError(f"AddressPlan {what} must be a sequence of names, got the string "
+                        f"{names!r}")
+    try:
+        out = tuple(names)
+        for n in out:
+            hash(n)
+    except TypeError:
+        raise TypeError(f"AddressPlan {what} must be a sequence of node names, got "
+                        f"{names!r}") from None
+    return out
 
 
 def _as_built(fabric):
@@ -530,6 +556,77 @@ def owner_findings(fabric, plan, regions):
     return out
 
 
+def placement_findings(fabric, plan):
+    """``invalid`` findings when a pinned placement is not the fabric's as built.
+
+    ``chips`` and ``domains`` are written by :meth:`fabric.Fabric.without` (:func:`pin_placement`)
+    so that a degraded copy lays out as the intact fabric did; they are the intact fabric's
+    endpoints in rank order and host domains. A placement that differs (a plan pinned on one
+    fabric given to another, or written by hand) would move every later chip's HBM, give a
+    name that is no chip a region (then reported as a failed chip) or leave a chip with no
+    address at all: one finding for each of ``chips`` and ``domains``, naming the difference.
+    """
+    out = []
+    built = _as_built(fabric)
+    if plan.chips is not None:
+        want = tuple(built.endpoints)
+        got = tuple(plan.chips)
+        if got != want:
+            known = set(want)
+            parts = []
+            strange = [c for c in dict.fromkeys(got) if c not in known]
+            missing = [c for c in want if c not in set(got)]
+            twice = [c for c in dict.fromkeys(got) if got.count(c) > 1]
+            if strange:
+                parts.append(f"{_few(strange)} {'is' if len(strange) == 1 else 'are'} not "
+                             "a chip of it")
+            if missing:
+                parts.append(f"{_few(missing)} {'is' if len(missing) == 1 else 'are'} not "
+                             "placed (no HBM address)")
+            if twice:
+                parts.append(f"{_few(twice)} placed twice")
+            if not parts:
+                parts.append("the order differs (each chip's HBM would move to another "
+                             "rank's slot)")
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"the plan's chips are not the chips of {built.name!r} as "
+                               f"built, in rank order: {'; '.join(parts)}. chips and domains "
+                               "pin the layout of a degraded copy (fabric.without); a plan "
+                               "given to another fabric leaves them None", where="address plan"))
+    if plan.domains is not None:
+        want = {h: tuple(cs) for h, cs in built.domains.items()}
+        got = dict(plan.domains)
+        if got != want:
+            parts = []
+            strange = [h for h in got if h not in want]
+            missing = [h for h in want if h not in got]
+            other = [h for h in got if h in want and tuple(got[h]) != want[h]]
+            if strange:
+                parts.append(f"{_few(strange)} {'is' if len(strange) == 1 else 'are'} not a "
+                             "host domain of it")
+            if missing:
+                parts.append(f"{_few(missing)} {'is' if len(missing) == 1 else 'are'} not "
+                             "placed (no DRAM, no apertures)")
+            if other:
+                parts.append(f"{_few(other)} {'holds' if len(other) == 1 else 'hold'} other "
+                             "chips")
+            out.append(Finding(code="invalid", severity="error",
+                               message=f"the plan's host domains are not those of {built.name!r} "
+                               f"as built: {'; '.join(parts or ['their order differs'])}. chips "
+                               "and domains pin the layout of a degraded copy (fabric.without); "
+                               "a plan given to another fabric leaves them None",
+                               where="address plan"))
+    return out
+
+
+def _few(names, most=4):
+    """``'a, b and c'``; past ``most`` names, ``'a, b, c and 5 more'`` (names quoted)."""
+    names = [repr(n) for n in names]
+    if len(names) > most:
+        names = names[:most - 1] + [f"{len(names) - most + 1} more"]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def plan_regions(fabric, plan):
     """The validated :class:`AddressMap` of a plan on a fabric (used by ``Fabric.address_map``).
 
@@ -539,7 +636,7 @@ def plan_regions(fabric, plan):
         Naming every fault of the regions, and every name that means two things.
     """
     regions = layout_regions(fabric, plan)
-    errors = namespace_findings(fabric, plan, regions) + [
+    errors = placement_findings(fabric, plan) + namespace_findings(fabric, plan, regions) + [
         f for f in owner_findings(fabric, plan, regions) if f.severity == "error"]
     if errors:
         more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""

@@ -94,8 +94,10 @@ def validate_graph(G, endpoints=None):
     for u, v, data in G.edges(data=True):
         if u == v:
             faults.append(f"edge ({u!r}, {v!r}) is a self-loop")
+        # A key present with the value None is as missing as an absent key:
+        # both are refused, never skipped.
         for key in ("bandwidth", "latency"):
-            if key not in data:
+            if data.get(key) is None:
                 faults.append(f"edge ({u!r}, {v!r}) has no {key!r}")
         bw = data.get("bandwidth")
         if bw is not None and not _positive_number(bw):

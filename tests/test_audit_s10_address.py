@@ -216,3 +216,69 @@ def test_too_wide_unsigned_arrays_are_named_at_any_shape(addresses):
     # in range, any shape answers in that shape
     ok = np.array([[5, 7]], dtype=np.uint64)
     assert f.address_map.lookup_many(ok).owner.shape == (1, 2)
+
+
+# -- a pinned placement that is not the fabric's (chips / domains of AddressPlan) ----------
+
+def test_a_plan_pinned_on_one_fabric_given_to_another_is_invalid():
+    # before: clean apart from 128 'unreachable' chips "which has failed"; hgx-h200's chip
+    # slots were sd200-ultra's
+    g = topologies.build("sd200-ultra").without(chips=["chip9"])
+    h = topologies.build("hgx-h200").replace(address_plan=g.address_plan)
+    found = check(h)
+    bad = [x for x in found if x.code == "invalid" and x.where == "address plan"]
+    assert len(bad) == 2 and "'chip8', 'chip9', 'chip10' and 117 more are not a chip" \
+        in bad[0].message and "'host1'" in bad[1].message
+    assert not any("has failed" in x.message for x in found)
+    with pytest.raises(AddressMapError, match="the plan's chips are not the chips of"):
+        h.translate("host0", 0)
+
+
+@pytest.mark.parametrize("chips, says", [
+    (("chip0", "chip1", "bogus"), "'bogus' is not a chip of it"),         # was: 'has failed'
+    (("chip0",), "'chip1', 'chip2', 'chip3' and 4 more are not placed"),  # was: clean
+    (("chip1", "chip0") + tuple(f"chip{r}" for r in range(2, 8)), "the order differs"),
+])
+def test_placed_chips_must_be_the_fabrics(chips, says):
+    f = topologies.build("hgx-h200").replace(address_plan=AddressPlan(chips=chips))
+    found = check(f)
+    assert any(x.code == "invalid" and says in x.message for x in found), found
+    assert not any("has failed" in x.message for x in found)
+
+
+@pytest.mark.parametrize("domains, says", [
+    ({"host0": ("chip0",)}, "'host0' holds other chips"),                 # was: clean
+    ({"hostX": tuple(f"chip{r}" for r in range(8))}, "'hostX' is not a host domain"),
+])
+def test_placed_domains_must_be_the_fabrics(domains, says):
+    f = topologies.build("hgx-h200").replace(address_plan=AddressPlan(domains=domains))
+    assert any(x.code == "invalid" and says in x.message for x in check(f))
+
+
+@pytest.mark.parametrize("kw", [{"chips": "chip0"}, {"chips": [["chip0"]]}, {"chips": 5},
+                                {"domains": {"host0": 5}}, {"domains": [("host0",)]},
+                                {"domains": {"host0": [["chip0"]]}}])
+def test_placement_of_the_wrong_shape_is_a_named_type_error(kw):
+    # before: check raised "unhashable type: 'list'", or read a string letter by letter
+    with pytest.raises(TypeError, match="AddressPlan (chips|domains)"):
+        AddressPlan(**kw)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["sd200-ultra", "rail:servers=2,gpus=4,chip=h100",
+                        "torus:4x4,hosts=2,chip=h100"]), st.data())
+def test_the_placement_fabric_without_pins_is_always_the_fabrics(spec, data):
+    f = topologies.build(spec)
+    dead = data.draw(st.lists(st.sampled_from(list(f.endpoints[1:])), min_size=1, max_size=3,
+                              unique=True))
+    g = f.without(chips=dead)
+    assert g.address_plan.chips is not None
+    assert not [x for x in check(g) if x.where == "address plan"]
+    # dropping or renaming any one placed chip is found
+    chips = list(g.address_plan.chips)
+    i = data.draw(st.integers(0, len(chips) - 1))
+    wrong = chips[:i] + chips[i + 1:] if data.draw(st.booleans()) else \
+        chips[:i] + ["nobody"] + chips[i + 1:]
+    h = g.replace(address_plan=g.address_plan.replace(chips=tuple(wrong)))
+    assert [x.where for x in check(h) if x.code == "invalid"
+            and "the plan's chips" in x.message] == ["address plan"]

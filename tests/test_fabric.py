@@ -35,6 +35,9 @@ def test_domains_from_host_attribute():
 
 @pytest.mark.parametrize("mutate, match", [
     (lambda G: G.edges[0, 1].pop("bandwidth"), r"edge \(0, 1\) has no 'bandwidth'"),
+    # A key set to None is missing, not skipped (review S10-R1: it reached cost() as NaN).
+    (lambda G: G.edges[0, 1].update(bandwidth=None), r"edge \(0, 1\) has no 'bandwidth'"),
+    (lambda G: G.edges[0, 1].update(latency=None), r"edge \(0, 1\) has no 'latency'"),
     (lambda G: G.edges[1, 2].update(bandwidth=0), r"edge \(1, 2\) has bandwidth 0"),
     (lambda G: G.edges[1, 2].update(bandwidth=-3.0), r"bandwidth -3.0"),
     (lambda G: G.edges[1, 2].update(latency=-1e-9), r"latency"),

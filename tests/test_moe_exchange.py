@@ -1289,3 +1289,15 @@ def test_send_staging_is_validated():
     names = [p.name for p in exchange_kernel("pplx").parameters()]
     assert {"pplx.send_staging", "pplx.staging_copy", "pplx.message_header"} <= set(names)
     assert exchange_kernel("pplx").dedup == "expert"
+
+
+@pytest.mark.parametrize("arch", ["volta", "", "Hopper", None, 3, ("hopper",)])
+def test_peer_access_latency_refuses_unknown_architectures(arch):
+    """An architecture without a measured peer load is a SpecError naming it and the known
+    ones (review s10 nit: it was a bare KeyError); the two known ones still answer."""
+    from fabric import peer_access_latency
+    with pytest.raises(SpecError, match="no measured peer-load latency.*known: blackwell, hopper"):
+        peer_access_latency(arch)
+    for known in ("hopper", "blackwell"):
+        rest, params = peer_access_latency(known)
+        assert rest > 0 and params[0] is EXCHANGE_LATENCY[known]["peer_load"]

@@ -130,3 +130,106 @@ def test_collective_and_symmetric_figures_say_hardware_floor_on_the_figure():
         assert fig.axes[0].get_title() == "hardware floor"
     finally:
         plt.close(fig)
+
+
+def test_chip_finding_says_what_it_times_and_which_chips_are_assumed():
+    # was: "With their own chips: sd200-ultra (sd200-chip) 13.28ms, ..." (no quantity, no
+    # conditions, no runtime) and a typed sentence on the sd200-chip whatever the systems
+    from analysis._report_fair import chip_section
+    from analysis._report_parts import runtime_phrase
+
+    _, (found,) = chip_section(["sd200-ultra", "cluster-128"])
+    assert found.startswith("Decode of kimi-k2 per token with each system's own chip"), found
+    assert "batch 1, 4096-token context" in found and runtime_phrase() in found
+    assert "the sd200-chip is an assumed 1.6TB/s HBM chip" in found
+    _, (found,) = chip_section(["cluster-128"])
+    assert "assumed" not in found and "sd200" not in found, found
+
+
+def test_fastest_system_is_given_with_the_margins_of_the_others():
+    from analysis._report_fair import _fair_findings
+
+    drows = [{"system": s, "model": "m", "time_s": t, "best_layout": "tp=8",
+              "default_layout_time_s": 11e-3}
+             for s, t in (("a", 9.947e-3), ("b", 9.808e-3), ("c", 9.861e-3))]
+    (found,) = _fair_findings([], drows, "b")
+    assert "b is fastest (c +0.5%, a +1.4%)" in found, found
+    assert "Serving also searches the instance size" in found
+
+
+def _texts_outside(fig):
+    """Titles, axis labels, annotations and legend texts of ``fig`` that reach past its
+    edges once drawn (cut in the saved file: the paper style saves the figure as laid out,
+    no tight bbox). Tick labels are left out: matplotlib keeps hidden ones beyond the axes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    texts = list(fig.texts) + [t for lg in fig.legends for t in lg.get_texts()]
+    for ax in fig.axes:
+        texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label,
+                  *ax.texts]
+        if ax.get_legend() is not None:
+            texts += ax.get_legend().get_texts()
+    box = fig.bbox
+    out = []
+    for t in texts:
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        e = t.get_window_extent(renderer)
+        if e.x0 < box.x0 - 1 or e.x1 > box.x1 + 1 or e.y0 < box.y0 - 1 or e.y1 > box.y1 + 1:
+            out.append(t.get_text())
+    return out
+
+
+def test_figure_titles_fit_their_figure():
+    # the titles added so that a figure names its conditions on its own must fit the
+    # single-column figure (the sensitivity title in one line filled it edge to edge)
+    import matplotlib.pyplot as plt
+
+    from analysis._report_decode import _draw_tornado as decode_tornado
+    from analysis._report_fair import _draw_tornado as fair_tornado
+    from analysis._report_parts import runtime_label
+    from analysis._style import paper_style
+
+    rows = [{"parameter": p, "low": "x0.5", "high": "x2", "value_low": lo, "value_high": hi}
+            for p, lo, hi in (("cofabric.bandwidth", 0.89, 2.36), ("h100.reduce_rate", 1.45,
+                                                                    1.63))]
+    drows = [dict(r, value_low=r["value_low"] * 1e-2, value_high=r["value_high"] * 1e-2)
+             for r in rows]
+    draws = (lambda: fair_tornado(rows, 1.63, "all-reduce time ratio",
+                                  "1 GiB all-reduce, cluster-128 / sd200-ultra:chip=h100\n"
+                                  + runtime_label()),
+             lambda: decode_tornado(drows, 1.63e-2,
+                                    "kimi-k2 on sd200-ultra:chip=h100, tp=8,dp=16,ep=128"))
+    for draw in draws:
+        with paper_style("single"):
+            fig = draw()
+            try:
+                assert _texts_outside(fig) == []
+            finally:
+                plt.close(fig)
+
+
+def test_scaling_decode_finding_states_the_conditions_its_numbers_were_run_at():
+    # the finding names the model, batch and context of the report's decode section; the
+    # study's decode point must be that step (it sets its own arguments)
+    from analysis import _report_scaling as rs
+    from analysis._fair import best_decode_layout
+    from analysis._report_decode import report_decode_settings
+    from analysis._report_parts import DECODE_BATCH, DECODE_CONTEXT, DECODE_MODELS
+    from analysis._scaling import DECODE_CHIPS, _point
+
+    row = _point("hyperx", 64, collective_limit=0, decode_limit=64, book="street-2026")
+    f = __import__("topologies").build(row["spec"])
+    step, _ = best_decode_layout(DECODE_MODELS[0], f, batch=DECODE_BATCH,
+                                 context=DECODE_CONTEXT, ep=min(64, DECODE_CHIPS),
+                                 **report_decode_settings(f))
+    assert row["decode_step_s"] == step.time and row["decode_layout"] == str(step.layout)
+    rows = [dict(row, chips=n, decode_step_s=t if n == rs._evaluated_at() else None,
+                 family=fam)
+            for fam, t in (("a", 1e-2), ("b", 2e-2)) for n in rs.REPORT_SIZES]
+    (found,) = [s for s in rs._findings(rows, {}) if s.startswith("Decode step")]
+    assert (f"({DECODE_MODELS[0]}, batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context, "
+            in found), found
