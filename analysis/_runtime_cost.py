@@ -521,7 +521,7 @@ def nccl_net_channels(rt, arch, nics, ppn, lanes, net_bw, pci_bw):
     half = max(1, rt.max_channels // 2)
     per_nic = min(net_bw, pci_bw) if pci_bw else net_bw
     nvl = max(0, int(lanes)) * q[("nvlink_bw", arch)]
-    ppn = max(1, int(round(ppn)))
+    ppn = max(1, round(ppn))
     nics = max(1, int(nics))
     eps = 1e-9
 
