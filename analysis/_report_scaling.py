@@ -14,6 +14,9 @@ from fabric import format_bandwidth, format_time
 
 from ._report_fair import assumed_parameters, usd_text
 from ._report_parts import (
+    DECODE_BATCH,
+    DECODE_CONTEXT,
+    DECODE_MODELS,
     Column,
     FigureSpec,
     Section,
@@ -186,7 +189,8 @@ def _findings(rows, assumed):
                                   ("bandwidth", "latency", "reduce_rate")))
     ranked, missing = _at_size(rows, "decode_step_s", _evaluated_at())
     if len(ranked) >= 2:
-        out.append(f"Decode step (kimi-k2, batch 1, best layout over the first {DECODE_CHIPS} "
+        out.append(f"Decode step ({DECODE_MODELS[0]}, batch {DECODE_BATCH}, {DECODE_CONTEXT}-"
+                   f"token context, best layout over the first {DECODE_CHIPS} "
                    f"chips) on fabrics of about {_evaluated_at():,} chips: "
                    + ", ".join(f"{fam} {format_time(t)} ({r['decode_layout']})"
                                for t, fam, r in ranked)

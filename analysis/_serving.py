@@ -98,6 +98,7 @@ from fabric import Parameter, RoutingError, SpecError, chip_spec
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
+    ENGINE_KERNELS,
     TWO_BATCH,
     collective_seconds,
     decode_step,
@@ -121,6 +122,7 @@ __all__ = [
     "TRTLLM_MAX_NUM_TOKENS",
     "USABLE_HBM_FRACTION",
     "VLLM_MAX_BATCHED_TOKENS",
+    "VLLM_MAX_CUDAGRAPH_SIZE",
     "ClosedLoopRun",
     "PrefillTime",
     "ServingFrontier",
@@ -142,6 +144,7 @@ __all__ = [
     "speed_limits",
     "step_budget",
     "tokens_per_s_per_mw",
+    "vllm_graph_batch",
 ]
 
 #: What "tokens per second per GPU" means, by name.
@@ -544,6 +547,41 @@ MIXED_STEP_BUDGET = {
 }
 
 
+#: vLLM's largest default CUDA-graph capture size.
+VLLM_MAX_CUDAGRAPH_SIZE = Parameter(
+    "serving.vllm_max_cudagraph_capture_size", 512, "sequences",
+    "vllm-project/vllm vllm/config/vllm.py VllmConfig._set_cudagraph_sizes (stored version "
+    "09f030ea; the rule restated in CompilationConfig.max_cudagraph_capture_size): with no "
+    "sizes given, the largest capture size is min(max_num_seqs x (1 + speculative tokens) x 2, "
+    "512), then at most max_num_batched_tokens; the sizes are 1, 2, 4, multiples of 8 below "
+    "256 and multiples of 16 from 256; a batch runs the smallest captured graph that holds it "
+    "(padded), a batch above the largest runs without a graph")
+
+
+def vllm_graph_batch(batch, *, max_num_seqs, max_batched_tokens=VLLM_MAX_BATCHED_TOKENS.value):
+    """The CUDA graph a vLLM decode step of ``batch`` sequences runs: the smallest of vLLM's
+    default capture sizes (:data:`VLLM_MAX_CUDAGRAPH_SIZE`) that holds it, the padded rows
+    computed with the real ones; None when ``batch`` is above the largest (no graph).
+
+    >>> [vllm_graph_batch(b, max_num_seqs=64) for b in (1, 3, 5, 9, 63, 64, 128, 129)]
+    [1, 4, 8, 16, 64, 64, 128, None]
+    >>> vllm_graph_batch(300, max_num_seqs=1024), vllm_graph_batch(9, max_num_seqs=5)
+    (304, None)
+    """
+    for name, v in (("batch", batch), ("max_num_seqs", max_num_seqs),
+                    ("max_batched_tokens", max_batched_tokens)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+            raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
+    top = min(max_num_seqs * 2, VLLM_MAX_CUDAGRAPH_SIZE.value, max_batched_tokens)
+    return next((size for size in _vllm_capture_sizes(top) if size >= batch), None)
+
+
+@functools.lru_cache(maxsize=64)
+def _vllm_capture_sizes(top):
+    """vLLM's default capture sizes up to ``top``, ascending."""
+    return (tuple(i for i in (1, 2, 4) if i <= top) + tuple(range(8, min(top + 1, 256), 8))
+            + tuple(range(256, top + 1, 16)))
+
 def _default_engine():
     """The engine :func:`analysis.decode_step` prices when none is given (its signature)."""
     return inspect.signature(decode_step).parameters["engine"].default
@@ -557,7 +595,10 @@ def step_budget(engine):
     >>> step_budget("vllm"), step_budget("trtllm"), step_budget("sglang")
     (8192, 8192, None)
     """
-    p = MIXED_STEP_BUDGET.get(_default_engine() if engine is None else engine)
+    engine = _default_engine() if engine is None else engine
+    if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
+        raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    p = MIXED_STEP_BUDGET.get(engine)
     return None if p is None else p.value
 
 
@@ -590,6 +631,16 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
     >>> round(shared_weight_read(p, 0.02, 0.001, 100), 6)           # 0.05 + 0.02 - 0.1 < 0
     0.0
     """
+    if not isinstance(prefill, PrefillTime):
+        raise SpecError(f"prefill must be a PrefillTime (analysis.prefill_time), got "
+                        f"{type(prefill).__name__}")
+    for name, v in (("step_weights", step_weights), ("step_compute", step_compute)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+                math.isfinite(v) and v >= 0):
+            raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
+                            f"{name}={v!r}")
+    if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral) or chunk < 0:
+        raise SpecError(f"chunk must be an integer >= 0 (prompt tokens), got chunk={chunk!r}")
     rate = max(prefill.compute, prefill.weights) / prefill.isl
     priced = chunk * rate
     merged = max(chunk * prefill.compute / prefill.isl + step_compute, prefill.weights,
@@ -980,6 +1031,11 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     info = fr.layout_info(lay)
     if info["reason"]:
         raise SpecError(info["reason"])
+    per_rank = math.ceil(batch / info["layout"].dp)
+    if max_batched_tokens is not None and fr.budget < per_rank:
+        raise SpecError(f"max_batched_tokens={fr.budget} is below the {per_rank} sequences "
+                        f"a rank decodes at batch {batch}: a step could not hold one token of "
+                        f"each (vLLM refuses max_num_batched_tokens < max_num_seqs)")
     pt = fr.point(lay, info, batch, [(k, a)], draft_cost)[0]
     if not pt.fits:
         raise SpecError(f"{m.name} with layout {lay} at batch {batch}: a chip needs "
@@ -1057,7 +1113,7 @@ def _lengths(name, values):
 
 
 def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token,
-               shared=None):
+               shared=None, decode_alone=None):
     """Simulate a closed-loop client against a continuous-batching engine.
 
     ``concurrency`` requests in flight at most; when one completes, the next request (in list
@@ -1067,7 +1123,9 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token
     seconds each), less ``shared(b, chunk)`` when both run (one forward pass: the weight read
     they share, :func:`shared_weight_read`; None: nothing shared); a request's first token
     comes at the end of the step that finishes its prompt. Steps with no prompt waiting are
-    taken in runs up to the next completion.
+    taken in runs up to the next completion; such a step (no chunk) takes ``decode_alone(b)``
+    when given (vLLM runs it as a CUDA graph padded to a capture size), else
+    ``decode_seconds(b)``.
 
     Returns ``(start, first, end, steps)``: per request, seconds of send, first and last
     token; and the number of steps.
@@ -1100,12 +1158,13 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token
                     prefilled.append(entry[0])
             del waiting[:len(prefilled)]        # only the first ones can have finished
             k = 1
-            dt = (decode_seconds(b) if b else 0.0) + chunk * prefill_per_token
+            alone = decode_seconds if chunk or decode_alone is None else decode_alone
+            dt = (alone(b) if b else 0.0) + chunk * prefill_per_token
             if b and chunk and shared is not None:
                 dt -= shared(b, chunk)
         else:
             k = min(decoding.values())
-            dt = k * decode_seconds(b)
+            dt = k * (decode_seconds if decode_alone is None else decode_alone)(b)
         t += dt
         steps += k
         for i in list(decoding):

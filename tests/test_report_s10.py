@@ -210,3 +210,26 @@ def test_figure_titles_fit_their_figure():
                 assert _texts_outside(fig) == []
             finally:
                 plt.close(fig)
+
+
+def test_scaling_decode_finding_states_the_conditions_its_numbers_were_run_at():
+    # the finding names the model, batch and context of the report's decode section; the
+    # study's decode point must be that step (it sets its own arguments)
+    from analysis import _report_scaling as rs
+    from analysis._fair import best_decode_layout
+    from analysis._report_decode import report_decode_settings
+    from analysis._report_parts import DECODE_BATCH, DECODE_CONTEXT, DECODE_MODELS
+    from analysis._scaling import DECODE_CHIPS, _point
+
+    row = _point("hyperx", 64, collective_limit=0, decode_limit=64, book="street-2026")
+    f = __import__("topologies").build(row["spec"])
+    step, _ = best_decode_layout(DECODE_MODELS[0], f, batch=DECODE_BATCH,
+                                 context=DECODE_CONTEXT, ep=min(64, DECODE_CHIPS),
+                                 **report_decode_settings(f))
+    assert row["decode_step_s"] == step.time and row["decode_layout"] == str(step.layout)
+    rows = [dict(row, chips=n, decode_step_s=t if n == rs._evaluated_at() else None,
+                 family=fam)
+            for fam, t in (("a", 1e-2), ("b", 2e-2)) for n in rs.REPORT_SIZES]
+    (found,) = [s for s in rs._findings(rows, {}) if s.startswith("Decode step")]
+    assert (f"({DECODE_MODELS[0]}, batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context, "
+            in found), found

@@ -17,7 +17,8 @@ from fabric import SpecError
 B200_8 = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
 
 
-def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared=None):
+def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared=None,
+               decode_alone=None):
     """One engine step at a time, straight from the description (no runs of steps taken at
     once): the brute-force reference of ``_run_steps``. ``shared(b, chunk)``: what a step
     running both saves (one forward pass)."""
@@ -42,7 +43,8 @@ def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared
             chunk += take
             if prompt_left[i] == 0:
                 finished.append(i)
-        t += (decode_seconds(len(running)) if running else 0.0) + chunk * per_token
+        step = decode_alone if decode_alone is not None and not chunk else decode_seconds
+        t += (step(len(running)) if running else 0.0) + chunk * per_token
         if running and chunk and shared is not None:
             t -= shared(len(running), chunk)
         steps += 1
@@ -101,8 +103,11 @@ def test_mixed_steps_match_the_reference(req, concurrency, extra, base, slope, p
     def shared(b, chunk):
         return frac * min(step(b), chunk * per_token)
 
-    got = _run_steps(ins, outs, concurrency, budget, step, per_token, shared)
-    want = _reference(ins, outs, concurrency, budget, step, per_token, shared)
+    def alone(b):                     # a decode-only step priced its own way (a padded graph)
+        return step(-(-b // 4) * 4) * (1 + frac)
+
+    got = _run_steps(ins, outs, concurrency, budget, step, per_token, shared, alone)
+    want = _reference(ins, outs, concurrency, budget, step, per_token, shared, alone)
     assert got[3] == want[3]
     for g, w in zip(got[:3], want[:3]):
         assert g == pytest.approx(w, rel=1e-9, abs=1e-9)
@@ -110,7 +115,9 @@ def test_mixed_steps_match_the_reference(req, concurrency, extra, base, slope, p
     plain = _run_steps(ins, outs, concurrency, budget, step, per_token)
     assert plain == _run_steps(ins, outs, concurrency, budget, step, per_token,
                                lambda b, c: 0.0)
-    assert max(got[2]) <= max(plain[2]) + 1e-9
+    mixed = _run_steps(ins, outs, concurrency, budget, step, per_token, shared)
+    assert max(mixed[2]) <= max(plain[2]) + 1e-9
+    assert mixed == _run_steps(ins, outs, concurrency, budget, step, per_token, shared, step)
 
 
 @settings(max_examples=100, deadline=None)

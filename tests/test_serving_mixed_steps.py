@@ -106,8 +106,8 @@ def test_engines_that_mix_and_one_that_does_not(node):
     step = analysis.decode_step("kimi-k2", node, batch=32, context=4096 + 256, layout="tp=8")
     assert 993 * max(pre.compute, pre.weights) / 4096 + step.breakdown.weights <= pre.weights
     assert small.shared_read == 0.0
-    # a budget with no room beside the decodes: nothing rides
-    none = analysis.serving_point("kimi-k2", node, max_batched_tokens=31, **kw)
+    # a budget with no room beside the 31 other decodes: nothing rides
+    none = analysis.serving_point("kimi-k2", node, max_batched_tokens=32, **kw)
     assert none.shared_read == 0.0
     assert none.request_time == pytest.approx(32 * none.prefill_time + 512 * none.cycle_time)
 
@@ -117,6 +117,7 @@ def test_engines_that_mix_and_one_that_does_not(node):
     ({"max_batched_tokens": 2.5}, "max_batched_tokens"),
     ({"max_batched_tokens": True}, "max_batched_tokens"),
     ({"max_batched_tokens": 4096, "engine": "sglang"}, "runs prompts on their own"),
+    ({"max_batched_tokens": 3}, "below the 4 sequences"),
 ])
 def test_bad_budgets_are_refused(node, kw, match):
     with pytest.raises(SpecError, match=match):
@@ -138,3 +139,33 @@ def test_degraded_fabric_shares_no_more_than_a_step_reads(dead, batch):
     assert p.shared_read <= p.prefill_time
     assert p.request_time == pytest.approx(batch * (p.prefill_time - p.shared_read)
                                            + 256 * p.cycle_time)
+
+
+@pytest.mark.parametrize("args, match", [
+    ((0.02, 0.001, -100), "chunk"),
+    ((0.02, 0.001, 2.5), "chunk"),
+    ((0.02, 0.001, True), "chunk"),
+    ((-0.02, 0.001, 100), "step_weights"),
+    ((float("nan"), 0.001, 100), "step_weights"),
+    ((0.02, float("inf"), 100), "step_compute"),
+])
+def test_bad_saving_inputs_are_named(args, match):
+    pre = PrefillTime(isl=1000, flops=0.0, compute=0.5, weights=0.1, comm=0.0, total=0.6)
+    with pytest.raises(SpecError, match=match):
+        shared_weight_read(pre, *args)
+    with pytest.raises(SpecError, match="PrefillTime"):
+        shared_weight_read(0.6, 0.02, 0.001, 100)
+    with pytest.raises(SpecError, match="engine must be one of"):
+        analysis.step_budget("foo")
+
+
+@settings(max_examples=200, deadline=None)
+@given(batch=st.integers(1, 1200), seqs=st.integers(1, 600), budget=st.integers(1, 9000))
+def test_vllm_graph_batch_is_the_smallest_capture_size_that_holds_it(batch, seqs, budget):
+    # brute force from the rule's words: sizes 1, 2, 4, the multiples of 8 below 256 and of
+    # 16 from 256, none above min(2 x max_num_seqs, 512, max_num_batched_tokens)
+    top = min(2 * seqs, 512, budget)
+    sizes = [x for x in range(1, top + 1)
+             if x in (1, 2, 4) or (x % 8 == 0 and x < 256) or (x % 16 == 0 and x >= 256)]
+    want = min((x for x in sizes if x >= batch), default=None)
+    assert analysis.vllm_graph_batch(batch, max_num_seqs=seqs, max_batched_tokens=budget) == want
