@@ -1934,7 +1934,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         of them, ``get_dp_padding``): ``graph_batch`` is that padded count over
         ``tokens_per_sequence`` (the caller rounds up). The padded rows go through every
         weight GEMM, the router and the routed experts (a padded row is routed like a real
-        one: an assumption, its expert choice is not modelled), the TP all-reduces and the
+        one: an assumption; vLLM's persistent input buffers hold stale token ids past the
+        scheduled tokens, so the router sees real tokens there, whose experts are not
+        modelled), the TP all-reduces and the
         exchange, and count in the kernel lists' token threshold: all at
         ``ceil(graph_batch / dp) x tokens_per_sequence`` tokens per attention group. The
         attention kernel reads the KV cache and computes scores for the ``batch`` real
