@@ -1087,19 +1087,33 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
     nchannels = max(1, min(maxch, 2 * int(search)))          # comm->nChannels
     ups = [[(w, d) for w, d in G[r].items() if G.nodes[w].get("kind") != "nic"
             and d.get("tech") not in MESSAGE_TECHNOLOGIES] for r in ranks]
-    if not multi and all(u and all(G.nodes[w].get("kind") == "switch"
-                                   and str(d.get("tech", "")).startswith("nvlink") for w, d in u)
-                         for u in ups):
-        # one NVSwitch node: NCCL's ring search (session 9), newest constants, MAXCHANNELS 64,
-        # raised to the NVLS channels on a reducing switch; then the release's MAXCHANNELS
-        from fabric import runtime_arch
-        rt = runtime("nccl")
-        arch = runtime_arch(fabric)
+    from fabric import runtime_arch
+    rel = runtime(f"nccl@{release}")
+    arch = runtime_arch(fabric)
+    switched = all(all(G.nodes[w].get("kind") == "switch"
+                       and str(d.get("tech", "")).startswith("nvlink") for w, d in u) for u in ups)
+    if not multi and switched and all(ups):
+        # one NVSwitch node: NCCL's ring search (session 9) with the release's constants and
+        # MAXCHANNELS, raised to the release's NVLS channels on a reducing switch
         reduces = all(G.nodes[w].get("reduction") for u in ups for w, _d in u)
-        nchannels = min(maxch, _brute_switch_channels(
-            min(lanes(r) for r in ranks), rt.search[("nvlink_bw", arch)] / 1e9,
-            [x / 1e9 for x in rt.search[("intra_speeds", arch)]], 64,
-            rt.nvls[("channels", arch)] if reduces else 0))
+        nchannels = _brute_switch_channels(
+            min(lanes(r) for r in ranks), rel.search[("nvlink_bw", arch)] / 1e9,
+            [x / 1e9 for x in rel.search[("intra_speeds", arch)]], rel.max_channels,
+            rel.nvls[("channels", arch)] if reduces else 0)
+    elif multi and switched and all_nics:
+        # several nodes: NCCL's ring search over the NICs (session 10), the release's constants
+        local = min(per_node_nics, math.ceil(n / n_nodes))
+        net = min(sum(e["bandwidth"] for w2, e in G[w].items() if w2 != rr)
+                  if not isinstance(w, tuple) else G[w[0]][w[1]]["bandwidth"]
+                  for rr in ranks for w in nics(rr)) / 1e9
+        techs = {str(d.get("tech")) for rr in ranks for w, d in G[rr].items()
+                 if G.nodes[w].get("kind") == "nic"}
+        pci = 48.0 if techs and techs <= {"pcie5-x16"} else None
+        q = rel.search
+        nchannels = _brute_net_channels(
+            local, round(n / n_nodes), min(lanes(r) for r in ranks), q[("nvlink_bw", arch)] / 1e9,
+            net, pci, [x / 1e9 for x in q[("inter_speeds", arch)]], arch,
+            q["postset_more_rule"], rel.max_channels, q["postset_more_below"])
     p2pn_pre = min(nchannels, maxch)
     p2pn = 1
     while p2pn < p2pn_pre:
