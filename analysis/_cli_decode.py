@@ -31,6 +31,11 @@ def register(sub):
                    help="force one transport (default: load/store inside a load/store "
                         "domain, RDMA across NICs)")
     p.add_argument("--algorithm", default="auto", help="collective algorithm (auto)")
+    p.add_argument("--graph-batch", type=int, default=None,
+                   help="sequences of the CUDA graph the step replays when the engine pads "
+                        "the batch to a captured size (vLLM): GEMMs, experts and "
+                        "collectives at these rows, the KV cache at --batch's (default: "
+                        "--batch, no padding)")
     add_step_options(p)
     p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
     p.add_argument("--launch-overhead", type=float, default=None,
@@ -82,6 +87,11 @@ def add_step_options(p):
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "
                         "gap instead of a host launch (default: on, as analysis.decode_step "
                         "and the serving frameworks)")
+    p.add_argument("--pdl", action=argparse.BooleanOptionalAction, default=False,
+                   help="kernels launched with Programmatic Dependent Launch (TensorRT-LLM's "
+                        "TRTLLM_ENABLE_PDL=1): each kernel boundary of the replayed graph "
+                        "hides the 0.55 us dispatch gap, analysis.PDL_HIDDEN_GAP (default: "
+                        "off; needs --cuda-graphs)")
     p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm", "sglang"),
                    help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
                         "published module list; vllm, sglang: counted from their code)")
@@ -138,7 +148,8 @@ def run(args):
           "launch_overhead": (LAUNCH_OVERHEAD.value if args.launch_overhead is None
                               else args.launch_overhead),
           "runtime": args.runtime, "ep_kernel": args.ep_kernel,
-          "cuda_graphs": args.cuda_graphs, "engine": args.engine,
+          "cuda_graphs": args.cuda_graphs, "engine": args.engine, "pdl": args.pdl,
+          "graph_batch": args.graph_batch,
           "moe_hbm_efficiency": args.moe_hbm_efficiency,
           "expert_balance": args.expert_balance, **floor_kwargs(args)}
     spec = None
@@ -194,8 +205,15 @@ def run(args):
     exchange = ("none (one expert rank)" if r.layout.ep == 1
                 else "none (experts split over the ranks, output all-reduced)"
                 if r.layout.etp > 1 else r.ep_kernel or "all-to-all")
-    print(f"runtime {r.runtime or 'default'}, MoE exchange {exchange}, "
-          f"{'CUDA graphs (' + kw['engine'] + ' kernels)' if r.cuda_graphs else 'host launch per kernel'}, "
+    from ._collectives import default_runtime
+
+    graphs = "host launch per kernel"
+    if r.cuda_graphs:
+        graphs = (f"CUDA graphs ({kw['engine']} kernels{', PDL' if args.pdl else ''}"
+                  f"{f', padded to {r.graph_batch} sequences' if r.graph_batch != r.batch else ''})")
+    collective = _param(r, "decode.collective")
+    runtime = r.runtime or (default_runtime() if collective == "analysis.cost" else collective)
+    print(f"runtime {runtime}, MoE exchange {exchange}, {graphs}, "
           f"HBM at {kw['hbm_efficiency']:g} of peak, routed experts at "
           f"{_param(r, 'decode.moe_hbm_efficiency'):g}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",

@@ -118,7 +118,7 @@ def run(args):
         raise SpecError("--draft-cost prices speculative drafts; --no-speculative has none")
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
               "overlap": args.overlap, "micro_batches": args.micro_batches,
-              "adp_balance": args.adp_balance,
+              "adp_balance": args.adp_balance, "pdl": args.pdl,
               "engine": args.engine, **floor_kwargs(args)}
     decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
                                      ("moe_hbm_efficiency", args.moe_hbm_efficiency),

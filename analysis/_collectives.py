@@ -927,7 +927,7 @@ class _GroupView:
             c[key] = {k: getattr(self, k) for k in (
                 "n_nodes", "ppn", "_dom", "arch", "intra_hw", "nics_per_node",
                 "nic_bandwidth", "nic_link_bandwidth", "lanes", "arm_host", "channels",
-                "simple_tree", "p2p_lanes")}
+                "simple_tree", "p2p_lanes", "_switch", "_nodes_switched", "nic_pci_techs")}
         for k, v in c[key].items():
             setattr(self, k, v)
 
@@ -955,16 +955,45 @@ class _GroupView:
         self.nic_link_bandwidth = nic_bw * (rdma.max_payload + rdma.header) / rdma.max_payload
         chip = getattr(fabric, "chip", None)
         self.arm_host = str(getattr(chip, "name", "")).lower().startswith("gb")
-        search = lanes if self.n_nodes == 1 else max(1, nics)
-        self.channels = max(1, min(get_runtime("nccl").max_channels, 2 * int(search)))
-        switch = self._nvlink_switch()
-        if switch is not None:
-            # one node whose GPUs meet in NVLink switches: NCCL's own ring graph search
-            # (analysis._runtime_cost.nccl_switch_channels)
-            nccl = get_runtime("nccl")
-            nvls = nccl.nvls[("channels", self.arch)] if switch and self.ppn >= 2 else False
-            self.channels = _runtime_cost.nccl_switch_channels(nccl, lanes, self.arch, nvls)
+        G = fabric.graph
+        self.nic_pci_techs = tuple(sorted({
+            str(d.get("tech")) for r in self.nodes for v, d in G[r].items()
+            if G.nodes[v].get("kind") == "nic"}))
+        self._switch = self._nvlink_switch()
+        self._nodes_switched = all(
+            all(G.nodes[v].get("kind") == "switch" and str(d.get("tech", "")).startswith("nvlink")
+                for v, d in G[r].items() if G.nodes[v].get("kind") != "nic"
+                and d.get("tech") not in MESSAGE_TECHNOLOGIES) for r in self.nodes)
+        # the newest release's count (what a Result reports without a release);
+        # analysis._runtime_cost takes the release's own (nccl_channels)
+        self.channels = self.nccl_channels(get_runtime("nccl"))
         self.simple_tree = self._simple_tree()
+
+    def nccl_channels(self, rt):
+        """NCCL's collective channels (``comm->nChannels``) for the group under the NCCL
+        release ``rt`` (its search constants, MAXCHANNELS): one node whose GPUs meet in NVLink
+        switches, NCCL's ring graph search (analysis._runtime_cost.nccl_switch_channels);
+        several nodes of such (or single-GPU) nodes with NICs, its search over the NICs
+        (analysis._runtime_cost.nccl_net_channels); otherwise 2 x the least-connected rank's
+        lanes (one node) or 2 x the NICs per node."""
+        key = ("nccl-channels", self.idx.tobytes(), rt.version, rt.max_channels)
+        c = _fabric_cache(self.fabric)
+        if key not in c:
+            c[key] = self._nccl_channels(rt)
+        return c[key]
+
+    def _nccl_channels(self, rt):
+        if self._switch is not None:
+            nvls = rt.nvls[("channels", self.arch)] if self._switch and self.ppn >= 2 else False
+            return _runtime_cost.nccl_switch_channels(rt, self.lanes, self.arch, nvls)
+        if self.n_nodes > 1 and self.nics_per_node and self._nodes_switched:
+            pci = [rt.search.get(("pci_bw", t)) for t in self.nic_pci_techs]
+            pci = min(pci) if pci and all(pci) else None
+            nics = max(1, min(self.nics_per_node, math.ceil(self.ppn)))
+            return _runtime_cost.nccl_net_channels(rt, self.arch, nics, self.ppn, self.lanes,
+                                                   self.nic_link_bandwidth, pci)
+        search = self.lanes if self.n_nodes == 1 else max(1, self.nics_per_node)
+        return max(1, min(rt.max_channels, 2 * int(search)))
 
     def _nvlink_switch(self):
         """None unless the group is one node of two or more ranks whose every scale-up link

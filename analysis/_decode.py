@@ -934,10 +934,6 @@ def _usable_groups(fabric, chips):
 
 _REACH = weakref.WeakKeyDictionary()
 
-#: Pairs :func:`_reach` routes in one batch (bounds its memory on a large fabric).
-_REACH_PAIRS = 1 << 20
-
-
 def _reach(fabric):
     """``R[i, j]``: whether the fabric's routing (``fabric.route``, any transport) joins
     live chips ``i`` and ``j`` (positions in ``fabric.endpoints``) both ways.
@@ -947,24 +943,22 @@ def _reach(fabric):
     whose only NIC link failed and another server's GPUs, or, on a switch of several
     planes, two chips that each lost a different plane's links: each still reaches the
     rest, but not the other (reachability is not transitive there, so sharing a load/store
-    domain does not make chips a group). Cached per fabric; read-only."""
+    domain does not make chips a group). The router names the pairs it cannot route
+    (``fabric.Router.unreachable_pairs``: under dimension order only the pairs the failures
+    touch are examined). Cached per fabric; read-only."""
     got = _REACH.get(fabric)
     if got is not None:
         return got
     n = fabric.n_endpoints
     ok = np.ones((n, n), dtype=bool)
     if fabric.failures.degraded and n > 1:
-        cut = [i for i, c in enumerate(fabric.endpoints) if c in fabric.failures.cut_off]
+        cut = np.array([c in fabric.failures.cut_off for c in fabric.endpoints])
         ok[cut, :] = False
         ok[:, cut] = False
-        ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)
-        rows = max(1, _REACH_PAIRS // n)            # routed a block of sources at a time
-        for r0 in range(0, n, rows):
-            block = ok[r0:r0 + rows].copy()
-            block[np.arange(len(block)), np.arange(r0, r0 + len(block))] = False
-            src, dst = np.nonzero(block)
-            src += r0
-            ok[src, dst] = fabric.router.reachable(ends[src], ends[dst])
+        live = np.flatnonzero(~cut)
+        ends = np.asarray(fabric.endpoint_indices, dtype=np.int64)[live]
+        i, j = fabric.router.unreachable_pairs(ends)
+        ok[live[i], live[j]] = False
         ok &= ok.T
     np.fill_diagonal(ok, True)
     ok.flags.writeable = False
@@ -1672,6 +1666,9 @@ class DecodeStep:
         first attention group).
     idle_chips : int
         Live chips no copy of the instance uses (:func:`idle_chips`).
+    graph_batch : int
+        Sequences of the replayed graph (``batch`` unless ``decode_step(graph_batch=...)``
+        padded it).
     """
 
     model: str
@@ -1695,6 +1692,7 @@ class DecodeStep:
     cuda_graphs: bool = False
     instance: tuple = ()
     idle_chips: int = 0
+    graph_batch: int = None
 
     def __repr__(self):
         # the full record holds one LayerTime per layer and every parameter; keep the repr short
@@ -1801,7 +1799,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
-                expert_balance=None, draft=False, pdl=False):
+                expert_balance=None, draft=False, pdl=False, graph_batch=None):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -1926,6 +1924,26 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         ``graph_kernel_overhead - PDL_HIDDEN_GAP`` (:data:`PDL_HIDDEN_GAP`, 0.55 us: the dispatch
         gap PDL overlaps with the preceding kernel). Needs ``cuda_graphs=True`` and
         ``graph_kernel_overhead`` of at least the gap (SpecError otherwise).
+    graph_batch : int, optional
+        Sequences (whole system, like ``batch``) of the CUDA graph the step replays when the
+        engine pads a batch up to a captured size. vLLM pads the step's token count to the
+        next captured size and runs the graph on the padded input (vllm-project/vllm
+        ``vllm/v1/worker/gpu_model_runner.py``: ``num_input_tokens =
+        vllm_config.pad_for_cudagraph(num_scheduled_tokens)`` when CUDA graphs are on and
+        the step fits the largest captured size; data-parallel ranks then pad to the largest
+        of them, ``get_dp_padding``): ``graph_batch`` is that padded count over
+        ``tokens_per_sequence`` (the caller rounds up). The padded rows go through every
+        weight GEMM, the router and the routed experts (a padded row is routed like a real
+        one: an assumption; vLLM's persistent input buffers hold stale token ids past the
+        scheduled tokens, so the router sees real tokens there, whose experts are not
+        modelled), the TP all-reduces and the
+        exchange, and count in the kernel lists' token threshold: all at
+        ``ceil(graph_batch / dp) x tokens_per_sequence`` tokens per attention group. The
+        attention kernel reads the KV cache and computes scores for the ``batch`` real
+        sequences only (assumption: the padded rows belong to no request and have no cached
+        tokens), the memory fit holds their KV cache, and tokens/s count the real batch.
+        ``None`` (default): ``batch`` (no padding). An int ``>= batch`` (SpecError
+        otherwise); needs ``cuda_graphs=True``.
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -1971,7 +1989,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
                   kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
-                  expert_balance=expert_balance, draft=draft, pdl=pdl)
+                  expert_balance=expert_balance, draft=draft, pdl=pdl, graph_batch=graph_batch)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -1991,7 +2009,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                       cuda_graphs=s.cuda_graphs,
                       instance=tuple(s.fabric.endpoints[i] for i in s.pos),
                       idle_chips=idle_chips(s.fabric, lay.chips, equal_domains=s.equal_domains,
-                                            tp=lay.tp))
+                                            tp=lay.tp),
+                      graph_batch=s.graph_batch)
 
 
 # -- the parts of a step (decode_step calls them in this order) ----------------------------
@@ -2099,6 +2118,7 @@ class _Settings:
     pos: tuple = ()             # the instance's chips (positions in fabric.endpoints)
     equal_domains: bool = False
     pdl: bool = False
+    graph_batch: int = None     # sequences of the replayed graph (>= batch; batch: no padding)
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -2199,13 +2219,24 @@ class _Settings:
 
     @property
     def b_dp(self):
-        """Sequences in the largest attention group."""
+        """Real sequences in the largest attention group (their KV cache is read)."""
         return math.ceil(self.batch / self.lay.dp)
 
     @property
-    def t_dp(self):
-        """Tokens in the largest attention group."""
+    def t_kv(self):
+        """Real tokens in the largest attention group: the attention scores' rows."""
         return self.b_dp * self.q
+
+    @property
+    def t_dp(self):
+        """Tokens the largest attention group's graph runs through its GEMMs, collectives
+        and routed experts: the real ones, or with ``graph_batch`` the padded ones."""
+        return math.ceil(self.graph_batch / self.lay.dp) * self.q
+
+    @property
+    def tokens(self):
+        """Tokens the whole step routes to the experts (padded rows included)."""
+        return self.graph_batch * self.q
 
     @property
     def kernel_lists(self):
@@ -2229,7 +2260,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
               gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False,
-              pdl=False):
+              pdl=False, graph_batch=None):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     if not isinstance(draft, bool):
@@ -2265,6 +2296,16 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if pdl and not cuda_graphs:
         raise SpecError("pdl=True hides the dispatch gap between kernels of a replayed CUDA "
                         "graph; with cuda_graphs=False each kernel pays a host launch")
+    if graph_batch is None:
+        graph_batch = batch
+    else:
+        graph_batch = _check_int("graph_batch", graph_batch, 1)
+        if graph_batch < batch:
+            raise SpecError(f"graph_batch={graph_batch} is smaller than batch={batch}: a padded "
+                            f"graph holds at least the real sequences")
+        if not cuda_graphs:
+            raise SpecError("graph_batch pads the batch to a captured CUDA graph's size; with "
+                            "cuda_graphs=False each kernel runs at the real batch")
     if pdl and graph_kernel_overhead < PDL_HIDDEN_GAP.value:
         raise SpecError(f"pdl=True takes the {PDL_HIDDEN_GAP.value * 1e6:.2f} us dispatch gap "
                         f"off each kernel boundary, but graph_kernel_overhead="
@@ -2317,7 +2358,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
-                     pdl)
+                     pdl, graph_batch)
 
 
 def fabric_chip(fabric, chip=None):
@@ -2444,7 +2485,7 @@ def _routing(s):
     """Routed experts under round-robin placement (see the module docstring)."""
     m, lay = s.m, s.lay
     ep, n = lay.ep, lay.chips
-    tokens = s.batch * s.q
+    tokens = s.tokens
     pick, active = expert_activation(m.routed_experts, m.experts_per_token, tokens, s.skew)
     owner = np.arange(m.routed_experts) % ep
     load_chip = tokens * np.bincount(owner, weights=pick, minlength=ep)   # token-expert pairs
@@ -2635,7 +2676,7 @@ def _communication(s, route):
     ep = lay.ep
     tp_bytes = s.t_dp * m.hidden * m.activation_bytes    # one group's activations
     t_allreduce = _slowest_tp_allreduce(s, tp_bytes)
-    tokens = s.batch * s.q
+    tokens = s.tokens
     traffic = route.traffic
     exchange = None
     if lay.etp > 1:
@@ -2788,7 +2829,7 @@ def _attention_kernel_times(s, mem, names):
         cls = KERNEL_CLASSES[n]
         if cls == "attention":
             read = mem.kv_layer_chip / s.kv_bw()
-            sc = t * m.attention.score_flops_per_token(s.context) / tp
+            sc = s.t_kv * m.attention.score_flops_per_token(s.context) / tp
             out.append((read, max(read, sc / s.scores_flops() if sc else 0.0)))
         elif cls in _HEAVY:
             p = _attention_gemm_params(s, n)
@@ -2889,7 +2930,7 @@ def _layer_times(s, mem, route, comm):
     f_att, f_sc = s.gemm_flops("attention"), s.gemm_flops("scores")
     proj = 2 * m.attention_params / tp if tp == 1 else 2 * att_p
     scores = att.score_flops_per_token(s.context) / tp
-    att_c = t_dp * proj / f_att + t_dp * scores / f_sc
+    att_c = t_dp * proj / f_att + s.t_kv * scores / f_sc
     att_names = _attention_names(s)
     kernels_att = len(att_names)
     attention, att_floor = _attention_block_time(s, mem, att_names, att_w + kv_t)

@@ -35,7 +35,8 @@ FIELD_UNITS = {
     "throughput_k": "1 (each pair's demand can be multiplied by k and still routed)",
     "lp_variables": _N, "lp_commodities": _N,
     # decode (DecodeStep, its layers, head and breakdown; speculative decoding)
-    "batch": "sequences", "context": "tokens", "tokens_per_sequence": "tokens",
+    "batch": "sequences", "graph_batch": "sequences", "context": "tokens",
+    "tokens_per_sequence": "tokens",
     "tp": "chips", "dp": "chips", "ep": "chips", "etp": "chips",
     "attention_weights": _S, "kv_cache": _S, "attention_compute": _S, "attention": _S,
     "ffn_weights": _S, "ffn_compute": _S, "ffn": _S, "dispatch": _S, "combine": _S,

@@ -51,6 +51,12 @@ access``.
   NDR NIC; it covers headers and every other per-packet cost). The network behind
   the NICs is taken as non-blocking (rail-optimized clusters are built at full
   bisection).
+* **Background NIC traffic** (``nic_background``, bytes/s into each EP rank's NIC, e.g. a
+  disaggregated decode instance's KV-cache inflow): it shares the port with the network
+  stage the way concurrent flows share a link in the collectives model (their bytes add),
+  spread evenly over time: a phase of ``t`` seconds receives ``recv + background x t``
+  bytes, so its receive side takes ``recv / (B - background)``. ``0`` leaves every figure
+  as it was.
 * **Local copy**: a receive part that moves the received copies through HBM
   (:attr:`ExchangeKernel.local_copy`), at the chip's HBM bandwidth; and a
   combine that first stages the MoE output into its symmetric buffer
@@ -740,7 +746,29 @@ def _scaleup_time(fabric, ranks, up, payload):
     return float(times[i]), float(loads[i]), out
 
 
-def _network_time(fabric, ranks, net, efficiency):
+def _port_time(sent, recv, bw, background=0.0):
+    """Seconds a NIC port of ``bw`` effective bytes/s takes to send ``sent`` and receive
+    ``recv`` bytes while a background stream of ``background`` bytes/s arrives on it too.
+
+    Concurrent flows share a link as in the collectives model (their bytes add on it): in a
+    phase of ``t`` seconds the receive direction carries ``recv + background x t`` bytes, so
+    ``t = recv / (bw - background)``; the send direction is not touched. ``(seconds, bytes)``:
+    the direction that sets the time and its exchange bytes. The caller refuses
+    ``background >= bw``.
+
+    >>> _port_time(10.0, 10.0, 5.0)                  # 10 bytes each way at 5 B/s
+    (2.0, 10.0)
+    >>> _port_time(10.0, 10.0, 5.0, background=1.0)  # 10 B in 2.5 s, with 2.5 B beside them
+    (2.5, 10.0)
+    """
+    t_send = sent / bw
+    t_recv = recv / (bw - background)
+    if t_send == t_recv:
+        return t_send, float(max(sent, recv))
+    return (t_send, float(sent)) if t_send > t_recv else (t_recv, float(recv))
+
+
+def _network_time(fabric, ranks, net, efficiency, background=0.0):
     if not net.any():
         return 0.0, 0.0, {}
     sent, recv = net.sum(axis=1), net.sum(axis=0)
@@ -754,10 +782,14 @@ def _network_time(fabric, ranks, net, efficiency):
             raise RoutingError(f"{fabric.name}: rank {int(r)} ({node!r}) must reach ranks "
                                f"outside its load/store domain but has no NIC with a link to "
                                f"the network")
+        if background >= bw:
+            raise SpecError(f"nic_background={background / 1e9:.6g} GB/s fills the "
+                            f"{bw / 1e9:.6g} GB/s (achieved) of {nic!r}, the NIC of rank {int(r)} "
+                            f"({node!r}): the exchange would never finish")
         out[nic] = (float(sent[i]), float(recv[i]))
-        b = max(sent[i], recv[i])
-        if b / bw > worst:
-            worst, worst_bytes = b / bw, float(b)
+        t, b = _port_time(sent[i], recv[i], bw, background)
+        if t > worst:
+            worst, worst_bytes = t, b
     return worst, worst_bytes, out
 
 
@@ -881,7 +913,7 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
 
 def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
                  transport=None, routing="uniform", runtime=None, chip=None, collective=None,
-                 kernel_gap=None, l2_flushed=True):
+                 kernel_gap=None, l2_flushed=True, nic_background=0.0):
     """Cost one MoE dispatch and combine with a named exchange kernel; see the module docstring.
 
     Parameters
@@ -933,6 +965,18 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         The token's data starts in HBM (``True``, default: the published benchmarks
         flush L2 before every timed call) or in L2 (``False``: written by the kernel
         just before, as in a decode step); prices the serial chain's first loads.
+    nic_background : float
+        Bytes per second that traffic outside the exchange delivers to EACH EP rank's NIC
+        while the exchange runs (its receive direction), spread evenly over time: e.g. a
+        disaggregated decode instance's KV-cache inflow, which the prefill side RDMA-writes
+        into the decode GPUs' memory through their own NICs (SGLang's Mooncake backend:
+        ``transfer_sync`` writes from a background thread, the target NIC the one on the
+        GPU's PCIe switch). The network stage shares each NIC port with it as concurrent
+        flows share a link in the collectives model (bytes add): a phase of ``t`` seconds
+        receives ``recv + nic_background x t`` bytes, ``t = recv / (B - nic_background)``
+        (``B`` the port's achieved bytes/s; the send direction unchanged). ``0`` (default):
+        no background. Stages inside one load/store domain do not use a NIC and are not
+        slowed; ``kernel="all-to-allv"`` (the collectives model) refuses a background.
 
     Returns
     -------
@@ -942,7 +986,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     ------
     SpecError
         Unknown kernel, routing, runtime or chip, ``ep`` with more ranks than
-        experts or that fills nodes unequally, bytes that are not positive.
+        experts or that fills nodes unequally, bytes that are not positive; a
+        ``nic_background`` that is not finite bytes/s >= 0, that the collective kernel
+        is given, or that fills the NIC of a rank that uses the network.
     RoutingError
         A kernel that cannot leave its load/store domain (``one-sided``) given
         ranks in several, or a rank without a NIC that must use one.
@@ -958,6 +1004,14 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     True
     """
     kern = exchange_kernel(kernel)
+    if isinstance(nic_background, bool) or not isinstance(nic_background, numbers.Real) or not (
+            math.isfinite(nic_background) and nic_background >= 0):
+        raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
+    background = float(nic_background)
+    if background > 0 and kern.dedup == "collective":
+        raise SpecError(f"nic_background is priced on an exchange kernel's own network stage; "
+                        f"kernel {kern.name!r} runs through the collectives model, which has no "
+                        f"background traffic")
     if not isinstance(l2_flushed, bool):
         raise TypeError(f"l2_flushed must be True or False, got {l2_flushed!r}")
     m = model_config(model)
@@ -1040,10 +1094,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                            nic_bytes={}, parameters=params)
 
     up_t, up_b, links = _scaleup_time(fabric, ranks, up, ls_payload)
-    net_t, net_b, nics = _network_time(fabric, ranks, net, nic_rate)
+    net_t, net_b, nics = _network_time(fabric, ranks, net, nic_rate, background)
     if net_t > 0:
         # An oversubscribed or degraded network is busier than its ports. On a non-blocking
         # one the two agree to rounding, and the port figure is kept (numbers unchanged).
+        # The background is known at the ports only (its path through the network is not).
         routed = _routed_network_time(fabric, ranks, net, nic_rate)
         if routed > net_t * (1 + 1e-9):
             net_t = routed

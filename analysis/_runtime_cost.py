@@ -136,8 +136,9 @@ def _channels_used(rt, proto, nc, n, ring_ranks=1):
 
 
 def _channels(rt, view):
-    """The group's channels, capped by the release's MAXCHANNELS."""
-    return max(1, min(view.channels, rt.max_channels))
+    """The group's channels under the release ``rt`` (its own search constants), capped by
+    its MAXCHANNELS (:meth:`analysis._collectives._GroupView.nccl_channels`)."""
+    return max(1, min(view.nccl_channels(rt), rt.max_channels))
 
 
 def _ring_busbw(rt, view, proto, B, nc, op="all-reduce"):
@@ -439,14 +440,29 @@ def nccl_switch_channels(rt, lanes, arch, nvls=False):
     q = rt.search
     half = max(1, rt.max_channels // 2)
     total = max(0, int(lanes)) * q[("nvlink_bw", arch)]
-    speeds = q[("intra_speeds", arch)]
     eps = 1e-9
 
     def fit(speed):
         return min(half, int(total / speed + eps))
 
+    n, _bw = _ring_search(q, q[("intra_speeds", arch)], fit, total, total, half)
+    if n == 0:
+        return 1
+    out = min(rt.max_channels, 2 * n)
+    if nvls:
+        out = max(out, min(rt.max_channels, int(nvls)))
+    return max(1, out)
+
+
+def _ring_search(q, speeds, fit, top, total, half):
+    """``(channels, speed)`` of NCCL's ring graph search (``src/graph/search.cc``
+    ``ncclTopoCompute``, passes 1 and 2, with ``ncclTopoDupChannels``) where ``fit(speed)`` is
+    how many channels fit at a speed, ``top`` the highest usable speed (``system->maxBw``) and
+    ``total`` the bandwidth at which the search stops (``system->totalBw``), ``half`` the graph's
+    most channels (MAXCHANNELS / 2)."""
+    eps = 1e-9
     i = 0
-    while i < len(speeds) - 1 and speeds[i] > total * (1 + eps):
+    while i < len(speeds) - 1 and speeds[i] > top * (1 + eps):
         i += 1
     n, bw = 0, 0.0
     while True:
@@ -460,7 +476,7 @@ def nccl_switch_channels(rt, lanes, arch, nvls=False):
             continue
         break
     if n == 0:
-        return 1
+        return 0, 0.0
     if bw >= q["dup_below"] and not (bw < q["dup_slow_below"] and n > q["dup_slow_channels"]):
         dup = min(2 * n, half)
         bw /= -(-dup // n)
@@ -471,9 +487,60 @@ def nccl_switch_channels(rt, lanes, arch, nvls=False):
         while j > 0 and fit(speeds[j - 1]) >= n:
             j -= 1
             n, bw = fit(speeds[j]), speeds[j]
+    return n, bw
+
+
+def nccl_net_channels(rt, arch, nics, ppn, lanes, net_bw, pci_bw):
+    """NCCL's collective channels (``comm->nChannels``) for a group over several nodes, each
+    with ``nics`` NICs of ``net_bw`` (NCCL's net.bw, B/s) behind PCIe links of ``pci_bw`` (B/s;
+    None: not a limit), ``ppn`` ranks and ``lanes`` NVLinks per GPU into the node's switch,
+    from NCCL's own ring graph search over the NICs (NVIDIA/nccl v2.30.7-1; constants
+    ``rt.search``, the release's):
+
+    * ``src/graph/search.cc`` ``ncclTopoSearchInit``: the search starts at the first speed of
+      the arch's inter array not above the best GPU-to-NIC path (its narrowest link);
+      ``ncclTopoSearchRecNet``: a channel starts at a NIC and charges its speed on it
+      (``net.bw -= bwInter``) and on the PCIe links, so a NIC carries ``floor(min(net, pci) /
+      speed)`` channels; every GPU's NVLink to the switch carries the speed of every channel
+      but those it starts (in) or ends (out): ``speed x (k - floor(k / ppn)) <= lanes x
+      NVLINK_BW``; then the one-node loop, ``ncclTopoDupChannels`` and pass 2
+      (:func:`_ring_search`); at most MAXCHANNELS / 2 (``init.cc``);
+    * ``src/graph/connect.cc`` ``ncclTopoPostset``: x 2 (at most MAXCHANNELS), and x 2 again
+      while the ring's speed is above 45 GB/s and the channels below 16 (``postset_more_*``).
+
+    The tree graph is searched at the ring's count and taken to reach it (``init.cc``:
+    ``comm->nChannels = min(tree, ring)``; an assumption, as in one node).
+
+    >>> from fabric import runtime
+    >>> [nccl_net_channels(runtime(r), a, k, 4 if k == 4 else 8, 18, 50e9, 48e9) for r, a, k in
+    ...  (("nccl", "hopper", 8), ("nccl@2.27.3", "blackwell", 4),
+    ...   ("nccl@2.27.3", "blackwell", 8), ("nccl", "blackwell", 8))]
+    [16, 16, 32, 16]
+    """
+    q = rt.search
+    half = max(1, rt.max_channels // 2)
+    per_nic = min(net_bw, pci_bw) if pci_bw else net_bw
+    nvl = max(0, int(lanes)) * q[("nvlink_bw", arch)]
+    ppn = max(1, round(ppn))
+    nics = max(1, int(nics))
+    eps = 1e-9
+
+    def fit(speed):
+        k = min(half, nics * int(per_nic / speed + eps))
+        if ppn > 1:
+            while k > 0 and speed * (k - k // ppn) > nvl * (1 + eps):
+                k -= 1
+        return k
+
+    total = max(nvl, pci_bw or 0.0)
+    n, bw = _ring_search(q, q[("inter_speeds", arch)], fit, per_nic, total, half)
+    if n == 0:
+        return 1
     out = min(rt.max_channels, 2 * n)
-    if nvls:
-        out = max(out, min(rt.max_channels, int(nvls)))
+    rule = q["postset_more_rule"]
+    if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > q["postset_more_bw"] * (
+            1 + eps) and out < q["postset_more_below"]:
+        out = min(rt.max_channels, 2 * out)
     return max(1, out)
 
 

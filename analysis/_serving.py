@@ -1211,7 +1211,10 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     step that runs both, with an engine that mixes them in one forward pass
     (:data:`MIXED_STEP_BUDGET`: vLLM V1, TensorRT-LLM), is their sum less the weight read
     they share (:func:`shared_weight_read`). Means stand for the lengths' spread inside a
-    step (attention is not linear in context).
+    step (attention is not linear in context). With ``engine="vllm"`` (and CUDA graphs) a step
+    with no prompt chunk runs the graph of the next capture size up (:func:`vllm_graph_batch`,
+    ``max_num_seqs = concurrency``): ``decode_step(graph_batch=...)``, its padded rows' GEMMs,
+    routing and collectives paid, their KV reads not.
 
     Parameters
     ----------
@@ -1262,7 +1265,7 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
         raise SpecError("no request has a second output token: TPOT (latency - TTFT) / "
                         "(out - 1) is undefined")
     for bad in ("micro_batches", "mode", "context", "adp_balance", "draft_length",
-                "acceptance", "draft_cost"):
+                "acceptance", "draft_cost", "graph_batch"):
         if bad in decode_kwargs:
             raise SpecError(f"{bad} is not a condition of a closed-loop run (one aggregated "
                             f"instance, one micro-batch, plain decoding, the run's own "
@@ -1296,9 +1299,25 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
         return shared_weight_read(pre, parts["weights"], parts["compute"], chunk)
 
     mixes = sweep.budget is not None
+    # vLLM replays a decode-only step as the CUDA graph of the next capture size up, its
+    # padded rows computed (and routed) with the real ones (vllm_graph_batch); a step with a
+    # prompt chunk holds more tokens than the largest graph and runs without one
+    graphs = decode_kwargs.get("engine") == "vllm" and decode_kwargs.get("cuda_graphs", True)
+    padded = {}
+
+    def alone(b):
+        g = vllm_graph_batch(b, max_num_seqs=concurrency, max_batched_tokens=budget)
+        if g is None or g == b:
+            return decode(b)[0]
+        if b not in padded:
+            padded[b] = _steps(m, fabric, lay, b, context, [0], 1,
+                               {**sweep.kw, "graph_batch": g})[0][0]
+        return padded[b]
+
     start, first, end, steps = _run_steps(ins, outs, concurrency, budget,
                                           lambda b: decode(b)[0], rate,
-                                          shared if mixes else None)
+                                          shared if mixes else None,
+                                          alone if graphs else None)
     tpots = tuple((e - f) / (o - 1) if o > 1 else None for e, f, o in zip(end, first, outs))
     ttfts = tuple(f - s for f, s in zip(first, start))
     timed = [x for x in tpots if x is not None]
@@ -1345,7 +1364,8 @@ class _Sweep:
         if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, (int, float))
                                                 and 0 < usable_hbm <= 1):
             raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
-        bad = {"batch", "context", "layout", "tokens_per_sequence"} & set(decode_kwargs)
+        bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch"} & set(
+            decode_kwargs)
         if bad:
             raise SpecError(f"{', '.join(sorted(bad))} are set by the serving sweep, not "
                             "passed to decode_step")

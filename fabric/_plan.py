@@ -65,6 +65,7 @@ Examples
 """
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass
 
 from ._address import (
@@ -572,11 +573,11 @@ def placement_findings(fabric, plan):
         want = tuple(built.endpoints)
         got = tuple(plan.chips)
         if got != want:
-            known = set(want)
+            known, placed = set(want), Counter(got)
             parts = []
-            strange = [c for c in dict.fromkeys(got) if c not in known]
-            missing = [c for c in want if c not in set(got)]
-            twice = [c for c in dict.fromkeys(got) if got.count(c) > 1]
+            strange = [c for c in placed if c not in known]
+            missing = [c for c in want if c not in placed]
+            twice = [c for c, k in placed.items() if k > 1]
             if strange:
                 parts.append(f"{_few(strange)} {'is' if len(strange) == 1 else 'are'} not "
                              "a chip of it")

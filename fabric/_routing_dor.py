@@ -216,6 +216,74 @@ class DimOrder:
                     out[(v, t)] = (link_index(name, f.nodes[m]),)
         return out
 
+    # --- pairs that can meet a missing link ----------------------------------------
+
+    def _damaged_lines(self, d):
+        """Lines of dimension ``d`` (indices of ``line_of[d]``) missing a link of the grid
+        (a failed link, or a link of a failed chip): the only lines a dead route runs
+        along."""
+        tab, s, c = self.tables[d], self.shape[d], self.connect[d]
+        if s == 1:
+            return np.zeros(0, dtype=np.int64)
+        if c == "ring":
+            bad = (tab["plus"] < 0).any(axis=1) | (tab["minus"] < 0).any(axis=1)
+        elif c == "line":
+            bad = (tab["plus"][:, :-1] < 0).any(axis=1) | (tab["minus"][:, 1:] < 0).any(axis=1)
+        elif c == "full":
+            bad = (tab["pair"][:, ~np.eye(s, dtype=bool)] < 0).any(axis=1)
+        else:
+            bad = (tab["up"] < 0).any(axis=1) | (tab["down"] < 0).any(axis=1)
+        return np.flatnonzero(bad)
+
+    def dead_candidates(self, nodes):
+        """Ordered pairs ``(i, j)`` of positions in ``nodes`` (distinct node indices) whose
+        dimension-order route may meet a missing link: a superset of the pairs
+        :meth:`evaluate` flags dead, enumerated without visiting the others.
+
+        A route moves along dimension ``k`` on the line through the slot whose coordinates
+        below ``k`` are the destination's and above ``k`` the source's (:meth:`_segments`),
+        so it meets a missing link of dimension ``k`` only on a damaged line
+        (:meth:`_damaged_lines`) and only if it moves there: the sources sharing the line's
+        coordinates above ``k``, the destinations sharing those below ``k``, with different
+        coordinates ``k``. Pairs with an end off the grid are all candidates (the fallback
+        routes them). Returns two int64 arrays, each pair once, sorted by ``(i, j)``.
+        """
+        nodes = np.asarray(nodes, dtype=np.int64)
+        n = len(nodes)
+        slots = self.node_slot[nodes]
+        on = np.flatnonzero(slots >= 0)
+        off = np.flatnonzero(slots < 0)
+        codes = []
+        if len(off):
+            every = np.arange(n, dtype=np.int64)
+            codes += [(off[:, None] * n + every[None, :]).ravel(),
+                      (every[:, None] * n + off[None, :]).ravel()]
+        if not self.intact and len(on):
+            sl = slots[on]
+            coords = self.coords[sl]
+            for k in range(self.ndim):
+                lines = self._damaged_lines(k)
+                if not len(lines):
+                    continue
+                stride, ck = int(self.strides[k]), coords[:, k]
+                base = sl - ck * stride                   # every coordinate but k
+                low = base % stride                       # the coordinates below k
+                high = base - low                         # the coordinates above k
+                # a damaged line is its slots' common base: (coordinates below, above k)
+                rep = np.flatnonzero(np.isin(self.line_of[k], lines))
+                for key in np.unique(rep - self.coords[rep, k] * stride).tolist():
+                    ms = high == key - key % stride       # sources: above k on the line
+                    md = low == key % stride              # destinations: below k on it
+                    ii, jj = np.nonzero(ck[ms][:, None] != ck[md][None, :])   # moves on k
+                    codes.append(on[ms][ii] * n + on[md][jj])
+        if not codes:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty.copy()
+        code = np.unique(np.concatenate(codes))
+        i, j = code // n, code % n
+        keep = i != j
+        return i[keep], j[keep]
+
     # --- per-dimension segments -----------------------------------------------------
 
     def _slots(self, nodes):

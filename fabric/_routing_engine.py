@@ -231,6 +231,10 @@ class Engine:
         li = np.flatnonzero(self.leaf[link_head])
         self.leaf_in[link_head[li]] = li
         self.sg = builder(fabric, self.leaf)
+        # shortest paths: one state per node and every link both ways, so a pair is routed
+        # exactly when its ends are connected (reachable() by component labels)
+        self._symmetric = builder is shortest_graph
+        self._labels = None
         self.link_latency = link_latency
         self.arc_lat = link_latency[self.sg.link]
         self.n_links = len(link_tail)
@@ -319,6 +323,12 @@ class Engine:
         st = self.sg.node_states[cs[inner], 0]
         ok[inner[st < 0]] = False
         inner, st = inner[st >= 0], st[st >= 0]
+        if self._symmetric:
+            if self._labels is None:
+                self._labels = csgraph.connected_components(self.sg.A, directed=False)[1]
+            end = self.sg.node_states[cd[inner], 0]
+            ok[inner] = (end >= 0) & (self._labels[st] == self._labels[np.maximum(end, 0)])
+            return ok
         uniq, order, bounds, inv = self._groups(st)
         for bs in self._batches(len(uniq), self.sg.n_states):
             sel = order[bounds[bs.start]:bounds[bs.stop]]

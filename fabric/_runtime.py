@@ -344,7 +344,20 @@ _NCCL = Runtime(
             ("intra_speeds", "blackwell"): tuple(x * GBS for x in (
                 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0)),
             "lower_ratio": 0.49, "dup_below": 25e9, "dup_slow_below": 50e9,
-            "dup_slow_channels": 4},
+            "dup_slow_channels": 4,
+            # several nodes: the ring search over the NICs (search.cc *SpeedArrayInter)
+            ("inter_speeds", "hopper"): tuple(x * GBS for x in (
+                48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4,
+                1.2, 0.24, 0.12)),
+            ("inter_speeds", "blackwell"): tuple(x * GBS for x in (
+                96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                6.0, 3.0, 2.4, 1.2, 0.24, 0.12)),
+            # NCCL's PCIe link bandwidth: width x (GT/s code) / 80 (topo.cc): gen5 x16 -> 48
+            ("pci_bw", "pcie5-x16"): 48e9,
+            # connect.cc ncclTopoPostset: x 2 again across nodes while the ring's bwIntra > 45
+            # GB/s and channels < 16; 2: every GPU of compute capability >= 9.0, 1: == 9.0
+            # only (Hopper), 0: no such rule
+            "postset_more_rule": 2, "postset_more_bw": 45e9, "postset_more_below": 16},
     version="2.30.7",
     sources=(
         ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
@@ -422,7 +435,17 @@ _NCCL = Runtime(
          "(dup_below) nor, on sm > 80, below 50 GB/s (dup_slow_below) with more than 4 channels "
          "(dup_slow_channels); src/graph/connect.cc ncclTopoPostset: channels x 2, at most "
          "MAXCHANNELS, raised to the NVLS channels when NVLS runs "
-         "(analysis._runtime_cost.nccl_switch_channels)")),
+         "(analysis._runtime_cost.nccl_switch_channels). Several nodes "
+         "(analysis._runtime_cost.nccl_net_channels): sm90SpeedArrayInter / "
+         "sm100SpeedArrayInter; ncclTopoSearchInit: start at the first speed not above the best "
+         "GPU-to-NET path (its narrowest link: net.bw = port Mb/s / 8000, topo.cc l.418; PCIe "
+         "width x 240 / 80 = 48 GB/s at gen5 x16, topo.cc l.545-557 and l.657); "
+         "ncclTopoSearchRecNet: every channel charges bwInter on its first NIC (net.bw -= bw) "
+         "and the PCIe links; connect.cc ncclTopoPostset l.481: x 2 again when minCompCap >= 90, "
+         "nNodes > 1, ring bwIntra > 45 and nChannels < 16 (== 90 in 2.20-2.24, absent in "
+         "2.18-2.19); init.cc l.1177-1185, 1280: ring maxChannels MAXCHANNELS / 2, comm "
+         "channels min(tree, ring) with the tree searched at the ring's count. Older releases' "
+         "arrays and NVLink bandwidths: git show v<tag>-1:src/graph/search.cc / topo.h")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
@@ -825,6 +848,36 @@ _NCCL_HISTORY = {
     ("p2p", "ll_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 29, 0), 2)),
     ("p2p", "net_peer_rule"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
     ("p2p", "net_chunk_ratio_arm_blackwell"): (((2, 18, 3), 1), ((2, 29, 0), 2)),
+    # the ring graph search's constants (src/graph/search.cc speed arrays, src/graph/topo.h
+    # SM90_NVLINK_BW / SM100_NVLINK_BW, connect.cc ncclTopoPostset's second doubling)
+    ("search", ("nvlink_bw", "hopper")): (((2, 18, 3), 20.0e9), ((2, 21, 0), 20.6e9)),
+    ("search", ("nvlink_bw", "blackwell")): (((2, 25, 0), 40.0e9), ((2, 27, 7), 40.1e9)),
+    ("search", ("intra_speeds", "hopper")): (
+        ((2, 18, 3), _row((60.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0))),
+        ((2, 19, 0), _row((60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0))),
+        ((2, 21, 0), _row((60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)))),
+    ("search", ("inter_speeds", "hopper")): (
+        ((2, 18, 3), _row((48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0,
+                           2.4, 1.2, 0.24, 0.12))),
+        ((2, 20, 0), _row((48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+                           3.0, 2.4, 1.2, 0.24, 0.12)))),
+    ("search", ("intra_speeds", "blackwell")): (
+        ((2, 25, 0), _row((90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0))),
+        ((2, 27, 0), _row((90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0))),
+        ((2, 29, 0), _row((90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0,
+                           18.0)))),
+    ("search", ("inter_speeds", "blackwell")): (
+        ((2, 25, 0), _row((48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+                           3.0, 2.4, 1.2, 0.24, 0.12))),
+        ((2, 27, 0), _row((47.9, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+                           3.0, 2.4, 1.2, 0.24, 0.12))),
+        ((2, 27, 7), _row((96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                           6.0, 3.0, 2.4, 1.2, 0.24, 0.12))),
+        ((2, 29, 7), _row((96.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0,
+                           12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12))),
+        ((2, 30, 0), _row((96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                           15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12)))),
+    ("search", "postset_more_rule"): (((2, 18, 3), 0), ((2, 20, 0), 1), ((2, 25, 0), 2)),
     # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)
     ("max_channels", None): (((2, 18, 3), 32), ((2, 25, 0), 64)),
     # Blackwell rows (from 2.25)
@@ -1014,7 +1067,7 @@ def _nccl_version(text):
     if v == NCCL_NEWEST:
         return _NCCL
     fields = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
-              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls", "p2p")
+              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls", "p2p", "search")
     tables = {f: dict(getattr(_NCCL, f)) for f in fields}
     timed = {f: dict(getattr(_NCCL, f)) for f in fields}
     max_channels = _NCCL.max_channels
@@ -1038,6 +1091,11 @@ def _nccl_version(text):
                 tables[field][("blackwell", i)] = tables[field][("hopper", i)]
                 timed[field][("blackwell", i)] = timed[field][("hopper", i)]
             changed.add(field)
+        # the search too: sm90's speed arrays and SM90_NVLINK_BW (search.cc, topo.h)
+        for k in ("nvlink_bw", "intra_speeds", "inter_speeds"):
+            tables["search"][(k, "blackwell")] = tables["search"][(k, "hopper")]
+            timed["search"][(k, "blackwell")] = timed["search"][(k, "hopper")]
+        changed.add("search")
     note = (f"; NCCL {fmt}: the values this release had ({_HISTORY_SOURCE}; before 2.25 the "
             "Blackwell row is Hopper's)")
     sources = tuple((f, s + note if f in changed else s) for f, s in _NCCL.sources)

@@ -313,7 +313,9 @@ def test_the_route_table_is_the_same_routed_in_blocks(monkeypatch):
         links=[("chip1", "nic1"), ("chip4", "nvs1")], chips=["chip7"])
     whole = d._reach(g).copy()
     d._REACH.pop(g)
-    monkeypatch.setattr(d, "_REACH_PAIRS", 5)          # one or two sources per batch
+    import fabric._routing as routing
+
+    monkeypatch.setattr(routing, "BLOCK", 5)           # the router asks one source at a time
     assert (d._reach(g) == whole).all() and not whole.all()
     d._REACH.pop(g)
 

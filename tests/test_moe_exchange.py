@@ -1301,3 +1301,150 @@ def test_peer_access_latency_refuses_unknown_architectures(arch):
     for known in ("hopper", "blackwell"):
         rest, params = peer_access_latency(known)
         assert rest > 0 and params[0] is EXCHANGE_LATENCY[known]["peer_load"]
+
+
+# -- background NIC traffic (a disaggregated decode's KV inflow beside the exchange) -----------
+
+def _port_brute(sent, recv, bw, background, steps=4000):
+    """Reference for one NIC port: time-step the port (``steps`` steps of the receive side's
+    unshared time); in each step the background that arrived (at ``background`` bytes/s,
+    evenly) is carried first, the rest of the step's ``bw x dt`` bytes go to the exchange.
+    The exchange is done when its ``recv`` bytes are in; its ``sent`` bytes leave at ``bw``
+    (the background only arrives). Exact to one step."""
+    if recv == 0:
+        return sent / bw
+    dt = recv / bw / steps
+    t, got, owed = 0.0, 0.0, 0.0
+    while got < recv:
+        owed += background * dt
+        carried = min(owed, bw * dt)
+        owed -= carried
+        got += bw * dt - carried
+        t += dt
+    # the last step overshoots by at most one step
+    return max(sent / bw, t)
+
+
+def _slow_nic(f, nic, bandwidth):
+    """``f`` with ``nic``'s network link at ``bandwidth`` B/s (a degraded port)."""
+    import fabric
+    G = f.graph.copy()
+    (leaf,) = [v for v in G.neighbors(nic) if G.nodes[v].get("kind") != "chip"]
+    G.edges[nic, leaf]["bandwidth"] = bandwidth
+    return fabric.Fabric.from_graph(G, endpoints=list(f.endpoints), name=f"{f.name}-slow-{nic}",
+                                    chip=f.chip)
+
+
+_BG_KERNELS = ["deepep-normal", "deepep-low-latency", "pplx"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([(2, 4), (2, 8), (4, 4)]), st.sampled_from([1, 7, 128]),
+       st.sampled_from(_BG_KERNELS), st.sampled_from(["intact", "slow-nic", "cut-spine"]))
+def test_zero_background_is_todays_exchange(shape, tokens, kernel, fab):
+    """nic_background=0 gives every figure of the call without it, field for field, on intact
+    and degraded fabrics (a slow NIC, a cut network link) and inside one domain."""
+    nodes, gpus = shape
+    f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
+    if fab == "slow-nic":
+        f = _slow_nic(f, "nic1", 20e9)
+    elif fab == "cut-spine":
+        f = f.without(links=[("rail0", "spine0")])
+    kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2}
+    for ep in (nodes * gpus, gpus):
+        assert moe_exchange(f, "deepseek-v3", tokens, ep, **kw, nic_background=0) == \
+            moe_exchange(f, "deepseek-v3", tokens, ep, **kw)
+        assert moe_exchange(f, "deepseek-v3", tokens, ep, **kw, nic_background=0.0) == \
+            moe_exchange(f, "deepseek-v3", tokens, ep, **kw)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([(2, 4), (2, 8), (4, 4)]), st.sampled_from([1, 7, 128]),
+       st.sampled_from(_BG_KERNELS), st.sampled_from([0.0, 1e9, 5.3e9, 20e9, 40e9]),
+       st.booleans())
+def test_background_shares_the_nic_port(shape, tokens, kernel, background, slow):
+    """Brute force: each NIC port time-stepped with the background carried as it arrives
+    (:func:`_port_brute`); the network stage is the busiest port, the combine's the same at
+    its bytes; everything else (fixed, copies, scale-up) is untouched. Intact rail cluster
+    and one with a slow NIC (nic1 at 20 GB/s: 18.8 GB/s achieved, so 20 and 40 GB/s of
+    background are refused for it, naming the NIC)."""
+    nodes, gpus = shape
+    f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
+    if slow:
+        f = _slow_nic(f, "nic1", 20e9)
+    kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2}
+    base = moe_exchange(f, "deepseek-v3", tokens, nodes * gpus, **kw)
+    eff = EXCHANGE_NIC_EFFICIENCY.value
+    G = f.graph
+    lines = {nic: min(float(d["bandwidth"]) for _, _, d in G.edges(nic, data=True))
+             for nic in base.nic_bytes}
+    if background >= min(lines.values()) * eff:
+        with pytest.raises(SpecError, match="nic_background=.* fills .* of 'nic1'"):
+            moe_exchange(f, "deepseek-v3", tokens, nodes * gpus, **kw, nic_background=background)
+        return
+    r = moe_exchange(f, "deepseek-v3", tokens, nodes * gpus, **kw, nic_background=background)
+    scale = r.combine_bytes / r.dispatch_bytes
+    for phase, s in ((r.dispatch_phase, 1.0), (r.combine_phase, scale)):
+        worst = max(_port_brute(s * sent, s * recv, lines[nic] * eff, background)
+                    for nic, (sent, recv) in base.nic_bytes.items())
+        assert phase.network == pytest.approx(worst, rel=2e-3)
+        assert worst >= phase.network * (1 - 1e-12)   # the time-stepped port overshoots
+    for a, b in ((r.dispatch_phase, base.dispatch_phase), (r.combine_phase, base.combine_phase)):
+        assert (a.fixed, a.scaleup, a.local_copy) == (b.fixed, b.scaleup, b.local_copy)
+        assert a.time - a.transfer == pytest.approx(b.time - b.transfer, rel=1e-12)
+        assert a.transfer >= b.transfer
+        pipelined = exchange_kernel(kernel).pipelined
+        assert a.transfer == pytest.approx(max(a.scaleup, a.network) if pipelined
+                                           else a.scaleup + a.network, rel=1e-12)
+    assert r.nic_bytes == base.nic_bytes      # the exchange's own bytes do not change
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from([(2, 4), (2, 8)]), st.sampled_from([1, 16, 256]),
+       st.sampled_from(_BG_KERNELS), st.sampled_from(["intact", "slow-nic", "cut-spine"]),
+       st.lists(st.floats(0, 18e9), min_size=2, max_size=5))
+def test_exchange_time_never_falls_with_more_background(shape, tokens, kernel, fab, rates):
+    """More background on the NICs never makes a phase faster (intact, slow NIC, cut spine
+    link); where the network sets the phase it is strictly slower."""
+    nodes, gpus = shape
+    f = topologies.rail_optimized(nodes, gpus, scaleup_links=8, chip="h100")
+    if fab == "slow-nic":
+        f = _slow_nic(f, "nic0", 20e9)
+    elif fab == "cut-spine":
+        f = f.without(links=[("rail0", "spine0")])
+    kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2}
+    prev, prev_rate = None, None
+    for rate in sorted(rates):
+        r = moe_exchange(f, "deepseek-v3", tokens, nodes * gpus, **kw, nic_background=rate)
+        if prev is not None:
+            assert r.dispatch >= prev.dispatch and r.combine >= prev.combine
+            assert r.dispatch_phase.network >= prev.dispatch_phase.network
+            if rate > prev_rate and fab != "cut-spine" and prev.bottleneck_dispatch == "network":
+                assert r.dispatch > prev.dispatch
+        prev, prev_rate = r, rate
+
+
+def test_background_leaves_a_domain_alone_and_bad_input_refused():
+    """An exchange inside one NVLink domain uses no NIC: a background changes nothing. A
+    background that is not bytes/s >= 0 is refused; so is one given to the collective kernel
+    (the collectives model has no background traffic), and one that fills a NIC."""
+    f = topologies.build("dgx-h100")
+    kw = {"kernel": "deepep-low-latency", "dispatch_bytes": 1, "combine_bytes": 2}
+    assert moe_exchange(f, "deepseek-v3", 128, 8, **kw, nic_background=40e9) == \
+        moe_exchange(f, "deepseek-v3", 128, 8, **kw)
+    g = topologies.rail_optimized(2, 4, scaleup_links=8, chip="h100")
+    for bad in (-1.0, float("nan"), float("inf"), True, "5e9", None):
+        with pytest.raises(SpecError, match="nic_background must be bytes/s >= 0"):
+            moe_exchange(g, "deepseek-v3", 128, 8, **kw, nic_background=bad)
+    with pytest.raises(SpecError, match="collectives model"):
+        moe_exchange(g, "deepseek-v3", 128, 8, kernel="all-to-allv", dispatch_bytes=1,
+                     combine_bytes=2, nic_background=1e9)
+    assert moe_exchange(g, "deepseek-v3", 128, 8, kernel="all-to-allv", dispatch_bytes=1,
+                        combine_bytes=2, nic_background=0) is not None
+    # 400 Gb/s NDR: 47 GB/s achieved; 47 GB/s of background leaves nothing for the exchange
+    with pytest.raises(SpecError, match="fills the 47 GB/s"):
+        moe_exchange(g, "deepseek-v3", 128, 8, **kw, nic_background=47e9)
+    # 5.3 GB/s of KV (the lmsys row's ~360 MB per 68 ms step) on 47 GB/s: x 47 / 41.7
+    a = moe_exchange(g, "deepseek-v3", 128, 8, **kw)
+    b = moe_exchange(g, "deepseek-v3", 128, 8, **kw, nic_background=5.3e9)
+    assert b.dispatch_phase.network == pytest.approx(a.dispatch_phase.network * 47 / 41.7)

@@ -890,6 +890,9 @@ def test_timing_takes_sourced_revisions_only(release, data):
     if v < (2, 25, 0) and isinstance(key, tuple) and key[0] == "blackwell":
         # no Blackwell row before 2.25: the Hopper row, timed as the Hopper row is
         assert table[key] == table[("hopper", key[1])]
+    elif v < (2, 25, 0) and field == "search" and isinstance(key, tuple) and key[1] == "blackwell":
+        # nor sm100 search arrays / NVLink bandwidth: sm90's (search.cc, topo.h)
+        assert table[key] == table[(key[0], "hopper")]
     else:
         assert table[key] == _reference_timed(_NCCL_HISTORY, PREDICTION_REVISIONS, field, key, v,
                                               _FORMULAS)
@@ -1696,3 +1699,109 @@ def test_untagged_2_28_is_2_28_3_throughout():
     assert runtime("nccl@2.28").name == "nccl@2.28.3"
     assert [revision_holds("2.28", r) for r in sorted(PREDICTION_REVISIONS, key=repr)] == [
         revision_holds("2.28.3", r) for r in sorted(PREDICTION_REVISIONS, key=repr)]
+
+
+# -- NCCL's collective channels across nodes (session 10) -------------------------------------
+
+
+def _brute_net_channels(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, arch, rule,
+                        maxch=64):
+    """NCCL's ring search over the NICs, channel by channel as search.cc places them: channel c
+    starts at NIC c mod nics (ncclTopoSearchRecNet's round robin), skipped while its net.bw or
+    PCIe link is below the speed (each charged the speed), enters at GPU c mod ppn, and charges
+    the speed on every GPU's NVLink in (all but the first) and out (all but the last); the best
+    nChannels x speed over the speeds (lower while next / best > .49), DupChannels, pass 2,
+    connect.cc Postset (x 2; x 2 again above 45 GB/s below 16 channels); independent of
+    analysis._runtime_cost."""
+    nvl = lanes * nvlink_gbs
+    cap = min(net_gbs, pci_gbs) if pci_gbs else net_gbs
+
+    def place(s, at_least=0):
+        left = [cap] * nics
+        gin, gout = [0.0] * ppn, [0.0] * ppn
+        k = 0
+        while k < maxch // 2:
+            n = next((m for m in [(k + i) % nics for i in range(nics)]
+                      if left[m] + 1e-9 >= s), None)
+            if n is None:
+                break
+            first, last = k % ppn, (k - 1) % ppn
+            ok = all((gin[g] + (s if g != first else 0)) <= nvl + 1e-9
+                     and (gout[g] + (s if g != last else 0)) <= nvl + 1e-9 for g in range(ppn)) \
+                if ppn > 1 else True
+            if not ok:
+                break
+            left[n] -= s
+            for g in range(ppn):
+                gin[g] += s if g != first else 0
+                gout[g] += s if g != last else 0
+            k += 1
+        return k if k >= at_least else 0
+
+    i = 0
+    while i < len(speeds) - 1 and speeds[i] > cap + 1e-9:
+        i += 1
+    best = (0, 0.0)
+    while True:
+        k = place(speeds[i])
+        if k * speeds[i] > best[0] * best[1] + 1e-9:
+            best = (k, speeds[i])
+        if best[0] and best[0] * best[1] >= max(nvl, pci_gbs or 0) - 1e-9:
+            break
+        if i < len(speeds) - 1 and (best[0] == 0 or speeds[i + 1] / best[1] > 0.49):
+            i += 1
+            continue
+        break
+    n, bw = best
+    if n == 0:
+        return 1
+    if bw >= 25 and not (bw < 50 and n > 4):
+        d = min(2 * n, maxch // 2)
+        bw /= -(-d // n)
+        n = d
+        j = 0
+        while j < len(speeds) - 1 and speeds[j] > bw + 1e-9:
+            j += 1
+        while j > 0 and place(speeds[j - 1], n) >= n:
+            j -= 1
+            n, bw = place(speeds[j]), speeds[j]
+    out = min(maxch, 2 * n)
+    if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > 45 + 1e-9 and out < 16:
+        out = min(maxch, 2 * out)
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(arch=st.sampled_from(["hopper", "blackwell"]), ppn=st.integers(1, 8), data=st.data(),
+       release=st.sampled_from(["2.18.5", "2.21.5", "2.24.3", "2.25.1", "2.27.3", "2.27.7",
+                                "2.29.7", "2.30.7"]))
+def test_net_channels_follow_nccls_search_brute_force(arch, ppn, data, release):
+    from analysis._runtime_cost import nccl_net_channels
+    rt = runtime(f"nccl@{release}")
+    nics = data.draw(st.integers(1, ppn))
+    lanes = data.draw(st.integers(1, 18))
+    net = data.draw(st.sampled_from([12.5, 25.0, 50.0, 100.0]))
+    pci = data.draw(st.sampled_from([None, 24.0, 48.0]))
+    q = rt.search
+    want = _brute_net_channels(nics, ppn, lanes, q[("nvlink_bw", arch)] / 1e9, net, pci,
+                               [x / 1e9 for x in q[("inter_speeds", arch)]], arch,
+                               q["postset_more_rule"], rt.max_channels)
+    got = nccl_net_channels(rt, arch, nics, ppn, lanes, net * 1e9, pci * 1e9 if pci else None)
+    assert got == want, (arch, ppn, nics, lanes, net, pci, release)
+
+
+def test_net_channels_hand_counts():
+    # worked by hand from NCCL's code (notes s9 / s10): 8 x 400G per H100 node: 8 channels at
+    # 48 GB/s (no dup: below 50 with more than 4), Postset 16; GB200 trays, 4 NICs: 2.27.3's
+    # sm100 speeds start at 47.9 and 24 x 8 = 192 beats 47.9 x 4, no dup below 25, Postset
+    # 16 (was 8 = 2 x NICs); 8 NICs: 16 at 24 -> 32 under 2.27.3, 8 at 48 -> 16 under 2.30.7
+    def ch(spec, release):
+        f = topologies.build(spec)
+        return cost(f, "all-reduce", 16 * 2**30, runtime=f"nccl@{release}").channels
+
+    gb = "rail:servers=3,gpus={},chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr"
+    assert ch("rail:servers=2,gpus=8,chip=h100", "2.27.3") == 16
+    assert ch("rail:servers=4,gpus=8,chip=h100", "2.26.6") == 16
+    assert ch(gb.format(4), "2.27.3") == 16
+    assert ch(gb.format(8), "2.27.3") == 32
+    assert ch(gb.format(8), "2.30.7") == 16

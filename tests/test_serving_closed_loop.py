@@ -228,6 +228,7 @@ def test_degraded_fabric_runs_on_the_live_chips_and_names_an_unreachable_instanc
     ({"max_batched_tokens": 2, "concurrency": 4}, "below concurrency"),
     ({"micro_batches": 2}, "micro_batches"),
     ({"draft_length": 1}, "draft_length is not a condition"),
+    ({"graph_batch": 8}, "graph_batch is not a condition"),
     ({"concurrency": 4000, "input_lens": [200_000], "output_lens": [1000]}, "exceeds"),
 ])
 def test_bad_runs_are_refused(kw, match):
@@ -263,3 +264,42 @@ def test_inferencex_rows_run_the_harness():
         assert h["concurrency"] == conc and len(h["input_lens"]) == 10 * conc
         assert h["max_batched_tokens"] == (16384 if "nvfp4" in row["id"] else 8192)
         assert math.isclose(sum(h["input_lens"]) / (10 * conc), 7373, rel_tol=0.02)
+
+
+def test_vllm_pads_decode_only_steps_to_its_graphs():
+    # engine="vllm": a step with no prompt chunk runs the CUDA graph of the next capture size
+    # up (analysis.vllm_graph_batch, max_num_seqs = concurrency): decode_step(graph_batch=g);
+    # a step with a chunk runs unpadded. The run assembled from the public pieces by hand:
+    f = topologies.build(B200_8)
+    ins, outs = [900, 1000, 1100, 950, 1050], [200, 150, 260, 90, 300]
+    kw = {"layout": "tp=8", "engine": "vllm"}
+    run = analysis.closed_loop_run("kimi-k2", f, input_lens=ins, output_lens=outs,
+                                   concurrency=5, **kw)
+    isl, context = round(sum(ins) / 5), round(sum(ins) / 5 + sum(outs) / 5 / 2)
+    pre = analysis.prefill_time("kimi-k2", f, isl=isl, layout="tp=8",
+                                one_at_a_time=True,
+                                collective=analysis.engine_collective(
+                                    "vllm", f.chip))
+
+    def step(b, g=None):
+        return analysis.decode_step("kimi-k2", f, batch=b, context=context, graph_batch=g,
+                                    **kw)
+
+    def alone(b):
+        return step(b, analysis.vllm_graph_batch(b, max_num_seqs=5)).time
+
+    def shared(b, c):
+        br = step(b).breakdown
+        return analysis.shared_weight_read(pre, br.weights, br.compute, c)
+
+    budget = analysis.VLLM_MAX_BATCHED_TOKENS.value
+    _, _, end, steps = _run_steps(ins, outs, 5, budget, lambda b: step(b).time,
+                                  pre.total / isl, shared, alone)
+    assert (run.duration, run.steps) == (pytest.approx(max(end), rel=1e-12), steps)
+    # b = 5, 3 pad to 8 and 4: the padded steps cost more, the run is longer than unpadded
+    assert step(5, 8).time > step(5).time and step(3, 4).time >= step(3).time
+    _, _, unpadded, _ = _run_steps(ins, outs, 5, budget, lambda b: step(b).time,
+                                   pre.total / isl, shared)
+    assert max(end) > max(unpadded)
+    # the padded rows' KV is not read
+    assert step(5, 8).breakdown.kv_cache == pytest.approx(step(5).breakdown.kv_cache)
