@@ -62,6 +62,22 @@ Presets (``MODELS``):
   E2M1 values with one FP8 E4M3 scale per 16 values and one FP32 scale per tensor
   (NVIDIA, "Introducing NVFP4", 2025): 0.5625 B/weight. KV cache BF16 (an FP8 cache
   is a deployment option: ``dataclasses.replace(m, kv_cache_bytes=1)``).
+* ``glm-5``: Z.ai's GLM-5 (``zai-org/GLM-5``, ``GlmMoeDsaForCausalLM``, BF16 release):
+  hidden 6144, intermediate 12288, moe_intermediate 2048, 78 layers of which the first 3
+  are dense, MLA with 64 heads, q_lora_rank 2048, kv_lora_rank 512, qk_nope 192, qk_rope
+  64, v_head 256, 256 routed experts, 8 per token, 1 shared, vocab 154880, one MTP layer
+  (the checkpoint's ``model.layers.78``). Fields: Hugging Face transformers
+  ``GlmMoeDsaConfig`` (``configuration_glm_moe_dsa.py``, documented against checkpoint
+  ``zai-org/GLM-5``); layers, hidden, heads, experts cross-checked against NVIDIA NeMo
+  AutoModel's GLM-5 page and Vultr's model page. Published: 744B total, 40B activated
+  (zai-org GLM-5 README). Counted: 743.2B / 40.1B; the DSA indexer's weights
+  (index_n_heads 32 x index_head_dim 128 query projection from the q latent, a 128-wide
+  key projection and 32 head weights from the hidden state: ~0.73B over 78 layers) are
+  not counted and make up the rest. **DeepSeek Sparse Attention is not modelled**: each
+  query of GLM-5 attends to the ``index_topk`` = 2048 cached tokens its lightning indexer
+  selects; the decode model prices dense MLA over the whole context, so above 2048
+  tokens of context it over-counts the KV read and score FLOPs, and it leaves out the
+  indexer's own read of a 128-wide key per cached token and layer.
 * ``hypothetical-2.8t``: **hypothetical**. No published model; a config of the
   seed article's reported scale (2.8T parameters), made from ``kimi-k2`` by
   scaling the routed experts 384 -> 1056 (x2.75), all else unchanged, which
@@ -728,6 +744,9 @@ _DSV3_MLA = MLA(heads=128, q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=
                 qk_rope_head_dim=64, v_head_dim=128)
 _K2_MLA = dataclasses.replace(_DSV3_MLA, heads=64)
 
+_GLM5_MLA = MLA(heads=64, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192,
+                qk_rope_head_dim=64, v_head_dim=256)
+
 _KIMI_K2 = MoEModel(
     "kimi-k2", layers=61, dense_layers=1, hidden=7168, attention=_K2_MLA,
     routed_experts=384, experts_per_token=8, shared_experts=1, expert_ffn=2048,
@@ -797,6 +816,20 @@ MODELS = {m.name: m for m in (
                "BF16; NVFP4 = E2M1 + FP8 E4M3 scale "
                "per 16 (0.5625 B/weight; per-tensor FP32 scale negligible); BF16 activations "
                "and KV cache"),
+    MoEModel(
+        "glm-5", layers=78, dense_layers=3, hidden=6144, attention=_GLM5_MLA,
+        routed_experts=256, experts_per_token=8, shared_experts=1, expert_ffn=2048,
+        dense_ffn=12288, vocab=154880, weight_bytes=_BF16, activation_bytes=2.0,
+        mtp_modules=1, weight_format="bf16",
+        source="zai-org/GLM-5 (GlmMoeDsaForCausalLM, BF16): Hugging Face transformers "
+               "GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py, checkpoint "
+               "zai-org/GLM-5): vocab 154880, hidden 6144, intermediate 12288, "
+               "moe_intermediate 2048, 78 layers, first_k_dense_replace 3, 64 heads, "
+               "q_lora_rank 2048, kv_lora_rank 512, qk_nope 192, qk_rope 64, v_head 256, 256 "
+               "routed experts, top-8, 1 shared; one MTP layer (modeling: "
+               "model.layers.78.* ignored on load); zai-org GLM-5 README: 744B total, 40B "
+               "activated; DSA (index_topk 2048) not modelled: attention priced as dense "
+               "MLA; BF16 activations and KV cache"),
     dataclasses.replace(
         _KIMI_K2, name="hypothetical-2.8t", routed_experts=1056, hypothetical=True,
         source="HYPOTHETICAL: kimi-k2 with routed experts scaled 384 -> 1056 to reach the "
@@ -814,7 +847,7 @@ def model_config(name):
     >>> model_config("gpt-5")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-r1, deepseek-r1-nvfp4, deepseek-v3, hypothetical-2.8t, kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4 (or a path to a .toml file)
+    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-r1, deepseek-r1-nvfp4, deepseek-v3, glm-5, hypothetical-2.8t, kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4 (or a path to a .toml file)
     """
     if isinstance(name, MoEModel):
         return name

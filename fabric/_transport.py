@@ -394,6 +394,7 @@ def transports_for(fabric, name, src, dst):
     if t.kind == "memory" and not ok.all():
         k = int(np.flatnonzero(~ok)[0])
         a, b = fabric.nodes[int(s[k])], fabric.nodes[int(d[k])]
+        fabric.route(a, b)      # no path at all: the routing model's own error says why
         raise RoutingError(
             f"{fabric.name}: transport {t.name!r} cannot reach {b!r} from {a!r}: load/store "
             f"does not cross a NIC or a message-only (InfiniBand/RoCE) link, and every path "

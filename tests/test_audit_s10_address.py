@@ -282,3 +282,47 @@ def test_the_placement_fabric_without_pins_is_always_the_fabrics(spec, data):
     h = g.replace(address_plan=g.address_plan.replace(chips=tuple(wrong)))
     assert [x.where for x in check(h) if x.code == "invalid"
             and "the plan's chips" in x.message] == ["address plan"]
+
+
+# -- a load/store refusal names the right cause -------------------------------------------
+
+def test_a_cut_off_chip_is_no_route_not_a_nic_in_the_way():
+    # before: "transport 'loadstore' cannot reach 'chip1' from 'chip0': load/store does not
+    # cross a NIC ... every path between them does; use transport='rdma'" with no path at all
+    from fabric import RoutingError, access_latencies, access_to
+    f = topologies.build("torus:3x3,chip=h100")
+    g = f.without(links=[("chip0", "chip1"), ("chip0", "chip2"), ("chip0", "chip3"),
+                         ("chip0", "chip6")])
+    for call in (lambda: access_latencies(g), lambda: access_to(g, "chip0", "chip1")):
+        with pytest.raises(RoutingError, match="no route from 'chip0' to 'chip1'; chip0 is cut off"):
+            call()
+    # a NIC in the way is still said so
+    with pytest.raises(RoutingError, match="does not cross a NIC"):
+        access_to(topologies.build("rail:servers=2,gpus=4,chip=h100"), "chip0", "chip4")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["torus:3x3,chip=h100", "rail:servers=2,gpus=4,chip=h100",
+                        "hypermesh:2x2x2,chip=h100", "switch:4,planes=2,chip=h100"]), st.data())
+def test_loadstore_refusals_blame_a_missing_route_exactly_when_there_is_none(spec, data):
+    from fabric import FabricError, RoutingError, access_to
+    f = topologies.build(spec)
+    edges = sorted(f.graph.edges, key=str)
+    try:
+        g = f.without(links=data.draw(st.lists(st.sampled_from(edges), max_size=5,
+                                               unique=True)))
+    except FabricError:
+        return
+    a, b = data.draw(st.lists(st.sampled_from(list(g.endpoints)), min_size=2, max_size=2,
+                              unique=True))
+    try:
+        g.route(a, b)
+        routed = True
+    except RoutingError:
+        routed = False
+    try:
+        access_to(g, a, b, transport="loadstore")
+    except RoutingError as e:
+        assert ("no route" in str(e)) == (not routed), str(e)
+        return
+    assert routed

@@ -19,6 +19,7 @@ DATA = str(pathlib.Path(__file__).parent / "data") + "/"
     ("deepseek-v3", 671e9, 37e9),
     ("deepseek-r1", 671e9, 37e9),          # DeepSeek-R1 model card: 671B total, 37B activated
     ("deepseek-r1-nvfp4", 671e9, 37e9),    # NVIDIA's NVFP4 checkpoint: the same weights
+    ("glm-5", 744e9, 40e9),                # zai-org GLM-5 README: 744B total, 40B activated
 ])
 def test_published_parameter_counts(name, total, active):
     m = model_config(name)
@@ -30,6 +31,25 @@ def test_published_parameter_counts(name, total, active):
 def test_deepseek_v3_total_is_exact_to_the_billion():
     # 671B is quoted to three digits; the config reproduces it to 0.01%.
     assert model_config("deepseek-v3").total_params == pytest.approx(671e9, rel=1e-4)
+
+
+def test_glm5_total_with_its_indexer_is_the_published_744b():
+    # GLM-5's config as transformers' GlmMoeDsaConfig gives it (checkpoint zai-org/GLM-5);
+    # the model does not carry the DSA lightning indexer, whose weights per layer are
+    # wq_b (q_lora_rank -> index_n_heads x index_head_dim), wk (hidden -> index_head_dim),
+    # its key norm and weights_proj (hidden -> index_n_heads). Adding them back must give
+    # the README's 744B to its three digits (0.1%); the 40B activated likewise (the
+    # indexer runs for every token).
+    m = model_config("glm-5")
+    heads, dim = 32, 128                              # index_n_heads, index_head_dim
+    indexer = m.layers * (m.attention.q_lora_rank * heads * dim + m.hidden * dim + 2 * dim
+                          + m.hidden * heads)
+    assert m.total_params + indexer == pytest.approx(744e9, rel=1e-3)
+    assert m.total_params == pytest.approx(744e9, rel=2e-3)       # 743.2B without it
+    assert m.active_params + indexer == pytest.approx(40e9, rel=0.03)
+    assert (m.layers, m.dense_layers, m.hidden, m.attention.heads) == (78, 3, 6144, 64)
+    assert m.kv_bytes_per_token == 78 * (512 + 64) * 2      # MLA latent + rotary key, BF16
+    assert m.mtp_modules == 1 and "not modelled" in m.source
 
 
 def test_hypothetical_is_marked_and_of_the_seed_scale():
