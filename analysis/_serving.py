@@ -966,7 +966,22 @@ _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", 
                "compute", "comm", "kernel_floor")
 
 
-def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
+def _vllm_graph(batch, dp, q, budget):
+    """vLLM's graph for a decode step of ``batch`` sequences (whole system) of ``q`` tokens
+    each: ``{"graph_batch": g}`` (each DP rank's engine pads its ``ceil(batch / dp) x q``
+    tokens to a capture size, ``max_num_seqs`` its own sequences: :func:`vllm_graph_batch`),
+    or ``{"cuda_graphs": False}`` when they are above the largest capture size (vLLM runs the
+    step without a graph)."""
+    rank = math.ceil(batch / dp)
+    tokens = vllm_graph_batch(rank * q, max_num_seqs=rank * q,
+                              max_batched_tokens=budget or VLLM_MAX_BATCHED_TOKENS.value)
+    if tokens is None:
+        return {"cuda_graphs": False}
+    return {"graph_batch": math.ceil(tokens / q) * dp}
+
+
+def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs,
+           vllm_graphs=False, budget=None):
     """Plain and verification step times and breakdowns at one (layout, batch).
 
     Returns ``{k: (seconds, {part: seconds})}``. With ``micro_batches = u > 1``
@@ -974,13 +989,20 @@ def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs):
     ``ceil(batch / u)`` sequences, one after the other on the compute units, each
     reading the weights again; how much communication hides under the other
     micro-batch's compute is the decode model's ``overlap`` (``overlap="two-batch"``: the
-    stage schedule SGLang and DeepSeek run, :data:`analysis.TWO_BATCH`).
+    stage schedule SGLang and DeepSeek run, :data:`analysis.TWO_BATCH`). ``vllm_graphs``:
+    with ``engine="vllm"`` and CUDA graphs, each step runs vLLM's graph for its tokens
+    (:func:`_vllm_graph`, ``budget`` the engine's tokens per step).
     """
     out = {}
     sub = math.ceil(batch / micro_batches)
+    graphs = (vllm_graphs and decode_kwargs.get("engine") == "vllm"
+              and decode_kwargs.get("cuda_graphs", True))
+    dp = parse_layout(layout, fabric.n_endpoints).dp if graphs else 1
     for k in sorted(set(ks) | {0}):
+        kw = {**decode_kwargs, **_vllm_graph(sub, dp, k + 1, budget)} if graphs \
+            else decode_kwargs
         st = decode_step(m, fabric, batch=sub, context=context, layout=layout,
-                         tokens_per_sequence=k + 1, **decode_kwargs)
+                         tokens_per_sequence=k + 1, **kw)
         out[k] = (micro_batches * st.time,
                   {p: micro_batches * getattr(st.breakdown, p) for p in _STEP_PARTS})
     return out
@@ -1483,7 +1505,7 @@ class _Sweep:
         lay = info["layout"]
         ks = [k for k, _ in spec]
         steps = _steps(m, self.fabric, str(lay), batch, self.context, ks, self.micro,
-                       self.kw)
+                       self.kw, vllm_graphs=True, budget=self.budget)
         if draft_cost is not None:
             c = draft_cost
         elif any(k for k in ks):

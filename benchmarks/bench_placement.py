@@ -85,6 +85,12 @@ def main():
                     chips=["chip7"], links=[("chip5", "chip0")]))
     reach_table("torus:16x16x16 without chip7",
                 lambda: topologies.build("torus:16x16x16").without(chips=["chip7"]))
+    reach_table("dragonfly:h=6 without chip7, r16.1-r16.4",
+                lambda: topologies.build("dragonfly:h=6").without(
+                    chips=["chip7"], links=[("r16.1", "r16.4")]))
+    reach_table("fattree:k=32 without chip7, agg30.0-core0",
+                lambda: topologies.build("fattree:k=32").without(
+                    chips=["chip7"], links=[("agg30.0", "core0")]))
 
 
 if __name__ == "__main__":

@@ -535,7 +535,9 @@ class Router:
         ``DimOrder.dead_candidates``) are evaluated, and only their dead ones detour through
         the engine: the work grows with the pairs the failures touch, not with
         ``len(nodes)**2`` (a 16 x 16 x 16 torus without one chip: about 1/20 of the pairs);
-        on an intact dragonfly none; under any other policy every pair is asked.
+        on an intact dragonfly none; under any other policy the policy is asked once per
+        ordered pair of the core nodes the chips stand on (a leaf chip by its one neighbour:
+        a fat tree's or dragonfly's edge switches), not per pair of chips.
 
         >>> import topologies
         >>> f = topologies.build("torus:4x4").without(chips=["chip5"])
@@ -563,15 +565,37 @@ class Router:
             i, j = i[dead], j[dead]
             ok = self._engine.reachable(s[i], s[j]) if len(i) else np.zeros(0, dtype=bool)
             return i[~ok], j[~ok]
-        rows = max(1, BLOCK // n)
+        # Any other policy: the engines answer a pair from the core nodes its ends stand on
+        # (a leaf chip by its one neighbour: Engine._ends), so the policy is asked once per
+        # ordered pair of distinct cores (a representative chip each) and a dead core pair
+        # spreads over their chips; chips on one core always reach each other (one switch).
+        engines = [self._engine] + ([self._fallback] if self._fallback is not None else [])
+        core = np.stack([e.leaf_nbr[s] for e in engines], axis=1)
+        _, first, inv = np.unique(core, axis=0, return_index=True, return_inverse=True)
+        inv = inv.reshape(-1)
+        rep = s[first]
+        u = len(rep)
+        rows = max(1, BLOCK // u)
+        dead_a, dead_b = [], []
+        for r0 in range(0, u, rows):
+            aa, bb = np.nonzero(~np.eye(min(rows, u - r0), u, r0, dtype=bool))
+            aa += r0
+            bad = ~self.reachable(rep[aa], rep[bb])
+            dead_a.append(aa[bad])
+            dead_b.append(bb[bad])
+        dead_a, dead_b = np.concatenate(dead_a), np.concatenate(dead_b)
+        if not len(dead_a):
+            return empty, empty.copy()
+        order = np.argsort(inv, kind="stable")
+        bounds = np.searchsorted(inv[order], np.arange(u + 1))
         out_i, out_j = [], []
-        for r0 in range(0, n, rows):
-            ii, jj = np.nonzero(~np.eye(min(rows, n - r0), n, r0, dtype=bool))
-            ii += r0
-            bad = ~self.reachable(s[ii], s[jj])
-            out_i.append(ii[bad])
-            out_j.append(jj[bad])
-        return (np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64))
+        for a, b in zip(dead_a.tolist(), dead_b.tolist(), strict=True):
+            ia, jb = order[bounds[a]:bounds[a + 1]], order[bounds[b]:bounds[b + 1]]
+            out_i.append(np.repeat(ia, len(jb)))
+            out_j.append(np.tile(jb, len(ia)))
+        i, j = np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
+        k = np.lexsort((j, i))
+        return i[k], j[k]
 
     def latency(self, src, dst):
         """One-way path latency in seconds: the sum of link latencies along the path.

@@ -125,3 +125,56 @@ def test_bad_nodes_are_named():
     with pytest.raises(fabric.NodeError):
         r.unreachable_pairs([0, 99])
     assert [len(a) for a in r.unreachable_pairs([])] == [0, 0]
+
+
+_LEAVES = ("fattree:k=4", "dragonfly:h=1", "dragonfly:h=2", "switch:6,planes=1",
+           "rail:servers=2,gpus=2")
+
+
+def _every_pair_reachable(r, nodes):
+    """The per-pair answer (Router.reachable on every ordered pair), as a set of dead pairs."""
+    n = len(nodes)
+    ii, jj = (a.ravel() for a in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    keep = ii != jj
+    ii, jj = ii[keep], jj[keep]
+    ok = r.reachable(np.asarray(nodes)[ii], np.asarray(nodes)[jj])
+    return set(zip(ii[~ok].tolist(), jj[~ok].tolist(), strict=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(f=_fabrics(_LEAVES), policy=st.sampled_from(("shortest", "minimal", "up-down")),
+       cut=st.integers(0, 3))
+def test_each_policy_by_core_pairs_is_every_pair(f, policy, cut):
+    # chips that are leaves stand on their switch: the policy is asked per switch pair and
+    # the answer spread over the chips; checked against asking every chip pair. `cut` more
+    # links are taken off the first switches so that whole switches' chips lose each other.
+    switches = [v for v in f.graph.nodes if v not in set(f.endpoints)]
+    links = [tuple(e) for v in switches[:cut] for e in f.graph.edges(v)
+             if not set(e) & set(f.endpoints)]
+    try:
+        f = f.without(links=links)
+        r = fabric.Router(f, policy=policy)
+    except (FabricError, RoutingError, ValueError):
+        return
+    nodes = f.endpoint_indices
+    i, j = r.unreachable_pairs(nodes)
+    got = list(zip(i.tolist(), j.tolist(), strict=True))
+    assert got == sorted(set(got))
+    assert set(got) == _every_pair_reachable(r, nodes)
+
+
+def test_a_fat_tree_edge_switch_cut_off_loses_all_its_chips():
+    # every uplink of one edge switch fails: its k/2 chips reach each other (one switch) and
+    # nobody else; asked per switch pair, spread over the chips
+    f = topologies.build("fattree:k=4")
+    chips = set(f.endpoints)
+    edge = next(f.graph.neighbors(f.endpoints[0]))
+    up = [(edge, v) for v in f.graph.neighbors(edge) if v not in chips]
+    g = f.without(links=up)
+    names = list(g.endpoints)
+    under = {k for k, c in enumerate(names) if next(g.graph.neighbors(c)) == edge}
+    assert len(under) == 2
+    i, j = g.router.unreachable_pairs(g.endpoint_indices)
+    want = {(a, b) for a, b in itertools.permutations(range(len(names)), 2)
+            if (a in under) != (b in under)}
+    assert set(zip(i.tolist(), j.tolist(), strict=True)) == want == _brute(g)

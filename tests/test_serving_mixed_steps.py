@@ -169,3 +169,33 @@ def test_vllm_graph_batch_is_the_smallest_capture_size_that_holds_it(batch, seqs
              if x in (1, 2, 4) or (x % 8 == 0 and x < 256) or (x % 16 == 0 and x >= 256)]
     want = min((x for x in sizes if x >= batch), default=None)
     assert analysis.vllm_graph_batch(batch, max_num_seqs=seqs, max_batched_tokens=budget) == want
+
+
+def test_vllm_steady_points_run_vllm_s_graphs(node):
+    # serving_point(engine="vllm"): each DP rank's engine (max_num_seqs its own sequences)
+    # replays the graph of the next capture size up; above the largest it runs eagerly
+    kw = {"isl": 1024, "osl": 128, "engine": "vllm"}
+
+    def cycle(batch, layout):
+        return analysis.serving_point("kimi-k2.5-nvfp4", node, batch=batch, layout=layout,
+                                      **kw).cycle_time
+
+    def step(batch, layout, **extra):
+        return analysis.decode_step("kimi-k2.5-nvfp4", node, batch=batch, context=1024 + 64,
+                                    layout=layout, engine="vllm", **extra).time
+
+    assert cycle(5, "tp=8") == pytest.approx(step(5, "tp=8", graph_batch=8))
+    assert cycle(8, "tp=8") == pytest.approx(step(8, "tp=8"))
+    # two ranks of 5 sequences each: 8 each, 16 in all
+    assert cycle(10, "tp=4,dp=2") == pytest.approx(step(10, "tp=4,dp=2", graph_batch=16))
+    # 600 sequences: above min(2 x 600, 512): no graph
+    big = analysis.serving_point("kimi-k2.5-nvfp4", node, batch=600, layout="tp=8",
+                                 isl=128, osl=64, engine="vllm")
+    eager = analysis.decode_step("kimi-k2.5-nvfp4", node, batch=600, context=128 + 32,
+                                 layout="tp=8", engine="vllm", cuda_graphs=False)
+    assert big.cycle_time == pytest.approx(eager.time)
+    # other engines: no padding
+    trt = analysis.serving_point("kimi-k2.5-nvfp4", node, batch=5, layout="tp=8", isl=1024,
+                                 osl=128)
+    assert trt.cycle_time == pytest.approx(analysis.decode_step(
+        "kimi-k2.5-nvfp4", node, batch=5, context=1024 + 64, layout="tp=8").time)
