@@ -125,6 +125,7 @@ import collections
 import dataclasses
 import itertools
 import math
+import numbers
 import weakref
 from dataclasses import dataclass
 
@@ -1799,7 +1800,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
-                expert_balance=None, draft=False, pdl=False, graph_batch=None):
+                expert_balance=None, draft=False, pdl=False, graph_batch=None,
+                nic_background=0.0):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -1950,6 +1952,15 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         (``cuda_graphs=True, engine="vllm"``) on a model whose routed experts are INT4
         (``expert_format="int4-g32"``: vLLM's W4A16 MoE GEMMs, measured), else
         ``hbm_efficiency`` (every other read's fraction).
+    nic_background : float, default 0
+        Bytes per second that traffic outside the step delivers to each expert-parallel
+        rank's NIC while it runs (e.g. a disaggregated decode instance's KV-cache inflow from
+        its prefill instance), passed to the exchange kernel
+        (:func:`analysis.moe_exchange`'s ``nic_background``: its network stage shares the
+        port). Needs an ``ep_kernel`` other than ``"all-to-allv"`` when the experts are
+        exchanged (the collectives model has no background traffic; SpecError); a step
+        without an exchange (``ep=1`` or tensor-parallel experts) is not slowed, nor is its
+        TP all-reduce.
 
     Returns
     -------
@@ -1989,7 +2000,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   graph_kernel_overhead=graph_kernel_overhead, engine=engine,
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
                   kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
-                  expert_balance=expert_balance, draft=draft, pdl=pdl, graph_batch=graph_batch)
+                  expert_balance=expert_balance, draft=draft, pdl=pdl, graph_batch=graph_batch,
+                  nic_background=nic_background)
     mem = _memory_fit(s)
     route = _routing(s)
     comm = _communication(s, route)
@@ -2119,6 +2131,7 @@ class _Settings:
     equal_domains: bool = False
     pdl: bool = False
     graph_batch: int = None     # sequences of the replayed graph (>= batch; batch: no padding)
+    nic_background: float = 0.0  # B/s into each EP rank's NIC from outside the step
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -2260,7 +2273,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
               gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False,
-              pdl=False, graph_batch=None):
+              pdl=False, graph_batch=None, nic_background=0.0):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     if not isinstance(draft, bool):
@@ -2350,6 +2363,14 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
     # an exchange kernel's routing model needs the same ranks in every domain it spans
     equal = kern is not None and lay.ep > 1 and lay.etp == 1
+    if isinstance(nic_background, bool) or not isinstance(nic_background, numbers.Real) or not (
+            math.isfinite(nic_background) and nic_background >= 0):
+        raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
+    if nic_background > 0 and lay.ep > 1 and lay.etp == 1 and (
+            kern is None or kern.dedup == "collective"):
+        raise SpecError("nic_background is priced on an exchange kernel's network stage; "
+                        "the experts' all-to-all runs through the collectives model, which has "
+                        "no background traffic (give ep_kernel, e.g. 'deepep-low-latency')")
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
                      combine_b, engine_collective(engine, chip, collective=collective,
@@ -2358,7 +2379,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
-                     pdl, graph_batch)
+                     pdl, graph_batch, float(nic_background))
 
 
 def fabric_chip(fabric, chip=None):
@@ -2693,7 +2714,7 @@ def _communication(s, route):
                                 runtime=s.runtime, chip=s.chip,
                                 collective=s.collective,
                                 # each exchange kernel pays graph_kernel_overhead below
-                                kernel_gap=0.0)
+                                kernel_gap=0.0, nic_background=s.nic_background)
         t_dispatch, t_combine = exchange.dispatch, exchange.combine
     elif kern is not None:
         t_dispatch = t_combine = 0.0
@@ -3070,7 +3091,10 @@ def _parameters(s, moe, comm):
     return s.chip.parameters() + (
         launch_param,
         Parameter("decode.cuda_graphs", s.cuda_graphs, "", "user (True: replayed CUDA graph)"),
-    ) + ((PDL_HIDDEN_GAP,) if s.pdl else ()) + (
+    ) + ((PDL_HIDDEN_GAP,) if s.pdl else ()) + ((
+        Parameter("decode.nic_background", s.nic_background, "B/s",
+                  "user (traffic into each EP rank's NIC beside the exchange)"),)
+        if s.nic_background else ()) + (
         Parameter("decode.kernels_per_layer", f"{kernels_att}+{len(_moe_kernels(s))} (moe), "
                   f"{kernels_att}+{len(lists['dense_ffn'])} (dense)", "", count_source),
         Parameter("decode.runtime", s.runtime or default_runtime(), "",
