@@ -8,6 +8,7 @@ host-local address, SYSTEM being a topology spec, a preset or a system file.
 """
 
 import os
+import re
 
 from ._json_units import to_json
 
@@ -35,6 +36,11 @@ def register(sub):
     p.add_argument("system", metavar="SYSTEM", help="spec, preset or system file")
     p.add_argument("--host", required=True, metavar="H", help="host domain, e.g. host0")
     p.add_argument("address", metavar="ADDRESS", help="local address, e.g. 0x1000 or 4096")
+    # argparse reads '-0x10' or '-1e3' as an unknown option (its negative-number rule
+    # is decimal digits only) and then says ADDRESS is missing; translate has no option
+    # that starts with a digit, so any '-<digit>' argument is the address and meets
+    # the address parser's own 'must be non-negative' error.
+    p._negative_number_matcher = re.compile(r"^-\.?\d")
     p.add_argument("--write", action="store_true",
                    help="check the access as a store (default: a load)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -176,6 +176,13 @@ def _lat(rt, hw, algo, proto):
     return rt.hw_latency[(hw, algo, proto)]
 
 
+def _intra_step(t, n_nodes):
+    """The fabric's own step inside a node, that NCCL's per-step latency is floored by: the
+    load/store step, and in a one-node group whose steps go as messages (``transport="rdma"``)
+    the message step too (across nodes the message step is the network's, priced apart)."""
+    return max(t.step_loadstore, t.step_message) if n_nodes == 1 else t.step_loadstore
+
+
 def _per_channel_cap(view, B, nc, graph):
     """``B`` capped at ``nc`` channels of the intact fabric's per-channel bandwidth.
 
@@ -242,10 +249,10 @@ def _nccl_ring(rt, view, op, n, ops):
         base = rt.base_latency[("ring", proto)]
         if op in ("broadcast", "reduce"):
             step = _lat(rt, hw, "tree" if proto == "Simple" else "ring", proto)
-            step = max(step, t.step_loadstore if nn == 1 else t.step_message)
+            step = max(step, _intra_step(t, nn) if nn == 1 else t.step_message)
             steps_lat = nsteps * step
         else:
-            intra = max(_lat(rt, view.intra_hw, "ring", proto), t.step_loadstore)
+            intra = max(_lat(rt, view.intra_hw, "ring", proto), _intra_step(t, nn))
             inter_algo = "ring" if view.ppn > 1 or not rt.factors["ppn1_tree_net_latency"] else (
                 "tree")
             inter = max(_lat(rt, "net", inter_algo, proto), t.step_message)
@@ -284,7 +291,7 @@ def _nccl_tree(rt, view, n, ops):
     nn = view.n_nodes
     out = []
     for proto in ("LL", "LL128", "Simple"):
-        intra = max(_lat(rt, view.intra_hw, "tree", proto), t.step_loadstore)
+        intra = max(_lat(rt, view.intra_hw, "tree", proto), _intra_step(t, nn))
         inter = max(_lat(rt, "net", "tree", proto), t.step_message)
         # the chain inside the most populated node is the tree's depth there (on a uniform
         # group, ppn - 1 steps, NCCL's formula; on a degraded one the largest node decides)

@@ -355,8 +355,8 @@ _NCCL = Runtime(
             # NCCL's PCIe link bandwidth: width x (GT/s code) / 80 (topo.cc): gen5 x16 -> 48
             ("pci_bw", "pcie5-x16"): 48e9,
             # connect.cc ncclTopoPostset: x 2 again across nodes while the ring's bwIntra > 45
-            # GB/s and channels < 16; 2: every GPU of compute capability >= 9.0, 1: == 9.0
-            # only (Hopper), 0: no such rule
+            # GB/s and channels < postset_more_below; 2: every GPU of compute capability
+            # >= 9.0, 1: == 9.0 only (Hopper), 0: no such rule
             "postset_more_rule": 2, "postset_more_bw": 45e9, "postset_more_below": 16},
     version="2.30.7",
     sources=(
@@ -442,8 +442,8 @@ _NCCL = Runtime(
          "width x 240 / 80 = 48 GB/s at gen5 x16, topo.cc l.545-557 and l.657); "
          "ncclTopoSearchRecNet: every channel charges bwInter on its first NIC (net.bw -= bw) "
          "and the PCIe links; connect.cc ncclTopoPostset l.481: x 2 again when minCompCap >= 90, "
-         "nNodes > 1, ring bwIntra > 45 and nChannels < 16 (== 90 in 2.20-2.24, absent in "
-         "2.18-2.19); init.cc l.1177-1185, 1280: ring maxChannels MAXCHANNELS / 2, comm "
+         "nNodes > 1, ring bwIntra > 45 and nChannels < 16 (== 90 in 2.20-2.24; == 90 and 2 x "
+         "nChannels <= MAXCHANNELS in 2.18-2.19); init.cc l.1177-1185, 1280: ring maxChannels MAXCHANNELS / 2, comm "
          "channels min(tree, ring) with the tree searched at the ring's count. Older releases' "
          "arrays and NVLink bandwidths: git show v<tag>-1:src/graph/search.cc / topo.h")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
@@ -850,8 +850,8 @@ _NCCL_HISTORY = {
     ("p2p", "net_chunk_ratio_arm_blackwell"): (((2, 18, 3), 1), ((2, 29, 0), 2)),
     # the ring graph search's constants (src/graph/search.cc speed arrays, src/graph/topo.h
     # SM90_NVLINK_BW / SM100_NVLINK_BW, connect.cc ncclTopoPostset's second doubling)
-    ("search", ("nvlink_bw", "hopper")): (((2, 18, 3), 20.0e9), ((2, 21, 0), 20.6e9)),
-    ("search", ("nvlink_bw", "blackwell")): (((2, 25, 0), 40.0e9), ((2, 27, 7), 40.1e9)),
+    ("search", ("nvlink_bw", "hopper")): (((2, 18, 3), 20.0e9), ((2, 20, 0), 20.6e9)),
+    ("search", ("nvlink_bw", "blackwell")): (((2, 25, 0), 40.0e9), ((2, 27, 5), 40.1e9)),
     ("search", ("intra_speeds", "hopper")): (
         ((2, 18, 3), _row((60.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0))),
         ((2, 19, 0), _row((60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0))),
@@ -859,7 +859,7 @@ _NCCL_HISTORY = {
     ("search", ("inter_speeds", "hopper")): (
         ((2, 18, 3), _row((48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0,
                            2.4, 1.2, 0.24, 0.12))),
-        ((2, 20, 0), _row((48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+        ((2, 19, 3), _row((48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
                            3.0, 2.4, 1.2, 0.24, 0.12)))),
     ("search", ("intra_speeds", "blackwell")): (
         ((2, 25, 0), _row((90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0))),
@@ -871,13 +871,18 @@ _NCCL_HISTORY = {
                            3.0, 2.4, 1.2, 0.24, 0.12))),
         ((2, 27, 0), _row((47.9, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
                            3.0, 2.4, 1.2, 0.24, 0.12))),
-        ((2, 27, 7), _row((96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+        ((2, 27, 5), _row((48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+                           3.0, 2.4, 1.2, 0.24, 0.12))),
+        ((2, 27, 6), _row((96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
                            6.0, 3.0, 2.4, 1.2, 0.24, 0.12))),
         ((2, 29, 7), _row((96.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0,
                            12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12))),
         ((2, 30, 0), _row((96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                            15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12)))),
-    ("search", "postset_more_rule"): (((2, 18, 3), 0), ((2, 20, 0), 1), ((2, 25, 0), 2)),
+    # x 2 again across nodes: == 90 and 2 x nChannels <= MAXCHANNELS (32) in 2.18-2.19,
+    # == 90 and nChannels < 16 in 2.20-2.24, >= 90 and < 16 from 2.25 (connect.cc)
+    ("search", "postset_more_rule"): (((2, 18, 3), 1), ((2, 25, 0), 2)),
+    ("search", "postset_more_below"): (((2, 18, 3), 17), ((2, 20, 0), 16)),
     # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)
     ("max_channels", None): (((2, 18, 3), 32), ((2, 25, 0), 64)),
     # Blackwell rows (from 2.25)

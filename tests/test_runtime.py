@@ -1087,19 +1087,33 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
     nchannels = max(1, min(maxch, 2 * int(search)))          # comm->nChannels
     ups = [[(w, d) for w, d in G[r].items() if G.nodes[w].get("kind") != "nic"
             and d.get("tech") not in MESSAGE_TECHNOLOGIES] for r in ranks]
-    if not multi and all(u and all(G.nodes[w].get("kind") == "switch"
-                                   and str(d.get("tech", "")).startswith("nvlink") for w, d in u)
-                         for u in ups):
-        # one NVSwitch node: NCCL's ring search (session 9), newest constants, MAXCHANNELS 64,
-        # raised to the NVLS channels on a reducing switch; then the release's MAXCHANNELS
-        from fabric import runtime_arch
-        rt = runtime("nccl")
-        arch = runtime_arch(fabric)
+    from fabric import runtime_arch
+    rel = runtime(f"nccl@{release}")
+    arch = runtime_arch(fabric)
+    switched = all(all(G.nodes[w].get("kind") == "switch"
+                       and str(d.get("tech", "")).startswith("nvlink") for w, d in u) for u in ups)
+    if not multi and switched and all(ups):
+        # one NVSwitch node: NCCL's ring search (session 9) with the release's constants and
+        # MAXCHANNELS, raised to the release's NVLS channels on a reducing switch
         reduces = all(G.nodes[w].get("reduction") for u in ups for w, _d in u)
-        nchannels = min(maxch, _brute_switch_channels(
-            min(lanes(r) for r in ranks), rt.search[("nvlink_bw", arch)] / 1e9,
-            [x / 1e9 for x in rt.search[("intra_speeds", arch)]], 64,
-            rt.nvls[("channels", arch)] if reduces else 0))
+        nchannels = _brute_switch_channels(
+            min(lanes(r) for r in ranks), rel.search[("nvlink_bw", arch)] / 1e9,
+            [x / 1e9 for x in rel.search[("intra_speeds", arch)]], rel.max_channels,
+            rel.nvls[("channels", arch)] if reduces else 0)
+    elif multi and switched and all_nics:
+        # several nodes: NCCL's ring search over the NICs (session 10), the release's constants
+        local = min(per_node_nics, math.ceil(n / n_nodes))
+        net = min(sum(e["bandwidth"] for w2, e in G[w].items() if w2 != rr)
+                  if not isinstance(w, tuple) else G[w[0]][w[1]]["bandwidth"]
+                  for rr in ranks for w in nics(rr)) / 1e9
+        techs = {str(d.get("tech")) for rr in ranks for w, d in G[rr].items()
+                 if G.nodes[w].get("kind") == "nic"}
+        pci = 48.0 if techs and techs <= {"pcie5-x16"} else None
+        q = rel.search
+        nchannels = _brute_net_channels(
+            local, round(n / n_nodes), min(lanes(r) for r in ranks), q[("nvlink_bw", arch)] / 1e9,
+            net, pci, [x / 1e9 for x in q[("inter_speeds", arch)]], arch,
+            q["postset_more_rule"], rel.max_channels, q["postset_more_below"])
     p2pn_pre = min(nchannels, maxch)
     p2pn = 1
     while p2pn < p2pn_pre:
@@ -1705,13 +1719,13 @@ def test_untagged_2_28_is_2_28_3_throughout():
 
 
 def _brute_net_channels(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, arch, rule,
-                        maxch=64):
+                        maxch=64, below=16):
     """NCCL's ring search over the NICs, channel by channel as search.cc places them: channel c
     starts at NIC c mod nics (ncclTopoSearchRecNet's round robin), skipped while its net.bw or
     PCIe link is below the speed (each charged the speed), enters at GPU c mod ppn, and charges
     the speed on every GPU's NVLink in (all but the first) and out (all but the last); the best
     nChannels x speed over the speeds (lower while next / best > .49), DupChannels, pass 2,
-    connect.cc Postset (x 2; x 2 again above 45 GB/s below 16 channels); independent of
+    connect.cc Postset (x 2; x 2 again above 45 GB/s below ``below`` channels); independent of
     analysis._runtime_cost."""
     nvl = lanes * nvlink_gbs
     cap = min(net_gbs, pci_gbs) if pci_gbs else net_gbs
@@ -1766,15 +1780,15 @@ def _brute_net_channels(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, 
             j -= 1
             n, bw = place(speeds[j]), speeds[j]
     out = min(maxch, 2 * n)
-    if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > 45 + 1e-9 and out < 16:
+    if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > 45 + 1e-9 and out < below:
         out = min(maxch, 2 * out)
     return out
 
 
 @settings(max_examples=80, deadline=None)
 @given(arch=st.sampled_from(["hopper", "blackwell"]), ppn=st.integers(1, 8), data=st.data(),
-       release=st.sampled_from(["2.18.5", "2.21.5", "2.24.3", "2.25.1", "2.27.3", "2.27.7",
-                                "2.29.7", "2.30.7"]))
+       release=st.sampled_from(["2.18.5", "2.19.3", "2.21.5", "2.24.3", "2.25.1", "2.27.3",
+                                "2.27.5", "2.27.6", "2.29.7", "2.30.7"]))
 def test_net_channels_follow_nccls_search_brute_force(arch, ppn, data, release):
     from analysis._runtime_cost import nccl_net_channels
     rt = runtime(f"nccl@{release}")
@@ -1785,7 +1799,7 @@ def test_net_channels_follow_nccls_search_brute_force(arch, ppn, data, release):
     q = rt.search
     want = _brute_net_channels(nics, ppn, lanes, q[("nvlink_bw", arch)] / 1e9, net, pci,
                                [x / 1e9 for x in q[("inter_speeds", arch)]], arch,
-                               q["postset_more_rule"], rt.max_channels)
+                               q["postset_more_rule"], rt.max_channels, q["postset_more_below"])
     got = nccl_net_channels(rt, arch, nics, ppn, lanes, net * 1e9, pci * 1e9 if pci else None)
     assert got == want, (arch, ppn, nics, lanes, net, pci, release)
 
@@ -1805,3 +1819,52 @@ def test_net_channels_hand_counts():
     assert ch(gb.format(4), "2.27.3") == 16
     assert ch(gb.format(8), "2.27.3") == 32
     assert ch(gb.format(8), "2.30.7") == 16
+
+
+def test_search_constants_by_release():
+    # git show v<tag>-1:src/graph/search.cc / topo.h / connect.cc at the tags (review 21:10)
+    def q(rel):
+        return runtime(f"nccl@{rel}").search
+
+    assert 22e9 not in q("2.19.1")[("inter_speeds", "hopper")]
+    assert 22e9 in q("2.19.3")[("inter_speeds", "hopper")]
+    assert q("2.19.4")[("nvlink_bw", "hopper")] == 20.0e9
+    assert q("2.20.3")[("nvlink_bw", "hopper")] == 20.6e9
+    assert q("2.27.3")[("inter_speeds", "blackwell")][:2] == (47.9e9, 45.0e9)
+    assert q("2.27.5")[("inter_speeds", "blackwell")][:2] == (48.0e9, 45.1e9)
+    assert q("2.27.6")[("inter_speeds", "blackwell")][:2] == (96.0e9, 48.0e9)
+    assert q("2.29.7")[("inter_speeds", "blackwell")][:3] == (96.0e9, 80.0e9, 48.0e9)
+    assert q("2.30.3")[("inter_speeds", "blackwell")][:3] == (96.0e9, 86.0e9, 80.0e9)
+    assert (q("2.27.3")[("nvlink_bw", "blackwell")], q("2.27.5")[("nvlink_bw", "blackwell")]) == (
+        40.0e9, 40.1e9)
+    assert [(q(r)["postset_more_rule"], q(r)["postset_more_below"])
+            for r in ("2.18.5", "2.19.4", "2.20.3", "2.24.3", "2.25.1")] == [
+        (1, 17), (1, 17), (1, 16), (1, 16), (2, 16)]
+    # before 2.25 a Blackwell GPU searches with sm90's arrays and NVLink bandwidth
+    assert q("2.24.3")[("intra_speeds", "blackwell")] == q("2.24.3")[("intra_speeds", "hopper")]
+    assert q("2.24.3")[("nvlink_bw", "blackwell")] == 20.6e9
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=st.sampled_from(["sd200-ultra:chip=h100", "nvl72:chip=h100", "dgx-h100",
+                             "torus:4x4,tech=nvlink4", "hgx-b200"]),
+       p=st.sampled_from([2, 4, 8]), transport=st.sampled_from(["loadstore", "rdma"]),
+       op=st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast"]),
+       algorithm=st.sampled_from(["ring", "multi-ring", "double-binary-tree"]),
+       n=st.sampled_from([64, 1024, 14336]))
+def test_nccl_in_one_node_is_not_below_its_schedules_floor_at_small_sizes(
+        spec, p, transport, op, algorithm, n):
+    # report's 20:30 finding: a one-node group over transport='rdma' floored NCCL's per-step
+    # latency with the load/store step only (0 there), so NCCL's prediction fell below the
+    # hardware schedule it runs (sd200-ultra:chip=h100, 8 ranks, 14 KiB all-reduce: 16.6 us
+    # against the schedule's 34.1 us). Latency-bound sizes: NCCL's time is never below the
+    # floor of the schedule it runs on the same transport
+    f = topologies.build(spec)
+    ranks = list(f.endpoints[:p])
+    try:
+        r = cost(f, op, n, ranks=ranks, transport=transport, algorithm=algorithm)
+        floor = cost(f, op, n, ranks=ranks, transport=transport, algorithm=r.algorithm,
+                     runtime="ideal")
+    except (NotApplicableError, RoutingError, SpecError):
+        return
+    assert r.time >= floor.time * (1 - 1e-9), (r.time, floor.time, r.protocol)

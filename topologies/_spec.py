@@ -189,9 +189,25 @@ def build(spec):
         return _preset_with_chip(spec)
     try:
         family, kwargs = parse_spec(spec)
-        return FAMILIES[family][0](name=spec.strip(), **kwargs)
     except SpecError as e:
         raise SpecError(f"{spec!r}: {e}") from None
+    try:
+        return FAMILIES[family][0](name=spec.strip(), **kwargs)
+    except SpecError as e:
+        raise SpecError(f"{spec!r}: {_as_spec_option(family, str(e))}") from None
+
+
+def _as_spec_option(family, message):
+    """A builder's error names its keyword (``nic_share must be ...``); a spec's reader
+    typed the option (``pix=0``): name the option first, the keyword after.
+
+    >>> _as_spec_option("rail", "nic_share must be an integer >= 1, got 0")
+    'pix (nic_share) must be an integer >= 1, got 0'
+    """
+    for key, (keyword, _) in FAMILIES[family][2].items():
+        if key != keyword and message.startswith(keyword + " "):
+            return f"{key} ({keyword}){message[len(keyword):]}"
+    return message
 
 
 def _preset_with_chip(spec):
