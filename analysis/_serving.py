@@ -42,7 +42,10 @@ Serving modes and the definitions of "per GPU" (every result says which it uses)
   batching; not SGLang by default, :data:`MIXED_STEP_BUDGET`) reads the weights once
   for both (:func:`shared_weight_read`), so ``R = B (T_prefill - S) + (osl / E) T_cycle``
   with ``S`` the saving over a prompt's chunks. A user sees ``TTFT = T_prefill - S`` and
-  ``osl`` tokens in ``R - TTFT``.
+  ``osl`` tokens in ``R - TTFT``. Omitted (stated): a prompt's pass, mixed or on its own, is
+  priced without kernel-launch cost, though it runs without the decode CUDA graph
+  (TensorRT-LLM runs mixed iterations outside its generation-only graph by default, its
+  piecewise graphs being off; vLLM runs a step above its largest capture size eagerly).
 * ``"disaggregated"`` (prefill on other GPUs, as in the lmsys large-scale EP
   deployment): the decode instance runs cycles only, ``R = (osl / E) T_cycle``;
   the prefill GPUs that keep up with it are ``(B / R) T_prefill n`` (requests per
