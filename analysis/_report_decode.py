@@ -214,7 +214,9 @@ def decode_section(fabrics, executor, quiet):
                       figures=tuple(figures), parameters=tuple(used))
     found = decode_findings(rows, list(fabrics))
     if len(tables) > 1:
-        found.append(sensitivity_finding(sens, base))
+        found.append(sensitivity_finding(sens, base) + (
+            " RDMA reads faster only through a limitation of the NCCL model (the decode "
+            "tornado's caption says which)." if _transport_note(sens) else ""))
     return section, found
 
 

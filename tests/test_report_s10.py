@@ -233,3 +233,16 @@ def test_scaling_decode_finding_states_the_conditions_its_numbers_were_run_at():
     (found,) = [s for s in rs._findings(rows, {}) if s.startswith("Decode step")]
     assert (f"({DECODE_MODELS[0]}, batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context, "
             in found), found
+
+
+def test_decode_finding_flags_an_rdma_what_if_faster_than_load_store():
+    # the finding quoted alone ("least to transport (load/store: 9.947ms, RDMA: 9.942ms)")
+    # would read as RDMA being faster; it points at the caption's explanation while it holds
+    from analysis._report_decode import _transport_note, decode_section
+    from analysis._report_parts import report_fabric
+
+    fabrics = {s: report_fabric(s) for s in ("sd200-ultra:chip=h100", "cluster-128")}
+    section, found = decode_section(fabrics, None, True)
+    (sens,) = [f for f in found if "most sensitive to" in f]
+    flagged = "limitation of the NCCL model" in sens
+    assert flagged == bool(_transport_note(section.tables[1].rows)), sens
