@@ -815,7 +815,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     >>> r.runtime, r.algorithm, r.protocol, round(r.time * 1e6, 1)
     ('nccl', 'ring', 'LL', 15.2)
     >>> r4 = cost(topologies.build("dgx-h100"), "all-reduce", "1KiB", devices_per_process=4)
-    >>> round((r4.time - r.time) * 1e6, 2)   # 4 x 3.0 us of host launches against 15.3 us
+    >>> round((r4.time - r.time) * 1e6, 2)   # 4 x 3.0 us of host launches against 15.2 us
     0.45
     """
     op = normalize_op(op)
