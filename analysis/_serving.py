@@ -990,6 +990,29 @@ def _vllm_graph(batch, dp, q, budget):
 _VLLM_EAGER = {"cuda_graphs": False, "pdl": False}
 
 
+def _self_consistent_step(step_at, rate_at, rel=1e-9):
+    """The step time ``t`` with ``t = step_at(rate_at(t))``: a step that slows as background
+    traffic grows (``step_at`` non-decreasing in the rate; ``inf`` where the rate cannot be
+    carried) fed by a rate that falls as the step grows (``rate_at`` decreasing in ``t``).
+    ``g(t) = step_at(rate_at(t)) - t`` falls in ``t`` and is >= 0 at ``step_at(0)``:
+    bisection to ``rel``.
+
+    >>> round(_self_consistent_step(lambda r: 1.0 + r, lambda t: 2.0 / t), 9)   # t = 1 + 2/t
+    2.0
+    """
+    lo = step_at(0.0)
+    hi = lo
+    while step_at(rate_at(hi)) > hi:
+        hi *= 2.0
+    while hi - lo > rel * hi:
+        mid = 0.5 * (lo + hi)
+        if step_at(rate_at(mid)) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs,
            vllm_graphs=False, budget=None):
     """Plain and verification step times and breakdowns at one (layout, batch).
@@ -1030,7 +1053,8 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                   acceptance=None, draft_cost=None, mode="aggregated",
                   definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
                   usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
-                  adp_balance=False, max_batched_tokens=None, **decode_kwargs):
+                  adp_balance=False, max_batched_tokens=None, kv_inflow=False,
+                  **decode_kwargs):
     """One serving point (see the module docstring); raises if it does not fit in HBM.
 
     Parameters are those of :func:`serving_frontier`, for one ``batch`` (users per
@@ -1047,7 +1071,8 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     fr = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
-                adp_balance=adp_balance, max_batched_tokens=max_batched_tokens)
+                adp_balance=adp_balance, max_batched_tokens=max_batched_tokens,
+                kv_inflow=kv_inflow)
     k, a = _speculative_setting(
         (draft_length, MTP_ACCEPTANCE.value if acceptance is None else acceptance))
     if isinstance(batch, bool) or not isinstance(batch, numbers.Integral) or batch < 1:
@@ -1388,7 +1413,7 @@ class _Sweep:
 
     def __init__(self, m, fabric, *, isl, osl, mode, definition, prefill_efficiency,
                  usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False,
-                 max_batched_tokens=None):
+                 max_batched_tokens=None, kv_inflow=False):
         for name, v in (("isl", isl), ("osl", osl)):
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
                 raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
@@ -1421,6 +1446,14 @@ class _Sweep:
         if not isinstance(adp_balance, bool):
             raise TypeError(f"adp_balance must be True or False, got {adp_balance!r}")
         self.adp_balance = adp_balance
+        if not isinstance(kv_inflow, bool):
+            raise TypeError(f"kv_inflow must be True or False, got {kv_inflow!r}")
+        if kv_inflow and mode != "disaggregated":
+            raise SpecError("kv_inflow is the prompts' KV cache arriving from prefill GPUs: "
+                            "a condition of mode='disaggregated'")
+        if kv_inflow and "nic_background" in decode_kwargs:
+            raise SpecError("kv_inflow sets decode_step's nic_background; pass one or the other")
+        self.kv_inflow = kv_inflow
         if max_batched_tokens is None:
             self.budget = step_budget(decode_kwargs.get("engine"))
         elif (isinstance(max_batched_tokens, bool)
@@ -1511,6 +1544,41 @@ class _Sweep:
                                f"inconsistency)")
         return why
 
+    def _with_kv_inflow(self, lay, batch, k, a, draft):
+        """The verification step of ``k`` drafts (``(seconds, parts)``) while the prompts' KV
+        caches arrive at the decode ranks' NICs (disaggregated serving: the prefill GPUs write
+        each new request's cache into its decode rank): a rank takes ``ceil(batch / dp) x e /
+        osl`` new requests per cycle (``e`` tokens per cycle), each ``isl`` tokens of KV cache
+        (``MoEModel.kv_bytes_per_chip``), spread over the cycle: ``decode_step(nic_background=
+        r)`` (:func:`analysis.moe_exchange`'s network stage shares the port), with ``r`` and
+        the cycle consistent (:func:`_self_consistent_step`). A rate the NIC cannot carry at
+        a cycle length means a longer cycle."""
+        e = self.osl / expected_cycles(self.osl, k, a)
+        per_cycle = math.ceil(batch / lay.dp) * e / self.osl * self.m.kv_bytes_per_chip(
+            self.isl, lay.tp)
+        cache = {}
+
+        def verify(r):
+            if r not in cache:
+                cache[r] = _steps(self.m, self.fabric, str(lay), batch, self.context, [k],
+                                  self.micro, {**self.kw, "nic_background": r},
+                                  vllm_graphs=True, budget=self.budget)[k]
+            return cache[r]
+
+        def cycle_at(r):
+            if r == 0.0:
+                return draft + verify(r)[0]
+            try:
+                return draft + verify(r)[0]
+            except SpecError:           # more than the NIC carries: the cycle is longer
+                return math.inf
+
+        def rate_at(t):
+            return per_cycle / t
+
+        t = _self_consistent_step(cycle_at, rate_at)
+        return verify(rate_at(t))
+
     def point(self, layout, info, batch, spec, draft_cost):
         """The points of one (layout, batch) for every speculative setting in ``spec``."""
         m = self.m
@@ -1528,7 +1596,9 @@ class _Sweep:
         hbm = info["weights"] + math.ceil(batch / lay.dp) * info["kv_seq"]
         out = []
         for k, a in spec:
-            out.append(_compose(steps[k], steps[0][0], k=k, a=a, draft_cost=c,
+            verify = self._with_kv_inflow(lay, batch, k, a, c * k * steps[0][0]) \
+                if self.kv_inflow else steps[k]
+            out.append(_compose(verify, steps[0][0], k=k, a=a, draft_cost=c,
                                 prefill=info["prefill"], batch=batch, isl=self.isl,
                                 osl=self.osl, n=lay.chips, mode=self.mode,
                                 definition=self.definition, system=self.fabric.name,
@@ -1669,7 +1739,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                      definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
                      usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
                      keep_all=False, adp_balance=False, max_batched_tokens=None,
-                     **decode_kwargs):
+                     kv_inflow=False, **decode_kwargs):
     """The Pareto frontier of tokens/s per GPU against tokens/s per user.
 
     Parameters
@@ -1719,6 +1789,13 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         Refused for an engine that does not mix. Given, a batch of more than
         ``max_batched_tokens`` sequences per rank is not searched (listed in ``skipped``):
         :func:`serving_point` refuses it, as vLLM refuses a budget below ``max_num_seqs``.
+    kv_inflow : bool, default False
+        Disaggregated serving only: the prefill GPUs write each new request's KV cache
+        (``isl`` tokens) into its decode rank over that rank's NIC, beside the expert
+        exchange: ``decode_step(nic_background=)`` at ``ceil(batch / dp) / osl`` requests per
+        step per rank (``osl`` the requests' output length), self-consistent with the step
+        time. Opt-in: where the prefill instances sit (another node's NIC, or the same scale-up
+        domain) is a condition of the deployment, not of the fabric.
     keep_all : bool
         Also return every evaluated point (``all_points``).
     **decode_kwargs
@@ -1749,7 +1826,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     sw = _Sweep(m, fabric, isl=isl, osl=osl, mode=mode, definition=definition,
                 prefill_efficiency=prefill_efficiency, usable_hbm=usable_hbm,
                 decode_kwargs=decode_kwargs, context=context, micro_batches=micro_batches,
-                adp_balance=adp_balance, max_batched_tokens=max_batched_tokens)
+                adp_balance=adp_balance, max_batched_tokens=max_batched_tokens,
+                kv_inflow=kv_inflow)
     if isinstance(speculative, (str, bytes)) or not hasattr(speculative, "__iter__"):
         raise SpecError(f"speculative must be a sequence of (draft_length, acceptance) "
                         f"settings, e.g. ((0, 0.0),), got {speculative!r}")

@@ -176,8 +176,14 @@ def _inferencex(row):
 
 
 def _lmsys(row):
+    # osl 100 and kv_inflow: the authors' decode benchmark (sglang issue #6017, "Benchmark for
+    # decode": bench_one_batch_server --input-len 2000 --output-len 100) retires a request
+    # every 100 steps, and each new one's 2000-token KV cache arrives from the prefill nodes
+    # over the decode GPUs' NICs (Mooncake, --disaggregation-ib-device: DeepEP's NICs); in
+    # disaggregated mode the output length enters only through that rate
     return {"system": H100_72, "model": "deepseek-v3", "layout": "tp=1,dp=72", "isl": 2000,
-            "osl": 1, "context": 2000, "batch": 256 * 72, "mode": "disaggregated",
+            "osl": 100, "context": 2000, "batch": 256 * 72, "mode": "disaggregated",
+            "kv_inflow": True,
             "definition": "output-per-decode-gpu", "usable_hbm": 1.0, "micro_batches": 2,
             "overlap": "two-batch", "dispatch_bytes": _FP8_DISPATCH, "combine_bytes": 2.0,
             "ep_kernel": "deepep-low-latency", "cuda_graphs": True, "engine": "sglang",

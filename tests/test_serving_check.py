@@ -33,8 +33,11 @@ ROWS = sc.load_rows()
 #: its own draw in a closed loop, the drain, per-request mean TPOT; analysis.closed_loop_run);
 #: k2-h200-int4-c16 (22% per user, 20% per GPU) is the closest to the line.
 OUTSIDE_25 = {
-    "dsv3-72xh100-ep72": "SGLang's two-batch schedule, kernel list and EPLB balance priced: "
-                         "step 67.6 ms vs 91.9 ms (36% on both axes). Per MoE layer, both "
+    "dsv3-72xh100-ep72": "SGLang's two-batch schedule, kernel list and EPLB balance priced, "
+                         "and since session 10 the prompts' KV caches arriving over the "
+                         "decode GPUs' NICs (kv_inflow, #6017's 100-token outputs: exposed "
+                         "exchange 19.8 -> 25.5 ms per step): step 73.3 ms vs 91.9 ms (25.1% "
+                         "per user, 25.3% per GPU; 67.6 ms and 36% without). Per MoE layer, both "
                          "micro-batches, against the lmsys decode profile (docs/sources.md "
                          "s.8): exposed dispatch+combine 0.34 vs 0.34 ms (matches); MLA "
                          "decode kernel 0.23 vs 0.36 (priced memory-bound, 295 MB of BF16 "

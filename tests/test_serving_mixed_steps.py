@@ -199,3 +199,53 @@ def test_vllm_steady_points_run_vllm_s_graphs(node):
                                  osl=128)
     assert trt.cycle_time == pytest.approx(analysis.decode_step(
         "kimi-k2.5-nvfp4", node, batch=5, context=1024 + 64, layout="tp=8").time)
+
+
+@settings(max_examples=100, deadline=None)
+@given(base=st.floats(0.01, 1.0), slope=st.floats(0.0, 5.0), load=st.floats(0.0, 2.0),
+       cap=st.one_of(st.none(), st.floats(0.5, 50.0)))
+def test_self_consistent_step_brute_force(base, slope, load, cap):
+    # a step base + slope x r that the NIC cannot carry above `cap`, fed r = load / t: the
+    # bisection's t against a scan of t for the first point where the step fits in it
+    from analysis._serving import _self_consistent_step
+
+    def step_at(r):
+        return math.inf if cap is not None and r >= cap else base + slope * r
+
+    def rate_at(t):
+        return load / t
+
+    t = _self_consistent_step(step_at, rate_at)
+    assert step_at(rate_at(t)) <= t * (1 + 1e-12)
+    ratio = 1 + 1e-4                        # a geometric scan from the bare step up
+    x = base
+    while step_at(rate_at(x)) > x:
+        x *= ratio
+    assert x / ratio * (1 - 1e-9) <= t <= x * (1 + 1e-9)
+
+
+def test_kv_inflow_is_a_disaggregated_condition_and_self_consistent():
+    import serving_check as sc
+
+    row = {r["id"]: r for r in sc.load_rows()}["dsv3-72xh100-ep72"]
+    kw = dict(sc.conditions(row))
+    system, model = kw.pop("system"), kw.pop("model")
+    f = topologies.build(system)
+    p = analysis.serving_point(model, f, **kw)
+    off = analysis.serving_point(model, f, **{**kw, "kv_inflow": False})
+    assert p.cycle_time > off.cycle_time
+    # the cycle is the step at the rate its own length gives: 256 / 100 new requests per
+    # rank per cycle, 2000 tokens of KV cache each
+    rate = 256 / 100 * analysis.model_config(model).kv_bytes_per_chip(2000, 1) / p.cycle_time
+    dk = {k: v for k, v in kw.items() if k not in (
+        "isl", "osl", "batch", "mode", "definition", "usable_hbm", "micro_batches",
+        "kv_inflow", "context")}
+    half = analysis.decode_step(model, f, batch=256 * 72 // 2, context=2000,
+                                nic_background=rate, **dk)
+    assert p.cycle_time == pytest.approx(2 * half.time, rel=1e-6)
+    with pytest.raises(SpecError, match="disaggregated"):
+        analysis.serving_point(model, f, **{**kw, "mode": "aggregated"})
+    with pytest.raises(SpecError, match="one or the other"):
+        analysis.serving_point(model, f, **{**kw, "nic_background": 1e9})
+    with pytest.raises(TypeError, match="kv_inflow"):
+        analysis.serving_point(model, f, **{**kw, "kv_inflow": 1})
