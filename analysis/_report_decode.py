@@ -180,6 +180,7 @@ def decode_section(fabrics, executor, quiet):
     if base_row is not None:
         base, sens, layout = _decode_sensitivity(first, DECODE_MODELS[0])
         scope = _sensitivity_scope({"layout": layout, "ep_kernel": base_row["ep_kernel"]})
+        what_if = _rdma_what_if(report_fabric(first), first)
         where = (f"{layout}, the best layout of the tensor-parallel search as in the Equal "
                  f"chip section; the step table is at the default {base_row['layout']}"
                  if layout != base_row["layout"] else layout)
@@ -190,7 +191,7 @@ def decode_section(fabrics, executor, quiet):
              Column("value_high", "step time", format_time)), tuple(sens),
             f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context. One parameter at a "
             f"time; every other at the base ({format_time(base)} per step at {where}). "
-            f"{scope}{_transport_note(sens)}"
+            f"{scope}{what_if}{_transport_note(sens)}"
             "Tensor-parallel all-reduces, where the layout has them, run under the "
             f"{runtime_phrase()}: NCCL's own prediction (its per-hop latencies and protocol "
             "bandwidth caps, not the fabric's link latencies or a transport's message "
@@ -205,7 +206,7 @@ def decode_section(fabrics, executor, quiet):
             f"Step time of {DECODE_MODELS[0]} on {first} (batch {DECODE_BATCH}, "
             f"{DECODE_CONTEXT}-token context) with one parameter at a low and a high "
             f"setting, the others at the base (vertical line), at {where}. "
-            f"{scope}{_transport_note(sens)}"
+            f"{scope}{what_if}{_transport_note(sens)}"
             f"Tensor-parallel collectives under the {runtime_phrase()}; the MoE exchange "
             f"through {base_row['ep_kernel']}.",
             functools.partial(_draw_tornado, sens, base,
@@ -231,6 +232,16 @@ def _sensitivity_scope(row):
     return (f"At tp=1 the step has no tensor-parallel collective: the fabric enters only "
             f"through the {row['ep_kernel']} MoE exchange, which picks its own paths, so the "
             "transport setting applies to nothing here. ")
+
+
+def _rdma_what_if(f, name):
+    """The tornado's RDMA setting on a fabric without NICs is a what-if: said so."""
+    from fabric import sends_messages
+
+    if sends_messages(f).any():
+        return ""
+    return (f"RDMA is a what-if on {name}, which has no NICs: the tensor-parallel "
+            "all-reduces priced as RDMA messages over its links. ")
 
 
 def _transport_note(rows):

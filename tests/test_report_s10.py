@@ -246,3 +246,11 @@ def test_decode_finding_flags_an_rdma_what_if_faster_than_load_store():
     (sens,) = [f for f in found if "most sensitive to" in f]
     flagged = "limitation of the NCCL model" in sens
     assert flagged == bool(_transport_note(section.tables[1].rows)), sens
+
+
+def test_decode_tornado_calls_rdma_a_what_if_on_a_fabric_without_nics():
+    from analysis._report_decode import _rdma_what_if
+    from analysis._report_parts import report_fabric
+
+    assert "what-if" in _rdma_what_if(report_fabric("sd200-ultra:chip=h100"), "sd200")
+    assert _rdma_what_if(report_fabric("cluster-128"), "cluster-128") == ""
