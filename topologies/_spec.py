@@ -203,9 +203,12 @@ def _as_spec_option(family, message):
 
     >>> _as_spec_option("rail", "nic_share must be an integer >= 1, got 0")
     'pix (nic_share) must be an integer >= 1, got 0'
+    >>> _as_spec_option("rail", "nic_tech: unknown link technology 'foo'")
+    "nic (nic_tech): unknown link technology 'foo'"
     """
     for key, (keyword, _) in FAMILIES[family][2].items():
-        if key != keyword and message.startswith(keyword + " "):
+        if key != keyword and message[len(keyword):len(keyword) + 1] in (" ", ":") \
+                and message.startswith(keyword):
             return f"{key} ({keyword}){message[len(keyword):]}"
     return message
 
