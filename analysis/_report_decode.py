@@ -196,10 +196,11 @@ def decode_section(fabrics, executor, quiet):
             f"{runtime_phrase()}: NCCL's own prediction (its per-hop latencies and protocol "
             "bandwidth caps, not the fabric's link latencies or a transport's message "
             "overhead) floored by the hardware schedule; the MoE exchange is priced from the "
-            "fabric's paths. A fabric what-if moves the step only where one of these binds, "
-            "so an unchanged step time says the modelled software hides that parameter at "
-            "this step's message sizes"
-            + (" (or, as above, that nothing at this layout uses it)" if scope else "")
+            "fabric's paths. A fabric what-if moves the step only where one of these binds"
+            + ((", so an unchanged step time says the modelled software hides that parameter "
+                "at this step's message sizes"
+                + (" (or, as above, that nothing at this layout uses it)" if scope else ""))
+               if _any_unchanged(sens, base) else "")
             + ". Seconds in decode_sensitivity.csv."))
         figures.append(FigureSpec(
             "decode-sensitivity", f"Decode sensitivity: {DECODE_MODELS[0]} on {first}",
@@ -232,6 +233,13 @@ def _sensitivity_scope(row):
     return (f"At tp=1 the step has no tensor-parallel collective: the fabric enters only "
             f"through the {row['ep_kernel']} MoE exchange, which picks its own paths, so the "
             "transport setting applies to nothing here. ")
+
+
+def _any_unchanged(rows, base):
+    """Whether some parameter of the tornado leaves the step as it is at both settings (at the
+    precision shown): only then does the caption explain what an unchanged step means."""
+    return any(format_time(r["value_low"]) == format_time(r["value_high"]) == format_time(base)
+               for r in rows)
 
 
 def _rdma_what_if(f, name):

@@ -254,3 +254,12 @@ def test_decode_tornado_calls_rdma_a_what_if_on_a_fabric_without_nics():
 
     assert "what-if" in _rdma_what_if(report_fabric("sd200-ultra:chip=h100"), "sd200")
     assert _rdma_what_if(report_fabric("cluster-128"), "cluster-128") == ""
+
+
+def test_decode_tornado_explains_an_unchanged_step_only_when_one_is_shown():
+    from analysis._report_decode import _any_unchanged
+
+    rows = [{"value_low": 10.05e-3, "value_high": 9.896e-3},
+            {"value_low": 9.947e-3, "value_high": 12.22e-3}]
+    assert not _any_unchanged(rows, 9.947e-3)
+    assert _any_unchanged(rows + [{"value_low": 9.947e-3, "value_high": 9.947e-3}], 9.947e-3)
