@@ -973,14 +973,21 @@ def _vllm_graph(batch, dp, q, budget):
     """vLLM's graph for a decode step of ``batch`` sequences (whole system) of ``q`` tokens
     each: ``{"graph_batch": g}`` (each DP rank's engine pads its ``ceil(batch / dp) x q``
     tokens to a capture size, ``max_num_seqs`` its own sequences: :func:`vllm_graph_batch`),
-    or ``{"cuda_graphs": False}`` when they are above the largest capture size (vLLM runs the
+    or :data:`_VLLM_EAGER` when they are above the largest capture size (vLLM runs the
     step without a graph)."""
     rank = math.ceil(batch / dp)
     tokens = vllm_graph_batch(rank * q, max_num_seqs=rank * q,
                               max_batched_tokens=budget or VLLM_MAX_BATCHED_TOKENS.value)
     if tokens is None:
-        return {"cuda_graphs": False}
+        return dict(_VLLM_EAGER)
     return {"graph_batch": math.ceil(tokens / q) * dp}
+
+
+#: A vLLM step above the largest capture size runs without a CUDA graph: each kernel pays a
+#: host launch, and ``pdl`` (which :func:`analysis.decode_step` prices as hiding the gap
+#: between a replayed graph's kernels) has no graph gap to hide, so it is off for that step
+#: whatever the caller asked for the graph-replayed ones.
+_VLLM_EAGER = {"cuda_graphs": False, "pdl": False}
 
 
 def _self_consistent_step(step_at, rate_at, rel=1e-9):
@@ -1004,6 +1011,7 @@ def _self_consistent_step(step_at, rate_at, rel=1e-9):
         else:
             hi = mid
     return hi
+
 
 def _steps(m, fabric, layout, batch, context, ks, micro_batches, decode_kwargs,
            vllm_graphs=False, budget=None):
@@ -1263,7 +1271,8 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     step (attention is not linear in context). With ``engine="vllm"`` (and CUDA graphs) a step
     with no prompt chunk runs the graph of the next capture size up (:func:`vllm_graph_batch`,
     ``max_num_seqs = concurrency``): ``decode_step(graph_batch=...)``, its padded rows' GEMMs,
-    routing and collectives paid, their KV reads not.
+    routing and collectives paid, their KV reads not; above the largest capture size it runs
+    without a graph (host launches, no PDL), as vLLM does.
 
     Parameters
     ----------
@@ -1356,11 +1365,12 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
 
     def alone(b):
         g = vllm_graph_batch(b, max_num_seqs=concurrency, max_batched_tokens=budget)
-        if g is None or g == b:
+        if g == b:
             return decode(b)[0]
-        if b not in padded:
+        if b not in padded:     # padded to a captured graph, or above them all: eager
             padded[b] = _steps(m, fabric, lay, b, context, [0], 1,
-                               {**sweep.kw, "graph_batch": g})[0][0]
+                               {**sweep.kw, **({"graph_batch": g} if g is not None
+                                               else _VLLM_EAGER)})[0][0]
         return padded[b]
 
     start, first, end, steps = _run_steps(ins, outs, concurrency, budget,
@@ -1566,6 +1576,10 @@ class _Sweep:
         def rate_at(t):
             return per_cycle / t
 
+        try:                            # a step that takes no background at all is named
+            verify(1.0)
+        except SpecError as e:
+            raise SpecError(f"kv_inflow: {e}") from None
         t = _self_consistent_step(cycle_at, rate_at)
         return verify(rate_at(t))
 
@@ -1776,7 +1790,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         forward pass (:data:`MIXED_STEP_BUDGET`; default that engine's own budget), per
         attention-DP rank: a prompt rides on ``ceil(isl / (max_batched_tokens - (batch /
         dp - 1)))`` decode steps and shares their weight read (:func:`shared_weight_read`).
-        Refused for an engine that does not mix.
+        Refused for an engine that does not mix. Given, a batch of more than
+        ``max_batched_tokens`` sequences per rank is not searched (listed in ``skipped``):
+        :func:`serving_point` refuses it, as vLLM refuses a budget below ``max_num_seqs``.
     kv_inflow : bool, default False
         Disaggregated serving only: the prefill GPUs write each new request's KV cache
         (``isl`` tokens) into its decode rank over that rank's NIC, beside the expert
@@ -1860,18 +1876,28 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         else:
             infos[lay] = info
 
+    # a given max_batched_tokens holds at most that many sequences per attention-DP rank
+    # (serving_point refuses more, as vLLM refuses max_num_batched_tokens < max_num_seqs)
+    cap = sw.budget if max_batched_tokens is not None else None
+
+    def limit(info):
+        return info["b_max"] if cap is None else min(info["b_max"], cap * info["layout"].dp)
+
     def grid(info, count):        # a micro-batch holds one sequence at least
-        return ([b for b in _batch_grid(info["b_max"], count) if b >= sw.micro]
-                if batches is None else [b for b in batches if b <= info["b_max"]])
+        return ([b for b in _batch_grid(limit(info), count) if b >= sw.micro]
+                if batches is None else [b for b in batches if b <= limit(info)])
 
     searched, points, dropped = [], [], []
     for lay, info in infos.items():
-        over = [b for b in batches if b > info["b_max"]] if batches is not None else []
-        if over:        # asked for, but the KV cache of this layout does not hold them
+        over = [b for b in batches if b > limit(info)] if batches is not None else []
+        if over:        # asked for, but the KV cache (or the step budget) does not hold them
             these = (f"batch {over[0]} exceeds" if len(over) == 1 else
                      f"batches {', '.join(map(str, over))} exceed")
-            dropped.append(f"{lay}: {these} the largest that fits, {info['b_max']} (KV cache "
-                           f"at context {sw.full})")
+            why = (f"the largest that fits, {info['b_max']} (KV cache at context {sw.full})"
+                   if limit(info) == info["b_max"] else
+                   f"the {limit(info)} that max_batched_tokens={cap} holds (at most {cap} "
+                   f"per rank x dp={info['layout'].dp})")
+            dropped.append(f"{lay}: {these} {why}")
         try:
             mine = [p for b in grid(info, n_batches)
                     for p in sw.point(lay, info, b, spec, draft_cost)]
@@ -1895,7 +1921,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                    f"{sw.chip.hbm_bytes / 1e9:.1f} GB each)")
         else:               # layouts fit, but not at any of the batches asked
             why = "every batch asked exceeds the largest that fits: " + ", ".join(
-                f"{lay} holds {infos[lay]['b_max']}" for lay in searched)
+                f"{lay} holds {limit(infos[lay])}" for lay in searched) + (
+                f" (max_batched_tokens={cap}: at most {cap} per rank)" if cap is not None else "")
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
                         + why)
     skipped += dropped
