@@ -57,6 +57,14 @@ def register(sub):
                    help="aggregated serving under attention data parallelism: a scheduler "
                         "aligns every rank's prompts in one iteration (TensorRT-LLM's ADP "
                         "Balance); default: one prompt's prefill at a time holds the instance")
+    p.add_argument("--max-batched-tokens", type=int, default=None,
+                   help="tokens per engine step of an engine that runs decodes and a prompt "
+                        "chunk in one forward pass (vllm, trtllm; default the engine's own, "
+                        "8192): a prompt shares the weight read of the steps it rides on")
+    p.add_argument("--kv-inflow", action="store_true",
+                   help="--mode disaggregated: the prompts' KV caches arrive over the decode "
+                        "ranks' NICs beside the expert exchange (osl = the requests' output "
+                        "length)")
     d.add_argument("--micro-batches", type=int, default=1,
                    help="decode steps split into this many micro-batches, at most the "
                         "batch (2: two-batch overlap, with --overlap two-batch)")
@@ -133,7 +141,9 @@ def run(args):
             decode["draft_cost"] = args.draft_cost
         fr = serving_frontier(args.model, fab, isl=args.isl, osl=args.osl, mode=args.mode,
                               definition=args.definition, layouts=args.layout,
-                              batches=_batches(args.batches), speculative=spec, **decode)
+                              batches=_batches(args.batches), speculative=spec,
+                              max_batched_tokens=args.max_batched_tokens,
+                              kv_inflow=args.kv_inflow, **decode)
         bar.update()
         bar.stage("single-user speed")
         # one user's step is not split into micro-batches: the plain schedule

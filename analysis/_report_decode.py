@@ -209,7 +209,7 @@ def decode_section(fabrics, executor, quiet):
             f"setting, the others at the base (vertical line), at {where}. "
             f"{scope}{what_if}{_transport_note(sens)}"
             f"Tensor-parallel collectives under the {runtime_phrase()}; the MoE exchange "
-            f"through {base_row['ep_kernel']}.",
+            f"through the {base_row['ep_kernel']} kernel.",
             functools.partial(_draw_tornado, sens, base,
                               f"{DECODE_MODELS[0]} on {first}, {layout}")))
     section = Section("decode", "MoE decode", text=text, tables=tuple(tables),

@@ -1576,6 +1576,10 @@ class _Sweep:
         def rate_at(t):
             return per_cycle / t
 
+        try:                            # a step that takes no background at all is named
+            verify(1.0)
+        except SpecError as e:
+            raise SpecError(f"kv_inflow: {e}") from None
         t = _self_consistent_step(cycle_at, rate_at)
         return verify(rate_at(t))
 

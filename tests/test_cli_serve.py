@@ -177,6 +177,13 @@ def test_serve_says_which_batches_asked_for_a_layout_cannot_hold(capsys):
     # a model file that is not there
     ([NODE, "--model", "/nonexistent/model.toml", "--isl", "100", "--osl", "100"],
      ["/nonexistent/model.toml"]),
+    # a token budget for an engine that does not mix; one of 0; KV inflow when aggregated
+    ([NODE, "--model", "kimi-k2", "--isl", "100", "--osl", "100", "--engine", "sglang",
+      "--max-batched-tokens", "4096"], ["runs prompts on their own"]),
+    ([NODE, "--model", "kimi-k2", "--isl", "100", "--osl", "100",
+      "--max-batched-tokens", "0"], ["max_batched_tokens must be"]),
+    ([NODE, "--model", "kimi-k2", "--isl", "100", "--osl", "100", "--kv-inflow"],
+     ["disaggregated"]),
 ])
 def test_serve_refuses_bad_input_in_one_line_with_exit_2(capsys, argv, words):
     assert main(["serve", *argv, "--quiet"]) == 2
@@ -207,3 +214,25 @@ def test_serving_api_refuses_the_same_inputs(kw, match):
                  lambda: analysis.single_user_speed(model, f, layouts=("tp=8",), **args)):
         with pytest.raises(SpecError, match=match):
             call()
+
+
+def test_serve_passes_the_step_budget_and_kv_inflow(capsys):
+    import analysis
+    import topologies
+
+    base = ["serve", NODE, "--model", "kimi-k2", "--isl", "4096", "--osl", "256", "--batches",
+            "8", "--layout", "tp=8", "--no-speculative", "--json", "--quiet"]
+    assert main([*base, "--max-batched-tokens", "2048"]) == 0
+    got = json.loads(capsys.readouterr().out)["frontier"][0]["shared_read_s"]
+    want = analysis.serving_point("kimi-k2", topologies.build(NODE), isl=4096, osl=256,
+                                  batch=8, layout="tp=8", max_batched_tokens=2048).shared_read
+    assert got == pytest.approx(want)
+    # KV inflow: a disaggregated decode instance whose experts an exchange kernel moves
+    dis = ["serve", "rail:servers=2,gpus=8,chip=h200", "--model", "deepseek-v3", "--isl",
+           "2000", "--osl", "100", "--batches", "64", "--layout", "tp=1,dp=16",
+           "--no-speculative", "--json",
+           "--quiet", "--mode", "disaggregated", "--ep-kernel", "deepep-low-latency"]
+    assert main(dis) == 0
+    plain = json.loads(capsys.readouterr().out)["frontier"][0]["cycle_time_s"]
+    assert main([*dis, "--kv-inflow"]) == 0
+    assert json.loads(capsys.readouterr().out)["frontier"][0]["cycle_time_s"] > plain

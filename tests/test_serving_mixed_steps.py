@@ -249,3 +249,9 @@ def test_kv_inflow_is_a_disaggregated_condition_and_self_consistent():
         analysis.serving_point(model, f, **{**kw, "nic_background": 1e9})
     with pytest.raises(TypeError, match="kv_inflow"):
         analysis.serving_point(model, f, **{**kw, "kv_inflow": 1})
+    # experts exchanged through the collectives model (no exchange kernel): no NIC stage to
+    # load, said so (not priced as if nothing arrived)
+    node = topologies.build(B200_8)
+    with pytest.raises(SpecError, match="kv_inflow: nic_background"):
+        analysis.serving_point("deepseek-v3", node, isl=1024, osl=100, batch=64,
+                               layout="tp=1,dp=8", mode="disaggregated", kv_inflow=True)
