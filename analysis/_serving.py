@@ -644,6 +644,18 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
                             f"{name}={v!r}")
     if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral) or chunk < 0:
         raise SpecError(f"chunk must be an integer >= 0 (prompt tokens), got chunk={chunk!r}")
+    # a PrefillTime built by hand (as below) is checked as prefill_time's own would hold:
+    # isl 0 divided by zero, a negative isl or time gave a negative saving, nan read as 0
+    if isinstance(prefill.isl, bool) or not isinstance(prefill.isl, numbers.Integral) \
+            or prefill.isl < 1:
+        raise SpecError(f"prefill.isl must be an integer >= 1 (prompt tokens), got "
+                        f"{prefill.isl!r}")
+    for name in ("compute", "weights"):
+        v = getattr(prefill, name)
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+                math.isfinite(v) and v >= 0):
+            raise SpecError(f"prefill.{name} must be a finite number of seconds >= 0, got "
+                            f"{v!r}")
     rate = max(prefill.compute, prefill.weights) / prefill.isl
     priced = chunk * rate
     merged = max(chunk * prefill.compute / prefill.isl + step_compute, prefill.weights,

@@ -5,7 +5,15 @@
 import pytest
 
 import topologies
-from analysis import closed_loop_run, decode_step, serving_frontier, serving_point, vllm_graph_batch
+from analysis import (
+    PrefillTime,
+    closed_loop_run,
+    decode_step,
+    serving_frontier,
+    serving_point,
+    shared_weight_read,
+    vllm_graph_batch,
+)
 from fabric import SpecError
 
 NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
@@ -66,3 +74,15 @@ def test_pdl_is_off_only_for_the_steps_that_run_without_a_graph():
     fr = serving_frontier("kimi-k2", f, isl=1024, osl=1024, engine="vllm", pdl=True,
                           speculative=((0, 0.0),))
     assert getattr(fr, "points", fr)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("isl", 0), ("isl", -5), ("isl", 2.5), ("isl", True),
+    ("compute", float("nan")), ("compute", -1.0), ("weights", -0.1), ("weights", float("inf")),
+])
+def test_shared_weight_read_names_a_malformed_prefill(field, value):
+    # before: isl 0 a ZeroDivisionError, isl -5 a saving of -1.0 s, nan compute 0.0 silently
+    good = {"isl": 100, "flops": 0.0, "compute": 0.5, "weights": 0.1, "comm": 0.0, "total": 0.6}
+    assert shared_weight_read(PrefillTime(**good), 0.02, 0.001, 10) >= 0
+    with pytest.raises(SpecError, match=f"prefill.{field} must be"):
+        shared_weight_read(PrefillTime(**{**good, field: value}), 0.02, 0.001, 10)
