@@ -10,6 +10,7 @@ Router.reachable against fabric.route pair by pair, both ways.
 
 import itertools
 
+from degrade import degrade
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_decode_placement import (
@@ -25,22 +26,16 @@ from test_decode_placement import (
 
 import topologies
 from analysis import idle_chips, instance_chips
-from fabric import FabricError, SpecError
+from fabric import SpecError
 
 _SPECS = ("torus:2x3", "torus:3x3", "hypermesh:2x3", "mesh:2x4", "dragonfly:h=1",
           "hypermesh:2x2x2,connect=switch/ring/full")
 
 
-@st.composite
-def _fabrics(draw):
-    f = topologies.build(draw(st.sampled_from(_SPECS)))
-    edges = sorted(tuple(sorted(e)) for e in f.graph.edges)
-    links = draw(st.lists(st.sampled_from(edges), max_size=5, unique=True))
-    chips = draw(st.lists(st.sampled_from(list(f.endpoints)), max_size=2, unique=True))
-    try:
-        return f.without(links=links, chips=chips)
-    except FabricError:         # no chip left, or a link of a failed chip named too
-        return f
+def _fabrics():
+    """A fabric of ``_SPECS`` with up to 5 failed links and 2 failed chips (tests/degrade.py)."""
+    return st.sampled_from(_SPECS).map(topologies.build).flatmap(
+        lambda f: degrade(f, max_links=5, max_chips=2))
 
 
 @settings(max_examples=20, deadline=None)

@@ -13,6 +13,7 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
+from degrade import degrade
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,16 +27,10 @@ _GRIDS = ("torus:3x4", "torus:3x3x2", "mesh:3x3", "mesh:2x4", "hypermesh:3x3",
 _OTHERS = ("switch:5,planes=2", "rail:servers=2,gpus=3", "dragonfly:h=1", "fattree:k=4")
 
 
-@st.composite
-def _fabrics(draw, specs):
-    f = topologies.build(draw(st.sampled_from(specs)))
-    edges = sorted(tuple(sorted(e)) for e in f.graph.edges)
-    links = draw(st.lists(st.sampled_from(edges), max_size=6, unique=True))
-    chips = draw(st.lists(st.sampled_from(list(f.endpoints)), max_size=3, unique=True))
-    try:
-        return f.without(links=links, chips=chips)
-    except FabricError:         # no chip left, or a link of a failed chip named too
-        return f
+def _fabrics(specs):
+    """A fabric of ``specs`` with up to 6 failed links and 3 failed chips (tests/degrade.py)."""
+    return st.sampled_from(specs).map(topologies.build).flatmap(
+        lambda f: degrade(f, max_links=6, max_chips=3))
 
 
 def _brute(f):
