@@ -122,3 +122,17 @@ def test_runtime_flag_takes_an_nccl_release(capsys):
         assert main(argv + [bad]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("cofabric cost: error:")
+
+
+def test_a_version_that_stands_for_a_tag_is_named_both_ways(capsys):
+    # audit s10: `--runtime nccl@2.28.5` printed 'nccl@2.28.3' (cost) or 'nccl@2.28.5'
+    # (decode), each hiding the other; both now print what ran and what was asked.
+    assert main(["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--runtime",
+                 "nccl@2.28.5"]) == 0
+    assert "runtime nccl@2.28.3 (for nccl@2.28.5);" in capsys.readouterr().out
+    assert main(["decode", "nvl72", "--model", "kimi-k2", "--runtime",
+                 "nccl@2.28.5"]) == 0
+    assert "runtime nccl@2.28.3 (for nccl@2.28.5)," in capsys.readouterr().out
+    assert main(["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--runtime",
+                 "nccl@2.21.5"]) == 0
+    assert "runtime nccl@2.21.5;" in capsys.readouterr().out
