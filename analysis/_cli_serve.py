@@ -162,7 +162,16 @@ def run(args):
         bar.update()
         bar.stage("done")
     if args.json:
+        # what was run, so a JSON file alone reproduces its command (audit s10: the engine,
+        # PDL, the step budget and the KV inflow were not recorded)
+        settings = {k: v for k, v in decode.items() if k not in ("kernel_floors",
+                                                                  "gemm_fixed_time")}
+        settings.update(kernel_floors=args.kernel_floors,
+                        max_batched_tokens=args.max_batched_tokens, kv_inflow=args.kv_inflow,
+                        speculative_options=[{"draft_length": d, "acceptance": a}
+                                             for d, a in spec])
         out = {"model": fr.model, "system": fr.system, "isl": fr.isl, "osl": fr.osl,
+               "settings": settings,
                "failed_chips": sorted(fab.failures.ranks.values()),
                "failed_links": [list(x) for x in fab.failures.links],
                "failed_lanes": [[list(e), k] for e, k in fab.failures.lanes],

@@ -53,6 +53,11 @@ FIELD_UNITS = {
     "draft": _S, "prefill": _S,
     "weights read": _S, "KV read": _S, "launch/graph": _S, "communication": _S,
     "kernel floors": _S,
+    # serve settings (the command's options)
+    "fusion_factor": "1 (launches divided by it)", "overlap": "1 (fraction of communication hidden)",
+    "micro_batches": _N, "moe_hbm_efficiency": "1 (fraction of peak HBM bandwidth)",
+    "expert_balance": "1 (mean/max load)", "draft_cost": "1 (draft time / step time)",
+    "max_batched_tokens": "tokens",
 }
 
 

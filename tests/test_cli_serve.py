@@ -19,6 +19,25 @@ def test_serve_json(capsys):
     assert all(p["fits"] and p["usd_per_million_tokens"] > 0 for p in front)
     assert out["single_user"]["limiter"] in out["single_user"]["shares_s_per_token"]
     assert out["usd_per_gpu_hour"] == 1.95
+    # the settings that ran are recorded (audit s10): defaults here, given options below
+    st = out["settings"]
+    assert (st["engine"], st["pdl"], st["cuda_graphs"], st["kv_inflow"]) == \
+        ("trtllm", False, True, False)
+    assert st["max_batched_tokens"] is None and st["kernel_floors"] is True
+    assert st["speculative_options"] == [{"draft_length": 0, "acceptance": 0.0}]
+
+
+def test_serve_json_records_the_options_given(capsys):
+    assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "1024", "--osl", "256",
+                 "--batches", "1,8", "--layout", "tp=8", "--no-speculative", "--json",
+                 "--engine", "vllm", "--pdl", "--max-batched-tokens", "4096",
+                 "--no-kernel-floors", "--fusion", "2", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    st = out["settings"]
+    assert (st["engine"], st["pdl"], st["max_batched_tokens"], st["kernel_floors"],
+            st["fusion_factor"]) == ("vllm", True, 4096, False, 2.0)
+    assert out["units"]["max_batched_tokens"] == "tokens"
+    assert out["units"]["fusion_factor"].startswith("1")
 
 
 def test_serve_table(capsys):
