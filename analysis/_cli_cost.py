@@ -124,8 +124,8 @@ def run(args):
     print(format_table(["op", "size", "algorithm", "transport", "time", "algbw", "busbw",
                         "x bound"], rows))
     first = results[0]
-    from ._collectives import runtime_label
-    print(f"{fabric.name}, {first.ranks} ranks, runtime {runtime_label(args.runtime)}; bandwidths in bytes/s "
+    from ._collectives import resolved_runtime_name
+    print(f"{fabric.name}, {first.ranks} ranks, runtime {resolved_runtime_name(args.runtime)}; bandwidths in bytes/s "
           f"(GB = 1e9); busbw is algbw times the nccl-tests factor; x bound: time over the "
           f"lower bound the model proves (injection, cuts, max-concurrent-flow)")
     return 0

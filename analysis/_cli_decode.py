@@ -205,14 +205,14 @@ def run(args):
     exchange = ("none (one expert rank)" if r.layout.ep == 1
                 else "none (experts split over the ranks, output all-reduced)"
                 if r.layout.etp > 1 else r.ep_kernel or "all-to-all")
-    from ._collectives import default_runtime, runtime_label
+    from ._collectives import default_runtime, resolved_runtime_name
 
     graphs = "host launch per kernel"
     if r.cuda_graphs:
         graphs = (f"CUDA graphs ({kw['engine']} kernels{', PDL' if args.pdl else ''}"
                   f"{f', padded to {r.graph_batch} sequences' if r.graph_batch != r.batch else ''})")
     collective = _param(r, "decode.collective")
-    runtime = (runtime_label(r.runtime) if r.runtime
+    runtime = (resolved_runtime_name(r.runtime) if r.runtime
                else default_runtime() if collective == "analysis.cost" else collective)
     print(f"runtime {runtime}, MoE exchange {exchange}, {graphs}, "
           f"HBM at {kw['hbm_efficiency']:g} of peak, routed experts at "

@@ -1433,13 +1433,13 @@ def default_runtime():
     return inspect.signature(cost).parameters["runtime"].default
 
 
-def runtime_label(name):
+def resolved_runtime_name(name):
     """How output names runtime ``name``: the modelled runtime's own name, followed by the
     name asked when that is a version standing for another tag (:func:`fabric.release_tag`),
     so a reader sees both what was asked and what ran.
 
-    >>> runtime_label("nccl@2.28.5"), runtime_label("NCCL"), runtime_label("nccl@2.21.5")
-    ('nccl@2.28.3 (for nccl@2.28.5)', 'nccl', 'nccl@2.21.5')
+    >>> resolved_runtime_name("nccl@2.28.5"), resolved_runtime_name("nccl@2.21.5")
+    ('nccl@2.28.3 (for nccl@2.28.5)', 'nccl@2.21.5')
     """
     from fabric import runtime as _runtime
 

@@ -1295,6 +1295,16 @@ def _shared_nic_rail(servers, gpus, shared):
                        structure=base.structure)
 
 
+def _domain_members(f, ranks):
+    """The ranks (chip numbers) of each load/store domain of ``f``, read from the graph."""
+    dom = f.loadstore_domains
+    index = {v: i for i, v in enumerate(f.graph.nodes)}
+    members = {}
+    for r in ranks:
+        members.setdefault(dom[index[f"chip{r}"]], []).append(r)
+    return members
+
+
 @settings(max_examples=40, deadline=None)
 @given(servers=st.integers(1, 4), gpus=st.integers(1, 4), data=st.data(), fail=st.booleans())
 def test_simple_tree_pattern_follows_nccls_search_brute_force(servers, gpus, data, fail):
@@ -1313,12 +1323,7 @@ def test_simple_tree_pattern_follows_nccls_search_brute_force(servers, gpus, dat
     if fail:   # a degraded fabric: one rank's NVSwitch link gone (it may become its own node)
         r = data.draw(st.sampled_from(ranks))
         f = f.without(links=[(f"chip{r}", f"nvs{r // gpus}")])
-    dom = f.loadstore_domains
-    index = {v: i for i, v in enumerate(f.graph.nodes)}
-    node_of = {r: dom[index[f"chip{r}"]] for r in ranks}
-    members = {}
-    for r in ranks:
-        members.setdefault(node_of[r], []).append(r)
+    members = _domain_members(f, ranks)
     want = len(members) > 1 and any(
         len(rs) == 1 or not any(a in shared and a in rs and a + 1 in rs for a in rs)
         for rs in members.values())
@@ -1350,12 +1355,7 @@ def test_simple_tree_pattern_reads_the_nics_pcie_switch(servers, gpus, share, da
     links = ([(f"chip{r}", f"nvs{r // gpus}") for r in sorted(nvs_cut)]
              + [(f"chip{r}", f"nic{r}") for r in sorted(pci_cut)])
     f = f0.without(links=links) if links else f0
-    dom = f.loadstore_domains
-    index = {v: i for i, v in enumerate(f.graph.nodes)}
-    node_of = {r: dom[index[f"chip{r}"]] for r in ranks}
-    members = {}
-    for r in ranks:
-        members.setdefault(node_of[r], []).append(r)
+    members = _domain_members(f, ranks)
 
     def balanced(rs):
         blocks = {}
