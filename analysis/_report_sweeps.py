@@ -433,7 +433,8 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "in-switch) over the same fabric's load/store transport, the only one these "
             "systems offer (they have no NICs). The what-if columns run the message passing "
             "over RDMA NICs the systems do not have, to separate the transport's share of "
-            "the gain from the algorithm's; the findings use the load/store comparison."),)
+            "the gain from the algorithm's; the hardware-floor findings use the load/store "
+            "comparison."),)
     if missing:
         text += ("Not comparable on " + "; ".join(missing) + ".",)
     table = Table("symmetric_memory", "Symmetric memory against message passing", columns,
@@ -488,9 +489,11 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "ratio of this kind, read here per size (every swept size in runtimes.csv and "
             "the figure's right panel).",
             csv_rows=tuple(every_size)),)
-        text += (("The second table adds the software that runs the collectives: the hardware "
+        text += (("The second table and the figure's right panel add the software that runs "
+                 "the collectives: the hardware "
                  "floor (runtime 'ideal'), NCCL as its own tuner models it, and symmetric-"
-                 "memory kernels. At small sizes both runtimes are launch- and "
+                 "memory kernels; the seed's 3.5x (symmetric memory against a collectives "
+                 "library) is read there. At small sizes both runtimes are launch- and "
                  "synchronisation-bound, so the symmetric-memory gain over NCCL is a ratio of "
                  f"fixed costs{_fixed_costs_text(rt_rows)}, not of the fabric's latencies."),)
     section = Section("symmetric", "Symmetric memory versus message passing", text=text,
