@@ -670,6 +670,21 @@ _RESTS_ON = {
 }
 
 
+def _decode_rests_on():
+    """What a decode finding's times rest on: the software the decode model charges (the
+    seed's 5.85 ms is read on these, not on a hardware floor) and the fabric's links."""
+    from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
+
+    return ("the decode model's settings (CUDA-graph replay with "
+            f"{format_time(GRAPH_KERNEL_OVERHEAD.value)} per kernel boundary, the published "
+            "minimum kernel durations, weights and KV cache read at "
+            f"{DECODE_HBM_EFFICIENCY.value:.0%} of HBM peak, the MoE exchange kernel of the "
+            "step table, tensor-parallel collectives (none at tp=1) under the "
+            f"{runtime_phrase()}; no kernel fusion unless varied, no overlap of communication "
+            "with compute) "
+            "and the link bandwidths and latencies")
+
+
 def assumption_clause(section, fabrics):
     """' Assumes: ...' for a finding of ``section`` that does not say what it assumes:
     what the section's figures rest on and the parameters of the first two systems whose
@@ -677,7 +692,16 @@ def assumption_clause(section, fabrics):
     section is not one of these."""
     if section not in _RESTS_ON:
         return ""
-    what, kinds = _RESTS_ON[section]
+    return _clause(*_RESTS_ON[section], fabrics)
+
+
+def decode_assumption_clause(fabrics):
+    """' Assumes: ...' for a decode finding (the MoE decode section appends it to the
+    findings of steps that ran; a 'nothing ran' sentence assumes nothing)."""
+    return _clause(_decode_rests_on(), ("bandwidth", "latency"), fabrics)
+
+
+def _clause(what, kinds, fabrics):
     first_two = dict(list(fabrics.items())[:2])
     names = [n for n, (_, k) in assumed_parameters(first_two).items() if k in kinds]
     tail = (f"; assumed (no published figure): {', '.join(sorted(names))}" if names
