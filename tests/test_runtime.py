@@ -1550,6 +1550,43 @@ def test_p2p_trailing_chunk_runs_ll_before_2_22():
 
 
 
+def _brute_search_speeds(speeds, place, start, total, maxch):
+    """``(channels, speed)`` of NCCL's ring search over a speed array as search.cc's
+    ncclTopoCompute runs it, shared by the one-node and the network brute forces: start at the
+    first speed not above ``start`` (the last if none), place channels at each speed
+    (``place(speed, at_least)``: how many fit, 0 if fewer than ``at_least``), keep a strictly
+    better channels x speed, stop once it reaches ``total``, lower the speed while next / best
+    > .49; then ncclTopoDupChannels (x 2 at most maxch / 2, the speed divided, unless below
+    25 GB/s or below 50 with more than 4 channels) and pass 2 (raise the speed while the
+    channels still fit). ``(0, 0.0)`` when no channel fits."""
+    i = 0
+    while i < len(speeds) - 1 and speeds[i] > start + 1e-9:
+        i += 1
+    best = (0, 0.0)
+    while True:
+        k = place(speeds[i])
+        if k * speeds[i] > best[0] * best[1] + 1e-9:
+            best = (k, speeds[i])
+        if best[0] and best[0] * best[1] >= total - 1e-9:
+            break
+        if i < len(speeds) - 1 and (best[0] == 0 or speeds[i + 1] / best[1] > 0.49):
+            i += 1
+            continue
+        break
+    n, bw = best
+    if n and bw >= 25 and not (bw < 50 and n > 4):
+        d = min(2 * n, maxch // 2)
+        bw /= -(-d // n)
+        n = d
+        j = 0
+        while j < len(speeds) - 1 and speeds[j] > bw + 1e-9:
+            j += 1
+        while j > 0 and place(speeds[j - 1], n) >= n:
+            j -= 1
+            n, bw = place(speeds[j]), speeds[j]
+    return n, bw
+
+
 def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
     """NCCL's ring search on an NVSwitch node, step by step as search.cc runs it: every speed
     of the array is searched by placing channels one at a time (each charging the speed on
@@ -1564,28 +1601,9 @@ def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
             k += 1
         return k if k >= at_least else 0
 
-    idx = next((i for i, sp in enumerate(speeds) if sp <= total + 1e-9), len(speeds) - 1)
-    best = (0, 0.0)
-    while True:
-        k = place(speeds[idx])
-        if k * speeds[idx] > best[0] * best[1] + 1e-9:
-            best = (k, speeds[idx])
-        if best[0] and best[0] * best[1] >= total - 1e-9:
-            break
-        if idx + 1 < len(speeds) and (best[0] == 0 or speeds[idx + 1] / best[1] > 0.49):
-            idx += 1
-        else:
-            break
-    n, bw = best
+    n, _bw = _brute_search_speeds(speeds, place, total, total, maxch)
     if n == 0:
         return 1
-    if bw >= 25 and not (bw < 50 and n > 4):
-        d = min(2 * n, maxch // 2)
-        bw, n = bw / -(-d // n), d
-        idx = next(i for i, sp in enumerate(speeds) if sp <= bw + 1e-9)
-        while idx > 0 and place(speeds[idx - 1], n):
-            idx -= 1
-            n, bw = place(speeds[idx]), speeds[idx]
     out = min(maxch, 2 * n)
     return max(out, min(maxch, nvls)) if nvls else out
 
@@ -1779,33 +1797,9 @@ def _brute_net_channels(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, 
             k += 1
         return k if k >= at_least else 0
 
-    i = 0
-    while i < len(speeds) - 1 and speeds[i] > cap + 1e-9:
-        i += 1
-    best = (0, 0.0)
-    while True:
-        k = place(speeds[i])
-        if k * speeds[i] > best[0] * best[1] + 1e-9:
-            best = (k, speeds[i])
-        if best[0] and best[0] * best[1] >= max(nvl, pci_gbs or 0) - 1e-9:
-            break
-        if i < len(speeds) - 1 and (best[0] == 0 or speeds[i + 1] / best[1] > 0.49):
-            i += 1
-            continue
-        break
-    n, bw = best
+    n, bw = _brute_search_speeds(speeds, place, cap, max(nvl, pci_gbs or 0), maxch)
     if n == 0:
         return 1
-    if bw >= 25 and not (bw < 50 and n > 4):
-        d = min(2 * n, maxch // 2)
-        bw /= -(-d // n)
-        n = d
-        j = 0
-        while j < len(speeds) - 1 and speeds[j] > bw + 1e-9:
-            j += 1
-        while j > 0 and place(speeds[j - 1], n) >= n:
-            j -= 1
-            n, bw = place(speeds[j]), speeds[j]
     out = min(maxch, 2 * n)
     if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > 45 + 1e-9 and out < below:
         out = min(maxch, 2 * out)
