@@ -21,8 +21,10 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   composes them; a request of ``osl`` tokens takes :func:`expected_cycles` cycles (its
   last cycle emits no more tokens than are left).
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
-  ``max(FLOPs / (chips x peak x prefill efficiency), weights / (chips x HBM))``
-  (each GEMM's FLOPs at the dense peak of its math format, as decode prices them)
+  ``max(FLOPs / (chips x peak x efficiency), weights / (chips x HBM))``
+  (each GEMM's FLOPs at the dense peak of its math format times its published compute
+  efficiency, the rule decode prices its own GEMMs by: :func:`prefill_gemm_efficiency`;
+  the roofline where none is published)
   plus its tensor-parallel all-reduces and expert dispatch/combine, costed on the
   fabric by ``analysis.cost``. Aggregated serving under attention data parallelism
   prefills one prompt at a time on its attention group (TensorRT-LLM tech blog 10's
@@ -76,7 +78,7 @@ published in the InferenceX app) or, for a system with no published price, from 
 chip price plus the fabric's bill of materials (``analysis.bill_of_materials``).
 
 Sources of every figure used here (TCO table, weight formats, MTP acceptance,
-usable HBM, prefill efficiency) and of the published serving points the model is
+usable HBM) and of the published serving points the model is
 checked against: docs/sources.md s.8.
 
 Examples
@@ -112,6 +114,7 @@ from ._decode import (
     slowest_group_seconds,
     unreached_pair,
 )
+from ._gemm import GEMM_COMPUTE_EFFICIENCY, gemm_compute_efficiency
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -120,7 +123,7 @@ __all__ = [
     "DEFINITIONS",
     "MIXED_STEP_BUDGET",
     "MTP_ACCEPTANCE",
-    "PREFILL_EFFICIENCY",
+    "PREFILL_GEMM_KIND",
     "TCO",
     "TRTLLM_MAX_NUM_TOKENS",
     "USABLE_HBM_FRACTION",
@@ -138,6 +141,7 @@ __all__ = [
     "expected_cycles",
     "instance_sizes",
     "pareto_front",
+    "prefill_gemm_efficiency",
     "prefill_time",
     "serving_cost",
     "serving_frontier",
@@ -167,12 +171,36 @@ USABLE_HBM_FRACTION = Parameter(
     "vLLM's default gpu_memory_utilization = 0.9 (vLLM engine arguments documentation): the "
     "rest is activations, CUDA graphs and workspace")
 
-#: Achieved fraction of peak FLOP/s in prefill.
-PREFILL_EFFICIENCY = Parameter(
-    "serving.prefill_compute_efficiency", 0.4, "",
-    "assumption: prefill model-FLOPs utilization of 30-50% quoted as typical for inference "
-    "prefill (zeroentropy.dev 'MFU' concept page, 2026, second-hand); the midpoint, applied to "
-    "every system. The peak is the chip's dense figure of each GEMM's math format")
+#: The kind of GEMM (``analysis.GEMM_KINDS``) each model part's prefill GEMMs are: the
+#: routed experts run DeepGEMM's contiguous-layout grouped GEMMs ("for ... inference
+#: prefilling", its README), every other part plain GEMMs. (Decode runs its routed experts
+#: as masked grouped GEMMs: ``"grouped"``.) The attention scores have no GEMM kind: they run
+#: at the roofline, as decode's do.
+PREFILL_GEMM_KIND = {"attention": "dense", "ffn": "dense", "router": "dense",
+                     "experts": "contiguous", "head": "dense"}
+
+
+def prefill_gemm_efficiency(chip, math, part, efficiency=None):
+    """Compute efficiency of a prefill's GEMMs of model part ``part`` running in math format
+    ``math`` (as :func:`analysis.decode_step` prices its own, one rule for both): a given
+    ``efficiency`` for every GEMM; else the published one of the chip's generation, the
+    format and the part's kind (:data:`PREFILL_GEMM_KIND`:
+    :func:`analysis.gemm_compute_efficiency`); else 1, the roofline (none is published:
+    BF16 anywhere, Blackwell's formats, the attention scores), an optimistic bound.
+
+    >>> from fabric import chip_spec
+    >>> round(prefill_gemm_efficiency(chip_spec("h200"), "fp8", "experts"), 3)
+    0.656
+    >>> prefill_gemm_efficiency(chip_spec("b200"), "fp4", "experts")
+    1.0
+    """
+    if efficiency is not None:
+        return float(efficiency)
+    if part == "scores":
+        return 1.0
+    p = gemm_compute_efficiency(chip.generation, math, PREFILL_GEMM_KIND[part])
+    return 1.0 if p is None else p.value
+
 
 #: Acceptance per drafted token for multi-token-prediction drafts.
 MTP_ACCEPTANCE = Parameter(
@@ -393,8 +421,7 @@ class PrefillTime:
     total: float
 
 
-def prefill_time(model, fabric, *, isl, layout=None, chip=None,
-                 efficiency=PREFILL_EFFICIENCY.value,
+def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
                  dispatch_bytes=None, one_at_a_time=False, instance=None, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
@@ -409,8 +436,12 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         As for :func:`analysis.decode_step`; the instance is its ``tp x dp`` chips.
     chip : str or ChipSpec, optional
         Overrides ``fabric.chip``.
-    efficiency : float in (0, 1]
-        Achieved fraction of peak FLOP/s; default :data:`PREFILL_EFFICIENCY`.
+    efficiency : float in (0, 1], optional
+        Achieved fraction of peak FLOP/s for every GEMM. Default None: each part's GEMMs at
+        :func:`prefill_gemm_efficiency` (the published efficiency of the chip's generation,
+        their format and kind, as the decode step takes its own: DeepGEMM's FP8 tables on
+        Hopper, contiguous-layout grouped GEMMs for the routed experts; 1, the roofline,
+        where none is published).
     hbm_efficiency : float in (0, 1]
         Achieved fraction of peak HBM bandwidth; default decode's
         :data:`~analysis.DECODE_HBM_EFFICIENCY` (one figure for every weight read).
@@ -444,7 +475,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
-    >>> p.compute > p.weights, round(p.total, 3)
+    >>> p.compute < p.weights, round(p.total, 3)   # FP8 on Blackwell: no published efficiency
+    (True, 0.057)
+    >>> q = prefill_time("kimi-k2", f, isl=8192, layout="tp=8", efficiency=0.4)
+    >>> q.compute > q.weights, round(q.total, 3)
     (True, 0.083)
     """
     m = model_config(model)
@@ -453,6 +487,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
     isl = int(isl)
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
+        if v is None and name == "efficiency":
+            continue
         if isinstance(v, bool) or not (isinstance(v, (int, float)) and 0 < v <= 1):
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
@@ -485,8 +521,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         "experts": 2 * isl * m.moe_layers * m.experts_per_token * m.expert_params,
         "head": 2 * m.head_params,
     }
-    seconds = {p: f / (chip.gemm_flops(m.math_format(p)) * efficiency)
-               for p, f in parts.items()}
+    seconds = {}
+    for p, f in parts.items():
+        fmt = chip.gemm_format(m.math_format(p))
+        seconds[p] = f / (chip.peak(fmt) * prefill_gemm_efficiency(chip, fmt, p, efficiency))
     serial = one_at_a_time and dp > 1
     # one at a time: the prompt's routed experts spread over every chip, everything else on
     # its own attention group; else dp prompts at once share every chip
@@ -1063,7 +1101,7 @@ def _draft_time(m, fabric, layout, batch, context, micro_batches, decode_kwargs)
 
 def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0,
                   acceptance=None, draft_cost=None, mode="aggregated",
-                  definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                  definition="total-per-gpu", prefill_efficiency=None,
                   usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
                   adp_balance=False, max_batched_tokens=None, kv_inflow=False,
                   **decode_kwargs):
@@ -1256,7 +1294,7 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token
 
 def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layout=None,
                     max_batched_tokens=VLLM_MAX_BATCHED_TOKENS.value,
-                    definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                    definition="total-per-gpu", prefill_efficiency=None,
                     usable_hbm=USABLE_HBM_FRACTION.value, **decode_kwargs):
     """A benchmark client's run against one instance, step by step, measured as the client
     measures it (vLLM's ``benchmark_serving.py``, which InferenceX runs).
@@ -1443,7 +1481,17 @@ class _Sweep:
         self.m, self.fabric, self.isl, self.osl = m, fabric, isl, osl
         self.mode, self.definition = mode, definition
         self.usable = usable_hbm
-        self.eff = prefill_efficiency
+        if prefill_efficiency is not None and (
+                isinstance(prefill_efficiency, bool)
+                or not (isinstance(prefill_efficiency, (int, float))
+                        and 0 < prefill_efficiency <= 1)):
+            raise SpecError(f"prefill_efficiency must be in (0, 1] or None (each GEMM at its "
+                            f"published efficiency), got prefill_efficiency="
+                            f"{prefill_efficiency!r}")
+        # one GEMM efficiency for prefill and decode: a compute_efficiency given for the
+        # decode steps prices the prompts' GEMMs too, unless prefill_efficiency says otherwise
+        self.eff = (decode_kwargs.get("compute_efficiency") if prefill_efficiency is None
+                    else prefill_efficiency)
         self.kw = decode_kwargs
         self.chip = fabric_chip(fabric, decode_kwargs.get("chip"))
         if isinstance(micro_batches, bool) or not isinstance(micro_batches, numbers.Integral) \
@@ -1752,7 +1800,7 @@ DEFAULT_SPECULATIVE = ((0, 0.0), (1, MTP_ACCEPTANCE.value), (3, MTP_ACCEPTANCE.v
 
 def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, layouts=None,
                      speculative=DEFAULT_SPECULATIVE, draft_cost=None, mode="aggregated",
-                     definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                     definition="total-per-gpu", prefill_efficiency=None,
                      usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
                      keep_all=False, adp_balance=False, max_batched_tokens=None,
                      kv_inflow=False, **decode_kwargs):
@@ -1781,8 +1829,13 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     mode : ``"aggregated"`` or ``"disaggregated"``
     definition : str
         What the frontier's y counts: a key of :data:`DEFINITIONS`.
-    prefill_efficiency, usable_hbm : float
-        :data:`PREFILL_EFFICIENCY`, :data:`USABLE_HBM_FRACTION`.
+    prefill_efficiency : float in (0, 1], optional
+        One compute efficiency for every prefill GEMM. Default None: decode's
+        ``compute_efficiency`` when given, else each GEMM at its published efficiency
+        (:func:`prefill_gemm_efficiency`, the rule the decode steps follow; 1 where none is
+        published).
+    usable_hbm : float
+        :data:`USABLE_HBM_FRACTION`.
     context : int, optional
         Decode context (cached tokens) of the steps; default the mean over a
         request's output, ``isl + osl // 2``. For measurements that state the KV
@@ -1941,7 +1994,14 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     front = pareto_front(points)
     # a priced draft is the decode model's (its parameters are the steps'); a given one is
     # a number
-    params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE) + (
+    # the prefill GEMMs' efficiency: the user's, or the published ones of this chip's
+    # generation (the roofline elsewhere)
+    eff = (Parameter("serving.prefill_compute_efficiency", sw.eff, "",
+                     "user: one compute efficiency for every prefill GEMM")
+           if sw.eff is not None else None)
+    params = (USABLE_HBM_FRACTION,) + ((eff,) if eff is not None else tuple(
+        p for (g, *_), p in GEMM_COMPUTE_EFFICIENCY.items() if g == sw.chip.generation)) + (
+        MTP_ACCEPTANCE,) + (
         () if draft_cost is None else
         (Parameter("serving.draft_cost", draft_cost, "", "user: draft time per token as a "
                    "fraction of a plain step"),))
