@@ -17,7 +17,8 @@ import functools
 from fidelity_moe import BF16_TOKEN, FP8_TOKEN, h800_nodes, nvl72, parts
 
 import topologies
-from analysis import model_config, moe_exchange
+from analysis import host_launch_delay, model_config, moe_exchange
+from fabric import runtime
 
 
 @functools.cache
@@ -101,18 +102,37 @@ def _pplx(tokens, phase):
     return case
 
 
+#: Kernels each timed NCCL EP call launches on its low-latency path (contrib/nccl_ep/nccl_ep.cc
+#: at 36191590: ncclEpDispatch -> internode_ll::dispatch, ncclEpCombine -> internode_ll::combine,
+#: one kernel each, no memset on that path).
+_NCCLEP_LAUNCHES = 1
+
+
 def _ncclep(phase):
     """NVIDIA NCCL EP's low-latency kernel (contrib/nccl_ep/device/low_latency.cu at 36191590,
     "adapted from DeepEP"): DeepEP's low-latency structure (one message per (token, expert)
     with a 16-B header into expert-major slots, P2P warp copies to NVLink peers, one kernel
     per phase), so the ``deepep-low-latency`` kernel; ep_bench's defaults: BF16 both ways,
-    top-8 of 256 distinct and uniform, one H100 node (NVLink only)."""
+    top-8 of 256 distinct and uniform, one H100 node (NVLink only).
+
+    Measurement condition (not a kernel constant): ep_bench's runPairedBenchmark records the
+    start event on an idle stream (each call follows a cudaStreamSynchronize) and then calls
+    the eager C++ API, so host and GPU take turns: the interval holds the call's host launch
+    path before its kernel, nccl-tests' ``-z 1`` structure, priced by
+    :func:`analysis.host_launch_delay` (``blocking=True``) at the ``nccl`` runtime's
+    ``host_launch`` (one direct cuLaunchKernel, a lower bound of the call's host path) per
+    kernel the call launches. The combine's interval also holds the host's wake-up from the
+    synchronize, which has no sourced figure and is not added."""
     def case(row):
         r = moe_exchange(_h100_nodes(1), "deepseek-v3", 128, 8, kernel="deepep-low-latency",
                          dispatch_bytes=2, combine_bytes=2, routing="uniform")
         t = r.dispatch if phase == "dispatch" else r.combine
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
-        return t * 1e6, f"deepep-low-latency (NCCL EP), 1 node of H100, uniform, BF16; {parts(ph)}"
+        host = _NCCLEP_LAUNCHES * host_launch_delay(t, runtime("nccl").host_launch, 1,
+                                                    blocking=True)
+        how = (f"deepep-low-latency (NCCL EP), 1 node of H100, uniform, BF16; {parts(ph)}; "
+               f"+ host launch {host * 1e6:.1f} us (event-timed after a stream sync)")
+        return (t + host) * 1e6, how
     return case
 
 
@@ -216,11 +236,19 @@ _PPLX_SMALL = (
     "copy, then one thread's __threadfence_system() and the signal (NVIDIA/nvshmem "
     "src/include/non_abi/device/common/nvshmemi_common_device.cuh, "
     "nvshmemii_put_signal_threadgroup): the release fence the model already charges once per phase "
-    "(the 8 warps of a token fence concurrently). Evidence, not a model input: the timed region "
-    "is EAGER (bench_all_to_all.py: events around a Python op call after an NVSHMEM barrier "
-    "kernel), so a host path (Python, torch custom op, cooperative launch) longer than the "
-    "kernel before it shows in the interval; the EP8 dispatch and combine are equal (41.6 / "
-    "41.7 us) as such a floor would make them; no sourced figure for that host path")
+    "(the 8 warps of a token fence concurrently). Timing (session 11, bench_all_to_all.py at "
+    "7af3059): per sample an on-stream NVSHMEM barrier kernel, then events around one eager "
+    "Python call each (one cooperative kernel per call), 10 samples with no host "
+    "synchronisation between them: host time shows only where the host falls behind the "
+    "GPU. With the one sourced host figure (the nccl runtime's host_launch, 3.0 us per "
+    "cuLaunchKernel) the loop's >= 5 launches per sample are GPU-bound and add < 0.1 us, so "
+    "nothing is added. A host-bound reading needs ~24 us per Python call (the four EP8 "
+    "intervals sum to 168 us per sample); PyTorch's maintainers publish 6-15 us per custom-op "
+    "call from Python (pytorch issue 177109, pull request 178216; other releases and hosts, "
+    "not pplx's op: evidence, not an input), which with the 3 us launch and the model's kernel "
+    "gives ~12-21 us for a host-bound dispatch interval: the host path alone would not reach "
+    "41.6 us, so the device side is also slower than the model; the IBGDA rows' intervals "
+    "(347-385 us per sample) are GPU-bound either way")
 _PPLX_NVLINK = (
     "pplx-kernels NVSHMEM P2P at 128 tokens on one H100 node: per-(token, expert) warp copies "
     "(putmem_signal_nbi_warp over NVLink) reach a lower rate than NCCL's 20.6 GB/s per NVLink4 "
@@ -241,14 +269,17 @@ _PPLX_IBGDA = (
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (deepep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
-    "link x 18, the release fence, the receive copy) gives ~47 us dispatch / ~43 us combine; "
+    "link x 18, the release fence, the receive copy, the host launch) gives ~50 us dispatch / "
+    "~46 us combine; "
     "the README's 224.3 / 185.2 GB/s are ~10.9 / ~9 GB/s of remote copies per link, the same "
     "per-link shortfall of the warp-copy design as DeepEP on H800 and H20 (_LL_NVLINK); the "
     "interval also holds the eager C++ call's host launch path (ep_bench: CUDA events around "
     "ncclEpDispatch; the combine's interval starts at the dispatch's end event, recorded before "
     "the host's cudaStreamSynchronize, so it also holds the host's wake-up from that sync and "
     "the whole ncclEpCombine call, which is why the combine reads slower than the dispatch for "
-    "the same bytes), no sourced figure for either; the combine's sends go through "
+    "the same bytes): the launch is added at its sourced lower bound (3.0 us, one "
+    "cuLaunchKernel; session 11), the call's own checks and the sync wake-up have no sourced "
+    "figure; the combine's sends go through "
     "shared memory and TMA stores (low_latency.cu), which the model does not price apart; "
     "the model routes all 128 x 8 selections where ep_bench masks 10 of them (1% more bytes "
     "in the model, i.e. toward the measurement, not away)")

@@ -1868,3 +1868,220 @@ def test_nccl_in_one_node_is_not_below_its_schedules_floor_at_small_sizes(
     except (NotApplicableError, RoutingError, SpecError):
         return
     assert r.time >= floor.time * (1 - 1e-9), (r.time, floor.time, r.protocol)
+
+
+# -- NCCL's per-size channels and its split of an operation over them (audit s10 (b)) ------
+
+
+def _brute_channels_threads(proto, nc, n, nranks, ring):
+    """NVIDIA/nccl src/enqueue.cc topoGetAlgoInfo's ring/tree channel and thread tuning, as
+    written (identical at every tag 2.18.3-2.30.7): thresholds NCCL_LL_THREAD_THRESHOLD 8
+    (x nRanks for the ring, tuning.cc), LL128 8, Simple 64; maxThreads LL 512, LL128 640,
+    Simple 512. Independent of analysis._runtime_cost."""
+    nt = {"LL": 512, "LL128": 640, "Simple": 512}[proto]
+    thr = {"LL": 8, "LL128": 8, "Simple": 64}[proto] * (nranks if ring and proto == "LL" else 1)
+    while n < nc * nt * thr:
+        if nc >= 2:
+            nc -= 1
+        elif nt % 128 == 0:
+            nt //= 2
+        else:
+            break
+    return nc, nt
+
+
+def _div_up(x, y):
+    """NCCL's divUp for non-negative integers."""
+    return (x + y - 1) // y
+
+
+def _brute_channel_counts(version, op, proto, count, es, nranks, used, nc):
+    """Bytes on each channel NCCL puts one operation on, transliterated per release from
+    NVIDIA/nccl src/enqueue.cc (the test's own reading of each tag, not rt.split): 2.20-2.21
+    addCBDCollToPlan over computeCollAlignCount; 2.22+ scheduleCollTasksToPlan for one task
+    starting on channel 0. ``count`` in elements of ``es`` bytes (the per-rank count)."""
+    if used == 1:
+        return [count * es]
+    if version < (2, 20, 0):
+        return [count * es / used] * used       # the model's stated reading (kernel split)
+    if version < (2, 22, 0):
+        nthreads = {"LL": 512, "LL128": 640, "Simple": 512}[proto]
+        align = {"Simple": 32 * 8 * 16, "LL": 8 * nthreads, "LL128": 480 * (nthreads // 32)}
+        align_count = align[proto] // es
+        total_bytes, total_count = count * es, count
+        max_bytes = _div_up(_div_up(total_bytes, used), 16) * 16
+        out = []
+        for _c in range(used):
+            if total_bytes == 0:
+                break
+            enq = min(max_bytes, total_bytes)
+            work = min(_div_up(_div_up(enq, es), align_count) * align_count, total_count)
+            out.append(work * es)
+            total_bytes -= work * es
+            total_count -= work
+        return out
+    min_traffic = 512 if version < (2, 23, 0) else (16 << 10 if version < (2, 29, 0) else 32 << 10)
+    per_byte = {"all-reduce": 2, "all-gather": nranks, "reduce-scatter": nranks}.get(op, 1)
+    traffic = count * es * per_byte
+    if proto == "LL" and version >= (2, 26, 0):
+        traffic *= 4
+        per_byte *= 4
+    if version >= (2, 23, 0):
+        traffic = max(min_traffic, traffic)
+    if version >= (2, 29, 0):
+        per_channel = _div_up(traffic // used, 16) * 16
+    else:
+        per_channel = max(min_traffic, traffic // used)
+    cell = 16 if version < (2, 23, 0) else _div_up(_div_up(min_traffic, per_byte), 16) * 16
+    per_cell = cell // es
+    cells = _div_up(count * es, cell)
+    cell_traffic = cell * per_byte
+    per = min(cells, _div_up(per_channel, cell_traffic))
+    channel, current = 0, 0
+    if channel + 1 == nc:
+        lo = cells
+    elif version < (2, 23, 0):
+        lo = min(cells, (per_channel - current) // cell_traffic)
+    else:
+        lo = min(cells, _div_up(per_channel - current, cell_traffic))
+    mid = (cells - lo) // per
+    hi = (cells - lo) % per
+    n_ch = (1 if lo else 0) + mid + (1 if hi else 0)
+    if nc < channel + n_ch:
+        mid = nc - channel - 2
+        per = (cells - lo) // (mid + 1)
+        hi = per + (cells - lo) % (mid + 1)
+    if hi == 0 and mid != 0:
+        hi = per
+        mid -= 1
+    if lo == 0:
+        channel += 1
+        if mid == 0:
+            lo, hi = hi, 0
+        else:
+            lo = per
+            mid -= 1
+    count_mid = per * per_cell if mid else 0
+    count_lo, count_hi = lo * per_cell, hi * per_cell
+    if count_hi:
+        count_hi -= cells * per_cell - count
+    else:
+        count_lo -= cells * per_cell - count
+    out = ([count_lo] if count_lo else []) + [count_mid] * mid + ([count_hi] if hi else [])
+    return [c * es for c in out]
+
+
+_TAGS = sorted(NCCL_RELEASE_DATES, key=lambda v: tuple(map(int, v.split("."))))
+
+
+@settings(max_examples=400, deadline=None)
+@given(release=st.sampled_from(_TAGS),
+       op=st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast"]),
+       proto=st.sampled_from(["LL", "LL128", "Simple"]), nranks=st.integers(2, 72),
+       es=st.sampled_from([1, 2, 4]), count=st.integers(1, 2**22), nc=st.integers(1, 64),
+       data=st.data())
+def test_nccl_channel_split_is_nccls_scheduler(release, op, proto, nranks, es, count, nc, data):
+    # the busiest channel's bytes and the channels carrying any, against a literal
+    # transliteration of each release's scheduler (counts in elements of 1, 2 or 4 bytes)
+    from analysis._runtime_cost import nccl_channel_split
+    used = data.draw(st.integers(1, nc))
+    version = tuple(map(int, release.split(".")))
+    gather = op in ("all-gather", "reduce-scatter")
+    n = count * es * (nranks if gather else 1)
+    want = _brute_channel_counts(version, op, proto, count, es, nranks, used, nc)
+    assert sum(want) == pytest.approx(count * es, rel=1e-12)
+    busiest, carrying = nccl_channel_split(runtime(f"nccl@{release}"), op, proto, n, nranks,
+                                           used, nc)
+    assert busiest == pytest.approx(max(want), rel=1e-12)
+    # at most the communicator's channels (2.22's floored first channel can spill onto one
+    # more than the picked count: NCCL's own rounding)
+    assert carrying == len([w for w in want if w > 0]) <= nc
+    # never less than an even split's share
+    assert busiest >= count * es / used * (1 - 1e-12)
+
+
+_SAW_FABRICS = ("gb200-nvl72", "dgx-h100", "hgx-h20", "rail:servers=2,gpus=4,chip=h100")
+
+
+@functools.cache
+def _saw_fabric(spec):
+    return topologies.build(spec)
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(_SAW_FABRICS),
+       release=st.sampled_from(["2.19.3", "2.20.5", "2.21.5", "2.22.3", "2.25.1", "2.27.6",
+                                "2.29.2", "2.30.7"]),
+       op=st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast"]),
+       p=st.sampled_from([4, 8]), data=st.data())
+def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, release, op, p,
+                                                                          data):
+    # NCCL's own non-monotonicity (audit s10 (b)): at a channel step (topoGetAlgoInfo) the
+    # busiest channel's bytes fall, and so does a channel-bound time (nvl72 tp=8: 57 KB 1
+    # channel 23.8 us > 72 KB 2 channels 20.7 us). Per ring / tree candidate, over a sweep of
+    # sizes: the channels are the brute force's, the transfer is the busiest channel's
+    # bytes at the candidate's per-channel rate (Simple and LL128: exactly (choice - fixed) x
+    # nc x busiest / count), and the time falls between two sizes only where the busiest
+    # channel's bytes fall. Intact and degraded fabrics
+    from degrade import degrade
+
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    f = data.draw(degrade(_saw_fabric(spec), max_links=1, max_chips=0))
+    live = [c for c in f.endpoints if c not in f.failures.cut_off][:p]
+    if len(live) < 2:
+        return
+    version = tuple(map(int, release.split(".")))
+    rt = runtime(f"nccl@{release}")
+    try:
+        nodes, idx = _resolve_ranks(f, live)
+        view = _GroupView(f, op, nodes, idx, None, None, True)
+    except (NotApplicableError, RoutingError):
+        return
+    nr = len(live)
+    gather = op in ("all-gather", "reduce-scatter")
+    start = data.draw(st.integers(1, 3000))
+    sizes = [nr * (start + 517 * i) for i in range(40)]
+    prev = {}
+    for n in sizes:
+        try:
+            tried, _why = rc.nccl_candidates(rt, view, op, n, "auto", 1)
+        except (NotApplicableError, RoutingError):
+            return
+        big = {(c.library, c.protocol): c for c in rc.nccl_candidates(
+            rt, view, op, 2**34, "auto", 1)[0] if c.library in ("ring", "tree")}
+        for c in tried:
+            if c.library not in ("ring", "tree") or c.schedule == "multi-ring":
+                continue
+            nc = big[(c.library, c.protocol)].channels
+            ring = c.library == "ring"
+            used, _nt = _brute_channels_threads(c.protocol, nc, n, nr, ring)
+            count = n // nr if gather else n
+            counts = _brute_channel_counts(version, op if ring else "all-reduce", c.protocol,
+                                           count, 1, nr, used, nc)
+            busiest = max(counts)
+            assert c.channels == len([x for x in counts if x > 0]), (c.label, n)
+            if c.protocol != "LL":
+                assert c.time - c.fixed == pytest.approx(
+                    (c.choice - c.fixed) * nc * busiest / count, rel=1e-9), (c.label, n)
+            key = (c.library, c.protocol)
+            if key in prev:
+                t0, b0 = prev[key]
+                if c.time < t0 * (1 - 1e-12):
+                    assert busiest < b0, (c.label, n)
+            prev[key] = (c.time, busiest)
+
+
+def test_the_sawtooth_of_nvl72_tp8_is_nccls_channel_step():
+    # audit s10 (b): on an NVL72 tray group of 8, 57 KB runs ring/LL on one channel, 72 KB
+    # on two (65536 = 2 channels x 512 threads x 8 B x 8 ranks): 2.30.7 puts 9 of 18 cells
+    # of 4 KiB on the first channel (36864 B), so 72 KB is faster than 57 KB, by NCCL's rule
+    f = topologies.build("gb200-nvl72")
+    a = cost(f, "all-reduce", 57000, ranks=f.endpoints[:8])
+    b = cost(f, "all-reduce", 72000, ranks=f.endpoints[:8])
+    assert (a.algorithm, a.protocol, a.channels) == ("ring", "LL", 1)
+    assert (b.algorithm, b.protocol, b.channels) == ("ring", "LL", 2)
+    assert b.time < a.time
+    assert a.fixed == pytest.approx(b.fixed, rel=1e-12)
+    # transfer per busiest byte is the same on one channel and on two
+    assert (b.time - b.fixed) / 36864 == pytest.approx((a.time - a.fixed) / 57000, rel=1e-9)
