@@ -242,10 +242,13 @@ _PPLX_SMALL = (
     "synchronisation between them: host time shows only where the host falls behind the "
     "GPU. With the one sourced host figure (the nccl runtime's host_launch, 3.0 us per "
     "cuLaunchKernel) the loop's >= 5 launches per sample are GPU-bound and add < 0.1 us, so "
-    "nothing is added. A host-bound reading fits the table (the four EP8 intervals sum to "
-    "168 us per sample, i.e. ~24 us per Python call, and would make the equal 41.6 / 41.7 us) "
-    "but needs a published host time per eager torch custom-op call; the IBGDA rows' "
-    "intervals (347-385 us per sample) are GPU-bound either way")
+    "nothing is added. A host-bound reading needs ~24 us per Python call (the four EP8 "
+    "intervals sum to 168 us per sample); PyTorch's maintainers publish 6-15 us per custom-op "
+    "call from Python (pytorch issue 177109, pull request 178216; other releases and hosts, "
+    "not pplx's op: evidence, not an input), which with the 3 us launch and the model's kernel "
+    "gives ~12-21 us for a host-bound dispatch interval: the host path alone would not reach "
+    "41.6 us, so the device side is also slower than the model; the IBGDA rows' intervals "
+    "(347-385 us per sample) are GPU-bound either way")
 _PPLX_NVLINK = (
     "pplx-kernels NVSHMEM P2P at 128 tokens on one H100 node: per-(token, expert) warp copies "
     "(putmem_signal_nbi_warp over NVLink) reach a lower rate than NCCL's 20.6 GB/s per NVLink4 "
