@@ -25,6 +25,7 @@ from ._report_parts import (
     DECODE_BATCH,
     DECODE_CONTEXT,
     DECODE_MODELS,
+    SEED_FUSION,
     SEED_MS_PER_TOKEN,
     Column,
     FigureSpec,
@@ -37,7 +38,6 @@ from ._report_parts import (
     runtime_label,
     runtime_phrase,
 )
-from ._report_serving import SEED_FUSION
 
 __all__ = []
 
@@ -236,10 +236,7 @@ def decode_section(fabrics, executor, quiet):
             + f" The kernel fusion factor {SEED_FUSION[1]:g} is the seed's "
             f"{SEED_FUSION[1]:g}x fewer kernels, read here on kimi-k2; its "
             f"{SEED_MS_PER_TOKEN * 1e3:g} ms per token for a 2.8T MoE is read under Serving.")
-    from ._report_fair import decode_assumption_clause
-
-    clause = decode_assumption_clause(fabrics)
-    return section, [f + clause for f in found]
+    return section, found
 
 
 def _sensitivity_scope(row):

@@ -667,6 +667,8 @@ _RESTS_ON = {
                     "bandwidths"), ("bandwidth",)),
     "failures": (("the fabric's own routing around the failure (shortest paths left), and the "
                  "link bandwidths"), ("bandwidth",)),
+    # a callable: its phrase quotes Parameters and the runtime's version, read when used
+    "decode": (lambda: _decode_rests_on(), ("bandwidth", "latency")),
 }
 
 
@@ -692,16 +694,8 @@ def assumption_clause(section, fabrics):
     section is not one of these."""
     if section not in _RESTS_ON:
         return ""
-    return _clause(*_RESTS_ON[section], fabrics)
-
-
-def decode_assumption_clause(fabrics):
-    """' Assumes: ...' for a decode finding (the MoE decode section appends it to the
-    findings of steps that ran; a 'nothing ran' sentence assumes nothing)."""
-    return _clause(_decode_rests_on(), ("bandwidth", "latency"), fabrics)
-
-
-def _clause(what, kinds, fabrics):
+    what, kinds = _RESTS_ON[section]
+    what = what() if callable(what) else what
     first_two = dict(list(fabrics.items())[:2])
     names = [n for n, (_, k) in assumed_parameters(first_two).items() if k in kinds]
     tail = (f"; assumed (no published figure): {', '.join(sorted(names))}" if names

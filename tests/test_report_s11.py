@@ -198,12 +198,12 @@ def test_decode_findings_state_the_software_their_times_rest_on():
     # software (graph replay, kernel floors, the exchange kernel, NCCL), not a hardware
     # floor: each MoE decode finding says so, with the values the model uses
     from analysis._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
-    from analysis._report_fair import decode_assumption_clause
+    from analysis._report_fair import assumption_clause
     from analysis._report_parts import report_fabric, runtime_phrase
     from fabric import format_time
 
     names = ("torus:4x4", "rail:servers=2,gpus=4")
-    clause = decode_assumption_clause({n: report_fabric(n) for n in names})
+    clause = assumption_clause("decode", {n: report_fabric(n) for n in names})
     assert clause.startswith(" Assumes: the decode model's settings (CUDA-graph replay")
     assert runtime_phrase() in clause
     assert f"{format_time(GRAPH_KERNEL_OVERHEAD.value)} per kernel boundary" in clause
@@ -213,7 +213,7 @@ def test_decode_findings_state_the_software_their_times_rest_on():
 
 def test_decode_sensitivity_reads_the_seeds_fusion_factor():
     from analysis._report import build_report
-    from analysis._report_serving import SEED_FUSION
+    from analysis._report_parts import SEED_FUSION
 
     rep = build_report(["torus:4x4,chip=h100", "rail:servers=2,gpus=4,chip=h100"],
                        sections=["decode"], quiet=True)
