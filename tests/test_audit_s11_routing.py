@@ -9,11 +9,14 @@ now (fabric/_routing.py, "Failures under dimension order"): a failed link's byte
 one bypass and every other hop stays, so losing links only adds bytes to live links and
 lengthens paths. The property: on random small tori, meshes and hyper-meshes (rings,
 lines, full lines, per-line switches) with random failed links, no op at any size or rank
-set costs less under ``runtime="ideal"`` than on the intact fabric.
+set costs less under ``runtime="ideal"`` than on the intact fabric, as long as each failed
+link's two ends stay connected (failures that cut a node off fail that node in effect: not
+claimed).
 """
 
 import itertools
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -100,6 +103,11 @@ def _degraded_grid(draw):
        st.data())
 def test_removing_links_never_makes_an_op_faster(case, op, n, data):
     f, g = case
+    if any(not nx.has_path(g.graph, u, v) for u, v in g.failures.links):
+        # the failures cut a node off (a per-line switch losing all its chips, an island):
+        # that node has in effect failed, and pairs through it take one shortest path,
+        # which the rule does not claim to be slower (fabric/_routing.py)
+        return
     chips = list(f.endpoints)
     ranks = data.draw(st.one_of(
         st.none(), st.lists(st.sampled_from(chips), min_size=2, max_size=len(chips),
