@@ -139,6 +139,7 @@ from ._models import WEIGHT_FORMATS, model_config
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
+    "DSA_INDEXER_KERNELS",
     "EMPTY_KERNEL_TIME",
     "ENGINE_KERNELS",
     "GEMM_FIXED_TIME",
@@ -206,6 +207,26 @@ KERNELS = {
 #: the projection of the concatenated embedding and hidden state, ``2 hidden -> hidden``
 #: (DeepSeek-V3 report, arXiv 2412.19437, sec. 2.2, its ``M_k``).
 MTP_KERNELS = ("mtp_proj",)
+
+#: Kernels DeepSeek Sparse Attention's lightning indexer adds to an MLA block whose model has
+#: one (``MLA.sparse``: DeepSeek-V3.2, GLM-5), before the attention kernel, counted from
+#: vLLM's ``Indexer.forward`` on CUDA (``vllm/model_executor/models/deepseek_v2.py`` at commit
+#: 002d6073, the fused-q branch): the replicated ``wq_b`` GEMM, the fused ``wk`` +
+#: ``weights_proj`` GEMM, the ``k_norm`` LayerNorm, ``fused_indexer_q_rope_quant`` (the query's
+#: rotary, FP8 quantization and head weights), the key's rotary, the ``torch.cat`` of its two
+#: halves, then the ``SparseAttnIndexer`` op, taken as three kernels by what it must do (not
+#: read): the key's FP8 quantization into the indexer cache, the logits over every cached key
+#: (DeepGEMM's indexer logit kernels, DeepSeek-V3.2-Exp README: "indexer logit kernels
+#: (including paged versions) are available in DeepGEMM"), and the top-``index_topk``
+#: selection. One kernel per op (the convention of :data:`VLLM_GRAPH_KERNELS`), for every
+#: engine and without CUDA graphs too (an assumption: the other engines' indexer paths were not
+#: read). The logits kernel (class ``indexer``) reads the indexer's key cache and runs its
+#: score FLOPs in FP8 (``MLA.index_score_flops_per_token``; DeepSeek's ``fp8_index``); the
+#: fp32 logits it writes and the top-k reads back (8 B per cached token and query) are not
+#: counted.
+DSA_INDEXER_KERNELS = ("indexer_q_proj", "indexer_k_weights_proj", "indexer_k_norm",
+                       "indexer_q_rope_quant", "indexer_k_rope", "indexer_k_concat",
+                       "indexer_k_cache", "indexer_logits", "indexer_topk")
 
 #: Kernels per layer of a graph-captured decode: TensorRT-LLM's DeepSeek-R1 decode on
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
@@ -431,16 +452,19 @@ ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS,
 #: (one row reduction per token: RMSNorm, fused add + RMSNorm, and TensorRT-LLM's fused
 #: all-reduce + norm, whose all-reduce the collectives model times), ``elementwise`` (no
 #: reduction: residual add, activation, rotary, cache write, the sum over the top-k),
-#: ``topk`` (router selection), ``moe_align`` (the per-expert token count, aligned prefix sum
-#: and sort of the tokens, vLLM's ``moe_align_block_size``) and ``other`` (sampling).
-#: The small kernels' time is their minimum duration (:data:`KERNEL_FLOORS`); the heavy
-#: ones (``gemm``, ``attention``, ``moe_gemm``) share their block's roofline.
+#: ``topk`` (router selection, DSA's token selection), ``moe_align`` (the per-expert token
+#: count, aligned prefix sum and sort of the tokens, vLLM's ``moe_align_block_size``) and
+#: ``other`` (sampling); ``indexer`` is DSA's logits kernel (:data:`DSA_INDEXER_KERNELS`),
+#: reading the indexer's key cache. The small kernels' time is their minimum duration
+#: (:data:`KERNEL_FLOORS`); the heavy ones (``gemm``, ``attention``, ``moe_gemm``,
+#: ``indexer``) run at their roofline.
 KERNEL_CLASSES = {
     **dict.fromkeys(("q_a_proj", "q_b_proj", "kv_a_proj", "q_absorb", "v_absorb", "o_proj",
                      "qkv_proj", "gate_up_proj", "down_proj", "router_gemm", "shared_gate_up",
                      "shared_down", "lm_head", "fuse_a_gemm", "uq_qr_gemm", "uk_bgemm",
                      "uv_gemm", "wo_gemm", "ffn", "shared_expert", "fused_qkv_a_proj",
-                     "w_uk_bmm", "w_uv_bmm", "mtp_proj"), "gemm"),
+                     "w_uk_bmm", "w_uv_bmm", "mtp_proj", "indexer_q_proj",
+                     "indexer_k_weights_proj"), "gemm"),
     **dict.fromkeys(("attention", "gen_attention", "mla_decode"), "attention"),
     **dict.fromkeys(("expert_gate_up", "expert_down", "sparse_experts", "marlin_gemm1",
                      "marlin_gemm2", "masked_gemm1", "masked_gemm2", "expert_gemm1",
@@ -449,7 +473,7 @@ KERNEL_CLASSES = {
     **dict.fromkeys(("attn_norm", "q_a_norm", "kv_a_norm", "ffn_norm", "final_norm",
                      "q_kv_rmsnorm", "allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm",
                      "reduce_allreduce_add_rmsnorm", "add_rmsnorm", "q_a_rmsnorm",
-                     "kv_a_rmsnorm"), "norm"),
+                     "kv_a_rmsnorm", "indexer_k_norm"), "norm"),
     **dict.fromkeys(("rope", "kv_cache_write", "residual_add", "act_mul", "expert_act",
                      "shared_act", "kv_cache_rope", "rotary", "mla_cache_write",
                      "silu_and_mul", "shared_silu_and_mul", "moe_sum", "add_shared_routed",
@@ -457,16 +481,19 @@ KERNEL_CLASSES = {
                      "o_proj_quant", "gate_up_quant", "down_quant", "expert_location_map",
                      "shared_gate_up_quant", "shared_down_quant", "masked_silu_and_mul_quant",
                      "expert_strides", "expert_activation", "fp8_input_quant", "expert_expand",
-                     "expert_finalize", "moe_output_add", "fp4_input_quant"),
+                     "expert_finalize", "moe_output_add", "fp4_input_quant",
+                     "indexer_q_rope_quant", "indexer_k_rope", "indexer_k_concat",
+                     "indexer_k_cache"),
                     "elementwise"),
-    "topk": "topk",
+    **dict.fromkeys(("topk", "indexer_topk"), "topk"),
+    "indexer_logits": "indexer",
     **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
     "sample": "other",
 }
 
 #: Kernel classes that share their block's roofline (weights, KV cache, FLOPs); the others
 #: move only activations, which the model does not count.
-_HEAVY = frozenset(("gemm", "attention", "moe_gemm"))
+_HEAVY = frozenset(("gemm", "attention", "moe_gemm", "indexer"))
 
 #: Seconds: GPU time of an empty kernel in a replayed CUDA graph. Source: NVIDIA/Megatron-LM
 #: PR #6453 (2026-08-11, Qwen3-30B-A3B decode campaign on GB200, per-kernel breakdown under
@@ -1553,7 +1580,8 @@ class LayerTime:
     kind : str
         ``"dense"`` or ``"moe"``.
     attention_weights, kv_cache, attention_compute : float
-        HBM time of attention weights, of the KV cache, and compute time.
+        HBM time of attention weights, of the KV cache read (under DeepSeek Sparse Attention:
+        the selected tokens' latents and every cached indexer key), and compute time.
     attention : float
         ``max(attention_weights + kv_cache, attention_compute)`` plus its kernels' floors.
     ffn_weights, ffn_compute, ffn : float
@@ -2045,6 +2073,13 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     >>> b200["moe_ffn"] == GRAPH_KERNELS["moe_ffn"], b200["dense_ffn"][2:4]
     (True, ('fp4_input_quant', 'down_proj'))
 
+    A model with DeepSeek Sparse Attention (``MLA.sparse``) runs the lightning indexer's
+    kernels (:data:`DSA_INDEXER_KERNELS`) before its attention kernel, whatever the engine:
+
+    >>> glm = step_kernel_lists("glm-5", "b200", tp=8)["mla"]
+    >>> glm[glm.index("indexer_logits") + 2]
+    'gen_attention'
+
     ``tp`` and ``tokens`` are ints >= 1 (else SpecError, or TypeError for a non-int),
     ``cuda_graphs`` a bool (TypeError); an unknown model, chip or engine is a SpecError
     whatever the other arguments.
@@ -2055,6 +2090,16 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     if not isinstance(engine, str) or engine not in ENGINE_KERNELS:
         raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
     m, chip = model_config(model), chip_spec(chip)     # named wrongly: refused on every path
+    lists = _engine_kernel_lists(m, chip, engine, cuda_graphs, tp, tokens)
+    if not m.attention.sparse:
+        return lists
+    mla = lists.get("mla", KERNELS["mla"])
+    at = next(i for i, n in enumerate(mla) if KERNEL_CLASSES[n] == "attention")
+    return {**lists, "mla": (*mla[:at], *DSA_INDEXER_KERNELS, *mla[at:])}
+
+
+def _engine_kernel_lists(m, chip, engine, cuda_graphs, tp, tokens):
+    """:func:`step_kernel_lists` before the DSA indexer's kernels."""
     if not cuda_graphs:
         return KERNELS
     lists = ENGINE_KERNELS[engine]
@@ -2151,7 +2196,7 @@ class _Settings:
     def dense_gemm_hbm_efficiency(self, part):
         """The published fraction of peak HBM bandwidth at which the dense GEMMs of model
         part ``part`` stream their weights on this chip (``analysis._gemm.
-        DECODE_GEMM_HBM_EFFICIENCY``: NVFP4 on Blackwell), as a Parameter, or None: the
+        DECODE_GEMM_HBM_EFFICIENCY``: NVFP4 on Blackwell, FP8 on Hopper), as a Parameter, or None: the
         step's ``hbm_efficiency`` applies. Only under the default ``hbm_efficiency`` (a
         user's fraction, 1 for the roofline, is taken for every read)."""
         if self.hbm_eff != DECODE_HBM_EFFICIENCY.value or part not in ("attention", "ffn"):
@@ -2178,6 +2223,13 @@ class _Settings:
         """Achieved FLOP/s of the attention kernel's score math."""
         k = self.mla_kernel
         return self.gemm_flops("scores") * (1.0 if k is None else k[1].value)
+
+    def index_flops(self):
+        """Achieved FLOP/s of the DSA indexer's logits (``MLA.index_score_flops_per_token``):
+        the chip's FP8 peak (DeepSeek-V3.2's ``fp8_index``; BF16 on a chip without FP8 tensor
+        cores) times ``compute_efficiency`` (1 when None: no published figure)."""
+        return (self.chip.peak(self.chip.gemm_format("fp8"))
+                * (1.0 if self.fl_eff is None else self.fl_eff))
 
     def part_bw(self, part):
         """Achieved HBM bandwidth of the dense GEMMs of model part ``part``, bytes/s
@@ -2435,11 +2487,20 @@ def _check_floors(kernel_floors):
 
 @dataclass(frozen=True)
 class _Memory:
-    """Bytes on the fullest chip: weights, KV cache of one layer and of all layers."""
+    """Bytes on the fullest chip: weights, KV cache of one layer and of all layers (what is
+    stored), and what one layer's attention kernel reads of it (``kv_read_layer_chip``:
+    everything, or under DeepSeek Sparse Attention the selected tokens' latents) and its DSA
+    indexer reads (``index_read_layer_chip``: every cached indexer key; 0 without DSA)."""
 
     weights_chip: float
     kv_layer_chip: float
     kv_chip: float
+    kv_read_layer_chip: float = None
+    index_read_layer_chip: float = 0.0
+
+    def __post_init__(self):
+        if self.kv_read_layer_chip is None:
+            object.__setattr__(self, "kv_read_layer_chip", self.kv_layer_chip)
 
 
 def _shared_split(lay):
@@ -2480,6 +2541,12 @@ def _memory_fit(s):
     att = m.attention
     kv_layer_chip = (b_dp * (s.context + s.q) * att.kv_elements_per_token * m.kv_cache_bytes
                      / att.kv_shards(tp))
+    kv_read = index_read = None
+    if att.sparse:      # DSA: the cache keeps every token; the kernel reads the selected ones
+        kv_read = (b_dp * att.kv_read_tokens(s.context, s.q) * att.kv_elements_per_token
+                   * m.kv_cache_bytes / att.kv_shards(tp))
+        index_read = b_dp * (s.context + s.q) * att.index_key_bytes_per_token
+        kv_layer_chip += index_read
     kv_chip = m.layers * kv_layer_chip
     if weights_chip + kv_chip > chip.hbm_bytes:
         raise SpecError(
@@ -2487,6 +2554,9 @@ def _memory_fit(s):
             f"(weights {weights_chip / 1e9:.1f} GB incl. {experts_chip_max} experts per MoE "
             f"layer, KV cache {kv_chip / 1e9:.1f} GB for {b_dp} sequences x {s.context} "
             f"tokens) but {chip.name} has {chip.hbm_bytes / 1e9:.1f} GB")
+    if att.sparse:
+        return _Memory(weights_chip=weights_chip, kv_layer_chip=kv_layer_chip, kv_chip=kv_chip,
+                       kv_read_layer_chip=kv_read, index_read_layer_chip=index_read)
     return _Memory(weights_chip=weights_chip, kv_layer_chip=kv_layer_chip, kv_chip=kv_chip)
 
 
@@ -2781,7 +2851,9 @@ def _attention_work(m):
     """Weights of each projection of one attention block, by the name of its work:
     ``q_a``, ``kv_a``, ``q_b`` (or ``q`` without a query low-rank), ``w_uk``, ``w_uv``, ``o``
     for MLA (the key and value up-projections absorbed: DeepSeek-V2 report, sec. 2.1.2);
-    ``qkv``, ``o`` for GQA. With the norms they add up to ``attention.params(hidden)``."""
+    ``qkv``, ``o`` for GQA; under DeepSeek Sparse Attention also the indexer's ``idx_q``
+    (``wq_b``) and ``idx_kw`` (``wk`` and ``weights_proj``, one fused GEMM in vLLM). With the
+    norms they add up to ``attention.params(hidden)``."""
     att, h = m.attention, m.hidden
     if att.kind == "gqa":
         return {"qkv": h * att.head_dim * (att.heads + 2 * att.kv_heads),
@@ -2789,16 +2861,20 @@ def _attention_work(m):
     qk = att.qk_nope_head_dim + att.qk_rope_head_dim
     q = ({"q_a": h * att.q_lora_rank, "q_b": att.q_lora_rank * att.heads * qk}
          if att.q_lora_rank else {"q": h * att.heads * qk})
-    return {**q, "kv_a": h * (att.kv_lora_rank + att.qk_rope_head_dim),
+    work = {**q, "kv_a": h * (att.kv_lora_rank + att.qk_rope_head_dim),
             "w_uk": att.kv_lora_rank * att.heads * att.qk_nope_head_dim,
             "w_uv": att.kv_lora_rank * att.heads * att.v_head_dim,
             "o": att.heads * att.v_head_dim * h}
+    if att.sparse:      # the DSA indexer's query and fused key + head-weight projections
+        work["idx_q"] = att.q_lora_rank * att.index_heads * att.index_head_dim
+        work["idx_kw"] = h * (att.index_head_dim + att.index_heads)
+    return work
 
 
 #: The projections of :func:`_attention_work` every tensor-parallel rank runs whole: the
-#: latent down-projections (:meth:`analysis.MLA.replicated_params`); the others split ``tp``
-#: ways.
-_REPLICATED_WORK = frozenset(("q_a", "kv_a"))
+#: latent down-projections and the DSA indexer's (:meth:`analysis.MLA.replicated_params`);
+#: the others split ``tp`` ways.
+_REPLICATED_WORK = frozenset(("q_a", "kv_a", "idx_q", "idx_kw"))
 
 #: The projections each attention GEMM of the kernel lists runs (names of
 #: :func:`_attention_work`; a fused kernel runs several).
@@ -2810,6 +2886,7 @@ _ATTENTION_GEMM_WORK = {
     **dict.fromkeys(("v_absorb", "uv_gemm", "w_uv_bmm"), ("w_uv",)),
     **dict.fromkeys(("o_proj", "wo_gemm"), ("o",)),
     "qkv_proj": ("qkv",),
+    "indexer_q_proj": ("idx_q",), "indexer_k_weights_proj": ("idx_kw",),
 }
 
 
@@ -2849,9 +2926,13 @@ def _attention_kernel_times(s, mem, names):
     for n in names:
         cls = KERNEL_CLASSES[n]
         if cls == "attention":
-            read = mem.kv_layer_chip / s.kv_bw()
+            read = mem.kv_read_layer_chip / s.kv_bw()
             sc = s.t_kv * m.attention.score_flops_per_token(s.context) / tp
             out.append((read, max(read, sc / s.scores_flops() if sc else 0.0)))
+        elif cls == "indexer":      # DSA logits: every cached key, whole on each rank
+            read = mem.index_read_layer_chip / s.bw
+            sc = s.t_kv * m.attention.index_score_flops_per_token(s.context)
+            out.append((read, max(read, sc / s.index_flops() if sc else 0.0)))
         elif cls in _HEAVY:
             p = _attention_gemm_params(s, n)
             read = p * wb / s.part_bw("attention")
@@ -2873,9 +2954,9 @@ def _attention_block_time(s, mem, names, reads):
     times = _attention_kernel_times(s, mem, names)
     kernel_reads, rs = [r for r, _ in times], [x for _, x in times]
     kv = sum(r for n, r in zip(names, kernel_reads, strict=True)
-             if KERNEL_CLASSES[n] == "attention")
+             if KERNEL_CLASSES[n] in ("attention", "indexer"))
     # the weights no GEMM kernel reads (the norms'): ``reads`` less the GEMMs' and the KV's
-    weights_only = reads - mem.kv_layer_chip / s.bw
+    weights_only = reads - (mem.kv_read_layer_chip + mem.index_read_layer_chip) / s.bw
     roofline = sum(rs) + max(0.0, weights_only - (sum(kernel_reads) - kv))
     floor = sum(_kernel_overhead(s, n, r) for n, r in zip(names, rs, strict=True))
     floor /= s.fusion_factor
@@ -2946,12 +3027,14 @@ def _layer_times(s, mem, route, comm):
     # the MLA latent down-projections are replicated over the tp ranks (MLA.replicated_params)
     att_p = m.attention_params_per_rank(tp)
     att_w = (m.attention_params * wb / tp if tp == 1 else att_p * wb) / s.part_bw("attention")
-    kv_t = mem.kv_layer_chip / bw
+    kv_t = (mem.kv_read_layer_chip + mem.index_read_layer_chip) / bw
     # GEMM compute at each part's math-format peak: projections and scores each at theirs
     f_att, f_sc = s.gemm_flops("attention"), s.gemm_flops("scores")
     proj = 2 * m.attention_params / tp if tp == 1 else 2 * att_p
     scores = att.score_flops_per_token(s.context) / tp
     att_c = t_dp * proj / f_att + s.t_kv * scores / f_sc
+    if att.sparse:      # the DSA indexer's scores, whole on each rank, in FP8
+        att_c += s.t_kv * att.index_score_flops_per_token(s.context) / s.index_flops()
     att_names = _attention_names(s)
     kernels_att = len(att_names)
     attention, att_floor = _attention_block_time(s, mem, att_names, att_w + kv_t)

@@ -70,14 +70,19 @@ Presets (``MODELS``):
   ``GlmMoeDsaConfig`` (``configuration_glm_moe_dsa.py``, documented against checkpoint
   ``zai-org/GLM-5``); layers, hidden, heads, experts cross-checked against NVIDIA NeMo
   AutoModel's GLM-5 page and Vultr's model page. Published: 744B total, 40B activated
-  (zai-org GLM-5 README). Counted: 743.2B / 40.1B; the DSA indexer's weights
-  (index_n_heads 32 x index_head_dim 128 query projection from the q latent, a 128-wide
-  key projection and 32 head weights from the hidden state: ~0.73B over 78 layers) are
-  not counted and make up the rest. **DeepSeek Sparse Attention is not modelled**: each
-  query of GLM-5 attends to the ``index_topk`` = 2048 cached tokens its lightning indexer
-  selects; the decode model prices dense MLA over the whole context, so above 2048
-  tokens of context it over-counts the KV read and score FLOPs, and it leaves out the
-  indexer's own read of a 128-wide key per cached token and layer.
+  (zai-org GLM-5 README). **DeepSeek Sparse Attention** (``MLA`` with ``index_heads`` 32,
+  ``index_head_dim`` 128, ``index_topk`` 2048, the same config): a lightning indexer (query
+  projection from the q latent, a 128-wide key projection, a LayerNorm, 32 head weights:
+  0.73B over 78 layers) picks the 2048 cached tokens each query attends to. Counted with it:
+  743.9B / 40.8B.
+* ``deepseek-v3.2``: DeepSeek-V3.2 (``deepseek-ai/DeepSeek-V3.2``, ``DeepseekV32ForCausalLM``):
+  the DeepSeek-V3 fields and FP8 block-128 weights of ``deepseek-r1`` plus DeepSeek Sparse
+  Attention, ``index_n_heads`` 64, ``index_head_dim`` 128, ``index_topk`` 2048 (its config
+  as copied in public code; the same values are the ModelArgs defaults of
+  DeepSeek-V3.2-Exp's ``inference/model.py``). Counted: 671.9B (+ 13.5B MTP module = 685.4B).
+  DSA's indexer keys are cached in FP8 with one FP32 scale per 128 values
+  (:data:`INDEX_KEY_BYTES`); :meth:`MLA.kv_read_tokens` and the decode model price the
+  sparse read.
 * ``hypothetical-2.8t``: **hypothetical**. No published model; a config of the
   seed article's reported scale (2.8T parameters), made from ``kimi-k2`` by
   scaling the routed experts 384 -> 1056 (x2.75), all else unchanged, which
@@ -118,7 +123,7 @@ from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
 
-__all__ = ["GQA", "MLA", "MODELS", "WEIGHT_FORMATS", "MoEModel", "WeightFormat",
+__all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "WEIGHT_FORMATS", "MoEModel", "WeightFormat",
            "load_model_toml", "model_config"]
 
 
@@ -248,13 +253,39 @@ WEIGHT_FORMATS = {f.name: f for f in (
 )}
 
 
+#: Bytes per element of DeepSeek Sparse Attention's cached indexer keys: FP8 E4M3 values plus
+#: one FP32 scale per 128 values (DeepSeek-V3.2-Exp ``inference/model.py`` at commit 6d8cb70,
+#: ``Indexer``: ``k_cache`` float8_e4m3fn of ``index_head_dim`` per token, ``k_scale_cache``
+#: float32 of ``index_head_dim // block_size`` per token, ``block_size = 128``; vLLM
+#: ``model_executor/models/deepseek_v2.py`` at commit 002d6073 sizes its indexer cache the same:
+#: ``head_dim + head_dim // quant_block_size * 4`` bytes, 132 B per token at 128). Taken for
+#: every DSA model (GLM-5 too: an assumption, its engines run the DeepSeek-V3.2 indexer path).
+INDEX_KEY_BYTES = Parameter(
+    "models.dsa.index_key_bytes", 1 + 4 / 128, "B",
+    "DeepSeek-V3.2-Exp inference/model.py (6d8cb70) Indexer k_cache FP8 + k_scale_cache FP32 per "
+    "128 values; vLLM deepseek_v2.py (002d6073) indexer cache head_dim + head_dim/128 x 4 B")
+
+
 @dataclass(frozen=True)
 class MLA:
-    """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2).
+    """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2), optionally with DeepSeek
+    Sparse Attention (DeepSeek-V3.2, GLM-5).
 
     The KV cache holds, per token and layer, the compressed latent
     (``kv_lora_rank``) plus the shared rotary key (``qk_rope_head_dim``); at
     decode time the up-projections are absorbed, so attention reads only that.
+
+    **DeepSeek Sparse Attention** (``index_topk > 0``; DeepSeek-V3.2-Exp ``inference/model.py``
+    at 6d8cb70, ``Indexer``): a lightning indexer scores every cached token for each query,
+    ``I_s = sum_j w_j ReLU(q_j . k_s)`` over ``index_heads`` heads of ``index_head_dim``, from
+    its own weights (``wq_b``: ``q_lora_rank x index_heads x index_head_dim`` from the query
+    latent; ``wk``: ``hidden x index_head_dim``; ``k_norm``: a LayerNorm, weight and bias;
+    ``weights_proj``: ``hidden x index_heads``) and its own key cache (``index_head_dim`` FP8
+    values per token, :data:`INDEX_KEY_BYTES`); the query then attends to the ``index_topk``
+    tokens it selects (``topk(min(index_topk, end_pos))``), not to the whole cache. The
+    indexer's weights are plain (replicated) linears there, as in vLLM ("no tensor parallel,
+    just replicated"), so every tensor-parallel rank holds and runs them whole
+    (:meth:`replicated_params`). ``index_topk = 0``: dense MLA (no indexer).
 
     Attributes
     ----------
@@ -262,6 +293,18 @@ class MLA:
     q_lora_rank : int
         0 means queries are projected directly (no low-rank query path).
     kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim : int
+    index_heads, index_head_dim, index_topk : int
+        The DSA indexer's heads, head size and the tokens each query attends to; all 0
+        (dense MLA) or all >= 1 (needs ``q_lora_rank`` >= 1: the indexer's queries come from
+        the query latent).
+
+    Examples
+    --------
+    >>> dsa = MLA(2, 3, 4, 1, 1, 1, index_heads=2, index_head_dim=4, index_topk=8)
+    >>> dsa.indexer_params(10)          # 3x2x4 + 10x4 + 2x4 + 10x2
+    92
+    >>> dsa.kv_read_tokens(100, 1), dsa.kv_read_tokens(5, 1), dsa.kv_read_tokens(100, 2)
+    (8, 6, 16)
     """
 
     heads: int
@@ -270,15 +313,42 @@ class MLA:
     qk_nope_head_dim: int
     qk_rope_head_dim: int
     v_head_dim: int
+    index_heads: int = 0
+    index_head_dim: int = 0
+    index_topk: int = 0
     kind = "mla"
 
     def __post_init__(self):
         for f in ("heads", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
             _positive_int(f, getattr(self, f))
         _positive_int("q_lora_rank", self.q_lora_rank, zero_ok=True)
+        dsa = ("index_heads", "index_head_dim", "index_topk")
+        for f in dsa:
+            _positive_int(f, getattr(self, f), zero_ok=True)
+        given = [f for f in dsa if getattr(self, f)]
+        if given and len(given) != len(dsa):
+            raise SpecError("DeepSeek Sparse Attention needs index_heads, index_head_dim and "
+                            "index_topk all >= 1 (or all 0 for dense MLA); got "
+                            + ", ".join(f"{f}={getattr(self, f)}" for f in dsa))
+        if given and not self.q_lora_rank:
+            raise SpecError("DeepSeek Sparse Attention's indexer projects its queries from the "
+                            "query latent: it needs q_lora_rank >= 1, got 0")
+
+    @property
+    def sparse(self):
+        """True for DeepSeek Sparse Attention (an indexer and ``index_topk`` >= 1)."""
+        return self.index_topk > 0
+
+    def indexer_params(self, hidden):
+        """Weights of one layer's DSA indexer (0 for dense MLA): ``wq_b``, ``wk``, the
+        LayerNorm ``k_norm`` (weight and bias) and ``weights_proj``."""
+        if not self.sparse:
+            return 0
+        d, h = self.index_head_dim, self.index_heads
+        return self.q_lora_rank * h * d + hidden * d + 2 * d + hidden * h
 
     def params(self, hidden):
-        """Weights of one attention block (projections and their norms)."""
+        """Weights of one attention block (projections and their norms, the DSA indexer's)."""
         qk = self.qk_nope_head_dim + self.qk_rope_head_dim
         if self.q_lora_rank:
             q = hidden * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * self.heads * qk
@@ -287,7 +357,7 @@ class MLA:
         kv = (hidden * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank
               + self.kv_lora_rank * self.heads * (self.qk_nope_head_dim + self.v_head_dim))
         o = self.heads * self.v_head_dim * hidden
-        return q + kv + o
+        return q + kv + o + self.indexer_params(hidden)
 
     def replicated_params(self, hidden):
         """Weights of one attention block that every tensor-parallel rank holds whole: the
@@ -297,27 +367,64 @@ class MLA:
         their fusion ``fused_qkv_a_proj``) as ``ReplicatedLinear`` and only ``q_b_proj``,
         ``kv_b_proj`` (column-parallel) and ``o_proj`` (row-parallel) split; TensorRT-LLM
         runs the same "Fuse_A GEMM" data-parallel, whole on each GPU (tech blog 1,
-        "Parallelism Strategy": "Fuse_A GEMM: Data Parallelism 8").
+        "Parallelism Strategy": "Fuse_A GEMM: Data Parallelism 8"). The DSA indexer's
+        weights too (:meth:`indexer_params`: plain linears in DeepSeek-V3.2's reference,
+        ``ReplicatedLinear`` / ``disable_tp`` in vLLM).
 
         >>> MLA(2, 3, 4, 1, 1, 1).replicated_params(10)   # 10x3 + 3 + 10x(4+1) + 4
         87
         """
         q = hidden * self.q_lora_rank + self.q_lora_rank if self.q_lora_rank else 0
-        return q + hidden * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank
+        return (q + hidden * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank
+                + self.indexer_params(hidden))
 
     @property
     def kv_elements_per_token(self):
-        """Cached elements per token and layer: latent plus rotary key."""
+        """Cached latent elements per token and layer: latent plus rotary key (the DSA
+        indexer's keys are :attr:`index_key_bytes_per_token`, in their own format)."""
         return self.kv_lora_rank + self.qk_rope_head_dim
+
+    @property
+    def index_key_bytes_per_token(self):
+        """Bytes of the DSA indexer's cached key per token and layer (0 for dense MLA):
+        ``index_head_dim`` x :data:`INDEX_KEY_BYTES`."""
+        return self.index_head_dim * INDEX_KEY_BYTES.value if self.sparse else 0.0
+
+    def kv_read_tokens(self, context, q=1):
+        """Latent entries the attention kernel reads per sequence when ``q`` query tokens
+        decode after ``context`` cached ones: every one, ``context + q``, for dense MLA; under
+        DSA each query token attends to its ``index_topk`` selected tokens, so at most
+        ``q x index_topk``, and no more than the cache holds (an assumption for ``q > 1``: the
+        tokens several queries select are read from HBM once)."""
+        n = context + q
+        return min(n, q * self.index_topk) if self.sparse else n
+
+    def attended_tokens(self, context):
+        """Tokens one query's scores run over: ``context``, or ``min(context, index_topk)``
+        under DSA."""
+        return min(context, self.index_topk) if self.sparse else context
 
     def score_flops_per_token(self, context):
         """FLOPs of scores and weighted sum for one query over ``context`` cached tokens.
 
         With the up-projections absorbed (DeepSeek-V2 report, sec. 2.1.2), each head
         computes scores against ``kv_lora_rank + qk_rope_head_dim`` elements and sums
-        ``kv_lora_rank`` values: 2 FLOPs per multiply-add.
+        ``kv_lora_rank`` values: 2 FLOPs per multiply-add. Under DSA over the
+        :meth:`attended_tokens` only; the indexer's own FLOPs are
+        :meth:`index_score_flops_per_token`.
         """
-        return 2 * self.heads * context * (2 * self.kv_lora_rank + self.qk_rope_head_dim)
+        return (2 * self.heads * self.attended_tokens(context)
+                * (2 * self.kv_lora_rank + self.qk_rope_head_dim))
+
+    def index_score_flops_per_token(self, context):
+        """FLOPs of the DSA indexer's scores for one query over ``context`` cached keys:
+        ``2 x index_heads x index_head_dim`` per key (the head-weighted ReLU sum is
+        negligible); 0 for dense MLA. DeepSeek's ``fp8_index`` runs them in FP8.
+
+        >>> MLA(2, 3, 4, 1, 1, 1, 2, 4, 8).index_score_flops_per_token(10)
+        160
+        """
+        return 2 * self.index_heads * self.index_head_dim * context if self.sparse else 0
 
     def kv_shards(self, tp):
         """Ways the cache splits over ``tp`` ranks: 1, every rank needs the whole latent."""
@@ -330,14 +437,24 @@ class MLA:
         values up-projected: DeepSeek-V2 report sec. 2.1.2; vLLM and SGLang do so
         for prefill): per query-key pair ``2 x heads x (qk_nope + qk_rope)`` for the
         scores and ``2 x heads x v_head_dim`` for the weighted sum; a causal prompt
-        has ``tokens (tokens + 1) / 2`` pairs.
+        has ``tokens (tokens + 1) / 2`` pairs. Under DSA query ``t`` attends to
+        ``min(t, index_topk)`` keys and the indexer scores every causal pair
+        (:meth:`index_score_flops_per_token`).
 
         >>> MLA(2, 0, 4, 3, 1, 5).prefill_score_flops(2)    # 3 pairs x 2 x 2 x (4 + 5)
         108
+        >>> MLA(2, 1, 4, 3, 1, 5, 1, 2, 1).prefill_score_flops(2)   # 2 pairs x 36 + 3 x 4
+        84
         """
         pairs = tokens * (tokens + 1) // 2
-        return 2 * self.heads * (self.qk_nope_head_dim + self.qk_rope_head_dim
-                                 + self.v_head_dim) * pairs
+        attended = pairs
+        if self.sparse:
+            k = self.index_topk
+            below = min(tokens, k)
+            attended = below * (below + 1) // 2 + (tokens - below) * k
+        return (2 * self.heads * (self.qk_nope_head_dim + self.qk_rope_head_dim
+                                  + self.v_head_dim) * attended
+                + self.index_score_flops_per_token(1) * pairs)
 
 
 @dataclass(frozen=True)
@@ -382,6 +499,26 @@ class GQA:
     def kv_shards(self, tp):
         """Ways the cache splits over ``tp`` ranks (KV heads are split, at most ``kv_heads``)."""
         return min(tp, self.kv_heads)
+
+    #: Dense attention: no sparse-attention indexer (the same interface as :class:`MLA`).
+    sparse = False
+    index_key_bytes_per_token = 0.0
+
+    def indexer_params(self, hidden):
+        """0: no indexer."""
+        return 0
+
+    def kv_read_tokens(self, context, q=1):
+        """Cached entries the attention kernel reads per sequence: all, ``context + q``."""
+        return context + q
+
+    def attended_tokens(self, context):
+        """Tokens one query's scores run over: ``context``."""
+        return context
+
+    def index_score_flops_per_token(self, context):
+        """0: no indexer."""
+        return 0
 
     def prefill_score_flops(self, tokens):
         """QK^T and PV FLOPs of a causal prefill of ``tokens`` tokens, one layer.
@@ -713,8 +850,13 @@ class MoEModel:
 
     @property
     def kv_bytes_per_token(self):
-        """KV-cache bytes per token, summed over all layers (``kv_cache_bytes`` each)."""
-        return self.layers * self.attention.kv_elements_per_token * self.kv_cache_bytes
+        """KV-cache bytes per token, summed over all layers (``kv_cache_bytes`` each), with
+        the DSA indexer's cached keys (``MLA.index_key_bytes_per_token``) where there are."""
+        att = self.attention
+        per_layer = att.kv_elements_per_token * self.kv_cache_bytes
+        if att.sparse:
+            per_layer += att.index_key_bytes_per_token
+        return self.layers * per_layer
 
     def kv_bytes_per_chip(self, tokens, tp=1):
         """KV-cache bytes of ``tokens`` cached tokens on one of ``tp`` tensor-parallel ranks.
@@ -736,7 +878,10 @@ class MoEModel:
                for f in dataclasses.fields(self)
                if f.name not in ("name", "attention", "source", "hypothetical")]
         out += [Parameter(f"{self.name}.attention.{f.name}", getattr(self.attention, f.name),
-                          "", src) for f in dataclasses.fields(self.attention)]
+                          "", src) for f in dataclasses.fields(self.attention)
+                if self.attention.sparse or not f.name.startswith("index_")]
+        if self.attention.sparse:
+            out.append(INDEX_KEY_BYTES)
         return tuple(out)
 
 
@@ -745,7 +890,9 @@ _DSV3_MLA = MLA(heads=128, q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=
 _K2_MLA = dataclasses.replace(_DSV3_MLA, heads=64)
 
 _GLM5_MLA = MLA(heads=64, q_lora_rank=2048, kv_lora_rank=512, qk_nope_head_dim=192,
-                qk_rope_head_dim=64, v_head_dim=256)
+                qk_rope_head_dim=64, v_head_dim=256, index_heads=32, index_head_dim=128,
+                index_topk=2048)
+_DSV32_MLA = dataclasses.replace(_DSV3_MLA, index_heads=64, index_head_dim=128, index_topk=2048)
 
 _KIMI_K2 = MoEModel(
     "kimi-k2", layers=61, dense_layers=1, hidden=7168, attention=_K2_MLA,
@@ -827,9 +974,22 @@ MODELS = {m.name: m for m in (
                "moe_intermediate 2048, 78 layers, first_k_dense_replace 3, 64 heads, "
                "q_lora_rank 2048, kv_lora_rank 512, qk_nope 192, qk_rope 64, v_head 256, 256 "
                "routed experts, top-8, 1 shared; one MTP layer (modeling: "
-               "model.layers.78.* ignored on load); zai-org GLM-5 README: 744B total, 40B "
-               "activated; DSA (index_topk 2048) not modelled: attention priced as dense "
-               "MLA; BF16 activations and KV cache"),
+               "model.layers.78.* ignored on load); DeepSeek Sparse Attention: index_n_heads 32, "
+               "index_head_dim 128, index_topk 2048 (the same config; indexer weights wq_b, wk, "
+               "k_norm, weights_proj as DeepSeek-V3.2's); zai-org GLM-5 README: 744B total, 40B "
+               "activated; BF16 activations and KV cache; indexer keys FP8 + FP32 scale per 128 "
+               "(models.dsa.index_key_bytes, DeepSeek-V3.2's format: an assumption)"),
+    dataclasses.replace(
+        _DEEPSEEK_R1, name="deepseek-v3.2", attention=_DSV32_MLA,
+        source="deepseek-ai/DeepSeek-V3.2 config.json (DeepseekV32ForCausalLM: the DeepSeek-V3 "
+               "fields, first_k_dense_replace 3, num_nextn_predict_layers 1, plus index_n_heads "
+               "64, index_head_dim 128, index_topk 2048; quantization_config fp8 e4m3, "
+               "weight_block_size [128, 128]) as copied in public code; the same index fields "
+               "are the ModelArgs defaults of deepseek-ai/DeepSeek-V3.2-Exp inference/model.py "
+               "(6d8cb70), whose Indexer gives the weights (wq_b, wk, k_norm, weights_proj) and "
+               "the FP8 key cache; every weight counted at the FP8 block-128 bytes (the "
+               "indexer's weights_proj is BF16 in the checkpoint, 0.46M per layer: not "
+               "modelled); BF16 activations and latent KV cache"),
     dataclasses.replace(
         _KIMI_K2, name="hypothetical-2.8t", routed_experts=1056, hypothetical=True,
         source="HYPOTHETICAL: kimi-k2 with routed experts scaled 384 -> 1056 to reach the "
@@ -847,7 +1007,7 @@ def model_config(name):
     >>> model_config("gpt-5")
     Traceback (most recent call last):
     ...
-    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-r1, deepseek-r1-nvfp4, deepseek-v3, glm-5, hypothetical-2.8t, kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4 (or a path to a .toml file)
+    fabric.SpecError: unknown model 'gpt-5'; known: deepseek-r1, deepseek-r1-nvfp4, deepseek-v3, deepseek-v3.2, glm-5, hypothetical-2.8t, kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4 (or a path to a .toml file)
     """
     if isinstance(name, MoEModel):
         return name

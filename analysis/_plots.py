@@ -542,6 +542,39 @@ def plain_log_labels(axis):
     axis.set_minor_formatter(LogFormatter(**fmt))
 
 
+def log_ticks_above(ax, values, bottom):
+    """Plain-number ticks on a log y axis whose top is a labelled tick at or above every
+    value (a bar above the last label, as 7.9 over a top label of 6, cannot be read off the
+    axis). Ticks at 1-2-3-4-6-8 per decade for a short axis, 1-2-5 for up to three decades,
+    powers of ten beyond; ``bottom`` is the axis' lower limit.
+
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> _ = ax.bar([0, 1], [0.74, 7.9]); ax.set_yscale("log")
+    >>> log_ticks_above(ax, [0.74, 7.9], bottom=0.37)
+    >>> float(ax.get_ylim()[1]), [f"{t:g}" for t in ax.get_yticks()]
+    (10.0, ['0.4', '0.6', '0.8', '1', '2', '3', '4', '6', '8', '10'])
+    """
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    v = [x for x in values if x is not None and x > 0]
+    if not v or not bottom > 0:
+        return
+    hi = max(v)
+    span = math.log10(hi / bottom)
+    subs = (1, 2, 3, 4, 6, 8) if span <= 1.5 else (1, 2, 5) if span <= 3 else (1,)
+    ticks = [m * 10.0 ** k for k in range(math.floor(math.log10(bottom)) - 1,
+                                          math.ceil(math.log10(hi)) + 2) for m in subs]
+    ticks = [float(f"{t:.6g}") for t in ticks]     # 3 * 0.1 is 0.30000000000000004
+    # the top label above the tallest bar with a little room (a bar touching the top
+    # frame reads as cut off)
+    top = min(t for t in ticks if t >= hi * 1.02)
+    ax.set_ylim(bottom, top)
+    ax.yaxis.set_major_locator(FixedLocator([t for t in ticks if bottom <= t <= top]))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def _null_locator():
     from matplotlib.ticker import NullLocator
 
@@ -636,12 +669,13 @@ COINCIDE_RTOL = 0.10
 
 
 def _readable_log_ticks(ax, values):
-    """Label a log y axis at 1-2-5 steps when its data span less than two decades (a span
-    of 0.3 to 11 would otherwise show only the labels 1 and 10), as plain numbers."""
+    """Label a log y axis at 1-2-5 steps when its data span less than three decades (a
+    span of 0.3 to 11 would otherwise show only the labels 1 and 10, one of 0.3 to 56 only
+    10^0 and 10^1), as plain numbers."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     v = [x for x in values if x is not None and x > 0]
-    if not v or max(v) / min(v) >= 100:
+    if not v or max(v) / min(v) >= 1000:
         return
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))

@@ -34,6 +34,7 @@ from ._report_parts import (
     loadstore_everywhere,
     new_figure,
     report_fabric,
+    runtime_label,
     runtime_phrase,
 )
 
@@ -114,6 +115,16 @@ def _draw_decode(rows):
               loc="lower center", bbox_to_anchor=(0.5, 1.01), borderaxespad=0.0,
               frameon=False)
     ax.set_xlabel("time per decode step (ms)")
+    # read on its own, the figure says its conditions and runtime (the caption's short form)
+    # (at tp=1 there is no tensor-parallel collective: the runtime then prices nothing)
+    layouts = sorted({r["layout"].split(",")[0] for r in rows if r.get("layout")})
+    at = f", default layout ({'/'.join(layouts)})" if layouts else ""
+    kernels = sorted({r["ep_kernel"] for r in rows if r.get("ep_kernel")})
+    comm = [f"MoE exchange {'/'.join(kernels)}"] if kernels else []
+    if layouts != ["tp=1"]:
+        comm.append(f"collectives: {runtime_label()}")
+    fig.suptitle(f"batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context{at}, CUDA graphs"
+                 + (f"\n{'; '.join(comm)}" if comm else ""), fontsize="small")
     return fig
 
 
@@ -211,7 +222,9 @@ def decode_section(fabrics, executor, quiet):
             f"Tensor-parallel collectives under the {runtime_phrase()}; the MoE exchange "
             f"through the {base_row['ep_kernel']} kernel.",
             functools.partial(_draw_tornado, sens, base,
-                              f"{DECODE_MODELS[0]} on {first}, {layout}")))
+                              f"{DECODE_MODELS[0]} on {first}, {layout}\nbatch "
+                              f"{DECODE_BATCH}, {DECODE_CONTEXT}-token context, "
+                              f"collectives: {runtime_label()}")))
     section = Section("decode", "MoE decode", text=text, tables=tuple(tables),
                       figures=tuple(figures), parameters=tuple(used))
     found = decode_findings(rows, list(fabrics))

@@ -26,7 +26,6 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    default_runtime,
     new_figure,
     report_fabric,
     runtime_label,
@@ -318,7 +317,7 @@ def _draw_fair(rows):
     for ax, (key, label, scale) in zip(axes, (
             ("bisection_per_chip_Bps", "bisection per chip (GB/s)", 1e9),
             ("a2a_per_chip_Bps", "all-to-all per chip (GB/s)", 1e9),
-            ("allreduce_1GiB_s", f"all-reduce 1 GiB, {default_runtime()} (ms)", 1e-3))):
+            ("allreduce_1GiB_s", f"all-reduce 1 GiB (ms)\n{runtime_label()}", 1e-3))):
         for j, basis in enumerate(bases):
             vals = [have[(s, basis)][key] / scale if (s, basis) in have else 0.0
                     for s in systems]
@@ -331,10 +330,10 @@ def _draw_fair(rows):
         ax.set_yscale("log")
         # A log axis has no zero: bars start at half the smallest value, so the shortest bar
         # has a visible height (starting just below it, a bar read as not computed).
+        # ... and end at a labelled tick above the tallest bar
         shown = [r[key] / scale for r in rows if r[key] > 0]
         if shown:
-            ax.set_ylim(bottom=min(shown) / 2)
-        _plots.plain_log_labels(ax.yaxis)
+            _plots.log_ticks_above(ax, shown, bottom=min(shown) / 2)
     handles, labels = axes[0].get_legend_handles_labels()
     # the tick labels drop ':chip=': a figure read on its own must still say the chip
     chips = sorted({step_chip(s) for s in systems})

@@ -235,7 +235,7 @@ def serving_section(fabrics, executor, quiet):
     """The serving section and its finding sentences."""
     from ._decode import DECODE_HBM_EFFICIENCY, GEMM_FIXED_TIME, GRAPH_KERNEL_OVERHEAD
     from ._report_decode import param_phrase
-    from ._serving import DEFINITIONS, PREFILL_EFFICIENCY, USABLE_HBM_FRACTION
+    from ._serving import DEFINITIONS, USABLE_HBM_FRACTION
     from ._sweep import sweep
 
     systems = list(fabrics)
@@ -268,8 +268,10 @@ def serving_section(fabrics, executor, quiet):
         f"at {SERVING_ISL + SERVING_OSL} tokens leaves room for in "
         f"{USABLE_HBM_FRACTION.value:.0%} of HBM, and {_drafts(SERVING_MODEL)}; the "
         "frontier keeps the points no other beats on both axes."),
-        (f"Tokens/s per GPU: {DEFINITIONS[fr0.definition]}. Prefill runs at "
-        f"{PREFILL_EFFICIENCY.value:.0%} of peak FLOP/s (an assumption); the decode steps "
+        (f"Tokens/s per GPU: {DEFINITIONS[fr0.definition]}. Prefill GEMMs run at the "
+        "compute efficiencies the decode steps' GEMMs take (published ones: DeepGEMM's FP8 "
+        "tables on Hopper, contiguous-layout grouped GEMMs for the routed experts; the "
+        "roofline where none is published, an optimistic bound); the decode steps "
         "are the decode model's with the MoE decode section's settings (CUDA-graph replay "
         f"at {param_phrase(GRAPH_KERNEL_OVERHEAD)} per kernel boundary, small kernels at "
         "their published minimum durations, weight GEMMs with a fixed "

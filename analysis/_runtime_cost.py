@@ -31,8 +31,15 @@ work. This module holds the two non-trivial evaluations:
     * the tuner's choice: the (algorithm, protocol) pair with the least modelled
       time, with NCCL's tree correction factors and the multi-node ring plateau;
     * channels: the chosen pair then runs on fewer channels while ``n < nc x
-      threads x threshold`` (``topoGetAlgoInfo``), and its bandwidth shrinks with
-      them. This and the per-step latencies are what make the mid-size ramp;
+      threads x threshold`` (``topoGetAlgoInfo``), and its transfer is the bytes of
+      the busiest of them at one channel's bandwidth, with the bytes split as the
+      release's scheduler splits them (:func:`nccl_channel_split`: cells from 2.22,
+      aligned shares in 2.20-2.21, even before). This and the per-step latencies are
+      what make the mid-size ramp. It is not monotone in size, and that is NCCL's own
+      behaviour: one byte past ``nc x threads x threshold`` NCCL adds a channel and the
+      busiest channel's bytes fall (nvl72, 8 ranks, 2.30.7: 57 KB on one channel takes
+      23.8 us, 72 KB on two 20.7 us); the tuner (``ncclTopoGetAlgoTime``) prices every
+      size at the full channel count, so it never sees this;
     * NVLS all-reduce in one node also pays its pipeline fill (two iterations of
       channels x heads x chunk through NCCL's three warp groups, :func:`_nvls_fill`),
       which NCCL's tuner does not cost: in the time, not in the choice;
@@ -130,6 +137,98 @@ def _channels_used(rt, proto, nc, n, ring_ranks=1):
     while used > 1 and n < used * nt * thr:
         used -= 1
     return used
+
+
+def _up(x, k):
+    """``x`` rounded up to a multiple of ``k`` (NCCL's ``divUp(x, k) * k``)."""
+    return -(-x // k) * k
+
+
+def nccl_channel_split(rt, op, proto, n, p, used, nc):
+    """``(busiest, channels)``: the bytes of one rank's count on the busiest of the channels
+    NCCL splits a ring or tree operation over, and how many channels carry any.
+
+    ``used`` is the channel count NCCL picked for the size (:func:`_channels_used`), ``nc``
+    the communicator's (the scheduler's last channel). The count is the operation's per-rank
+    count in bytes: ``n`` (all-reduce, broadcast, reduce) or ``n / p`` (all-gather and
+    reduce-scatter, whose ``n`` is the gathered buffer). By the release's rule (``rt.split``,
+    NVIDIA/nccl ``src/enqueue.cc``):
+
+    * 0 (2.18-2.19): even, ``count / used`` (the kernel splits the count; see the source);
+    * 1 (2.20-2.21, ``addCBDCollToPlan``): every channel takes ``divUp(count, used)``
+      rounded up to 16 B, then to the protocol's alignment, until the count runs out;
+    * 2 (2.22 on, ``scheduleCollTasksToPlan``): cells of ``cellSize`` bytes, a first channel
+      of ``divUp(trafficPerChannel, trafficPerCell)`` cells, as many middle channels of as
+      many, the rest on the last; the cells' overhang comes off the last channel.
+
+    So the busiest channel carries at least ``count / used`` bytes, and at a channel step
+    (``used`` up by one) its share falls: NCCL's time on a channel-bound size drops there
+    (the sawtooth of :func:`_nccl_ring`'s time, which this makes NCCL's own).
+
+    >>> from fabric import runtime
+    >>> nccl_channel_split(runtime("nccl"), "all-reduce", "LL", 72000, 8, 2, 24)
+    (36864, 2)
+    >>> nccl_channel_split(runtime("nccl@2.21.5"), "all-reduce", "LL", 72000, 8, 2, 24)
+    (36864, 2)
+    >>> nccl_channel_split(runtime("nccl@2.19.3"), "all-reduce", "LL", 72000, 8, 2, 24)
+    (36000.0, 2)
+    """
+    gather = op in ("all-gather", "reduce-scatter")
+    count = n / p if gather else n
+    if used <= 1:
+        return count, 1
+    q = rt.split
+    rule = q["rule"]
+    if rule == 0:
+        return count / used, used
+    c = math.ceil(count)
+    if rule == 1:
+        align = q[("align", proto)] * (rt.threads[proto] if proto == "LL" else (
+            rt.threads[proto] // 32 if proto == "LL128" else 1))
+        per = _up(_up(_up(c, used) // used, q["byte_align"]), align)
+        return min(c, per), _up(c, per) // per
+    tpb = 2 if op == "all-reduce" else (p if gather else 1)
+    if proto == "LL":
+        tpb *= q["ll_traffic"]
+    least = q["min_traffic"]
+    traffic = c * tpb
+    if q["task_floor"]:
+        traffic = max(least, traffic)
+    per_channel = (_up(traffic // used, 16) if q["round16"] else max(least, traffic // used))
+    cell = q["cell"] or _up(_up(least, tpb) // tpb, 16)
+    cells = _up(c, cell) // cell
+    cell_traffic = cell * tpb
+    per = min(cells, _up(per_channel, cell_traffic) // cell_traffic)
+    lo = min(cells, (_up(per_channel, cell_traffic) // cell_traffic) if q["lo_ceil"]
+             else per_channel // cell_traffic)
+    mid, hi = divmod(cells - lo, per)
+    if nc < (lo > 0) + mid + (hi > 0):
+        mid = nc - 2
+        per = (cells - lo) // (mid + 1)
+        hi = per + (cells - lo) % (mid + 1)
+    if hi == 0 and mid:
+        hi, mid = per, mid - 1
+    if lo == 0:
+        if mid == 0:
+            lo, hi = hi, 0
+        else:
+            lo, mid = per, mid - 1
+    lo_b, hi_b = lo * cell, hi * cell
+    if hi_b:
+        hi_b -= cells * cell - c
+    else:
+        lo_b -= cells * cell - c
+    return max(lo_b, per * cell if mid else 0, hi_b), (lo_b > 0) + mid + (hi > 0)
+
+
+def _share_channels(rt, op, proto, n, p, used, nc):
+    """``(effective, carrying)`` channels of NCCL's split (:func:`nccl_channel_split`): the
+    count over the busiest channel's bytes (the channel count an even split would need to
+    take as long), and the channels that carry any bytes."""
+    busiest, carrying = nccl_channel_split(rt, op, proto, n, p, used, nc)
+    count = n / p if op in ("all-gather", "reduce-scatter") else n
+    c = count if rt.split["rule"] == 0 or used <= 1 else math.ceil(count)
+    return (c / busiest if busiest > 0 else used), carrying
 
 
 # -- NCCL --------------------------------------------------------------------------------
@@ -272,7 +371,10 @@ def _nccl_ring(rt, view, op, n, ops):
         bus = _ring_busbw(rt, view, proto, B, nc, op)
         choice = lat + n / (bus * ratio)
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
-        real_bus = _ring_busbw(rt, view, proto, B * used / nc, used, op)
+        # the bytes of the busiest channel bound the transfer (NCCL's split, which can leave
+        # channels empty)
+        eff, used = _share_channels(rt, op, proto, n, p, used, nc)
+        real_bus = _ring_busbw(rt, view, proto, B * eff / nc, eff, op)
         out.append(Candidate(library="ring", schedule=sched, protocol=proto,
                              time=lat + n / (real_bus * ratio), choice=choice, channels=used,
                              fixed=lat, plan_op=None if sched_op == op else sched_op))
@@ -300,8 +402,9 @@ def _nccl_tree(rt, view, n, ops):
         corr = _tree_correction(rt, proto, n)
         bus = _tree_busbw(rt, view, proto, B, nc) * corr
         choice = lat + n / (bus * 0.5)
-        used = _channels_used(rt, proto, nc, n)
-        real = _tree_busbw(rt, view, proto, B * used / nc, used) * corr
+        eff, used = _share_channels(rt, "all-reduce", proto, n, view.p,
+                                    _channels_used(rt, proto, nc, n), nc)
+        real = _tree_busbw(rt, view, proto, B * eff / nc, eff) * corr
         out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
                              time=lat + n / (real * 0.5),
                              choice=choice, channels=used, fixed=lat))

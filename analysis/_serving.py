@@ -21,8 +21,10 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   composes them; a request of ``osl`` tokens takes :func:`expected_cycles` cycles (its
   last cycle emits no more tokens than are left).
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
-  ``max(FLOPs / (chips x peak x prefill efficiency), weights / (chips x HBM))``
-  (each GEMM's FLOPs at the dense peak of its math format, as decode prices them)
+  ``max(FLOPs / (chips x peak x efficiency), weights / (chips x HBM))``
+  (each GEMM's FLOPs at the dense peak of its math format times its published compute
+  efficiency, the rule decode prices its own GEMMs by: :func:`prefill_gemm_efficiency`;
+  the roofline where none is published)
   plus its tensor-parallel all-reduces and expert dispatch/combine, costed on the
   fabric by ``analysis.cost``. Aggregated serving under attention data parallelism
   prefills one prompt at a time on its attention group (TensorRT-LLM tech blog 10's
@@ -41,7 +43,10 @@ Serving modes and the definitions of "per GPU" (every result says which it uses)
   decodes and a prompt chunk in one forward pass (vLLM V1, TensorRT-LLM's in-flight
   batching; not SGLang by default, :data:`MIXED_STEP_BUDGET`) reads the weights once
   for both (:func:`shared_weight_read`), so ``R = B (T_prefill - S) + (osl / E) T_cycle``
-  with ``S`` the saving over a prompt's chunks. A user sees ``TTFT = T_prefill - S`` and
+  with ``S`` the saving over a prompt's chunks. A prompt split into chunks (its step's room
+  beside the other requests' decode tokens, then the rest) costs each chunk as a pass of its
+  own, at least one read of the weights it touches (:meth:`PrefillTime.chunk_seconds`);
+  ``T_prefill`` is their sum. A user sees ``TTFT = T_prefill - S`` and
   ``osl`` tokens in ``R - TTFT``. Omitted (stated): a prompt's pass, mixed or on its own, is
   priced without kernel-launch cost, though it runs without the decode CUDA graph
   (TensorRT-LLM runs mixed iterations outside its generation-only graph by default, its
@@ -76,7 +81,7 @@ published in the InferenceX app) or, for a system with no published price, from 
 chip price plus the fabric's bill of materials (``analysis.bill_of_materials``).
 
 Sources of every figure used here (TCO table, weight formats, MTP acceptance,
-usable HBM, prefill efficiency) and of the published serving points the model is
+usable HBM) and of the published serving points the model is
 checked against: docs/sources.md s.8.
 
 Examples
@@ -91,6 +96,7 @@ Examples
 True
 """
 
+import dataclasses
 import functools
 import inspect
 import math
@@ -106,12 +112,14 @@ from ._decode import (
     collective_seconds,
     decode_step,
     engine_collective,
+    expected_active_experts,
     fabric_chip,
     instance_chips,
     parse_layout,
     slowest_group_seconds,
     unreached_pair,
 )
+from ._gemm import GEMM_COMPUTE_EFFICIENCY, gemm_compute_efficiency
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -120,7 +128,7 @@ __all__ = [
     "DEFINITIONS",
     "MIXED_STEP_BUDGET",
     "MTP_ACCEPTANCE",
-    "PREFILL_EFFICIENCY",
+    "PREFILL_GEMM_KIND",
     "TCO",
     "TRTLLM_MAX_NUM_TOKENS",
     "USABLE_HBM_FRACTION",
@@ -138,6 +146,7 @@ __all__ = [
     "expected_cycles",
     "instance_sizes",
     "pareto_front",
+    "prefill_gemm_efficiency",
     "prefill_time",
     "serving_cost",
     "serving_frontier",
@@ -167,12 +176,36 @@ USABLE_HBM_FRACTION = Parameter(
     "vLLM's default gpu_memory_utilization = 0.9 (vLLM engine arguments documentation): the "
     "rest is activations, CUDA graphs and workspace")
 
-#: Achieved fraction of peak FLOP/s in prefill.
-PREFILL_EFFICIENCY = Parameter(
-    "serving.prefill_compute_efficiency", 0.4, "",
-    "assumption: prefill model-FLOPs utilization of 30-50% quoted as typical for inference "
-    "prefill (zeroentropy.dev 'MFU' concept page, 2026, second-hand); the midpoint, applied to "
-    "every system. The peak is the chip's dense figure of each GEMM's math format")
+#: The kind of GEMM (``analysis.GEMM_KINDS``) each model part's prefill GEMMs are: the
+#: routed experts run DeepGEMM's contiguous-layout grouped GEMMs ("for ... inference
+#: prefilling", its README), every other part plain GEMMs. (Decode runs its routed experts
+#: as masked grouped GEMMs: ``"grouped"``.) The attention scores have no GEMM kind: they run
+#: at the roofline, as decode's do.
+PREFILL_GEMM_KIND = {"attention": "dense", "ffn": "dense", "router": "dense",
+                     "experts": "contiguous", "head": "dense"}
+
+
+def prefill_gemm_efficiency(chip, math, part, efficiency=None):
+    """Compute efficiency of a prefill's GEMMs of model part ``part`` running in math format
+    ``math`` (as :func:`analysis.decode_step` prices its own, one rule for both): a given
+    ``efficiency`` for every GEMM; else the published one of the chip's generation, the
+    format and the part's kind (:data:`PREFILL_GEMM_KIND`:
+    :func:`analysis.gemm_compute_efficiency`); else 1, the roofline (none is published:
+    BF16 anywhere, Blackwell's formats, the attention scores), an optimistic bound.
+
+    >>> from fabric import chip_spec
+    >>> round(prefill_gemm_efficiency(chip_spec("h200"), "fp8", "experts"), 3)
+    0.656
+    >>> prefill_gemm_efficiency(chip_spec("b200"), "fp4", "experts")
+    1.0
+    """
+    if efficiency is not None:
+        return float(efficiency)
+    if part == "scores":
+        return 1.0
+    p = gemm_compute_efficiency(chip.generation, math, PREFILL_GEMM_KIND[part])
+    return 1.0 if p is None else p.value
+
 
 #: Acceptance per drafted token for multi-token-prediction drafts.
 MTP_ACCEPTANCE = Parameter(
@@ -371,8 +404,9 @@ class PrefillTime:
 
     With ``dp`` attention groups, ``dp`` prompts are prefilled at once, one per
     group; ``total`` is the instance's time per request, i.e. that batch's time
-    divided by ``dp``. ``total = max(compute, weights) + comm`` (communication not
-    overlapped: an assumption, the pessimistic case).
+    divided by ``dp``. ``total = max(compute, read(isl)) + comm`` (communication not
+    overlapped: an assumption, the pessimistic case): :meth:`chunk_seconds` of the
+    whole prompt.
 
     Attributes
     ----------
@@ -382,7 +416,11 @@ class PrefillTime:
         projections and experts, the causal attention scores
         (``prefill_score_flops``), and the head for the last token only.
     compute, weights, comm, total : float
-        Seconds.
+        Seconds; ``weights`` is one read of ALL the instance's weights.
+    expert_weights : float
+        Seconds of ``weights`` that are the routed experts' (0: a pass reads every weight).
+    experts, experts_per_token : int
+        Routed experts ``E`` and experts per token ``k`` (for :meth:`read`; 0: no routing).
     """
 
     isl: int
@@ -391,10 +429,44 @@ class PrefillTime:
     weights: float
     comm: float
     total: float
+    expert_weights: float = 0.0
+    experts: int = 0
+    experts_per_token: int = 0
+
+    def read(self, tokens):
+        """Seconds a forward pass of ``tokens`` prompt tokens reads weights: all but the
+        routed experts, and of those the expected share ``tokens`` tokens activate under
+        uniform routing (:func:`analysis.expected_active_experts`, decode's own formula,
+        ``1 - (1 - k/E)^T``): every weight for a few times ``E / k`` tokens or more.
+
+        >>> p = PrefillTime(isl=100, flops=0.0, compute=0.1, weights=0.04, comm=0.0,
+        ...                 total=0.1, expert_weights=0.03, experts=4, experts_per_token=2)
+        >>> round(p.read(1), 6), round(p.read(100), 6)      # one token: half the experts
+        (0.025, 0.04)
+        """
+        if not self.experts or not self.expert_weights:
+            return self.weights
+        active = expected_active_experts(self.experts, self.experts_per_token, tokens)
+        return self.weights - self.expert_weights * (1.0 - active / self.experts)
+
+    def chunk_seconds(self, tokens):
+        """Seconds a forward pass of ``tokens`` of such prompts takes on its own: its own
+        roofline, ``max(tokens x compute / isl, read(tokens))`` (one weight read for the
+        pass however many tokens, or prompts' pieces, it holds; compute linear in tokens),
+        plus ``tokens x comm / isl`` (the collectives' bytes grow with the tokens; their
+        per-collective latency is not charged again per chunk: an under-charge for small
+        chunks). ``chunk_seconds(isl) == total`` for :func:`prefill_time`'s result.
+
+        >>> p = PrefillTime(isl=1000, flops=0.0, compute=0.5, weights=0.1, comm=0.02,
+        ...                 total=0.52)
+        >>> round(p.chunk_seconds(1000), 6), round(p.chunk_seconds(100), 6)
+        (0.52, 0.102)
+        """
+        return max(tokens * self.compute / self.isl, self.read(tokens)) + (
+            tokens * self.comm / self.isl)
 
 
-def prefill_time(model, fabric, *, isl, layout=None, chip=None,
-                 efficiency=PREFILL_EFFICIENCY.value,
+def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
                  dispatch_bytes=None, one_at_a_time=False, instance=None, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
@@ -409,8 +481,12 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         As for :func:`analysis.decode_step`; the instance is its ``tp x dp`` chips.
     chip : str or ChipSpec, optional
         Overrides ``fabric.chip``.
-    efficiency : float in (0, 1]
-        Achieved fraction of peak FLOP/s; default :data:`PREFILL_EFFICIENCY`.
+    efficiency : float in (0, 1], optional
+        Achieved fraction of peak FLOP/s for every GEMM. Default None: each part's GEMMs at
+        :func:`prefill_gemm_efficiency` (the published efficiency of the chip's generation,
+        their format and kind, as the decode step takes its own: DeepGEMM's FP8 tables on
+        Hopper, contiguous-layout grouped GEMMs for the routed experts; 1, the roofline,
+        where none is published).
     hbm_efficiency : float in (0, 1]
         Achieved fraction of peak HBM bandwidth; default decode's
         :data:`~analysis.DECODE_HBM_EFFICIENCY` (one figure for every weight read).
@@ -444,7 +520,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     >>> import topologies
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
-    >>> p.compute > p.weights, round(p.total, 3)
+    >>> p.compute < p.weights, round(p.total, 3)   # FP8 on Blackwell: no published efficiency
+    (True, 0.057)
+    >>> q = prefill_time("kimi-k2", f, isl=8192, layout="tp=8", efficiency=0.4)
+    >>> q.compute > q.weights, round(q.total, 3)
     (True, 0.083)
     """
     m = model_config(model)
@@ -453,6 +532,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
     isl = int(isl)
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
+        if v is None and name == "efficiency":
+            continue
         if isinstance(v, bool) or not (isinstance(v, (int, float)) and 0 < v <= 1):
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
@@ -485,8 +566,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
         "experts": 2 * isl * m.moe_layers * m.experts_per_token * m.expert_params,
         "head": 2 * m.head_params,
     }
-    seconds = {p: f / (chip.gemm_flops(m.math_format(p)) * efficiency)
-               for p, f in parts.items()}
+    seconds = {}
+    for p, f in parts.items():
+        fmt = chip.gemm_format(m.math_format(p))
+        seconds[p] = f / (chip.peak(fmt) * prefill_gemm_efficiency(chip, fmt, p, efficiency))
     serial = one_at_a_time and dp > 1
     # one at a time: the prompt's routed experts spread over every chip, everything else on
     # its own attention group; else dp prompts at once share every chip
@@ -512,8 +595,13 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None,
     comm = (m.dense_layers * 2 * allreduce
             + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
                 1 if serial else dp)
-    return PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
-                       total=max(compute, weights) + comm)
+    # the routed experts' share of that read (a short pass reads only the experts it touches)
+    experts = (m.moe_layers * m.routed_experts * m.expert_params * m.expert_weight_bytes
+               / (n * chip.hbm_bandwidth * hbm_efficiency))
+    pre = PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
+                      total=0.0, expert_weights=experts, experts=m.routed_experts,
+                      experts_per_token=m.experts_per_token)
+    return dataclasses.replace(pre, total=pre.chunk_seconds(isl))
 
 
 # -- mixed steps (decodes and a prompt chunk in one forward pass) ---------------------
@@ -609,15 +697,18 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
     """Seconds a mixed engine step saves by running a ``chunk``-token piece of a prompt and a
     decode step in ONE forward pass instead of two: the GEMMs read the weights once.
 
-    Priced apart, the chunk's GEMM time is ``chunk x max(compute, weights) / isl`` (the linear,
-    work-conserving pricing of :func:`prefill_time`'s ``prefill``) and the decode step reads
-    ``step_weights``; merged, the GEMMs take ``max(chunk x compute / isl + step_compute,
-    prefill.weights, step_weights)`` (one read of the weights, no less than either part reads
-    on its own, and the FLOPs of both). The saving is
-    the difference, clamped to ``[0, min(step_weights, chunk's priced time)]``: a mixed step
-    is never faster than either of its parts alone. With a compute-bound chunk it is
-    ``step_weights - step_compute``. ``step_compute`` counts every FLOP of the decode step
-    (its attention scores too), so the saving is a lower bound where scores matter.
+    Priced apart, the chunk's GEMM time is its own roofline, ``max(chunk x compute / isl,
+    prefill.read(chunk))`` (:meth:`PrefillTime.chunk_seconds` without its communication:
+    a pass of ``chunk`` tokens reads the weights they touch once, however small) and the
+    decode step reads ``step_weights``; merged, the GEMMs take ``max(chunk x compute / isl +
+    step_compute, prefill.read(chunk), step_weights)`` (one read of the weights, no less than
+    either part reads on its own, and the FLOPs of both; the union of two partial expert
+    reads is at least the larger, so where both parts leave experts unread the saving is an
+    upper bound). The saving is the difference, clamped to ``[0, min(step_weights, chunk's
+    priced time)]``: a mixed step is never faster than either of its parts alone. With a
+    compute-bound chunk it is ``step_weights - step_compute``. ``step_compute`` counts every
+    FLOP of the decode step (its attention scores too), so the saving is a lower bound
+    where scores matter.
 
     Parameters
     ----------
@@ -631,8 +722,8 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
     >>> p = PrefillTime(isl=1000, flops=0.0, compute=0.5, weights=0.1, comm=0.0, total=0.6)
     >>> round(shared_weight_read(p, 0.02, 0.001, 1000), 6)          # compute-bound chunk
     0.019
-    >>> round(shared_weight_read(p, 0.02, 0.001, 100), 6)           # 0.05 + 0.02 - 0.1 < 0
-    0.0
+    >>> round(shared_weight_read(p, 0.02, 0.001, 100), 6)   # a small chunk: the read is shared
+    0.02
     """
     if not isinstance(prefill, PrefillTime):
         raise SpecError(f"prefill must be a PrefillTime (analysis.prefill_time), got "
@@ -650,17 +741,43 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
             or prefill.isl < 1:
         raise SpecError(f"prefill.isl must be an integer >= 1 (prompt tokens), got "
                         f"{prefill.isl!r}")
-    for name in ("compute", "weights"):
+    for name in ("compute", "weights", "expert_weights"):
         v = getattr(prefill, name)
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
                 math.isfinite(v) and v >= 0):
             raise SpecError(f"prefill.{name} must be a finite number of seconds >= 0, got "
                             f"{v!r}")
-    rate = max(prefill.compute, prefill.weights) / prefill.isl
-    priced = chunk * rate
-    merged = max(chunk * prefill.compute / prefill.isl + step_compute, prefill.weights,
-                 step_weights)
+    if prefill.expert_weights > prefill.weights:
+        raise SpecError(f"prefill.expert_weights ({prefill.expert_weights!r} s) is part of "
+                        f"prefill.weights ({prefill.weights!r} s): it cannot exceed it")
+    e, k = prefill.experts, prefill.experts_per_token
+    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (e, k)) or not (
+            0 <= k <= e):
+        raise SpecError(f"prefill.experts and prefill.experts_per_token must be integers with "
+                        f"0 <= experts_per_token <= experts, got {e!r} and {k!r}")
+    flops = chunk * prefill.compute / prefill.isl
+    read = prefill.read(chunk) if chunk else 0.0
+    priced = max(flops, read)
+    merged = max(flops + step_compute, read, step_weights)
     return min(max(0.0, priced + step_weights - merged), step_weights, priced)
+
+
+def _room(batch, budget, dp):
+    """Prompt tokens a rank's step holds beside its other requests' decode tokens (0 for an
+    engine that does not mix, ``budget`` None)."""
+    return (budget - (math.ceil(batch / dp) - 1)) if budget is not None else 0
+
+
+def _prompt_seconds(prefill, isl, batch, budget, dp=1):
+    """Seconds one ``isl``-token prompt takes in its own passes: with a mixing engine's
+    ``budget``, its chunks (what is left of the budget beside the rank's other requests, then
+    the rest), each at its own roofline (:meth:`PrefillTime.chunk_seconds`: every chunk reads
+    the weights again); else, or with no room, one pass (``prefill.total``)."""
+    room = _room(batch, budget, dp)
+    if room < 1 or room >= isl:
+        return prefill.total
+    full, rest = divmod(isl, room)
+    return full * prefill.chunk_seconds(room) + (prefill.chunk_seconds(rest) if rest else 0.0)
 
 
 def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, steps, dp=1):
@@ -672,7 +789,7 @@ def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, step
     once, so the ``batch`` prompts of one request time save at most ``steps`` (the decode
     steps in it) times a full chunk's saving, shared among them. 0 when the engine does not
     mix (``budget`` None) or a step has no room for a chunk."""
-    room = (budget - (math.ceil(batch / dp) - 1)) if budget is not None else 0
+    room = _room(batch, budget, dp)
     if room < 1:
         return 0.0
     full, rest = divmod(isl, room)
@@ -780,7 +897,9 @@ class ServingPoint:
         Tokens per decode cycle per user over a request, ``osl / expected_cycles`` (1
         without speculation; the speculative mean less the last cycle's surplus).
     cycle_time, prefill_time, request_time : float
-        Seconds: one decode cycle; one prefill (instance-seconds per request); ``R``.
+        Seconds: one decode cycle; one prefill (instance-seconds per request; aggregated
+        with a mixing engine, the prompt's chunks each at its own roofline,
+        :meth:`PrefillTime.chunk_seconds`); ``R``.
     tpot : float
         Seconds between a user's output tokens, prefill interruptions included.
     tokens_per_s_user : float
@@ -947,6 +1066,7 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
     t_p = prefill.total
     shared = 0.0
     if mode == "aggregated":
+        t_p = _prompt_seconds(prefill, isl, batch, budget, dp)
         shared = _prompt_saving(prefill, b["weights"] / micro_batches,
                                 b["compute"] / micro_batches, isl, batch, budget, osl / e, dp)
         request = batch * (t_p - shared) + osl * tok
@@ -1063,7 +1183,7 @@ def _draft_time(m, fabric, layout, batch, context, micro_batches, decode_kwargs)
 
 def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0,
                   acceptance=None, draft_cost=None, mode="aggregated",
-                  definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                  definition="total-per-gpu", prefill_efficiency=None,
                   usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
                   adp_balance=False, max_batched_tokens=None, kv_inflow=False,
                   **decode_kwargs):
@@ -1181,15 +1301,16 @@ def _lengths(name, values):
     return [int(v) for v in vals]
 
 
-def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token,
+def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
                shared=None, decode_alone=None):
     """Simulate a closed-loop client against a continuous-batching engine.
 
     ``concurrency`` requests in flight at most; when one completes, the next request (in list
     order) is sent at once. An engine step runs one decode token of each of the ``b``
     requests past their prefill (``decode_seconds(b)``) plus prompt chunks of waiting
-    requests, first come first served, in ``budget - b`` tokens (``prefill_per_token``
-    seconds each), less ``shared(b, chunk)`` when both run (one forward pass: the weight read
+    requests, first come first served, in ``budget - b`` tokens (``prefill_seconds(chunk)``
+    for the step's ``chunk`` prompt tokens, one pass: :meth:`PrefillTime.chunk_seconds`; a
+    number is seconds per token), less ``shared(b, chunk)`` when both run (one forward pass: the weight read
     they share, :func:`shared_weight_read`; None: nothing shared); a request's first token
     comes at the end of the step that finishes its prompt. Steps with no prompt waiting are
     taken in runs up to the next completion; such a step (no chunk) takes ``decode_alone(b)``
@@ -1202,6 +1323,8 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token
     >>> _run_steps([4], [3], 1, 8, lambda b: 1.0, 0.5)     # prefill 2 s, two decode steps
     ([0.0], [2.0], [4.0], 3)
     """
+    chunk_cost = prefill_seconds if callable(prefill_seconds) else (
+        lambda c: c * prefill_seconds)
     n = len(ins)
     start, first, end = [0.0] * n, [0.0] * n, [0.0] * n
     waiting, decoding = [], {}          # [request, prompt tokens left]; request -> tokens left
@@ -1228,7 +1351,7 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token
             del waiting[:len(prefilled)]        # only the first ones can have finished
             k = 1
             alone = decode_seconds if chunk or decode_alone is None else decode_alone
-            dt = (alone(b) if b else 0.0) + chunk * prefill_per_token
+            dt = (alone(b) if b else 0.0) + (chunk_cost(chunk) if chunk else 0.0)
             if b and chunk and shared is not None:
                 dt -= shared(b, chunk)
         else:
@@ -1256,7 +1379,7 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_per_token
 
 def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layout=None,
                     max_batched_tokens=VLLM_MAX_BATCHED_TOKENS.value,
-                    definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                    definition="total-per-gpu", prefill_efficiency=None,
                     usable_hbm=USABLE_HBM_FRACTION.value, **decode_kwargs):
     """A benchmark client's run against one instance, step by step, measured as the client
     measures it (vLLM's ``benchmark_serving.py``, which InferenceX runs).
@@ -1275,8 +1398,9 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
 
     Pieces, from the layer below: a decode step at ``b`` running requests is
     :func:`analysis.decode_step` at batch ``b`` and the run's mean decode context
-    (``mean input + mean output / 2``); a prompt token costs :func:`prefill_time` of the mean
-    prompt over its length (work-conserving, as :func:`serving_point` composes them), and a
+    (``mean input + mean output / 2``); a step's prompt tokens (pieces of one prompt or of
+    several) cost one pass at its own roofline, :meth:`PrefillTime.chunk_seconds` of the
+    mean prompt's :func:`prefill_time` (compute linear in tokens, one weight read), and a
     step that runs both, with an engine that mixes them in one forward pass
     (:data:`MIXED_STEP_BUDGET`: vLLM V1, TensorRT-LLM), is their sum less the weight read
     they share (:func:`shared_weight_read`). Means stand for the lengths' spread inside a
@@ -1356,7 +1480,6 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
                         f"largest batch whose KV cache fits, {info['b_max']} (at the longest "
                         f"request's context {sweep.full})")
     pre = sweep.prefill(info["layout"], isl, info["instance"])
-    rate = pre.total / isl
     step = {}
 
     def decode(b):
@@ -1386,7 +1509,7 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
         return padded[b]
 
     start, first, end, steps = _run_steps(ins, outs, concurrency, budget,
-                                          lambda b: decode(b)[0], rate,
+                                          lambda b: decode(b)[0], pre.chunk_seconds,
                                           shared if mixes else None,
                                           alone if graphs else None)
     tpots = tuple((e - f) / (o - 1) if o > 1 else None for e, f, o in zip(end, first, outs))
@@ -1443,7 +1566,17 @@ class _Sweep:
         self.m, self.fabric, self.isl, self.osl = m, fabric, isl, osl
         self.mode, self.definition = mode, definition
         self.usable = usable_hbm
-        self.eff = prefill_efficiency
+        if prefill_efficiency is not None and (
+                isinstance(prefill_efficiency, bool)
+                or not (isinstance(prefill_efficiency, (int, float))
+                        and 0 < prefill_efficiency <= 1)):
+            raise SpecError(f"prefill_efficiency must be in (0, 1] or None (each GEMM at its "
+                            f"published efficiency), got prefill_efficiency="
+                            f"{prefill_efficiency!r}")
+        # one GEMM efficiency for prefill and decode: a compute_efficiency given for the
+        # decode steps prices the prompts' GEMMs too, unless prefill_efficiency says otherwise
+        self.eff = (decode_kwargs.get("compute_efficiency") if prefill_efficiency is None
+                    else prefill_efficiency)
         self.kw = decode_kwargs
         self.chip = fabric_chip(fabric, decode_kwargs.get("chip"))
         if isinstance(micro_batches, bool) or not isinstance(micro_batches, numbers.Integral) \
@@ -1752,7 +1885,7 @@ DEFAULT_SPECULATIVE = ((0, 0.0), (1, MTP_ACCEPTANCE.value), (3, MTP_ACCEPTANCE.v
 
 def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, layouts=None,
                      speculative=DEFAULT_SPECULATIVE, draft_cost=None, mode="aggregated",
-                     definition="total-per-gpu", prefill_efficiency=PREFILL_EFFICIENCY.value,
+                     definition="total-per-gpu", prefill_efficiency=None,
                      usable_hbm=USABLE_HBM_FRACTION.value, context=None, micro_batches=1,
                      keep_all=False, adp_balance=False, max_batched_tokens=None,
                      kv_inflow=False, **decode_kwargs):
@@ -1781,8 +1914,13 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     mode : ``"aggregated"`` or ``"disaggregated"``
     definition : str
         What the frontier's y counts: a key of :data:`DEFINITIONS`.
-    prefill_efficiency, usable_hbm : float
-        :data:`PREFILL_EFFICIENCY`, :data:`USABLE_HBM_FRACTION`.
+    prefill_efficiency : float in (0, 1], optional
+        One compute efficiency for every prefill GEMM. Default None: decode's
+        ``compute_efficiency`` when given, else each GEMM at its published efficiency
+        (:func:`prefill_gemm_efficiency`, the rule the decode steps follow; 1 where none is
+        published).
+    usable_hbm : float
+        :data:`USABLE_HBM_FRACTION`.
     context : int, optional
         Decode context (cached tokens) of the steps; default the mean over a
         request's output, ``isl + osl // 2``. For measurements that state the KV
@@ -1941,7 +2079,14 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     front = pareto_front(points)
     # a priced draft is the decode model's (its parameters are the steps'); a given one is
     # a number
-    params = (USABLE_HBM_FRACTION, PREFILL_EFFICIENCY, MTP_ACCEPTANCE) + (
+    # the prefill GEMMs' efficiency: the user's, or the published ones of this chip's
+    # generation (the roofline elsewhere)
+    eff = (Parameter("serving.prefill_compute_efficiency", sw.eff, "",
+                     "user: one compute efficiency for every prefill GEMM")
+           if sw.eff is not None else None)
+    params = (USABLE_HBM_FRACTION,) + ((eff,) if eff is not None else tuple(
+        p for (g, *_), p in GEMM_COMPUTE_EFFICIENCY.items() if g == sw.chip.generation)) + (
+        MTP_ACCEPTANCE,) + (
         () if draft_cost is None else
         (Parameter("serving.draft_cost", draft_cost, "", "user: draft time per token as a "
                    "fraction of a plain step"),))

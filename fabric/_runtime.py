@@ -178,6 +178,21 @@ class Runtime:
         max(NICs, NIC bandwidth / ``net_bw_per_channel``), then halved across nodes while
         channels x ranks / work_per_batch > p2p channels). See
         :func:`analysis._runtime_cost.p2p_protocol`.
+    search : dict
+        NCCL's topology-search constants (speed arrays, NVLink bandwidth, doubling rules):
+        :func:`analysis._runtime_cost.nccl_switch_channels`, ``nccl_net_channels``.
+    split : dict
+        How NCCL splits one ring or tree operation's bytes over the channels it runs on
+        (:func:`analysis._runtime_cost.nccl_channel_split`): ``"rule"`` (0: evenly, inside
+        the kernel, 2.18-2.19; 1: ``addCBDCollToPlan``'s per-channel bytes rounded up to the
+        protocol's alignment, 2.20-2.21; 2: ``scheduleCollTasksToPlan``'s cells, 2.22 on),
+        ``"byte_align"`` and ``("align", protocol)`` (rule 1, bytes; LL per thread, LL128 per
+        warp), and for rule 2 ``"min_traffic"`` (``MinTrafficPerChannel``, B), ``"cell"`` (a
+        fixed cell in bytes, 0: the cell is ``min_traffic`` over the traffic per byte),
+        ``"ll_traffic"`` (LL's traffic per byte multiplier), ``"task_floor"`` (a task's traffic
+        floored at ``min_traffic``), ``"lo_ceil"`` (the first channel's cells rounded up) and
+        ``"round16"`` (traffic per channel rounded up to 16 B rather than floored at
+        ``min_traffic``).
     sources : tuple of (str, str)
         Field name -> its source.
     version : str
@@ -213,6 +228,7 @@ class Runtime:
     nvls: dict = dataclasses.field(default_factory=dict)
     p2p: dict = dataclasses.field(default_factory=dict)
     search: dict = dataclasses.field(default_factory=dict)
+    split: dict = dataclasses.field(default_factory=dict)
     sources: tuple = ()
     version: str = ""
     timing: object = None
@@ -238,11 +254,11 @@ class Runtime:
                             ("nvls_efficiency", ""), ("factors", ""),
                             ("tree_correction", ""), ("threads", ""),
                             ("thread_threshold", "B"), ("kernel_floor", "s"), ("nvls", ""),
-                            ("p2p", ""), ("search", "")):
+                            ("p2p", ""), ("search", ""), ("split", "")):
             table = getattr(self, field)
             for key, value in table.items():
                 k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
-                u = unit if field not in ("p2p", "search") else _P2P_UNITS.get(
+                u = unit if field not in ("p2p", "search", "split") else _P2P_UNITS.get(
                     key[0] if isinstance(key, tuple) else key, "")
                 out.append(Parameter(f"{self.name}.{field}.{k}", value, u,
                                      src.get(field, "")))
@@ -257,7 +273,8 @@ class Runtime:
 
 _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
               "nvlink_bw": "B/s", "intra_speeds": "B/s", "dup_below": "B/s",
-              "dup_slow_below": "B/s"}
+              "dup_slow_below": "B/s", "min_traffic": "B", "cell": "B", "align": "B",
+              "byte_align": "B"}
 
 
 def _arch_table(values, scale):
@@ -358,6 +375,9 @@ _NCCL = Runtime(
             # GB/s and channels < postset_more_below; 2: every GPU of compute capability
             # >= 9.0, 1: == 9.0 only (Hopper), 0: no such rule
             "postset_more_rule": 2, "postset_more_bw": 45e9, "postset_more_below": 16},
+    split={"rule": 2, "byte_align": 16, ("align", "Simple"): 4096, ("align", "LL"): 8,
+           ("align", "LL128"): 480, "min_traffic": 32768, "cell": 0, "ll_traffic": 4,
+           "task_floor": 1, "lo_ceil": 1, "round16": 1},
     version="2.30.7",
     sources=(
         ("base_latency", _TUNING + " ncclTunerConstantsDefaults.baseLatencies (us), per "
@@ -446,6 +466,22 @@ _NCCL = Runtime(
          "nChannels <= MAXCHANNELS in 2.18-2.19); init.cc l.1177-1185, 1280: ring maxChannels MAXCHANNELS / 2, comm "
          "channels min(tree, ring) with the tree searched at the ring's count. Older releases' "
          "arrays and NVLink bandwidths: git show v<tag>-1:src/graph/search.cc / topo.h")),
+        ("split", ("NVIDIA/nccl v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (ring and tree, "
+         "neither CollNet nor NVLS): MinTrafficPerChannel 32 KiB; a task's traffic = bytes x "
+         "ncclFuncTrafficPerByte (all-reduce 2, all-gather / reduce-scatter nRanks, else 1), x 4 "
+         "for LL (from v2.26.2-1), floored at MinTrafficPerChannel; trafficPerChannel = "
+         "divUp(traffic / nChannels, 16) x 16 (v2.29.2-1 on; before: max(MinTrafficPerChannel, "
+         "traffic / nChannels)); cellSize = divUp(divUp(MinTrafficPerChannel, trafficPerByte), "
+         "16) x 16; cellsPerChannel = min(cells, divUp(trafficPerChannel, trafficPerCell)); the "
+         "first channel, middle channels and last one (lo / mid / hi), the remainder taken off "
+         "the last. v2.22.3-1: 16 B cells, MinTrafficPerChannel 512, no task floor, the first "
+         "channel's cells floored; v2.23.4-1 - v2.28.9-1: MinTrafficPerChannel 16 KiB. "
+         "v2.20.3-1 - v2.21.5-1 addCBDCollToPlan: maxBytesPerChannel = divUp(divUp(bytes, "
+         "channels), NCCL_BYTES_ALIGNMENT 16) x 16, each channel's count rounded up to "
+         "computeCollAlignCount's (NCCL_SIMPLE_ALIGNMENT 32 x 8 x 16 = 4096 B; LL 8 B "
+         "(NCCL_LL_ALIGNMENT_PER_THREAD) x threads; LL128 NCCL_LL128_ALIGNMENT_PER_WARP 480 B x "
+         "warps; src/include/enqueue.h). v2.18.3-1 - v2.19.4-1: the kernel splits the count "
+         "(src/collectives/device/all_reduce.h runRing), taken as an even split (rule 0)")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
@@ -885,6 +921,18 @@ _NCCL_HISTORY = {
     ("search", "postset_more_below"): (((2, 18, 3), 17), ((2, 20, 0), 16)),
     # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)
     ("max_channels", None): (((2, 18, 3), 32), ((2, 25, 0), 64)),
+    # how one operation's bytes are split over its channels (src/enqueue.cc; see the
+    # "split" source): even in the kernel until 2.19, addCBDCollToPlan's aligned shares in
+    # 2.20-2.21, scheduleCollTasksToPlan's cells from 2.22 (16 B cells and MinTrafficPerChannel
+    # 512 in 2.22; 16 KiB 2.23-2.28, 32 KiB from 2.29; LL traffic x 4 from 2.26); the cell
+    # rule's first entries are 2.22's, unread by rules 0 and 1
+    ("split", "rule"): (((2, 18, 3), 0), ((2, 20, 0), 1), ((2, 22, 0), 2)),
+    ("split", "min_traffic"): (((2, 18, 3), 512), ((2, 23, 0), 16384), ((2, 29, 0), 32768)),
+    ("split", "cell"): (((2, 18, 3), 16), ((2, 23, 0), 0)),
+    ("split", "ll_traffic"): (((2, 18, 3), 1), ((2, 26, 0), 4)),
+    ("split", "task_floor"): (((2, 18, 3), 0), ((2, 23, 0), 1)),
+    ("split", "lo_ceil"): (((2, 18, 3), 0), ((2, 23, 0), 1)),
+    ("split", "round16"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
     # Blackwell rows (from 2.25)
     **{("ring_ll128_bw", ("blackwell", i)): (((2, 25, 0), 73.4 * GBS),
                                               ((2, 28, 7), (73.4, 34.6, 73.4)[i] * GBS),
@@ -1072,7 +1120,7 @@ def _nccl_version(text):
     if v == NCCL_NEWEST:
         return _NCCL
     fields = ("base_latency", "hw_latency", "ll_max_bw", "ring_ll128_bw", "tree_bw",
-              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls", "p2p", "search")
+              "tree_ll128_bw", "nvls_tree_bw", "factors", "nvls", "p2p", "search", "split")
     tables = {f: dict(getattr(_NCCL, f)) for f in fields}
     timed = {f: dict(getattr(_NCCL, f)) for f in fields}
     max_channels = _NCCL.max_channels

@@ -242,10 +242,13 @@ _PPLX_SMALL = (
     "synchronisation between them: host time shows only where the host falls behind the "
     "GPU. With the one sourced host figure (the nccl runtime's host_launch, 3.0 us per "
     "cuLaunchKernel) the loop's >= 5 launches per sample are GPU-bound and add < 0.1 us, so "
-    "nothing is added. A host-bound reading fits the table (the four EP8 intervals sum to "
-    "168 us per sample, i.e. ~24 us per Python call, and would make the equal 41.6 / 41.7 us) "
-    "but needs a published host time per eager torch custom-op call; the IBGDA rows' "
-    "intervals (347-385 us per sample) are GPU-bound either way")
+    "nothing is added. A host-bound reading needs ~24 us per Python call (the four EP8 "
+    "intervals sum to 168 us per sample); PyTorch's maintainers publish 6-15 us per custom-op "
+    "call from Python (pytorch issue 177109, pull request 178216; other releases and hosts, "
+    "not pplx's op: evidence, not an input), which with the 3 us launch and the model's kernel "
+    "gives ~12-21 us for a host-bound dispatch interval: the host path alone would not reach "
+    "41.6 us, so the device side is also slower than the model; the IBGDA rows' intervals "
+    "(347-385 us per sample) are GPU-bound either way")
 _PPLX_NVLINK = (
     "pplx-kernels NVSHMEM P2P at 128 tokens on one H100 node: per-(token, expert) warp copies "
     "(putmem_signal_nbi_warp over NVLink) reach a lower rate than NCCL's 20.6 GB/s per NVLink4 "
@@ -276,7 +279,11 @@ _NCCLEP = (
     "the whole ncclEpCombine call, which is why the combine reads slower than the dispatch for "
     "the same bytes): the launch is added at its sourced lower bound (3.0 us, one "
     "cuLaunchKernel; session 11), the call's own checks and the sync wake-up have no sourced "
-    "figure; the combine's sends go through "
+    "figure (flashinfer benchmarks/MoE_benchmarks.md, af979cc90, measures ep_bench's event "
+    "interval 6.1 / 6.0 us above the CUPTI kernel time for LL dispatch / combine on 8x B200 "
+    "with NCCL 2.30.7: another chip, host and release, found after the 3.0 us term's effect "
+    "was known, so evidence that 3.0 is a lower bound, not an input); the combine's sends go "
+    "through "
     "shared memory and TMA stores (low_latency.cu), which the model does not price apart; "
     "the model routes all 128 x 8 selections where ep_bench masks 10 of them (1% more bytes "
     "in the model, i.e. toward the measurement, not away)")

@@ -56,6 +56,7 @@ def test_presets_run_their_gemms_in_the_sourced_math():
         "kimi-k2.5-nvfp4": ("bf16", "bf16", "fp4"),       # routed experts NVFP4 W4A4
         "deepseek-v3": ("fp8", "fp8", "fp8"),
         "deepseek-r1": ("fp8", "fp8", "fp8"),             # block-128 FP8
+        "deepseek-v3.2": ("fp8", "fp8", "fp8"),           # DeepSeek-V3.2: block-128 FP8
         "deepseek-r1-nvfp4": ("bf16", "fp4", "fp4"),      # blog 1: attention BF16
         "hypothetical-2.8t": ("fp8", "fp8", "fp8"),
         "glm-5": ("bf16", "bf16", "bf16"),                # zai-org/GLM-5: BF16 release

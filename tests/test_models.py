@@ -34,22 +34,57 @@ def test_deepseek_v3_total_is_exact_to_the_billion():
 
 
 def test_glm5_total_with_its_indexer_is_the_published_744b():
-    # GLM-5's config as transformers' GlmMoeDsaConfig gives it (checkpoint zai-org/GLM-5);
-    # the model does not carry the DSA lightning indexer, whose weights per layer are
-    # wq_b (q_lora_rank -> index_n_heads x index_head_dim), wk (hidden -> index_head_dim),
-    # its key norm and weights_proj (hidden -> index_n_heads). Adding them back must give
-    # the README's 744B to its three digits (0.1%); the 40B activated likewise (the
-    # indexer runs for every token).
+    # GLM-5's config as transformers' GlmMoeDsaConfig gives it (checkpoint zai-org/GLM-5),
+    # with its DSA lightning indexer: per layer wq_b (q_lora_rank -> index_n_heads x
+    # index_head_dim), wk (hidden -> index_head_dim), its LayerNorm (weight and bias) and
+    # weights_proj (hidden -> index_n_heads), counted by hand here. The README's 744B to its
+    # three digits (0.1%) needs them: without the indexer the count is 743.2B (0.11% off).
     m = model_config("glm-5")
     heads, dim = 32, 128                              # index_n_heads, index_head_dim
-    indexer = m.layers * (m.attention.q_lora_rank * heads * dim + m.hidden * dim + 2 * dim
-                          + m.hidden * heads)
-    assert m.total_params + indexer == pytest.approx(744e9, rel=1e-3)
-    assert m.total_params == pytest.approx(744e9, rel=2e-3)       # 743.2B without it
-    assert m.active_params + indexer == pytest.approx(40e9, rel=0.03)
+    by_hand = m.attention.q_lora_rank * heads * dim + m.hidden * dim + 2 * dim + m.hidden * heads
+    assert m.attention.indexer_params(m.hidden) == by_hand
+    assert m.total_params == pytest.approx(744e9, rel=1e-3)
+    dense = dataclasses.replace(m, attention=dataclasses.replace(
+        m.attention, index_heads=0, index_head_dim=0, index_topk=0))
+    assert m.total_params - dense.total_params == m.layers * by_hand
+    assert dense.total_params != pytest.approx(744e9, rel=1e-3)
     assert (m.layers, m.dense_layers, m.hidden, m.attention.heads) == (78, 3, 6144, 64)
-    assert m.kv_bytes_per_token == 78 * (512 + 64) * 2      # MLA latent + rotary key, BF16
-    assert m.mtp_modules == 1 and "not modelled" in m.source
+    assert (m.attention.index_heads, m.attention.index_head_dim, m.attention.index_topk) == (
+        32, 128, 2048)
+    # MLA latent + rotary key in BF16, plus the indexer's FP8 key with one FP32 scale per 128
+    assert m.kv_bytes_per_token == 78 * ((512 + 64) * 2 + 128 + 4)
+    assert m.mtp_modules == 1 and "index_topk 2048" in m.source
+
+
+def test_deepseek_v32_is_r1_plus_its_indexer():
+    # DeepSeek-V3.2: DeepSeek-V3's fields and FP8 block-128 weights (as deepseek-r1) plus a
+    # 64-head, 128-wide indexer selecting 2048 tokens; every other part identical.
+    v32, r1 = model_config("deepseek-v3.2"), model_config("deepseek-r1")
+    a = v32.attention
+    assert (a.index_heads, a.index_head_dim, a.index_topk) == (64, 128, 2048)
+    per_layer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64
+    assert v32.total_params - r1.total_params == 61 * per_layer
+    assert v32.active_params - r1.active_params == 61 * per_layer
+    assert v32.expert_params == r1.expert_params and v32.weight_bytes == r1.weight_bytes
+    assert v32.kv_bytes_per_token - r1.kv_bytes_per_token == 61 * (128 + 4)
+    # every tensor-parallel rank holds (and reads) the whole indexer
+    assert v32.attention_params_per_rank(8) - r1.attention_params_per_rank(8) == per_layer
+    assert dataclasses.replace(a, index_heads=0, index_head_dim=0, index_topk=0) == r1.attention
+
+
+@pytest.mark.parametrize("bad, what", [
+    ({"index_heads": 2}, "all >= 1"),
+    ({"index_heads": 2, "index_head_dim": 4}, "all >= 1"),
+    ({"index_heads": 2, "index_head_dim": 4, "index_topk": -1}, "index_topk"),
+    ({"index_heads": 2, "index_head_dim": 4, "index_topk": 8, "q_lora_rank": 0}, "q_lora_rank"),
+])
+def test_dsa_fields_are_checked(bad, what):
+    base = {"heads": 2, "q_lora_rank": 3, "kv_lora_rank": 4, "qk_nope_head_dim": 1,
+            "qk_rope_head_dim": 1, "v_head_dim": 1}
+    with pytest.raises(SpecError, match=what):
+        MLA(**{**base, **bad})
+    with pytest.raises(TypeError, match="index_heads must be an int"):   # as every MLA field
+        MLA(**base, index_heads=2.5, index_head_dim=4, index_topk=8)
 
 
 def test_hypothetical_is_marked_and_of_the_seed_scale():
@@ -128,6 +163,21 @@ def test_unknown_name_and_toml_errors(tmp_path):
         load_model_toml(p)
     with pytest.raises(OSError):
         model_config(str(tmp_path / "missing.toml"))
+
+
+def test_toml_model_with_sparse_attention(tmp_path):
+    head = ("name = \"s\"\nlayers = 2\ndense_layers = 1\nhidden = 64\nrouted_experts = 4\n"
+            "experts_per_token = 2\nshared_experts = 1\nexpert_ffn = 32\ndense_ffn = 64\n"
+            "vocab = 100\n[attention]\ntype = \"mla\"\nheads = 2\nq_lora_rank = 16\n"
+            "kv_lora_rank = 8\nqk_nope_head_dim = 4\nqk_rope_head_dim = 4\nv_head_dim = 4\n")
+    p = tmp_path / "dsa.toml"
+    p.write_text(head + "index_heads = 2\nindex_head_dim = 8\nindex_topk = 16\n")
+    m = load_model_toml(p)
+    assert m.attention.sparse and m.attention.kv_read_tokens(100) == 16
+    assert m.attention.indexer_params(64) == 16 * 2 * 8 + 64 * 8 + 2 * 8 + 64 * 2
+    p.write_text(head + "index_topk = 16\n")
+    with pytest.raises(SpecError, match="index_heads, index_head_dim and index_topk all >= 1"):
+        load_model_toml(p)
 
 
 def test_parameters_and_passthrough():

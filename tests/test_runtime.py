@@ -573,7 +573,11 @@ def test_a_failed_link_never_makes_a_collective_faster(spec, pick, op, n, rt):
     # schedule shared: the ideal runtime shows it too). Where the runtime picks another
     # schedule or protocol the property is not true of NCCL itself: its point-to-point
     # protocol follows a size threshold per channel, so a group left with fewer channels
-    # switches to Simple sooner. Brute force: any single link of a small fabric.
+    # switches to Simple sooner (8 H200 on 4 planes without two of chip5's lanes, all-to-all
+    # 4 MiB, 2.22.3: LL 22.70 -> Simple 22.20 us), or with more channels (the ring search's
+    # 17-lane count above its 18-lane one) stays LL longer: the scope is pinned by
+    # test_degraded_monotonicity_holds_per_algorithm_and_protocol_only. Brute force: any
+    # single link of a small fabric.
     f = _SMALL[spec]
     links = _SMALL_LINKS[spec]
     g = f.without(links=[links[pick % len(links)]])
@@ -592,6 +596,36 @@ def test_a_failed_link_never_makes_a_collective_faster(spec, pick, op, n, rt):
     if floor and (floor[2] < floor[0] * (1 - 1e-9) or floor[3] < floor[1] * (1 - 1e-9)):
         return
     assert b.time >= a.time * (1 - 1e-9), (spec, links[pick % len(links)], a, b)
+
+
+def test_degraded_monotonicity_holds_per_algorithm_and_protocol_only():
+    # The degraded-fabric rule (tests/test_audit_s9_runtime.py, benchmarks/
+    # scan_degraded_runtime.py) compares a failure against the intact fabric only where NCCL
+    # ran the same algorithm and protocol. Its scope, pinned: a failure can move NCCL's own
+    # protocol threshold (enqueue.cc: LL while a message <= p2p channels x 16 KiB, 2.22+), and
+    # the other protocol can then be faster (review s10). (a) 8 H200 on 4 planes without two
+    # of chip5's lanes: ring search 24 -> 16 collective channels, p2p 32 -> 16, 512 KiB per
+    # peer over 16 x 16 KiB: Simple at full rate beats LL at half on twice the channels,
+    # 22.70 -> 22.20 us. (b) 8 B200 on 2 planes without one lane of chip5: 17 lanes find 17
+    # channels at 40 GB/s (no DupChannels below 50 GB/s) where 18 find 8 at 90 doubled to
+    # 16, so 34 collective channels > 32, p2p 32 -> 64, and 768 KiB runs LL: 7.49 -> 5.91 us.
+    # At sizes where both run one protocol, the failure is never faster.
+    cases = (("switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200", [("chip5", "sw0")] * 2,
+              "2.22.3", "all-to-all", None, 4 * 2**20, ("LL", "Simple"), (2**21, 2**23)),
+             ("switch:8,planes=2,links=9,tech=nvlink5,chip=b200", [("chip5", "sw0")],
+              "2.26.6", "send-recv", ["chip5", "chip6"], 786432, ("Simple", "LL"),
+              (2**18, 2**22)))
+    for spec, lanes, rel, op, ranks, n, protos, same in cases:
+        f = topologies.build(spec)
+        g = f.without(lanes=lanes)
+        kw = {"runtime": f"nccl@{rel}", "ranks": ranks}
+        a, b = cost(f, op, n, **kw), cost(g, op, n, **kw)
+        assert (a.protocol, b.protocol) == protos, spec
+        assert b.time < a.time, spec                      # outside the rule's scope
+        for m in same:
+            a, b = cost(f, op, m, **kw), cost(g, op, m, **kw)
+            assert (a.algorithm, a.protocol) == (b.algorithm, b.protocol), (spec, m)
+            assert b.time >= a.time, (spec, m)            # inside it
 
 
 def test_channels_do_not_follow_rank_order_or_unused_lanes():
@@ -1332,21 +1366,26 @@ def test_simple_tree_pattern_follows_nccls_search_brute_force(servers, gpus, dat
     assert view.simple_tree == want
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(servers=st.integers(1, 4), gpus=st.sampled_from([2, 4, 8]), share=st.sampled_from([1, 2, 4]),
-       data=st.data())
-def test_simple_tree_pattern_reads_the_nics_pcie_switch(servers, gpus, share, data):
+       chip=st.sampled_from(["b200", "gb200", "gb300"]), data=st.data())
+def test_simple_tree_pattern_reads_the_nics_pcie_switch(servers, gpus, share, chip, data):
     # rail pix=k: k GPUs and k NICs under one PCIe switch (a B200 board with GPU0 / GPU1 PIX
     # to NIC0 / NIC1). NCCL's balanced tree (search.cc v2.27.3-1) completes in a node when two
     # of its ranks reach one NIC at PIX; reference from the construction (blocks of k chips,
-    # the failed links), not the graph's attributes. Degraded fabrics: a chip's NVSwitch
-    # link (it becomes its own node) or its PCIe link (it reaches no NIC at PIX); a failure
-    # never turns the simple TREE into the balanced one
+    # the failed links), not the graph's attributes. A Grace superchip (GB200 / GB300, no pix
+    # given): blocks of its two GPUs, which reach their Grace's NICs at PATH_P2C (paths.cc
+    # l.669-681), the rail's default. Degraded fabrics: a chip's NVSwitch link (it becomes
+    # its own node) or its PCIe link (it reaches no NIC at PIX); a failure never turns the
+    # simple TREE into the balanced one
     from analysis._collectives import _GroupView, _resolve_ranks
+    if chip != "b200":
+        share = 2                       # one Grace CPU, two Blackwell GPUs (a GB superchip)
     if gpus % share:
         return
     n = servers * gpus
-    f0 = topologies.build(f"rail:servers={servers},gpus={gpus},chip=b200,pix={share}")
+    f0 = topologies.build(f"rail:servers={servers},gpus={gpus},chip={chip}"
+                          + (f",pix={share}" if chip == "b200" else ""))
     ranks = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=min(2, n), max_size=n)))
     if len(ranks) < 2:
         return
@@ -1392,21 +1431,43 @@ def test_rail_pix2_runs_the_balanced_tree():
         topologies.build("rail:servers=2,gpus=8,pix=3")
 
 
-def test_simple_tree_pattern_on_a_grace_host_is_balanced_with_two_ranks_per_node():
+def test_simple_tree_pattern_on_a_grace_host_follows_the_superchip_pairs():
     # GB200: the CX-7s hang off the Grace; NCCL gives both GPUs of a superchip PATH_P2C to
-    # them (paths.cc l.669-681 at v2.27.3-1), so the balanced tree completes (review S9-R2);
-    # a node holding one rank of the group is still the simple TREE (search.cc)
+    # them (paths.cc l.669-681 at v2.27.3-1), so the balanced tree completes where a node's
+    # ranks include both GPUs of one Grace (review S9-R2), and not where they sit on two
+    # Graces (ranks 0 and 2 of a four-GPU tray: the simple TREE, x .85 from 2.26.2); a node
+    # holding one rank of the group is the simple TREE (search.cc). The pairing is the
+    # chip's fact (ChipSpec.grace_gpus), the rail's default NIC attachment
     from analysis._collectives import _GroupView, _resolve_ranks
-    f = topologies.build("rail:servers=3,gpus=4,chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr")
+    from fabric import chip_spec
+    spec = "rail:servers=3,gpus=4,chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr"
+    f = topologies.build(spec)
+    assert chip_spec("gb200").grace_gpus == chip_spec("gb300").grace_gpus == 2
+    assert chip_spec("b200").grace_gpus == chip_spec("h100").grace_gpus == 0
+    assert any(p.name == "gb200.grace_gpus" and p.source for p in chip_spec("gb200").parameters())
 
-    def view(ranks):
-        nodes, idx = _resolve_ranks(f, [f"chip{r}" for r in ranks])
-        return _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    def view(ranks, fab=f):
+        nodes, idx = _resolve_ranks(fab, [f"chip{r}" for r in ranks])
+        return _GroupView(fab, "all-reduce", nodes, idx, None, None, True)
 
     assert view(range(12)).arm_host
     assert view(range(12)).simple_tree is False
     assert view([0, 1, 4, 5]).simple_tree is False
     assert view([0, 1, 4]).simple_tree is True       # host1 holds one rank
+    assert view([0, 2, 4, 6]).simple_tree is True    # each node: one GPU of each Grace
+    assert view([0, 2, 4, 5]).simple_tree is True    # host0 on two Graces
+    # pix=1 states a NIC per GPU with nothing shared: the simple TREE even with pairs
+    assert view([0, 1, 4, 5], topologies.build(spec + ",pix=1")).simple_tree is True
+    split = [f"chip{r}" for r in (0, 2, 4, 6, 8, 10)]
+    pair = [f"chip{r}" for r in (0, 1, 4, 5, 8, 9)]
+    t = {(g[1], rel): cost(f, "all-reduce", 16 * 2**30, algorithm="double-binary-tree",
+                           runtime=f"nccl@{rel}", ranks=g).busbw
+         for g in (split, pair) for rel in ("2.25.1", "2.27.3")}
+    assert t["chip2", "2.27.3"] == pytest.approx(0.85 * t["chip2", "2.25.1"], rel=1e-3)
+    assert t["chip1", "2.27.3"] > 0.95 * t["chip1", "2.25.1"]
+    with pytest.raises(SpecError, match="pairs 2 GPUs on a Grace"):
+        topologies.build("rail:servers=2,gpus=3,chip=gb200")
+    assert topologies.build("rail:servers=2,gpus=3,chip=gb200,pix=1").n_endpoints == 6
     h100 = topologies.build("rail:servers=3,gpus=4,chip=h100,nvls=0,nic=ib-ndr")
     nodes, idx = _resolve_ranks(h100, [f"chip{r}" for r in range(12)])
     assert _GroupView(h100, "all-reduce", nodes, idx, None, None, True).simple_tree is True
@@ -1523,6 +1584,43 @@ def test_p2p_trailing_chunk_runs_ll_before_2_22():
 
 
 
+def _brute_search_speeds(speeds, place, start, total, maxch):
+    """``(channels, speed)`` of NCCL's ring search over a speed array as search.cc's
+    ncclTopoCompute runs it, shared by the one-node and the network brute forces: start at the
+    first speed not above ``start`` (the last if none), place channels at each speed
+    (``place(speed, at_least)``: how many fit, 0 if fewer than ``at_least``), keep a strictly
+    better channels x speed, stop once it reaches ``total``, lower the speed while next / best
+    > .49; then ncclTopoDupChannels (x 2 at most maxch / 2, the speed divided, unless below
+    25 GB/s or below 50 with more than 4 channels) and pass 2 (raise the speed while the
+    channels still fit). ``(0, 0.0)`` when no channel fits."""
+    i = 0
+    while i < len(speeds) - 1 and speeds[i] > start + 1e-9:
+        i += 1
+    best = (0, 0.0)
+    while True:
+        k = place(speeds[i])
+        if k * speeds[i] > best[0] * best[1] + 1e-9:
+            best = (k, speeds[i])
+        if best[0] and best[0] * best[1] >= total - 1e-9:
+            break
+        if i < len(speeds) - 1 and (best[0] == 0 or speeds[i + 1] / best[1] > 0.49):
+            i += 1
+            continue
+        break
+    n, bw = best
+    if n and bw >= 25 and not (bw < 50 and n > 4):
+        d = min(2 * n, maxch // 2)
+        bw /= -(-d // n)
+        n = d
+        j = 0
+        while j < len(speeds) - 1 and speeds[j] > bw + 1e-9:
+            j += 1
+        while j > 0 and place(speeds[j - 1], n) >= n:
+            j -= 1
+            n, bw = place(speeds[j]), speeds[j]
+    return n, bw
+
+
 def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
     """NCCL's ring search on an NVSwitch node, step by step as search.cc runs it: every speed
     of the array is searched by placing channels one at a time (each charging the speed on
@@ -1537,28 +1635,9 @@ def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
             k += 1
         return k if k >= at_least else 0
 
-    idx = next((i for i, sp in enumerate(speeds) if sp <= total + 1e-9), len(speeds) - 1)
-    best = (0, 0.0)
-    while True:
-        k = place(speeds[idx])
-        if k * speeds[idx] > best[0] * best[1] + 1e-9:
-            best = (k, speeds[idx])
-        if best[0] and best[0] * best[1] >= total - 1e-9:
-            break
-        if idx + 1 < len(speeds) and (best[0] == 0 or speeds[idx + 1] / best[1] > 0.49):
-            idx += 1
-        else:
-            break
-    n, bw = best
+    n, _bw = _brute_search_speeds(speeds, place, total, total, maxch)
     if n == 0:
         return 1
-    if bw >= 25 and not (bw < 50 and n > 4):
-        d = min(2 * n, maxch // 2)
-        bw, n = bw / -(-d // n), d
-        idx = next(i for i, sp in enumerate(speeds) if sp <= bw + 1e-9)
-        while idx > 0 and place(speeds[idx - 1], n):
-            idx -= 1
-            n, bw = place(speeds[idx]), speeds[idx]
     out = min(maxch, 2 * n)
     return max(out, min(maxch, nvls)) if nvls else out
 
@@ -1752,33 +1831,9 @@ def _brute_net_channels(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, 
             k += 1
         return k if k >= at_least else 0
 
-    i = 0
-    while i < len(speeds) - 1 and speeds[i] > cap + 1e-9:
-        i += 1
-    best = (0, 0.0)
-    while True:
-        k = place(speeds[i])
-        if k * speeds[i] > best[0] * best[1] + 1e-9:
-            best = (k, speeds[i])
-        if best[0] and best[0] * best[1] >= max(nvl, pci_gbs or 0) - 1e-9:
-            break
-        if i < len(speeds) - 1 and (best[0] == 0 or speeds[i + 1] / best[1] > 0.49):
-            i += 1
-            continue
-        break
-    n, bw = best
+    n, bw = _brute_search_speeds(speeds, place, cap, max(nvl, pci_gbs or 0), maxch)
     if n == 0:
         return 1
-    if bw >= 25 and not (bw < 50 and n > 4):
-        d = min(2 * n, maxch // 2)
-        bw /= -(-d // n)
-        n = d
-        j = 0
-        while j < len(speeds) - 1 and speeds[j] > bw + 1e-9:
-            j += 1
-        while j > 0 and place(speeds[j - 1], n) >= n:
-            j -= 1
-            n, bw = place(speeds[j]), speeds[j]
     out = min(maxch, 2 * n)
     if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > 45 + 1e-9 and out < below:
         out = min(maxch, 2 * out)
@@ -1868,3 +1923,220 @@ def test_nccl_in_one_node_is_not_below_its_schedules_floor_at_small_sizes(
     except (NotApplicableError, RoutingError, SpecError):
         return
     assert r.time >= floor.time * (1 - 1e-9), (r.time, floor.time, r.protocol)
+
+
+# -- NCCL's per-size channels and its split of an operation over them (audit s10 (b)) ------
+
+
+def _brute_channels_threads(proto, nc, n, nranks, ring):
+    """NVIDIA/nccl src/enqueue.cc topoGetAlgoInfo's ring/tree channel and thread tuning, as
+    written (identical at every tag 2.18.3-2.30.7): thresholds NCCL_LL_THREAD_THRESHOLD 8
+    (x nRanks for the ring, tuning.cc), LL128 8, Simple 64; maxThreads LL 512, LL128 640,
+    Simple 512. Independent of analysis._runtime_cost."""
+    nt = {"LL": 512, "LL128": 640, "Simple": 512}[proto]
+    thr = {"LL": 8, "LL128": 8, "Simple": 64}[proto] * (nranks if ring and proto == "LL" else 1)
+    while n < nc * nt * thr:
+        if nc >= 2:
+            nc -= 1
+        elif nt % 128 == 0:
+            nt //= 2
+        else:
+            break
+    return nc, nt
+
+
+def _div_up(x, y):
+    """NCCL's divUp for non-negative integers."""
+    return (x + y - 1) // y
+
+
+def _brute_channel_counts(version, op, proto, count, es, nranks, used, nc):
+    """Bytes on each channel NCCL puts one operation on, transliterated per release from
+    NVIDIA/nccl src/enqueue.cc (the test's own reading of each tag, not rt.split): 2.20-2.21
+    addCBDCollToPlan over computeCollAlignCount; 2.22+ scheduleCollTasksToPlan for one task
+    starting on channel 0. ``count`` in elements of ``es`` bytes (the per-rank count)."""
+    if used == 1:
+        return [count * es]
+    if version < (2, 20, 0):
+        return [count * es / used] * used       # the model's stated reading (kernel split)
+    if version < (2, 22, 0):
+        nthreads = {"LL": 512, "LL128": 640, "Simple": 512}[proto]
+        align = {"Simple": 32 * 8 * 16, "LL": 8 * nthreads, "LL128": 480 * (nthreads // 32)}
+        align_count = align[proto] // es
+        total_bytes, total_count = count * es, count
+        max_bytes = _div_up(_div_up(total_bytes, used), 16) * 16
+        out = []
+        for _c in range(used):
+            if total_bytes == 0:
+                break
+            enq = min(max_bytes, total_bytes)
+            work = min(_div_up(_div_up(enq, es), align_count) * align_count, total_count)
+            out.append(work * es)
+            total_bytes -= work * es
+            total_count -= work
+        return out
+    min_traffic = 512 if version < (2, 23, 0) else (16 << 10 if version < (2, 29, 0) else 32 << 10)
+    per_byte = {"all-reduce": 2, "all-gather": nranks, "reduce-scatter": nranks}.get(op, 1)
+    traffic = count * es * per_byte
+    if proto == "LL" and version >= (2, 26, 0):
+        traffic *= 4
+        per_byte *= 4
+    if version >= (2, 23, 0):
+        traffic = max(min_traffic, traffic)
+    if version >= (2, 29, 0):
+        per_channel = _div_up(traffic // used, 16) * 16
+    else:
+        per_channel = max(min_traffic, traffic // used)
+    cell = 16 if version < (2, 23, 0) else _div_up(_div_up(min_traffic, per_byte), 16) * 16
+    per_cell = cell // es
+    cells = _div_up(count * es, cell)
+    cell_traffic = cell * per_byte
+    per = min(cells, _div_up(per_channel, cell_traffic))
+    channel, current = 0, 0
+    if channel + 1 == nc:
+        lo = cells
+    elif version < (2, 23, 0):
+        lo = min(cells, (per_channel - current) // cell_traffic)
+    else:
+        lo = min(cells, _div_up(per_channel - current, cell_traffic))
+    mid = (cells - lo) // per
+    hi = (cells - lo) % per
+    n_ch = (1 if lo else 0) + mid + (1 if hi else 0)
+    if nc < channel + n_ch:
+        mid = nc - channel - 2
+        per = (cells - lo) // (mid + 1)
+        hi = per + (cells - lo) % (mid + 1)
+    if hi == 0 and mid != 0:
+        hi = per
+        mid -= 1
+    if lo == 0:
+        channel += 1
+        if mid == 0:
+            lo, hi = hi, 0
+        else:
+            lo = per
+            mid -= 1
+    count_mid = per * per_cell if mid else 0
+    count_lo, count_hi = lo * per_cell, hi * per_cell
+    if count_hi:
+        count_hi -= cells * per_cell - count
+    else:
+        count_lo -= cells * per_cell - count
+    out = ([count_lo] if count_lo else []) + [count_mid] * mid + ([count_hi] if hi else [])
+    return [c * es for c in out]
+
+
+_TAGS = sorted(NCCL_RELEASE_DATES, key=lambda v: tuple(map(int, v.split("."))))
+
+
+@settings(max_examples=400, deadline=None)
+@given(release=st.sampled_from(_TAGS),
+       op=st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast"]),
+       proto=st.sampled_from(["LL", "LL128", "Simple"]), nranks=st.integers(2, 72),
+       es=st.sampled_from([1, 2, 4]), count=st.integers(1, 2**22), nc=st.integers(1, 64),
+       data=st.data())
+def test_nccl_channel_split_is_nccls_scheduler(release, op, proto, nranks, es, count, nc, data):
+    # the busiest channel's bytes and the channels carrying any, against a literal
+    # transliteration of each release's scheduler (counts in elements of 1, 2 or 4 bytes)
+    from analysis._runtime_cost import nccl_channel_split
+    used = data.draw(st.integers(1, nc))
+    version = tuple(map(int, release.split(".")))
+    gather = op in ("all-gather", "reduce-scatter")
+    n = count * es * (nranks if gather else 1)
+    want = _brute_channel_counts(version, op, proto, count, es, nranks, used, nc)
+    assert sum(want) == pytest.approx(count * es, rel=1e-12)
+    busiest, carrying = nccl_channel_split(runtime(f"nccl@{release}"), op, proto, n, nranks,
+                                           used, nc)
+    assert busiest == pytest.approx(max(want), rel=1e-12)
+    # at most the communicator's channels (2.22's floored first channel can spill onto one
+    # more than the picked count: NCCL's own rounding)
+    assert carrying == len([w for w in want if w > 0]) <= nc
+    # never less than an even split's share
+    assert busiest >= count * es / used * (1 - 1e-12)
+
+
+_SAW_FABRICS = ("gb200-nvl72", "dgx-h100", "hgx-h20", "rail:servers=2,gpus=4,chip=h100")
+
+
+@functools.cache
+def _saw_fabric(spec):
+    return topologies.build(spec)
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(_SAW_FABRICS),
+       release=st.sampled_from(["2.19.3", "2.20.5", "2.21.5", "2.22.3", "2.25.1", "2.27.6",
+                                "2.29.2", "2.30.7"]),
+       op=st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "broadcast"]),
+       p=st.sampled_from([4, 8]), data=st.data())
+def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, release, op, p,
+                                                                          data):
+    # NCCL's own non-monotonicity (audit s10 (b)): at a channel step (topoGetAlgoInfo) the
+    # busiest channel's bytes fall, and so does a channel-bound time (nvl72 tp=8: 57 KB 1
+    # channel 23.8 us > 72 KB 2 channels 20.7 us). Per ring / tree candidate, over a sweep of
+    # sizes: the channels are the brute force's, the transfer is the busiest channel's
+    # bytes at the candidate's per-channel rate (Simple and LL128: exactly (choice - fixed) x
+    # nc x busiest / count), and the time falls between two sizes only where the busiest
+    # channel's bytes fall. Intact and degraded fabrics
+    from degrade import degrade
+
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    f = data.draw(degrade(_saw_fabric(spec), max_links=1, max_chips=0))
+    live = [c for c in f.endpoints if c not in f.failures.cut_off][:p]
+    if len(live) < 2:
+        return
+    version = tuple(map(int, release.split(".")))
+    rt = runtime(f"nccl@{release}")
+    try:
+        nodes, idx = _resolve_ranks(f, live)
+        view = _GroupView(f, op, nodes, idx, None, None, True)
+    except (NotApplicableError, RoutingError):
+        return
+    nr = len(live)
+    gather = op in ("all-gather", "reduce-scatter")
+    start = data.draw(st.integers(1, 3000))
+    sizes = [nr * (start + 517 * i) for i in range(40)]
+    prev = {}
+    for n in sizes:
+        try:
+            tried, _why = rc.nccl_candidates(rt, view, op, n, "auto", 1)
+        except (NotApplicableError, RoutingError):
+            return
+        big = {(c.library, c.protocol): c for c in rc.nccl_candidates(
+            rt, view, op, 2**34, "auto", 1)[0] if c.library in ("ring", "tree")}
+        for c in tried:
+            if c.library not in ("ring", "tree") or c.schedule == "multi-ring":
+                continue
+            nc = big[(c.library, c.protocol)].channels
+            ring = c.library == "ring"
+            used, _nt = _brute_channels_threads(c.protocol, nc, n, nr, ring)
+            count = n // nr if gather else n
+            counts = _brute_channel_counts(version, op if ring else "all-reduce", c.protocol,
+                                           count, 1, nr, used, nc)
+            busiest = max(counts)
+            assert c.channels == len([x for x in counts if x > 0]), (c.label, n)
+            if c.protocol != "LL":
+                assert c.time - c.fixed == pytest.approx(
+                    (c.choice - c.fixed) * nc * busiest / count, rel=1e-9), (c.label, n)
+            key = (c.library, c.protocol)
+            if key in prev:
+                t0, b0 = prev[key]
+                if c.time < t0 * (1 - 1e-12):
+                    assert busiest < b0, (c.label, n)
+            prev[key] = (c.time, busiest)
+
+
+def test_the_sawtooth_of_nvl72_tp8_is_nccls_channel_step():
+    # audit s10 (b): on an NVL72 tray group of 8, 57 KB runs ring/LL on one channel, 72 KB
+    # on two (65536 = 2 channels x 512 threads x 8 B x 8 ranks): 2.30.7 puts 9 of 18 cells
+    # of 4 KiB on the first channel (36864 B), so 72 KB is faster than 57 KB, by NCCL's rule
+    f = topologies.build("gb200-nvl72")
+    a = cost(f, "all-reduce", 57000, ranks=f.endpoints[:8])
+    b = cost(f, "all-reduce", 72000, ranks=f.endpoints[:8])
+    assert (a.algorithm, a.protocol, a.channels) == ("ring", "LL", 1)
+    assert (b.algorithm, b.protocol, b.channels) == ("ring", "LL", 2)
+    assert b.time < a.time
+    assert a.fixed == pytest.approx(b.fixed, rel=1e-12)
+    # transfer per busiest byte is the same on one channel and on two
+    assert (b.time - b.fixed) / 36864 == pytest.approx((a.time - a.fixed) / 57000, rel=1e-9)

@@ -190,10 +190,11 @@ def test_prefill_flops_by_hand(node):
                + m.layers * 2 * att.heads * (att.qk_nope_head_dim + att.qk_rope_head_dim
                                             + att.v_head_dim) * pairs)
     assert p.flops == by_hand
-    # each GEMM at its format's peak (FP8 here; scores, router, head BF16): between the
-    # BF16 and the FP8 pricing of all FLOPs (by parts: tests/test_serving_prefill_dp.py)
+    # each GEMM at its format's peak (FP8 here; scores, router, head BF16) times its
+    # published efficiency (FP8 on Hopper 0.656-0.698, BF16 none: 1): between the FP8
+    # roofline and the BF16 one of all FLOPs (by parts: tests/test_serving_prefill_gemm.py)
     bf16, fp8 = node.chip.gemm_flops("bf16"), node.chip.gemm_flops("fp8")
-    assert by_hand / (8 * fp8 * 0.4) < p.compute < by_hand / (8 * bf16 * 0.4)
+    assert by_hand / (8 * fp8) < p.compute < by_hand / (8 * bf16)
     assert p.total == pytest.approx(max(p.compute, p.weights) + p.comm)
     # one chip: no communication
     single = topologies.build("switch:1,chip=b200")

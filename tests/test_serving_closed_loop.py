@@ -21,7 +21,8 @@ def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared
                decode_alone=None):
     """One engine step at a time, straight from the description (no runs of steps taken at
     once): the brute-force reference of ``_run_steps``. ``shared(b, chunk)``: what a step
-    running both saves (one forward pass)."""
+    running both saves (one forward pass). ``per_token``: seconds per prompt token, or the
+    seconds of a step's whole chunk as a function of its tokens."""
     n = len(ins)
     start, first, end = [None] * n, [None] * n, [None] * n
     prompt_left = list(ins)
@@ -44,7 +45,8 @@ def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared
             if prompt_left[i] == 0:
                 finished.append(i)
         step = decode_alone if decode_alone is not None and not chunk else decode_seconds
-        t += (step(len(running)) if running else 0.0) + chunk * per_token
+        priced = per_token(chunk) if callable(per_token) else chunk * per_token
+        t += (step(len(running)) if running else 0.0) + (priced if chunk else 0.0)
         if running and chunk and shared is not None:
             t -= shared(len(running), chunk)
         steps += 1
@@ -294,12 +296,12 @@ def test_vllm_pads_decode_only_steps_to_its_graphs():
 
     budget = analysis.VLLM_MAX_BATCHED_TOKENS.value
     _, _, end, steps = _run_steps(ins, outs, 5, budget, lambda b: step(b).time,
-                                  pre.total / isl, shared, alone)
+                                  pre.chunk_seconds, shared, alone)
     assert (run.duration, run.steps) == (pytest.approx(max(end), rel=1e-12), steps)
     # b = 5, 3 pad to 8 and 4: the padded steps cost more, the run is longer than unpadded
     assert step(5, 8).time > step(5).time and step(3, 4).time >= step(3).time
     _, _, unpadded, _ = _run_steps(ins, outs, 5, budget, lambda b: step(b).time,
-                                   pre.total / isl, shared)
+                                   pre.chunk_seconds, shared)
     assert max(end) > max(unpadded)
     # the padded rows' KV is not read
     assert step(5, 8).breakdown.kv_cache == pytest.approx(step(5).breakdown.kv_cache)

@@ -45,18 +45,21 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
 #: Expressible rows outside 25% today, and what is seen of why (each says whether the model is
 #: too fast or too slow).
 OUTSIDE_25 = {
-    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": "model too slow, 4.79 vs 6.18 tok/s/user "
-                                                   "(29%; GPU 26%; NVFP4, FP8 KV, 896 users per "
-                                                   "GPU, attention DP8 + EP8): 80% of the "
-                                                   "model's 209 ms per token is prefill (167 "
-                                                   "ms; the decode cycle is 42 ms): each "
-                                                   "prompt's prefill holds the instance "
-                                                   "(TensorRT-LLM blog 10's in-flight "
-                                                   "baseline); whether this run balanced its "
-                                                   "ranks' contexts is not stated. The FP8-KV "
-                                                   "score math at the FP8 peak (session 7) was "
-                                                   "looked for because of this row's miss: "
-                                                   "the row is no independent check of it",
+    "r1-h200-fp8-trtllm-maxtput-c1024": "model too fast, 15.7 vs 11.35 tok/s/user (38%; "
+                                        "GPU 2011 vs 1436, 40%; FP8, attention DP8 + EP8, 128 "
+                                        "users per GPU). Was 17/18% until session 11 priced the "
+                                        "prefill's GEMMs at decode's published efficiencies "
+                                        "(DeepGEMM FP8 on Hopper, 0.698 plain / 0.656 "
+                                        "contiguous experts; BF16 scores, router and head at "
+                                        "the roofline) instead of a blanket 0.4: each serial "
+                                        "prompt 81.8 -> 58.2 ms (less 13.6 ms shared with its "
+                                        "decode step), 35% of the request. The measured "
+                                        "per-rank iteration (128 / 1436 tok/s = 89 ms) with "
+                                        "the model's 41.4 ms decode step leaves ~95 ms per "
+                                        "serial prompt (models s10): the prompt is dearer on "
+                                        "H200 than any published GEMM rate gives, while the "
+                                        "B200 rows say cheaper; not found why (MLA chunked "
+                                        "context unsupported on Hopper is in the condition)",
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.9x",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.0x",
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.8-1.9x" for k in range(6)},

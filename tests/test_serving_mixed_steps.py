@@ -23,7 +23,7 @@ def _merged_by_resources(prefill, w_b, c_b, chunk, dt):
     """The merged forward pass by brute force: HBM and the SMs work at once, each through its
     own queue in steps of ``dt`` seconds (the weights streamed once, no less than either part
     reads on its own; the FLOPs of both), until both are empty."""
-    bytes_left = max(prefill.weights, w_b)
+    bytes_left = max(prefill.read(chunk), w_b)
     flops_left = chunk * prefill.compute / prefill.isl + c_b
     t = 0.0
     while bytes_left > 0 or flops_left > 0:
@@ -41,7 +41,7 @@ def test_saving_is_what_the_merged_pass_saves(compute, weights, isl, w_b, c_b, f
                       total=max(compute, weights))
     chunk = max(1, round(frac * isl))
     s = shared_weight_read(pre, w_b, c_b, chunk)
-    priced = chunk * max(compute, weights) / isl          # the chunk as priced apart
+    priced = max(chunk * compute / isl, weights)          # the chunk apart: its own pass
     # within [0, either part]: a mixed step is never faster than its decode or its chunk
     assert 0.0 <= s <= min(w_b, priced) + 1e-15
     # apart (chunk as priced + the decode's weight read) less the merged pass by brute force,
@@ -50,8 +50,14 @@ def test_saving_is_what_the_merged_pass_saves(compute, weights, isl, w_b, c_b, f
     merged = _merged_by_resources(pre, w_b, c_b, chunk, dt)
     want = min(max(0.0, priced + w_b - merged), w_b, priced)
     assert s == pytest.approx(want, abs=2 * dt)
-    # a longer chunk never saves less
-    assert shared_weight_read(pre, w_b, c_b, chunk + 1) >= s - 1e-15
+    # a longer chunk never makes the mixed step cheaper (it may save less: its FLOPs fill
+    # the time the decode's read had hidden)
+    d = max(w_b, c_b)
+
+    def mixed(c):
+        return d + max(c * compute / isl, weights) - shared_weight_read(pre, w_b, c_b, c)
+
+    assert mixed(chunk + 1) >= mixed(chunk) - 1e-12
 
 
 @settings(max_examples=100, deadline=None)
@@ -99,17 +105,29 @@ def test_engines_that_mix_and_one_that_does_not(node):
     dis = analysis.serving_point("kimi-k2", node, mode="disaggregated", **kw)
     assert dis.shared_read == 0.0
     # a smaller budget: the prompt rides on 5 steps (4096 tokens in chunks of 1024 - 31);
-    # a 993-token chunk, priced at its share of the prompt, and the decode's read fit under
-    # one read of the weights: the merged step is no cheaper than the parts as priced
+    # each 993-token chunk is a pass of its own, at least one read of the weights (session
+    # 11; priced at 993/4096 of the prompt it fell below one read and, merged, saved
+    # nothing), and riding on a decode step it shares that step's read
     small = analysis.serving_point("kimi-k2", node, max_batched_tokens=1024, **kw)
     pre = analysis.prefill_time("kimi-k2", node, isl=4096, layout="tp=8")
     step = analysis.decode_step("kimi-k2", node, batch=32, context=4096 + 256, layout="tp=8")
-    assert 993 * max(pre.compute, pre.weights) / 4096 + step.breakdown.weights <= pre.weights
-    assert small.shared_read == 0.0
-    # a budget with no room beside the 31 other decodes: nothing rides
-    none = analysis.serving_point("kimi-k2", node, max_batched_tokens=32, **kw)
-    assert none.shared_read == 0.0
-    assert none.request_time == pytest.approx(32 * none.prefill_time + 512 * none.cycle_time)
+    assert 993 * max(pre.compute, pre.weights) / 4096 < pre.weights
+    assert small.prefill_time == pytest.approx(
+        4 * pre.chunk_seconds(993) + pre.chunk_seconds(4096 - 4 * 993), rel=1e-12)
+    assert small.prefill_time > pre.total
+    w_b, c_b = step.breakdown.weights, step.breakdown.compute
+    per_chunk = [shared_weight_read(pre, w_b, c_b, c) for c in (993,) * 4 + (124,)]
+    assert small.shared_read == pytest.approx(min(sum(per_chunk), 256 * per_chunk[0] / 32))
+    assert small.shared_read > 0
+    # a budget with room for one prompt token beside the 31 other decodes: the prompt takes
+    # 4096 one-token passes, each at least the read its token touches; what they save is
+    # capped by the 512 decode steps of a request's time, shared by the 32 prompts
+    one = analysis.serving_point("kimi-k2", node, max_batched_tokens=32, **kw)
+    assert one.prefill_time == pytest.approx(4096 * pre.chunk_seconds(1), rel=1e-12)
+    s1 = shared_weight_read(pre, w_b, c_b, 1)
+    assert one.shared_read == pytest.approx(512 * s1 / 32, rel=1e-12)
+    assert one.request_time == pytest.approx(32 * (one.prefill_time - one.shared_read)
+                                             + 512 * one.cycle_time)
 
 
 @pytest.mark.parametrize("kw, match", [

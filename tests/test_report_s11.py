@@ -1,0 +1,193 @@
+"""Session 11: the report reads the seed's claims on the runtimes and its figures say so."""
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+
+def _close(fig):
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def _labelled_ticks(ax):
+    lo, hi = ax.get_ylim()
+    return [t for t in ax.get_yticks() if lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9)]
+
+
+def test_fair_figure_names_its_runtime_and_labels_a_tick_above_every_bar():
+    # s10: the all-reduce panel's label said 'nccl' and its top bar (7.9 ms) stood above
+    # the last label (6): a reader could not read it off the axis
+    from analysis._report_fair import _draw_fair
+    from analysis._report_parts import runtime_label
+
+    A, B, C = "torus:2x2", "torus:2x4", "torus:4x4"
+    rows = [{"system": s, "basis": b, "bisection_per_chip_Bps": bis,
+             "a2a_per_chip_Bps": a2a, "allreduce_1GiB_s": ar}
+            for s, b, bis, a2a, ar in (
+                (A, "as built", 64e9, 254e9, 3.7e-3), (B, "as built", 25e9, 53e9, 6.0e-3),
+                (C, "as built", 25e9, 98e9, 7.924e-3), (A, "cost", 779e9, 3.09e12, 1.9e-3),
+                (B, "cost", 25e9, 53e9, 6.0e-3), (C, "cost", 967e9, 3.8e12, 1.48e-3))]
+    fig = _draw_fair(rows)
+    try:
+        keys = ("bisection_per_chip_Bps", "a2a_per_chip_Bps", "allreduce_1GiB_s")
+        scales = (1e9, 1e9, 1e-3)
+        for ax, key, scale in zip(fig.axes, keys, scales):
+            top = max(r[key] / scale for r in rows)
+            ticks = _labelled_ticks(ax)
+            assert max(ticks) >= top, (key, ticks, top)
+            assert ax.get_ylim()[1] >= top
+            # plain numbers, every major tick labelled
+            fig.canvas.draw()
+            labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+            assert labels and all("^" not in t and "$" not in t for t in labels), labels
+        assert runtime_label() in fig.axes[2].get_ylabel()
+        assert "(ms)" in fig.axes[2].get_ylabel()
+    finally:
+        _close(fig)
+
+
+def test_log_ticks_above_moves_the_top_to_the_next_label():
+    from matplotlib.figure import Figure
+
+    from analysis._plots import log_ticks_above
+
+    for values, bottom, top in (([0.74, 7.924], 0.37, 10.0), ([1.0, 5.9], 0.5, 8.0),
+                                ([26.0, 3809.0], 13.0, 5000.0), ([0.2, 400.0, 9e4], 0.1, 1e5)):
+        ax = Figure().subplots()
+        ax.set_yscale("log")
+        log_ticks_above(ax, values, bottom)
+        assert ax.get_ylim() == pytest.approx((bottom, top))
+        assert max(ax.get_yticks()) == pytest.approx(top)
+        assert all(t >= bottom for t in ax.get_yticks())
+
+
+def test_symmetric_memory_figure_reads_the_claim_with_the_software():
+    # the seed's 3.5x is a claim about software: the figure draws NCCL / symmetric-memory
+    # kernels beside the hardware floor, the dotted 3.5x in both, each panel titled
+    from analysis._report_parts import SEED_SYMMETRIC_CLAIM, runtime_label
+    from analysis._report_sweeps import _draw_symmetric
+
+    sizes = (1024, 2 ** 20, 2 ** 30)
+    rows = [{"system": "s", "op": "all-reduce", "size_bytes": n, "ratio_same_transport": r}
+            for n, r in zip(sizes, (1.2, 0.42, 0.31))]
+    rt = [{"system": "s", "op": "all-reduce", "size_bytes": n, "ratio": r}
+          for n, r in zip(sizes, (56.0, 15.0, 0.41))]
+    rt.append({"system": "nic", "op": "all-reduce", "size_bytes": 1024, "ratio": None})
+    fig = _draw_symmetric(rows, rt)
+    try:
+        assert len(fig.axes) == 2
+        assert fig.axes[0].get_title() == "hardware floor"
+        assert runtime_label("nccl") in fig.axes[1].get_title()
+        assert "symmetric-memory kernels" in fig.axes[1].get_title()
+        for ax in fig.axes:
+            assert any(list(ln.get_ydata()) == [SEED_SYMMETRIC_CLAIM] * 2
+                       for ln in ax.get_lines())
+        # the software panel's curve is the NCCL / symmetric ratio (a system with no
+        # symmetric-memory kernels draws nothing)
+        curves = [ln for ln in fig.axes[1].get_lines() if len(ln.get_xdata()) == 3]
+        assert [list(c.get_ydata()) for c in curves] == [[56.0, 15.0, 0.41]]
+        # one legend, for the figure (not one per panel)
+        assert all(ax.get_legend() is None for ax in fig.axes) and fig.legends
+        ticks = _labelled_ticks(fig.axes[0])
+        assert 1.0 in ticks and 10.0 in ticks and 0.5 in ticks, ticks  # not only 10^0
+    finally:
+        _close(fig)
+    # without the runtime rows: the hardware floor alone, as before
+    fig = _draw_symmetric(rows)
+    try:
+        assert len(fig.axes) == 1
+    finally:
+        _close(fig)
+
+
+def test_the_claim_is_read_where_it_holds_and_not_on_the_hardware_floor():
+    from analysis._report_findings import symmetric_findings, symmetric_runtime_findings
+
+    k = 1024
+    rt = [{"system": "s", "op": op, "size_bytes": n, "ratio": r, "symmetric_time_s": 1e-6,
+           "nccl_time_s": r * 1e-6}
+          for op, ratios in (("all-reduce", (56.0, 4.0, 3.4, 0.41)),
+                             ("all-to-all", (1.3, 1.9, 1.0, 1.0)))
+          for n, r in zip((k, 2 * k, 4 * k, 8 * k), ratios)]
+    rt += [{"system": "nic", "op": "all-reduce", "size_bytes": k, "ratio": None,
+            "symmetric_time_s": None, "nccl_time_s": 1e-5}]
+    found = symmetric_runtime_findings(rt, ["s", "nic"], (k, 8 * k))
+    assert len(found) == 1, found          # a system with no symmetric-memory kernels: none
+    text = found[0]
+    assert "runtime 'symmetric-memory'" in text and "runtime 'nccl'" in text
+    assert "3.5x or more at 1KiB-2KiB, less at 4KiB-8KiB" in text, text
+    assert "all-to-all" in text and "below 3.5x at every size (at most 1.9x, at 2KiB)" in text
+    # the sizes quoted are the shown ones
+    assert "1KiB 1us against 56us" in text and "8KiB 1us against 410ns" in text, text
+    every = symmetric_runtime_findings([dict(r, ratio=4.0) for r in rt if r["ratio"]], ["s"],
+                                       (k,))
+    assert "NCCL takes 3.5x or more at every size" in every[0]
+
+    hw = [{"system": "s", "op": "all-reduce", "size_bytes": n, "symmetric_algorithm": "one-shot",
+           "loadstore_algorithm": "ring", "ratio_same_transport": r, "ratio": 2 * r}
+          for n, r in ((k, 1.2), (8 * k, 0.3))]
+    text = symmetric_findings(hw)[0]
+    assert text.startswith("At the hardware floor (runtime 'ideal')")
+    # the hardware floor no longer judges the claim (it was 'outside the model's range')
+    assert "model's range" not in text and "read with the software" in text
+
+
+@pytest.fixture(scope="module")
+def small():
+    from analysis._report import build_report
+
+    return build_report(["torus:4x4", "rail:servers=2,gpus=4"],
+                        sections=["collectives", "symmetric"],
+                        sizes=["1KiB", "4KiB", "1MiB", "1GiB"],
+                        ops=["all-reduce", "all-to-all"], quiet=True)
+
+
+def test_runtimes_csv_holds_every_swept_size_and_the_claim_comes_first(small):
+    sym = next(s for s in small.sections if s.key == "symmetric")
+    runtimes = next(t for t in sym.tables if t.name == "runtimes")
+    assert {r["size_bytes"] for r in runtimes.rows} == {1024, 2 ** 20, 2 ** 30}
+    assert {r["size_bytes"] for r in runtimes.csv_rows} == {1024, 4096, 2 ** 20, 2 ** 30}
+    fig = next(f for f in sym.figures if f.name == "symmetric-memory")
+    assert "runtime 'nccl'" in fig.caption and "runtime 'symmetric-memory'" in fig.caption
+    assert "runtime 'ideal'" in fig.caption
+    groups = dict(small.finding_groups)["Symmetric memory"]
+    assert groups[0].startswith("The seed's 3.5x read with the software, on torus:4x4")
+    assert all(not g.startswith("The seed's") for g in groups[1:])
+
+
+def test_decode_figures_name_their_conditions_and_runtime():
+    from analysis._report_decode import _draw_decode, _draw_tornado
+    from analysis._report_parts import DECODE_BATCH, DECODE_CONTEXT, runtime_label
+    from analysis._style import paper_style
+    from tests.test_report_s10 import _texts_outside
+
+    parts = ("attention", "ffn", "head", "exposed_comm", "launch")
+    rows = [{"model": m, "system": s, "layout": "tp=1,dp=8,ep=8", "ep_kernel": k,
+             **{f"{p}_s": 1e-3 for p in parts}}
+            for m in ("kimi-k2", "x") for s, k in (("a", "one-sided"), ("b", "deepep-normal"))]
+    for tp in (1, 2):
+        rows = [dict(r, layout=f"tp={tp},dp=8,ep=8") for r in rows]
+        with paper_style("double"):
+            fig = _draw_decode(rows)
+            try:
+                title = fig.get_suptitle()
+                assert f"batch {DECODE_BATCH}" in title and f"{DECODE_CONTEXT}-token" in title
+                assert f"(tp={tp})" in title and "MoE exchange deepep-normal/one-sided" in title
+                # the runtime is named where it prices something: no collective at tp=1
+                assert (runtime_label() in title) == (tp > 1), title
+                assert _texts_outside(fig) == []
+            finally:
+                _close(fig)
+    trows = [{"parameter": "HBM bandwidth", "low": "x0.5", "high": "x2", "value_low": 13e-3,
+              "value_high": 8e-3}]
+    title = (f"kimi-k2 on sd200-ultra:chip=h100, tp=8,dp=16,ep=128\nbatch {DECODE_BATCH}, "
+             f"{DECODE_CONTEXT}-token context, collectives: {runtime_label()}")
+    with paper_style("single"):
+        fig = _draw_tornado(trows, 9.9e-3, title)
+        try:
+            assert _texts_outside(fig) == []
+        finally:
+            _close(fig)
