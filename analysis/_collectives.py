@@ -953,8 +953,8 @@ class _GroupView:
         self.p2p_lanes = self._p2p_lanes()
         rdma = get_transport("rdma")
         self.nic_link_bandwidth = nic_bw * (rdma.max_payload + rdma.header) / rdma.max_payload
-        chip = getattr(fabric, "chip", None)
-        self.arm_host = str(getattr(chip, "name", "")).lower().startswith("gb")
+        # a Grace superchip's host (fabric.ChipSpec.grace_gpus: the one record of it)
+        self.arm_host = bool(getattr(getattr(fabric, "chip", None), "grace_gpus", 0))
         G = fabric.graph
         self.nic_pci_techs = tuple(sorted({
             str(d.get("tech")) for r in self.nodes for v, d in G[r].items()
@@ -1034,19 +1034,18 @@ class _GroupView:
         worse path type); a node whose NIC two of its GPUs share is taken to find the
         balanced tree (an assumption: its channels complete there).
 
-        On an Arm host with a chip-to-chip link to its GPUs (``arm_host``: the Grace of the
-        GB200 / GB300 superchips) the NICs hang off the CPU, and NCCL turns every GPU's PHB
-        path to such a NIC into PATH_P2C when the GPU reaches that CPU over C2C
-        (``src/graph/paths.cc`` ``ncclTopoComputePaths`` l.669-681 at v2.27.3-1; PXN over C2C
-        off by default, ``NCCL_PXN_C2C`` 0, l.609): both GPUs of a superchip reach its NICs
-        at the path type the search starts at, so a node with two or more ranks finds the
-        balanced tree. The fabric does not record which GPUs share a Grace; a node's ranks
-        are taken to include two of one superchip (an assumption)."""
+        On a Grace superchip (GB200 / GB300) the NICs hang off the Grace CPU, and NCCL turns
+        every GPU's PHB path to such a NIC into PATH_P2C when the GPU reaches that CPU over
+        C2C (``src/graph/paths.cc`` ``ncclTopoComputePaths`` l.669-681 at v2.27.3-1; PXN over
+        C2C off by default, ``NCCL_PXN_C2C`` 0, l.609): the two GPUs of one Grace reach its
+        NICs at the path type the search starts at, another Grace's GPUs do not. The fabric
+        records that pairing as the NICs' ``pix`` (:func:`topologies.rail_optimized` takes
+        the chip's ``grace_gpus`` as its default), so the rule above reads it: a node whose
+        ranks include both GPUs of one Grace finds the balanced tree, one whose ranks sit on
+        different Graces (ranks 0 and 2 of a four-GPU tray) the simple TREE."""
         if self.n_nodes <= 1:
             return False
         labels, counts = np.unique(self._dom, return_counts=True)
-        if self.arm_host:
-            return bool((counts == 1).any())
         G = self.fabric.graph
         dom = dict(zip(self.nodes, self._dom.tolist()))
         shared = set()

@@ -145,6 +145,14 @@ class ChipSpec:
         source names it) by which runtimes index their tables (:func:`fabric.runtime_arch`);
         ``None`` for a chip that is neither (runtimes then take Hopper's tables, an
         assumption).
+    grace_gpus : int
+        GPUs that share one NVIDIA Grace CPU over NVLink-C2C on a Grace superchip (GB200,
+        GB300: 2); 0 for a GPU on a PCIe host. The one record of a "Grace host": the host
+        CPU is Arm, and the NICs hang off the Grace, which both GPUs of the superchip reach
+        over C2C (read by :func:`topologies.rail_optimized`'s NIC attachment and the NCCL
+        runtime, :mod:`analysis._collectives`).
+    host_source : str
+        Where ``grace_gpus`` comes from.
     """
 
     name: str
@@ -156,6 +164,8 @@ class ChipSpec:
     generation: str | None = None
     tensor_flops: tuple = ()
     tensor_source: str = ""
+    grace_gpus: int = 0
+    host_source: str = ""
 
     def __post_init__(self):
         pairs = self.tensor_flops.items() if isinstance(self.tensor_flops, dict) \
@@ -181,6 +191,10 @@ class ChipSpec:
         flops["bf16"] = self.peak_flops
         object.__setattr__(self, "tensor_flops",
                            tuple((f, flops[f]) for f in MATH_FORMATS if f in flops))
+        if isinstance(self.grace_gpus, bool) or not isinstance(self.grace_gpus, int) \
+                or self.grace_gpus < 0:
+            raise SpecError(f"chip {self.name!r}: grace_gpus must be an integer >= 0, got "
+                            f"{self.grace_gpus!r}")
         if self.generation is not None and self.generation not in GENERATIONS:
             raise SpecError(f"chip {self.name!r}: generation must be 'hopper', 'blackwell' or "
                             f"None, got {self.generation!r}")
@@ -235,13 +249,21 @@ class ChipSpec:
         ) + tuple(
             Parameter(f"{self.name}.peak_flops.{fmt}", v, "OP/s" if fmt == "int8" else "FLOP/s",
                       self.tensor_source)
-            for fmt, v in self.tensor_flops if fmt != "bf16")
+            for fmt, v in self.tensor_flops if fmt != "bf16") + ((
+            Parameter(f"{self.name}.grace_gpus", self.grace_gpus, "", self.host_source),)
+            if self.grace_gpus else ())
 
 
 def _chip(name, hbm_bytes, hbm_bandwidth, peak_flops, source, generation=None, tensor=(),
-          tensor_source=""):
+          tensor_source="", grace_gpus=0, host_source=""):
     return ChipSpec(name, hbm_bytes, hbm_bandwidth, peak_flops, hbm_bandwidth / 3, source,
-                    generation, tuple(tensor), tensor_source)
+                    generation, tuple(tensor), tensor_source, grace_gpus, host_source)
+
+
+_GRACE_SRC = ("NVIDIA GB200 / GB300 NVL72 (second-hand: elprocus.com 'NVIDIA GB200 AI Chip', "
+              "hyper.ai 'NVIDIA Blackwell Superchip'): a Grace Blackwell superchip is one Grace "
+              "CPU and two Blackwell GPUs joined by NVLink-C2C; an NVL72 rack holds 36 Grace CPUs "
+              "and 72 GPUs (2 per Grace)")
 
 
 _HOPPER_SRC = ("NVIDIA H100 SXM datasheet (via archive-lib.hpctech.co.jp, glennklockwood.com/"
@@ -301,7 +323,8 @@ CHIPS = {c.name: c for c in (
           generation="blackwell", tensor=(("fp8", 5e15), ("fp4", 10e15), ("int8", 5e15)),
           tensor_source="NVIDIA GB200 NVL72 per-GPU specifications (second-hand: "
                         "zdszero.github.io's copy of NVIDIA's table): FP4 20, FP8/FP6 10, INT8 "
-                        "10 PFLOPS/POPS with sparsity, halved: 10 / 5 / 5 dense"),
+                        "10 PFLOPS/POPS with sparsity, halved: 10 / 5 / 5 dense",
+          grace_gpus=2, host_source=_GRACE_SRC),
     _chip("gb300", 279 * GB, 8.0 * TB, 2.5e15,
           "NVIDIA GB300 NVL72, per Blackwell Ultra GPU (second-hand: NVIDIA GB300 NVL72 page "
           "via glennklockwood.com/garden/processors/B300, '20 TB HBM at 576 TB/s', and Verda's "
@@ -311,7 +334,8 @@ CHIPS = {c.name: c for c in (
           tensor_source="NVIDIA GB300 NVL72 (second-hand: glennklockwood.com/garden/processors/"
                         "B300 '1.1 EF dense FP4', '360 PF FP8'; Verda's per-GPU table, "
                         "verda.com/blog/gb300-nvl72-architecture: FP4 15, FP8 5 PFLOPS, INT8 "
-                        "0.165 POPS dense): FP4 1,080 PFLOPS dense / 72 = 15, FP8 360 / 72 = 5"),
+                        "0.165 POPS dense): FP4 1,080 PFLOPS dense / 72 = 15, FP8 360 / 72 = 5",
+          grace_gpus=2, host_source=_GRACE_SRC),
     _chip("tpu-v4", 32 * GiB, 1.2 * TB, 275e12,
           "Google Cloud TPU v4 docs (cloud.google.com/tpu/docs/v4, key specifications); "
           "Jouppi et al., ISCA 2023: 32 GiB HBM2, 1,200 GB/s, 275 TFLOPS bf16",

@@ -4,9 +4,11 @@ The degraded fabric keeps its structure (:attr:`~fabric.Fabric.structure`) and
 routing policy, and records what failed in :attr:`~fabric.Fabric.failures` (a
 :class:`Failures`), so the same analyses run on it and show what a failure
 costs, while no closed form or symmetry shortcut of the intact structure is
-taken on it: a dimension-order route that would cross a dead link falls back to
-a minimal detour (every shortest path of the surviving graph, ECMP), up/down
-and minimal routing simply lose their dead paths, and a pair with no path left
+taken on it: under dimension order a failed link's bytes take its bypass (one
+fixed shortest path of the surviving graph between its ends; every other hop of
+every route stays, so a failure never makes the same work faster: see
+"Failures under dimension order" in :mod:`fabric._routing`), up/down and
+minimal routing simply lose their dead paths, and a pair with no path left
 raises :class:`~fabric.RoutingError` naming the pair.
 
 Ranks are stable: a failed chip keeps its name and its rank, is listed in
@@ -31,10 +33,10 @@ Examples
 >>> import topologies
 >>> f = topologies.build("torus:4x4")
 >>> g = f.without(links=[("chip0", "chip1")])
->>> g.route("chip0", "chip2")
-['chip0', 'chip3', 'chip2']
->>> f.route("chip0", "chip2")
-['chip0', 'chip1', 'chip2']
+>>> g.route("chip0", "chip1")      # the failed link's bypass
+['chip0', 'chip12', 'chip13', 'chip1']
+>>> f.route("chip0", "chip2"), g.route("chip0", "chip2")   # the rest of the route stays
+(['chip0', 'chip1', 'chip2'], ['chip0', 'chip12', 'chip13', 'chip1', 'chip2'])
 >>> g.failures.links, g.failures.degraded, f.failures.degraded
 ((('chip0', 'chip1'),), True, False)
 >>> h = f.without(chips=["chip5"])

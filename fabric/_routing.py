@@ -10,10 +10,9 @@ fabric's routing *policy*, chosen from its typed structure
     even size, half-way round) the two ways are equal-cost paths: ``loads``
     splits the bytes evenly between them (with ``ecmp="hash"`` all of them
     take the ``+`` way) and ``path`` takes the ``+`` way. A
-    fully connected dimension is one hop, a per-line switch two. On a degraded
-    fabric a pair whose dimension-order path crosses a dead link falls back to
-    the minimal detour (all shortest paths of the surviving graph, ECMP); so
-    does a pair with an end off the grid (a per-line switch).
+    fully connected dimension is one hop, a per-line switch two. A pair with
+    an end off the grid (a per-line switch) takes the shortest paths. On a
+    degraded fabric, see "Failures under dimension order" below.
 ``"up-down"`` (a :class:`~fabric.Clos` or :class:`~fabric.Switched`: fat-trees,
 leaf-spines, rail-optimized clusters, NVL72-style planes)
     A path climbs towards the top tier, then only descends (valley-free), and
@@ -41,6 +40,41 @@ traffic over all its NVLinks, so a plane reached by 5 of 18 links carries 5/18
 of it (a DGX H100 has 5, 4, 4, 5 links to its 4 planes), where a flow hash
 would give each plane 1/4; switches of the other families hash flows. Outside
 dimension order, ``path`` returns the hash choice in every mode.
+
+Failures under dimension order (local repair). A failed link is repaired where
+it failed: the bytes that dimension order would send over it take its *bypass*,
+one fixed path from the link's tail to its head (a shortest path of the
+surviving graph, the engine's hash choice, the same for every pair that crossed
+the link, as a tunnel: it may pass through nodes the pair has visited or will
+visit); every other hop of every route, and the split between the two ways of a
+ring at a tie, stay as on the intact fabric. A pair whose intact route crosses
+a failed node (chip or switch), or a failed link whose two ends the failures
+disconnected, loses that way of a tie; with no way left it takes one shortest
+path of the surviving graph (never split). ``hops`` and ``latency`` of a pair
+whose two ways now differ are those of the longer.
+
+Why this rule (decided in session 11). A degraded number answers "what does
+this failure cost?", so losing links must never make the same work faster.
+Re-routing every broken pair over all the shortest paths of what is left (the
+rule before) did: on ``torus:3x3`` an all-to-all over chip0..3 without
+chip0-chip3 ran 3x faster than intact (dimension order sends chip1->chip3 and
+chip2->chip3 over chip0-chip3; the re-routed pairs spread over three links),
+and a message whose direct mesh link failed split over two detours and ran 2x
+faster. The difference measured the routing policy's choice of paths (which
+the intact fabric could have used), not the failure. With local repair a
+failure only adds bytes to live links (every byte of the failed link crosses
+every link of its bypass) and only lengthens paths (dimension order is minimal
+on the intact grid; a bypass has at least one hop), so on a fabric whose links
+of one dimension share bandwidth and latency (every builder) no link's load
+and no path's latency falls, and no schedule's time can. Keeping the tie split
+matters: dropping the dead way of a tie moves bytes off the live links of that
+way, which can unload the busiest link. The alternative, letting the intact
+grid route adaptively too, would change every intact grid figure and depart
+from DESIGN's dimension-order policy. The price: a degraded grid's figure is
+what a fabric with local repair achieves (link protection by a bypass tunnel,
+as MPLS fast reroute's facility backup, RFC 4090), an upper bound on
+what global re-routing might; tests/test_audit_s11_routing.py holds the
+property on random small grids and failures.
 
 Directed links (the contract every analysis uses): graph edge ``e`` (in
 ``fabric.graph.edges`` order) gives link ``2*e`` from ``u`` to ``v`` as the
@@ -78,6 +112,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._errors import NodeError, RoutingError
+from ._routing_bypass import Bypass
 from ._routing_dor import DimOrder
 from ._routing_dragonfly import Minimal
 from ._routing_engine import (
@@ -223,6 +258,15 @@ class Router:
         return f"Router({self.fabric.name!r}, policy={self.policy!r}, ecmp={self.ecmp!r})"
 
     @property
+    def _bypass(self):
+        """The failed links' bypasses on a degraded grid (:mod:`fabric._routing_bypass`),
+        built on first use."""
+        byp = self.__dict__.get("_bypasses")
+        if byp is None:
+            byp = self.__dict__["_bypasses"] = Bypass(self)
+        return byp
+
+    @property
     def _engine(self):
         """The general engine over the policy's state graph, built on first use.
 
@@ -304,12 +348,22 @@ class Router:
             step = max(1, BLOCK // 8)
             for i in range(0, len(s), step):
                 ss, dd, ww = s[i:i + step], d[i:i + step], w[i:i + step]
-                _, _, dead = self._dor.evaluate(ss, dd, ww, out, want_latency=False)
-                if dead.any() and self.ecmp == "hash":
-                    # a detoured pair keeps to the one path path() returns
-                    self._engine.hash_loads(ss[dead], dd[dead], ww[dead], out)
-                elif dead.any():
-                    self._engine.loads(ss[dead], dd[dead], ww[dead], out)
+                if self._dor.intact:
+                    whole = self._dor.evaluate(ss, dd, ww, out, want_latency=False)[2]
+                else:
+                    whole = self._bypass.loads(ss, dd, ww, out)
+                if not whole.any():
+                    continue
+                ss, dd, ww = ss[whole], dd[whole], ww[whole]
+                # an end off the grid (a per-line switch): shortest paths, split per ecmp;
+                # a pair the failures leave without its grid route: the one path path()
+                # returns (see "Failures under dimension order" above)
+                off = self._dor._off(ss, dd)
+                hashed = ~off if self.ecmp != "hash" else np.ones(len(ss), dtype=bool)
+                if hashed.any():
+                    self._engine.hash_loads(ss[hashed], dd[hashed], ww[hashed], out)
+                if not hashed.all():
+                    self._engine.loads(ss[~hashed], dd[~hashed], ww[~hashed], out)
             return out
         for eng, m in self._engines(s, d):
             if self.ecmp == "hash":
@@ -668,14 +722,15 @@ class Router:
             lat = np.zeros(len(s))
             bw = np.full(len(s), np.inf)
             dead = np.zeros(len(s), dtype=bool)
+            grid = self._dor if self._dor.intact else self._bypass
             step = max(1, BLOCK // 8)
             for i in range(0, len(s), step):
                 sl = slice(i, i + step)
-                hops[sl], lat[sl], dead[sl] = self._dor.evaluate(s[sl], d[sl],
-                                                                 want_latency=want_latency)
+                hops[sl], lat[sl], dead[sl] = grid.evaluate(s[sl], d[sl],
+                                                            want_latency=want_latency)
                 if want_bandwidth:
-                    bw[sl] = self._dor.bottleneck(s[sl], d[sl])
-            if dead.any():
+                    bw[sl] = grid.bottleneck(s[sl], d[sl])
+            if dead.any():      # routed whole (on a degraded grid: see _routing_bypass)
                 h2, l2, b2 = self._engine.hops_latency(s[dead], d[dead], want_latency, bwarr)
                 hops[dead], lat[dead], bw[dead] = h2, l2, b2
             return hops, lat, bw
@@ -708,9 +763,8 @@ class Router:
             row = self._df.links(np.array([s]), np.array([d]))[0]
             return [int(k) for k in row if k >= 0]
         if self._dor is not None:
-            _, _, dead = self._dor.evaluate(np.array([s]), np.array([d]))
-            if not dead[0]:
-                return self._dor.path(s, d)
+            row = self.path_links_many(np.array([s]), np.array([d]))[0]
+            return [int(k) for k in row if k >= 0]
         for eng, m in self._engines(np.array([s]), np.array([d])):
             if m[0]:
                 return eng.path(s, d)
@@ -729,8 +783,9 @@ class Router:
             M = np.take_along_axis(M, np.argsort(~valid, axis=1, kind="stable"), axis=1)
             return M[:, :int(valid.sum(axis=1).max()) if len(s) else 0]
         if self._dor is not None:
-            _, _, dead = self._dor.evaluate(s, d, want_latency=False)
-            M = self._dor.path_links_many(s, d)
+            grid = self._dor if self._dor.intact else self._bypass
+            _, _, dead = grid.evaluate(s, d, want_latency=False)
+            M = grid.path_links_many(s, d)
             if dead.any():
                 rest = self._engine_paths(s[dead], d[dead])
                 width = max(M.shape[1], rest.shape[1])

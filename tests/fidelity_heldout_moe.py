@@ -279,7 +279,11 @@ _NCCLEP = (
     "the whole ncclEpCombine call, which is why the combine reads slower than the dispatch for "
     "the same bytes): the launch is added at its sourced lower bound (3.0 us, one "
     "cuLaunchKernel; session 11), the call's own checks and the sync wake-up have no sourced "
-    "figure; the combine's sends go through "
+    "figure (flashinfer benchmarks/MoE_benchmarks.md, af979cc90, measures ep_bench's event "
+    "interval 6.1 / 6.0 us above the CUPTI kernel time for LL dispatch / combine on 8x B200 "
+    "with NCCL 2.30.7: another chip, host and release, found after the 3.0 us term's effect "
+    "was known, so evidence that 3.0 is a lower bound, not an input); the combine's sends go "
+    "through "
     "shared memory and TMA stores (low_latency.cu), which the model does not price apart; "
     "the model routes all 128 x 8 selections where ep_bench masks 10 of them (1% more bytes "
     "in the model, i.e. toward the measurement, not away)")

@@ -90,6 +90,45 @@ def _dor_paths(f, s, t):
     return paths or [[s]]
 
 
+def degraded_dor_paths(f, g, s, t):
+    """The paths dimension order takes from ``s`` to ``t`` on ``g``, a degraded copy of the
+    grid ``f`` (names), each carrying an equal share, by the rule of fabric/_routing.py
+    ("Failures under dimension order"): the intact fabric's dimension-order paths that
+    cross no failed node, each failed link on them replaced by its bypass; a path with a
+    failed link whose ends the failures disconnected is dropped. With none left, the
+    pair's one path (``g.route``) if any. A bypass is ``g.route(u, v)`` of the failed link
+    ``u -> v``, checked here to be a shortest path of the surviving graph, so one bypass
+    serves every pair that crossed the link; so is a pair's one path. Returns ``[]`` when
+    ``s`` and ``t`` are disconnected.
+    """
+    G = g.graph
+    if not nx.has_path(G, s, t):
+        return []
+
+    def shortest_route(a, b):
+        p = g.route(a, b)
+        assert p[0] == a and p[-1] == b
+        assert all(G.has_edge(x, y) for x, y in itertools.pairwise(p))
+        assert len(p) - 1 == nx.shortest_path_length(G, a, b), (a, b, p)
+        return p
+
+    out = []
+    for p in _dor_paths(f, s, t):
+        if any(n not in G for n in p):
+            continue
+        q = [p[0]]
+        for a, b in itertools.pairwise(p):
+            if G.has_edge(a, b):
+                q.append(b)
+            elif nx.has_path(G, a, b):
+                q += shortest_route(a, b)[1:]
+            else:
+                break
+        else:
+            out.append(q)
+    return out or [shortest_route(s, t)]
+
+
 def brute_paths(f, s, t, policy, cutoff=8):
     """All paths the policy allows from node ``s`` to node ``t`` (names)."""
     G = f.graph

@@ -63,8 +63,8 @@ BAD = [
     (["metrics", "torus:4x4", "--fail-chip", "16"], "out of range"),
     (["metrics", "torus:4x4", "--fail-chip", "chip99"], "no node called 'chip99'"),
     (["metrics", "torus:4x4", "--fail-lane", "chip0-chip5"], "no such link"),
-    (["metrics", "mesh:2", "--fail-link", "chip0-chip1"], "disconnected"),
-    (["metrics", "mesh:3", "--fail-chip", "chip1"], "disconnected"),
+    (["metrics", "mesh:2", "--fail-link", "chip0-chip1"], "cut off from every other chip"),
+    (["metrics", "mesh:3", "--fail-chip", "chip1"], "cut off from every other chip"),
     (["throughput", "mesh:3", "--fail-link", "chip0-chip1", "--fail-link", "chip1-chip2"],
      "no path joins them"),
     # route / latency / throughput: unreachable, failed, unknown, bad sizes

@@ -34,9 +34,14 @@ def test_reduce_rate_is_a_third_of_hbm_bandwidth(name):
                                              "reduce_rate")]
     assert "two operands" in params[3].source
     # then one Parameter per further math format, with its datasheet source
-    assert [(p.name, p.value) for p in params[4:]] == [
+    formats = [p for p in params[4:] if p.name != f"{name}.grace_gpus"]
+    assert [(p.name, p.value) for p in formats] == [
         (f"{name}.peak_flops.{f}", v) for f, v in c.tensor_flops if f != "bf16"]
-    assert all(p.source == c.tensor_source and p.source for p in params[4:])
+    assert all(p.source == c.tensor_source and p.source for p in formats)
+    # and a Grace superchip's pairing, with its source (ChipSpec.grace_gpus)
+    grace = [p for p in params if p.name == f"{name}.grace_gpus"]
+    assert [p.value for p in grace] == ([c.grace_gpus] if c.grace_gpus else [])
+    assert all(p.source == c.host_source and p.source for p in grace)
 
 
 def test_seed_chip_is_marked_as_assumption():

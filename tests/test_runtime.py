@@ -1332,21 +1332,26 @@ def test_simple_tree_pattern_follows_nccls_search_brute_force(servers, gpus, dat
     assert view.simple_tree == want
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(servers=st.integers(1, 4), gpus=st.sampled_from([2, 4, 8]), share=st.sampled_from([1, 2, 4]),
-       data=st.data())
-def test_simple_tree_pattern_reads_the_nics_pcie_switch(servers, gpus, share, data):
+       chip=st.sampled_from(["b200", "gb200", "gb300"]), data=st.data())
+def test_simple_tree_pattern_reads_the_nics_pcie_switch(servers, gpus, share, chip, data):
     # rail pix=k: k GPUs and k NICs under one PCIe switch (a B200 board with GPU0 / GPU1 PIX
     # to NIC0 / NIC1). NCCL's balanced tree (search.cc v2.27.3-1) completes in a node when two
     # of its ranks reach one NIC at PIX; reference from the construction (blocks of k chips,
-    # the failed links), not the graph's attributes. Degraded fabrics: a chip's NVSwitch
-    # link (it becomes its own node) or its PCIe link (it reaches no NIC at PIX); a failure
-    # never turns the simple TREE into the balanced one
+    # the failed links), not the graph's attributes. A Grace superchip (GB200 / GB300, no pix
+    # given): blocks of its two GPUs, which reach their Grace's NICs at PATH_P2C (paths.cc
+    # l.669-681), the rail's default. Degraded fabrics: a chip's NVSwitch link (it becomes
+    # its own node) or its PCIe link (it reaches no NIC at PIX); a failure never turns the
+    # simple TREE into the balanced one
     from analysis._collectives import _GroupView, _resolve_ranks
+    if chip != "b200":
+        share = 2                       # one Grace CPU, two Blackwell GPUs (a GB superchip)
     if gpus % share:
         return
     n = servers * gpus
-    f0 = topologies.build(f"rail:servers={servers},gpus={gpus},chip=b200,pix={share}")
+    f0 = topologies.build(f"rail:servers={servers},gpus={gpus},chip={chip}"
+                          + (f",pix={share}" if chip == "b200" else ""))
     ranks = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=min(2, n), max_size=n)))
     if len(ranks) < 2:
         return
@@ -1392,21 +1397,43 @@ def test_rail_pix2_runs_the_balanced_tree():
         topologies.build("rail:servers=2,gpus=8,pix=3")
 
 
-def test_simple_tree_pattern_on_a_grace_host_is_balanced_with_two_ranks_per_node():
+def test_simple_tree_pattern_on_a_grace_host_follows_the_superchip_pairs():
     # GB200: the CX-7s hang off the Grace; NCCL gives both GPUs of a superchip PATH_P2C to
-    # them (paths.cc l.669-681 at v2.27.3-1), so the balanced tree completes (review S9-R2);
-    # a node holding one rank of the group is still the simple TREE (search.cc)
+    # them (paths.cc l.669-681 at v2.27.3-1), so the balanced tree completes where a node's
+    # ranks include both GPUs of one Grace (review S9-R2), and not where they sit on two
+    # Graces (ranks 0 and 2 of a four-GPU tray: the simple TREE, x .85 from 2.26.2); a node
+    # holding one rank of the group is the simple TREE (search.cc). The pairing is the
+    # chip's fact (ChipSpec.grace_gpus), the rail's default NIC attachment
     from analysis._collectives import _GroupView, _resolve_ranks
-    f = topologies.build("rail:servers=3,gpus=4,chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr")
+    from fabric import chip_spec
+    spec = "rail:servers=3,gpus=4,chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr"
+    f = topologies.build(spec)
+    assert chip_spec("gb200").grace_gpus == chip_spec("gb300").grace_gpus == 2
+    assert chip_spec("b200").grace_gpus == chip_spec("h100").grace_gpus == 0
+    assert any(p.name == "gb200.grace_gpus" and p.source for p in chip_spec("gb200").parameters())
 
-    def view(ranks):
-        nodes, idx = _resolve_ranks(f, [f"chip{r}" for r in ranks])
-        return _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    def view(ranks, fab=f):
+        nodes, idx = _resolve_ranks(fab, [f"chip{r}" for r in ranks])
+        return _GroupView(fab, "all-reduce", nodes, idx, None, None, True)
 
     assert view(range(12)).arm_host
     assert view(range(12)).simple_tree is False
     assert view([0, 1, 4, 5]).simple_tree is False
     assert view([0, 1, 4]).simple_tree is True       # host1 holds one rank
+    assert view([0, 2, 4, 6]).simple_tree is True    # each node: one GPU of each Grace
+    assert view([0, 2, 4, 5]).simple_tree is True    # host0 on two Graces
+    # pix=1 states a NIC per GPU with nothing shared: the simple TREE even with pairs
+    assert view([0, 1, 4, 5], topologies.build(spec + ",pix=1")).simple_tree is True
+    split = [f"chip{r}" for r in (0, 2, 4, 6, 8, 10)]
+    pair = [f"chip{r}" for r in (0, 1, 4, 5, 8, 9)]
+    t = {(g[1], rel): cost(f, "all-reduce", 16 * 2**30, algorithm="double-binary-tree",
+                           runtime=f"nccl@{rel}", ranks=g).busbw
+         for g in (split, pair) for rel in ("2.25.1", "2.27.3")}
+    assert t["chip2", "2.27.3"] == pytest.approx(0.85 * t["chip2", "2.25.1"], rel=1e-3)
+    assert t["chip1", "2.27.3"] > 0.95 * t["chip1", "2.25.1"]
+    with pytest.raises(SpecError, match="pairs 2 GPUs on a Grace"):
+        topologies.build("rail:servers=2,gpus=3,chip=gb200")
+    assert topologies.build("rail:servers=2,gpus=3,chip=gb200,pix=1").n_endpoints == 6
     h100 = topologies.build("rail:servers=3,gpus=4,chip=h100,nvls=0,nic=ib-ndr")
     nodes, idx = _resolve_ranks(h100, [f"chip{r}" for r in range(12)])
     assert _GroupView(h100, "all-reduce", nodes, idx, None, None, True).simple_tree is True
@@ -1523,6 +1550,43 @@ def test_p2p_trailing_chunk_runs_ll_before_2_22():
 
 
 
+def _brute_search_speeds(speeds, place, start, total, maxch):
+    """``(channels, speed)`` of NCCL's ring search over a speed array as search.cc's
+    ncclTopoCompute runs it, shared by the one-node and the network brute forces: start at the
+    first speed not above ``start`` (the last if none), place channels at each speed
+    (``place(speed, at_least)``: how many fit, 0 if fewer than ``at_least``), keep a strictly
+    better channels x speed, stop once it reaches ``total``, lower the speed while next / best
+    > .49; then ncclTopoDupChannels (x 2 at most maxch / 2, the speed divided, unless below
+    25 GB/s or below 50 with more than 4 channels) and pass 2 (raise the speed while the
+    channels still fit). ``(0, 0.0)`` when no channel fits."""
+    i = 0
+    while i < len(speeds) - 1 and speeds[i] > start + 1e-9:
+        i += 1
+    best = (0, 0.0)
+    while True:
+        k = place(speeds[i])
+        if k * speeds[i] > best[0] * best[1] + 1e-9:
+            best = (k, speeds[i])
+        if best[0] and best[0] * best[1] >= total - 1e-9:
+            break
+        if i < len(speeds) - 1 and (best[0] == 0 or speeds[i + 1] / best[1] > 0.49):
+            i += 1
+            continue
+        break
+    n, bw = best
+    if n and bw >= 25 and not (bw < 50 and n > 4):
+        d = min(2 * n, maxch // 2)
+        bw /= -(-d // n)
+        n = d
+        j = 0
+        while j < len(speeds) - 1 and speeds[j] > bw + 1e-9:
+            j += 1
+        while j > 0 and place(speeds[j - 1], n) >= n:
+            j -= 1
+            n, bw = place(speeds[j]), speeds[j]
+    return n, bw
+
+
 def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
     """NCCL's ring search on an NVSwitch node, step by step as search.cc runs it: every speed
     of the array is searched by placing channels one at a time (each charging the speed on
@@ -1537,28 +1601,9 @@ def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
             k += 1
         return k if k >= at_least else 0
 
-    idx = next((i for i, sp in enumerate(speeds) if sp <= total + 1e-9), len(speeds) - 1)
-    best = (0, 0.0)
-    while True:
-        k = place(speeds[idx])
-        if k * speeds[idx] > best[0] * best[1] + 1e-9:
-            best = (k, speeds[idx])
-        if best[0] and best[0] * best[1] >= total - 1e-9:
-            break
-        if idx + 1 < len(speeds) and (best[0] == 0 or speeds[idx + 1] / best[1] > 0.49):
-            idx += 1
-        else:
-            break
-    n, bw = best
+    n, _bw = _brute_search_speeds(speeds, place, total, total, maxch)
     if n == 0:
         return 1
-    if bw >= 25 and not (bw < 50 and n > 4):
-        d = min(2 * n, maxch // 2)
-        bw, n = bw / -(-d // n), d
-        idx = next(i for i, sp in enumerate(speeds) if sp <= bw + 1e-9)
-        while idx > 0 and place(speeds[idx - 1], n):
-            idx -= 1
-            n, bw = place(speeds[idx]), speeds[idx]
     out = min(maxch, 2 * n)
     return max(out, min(maxch, nvls)) if nvls else out
 
@@ -1752,33 +1797,9 @@ def _brute_net_channels(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, 
             k += 1
         return k if k >= at_least else 0
 
-    i = 0
-    while i < len(speeds) - 1 and speeds[i] > cap + 1e-9:
-        i += 1
-    best = (0, 0.0)
-    while True:
-        k = place(speeds[i])
-        if k * speeds[i] > best[0] * best[1] + 1e-9:
-            best = (k, speeds[i])
-        if best[0] and best[0] * best[1] >= max(nvl, pci_gbs or 0) - 1e-9:
-            break
-        if i < len(speeds) - 1 and (best[0] == 0 or speeds[i + 1] / best[1] > 0.49):
-            i += 1
-            continue
-        break
-    n, bw = best
+    n, bw = _brute_search_speeds(speeds, place, cap, max(nvl, pci_gbs or 0), maxch)
     if n == 0:
         return 1
-    if bw >= 25 and not (bw < 50 and n > 4):
-        d = min(2 * n, maxch // 2)
-        bw /= -(-d // n)
-        n = d
-        j = 0
-        while j < len(speeds) - 1 and speeds[j] > bw + 1e-9:
-            j += 1
-        while j > 0 and place(speeds[j - 1], n) >= n:
-            j -= 1
-            n, bw = place(speeds[j]), speeds[j]
     out = min(maxch, 2 * n)
     if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > 45 + 1e-9 and out < below:
         out = min(maxch, 2 * out)

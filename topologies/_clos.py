@@ -3,7 +3,7 @@
 import networkx as nx
 import numpy as np
 
-from fabric import Clos, SpecError
+from fabric import Clos, SpecError, chip_spec
 
 from ._common import (
     add_chips,
@@ -186,7 +186,7 @@ def leaf_spine(k, oversubscription=1, *, leaves=None, tech="ib-ndr", chips_per_h
 
 def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvlink4",
                    scaleup_links=18, nic_tech="ib-ndr", pcie_tech="pcie5-x16",
-                   reduction=False, chip=None, name=None, nic_share=1):
+                   reduction=False, chip=None, name=None, nic_share=None):
     """Build a rail-optimized cluster of multi-GPU servers (the DGX SuperPOD pattern).
 
     Each server's GPUs join one scale-up switch node (the NVSwitch chips of an
@@ -217,14 +217,18 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
         Whether the scale-up switch reduces in the network (NVLink SHARP).
     chip, name
         As for :func:`fat_tree`.
-    nic_share : int, default 1
-        GPUs (and as many NICs) under one PCIe switch of the server board: 1 when each GPU
-        and its NIC sit alone under a switch (HGX H100: ``nvidia-smi topo -m`` shows every
-        GPU PIX to one NIC, NVIDIA/nccl issue 1264), 2 when two GPUs and two NICs share one
-        (a B200 board whose GPU0 and GPU1 are PIX to NIC0 and NIC1; not every B200 server:
-        vllm-project/vllm issue 16336 shows one with a NIC per GPU). Must divide
-        ``gpus_per_server``. Recorded on every NIC as ``pix`` (the chips under its PCIe
-        switch) when above 1; traffic still leaves a GPU through its own NIC. Read by the
+    nic_share : int, optional
+        GPUs (and as many NICs) that reach one another's NICs at the best path type: under
+        one PCIe switch of the server board, or on one Grace CPU. 1 when each GPU and its NIC
+        sit alone under a switch (HGX H100: ``nvidia-smi topo -m`` shows every GPU PIX to one
+        NIC, NVIDIA/nccl issue 1264), 2 when two GPUs and two NICs share one (a B200 board
+        whose GPU0 and GPU1 are PIX to NIC0 and NIC1; not every B200 server:
+        vllm-project/vllm issue 16336 shows one with a NIC per GPU). Default: the chip's
+        ``grace_gpus`` on a Grace superchip (GB200 / GB300: 2, the two GPUs of one Grace,
+        whose NICs hang off that Grace and which both reach over NVLink-C2C: NCCL's
+        PATH_P2C, NVIDIA/nccl v2.27.3-1 ``src/graph/paths.cc`` l.669-681), else 1. Must
+        divide ``gpus_per_server``. Recorded on every NIC as ``pix`` (the chips that reach
+        it so) when above 1; traffic still leaves a GPU through its own NIC. Read by the
         NCCL runtime's tree pattern (``analysis._collectives._GroupView``).
 
     Returns
@@ -258,7 +262,14 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
     tn = resolve_tech(nic_tech, "nic_tech")
     tp = resolve_tech(pcie_tech, "pcie_tech")
     scaleup_links = positive_int(scaleup_links, "scaleup_links")
-    share = positive_int(nic_share, "nic_share")
+    if nic_share is None:
+        grace = chip_spec(chip).grace_gpus if chip is not None else 0
+        share = grace or 1
+        if g % share:
+            raise SpecError(f"chip {chip_spec(chip).name!r} pairs {share} GPUs on a Grace CPU: "
+                            f"gpus={g} must be a multiple of {share} (or give pix=1)")
+    else:
+        share = positive_int(nic_share, "nic_share")
     if g % share:
         raise SpecError(f"pix={share} GPUs per PCIe switch must divide gpus={g}")
     G = nx.Graph()
