@@ -109,10 +109,10 @@ from dataclasses import dataclass
 from fabric import Parameter, RoutingError, SpecError, chip_spec
 
 from ._decode import (
-    _HEAVY,
     DECODE_HBM_EFFICIENCY,
     ENGINE_KERNELS,
     KERNEL_CLASSES,
+    KERNEL_FLOORS,
     KERNELS,
     LAUNCH_OVERHEAD,
     TWO_BATCH,
@@ -207,6 +207,9 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     >>> prefill_gemm_efficiency(chip_spec("b200"), "fp4", "experts")
     1.0
     """
+    if part != "scores" and part not in PREFILL_GEMM_KIND:
+        raise SpecError(f"part must be 'scores' or one of {', '.join(PREFILL_GEMM_KIND)}, got "
+                        f"part={part!r}")
     if efficiency is not None:
         return float(efficiency)
     if part == "scores":
@@ -591,9 +594,10 @@ def _pass_kernels(m):
     """A prompt pass's eager kernels (decode's :data:`analysis.KERNELS`, one per operator)
     as ``((heavy flags of a layer's kernels, repeats), ...)``: the dense layers, the MoE
     layers, the head. Heavy: the classes that carry the pass's device time (weight GEMMs,
-    attention, routed experts, the MoE exchange)."""
+    attention, routed experts, the MoE exchange): every class decode gives no minimum
+    duration (its small kernels have one, :data:`analysis.KERNEL_FLOORS`) but sampling."""
     def flags(names):
-        return tuple(KERNEL_CLASSES[k] in _HEAVY or KERNEL_CLASSES[k] == "exchange"
+        return tuple(KERNEL_CLASSES[k] not in KERNEL_FLOORS and KERNEL_CLASSES[k] != "other"
                      for k in names)
     att = KERNELS[m.attention.kind]
     out = []
