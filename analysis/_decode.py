@@ -2196,7 +2196,7 @@ class _Settings:
     def dense_gemm_hbm_efficiency(self, part):
         """The published fraction of peak HBM bandwidth at which the dense GEMMs of model
         part ``part`` stream their weights on this chip (``analysis._gemm.
-        DECODE_GEMM_HBM_EFFICIENCY``: NVFP4 on Blackwell), as a Parameter, or None: the
+        DECODE_GEMM_HBM_EFFICIENCY``: NVFP4 on Blackwell, FP8 on Hopper), as a Parameter, or None: the
         step's ``hbm_efficiency`` applies. Only under the default ``hbm_efficiency`` (a
         user's fraction, 1 for the roofline, is taken for every read)."""
         if self.hbm_eff != DECODE_HBM_EFFICIENCY.value or part not in ("attention", "ffn"):

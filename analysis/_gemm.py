@@ -27,8 +27,9 @@ TFLOPS (fabric ``h800``):
   forward or inference prefilling"): all four rows are above the ridge and give 0.656
   (for prefill; the decode step uses ``dense`` and ``grouped``).
 
-Memory-bound rows are left to the bandwidth side of the roofline
-(``analysis.DECODE_HBM_EFFICIENCY``). The H800 figures are taken for every Hopper chip
+Memory-bound rows are left to the bandwidth side of the roofline: the normal-GEMM rows at
+the decode batch sizes (M = 64, 128) give the streaming fraction of dense FP8 decode GEMMs on
+Hopper (:data:`DECODE_GEMM_HBM_EFFICIENCY`, below). The H800 figures are taken for every Hopper chip
 (H100, H200, H20, H800: the same GH100 tensor cores; an assumption for H20's cut-down
 part) and for every FP8 GEMM of those kinds, whatever engine runs it (an assumption:
 engines on Hopper call DeepGEMM or kernels of its class for these checkpoints).
@@ -40,8 +41,9 @@ anywhere, the attention kernel's score math.
 
 **Decode weight streaming** (the bandwidth side): dense NVFP4 GEMMs at decode size on
 Blackwell stream their weights at a published 0.314 of peak (:data:`DECODE_GEMM_HBM_EFFICIENCY`,
-from :data:`HELION_B200_NVFP4_CUTLASS`), not the decode default 0.78; grouped GEMMs keep the
-default (none published).
+from :data:`HELION_B200_NVFP4_CUTLASS`), dense FP8 GEMMs on Hopper at 0.836 (DeepGEMM's own
+memory-bound rows at M = 64 and 128, by the same least-squares rule), not the decode default
+0.78; grouped GEMMs keep the default (none published at decode size).
 
 Examples
 --------
@@ -176,11 +178,7 @@ def _decode_fp4_fraction():
     b200 = chip_spec("b200")
     xs = [n * k * _NVFP4_BYTES for n, k, _ in HELION_B200_NVFP4_CUTLASS]
     ys = [t * 1e-6 for *_, t in HELION_B200_NVFP4_CUTLASS]
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-             / sum((x - mx) ** 2 for x in xs))
-    intercept = my - slope * mx
+    slope, intercept = _least_squares(xs, ys)
     frac = 1 / slope / b200.hbm_bandwidth
     return Parameter(
         "gemm.decode_hbm_efficiency.blackwell.fp4", frac, "",
@@ -194,13 +192,51 @@ def _decode_fp4_fraction():
         f"(assumptions); not for grouped GEMMs (none published)")
 
 
+#: DeepGEMM's normal-GEMM rows at the decode batch sizes of its table (M = 64 and 128: every one
+#: below the H800's ridge, memory-bound), the rows :data:`GEMM_COMPUTE_EFFICIENCY` leaves out.
+_DEEPGEMM_DECODE_M = (64, 128)
+
+
+def _least_squares(xs, ys):
+    """``(slope, intercept)`` of the least-squares line through ``(xs, ys)``."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+             / sum((x - mx) ** 2 for x in xs))
+    return slope, my - slope * mx
+
+
+def _decode_fp8_hopper_fraction():
+    """Least squares of DeepGEMM's decode-size normal GEMMs (:data:`DEEPGEMM_H800_FP8`
+    ``"dense"`` rows at M = 64 and 128) time against bytes (FP8 A and B, BF16 D: the table's
+    own "memory bandwidth" convention): the slope's bandwidth over the H800's HBM bandwidth."""
+    h800 = chip_spec("h800")
+    rows = [r for r in DEEPGEMM_H800_FP8["dense"] if r[1] in _DEEPGEMM_DECODE_M]
+    xs = [g * (m * k + n * k) + 2 * g * m * n for g, m, n, k, _ in rows]
+    ys = [2 * g * m * n * k / (tf * 1e12) for g, m, n, k, tf in rows]
+    slope, intercept = _least_squares(xs, ys)
+    frac = 1 / slope / h800.hbm_bandwidth
+    return Parameter(
+        "gemm.decode_hbm_efficiency.hopper.fp8", frac, "",
+        f"{_DEEPGEMM_SOURCE}: the {len(rows)} normal-GEMM rows at M = 64 and 128 (all "
+        f"memory-bound: intensity below the 591 FLOP/B ridge), least squares time = "
+        f"{intercept * 1e6:.2f} us + bytes / {1 / slope / 1e12:.2f} TB/s (FP8 operands, BF16 "
+        f"output): {frac:.3f} of the H800's 3.35 TB/s (the kernel-only intercept agrees with "
+        f"decode.gemm_fixed_time's 2.60 us); taken for every Hopper chip and for dense FP8 GEMMs "
+        f"at any decode M (assumptions: DeepGEMM's smallest tile is 64 rows, so M < 64 runs the "
+        f"same kernel); not for grouped GEMMs (its grouped rows are M >= 256 per group)")
+
+
 #: Published fractions of peak HBM bandwidth at which the weight reads of DENSE decode GEMMs
 #: stream, by ``(generation, math format)``, where they differ from
 #: ``analysis.DECODE_HBM_EFFICIENCY`` (0.78, measured for BF16 on H100 and, through
 #: ``decode.gemm_fixed_time``'s fit, on B200). NVFP4 on Blackwell streams at about 0.31 (the
 #: reason is not measured; NVIDIA/cutlass issue #2973 reports that FP4 GEMMs with microscaling
 #: "appear to have some limits on their tile shape", which leaves a decode-size GEMM few CTAs).
-DECODE_GEMM_HBM_EFFICIENCY = {("blackwell", "fp4"): _decode_fp4_fraction()}
+#: FP8 on Hopper streams at about 0.84: DeepGEMM's own decode-size rows (the kernel TensorRT-LLM
+#: and SGLang run for block-scaled FP8 checkpoints on Hopper).
+DECODE_GEMM_HBM_EFFICIENCY = {("blackwell", "fp4"): _decode_fp4_fraction(),
+                              ("hopper", "fp8"): _decode_fp8_hopper_fraction()}
 
 
 def decode_gemm_hbm_efficiency(generation, math):
@@ -210,7 +246,9 @@ def decode_gemm_hbm_efficiency(generation, math):
 
     >>> round(decode_gemm_hbm_efficiency("blackwell", "fp4").value, 3)
     0.314
-    >>> decode_gemm_hbm_efficiency("hopper", "fp8") is None
+    >>> round(decode_gemm_hbm_efficiency("hopper", "fp8").value, 3)
+    0.836
+    >>> decode_gemm_hbm_efficiency("hopper", "bf16") is None
     True
     """
     if generation is not None and generation not in GENERATIONS:

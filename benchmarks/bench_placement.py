@@ -73,6 +73,16 @@ def reach_table(name, make):
           f"peak RSS +{grew:.0f} MB (all pairs reach: {bool(R.all())})")
 
 
+def unreachable(name, make):
+    """Router.unreachable_pairs over every live chip, alone (no n x n route table built)."""
+    f = make()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t, (i, _) = _timed(f.router.unreachable_pairs, f.endpoint_indices)
+    grew = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    print(f"{name:44s} {f.n_endpoints} live chips: unreachable_pairs {t:6.2f} s, "
+          f"peak RSS +{grew:.0f} MB ({len(i)} unreachable pairs)")
+
+
 def main():
     placement("switch:70,planes=8, complementary planes", _complements,
               [(8, 8), (35, 1), (36, 1)])
@@ -91,6 +101,9 @@ def main():
     reach_table("fattree:k=32 without chip7, agg30.0-core0",
                 lambda: topologies.build("fattree:k=32").without(
                     chips=["chip7"], links=[("agg30.0", "core0")]))
+    unreachable("dragonfly:h=9 without chip7, r16.1-r16.4",
+                lambda: topologies.build("dragonfly:h=9").without(
+                    chips=["chip7"], links=[("r16.1", "r16.4")]))
 
 
 if __name__ == "__main__":

@@ -664,7 +664,12 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed, 
             "w_uk": att_m.kv_lora_rank * att_m.heads * att_m.qk_nope_head_dim / tp,
             "w_uv": att_m.kv_lora_rank * att_m.heads * att_m.v_head_dim / tp,
             "o": att_m.heads * att_m.v_head_dim * h / tp}
-    bw = chip.hbm_bandwidth * DECODE_HBM_EFFICIENCY.value
+    # the projections stream at their format's published decode rate where there is one
+    # (analysis._gemm.DECODE_GEMM_HBM_EFFICIENCY: FP8 on Hopper), else the decode default
+    from analysis._gemm import decode_gemm_hbm_efficiency
+    pub = decode_gemm_hbm_efficiency(chip.generation,
+                                     chip.gemm_format(model.math_format("attention")))
+    bw = chip.hbm_bandwidth * (DECODE_HBM_EFFICIENCY.value if pub is None else pub.value)
     eff = gemm_compute_efficiency(chip.generation, chip.gemm_format(model.math_format(
         "attention")), "dense")
     f_att = chip.peak(chip.gemm_format(model.math_format("attention"))) * (
@@ -891,6 +896,78 @@ def test_nvfp4_dense_gemms_stream_at_their_published_rate(chip, batch, layout, e
     assert ("gemm.decode_hbm_efficiency.blackwell.fp4" in names) == applies
 
 
+def test_fp8_hopper_decode_gemm_fraction_is_deepgemms_line():
+    # DeepGEMM's README normal-GEMM rows at M = 64 and 128 (H800, kernel-only): an
+    # independent least-squares line (numpy) through time (FLOPs / achieved TFLOPS) against
+    # bytes (FP8 A and B, BF16 D) gives the fraction of the H800's 3.35 TB/s
+    from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY, DEEPGEMM_H800_FP8
+
+    rows = [r for r in DEEPGEMM_H800_FP8["dense"] if r[1] <= 128]
+    assert len(rows) == 12
+    x = np.array([m * k + n * k + 2 * m * n for _, m, n, k, _ in rows], dtype=float)
+    y = np.array([2 * m * n * k / (tf * 1e12) for _, m, n, k, tf in rows])
+    slope, intercept = np.polyfit(x, y, 1)
+    frac = DECODE_GEMM_HBM_EFFICIENCY[("hopper", "fp8")].value
+    assert frac == pytest.approx(1 / slope / 3.35e12, rel=1e-9)
+    # every row memory-bound (below the H800's FP8 ridge) and the fixed part a kernel's
+    ridge = 1978.9e12 / 3.35e12
+    assert all(2 * m * n * k / xi < ridge for (_, m, n, k, _), xi in zip(rows, x, strict=True))
+    assert 2.0e-6 < intercept < 3.0e-6
+
+
+@settings(max_examples=10, deadline=None)
+@given(chip=st.sampled_from(("h200", "h20", "b200")),
+       batch=st.sampled_from((1, 32, 256)),
+       layout=st.sampled_from(("tp=8,dp=1", "tp=1,dp=8", "tp=4,dp=2")),
+       eff=st.sampled_from((None, 1.0)), failed=st.sampled_from((None, "chip8")))
+def test_fp8_dense_gemms_stream_at_deepgemms_rate_on_hopper(chip, batch, layout, eff, failed):
+    # deepseek-r1 (FP8 block-128): on Hopper its attention projections, dense FFNs and shared
+    # experts read their weights at DeepGEMM's 0.836 of peak; the routed experts (grouped), the
+    # KV cache and the head as before; on Blackwell (no published FP8 decode figure) or under a
+    # user's hbm_efficiency nothing changes
+    import topologies
+    from analysis._decode import _shared_split
+    from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY
+    from fabric import SpecError, chip_spec
+
+    fab = topologies.build(f"switch:9,chip={chip}")
+    if failed:
+        fab = fab.without(chips=[failed])
+    m = MODELS["deepseek-r1"]
+    kw = {"batch": batch, "context": 1024, "layout": layout, "engine": "trtllm"}
+    if eff is not None:
+        kw["hbm_efficiency"] = eff
+    try:
+        on = analysis.decode_step(m, fab, **kw)
+    except SpecError as e:       # H20's 96 GB hold no FP8 R1 at tp=1 or 4
+        assert chip == "h20" and "a chip needs" in str(e)
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(analysis._gemm, "DECODE_GEMM_HBM_EFFICIENCY", {})
+        off = analysis.decode_step(m, fab, **kw)
+    c = chip_spec(chip)
+    applies = c.generation == "hopper" and eff is None
+    frac = DECODE_GEMM_HBM_EFFICIENCY[("hopper", "fp8")].value
+    bw = c.hbm_bandwidth * (0.78 if eff is None else eff)
+    gemm_bw = c.hbm_bandwidth * frac if applies else bw
+    lay = analysis.parse_layout(layout, 8)
+    tp = lay.tp
+    att_bytes = (m.attention_params if tp == 1 else m.attention_params_per_rank(tp)) * (
+        m.weight_bytes) / (tp if tp == 1 else 1)
+    for lo, lf in zip(on.layers, off.layers, strict=True):
+        assert lo.attention_weights == pytest.approx(att_bytes / gemm_bw, rel=1e-12)
+        assert lf.attention_weights == pytest.approx(att_bytes / bw, rel=1e-12)
+        assert lo.kv_cache == lf.kv_cache
+    assert on.layers[0].ffn_weights == pytest.approx(m.dense_ffn_bytes / tp / gemm_bw,
+                                                     rel=1e-12)
+    shared = m.shared_experts * m.shared_expert_bytes / _shared_split(lay)
+    assert on.layers[-1].ffn_weights - off.layers[-1].ffn_weights == pytest.approx(
+        shared * (1 / gemm_bw - 1 / bw), rel=1e-9, abs=1e-15)
+    assert on.head.weights == off.head.weights
+    names = {p.name for p in on.parameters}
+    assert ("gemm.decode_hbm_efficiency.hopper.fp8" in names) == applies
+
+
 @settings(max_examples=25, deadline=None)
 @given(system=st.sampled_from(("mesh:3x4,chip=b200", "mesh:5x2,chip=b200", "torus:3x4,chip=b200",
                                "hypermesh:2x4,chip=b200", "switch:8,planes=2,chip=b200",
@@ -994,7 +1071,7 @@ def test_flashmla_rates_are_the_h800_figures_and_bf16_only():
 # -- the MoE block's weight reads: one rule ---------------------------------------------------
 
 @pytest.mark.parametrize("model,spec,kw", [
-    # every read at the step's fraction (the one-division case of before)
+    # FP8 on Hopper: the shared experts at DeepGEMM's decode rate, the rest at the step's
     ("deepseek-v3", "hgx-h200", {"layout": "tp=8,dp=1"}),
     ("kimi-k2.5-int4", "hgx-h200", {"layout": "tp=8,dp=1,etp=8", "engine": "vllm",
                                     "runtime": "symmetric-memory", "batch": 16}),  # moe_eff
@@ -1004,7 +1081,8 @@ def test_flashmla_rates_are_the_h800_figures_and_bf16_only():
 ])
 def test_moe_weight_reads_are_each_stream_at_its_own_bandwidth(model, spec, kw):
     # router GEMM at the step's bandwidth, shared experts at their dense-GEMM rate (the
-    # published NVFP4 streaming on Blackwell), routed experts at the grouped-GEMM rate
+    # published NVFP4 streaming on Blackwell, FP8 on Hopper), routed experts at the
+    # grouped-GEMM rate
     import topologies
     from analysis._decode import DECODE_HBM_EFFICIENCY, VLLM_INT4_MOE_HBM_EFFICIENCY
     from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY
@@ -1014,8 +1092,12 @@ def test_moe_weight_reads_are_each_stream_at_its_own_bandwidth(model, spec, kw):
     m, chip, lay = MODELS[model], f.chip, d.layout
     sh = lay.tp if lay.etp > 1 else 1
     hbm = DECODE_HBM_EFFICIENCY.value
+    # the shared experts' published dense-GEMM rate: NVFP4 on Blackwell, FP8 on Hopper
     ffn = (DECODE_GEMM_HBM_EFFICIENCY[("blackwell", "fp4")].value
-           if model == "deepseek-r1-nvfp4" else hbm)
+           if model == "deepseek-r1-nvfp4" else
+           DECODE_GEMM_HBM_EFFICIENCY[("hopper", "fp8")].value if model in ("deepseek-v3",
+                                                                           "kimi-k2")
+           else hbm)
     moe = kw.get("moe_hbm_efficiency") or (
         VLLM_INT4_MOE_HBM_EFFICIENCY.value if kw.get("engine") == "vllm" else hbm)
     layer = d.layers[-1]
