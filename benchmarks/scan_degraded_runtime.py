@@ -9,6 +9,14 @@ and protocol on both fabrics and the schedule's own hardware floor (runtime "ide
 size and at 1 GiB) did not get faster too: the property ``tests/test_runtime.py`` checks with
 Hypothesis (see there why the wider property is not true). Prints the violations and a summary.
 
+The scope is deliberate: a failure can move NCCL's own protocol threshold, and the other
+protocol can be faster. Point-to-point runs LL while a message is at most p2p channels x 16 KiB
+(2.22+), so 8 H200 on 4 planes (``switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200``)
+without two of chip5's lanes to sw0 have 16 p2p channels instead of 32 and send the 512 KiB
+per peer of a 4 MiB all-to-all (nccl@2.22.3) as Simple: 22.70 us intact (LL) -> 22.20 us; at
+2 MiB (LL on both) and 8 MiB (Simple on both) the failure is slower. Not counted here
+(``tests/test_runtime.py::test_degraded_monotonicity_holds_per_algorithm_and_protocol_only``).
+
     PYTHONPATH=. python benchmarks/scan_degraded_runtime.py [--lanes] [--subsets] [spec ...]
 
 Lost lanes are how session 9's degraded-faster NCCL ring was found (a node without two of a

@@ -573,7 +573,11 @@ def test_a_failed_link_never_makes_a_collective_faster(spec, pick, op, n, rt):
     # schedule shared: the ideal runtime shows it too). Where the runtime picks another
     # schedule or protocol the property is not true of NCCL itself: its point-to-point
     # protocol follows a size threshold per channel, so a group left with fewer channels
-    # switches to Simple sooner. Brute force: any single link of a small fabric.
+    # switches to Simple sooner (8 H200 on 4 planes without two of chip5's lanes, all-to-all
+    # 4 MiB, 2.22.3: LL 22.70 -> Simple 22.20 us), or with more channels (the ring search's
+    # 17-lane count above its 18-lane one) stays LL longer: the scope is pinned by
+    # test_degraded_monotonicity_holds_per_algorithm_and_protocol_only. Brute force: any
+    # single link of a small fabric.
     f = _SMALL[spec]
     links = _SMALL_LINKS[spec]
     g = f.without(links=[links[pick % len(links)]])
@@ -592,6 +596,36 @@ def test_a_failed_link_never_makes_a_collective_faster(spec, pick, op, n, rt):
     if floor and (floor[2] < floor[0] * (1 - 1e-9) or floor[3] < floor[1] * (1 - 1e-9)):
         return
     assert b.time >= a.time * (1 - 1e-9), (spec, links[pick % len(links)], a, b)
+
+
+def test_degraded_monotonicity_holds_per_algorithm_and_protocol_only():
+    # The degraded-fabric rule (tests/test_audit_s9_runtime.py, benchmarks/
+    # scan_degraded_runtime.py) compares a failure against the intact fabric only where NCCL
+    # ran the same algorithm and protocol. Its scope, pinned: a failure can move NCCL's own
+    # protocol threshold (enqueue.cc: LL while a message <= p2p channels x 16 KiB, 2.22+), and
+    # the other protocol can then be faster (review s10). (a) 8 H200 on 4 planes without two
+    # of chip5's lanes: ring search 24 -> 16 collective channels, p2p 32 -> 16, 512 KiB per
+    # peer over 16 x 16 KiB: Simple at full rate beats LL at half on twice the channels,
+    # 22.70 -> 22.20 us. (b) 8 B200 on 2 planes without one lane of chip5: 17 lanes find 17
+    # channels at 40 GB/s (no DupChannels below 50 GB/s) where 18 find 8 at 90 doubled to
+    # 16, so 34 collective channels > 32, p2p 32 -> 64, and 768 KiB runs LL: 7.49 -> 5.91 us.
+    # At sizes where both run one protocol, the failure is never faster.
+    cases = (("switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200", [("chip5", "sw0")] * 2,
+              "2.22.3", "all-to-all", None, 4 * 2**20, ("LL", "Simple"), (2**21, 2**23)),
+             ("switch:8,planes=2,links=9,tech=nvlink5,chip=b200", [("chip5", "sw0")],
+              "2.26.6", "send-recv", ["chip5", "chip6"], 786432, ("Simple", "LL"),
+              (2**18, 2**22)))
+    for spec, lanes, rel, op, ranks, n, protos, same in cases:
+        f = topologies.build(spec)
+        g = f.without(lanes=lanes)
+        kw = {"runtime": f"nccl@{rel}", "ranks": ranks}
+        a, b = cost(f, op, n, **kw), cost(g, op, n, **kw)
+        assert (a.protocol, b.protocol) == protos, spec
+        assert b.time < a.time, spec                      # outside the rule's scope
+        for m in same:
+            a, b = cost(f, op, m, **kw), cost(g, op, m, **kw)
+            assert (a.algorithm, a.protocol) == (b.algorithm, b.protocol), (spec, m)
+            assert b.time >= a.time, (spec, m)            # inside it
 
 
 def test_channels_do_not_follow_rank_order_or_unused_lanes():
