@@ -66,7 +66,10 @@ failure only adds bytes to live links (every byte of the failed link crosses
 every link of its bypass) and only lengthens paths (dimension order is minimal
 on the intact grid; a bypass has at least one hop), so on a fabric whose links
 of one dimension share bandwidth and latency (every builder) no link's load
-and no path's latency falls, and no schedule's time can. Keeping the tie split
+and no path's latency falls, and no schedule's time can. Not claimed where the
+failures cut a node off (a per-line switch losing every chip of its line, an
+island of chips): that node has failed in effect, and the pairs through it take
+one shortest path, which can be less loaded than their old route. Keeping the tie split
 matters: dropping the dead way of a tie moves bytes off the live links of that
 way, which can unload the busiest link. The alternative, letting the intact
 grid route adaptively too, would change every intact grid figure and depart

@@ -53,10 +53,12 @@ class Bypass:
         V = len(self.paths)
         self.n = n
         lat = router.link_latency
-        bw = router.link_bandwidth
+        bw = self.bandwidth = router.link_bandwidth
         v_lat = np.array([lat[p].sum() for p in self.paths])
         v_hops = np.array([float(len(p)) for p in self.paths])
-        v_bw = np.array([bw[p].min() for p in self.paths]) if V else np.zeros(0)
+        # a virtual link's bandwidth is not its dimension's: the per-dimension bottleneck
+        # ignores it (inf), and bottleneck() reads the bypass links themselves
+        v_bw = np.full(V, np.inf)
         rows = np.repeat(np.arange(V), [len(p) for p in self.paths])
         cols = np.concatenate(self.paths) if V else np.zeros(0, dtype=np.int64)
         self.member = sp.csr_matrix((np.ones(len(cols)), (rows, cols)), shape=(V, n))
@@ -71,6 +73,9 @@ class Bypass:
         ext_bw = np.concatenate([bw, v_bw])
         self.twin = DimOrder(proxy, np.concatenate([lat, v_lat]), ext_bw, n + V, None,
                              single_path=single)
+        # a pair's path() at a tie whose ways now differ: the longer, so that one access
+        # (fabric.access) takes what latency() and hops() report (the larger over the ways)
+        self.twin.tie_way = "longest"
         # the same routes with each link weighted by the hops it stands for
         self.hop_twin = DimOrder(proxy, np.concatenate([np.ones(n), v_hops]), ext_bw, n + V,
                                  None, single_path=single)
@@ -92,12 +97,26 @@ class Bypass:
         return np.rint(hw).astype(np.int64), lat, dead
 
     def bottleneck(self, s, d):
-        return self.twin.bottleneck(s, d)
+        """Narrowest link of the pairs' paths (every way of a tie, bypasses expanded): the
+        per-dimension bottleneck of the live links, and the links of every bypass taken."""
+        out = self.twin.bottleneck(s, d)
+        if not len(self.paths):
+            return out
+        bw = self.bandwidth
+        for way in ("plus", "minus"):     # every link of every combination of tie ways
+            M = self._expanded(s, d, way)
+            if M.shape[1]:
+                b = np.where(M >= 0, bw[np.maximum(M, 0)], np.inf).min(axis=1)
+                out = np.minimum(out, b)
+        return out
 
     def path_links_many(self, s, d):
         """Links of the pairs' paths (virtual links expanded), (P, H) padded with -1; rows
         of pairs routed whole are meaningless (the caller replaces them)."""
-        M = self.twin.path_links_many(s, d)
+        return self._expanded(s, d, "longest")
+
+    def _expanded(self, s, d, way):
+        M = self.twin.path_links_many(s, d, tie_way=way)
         if not len(self.paths) or not (M >= self.n).any():
             return M
         rows = []

@@ -18,6 +18,9 @@ class DimOrder:
                  single_path=False):
         self.f = fabric
         self.single_path = single_path
+        # path_links_many at a tie of two live ways: the + way ("plus"), the one of larger
+        # latency ("longest") or the - way ("minus"); see fabric._routing_bypass
+        self.tie_way = "plus"
         self.bandwidth = link_bandwidth
         self.fallback = fallback  # unused: fabric.Router detours dead pairs by its engine
         self.n_links = n_links
@@ -433,11 +436,13 @@ class DimOrder:
             valid = tl >= 0
             out += np.bincount(tl[valid], weights=acc[valid], minlength=self.n_links)
 
-    def path_links_many(self, src, dst):
+    def path_links_many(self, src, dst, tie_way=None):
         """Links of the dimension-order path of each pair, as a (P, H) array padded with -1.
 
         Pairs whose path crosses a dead link get -1 everywhere (the caller detours them).
+        ``tie_way`` overrides :attr:`tie_way` (which way of a tie of two live ways).
         """
+        tie_way = self.tie_way if tie_way is None else tie_way
         a_slot, b_slot = self._slots(src), self._slots(dst)
         P = len(src)
         cols = []
@@ -452,9 +457,21 @@ class DimOrder:
             else:
                 mp, mm, fp = self._ring_moves(d, a, b)
                 plus = fp >= 0.5
+                dp = dm = np.zeros(P, dtype=bool)
+                start_m = np.where(mm > 0, (a - mm + 1) % s if c == "ring" else a - mm + 1, 0)
                 if not self.intact:
                     dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
+                    dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
                     plus = np.where(fp == 0.5, ~dp, plus)
+                both = (fp == 0.5) & ~dp & ~dm
+                if tie_way == "longest" and not self.single_path:
+                    # both ways alive: the one of larger latency (+ when equal), the way
+                    # latency() reports (a bypassed way is the longer)
+                    lp = self._seg_sum(tab, "plus_lat", line, a, mp)
+                    lm = self._seg_sum(tab, "minus_lat", line, start_m, mm)
+                    plus = np.where(both, lp >= lm, plus)
+                elif tie_way == "minus" and not self.single_path:
+                    plus = np.where(both, False, plus)
                 steps = np.where(plus, mp, mm) * move
                 sign = np.where(plus, 1, -1)
                 for k in range(int(steps.max()) if P else 0):

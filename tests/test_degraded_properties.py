@@ -173,9 +173,11 @@ def test_routes_use_no_dead_element_and_loads_conserve_bytes(case, data):
     loads = r.loads(i[s], i[t], 1.0)
     assert (loads >= 0).all()
     if g.failures.degraded and isinstance(g.structure, Grid):
-        # the two ways of a tie may differ in length once one takes a bypass: hops is
-        # the longest (as latency), the bytes split evenly over the ways
+        # the two ways of a tie may differ in length once one takes a bypass: hops and
+        # latency are the longer way's, and so is the path; the bytes split evenly
         assert len(path) - 1 <= hops and loads.sum() <= hops + 1e-9
+        assert sum(g.graph.edges[a, b]["latency"] for a, b in itertools.pairwise(path)) \
+            == pytest.approx(float(r.latency(i[s], i[t])[0]), rel=1e-12, abs=0)
     else:
         assert len(path) - 1 == hops and loads.sum() == pytest.approx(hops)
     # a unit of flow leaves s and arrives at t (a bypass may pass through either again)
