@@ -211,7 +211,9 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
             section, sentences = decode_section(fabrics, executor, quiet)
             if section is not None:
                 parts.append(section)
-            found(key, sentences)
+                found(key, sentences)
+            elif sentences:     # no step ran: nothing to assume
+                groups.append((titles[key], tuple(sentences)))
         elif key == "serving":
             section, sentences = serving_section(fabrics, executor, quiet)
             if section is not None:

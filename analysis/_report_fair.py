@@ -667,7 +667,24 @@ _RESTS_ON = {
                     "bandwidths"), ("bandwidth",)),
     "failures": (("the fabric's own routing around the failure (shortest paths left), and the "
                  "link bandwidths"), ("bandwidth",)),
+    # a callable: its phrase quotes Parameters and the runtime's version, read when used
+    "decode": (lambda: _decode_rests_on(), ("bandwidth", "latency")),
 }
+
+
+def _decode_rests_on():
+    """What a decode finding's times rest on: the software the decode model charges (the
+    seed's 5.85 ms is read on these, not on a hardware floor) and the fabric's links."""
+    from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
+
+    return ("the decode model's settings (CUDA-graph replay with "
+            f"{format_time(GRAPH_KERNEL_OVERHEAD.value)} per kernel boundary, the published "
+            "minimum kernel durations, weights and KV cache read at "
+            f"{DECODE_HBM_EFFICIENCY.value:.0%} of HBM peak, the MoE exchange kernel of the "
+            "step table, tensor-parallel collectives (none at tp=1) under the "
+            f"{runtime_phrase()}; no kernel fusion unless varied, no overlap of communication "
+            "with compute) "
+            "and the link bandwidths and latencies")
 
 
 def assumption_clause(section, fabrics):
@@ -678,6 +695,7 @@ def assumption_clause(section, fabrics):
     if section not in _RESTS_ON:
         return ""
     what, kinds = _RESTS_ON[section]
+    what = what() if callable(what) else what
     first_two = dict(list(fabrics.items())[:2])
     names = [n for n, (_, k) in assumed_parameters(first_two).items() if k in kinds]
     tail = (f"; assumed (no published figure): {', '.join(sorted(names))}" if names

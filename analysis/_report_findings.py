@@ -264,8 +264,10 @@ def runtime_findings(rows, systems):
             continue
         per_size = []
         for s in sizes:
-            cells = [f"{n} {format_time(mine[(n, s)]['nccl_time_s'])}" for n in names
-                     if (n, s) in mine]
+            # the algorithm NCCL's tuner picks says why a ratio turns over (one ring over
+            # every rank of a load/store system against trees across a cluster's hosts)
+            cells = [f"{n} {format_time(mine[(n, s)]['nccl_time_s'])} "
+                     f"({mine[(n, s)]['nccl']})" for n in names if (n, s) in mine]
             per_size.append(f"{format_size(s)}: " + ", ".join(cells))
         text = (f"With the software ({runtime_phrase('nccl')} on every system), {op} takes "
                 + "; ".join(per_size) + ".")

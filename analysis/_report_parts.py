@@ -120,6 +120,10 @@ DECODE_BATCH, DECODE_CONTEXT = 1, 4096
 #: The seed article's claim for its 2.8T MoE on the 128-chip supernode (unconfirmed).
 SEED_MS_PER_TOKEN = 5.85e-3
 
+#: Kernel fusion factors the seed's claims are read at: none, and its "10x fewer kernels"
+#: (unconfirmed); the decode tornado's low and high setting.
+SEED_FUSION = (1.0, 10.0)
+
 
 # -- formatting -------------------------------------------------------------------------
 

@@ -477,8 +477,9 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
              Column("ratio", "nccl / symmetric", _fmt_ratio_or_dash)),
             tuple(rt_rows),
             "Every rank of the system. Hardware floor: runtime 'ideal' (the fastest schedule, "
-            "path latency, transport overhead and link bandwidth only; the collectives and "
-            "symmetric-memory tables and figures above use it). nccl: NCCL's tuner model "
+            "path latency, transport overhead and link bandwidth only; the collectives "
+            "tables and figures, the symmetric-memory table above and the left panel of the "
+            "figure below use it). nccl: NCCL's tuner model "
             "(launch and per-step latencies, "
             "LL/LL128/Simple, channels; fabric/_runtime.py). symmetric-memory: one-sided "
             f"load/store kernels (a kernel floor of {_kernel_floors()}: a Lamport one-shot, or "

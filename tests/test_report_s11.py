@@ -191,3 +191,40 @@ def test_decode_figures_name_their_conditions_and_runtime():
             assert _texts_outside(fig) == []
         finally:
             _close(fig)
+
+
+def test_decode_findings_state_the_software_their_times_rest_on():
+    # the seed's 5.85 ms per token and the decode times are read on the decode model's
+    # software (graph replay, kernel floors, the exchange kernel, NCCL), not a hardware
+    # floor: each MoE decode finding says so, with the values the model uses
+    from analysis._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
+    from analysis._report_fair import assumption_clause
+    from analysis._report_parts import report_fabric, runtime_phrase
+    from fabric import format_time
+
+    names = ("torus:4x4", "rail:servers=2,gpus=4")
+    clause = assumption_clause("decode", {n: report_fabric(n) for n in names})
+    assert clause.startswith(" Assumes: the decode model's settings (CUDA-graph replay")
+    assert runtime_phrase() in clause
+    assert f"{format_time(GRAPH_KERNEL_OVERHEAD.value)} per kernel boundary" in clause
+    assert f"{DECODE_HBM_EFFICIENCY.value:.0%} of HBM peak" in clause
+    assert "no kernel fusion unless varied" in clause
+
+
+def test_decode_sensitivity_reads_the_seeds_fusion_factor():
+    from analysis._report import build_report
+    from analysis._report_parts import SEED_FUSION
+
+    rep = build_report(["torus:4x4,chip=h100", "rail:servers=2,gpus=4,chip=h100"],
+                       sections=["decode"], quiet=True)
+    found = dict(rep.finding_groups)["MoE decode"]
+    assert found and not found[0].startswith("Decode: no model runs"), found
+    assert all(f.count("Assumes: the decode model's settings") == 1 for f in found), found
+    # a decode that ran nothing assumes nothing
+    (none,) = dict(build_report(["torus:4x4"], sections=["decode"],
+                                quiet=True).finding_groups)["MoE decode"]
+    assert none.startswith("Decode: no model runs") and "Assumes" not in none
+    sens = next(t for s in rep.sections for t in s.tables if t.name == "decode_sensitivity")
+    fusion = next(r for r in sens.rows if r["parameter"] == "kernel fusion factor")
+    assert fusion["high"] == f"{SEED_FUSION[1]:g}"
+    assert any(f"the seed's {SEED_FUSION[1]:g}x fewer kernels" in f for f in found)
