@@ -264,8 +264,13 @@ _PPLX_IBGDA = (
     "(token, expert) message is its own GPU-posted RDMA write plus a signal atomic "
     "(nvshmemx_putmem_signal_nbi_warp: one WQE pair per message, 512 (EP16) to 960 (EP128) "
     "remote messages per rank per phase) and the count signals add one per (rank, expert); "
-    "the model has no per-message IBGDA cost (no sourced figure), and nothing in the code "
-    "read explains EP16 being the slowest")
+    "the model has no per-message IBGDA cost (no sourced figure). Session 11: the one code "
+    "quantity that falls as EP grows is the messages per queue pair: NVSHMEM posts to an RC "
+    "QP one after another (ibgda_device.cuh: slots reserved by an atomic on resv_head, "
+    "submitted in order by a CAS on ready_head, the doorbell under the QP's post_send_lock), "
+    "with NVSHMEM_IBGDA_NUM_RC_PER_PE QPs per peer (1 or 2 by release), so a rank's ~512 "
+    "remote messages share 8 peers' QPs at EP16 and ~896 share 120 peers' at EP128, "
+    "consistent with EP16 being the slowest; no sourced per-post time prices it")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (deepep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
