@@ -223,7 +223,8 @@ MTP_KERNELS = ("mtp_proj",)
 #: read). The logits kernel (class ``indexer``) reads the indexer's key cache and runs its
 #: score FLOPs in FP8 (``MLA.index_score_flops_per_token``; DeepSeek's ``fp8_index``); the
 #: fp32 logits it writes and the top-k reads back (8 B per cached token and query) are not
-#: counted.
+#: counted, nor TensorRT-LLM's short-sequence fast path (tech blog 15, PR-9524: while every
+#: sequence has at most ``index_topk`` tokens a separate CUDA graph skips the logits and top-k).
 DSA_INDEXER_KERNELS = ("indexer_q_proj", "indexer_k_weights_proj", "indexer_k_norm",
                        "indexer_q_rope_quant", "indexer_k_rope", "indexer_k_concat",
                        "indexer_k_cache", "indexer_logits", "indexer_topk")

@@ -284,7 +284,8 @@ class MLA:
     values per token, :data:`INDEX_KEY_BYTES`); the query then attends to the ``index_topk``
     tokens it selects (``topk(min(index_topk, end_pos))``), not to the whole cache. The
     indexer's weights are plain (replicated) linears there, as in vLLM ("no tensor parallel,
-    just replicated"), so every tensor-parallel rank holds and runs them whole
+    just replicated") and TensorRT-LLM (tech blog 15: under attention TP "TP is not applied to
+    the indexer layers"), so every tensor-parallel rank holds and runs them whole
     (:meth:`replicated_params`). ``index_topk = 0``: dense MLA (no indexer).
 
     Attributes
