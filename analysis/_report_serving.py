@@ -280,9 +280,10 @@ def serving_section(fabrics, executor, quiet):
         f"its exchange kernel per system, the collectives through {runtime_phrase()}; no "
         "kernel fusion, no overlap. A prompt rides on a decode step of the same forward pass "
         "(in-flight batching) and shares its weight read (analysis.shared_weight_read); that "
-        "step, like a prompt pass of its own, is priced without kernel-launch cost, though "
-        "TensorRT-LLM runs mixed iterations outside its decode CUDA graph by default (an "
-        "omission)."),
+        "step, like a prompt pass of its own, runs without a CUDA graph (TensorRT-LLM's "
+        "default for mixed iterations): its kernel launches are priced as an asynchronous "
+        "host pipeline (analysis.eager_pass_seconds), hidden behind the pass's long kernels "
+        "but for the first."),
         ("Cost: $ per million tokens = $ per GPU-hour / (tokens/s per GPU x 3600 / 1e6), "
         "from SemiAnalysis' TCO table (own, hyperscaler tier) where the GPU has a price; "
         "otherwise the cost book's node price per chip plus the network's bill of materials, "

@@ -47,10 +47,13 @@ Serving modes and the definitions of "per GPU" (every result says which it uses)
   beside the other requests' decode tokens, then the rest) costs each chunk as a pass of its
   own, at least one read of the weights it touches (:meth:`PrefillTime.chunk_seconds`);
   ``T_prefill`` is their sum. A user sees ``TTFT = T_prefill - S`` and
-  ``osl`` tokens in ``R - TTFT``. Omitted (stated): a prompt's pass, mixed or on its own, is
-  priced without kernel-launch cost, though it runs without the decode CUDA graph
-  (TensorRT-LLM runs mixed iterations outside its generation-only graph by default, its
-  piecewise graphs being off; vLLM runs a step above its largest capture size eagerly).
+  ``osl`` tokens in ``R - TTFT``. A prompt's pass, mixed or on its own, runs without the
+  decode CUDA graph (TensorRT-LLM runs mixed iterations outside its generation-only graph by
+  default, its piecewise graphs being off; vLLM runs a step above its largest capture size
+  eagerly): each chunk adds the kernel launches its own eager pass leaves exposed
+  (:func:`eager_pass_seconds`: launches are asynchronous, so they hide behind long kernels;
+  the merged step is at least as long, so this bounds its exposure from above; its decode
+  part keeps the graph's per-kernel boundaries, a small over-charge).
 * ``"disaggregated"`` (prefill on other GPUs, as in the lmsys large-scale EP
   deployment): the decode instance runs cycles only, ``R = (osl / E) T_cycle``;
   the prefill GPUs that keep up with it are ``(B / R) T_prefill n`` (requests per
@@ -108,6 +111,10 @@ from fabric import Parameter, RoutingError, SpecError, chip_spec
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
     ENGINE_KERNELS,
+    KERNEL_CLASSES,
+    KERNEL_FLOORS,
+    KERNELS,
+    LAUNCH_OVERHEAD,
     TWO_BATCH,
     collective_seconds,
     decode_step,
@@ -143,6 +150,7 @@ __all__ = [
     "candidate_layouts",
     "closed_loop_run",
     "cost_per_million_tokens",
+    "eager_pass_seconds",
     "expected_cycles",
     "instance_sizes",
     "pareto_front",
@@ -199,6 +207,9 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     >>> prefill_gemm_efficiency(chip_spec("b200"), "fp4", "experts")
     1.0
     """
+    if part != "scores" and part not in PREFILL_GEMM_KIND:
+        raise SpecError(f"part must be 'scores' or one of {', '.join(PREFILL_GEMM_KIND)}, got "
+                        f"part={part!r}")
     if efficiency is not None:
         return float(efficiency)
     if part == "scores":
@@ -280,14 +291,26 @@ _SYSTEM_TCO = {"nvl72": "GB200 NVL72", "gb200-nvl72": "GB200 NVL72",
                "gb300-nvl72": "GB300 NVL72"}
 
 
+def _finite(name, value, *, positive=False):
+    """``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` with
+    ``positive``), else a SpecError naming ``name`` (nan, inf, a bool, a string)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            math.isfinite(value) and (value > 0 if positive else value >= 0)):
+        raise SpecError(f"{name} must be a finite number {'> 0' if positive else '>= 0'}, "
+                        f"got {name}={value!r}")
+    return float(value)
+
+
 def cost_per_million_tokens(tokens_per_s_gpu, usd_per_gpu_hour):
     """``$ per GPU-hour / (tokens/s per GPU x 3600 / 1e6)``.
 
     >>> round(cost_per_million_tokens(1000.0, 1.80), 4)
     0.5
+
+    Both must be finite: nan, inf or a negative figure is refused by name.
     """
-    if not tokens_per_s_gpu > 0:
-        raise SpecError(f"tokens_per_s_gpu must be > 0, got {tokens_per_s_gpu!r}")
+    tokens_per_s_gpu = _finite("tokens_per_s_gpu", tokens_per_s_gpu, positive=True)
+    usd_per_gpu_hour = _finite("usd_per_gpu_hour", usd_per_gpu_hour)
     return usd_per_gpu_hour / (tokens_per_s_gpu * 3600 / 1e6)
 
 
@@ -296,9 +319,13 @@ def tokens_per_s_per_mw(tokens_per_s_gpu, kw_per_gpu):
 
     >>> tokens_per_s_per_mw(1000.0, 2.0)
     500000.0
+    >>> tokens_per_s_per_mw(float("nan"), 1.0)
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: tokens_per_s_gpu must be a finite number >= 0, got tokens_per_s_gpu=nan
     """
-    if not kw_per_gpu > 0:
-        raise SpecError(f"kw_per_gpu must be > 0, got {kw_per_gpu!r}")
+    tokens_per_s_gpu = _finite("tokens_per_s_gpu", tokens_per_s_gpu)
+    kw_per_gpu = _finite("kw_per_gpu", kw_per_gpu, positive=True)
     return tokens_per_s_gpu / (kw_per_gpu / 1000.0)
 
 
@@ -350,6 +377,10 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     """
     if tier not in TIERS:
         raise SpecError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
+    if kw_per_gpu is not None:
+        kw_per_gpu = _finite("kw_per_gpu", kw_per_gpu, positive=True)
+    if chip_price is not None:
+        chip_price = _finite("chip_price", chip_price, positive=True)
     chip = fabric.chip
     # a failure renames the fabric ("nvl72 without 1 link"); the hardware paid for is the same
     built = fabric if fabric.intact is None else fabric.intact
@@ -360,6 +391,11 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
         if name not in TCO:
             raise SpecError(f"gpu must be one of {', '.join(TCO)}, got {name!r}")
         e = TCO[name]
+        if kw_per_gpu is not None:      # the user's power replaces the table's (was ignored)
+            usd, _ = e.parameters(tier)
+            return (e.usd_per_gpu_hour[tier], kw_per_gpu,
+                    (usd, Parameter("serving.kw_per_gpu", kw_per_gpu, "kW", "user")),
+                    f"TCO table: {name}, {tier}; power {kw_per_gpu:g} kW per GPU (user)")
         return (e.usd_per_gpu_hour[tier], e.all_in_kw_per_gpu, e.parameters(tier),
                 f"TCO table: {name}, {tier}")
     bom = _bill_of_materials(fabric)
@@ -372,8 +408,8 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
         raise SpecError(f"no published GPU-hour price for {fabric.name!r} (chip "
                         f"{getattr(chip, 'name', chip)!r}): give chip_price (dollars per chip "
                         "with its server share)")
-    if not (isinstance(chip_price, (int, float)) and chip_price > 0):
-        raise SpecError(f"chip_price must be > 0 dollars, got chip_price={chip_price!r}")
+    chip_price = _finite("chip_price", chip_price, positive=True)
+    kw_source = "user" if kw_per_gpu is not None else "analysis.bill_of_materials (IT power)"
     if bom is None:
         if kw_per_gpu is None:
             raise SpecError("kw_per_gpu is needed: analysis.bill_of_materials is not "
@@ -390,8 +426,7 @@ def serving_cost(fabric, *, tier="own-hyperscaler", gpu=None, chip_price=None,
     how = (f"chip price ${chip_price:,.0f}{what} over {AMORTIZATION_YEARS.value:g} years "
            f"+ {kw_per_gpu:.2f} kW at ${USD_PER_KWH.value}/kWh")
     params = (Parameter("serving.chip_price", chip_price, "$", price_source),
-              Parameter("serving.kw_per_gpu", kw_per_gpu, "kW",
-                        "user" if bom is None else "analysis.bill_of_materials (IT power)"),
+              Parameter("serving.kw_per_gpu", kw_per_gpu, "kW", kw_source),
               AMORTIZATION_YEARS, USD_PER_KWH) + net_params
     return usd, kw_per_gpu, params, how
 
@@ -421,6 +456,11 @@ class PrefillTime:
         Seconds of ``weights`` that are the routed experts' (0: a pass reads every weight).
     experts, experts_per_token : int
         Routed experts ``E`` and experts per token ``k`` (for :meth:`read`; 0: no routing).
+    launch : float
+        Seconds of host time per kernel launch of the pass (0: launches not priced).
+    launch_layers : tuple
+        The pass's kernels as ``((heavy flags of one layer's kernels, repeats), ...)`` in
+        stream order (:meth:`exposed_launch`; empty: launches not priced).
     """
 
     isl: int
@@ -432,6 +472,8 @@ class PrefillTime:
     expert_weights: float = 0.0
     experts: int = 0
     experts_per_token: int = 0
+    launch: float = 0.0
+    launch_layers: tuple = ()
 
     def read(self, tokens):
         """Seconds a forward pass of ``tokens`` prompt tokens reads weights: all but the
@@ -449,26 +491,128 @@ class PrefillTime:
         active = expected_active_experts(self.experts, self.experts_per_token, tokens)
         return self.weights - self.expert_weights * (1.0 - active / self.experts)
 
+    def exposed_launch(self, device):
+        """Seconds the host's kernel launches add to a pass whose kernels run ``device``
+        seconds on the GPU, launched one by one without a CUDA graph (prompt passes run
+        eagerly: TensorRT-LLM's mixed iterations, vLLM's steps above its largest capture
+        size): :func:`eager_pass_seconds` of :attr:`launch_layers`, ``device`` spread evenly
+        over the heavy kernels, less ``device``.
+
+        >>> p = PrefillTime(isl=1, flops=0.0, compute=0.0, weights=0.0, comm=0.0, total=0.0,
+        ...                 launch=4e-6, launch_layers=(((False, True), 2),))
+        >>> round(p.exposed_launch(1.0) * 1e6, 6)   # long kernels: the launches up to the first
+        8.0
+        >>> round(p.exposed_launch(0.0) * 1e6, 6)      # empty ones: every launch
+        16.0
+        """
+        if not self.launch or not self.launch_layers:
+            return 0.0
+        heavy = sum(sum(flags) * r for flags, r in self.launch_layers)
+        each = device / heavy if heavy else 0.0
+        segments = [(tuple(each if f else 0.0 for f in flags), r)
+                    for flags, r in self.launch_layers]
+        return max(0.0, _eager_makespan(segments, self.launch) - (each * heavy if heavy
+                                                                    else 0.0))
+
     def chunk_seconds(self, tokens):
         """Seconds a forward pass of ``tokens`` of such prompts takes on its own: its own
         roofline, ``max(tokens x compute / isl, read(tokens))`` (one weight read for the
         pass however many tokens, or prompts' pieces, it holds; compute linear in tokens),
         plus ``tokens x comm / isl`` (the collectives' bytes grow with the tokens; their
         per-collective latency is not charged again per chunk: an under-charge for small
-        chunks). ``chunk_seconds(isl) == total`` for :func:`prefill_time`'s result.
+        chunks), plus what the pass's eager launches add (:meth:`exposed_launch`).
+        ``chunk_seconds(isl) == total`` for :func:`prefill_time`'s result.
 
         >>> p = PrefillTime(isl=1000, flops=0.0, compute=0.5, weights=0.1, comm=0.02,
         ...                 total=0.52)
         >>> round(p.chunk_seconds(1000), 6), round(p.chunk_seconds(100), 6)
         (0.52, 0.102)
         """
-        return max(tokens * self.compute / self.isl, self.read(tokens)) + (
+        device = max(tokens * self.compute / self.isl, self.read(tokens)) + (
             tokens * self.comm / self.isl)
+        return device + self.exposed_launch(device)
+
+
+def _eager_makespan(segments, launch):
+    """:func:`eager_pass_seconds` of kernels given as ``[(seconds of one period's kernels,
+    repeats), ...]`` in stream order, in closed form: the end of the last kernel is
+    ``max_j ((j + 1) launch + sum_{i >= j} d_i)``; within a repeated segment that is linear in
+    the period, so its maximum sits at the first or the last period."""
+    tail = 0.0                                  # device seconds after the current segment
+    ends = []
+    offset = sum(len(d) * r for d, r in segments)
+    for d, r in reversed(segments):
+        n, period = len(d), sum(d)
+        offset -= n * r                         # kernels before this segment
+        suffix = 0.0
+        for q in range(n - 1, -1, -1):
+            suffix += d[q]
+            for p in {0, r - 1}:
+                ends.append((offset + p * n + q + 1) * launch + tail + (r - p - 1) * period
+                            + suffix)
+        tail += r * period
+    return max(ends, default=0.0)
+
+
+def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1):
+    """Seconds a forward pass takes when its kernels are launched one by one from the host,
+    without a CUDA graph, ``kernel_seconds`` (device seconds of each, in stream order;
+    ``repeat`` times over: one list per layer).
+
+    Kernel launches are asynchronous (CUDA Programming Guide, sec. 2.3 "Asynchronous
+    Execution": a kernel launch "returns immediately" and "may return before the
+    asynchronous operation has started"), so the host issues kernel ``i`` at ``(i + 1) x
+    launch`` while earlier ones run, and the GPU runs it from the later of its issue and the
+    previous kernel's end: the pass ends at ``max_j ((j + 1) launch + sum_{i >= j} d_i)``.
+    Long kernels hide the launches behind them (``launch + sum d``); empty ones pay every
+    launch (``n x launch``); the serial sum ``sum (launch + d_i)`` that
+    :func:`analysis.decode_step` charges without graphs is the bound where the host cannot
+    run ahead. ``launch``: :data:`analysis.LAUNCH_OVERHEAD`, decode's figure per launch.
+
+    >>> round(eager_pass_seconds([1e-3, 0.0, 1e-3], launch=4e-6) * 1e6, 6)
+    2004.0
+    >>> round(eager_pass_seconds([0.0, 0.0], launch=4e-6, repeat=3) * 1e6, 6)
+    24.0
+    """
+    try:
+        ds = [float(d) for d in kernel_seconds]
+    except (TypeError, ValueError):
+        raise SpecError(f"kernel_seconds must be a sequence of seconds, got "
+                        f"{kernel_seconds!r}") from None
+    if any(not (math.isfinite(d) and d >= 0) for d in ds):
+        raise SpecError(f"kernel_seconds must be finite numbers of seconds >= 0, got {ds!r}")
+    if isinstance(launch, bool) or not isinstance(launch, numbers.Real) or not (
+            math.isfinite(launch) and launch >= 0):
+        raise SpecError(f"launch must be a finite number of seconds >= 0, got "
+                        f"launch={launch!r}")
+    if isinstance(repeat, bool) or not isinstance(repeat, numbers.Integral) or repeat < 1:
+        raise SpecError(f"repeat must be an integer >= 1, got repeat={repeat!r}")
+    return _eager_makespan([(ds, int(repeat))], float(launch))
+
+
+def _pass_kernels(m):
+    """A prompt pass's eager kernels (decode's :data:`analysis.KERNELS`, one per operator)
+    as ``((heavy flags of a layer's kernels, repeats), ...)``: the dense layers, the MoE
+    layers, the head. Heavy: the classes that carry the pass's device time (weight GEMMs,
+    attention, routed experts, the MoE exchange): every class decode gives no minimum
+    duration (its small kernels have one, :data:`analysis.KERNEL_FLOORS`) but sampling."""
+    def flags(names):
+        return tuple(KERNEL_CLASSES[k] not in KERNEL_FLOORS and KERNEL_CLASSES[k] != "other"
+                     for k in names)
+    att = KERNELS[m.attention.kind]
+    out = []
+    if m.dense_layers:
+        out.append((flags(att + KERNELS["dense_ffn"]), m.dense_layers))
+    if m.moe_layers:
+        out.append((flags(att + KERNELS["moe_ffn"]), m.moe_layers))
+    out.append((flags(KERNELS["head"]), 1))
+    return tuple(out)
 
 
 def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
-                 dispatch_bytes=None, one_at_a_time=False, instance=None, **cost_kwargs):
+                 dispatch_bytes=None, one_at_a_time=False, instance=None,
+                 launch_overhead=LAUNCH_OVERHEAD.value, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
     Parameters
@@ -505,6 +649,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         The chips the instance runs on (the first ``tp`` its first attention group), as
         :attr:`analysis.DecodeStep.instance` gives them, so that prefill and decode run on
         the same chips; default :func:`analysis.instance_chips` of the layout's chips.
+    launch_overhead : float
+        Host seconds per kernel launch; a prompt pass runs without a CUDA graph and its
+        launches hide behind its long kernels (:func:`eager_pass_seconds`); default decode's
+        :data:`analysis.LAUNCH_OVERHEAD`.
     **cost_kwargs
         How the collectives are costed, as decode steps cost theirs
         (``analysis._decode.collective_seconds``): ``collective`` (default
@@ -531,6 +679,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     if isinstance(isl, bool) or not isinstance(isl, numbers.Integral) or isl < 1:
         raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
     isl = int(isl)
+    if isinstance(launch_overhead, bool) or not isinstance(launch_overhead, numbers.Real) or \
+            not (math.isfinite(launch_overhead) and launch_overhead >= 0):
+        raise SpecError(f"launch_overhead must be a finite number of seconds >= 0, got "
+                        f"launch_overhead={launch_overhead!r}")
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
         if v is None and name == "efficiency":
             continue
@@ -577,7 +729,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                + seconds["experts"] / n)
     weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency)
     ab = m.activation_bytes
-    db = ab if dispatch_bytes is None else float(dispatch_bytes)
+    db = ab if dispatch_bytes is None else _finite("dispatch_bytes", dispatch_bytes,
+                                                   positive=True)
     # each attention group's all-reduce: the slowest group's (the groups step together)
     allreduce = slowest_group_seconds(fabric, "all-reduce", isl * m.hidden * ab, pos, tp,
                                        **cost_kwargs)
@@ -600,7 +753,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                / (n * chip.hbm_bandwidth * hbm_efficiency))
     pre = PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
                       total=0.0, expert_weights=experts, experts=m.routed_experts,
-                      experts_per_token=m.experts_per_token)
+                      experts_per_token=m.experts_per_token, launch=float(launch_overhead),
+                      launch_layers=_pass_kernels(m))
     return dataclasses.replace(pre, total=pre.chunk_seconds(isl))
 
 
@@ -851,6 +1005,9 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
+    if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, (int, float))
+                                            and 0 < usable_hbm <= 1):
+        raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
     out = []
     for n in instance_sizes(fabric):
         if n > m.routed_experts or m.weight_bytes_total > n * chip.hbm_bytes * usable_hbm:
@@ -1664,6 +1821,8 @@ class _Sweep:
                             hbm_efficiency=self.kw.get("hbm_efficiency",
                                                        DECODE_HBM_EFFICIENCY.value),
                             dispatch_bytes=self.kw.get("dispatch_bytes"),
+                            launch_overhead=self.kw.get("launch_overhead",
+                                                        LAUNCH_OVERHEAD.value),
                             one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
                             instance=instance, **self.cost_kw)
 
@@ -1827,6 +1986,12 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
     def get(p, key):
         return p[key] if isinstance(p, dict) else getattr(p, key)
 
+    for p in points:
+        for key in (x, y):
+            v = get(p, key)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or math.isnan(v):
+                raise SpecError(f"pareto_front: every point's {key} must be a number (not "
+                                f"nan), got {v!r}")
     order = sorted(range(len(points)), key=lambda i: (-get(points[i], x), -get(points[i], y),
                                                        i))
     front, best_y = [], -math.inf
@@ -2147,6 +2312,9 @@ def speed_limits(point):
     >>> limiter in shares, shares[limiter] == max(shares.values())
     (True, True)
     """
+    if not isinstance(point, ServingPoint):
+        raise SpecError(f"point must be a ServingPoint (analysis.serving_point, a frontier's "
+                        f"points), got {type(point).__name__}")
     shares = _shares(point)
     return max(shares, key=lambda k: shares[k]), shares
 

@@ -112,3 +112,8 @@ def test_prefill_compute_is_the_parts_at_the_rule_by_hand(isl, tp, model, system
     lay = f"tp={tp},dp={8 // tp}"
     p = analysis.prefill_time(m, f, isl=isl, layout=lay)
     assert p.compute == pytest.approx(t / 8, rel=1e-9)
+
+
+def test_unknown_part_is_named():
+    with pytest.raises(SpecError, match="part must be 'scores' or one of"):
+        analysis.prefill_gemm_efficiency(chip_spec("h200"), "fp8", "mtp")

@@ -1,0 +1,120 @@
+"""A pass without a CUDA graph (session 11): kernel launches are asynchronous (CUDA
+Programming Guide sec. 2.3), so the host issues kernels while earlier ones run:
+analysis.eager_pass_seconds; every prompt pass (PrefillTime.chunk_seconds) adds what its own
+launches leave exposed (PrefillTime.exposed_launch)."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis import PrefillTime, eager_pass_seconds
+from analysis._serving import _eager_makespan
+from fabric import SpecError
+
+B200_8 = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+secs = st.floats(0.0, 1e-3)
+
+
+def _simulate(kernels, launch):
+    """Event by event: the host spends ``launch`` on each launch, in order, never waiting;
+    the GPU starts a kernel once it is issued and the previous one has ended."""
+    host = gpu = 0.0
+    for d in kernels:
+        host += launch
+        gpu = max(gpu, host) + d
+    return gpu
+
+
+@settings(max_examples=200, deadline=None)
+@given(kernels=st.lists(secs, min_size=1, max_size=12), launch=st.floats(0.0, 1e-4),
+       repeat=st.integers(1, 7))
+def test_eager_pass_is_the_event_simulation(kernels, launch, repeat):
+    got = eager_pass_seconds(kernels, launch=launch, repeat=repeat)
+    want = _simulate(kernels * repeat, launch)
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-15)
+    n, d = len(kernels) * repeat, sum(kernels) * repeat
+    # between the host's launches or the GPU's work, whichever is longer, and the serial
+    # charge decode_step(cuda_graphs=False) makes (the host never runs ahead)
+    assert max(n * launch, d + launch) - 1e-12 <= got <= n * launch + d + 1e-12
+
+
+@settings(max_examples=100, deadline=None)
+@given(segments=st.lists(st.tuples(st.lists(secs, min_size=1, max_size=6), st.integers(1, 5)),
+                         min_size=1, max_size=4), launch=st.floats(0.0, 1e-4))
+def test_segments_are_the_concatenated_pass(segments, launch):
+    flat = [d for ks, r in segments for _ in range(r) for d in ks]
+    assert _eager_makespan(segments, launch) == pytest.approx(_simulate(flat, launch),
+                                                              rel=1e-9, abs=1e-15)
+
+
+def test_prompt_pass_hides_its_launches_but_a_tiny_one_pays_them():
+    f = topologies.build(B200_8)
+    m = analysis.model_config("kimi-k2")
+    per_layer = len(analysis.KERNELS["mla"]) + len(analysis.KERNELS["moe_ffn"])
+    dense = len(analysis.KERNELS["mla"]) + len(analysis.KERNELS["dense_ffn"])
+    n = m.moe_layers * per_layer + m.dense_layers * dense + len(analysis.KERNELS["head"])
+    h = analysis.LAUNCH_OVERHEAD.value
+    long = analysis.prefill_time(m, f, isl=8192, layout="tp=8")
+    device = max(long.compute, long.read(8192)) + long.comm
+    # an 8k-token pass runs ~1 ms per layer against ~25 x 4 us of launches: only the
+    # launches before its first heavy kernel (attn_norm, q_a_proj: the second) are exposed
+    assert long.total - device == pytest.approx(2 * h, rel=1e-9)
+    one = analysis.prefill_time(m, f, isl=1, layout="tp=8")
+    device = max(one.compute, one.read(1)) + one.comm
+    assert device < n * h                          # launch-bound: every launch shows
+    assert one.total == pytest.approx(_simulate_pass(one, device), rel=1e-9)
+    assert n * h <= one.total <= n * h + device
+    # no launch cost asked: the roofline and communication alone
+    none = analysis.prefill_time(m, f, isl=1, layout="tp=8", launch_overhead=0.0)
+    assert none.total == pytest.approx(device, rel=1e-12)
+
+
+def _simulate_pass(p, device):
+    """The pass's kernels in stream order, its device time spread evenly over the heavy ones,
+    by event simulation."""
+    heavy = sum(sum(fl) * r for fl, r in p.launch_layers)
+    flat = [device / heavy if f else 0.0 for fl, r in p.launch_layers for _ in range(r)
+            for f in fl]
+    return _simulate(flat, p.launch)
+
+
+@settings(max_examples=60, deadline=None)
+@given(isl=st.integers(1, 9000), frac=st.floats(0.0, 1.5),
+       model=st.sampled_from(["kimi-k2", "deepseek-v3", "deepseek-r1-nvfp4"]))
+def test_every_chunk_pays_its_own_exposed_launch(isl, frac, model):
+    f = topologies.build(B200_8)
+    p = analysis.prefill_time(model, f, isl=isl, layout="tp=8")
+    c = max(1, round(frac * isl))
+    device = max(c * p.compute / p.isl, p.read(c)) + c * p.comm / p.isl
+    assert p.chunk_seconds(c) == pytest.approx(_simulate_pass(p, device), rel=1e-9)
+    assert p.chunk_seconds(c) >= device
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"kernel_seconds": [1.0, -1.0]}, "kernel_seconds"),
+    ({"kernel_seconds": [math.nan]}, "kernel_seconds"),
+    ({"kernel_seconds": "abc"}, "kernel_seconds"),
+    ({"kernel_seconds": [1.0], "launch": -1e-6}, "launch"),
+    ({"kernel_seconds": [1.0], "launch": math.inf}, "launch"),
+    ({"kernel_seconds": [1.0], "repeat": 0}, "repeat"),
+    ({"kernel_seconds": [1.0], "repeat": 1.5}, "repeat"),
+])
+def test_bad_eager_inputs_are_named(kw, match):
+    with pytest.raises(SpecError, match=match):
+        eager_pass_seconds(**kw)
+
+
+@pytest.mark.parametrize("bad", [-1e-6, math.nan, math.inf, True, "4us"])
+def test_bad_launch_overhead_is_named(bad):
+    f = topologies.build(B200_8)
+    with pytest.raises(SpecError, match="launch_overhead"):
+        analysis.prefill_time("kimi-k2", f, isl=16, layout="tp=8", launch_overhead=bad)
+
+
+def test_hand_built_prefill_prices_no_launch():
+    p = PrefillTime(isl=10, flops=0.0, compute=1.0, weights=0.5, comm=0.1, total=1.1)
+    assert p.exposed_launch(0.0) == 0.0 and p.chunk_seconds(10) == pytest.approx(1.1)
