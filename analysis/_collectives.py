@@ -751,7 +751,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         The software that runs it (:mod:`fabric._runtime`): ``"nccl"`` (NCCL's
         algorithms, protocols and latencies), ``"symmetric-memory"`` (one-sided
         load/store kernels), or ``"ideal"`` (the hardware floor: path latency,
-        transport overhead and link bandwidth only).
+        transport overhead and link bandwidth only). ``None`` is the default
+        (:func:`default_runtime`), as for ``transport`` and for the ``runtime`` of
+        :func:`analysis.decode_step` and :func:`analysis.moe_exchange`.
     ranks : sequence, optional
         The group, as ranks or chip names, in rank order. Default: every endpoint.
     transport : str or Transport, optional
@@ -820,7 +822,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     """
     op = normalize_op(op)
     algorithm = normalize_algorithm(algorithm)
-    rt = get_runtime(runtime)
+    rt = get_runtime(default_runtime() if runtime is None else runtime)
     for name, v in (("ops_per_launch", ops_per_launch),
                     ("devices_per_process", devices_per_process), ("iterations", iterations)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:

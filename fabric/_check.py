@@ -14,7 +14,8 @@ code                          severity  meaning
 ``invalid``                   error     a value no plan may have (unknown host, bad ways,
                                         a region its owner cannot hold: hbm on a switch)
 ``capacity``                  error     an owner's regions and interleave shares claim more
-                                        memory than it has (a chip's HBM)
+                                        memory than it has (a chip's HBM, a memory node's
+                                        capacity; host DRAM has no hardware figure: unchecked)
 ``overlap``                   error     two regions, or two windows of one domain, overlap
 ``misaligned``                error     a base, size or page breaks its alignment rule
 ``out-of-range``              error     beyond the address width, or past the target region

@@ -50,7 +50,11 @@ contributes is reserved on that device), so a set over chips whose whole HBM the
 already maps promises memory that is not there: make room with the plan's ``hbm_bytes``
 (each chip's region) or the explicit layout. A host domain's DRAM is the plan's own
 figure (``host_memory``), not a fact of the hardware, so sets over host DRAM are not
-counted against it.
+counted against it: no preset or builder carries a host's DRAM capacity (a host domain
+is a label on its chips, not a node; the one published figure, SD200's 64 TB of host
+memory in all, is second-hand and per system, docs/sources.md s.1), so no check could be
+sourced (decided in session 11). To have host memory checked, describe it as a node of
+kind ``"memory"`` with a ``capacity`` (bytes), whose regions and shares are counted.
 
 Examples
 --------
@@ -479,7 +483,8 @@ def owner_findings(fabric, plan, regions):
     ``invalid``: a region of a kind its owner has no memory of (an ``hbm`` region on a
     switch, a NIC or a host; storage on a chip; any memory on a switch or NIC). ``capacity``:
     an owner whose regions and interleave shares claim more memory than it has (a chip's
-    HBM, a memory node's capacity). Owners that are nobody are
+    HBM, a memory node's capacity; a host domain's DRAM has no hardware figure and is not
+    counted, see the module docstring). Owners that are nobody are
     :func:`namespace_findings`'s; regions with invalid sizes :func:`region_findings`'s.
 
     Examples

@@ -605,7 +605,7 @@ class Router:
         >>> [a.tolist() for a in g.router.unreachable_pairs(g.endpoint_indices)]
         [[1, 2], [2, 1]]
         """
-        s, _ = self._pairs(nodes, nodes)
+        s = self._nodes(nodes, "nodes")
         n = len(s)
         if n and len(np.unique(s)) != n:
             raise ValueError("nodes must be distinct node indices")

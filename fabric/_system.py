@@ -78,6 +78,10 @@ from ._plan import AddressPlan
 from ._symmetric import SymmetricHeap
 from ._units import parse_address, parse_size, show_value
 
+#: Floats hold every whole number below this (2**53); a TOML float address or size at or
+#: above it may already be another number.
+_FLOAT_EXACT = float(2**53)
+
 __all__ = ["System", "load_system", "read_system"]
 
 
@@ -174,10 +178,15 @@ class _Reader:
                 if not isinstance(v, list) or not all(isinstance(o, str) for o in v):
                     raise TypeError(f"must be a list of names, got {v!r}")
                 return v
-            if key in _ADDRESSES:
-                return parse_address(v)
-            if key in _SIZES:
-                return parse_size(v)
+            if key in _ADDRESSES or key in _SIZES:
+                if isinstance(v, float) and not abs(v) < _FLOAT_EXACT:
+                    # TOML gave a float: above 2**53 it has already lost the low bits
+                    # (18014398509481985.0 reads as ...984), so the plan would be checked
+                    # and translated at an address or size the file does not say
+                    raise ValueError(f"a float is exact only below 2**53 ({_FLOAT_EXACT:.4g}); "
+                                     "write it as an integer or a string such as '0x4000_0000' "
+                                     "or '16PiB'")
+                return parse_address(v) if key in _ADDRESSES else parse_size(v)
             return v
         except (TypeError, ValueError) as e:
             self.bad(where, f"{key} = {show_value(v)}: {e}")

@@ -214,9 +214,20 @@ def parse_address(value):
             raise TypeError(f"address must be an integer, got {show_value(value)}") from None
         if address != value:
             raise ValueError(f"address must be a whole number, got {show_value(value)}")
+        if _binary_float(value) and not abs(value) < 2**53:
+            # 2.0**54 + 1 is 2.0**54: the float no longer says which address was meant
+            raise ValueError(f"address {show_value(value)} is a float, exact only below 2**53; "
+                             "give an int or a string such as '0x40_0000_0000_0001'")
     if address < 0:
         raise ValueError(f"address must be non-negative, got {show_value(value)}")
     return address
+
+
+def _binary_float(value):
+    """True for a Python or numpy binary float (which holds whole numbers exactly only
+    below 2**53), False for ints, Fractions and Decimals."""
+    return isinstance(value, float) or (type(value).__module__ == "numpy"
+                                        and "float" in type(value).__name__)
 
 
 #: Longest text of a value quoted in an error message; longer ones are abbreviated.
