@@ -175,8 +175,10 @@ def decode_section(fabrics, executor, quiet):
     if skipped:
         text += ("Not run: " + "; ".join(skipped) + ".",)
     table = Table("decode", "Decode step time and its parts", columns, tuple(rows),
-                  "Seconds in decode.csv. The decode model's parameters are listed under "
-                  "Assumptions.")
+                  f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context, CUDA-graph replay; "
+                  "the MoE exchange kernel of each row; tensor-parallel collectives (none at "
+                  f"tp=1) under the {runtime_phrase()}. Seconds in decode.csv. The decode "
+                  "model's parameters are listed under Assumptions.")
     fig = FigureSpec("decode", "Decode step breakdown",
                      "Time per decode step split into attention, FFN/experts, output head, "
                      "communication not hidden under compute, and the gaps between kernels "

@@ -665,8 +665,10 @@ _RESTS_ON = {
                   "named"), ("bandwidth", "latency", "reduce_rate")),
     "utilization": (("shortest-path routing with equal-cost paths split evenly, and the link "
                     "bandwidths"), ("bandwidth",)),
-    "failures": (("the fabric's own routing around the failure (shortest paths left), and the "
-                 "link bandwidths"), ("bandwidth",)),
+    "failures": (("the fabric's own routing around the failure (on a grid routed in "
+                  "dimension order, the failed link's bytes on one bypass, a local repair; "
+                  "elsewhere the shortest paths left), and the link bandwidths"),
+                 ("bandwidth",)),
     # a callable: its phrase quotes Parameters and the runtime's version, read when used
     "decode": (lambda: _decode_rests_on(), ("bandwidth", "latency")),
 }

@@ -337,7 +337,10 @@ def failure_section(fabrics):
     table = Table("failures", "The cost of one failure", columns, tuple(rows),
                   "One link: the busiest fabric link under all-to-all (one cable of a bundle "
                   "loses its share of the bundle's bandwidth, and ECMP keeps splitting evenly; "
-                  "a single cable is removed and routes detour). One chip: the first chip, "
+                  "a single cable is removed: on a grid routed in dimension order its traffic "
+                  "takes one bypass between its ends, a local repair that adds all its bytes "
+                  "to the bypass's links (fabric._routing); on switched fabrics routes take "
+                  "the shortest paths left). One chip: the first chip, "
                   "compared with the healthy fabric carrying the same survivors' all-to-all. "
                   "All-to-all time: 1 MiB from every chip to every other (seconds in the CSV).")
     fig = FigureSpec("failures", "Cost of one failed link and one failed chip",

@@ -224,7 +224,27 @@ def test_decode_sensitivity_reads_the_seeds_fusion_factor():
     (none,) = dict(build_report(["torus:4x4"], sections=["decode"],
                                 quiet=True).finding_groups)["MoE decode"]
     assert none.startswith("Decode: no model runs") and "Assumes" not in none
+    # every decode table and figure says its runtime (the step table did not)
+    decode = next(s for s in rep.sections if s.key == "decode")
+    for item in decode.tables + decode.figures:
+        assert "runtime 'nccl'" in item.caption, item.name
     sens = next(t for s in rep.sections for t in s.tables if t.name == "decode_sensitivity")
     fusion = next(r for r in sens.rows if r["parameter"] == "kernel fusion factor")
     assert fusion["high"] == f"{SEED_FUSION[1]:g}"
     assert any(f"the seed's {SEED_FUSION[1]:g}x fewer kernels" in f for f in found)
+
+
+def test_failure_text_states_the_grid_repair_rule():
+    # session 11 (audit): on a grid a failed link's bytes take one bypass (local repair);
+    # the findings and the table said 'shortest paths left' / 'routes detour' for every
+    # fabric, which no longer explains a +100% on the hyper-mesh
+    from analysis._report_fair import assumption_clause
+    from analysis._report_parts import report_fabric
+    from analysis._report_sections import failure_section
+
+    fabrics = {n: report_fabric(n) for n in ("torus:4x4", "fattree:k=4")}
+    clause = assumption_clause("failures", fabrics)
+    assert "bypass" in clause and "dimension order" in clause
+    section, found = failure_section(fabrics)
+    assert "one bypass" in section.tables[0].caption
+    assert all("bypass" in f + clause for f in found)
