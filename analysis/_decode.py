@@ -139,6 +139,7 @@ from ._models import WEIGHT_FORMATS, model_config
 
 __all__ = [
     "DECODE_HBM_EFFICIENCY",
+    "DSA_FAST_PATH_SKIPS",
     "DSA_INDEXER_KERNELS",
     "EMPTY_KERNEL_TIME",
     "ENGINE_KERNELS",
@@ -223,11 +224,18 @@ MTP_KERNELS = ("mtp_proj",)
 #: read). The logits kernel (class ``indexer``) reads the indexer's key cache and runs its
 #: score FLOPs in FP8 (``MLA.index_score_flops_per_token``; DeepSeek's ``fp8_index``); the
 #: fp32 logits it writes and the top-k reads back (8 B per cached token and query) are not
-#: counted, nor TensorRT-LLM's short-sequence fast path (tech blog 15, PR-9524: while every
-#: sequence has at most ``index_topk`` tokens a separate CUDA graph skips the logits and top-k).
+#: counted. With ``engine="trtllm"`` a step whose sequences hold at most ``index_topk`` tokens
+#: (``context + q``) runs TensorRT-LLM's short-sequence fast path (NVIDIA TensorRT-LLM tech blog
+#: 15, "A Fast Path for Short Sequences", PR-9524: every cached token would be selected, so a
+#: separate CUDA graph skips the MQA logits and the top-k): :data:`DSA_FAST_PATH_SKIPS` do not run
+#: and the indexer reads no key (its key is still written to the cache).
 DSA_INDEXER_KERNELS = ("indexer_q_proj", "indexer_k_weights_proj", "indexer_k_norm",
                        "indexer_q_rope_quant", "indexer_k_rope", "indexer_k_concat",
                        "indexer_k_cache", "indexer_logits", "indexer_topk")
+
+#: The indexer kernels TensorRT-LLM's short-sequence fast path skips (see
+#: :data:`DSA_INDEXER_KERNELS`).
+DSA_FAST_PATH_SKIPS = ("indexer_logits", "indexer_topk")
 
 #: Kernels per layer of a graph-captured decode: TensorRT-LLM's DeepSeek-R1 decode on
 #: 8xB200 ("Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
@@ -2075,7 +2083,9 @@ def step_kernel_lists(model, chip, *, engine="trtllm", cuda_graphs=True, tp=1, t
     (True, ('fp4_input_quant', 'down_proj'))
 
     A model with DeepSeek Sparse Attention (``MLA.sparse``) runs the lightning indexer's
-    kernels (:data:`DSA_INDEXER_KERNELS`) before its attention kernel, whatever the engine:
+    kernels (:data:`DSA_INDEXER_KERNELS`) before its attention kernel, whatever the engine
+    (:func:`decode_step` drops :data:`DSA_FAST_PATH_SKIPS` on TensorRT-LLM's short-sequence fast
+    path, which depends on the context):
 
     >>> glm = step_kernel_lists("glm-5", "b200", tp=8)["mla"]
     >>> glm[glm.index("indexer_logits") + 2]
@@ -2310,6 +2320,15 @@ class _Settings:
         return step_kernel_lists(self.m, self.chip, engine=self.engine,
                                  cuda_graphs=self.cuda_graphs, tp=self.lay.tp,
                                  tokens=self.t_dp)
+
+    @property
+    def dsa_fast_path(self):
+        """True when TensorRT-LLM runs DeepSeek Sparse Attention's short-sequence fast path:
+        ``engine="trtllm"``, a DSA model and at most ``index_topk`` tokens per sequence
+        (``context + q``): no indexer logits, top-k or key read (:data:`DSA_INDEXER_KERNELS`)."""
+        att = self.m.attention
+        return (self.engine == "trtllm" and att.sparse
+                and self.context + self.q <= att.index_topk)
 
     @property
     def per_kernel(self):
@@ -2547,7 +2566,9 @@ def _memory_fit(s):
         kv_read = (b_dp * att.kv_read_tokens(s.context, s.q) * att.kv_elements_per_token
                    * m.kv_cache_bytes / att.kv_shards(tp))
         index_read = b_dp * (s.context + s.q) * att.index_key_bytes_per_token
-        kv_layer_chip += index_read
+        kv_layer_chip += index_read     # every key stored
+        if s.dsa_fast_path:             # ... but none read (TensorRT-LLM's fast path)
+            index_read = 0.0
     kv_chip = m.layers * kv_layer_chip
     if weights_chip + kv_chip > chip.hbm_bytes:
         raise SpecError(
@@ -2815,9 +2836,13 @@ def _moe_kernels(s):
 
 
 def _attention_names(s):
-    """Kernel names of one attention block."""
+    """Kernel names of one attention block (without :data:`DSA_FAST_PATH_SKIPS` on
+    TensorRT-LLM's short-sequence fast path, :attr:`_Settings.dsa_fast_path`)."""
     kind = s.m.attention.kind
-    return list(s.kernel_lists.get(kind, KERNELS[kind]))
+    names = list(s.kernel_lists.get(kind, KERNELS[kind]))
+    if s.dsa_fast_path:
+        names = [n for n in names if n not in DSA_FAST_PATH_SKIPS]
+    return names
 
 
 def _attention_kernels(s):
@@ -3034,7 +3059,7 @@ def _layer_times(s, mem, route, comm):
     proj = 2 * m.attention_params / tp if tp == 1 else 2 * att_p
     scores = att.score_flops_per_token(s.context) / tp
     att_c = t_dp * proj / f_att + s.t_kv * scores / f_sc
-    if att.sparse:      # the DSA indexer's scores, whole on each rank, in FP8
+    if att.sparse and not s.dsa_fast_path:  # the DSA indexer's scores, whole on each rank, FP8
         att_c += s.t_kv * att.index_score_flops_per_token(s.context) / s.index_flops()
     att_names = _attention_names(s)
     kernels_att = len(att_names)

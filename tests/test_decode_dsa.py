@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 
 import analysis
 import topologies
-from analysis import DECODE_HBM_EFFICIENCY, DSA_INDEXER_KERNELS, KERNEL_CLASSES, MLA, model_config
+from analysis import (
+    DECODE_HBM_EFFICIENCY,
+    DSA_FAST_PATH_SKIPS,
+    DSA_INDEXER_KERNELS,
+    KERNEL_CLASSES,
+    MLA,
+    model_config,
+)
 from fabric import chip_spec
 
 _FABRIC = topologies.build("switch:9,chip=b200")          # a spare chip for a failed one
@@ -83,8 +90,10 @@ def test_step_reads_the_selected_latents_and_every_indexer_key(batch, context, q
     s = analysis.decode_step(m, f, batch=batch, **kw)
     dp = s.layout.dp
     b = -(-batch // dp)
+    # TensorRT-LLM's short-sequence fast path reads no indexer key (tech blog 15, PR-9524)
+    fast = engine == "trtllm" and context + q <= topk
     latent = b * min(context + q, q * topk) * 576 * kv_bytes
-    keys = b * (context + q) * dim * (1 + 4 / 128)
+    keys = 0.0 if fast else b * (context + q) * dim * (1 + 4 / 128)
     for layer in s.layers:
         assert layer.kv_cache * _BW == pytest.approx(latent + keys, rel=1e-12)
     # the memory fit stores every token: latent and indexer key, in every layer
@@ -99,7 +108,7 @@ def test_step_reads_the_selected_latents_and_every_indexer_key(batch, context, q
     att = m.attention
     proj = 2 * m.attention_params_per_rank(tp) if tp > 1 else 2 * m.attention_params
     scores = 2 * 128 * min(context, topk) * (2 * 512 + 64) / tp
-    idx = 2 * heads * dim * context
+    idx = 0 if fast else 2 * heads * dim * context
     want = (t * proj / chip.peak(chip.gemm_format(m.math_format("attention")))
             + t * scores / chip.peak("bf16") + t * idx / chip.peak("fp8"))
     if engine == "trtllm" and kv_bytes == 1.0:      # TensorRT-LLM's FP8 MLA: FP8 scores
@@ -134,11 +143,14 @@ def test_a_topk_covering_the_cache_reads_what_dense_reads(batch, context, q, eng
           "engine": engine, "cuda_graphs": cuda_graphs}
     s = analysis.decode_step(m, f, **kw)
     d = analysis.decode_step(_dense(m), f, **kw)
-    keys = batch * (context + q) * 128 * (1 + 4 / 128)
+    # every key is selected: TensorRT-LLM takes its fast path (no logits, top-k, key read)
+    fast = engine == "trtllm"
+    keys = 0.0 if fast else batch * (context + q) * 128 * (1 + 4 / 128)
     for ls, ld in zip(s.layers, d.layers, strict=True):
-        assert (ls.kv_cache - ld.kv_cache) * _BW == pytest.approx(keys, rel=1e-9)
-        # the indexer's kernels, as listed (vLLM's, for every engine)
-        assert ls.kernels - ld.kernels == len(DSA_INDEXER_KERNELS)
+        assert (ls.kv_cache - ld.kv_cache) * _BW == pytest.approx(keys, rel=1e-9, abs=1e-3)
+        # the indexer's kernels, as listed (vLLM's, for every engine), less the fast path's
+        assert ls.kernels - ld.kernels == len(DSA_INDEXER_KERNELS) - (
+            len(DSA_FAST_PATH_SKIPS) if fast else 0)
         assert ls.attention_weights > ld.attention_weights     # the replicated indexer
     assert s.time > d.time      # the same latent read plus the indexer's work
 
@@ -166,3 +178,22 @@ def test_glm5_runs_with_its_indexer_on_a_degraded_rack():
                              layout="tp=8,dp=8")
     assert s.time < d.time               # 2048 of 32769 latents read per sequence
     assert s.hbm_per_chip > d.hbm_per_chip     # and every indexer key stored
+
+
+@pytest.mark.parametrize("engine", ["trtllm", "vllm", "sglang"])
+def test_trtllm_short_sequence_fast_path_ends_past_topk(engine):
+    # up to index_topk tokens per sequence TensorRT-LLM skips the indexer's logits and top-k
+    # (blog 15, PR-9524); one token more and they run; the other engines always run them;
+    # the keys are stored either way
+    m, f = _dsa(topk=1024), _fabric(None)
+    kw = {"batch": 4, "layout": "tp=8,dp=1", "engine": engine}
+    at = analysis.decode_step(m, f, context=1023, **kw)           # 1023 + 1 = topk
+    past = analysis.decode_step(m, f, context=1024, **kw)
+    short = engine == "trtllm"
+    la, lp = at.layers[-1], past.layers[-1]
+    assert lp.kernels - la.kernels == (len(DSA_FAST_PATH_SKIPS) if short else 0)
+    assert la.kv_cache * _BW == pytest.approx(
+        4 * 1024 * 576 * 2 + (0 if short else 4 * 1024 * 132), rel=1e-12)
+    assert lp.kv_cache * _BW == pytest.approx(4 * 1024 * 576 * 2 + 4 * 1025 * 132, rel=1e-12)
+    per_token = 61 * 4 * (576 * 2 + 132)
+    assert past.hbm_per_chip - at.hbm_per_chip == pytest.approx(per_token, rel=1e-9)
