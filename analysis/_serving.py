@@ -111,6 +111,7 @@ from fabric import Parameter, RoutingError, SpecError, chip_spec
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
     ENGINE_KERNELS,
+    GRAPH_KERNEL_OVERHEAD,
     KERNEL_CLASSES,
     KERNEL_FLOORS,
     KERNELS,
@@ -461,6 +462,9 @@ class PrefillTime:
     launch_layers : tuple
         The pass's kernels as ``((heavy flags of one layer's kernels, repeats), ...)`` in
         stream order (:meth:`exposed_launch`; empty: launches not priced).
+    boundary : float
+        GPU seconds of each kernel boundary (decode's graph-replay figure: an eager stream's
+        boundary is no shorter), paid whether or not the host is ahead.
     """
 
     isl: int
@@ -474,6 +478,7 @@ class PrefillTime:
     experts_per_token: int = 0
     launch: float = 0.0
     launch_layers: tuple = ()
+    boundary: float = 0.0
 
     def read(self, tokens):
         """Seconds a forward pass of ``tokens`` prompt tokens reads weights: all but the
@@ -491,12 +496,17 @@ class PrefillTime:
         active = expected_active_experts(self.experts, self.experts_per_token, tokens)
         return self.weights - self.expert_weights * (1.0 - active / self.experts)
 
+    def kernels(self):
+        """Kernels of one pass (0 when launches are not priced)."""
+        return sum(len(flags) * r for flags, r in self.launch_layers)
+
     def exposed_launch(self, device):
-        """Seconds the host's kernel launches add to a pass whose kernels run ``device``
-        seconds on the GPU, launched one by one without a CUDA graph (prompt passes run
-        eagerly: TensorRT-LLM's mixed iterations, vLLM's steps above its largest capture
-        size): :func:`eager_pass_seconds` of :attr:`launch_layers`, ``device`` spread evenly
-        over the heavy kernels, less ``device``.
+        """Seconds the kernel launches add to a pass whose kernels run ``device`` seconds on
+        the GPU, launched one by one without a CUDA graph (prompt passes run eagerly:
+        TensorRT-LLM's mixed iterations, vLLM's steps above its largest capture size):
+        :func:`eager_pass_seconds` of :attr:`launch_layers`, ``device`` spread evenly over
+        the heavy kernels and every kernel's :attr:`boundary` on the GPU, less ``device``:
+        the boundaries, and the host's launches where they are not hidden.
 
         >>> p = PrefillTime(isl=1, flops=0.0, compute=0.0, weights=0.0, comm=0.0, total=0.0,
         ...                 launch=4e-6, launch_layers=(((False, True), 2),))
@@ -504,12 +514,15 @@ class PrefillTime:
         8.0
         >>> round(p.exposed_launch(0.0) * 1e6, 6)      # empty ones: every launch
         16.0
+        >>> q = dataclasses.replace(p, boundary=1e-6)   # + the 3 boundaries after the 1st issue
+        >>> round(q.exposed_launch(1.0) * 1e6, 6)
+        11.0
         """
-        if not self.launch or not self.launch_layers:
+        if not self.launch_layers or not (self.launch or self.boundary):
             return 0.0
         heavy = sum(sum(flags) * r for flags, r in self.launch_layers)
         each = device / heavy if heavy else 0.0
-        segments = [(tuple(each if f else 0.0 for f in flags), r)
+        segments = [(tuple((each if f else 0.0) + self.boundary for f in flags), r)
                     for flags, r in self.launch_layers]
         return max(0.0, _eager_makespan(segments, self.launch) - (each * heavy if heavy
                                                                     else 0.0))
@@ -612,7 +625,8 @@ def _pass_kernels(m):
 def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
                  dispatch_bytes=None, one_at_a_time=False, instance=None,
-                 launch_overhead=LAUNCH_OVERHEAD.value, **cost_kwargs):
+                 launch_overhead=LAUNCH_OVERHEAD.value,
+                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
     Parameters
@@ -653,6 +667,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         Host seconds per kernel launch; a prompt pass runs without a CUDA graph and its
         launches hide behind its long kernels (:func:`eager_pass_seconds`); default decode's
         :data:`analysis.LAUNCH_OVERHEAD`.
+    graph_kernel_overhead : float
+        GPU seconds of each of the pass's kernel boundaries, paid even with the host ahead
+        (an eager stream's boundary is taken as no shorter than a replayed graph's); default
+        decode's :data:`analysis.GRAPH_KERNEL_OVERHEAD`.
     **cost_kwargs
         How the collectives are costed, as decode steps cost theirs
         (``analysis._decode.collective_seconds``): ``collective`` (default
@@ -669,20 +687,22 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
     >>> p.compute < p.weights, round(p.total, 3)   # FP8 on Blackwell: no published efficiency
-    (True, 0.057)
+    (True, 0.059)
     >>> q = prefill_time("kimi-k2", f, isl=8192, layout="tp=8", efficiency=0.4)
     >>> q.compute > q.weights, round(q.total, 3)
-    (True, 0.083)
+    (True, 0.085)
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
     if isinstance(isl, bool) or not isinstance(isl, numbers.Integral) or isl < 1:
         raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
     isl = int(isl)
-    if isinstance(launch_overhead, bool) or not isinstance(launch_overhead, numbers.Real) or \
-            not (math.isfinite(launch_overhead) and launch_overhead >= 0):
-        raise SpecError(f"launch_overhead must be a finite number of seconds >= 0, got "
-                        f"launch_overhead={launch_overhead!r}")
+    for name, v in (("launch_overhead", launch_overhead),
+                    ("graph_kernel_overhead", graph_kernel_overhead)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+                math.isfinite(v) and v >= 0):
+            raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
+                            f"{name}={v!r}")
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
         if v is None and name == "efficiency":
             continue
@@ -754,7 +774,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     pre = PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
                       total=0.0, expert_weights=experts, experts=m.routed_experts,
                       experts_per_token=m.experts_per_token, launch=float(launch_overhead),
-                      launch_layers=_pass_kernels(m))
+                      launch_layers=_pass_kernels(m), boundary=float(graph_kernel_overhead))
     return dataclasses.replace(pre, total=pre.chunk_seconds(isl))
 
 
@@ -847,9 +867,10 @@ def step_budget(engine):
     return None if p is None else p.value
 
 
-def shared_weight_read(prefill, step_weights, step_compute, chunk):
+def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0.0):
     """Seconds a mixed engine step saves by running a ``chunk``-token piece of a prompt and a
-    decode step in ONE forward pass instead of two: the GEMMs read the weights once.
+    decode step in ONE forward pass instead of two: the GEMMs read the weights once, and the
+    pass has one set of kernel boundaries.
 
     Priced apart, the chunk's GEMM time is its own roofline, ``max(chunk x compute / isl,
     prefill.read(chunk))`` (:meth:`PrefillTime.chunk_seconds` without its communication:
@@ -862,7 +883,10 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
     priced time)]``: a mixed step is never faster than either of its parts alone. With a
     compute-bound chunk it is ``step_weights - step_compute``. ``step_compute`` counts every
     FLOP of the decode step (its attention scores too), so the saving is a lower bound
-    where scores matter.
+    where scores matter. Plus ``min(step_launch, the chunk pass's kernel boundaries)``
+    (its kernels x ``prefill.boundary``): the merged pass runs each operator once for both
+    parts' tokens, so the cheaper part's boundaries are not paid twice (each term within
+    its part: still never faster than either part alone).
 
     Parameters
     ----------
@@ -872,6 +896,8 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
         ``.compute``).
     chunk : int
         Prompt tokens in the step.
+    step_launch : float, default 0
+        Seconds of the decode step's kernel boundaries (``DecodeBreakdown.launch``).
 
     >>> p = PrefillTime(isl=1000, flops=0.0, compute=0.5, weights=0.1, comm=0.0, total=0.6)
     >>> round(shared_weight_read(p, 0.02, 0.001, 1000), 6)          # compute-bound chunk
@@ -882,7 +908,8 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
     if not isinstance(prefill, PrefillTime):
         raise SpecError(f"prefill must be a PrefillTime (analysis.prefill_time), got "
                         f"{type(prefill).__name__}")
-    for name, v in (("step_weights", step_weights), ("step_compute", step_compute)):
+    for name, v in (("step_weights", step_weights), ("step_compute", step_compute),
+                    ("step_launch", step_launch)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
                 math.isfinite(v) and v >= 0):
             raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
@@ -895,7 +922,7 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
             or prefill.isl < 1:
         raise SpecError(f"prefill.isl must be an integer >= 1 (prompt tokens), got "
                         f"{prefill.isl!r}")
-    for name in ("compute", "weights", "expert_weights"):
+    for name in ("compute", "weights", "expert_weights", "boundary"):
         v = getattr(prefill, name)
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
                 math.isfinite(v) and v >= 0):
@@ -913,7 +940,9 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk):
     read = prefill.read(chunk) if chunk else 0.0
     priced = max(flops, read)
     merged = max(flops + step_compute, read, step_weights)
-    return min(max(0.0, priced + step_weights - merged), step_weights, priced)
+    boundaries = prefill.kernels() * prefill.boundary if chunk else 0.0
+    return (min(max(0.0, priced + step_weights - merged), step_weights, priced)
+            + min(step_launch, boundaries))
 
 
 def _room(batch, budget, dp):
@@ -934,7 +963,8 @@ def _prompt_seconds(prefill, isl, batch, budget, dp=1):
     return full * prefill.chunk_seconds(room) + (prefill.chunk_seconds(rest) if rest else 0.0)
 
 
-def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, steps, dp=1):
+def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, steps, dp=1,
+                   step_launch=0.0):
     """Seconds one ``isl``-token prompt saves over the decode steps it rides on in the steady
     state: alone in its steps beside the other requests of its scheduler (``ceil(batch / dp)
     - 1``: with ``dp`` attention groups each rank schedules its own tokens, TensorRT-LLM's
@@ -947,10 +977,11 @@ def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, step
     if room < 1:
         return 0.0
     full, rest = divmod(isl, room)
-    saved = full * shared_weight_read(prefill, step_weights, step_compute, room)
+    saved = full * shared_weight_read(prefill, step_weights, step_compute, room, step_launch)
     if rest:
-        saved += shared_weight_read(prefill, step_weights, step_compute, rest)
-    most = steps * shared_weight_read(prefill, step_weights, step_compute, min(room, isl))
+        saved += shared_weight_read(prefill, step_weights, step_compute, rest, step_launch)
+    most = steps * shared_weight_read(prefill, step_weights, step_compute, min(room, isl),
+                                      step_launch)
     return min(saved, most / batch)
 
 
@@ -1225,7 +1256,8 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
     if mode == "aggregated":
         t_p = _prompt_seconds(prefill, isl, batch, budget, dp)
         shared = _prompt_saving(prefill, b["weights"] / micro_batches,
-                                b["compute"] / micro_batches, isl, batch, budget, osl / e, dp)
+                                b["compute"] / micro_batches, isl, batch, budget, osl / e, dp,
+                                b["launch"] / micro_batches)
         request = batch * (t_p - shared) + osl * tok
         prefill_share = (batch - 1) * (t_p - shared) / osl
         g_p = 0.0
@@ -1646,7 +1678,8 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
 
     def shared(b, chunk):
         parts = decode(b)[1]
-        return shared_weight_read(pre, parts["weights"], parts["compute"], chunk)
+        return shared_weight_read(pre, parts["weights"], parts["compute"], chunk,
+                                  parts["launch"])
 
     mixes = sweep.budget is not None
     # vLLM replays a decode-only step as the CUDA graph of the next capture size up, its
@@ -1823,6 +1856,8 @@ class _Sweep:
                             dispatch_bytes=self.kw.get("dispatch_bytes"),
                             launch_overhead=self.kw.get("launch_overhead",
                                                         LAUNCH_OVERHEAD.value),
+                            graph_kernel_overhead=self.kw.get("graph_kernel_overhead",
+                                                              GRAPH_KERNEL_OVERHEAD.value),
                             one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
                             instance=instance, **self.cost_kw)
 

@@ -58,27 +58,36 @@ def test_prompt_pass_hides_its_launches_but_a_tiny_one_pays_them():
     dense = len(analysis.KERNELS["mla"]) + len(analysis.KERNELS["dense_ffn"])
     n = m.moe_layers * per_layer + m.dense_layers * dense + len(analysis.KERNELS["head"])
     h = analysis.LAUNCH_OVERHEAD.value
+    g = analysis.GRAPH_KERNEL_OVERHEAD.value
     long = analysis.prefill_time(m, f, isl=8192, layout="tp=8")
     device = max(long.compute, long.read(8192)) + long.comm
     # an 8k-token pass runs ~1 ms per layer against ~25 x 4 us of launches: only the
-    # launches before its first heavy kernel (attn_norm, q_a_proj: the second) are exposed
-    assert long.total - device == pytest.approx(2 * h, rel=1e-9)
+    # launches before its first heavy kernel (attn_norm, q_a_proj: the second) are exposed,
+    # plus every kernel's GPU-side boundary after the first (the first hides before the
+    # second's launch), at least what a replayed graph of the same kernels pays
+    assert long.kernels() == n and long.boundary == g
+    assert long.total - device == pytest.approx(2 * h + (n - 1) * g, rel=1e-9)
+    assert long.total >= device + n * g - g
     one = analysis.prefill_time(m, f, isl=1, layout="tp=8")
     device = max(one.compute, one.read(1)) + one.comm
     assert device < n * h                          # launch-bound: every launch shows
     assert one.total == pytest.approx(_simulate_pass(one, device), rel=1e-9)
     assert n * h <= one.total <= n * h + device
     # no launch cost asked: the roofline and communication alone
-    none = analysis.prefill_time(m, f, isl=1, layout="tp=8", launch_overhead=0.0)
+    none = analysis.prefill_time(m, f, isl=1, layout="tp=8", launch_overhead=0.0,
+                                 graph_kernel_overhead=0.0)
     assert none.total == pytest.approx(device, rel=1e-12)
+    # no host launch but the GPU-side boundaries: a replayed graph's price
+    graph = analysis.prefill_time(m, f, isl=1, layout="tp=8", launch_overhead=0.0)
+    assert graph.total == pytest.approx(device + n * g, rel=1e-9)
 
 
 def _simulate_pass(p, device):
     """The pass's kernels in stream order, its device time spread evenly over the heavy ones,
     by event simulation."""
     heavy = sum(sum(fl) * r for fl, r in p.launch_layers)
-    flat = [device / heavy if f else 0.0 for fl, r in p.launch_layers for _ in range(r)
-            for f in fl]
+    flat = [(device / heavy if f else 0.0) + p.boundary for fl, r in p.launch_layers
+            for _ in range(r) for f in fl]
     return _simulate(flat, p.launch)
 
 
@@ -108,13 +117,30 @@ def test_bad_eager_inputs_are_named(kw, match):
         eager_pass_seconds(**kw)
 
 
+@pytest.mark.parametrize("name", ["launch_overhead", "graph_kernel_overhead"])
 @pytest.mark.parametrize("bad", [-1e-6, math.nan, math.inf, True, "4us"])
-def test_bad_launch_overhead_is_named(bad):
+def test_bad_launch_overhead_is_named(bad, name):
     f = topologies.build(B200_8)
-    with pytest.raises(SpecError, match="launch_overhead"):
-        analysis.prefill_time("kimi-k2", f, isl=16, layout="tp=8", launch_overhead=bad)
+    with pytest.raises(SpecError, match=name):
+        analysis.prefill_time("kimi-k2", f, isl=16, layout="tp=8", **{name: bad})
 
 
 def test_hand_built_prefill_prices_no_launch():
     p = PrefillTime(isl=10, flops=0.0, compute=1.0, weights=0.5, comm=0.1, total=1.1)
     assert p.exposed_launch(0.0) == 0.0 and p.chunk_seconds(10) == pytest.approx(1.1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(isl=st.integers(1, 9000), frac=st.floats(0.0, 1.5), w_b=st.floats(1e-4, 0.05),
+       c_b=st.floats(1e-5, 0.05), l_b=st.floats(0.0, 0.01))
+def test_merged_pass_pays_one_set_of_boundaries(isl, frac, w_b, c_b, l_b):
+    """A mixed step shares the cheaper part's kernel boundaries on top of the weight read,
+    and stays no cheaper than either part alone (decode priced as read + boundaries)."""
+    f = topologies.build(B200_8)
+    p = analysis.prefill_time("deepseek-v3", f, isl=isl, layout="tp=8")
+    c = max(1, round(frac * isl))
+    plain = analysis.shared_weight_read(p, w_b, c_b, c)
+    s = analysis.shared_weight_read(p, w_b, c_b, c, l_b)
+    assert s == pytest.approx(plain + min(l_b, p.kernels() * p.boundary), rel=1e-12)
+    decode = max(w_b, c_b) + l_b
+    assert decode + p.chunk_seconds(c) - s >= max(decode, p.chunk_seconds(c)) - 1e-12
