@@ -74,6 +74,25 @@ def param_phrase(param, percent=False):
     return f"{value} [{param.source.split(':')[0].strip()}]"
 
 
+def hbm_rates_phrase(default):
+    """'78% of peak, except where a kernel's own streaming rate is published (...)': how the
+    decode model reads HBM, from its Parameters (the default's text given, e.g. with its
+    source), so report prose follows the model when a published rate is added.
+
+    >>> hbm_rates_phrase("78%").startswith("78% of peak, except where a kernel's own")
+    True
+    """
+    from ._decode import MLA_DECODE_EFFICIENCY
+    from ._gemm import DECODE_GEMM_HBM_EFFICIENCY
+
+    rates = [f"{fmt.upper()} dense GEMMs on {gen.capitalize()} {p.value:.0%}"
+             for (gen, fmt), p in sorted(DECODE_GEMM_HBM_EFFICIENCY.items())]
+    rates += [f"MLA attention on {gen.capitalize()} (FlashMLA) {ps[0].value:.0%}"
+              for gen, ps in sorted(MLA_DECODE_EFFICIENCY.items())]
+    return (f"{default} of peak, except where a kernel's own streaming rate is published "
+            f"({', '.join(rates)})")
+
+
 def report_decode_settings(f):
     """The ``decode_step`` settings every report section uses on ``f`` (one place): the
     exchange kernel of :func:`_exchange_kernel` and CUDA-graph replay."""
@@ -165,7 +184,7 @@ def decode_section(fabrics, executor, quiet):
             f"duration (RMSNorm {param_phrase(KERNEL_FLOORS['norm'])}) and a weight GEMM "
             f"a fixed {param_phrase(GEMM_FIXED_TIME)} beyond its streaming time; "
             "weights and KV cache stream from HBM at "
-            f"{param_phrase(DECODE_HBM_EFFICIENCY, percent=True)} of peak; "
+            f"{hbm_rates_phrase(param_phrase(DECODE_HBM_EFFICIENCY, percent=True))}; "
             f"tensor-parallel collectives (none at tp=1) under the {runtime_phrase()}; "
             "expert dispatch and combine through "
             "the MoE exchange kernel named in the table: DeepEP's low-latency kernels on "

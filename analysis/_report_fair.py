@@ -678,11 +678,13 @@ def _decode_rests_on():
     """What a decode finding's times rest on: the software the decode model charges (the
     seed's 5.85 ms is read on these, not on a hardware floor) and the fabric's links."""
     from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
+    from ._report_decode import hbm_rates_phrase
 
     return ("the decode model's settings (CUDA-graph replay with "
             f"{format_time(GRAPH_KERNEL_OVERHEAD.value)} per kernel boundary, the published "
-            "minimum kernel durations, weights and KV cache read at "
-            f"{DECODE_HBM_EFFICIENCY.value:.0%} of HBM peak, the MoE exchange kernel of the "
+            "minimum kernel durations, weights and KV cache read from HBM at "
+            f"{hbm_rates_phrase(f'{DECODE_HBM_EFFICIENCY.value:.0%}')}, the MoE exchange "
+            "kernel of the "
             "step table, tensor-parallel collectives (none at tp=1) under the "
             f"{runtime_phrase()}; no kernel fusion unless varied, no overlap of communication "
             "with compute) "

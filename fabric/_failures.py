@@ -6,7 +6,8 @@ routing policy, and records what failed in :attr:`~fabric.Fabric.failures` (a
 costs, while no closed form or symmetry shortcut of the intact structure is
 taken on it: under dimension order a failed link's bytes take its bypass (one
 fixed shortest path of the surviving graph between its ends; every other hop of
-every route stays, so a failure never makes the same work faster: see
+every route stays, so a failed link never makes the same work faster; a failed
+chip's pairs take one shortest path, which can: see
 "Failures under dimension order" in :mod:`fabric._routing`), up/down and
 minimal routing simply lose their dead paths, and a pair with no path left
 raises :class:`~fabric.RoutingError` naming the pair.
