@@ -134,7 +134,7 @@ def hop_distribution(fabric):
     ([0, 64, 96, 64, 16], 'closed form: product of per-dimension distances')
     >>> counts, method = hop_distribution(topologies.build("torus:4x4").without(links=["chip0-chip1"]))
     >>> counts.tolist(), method
-    ([0, 62, 88, 56, 20, 10, 4], 'exact: routed hops of every pair (dimension order)')
+    ([0, 62, 88, 56, 20, 10, 4], 'exact: routed hops of the pairs the failed links touch (dimension order)')
     """
     n = fabric.n_endpoints
     structure = None if fabric.failures.degraded else fabric.structure
@@ -151,6 +151,9 @@ def hop_distribution(fabric):
     if fabric.failures.degraded and isinstance(fabric.structure, Grid):
         # a failed link's bytes take its bypass (fabric._routing: failures under
         # dimension order), so a routed path can be longer than the graph distance
+        if not fabric.failures.nodes and fabric.intact is not None:
+            return _grid_counts_without_links(fabric), \
+                "exact: routed hops of the pairs the failed links touch (dimension order)"
         return _routed_counts(fabric), "exact: routed hops of every pair (dimension order)"
     A = _adjacency(fabric)
     ep = fabric.endpoint_indices
@@ -168,6 +171,29 @@ def hop_distribution(fabric):
                                f"{fabric.failures.explain(*fabric.failures.cut_off)}")
     counts = counts[:max(1, len(np.trim_zeros(counts, "b")))]   # one live chip: [0]
     return counts, "exact: BFS from every endpoint"
+
+
+def _grid_counts_without_links(fabric):
+    """Hop histogram of a grid that lost links only (every chip alive): the intact closed
+    form, with the pairs whose dimension-order route may meet a failed link
+    (``DimOrder.dead_candidates``, a superset) moved from their intact distance to their
+    routed hops; the other pairs' routes did not change."""
+    intact, r = fabric.intact, fabric.router
+    counts = np.array([1], dtype=np.int64)
+    for s, c in zip(intact.structure.shape, intact.structure.connect):
+        counts = np.convolve(counts, _line_distances(s, c))
+    counts[0] -= fabric.n_endpoints
+    ep = fabric.endpoint_indices
+    i, j = r._dor.dead_candidates(ep)
+    if not len(i):
+        return counts
+    iep = intact.endpoint_indices
+    before = np.bincount(intact.router.hops(iep[i], iep[j]), minlength=len(counts))
+    after = r.hops(ep[i], ep[j])               # RoutingError when a pair has no route
+    counts = np.pad(counts, (0, max(0, int(after.max()) + 1 - len(counts))))
+    counts[:len(before)] -= before
+    counts += np.bincount(after, minlength=len(counts))
+    return counts[:max(1, len(np.trim_zeros(counts, "b")))]
 
 
 def _routed_counts(fabric, block=256):
