@@ -211,7 +211,16 @@ def prefill_gemm_efficiency(chip, math, part, efficiency=None):
     if part != "scores" and part not in PREFILL_GEMM_KIND:
         raise SpecError(f"part must be 'scores' or one of {', '.join(PREFILL_GEMM_KIND)}, got "
                         f"part={part!r}")
+    if isinstance(chip, str):
+        chip = chip_spec(chip)
+    elif not hasattr(chip, "generation"):
+        raise SpecError(f"chip must be a chip name or a fabric.ChipSpec, got "
+                        f"{type(chip).__name__}")
     if efficiency is not None:
+        if isinstance(efficiency, bool) or not (isinstance(efficiency, numbers.Real)
+                                                and 0 < efficiency <= 1):
+            raise SpecError(f"efficiency must be in (0, 1] or None (the published one), got "
+                            f"efficiency={efficiency!r}")
         return float(efficiency)
     if part == "scores":
         return 1.0
@@ -491,8 +500,12 @@ class PrefillTime:
         >>> round(p.read(1), 6), round(p.read(100), 6)      # one token: half the experts
         (0.025, 0.04)
         """
+        tokens = _prompt_tokens(tokens)
         if not self.experts or not self.expert_weights:
             return self.weights
+        if not 0 <= self.experts_per_token <= self.experts:
+            raise SpecError(f"experts_per_token ({self.experts_per_token!r}) must be between 0 "
+                            f"and experts ({self.experts!r})")
         active = expected_active_experts(self.experts, self.experts_per_token, tokens)
         return self.weights - self.expert_weights * (1.0 - active / self.experts)
 
@@ -541,9 +554,18 @@ class PrefillTime:
         >>> round(p.chunk_seconds(1000), 6), round(p.chunk_seconds(100), 6)
         (0.52, 0.102)
         """
+        tokens = _prompt_tokens(tokens)
         device = max(tokens * self.compute / self.isl, self.read(tokens)) + (
             tokens * self.comm / self.isl)
         return device + self.exposed_launch(device)
+
+
+def _prompt_tokens(tokens):
+    """``tokens`` (prompt tokens of a pass) as an int if it is an integer ``>= 0``, else a
+    SpecError naming it (a negative count read as negative seconds, nan as nan)."""
+    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 0:
+        raise SpecError(f"tokens must be an integer >= 0 (prompt tokens), got tokens={tokens!r}")
+    return int(tokens)
 
 
 def _eager_makespan(segments, launch):

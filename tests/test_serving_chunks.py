@@ -201,3 +201,41 @@ def test_bad_hand_built_prefill_is_named(field, value, match):
           "expert_weights": 0.5, "experts": 8, "experts_per_token": 4, field: value}
     with pytest.raises(SpecError, match=match):
         shared_weight_read(PrefillTime(**kw), 0.1, 0.1, 5)
+
+
+@pytest.mark.parametrize("tokens", [-1, -5, float("nan"), 1.5, True, None, "3"])
+def test_bad_token_count_is_named(tokens):
+    """A pass of a negative, fractional, nan, bool or non-number token count is refused by
+    name (review S11-R4: read(-5) gave negative seconds, nan gave nan)."""
+    p = PrefillTime(isl=100, flops=0.0, compute=0.1, weights=0.04, comm=0.01, total=0.11,
+                    expert_weights=0.03, experts=4, experts_per_token=2)
+    for method in (p.read, p.chunk_seconds):
+        with pytest.raises(SpecError, match="tokens must be an integer >= 0"):
+            method(tokens)
+    assert p.chunk_seconds(0) == pytest.approx(p.read(0))
+
+
+def test_more_experts_per_token_than_experts_is_refused():
+    """k > E would read more than every weight (review S11-R4: read(1) 0.07 s of 0.04)."""
+    p = PrefillTime(isl=100, flops=0.0, compute=0.1, weights=0.04, comm=0.0, total=0.1,
+                    expert_weights=0.03, experts=4, experts_per_token=8)
+    with pytest.raises(SpecError, match="experts_per_token"):
+        p.read(1)
+
+
+@pytest.mark.parametrize("bad", [1.5, -1, 0, float("nan"), "0.5", True])
+def test_prefill_gemm_efficiency_refuses_a_bad_efficiency(bad):
+    """A given efficiency is checked as prefill_time checks its own (review S11-R2)."""
+    from fabric import chip_spec
+    with pytest.raises(SpecError, match="efficiency must be in"):
+        analysis.prefill_gemm_efficiency(chip_spec("h200"), "fp8", "experts", bad)
+
+
+def test_prefill_gemm_efficiency_takes_a_chip_name():
+    """A chip name reads as its ChipSpec; anything else is refused by name (was an
+    AttributeError)."""
+    from fabric import chip_spec
+    assert analysis.prefill_gemm_efficiency("h200", "fp8", "experts") == \
+        analysis.prefill_gemm_efficiency(chip_spec("h200"), "fp8", "experts")
+    with pytest.raises(SpecError, match="chip must be"):
+        analysis.prefill_gemm_efficiency(3, "fp8", "experts")
