@@ -434,8 +434,9 @@ def _fair_findings(rows, drows, ref):
                          f"{format_time(q['allreduce_1GiB_s'])})")
         if parts:
             out.append(f"At {ref}'s {what} per chip: " + "; ".join(parts) + ". Assumes: "
-                       "street prices of 2026 and link bandwidth bought at today's price "
-                       "per Gb/s of each medium.")
+                       "street prices of 2026, link bandwidth bought at today's price "
+                       "per Gb/s of each medium, and the all-reduce under the "
+                       f"{runtime_phrase()} (its tuner choosing anew on the scaled links).")
     if drows:
         said = ", ".join(f"{r['system']} {format_time(r['time_s'])} ({r['best_layout']})"
                          for r in drows)
@@ -643,7 +644,8 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
         holds = "holds" if (lo - 1) * (hi - 1) > 0 and (base - 1) * (lo - 1) > 0 else \
             "does not hold"
         found.append(
-            f"A 1 GiB all-reduce takes {base:.2f}x as long on {b} as on {a}; with any one "
+            f"A 1 GiB all-reduce ({runtime_phrase()}) takes {base:.2f}x as long on {b} as "
+            f"on {a}; with any one "
             f"assumed parameter halved or doubled the ratio spans {lo:.2f}x-{hi:.2f}x, so "
             f"the ordering {holds} over that range. It rests most on {worst['parameter']} "
             f"({_as_assumption(source_clause(worst['source'], worst['parameter']))}).")

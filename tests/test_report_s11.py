@@ -254,3 +254,16 @@ def test_failure_text_states_the_grid_repair_rule():
     section, found = failure_section(fabrics)
     assert "one bypass" in section.tables[0].caption
     assert all("bypass" in f + clause for f in found)
+
+
+def test_equal_cost_findings_name_the_runtime_of_their_all_reduce():
+    from analysis._report_fair import _fair_findings
+    from analysis._report_parts import runtime_phrase
+
+    rows = [{"system": s, "basis": b, "bandwidth_scale": k, "bisection_per_chip_Bps": 25e9 * k,
+             "allreduce_1GiB_s": 6e-3 / k}
+            for s in ("ref", "x") for b, k in (("as built", 1.0), ("cost", 2.0),
+                                                ("power", 1.5))]
+    found = _fair_findings(rows, [], "ref")
+    assert len(found) == 2
+    assert all(runtime_phrase() in f and "1 GiB all-reduce" in f for f in found), found
