@@ -72,10 +72,15 @@ every chip of its line, an island of chips: that node has failed in effect):
 the pairs through a failed node take one shortest path, which can be less
 loaded than their old route (review S11-R5: ``torus:3x4`` without chip1, an
 all-gather of 16 MiB over chip4, chip10, chip2 with one-shot, 186 -> 93 us
-under runtime "ideal"; a strict xfail in tests/test_audit_s11_routing.py). The
-same local repair at node granularity (a pair through failed node X keeps its
-route, ``p -> X -> q`` replaced by one fixed bypass ``p -> q`` per turn) would
-close it; not built. Keeping the tie split
+under runtime "ideal"; a strict xfail in tests/test_audit_s11_routing.py). A
+per-turn bypass (``p -> X -> q`` replaced by one fixed path ``p -> q``) would not
+close it: there the busy link is chip2 -> chip1, X's in-link, and its two turns
+leave it by different paths. Only keeping every byte of each of X's links on one
+fixed live link does (all of X's transit relayed over one link pair next to it),
+and that costs the default report's one-chip all-to-all +550% (sd200-ultra,
++18.8% now): not adopted. Transit traffic that dimension order concentrates on a
+chip spreads when the chip fails; an intact fabric routing adaptively could
+spread it too. Keeping the tie split
 matters: dropping the dead way of a tie moves bytes off the live links of that
 way, which can unload the busiest link. The alternative, letting the intact
 grid route adaptively too, would change every intact grid figure and depart

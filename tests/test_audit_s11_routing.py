@@ -156,7 +156,7 @@ def test_one_access_takes_the_latency_the_distribution_reports(case, op, transpo
 @pytest.mark.xfail(strict=True, reason="a failed chip is not repaired locally: the pairs that "
                    "crossed it take one shortest surviving path, which leaves the congested "
                    "dimension-order link (review S11-R5; fabric/_routing.py, 'Failures under "
-                   "dimension order': node-granularity bypasses not built)")
+                   "dimension order': no rule both monotone and credible for chips was found)")
 def test_a_failed_chip_outside_the_group_does_not_make_it_faster():
     f = _grid("torus:3x4")
     g = f.without(chips=["chip1"])
