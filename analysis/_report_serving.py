@@ -14,6 +14,7 @@ needs.
 import functools
 
 from ._report_parts import (
+    SEED_FUSION,
     SEED_MS_PER_TOKEN,
     Column,
     FigureSpec,
@@ -22,6 +23,7 @@ from ._report_parts import (
     fmt_float,
     new_figure,
     report_fabric,
+    runtime_label,
     runtime_phrase,
 )
 
@@ -70,6 +72,19 @@ def _parts(shares):
     grouped by :data:`_SHARE_GROUPS`, largest first, parts of zero left out."""
     out = [(name, sum(shares.get(k, 0.0) for k in keys)) for name, keys in _SHARE_GROUPS]
     return sorted(((n, v) for n, v in out if v > 0), key=lambda x: -x[1])
+
+
+def _limiter(shares):
+    """What limits a point, named as the findings group its parts (:data:`_SHARE_GROUPS`):
+    the largest grouped part. ``analysis.speed_limits`` counts graph gaps and kernel floors
+    apart, so its limiter could name a smaller part than the 'kernel boundaries and floors'
+    the text lists first beside it.
+
+    >>> _limiter({"weights read": 3.0, "launch/graph": 2.0, "kernel floors": 2.5})
+    'kernel boundaries and floors'
+    """
+    parts = _parts(shares)
+    return parts[0][0] if parts else ""
 
 
 def _parts_text(shares):
@@ -148,13 +163,9 @@ def _seed_point(system, fusion):
             case += f", {k} drafted tokens at acceptance {best.acceptance:g}"
         out.append({"case": case, "system": system, "reason": None, "tpot_s": best.tpot,
                     "tokens_per_s_user": best.tokens_per_s_user, "layout": best.layout,
-                    "draft_length": k, "limiter": speed_limits(best)[0],
+                    "draft_length": k, "limiter": _limiter(speed_limits(best)[1]),
                     "shares": speed_limits(best)[1]})
     return out
-
-
-#: Kernel fusion factors the seed's claim is read at: none, and its "10x fewer kernels".
-SEED_FUSION = (1.0, 10.0)
 
 
 def _at(fr, x):
@@ -170,7 +181,7 @@ def _row(r):
            "single_user_layout": (f"{su.point.layout}, "
                                   + (f"{su.point.draft_length} drafted"
                                      if su.point.draft_length else "plain")),
-           "single_user_limiter": su.limiter, "single_user_shares": su.shares,
+           "single_user_limiter": _limiter(su.shares), "single_user_shares": su.shares,
            "usd_per_gpu_hour": r["usd"],
            "cost_basis": r["cost_how"]}
     for x in MATCHED_INTERACTIVITY:
@@ -228,13 +239,26 @@ def _draw_frontiers(results, seed_rows):
     plain_log_labels(ax.xaxis)
     plain_log_labels(ax.yaxis)
     ax.legend(fontsize="x-small", loc="lower left")
+    # read on its own, the figure says its model, request and runtime (the caption's short
+    # form), as the report's other figures do
+    fig.suptitle(f"{SERVING_MODEL}, {SERVING_ISL}/{SERVING_OSL} tokens per request, "
+                 f"{_drafts_short(SERVING_MODEL)}; collectives: {runtime_label()}",
+                 fontsize="small")
     return fig
+
+
+def _drafts_short(model):
+    """'plain decoding' or 'plain or 3 drafted tokens': :func:`_drafts` for a title."""
+    from ._models import model_config
+
+    return ("plain or 3 drafted tokens" if model_config(model).mtp_modules
+            else "plain decoding")
 
 
 def serving_section(fabrics, executor, quiet):
     """The serving section and its finding sentences."""
     from ._decode import DECODE_HBM_EFFICIENCY, GEMM_FIXED_TIME, GRAPH_KERNEL_OVERHEAD
-    from ._report_decode import param_phrase
+    from ._report_decode import hbm_rates_phrase, param_phrase
     from ._serving import DEFINITIONS, USABLE_HBM_FRACTION
     from ._sweep import sweep
 
@@ -276,7 +300,8 @@ def serving_section(fabrics, executor, quiet):
         f"at {param_phrase(GRAPH_KERNEL_OVERHEAD)} per kernel boundary, small kernels at "
         "their published minimum durations, weight GEMMs with a fixed "
         f"{param_phrase(GEMM_FIXED_TIME)}, HBM read at "
-        f"{param_phrase(DECODE_HBM_EFFICIENCY, percent=True)} of peak; see Assumptions), "
+        f"{hbm_rates_phrase(param_phrase(DECODE_HBM_EFFICIENCY, percent=True))}; see "
+        "Assumptions), "
         f"its exchange kernel per system, the collectives through {runtime_phrase()}; no "
         "kernel fusion, no overlap. A prompt rides on a decode step of the same forward pass "
         "(in-flight batching) and shares its weight read (analysis.shared_weight_read); that "
@@ -305,6 +330,8 @@ def serving_section(fabrics, executor, quiet):
                  Column(f"usd_per_mtok_at_{k}", f"$/Mtok @{k}", _fmt_opt(3))]
     table = Table("serving", "Serving: single-user speed, throughput and cost at matched "
                   "interactivity", tuple(cols), tuple(rows),
+                  "Limited by: the largest part of the single user's time per token "
+                  "(kernel boundaries and floors counted as one part, as in the findings). "
                   "@N: the frontier's best point at N or more tokens/s per user; tok/s/GPU "
                   "counts input + output tokens; $/Mtok = $/GPU-h / (tok/s/GPU x 3600 / "
                   "1e6). Cost basis per system and tokens/s per MW in serving.csv.")
@@ -320,7 +347,9 @@ def serving_section(fabrics, executor, quiet):
                            Column("layout", "layout"), Column("limiter", "limited by")),
         tuple(seed_rows),
         f"{SEED_MODEL} (a config of the seed's 2.8T scale, not its model) for one user, "
-        f"{SERVING_ISL}/{SERVING_OSL} tokens, best layout.")
+        f"{SERVING_ISL}/{SERVING_OSL} tokens, best layout; collectives under the "
+        f"{runtime_phrase()}. Limited by: the largest part of the time per token (kernel "
+        "boundaries and floors counted as one part).")
     fig = FigureSpec(
         "serving-frontier", "Serving frontier",
         f"Tokens/s per GPU (input + output) against tokens/s per user (both axes log scale) for "

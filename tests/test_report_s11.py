@@ -267,3 +267,66 @@ def test_equal_cost_findings_name_the_runtime_of_their_all_reduce():
     found = _fair_findings(rows, [], "ref")
     assert len(found) == 2
     assert all(runtime_phrase() in f and "1 GiB all-reduce" in f for f in found), found
+
+
+# -- serving (analysis/_report_serving.py, handed to report by the lead at 00:33) ---------
+
+_NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+
+
+@pytest.fixture(scope="module")
+def serving():
+    from analysis._report import build_report
+
+    r = build_report([_NODE], sections=("serving",), quiet=True)
+    return r, next(s for s in r.sections if s.key == "serving")
+
+
+def test_serving_limiter_is_the_part_the_text_lists_first(serving):
+    # 'limited by weights read' stood beside 'kernel boundaries and floors 4.5 ms, weights
+    # read 3.07 ms': speed_limits counts graph gaps and floors apart, the text together
+    from analysis._report_serving import _limiter, _parts
+
+    shares = {"weights read": 3.07e-3, "launch/graph": 2.0e-3, "kernel floors": 2.5e-3,
+              "communication": 2.43e-3}
+    assert _limiter(shares) == "kernel boundaries and floors"
+    assert _limiter({"weights read": 3.0e-3, "launch/graph": 1e-3}) == "weights read"
+    _, sec = serving
+    table = next(t for t in sec.tables if t.name == "serving")
+    for row in table.rows:
+        assert row["single_user_limiter"] == _parts(row["single_user_shares"])[0][0]
+    seed = next(t for t in sec.tables if t.name == "serving_seed")
+    for row in seed.rows:
+        assert row["limiter"] == _parts(row["shares"])[0][0]
+    assert "counted as one part" in table.caption and "counted as one part" in seed.caption
+    assert "runtime 'nccl'" in seed.caption
+
+
+def test_serving_figure_states_its_conditions_and_runtime(serving):
+    from analysis._report_parts import runtime_label
+    from analysis._report_serving import SERVING_ISL, SERVING_MODEL, SERVING_OSL
+    from analysis._style import paper_style
+    from tests.test_report_s10 import _texts_outside
+
+    _, sec = serving
+    spec = sec.figures[0]
+    with paper_style(spec.column, height=spec.height):
+        fig = spec.draw()
+        try:
+            title = fig.get_suptitle()
+            assert SERVING_MODEL in title and f"{SERVING_ISL}/{SERVING_OSL}" in title
+            assert runtime_label() in title
+            assert _texts_outside(fig) == []
+        finally:
+            _close(fig)
+
+
+def test_serving_uses_the_report_wide_seed_constants_and_hbm_rates(serving):
+    from analysis import _report_parts, _report_serving
+    from analysis._decode import DECODE_HBM_EFFICIENCY
+    from analysis._report_decode import hbm_rates_phrase, param_phrase
+
+    assert _report_serving.SEED_FUSION is _report_parts.SEED_FUSION
+    _, sec = serving
+    text = " ".join(sec.text)
+    assert hbm_rates_phrase(param_phrase(DECODE_HBM_EFFICIENCY, percent=True)) in text
