@@ -18,16 +18,21 @@ def node():
     return topologies.build(H200)
 
 
+def _part_flops(m, isl):
+    """FLOPs of one ``isl``-token prompt by model part, by hand (the head for one token)."""
+    L, moe = m.layers, m.moe_layers
+    return {"attention": 2 * isl * L * m.attention_params,
+            "scores": L * m.attention.prefill_score_flops(isl),
+            "ffn": 2 * isl * (m.dense_layers * m.dense_ffn_params
+                              + moe * m.shared_experts * m.expert_params),
+            "router": 2 * isl * moe * m.router_params,
+            "experts": 2 * isl * moe * m.experts_per_token * m.expert_params,
+            "head": 2 * m.head_params}
+
+
 def _seconds(m, chip, isl, eff):
     """Seconds of each part's FLOPs at its format's peak, by hand."""
-    L, moe = m.layers, m.moe_layers
-    flops = {"attention": 2 * isl * L * m.attention_params,
-             "scores": L * m.attention.prefill_score_flops(isl),
-             "ffn": 2 * isl * (m.dense_layers * m.dense_ffn_params
-                               + moe * m.shared_experts * m.expert_params),
-             "router": 2 * isl * moe * m.router_params,
-             "experts": 2 * isl * moe * m.experts_per_token * m.expert_params,
-             "head": 2 * m.head_params}
+    flops = _part_flops(m, isl)
     return {p: f / (chip.gemm_flops(m.math_format(p)) * (_published(chip, m, p) if eff is None
                                                           else eff))
             for p, f in flops.items()}

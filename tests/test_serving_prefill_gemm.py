@@ -5,6 +5,7 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_serving_prefill_dp import _part_flops
 
 import analysis
 import topologies
@@ -94,14 +95,7 @@ def test_prefill_compute_is_the_parts_at_the_rule_by_hand(isl, tp, model, system
     f = topologies.build(system)
     m = analysis.model_config(model)
     chip = f.chip
-    L, moe = m.layers, m.moe_layers
-    flops = {"attention": 2 * isl * L * m.attention_params,
-             "scores": L * m.attention.prefill_score_flops(isl),
-             "ffn": 2 * isl * (m.dense_layers * m.dense_ffn_params
-                               + moe * m.shared_experts * m.expert_params),
-             "router": 2 * isl * moe * m.router_params,
-             "experts": 2 * isl * moe * m.experts_per_token * m.expert_params,
-             "head": 2 * m.head_params}
+    flops = _part_flops(m, isl)
     t = 0.0
     for part, fl in flops.items():
         fmt = chip.gemm_format(m.math_format(part))
