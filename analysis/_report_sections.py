@@ -339,8 +339,10 @@ def failure_section(fabrics):
                   "loses its share of the bundle's bandwidth, and ECMP keeps splitting evenly; "
                   "a single cable is removed: on a grid routed in dimension order its traffic "
                   "takes one bypass between its ends, a local repair that adds all its bytes "
-                  "to the bypass's links (fabric._routing); on switched fabrics routes take "
-                  "the shortest paths left). One chip: the first chip, "
+                  "to the bypass's links (fabric._routing): an upper bound, since a fabric "
+                  "that re-routes around the link globally loses less; on switched fabrics "
+                  "routes take the shortest paths left). One chip: the first chip (on a grid "
+                  "the pairs through it take one shortest path left), "
                   "compared with the healthy fabric carrying the same survivors' all-to-all. "
                   "All-to-all time: 1 MiB from every chip to every other (seconds in the CSV).")
     fig = FigureSpec("failures", "Cost of one failed link and one failed chip",
