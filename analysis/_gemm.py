@@ -175,11 +175,9 @@ def _decode_fp4_fraction():
     """Least squares of :data:`HELION_B200_NVFP4_CUTLASS` time against weight bytes: the
     slope's bandwidth over the B200's HBM bandwidth (the intercept is reported in the
     source text)."""
-    b200 = chip_spec("b200")
     xs = [n * k * _NVFP4_BYTES for n, k, _ in HELION_B200_NVFP4_CUTLASS]
     ys = [t * 1e-6 for *_, t in HELION_B200_NVFP4_CUTLASS]
-    slope, intercept = _least_squares(xs, ys)
-    frac = 1 / slope / b200.hbm_bandwidth
+    frac, slope, intercept = _streaming_fraction("b200", xs, ys)
     return Parameter(
         "gemm.decode_hbm_efficiency.blackwell.fp4", frac, "",
         f"pytorch/helion PR #3046 (2026-07-13): B200 CUTLASS NVFP4 (W4A4) decode GEMMs, 6 "
@@ -197,6 +195,13 @@ def _decode_fp4_fraction():
 _DEEPGEMM_DECODE_M = (64, 128)
 
 
+def _streaming_fraction(chip, bytes_, seconds):
+    """``(fraction of chip's peak HBM bandwidth, slope, intercept)`` of the least-squares line
+    of a GEMM table's ``seconds`` against the ``bytes_`` each GEMM reads and writes."""
+    slope, intercept = _least_squares(bytes_, seconds)
+    return 1 / slope / chip_spec(chip).hbm_bandwidth, slope, intercept
+
+
 def _least_squares(xs, ys):
     """``(slope, intercept)`` of the least-squares line through ``(xs, ys)``."""
     n = len(xs)
@@ -210,12 +215,10 @@ def _decode_fp8_hopper_fraction():
     """Least squares of DeepGEMM's decode-size normal GEMMs (:data:`DEEPGEMM_H800_FP8`
     ``"dense"`` rows at M = 64 and 128) time against bytes (FP8 A and B, BF16 D: the table's
     own "memory bandwidth" convention): the slope's bandwidth over the H800's HBM bandwidth."""
-    h800 = chip_spec("h800")
     rows = [r for r in DEEPGEMM_H800_FP8["dense"] if r[1] in _DEEPGEMM_DECODE_M]
     xs = [g * (m * k + n * k) + 2 * g * m * n for g, m, n, k, _ in rows]
     ys = [2 * g * m * n * k / (tf * 1e12) for g, m, n, k, tf in rows]
-    slope, intercept = _least_squares(xs, ys)
-    frac = 1 / slope / h800.hbm_bandwidth
+    frac, slope, intercept = _streaming_fraction("h800", xs, ys)
     return Parameter(
         "gemm.decode_hbm_efficiency.hopper.fp8", frac, "",
         f"{_DEEPGEMM_SOURCE}: the {len(rows)} normal-GEMM rows at M = 64 and 128 (all "

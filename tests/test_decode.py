@@ -856,6 +856,26 @@ def test_nvfp4_decode_gemm_fraction_is_the_published_line():
                                                                      rel=0.02)
 
 
+def _with_and_without_gemm_rates(m, fab, kw):
+    """The decode step with the published dense-GEMM streaming rates and without any."""
+    on = analysis.decode_step(m, fab, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(analysis._gemm, "DECODE_GEMM_HBM_EFFICIENCY", {})
+        off = analysis.decode_step(m, fab, **kw)
+    return on, off
+
+
+def _gemm_read_rates(c, key, eff):
+    """(whether the published rate of ``key`` applies to chip ``c``, the default read
+    bandwidth, the dense GEMMs' read bandwidth) under a user's ``eff`` or the default 0.78."""
+    from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY
+
+    applies = c.generation == key[0] and eff is None
+    bw = c.hbm_bandwidth * (0.78 if eff is None else eff)
+    return applies, bw, (c.hbm_bandwidth * DECODE_GEMM_HBM_EFFICIENCY[key].value if applies
+                         else bw)
+
+
 @settings(max_examples=10, deadline=None)
 @given(chip=st.sampled_from(("b200", "h200", "gb200")), batch=st.sampled_from((1, 32, 256)),
        layout=st.sampled_from(("tp=8,dp=1,etp=2", "tp=8,dp=1", "tp=1,dp=8")),
@@ -866,7 +886,6 @@ def test_nvfp4_dense_gemms_stream_at_their_published_rate(chip, batch, layout, e
     # (W4A16, BF16 math) or under a user's hbm_efficiency nothing changes
     import topologies
     from analysis._decode import _shared_split
-    from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY
     from fabric import chip_spec
 
     fab = topologies.build(f"switch:8,chip={chip}")
@@ -874,15 +893,9 @@ def test_nvfp4_dense_gemms_stream_at_their_published_rate(chip, batch, layout, e
     kw = {"batch": batch, "context": 1024, "layout": layout, "engine": "trtllm"}
     if eff is not None:
         kw["hbm_efficiency"] = eff
-    on = analysis.decode_step(m, fab, **kw)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(analysis._gemm, "DECODE_GEMM_HBM_EFFICIENCY", {})
-        off = analysis.decode_step(m, fab, **kw)
+    on, off = _with_and_without_gemm_rates(m, fab, kw)
     c = chip_spec(chip)
-    applies = c.generation == "blackwell" and eff is None
-    frac = DECODE_GEMM_HBM_EFFICIENCY[("blackwell", "fp4")].value
-    bw = c.hbm_bandwidth * (0.78 if eff is None else eff)
-    ffn_bw = c.hbm_bandwidth * frac if applies else bw
+    applies, bw, ffn_bw = _gemm_read_rates(c, ("blackwell", "fp4"), eff)
     lay = analysis.parse_layout(layout, 8)
     dense_on, dense_off = on.layers[0], off.layers[0]
     assert dense_on.ffn_weights == pytest.approx(m.dense_ffn_bytes / lay.tp / ffn_bw, rel=1e-12)
@@ -927,7 +940,6 @@ def test_fp8_dense_gemms_stream_at_deepgemms_rate_on_hopper(chip, batch, layout,
     # user's hbm_efficiency nothing changes
     import topologies
     from analysis._decode import _shared_split
-    from analysis._gemm import DECODE_GEMM_HBM_EFFICIENCY
     from fabric import SpecError, chip_spec
 
     fab = topologies.build(f"switch:9,chip={chip}")
@@ -938,18 +950,12 @@ def test_fp8_dense_gemms_stream_at_deepgemms_rate_on_hopper(chip, batch, layout,
     if eff is not None:
         kw["hbm_efficiency"] = eff
     try:
-        on = analysis.decode_step(m, fab, **kw)
+        on, off = _with_and_without_gemm_rates(m, fab, kw)
     except SpecError as e:       # H20's 96 GB hold no FP8 R1 at tp=1 or 4
         assert chip == "h20" and "a chip needs" in str(e)
         return
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(analysis._gemm, "DECODE_GEMM_HBM_EFFICIENCY", {})
-        off = analysis.decode_step(m, fab, **kw)
     c = chip_spec(chip)
-    applies = c.generation == "hopper" and eff is None
-    frac = DECODE_GEMM_HBM_EFFICIENCY[("hopper", "fp8")].value
-    bw = c.hbm_bandwidth * (0.78 if eff is None else eff)
-    gemm_bw = c.hbm_bandwidth * frac if applies else bw
+    applies, bw, gemm_bw = _gemm_read_rates(c, ("hopper", "fp8"), eff)
     lay = analysis.parse_layout(layout, 8)
     tp = lay.tp
     att_bytes = (m.attention_params if tp == 1 else m.attention_params_per_rank(tp)) * (

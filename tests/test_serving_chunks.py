@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_serving_closed_loop import _reference
+from test_serving_mixed_steps import _pass_by_resources
 
 import analysis
 import topologies
@@ -48,17 +49,6 @@ def test_read_is_the_touched_experts_by_enumeration(experts, k, tokens, dense, e
     bare = PrefillTime(isl=10, flops=0.0, compute=0.0, weights=dense + expert, comm=0.0,
                        total=0.0)
     assert bare.read(1) == dense + expert
-
-
-def _pass_by_resources(flops_s, bytes_s, dt):
-    """One forward pass by brute force: HBM and the SMs each work through their own queue,
-    ``dt`` seconds a step, until both are empty."""
-    t = 0.0
-    while flops_s > 0 or bytes_s > 0:
-        flops_s -= dt
-        bytes_s -= dt
-        t += dt
-    return t
 
 
 def _prefill(isl, compute, dense, expert, comm, e, k):

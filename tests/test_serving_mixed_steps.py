@@ -23,12 +23,17 @@ def _merged_by_resources(prefill, w_b, c_b, chunk, dt):
     """The merged forward pass by brute force: HBM and the SMs work at once, each through its
     own queue in steps of ``dt`` seconds (the weights streamed once, no less than either part
     reads on its own; the FLOPs of both), until both are empty."""
-    bytes_left = max(prefill.read(chunk), w_b)
-    flops_left = chunk * prefill.compute / prefill.isl + c_b
+    return _pass_by_resources(chunk * prefill.compute / prefill.isl + c_b,
+                              max(prefill.read(chunk), w_b), dt)
+
+
+def _pass_by_resources(flops_s, bytes_s, dt):
+    """One forward pass by brute force: HBM and the SMs each work through their own queue,
+    ``dt`` seconds a step, until both are empty."""
     t = 0.0
-    while bytes_left > 0 or flops_left > 0:
-        bytes_left -= dt
-        flops_left -= dt
+    while flops_s > 0 or bytes_s > 0:
+        flops_s -= dt
+        bytes_s -= dt
         t += dt
     return t
 
