@@ -14,8 +14,10 @@ blocks, so a faster weight read can make the step slower. In the exact single-st
 schedule a shorter stage never delays the end.
 
 S11-R7 (serving, analysis/_serving.py prefill_time): with ``dp`` prompts prefilled at once
-(disaggregated mode, ``adp_balance=True``) each request is charged the whole batch's weight
-read, while its compute and communication are per request.
+(disaggregated mode, ``adp_balance=True``) each request was charged the whole batch's weight
+read, while its compute and communication are per request. Fixed in session 12
+(``PrefillTime.prompts``: the pass's read and kernels shared by its prompts); the test
+below now passes and keeps it fixed.
 """
 
 import fidelity
@@ -69,9 +71,6 @@ def test_a_faster_weight_read_never_slows_a_two_batch_layer():
     assert fast.total <= slow.total
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="S11-R7: prefill_time(one_at_a_time=False) charges each "
-                   "of the dp prompts prefilled at once the batch's whole weight read "
-                   "(weights = weight_bytes_total / (n x bw)), not its share")
 def test_prompts_prefilled_together_share_one_weight_read():
     # 8 prompts at once on 8 H200 (tp=1, dp=8) read each chip's weights once for all 8: a
     # request's share is below what one prompt alone on a tp=8 instance reads (8 chips
