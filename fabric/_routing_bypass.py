@@ -1,4 +1,4 @@
-"""Bypasses of failed links under dimension-order routing (private).
+"""Local repair of failed links and nodes under dimension-order routing (private).
 
 Used by :class:`fabric.Router` on a degraded grid; the rule and its reason are in the
 docstring of :mod:`fabric._routing` ("Failures under dimension order").
@@ -10,9 +10,15 @@ grid with every failed link replaced by that link's bypass. So the closed form s
 routes every pair: a *twin* :class:`~fabric._routing_dor.DimOrder` is built over the
 surviving links plus one *virtual* link per failed link (ids ``2E`` and up), whose
 latency is its bypass's latency; the loads the twin puts on a virtual link are added to
-every link of its bypass. Pairs the twin cannot route (their dimension-order route
-crosses a failed node, or a failed link whose ends the failures left disconnected) are
-routed whole by one shortest path of the surviving graph.
+every link of its bypass.
+
+Pairs a way of whose route crosses a failed node are found by a second twin over the
+intact grid (``flag``: the failed nodes' links weigh 1, every other 0) and routed
+way by way (:meth:`Bypass._repaired`): every combination of their ties, each run through
+failed nodes replaced by the stand-in links and one shortest path between the stand-ins
+(:meth:`Bypass._expand`). Pairs left with no way (a failed link whose ends the failures
+disconnected, a failed node with no stand-in) are routed whole by one shortest path of
+the surviving graph.
 """
 
 import types
@@ -150,11 +156,12 @@ class Bypass:
         for p, x in pairs:
             e = G0.edges[p, x]
             others = [live[q] for q in G0[x] if q in live and q != p]
+            near = set(G0[x])
 
-            def key(y, p=p, e=e, others=others):
+            def key(y, p=p, e=e, others=others, near=near):
                 g = H.edges[p, y]
                 return (g["bandwidth"] > e["bandwidth"], g["latency"] < e["latency"],
-                        float(dist[live[y]][others].sum()), live[y])
+                        y in near, float(dist[live[y]][others].sum()), live[y])
 
             ys = list(H[p])
             if ys:

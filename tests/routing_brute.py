@@ -103,7 +103,7 @@ def _standin(f, g, p, x):
     def key(y):
         d = nx.single_source_shortest_path_length(H, y)
         return (H.edges[p, y]["bandwidth"] > e["bandwidth"],
-                H.edges[p, y]["latency"] < e["latency"],
+                H.edges[p, y]["latency"] < e["latency"], y in G0[x],
                 sum(d.get(q, len(g.nodes)) for q in others), order[y])
 
     ys = list(H[p])
