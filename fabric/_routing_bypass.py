@@ -21,6 +21,7 @@ disconnected, a failed node with no stand-in) are routed whole by one shortest p
 the surviving graph.
 """
 
+import itertools
 import types
 
 import numpy as np
@@ -196,7 +197,7 @@ class Bypass:
         row = [k for k in row if k >= 0]
         tail, head = self.tail, self.head
         if not row or tail[row[0]] != s or head[row[-1]] != t or any(
-                head[a] != tail[b] for a, b in zip(row, row[1:])):
+                head[a] != tail[b] for a, b in itertools.pairwise(row)):
             return None
         out, i, n, x0 = [], 0, self.n, self.nx0
         while i < len(row):
@@ -241,7 +242,7 @@ class Bypass:
             for i, row in zip(sel.tolist(), M.tolist(), strict=True):
                 links = self._expand(int(s[i]), int(d[i]), row)
                 if links is not None:
-                    ways.append((i, 0.5 ** bin(int(tmask[i])).count("1"), links))
+                    ways.append((i, 0.5 ** int(tmask[i]).bit_count(), links))
         total = np.zeros(len(s))
         for i, wt, _ in ways:
             total[i] += wt

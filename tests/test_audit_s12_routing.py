@@ -93,16 +93,12 @@ def test_every_byte_of_a_failed_chips_link_crosses_its_stand_in():
 @st.composite
 def _chip_failures(draw):
     f = _grid(draw(st.sampled_from(GRIDS)))
-    nodes = [v for v in f.nodes]
-    dead = draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=2, unique=True))
+    dead = draw(st.lists(st.sampled_from(list(f.nodes)), min_size=1, max_size=2, unique=True))
     edges = sorted(tuple(sorted(e)) for e in f.graph.edges if not set(e) & set(dead))
     links = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True)) if edges else []
     if len(dead) >= len(f.endpoints):
         dead = dead[:1]
-    try:
-        return f, f.without(chips=dead, links=links)
-    except Exception:           # every chip failed
-        return f, None
+    return f, f.without(chips=dead, links=links)
 
 
 def _claimed(f, g):
@@ -119,7 +115,7 @@ def _claimed(f, g):
        st.sampled_from([8, 4096, 114688, 2**20, 2**26]), st.data())
 def test_losing_a_chip_never_makes_the_survivors_op_faster(case, op, n, data):
     f, g = case
-    if g is None or not _claimed(f, g) or g.n_endpoints < 2:
+    if not _claimed(f, g) or g.n_endpoints < 2:
         return
     chips = list(g.endpoints)
     ranks = data.draw(st.lists(st.sampled_from(chips), min_size=2, max_size=len(chips),
@@ -150,7 +146,7 @@ def test_losing_a_chip_never_makes_the_survivors_op_faster(case, op, n, data):
 @given(_chip_failures())
 def test_no_surviving_link_carries_less_of_the_survivors_all_to_all(case):
     f, g = case
-    if g is None or not _claimed(f, g) or g.n_endpoints < 2:
+    if not _claimed(f, g) or g.n_endpoints < 2:
         return
     try:
         intact, degraded = _survivor_loads(f, g)
