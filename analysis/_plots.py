@@ -682,9 +682,35 @@ def _readable_log_ticks(ax, values):
     ax.yaxis.set_minor_formatter(NullFormatter())
 
 
+#: Lines of a ratio figure closer than this (relative, at every size) lie on top of one
+#: another: the 1% a caption calls "within 1% of 1" (``_report_sweeps._coincident``).
+RATIO_COINCIDE_RTOL = 0.01
+
+
+def _coincident_groups(series):
+    """Indices of ``series`` (label, sizes, ratios) in groups whose lines lie on top of one
+    another (the same sizes, ratios within :data:`RATIO_COINCIDE_RTOL` at every size),
+    each group in drawing order; series alone are left out."""
+    groups = []
+    for i, (_, x, y) in enumerate(series):
+        for g in groups:
+            _, xx, yy = series[g[0]]
+            if xx == x and np.allclose(yy, y, rtol=RATIO_COINCIDE_RTOL, atol=0):
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    return [g for g in groups if len(g) > 1]
+
+
 def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_label=None,
                ylabel="ratio"):
     """A ratio against message size, one line per group, with an optional reference line.
+
+    Lines that lie on top of one another (within 1% at every size) would show only the
+    last one drawn: their markers alternate along the line, one colour after the other,
+    and the line is labelled on the axes with what lies there (for example
+    "all-to-all, 3 systems: lines on top of one another").
 
     Parameters
     ----------
@@ -698,26 +724,46 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> rows = [{"label": op, "size": n, "ratio": 1.0}
+    ...         for op in ("a", "b") for n in (1024, 2048, 4096)]
+    >>> ax = plot_ratio(rows)
+    >>> [t.get_text() for t in ax.texts]
+    ['a, b:\\nlines on top of one another']
+    >>> plt.close(ax.figure)
     """
     rows = _check_rows(rows, ("size", "ratio", *group), "plot_ratio")
     ax = _new_axes(ax)
     # one colour per system (its colour in every figure); the rest of the label (the
     # operation) picks the line style and marker, the same for every system
     styles, markers = ("-", "--", ":", "-."), ("o", "s", "^", "D")
-    rests = {}
-    for i, (key, grp) in enumerate(_rows_by(rows, group).items()):
+    series = []
+    for key, grp in _rows_by(rows, group).items():
         grp = sorted(grp, key=lambda r: r["size"])
-        label = " ".join(map(str, key))
+        series.append((" ".join(map(str, key)), [r["size"] for r in grp],
+                       np.array([r["ratio"] for r in grp], dtype=float)))
+    # lines on top of one another: each shows its markers at every k-th size, shifted by
+    # its place in the group, so every colour is seen along the line
+    stagger = {i: (j, len(g)) for g in _coincident_groups(series) for j, i in enumerate(g)}
+    rests = {}
+    for i, (label, x, y) in enumerate(series):
         system = _system_of(label)
         rest = label[len(system):].strip() if system else ""
         k = rests.setdefault(rest, len(rests))
-        ax.plot([r["size"] for r in grp], [r["ratio"] for r in grp],
-                marker=markers[k % len(markers)], markersize=2.5,
+        ax.plot(x, y, marker=markers[k % len(markers)],
+                markersize=2.5 if i not in stagger else 3.5,
+                markevery=stagger.get(i, 1), zorder=2.2 if i in stagger else 2,
                 linestyle=styles[k % len(styles)], color=_color_of(label, i), label=label)
-    ax.axhline(1.0, color="0.3", linewidth=0.6, linestyle="-")
+    # the reference lines under the curves (a curve at 1 stays seen)
+    ax.axhline(1.0, color="0.3", linewidth=0.6, linestyle="-", zorder=1.5)
     if reference is not None:
-        ax.axhline(reference, color="0.3", linewidth=0.8, linestyle=":",
+        ax.axhline(reference, color="0.3", linewidth=0.8, linestyle=":", zorder=1.5,
                    label=reference_label or f"{reference:g}")
+    for g in _coincident_groups(series):
+        _label_coincident(ax, [series[i] for i in g])
     _size_axis(ax, [r["size"] for r in rows])
     ax.set_yscale("log")
     _readable_log_ticks(ax, [r["ratio"] for r in rows]
@@ -735,6 +781,23 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
         ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
                   borderaxespad=0.0, frameon=False)
     return ax
+
+
+def _label_coincident(ax, group):
+    """Say on the axes which lines lie on top of one another: two short lines of text just
+    above the group's line, from its first size. Lines of one operation on several systems
+    read "<operation>, <n> systems: / lines on top of one another"; others name every
+    line."""
+    labels = [lab for lab, _, _ in group]
+    systems = [_system_of(lab) for lab in labels]
+    rests = {lab[len(s):].strip() if s else None for lab, s in zip(labels, systems)}
+    if None not in systems and len(rests) == 1 and "" not in rests:
+        text = f"{rests.pop()}, {len(group)} systems:\nlines on top of one another"
+    else:
+        text = f"{', '.join(labels)}:\nlines on top of one another"
+    _, x, y = group[0]
+    ax.annotate(text, xy=(x[0], y[0]), xytext=(1, 9), textcoords="offset points",
+                ha="left", va="bottom", fontsize="x-small", color="0.2", linespacing=1.1)
 
 
 def plot_link_utilization(utilization, ax=None):

@@ -351,14 +351,16 @@ def _symmetric_rows(name, op, rows):
 def _coincident(rows):
     """A caption's note on the operations whose ratio is 1 at every size on every system
     (symmetric memory and message passing run the same schedule): their lines lie on top
-    of one another, so only the last one drawn shows."""
+    of one another; the figure alternates their markers and labels them on the panel."""
     flat = [op for op in dict.fromkeys(r["op"] for r in rows)
             if len({r["system"] for r in rows if r["op"] == op}) > 1
             and all(abs(r["ratio_same_transport"] - 1) < 0.01 for r in rows if r["op"] == op)]
     if not flat:
         return ""
     return (f" The {' and '.join(flat)} ratio is within 1% of 1 at every size on every "
-            "system (the same schedule either way): its lines lie on top of one another.")
+            "system (the same schedule either way): its lines lie on top of one another "
+            "at 1, labelled on the panel, their markers alternating between the systems' "
+            "colours.")
 
 
 def _draw_symmetric(rows, rt_rows=()):

@@ -28,7 +28,9 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   plus its tensor-parallel all-reduces and expert dispatch/combine, costed on the
   fabric by ``analysis.cost``. Aggregated serving under attention data parallelism
   prefills one prompt at a time on its attention group (TensorRT-LLM tech blog 10's
-  in-flight batching baseline) unless ``adp_balance=True``.
+  in-flight batching baseline) unless ``adp_balance=True``; ``dp`` prompts prefilled at
+  once (that, or disaggregated prefill) are one forward pass, one weight read and one set
+  of kernels shared by them (:attr:`PrefillTime.prompts`).
 * **Memory fit**: weights plus the KV cache of the batch at the full context
   ``isl + osl`` must fit in :data:`USABLE_HBM_FRACTION` of HBM on the fullest chip.
 
@@ -448,10 +450,12 @@ class PrefillTime:
     """Instance-seconds one request's prefill takes (throughput view), and its parts.
 
     With ``dp`` attention groups, ``dp`` prompts are prefilled at once, one per
-    group; ``total`` is the instance's time per request, i.e. that batch's time
-    divided by ``dp``. ``total = max(compute, read(isl)) + comm`` (communication not
-    overlapped: an assumption, the pessimistic case): :meth:`chunk_seconds` of the
-    whole prompt.
+    group, in ONE forward pass (``prompts = dp``): one read of the weights and one set of
+    kernels for all of them. ``compute``, ``weights``, ``expert_weights``, ``comm`` and
+    ``total`` are the instance's time per request, i.e. that pass's divided by
+    ``prompts``. ``total = max(compute, read(isl)) + comm`` (communication not
+    overlapped: an assumption, the pessimistic case) plus the pass's exposed launches
+    shared by its prompts: :meth:`chunk_seconds` of the whole prompt.
 
     Attributes
     ----------
@@ -461,7 +465,8 @@ class PrefillTime:
         projections and experts, the causal attention scores
         (``prefill_score_flops``), and the head for the last token only.
     compute, weights, comm, total : float
-        Seconds; ``weights`` is one read of ALL the instance's weights.
+        Seconds per prompt; ``weights`` is a prompt's share of one read of ALL the
+        instance's weights (the read over ``prompts``).
     expert_weights : float
         Seconds of ``weights`` that are the routed experts' (0: a pass reads every weight).
     experts, experts_per_token : int
@@ -474,6 +479,9 @@ class PrefillTime:
     boundary : float
         GPU seconds of each kernel boundary (decode's graph-replay figure: an eager stream's
         boundary is no shorter), paid whether or not the host is ahead.
+    prompts : int
+        Prompts one pass holds, one per attention group (``dp`` when prefilled at once, 1
+        when one prompt holds the instance); they share its weight read and its kernels.
     """
 
     isl: int
@@ -488,25 +496,39 @@ class PrefillTime:
     launch: float = 0.0
     launch_layers: tuple = ()
     boundary: float = 0.0
+    prompts: int = 1
+
+    def _prompts(self):
+        """:attr:`prompts`, checked (a hand-built one may hold anything)."""
+        p = self.prompts
+        if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
+            raise SpecError(f"prompts must be an integer >= 1 (prompts in one pass), got "
+                            f"prompts={p!r}")
+        return int(p)
 
     def read(self, tokens):
-        """Seconds a forward pass of ``tokens`` prompt tokens reads weights: all but the
-        routed experts, and of those the expected share ``tokens`` tokens activate under
-        uniform routing (:func:`analysis.expected_active_experts`, decode's own formula,
+        """Seconds per prompt a forward pass reads weights when each of its :attr:`prompts`
+        prompts runs ``tokens`` tokens: all but the routed experts, and of those the
+        expected share the pass's ``prompts x tokens`` tokens activate under uniform
+        routing (:func:`analysis.expected_active_experts`, decode's own formula,
         ``1 - (1 - k/E)^T``): every weight for a few times ``E / k`` tokens or more.
 
         >>> p = PrefillTime(isl=100, flops=0.0, compute=0.1, weights=0.04, comm=0.0,
         ...                 total=0.1, expert_weights=0.03, experts=4, experts_per_token=2)
         >>> round(p.read(1), 6), round(p.read(100), 6)      # one token: half the experts
         (0.025, 0.04)
+        >>> round(dataclasses.replace(p, prompts=2).read(1), 6)   # 2 tokens in the pass
+        0.0325
         """
         tokens = _prompt_tokens(tokens)
+        prompts = self._prompts()
         if not self.experts or not self.expert_weights:
             return self.weights
         if not 0 <= self.experts_per_token <= self.experts:
             raise SpecError(f"experts_per_token ({self.experts_per_token!r}) must be between 0 "
                             f"and experts ({self.experts!r})")
-        active = expected_active_experts(self.experts, self.experts_per_token, tokens)
+        active = expected_active_experts(self.experts, self.experts_per_token,
+                                         prompts * tokens)
         return self.weights - self.expert_weights * (1.0 - active / self.experts)
 
     def kernels(self):
@@ -541,13 +563,15 @@ class PrefillTime:
                                                                     else 0.0))
 
     def chunk_seconds(self, tokens):
-        """Seconds a forward pass of ``tokens`` of such prompts takes on its own: its own
-        roofline, ``max(tokens x compute / isl, read(tokens))`` (one weight read for the
-        pass however many tokens, or prompts' pieces, it holds; compute linear in tokens),
-        plus ``tokens x comm / isl`` (the collectives' bytes grow with the tokens; their
-        per-collective latency is not charged again per chunk: an under-charge for small
-        chunks), plus what the pass's eager launches add (:meth:`exposed_launch`).
-        ``chunk_seconds(isl) == total`` for :func:`prefill_time`'s result.
+        """Seconds per prompt of a forward pass in which each of its :attr:`prompts`
+        prompts runs ``tokens`` tokens, on its own: its own roofline, ``max(tokens x
+        compute / isl, read(tokens))`` (one weight read for the pass however many tokens,
+        or prompts' pieces, it holds; compute linear in tokens), plus ``tokens x comm /
+        isl`` (the collectives' bytes grow with the tokens; their per-collective latency is
+        not charged again per chunk: an under-charge for small chunks), plus what the
+        pass's eager launches add (:meth:`exposed_launch` of the whole pass, ``prompts``
+        times that device time, shared by its prompts). ``chunk_seconds(isl) == total``
+        for :func:`prefill_time`'s result.
 
         >>> p = PrefillTime(isl=1000, flops=0.0, compute=0.5, weights=0.1, comm=0.02,
         ...                 total=0.52)
@@ -555,9 +579,10 @@ class PrefillTime:
         (0.52, 0.102)
         """
         tokens = _prompt_tokens(tokens)
+        prompts = self._prompts()
         device = max(tokens * self.compute / self.isl, self.read(tokens)) + (
             tokens * self.comm / self.isl)
-        return device + self.exposed_launch(device)
+        return device + self.exposed_launch(prompts * device) / prompts
 
 
 def _prompt_tokens(tokens):
@@ -673,8 +698,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     dispatch_bytes : float, optional
         Bytes per element dispatched to experts (default the activation bytes).
     one_at_a_time : bool, default False
-        False: the ``dp`` attention groups prefill ``dp`` prompts at once (a prompt's
-        time is that batch's divided by ``dp``). True: one prompt at a time holds the
+        False: the ``dp`` attention groups prefill ``dp`` prompts at once, one forward
+        pass (a prompt's time is that pass's divided by ``dp``: they share its weight read
+        and its kernels, :attr:`PrefillTime.prompts`). True: one prompt at a time holds the
         whole instance (in-flight batching under attention data parallelism without a
         context-balancing scheduler: the ranks step together, an iteration lasts as long
         as its slowest rank, and contexts arrive on one rank per iteration, NVIDIA
@@ -769,7 +795,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     # its own attention group; else dp prompts at once share every chip
     compute = (sum(t for p, t in seconds.items() if p != "experts") / (tp if serial else n)
                + seconds["experts"] / n)
-    weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency)
+    # one pass holds the prompts of every attention group at once (one each) or one prompt:
+    # its weight read and its kernels are shared by them (each request pays its share)
+    prompts = 1 if serial else dp
+    weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency) / prompts
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else _finite("dispatch_bytes", dispatch_bytes,
                                                    positive=True)
@@ -792,11 +821,12 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                 1 if serial else dp)
     # the routed experts' share of that read (a short pass reads only the experts it touches)
     experts = (m.moe_layers * m.routed_experts * m.expert_params * m.expert_weight_bytes
-               / (n * chip.hbm_bandwidth * hbm_efficiency))
+               / (n * chip.hbm_bandwidth * hbm_efficiency)) / prompts
     pre = PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
                       total=0.0, expert_weights=experts, experts=m.routed_experts,
                       experts_per_token=m.experts_per_token, launch=float(launch_overhead),
-                      launch_layers=_pass_kernels(m), boundary=float(graph_kernel_overhead))
+                      launch_layers=_pass_kernels(m), boundary=float(graph_kernel_overhead),
+                      prompts=prompts)
     return dataclasses.replace(pre, total=pre.chunk_seconds(isl))
 
 
@@ -910,6 +940,11 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     parts' tokens, so the cheaper part's boundaries are not paid twice (each term within
     its part: still never faster than either part alone).
 
+    With ``prefill.prompts = P > 1`` (the attention groups' prompts in one pass, each
+    group's chunk ``chunk`` tokens) the step merges all ``P`` chunks with the decode step:
+    the pass's saving (``P`` chunks' FLOPs and ``prefill.read(chunk)`` scaled to the pass
+    against the one decode read and boundaries) per prompt, i.e. divided by ``P``.
+
     Parameters
     ----------
     prefill : PrefillTime
@@ -958,13 +993,15 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
             0 <= k <= e):
         raise SpecError(f"prefill.experts and prefill.experts_per_token must be integers with "
                         f"0 <= experts_per_token <= experts, got {e!r} and {k!r}")
-    flops = chunk * prefill.compute / prefill.isl
-    read = prefill.read(chunk) if chunk else 0.0
+    prompts = prefill._prompts()
+    # the whole pass: every group's chunk (per-prompt figures times the prompts)
+    flops = prompts * chunk * prefill.compute / prefill.isl
+    read = prompts * prefill.read(chunk) if chunk else 0.0
     priced = max(flops, read)
     merged = max(flops + step_compute, read, step_weights)
     boundaries = prefill.kernels() * prefill.boundary if chunk else 0.0
     return (min(max(0.0, priced + step_weights - merged), step_weights, priced)
-            + min(step_launch, boundaries))
+            + min(step_launch, boundaries)) / prompts
 
 
 def _room(batch, budget, dp):
@@ -993,8 +1030,10 @@ def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, step
     ``max_num_tokens`` and a vLLM DP engine's budget are per rank), in chunks of what is left
     of ``budget``, then the rest, each :func:`shared_weight_read`; but a step shares its read
     once, so the ``batch`` prompts of one request time save at most ``steps`` (the decode
-    steps in it) times a full chunk's saving, shared among them. 0 when the engine does not
-    mix (``budget`` None) or a step has no room for a chunk."""
+    steps in it) times a full chunk's saving (of the step's pass: ``prefill.prompts``
+    groups' chunks in it, each saving :func:`shared_weight_read`'s share), shared among
+    them. 0 when the engine does not mix (``budget`` None) or a step has no room for a
+    chunk."""
     room = _room(batch, budget, dp)
     if room < 1:
         return 0.0
@@ -1002,8 +1041,9 @@ def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, step
     saved = full * shared_weight_read(prefill, step_weights, step_compute, room, step_launch)
     if rest:
         saved += shared_weight_read(prefill, step_weights, step_compute, rest, step_launch)
-    most = steps * shared_weight_read(prefill, step_weights, step_compute, min(room, isl),
-                                      step_launch)
+    # one saving per step, of the step's pass: every group's chunk in it (prompts per pass)
+    most = steps * prefill.prompts * shared_weight_read(prefill, step_weights, step_compute,
+                                                        min(room, isl), step_launch)
     return min(saved, most / batch)
 
 

@@ -62,15 +62,33 @@ def _fabric(spec):
     return topologies.build(spec)
 
 
+def copy_kernel_seconds(chip, nbytes):
+    """GPU time of one device-to-device copy kernel of ``nbytes`` queued behind other work.
+
+    One kernel boundary (:data:`analysis.GRAPH_KERNEL_OVERHEAD`, 1.3 us: the dispatch gap and
+    an empty kernel, measured under CUDA-graph replay, so a lower bound for a kernel queued
+    eagerly) plus reading and writing ``nbytes`` at the chip's HBM bandwidth x
+    :data:`analysis.DECODE_HBM_EFFICIENCY` (the decode model's streaming assumption, 78%).
+
+    >>> import fabric
+    >>> round(copy_kernel_seconds(fabric.chip_spec("h100"), 4 * 2**20) * 1e6, 2)
+    4.51
+    """
+    return (analysis.GRAPH_KERNEL_OVERHEAD.value
+            + 2 * nbytes / (chip.hbm_bandwidth * analysis.DECODE_HBM_EFFICIENCY.value))
+
+
 def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=None, date=None,
-          **kw):
+          copy_before=False, **kw):
     """The model's figure for one row: ``(value, how)`` under runtime ``"nccl"``.
 
     ``spec`` is a preset or spec string, ``ranks`` an int (the first ``ranks`` GPUs) or
     None (all), ``metric`` ``"busbw"`` (GB/s) or ``"time"`` (us). Exactly one of ``nccl``
     (the NCCL release the source states it measured with) and ``date`` (the source's date,
     when it states none: the newest release tagged by then, :func:`fabric.nccl_release_on`)
-    gives the tuner's constants (runtime ``"nccl@<release>"``). ``kw`` goes to
+    gives the tuner's constants (runtime ``"nccl@<release>"``). ``copy_before``: the source's
+    harness copies the ``size`` bytes with a kernel of its own before each collective, in
+    series on the GPU (:func:`copy_kernel_seconds` is added; time rows only). ``kw`` goes to
     :func:`analysis.cost` (e.g. ``ops_per_launch``).
     """
     if (nccl is None) == (date is None):
@@ -85,6 +103,12 @@ def model(spec, op, size, *, algorithm="auto", ranks=None, metric="busbw", nccl=
     how = f"{spec} {r.ranks} ranks, {r.algorithm}/{r.protocol}" + (
         f", {r.channels} ch" if r.channels else "") + (
         f", NCCL {release}" + ("" if nccl else f" (tagged by {date})"))
+    if copy_before:
+        if metric != "time":
+            raise ValueError("copy_before is for time rows (the harness's copy is not in busbw)")
+        copy = copy_kernel_seconds(f.chip, size)
+        how += f" + copy kernel {copy * 1e6:.1f} us"
+        return (r.time + copy) * 1e6, how
     value = r.busbw / 1e9 if metric == "busbw" else r.time * 1e6
     return value, how
 

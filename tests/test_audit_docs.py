@@ -27,7 +27,7 @@ NO_EXAMPLE_YET = {
     # plotting and report writers: drawn and checked in tests/test_plots.py,
     # test_report.py and test_scaling.py (files and figures, too slow for a doctest)
     "analysis.plot_failure_cost", "analysis.plot_latency_cdf",
-    "analysis.plot_link_utilization", "analysis.plot_ratio", "analysis.plot_stacked_bars",
+    "analysis.plot_link_utilization", "analysis.plot_stacked_bars",
     "analysis.build_report", "analysis.write_figures", "analysis.draw_scaling",
     # read a file by path; their string twins (read_system) carry the example
     "fabric.load_system", "topologies.load_system", "analysis.load_model_toml",

@@ -45,3 +45,26 @@ def test_a_stated_release_is_kept():
     # the Azure ND H200 v5 page states NCCL 2.20.5: its rows run with 2.20.5 whatever the date
     row = next(r for r in ROWS if r["id"] == "azure-h200-nvls-ar-1k")
     assert "NCCL 2.20.5" in fidelity.evaluate([row])[0].how
+
+
+@pytest.mark.parametrize("size", [8, 1024, 65536, 4 * 2**20, 3 * 2**30])
+def test_a_harness_copy_adds_one_copy_kernel(size):
+    # copy_before (the tritondist rows' clone) adds exactly one copy kernel to the collective's
+    # time: a kernel boundary plus the message read and written at the streaming HBM rate
+    import analysis
+    import fabric
+    import topologies
+    f = topologies.build("dgx-h100")
+    plain, _ = fidelity_collectives.model("dgx-h100", "all-reduce", size, metric="time",
+                                          nccl="2.27.6")
+    copied, how = fidelity_collectives.model("dgx-h100", "all-reduce", size, metric="time",
+                                             nccl="2.27.6", copy_before=True)
+    h100 = fabric.chip_spec("h100")
+    expect = analysis.GRAPH_KERNEL_OVERHEAD.value + 2 * size / (
+        h100.hbm_bandwidth * analysis.DECODE_HBM_EFFICIENCY.value)
+    assert f.chip.hbm_bandwidth == h100.hbm_bandwidth
+    assert copied - plain == pytest.approx(expect * 1e6, rel=1e-9)
+    assert "copy kernel" in how
+    with pytest.raises(ValueError, match="time rows"):
+        fidelity_collectives.model("dgx-h100", "all-reduce", size, nccl="2.27.6",
+                                   copy_before=True)
