@@ -85,6 +85,9 @@ def _trtllm(tokens, phase):
 CASES = {
     "deepep-v1-ep8-normal-dispatch": _deepep("deepep-normal", 4096, "dispatch", "recv"),
     "deepep-v1-ep8-normal-combine": _deepep("deepep-normal", 4096, "combine", "recv"),
+    # EP16 (32-33% fast): the model binds the NVLink fan-out at NCCL's per-link rate, but published 2-node
+    # runs of the same kernel on 18-NVLink chips (DeepEP issues #493 H200, #137 H20) reach the same ~43 GB/s:
+    # the binding limit is elsewhere and unsourced (docs/sources.md, session-12 searched-and-not-found row).
     "deepep-v1-ep16-normal-dispatch": _deepep("deepep-normal", 4096, "dispatch", "rdma"),
     "deepep-v1-ep16-normal-combine": _deepep("deepep-normal", 4096, "combine", "rdma"),
     "deepep-v1-ep32-normal-dispatch": _deepep("deepep-normal", 4096, "dispatch", "rdma"),
