@@ -50,6 +50,7 @@ from ._report_parts import Report, report_fabric
 from ._report_render import csv_text, render_figures, render_html, render_markdown
 from ._report_scaling import scaling_report_section
 from ._report_sections import (
+    REPORT_RUNTIMES,
     assumptions_section,
     failure_section,
     latency_section,
@@ -97,6 +98,10 @@ SECTIONS = ("structure", "cost", "fair", "sensitivity", "scaling", "latency", "c
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
 README_FIGURES = ("topology-sd200-ultra", "topology-cluster-128", "latency",
                   "collective-all-reduce", "symmetric-memory", "link-utilization")
+
+#: Sections that quote times under a software runtime (NCCL, symmetric-memory kernels).
+_RUNTIME_SECTIONS = {"collectives", "fair", "sensitivity", "scaling", "decode", "serving",
+                     "chips"}
 
 _README_SECTIONS = ("latency", "collectives", "symmetric", "utilization", "topology")
 
@@ -175,9 +180,9 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     def found(key, sentences):
         if sentences:
             # a finding says what it assumes (older sections' sentences do not by themselves)
-            clause = assumption_clause(key, fabrics)
             groups.append((titles[key], tuple(
-                s if "Assumes" in s or "assumption" in s else s + clause for s in sentences)))
+                s if "Assumes" in s or "assumption" in s
+                else s + assumption_clause(key, fabrics, s) for s in sentences)))
 
     # No progress bar of its own: the long stages (sweeps, figures) draw theirs, and two
     # bars on one terminal line would overwrite each other.
@@ -224,7 +229,9 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
             parts.append(section)
             found(key, sentences)
     used = [sp for section in parts for sp in section.parameters]
-    assumptions, _ = assumptions_section(fabrics, used)
+    # the runtimes' constants where a section quotes times under them
+    runtimes = REPORT_RUNTIMES if set(sections) & _RUNTIME_SECTIONS else ()
+    assumptions, _ = assumptions_section(fabrics, used, runtimes)
     parts.append(assumptions)
     if command is None:
         command = "cofabric report " + " ".join(fabrics)

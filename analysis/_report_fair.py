@@ -695,15 +695,28 @@ def _decode_rests_on():
             "and the link bandwidths and latencies")
 
 
-def assumption_clause(section, fabrics):
+#: Operations that reduce (the chip's reduce rate enters their time; no other's).
+_REDUCING = re.compile(r"(?<![\w-])(all-reduce|reduce-scatter|reduce)(?![\w-])")
+
+
+def assumption_clause(section, fabrics, sentence=None):
     """' Assumes: ...' for a finding of ``section`` that does not say what it assumes:
     what the section's figures rest on and the parameters of the first two systems whose
     sources call them assumptions (the sensitivity section varies those); '' if the
-    section is not one of these."""
+    section is not one of these. Given the finding's ``sentence``, a collectives finding
+    that names no reducing operation (a broadcast, an all-to-all) does not claim the
+    chip's reduce rate.
+
+    >>> assumption_clause("collectives", {}, "all-to-all, each system at its best")
+    ' Assumes: the link bandwidths and latencies and the runtime named; every one of them from a published figure.'
+    """
     if section not in _RESTS_ON:
         return ""
     what, kinds = _RESTS_ON[section]
     what = what() if callable(what) else what
+    if sentence is not None and "reduce_rate" in kinds and not _REDUCING.search(sentence):
+        what = what.replace(", the chip's reduce rate and", " and")
+        kinds = tuple(k for k in kinds if k != "reduce_rate")
     first_two = dict(list(fabrics.items())[:2])
     names = [n for n, (_, k) in assumed_parameters(first_two).items() if k in kinds]
     tail = (f"; assumed (no published figure): {', '.join(sorted(names))}" if names

@@ -174,8 +174,10 @@ def _findings(rows, assumed):
                               "its rack layouts (rail: four H100 servers, 32 chips, per "
                               "rack as in NVIDIA's DGX SuperPOD; the other families the "
                               "book's 72, no rack of theirs being published)", ()))
-    for metric, what, alg in (("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm"),
-                              ("alltoall_1MiB_s", "A 1 MiB all-to-all", "alltoall_algorithm")):
+    # (an all-to-all reduces nothing: the chip's reduce rate is not among its assumptions)
+    for metric, what, alg, reduces in (
+            ("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm", True),
+            ("alltoall_1MiB_s", "A 1 MiB all-to-all", "alltoall_algorithm", False)):
         ranked, missing = _at_size(rows, metric, _evaluated_at())
         if len(ranked) >= 2:
             out.append(f"{what} at each family's best algorithm, at about "
@@ -185,8 +187,10 @@ def _findings(rows, assumed):
                           if missing else "") + "."
                        + _assumes(assumed, f"the hardware floor ({runtime_phrase(RUNTIME)}, "
                                   "the same for every family), the link bandwidths and "
-                                  "latencies and the chip's reduce rate",
-                                  ("bandwidth", "latency", "reduce_rate")))
+                                  "latencies" + (" and the chip's reduce rate" if reduces
+                                                 else ""),
+                                  ("bandwidth", "latency")
+                                  + (("reduce_rate",) if reduces else ())))
     ranked, missing = _at_size(rows, "decode_step_s", _evaluated_at())
     if len(ranked) >= 2:
         out.append(f"Decode step ({DECODE_MODELS[0]}, batch {DECODE_BATCH}, {DECODE_CONTEXT}-"

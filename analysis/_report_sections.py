@@ -439,9 +439,87 @@ def _by_source(rows, systems):
     return tuple(out)
 
 
-def assumptions_section(fabrics, extra=()):
+#: The software runtimes whose constants the report's times rest on (beside 'ideal', which
+#: has none): NCCL's tuner model and the symmetric-memory kernels.
+REPORT_RUNTIMES = ("nccl", "symmetric-memory")
+
+
+def _citations(sources):
+    """Sources cited in a few words, each once: files of one repository named together
+    ("NVIDIA/nccl v2.30.7-1: tuning.cc, topo.h"), any other citation up to its first
+    ': ' or ' ('.
+
+    >>> _citations(["NVIDIA/nccl src/graph/tuning.cc (release tag v2.30.7-1) x",
+    ...             "NVIDIA/nccl src/include/device.h MAXCHANNELS 64",
+    ...             "NVIDIA/nccl issue 1940: the least time"])
+    'NVIDIA/nccl source (tuning.cc, device.h); NVIDIA/nccl issue 1940'
+    """
+    import re
+
+    files, others = {}, []
+    for src in sources:
+        # a repository's own files: the citation opens with them ("NVIDIA/nccl [v2.30.7-1]
+        # src/graph/tuning.cc ..."); a file named later is the fact's, not the citation's
+        repo = re.match(r"([\w.-]+/[\w.-]+)(?: v[\w.-]+)? src/", src)
+        found = re.findall(r"\bsrc/[\w/]+\.\w+", src)
+        if repo:
+            repo = re.match(r"[\w.-]+/[\w.-]+", src)
+            names = files.setdefault(repo.group(0), [])
+            names.extend(f.rsplit("/", 1)[-1] for f in found
+                         if f.rsplit("/", 1)[-1] not in names)
+        else:
+            head = re.split(r": | \(", src, maxsplit=1)[0]
+            if head not in others:
+                others.append(head)
+    return "; ".join([f"{repo} source ({', '.join(names)})" for repo, names in files.items()]
+                     + others)
+
+
+def runtime_parameters_table(names=REPORT_RUNTIMES):
+    """The runtimes' own constants: one row per runtime (how many Parameters, of which
+    kinds, from which sources), every Parameter with its value, unit and source in the
+    CSV. The systems' Parameters table does not hold them (they are the software's, the
+    same on every system), yet every time quoted under a runtime rests on them."""
+    from fabric import runtime
+
+    from ._report_parts import runtime_label
+
+    shown, every = [], []
+    for name in names:
+        ps = runtime(name).parameters()
+        if not ps:
+            continue
+        kinds = {}
+        for p in ps:
+            kind = p.name.split(".")[1] if p.name.count(".") >= 1 else p.name
+            kinds[kind] = kinds.get(kind, 0) + 1
+        label = runtime_label(name)
+        shown.append({"runtime": f"'{name}'" + (f" ({label})" if name not in label else ""),
+                      "count": len(ps),
+                      "kinds": ", ".join(f"{k} {n}" for k, n in kinds.items()),
+                      "sources": _citations(dict.fromkeys(p.source for p in ps))})
+        every.extend({"runtime": name, "parameter": p.name, "value": p.value,
+                      "unit": p.unit, "source": p.source} for p in ps)
+    if not shown:
+        return None
+    return Table("runtime_parameters", "The runtimes' constants",
+                 (Column("runtime", "runtime"), Column("count", "parameters"),
+                  Column("kinds", "of which"), Column("sources", "sources")),
+                 tuple(shown),
+                 "The software between the fabric and the times quoted under a runtime "
+                 "(the runtimes table and the symmetric-memory figure's right panel; the "
+                 "1 GiB all-reduces of the equal-cost and sensitivity findings; decode's "
+                 "tensor-parallel collectives and its exchange kernels' synchronisation): "
+                 "the same on every system, so not in the table above. Every constant with "
+                 "its value, unit and source in runtime_parameters.csv.",
+                 csv_columns=("runtime", "parameter", "value", "unit", "source"),
+                 csv_rows=tuple(every))
+
+
+def assumptions_section(fabrics, extra=(), runtimes=REPORT_RUNTIMES):
     """Every Parameter each system's model used: the fabric's own (links, chip, builder)
-    and ``extra`` (system, Parameter) pairs from the sections (transports...)."""
+    and ``extra`` (system, Parameter) pairs from the sections (transports...); then the
+    ``runtimes``' own constants (:func:`runtime_parameters_table`)."""
     rows = []
     for name, f in fabrics.items():
         params = list(f.assumptions)
@@ -457,4 +535,6 @@ def assumptions_section(fabrics, extra=()):
                   "Values in SI units in assumptions.csv (one row per system and parameter).",
                   csv_columns=("system", "parameter", "value", "unit", "source"),
                   csv_rows=tuple(rows))
-    return Section("assumptions", "Assumptions", tables=(table,)), []
+    rt = runtime_parameters_table(runtimes) if runtimes else None
+    return Section("assumptions", "Assumptions",
+                   tables=(table,) if rt is None else (table, rt)), []

@@ -316,7 +316,8 @@ def test_decode_section_is_the_decode_model():
     # 2.8T of weights do not fit 64 x 32 GiB: left out, and the report says why
     assert ("hypothetical-2.8t", "tpu-v4-cube") not in rows
     assert any("hypothetical-2.8t on tpu-v4-cube" in t and "HBM" in t for t in section.text)
-    params = {r["parameter"] for r in rep.tables[-1].csv_rows if r["system"] == "sd200-ultra"}
+    (assumptions,) = [t for t in rep.tables if t.name == "assumptions"]
+    params = {r["parameter"] for r in assumptions.csv_rows if r["system"] == "sd200-ultra"}
     assert {p.name for p in step.parameters} <= params
     # the tornado: one parameter at a time around one base step, at the best layout of the
     # tensor-parallel search (at tp=1 the fabric what-ifs would reach no TP collective)
