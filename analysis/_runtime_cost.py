@@ -382,9 +382,11 @@ def _nccl_ring(rt, view, op, n, ops):
 
 
 def _tree_graph(rt, view):
-    """``(transfer, B, nc)`` of the tree's bandwidth basis for the group."""
-    t = view.transfer("ring", "all-reduce")
-    return t, (2 * (view.p - 1) / view.p) / t.per_byte, _channels(rt, view)
+    """``(transfer, B, nc)`` of the tree's bandwidth basis for the group: NCCL's ring graph
+    (:func:`_ring_graph`: the rank-order ring or, where faster, the multi-ring the topology
+    search finds), whose bandwidth and channels the tuner's tree rests on."""
+    _sched, t, B, nc = _ring_graph(rt, view, "all-reduce")
+    return t, B, nc
 
 
 def _nccl_tree(rt, view, n, ops):

@@ -2140,3 +2140,64 @@ def test_the_sawtooth_of_nvl72_tp8_is_nccls_channel_step():
     assert a.fixed == pytest.approx(b.fixed, rel=1e-12)
     # transfer per busiest byte is the same on one channel and on two
     assert (b.time - b.fixed) / 36864 == pytest.approx((a.time - a.fixed) / 57000, rel=1e-9)
+
+
+_TREE_BASIS_FABRICS = ("torus:3x3x3", "torus:4x4", "sd200-ultra:chip=h100", "dgx-h100",
+                       "rail:servers=2,gpus=4,chip=h100", "hgx-h800")
+
+
+@functools.cache
+def _tree_basis_fabric(spec):
+    return topologies.build(spec)
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=st.sampled_from(_TREE_BASIS_FABRICS), data=st.data(), fail=st.booleans(),
+       release=st.sampled_from(["2.20.5", "2.25.1", "2.30.7"]))
+def test_tree_bandwidth_basis_is_the_ring_graphs(spec, data, fail, release):
+    # NCCL's tuner builds the tree's bandwidth on the graph its topology search finds for the
+    # ring (tree graph searched at the ring's channels, src/init.cc; tuning.cc busBw =
+    # nChannels x bw): the tree's basis is the same ring graph the ring candidate uses, the
+    # faster of the rank-order ring and the link-disjoint multi-ring. Brute force: both ring
+    # schedules evaluated directly, the faster one's bus bandwidth and its fabric step.
+    from analysis._collectives import _GroupView, _resolve_ranks
+    from analysis._runtime_cost import _tree_graph
+    f = _tree_basis_fabric(spec)
+    eps = list(f.endpoints)
+    ranks = data.draw(st.lists(st.sampled_from(eps), min_size=2, max_size=min(len(eps), 12),
+                               unique=True))
+    if fail:   # a degraded fabric: one link of a member gone
+        a = data.draw(st.sampled_from(ranks))
+        f = f.without(links=[(a, data.draw(st.sampled_from(sorted(f.graph.neighbors(a)))))])
+    rt = runtime(f"nccl@{release}")
+    try:
+        nodes, idx = _resolve_ranks(f, ranks)
+        view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+        t, B, nc = _tree_graph(rt, view)
+    except (NotApplicableError, RoutingError):
+        return
+    best = None
+    for sched in ("ring", "multi-ring"):
+        try:
+            tt = view.transfer(sched, "all-reduce")
+        except (NotApplicableError, KeyError):
+            continue
+        if best is None or tt.per_byte < best.per_byte:
+            best = tt
+    p = len(ranks)
+    assert t.per_byte == best.per_byte
+    assert t.step_loadstore == best.step_loadstore
+    assert B == pytest.approx((2 * (p - 1) / p) / best.per_byte, rel=1e-12)
+    assert nc >= 1
+
+
+def test_tree_on_one_direct_node_is_nccls_chain_latency():
+    # sd200-ultra (128 chips, one load/store domain: NCCL's nNodes 1): the tree is a chain of
+    # 127 NVLink steps each way; its LL latency is NCCL's 6.8 + 254 x 0.6 us (tuning.cc), as
+    # the ring's 6.6 + 254 x 0.6, both on the multi-ring graph's 0.6 us steps
+    f = _tree_basis_fabric("sd200-ultra:chip=h100")
+    r = cost(f, "all-reduce", 8, runtime="nccl")
+    labels = dict(c for c in r.candidates if isinstance(c[1], float))
+    assert (r.algorithm, r.protocol) == ("multi-ring", "LL")
+    assert r.fixed == pytest.approx(6.6e-6 + 254 * 0.6e-6, rel=1e-12)
+    assert labels["tree/LL"] == pytest.approx(6.8e-6 + 254 * 0.6e-6, rel=1e-3)
