@@ -145,6 +145,26 @@ def _v2_b200(phase):
     return case
 
 
+@functools.cache
+def _b200_nodes(nodes):
+    """``nodes`` B200 servers: 18 NVLink5 per GPU, one 400G InfiniBand NIC per GPU (DeepEP V2's
+    table: 'SM100', 'CX7'; SM100 read as B200, as for the table's intranode rows)."""
+    return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=b200")
+
+
+def _v2_b200_2node(phase):
+    """DeepEP V2's 'SM100 CX7 EP 8 x 2' row, expressed as the V2 intranode rows are (V1's
+    hierarchical deepep-normal exchange, uniform routing, 8192 tokens, no SM budget), in the
+    table's scale-out metric: (token, destination node) pairs, own node included."""
+    def case(row):
+        r = moe_exchange(_b200_nodes(2), "deepseek-v3", 8192, 16, kernel="deepep-normal",
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        return (_metric(r, phase, "rdma"),
+                f"deepep-normal on 2 x 8 B200 + 400G NIC, uniform, no SM budget; {parts(ph)}")
+    return case
+
+
 CASES = {
     "deepep-v1-ep64-normal-dispatch": _deepep(h800_nodes, "deepep-normal", 4096, "dispatch",
                                               "rdma"),
@@ -174,6 +194,7 @@ CASES = {
     "fi3697-trtllm-ep32-bs1-fp8-combine": _trtllm(1, "combine", combine_bytes=1),
     **{f"deepep-v2-b200-ep8-{sm}sm-{ph}": _v2_b200(ph)
        for sm in (64, 24) for ph in ("dispatch", "combine")},
+    **{f"deepep-v2-b200-2node-{ph}": _v2_b200_2node(ph) for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep{ep}-bs{bs}-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _pplx(bs, ph)
        for ep in (8, 16, 32, 64, 128) for bs in (1, 128) for ph in ("dispatch", "combine")},
     **{f"ncclep-h100-ep8-ll-{ph}": _ncclep(ph) for ph in ("dispatch", "combine")},
@@ -193,6 +214,11 @@ LEFT_OUT = {
         "dense all-to-alls (torch all_to_all_single = NCCL; nvshmemx_alltoallmem_on_stream) of "
         "world x local experts x tokens x 7392 B, not the pplx kernel: collective rows, the "
         "runtime area's to carry or not (board)"),
+    "DeepEP V2 README 'SM90 CX7' rows (EP 8 x 2: 90/81 GB/s, 12 SMs; EP 8 x 4: 61/61, 6 SMs)": (
+        "the chip is not named: SM90 covers H800 (8 NVLink4 links per GPU) and H100/H200/H20 (18), "
+        "a 2.25x difference on the NVLink leg of a hierarchical exchange, so choosing one would "
+        "choose the model's answer; the table's SM100 rows are carried (SM100 read as B200, as for "
+        "its intranode rows). Rule fixed before any model figure for these rows (session 12)"),
     "pplx-kernels README DeepEP Dispatch/Combine rows": (
         "copied from DeepEP's February-2025 pure-RDMA README table (H800): already held out as "
         "deepep-feb25-ep*-ll-rdma-*, EP128 left out there as not independent"),
