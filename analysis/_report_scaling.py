@@ -228,8 +228,10 @@ def scaling_report_section(executor=None, quiet=False):
         Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
     )
     runtimes = (f"All-reduce and all-to-all at the hardware floor ({runtime_phrase(RUNTIME)}, "
-                "the same for every family); the decode step's tensor-parallel collectives "
-                f"under the {runtime_phrase()} (the report's decode settings).")
+                f"the same for every family); the decode step ({DECODE_MODELS[0]}, batch "
+                f"{DECODE_BATCH}, {DECODE_CONTEXT}-token context, best layout over the first "
+                f"{DECODE_CHIPS} chips) with its tensor-parallel collectives under the "
+                f"{runtime_phrase()} (the report's decode settings).")
     table = Table("scaling", "Each family at growing size (per chip)", columns, tuple(rows),
                   runtimes + " n/a: not evaluated in the report (collectives and decode up to "
                   f"{REPORT_EVALUATED_LIMIT} chips, the rail-optimized families' collectives "

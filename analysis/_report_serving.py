@@ -183,7 +183,7 @@ def _row(r):
                                      if su.point.draft_length else "plain")),
            "single_user_limiter": _limiter(su.shares), "single_user_shares": su.shares,
            "usd_per_gpu_hour": r["usd"],
-           "cost_basis": r["cost_how"]}
+           "cost_basis": r["cost_how"], "chip": _chip_name(r["system"])}
     for x in MATCHED_INTERACTIVITY:
         y = _at(fr, x)
         key = f"{x:g}"
@@ -193,6 +193,12 @@ def _row(r):
         row[f"tokens_per_s_per_mw_at_{key}"] = (tokens_per_s_per_mw(y, r["kw"])
                                                if y and r["kw"] else None)
     return row
+
+
+def _chip_name(system):
+    """The name of the chip ``system`` is built with (``h100`` for ``nvl72:chip=h100``)."""
+    chip = report_fabric(system).chip
+    return str(getattr(chip, "name", chip))
 
 
 def _fmt_opt(digits):
@@ -364,15 +370,45 @@ def serving_section(fabrics, executor, quiet):
     return section, _serving_findings(rows, seed_rows, seed_system)
 
 
+def _serving_assumes(rows):
+    """' Assumes: ...' for a serving finding: the request, the decoding, the chips, the
+    decode model's software and the collectives' runtime its tokens/s rest on (a finding
+    quoted alone must say them; the section text says them once for the tables)."""
+    chips = dict.fromkeys(r.get("chip") for r in rows)
+    chip_text = (f"{next(iter(chips))} chips everywhere" if len(chips) == 1 and None not in chips
+                 else "each system's chip as named")
+    return (f" Assumes: {SERVING_MODEL} with {SERVING_ISL}/{SERVING_OSL} tokens per request, "
+            f"{_drafts(SERVING_MODEL)}, no kernel fusion, no overlap of communication with "
+            f"compute; {chip_text}; the decode model's settings (CUDA-graph replay, published "
+            "kernel floors and HBM streaming rates, each system's MoE exchange kernel) with "
+            f"the collectives under the {runtime_phrase()}; and the link bandwidths and "
+            "latencies.")
+
+
+def _cost_basis(priced, k):
+    """What a $/Mtok comparison rests on: one price per GPU-hour for every system (then the
+    order is that of throughput alone, not of the fabrics' cost), else each system's."""
+    prices = {r["usd_per_gpu_hour"] for r in priced}
+    if len(prices) == 1 and len({r["cost_basis"] for r in priced}) == 1:
+        return (f" Every system here is priced at ${prices.pop():.2f} per GPU-hour "
+                f"(SemiAnalysis' {priced[0]['cost_basis']}), whatever its "
+                f"fabric, so the order is that of tokens/s per GPU at {k} tokens/s per user, "
+                "not of the fabrics' cost.")
+    return (" Priced per GPU-hour: " + ", ".join(
+        f"{r['system']} ${r['usd_per_gpu_hour']:.2f} ({r['cost_basis']})" for r in priced)
+        + ".")
+
+
 def _serving_findings(rows, seed_rows, seed_system):
     out = []
+    assumes = _serving_assumes(rows)
     fastest = max(rows, key=lambda r: r["single_user_tokens_per_s"])
     out.append(
         f"One user gets at most {fastest['single_user_tokens_per_s']:.0f} tokens/s of "
         f"{SERVING_MODEL} on {fastest['system']} ({fastest['single_user_layout']}), limited "
         f"by {fastest['single_user_limiter']}; "
         + "; ".join(f"{r['system']} {r['single_user_tokens_per_s']:.0f}" for r in rows
-                    if r is not fastest) + ".")
+                    if r is not fastest) + "." + assumes)
     reach = [r["system"] for r in rows
              if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]
     budget = 1 / SPEED_RACE_TOKENS_PER_S
@@ -390,7 +426,7 @@ def _serving_findings(rows, seed_rows, seed_system):
                     if read >= budget else
                     f"it needs the other {_ms(tpot - read)} cut to {_ms(budget - read)} with "
                     "the weights and KV read as they are."))
-    out.append(line)
+    out.append(line + assumes)
     x = MATCHED_INTERACTIVITY[1]
     k = f"{x:g}"
     priced = [r for r in rows if r[f"usd_per_mtok_at_{k}"] is not None]
@@ -400,7 +436,7 @@ def _serving_findings(rows, seed_rows, seed_system):
             f"At {k} tokens/s per user the cheapest is {lo['system']} at "
             f"${lo[f'usd_per_mtok_at_{k}']:.3g} per million tokens ("
             + ", ".join(f"{r['system']} ${r[f'usd_per_mtok_at_{k}']:.3g}" for r in priced
-                        if r is not lo) + ").")
+                        if r is not lo) + ")." + _cost_basis(priced, k) + assumes)
     if seed_rows:
         target = SEED_MS_PER_TOKEN
         meets = [r for r in seed_rows if r["tpot_s"] <= target]
@@ -424,5 +460,6 @@ def _serving_findings(rows, seed_rows, seed_system):
             f"with the assumptions it needs: the hypothetical 2.8T config, not the seed's "
             f"model; {getattr(chip, 'name', chip)} chip figures, the seed naming no chip; one "
             f"user, {SERVING_ISL}/{SERVING_OSL} tokens; {_drafts(SEED_MODEL)}; no overlap of "
-            f"communication with compute. Per token: {readings}. {verdict}")
+            f"communication with compute; collectives under the {runtime_phrase()}. Per "
+            f"token: {readings}. {verdict}")
     return out

@@ -562,6 +562,7 @@ def _runtime_rows(fabrics, ops, sizes):
             for a, b, c in zip(ideal, nccl, sym):
                 rows.append({
                     "system": name, "op": op, "size_bytes": int(a.size),
+                    "ranks": f.n_endpoints,
                     "ideal_time_s": a.time, "ideal_algorithm": a.algorithm,
                     "nccl": f"{b.algorithm}/{b.protocol}", "nccl_time_s": b.time,
                     "symmetric": c.algorithm if c is not None else "-",

@@ -146,3 +146,52 @@ def test_the_assumptions_list_the_runtimes_constants_the_times_rest_on():
     rep = build_report(["torus:2x2"], sections=("structure",), quiet=True)
     (assumptions,) = [s for s in rep.sections if s.key == "assumptions"]
     assert [t.name for t in assumptions.tables] == ["assumptions"]
+
+
+def _serving_row(system, tok_s, usd, basis, at50):
+    return {"system": system, "single_user_tokens_per_s": tok_s,
+            "single_user_layout": "tp=16,dp=1,etp=16, plain",
+            "single_user_limiter": "kernel boundaries and floors",
+            "single_user_shares": {"kernel boundaries and floors": 4e-3,
+                                   "communication": 3e-3, "weights read": 1e-3},
+            "usd_per_gpu_hour": usd, "cost_basis": basis, "chip": "h100",
+            **{f"usd_per_mtok_at_{k}": v for k, v in (("20", at50 / 2), ("50", at50),
+                                                      ("100", at50 * 9))}}
+
+
+def test_serving_findings_say_what_they_rest_on_and_what_orders_the_cost():
+    # s12 reader: the Serving findings stood without their conditions and runtime, and
+    # "the cheapest" read as a fabric-cost result though one GPU-hour price covered all
+    from analysis._report_parts import runtime_phrase
+    from analysis._report_serving import SERVING_ISL, SERVING_OSL, _serving_findings
+
+    basis = "TCO table: H100, own-hyperscaler"
+    rows = [_serving_row("sd200-ultra:chip=h100", 118.0, 1.3, basis, 1.51),
+            _serving_row("cluster-128", 112.0, 1.3, basis, 3.34)]
+    one_user, race, cost = _serving_findings(rows, [], "sd200-ultra:chip=h100")
+    for s in (one_user, race, cost):
+        assert "Assumes:" in s and f"{SERVING_ISL}/{SERVING_OSL} tokens" in s, s
+        assert runtime_phrase() in s and "h100 chips everywhere" in s, s
+    assert "priced at $1.30 per GPU-hour" in cost and "not of the fabrics' cost" in cost
+    # two prices: each named, no claim that throughput alone orders them
+    rows[1] = _serving_row("cluster-128", 112.0, 2.0, "bill of materials", 3.34)
+    cost = _serving_findings(rows, [], "sd200-ultra:chip=h100")[2]
+    assert "not of the fabrics' cost" not in cost
+    assert "cluster-128 $2.00 (bill of materials)" in cost
+
+
+def test_a_small_collective_on_one_long_ring_says_whose_price_it_is():
+    # runtime (s12): sd200-ultra's 159 us NCCL all-reduce at 1 KiB (56x the symmetric-
+    # memory kernel) is NCCL's tuner pricing one 128-rank ring; no measurement checks it
+    from analysis._report_findings import symmetric_runtime_findings
+
+    def rows(alg, ranks):
+        return [{"system": "s", "op": "all-reduce", "size_bytes": n, "ratio": r,
+                 "symmetric_time_s": 3e-6, "nccl_time_s": 3e-6 * r, "nccl": alg,
+                 "ranks": ranks} for n, r in ((1024, 56.0), (2 ** 30, 0.4))]
+
+    (long,) = symmetric_runtime_findings(rows("multi-ring/LL", 128), ["s"], [1024])
+    assert "one ring over all 128 ranks, 2 x 127 protocol steps" in long
+    for alg, ranks in (("multi-ring/LL", 8), ("in-switch/Simple", 72)):
+        (short,) = symmetric_runtime_findings(rows(alg, ranks), ["s"], [1024])
+        assert "one ring over all" not in short
