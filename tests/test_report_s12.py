@@ -195,3 +195,18 @@ def test_a_small_collective_on_one_long_ring_says_whose_price_it_is():
     for alg, ranks in (("multi-ring/LL", 8), ("in-switch/Simple", 72)):
         (short,) = symmetric_runtime_findings(rows(alg, ranks), ["s"], [1024])
         assert "one ring over all" not in short
+
+
+def test_every_serving_table_and_figure_names_its_runtime_and_request():
+    # s12 reader: the main serving table's caption named neither (the seed table did)
+    from analysis import build_report
+    from analysis._report_parts import runtime_phrase
+    from analysis._report_serving import SERVING_ISL, SERVING_OSL
+
+    rep = build_report(["nvl72:chip=h100"], sections=("serving",), quiet=True)
+    (sec,) = [s for s in rep.sections if s.key == "serving"]
+    shown = [t for t in sec.tables if t.rows] + list(sec.figures)
+    assert len(shown) >= 3
+    for item in shown:
+        assert runtime_phrase() in item.caption, item.name
+        assert f"{SERVING_ISL}/{SERVING_OSL} tokens" in item.caption, item.name
