@@ -11,9 +11,9 @@ where
 * **local** is the roofline of each block on the slowest chip:
   ``max(bytes read from HBM / HBM bandwidth, FLOPs / peak FLOP/s)`` (each GEMM's
   FLOPs at the chip's dense peak of the math format it runs in), for the
-  attention block (its weights and the KV cache; each of its kernels at its own
-  roofline, summed: they run one after another) and the FFN block (dense FFN,
-  or router + shared experts + the routed experts the batch activates) added;
+  attention block (its weights and the KV cache) and the FFN block (dense FFN,
+  or router + shared experts + the routed experts the batch activates) added, each
+  of a block's kernels at its own roofline, summed: they run one after another;
 * **communication** is the expert dispatch and combine (two all-to-allv over
   the expert-parallel ranks) and the tensor-parallel all-reduces (two per dense
   layer; one per MoE layer, standing for the reduce-scatter after attention and
@@ -41,9 +41,11 @@ Kernels
 -------
 The step is the sum of its counted kernels. Each kernel of a block (attention, FFN, head)
 costs its boundary (the launch or graph-replay cost above, which includes an empty kernel)
-plus ``max(r_i, floor_i - EMPTY_KERNEL_TIME)``: ``r_i`` is its share of the block's roofline
-(the heavy kernels, :data:`KERNEL_CLASSES` ``gemm``/``attention``/``moe_gemm``, share it
-evenly, except in the attention block, where each runs at its own roofline; the small ones
+plus ``max(r_i, floor_i - EMPTY_KERNEL_TIME)``: ``r_i`` is its own roofline (a heavy kernel,
+:data:`KERNEL_CLASSES` ``gemm``/``attention``/``moe_gemm``, ``max(its bytes / bandwidth, its
+FLOPs / peak)``: in the FFN blocks its share of the router's, the shared or the routed
+experts' weights and FLOPs; in the head the heavy kernels share the block's roofline evenly;
+the small ones
 move only activations, which the model does not count, so ``r_i = 0``) and ``floor_i`` the minimum duration of a kernel of its class in a replayed graph
 (:data:`KERNEL_FLOORS`, measured: RMSNorm 2.9 us, elementwise 1.5 us, router top-k 4.1 us,
 MoE align 8.23 us). A weight GEMM also runs a fixed part on top of its share,
@@ -1581,8 +1583,9 @@ class LayerTime:
     """Time of one transformer layer on the critical chip, seconds.
 
     ``total = attention + ffn + exposed_comm + launch``; the other fields say
-    where ``attention`` and ``ffn`` come from (each is its roofline ``max(memory, compute)``
-    plus what its kernels' minimum durations add, ``kernel_floor`` for both together).
+    where ``attention`` and ``ffn`` come from (each is the sum of its kernels' rooflines,
+    ``max(memory, compute)`` kernel by kernel, plus what its kernels' minimum durations add,
+    ``kernel_floor`` for both together).
 
     Attributes
     ----------
@@ -1592,7 +1595,9 @@ class LayerTime:
         HBM time of attention weights, of the KV cache read (under DeepSeek Sparse Attention:
         the selected tokens' latents and every cached indexer key), and compute time.
     attention : float
-        ``max(attention_weights + kv_cache, attention_compute)`` plus its kernels' floors.
+        Its kernels' rooflines summed (each at its kernel's rates: a published streaming
+        rate may differ from the step's, so it is not bound by the two fields above) plus
+        its kernels' floors.
     ffn_weights, ffn_compute, ffn : float
         The same for the FFN block (routed experts: the most loaded chip).
     dispatch, combine, tp_allreduce : float
@@ -2857,11 +2862,29 @@ def _block_time(s, names, roofline):
     small ones move no counted bytes, each kernel runs at least its floor beyond the
     boundary and a GEMM its fixed part on top of its share, ``sum_i max(r_i + fixed_i,
     extra_i) = roofline + sum_i (fixed_i + max(0, extra_i - r_i - fixed_i))``; fused kernels
-    (``fusion_factor``) take their floors and fixed parts with them."""
+    (``fusion_factor``) take their floors and fixed parts with them. Used for the output
+    head only (its GEMMs have one roofline each: the LM head, and a draft's MTP projection
+    at the same weights-to-FLOPs ratio); the attention and FFN blocks are priced kernel by
+    kernel (:func:`_kernels_block_time`)."""
     heavy = sum(KERNEL_CLASSES[n] in _HEAVY for n in names)
     share = roofline / heavy if heavy else 0.0
     floor = sum(_kernel_overhead(s, n, share if KERNEL_CLASSES[n] in _HEAVY else 0.0)
                 for n in names) / s.fusion_factor
+    return roofline + floor, floor
+
+
+def _kernels_block_time(s, names, rooflines, roofline):
+    """Seconds the kernels ``names`` of one block run one after another (boundaries aside),
+    each at its own roofline ``rooflines[i]`` with its fixed part and floor
+    (:func:`_kernel_overhead`), and the part of it those overheads add: ``(roofline +
+    overheads, overheads)``, where ``roofline`` is the block's, ``sum_i rooflines[i]`` plus
+    any roofline time no kernel of the list carries (the attention norms' weights, read by no
+    GEMM), summed by the caller so that it is exact per group. The one place a block's
+    kernels are priced: the stream (:func:`_layer_times`) and the two-batch windows
+    (:func:`_two_batch_windows`) take the same per-kernel times, so a faster kernel never
+    lengthens a step (review S11-R6)."""
+    floor = sum(_kernel_overhead(s, n, r) for n, r in zip(names, rooflines, strict=True))
+    floor /= s.fusion_factor
     return roofline + floor, floor
 
 
@@ -2983,10 +3006,89 @@ def _attention_block_time(s, mem, names, reads):
              if KERNEL_CLASSES[n] in ("attention", "indexer"))
     # the weights no GEMM kernel reads (the norms'): ``reads`` less the GEMMs' and the KV's
     weights_only = reads - (mem.kv_read_layer_chip + mem.index_read_layer_chip) / s.bw
-    roofline = sum(rs) + max(0.0, weights_only - (sum(kernel_reads) - kv))
-    floor = sum(_kernel_overhead(s, n, r) for n, r in zip(names, rs, strict=True))
-    floor /= s.fusion_factor
-    return roofline + floor, floor
+    return _kernels_block_time(s, names, rs,
+                               sum(rs) + max(0.0, weights_only - (sum(kernel_reads) - kv)))
+
+
+#: The group of FFN weights and the share of that group's weights and FLOPs each FFN GEMM
+#: kernel of the kernel lists runs (:func:`_ffn_kernel_times`): ``dense`` (a dense layer's
+#: FFN), ``router``, ``shared`` (the shared experts), ``routed`` (the routed experts' grouped
+#: GEMMs). A gated FFN's gate/up projection holds two of its three weight matrices (2/3 of
+#: its weights and FLOPs), the down projection one (1/3); a fused kernel runs its whole group.
+_FFN_GEMM_WORK = {
+    "gate_up_proj": ("dense", 2 / 3), "down_proj": ("dense", 1 / 3), "ffn": ("dense", 1.0),
+    "router_gemm": ("router", 1.0),
+    "shared_gate_up": ("shared", 2 / 3), "shared_down": ("shared", 1 / 3),
+    "shared_expert": ("shared", 1.0),
+    **dict.fromkeys(("expert_gate_up", "marlin_gemm1", "masked_gemm1", "expert_gemm1"),
+                    ("routed", 2 / 3)),
+    **dict.fromkeys(("expert_down", "marlin_gemm2", "masked_gemm2", "expert_gemm2"),
+                    ("routed", 1 / 3)),
+    "sparse_experts": ("routed", 1.0),
+}
+
+
+def _dense_ffn_work(s):
+    """A dense layer's FFN on one rank as ``{"dense": (read, compute)}`` seconds: its weights
+    at the part's bandwidth, its FLOPs at the part's rate (:func:`_ffn_kernel_times`)."""
+    m, tp = s.m, s.lay.tp
+    return {"dense": (m.dense_ffn_bytes / tp / s.part_bw("ffn"),
+                      s.t_dp * 2 * m.dense_ffn_params / tp / s.gemm_flops("ffn"))}
+
+
+def _moe_ffn_work(s, route):
+    """A MoE FFN block on the critical chip as ``{group: (read, compute)}`` seconds: the
+    router GEMM (router part), the shared experts (ffn part, for the rank's 1/tp of its
+    group's tokens, all of them under expert tensor parallelism, split as
+    :func:`_shared_split`) and the routed experts the busiest rank holds and computes
+    (:func:`_busiest_pairs`, their grouped GEMMs' bandwidth :attr:`_Settings.moe_bw`)."""
+    m, lay = s.m, s.lay
+    tp, etp, wb = lay.tp, lay.etp, m.weight_bytes
+    sh = _shared_split(lay)
+    tokens = s.t_dp if etp > 1 else s.t_dp / tp
+    busiest = expected_max_active(route.active, route.owner, lay.ep)
+    return {
+        "router": (m.router_params * wb / s.part_bw("router"),
+                   tokens * 2 * m.router_params / s.gemm_flops("router")),
+        "shared": (m.shared_experts * m.shared_expert_bytes / sh / s.part_bw("ffn"),
+                   tokens * 2 * m.shared_experts * m.expert_params / sh / s.gemm_flops("ffn")),
+        "routed": (busiest * m.routed_expert_bytes / etp / s.moe_bw,
+                   _busiest_pairs(s, route) * 2 * m.expert_params / etp
+                   / s.gemm_flops("experts")),
+    }
+
+
+def _ffn_kernel_times(names, work):
+    """Per kernel of one FFN block, its roofline in seconds (0 for the small kernels and the
+    exchange's), and the block's roofline. ``work`` maps a group of :data:`_FFN_GEMM_WORK` to
+    its ``(read, compute)`` seconds (:func:`_dense_ffn_work`, :func:`_moe_ffn_work`); each
+    GEMM kernel runs its share of its group (the shares of a group's kernels in the list
+    scaled to add up to 1) at its OWN roofline, ``max(share x read, share x compute)``: the
+    kernels run one after another, so a memory-bound shared expert does not overlap a
+    compute-bound grouped GEMM (as the attention block, :func:`_attention_block_time`). A
+    group's kernels share its weights-to-FLOPs ratio, so their rooflines add up to the
+    group's ``max(read, compute)``: the block's roofline is the sum of those over the groups
+    (a group no kernel of ``names`` runs included), ``>= max(sum reads, sum computes)``.
+
+    >>> r, block = _ffn_kernel_times(["router_gemm", "topk", "shared_gate_up", "shared_down",
+    ...                               "expert_gemm1", "expert_gemm2"],
+    ...                              {"router": (1.0, 0.5), "shared": (3.0, 1.5),
+    ...                               "routed": (6.0, 9.0)})
+    >>> [round(x, 9) for x in r], block
+    ([1.0, 0.0, 2.0, 1.0, 6.0, 3.0], 13.0)
+    """
+    present = {}
+    for n in names:
+        if n in _FFN_GEMM_WORK:
+            group, share = _FFN_GEMM_WORK[n]
+            present[group] = present.get(group, 0.0) + share
+    rooflines = []
+    for n in names:
+        group, share = _FFN_GEMM_WORK.get(n, (None, 0.0))
+        read, compute = work.get(group, (0.0, 0.0))
+        f = share / present[group] if group in present else 0.0
+        rooflines.append(max(f * read, f * compute))
+    return rooflines, sum(max(r, c) for r, c in work.values())
 
 
 def _two_batch_attention_stages(s, mem):
@@ -3003,34 +3105,26 @@ def _two_batch_attention_stages(s, mem):
     return sum(times[:core_at]), sum(times[core_at:])
 
 
-def _two_batch_windows(s, mem):
+def _two_batch_windows(s, mem, route=None):
     """Seconds of the stages an exchange's transfer hides under in the two-batch schedule
     (:data:`TWO_BATCH`): ``(dispatch window, combine window)`` = (the shared experts + the
     other micro-batch's attention-prepare stage, its attention-core stage with the
-    post-attention norm, router GEMM and top-k), each kernel at its own roofline."""
-    m, lay = s.m, s.lay
-    tp, wb, t = lay.tp, m.weight_bytes, s.t_dp
+    post-attention norm, router GEMM and top-k), each kernel priced exactly as the stream
+    prices it (:func:`_attention_kernel_times`, :func:`_ffn_kernel_times`) plus its boundary.
+    ``route``: the step's routing (:func:`_routing` when None)."""
     prepare, core = _two_batch_attention_stages(s, mem)
-    sh = _shared_split(lay)
-    t_local = t if lay.etp > 1 else t / tp
-    shared_p = m.shared_experts * m.expert_params / sh
-    shared_b = m.shared_experts * m.shared_expert_bytes / sh
+    names = _moe_kernels(s)
+    rooflines, _ = _ffn_kernel_times(names, _moe_ffn_work(s, route or _routing(s)))
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
-    for n in s.kernel_lists["moe_ffn"]:
+    for n, r in zip(names, rooflines, strict=True):
         cls = KERNEL_CLASSES[n]
         if "shared" in n:
-            # gate/up holds 2/3 of an expert's weights, down 1/3; a fused kernel all
-            part = ({"shared_gate_up": 2 / 3, "shared_down": 1 / 3}.get(n, 1.0)
-                    if cls == "gemm" else 0.0)
-            shared += _kernel_time(s, n, part * shared_b, part * 2 * shared_p * t_local, "ffn")
+            shared += _bounded(s, n, r)
         elif cls in ("moe_gemm", "exchange", "moe_align"):
             routing = False
-        elif routing and n == "router_gemm":
-            core += _kernel_time(s, n, m.router_params * wb, 2 * m.router_params * t_local,
-                                 "router")
         elif routing:
-            core += _kernel_time(s, n, 0.0, 0.0)
+            core += _bounded(s, n, r)
     return shared + prepare, core
 
 
@@ -3047,7 +3141,7 @@ def _two_batch_exposed(s, exchange, windows):
 def _layer_times(s, mem, route, comm):
     """The dense and the MoE layer on the critical chip (:class:`LayerTime` each)."""
     m, lay = s.m, s.lay
-    tp, ep, etp = lay.tp, lay.ep, lay.etp
+    tp, etp = lay.tp, lay.etp
     bw, wb, t_dp = s.bw, m.weight_bytes, s.t_dp
     att = m.attention
     # the MLA latent down-projections are replicated over the tp ranks (MLA.replicated_params)
@@ -3064,10 +3158,11 @@ def _layer_times(s, mem, route, comm):
     att_names = _attention_names(s)
     kernels_att = len(att_names)
     attention, att_floor = _attention_block_time(s, mem, att_names, att_w + kv_t)
-    windows = _two_batch_windows(s, mem) if s.overlap == TWO_BATCH else None
+    windows = _two_batch_windows(s, mem, route) if s.overlap == TWO_BATCH else None
 
-    def finish(kind, ffn_w, ffn_c, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):
-        ffn, ffn_floor = _block_time(s, ffn_names, max(ffn_w, ffn_c))
+    def finish(kind, work, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):
+        ffn_w, ffn_c = (sum(x[i] for x in work.values()) for i in (0, 1))
+        ffn, ffn_floor = _kernels_block_time(s, ffn_names, *_ffn_kernel_times(ffn_names, work))
         ffn_kernels = len(ffn_names)
         local = attention + ffn
         if s.overlap == TWO_BATCH:
@@ -3085,36 +3180,19 @@ def _layer_times(s, mem, route, comm):
                          active_experts=act_sys, active_experts_chip=act_chip,
                          total=local + exposed + launch, kernel_floor=att_floor + ffn_floor)
 
-    ffn_bw = s.part_bw("ffn")
-    dense = finish("dense", m.dense_ffn_bytes / tp / ffn_bw,
-                   t_dp * 2 * m.dense_ffn_params / tp / s.gemm_flops("ffn"),
-                   list(s.kernel_lists["dense_ffn"]), 2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
+    dense = finish("dense", _dense_ffn_work(s), list(s.kernel_lists["dense_ffn"]),
+                   2 * comm.allreduce, 0.0, 0.0, 0.0, 0.0)
 
     # MoE FFN on each chip: router + shared experts (for its 1/tp of the group's tokens)
-    # + its routed experts; the step waits for the slowest chip.
+    # + its routed experts (_moe_ffn_work); the step waits for the slowest chip.
     # With expert tensor parallelism (etp > 1: plain or mixed TP) every rank holds 1/etp
     # of its group's experts and computes them for all of the tokens, the shared experts
     # split over the tp ranks; the MoE output is all-reduced over the ranks like a dense
     # FFN's (two all-reduces per layer, no exchange).
-    sh = _shared_split(lay)
-    moe_tokens = t_dp if etp > 1 else t_dp / tp
-    routed_f = _busiest_pairs(s, route) * 2 * m.expert_params / etp
-    # each GEMM's FLOPs at its own part's rate (router, shared experts, routed experts), as
-    # the weight reads below
-    moe_c = (moe_tokens * 2 * m.router_params / s.gemm_flops("router")
-             + moe_tokens * 2 * m.shared_experts * m.expert_params / sh / s.gemm_flops("ffn")
-             + routed_f / s.gemm_flops("experts"))
-    busiest = expected_max_active(route.active, route.owner, ep)
+    busiest = expected_max_active(route.active, route.owner, lay.ep)
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)
-    routed_w = busiest * m.routed_expert_bytes / etp
-    # each weight stream at its own kernels' bandwidth: the router GEMM at the part's
-    # (the step's), the shared experts' dense GEMMs at theirs (a published streaming
-    # fraction where one exists), the routed experts' grouped GEMMs at theirs
-    moe_w = (m.router_params * wb / s.part_bw("router")
-             + m.shared_experts * m.shared_expert_bytes / sh / ffn_bw + routed_w / s.moe_bw)
-    moe = finish("moe", moe_w, moe_c,
-                 _moe_kernels(s), moe_comm, comm.dispatch,
+    moe = finish("moe", _moe_ffn_work(s, route), _moe_kernels(s), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)
     return dense, moe
 

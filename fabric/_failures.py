@@ -5,9 +5,9 @@ routing policy, and records what failed in :attr:`~fabric.Fabric.failures` (a
 :class:`Failures`), so the same analyses run on it and show what a failure
 costs, while no closed form or symmetry shortcut of the intact structure is
 taken on it: under dimension order a failed link's bytes take its bypass (one
-fixed shortest path of the surviving graph between its ends; every other hop of
-every route stays, so a failed link never makes the same work faster; a failed
-chip's pairs take one shortest path, which can: see
+fixed shortest path of the surviving graph between its ends) and a failed chip's
+traffic leaves each neighbour by one fixed stand-in link; every other hop of
+every route stays, so a failure never makes the same work faster (see
 "Failures under dimension order" in :mod:`fabric._routing`), up/down and
 minimal routing simply lose their dead paths, and a pair with no path left
 raises :class:`~fabric.RoutingError` naming the pair.

@@ -46,49 +46,65 @@ it failed: the bytes that dimension order would send over it take its *bypass*,
 one fixed path from the link's tail to its head (a shortest path of the
 surviving graph, the engine's hash choice, the same for every pair that crossed
 the link, as a tunnel: it may pass through nodes the pair has visited or will
-visit); every other hop of every route, and the split between the two ways of a
-ring at a tie, stay as on the intact fabric. A pair whose intact route crosses
-a failed node (chip or switch), or a failed link whose two ends the failures
-disconnected, loses that way of a tie; with no way left it takes one shortest
-path of the surviving graph (never split). ``hops`` and ``latency`` of a pair
-whose two ways now differ are those of the longer.
+visit). A failed node (chip or switch) is repaired link by link: each live
+neighbour ``p`` of a failed node ``x`` has one fixed *stand-in* ``p'`` for it, a
+live neighbour of ``p``, and a route's run through failed nodes
+``p -> x ... y -> q`` becomes ``p -> p'``, one shortest surviving path
+``p' -> q'`` (the engine's hash choice) and ``q' -> q``, where ``q'`` is ``q``'s
+stand-in for ``y``. The stand-in is the live neighbour first by: a link no
+wider than ``p``-``x`` and of no lower latency, not itself a neighbour of ``x``
+(else one link would carry ``x``'s traffic both in and out), fewest hops in sum
+to ``x``'s other live neighbours, lowest node index. Every other hop of every
+route, and the split between the two ways of a ring at a tie, stay as on the
+intact fabric. A way of a tie that crosses a failed link whose two ends the
+failures disconnected (or a failed node with no stand-in, or no path between
+its stand-ins) is lost; with no way left the pair takes one shortest path of
+the surviving graph (never split). ``hops`` and ``latency`` of a pair whose
+ways now differ are those of the longest way (over the combinations of its
+ties), and ``path`` is that way.
 
-Why this rule (decided in session 11). A degraded number answers "what does
-this failure cost?", so losing links must never make the same work faster.
-Re-routing every broken pair over all the shortest paths of what is left (the
-rule before) did: on ``torus:3x3`` an all-to-all over chip0..3 without
-chip0-chip3 ran 3x faster than intact (dimension order sends chip1->chip3 and
-chip2->chip3 over chip0-chip3; the re-routed pairs spread over three links),
-and a message whose direct mesh link failed split over two detours and ran 2x
-faster. The difference measured the routing policy's choice of paths (which
-the intact fabric could have used), not the failure. With local repair a
-failure only adds bytes to live links (every byte of the failed link crosses
-every link of its bypass) and only lengthens paths (dimension order is minimal
-on the intact grid; a bypass has at least one hop), so on a fabric whose links
-of one dimension share bandwidth and latency (every builder) no link's load
-and no path's latency falls, and no schedule's time can. Not claimed for
-failed nodes, nor where link failures cut a node off (a per-line switch losing
-every chip of its line, an island of chips: that node has failed in effect):
-the pairs through a failed node take one shortest path, which can be less
-loaded than their old route (review S11-R5: ``torus:3x4`` without chip1, an
-all-gather of 16 MiB over chip4, chip10, chip2 with one-shot, 186 -> 93 us
-under runtime "ideal"; a strict xfail in tests/test_audit_s11_routing.py). A
-per-turn bypass (``p -> X -> q`` replaced by one fixed path ``p -> q``) would not
-close it: there the busy link is chip2 -> chip1, X's in-link, and its two turns
-leave it by different paths. Only keeping every byte of each of X's links on one
-fixed live link does (all of X's transit relayed over one link pair next to it),
-and that costs the default report's one-chip all-to-all +550% (sd200-ultra,
-+18.8% now): not adopted. Transit traffic that dimension order concentrates on a
-chip spreads when the chip fails; an intact fabric routing adaptively could
-spread it too. Keeping the tie split
-matters: dropping the dead way of a tie moves bytes off the live links of that
-way, which can unload the busiest link. The alternative, letting the intact
-grid route adaptively too, would change every intact grid figure and depart
-from DESIGN's dimension-order policy. The price: a degraded grid's figure is
-what a fabric with local repair achieves (link protection by a bypass tunnel,
-as MPLS fast reroute's facility backup, RFC 4090), an upper bound on
-what global re-routing might; tests/test_audit_s11_routing.py holds the
-property on random small grids and failures.
+Why this rule (decided in sessions 11 and 12). A degraded number answers "what
+does this failure cost?", so losing links or chips must never make the same
+work faster. Re-routing every broken pair over all the shortest paths of what
+is left (the rule before session 11) did: on ``torus:3x3`` an all-to-all over
+chip0..3 without chip0-chip3 ran 3x faster than intact (dimension order sends
+chip1->chip3 and chip2->chip3 over chip0-chip3; the re-routed pairs spread over
+three links). So did routing a pair through a failed chip whole by one
+shortest path (session 11's rule for nodes; review S11-R5): ``torus:3x4``
+without chip1, an all-gather of 16 MiB over chip4, chip10, chip2 with one-shot,
+186 -> 93 us under runtime "ideal" (chip2->chip4 and chip2->chip10 both crossed
+chip2->chip1 and left it by two different links). The difference measured the
+routing policy's choice of paths (which the intact fabric could have used), not
+the failure. With local repair a failure only adds bytes to live links: every
+byte of a failed link crosses every link of its bypass, every byte of a failed
+node's link ``p -> x`` crosses ``p -> p'`` (and of ``x -> q``, ``q' -> q``), and
+no other hop moves; and it only lengthens paths (dimension order is minimal on
+the intact grid; a bypass has at least one hop, and a run ``p -> x -> q`` becomes
+at least two). So where each stand-in link is no wider and no faster than the
+link it stands for (every builder: one bandwidth and latency per dimension, or
+a stand-in of the same) no link's time and no path's latency falls, and no
+schedule's time can: claimed while no two failed nodes are neighbours (a link
+between two failed nodes has no stand-in of its own) and every failed link's ends
+stay connected; tests/test_audit_s11_routing.py and
+tests/test_audit_s12_routing.py hold it on random small grids, failures and
+every operation. Not claimed where link failures cut a node off (a per-line
+switch losing every chip of its line, an island of chips: that node has failed
+in effect and its pairs take one shortest path). Such a rule must keep each
+failed link's bytes together on one live link (a traffic that used only that
+link would otherwise spread), so it costs more than re-routing globally: on
+the default report's one-chip all-to-all (chip0 failed) sd200-ultra +87.5%,
+tpu-v4-cube +129.7% (whole-pair re-routes read +18.8% and +23.4%; relaying all
+of a chip's transit over one link pair, tried in session 11, +550%), where the
+best routing of the surviving graph (max-concurrent flow) loses +1.1% and +3.2%
+against the intact fabric's best. Keeping the tie split matters: dropping the
+dead way of a tie moves bytes off the live links of that way, which can unload
+the busiest link. The alternative, letting the intact grid route adaptively
+too, would change every intact grid figure and depart from DESIGN's
+dimension-order policy. The price: a degraded grid's figure is what a fabric
+with local repair achieves (link protection by a bypass tunnel, as MPLS fast
+reroute's facility backup, RFC 4090), an upper bound on what a failure costs a fabric that
+re-routes globally, whose lower bound is the max-concurrent flow of
+:func:`analysis.throughput` on the degraded fabric.
 
 Directed links (the contract every analysis uses): graph edge ``e`` (in
 ``fabric.graph.edges`` order) gives link ``2*e`` from ``u`` to ``v`` as the

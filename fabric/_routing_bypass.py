@@ -1,4 +1,4 @@
-"""Bypasses of failed links under dimension-order routing (private).
+"""Local repair of failed links and nodes under dimension-order routing (private).
 
 Used by :class:`fabric.Router` on a degraded grid; the rule and its reason are in the
 docstring of :mod:`fabric._routing` ("Failures under dimension order").
@@ -10,15 +10,23 @@ grid with every failed link replaced by that link's bypass. So the closed form s
 routes every pair: a *twin* :class:`~fabric._routing_dor.DimOrder` is built over the
 surviving links plus one *virtual* link per failed link (ids ``2E`` and up), whose
 latency is its bypass's latency; the loads the twin puts on a virtual link are added to
-every link of its bypass. Pairs the twin cannot route (their dimension-order route
-crosses a failed node, or a failed link whose ends the failures left disconnected) are
-routed whole by one shortest path of the surviving graph.
+every link of its bypass.
+
+Pairs a way of whose route crosses a failed node are found by a second twin over the
+intact grid (``flag``: the failed nodes' links weigh 1, every other 0) and routed
+way by way (:meth:`Bypass._repaired`): every combination of their ties, each run through
+failed nodes replaced by the stand-in links and one shortest path between the stand-ins
+(:meth:`Bypass._expand`). Pairs left with no way (a failed link whose ends the failures
+disconnected, a failed node with no stand-in) are routed whole by one shortest path of
+the surviving graph.
 """
 
+import itertools
 import types
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse import csgraph
 
 from ._routing_dor import DimOrder
 
@@ -79,14 +87,184 @@ class Bypass:
         # the same routes with each link weighted by the hops it stands for
         self.hop_twin = DimOrder(proxy, np.concatenate([np.ones(n), v_hops]), ext_bw, n + V,
                                  None, single_path=single)
+        self.router = router
+        self.thru = None
+        if any(x not in idx for x in f.failures.nodes):
+            self._failed_nodes(router, u, v)
+
+    # -- failed nodes: stand-in links ------------------------------------------------
+
+    def _failed_nodes(self, router, u, v):
+        """Build the routes through failed nodes (see the module docstring): ``thru``, a
+        twin of the intact grid (failed nodes as nodes ``N`` and up, their links as
+        virtual links after the bypasses'), ``flag``, the same twin weighting only those
+        links (a pair whose used ways cross one has latency > 0 there), and each live
+        neighbour's stand-in."""
+        f = router.fabric
+        G0 = f.intact.graph
+        idx = dict(f.node_index)
+        N = len(f.nodes)
+        dead = [x for x in f.failures.nodes if x not in idx and x in G0]
+        for j, x in enumerate(dead):
+            idx[x] = N + j
+        gone = set(dead)
+        xe = [(a, b) for a, b in G0.edges if a in gone or b in gone]
+        xu = np.array([idx[a] for a, _ in xe], dtype=np.int64)
+        xv = np.array([idx[b] for _, b in xe], dtype=np.int64)
+        n, V = self.n, len(self.paths)
+        self.nx0 = n + V                     # first link id of a failed node
+        lat = np.repeat([float(G0.edges[e]["latency"]) for e in xe], 2)
+        bw = np.repeat([float(G0.edges[e]["bandwidth"]) for e in xe], 2)
+        ea = self.twin.f.edge_arrays
+        ends_u = np.concatenate([ea.u, xu])
+        ends_v = np.concatenate([ea.v, xv])
+        self.tail = np.ravel(np.column_stack([ends_u, ends_v]))
+        self.head = np.ravel(np.column_stack([ends_v, ends_u]))
+        proxy = types.SimpleNamespace(
+            name=f.name, graph=G0, structure=f.structure, nodes=tuple(f.nodes) + tuple(dead),
+            node_index=idx, edge_arrays=types.SimpleNamespace(u=ends_u, v=ends_v))
+        n_ext = n + V + 2 * len(xe)
+        single = router.ecmp == "hash"
+        ext_lat = np.concatenate([self.twin.lat, lat])
+        ext_bw = np.concatenate([self.twin.bandwidth, bw])
+        self.thru = DimOrder(proxy, ext_lat, ext_bw, n_ext, None, single_path=single)
+        mark = np.zeros(n_ext)
+        mark[self.nx0:] = 1.0
+        self.flag = DimOrder(proxy, mark, ext_bw, n_ext, None, single_path=single)
+        self.standin = self._standins(router, G0, dead, idx)
+        self._tunnels = {}
+
+    def _standins(self, router, G0, dead, idx):
+        """``{(p, x): (in_link, out_link)}`` for each live neighbour ``p`` of a failed node
+        ``x`` (node indices; ``x`` as in ``thru``): the links ``p -> y`` and ``y -> p`` to
+        the stand-in ``y``, the live neighbour of ``p`` first by (a link wider than
+        ``p``-``x``, a link of lower latency, the sum of its hop distances to ``x``'s other
+        live neighbours (one past the last node index where none leads), node index)."""
+        f = router.fabric
+        H = f.graph
+        live = f.node_index
+        N = len(f.nodes)
+        pairs = [(p, x) for x in dead for p in G0[x] if p in live]
+        cand = sorted({live[y] for p, _ in pairs for y in H[p]})
+        dist = {}
+        if cand:
+            adj = sp.csr_matrix((np.ones(len(router.link_tail)),
+                                 (router.link_tail, router.link_head)), shape=(N, N))
+            D = csgraph.shortest_path(adj, directed=True, unweighted=True, indices=cand)
+            D[~np.isfinite(D)] = N
+            dist = {c: D[k] for k, c in enumerate(cand)}
+        out = {}
+        for p, x in pairs:
+            e = G0.edges[p, x]
+            others = [live[q] for q in G0[x] if q in live and q != p]
+            near = set(G0[x])
+
+            def key(y, p=p, e=e, others=others, near=near):
+                g = H.edges[p, y]
+                return (g["bandwidth"] > e["bandwidth"], g["latency"] < e["latency"],
+                        y in near, float(dist[live[y]][others].sum()), live[y])
+
+            ys = list(H[p])
+            if ys:
+                y = min(ys, key=key)
+                out[(live[p], idx[x])] = (router.link_index(p, y), router.link_index(y, p))
+        return out
+
+    def _tunnel(self, a, b):
+        """Links of the one shortest surviving path from ``a`` to ``b`` (the engine's hash
+        choice), ``[]`` when ``a == b``, ``None`` when none."""
+        key = (a, b)
+        if key not in self._tunnels:
+            eng = self.router._engine
+            if a == b:
+                self._tunnels[key] = []
+            elif not eng.reachable(np.array([a]), np.array([b]))[0]:
+                self._tunnels[key] = None
+            else:
+                self._tunnels[key] = [int(k) for k in eng.path(a, b)]
+        return self._tunnels[key]
+
+    def _flagged(self, s, d):
+        """Pairs a way of whose route (as the policy uses them) crosses a failed node."""
+        if self.thru is None:
+            return np.zeros(len(s), dtype=bool)
+        return (self.flag.evaluate(s, d)[1] > 0) & ~self.twin._off(s, d)
+
+    def _expand(self, s, t, row):
+        """The live links of one way (a ``thru`` link row), or ``None`` when the way is
+        dead: a failed link whose ends are disconnected, a failed node with no stand-in
+        or no path between its stand-ins."""
+        row = [k for k in row if k >= 0]
+        tail, head = self.tail, self.head
+        if not row or tail[row[0]] != s or head[row[-1]] != t or any(
+                head[a] != tail[b] for a, b in itertools.pairwise(row)):
+            return None
+        out, i, n, x0 = [], 0, self.n, self.nx0
+        while i < len(row):
+            k = row[i]
+            if k < n:
+                out.append(k)
+            elif k < x0:
+                out.extend(self.paths[k - n].tolist())
+            else:                            # a run through failed nodes, p -> x ... y -> q
+                j = i
+                while j + 1 < len(row) and row[j + 1] >= x0:
+                    j += 1
+                first, last = row[i], row[j]
+                a = self.standin.get((int(tail[first]), int(head[first])))
+                b = self.standin.get((int(head[last]), int(tail[last])))
+                if a is None or b is None:
+                    return None
+                mid = self._tunnel(int(self.router.link_head[a[0]]),
+                                   int(self.router.link_tail[b[1]]))
+                if mid is None:
+                    return None
+                out += [a[0]] + mid + [b[1]]
+                i = j
+            i += 1
+        return out
+
+    def _repaired(self, s, d):
+        """The ways of pairs crossing a failed node: ``(pair, weight, links)`` lists (the
+        weights of a pair's live ways sum to 1), every way of every tie enumerated."""
+        thru = self.thru
+        nd = thru.ndim
+        tied = thru.ties(s, d)
+        tmask = tied.astype(np.int64) @ (1 << np.arange(nd, dtype=np.int64))
+        ways = []
+        for c in range(2 ** nd):
+            sel = np.flatnonzero((c & ~tmask) == 0)
+            if not len(sel):
+                continue
+            choice = ((c >> np.arange(nd)) & 1).astype(bool)
+            M = thru.path_links_many(s[sel], d[sel],
+                                     ties=np.broadcast_to(choice, (len(sel), nd)))
+            for i, row in zip(sel.tolist(), M.tolist(), strict=True):
+                links = self._expand(int(s[i]), int(d[i]), row)
+                if links is not None:
+                    ways.append((i, 0.5 ** int(tmask[i]).bit_count(), links))
+        total = np.zeros(len(s))
+        for i, wt, _ in ways:
+            total[i] += wt
+        return [(i, wt / total[i], np.array(links, dtype=np.int64))
+                for i, wt, links in ways], total == 0
 
     def loads(self, s, d, w, out):
         """Add the loads of pairs the twin routes to ``out``; return the mask of the others."""
+        flag = self._flagged(s, d)
         ext = np.zeros(self.n + len(self.paths))
-        _, _, dead = self.twin.evaluate(s, d, w, ext, want_latency=False)
+        _, _, dead = self.twin.evaluate(s, d, np.where(flag, 0.0, w), ext, want_latency=False)
         out += ext[:self.n]
         if len(self.paths):
             out += self.member.T @ ext[self.n:]
+        if flag.any():
+            at = np.flatnonzero(flag)
+            ways, none = self._repaired(s[at], d[at])
+            if ways:
+                links = np.concatenate([k for _, _, k in ways])
+                wts = np.concatenate([np.full(len(k), w[at[i]] * wt) for i, wt, k in ways])
+                out += np.bincount(links, weights=wts, minlength=self.n)
+            dead[at] = none
         return dead
 
     def evaluate(self, s, d, want_latency=True):
@@ -94,26 +272,61 @@ class Bypass:
         the ways of a tie, each bypass counted with its hops and latency."""
         _, hw, dead = self.hop_twin.evaluate(s, d)
         lat = self.twin.evaluate(s, d)[1] if want_latency else np.zeros(len(s))
-        return np.rint(hw).astype(np.int64), lat, dead
+        hops = np.rint(hw).astype(np.int64)
+        flag = self._flagged(s, d)
+        if flag.any():
+            at = np.flatnonzero(flag)
+            ways, none = self._repaired(s[at], d[at])
+            h, t = np.zeros(len(at), dtype=np.int64), np.zeros(len(at))
+            ll = self.router.link_latency
+            for i, _, k in ways:
+                h[i] = max(h[i], len(k))
+                if want_latency:
+                    t[i] = max(t[i], float(ll[k].sum()))
+            hops[at], lat[at], dead[at] = h, t, none
+        return hops, lat, dead
 
     def bottleneck(self, s, d):
         """Narrowest link of the pairs' paths (every way of a tie, bypasses expanded): the
         per-dimension bottleneck of the live links, and the links of every bypass taken."""
         out = self.twin.bottleneck(s, d)
-        if not len(self.paths):
-            return out
-        bw = self.bandwidth
-        for way in ("plus", "minus"):     # every link of every combination of tie ways
-            M = self._expanded(s, d, way)
-            if M.shape[1]:
-                b = np.where(M >= 0, bw[np.maximum(M, 0)], np.inf).min(axis=1)
-                out = np.minimum(out, b)
+        if len(self.paths):
+            bw = self.bandwidth
+            for way in ("plus", "minus"):     # every link of every combination of tie ways
+                M = self._expanded(s, d, way)
+                if M.shape[1]:
+                    b = np.where(M >= 0, bw[np.maximum(M, 0)], np.inf).min(axis=1)
+                    out = np.minimum(out, b)
+        flag = self._flagged(s, d)
+        if flag.any():
+            at = np.flatnonzero(flag)
+            b = np.full(len(at), np.inf)
+            for i, _, k in self._repaired(s[at], d[at])[0]:
+                if len(k):
+                    b[i] = min(b[i], float(self.bandwidth[k].min()))
+            out[at] = b
         return out
 
     def path_links_many(self, s, d):
         """Links of the pairs' paths (virtual links expanded), (P, H) padded with -1; rows
-        of pairs routed whole are meaningless (the caller replaces them)."""
-        return self._expanded(s, d, "longest")
+        of pairs routed whole are meaningless (the caller replaces them). A pair crossing a
+        failed node: its way of largest latency (the first enumerated, all ``+``, when equal)."""
+        M = self._expanded(s, d, "longest")
+        flag = self._flagged(s, d)
+        if not flag.any():
+            return M
+        at = np.flatnonzero(flag)
+        best, lat = {}, self.router.link_latency
+        for i, _, k in self._repaired(s[at], d[at])[0]:
+            t = float(lat[k].sum())
+            if i not in best or t > best[i][0]:
+                best[i] = (t, k)
+        width = max([M.shape[1]] + [len(k) for _, k in best.values()])
+        M = np.pad(M, ((0, 0), (0, width - M.shape[1])), constant_values=-1)
+        for i, (_, k) in best.items():
+            M[at[i]] = -1
+            M[at[i], :len(k)] = k
+        return M
 
     def _expanded(self, s, d, way):
         M = self.twin.path_links_many(s, d, tie_way=way)

@@ -436,11 +436,13 @@ class DimOrder:
             valid = tl >= 0
             out += np.bincount(tl[valid], weights=acc[valid], minlength=self.n_links)
 
-    def path_links_many(self, src, dst, tie_way=None):
+    def path_links_many(self, src, dst, tie_way=None, ties=None):
         """Links of the dimension-order path of each pair, as a (P, H) array padded with -1.
 
-        Pairs whose path crosses a dead link get -1 everywhere (the caller detours them).
-        ``tie_way`` overrides :attr:`tie_way` (which way of a tie of two live ways).
+        A dead link of the path is left out (-1; the caller detours such pairs).
+        ``tie_way`` overrides :attr:`tie_way` (which way of a tie of two live ways);
+        ``ties``, a (P, ndim) boolean array, chooses the way of every tie instead (``+``
+        where True), dead or alive (see :meth:`ties`).
         """
         tie_way = self.tie_way if tie_way is None else tie_way
         a_slot, b_slot = self._slots(src), self._slots(dst)
@@ -459,11 +461,13 @@ class DimOrder:
                 plus = fp >= 0.5
                 dp = dm = np.zeros(P, dtype=bool)
                 start_m = np.where(mm > 0, (a - mm + 1) % s if c == "ring" else a - mm + 1, 0)
-                if not self.intact:
+                if ties is not None:     # under single_path a tie takes the + way
+                    plus = np.where((fp == 0.5) & (not self.single_path), ties[:, d], plus)
+                elif not self.intact:
                     dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
                     dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
                     plus = np.where(fp == 0.5, ~dp, plus)
-                both = (fp == 0.5) & ~dp & ~dm
+                both = (fp == 0.5) & ~dp & ~dm & (ties is None)
                 if tie_way == "longest" and not self.single_path:
                     # both ways alive: the one of larger latency (+ when equal), the way
                     # latency() reports (a bypassed way is the longer)
@@ -487,6 +491,18 @@ class DimOrder:
         M = np.take_along_axis(M, order, axis=1)
         width = int(valid.sum(axis=1).max()) if P else 0
         return M[:, :width]
+
+    def ties(self, src, dst):
+        """Where each pair splits between the two ways round a ring: a (P, ndim) boolean
+        array, True in the ring dimensions the pair moves half-way round (all False under
+        ``single_path``, which takes the ``+`` way), dead ways or not."""
+        out = np.zeros((len(src), self.ndim), dtype=bool)
+        if self.single_path:
+            return out
+        for d, _line, a, b in self._segments(self._slots(src), self._slots(dst)):
+            if self.connect[d] == "ring":
+                out[:, d] = (a != b) & (self._ring_moves(d, a, b)[2] == 0.5)
+        return out
 
     def path(self, s, t):
         a_slot, b_slot = self._slots(np.array([s])), self._slots(np.array([t]))

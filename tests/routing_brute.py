@@ -90,43 +90,91 @@ def _dor_paths(f, s, t):
     return paths or [[s]]
 
 
+def _standin(f, g, p, x):
+    """The stand-in of failed node ``x`` at its live neighbour ``p`` (names): the live
+    neighbour ``y`` of ``p`` first by (link p-y wider than p-x, of lower latency, sum of
+    hop distances from ``y`` to ``x``'s other live neighbours on ``g`` (the node count where
+    none leads), ``g``'s node index); ``None`` when ``p`` has no live neighbour."""
+    G0, H = f.graph, g.graph
+    e = G0.edges[p, x]
+    others = [q for q in G0[x] if q in H and q != p]
+    order = {n: i for i, n in enumerate(g.nodes)}
+
+    def key(y):
+        d = nx.single_source_shortest_path_length(H, y)
+        return (H.edges[p, y]["bandwidth"] > e["bandwidth"],
+                H.edges[p, y]["latency"] < e["latency"], y in G0[x],
+                sum(d.get(q, len(g.nodes)) for q in others), order[y])
+
+    ys = list(H[p])
+    return min(ys, key=key) if ys else None
+
+
+def _shortest_route(g, a, b, route):
+    G = g.graph
+    p = route(a, b)
+    assert p[0] == a and p[-1] == b
+    assert all(G.has_edge(x, y) for x, y in itertools.pairwise(p))
+    assert len(p) - 1 == nx.shortest_path_length(G, a, b), (a, b, p)
+    return p
+
+
+def _tunnel(g, a, b):
+    """The router's one shortest surviving path from ``a`` to ``b`` (names; the engine's
+    hash choice, which a brute force cannot re-derive), checked to be shortest."""
+    r = g.router
+    idx = g.node_index
+
+    def route(u, v):
+        return [u] + [g.nodes[int(r.link_head[k])] for k in r._engine.path(idx[u], idx[v])]
+
+    return [a] if a == b else _shortest_route(g, a, b, route)
+
+
 def degraded_dor_paths(f, g, s, t):
     """The paths dimension order takes from ``s`` to ``t`` on ``g``, a degraded copy of the
     grid ``f`` (names), each carrying an equal share, by the rule of fabric/_routing.py
-    ("Failures under dimension order"): the intact fabric's dimension-order paths that
-    cross no failed node, each failed link on them replaced by its bypass; a path with a
-    failed link whose ends the failures disconnected is dropped. With none left, the
-    pair's one path (``g.route``) if any. A bypass is ``g.route(u, v)`` of the failed link
-    ``u -> v``, checked here to be a shortest path of the surviving graph, so one bypass
-    serves every pair that crossed the link; so is a pair's one path. Returns ``[]`` when
-    ``s`` and ``t`` are disconnected.
+    ("Failures under dimension order"): the intact fabric's dimension-order paths, each
+    failed link on them replaced by its bypass and each run through failed nodes
+    ``p -> x ... y -> q`` by ``p -> p'``, one shortest surviving path ``p' -> q'`` and
+    ``q' -> q`` (``p'`` the stand-in of ``x`` at ``p``, ``q'`` that of ``y`` at ``q``); a
+    path with a failed link whose ends the failures disconnected, or a run with no
+    stand-in or no path between its stand-ins, is dropped. With none left, the pair's one
+    path (``g.route``) if any. A bypass is ``g.route(u, v)`` of the failed link ``u -> v``,
+    checked here to be a shortest path of the surviving graph, so one bypass serves every
+    pair that crossed the link; so are the paths between stand-ins and a pair's one path.
+    Returns ``[]`` when ``s`` and ``t`` are disconnected.
     """
     G = g.graph
     if not nx.has_path(G, s, t):
         return []
-
-    def shortest_route(a, b):
-        p = g.route(a, b)
-        assert p[0] == a and p[-1] == b
-        assert all(G.has_edge(x, y) for x, y in itertools.pairwise(p))
-        assert len(p) - 1 == nx.shortest_path_length(G, a, b), (a, b, p)
-        return p
-
     out = []
     for p in _dor_paths(f, s, t):
-        if any(n not in G for n in p):
-            continue
         q = [p[0]]
-        for a, b in itertools.pairwise(p):
-            if G.has_edge(a, b):
+        i = 0
+        while i < len(p) - 1:
+            a, b = p[i], p[i + 1]
+            if b not in G:                  # a run through failed nodes
+                j = i + 1
+                while p[j] not in G:
+                    j += 1
+                c = p[j]
+                a2, c2 = _standin(f, g, a, b), _standin(f, g, c, p[j - 1])
+                if a2 is None or c2 is None or not nx.has_path(G, a2, c2):
+                    break
+                q += _tunnel(g, a2, c2) + [c]
+                i = j
+            elif G.has_edge(a, b):
                 q.append(b)
+                i += 1
             elif nx.has_path(G, a, b):
-                q += shortest_route(a, b)[1:]
+                q += _shortest_route(g, a, b, g.route)[1:]
+                i += 1
             else:
                 break
         else:
             out.append(q)
-    return out or [shortest_route(s, t)]
+    return out or [_shortest_route(g, s, t, g.route)]
 
 
 def brute_paths(f, s, t, policy, cutoff=8):

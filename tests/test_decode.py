@@ -638,8 +638,10 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed, 
                 context=512, per_kernel=True, engine=None):
     """The step re-added kernel by kernel: each kernel costs its boundary plus
     max(its roofline (+ the fixed part, for a GEMM), its floor beyond an empty kernel);
-    fusion divides all but the roofline. An FFN or head block's heavy kernels share its
-    roofline evenly; an attention block's each run at their own (session 7: a projection
+    fusion divides all but the roofline. A head block's heavy kernels share its roofline
+    evenly; an FFN block's each run at their own (session 12: its share of its group of
+    weights, the router, shared or routed experts, review S11-R6); an attention block's
+    each run at their own (session 7: a projection
     GEMM max(weights / bw, FLOPs / peak), the attention kernel max(KV read, score FLOPs /
     BF16 peak)), with the norms' weights read on top."""
     from analysis import gemm_compute_efficiency
@@ -698,6 +700,57 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed, 
             total += one(n, r_i)
         return total + max(0.0, x.attention_weights + x.kv_cache - reads)
 
+    def rate(part, kind="dense"):
+        fmt = chip.gemm_format(model.math_format(part))
+        e = gemm_compute_efficiency(chip.generation, fmt, kind)
+        return chip.peak(fmt) * (1.0 if e is None else e.value)
+
+    def ffn_groups(x):
+        # (read, compute) seconds per group of weights: a dense FFN whole; a MoE block's
+        # router and shared experts by hand (tokens of the rank; the router at 0.78 of HBM,
+        # the shared experts at their format's published decode rate where there is one),
+        # its routed experts the rest of the layer's totals
+        if x.kind == "dense":
+            return {"dense": (x.ffn_weights, x.ffn_compute)}
+        lay = r.layout
+        tokens, sh = (t, lay.tp) if lay.etp > 1 else (t / lay.tp, 1)
+        hbm = chip.hbm_bandwidth * DECODE_HBM_EFFICIENCY.value
+        pub_ffn = decode_gemm_hbm_efficiency(chip.generation,
+                                             chip.gemm_format(model.math_format("ffn")))
+        ffn_bw = hbm if pub_ffn is None else chip.hbm_bandwidth * pub_ffn.value
+        router = (model.router_params * model.weight_bytes / hbm,
+                  tokens * 2 * model.router_params / rate("router"))
+        shared = (model.shared_experts * model.shared_expert_bytes / sh / ffn_bw,
+                  tokens * 2 * model.shared_experts * model.expert_params / sh / rate("ffn"))
+        return {"router": router, "shared": shared,
+                "routed": (x.ffn_weights - router[0] - shared[0],
+                           x.ffn_compute - router[1] - shared[1])}
+
+    def group_of(n):
+        if KERNEL_CLASSES[n] == "moe_gemm":
+            return "routed"
+        if KERNEL_CLASSES[n] != "gemm":
+            return None
+        return "router" if n == "router_gemm" else "shared" if "shared" in n else "dense"
+
+    def ffn_cost(names, groups):
+        # every GEMM kernel at its own roofline: its share of its group (gate/up 2/3 of a
+        # gated FFN, down 1/3, a fused kernel all), scaled to add up to 1 over the list
+        def share(n):
+            return (2 / 3 if n.endswith(("gate_up", "gate_up_proj", "gemm1")) else
+                    1 / 3 if n.endswith(("down", "down_proj", "gemm2")) else 1.0)
+        present = {}
+        for n in names:
+            if group_of(n):
+                present[group_of(n)] = present.get(group_of(n), 0.0) + share(n)
+        total = sum(max(rd, c) for rd, c in groups.values())    # the group rooflines
+        for n in names:
+            g = group_of(n)
+            f_n = share(n) / present[g] if g else 0.0
+            r_i = max(f_n * groups[g][0], f_n * groups[g][1]) if g else 0.0
+            total += one(n, r_i) - r_i
+        return total
+
     kind = model.attention.kind
     att = list(lists.get(kind, KERNELS[kind]))
     moe = [n for n in lists["moe_ffn"] if n not in ("dispatch", "combine")]
@@ -707,7 +760,7 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed, 
         ffn = list(lists["dense_ffn"]) if x.kind == "dense" else moe
         total += ((attention_cost(att, x) if per_kernel else
                    cost(att, max(x.attention_weights + x.kv_cache, x.attention_compute)))
-                  + cost(ffn, max(x.ffn_weights, x.ffn_compute)) + x.exposed_comm)
+                  + ffn_cost(ffn, ffn_groups(x)) + x.exposed_comm)
     return total + cost(KERNELS["head"], max(r.head.weights, r.head.compute))
 
 

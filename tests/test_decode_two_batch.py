@@ -383,3 +383,62 @@ def test_two_batch_attention_kernel_runs_at_flashmla_rates_under_trtllm_on_hoppe
             + k("topk"))
     assert D._two_batch_windows(s, mem)[1] == pytest.approx(core, rel=1e-12)
     assert abs(gen - default) > 1e-7                  # the two rates differ by > 0.1 us
+
+
+# -- monotone in the efficiencies (review S11-R6) -------------------------------------------
+
+_B200_9 = topologies.build("switch:9,chip=b200")            # a spare chip for a failed one
+_H200_9 = topologies.build("switch:9,chip=h200")
+# any efficiency but the default's: under the default hbm_efficiency the kernels with a
+# published streaming rate (FlashMLA, DeepGEMM's FP8, Helion's NVFP4) take theirs instead
+_EFF = st.floats(0.05, 1.0).filter(lambda x: x != D.DECODE_HBM_EFFICIENCY.value)
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from(("deepseek-v3", "deepseek-r1-nvfp4", "kimi-k2")),
+       system=st.sampled_from(("b200", "h200", "b200-failed", "h100x72")),
+       layout=st.sampled_from(("tp=1,dp={n}", "tp=2,dp={h}", "tp=8,dp={e}")),
+       per_rank=st.sampled_from((1, 8, 64, 128, 512)), context=st.integers(1, 8000),
+       engine=st.sampled_from(("trtllm", "sglang", "vllm")),
+       overlap=st.sampled_from(("two-batch", 0.0, 0.6)),
+       balance=st.sampled_from((None, 0.8)),
+       hbm=st.tuples(_EFF, _EFF), compute=st.tuples(_EFF, _EFF),
+       which=st.sampled_from(("hbm", "compute", "both")))
+def test_higher_efficiency_never_slows_a_step(model, system, layout, per_rank, context, engine,
+                                              overlap, balance, hbm, compute, which):
+    # S11-R6: raising hbm_efficiency or compute_efficiency shortens (or keeps) every kernel
+    # of the stream, and in the single-stream two-batch schedule (and under a fractional
+    # overlap) a shorter kernel never delays the end: no layer and no step gets slower
+    f = {"b200": _B200_9, "h200": _H200_9, "h100x72": topologies.build(H100_72),
+         "b200-failed": _B200_9.without(chips=["chip3"])}[system]
+    n = 72 if system == "h100x72" else 8
+    lay = layout.format(n=n, h=n // 2, e=n // 8)
+    (h_lo, h_hi), (c_lo, c_hi) = sorted(hbm), sorted(compute)
+    if which == "hbm":
+        c_hi = c_lo
+    elif which == "compute":
+        h_hi = h_lo
+    kw = {"batch": per_rank * n, "context": context, "layout": lay, "engine": engine,
+          "ep_kernel": "deepep-low-latency", "overlap": overlap, "expert_balance": balance}
+    try:
+        slow = analysis.decode_step(model, f, hbm_efficiency=h_lo, compute_efficiency=c_lo,
+                                    **kw)
+    except SpecError as e:          # the model does not fit this layout's chips
+        assert "a chip needs" in str(e)
+        return
+    fast = analysis.decode_step(model, f, hbm_efficiency=h_hi, compute_efficiency=c_hi, **kw)
+    for a, b in zip(fast.layers, slow.layers, strict=True):
+        assert a.total <= b.total * (1 + 1e-12)
+    assert fast.time <= slow.time * (1 + 1e-12)
+
+
+def test_higher_efficiency_never_slows_the_check_rows_two_batch_layer():
+    # the review's case (S11-R6): the dsv3 check row's micro-batch on 72 H100 at hbm_efficiency
+    # 0.6 -> 1.0 went 551.0 -> 560.1 us per MoE layer (attention -96 us, exposed +105 us)
+    f = topologies.build(H100_72)
+    kw = {**TBO, "batch": 128 * 72, "context": 2000, "engine": "sglang",
+          "cuda_graphs": True, "expert_balance": 0.81}
+    slow = analysis.decode_step("deepseek-v3", f, hbm_efficiency=0.6, **kw).layers[-1]
+    fast = analysis.decode_step("deepseek-v3", f, hbm_efficiency=1.0, **kw).layers[-1]
+    assert fast.attention < slow.attention and fast.ffn <= slow.ffn
+    assert fast.total <= slow.total

@@ -11,7 +11,9 @@ as strict xfails with their reasons, as a missed row is:
 S11-R6 (models, analysis/_decode.py): under the two-batch overlap, the windows an exchange
 hides under are priced kernel by kernel while the stream's attention and FFN are priced as
 blocks, so a faster weight read can make the step slower. In the exact single-stream
-schedule a shorter stage never delays the end.
+schedule a shorter stage never delays the end. FIXED in session 12 (models): every FFN block
+is priced kernel by kernel by the helper the windows use (_kernels_block_time,
+_ffn_kernel_times); the property over random steps is in tests/test_decode_two_batch.py.
 
 S11-R7 (serving, analysis/_serving.py prefill_time): with ``dp`` prompts prefilled at once
 (disaggregated mode, ``adp_balance=True``) each request was charged the whole batch's weight
@@ -49,11 +51,6 @@ def test_ncclep_rows_add_one_blocking_launch_to_the_kernel(phase):
     assert f"host launch {launch * 1e6:.1f} us" in how
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="S11-R6: the two-batch windows "
-                   "are priced per kernel (_two_batch_attention_stages, the shared-expert kernel) "
-                   "and the stream's attention / FFN as blocks, so the windows shrink faster than "
-                   "the stream: a MoE layer at hbm_efficiency 0.6 -> 1.0 goes 551.0 -> 560.1 us "
-                   "(attention -95.96 us, exposed comm +105.08 us)")
 def test_a_faster_weight_read_never_slows_a_two_batch_layer():
     # the dsv3 check row's decode step (SGLang, DeepEP low latency, two-batch overlap), one
     # micro-batch of 128 sequences per GPU: reading HBM faster only shortens the stream's

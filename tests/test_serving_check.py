@@ -32,30 +32,13 @@ ROWS = sc.load_rows()
 #: measured as InferenceX's harness measures them (serving_check.harness: 10 x CONC requests of
 #: its own draw in a closed loop, the drain, per-request mean TPOT; analysis.closed_loop_run);
 #: k2-h200-int4-c16 (22% per user, 20% per GPU) is the closest to the line.
-OUTSIDE_25 = {
-    "dsv3-72xh100-ep72": "SGLang's two-batch schedule, kernel list and EPLB balance priced, "
-                         "and since session 10 the prompts' KV caches arriving over the "
-                         "decode GPUs' NICs (kv_inflow, #6017's 100-token outputs: exposed "
-                         "exchange 19.8 -> 25.5 ms per step): step 73.3 ms vs 91.9 ms (25.1% "
-                         "per user, 25.3% per GPU; 67.6 ms and 36% without). Per MoE layer, both "
-                         "micro-batches, against the lmsys decode profile (docs/sources.md "
-                         "s.8): exposed dispatch+combine 0.34 vs 0.34 ms (matches); MLA "
-                         "decode kernel 0.23 vs 0.36 (priced memory-bound, 295 MB of BF16 "
-                         "latent cache per micro-batch at 0.78 of HBM; at 128 heads the "
-                         "kernel is compute-bound, 71 GFLOP per micro-batch, and published "
-                         "rates of the class on H100/H800 at b=128, h=128 span 300-660 "
-                         "TFLOPS, i.e. 108-240 us, against the profile's ~180: no one figure "
-                         "for SGLang's FA3 MLA kernel (its Hopper default since sglang PR "
-                         "#5210, 2025-04-09; the decode command sets no backend) was found; "
-                         "FlashMLA's "
-                         "README rates, which the model now gives TensorRT-LLM's kernel, would "
-                         "make it 1 point worse (faster); the block is priced per kernel since "
-                         "session 7, which leaves it unchanged); routed "
-                         "experts ~0.21 vs 0.30 (DeepGEMM's masked-layout compute-bound mean, "
-                         "0.53 of FP8 peak; its 4-group M=256 rows, the deployment's shape, "
-                         "give 0.25); GEMMs ~0.23 vs 0.285, small kernels ~0.09 vs 0.135, "
-                         "boundaries 0.086 vs 0.05",
-}
+#: dsv3-72xh100-ep72 (SGLang two-batch, DeepEP low latency, EPLB, the prompts' KV inflow) left
+#: this list in session 12 (models, review S11-R6): every FFN block is priced kernel by kernel,
+#: so its memory-bound shared experts no longer hide under the compute-bound routed experts'
+#: block roofline (MoE layer ffn 132.8 -> 140.6 us per micro-batch): 23.6% per user, 23.9%
+#: per GPU (was 25.05% / 25.3%; model still fast: MLA decode kernel priced memory-bound,
+#: routed experts at DeepGEMM's masked-layout mean, see docs/sources.md s.8).
+OUTSIDE_25 = {}
 
 
 def test_rows_are_the_published_ones():
