@@ -52,7 +52,10 @@ MoE align 8.23 us). A weight GEMM also runs a fixed part on top of its share,
 :data:`GEMM_FIXED_TIME` (2.6 us, the intercept of published B200 decode GEMM times against
 their bytes), so it costs ``max(r_i + 2.6 us, floor_i - EMPTY_KERNEL_TIME)``. At small batch
 these fixed times, not bytes, are most of what a step's many kernels cost;
-``kernel_floors={}`` and ``gemm_fixed_time=0`` turn them off.
+A dense GEMM of an NVFP4 part on a Blackwell chip runs at least its published K-loop floor,
+``3.81 us + 0.858 us per 1024 of K`` kernel-only (``analysis.DECODE_GEMM_K_FLOOR``: at a small N
+the published M = 1 times follow K, not bytes). ``kernel_floors={}`` and ``gemm_fixed_time=0``
+turn them off (a ``kernel_floors`` mapping replaces every published floor, the K floor too).
 
 The parts of a step, in the order :func:`decode_step` calls them: the inputs checked
 and resolved (``_settings``), the memory fit (``_memory_fit``), the routing of the
@@ -136,7 +139,7 @@ import numpy as np
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 
 from ._collectives import default_runtime
-from ._gemm import decode_gemm_hbm_efficiency, gemm_compute_efficiency
+from ._gemm import decode_gemm_hbm_efficiency, decode_gemm_k_floor, gemm_compute_efficiency
 from ._models import WEIGHT_FORMATS, model_config
 
 __all__ = [
@@ -540,8 +543,10 @@ EMPTY_KERNEL_TIME = Parameter(
 #: routing kernel ~4.8 us; vLLM's own fused add + RMSNorm at DeepSeek's hidden size 7168
 #: takes 6.7-6.9 us per call in a CUDA graph (vLLM PR #36899, GPU not stated), so the norm
 #: figure is a low estimate for vLLM. ``gemm``, ``attention``, ``moe_gemm``, ``exchange``
-#: and ``other`` have no floor: no published minimum duration of a skinny decode GEMM was
-#: found, so they cost their roofline (the exchange its own model).
+#: and ``other`` have no class floor, so they cost their roofline (the exchange its own
+#: model); one kind of GEMM has a published floor of its own, by its reduction dimension:
+#: dense NVFP4 GEMMs on Blackwell (``analysis.DECODE_GEMM_K_FLOOR``, flashinfer PR #2540's
+#: M = 1 times; :func:`_ffn_kernel_floors`), taken with these floors (``kernel_floors=None``).
 KERNEL_FLOORS = {
     "norm": Parameter("decode.kernel_floor.norm", 2.9e-6, "s",
                       "NVIDIA/Megatron-LM PR #6463 (2026-08-11): TE rmsnorm_fwd_tuned ~2.9 us "
@@ -1941,8 +1946,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         replayed graph; a kernel costs its boundary plus ``max(its roofline share,
         floor - EMPTY_KERNEL_TIME)`` (see "Kernels" in the module docstring). ``None``: the
         sourced :data:`KERNEL_FLOORS` (norm 2.9 us, elementwise 1.5 us, top-k 4.1 us,
-        MoE align 8.23 us); a mapping gives the floors exactly (missing classes: none), so
-        ``{}`` turns them off.
+        MoE align 8.23 us) and the K-loop floor of dense NVFP4 GEMMs on Blackwell
+        (``analysis.DECODE_GEMM_K_FLOOR``); a mapping gives the class floors exactly (missing
+        classes: none; no K-loop floor), so ``{}`` turns them off.
     gemm_fixed_time : float
         Seconds every weight GEMM runs beyond its streaming time and boundary; default
         :data:`GEMM_FIXED_TIME` (2.6 us); 0 turns it off.
@@ -2193,6 +2199,7 @@ class _Settings:
     pdl: bool = False
     graph_batch: int = None     # sequences of the replayed graph (>= batch; batch: no padding)
     nic_background: float = 0.0  # B/s into each EP rank's NIC from outside the step
+    published_floors: bool = True  # kernel_floors=None: the published floors, GEMM K floor too
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -2203,6 +2210,14 @@ class _Settings:
         """Seconds kernel ``name`` runs at least beyond its boundary (its class's floor
         minus an empty kernel, or ``min_kernel_time``, the larger)."""
         return max(dict(self.floors).get(KERNEL_CLASSES[name], 0.0), self.min_kernel_time)
+
+    def gemm_k_floor(self, part):
+        """The published K-loop floor ``(intercept, slope)`` Parameters of the dense GEMMs of
+        model part ``part`` on this chip (``analysis._gemm.DECODE_GEMM_K_FLOOR``: NVFP4 on
+        Blackwell), or None: with the published kernel floors only (``kernel_floors=None``)."""
+        if not self.published_floors:
+            return None
+        return decode_gemm_k_floor(self.chip.generation, self.gemm_format(part))
 
     @property
     def bw(self):
@@ -2456,7 +2471,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
-                     pdl, graph_batch, float(nic_background))
+                     pdl, graph_batch, float(nic_background), kernel_floors is None)
 
 
 def fabric_chip(fabric, chip=None):
@@ -2873,7 +2888,7 @@ def _block_time(s, names, roofline):
     return roofline + floor, floor
 
 
-def _kernels_block_time(s, names, rooflines, roofline):
+def _kernels_block_time(s, names, rooflines, roofline, floors=None):
     """Seconds the kernels ``names`` of one block run one after another (boundaries aside),
     each at its own roofline ``rooflines[i]`` with its fixed part and floor
     (:func:`_kernel_overhead`), and the part of it those overheads add: ``(roofline +
@@ -2882,18 +2897,23 @@ def _kernels_block_time(s, names, rooflines, roofline):
     GEMM), summed by the caller so that it is exact per group. The one place a block's
     kernels are priced: the stream (:func:`_layer_times`) and the two-batch windows
     (:func:`_two_batch_windows`) take the same per-kernel times, so a faster kernel never
-    lengthens a step (review S11-R6)."""
-    floor = sum(_kernel_overhead(s, n, r) for n, r in zip(names, rooflines, strict=True))
+    lengthens a step (review S11-R6). ``floors``: each kernel's own floor beyond its boundary
+    (:func:`_kernel_overhead`; None: none)."""
+    floors = floors or [0.0] * len(names)
+    floor = sum(_kernel_overhead(s, n, r, f)
+                for n, r, f in zip(names, rooflines, floors, strict=True))
     floor /= s.fusion_factor
     return roofline + floor, floor
 
 
-def _kernel_overhead(s, name, roofline):
+def _kernel_overhead(s, name, roofline, floor=0.0):
     """Seconds kernel ``name`` adds beyond its ``roofline`` share: its fixed part, and what
     its minimum duration still lacks after roofline and fixed part,
-    ``fixed + max(0, extra - (roofline + fixed))`` (before kernel fusion)."""
+    ``fixed + max(0, extra - (roofline + fixed))`` (before kernel fusion); ``extra`` is its
+    class's (:meth:`_Settings.extra`) or this kernel's own ``floor`` (seconds beyond its
+    boundary: the GEMM K-loop floor, :func:`_ffn_kernel_floors`), the larger."""
     fixed = s.fixed(name)
-    return fixed + max(0.0, s.extra(name) - (roofline + fixed))
+    return fixed + max(0.0, max(s.extra(name), floor) - (roofline + fixed))
 
 
 def _attention_work(m):
@@ -2947,10 +2967,11 @@ def _kernel_time(s, name, nbytes, nflops, part="attention"):
     return _bounded(s, name, r)
 
 
-def _bounded(s, name, roofline):
+def _bounded(s, name, roofline, floor=0.0):
     """Seconds kernel ``name`` runs given its ``roofline``: that, its fixed part and floor
-    (:func:`_kernel_overhead`) and its boundary, the fused share of both."""
-    return roofline + (_kernel_overhead(s, name, roofline) + s.per_kernel) / s.fusion_factor
+    (:func:`_kernel_overhead`, ``floor`` its own) and its boundary, the fused share of both."""
+    return roofline + (_kernel_overhead(s, name, roofline, floor)
+                       + s.per_kernel) / s.fusion_factor
 
 
 def _attention_gemm_params(s, name):
@@ -3058,6 +3079,34 @@ def _moe_ffn_work(s, route):
     }
 
 
+#: The reduction dimension of each GEMM an FFN kernel of the kernel lists runs: ``"in"`` the
+#: model's hidden size (a gate/up projection), ``"out"`` the FFN's intermediate size over its
+#: split (a down projection); a fused FFN kernel runs both (:func:`_ffn_kernel_floors`).
+_FFN_GEMM_K = {"gate_up_proj": ("in",), "down_proj": ("out",), "ffn": ("in", "out"),
+               "shared_gate_up": ("in",), "shared_down": ("out",),
+               "shared_expert": ("in", "out")}
+
+
+def _ffn_kernel_floors(s, names, kind):
+    """Per kernel of an FFN block (``kind`` ``"dense"`` or ``"moe"``), its own floor beyond
+    its boundary in seconds, or None when the FFN part's dense GEMMs have none: the published
+    K-loop floor (:meth:`_Settings.gemm_k_floor`, ``analysis.DECODE_GEMM_K_FLOOR``: NVFP4 on
+    Blackwell) of each GEMM it runs, ``intercept + slope x K``, summed over a fused kernel's
+    GEMMs, less the empty kernel its boundary already charges (:data:`EMPTY_KERNEL_TIME`); 0
+    for the other kernels (the router's GEMM runs BF16, the routed experts' grouped GEMMs
+    have no published floor)."""
+    kf = s.gemm_k_floor("ffn")
+    if kf is None:
+        return None
+    a, b = (p.value for p in kf)
+    m, lay = s.m, s.lay
+    out = m.dense_ffn / lay.tp if kind == "dense" else (
+        m.shared_experts * m.expert_ffn / _shared_split(lay))
+    width = {"in": m.hidden, "out": out}
+    return [sum(a + b * width[k] for k in _FFN_GEMM_K[n]) - EMPTY_KERNEL_TIME.value
+            if n in _FFN_GEMM_K else 0.0 for n in names]
+
+
 def _ffn_kernel_times(names, work):
     """Per kernel of one FFN block, its roofline in seconds (0 for the small kernels and the
     exchange's), and the block's roofline. ``work`` maps a group of :data:`_FFN_GEMM_WORK` to
@@ -3115,16 +3164,17 @@ def _two_batch_windows(s, mem, route=None):
     prepare, core = _two_batch_attention_stages(s, mem)
     names = _moe_kernels(s)
     rooflines, _ = _ffn_kernel_times(names, _moe_ffn_work(s, route or _routing(s)))
+    floors = _ffn_kernel_floors(s, names, "moe") or [0.0] * len(names)
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
-    for n, r in zip(names, rooflines, strict=True):
+    for n, r, f in zip(names, rooflines, floors, strict=True):
         cls = KERNEL_CLASSES[n]
         if "shared" in n:
-            shared += _bounded(s, n, r)
+            shared += _bounded(s, n, r, f)
         elif cls in ("moe_gemm", "exchange", "moe_align"):
             routing = False
         elif routing:
-            core += _bounded(s, n, r)
+            core += _bounded(s, n, r, f)
     return shared + prepare, core
 
 
@@ -3162,7 +3212,8 @@ def _layer_times(s, mem, route, comm):
 
     def finish(kind, work, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):
         ffn_w, ffn_c = (sum(x[i] for x in work.values()) for i in (0, 1))
-        ffn, ffn_floor = _kernels_block_time(s, ffn_names, *_ffn_kernel_times(ffn_names, work))
+        ffn, ffn_floor = _kernels_block_time(s, ffn_names, *_ffn_kernel_times(ffn_names, work),
+                                             _ffn_kernel_floors(s, ffn_names, kind))
         ffn_kernels = len(ffn_names)
         local = attention + ffn
         if s.overlap == TWO_BATCH:
@@ -3329,7 +3380,8 @@ def _parameters(s, moe, comm):
         Parameter("decode.combine_bytes", s.combine_b, "B", "bytes per element combined"),
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
-         if q is not None}.values()) + exch_params + s.m.parameters()
+         if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
+        s.m.parameters())
 
 
 def _efficiency_parameters(s):

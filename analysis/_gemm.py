@@ -57,8 +57,9 @@ from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
 
 from ._models import WEIGHT_FORMATS
 
-__all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DEEPGEMM_H800_FP8", "GEMM_COMPUTE_EFFICIENCY",
-           "GEMM_KINDS", "HELION_B200_NVFP4_CUTLASS", "decode_gemm_hbm_efficiency",
+__all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_FP8",
+           "FLASHINFER_GB200_NVFP4_CUTLASS_M1", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
+           "HELION_B200_NVFP4_CUTLASS", "decode_gemm_hbm_efficiency", "decode_gemm_k_floor",
            "gemm_compute_efficiency"]
 
 #: Kinds of GEMM with their own efficiency: plain GEMMs, the grouped GEMMs of the routed
@@ -259,3 +260,62 @@ def decode_gemm_hbm_efficiency(generation, math):
     if math not in MATH_FORMATS:
         raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
     return DECODE_GEMM_HBM_EFFICIENCY.get((generation, math))
+
+
+#: Published M = 1 kernel times of dense NVFP4 GEMMs with a small N on a Blackwell GPU (CUTLASS
+#: backend, W4A4): flashinfer-ai/flashinfer PR #2540 (merged 2026-02-21), "MMFP4 Benchmark
+#: Results", table "GB200 Non-Autotune", its ``cutlass_time`` column at ``m = 1``:
+#: ``(N, K, microseconds)``. Timed by flashinfer's ``benchmarks/flashinfer_benchmark.py``
+#: (mm_fp4 routine): the kernel replayed from a CUDA graph with a cold L2, the time either the
+#: kernel's own span (CUPTI, the script's default) or one graph replay (CUDA events), at most
+#: the 0.55 us intra-graph dispatch gap apart. Source data, never fitted to a row of the check
+#: or held-out sets.
+FLASHINFER_GB200_NVFP4_CUTLASS_M1 = ((512, 7168, 9.312), (896, 1024, 4.720), (896, 5120, 7.888),
+                                     (1024, 7168, 9.600), (1280, 8192, 10.448),
+                                     (1792, 5120, 8.416), (2560, 8192, 11.440))
+
+
+def _k_floor_fp4():
+    """Least squares of :data:`FLASHINFER_GB200_NVFP4_CUTLASS_M1` kernel time against K:
+    ``(intercept, slope)`` Parameters, seconds and seconds per element of K."""
+    xs = [float(k) for _, k, _ in FLASHINFER_GB200_NVFP4_CUTLASS_M1]
+    ys = [t * 1e-6 for *_, t in FLASHINFER_GB200_NVFP4_CUTLASS_M1]
+    slope, intercept = _least_squares(xs, ys)
+    source = (f"flashinfer-ai/flashinfer PR #2540 (2026-02-21), 'GB200 Non-Autotune' mm_fp4 "
+              f"table, CUTLASS column at M = 1, N = 512-2560 (7 shapes, 4.7-11.4 us, CUDA "
+              f"graph, cold L2, flashinfer_benchmark.py): least squares time = "
+              f"{intercept * 1e6:.2f} us + {slope * 1024e6:.3f} us per 1024 of K, kernel-only; "
+              f"taken for every Blackwell chip and every dense NVFP4 GEMM (assumptions)")
+    return (Parameter("gemm.decode_k_floor.blackwell.fp4.intercept", intercept, "s", source),
+            Parameter("gemm.decode_k_floor.blackwell.fp4.slope", slope, "s", source
+                      + "; per element of the reduction dimension K"))
+
+
+#: The K-loop floor of dense decode GEMMs, by ``(generation, math format)``: a dense GEMM's
+#: kernel time at decode size is at least ``intercept + slope x K`` (K its reduction
+#: dimension), whatever its bytes. Where published: NVFP4 on Blackwell. At a small N the
+#: published M = 1 times are set by K, not by the bytes read (512 x 7168, 2.1 MB: 9.3 us;
+#: 1792 x 5120, 5.2 MB: 8.4 us): such a GEMM has few CTAs (N over the tile width) and each
+#: runs the whole K loop, so it does not stream at :data:`DECODE_GEMM_HBM_EFFICIENCY`'s rate,
+#: which :data:`HELION_B200_NVFP4_CUTLASS` measured at N >= 4096 (there the line in bytes
+#: is the longer one: 4096 x 4096 9.22 us against the floor's 7.2 us). A mean line
+#: (residuals -0.50 to +0.77 us), not a bound.
+DECODE_GEMM_K_FLOOR = {("blackwell", "fp4"): _k_floor_fp4()}
+
+
+def decode_gemm_k_floor(generation, math):
+    """The published K-loop floor ``(intercept, slope)`` (two :class:`~fabric.Parameter`,
+    seconds and seconds per element of K) of a dense decode GEMM of math format ``math`` on a
+    chip of ``generation`` (:data:`DECODE_GEMM_K_FLOOR`), or ``None`` where none is published.
+
+    >>> a, b = decode_gemm_k_floor("blackwell", "fp4")
+    >>> round((a.value + b.value * 7168) * 1e6, 2)      # 512 x 7168 measured 9.31 us
+    9.81
+    >>> decode_gemm_k_floor("hopper", "fp8") is None
+    True
+    """
+    if generation is not None and generation not in GENERATIONS:
+        raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
+    if math not in MATH_FORMATS:
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+    return DECODE_GEMM_K_FLOOR.get((generation, math))

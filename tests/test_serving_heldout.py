@@ -30,9 +30,14 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
            "with Programmatic Dependent Launch, which the B200 rows ran: analysis."
            "PDL_HIDDEN_GAP, session 9) + the "
            "kernels' minimum durations and GEMM fixed parts (analysis.KERNEL_FLOORS, "
-           "GEMM_FIXED_TIME) over TensorRT-LLM's kernels counted from its code, pinned to "
-           "file@commit (analysis._decode.GRAPH_KERNELS, session 7) + exposed all-reduces: "
-           "4.8 ms against 9.0 ms measured (111 tok/s/user) on B200 without MTP. The blog-1 "
+           "GEMM_FIXED_TIME; since session 12 the K-loop floor of small-N NVFP4 GEMMs, "
+           "analysis.DECODE_GEMM_K_FLOOR from flashinfer PR #2540's M = 1 CUTLASS times: the "
+           "shared expert +9.3 us per MoE layer) over TensorRT-LLM's kernels counted from its "
+           "code, pinned to file@commit (analysis._decode.GRAPH_KERNELS, session 7) + exposed "
+           "all-reduces: 5.3 ms (4.8 before the K floor) against 9.0 ms measured (111 "
+           "tok/s/user) on B200 without MTP; the rest of the gap is not in a published kernel "
+           "time found (BF16 attention GEMMs at M = 1 on B200 and the trtllm-gen MLA kernel at "
+           "batch 1 have none). The blog-1 "
            "table is the March-2025 code state: TensorRT-LLM PR #4115 (2025-05-07) took "
            "router_gemm and fuse_a_gemm from 11.3 / 11.6 us per layer (cuBLAS) to 3.9 / 7.6 "
            "us, the kernels the pinned code calls and the model prices (~0.67 ms of the gap "
@@ -62,8 +67,10 @@ OUTSIDE_25 = {
                                         "B200 rows say cheaper; not found why (MLA chunked "
                                         "context unsupported on Hopper is in the condition)",
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.9x",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 2.0x",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.8-1.9x" for k in range(6)},
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.8x (2.0x before "
+                                         "the K floor)",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.65-1.73x "
+                                                     "(1.8-1.9x before the K floor)" for k in range(6)},
 }
 
 
