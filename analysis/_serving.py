@@ -635,10 +635,14 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     24.0
     """
     try:
-        ds = [float(d) for d in kernel_seconds]
-    except (TypeError, ValueError):
+        ds = list(kernel_seconds)
+    except TypeError:
         raise SpecError(f"kernel_seconds must be a sequence of seconds, got "
                         f"{kernel_seconds!r}") from None
+    if any(isinstance(d, bool) or not isinstance(d, numbers.Real) for d in ds):
+        # a bool is not a duration (True read as 1 s), nor is a string
+        raise SpecError(f"kernel_seconds must be numbers of seconds, got {kernel_seconds!r}")
+    ds = [float(d) for d in ds]
     if any(not (math.isfinite(d) and d >= 0) for d in ds):
         raise SpecError(f"kernel_seconds must be finite numbers of seconds >= 0, got {ds!r}")
     if isinstance(launch, bool) or not isinstance(launch, numbers.Real) or not (
@@ -2250,6 +2254,8 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
     spec = tuple(_speculative_setting(s) for s in speculative)
     if not spec:
         raise SpecError("speculative must name at least one setting, e.g. ((0, 0.0),)")
+    if not isinstance(keep_all, bool):
+        raise TypeError(f"keep_all must be True or False, got {keep_all!r}")
     if isinstance(n_batches, bool) or not isinstance(n_batches, numbers.Integral) or (
             n_batches < 2):
         raise SpecError(f"n_batches must be an integer >= 2 (the thinned grid keeps the "
@@ -2263,9 +2269,10 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                         f"or None (search them all), got {layouts!r}")
     if batches is not None:
         batches = sorted(set(batches))
-        if not batches or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
-                              for b in batches):
+        if not batches or any(isinstance(b, bool) or not isinstance(b, numbers.Integral)
+                              or b < 1 for b in batches):
             raise SpecError(f"batches must be integers >= 1, got {batches!r}")
+        batches = [int(b) for b in batches]     # numpy integers as n_batches takes them
         if batches[0] < sw.micro:
             raise SpecError(f"micro_batches={sw.micro} exceeds batch={batches[0]}: each "
                             f"micro-batch needs at least one sequence")
@@ -2335,7 +2342,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
             why = "every batch asked exceeds the largest that fits: " + ", ".join(
                 f"{lay} holds {limit(infos[lay])}" for lay in searched) + (
                 f" (max_batched_tokens={cap}: at most {cap} per rank)" if cap is not None else "")
-        raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {isl + osl}: "
+        raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {sw.full}: "
                         + why)
     skipped += dropped
     front = pareto_front(points)
