@@ -121,10 +121,12 @@ def _nodes_index(n_nodes):
     return 0 if n_nodes <= 1 else (1 if n_nodes == 2 else 2)
 
 
-def _tree_correction(rt, proto, n):
+def _tree_correction(rt, proto, n, limit=23):
+    """NCCL's ``treeCorrectionFactor[proto][log2i(n >> 6)]`` where ``0 <= log2i < limit``
+    (``ncclTopoGetAlgoTime``: 23 for the tree, 24 for NVLS-tree), else 1."""
     log_size = _log2i(int(n) >> 6) if int(n) >> 6 >= 1 else -1
     row = rt.tree_correction[proto]
-    if 0 <= log_size < 23:
+    if 0 <= log_size < limit:
         return row[log_size]
     return 1.0
 
@@ -503,6 +505,10 @@ def _nccl_nvls_tree(rt, view, n, ops):
     if cap <= 0:
         raise NotApplicableError("NCCL has no NVLS-tree bandwidth for this GPU generation")
     bus = min(intra_bus, inter_bus, cap)
+    if f["nvls_tree_correction_blackwell_x86"] and view.arch == "blackwell" and not view.arm_host:
+        # from 2.29.2 NCCL corrects NVLS-tree's bandwidth by size as the tree's, on Blackwell
+        # with x86 hosts (tuning.cc ncclTopoGetAlgoTime: minCompCap >= 100, cpuArch x86)
+        bus *= _tree_correction(rt, "Simple", n, limit=24)
     intra = max(_lat(rt, view.intra_hw, "nvls-tree", "Simple"), intra_t.step_loadstore)
     inter = max(_lat(rt, "net", "nvls-tree", "Simple"), view.transfer("ring", "all-reduce")
                 .step_message)

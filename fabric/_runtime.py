@@ -336,7 +336,7 @@ _NCCL = Runtime(
              "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0,
              "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
              "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85,
-             "nvls_multi_host": 1},
+             "nvls_multi_host": 1, "nvls_tree_correction_blackwell_x86": 1},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -413,7 +413,11 @@ _NCCL = Runtime(
          "src/graph/search.cc ncclTopoCompute 'Try a simpler tree', src/init.cc maxTreePattern); "
          "NVLS enabled on a communicator of several hosts (nvls_multi_host 1; 0 in 2.20.x: "
          "src/transport/nvls.cc ncclNvlsInit l.240 at v2.20.3-1 / v2.20.5-1 returns when "
-         "'comm->nNodes > 1 || comm->MNNVL', absent in 2.19, the MNNVL clique test from 2.21)"),
+         "'comm->nNodes > 1 || comm->MNNVL', absent in 2.19, the MNNVL clique test from 2.21); "
+         "NVLS-tree all-reduce bandwidth x treeCorrectionFactor[protocol][log2i(nBytes >> 6)] "
+         "for log2i below 24 when minCompCap >= 100 and the host CPU is x86 "
+         "(nvls_tree_correction_blackwell_x86 1; tuning.cc ncclTopoGetAlgoTime from v2.29.2-1, "
+         "absent at v2.28.9-1; a Grace host, ChipSpec.grace_gpus, is Arm)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
@@ -848,6 +852,8 @@ _NCCL_HISTORY = {
     # NVLS (and so NVLS-tree) off on a communicator of several hosts in 2.20.x only
     # (nvls.cc ncclNvlsInit 'comm->nNodes > 1 || comm->MNNVL', v2.20.3-1 / v2.20.5-1)
     ("factors", "nvls_multi_host"): (((2, 18, 3), 1), ((2, 20, 0), 0), ((2, 21, 0), 1)),
+    # NVLS-tree bandwidth corrected by size as the tree's on Blackwell x86 hosts: from 2.29.2
+    ("factors", "nvls_tree_correction_blackwell_x86"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
     # tree busBw x .85 when the tree graph is the simple TREE pattern: from 2.26.2 (tuning.cc)
     ("factors", "tree_simple_pattern"): (((2, 18, 3), 1.0), ((2, 26, 0), 0.85)),
     # ring LL128 x 0.7 with one rank per node until 2.22 (x 0.92 otherwise and from 2.23)

@@ -2201,3 +2201,39 @@ def test_tree_on_one_direct_node_is_nccls_chain_latency():
     assert (r.algorithm, r.protocol) == ("multi-ring", "LL")
     assert r.fixed == pytest.approx(6.6e-6 + 254 * 0.6e-6, rel=1e-12)
     assert labels["tree/LL"] == pytest.approx(6.8e-6 + 254 * 0.6e-6, rel=1e-3)
+
+
+# treeCorrectionFactor's Simple row (NVIDIA/nccl src/graph/tuning.cc, powers of two from 64 B)
+_SIMPLE_TREE_CORRECTION = (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8,
+                           .7, .7, .8, .9, .9, .9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(chip=st.sampled_from(["b200", "gb200", "h100"]), servers=st.integers(2, 3),
+       release=st.sampled_from(["2.27.3", "2.28.9", "2.29.2", "2.30.7"]),
+       log_n=st.integers(3, 33), data=st.data())
+def test_nvls_tree_size_correction_on_blackwell_x86_from_2_29(chip, servers, release, log_n,
+                                                              data):
+    # tuning.cc ncclTopoGetAlgoTime from v2.29.2-1: NVLS-tree all-reduce bandwidth x
+    # treeCorrectionFactor[Simple][log2i(n >> 6)] for 0 <= log2i < 24, on Blackwell with an x86
+    # host only (GB200's Grace host is Arm; H100 is not Blackwell); earlier releases never
+    from analysis._collectives import _GroupView, _resolve_ranks
+    from analysis._runtime_cost import _nccl_nvls_tree
+    f = _tree_basis_fabric(f"rail:servers={servers},gpus=4,nvls=1,chip={chip}")
+    n = 2 ** log_n + data.draw(st.integers(0, 2 ** log_n - 1))
+    nodes, idx = _resolve_ranks(f, None)
+    view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    rt = runtime(f"nccl@{release}")
+    off = dataclasses.replace(rt, name=rt.name + "-nocorr", factors={
+        **rt.factors, "nvls_tree_correction_blackwell_x86": 0})
+    try:
+        (c,), (c0,) = _nccl_nvls_tree(rt, view, n, 1), _nccl_nvls_tree(off, view, n, 1)
+    except NotApplicableError:
+        return
+    k = (n >> 6).bit_length() - 1 if n >> 6 else -1
+    corr = _SIMPLE_TREE_CORRECTION[k] if 0 <= k < 24 else 1.0
+    applies = chip == "b200" and tuple(map(int, release.split("."))) >= (2, 29, 2)
+    assert c.fixed == c0.fixed
+    assert (c.time - c.fixed) == pytest.approx((c0.time - c0.fixed) / (corr if applies else 1.0),
+                                               rel=1e-12)
+    assert c.choice == c.time
