@@ -219,6 +219,14 @@ LEFT_OUT = {
         "a 2.25x difference on the NVLink leg of a hierarchical exchange, so choosing one would "
         "choose the model's answer; the table's SM100 rows are carried (SM100 read as B200, as for "
         "its intranode rows). Rule fixed before any model figure for these rows (session 12)"),
+    "flashinfer benchmarks/MoE_benchmarks.md s.3.1 (NCCL EP 2.30.7 on B200: LL EP8-32, HT EP8-64)": (
+        "the low-latency kernel measured there is not the one the carried NCCL EP rows ran: since "
+        "b615e121 (2026-03-09, 'Low-Latency kernel memory footprint optimization') its dispatch "
+        "sends one message per (token, destination rank) with the top-k in a header ('avoid "
+        "duplicate sending of tokens to the same rank', contrib/nccl_ep/device/low_latency.cu at "
+        "5067397c), where DeepEP's and 36191590's send one per (token, expert): no profile in the "
+        "model; the HT rows are NCCL EP's JIT kernels (not read) and the multi-node LL rows cross "
+        "nodes over GIN (the README rows' reason). Rule fixed before any model figure (session 12)"),
     "pplx-kernels README DeepEP Dispatch/Combine rows": (
         "copied from DeepEP's February-2025 pure-RDMA README table (H800): already held out as "
         "deepep-feb25-ep*-ll-rdma-*, EP128 left out there as not independent"),
