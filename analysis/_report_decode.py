@@ -122,6 +122,28 @@ def _decode_point(system, model):
     return {"row": row, "reason": None, "parameters": tuple(step.parameters)}
 
 
+def _exchange_title(rows):
+    """Which MoE exchange kernel the bars run, and on which systems when they differ.
+
+    >>> _exchange_title([{"system": "a", "ep_kernel": "one-sided"},
+    ...                  {"system": "b", "ep_kernel": "deepep-low-latency"},
+    ...                  {"system": "c", "ep_kernel": "one-sided"}])
+    'MoE exchange: deepep-low-latency on b, one-sided on the others'
+    """
+    by = {}
+    for r in rows:
+        if r.get("ep_kernel"):
+            systems = by.setdefault(r["ep_kernel"], [])
+            if r["system"] not in systems:
+                systems.append(r["system"])
+    if len(by) == 1:
+        return f"MoE exchange: {next(iter(by))}"
+    # the kernel of the most systems last, as "the others"
+    order = sorted(by, key=lambda k: (len(by[k]), k))
+    return ("MoE exchange: " + ", ".join(f"{k} on {', '.join(by[k])}" for k in order[:-1])
+            + f", {order[-1]} on the others")
+
+
 def _draw_decode(rows):
     fig = new_figure()
     ax = fig.subplots()
@@ -139,8 +161,7 @@ def _draw_decode(rows):
     # (at tp=1 there is no tensor-parallel collective: the runtime then prices nothing)
     layouts = sorted({r["layout"].split(",")[0] for r in rows if r.get("layout")})
     at = f", default layout ({'/'.join(layouts)})" if layouts else ""
-    kernels = sorted({r["ep_kernel"] for r in rows if r.get("ep_kernel")})
-    comm = [f"MoE exchange {'/'.join(kernels)}"] if kernels else []
+    comm = [_exchange_title(rows)] if any(r.get("ep_kernel") for r in rows) else []
     if layouts != ["tp=1"]:
         comm.append(f"collectives: {runtime_label()}")
     fig.suptitle(f"batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context{at}, CUDA graphs"

@@ -668,10 +668,11 @@ _RESTS_ON = {
     "utilization": (("shortest-path routing with equal-cost paths split evenly, and the link "
                     "bandwidths"), ("bandwidth",)),
     "failures": (("the fabric's own routing around the failure (on a grid routed in "
-                  "dimension order, a failed link's bytes on one bypass, a local repair and "
-                  "an upper bound: a fabric that re-routes around it globally loses less; a "
-                  "failed chip's pairs on one shortest path left; elsewhere the shortest "
-                  "paths left), and the link bandwidths"),
+                  "dimension order a local repair and an upper bound: a failed link's bytes "
+                  "on one bypass, a failed chip's on one stand-in link per neighbour; "
+                  "elsewhere the shortest paths left; 'with the best routing': the "
+                  "max-concurrent-flow optimum before and after, what a fabric that re-routes "
+                  "globally could reach), and the link bandwidths"),
                  ("bandwidth",)),
     # a callable: its phrase quotes Parameters and the runtime's version, read when used
     "decode": (lambda: _decode_rests_on(), ("bandwidth", "latency")),

@@ -386,6 +386,11 @@ def utilization_findings(rows):
     return out
 
 
+#: The failure table's metric for the same all-to-all under the best routing before and
+#: after (max-concurrent flow): what a fabric that re-routes globally could reach.
+BEST_ROUTING_METRIC = "all-to-all time, best routing"
+
+
 def failure_findings(rows):
     out = []
     systems = list(dict.fromkeys(r["system"] for r in rows))
@@ -394,8 +399,13 @@ def failure_findings(rows):
         for s in systems[:2]:
             r = next(r for r in rows if r["system"] == s and r["failure"] == failure
                      and r["metric"] == "all-to-all time")
+            best = next((b for b in rows if b["system"] == s and b["failure"] == failure
+                         and b["metric"] == BEST_ROUTING_METRIC), None)
             if np.isfinite(r["change"]):
-                parts.append(f"{s} {r['change']:+.1f}% ({r['failed']})")
+                parts.append(f"{s} {r['change']:+.1f}% ({r['failed']}"
+                             + (f"; {best['change']:+.1f}% with the best routing"
+                                if best is not None and np.isfinite(best["change"]) else "")
+                             + ")")
             else:
                 parts.append(f"{s}: some chip pairs lose every path ({r['failed']})")
         out.append(f"One failed {failure.split()[1]} changes the all-to-all time by: "

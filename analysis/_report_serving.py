@@ -336,6 +336,9 @@ def serving_section(fabrics, executor, quiet):
                  Column(f"usd_per_mtok_at_{k}", f"$/Mtok @{k}", _fmt_opt(3))]
     table = Table("serving", "Serving: single-user speed, throughput and cost at matched "
                   "interactivity", tuple(cols), tuple(rows),
+                  f"{SERVING_MODEL}, {SERVING_ISL}/{SERVING_OSL} tokens per request, "
+                  f"{_drafts(SERVING_MODEL).split(' (')[0]}; collectives under the "
+                  f"{runtime_phrase()}. "
                   "Limited by: the largest part of the single user's time per token "
                   "(kernel boundaries and floors counted as one part, as in the findings). "
                   "@N: the frontier's best point at N or more tokens/s per user; tok/s/GPU "

@@ -195,3 +195,49 @@ def test_a_small_collective_on_one_long_ring_says_whose_price_it_is():
     for alg, ranks in (("multi-ring/LL", 8), ("in-switch/Simple", 72)):
         (short,) = symmetric_runtime_findings(rows(alg, ranks), ["s"], [1024])
         assert "one ring over all" not in short
+
+
+def test_every_serving_table_and_figure_names_its_runtime_and_request():
+    # s12 reader: the main serving table's caption named neither (the seed table did)
+    from analysis import build_report
+    from analysis._report_parts import runtime_phrase
+    from analysis._report_serving import SERVING_ISL, SERVING_OSL
+
+    rep = build_report(["nvl72:chip=h100"], sections=("serving",), quiet=True)
+    (sec,) = [s for s in rep.sections if s.key == "serving"]
+    shown = [t for t in sec.tables if t.rows] + list(sec.figures)
+    assert len(shown) >= 3
+    for item in shown:
+        assert runtime_phrase() in item.caption, item.name
+        assert f"{SERVING_ISL}/{SERVING_OSL} tokens" in item.caption, item.name
+
+
+def test_failures_give_the_best_routing_beside_the_fabrics_own():
+    # audit (s12): a failed chip on a grid is now repaired link by link, an upper bound
+    # (sd200-ultra one chip +87.5%); the best routing of what survives loses ~1%: the
+    # table, figure and findings give both
+    import topologies
+    from analysis._report_findings import BEST_ROUTING_METRIC, failure_findings
+    from analysis._report_sections import _draw_failures, _failure_rows
+
+    f = topologies.build("torus:3x4")
+    rows = _failure_rows("torus:3x4", f)
+    for failure in ("one link", "one chip"):
+        mine = [r for r in rows if r["failure"] == failure]
+        metrics = [r["metric"] for r in mine]
+        # right after the fabric's own all-to-all time
+        assert metrics.index(BEST_ROUTING_METRIC) == metrics.index("all-to-all time") + 1
+        best = next(r for r in mine if r["metric"] == BEST_ROUTING_METRIC)
+        # losing capacity never helps the optimum; the local repair is no better than it
+        assert best["degraded"] >= best["healthy"] * (1 - 1e-9)
+        routed = next(r for r in mine if r["metric"] == "all-to-all time")
+        assert routed["degraded"] >= best["degraded"] * (1 - 1e-9)
+    text = " ".join(failure_findings(rows))
+    assert text.count("with the best routing") == 2
+    fig = _draw_failures(rows)
+    try:
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert labels == ["one link, the fabric's routing", "one link, best routing",
+                          "one chip, the fabric's routing", "one chip, best routing"]
+    finally:
+        _close(fig)
