@@ -535,6 +535,15 @@ EMPTY_KERNEL_TIME = Parameter(
 #:   block-to-expert fill, scatter: what vLLM's ``moe_align_block_size`` builds) in one
 #:   kernel under CUDA-graph replay (PR #6453).
 #:
+#: * ``indexer`` 4.2 us: DeepSeek Sparse Attention's indexer logits kernel (DeepGEMM's FP8
+#:   paged MQA logits, the kernel vLLM's and TensorRT-LLM's indexers call on Blackwell) at its
+#:   smallest published load, batch 1 over 1,024 cached keys (the ``DG (us)`` column of
+#:   NVIDIA/TensorRT-LLM PR #14133, 2026-05, SM100, 148 SMs; kernel time as its performance
+#:   test reads it, torch.profiler device time per call): 4.1-4.3 us from batch 1 to 16 and
+#:   1,024 to 8,192 keys, a latency floor (PR #13219's table: 3.8 us at batch 1 over 32,768
+#:   keys for the same kernel; 45.3 us at batch 32 over 65,536, where the key read dominates).
+#:   Not from the Megatron campaign: its own source.
+#:
 #: Assumptions that carry them over: a small kernel's duration is set by its latency chain,
 #: not by the model or the engine that launches it (the Megatron kernels move ~1 MB, far
 #: below the bandwidth floor, like the 57-917 KB of a Kimi K2 step at 4-64 tokens), and is
@@ -561,6 +570,11 @@ KERNEL_FLOORS = {
                            "NVIDIA/Megatron-LM PR #6453 (2026-08-11): MoE indirection table "
                            "built in one kernel, 8.23 us per layer under CUDA-graph replay, "
                            "GB200"),
+    "indexer": Parameter("decode.kernel_floor.indexer", 4.2e-6, "s",
+                         "NVIDIA/TensorRT-LLM PR #14133 (2026-05): DeepGEMM FP8 paged MQA "
+                         "logits (the DSA indexer's logits kernel) at batch 1 over 1,024 "
+                         "cached keys, 4.2 us kernel time, SM100 (4.1-4.3 us up to batch 16 "
+                         "and 8,192 keys)"),
 }
 
 #: Seconds a weight GEMM of a decode step runs beyond its streaming time and its boundary

@@ -197,3 +197,26 @@ def test_trtllm_short_sequence_fast_path_ends_past_topk(engine):
     assert lp.kv_cache * _BW == pytest.approx(4 * 1024 * 576 * 2 + 4 * 1025 * 132, rel=1e-12)
     per_token = 61 * 4 * (576 * 2 + 132)
     assert past.hbm_per_chip - at.hbm_per_chip == pytest.approx(per_token, rel=1e-9)
+
+
+@pytest.mark.parametrize("engine", ["trtllm", "vllm"])
+def test_indexer_logits_kernel_runs_at_least_its_published_floor(engine):
+    # DeepGEMM's paged MQA logits at batch 1 takes ~4.2 us (TensorRT-LLM PR #14133), far more
+    # than its key read at 32k keys (32,769 x 132 B at 0.78 of 8 TB/s = 0.69 us): each DSA
+    # layer's logits kernel costs its boundary plus the floor less an empty kernel
+    m = model_config("deepseek-v3.2")
+    kw = {"batch": 1, "context": 32768, "layout": "tp=8,dp=1", "engine": engine}
+    floors = {k: p.value for k, p in analysis.KERNEL_FLOORS.items()}
+    assert floors["indexer"] == pytest.approx(4.2e-6)
+    on = analysis.decode_step(m, _fabric(None), **kw)
+    off = analysis.decode_step(m, _fabric(None), kernel_floors={
+        k: v for k, v in floors.items() if k != "indexer"}, **kw)
+    read = 32769 * 128 * (1 + 4 / 128) / _BW             # every cached key, FP8 + FP32 scale
+    flops = 32769 * 2 * 64 * 128 / (chip_spec("b200").peak("fp8"))
+    r = max(read, flops)
+    gap = (floors["indexer"] - analysis.EMPTY_KERNEL_TIME.value) - r
+    assert gap > 2.5e-6
+    for x, y in zip(on.layers, off.layers, strict=True):
+        assert x.attention - y.attention == pytest.approx(gap, rel=1e-6)
+    p = {q.name: q for q in on.parameters}["decode.kernel_floor.indexer"]
+    assert "#14133" in p.source and p.unit == "s"
