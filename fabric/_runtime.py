@@ -233,6 +233,12 @@ class Runtime:
     version: str = ""
     timing: object = None
 
+    def __post_init__(self):
+        if self.kind == "library" and not self.split:
+            raise SpecError(f"runtime {self.name!r}: a library runtime needs its channel-split "
+                            "table (split, with its 'rule')")
+        _check_split(self.name, self.split)
+
     def __hash__(self):
         return hash(self.name)
 
@@ -269,6 +275,32 @@ class Runtime:
             out.append(Parameter(f"{self.name}.host_launch", self.host_launch, "s",
                                  src.get("host_launch", "")))
         return tuple(out)
+
+
+def _check_split(name, q):
+    """A runtime's channel-split table (:attr:`Runtime.split`) holds the keys its rule reads, with
+    usable values; an empty table (runtimes that split nothing) passes.
+
+    >>> _check_split("x", {"rule": 7})
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: runtime 'x': split rule must be 0, 1 or 2, got 7
+    """
+    if not q:
+        return
+    rule = q.get("rule")
+    if isinstance(rule, bool) or rule not in (0, 1, 2):
+        raise SpecError(f"runtime {name!r}: split rule must be 0, 1 or 2, got {rule!r}")
+    need = {1: [("byte_align", 1)] + [(("align", p), 1) for p in ("LL", "LL128", "Simple")],
+            2: [("min_traffic", 1), ("cell", 0), ("ll_traffic", 1), ("task_floor", 0),
+                ("lo_ceil", 0), ("round16", 0)]}.get(rule, [])
+    for key, least in need:
+        v = q.get(key)
+        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                or v < least or (key in ("task_floor", "lo_ceil", "round16") and v not in (0, 1))):
+            raise SpecError(f"runtime {name!r}: split rule {rule} needs {key!r} "
+                            f"{'0 or 1' if key in ('task_floor', 'lo_ceil', 'round16') else f'>= {least}'}"
+                            f", got {v!r}")
 
 
 _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",

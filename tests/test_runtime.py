@@ -12,6 +12,7 @@ import datetime
 import functools
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -2237,3 +2238,28 @@ def test_nvls_tree_size_correction_on_blackwell_x86_from_2_29(chip, servers, rel
     assert (c.time - c.fixed) == pytest.approx((c0.time - c0.fixed) / (corr if applies else 1.0),
                                                rel=1e-12)
     assert c.choice == c.time
+
+
+@pytest.mark.parametrize("split, named", [
+    ({"rule": 7}, "split rule must be 0, 1 or 2"),
+    ({"rule": True}, "split rule must be 0, 1 or 2"),
+    ({}, "needs its channel-split table"),
+    ({"min_traffic": 0}, "'min_traffic' >= 1"),
+    ({"ll_traffic": 0}, "'ll_traffic' >= 1"),
+    ({"cell": -16}, "'cell' >= 0"),
+    ({"round16": 2}, "'round16' 0 or 1"),
+    ({"min_traffic": float("nan")}, "'min_traffic' >= 1"),
+    ({"rule": 1}, "'byte_align' >= 1"),
+])
+def test_a_hand_built_runtime_with_a_bad_split_is_refused(split, named):
+    # audit s12: a hand-built Runtime with an unusable split table failed deep inside cost
+    # (ZeroDivisionError, KeyError) or was silently read as another rule
+    rt = runtime("nccl")
+    table = {} if split == {} else {**rt.split, **split}
+    if "byte_align" in named:   # rule 1 without its keys
+        table = {"rule": 1}
+    with pytest.raises(SpecError, match=re.escape(named)):
+        dataclasses.replace(rt, name="hand-built", split=table)
+    # a valid hand-built copy still costs
+    ok = dataclasses.replace(rt, name="hand-built-ok", split=dict(rt.split))
+    assert cost(H100, "all-reduce", 1 << 20, runtime=ok).time > 0
