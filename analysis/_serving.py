@@ -21,7 +21,7 @@ The pieces, each from the layer below (nothing here re-models a decode step):
   composes them; a request of ``osl`` tokens takes :func:`expected_cycles` cycles (its
   last cycle emits no more tokens than are left).
 * **Prefill** (:func:`prefill_time`): a request's prompt on the same instance,
-  ``max(FLOPs / (chips x peak x efficiency), weights / (chips x HBM))``
+  ``max(FLOPs / (chips x peak x efficiency), fullest chip's weights / HBM)``
   (each GEMM's FLOPs at the dense peak of its math format times its published compute
   efficiency, the rule decode prices its own GEMMs by: :func:`prefill_gemm_efficiency`;
   the roofline where none is published)
@@ -465,8 +465,10 @@ class PrefillTime:
         projections and experts, the causal attention scores
         (``prefill_score_flops``), and the head for the last token only.
     compute, weights, comm, total : float
-        Seconds per prompt; ``weights`` is a prompt's share of one read of ALL the
-        instance's weights (the read over ``prompts``).
+        Seconds per prompt; ``weights`` is a prompt's share (over ``prompts``) of the
+        pass's weight read: the weights of the instance's fullest chip (decode's memory
+        count: each attention group's copy of the non-expert weights, the chip's experts),
+        which its HBM reads while the others read theirs.
     expert_weights : float
         Seconds of ``weights`` that are the routed experts' (0: a pass reads every weight).
     experts, experts_per_token : int
@@ -739,7 +741,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     >>> f = topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
     >>> p = prefill_time("kimi-k2", f, isl=8192, layout="tp=8")
     >>> p.compute < p.weights, round(p.total, 3)   # FP8 on Blackwell: no published efficiency
-    (True, 0.059)
+    (True, 0.06)
     >>> q = prefill_time("kimi-k2", f, isl=8192, layout="tp=8", efficiency=0.4)
     >>> q.compute > q.weights, round(q.total, 3)
     (True, 0.085)
@@ -802,7 +804,12 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     # one pass holds the prompts of every attention group at once (one each) or one prompt:
     # its weight read and its kernels are shared by them (each request pays its share)
     prompts = 1 if serial else dp
-    weights = m.weight_bytes_total / (n * chip.hbm_bandwidth * hbm_efficiency) / prompts
+    # the pass ends when its busiest HBM has read its chip's weights: decode's own count of
+    # the fullest chip (each attention group holds the non-expert weights / tp, MLA's latent
+    # down-projections whole on every rank, ceil(E / ep) experts a chip, split etp ways),
+    # not the instance's weights spread evenly over its chips
+    bw = chip.hbm_bandwidth * hbm_efficiency
+    weights = _chip_weight_bytes(m, fabric, lay, chip) / bw / prompts
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else _finite("dispatch_bytes", dispatch_bytes,
                                                    positive=True)
@@ -824,8 +831,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
             + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
                 1 if serial else dp)
     # the routed experts' share of that read (a short pass reads only the experts it touches)
-    experts = (m.moe_layers * m.routed_experts * m.expert_params * m.expert_weight_bytes
-               / (n * chip.hbm_bandwidth * hbm_efficiency)) / prompts
+    experts = (m.moe_layers * math.ceil(m.routed_experts / ep) * m.routed_expert_bytes
+               / lay.etp / bw) / prompts
     pre = PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
                       total=0.0, expert_weights=experts, experts=m.routed_experts,
                       experts_per_token=m.experts_per_token, launch=float(launch_overhead),
@@ -1799,6 +1806,20 @@ def _no_collective(fabric, op, nbytes, **kwargs):
     return _Free()
 
 
+def _step_weight_bytes(step, m, tokens):
+    """Bytes of weights on the fullest chip of a decode ``step`` of one sequence of ``tokens``
+    cached tokens: its ``hbm_per_chip`` less that sequence's KV cache."""
+    return step.hbm_per_chip - m.kv_bytes_per_chip(tokens, step.layout.tp)
+
+
+def _chip_weight_bytes(m, fabric, layout, chip):
+    """Bytes of weights on the fullest chip of ``layout``, by decode's memory count (a
+    memory-only decode step of one sequence, one token cached)."""
+    step = decode_step(m, fabric, batch=1, context=0, layout=layout, chip=chip,
+                       collective=_no_collective)
+    return _step_weight_bytes(step, m, 1)
+
+
 class _Sweep:
     """Shared state of one frontier computation (model, fabric, conditions)."""
 
@@ -1895,7 +1916,7 @@ class _Sweep:
             return {"reason": str(e)}
         lay = one.layout
         kv_seq = m.kv_bytes_per_chip(self.full + 1, lay.tp)
-        weights = one.hbm_per_chip - kv_seq
+        weights = _step_weight_bytes(one, m, self.full + 1)
         capacity = self.chip.hbm_bytes * self.usable
         b_dp = math.floor((capacity - weights) / kv_seq) if capacity > weights else 0
         if b_dp < 1:

@@ -165,6 +165,29 @@ def _v2_b200_2node(phase):
     return case
 
 
+@functools.cache
+def _h200_nodes(nodes):
+    """``nodes`` H200 servers: 18 NVLink4 per GPU; one 400G InfiniBand NIC per GPU (DeepEP issue
+    #493: 'CX7 400 Gb/s InfiniBand')."""
+    return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=h200")
+
+
+def _i493(phase, dispatch_bytes):
+    """DeepEP issue #493's 2-node run on H200, expressed as the check set's EP16 normal rows
+    (test_internode.py: 4096 tokens, top-2 groups of 2 nodes, top-8; the RDMA-counted metric,
+    own node included); ``dispatch_bytes`` per hidden element (FP8 + scales, or BF16)."""
+    def case(row):
+        r = moe_exchange(_h200_nodes(2), "deepseek-v3", 4096, 16, kernel="deepep-normal",
+                         dispatch_bytes=dispatch_bytes, combine_bytes=2,
+                         routing="node-limited:2")
+        t = r.dispatch if phase == "dispatch" else r.combine
+        ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+        per_token = 7168 * dispatch_bytes if phase == "dispatch" else BF16_TOKEN
+        return (r.copies_node * per_token / t / 1e9,
+                f"deepep-normal, 2 node(s) of H200, node-limited:2; {parts(ph)}")
+    return case
+
+
 CASES = {
     "deepep-v1-ep64-normal-dispatch": _deepep(h800_nodes, "deepep-normal", 4096, "dispatch",
                                               "rdma"),
@@ -195,6 +218,9 @@ CASES = {
     **{f"deepep-v2-b200-ep8-{sm}sm-{ph}": _v2_b200(ph)
        for sm in (64, 24) for ph in ("dispatch", "combine")},
     **{f"deepep-v2-b200-2node-{ph}": _v2_b200_2node(ph) for ph in ("dispatch", "combine")},
+    "deepep-i493-h200-ep16-normal-dispatch": _i493("dispatch", 1 + 4 / 128),
+    "deepep-i493-h200-ep16-normal-dispatch-bf16": _i493("dispatch", 2),
+    "deepep-i493-h200-ep16-normal-combine": _i493("combine", 2),
     **{f"pplx-h100-ep{ep}-bs{bs}-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _pplx(bs, ph)
        for ep in (8, 16, 32, 64, 128) for bs in (1, 128) for ph in ("dispatch", "combine")},
     **{f"ncclep-h100-ep8-ll-{ph}": _ncclep(ph) for ph in ("dispatch", "combine")},
@@ -227,6 +253,11 @@ LEFT_OUT = {
         "5067397c), where DeepEP's and 36191590's send one per (token, expert): no profile in the "
         "model; the HT rows are NCCL EP's JIT kernels (not read) and the multi-node LL rows cross "
         "nodes over GIN (the README rows' reason). Rule fixed before any model figure (session 12)"),
+    "DeepEP issue #137 (2 x 8 H20, RoCE, test_internode.py after the multi-QP fix)": (
+        "the stored thread holds only chunk-size sweeps without their phase/dtype header (no 'Best "
+        "dispatch'/'Best combine' line in the corpus) and the RoCE NIC's rate is not stated: the "
+        "figures (40-44.7 GB/s RDMA-counted, 132-146 NVL) cannot be assigned to a phase without "
+        "choosing; evidence only (docs/sources.md, session 12)"),
     "pplx-kernels README DeepEP Dispatch/Combine rows": (
         "copied from DeepEP's February-2025 pure-RDMA README table (H800): already held out as "
         "deepep-feb25-ep*-ll-rdma-*, EP128 left out there as not independent"),
@@ -305,6 +336,17 @@ _PPLX_IBGDA = (
     "with NVSHMEM_IBGDA_NUM_RC_PER_PE QPs per peer (1 or 2 by release), so a rank's ~512 "
     "remote messages share 8 peers' QPs at EP16 and ~896 share 120 peers' at EP128, "
     "consistent with EP16 being the slowest; no sourced per-post time prices it")
+_I493 = (
+    "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
+    "model's value was seen): the model is NIC-bound here (the NIC carries the other node's half "
+    "of the RDMA-counted (token, node) pairs, own node included as DeepEP counts them) at ~93 GB/s; "
+    "the run reaches 38-44, the same as H800's 43 (check rows deepep-v1-ep16-normal-*) with 2.25x "
+    "the NVLinks, so neither the NVLink fan-out (the model's H800 bound) nor the NIC line rate "
+    "binds (the NIC would run at ~43% of line rate, against 87-89% at 4 and 8 nodes). The same "
+    "byte count at 2 nodes reaches 90 GB/s with DeepEP V2 (README, SM90 + CX7): a V1-kernel limit "
+    "at 24 SMs (V1 normal kernels reach ~135-170 GB/s of NVL traffic at 24 SMs on H800, H20, H200 "
+    "and GB200 alike: DeepEP issues #394, #16) with no sourced per-SM or per-peer rate; the "
+    "maintainer's EP16 explanation in DeepEP PR #130 is cut in the stored thread")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (deepep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
@@ -327,6 +369,8 @@ _NCCLEP = (
     "the model routes all 128 x 8 selections where ep_bench masks 10 of them (1% more bytes "
     "in the model, i.e. toward the measurement, not away)")
 KNOWN_MISSES = {
+    **{f"deepep-i493-h200-ep16-normal-{tag}": _I493
+       for tag in ("dispatch", "dispatch-bf16", "combine")},
     **{f"ncclep-h100-ep8-ll-{ph}": _NCCLEP for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep{ep}-bs1-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _PPLX_SMALL
        for ep in (8, 16, 32, 64, 128) for ph in ("dispatch", "combine")},

@@ -180,9 +180,11 @@ def _lmsys(row):
     # decode": bench_one_batch_server --input-len 2000 --output-len 100) retires a request
     # every 100 steps, and each new one's 2000-token KV cache arrives from the prefill nodes
     # over the decode GPUs' NICs (Mooncake, --disaggregation-ib-device: DeepEP's NICs); in
-    # disaggregated mode the output length enters only through that rate
+    # disaggregated mode the output length enters through that rate and the decode context:
+    # a sequence's cache runs 2000..2099 tokens over its 100 steps, so the mean context is
+    # serving's own rule, isl + osl // 2 = 2050 (the row pinned 2000 while its osl was 1)
     return {"system": H100_72, "model": "deepseek-v3", "layout": "tp=1,dp=72", "isl": 2000,
-            "osl": 100, "context": 2000, "batch": 256 * 72, "mode": "disaggregated",
+            "osl": 100, "batch": 256 * 72, "mode": "disaggregated",
             "kv_inflow": True,
             "definition": "output-per-decode-gpu", "usable_hbm": 1.0, "micro_batches": 2,
             "overlap": "two-batch", "dispatch_bytes": _FP8_DISPATCH, "combine_bytes": 2.0,

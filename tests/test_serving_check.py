@@ -37,7 +37,9 @@ ROWS = sc.load_rows()
 #: so its memory-bound shared experts no longer hide under the compute-bound routed experts'
 #: block roofline (MoE layer ffn 132.8 -> 140.6 us per micro-batch): 23.6% per user, 23.9%
 #: per GPU (was 25.05% / 25.3%; model still fast: MLA decode kernel priced memory-bound,
-#: routed experts at DeepGEMM's masked-layout mean, see docs/sources.md s.8).
+#: routed experts at DeepGEMM's masked-layout mean, see docs/sources.md s.8). With serving's
+#: decode context for the row (isl + osl // 2 = 2050, session 12; it had been pinned at 2000
+#: from when its osl was 1): 74.2 ms per step, 23.6% per user, 23.8% per GPU.
 OUTSIDE_25 = {}
 
 

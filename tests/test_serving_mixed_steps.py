@@ -266,7 +266,8 @@ def test_kv_inflow_is_a_disaggregated_condition_and_self_consistent():
     dk = {k: v for k, v in kw.items() if k not in (
         "isl", "osl", "batch", "mode", "definition", "usable_hbm", "micro_batches",
         "kv_inflow", "context")}
-    half = analysis.decode_step(model, f, batch=256 * 72 // 2, context=2000,
+    assert p.context == 2000 + 100 // 2         # the mean over a request's 100 steps
+    half = analysis.decode_step(model, f, batch=256 * 72 // 2, context=p.context,
                                 nic_background=rate, **dk)
     assert p.cycle_time == pytest.approx(2 * half.time, rel=1e-6)
     with pytest.raises(SpecError, match="disaggregated"):

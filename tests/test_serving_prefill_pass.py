@@ -160,13 +160,47 @@ def test_review_row_by_hand():
     once the read is shared (22.41 ms read / 8 = 2.80 ms < 7.20 ms compute), so a request
     costs its compute, communication and an eighth of the pass's launches."""
     f = topologies.build(H200)
-    p = analysis.prefill_time("deepseek-r1", f, isl=1024, layout="tp=1,dp=8")
-    tp8 = analysis.prefill_time("deepseek-r1", f, isl=1024, layout="tp=8")
-    assert p.weights == pytest.approx(tp8.weights / 8, rel=1e-12)
+    m = analysis.model_config("deepseek-r1")
+    p = analysis.prefill_time(m, f, isl=1024, layout="tp=1,dp=8")
+    # the pass reads each chip's weights once: every non-expert weight (tp=1: a whole copy
+    # per chip) and its 256 / 8 experts of each MoE layer, shared by the 8 prompts
+    routed = m.moe_layers * m.routed_experts * m.routed_expert_bytes
+    chip = m.weight_bytes_total - routed + routed / 8
+    bw = f.chip.hbm_bandwidth * analysis.DECODE_HBM_EFFICIENCY.value
+    assert 8 * p.weights == pytest.approx(chip / bw, rel=1e-9)
+    assert 8 * p.expert_weights == pytest.approx(routed / 8 / bw, rel=1e-9)
     assert p.read(1024) < p.compute
     device = p.compute + p.comm
     assert p.total == pytest.approx(device + p.exposed_launch(8 * device) / 8, rel=1e-12)
     assert 10e-3 < p.total < 12e-3                     # was 26.0 ms
+
+
+@settings(max_examples=12, deadline=None)
+@given(model=st.sampled_from(["deepseek-r1", "kimi-k2", "deepseek-v3", "deepseek-r1-nvfp4"]),
+       layout=st.sampled_from(["tp=1,dp=8", "tp=2,dp=4", "tp=4,dp=2", "tp=8,dp=1",
+                               "tp=8,dp=1,etp=8", "tp=4,dp=1,etp=4", "tp=1,dp=4"]),
+       serial=st.booleans())
+def test_a_pass_reads_its_fullest_chip(model, layout, serial):
+    """Review S12-R1: a pass ends when its busiest HBM has read its chip's weights, decode's
+    own count of the fullest chip (hbm_per_chip of a one-token step, less that token's KV),
+    never less than the instance's weights spread evenly over its chips (the old read: the
+    dp groups' copies of the non-expert weights, MLA's replicated down-projections, uneven
+    expert counts were missing)."""
+    f = topologies.build(H200)
+    m = analysis.model_config(model)
+    chips = analysis.parse_layout(layout, 8).chips
+    if m.weight_bytes_total > chips * f.chip.hbm_bytes:      # no chip count to read: named
+        with pytest.raises(SpecError, match="weights need"):
+            analysis.prefill_time(m, f, isl=512, layout=layout, one_at_a_time=serial)
+        return
+    p = analysis.prefill_time(m, f, isl=512, layout=layout, one_at_a_time=serial)
+    step = analysis.decode_step(m, f, batch=1, context=0, layout=layout)
+    chip = step.hbm_per_chip - m.kv_bytes_per_chip(1, step.layout.tp)
+    bw = f.chip.hbm_bandwidth * analysis.DECODE_HBM_EFFICIENCY.value
+    assert p.prompts * p.weights == pytest.approx(chip / bw, rel=1e-9)
+    lay = step.layout
+    assert p.prompts * p.weights * bw >= m.weight_bytes_total / lay.chips * (1 - 1e-12)
+    assert 0 < p.expert_weights < p.weights
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2", None])
