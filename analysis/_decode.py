@@ -1903,7 +1903,13 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Seconds per host kernel launch without CUDA graphs; default :data:`LAUNCH_OVERHEAD`.
     hbm_efficiency : float in (0, 1]
         Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
-        (0.78, the best published decode weight streaming; 1: the roofline).
+        (0.78, the best published decode weight streaming; 1: the roofline). Only at the
+        default value (compared exactly) do the kernels with a published streaming rate of
+        their own take it (dense NVFP4 GEMMs on Blackwell, dense FP8 GEMMs on Hopper,
+        TensorRT-LLM's MLA kernel on Hopper: :meth:`_Settings.dense_gemm_hbm_efficiency`,
+        :data:`MLA_DECODE_EFFICIENCY`); any other value replaces every one of them, so a
+        sweep through 0.78 has a step there (a higher given value can be slower than the
+        default). A higher given value never slows a step.
     compute_efficiency : float in (0, 1]
         Achieved fraction of peak FLOP/s (1: roofline), for every GEMM. Each GEMM's peak is
         the chip's dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops``

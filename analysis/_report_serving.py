@@ -373,15 +373,17 @@ def serving_section(fabrics, executor, quiet):
     return section, _serving_findings(rows, seed_rows, seed_system)
 
 
-def _serving_assumes(rows):
-    """' Assumes: ...' for a serving finding: the request, the decoding, the chips, the
-    decode model's software and the collectives' runtime its tokens/s rest on (a finding
-    quoted alone must say them; the section text says them once for the tables)."""
+def _serving_assumes(rows, decoding=True):
+    """' Assumes: ...' for a serving finding: the request, the decoding (unless the finding
+    says it itself, ``decoding=False``), the chips, the decode model's software and the
+    collectives' runtime its tokens/s rest on (a finding quoted alone must say them; the
+    section text says them once for the tables)."""
     chips = dict.fromkeys(r.get("chip") for r in rows)
     chip_text = (f"{next(iter(chips))} chips everywhere" if len(chips) == 1 and None not in chips
                  else "each system's chip as named")
-    return (f" Assumes: {SERVING_MODEL} with {SERVING_ISL}/{SERVING_OSL} tokens per request, "
-            f"{_drafts(SERVING_MODEL)}, no kernel fusion, no overlap of communication with "
+    how = (f", {_drafts(SERVING_MODEL)}, no kernel fusion" if decoding else "")
+    return (f" Assumes: {SERVING_MODEL} with {SERVING_ISL}/{SERVING_OSL} tokens per request"
+            f"{how}, no overlap of communication with "
             f"compute; {chip_text}; the decode model's settings (CUDA-graph replay, published "
             "kernel floors and HBM streaming rates, each system's MoE exchange kernel) with "
             f"the collectives under the {runtime_phrase()}; and the link bandwidths and "
@@ -429,7 +431,8 @@ def _serving_findings(rows, seed_rows, seed_system):
                     if read >= budget else
                     f"it needs the other {_ms(tpot - read)} cut to {_ms(budget - read)} with "
                     "the weights and KV read as they are."))
-    out.append(line + assumes)
+    # (a sentence that says no system reaches it names its decoding and fusion itself)
+    out.append(line + _serving_assumes(rows, decoding=bool(reach)))
     x = MATCHED_INTERACTIVITY[1]
     k = f"{x:g}"
     priced = [r for r in rows if r[f"usd_per_mtok_at_{k}"] is not None]
