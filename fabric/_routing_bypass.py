@@ -107,6 +107,7 @@ class Bypass:
         dead = [x for x in f.failures.nodes if x not in idx and x in G0]
         for j, x in enumerate(dead):
             idx[x] = N + j
+        self.n_live = N                      # node indices from N up: failed nodes
         gone = set(dead)
         xe = [(a, b) for a, b in G0.edges if a in gone or b in gone]
         xu = np.array([idx[a] for a, _ in xe], dtype=np.int64)
@@ -207,8 +208,8 @@ class Bypass:
             elif k < x0:
                 out.extend(self.paths[k - n].tolist())
             else:                            # a run through failed nodes, p -> x ... y -> q
-                j = i
-                while j + 1 < len(row) and row[j + 1] >= x0:
+                j = i                        # (it ends at the first live node: a route
+                while head[row[j]] >= self.n_live:   # may cross two failed nodes apart)
                     j += 1
                 first, last = row[i], row[j]
                 a = self.standin.get((int(tail[first]), int(head[first])))
