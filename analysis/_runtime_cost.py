@@ -784,6 +784,32 @@ def _p2p_plan(rt, view, nbytes):
     return ("LL" if ll else "Simple"), ch, (b if ll else 0)
 
 
+def p2p_batches(rt, view):
+    """Work batches NCCL's busiest p2p channel runs one after another for an all-to-all in one
+    node (every rank one round with each rank, itself included).
+
+    Rounds ``p2pnChannels`` apart land on one channel (``ncclP2pChannelBaseForRound``), so the
+    busiest channel holds ``k = ceil(p / p2pnChannels)`` rounds (1 while ``p <= p2pnChannels``:
+    then every round has channels of its own). A batch holds at most 8 works of distinct rounds
+    (``batch_rule`` 1, 2.22-2.28: ``ceil(k / 8)`` batches) and from 2.29.2 only rounds of one
+    round / 8 group (rule 2: rounds ``p2pnChannels >= 8`` apart never share one: ``k``); before
+    2.22 (rule 0) one. Across nodes NCCL groups rounds by node (not transliterated): one.
+
+    >>> import fabric, topologies
+    >>> from analysis._collectives import _GroupView, resolve_ranks
+    >>> f = topologies.build("sd200-ultra:chip=h100")
+    >>> nodes, idx = resolve_ranks(f, None)
+    >>> p2p_batches(fabric.runtime("nccl"), _GroupView(f, "all-to-all", nodes, idx, None, None, True))
+    4
+    """
+    rule = rt.p2p["batch_rule"]
+    p2pn = p2p_channels(rt, view)[0]
+    if rule == 0 or view.n_nodes > 1 or view.p <= p2pn:
+        return 1
+    k = -(-view.p // p2pn)
+    return k if rule == 2 else -(-k // int(rt.p2p["work_per_batch"]))
+
+
 def _p2p(rt, view, op, n, algorithm):
     """Send/recv and all-to-all: grouped point-to-point transfers (not batched by launch)."""
     t = view.transfer(algorithm, op)
@@ -801,7 +827,9 @@ def _p2p(rt, view, op, n, algorithm):
     # the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at that rate
     eff = 1 / PROTOCOLS["LL"].efficiency
     share = min(1.0, ll / per_peer) if per_peer > 0 else (1.0 if proto == "LL" else 0.0)
-    fixed = rt.kernel_floor[view.arch] + step
+    # an all-to-all's rounds beyond the channels queue as batches, each one step (p2p_batches)
+    batches = p2p_batches(rt, view) if op in ("all-to-all", "all-to-allv") else 1
+    fixed = rt.kernel_floor[view.arch] + batches * step
     time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
                       channels=nc, fixed=fixed)]

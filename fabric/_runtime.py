@@ -386,7 +386,8 @@ _NCCL = Runtime(
           "stages": 3},
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
-         "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1},
+         "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
+         "batch_rule": 2},
     search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
             ("intra_speeds", "hopper"): tuple(x * GBS for x in (
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
@@ -477,7 +478,13 @@ _NCCL = Runtime(
          "> p2pnChannels (l.1143-1146); src/init.cc computeBuffSizes: P2P_NET_CHUNKSIZE 128 "
          "KiB (x 2 on Arm hosts with Blackwell GPUs), P2P_NVL_CHUNKSIZE 512 KiB (one node, all "
          "NVLink), P2P_PCI_CHUNKSIZE 128 KiB, at most the Simple buffer (4 MiB) / NCCL_STEPS "
-         "(8); src/graph/paths.cc ncclTopoGetNchannels / ncclTopoComputeP2pChannels: "
+         "(8); one node: a round's channel is its base ncclP2pChannelBaseForRound (the round, "
+         "2.22-2.27; reverseBits(round, log2Up(p2pnChannels)) from 2.28, src/include/channel.h) "
+         "mod p2pnChannels, and ncclAddWorkBatchToPlan (l.120-160) starts a new batch at "
+         "NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8 works or a round already in it (2.22 on, batch_rule "
+         "1) and from 2.29.2 at a round of another round / 8 group (batch_rule 2); a channel's "
+         "batches run in series (src/device/sendrecv.h RunWorkBatch); src/graph/paths.cc "
+         "ncclTopoGetNchannels / ncclTopoComputeP2pChannels: "
          "p2pnChannels = pow2Up(min(nChannels, MAXCHANNELS)); per NVLink peer 2 x (path "
          "bandwidth / one NVLink's), PCI peer 2, network peer max(local NICs, divUp(their GB/s, "
          "P2P_PER_CHANNEL_NET_BW 14)) (net_peer_rule 1); the least over peers, pow2Up; across "
@@ -921,6 +928,10 @@ _NCCL_HISTORY = {
     # from 2.29 (init.cc)
     ("p2p", "ll_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 29, 0), 2)),
     ("p2p", "net_peer_rule"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
+    # one node: rounds p2pnChannels apart share a channel; a channel's batch holds up to 8 works
+    # of distinct rounds from 2.22 (rule 1), and from 2.29.2 only rounds of one round / 8 group
+    # (rule 2); before 2.22 not read (rule 0: one batch)
+    ("p2p", "batch_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 29, 0), 2)),
     ("p2p", "net_chunk_ratio_arm_blackwell"): (((2, 18, 3), 1), ((2, 29, 0), 2)),
     # the ring graph search's constants (src/graph/search.cc speed arrays, src/graph/topo.h
     # SM90_NVLINK_BW / SM100_NVLINK_BW, connect.cc ncclTopoPostset's second doubling)

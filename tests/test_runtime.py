@@ -2263,3 +2263,58 @@ def test_a_hand_built_runtime_with_a_bad_split_is_refused(split, named):
     # a valid hand-built copy still costs
     ok = dataclasses.replace(rt, name="hand-built-ok", split=dict(rt.split))
     assert cost(H100, "all-reduce", 1 << 20, runtime=ok).time > 0
+
+
+def _brute_p2p_batches(release, p, p2pn, nmin):
+    # literal reading of NCCL's one-node p2p schedule (v2.22.3-1 .. v2.30.7-1): round r's base
+    # is r (2.22-2.27) or reverseBits(r, log2Up(p2pnChannels)) (2.28 on, src/include/channel.h),
+    # its parts on channels (base + part) & (p2pnChannels - 1); rounds are added in order; a
+    # channel opens a new batch at 8 works, at a round already in the batch, and from 2.29.2 at
+    # a round of another round // 8 group (src/enqueue.cc ncclAddWorkBatchToPlan)
+    v = tuple(map(int, release.split(".")))
+    if v < (2, 22, 0):
+        return 1
+    bits = max(0, (p2pn - 1).bit_length())
+    batches = {}
+    for r in range(p):
+        base = int(format(r % (1 << bits), f"0{bits}b")[::-1] or "0", 2) if v >= (2, 28, 0) else r
+        for part in range(nmin):
+            c = (base + part) & (p2pn - 1)
+            cur = batches.setdefault(c, [[]])[-1]
+            new = (len(cur) == 8 or r in cur
+                   or (v >= (2, 29, 0) and any(r // 8 != q // 8 for q in cur)))
+            if new:
+                batches[c].append([r])
+            else:
+                cur.append(r)
+    return max(len(b) for b in batches.values())
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=st.sampled_from(["sd200-ultra:chip=h100", "tpu-v4-cube", "nvl72", "dgx-h100",
+                             "torus:4x4x4"]),
+       release=st.sampled_from(["2.20.5", "2.22.3", "2.25.1", "2.28.3", "2.29.2", "2.30.7"]),
+       data=st.data())
+def test_all_to_all_batches_follow_nccls_p2p_schedule_brute_force(spec, release, data):
+    # one node: the busiest p2p channel's batches (run in series) against a literal replay of
+    # NCCL's round -> channel -> batch placement; the kernel pays one p2p step per batch
+    from analysis._collectives import _GroupView, _resolve_ranks
+    from analysis._runtime_cost import _p2p, p2p_batches, p2p_channels
+    f = _tree_basis_fabric(spec)
+    eps = list(f.endpoints)
+    ranks = data.draw(st.lists(st.sampled_from(eps), min_size=2, max_size=len(eps), unique=True))
+    nodes, idx = _resolve_ranks(f, ranks)
+    view = _GroupView(f, "all-to-all", nodes, idx, None, None, True)
+    rt = runtime(f"nccl@{release}")
+    if view.n_nodes > 1:
+        return
+    p2pn, _nmax, nmin, _chunk = p2p_channels(rt, view)
+    want = _brute_p2p_batches(release, len(ranks), p2pn, nmin)
+    if tuple(map(int, release.split("."))) < (2, 28, 0) and len(ranks) <= p2pn:
+        want = 1   # 2.22-2.27's part placement not transliterated; rounds have channels of their own
+    assert p2p_batches(rt, view) == want
+    (c,) = _p2p(rt, view, "all-to-all", 1024.0 * len(ranks), "scattered")
+    t = view.transfer("scattered", "all-to-all")
+    step = max(rt.hw_latency[(view.intra_hw, "ring", c.protocol)], t.step_loadstore,
+               t.step_message)
+    assert c.fixed == pytest.approx(rt.kernel_floor[view.arch] + want * step, rel=1e-12)
