@@ -484,6 +484,10 @@ class PrefillTime:
     prompts : int
         Prompts one pass holds, one per attention group (``dp`` when prefilled at once, 1
         when one prompt holds the instance); they share its weight read and its kernels.
+    comm_one : float or None
+        Seconds per prompt of the collectives of a pass of ONE token per prompt (each
+        collective's fixed latency and its one token's bytes): :meth:`chunk_comm` prices a
+        chunk's collectives between this and ``comm`` (None: in proportion to its tokens).
     """
 
     isl: int
@@ -499,6 +503,7 @@ class PrefillTime:
     launch_layers: tuple = ()
     boundary: float = 0.0
     prompts: int = 1
+    comm_one: float = None
 
     def _prompts(self):
         """:attr:`prompts`, checked (a hand-built one may hold anything)."""
@@ -568,10 +573,9 @@ class PrefillTime:
         """Seconds per prompt of a forward pass in which each of its :attr:`prompts`
         prompts runs ``tokens`` tokens, on its own: its own roofline, ``max(tokens x
         compute / isl, read(tokens))`` (one weight read for the pass however many tokens,
-        or prompts' pieces, it holds; compute linear in tokens), plus ``tokens x comm /
-        isl`` (the collectives' bytes grow with the tokens; their per-collective latency is
-        not charged again per chunk: an under-charge for small chunks), plus what the
-        pass's eager launches add (:meth:`exposed_launch` of the whole pass, ``prompts``
+        or prompts' pieces, it holds; compute linear in tokens), plus its collectives
+        (:meth:`chunk_comm`: their bytes grow with the tokens, and each pays its fixed
+        latency once per pass), plus what the pass's eager launches add (:meth:`exposed_launch` of the whole pass, ``prompts``
         times that device time, shared by its prompts). ``chunk_seconds(isl) == total``
         for :func:`prefill_time`'s result.
 
@@ -582,9 +586,33 @@ class PrefillTime:
         """
         tokens = _prompt_tokens(tokens)
         prompts = self._prompts()
-        device = max(tokens * self.compute / self.isl, self.read(tokens)) + (
-            tokens * self.comm / self.isl)
+        device = max(tokens * self.compute / self.isl, self.read(tokens)) + self.chunk_comm(
+            tokens)
         return device + self.exposed_launch(prompts * device) / prompts
+
+    def chunk_comm(self, tokens):
+        """Seconds per prompt of the collectives of a pass of ``tokens`` tokens per prompt:
+        each collective's cost is taken as affine in its bytes (a fixed latency plus bytes
+        over bandwidth), through the one-token pass (:attr:`comm_one`) and the whole prompt
+        (``comm``); exact for the collectives at those two sizes and wherever the cost is
+        affine between them, never below the one-token pass for a chunk of at least one
+        token. Without :attr:`comm_one` (a hand-built one), ``tokens x comm / isl``.
+
+        >>> p = PrefillTime(isl=101, flops=0.0, compute=0.0, weights=0.0, comm=0.02,
+        ...                 total=0.0, comm_one=0.01)
+        >>> [round(p.chunk_comm(t), 6) for t in (0, 1, 51, 101)]
+        [0.0, 0.01, 0.015, 0.02]
+        """
+        tokens = _prompt_tokens(tokens)
+        if self.comm_one is None or tokens == 0 or self.isl < 2:
+            return tokens * self.comm / self.isl
+        v = self.comm_one
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+                math.isfinite(v) and v >= 0):
+            raise SpecError(f"comm_one must be a finite number of seconds >= 0 or None, got "
+                            f"comm_one={v!r}")
+        slope = max(0.0, (self.comm - v) / (self.isl - 1))
+        return v + slope * (tokens - 1)
 
 
 def _prompt_tokens(tokens):
@@ -813,23 +841,32 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else _finite("dispatch_bytes", dispatch_bytes,
                                                    positive=True)
-    # each attention group's all-reduce: the slowest group's (the groups step together)
-    allreduce = slowest_group_seconds(fabric, "all-reduce", isl * m.hidden * ab, pos, tp,
-                                       **cost_kwargs)
-    # A rank sends each of its isl/tp tokens to up to k experts (an upper bound: no
-    # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
-    # (none when the experts are split over the ranks, etp > 1: every rank has every token)
-    pairs = isl / tp * min(m.experts_per_token, ep - 1 if ep > 1 and lay.etp == 1 else 0)
-    dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, pos[:ep],
-                                  **cost_kwargs)
-    combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, pos[:ep],
-                                 **cost_kwargs)
     # experts split over the ranks (etp > 1): the MoE output is all-reduced like a dense
     # FFN's, two all-reduces per layer and no exchange (as decode_step)
     moe_allreduces = 2 if lay.etp > 1 else 1
-    comm = (m.dense_layers * 2 * allreduce
-            + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
-                1 if serial else dp)
+
+    def comm_of(tokens):
+        """Seconds per prompt of the pass's collectives when each prompt runs ``tokens``."""
+        # each attention group's all-reduce: the slowest group's (the groups step together)
+        allreduce = slowest_group_seconds(fabric, "all-reduce", tokens * m.hidden * ab, pos,
+                                           tp, **cost_kwargs)
+        # A rank sends each of its tokens/tp tokens to up to k experts (an upper bound: no
+        # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
+        # (none when the experts are split over the ranks, etp > 1: every rank has every token)
+        pairs = tokens / tp * min(m.experts_per_token,
+                                  ep - 1 if ep > 1 and lay.etp == 1 else 0)
+        dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, pos[:ep],
+                                      **cost_kwargs)
+        combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, pos[:ep],
+                                     **cost_kwargs)
+        return (m.dense_layers * 2 * allreduce
+                + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
+                    1 if serial else dp)
+
+    comm = comm_of(isl)
+    # the one-token pass's collectives: each pays its fixed latency whatever its bytes, so a
+    # chunk's are priced between these two sizes (PrefillTime.chunk_comm), not c / isl of them
+    comm_one = comm_of(1) if isl > 1 else None
     # the routed experts' share of that read (a short pass reads only the experts it touches)
     experts = (m.moe_layers * math.ceil(m.routed_experts / ep) * m.routed_expert_bytes
                / lay.etp / bw) / prompts
@@ -837,7 +874,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                       total=0.0, expert_weights=experts, experts=m.routed_experts,
                       experts_per_token=m.experts_per_token, launch=float(launch_overhead),
                       launch_layers=_pass_kernels(m), boundary=float(graph_kernel_overhead),
-                      prompts=prompts)
+                      prompts=prompts, comm_one=comm_one)
     return dataclasses.replace(pre, total=pre.chunk_seconds(isl))
 
 

@@ -98,7 +98,8 @@ def test_every_chunk_pays_its_own_exposed_launch(isl, frac, model):
     f = topologies.build(B200_8)
     p = analysis.prefill_time(model, f, isl=isl, layout="tp=8")
     c = max(1, round(frac * isl))
-    device = max(c * p.compute / p.isl, p.read(c)) + c * p.comm / p.isl
+    # the chunk's collectives: PrefillTime.chunk_comm (session 12: each pays its latency)
+    device = max(c * p.compute / p.isl, p.read(c)) + p.chunk_comm(c)
     assert p.chunk_seconds(c) == pytest.approx(_simulate_pass(p, device), rel=1e-9)
     assert p.chunk_seconds(c) >= device
 

@@ -23,6 +23,7 @@ from analysis._serving import _prompt_saving
 from fabric import SpecError
 
 H200 = "switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200"
+B200_8 = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
 times = st.floats(1e-4, 1.0)
 
 
@@ -211,3 +212,45 @@ def test_bad_prompts_is_named(bad):
                  lambda: shared_weight_read(pre, 0.1, 0.1, 1)):
         with pytest.raises(SpecError, match="prompts"):
             call()
+
+
+@settings(max_examples=15, deadline=None)
+@given(model=st.sampled_from(["kimi-k2", "deepseek-v3"]), isl=st.integers(2, 4096),
+       frac=st.floats(0.0, 1.0), serial=st.booleans())
+def test_a_chunks_collectives_at_its_own_size_by_brute_force(model, isl, frac, serial):
+    """A chunk's collectives each pay their fixed latency once per pass (session 12; before,
+    c / isl of the prompt's, latency included). With a cost affine in the bytes (the ideal
+    runtime's expert exchange, tp=1) the chunk's collectives are exactly those of a prompt
+    of its size, brute force: prefill_time(isl=c)."""
+    f = topologies.build(B200_8)
+    kw = {"layout": "tp=1,dp=8", "one_at_a_time": serial, "runtime": "ideal"}
+    p = analysis.prefill_time(model, f, isl=isl, **kw)
+    c = max(1, round(frac * isl))
+    want = analysis.prefill_time(model, f, isl=c, **kw).comm
+    assert p.chunk_comm(c) == pytest.approx(want, rel=1e-9)
+
+
+@pytest.mark.parametrize("layout", ["tp=8", "tp=2,dp=4", "tp=8,dp=1,etp=8"])
+def test_a_chunks_collectives_under_nccl(layout):
+    """Under NCCL (not affine: protocol steps) the chunk's collectives are exact at one token
+    and at the whole prompt, grow with the chunk, and never fall to the old c / isl share."""
+    f = topologies.build(B200_8)
+    p = analysis.prefill_time("kimi-k2", f, isl=2048, layout=layout)
+    one = analysis.prefill_time("kimi-k2", f, isl=1, layout=layout)
+    assert p.chunk_comm(1) == pytest.approx(one.comm, rel=1e-12)
+    assert p.chunk_comm(2048) == pytest.approx(p.comm, rel=1e-12)
+    sizes = [0, 1, 2, 7, 100, 1000, 2047, 2048, 5000]
+    got = [p.chunk_comm(c) for c in sizes]
+    assert got == sorted(got)
+    for c, g in zip(sizes, got, strict=True):
+        if c <= 2048:
+            assert g >= c * p.comm / 2048 - 1e-15
+    assert p.total == pytest.approx(p.chunk_seconds(2048), rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.nan, math.inf, True, "0.1"])
+def test_bad_comm_one_is_named(bad):
+    pre = PrefillTime(isl=10, flops=0.0, compute=0.1, weights=0.1, comm=0.1, total=0.0,
+                      comm_one=bad)
+    with pytest.raises(SpecError, match="comm_one"):
+        pre.chunk_seconds(3)
