@@ -133,6 +133,15 @@ def _deepgemm(kind):
 GEMM_COMPUTE_EFFICIENCY = {("hopper", "fp8", kind): _deepgemm(kind) for kind in GEMM_KINDS}
 
 
+def _check_format(generation, math):
+    """Refuse a ``generation`` or math format the GEMM tables do not know, by name (a
+    misspelt one is an error, not "none published")."""
+    if generation is not None and generation not in GENERATIONS:
+        raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
+    if math not in MATH_FORMATS:
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+
+
 def gemm_compute_efficiency(generation, math, kind):
     """The published compute efficiency (a :class:`~fabric.Parameter`) of a ``kind`` GEMM
     (``"dense"`` or ``"grouped"``) in math format ``math`` on a chip of ``generation``, or
@@ -150,10 +159,7 @@ def gemm_compute_efficiency(generation, math, kind):
     ...
     fabric.SpecError: generation must be one of ('hopper', 'blackwell') or None, got 'hoper'
     """
-    if generation is not None and generation not in GENERATIONS:
-        raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
-    if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+    _check_format(generation, math)
     if kind not in GEMM_KINDS:
         raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {kind!r}")
     return GEMM_COMPUTE_EFFICIENCY.get((generation, math, kind))
@@ -255,10 +261,7 @@ def decode_gemm_hbm_efficiency(generation, math):
     >>> decode_gemm_hbm_efficiency("hopper", "bf16") is None
     True
     """
-    if generation is not None and generation not in GENERATIONS:
-        raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
-    if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+    _check_format(generation, math)
     return DECODE_GEMM_HBM_EFFICIENCY.get((generation, math))
 
 
@@ -314,8 +317,5 @@ def decode_gemm_k_floor(generation, math):
     >>> decode_gemm_k_floor("hopper", "fp8") is None
     True
     """
-    if generation is not None and generation not in GENERATIONS:
-        raise SpecError(f"generation must be one of {GENERATIONS} or None, got {generation!r}")
-    if math not in MATH_FORMATS:
-        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+    _check_format(generation, math)
     return DECODE_GEMM_K_FLOOR.get((generation, math))

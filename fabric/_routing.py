@@ -54,7 +54,11 @@ live neighbour of ``p``, and a route's run through failed nodes
 stand-in for ``y``. The stand-in is the live neighbour first by: a link no
 wider than ``p``-``x`` and of no lower latency, not itself a neighbour of ``x``
 (else one link would carry ``x``'s traffic both in and out), fewest hops in sum
-to ``x``'s other live neighbours, lowest node index. Every other hop of every
+to ``x``'s other live neighbours, lowest node index. (A per-line switch left with
+one live chip has that chip as its only stand-in, so a pair that came from it turns
+back through it: wasteful, forced by keeping the bytes on one link.) A route may cross
+several runs (two failed nodes with a live node between); each is repaired on its own.
+Every other hop of every
 route, and the split between the two ways of a ring at a tie, stay as on the
 intact fabric. A way of a tie that crosses a failed link whose two ends the
 failures disconnected (or a failed node with no stand-in, or no path between

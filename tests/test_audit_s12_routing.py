@@ -23,10 +23,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import degraded_dor_paths
+from test_audit_s11_routing import assert_not_faster
 
 import analysis
 import topologies
-from analysis import NotApplicableError
 from analysis._closed_form import OPERATIONS
 from fabric import RoutingError
 
@@ -121,26 +121,7 @@ def test_losing_a_chip_never_makes_the_survivors_op_faster(case, op, n, data):
     chips = list(g.endpoints)
     ranks = data.draw(st.lists(st.sampled_from(chips), min_size=2, max_size=len(chips),
                                unique=True))
-    if op == "all-to-allv":     # a skewed traffic matrix over the ranks, n bytes at most
-        p = len(ranks)
-        w = data.draw(st.lists(st.sampled_from([0, 1, 3]), min_size=p * p, max_size=p * p))
-        n = np.array(w, dtype=float).reshape(p, p) * (n / 3)
-        np.fill_diagonal(n, 0.0)
-        if not n.sum():
-            return
-    try:
-        intact = analysis.cost(f, op, n, runtime="ideal", ranks=ranks)
-    except NotApplicableError:
-        return
-    try:
-        degraded = analysis.cost(g, op, n, runtime="ideal", ranks=ranks)
-    except RoutingError:        # the failures cut some rank off
-        return
-    except NotApplicableError:  # e.g. a per-dimension schedule that needs the intact grid
-        return
-    assert degraded.time >= intact.time * (1 - 1e-12), (
-        g.name, g.failures.nodes, g.failures.links, op, n, ranks, intact.algorithm,
-        degraded.algorithm, intact.time, degraded.time)
+    assert_not_faster(f, g, op, n, ranks, data)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
