@@ -412,7 +412,7 @@ def _serving_findings(rows, seed_rows, seed_system):
         f"One user gets at most {fastest['single_user_tokens_per_s']:.0f} tokens/s of "
         f"{SERVING_MODEL} on {fastest['system']} ({fastest['single_user_layout']}), limited "
         f"by {fastest['single_user_limiter']}; "
-        + "; ".join(f"{r['system']} {r['single_user_tokens_per_s']:.0f}" for r in rows
+        + "; ".join(f"{r['system']} {r['single_user_tokens_per_s']:.0f} tokens/s" for r in rows
                     if r is not fastest) + "." + assumes)
     reach = [r["system"] for r in rows
              if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]

@@ -173,6 +173,8 @@ def test_serving_findings_say_what_they_rest_on_and_what_orders_the_cost():
         assert "Assumes:" in s and f"{SERVING_ISL}/{SERVING_OSL} tokens" in s, s
         assert runtime_phrase() in s and "h100 chips everywhere" in s, s
     assert "priced at $1.30 per GPU-hour" in cost and "not of the fabrics' cost" in cost
+    # every speed with its unit, not only the first
+    assert "cluster-128 112 tokens/s" in one_user, one_user
     # two prices: each named, no claim that throughput alone orders them
     rows[1] = _serving_row("cluster-128", 112.0, 2.0, "bill of materials", 3.34)
     cost = _serving_findings(rows, [], "sd200-ultra:chip=h100")[2]
