@@ -8,6 +8,12 @@ efficiency a hair above it gives a slower step than the default itself. Models (
 took it as stated for this session (decode_step's docstring now says the published rates
 apply only at the exact default; a None default would move serving's explicit 0.78 passes):
 pinned here for the next session's decision.
+
+S12-R4 (audit, fabric/_routing.py "Failures under dimension order"): the link-by-link repair of
+a failed chip on a grid (session 12, S11-R5) is claimed monotone only while no two failed
+chips are neighbours (a link between two failed chips has no stand-in of its own). Two
+neighbouring failed chips can still make the survivors' work faster: the limit is stated in
+README and the module docstring; its repro is pinned here.
 """
 
 import pytest
@@ -32,3 +38,18 @@ def test_a_step_does_not_jump_at_the_default_hbm_efficiency():
     given = analysis.decode_step("deepseek-r1", f, **kw,
                                  hbm_efficiency=DECODE_HBM_EFFICIENCY.value + 1e-9).time
     assert given <= default * (1 + 1e-6)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="S12-R4: two NEIGHBOURING failed "
+                   "chips on a grid are outside the stand-in repair's claim: torus:2x2x3 without "
+                   "chip10 and chip6, a reduce-scatter of 16 MiB over chip2, chip11, chip9 "
+                   "(one-shot, runtime ideal) takes 186.4 us intact and 93.8 us degraded "
+                   "(chip11->chip2 and chip9->chip2 both crossed chip10->chip2; degraded they part)")
+def test_two_neighbouring_failed_chips_do_not_make_the_survivors_faster():
+    f = topologies.build("torus:2x2x3,chip=h100")
+    g = f.without(chips=["chip10", "chip6"])
+    assert "chip6" in f.graph["chip10"]            # neighbours: outside today's claim
+    ranks = ["chip2", "chip11", "chip9"]
+    intact = analysis.cost(f, "reduce-scatter", 2**24, ranks=ranks, runtime="ideal")
+    degraded = analysis.cost(g, "reduce-scatter", 2**24, ranks=ranks, runtime="ideal")
+    assert degraded.time >= intact.time * (1 - 1e-12)
