@@ -177,6 +177,17 @@ def degraded_dor_paths(f, g, s, t):
     return out or [_shortest_route(g, s, t, g.route)]
 
 
+def degraded_dor_hops(f, g):
+    """Hop histogram of dimension order on ``g``, a degraded copy of the grid ``f``, by
+    :func:`degraded_dor_paths` over every ordered pair of live chips (the longer way of a
+    tie counts): ``counts[h]`` pairs route over ``h`` hops, as ``hop_distribution`` gives."""
+    routed = {}
+    for s, t in itertools.permutations(g.endpoints, 2):
+        h = max(len(p) for p in degraded_dor_paths(f, g, s, t)) - 1
+        routed[h] = routed.get(h, 0) + 1
+    return [routed.get(h, 0) for h in range(max(routed) + 1)]
+
+
 def brute_paths(f, s, t, policy, cutoff=8):
     """All paths the policy allows from node ``s`` to node ``t`` (names)."""
     G = f.graph
