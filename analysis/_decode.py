@@ -3077,17 +3077,20 @@ def _dense_ffn_work(s):
                       s.t_dp * 2 * m.dense_ffn_params / tp / s.gemm_flops("ffn"))}
 
 
-def _moe_ffn_work(s, route):
+def _moe_ffn_work(s, route, busiest=None):
     """A MoE FFN block on the critical chip as ``{group: (read, compute)}`` seconds: the
     router GEMM (router part), the shared experts (ffn part, for the rank's 1/tp of its
     group's tokens, all of them under expert tensor parallelism, split as
     :func:`_shared_split`) and the routed experts the busiest rank holds and computes
-    (:func:`_busiest_pairs`, their grouped GEMMs' bandwidth :attr:`_Settings.moe_bw`)."""
+    (:func:`_busiest_pairs`, their grouped GEMMs' bandwidth :attr:`_Settings.moe_bw`).
+    ``busiest``: the expected active experts on the busiest chip, when the caller has it
+    (:func:`expected_max_active` of ``route`` otherwise)."""
     m, lay = s.m, s.lay
     tp, etp, wb = lay.tp, lay.etp, m.weight_bytes
     sh = _shared_split(lay)
     tokens = s.t_dp if etp > 1 else s.t_dp / tp
-    busiest = expected_max_active(route.active, route.owner, lay.ep)
+    if busiest is None:
+        busiest = expected_max_active(route.active, route.owner, lay.ep)
     return {
         "router": (m.router_params * wb / s.part_bw("router"),
                    tokens * 2 * m.router_params / s.gemm_flops("router")),
@@ -3174,16 +3177,17 @@ def _two_batch_attention_stages(s, mem):
     return sum(times[:core_at]), sum(times[core_at:])
 
 
-def _two_batch_windows(s, mem, route=None):
+def _two_batch_windows(s, mem, work=None):
     """Seconds of the stages an exchange's transfer hides under in the two-batch schedule
     (:data:`TWO_BATCH`): ``(dispatch window, combine window)`` = (the shared experts + the
     other micro-batch's attention-prepare stage, its attention-core stage with the
     post-attention norm, router GEMM and top-k), each kernel priced exactly as the stream
     prices it (:func:`_attention_kernel_times`, :func:`_ffn_kernel_times`) plus its boundary.
-    ``route``: the step's routing (:func:`_routing` when None)."""
+    ``work``: the MoE FFN block's :func:`_moe_ffn_work`, as the stream has it (the step's
+    routing's, :func:`_routing`, when None)."""
     prepare, core = _two_batch_attention_stages(s, mem)
     names = _moe_kernels(s)
-    rooflines, _ = _ffn_kernel_times(names, _moe_ffn_work(s, route or _routing(s)))
+    rooflines, _ = _ffn_kernel_times(names, work or _moe_ffn_work(s, _routing(s)))
     floors = _ffn_kernel_floors(s, names, "moe") or [0.0] * len(names)
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
@@ -3228,7 +3232,10 @@ def _layer_times(s, mem, route, comm):
     att_names = _attention_names(s)
     kernels_att = len(att_names)
     attention, att_floor = _attention_block_time(s, mem, att_names, att_w + kv_t)
-    windows = _two_batch_windows(s, mem, route) if s.overlap == TWO_BATCH else None
+    # the MoE FFN block's work, once for the stream and the two-batch windows (below)
+    busiest = expected_max_active(route.active, route.owner, lay.ep)
+    moe_work = _moe_ffn_work(s, route, busiest)
+    windows = _two_batch_windows(s, mem, moe_work) if s.overlap == TWO_BATCH else None
 
     def finish(kind, work, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):
         ffn_w, ffn_c = (sum(x[i] for x in work.values()) for i in (0, 1))
@@ -3260,10 +3267,9 @@ def _layer_times(s, mem, route, comm):
     # of its group's experts and computes them for all of the tokens, the shared experts
     # split over the tp ranks; the MoE output is all-reduced over the ranks like a dense
     # FFN's (two all-reduces per layer, no exchange).
-    busiest = expected_max_active(route.active, route.owner, lay.ep)
     moe_comm = ((2 * comm.allreduce if etp > 1 else comm.allreduce) + comm.dispatch
                 + comm.combine)
-    moe = finish("moe", _moe_ffn_work(s, route), _moe_kernels(s), moe_comm, comm.dispatch,
+    moe = finish("moe", moe_work, _moe_kernels(s), moe_comm, comm.dispatch,
                  comm.combine, float(route.active.sum()), busiest)
     return dense, moe
 
