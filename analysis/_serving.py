@@ -507,11 +507,7 @@ class PrefillTime:
 
     def _prompts(self):
         """:attr:`prompts`, checked (a hand-built one may hold anything)."""
-        p = self.prompts
-        if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
-            raise SpecError(f"prompts must be an integer >= 1 (prompts in one pass), got "
-                            f"prompts={p!r}")
-        return int(p)
+        return _count("prompts", self.prompts, 1, "prompts in one pass")
 
     def read(self, tokens):
         """Seconds per prompt a forward pass reads weights when each of its :attr:`prompts`
@@ -615,12 +611,19 @@ class PrefillTime:
         return v + slope * (tokens - 1)
 
 
+def _count(name, value, minimum, what=""):
+    """``value`` as an int if it is an integer (not a bool) ``>= minimum``, else a SpecError
+    naming ``name`` (and ``what`` it counts): the one integer check of this module's inputs."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        what = f" ({what})" if what else ""
+        raise SpecError(f"{name} must be an integer >= {minimum}{what}, got {name}={value!r}")
+    return int(value)
+
+
 def _prompt_tokens(tokens):
     """``tokens`` (prompt tokens of a pass) as an int if it is an integer ``>= 0``, else a
     SpecError naming it (a negative count read as negative seconds, nan as nan)."""
-    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Integral) or tokens < 0:
-        raise SpecError(f"tokens must be an integer >= 0 (prompt tokens), got tokens={tokens!r}")
-    return int(tokens)
+    return _count("tokens", tokens, 0, "prompt tokens")
 
 
 def _eager_makespan(segments, launch):
@@ -679,9 +682,7 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
             math.isfinite(launch) and launch >= 0):
         raise SpecError(f"launch must be a finite number of seconds >= 0, got "
                         f"launch={launch!r}")
-    if isinstance(repeat, bool) or not isinstance(repeat, numbers.Integral) or repeat < 1:
-        raise SpecError(f"repeat must be an integer >= 1, got repeat={repeat!r}")
-    return _eager_makespan([(ds, int(repeat))], float(launch))
+    return _eager_makespan([(ds, _count("repeat", repeat, 1))], float(launch))
 
 
 def _pass_kernels(m):
@@ -776,9 +777,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
-    if isinstance(isl, bool) or not isinstance(isl, numbers.Integral) or isl < 1:
-        raise SpecError(f"isl must be an integer >= 1, got isl={isl!r}")
-    isl = int(isl)
+    isl = _count("isl", isl, 1)
     for name, v in (("launch_overhead", launch_overhead),
                     ("graph_kernel_overhead", graph_kernel_overhead)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
@@ -935,8 +934,7 @@ def vllm_graph_batch(batch, *, max_num_seqs, max_batched_tokens=VLLM_MAX_BATCHED
     """
     for name, v in (("batch", batch), ("max_num_seqs", max_num_seqs),
                     ("max_batched_tokens", max_batched_tokens)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
+        _count(name, v, 1)
     top = min(max_num_seqs * 2, VLLM_MAX_CUDAGRAPH_SIZE.value, max_batched_tokens)
     return next((size for size in _vllm_capture_sizes(top) if size >= batch), None)
 
@@ -1019,14 +1017,10 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
                 math.isfinite(v) and v >= 0):
             raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
                             f"{name}={v!r}")
-    if isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral) or chunk < 0:
-        raise SpecError(f"chunk must be an integer >= 0 (prompt tokens), got chunk={chunk!r}")
+    _count("chunk", chunk, 0, "prompt tokens")
     # a PrefillTime built by hand (as below) is checked as prefill_time's own would hold:
     # isl 0 divided by zero, a negative isl or time gave a negative saving, nan read as 0
-    if isinstance(prefill.isl, bool) or not isinstance(prefill.isl, numbers.Integral) \
-            or prefill.isl < 1:
-        raise SpecError(f"prefill.isl must be an integer >= 1 (prompt tokens), got "
-                        f"{prefill.isl!r}")
+    _count("prefill.isl", prefill.isl, 1, "prompt tokens")
     for name in ("compute", "weights", "expert_weights", "boundary"):
         v = getattr(prefill, name)
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
@@ -1279,8 +1273,7 @@ def _speculative_setting(setting):
     except (TypeError, ValueError):
         raise SpecError(f"a speculative setting is a (draft_length, acceptance) pair, got "
                         f"{setting!r}") from None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
-        raise SpecError(f"draft_length must be an integer >= 0, got draft_length={k!r}")
+    _count("draft_length", k, 0)
     if isinstance(a, bool) or not isinstance(a, numbers.Real):
         raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
     k, a = int(k), float(a)
@@ -1327,10 +1320,9 @@ def expected_cycles(osl, draft_length, acceptance):
     >>> round(expected_cycles(1024, 3, 0.8), 2)
     347.3
     """
-    if isinstance(osl, bool) or not isinstance(osl, numbers.Integral) or osl < 0:
-        raise SpecError(f"osl must be an integer >= 0, got osl={osl!r}")
+    osl = _count("osl", osl, 0)
     k, a = _speculative_setting((draft_length, acceptance))
-    return _expected_cycles(int(osl), k, a)
+    return _expected_cycles(osl, k, a)
 
 
 @functools.lru_cache(maxsize=256)
@@ -1506,9 +1498,7 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
                 kv_inflow=kv_inflow)
     k, a = _speculative_setting(
         (draft_length, MTP_ACCEPTANCE.value if acceptance is None else acceptance))
-    if isinstance(batch, bool) or not isinstance(batch, numbers.Integral) or batch < 1:
-        raise SpecError(f"batch must be an integer >= 1, got batch={batch!r}")
-    batch = int(batch)
+    batch = _count("batch", batch, 1)
     if batch < fr.micro:
         raise SpecError(f"micro_batches={fr.micro} exceeds batch={batch}: each micro-batch "
                         f"needs at least one sequence")
@@ -1747,8 +1737,7 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
         raise SpecError(f"input_lens and output_lens must have one entry per request, got "
                         f"{len(ins)} and {len(outs)}")
     for name, v in (("concurrency", concurrency), ("max_batched_tokens", max_batched_tokens)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
+        _count(name, v, 1)
     concurrency, budget = int(concurrency), int(max_batched_tokens)
     if budget < concurrency:
         raise SpecError(f"max_batched_tokens={budget} is below concurrency={concurrency}: a "
@@ -1864,8 +1853,7 @@ class _Sweep:
                  usable_hbm, decode_kwargs, context=None, micro_batches=1, adp_balance=False,
                  max_batched_tokens=None, kv_inflow=False):
         for name, v in (("isl", isl), ("osl", osl)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise SpecError(f"{name} must be an integer >= 1, got {name}={v!r}")
+            _count(name, v, 1)
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
