@@ -12,6 +12,7 @@ import functools
 
 from fabric import format_bandwidth, format_time
 
+from ._plots import dodge_markers
 from ._report_fair import assumed_parameters, usd_text
 from ._report_parts import (
     DECODE_BATCH,
@@ -27,7 +28,6 @@ from ._report_parts import (
     runtime_label,
     runtime_phrase,
 )
-from ._plots import dodge_markers
 from ._scaling import (
     DECODE_CHIPS,
     RUNTIME,
