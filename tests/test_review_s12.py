@@ -20,7 +20,6 @@ stand-in link no wider and no faster, near it if not at its live end
 (tests/test_audit_s13_routing.py); this test was a strict xfail until then.
 """
 
-import pytest
 
 import analysis
 import topologies
