@@ -42,7 +42,8 @@ def register(sub):
                    help="seconds per host kernel launch without CUDA graphs (default 4e-6, "
                         "see analysis.LAUNCH_OVERHEAD)")
     p.add_argument("--hbm-efficiency", type=float, default=None,
-                   help="achieved fraction of peak HBM bandwidth (default 0.78, see "
+                   help="achieved fraction of peak HBM bandwidth for every read (default: "
+                        "the published rate of each kernel that has one, else 0.78, see "
                         "analysis.DECODE_HBM_EFFICIENCY; 1: the roofline)")
     p.add_argument("--compute-efficiency", type=float, default=None,
                    help="achieved fraction of each GEMM's peak FLOP/s (default: the published "
@@ -142,8 +143,7 @@ def run(args):
     kw = {"batch": args.batch, "context": args.context, "layout": args.layout,
           "transport": args.transport, "algorithm": args.algorithm, "skew": args.skew,
           "overlap": args.overlap, "fusion_factor": args.fusion,
-          "hbm_efficiency": (DECODE_HBM_EFFICIENCY.value if args.hbm_efficiency is None
-                             else args.hbm_efficiency),
+          "hbm_efficiency": args.hbm_efficiency,
           "compute_efficiency": args.compute_efficiency,
           "launch_overhead": (LAUNCH_OVERHEAD.value if args.launch_overhead is None
                               else args.launch_overhead),
@@ -214,8 +214,11 @@ def run(args):
     collective = _param(r, "decode.collective")
     runtime = (resolved_runtime_name(r.runtime) if r.runtime
                else default_runtime() if collective == "analysis.cost" else collective)
+    hbm = (f"{DECODE_HBM_EFFICIENCY.value:g} of peak (a kernel's own published rate where "
+           f"it has one)" if kw["hbm_efficiency"] is None else
+           f"{kw['hbm_efficiency']:g} of peak (every read)")
     print(f"runtime {runtime}, MoE exchange {exchange}, {graphs}, "
-          f"HBM at {kw['hbm_efficiency']:g} of peak, routed experts at "
+          f"HBM at {hbm}, routed experts at "
           f"{_param(r, 'decode.moe_hbm_efficiency'):g}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
                "combine us", "tp coll us", "exposed comm us", "launch us", "floors us",

@@ -984,13 +984,19 @@ class _GroupView:
             c[key] = self._nccl_channels(rt)
         return c[key]
 
+    def nic_pci_bw(self, rt):
+        """NCCL's bandwidth (B/s) of the PCIe links the group's NICs hang off under release
+        ``rt`` (``rt.search`` ``("pci_bw", tech)``, the slowest), or None where one is not
+        known (not a limit)."""
+        pci = [rt.search.get(("pci_bw", t)) for t in self.nic_pci_techs]
+        return min(pci) if pci and all(pci) else None
+
     def _nccl_channels(self, rt):
         if self._switch is not None:
             nvls = rt.nvls[("channels", self.arch)] if self._switch and self.ppn >= 2 else False
             return _runtime_cost.nccl_switch_channels(rt, self.lanes, self.arch, nvls)
         if self.n_nodes > 1 and self.nics_per_node and self._nodes_switched:
-            pci = [rt.search.get(("pci_bw", t)) for t in self.nic_pci_techs]
-            pci = min(pci) if pci and all(pci) else None
+            pci = self.nic_pci_bw(rt)
             nics = max(1, min(self.nics_per_node, math.ceil(self.ppn)))
             return _runtime_cost.nccl_net_channels(rt, self.arch, nics, self.ppn, self.lanes,
                                                    self.nic_link_bandwidth, pci)

@@ -35,7 +35,9 @@ where
   vLLM's code).
 
 HBM reads run at :data:`DECODE_HBM_EFFICIENCY` of the peak bandwidth by default (the
-best published decode weight streaming); ``hbm_efficiency=1`` gives the roofline.
+best published decode weight streaming), except the kernels with a published streaming
+rate of their own (``hbm_efficiency=None``, the default); a given ``hbm_efficiency`` is
+every read's fraction, ``hbm_efficiency=1`` the roofline.
 
 Kernels
 -------
@@ -1855,7 +1857,7 @@ def _check_fraction(name, value, lo, hi, lo_open=False):
 def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequence=1,
                 transport=None, algorithm="auto", skew=0.0, overlap=0.0,
                 fusion_factor=1.0, launch_overhead=LAUNCH_OVERHEAD.value,
-                hbm_efficiency=DECODE_HBM_EFFICIENCY.value, compute_efficiency=None,
+                hbm_efficiency=None, compute_efficiency=None,
                 dispatch_bytes=None, combine_bytes=None, chip=None, collective=None,
                 runtime=None, ep_kernel=None, cuda_graphs=True,
                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine="trtllm",
@@ -1901,15 +1903,17 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         Kernels launched are divided by this (10 for the seed's "10x fewer").
     launch_overhead : float
         Seconds per host kernel launch without CUDA graphs; default :data:`LAUNCH_OVERHEAD`.
-    hbm_efficiency : float in (0, 1]
-        Achieved fraction of peak HBM bandwidth; default :data:`DECODE_HBM_EFFICIENCY`
-        (0.78, the best published decode weight streaming; 1: the roofline). Only at the
-        default value (compared exactly) do the kernels with a published streaming rate of
-        their own take it (dense NVFP4 GEMMs on Blackwell, dense FP8 GEMMs on Hopper,
-        TensorRT-LLM's MLA kernel on Hopper: :meth:`_Settings.dense_gemm_hbm_efficiency`,
-        :data:`MLA_DECODE_EFFICIENCY`); any other value replaces every one of them, so a
-        sweep through 0.78 has a step there (a higher given value can be slower than the
-        default). A higher given value never slows a step.
+    hbm_efficiency : float in (0, 1] or None
+        Achieved fraction of peak HBM bandwidth (dimensionless; 1: the roofline).
+        ``None`` (default): the published rates. Each kernel with a published streaming
+        rate of its own takes it (dense NVFP4 GEMMs on Blackwell, dense FP8 GEMMs on
+        Hopper: :meth:`_Settings.dense_gemm_hbm_efficiency`; TensorRT-LLM's MLA kernel on
+        Hopper: :data:`MLA_DECODE_EFFICIENCY`) and every other read runs at
+        :data:`DECODE_HBM_EFFICIENCY` (0.78, the best published decode weight streaming).
+        A given fraction is every read's, those kernels' too (the routed experts' unless
+        ``moe_hbm_efficiency`` says otherwise), so a sweep of given values is continuous
+        and a higher given value never slows a step; ``hbm_efficiency=0.78`` is therefore
+        not the default (it drops the published per-kernel rates).
     compute_efficiency : float in (0, 1]
         Achieved fraction of peak FLOP/s (1: roofline), for every GEMM. Each GEMM's peak is
         the chip's dense tensor peak of the math format it runs in (``ChipSpec.gemm_flops``
@@ -2053,6 +2057,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> b = r.breakdown
     >>> abs(b.attention + b.ffn + b.head + b.exposed_comm + b.launch - r.time) < 1e-12
     True
+    >>> h = topologies.build("switch:8,chip=h200")   # FP8 weights on Hopper
+    >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
+    >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
+    ...  for e in (None, 0.78, 1.0)]    # published rates; every read at 0.78; the roofline
+    [38.04, 38.44, 33.05]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -2198,7 +2207,7 @@ class _Settings:
     overlap: float
     fusion_factor: float
     launch_overhead: float
-    hbm_eff: float
+    hbm_eff: float              # every read's fraction without a published rate of its own
     fl_eff: float | None
     dispatch_b: float
     combine_b: float
@@ -2220,6 +2229,8 @@ class _Settings:
     graph_batch: int = None     # sequences of the replayed graph (>= batch; batch: no padding)
     nic_background: float = 0.0  # B/s into each EP rank's NIC from outside the step
     published_floors: bool = True  # kernel_floors=None: the published floors, GEMM K floor too
+    published_rates: bool = True   # hbm_efficiency=None: kernels with a published streaming
+    #                                rate of their own take it (dense GEMMs, the MLA kernel)
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -2248,9 +2259,9 @@ class _Settings:
         """The published fraction of peak HBM bandwidth at which the dense GEMMs of model
         part ``part`` stream their weights on this chip (``analysis._gemm.
         DECODE_GEMM_HBM_EFFICIENCY``: NVFP4 on Blackwell, FP8 on Hopper), as a Parameter, or None: the
-        step's ``hbm_efficiency`` applies. Only under the default ``hbm_efficiency`` (a
+        step's ``hbm_efficiency`` applies. Only when ``hbm_efficiency`` is not given (None: a
         user's fraction, 1 for the roofline, is taken for every read)."""
-        if self.hbm_eff != DECODE_HBM_EFFICIENCY.value or part not in ("attention", "ffn"):
+        if not self.published_rates or part not in ("attention", "ffn"):
             return None
         return decode_gemm_hbm_efficiency(self.chip.generation, self.gemm_format(part))
 
@@ -2261,7 +2272,7 @@ class _Settings:
         engine, not MLA, an FP8 KV cache, no figure for the generation, or a user's
         ``hbm_efficiency`` / ``compute_efficiency``)."""
         if (self.engine != "trtllm" or self.m.attention.kind != "mla" or self.fp8_mla
-                or self.fl_eff is not None or self.hbm_eff != DECODE_HBM_EFFICIENCY.value):
+                or self.fl_eff is not None or not self.published_rates):
             return None
         return MLA_DECODE_EFFICIENCY.get(self.chip.generation)
 
@@ -2405,7 +2416,11 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                         f"got {overlap!r}")
     overlap = (TWO_BATCH if isinstance(overlap, str)
                else _check_fraction("overlap", overlap, 0.0, 1.0))
-    hbm_eff = _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True)
+    # None: the published per-kernel streaming rates where a kernel has one, the default
+    # fraction for every other read; a given fraction: every read at it
+    published_rates = hbm_efficiency is None
+    hbm_eff = (DECODE_HBM_EFFICIENCY.value if published_rates else
+               _check_fraction("hbm_efficiency", hbm_efficiency, 0.0, 1.0, lo_open=True))
     fl_eff = (None if compute_efficiency is None else
               _check_fraction("compute_efficiency", compute_efficiency, 0.0, 1.0, lo_open=True))
     _check_number("fusion_factor", fusion_factor, 1)
@@ -2491,7 +2506,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      graph_kernel_overhead, engine, float(min_kernel_time), moe_eff, floors,
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
-                     pdl, graph_batch, float(nic_background), kernel_floors is None)
+                     pdl, graph_batch, float(nic_background), kernel_floors is None,
+                     published_rates)
 
 
 def fabric_chip(fabric, chip=None):
@@ -3383,9 +3399,8 @@ def _parameters(s, moe, comm):
         for cls, extra in s.floors) + (
         Parameter("decode.overlap", s.overlap, "",
                   TWO_BATCH_SOURCE if s.overlap == TWO_BATCH else "user"),
-        Parameter("decode.hbm_efficiency", hbm_eff, "",
-                  DECODE_HBM_EFFICIENCY.source if hbm_eff == DECODE_HBM_EFFICIENCY.value
-                  else "user (1: peak bandwidth)"),
+        DECODE_HBM_EFFICIENCY if s.published_rates else Parameter(
+            "decode.hbm_efficiency", hbm_eff, "", "user: every read (1: peak bandwidth)"),
     ) + ((Parameter("decode.engine", s.engine, "",
                     "user: whose kernel list a replayed graph runs"),)
          if s.cuda_graphs else ()) + ((Parameter(

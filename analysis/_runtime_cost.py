@@ -499,8 +499,11 @@ def _nccl_nvls_tree(rt, view, n, ops):
     intra_bus = (2 * (q - 1) / q) / intra_t.per_byte
     heads = max(1, min(int(q), view.nics_per_node))
     f = rt.factors
-    inter_bus = view.nic_bandwidth * heads * (f["nvls_tree_net_two_nodes"] if nn <= 2 else
-                                              f["nvls_tree_net_many_nodes"])
+    # each head's network share is the NVLS graph's bwInter, NCCL's search speed over the NIC
+    # and its PCIe path (tuning.cc: bw from graphs[NVLS_TREE]->bwInter), not the NIC's payload rate
+    speed = nccl_nvls_net_speed(rt, view.arch, view.nic_link_bandwidth, view.nic_pci_bw(rt))
+    inter_bus = speed * heads * (f["nvls_tree_net_two_nodes"] if nn <= 2 else
+                                 f["nvls_tree_net_many_nodes"])
     cap = heads * rt.nvls_tree_bw[(view.arch, _nodes_index(nn))]
     if cap <= 0:
         raise NotApplicableError("NCCL has no NVLS-tree bandwidth for this GPU generation")
@@ -606,6 +609,37 @@ def _ring_search(q, speeds, fit, top, total, half):
             j -= 1
             n, bw = fit(speeds[j]), speeds[j]
     return n, bw
+
+
+def nccl_nvls_net_speed(rt, arch, net_bw, pci_bw):
+    """Per-channel network speed (B/s) of NCCL's NVLS graph over NICs of ``net_bw`` (NCCL's
+    net.bw: the link rate, B/s) behind PCIe links of ``pci_bw`` (B/s; None: not a limit):
+    the graph's ``bwInter``, which NCCL's tuner takes as NVLS-tree's network bandwidth per
+    head (``src/graph/tuning.cc`` ``ncclTopoTuneModel``, every release).
+
+    NCCL's search (``src/graph/search.cc`` at v2.26.6-1 and v2.30.7-1): ``ncclTopoSearchInit``
+    sets ``maxBw`` to the best GPU-to-NIC path's bandwidth (its narrowest link);
+    ``ncclTopoCompute`` starts at the first speed of the arch's inter array not above it;
+    a head needs its NIC (``ncclTopoSearchRecNet``: ``net.bw >= bwInter``) and its path to
+    carry the speed, so pass 2's raise of an NVLS graph's ``bwInter`` cannot pass the path.
+    The result is the fastest array speed not above ``min(net_bw, pci_bw)`` (the slowest
+    speed if none is).
+
+    >>> from fabric import runtime
+    >>> round(nccl_nvls_net_speed(runtime("nccl@2.26.6"), "hopper", 50e9, 48e9) / 1e9, 1)
+    48.0
+    >>> round(nccl_nvls_net_speed(runtime("nccl"), "blackwell", 50e9, None) / 1e9, 1)
+    48.0
+    >>> round(nccl_nvls_net_speed(runtime("nccl"), "hopper", 25e9, 48e9) / 1e9, 1)
+    24.0
+    """
+    speeds = rt.search[("inter_speeds", arch)]
+    top = min(net_bw, pci_bw) if pci_bw else net_bw
+    eps = 1e-9
+    for s in speeds:
+        if s <= top * (1 + eps):
+            return s
+    return speeds[-1]
 
 
 def nccl_net_channels(rt, arch, nics, ppn, lanes, net_bw, pci_bw):

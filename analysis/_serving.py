@@ -705,7 +705,7 @@ def _pass_kernels(m):
 
 
 def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
-                 hbm_efficiency=DECODE_HBM_EFFICIENCY.value,
+                 hbm_efficiency=None,
                  dispatch_bytes=None, one_at_a_time=False, instance=None,
                  launch_overhead=LAUNCH_OVERHEAD.value,
                  graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, **cost_kwargs):
@@ -727,9 +727,13 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         their format and kind, as the decode step takes its own: DeepGEMM's FP8 tables on
         Hopper, contiguous-layout grouped GEMMs for the routed experts; 1, the roofline,
         where none is published).
-    hbm_efficiency : float in (0, 1]
-        Achieved fraction of peak HBM bandwidth; default decode's
-        :data:`~analysis.DECODE_HBM_EFFICIENCY` (one figure for every weight read).
+    hbm_efficiency : float in (0, 1] or None
+        Achieved fraction of peak HBM bandwidth of the pass's weight read (dimensionless).
+        ``None`` (default, as :func:`analysis.decode_step`'s): decode's
+        :data:`~analysis.DECODE_HBM_EFFICIENCY` for every weight read (decode's published
+        per-kernel streaming rates were measured at decode's few rows, not at a prompt's);
+        a given fraction, that one. E.g. ``hbm_efficiency=1``: the pass reads its weights
+        at peak bandwidth.
     dispatch_bytes : float, optional
         Bytes per element dispatched to experts (default the activation bytes).
     one_at_a_time : bool, default False
@@ -785,7 +789,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
             raise SpecError(f"{name} must be a finite number of seconds >= 0, got "
                             f"{name}={v!r}")
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
-        if v is None and name == "efficiency":
+        if v is None:
             continue
         if isinstance(v, bool) or not (isinstance(v, (int, float)) and 0 < v <= 1):
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
@@ -835,7 +839,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     # the fullest chip (each attention group holds the non-expert weights / tp, MLA's latent
     # down-projections whole on every rank, ceil(E / ep) experts a chip, split etp ways),
     # not the instance's weights spread evenly over its chips
-    bw = chip.hbm_bandwidth * hbm_efficiency
+    bw = chip.hbm_bandwidth * (DECODE_HBM_EFFICIENCY.value if hbm_efficiency is None
+                               else hbm_efficiency)
     weights = _chip_weight_bytes(m, fabric, lay, chip) / bw / prompts
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else _finite("dispatch_bytes", dispatch_bytes,
@@ -1963,8 +1968,7 @@ class _Sweep:
         this sweep's conditions (its collectives costed as the decode steps' are)."""
         return prefill_time(self.m, self.fabric, isl=isl, layout=lay, chip=self.chip,
                             efficiency=self.eff,
-                            hbm_efficiency=self.kw.get("hbm_efficiency",
-                                                       DECODE_HBM_EFFICIENCY.value),
+                            hbm_efficiency=self.kw.get("hbm_efficiency"),
                             dispatch_bytes=self.kw.get("dispatch_bytes"),
                             launch_overhead=self.kw.get("launch_overhead",
                                                         LAUNCH_OVERHEAD.value),

@@ -186,15 +186,22 @@ KNOWN_MISSES = {
         "time and 4 x 3.0 us of host launches (-g 4 -n 40) give 12.6 us against 17.2 measured "
         "(37%; 34% with 36 channels). NCCL 2.25.1's tuner has no Blackwell latency (tuning.cc "
         "at v2.25.1-1), MNNVL is not engaged for one host (init.cc), and no published NCCL "
-        "per-device launch figure: the residual is unexplained"),
+        "per-device launch figure: the residual is unexplained. NCCL 2.25.1's per-device launch path (group.cc doLaunches, "
+        "enqueue.cc ncclLaunchPrepare / ncclLaunchKernel / ncclLaunchFinish, strongstream.cc) "
+        "is one cuLaunchKernelEx, two cudaEventRecord and two cudaStreamWaitEvent per device "
+        "per iteration (session 13): 3.0 us prices the launch only; no sourced per-call cost "
+        "of the event calls on a Hopper/Blackwell host"),
     # gb200-tray-ring-1k / -1m are within 35% (26% / 22% under) with
     # one process driving the tray's 4 devices (-g 4 -n 40): the host launches 4 x 3.0 us
     # per iteration while the GPUs run the previous ones (analysis.host_launch_delay;
     # runtime "nccl" host_launch).
-    # h100-2x8-nic-ar is within 35% but outside 25% since session 8 (619.8 vs 470 GB/s, 32%):
+    # h100-2x8-nic-ar is within 35% but outside 25% since session 8 (598.8 vs 470 GB/s, 27%):
     # NCCL 2.26.6 (tagged by the source's date) chooses NVLS-tree and, under the strict revision
     # rule (fabric.revision_holds: NVLS-tree's all_reduce.h, prims_simple.h and common.h differ
     # between 2.26.6 and 2.28.3), is timed by its own tables (min(bwIntra, bwInter) x 5/6, no
-    # per-channel cap); NCCL's 2.28.3 revised NVLS-tree prediction ("Update tuning data for
-    # H100") gave 460.7 GB/s (2%) but describes changed device code
+    # per-channel cap), bwInter being the NVLS graph's search speed, 48 GB/s per head (session
+    # 13: was the NIC's 49.6 GB/s payload rate, 619.8 GB/s); NCCL's 2.28.3 revised NVLS-tree
+    # prediction ("Update tuning data for H100") gave 460.7 GB/s (2%) but describes changed
+    # device code. The source (nccl-tests issue 309) ran in VMware VMs with a hand-made
+    # NCCL_TOPO_FILE and NCCL_NET_GDR_LEVEL=1; what that costs is not sourced
 }

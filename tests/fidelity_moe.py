@@ -131,7 +131,20 @@ KNOWN_MISSES = {
                               "top-k loads issued back to back ('Pass 1'), one round trip per "
                               "16-B step, as modelled; TensorRT-LLM PR #11844 times the combine "
                               "kernel alone at 15.7 us BF16 vs 7.7 us FP8 (4 vs 2 rounds, setup "
-                              "not stated; its barrier wait is inside): ~4 us per round",
+                              "not stated; its barrier wait is inside): ~4 us per round. "
+                              "Session 13 recount on TensorRT-LLM's own blog18-era code "
+                              "(moeAlltoAllKernels.cu 01f0021 and its PDL/poll-timeout form, "
+                              "thop/moeAlltoAllOp.cpp 06b74be, bench_moe_comm.py's --perfect_router "
+                              "version: CUDA graph, CUPTI span, payload outside the workspace, PDL "
+                              "off): the same two kernels and phases. The barrier-off table puts "
+                              "the miss in the combine's non-barrier work (28.1 us measured vs "
+                              "~11-14 modelled) while the dispatch's matches (11.3 vs ~10-12.6): "
+                              "the one phase combine has and dispatch lacks is the pulled rounds; "
+                              "a second same-kernel FP8/BF16 pair (flashinfer PR #3697, trtllm "
+                              "1.3.0rc20, GB200 EP32, 1 token: 17.95 / 28.45 us) prices a round at "
+                              "5.25 us against 2.14 modelled. The unpriced quantity is a loaded "
+                              "round trip over multi-node NVLink (256 threads x 8 peers x 16 B in "
+                              "flight from one SM): no published figure",
     "trtllm-ep8-bs16-combine": "as bs1: 14.4 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
     "deepep-v1-ep8-ll-dispatch": "77 us measured over NVLink, not RDMA, despite the table's "

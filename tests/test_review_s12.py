@@ -1,13 +1,13 @@
 """Review, session 12: faults the reviewer confirmed that no other test pins down, kept as
 strict xfails with their reasons (as a missed row is) until their owners fix them.
 
-S12-R2 (models, analysis/_decode.py): ``hbm_efficiency``'s default is recognised by float
-equality, and any other given value replaces every published per-kernel streaming rate
-(FlashMLA's, DeepGEMM's FP8, the NVFP4 GEMMs'), so the step jumps at the default: a given
-efficiency a hair above it gives a slower step than the default itself. Models (board 02:43)
-took it as stated for this session (decode_step's docstring now says the published rates
-apply only at the exact default; a None default would move serving's explicit 0.78 passes):
-pinned here for the next session's decision.
+S12-R2 (models, analysis/_decode.py): ``hbm_efficiency``'s default was recognised by float
+equality, and any other given value replaced every published per-kernel streaming rate
+(FlashMLA's, DeepGEMM's FP8, the NVFP4 GEMMs'), so a sweep of given values stepped at 0.78:
+a given efficiency a hair above it gave a slower step than 0.78 itself. FIXED in session 13
+(models): the default is ``None`` (the published rates, as ``compute_efficiency``'s None is
+the published efficiencies) in decode_step and serving's prefill_time together; a given
+value, 0.78 included, is every read's fraction, so a sweep has no step.
 
 S12-R4 (audit, fabric/_routing.py "Failures under dimension order"): the link-by-link repair of
 a failed chip on a grid (session 12, S11-R5) is claimed monotone only while no two failed
@@ -23,21 +23,28 @@ import topologies
 from analysis import DECODE_HBM_EFFICIENCY
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="S12-R2: a given hbm_efficiency "
-                   "replaces every published streaming rate, the default is found by float "
-                   "equality: deepseek-r1 on 8 H200 (tp=8, batch 64) takes 36.854 ms at the "
-                   "default 0.78 and 37.260 ms at 0.78 + 1e-9 (+1.1%), slower up to ~0.793; "
-                   "taken as stated this session (docstring), models 02:43")
 def test_a_step_does_not_jump_at_the_default_hbm_efficiency():
-    # a hair more HBM efficiency than the default must not make a step measurably slower:
-    # either the default is a mode of its own (None, as compute_efficiency's) or the given
-    # fraction keeps the published rates' place
+    # a hair more HBM efficiency than 0.78 must not make a step measurably slower. The
+    # default is now a mode of its own (None, as compute_efficiency's): the published
+    # per-kernel rates, not a point of the sweep; so the sweep's point at 0.78 is the GIVEN
+    # 0.78 (every read at 0.78), and the default is checked to be its own mode below
     f = topologies.build("switch:8,chip=h200")
     kw = {"batch": 64, "context": 2048, "layout": "tp=8", "engine": "trtllm"}
-    default = analysis.decode_step("deepseek-r1", f, **kw).time
+    at = analysis.decode_step("deepseek-r1", f, **kw,
+                              hbm_efficiency=DECODE_HBM_EFFICIENCY.value)
     given = analysis.decode_step("deepseek-r1", f, **kw,
-                                 hbm_efficiency=DECODE_HBM_EFFICIENCY.value + 1e-9).time
-    assert given <= default * (1 + 1e-6)
+                                 hbm_efficiency=DECODE_HBM_EFFICIENCY.value + 1e-9)
+    assert given.time <= at.time * (1 + 1e-6)
+    below = analysis.decode_step("deepseek-r1", f, **kw,
+                                 hbm_efficiency=DECODE_HBM_EFFICIENCY.value - 1e-9)
+    assert at.time <= below.time * (1 + 1e-6)
+    # not given: DeepGEMM's FP8 rate for the dense GEMMs on Hopper (and FlashMLA's); given
+    # 0.78: none of them (a user's fraction is every read's)
+    default = analysis.decode_step("deepseek-r1", f, **kw)
+    pub = "gemm.decode_hbm_efficiency.hopper.fp8"
+    assert pub in {p.name for p in default.parameters}
+    assert pub not in {p.name for p in at.parameters}
+    assert default.time != at.time
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="S12-R4: two NEIGHBOURING failed "

@@ -2318,3 +2318,59 @@ def test_all_to_all_batches_follow_nccls_p2p_schedule_brute_force(spec, release,
     step = max(rt.hw_latency[(view.intra_hw, "ring", c.protocol)], t.step_loadstore,
                t.step_message)
     assert c.fixed == pytest.approx(rt.kernel_floor[view.arch] + want * step, rel=1e-12)
+
+
+# -- NVLS-tree's network bandwidth is the NVLS graph's search speed (session 13) ------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(arch=st.sampled_from(["hopper", "blackwell"]),
+       release=st.sampled_from(["2.18.5", "2.20.5", "2.25.1", "2.26.6", "2.27.3", "2.28.3",
+                                "2.30.7"]),
+       net=st.floats(0.05e9, 120e9), pci=st.sampled_from([None, 24e9, 48e9, 64e9]))
+def test_nvls_net_speed_is_nccls_search_speed_brute_force(arch, release, net, pci):
+    # NCCL's NVLS graph (src/graph/search.cc ncclTopoCompute / ncclTopoSearchRecNet at
+    # v2.26.6-1): the fastest inter speed a head's NIC and its PCIe path both carry; the
+    # slowest speed when none fits. Reference: every speed tried in turn.
+    from analysis._runtime_cost import nccl_nvls_net_speed
+    rt = runtime(f"nccl@{release}")
+    speeds = rt.search[("inter_speeds", arch)]
+    path = min(net, pci) if pci else net
+    fits = [s for s in speeds if s <= path * (1 + 1e-9)]
+    want = max(fits) if fits else min(speeds)
+    assert nccl_nvls_net_speed(rt, arch, net, pci) == want
+
+
+def test_nvls_tree_two_h100_nodes_at_2_26_hand_count():
+    # NCCL 2.26.6 (tuning.cc ncclTopoTuneModel): NVLS_TREE bw = min(bwIntra, bwInter) of the
+    # NVLS graph, 8 heads (one per NIC); NDR net.bw 50 GB/s behind PCIe Gen5 x16 (48 GB/s):
+    # graph speed 48 -> busBw 8 x 48 = 384 GB/s, algBw x 5/6 = 320 GB/s (the NIC's payload
+    # rate, 49.6 GB/s, gave 330.6)
+    f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    n = 8 * 2**30
+    r = cost(f, "all-reduce", n, algorithm="hierarchical", runtime="nccl@2.26.6")
+    assert n / (r.time - r.fixed) == pytest.approx(8 * 48e9 * 5 / 6, rel=1e-9)
+    assert r.channels == 8
+
+
+@settings(max_examples=30, deadline=None)
+@given(servers=st.integers(2, 4), gpus=st.sampled_from([2, 4, 8]),
+       nic=st.sampled_from(["ib-ndr", "roce-400g"]),
+       release=st.sampled_from(["2.20.5", "2.21.5", "2.23.4", "2.25.1", "2.26.6", "2.27.7"]),
+       k=st.integers(20, 34))
+def test_nvls_tree_never_beats_its_graph_speed(servers, gpus, nic, release, k):
+    # 2.20-2.27: algBw <= heads x graph speed x (1 on 2 nodes, 1/2 on more) x 5/6, whatever
+    # the size, NIC or node count (the graph speed is the search's, brute force above)
+    f = topologies.build(f"rail:servers={servers},gpus={gpus},nvls=1,chip=h100,nic={nic}")
+    rt = runtime(f"nccl@{release}")
+    try:
+        r = cost(f, "all-reduce", 2**k, algorithm="hierarchical", runtime=f"nccl@{release}")
+    except NotApplicableError:
+        return
+    if r.algorithm != "hierarchical":
+        return
+    speeds = rt.search[("inter_speeds", "hopper")]
+    speed = max(s for s in speeds if s <= 48e9 * (1 + 1e-9))
+    heads = min(gpus, 8)
+    bound = heads * speed * (1.0 if servers <= 2 else 0.5) * 5 / 6
+    assert 2**k / (r.time - r.fixed) <= bound * (1 + 1e-9)

@@ -372,3 +372,24 @@ def test_expected_cycles_names_a_bad_argument(osl, k, a, match):
 
     with pytest.raises(SpecError, match=match):
         analysis.expected_cycles(osl, k, a)
+
+
+# -- hbm_efficiency: None is the published rates, a given value every read's (S12-R2) -------
+
+def test_hbm_efficiency_not_given_is_decodes_published_rates():
+    # serving passes hbm_efficiency through to decode_step only when the caller gives it: not
+    # given, the decode steps take their kernels' published streaming rates (DeepGEMM's FP8
+    # GEMMs on Hopper) and the prompt pass reads at decode's 0.78; given 0.78, every decode
+    # read runs at 0.78 (slower here) and the prompt pass is unchanged
+    f = topologies.build("switch:8,chip=h200")
+    kw = {"isl": 1024, "osl": 1024, "batch": 16, "layout": "tp=8", "engine": "trtllm"}
+    default = serving_point("deepseek-r1", f, **kw)
+    given_ = serving_point("deepseek-r1", f, hbm_efficiency=0.78, **kw)
+    none = serving_point("deepseek-r1", f, hbm_efficiency=None, **kw)
+    assert none.tpot == default.tpot and none.request_time == default.request_time
+    assert given_.tpot > default.tpot
+    assert given_.prefill_time == pytest.approx(default.prefill_time, rel=1e-12)
+    p_none = prefill_time("deepseek-r1", f, isl=1024, layout="tp=8")
+    p_78 = prefill_time("deepseek-r1", f, isl=1024, layout="tp=8", hbm_efficiency=0.78)
+    p_1 = prefill_time("deepseek-r1", f, isl=1024, layout="tp=8", hbm_efficiency=1.0)
+    assert p_none.weights == p_78.weights == pytest.approx(p_1.weights / 0.78, rel=1e-12)
