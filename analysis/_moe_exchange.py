@@ -90,7 +90,8 @@ access``.
   dependent memory operations counted from the kernels' code (expert-id load, one slot
   atomic per destination rank one after the other, a load per copy round, the
   counters; a token sent as several payloads, e.g. values and scale factors, copies each in
-  its own rounds), each at a published latency of the GPU generation
+  its own rounds; beyond 32 EP ranks, each further pass of the barriers' one-warp per-peer
+  loops: :func:`fabric._exchange.lane_passes`), each at a published latency of the GPU generation
   (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic); charged once per
   phase. ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
   timed call) makes the first touch of the token an HBM load; ``False`` (data left in
@@ -1147,7 +1148,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
-            chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed)
+            chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed,
+                                                ep=n_ep)
             params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0

@@ -783,6 +783,141 @@ def plot_ratio(rows, ax=None, *, group=("label",), reference=None, reference_lab
     return ax
 
 
+#: Clear space (points) :func:`dodge_markers` keeps between markers of different lines:
+#: closer than a marker width plus this, two markers read as one.
+MARKER_CLEARANCE_PT = 1.0
+
+
+def _marker_points(line):
+    """(index, x, y) of each marker ``line`` draws: every point, or its ``markevery``
+    ones when that is a list of indices or a step (what the plotting functions here use)."""
+    x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+    every = line.get_markevery()
+    if every is None:
+        idx = range(len(x))
+    elif isinstance(every, int):
+        idx = range(0, len(x), every)
+    elif isinstance(every, tuple) and all(isinstance(v, int) for v in every):
+        idx = range(every[0], len(x), every[1])
+    elif isinstance(every, (list, np.ndarray)) and all(isinstance(v, (int, np.integer))
+                                                       for v in every):
+        idx = [int(v) for v in every]
+    else:
+        raise ValueError(f"dodge_markers: line {line.get_label()!r} has markevery={every!r}; "
+                         "only None, a step, (start, step) or a list of indices are read")
+    return [(i, x[i], y[i]) for i in idx if np.isfinite(x[i]) and np.isfinite(y[i])]
+
+
+def _hide(p, q, p_at, q_at):
+    """Whether markers ``p`` and ``q`` (of different lines), drawn at page x ``p_at`` and
+    ``q_at``, are closer than a marker width plus :data:`MARKER_CLEARANCE_PT`."""
+    w = (p[6] + q[6]) / 2 + MARKER_CLEARANCE_PT
+    return p[0] != q[0] and abs(p_at - q_at) < w and abs(p[5] - q[5]) < w
+
+
+def _spread(group):
+    """Page x of each marker of ``group`` (sorted in place by page x, then line): left to
+    right, each as far right as the markers beside it vertically leave room for, then the
+    whole group moved back so its markers move by nothing on average."""
+    group.sort(key=lambda p: (p[4], p[0]))
+    at = []
+    for j, p in enumerate(group):
+        room = [at[m] + (p[6] + q[6]) / 2 + MARKER_CLEARANCE_PT
+                for m, q in enumerate(group[:j])
+                if q[0] != p[0] and abs(p[5] - q[5]) < (p[6] + q[6]) / 2 + MARKER_CLEARANCE_PT]
+        at.append(max([p[4], *room]))
+    centre = sum(a - p[4] for a, p in zip(at, group)) / len(group)
+    return [a - centre for a in at]
+
+
+def _dodge_groups(pts):
+    """``pts`` in groups to spread: markers that hide one another share a group, and
+    groups whose spread markers would hide a marker of another group are merged and spread
+    again, until no two markers hide one another (each merge leaves one group fewer)."""
+    groups = [[p] for p in pts]
+    while True:
+        at = []
+        for g in groups:
+            spread = _spread(g)                 # sorts g
+            at.append({id(p): a for p, a in zip(g, spread)})
+        hit = next(((a, b) for a in range(len(groups)) for b in range(a)
+                    for p in groups[a] for q in groups[b]
+                    if _hide(p, q, at[a][id(p)], at[b][id(q)])), None)
+        if hit is None:
+            return groups
+        a, b = hit
+        groups[b].extend(groups.pop(a))
+
+
+def dodge_markers(fig):
+    """Set side by side, on the page, markers of different lines that would hide one another.
+
+    Two markers hide one another when their boxes (marker size plus edge, in points) overlap
+    on the page at the figure's final layout (closer than a marker width plus
+    :data:`MARKER_CLEARANCE_PT`). Each such group, on one axes, is spread sideways: left to
+    right (by x, then drawing order), each marker goes as far right as the markers beside
+    it vertically leave room for, and the group is re-centred on its markers' own places.
+    Groups whose spread markers would hide another marker are merged and spread again, so
+    no two markers of different lines hide one another at the end. The lines themselves
+    stay through the true points: only the markers move, by a few points. Every line's
+    colour and shape then show at every point, and a legend names them. Call it once every axes of ``fig`` is drawn (it lays the
+    figure out once, without rendering, to know where the markers fall).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    list of (axes, list of (label, x, y))
+        The groups moved, each member with its line's label and its data point, for a
+        caption to name (lines with no label, ``_``-prefixed, are never moved).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([1, 2], [1.0, 5.0], marker="o", label="a")
+    >>> _ = ax.plot([1, 2], [1.001, 9.0], marker="s", label="b")
+    >>> [[m[0] for m in g] for _, g in dodge_markers(fig)]
+    [['a', 'b']]
+    >>> plt.close(fig)
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import ScaledTranslation
+
+    fig.draw_without_rendering()
+    to_pt = 72.0 / fig.dpi
+    moved = []
+    for ax in fig.axes:
+        lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")
+                 and ln.get_marker() not in (None, "None", "none", "", " ")]
+        pts = []          # (line number, index, x, y, page x, page y, width), in points
+        for k, ln in enumerate(lines):
+            width = ln.get_markersize() + ln.get_markeredgewidth()
+            for i, x, y in _marker_points(ln):
+                px, py = ax.transData.transform((x, y)) * to_pt
+                pts.append((k, i, x, y, px, py, width))
+        groups = _dodge_groups(pts)
+        for group in groups:
+            if len(group) < 2:
+                continue
+            for (k, i, x, y, px, _, _), a in zip(group, _spread(group)):
+                ln = lines[k]
+                keep = [m for m, *_ in _marker_points(ln) if m != i]
+                ln.set_markevery(keep)
+                ax.add_line(Line2D(
+                    [x], [y], linestyle="none", marker=ln.get_marker(),
+                    markersize=ln.get_markersize(), markeredgewidth=ln.get_markeredgewidth(),
+                    markerfacecolor=ln.get_markerfacecolor(),
+                    markeredgecolor=ln.get_markeredgecolor(), zorder=ln.get_zorder() + 0.1,
+                    label="_dodged", clip_on=False,
+                    transform=ax.transData + ScaledTranslation((a - px) / 72.0, 0,
+                                                               fig.dpi_scale_trans)))
+            moved.append((ax, [(lines[k].get_label(), x, y) for k, _, x, y, *_ in group]))
+    return moved
+
+
 def _label_coincident(ax, group):
     """Say on the axes which lines lie on top of one another: two short lines of text just
     above the group's line, from its first size. Lines of one operation on several systems

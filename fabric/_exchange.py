@@ -100,7 +100,10 @@ counters (L2) and the sanitize kernel reads the receive counters (L2); the combi
 reads the receive counters and stages the MoE output in rounds of L2 loads, then
 pulls each round from the peers, a peer load each
 (:func:`peer_access_latency`: the remote side of a peer load, added to the
-fabric's own round trip). The chain is charged once per phase (one block's
+fabric's own round trip). Both barriers walk the EP ranks with one warp (lane ``l``
+takes ranks ``l``, ``l + 32``, ...): beyond 32 ranks each further pass
+(:func:`lane_passes`) adds a counter load (dispatch) and a flag poll (both phases), one
+L2 latency each. The chain is charged once per phase (one block's
 critical path; the other blocks overlap it), in its fixed part.
 
 Release fences
@@ -337,8 +340,27 @@ def peer_access_latency(arch):
 
 
 #: How many times a chain entry repeats: once, once per destination rank of a token,
-#: or once per round of ``threads x vector`` bytes of the token.
-_CHAIN_COUNTS = ("one", "ranks", "rounds")
+#: once per round of ``threads x vector`` bytes of the token, or once per further pass of
+#: one warp's loop over the EP ranks (``"lane_passes"``: lane ``l`` takes ranks ``l``,
+#: ``l + 32``, ...; ``ceil(ep / 32) - 1`` passes beyond the first).
+_CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes")
+
+#: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
+#: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
+WARP_LANES = 32
+
+
+def lane_passes(ep):
+    """Passes of one warp's loop over ``ep`` ranks beyond the first, ``ceil(ep / 32) - 1``:
+    the steps a per-peer loop run by one warp (lane ``l`` takes ranks ``l``, ``l + 32``, ...)
+    adds to a chain that already holds one pass.
+
+    >>> lane_passes(8), lane_passes(32), lane_passes(33), lane_passes(64), lane_passes(128)
+    (0, 0, 1, 1, 3)
+    """
+    if isinstance(ep, bool) or not isinstance(ep, int) or ep < 1:
+        raise SpecError(f"ep must be an int >= 1, got {ep!r}")
+    return -(-ep // WARP_LANES) - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -388,9 +410,10 @@ class ExchangeKernel:
         "Serial chains" in the module docstring): ``(latency, count)`` pairs, ``latency``
         a key of :data:`EXCHANGE_LATENCY` other than ``peer_load`` and ``count`` one of
         ``"one"``, ``"ranks"`` (once per destination rank of a token, one after the
-        other) or ``"rounds"`` (once per round of ``pull_threads x pull_vector`` bytes of
-        the phase's token). A pulling combine's peer loads are its pull rounds, not
-        part of this.
+        other), ``"rounds"`` (once per round of ``pull_threads x pull_vector`` bytes of
+        the phase's token) or ``"lane_passes"`` (once per further pass of a one-warp loop
+        over the EP ranks, :func:`lane_passes`). A pulling combine's peer loads are its pull
+        rounds, not part of this.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -478,14 +501,15 @@ class ExchangeKernel:
                     raise ValueError("a chain step counted in rounds needs pull_threads and "
                                      "pull_vector (the block's bytes per round)")
 
-    def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True):
+    def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
         ``ranks`` is the number of distinct destination ranks of the token,
         ``rounds`` the phase's rounds of ``pull_threads x pull_vector`` bytes
         (:func:`analysis.moe_exchange` passes the busiest token's count: the phase ends with
-        its slowest block). With
+        its slowest block), ``ep`` the EP ranks a one-warp per-peer loop walks (its
+        ``"lane_passes"`` steps; the default 1 has none). With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
@@ -493,9 +517,12 @@ class ExchangeKernel:
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4)
         >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + (4 + 2) x 348 + 246 + 150 + 150
         5298
+        >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64)[0] * 1e9)
+        5598
         """
         table = EXCHANGE_LATENCY[arch]
-        times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds)}
+        times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
+                 "lane_passes": float(lane_passes(ep))}
         total, used = 0.0, []
         for name, count in self.chain[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -600,9 +627,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         staging_copy=True,
         chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
                 ("hbm_load", "rounds"), ("hbm_load", "one"), ("hbm_load", "one"),
-                ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one")),
+                ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
+                ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
-                ("l2_hit", "one"))),
+                ("l2_hit", "one"), ("l2_hit", "lane_passes"))),
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -645,8 +673,19 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "[sf], ...), its rounds counted when dispatch_bytes gives the payloads "
                        "apart (analysis.moe_exchange: a tuple). Not counted: "
                        "later pulled rounds' L1 re-reads of the routing metadata (tens of ns, no "
-                       "L1 Parameter), the flags (in the kernel floor); the release fence is "
-                       "its own step (release_fence: one peer round trip). "
+                       "L1 Parameter), the flags' first pass (in the kernel floor); the "
+                       "release fence is its own step (release_fence: one peer round trip). "
+                       "Per-peer loops (session 13, TensorRT-LLM moeAlltoAllKernels.cu "
+                       "01f0021 and its blog18-era PDL form; flashinfer fb28d7242's port the "
+                       "same): both barriers' per-peer work is one warp's, lane l taking peers "
+                       "l, l + 32, ...: the dispatch's last block copies send_counters[t] "
+                       "into peer t's recv_counters (the store needs the load: one L2 load per "
+                       "pass), stores the epoch flags (posted) and polls its own flag slots "
+                       "(ld.relaxed.sys until equal: the next peer's poll starts after the "
+                       "last one exits, one more L2 load per pass); every combine block's first "
+                       "warp stores and polls the same way. The floor and the single counter "
+                       "read hold the first pass; each further pass (ceil(ep / 32) - 1, "
+                       "warpSize 32) adds one l2_hit to the combine and two to the dispatch. "
                        "flashinfer 5e891c6b "
                        "(2026-07-21) claims the slots in parallel lanes (one atomic): newer "
                        "measurements need ('l2_atomic', 'one')")),

@@ -619,13 +619,21 @@ def test_one_sided_combine_stages_every_received_copy_through_hbm(ep, tokens, nb
     assert "one-sided.staging_copy" in [p.name for p in r.parameters]
 
 
+def _warp_loop_passes(ep, lanes=32):
+    """Brute force: the passes of the slowest lane of one warp whose lane l walks the EP
+    ranks l, l + lanes, l + 2 lanes, ... below ep (the barriers' per-peer loops)."""
+    return max(sum(1 for _ in range(lane, ep, lanes)) for lane in range(lanes))
+
+
 def _brute_chain(ep, k, nbytes, table, l2_flushed=True):
     """One block's serial chain counted by hand from TensorRT-LLM's kernels (579435f9): the
     prepare kernel bumps the epoch (a dependent load), the dispatch loads the expert ids, claims one slot per distinct target rank of its token
     under the perfect router (enumerated), copies the token in 256 x 16 B rounds (a load
     each) and then its two small payloads (expert ids, router weights: one round each),
     then the counter atomic and two counter reads; the combine reads the counters, stages
-    the token in rounds of L2 loads, then reads the token's routing metadata (L2)."""
+    the token in rounds of L2 loads, then reads the token's routing metadata (L2). Beyond 32
+    ranks each further pass of the barriers' one-warp per-peer loops (brute-force lane loop)
+    adds a counter load and a flag poll to the dispatch, a flag poll to the combine (L2)."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     rounds = _loop_steps(nbytes, 256, 16)
@@ -638,7 +646,9 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True):
     # combine kernel: the token's routing metadata before its first pull
     combine = (table["l2_hit"].value + table["l2_hit"].value + rounds * table["l2_hit"].value
                + table["l2_hit"].value)
-    return dispatch, combine
+    passes = _warp_loop_passes(ep) - 1
+    return (dispatch + 2 * passes * table["l2_hit"].value,
+            combine + passes * table["l2_hit"].value)
 
 
 @settings(max_examples=14, deadline=None)
@@ -1104,7 +1114,8 @@ def test_fp8_combine_casts_in_staging_and_pulls_fp8(ep, tokens, hidden, degraded
     assert bf16.combine_phase.local_copy == pytest.approx(received * 4 * hidden / hbm, rel=1e-12)
     # the cast's rounds = the pulled rounds of an FP8 token = the chain's staging rounds
     assert cast_rounds == analysis.pull_rounds(hidden, 256, 16) == _loop_steps(hidden, 256, 16)
-    chain, _ = exchange_kernel("one-sided").chain_latency(1, "blackwell", 0, cast_rounds)
+    chain, _ = exchange_kernel("one-sided").chain_latency(1, "blackwell", 0, cast_rounds,
+                                                          ep=ep)
     assert fp8.combine_phase.chain == pytest.approx(chain, rel=1e-12)
     assert fp8.combine_phase.scaleup_bytes == pytest.approx(bf16.combine_phase.scaleup_bytes / 2,
                                                             rel=1e-12)
@@ -1497,3 +1508,52 @@ def test_decode_step_background_needs_an_exchange_kernel():
     one = {"batch": 8, "context": 1000, "layout": "tp=8,etp=8"}      # experts split, no exchange
     assert analysis.decode_step("deepseek-v3", f, **one, nic_background=5e9).time == \
         analysis.decode_step("deepseek-v3", f, **one).time
+
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 128), st.sampled_from(["hopper", "blackwell"]), st.integers(0, 8),
+       st.integers(1, 6), st.booleans())
+def test_one_sided_chain_counts_the_barriers_lane_passes(ep, arch, ranks, rounds, flushed):
+    """moeAlltoAllKernels.cu runs both barriers' per-peer work in one warp (lane l takes
+    peers l, l + 32, ...): each pass beyond the first (the floor and the single counter read
+    hold it) adds the dispatch's counter load and flag poll and the combine's flag poll, one
+    L2 latency each. Against the brute-force lane loop, for any EP size up to TensorRT-LLM's
+    MAX_RANKS (128) and either generation."""
+    from fabric._exchange import lane_passes
+    k = exchange_kernel("one-sided")
+    extra = _warp_loop_passes(ep) - 1
+    assert lane_passes(ep) == extra
+    l2 = EXCHANGE_LATENCY[arch]["l2_hit"].value
+    for phase, per_pass in ((0, 2), (1, 1)):
+        base, _ = k.chain_latency(phase, arch, ranks, rounds, flushed)
+        t, used = k.chain_latency(phase, arch, ranks, rounds, flushed, ep=ep)
+        assert t - base == pytest.approx(per_pass * extra * l2, abs=1e-15)
+        assert EXCHANGE_LATENCY[arch]["l2_hit"] in used
+    # at most 32 ranks one pass: the chain is the one every session before 13 charged
+    if ep <= 32:
+        assert k.chain_latency(0, arch, ranks, rounds, flushed, ep=ep) == k.chain_latency(
+            0, arch, ranks, rounds, flushed)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.0, True, "64", None])
+def test_lane_passes_refuses_a_bad_rank_count(bad):
+    from fabric._exchange import lane_passes
+    with pytest.raises(SpecError, match="ep must be an int >= 1"):
+        lane_passes(bad)
+
+
+@pytest.mark.parametrize("tokens", [1, 16, 128])
+def test_one_sided_ep64_pays_one_more_lane_pass_than_ep32(tokens):
+    """On GB200 NVL72 with the perfect router the phases at EP32 and EP64 share every term at
+    a given batch but the barriers' lane passes and the links' load: EP64 is one pass more, so
+    its chain is 2 L2 latencies longer in the dispatch and 1 in the combine."""
+    f = fidelity_moe.nvl72()
+    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
+    r32 = moe_exchange(f, "deepseek-v3", tokens, 32, kernel="one-sided", **kw)
+    r64 = moe_exchange(f, "deepseek-v3", tokens, 64, kernel="one-sided", **kw)
+    l2 = EXCHANGE_LATENCY["blackwell"]["l2_hit"].value
+    assert r64.dispatch_phase.chain - r32.dispatch_phase.chain == pytest.approx(2 * l2, rel=1e-9)
+    assert r64.combine_phase.chain - r32.combine_phase.chain == pytest.approx(l2, rel=1e-9)
+    assert r64.dispatch_phase.fixed - r32.dispatch_phase.fixed == pytest.approx(2 * l2, rel=1e-9)
+    assert r64.combine_phase.fixed - r32.combine_phase.fixed == pytest.approx(l2, rel=1e-9)

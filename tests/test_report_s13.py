@@ -1,0 +1,140 @@
+"""Session 13: what a reader of the default report sees (figures and their text)."""
+
+import matplotlib
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+matplotlib.use("Agg")
+
+
+def _figure(ncols=1):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(2.0 * ncols, 2.0), dpi=100)
+    return fig, fig.subplots(1, ncols, squeeze=False).ravel()
+
+
+def _shown_markers(fig):
+    """Every marker drawn, by brute force over the artists: (axes, label, x, y, page x,
+    page y, width) in points; a dodged marker counts for the line it stands for (same
+    colour and shape)."""
+    fig.draw_without_rendering()
+    to_pt = 72.0 / fig.dpi
+    out = []
+    for ax in fig.axes:
+        owners = {(ln.get_color(), ln.get_marker()): ln.get_label() for ln in ax.get_lines()
+                  if not ln.get_label().startswith("_")}
+        for ln in ax.get_lines():
+            if ln.get_marker() in (None, "None", "none", ""):
+                continue
+            label = owners[(ln.get_markeredgecolor(), ln.get_marker())] \
+                if ln.get_label() == "_dodged" else ln.get_label()
+            x, y = np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)
+            every = ln.get_markevery()
+            idx = range(len(x)) if every is None else every
+            w = ln.get_markersize() + ln.get_markeredgewidth()
+            for i in idx:
+                px, py = ln.get_transform().transform((x[i], y[i])) * to_pt
+                out.append((id(ax), label, x[i], y[i], px, py, w))
+    return out
+
+
+def _hidden_pairs(shown):
+    return [(a[1:4], b[1:4]) for j, a in enumerate(shown) for b in shown[:j]
+            if a[0] == b[0] and a[1] != b[1]
+            and abs(a[4] - b[4]) < (a[6] + b[6]) / 2 and abs(a[5] - b[5]) < (a[6] + b[6]) / 2]
+
+
+_line = st.lists(st.floats(1.0, 1.3), min_size=3, max_size=3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_line, min_size=2, max_size=6), st.booleans())
+def test_dodged_markers_never_hide_one_another_and_every_point_keeps_one_marker(ys, logy):
+    # s12's list: the scaling figure's rail, domains and torus all-reduce at 64 chips (5.61,
+    # 5.70, 5.85 ms) showed one marker; near-equal values on a small panel are the case
+    from analysis._plots import dodge_markers
+
+    fig, (ax,) = _figure()
+    x = [64, 512, 4096]
+    for k, y in enumerate(ys):
+        ax.plot(x, y, marker="osD^v<"[k], markerfacecolor="none", color=f"C{k}", label=f"s{k}")
+    ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    before = [(ln.get_label(), list(ln.get_xdata()), list(ln.get_ydata()))
+              for ln in ax.get_lines()]
+    dodge_markers(fig)
+    shown = _shown_markers(fig)
+    assert _hidden_pairs(shown) == []
+    # one marker per point of every line, at its own value; the lines keep their data
+    assert sorted((s[1], s[2], s[3]) for s in shown) == sorted(
+        (lab, xx, yy) for lab, xs, ys_ in before for xx, yy in zip(xs, ys_))
+    assert [(ln.get_label(), list(ln.get_xdata()), list(ln.get_ydata()))
+            for ln in ax.get_lines() if ln.get_label() != "_dodged"] == before
+
+
+def test_dodging_moves_only_markers_that_hide_one_another_and_says_which():
+    from analysis._plots import dodge_markers
+
+    fig, (ax,) = _figure()
+    ax.plot([1, 2, 3], [5.61, 1.0, 9.0], marker="s", label="rail")
+    ax.plot([1, 2, 3], [5.70, 3.0, 20.0], marker="^", label="domains")
+    ax.plot([1, 2, 3], [5.85, 6.0, 40.0], marker="D", label="torus")
+    ax.set_ylim(1, 50)
+    ax.set_yscale("log")
+    moved = dodge_markers(fig)
+    assert [[m[0] for m in g] for _, g in moved] == [["rail", "domains", "torus"]]
+    shown = _shown_markers(fig)
+    at_one = sorted((s[4], s[1]) for s in shown if s[2] == 1)
+    assert [lab for _, lab in at_one] == ["rail", "domains", "torus"]   # side by side
+    # the rest stay where they are: on the line's own point
+    for s in shown:
+        if s[2] != 1:
+            ax_ = fig.axes[0]
+            assert np.allclose(ax_.transData.transform((s[2], s[3])) * 72 / fig.dpi,
+                               (s[4], s[5]))
+
+
+def test_a_line_with_an_unread_markevery_is_refused_by_name():
+    from analysis._plots import dodge_markers
+
+    fig, (ax,) = _figure()
+    ax.plot([1, 2], [1, 1], marker="o", label="a", markevery=0.5)
+    ax.plot([1, 2], [1, 1], marker="s", label="b")
+    with pytest.raises(ValueError, match="'a' has markevery=0.5"):
+        dodge_markers(fig)
+
+
+def _scaling_rows():
+    from analysis._scaling import SCALING_METRICS
+
+    fams = {"hyperx": 3.90, "torus": 5.85, "fat-tree": 42.66, "rail": 5.61,
+            "dragonfly": 42.98, "domains": 5.70}
+    rows = []
+    for k, (fam, ar) in enumerate(fams.items()):
+        for chips in (64, 512, 4096):
+            row = {"family": fam, "chips": chips, "spec": fam}
+            for m in SCALING_METRICS:
+                row[m] = (1.0 + 0.01 * k) * chips if m != "allreduce_1GiB_s" else ar * 1e-3
+            rows.append(row)
+    return rows
+
+
+def test_scaling_figure_shows_every_family_at_every_point():
+    from analysis import _report_scaling as rs
+    from analysis._style import paper_style
+
+    with paper_style("double", height=4.2):
+        fig = rs._draw(_scaling_rows())
+    shown = _shown_markers(fig)
+    assert _hidden_pairs(shown) == []
+    panel = next(ax for ax in fig.axes if ax.get_title().startswith("all-reduce"))
+    here = [s for s in shown if s[0] == id(panel) and s[2] == 64]
+    assert sorted(s[1] for s in here) == sorted(
+        ["hyperx", "torus", "fat-tree", "rail", "dragonfly", "domains"])
+    # the axis still reads the study's sizes
+    assert [t.get_text() for t in panel.get_xticklabels()] == ["64", "512", "4k"]
+    assert any("set side by side" in t.get_text() for t in fig.axes[-1].texts)
