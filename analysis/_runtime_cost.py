@@ -391,10 +391,105 @@ def _tree_graph(rt, view):
     return t, B, nc
 
 
+def nccl_btree(nranks, rank):
+    """``(parent, children)`` of ``rank`` in NCCL's binary tree over ``nranks`` (-1: none),
+    transliterated from NVIDIA/nccl ``src/graph/trees.cc`` ``ncclGetBtree`` (the same logic at
+    every tag v2.18.3-1 .. v2.30.7-1; later tags reformat it only).
+
+    >>> [nccl_btree(3, r) for r in range(3)]
+    [(-1, (2,)), (2, ()), (0, (1,))]
+    """
+    bit = 1
+    while bit < nranks and not bit & rank:
+        bit <<= 1
+    if rank == 0:
+        return -1, ((bit >> 1,) if nranks > 1 else ())
+    up = (rank ^ bit) | (bit << 1)
+    if up >= nranks:
+        up = rank ^ bit
+    low = bit >> 1
+    down0 = -1 if low == 0 else rank - low
+    down1 = -1 if low == 0 else rank + low
+    while down1 >= nranks:
+        down1 = -1 if low == 0 else rank + low
+        low >>= 1
+    return up, tuple(d for d in (down0, down1) if d != -1)
+
+
+def nccl_dtree(nranks):
+    """NCCL's double binary tree over ``nranks`` nodes: two lists of ``(parent, children)``
+    per rank (``src/graph/trees.cc`` ``ncclGetDtree``: the binary tree, and its mirror for an
+    even count or the tree shifted by one rank for an odd one).
+
+    >>> nccl_dtree(2)
+    ([(-1, (1,)), (0, ())], [(1, ()), (-1, (0,))])
+    """
+    t0 = [nccl_btree(nranks, r) for r in range(nranks)]
+    if nranks % 2:
+        def m(x):
+            return -1 if x == -1 else (x + 1) % nranks
+        src = [nccl_btree(nranks, (r - 1 + nranks) % nranks) for r in range(nranks)]
+    else:
+        def m(x):
+            return -1 if x == -1 else nranks - 1 - x
+        src = [nccl_btree(nranks, nranks - 1 - r) for r in range(nranks)]
+    t1 = [(m(u), tuple(m(d) for d in ds)) for u, ds in src]
+    return t0, t1
+
+
+def nccl_tree_net_share(n_nodes):
+    """Bytes one node sends (and receives) across the network per byte all-reduced by NCCL's
+    tree over ``n_nodes`` nodes, at the busiest node: each of the two trees carries half the
+    data (``src/graph/connect.cc`` ``connectTrees``: channel c runs tree 0, channel c +
+    nChannels tree 1); in a tree a node sends its share up to its parent and down to each
+    child once (reduce up, broadcast down), and receives as much.
+
+    >>> [nccl_tree_net_share(k) for k in (1, 2, 3, 4, 16)]
+    [0.0, 1.0, 1.5, 2.0, 2.0]
+    """
+    if n_nodes <= 1:
+        return 0.0
+    trees = nccl_dtree(n_nodes)
+    return max(sum(0.5 * ((u != -1) + len(ds)) for u, ds in (t[r] for t in trees))
+               for r in range(n_nodes))
+
+
+def _tree_schedule_ratio(view, B):
+    """The tree's algorithm bandwidth by the schedule it runs, over ``B`` (the tuner's basis,
+    the ring graph's bus bandwidth): what replaces the tuner's busBw-to-algBw ratio .5 in the
+    TIME of an NCCL tree (the choice keeps the tuner's .5).
+
+    Inside a node each channel is a chain of the node's ranks: a middle rank sends the data
+    up and down through its one port (2n), a 2-rank chain n; across nodes a node's NICs carry
+    :func:`nccl_tree_net_share` x n each way. So the schedule's algBw is min(port / c, NICs
+    x NIC rate / share) with c = 2 for 3+ ranks in a node, 1 for 2; port is the slowest node's
+    one-node ring bus bandwidth (in one node, the basis itself).
+    """
+    if not (0 < B < math.inf):
+        return 0.5
+    q = int(view.node_ranks().max())
+    c = 2 if q >= 3 else (1 if q == 2 else 0)
+    nn = view.n_nodes
+    if nn == 1:
+        return 1.0 / c if c else 0.5
+    alg = math.inf
+    if view.nics_per_node and view.nic_bandwidth > 0:
+        nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
+        alg = nics * view.nic_bandwidth / nccl_tree_net_share(nn)
+    if c:
+        t, k = view.node_transfer("ring", "all-reduce")
+        if t.per_byte > 0:
+            alg = min(alg, (2 * (k - 1) / k) / t.per_byte / c)
+    return alg / B if alg < math.inf else 0.5
+
+
 def _nccl_tree(rt, view, n, ops):
     t, B, nc = _tree_graph(rt, view)
     B = _per_channel_cap(view, B, nc, lambda v: _tree_graph(rt, v)[1:])
     nn = view.n_nodes
+    # NCCL chooses by its tuner (algBw = busBw x .5); the time follows the schedule the tree
+    # runs (lead's decision, session 13): bytes per port and per NIC from trees.cc / connect.cc
+    ratio = _tree_schedule_ratio(view, B)
     out = []
     for proto in ("LL", "LL128", "Simple"):
         intra = max(_lat(rt, view.intra_hw, "tree", proto), _intra_step(t, nn))
@@ -410,7 +505,7 @@ def _nccl_tree(rt, view, n, ops):
                                     _channels_used(rt, proto, nc, n), nc)
         real = _tree_busbw(rt, view, proto, B * eff / nc, eff) * corr
         out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
-                             time=lat + n / (real * 0.5),
+                             time=lat + n / (real * ratio),
                              choice=choice, channels=used, fixed=lat))
     return out
 

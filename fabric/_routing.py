@@ -46,19 +46,35 @@ it failed: the bytes that dimension order would send over it take its *bypass*,
 one fixed path from the link's tail to its head (a shortest path of the
 surviving graph, the engine's hash choice, the same for every pair that crossed
 the link, as a tunnel: it may pass through nodes the pair has visited or will
-visit). A failed node (chip or switch) is repaired link by link: each live
-neighbour ``p`` of a failed node ``x`` has one fixed *stand-in* ``p'`` for it, a
-live neighbour of ``p``, and a route's run through failed nodes
-``p -> x ... y -> q`` becomes ``p -> p'``, one shortest surviving path
-``p' -> q'`` (the engine's hash choice) and ``q' -> q``, where ``q'`` is ``q``'s
-stand-in for ``y``. The stand-in is the live neighbour first by: a link no
-wider than ``p``-``x`` and of no lower latency, not itself a neighbour of ``x``
-(else one link would carry ``x``'s traffic both in and out), fewest hops in sum
-to ``x``'s other live neighbours, lowest node index. (A per-line switch left with
-one live chip has that chip as its only stand-in, so a pair that came from it turns
-back through it: wasteful, forced by keeping the bytes on one link.) A route may cross
-several runs (two failed nodes with a live node between); each is repaired on its own.
-Every other hop of every
+visit). A failed node (chip or switch) is repaired link by link. A route's *run*
+through nodes it cannot pass (failed nodes, and live nodes the failures left with
+no live link, which are failed in effect) ``p -> x1 -> ... -> xk -> q`` crosses
+the failed links ``p -> x1``, ``x1 -> x2``, ..., ``xk -> q``; each has one fixed
+live *stand-in* link, the same for every pair, and the run becomes the stand-ins
+in order, joined by one shortest surviving path each (the engine's hash choice):
+``p ~> S(p -> x1) ~> S(x1 -> x2) ~> ... ~> S(xk -> q) ~> q``. A stand-in is
+chosen among the live links no wider than the failed link and of no lower latency
+(among all live links only where none such is left in the component):
+
+- of ``p -> x`` (``p`` live): ``p -> p'`` for the live neighbour ``p'`` of ``p`` first
+  by: not itself a neighbour of ``x`` (else one link would carry ``x``'s traffic
+  both in and out), fewest hops in sum to ``x``'s other live neighbours, lowest node
+  index; the link back ``p' -> p`` stands for ``x -> p``. So a run through one failed
+  node ``p -> x -> q`` becomes ``p -> p'``, one shortest path ``p' -> q'``, ``q' -> q``;
+- where ``p`` has no such link (all its live links are wider, as on a torus whose
+  size-2 dimensions merge two cables into one link), and for a link between two
+  failed nodes, the nearest such link of the component (of the largest component
+  for two failed ends): fewest hops on the intact grid from the failed link's tail
+  to its tail plus from its head to the failed link's head, then lowest link id (on
+  a uniform grid, the parallel link beside it).
+
+A per-line switch left with one live chip has that chip as its only stand-in, and
+a remote stand-in can lie past the pair's destination, so a degraded route may
+pass its own destination and turn back (wasteful, forced by keeping each failed
+link's bytes on one live link): a degraded grid's hop counts and latencies are
+those of local repair, an upper bound on a fabric that re-routes globally. A
+route may cross several runs (two failed nodes with a live node between); each is
+repaired on its own. Every other hop of every
 route, and the split between the two ways of a ring at a tie, stay as on the
 intact fabric. A way of a tie that crosses a failed link whose two ends the
 failures disconnected (or a failed node with no stand-in, or no path between
@@ -67,7 +83,7 @@ the surviving graph (never split). ``hops`` and ``latency`` of a pair whose
 ways now differ are those of the longest way (over the combinations of its
 ties), and ``path`` is that way.
 
-Why this rule (decided in sessions 11 and 12). A degraded number answers "what
+Why this rule (decided in sessions 11 to 13). A degraded number answers "what
 does this failure cost?", so losing links or chips must never make the same
 work faster. Re-routing every broken pair over all the shortest paths of what
 is left (the rule before session 11) did: on ``torus:3x3`` an all-to-all over
@@ -80,21 +96,26 @@ without chip1, an all-gather of 16 MiB over chip4, chip10, chip2 with one-shot,
 chip2->chip1 and left it by two different links). The difference measured the
 routing policy's choice of paths (which the intact fabric could have used), not
 the failure. With local repair a failure only adds bytes to live links: every
-byte of a failed link crosses every link of its bypass, every byte of a failed
-node's link ``p -> x`` crosses ``p -> p'`` (and of ``x -> q``, ``q' -> q``), and
-no other hop moves; and it only lengthens paths (dimension order is minimal on
-the intact grid; a bypass has at least one hop, and a run ``p -> x -> q`` becomes
-at least two). So where each stand-in link is no wider and no faster than the
-link it stands for (every builder: one bandwidth and latency per dimension, or
-a stand-in of the same) no link's time and no path's latency falls, and no
-schedule's time can: claimed while no two failed nodes are neighbours (a link
-between two failed nodes has no stand-in of its own) and every failed link's ends
-stay connected; tests/test_audit_s11_routing.py and
-tests/test_audit_s12_routing.py hold it on random small grids, failures and
-every operation. Not claimed where link failures cut a node off (a per-line
-switch losing every chip of its line, an island of chips: that node has failed
-in effect and its pairs take one shortest path). Such a rule must keep each
-failed link's bytes together on one live link (a traffic that used only that
+byte of a failed link crosses every link of its bypass, every byte of each link of a
+run crosses that link's stand-in, and no other hop moves; and it only lengthens
+paths (dimension order is minimal on the intact grid; a bypass has at least one
+hop, and a run of ``m`` failed links becomes at least its ``m`` stand-ins). So
+where each stand-in link is no wider and no faster than the link it stands for,
+and each bypass holds one such link (every builder's grid: one bandwidth and
+latency per dimension), no link's time and no path's latency falls, and no schedule's time
+can: claimed for any set of failed nodes and links (neighbours included) whose
+survivors form one connected component (live nodes left with no live link
+aside) in which every failed link has a live link of its bandwidth and latency
+or narrower and slower; tests/test_audit_s11_routing.py,
+tests/test_audit_s12_routing.py and tests/test_audit_s13_routing.py hold it on
+random small grids, failures and every operation, and the routes against a brute
+force of this rule. Until session 13 a run's stand-ins were only its two live
+ends' neighbours (review S12-R4): ``torus:2x2x3`` without chip10 and chip6 left
+chip2 only 128 GB/s links for its dead 64 GB/s ones, and a reduce-scatter of 16
+MiB over chip2, chip11, chip9 ran 186 -> 94 us (now 280 us). Not claimed where
+the failures cut off an island of two or more live nodes: a route through it
+finds no path from its stand-ins and the pair takes one shortest path.
+Such a rule must keep each failed link's bytes together on one live link (a traffic that used only that
 link would otherwise spread), so it costs more than re-routing globally: on
 the default report's one-chip all-to-all (chip0 failed) sd200-ultra +87.5%,
 tpu-v4-cube +129.7% (whole-pair re-routes read +18.8% and +23.4%; relaying all

@@ -12,13 +12,14 @@ surviving links plus one *virtual* link per failed link (ids ``2E`` and up), who
 latency is its bypass's latency; the loads the twin puts on a virtual link are added to
 every link of its bypass.
 
-Pairs a way of whose route crosses a failed node are found by a second twin over the
-intact grid (``flag``: the failed nodes' links weigh 1, every other 0) and routed
-way by way (:meth:`Bypass._repaired`): every combination of their ties, each run through
-failed nodes replaced by the stand-in links and one shortest path between the stand-ins
-(:meth:`Bypass._expand`). Pairs left with no way (a failed link whose ends the failures
-disconnected, a failed node with no stand-in) are routed whole by one shortest path of
-the surviving graph.
+Pairs a way of whose route crosses a failed node (or a live node left with no live
+link) are found by a second twin over the intact grid (``flag``: those nodes' links
+weigh 1, every other 0) and routed way by way (:meth:`Bypass._repaired`): every
+combination of their ties, each run through such nodes replaced by its links'
+stand-ins joined by shortest paths (:meth:`Bypass._expand`). Pairs left with no way
+(a failed link whose ends the failures disconnected, a run with no stand-in or no
+path between its stand-ins) are routed whole by one shortest path of the surviving
+graph.
 """
 
 import itertools
@@ -89,26 +90,29 @@ class Bypass:
                                  None, single_path=single)
         self.router = router
         self.thru = None
-        if any(x not in idx for x in f.failures.nodes):
-            self._failed_nodes(router, u, v)
+        G0 = f.intact.graph
+        dead = [x for x in f.failures.nodes if x not in idx and x in G0]
+        isolated = [x for x in f.nodes if f.graph.degree(x) == 0 and G0.degree(x) > 0]
+        if dead or isolated:
+            self._failed_nodes(router, u, v, dead, isolated)
 
     # -- failed nodes: stand-in links ------------------------------------------------
 
-    def _failed_nodes(self, router, u, v):
+    def _failed_nodes(self, router, u, v, dead, isolated):
         """Build the routes through failed nodes (see the module docstring): ``thru``, a
-        twin of the intact grid (failed nodes as nodes ``N`` and up, their links as
-        virtual links after the bypasses'), ``flag``, the same twin weighting only those
-        links (a pair whose used ways cross one has latency > 0 there), and each live
-        neighbour's stand-in."""
+        twin of the intact grid (failed nodes as nodes ``N`` and up, their links and those
+        of live nodes left with no live link as virtual links after the bypasses'),
+        ``flag``, the same twin weighting only those links (a pair whose used ways cross
+        one has latency > 0 there), and the stand-in of each of those links."""
         f = router.fabric
         G0 = f.intact.graph
         idx = dict(f.node_index)
         N = len(f.nodes)
-        dead = [x for x in f.failures.nodes if x not in idx and x in G0]
         for j, x in enumerate(dead):
             idx[x] = N + j
-        self.n_live = N                      # node indices from N up: failed nodes
-        gone = set(dead)
+        gone = set(dead) | set(isolated)
+        self.gone = np.zeros(N + len(dead), dtype=bool)
+        self.gone[[idx[x] for x in gone]] = True
         xe = [(a, b) for a, b in G0.edges if a in gone or b in gone]
         xu = np.array([idx[a] for a, _ in xe], dtype=np.int64)
         xv = np.array([idx[b] for _, b in xe], dtype=np.int64)
@@ -132,44 +136,113 @@ class Bypass:
         mark = np.zeros(n_ext)
         mark[self.nx0:] = 1.0
         self.flag = DimOrder(proxy, mark, ext_bw, n_ext, None, single_path=single)
-        self.standin = self._standins(router, G0, dead, idx)
+        self.standin = self._standins(router, G0, xe, idx, ext_lat, ext_bw)
         self._tunnels = {}
 
-    def _standins(self, router, G0, dead, idx):
-        """``{(p, x): (in_link, out_link)}`` for each live neighbour ``p`` of a failed node
-        ``x`` (node indices; ``x`` as in ``thru``): the links ``p -> y`` and ``y -> p`` to
-        the stand-in ``y``, the live neighbour of ``p`` first by (a link wider than
-        ``p``-``x``, a link of lower latency, the sum of its hop distances to ``x``'s other
-        live neighbours (one past the last node index where none leads), node index)."""
+    def _standins(self, router, G0, xe, idx, ext_lat, ext_bw):
+        """``{(a, b): link}``: the stand-in (a live link id) of each direction ``a -> b`` of
+        the links ``xe`` (node indices as in ``thru``), by the rule of fabric/_routing.py.
+        A link from a live ``p`` to a node routes cannot pass, ``x``: ``p -> y`` for the
+        live neighbour ``y`` of ``p`` first by (a link wider than ``p``-``x``, a link of
+        lower latency, ``y`` a neighbour of ``x``, the sum of its hop distances to ``x``'s
+        other live neighbours (the live node count where none leads), node index), among
+        the links no wider and no faster when any (the link back, ``y -> p``, mirrors it);
+        when ``p`` has none such but its component has, and for a link between two such
+        nodes, the nearest of the component's links (:meth:`_far`)."""
         f = router.fabric
         H = f.graph
         live = f.node_index
         N = len(f.nodes)
-        pairs = [(p, x) for x in dead for p in G0[x] if p in live]
-        cand = sorted({live[y] for p, _ in pairs for y in H[p]})
+        gone = self.gone
+        tail, head = router.link_tail, router.link_head
+        lbw, llat = router.link_bandwidth, router.link_latency
+        _, comp = csgraph.connected_components(
+            sp.csr_matrix((np.ones(len(tail)), (tail, head)), shape=(N, N)), directed=False)
+        sizes = np.bincount(comp, minlength=1)
+        main = int(np.argmax(sizes))          # the largest (lowest label at a tie)
+        names = self.thru.f.nodes
+        ends = [(idx[a], idx[b]) for a, b in xe]
+        cand = sorted({live[y] for a, b in ends for p in (a, b) if not gone[p]
+                       for y in H[f.nodes[p]]})
         dist = {}
         if cand:
-            adj = sp.csr_matrix((np.ones(len(router.link_tail)),
-                                 (router.link_tail, router.link_head)), shape=(N, N))
+            adj = sp.csr_matrix((np.ones(len(tail)), (tail, head)), shape=(N, N))
             D = csgraph.shortest_path(adj, directed=True, unweighted=True, indices=cand)
             D[~np.isfinite(D)] = N
             dist = {c: D[k] for k, c in enumerate(cand)}
+        # which directed links qualify for which bandwidth/latency (a failed link's class)
         out = {}
-        for p, x in pairs:
-            e = G0.edges[p, x]
-            others = [live[q] for q in G0[x] if q in live and q != p]
-            near = set(G0[x])
+        for k, (a, b) in enumerate(ends):
+            k_bw, k_lat = float(ext_bw[self.nx0 + 2 * k]), float(ext_lat[self.nx0 + 2 * k])
+            ok = (lbw <= k_bw) & (llat >= k_lat)
+            for t, h in ((a, b), (b, a)):
+                if gone[t] and gone[h]:
+                    out[(t, h)] = self._far(router, t, h, ok, comp[tail] == main)
+                    continue
+                p, x = (t, h) if not gone[t] else (h, t)
+                pn, xname = names[p], names[x]
+                ys = [live[y] for y in H[pn]]
+                if not ys:
+                    continue
+                lid = [router.link_index(pn, f.nodes[y]) if p == t
+                       else router.link_index(f.nodes[y], pn) for y in ys]
+                good = [y for y, li in zip(ys, lid, strict=True) if ok[li]]
+                incomp = comp[tail] == comp[p]
+                if not good and (ok & incomp).any():
+                    out[(t, h)] = self._far(router, t, h, ok, incomp)
+                    continue
+                e = G0.edges[pn, xname]
+                others = [live[q] for q in G0[xname] if q in live and not gone[live[q]]
+                          and live[q] != p]
+                near = set(G0[xname])
 
-            def key(y, p=p, e=e, others=others, near=near):
-                g = H.edges[p, y]
-                return (g["bandwidth"] > e["bandwidth"], g["latency"] < e["latency"],
-                        y in near, float(dist[live[y]][others].sum()), live[y])
+                def key(y, pn=pn, e=e, others=others, near=near):
+                    g = H.edges[pn, f.nodes[y]]
+                    return (g["bandwidth"] > e["bandwidth"], g["latency"] < e["latency"],
+                            f.nodes[y] in near, float(dist[y][others].sum()), y)
 
-            ys = list(H[p])
-            if ys:
-                y = min(ys, key=key)
-                out[(live[p], idx[x])] = (router.link_index(p, y), router.link_index(y, p))
+                y = min(good or ys, key=key)
+                out[(t, h)] = (router.link_index(pn, f.nodes[y]) if p == t
+                               else router.link_index(f.nodes[y], pn))
         return out
+
+    def _far(self, router, u, v, ok, incomp):
+        """The live link nearest the failed ``u -> v`` (``thru`` node indices) among those
+        with ``incomp`` (its component's): first the links ``ok`` (no wider, no faster)
+        when any, then by hops on the intact grid from ``u`` to its tail plus from its head
+        to ``v``, then by link id; ``None`` when the component has no link."""
+        if not incomp.any():
+            return None
+        G0d = self._intact_dist()
+        du, dv = G0d(u), G0d(v)
+        tail, head = router.link_tail, router.link_head
+        pick = incomp & ok if (incomp & ok).any() else incomp
+        cost = du[tail] + dv[head]
+        cost = np.where(pick, cost, np.inf)
+        return int(np.argmin(cost))           # the lowest id at a tie
+
+    def _intact_dist(self):
+        """Hop distance on the intact grid from a ``thru`` node index (an array over the
+        ``thru`` node indices), cached."""
+        if not hasattr(self, "_d0"):
+            thru = self.thru
+            M = len(thru.f.nodes)
+            G0 = thru.f.graph
+            ix = thru.f.node_index
+            uu = [ix[a] for a, _ in G0.edges]
+            vv = [ix[b] for _, b in G0.edges]
+            adj = sp.csr_matrix((np.ones(len(uu)), (uu, vv)), shape=(M, M))
+            self._d0, self._d0adj = {}, adj
+        cache, adj = self._d0, self._d0adj
+
+        def get(x):
+            if x not in cache:
+                d = csgraph.shortest_path(adj, directed=False, unweighted=True, indices=[x])[0]
+                d[~np.isfinite(d)] = len(d) + 1
+                cache[x] = d
+            return cache[x]
+
+        return get
 
     def _tunnel(self, a, b):
         """Links of the one shortest surviving path from ``a`` to ``b`` (the engine's hash
@@ -193,8 +266,8 @@ class Bypass:
 
     def _expand(self, s, t, row):
         """The live links of one way (a ``thru`` link row), or ``None`` when the way is
-        dead: a failed link whose ends are disconnected, a failed node with no stand-in
-        or no path between its stand-ins."""
+        dead: a failed link whose ends are disconnected, a run with a link with no
+        stand-in or no path between its stand-ins."""
         row = [k for k in row if k >= 0]
         tail, head = self.tail, self.head
         if not row or tail[row[0]] != s or head[row[-1]] != t or any(
@@ -208,19 +281,25 @@ class Bypass:
             elif k < x0:
                 out.extend(self.paths[k - n].tolist())
             else:                            # a run through failed nodes, p -> x ... y -> q
-                j = i                        # (it ends at the first live node: a route
-                while head[row[j]] >= self.n_live:   # may cross two failed nodes apart)
+                j = i                        # (it ends at the first node a route can pass:
+                while self.gone[head[row[j]]]:   # a route may cross two runs apart)
                     j += 1
-                first, last = row[i], row[j]
-                a = self.standin.get((int(tail[first]), int(head[first])))
-                b = self.standin.get((int(head[last]), int(tail[last])))
-                if a is None or b is None:
-                    return None
-                mid = self._tunnel(int(self.router.link_head[a[0]]),
-                                   int(self.router.link_tail[b[1]]))
+                    if j == len(row):        # it ends at a node left with no live link
+                        return None
+                cur = int(tail[row[i]])
+                for k2 in row[i:j + 1]:      # each link's stand-in, joined by tunnels
+                    sl = self.standin.get((int(tail[k2]), int(head[k2])))
+                    if sl is None:
+                        return None
+                    mid = self._tunnel(cur, int(self.router.link_tail[sl]))
+                    if mid is None:
+                        return None
+                    out += mid + [sl]
+                    cur = int(self.router.link_head[sl])
+                mid = self._tunnel(cur, int(head[row[j]]))
                 if mid is None:
                     return None
-                out += [a[0]] + mid + [b[1]]
+                out += mid
                 i = j
             i += 1
         return out

@@ -90,24 +90,77 @@ def _dor_paths(f, s, t):
     return paths or [[s]]
 
 
-def _standin(f, g, p, x):
-    """The stand-in of failed node ``x`` at its live neighbour ``p`` (names): the live
-    neighbour ``y`` of ``p`` first by (link p-y wider than p-x, of lower latency, sum of
-    hop distances from ``y`` to ``x``'s other live neighbours on ``g`` (the node count where
-    none leads), ``g``'s node index); ``None`` when ``p`` has no live neighbour."""
-    G0, H = f.graph, g.graph
-    e = G0.edges[p, x]
-    others = [q for q in G0[x] if q in H and q != p]
+def _gone(f, g):
+    """Nodes a route cannot pass on ``g``: the failed nodes and the live nodes left with no
+    live link (names)."""
+    H = g.graph
+    return {x for x in f.graph if x not in H or (H.degree(x) == 0 and f.graph.degree(x) > 0)}
+
+
+def _qualifies(f, g, u, v, a, b):
+    """The live link ``a -> b`` is no wider and no faster than the failed ``u -> v``."""
+    e, h = f.graph.edges[u, v], g.graph.edges[a, b]
+    return h["bandwidth"] <= e["bandwidth"] and h["latency"] >= e["latency"]
+
+
+def _main_component(g):
+    """The largest component of the surviving graph (lowest node index at a tie)."""
     order = {n: i for i, n in enumerate(g.nodes)}
+    comps = list(nx.connected_components(g.graph))
+    return max(comps, key=lambda c: (len(c), -min(order[n] for n in c)))
 
-    def key(y):
-        d = nx.single_source_shortest_path_length(H, y)
-        return (H.edges[p, y]["bandwidth"] > e["bandwidth"],
-                H.edges[p, y]["latency"] < e["latency"], y in G0[x],
-                sum(d.get(q, len(g.nodes)) for q in others), order[y])
 
-    ys = list(H[p])
-    return min(ys, key=key) if ys else None
+def _far_standin(f, g, u, v, comp):
+    """The live link of ``comp`` nearest the failed ``u -> v``: first by no wider and no
+    faster (only those, when any), then by intact hops ``u`` to its tail plus its head to
+    ``v``, then by the router's link index."""
+    G0, H, r = f.graph, g.graph, g.router
+    du = nx.single_source_shortest_path_length(G0, u)
+    dv = nx.single_source_shortest_path_length(G0, v)
+    links = [(a, b) for a, b in itertools.chain(H.edges, ((b, a) for a, b in H.edges))
+             if a in comp]
+    if not links:
+        return None
+    good = [e for e in links if _qualifies(f, g, u, v, *e)]
+    big = len(G0) + 1
+    return min(good or links,
+               key=lambda e: (du.get(e[0], big) + dv.get(e[1], big), r.link_index(*e)))
+
+
+def _standin(f, g, u, v, gone):
+    """The stand-in link (names, directed) of the link ``u -> v`` of a run through failed
+    nodes on ``g``, or ``None``. A live ``u`` (the run's first link): ``u -> y`` for the
+    live neighbour ``y`` of ``u`` first by (link wider than ``u``-``v``, of lower latency,
+    ``y`` a neighbour of ``v``, sum of hop distances from ``y`` to ``v``'s other live
+    neighbours on ``g`` (the node count where none leads), ``g``'s node index), among the
+    links no wider and no faster when any; a live ``v`` (the last link) the mirror
+    ``y -> v``; when the live end has no such link but the component does, and between two
+    nodes a route cannot pass, :func:`_far_standin`."""
+    G0, H = f.graph, g.graph
+    order = {n: i for i, n in enumerate(g.nodes)}
+    if u not in gone or v not in gone:
+        p, x = (u, v) if u not in gone else (v, u)
+        comp = nx.node_connected_component(H, p)
+        ys = list(H[p])
+        if not ys:
+            return None
+        good = [y for y in ys if _qualifies(f, g, u, v, *((p, y) if p == u else (y, p)))]
+        anywhere = any(_qualifies(f, g, u, v, a, b) for a, b in
+                       itertools.chain(H.edges, ((b, a) for a, b in H.edges)) if a in comp)
+        if not good and anywhere:
+            return _far_standin(f, g, u, v, comp)
+        e = G0.edges[p, x]
+        others = [q for q in G0[x] if q in H and q not in gone and q != p]
+
+        def key(y):
+            d = nx.single_source_shortest_path_length(H, y)
+            return (H.edges[p, y]["bandwidth"] > e["bandwidth"],
+                    H.edges[p, y]["latency"] < e["latency"], y in G0[x],
+                    sum(d.get(q, len(g.nodes)) for q in others), order[y])
+
+        y = min(good or ys, key=key)
+        return (p, y) if p == u else (y, p)
+    return _far_standin(f, g, u, v, _main_component(g))
 
 
 def _shortest_route(g, a, b, route):
@@ -135,10 +188,10 @@ def degraded_dor_paths(f, g, s, t):
     """The paths dimension order takes from ``s`` to ``t`` on ``g``, a degraded copy of the
     grid ``f`` (names), each carrying an equal share, by the rule of fabric/_routing.py
     ("Failures under dimension order"): the intact fabric's dimension-order paths, each
-    failed link on them replaced by its bypass and each run through failed nodes
-    ``p -> x ... y -> q`` by ``p -> p'``, one shortest surviving path ``p' -> q'`` and
-    ``q' -> q`` (``p'`` the stand-in of ``x`` at ``p``, ``q'`` that of ``y`` at ``q``); a
-    path with a failed link whose ends the failures disconnected, or a run with no
+    failed link on them replaced by its bypass and each run through failed nodes (or
+    live nodes left with no live link) ``p -> x1 ... xk -> q`` by the stand-ins of its
+    links in order (:func:`_standin`), joined by shortest surviving paths; a path with a
+    failed link whose ends the failures disconnected, or a run with a link with no
     stand-in or no path between its stand-ins, is dropped. With none left, the pair's one
     path (``g.route``) if any. A bypass is ``g.route(u, v)`` of the failed link ``u -> v``,
     checked here to be a shortest path of the surviving graph, so one bypass serves every
@@ -148,21 +201,28 @@ def degraded_dor_paths(f, g, s, t):
     G = g.graph
     if not nx.has_path(G, s, t):
         return []
+    gone = _gone(f, g)
     out = []
     for p in _dor_paths(f, s, t):
         q = [p[0]]
         i = 0
         while i < len(p) - 1:
             a, b = p[i], p[i + 1]
-            if b not in G:                  # a run through failed nodes
+            if b in gone:                   # a run through failed nodes
                 j = i + 1
-                while p[j] not in G:
+                while p[j] in gone:
                     j += 1
-                c = p[j]
-                a2, c2 = _standin(f, g, a, b), _standin(f, g, c, p[j - 1])
-                if a2 is None or c2 is None or not nx.has_path(G, a2, c2):
+                cur, ok = a, True
+                for u, v in itertools.pairwise(p[i:j + 1]):
+                    st = _standin(f, g, u, v, gone)
+                    if st is None or not nx.has_path(G, cur, st[0]):
+                        ok = False
+                        break
+                    q += _tunnel(g, cur, st[0])[1:] + [st[1]]
+                    cur = st[1]
+                if not ok or not nx.has_path(G, cur, p[j]):
                     break
-                q += _tunnel(g, a2, c2) + [c]
+                q += _tunnel(g, cur, p[j])[1:]
                 i = j
             elif G.has_edge(a, b):
                 q.append(b)

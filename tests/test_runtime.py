@@ -2096,6 +2096,14 @@ def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, r
         return
     nr = len(live)
     gather = op in ("all-gather", "reduce-scatter")
+    tree_ratio = 0.5
+    if op == "all-reduce":
+        try:
+            _t, B, nct = rc._tree_graph(rt, view)
+            B = rc._per_channel_cap(view, B, nct, lambda v: rc._tree_graph(rt, v)[1:])
+            tree_ratio = rc._tree_schedule_ratio(view, B)
+        except (NotApplicableError, RoutingError):
+            pass
     start = data.draw(st.integers(1, 3000))
     sizes = [nr * (start + 517 * i) for i in range(40)]
     prev = {}
@@ -2117,9 +2125,11 @@ def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, r
                                            count, 1, nr, used, nc)
             busiest = max(counts)
             assert c.channels == len([x for x in counts if x > 0]), (c.label, n)
+            # a tree's time follows its schedule, its choice the tuner's .5 (session 13)
+            sched = 1.0 if ring else 0.5 / tree_ratio
             if c.protocol != "LL":
                 assert c.time - c.fixed == pytest.approx(
-                    (c.choice - c.fixed) * nc * busiest / count, rel=1e-9), (c.label, n)
+                    (c.choice - c.fixed) * nc * busiest / count * sched, rel=1e-9), (c.label, n)
             key = (c.library, c.protocol)
             if key in prev:
                 t0, b0 = prev[key]
@@ -2374,3 +2384,96 @@ def test_nvls_tree_never_beats_its_graph_speed(servers, gpus, nic, release, k):
     heads = min(gpus, 8)
     bound = heads * speed * (1.0 if servers <= 2 else 0.5) * 5 / 6
     assert 2**k / (r.time - r.fixed) <= bound * (1 + 1e-9)
+
+
+# -- NCCL's tree timed by the schedule it runs (lead's decision, session 13) -----------------
+
+
+def test_nccl_btree_is_the_diagram_in_trees_cc():
+    # NVIDIA/nccl src/graph/trees.cc (every tag 2.18.3-2.30.7): the comment's 14-rank btree,
+    # and the double tree's mirror (12 ranks: the second root is 11, the mirror of 0) and
+    # shift (13 ranks: root of the second tree is 1)
+    from analysis._runtime_cost import nccl_btree, nccl_dtree
+    edges = {(0, 8), (8, 4), (8, 12), (4, 2), (4, 6), (12, 10), (12, 13), (2, 1), (2, 3),
+             (6, 5), (6, 7), (10, 9), (10, 11)}
+    got = {(u, r) for r in range(14) for u in [nccl_btree(14, r)[0]] if u != -1}
+    assert got == edges
+    _t0, t1 = nccl_dtree(12)
+    assert [r for r in range(12) if t1[r][0] == -1] == [11]
+    assert set(t1[3][1]) == {1, 7}           # 8 -> 3 mirrored, its children 4, 10 -> 7, 1
+    _t0, t1 = nccl_dtree(13)
+    assert [r for r in range(13) if t1[r][0] == -1] == [1]
+    assert t1[1][1] == (9,)                  # 0 -> 8 shifted by one
+
+
+def _simulate_tree_allreduce(trees, n_nodes, share=0.5):
+    """Brute force: run reduce-up then broadcast-down on each tree, message by message, with
+    each node holding a distinct vector; count what every node sends and receives (per byte
+    of the all-reduce) and check that every node ends with the sum."""
+    sent = [0.0] * n_nodes
+    recv = [0.0] * n_nodes
+    for tree in trees:
+        parent = [tree[r][0] for r in range(n_nodes)]
+        roots = [r for r in range(n_nodes) if parent[r] == -1]
+        assert len(roots) == 1
+        for r in range(n_nodes):
+            for c in tree[r][1]:
+                assert parent[c] == r
+        # breadth-first order from the root (every node reached once: a spanning tree)
+        order, seen = [roots[0]], {roots[0]}
+        for r in order:
+            for c in tree[r][1]:
+                assert c not in seen
+                seen.add(c)
+                order.append(c)
+        assert len(order) == n_nodes
+        acc = [1 << r for r in range(n_nodes)]
+        for r in reversed(order):          # reduce: children before their parent
+            if parent[r] != -1:
+                acc[parent[r]] += acc[r]
+                sent[r] += share
+                recv[parent[r]] += share
+        have = [None] * n_nodes
+        have[roots[0]] = acc[roots[0]]
+        for r in order:                    # broadcast: parent before its children
+            for c in tree[r][1]:
+                have[c] = have[r]
+                sent[r] += share
+                recv[c] += share
+        assert all(v == (1 << n_nodes) - 1 for v in have)
+    return max(max(sent), max(recv))
+
+
+@pytest.mark.parametrize("n_nodes", range(1, 34))
+def test_tree_net_share_is_the_simulated_schedule(n_nodes):
+    from analysis._runtime_cost import nccl_dtree, nccl_tree_net_share
+    want = _simulate_tree_allreduce(nccl_dtree(n_nodes), n_nodes)
+    assert nccl_tree_net_share(n_nodes) == want
+
+
+def test_nccl1801_tree_timed_by_its_schedule_hand_count():
+    # 3 GB200 partitions of 4, 4 NDR NICs each (49.6 GB/s payload), NCCL 2.27.3 forced tree:
+    # each of the two trees is a chain over the 3 nodes, the busiest node sends 1.5 n, so
+    # algBw = 4 x 49.6 / 1.5 x .92 (the tuner's tree factor); the tuner's own .5 gave 2 n
+    f = topologies.build("rail:servers=3,gpus=4,chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr")
+    n = 16 * 2**30
+    r = cost(f, "all-reduce", n, algorithm="double-binary-tree", runtime="nccl@2.27.3")
+    alg = n / (r.time - r.fixed)
+    assert alg == pytest.approx(4 * 49.58e9 / 1.5 * 0.92, rel=0.01)
+
+
+@settings(max_examples=40, deadline=None)
+@given(servers=st.integers(1, 5), gpus=st.sampled_from([1, 2, 3, 4, 8]),
+       chip=st.sampled_from(["h100", "gb200"]),
+       release=st.sampled_from(["2.18.5", "2.21.5", "2.25.1", "2.27.3", "2.30.7"]),
+       k=st.integers(10, 34))
+def test_tree_schedule_time_keeps_above_the_lower_bound(servers, gpus, chip, release, k):
+    if servers * gpus < 2 or (chip == "gb200" and gpus % 2):
+        return   # a GB200 node holds whole superchips (2 GPUs each)
+    f = topologies.build(f"rail:servers={servers},gpus={gpus},chip={chip}")
+    try:
+        r = cost(f, "all-reduce", 2**k, algorithm="double-binary-tree",
+                 runtime=f"nccl@{release}")
+    except NotApplicableError:
+        return
+    assert r.time >= r.lower_bound * (1 - 1e-9), (servers, gpus, chip, release, k)
