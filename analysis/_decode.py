@@ -141,7 +141,13 @@ import numpy as np
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 
 from ._collectives import default_runtime
-from ._gemm import decode_gemm_hbm_efficiency, decode_gemm_k_floor, gemm_compute_efficiency
+from ._gemm import (
+    GROUPED_GEMM_EFFICIENCY_BY_ROWS,
+    decode_gemm_hbm_efficiency,
+    decode_gemm_k_floor,
+    gemm_compute_efficiency,
+    grouped_gemm_efficiency,
+)
 from ._models import WEIGHT_FORMATS, model_config
 
 __all__ = [
@@ -2344,6 +2350,19 @@ class _Settings:
         eff = self.gemm_efficiency(part)
         return self.chip.peak(self.gemm_format(part)) * (1.0 if eff is None else eff)
 
+    def expert_flops(self, rows):
+        """Achieved FLOP/s of the routed experts' grouped GEMMs at ``rows`` rows per group
+        (token-expert pairs per active expert on the busiest chip): the chip's peak of their
+        format times the published efficiency at that many rows
+        (:func:`analysis.grouped_gemm_efficiency`: DeepGEMM's masked table on Hopper FP8);
+        :meth:`gemm_flops` of the experts where none is published or under a user's
+        ``compute_efficiency``."""
+        if self.fl_eff is not None:
+            return self.gemm_flops("experts")
+        fmt = self.gemm_format("experts")
+        e = grouped_gemm_efficiency(self.chip.generation, fmt, rows)
+        return self.gemm_flops("experts") if e is None else self.chip.peak(fmt) * e
+
     @property
     def b_dp(self):
         """Real sequences in the largest attention group (their KV cache is read)."""
@@ -3107,14 +3126,15 @@ def _moe_ffn_work(s, route, busiest=None):
     tokens = s.t_dp if etp > 1 else s.t_dp / tp
     if busiest is None:
         busiest = expected_max_active(route.active, route.owner, lay.ep)
+    pairs = _busiest_pairs(s, route)
+    rows = pairs / busiest if busiest > 0 else 0.0      # rows per group of the grouped GEMMs
     return {
         "router": (m.router_params * wb / s.part_bw("router"),
                    tokens * 2 * m.router_params / s.gemm_flops("router")),
         "shared": (m.shared_experts * m.shared_expert_bytes / sh / s.part_bw("ffn"),
                    tokens * 2 * m.shared_experts * m.expert_params / sh / s.gemm_flops("ffn")),
         "routed": (busiest * m.routed_expert_bytes / etp / s.moe_bw,
-                   _busiest_pairs(s, route) * 2 * m.expert_params / etp
-                   / s.gemm_flops("experts")),
+                   pairs * 2 * m.expert_params / etp / s.expert_flops(rows)),
     }
 
 
@@ -3432,6 +3452,13 @@ def _efficiency_parameters(s):
         return ()
     used, peak = {}, []
     for part in ("attention", "ffn", "experts", "router", "head"):
+        by_rows = (GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation,
+                                                        s.gemm_format(part)))
+                   if part == "experts" and s.m.moe_layers else None)
+        if by_rows is not None:     # the routed experts at their rows per group
+            for _, p in by_rows:
+                used.setdefault(p.name, p)
+            continue
         p = gemm_compute_efficiency(s.chip.generation, s.gemm_format(part),
                                     "grouped" if part == "experts" else "dense")
         if p is not None:

@@ -22,7 +22,10 @@ TFLOPS (fabric ``h800``):
 * ``dense`` (normal GEMMs: attention projections, dense FFNs, shared experts): the five
   M = 4096 rows above the ridge give 0.698;
 * ``grouped`` (the masked grouped GEMMs DeepGEMM provides "during the inference decoding
-  phase" for routed experts): the four rows above the ridge give 0.530;
+  phase" for routed experts): the four rows above the ridge give 0.530 (the aggregate; the
+  decode step takes the table by rows per group instead, :data:`GROUPED_GEMM_EFFICIENCY_BY_ROWS`:
+  0.449 at 256 rows, 0.503 at 512, 0.561 at 1024, every row counted, since the 256-row
+  rows reach neither roof);
 * ``contiguous`` (the contiguous-layout grouped GEMMs, for routed experts "in training
   forward or inference prefilling"): all four rows are above the ridge and give 0.656
   (for prefill; the decode step uses ``dense`` and ``grouped``).
@@ -53,14 +56,17 @@ Examples
 True
 """
 
+import itertools
+
 from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
 
 from ._models import WEIGHT_FORMATS
 
 __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_FP8",
            "FLASHINFER_GB200_NVFP4_CUTLASS_M1", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
-           "HELION_B200_NVFP4_CUTLASS", "decode_gemm_hbm_efficiency", "decode_gemm_k_floor",
-           "gemm_compute_efficiency"]
+           "GROUPED_GEMM_EFFICIENCY_BY_ROWS", "HELION_B200_NVFP4_CUTLASS",
+           "decode_gemm_hbm_efficiency", "decode_gemm_k_floor", "gemm_compute_efficiency",
+           "grouped_gemm_efficiency"]
 
 #: Kinds of GEMM with their own efficiency: plain GEMMs, the grouped GEMMs of the routed
 #: experts in decode (masked layout) and in prefill (contiguous layout).
@@ -163,6 +169,65 @@ def gemm_compute_efficiency(generation, math, kind):
     if kind not in GEMM_KINDS:
         raise SpecError(f"GEMM kind must be one of {GEMM_KINDS}, got {kind!r}")
     return GEMM_COMPUTE_EFFICIENCY.get((generation, math, kind))
+
+
+def _grouped_by_rows():
+    """DeepGEMM's masked grouped table by rows per group: at each ``M per group`` of the table,
+    the FLOP-weighted efficiency of its rows at that M (their FLOPs over the sum of their
+    times, over the H800's dense FP8 peak), as Parameters ``((M, Parameter), ...)`` by M."""
+    h800 = chip_spec("h800")
+    by_m = {}
+    for g, m, n, k, tflops in DEEPGEMM_H800_FP8["grouped"]:
+        f = 2 * g * m * n * k
+        flops, time = by_m.get(m, (0.0, 0.0))
+        by_m[m] = (flops + f, time + f / (tflops * 1e12))
+    out = []
+    for m in sorted(by_m):
+        flops, time = by_m[m]
+        out.append((m, Parameter(
+            f"gemm.compute_efficiency.hopper.fp8.grouped.m{m}", flops / time / h800.peak("fp8"),
+            "", f"{_DEEPGEMM_SOURCE}: masked grouped GEMM table (the decoding kernel), its rows "
+            f"at {m} rows per group (N x K = 4096 x 7168 and 7168 x 2048): FLOPs over their "
+            f"summed time over dense FP8 peak (1,978.9 TFLOPS), every row counted (at 256 rows "
+            f"neither roof is reached: 0.62 of HBM, 0.41-0.47 of peak); linear in rows per "
+            f"group between the table's, clamped outside (below 256 rows the 256-row figure: "
+            f"an assumption, optimistic); taken for every Hopper chip (assumption)")))
+    return tuple(out)
+
+
+#: Compute efficiency of the decode step's grouped (routed-expert) GEMMs by rows per group
+#: ``M`` (token-expert pairs per active expert), ``(generation, math) -> ((M, Parameter),
+#: ...)``: DeepGEMM's masked table on H800 (256, 512 and 1024 rows per group: 0.449, 0.503,
+#: 0.561), every row counted (the 256-row ones reach neither roof, so the ridge rule of
+#: :data:`GEMM_COMPUTE_EFFICIENCY` would drop the slowest shape the decode kernel runs).
+#: :func:`grouped_gemm_efficiency` interpolates in ``M``.
+GROUPED_GEMM_EFFICIENCY_BY_ROWS = {("hopper", "fp8"): _grouped_by_rows()}
+
+
+def grouped_gemm_efficiency(generation, math, rows):
+    """Compute efficiency of a grouped GEMM of ``rows`` rows per group (tokens per expert) in
+    math format ``math`` on a chip of ``generation``: linear in ``rows`` between the rows of
+    :data:`GROUPED_GEMM_EFFICIENCY_BY_ROWS`, the end figures outside them; ``None`` where
+    none is published. Time per group ``~ rows / efficiency`` still grows with ``rows``.
+
+    >>> [round(grouped_gemm_efficiency("hopper", "fp8", m), 3) for m in (64, 256, 384, 1024, 4096)]
+    [0.449, 0.449, 0.476, 0.561, 0.561]
+    >>> grouped_gemm_efficiency("blackwell", "fp4", 256) is None
+    True
+    """
+    _check_format(generation, math)
+    if isinstance(rows, bool) or not isinstance(rows, (int, float)) or not rows >= 0:
+        raise SpecError(f"rows per group must be a number >= 0, got {rows!r}")
+    table = GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((generation, math))
+    if table is None:
+        return None
+    pts = [(m, p.value) for m, p in table]
+    if rows <= pts[0][0]:
+        return pts[0][1]
+    for (m0, e0), (m1, e1) in itertools.pairwise(pts):
+        if rows <= m1:
+            return e0 + (e1 - e0) * (rows - m0) / (m1 - m0)
+    return pts[-1][1]
 
 
 #: Published decode-size timings of dense NVFP4 GEMMs on B200 (CUTLASS kernels, W4A4, the

@@ -486,8 +486,15 @@ class PrefillTime:
         when one prompt holds the instance); they share its weight read and its kernels.
     comm_one : float or None
         Seconds per prompt of the collectives of a pass of ONE token per prompt (each
-        collective's fixed latency and its one token's bytes): :meth:`chunk_comm` prices a
-        chunk's collectives between this and ``comm`` (None: in proportion to its tokens).
+        collective's fixed latency and its one token's bytes): without :attr:`comm_at`,
+        :meth:`chunk_comm` prices a chunk's collectives between this and ``comm`` (None: in
+        proportion to its tokens).
+    comm_at : callable or None
+        ``tokens -> seconds`` per prompt of the pass's collectives when each prompt runs
+        ``tokens`` tokens, costed by the collectives model at that size (what
+        :func:`prefill_time` gives, cached per size); None (a hand-built one): the
+        :attr:`comm_one` rule. Not compared, not printed (two results of the same inputs
+        are equal).
     """
 
     isl: int
@@ -504,6 +511,7 @@ class PrefillTime:
     boundary: float = 0.0
     prompts: int = 1
     comm_one: float = None
+    comm_at: object = dataclasses.field(default=None, compare=False, repr=False)
 
     def _prompts(self):
         """:attr:`prompts`, checked (a hand-built one may hold anything)."""
@@ -588,11 +596,13 @@ class PrefillTime:
 
     def chunk_comm(self, tokens):
         """Seconds per prompt of the collectives of a pass of ``tokens`` tokens per prompt:
-        each collective's cost is taken as affine in its bytes (a fixed latency plus bytes
-        over bandwidth), through the one-token pass (:attr:`comm_one`) and the whole prompt
-        (``comm``); exact for the collectives at those two sizes and wherever the cost is
-        affine between them, never below the one-token pass for a chunk of at least one
-        token. Without :attr:`comm_one` (a hand-built one), ``tokens x comm / isl``.
+        with :attr:`comm_at` (:func:`prefill_time`'s), the collectives costed at that size
+        (each pays its fixed latency once per pass, and a runtime's protocol and algorithm
+        are those it picks for the chunk's bytes). A hand-built one without it: each
+        collective's cost taken as affine in its bytes (a fixed latency plus bytes over
+        bandwidth), through the one-token pass (:attr:`comm_one`) and the whole prompt
+        (``comm``), exact at those two sizes and wherever the cost is affine between them;
+        without :attr:`comm_one` either, ``tokens x comm / isl``.
 
         >>> p = PrefillTime(isl=101, flops=0.0, compute=0.0, weights=0.0, comm=0.02,
         ...                 total=0.0, comm_one=0.01)
@@ -600,7 +610,11 @@ class PrefillTime:
         [0.0, 0.01, 0.015, 0.02]
         """
         tokens = _prompt_tokens(tokens)
-        if self.comm_one is None or tokens == 0 or self.isl < 2:
+        if tokens == 0:
+            return 0.0
+        if self.comm_at is not None:
+            return self.comm_at(tokens)
+        if self.comm_one is None or self.isl < 2:
             return tokens * self.comm / self.isl
         v = self.comm_one
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
@@ -867,10 +881,12 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                 + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
                     1 if serial else dp)
 
-    comm = comm_of(isl)
-    # the one-token pass's collectives: each pays its fixed latency whatever its bytes, so a
-    # chunk's are priced between these two sizes (PrefillTime.chunk_comm), not c / isl of them
-    comm_one = comm_of(1) if isl > 1 else None
+    # a chunk's collectives are costed at the chunk's own size (PrefillTime.chunk_comm): each
+    # pays its fixed latency once per pass, and the runtime picks its protocol for the
+    # chunk's bytes (under NCCL the cost is not affine in them), once per size
+    comm_at = functools.lru_cache(maxsize=None)(comm_of)
+    comm = comm_at(isl)
+    comm_one = comm_at(1) if isl > 1 else None
     # the routed experts' share of that read (a short pass reads only the experts it touches)
     experts = (m.moe_layers * math.ceil(m.routed_experts / ep) * m.routed_expert_bytes
                / lay.etp / bw) / prompts
@@ -878,7 +894,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                       total=0.0, expert_weights=experts, experts=m.routed_experts,
                       experts_per_token=m.experts_per_token, launch=float(launch_overhead),
                       launch_layers=_pass_kernels(m), boundary=float(graph_kernel_overhead),
-                      prompts=prompts, comm_one=comm_one)
+                      prompts=prompts, comm_one=comm_one, comm_at=comm_at)
     return dataclasses.replace(pre, total=pre.chunk_seconds(isl))
 
 

@@ -16,7 +16,7 @@ from fake_collective import linear_all_reduce as _cost
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import MODELS, WEIGHT_FORMATS, decode_step, model_config
+from analysis import MODELS, WEIGHT_FORMATS, decode_step, grouped_gemm_efficiency, model_config
 from analysis._models import load_model_toml
 from fabric import ChipSpec, Fabric, SpecError
 
@@ -212,13 +212,20 @@ def test_decode_prices_hopper_fp8_gemms_at_the_published_efficiency():
     assert r.layers[0].attention_compute == pytest.approx(att, rel=1e-12)
     assert r.layers[0].ffn_compute == pytest.approx(
         t * 2 * m.dense_ffn_params / tp / (FP8 * d), rel=1e-12)
+    # the routed experts at DeepGEMM's masked-table efficiency for their rows per group (the
+    # t x k pairs over the chip's active experts: every expert on each chip at etp=2)
+    rows = t * k / r.layers[1].active_experts_chip
+    g_rows = grouped_gemm_efficiency("hopper", "fp8", rows)
+    assert g_rows != g
     moe = (t * 2 * m.router_params / BF16
            + t * 2 * m.shared_experts * m.expert_params / tp / (FP8 * d)
-           + t * k * 2 * m.expert_params / tp / (FP8 * g))
+           + t * k * 2 * m.expert_params / tp / (FP8 * g_rows))
     assert r.layers[1].ffn_compute == pytest.approx(moe, rel=1e-12)
     names = [p.name for p in r.parameters]
     assert "gemm.compute_efficiency.hopper.fp8.dense" in names
-    assert "gemm.compute_efficiency.hopper.fp8.grouped" in names
+    assert {"gemm.compute_efficiency.hopper.fp8.grouped.m256",
+            "gemm.compute_efficiency.hopper.fp8.grouped.m512",
+            "gemm.compute_efficiency.hopper.fp8.grouped.m1024"} <= set(names)
     # NVFP4 on Hopper runs weight-only in BF16: no published efficiency, the roofline
     r4 = _step(m, hopper, batch=t)
     assert r4.layers[0].ffn_compute == pytest.approx(

@@ -8,6 +8,7 @@ touch) and one set of kernel launches and boundaries, shared by them
 request was charged the pass's whole weight read (8x H200, deepseek-r1 tp=1,dp=8, isl 1024:
 22.41 ms a request, as one prompt on tp=8)."""
 
+import dataclasses
 import itertools
 import math
 
@@ -232,20 +233,38 @@ def test_a_chunks_collectives_at_its_own_size_by_brute_force(model, isl, frac, s
 
 @pytest.mark.parametrize("layout", ["tp=8", "tp=2,dp=4", "tp=8,dp=1,etp=8"])
 def test_a_chunks_collectives_under_nccl(layout):
-    """Under NCCL (not affine: protocol steps) the chunk's collectives are exact at one token
-    and at the whole prompt, grow with the chunk, and never fall to the old c / isl share."""
+    """Under NCCL (not affine in the bytes: protocol and algorithm steps) a chunk's collectives
+    are costed at the chunk's own size (session 13; session 12 interpolated between one token
+    and the whole prompt, under-charging mid-size chunks): brute force, a prompt of the
+    chunk's size; they grow with the chunk (up to rounding) and never fall to the old
+    c / isl share."""
     f = topologies.build(B200_8)
     p = analysis.prefill_time("kimi-k2", f, isl=2048, layout=layout)
-    one = analysis.prefill_time("kimi-k2", f, isl=1, layout=layout)
-    assert p.chunk_comm(1) == pytest.approx(one.comm, rel=1e-12)
-    assert p.chunk_comm(2048) == pytest.approx(p.comm, rel=1e-12)
-    sizes = [0, 1, 2, 7, 100, 1000, 2047, 2048, 5000]
+    sizes = [0, 1, 2, 7, 100, 300, 1000, 2047, 2048, 5000]
     got = [p.chunk_comm(c) for c in sizes]
-    assert got == sorted(got)
     for c, g in zip(sizes, got, strict=True):
+        want = analysis.prefill_time("kimi-k2", f, isl=c, layout=layout).comm if c else 0.0
+        assert g == pytest.approx(want, rel=1e-12)
         if c <= 2048:
             assert g >= c * p.comm / 2048 - 1e-15
+    for a, b in itertools.pairwise(got):
+        assert b >= a * (1 - 1e-12)
     assert p.total == pytest.approx(p.chunk_seconds(2048), rel=1e-12)
+
+
+def test_a_mid_chunk_under_nccl_is_dearer_than_the_affine_rule():
+    """The case session 12 left (kimi-k2 tp=8 on 8 B200, a 4096-token prompt, 300-token
+    chunks): NCCL's cost is concave in the bytes there, so the affine rule through one token
+    and the whole prompt (what a hand-built PrefillTime with ``comm_one`` still gets) priced
+    the chunk below its own collectives."""
+    f = topologies.build(B200_8)
+    p = analysis.prefill_time("kimi-k2", f, isl=4096, layout="tp=8")
+    affine = dataclasses.replace(p, comm_at=None)
+    assert affine.chunk_comm(300) < p.chunk_comm(300)
+    assert affine.chunk_comm(1) == pytest.approx(p.chunk_comm(1), rel=1e-12)
+    assert affine.chunk_comm(4096) == pytest.approx(p.chunk_comm(4096), rel=1e-12)
+    assert p == affine                     # the cost function is neither compared nor printed
+    assert "comm_at" not in repr(p)
 
 
 @pytest.mark.parametrize("bad", [-1.0, math.nan, math.inf, True, "0.1"])
