@@ -10,6 +10,14 @@ v2.30.7) takes, at equal ``nChannels x bwIntra``, the graph with fewer hops. On 
 in a scrambled rank order the tie is exact, so the intact fabric is charged the longer steps
 and losing three (non-neighbouring) chips, which breaks the tie, makes the same ranks'
 NCCL all-reduce 18% faster.
+
+S13-R3 (runtime, analysis/_runtime_cost.py ``_nccl_tree``, session 13's 07386bc): the tree's
+time divides by ``real x ratio``, ``ratio = alg / B`` (the schedule's algBw over the tuner's
+basis), while ``real`` is the protocol bandwidth derived from ``B`` with absolute caps
+(LL's llMaxBw, per-channel tree caps). Where a cap binds, ``real`` does not fall with ``B``
+but ``ratio`` rises as ``B`` falls, so a fabric that loses bandwidth makes the tree faster:
+one chip's NVLink lost on 4 H100 servers (its ring basis 397 -> 25 GB/s, ratio 0.47 -> 6.0)
+makes the 32-rank NCCL all-reduce of 4 KiB 6% faster (tree/LL both sides).
 """
 
 import pytest
@@ -33,4 +41,46 @@ def test_three_failed_chips_do_not_make_nccl_faster_on_a_ring_tie():
     assert not any(a in f.graph[b] for a in dead for b in dead)    # no two neighbours
     intact = analysis.cost(f, "all-reduce", 1024, ranks=_S13_R1_RANKS, runtime="nccl")
     degraded = analysis.cost(g, "all-reduce", 1024, ranks=_S13_R1_RANKS, runtime="nccl")
+    assert degraded.time >= intact.time * (1 - 1e-12)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="S13-R3: NCCL's tree time = "
+                   "n / (real x alg/B) with real capped (LL llMaxBw): a lower basis B raises "
+                   "the ratio, not the cap: rail 4x8 H100 without chip5-nvs0, all-reduce 4 KiB "
+                   "over 32 ranks, tree/LL 37.65 us intact, 35.39 us degraded")
+def test_a_failed_nvlink_does_not_make_nccls_tree_faster():
+    f = topologies.build("rail:servers=4,gpus=8,nvls=1,chip=h100")
+    g = f.without(links=[("chip5", "nvs0")])
+    intact = analysis.cost(f, "all-reduce", 4096, runtime="nccl", algorithm="double-binary-tree")
+    degraded = analysis.cost(g, "all-reduce", 4096, runtime="nccl",
+                             algorithm="double-binary-tree")
+    assert (intact.protocol, degraded.protocol) == ("LL", "LL")
+    assert degraded.time >= intact.time * (1 - 1e-12)
+
+
+# -- regressions the review checked (pass today) --------------------------------------------
+
+
+@pytest.mark.parametrize("runtime", ["ideal", "symmetric-memory", "nccl"])
+def test_s12_r4_neighbouring_failed_chips_stay_slower_under_every_runtime(runtime):
+    # S12-R4 (fixed by audit in session 13) was pinned under runtime 'ideal' only; the review
+    # found it under symmetric-memory too (188.0 -> 95.1 us). Each runtime prices the same
+    # routed bytes: losing chip10 and its neighbour chip6 never speeds chip2/chip11/chip9 up
+    f = topologies.build("torus:2x2x3,chip=h100")
+    g = f.without(chips=["chip10", "chip6"])
+    ranks = ["chip2", "chip11", "chip9"]
+    intact = analysis.cost(f, "reduce-scatter", 2**24, ranks=ranks, runtime=runtime)
+    degraded = analysis.cost(g, "reduce-scatter", 2**24, ranks=ranks, runtime=runtime)
+    assert degraded.time >= intact.time * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("runtime", ["ideal", "symmetric-memory"])
+def test_neighbouring_failed_chips_and_a_failed_link_do_not_speed_an_all_to_all(runtime):
+    # the session-13 claim covers failed chips and links together while the survivors stay
+    # connected: two neighbouring dead chips plus a dead link on the stand-ins' side
+    f = topologies.build("torus:2x2x3,chip=h100")
+    g = f.without(chips=["chip10", "chip6"], links=[("chip0", "chip8")])
+    ranks = ["chip2", "chip11", "chip9", "chip1"]
+    intact = analysis.cost(f, "all-to-all", 2**20, ranks=ranks, runtime=runtime)
+    degraded = analysis.cost(g, "all-to-all", 2**20, ranks=ranks, runtime=runtime)
     assert degraded.time >= intact.time * (1 - 1e-12)
