@@ -11,10 +11,10 @@ from fabric import SpecError, format_size, format_time
 
 from . import _plots
 from ._report_findings import (
-    _ranges,
-    _runs,
     collective_findings,
     runtime_findings,
+    size_ranges,
+    size_runs,
     symmetric_findings,
     symmetric_runtime_findings,
 )
@@ -525,7 +525,7 @@ def _below_floor_text(rows, fabrics):
         sizes = [r["size_bytes"] for r in mine]
         flags = [r in low for r in mine]
         runs = sorted({r["nccl"] for r in low if r["system"] == system and r["op"] == op})
-        parts.append(f"{system} {op} at {_ranges(_runs(flags, sizes))} "
+        parts.append(f"{system} {op} at {size_ranges(size_runs(flags, sizes))} "
                      f"({', '.join(runs)})")
     return (" NCCL comes out below the hardware floor on " + "; ".join(parts) + ": the floor "
             "is the fastest of the model's own schedules with no software cost, and NCCL's "
