@@ -60,6 +60,8 @@ def run(args):
                                # the numbers here are ranks and lane counts, not SI units
                                "units": {"chips": "rank (stable: the intact fabric's)",
                                          "lanes": "failed lanes (count) of the link [u, v]"}}
+                if f.router.local_repair:
+                    d["failed"]["routing"] = f.router.LOCAL_REPAIR
             out.append(d)
         print(to_json(out))
         return 0
@@ -76,6 +78,8 @@ def run(args):
         if f.failures.chips:
             print(f"{f.name}: failed chips (they keep their ranks): "
                   + ", ".join(f"{c} (rank {f.failures.ranks[c]})" for c in f.failures.chips))
+        if f.router.local_repair:
+            print(f"{f.name}: {f.router.LOCAL_REPAIR}")
     print("bandwidths are bytes/s per direction; hops are links between chips (mean over "
           "distinct ordered pairs); '<=' marks a bisection that is an upper bound")
     return 0

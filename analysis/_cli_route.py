@@ -116,6 +116,8 @@ def run_route(args):
                "return_path": list(a.return_path), "hops": a.hops,
                "per_hop": [{"from": u, "to": v, "latency_s": t} for u, v, t in a.per_hop],
                "breakdown_s": a.breakdown(), "total_s": a.total}
+        if f.router.local_repair:
+            out["note"] = f.router.LOCAL_REPAIR
         print(to_json(out))
         return 0
     print(f"{f.name}: {a.op} of {a.size} B from {a.src} to {a.target} ({a.transport})")
@@ -126,6 +128,8 @@ def run_route(args):
         if v:
             print(f"{k:>14}: {format_time(v)}")
     print(f"{'total':>14}: {format_time(a.total)}")
+    if f.router.local_repair:
+        print(f"note: {f.router.LOCAL_REPAIR}")
     return 0
 
 
@@ -150,11 +154,15 @@ def run_latency(args):
         out = {"system": f.name, "transport": args.transport, "op": args.op,
                "size_bytes": args.size, "pairs": st.count}
         out.update({f"{k}_s": getattr(st, k) for k in fields})
+        if f.router.local_repair:
+            out["note"] = f.router.LOCAL_REPAIR
         print(to_json(out))
         return 0
     print(f"{f.name}: {args.op} of {args.size} B, {args.transport}, {st.count} chip pairs")
     for k in fields:
         print(f"{k:>5}: {format_time(getattr(st, k))}")
+    if f.router.local_repair:
+        print(f"note: {f.router.LOCAL_REPAIR}")
     return 0
 
 

@@ -62,6 +62,9 @@ def failure_cost(fabric, links=(), chips=(), traffic_name="all-to-all", nbytes=1
     chip's rows and columns empty), and latency is over the ordered pairs of surviving
     chips on both. (Before session 12 the intact side carried every rank's traffic, so
     a failed chip read as a speed-up: ``fattree:k=4`` without chip0, drain -6.7%.)
+    On a grid the degraded side's routes are local repairs (``router.local_repair``), so
+    its drain time and latencies are upper bounds on a fabric that re-routes globally;
+    ``with_throughput`` gives the max-concurrent-flow figure, the other side of it.
 
     Examples
     --------

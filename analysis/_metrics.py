@@ -115,8 +115,11 @@ def hop_distribution(fabric):
         links apart (``counts[0]`` is 0) along the paths the fabric routes. On every
         intact fabric that is the graph distance; on a degraded fat-tree, rail or
         switched domain (up-down routing: chips never forward, paths valley-free) or
-        a degraded grid (a failed link's bytes take its bypass) it is the routed hop
-        count, which may exceed the graph distance.
+        a degraded grid (a failed link's bytes take its bypass, a failed chip's links
+        their stand-ins) it is the routed hop count, which may exceed the graph distance:
+        on a grid, local repair's, an upper bound on a fabric that re-routes globally
+        (``fabric.router.local_repair``; a repaired route may pass its destination and
+        turn back).
     method : str
         How the counts were obtained.
 

@@ -422,21 +422,34 @@ def _fair_findings(rows, drows, ref):
     by = {(r["system"], r["basis"]): r for r in rows}
     systems = list(dict.fromkeys(r["system"] for r in rows))
     for basis, what in (("cost", "network cost"), ("power", "network power")):
-        parts = []
+        parts, lagging = [], []
         for s in systems:
             if s == ref or (s, basis) not in by or (ref, "as built") not in by:
                 continue
             r, q = by[(s, basis)], by[(ref, "as built")]
             parts.append(f"{s} runs its links x{r['bandwidth_scale']:.2f} and gets "
                          f"{times_text(r['bisection_per_chip_Bps'], q['bisection_per_chip_Bps'])} "
-                         f"the bisection per chip and a 1 GiB all-reduce in "
+                         f"{ref}'s bisection per chip and a 1 GiB all-reduce in "
                          f"{format_time(r['allreduce_1GiB_s'])} (vs "
                          f"{format_time(q['allreduce_1GiB_s'])})")
+            own = by.get((s, "as built"))
+            # links x12 and the all-reduce only 1.9x faster: something else binds it
+            if own and r["bandwidth_scale"] > 2:
+                gain = own["allreduce_1GiB_s"] / r["allreduce_1GiB_s"]
+                if gain < r["bandwidth_scale"] / 2:
+                    lagging.append(f"{s} {times_text(gain, 1)} faster for links "
+                                   f"x{r['bandwidth_scale']:.2f}")
         if parts:
-            out.append(f"At {ref}'s {what} per chip: " + "; ".join(parts) + ". Assumes: "
-                       "street prices of 2026, link bandwidth bought at today's price "
-                       "per Gb/s of each medium, and the all-reduce under the "
-                       f"{runtime_phrase()} (its tuner choosing anew on the scaled links).")
+            lag = (f" The all-reduce gains far less than the links ({', '.join(lagging)}, "
+                   "against each one's own time as built): once the links are that fast they "
+                   "stop binding, and the chip's reduce rate (assumed: HBM bandwidth / 3) and "
+                   "NCCL's own bandwidth model set the time." if lagging else "")
+            out.append(f"At {ref}'s {what} per chip: " + "; ".join(parts) + "." + lag
+                       + " Assumes: street prices of 2026, link bandwidth bought at today's "
+                       "price per Gb/s of each medium, "
+                       + ("the chip's reduce rate, " if lagging else "")
+                       + f"and the all-reduce under the {runtime_phrase()} (its tuner "
+                       "choosing anew on the scaled links).")
     if drows:
         said = ", ".join(f"{r['system']} {format_time(r['time_s'])} ({r['best_layout']})"
                          for r in drows)

@@ -226,13 +226,23 @@ def _long_ring(row):
     over that many ranks of one domain checks the per-step constant (the check and
     held-out sets' small-size rings have 8 ranks or fewer; NCCL 2.30.7's tuner does pick
     this ring, tuning.cc, as the runtime model does)."""
-    algorithm = str(row.get("nccl", "")).split("/")[0]
+    p = _long_ring_ranks(row)
+    return f" ({_ring_caveat(format_size(row['size_bytes']), p)})" if p else ""
+
+
+def _long_ring_ranks(row):
+    """The ranks of ``row``'s NCCL ring when its time is the ring's steps: one ring over more
+    than 8 ranks under LL, the protocol NCCL's tuner picks where latency dominates (under
+    LL128 and Simple the bytes dominate, which the bandwidth rows check), else 0."""
+    algorithm, _, protocol = str(row.get("nccl", "")).partition("/")
     p = row.get("ranks") or 0
-    if algorithm not in ("ring", "multi-ring") or p <= 8:
-        return ""
-    return (f" (at {format_size(row['size_bytes'])} NCCL's tuner runs one ring over all {p} "
-            f"ranks, 2 x {p - 1} protocol steps at its per-step constant: NCCL's own price, "
-            "which no published measurement of a ring over this many ranks checks)")
+    return p if algorithm in ("ring", "multi-ring") and protocol == "LL" and p > 8 else 0
+
+
+def _ring_caveat(where, p):
+    return (f"at {where} NCCL's tuner runs one ring over all {p} ranks, 2 x {p - 1} protocol "
+            "steps at its per-step constant: NCCL's own price, which no published "
+            "measurement of a ring over this many ranks checks")
 
 
 def symmetric_runtime_findings(rows, systems, shown):
@@ -298,6 +308,13 @@ def runtime_findings(rows, systems):
             per_size.append(f"{format_size(s)}: " + ", ".join(cells))
         text = (f"With the software ({runtime_phrase('nccl')} on every system), {op} takes "
                 + "; ".join(per_size) + ".")
+        # the times (and the ratios below) that rest on NCCL's price of one long ring
+        for n in names:
+            rings = [s for s in sizes if (n, s) in mine and _long_ring_ranks(mine[(n, s)])]
+            if rings:
+                where = " and ".join(format_size(s) for s in rings)
+                p = _long_ring_ranks(mine[(n, rings[0])])
+                text += f" On {n}, {_ring_caveat(where, p)}."
         if len(names) >= 2 and all((names[i], s) in mine for i in (0, 1) for s in sizes):
             a, b = names[0], names[1]
             sw = [mine[(b, s)]["nccl_time_s"] / mine[(a, s)]["nccl_time_s"] for s in sizes]

@@ -129,7 +129,13 @@ SEED_FUSION = (1.0, 10.0)
 
 
 def fmt_float(digits=3):
-    return lambda v: f"{v:.{digits}g}" if isinstance(v, float) else str(v)
+    """A float to ``digits`` significant digits with its trailing zeros, so a column shows
+    one precision (92.0 beside 91.2, 1.0 beside 0.73); anything else as ``str``.
+
+    >>> [fmt_float(3)(v) for v in (91.2, 92.0, 2.0, 0.18, 5.54)], fmt_float(2)(1.0), fmt_float()(7)
+    (['91.2', '92.0', '2.00', '0.180', '5.54'], '1.0', '7')
+    """
+    return lambda v: f"{v:#.{digits}g}".rstrip(".") if isinstance(v, float) else str(v)
 
 
 def fmt_value(value, unit):

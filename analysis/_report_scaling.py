@@ -175,9 +175,11 @@ def _findings(rows, assumed):
         cheap, dear = ranked[0], ranked[-1]
         out.append(f"Network cost per chip at about {REPORT_SIZES[-1]:,} chips: {cheap[1]} "
                    f"cheapest ({usd_text(cheap[0])}), {dear[1]} dearest "
-                   f"({usd_text(dear[0])}); power per chip "
+                   f"({usd_text(dear[0])}); power per chip, least first: "
                    + ", ".join(f"{r['family']} {r['network_power_w_per_chip']:.0f} W"
-                               for _, _, r in ranked) + "."
+                               for r in sorted((r for _, _, r in ranked),
+                                               key=lambda r: r["network_power_w_per_chip"]))
+                   + "."
                    + _assumes(assumed, f"the cost book {_BOOK!r} (street prices of 2026) and "
                               "its rack layouts (rail: four H100 servers, 32 chips, per "
                               "rack as in NVIDIA's DGX SuperPOD; the other families the "

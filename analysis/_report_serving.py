@@ -202,7 +202,9 @@ def _chip_name(system):
 
 
 def _fmt_opt(digits):
-    """Three significant digits, whole numbers written out (2,690 rather than 2.69e+03)."""
+    """``digits`` significant digits with their trailing zeros (0.180 beside 0.283, 14.0
+    beside 14.7: one precision down a column), whole numbers written out (2,690 rather
+    than 2.69e+03)."""
     f = fmt_float(digits)
 
     def fmt(v):

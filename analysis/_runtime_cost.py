@@ -603,10 +603,19 @@ def _nccl_nvls_tree(rt, view, n, ops):
     if cap <= 0:
         raise NotApplicableError("NCCL has no NVLS-tree bandwidth for this GPU generation")
     bus = min(intra_bus, inter_bus, cap)
+    corr = 1.0
     if f["nvls_tree_correction_blackwell_x86"] and view.arch == "blackwell" and not view.arm_host:
         # from 2.29.2 NCCL corrects NVLS-tree's bandwidth by size as the tree's, on Blackwell
         # with x86 hosts (tuning.cc ncclTopoGetAlgoTime: minCompCap >= 100, cpuArch x86)
-        bus *= _tree_correction(rt, "Simple", n, limit=24)
+        corr = _tree_correction(rt, "Simple", n, limit=24)
+    bus *= corr
+    # the schedule NVLS-tree runs (lead's decision, session 13; connect.cc connectNvls: the
+    # heads form NCCL's double binary tree over the nodes, channel c on tree c % 2;
+    # all_reduce.h NVLS_TREE: scatter / gather through the node's NVLS, each chunk's head
+    # exchanging with its network parent and children): a node's NICs carry
+    # nccl_tree_net_share x n each way, its NVLS the in-switch all-reduce
+    sched = min(1.0 / intra_t.per_byte,
+                view.nic_bandwidth * heads / nccl_tree_net_share(nn)) * corr
     intra = max(_lat(rt, view.intra_hw, "nvls-tree", "Simple"), intra_t.step_loadstore)
     inter = max(_lat(rt, "net", "nvls-tree", "Simple"), view.transfer("ring", "all-reduce")
                 .step_message)
@@ -618,9 +627,10 @@ def _nccl_nvls_tree(rt, view, n, ops):
     # 2.18: busBw x 0.7 nodes / (2 (nodes - 1))
     ratio = (f["nvls_tree_ratio_nodes"] * nn / (2 * (nn - 1)) if f["nvls_tree_ratio_nodes"]
              else f["nvls_tree_alg_ratio"] or p / (2 * (p - 1)))
-    time = lat + n / (bus * ratio)
-    return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple", time=time,
-                      choice=time, channels=heads, fixed=lat)]
+    # NCCL chooses by its tuner's time; the time is the schedule's
+    return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple",
+                      time=lat + n / sched, choice=lat + n / (bus * ratio), channels=heads,
+                      fixed=lat)]
 
 
 def _pow2_up(x):

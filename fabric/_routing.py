@@ -266,6 +266,11 @@ class Router:
     [250.0, 500.0, 1000.0]
     """
 
+    #: What a degraded grid's hop counts and latencies are (see :attr:`local_repair`).
+    LOCAL_REPAIR = ("degraded grid: routes are local repairs (each failed link's bytes stay "
+                    "on one live link, a route may pass its destination and turn back), so "
+                    "hops and latencies are upper bounds on a fabric that re-routes globally")
+
     def __init__(self, fabric, policy=None, ecmp=None):
         if policy is None:
             policy = default_policy(fabric)
@@ -601,8 +606,26 @@ class Router:
                 out += self.loads(ep[r0 + rr], ep[cc], block[rr, cc])
         return out
 
+    @property
+    def local_repair(self):
+        """True on a grid whose failures changed routes (dimension order with a failed link
+        or node): its routes are local repairs, so its hop counts and latencies are upper
+        bounds on what a fabric that re-routes globally would see (:attr:`LOCAL_REPAIR`,
+        which the CLI prints beside them).
+
+        >>> import topologies
+        >>> f = topologies.build("torus:3x3")
+        >>> f.router.local_repair, f.without(chips=["chip4"]).router.local_repair
+        (False, True)
+        """
+        return self._dor is not None and not self._dor.intact
+
     def hops(self, src, dst):
-        """Hops (links crossed) from ``src[i]`` to ``dst[i]``, as an int64 array."""
+        """Hops (links crossed) from ``src[i]`` to ``dst[i]``, as an int64 array.
+
+        On a degraded grid (:attr:`local_repair`) the hops of the repaired route, which
+        can pass the destination and turn back: an upper bound (:attr:`LOCAL_REPAIR`).
+        """
         s, d = self._pairs(src, dst)
         return self._hops_latency(s, d, want_latency=False)[0]
 
@@ -709,7 +732,9 @@ class Router:
     def latency(self, src, dst):
         """One-way path latency in seconds: the sum of link latencies along the path.
 
-        Where the ECMP paths of a pair differ in latency, the largest is returned.
+        Where the ECMP paths of a pair differ in latency, the largest is returned. On a
+        degraded grid (:attr:`local_repair`) the latency of the repaired route: an upper
+        bound (:attr:`LOCAL_REPAIR`).
         """
         s, d = self._pairs(src, dst)
         return self._hops_latency(s, d)[1]
@@ -876,7 +901,9 @@ class Router:
         """The nodes of the deterministic path from ``src`` to ``dst`` (node indices in, names out).
 
         For dimension-order routing the dimension-order path (``+`` way at a
-        tie); otherwise the equal-cost path chosen by the deterministic hash.
+        tie); otherwise the equal-cost path chosen by the deterministic hash. On a
+        degraded grid the repaired route (:attr:`local_repair`), which may pass ``dst``
+        and turn back.
         """
         links = self.path_links(src, dst)
         s = int(self._nodes(src, "src")[0])

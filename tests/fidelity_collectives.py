@@ -195,13 +195,11 @@ KNOWN_MISSES = {
     # one process driving the tray's 4 devices (-g 4 -n 40): the host launches 4 x 3.0 us
     # per iteration while the GPUs run the previous ones (analysis.host_launch_delay;
     # runtime "nccl" host_launch).
-    # h100-2x8-nic-ar is within 35% but outside 25% since session 8 (598.8 vs 470 GB/s, 27%):
-    # NCCL 2.26.6 (tagged by the source's date) chooses NVLS-tree and, under the strict revision
-    # rule (fabric.revision_holds: NVLS-tree's all_reduce.h, prims_simple.h and common.h differ
-    # between 2.26.6 and 2.28.3), is timed by its own tables (min(bwIntra, bwInter) x 5/6, no
-    # per-channel cap), bwInter being the NVLS graph's search speed, 48 GB/s per head (session
-    # 13: was the NIC's 49.6 GB/s payload rate, 619.8 GB/s); NCCL's 2.28.3 revised NVLS-tree
-    # prediction ("Update tuning data for H100") gave 460.7 GB/s (2%) but describes changed
-    # device code. The source (nccl-tests issue 309) ran in VMware VMs with a hand-made
-    # NCCL_TOPO_FILE and NCCL_NET_GDR_LEVEL=1; what that costs is not sourced
+    # h100-2x8-nic-ar: within 25% since session 13 (524.4 vs 470 GB/s, 12%; 32% from session 8
+    # to 13). NCCL 2.26.6 (tagged by the source's date) CHOOSES NVLS-tree by its own tables
+    # (min(bwIntra, bwInter) x 5/6 of the NVLS graph, bwInter its search speed 48 GB/s per head);
+    # the TIME follows the schedule NVLS-tree runs (lead's decision, session 13; connect.cc
+    # connectNvls, all_reduce.h NVLS_TREE): the nodes' NVLS all-reduce (279 GB/s algBw) binds
+    # before the 8 NICs' n each way on 2 nodes (397 GB/s). The source (nccl-tests issue 309) ran
+    # in VMware VMs with a hand-made NCCL_TOPO_FILE and NCCL_NET_GDR_LEVEL=1
 }

@@ -337,7 +337,13 @@ _LL_NVLINK = ("DeepEP low-latency with NVLink peers: the per-(token, expert) war
               "reach a lower NVLink rate than NCCL's per-link figure (also EP8 on H800 in the "
               "check set); no sourced per-warp store rate. Session 10: NVIDIA's NCCL EP README "
               "(a DeepEP-derived kernel, H100, BF16) and nixl PR #1751 (DeepEP on 8x H100) show "
-              "the same ~10-11 GB/s per NVLink4 link: measurements of the design, not a source")
+              "the same ~10-11 GB/s per NVLink4 link: measurements of the design, not a source. "
+              "Session 13, from DeepEP de8cfca's internode_ll.cu with the project's Hopper "
+              "latencies: the dispatch's sending warps (top-k per token, one 7408-B message each in "
+              "a slot atomic + 8 dependent L2-hit load rounds, posted stores) issue >= 1.4 TB/s per "
+              "GPU, the combine's (one warp per 14336-B copy, 4 HBM load rounds, ~1000 warps at "
+              "once) ~10 TB/s: no code-derived rate binds; the time follows the link count (H800 "
+              "77 us, H20 37 us for the same bytes), i.e. the links' achieved rate, unsourced")
 _PPLX_SMALL = (
     "pplx-kernels at one token per rank (README table, 7af3059's NVSHMEM kernels, eager): the "
     "model charges the handshake (one node: the symmetric-memory kernel floor + the release "

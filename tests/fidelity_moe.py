@@ -163,5 +163,19 @@ KNOWN_MISSES = {
                                  "NVLink4 link, as the H20 rows of #173 also show) has no "
                                  "published source (session 10: at de8cfca the 'aggressive' "
                                  "ld.global.nc loads were on by default, the faster form per "
-                                 "DeepEP's README; no TMA in the kernel)",
+                                 "DeepEP's README; no TMA in the kernel). Session 13 (Little's "
+                                 "law on de8cfca's code, the project's Hopper latencies): a "
+                                 "sending warp issues its 7408-B message in one slot atomic + 8 "
+                                 "dependent L2-hit load rounds (1 unrolled 4-KB iteration + 7 "
+                                 "remainder rounds of 512 B; posted stores, no fence in the "
+                                 "loop), 1.33 us, i.e. 5.6 GB/s per warp; 688 warps send in the "
+                                 "first wave (86 SMs x top-8), 336 in the second (256 with the "
+                                 "test's 288 experts): >= 1.4 TB/s of issue against the links' "
+                                 "165 GB/s (even a peer round trip per 512-B round would give "
+                                 ">= 287 GB/s): no code-derived rate "
+                                 "binds, the kernel is link-bound by construction. The measured "
+                                 "time scales with the link count (PR #173 on 18-link H20: 37 us "
+                                 "for the same bytes, 2.08x for 2.25x the links), so the missing "
+                                 "part is the links' achieved rate under this traffic, which no "
+                                 "source gives",
 }

@@ -29,7 +29,7 @@ from test_audit_s11_routing import assert_not_faster
 import analysis
 import topologies
 from analysis._closed_form import OPERATIONS
-from fabric import RoutingError
+from fabric import FabricError, RoutingError, access_latencies, access_to
 
 GRIDS = ("torus:3x3", "torus:4x3", "mesh:3x3", "mesh:4x2", "torus:2x2x2", "torus:2x2x3",
          "torus:2x3x3", "mesh:2x2x3", "torus:2x4", "hypermesh:3x3,connect=full",
@@ -242,3 +242,62 @@ def test_the_pairs_of_one_failed_link_never_get_a_less_busy_busiest_link(case, d
     t0 = (_loads(f, pairs) / f.router.link_bandwidth).max()
     t1 = (_loads(g, pairs) / g.router.link_bandwidth).max()
     assert t1 >= t0 * (1 - 1e-12), (g.name, g.failures.nodes, (u, v), t0, t1)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_failures())
+def test_no_surviving_pair_gets_fewer_hops_or_less_latency(case):
+    # paths only lengthen: a run of m failed links becomes at least its m stand-ins, each
+    # no faster; the figures are those of local repair (Router.local_repair), upper bounds
+    f, g = case
+    if not _claimed(f, g):
+        return
+    live = [c for c in g.endpoints if g.graph.degree(c) > 0]
+    pairs = list(itertools.permutations(live, 2))
+    if not pairs:
+        return
+    i0, i1 = f.node_index, g.node_index
+    s0 = np.array([i0[a] for a, _ in pairs])
+    d0 = np.array([i0[b] for _, b in pairs])
+    s1 = np.array([i1[a] for a, _ in pairs])
+    d1 = np.array([i1[b] for _, b in pairs])
+    assert g.router.local_repair and not f.router.local_repair
+    assert (g.router.hops(s1, d1) >= f.router.hops(s0, d0)).all()
+    assert (g.router.latency(s1, d1) >= f.router.latency(s0, d0) * (1 - 1e-12)).all()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_failures(), st.sampled_from(["load", "store"]), st.data())
+def test_one_access_takes_the_latency_the_distribution_reports(case, op, data):
+    # fabric.access_to (one path) and fabric.access_latencies (the larger over a tie's
+    # ways) agree with routes through neighbouring failed chips too
+    _, g = case
+    live = [c for c in g.endpoints if g.graph.degree(c) > 0]
+    if len(live) < 2:
+        return
+    chips = data.draw(st.lists(st.sampled_from(live), min_size=2, max_size=4, unique=True))
+    try:
+        s, d, lat = access_latencies(g, op=op, chips=chips)
+    except FabricError:
+        return
+    for k in range(len(lat)):
+        a = access_to(g, chips[s[k]], chips[d[k]], op=op)
+        assert a.total == pytest.approx(float(lat[k]), rel=1e-12, abs=0)
+
+
+def test_the_cli_says_a_degraded_grids_hops_and_latencies_are_upper_bounds(capsys):
+    from analysis._cli import main
+
+    note = "upper bounds on a fabric that re-routes globally"
+    for argv in (["route", "torus:3x3", "0", "2", "--fail-chip", "1"],
+                 ["latency", "torus:3x3", "--fail-link", "chip0-chip1", "--quiet"],
+                 ["metrics", "torus:3x3", "--fail-chip", "1", "--quiet"],
+                 ["route", "torus:3x3", "0", "2", "--fail-chip", "1", "--json"]):
+        assert main(argv) == 0
+        assert note in capsys.readouterr().out, argv
+    # not where routes did not change: intact, or a lane of a two-lane bundle lost
+    for argv in (["route", "torus:3x3", "0", "2"],
+                 ["metrics", "torus:3x3,links=2", "--fail-lane", "chip0-chip1", "--quiet"],
+                 ["route", "fattree:k=4", "0", "5", "--fail-chip", "1"]):
+        assert main(argv) == 0
+        assert note not in capsys.readouterr().out, argv

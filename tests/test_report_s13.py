@@ -138,3 +138,63 @@ def test_scaling_figure_shows_every_family_at_every_point():
     # the axis still reads the study's sizes
     assert [t.get_text() for t in panel.get_xticklabels()] == ["64", "512", "4k"]
     assert any("set side by side" in t.get_text() for t in fig.axes[-1].texts)
+
+
+def _runtime_row(system, size, ranks, nccl, t_nccl, t_ideal):
+    return {"system": system, "op": "all-reduce", "size_bytes": size, "ranks": ranks,
+            "nccl": nccl, "nccl_time_s": t_nccl, "ideal_time_s": t_ideal}
+
+
+def test_nccl_collectives_finding_says_which_times_are_nccls_price_of_one_long_ring():
+    # s12 put the caveat on the symmetric-memory finding only; the collectives finding
+    # quoted the same 159 us (sd200-ultra, one ring over 128 ranks at 1 KiB) and a 0.35x
+    # ratio resting on it without one
+    from analysis._report_findings import runtime_findings
+
+    rows = [_runtime_row("big", 1024, 128, "multi-ring/LL", 159e-6, 1.3e-6),
+            _runtime_row("big", 2 ** 30, 128, "multi-ring/LL128", 3.7e-3, 2.8e-3),
+            _runtime_row("small", 1024, 8, "ring/LL", 20e-6, 1e-6),
+            _runtime_row("small", 2 ** 30, 8, "ring/Simple", 6e-3, 5.9e-3),
+            _runtime_row("tree", 1024, 128, "double-binary-tree/LL", 55e-6, 8.8e-6),
+            _runtime_row("tree", 2 ** 30, 128, "hierarchical/Simple", 6e-3, 5.9e-3)]
+    text, = runtime_findings(rows, ["big", "small", "tree"])
+    assert ("On big, at 1KiB NCCL's tuner runs one ring over all 128 ranks, 2 x 127 "
+            "protocol steps") in text
+    assert "1GiB NCCL's tuner" not in text      # LL128 / Simple: the bytes dominate
+    assert "On small" not in text and "On tree" not in text
+
+
+def test_equal_cost_finding_says_when_the_all_reduce_gains_far_less_than_the_links():
+    from analysis._report_fair import _fair_findings
+
+    def row(system, basis, scale, t):
+        return {"system": system, "basis": basis, "bandwidth_scale": scale,
+                "bisection_per_chip_Bps": 25e9 * scale, "allreduce_1GiB_s": t}
+
+    rows = [row("ref", "as built", 1.0, 6e-3), row("a", "as built", 1.0, 3.7e-3),
+            row("b", "as built", 1.0, 2.0e-3), row("a", "cost", 12.17, 1.95e-3),
+            row("b", "cost", 3.0, 0.7e-3), row("a", "power", 2.08, 2.5e-3),
+            row("b", "power", 1.0, 2.0e-3)]
+    cost_text, power_text = _fair_findings(rows, [], "ref")
+    assert "gets 12x ref's bisection per chip" in cost_text   # whose bisection it is
+    assert "The all-reduce gains far less than the links (a 1.90x faster for links x12.17" \
+        in cost_text
+    assert "b 2." not in cost_text.split("far less")[1]        # b: 2.9x for x3, not lagging
+    assert "reduce rate" in cost_text.split("Assumes:")[1]
+    assert "far less" not in power_text and "reduce rate" not in power_text
+
+
+def test_scaling_power_is_listed_least_first():
+    from analysis import _report_scaling as rs
+
+    rows = []
+    for fam, usd, watts in (("torus", 2738.0, 55.0), ("dragonfly", 3835.0, 38.0),
+                            ("hyperx", 26700.0, 473.0)):
+        for chips in rs.REPORT_SIZES:
+            rows.append({"family": fam, "chips": chips, "spec": fam,
+                         "network_cost_usd_per_chip": usd,
+                         "network_power_w_per_chip": watts,
+                         **{m: None for m in ("bisection_per_chip_Bps", "allreduce_1GiB_s",
+                                              "alltoall_1MiB_s", "decode_step_s")}})
+    text = next(t for t in rs._findings(rows, {}) if t.startswith("Network cost"))
+    assert "power per chip, least first: dragonfly 38 W, torus 55 W, hyperx 473 W." in text

@@ -134,13 +134,31 @@ def test_nccl_runs_other_schedules_with_its_step_costs():
         cost(H100, "all-reduce", 8, algorithm="rabenseifner", ranks=H100.endpoints[:6])
 
 
+def _nvls_tree_candidate(f, n, release=None):
+    """The NVLS-tree candidate (choice and time) of an all-reduce over all of ``f``."""
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    rt = runtime("nccl" if release is None else f"nccl@{release}")
+    nodes, idx = _resolve_ranks(f, list(f.endpoints))
+    view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    tried, _why = rc.nccl_candidates(rt, view, "all-reduce", n, "auto", 1)
+    return next(c for c in tried if c.library == "nvls-tree")
+
+
 def test_multi_node_nvls_tree_uses_nccl_caps():
-    # 2 nodes x 8 H100, 8 NICs each: NVLS-tree capped at 8 x perChMaxNVLSTreeBw 57.7 GB/s
+    # 2 nodes x 8 H100, 8 NICs each: NCCL's tuner CHOOSES by an NVLS-tree capped at 8 x
+    # perChMaxNVLSTreeBw 57.7 GB/s; the TIME is the schedule's (session 13): the nodes' NVLS
+    # all-reduce binds (8 NICs x 49.6 GB/s carry n each way on 2 nodes)
     f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
-    r = cost(f, "all-reduce", 2**33)
+    n = 2**33
+    r = cost(f, "all-reduce", n)
     labels = dict(c for c in r.candidates if isinstance(c[1], float))
     assert "nvls-tree/Simple" in labels
-    assert r.busbw == pytest.approx(8 * 57.7e9, rel=0.01)
+    c = _nvls_tree_candidate(f, n)
+    assert n / (c.choice - c.fixed) * 30 / 16 == pytest.approx(8 * 57.7e9, rel=1e-6)
+    one = cost(topologies.build("rail:servers=1,gpus=8,nvls=1,chip=h100"), "all-reduce", n,
+               algorithm="in-switch", runtime="ideal")
+    assert n / (c.time - c.fixed) == pytest.approx(one.algbw, rel=0.01)
     roce = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100,nic=roce-400g")
     assert cost(roce, "all-reduce", 8).time > cost(f, "all-reduce", 8).time * 0.99
 
@@ -2052,8 +2070,10 @@ def test_nccl_channel_split_is_nccls_scheduler(release, op, proto, nranks, es, c
     # at most the communicator's channels (2.22's floored first channel can spill onto one
     # more than the picked count: NCCL's own rounding)
     assert carrying == len([w for w in want if w > 0]) <= nc
-    # never less than an even split's share
-    assert busiest >= count * es / used * (1 - 1e-12)
+    # never less than an even split over the channels that carry bytes (not over the picked
+    # count: 2.22's floored first channel can leave every picked channel below count / used
+    # and spill the rest onto one more, e.g. count 262145 over 4 picked channels of 5 -> 65536)
+    assert busiest >= count * es / carrying * (1 - 1e-12)
 
 
 _SAW_FABRICS = ("gb200-nvl72", "dgx-h100", "hgx-h20", "rail:servers=2,gpus=4,chip=h100")
@@ -2247,7 +2267,9 @@ def test_nvls_tree_size_correction_on_blackwell_x86_from_2_29(chip, servers, rel
     assert c.fixed == c0.fixed
     assert (c.time - c.fixed) == pytest.approx((c0.time - c0.fixed) / (corr if applies else 1.0),
                                                rel=1e-12)
-    assert c.choice == c.time
+    # the tuner's choice carries it too (the time is the schedule's since session 13)
+    assert (c.choice - c.fixed) == pytest.approx(
+        (c0.choice - c0.fixed) / (corr if applies else 1.0), rel=1e-12)
 
 
 @pytest.mark.parametrize("split, named", [
@@ -2356,11 +2378,12 @@ def test_nvls_tree_two_h100_nodes_at_2_26_hand_count():
     # NVLS graph, 8 heads (one per NIC); NDR net.bw 50 GB/s behind PCIe Gen5 x16 (48 GB/s):
     # graph speed 48 -> busBw 8 x 48 = 384 GB/s, algBw x 5/6 = 320 GB/s (the NIC's payload
     # rate, 49.6 GB/s, gave 330.6)
+    # (the tuner's CHOICE; the time is the schedule's since session 13)
     f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
     n = 8 * 2**30
-    r = cost(f, "all-reduce", n, algorithm="hierarchical", runtime="nccl@2.26.6")
-    assert n / (r.time - r.fixed) == pytest.approx(8 * 48e9 * 5 / 6, rel=1e-9)
-    assert r.channels == 8
+    c = _nvls_tree_candidate(f, n, "2.26.6")
+    assert n / (c.choice - c.fixed) == pytest.approx(8 * 48e9 * 5 / 6, rel=1e-9)
+    assert c.channels == 8
 
 
 @settings(max_examples=30, deadline=None)
@@ -2369,21 +2392,19 @@ def test_nvls_tree_two_h100_nodes_at_2_26_hand_count():
        release=st.sampled_from(["2.20.5", "2.21.5", "2.23.4", "2.25.1", "2.26.6", "2.27.7"]),
        k=st.integers(20, 34))
 def test_nvls_tree_never_beats_its_graph_speed(servers, gpus, nic, release, k):
-    # 2.20-2.27: algBw <= heads x graph speed x (1 on 2 nodes, 1/2 on more) x 5/6, whatever
-    # the size, NIC or node count (the graph speed is the search's, brute force above)
+    # 2.20-2.27: the tuner's algBw <= heads x graph speed x (1 on 2 nodes, 1/2 on more) x 5/6,
+    # whatever the size, NIC or node count (the graph speed is the search's, brute force above)
     f = topologies.build(f"rail:servers={servers},gpus={gpus},nvls=1,chip=h100,nic={nic}")
     rt = runtime(f"nccl@{release}")
     try:
-        r = cost(f, "all-reduce", 2**k, algorithm="hierarchical", runtime=f"nccl@{release}")
-    except NotApplicableError:
-        return
-    if r.algorithm != "hierarchical":
+        r = _nvls_tree_candidate(f, 2**k, release)
+    except (NotApplicableError, StopIteration):
         return
     speeds = rt.search[("inter_speeds", "hopper")]
     speed = max(s for s in speeds if s <= 48e9 * (1 + 1e-9))
     heads = min(gpus, 8)
     bound = heads * speed * (1.0 if servers <= 2 else 0.5) * 5 / 6
-    assert 2**k / (r.time - r.fixed) <= bound * (1 + 1e-9)
+    assert 2**k / (r.choice - r.fixed) <= bound * (1 + 1e-9)
 
 
 # -- NCCL's tree timed by the schedule it runs (lead's decision, session 13) -----------------
@@ -2477,3 +2498,20 @@ def test_tree_schedule_time_keeps_above_the_lower_bound(servers, gpus, chip, rel
     except NotApplicableError:
         return
     assert r.time >= r.lower_bound * (1 - 1e-9), (servers, gpus, chip, release, k)
+
+
+@pytest.mark.parametrize("servers, share", [(2, 1.0), (3, 1.5), (4, 2.0), (5, 2.0)])
+def test_nvls_tree_timed_by_its_schedule(servers, share):
+    # connect.cc connectNvls: the heads form NCCL's double binary tree over the nodes (channel
+    # c on tree c % 2); a node's NICs carry share x n each way, its NVLS the in-switch
+    # all-reduce: the time's algBw is the smaller of the two (session 13)
+    from analysis._collectives import _GroupView, _resolve_ranks
+    f = topologies.build(f"rail:servers={servers},gpus=8,nvls=1,chip=h100")
+    n = 2**33
+    nodes, idx = _resolve_ranks(f, list(f.endpoints))
+    view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    one = cost(topologies.build("rail:servers=1,gpus=8,nvls=1,chip=h100"), "all-reduce", n,
+               algorithm="in-switch", runtime="ideal")
+    c = _nvls_tree_candidate(f, n, "2.26.6")
+    want = min(one.algbw, 8 * view.nic_bandwidth / share)
+    assert n / (c.time - c.fixed) == pytest.approx(want, rel=0.01)
