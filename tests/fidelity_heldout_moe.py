@@ -371,8 +371,16 @@ _PPLX_SMALL = (
     "call from Python (pytorch issue 177109, pull request 178216; other releases and hosts, "
     "not pplx's op: evidence, not an input), which with the 3 us launch and the model's kernel "
     "gives ~12-21 us for a host-bound dispatch interval: the host path alone would not reach "
-    "41.6 us, so the device side is also slower than the model; the IBGDA rows' intervals "
-    "(347-385 us per sample) are GPU-bound either way")
+    "41.6 us, so the device side is also slower than the model. Session 13 (7af3059 re-read): "
+    "the table is rank 0's events only (no max over ranks), the mean over 20 runs of 10-sample "
+    "means, each interval one cooperative kernel between two events, no stream synchronisation "
+    "per call (ep_bench's host launch is in its interval by construction; here only if the host "
+    "is behind); which side is behind at EP8 cannot be decided from the code with sourced "
+    "figures (both sides are lower bounds), and even host-bound at the eager launch's 4 us "
+    "(decode.launch_overhead) the pair would be ~7 us. The IBGDA loops' four intervals sum to "
+    "344 (EP32) - 454 (EP128) us per sample against <= ~170 us at EP8 for the same pplx and "
+    "NVSHMEM calls (only c10d's all-to-all grows with EP): GPU-bound, their intervals are "
+    "device time and no host term applies")
 _PPLX_NVLINK = (
     "pplx-kernels NVSHMEM P2P at 128 tokens on one H100 node: per-(token, expert) warp copies "
     "(putmem_signal_nbi_warp over NVLink) reach a lower rate than NCCL's 20.6 GB/s per NVLink4 "
