@@ -128,4 +128,6 @@ def run(args):
     print(f"{fabric.name}, {first.ranks} ranks, runtime {resolved_runtime_name(args.runtime)}; bandwidths in bytes/s "
           f"(GB = 1e9); busbw is algbw times the nccl-tests factor; x bound: time over the "
           f"lower bound the model proves (injection, cuts, max-concurrent-flow)")
+    if fabric.router.local_repair:
+        print(f"note: {fabric.router.LOCAL_REPAIR}")
     return 0

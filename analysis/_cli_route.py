@@ -199,4 +199,6 @@ def run_throughput(args):
           f"{format_time(res.time)} ({format_bandwidth(total * res.k)} aggregate)")
     print(f"drain time with {f.router.policy} routing: {format_time(ll.drain_time)} "
           f"(bottleneck: {' '.join(map(str, ll.bottleneck))})")
+    if f.router.local_repair:
+        print(f"note: {f.router.LOCAL_REPAIR}")
     return 0

@@ -108,13 +108,14 @@ def latency_findings(rows):
 # -- collectives and symmetric memory ---------------------------------------------------
 
 
-def _ranges(sizes):
+def size_ranges(sizes):
     """'1KiB-64KiB and 1GiB' from sorted sizes of a swept list (contiguous runs)."""
     return sizes and ", ".join(
         format_size(a) if a == b else f"{format_size(a)}-{format_size(b)}" for a, b in sizes)
 
 
-def _runs(flags, sizes):
+def size_runs(flags, sizes):
+    """(first, last) size of each contiguous run of ``sizes`` whose flag is true."""
     runs, start = [], None
     for i, (flag, s) in enumerate(zip(flags, sizes)):
         if flag and start is None:
@@ -154,7 +155,7 @@ def collective_findings(best, systems, ops):
                                (b, [r < 1 for r in ratio], [1 / r for r in ratio])):
             won = [x for x, f in zip(rs, flags) if f]
             if won:
-                parts.append(f"{who} is faster at {_ranges(_runs(flags, sizes))} (by "
+                parts.append(f"{who} is faster at {size_ranges(size_runs(flags, sizes))} (by "
                              f"{times_text(min(won), 1)} to {times_text(max(won), 1)})")
         big = sizes[-1]
         body = ("each system at its best (every applicable algorithm over its native "
@@ -275,8 +276,8 @@ def symmetric_runtime_findings(rows, systems, shown):
                          f"{ratio_text(top['ratio'], 2)}, at {format_size(top['size_bytes'])})")
             else:
                 where = (f"NCCL takes {SEED_SYMMETRIC_CLAIM:g}x or more at "
-                         f"{_ranges(_runs(held, sizes))}, less at "
-                         f"{_ranges(_runs([not h for h in held], sizes))}")
+                         f"{size_ranges(size_runs(held, sizes))}, less at "
+                         f"{size_ranges(size_runs([not h for h in held], sizes))}")
             parts.append(f"{op} {quoted}: {where}"
                          + (_NCCL_SMALL_ALLTOALL if op == "all-to-all" else "")
                          + _long_ring(curve[0]))

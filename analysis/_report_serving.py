@@ -215,7 +215,7 @@ def _fmt_opt(digits):
 
 
 def _draw_frontiers(results, seed_rows):
-    from ._plots import plain_log_labels
+    from ._plots import dodge_markers, plain_log_labels
 
     fig = new_figure()
     ax = fig.subplots()
@@ -252,6 +252,7 @@ def _draw_frontiers(results, seed_rows):
     fig.suptitle(f"{SERVING_MODEL}, {SERVING_ISL}/{SERVING_OSL} tokens per request, "
                  f"{_drafts_short(SERVING_MODEL)}; collectives: {runtime_label()}",
                  fontsize="small")
+    dodge_markers(fig)      # near-equal frontiers (cluster-128, tpu-v4-cube) hid points
     return fig
 
 
@@ -367,7 +368,9 @@ def serving_section(fabrics, executor, quiet):
         f"{SERVING_MODEL}, {SERVING_ISL}/{SERVING_OSL} tokens, on each system. Dotted: the "
         f"seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token (about {1 / SEED_MS_PER_TOKEN:.0f} "
         f"tokens/s); dashed: {SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user. Collectives: "
-        f"{runtime_phrase()}.",
+        f"{runtime_phrase()}. Markers that would hide one another are set side by side by a "
+        "few points; the lines pass through the true values, which serving_frontier.csv "
+        "gives.",
         functools.partial(_draw_frontiers, ok, seed_rows), column="double", height=3.0)
     used = [(r["system"], q) for r in ok for q in r["frontier"].parameters + r["cost_params"]]
     section = Section("serving", "Serving", text=text, tables=(table, seed_table, data),

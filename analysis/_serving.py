@@ -494,7 +494,8 @@ class PrefillTime:
         ``tokens`` tokens, costed by the collectives model at that size (what
         :func:`prefill_time` gives, cached per size); None (a hand-built one): the
         :attr:`comm_one` rule. Not compared, not printed (two results of the same inputs
-        are equal).
+        are equal), and not pickled (it holds the fabric, which does not pickle): an
+        unpickled PrefillTime prices chunks by the :attr:`comm_one` rule.
     """
 
     isl: int
@@ -512,6 +513,17 @@ class PrefillTime:
     prompts: int = 1
     comm_one: float = None
     comm_at: object = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __getstate__(self):
+        # the collectives' cost function holds the fabric (which does not pickle): dropped
+        return {**self.__dict__, "comm_at": None}
+
+    def __copy__(self):
+        # a copy in this process keeps the cost function (every field is immutable)
+        return dataclasses.replace(self)
+
+    def __deepcopy__(self, memo):
+        return dataclasses.replace(self)
 
     def _prompts(self):
         """:attr:`prompts`, checked (a hand-built one may hold anything)."""

@@ -154,6 +154,7 @@ fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-al
 """
 
 import dataclasses
+import numbers
 
 from ._errors import SpecError
 from ._params import Parameter
@@ -358,9 +359,9 @@ def lane_passes(ep):
     >>> lane_passes(8), lane_passes(32), lane_passes(33), lane_passes(64), lane_passes(128)
     (0, 0, 1, 1, 3)
     """
-    if isinstance(ep, bool) or not isinstance(ep, int) or ep < 1:
+    if isinstance(ep, bool) or not isinstance(ep, numbers.Integral) or ep < 1:
         raise SpecError(f"ep must be an int >= 1, got {ep!r}")
-    return -(-ep // WARP_LANES) - 1
+    return -(-int(ep) // WARP_LANES) - 1
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,10 +5,13 @@ routing policy, and records what failed in :attr:`~fabric.Fabric.failures` (a
 :class:`Failures`), so the same analyses run on it and show what a failure
 costs, while no closed form or symmetry shortcut of the intact structure is
 taken on it: under dimension order a failed link's bytes take its bypass (one
-fixed shortest path of the surviving graph between its ends) and a failed chip's
-traffic leaves each neighbour by one fixed stand-in link; every other hop of
-every route stays, so a failure never makes the same work faster (see
-"Failures under dimension order" in :mod:`fabric._routing`), up/down and
+fixed shortest path of the surviving graph between its ends) and each link of a
+route's run through failed chips by one fixed stand-in link no wider and no
+faster (a neighbour's link where one qualifies, also between two failed
+neighbours); every other hop of every route stays, so a failure never makes the
+same work faster, and the degraded hops and latencies are local repair's, upper
+bounds (``router.local_repair``; see "Failures under dimension order" in
+:mod:`fabric._routing`), up/down and
 minimal routing simply lose their dead paths, and a pair with no path left
 raises :class:`~fabric.RoutingError` naming the pair.
 

@@ -266,10 +266,11 @@ class Router:
     [250.0, 500.0, 1000.0]
     """
 
-    #: What a degraded grid's hop counts and latencies are (see :attr:`local_repair`).
+    #: What a degraded grid's hop counts, latencies and times are (see :attr:`local_repair`).
     LOCAL_REPAIR = ("degraded grid: routes are local repairs (each failed link's bytes stay "
                     "on one live link, a route may pass its destination and turn back), so "
-                    "hops and latencies are upper bounds on a fabric that re-routes globally")
+                    "hops, latencies and times are upper bounds on a fabric that re-routes "
+                    "globally")
 
     def __init__(self, fabric, policy=None, ecmp=None):
         if policy is None:

@@ -371,8 +371,16 @@ _PPLX_SMALL = (
     "call from Python (pytorch issue 177109, pull request 178216; other releases and hosts, "
     "not pplx's op: evidence, not an input), which with the 3 us launch and the model's kernel "
     "gives ~12-21 us for a host-bound dispatch interval: the host path alone would not reach "
-    "41.6 us, so the device side is also slower than the model; the IBGDA rows' intervals "
-    "(347-385 us per sample) are GPU-bound either way")
+    "41.6 us, so the device side is also slower than the model. Session 13 (7af3059 re-read): "
+    "the table is rank 0's events only (no max over ranks), the mean over 20 runs of 10-sample "
+    "means, each interval one cooperative kernel between two events, no stream synchronisation "
+    "per call (ep_bench's host launch is in its interval by construction; here only if the host "
+    "is behind); which side is behind at EP8 cannot be decided from the code with sourced "
+    "figures (both sides are lower bounds), and even host-bound at the eager launch's 4 us "
+    "(decode.launch_overhead) the pair would be ~7 us. The IBGDA loops' four intervals sum to "
+    "344 (EP32) - 454 (EP128) us per sample against <= ~170 us at EP8 for the same pplx and "
+    "NVSHMEM calls (only c10d's all-to-all grows with EP): GPU-bound, their intervals are "
+    "device time and no host term applies")
 _PPLX_NVLINK = (
     "pplx-kernels NVSHMEM P2P at 128 tokens on one H100 node: per-(token, expert) warp copies "
     "(putmem_signal_nbi_warp over NVLink) reach a lower rate than NCCL's 20.6 GB/s per NVLink4 "
@@ -426,7 +434,12 @@ _NCCLEP = (
     "through "
     "shared memory and TMA stores (low_latency.cu), which the model does not price apart; "
     "the model routes all 128 x 8 selections where ep_bench masks 10 of them (1% more bytes "
-    "in the model, i.e. toward the measurement, not away)")
+    "in the model, i.e. toward the measurement, not away). Session 13: the dispatch's sends "
+    "(low_latency.cu at 36191590: ceil(256 / 132) = 2 warp groups of 16 warps, 128 blocks, one "
+    "token each; the top-8 warps each copy the 14352-B message with UNROLLED_WARP_COPY(8, ...): "
+    "3 unrolled + 5 remainder load rounds, posted stores) issue ~10.8 GB/s per warp at the "
+    "project's Hopper latencies, ~11 TB/s for the 1024 warps against the links' 371 GB/s: no "
+    "code-derived rate binds, as for DeepEP (_LL_NVLINK)")
 _AIC_TRAY = ("NVIDIA's collector data put the one-sided small-batch excess mostly across trays: at "
              "1 token the combine takes 16.1 / 17.1 us at EP2 / EP4 (one tray) and 25.3 us at EP8 "
              "(two trays), the dispatch 12.9 / 14.9 / 18.3 us; the model counts the same phases at "

@@ -292,7 +292,10 @@ def test_the_cli_says_a_degraded_grids_hops_and_latencies_are_upper_bounds(capsy
     for argv in (["route", "torus:3x3", "0", "2", "--fail-chip", "1"],
                  ["latency", "torus:3x3", "--fail-link", "chip0-chip1", "--quiet"],
                  ["metrics", "torus:3x3", "--fail-chip", "1", "--quiet"],
-                 ["route", "torus:3x3", "0", "2", "--fail-chip", "1", "--json"]):
+                 ["route", "torus:3x3", "0", "2", "--fail-chip", "1", "--json"],
+                 ["cost", "torus:3x3", "--op", "all-gather", "--size", "1KiB", "--fail-chip",
+                  "1"],
+                 ["throughput", "torus:3x3", "--fail-chip", "1", "--quiet"]):
         assert main(argv) == 0
         assert note in capsys.readouterr().out, argv
     # not where routes did not change: intact, or a lane of a two-lane bundle lost

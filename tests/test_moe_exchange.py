@@ -1536,11 +1536,18 @@ def test_one_sided_chain_counts_the_barriers_lane_passes(ep, arch, ranks, rounds
             0, arch, ranks, rounds, flushed)
 
 
-@pytest.mark.parametrize("bad", [0, -1, 2.0, True, "64", None])
+@pytest.mark.parametrize("bad", [0, -1, 2.0, True, "64", None, np.int64(0)])
 def test_lane_passes_refuses_a_bad_rank_count(bad):
     from fabric._exchange import lane_passes
     with pytest.raises(SpecError, match="ep must be an int >= 1"):
         lane_passes(bad)
+
+
+def test_lane_passes_takes_numpy_integers():
+    """A numpy integer rank count is an integer (review S13, 05:02 nit)."""
+    from fabric._exchange import lane_passes
+    assert [lane_passes(np.int64(e)) for e in (32, 33, 128)] == [0, 1, 3]
+    assert isinstance(lane_passes(np.int32(64)), int)
 
 
 @pytest.mark.parametrize("tokens", [1, 16, 128])

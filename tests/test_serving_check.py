@@ -39,7 +39,10 @@ ROWS = sc.load_rows()
 #: per GPU (was 25.05% / 25.3%; model still fast: MLA decode kernel priced memory-bound,
 #: routed experts at DeepGEMM's masked-layout mean, see docs/sources.md s.8). With serving's
 #: decode context for the row (isl + osl // 2 = 2050, session 12; it had been pinned at 2000
-#: from when its osl was 1): 74.2 ms per step, 23.6% per user, 23.8% per GPU.
+#: from when its osl was 1): 74.2 ms per step, 23.6% per user, 23.8% per GPU. Session 13
+#: (models): the routed experts at DeepGEMM's masked table for their rows per group (~160 per
+#: expert per micro-batch on the busiest rank: the 256-row figure 0.449, not the 0.530 mean):
+#: 75.9 ms per step, 20.8% per user, 21.1% per GPU.
 OUTSIDE_25 = {}
 
 

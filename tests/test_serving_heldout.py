@@ -50,9 +50,14 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
 #: Expressible rows outside 25% today, and what is seen of why (each says whether the model is
 #: too fast or too slow).
 OUTSIDE_25 = {
-    "r1-h200-fp8-trtllm-maxtput-c1024": "model too fast, 15.75 vs 11.35 tok/s/user (39%; "
-                                        "GPU 2015 vs 1436, 40%; FP8, attention DP8 + EP8, 128 "
-                                        "users per GPU). Was 17/18% until session 11 priced the "
+    "r1-h200-fp8-trtllm-maxtput-c1024": "model too fast, 15.64 vs 11.35 tok/s/user (38%; "
+                                        "GPU 2001 vs 1436, 39%; FP8, attention DP8 + EP8, 128 "
+                                        "users per GPU; 39/40% before session 13 priced the "
+                                        "routed experts at DeepGEMM's masked table by rows per "
+                                        "group: the iterations carrying a prompt's tokens; no "
+                                        "sourced Hopper grouped FP8 streaming rate at decode "
+                                        "size was found for the memory-bound decode steps, "
+                                        "docs/sources.md). Was 17/18% until session 11 priced the "
                                         "prefill's GEMMs at decode's published efficiencies "
                                         "(DeepGEMM FP8 on Hopper, 0.698 plain / 0.656 "
                                         "contiguous experts; BF16 scores, router and head at "
