@@ -1852,7 +1852,7 @@ def _check_int(name, value, minimum):
 
 
 def _check_fraction(name, value, lo, hi, lo_open=False):
-    ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
           and math.isfinite(value) and (value > lo if lo_open else value >= lo) and value <= hi)
     if not ok:
         bound = f"({lo}, {hi}]" if lo_open else f"[{lo}, {hi}]"

@@ -817,7 +817,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     for name, v in (("efficiency", efficiency), ("hbm_efficiency", hbm_efficiency)):
         if v is None:
             continue
-        if isinstance(v, bool) or not (isinstance(v, (int, float)) and 0 < v <= 1):
+        if isinstance(v, bool) or not (isinstance(v, numbers.Real) and 0 < v <= 1):
             raise SpecError(f"{name} must be in (0, 1], got {name}={v!r}")
     lay = parse_layout(layout, fabric.n_endpoints)
     n, tp, dp, ep = lay.chips, lay.tp, lay.dp, lay.ep
@@ -1173,7 +1173,7 @@ def candidate_layouts(model, fabric, *, chip=None, usable_hbm=USABLE_HBM_FRACTIO
     """
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
-    if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, (int, float))
+    if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, numbers.Real)
                                             and 0 < usable_hbm <= 1):
         raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
     out = []
@@ -1317,7 +1317,7 @@ def _speculative_setting(setting):
 def _check_draft_cost(draft_cost):
     """``draft_cost``: None (priced) or a finite fraction of a plain step >= 0."""
     if draft_cost is not None and not (
-            isinstance(draft_cost, (int, float)) and not isinstance(draft_cost, bool)
+            isinstance(draft_cost, numbers.Real) and not isinstance(draft_cost, bool)
             and math.isfinite(draft_cost) and draft_cost >= 0):
         raise SpecError(f"draft_cost must be a finite number >= 0 (a fraction of a plain "
                         f"step) or None (priced), got draft_cost={draft_cost!r}")
@@ -1890,7 +1890,7 @@ class _Sweep:
         isl, osl = int(isl), int(osl)
         _check_choice("mode", mode, MODES)
         _check_choice("definition", definition, tuple(DEFINITIONS))
-        if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, (int, float))
+        if isinstance(usable_hbm, bool) or not (isinstance(usable_hbm, numbers.Real)
                                                 and 0 < usable_hbm <= 1):
             raise SpecError(f"usable_hbm must be in (0, 1], got usable_hbm={usable_hbm!r}")
         bad = {"batch", "context", "layout", "tokens_per_sequence", "graph_batch"} & set(
@@ -1903,7 +1903,7 @@ class _Sweep:
         self.usable = usable_hbm
         if prefill_efficiency is not None and (
                 isinstance(prefill_efficiency, bool)
-                or not (isinstance(prefill_efficiency, (int, float))
+                or not (isinstance(prefill_efficiency, numbers.Real)
                         and 0 < prefill_efficiency <= 1)):
             raise SpecError(f"prefill_efficiency must be in (0, 1] or None (each GEMM at its "
                             f"published efficiency), got prefill_efficiency="

@@ -25,6 +25,7 @@ Examples
 """
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from fabric import SpecError
@@ -42,7 +43,7 @@ def _check_k(k):
 
 
 def _check_a(a):
-    if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a <= 1:
+    if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 <= a <= 1:
         raise SpecError(f"acceptance must be in [0, 1], got acceptance={a!r}")
     return float(a)
 
@@ -69,7 +70,7 @@ def speculative_speedup(draft_length, acceptance, draft_cost):
     >>> speculative_speedup(0, 0.5, 0.1)
     1.0
     """
-    if not (isinstance(draft_cost, (int, float)) and math.isfinite(draft_cost)
+    if not (isinstance(draft_cost, numbers.Real) and math.isfinite(draft_cost)
             and draft_cost >= 0):
         raise SpecError(f"draft_cost must be a finite number >= 0, got draft_cost={draft_cost!r}")
     k = _check_k(draft_length)
@@ -157,11 +158,11 @@ def speculative_decode(model, fabric, *, draft_length, acceptance, batch, contex
     verify = decode_step(model, fabric, batch=batch, context=context,
                          tokens_per_sequence=k + 1, **decode_kwargs)
     if draft_time is None:
-        if not (isinstance(draft_cost, (int, float)) and math.isfinite(draft_cost)
+        if not (isinstance(draft_cost, numbers.Real) and math.isfinite(draft_cost)
                 and draft_cost >= 0):
             raise SpecError(f"draft_cost must be a finite number >= 0, got draft_cost={draft_cost!r}")
         draft_time = draft_cost * base.time
-    elif not (isinstance(draft_time, (int, float)) and math.isfinite(draft_time)
+    elif not (isinstance(draft_time, numbers.Real) and math.isfinite(draft_time)
               and draft_time >= 0):
         raise SpecError(f"draft_time must be >= 0 seconds, got draft_time={draft_time!r}")
     tokens = expected_accepted_tokens(k, a)

@@ -151,3 +151,19 @@ def test_kernel_floors_flag(fake_cost, capsys):
     assert data["breakdown"]["kernel_floor"] == 0.0
     assert main(["decode", "sd200-ultra", "--model", "kimi-k2"]) == 0
     assert "kernel floors" in capsys.readouterr().out
+
+
+def test_numpy_scalar_fractions_are_numbers_not_out_of_range():
+    # review S13-R2: a numpy float was refused with an out-of-range message; a fraction is
+    # any real number (numpy scalars included), and the same value prices the same step
+    import topologies
+    from analysis import MODELS, decode_step
+    from fabric import SpecError
+    f = topologies.build("hgx-h200")
+    m = MODELS["deepseek-r1"]
+    for kw in ("hbm_efficiency", "compute_efficiency"):
+        a = decode_step(m, f, batch=8, context=1024, layout="tp=8", **{kw: 0.5})
+        b = decode_step(m, f, batch=8, context=1024, layout="tp=8", **{kw: np.float32(0.5)})
+        assert b.time == pytest.approx(a.time, rel=1e-12)
+        with pytest.raises(SpecError, match=kw):
+            decode_step(m, f, batch=8, context=1024, layout="tp=8", **{kw: np.float64(1.5)})
