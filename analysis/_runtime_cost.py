@@ -257,6 +257,21 @@ def _ring_busbw(rt, view, proto, B, nc, op="all-reduce"):
     return B
 
 
+def _tree_factor(rt, view, proto):
+    """The tuner's multiplicative refinements of the tree's bus bandwidth (no caps): x .92,
+    the protocol's (LL 1/3.8; LL128 7/9 on one node, 120/128 on more), x .85 for a simple
+    TREE graph. :func:`_tree_busbw` is ``min(B x this, the caps)``."""
+    f = rt.factors
+    out = f["tree_allreduce"]
+    if proto == "LL":
+        out *= f["tree_ll"]
+    elif proto == "LL128":
+        out *= f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]
+    if view.simple_tree:
+        out *= f["tree_simple_pattern"]
+    return out
+
+
 def _tree_busbw(rt, view, proto, B, nc):
     arch, idx = view.arch, _nodes_index(view.n_nodes)
     f = rt.factors
@@ -483,13 +498,22 @@ def _tree_schedule_ratio(view, B):
     return alg / B if alg < math.inf else 0.5
 
 
+def _tree_sched(rt, view):
+    """``(algBw, channels)`` of the tree's schedule on ``view`` (see :func:`_nccl_tree`)."""
+    _t, B, nc = _tree_graph(rt, view)
+    return _tree_schedule_ratio(view, B) * B, nc
+
+
 def _nccl_tree(rt, view, n, ops):
     t, B, nc = _tree_graph(rt, view)
     B = _per_channel_cap(view, B, nc, lambda v: _tree_graph(rt, v)[1:])
     nn = view.n_nodes
     # NCCL chooses by its tuner (algBw = busBw x .5); the time follows the schedule the tree
     # runs (lead's decision, session 13): bytes per port and per NIC from trees.cc / connect.cc
-    ratio = _tree_schedule_ratio(view, B)
+    # the schedule's algBw at full channels, per channel never above the intact fabric's (a
+    # degraded fabric can lose channels faster than bandwidth, as for B: _per_channel_cap)
+    sched = _per_channel_cap(view, _tree_schedule_ratio(view, B) * B, nc,
+                             lambda v: _tree_sched(rt, v))
     out = []
     for proto in ("LL", "LL128", "Simple"):
         intra = max(_lat(rt, view.intra_hw, "tree", proto), _intra_step(t, nn))
@@ -503,10 +527,13 @@ def _nccl_tree(rt, view, n, ops):
         choice = lat + n / (bus * 0.5)
         eff, used = _share_channels(rt, "all-reduce", proto, n, view.p,
                                     _channels_used(rt, proto, nc, n), nc)
-        real = _tree_busbw(rt, view, proto, B * eff / nc, eff) * corr
+        # the time's algBw: the schedule's, with the tuner's refinements, on the channels the
+        # split uses; then the tuner's caps in the same algBw terms (busBw x .5), so a lower
+        # basis can never raise it (review S13-R3)
+        caps = _tree_busbw(rt, view, proto, math.inf, eff)
+        alg = min(sched * eff / nc * _tree_factor(rt, view, proto), caps * 0.5) * corr
         out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
-                             time=lat + n / (real * ratio),
-                             choice=choice, channels=used, fixed=lat))
+                             time=lat + n / alg, choice=choice, channels=used, fixed=lat))
     return out
 
 
