@@ -17,7 +17,10 @@ per peer of a 4 MiB all-to-all (nccl@2.22.3) as Simple: 22.70 us intact (LL) -> 
 2 MiB (LL on both) and 8 MiB (Simple on both) the failure is slower. Not counted here
 (``tests/test_runtime.py::test_degraded_monotonicity_holds_per_algorithm_and_protocol_only``).
 
-    PYTHONPATH=. python benchmarks/scan_degraded_runtime.py [--lanes] [--subsets] [spec ...]
+    PYTHONPATH=. python benchmarks/scan_degraded_runtime.py [--lanes] [--subsets] [--chips] [spec ...]
+
+``--chips`` (session 13) adds every single failed chip and every pair of neighbouring failed
+chips, the survivors' work on both fabrics (ranks: the surviving chips, and their subsets).
 
 Lost lanes are how session 9's degraded-faster NCCL ring was found (a node without two of a
 GPU's NVLinks: more bandwidth per channel); whole links of all ranks never showed it.
@@ -57,11 +60,18 @@ def _floor_faster(f, g, op, n, algorithm, ranks=None):
     return t[2] < t[0] * (1 - 1e-9) or t[3] < t[1] * (1 - 1e-9)
 
 
-def failures(f, lanes=False):
-    """``(label, without-kwargs)`` for every single link, and with ``lanes`` every single lane
-    of a bundled link and every pair of lanes of one chip's bundles."""
+def failures(f, lanes=False, chips=False):
+    """``(label, without-kwargs)`` for every single link, with ``lanes`` every single lane
+    of a bundled link and every pair of lanes of one chip's bundles, and with ``chips``
+    every single chip and every pair of neighbouring chips (session 13)."""
     links = sorted({tuple(sorted((u, v))) for u, v in f.graph.edges()})
     out = [(f"link {u}-{v}", {"links": [(u, v)]}) for u, v in links]
+    if chips:
+        ends = list(f.endpoints)
+        out += [(f"chip {c}", {"chips": [c]}) for c in ends]
+        out += [(f"chips {u},{v}", {"chips": [u, v]}) for u, v in links
+                if u in f.graph and v in f.graph and f.graph.nodes[u]["kind"] == "chip"
+                and f.graph.nodes[v]["kind"] == "chip"]
     if lanes:
         bundled = [e for e in links if f.graph.edges[e].get("lanes", 1) > 1]
         out += [(f"lane {u}-{v}", {"lanes": [(u, v)]}) for u, v in bundled]
@@ -74,12 +84,13 @@ def failures(f, lanes=False):
     return out
 
 
-def rank_sets(f, subsets=False, failed=()):
-    """Every rank (None), and with ``subsets`` the first half, every other rank and the
-    ranks that are not an end of the failure (each of at least 2 ranks)."""
-    out = [None]
+def rank_sets(f, subsets=False, failed=(), survivors=None):
+    """Every rank (None; with failed chips, ``survivors``: the same work on both fabrics), and
+    with ``subsets`` the first half, every other rank and the ranks that are not an end of the
+    failure (each of at least 2 ranks)."""
+    out = [None if survivors is None else list(survivors)]
     if subsets:
-        chips = list(f.endpoints)
+        chips = list(f.endpoints if survivors is None else survivors)
         away = [c for c in chips if c not in failed]
         for group in (chips[:len(chips) // 2], chips[::2], away):
             if len(group) >= 2 and group not in out and len(group) < len(chips):
@@ -87,16 +98,19 @@ def rank_sets(f, subsets=False, failed=()):
     return out
 
 
-def scan(spec, lanes=False, subsets=False):
+def scan(spec, lanes=False, subsets=False, chips=False):
     f = topologies.build(spec)
     checked = bad = other = floor = 0
-    for label, kw in failures(f, lanes):
+    for label, kw in failures(f, lanes, chips):
         try:
             g = f.without(**kw)
         except (SpecError, RoutingError):
             continue
         ends = {n for e in kw.get("links", []) + kw.get("lanes", []) for n in e}
-        for ranks in rank_sets(f, subsets, ends):
+        survivors = list(g.endpoints) if "chips" in kw else None
+        if survivors is not None and len(survivors) < 2:
+            continue
+        for ranks in rank_sets(f, subsets, ends, survivors):
             for op, n, rt in itertools.product(OPS, SIZES, RUNTIMES):
                 try:
                     a = analysis.cost(f, op, n, runtime=rt, ranks=ranks)
@@ -107,7 +121,7 @@ def scan(spec, lanes=False, subsets=False):
                 if b.time >= a.time * (1 - 1e-9):
                     continue
                 group = "all ranks" if ranks is None else f"ranks {','.join(ranks)}"
-                if rt == "ideal" and "links" in kw:   # the routing policy's own property
+                if rt == "ideal" and ("links" in kw or "chips" in kw):   # the routing's property
                     floor += 1
                     print(f"  FLOOR {spec} without {label}, {group}: {op} {n} B: "
                           f"{a.algorithm} {a.time * 1e6:.3f} -> {b.algorithm} "
@@ -126,12 +140,13 @@ def scan(spec, lanes=False, subsets=False):
 def main(argv):
     lanes = "--lanes" in argv
     subsets = "--subsets" in argv
+    chips = "--chips" in argv
     specs = [a for a in argv if not a.startswith("--")]
     for spec in specs or ["torus:3x3", "dgx-h100", "rail:servers=2,gpus=4,nvls=1,chip=h100"]:
         t0 = time.perf_counter()
-        checked, bad, other, floor = scan(spec, lanes, subsets)
+        checked, bad, other, floor = scan(spec, lanes, subsets, chips)
         print(f"{spec}: {checked} comparisons, {bad} violations, {floor} floor violations "
-              f"(a failed link made runtime 'ideal' faster), {other} faster with another "
+              f"(a failed link or chip made runtime 'ideal' faster), {other} faster with another "
               f"schedule/protocol or a faster floor; {time.perf_counter() - t0:.1f} s")
 
 

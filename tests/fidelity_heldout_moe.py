@@ -434,7 +434,12 @@ _NCCLEP = (
     "through "
     "shared memory and TMA stores (low_latency.cu), which the model does not price apart; "
     "the model routes all 128 x 8 selections where ep_bench masks 10 of them (1% more bytes "
-    "in the model, i.e. toward the measurement, not away)")
+    "in the model, i.e. toward the measurement, not away). Session 13: the dispatch's sends "
+    "(low_latency.cu at 36191590: ceil(256 / 132) = 2 warp groups of 16 warps, 128 blocks, one "
+    "token each; the top-8 warps each copy the 14352-B message with UNROLLED_WARP_COPY(8, ...): "
+    "3 unrolled + 5 remainder load rounds, posted stores) issue ~10.8 GB/s per warp at the "
+    "project's Hopper latencies, ~11 TB/s for the 1024 warps against the links' 371 GB/s: no "
+    "code-derived rate binds, as for DeepEP (_LL_NVLINK)")
 _AIC_TRAY = ("NVIDIA's collector data put the one-sided small-batch excess mostly across trays: at "
              "1 token the combine takes 16.1 / 17.1 us at EP2 / EP4 (one tray) and 25.3 us at EP8 "
              "(two trays), the dispatch 12.9 / 14.9 / 18.3 us; the model counts the same phases at "
