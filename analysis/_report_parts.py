@@ -221,8 +221,8 @@ def runtime_phrase(name=None):
     name as ``analysis.cost`` takes it and what it charges. ``None``: analysis.cost's
     default runtime (:func:`default_runtime`).
 
-    >>> runtime_phrase("ideal")
-    "runtime 'ideal': no launch, synchronisation or protocol costs"
+    >>> runtime_phrase("ideal")[:59], runtime_phrase("ideal").endswith("not a lower bound")
+    ("runtime 'ideal': the model's own schedules with no launch, ", True)
     >>> runtime_phrase("nccl").startswith("runtime 'nccl': NCCL 2.")
     True
     """
@@ -230,7 +230,10 @@ def runtime_phrase(name=None):
 
     name = default_runtime() if name is None else name
     if name == "ideal":
-        return "runtime 'ideal': no launch, synchronisation or protocol costs"
+        # not a bound: NCCL's pipelined trees can beat the model's schedules; the bound is
+        # CollectiveCost.lower_bound (lead 05:34, review S13-R4)
+        return ("runtime 'ideal': the model's own schedules with no launch, synchronisation "
+                "or protocol costs, not a lower bound")
     if name == "nccl":
         return (f"runtime 'nccl': NCCL {get_runtime('nccl').version}'s tuner, its launch, "
                 "protocol and per-step costs")

@@ -480,8 +480,9 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
              Column("symmetric_time_s", "time", _fmt_time_or_dash),
              Column("ratio", "nccl / symmetric", _fmt_ratio_or_dash)),
             tuple(rt_rows),
-            "Every rank of the system. Hardware floor: runtime 'ideal' (the fastest schedule, "
-            "path latency, transport overhead and link bandwidth only; the collectives "
+            "Every rank of the system. Hardware floor: runtime 'ideal' (the fastest of the "
+            "model's own schedules, path latency, transport overhead and link bandwidth only, "
+            "not a lower bound: the collectives table's gaps are to the bound; the collectives "
             "tables and figures, the symmetric-memory table above and the left panel of the "
             "figure below use it). nccl: NCCL's tuner model "
             "(launch and per-step latencies, "

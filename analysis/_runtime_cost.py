@@ -609,7 +609,14 @@ def _nvls_fill(rt, view, n, heads):
 
 
 def _nccl_nvls_tree(rt, view, n, ops):
-    """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce)."""
+    """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce).
+
+    The CHOICE is the release's tuner (min of the NVLS graph's intra / inter bandwidth per
+    head and, from 2.28, its per-channel cap perChMaxNVLSTreeBw, x the algBw ratio); the TIME
+    is the schedule NVLS-tree runs (session 13): the node's in-switch all-reduce and the heads'
+    NICs carrying :func:`nccl_tree_net_share` x n each way, concurrently, x the tuner's size
+    correction where it has one. The tuner's per-channel cap does not enter the time.
+    """
     _nvls_hosts(rt, view)
     p, nn = view.p, view.n_nodes
     if int(view.node_ranks().min()) < 2 or view.nic_bandwidth <= 0:
