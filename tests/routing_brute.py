@@ -237,6 +237,28 @@ def degraded_dor_paths(f, g, s, t):
     return out or [_shortest_route(g, s, t, g.route)]
 
 
+def assert_route_is_the_rule(f, g, s, t):
+    """Assert that degraded fabric ``g`` (``f`` without its failures) routes ``s`` -> ``t`` as
+    :func:`degraded_dor_paths` says: one of its paths, the longest one's hop count, the tie
+    split's link loads; a pair the rule cannot route raises RoutingError."""
+    import pytest
+
+    from fabric import RoutingError
+    want = degraded_dor_paths(f, g, s, t)
+    r, i = g.router, g.node_index
+    if not want:
+        with pytest.raises(RoutingError):
+            g.route(s, t)
+        return
+    assert g.route(s, t) in want
+    assert int(r.hops(i[s], i[t])[0]) == max(len(p) for p in want) - 1
+    ref = np.zeros(r.n_links)
+    for p in want:
+        for a, b in itertools.pairwise(p):
+            ref[r.link_index(a, b)] += 1.0 / len(want)
+    np.testing.assert_allclose(r.loads(i[s], i[t], 1.0), ref, atol=1e-12)
+
+
 def degraded_dor_hops(f, g):
     """Hop histogram of dimension order on ``g``, a degraded copy of the grid ``f``, by
     :func:`degraded_dor_paths` over every ordered pair of live chips (the longer way of a

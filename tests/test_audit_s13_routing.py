@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from routing_brute import degraded_dor_paths
+from routing_brute import assert_route_is_the_rule, degraded_dor_paths
 from test_audit_s11_routing import assert_not_faster
 
 import analysis
@@ -180,19 +180,7 @@ def test_routes_are_the_brute_force_rule(case, data):
         return
     s, t = data.draw(st.lists(st.sampled_from(g.endpoints), min_size=2, max_size=2,
                               unique=True))
-    want = degraded_dor_paths(f, g, s, t)
-    r, i = g.router, g.node_index
-    if not want:
-        with pytest.raises(RoutingError):
-            g.route(s, t)
-        return
-    assert g.route(s, t) in want
-    assert int(r.hops(i[s], i[t])[0]) == max(len(p) for p in want) - 1
-    ref = np.zeros(r.n_links)
-    for p in want:
-        for a, b in itertools.pairwise(p):
-            ref[r.link_index(a, b)] += 1.0 / len(want)
-    np.testing.assert_allclose(r.loads(i[s], i[t], 1.0), ref, atol=1e-12)
+    assert_route_is_the_rule(f, g, s, t)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
