@@ -69,6 +69,11 @@ def _narrower(f, g, u, v, a, b):
     return h["bandwidth"] <= e["bandwidth"] and h["latency"] >= e["latency"]
 
 
+def _linked_chips(g):
+    """The chips of ``g`` that keep a live link (the survivors the claim is about)."""
+    return [c for c in g.endpoints if g.graph.degree(c) > 0]
+
+
 def _claimed(f, g):
     """The rule's claim (fabric/_routing.py), checked on the graphs: the live nodes with a
     live link form one component, in which every link of a failed node (or of a node left
@@ -189,7 +194,7 @@ def test_no_link_of_the_survivors_carries_less_of_their_all_to_all(case):
     f, g = case
     if not _claimed(f, g):
         return
-    live = [c for c in g.endpoints if g.graph.degree(c) > 0]
+    live = _linked_chips(g)
     pairs = list(itertools.permutations(live, 2))
     if not pairs:
         return
@@ -222,7 +227,7 @@ def test_the_pairs_of_one_failed_link_never_get_a_less_busy_busiest_link(case, d
     u, v = data.draw(st.sampled_from([(x, y), (y, x)]))
     k = f.router.link_index(u, v)
     i = f.node_index
-    live = [c for c in g.endpoints if g.graph.degree(c) > 0]
+    live = _linked_chips(g)
     pairs = [(a, b) for a, b in itertools.permutations(live, 2)
              if k in f.router.path_links(i[a], i[b])]
     if not pairs:
@@ -240,7 +245,7 @@ def test_no_surviving_pair_gets_fewer_hops_or_less_latency(case):
     f, g = case
     if not _claimed(f, g):
         return
-    live = [c for c in g.endpoints if g.graph.degree(c) > 0]
+    live = _linked_chips(g)
     pairs = list(itertools.permutations(live, 2))
     if not pairs:
         return
@@ -260,7 +265,7 @@ def test_one_access_takes_the_latency_the_distribution_reports(case, op, data):
     # fabric.access_to (one path) and fabric.access_latencies (the larger over a tie's
     # ways) agree with routes through neighbouring failed chips too
     _, g = case
-    live = [c for c in g.endpoints if g.graph.degree(c) > 0]
+    live = _linked_chips(g)
     if len(live) < 2:
         return
     chips = data.draw(st.lists(st.sampled_from(live), min_size=2, max_size=4, unique=True))
