@@ -75,6 +75,7 @@ Both return the candidates they tried; :func:`analysis.cost` picks and reports.
 """
 
 import dataclasses
+import functools
 import math
 
 from fabric import PROTOCOLS
@@ -452,6 +453,7 @@ def nccl_dtree(nranks):
     return t0, t1
 
 
+@functools.lru_cache(maxsize=1024)
 def nccl_tree_net_share(n_nodes):
     """Bytes one node sends (and receives) across the network per byte all-reduced by NCCL's
     tree over ``n_nodes`` nodes, at the busiest node: each of the two trees carries half the
