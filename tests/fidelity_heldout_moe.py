@@ -349,7 +349,10 @@ _LL_NVLINK = ("DeepEP low-latency with NVLink peers: the per-(token, expert) war
               "a slot atomic + 8 dependent L2-hit load rounds, posted stores) issue >= 1.4 TB/s per "
               "GPU, the combine's (one warp per 14336-B copy, 4 HBM load rounds, ~1000 warps at "
               "once) ~10 TB/s: no code-derived rate binds; the time follows the link count (H800 "
-              "77 us, H20 37 us for the same bytes), i.e. the links' achieved rate, unsourced")
+              "77 us, H20 37 us for the same bytes), i.e. the links' achieved rate, unsourced. "
+              "Session 14: NVLink packetisation (SM stores: <= 128 B payload per packet, "
+              "NVIDIA/nccl-tests #149; ~16 B header, NVIDIA/nccl #1397) bounds the cost of "
+              "misaligned 7408-B / 14352-B messages at ~2.5% of the link time, not the gap")
 _PPLX_SMALL = (
     "pplx-kernels at one token per rank (README table, 7af3059's NVSHMEM kernels, eager): the "
     "model charges the handshake (one node: the symmetric-memory kernel floor + the release "
@@ -419,7 +422,16 @@ _I493 = (
     "byte count at 2 nodes reaches 90 GB/s with DeepEP V2 (README, SM90 + CX7): a V1-kernel limit "
     "at 24 SMs (V1 normal kernels reach ~135-170 GB/s of NVL traffic at 24 SMs on H800, H20, H200 "
     "and GB200 alike: DeepEP issues #394, #16) with no sourced per-SM or per-peer rate; the "
-    "maintainer's EP16 explanation in DeepEP PR #130 is cut in the stored thread")
+    "maintainer's EP16 explanation in DeepEP PR #130 is cut in the stored thread. Session 14: "
+    "a84a248 (2025-04-16) predates PR #130 (5ab80c2): its normal kernels run on NVSHMEM's "
+    "default IBRC transport (IBGDA only for the low-latency mode in deep_ep/buffer.py), a "
+    "CPU-proxy path with a single QP between two GPUs (5ab80c2's message: limiting on dual-port "
+    "NICs and RoCE; no sourced rate for one QP on a single-port NIC); the code's per-peer "
+    "windows (12 channels x a 128-token RDMA ring, 11-22 MB in flight) do not bind. DeepEP "
+    "issue #285 (maintainer): H800's EP16 is NVLink-bound and 'GPUs with higher NVLink "
+    "bandwidth' do better; issue #148 (H20, 2 nodes, 24 SMs) reaches 62 GB/s: the #493 run is "
+    "the low end, and its own 4-node run falls to 12-13 GB/s, below every published 4-node "
+    "figure (44-58), so its setup may be impaired (thread unanswered)")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (deepep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
