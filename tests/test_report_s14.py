@@ -71,3 +71,22 @@ def test_equal_cost_lag_sentence_names_the_runtime_that_sets_the_time(monkeypatc
     else:
         assert "NCCL" not in cost_text and "tuner" not in cost_text, cost_text
         assert "the runtime's own costs set the time" in cost_text
+
+
+def test_latency_legend_names_both_transports_of_a_cluster():
+    # the legend said 'cluster-128 RDMA across hosts' for a curve whose first step (the
+    # pairs inside a host) is load/store
+    import numpy as np
+
+    from analysis._report_parts import report_fabric
+    from analysis._report_sections import _transport_curves
+
+    ((label, how, per_op),) = _transport_curves(report_fabric("cluster-128"))
+    assert how == "load/store in a host, RDMA across hosts"
+    assert label == f"cluster-128 {how}"
+    # the in-host pairs are the fastest: 7 of the 127 peers of each chip
+    store = np.asarray(per_op["store"])
+    fast = store <= store.min() * 1.01
+    assert fast.mean() == pytest.approx(7 / 127)
+    ((label, how, _),) = _transport_curves(report_fabric("nvl72:chip=h100"))
+    assert (label, how) == ("nvl72:chip=h100 load/store", "load/store")
