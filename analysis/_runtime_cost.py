@@ -324,23 +324,39 @@ def _ring_graph(rt, view, op):
     """``(schedule, transfer, B, nc)`` of NCCL's ring graph for the group (see _nccl_ring)."""
     sched_op = "all-gather" if op in ("broadcast", "reduce") else op
     sched, t = "ring", view.transfer("ring", sched_op)
+    nc = _channels(rt, view)
     try:
         multi = view.transfer("multi-ring", sched_op)
-        if multi.per_byte < t.per_byte:
-            sched, t = "multi-ring", multi
+        # channels on the lanes the rings found use (a failed link the rings avoid, or a
+        # dimension they do not cross, leaves both B and the channels unchanged)
+        rc = view.ring_channels()
+        nc_multi = max(1, min(rc, rt.max_channels)) if rc else nc
+        if multi.per_byte < t.per_byte or (
+                multi.per_byte == t.per_byte and view.n_nodes == 1
+                and _fewer_hops(view, nc_multi, nc)):
+            sched, t, nc = "multi-ring", multi, nc_multi
     except (NotApplicableError, KeyError):
         pass
     p = view.p
     f_graph = (2 * (p - 1) if op == "all-reduce" else p - 1) / p
     B = f_graph / t.per_byte if t.per_byte > 0 else math.inf
-    nc = _channels(rt, view)
-    if sched == "multi-ring":
-        # channels on the lanes the rings found use (a failed link the rings avoid, or a
-        # dimension they do not cross, leaves both B and the channels unchanged)
-        rc = view.ring_channels()
-        if rc:
-            nc = max(1, min(rc, rt.max_channels))
     return sched, t, B, nc
+
+
+def _fewer_hops(view, nc_multi, nc_ring):
+    """Whether the multi-ring graph crosses fewer links in all than the rank-order ring's, at
+    a tie in bandwidth: NCCL's graph comparison (src/graph/search.cc
+    ``ncclTopoCompareGraphs``, the same rule at every release 2.18.3-2.30.7) keeps the graph
+    of higher ``nChannels x bwIntra``, and at equal bandwidth the one of fewer ``nHops`` (the
+    links of every channel's ring steps, :meth:`_GroupView.ring_hops`), else the one it has.
+    Each graph's channels spread evenly over its rings, so its hops are ``channels x`` the
+    mean ring's (compared in integers, cross-multiplied). Only inside one node: the search
+    runs over one node's system (its GPUs, NVLinks, switches, NICs), and across nodes NCCL
+    orders the rings by node (src/graph/connect.cc), not by the network's hops, which it
+    does not see."""
+    hm, km = view.ring_hops("multi-ring")
+    hr, kr = view.ring_hops("ring")
+    return nc_multi * hm * kr < nc_ring * hr * km
 
 
 def _nccl_ring(rt, view, op, n, ops):
