@@ -19,7 +19,7 @@ import functools
 from fidelity_moe import BF16_TOKEN, FP8_TOKEN, h800_nodes, nvl72, parts
 
 import topologies
-from analysis import GRAPH_KERNEL_OVERHEAD, host_launch_delay, model_config, moe_exchange
+from analysis import host_launch_delay, model_config, moe_exchange
 from fabric import exchange_kernel, runtime
 
 
@@ -106,19 +106,25 @@ _A2A_COLLECTOR = dataclasses.replace(
 def _aic(tokens, phase):
     """aiconfigurator's GB200 NVLinkOneSided rows (NVFP4 dispatch, BF16 combine, balanced,
     TensorRT-LLM 1.2.0rc6): one op per CUDA graph, replayed back to back between two CUDA
-    events, no L2 flush. A replay's interval is the phase plus one graph-to-graph boundary,
-    priced as one ``GRAPH_KERNEL_OVERHEAD`` (assumption: an inter-graph boundary costs what
-    an intra-graph one does)."""
+    events, no L2 flush. A replay's interval holds its kernels and one boundary before each:
+    the graph-to-graph boundary before the first kernel, an intra-graph one before the
+    second. The phase time already holds both: the kernel floor is a per-op time of NCCL's
+    back-to-back loop (one boundary and the kernel: ``runtime("symmetric-memory")
+    .kernel_floor`` holds the kernel's GPU-side start) and each further kernel pays
+    ``GRAPH_KERNEL_OVERHEAD``. So the interval is the phase time (assumption: a
+    graph-to-graph boundary costs what a kernel-to-kernel one does; no source prices its
+    excess, session 14). Not priced either: the first replay's host path after the start
+    event and the peers' start skew, each spread over the 10 replays (no sourced figure
+    for torch's ``CUDAGraph.replay`` host time or for the skew)."""
     def case(row):
         r = moe_exchange(nvl72(), "deepseek-v3", tokens, int(row["gpus"]), kernel=_A2A_COLLECTOR,
                          dispatch_bytes=NVFP4_TOKEN, combine_bytes=2, routing="balanced",
                          l2_flushed=False)
         t = r.dispatch if phase == "dispatch" else r.combine
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
-        boundary = GRAPH_KERNEL_OVERHEAD.value
         how = (f"one-sided (collector's ops: 2+2 kernels, payload in workspace) on gb200-nvl72, "
-               f"balanced, L2 warm; {parts(ph)} + replay boundary {boundary * 1e6:.1f} us")
-        return (t + boundary) * 1e6, how
+               f"balanced, L2 warm; {parts(ph)} (the floor holds the replay's first boundary)")
+        return t * 1e6, how
     return case
 
 
@@ -343,7 +349,10 @@ _LL_NVLINK = ("DeepEP low-latency with NVLink peers: the per-(token, expert) war
               "a slot atomic + 8 dependent L2-hit load rounds, posted stores) issue >= 1.4 TB/s per "
               "GPU, the combine's (one warp per 14336-B copy, 4 HBM load rounds, ~1000 warps at "
               "once) ~10 TB/s: no code-derived rate binds; the time follows the link count (H800 "
-              "77 us, H20 37 us for the same bytes), i.e. the links' achieved rate, unsourced")
+              "77 us, H20 37 us for the same bytes), i.e. the links' achieved rate, unsourced. "
+              "Session 14: NVLink packetisation (SM stores: <= 128 B payload per packet, "
+              "NVIDIA/nccl-tests #149; ~16 B header, NVIDIA/nccl #1397) bounds the cost of "
+              "misaligned 7408-B / 14352-B messages at ~2.5% of the link time, not the gap")
 _PPLX_SMALL = (
     "pplx-kernels at one token per rank (README table, 7af3059's NVSHMEM kernels, eager): the "
     "model charges the handshake (one node: the symmetric-memory kernel floor + the release "
@@ -413,7 +422,16 @@ _I493 = (
     "byte count at 2 nodes reaches 90 GB/s with DeepEP V2 (README, SM90 + CX7): a V1-kernel limit "
     "at 24 SMs (V1 normal kernels reach ~135-170 GB/s of NVL traffic at 24 SMs on H800, H20, H200 "
     "and GB200 alike: DeepEP issues #394, #16) with no sourced per-SM or per-peer rate; the "
-    "maintainer's EP16 explanation in DeepEP PR #130 is cut in the stored thread")
+    "maintainer's EP16 explanation in DeepEP PR #130 is cut in the stored thread. Session 14: "
+    "a84a248 (2025-04-16) predates PR #130 (5ab80c2): its normal kernels run on NVSHMEM's "
+    "default IBRC transport (IBGDA only for the low-latency mode in deep_ep/buffer.py), a "
+    "CPU-proxy path with a single QP between two GPUs (5ab80c2's message: limiting on dual-port "
+    "NICs and RoCE; no sourced rate for one QP on a single-port NIC); the code's per-peer "
+    "windows (12 channels x a 128-token RDMA ring, 11-22 MB in flight) do not bind. DeepEP "
+    "issue #285 (maintainer): H800's EP16 is NVLink-bound and 'GPUs with higher NVLink "
+    "bandwidth' do better; issue #148 (H20, 2 nodes, 24 SMs) reaches 62 GB/s: the #493 run is "
+    "the low end, and its own 4-node run falls to 12-13 GB/s, below every published 4-node "
+    "figure (44-58), so its setup may be impaired (thread unanswered)")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (deepep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
@@ -443,11 +461,16 @@ _NCCLEP = (
 _AIC_TRAY = ("NVIDIA's collector data put the one-sided small-batch excess mostly across trays: at "
              "1 token the combine takes 16.1 / 17.1 us at EP2 / EP4 (one tray) and 25.3 us at EP8 "
              "(two trays), the dispatch 12.9 / 14.9 / 18.3 us; the model counts the same phases at "
-             "every width (the kernel floor, one graph boundary, the serial chain with L2 warm, the "
-             "release fence and 4 pulled rounds at the in-tray peer load of 1.71 us) and has no "
-             "cross-tray term: no published GB200 cross-tray round trip (session 13 notes). In one "
-             "tray the combine is within 24-38% and the dispatch 40-63% fast: the prepare + dispatch "
-             "kernels take 3.7-6 us more than their counted steps even there (not located)")
+             "every width (the kernel floor, which holds the replay's first boundary, one kernel "
+             "gap, the serial chain with L2 warm, the release fence and 4 pulled rounds at the "
+             "in-tray peer load of 1.71 us) and has no cross-tray term: no published GB200 "
+             "cross-tray round trip (session 13 notes). In one tray, at 1-16 tokens, the combine "
+             "is 38-52% and the dispatch 64-87% fast: each op takes 4.4-7.5 us more than its "
+             "counted steps even there. Not located: TensorRT-LLM's op (thop moeAlltoAllOp.cpp, "
+             "2 + 2 kernels, BlockPolicy by default) and kernels were recounted in session 14 "
+             "with no further phase; unpriced are a graph-to-graph boundary's excess over a "
+             "kernel boundary, the first replay's host path and the peers' start skew (each "
+             "spread over 10 replays), none with a published figure")
 _AIC_BATCH = (_AIC_TRAY + "; at 128-2048 tokens one-token blocks outnumber the SMs (2048 blocks, "
               "148 SMs) and every block's slot atomic hits the same ep counters, neither of which "
               "the model charges")
@@ -476,7 +499,7 @@ KNOWN_MISSES = {
         "NCCL's per-link figure at EP32 (blog18's BF16 EP32 row is within 16%)"),
     **{f"aic-trtllm-ep{ep}-bs{bs}-nvfp4-{ph}": (_AIC_TRAY if bs <= 16 else _AIC_BATCH)
        for ep in (2, 4, 8) for bs in (1, 16, 128, 2048) for ph in ("dispatch", "combine")
-       if (ep, bs, ph) not in ((2, 1, "combine"), (2, 2048, "combine"), (4, 2048, "dispatch"),
+       if (ep, bs, ph) not in ((2, 2048, "combine"), (4, 2048, "dispatch"),
                                (4, 2048, "combine"), (8, 2048, "dispatch"), (8, 2048, "combine"))},
     "fi3697-trtllm-ep32-bs1-bf16-combine": _FLOOR,
     "fi3697-trtllm-ep32-bs1-fp8-combine": (

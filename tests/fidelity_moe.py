@@ -85,9 +85,11 @@ def _trtllm(tokens, phase):
 CASES = {
     "deepep-v1-ep8-normal-dispatch": _deepep("deepep-normal", 4096, "dispatch", "recv"),
     "deepep-v1-ep8-normal-combine": _deepep("deepep-normal", 4096, "combine", "recv"),
-    # EP16 (32-33% fast): the model binds the NVLink fan-out at NCCL's per-link rate, but published 2-node
-    # runs of the same kernel on 18-NVLink chips (DeepEP issues #493 H200, #137 H20) reach the same ~43 GB/s:
-    # the binding limit is elsewhere and unsourced (docs/sources.md, session-12 searched-and-not-found row).
+    # EP16 (32-33% fast): the model binds the NVLink fan-out at NCCL's per-link rate, as DeepEP's maintainer
+    # does (issue #285: at 43 GB/s RDMA the NVLink traffic exceeds 140 GB/s, 'making NVLink the bottleneck');
+    # the model's per-link rate (20.6 GB/s) is above what the kernel reaches (~15 GB/s per link). Published
+    # 2-node runs on 18-NVLink chips spread from 38-44 (issue #493, H200, pre-PR-#130 IBRC code) to 62
+    # (issue #148, H20): no sourced per-link or per-SM rate for the forwarding path (docs/sources.md).
     "deepep-v1-ep16-normal-dispatch": _deepep("deepep-normal", 4096, "dispatch", "rdma"),
     "deepep-v1-ep16-normal-combine": _deepep("deepep-normal", 4096, "combine", "rdma"),
     "deepep-v1-ep32-normal-dispatch": _deepep("deepep-normal", 4096, "dispatch", "rdma"),
@@ -177,5 +179,12 @@ KNOWN_MISSES = {
                                  "time scales with the link count (PR #173 on 18-link H20: 37 us "
                                  "for the same bytes, 2.08x for 2.25x the links), so the missing "
                                  "part is the links' achieved rate under this traffic, which no "
-                                 "source gives",
+                                 "source gives. Session 14, NVLink packets: SM stores travel in "
+                                 "packets of at most 128 B of payload (sjeaugey, NVIDIA/nccl-tests "
+                                 "#149; ~20 GB/s of the 25 GB/s line rate, NCCL's per-link figure "
+                                 "already used), ~16 B of request header each (NVIDIA/nccl #1397, "
+                                 "Nsight on Hopper); a 7408-B message at a 16-B but not 128-B "
+                                 "aligned slot, taken at worst as one packet per 128-B line of each "
+                                 "512-B warp store, needs ~71 packets instead of ~58: ~2.5% more "
+                                 "wire bytes, not the ~1.7x missing",
 }
