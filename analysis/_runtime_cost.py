@@ -348,15 +348,16 @@ def _fewer_hops(view, nc_multi, nc_ring):
     a tie in bandwidth: NCCL's graph comparison (src/graph/search.cc
     ``ncclTopoCompareGraphs``, the same rule at every release 2.18.3-2.30.7) keeps the graph
     of higher ``nChannels x bwIntra``, and at equal bandwidth the one of fewer ``nHops`` (the
-    links of every channel's ring steps, :meth:`_GroupView.ring_hops`), else the one it has.
-    Each graph's channels spread evenly over its rings, so its hops are ``channels x`` the
-    mean ring's (compared in integers, cross-multiplied). Only inside one node: the search
-    runs over one node's system (its GPUs, NVLinks, switches, NICs), and across nodes NCCL
-    orders the rings by node (src/graph/connect.cc), not by the network's hops, which it
-    does not see."""
-    hm, km = view.ring_hops("multi-ring")
-    hr, kr = view.ring_hops("ring")
-    return nc_multi * hm * kr < nc_ring * hr * km
+    links of every channel's ring steps), else the one it has. Each graph's channels spread
+    over its rings as its bytes do, so its hops are ``channels x``
+    :meth:`~analysis._collectives._GroupView.ring_hops` (equal within float rounding is a
+    tie: the rank-order ring stays). Only inside one node: the search runs over one node's
+    system (its GPUs, NVLinks, switches, NICs), and across nodes NCCL orders the rings by
+    node (src/graph/connect.cc ``connectRings``), not by the network's hops, which it does
+    not see."""
+    multi = nc_multi * view.ring_hops("multi-ring")
+    ring = nc_ring * view.ring_hops("ring")
+    return multi < ring * (1 - 1e-9)
 
 
 def _nccl_ring(rt, view, op, n, ops):

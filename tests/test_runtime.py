@@ -2216,7 +2216,8 @@ def test_tree_bandwidth_basis_is_the_ring_graphs(spec, data, fail, release):
             continue
         if best is None or tt.per_byte < best.per_byte or (
                 tt.per_byte == best.per_byte and view.n_nodes == 1
-                and _walked_hops(f, ranks, rt, view, True) < _walked_hops(f, ranks, rt, view, False) - 1e-6):
+                and _walked_hops(f, ranks, rt, view, True)
+                < _walked_hops(f, ranks, rt, view, False) * (1 - 1e-6)):
             best = tt
     p = len(ranks)
     assert t.per_byte == best.per_byte
@@ -2226,20 +2227,16 @@ def test_tree_bandwidth_basis_is_the_ring_graphs(spec, data, fail, release):
 
 
 def _walked_hops(f, ranks, rt, view, multi):
-    """NCCL's nHops of a ring graph by hand: channels x the mean ring's links, each ring step's
-    path walked with fabric.route: analysis.ring_search's rings, or the ring schedule's flows
-    (rank order; per-host rotations where it has them), each weighted by its share of a ring."""
+    """NCCL's nHops of a ring graph by hand: channels x the links of one ring, each flow of the
+    ring schedule's step walked with fabric.route and weighted by its share of a ring (the
+    rank-order ring, its per-host rotations, or ring_search's rings in both directions)."""
     from analysis._runtime_cost import _channels
     nodes = [f.node(r) for r in ranks]
     p = len(ranks)
-    if multi:
-        rings = [list(c) for c in ring_search(f, ranks)]
-        links = sum(len(f.route(nodes[a], nodes[b])) - 1
-                    for r in rings for a, b in zip(r, r[1:] + r[:1])) / len(rings)
-    else:
-        (step,) = schedule("all-gather", "ring", p, fabric=f, nodes=tuple(nodes)).steps
-        links = p * sum(w * (len(f.route(nodes[a], nodes[b])) - 1)
-                        for a, b, w in zip(step.src, step.dst, step.fraction))
+    step = schedule("all-gather", "multi-ring" if multi else "ring", p, fabric=f,
+                    nodes=tuple(nodes)).steps[0]
+    links = p * sum(w * (len(f.route(nodes[a], nodes[b])) - 1)
+                    for a, b, w in zip(step.src, step.dst, step.fraction))
     nc = _channels(rt, view)
     if multi and view.ring_channels():
         nc = max(1, min(view.ring_channels(), rt.max_channels))
