@@ -258,34 +258,47 @@ def _ring_busbw(rt, view, proto, B, nc, op="all-reduce"):
     return B
 
 
-def _tree_factor(rt, view, proto):
-    """The tuner's multiplicative refinements of the tree's bus bandwidth (no caps): x .92,
-    the protocol's (LL 1/3.8; LL128 7/9 on one node, 120/128 on more), x .85 for a simple
-    TREE graph. :func:`_tree_busbw` is ``min(B x this, the caps)``."""
+def _tree_stages(rt, view, proto, nc):
+    """The tuner's refinements of the tree's bus bandwidth, in NCCL's order: ``("x", f)``
+    multiplies by ``f``, ``("cap", c)`` takes ``min(., c)`` (NVIDIA/nccl src/graph/tuning.cc
+    ``ncclTopoTuneModel``): x .92 then ``nc x perChMaxTreeBw``; the protocol's (LL x 1/3.8 then
+    ``llMaxBw``; LL128 x 7/9 on one node, 120/128 on more, then ``nc x perChMaxTreeLL128Bw``);
+    x .85 for a simple TREE graph (from 2.26.2;
+    :attr:`analysis._collectives._GroupView.simple_tree`). The one list of them:
+    :func:`_tree_factor` is the product of the factors, :func:`_tree_busbw` the stages applied
+    to a basis, so ``_tree_busbw(B) = min(B x _tree_factor, _tree_busbw(inf))``."""
+    arch, idx = view.arch, _nodes_index(view.n_nodes)
     f = rt.factors
-    out = f["tree_allreduce"]
+    out = [("x", f["tree_allreduce"]), ("cap", nc * rt.tree_bw[(arch, idx)])]
     if proto == "LL":
-        out *= f["tree_ll"]
+        key = (arch, idx) if view.n_nodes == 1 else ("x86", idx)
+        out += [("x", f["tree_ll"]), ("cap", rt.ll_max_bw[key])]
     elif proto == "LL128":
-        out *= f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]
+        out += [("x", f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]),
+                ("cap", nc * rt.tree_ll128_bw[(arch, idx)])]
     if view.simple_tree:
-        out *= f["tree_simple_pattern"]
+        # the tree graph is NCCL's simple TREE pattern (analysis._collectives._GroupView)
+        out.append(("x", f["tree_simple_pattern"]))
+    return out
+
+
+def _tree_factor(rt, view, proto):
+    """The tuner's multiplicative refinements of the tree's bus bandwidth, without its caps:
+    the product of :func:`_tree_stages`' factors (x .92, the protocol's, x .85 for a simple
+    TREE graph)."""
+    out = 1.0
+    for kind, v in _tree_stages(rt, view, proto, 1):
+        if kind == "x":
+            out *= v
     return out
 
 
 def _tree_busbw(rt, view, proto, B, nc):
-    arch, idx = view.arch, _nodes_index(view.n_nodes)
-    f = rt.factors
-    bw = min(B * f["tree_allreduce"], nc * rt.tree_bw[(arch, idx)])
-    if proto == "LL":
-        key = (arch, idx) if view.n_nodes == 1 else ("x86", idx)
-        bw = min(bw * f["tree_ll"], rt.ll_max_bw[key])
-    elif proto == "LL128":
-        bw = min(bw * (f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]),
-                 nc * rt.tree_ll128_bw[(arch, idx)])
-    if view.simple_tree:
-        # the tree graph is NCCL's simple TREE pattern (analysis._collectives._GroupView)
-        bw *= f["tree_simple_pattern"]
+    """The tuner's tree bus bandwidth on ``nc`` channels from the basis ``B`` (B/s): the
+    stages of :func:`_tree_stages` applied in order (``B = inf`` gives the caps alone)."""
+    bw = B
+    for kind, v in _tree_stages(rt, view, proto, nc):
+        bw = bw * v if kind == "x" else min(bw, v)
     return bw
 
 

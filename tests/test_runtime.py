@@ -2571,3 +2571,58 @@ def test_a_failed_nvlink_never_speeds_the_timed_tree(spec, link, sizes):
         a = cost(f, "all-reduce", n, algorithm="double-binary-tree")
         b = cost(g, "all-reduce", n, algorithm="double-binary-tree")
         assert b.time >= a.time * (1 - 1e-12), (spec, n, a.time, b.time)
+
+
+def test_tree_time_keeps_the_tuners_ll_cap_hand_count():
+    # review s13 (test gap of the S13-R3 fix): the tree's TIME is the schedule's algBw with the
+    # tuner's refinements, then the tuner's caps in algBw terms (busBw x .5). cluster-128
+    # (16 H100 servers x 8, a simple TREE graph), 128 KiB, tree/LL: llMaxBw's several-node
+    # x86 row (20.4 GB/s at 3+ nodes, tuning.cc llMaxBws) binds: algBw = 20.4 x .85 x .5 x
+    # the size correction LL[log2i(128 KiB >> 6) = 11] = .5 = 4.335 GB/s, 30.24 us past the
+    # fixed 55.2 us (without the cap the schedule alone gives ~6.9 us: 62.1 us in all)
+    f = topologies.build("cluster-128")
+    n = 128 * 1024
+    rt = runtime("nccl@2.30.7")
+    r = cost(f, "all-reduce", n, runtime="nccl@2.30.7", algorithm="double-binary-tree")
+    assert r.protocol == "LL"
+    want = (rt.ll_max_bw[("x86", 2)] * rt.factors["tree_simple_pattern"] * 0.5
+            * rt.tree_correction["LL"][11])
+    assert want == pytest.approx(4.335e9, rel=1e-12)
+    assert n / (r.time - r.fixed) == pytest.approx(want, rel=1e-9)
+    assert r.fixed == pytest.approx(55.2e-6, rel=1e-12)
+
+
+_TREE_STAGE_FABRICS = ("dgx-h100", "hgx-b200", "rail:servers=2,gpus=4,chip=h100",
+                       "rail:servers=3,gpus=4,nvls=1,chip=gb200", "cluster-128", "torus:4x4")
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(_TREE_STAGE_FABRICS), release=st.sampled_from(sorted(NCCL_RELEASE_DATES)),
+       proto=st.sampled_from(["LL", "LL128", "Simple"]),
+       B=st.floats(1e6, 1e14), nc=st.floats(0.25, 64.0))
+def test_tree_busbw_is_the_factors_then_the_caps(spec, release, proto, B, nc):
+    # one list of the tuner's tree refinements (_tree_stages): the bus bandwidth is the basis
+    # times the factors, capped: _tree_busbw(B) = min(B x _tree_factor, _tree_busbw(inf));
+    # brute force: NCCL's lines (tuning.cc ncclTopoTuneModel), transliterated here
+    from analysis._collectives import _GroupView, _resolve_ranks
+    from analysis._runtime_cost import _nodes_index, _tree_busbw, _tree_factor
+    f = _tree_basis_fabric(spec)
+    rt = runtime(f"nccl@{release}")
+    nodes, idx = _resolve_ranks(f, list(f.endpoints))
+    view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    got = _tree_busbw(rt, view, proto, B, nc)
+    assert got == pytest.approx(min(B * _tree_factor(rt, view, proto),
+                                    _tree_busbw(rt, view, proto, math.inf, nc)), rel=1e-12)
+    k = (view.arch, _nodes_index(view.n_nodes))
+    fac = rt.factors
+    bw = min(B * 0.92, nc * rt.tree_bw[k])
+    if proto == "LL":
+        bw = min(bw / 3.8, rt.ll_max_bw[k if view.n_nodes == 1 else ("x86", k[1])])
+    elif proto == "LL128":
+        bw = min(bw * (7 / 9 if view.n_nodes == 1 else 120 / 128), nc * rt.tree_ll128_bw[k])
+    if view.simple_tree:
+        bw *= fac["tree_simple_pattern"]   # .85 from 2.26.2, 1 before
+    assert fac["tree_simple_pattern"] in (0.85, 1.0)
+    assert (fac["tree_allreduce"], fac["tree_ll"], fac["tree_ll128_one_node"],
+            fac["tree_ll128_nodes"]) == (0.92, 1 / 3.8, 7 / 9, 120 / 128)
+    assert got == pytest.approx(bw, rel=1e-12)
