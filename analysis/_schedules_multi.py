@@ -259,6 +259,22 @@ def _cycle_order(nb):
     return nxt if u == 0 and (nxt >= 0).all() else None
 
 
+def _retie(nb, a, b, c, d):
+    """The exchange on a 4-cycle ``a b c d``: edges ``ab``, ``cd`` of the neighbour table
+    ``nb`` become ``bc``, ``da`` (``a`` trades ``b`` for ``d``, ``b`` trades ``a`` for ``c``, ...).
+
+    A cycle's neighbour pair (a list) keeps the traded neighbour's place; a set of
+    spare edges loses the old neighbour and gains the new one.
+    """
+    for k, old, new in ((a, b, d), (b, a, c), (c, d, b), (d, c, a)):
+        x = nb[k]
+        if isinstance(x, set):
+            x.discard(old)
+            x.add(new)
+        else:
+            x[x.index(old)] = new
+
+
 def _factor_and_merge(adj_sets, cycles):
     """One more Hamiltonian cycle: a 2-factor of the remaining graph, its cycles merged
     by exchanges with the cycles already found; None if they cannot all be merged.
@@ -310,11 +326,8 @@ def _factor_and_merge(adj_sets, cycles):
                 for w in free[v]:
                     if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
                         continue
-                    for a_, old, new in ((u, v, x), (v, u, w), (w, x, v), (x, w, u)):
-                        fnb[a_][fnb[a_].index(old)] = new
-                    for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
-                        free[a_].discard(old)
-                        free[a_].add(new)
+                    _retie(fnb, u, v, w, x)
+                    _retie(free, v, w, x, u)
                     parent[find(u)] = find(w)
                     return True
             for j, nbs in enumerate(anb):
@@ -326,10 +339,8 @@ def _factor_and_merge(adj_sets, cycles):
                         if not ((nxt[v] == w and nxt[u] == x) or (nxt[w] == v and nxt[x] == u)):
                             continue
                         # the factor trades uv, wx for vw, xu; A the other way round
-                        for a_, old, new in ((u, v, x), (v, u, w), (w, x, v), (x, w, u)):
-                            fnb[a_][fnb[a_].index(old)] = new
-                        for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
-                            nbs[a_][nbs[a_].index(old)] = new
+                        _retie(fnb, u, v, w, x)
+                        _retie(nbs, v, w, x, u)
                         parent[find(u)] = find(w)
                         nxts[j] = _cycle_order(nbs)
                         return True
@@ -363,8 +374,7 @@ def _factor_and_merge(adj_sets, cycles):
                         if tried[0] > MERGE_REPAIRS:
                             return False
                         a2 = [list(e) for e in nbs]
-                        for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
-                            a2[a_][a2[a_].index(old)] = new
+                        _retie(a2, v, w, x, u)
                         lab = labels(a2)
                         for a in range(n):
                             for b in a2[a]:
@@ -375,16 +385,9 @@ def _factor_and_merge(adj_sets, cycles):
                                         if c == a or c not in a2[d] or lab[c] == lab[a]:
                                             continue
                                         # join A: ab, cd to the unused edges, bc, da to A
-                                        for a_, old, new in ((a, b, d), (b, a, c), (c, d, b),
-                                                             (d, c, a)):
-                                            a2[a_][a2[a_].index(old)] = new
-                                        for a_, old, new in ((b, c, a), (a, d, b), (c, b, d),
-                                                             (d, a, c)):
-                                            free[a_].discard(old)
-                                            free[a_].add(new)
-                                        for a_, old, new in ((u, v, x), (v, u, w), (w, x, v),
-                                                             (x, w, u)):
-                                            fnb[a_][fnb[a_].index(old)] = new
+                                        _retie(a2, a, b, c, d)
+                                        _retie(free, b, c, d, a)
+                                        _retie(fnb, u, v, w, x)
                                         anb[j] = a2
                                         nxts[j] = _cycle_order(a2)
                                         parent[find(u)] = find(w)
