@@ -319,31 +319,34 @@ def _factor_and_merge(adj_sets, cycles):
 
     free = [set(a) - set(f) for a, f in zip(adj_sets, fnb)]  # edges on neither
 
+    def squares(u, v, nb):
+        """``(x, w)`` of each 4-cycle ``u v w x`` with ``vw``, ``xu`` edges of ``nb`` and
+        ``wx`` an edge of the factor on another of its pieces than ``uv``."""
+        for x in nb[u]:
+            for w in nb[v]:
+                if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
+                    continue
+                yield x, w
+
     def exchange(u):
         for v in fnb[u]:
             # first with edges on no cycle: any 4-cycle joining two pieces will do
-            for x in free[u]:
-                for w in free[v]:
-                    if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
-                        continue
-                    _retie(fnb, u, v, w, x)
-                    _retie(free, v, w, x, u)
-                    parent[find(u)] = find(w)
-                    return True
+            for x, w in squares(u, v, free):
+                _retie(fnb, u, v, w, x)
+                _retie(free, v, w, x, u)
+                parent[find(u)] = find(w)
+                return True
             for j, nbs in enumerate(anb):
                 nxt = nxts[j]
-                for x in nbs[u]:
-                    for w in nbs[v]:
-                        if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
-                            continue
-                        if not ((nxt[v] == w and nxt[u] == x) or (nxt[w] == v and nxt[x] == u)):
-                            continue
-                        # the factor trades uv, wx for vw, xu; A the other way round
-                        _retie(fnb, u, v, w, x)
-                        _retie(nbs, v, w, x, u)
-                        parent[find(u)] = find(w)
-                        nxts[j] = _cycle_order(nbs)
-                        return True
+                for x, w in squares(u, v, nbs):
+                    if not ((nxt[v] == w and nxt[u] == x) or (nxt[w] == v and nxt[x] == u)):
+                        continue
+                    # the factor trades uv, wx for vw, xu; A the other way round
+                    _retie(fnb, u, v, w, x)
+                    _retie(nbs, v, w, x, u)
+                    parent[find(u)] = find(w)
+                    nxts[j] = _cycle_order(nbs)
+                    return True
         return False
 
     def labels(nbs):
@@ -364,34 +367,31 @@ def _factor_and_merge(adj_sets, cycles):
         for v in fnb[u]:
             for j, nbs in enumerate(anb):
                 nxt = nxts[j]
-                for x in nbs[u]:
-                    for w in nbs[v]:
-                        if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
-                            continue
-                        if not ((nxt[v] == w and nxt[x] == u) or (nxt[w] == v and nxt[u] == x)):
-                            continue
-                        tried[0] += 1
-                        if tried[0] > MERGE_REPAIRS:
-                            return False
-                        a2 = [list(e) for e in nbs]
-                        _retie(a2, v, w, x, u)
-                        lab = labels(a2)
-                        for a in range(n):
-                            for b in a2[a]:
-                                for d in free[a]:
-                                    if lab[d] == lab[a] or d == b:
+                for x, w in squares(u, v, nbs):
+                    if not ((nxt[v] == w and nxt[x] == u) or (nxt[w] == v and nxt[u] == x)):
+                        continue
+                    tried[0] += 1
+                    if tried[0] > MERGE_REPAIRS:
+                        return False
+                    a2 = [list(e) for e in nbs]
+                    _retie(a2, v, w, x, u)
+                    lab = labels(a2)
+                    for a in range(n):
+                        for b in a2[a]:
+                            for d in free[a]:
+                                if lab[d] == lab[a] or d == b:
+                                    continue
+                                for c in free[b]:
+                                    if c == a or c not in a2[d] or lab[c] == lab[a]:
                                         continue
-                                    for c in free[b]:
-                                        if c == a or c not in a2[d] or lab[c] == lab[a]:
-                                            continue
-                                        # join A: ab, cd to the unused edges, bc, da to A
-                                        _retie(a2, a, b, c, d)
-                                        _retie(free, b, c, d, a)
-                                        _retie(fnb, u, v, w, x)
-                                        anb[j] = a2
-                                        nxts[j] = _cycle_order(a2)
-                                        parent[find(u)] = find(w)
-                                        return True
+                                    # join A: ab, cd to the unused edges, bc, da to A
+                                    _retie(a2, a, b, c, d)
+                                    _retie(free, b, c, d, a)
+                                    _retie(fnb, u, v, w, x)
+                                    anb[j] = a2
+                                    nxts[j] = _cycle_order(a2)
+                                    parent[find(u)] = find(w)
+                                    return True
         return False
 
     tried = [0]
