@@ -694,7 +694,8 @@ _RESTS_ON = {
 
 def _decode_rests_on():
     """What a decode finding's times rest on: the software the decode model charges (the
-    seed's 5.85 ms is read on these, not on a hardware floor) and the fabric's links."""
+    seed's 5.85 ms is read on these, not on times with no software costs) and the fabric's
+    links."""
     from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
     from ._report_decode import hbm_rates_phrase
 

@@ -137,7 +137,7 @@ def collective_findings(best, systems, ops):
     """One sentence per group of operations whose comparison reads the same.
 
     Operations whose sentence would be word for word the same (all-reduce, all-gather and
-    reduce-scatter at the hardware floor: the same bus bandwidths, the same ratios) share one
+    reduce-scatter with no software costs: the same bus bandwidths, the same ratios) share one
     sentence naming them all, so a reader is not given three identical findings."""
     if len(systems) < 2:
         return []
@@ -171,7 +171,7 @@ def collective_findings(best, systems, ops):
             what += (f" (the same figures for {'both' if len(same) == 2 else 'each'}: equal "
                      "bus bandwidths and ratios)")
             body = body.replace("the bus bandwidth is", "the bus bandwidth of each is", 1)
-        out.append(f"At the hardware floor ({runtime_phrase('ideal')}), {what}, {body}")
+        out.append(f"With no software costs ({runtime_phrase('ideal')}), {what}, {body}")
     return out
 
 
@@ -184,7 +184,7 @@ def _how(row):
 
 def symmetric_findings(rows):
     """Symmetric memory against message passing over the same (load/store) fabric, at the
-    hardware floor: the algorithm's and the fabric's share alone. The seed's 3.5x is a claim
+    no software costs (runtime 'ideal'): the algorithm's and the fabric's share alone. The seed's 3.5x is a claim
     about software (symmetric-memory kernels against a collectives library) and is read on
     the runtimes (:func:`symmetric_runtime_findings`), not here. The RDMA what-if is named
     only as such (these systems have no NICs)."""
@@ -197,7 +197,7 @@ def symmetric_findings(rows):
         same = [r["ratio_same_transport"] for r in mine]
         rdma = [r["ratio"] for r in mine]
         out.append(
-            f"At the hardware floor (runtime 'ideal'), on {name}, {op} with symmetric memory "
+            f"With no software costs (runtime 'ideal'), on {name}, {op} with symmetric memory "
             f"({small['symmetric_algorithm']}) against the best message passing over the same "
             f"load/store fabric ({small['loadstore_algorithm']}): "
             f"{ratio_text(small['ratio_same_transport'], 2)} at {format_size(small['size_bytes'])}, "
@@ -291,7 +291,7 @@ def symmetric_runtime_findings(rows, systems, shown):
 
 def runtime_findings(rows, systems):
     """The featured collective with the software (rows of ``_runtime_rows``): NCCL on every
-    system against the hardware floor. Symmetric-memory kernels against NCCL are
+    system against the model's schedules with no software costs (runtime 'ideal'). Symmetric-memory kernels against NCCL are
     :func:`symmetric_runtime_findings`."""
     out = []
     for op in dict.fromkeys(r["op"] for r in rows):
@@ -321,8 +321,8 @@ def runtime_findings(rows, systems):
             sw = [mine[(b, s)]["nccl_time_s"] / mine[(a, s)]["nccl_time_s"] for s in sizes]
             hw = [mine[(b, s)]["ideal_time_s"] / mine[(a, s)]["ideal_time_s"] for s in sizes]
             text += (f" {b} / {a}: {', '.join(times_text(x, 1) for x in sw)} with NCCL "
-                     f"against {', '.join(times_text(x, 1) for x in hw)} at the hardware "
-                     f"floor (same sizes).")
+                     f"against {', '.join(times_text(x, 1) for x in hw)} with no software "
+                     f"costs (same sizes).")
         out.append(text)
     return out
 

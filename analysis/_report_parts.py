@@ -246,7 +246,7 @@ def runtime_label(name=None):
     caption's longer form). ``None``: analysis.cost's default runtime.
 
     >>> runtime_label("ideal")
-    'hardware floor'
+    "model's schedules, no software costs"
     >>> runtime_label("nccl").startswith("NCCL 2.")
     True
     """
@@ -254,7 +254,9 @@ def runtime_label(name=None):
 
     name = default_runtime() if name is None else name
     if name == "ideal":
-        return "hardware floor"
+        # what the times are, not a bound: NCCL's pipelined trees can come out below them
+        # (cluster-128, 1 GiB all-reduce); the bound is CollectiveCost.lower_bound
+        return "model's schedules, no software costs"
     if name == "nccl":
         return f"NCCL {get_runtime('nccl').version} model"
     return f"runtime {name!r}"

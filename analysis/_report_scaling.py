@@ -63,9 +63,12 @@ def _draw(rows):
     fig = new_figure()
     metrics = list(SCALING_METRICS)
     axes = fig.subplots(2, 4).ravel()
-    # a panel used on its own says what its times include (the hardware floor or NCCL)
+    # a panel used on its own says what its times include (no software costs, or NCCL);
+    # a label's clauses one per line: a quarter of the figure's width holds about 26
+    # characters, and the label ran into the next panel's title
     under = {m: runtime_label(RUNTIME) for m in _COLLECTIVE_METRICS}
     under["decode_step_s"] = runtime_label(default_runtime())
+    under = {m: label.replace(", ", ",\n") for m, label in under.items()}
     for ax, metric in zip(axes, metrics):
         draw_scaling(rows, metric, ax=ax, legend=False)
         lo, hi = ax.get_xlim()      # room at both ends for markers set side by side
@@ -195,7 +198,7 @@ def _findings(rows, assumed):
                        f"{_ends(ranked, format_time, alg)}"
                        + (f" ({', '.join(missing)}: not evaluated at this size)"
                           if missing else "") + "."
-                       + _assumes(assumed, f"the hardware floor ({runtime_phrase(RUNTIME)}, "
+                       + _assumes(assumed, f"no software costs ({runtime_phrase(RUNTIME)}, "
                                   "the same for every family), the link bandwidths and "
                                   "latencies" + (" and the chip's reduce rate" if reduces
                                                  else ""),
@@ -237,7 +240,7 @@ def scaling_report_section(executor=None, quiet=False):
         Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
         Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
     )
-    runtimes = (f"All-reduce and all-to-all at the hardware floor ({runtime_phrase(RUNTIME)}, "
+    runtimes = (f"All-reduce and all-to-all with no software costs ({runtime_phrase(RUNTIME)}, "
                 f"the same for every family); the decode step ({DECODE_MODELS[0]}, batch "
                 f"{DECODE_BATCH}, {DECODE_CONTEXT}-token context, best layout over the first "
                 f"{DECODE_CHIPS} chips) with its tensor-parallel collectives under the "

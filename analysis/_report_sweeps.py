@@ -44,8 +44,8 @@ DEFAULT_OPS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduc
 #: Sizes per rank (nccl-tests convention) swept by default: 1 KiB to 1 GiB, doubling.
 DEFAULT_SIZES = tuple(2 ** k for k in range(10, 31))
 
-#: Runtime of the per-algorithm sweep: fabrics compared at the hardware floor; the
-#: symmetric-memory section's runtimes table adds what the software costs on top.
+#: Runtime of the per-algorithm sweep: fabrics compared on the model's schedules with no
+#: software costs (not a bound: the lower bound is each result's own); the symmetric-memory section's runtimes table adds what the software costs on top.
 SWEEP_RUNTIME = "ideal"
 
 def check_ops(ops):
@@ -87,7 +87,7 @@ def _collective_curve(system, op, algorithm, transport, sizes):
 
     f = report_fabric(system)
     try:
-        # the per-algorithm sweep compares fabrics at the hardware floor (runtime "ideal");
+        # the per-algorithm sweep compares fabrics with no software costs (runtime "ideal");
         # the symmetric-memory section adds what the runtimes cost on top
         results = cost_sizes(f, op, list(sizes), algorithm=algorithm, transport=transport,
                              runtime=SWEEP_RUNTIME)
@@ -230,7 +230,7 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
         figures.append(FigureSpec(
             f"collective-{op}", f"{op} against size",
             f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank, "
-            f"at the hardware floor ({runtime_phrase('ideal')}; the software-included "
+            f"with no software costs ({runtime_phrase('ideal')}; the software-included "
             f"times are in the symmetric-memory section's "
             f"runtimes table). Top: each system's fastest applicable algorithm at each size, "
             f"with its lower bound dashed (time panel); bottom: every applicable algorithm "
@@ -259,7 +259,7 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
         "algbw_Bps", "busbw_Bps", "lower_bound_s", "gap_to_bound"))
     tables = [
         Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
-              f"Hardware floor ({runtime_phrase('ideal')}). "
+              f"No software costs ({runtime_phrase('ideal')}). "
               "Time, algorithm and transport of each system's fastest algorithm at the swept "
               "sizes nearest 1 KiB, 1 MiB and 1 GiB, and its gap to the lower bound "
               "(time / the largest bound the model proves: injection, host cuts, and for "
@@ -366,7 +366,7 @@ def _coincident(rows):
 
 
 def _draw_symmetric(rows, rt_rows=()):
-    """The symmetric-memory ratio against size: at the hardware floor (message passing over
+    """The symmetric-memory ratio against size: with no software costs (message passing over
     the same load/store fabric / symmetric-memory algorithms) and, given ``rt_rows``
     (``_runtime_rows``), with the software (NCCL / symmetric-memory kernels), each panel
     with the seed's 3.5x. The claim is about software, so the second panel is where it is
@@ -437,19 +437,19 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "in-switch) over the same fabric's load/store transport, the only one these "
             "systems offer (they have no NICs). The what-if columns run the message passing "
             "over RDMA NICs the systems do not have, to separate the transport's share of "
-            "the gain from the algorithm's; the hardware-floor findings use the load/store "
+            "the gain from the algorithm's; the findings with no software costs use the load/store "
             "comparison."),)
     if missing:
         text += ("Not comparable on " + "; ".join(missing) + ".",)
     table = Table("symmetric_memory", "Symmetric memory against message passing", columns,
-                  tuple(shown), "Hardware floor (runtime 'ideal'). At the sizes nearest 1 KiB, "
+                  tuple(shown), "No software costs (runtime 'ideal'). At the sizes nearest 1 KiB, "
                   "1 MiB, 1 GiB; every size in "
                   f"symmetric_memory.csv. Ratio > 1: symmetric memory is faster. The RDMA "
                   f"columns are a what-if (no NIC on these systems). Shown: "
                   f"{' and '.join(featured)}; every operation in symmetric_memory.csv.",
                   csv_columns=tuple(out[0]), csv_rows=tuple(out))
     fig = FigureSpec("symmetric-memory", "Symmetric memory against message passing",
-                     "Left, hardware floor (runtime 'ideal'): time of the best "
+                     f"Left, {runtime_label('ideal')} (runtime 'ideal'): time of the best "
                      "message-passing algorithm over the same load/store fabric divided by "
                      "the time of the best symmetric-memory algorithm, per operation (the "
                      "algorithm and the fabric alone)."
@@ -470,19 +470,20 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
     tables = (table,)
     if rt_rows:
         tables += (Table(
-            "runtimes", "The same collectives with the software: hardware floor, NCCL, "
-            "symmetric-memory kernels",
+            "runtimes", "The same collectives without and with the software: no software "
+            "costs, NCCL, symmetric-memory kernels",
             (Column("system", "system"), Column("op", "op"),
              Column("size_bytes", "size", format_size),
-             Column("ideal_time_s", "hardware floor", format_time),
+             Column("ideal_time_s", runtime_label("ideal"), format_time),
              Column("nccl", "nccl runs"), Column("nccl_time_s", "time", format_time),
              Column("symmetric", "symmetric-memory runs"),
              Column("symmetric_time_s", "time", _fmt_time_or_dash),
              Column("ratio", "nccl / symmetric", _fmt_ratio_or_dash)),
             tuple(rt_rows),
-            "Every rank of the system. Hardware floor: runtime 'ideal' (the fastest of the "
-            "model's own schedules, path latency, transport overhead and link bandwidth only, "
-            "not a lower bound: the collectives table's gaps are to the bound; the collectives "
+            f"Every rank of the system. {runtime_label('ideal').capitalize()}: runtime 'ideal' "
+            "(the fastest of the model's own schedules, path latency, transport overhead and "
+            "link bandwidth only, not a lower bound: the collectives table's gaps are to the "
+            "bound; the collectives "
             "tables and figures, the symmetric-memory table above and the left panel of the "
             "figure below use it). nccl: NCCL's tuner model "
             "(launch and per-step latencies, "
@@ -493,27 +494,27 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "byte one peer round trip late for its loads); "
             "'-' where the group spans more than one load/store domain. The seed's 3.5x is a "
             "ratio of this kind, read here per size (every swept size in runtimes.csv and "
-            "the figure's right panel)." + _below_floor_text(every_size, fabrics),
+            "the figure's right panel)." + _below_ideal_text(every_size, fabrics),
             csv_rows=tuple(every_size)),)
         text += (("The second table and the figure's right panel add the software that runs "
-                 "the collectives: the hardware "
-                 "floor (runtime 'ideal'), NCCL as its own tuner models it, and symmetric-"
-                 "memory kernels; the seed's 3.5x (symmetric memory against a collectives "
+                 "the collectives: NCCL as its own tuner models it and symmetric-memory kernels, "
+                 "beside the model's schedules with no software costs (runtime 'ideal'); "
+                 "the seed's 3.5x (symmetric memory against a collectives "
                  "library) is read there. At small sizes both runtimes are launch- and "
                  "synchronisation-bound, so the symmetric-memory gain over NCCL is a ratio of "
                  f"fixed costs{_fixed_costs_text(rt_rows)}, not of the fabric's latencies."),)
     section = Section("symmetric", "Symmetric memory versus message passing", text=text,
                       tables=tables, figures=(fig,))
-    # the claim read with the software first; the hardware floor's ratios after it
+    # the claim read with the software first; the ratios with no software costs after it
     return section, (symmetric_runtime_findings(every_size, list(fabrics), picked)
                      + symmetric_findings(out))
 
 
-def _below_floor_text(rows, fabrics):
-    """' NCCL comes out below the hardware floor on ...': where NCCL's time (rows of
-    ``_runtime_rows``, every swept size) is under runtime 'ideal''s, which a reader of a
-    column called 'hardware floor' would take for a contradiction. The floor is the fastest
-    of the model's own schedules with no software cost; NCCL's pipelined trees (its double
+def _below_ideal_text(rows, fabrics):
+    """' NCCL comes out below the model's schedules on ...': where NCCL's time (rows of
+    ``_runtime_rows``, every swept size) is under runtime 'ideal''s, which a reader could
+    take for a contradiction (the column was once called 'hardware floor'). 'ideal' is the
+    fastest of the model's own schedules with no software cost; NCCL's pipelined trees (its double
     binary tree over the nodes, NVLS-tree overlapping the in-switch reduction with the
     network) are not among those schedules. Both stay above the proven lower bound."""
     low = [r for r in rows if r.get("nccl_time_s") is not None
@@ -528,11 +529,11 @@ def _below_floor_text(rows, fabrics):
         runs = sorted({r["nccl"] for r in low if r["system"] == system and r["op"] == op})
         parts.append(f"{system} {op} at {size_ranges(size_runs(flags, sizes))} "
                      f"({', '.join(runs)})")
-    return (" NCCL comes out below the hardware floor on " + "; ".join(parts) + ": the floor "
-            "is the fastest of the model's own schedules with no software cost, and NCCL's "
-            "pipelined trees (its double binary tree over the nodes, NVLS-tree's in-switch "
-            "reduction overlapped with the network, labelled hierarchical) are not among "
-            "them; both stay above the lower bound the collectives table's gaps use.")
+    return (" NCCL comes out below the model's schedules with no software costs on "
+            + "; ".join(parts) + ": its pipelined trees (the double binary tree over the "
+            "nodes, NVLS-tree's in-switch reduction overlapped with the network, labelled "
+            "hierarchical) are not among those schedules; both stay above the lower bound "
+            "the collectives table's gaps use.")
 
 
 def _fixed_costs_text(rows):
@@ -571,7 +572,8 @@ def _fmt_ratio_or_dash(v):
 
 
 def _runtime_rows(fabrics, ops, sizes):
-    """Per system, op and size: the hardware floor, NCCL and symmetric-memory times."""
+    """Per system, op and size: the times with no software costs, NCCL's and the
+    symmetric-memory kernels'."""
     from ._collectives import cost_sizes
     from ._schedules import NotApplicableError
 

@@ -110,11 +110,11 @@ def test_a_finding_on_an_operation_that_reduces_nothing_does_not_claim_the_reduc
 
     fabrics = {n: topologies.build(n) for n in ("sd200-ultra", "cluster-128")}
     a2a = assumption_clause("collectives", fabrics,
-                            "At the hardware floor, all-to-all, each system at its best")
-    bcast = assumption_clause("collectives", fabrics, "At the hardware floor, broadcast, ...")
+                            "With no software costs, all-to-all, each system at its best")
+    bcast = assumption_clause("collectives", fabrics, "With no software costs, broadcast, ...")
     ar = assumption_clause("collectives", fabrics,
-                           "At the hardware floor, all-reduce, all-gather and reduce-scatter")
-    red = assumption_clause("collectives", fabrics, "At the hardware floor, reduce, ...")
+                           "With no software costs, all-reduce, all-gather and reduce-scatter")
+    red = assumption_clause("collectives", fabrics, "With no software costs, reduce, ...")
     for clause in (a2a, bcast):
         assert "reduce rate" not in clause and "reduce_rate" not in clause, clause
         assert "link bandwidths and latencies" in clause
