@@ -104,11 +104,14 @@ True
 import dataclasses
 import functools
 import inspect
+import io
 import math
 import numbers
+import pickle
+import types
 from dataclasses import dataclass
 
-from fabric import Parameter, RoutingError, SpecError, chip_spec
+from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -494,8 +497,8 @@ class PrefillTime:
         ``tokens`` tokens, costed by the collectives model at that size (what
         :func:`prefill_time` gives, cached per size); None (a hand-built one): the
         :attr:`comm_one` rule. Not compared, not printed (two results of the same inputs
-        are equal), and not pickled (it holds the fabric, which does not pickle): an
-        unpickled PrefillTime prices chunks by the :attr:`comm_one` rule.
+        are equal); pickled with what it costs on, the fabric included, so an unpickled
+        PrefillTime prices every chunk as the original.
     """
 
     isl: int
@@ -513,10 +516,6 @@ class PrefillTime:
     prompts: int = 1
     comm_one: float = None
     comm_at: object = dataclasses.field(default=None, compare=False, repr=False)
-
-    def __getstate__(self):
-        # the collectives' cost function holds the fabric (which does not pickle): dropped
-        return {**self.__dict__, "comm_at": None}
 
     def __copy__(self):
         # a copy in this process keeps the cost function (every field is immutable)
@@ -730,6 +729,96 @@ def _pass_kernels(m):
     return tuple(out)
 
 
+
+class _PassCollectives:
+    """``tokens -> seconds`` per prompt of a prefill pass's collectives when each of its
+    prompts runs ``tokens`` tokens, costed by the collectives model at that size and cached
+    per size (:attr:`PrefillTime.comm_at`, what :func:`prefill_time` gives).
+
+    It pickles with what it costs on, the fabric included (a :class:`fabric.Fabric` does not
+    pickle by itself: :func:`_dumps_with_fabrics`), so that an unpickled
+    :class:`PrefillTime` prices every chunk as the original does; a cost function that does
+    not pickle (a user's lambda as ``collective``) makes pickling fail, naming it.
+    """
+
+    def __init__(self, model, fabric, positions, layout, dispatch_bytes, serial, cost_kwargs):
+        self._args = (model, fabric, tuple(positions), layout, dispatch_bytes, bool(serial),
+                      dict(cost_kwargs))
+        self._cache = {}
+
+    def __call__(self, tokens):
+        if tokens not in self._cache:
+            self._cache[tokens] = self._cost(tokens)
+        return self._cache[tokens]
+
+    def _cost(self, tokens):
+        m, fabric, pos, lay, db, serial, cost_kwargs = self._args
+        tp, ep, ab = lay.tp, lay.ep, m.activation_bytes
+        # each attention group's all-reduce: the slowest group's (the groups step together)
+        allreduce = slowest_group_seconds(fabric, "all-reduce", tokens * m.hidden * ab, pos,
+                                          tp, **cost_kwargs)
+        # A rank sends each of its tokens/tp tokens to up to k experts (an upper bound: no
+        # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
+        # (none when the experts are split over the ranks, etp > 1: every rank has every token)
+        pairs = tokens / tp * min(m.experts_per_token,
+                                  ep - 1 if ep > 1 and lay.etp == 1 else 0)
+        dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, pos[:ep],
+                                      **cost_kwargs)
+        combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, pos[:ep],
+                                     **cost_kwargs)
+        # experts split over the ranks (etp > 1): the MoE output is all-reduced like a dense
+        # FFN's, two all-reduces per layer and no exchange (as decode_step)
+        moe_allreduces = 2 if lay.etp > 1 else 1
+        return (m.dense_layers * 2 * allreduce
+                + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
+                    1 if serial else lay.dp)
+
+    def __reduce_ex__(self, protocol):
+        # the cache is not carried: an unpickled one costs each size again, the same way
+        return (_load_pass_collectives, (_dumps_with_fabrics(self._args, protocol),))
+
+
+def _load_pass_collectives(blob):
+    out = _PassCollectives.__new__(_PassCollectives)
+    out._args = pickle.loads(blob)
+    out._cache = {}
+    return out
+
+
+def _mapping_proxy(mapping):
+    return types.MappingProxyType(mapping)
+
+
+def _fabric_from_fields(cls, fields):
+    obj = object.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+def _dumps_with_fabrics(obj, protocol):
+    """``obj`` pickled with every :class:`fabric.Fabric` in it by its dataclass fields
+    (the graph, endpoints, failures, ...: everything else a fabric holds is derived from
+    them and cached on first use) and every read-only mapping as a dict made read-only
+    again on loading: the two things in a fabric that do not pickle by themselves."""
+    class _Pickler(pickle.Pickler):
+        def reducer_override(self, x):
+            if isinstance(x, types.MappingProxyType):
+                return _mapping_proxy, (dict(x),)
+            if isinstance(x, Fabric):
+                return _fabric_from_fields, (type(x), {f.name: getattr(x, f.name)
+                                                       for f in dataclasses.fields(x)})
+            return NotImplemented
+
+    buf = io.BytesIO()
+    try:
+        _Pickler(buf, protocol).dump(obj)
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        raise TypeError(f"cannot pickle a PrefillTime whose collectives are costed with an "
+                        f"object that does not pickle ({e})") from e
+    return buf.getvalue()
+
+
 def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  hbm_efficiency=None,
                  dispatch_bytes=None, one_at_a_time=False, instance=None,
@@ -871,32 +960,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     ab = m.activation_bytes
     db = ab if dispatch_bytes is None else _finite("dispatch_bytes", dispatch_bytes,
                                                    positive=True)
-    # experts split over the ranks (etp > 1): the MoE output is all-reduced like a dense
-    # FFN's, two all-reduces per layer and no exchange (as decode_step)
-    moe_allreduces = 2 if lay.etp > 1 else 1
-
-    def comm_of(tokens):
-        """Seconds per prompt of the pass's collectives when each prompt runs ``tokens``."""
-        # each attention group's all-reduce: the slowest group's (the groups step together)
-        allreduce = slowest_group_seconds(fabric, "all-reduce", tokens * m.hidden * ab, pos,
-                                           tp, **cost_kwargs)
-        # A rank sends each of its tokens/tp tokens to up to k experts (an upper bound: no
-        # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
-        # (none when the experts are split over the ranks, etp > 1: every rank has every token)
-        pairs = tokens / tp * min(m.experts_per_token,
-                                  ep - 1 if ep > 1 and lay.etp == 1 else 0)
-        dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, pos[:ep],
-                                      **cost_kwargs)
-        combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, pos[:ep],
-                                     **cost_kwargs)
-        return (m.dense_layers * 2 * allreduce
-                + m.moe_layers * (moe_allreduces * allreduce + dispatch + combine)) / (
-                    1 if serial else dp)
-
     # a chunk's collectives are costed at the chunk's own size (PrefillTime.chunk_comm): each
     # pays its fixed latency once per pass, and the runtime picks its protocol for the
     # chunk's bytes (under NCCL the cost is not affine in them), once per size
-    comm_at = functools.lru_cache(maxsize=None)(comm_of)
+    comm_at = _PassCollectives(m, fabric, pos, lay, db, serial, cost_kwargs)
     comm = comm_at(isl)
     comm_one = comm_at(1) if isl > 1 else None
     # the routed experts' share of that read (a short pass reads only the experts it touches)
