@@ -787,8 +787,25 @@ def expert_activation(experts, k, tokens, skew=0.0):
     >>> pick.tolist(), active.tolist()
     ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
     """
-    if skew < 0 or not math.isfinite(skew):
+    if isinstance(skew, bool) or not isinstance(skew, numbers.Real) or not (
+            math.isfinite(skew) and skew >= 0):
+        # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
+    if isinstance(experts, bool) or not isinstance(experts, numbers.Integral) or experts < 1:
+        raise SpecError(f"experts must be an integer >= 1 (routed experts), got "
+                        f"experts={experts!r}")
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= experts:
+        raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
+    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Real) or not (
+            math.isfinite(tokens) and tokens >= 0):
+        # a negative count would make an expert more than certainly active
+        raise SpecError(f"tokens must be a finite number >= 0 (tokens routed), got "
+                        f"tokens={tokens!r}")
+    experts, k = int(experts), int(k)
+    if experts > np.iinfo(np.intp).max:
+        # one probability per expert: numpy's own limit on an array's length
+        raise SpecError(f"experts={experts!r} is more than an array can hold "
+                        f"({np.iinfo(np.intp).max})")
     if skew == 0:
         pick = np.full(experts, k / experts)
     else:

@@ -1430,8 +1430,11 @@ def _expected_cycles(osl, k, a):
     e = expected_accepted_tokens(k, a)
     if k == 0 or a == 0.0:
         return float(osl)
-    p = [a ** (j - 1) * (1 - a) for j in range(1, k + 1)] + [a ** k]
     top = min(osl, _EXACT_CYCLES_UP_TO)
+    # a cycle emitting j >= r tokens ends a request with r left (N(0) = 0): only the
+    # probabilities of j < top tokens enter the recursion (and a huge k costs no memory)
+    p = [a ** (j - 1) * (1 - a) for j in range(1, min(k, top) + 1)] + (
+        [a ** k] if k < top else [])
     n = [0.0] * (top + 1)
     for r in range(1, top + 1):
         n[r] = 1.0 + sum(pj * n[max(0, r - j)] for j, pj in enumerate(p, 1))
