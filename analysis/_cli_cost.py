@@ -91,7 +91,7 @@ def run(args):
     from analysis import cost_sizes, normalize_op
     from fabric import format_bandwidth, format_size, format_time
 
-    from ._cli_route import degrade
+    from ._cli_route import degrade, print_repair_note
 
     fabric = degrade(topologies.build(args.system), args)
     sizes = parse_sizes(args.size)
@@ -128,6 +128,5 @@ def run(args):
     print(f"{fabric.name}, {first.ranks} ranks, runtime {resolved_runtime_name(args.runtime)}; bandwidths in bytes/s "
           f"(GB = 1e9); busbw is algbw times the nccl-tests factor; x bound: time over the "
           f"lower bound the model proves (injection, cuts, max-concurrent-flow)")
-    if fabric.router.local_repair:
-        print(f"note: {fabric.router.LOCAL_REPAIR}")
+    print_repair_note(fabric)
     return 0

@@ -33,6 +33,7 @@ def run(args):
     import topologies
     from analysis import metrics
 
+    from ._cli_route import degrade
     from ._progress import Progress
 
     specs = args.specs or list(DEFAULT_SPECS)
@@ -41,9 +42,7 @@ def run(args):
     with Progress(len(specs), "metrics", quiet=args.quiet, live=True) as bar:
         for s in specs:
             bar.stage(s)
-            f = topologies.build(s)
-            if args.fail_link or args.fail_chip or args.fail_lane:
-                f = f.without(links=args.fail_link, chips=args.fail_chip, lanes=args.fail_lane)
+            f = degrade(topologies.build(s), args)
             fabrics.append(f)
             results.append(metrics(f))
             bar.update()

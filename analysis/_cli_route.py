@@ -67,6 +67,13 @@ def degrade(f, args):
     return f
 
 
+def print_repair_note(f):
+    """Say under a text output when ``f``'s routes are local repairs around failures
+    (``fabric.router.local_repair``: hops, latencies and times are upper bounds)."""
+    if f.router.local_repair:
+        print(f"note: {f.router.LOCAL_REPAIR}")
+
+
 def register(sub):
     p = sub.add_parser("route", help="path and latency breakdown of one access",
                        description="Route one access from SRC to DST's memory and break "
@@ -128,8 +135,7 @@ def run_route(args):
         if v:
             print(f"{k:>14}: {format_time(v)}")
     print(f"{'total':>14}: {format_time(a.total)}")
-    if f.router.local_repair:
-        print(f"note: {f.router.LOCAL_REPAIR}")
+    print_repair_note(f)
     return 0
 
 
@@ -161,8 +167,7 @@ def run_latency(args):
     print(f"{f.name}: {args.op} of {args.size} B, {args.transport}, {st.count} chip pairs")
     for k in fields:
         print(f"{k:>5}: {format_time(getattr(st, k))}")
-    if f.router.local_repair:
-        print(f"note: {f.router.LOCAL_REPAIR}")
+    print_repair_note(f)
     return 0
 
 
@@ -199,6 +204,5 @@ def run_throughput(args):
           f"{format_time(res.time)} ({format_bandwidth(total * res.k)} aggregate)")
     print(f"drain time with {f.router.policy} routing: {format_time(ll.drain_time)} "
           f"(bottleneck: {' '.join(map(str, ll.bottleneck))})")
-    if f.router.local_repair:
-        print(f"note: {f.router.LOCAL_REPAIR}")
+    print_repair_note(f)
     return 0

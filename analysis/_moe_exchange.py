@@ -171,6 +171,7 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
+from fabric._failures import require_joined
 
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH, peer_round_trip
 from ._models import model_config
@@ -1025,6 +1026,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         raise SpecError(f"tokens_per_rank must be an int >= 1, got {tokens_per_rank!r}")
     tokens = int(tokens)
     ranks = _resolve_ep(fabric, ep)
+    require_joined(fabric, [fabric.endpoints[int(r)] for r in ranks])  # names chips cut off
     n_ep = len(ranks)
     E, k, h = m.routed_experts, m.experts_per_token, m.hidden
     if n_ep > E:

@@ -556,7 +556,8 @@ def runtime_parameters_table(names=REPORT_RUNTIMES):
                  "1 GiB all-reduces of the equal-cost and sensitivity findings; decode's "
                  "tensor-parallel collectives and its exchange kernels' synchronisation): "
                  "the same on every system, so not in the table above. Every constant with "
-                 "its value, unit and source in runtime_parameters.csv.",
+                 "its value, unit and source in runtime_parameters.csv. Runtime 'ideal' has "
+                 f"none ({runtime_label('ideal')}).",
                  csv_columns=("runtime", "parameter", "value", "unit", "source"),
                  csv_rows=tuple(every))
 

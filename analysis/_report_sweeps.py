@@ -470,8 +470,8 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
     tables = (table,)
     if rt_rows:
         tables += (Table(
-            "runtimes", "The same collectives with the software: NCCL and symmetric-memory "
-            "kernels beside no software costs",
+            "runtimes", "The same collectives without and with the software: no software "
+            "costs, NCCL, symmetric-memory kernels",
             (Column("system", "system"), Column("op", "op"),
              Column("size_bytes", "size", format_size),
              Column("ideal_time_s", runtime_label("ideal"), format_time),

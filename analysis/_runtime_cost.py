@@ -79,6 +79,7 @@ import functools
 import math
 
 from fabric import PROTOCOLS
+from fabric._failures import require_joined
 
 from ._schedules import NotApplicableError
 
@@ -1210,6 +1211,7 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
     scale-up bandwidth; the MoE kernels it binds give one token one block.
     """
     if view.n_nodes != 1:
+        require_joined(view.fabric, view.nodes)   # no path at all: name the chips cut off
         raise NotApplicableError(
             f"the {rt.name} runtime works by loads and stores into peers' symmetric "
             "heaps; this group spans several load/store domains (its flows cross a NIC or an "

@@ -248,6 +248,16 @@ def _check_flows(count, op, algorithm):
 # -- flat algorithms ---------------------------------------------------------------------
 
 
+def _by_host(fabric, nodes):
+    """Positions in ``nodes`` per host domain (``None``: chips in none), hosts in order of
+    their first rank, positions in rank order."""
+    host_of = fabric.host_of
+    hosts = {}
+    for i, n in enumerate(nodes):
+        hosts.setdefault(host_of.get(n), []).append(i)
+    return hosts
+
+
 def _host_groups(fabric, nodes):
     """Positions of the group's ranks per host domain, if every host holds the same number >= 2.
 
@@ -255,10 +265,7 @@ def _host_groups(fabric, nodes):
     """
     if fabric is None or nodes is None:
         return None
-    host_of = fabric.host_of
-    hosts = {}
-    for i, n in enumerate(nodes):
-        hosts.setdefault(host_of.get(n), []).append(i)
+    hosts = _by_host(fabric, nodes)
     sizes = {len(v) for v in hosts.values()}
     if len(hosts) < 2 or len(sizes) != 1 or sizes.pop() < 2:
         return None
@@ -642,10 +649,7 @@ def group_grid(fabric, nodes, algorithm="this algorithm"):
         grid = np.empty(p, dtype=np.int64)
         grid[slot] = np.arange(p)  # grid[slot] = position of the chip at that slot
         return shape, connect, grid
-    host_of = fabric.host_of
-    hosts = {}
-    for i, n in enumerate(nodes):
-        hosts.setdefault(host_of.get(n), []).append(i)
+    hosts = _by_host(fabric, nodes)
     sizes = {len(v) for v in hosts.values()}
     if len(hosts) < 2 or len(sizes) != 1:
         raise NotApplicableError(

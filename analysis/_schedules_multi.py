@@ -259,6 +259,22 @@ def _cycle_order(nb):
     return nxt if u == 0 and (nxt >= 0).all() else None
 
 
+def _retie(nb, a, b, c, d):
+    """The exchange on a 4-cycle ``a b c d``: edges ``ab``, ``cd`` of the neighbour table
+    ``nb`` become ``bc``, ``da`` (``a`` trades ``b`` for ``d``, ``b`` trades ``a`` for ``c``, ...).
+
+    A cycle's neighbour pair (a list) keeps the traded neighbour's place; a set of
+    spare edges loses the old neighbour and gains the new one.
+    """
+    for k, old, new in ((a, b, d), (b, a, c), (c, d, b), (d, c, a)):
+        x = nb[k]
+        if isinstance(x, set):
+            x.discard(old)
+            x.add(new)
+        else:
+            x[x.index(old)] = new
+
+
 def _factor_and_merge(adj_sets, cycles):
     """One more Hamiltonian cycle: a 2-factor of the remaining graph, its cycles merged
     by exchanges with the cycles already found; None if they cannot all be merged.
@@ -303,36 +319,34 @@ def _factor_and_merge(adj_sets, cycles):
 
     free = [set(a) - set(f) for a, f in zip(adj_sets, fnb)]  # edges on neither
 
+    def squares(u, v, nb):
+        """``(x, w)`` of each 4-cycle ``u v w x`` with ``vw``, ``xu`` edges of ``nb`` and
+        ``wx`` an edge of the factor on another of its pieces than ``uv``."""
+        for x in nb[u]:
+            for w in nb[v]:
+                if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
+                    continue
+                yield x, w
+
     def exchange(u):
         for v in fnb[u]:
             # first with edges on no cycle: any 4-cycle joining two pieces will do
-            for x in free[u]:
-                for w in free[v]:
-                    if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
-                        continue
-                    for a_, old, new in ((u, v, x), (v, u, w), (w, x, v), (x, w, u)):
-                        fnb[a_][fnb[a_].index(old)] = new
-                    for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
-                        free[a_].discard(old)
-                        free[a_].add(new)
-                    parent[find(u)] = find(w)
-                    return True
+            for x, w in squares(u, v, free):
+                _retie(fnb, u, v, w, x)
+                _retie(free, v, w, x, u)
+                parent[find(u)] = find(w)
+                return True
             for j, nbs in enumerate(anb):
                 nxt = nxts[j]
-                for x in nbs[u]:
-                    for w in nbs[v]:
-                        if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
-                            continue
-                        if not ((nxt[v] == w and nxt[u] == x) or (nxt[w] == v and nxt[x] == u)):
-                            continue
-                        # the factor trades uv, wx for vw, xu; A the other way round
-                        for a_, old, new in ((u, v, x), (v, u, w), (w, x, v), (x, w, u)):
-                            fnb[a_][fnb[a_].index(old)] = new
-                        for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
-                            nbs[a_][nbs[a_].index(old)] = new
-                        parent[find(u)] = find(w)
-                        nxts[j] = _cycle_order(nbs)
-                        return True
+                for x, w in squares(u, v, nbs):
+                    if not ((nxt[v] == w and nxt[u] == x) or (nxt[w] == v and nxt[x] == u)):
+                        continue
+                    # the factor trades uv, wx for vw, xu; A the other way round
+                    _retie(fnb, u, v, w, x)
+                    _retie(nbs, v, w, x, u)
+                    parent[find(u)] = find(w)
+                    nxts[j] = _cycle_order(nbs)
+                    return True
         return False
 
     def labels(nbs):
@@ -353,42 +367,31 @@ def _factor_and_merge(adj_sets, cycles):
         for v in fnb[u]:
             for j, nbs in enumerate(anb):
                 nxt = nxts[j]
-                for x in nbs[u]:
-                    for w in nbs[v]:
-                        if w in (u, x) or x == v or x not in fnb[w] or find(u) == find(w):
-                            continue
-                        if not ((nxt[v] == w and nxt[x] == u) or (nxt[w] == v and nxt[u] == x)):
-                            continue
-                        tried[0] += 1
-                        if tried[0] > MERGE_REPAIRS:
-                            return False
-                        a2 = [list(e) for e in nbs]
-                        for a_, old, new in ((v, w, u), (u, x, v), (w, v, x), (x, u, w)):
-                            a2[a_][a2[a_].index(old)] = new
-                        lab = labels(a2)
-                        for a in range(n):
-                            for b in a2[a]:
-                                for d in free[a]:
-                                    if lab[d] == lab[a] or d == b:
+                for x, w in squares(u, v, nbs):
+                    if not ((nxt[v] == w and nxt[x] == u) or (nxt[w] == v and nxt[u] == x)):
+                        continue
+                    tried[0] += 1
+                    if tried[0] > MERGE_REPAIRS:
+                        return False
+                    a2 = [list(e) for e in nbs]
+                    _retie(a2, v, w, x, u)
+                    lab = labels(a2)
+                    for a in range(n):
+                        for b in a2[a]:
+                            for d in free[a]:
+                                if lab[d] == lab[a] or d == b:
+                                    continue
+                                for c in free[b]:
+                                    if c == a or c not in a2[d] or lab[c] == lab[a]:
                                         continue
-                                    for c in free[b]:
-                                        if c == a or c not in a2[d] or lab[c] == lab[a]:
-                                            continue
-                                        # join A: ab, cd to the unused edges, bc, da to A
-                                        for a_, old, new in ((a, b, d), (b, a, c), (c, d, b),
-                                                             (d, c, a)):
-                                            a2[a_][a2[a_].index(old)] = new
-                                        for a_, old, new in ((b, c, a), (a, d, b), (c, b, d),
-                                                             (d, a, c)):
-                                            free[a_].discard(old)
-                                            free[a_].add(new)
-                                        for a_, old, new in ((u, v, x), (v, u, w), (w, x, v),
-                                                             (x, w, u)):
-                                            fnb[a_][fnb[a_].index(old)] = new
-                                        anb[j] = a2
-                                        nxts[j] = _cycle_order(a2)
-                                        parent[find(u)] = find(w)
-                                        return True
+                                    # join A: ab, cd to the unused edges, bc, da to A
+                                    _retie(a2, a, b, c, d)
+                                    _retie(free, b, c, d, a)
+                                    _retie(fnb, u, v, w, x)
+                                    anb[j] = a2
+                                    nxts[j] = _cycle_order(a2)
+                                    parent[find(u)] = find(w)
+                                    return True
         return False
 
     tried = [0]

@@ -359,7 +359,7 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
             if not ok[:, j].any():
                 out.append(Finding(code="unreachable", severity="error",
                                    message=f"{table.label(i)}: no route from any chip of {h} to "
-                                   f"{node!r}{fabric.failures.explain(node)}",
+                                   f"{node!r}{fabric.failures.explain(node, *chips)}",
                                    where=table.where(i)))
             else:
                 cut = tuple(c for c, r in zip(chips, ok[:, j].tolist(), strict=True) if not r)

@@ -762,6 +762,14 @@ def _running_partner(starts, ends):
     return np.where(starts < prev_best, prev_holder, -1)
 
 
+def _overlap_pairs(idx, base, size):
+    """``(i, p)`` for the intervals ``[base, base + size)`` of indices ``idx`` (in order of
+    base, ties in ``idx`` order) that overlap an earlier one, ``p``: see :func:`_running_partner`."""
+    o = idx[np.argsort(base[idx], kind="stable")]
+    partner = _running_partner(base[o], base[o] + size[o])
+    return [(int(o[j]), int(o[partner[j]])) for j in np.flatnonzero(partner >= 0).tolist()]
+
+
 def window_findings(table, regions, region_index, grants, plan, alignment):
     """Every fault of one domain's windows (see the module docstring for the rules).
 
@@ -831,18 +839,12 @@ def window_findings(table, regions, region_index, grants, plan, alignment):
                 "(make the window read-only or grant rw)")
     idx = np.flatnonzero(live)
     if len(idx) > 1:
-        o = idx[np.argsort(lb[idx], kind="stable")]
-        partner = _running_partner(lb[o], lb[o] + sz[o])
-        for j in np.flatnonzero(partner >= 0).tolist():
-            i, p = int(o[j]), int(o[partner[j]])
+        for i, p in _overlap_pairs(idx, lb, sz):
             add("overlap", i, f"local range [{format_address(int(lb[i]))}, "
                 f"{format_address(int(lb[i] + sz[i]))}) overlaps window "
                 f"{table.names[p]!r} [{format_address(int(lb[p]))}, "
                 f"{format_address(int(lb[p] + sz[p]))})")
-        o = idx[np.argsort(gb[idx], kind="stable")]
-        partner = _running_partner(gb[o], gb[o] + sz[o])
-        for j in np.flatnonzero(partner >= 0).tolist():
-            i, p = int(o[j]), int(o[partner[j]])
+        for i, p in _overlap_pairs(idx, gb, sz):
             add("alias", i, f"maps global bytes [{format_address(int(max(gb[i], gb[p])))}, "
                 f"{format_address(int(min(gb[i] + sz[i], gb[p] + sz[p])))}) that window "
                 f"{table.names[p]!r} also maps", severity="warning")

@@ -61,7 +61,7 @@ import types
 
 import networkx as nx
 
-from ._errors import AddressMapError, NodeError
+from ._errors import AddressMapError, NodeError, RoutingError
 
 __all__ = ["Failures", "without"]
 
@@ -104,6 +104,7 @@ class Failures:
     lanes: tuple = ()
     cut_off: types.MappingProxyType = dataclasses.field(
         default_factory=lambda: types.MappingProxyType({}))
+    islands: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(tuple(x) for x in self.links))
@@ -112,13 +113,17 @@ class Failures:
         object.__setattr__(self, "lanes", tuple((tuple(e), int(k)) for e, k in self.lanes))
         object.__setattr__(self, "cut_off", types.MappingProxyType(
             {c: tuple(why) for c, why in dict(self.cut_off).items()}))
+        object.__setattr__(self, "islands", tuple((tuple(cs), tuple(why))
+                                                  for cs, why in self.islands))
 
     def explain(self, *nodes):
         """Why no route reaches ``nodes``: ``"; chip0 is cut off from every other chip:
-        link chip0-sw0 failed"`` for each of them in :attr:`cut_off`; when none of them
-        is, but something failed, what failed (the failures left the routing policy no
-        path between them, e.g. a GPU whose only NIC link failed still reaches its own
-        server but no other); ``""`` when nothing failed.
+        link chip0-sw0 failed"`` for each of them in :attr:`cut_off`, ``"; chip0 and chip1
+        are cut off from the other live chips (an island of 2): node chip2 failed"`` for
+        each group of :attr:`islands` one of them is in; when none of them is, but
+        something failed, what failed (the failures left the routing policy no path
+        between them, e.g. a GPU whose only NIC link failed still reaches its own server
+        but no other); ``""`` when nothing failed.
 
         Examples
         --------
@@ -126,20 +131,55 @@ class Failures:
         '; chip0 is cut off from every other chip: link chip0-sw0 failed'
         >>> Failures(links=[("chip8", "nic8")]).explain("chip7", "chip8")
         '; the failures leave no path between them: link chip8-nic8 failed'
+        >>> Failures(nodes=["chip2"], islands=[(["chip0", "chip1"], ["node chip2"])]).explain(
+        ...     "chip5", "chip1")
+        '; chip0 and chip1 are cut off from the other live chips (an island of 2): node chip2 failed'
         >>> Failures().explain("chip0")
         ''
         """
-        out = []
+        out, told = [], set()
         for n in dict.fromkeys(nodes):
             why = self.cut_off.get(n)
             if why:
-                out.append(f"; {n} is cut off from every other chip: {_and(why)} failed")
+                out.append(f"; {n} is cut off from every other chip: {_and(_few(why))} failed")
+                continue
+            k = self._island_index().get(n)
+            if k is not None and k not in told:
+                told.add(k)
+                chips, why = self.islands[k]
+                names = [str(c) for c in (chips if len(chips) <= 4 else chips[:3])]
+                if len(chips) > 4:
+                    names.append(f"{len(chips) - 3} more")
+                out.append(f"; {_and(names)} are cut off from the other live chips (an island "
+                           f"of {len(chips)}): {_and(_few(why))} failed")
         if not out and (self.links or self.nodes):
             what = [f"link {a}-{b}" for a, b in self.links] + [f"node {n}" for n in self.nodes]
-            if len(what) > 4:
-                what = what[:3] + [f"{len(what) - 3} more"]
-            out.append(f"; the failures leave no path between them: {_and(what)} failed")
+            out.append(f"; the failures leave no path between them: {_and(_few(what))} failed")
         return "".join(out)
+
+    def _island_index(self):
+        """Live chip -> the index of its group in :attr:`islands` (cached)."""
+        got = self.__dict__.get("_islanded")
+        if got is None:
+            got = {c: k for k, (chips, _) in enumerate(self.islands) for c in chips}
+            object.__setattr__(self, "_islanded", got)
+        return got
+
+    def group_of(self, chip):
+        """Which group of live chips ``chip`` is in: ``0`` for the connected survivors (the
+        component holding the most live chips), ``k + 1`` for ``islands[k]``, and
+        ``("cut off", chip)`` for a chip of :attr:`cut_off` (alone). Two live chips a path
+        of the surviving graph joins are in the same group, and only those.
+
+        >>> f = Failures(nodes=["chip2"], islands=[(["chip0", "chip1"], ["node chip2"])],
+        ...              cut_off={"chip9": ["node chip2"]})
+        >>> f.group_of("chip1"), f.group_of("chip5"), f.group_of("chip9")
+        (1, 0, ('cut off', 'chip9'))
+        """
+        if chip in self.cut_off:
+            return ("cut off", chip)
+        k = self._island_index().get(chip)
+        return 0 if k is None else k + 1
 
     @property
     def degraded(self):
@@ -154,21 +194,32 @@ class Failures:
     def __bool__(self):
         return self.degraded
 
-    def plus(self, links=(), nodes=(), ranks=None, lanes=(), cut_off=None):
+    def plus(self, links=(), nodes=(), ranks=None, lanes=(), cut_off=None, islands=None):
         """These failures and more (a fabric degraded twice keeps both).
 
-        ``cut_off`` replaces :attr:`cut_off` when given (it is found anew on the
-        degraded graph each time).
+        ``cut_off`` and ``islands`` replace :attr:`cut_off` and :attr:`islands` when
+        given (they are found anew on the degraded graph each time).
         """
         return Failures(links=self.links + tuple(links), nodes=self.nodes + tuple(nodes),
                         ranks={**self.ranks, **(ranks or {})}, lanes=self.lanes + tuple(lanes),
-                        cut_off=self.cut_off if cut_off is None else cut_off)
+                        cut_off=self.cut_off if cut_off is None else cut_off,
+                        islands=self.islands if islands is None else islands)
 
 
 def _and(items):
     """``"a, b and c"``."""
     items = list(items)
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
+def _few(items):
+    """At most four items: the first three and ``"k more"`` beyond four.
+
+    >>> _few(["a", "b", "c", "d", "e"]), _few(["a", "b"])
+    (['a', 'b', 'c', '2 more'], ['a', 'b'])
+    """
+    items = list(items)
+    return items if len(items) <= 4 else items[:3] + [f"{len(items) - 3} more"]
 
 
 def _failed_before(fabric, x):
@@ -339,7 +390,8 @@ def without(fabric, links=(), chips=(), lanes=()):
     cut = _cut_off(fabric, H, endpoints, dead_links, dead_nodes)
     failures = fabric.failures.plus(dead_links, dead_nodes,
                                     {n: rank_of[n] for n in dead_nodes if n in rank_of}, thin,
-                                    cut_off=cut)
+                                    cut_off=cut,
+                                    islands=_islands(fabric, H, endpoints, dead_links, dead_nodes))
     if fabric.failures.lanes:           # degraded twice: one entry per bundle still alive
         failures = dataclasses.replace(failures, lanes=_merged_lanes(failures.lanes, H))
     what = []
@@ -413,6 +465,69 @@ def _cut_off(fabric, H, endpoints, dead_links, dead):
             why += [f"node {n}" for n in dead if any(x in comp for x in G[n])]
             cut[c] = tuple(dict.fromkeys(why))
     return {c: cut[c] for c in endpoints if c in cut}
+
+
+def _islands(fabric, H, endpoints, dead_links, dead):
+    """:attr:`Failures.islands` of the surviving graph ``H``: the components holding two or
+    more live chips, but the one holding the most (the lowest rank at a tie), each as its
+    live chips in rank order and what bordered it: the causes recorded for its chips before
+    (a fabric degraded twice), then this call's failed links with an end in it and failed
+    nodes next to it in ``fabric.graph``. One pass over ``H`` (connected components).
+
+    >>> import topologies
+    >>> g = topologies.build("mesh:4x4").without(chips=["chip2", "chip4", "chip5"])
+    >>> g.failures.islands
+    ((('chip0', 'chip1'), ('node chip2', 'node chip4', 'node chip5')),)
+    """
+    rank = {c: i for i, c in enumerate(endpoints)}
+    groups = []
+    for comp in nx.connected_components(H):
+        chips = sorted((c for c in comp if c in rank), key=rank.get)
+        if chips:
+            groups.append((comp, chips))
+    if len(groups) < 2:
+        return ()
+    groups.sort(key=lambda g: (-len(g[1]), rank[g[1][0]]))
+    before = {c: why for cs, why in fabric.failures.islands for c in cs}
+    G = fabric.graph
+    out = []
+    for comp, chips in groups[1:]:
+        if len(chips) < 2:
+            continue
+        why = [w for c in chips for w in before.get(c, ())]
+        why += [f"link {a}-{b}" for a, b in dead_links if a in comp or b in comp]
+        why += [f"node {n}" for n in dead if any(x in comp for x in G[n])]
+        out.append((tuple(chips), tuple(dict.fromkeys(why))))
+    out.sort(key=lambda g: rank[g[0][0]])
+    return tuple(out)
+
+
+def require_joined(fabric, chips):
+    """Raise :class:`~fabric.RoutingError` when the failures left no path between two of
+    ``chips`` (live chip names): they are in different groups of live chips
+    (:meth:`Failures.group_of`: the connected survivors, an island, a chip cut off alone).
+    The message names the pair and the chips cut off (:meth:`Failures.explain`). For a check
+    that comes before anything is routed (e.g. a runtime that first asks whether the chips
+    share a load/store domain); a no-op on an intact fabric.
+
+    >>> import topologies
+    >>> g = topologies.build("mesh:3x3").without(chips=["chip3", "chip4", "chip5"])
+    >>> require_joined(g, ["chip0", "chip2"])
+    >>> require_joined(g, ["chip0", "chip2", "chip7"])
+    Traceback (most recent call last):
+    ...
+    fabric.RoutingError: mesh:3x3 without 3 nodes: no route from 'chip0' to 'chip7'; chip6, chip7 and chip8 are cut off from the other live chips (an island of 3): node chip3, node chip4 and node chip5 failed
+    """
+    f = fabric.failures
+    if not (f.islands or f.cut_off):
+        return
+    first = {}
+    for c in chips:
+        first.setdefault(f.group_of(c), c)
+    if len(first) > 1:
+        a, b = first.get(0, next(iter(first.values()))), None
+        b = next(c for c in first.values() if c != a)
+        raise RoutingError(f"{fabric.name}: no route from {a!r} to {b!r}{f.explain(a, b)}")
 
 
 def _pinned_plan(fabric):

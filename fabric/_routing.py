@@ -167,7 +167,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._errors import NodeError, RoutingError
-from ._routing_bypass import Bypass
+from ._routing_bypass import Bypass, Bypasses
 from ._routing_dor import DimOrder
 from ._routing_dragonfly import Minimal
 from ._routing_engine import (
@@ -324,7 +324,8 @@ class Router:
         built on first use."""
         byp = self.__dict__.get("_bypasses")
         if byp is None:
-            byp = self.__dict__["_bypasses"] = Bypass(self)
+            split = self.fabric.failures.islands
+            byp = self.__dict__["_bypasses"] = Bypasses(self) if split else Bypass(self)
         return byp
 
     @property

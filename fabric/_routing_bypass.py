@@ -37,14 +37,17 @@ __all__ = []
 class Bypass:
     """The twin dimension-order routing of a degraded grid (see the module docstring)."""
 
-    def __init__(self, router):
+    def __init__(self, router, keep=None):
         f = router.fabric
         eng = router._engine
         idx = f.node_index
         n = router.n_links
+        # keep: the live nodes (a mask over fabric.nodes) of the one component whose pairs
+        # this twin routes, every other node passed as failed (Bypasses); None: all
+        self.keep = keep
         ends = []
         for a, b in f.failures.links:
-            if a in idx and b in idx:
+            if a in idx and b in idx and (keep is None or (keep[idx[a]] and keep[idx[b]])):
                 ends.append((idx[a], idx[b]))
         ends = sorted(set(ends))
         if ends:
@@ -92,7 +95,8 @@ class Bypass:
         self.thru = None
         G0 = f.intact.graph
         dead = [x for x in f.failures.nodes if x not in idx and x in G0]
-        isolated = [x for x in f.nodes if f.graph.degree(x) == 0 and G0.degree(x) > 0]
+        isolated = [x for x in f.nodes if f.graph.degree(x) == 0 and G0.degree(x) > 0
+                    or (keep is not None and not keep[idx[x]])]
         if dead or isolated:
             self._failed_nodes(router, u, v, dead, isolated)
 
@@ -123,6 +127,12 @@ class Bypass:
         ea = self.twin.f.edge_arrays
         ends_u = np.concatenate([ea.u, xu])
         ends_v = np.concatenate([ea.v, xv])
+        if self.keep is not None:
+            # a live link outside the component is one of the links above (xe): its live
+            # id leaves the tables (both ends one chip: no dimension's link)
+            m = np.flatnonzero(self.gone[ea.u] | self.gone[ea.v])
+            ends_v = ends_v.copy()
+            ends_v[m] = ends_u[m]
         self.tail = np.ravel(np.column_stack([ends_u, ends_v]))
         self.head = np.ravel(np.column_stack([ends_v, ends_u]))
         proxy = types.SimpleNamespace(
@@ -160,6 +170,8 @@ class Bypass:
             sp.csr_matrix((np.ones(len(tail)), (tail, head)), shape=(N, N)), directed=False)
         sizes = np.bincount(comp, minlength=1)
         main = int(np.argmax(sizes))          # the largest (lowest label at a tie)
+        if self.keep is not None:             # the component routed (Bypasses)
+            main = int(comp[np.flatnonzero(self.keep)[0]])
         names = self.thru.f.nodes
         ends = [(idx[a], idx[b]) for a, b in xe]
         cand = sorted({live[y] for a, b in ends for p in (a, b) if not gone[p]
@@ -421,4 +433,88 @@ class Bypass:
         out = np.full((len(rows), width), -1, dtype=np.int64)
         for i, r in enumerate(rows):
             out[i, :len(r)] = r
+        return out
+
+
+class Bypasses:
+    """The twins of a grid the failures split into groups of live chips
+    (:attr:`fabric.Failures.islands`): one :class:`Bypass` per component holding two or
+    more live chips, each passing every node outside its component as failed, so a pair
+    inside one group is routed by the same rule as on a grid left in one piece; a pair
+    joining two groups is routed whole (and the router then finds no path). Same methods
+    as :class:`Bypass`; each twin is built when a pair of its group is first asked."""
+
+    def __init__(self, router):
+        f = router.fabric
+        N = len(f.nodes)
+        tail, head = router.link_tail, router.link_head
+        _, self.comp = csgraph.connected_components(
+            sp.csr_matrix((np.ones(len(tail)), (tail, head)), shape=(N, N)), directed=False)
+        idx = f.node_index
+        grouped = {c for cs, _ in f.failures.islands for c in cs} | set(f.failures.cut_off)
+        first = next(c for c in f.endpoints if c not in grouped)
+        self.labels = [int(self.comp[idx[first]])] + [int(self.comp[idx[cs[0]]])
+                                                      for cs, _ in f.failures.islands]
+        self.router = router
+        self.n = router.n_links
+        self._twins = {}
+
+    def _twin(self, label):
+        if label not in self._twins:
+            self._twins[label] = Bypass(self.router, keep=self.comp == label)
+        return self._twins[label]
+
+    def _groups(self, s, d):
+        """``(twin, rows)`` for each group's pairs; the rows of the pairs joining two
+        groups (or a group of one chip) last, with twin ``None``. A pair ``s == d`` goes
+        with the survivors' group."""
+        cs, cd = self.comp[s], self.comp[d]
+        same = (cs == cd) & np.isin(cs, self.labels)
+        out = []
+        for label in self.labels:
+            rows = np.flatnonzero(same & (cs == label))
+            if label == self.labels[0]:
+                rows = np.union1d(rows, np.flatnonzero(s == d))
+            if len(rows):
+                out.append((self._twin(label), rows))
+        rest = np.flatnonzero(~same & (s != d))
+        if len(rest):
+            out.append((None, rest))
+        return out
+
+    def loads(self, s, d, w, out):
+        dead = np.zeros(len(s), dtype=bool)
+        for twin, rows in self._groups(s, d):
+            if twin is None:
+                dead[rows] = True
+            else:
+                dead[rows] = twin.loads(s[rows], d[rows], w[rows], out)
+        return dead
+
+    def evaluate(self, s, d, want_latency=True):
+        hops = np.zeros(len(s), dtype=np.int64)
+        lat = np.zeros(len(s))
+        dead = np.zeros(len(s), dtype=bool)
+        for twin, rows in self._groups(s, d):
+            if twin is None:
+                dead[rows] = True
+            else:
+                hops[rows], lat[rows], dead[rows] = twin.evaluate(s[rows], d[rows],
+                                                                  want_latency)
+        return hops, lat, dead
+
+    def bottleneck(self, s, d):
+        out = np.full(len(s), np.inf)
+        for twin, rows in self._groups(s, d):
+            if twin is not None:
+                out[rows] = twin.bottleneck(s[rows], d[rows])
+        return out
+
+    def path_links_many(self, s, d):
+        parts = [(rows, twin.path_links_many(s[rows], d[rows]))
+                 for twin, rows in self._groups(s, d) if twin is not None]
+        width = max([M.shape[1] for _, M in parts], default=0)
+        out = np.full((len(s), width), -1, dtype=np.int64)
+        for rows, M in parts:
+            out[rows, :M.shape[1]] = M
         return out

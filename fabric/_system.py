@@ -229,6 +229,17 @@ class _Reader:
             return []
         return items
 
+    def records(self, doc, table, cls, required=()):
+        """``cls`` of each entry of the array of tables ``[[table]]``, in file order: None
+        where a field has the wrong kind, left out where one cannot be read (a finding
+        each)."""
+        out = []
+        for i, item in enumerate(self.items(doc, table)):
+            f, where = self.fields(table, item, i, required=required)
+            if f is not None:
+                out.append(self.make(cls, where, **f))
+        return out
+
 
 def read_system(text, path="<string>", *, build):
     """Read a system from TOML text; see :func:`load_system`.
@@ -315,18 +326,10 @@ def read_system(text, path="<string>", *, build):
         if f is not None:
             interleave.append(r.make(Region, where, base=0, owner=tuple(f.pop("owners")),
                                      kind=f.pop("kind", "dram"), **f))
-    windows = []
-    for i, item in enumerate(r.items(doc, "windows")):
-        f, where = r.fields("windows", item, i, required=("host", "local_base"))
-        if f is not None:
-            windows.append(r.make(Window, where, **f))
+    windows = r.records(doc, "windows", Window, required=("host", "local_base"))
     grants = None
     if "grants" in doc:
-        grants = []
-        for i, item in enumerate(r.items(doc, "grants")):
-            f, where = r.fields("grants", item, i, required=("host", "target"))
-            if f is not None:
-                grants.append(r.make(Grant, where, **f))
+        grants = r.records(doc, "grants", Grant, required=("host", "target"))
     heap = None
     if "heap" in doc:
         f, where = r.fields("heap", doc["heap"], required=("size",))

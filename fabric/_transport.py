@@ -239,6 +239,13 @@ def _edge_carries(fabric):
     return out
 
 
+def _nics(fabric):
+    """Which nodes (``fabric.nodes`` order) are NICs."""
+    G = fabric.graph
+    return np.fromiter((G.nodes[n].get("kind") == "nic" for n in fabric.nodes), dtype=bool,
+                       count=len(fabric.nodes))
+
+
 def loadstore_domains(fabric):
     """The load/store domain of every node (``fabric.nodes`` order); -1 for a NIC.
 
@@ -261,10 +268,8 @@ def loadstore_domains(fabric):
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    G = fabric.graph
     N = len(fabric.nodes)
-    nic = np.fromiter((G.nodes[n].get("kind") == "nic" for n in fabric.nodes), dtype=bool,
-                      count=N)
+    nic = _nics(fabric)
     ea = fabric.edge_arrays
     keep = (_edge_carries(fabric) == "loadstore") & ~nic[ea.u] & ~nic[ea.v]
     A = coo_matrix((np.ones(int(keep.sum())), (ea.u[keep], ea.v[keep])), shape=(N, N))
@@ -295,10 +300,7 @@ def sends_messages(fabric):
     ...     topologies.build("sd200-ultra")).any())
     (True, False)
     """
-    G = fabric.graph
-    N = len(fabric.nodes)
-    nic = np.fromiter((G.nodes[n].get("kind") == "nic" for n in fabric.nodes), dtype=bool,
-                      count=N)
+    nic = _nics(fabric)
     ea = fabric.edge_arrays
     msg = _edge_carries(fabric) == "messages"
     out = nic.copy()

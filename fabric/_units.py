@@ -263,6 +263,11 @@ def show_value(value):
     return text
 
 
+#: The prefixes :func:`format_size` and :func:`format_bandwidth` print, largest first.
+_PRINTED_BINARY = (("Pi", PiB), ("Ti", TiB), ("Gi", GiB), ("Mi", MiB), ("Ki", KiB))
+_PRINTED_DECIMAL = (("P", PB), ("T", TB), ("G", GB), ("M", MB), ("k", kB))
+
+
 def _format(value, units, unit):
     if isinstance(value, int) and value.bit_length() > 1000:
         return f"{show_value(value)} {unit}"        # beyond a float: no prefix
@@ -284,11 +289,7 @@ def format_size(nbytes, binary=True):
     >>> format_size(96 * GiB), format_size(3 * 10**9, binary=False)
     ('96GiB', '3GB')
     """
-    if binary:
-        units = [("Pi", PiB), ("Ti", TiB), ("Gi", GiB), ("Mi", MiB), ("Ki", KiB)]
-    else:
-        units = [("P", PB), ("T", TB), ("G", GB), ("M", MB), ("k", kB)]
-    return _format(nbytes, units, "B")
+    return _format(nbytes, _PRINTED_BINARY if binary else _PRINTED_DECIMAL, "B")
 
 
 def format_bandwidth(bytes_per_s):
@@ -299,8 +300,7 @@ def format_bandwidth(bytes_per_s):
     >>> format_bandwidth(450e9)          # bytes/s per direction
     '450GB/s'
     """
-    units = [("P", PB), ("T", TB), ("G", GB), ("M", MB), ("k", kB)]
-    return _format(bytes_per_s, units, "B/s")
+    return _format(bytes_per_s, _PRINTED_DECIMAL, "B/s")
 
 
 def format_time(seconds):

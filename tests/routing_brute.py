@@ -90,10 +90,14 @@ def _dor_paths(f, s, t):
     return paths or [[s]]
 
 
-def _gone(f, g):
-    """Nodes a route cannot pass on ``g``: the failed nodes and the live nodes left with no
-    live link (names)."""
+def _gone(f, g, s=None):
+    """Nodes a route from ``s`` cannot pass on ``g``: the failed nodes and the live nodes left
+    with no live link (names); where the failures split the live chips into groups
+    (``g.failures.islands``), every node outside ``s``'s component."""
     H = g.graph
+    if g.failures.islands and s is not None and H.degree(s) > 0:
+        comp = nx.node_connected_component(H, s)
+        return {x for x in f.graph if x not in comp}
     return {x for x in f.graph if x not in H or (H.degree(x) == 0 and f.graph.degree(x) > 0)}
 
 
@@ -127,9 +131,10 @@ def _far_standin(f, g, u, v, comp):
                key=lambda e: (du.get(e[0], big) + dv.get(e[1], big), r.link_index(*e)))
 
 
-def _standin(f, g, u, v, gone):
+def _standin(f, g, u, v, gone, home=None):
     """The stand-in link (names, directed) of the link ``u -> v`` of a run through failed
-    nodes on ``g``, or ``None``. A live ``u`` (the run's first link): ``u -> y`` for the
+    nodes on ``g``, or ``None`` (``home``: the component the route is in, where the failures
+    split the live chips; else the largest). A live ``u`` (the run's first link): ``u -> y`` for the
     live neighbour ``y`` of ``u`` first by (link wider than ``u``-``v``, of lower latency,
     ``y`` a neighbour of ``v``, sum of hop distances from ``y`` to ``v``'s other live
     neighbours on ``g`` (the node count where none leads), ``g``'s node index), among the
@@ -160,7 +165,7 @@ def _standin(f, g, u, v, gone):
 
         y = min(good or ys, key=key)
         return (p, y) if p == u else (y, p)
-    return _far_standin(f, g, u, v, _main_component(g))
+    return _far_standin(f, g, u, v, _main_component(g) if home is None else home)
 
 
 def _shortest_route(g, a, b, route):
@@ -189,8 +194,10 @@ def degraded_dor_paths(f, g, s, t):
     grid ``f`` (names), each carrying an equal share, by the rule of fabric/_routing.py
     ("Failures under dimension order"): the intact fabric's dimension-order paths, each
     failed link on them replaced by its bypass and each run through failed nodes (or
-    live nodes left with no live link) ``p -> x1 ... xk -> q`` by the stand-ins of its
-    links in order (:func:`_standin`), joined by shortest surviving paths; a path with a
+    live nodes left with no live link; where the failures split the live chips,
+    ``g.failures.islands``, every node outside the pair's component)
+    ``p -> x1 ... xk -> q`` by the stand-ins of its links in order (:func:`_standin`),
+    joined by shortest surviving paths; a path with a
     failed link whose ends the failures disconnected, or a run with a link with no
     stand-in or no path between its stand-ins, is dropped. With none left, the pair's one
     path (``g.route``) if any. A bypass is ``g.route(u, v)`` of the failed link ``u -> v``,
@@ -201,7 +208,8 @@ def degraded_dor_paths(f, g, s, t):
     G = g.graph
     if not nx.has_path(G, s, t):
         return []
-    gone = _gone(f, g)
+    gone = _gone(f, g, s)
+    home = nx.node_connected_component(G, s) if g.failures.islands else None
     out = []
     for p in _dor_paths(f, s, t):
         q = [p[0]]
@@ -214,7 +222,7 @@ def degraded_dor_paths(f, g, s, t):
                     j += 1
                 cur, ok = a, True
                 for u, v in itertools.pairwise(p[i:j + 1]):
-                    st = _standin(f, g, u, v, gone)
+                    st = _standin(f, g, u, v, gone, home)
                     if st is None or not nx.has_path(G, cur, st[0]):
                         ok = False
                         break

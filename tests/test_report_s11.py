@@ -1,5 +1,7 @@
 """Session 11: the report reads the seed's claims on the runtimes and its figures say so."""
 
+import math
+
 import matplotlib
 import pytest
 
@@ -55,13 +57,18 @@ def test_log_ticks_above_moves_the_top_to_the_next_label():
     from analysis._plots import log_ticks_above
 
     for values, bottom, top in (([0.74, 7.924], 0.37, 10.0), ([1.0, 5.9], 0.5, 8.0),
-                                ([26.0, 3809.0], 13.0, 5000.0), ([0.2, 400.0, 9e4], 0.1, 1e5)):
+                                ([26.0, 3809.0], 13.0, 5000.0), ([0.2, 400.0, 9e4], 0.1, 1e6),
+                                # 967 under a top of 1000 touched the frame (session 14)
+                                ([25.0, 967.2], 12.5, 2000.0)):
         ax = Figure().subplots()
         ax.set_yscale("log")
         log_ticks_above(ax, values, bottom)
         assert ax.get_ylim() == pytest.approx((bottom, top))
         assert max(ax.get_yticks()) == pytest.approx(top)
         assert all(t >= bottom for t in ax.get_yticks())
+        # room above the tallest bar: at least 3% of the (log) axis height
+        room = math.log10(top / max(values)) / math.log10(top / bottom)
+        assert room >= 0.03, (values, room)
 
 
 def test_symmetric_memory_figure_reads_the_claim_with_the_software():
