@@ -1168,6 +1168,33 @@ class _GroupView:
                     for a, peers in enumerate(used))
         return 2 * lanes if lanes else None
 
+    def ring_hops(self, algorithm):
+        """Links one ring of a ring schedule crosses, on average over its rings by their share
+        of the bytes: ``p x sum(fraction x hops)`` over the flows of one step (routed paths: a
+        step through a switch or another chip counts each link). ``algorithm`` is ``"ring"``
+        (the rank-order ring, or its per-host rotations) or ``"multi-ring"`` (the rings
+        :func:`analysis.ring_search` finds). What NCCL's graph comparison counts as ``nHops``
+        (src/graph/search.cc ``ncclTopoFollowPath`` adds each hop's ``path->count``), per
+        ring; see analysis._runtime_cost ``_ring_graph``.
+
+        >>> import topologies
+        >>> f = topologies.build("mesh:4x4")
+        >>> v = _GroupView(f, "all-reduce", tuple(f.endpoints[:4]), f.endpoint_indices[:4],
+        ...                None, None, True)
+        >>> round(v.ring_hops("ring"), 9)     # chip0-1-2-3 and back along the row: 3 + 3
+        6.0
+        """
+        if algorithm not in ("ring", "multi-ring"):
+            raise ValueError(f"ring_hops: {algorithm!r} is not a ring schedule")
+        key = ("ring-hops", algorithm, self.idx.tobytes())
+        c = _fabric_cache(self.fabric)
+        if key not in c:
+            step = schedule("all-gather", algorithm, self.p, fabric=self.fabric,
+                            nodes=self.nodes).steps[0]
+            hops = self.fabric.router.hops(self.idx[step.src], self.idx[step.dst])
+            c[key] = self.p * float(np.dot(step.fraction, hops))
+        return c[key]
+
     def transfer(self, algorithm, op=None, nodes=None, idx=None):
         op = op or self.op
         nodes = self.nodes if nodes is None else nodes

@@ -259,34 +259,47 @@ def _ring_busbw(rt, view, proto, B, nc, op="all-reduce"):
     return B
 
 
-def _tree_factor(rt, view, proto):
-    """The tuner's multiplicative refinements of the tree's bus bandwidth (no caps): x .92,
-    the protocol's (LL 1/3.8; LL128 7/9 on one node, 120/128 on more), x .85 for a simple
-    TREE graph. :func:`_tree_busbw` is ``min(B x this, the caps)``."""
+def _tree_stages(rt, view, proto, nc):
+    """The tuner's refinements of the tree's bus bandwidth, in NCCL's order: ``("x", f)``
+    multiplies by ``f``, ``("cap", c)`` takes ``min(., c)`` (NVIDIA/nccl src/graph/tuning.cc
+    ``ncclTopoTuneModel``): x .92 then ``nc x perChMaxTreeBw``; the protocol's (LL x 1/3.8 then
+    ``llMaxBw``; LL128 x 7/9 on one node, 120/128 on more, then ``nc x perChMaxTreeLL128Bw``);
+    x .85 for a simple TREE graph (from 2.26.2;
+    :attr:`analysis._collectives._GroupView.simple_tree`). The one list of them:
+    :func:`_tree_factor` is the product of the factors, :func:`_tree_busbw` the stages applied
+    to a basis, so ``_tree_busbw(B) = min(B x _tree_factor, _tree_busbw(inf))``."""
+    arch, idx = view.arch, _nodes_index(view.n_nodes)
     f = rt.factors
-    out = f["tree_allreduce"]
+    out = [("x", f["tree_allreduce"]), ("cap", nc * rt.tree_bw[(arch, idx)])]
     if proto == "LL":
-        out *= f["tree_ll"]
+        key = (arch, idx) if view.n_nodes == 1 else ("x86", idx)
+        out += [("x", f["tree_ll"]), ("cap", rt.ll_max_bw[key])]
     elif proto == "LL128":
-        out *= f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]
+        out += [("x", f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]),
+                ("cap", nc * rt.tree_ll128_bw[(arch, idx)])]
     if view.simple_tree:
-        out *= f["tree_simple_pattern"]
+        # the tree graph is NCCL's simple TREE pattern (analysis._collectives._GroupView)
+        out.append(("x", f["tree_simple_pattern"]))
+    return out
+
+
+def _tree_factor(rt, view, proto):
+    """The tuner's multiplicative refinements of the tree's bus bandwidth, without its caps:
+    the product of :func:`_tree_stages`' factors (x .92, the protocol's, x .85 for a simple
+    TREE graph)."""
+    out = 1.0
+    for kind, v in _tree_stages(rt, view, proto, 1):
+        if kind == "x":
+            out *= v
     return out
 
 
 def _tree_busbw(rt, view, proto, B, nc):
-    arch, idx = view.arch, _nodes_index(view.n_nodes)
-    f = rt.factors
-    bw = min(B * f["tree_allreduce"], nc * rt.tree_bw[(arch, idx)])
-    if proto == "LL":
-        key = (arch, idx) if view.n_nodes == 1 else ("x86", idx)
-        bw = min(bw * f["tree_ll"], rt.ll_max_bw[key])
-    elif proto == "LL128":
-        bw = min(bw * (f["tree_ll128_one_node"] if view.n_nodes == 1 else f["tree_ll128_nodes"]),
-                 nc * rt.tree_ll128_bw[(arch, idx)])
-    if view.simple_tree:
-        # the tree graph is NCCL's simple TREE pattern (analysis._collectives._GroupView)
-        bw *= f["tree_simple_pattern"]
+    """The tuner's tree bus bandwidth on ``nc`` channels from the basis ``B`` (B/s): the
+    stages of :func:`_tree_stages` applied in order (``B = inf`` gives the caps alone)."""
+    bw = B
+    for kind, v in _tree_stages(rt, view, proto, nc):
+        bw = bw * v if kind == "x" else min(bw, v)
     return bw
 
 
@@ -325,23 +338,40 @@ def _ring_graph(rt, view, op):
     """``(schedule, transfer, B, nc)`` of NCCL's ring graph for the group (see _nccl_ring)."""
     sched_op = "all-gather" if op in ("broadcast", "reduce") else op
     sched, t = "ring", view.transfer("ring", sched_op)
+    nc = _channels(rt, view)
     try:
         multi = view.transfer("multi-ring", sched_op)
-        if multi.per_byte < t.per_byte:
-            sched, t = "multi-ring", multi
+        # channels on the lanes the rings found use (a failed link the rings avoid, or a
+        # dimension they do not cross, leaves both B and the channels unchanged)
+        rc = view.ring_channels()
+        nc_multi = max(1, min(rc, rt.max_channels)) if rc else nc
+        if multi.per_byte < t.per_byte or (
+                multi.per_byte == t.per_byte and view.n_nodes == 1
+                and _fewer_hops(view, nc_multi, nc)):
+            sched, t, nc = "multi-ring", multi, nc_multi
     except (NotApplicableError, KeyError):
         pass
     p = view.p
     f_graph = (2 * (p - 1) if op == "all-reduce" else p - 1) / p
     B = f_graph / t.per_byte if t.per_byte > 0 else math.inf
-    nc = _channels(rt, view)
-    if sched == "multi-ring":
-        # channels on the lanes the rings found use (a failed link the rings avoid, or a
-        # dimension they do not cross, leaves both B and the channels unchanged)
-        rc = view.ring_channels()
-        if rc:
-            nc = max(1, min(rc, rt.max_channels))
     return sched, t, B, nc
+
+
+def _fewer_hops(view, nc_multi, nc_ring):
+    """Whether the multi-ring graph crosses fewer links in all than the rank-order ring's, at
+    a tie in bandwidth: NCCL's graph comparison (src/graph/search.cc
+    ``ncclTopoCompareGraphs``, the same rule at every release 2.18.3-2.30.7) keeps the graph
+    of higher ``nChannels x bwIntra``, and at equal bandwidth the one of fewer ``nHops`` (the
+    links of every channel's ring steps), else the one it has. Each graph's channels spread
+    over its rings as its bytes do, so its hops are ``channels x``
+    :meth:`~analysis._collectives._GroupView.ring_hops` (equal within float rounding is a
+    tie: the rank-order ring stays). Only inside one node: the search runs over one node's
+    system (its GPUs, NVLinks, switches, NICs), and across nodes NCCL orders the rings by
+    node (src/graph/connect.cc ``connectRings``), not by the network's hops, which it does
+    not see."""
+    multi = nc_multi * view.ring_hops("multi-ring")
+    ring = nc_ring * view.ring_hops("ring")
+    return multi < ring * (1 - 1e-9)
 
 
 def _nccl_ring(rt, view, op, n, ops):

@@ -173,7 +173,11 @@ KNOWN_MISSES = {
         "34.9 / 37.5 us (graph 16 x 45 GB/s = 720; the model's 721.8 gives the same), so "
         "2.25.1 runs LL, at llMaxBws' Blackwell 2 x 141 = 282 GB/s, and the model charges that "
         "time as for every row. The 43 us measured says GB200's ring LL ran below the tuner's "
-        "282 GB/s; no published LL rate on Blackwell to put in its place"),
+        "282 GB/s; no published LL rate on Blackwell to put in its place. Session 14: the LL "
+        "loop itself (prims_ll.h LLGenericOp: per trip each of 512 threads spins on one 16-B "
+        "line, 8 B of data) bounds a channel at 512 x 8 B per L2 hit or source load (150 ns / "
+        "~0.39 us, the project's Blackwell latencies): 336-874 GB/s on 32 channels, above "
+        "282, so it does not bind"),
     "hfplaybook-h100-alltoall-minlat": (
         "NCCL's all-to-all on 8 GPUs is 8 grouped sends and receives per rank; NCCL 2.28.7 "
         "schedules them as one kernel, each round on its own channel (src/enqueue.cc "
@@ -189,7 +193,11 @@ KNOWN_MISSES = {
         "the model gives 788 GB/s at 512 MiB; "
         "the rack measures 586 GB/s, and 835 GB/s at 8 GiB where the model gives 972 (its "
         "NVLS bus bandwidth over 72 ranks is ~16% high, see the head cap in "
-        "analysis._runtime_cost). No sourced mechanism for the rest of the 72-rank ramp"),
+        "analysis._runtime_cost). No sourced mechanism for the rest of the 72-rank ramp. "
+        "Session 14: the three points fit 0.6-0.7 ms + n / 438 GB/s algBw to 6%, a constant "
+        "that does not follow NCCL's chunk (64 KiB at 512 MiB and 2 GiB, 128 KiB at 8 GiB), so "
+        "it is not the NVLS pipeline fill; 2.25.1's NVLS path (32 channels, arity 32) is the "
+        "model's"),
     # tritondist-h100-ar-1k: within 25% since session 12 (16.5 vs 19.5 us, 18%): the harness's
     # clone kernel is priced (copy_before; was 15.2 us, 28%); the rest (the cross-stream event
     # waits of ProcessGroupNCCL, an eager kernel boundary above the CUDA-graph 1.3 us) has no
@@ -208,5 +216,10 @@ KNOWN_MISSES = {
         "(8 B: 72.0 us out-of-place, 62.0 us in-place) and its network is not stated, so the "
         "NIC is the rail preset's assumption. NCCL's LL forwards line by line (no "
         "store-and-forward of the 4 KiB within NVLink hops; a network hop waits for a step's "
-        "lines, ~0.2 us at 4 KiB): no sourced mechanism found for +15 us"),
+        "lines, ~0.2 us at 4 KiB): no sourced mechanism found for +15 us. Session 14: NCCL "
+        "2.20.5's LL send buffer is in host memory (net.cc l.705) and the proxy isends a step "
+        "only after reading both flags of every line (sendProxyProgress l.1103-1111): 4 KiB is "
+        "128 cache lines the GPU just wrote over PCIe, per network hop; the measured +14.5 us "
+        "over 8 hops would be 14 ns per cache line, and no sourced CPU read rate of "
+        "DMA-written host memory prices it"),
 }

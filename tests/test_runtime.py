@@ -2188,8 +2188,10 @@ def test_tree_bandwidth_basis_is_the_ring_graphs(spec, data, fail, release):
     # NCCL's tuner builds the tree's bandwidth on the graph its topology search finds for the
     # ring (tree graph searched at the ring's channels, src/init.cc; tuning.cc busBw =
     # nChannels x bw): the tree's basis is the same ring graph the ring candidate uses, the
-    # faster of the rank-order ring and the link-disjoint multi-ring. Brute force: both ring
-    # schedules evaluated directly, the faster one's bus bandwidth and its fabric step.
+    # faster of the rank-order ring and the link-disjoint multi-ring, and at equal bandwidth in
+    # one node the one whose channels cross fewer links (search.cc ncclTopoCompareGraphs:
+    # nChannels x bwIntra, then nHops). Brute force: both ring schedules evaluated directly,
+    # their hops walked path by path (fabric.route), NCCL's order of comparison.
     from analysis._collectives import _GroupView, _resolve_ranks
     from analysis._runtime_cost import _tree_graph
     f = _tree_basis_fabric(spec)
@@ -2212,13 +2214,53 @@ def test_tree_bandwidth_basis_is_the_ring_graphs(spec, data, fail, release):
             tt = view.transfer(sched, "all-reduce")
         except (NotApplicableError, KeyError):
             continue
-        if best is None or tt.per_byte < best.per_byte:
+        if best is None or tt.per_byte < best.per_byte or (
+                tt.per_byte == best.per_byte and view.n_nodes == 1
+                and _walked_hops(f, ranks, rt, view, True)
+                < _walked_hops(f, ranks, rt, view, False) * (1 - 1e-6)):
             best = tt
     p = len(ranks)
     assert t.per_byte == best.per_byte
     assert t.step_loadstore == best.step_loadstore
     assert B == pytest.approx((2 * (p - 1) / p) / best.per_byte, rel=1e-12)
     assert nc >= 1
+
+
+def _walked_hops(f, ranks, rt, view, multi):
+    """NCCL's nHops of a ring graph by hand: channels x the links of one ring, each flow of the
+    ring schedule's step walked with fabric.route and weighted by its share of a ring (the
+    rank-order ring, its per-host rotations, or ring_search's rings in both directions)."""
+    from analysis._runtime_cost import _channels
+    nodes = [f.node(r) for r in ranks]
+    p = len(ranks)
+    step = schedule("all-gather", "multi-ring" if multi else "ring", p, fabric=f,
+                    nodes=tuple(nodes)).steps[0]
+    links = p * sum(w * (len(f.route(nodes[a], nodes[b])) - 1)
+                    for a, b, w in zip(step.src, step.dst, step.fraction))
+    nc = _channels(rt, view)
+    if multi and view.ring_channels():
+        nc = max(1, min(view.ring_channels(), rt.max_channels))
+    return nc * links
+
+
+def test_ring_graph_tie_goes_to_fewer_hops_and_keeps_the_ring_label():
+    # NCCL (search.cc ncclTopoCompareGraphs): at equal nChannels x bwIntra the graph of fewer
+    # hops. mesh:4x4, 13 ranks in a scrambled order (review S13-R1): the rank-order ring's
+    # steps cross 34 links, the locality ring ring_search finds 26, same seconds per byte:
+    # the multi-ring, on its 0.72 us steps (rank-order ring: 0.95 us)
+    f = topologies.build("mesh:4x4,chip=h100")
+    ranks = ["chip1", "chip14", "chip10", "chip6", "chip12", "chip9", "chip2", "chip11",
+             "chip13", "chip7", "chip0", "chip8", "chip5"]
+    assert sum(len(f.route(a, b)) - 1 for a, b in zip(ranks, ranks[1:] + ranks[:1])) == 34
+    (ring,) = ring_search(f, ranks)
+    assert sum(len(f.route(ranks[a], ranks[b])) - 1
+               for a, b in zip(ring, np.roll(ring, -1))) == 26
+    r = cost(f, "all-reduce", 1024, ranks=ranks, runtime="nccl")
+    assert (r.algorithm, r.protocol) == ("multi-ring", "LL")
+    # a full tie (same rings, same hops) keeps the rank-order ring's label: one H100 node
+    # (the multi-ring there is the locality ring through the switches, the rank order)
+    assert cost(H100, "all-reduce", 2**20, runtime="nccl", algorithm="ring").algorithm == "ring"
+    assert cost(H100, "all-gather", 1024, runtime="nccl").algorithm == "ring"
 
 
 def test_tree_on_one_direct_node_is_nccls_chain_latency():
@@ -2529,3 +2571,58 @@ def test_a_failed_nvlink_never_speeds_the_timed_tree(spec, link, sizes):
         a = cost(f, "all-reduce", n, algorithm="double-binary-tree")
         b = cost(g, "all-reduce", n, algorithm="double-binary-tree")
         assert b.time >= a.time * (1 - 1e-12), (spec, n, a.time, b.time)
+
+
+def test_tree_time_keeps_the_tuners_ll_cap_hand_count():
+    # review s13 (test gap of the S13-R3 fix): the tree's TIME is the schedule's algBw with the
+    # tuner's refinements, then the tuner's caps in algBw terms (busBw x .5). cluster-128
+    # (16 H100 servers x 8, a simple TREE graph), 128 KiB, tree/LL: llMaxBw's several-node
+    # x86 row (20.4 GB/s at 3+ nodes, tuning.cc llMaxBws) binds: algBw = 20.4 x .85 x .5 x
+    # the size correction LL[log2i(128 KiB >> 6) = 11] = .5 = 4.335 GB/s, 30.24 us past the
+    # fixed 55.2 us (without the cap the schedule alone gives ~6.9 us: 62.1 us in all)
+    f = topologies.build("cluster-128")
+    n = 128 * 1024
+    rt = runtime("nccl@2.30.7")
+    r = cost(f, "all-reduce", n, runtime="nccl@2.30.7", algorithm="double-binary-tree")
+    assert r.protocol == "LL"
+    want = (rt.ll_max_bw[("x86", 2)] * rt.factors["tree_simple_pattern"] * 0.5
+            * rt.tree_correction["LL"][11])
+    assert want == pytest.approx(4.335e9, rel=1e-12)
+    assert n / (r.time - r.fixed) == pytest.approx(want, rel=1e-9)
+    assert r.fixed == pytest.approx(55.2e-6, rel=1e-12)
+
+
+_TREE_STAGE_FABRICS = ("dgx-h100", "hgx-b200", "rail:servers=2,gpus=4,chip=h100",
+                       "rail:servers=3,gpus=4,nvls=1,chip=gb200", "cluster-128", "torus:4x4")
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(_TREE_STAGE_FABRICS), release=st.sampled_from(sorted(NCCL_RELEASE_DATES)),
+       proto=st.sampled_from(["LL", "LL128", "Simple"]),
+       B=st.floats(1e6, 1e14), nc=st.floats(0.25, 64.0))
+def test_tree_busbw_is_the_factors_then_the_caps(spec, release, proto, B, nc):
+    # one list of the tuner's tree refinements (_tree_stages): the bus bandwidth is the basis
+    # times the factors, capped: _tree_busbw(B) = min(B x _tree_factor, _tree_busbw(inf));
+    # brute force: NCCL's lines (tuning.cc ncclTopoTuneModel), transliterated here
+    from analysis._collectives import _GroupView, _resolve_ranks
+    from analysis._runtime_cost import _nodes_index, _tree_busbw, _tree_factor
+    f = _tree_basis_fabric(spec)
+    rt = runtime(f"nccl@{release}")
+    nodes, idx = _resolve_ranks(f, list(f.endpoints))
+    view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    got = _tree_busbw(rt, view, proto, B, nc)
+    assert got == pytest.approx(min(B * _tree_factor(rt, view, proto),
+                                    _tree_busbw(rt, view, proto, math.inf, nc)), rel=1e-12)
+    k = (view.arch, _nodes_index(view.n_nodes))
+    fac = rt.factors
+    bw = min(B * 0.92, nc * rt.tree_bw[k])
+    if proto == "LL":
+        bw = min(bw / 3.8, rt.ll_max_bw[k if view.n_nodes == 1 else ("x86", k[1])])
+    elif proto == "LL128":
+        bw = min(bw * (7 / 9 if view.n_nodes == 1 else 120 / 128), nc * rt.tree_ll128_bw[k])
+    if view.simple_tree:
+        bw *= fac["tree_simple_pattern"]   # .85 from 2.26.2, 1 before
+    assert fac["tree_simple_pattern"] in (0.85, 1.0)
+    assert (fac["tree_allreduce"], fac["tree_ll"], fac["tree_ll128_one_node"],
+            fac["tree_ll128_nodes"]) == (0.92, 1 / 3.8, 7 / 9, 120 / 128)
+    assert got == pytest.approx(bw, rel=1e-12)
