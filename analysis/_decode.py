@@ -334,6 +334,32 @@ _TRTLLM_FP4_REQUANT_TP1 = {"dense_ffn": ("gate_up_proj", "down_proj")}
 TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
                           "expert_gemm2": ("expert_finalize", "moe_output_add")}
 
+#: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
+#: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
+#: heads it runs FlashMLA (``ModelConfig.enable_flash_mla``; the executor then forces
+#: ``tokens_per_block = 64``, ``py_executor_creator.py``), and every FlashMLA call, i.e. every
+#: attention layer, first launches FlashMLA's tile-scheduler kernel (``get_mla_metadata_func``
+#: in ``AttentionOp::mlaGeneration``, cpp/tensorrt_llm/common/attentionOp.cpp at commit
+#: eea41b73a7bd, commented "metadata should only be init once per iter, to fix later"), then
+#: the split-KV kernel and, always, the combine kernel (``run_flash_splitkv_fwd_mla``,
+#: cpp/tensorrt_llm/kernels/flashMLA/flash_fwd_mla_kernel.h at commit 08f1ea313edf; the
+#: combine's blocks return early for a sequence of one split). TensorRT-LLM PR #3322
+#: (2025-04-07, closed unmerged): "get_mla_metadata is slow and currently it is called before
+#: each FlashMLA kernel"; PR #12161 (merged 2026-03) computes the metadata once per forward
+#: pass: this list is the per-layer state in between, the era of the Hopper rows this engine
+#: list describes. Both kernels are of class ``other`` (no class floor, no bytes counted): the
+#: combine's work is in FlashMLA's published rates (:data:`MLA_DECODE_EFFICIENCY`, which time
+#: ``flash_mla_with_kvcache``, split-KV and combine; the FlashMLA README computes the metadata
+#: once before its layer loop), the scheduler's single-warp scan over the batch has no
+#: published duration: each costs its kernel boundary, a lower bound. Not for DeepSeek Sparse
+#: Attention (another kernel) nor Blackwell (trtllm-gen).
+TRTLLM_HOPPER_FLASHMLA = {"gen_attention": (("mla_metadata",), ("mla_combine",))}
+
+#: Width of the latent + rope head (``kv_lora_rank + qk_rope_head_dim``) TensorRT-LLM runs
+#: FlashMLA for on Hopper (``ModelConfig.enable_flash_mla``: 576, DeepSeek-V3's 512 + 64).
+TRTLLM_FLASHMLA_HEAD = 576
+
+
 #: Tokens on a rank up to which TensorRT-LLM runs DeepSeek's MoE in its min-latency mode
 #: (``hidden_states.size(0) <= 128`` with NVFP4 and the post-MoE all-reduce fusion:
 #: ``DeepseekV3DecoderLayer.forward``). NOT pinned: read by an earlier session in a version of
@@ -476,8 +502,9 @@ ENGINE_KERNELS = {"trtllm": GRAPH_KERNELS, "vllm": VLLM_GRAPH_KERNELS,
 #: reduction: residual add, activation, rotary, cache write, the sum over the top-k),
 #: ``topk`` (router selection, DSA's token selection), ``moe_align`` (the per-expert token
 #: count, aligned prefix sum and sort of the tokens, vLLM's ``moe_align_block_size``) and
-#: ``other`` (sampling); ``indexer`` is DSA's logits kernel (:data:`DSA_INDEXER_KERNELS`),
-#: reading the indexer's key cache. The small kernels' time is their minimum duration
+#: ``other`` (sampling; FlashMLA's scheduler and combine kernels on Hopper,
+#: :data:`TRTLLM_HOPPER_FLASHMLA`); ``indexer`` is DSA's logits kernel
+#: (:data:`DSA_INDEXER_KERNELS`), reading the indexer's key cache. The small kernels' time is their minimum duration
 #: (:data:`KERNEL_FLOORS`); the heavy ones (``gemm``, ``attention``, ``moe_gemm``,
 #: ``indexer``) run at their roofline.
 KERNEL_CLASSES = {
@@ -510,7 +537,7 @@ KERNEL_CLASSES = {
     **dict.fromkeys(("topk", "indexer_topk"), "topk"),
     "indexer_logits": "indexer",
     **dict.fromkeys(("moe_align", "expert_maps"), "moe_align"),
-    "sample": "other",
+    **dict.fromkeys(("sample", "mla_metadata", "mla_combine"), "other"),
 }
 
 #: Kernel classes that share their block's roofline (weights, KV cache, FLOPs); the others
@@ -760,8 +787,25 @@ def expert_activation(experts, k, tokens, skew=0.0):
     >>> pick.tolist(), active.tolist()
     ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
     """
-    if skew < 0 or not math.isfinite(skew):
+    if isinstance(skew, bool) or not isinstance(skew, numbers.Real) or not (
+            math.isfinite(skew) and skew >= 0):
+        # a bool is not an exponent (True read as 1), nor is a string
         raise SpecError(f"skew must be a finite number >= 0, got skew={skew!r}")
+    if isinstance(experts, bool) or not isinstance(experts, numbers.Integral) or experts < 1:
+        raise SpecError(f"experts must be an integer >= 1 (routed experts), got "
+                        f"experts={experts!r}")
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= experts:
+        raise SpecError(f"k must be an integer between 0 and experts ({experts}), got k={k!r}")
+    if isinstance(tokens, bool) or not isinstance(tokens, numbers.Real) or not (
+            math.isfinite(tokens) and tokens >= 0):
+        # a negative count would make an expert more than certainly active
+        raise SpecError(f"tokens must be a finite number >= 0 (tokens routed), got "
+                        f"tokens={tokens!r}")
+    experts, k = int(experts), int(k)
+    if experts > np.iinfo(np.intp).max:
+        # one probability per expert: numpy's own limit on an array's length
+        raise SpecError(f"experts={experts!r} is more than an array can hold "
+                        f"({np.iinfo(np.intp).max})")
     if skew == 0:
         pick = np.full(experts, k / experts)
     else:
@@ -2067,7 +2111,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
     ...  for e in (None, 0.78, 1.0)]    # published rates; every read at 0.78; the roofline
-    [38.04, 38.44, 33.05]
+    [38.2, 38.6, 33.21]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -2172,7 +2216,10 @@ def _engine_kernel_lists(m, chip, engine, cuda_graphs, tp, tokens):
     fp4 = {p for p in ("ffn",)
            if m.part_format(p) == "nvfp4" and chip.gemm_format(m.math_format(p)) == "fp4"}
     requant = TRTLLM_FP4_REQUANT if tp > 1 else _TRTLLM_FP4_REQUANT_TP1
-    if not quantized and min_latency and not fp4:
+    att = m.attention
+    flash_mla = (chip.generation == "hopper" and att.kind == "mla" and not att.sparse
+                 and att.kv_lora_rank + att.qk_rope_head_dim == TRTLLM_FLASHMLA_HEAD)
+    if not quantized and min_latency and not fp4 and not flash_mla:
         return lists
 
     def part(key, name):
@@ -2189,7 +2236,9 @@ def _engine_kernel_lists(m, chip, engine, cuda_graphs, tp, tokens):
                  else ())
         full = (TRTLLM_MOE_FULL_BRANCH.get(n, ()) if key == "moe_ffn" and not min_latency
                 else ())
-        return (*quant, n, *full)
+        before, after = (TRTLLM_HOPPER_FLASHMLA.get(n, ((), ())) if key == "mla" and flash_mla
+                         else ((), ()))
+        return (*quant, *before, n, *after, *full)
 
     kind = m.attention.kind        # GQA keeps the eager list (_attention_names)
     lists = {kind: KERNELS[kind], **lists}

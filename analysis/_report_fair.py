@@ -26,6 +26,7 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
+    default_runtime,
     new_figure,
     report_fabric,
     runtime_label,
@@ -440,16 +441,21 @@ def _fair_findings(rows, drows, ref):
                     lagging.append(f"{s} {times_text(gain, 1)} faster for links "
                                    f"x{r['bandwidth_scale']:.2f}")
         if parts:
+            # what binds beside the reduce rate, and who chooses the algorithm, are the
+            # runtime's: NCCL's bandwidth model and tuner under the default runtime
+            nccl = default_runtime().startswith("nccl")
             lag = (f" The all-reduce gains far less than the links ({', '.join(lagging)}, "
                    "against each one's own time as built): once the links are that fast they "
                    "stop binding, and the chip's reduce rate (assumed: HBM bandwidth / 3) and "
-                   "NCCL's own bandwidth model set the time." if lagging else "")
+                   + ("NCCL's own bandwidth model" if nccl else "the runtime's own costs")
+                   + " set the time." if lagging else "")
             out.append(f"At {ref}'s {what} per chip: " + "; ".join(parts) + "." + lag
                        + " Assumes: street prices of 2026, link bandwidth bought at today's "
                        "price per Gb/s of each medium, "
                        + ("the chip's reduce rate, " if lagging else "")
-                       + f"and the all-reduce under the {runtime_phrase()} (its tuner "
-                       "choosing anew on the scaled links).")
+                       + f"and the all-reduce under the {runtime_phrase()} ("
+                       + ("its tuner" if nccl else "the runtime") + " choosing anew on the "
+                       "scaled links).")
     if drows:
         said = ", ".join(f"{r['system']} {format_time(r['time_s'])} ({r['best_layout']})"
                          for r in drows)

@@ -575,6 +575,10 @@ class PrefillTime:
         >>> round(q.exposed_launch(1.0) * 1e6, 6)
         11.0
         """
+        if isinstance(device, bool) or not isinstance(device, numbers.Real) or not (
+                math.isfinite(device) and device >= 0):
+            raise SpecError(f"device must be a finite number of seconds >= 0, got "
+                            f"device={device!r}")
         if not self.launch_layers or not (self.launch or self.boundary):
             return 0.0
         heavy = sum(sum(flags) * r for flags, r in self.launch_layers)
@@ -1430,8 +1434,11 @@ def _expected_cycles(osl, k, a):
     e = expected_accepted_tokens(k, a)
     if k == 0 or a == 0.0:
         return float(osl)
-    p = [a ** (j - 1) * (1 - a) for j in range(1, k + 1)] + [a ** k]
     top = min(osl, _EXACT_CYCLES_UP_TO)
+    # a cycle emitting j >= r tokens ends a request with r left (N(0) = 0): only the
+    # probabilities of j < top tokens enter the recursion (and a huge k costs no memory)
+    p = [a ** (j - 1) * (1 - a) for j in range(1, min(k, top) + 1)] + (
+        [a ** k] if k < top else [])
     n = [0.0] * (top + 1)
     for r in range(1, top + 1):
         n[r] = 1.0 + sum(pj * n[max(0, r - j)] for j, pj in enumerate(p, 1))
@@ -2230,7 +2237,11 @@ def pareto_front(points, x="tokens_per_s_user", y="tokens_per_s_gpu"):
     [{'x': 2, 'y': 4}, {'x': 1, 'y': 5}]
     """
     def get(p, key):
-        return p[key] if isinstance(p, dict) else getattr(p, key)
+        try:
+            return p[key] if isinstance(p, dict) else getattr(p, key)
+        except (KeyError, AttributeError, TypeError):
+            raise SpecError(f"pareto_front: every point must have {key!r} (x and y name a "
+                            f"number of each point), got {p!r:.80}") from None
 
     for p in points:
         for key in (x, y):
@@ -2287,6 +2298,12 @@ class ServingFrontier:
     def at_interactivity(self, tokens_per_s_user):
         """The frontier's best tokens/s per GPU among points at least this fast per user,
         or None if none is."""
+        v = tokens_per_s_user
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+                math.isfinite(v) and v >= 0):
+            # nan compares false with every point (None, silently); a bool is not a speed
+            raise SpecError(f"tokens_per_s_user must be a finite number >= 0, got "
+                            f"tokens_per_s_user={v!r}")
         ok = [p for p in self.points if p.tokens_per_s_user >= tokens_per_s_user]
         return max(ok, key=lambda p: p.tokens_per_s_gpu) if ok else None
 

@@ -37,9 +37,19 @@ __all__ = ["SpeculativeResult", "expected_accepted_tokens", "speculative_decode"
 
 
 def _check_k(k):
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+    # numpy integers are integers (taken as plain ints); a bool is not a length
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
         raise SpecError(f"draft_length must be an integer >= 0, got draft_length={k!r}")
-    return k
+    return int(k)
+
+
+def _check_cost(name, value, unit=""):
+    """``value`` as a float if it is a finite number >= 0 (not a bool: True is no cost),
+    else a SpecError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            math.isfinite(value) and value >= 0):
+        raise SpecError(f"{name} must be a finite number >= 0{unit}, got {name}={value!r}")
+    return float(value)
 
 
 def _check_a(a):
@@ -70,9 +80,7 @@ def speculative_speedup(draft_length, acceptance, draft_cost):
     >>> speculative_speedup(0, 0.5, 0.1)
     1.0
     """
-    if not (isinstance(draft_cost, numbers.Real) and math.isfinite(draft_cost)
-            and draft_cost >= 0):
-        raise SpecError(f"draft_cost must be a finite number >= 0, got draft_cost={draft_cost!r}")
+    _check_cost("draft_cost", draft_cost)
     k = _check_k(draft_length)
     return expected_accepted_tokens(k, acceptance) / (draft_cost * k + 1.0)
 
@@ -158,13 +166,9 @@ def speculative_decode(model, fabric, *, draft_length, acceptance, batch, contex
     verify = decode_step(model, fabric, batch=batch, context=context,
                          tokens_per_sequence=k + 1, **decode_kwargs)
     if draft_time is None:
-        if not (isinstance(draft_cost, numbers.Real) and math.isfinite(draft_cost)
-                and draft_cost >= 0):
-            raise SpecError(f"draft_cost must be a finite number >= 0, got draft_cost={draft_cost!r}")
-        draft_time = draft_cost * base.time
-    elif not (isinstance(draft_time, numbers.Real) and math.isfinite(draft_time)
-              and draft_time >= 0):
-        raise SpecError(f"draft_time must be >= 0 seconds, got draft_time={draft_time!r}")
+        draft_time = _check_cost("draft_cost", draft_cost) * base.time
+    else:
+        _check_cost("draft_time", draft_time, " seconds")
     tokens = expected_accepted_tokens(k, a)
     cycle = k * draft_time + verify.time
     per_user = tokens / cycle

@@ -269,6 +269,8 @@ _GRACE_SRC = ("NVIDIA GB200 / GB300 NVL72 (second-hand: elprocus.com 'NVIDIA GB2
 _HOPPER_SRC = ("NVIDIA H100 SXM datasheet (via archive-lib.hpctech.co.jp, glennklockwood.com/"
                "garden/processors/h100): FP8 and INT8 Tensor Core 3,958 TFLOPS/TOPS with "
                "sparsity, 1/2 without: 1,978.9 dense")
+#: Dense FP8 and INT8 tensor rates of the GH100 die (H100, H200, H800), per _HOPPER_SRC.
+_GH100_TENSOR = (("fp8", 1978.9e12), ("int8", 1978.9e12))
 _B200_SRC = ("NVIDIA HGX B200 per-GPU specifications (GB200 NVL72 / HGX B200 table, "
              "second-hand: zdszero.github.io): FP4 18, FP8/FP6 9, INT8 9 PFLOPS/POPS with "
              "sparsity, halved: 9 / 4.5 / 4.5 dense")
@@ -279,12 +281,12 @@ CHIPS = {c.name: c for c in (
           "NVIDIA H100 SXM5 datasheet (via archive-lib.hpctech.co.jp and glennklockwood.com/"
           "garden/processors/h100): 80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS dense BF16 "
           "(1,979 with 2:4 sparsity)",
-          generation="hopper", tensor=(("fp8", 1978.9e12), ("int8", 1978.9e12)),
+          generation="hopper", tensor=_GH100_TENSOR,
           tensor_source=_HOPPER_SRC),
     _chip("h200", 141 * GB, 4.8 * TB, 989.4e12,
           "NVIDIA H200 SXM material (second-hand: lzwjava.github.io, hwcooling.net): 141 GB "
           "HBM3e, 4.8 TB/s; same GH100 die as H100, so 989.4 TFLOPS dense BF16",
-          generation="hopper", tensor=(("fp8", 1978.9e12), ("int8", 1978.9e12)),
+          generation="hopper", tensor=_GH100_TENSOR,
           tensor_source="NVIDIA H200 SXM datasheet 'FP8 Tensor Core 3,958 TFLOPS' with "
                         "sparsity (second-hand: lzwjava.github.io), the H100's GH100 tensor "
                         "cores; " + _HOPPER_SRC),
@@ -298,7 +300,7 @@ CHIPS = {c.name: c for c in (
           "NVIDIA H800 SXM: the H100 SXM5 die and memory (80 GB HBM3, 3.35 TB/s, 989.4 TFLOPS "
           "dense BF16) with 8 NVLink4 links (second-hand: DeepSeek-V3 report s.3.2, "
           "NVIDIA/nccl issue 892)",
-          generation="hopper", tensor=(("fp8", 1978.9e12), ("int8", 1978.9e12)),
+          generation="hopper", tensor=_GH100_TENSOR,
           tensor_source="the H100 SXM5 die: " + _HOPPER_SRC),
     _chip("h20", 96 * GB, 4.0 * TB, 148e12,
           "NVIDIA H20 (second-hand: SemiAnalysis and vendor spec sheets): 96 GB HBM3, 4.0 TB/s, "

@@ -22,7 +22,7 @@ import numpy as np
 from ._chips import ChipSpec, chip_spec
 from ._errors import GraphError, NodeError
 from ._failures import Failures
-from ._schema import validate_graph
+from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
 
 __all__ = ["EdgeArrays", "Fabric"]
@@ -180,7 +180,7 @@ class Fabric:
         for _, _, data in H.edges(data=True):
             data.setdefault("lanes", 1)
         if endpoints is None:
-            endpoints = [n for n, k in H.nodes(data="kind") if k == "chip"]
+            endpoints = default_endpoints(H)
         endpoints = tuple(endpoints)
         if domains is None:
             grouped = {}

@@ -23,7 +23,11 @@ lost its other links) is not counted as failed: it is still a chip of the
 fabric, and a pair it belongs to raises :class:`~fabric.RoutingError` ("no route
 from 'a' to 'b'") followed by the cause, "chip0 is cut off from every other chip:
 link chip0-sw0 failed" (``failures.cut_off``). To price the rest of the fabric,
-fail that chip too (``without(chips=[...])``). The surviving chips keep
+fail that chip too (``without(chips=[...])``). A group of two or more live chips
+cut off together is in ``failures.islands``: its chips route among themselves,
+and a pair joining it to the other chips raises RoutingError naming the group
+("chip0 and chip1 are cut off from the other live chips (an island of 2): node
+chip2 failed"). The surviving chips keep
 their names and ranks (``fabric.rank_of``); ``fabric.endpoints`` lists only the
 live ones, in rank order, and is what an analysis runs over. The address
 plan does not move: hardware failing does not reprogram it, so a degraded fabric

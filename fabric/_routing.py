@@ -52,7 +52,11 @@ no live link, which are failed in effect) ``p -> x1 -> ... -> xk -> q`` crosses
 the failed links ``p -> x1``, ``x1 -> x2``, ..., ``xk -> q``; each has one fixed
 live *stand-in* link, the same for every pair, and the run becomes the stand-ins
 in order, joined by one shortest surviving path each (the engine's hash choice):
-``p ~> S(p -> x1) ~> S(x1 -> x2) ~> ... ~> S(xk -> q) ~> q``. A stand-in is
+``p ~> S(p -> x1) ~> S(x1 -> x2) ~> ... ~> S(xk -> q) ~> q``. Consecutive equal
+stand-ins are crossed once (no router sends a packet over one link, back, and over it
+again; the bytes of both failed links still cross it), unless the run would then
+have fewer hops or less latency than the run it repairs (possible only where the
+links of one dimension differ in latency): then each is crossed. A stand-in is
 chosen among the live links no wider than the failed link and of no lower latency
 (among all live links only where none such is left in the component):
 
@@ -99,22 +103,30 @@ the failure. With local repair a failure only adds bytes to live links: every
 byte of a failed link crosses every link of its bypass, every byte of each link of a
 run crosses that link's stand-in, and no other hop moves; and it only lengthens
 paths (dimension order is minimal on the intact grid; a bypass has at least one
-hop, and a run of ``m`` failed links becomes at least its ``m`` stand-ins). So
+hop, and a repaired run has at least the hops and the latency of the run: its ``m``
+stand-ins, each no faster, or, where consecutive equal stand-ins share one crossing,
+a walk between the run's ends, checked to be no shorter). So
 where each stand-in link is no wider and no faster than the link it stands for,
 and each bypass holds one such link (every builder's grid: one bandwidth and
 latency per dimension), no link's time and no path's latency falls, and no schedule's time
-can: claimed for any set of failed nodes and links (neighbours included) whose
-survivors form one connected component (live nodes left with no live link
-aside) in which every failed link has a live link of its bandwidth and latency
-or narrower and slower; tests/test_audit_s11_routing.py,
-tests/test_audit_s12_routing.py and tests/test_audit_s13_routing.py hold it on
+can: claimed for any set of failed nodes and links (neighbours included), for
+the work of the chips of one group of connected survivors, where every failed
+link has a live link of its bandwidth and latency or narrower and slower in that
+group; tests/test_audit_s11_routing.py, tests/test_audit_s12_routing.py,
+tests/test_audit_s13_routing.py and tests/test_audit_s14_*.py hold it on
 random small grids, failures and every operation, and the routes against a brute
 force of this rule. Until session 13 a run's stand-ins were only its two live
 ends' neighbours (review S12-R4): ``torus:2x2x3`` without chip10 and chip6 left
 chip2 only 128 GB/s links for its dead 64 GB/s ones, and a reduce-scatter of 16
-MiB over chip2, chip11, chip9 ran 186 -> 94 us (now 280 us). Not claimed where
-the failures cut off an island of two or more live nodes: a route through it
-finds no path from its stand-ins and the pair takes one shortest path.
+MiB over chip2, chip11, chip9 ran 186 -> 94 us (280 us in session 13, 187 us
+since equal stand-ins share a crossing). Where the failures split the live chips
+into groups (:attr:`fabric.Failures.islands`), each group is routed by this rule
+with every node outside its component passed as failed; a pair joining two
+groups raises :class:`~fabric.RoutingError` naming the group cut off. (Until
+session 14 a survivors' route through a cut-off group took one shortest path:
+``torus:2x2x3`` without chip0, chip3 and links chip10-chip11, chip2-chip6,
+chip10-chip6, chip10-chip8, an all-reduce of 112 KiB over chip6, chip8, chip9
+ran 3.98 -> 2.62 us.)
 Such a rule must keep each failed link's bytes together on one live link (a traffic that used only that
 link would otherwise spread), so it costs more than re-routing globally: on
 the default report's one-chip all-to-all (chip0 failed) sd200-ultra +87.5%,

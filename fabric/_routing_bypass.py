@@ -16,7 +16,11 @@ Pairs a way of whose route crosses a failed node (or a live node left with no li
 link) are found by a second twin over the intact grid (``flag``: those nodes' links
 weigh 1, every other 0) and routed way by way (:meth:`Bypass._repaired`): every
 combination of their ties, each run through such nodes replaced by its links'
-stand-ins joined by shortest paths (:meth:`Bypass._expand`). Pairs left with no way
+stand-ins joined by shortest paths, consecutive equal stand-ins crossed once where
+that leaves the run no shorter in hops and latency (:meth:`Bypass._expand`). Where
+the failures split the live chips into groups (``failures.islands``), each group's
+pairs go to their own twin, in which every node outside the group's component is
+failed (:class:`Bypasses`). Pairs left with no way
 (a failed link whose ends the failures disconnected, a run with no stand-in or no
 path between its stand-ins) are routed whole by one shortest path of the surviving
 graph.
@@ -298,23 +302,39 @@ class Bypass:
                     j += 1
                     if j == len(row):        # it ends at a node left with no live link
                         return None
-                cur = int(tail[row[i]])
-                for k2 in row[i:j + 1]:      # each link's stand-in, joined by tunnels
-                    sl = self.standin.get((int(tail[k2]), int(head[k2])))
-                    if sl is None:
-                        return None
-                    mid = self._tunnel(cur, int(self.router.link_tail[sl]))
-                    if mid is None:
-                        return None
-                    out += mid + [sl]
-                    cur = int(self.router.link_head[sl])
-                mid = self._tunnel(cur, int(head[row[j]]))
-                if mid is None:
+                run = row[i:j + 1]
+                sls = [self.standin.get((int(tail[k2]), int(head[k2]))) for k2 in run]
+                if None in sls:
                     return None
-                out += mid
+                seg = self._joined(int(tail[row[i]]), int(head[row[j]]), sls, merge=True)
+                if seg is not None and (len(seg) < len(run) or self.router.link_latency[
+                        seg].sum() < self.thru.lat[run].sum() * (1 - 1e-12)):
+                    seg = None               # shorter than the run: cross each stand-in
+                if seg is None:
+                    seg = self._joined(int(tail[row[i]]), int(head[row[j]]), sls, merge=False)
+                if seg is None:
+                    return None
+                out += seg
                 i = j
             i += 1
         return out
+
+    def _joined(self, p, q, sls, merge):
+        """The live links of a run from ``p`` to ``q`` repaired by its stand-ins ``sls``, in
+        order, joined by tunnels; with ``merge``, consecutive equal stand-ins share one
+        crossing. ``None`` when a tunnel is missing."""
+        out, cur, prev = [], p, None
+        lt, lh = self.router.link_tail, self.router.link_head
+        for sl in sls:
+            if merge and sl == prev:
+                continue
+            mid = self._tunnel(cur, int(lt[sl]))
+            if mid is None:
+                return None
+            out += mid + [sl]
+            cur, prev = int(lh[sl]), sl
+        mid = self._tunnel(cur, q)
+        return None if mid is None else out + mid
 
     def _repaired(self, s, d):
         """The ways of pairs crossing a failed node: ``(pair, weight, links)`` lists (the

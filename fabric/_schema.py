@@ -49,6 +49,12 @@ def _positive_number(value):
             and math.isfinite(value) and value > 0)
 
 
+def default_endpoints(G):
+    """The rank order of a graph given without one: every ``kind="chip"`` node, in the
+    graph's node order (what :func:`validate_graph` checks and ``Fabric.from_graph`` uses)."""
+    return [n for n, k in G.nodes(data="kind") if k == "chip"]
+
+
 def validate_graph(G, endpoints=None):
     """Check ``G`` against the schema; raise :class:`GraphError` naming every fault.
 
@@ -114,7 +120,7 @@ def validate_graph(G, endpoints=None):
             faults.append(f"edge ({u!r}, {v!r}) has carries {carries!r}; it must be one of "
                           f"{', '.join(CARRIES)}")
     if endpoints is None:
-        endpoints = [n for n, k in G.nodes(data="kind") if k == "chip"]
+        endpoints = default_endpoints(G)
     else:
         seen = set()
         for n in endpoints:

@@ -189,6 +189,24 @@ def _tunnel(g, a, b):
     return [a] if a == b else _shortest_route(g, a, b, route)
 
 
+def _joined(g, a, b, sts, merge):
+    """The walk from ``a`` to ``b`` over the stand-ins ``sts`` in order, joined by shortest
+    surviving paths; with ``merge``, consecutive equal stand-ins crossed once. ``None``
+    when a stand-in is missing or a join has no path."""
+    G = g.graph
+    out, cur, prev = [a], a, None
+    for st in sts:
+        if st is None or not nx.has_path(G, cur, st[0]):
+            return None
+        if merge and st == prev:
+            continue
+        out += _tunnel(g, cur, st[0])[1:] + [st[1]]
+        cur, prev = st[1], st
+    if not nx.has_path(G, cur, b):
+        return None
+    return out + _tunnel(g, cur, b)[1:]
+
+
 def degraded_dor_paths(f, g, s, t):
     """The paths dimension order takes from ``s`` to ``t`` on ``g``, a degraded copy of the
     grid ``f`` (names), each carrying an equal share, by the rule of fabric/_routing.py
@@ -220,17 +238,18 @@ def degraded_dor_paths(f, g, s, t):
                 j = i + 1
                 while p[j] in gone:
                     j += 1
-                cur, ok = a, True
-                for u, v in itertools.pairwise(p[i:j + 1]):
-                    st = _standin(f, g, u, v, gone, home)
-                    if st is None or not nx.has_path(G, cur, st[0]):
-                        ok = False
-                        break
-                    q += _tunnel(g, cur, st[0])[1:] + [st[1]]
-                    cur = st[1]
-                if not ok or not nx.has_path(G, cur, p[j]):
+                run = list(itertools.pairwise(p[i:j + 1]))
+                sts = [_standin(f, g, u, v, gone, home) for u, v in run]
+                seg = _joined(g, a, p[j], sts, merge=True)
+                if seg is not None:
+                    hops, lat = len(seg) - 1, path_latency(g, seg)
+                    if hops < len(run) or lat < path_latency(f, p[i:j + 1]) * (1 - 1e-12):
+                        seg = None
+                if seg is None:
+                    seg = _joined(g, a, p[j], sts, merge=False)
+                if seg is None:
                     break
-                q += _tunnel(g, cur, p[j])[1:]
+                q += seg[1:]
                 i = j
             elif G.has_edge(a, b):
                 q.append(b)

@@ -172,10 +172,15 @@ def test_repro_a_route_through_a_cut_off_group_no_longer_spreads():
     a = analysis.cost(f, "all-reduce", 114688, ranks=ranks, runtime="ideal").time
     b = analysis.cost(g, "all-reduce", 114688, ranks=ranks, runtime="ideal").time
     assert b >= a                      # before: 3.98 -> 2.62 us
-    # chip8 -> chip6 crossed chip10 (now cut off with chip2): the run chip8 -> chip10 -> chip6
-    # takes two stand-ins, each no wider than its failed link, instead of one shortest path
-    assert g.route("chip8", "chip6") != ["chip8", "chip4", "chip6"]
-    assert_route_is_the_rule(f, g, "chip8", "chip6")
+    # chip9 -> chip6 crossed chip10 (now cut off with chip2): it keeps its intact hop chip9 ->
+    # chip8, and the bytes of both failed links chip8 -> chip10 (128 GB/s) and chip10 -> chip6
+    # (64 GB/s) cross one stand-in, chip8 -> chip4 (64 GB/s); before, the pair took one
+    # shortest path, chip9 chip11 chip7 chip6, and the bytes spread
+    assert f.route("chip9", "chip6") == ["chip9", "chip8", "chip10", "chip6"]
+    assert g.route("chip9", "chip6") == ["chip9", "chip8", "chip4", "chip6"]
+    assert g.graph.edges["chip8", "chip4"]["bandwidth"] <= 64e9
+    for s, t in itertools.permutations(ranks, 2):
+        assert_route_is_the_rule(f, g, s, t)
     assert g.route("chip2", "chip10") == ["chip2", "chip10"]
 
 

@@ -160,13 +160,15 @@ def test_two_batch_by_hand(fab):
 
     # TensorRT-LLM's MLA list: before the attention kernel, the fused A GEMM (q_a + kv_a),
     # the norm, q_b, the W_UK absorb, rope + cache write; the shared expert (3 h w weights)
+    # (H100: FlashMLA's scheduler before the attention kernel and its combine after it,
+    # TRTLLM_HOPPER_FLASHMLA)
     prepare = (k("fuse_a_gemm", h * 1536 + h * 576) + k("q_kv_rmsnorm")
                + k("uq_qr_gemm", 1536 * 128 * 192) + k("uk_bgemm", 512 * 128 * 128)
-               + k("kv_cache_rope"))
+               + k("kv_cache_rope") + k("mla_metadata"))
     shared = k("shared_expert", 3 * h * 2048, "ffn")
     core = (D._kernel_time(s, "gen_attention", mem.kv_layer_chip,
                            t * m.attention.score_flops_per_token(2000), "scores")
-            + k("uv_gemm", 512 * 128 * 128) + k("wo_gemm", 128 * 128 * h)
+            + k("mla_combine") + k("uv_gemm", 512 * 128 * 128) + k("wo_gemm", 128 * 128 * h)
             + k("allreduce_add_rmsnorm_quant")
             + k("router_gemm", h * 256 + 256, "router") + k("topk"))
     assert win_d == pytest.approx(prepare + shared, rel=1e-12)
@@ -380,7 +382,8 @@ def test_two_batch_attention_kernel_runs_at_flashmla_rates_under_trtllm_on_hoppe
     def k(name, params=0.0, part="attention"):
         return D._kernel_time(s, name, params, 2 * params * t, part)
 
-    core = (gen + k("uv_gemm", 512 * 128 * 128) + k("wo_gemm", 128 * 128 * h)
+    core = (gen + k("mla_combine") + k("uv_gemm", 512 * 128 * 128)
+            + k("wo_gemm", 128 * 128 * h)
             + k("allreduce_add_rmsnorm_quant") + k("router_gemm", h * 256 + 256, "router")
             + k("topk"))
     assert D._two_batch_windows(s, mem)[1] == pytest.approx(core, rel=1e-12)

@@ -46,3 +46,47 @@ def test_tallest_bar_never_touches_the_top_frame(hi, bottom):
     assert math.log10(top / hi) >= LOG_TOP_ROOM * math.log10(top / bottom) - 1e-12
     # and the top is a labelled tick
     assert max(ax.get_yticks()) == pytest.approx(top)
+
+
+@pytest.mark.parametrize("runtime", ["nccl", "ideal"])
+def test_equal_cost_lag_sentence_names_the_runtime_that_sets_the_time(monkeypatch, runtime):
+    # 'NCCL's own bandwidth model set the time' was true only because analysis.cost's
+    # default runtime is NCCL; the finding names whatever runtime its all-reduce ran under
+    from analysis import _report_fair, _report_parts
+
+    monkeypatch.setattr(_report_fair, "default_runtime", lambda: runtime)
+    monkeypatch.setattr(_report_parts, "default_runtime", lambda: runtime)
+
+    def row(system, basis, scale, t):
+        return {"system": system, "basis": basis, "bandwidth_scale": scale,
+                "bisection_per_chip_Bps": 25e9 * scale, "allreduce_1GiB_s": t}
+
+    rows = [row("ref", "as built", 1.0, 6e-3), row("a", "as built", 1.0, 3.7e-3),
+            row("a", "cost", 12.17, 1.95e-3), row("a", "power", 2.08, 2.5e-3)]
+    cost_text, _ = _report_fair._fair_findings(rows, [], "ref")
+    assert f"under the runtime '{runtime}'" in cost_text
+    if runtime == "nccl":
+        assert "NCCL's own bandwidth model set the time" in cost_text
+        assert "(its tuner choosing anew on the scaled links)" in cost_text
+    else:
+        assert "NCCL" not in cost_text and "tuner" not in cost_text, cost_text
+        assert "the runtime's own costs set the time" in cost_text
+
+
+def test_latency_legend_names_both_transports_of_a_cluster():
+    # the legend said 'cluster-128 RDMA across hosts' for a curve whose first step (the
+    # pairs inside a host) is load/store
+    import numpy as np
+
+    from analysis._report_parts import report_fabric
+    from analysis._report_sections import _transport_curves
+
+    ((label, how, per_op),) = _transport_curves(report_fabric("cluster-128"))
+    assert how == "load/store in a host, RDMA across hosts"
+    assert label == f"cluster-128 {how}"
+    # the in-host pairs are the fastest: 7 of the 127 peers of each chip
+    store = np.asarray(per_op["store"])
+    fast = store <= store.min() * 1.01
+    assert fast.mean() == pytest.approx(7 / 127)
+    ((label, how, _),) = _transport_curves(report_fabric("nvl72:chip=h100"))
+    assert (label, how) == ("nvl72:chip=h100 load/store", "load/store")

@@ -351,6 +351,17 @@ def test_expected_cycles_tend_to_osl_over_e_and_never_undercount(k, a):
     assert analysis.expected_cycles(200_001, k, a) - big == pytest.approx(1 / e, rel=1e-6)
 
 
+@settings(max_examples=60, deadline=None)
+@given(osl=st.integers(1, 80), extra=st.integers(0, 200), a=st.floats(0.0, 1.0))
+def test_drafts_beyond_the_request_change_no_cycle_count(osl, extra, a):
+    """A cycle never emits more than the request has left, so every draft length k >= osl
+    gives the cycles of k = osl (the longer drafts are discarded), exactly, up to a draft
+    length no list could hold (session 14: 10**30 drafts ran out of memory)."""
+    want = analysis.expected_cycles(osl, osl, a)
+    assert analysis.expected_cycles(osl, osl + extra, a) == want
+    assert analysis.expected_cycles(osl, 10**30, a) == want
+
+
 def test_one_token_answers_take_one_cycle_with_or_without_drafts(node):
     # audit S9 5's repro: a 1-token answer looked faster with 3 drafts (0.339 cycles)
     kw = {"isl": 1000, "osl": 1, "batch": 4, "layout": "tp=8"}

@@ -50,9 +50,12 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
 #: Expressible rows outside 25% today, and what is seen of why (each says whether the model is
 #: too fast or too slow).
 OUTSIDE_25 = {
-    "r1-h200-fp8-trtllm-maxtput-c1024": "model too fast, 15.64 vs 11.35 tok/s/user (38%; "
-                                        "GPU 2001 vs 1436, 39%; FP8, attention DP8 + EP8, 128 "
-                                        "users per GPU; 39/40% before session 13 priced the "
+    "r1-h200-fp8-trtllm-maxtput-c1024": "model too fast, 15.60 vs 11.35 tok/s/user (37%; "
+                                        "GPU 1996 vs 1436, 39%; FP8, attention DP8 + EP8, 128 "
+                                        "users per GPU; 15.64 / 2001 before session 14 counted "
+                                        "FlashMLA's scheduler and combine kernels on Hopper "
+                                        "(TRTLLM_HOPPER_FLASHMLA, +2.6 us per attention layer); "
+                                        "39/40% before session 13 priced the "
                                         "routed experts at DeepGEMM's masked table by rows per "
                                         "group: the iterations carrying a prompt's tokens; no "
                                         "sourced Hopper grouped FP8 streaming rate at decode "
@@ -71,7 +74,9 @@ OUTSIDE_25 = {
                                         "H200 than any published GEMM rate gives, while the "
                                         "B200 rows say cheaper; not found why (MLA chunked "
                                         "context unsupported on Hopper is in the condition)",
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.9x",
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.92x (1.95x "
+                                         "before session 14 counted FlashMLA's scheduler and "
+                                         "combine kernels on Hopper: TRTLLM_HOPPER_FLASHMLA)",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.8x (2.0x before "
                                          "the K floor)",
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.65-1.73x "

@@ -84,9 +84,36 @@ def test_draft_time_in_seconds(fab):
     ({"draft_length": 2, "acceptance": 0.5, "draft_cost": 0.1, "draft_time": 1.0},
      "exactly one"),
     ({"draft_length": 2, "acceptance": 0.5, "draft_cost": -1}, "draft_cost must be"),
+    # a bool is no cost (True read as 1), nor are nan / inf (session 14)
+    ({"draft_length": 2, "acceptance": 0.5, "draft_cost": True}, "draft_cost must be"),
+    ({"draft_length": 2, "acceptance": 0.5, "draft_cost": np.bool_(True)}, "draft_cost must"),
+    ({"draft_length": 2, "acceptance": 0.5, "draft_cost": float("nan")}, "draft_cost must"),
+    ({"draft_length": 2, "acceptance": 0.5, "draft_time": True}, "draft_time must be"),
+    ({"draft_length": 2, "acceptance": 0.5, "draft_time": float("inf")}, "draft_time must"),
+    ({"draft_length": True, "acceptance": 0.5, "draft_cost": 0.1}, "draft_length must be"),
+    ({"draft_length": 2.0, "acceptance": 0.5, "draft_cost": 0.1}, "draft_length must be"),
     ({"draft_length": 2, "acceptance": 0.5, "draft_cost": 0.1, "tokens_per_sequence": 2},
      "tokens_per_sequence is set"),
 ])
 def test_bad_input(fab, kw, match):
     with pytest.raises(SpecError, match=match):
         speculative_decode(SMALL, fab, batch=1, context=1, collective=fake_cost, **kw)
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(True), float("nan"), -0.5, float("inf"), "0.1"])
+def test_leviathan_speedup_names_a_bad_draft_cost(bad):
+    with pytest.raises(SpecError, match="draft_cost must be"):
+        speculative_speedup(2, 0.5, bad)
+
+
+def test_numpy_integers_are_draft_lengths(fab):
+    """A numpy integer is a draft length (as a plain int; session 14: it was refused as
+    'must be an integer'), a numpy float an acceptance and a cost."""
+    kw = {"batch": 1, "context": 10, "collective": fake_cost}
+    a = speculative_decode(SMALL, fab, draft_length=np.int64(2), acceptance=np.float32(0.5),
+                           draft_cost=np.float64(0.1), **kw)
+    b = speculative_decode(SMALL, fab, draft_length=2, acceptance=0.5, draft_cost=0.1, **kw)
+    assert a == b and type(a.draft_length) is int
+    assert expected_accepted_tokens(np.int32(3), 0.5) == expected_accepted_tokens(3, 0.5)
+    assert speculative_speedup(np.int64(3), 0.5, np.float32(0.25)) == speculative_speedup(
+        3, 0.5, 0.25)

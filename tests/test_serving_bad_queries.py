@@ -1,0 +1,52 @@
+"""Bad arguments to the serving results' queries get a SpecError naming them (session 14):
+ServingFrontier.at_interactivity(nan) answered None (nan compares false with every point),
+a bool was a speed of 1, a string broke in a comparison; PrefillTime.exposed_launch priced a
+negative or nan device time; pareto_front with a name the points lack broke in getattr."""
+
+import math
+
+import numpy as np
+import pytest
+
+import analysis
+import topologies
+from analysis import PrefillTime
+from fabric import SpecError
+
+
+@pytest.fixture(scope="module")
+def frontier():
+    f = topologies.build("hgx-h200")
+    return analysis.serving_frontier("deepseek-r1", f, isl=1024, osl=256, n_batches=3,
+                                     layouts=["tp=8"])
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -1.0, True, np.bool_(True), "10", None])
+def test_at_interactivity_names_a_bad_speed(frontier, bad):
+    with pytest.raises(SpecError, match="tokens_per_s_user must be"):
+        frontier.at_interactivity(bad)
+
+
+def test_at_interactivity_by_brute_force(frontier):
+    for v in (0, 0.0, np.float32(5.0), np.int64(20), 1e9):
+        ok = [p for p in frontier.points if p.tokens_per_s_user >= v]
+        want = max(ok, key=lambda p: p.tokens_per_s_gpu) if ok else None
+        assert frontier.at_interactivity(v) == want
+
+
+@pytest.mark.parametrize("bad", [math.nan, -1e-6, math.inf, True, "1"])
+def test_exposed_launch_names_a_bad_device_time(bad):
+    p = PrefillTime(isl=1, flops=0.0, compute=0.0, weights=0.0, comm=0.0, total=0.0,
+                    launch=4e-6, launch_layers=(((False, True), 2),))
+    with pytest.raises(SpecError, match="device must be"):
+        p.exposed_launch(bad)
+    assert p.exposed_launch(np.float64(1.0)) == p.exposed_launch(1.0)
+
+
+@pytest.mark.parametrize("x, y", [("nosuch", "y"), ("x", 3), ("x", None)])
+def test_pareto_front_names_a_missing_attribute(x, y):
+    pts = [{"x": 1, "y": 5}, {"x": 2, "y": 4}]
+    with pytest.raises(SpecError, match="pareto_front: every point must have"):
+        analysis.pareto_front(pts, x, y)
+    with pytest.raises(SpecError, match="pareto_front: every point must have"):
+        analysis.pareto_front([type("P", (), {"x": 1, "y": 2})()], x, y)
