@@ -179,7 +179,13 @@ class Failures:
         ...              cut_off={"chip9": ["node chip2"]})
         >>> f.group_of("chip1"), f.group_of("chip5"), f.group_of("chip9")
         (1, 0, ('cut off', 'chip9'))
+        >>> f.group_of("chip2")
+        Traceback (most recent call last):
+        ...
+        fabric.NodeError: chip2 has failed: it is in no group of live chips
         """
+        if chip in self.ranks or chip in self.nodes:
+            raise NodeError(f"{chip} has failed: it is in no group of live chips")
         if chip in self.cut_off:
             return ("cut off", chip)
         k = self._island_index().get(chip)

@@ -67,6 +67,7 @@ with bad values loads, and each bad value becomes a finding (code ``invalid``,
 with the file and line) that :func:`fabric.check` reports with the rest.
 """
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -179,6 +180,9 @@ class _Reader:
                     raise TypeError(f"must be a list of names, got {v!r}")
                 return v
             if key in _ADDRESSES or key in _SIZES:
+                if isinstance(v, float) and not math.isfinite(v):
+                    raise ValueError("is not a finite number; write an integer or a string "
+                                     "such as '0x4000_0000' or '16PiB'")
                 if isinstance(v, float) and not abs(v) < _FLOAT_EXACT:
                     # TOML gave a float: above 2**53 it has already lost the low bits
                     # (18014398509481985.0 reads as ...984), so the plan would be checked

@@ -132,8 +132,10 @@ def _aic(tokens, phase):
     :func:`analysis.eager_pass_seconds` (one launch per replay at
     :data:`analysis.LAUNCH_OVERHEAD`, the GPU idle of an exposed launch: call plus
     submit-to-start; assumption: a graph launch costs at least a kernel launch, torch's
-    Python ``replay()`` path unpriced), divided by the replays. Not priced: the peers' start
-    skew at the first replay (no figure)."""
+    Python ``replay()`` path unpriced), divided by the replays. The exposed launch's
+    submit-to-start and the floor's own boundary overlap for the first replay, so this
+    charges up to one boundary too much over the 10 (<= ~0.13 us per row; review, session
+    14). Not priced: the peers' start skew at the first replay (no figure)."""
     def case(row):
         r = moe_exchange(nvl72(), "deepseek-v3", tokens, int(row["gpus"]), kernel=_A2A_COLLECTOR,
                          dispatch_bytes=NVFP4_TOKEN, combine_bytes=2, routing="balanced",
