@@ -106,6 +106,7 @@ __all__ = [
     "CollectiveCost",
     "StepCost",
     "applicable_algorithms",
+    "communicator_channels",
     "cost",
     "cost_sizes",
     "host_launch_delay",
@@ -790,7 +791,11 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     Returns
     -------
     CollectiveCost
-        With ``lower_bound`` <= ``time`` always (see :func:`_lower_bound`).
+        With ``lower_bound`` <= ``time`` always (see :func:`_lower_bound`). On a degraded
+        fabric (``fabric.without``) the time is never below the intact fabric's where the
+        runtime runs the same schedule and protocol and, under NCCL, the same communicator
+        channel count (:func:`communicator_channels`: NCCL's own search can give a GPU
+        that lost an NVLink more channels, and then be faster, as NCCL is).
 
     Raises
     ------
@@ -1296,6 +1301,34 @@ def peer_round_trip(fabric, ranks=None):
     """
     _nodes, idx = resolve_ranks(fabric, ranks)
     return _peer_round_trip(fabric, np.asarray(idx))
+
+
+def communicator_channels(fabric, ranks=None, runtime="nccl"):
+    """``(collective, p2p)``: the channel counts of NCCL's communicator over ``ranks`` (default:
+    every rank) under an NCCL release: ``nChannels`` (its ring graph search, capped by
+    MAXCHANNELS: analysis._runtime_cost ``comm_channels``) and ``p2pnChannels`` (that rounded
+    up to a power of two). Not :attr:`CollectiveCost.channels`, which is what one operation
+    of one size uses (an all-to-all's per-peer channels, a small message's few).
+
+    What a degraded fabric's comparison under NCCL needs: a failure never makes NCCL faster
+    where it runs the same schedule, protocol AND communicator channel count. NCCL's own
+    search can give a GPU that lost an NVLink MORE channels (gb200-nvl72: 18 lanes find 16
+    channels at 45 GB/s, 17 lanes 17 at 40, doubled: 32 -> 34; p2p 32 -> 64), and what
+    follows from the count (point-to-point batches, the split over channels) can then be
+    faster, as in NCCL itself.
+
+    >>> import topologies
+    >>> f = topologies.build("gb200-nvl72")
+    >>> communicator_channels(f), communicator_channels(f.without(links=[("chip0", "sw0")]))
+    ((32, 32), (34, 64))
+    """
+    rt = get_runtime(runtime)
+    if rt.name.split("@")[0] != "nccl":
+        raise ValueError(f"communicator_channels: {rt.name!r} is not an NCCL release "
+                         "(runtime 'nccl' or 'nccl@<version>')")
+    nodes, idx = resolve_ranks(fabric, ranks)
+    view = _GroupView(fabric, "all-reduce", nodes, idx, None, None, True)
+    return (_runtime_cost.comm_channels(rt, view), _runtime_cost.p2p_channels(rt, view)[0])
 
 
 def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):

@@ -238,7 +238,7 @@ def _share_channels(rt, op, proto, n, p, used, nc):
 # -- NCCL --------------------------------------------------------------------------------
 
 
-def _channels(rt, view):
+def comm_channels(rt, view):
     """The group's channels under the release ``rt`` (its own search constants), capped by
     its MAXCHANNELS (:meth:`analysis._collectives._GroupView.nccl_channels`)."""
     return max(1, min(view.nccl_channels(rt), rt.max_channels))
@@ -338,7 +338,7 @@ def _ring_graph(rt, view, op):
     """``(schedule, transfer, B, nc)`` of NCCL's ring graph for the group (see _nccl_ring)."""
     sched_op = "all-gather" if op in ("broadcast", "reduce") else op
     sched, t = "ring", view.transfer("ring", sched_op)
-    nc = _channels(rt, view)
+    nc = comm_channels(rt, view)
     try:
         multi = view.transfer("multi-ring", sched_op)
         # channels on the lanes the rings found use (a failed link the rings avoid, or a
@@ -874,7 +874,7 @@ def p2p_channels(rt, view):
     ``ncclTopoComputeP2pChannels``, ``src/enqueue.cc``, ``src/init.cc``; constants and the
     release's rules in ``rt.p2p``, see :class:`fabric.Runtime`).
 
-    ``p2pnChannels`` is the collective channel count (:func:`_channels`) rounded up to a
+    ``p2pnChannels`` is the collective channel count (:func:`comm_channels`) rounded up to a
     power of two; ``nChannelsMax`` (``p2pnChannelsPerPeer``) the least over the peers of 2 x
     the NVLink lanes of the path to the peer (a peer in the same load/store domain,
     :meth:`analysis._collectives._GroupView._p2p_lanes`; 2 over PCI) and a network peer's
@@ -884,7 +884,7 @@ def p2p_channels(rt, view):
     Grace host with Blackwell GPUs), NVLink's in one node, PCI's otherwise.
     """
     q = rt.p2p
-    pre = _channels(rt, view)
+    pre = comm_channels(rt, view)
     p2pn = _pow2_up(pre)
     n = view.p
     multi = view.n_nodes > 1
@@ -1059,7 +1059,7 @@ def _generic(rt, view, op, n, algorithm, ops):
         eff = {"LL": rt.factors["ring_ll"], "LL128": rt.factors["ring_ll128"]}.get(proto, 1.0)
         time = lat + t.data_time(n) / eff
         out.append(Candidate(library=algorithm, schedule=algorithm, protocol=proto, time=time,
-                             choice=time, channels=_channels(rt, view), fixed=lat))
+                             choice=time, channels=comm_channels(rt, view), fixed=lat))
     return out
 
 

@@ -20,7 +20,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topologies
-from analysis import NotApplicableError, cost, cost_sizes, host_launch_delay, ring_search, schedule
+from analysis import (
+    NotApplicableError,
+    communicator_channels,
+    cost,
+    cost_sizes,
+    host_launch_delay,
+    ring_search,
+    schedule,
+)
 from fabric import (
     NCCL_RELEASE_DATES,
     RUNTIMES,
@@ -595,8 +603,10 @@ def test_a_failed_link_never_makes_a_collective_faster(spec, pick, op, n, rt):
     # switches to Simple sooner (8 H200 on 4 planes without two of chip5's lanes, all-to-all
     # 4 MiB, 2.22.3: LL 22.70 -> Simple 22.20 us), or with more channels (the ring search's
     # 17-lane count above its 18-lane one) stays LL longer: the scope is pinned by
-    # test_degraded_monotonicity_holds_per_algorithm_and_protocol_only. Brute force: any
-    # single link of a small fabric.
+    # test_degraded_monotonicity_holds_per_algorithm_and_protocol_only; and under NCCL the
+    # communicator's channel count must be the same too (more channels after a lost lane can
+    # speed the same schedule and protocol: test_nccl_can_gain_channels_from_a_lost_lane).
+    # Brute force: any single link of a small fabric.
     f = _SMALL[spec]
     links = _SMALL_LINKS[spec]
     g = f.without(links=[links[pick % len(links)]])
@@ -607,6 +617,8 @@ def test_a_failed_link_never_makes_a_collective_faster(spec, pick, op, n, rt):
         return  # the failure disconnects the group, or the operation does not apply
     if (a.algorithm, a.protocol) != (b.algorithm, b.protocol):
         return
+    if rt == "nccl" and communicator_channels(f) != communicator_channels(g):
+        return  # outside the scope: test_nccl_can_gain_channels_from_a_lost_lane
     try:  # the schedule's hardware floor (NCCL's ring broadcast has none under "ideal")
         floor = [cost(x, op, m, algorithm=b.algorithm, runtime="ideal").time
                  for x in (f, g) for m in (n, 2**30)]
@@ -628,7 +640,8 @@ def test_degraded_monotonicity_holds_per_algorithm_and_protocol_only():
     # 22.70 -> 22.20 us. (b) 8 B200 on 2 planes without one lane of chip5: 17 lanes find 17
     # channels at 40 GB/s (no DupChannels below 50 GB/s) where 18 find 8 at 90 doubled to
     # 16, so 34 collective channels > 32, p2p 32 -> 64, and 768 KiB runs LL: 7.49 -> 5.91 us.
-    # At sizes where both run one protocol, the failure is never faster.
+    # At sizes where both run one protocol, the failure is never faster. The scope also needs
+    # the same communicator channel count: see test_nccl_can_gain_channels_from_a_lost_lane.
     cases = (("switch:8,planes=4,links=5/4/4/5,tech=nvlink4,chip=h200", [("chip5", "sw0")] * 2,
               "2.22.3", "all-to-all", None, 4 * 2**20, ("LL", "Simple"), (2**21, 2**23)),
              ("switch:8,planes=2,links=9,tech=nvlink5,chip=b200", [("chip5", "sw0")],
@@ -645,6 +658,29 @@ def test_degraded_monotonicity_holds_per_algorithm_and_protocol_only():
             a, b = cost(f, op, m, **kw), cost(g, op, m, **kw)
             assert (a.algorithm, a.protocol) == (b.algorithm, b.protocol), (spec, m)
             assert b.time >= a.time, (spec, m)            # inside it
+
+
+@pytest.mark.parametrize("op, n, rel, run, chans", [
+    ("all-to-all", 8, "nccl", ("scattered", "LL"), ((32, 32), (34, 64))),
+    ("all-to-all", 4 * 2**20, "nccl", ("scattered", "Simple"), ((32, 32), (34, 64))),
+    ("all-gather", 2**24, "nccl@2.20.5", ("ring", "LL128"), ((24, 32), (28, 32)))])
+def test_nccl_can_gain_channels_from_a_lost_lane(op, n, rel, run, chans):
+    # review S14-R1 (lead 08:17: the scope, not the model): gb200-nvl72 without chip0-sw0. NCCL's
+    # ring search over a GPU's NVSwitch link (search.cc, sm100 speeds ... 45, 40 ...) finds 16
+    # channels at 45 GB/s on 18 lanes (720 GB/s) but 17 at 40 on 17 (680 > 15 x 45), doubled:
+    # 32 -> 34; p2pnChannels (pow2) 32 -> 64, so 2.29+'s 72-rank all-to-all runs in 2 batches
+    # instead of 3, and 2.20's split carries more channels. Same schedule and protocol, the
+    # 'ideal' floor slower, NCCL faster: outside the degraded rule's scope (same schedule,
+    # protocol AND communicator channel count), as in NCCL itself
+    f = topologies.build("gb200-nvl72")
+    g = f.without(links=[("chip0", "sw0")])
+    a, b = cost(f, op, n, runtime=rel), cost(g, op, n, runtime=rel)
+    assert (a.algorithm, a.protocol) == (b.algorithm, b.protocol) == run
+    assert (communicator_channels(f, runtime=rel), communicator_channels(g, runtime=rel)) == chans
+    assert b.time < a.time * (1 - 1e-3)
+    floors = [cost(x, op, m, algorithm=run[0], runtime="ideal").time
+              for x in (f, g) for m in (n, 2**30)]
+    assert floors[2] > floors[0] and floors[3] > floors[1]   # the hardware got slower
 
 
 def test_channels_do_not_follow_rank_order_or_unused_lanes():
@@ -2230,14 +2266,14 @@ def _walked_hops(f, ranks, rt, view, multi):
     """NCCL's nHops of a ring graph by hand: channels x the links of one ring, each flow of the
     ring schedule's step walked with fabric.route and weighted by its share of a ring (the
     rank-order ring, its per-host rotations, or ring_search's rings in both directions)."""
-    from analysis._runtime_cost import _channels
+    from analysis._runtime_cost import comm_channels
     nodes = [f.node(r) for r in ranks]
     p = len(ranks)
     step = schedule("all-gather", "multi-ring" if multi else "ring", p, fabric=f,
                     nodes=tuple(nodes)).steps[0]
     links = p * sum(w * (len(f.route(nodes[a], nodes[b])) - 1)
                     for a, b, w in zip(step.src, step.dst, step.fraction))
-    nc = _channels(rt, view)
+    nc = comm_channels(rt, view)
     if multi and view.ring_channels():
         nc = max(1, min(view.ring_channels(), rt.max_channels))
     return nc * links
