@@ -197,6 +197,8 @@ def run_throughput(args):
                "total_bytes": total, "throughput_k": res.k, "optimal_time_s": res.time,
                "routed_drain_time_s": ll.drain_time, "bottleneck": list(ll.bottleneck),
                "lp_variables": res.variables, "lp_commodities": res.commodities}
+        if f.router.local_repair:
+            out["note"] = f.router.LOCAL_REPAIR
         print(to_json(out))
         return 0
     print(f"{f.name}: {t.name}, {nbytes} B per pair, {total:.6g} B in all")
