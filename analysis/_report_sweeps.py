@@ -204,6 +204,21 @@ def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
     return out
 
 
+def _picked_text(picked, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
+    """'the swept sizes nearest 1 KiB, 1 MiB and 1 GiB', naming the sizes shown where they
+    are not those three (a sweep of 1 KiB and 1 MiB shows two; one of 3 KiB-3 GiB others).
+
+    >>> _picked_text([2 ** 10, 2 ** 20])
+    'the swept sizes nearest 1 KiB, 1 MiB and 1 GiB (here 1KiB and 1MiB)'
+    """
+    text = "the swept sizes nearest 1 KiB, 1 MiB and 1 GiB"
+    if list(picked) == list(wanted):
+        return text
+    names = [format_size(x) for x in picked]
+    return text + (f" (here {', '.join(names[:-1])} and {names[-1]})" if len(names) > 1
+                   else f" (here {names[0]})")
+
+
 def collectives_section(fabrics, ops, sizes, executor, quiet):
     from ._sweep import sweep
 
@@ -260,8 +275,8 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
     tables = [
         Table("collectives_best", "Fastest algorithm per system", columns, tuple(summary),
               f"No software costs ({runtime_phrase('ideal')}). "
-              "Time, algorithm and transport of each system's fastest algorithm at the swept "
-              "sizes nearest 1 KiB, 1 MiB and 1 GiB, and its gap to the lower bound "
+              "Time, algorithm and transport of each system's fastest algorithm at "
+              f"{_picked_text(shown)}, and its gap to the lower bound "
               "(time / the largest bound the model proves: injection, host cuts, and for "
               "all-to-all the max-concurrent-flow optimum; in-network reduction has its "
               "own). Considered: every algorithm of the operation that applies (the others "
@@ -442,8 +457,8 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
     if missing:
         text += ("Not comparable on " + "; ".join(missing) + ".",)
     table = Table("symmetric_memory", "Symmetric memory against message passing", columns,
-                  tuple(shown), "No software costs (runtime 'ideal'). At the sizes nearest 1 KiB, "
-                  "1 MiB, 1 GiB; every size in "
+                  tuple(shown), "No software costs (runtime 'ideal'). At "
+                  f"{_picked_text(picked)}; every size in "
                   f"symmetric_memory.csv. Ratio > 1: symmetric memory is faster. The RDMA "
                   f"columns are a what-if (no NIC on these systems). Shown: "
                   f"{' and '.join(featured)}; every operation in symmetric_memory.csv.",

@@ -90,3 +90,17 @@ def test_latency_legend_names_both_transports_of_a_cluster():
     assert fast.mean() == pytest.approx(7 / 127)
     ((label, how, _),) = _transport_curves(report_fabric("nvl72:chip=h100"))
     assert (label, how) == ("nvl72:chip=h100 load/store", "load/store")
+
+
+def test_summary_captions_name_the_sizes_shown_when_not_1k_1m_1g():
+    # 'at the sizes nearest 1 KiB, 1 MiB, 1 GiB' read as three sizes on a report swept at
+    # 1 KiB and 1 MiB only
+    from analysis._report_sweeps import _pick_sizes, _picked_text
+
+    k, m, g = 2 ** 10, 2 ** 20, 2 ** 30
+    default = _picked_text(_pick_sizes([2 ** e for e in range(10, 31)]))
+    assert default == "the swept sizes nearest 1 KiB, 1 MiB and 1 GiB"
+    assert _picked_text(_pick_sizes([k, m])).endswith("(here 1KiB and 1MiB)")
+    assert _picked_text(_pick_sizes([4 * k])).endswith("(here 4KiB)")
+    assert _picked_text(_pick_sizes([3 * k, 3 * m, 3 * g])).endswith(
+        "(here 3KiB, 3MiB and 3GiB)")
