@@ -93,6 +93,7 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
+from fabric._failures import require_joined
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -1328,6 +1329,7 @@ def communicator_channels(fabric, ranks=None, runtime="nccl"):
         raise ValueError(f"communicator_channels: {rt.name!r} is not an NCCL release "
                          "(runtime 'nccl' or 'nccl@<version>')")
     nodes, idx = resolve_ranks(fabric, ranks)
+    require_joined(fabric, nodes)   # ranks the failures split: no communicator joins them
     view = _GroupView(fabric, "all-reduce", nodes, idx, None, None, True)
     return (_runtime_cost.comm_channels(rt, view), _runtime_cost.p2p_channels(rt, view)[0])
 

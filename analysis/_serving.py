@@ -271,6 +271,9 @@ class TcoEntry:
 
     def parameters(self, tier):
         """``$ / GPU-hour`` of ``tier`` and the power as :class:`~fabric.Parameter` records."""
+        if not isinstance(tier, str) or tier not in self.usd_per_gpu_hour:
+            raise SpecError(f"tier must be one of {', '.join(self.usd_per_gpu_hour)}, got "
+                            f"tier={tier!r}")
         return (Parameter(f"tco.{self.gpu}.usd_per_gpu_hour.{tier}",
                           self.usd_per_gpu_hour[tier], "$/h", self.source),
                 Parameter(f"tco.{self.gpu}.all_in_kw_per_gpu", self.all_in_kw_per_gpu, "kW",

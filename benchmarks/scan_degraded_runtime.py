@@ -22,6 +22,12 @@ per peer of a 4 MiB all-to-all (nccl@2.22.3) as Simple: 22.70 us intact (LL) -> 
 ``--chips`` (session 13) adds every single failed chip and every pair of neighbouring failed
 chips, the survivors' work on both fabrics (ranks: the surviving chips, and their subsets).
 
+Channel counts (session 14, S14-R1): NCCL's own ring search can give a GPU that lost an
+NVLink MORE channels (gb200-nvl72: 32 -> 34, p2p 32 -> 64), and what follows from the count
+can be faster, as in NCCL itself. So under NCCL a speed-up with a different communicator
+channel count (:func:`analysis.communicator_channels`, not the result's ``channels``) is
+counted apart, as *channels*, not as a violation.
+
 Lost lanes are how session 9's degraded-faster NCCL ring was found (a node without two of a
 GPU's NVLinks: more bandwidth per channel); whole links of all ranks never showed it.
 
@@ -100,7 +106,7 @@ def rank_sets(f, subsets=False, failed=(), survivors=None):
 
 def scan(spec, lanes=False, subsets=False, chips=False):
     f = topologies.build(spec)
-    checked = bad = other = floor = 0
+    checked = bad = other = floor = channels = 0
     for label, kw in failures(f, lanes, chips):
         try:
             g = f.without(**kw)
@@ -131,10 +137,14 @@ def scan(spec, lanes=False, subsets=False, chips=False):
                         or _floor_faster(f, g, op, n, b.algorithm, ranks)):
                     other += 1
                     continue
+                if rt.startswith("nccl") and (analysis.communicator_channels(f, ranks, rt)
+                                              != analysis.communicator_channels(g, ranks, rt)):
+                    channels += 1       # NCCL's search found other channel counts (S14-R1)
+                    continue
                 bad += 1
                 print(f"  {spec} without {label}, {group}: {op} {n} B {rt}: "
                       f"{a.algorithm}/{a.protocol} {a.time * 1e6:.3f} -> {b.time * 1e6:.3f} us")
-    return checked, bad, other, floor
+    return checked, bad, other, floor, channels
 
 
 def main(argv):
@@ -144,10 +154,11 @@ def main(argv):
     specs = [a for a in argv if not a.startswith("--")]
     for spec in specs or ["torus:3x3", "dgx-h100", "rail:servers=2,gpus=4,nvls=1,chip=h100"]:
         t0 = time.perf_counter()
-        checked, bad, other, floor = scan(spec, lanes, subsets, chips)
+        checked, bad, other, floor, channels = scan(spec, lanes, subsets, chips)
         print(f"{spec}: {checked} comparisons, {bad} violations, {floor} floor violations "
               f"(a failed link or chip made runtime 'ideal' faster), {other} faster with another "
-              f"schedule/protocol or a faster floor; {time.perf_counter() - t0:.1f} s")
+              f"schedule/protocol or a faster floor, {channels} faster under NCCL with other "
+              f"communicator channel counts; {time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":

@@ -93,3 +93,16 @@ def test_islands_after_two_degradations_are_the_components(spec, data):
         assert why and set(why) <= failed, (cs, why)
     for a, b in itertools.combinations(g.endpoints, 2):
         assert (g.failures.group_of(a) == g.failures.group_of(b)) == nx.has_path(g.graph, a, b)
+
+
+def test_communicator_channels_refuses_ranks_with_no_path_between_them():
+    """analysis.communicator_channels (runtime, session 14) answered (2, 2) for ranks the
+    failures split (NCCL's rings join every rank: no such communicator is built)."""
+    import analysis
+    from fabric import RoutingError
+    g = topologies.build("mesh:3x3,chip=h100").without(chips=["chip3", "chip4", "chip5"])
+    for ranks in (["chip0", "chip7"], None):
+        with pytest.raises(RoutingError, match=r"chip6, chip7 and chip8 are cut off"):
+            analysis.communicator_channels(g, ranks=ranks)
+    assert analysis.communicator_channels(g, ranks=["chip6", "chip7"]) == \
+        analysis.communicator_channels(g, ranks=["chip6", "chip8"])

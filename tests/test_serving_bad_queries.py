@@ -50,3 +50,13 @@ def test_pareto_front_names_a_missing_attribute(x, y):
         analysis.pareto_front(pts, x, y)
     with pytest.raises(SpecError, match="pareto_front: every point must have"):
         analysis.pareto_front([type("P", (), {"x": 1, "y": 2})()], x, y)
+
+
+@pytest.mark.parametrize("bad", ["nosuch", None, 5, ["rent-3yr"]])
+def test_tco_parameters_name_a_bad_tier(bad):
+    """A tier the entry has no price for raised a bare KeyError (session 14)."""
+    entry = analysis.TCO["H200"]
+    with pytest.raises(SpecError, match="tier must be one of own-hyperscaler"):
+        entry.parameters(bad)
+    usd, kw = entry.parameters("rent-3yr")
+    assert (usd.value, usd.unit, kw.value) == (1.60, "$/h", 1.73)

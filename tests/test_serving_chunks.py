@@ -133,9 +133,10 @@ def test_steady_prompt_is_its_chunks(pre, batch, budget, dp):
             left -= c
     assert _prompt_seconds(pre, pre.isl, batch, budget, dp) == pytest.approx(want, rel=1e-9)
     assert _prompt_seconds(pre, pre.isl, batch, None, dp) == pre.total
-    # what the chunks save never exceeds what they cost
+    # what the chunks save never exceeds what they cost (up to the rounding of summing up to
+    # isl one-token chunks: 3883 of them differed by 3e-14 relative, session 14)
     s = _prompt_saving(pre, 0.01, 0.001, pre.isl, batch, budget, 1e9, dp)
-    assert 0.0 <= s <= want + 1e-12
+    assert 0.0 <= s <= want * (1 + 1e-12) + 1e-12
 
 
 requests = st.integers(1, 10).flatmap(lambda n: st.tuples(
