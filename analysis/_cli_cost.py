@@ -68,7 +68,7 @@ def register(sub):
     p.add_argument("--runtime", default="nccl",
                    help="nccl (default: NCCL's algorithms, protocols and latencies), "
                         "symmetric-memory (one-sided load/store kernels) or ideal (the "
-                        "hardware floor); nccl@2.21.5 runs NCCL with the tuner constants of "
+                        "model's schedules, no software costs); nccl@2.21.5 runs NCCL with the tuner constants of "
                         f"that release ({releases[0]} to {releases[-1]})")
     p.add_argument("--transport", default=None,
                    help="loadstore or rdma (default: load/store inside a load/store domain, "

@@ -202,7 +202,8 @@ class CollectiveCost:
         transport was left to the choice (see :func:`cost`); under a runtime,
         ``"algorithm/protocol"`` labels.
     runtime : str
-        The runtime that ran it (:mod:`fabric._runtime`): ``"ideal"`` is the hardware floor.
+        The runtime that ran it (:mod:`fabric._runtime`): ``"ideal"`` is the model's schedules
+        with no software costs (not a bound: see ``lower_bound``).
     protocol : str or None
         The runtime's protocol (NCCL: ``"LL"``, ``"LL128"``, ``"Simple"``).
     channels : int or None
@@ -752,7 +753,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     runtime : str or fabric.Runtime, default "nccl"
         The software that runs it (:mod:`fabric._runtime`): ``"nccl"`` (NCCL's
         algorithms, protocols and latencies), ``"symmetric-memory"`` (one-sided
-        load/store kernels), or ``"ideal"`` (the hardware floor: path latency,
+        load/store kernels), or ``"ideal"`` (the model's schedules with no software costs: path latency,
         transport overhead and link bandwidth only). ``None`` is the default
         (:func:`default_runtime`), as for ``transport`` and for the ``runtime`` of
         :func:`analysis.decode_step` and :func:`analysis.moe_exchange`.
@@ -909,8 +910,8 @@ class _Transfer:
     def data_time(self, n):
         """Seconds of moving ``n`` bytes beyond the first step's latency.
 
-        Non-pipelined: ``n`` times :attr:`per_byte`. Pipelined: the hardware floor's
-        pipeline (chunks chosen as :func:`_chunks` does) less one step latency, so the
+        Non-pipelined: ``n`` times :attr:`per_byte`. Pipelined: the ``ideal``
+        runtime's pipeline (chunks chosen as :func:`_chunks` does) less one step latency, so the
         fill and drain of the pipeline are kept.
         """
         if self.plan.pipeline is None or not self.plan.steps:

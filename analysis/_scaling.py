@@ -85,8 +85,8 @@ CANDIDATES = {
     },
 }
 
-#: The runtime the study's collectives are costed with: the hardware floor (no software
-#: launch or protocol costs), so that the comparison is of fabrics and algorithms.
+#: The runtime the study's collectives are costed with: the model's schedules with no
+#: software launch or protocol costs (runtime 'ideal'), so that the comparison is of fabrics and algorithms.
 RUNTIME = "ideal"
 
 #: Family -> largest chip count whose collectives are evaluated (none now: the up/down

@@ -10,9 +10,11 @@ share the work and how that shrinks for small messages. Every figure is a
 Profiles
 --------
 ``"ideal"``
-    The hardware floor: no launch, no synchronisation beyond the transport's
-    per-message overhead, the bulk protocol at full efficiency. The model as it
-    was before runtimes existed; reproduced exactly.
+    The model's own schedules with no software costs: no launch, no
+    synchronisation beyond the transport's per-message overhead, the bulk protocol
+    at full efficiency. The model as it was before runtimes existed; reproduced
+    exactly. Not a bound (a runtime with a better schedule can be faster, as NCCL's
+    trees are on cluster-128); each result's ``lower_bound`` is the bound.
 ``"nccl"``
     NVIDIA's collective library as its own tuner models it
     (``src/graph/tuning.cc`` of NVIDIA/nccl at commit 5067397c, June 2026):
@@ -583,7 +585,8 @@ VLLM_CUSTOM_ALLREDUCE = Runtime(
 
 _IDEAL = Runtime(
     "ideal", "ideal",
-    "the hardware floor: path latency, transport overhead and link bandwidth only",
+    "the model's schedules with no software costs: path latency, transport overhead "
+    "and link bandwidth only (not a bound)",
 )
 
 #: The runtime profiles by name.
