@@ -51,7 +51,14 @@ def _failures(draw):
     """A grid, 1-3 failed nodes (each after the first a neighbour of one already drawn,
     most of the time) and 0-2 failed links among the rest."""
     f = _grid(draw(st.sampled_from(GRIDS)))
-    dead = [draw(st.sampled_from(list(f.nodes)))]
+    return f, draw_clustered_failures(draw, f, f.nodes)
+
+
+def draw_clustered_failures(draw, f, first_from):
+    """``f`` without 1-3 failed nodes (the first drawn from ``first_from``, each after it a
+    neighbour of one already drawn, most of the time; at least two endpoints left alive) and
+    0-2 failed links among the rest. Shared with tests/test_audit_s14_uturns.py."""
+    dead = [draw(st.sampled_from(list(first_from)))]
     for _ in range(draw(st.integers(0, 2))):
         near = sorted({y for x in dead for y in f.graph[x]} - set(dead))
         pool = near if near and draw(st.integers(0, 3)) else sorted(set(f.nodes) - set(dead))
@@ -61,7 +68,7 @@ def _failures(draw):
         dead = dead[:1]
     edges = sorted(tuple(sorted(e)) for e in f.graph.edges if not set(e) & set(dead))
     links = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True)) if edges else []
-    return f, f.without(chips=dead, links=links)
+    return f.without(chips=dead, links=links)
 
 
 def _narrower(f, g, u, v, a, b):

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import assert_route_is_the_rule, path_latency
 from test_audit_s11_routing import assert_not_faster
-from test_audit_s13_routing import GRIDS, _claimed
+from test_audit_s13_routing import GRIDS, _claimed, draw_clustered_failures
 
 import analysis
 import topologies
@@ -61,17 +61,7 @@ def _failures(draw, mixed=False):
     """A grid (with ``mixed``, random per-link latencies), 1-3 failed chips drawn mostly
     next to each other, and 0-2 failed links."""
     f = _grid(draw(st.sampled_from(GRIDS)), draw(st.integers(0, 3)) if mixed else None)
-    dead = [draw(st.sampled_from(list(f.endpoints)))]
-    for _ in range(draw(st.integers(0, 2))):
-        near = sorted({y for x in dead for y in f.graph[x]} - set(dead))
-        pool = near if near and draw(st.integers(0, 3)) else sorted(set(f.nodes) - set(dead))
-        if pool:
-            dead.append(draw(st.sampled_from(pool)))
-    if len(set(dead) & set(f.endpoints)) >= len(f.endpoints) - 1:
-        dead = dead[:1]
-    edges = sorted(tuple(sorted(e)) for e in f.graph.edges if not set(e) & set(dead))
-    links = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True)) if edges else []
-    return f, f.without(chips=dead, links=links)
+    return f, draw_clustered_failures(draw, f, f.endpoints)
 
 
 def test_review_s12_r4_route_crosses_its_shared_stand_in_once():
