@@ -182,13 +182,13 @@ def _crosses_a_lone_cut_off_chip(f, g, ranks):
                               for s, t in itertools.permutations(ranks, 2))
 
 
-@pytest.mark.xfail(strict=True, reason=(
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "S14-R2 (review 09:02, pre-existing at 00ff643): a chip cut off ALONE (not an island of "
     "2+) whose intact routes carried survivors' traffic leaves those pairs routed by the spread "
     "shortest paths, not the local-repair stand-ins, so a failure can remove a shared link from "
     "an all-to-allv and halve its time; islands of 2+ are claimed by the per-group rule"))
 def test_repro_s14_r2_a_lone_cut_off_chip_does_not_make_an_all_to_allv_faster():
-    f = _build("hypermesh:2x3,connect=switch,chip=h100")
+    f = _build("hypermesh:2x3,connect=switch")        # _build adds chip=h100
     g = f.without(links=[("sw.d0.0", "chip0"), ("chip1", "sw.d1.1")])
     assert set(g.failures.cut_off) == {"chip1"} and not g.failures.islands
     ranks = ["chip0", "chip2", "chip4", "chip3", "chip5"]
