@@ -361,3 +361,17 @@ def exchange_network_brute_force(f, r, kernel, nodes, gpus, efficiency):
                 loads[u, v] = loads.get((u, v), 0.0) + nbytes / len(paths)
     return max(load / (float(G.edges[e]["bandwidth"]) * efficiency)
                for e, load in loads.items())
+
+
+def assert_a_drawn_pair_is_the_rule(case, data):
+    """:func:`assert_route_is_the_rule` for one pair of the degraded fabric's live endpoints
+    drawn from ``data`` (Hypothesis ``st.data()``); ``case`` is ``(f, g)``. Nothing to check
+    when fewer than two endpoints are alive."""
+    from hypothesis import strategies as st
+
+    f, g = case
+    if g.n_endpoints < 2:
+        return
+    s, t = data.draw(st.lists(st.sampled_from(g.endpoints), min_size=2, max_size=2,
+                              unique=True))
+    assert_route_is_the_rule(f, g, s, t)
