@@ -1046,7 +1046,9 @@ def p2p_protocol(rt, view, nbytes):
       channels x ll_threshold``.
 
     The smallest / largest part is the chunk / 8 and x 32 in one node, / 2 and x 1 across
-    nodes.
+    nodes. Across nodes the message is Simple under every rule: NCCL's p2p connection to a
+    network peer has no LL buffer unless ``NCCL_ALLOC_P2P_NET_LL_BUFFERS`` is set (``rt.p2p``
+    ``"net_ll_buffers"`` 0, its default), and the protocol choice requires one.
     """
     proto, ch, _ll = _p2p_plan(rt, view, nbytes)
     return proto, ch
@@ -1073,11 +1075,16 @@ def _p2p_plan(rt, view, nbytes):
     b = math.ceil(nbytes)
     multi = view.n_nodes > 1
     lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
+    if multi and not q["net_ll_buffers"]:
+        # a network peer's p2p connection has no LL buffer (net.cc: shared p2p buffers, LL
+        # only with NCCL_ALLOC_P2P_NET_LL_BUFFERS), so NCCL runs Simple to it whatever the
+        # size; the network peers bound a group across nodes
+        thr = -1
     if q["ll_rule"] == 1:
         ll = b <= nmax * thr
         return ("LL" if ll else "Simple"), nmax, (b if ll else 0)
     if b == 0:
-        return "LL", 1, 0
+        return ("LL" if thr >= 0 else "Simple"), 1, 0
     if q["ll_rule"] == 0:
         ch = nmin
         size = max(lo, -(-b // ch))
@@ -1088,7 +1095,7 @@ def _p2p_plan(rt, view, nbytes):
         if size <= thr or b <= thr:
             return "LL", ch, b
         tail = b % size
-        return "Simple", ch, (tail if tail <= thr else 0)
+        return "Simple", ch, (tail if 0 < tail <= thr else 0)
     ch = min(nmin, -(-b // lo))
     part = max(lo, -(-b // ch))
     while part > hi and ch <= nmax // 2:

@@ -1263,6 +1263,12 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
     lo = step // 2 if multi else step // 8
     hi = step if multi else step * 32
     b = nbytes
+    if multi:
+        # a peer in another node is reached by the network transport, whose p2p connections
+        # share their buffers (net.cc sendSetup: no graph -> shared) and have no LL buffer
+        # unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (init.cc, default 0): addP2pToPlan's LL
+        # needs conn->buffs[NCCL_PROTO_LL], so every such message runs Simple
+        return 0 if ll_bytes else "Simple"
     if v < (2, 22, 0):
         # scheduleP2pTasksToPlan: chunks of calcP2pChunkSize, each its own addP2pToPlan
         size, ch = max(lo, -(-b // nmin)), nmin
@@ -1355,6 +1361,28 @@ def test_degraded_rail_all_to_all_is_not_faster_than_intact():
         b = cost(d, "all-to-all", 2**20, runtime=rel)
         assert a.protocol == b.protocol == "Simple"
         assert a.time <= b.time
+
+
+@pytest.mark.parametrize("release", ["2.18.5", "2.21.5", "2.26.6", "2.30.7"])
+def test_p2p_to_a_network_peer_runs_simple_hand_count(release):
+    # NCCL's p2p connection to a peer in another node is the network transport's, with shared
+    # buffers and no LL buffer unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0; net.cc
+    # sendProxyConnect 'Only allocate dedicated buffers for ring/tree, not for p2p'): an 8-byte
+    # send-recv between two HGX H100 nodes is Simple, one network ring step (tuning.cc hwLat
+    # net ring Simple 14 us) after Hopper's kernel floor 2.3 us; the same pair inside a node
+    # keeps LL (NVLink ring LL step 0.6 us)
+    f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    rt = runtime(f"nccl@{release}")
+    assert rt.p2p["net_ll_buffers"] == 0
+    net = cost(f, "send-recv", 8, ranks=["chip0", "chip8"], runtime=f"nccl@{release}")
+    assert net.protocol == "Simple"
+    assert net.fixed == pytest.approx(2.3e-6 + 14.0e-6, rel=1e-12)
+    one = cost(f, "send-recv", 8, ranks=["chip0", "chip1"], runtime=f"nccl@{release}")
+    assert one.protocol == "LL"
+    assert one.fixed == pytest.approx(2.3e-6 + 0.6e-6, rel=1e-12)
+    # an all-to-all over both nodes: the network peers' Simple bounds it
+    a2a = cost(f, "all-to-all", 16 * 64, runtime=f"nccl@{release}")
+    assert a2a.protocol == "Simple"
 
 
 def test_revision_holds_refuses_what_is_not_a_revision():
