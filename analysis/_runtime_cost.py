@@ -560,7 +560,7 @@ def nccl_ring_net_hops(op, node_sizes):
     return laps * nn + best
 
 
-def ll_net_store_forward(rt, view, data, hops, carrying):
+def ll_net_store_forward(rt, view, data, hops, channels):
     """Seconds NCCL's network transport adds to an LL collective by sending each step whole.
 
     The LL send buffer of NCCL's network transport is in host memory, and its proxy posts a
@@ -569,7 +569,7 @@ def ll_net_store_forward(rt, view, data, hops, carrying):
     same at every tag v2.18.3-1 .. v2.30.7-1): at each network hop a step's lines leave only
     after they are all written, where a cut-through pipeline would already be sending them.
     So each of the ``hops`` network hops in series adds one step's lines at the NIC's
-    payload rate, shared by the carrying channels that meet at one NIC (the ring search
+    payload rate, shared by the ``channels`` that meet at one NIC (the ring search
     spreads the channels over the node's NICs in turn). A step carries ``data`` bytes, at
     most an LL step (NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS 8-byte words, 32 KiB),
     as lines of :data:`fabric.PROTOCOLS` ``"LL"`` (``prims_ll.h`` ``waitSend``: the step's
@@ -591,19 +591,23 @@ def ll_net_store_forward(rt, view, data, hops, carrying):
     step = rt.factors["ll_lines_per_thread"] * rt.threads["LL"] * ll.payload
     lines = math.ceil(min(step, data) / ll.payload) * ll.line
     nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
-    return hops * lines * math.ceil(carrying / nics) / view.nic_bandwidth
+    return hops * lines * math.ceil(channels / nics) / view.nic_bandwidth
 
 
 def _ll_fill(rt, view, op, n, used, nc, hops):
     """:func:`ll_net_store_forward` of an LL ring (``op``) or tree (``"tree"``) operation of
     ``n`` bytes on ``used`` of ``nc`` channels: a ring all-reduce step carries the busiest
-    channel's bytes over the ranks (``all_reduce.h``), the others' steps the channel's."""
+    channel's bytes over the ranks (``all_reduce.h``), the others' steps the channel's. The
+    NICs are shared by the ``used`` channels NCCL picks for the size (``topoGetAlgoInfo``);
+    where the cell split leaves one of them empty or spills onto one more, that is not
+    followed, so the fill never falls as the size grows unless the busiest channel's bytes
+    do (NCCL's own sawtooth, :func:`nccl_channel_split`)."""
     if view.n_nodes <= 1 or hops <= 0:
         return 0.0
     split_op = "all-reduce" if op == "tree" else op
-    busiest, carrying = nccl_channel_split(rt, split_op, "LL", n, view.p, used, nc)
+    busiest, _carrying = nccl_channel_split(rt, split_op, "LL", n, view.p, used, nc)
     data = math.ceil(busiest / view.p) if op == "all-reduce" else math.ceil(busiest)
-    return ll_net_store_forward(rt, view, data, hops, carrying)
+    return ll_net_store_forward(rt, view, data, hops, used)
 
 
 def _tree_schedule_ratio(view, B):

@@ -2691,6 +2691,26 @@ def test_ll_network_store_forward_hand_count(monkeypatch):
         a.algorithm, a.protocol, a.channels, a.fixed)
 
 
+def test_ll_network_fill_never_falls_where_the_busiest_channel_rises():
+    # report / lead 10:33 (main red at 977b26d): rail 2 x 4 H100, 2.22.3, 8-rank ring/LL,
+    # 157176 -> 161312 B: the cell split carries 5 then 4 channels while the busiest
+    # channel's bytes rise 39296 -> 40336; the fill shared by the CARRYING channels per NIC
+    # fell (5 on 4 NICs -> 4) and with it the time (40.05 -> 39.58 us). Shared by the
+    # channels NCCL picks for the size (4 at both), the time rises with the busiest channel
+    from analysis import _runtime_cost as rc
+    f = topologies.build("rail:servers=2,gpus=4,chip=h100")
+    view = _view(f)
+    rt = runtime("nccl@2.22.3")
+
+    def ring_ll(n):
+        return next(c for c in rc.nccl_candidates(rt, view, "all-reduce", n, "auto", 1)[0]
+                    if (c.library, c.protocol) == ("ring", "LL"))
+
+    a, b = ring_ll(157176), ring_ll(161312)
+    assert (a.channels, b.channels) == (5, 4)
+    assert b.time > a.time
+
+
 def _ring_net_hops_brute(op, sizes):
     # walk every chunk's path on the ring of nodes' rank chains, node by node
     ring = [k for k, s in enumerate(sizes) for _ in range(s)]
@@ -2739,7 +2759,7 @@ def test_tree_net_depth_brute_force(n_nodes):
 def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op, degrade):
     # every LL ring / tree candidate across nodes pays, per network hop in series (walked on
     # the ring, or down the trees), its busiest channel's step (at most 32 KiB of data) as
-    # 16-byte lines of 8 data bytes, times the carrying channels per NIC, at one NIC's
+    # 16-byte lines of 8 data bytes, times the picked channels per NIC, at one NIC's
     # payload rate; LL128 / Simple and one-node groups pay nothing; degraded fabrics alike
     from analysis import _runtime_cost as rc
     if servers * gpus < 2:
@@ -2775,13 +2795,13 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
             hops = 2 * max(_tree_depth_brute(t) for t in rc.nccl_dtree(view.n_nodes))
         picked = rc._channels_used(rt, "LL", rc.comm_channels(rt, view), n,
                                    view.p if c.library == "ring" else 1)
-        busiest, carrying = rc.nccl_channel_split(
+        busiest, _carrying = rc.nccl_channel_split(
             rt, op if c.library == "ring" else "all-reduce", "LL", n, view.p, picked,
             rc.comm_channels(rt, view))
         data = math.ceil(busiest / view.p) if (c.library, op) == ("ring", "all-reduce") else (
             math.ceil(busiest))
         lines = 16 * math.ceil(min(32768, data) / 8)
-        want = hops * lines * math.ceil(carrying / nics) / view.nic_bandwidth
+        want = hops * lines * math.ceil(picked / nics) / view.nic_bandwidth
         assert want > 0
         assert c.time - b.time == pytest.approx(want, rel=1e-9, abs=1e-15), (c, want)
 
