@@ -347,7 +347,8 @@ class Router:
         built on first use."""
         byp = self.__dict__.get("_bypasses")
         if byp is None:
-            split = self.fabric.failures.islands
+            # the live chips split (an island, or a chip cut off alone): a twin per group
+            split = self.fabric.failures.islands or self.fabric.failures.cut_off
             byp = self.__dict__["_bypasses"] = Bypasses(self) if split else Bypass(self)
         return byp
 

@@ -477,9 +477,9 @@ class Bypasses:
             sp.csr_matrix((np.ones(len(tail)), (tail, head)), shape=(N, N)), directed=False)
         idx = f.node_index
         grouped = {c for cs, _ in f.failures.islands for c in cs} | set(f.failures.cut_off)
-        first = next(c for c in f.endpoints if c not in grouped)
-        self.labels = [int(self.comp[idx[first]])] + [int(self.comp[idx[cs[0]]])
-                                                      for cs, _ in f.failures.islands]
+        first = next((c for c in f.endpoints if c not in grouped), None)
+        self.labels = ([int(self.comp[idx[first]])] if first is not None else []) + [
+            int(self.comp[idx[cs[0]]]) for cs, _ in f.failures.islands]
         self.router = router
         self.n = router.n_links
         self._twins = {}
