@@ -64,14 +64,14 @@ Examples
 """
 
 import itertools
-import weakref
 
 import numpy as np
 from scipy.optimize import linprog
 
 from fabric import Clos, Dragonfly, Grid, Switched
+from fabric._memo import fabric_memo
 
-from ._schedules import NotApplicableError, Step, group_grid, register_algorithm
+from ._schedules import NotApplicableError, Step, group_grid, register_algorithm, resolve_ranks
 
 __all__ = ["ring_search"]
 
@@ -83,9 +83,6 @@ ROTATION_WORK = 10_000_000   # ... and at most this many node moves by rotations
 MERGE_REPAIRS = 200          # split-and-repair exchanges tried when plain ones run out
 SEARCH_ROUNDS = 16           # whole searches with other seeds (at least 2), on small graphs
 SEARCH_WORK = 20_000         # ... as many as fit in this many node-degrees of work
-
-_RINGS = weakref.WeakKeyDictionary()
-
 
 # -- ring search ------------------------------------------------------------------------
 
@@ -499,7 +496,9 @@ def ring_search(fabric, ranks=None, *, seed=0):
     ----------
     fabric : Fabric
     ranks : sequence, optional
-        The group's chips in rank order (default: every endpoint).
+        The group's chips in rank order (default: every endpoint), read as
+        :func:`analysis.cost` reads them (a rank named twice, a node that is not a chip,
+        or ranks the failures left with no path between them are refused by name).
     seed : int, default 0
         Seeds the search's tie-breaking; same seed, same rings.
 
@@ -518,12 +517,12 @@ def ring_search(fabric, ranks=None, *, seed=0):
     >>> len(ring_search(topologies.build("fattree:k=4")))   # no host domains: one ring
     1
     """
-    nodes = tuple(fabric.endpoints) if ranks is None else tuple(fabric.node(x) for x in ranks)
+    nodes = resolve_ranks(fabric, ranks)[0]     # read as cost reads a collective's ranks
     return _rings(fabric, nodes, seed)[0]
 
 
 def _rings(fabric, nodes, seed=0):
-    cache = _RINGS.setdefault(fabric, {})
+    cache = fabric_memo(fabric, __name__)
     key = (nodes, seed)
     if key not in cache:
         adj, bw = _chip_adjacency(fabric, nodes)
