@@ -784,7 +784,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     NodeError
         A rank not in the fabric, not a chip, or listed twice.
     RoutingError
-        A transport the fabric cannot carry for this group.
+        A transport the fabric cannot carry for this group, or ranks the failures split
+        into groups with no path between them (an island or a chip cut off alone), named,
+        under every runtime and even when no byte would cross.
     ValueError, TypeError
         A size that is not a positive number of bytes; an unknown transport or runtime.
 

@@ -7,7 +7,7 @@ chip3, chip4, chip5, ranks chip0, chip1, chip7: ideal 17.67 us, nccl 33.71 us, a
 model counted the island as a node of the communicator), ``peer_round_trip`` answered, and
 ``ring_search`` built a ring over them (reading its ranks by ``fabric.node`` alone, it also took
 a rank twice, a switch, and a string letter by letter). No communicator joins ranks with no
-path between them. Now :func:`analysis._collectives.resolve_ranks`, which every collective
+path between them. Now ``resolve_ranks`` (analysis/_schedules.py), which every collective
 entry reads its ranks through, refuses them by name (:func:`fabric._failures.require_joined`:
 the RoutingError names the island or the chip cut off), before any runtime looks at them.
 """
