@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_audit_s14_islands import GRIDS, OTHERS, _groups, _split
+from routing_brute import built_h100
+from test_audit_s14_islands import GRIDS, OTHERS, _groups, _split, two_groups
 
 import analysis
-import topologies
 from analysis import NotApplicableError
 from analysis._cli import main
 from analysis._engine_allreduce import vllm_all_reduce, vllm_all_reduce_kernel
@@ -30,13 +30,7 @@ from fabric import NodeError, RoutingError, SpecError
 
 RUNTIMES = ("ideal", "nccl", "nccl@2.20.5", "nccl@2.30.7", "symmetric-memory")
 
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec + ",chip=h100")
-    return _BUILT[spec]
+_build = built_h100                 # one cache of built fabrics (routing_brute)
 
 
 def _island():
@@ -114,8 +108,7 @@ def test_ranks_spanning_groups_are_refused_and_ranks_inside_one_are_not(case, ru
     groups = _groups(g)
     if len(groups) < 2:
         return
-    i, j = sorted(data.draw(st.lists(st.integers(0, len(groups) - 1), min_size=2, max_size=2,
-                                     unique=True)))
+    i, j = two_groups(data, groups)
     mine = data.draw(st.lists(st.sampled_from(groups[i]), min_size=1, max_size=2, unique=True))
     ranks = data.draw(st.permutations(mine + [data.draw(st.sampled_from(groups[j]))]))
     p = len(ranks)
