@@ -127,6 +127,13 @@ SEED_FUSION = (1.0, 10.0)
 
 # -- formatting -------------------------------------------------------------------------
 
+#: Times and bandwidths standing in a column, or side by side in a sentence: four
+#: significant digits each, trailing zeros kept (``1.400ms`` beside ``2.977ms``,
+#: ``64.00GB/s`` beside ``13.89GB/s``). A value alone, and a sourced parameter (whose
+#: source gives no more digits), keep the helpers' default (``5.85ms``, ``0.69us``).
+column_time = functools.partial(format_time, all_digits=True)
+column_bandwidth = functools.partial(format_bandwidth, all_digits=True)
+
 
 def fmt_float(digits=3):
     """A float to ``digits`` significant digits with its trailing zeros, so a column shows
