@@ -422,11 +422,17 @@ def _nccl_ring(rt, view, op, n, ops):
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
         # the bytes of the busiest channel bound the transfer (NCCL's split, which can leave
         # channels empty)
+        picked = used
         eff, used = _share_channels(rt, op, proto, n, p, used, nc)
         real_bus = _ring_busbw(rt, view, proto, B * eff / nc, eff, op)
+        # LL across nodes: each network hop sends a step whole (the time only; the tuner
+        # does not see it)
+        fill = _ll_fill(rt, view, op, n, picked, nc, nccl_ring_net_hops(
+            op, tuple(int(k) for k in view.node_ranks()))) if proto == "LL" and nn > 1 else 0.0
         out.append(Candidate(library="ring", schedule=sched, protocol=proto,
-                             time=lat + n / (real_bus * ratio), choice=choice, channels=used,
-                             fixed=lat, plan_op=None if sched_op == op else sched_op))
+                             time=lat + n / (real_bus * ratio) + fill, choice=choice,
+                             channels=used, fixed=lat,
+                             plan_op=None if sched_op == op else sched_op))
     return out
 
 
@@ -502,6 +508,104 @@ def nccl_tree_net_share(n_nodes):
                for r in range(n_nodes))
 
 
+@functools.lru_cache(maxsize=1024)
+def nccl_tree_net_depth(n_nodes):
+    """The most network hops between a node and the root in NCCL's double binary tree over
+    ``n_nodes`` nodes (:func:`nccl_dtree`: the deeper of the two trees), 0 for one node. A
+    tree all-reduce's data goes up that many node-to-node hops and down as many.
+
+    >>> [nccl_tree_net_depth(k) for k in (1, 2, 3, 4, 16)]
+    [0, 1, 2, 2, 4]
+    """
+    if n_nodes <= 1:
+        return 0
+    best = 0
+    for tree in nccl_dtree(n_nodes):
+        for r in range(n_nodes):
+            hops, x = 0, r
+            while tree[x][0] != -1:
+                x, hops = tree[x][0], hops + 1
+            best = max(best, hops)
+    return best
+
+
+@functools.lru_cache(maxsize=1024)
+def nccl_ring_net_hops(op, node_sizes):
+    """The most node boundaries one chunk crosses on NCCL's ring over nodes of ``node_sizes``
+    ranks (in ring order: NCCL links the nodes' rank chains in node order,
+    ``src/graph/connect.cc`` ``connectRings``): a chunk of an all-reduce moves over 2(p - 1)
+    consecutive ring edges (reduce-scatter, then all-gather), of the other ring operations
+    over p - 1; the ring's edge out of a node's last rank is a network hop. 0 for one node.
+
+    >>> nccl_ring_net_hops("all-reduce", (8,) * 16), nccl_ring_net_hops("all-reduce", (1,) * 4)
+    (32, 6)
+    >>> nccl_ring_net_hops("all-gather", (2, 2))
+    2
+    """
+    nn, p = len(node_sizes), sum(node_sizes)
+    if nn <= 1:
+        return 0
+    steps = 2 * (p - 1) if op == "all-reduce" else p - 1
+    net = [0] * p
+    end = -1
+    for size in node_sizes:
+        end += size
+        net[end] = 1
+    laps, rem = divmod(steps, p)
+    cur = sum(net[:rem])
+    best = cur
+    for r in range(1, p):
+        cur += net[(r + rem - 1) % p] - net[r - 1]
+        best = max(best, cur)
+    return laps * nn + best
+
+
+def ll_net_store_forward(rt, view, data, hops, carrying):
+    """Seconds NCCL's network transport adds to an LL collective by sending each step whole.
+
+    The LL send buffer of NCCL's network transport is in host memory, and its proxy posts a
+    step to the network only once both flags of every 16-byte line of the step are set
+    (NVIDIA/nccl ``src/transport/net.cc`` ``sendProxyConnect`` / ``sendProxyProgress``, the
+    same at every tag v2.18.3-1 .. v2.30.7-1): at each network hop a step's lines leave only
+    after they are all written, where a cut-through pipeline would already be sending them.
+    So each of the ``hops`` network hops in series adds one step's lines at the NIC's
+    payload rate, shared by the carrying channels that meet at one NIC (the ring search
+    spreads the channels over the node's NICs in turn). A step carries ``data`` bytes, at
+    most an LL step (NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS 8-byte words, 32 KiB),
+    as lines of :data:`fabric.PROTOCOLS` ``"LL"`` (``prims_ll.h`` ``waitSend``: the step's
+    size is its lines). 0 inside one node, or where the group's nodes have no NICs.
+
+    Sixteen 8-GPU nodes with a 400G NIC per GPU (49.58 GB/s of payload), a 4 KiB step on one
+    channel, 8 hops (a tree over 16 nodes, up and down): 8 KiB of lines per hop.
+
+    >>> from types import SimpleNamespace
+    >>> from fabric import runtime
+    >>> v = SimpleNamespace(n_nodes=16, ppn=8, nics_per_node=8, nic_bandwidth=49.58e9)
+    >>> round(ll_net_store_forward(runtime("nccl"), v, 4096, 8, 1) * 1e6, 3)
+    1.322
+    """
+    if (hops <= 0 or view.n_nodes <= 1 or not view.nics_per_node
+            or not view.nic_bandwidth > 0):
+        return 0.0
+    ll = PROTOCOLS["LL"]
+    step = rt.factors["ll_lines_per_thread"] * rt.threads["LL"] * ll.payload
+    lines = math.ceil(min(step, data) / ll.payload) * ll.line
+    nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
+    return hops * lines * math.ceil(carrying / nics) / view.nic_bandwidth
+
+
+def _ll_fill(rt, view, op, n, used, nc, hops):
+    """:func:`ll_net_store_forward` of an LL ring (``op``) or tree (``"tree"``) operation of
+    ``n`` bytes on ``used`` of ``nc`` channels: a ring all-reduce step carries the busiest
+    channel's bytes over the ranks (``all_reduce.h``), the others' steps the channel's."""
+    if view.n_nodes <= 1 or hops <= 0:
+        return 0.0
+    split_op = "all-reduce" if op == "tree" else op
+    busiest, carrying = nccl_channel_split(rt, split_op, "LL", n, view.p, used, nc)
+    data = math.ceil(busiest / view.p) if op == "all-reduce" else math.ceil(busiest)
+    return ll_net_store_forward(rt, view, data, hops, carrying)
+
+
 def _tree_schedule_ratio(view, B):
     """The tree's algorithm bandwidth by the schedule it runs, over ``B`` (the tuner's basis,
     the ring graph's bus bandwidth): what replaces the tuner's busBw-to-algBw ratio .5 in the
@@ -558,15 +662,19 @@ def _nccl_tree(rt, view, n, ops):
         corr = _tree_correction(rt, proto, n)
         bus = _tree_busbw(rt, view, proto, B, nc) * corr
         choice = lat + n / (bus * 0.5)
-        eff, used = _share_channels(rt, "all-reduce", proto, n, view.p,
-                                    _channels_used(rt, proto, nc, n), nc)
+        picked = _channels_used(rt, proto, nc, n)
+        eff, used = _share_channels(rt, "all-reduce", proto, n, view.p, picked, nc)
         # the time's algBw: the schedule's, with the tuner's refinements, on the channels the
         # split uses; then the tuner's caps in the same algBw terms (busBw x .5), so a lower
         # basis can never raise it (review S13-R3)
         caps = _tree_busbw(rt, view, proto, math.inf, eff)
         alg = min(sched * eff / nc * _tree_factor(rt, view, proto), caps * 0.5) * corr
+        # LL across nodes: each network hop, up and down the tree, sends a step whole
+        fill = _ll_fill(rt, view, "tree", n, picked, nc, 2 * nccl_tree_net_depth(nn)) if (
+            proto == "LL" and nn > 1) else 0.0
         out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
-                             time=lat + n / alg, choice=choice, channels=used, fixed=lat))
+                             time=lat + n / alg + fill, choice=choice, channels=used,
+                             fixed=lat))
     return out
 
 

@@ -370,7 +370,9 @@ _NCCL = Runtime(
              "nvls_tree_net_many_nodes": 1, "nvls_tree_alg_ratio": 0,
              "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
              "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85,
-             "nvls_multi_host": 1, "nvls_tree_correction_blackwell_x86": 1},
+             "nvls_multi_host": 1, "nvls_tree_correction_blackwell_x86": 1,
+             # LL lines per thread per step (device.h NCCL_LL_LINES_PER_THREAD)
+             "ll_lines_per_thread": 8},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -455,7 +457,12 @@ _NCCL = Runtime(
          "NVLS-tree all-reduce bandwidth x treeCorrectionFactor[protocol][log2i(nBytes >> 6)] "
          "for log2i below 24 when minCompCap >= 100 and the host CPU is x86 "
          "(nvls_tree_correction_blackwell_x86 1; tuning.cc ncclTopoGetAlgoTime from v2.29.2-1, "
-         "absent at v2.28.9-1; a Grace host, ChipSpec.grace_gpus, is Arm)"),
+         "absent at v2.28.9-1; a Grace host, ChipSpec.grace_gpus, is Arm); "
+         "NCCL_LL_LINES_PER_THREAD 8 (src/include/device.h, the same at every tag "
+         "v2.18.3-1 .. v2.30.7-1): an LL step is 8 lines x NCCL_LL_MAX_NTHREADS 512 = 4096 "
+         "16-byte lines, 32 KiB of data (src/init.cc DEFAULT_LL_BUFFSIZE / NCCL_STEPS; "
+         "prims_ll.h stepLines), which the network proxy sends whole "
+         "(analysis._runtime_cost.ll_net_store_forward; src/transport/net.cc)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),

@@ -357,7 +357,9 @@ _FLOOR = ("one-sided small-batch floor: every kernel counted from the code is ch
           "latencies price; the dispatch's part outside the barriers matches the model "
           "(11.3 us), the combine's misses by ~4 us per pulled round, as TensorRT-LLM PR "
           "#11844's kernel-only combine times (15.7 us BF16, 7.7 us FP8) also show "
-          "(see tests/fidelity_moe.py)")
+          "(see tests/fidelity_moe.py); where the row is a CUPTI kernel span (blog18's "
+          "bench_moe_comm.py) the kernel floor, a per-op loop time, may hold up to one boundary "
+          "that lies outside the span (its launch/run split is unsourced)")
 _RATE = ("one-sided mid batch: the floor above plus an achieved NVLink rate below NCCL's "
          "40.1 GB/s per NVLink5 link as EP grows (blog18: 'synchronization overhead inside "
          "the larger communication domain'); not modelled")

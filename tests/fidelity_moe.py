@@ -152,7 +152,17 @@ KNOWN_MISSES = {
                               "gap is per pulled round; and the kernel floor (NCCL #1940's per-op "
                               "loop time) holds a boundary before its kernel that a CUPTI span "
                               "does not: the model may charge up to one boundary too much here "
-                              "(the floor's split is unsourced; not changed)",
+                              "(the floor's split is unsourced; not changed). Session 15: the "
+                              "span at the measurement's code holds only those two kernels (no "
+                              "memset, copy, cast or sanitize op: static_moe_out.zero_() precedes "
+                              "it, the sanitize kernel is in dispatch()); a peer's late exit from "
+                              "the dispatch's full barrier moves at most one flag latency into "
+                              "this span, as in the floor's own back-to-back loop; the poll has "
+                              "no back-off (a clock64() timeout check). Neither NCCL #1940's run "
+                              "(graph or eager: screenshots only) nor CUDA's documentation gives "
+                              "the floor's launch part, so the floor may hold up to one boundary "
+                              "that lies outside this span (0.55 us if graph-replayed, "
+                              "Megatron-LM PR #6453's GB200 intra-graph gap)",
     "trtllm-ep8-bs16-combine": "as bs1: 14.4 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
     "deepep-v1-ep8-ll-dispatch": "77 us measured over NVLink, not RDMA, despite the table's "

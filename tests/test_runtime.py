@@ -2624,8 +2624,138 @@ def test_tree_time_keeps_the_tuners_ll_cap_hand_count():
     want = (rt.ll_max_bw[("x86", 2)] * rt.factors["tree_simple_pattern"] * 0.5
             * rt.tree_correction["LL"][11])
     assert want == pytest.approx(4.335e9, rel=1e-12)
-    assert n / (r.time - r.fixed) == pytest.approx(want, rel=1e-9)
+    # plus the network's LL store-and-forward (session 15, ll_net_store_forward): 16 channels
+    # of 8 KiB (16 KiB of lines each), two per NIC (8 NICs), 8 hops (tree depth 4 over 16
+    # nodes, up and down) at one NIC's payload rate
+    fill = 8 * 2 * 16384 / _view(f).nic_bandwidth
+    assert fill == pytest.approx(5.276e-6, rel=1e-3)
+    assert n / (r.time - r.fixed - fill) == pytest.approx(want, rel=1e-9)
     assert r.fixed == pytest.approx(55.2e-6, rel=1e-12)
+
+
+def _view(f, ranks=None, op="all-reduce"):
+    from analysis._collectives import _GroupView, _resolve_ranks
+    nodes, idx = _resolve_ranks(f, list(f.endpoints if ranks is None else ranks))
+    return _GroupView(f, op, nodes, idx, None, None, True)
+
+
+def _no_ll_fill(monkeypatch):
+    from analysis import _runtime_cost as rc
+    monkeypatch.setattr(rc, "ll_net_store_forward", lambda *a: 0.0)
+
+
+def test_ll_network_store_forward_hand_count(monkeypatch):
+    # NCCL 2.20.5 (nccl1469's release), 16 HGX H100 nodes, one 400G NIC per GPU: a 4 KiB
+    # all-reduce runs tree/LL on one channel; the network proxy sends each LL step whole
+    # (net.cc sendProxyProgress: every line's two flags first), so each of the 8 network
+    # hops (the double binary tree over 16 nodes is 4 deep: up, then down) adds the step's
+    # 4 KiB as 512 16-byte lines = 8 KiB at one NIC's payload rate
+    f = topologies.build("rail:servers=16,gpus=8,nvls=1,chip=h100")
+    a = cost(f, "all-reduce", 4096, runtime="nccl@2.20.5")
+    assert (a.algorithm, a.protocol, a.channels) == ("double-binary-tree", "LL", 1)
+    hop = 8192 / _view(f).nic_bandwidth
+    assert hop == pytest.approx(0.165e-6, rel=1e-2)
+    _no_ll_fill(monkeypatch)
+    b = cost(f, "all-reduce", 4096, runtime="nccl@2.20.5")
+    assert a.time - b.time == pytest.approx(8 * hop, rel=1e-9)
+    # the time only: the tuner's choice, its channels and the fixed part are NCCL's own
+    assert (b.algorithm, b.protocol, b.channels, b.fixed) == (
+        a.algorithm, a.protocol, a.channels, a.fixed)
+
+
+def _ring_net_hops_brute(op, sizes):
+    # walk every chunk's path on the ring of nodes' rank chains, node by node
+    ring = [k for k, s in enumerate(sizes) for _ in range(s)]
+    p = len(ring)
+    steps = 2 * (p - 1) if op == "all-reduce" else p - 1
+    return max(sum(ring[(r + i) % p] != ring[(r + i + 1) % p] for i in range(steps))
+               for r in range(p))
+
+
+def _tree_depth_brute(tree):
+    # breadth first from the root down the children lists
+    root = next(r for r, (up, _ds) in enumerate(tree) if up == -1)
+    depth, level, seen = 0, [root], {root}
+    while True:
+        nxt = [d for r in level for d in tree[r][1]]
+        assert not seen & set(nxt)
+        if not nxt:
+            break
+        seen |= set(nxt)
+        depth, level = depth + 1, nxt
+    assert seen == set(range(len(tree)))
+    return depth
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=12),
+       st.sampled_from(("all-reduce", "all-gather", "reduce-scatter", "broadcast")))
+def test_ring_net_hops_brute_force(sizes, op):
+    from analysis._runtime_cost import nccl_ring_net_hops
+    want = _ring_net_hops_brute(op, sizes) if len(sizes) > 1 else 0
+    assert nccl_ring_net_hops(op, tuple(sizes)) == want
+
+
+@pytest.mark.parametrize("n_nodes", range(1, 40))
+def test_tree_net_depth_brute_force(n_nodes):
+    from analysis._runtime_cost import nccl_dtree, nccl_tree_net_depth
+    want = max(_tree_depth_brute(t) for t in nccl_dtree(n_nodes)) if n_nodes > 1 else 0
+    assert nccl_tree_net_depth(n_nodes) == want
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 5), st.sampled_from((1, 2, 4, 8)),
+       st.sampled_from(("2.18.3", "2.20.5", "2.23.4", "2.27.3", "2.30.7")),
+       st.integers(3, 22), st.sampled_from(("all-reduce", "all-gather")),
+       st.booleans())
+def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op, degrade):
+    # every LL ring / tree candidate across nodes pays, per network hop in series (walked on
+    # the ring, or down the trees), its busiest channel's step (at most 32 KiB of data) as
+    # 16-byte lines of 8 data bytes, times the carrying channels per NIC, at one NIC's
+    # payload rate; LL128 / Simple and one-node groups pay nothing; degraded fabrics alike
+    from analysis import _runtime_cost as rc
+    if servers * gpus < 2:
+        return
+    f = topologies.build(f"rail:servers={servers},gpus={gpus},nvls=1,chip=h100")
+    if degrade and gpus > 1:     # chip1 off the NVLink switch: it reaches its peers by NIC
+        f = f.without(links=[("chip1", "nvs0")])
+    rt = runtime(f"nccl@{release}")
+    n = 1 << log2n
+    view = _view(f, op=op)
+    if op == "all-gather":
+        n -= n % view.p or 0
+        n = max(n, view.p)
+    got, _why = rc.nccl_candidates(rt, view, op, n, "auto", 1)
+    saved = rc.ll_net_store_forward
+    try:
+        rc.ll_net_store_forward = lambda *a: 0.0
+        base, _why = rc.nccl_candidates(rt, view, op, n, "auto", 1)
+    finally:
+        rc.ll_net_store_forward = saved
+    base = {(c.library, c.protocol): c for c in base}
+    sizes = [int(k) for k in view.node_ranks()]
+    nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
+    for c in got:
+        b = base[(c.library, c.protocol)]
+        assert (c.choice, c.fixed, c.channels) == (b.choice, b.fixed, b.channels)
+        if c.protocol != "LL" or view.n_nodes == 1 or c.library not in ("ring", "tree"):
+            assert c.time == b.time
+            continue
+        if c.library == "ring":
+            hops = _ring_net_hops_brute(op, sizes)
+        else:
+            hops = 2 * max(_tree_depth_brute(t) for t in rc.nccl_dtree(view.n_nodes))
+        picked = rc._channels_used(rt, "LL", rc.comm_channels(rt, view), n,
+                                   view.p if c.library == "ring" else 1)
+        busiest, carrying = rc.nccl_channel_split(
+            rt, op if c.library == "ring" else "all-reduce", "LL", n, view.p, picked,
+            rc.comm_channels(rt, view))
+        data = math.ceil(busiest / view.p) if (c.library, op) == ("ring", "all-reduce") else (
+            math.ceil(busiest))
+        lines = 16 * math.ceil(min(32768, data) / 8)
+        want = hops * lines * math.ceil(carrying / nics) / view.nic_bandwidth
+        assert want > 0
+        assert c.time - b.time == pytest.approx(want, rel=1e-9, abs=1e-15), (c, want)
 
 
 _TREE_STAGE_FABRICS = ("dgx-h100", "hgx-b200", "rail:servers=2,gpus=4,chip=h100",
