@@ -42,11 +42,11 @@ Examples
 5.033
 """
 
-import weakref
 
 import numpy as np
 
 from fabric import FabricError
+from fabric._memo import fabric_memo
 
 from ._throughput import throughput
 from ._traffic import traffic as traffic_matrix
@@ -55,15 +55,6 @@ __all__ = []
 
 #: Largest general throughput LP solved for a bound (variables; about a second on 2 cores).
 MAX_FLOW_VARIABLES = 10_000
-
-_CACHE = weakref.WeakKeyDictionary()
-
-
-def _cache(fabric):
-    c = _CACHE.get(fabric)
-    if c is None:
-        c = _CACHE[fabric] = {}
-    return c
 
 
 def _host_cuts(fabric, idx):
@@ -145,7 +136,7 @@ def cut_seconds_per_byte(fabric, idx, op, in_network=False):
     (module doc); 0 when no cut applies (one host domain and no grid).
     """
     key = ("cut", np.asarray(idx).tobytes(), op, in_network)
-    c = _cache(fabric)
+    c = fabric_memo(fabric, __name__)
     if key in c:
         return c[key]
     p = len(idx)
@@ -189,7 +180,7 @@ def flow_seconds_per_byte(fabric, idx, traffic=None):
     """
     tkey = None if traffic is None else np.ascontiguousarray(traffic, dtype=float).tobytes()
     key = ("flow", np.asarray(idx).tobytes(), tkey)
-    c = _cache(fabric)
+    c = fabric_memo(fabric, __name__)
     if key in c:
         return c[key]
     p = len(idx)

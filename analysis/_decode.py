@@ -23,7 +23,8 @@ where
   with ``overlap="two-batch"``, each exchange's transfer hides under the stage the other
   micro-batch runs meanwhile (:data:`TWO_BATCH`);
 * **launch bubbles** are ``kernels per layer x per-kernel cost / fusion_factor``,
-  added. Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
+  added (in a replayed graph less one boundary per MoE exchange phase whose handshake
+  already holds its first kernel's start, ``_held_exchange_starts``). Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
   launch (:data:`LAUNCH_OVERHEAD`; the pessimistic case where the host cannot run
   ahead of the GPU) and the kernels are one per operator (:data:`KERNELS`, an
   assumption). With CUDA graphs (``cuda_graphs=True``, the default, as every serving
@@ -1678,7 +1679,9 @@ class LayerTime:
     exposed_comm : float
         ``comm`` minus the part hidden under local time.
     launch : float
-        Launch bubbles.
+        Launch bubbles: ``kernels`` boundaries, less one per exchange phase whose first
+        kernel's start the exchange's handshake already holds in a replayed graph
+        (:func:`_held_exchange_starts`).
     kernels : int
         Kernels launched (before fusion).
     active_experts : float
@@ -2929,7 +2932,7 @@ def _communication(s, route):
                                 transport=s.transport if kern.dedup == "collective" else None,
                                 runtime=s.runtime, chip=s.chip,
                                 collective=s.collective,
-                                # each exchange kernel pays graph_kernel_overhead below
+                                # the step charges the boundaries (_held_exchange_starts)
                                 kernel_gap=0.0, nic_background=s.nic_background)
         t_dispatch, t_combine = exchange.dispatch, exchange.combine
     elif kern is not None:
@@ -2957,6 +2960,27 @@ def _moe_kernels(s):
         if s.overlap == TWO_BATCH:          # each phase's receive is its own launch
             moe_list += ["exchange"] * 2
     return moe_list
+
+
+def _held_exchange_starts(s):
+    """Exchange phases of one MoE layer whose first kernel's start the exchange model already
+    prices, so that a replayed graph charges them one kernel boundary fewer: each phase of an
+    ``ep_kernel`` exchange (:func:`analysis.moe_exchange`) whose fixed part opens with a
+    synchronisation (:attr:`fabric.ExchangeKernel.syncs`; every kernel but ``all-to-allv``).
+    That first handshake is the ``symmetric-memory`` runtime's ``kernel_floor`` inside one
+    load/store domain (NCCL issue 1940's per-op loop time of a one-sided kernel, its start
+    included) or :data:`fabric.EXCHANGE_SYNC` across the network (NCCL's LL base latency, its
+    kernel's start included): :attr:`fabric.Runtime.host_launch`. A stand-alone
+    :func:`analysis.moe_exchange` charges ``n - 1`` gaps per phase of ``n`` kernels for that
+    reason; the step charges every kernel its boundary (``kernel_gap=0``) less these.
+    0 for an eager step (a host launch is the call and the start; the start's share has no
+    source), the collective exchange and a layer without one (``ep == 1`` or ``etp > 1``).
+    Two-batch receive launches (:data:`TWO_BATCH`) keep their boundaries: each is a launch of
+    its own after the handshake."""
+    if (not s.cuda_graphs or s.kern is None or s.lay.ep < 2 or s.lay.etp > 1):
+        return 0
+    return sum(1 for n_sync, n_kern in zip(s.kern.syncs, s.kern.kernels, strict=True)
+               if n_sync > 0 and n_kern > 0)
 
 
 def _attention_names(s):
@@ -3334,7 +3358,9 @@ def _layer_times(s, mem, route, comm):
         else:
             exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
-        launch = kernels * s.per_kernel / s.fusion_factor
+        # an exchange phase's first kernel start is in its handshake (_held_exchange_starts)
+        held = _held_exchange_starts(s) if kind == "moe" else 0
+        launch = (kernels - held) * s.per_kernel / s.fusion_factor
         return LayerTime(kind=kind, attention_weights=att_w, kv_cache=kv_t, attention_compute=att_c,
                          attention=attention, ffn_weights=ffn_w, ffn_compute=ffn_c, ffn=ffn,
                          dispatch=dispatch,

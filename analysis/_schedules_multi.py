@@ -64,12 +64,12 @@ Examples
 """
 
 import itertools
-import weakref
 
 import numpy as np
 from scipy.optimize import linprog
 
 from fabric import Clos, Dragonfly, Grid, Switched
+from fabric._memo import fabric_memo
 
 from ._schedules import NotApplicableError, Step, group_grid, register_algorithm
 
@@ -83,9 +83,6 @@ ROTATION_WORK = 10_000_000   # ... and at most this many node moves by rotations
 MERGE_REPAIRS = 200          # split-and-repair exchanges tried when plain ones run out
 SEARCH_ROUNDS = 16           # whole searches with other seeds (at least 2), on small graphs
 SEARCH_WORK = 20_000         # ... as many as fit in this many node-degrees of work
-
-_RINGS = weakref.WeakKeyDictionary()
-
 
 # -- ring search ------------------------------------------------------------------------
 
@@ -523,7 +520,7 @@ def ring_search(fabric, ranks=None, *, seed=0):
 
 
 def _rings(fabric, nodes, seed=0):
-    cache = _RINGS.setdefault(fabric, {})
+    cache = fabric_memo(fabric, __name__)
     key = (nodes, seed)
     if key not in cache:
         adj, bw = _chip_adjacency(fabric, nodes)

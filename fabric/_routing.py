@@ -120,13 +120,24 @@ ends' neighbours (review S12-R4): ``torus:2x2x3`` without chip10 and chip6 left
 chip2 only 128 GB/s links for its dead 64 GB/s ones, and a reduce-scatter of 16
 MiB over chip2, chip11, chip9 ran 186 -> 94 us (280 us in session 13, 187 us
 since equal stand-ins share a crossing). Where the failures split the live chips
-into groups (:attr:`fabric.Failures.islands`), each group is routed by this rule
-with every node outside its component passed as failed; a pair joining two
-groups raises :class:`~fabric.RoutingError` naming the group cut off. (Until
-session 14 a survivors' route through a cut-off group took one shortest path:
-``torus:2x2x3`` without chip0, chip3 and links chip10-chip11, chip2-chip6,
-chip10-chip6, chip10-chip8, an all-reduce of 112 KiB over chip6, chip8, chip9
-ran 3.98 -> 2.62 us.)
+into groups (a group of two or more cut off together, :attr:`fabric.Failures.islands`,
+or a chip cut off alone, :attr:`fabric.Failures.cut_off`), each group of two or
+more live chips is routed by this rule with every node outside its component
+passed as failed: a chip cut off alone, with whatever is cut off with it (a
+per-line switch left with only that chip), is a failed node to the others, and
+the stand-ins of its links are chosen as a failed chip's. The survivors' group
+is the component with the most live chips (the lowest rank at a tie); when every
+live chip is cut off alone there is no group to route (a chip's pair with itself
+has no hop). A pair joining two groups raises :class:`~fabric.RoutingError`
+naming the group or chip cut off. (Until session 14 a survivors' route through a
+cut-off group took one shortest path: ``torus:2x2x3`` without chip0, chip3 and
+links chip10-chip11, chip2-chip6, chip10-chip6, chip10-chip8, an all-reduce of
+112 KiB over chip6, chip8, chip9 ran 3.98 -> 2.62 us; until session 15 so did one
+through a chip cut off alone that kept a link (review S14-R2):
+``hypermesh:2x3,connect=switch`` without sw.d0.0-chip0 and chip1-sw.d1.1, an
+all-to-allv of 1 MiB from chip0 and chip3 to chip5 ran 35.77 -> 18.36 us, 36.23
+us since. On a torus or mesh a chip cut off alone has no live link left and
+always counted as failed.)
 Such a rule must keep each failed link's bytes together on one live link (a traffic that used only that
 link would otherwise spread), so it costs more than re-routing globally: on
 the default report's one-chip all-to-all (chip0 failed) sd200-ultra +87.5%,
@@ -336,7 +347,8 @@ class Router:
         built on first use."""
         byp = self.__dict__.get("_bypasses")
         if byp is None:
-            split = self.fabric.failures.islands
+            # the live chips split (an island, or a chip cut off alone): a twin per group
+            split = self.fabric.failures.islands or self.fabric.failures.cut_off
             byp = self.__dict__["_bypasses"] = Bypasses(self) if split else Bypass(self)
         return byp
 

@@ -18,9 +18,10 @@ weigh 1, every other 0) and routed way by way (:meth:`Bypass._repaired`): every
 combination of their ties, each run through such nodes replaced by its links'
 stand-ins joined by shortest paths, consecutive equal stand-ins crossed once where
 that leaves the run no shorter in hops and latency (:meth:`Bypass._expand`). Where
-the failures split the live chips into groups (``failures.islands``), each group's
-pairs go to their own twin, in which every node outside the group's component is
-failed (:class:`Bypasses`). Pairs left with no way
+the failures split the live chips into groups (``failures.islands``, or a chip cut off
+alone, ``failures.cut_off``), the pairs of each group of two or more live chips go to
+their own twin, in which every node outside the group's component is failed
+(:class:`Bypasses`). Pairs left with no way
 (a failed link whose ends the failures disconnected, a run with no stand-in or no
 path between its stand-ins) are routed whole by one shortest path of the surviving
 graph.
@@ -458,11 +459,15 @@ class Bypass:
 
 class Bypasses:
     """The twins of a grid the failures split into groups of live chips
-    (:attr:`fabric.Failures.islands`): one :class:`Bypass` per component holding two or
-    more live chips, each passing every node outside its component as failed, so a pair
-    inside one group is routed by the same rule as on a grid left in one piece; a pair
-    joining two groups is routed whole (and the router then finds no path). Same methods
-    as :class:`Bypass`; each twin is built when a pair of its group is first asked."""
+    (:attr:`fabric.Failures.islands`, :attr:`fabric.Failures.cut_off`): one :class:`Bypass`
+    per component holding two or more live chips, each passing every node outside its
+    component as failed (a chip cut off alone among them), so a pair inside one group is
+    routed by the same rule as on a grid left in one piece; a pair joining two groups is
+    routed whole (and the router then finds no path). The survivors' group, the first, is
+    the component of the first live chip in rank order that is in no island and not cut
+    off; there is none when every live chip is cut off alone (then only pairs of a chip
+    with itself, no hop, are routed). Same methods as :class:`Bypass`; each twin is built
+    when a pair of its group is first asked."""
 
     def __init__(self, router):
         f = router.fabric
@@ -472,9 +477,9 @@ class Bypasses:
             sp.csr_matrix((np.ones(len(tail)), (tail, head)), shape=(N, N)), directed=False)
         idx = f.node_index
         grouped = {c for cs, _ in f.failures.islands for c in cs} | set(f.failures.cut_off)
-        first = next(c for c in f.endpoints if c not in grouped)
-        self.labels = [int(self.comp[idx[first]])] + [int(self.comp[idx[cs[0]]])
-                                                      for cs, _ in f.failures.islands]
+        first = next((c for c in f.endpoints if c not in grouped), None)
+        self.labels = ([int(self.comp[idx[first]])] if first is not None else []) + [
+            int(self.comp[idx[cs[0]]]) for cs, _ in f.failures.islands]
         self.router = router
         self.n = router.n_links
         self._twins = {}

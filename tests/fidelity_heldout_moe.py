@@ -495,7 +495,11 @@ _AIC_TRAY = ("NVIDIA's collector data put the one-sided small-batch excess mostl
              "and kernels were recounted in session 14 with no further phase; unpriced are a "
              "graph-to-graph boundary's excess over a kernel boundary, torch's Python replay() "
              "path and the peers' start skew at the first replay (spread over 10 replays), none "
-             "with a published figure")
+             "with a published figure. Session 15: at one token in one tray both ops sit 4.0-4.6 "
+             "us (EP2) above the model, a per-op quantity in both phases, which share only the "
+             "launch, the kernel boundary and the flag barrier; that barrier is priced with an "
+             "8x B200 server's NCCL floor (NCCL #1940), carried to GB200 NVL72's fabric-handle "
+             "memory: no GB200 figure of it is published in text")
 _AIC_BATCH = (_AIC_TRAY + "; at 128-2048 tokens one-token blocks outnumber the SMs (2048 blocks, "
               "148 SMs) and every block's slot atomic hits the same ep counters, neither of which "
               "the model charges")

@@ -93,9 +93,11 @@ def _dor_paths(f, s, t):
 def _gone(f, g, s=None):
     """Nodes a route from ``s`` cannot pass on ``g``: the failed nodes and the live nodes left
     with no live link (names); where the failures split the live chips into groups
-    (``g.failures.islands``), every node outside ``s``'s component."""
+    (``g.failures.islands``, or a chip cut off alone, ``g.failures.cut_off``), every node
+    outside ``s``'s component (so a chip cut off alone, and a switch left with only it, are
+    failed nodes to the others)."""
     H = g.graph
-    if g.failures.islands and s is not None and H.degree(s) > 0:
+    if (g.failures.islands or g.failures.cut_off) and s is not None and H.degree(s) > 0:
         comp = nx.node_connected_component(H, s)
         return {x for x in f.graph if x not in comp}
     return {x for x in f.graph if x not in H or (H.degree(x) == 0 and f.graph.degree(x) > 0)}
@@ -213,7 +215,8 @@ def degraded_dor_paths(f, g, s, t):
     ("Failures under dimension order"): the intact fabric's dimension-order paths, each
     failed link on them replaced by its bypass and each run through failed nodes (or
     live nodes left with no live link; where the failures split the live chips,
-    ``g.failures.islands``, every node outside the pair's component)
+    ``g.failures.islands`` or ``g.failures.cut_off``, every node outside the pair's
+    component)
     ``p -> x1 ... xk -> q`` by the stand-ins of its links in order (:func:`_standin`),
     joined by shortest surviving paths; a path with a
     failed link whose ends the failures disconnected, or a run with a link with no
@@ -227,7 +230,8 @@ def degraded_dor_paths(f, g, s, t):
     if not nx.has_path(G, s, t):
         return []
     gone = _gone(f, g, s)
-    home = nx.node_connected_component(G, s) if g.failures.islands else None
+    home = (nx.node_connected_component(G, s) if g.failures.islands or g.failures.cut_off
+            else None)
     out = []
     for p in _dor_paths(f, s, t):
         q = [p[0]]

@@ -42,7 +42,9 @@ ROWS = sc.load_rows()
 #: from when its osl was 1): 74.2 ms per step, 23.6% per user, 23.8% per GPU. Session 13
 #: (models): the routed experts at DeepGEMM's masked table for their rows per group (~160 per
 #: expert per micro-batch on the busiest rank: the 256-row figure 0.449, not the 0.530 mean):
-#: 75.9 ms per step, 20.8% per user, 21.1% per GPU.
+#: 75.9 ms per step, 20.8% per user, 21.1% per GPU. Session 15 (models): each exchange phase's
+#: first kernel start is in its handshake (analysis._decode._held_exchange_starts): 75.6 ms per
+#: step, 21.3% per user, 21.5% per GPU.
 OUTSIDE_25 = {}
 
 

@@ -5,6 +5,8 @@ import math
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topologies
 from fabric import SpecError
@@ -218,3 +220,51 @@ def test_pruned_trees_refuse_what_they_cannot_build():
         topologies.build("fattree:k=8,pods=3")
     with pytest.raises(SpecError, match="fill whole spines"):
         topologies.build("leafspine:k=8,leaves=3")
+
+
+# -- the order of the builders' checks (topologies._common.check_build) ------------------
+
+#: Per builder: a good call, and per check of check_build a value of one keyword that fails
+#: it and the start of its message. The size is broken through the builder's own size keyword.
+_ORDER_CASES = {
+    "hypermesh": (topologies.hypermesh, {"shape": (4, 4)},
+                  {"size": ("shape", (2048, 1024), "hypermesh:2048x1024 has 2,097,152 endpoints"),
+                   "hosts": ("chips_per_host", 3, "chips_per_host=3 does not divide"),
+                   "tech": ("tech", "nope", "tech: unknown link technology")}),
+    "fat_tree": (topologies.fat_tree, {"k": 4},
+                 {"size": ("k", 162, "fattree:k=162 has 1,062,882 endpoints"),
+                  "hosts": ("chips_per_host", 0, "chips_per_host must be an integer >= 1"),
+                  "tech": ("tech", 5, "tech: unknown link technology 5")}),
+    "leaf_spine": (topologies.leaf_spine, {"k": 8},
+                   {"size": ("k", 2048, "leafspine:k=2048 has 2,097,152 endpoints"),
+                    "hosts": ("chips_per_host", 3, "chips_per_host=3 does not divide"),
+                    "tech": ("tech", None, "tech: unknown link technology None")}),
+    "rail_optimized": (topologies.rail_optimized, {"servers": 2, "gpus_per_server": 4},
+                       {"size": ("servers", 1 << 19, "rail:servers=524288,gpus=4 has 2,097,152"),
+                        "tech": ("scaleup_tech", "nope", "scaleup_tech: unknown link")}),
+    "switched": (topologies.switched, {"n": 8},
+                 {"size": ("n", 1 << 21, "switch:2097152 has 2,097,152 endpoints"),
+                  "hosts": ("chips_per_host", "abc", "chips_per_host must be an integer"),
+                  "tech": ("tech", "nope", "tech: unknown link technology")}),
+    "dragonfly": (topologies.dragonfly, {"h": 1},
+                  {"size": ("h", 26, "dragonfly:h=26 has 1,829,256 endpoints"),
+                   "hosts": ("chips_per_host", 4, "chips_per_host=4 does not divide the 6 chips"),
+                   "tech": ("tech", "nope", "tech: unknown link technology 'nope'")}),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(_ORDER_CASES)), st.data())
+def test_a_spec_wrong_in_several_ways_reports_the_first_check(builder, data):
+    """Reference: the order size, chips_per_host, link technology (check_build's docstring);
+    breaking any non-empty subset of them reports the first broken one's error."""
+    fn, good, checks = _ORDER_CASES[builder]
+    broken = data.draw(st.lists(st.sampled_from(sorted(checks)), min_size=1, unique=True))
+    kwargs = dict(good)
+    for check in broken:
+        key, value, _ = checks[check]
+        kwargs[key] = value
+    first = next(c for c in ("size", "hosts", "tech") if c in broken)
+    with pytest.raises(SpecError) as e:
+        fn(**kwargs)
+    assert str(e.value).startswith(checks[first][2]), (broken, str(e.value))

@@ -1,15 +1,13 @@
 """Indirect networks of switches: k-ary fat-tree, leaf-spine, rail-optimized GPU clusters."""
 
-import networkx as nx
 import numpy as np
 
 from fabric import Clos, SpecError, chip_spec
 
 from ._common import (
-    add_chips,
     add_links,
-    check_size,
-    hosts_of,
+    check_build,
+    chip_graph,
     link_attrs,
     make_fabric,
     positive_int,
@@ -78,12 +76,9 @@ def fat_tree(k, *, pods=None, tech="ib-ndr", chips_per_host=1, chip=None, name=N
     n = P * h * h
     cores = P * h // 2
     what = name or (f"fattree:k={k}" + (f",pods={P}" if P != k else ""))
-    check_size(n, 3 * n, what)
-    cph = hosts_of(n, chips_per_host, what)
-    t = resolve_tech(tech)
+    cph, t = check_build(n, 3 * n, what, chips_per_host, tech)
     attrs = link_attrs(t)
-    G = nx.Graph()
-    endpoints = add_chips(G, n, cph)
+    G, endpoints = chip_graph(n, cph)
     G.add_nodes_from((f"edge{p}.{i}" for p in range(P) for i in range(h)), kind="switch", tier=0)
     G.add_nodes_from((f"agg{p}.{i}" for p in range(P) for i in range(h)), kind="switch", tier=1)
     G.add_nodes_from((f"core{j}" for j in range(cores)), kind="switch", tier=2)
@@ -166,12 +161,9 @@ def leaf_spine(k, oversubscription=1, *, leaves=None, tech="ib-ndr", chips_per_h
     n = L * down
     what = name or (f"leafspine:k={k}" + (f",over={r}" if r != 1 else "")
                     + (f",leaves={L}" if L != k else ""))
-    check_size(n, n + L * up, what)
-    cph = hosts_of(n, chips_per_host, what)
-    t = resolve_tech(tech)
+    cph, t = check_build(n, n + L * up, what, chips_per_host, tech)
     attrs = link_attrs(t)
-    G = nx.Graph()
-    endpoints = add_chips(G, n, cph)
+    G, endpoints = chip_graph(n, cph)
     G.add_nodes_from((f"leaf{i}" for i in range(L)), kind="switch", tier=0)
     G.add_nodes_from((f"spine{j}" for j in range(spines)), kind="switch", tier=1)
     G.add_edges_from(((f"chip{c}", f"leaf{c // down}") for c in range(n)), **attrs)
@@ -257,8 +249,8 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
                         "leaf reaches every spine equally")
     n = servers * g
     what = name or f"rail:servers={servers},gpus={g}"
-    check_size(n, 3 * n + g * servers, what)
-    ts = resolve_tech(scaleup_tech, "scaleup_tech")
+    # a server is a host domain: g always divides n, so check_build's host check passes
+    _, ts = check_build(n, 3 * n + g * servers, what, g, scaleup_tech, "scaleup_tech")
     tn = resolve_tech(nic_tech, "nic_tech")
     tp = resolve_tech(pcie_tech, "pcie_tech")
     scaleup_links = positive_int(scaleup_links, "scaleup_links")
@@ -272,8 +264,7 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
         share = positive_int(nic_share, "nic_share")
     if g % share:
         raise SpecError(f"pix={share} GPUs per PCIe switch must divide gpus={g}")
-    G = nx.Graph()
-    endpoints = add_chips(G, n, g)
+    G, endpoints = chip_graph(n, g)
     G.add_nodes_from((f"nvs{s}" for s in range(servers)), kind="switch", tier=0,
                      reduction=bool(reduction))
     G.add_nodes_from((f"nic{r}" for r in range(n)), kind="nic")

@@ -65,14 +65,36 @@ def hosts_of(n, chips_per_host, what):
     return chips_per_host
 
 
-def add_chips(G, n, chips_per_host, coords=None):
-    """Add chips ``chip0..chip{n-1}`` with their host domain (and coordinates)."""
+def check_build(n, links, what, chips_per_host, tech, tech_name="tech"):
+    """The checks every builder makes before it builds ``n`` chips and ``links`` links, in
+    this order, which decides the error a spec wrong in several ways reports: the size
+    (:func:`check_size`: endpoints, then links), ``chips_per_host`` (:func:`hosts_of`), the
+    link technology (:func:`resolve_tech`, its errors prefixed by ``tech_name``).
+
+    Returns ``(chips_per_host, tech)``: the int and the :class:`~fabric.LinkTech`.
+
+    >>> check_build(8, 16, "torus:2x4", 2, "nvlink5")[0]
+    2
+    >>> check_build(8, 16, "torus:2x4", 3, "no-such-tech")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: chips_per_host=3 does not divide the 8 chips of torus:2x4
+    """
+    check_size(n, links, what)
+    chips_per_host = hosts_of(n, chips_per_host, what)
+    return chips_per_host, resolve_tech(tech, tech_name)
+
+
+def chip_graph(n, chips_per_host, coords=None):
+    """A new graph of chips ``chip0..chip{n-1}`` with their host domains (and coordinates),
+    and the list of their names in rank order: ``(G, endpoints)``."""
+    G = nx.Graph()
     for r in range(n):
         attrs = {"kind": "chip", "host": f"host{r // chips_per_host}"}
         if coords is not None:
             attrs["coord"] = coords[r]
         G.add_node(f"chip{r}", **attrs)
-    return [f"chip{r}" for r in range(n)]
+    return G, [f"chip{r}" for r in range(n)]
 
 
 def add_links(G, nodes, u, v, attrs, cls=None):

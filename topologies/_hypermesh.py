@@ -6,22 +6,19 @@ HyperX), a cycle (``"ring"``), a path (``"line"``), or a star around a switch
 (``"switch"``). A torus is every dimension a ring, a mesh every dimension a line.
 """
 
-import networkx as nx
 import numpy as np
 
 from fabric import Grid, SpecError
 
 from ._common import (
-    add_chips,
     add_links,
-    check_size,
-    hosts_of,
+    check_build,
+    chip_graph,
     link_attrs,
     make_fabric,
     per_dim,
     positive_int,
     prod,
-    resolve_tech,
 )
 
 __all__ = ["CONNECT", "hypermesh", "mesh", "torus"]
@@ -103,13 +100,11 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
     n = prod(shape)
     n_edges = sum(_links_per_line(s, c) * (n // s) for s, c in zip(shape, connect))
     what = name or "hypermesh:" + "x".join(map(str, shape))
-    check_size(n, n_edges, what)
-    cph = hosts_of(n, shape[0] if chips_per_host is None else chips_per_host, what)
-    t = resolve_tech(tech)
+    cph, t = check_build(n, n_edges, what, shape[0] if chips_per_host is None else chips_per_host,
+                         tech)
 
     coords = np.stack(np.unravel_index(np.arange(n), shape, order="F"), axis=1)
-    G = nx.Graph()
-    endpoints = add_chips(G, n, cph, coords=[tuple(c) for c in coords.tolist()])
+    G, endpoints = chip_graph(n, cph, coords=[tuple(c) for c in coords.tolist()])
     strides = np.cumprod((1,) + shape[:-1])
     nodes = list(endpoints)
     us, vs, classes, attrs = [], [], [], []

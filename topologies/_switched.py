@@ -1,15 +1,13 @@
 """Single-tier switched scale-up domains (NVL72 style) and dragonflies."""
 
-import networkx as nx
 import numpy as np
 
 from fabric import Dragonfly, SpecError, Switched
 
 from ._common import (
-    add_chips,
     add_links,
-    check_size,
-    hosts_of,
+    check_build,
+    chip_graph,
     link_attrs,
     make_fabric,
     per_dim,
@@ -58,11 +56,9 @@ def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per
     planes = positive_int(planes, "planes")
     links = per_dim(links, planes, "links", lambda v: positive_int(v, "links"))
     what = name or (f"switch:{n}" + (f",planes={planes}" if planes != 1 else ""))
-    check_size(n, n * planes, what)
-    cph = hosts_of(n, n if chips_per_host is None else chips_per_host, what)
-    t = resolve_tech(tech)
-    G = nx.Graph()
-    endpoints = add_chips(G, n, cph)
+    cph, t = check_build(n, n * planes, what, n if chips_per_host is None else chips_per_host,
+                         tech)
+    G, endpoints = chip_graph(n, cph)
     G.add_nodes_from((f"sw{p}" for p in range(planes)), kind="switch", tier=0,
                      reduction=bool(reduction))
     for p, k in enumerate(links):
@@ -122,12 +118,10 @@ def dragonfly(h, *, a=None, p=None, tech="ib-ndr", global_tech=None, chips_per_h
     n = groups * a * p
     what = name or (f"dragonfly:h={h}" + (f",a={a}" if a != 2 * h else "")
                     + (f",p={p}" if p != h else ""))
-    check_size(n, n + groups * a * (a - 1) // 2 + groups * a * h // 2, what)
-    cph = hosts_of(n, p if chips_per_host is None else chips_per_host, what)
-    t = resolve_tech(tech)
+    cph, t = check_build(n, n + groups * a * (a - 1) // 2 + groups * a * h // 2, what,
+                         p if chips_per_host is None else chips_per_host, tech)
     tg = resolve_tech(global_tech if global_tech is not None else tech, "global_tech")
-    G = nx.Graph()
-    endpoints = add_chips(G, n, cph)
+    G, endpoints = chip_graph(n, cph)
     routers = [[f"r{g}.{i}" for i in range(a)] for g in range(groups)]
     for g in range(groups):
         G.add_nodes_from(routers[g], kind="switch", tier=0)
