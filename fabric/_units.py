@@ -286,6 +286,8 @@ def _checked(value, name, what):
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: {show_value(value)} is not a number of {what} "
                         f"(a {type(value).__name__})")
+    if type(value).__module__ == "numpy":
+        value = value.item()      # np.float16: comparing it with 1e15 warns of an overflow
     try:
         finite = math.isfinite(value)
     except OverflowError:         # an int or Fraction beyond a float is finite
@@ -295,11 +297,19 @@ def _checked(value, name, what):
     return value
 
 
+def _flag(all_digits, name):
+    """``all_digits`` if it is a bool: ``'no'`` or ``None`` is not read by its truth."""
+    if not (isinstance(all_digits, bool) or type(all_digits).__name__ in ("bool", "bool_")):
+        raise TypeError(f"{name}: all_digits must be True or False, got "
+                        f"{show_value(all_digits)}")
+    return bool(all_digits)
+
+
 def _numeral(q, all_digits):
     """``q`` (a float) to :data:`SHOWN_SIGNIFICANT` digits; ``all_digits`` keeps trailing zeros."""
-    if abs(q) >= 10**SHOWN_SIGNIFICANT and abs(q) < _WHOLE_BELOW:
-        return f"{q:.0f}"         # '%g' would print 1.234e+04: whole digits are exact
     text = f"{q:#.{SHOWN_SIGNIFICANT}g}" if all_digits else f"{q:.{SHOWN_SIGNIFICANT}g}"
+    if "e" in text and 1 <= abs(q) < _WHOLE_BELOW:
+        return f"{q:.0f}"         # 12345 and 9999.5 (1e+04 at four digits): whole digits
     return text.replace(".e", "e").rstrip(".")
 
 
@@ -335,7 +345,7 @@ def format_size(nbytes, binary=True):
     >>> format_size(2**70), format_size(0)
     ('1048576PiB', '0B')
     """
-    _checked(nbytes, "format_size", "bytes")
+    nbytes = _checked(nbytes, "format_size", "bytes")
     return _format(nbytes, (_PRINTED_BINARY if binary else _PRINTED_DECIMAL) + (("", 1),), "B")
 
 
@@ -357,8 +367,9 @@ def format_bandwidth(bytes_per_s, all_digits=False):
     >>> format_bandwidth(999.96e3)       # rounds up to the next prefix
     '1MB/s'
     """
-    _checked(bytes_per_s, "format_bandwidth", "bytes per second")
-    return _format(bytes_per_s, _PRINTED_DECIMAL + (("", 1),), "B/s", all_digits)
+    bytes_per_s = _checked(bytes_per_s, "format_bandwidth", "bytes per second")
+    return _format(bytes_per_s, _PRINTED_DECIMAL + (("", 1),), "B/s",
+                   _flag(all_digits, "format_bandwidth"))
 
 
 def format_time(seconds, all_digits=False):
@@ -367,7 +378,8 @@ def format_time(seconds, all_digits=False):
     ``all_digits=True`` keeps trailing zeros, so every value shows four significant
     digits: use it where times stand in a column or side by side (``1.400ms`` beside
     ``2.977ms``, ``20.00us``). Times of 10,000 s and more print whole (``12345s``).
-    Raises TypeError for a bool or a non-number, ValueError for nan or infinity.
+    Raises TypeError for a bool or a non-number (and an ``all_digits`` other than a
+    bool), ValueError for nan or infinity.
 
     Examples
     --------
@@ -375,15 +387,15 @@ def format_time(seconds, all_digits=False):
     '690ns'
     >>> format_time(1.4e-3, all_digits=True), format_time(2.9771e-3, all_digits=True)
     ('1.400ms', '2.977ms')
-    >>> format_time(0), format_time(12345.0), format_time(0.99996)
-    ('0s', '12345s', '1s')
+    >>> format_time(0), format_time(12345.0), format_time(9999.5), format_time(0.99996)
+    ('0s', '12345s', '10000s', '1s')
     >>> format_time(float("nan"))
     Traceback (most recent call last):
     ...
     ValueError: format_time: nan is not a finite number of seconds
     """
-    _checked(seconds, "format_time", "seconds")
-    return _format(seconds, _PRINTED_TIME, "s", all_digits)
+    seconds = _checked(seconds, "format_time", "seconds")
+    return _format(seconds, _PRINTED_TIME, "s", _flag(all_digits, "format_time"))
 
 
 def format_address(address):

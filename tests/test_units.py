@@ -240,3 +240,32 @@ def test_bools_and_non_numbers_are_refused_by_name(helper, what, value, says):
 def test_huge_values_print_without_overflow(helper, value):
     text = helper(value)
     assert "digits)" in text and text.startswith("-" if value < 0 else ("1", "3"))
+
+
+@pytest.mark.parametrize("value, short, full", [
+    (9999.5, "10000s", "10000s"), (9999.4, "9999s", "9999s"), (12345.6, "12346s", "12346s"),
+    (1e15, "1e+15s", "1.000e+15s")])
+def test_a_time_rounding_to_10000_s_prints_whole(value, short, full):
+    # audit 10:50: 9999.5 printed '1e+04s' while 10000 printed '10000s'
+    assert format_time(value) == short
+    assert format_time(value, all_digits=True) == full
+
+
+@pytest.mark.parametrize("helper", [format_time, format_bandwidth])
+@pytest.mark.parametrize("flag", ["yes", "no", 1, None, 0.0])
+def test_all_digits_is_a_bool(helper, flag):
+    # audit 10:50: 'no' was read by its truth
+    with pytest.raises(TypeError, match=f"{helper.__name__}: all_digits must be True or False"):
+        helper(1e-3, all_digits=flag)
+
+
+@pytest.mark.parametrize("helper", [format_time, format_bandwidth, format_size])
+def test_numpy_scalars_print_without_warnings(helper):
+    # audit 10:50: np.float16 compared with 1e15 warned of an overflow in a cast
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert helper(np.float16(2.0)) == helper(2.0)
+        assert helper(np.int64(3 * 2**30)) == helper(3 * 2**30)
+        assert format_time(1e-3, all_digits=np.bool_(True)) == "1.000ms"
