@@ -156,8 +156,8 @@ def fmt_value(value, unit):
     if unit == "B":              # 4096 B (a page, an MTU) reads 4KiB, not 4.096kB
         binary = value == int(value) and value % 1024 == 0 and value % 1000 != 0
         return format_size(value, binary=binary)
-    if unit == "FLOP/s":
-        return f"{value / 1e12:.4g} TFLOP/s"
+    if unit in ("FLOP/s", "OP/s"):   # INT8 peaks are OP/s: '1.979e+15 OP/s' read badly
+        return f"{value / 1e12:.4g} T{unit}"
     if unit == "USD" and abs(value) >= 100:
         return f"{'-' if value < 0 else ''}${abs(value):,.0f}"
     text = _plain(value) if isinstance(value, float) else str(value)

@@ -30,8 +30,9 @@ def _cli_figure(rows, metric=_METRIC):
 def test_the_scaling_cli_figure_shows_rail_and_domains_where_they_coincide():
     # cofabric scaling at a78a8f7: rail and domains both 25 GB/s of bisection per chip at
     # 512 and 4,096 chips, one marker over the other (viewed)
-    from analysis._scaling import draw_scaling
     from matplotlib.figure import Figure
+
+    from analysis._scaling import draw_scaling
 
     rows = _rows({"hyperx": {64: 64e9, 512: 128e9, 4096: 256e9},
                   "rail": {64: 25e9, 512: 25e9, 4096: 25e9},
@@ -77,3 +78,13 @@ def test_scaling_md_cells_show_units_and_four_digits(value, key, cell):
     from analysis._cli_scaling import _fmt
 
     assert _fmt(value, key) == cell
+
+
+@pytest.mark.parametrize("value, unit, shown", [
+    (1.9789e15, "OP/s", "1979 TOP/s"), (9.894e14, "FLOP/s", "989.4 TFLOP/s")])
+def test_assumptions_show_peak_rates_in_tera(value, unit, shown):
+    # the assumptions table at 6ac842e: 'h100.peak_flops.int8 = 1.979e+15 OP/s' beside
+    # 'h100.peak_flops.fp8 = 1979 TFLOP/s'
+    from analysis._report_parts import fmt_value
+
+    assert fmt_value(value, unit) == shown
