@@ -7,7 +7,9 @@ dispatch on) and what has failed (:class:`~fabric.Failures`), the builder's
 family and parameters (descriptive only), and the named parameters
 (assumptions) it was built from. Everything derived
 from these is computed lazily and cached on the instance; methods that change
-something return a modified copy.
+something return a modified copy. What an analysis derives from a fabric is cached
+outside it, in :func:`fabric._memo.fabric_memo` (one dict per fabric and analysis
+module, gone with the fabric).
 """
 
 import dataclasses
