@@ -560,7 +560,7 @@ def nccl_ring_net_hops(op, node_sizes):
     return laps * nn + best
 
 
-def ll_net_store_forward(rt, view, data, hops, carrying):
+def ll_net_store_forward(rt, view, data, hops, channels):
     """Seconds NCCL's network transport adds to an LL collective by sending each step whole.
 
     The LL send buffer of NCCL's network transport is in host memory, and its proxy posts a
@@ -569,7 +569,7 @@ def ll_net_store_forward(rt, view, data, hops, carrying):
     same at every tag v2.18.3-1 .. v2.30.7-1): at each network hop a step's lines leave only
     after they are all written, where a cut-through pipeline would already be sending them.
     So each of the ``hops`` network hops in series adds one step's lines at the NIC's
-    payload rate, shared by the carrying channels that meet at one NIC (the ring search
+    payload rate, shared by the ``channels`` that meet at one NIC (the ring search
     spreads the channels over the node's NICs in turn). A step carries ``data`` bytes, at
     most an LL step (NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS 8-byte words, 32 KiB),
     as lines of :data:`fabric.PROTOCOLS` ``"LL"`` (``prims_ll.h`` ``waitSend``: the step's
@@ -591,19 +591,23 @@ def ll_net_store_forward(rt, view, data, hops, carrying):
     step = rt.factors["ll_lines_per_thread"] * rt.threads["LL"] * ll.payload
     lines = math.ceil(min(step, data) / ll.payload) * ll.line
     nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
-    return hops * lines * math.ceil(carrying / nics) / view.nic_bandwidth
+    return hops * lines * math.ceil(channels / nics) / view.nic_bandwidth
 
 
 def _ll_fill(rt, view, op, n, used, nc, hops):
     """:func:`ll_net_store_forward` of an LL ring (``op``) or tree (``"tree"``) operation of
     ``n`` bytes on ``used`` of ``nc`` channels: a ring all-reduce step carries the busiest
-    channel's bytes over the ranks (``all_reduce.h``), the others' steps the channel's."""
+    channel's bytes over the ranks (``all_reduce.h``), the others' steps the channel's. The
+    NICs are shared by the ``used`` channels NCCL picks for the size (``topoGetAlgoInfo``);
+    where the cell split leaves one of them empty or spills onto one more, that is not
+    followed, so the fill never falls as the size grows unless the busiest channel's bytes
+    do (NCCL's own sawtooth, :func:`nccl_channel_split`)."""
     if view.n_nodes <= 1 or hops <= 0:
         return 0.0
     split_op = "all-reduce" if op == "tree" else op
-    busiest, carrying = nccl_channel_split(rt, split_op, "LL", n, view.p, used, nc)
+    busiest, _carrying = nccl_channel_split(rt, split_op, "LL", n, view.p, used, nc)
     data = math.ceil(busiest / view.p) if op == "all-reduce" else math.ceil(busiest)
-    return ll_net_store_forward(rt, view, data, hops, carrying)
+    return ll_net_store_forward(rt, view, data, hops, used)
 
 
 def _tree_schedule_ratio(view, B):
@@ -1046,7 +1050,9 @@ def p2p_protocol(rt, view, nbytes):
       channels x ll_threshold``.
 
     The smallest / largest part is the chunk / 8 and x 32 in one node, / 2 and x 1 across
-    nodes.
+    nodes. Across nodes the message is Simple under every rule: NCCL's p2p connection to a
+    network peer has no LL buffer unless ``NCCL_ALLOC_P2P_NET_LL_BUFFERS`` is set (``rt.p2p``
+    ``"net_ll_buffers"`` 0, its default), and the protocol choice requires one.
     """
     proto, ch, _ll = _p2p_plan(rt, view, nbytes)
     return proto, ch
@@ -1073,11 +1079,16 @@ def _p2p_plan(rt, view, nbytes):
     b = math.ceil(nbytes)
     multi = view.n_nodes > 1
     lo, hi = (chunk // 2, chunk) if multi else (chunk // 8, chunk * 32)
+    if multi and not q["net_ll_buffers"]:
+        # a network peer's p2p connection has no LL buffer (net.cc: shared p2p buffers, LL
+        # only with NCCL_ALLOC_P2P_NET_LL_BUFFERS), so NCCL runs Simple to it whatever the
+        # size; the network peers bound a group across nodes
+        thr = -1
     if q["ll_rule"] == 1:
         ll = b <= nmax * thr
         return ("LL" if ll else "Simple"), nmax, (b if ll else 0)
     if b == 0:
-        return "LL", 1, 0
+        return ("LL" if thr >= 0 else "Simple"), 1, 0
     if q["ll_rule"] == 0:
         ch = nmin
         size = max(lo, -(-b // ch))
@@ -1088,7 +1099,7 @@ def _p2p_plan(rt, view, nbytes):
         if size <= thr or b <= thr:
             return "LL", ch, b
         tail = b % size
-        return "Simple", ch, (tail if tail <= thr else 0)
+        return "Simple", ch, (tail if 0 < tail <= thr else 0)
     ch = min(nmin, -(-b // lo))
     part = max(lo, -(-b // ch))
     while part > hi and ch <= nmax // 2:

@@ -391,7 +391,7 @@ _NCCL = Runtime(
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
-         "batch_rule": 2},
+         "batch_rule": 2, "net_ll_buffers": 0},
     search={("nvlink_bw", "hopper"): 20.6e9, ("nvlink_bw", "blackwell"): 40.1e9,
             ("intra_speeds", "hopper"): tuple(x * GBS for x in (
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
@@ -481,7 +481,14 @@ _NCCL = Runtime(
          "src/device/all_reduce.h one-node NVLS all-reduce: per channel three warp groups, "
          "scatter, reduce-and-broadcast through NVLS, gather, each looping over heads x chunk "
          "elements (3 stages)")),
-        ("p2p", ("NVIDIA/nccl v2.30.7-1 src/enqueue.cc: NCCL_PARAM P2pLLThreshold 16384 "
+        ("p2p", ("NVIDIA/nccl src/init.cc NCCL_PARAM AllocP2pNetLLBuffers default 0 "
+         "(net_ll_buffers 0): src/transport/net.cc sendSetup / recvSetup make a p2p connection "
+         "(no graph, connIndex 1) shared (NCCL_NET_SHARED_BUFFERS default), sendProxyConnect / "
+         "recvProxyConnect give a shared one an LL buffer only with that parameter ('Only "
+         "allocate dedicated buffers for ring/tree, not for p2p'), and addP2pToPlan runs LL "
+         "only where conn->buffs[NCCL_PROTO_LL] is set: p2p to a network peer is Simple (every "
+         "tag v2.18.3-1 .. v2.30.7-1); "
+         "NVIDIA/nccl v2.30.7-1 src/enqueue.cc: NCCL_PARAM P2pLLThreshold 16384 "
          "(l.859); addP2pToPlan (l.915-933): per message nChannels = min(nChannelsMin, "
          "divUp(bytes, minPartSize)), doubled while partSize > maxPartSize and nChannels <= "
          "nChannelsMax / 2, minPartSize / maxPartSize = p2pChunkSize / 8 and x 32 in one node, "

@@ -1263,6 +1263,12 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
     lo = step // 2 if multi else step // 8
     hi = step if multi else step * 32
     b = nbytes
+    if multi:
+        # a peer in another node is reached by the network transport, whose p2p connections
+        # share their buffers (net.cc sendSetup: no graph -> shared) and have no LL buffer
+        # unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (init.cc, default 0): addP2pToPlan's LL
+        # needs conn->buffs[NCCL_PROTO_LL], so every such message runs Simple
+        return 0 if ll_bytes else "Simple"
     if v < (2, 22, 0):
         # scheduleP2pTasksToPlan: chunks of calcP2pChunkSize, each its own addP2pToPlan
         size, ch = max(lo, -(-b // nmin)), nmin
@@ -1355,6 +1361,28 @@ def test_degraded_rail_all_to_all_is_not_faster_than_intact():
         b = cost(d, "all-to-all", 2**20, runtime=rel)
         assert a.protocol == b.protocol == "Simple"
         assert a.time <= b.time
+
+
+@pytest.mark.parametrize("release", ["2.18.5", "2.21.5", "2.26.6", "2.30.7"])
+def test_p2p_to_a_network_peer_runs_simple_hand_count(release):
+    # NCCL's p2p connection to a peer in another node is the network transport's, with shared
+    # buffers and no LL buffer unless NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (default 0; net.cc
+    # sendProxyConnect 'Only allocate dedicated buffers for ring/tree, not for p2p'): an 8-byte
+    # send-recv between two HGX H100 nodes is Simple, one network ring step (tuning.cc hwLat
+    # net ring Simple 14 us) after Hopper's kernel floor 2.3 us; the same pair inside a node
+    # keeps LL (NVLink ring LL step 0.6 us)
+    f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    rt = runtime(f"nccl@{release}")
+    assert rt.p2p["net_ll_buffers"] == 0
+    net = cost(f, "send-recv", 8, ranks=["chip0", "chip8"], runtime=f"nccl@{release}")
+    assert net.protocol == "Simple"
+    assert net.fixed == pytest.approx(2.3e-6 + 14.0e-6, rel=1e-12)
+    one = cost(f, "send-recv", 8, ranks=["chip0", "chip1"], runtime=f"nccl@{release}")
+    assert one.protocol == "LL"
+    assert one.fixed == pytest.approx(2.3e-6 + 0.6e-6, rel=1e-12)
+    # an all-to-all over both nodes: the network peers' Simple bounds it
+    a2a = cost(f, "all-to-all", 16 * 64, runtime=f"nccl@{release}")
+    assert a2a.protocol == "Simple"
 
 
 def test_revision_holds_refuses_what_is_not_a_revision():
@@ -2663,6 +2691,26 @@ def test_ll_network_store_forward_hand_count(monkeypatch):
         a.algorithm, a.protocol, a.channels, a.fixed)
 
 
+def test_ll_network_fill_never_falls_where_the_busiest_channel_rises():
+    # report / lead 10:33 (main red at 977b26d): rail 2 x 4 H100, 2.22.3, 8-rank ring/LL,
+    # 157176 -> 161312 B: the cell split carries 5 then 4 channels while the busiest
+    # channel's bytes rise 39296 -> 40336; the fill shared by the CARRYING channels per NIC
+    # fell (5 on 4 NICs -> 4) and with it the time (40.05 -> 39.58 us). Shared by the
+    # channels NCCL picks for the size (4 at both), the time rises with the busiest channel
+    from analysis import _runtime_cost as rc
+    f = topologies.build("rail:servers=2,gpus=4,chip=h100")
+    view = _view(f)
+    rt = runtime("nccl@2.22.3")
+
+    def ring_ll(n):
+        return next(c for c in rc.nccl_candidates(rt, view, "all-reduce", n, "auto", 1)[0]
+                    if (c.library, c.protocol) == ("ring", "LL"))
+
+    a, b = ring_ll(157176), ring_ll(161312)
+    assert (a.channels, b.channels) == (5, 4)
+    assert b.time > a.time
+
+
 def _ring_net_hops_brute(op, sizes):
     # walk every chunk's path on the ring of nodes' rank chains, node by node
     ring = [k for k, s in enumerate(sizes) for _ in range(s)]
@@ -2711,7 +2759,7 @@ def test_tree_net_depth_brute_force(n_nodes):
 def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op, degrade):
     # every LL ring / tree candidate across nodes pays, per network hop in series (walked on
     # the ring, or down the trees), its busiest channel's step (at most 32 KiB of data) as
-    # 16-byte lines of 8 data bytes, times the carrying channels per NIC, at one NIC's
+    # 16-byte lines of 8 data bytes, times the picked channels per NIC, at one NIC's
     # payload rate; LL128 / Simple and one-node groups pay nothing; degraded fabrics alike
     from analysis import _runtime_cost as rc
     if servers * gpus < 2:
@@ -2747,13 +2795,13 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
             hops = 2 * max(_tree_depth_brute(t) for t in rc.nccl_dtree(view.n_nodes))
         picked = rc._channels_used(rt, "LL", rc.comm_channels(rt, view), n,
                                    view.p if c.library == "ring" else 1)
-        busiest, carrying = rc.nccl_channel_split(
+        busiest, _carrying = rc.nccl_channel_split(
             rt, op if c.library == "ring" else "all-reduce", "LL", n, view.p, picked,
             rc.comm_channels(rt, view))
         data = math.ceil(busiest / view.p) if (c.library, op) == ("ring", "all-reduce") else (
             math.ceil(busiest))
         lines = 16 * math.ceil(min(32768, data) / 8)
-        want = hops * lines * math.ceil(carrying / nics) / view.nic_bandwidth
+        want = hops * lines * math.ceil(picked / nics) / view.nic_bandwidth
         assert want > 0
         assert c.time - b.time == pytest.approx(want, rel=1e-9, abs=1e-15), (c, want)
 
