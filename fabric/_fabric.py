@@ -242,10 +242,12 @@ class Fabric:
 
     @cached_property
     def endpoint_indices(self):
-        """Node indices of the endpoints, in rank order, as an ``int64`` array."""
+        """Node indices of the endpoints, in rank order, as a read-only ``int64`` array."""
         idx = self.node_index
-        return np.fromiter((idx[n] for n in self.endpoints), dtype=np.int64,
-                           count=len(self.endpoints))
+        out = np.fromiter((idx[n] for n in self.endpoints), dtype=np.int64,
+                          count=len(self.endpoints))
+        out.flags.writeable = False
+        return out
 
     @cached_property
     def edge_arrays(self):
