@@ -82,7 +82,6 @@ import numpy as np
 
 from fabric import (
     TECHNOLOGIES,
-    NodeError,
     RoutingError,
     SpecError,
     link_tech,
@@ -93,12 +92,11 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
-from fabric._failures import require_joined
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
 from ._closed_form import busbw_factor, normalize_algorithm, normalize_op
-from ._schedules import ALGORITHMS, NotApplicableError, schedule
+from ._schedules import ALGORITHMS, NotApplicableError, resolve_ranks, schedule
 
 __all__ = [
     "IN_SWITCH_EFFICIENCY",
@@ -302,32 +300,8 @@ def _effective_bandwidth(fabric, tr, in_switch):
 # -- input checks ------------------------------------------------------------------------
 
 
-def resolve_ranks(fabric, ranks):
-    """``(chip names, node indices)`` of a collective's ``ranks`` as :func:`cost` reads them:
-    ``None`` is every endpoint; a string or a number is no group (TypeError); a rank named
-    twice, a node that is not a chip, or an empty group is refused by name."""
-    if ranks is None:
-        return tuple(fabric.endpoints), fabric.endpoint_indices
-    if isinstance(ranks, (str, bytes)) or not hasattr(ranks, "__iter__"):
-        raise TypeError(f"ranks must be a sequence of ranks or chip names, got {ranks!r}")
-    nodes = []
-    seen = {}
-    for x in ranks:
-        n = fabric.node(x)
-        if n not in fabric.rank_of:
-            raise NodeError(f"{fabric.name}: {x!r} is not a chip endpoint, so it cannot be a "
-                            f"rank of a collective")
-        if n in seen:
-            raise NodeError(f"ranks lists {n!r} twice (as {seen[n]!r} and {x!r}); each rank "
-                            f"takes part once")
-        seen[n] = x
-        nodes.append(n)
-    if not nodes:
-        raise SpecError("ranks must name at least one rank")
-    idx = fabric.node_index
-    return tuple(nodes), np.array([idx[n] for n in nodes], dtype=np.int64)
-
-
+# resolve_ranks (reading a collective's ranks) lives in analysis/_schedules.py, which
+# analysis/_schedules_multi.ring_search also imports
 _resolve_ranks = resolve_ranks       # the name runtime's tests import
 
 
@@ -1328,8 +1302,7 @@ def communicator_channels(fabric, ranks=None, runtime="nccl"):
     if rt.name.split("@")[0] != "nccl":
         raise ValueError(f"communicator_channels: {rt.name!r} is not an NCCL release "
                          "(runtime 'nccl' or 'nccl@<version>')")
-    nodes, idx = resolve_ranks(fabric, ranks)
-    require_joined(fabric, nodes)   # ranks the failures split: no communicator joins them
+    nodes, idx = resolve_ranks(fabric, ranks)   # refuses ranks the failures split
     view = _GroupView(fabric, "all-reduce", nodes, idx, None, None, True)
     return (_runtime_cost.comm_channels(rt, view), _runtime_cost.p2p_channels(rt, view)[0])
 

@@ -24,7 +24,8 @@ where
   micro-batch runs meanwhile (:data:`TWO_BATCH`);
 * **launch bubbles** are ``kernels per layer x per-kernel cost / fusion_factor``,
   added (in a replayed graph less one boundary per MoE exchange phase whose handshake
-  already holds its first kernel's start, ``_held_exchange_starts``). Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
+  already holds its first kernel's start and each kernel whose start a runtime's cost holds,
+  ``_held_starts``). Without CUDA graphs (``cuda_graphs=False``) each kernel pays a host
   launch (:data:`LAUNCH_OVERHEAD`; the pessimistic case where the host cannot run
   ahead of the GPU) and the kernels are one per operator (:data:`KERNELS`, an
   assumption). With CUDA graphs (``cuda_graphs=True``, the default, as every serving
@@ -1681,7 +1682,7 @@ class LayerTime:
     launch : float
         Launch bubbles: ``kernels`` boundaries, less one per exchange phase whose first
         kernel's start the exchange's handshake already holds in a replayed graph
-        (:func:`_held_exchange_starts`).
+        (:func:`_held_starts`).
     kernels : int
         Kernels launched (before fusion).
     active_experts : float
@@ -2002,7 +2003,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     cuda_graphs : bool, default True
         Replay the step as a CUDA graph: each kernel pays ``graph_kernel_overhead``
         over the engine's kernel list (:data:`ENGINE_KERNELS`) instead of a host
-        launch over :data:`KERNELS`. The default is True because the serving
+        launch over :data:`KERNELS`, but a kernel whose start the pricing of its work
+        already holds (an exchange phase's handshake, a collective priced under NCCL or
+        the symmetric-memory runtime: :func:`_held_starts`) pays none. The default is True because the serving
         frameworks whose published measurements the model is checked against (vLLM,
         SGLang, TensorRT-LLM) all replay decode as a CUDA graph by default; pass False
         for an eager implementation (one host launch per operator).
@@ -2114,7 +2117,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
     ...  for e in (None, 0.78, 1.0)]    # published rates; every read at 0.78; the roofline
-    [38.2, 38.6, 33.21]
+    [37.96, 38.37, 32.97]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -2932,7 +2935,7 @@ def _communication(s, route):
                                 transport=s.transport if kern.dedup == "collective" else None,
                                 runtime=s.runtime, chip=s.chip,
                                 collective=s.collective,
-                                # the step charges the boundaries (_held_exchange_starts)
+                                # the step charges the boundaries (_held_starts)
                                 kernel_gap=0.0, nic_background=s.nic_background)
         t_dispatch, t_combine = exchange.dispatch, exchange.combine
     elif kern is not None:
@@ -2962,25 +2965,74 @@ def _moe_kernels(s):
     return moe_list
 
 
-def _held_exchange_starts(s):
-    """Exchange phases of one MoE layer whose first kernel's start the exchange model already
-    prices, so that a replayed graph charges them one kernel boundary fewer: each phase of an
-    ``ep_kernel`` exchange (:func:`analysis.moe_exchange`) whose fixed part opens with a
-    synchronisation (:attr:`fabric.ExchangeKernel.syncs`; every kernel but ``all-to-allv``).
-    That first handshake is the ``symmetric-memory`` runtime's ``kernel_floor`` inside one
-    load/store domain (NCCL issue 1940's per-op loop time of a one-sided kernel, its start
-    included) or :data:`fabric.EXCHANGE_SYNC` across the network (NCCL's LL base latency, its
-    kernel's start included): :attr:`fabric.Runtime.host_launch`. A stand-alone
-    :func:`analysis.moe_exchange` charges ``n - 1`` gaps per phase of ``n`` kernels for that
-    reason; the step charges every kernel its boundary (``kernel_gap=0``) less these.
+#: TensorRT-LLM's fused all-reduce kernels (:data:`GRAPH_KERNELS`), by the block whose
+#: all-reduce they run: the attention output's (``allreduce_add_rmsnorm_quant``), the dense
+#: FFN's (``allreduce_add_rmsnorm``) and the MoE output's (``reduce_allreduce_add_rmsnorm``).
+#: The step prices each of those all-reduces with the collectives model and counts the kernel
+#: as a norm (its norm floor, the norm's latency chain beyond an empty kernel, stays).
+FUSED_ALLREDUCE_KERNELS = frozenset(("allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm",
+                                     "reduce_allreduce_add_rmsnorm"))
+
+
+def _runtime_holds_starts(s):
+    """True when the step's collectives are priced with each collective kernel's GPU-side
+    start inside their cost (:attr:`fabric.Runtime.host_launch`): by :func:`analysis.cost`
+    (the default ``collective``) under NCCL (its base latency) or the ``symmetric-memory``
+    runtime (its ``kernel_floor``, NCCL issue 1940's per-op loop time), not ``"ideal"`` (the
+    model's schedules, no software cost); or by vLLM's dispatch
+    (:func:`analysis.vllm_all_reduce`, :func:`engine_collective`), which prices its kernels
+    under those two runtimes whatever runtime is asked. A caller's own ``collective``
+    function is not known to hold the start: its kernels keep their boundaries."""
+    from ._engine_allreduce import vllm_all_reduce
+    if s.collective is vllm_all_reduce:
+        return True
+    if s.collective is not _default_collective:
+        return False
+    from fabric import runtime as get_runtime
+    return get_runtime(default_runtime() if s.runtime is None else s.runtime).kind != "ideal"
+
+
+def _held_starts(s, kind):
+    """Kernels of one layer of ``kind`` (``"dense"`` or ``"moe"``) whose GPU-side start the
+    step's pricing of their work already holds, so that a replayed graph charges them no
+    boundary of their own (one rule, session 15; the kernel count is unchanged):
+
+    * each phase of an ``ep_kernel`` exchange (:func:`analysis.moe_exchange`) whose fixed part
+      opens with a synchronisation (:attr:`fabric.ExchangeKernel.syncs`; every kernel but
+      ``all-to-allv``): that first handshake is the ``symmetric-memory`` runtime's
+      ``kernel_floor`` inside one load/store domain or :data:`fabric.EXCHANGE_SYNC` (NCCL's LL
+      base latency) across the network, both holding the kernel's start
+      (:attr:`fabric.Runtime.host_launch`); a stand-alone :func:`analysis.moe_exchange` charges
+      ``n - 1`` gaps per phase of ``n`` kernels for that reason;
+    * each phase of the collective exchange (``ep_kernel`` None or ``"all-to-allv"``: one
+      collective kernel per phase) and each of TensorRT-LLM's fused all-reduce kernels
+      (:data:`FUSED_ALLREDUCE_KERNELS`) whose all-reduce the step prices (attention and dense
+      FFN: ``tp > 1``; MoE: ``etp > 1``), when the collectives are priced under a runtime that
+      holds the start (:func:`_runtime_holds_starts`).
+
     0 for an eager step (a host launch is the call and the start; the start's share has no
-    source), the collective exchange and a layer without one (``ep == 1`` or ``etp > 1``).
-    Two-batch receive launches (:data:`TWO_BATCH`) keep their boundaries: each is a launch of
-    its own after the handshake."""
-    if (not s.cuda_graphs or s.kern is None or s.lay.ep < 2 or s.lay.etp > 1):
+    source). Two-batch receive launches (:data:`TWO_BATCH`) keep their boundaries: each is a
+    launch of its own after the handshake."""
+    if not s.cuda_graphs:
         return 0
-    return sum(1 for n_sync, n_kern in zip(s.kern.syncs, s.kern.kernels, strict=True)
-               if n_sync > 0 and n_kern > 0)
+    lay, kern = s.lay, s.kern
+    collective_held = _runtime_holds_starts(s)
+    held = 0
+    if collective_held and lay.tp > 1:          # the attention output's all-reduce
+        held += sum(n in FUSED_ALLREDUCE_KERNELS for n in _attention_names(s))
+    if kind == "dense":
+        if collective_held and lay.tp > 1:
+            held += sum(n in FUSED_ALLREDUCE_KERNELS for n in s.kernel_lists["dense_ffn"])
+        return held
+    if collective_held and lay.etp > 1:         # the MoE output's all-reduce
+        held += sum(n in FUSED_ALLREDUCE_KERNELS for n in s.kernel_lists["moe_ffn"])
+    if lay.ep > 1 and lay.etp == 1:             # the exchange's phases
+        if kern is not None and kern.dedup != "collective":
+            held += sum(1 for n_sync, n_kern in zip(kern.syncs, kern.kernels, strict=True)
+                        if n_sync > 0 and n_kern > 0)
+        elif collective_held:
+            held += 2                            # one collective kernel per phase
+    return held
 
 
 def _attention_names(s):
@@ -3358,8 +3410,8 @@ def _layer_times(s, mem, route, comm):
         else:
             exposed = comm_t - min(s.overlap * comm_t, local)
         kernels = kernels_att + ffn_kernels
-        # an exchange phase's first kernel start is in its handshake (_held_exchange_starts)
-        held = _held_exchange_starts(s) if kind == "moe" else 0
+        # kernels whose start their priced work already holds pay no boundary (_held_starts)
+        held = _held_starts(s, kind)
         launch = (kernels - held) * s.per_kernel / s.fusion_factor
         return LayerTime(kind=kind, attention_weights=att_w, kv_cache=kv_t, attention_compute=att_c,
                          attention=attention, ffn_weights=ffn_w, ffn_compute=ffn_c, ffn=ffn,

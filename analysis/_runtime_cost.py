@@ -79,7 +79,6 @@ import functools
 import math
 
 from fabric import PROTOCOLS
-from fabric._failures import require_joined
 
 from ._schedules import NotApplicableError
 
@@ -1359,8 +1358,8 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
     per rank on Hopper and 64 x 55 GiB/s = 3.8 TB/s on Blackwell, above any modelled chip's
     scale-up bandwidth; the MoE kernels it binds give one token one block.
     """
+    # (ranks with no path between them were refused when read: _collectives.resolve_ranks)
     if view.n_nodes != 1:
-        require_joined(view.fabric, view.nodes)   # no path at all: name the chips cut off
         raise NotApplicableError(
             f"the {rt.name} runtime works by loads and stores into peers' symmetric "
             "heaps; this group spans several load/store domains (its flows cross a NIC or an "

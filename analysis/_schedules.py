@@ -61,7 +61,8 @@ import math
 
 import numpy as np
 
-from fabric import Grid, SpecError
+from fabric import Grid, NodeError, SpecError
+from fabric._failures import require_joined
 
 from ._closed_form import normalize_algorithm, normalize_op
 
@@ -851,3 +852,33 @@ def schedule(op, algorithm, p, *, fabric=None, nodes=None, traffic=None):
                     in_network=algorithm == "in-switch",
                     symmetric_memory=algorithm in SYMMETRIC_MEMORY)
 
+
+def resolve_ranks(fabric, ranks):
+    """``(chip names, node indices)`` of a collective's ``ranks`` as :func:`cost` reads them:
+    ``None`` is every endpoint; a string or a number is no group (TypeError); a rank named
+    twice, a node that is not a chip, or an empty group is refused by name; so are ranks the
+    failures split into groups with no path between them (an island or a chip cut off
+    alone: :class:`~fabric.RoutingError` naming it, :func:`fabric._failures.require_joined`),
+    under every runtime and even when no byte would cross: no communicator joins them."""
+    if ranks is None:
+        require_joined(fabric, fabric.endpoints)
+        return tuple(fabric.endpoints), fabric.endpoint_indices
+    if isinstance(ranks, (str, bytes)) or not hasattr(ranks, "__iter__"):
+        raise TypeError(f"ranks must be a sequence of ranks or chip names, got {ranks!r}")
+    nodes = []
+    seen = {}
+    for x in ranks:
+        n = fabric.node(x)
+        if n not in fabric.rank_of:
+            raise NodeError(f"{fabric.name}: {x!r} is not a chip endpoint, so it cannot be a "
+                            f"rank of a collective")
+        if n in seen:
+            raise NodeError(f"ranks lists {n!r} twice (as {seen[n]!r} and {x!r}); each rank "
+                            f"takes part once")
+        seen[n] = x
+        nodes.append(n)
+    if not nodes:
+        raise SpecError("ranks must name at least one rank")
+    require_joined(fabric, nodes)
+    idx = fabric.node_index
+    return tuple(nodes), np.array([idx[n] for n in nodes], dtype=np.int64)

@@ -71,7 +71,7 @@ from scipy.optimize import linprog
 from fabric import Clos, Dragonfly, Grid, Switched
 from fabric._memo import fabric_memo
 
-from ._schedules import NotApplicableError, Step, group_grid, register_algorithm
+from ._schedules import NotApplicableError, Step, group_grid, register_algorithm, resolve_ranks
 
 __all__ = ["ring_search"]
 
@@ -496,7 +496,9 @@ def ring_search(fabric, ranks=None, *, seed=0):
     ----------
     fabric : Fabric
     ranks : sequence, optional
-        The group's chips in rank order (default: every endpoint).
+        The group's chips in rank order (default: every endpoint), read as
+        :func:`analysis.cost` reads them (a rank named twice, a node that is not a chip,
+        or ranks the failures left with no path between them are refused by name).
     seed : int, default 0
         Seeds the search's tie-breaking; same seed, same rings.
 
@@ -516,7 +518,7 @@ def ring_search(fabric, ranks=None, *, seed=0):
     >>> len(ring_search(topologies.build("fattree:k=4")))   # no host domains: one ring
     1
     """
-    nodes = tuple(fabric.endpoints) if ranks is None else tuple(fabric.node(x) for x in ranks)
+    nodes = resolve_ranks(fabric, ranks)[0]     # read as cost reads a collective's ranks
     return _rings(fabric, nodes, seed)[0]
 
 

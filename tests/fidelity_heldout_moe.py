@@ -499,7 +499,10 @@ _AIC_TRAY = ("NVIDIA's collector data put the one-sided small-batch excess mostl
              "us (EP2) above the model, a per-op quantity in both phases, which share only the "
              "launch, the kernel boundary and the flag barrier; that barrier is priced with an "
              "8x B200 server's NCCL floor (NCCL #1940), carried to GB200 NVL72's fabric-handle "
-             "memory: no GB200 figure of it is published in text")
+             "memory; an NVIDIA engineer reports NCCL's symmetric all-reduce up to 1 KB on one "
+             "GB200 tray (4 GPUs) 'routinely under 8us', best 5.18 us on unmerged code "
+             "(NVIDIA/nccl-tests issue #333): the size of this residual; not applied (the floor "
+             "is one Parameter per architecture, B200 and GB200 alike; lead's decision)")
 _AIC_BATCH = (_AIC_TRAY + "; at 128-2048 tokens one-token blocks outnumber the SMs (2048 blocks, "
               "148 SMs) and every block's slot atomic hits the same ep counters, neither of which "
               "the model charges")

@@ -162,7 +162,11 @@ KNOWN_MISSES = {
                               "(graph or eager: screenshots only) nor CUDA's documentation gives "
                               "the floor's launch part, so the floor may hold up to one boundary "
                               "that lies outside this span (0.55 us if graph-replayed, "
-                              "Megatron-LM PR #6453's GB200 intra-graph gap)",
+                              "Megatron-LM PR #6453's GB200 intra-graph gap). The floor itself "
+                              "is an 8x B200 server's figure; on one GB200 tray NVIDIA's engineer "
+                              "reports the same NCCL symmetric small all-reduce at 5.2-8 us "
+                              "(nccl-tests issue #333): up to ~5 us per phase of the miss may be "
+                              "the platform's floor (not applied: lead's decision)",
     "trtllm-ep8-bs16-combine": "as bs1: 14.4 us modelled against ~33 us measured (barrier-off: "
                                "32.2 us)",
     "deepep-v1-ep8-ll-dispatch": "77 us measured over NVLink, not RDMA, despite the table's "

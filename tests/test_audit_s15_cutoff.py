@@ -84,7 +84,7 @@ def _through_lone(f, g, s, t):
     return bool(lone & set(f.route(s, t)[1:-1]))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_lone(), st.data())
 def test_survivors_routes_past_a_lone_cut_off_chip_are_the_brute_force_rule(case, data):
     f, g = case
@@ -101,7 +101,7 @@ def test_survivors_routes_past_a_lone_cut_off_chip_are_the_brute_force_rule(case
     assert_route_is_the_rule(f, g, s, t)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_lone(), st.sampled_from(OPERATIONS), st.sampled_from([8, 4096, 2**20, 2**26]),
        st.data())
 def test_no_op_over_the_survivors_gets_faster_when_a_chip_is_cut_off_alone(case, op, n, data):

@@ -1,11 +1,13 @@
-"""A replayed decode step charges an MoE exchange phase's kernels the boundaries a stand-alone
-:func:`analysis.moe_exchange` charges them, not one more: the phase's fixed part opens with its
-handshake (the ``symmetric-memory`` kernel floor in one load/store domain, NCCL's LL step
-across the network), which already holds its first kernel's start
-(:func:`analysis._decode._held_exchange_starts`). The reference counts the boundaries without
-that helper: every kernel of the layer its boundary, the exchange's own kernels replaced by the
-gaps ``moe_exchange`` puts between them at the step's per-kernel boundary (``n - 1`` per
-phase), the two-batch receive launches one each; nothing else of the step moves."""
+"""A replayed decode step charges no boundary to a kernel whose GPU-side start its priced work
+already holds (:func:`analysis._decode._held_starts`, one rule): an MoE exchange phase's first
+kernel (its handshake, the ``symmetric-memory`` kernel floor in one load/store domain or NCCL's
+LL step across the network, holds it: a stand-alone :func:`analysis.moe_exchange` charges
+``n - 1`` gaps per phase of ``n`` kernels), the collective exchange's kernels and TensorRT-LLM's
+fused all-reduce kernels when the collectives model prices them under a runtime whose cost
+holds the start (NCCL's base latency, the symmetric-memory kernel floor; not ``"ideal"``).
+The references count the boundaries without that helper: every kernel of the layer its
+boundary, less the starts counted here from the exchange kernel's phases and the engine's kernel
+lists; nothing else of the step moves (the fused kernels' norm floors stay)."""
 
 from unittest import mock
 
@@ -21,18 +23,20 @@ from fabric import RoutingError, SpecError, exchange_kernel
 
 BOUNDARY = analysis.GRAPH_KERNEL_OVERHEAD.value
 GAP = analysis.PDL_HIDDEN_GAP.value
+FUSED = ("allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm", "reduce_allreduce_add_rmsnorm")
 
 
 def _double_counted():
-    """The step as it was before the correction: every exchange kernel its own boundary."""
-    return mock.patch.object(D, "_held_exchange_starts", lambda s: 0)
+    """The step as it was before the correction: every kernel its own boundary."""
+    return mock.patch.object(D, "_held_starts", lambda s, kind: 0)
 
 
 def test_one_sided_moe_layer_by_hand():
     """deepseek-r1-nvfp4 on 8 B200s, tp=1,dp=8, TensorRT-LLM's one-sided exchange (dispatch 3
     kernels, combine 2): a MoE layer is 26 kernels, of which 24 pay a 1.3 us boundary (the
     dispatch's and the combine's first kernels start inside their kernel floors): 31.2 us, not
-    33.8 us; the dense layers (15 kernels) keep 19.5 us; the step is 58 x 2.6 us faster."""
+    33.8 us; the dense layers (15 kernels, no all-reduce at tp=1) keep 19.5 us; the step is
+    58 x 2.6 us faster."""
     f = topologies.build("hgx-b200")
     kw = {"batch": 64, "context": 2048, "layout": "tp=1,dp=8", "ep_kernel": "one-sided"}
     step = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
@@ -66,37 +70,121 @@ def test_exchange_boundaries_equal_moe_exchange_gaps():
     assert moe.launch == pytest.approx(others * BOUNDARY + gaps, rel=1e-12)
 
 
-def test_eager_and_collective_steps_unchanged():
-    """No handshake holds a start there: an eager step (a host launch per kernel), the
-    collectives model's exchange (ep_kernel None or 'all-to-allv'), and a layer with no
-    exchange (experts split over the TP ranks)."""
+def test_min_latency_layers_by_hand():
+    """The r1-h200 min-latency deployment (deepseek-r1, 8 H200, tp=8 with experts etp=2 x ep=4,
+    TensorRT-LLM's one-shot all-reduce: runtime 'symmetric-memory'): each layer's two fused
+    all-reduce kernels (the attention output's and the FFN's) start inside the all-reduce's
+    kernel floor: a dense layer 15 - 2 boundaries, a MoE layer 18 - 2 (no exchange at etp > 1);
+    61 x 2 x 1.3 us = 158.6 us a step, and nothing but the launch moves."""
+    f = topologies.build("hgx-h200")
+    kw = {"batch": 1, "context": 2048, "layout": "tp=8,dp=1,etp=2", "engine": "trtllm",
+          "runtime": "symmetric-memory"}
+    step = analysis.decode_step("deepseek-r1", f, **kw)
+    with _double_counted():
+        old = analysis.decode_step("deepseek-r1", f, **kw)
+    for a, b in zip(step.layers, old.layers, strict=True):
+        assert a.kernels == b.kernels
+        assert b.launch - a.launch == pytest.approx(2 * 1.3e-6, rel=1e-9)
+        assert (a.attention, a.ffn, a.exposed_comm, a.kernel_floor) == (
+            b.attention, b.ffn, b.exposed_comm, b.kernel_floor)
+    assert old.time - step.time == pytest.approx(61 * 2 * 1.3e-6, rel=1e-9)
+    # the fused kernels keep their norm floor: the norm's chain beyond an empty kernel
+    assert step.breakdown.kernel_floor == old.breakdown.kernel_floor > 0
+
+
+def test_collective_exchange_by_hand():
+    """ep_kernel None (the collectives model's all-to-all under NCCL, the r1 max-throughput
+    rows' exchange): each MoE layer's dispatch and combine kernels start inside NCCL's base
+    latency: 58 x 2 x 1.3 us a step; under runtime 'ideal' (no software cost) nothing moves."""
+    f = topologies.build("hgx-h200")
+    kw = {"batch": 256, "context": 2048, "layout": "tp=1,dp=8", "engine": "trtllm"}
+    for runtime, moved in ((None, 58 * 2 * 1.3e-6), ("nccl", 58 * 2 * 1.3e-6), ("ideal", 0.0)):
+        step = analysis.decode_step("deepseek-r1", f, runtime=runtime, **kw)
+        with _double_counted():
+            old = analysis.decode_step("deepseek-r1", f, runtime=runtime, **kw)
+        assert old.time - step.time == pytest.approx(moved, rel=1e-9, abs=1e-15), runtime
+
+
+def test_eager_and_ideal_steps_unchanged():
+    """No priced work holds a kernel's start there: an eager step (a host launch per kernel)
+    and the 'ideal' runtime (no software cost)."""
     f = topologies.build("hgx-b200")
-    cases = [({"layout": "tp=1,dp=8", "ep_kernel": "one-sided", "cuda_graphs": False}),
-             ({"layout": "tp=1,dp=8"}),
-             ({"layout": "tp=1,dp=8", "ep_kernel": "all-to-allv"}),
-             ({"layout": "tp=8,dp=1,etp=2", "ep_kernel": "one-sided"})]
+    cases = [{"layout": "tp=1,dp=8", "ep_kernel": "one-sided", "cuda_graphs": False},
+             {"layout": "tp=8,dp=1,etp=2", "cuda_graphs": False},
+             {"layout": "tp=8,dp=1,etp=2", "runtime": "ideal"},
+             {"layout": "tp=1,dp=8", "runtime": "ideal"},
+             {"layout": "tp=1,dp=8", "ep_kernel": "all-to-allv", "runtime": "ideal"}]
     for kw in cases:
         new = analysis.decode_step("deepseek-r1-nvfp4", f, batch=16, context=1024, **kw)
         with _double_counted():
             old = analysis.decode_step("deepseek-r1-nvfp4", f, batch=16, context=1024, **kw)
-        assert new == old, kw
+        assert new.time == old.time and new.layers == old.layers, kw
+
+
+def test_a_callers_collective_keeps_every_boundary():
+    """A collective function of the caller's is not known to hold a kernel's start: the step
+    charges every kernel its boundary, as before the correction (here one wrapping
+    analysis.cost: the step is the default's plus the held starts' boundaries, counted by
+    hand: a tp=8 MoE layer's attention all-reduce kernel, a dense layer's two)."""
+    f = topologies.build("hgx-b200")
+
+    def own(fabric, op, nbytes, **kw):
+        return analysis.cost(fabric, op, nbytes, **kw)
+
+    kw = {"batch": 16, "context": 1024, "layout": "tp=8,dp=1,etp=8"}
+    mine = analysis.decode_step("deepseek-r1-nvfp4", f, collective=own, **kw)
+    with _double_counted():
+        assert analysis.decode_step("deepseek-r1-nvfp4", f, collective=own, **kw) == mine
+    default = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
+    # etp = 8: the MoE output's all-reduce too, so every layer holds two starts
+    assert mine.time - default.time == pytest.approx(61 * 2 * 1.3e-6, rel=1e-9)
+
+
+def _expected_held(model, f, lay, kind, kernel, graphs, runtime, engine):
+    """Brute force: the starts one layer of ``kind`` holds, counted from the layout, the
+    exchange kernel's phases and the engine's kernel lists."""
+    if not graphs:
+        return 0
+    # nccl (the default) and symmetric-memory hold it, and so does vLLM's dispatch (the vllm
+    # engine's collective on these Hopper and Blackwell chips when no runtime is asked)
+    starts_held = runtime != "ideal"
+    lists = analysis.step_kernel_lists(model, f.chip, engine=engine, tp=lay.tp)
+    att = sum(n in FUSED for n in lists["mla"])
+    held = att if starts_held and lay.tp > 1 else 0
+    if kind == "dense":
+        return held + (sum(n in FUSED for n in lists["dense_ffn"])
+                       if starts_held and lay.tp > 1 else 0)
+    if starts_held and lay.etp > 1:
+        held += sum(n in FUSED for n in lists["moe_ffn"])
+    if lay.ep > 1 and lay.etp == 1:
+        kern = exchange_kernel(kernel) if kernel is not None else None
+        if kern is not None and kern.dedup != "collective":
+            assert all(n > 0 for n in kern.syncs)   # each phase opens with a handshake
+            held += sum(1 for n in kern.kernels if n > 0)
+        elif starts_held:
+            held += 2
+    return held
 
 
 @settings(max_examples=40, deadline=None)
 @given(model=st.sampled_from(["deepseek-r1", "deepseek-r1-nvfp4", "kimi-k2", "glm-5"]),
        system=st.sampled_from(["hgx-b200", "hgx-h200", "switch:9,chip=h200",
                                "rail:servers=2,gpus=8,chip=h200"]),
-       layout=st.sampled_from(["tp=1,dp=8", "tp=2,dp=4", "tp=8,dp=1", "tp=8,dp=1,etp=2"]),
+       layout=st.sampled_from(["tp=1,dp=8", "tp=2,dp=4", "tp=8,dp=1", "tp=8,dp=1,etp=2",
+                               "tp=8,dp=1,etp=8"]),
        kernel=st.sampled_from([None, "all-to-allv", "one-sided", "deepep-low-latency",
                                "deepep-normal", "pplx"]),
+       runtime=st.sampled_from([None, "nccl", "symmetric-memory", "ideal"]),
+       engine=st.sampled_from(["trtllm", "trtllm", "vllm", "sglang"]),
        graphs=st.booleans(), pdl=st.booleans(), two_batch=st.booleans(),
        fusion=st.sampled_from([1.0, 2.0]), batch=st.integers(1, 256),
        context=st.integers(1, 8192), data=st.data())
-def test_boundaries_match_the_exchange_models_gaps(model, system, layout, kernel, graphs, pdl,
-                                                   two_batch, fusion, batch, context, data):
+def test_boundaries_match_the_held_starts(model, system, layout, kernel, runtime, engine, graphs,
+                                          pdl, two_batch, fusion, batch, context, data):
     f = data.draw(degrade(topologies.build(system), max_links=2, max_chips=1))
     kw = {"batch": batch, "context": context, "layout": layout, "ep_kernel": kernel,
-          "cuda_graphs": graphs, "pdl": pdl and graphs, "fusion_factor": fusion}
+          "cuda_graphs": graphs, "pdl": pdl and graphs, "fusion_factor": fusion,
+          "runtime": runtime, "engine": engine}
     if two_batch and kernel not in (None, "all-to-allv"):   # refused for the collective
         kw["overlap"] = "two-batch"
     try:
@@ -108,24 +196,15 @@ def test_boundaries_match_the_exchange_models_gaps(model, system, layout, kernel
     lay = new.layout
     per_kernel = (BOUNDARY - (GAP if kw["pdl"] else 0.0)) if graphs else \
         analysis.LAUNCH_OVERHEAD.value
-    kern = exchange_kernel(kernel) if kernel is not None else None
-    held = 0
-    if graphs and kern is not None and kern.dedup != "collective" and lay.ep > 1 \
-            and lay.etp == 1:
-        # brute force: moe_exchange's own gaps, n - 1 per phase of n kernels, each phase
-        # opening with a handshake
-        assert all(n > 0 for n in kern.syncs)
-        held = sum(1 for n in kern.kernels if n > 0)
-    event(f"held starts per MoE layer: {held}")
+    total = 0.0
     for a, b in zip(new.layers, old.layers, strict=True):
+        held = _expected_held(model, f, lay, a.kind, kernel, graphs, runtime, engine)
+        event(f"{a.kind} layer starts held: {held}")
         assert a.kernels == b.kernels
-        if a.kind == "moe":
-            assert a.launch == pytest.approx((a.kernels - held) * per_kernel / fusion,
-                                             rel=1e-12, abs=1e-18)
-        else:
-            assert a.launch == b.launch
-        assert (a.attention, a.ffn, a.comm, a.exposed_comm) == (b.attention, b.ffn, b.comm,
-                                                                 b.exposed_comm)
-    moe_layers = sum(x.kind == "moe" for x in new.layers)
-    assert old.time - new.time == pytest.approx(moe_layers * held * per_kernel / fusion,
-                                                rel=1e-9, abs=1e-15)
+        assert a.launch == pytest.approx((a.kernels - held) * per_kernel / fusion,
+                                         rel=1e-12, abs=1e-18)
+        assert b.launch == pytest.approx(b.kernels * per_kernel / fusion, rel=1e-12, abs=1e-18)
+        assert (a.attention, a.ffn, a.comm, a.exposed_comm, a.kernel_floor) == (
+            b.attention, b.ffn, b.comm, b.exposed_comm, b.kernel_floor)
+        total += held * per_kernel / fusion
+    assert old.time - new.time == pytest.approx(total, rel=1e-9, abs=1e-15)

@@ -45,14 +45,20 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
            "6.6-6.8 ms (model 5.3-6.1 ms by layout), H200 FP8 10.8-13.8 ms (model 7.0-8.9). "
            "Examined in session 7, not closing it: TTFT (<3% of the request in the model), "
            "MTP draft cost (the same 1.6x as the main step), host overhead (blog 2: overlap "
-           "scheduler 1.03x), an attention-kernel floor (no GPU-side source); ")
+           "scheduler 1.03x), an attention-kernel floor (no GPU-side source). Session 15 "
+           "dropped the fused all-reduce kernels' boundaries (their start is in the "
+           "symmetric-memory kernel floor that prices the all-reduce: analysis._decode."
+           "_held_starts): 61 x 2 boundaries a step, -92 us on B200 with PDL, -159 us on H200; ")
 
 #: Expressible rows outside 25% today, and what is seen of why (each says whether the model is
 #: too fast or too slow).
 OUTSIDE_25 = {
-    "r1-h200-fp8-trtllm-maxtput-c1024": "model too fast, 15.60 vs 11.35 tok/s/user (37%; "
-                                        "GPU 1996 vs 1436, 39%; FP8, attention DP8 + EP8, 128 "
-                                        "users per GPU; 15.64 / 2001 before session 14 counted "
+    "r1-h200-fp8-trtllm-maxtput-c1024": "model too fast, 15.63 vs 11.35 tok/s/user (38%; "
+                                        "GPU 2001 vs 1436, 39%; FP8, attention DP8 + EP8, 128 "
+                                        "users per GPU; 15.60 / 1996 before session 15 dropped "
+                                        "the collective exchange kernels' boundaries, their "
+                                        "start being in NCCL's base latency; "
+                                        "15.64 / 2001 before session 14 counted "
                                         "FlashMLA's scheduler and combine kernels on Hopper "
                                         "(TRTLLM_HOPPER_FLASHMLA, +2.6 us per attention layer); "
                                         "39/40% before session 13 priced the "
@@ -74,13 +80,16 @@ OUTSIDE_25 = {
                                         "H200 than any published GEMM rate gives, while the "
                                         "B200 rows say cheaper; not found why (MLA chunked "
                                         "context unsupported on Hopper is in the condition)",
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.92x (1.95x "
-                                         "before session 14 counted FlashMLA's scheduler and "
-                                         "combine kernels on Hopper: TRTLLM_HOPPER_FLASHMLA)",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.8x (2.0x before "
-                                         "the K floor)",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.65-1.73x "
-                                                     "(1.8-1.9x before the K floor)" for k in range(6)},
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.95x (1.92x "
+                                         "before session 15 dropped the fused all-reduce "
+                                         "kernels' boundaries; 1.95x before session 14 counted "
+                                         "FlashMLA's scheduler and combine kernels on Hopper: "
+                                         "TRTLLM_HOPPER_FLASHMLA)",
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.82x (1.80x "
+                                         "before session 15; 2.0x before the K floor)",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.68-1.75x "
+                                                     "(1.65-1.73x before session 15, 1.8-1.9x "
+                                                     "before the K floor)" for k in range(6)},
 }
 
 
