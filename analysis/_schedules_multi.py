@@ -505,7 +505,8 @@ def ring_search(fabric, ranks=None, *, seed=0):
     Returns
     -------
     tuple of ndarray
-        Each ring as rank positions ``0..p-1`` in ring order, starting at its lowest.
+        Each ring as rank positions ``0..p-1`` in ring order, starting at its lowest
+        (read-only: the rings are cached per fabric and shared).
 
     Examples
     --------
@@ -533,6 +534,8 @@ def _rings(fabric, nodes, seed=0):
         else:
             cycles = _channel_rings(fabric, nodes) if len(nodes) > 1 else []
             bottleneck = [1.0] * len(cycles)
+        for c in cycles:                # shared by every later caller: read-only
+            c.flags.writeable = False
         cache[key] = (tuple(cycles), tuple(bottleneck))
     return cache[key]
 

@@ -7,7 +7,9 @@ dispatch on) and what has failed (:class:`~fabric.Failures`), the builder's
 family and parameters (descriptive only), and the named parameters
 (assumptions) it was built from. Everything derived
 from these is computed lazily and cached on the instance; methods that change
-something return a modified copy.
+something return a modified copy. What an analysis derives from a fabric is cached
+outside it, in :func:`fabric._memo.fabric_memo` (one dict per fabric and analysis
+module, gone with the fabric).
 """
 
 import dataclasses
@@ -240,10 +242,12 @@ class Fabric:
 
     @cached_property
     def endpoint_indices(self):
-        """Node indices of the endpoints, in rank order, as an ``int64`` array."""
+        """Node indices of the endpoints, in rank order, as a read-only ``int64`` array."""
         idx = self.node_index
-        return np.fromiter((idx[n] for n in self.endpoints), dtype=np.int64,
-                           count=len(self.endpoints))
+        out = np.fromiter((idx[n] for n in self.endpoints), dtype=np.int64,
+                          count=len(self.endpoints))
+        out.flags.writeable = False
+        return out
 
     @cached_property
     def edge_arrays(self):

@@ -4,6 +4,7 @@ import copy
 import gc
 import weakref
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,3 +59,30 @@ def test_analyses_cache_under_their_module_names():
     assert set(fabric_memo(f, "analysis._schedules_multi")) == {(tuple(f.endpoints), 0)}
     a = cut_seconds_per_byte(f, f.endpoint_indices, "all-reduce")
     assert list(fabric_memo(f, "analysis._bounds").values()) == [a]
+
+
+@pytest.mark.parametrize("spec", ["torus:3x3", "nvl72", "fattree:k=4", "mesh:1"])
+def test_cached_rings_and_rank_indices_are_read_only(spec):
+    """What a fabric or a memo hands out is shared by every later caller: changing it in
+    place must fail, not corrupt later analyses (audit s15: a sorted ring was priced)."""
+    f = topologies.build(spec)
+    with pytest.raises(ValueError, match="read-only"):
+        f.endpoint_indices[:] = 0
+    from analysis import ring_search
+
+    rings = ring_search(f)
+    assert isinstance(rings, tuple)
+    for ring in rings:
+        with pytest.raises(ValueError, match="read-only"):
+            ring[:] = 0
+
+
+def test_a_ring_changed_by_its_caller_is_not_priced():
+    from analysis import cost, ring_search
+
+    f = topologies.build("torus:3x3")
+    before = cost(f, "all-gather", 2**20, runtime="ideal", algorithm="multi-ring").time
+    ring = ring_search(f)[0]
+    with pytest.raises(ValueError):
+        ring[:] = sorted(ring)
+    assert cost(f, "all-gather", 2**20, runtime="ideal", algorithm="multi-ring").time == before
