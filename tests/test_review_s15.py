@@ -6,13 +6,13 @@ fixed and verified, pinned here by the reviewer's own reference.
 
 import itertools
 
-import networkx as nx
 import numpy as np
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from routing_brute import built_h100
+from test_audit_s14_islands import _groups
 
 import analysis
-import topologies
 from fabric import FabricError
 
 # grids whose chips reach each other through per-line switches: only there can a chip be cut
@@ -20,13 +20,7 @@ from fabric import FabricError
 _SWITCH_GRIDS = ("hypermesh:2x3,connect=switch", "hypermesh:3x2,connect=switch/line",
                  "hypermesh:3x3,connect=switch/ring", "hypermesh:4x2,connect=full/switch",
                  "hypermesh:2x2x3,connect=switch/full/line")
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec + ",chip=h100")
-    return _BUILT[spec]
+_build = built_h100                 # one cache of built fabrics (routing_brute)
 
 
 @st.composite
@@ -52,15 +46,6 @@ def _cut_off_alone(draw):
     except FabricError:
         return f, f
     return f, g
-
-
-def _groups(g):
-    """Brute force: the live chips of each component of the surviving graph, the one with the
-    most first (the lowest rank at a tie)."""
-    rank = {c: i for i, c in enumerate(g.endpoints)}
-    out = [sorted((c for c in comp if c in rank), key=rank.get)
-           for comp in nx.connected_components(g.graph)]
-    return sorted((c for c in out if c), key=lambda c: (-len(c), rank[c[0]]))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
