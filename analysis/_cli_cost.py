@@ -118,10 +118,10 @@ def run(args):
     from ._table import format_table
 
     def bw(v):      # a one-rank group moves nothing in no time: no bandwidth to show
-        return format_bandwidth(v) if math.isfinite(v) else "-"
+        return format_bandwidth(v, all_digits=True) if math.isfinite(v) else "-"
 
     rows = [[r.op, format_size(r.size), r.algorithm + (f"/{r.protocol}" if r.protocol else ""),
-             r.transport, format_time(r.time), bw(r.algbw), bw(r.busbw), _gap(r)]
+             r.transport, format_time(r.time, all_digits=True), bw(r.algbw), bw(r.busbw), _gap(r)]
             for r in results]
     print(format_table(["op", "size", "algorithm", "transport", "time", "algbw", "busbw",
                         "x bound"], rows))

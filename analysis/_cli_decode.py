@@ -237,10 +237,12 @@ def run(args):
                  us(h.launch), us(h.kernel_floor), us(h.total)])
     print(format_table(headers, rows))
     b = r.breakdown
-    print(f"step {format_time(r.time)}: attention {format_time(b.attention)}, ffn "
-          f"{format_time(b.ffn)}, head {format_time(b.head)}, exposed comm "
-          f"{format_time(b.exposed_comm)}, launch {format_time(b.launch)} (kernel floors "
-          f"{format_time(b.kernel_floor)}, inside attention, ffn and head)")
+    def t(v):       # the parts side by side: four digits each
+        return format_time(v, all_digits=True)
+
+    print(f"step {t(r.time)}: attention {t(b.attention)}, ffn {t(b.ffn)}, head {t(b.head)}, "
+          f"exposed comm {t(b.exposed_comm)}, launch {t(b.launch)} (kernel floors "
+          f"{t(b.kernel_floor)}, inside attention, ffn and head)")
     moe = [x for x in r.layers if x.kind == "moe"]
     if moe:
         print(f"active experts per MoE layer: {moe[0].active_experts:.1f} (system), "
@@ -249,7 +251,7 @@ def run(args):
           f"system; HBM used on the fullest chip {r.hbm_per_chip / 1e9:.1f} GB")
     if spec is not None:
         print(f"speculative k={spec.draft_length} a={spec.acceptance}: "
-              f"{spec.expected_tokens:.2f} tokens per {format_time(spec.cycle_time)} cycle "
-              f"(verify {format_time(spec.verify_time)}), {spec.tokens_per_s_user:.1f} "
+              f"{spec.expected_tokens:.2f} tokens per {t(spec.cycle_time)} cycle "
+              f"(verify {t(spec.verify_time)}), {spec.tokens_per_s_user:.1f} "
               f"tokens/s per user, speedup {spec.speedup:.2f} (bound {spec.speedup_bound:.2f})")
     return 0

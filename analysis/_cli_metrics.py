@@ -70,7 +70,8 @@ def run(args):
                "bisection links", "bisection bw", "injection bw"]
     rows = [[m.spec, m.endpoints, m.switches, m.links, m.diameter, round(m.avg_hops, 3),
              m.bisection_links if m.bisection_exact else f"<={m.bisection_links}",
-             format_bandwidth(m.bisection_bandwidth), format_bandwidth(m.injection_bandwidth)]
+             format_bandwidth(m.bisection_bandwidth, all_digits=True),
+             format_bandwidth(m.injection_bandwidth, all_digits=True)]
             for m in results]
     print(format_table(headers, rows))
     for f in fabrics:

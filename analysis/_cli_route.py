@@ -130,11 +130,11 @@ def run_route(args):
     print(f"{f.name}: {a.op} of {a.size} B from {a.src} to {a.target} ({a.transport})")
     print("path: " + " -> ".join(map(str, a.path)) + f"  ({a.hops} hops)")
     for u, v, t in a.per_hop:
-        print(f"  {u} -> {v}: {format_time(t)}")
+        print(f"  {u} -> {v}: {format_time(t, all_digits=True)}")
     for k, v in a.breakdown().items():
         if v:
-            print(f"{k:>14}: {format_time(v)}")
-    print(f"{'total':>14}: {format_time(a.total)}")
+            print(f"{k:>14}: {format_time(v, all_digits=True)}")
+    print(f"{'total':>14}: {format_time(a.total, all_digits=True)}")
     print_repair_note(f)
     return 0
 
@@ -166,7 +166,7 @@ def run_latency(args):
         return 0
     print(f"{f.name}: {args.op} of {args.size} B, {args.transport}, {st.count} chip pairs")
     for k in fields:
-        print(f"{k:>5}: {format_time(getattr(st, k))}")
+        print(f"{k:>5}: {format_time(getattr(st, k), all_digits=True)}")
     print_repair_note(f)
     return 0
 
@@ -203,8 +203,8 @@ def run_throughput(args):
         return 0
     print(f"{f.name}: {t.name}, {nbytes} B per pair, {total:.6g} B in all")
     print(f"throughput (optimal routing): K = {res.k:.6g}/s, all delivered in "
-          f"{format_time(res.time)} ({format_bandwidth(total * res.k)} aggregate)")
-    print(f"drain time with {f.router.policy} routing: {format_time(ll.drain_time)} "
+          f"{format_time(res.time, all_digits=True)} ({format_bandwidth(total * res.k)} aggregate)")
+    print(f"drain time with {f.router.policy} routing: {format_time(ll.drain_time, all_digits=True)} "
           f"(bottleneck: {' '.join(map(str, ll.bottleneck))})")
     print_repair_note(f)
     return 0

@@ -1,5 +1,6 @@
 """``cofabric scaling [--out DIR]``: the scaling study, a CSV and one figure per metric."""
 
+import math
 
 from ._json_units import to_json
 
@@ -32,9 +33,15 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def _fmt(v):
+def _fmt(v, key=""):
+    """A cell of scaling.md: times and bandwidths (their key ends in ``_s``, ``_Bps``) in
+    human units with four significant digits each, as they stand in a column."""
     if v is None:
         return "n/a"
+    if isinstance(v, float) and math.isfinite(v) and key.endswith(("_s", "_Bps")):
+        from fabric import format_bandwidth, format_time
+
+        return (format_time if key.endswith("_s") else format_bandwidth)(v, all_digits=True)
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
@@ -69,7 +76,7 @@ def run(args):
     lines = ["# Scaling study", "", ("Per-chip metrics (SI units in scaling.csv); H100 chips "
              "throughout. n/a: not evaluated (see note)."), "",
              "| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
-    lines += ["| " + " | ".join(_fmt(r[k]) for k in shown) + " |" for r in rows]
+    lines += ["| " + " | ".join(_fmt(r[k], k) for k in shown) + " |" for r in rows]
     (out / "scaling.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     for metric in SCALING_METRICS:
         name = f"scaling-{metric.removesuffix('_Bps').removesuffix('_s')}"
@@ -94,5 +101,5 @@ class _drawer:
         from ._scaling import draw_scaling
 
         fig = Figure()
-        draw_scaling(self.rows, self.metric, ax=fig.subplots())
+        draw_scaling(self.rows, self.metric, ax=fig.subplots(), dodge=True)
         return fig

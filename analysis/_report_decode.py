@@ -31,6 +31,7 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
+    column_time,
     fmt_float,
     loadstore_everywhere,
     new_figure,
@@ -188,9 +189,9 @@ def decode_section(fabrics, executor, quiet):
         return None, [f"Decode: no model runs on these systems ({'; '.join(skipped)})."]
     columns = (Column("model", "model"), Column("system", "system"),
                Column("layout", "layout"), Column("ep_kernel", "MoE exchange"),
-               Column("time_s", "per token", format_time),
+               Column("time_s", "per token", column_time),
                Column("tokens_per_s_user", "tokens/s per user", fmt_float(3)),
-               *(Column(f"{k}_s", _DECODE_LABELS[k], format_time) for k in _DECODE_PARTS),
+               *(Column(f"{k}_s", _DECODE_LABELS[k], column_time) for k in _DECODE_PARTS),
                Column("hbm_per_chip_bytes", "HBM per chip",
                       lambda v: format_size(v, binary=False)))
     text = ((f"One decode step of each model at batch {DECODE_BATCH} with a "
@@ -241,8 +242,8 @@ def decode_section(fabrics, executor, quiet):
         tables.append(Table(
             "decode_sensitivity", f"Sensitivity of {DECODE_MODELS[0]} on {first} at {layout}",
             (Column("parameter", "parameter"), Column("low", "low"),
-             Column("value_low", "step time", format_time), Column("high", "high"),
-             Column("value_high", "step time", format_time)), tuple(sens),
+             Column("value_low", "step time", column_time), Column("high", "high"),
+             Column("value_high", "step time", column_time)), tuple(sens),
             f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context. One parameter at a "
             f"time; every other at the base ({format_time(base)} per step at {where}). "
             f"{scope}{what_if}{_transport_note(sens)}"

@@ -26,6 +26,8 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
+    column_bandwidth,
+    column_time,
     default_runtime,
     new_figure,
     report_fabric,
@@ -382,9 +384,9 @@ def fair_section(fabrics, executor=None, quiet=False):
     columns = (
         Column("system", "system"), Column("basis", "basis"),
         Column("bandwidth_scale", "link bandwidth x", lambda v: f"{v:.2f}"),
-        Column("bisection_per_chip_Bps", "bisection per chip", format_bandwidth),
-        Column("a2a_per_chip_Bps", "all-to-all per chip", format_bandwidth),
-        Column("allreduce_1GiB_s", "all-reduce 1 GiB", format_time),
+        Column("bisection_per_chip_Bps", "bisection per chip", column_bandwidth),
+        Column("a2a_per_chip_Bps", "all-to-all per chip", column_bandwidth),
+        Column("allreduce_1GiB_s", "all-reduce 1 GiB", column_time),
     )
     table = Table("fair", f"At {ref}'s network cost and power per chip", columns,
                   tuple(rows),
@@ -395,8 +397,8 @@ def fair_section(fabrics, executor=None, quiet=False):
                   f"under the {runtime_phrase()}; the tuner chooses the algorithm and "
                   "protocol) is evaluated on the scaled fabric.")
     dcols = (Column("system", "system"), Column("model", "model"),
-             Column("best_layout", "best layout"), Column("time_s", "per token", format_time),
-             Column("default_layout_time_s", "at tp=1", format_time))
+             Column("best_layout", "best layout"), Column("time_s", "per token", column_time),
+             Column("default_layout_time_s", "at tp=1", column_time))
     dtable = Table("decode_best", f"Decode at each system's best layout ({DECODE_MODELS[0]})",
                    dcols, tuple(drows),
                    f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context; tensor "
@@ -431,8 +433,8 @@ def _fair_findings(rows, drows, ref):
             parts.append(f"{s} runs its links x{r['bandwidth_scale']:.2f} and gets "
                          f"{times_text(r['bisection_per_chip_Bps'], q['bisection_per_chip_Bps'])} "
                          f"{ref}'s bisection per chip and a 1 GiB all-reduce in "
-                         f"{format_time(r['allreduce_1GiB_s'])} (vs "
-                         f"{format_time(q['allreduce_1GiB_s'])})")
+                         f"{column_time(r['allreduce_1GiB_s'])} (vs "
+                         f"{column_time(q['allreduce_1GiB_s'])})")
             own = by.get((s, "as built"))
             # links x12 and the all-reduce only 1.9x faster: something else binds it
             if own and r["bandwidth_scale"] > 2:
@@ -457,7 +459,7 @@ def _fair_findings(rows, drows, ref):
                        + ("its tuner" if nccl else "the runtime") + " choosing anew on the "
                        "scaled links).")
     if drows:
-        said = ", ".join(f"{r['system']} {format_time(r['time_s'])} ({r['best_layout']})"
+        said = ", ".join(f"{r['system']} {column_time(r['time_s'])} ({r['best_layout']})"
                          for r in drows)
         slow = max(r["default_layout_time_s"] / r["time_s"] - 1 for r in drows)
         out.append(f"Decode of {drows[0]['model']} at each system's best layout (batch "
@@ -488,7 +490,7 @@ def chip_section(systems, executor=None, quiet=False):
     if not rows:
         return None, []
     columns = (Column("system", "system"), Column("chip", "chip"),
-               Column("best_layout", "best layout"), Column("time_s", "per token", format_time))
+               Column("best_layout", "best layout"), Column("time_s", "per token", column_time))
     conditions = (f"batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context, the MoE decode "
                   "section's exchange kernel and CUDA graphs, tensor-parallel collectives "
                   f"under the {runtime_phrase()}")
@@ -500,7 +502,7 @@ def chip_section(systems, executor=None, quiet=False):
             "fixed."),)
     found = [(f"Decode of {DECODE_MODELS[0]} per token with each system's own chip, at its "
               f"best layout ({conditions}): " + ", ".join(
-                  f"{r['system']} ({r['chip']}) {format_time(r['time_s'])}" for r in rows)
+                  f"{r['system']} ({r['chip']}) {column_time(r['time_s'])}" for r in rows)
               + f"; {_fastest(rows)}. This compares chips as much as fabrics"
               + _assumed_chips(rows) + ".")]
     return Section("chips", "Chip comparison (not a fabric comparison)", text=text,
@@ -524,7 +526,7 @@ def _fastest(rows):
 def _assumed_chips(rows):
     """'; the sd200-chip is an assumed 1.6TB/s HBM chip (no published figure)' for each chip
     of ``rows`` whose source is an assumption (read from the chip, not typed)."""
-    from fabric import chip_spec, format_bandwidth
+    from fabric import chip_spec
 
     said = []
     for name in dict.fromkeys(r["chip"] for r in rows if r.get("chip")):

@@ -127,6 +127,13 @@ SEED_FUSION = (1.0, 10.0)
 
 # -- formatting -------------------------------------------------------------------------
 
+#: Times and bandwidths standing in a column, or side by side in a sentence: four
+#: significant digits each, trailing zeros kept (``1.400ms`` beside ``2.977ms``,
+#: ``64.00GB/s`` beside ``13.89GB/s``). A value alone, and a sourced parameter (whose
+#: source gives no more digits), keep the helpers' default (``5.85ms``, ``0.69us``).
+column_time = functools.partial(format_time, all_digits=True)
+column_bandwidth = functools.partial(format_bandwidth, all_digits=True)
+
 
 def fmt_float(digits=3):
     """A float to ``digits`` significant digits with its trailing zeros, so a column shows
@@ -149,8 +156,8 @@ def fmt_value(value, unit):
     if unit == "B":              # 4096 B (a page, an MTU) reads 4KiB, not 4.096kB
         binary = value == int(value) and value % 1024 == 0 and value % 1000 != 0
         return format_size(value, binary=binary)
-    if unit == "FLOP/s":
-        return f"{value / 1e12:.4g} TFLOP/s"
+    if unit in ("FLOP/s", "OP/s"):   # INT8 peaks are OP/s: '1.979e+15 OP/s' read badly
+        return f"{value / 1e12:.4g} T{unit}"
     if unit == "USD" and abs(value) >= 100:
         return f"{'-' if value < 0 else ''}${abs(value):,.0f}"
     text = _plain(value) if isinstance(value, float) else str(value)

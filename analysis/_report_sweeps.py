@@ -7,7 +7,7 @@ executor), so the functions run per point are module-level.
 import functools
 import math
 
-from fabric import SpecError, format_size, format_time
+from fabric import SpecError, format_size
 
 from . import _plots
 from ._report_findings import (
@@ -24,6 +24,7 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
+    column_time,
     loadstore_everywhere,
     new_figure,
     ratio_text,
@@ -264,7 +265,7 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
             for name in fabrics:
                 r = cell.get((op, size, name))
                 row[name] = "" if r is None else (
-                    f"{format_time(r['time_s'])} {r['algorithm']} ({r['transport']}; "
+                    f"{column_time(r['time_s'])} {r['algorithm']} ({r['transport']}; "
                     f"{r['gap_to_bound']:.2f}x bound)")
             summary.append(row)
     columns = (Column("op", "op"), Column("size_bytes", "size", format_size),
@@ -439,12 +440,12 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
     columns = (Column("system", "system"), Column("op", "op"),
                Column("size_bytes", "size", format_size),
                Column("symmetric_algorithm", "symmetric memory"),
-               Column("symmetric_time_s", "time", format_time),
+               Column("symmetric_time_s", "time", column_time),
                Column("loadstore_algorithm", "message passing, load/store"),
-               Column("loadstore_time_s", "time", format_time),
+               Column("loadstore_time_s", "time", column_time),
                Column("ratio_same_transport", "ratio", ratio_text),
                Column("rdma_algorithm", "what-if: over RDMA NICs"),
-               Column("rdma_time_s", "time", format_time),
+               Column("rdma_time_s", "time", column_time),
                Column("ratio", "ratio", ratio_text))
     text = (("Symmetric memory: the one-shot and two-shot algorithms, in which each rank loads "
             "or stores its peers' buffers directly (load/store transport). Message passing: "
@@ -489,8 +490,8 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "costs, NCCL, symmetric-memory kernels",
             (Column("system", "system"), Column("op", "op"),
              Column("size_bytes", "size", format_size),
-             Column("ideal_time_s", runtime_label("ideal"), format_time),
-             Column("nccl", "nccl runs"), Column("nccl_time_s", "time", format_time),
+             Column("ideal_time_s", runtime_label("ideal"), column_time),
+             Column("nccl", "nccl runs"), Column("nccl_time_s", "time", column_time),
              Column("symmetric", "symmetric-memory runs"),
              Column("symmetric_time_s", "time", _fmt_time_or_dash),
              Column("ratio", "nccl / symmetric", _fmt_ratio_or_dash)),
@@ -561,15 +562,15 @@ def _fixed_costs_text(rows):
 
     def span(key):
         lo, hi = min(r[key] for r in both), max(r[key] for r in both)
-        return format_time(lo) if format_time(lo) == format_time(hi) else \
-            f"{format_time(lo)}-{format_time(hi)}"
+        return column_time(lo) if column_time(lo) == column_time(hi) else \
+            f"{column_time(lo)}-{column_time(hi)}"
 
     return (f" (at {format_size(small)}: {span('symmetric_time_s')} for the symmetric-memory "
             f"kernels against {span('nccl_time_s')} for NCCL)")
 
 
 def _fmt_time_or_dash(v):
-    return "-" if v is None else format_time(v)
+    return "-" if v is None else column_time(v)
 
 
 def _kernel_floors():

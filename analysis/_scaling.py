@@ -302,12 +302,18 @@ def _minor_text(v, _=None):
     return f"{v:g}" if round(mantissa, 6) in (2.0, 5.0) else ""
 
 
-def draw_scaling(rows, metric, ax=None, legend=True):
+def draw_scaling(rows, metric, ax=None, legend=True, dodge=False):
     """One metric against chips, one line per family (log x; log y where it spans a decade).
 
     Each family keeps its colour and marker (:data:`FAMILY_STYLE`). A family evaluated at
     none of its sizes stays in the legend as "(not evaluated)"; one evaluated only up to
     some size says "(to N chips)", so a line that stops is not read as a trend.
+
+    ``dodge=True`` sets the markers of families that coincide (rail and domains at 25 GB/s
+    of bisection per chip) side by side with :func:`analysis._plots.dodge_markers`, the
+    lines staying through the true points. It lays the figure out, so only the figure's
+    last drawing may ask for it: the report, which draws several panels, calls
+    ``dodge_markers`` once on its whole figure instead.
     """
     from matplotlib.ticker import FuncFormatter
 
@@ -360,4 +366,6 @@ def draw_scaling(rows, metric, ax=None, legend=True):
     if not drawn:
         ax.text(0.5, 0.5, "not evaluated at these sizes", ha="center", va="center",
                 transform=ax.transAxes)
+    if dodge:
+        _plots.dodge_markers(ax.figure)
     return ax

@@ -61,7 +61,7 @@ def table(title, left_name, left, right_name, right):
         if al is None or ar is None:
             continue
         ratios.append(tr_ / tl)
-        print(f"{format_size(s):>8}  {format_time(tl):>10} {al:<15}  {format_time(tr_):>10} "
+        print(f"{format_size(s):>8}  {format_time(tl, all_digits=True):>10} {al:<15}  {format_time(tr_, all_digits=True):>10} "
               f"{ar:<15}  {tr_ / tl:5.2f}x")
     if ratios:
         print(f"ratio range {min(ratios):.2f}x .. {max(ratios):.2f}x; "
@@ -85,8 +85,8 @@ def runtimes(op, systems):
         ratios = []
         for s, a, b, c in zip(SIZES, ideal, nccl, sym):
             ratios.append(b.time / c.time)
-            print(f"{format_size(s):>8}  {format_time(a.time):>10}  {format_time(b.time):>10} "
-                  f"{b.algorithm + '/' + str(b.protocol):<22}  {format_time(c.time):>10} "
+            print(f"{format_size(s):>8}  {format_time(a.time, all_digits=True):>10}  {format_time(b.time, all_digits=True):>10} "
+                  f"{b.algorithm + '/' + str(b.protocol):<22}  {format_time(c.time, all_digits=True):>10} "
                   f"{c.algorithm:<12}  {b.time / c.time:7.2f}x  {b.time / a.time:7.1f}x")
         print(f"nccl / symmetric-memory: {min(ratios):.2f}x .. {max(ratios):.2f}x "
               f"(1 KiB {ratios[0]:.2f}x, 1 MiB {ratios[10]:.2f}x, 1 GiB {ratios[-1]:.2f}x)")

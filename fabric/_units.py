@@ -26,6 +26,7 @@ Examples
 """
 
 import math
+import numbers
 import re
 from fractions import Fraction
 
@@ -266,57 +267,135 @@ def show_value(value):
 #: The prefixes :func:`format_size` and :func:`format_bandwidth` print, largest first.
 _PRINTED_BINARY = (("Pi", PiB), ("Ti", TiB), ("Gi", GiB), ("Mi", MiB), ("Ki", KiB))
 _PRINTED_DECIMAL = (("P", PB), ("T", TB), ("G", GB), ("M", MB), ("k", kB))
+#: The prefixes :func:`format_time` prints (before ``s``), largest first.
+_PRINTED_TIME = (("", 1), ("m", ms), ("u", us), ("n", ns))
+
+#: Significant digits the format helpers show.
+SHOWN_SIGNIFICANT = 4
+
+#: Numbers at or above this (in the largest prefix) print whole, without an exponent
+#: (``12345s``, ``1048576PiB``); beyond it the digits would be noise: exponent.
+_WHOLE_BELOW = 1e15
 
 
-def _format(value, units, unit):
-    if isinstance(value, int) and value.bit_length() > 1000:
-        return f"{show_value(value)} {unit}"        # beyond a float: no prefix
-    for name, mult in units:
-        if abs(value) >= mult:
-            q = value / mult
-            text = f"{q:.4g}"
-            if "e" in text:
-                text = f"{q:.0f}"
-            return f"{text}{name}{unit}"
-    return f"{value:.4g}{unit}"
+def _checked(value, name, what):
+    """``value`` if it is a finite real number; else a TypeError or ValueError naming it
+    and the helper ``name`` refusing it (a bool is not a quantity, nan has no digits)."""
+    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):   # numpy's too
+        raise TypeError(f"{name}: {value} is a bool, not a number of {what}")
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: {show_value(value)} is not a number of {what} "
+                        f"(a {type(value).__name__})")
+    if type(value).__module__ == "numpy":
+        value = value.item()      # np.float16: comparing it with 1e15 warns of an overflow
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:         # an int or Fraction beyond a float is finite
+        finite = True
+    if not finite:
+        raise ValueError(f"{name}: {float(value)!r} is not a finite number of {what}")
+    return value
+
+
+def _flag(all_digits, name):
+    """``all_digits`` if it is a bool: ``'no'`` or ``None`` is not read by its truth."""
+    if not (isinstance(all_digits, bool) or type(all_digits).__name__ in ("bool", "bool_")):
+        raise TypeError(f"{name}: all_digits must be True or False, got "
+                        f"{show_value(all_digits)}")
+    return bool(all_digits)
+
+
+def _numeral(q, all_digits):
+    """``q`` (a float) to :data:`SHOWN_SIGNIFICANT` digits; ``all_digits`` keeps trailing zeros."""
+    text = f"{q:#.{SHOWN_SIGNIFICANT}g}" if all_digits else f"{q:.{SHOWN_SIGNIFICANT}g}"
+    if "e" in text and 1 <= abs(q) < _WHOLE_BELOW:
+        return f"{q:.0f}"         # 12345 and 9999.5 (1e+04 at four digits): whole digits
+    return text.replace(".e", "e").rstrip(".")
+
+
+def _format(value, prefixes, unit, all_digits=False):
+    """``value`` with the largest of ``prefixes`` (``(name, multiplier)``, largest first)
+    it reaches, or the last one below all of them; ``0`` prints bare (``0s``, ``0B``).
+    A value that rounds up to the next prefix takes it (``1MB/s``, not ``1000kB/s``)."""
+    if value == 0:
+        return f"0{unit}"
+    for i, (name, mult) in enumerate(prefixes):
+        if abs(value) >= mult or i == len(prefixes) - 1:
+            break
+    try:
+        text = _numeral(float(value / mult), all_digits)
+        if i > 0 and abs(float(text)) >= round(prefixes[i - 1][1] / mult):
+            name, mult = prefixes[i - 1]
+            text = _numeral(float(value / mult), all_digits)
+    except OverflowError:         # beyond a float (an int of 1000+ bits): digits, no prefix
+        return f"{show_value(int(value))} {unit}"
+    return f"{text}{name}{unit}"
 
 
 def format_size(nbytes, binary=True):
-    """Format bytes with binary (default) or decimal prefixes, four significant digits.
+    """Format bytes with binary (default) or decimal prefixes, up to four significant
+    digits; trailing zeros are never shown (a size is exact: ``96GiB``, not ``96.00GiB``).
+
+    Raises TypeError for a bool or a non-number, ValueError for nan or infinity.
 
     Examples
     --------
-    >>> format_size(96 * GiB), format_size(3 * 10**9, binary=False)
-    ('96GiB', '3GB')
+    >>> format_size(96 * GiB), format_size(3 * 10**9, binary=False), format_size(1536)
+    ('96GiB', '3GB', '1.5KiB')
+    >>> format_size(2**70), format_size(0)
+    ('1048576PiB', '0B')
     """
-    return _format(nbytes, _PRINTED_BINARY if binary else _PRINTED_DECIMAL, "B")
+    nbytes = _checked(nbytes, "format_size", "bytes")
+    return _format(nbytes, (_PRINTED_BINARY if binary else _PRINTED_DECIMAL) + (("", 1),), "B")
 
 
-def format_bandwidth(bytes_per_s):
-    """Format bytes per second with decimal prefixes (``GB/s`` is 1e9 B/s).
+def format_bandwidth(bytes_per_s, all_digits=False):
+    """Format bytes per second with decimal prefixes (``GB/s`` is 1e9 B/s), four
+    significant digits.
+
+    ``all_digits=True`` keeps trailing zeros, so every value shows four significant
+    digits: use it where bandwidths stand in a column or side by side (``64.00GB/s``
+    beside ``13.89GB/s``, not ``64GB/s``). Raises TypeError for a bool or a non-number,
+    ValueError for nan or infinity.
 
     Examples
     --------
     >>> format_bandwidth(450e9)          # bytes/s per direction
     '450GB/s'
+    >>> format_bandwidth(64e9, all_digits=True), format_bandwidth(13.888e9, all_digits=True)
+    ('64.00GB/s', '13.89GB/s')
+    >>> format_bandwidth(999.96e3)       # rounds up to the next prefix
+    '1MB/s'
     """
-    return _format(bytes_per_s, _PRINTED_DECIMAL, "B/s")
+    bytes_per_s = _checked(bytes_per_s, "format_bandwidth", "bytes per second")
+    return _format(bytes_per_s, _PRINTED_DECIMAL + (("", 1),), "B/s",
+                   _flag(all_digits, "format_bandwidth"))
 
 
-def format_time(seconds):
+def format_time(seconds, all_digits=False):
     """Format seconds as s, ms, us or ns, four significant digits.
+
+    ``all_digits=True`` keeps trailing zeros, so every value shows four significant
+    digits: use it where times stand in a column or side by side (``1.400ms`` beside
+    ``2.977ms``, ``20.00us``). Times of 10,000 s and more print whole (``12345s``).
+    Raises TypeError for a bool or a non-number (and an ``all_digits`` other than a
+    bool), ValueError for nan or infinity.
 
     Examples
     --------
     >>> format_time(6.9e-07)             # seconds
     '690ns'
+    >>> format_time(1.4e-3, all_digits=True), format_time(2.9771e-3, all_digits=True)
+    ('1.400ms', '2.977ms')
+    >>> format_time(0), format_time(12345.0), format_time(9999.5), format_time(0.99996)
+    ('0s', '12345s', '10000s', '1s')
+    >>> format_time(float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: format_time: nan is not a finite number of seconds
     """
-    if seconds == 0:
-        return "0s"
-    for name, mult in (("s", 1.0), ("ms", ms), ("us", us)):
-        if abs(seconds) >= mult:
-            return f"{seconds / mult:.4g}{name}"
-    return f"{seconds / ns:.4g}ns"
+    seconds = _checked(seconds, "format_time", "seconds")
+    return _format(seconds, _PRINTED_TIME, "s", _flag(all_digits, "format_time"))
 
 
 def format_address(address):

@@ -104,8 +104,8 @@ def test_fixed_cost_sentence_is_the_tables():
             {"size_bytes": 1024, "symmetric_time_s": 3e-6, "nccl_time_s": 2.9e-6},
             {"size_bytes": 1024, "symmetric_time_s": None, "nccl_time_s": 1.0},
             {"size_bytes": 2 ** 20, "symmetric_time_s": 1.0, "nccl_time_s": 9.0}]
-    assert _fixed_costs_text(rows) == (" (at 1KiB: 2.4us-3us for the symmetric-memory kernels "
-                                       "against 2.9us-159.1us for NCCL)")
+    assert _fixed_costs_text(rows) == (" (at 1KiB: 2.400us-3.000us for the symmetric-memory kernels "
+                                       "against 2.900us-159.1us for NCCL)")
     assert _fixed_costs_text([dict(rows[2])]) == ""
 
 

@@ -29,6 +29,7 @@ from fabric import (
     SpecError,
     exchange_kernel,
     link_tech,
+    runtime,
 )
 
 # -- published rows: tests/fidelity_moe.py expresses them for tests/test_fidelity.py ----------
@@ -1589,3 +1590,36 @@ def test_collector_interval_counts_one_boundary_per_kernel(ep, phase):
     assert value == pytest.approx(want * 1e6, rel=1e-12)
     # the phase's own boundaries: the floor's (the first kernel's start) + one gap
     assert ph.kernel_gaps == pytest.approx(analysis.GRAPH_KERNEL_OVERHEAD.value)
+
+
+@given(ep=st.sampled_from([8, 16, 32, 64]), tokens=st.sampled_from([1, 16, 128, 512, 2048]),
+       phase=st.sampled_from(["dispatch", "combine"]))
+@settings(max_examples=25, deadline=None)
+def test_kernel_span_rows_leave_out_the_floors_graph_gap(ep, tokens, phase):
+    """blog18's rows are CUPTI spans, from the phase's first kernel's start to its last
+    kernel's end. The kernel floor is a CUDA-graph loop's per-op time (one intra-graph
+    dispatch gap + the kernel; NCCL #1940 via nccl-tests issue 333), so the span holds the
+    phase less that gap: PDL_HIDDEN_GAP (0.55 us, GB200) on Blackwell, nothing on Hopper
+    (no published gap). Reference: the phase time from moe_exchange, less the gap by hand;
+    flashinfer PR #3697's rows (timing not stated) keep the whole phase."""
+    row_id = f"trtllm-ep{ep}-bs{tokens}-{phase}"
+    cases = fidelity_moe.CASES if ep == 8 else fidelity_heldout_moe.CASES
+    value, how = cases[row_id]({"gpus": ep})
+    f = topologies.build("gb200-nvl72")
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel="one-sided", dispatch_bytes=2,
+                     combine_bytes=2, routing="balanced")
+    t = r.dispatch if phase == "dispatch" else r.combine
+    gap = analysis.PDL_HIDDEN_GAP.value
+    assert gap == pytest.approx(0.55e-6)
+    assert value == pytest.approx((t - gap) * 1e6, rel=1e-12)
+    assert "CUPTI span" in how
+    floor = runtime("symmetric-memory").kernel_floor["blackwell"]
+    assert 0 < gap < floor            # the span keeps the kernel's part of the floor
+    # a degraded GB200 rack is still Blackwell: the same gap
+    g = f.without(links=[("chip0", "sw0")])
+    assert fidelity_moe.kernel_span(t, g) == pytest.approx(t - gap, rel=1e-12)
+    # Hopper: no published gap, nothing left out
+    assert fidelity_moe.kernel_span(t, fidelity_moe.h800_nodes(1)) == t
+    if ep == 32 and tokens == 1 and phase == "combine":
+        fi, _ = fidelity_heldout_moe.CASES["fi3697-trtllm-ep32-bs1-bf16-combine"]({"gpus": 32})
+        assert fi == pytest.approx(t * 1e6, rel=1e-12)

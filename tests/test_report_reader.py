@@ -32,7 +32,7 @@ def test_scaling_ranking_does_not_mix_sizes():
     # ranked against the others at 512 chips, and the finding says it was not evaluated
     f = _allreduce_finding(_rows({"a": [3e-3, 2e-3, None], "b": [4e-3, 5e-3, None],
                                   "small": [1e-3, None, None]}))
-    assert "a fastest (2ms, alg-a)" in f and "b slowest (5ms, alg-b)" in f, f
+    assert "a fastest (2.000ms, alg-a)" in f and "b slowest (5.000ms, alg-b)" in f, f
     assert "small fastest" not in f and "(small: not evaluated at this size)" in f, f
 
 
