@@ -771,7 +771,13 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         fabric (``fabric.without``) the time is never below the intact fabric's where the
         runtime runs the same schedule and protocol and, under NCCL, the same communicator
         channel count (:func:`communicator_channels`: NCCL's own search can give a GPU
-        that lost an NVLink more channels, and then be faster, as NCCL is).
+        that lost an NVLink more channels, and then be faster, as NCCL is). Under NCCL the
+        time is not monotone in size, as NCCL's own is not: it can fall where NCCL's
+        scheduler puts fewer bytes on its busiest channel (a channel step) and where the
+        tuner switches algorithm or protocol, since the tuner does not see every cost the
+        time carries (LL's store-and-forward across nodes: on
+        ``rail:servers=2,gpus=4,chip=h100`` a broadcast of 594,304 B runs ring/LL in
+        54.0 us, one of 1 MiB ring/LL128 in 51.7 us).
 
     Raises
     ------
@@ -784,7 +790,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
     NodeError
         A rank not in the fabric, not a chip, or listed twice.
     RoutingError
-        A transport the fabric cannot carry for this group.
+        A transport the fabric cannot carry for this group, or ranks the failures split
+        into groups with no path between them (an island or a chip cut off alone), named,
+        under every runtime and even when no byte would cross.
     ValueError, TypeError
         A size that is not a positive number of bytes; an unknown transport or runtime.
 

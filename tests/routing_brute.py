@@ -10,6 +10,18 @@ import itertools
 import networkx as nx
 import numpy as np
 
+import topologies
+
+_BUILT = {}
+
+
+def built_h100(spec):
+    """``topologies.build(spec + ",chip=h100")``, built once per spec: the fabrics the routing
+    property tests draw (a fabric is immutable, so one copy serves every test)."""
+    if spec not in _BUILT:
+        _BUILT[spec] = topologies.build(spec + ",chip=h100")
+    return _BUILT[spec]
+
 
 def _level(G, n):
     d = G.nodes[n]

@@ -25,12 +25,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from routing_brute import (
     assert_a_drawn_pair_is_the_rule,
+    built_h100,
     degraded_dor_paths,
 )
 from test_audit_s11_routing import assert_not_faster
 
 import analysis
-import topologies
 from analysis._closed_form import OPERATIONS
 from fabric import FabricError, RoutingError, access_latencies, access_to
 
@@ -40,13 +40,7 @@ GRIDS = ("torus:3x3", "torus:4x3", "mesh:3x3", "mesh:4x2", "torus:2x2x2", "torus
          "hypermesh:3x2,connect=switch/line", "hypermesh:2x2x2,connect=switch/ring/full",
          "torus:3x2,links=2", "mesh:5", "hypermesh:4x2,connect=full/line")
 
-_BUILT = {}
-
-
-def _grid(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec + ",chip=h100")
-    return _BUILT[spec]
+_grid = built_h100                 # one cache of built fabrics (routing_brute)
 
 
 @st.composite

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from routing_brute import assert_route_is_the_rule
+from routing_brute import assert_route_is_the_rule, built_h100
 from test_audit_s11_routing import assert_not_faster
 
 import analysis
@@ -43,13 +43,7 @@ GRIDS = ("torus:3x3", "torus:4x3", "mesh:3x3", "mesh:4x4", "torus:2x2x3", "torus
 OTHERS = ("switch:5,planes=2", "switch:6", "rail:servers=2,gpus=3", "rail:servers=3,gpus=2",
           "fattree:k=4", "leafspine:k=4")
 
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec + ",chip=h100")
-    return _BUILT[spec]
+_build = built_h100                 # one cache of built fabrics (routing_brute)
 
 
 @st.composite
@@ -92,6 +86,13 @@ def _groups(g):
     return sorted((c for c in out if c), key=lambda c: (-len(c), rank[c[0]]))
 
 
+def two_groups(data, groups):
+    """Two distinct indices ``i < j`` into ``groups`` (:func:`_groups`, two or more), drawn
+    from ``data`` (Hypothesis ``st.data()``): ``groups[j]`` is never the largest group."""
+    return tuple(sorted(data.draw(st.lists(st.integers(0, len(groups) - 1), min_size=2,
+                                           max_size=2, unique=True))))
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_split(GRIDS + OTHERS))
 def test_islands_and_cut_off_chips_are_the_components_of_the_live_graph(case):
@@ -119,8 +120,7 @@ def test_a_pair_joining_two_groups_raises_naming_the_group_cut_off(case, data):
     groups = _groups(g)
     if len(groups) < 2:
         return
-    i, j = sorted(data.draw(st.lists(st.integers(0, len(groups) - 1), min_size=2, max_size=2,
-                                     unique=True)))
+    i, j = two_groups(data, groups)
     a, b = data.draw(st.sampled_from(groups[i])), data.draw(st.sampled_from(groups[j]))
     a, b = data.draw(st.permutations([a, b]))
     with pytest.raises(RoutingError) as e:

@@ -22,11 +22,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from routing_brute import assert_route_is_the_rule, degraded_dor_paths
+from routing_brute import assert_route_is_the_rule, built_h100, degraded_dor_paths
 from test_audit_s11_routing import assert_not_faster
 
 import analysis
-import topologies
 from analysis._closed_form import OPERATIONS
 from fabric import FabricError, RoutingError
 
@@ -34,13 +33,7 @@ SWITCH_GRIDS = ("hypermesh:2x3,connect=switch", "hypermesh:3x2,connect=switch/li
                 "hypermesh:3x3,connect=switch", "hypermesh:2x2x2,connect=switch",
                 "hypermesh:2x4,connect=switch/ring", "hypermesh:3x2,connect=full/switch")
 
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec + ",chip=h100")
-    return _BUILT[spec]
+_build = built_h100                 # one cache of built fabrics (routing_brute)
 
 
 @st.composite

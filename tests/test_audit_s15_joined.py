@@ -7,7 +7,7 @@ chip3, chip4, chip5, ranks chip0, chip1, chip7: ideal 17.67 us, nccl 33.71 us, a
 model counted the island as a node of the communicator), ``peer_round_trip`` answered, and
 ``ring_search`` built a ring over them (reading its ranks by ``fabric.node`` alone, it also took
 a rank twice, a switch, and a string letter by letter). No communicator joins ranks with no
-path between them. Now :func:`analysis._collectives.resolve_ranks`, which every collective
+path between them. Now ``resolve_ranks`` (analysis/_schedules.py), which every collective
 entry reads its ranks through, refuses them by name (:func:`fabric._failures.require_joined`:
 the RoutingError names the island or the chip cut off), before any runtime looks at them.
 """
@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_audit_s14_islands import GRIDS, OTHERS, _groups, _split
+from routing_brute import built_h100
+from test_audit_s14_islands import GRIDS, OTHERS, _groups, _split, two_groups
 
 import analysis
-import topologies
 from analysis import NotApplicableError
 from analysis._cli import main
 from analysis._engine_allreduce import vllm_all_reduce, vllm_all_reduce_kernel
@@ -30,13 +30,7 @@ from fabric import NodeError, RoutingError, SpecError
 
 RUNTIMES = ("ideal", "nccl", "nccl@2.20.5", "nccl@2.30.7", "symmetric-memory")
 
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec + ",chip=h100")
-    return _BUILT[spec]
+_build = built_h100                 # one cache of built fabrics (routing_brute)
 
 
 def _island():
@@ -114,8 +108,7 @@ def test_ranks_spanning_groups_are_refused_and_ranks_inside_one_are_not(case, ru
     groups = _groups(g)
     if len(groups) < 2:
         return
-    i, j = sorted(data.draw(st.lists(st.integers(0, len(groups) - 1), min_size=2, max_size=2,
-                                     unique=True)))
+    i, j = two_groups(data, groups)
     mine = data.draw(st.lists(st.sampled_from(groups[i]), min_size=1, max_size=2, unique=True))
     ranks = data.draw(st.permutations(mine + [data.draw(st.sampled_from(groups[j]))]))
     p = len(ranks)

@@ -2842,3 +2842,21 @@ def test_tree_busbw_is_the_factors_then_the_caps(spec, release, proto, B, nc):
     assert (fac["tree_allreduce"], fac["tree_ll"], fac["tree_ll128_one_node"],
             fac["tree_ll128_nodes"]) == (0.92, 1 / 3.8, 7 / 9, 120 / 128)
     assert got == pytest.approx(bw, rel=1e-12)
+
+
+def test_nccl_time_falls_at_a_protocol_switch_the_tuner_makes_blind_to_the_ll_fill():
+    # session 15 (lead): the tuner does not see LL's store-and-forward across nodes, so it
+    # keeps ring/LL up to a size whose time carries the fill and then switches to LL128:
+    # the picked time falls with size there, while each candidate's own time does not
+    f = topologies.build("rail:servers=2,gpus=4,chip=h100")
+    a = cost(f, "broadcast", 594304)
+    b = cost(f, "broadcast", 1048576)
+    assert (a.algorithm, a.protocol) == ("ring", "LL")
+    assert (b.algorithm, b.protocol) == ("ring", "LL128")
+    assert b.time < a.time
+    ta, tb = dict(a.candidates), dict(b.candidates)
+    assert ta.keys() == tb.keys()
+    for label, t in ta.items():
+        assert tb[label] >= t * (1 - 1e-12), label
+    # the tuner's pick at the smaller size is not its fastest candidate: it is blind to the fill
+    assert min(ta.values()) < a.time
