@@ -135,12 +135,12 @@ import dataclasses
 import itertools
 import math
 import numbers
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
+from fabric._memo import fabric_memo
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -1013,20 +1013,18 @@ def _check_instance_chips(fabric, chips):
     return chips
 
 
-_GROUPS = weakref.WeakKeyDictionary()
-
-
 def _domain_groups(fabric):
     """Positions (in ``fabric.endpoints``) of the live chips, one tuple per load/store domain
     (:attr:`fabric.Fabric.loadstore_domains`, the one rule), domains in order of their first
     chip. Cached per fabric (a frontier asks for every step)."""
-    out = _GROUPS.get(fabric)
+    memo = fabric_memo(fabric, __name__)
+    out = memo.get("groups")
     if out is None:
         label, index = fabric.loadstore_domains, fabric.node_index
         groups = {}
         for pos, name in enumerate(fabric.endpoints):
             groups.setdefault(int(label[index[name]]), []).append(pos)
-        out = _GROUPS[fabric] = tuple(tuple(g) for g in groups.values())
+        out = memo["groups"] = tuple(tuple(g) for g in groups.values())
     return out
 
 
@@ -1044,8 +1042,6 @@ def _usable_groups(fabric, chips):
     return kept if sum(map(len, kept)) >= chips else groups
 
 
-_REACH = weakref.WeakKeyDictionary()
-
 def _reach(fabric):
     """``R[i, j]``: whether the fabric's routing (``fabric.route``, any transport) joins
     live chips ``i`` and ``j`` (positions in ``fabric.endpoints``) both ways.
@@ -1058,7 +1054,8 @@ def _reach(fabric):
     domain does not make chips a group). The router names the pairs it cannot route
     (``fabric.Router.unreachable_pairs``: under dimension order only the pairs the failures
     touch are examined). Cached per fabric; read-only."""
-    got = _REACH.get(fabric)
+    memo = fabric_memo(fabric, __name__)
+    got = memo.get("reach")
     if got is not None:
         return got
     n = fabric.n_endpoints
@@ -1074,7 +1071,7 @@ def _reach(fabric):
         ok &= ok.T
     np.fill_diagonal(ok, True)
     ok.flags.writeable = False
-    _REACH[fabric] = ok
+    memo["reach"] = ok
     return ok
 
 
@@ -1113,8 +1110,6 @@ def _check_reach(fabric, positions):
                        f"tensor-parallel or expert-parallel group must reach each other "
                        f"pairwise)")
 
-
-_CLIQUES = weakref.WeakKeyDictionary()
 
 #: Largest sets of pairwise-reaching chips (:func:`_reach_cliques`) every placement examines
 #: (kept and sorted per fabric, largest first).
@@ -1168,11 +1163,12 @@ def _reach_cliques(fabric):
     """The first :data:`_MAX_CLIQUES` of :func:`_all_reach_cliques` (all of them when there
     are fewer), largest first, then by positions; None when every pair reaches. Cached per
     fabric."""
-    if fabric in _CLIQUES:
-        return _CLIQUES[fabric]
+    memo = fabric_memo(fabric, __name__)
+    if "cliques" in memo:
+        return memo["cliques"]
     found = list(itertools.islice(_all_reach_cliques(fabric), _MAX_CLIQUES))
     out = tuple(sorted(found, key=lambda c: (-len(c), c))) if found else None
-    _CLIQUES[fabric] = out
+    memo["cliques"] = out
     return out
 
 
@@ -1408,12 +1404,9 @@ def _place(fabric, groups, chips, equal_domains, tp):
     return tuple(out)
 
 
-_COPIES = weakref.WeakKeyDictionary()
-
-
 def _instance_copies(fabric, chips, equal_domains, tp=1):
     """:func:`_copies` cached per fabric (a frontier asks for every step)."""
-    memo = _COPIES.setdefault(fabric, {})
+    memo = fabric_memo(fabric, __name__).setdefault("copies", {})
     key = (chips, equal_domains, tp)
     if key not in memo:
         memo[key] = _copies(fabric, chips, equal_domains, tp)
@@ -2812,11 +2805,6 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     return float(res.time)
 
 
-#: Per fabric: the load/store domains whose chips are interchangeable (see
-#: :func:`_switched_domains`).
-_SWITCHED = weakref.WeakKeyDictionary()
-
-
 def _switched_domains(fabric):
     """The load/store domains in which any two chips are interchangeable, as ``{label:
     signature}`` (the bandwidths and latencies of a chip's links to its switches): no chip of
@@ -2825,7 +2813,8 @@ def _switched_domains(fabric):
     bandwidths and latencies (NICs aside: one each). A collective on ``k`` chips of such a
     domain costs the same whichever ``k`` it is; in a direct topology chips a row apart are
     several hops apart, so there it depends on the chips."""
-    got = _SWITCHED.get(fabric)
+    memo = fabric_memo(fabric, __name__)
+    got = memo.get("switched")
     if got is not None:
         return got
     G, label, index = fabric.graph, fabric.loadstore_domains, fabric.node_index
@@ -2847,7 +2836,7 @@ def _switched_domains(fabric):
     # one such signature and size are alike
     got = {d: tuple(sorted((bw, lat) for _, bw, lat in next(iter(sigs))))
            for d, sigs in signatures.items() if len(sigs) == 1 and None not in sigs}
-    _SWITCHED[fabric] = got
+    memo["switched"] = got
     return got
 
 

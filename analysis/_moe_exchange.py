@@ -150,7 +150,6 @@ import functools
 import math
 import numbers
 import types
-import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -172,6 +171,7 @@ from fabric import (
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._failures import require_joined
+from fabric._memo import fabric_memo
 
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH, peer_round_trip
 from ._models import model_config
@@ -181,9 +181,6 @@ __all__ = ["ExchangePhase", "MoEExchange", "busiest_token", "expected_max", "exp
 
 #: Elements wider than this many bytes do not exist; smaller byte counts are per element.
 _MAX_ELEMENT_BYTES = 16
-
-_CACHE = weakref.WeakKeyDictionary()
-
 
 # -- routing ------------------------------------------------------------------------------
 
@@ -447,17 +444,10 @@ def _busiest(experts, k, ep, nodes, routing, tokens, sources):
 
 # -- fabric facts: scale-up domains, NICs, effective bandwidths ---------------------------
 
-def _facts(fabric):
-    c = _CACHE.get(fabric)
-    if c is None:
-        c = _CACHE[fabric] = {}
-    return c
-
-
 def _domains(fabric):
     """Load/store domain label of every rank (``fabric.endpoints`` order): the one rule,
     :attr:`fabric.Fabric.loadstore_domains` (components without NICs and message links)."""
-    c = _facts(fabric)
+    c = fabric_memo(fabric, __name__)
     if "domains" not in c:
         labels = np.asarray(fabric.loadstore_domains)
         c["domains"] = labels[np.asarray(fabric.endpoint_indices)].astype(np.int64)
@@ -693,7 +683,7 @@ def _unit_link_loads(fabric, ranks, pattern, payload):
     step routes each (fabric, ranks, pattern) once (the pattern is the same-domain mask
     for every kernel here, whatever the batch and bytes).
     """
-    facts = _facts(fabric)
+    facts = fabric_memo(fabric, __name__)
     cache = facts.setdefault("unit_loads", {})
     key = (ranks.tobytes(), pattern.shape, pattern.tobytes(), payload)
     hit = cache.get(key)
@@ -808,7 +798,7 @@ def _routed_network_time(fabric, ranks, net, efficiency):
     """
     c = float(net.max())
     pattern = net / c
-    cache = _facts(fabric).setdefault("unit_network", {})
+    cache = fabric_memo(fabric, __name__).setdefault("unit_network", {})
     key = (ranks.tobytes(), pattern.shape, pattern.tobytes())
     if key not in cache:
         links, loads = _route_pattern(fabric, ranks, pattern)
@@ -879,7 +869,7 @@ def _round_trip(fabric, ranks):
     """Largest there-and-back path latency between two EP ranks of one domain (s):
     :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
     cached per rank set (a frontier asks for every step)."""
-    cache = _facts(fabric).setdefault("round_trip", {})
+    cache = fabric_memo(fabric, __name__).setdefault("round_trip", {})
     key = np.asarray(ranks).tobytes()
     if key not in cache:
         cache[key] = peer_round_trip(fabric, [fabric.endpoints[i] for i in ranks])

@@ -23,6 +23,7 @@ import topologies
 from analysis import idle_chips, instance_chips
 from analysis._decode import collective_seconds
 from fabric import FabricError, RoutingError, SpecError
+from fabric._memo import fabric_memo
 
 NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
 
@@ -216,9 +217,9 @@ def test_a_copy_search_over_its_budget_answers_with_copies_that_fit(monkeypatch)
                                               "chip6-sw1"])
     exact = [idle_chips(h, n) for n in (2, 3, 4)]
     monkeypatch.setattr(d, "_COPY_SEARCH_BUDGET", 1)
-    d._COPIES.pop(h, None)                  # the counts are cached per fabric
+    fabric_memo(h, d.__name__).pop("copies", None)                  # the counts are cached per fabric
     cheap = [idle_chips(h, n) for n in (2, 3, 4)]
-    d._COPIES.pop(h, None)
+    fabric_memo(h, d.__name__).pop("copies", None)
     assert exact == [0, 2, 0]
     assert all(e <= c < 8 for e, c in zip(exact, cheap))     # at least one copy still found
 
@@ -286,14 +287,14 @@ def test_copies_past_the_search_budget_are_copies_that_fit(case):
         for n in range(2, live + 1):
             if not any(_clique(R, s) for s in itertools.combinations(range(live), n)):
                 continue
-            d._COPIES.clear()
+            fabric_memo(f, d.__name__).pop("copies", None)
             got = live - idle_chips(f, n)
             most = _most(R, label, live, n, lambda s: True)
             if not d._pairwise_complete(f, n, d._usable_groups(f, n)):
                 assert 0 < got <= most * n, (n, got, most)
     finally:
         d._SHAPE_BUDGET = old
-        d._COPIES.clear()
+        fabric_memo(f, d.__name__).pop("copies", None)
 
 
 def test_copies_placed_one_at_a_time_take_the_most_constrained_chips_first(monkeypatch):
@@ -311,9 +312,9 @@ def test_copies_placed_one_at_a_time_take_the_most_constrained_chips_first(monke
     g = topologies.build("switch:64,planes=4").without(
         links=[(f"chip{c}", f"sw{p}") for c, planes in lost.items() for p in planes])
     monkeypatch.setattr(d, "_SHAPE_BUDGET", 0)          # the one-at-a-time answer
-    d._COPIES.pop(g, None)
+    fabric_memo(g, d.__name__).pop("copies", None)
     assert idle_chips(g, 8, tp=8) == 0 and idle_chips(g, 8) == 0
-    d._COPIES.pop(g, None)
+    fabric_memo(g, d.__name__).pop("copies", None)
 
 
 def test_the_route_table_is_the_same_routed_in_blocks(monkeypatch):
@@ -322,12 +323,12 @@ def test_the_route_table_is_the_same_routed_in_blocks(monkeypatch):
     g = topologies.build("rail:servers=3,gpus=3").without(
         links=[("chip1", "nic1"), ("chip4", "nvs1")], chips=["chip7"])
     whole = d._reach(g).copy()
-    d._REACH.pop(g)
+    fabric_memo(g, d.__name__).pop("reach")
     import fabric._routing as routing
 
     monkeypatch.setattr(routing, "BLOCK", 5)           # the router asks one source at a time
     assert (d._reach(g) == whole).all() and not whole.all()
-    d._REACH.pop(g)
+    fabric_memo(g, d.__name__).pop("reach")
 
 
 def _copy_rule(label, sel, n, tp, equal):

@@ -2,6 +2,7 @@
 
 import itertools
 import math
+import re
 
 import networkx as nx
 import pytest
@@ -268,3 +269,16 @@ def test_a_spec_wrong_in_several_ways_reports_the_first_check(builder, data):
     with pytest.raises(SpecError) as e:
         fn(**kwargs)
     assert str(e.value).startswith(checks[first][2]), (broken, str(e.value))
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("switch:8,planes=99999999999", ("switch:8,planes=99999999999 has 799,999,999,992 links; "
+                                     "the limit is 16,777,216")),
+    ("switch:8,planes=99999999999,links=0", "links must be an integer >= 1, got 0"),
+    ("switch:8,planes=99999999999,links=1/2", "links needs 1 or 99999999999 values"),
+])
+def test_a_giant_plane_count_is_refused_by_its_size_not_by_memory(spec, message):
+    # audit s15 (11:24): the links of every plane were spelled out before the size check
+    # (MemoryError); a bad links value is still reported first, as before
+    with pytest.raises(SpecError, match=re.escape(message)):
+        topologies.build(spec)

@@ -1,5 +1,7 @@
 """Single-tier switched scale-up domains (NVL72 style) and dragonflies."""
 
+import numbers
+
 import numpy as np
 
 from fabric import Dragonfly, SpecError, Switched
@@ -54,10 +56,17 @@ def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per
     """
     n = positive_int(n, "n")
     planes = positive_int(planes, "planes")
-    links = per_dim(links, planes, "links", lambda v: positive_int(v, "links"))
+    if isinstance(links, (str, numbers.Integral)):
+        # one count for every plane: checked once, repeated only after the size check (the
+        # order of checks is per_dim's; a huge planes would not fit in memory)
+        links = positive_int(links, "links")
+    else:
+        links = per_dim(links, planes, "links", lambda v: positive_int(v, "links"))
     what = name or (f"switch:{n}" + (f",planes={planes}" if planes != 1 else ""))
     cph, t = check_build(n, n * planes, what, n if chips_per_host is None else chips_per_host,
                          tech)
+    if isinstance(links, int):
+        links = (links,) * planes
     G, endpoints = chip_graph(n, cph)
     G.add_nodes_from((f"sw{p}" for p in range(planes)), kind="switch", tier=0,
                      reduction=bool(reduction))
