@@ -76,7 +76,6 @@ Examples
 import dataclasses
 import math
 import numbers
-import weakref
 
 import numpy as np
 
@@ -92,6 +91,7 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
+from fabric._memo import fabric_memo
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -257,17 +257,7 @@ class CollectiveCost:
                 "channels": self.channels}
 
 
-# -- per-fabric caches -------------------------------------------------------------------
-
-_CACHE = weakref.WeakKeyDictionary()
-
-
-def _fabric_cache(fabric):
-    c = _CACHE.get(fabric)
-    if c is None:
-        c = _CACHE[fabric] = {}
-    return c
-
+# -- per-fabric facts (cached in fabric_memo(fabric, __name__)) -------------------------
 
 def _loadstore_domain(fabric):
     """Load/store domain label per node (-1 for NICs): :attr:`fabric.Fabric.loadstore_domains`,
@@ -282,7 +272,7 @@ def _edge_techs(fabric):
 def _effective_bandwidth(fabric, tr, in_switch):
     """Per directed link: bandwidth x protocol efficiency (module docstring), cached."""
     key = ("bw", tr.name, tr.max_payload, tr.header, in_switch)
-    c = _fabric_cache(fabric)
+    c = fabric_memo(fabric, __name__)
     if key not in c:
         ea = fabric.edge_arrays
         techs = _edge_techs(fabric)
@@ -386,7 +376,7 @@ def _latencies(fabric, pairs):
     Cached per fabric by the flows (source and destination nodes), so steps that
     several algorithms share (a ring's, a shift's) are routed once.
     """
-    cache = _fabric_cache(fabric).setdefault("latency", {})
+    cache = fabric_memo(fabric, __name__).setdefault("latency", {})
     todo = {}
     for s_nodes, d_nodes in pairs:
         key = _pair_key(s_nodes, d_nodes)
@@ -414,7 +404,7 @@ def _prefetch_loads(fabric, flows):
     Each distinct pair of the schedule is then routed once, however many steps
     it appears in (the ``p - 1`` shifts of a pairwise exchange share them).
     """
-    cache = _fabric_cache(fabric).setdefault("loads", {})
+    cache = fabric_memo(fabric, __name__).setdefault("loads", {})
     todo = {}
     for s_nodes, d_nodes, fraction in flows:
         key, uniform = _loads_key(s_nodes, d_nodes, fraction)
@@ -437,7 +427,7 @@ def _loads(fabric, s_nodes, d_nodes, fraction):
     Loads are linear in the bytes: a step whose flows all carry the same
     fraction reuses the loads of the same flows at one byte, scaled.
     """
-    cache = _fabric_cache(fabric).setdefault("loads", {})
+    cache = fabric_memo(fabric, __name__).setdefault("loads", {})
     key, uniform = _loads_key(s_nodes, d_nodes, fraction)
     if key not in cache:
         cache[key] = fabric.router.loads(s_nodes, d_nodes, 1.0 if uniform else fraction)
@@ -528,7 +518,7 @@ def _get_plan(fabric, op, algorithm, nodes, idx, tr, traffic):
     if traffic is not None:
         tkey = hash(np.ascontiguousarray(traffic, dtype=float).tobytes())
     key = ("plan", op, algorithm, nodes, None if tr is None else dataclasses.astuple(tr), tkey)
-    c = _fabric_cache(fabric)
+    c = fabric_memo(fabric, __name__)
     if key not in c:
         try:
             sched = schedule(op, algorithm, len(nodes), fabric=fabric, nodes=nodes,
@@ -589,7 +579,7 @@ def _evaluate(fabric, plan, n, overlap):
 
 
 def _injection(fabric, idx):
-    c = _fabric_cache(fabric)
+    c = fabric_memo(fabric, __name__)
     if "inj" not in c:
         ea = fabric.edge_arrays
         N = len(fabric.nodes)
@@ -912,7 +902,7 @@ class _GroupView:
         self.p = len(nodes)
         # the group's facts depend on the fabric and the ranks only: computed once, cached
         key = ("group", idx.tobytes())
-        c = _fabric_cache(fabric)
+        c = fabric_memo(fabric, __name__)
         if key not in c:
             self._facts()
             c[key] = {k: getattr(self, k) for k in (
@@ -968,7 +958,7 @@ class _GroupView:
         (analysis._runtime_cost.nccl_net_channels); otherwise 2 x the least-connected rank's
         lanes (one node) or 2 x the NICs per node."""
         key = ("nccl-channels", self.idx.tobytes(), rt.version, rt.max_channels)
-        c = _fabric_cache(self.fabric)
+        c = fabric_memo(self.fabric, __name__)
         if key not in c:
             c[key] = self._nccl_channels(rt)
         return c[key]
@@ -1131,7 +1121,7 @@ class _GroupView:
         failed neighbour's, another dimension's) carry no channel, so a link the rings never
         used changes nothing."""
         key = ("ring-channels", self.idx.tobytes())
-        c = _fabric_cache(self.fabric)
+        c = fabric_memo(self.fabric, __name__)
         if key not in c:
             c[key] = self._ring_channels()
         return c[key]
@@ -1176,7 +1166,7 @@ class _GroupView:
         if algorithm not in ("ring", "multi-ring"):
             raise ValueError(f"ring_hops: {algorithm!r} is not a ring schedule")
         key = ("ring-hops", algorithm, self.idx.tobytes())
-        c = _fabric_cache(self.fabric)
+        c = fabric_memo(self.fabric, __name__)
         if key not in c:
             step = schedule("all-gather", algorithm, self.p, fabric=self.fabric,
                             nodes=self.nodes).steps[0]
@@ -1256,7 +1246,7 @@ class _GroupView:
 
 def _peer_round_trip(fabric, idx):
     key = ("peer-round-trip", np.asarray(idx).tobytes())
-    c = _fabric_cache(fabric)
+    c = fabric_memo(fabric, __name__)
     if key not in c:
         dom = np.asarray(_loadstore_domain(fabric))[idx]
         same = (dom[:, None] == dom[None, :]) & ~np.eye(len(idx), dtype=bool)
