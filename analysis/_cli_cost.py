@@ -17,6 +17,7 @@ Examples
 import math
 
 from fabric import SpecError, nccl_release_dates
+from fabric._units import is_numeral
 
 from ._json_units import to_json
 from ._sizes import parse_sizes
@@ -33,12 +34,12 @@ def parse_ranks(tokens):
             if not part:
                 continue
             a, sep, b = part.partition("-")
-            if sep and a.isdecimal() and b.isdecimal():
+            if sep and is_numeral(a) and is_numeral(b):
                 lo, hi = int(a), int(b)
                 if hi < lo:
                     raise SpecError(f"rank range {part!r} runs backwards")
                 out += list(range(lo, hi + 1))
-            elif part.isdecimal():
+            elif is_numeral(part):
                 out.append(int(part))
             else:
                 out.append(part)

@@ -141,6 +141,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 from fabric._memo import fabric_memo
+from fabric._units import is_numeral
 
 from ._collectives import default_runtime
 from ._gemm import (
@@ -947,7 +948,7 @@ def parse_layout(layout, n_chips):
         for part in filter(None, (p.strip() for p in layout.split(","))):
             key, sep, val = part.partition("=")
             key = key.strip()
-            if not sep or key not in keys or not val.strip().isdecimal():
+            if not sep or key not in keys or not is_numeral(val.strip()) or val.strip().startswith("-"):
                 raise SpecError(f"layout: cannot read {part!r}; expected tp=N, dp=N, ep=N or "
                                 f"etp=N, comma separated")
             if key in values:

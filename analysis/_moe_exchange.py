@@ -172,6 +172,7 @@ from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
+from fabric._units import is_numeral
 
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH, peer_round_trip
 from ._models import model_config
@@ -215,7 +216,7 @@ def parse_routing(routing):
     if name == "node-limited":
         if not arg:
             return name, 4
-        if arg.isdecimal() and int(arg) >= 1:
+        if is_numeral(arg) and int(arg) >= 1:
             return name, int(arg)
         raise SpecError(f"node-limited routing needs M >= 1 nodes per token, got {routing!r}")
     raise SpecError(f"routing must be 'uniform', 'balanced' or 'node-limited[:M]', got "

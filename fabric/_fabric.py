@@ -26,6 +26,7 @@ from ._errors import GraphError, NodeError
 from ._failures import Failures
 from ._schema import default_endpoints, validate_graph
 from ._structure import Clos, Dragonfly, Grid, Switched
+from ._units import is_numeral
 
 __all__ = ["EdgeArrays", "Fabric"]
 
@@ -330,7 +331,7 @@ class Fabric:
             return x
         if isinstance(x, str):
             text = x.removeprefix("rank:")
-            if text.isdecimal():
+            if is_numeral(text) and not text.startswith("-"):
                 x = int(text)
             elif x in failed:
                 raise NodeError(f"{self.name}: {x} (rank {failed[x]}) has failed")

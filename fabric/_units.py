@@ -131,6 +131,22 @@ def _byte_multiplier(unit, what, text):
     return mult, (1 if bits else 8)
 
 
+def is_numeral(text):
+    """True when ``text`` is a whole number written in ASCII digits, optionally after a minus
+    sign (``"12"``, ``"-3"``): what a spec, a rank or a layout accepts as a number.
+
+    ``int()`` and ``str.isdecimal`` also take other scripts' digits (``"4\u0663"`` is 43),
+    fullwidth digits, a ``+`` and ``_`` separators; a spec that reads ``torus:4\u0663`` as 43
+    chips would be a surprise, so those are refused where text is read as a number.
+
+    >>> is_numeral("12"), is_numeral("-3"), is_numeral("1_000"), is_numeral("+3")
+    (True, True, False, False)
+    >>> is_numeral("4\u0663"), is_numeral(""), is_numeral("-")
+    (False, False, False)
+    """
+    return re.fullmatch(r"-?[0-9]+", text) is not None
+
+
 def parse_size(value):
     """Return a size in bytes (an ``int``) from ``"96GiB"``, ``"4 kB"`` or a number.
 

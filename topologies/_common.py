@@ -7,6 +7,7 @@ import networkx as nx
 import numpy as np
 
 from fabric import Fabric, SpecError, chip_spec, link_tech
+from fabric._units import is_numeral
 
 # A size beyond which a build is refused as not sane for an analytical model on one machine.
 MAX_ENDPOINTS = 2**20
@@ -16,7 +17,7 @@ MAX_LINKS = 2**24
 def positive_int(value, name, minimum=1):
     """Return ``value`` as an int >= ``minimum`` or raise SpecError naming it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if isinstance(value, str) and value.strip().lstrip("+").isdecimal():
+        if isinstance(value, str) and is_numeral(value.strip()):
             value = int(value)
         else:
             raise SpecError(f"{name} must be an integer >= {minimum}, got {value!r}")

@@ -38,6 +38,7 @@ fabric.SpecError: 'fattree:k=7': fat-tree k must be even and >= 2, got k=7
 """
 
 from fabric import Fabric, SpecError
+from fabric._units import is_numeral
 
 from ._clos import fat_tree, leaf_spine, rail_optimized
 from ._hypermesh import hypermesh, mesh, torus
@@ -48,18 +49,16 @@ __all__ = ["FAMILIES", "build", "parse_spec"]
 
 
 def _shape(text):
-    parts = text.split("x")
-    try:
-        return tuple(int(p) for p in parts)
-    except ValueError:
-        raise SpecError(f"shape must look like 4x4x8, got {text!r}") from None
+    parts = [p.strip() for p in text.split("x")]
+    if not all(is_numeral(p) for p in parts):
+        raise SpecError(f"shape must look like 4x4x8, got {text!r}")
+    return tuple(int(p) for p in parts)
 
 
 def _int(text, key):
-    try:
-        return int(text)
-    except ValueError:
-        raise SpecError(f"{key} must be an integer, got {key}={text!r}") from None
+    if not is_numeral(text.strip()):
+        raise SpecError(f"{key} must be an integer, got {key}={text!r}")
+    return int(text)
 
 
 def _dims(text, key, convert):
