@@ -294,10 +294,15 @@ SHOWN_SIGNIFICANT = 4
 _WHOLE_BELOW = 1e15
 
 
+def _is_bool(x):
+    """True for Python's and numpy's bools (by type name: this module does not import numpy)."""
+    return isinstance(x, bool) or type(x).__name__ in ("bool", "bool_")
+
+
 def _checked(value, name, what):
     """``value`` if it is a finite real number; else a TypeError or ValueError naming it
     and the helper ``name`` refusing it (a bool is not a quantity, nan has no digits)."""
-    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_"):   # numpy's too
+    if _is_bool(value):
         raise TypeError(f"{name}: {value} is a bool, not a number of {what}")
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: {show_value(value)} is not a number of {what} "
@@ -315,7 +320,7 @@ def _checked(value, name, what):
 
 def _flag(all_digits, name):
     """``all_digits`` if it is a bool: ``'no'`` or ``None`` is not read by its truth."""
-    if not (isinstance(all_digits, bool) or type(all_digits).__name__ in ("bool", "bool_")):
+    if not _is_bool(all_digits):
         raise TypeError(f"{name}: all_digits must be True or False, got "
                         f"{show_value(all_digits)}")
     return bool(all_digits)
