@@ -26,8 +26,8 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    column_bandwidth,
-    column_time,
+    computed_bandwidth,
+    computed_time,
     default_runtime,
     new_figure,
     report_fabric,
@@ -356,7 +356,7 @@ def _override_note(fabrics):
     over = [n for n in fabrics if ":chip=" in n or ",chip=" in n]
     if not over:
         return ()
-    inj = ", ".join(f"{n} {format_bandwidth(metrics(fabrics[n]).injection_bandwidth)}"
+    inj = ", ".join(f"{n} {computed_bandwidth(metrics(fabrics[n]).injection_bandwidth)}"
                     for n in over)
     return ((f"A chip override (':chip=') swaps the chip (its FLOP/s, HBM and reduce rate) "
              f"and keeps the fabric's links as built, whatever I/O the chip itself has: "
@@ -384,9 +384,9 @@ def fair_section(fabrics, executor=None, quiet=False):
     columns = (
         Column("system", "system"), Column("basis", "basis"),
         Column("bandwidth_scale", "link bandwidth x", lambda v: f"{v:.2f}"),
-        Column("bisection_per_chip_Bps", "bisection per chip", column_bandwidth),
-        Column("a2a_per_chip_Bps", "all-to-all per chip", column_bandwidth),
-        Column("allreduce_1GiB_s", "all-reduce 1 GiB", column_time),
+        Column("bisection_per_chip_Bps", "bisection per chip", computed_bandwidth),
+        Column("a2a_per_chip_Bps", "all-to-all per chip", computed_bandwidth),
+        Column("allreduce_1GiB_s", "all-reduce 1 GiB", computed_time),
     )
     table = Table("fair", f"At {ref}'s network cost and power per chip", columns,
                   tuple(rows),
@@ -397,8 +397,8 @@ def fair_section(fabrics, executor=None, quiet=False):
                   f"under the {runtime_phrase()}; the tuner chooses the algorithm and "
                   "protocol) is evaluated on the scaled fabric.")
     dcols = (Column("system", "system"), Column("model", "model"),
-             Column("best_layout", "best layout"), Column("time_s", "per token", column_time),
-             Column("default_layout_time_s", "at tp=1", column_time))
+             Column("best_layout", "best layout"), Column("time_s", "per token", computed_time),
+             Column("default_layout_time_s", "at tp=1", computed_time))
     dtable = Table("decode_best", f"Decode at each system's best layout ({DECODE_MODELS[0]})",
                    dcols, tuple(drows),
                    f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context; tensor "
@@ -433,8 +433,8 @@ def _fair_findings(rows, drows, ref):
             parts.append(f"{s} runs its links x{r['bandwidth_scale']:.2f} and gets "
                          f"{times_text(r['bisection_per_chip_Bps'], q['bisection_per_chip_Bps'])} "
                          f"{ref}'s bisection per chip and a 1 GiB all-reduce in "
-                         f"{column_time(r['allreduce_1GiB_s'])} (vs "
-                         f"{column_time(q['allreduce_1GiB_s'])})")
+                         f"{computed_time(r['allreduce_1GiB_s'])} (vs "
+                         f"{computed_time(q['allreduce_1GiB_s'])})")
             own = by.get((s, "as built"))
             # links x12 and the all-reduce only 1.9x faster: something else binds it
             if own and r["bandwidth_scale"] > 2:
@@ -459,7 +459,7 @@ def _fair_findings(rows, drows, ref):
                        + ("its tuner" if nccl else "the runtime") + " choosing anew on the "
                        "scaled links).")
     if drows:
-        said = ", ".join(f"{r['system']} {column_time(r['time_s'])} ({r['best_layout']})"
+        said = ", ".join(f"{r['system']} {computed_time(r['time_s'])} ({r['best_layout']})"
                          for r in drows)
         slow = max(r["default_layout_time_s"] / r["time_s"] - 1 for r in drows)
         out.append(f"Decode of {drows[0]['model']} at each system's best layout (batch "
@@ -490,7 +490,7 @@ def chip_section(systems, executor=None, quiet=False):
     if not rows:
         return None, []
     columns = (Column("system", "system"), Column("chip", "chip"),
-               Column("best_layout", "best layout"), Column("time_s", "per token", column_time))
+               Column("best_layout", "best layout"), Column("time_s", "per token", computed_time))
     conditions = (f"batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context, the MoE decode "
                   "section's exchange kernel and CUDA graphs, tensor-parallel collectives "
                   f"under the {runtime_phrase()}")
@@ -502,7 +502,7 @@ def chip_section(systems, executor=None, quiet=False):
             "fixed."),)
     found = [(f"Decode of {DECODE_MODELS[0]} per token with each system's own chip, at its "
               f"best layout ({conditions}): " + ", ".join(
-                  f"{r['system']} ({r['chip']}) {column_time(r['time_s'])}" for r in rows)
+                  f"{r['system']} ({r['chip']}) {computed_time(r['time_s'])}" for r in rows)
               + f"; {_fastest(rows)}. This compares chips as much as fabrics"
               + _assumed_chips(rows) + ".")]
     return Section("chips", "Chip comparison (not a fabric comparison)", text=text,
@@ -702,7 +702,7 @@ _RESTS_ON = {
 
 def _decode_rests_on():
     """What a decode finding's times rest on: the software the decode model charges (the
-    seed's 5.85 ms is read on these, not on times with no software costs) and the fabric's
+    seed's 5.85ms is read on these, not on times with no software costs) and the fabric's
     links."""
     from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
     from ._report_decode import hbm_rates_phrase

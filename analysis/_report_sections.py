@@ -22,8 +22,8 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    column_bandwidth,
-    column_time,
+    computed_bandwidth,
+    computed_time,
     fmt_float,
     fmt_optional,
     fmt_value,
@@ -90,9 +90,9 @@ def structure_section(fabrics):
         Column("system", "system"), Column("endpoints", "chips"),
         Column("diameter_hops", "diameter (hops)"),
         Column("mean_hops", "mean hops", fmt_float(3)),
-        Column("bisection_per_chip_Bps", "bisection per chip", column_bandwidth),
-        Column("injection_bandwidth_Bps", "injection per chip", column_bandwidth),
-        Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", column_bandwidth),
+        Column("bisection_per_chip_Bps", "bisection per chip", computed_bandwidth),
+        Column("injection_bandwidth_Bps", "injection per chip", computed_bandwidth),
+        Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", computed_bandwidth),
         Column("forwarding_entries_max", "forwarding entries", fmt_optional),
     )
     caption = ("Bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
@@ -183,9 +183,9 @@ def latency_section(fabrics):
                              "mean_s": st.mean, "p50_s": st.p50, "p99_s": st.p99,
                              "max_s": st.max})
     columns = (Column("system", "system"), Column("transport", "transport"),
-               Column("op", "op"), Column("min_s", "min", column_time),
-               Column("mean_s", "mean", column_time), Column("p50_s", "median", column_time),
-               Column("p99_s", "p99", column_time), Column("max_s", "max", column_time))
+               Column("op", "op"), Column("min_s", "min", computed_time),
+               Column("mean_s", "mean", computed_time), Column("p50_s", "median", computed_time),
+               Column("p99_s", "p99", computed_time), Column("max_s", "max", computed_time))
     table = Table("latency", "Access latency over all chip pairs", columns, tuple(rows),
                   "A 64 B load or store from every chip to every other chip's memory: "
                   "requester stages, path (hops and wires), serialization at the narrowest "
@@ -246,7 +246,7 @@ def utilization_section(fabrics):
                      "links_over_half": int(np.sum(u > 0.5)),
                      "mean_utilization": float(u.mean())})
     columns = (Column("system", "system"),
-               Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", column_bandwidth),
+               Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", computed_bandwidth),
                Column("mean_utilization", "mean link utilization", fmt_float(2)),
                Column("links_over_half", "links > 50%"), Column("links_idle", "idle links"),
                Column("links_directed", "directed links"),
@@ -401,7 +401,7 @@ def failure_section(fabrics):
 
 
 def _fmt_metric(v):
-    return "disconnected" if v == float("inf") else column_time(v)
+    return "disconnected" if v == float("inf") else computed_time(v)
 
 
 # -- topology drawings and assumptions --------------------------------------------------

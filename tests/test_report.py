@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import pytest
 
 import analysis
+import fabric
 import topologies
 from analysis import build_report, check_report_dir, write_figures, write_report
 from analysis._cli import main
@@ -335,10 +336,10 @@ def test_decode_section_is_the_decode_model():
     # the prose follows the decode model's Parameters (value and source), not a stale copy
     text = " ".join(section.text)
     g, h = analysis.GRAPH_KERNEL_OVERHEAD, analysis.DECODE_HBM_EFFICIENCY
-    assert f"{g.value * 1e6:g} us [{g.source.split(':')[0]}]" in text
+    assert f"{fabric.format_time(g.value)} [{g.source.split(':')[0]}]" in text
     assert f"{h.value:.0%} [{h.source.split(':')[0]}]" in text
     for q in (analysis.KERNEL_FLOORS["norm"], analysis.GEMM_FIXED_TIME):
-        assert f"{q.value * 1e6:g} us [{q.source.split(':')[0]}]" in text
+        assert f"{fabric.format_time(q.value)} [{q.source.split(':')[0]}]" in text
     assert "derived from" not in text
     # issue 10: the figures name the runtime of the tensor-parallel collectives
     from analysis._report_parts import default_runtime
@@ -410,7 +411,7 @@ def test_decode_figure_labels_the_seed_line_after_the_parts():
     fig = _report_decode._draw_decode(rows)
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels[:-1] == [_report_decode._DECODE_LABELS[k] for k in _report_decode._DECODE_PARTS]
-    assert labels[-1].startswith("seed: 5.85 ms")
+    assert labels[-1].startswith("seed: 5.85ms")
 
 
 #: Figures that show no collective, so run under no communication runtime: structure,

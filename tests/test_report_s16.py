@@ -1,0 +1,85 @@
+"""Session 16: one value, one text. A time or bandwidth the model computes reads the same in
+the report's prose and in its tables (four significant digits, trailing zeros kept); the
+serving section uses the report's formatter, not its own; units are spelled one way."""
+
+import re
+
+import pytest
+
+import analysis
+from analysis._report_parts import SEED_TPOT_TEXT, computed_bandwidth, computed_time
+
+NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"      # 450GB/s bisection per chip
+
+#: A time or bandwidth as the format helpers write it (number, unit, no space).
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(ns|us|ms|s|[kMGTP]?B/s)\b")
+#: A number, one space, then a time or bandwidth unit: the spelling the report does not use.
+_SPACED = re.compile(r"(?<![\w.])\d+(?:\.\d+)? (ns|us|µs|ms|s|[kMGTP]?[bB]/s)(?![\w/])")
+
+
+def _texts(report):
+    """Every sentence the report writes: findings, section text, titles, captions, headings."""
+    out = list(report.findings)
+    for s in report.sections:
+        out += list(s.text)
+        out += [t.title for t in s.tables] + [t.caption for t in s.tables]
+        out += [c.label for t in s.tables for c in t.columns]
+        out += [f.caption for f in s.figures]
+    return [t for t in out if t]
+
+
+def _cells(report):
+    """The shown text of every table cell whose column prints a computed time or bandwidth."""
+    return {c.fmt(row[c.key]) for s in report.sections for t in s.tables for c in t.columns
+            if c.fmt in (computed_time, computed_bandwidth) for row in t.rows
+            if row.get(c.key) is not None}
+
+
+def _short(text):
+    """The same value with its trailing zeros dropped ('450.0GB/s' -> '450GB/s')."""
+    m = _QUANTITY.fullmatch(text)
+    number, unit = m.groups()
+    return (number.rstrip("0").rstrip(".") if "." in number else number) + unit
+
+
+@pytest.fixture(scope="module")
+def small_report():
+    return analysis.build_report(["torus:4x4", "mesh:4x4", NODE],
+                                 sections=("structure", "latency"), quiet=True)
+
+
+def test_a_computed_value_reads_the_same_in_prose_and_in_the_tables(small_report):
+    # session 15: the findings wrote nvl72's bisection per chip '450GB/s' (a value alone)
+    # and the summary table '450.0GB/s' (a column): one value, two texts
+    cells = _cells(small_report)
+    assert "450.0GB/s" in cells                     # the case is in the report
+    shortened = {_short(c) for c in cells} - cells
+    assert "450GB/s" in shortened                   # the test can fail
+    prose = " ".join(t for t in small_report.findings)
+    assert "450.0GB/s" in prose
+    for text in _texts(small_report):
+        for m in _QUANTITY.finditer(text):
+            assert m.group(0) not in shortened, (m.group(0), text)
+
+
+@pytest.mark.parametrize("seconds, text", [(1 / 490, "2.041ms"), (6e-3, "6.000ms"),
+                                           (0.15e-3, "150.0us"), (4.133e-5, "41.33us")])
+def test_computed_times_keep_four_digits(seconds, text):
+    # the serving section's own '_ms' wrote '2.04 ms', '6 ms', '0.15 ms', '0.0413 ms'
+    assert computed_time(seconds) == text
+
+
+def test_the_seed_claim_keeps_its_own_digits_in_the_helpers_spelling():
+    assert SEED_TPOT_TEXT == "5.85ms"
+
+
+def test_the_serving_section_spells_times_and_bandwidths_one_way():
+    r = analysis.build_report([NODE], sections=("serving",), quiet=True)
+    texts = _texts(r)
+    assert any(SEED_TPOT_TEXT in t for t in texts)
+    for text in texts:
+        assert not _SPACED.search(text), (_SPACED.search(text).group(0), text)
+    sec = next(s for s in r.sections if s.key == "serving")
+    seed = next(t for t in sec.tables if t.name == "serving_seed")
+    tpot = next(c for c in seed.columns if c.key == "tpot_s")
+    assert tpot.fmt is computed_time
