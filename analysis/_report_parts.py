@@ -252,6 +252,12 @@ def runtime_phrase(name=None):
     return f"runtime {name!r}"
 
 
+#: What a caption says where its times or rates are no collective's, so that every figure and
+#: table names its runtime or says that none applies (issue 10): a 64 B load or store (the
+#: transport's own costs), routed link loads (a flow: bytes over the busiest link's bandwidth).
+NO_RUNTIME = "no collective runtime"
+
+
 def runtime_label(name=None):
     """A runtime named in a few words, for a figure's panel title or axis label (a figure
     used outside the report must say what its times include; :func:`runtime_phrase` is the

@@ -18,6 +18,7 @@ from ._report_findings import (
     utilization_findings,
 )
 from ._report_parts import (
+    NO_RUNTIME,
     Column,
     FigureSpec,
     Section,
@@ -97,16 +98,16 @@ def structure_section(fabrics):
     )
     caption = ("Bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
                "All-to-all per chip: uniform all-to-all routed by the fabric's policy (see "
-               "below). Forwarding entries: the largest per-node table from address ranges "
-               "to ports after merging (per-dimension tables, where the owner bits are the "
+               f"below; routed link loads, {NO_RUNTIME}). Forwarding entries: the largest "
+               "per-node table from address ranges to ports after merging (per-dimension tables, where the owner bits are the "
                "chip's coordinates, in summary.csv). Switches, links and ports: summary.csv; "
                "parts counted the same way on every system: Cost and power.")
     inexact = [r["system"] for r in rows if not r["bisection_exact"]]
     caption = ("Links count parallel cables one by one (cables); ports are link ends; "
                "bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
                "All-to-all per chip: uniform all-to-all routed by the fabric's policy (see "
-               "below). Forwarding entries: the largest per-node table from address ranges "
-               "to ports after merging; per-dimension: the entries per node when the owner "
+               f"below; routed link loads, {NO_RUNTIME}). Forwarding entries: the largest "
+               "per-node table from address ranges to ports after merging; per-dimension: the entries per node when the owner "
                "bits of the address are the chip's coordinates (hyper-meshes with "
                "power-of-two sides).")
     if inexact:
@@ -189,13 +190,14 @@ def latency_section(fabrics):
     table = Table("latency", "Access latency over all chip pairs", columns, tuple(rows),
                   "A 64 B load or store from every chip to every other chip's memory: "
                   "requester stages, path (hops and wires), serialization at the narrowest "
-                  "link, responder stages, and for a load the return. Transport parameters "
-                  "are listed under Assumptions.")
+                  "link, responder stages, and for a load the return: the transport's own "
+                  f"costs, {NO_RUNTIME}. Transport parameters are listed under Assumptions.")
     fig = FigureSpec("latency", "Access latency over chip pairs",
                      "Distribution over all ordered chip pairs of a 64 B store (one way) and "
                      "load (round trip): memory-semantic load/store; where load/store does "
                      "not reach every chip, load/store inside a host (the curve's first "
-                     "step) and RDMA across hosts.", functools.partial(_draw_latency, samples), column="double")
+                     f"step) and RDMA across hosts; the transport's own costs, {NO_RUNTIME}.",
+                     functools.partial(_draw_latency, samples), column="double")
     return Section("latency", "Access latency", tables=(table,), figures=(fig,),
                    parameters=tuple(used)), latency_findings(rows)
 
@@ -255,11 +257,13 @@ def utilization_section(fabrics):
                   "Every chip sends the same amount to every other; routes by each fabric's "
                   "policy, bytes split over its equal-cost paths (evenly; in proportion to "
                   "link bandwidth on switched fabrics). Throughput per chip = "
-                  "bytes a chip sends / time the busiest link needs. Utilization = a link's "
+                  "bytes a chip sends / time the busiest link needs (routed link loads, "
+                  f"{NO_RUNTIME}). Utilization = a link's "
                   "load / bandwidth over the busiest link's.")
     fig = FigureSpec("link-utilization", "All-to-all link utilization",
                      "Utilization of every directed link under uniform all-to-all, busiest "
-                     "first (1 = the bottleneck link).", functools.partial(_draw_utilization, util))
+                     f"first (1 = the bottleneck link); routed link loads, {NO_RUNTIME}.",
+                     functools.partial(_draw_utilization, util))
     return Section("utilization", "All-to-all and link utilization", tables=(table,),
                    figures=(fig,)), utilization_findings(rows)
 
@@ -386,6 +390,7 @@ def failure_section(fabrics):
                   "shortest path between stand-ins; again an upper bound), "
                   "compared with the healthy fabric carrying the same survivors' all-to-all. "
                   "All-to-all time: 1 MiB from every chip to every other (seconds in the CSV), "
+                  f"the busiest link's load over its bandwidth ({NO_RUNTIME}), "
                   "under the fabric's own routing; best routing: the same work at its "
                   "max-concurrent-flow optimum before and after (analysis.throughput; any "
                   "paths, chips relaying included, so a failed chip can cost it a relay the "
@@ -393,8 +398,8 @@ def failure_section(fabrics):
                   "reach.")
     fig = FigureSpec("failures", "Cost of one failed link and one failed chip",
                      "Change of the all-to-all time after one failure, under the fabric's own "
-                     "routing (the busiest link's load over its bandwidth; on a grid a local "
-                     "repair, an upper bound) and under the best routing before and after "
+                     "routing (the busiest link's load over its bandwidth, "
+                     f"{NO_RUNTIME}; on a grid a local repair, an upper bound) and under the best routing before and after "
                      "(max-concurrent flow).", functools.partial(_draw_failures, rows))
     return Section("failures", "Failures", tables=(table,), figures=(fig,)), \
         failure_findings(rows)

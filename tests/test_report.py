@@ -442,3 +442,31 @@ def test_every_figure_with_collectives_names_its_runtime(small_report):
             assert f"runtime '{default_runtime()}'" in t.caption, t.name
     runtimes = [t for t in small_report.tables if t.name == "runtimes"]
     assert runtimes and "the other tables of this report use it" not in runtimes[0].caption
+
+
+#: Figures and tables that show no time or rate: nothing for a runtime to price (hop counts,
+#: prices and powers, drawings, parameter lists, the reasons an algorithm does not apply).
+_UNTIMED_FIGURES = ("hops", "cost-power", "cost-sensitivity", "topology-")
+_UNTIMED_TABLES = ("cost", "cost_sensitivity", "not_applicable", "assumptions",
+                   "runtime_parameters")
+
+
+def test_every_timed_figure_and_table_names_its_runtime_or_that_none_applies(small_report):
+    # issue 10: the report says which runtime each figure uses; the latency, link-utilization
+    # and failure figures (a load's own costs, routed link loads) said neither (session 16)
+    from analysis._report_parts import NO_RUNTIME
+
+    def names(text):
+        return "runtime '" in text or NO_RUNTIME in text
+
+    figures = [f for s in small_report.sections for f in s.figures
+               if not f.name.startswith(_UNTIMED_FIGURES)]
+    tables = [t for s in small_report.sections for t in s.tables
+              if t.rows and t.name not in _UNTIMED_TABLES]
+    assert {"latency", "link-utilization", "failures", "collective-all-reduce"} <= \
+        {f.name for f in figures}
+    assert {"summary", "latency", "all_to_all", "failures", "scaling"} <= {t.name for t in tables}
+    for f in figures:
+        assert names(f.caption), f.name
+    for t in tables:
+        assert names(t.title + " " + t.caption), t.name
