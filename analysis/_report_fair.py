@@ -22,6 +22,7 @@ from ._report_parts import (
     DECODE_BATCH,
     DECODE_CONTEXT,
     DECODE_MODELS,
+    NO_RUNTIME,
     Column,
     FigureSpec,
     Section,
@@ -681,20 +682,21 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
 #: What each older section's findings rest on (besides the parameters named with it).
 _RESTS_ON = {
     "structure": ("the topology as built; bisection from the link bandwidths", ("bandwidth",)),
-    "latency": ("the per-hop latencies and the transport's fixed costs", ("latency",)),
+    "latency": (f"the per-hop latencies and the transport's fixed costs ({NO_RUNTIME})",
+                ("latency",)),
     "collectives": (("the link bandwidths and latencies, the chip's reduce rate and the runtime "
                     "named"), ("bandwidth", "latency", "reduce_rate")),
     "symmetric": (("the link bandwidths and latencies, the chip's reduce rate and the runtime "
                   "named"), ("bandwidth", "latency", "reduce_rate")),
     "utilization": (("shortest-path routing with equal-cost paths split evenly, and the link "
-                    "bandwidths"), ("bandwidth",)),
+                    f"bandwidths (routed link loads, {NO_RUNTIME})"), ("bandwidth",)),
     "failures": (("the fabric's own routing around the failure (on a grid routed in "
                   "dimension order a local repair and an upper bound: a failed link's bytes "
                   "on one bypass, a failed chip's on one stand-in link per neighbour; "
                   "elsewhere the shortest paths left; 'with the best routing': the "
                   "max-concurrent-flow optimum before and after, what a fabric that re-routes "
-                  "globally could reach), and the link bandwidths"),
-                 ("bandwidth",)),
+                  "globally could reach), and the link bandwidths (routed link loads, "
+                  f"{NO_RUNTIME})"), ("bandwidth",)),
     # a callable: its phrase quotes Parameters and the runtime's version, read when used
     "decode": (lambda: _decode_rests_on(), ("bandwidth", "latency")),
 }

@@ -244,8 +244,8 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
     figures = []
     for op in ops:
         figures.append(FigureSpec(
-            f"collective-{op}", f"{op} against size",
-            f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank, "
+            f"collective-{op}", f"{op.capitalize()} against size",
+            f"{op.capitalize()} time and bus bandwidth (nccl-tests convention) against the size per rank, "
             f"with no software costs ({runtime_phrase('ideal')}; the software-included "
             f"times are in the symmetric-memory section's "
             f"runtimes table). Top: each system's fastest applicable algorithm at each size, "

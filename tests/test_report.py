@@ -470,3 +470,7 @@ def test_every_timed_figure_and_table_names_its_runtime_or_that_none_applies(sma
         assert names(f.caption), f.name
     for t in tables:
         assert names(t.title + " " + t.caption), t.name
+    # and the findings of the sections whose times are no collective's say so too
+    groups = dict(small_report.finding_groups)
+    for g in ("Access latency", "All-to-all", "Failures"):
+        assert groups[g] and all(NO_RUNTIME in f for f in groups[g]), g
