@@ -203,7 +203,7 @@ def run_throughput(args):
         return 0
     print(f"{f.name}: {t.name}, {nbytes} B per pair, {total:.6g} B in all")
     print(f"throughput (optimal routing): K = {res.k:.6g}/s, all delivered in "
-          f"{format_time(res.time, all_digits=True)} ({format_bandwidth(total * res.k)} aggregate)")
+          f"{format_time(res.time, all_digits=True)} ({format_bandwidth(total * res.k, all_digits=True)} aggregate)")
     print(f"drain time with {f.router.policy} routing: {format_time(ll.drain_time, all_digits=True)} "
           f"(bottleneck: {' '.join(map(str, ll.bottleneck))})")
     print_repair_note(f)

@@ -83,3 +83,21 @@ def test_the_serving_section_spells_times_and_bandwidths_one_way():
     seed = next(t for t in sec.tables if t.name == "serving_seed")
     tpot = next(c for c in seed.columns if c.key == "tpot_s")
     assert tpot.fmt is computed_time
+
+
+def test_the_cli_spells_its_times_as_the_report_does(capsys):
+    # cofabric serve printed its per-token parts with its own '{ms:.2f} ms' and decode its
+    # HBM as '{GB:.1f} GB': the format helpers' spelling, four digits side by side
+    from analysis._cli import main
+
+    assert main(["serve", NODE, "--model", "kimi-k2", "--isl", "512", "--osl", "128",
+                 "--batches", "1", "--layout", "tp=8", "--no-speculative", "--quiet"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines()
+                if ln.startswith("single user:"))
+    parts = dict(p.rsplit(" ", 1) for p in line.split("per token: ")[1].split(", "))
+    assert not _SPACED.search(line), line
+    for name in ("weights read", "kernel floors", "communication"):
+        assert len(_QUANTITY.fullmatch(parts[name]).group(1).replace(".", "")) == 4, parts
+    assert main(["decode", NODE, "--model", "kimi-k2", "--layout", "tp=8"]) == 0
+    out = capsys.readouterr().out
+    assert not _SPACED.search(out) and not re.search(r"\d GB\b", out), out
