@@ -5,7 +5,7 @@
   share of the system; and how the cost finding moves with each price it rests on.
 * ``fair``: every system brought to the baseline's (the second system's) network
   cost per chip, then to its network power per chip, by scaling link bandwidth
-  (:func:`analysis.equalize`); bisection, all-to-all and a 1 GiB all-reduce compared
+  (:func:`analysis.equalize`); bisection, all-to-all and a 1GiB all-reduce compared
   there; and decode at each system's best layout (:func:`analysis.best_decode_layout`).
 * ``chips``: decode of each system with its own chip (the presets), labelled as a
   comparison of chips, not fabrics.
@@ -387,14 +387,14 @@ def fair_section(fabrics, executor=None, quiet=False):
         Column("bandwidth_scale", "link bandwidth x", lambda v: f"{v:.2f}"),
         Column("bisection_per_chip_Bps", "bisection per chip", computed_bandwidth),
         Column("a2a_per_chip_Bps", "all-to-all per chip", computed_bandwidth),
-        Column("allreduce_1GiB_s", "all-reduce 1 GiB", computed_time),
+        Column("allreduce_1GiB_s", "all-reduce 1GiB", computed_time),
     )
     table = Table("fair", f"At {ref}'s network cost and power per chip", columns,
                   tuple(rows),
                   f"Each system's link bandwidths scaled by one factor until its network "
                   f"cost (then power) per chip equals {ref}'s ({usd_text(rb.cost_usd_per_chip)}, "
                   f"{_watts(rb.power_w_per_chip)}); street prices of 2026. Bisection and "
-                  "all-to-all scale exactly with the factor; the all-reduce (1 GiB per rank, "
+                  "all-to-all scale exactly with the factor; the all-reduce (1GiB per rank, "
                   f"under the {runtime_phrase()}; the tuner chooses the algorithm and "
                   "protocol) is evaluated on the scaled fabric.")
     dcols = (Column("system", "system"), Column("model", "model"),
@@ -407,7 +407,7 @@ def fair_section(fabrics, executor=None, quiet=False):
                    "experts over every chip; tensor-parallel collectives under the "
                    f"{runtime_phrase()}.")
     fig = FigureSpec("fair", f"As built and at {ref}'s network cost and power",
-                     "Bisection and all-to-all throughput per chip and the time of a 1 GiB "
+                     "Bisection and all-to-all throughput per chip and the time of a 1GiB "
                      f"all-reduce ({runtime_phrase()}), as built and with link bandwidth "
                      "scaled to equal network cost and power per chip (log axes).",
                      functools.partial(_draw_fair, rows), column="double", height=2.9)
@@ -433,7 +433,7 @@ def _fair_findings(rows, drows, ref):
             r, q = by[(s, basis)], by[(ref, "as built")]
             parts.append(f"{s} runs its links x{r['bandwidth_scale']:.2f} and gets "
                          f"{times_text(r['bisection_per_chip_Bps'], q['bisection_per_chip_Bps'])} "
-                         f"{ref}'s bisection per chip and a 1 GiB all-reduce in "
+                         f"{ref}'s bisection per chip and a 1GiB all-reduce in "
                          f"{computed_time(r['allreduce_1GiB_s'])} (vs "
                          f"{computed_time(q['allreduce_1GiB_s'])})")
             own = by.get((s, "as built"))
@@ -645,7 +645,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
              "value_high": t[(b, p, 2.0)] / t[(a, p, 2.0)],
              "source": next(q.source for f in fabrics.values() for q in f.assumptions
                             if q.name == p)} for p in params]
-    table = Table("sensitivity", f"Sensitivity: 1 GiB all-reduce time, {b} / {a}",
+    table = Table("sensitivity", f"Sensitivity: 1GiB all-reduce time, {b} / {a}",
                   (Column("parameter", "parameter"), Column("low", "low"),
                    Column("value_low", "ratio", lambda v: f"{v:.2f}"), Column("high", "high"),
                    Column("value_high", "ratio", lambda v: f"{v:.2f}")), tuple(rows),
@@ -653,7 +653,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
                   f"a time at x0.5 and x2 (base ratio {base:.2f}); the all-reduce under the "
                   f"{runtime_phrase()} (the tuner choosing the algorithm anew each time).")
     fig = FigureSpec("sensitivity", f"All-reduce ratio {b} / {a}: sensitivity",
-                     "Time of a 1 GiB all-reduce on the second system over the first "
+                     "Time of a 1GiB all-reduce on the second system over the first "
                      f"({runtime_phrase()}), with one assumed parameter at half and at twice "
                      "its value (base: vertical line).", functools.partial(
                          _draw_tornado, rows, base, "all-reduce time ratio",
@@ -666,7 +666,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
         holds = "holds" if (lo - 1) * (hi - 1) > 0 and (base - 1) * (lo - 1) > 0 else \
             "does not hold"
         found.append(
-            f"A 1 GiB all-reduce ({runtime_phrase()}) takes {base:.2f}x as long on {b} as "
+            f"A 1GiB all-reduce ({runtime_phrase()}) takes {base:.2f}x as long on {b} as "
             f"on {a}; with any one "
             f"assumed parameter halved or doubled the ratio spans {lo:.2f}x-{hi:.2f}x, so "
             f"the ordering {holds} over that range. It rests most on {worst['parameter']} "

@@ -92,7 +92,7 @@ def latency_findings(rows):
     systems = list(dict.fromkeys(r["system"] for r in rows))
     if len(systems) < 2:
         r = next(r for r in rows if r["op"] == "load")
-        return [(f"A 64 B remote load on {r['system']} ({r['transport']}) takes "
+        return [(f"A 64B remote load on {r['system']} ({r['transport']}) takes "
                 f"{computed_time(r['p50_s'])} median, {computed_time(r['max_s'])} worst.")]
     out = []
     for op, what in (("load", "remote load (round trip)"), ("store", "remote store")):
@@ -101,7 +101,7 @@ def latency_findings(rows):
         faster = a if a["p50_s"] <= b["p50_s"] else b
         ratio = times_text(max(a["p50_s"], b["p50_s"]), min(a["p50_s"], b["p50_s"]))
         out.append(
-            f"A 64 B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
+            f"A 64B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
             f"{_med_max(b)} on {b['system']} ({b['transport']}): {ratio} lower median on "
             f"{faster['system']}.")
     return out
@@ -218,7 +218,7 @@ def symmetric_findings(rows):
 #: hfplaybook-h100-alltoall-minlat; tests/test_report_s12.py checks it still is, so this
 #: caveat goes when the model is fixed).
 _NCCL_SMALL_ALLTOALL = (", though NCCL's small all-to-all is the runtime model's worst match "
-                        "to a published measurement (on 8 H100s at 128 B it comes out faster "
+                        "to a published measurement (on 8 H100s at 128B it comes out faster "
                         "than measured, Hugging Face's Smol Training Playbook), so the ratios "
                         "at small sizes may be understated")
 

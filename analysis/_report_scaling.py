@@ -189,8 +189,8 @@ def _findings(rows, assumed):
                               "book's 72, no rack of theirs being published)", ()))
     # (an all-to-all reduces nothing: the chip's reduce rate is not among its assumptions)
     for metric, what, alg, reduces in (
-            ("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm", True),
-            ("alltoall_1MiB_s", "A 1 MiB all-to-all", "alltoall_algorithm", False)):
+            ("allreduce_1GiB_s", "A 1GiB all-reduce", "allreduce_algorithm", True),
+            ("alltoall_1MiB_s", "A 1MiB all-to-all", "alltoall_algorithm", False)):
         ranked, missing = _at_size(rows, metric, _evaluated_at())
         if len(ranked) >= 2:
             out.append(f"{what} at each family's best algorithm, at about "
@@ -234,8 +234,8 @@ def scaling_report_section(executor=None, quiet=False):
         Column("family", "family"), Column("chips", "chips", lambda v: f"{v:,}"),
         Column("bisection_per_chip_Bps", "bisection / chip", opt(computed_bandwidth)),
         Column("a2a_per_chip_Bps", "all-to-all / chip", opt(computed_bandwidth)),
-        Column("allreduce_1GiB_s", "all-reduce 1 GiB", opt(computed_time)),
-        Column("alltoall_1MiB_s", "all-to-all 1 MiB", opt(computed_time)),
+        Column("allreduce_1GiB_s", "all-reduce 1GiB", opt(computed_time)),
+        Column("alltoall_1MiB_s", "all-to-all 1MiB", opt(computed_time)),
         Column("decode_step_s", "decode step", opt(computed_time)),
         Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
         Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),

@@ -188,12 +188,12 @@ def latency_section(fabrics):
                Column("mean_s", "mean", computed_time), Column("p50_s", "median", computed_time),
                Column("p99_s", "p99", computed_time), Column("max_s", "max", computed_time))
     table = Table("latency", "Access latency over all chip pairs", columns, tuple(rows),
-                  "A 64 B load or store from every chip to every other chip's memory: "
+                  "A 64B load or store from every chip to every other chip's memory: "
                   "requester stages, path (hops and wires), serialization at the narrowest "
                   "link, responder stages, and for a load the return: the transport's own "
                   f"costs, {NO_RUNTIME}. Transport parameters are listed under Assumptions.")
     fig = FigureSpec("latency", "Access latency over chip pairs",
-                     "Distribution over all ordered chip pairs of a 64 B store (one way) and "
+                     "Distribution over all ordered chip pairs of a 64B store (one way) and "
                      "load (round trip): memory-semantic load/store; where load/store does "
                      "not reach every chip, load/store inside a host (the curve's first "
                      f"step) and RDMA across hosts; the transport's own costs, {NO_RUNTIME}.",
@@ -286,7 +286,7 @@ def _failure_candidates(f):
 
 
 def _best_routing_change(f, degraded, chips=None):
-    """The 1 MiB all-to-all of ``chips`` (default every chip) at its max-concurrent-flow
+    """The 1MiB all-to-all of ``chips`` (default every chip) at its max-concurrent-flow
     optimum (:func:`analysis.throughput`) on ``f`` and on ``degraded``: healthy and degraded
     seconds and the change in percent. The fabric's own routing (a local repair on grids)
     is the table's 'all-to-all time'; this is the best any routing of the same links does."""
@@ -389,7 +389,7 @@ def failure_section(fabrics):
                   "neighbour by one fixed stand-in link, and the run through it becomes one "
                   "shortest path between stand-ins; again an upper bound), "
                   "compared with the healthy fabric carrying the same survivors' all-to-all. "
-                  "All-to-all time: 1 MiB from every chip to every other (seconds in the CSV), "
+                  "All-to-all time: 1MiB from every chip to every other (seconds in the CSV), "
                   f"the busiest link's load over its bandwidth ({NO_RUNTIME}), "
                   "under the fabric's own routing; best routing: the same work at its "
                   "max-concurrent-flow optimum before and after (analysis.throughput; any "
@@ -561,7 +561,7 @@ def runtime_parameters_table(names=REPORT_RUNTIMES):
                  tuple(shown),
                  "The software between the fabric and the times quoted under a runtime "
                  "(the runtimes table and the symmetric-memory figure's right panel; the "
-                 "1 GiB all-reduces of the equal-cost and sensitivity findings; decode's "
+                 "1GiB all-reduces of the equal-cost and sensitivity findings; decode's "
                  "tensor-parallel collectives and its exchange kernels' synchronisation): "
                  "the same on every system, so not in the table above. Every constant with "
                  "its value, unit and source in runtime_parameters.csv. Runtime 'ideal' has "

@@ -196,7 +196,7 @@ def _merged_reasons(reasons):
 
 
 def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
-    """The swept sizes nearest (in log) to 1 KiB, 1 MiB, 1 GiB, for the summary table."""
+    """The swept sizes nearest (in log) to 1KiB, 1MiB, 1GiB, for the summary table."""
     out = []
     for w in wanted:
         s = min(sizes, key=lambda x: (abs(math.log2(x) - math.log2(w)), x))
@@ -206,13 +206,13 @@ def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
 
 
 def _picked_text(picked, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
-    """'the swept sizes nearest 1 KiB, 1 MiB and 1 GiB', naming the sizes shown where they
-    are not those three (a sweep of 1 KiB and 1 MiB shows two; one of 3 KiB-3 GiB others).
+    """'the swept sizes nearest 1KiB, 1MiB and 1GiB', naming the sizes shown where they
+    are not those three (a sweep of 1KiB and 1MiB shows two; one of 3KiB-3GiB others).
 
     >>> _picked_text([2 ** 10, 2 ** 20])
-    'the swept sizes nearest 1 KiB, 1 MiB and 1 GiB (here 1KiB and 1MiB)'
+    'the swept sizes nearest 1KiB, 1MiB and 1GiB (here 1KiB and 1MiB)'
     """
-    text = "the swept sizes nearest 1 KiB, 1 MiB and 1 GiB"
+    text = "the swept sizes nearest 1KiB, 1MiB and 1GiB"
     if list(picked) == list(wanted):
         return text
     names = [format_size(x) for x in picked]

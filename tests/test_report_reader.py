@@ -23,7 +23,7 @@ def _rows(values):
 
 
 def _allreduce_finding(rows):
-    (f,) = [s for s in rs._findings(rows, {}) if s.startswith("A 1 GiB all-reduce")]
+    (f,) = [s for s in rs._findings(rows, {}) if s.startswith("A 1GiB all-reduce")]
     return f
 
 

@@ -13,8 +13,10 @@ NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"      # 450GB/s bisecti
 
 #: A time or bandwidth as the format helpers write it (number, unit, no space).
 _QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(ns|us|ms|s|[kMGTP]?B/s)\b")
-#: A number, one space, then a time or bandwidth unit: the spelling the report does not use.
-_SPACED = re.compile(r"(?<![\w.])\d+(?:\.\d+)? (ns|us|µs|ms|s|[kMGTP]?[bB]/s)(?![\w/])")
+#: A number, one space, then a time, bandwidth or size unit: the spelling the report does not
+#: use in its own text (quoted sources keep theirs; figures' axis labels are the figures').
+_SPACED = re.compile(r"(?<![\w.])\d+(?:\.\d+)? (ns|us|µs|ms|s|[kMGTP]?[bB]/s|[KMGTP]iB|[kMGTP]?B)"
+                     r"(?![\w/])")
 
 
 def _texts(report):
@@ -101,3 +103,12 @@ def test_the_cli_spells_its_times_as_the_report_does(capsys):
     assert main(["decode", NODE, "--model", "kimi-k2", "--layout", "tp=8"]) == 0
     out = capsys.readouterr().out
     assert not _SPACED.search(out) and not re.search(r"\d GB\b", out), out
+
+
+def test_the_report_text_spells_units_one_way(small_report):
+    # 'a 1 GiB all-reduce in 1.947ms', 'A 64 B remote load ... 951.5ns': sizes were spaced
+    # where the report wrote them by hand, unspaced where format_size wrote them
+    texts = _texts(small_report)
+    assert any("64B" in t for t in texts)
+    for text in texts:
+        assert not _SPACED.search(text), (_SPACED.search(text).group(0), text)
