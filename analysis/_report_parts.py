@@ -158,9 +158,8 @@ def fmt_value(value, unit):
         return format_bandwidth(value)
     if unit == "s":
         return format_time(value)
-    if unit == "B":              # 4096 B (a page, an MTU) reads 4KiB, not 4.096kB
-        binary = value == int(value) and value % 1024 == 0 and value % 1000 != 0
-        return format_size(value, binary=binary)
+    if unit == "B":              # exact where it can be: 4096 B (a page) 4KiB, 80e9 B 80GB
+        return format_size(value)
     if unit in ("FLOP/s", "OP/s"):   # INT8 peaks are OP/s: '1.979e+15 OP/s' read badly
         return f"{value / 1e12:.4g} T{unit}"
     if unit == "USD" and abs(value) >= 100:
