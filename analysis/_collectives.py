@@ -765,9 +765,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         time is not monotone in size, as NCCL's own is not: it can fall where NCCL's
         scheduler puts fewer bytes on its busiest channel (a channel step) and where the
         tuner switches algorithm or protocol, since the tuner does not see every cost the
-        time carries (LL's store-and-forward across nodes: on
-        ``rail:servers=2,gpus=4,chip=h100`` a broadcast of 594,304 B runs ring/LL in
-        54.0 us, one of 1 MiB ring/LL128 in 51.7 us).
+        time carries (the network's whole-step sends across nodes: on ``cluster-128`` an
+        all-reduce of 39,903,168 B runs double-binary-tree/LL128 in 452.4 us, one of
+        47,453,120 B NVLS-tree (hierarchical/Simple) in 431.0 us).
 
     Raises
     ------

@@ -424,10 +424,10 @@ def _nccl_ring(rt, view, op, n, ops):
         picked = used
         eff, used = _share_channels(rt, op, proto, n, p, used, nc)
         real_bus = _ring_busbw(rt, view, proto, B * eff / nc, eff, op)
-        # LL across nodes: each network hop sends a step whole (the time only; the tuner
-        # does not see it)
-        fill = _net_fill(rt, view, op, "LL", n, picked, nc, nccl_ring_net_hops(
-            op, tuple(int(k) for k in view.node_ranks()))) if proto == "LL" and nn > 1 else 0.0
+        # across nodes each network hop sends a step whole, in every protocol (the time
+        # only; the tuner does not see it): one send per network hop on a chunk's path
+        fill = _net_fill(rt, view, op, proto, n, picked, nc, nccl_ring_net_hops(
+            op, tuple(int(k) for k in view.node_ranks()))) if nn > 1 else 0.0
         out.append(Candidate(library="ring", schedule=sched, protocol=proto,
                              time=lat + n / (real_bus * ratio) + fill, choice=choice,
                              channels=used, fixed=lat,
@@ -617,7 +617,7 @@ def _tree_ll128_chunk(rt, view, n, channels):
     return chunk
 
 
-def net_send_bytes(rt, view, algo, proto, data, n, channels):
+def net_send_bytes(rt, view, algo, proto, data, n, channels, op="all-reduce"):
     """Wire bytes NCCL's network proxy sends at once for a step of ``data`` bytes of an
     ``n``-byte ``algo`` (``"ring"`` / ``"tree"``) operation in ``proto`` on ``channels``:
 
@@ -626,8 +626,16 @@ def net_send_bytes(rt, view, algo, proto, data, n, channels):
     * LL128: the step (at most the chunk, :func:`_tree_ll128_chunk` for the tree) as warp
       slices of ``ll128_warp_words`` 8-byte words, one in 16 a flag (``prims_ll128.h``
       ``waitSend(divUp(nelem, DataEltPerSlice) * WireWordPerSlice * 8)``);
-    * Simple, tree: one step (``ProtoSimple<1, 1>``: chunk = slice = a Simple step,
-      DEFAULT_BUFFSIZE / NCCL_STEPS; DEFAULT_BUFFSIZE_ARM in 2.18 on an Arm host).
+    * Simple: one slice. The tree runs ``ProtoSimple<1, 1>`` (chunk = slice = a Simple
+      step, DEFAULT_BUFFSIZE / NCCL_STEPS; DEFAULT_BUFFSIZE_ARM in 2.18 on an Arm host); a
+      ring step of ``op`` carries at most ``simple_chunk_steps`` steps, cut into slices of
+      ``max(ceil(d / (16 x slices per chunk)) x 16, slice steps x step / 32)`` bytes
+      (``prims_simple.h`` genericOp; NCCL counts elements, taken here as bytes), and the
+      proxy sends a slice once its tail is posted: the first slice goes whole.
+
+    ``op`` names the ring's operation (its chunk and slice steps, ``collectives.h``:
+    all-reduce, all-gather and reduce-scatter NCCL_STEPS / 2 and / 4, broadcast and reduce
+    1 and 1).
     """
     if proto == "LL":
         ll = PROTOCOLS["LL"]
@@ -640,10 +648,17 @@ def net_send_bytes(rt, view, algo, proto, data, n, channels):
                  rt.factors["ll128_elems_per_thread"] * rt.threads["LL128"] * 8 // 16 * 15)
         wire = rt.factors["ll128_warp_words"] * 8
         return math.ceil(min(chunk, data) / (wire // 16 * 15)) * wire
-    if algo != "tree":
-        raise ValueError(f"no network send size for {algo} {proto}")
     step = rt.factors["simple_step_arm" if view.arm_host else "simple_step"]
-    return min(step, math.ceil(data))
+    if algo == "tree":
+        return min(step, math.ceil(data))
+    if op in ("broadcast", "reduce"):
+        chunk_steps = slice_steps = 1
+    else:
+        chunk_steps = rt.factors["simple_chunk_steps"]
+        slice_steps = rt.factors["simple_slice_steps"]
+    d = min(math.ceil(data), step * chunk_steps)
+    per = chunk_steps // slice_steps
+    return min(d, max(-(-d // (16 * per)) * 16, step * slice_steps // 32))
 
 
 def _net_fill(rt, view, op, proto, n, used, nc, hops):
@@ -660,7 +675,7 @@ def _net_fill(rt, view, op, proto, n, used, nc, hops):
     split_op = "all-reduce" if op == "tree" else op
     busiest, _carrying = nccl_channel_split(rt, split_op, proto, n, view.p, used, nc)
     data = math.ceil(busiest / view.p) if op == "all-reduce" else math.ceil(busiest)
-    wire = net_send_bytes(rt, view, "tree" if op == "tree" else "ring", proto, data, n, used)
+    wire = net_send_bytes(rt, view, "tree" if op == "tree" else "ring", proto, data, n, used, op)
     return net_store_forward(view, wire, hops, used)
 
 

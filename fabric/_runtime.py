@@ -377,7 +377,10 @@ _NCCL = Runtime(
              # a Simple step (init.cc DEFAULT_BUFFSIZE / NCCL_STEPS; on an Arm host in 2.18
              # DEFAULT_BUFFSIZE_ARM / NCCL_STEPS)
              "ll128_elems_per_thread": 120, "ll128_warp_words": 256,
-             "simple_step": 524288, "simple_step_arm": 524288},
+             "simple_step": 524288, "simple_step_arm": 524288,
+             # a ring Simple chunk and slice in steps (collectives.h ALLREDUCE_CHUNKSTEPS,
+             # ALLREDUCE_SLICESTEPS; all-gather and reduce-scatter the same)
+             "simple_chunk_steps": 4, "simple_slice_steps": 2},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -478,7 +481,11 @@ _NCCL = Runtime(
          "(1 << 20) / 8 = 131072 B at v2.18.3-1 / v2.18.5-1, the ARM default absent from "
          "v2.19.3-1; src/init.cc computeBuffSizes); LL128 and Simple steps also leave for the "
          "network only when whole (net.cc sendProxyProgress waits for the tail the GPU posts "
-         "after the step: prims_ll128.h postSend, prims_simple.h)"),
+         "after the step: prims_ll128.h postSend, prims_simple.h); a ring Simple chunk of "
+         "NCCL_STEPS / 2 = 4 steps cut into slices of NCCL_STEPS / 4 = 2 steps "
+         "(simple_chunk_steps, simple_slice_steps: src/include/collectives.h "
+         "ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS, ALLGATHER_*, REDUCESCATTER_*; "
+         "BROADCAST_* and REDUCE_* 1; every tag v2.18.3-1 .. v2.30.7-1)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),

@@ -2840,9 +2840,10 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
     # every LL ring / tree candidate across nodes pays, per network hop in series (walked on
     # the ring, or down the trees), its busiest channel's step (at most 32 KiB of data) as
     # 16-byte lines of 8 data bytes, times the picked channels per NIC, at one NIC's
-    # payload rate; so do the tree's LL128 (its chunk by calcCollChunking's lines, as warp
-    # slices of 2048 B per 1920 B) and Simple (one 512 KiB step) candidates (session 16);
-    # ring LL128 / Simple and one-node groups pay nothing; degraded fabrics alike
+    # payload rate; so do LL128 (the step: the ring's 576,000 B chunk, the tree's by
+    # calcCollChunking's lines, as warp slices of 2048 B per 1920 B) and Simple (the tree's
+    # 512 KiB step; the ring's first slice of its step, prims_simple.h) candidates (session
+    # 16); one-node groups pay nothing; degraded fabrics alike
     from analysis import _runtime_cost as rc
     if servers * gpus < 2:
         return
@@ -2868,8 +2869,7 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
     for c in got:
         b = base[(c.library, c.protocol)]
         assert (c.choice, c.fixed, c.channels) == (b.choice, b.fixed, b.channels)
-        if view.n_nodes == 1 or c.library not in ("ring", "tree") or (
-                c.library == "ring" and c.protocol != "LL"):
+        if view.n_nodes == 1 or c.library not in ("ring", "tree"):
             assert c.time == b.time
             continue
         if c.library == "ring":
@@ -2887,10 +2887,14 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
         if proto == "LL":
             wire = 16 * math.ceil(min(32768, data) / 8)
         elif proto == "LL128":
-            wire = 2048 * math.ceil(min(_tree_ll128_chunk_brute(
-                release, view.n_nodes, view.p, n, picked, data), data) / 1920)
-        else:
+            chunk = 576000 if c.library == "ring" else _tree_ll128_chunk_brute(
+                release, view.n_nodes, view.p, n, picked, data)
+            wire = 2048 * math.ceil(min(chunk, data) / 1920)
+        elif c.library == "tree":
             wire = min(524288, data)
+        else:   # the ring's chunk of 4 steps in slices of 2 (all-reduce, all-gather)
+            d = min(data, 4 * 524288)
+            wire = min(d, max(16 * math.ceil(d / 32), 2 * 524288 // 32))
         want = hops * wire * math.ceil(picked / nics) / view.nic_bandwidth
         assert want > 0
         assert c.time - b.time == pytest.approx(want, rel=1e-9, abs=1e-15), (c, want)
@@ -2933,14 +2937,17 @@ def test_tree_busbw_is_the_factors_then_the_caps(spec, release, proto, B, nc):
 
 
 def test_nccl_time_falls_at_a_protocol_switch_the_tuner_makes_blind_to_the_ll_fill():
-    # session 15 (lead): the tuner does not see LL's store-and-forward across nodes, so it
-    # keeps ring/LL up to a size whose time carries the fill and then switches to LL128:
-    # the picked time falls with size there, while each candidate's own time does not
-    f = topologies.build("rail:servers=2,gpus=4,chip=h100")
-    a = cost(f, "broadcast", 594304)
-    b = cost(f, "broadcast", 1048576)
-    assert (a.algorithm, a.protocol) == ("ring", "LL")
-    assert (b.algorithm, b.protocol) == ("ring", "LL128")
+    # session 15 (lead): the tuner does not see the network's store-and-forward, so it keeps
+    # an algorithm up to a size whose time carries the fill and then switches: the picked time
+    # falls with size there, while each candidate's own time does not. Session 16: every
+    # protocol's step goes whole, so session 15's example (rail 2 x 4 broadcast, ring/LL ->
+    # ring/LL128) no longer falls; cluster-128's all-reduce does, where the tuner leaves the
+    # tree in LL128 (8 network hops of a step) for NVLS-tree (no such fill: its own pipeline)
+    f = topologies.build("cluster-128")
+    a = cost(f, "all-reduce", 39903168)
+    b = cost(f, "all-reduce", 47453120)
+    assert (a.algorithm, a.protocol) == ("double-binary-tree", "LL128")
+    assert (b.algorithm, b.protocol) == ("hierarchical", "Simple")
     assert b.time < a.time
     ta, tb = dict(a.candidates), dict(b.candidates)
     assert ta.keys() == tb.keys()
