@@ -905,7 +905,8 @@ def nccl_switch_channels(rt, lanes, arch, nvls=False):
       GB/s, or below 50 GB/s with more than 4 channels; pass 2 raises the speed while the
       channels still fit;
     * ``src/graph/connect.cc`` ``ncclTopoPostset``: channels x 2 (at most MAXCHANNELS), raised to
-      the NVLS channels when NVLS runs (``nvls``: that count, or False).
+      the NVLS channels when NVLS runs in 2.20.3-2.27.7 (``nvls``: that count, or False; the
+      caller passes False for other releases, ``factors["nvls_raises_ring"]``).
 
     >>> from fabric import runtime
     >>> [nccl_switch_channels(runtime("nccl"), k, a) for k, a in

@@ -380,7 +380,10 @@ _NCCL = Runtime(
              "simple_step": 524288, "simple_step_arm": 524288,
              # a ring Simple chunk and slice in steps (collectives.h ALLREDUCE_CHUNKSTEPS,
              # ALLREDUCE_SLICESTEPS; all-gather and reduce-scatter the same)
-             "simple_chunk_steps": 4, "simple_slice_steps": 2},
+             "simple_chunk_steps": 4, "simple_slice_steps": 2,
+             # the ring's channels raised to the NVLS channels where NVLS runs (connect.cc
+             # ncclTopoPostset, 2.20-2.27 only)
+             "nvls_raises_ring": 0},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -539,7 +542,9 @@ _NCCL = Runtime(
          "nChannels x speed reaches the total; ncclTopoDupChannels: no doubling below 25 GB/s "
          "(dup_below) nor, on sm > 80, below 50 GB/s (dup_slow_below) with more than 4 channels "
          "(dup_slow_channels); src/graph/connect.cc ncclTopoPostset: channels x 2, at most "
-         "MAXCHANNELS, raised to the NVLS channels when NVLS runs "
+         "MAXCHANNELS, raised to the NVLS channels when NVLS runs in 2.20.3-2.27.7 only "
+         "(factors nvls_raises_ring; 'if (comm->nChannels < comm->nvlsChannels)' absent at "
+         "v2.18.3-1 .. v2.19.4-1 and from v2.28.3-1; modelled in one node, not across nodes) "
          "(analysis._runtime_cost.nccl_switch_channels). Several nodes "
          "(analysis._runtime_cost.nccl_net_channels): sm90SpeedArrayInter / "
          "sm100SpeedArrayInter; ncclTopoSearchInit: start at the first speed not above the best "
@@ -937,6 +942,11 @@ _NCCL_HISTORY = {
     # a Simple step on an Arm host: DEFAULT_BUFFSIZE_ARM 1 MiB / 8 in 2.18 (init.cc), 4 MiB / 8
     # from 2.19
     ("factors", "simple_step_arm"): (((2, 18, 3), 131072), ((2, 19, 0), 524288)),
+    # connect.cc ncclTopoPostset raises the ring channels to the NVLS channels ('if
+    # (comm->nChannels < comm->nvlsChannels) copyChannels') from 2.20.3 to 2.27.7; absent at
+    # 2.18.3-2.19.4 and from 2.28.3 (its release notes: 'Decreased max CTA count from 32 to 16
+    # on Blackwell')
+    ("factors", "nvls_raises_ring"): (((2, 18, 3), 0), ((2, 20, 0), 1), ((2, 28, 0), 0)),
     # NVLS-tree bandwidth corrected by size as the tree's on Blackwell x86 hosts: from 2.29.2
     ("factors", "nvls_tree_correction_blackwell_x86"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
     # tree busBw x .85 when the tree graph is the simple TREE pattern: from 2.26.2 (tuning.cc)

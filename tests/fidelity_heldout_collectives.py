@@ -186,7 +186,11 @@ KNOWN_MISSES = {
         "NVIDIA/nccl issue 1940, + one LL step + the bytes) against 7.6 us measured. The "
         "host issues 16 ncclSend/ncclRecv calls and one launch per iteration; if that is "
         "the 7.6 us (host-bound, as the -g N rows), it is ~0.3 us per call beyond the "
-        "launch: no published per-call figure on a named Hopper/Blackwell host"),
+        "launch: no published per-call figure on a named Hopper/Blackwell host. Session 16 "
+        "(2.28.7's own code): ncclAlltoAll (new in 2.28.3) enqueues the same grouped sends "
+        "and receives; 16 B per peer run LL on one channel per round, the 8 rounds on 8 "
+        "channels (reverseBits of the round), one work per CTA, no barrier between rounds "
+        "(sendrecv.h), round 0 a local copy: the kernel is the 2-rank send/recv's"),
     "cw-nvl72-ar-512m": (
         "72-GPU NVLS under NCCL 2.25.1 (the release tagged by the source's date, 2025-02-20: "
         "32 NVLS channels on Blackwell): with NCCL's pipeline fill (2 iterations of 3 stages) "

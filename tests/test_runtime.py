@@ -1761,11 +1761,13 @@ def test_switch_channels_are_nccls_logged_counts():
 
 
 @settings(max_examples=20, deadline=None)
-@given(spec=st.sampled_from(["dgx-h100", "hgx-h800", "hgx-b200"]), data=st.data())
-def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec, data):
+@given(spec=st.sampled_from(["dgx-h100", "hgx-h800", "hgx-b200"]),
+       release=st.sampled_from(["2.21.5", "2.27.7", "2.30.7"]), data=st.data())
+def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec, release, data):
     # degraded fabrics are first-class: lanes lost on one GPU's switch bundles lower the
     # channels of the whole node (every ring channel crosses every GPU: the least-connected
-    # GPU decides); reference: the step-by-step search on the counted lanes
+    # GPU decides); reference: the step-by-step search on the counted lanes, raised to the
+    # NVLS channels in 2.20-2.27 only (connect.cc; session 16)
     from analysis._collectives import _GroupView, _resolve_ranks
     from fabric import runtime_arch
     f = topologies.build(spec)
@@ -1781,16 +1783,18 @@ def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec,
     view = _GroupView(d, "all-reduce", nodes, idx, None, None, True)
     least = min(sum(e.get("lanes", 1) for w, e in d.graph[r].items()
                     if d.graph.nodes[w].get("kind") == "switch") for r in d.endpoints)
-    rt = runtime("nccl")
+    rt = runtime(f"nccl@{release}")
     arch = runtime_arch(d)
     reduces = all(d.graph.nodes[w].get("reduction") for r in d.endpoints for w in d.graph[r]
                   if d.graph.nodes[w].get("kind") == "switch")
+    raises = release != "2.30.7"
     want = _brute_switch_channels(least, rt.search[("nvlink_bw", arch)] / 1e9,
                                   [x / 1e9 for x in rt.search[("intra_speeds", arch)]],
-                                  rt.max_channels, rt.nvls[("channels", arch)] if reduces else 0)
+                                  rt.max_channels,
+                                  rt.nvls[("channels", arch)] if reduces and raises else 0)
     # (not monotone in the lanes: the search keeps the best channels x speed, so 11 NVLink4
     # lanes give 15 x 15 GB/s -> 30 channels, more than 18 lanes' 24)
-    assert view.channels == want
+    assert view.nccl_channels(rt) == want
 
 
 def _p2p_time(f, ranks, n, release):
@@ -2955,3 +2959,21 @@ def test_nccl_time_falls_at_a_protocol_switch_the_tuner_makes_blind_to_the_ll_fi
         assert tb[label] >= t * (1 - 1e-12), label
     # the tuner's pick at the smaller size is not its fastest candidate: it is blind to the fill
     assert min(ta.values()) < a.time
+
+
+def test_ring_channels_rise_to_nvls_only_in_2_20_to_2_27():
+    # connect.cc ncclTopoPostset raises the ring channels to the NVLS channels ('if
+    # (comm->nChannels < comm->nvlsChannels) copyChannels') at v2.20.3-1 .. v2.27.7-1 only:
+    # absent in 2.18-2.19, removed in 2.28.3 ('Decreased max CTA count from 32 to 16 on
+    # Blackwell'). An HGX H100 whose chip0 lost its NVLinks to two of the four NVSwitches
+    # (9 of 18 lanes): the ring search gives 12 channels, NVLS runs 16
+    f = topologies.build("dgx-h100")
+    sw = sorted(f.graph["chip0"])[:2]
+    g = f.without(links=[("chip0", s) for s in sw])
+    got = {rel: cost(g, "all-reduce", 2**20, runtime=f"nccl@{rel}", algorithm="ring").channels
+           for rel in ("2.19.4", "2.20.3", "2.27.7", "2.28.3", "2.30.7")}
+    assert got == {"2.19.4": 12, "2.20.3": 16, "2.27.7": 16, "2.28.3": 12, "2.30.7": 12}
+    # NVLS needs 3 GPUs in the node before 2.28.7 (nvls.cc): two ranks are not raised
+    two = cost(g, "all-reduce", 2**20, ranks=["chip0", "chip1"], runtime="nccl@2.21.5",
+               algorithm="ring")
+    assert two.channels < 16
