@@ -296,14 +296,19 @@ _resolve_ranks = resolve_ranks       # the name runtime's tests import
 
 
 def read_nbytes(nbytes):
-    """A collective's size per rank as :func:`cost` reads it: a number of bytes > 0 (a string
-    such as ``"1MiB"`` parsed), as a float; a bool, None or a non-finite size is refused."""
+    """A collective's size per rank as :func:`cost` reads it: a number of bytes >= 1 (a string
+    such as ``"1MiB"`` parsed), as a float; a bool, None or a non-finite size is refused, and
+    a size below one byte: no collective moves part of a byte, and 0.5 is most likely a
+    size in another unit (0.5 GiB). A fractional size above one byte is read as given."""
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
     if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Real):
         raise TypeError(f"nbytes must be a number of bytes, got {type(nbytes).__name__}")
     if not math.isfinite(nbytes) or nbytes <= 0:
         raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={nbytes!r}")
+    if nbytes < 1:
+        raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
+                         f"moves part of one), got nbytes={nbytes!r}")
     return float(nbytes)
 
 
@@ -690,6 +695,9 @@ def _traffic_arg(op, nbytes, p):
         raise ValueError("the traffic matrix must hold finite byte counts >= 0")
     if M.shape == (p, p) and M.sum() <= 0:
         raise ValueError("the traffic matrix moves no bytes")
+    if M.shape == (p, p) and M.sum() < 1:
+        raise ValueError(f"the traffic matrix moves {M.sum():.3g} bytes in all; at least 1 byte "
+                         "(a matrix in bytes: no collective moves part of one)")
     return M
 
 
@@ -707,8 +715,10 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         over more ranks each rank sends to the next, as nccl-tests' sendrecv).
     nbytes : int, float, str or array_like
         Size per rank in the nccl-tests sense (all-gather: the gathered
-        output; all-to-all: the whole send buffer), > 0; a string such as
-        ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes.
+        output; all-to-all: the whole send buffer), at least 1 byte; a string such as
+        ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes (at
+        least 1 byte in all). A fractional size is costed as given; where NCCL counts
+        whole bytes (its point-to-point protocol plan) it is read at its ceiling.
     algorithm : str, default "auto"
         One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: the runtime's
         choice (``"ideal"``: the fastest schedule, and with ``transport=None`` also every
