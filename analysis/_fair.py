@@ -145,8 +145,10 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
 
     Tries tensor parallelism ``tp`` in ``tps`` (default: every power of two that
     divides the chips used, up to 16 or the largest host domain, whichever is
-    larger), with ``ep`` chips used (default every chip; ``dp = ep / tp``, experts
-    over the same chips).
+    larger), with ``ep`` chips used (default every chip but those a failure cut off
+    from every other chip, ``f.failures.cut_off``: no layout can use such a chip, and
+    decode places an instance on the chips left; ``dp = ep / tp``, experts over the
+    same chips). An ``ep`` given that needs a cut-off chip is costed, and refused there.
 
     Returns
     -------
@@ -167,7 +169,10 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     if ep is not None and not (isinstance(ep, numbers.Integral)
                                and not isinstance(ep, (bool, np.bool_))):
         raise ValueError(f"ep must be an integer number of chips, got {ep!r}")
-    n = f.n_endpoints if ep is None else int(ep)
+    n = f.n_endpoints - len(f.failures.cut_off) if ep is None else int(ep)
+    if ep is None and n < 1:
+        raise ValueError(f"{f.name}: every chip is cut off from every other chip; "
+                         "no layout can use one")
     if not 1 <= n <= f.n_endpoints:
         raise ValueError(f"ep must be between 1 and the {f.n_endpoints} chips, got {ep!r}")
     if tps is None:
