@@ -92,6 +92,7 @@ from fabric import (
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._memo import fabric_memo
+from fabric._units import is_bool
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -817,7 +818,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
     for name, v in (("overlap", overlap), ("blocking", blocking)):
-        if not isinstance(v, (bool, np.bool_)):
+        if not is_bool(v):
             raise TypeError(f"{name} must be True or False, got {v!r}")
     nodes, idx = resolve_ranks(fabric, ranks)
     p = len(nodes)
@@ -1413,16 +1414,16 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
     12.0
     """
     for name, v in (("gpu_time", gpu_time), ("host_launch", host_launch)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        if is_bool(v) or not isinstance(v, numbers.Real):
             raise TypeError(f"{name} must be a number of seconds, got {v!r}")
         if not math.isfinite(v):
             raise SpecError(f"{name} must be finite, got {v!r}")
         if v < 0:
             raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")
     for name, v in (("devices", devices), ("iterations", iterations)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 1:
+        if is_bool(v) or not isinstance(v, numbers.Integral) or v < 1:
             raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
-    if not isinstance(blocking, (bool, np.bool_)):
+    if not is_bool(blocking):
         raise TypeError(f"blocking must be True or False, got {blocking!r}")
     g, c, n, devices = float(gpu_time), float(host_launch), int(iterations), int(devices)
     if blocking:

@@ -29,7 +29,7 @@ Examples
 import math
 import numbers
 
-import numpy as np
+from fabric._units import is_bool
 
 from ._bom import bill_of_materials
 
@@ -40,7 +40,7 @@ _BASES = ("cost", "power")
 
 def _is_number(x):
     """A real number (Python or numpy), not a bool."""
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+    return isinstance(x, numbers.Real) and not is_bool(x)
 
 
 def scale_links(f, bandwidth=1.0, latency=1.0):
@@ -167,7 +167,7 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     from ._models import model_config
 
     if ep is not None and not (isinstance(ep, numbers.Integral)
-                               and not isinstance(ep, (bool, np.bool_))):
+                               and not is_bool(ep)):
         raise ValueError(f"ep must be an integer number of chips, got {ep!r}")
     n = f.n_endpoints - len(f.failures.cut_off) if ep is None else int(ep)
     if ep is None and n < 1:
