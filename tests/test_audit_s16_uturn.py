@@ -16,6 +16,8 @@ Degraded, chip2 reaches nothing but chip5; a route from chip1 that crosses chip2
 first reach chip2 through chip5.
 """
 
+import itertools
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -38,7 +40,7 @@ def _busiest(G, routes):
     """Brute force: the longest time any directed link is busy, each route carrying 1 MiB."""
     load = {}
     for r in routes:
-        for u, v in zip(r, r[1:]):
+        for u, v in itertools.pairwise(r):
             load[u, v] = load.get((u, v), 0) + MIB / G[u][v]["bandwidth"]
     return max(load.values())
 
