@@ -1623,3 +1623,37 @@ def test_kernel_span_rows_leave_out_the_floors_graph_gap(ep, tokens, phase):
     if ep == 32 and tokens == 1 and phase == "combine":
         fi, _ = fidelity_heldout_moe.CASES["fi3697-trtllm-ep32-bs1-bf16-combine"]({"gpus": 32})
         assert fi == pytest.approx(t * 1e6, rel=1e-12)
+
+
+@pytest.mark.parametrize("row_id", [f"deepep-v2-b200-ep8-{sm}sm-{ph}" for sm in (64, 24)
+                                    for ph in ("dispatch", "combine")]
+                         + [f"deepep-v2-b200-2node-{ph}" for ph in ("dispatch", "combine")])
+def test_deepep_v2_rows_are_one_kernels_duration(row_id):
+    """DeepEP V2's README rows (b306af0) come from tests/elastic/test_ep.py, which times a phase
+    with bench_kineto(kernel_names=('dispatch_impl', 'dispatch_copy_epilogue_impl')) and prints
+    bytes / t for t = the comm kernel's mean duration alone (bench_kineto averages one named
+    kernel; the epilogue is timed apart; V2 has no separate notify kernel). So no boundary
+    between kernels is inside the row (kernel_gap=0), and in one NVLink domain the floor's
+    graph gap before the kernel is left out as for any kernel span; across the network the
+    handshake is EXCHANGE_SYNC, not the graph-loop floor, and keeps its whole figure.
+    Reference: moe_exchange with kernel_gap=0 and the bytes of the row by hand."""
+    row = next(r for r in fidelity.heldout_rows() if r["id"] == row_id)
+    value, how = fidelity_heldout_moe.CASES[row_id](row)
+    phase = row_id.rsplit("-", 1)[1]
+    two = "2node" in row_id
+    f = fidelity_heldout_moe._b200_nodes(2) if two else topologies.build("hgx-b200")
+    ep = 16 if two else 8
+    r = moe_exchange(f, "deepseek-v3", 8192, ep, kernel="deepep-normal",
+                     dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform",
+                     kernel_gap=0)
+    ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
+    assert ph.kernel_gaps == 0
+    t = ph.time if two else ph.time - analysis.PDL_HIDDEN_GAP.value
+    copies = r.copies_node if two else r.copies_rank
+    per_token = fidelity_moe.FP8_TOKEN if phase == "dispatch" else fidelity_moe.BF16_TOKEN
+    assert value == pytest.approx(copies * per_token / t / 1e9, rel=1e-12)
+    assert "kineto" in how
+    # the default (V1's two dispatch kernels) would have charged a boundary the row lacks
+    d = moe_exchange(f, "deepseek-v3", 8192, ep, kernel="deepep-normal",
+                     dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+    assert d.dispatch_phase.kernel_gaps == pytest.approx(analysis.GRAPH_KERNEL_OVERHEAD.value)
