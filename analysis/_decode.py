@@ -2964,22 +2964,42 @@ FUSED_ALLREDUCE_KERNELS = frozenset(("allreduce_add_rmsnorm_quant", "allreduce_a
                                      "reduce_allreduce_add_rmsnorm"))
 
 
-def _runtime_holds_starts(s):
-    """True when the step's collectives are priced with each collective kernel's GPU-side
-    start inside their cost (:attr:`fabric.Runtime.host_launch`): by :func:`analysis.cost`
-    (the default ``collective``) under NCCL (its base latency) or the ``symmetric-memory``
-    runtime (its ``kernel_floor``, NCCL issue 1940's per-op loop time), not ``"ideal"`` (the
-    model's schedules, no software cost); or by vLLM's dispatch
-    (:func:`analysis.vllm_all_reduce`, :func:`engine_collective`), which prices its kernels
-    under those two runtimes whatever runtime is asked. A caller's own ``collective``
-    function is not known to hold the start: its kernels keep their boundaries."""
+def collective_holds_starts(collective=None, runtime=None):
+    """True when collectives priced with ``collective`` under ``runtime`` (as
+    :func:`collective_seconds` takes them) hold each collective kernel's GPU-side start in
+    their cost (:attr:`fabric.Runtime.host_launch`): :func:`analysis.cost` (``collective``
+    None, the default) under NCCL (its base latency) or the ``symmetric-memory`` runtime (its
+    ``kernel_floor``, NCCL issue 1940's per-op loop time), not ``"ideal"`` (the model's
+    schedules, no software cost); or vLLM's dispatch (:func:`analysis.vllm_all_reduce`,
+    :func:`engine_collective`), which prices its kernels under those two runtimes whatever
+    runtime is asked. A caller's own ``collective`` function is not known to hold the start:
+    its kernels keep their boundaries. The one test behind :func:`_held_starts` (decode
+    steps, their two-batch windows) and :func:`analysis.prefill_time` (prompt passes)."""
     from ._engine_allreduce import vllm_all_reduce
-    if s.collective is vllm_all_reduce:
+    if collective is vllm_all_reduce:
         return True
-    if s.collective is not _default_collective:
+    if collective is not None and collective is not _default_collective:
         return False
     from fabric import runtime as get_runtime
-    return get_runtime(default_runtime() if s.runtime is None else s.runtime).kind != "ideal"
+    return get_runtime(default_runtime() if runtime is None else runtime).kind != "ideal"
+
+
+def _runtime_holds_starts(s):
+    """:func:`collective_holds_starts` of the step's collectives."""
+    return collective_holds_starts(s.collective, s.runtime)
+
+
+def _held_mask(s, names, block):
+    """Per kernel of ``names`` (one block of a layer: ``"attention"``, ``"dense"`` or
+    ``"moe"``), whether its GPU-side start the step's pricing of its work already holds:
+    TensorRT-LLM's fused all-reduce kernels (:data:`FUSED_ALLREDUCE_KERNELS`) whose all-reduce
+    the step prices (attention and dense FFN: ``tp > 1``; MoE: ``etp > 1``) under a runtime
+    that holds the start (:func:`_runtime_holds_starts`), in a replayed graph. The exchange's
+    phases are counted apart (:func:`_held_starts`). The same mask prices the stream
+    (:func:`_layer_times`) and the two-batch windows (:func:`_two_batch_windows`)."""
+    split = s.lay.etp if block == "moe" else s.lay.tp
+    held = s.cuda_graphs and split > 1 and _runtime_holds_starts(s)
+    return tuple(held and n in FUSED_ALLREDUCE_KERNELS for n in names)
 
 
 def _held_starts(s, kind):
@@ -3006,21 +3026,15 @@ def _held_starts(s, kind):
     if not s.cuda_graphs:
         return 0
     lay, kern = s.lay, s.kern
-    collective_held = _runtime_holds_starts(s)
-    held = 0
-    if collective_held and lay.tp > 1:          # the attention output's all-reduce
-        held += sum(n in FUSED_ALLREDUCE_KERNELS for n in _attention_names(s))
+    held = sum(_held_mask(s, _attention_names(s), "attention"))   # the attention output's
     if kind == "dense":
-        if collective_held and lay.tp > 1:
-            held += sum(n in FUSED_ALLREDUCE_KERNELS for n in s.kernel_lists["dense_ffn"])
-        return held
-    if collective_held and lay.etp > 1:         # the MoE output's all-reduce
-        held += sum(n in FUSED_ALLREDUCE_KERNELS for n in s.kernel_lists["moe_ffn"])
+        return held + sum(_held_mask(s, s.kernel_lists["dense_ffn"], "dense"))
+    held += sum(_held_mask(s, s.kernel_lists["moe_ffn"], "moe"))  # the MoE output's
     if lay.ep > 1 and lay.etp == 1:             # the exchange's phases
         if kern is not None and kern.dedup != "collective":
             held += sum(1 for n_sync, n_kern in zip(kern.syncs, kern.kernels, strict=True)
                         if n_sync > 0 and n_kern > 0)
-        elif collective_held:
+        elif _runtime_holds_starts(s):
             held += 2                            # one collective kernel per phase
     return held
 
@@ -3137,11 +3151,12 @@ def _kernel_time(s, name, nbytes, nflops, part="attention"):
     return _bounded(s, name, r)
 
 
-def _bounded(s, name, roofline, floor=0.0):
+def _bounded(s, name, roofline, floor=0.0, held=False):
     """Seconds kernel ``name`` runs given its ``roofline``: that, its fixed part and floor
-    (:func:`_kernel_overhead`, ``floor`` its own) and its boundary, the fused share of both."""
+    (:func:`_kernel_overhead`, ``floor`` its own) and its boundary, the fused share of both;
+    ``held``: its start is held by the pricing of its work (:func:`_held_mask`), no boundary."""
     return roofline + (_kernel_overhead(s, name, roofline, floor)
-                       + s.per_kernel) / s.fusion_factor
+                       + (0.0 if held else s.per_kernel)) / s.fusion_factor
 
 
 def _attention_gemm_params(s, name):
@@ -3320,11 +3335,13 @@ def _two_batch_attention_stages(s, mem):
     Each kernel at the roofline the single-batch pass gives it
     (:func:`_attention_kernel_times`: the attention kernel's KV read and score math at the
     engine's published rates where it has them, :data:`MLA_DECODE_EFFICIENCY`) with its
-    fixed part, floor and boundary (:func:`_bounded`): one attention pricing for both."""
+    fixed part, floor and boundary (:func:`_bounded`; none for a kernel whose start is held,
+    :func:`_held_mask`, as on the stream): one attention pricing for both."""
     names = _attention_names(s)
     core_at = next(i for i, n in enumerate(names) if KERNEL_CLASSES[n] == "attention")
-    times = [_bounded(s, n, r)
-             for n, (_, r) in zip(names, _attention_kernel_times(s, mem, names), strict=True)]
+    times = [_bounded(s, n, r, held=h)
+             for n, (_, r), h in zip(names, _attention_kernel_times(s, mem, names),
+                                     _held_mask(s, names, "attention"), strict=True)]
     return sum(times[:core_at]), sum(times[core_at:])
 
 
@@ -3333,7 +3350,8 @@ def _two_batch_windows(s, mem, work=None):
     (:data:`TWO_BATCH`): ``(dispatch window, combine window)`` = (the shared experts + the
     other micro-batch's attention-prepare stage, its attention-core stage with the
     post-attention norm, router GEMM and top-k), each kernel priced exactly as the stream
-    prices it (:func:`_attention_kernel_times`, :func:`_ffn_kernel_times`) plus its boundary.
+    prices it (:func:`_attention_kernel_times`, :func:`_ffn_kernel_times`) plus its boundary
+    unless its start is held (:func:`_held_mask`: the stream charges it none either).
     ``work``: the MoE FFN block's :func:`_moe_ffn_work`, as the stream has it (the step's
     routing's, :func:`_routing`, when None)."""
     prepare, core = _two_batch_attention_stages(s, mem)
@@ -3342,14 +3360,14 @@ def _two_batch_windows(s, mem, work=None):
     floors = _ffn_kernel_floors(s, names, "moe") or [0.0] * len(names)
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
-    for n, r, f in zip(names, rooflines, floors, strict=True):
+    for n, r, f, h in zip(names, rooflines, floors, _held_mask(s, names, "moe"), strict=True):
         cls = KERNEL_CLASSES[n]
         if "shared" in n:
-            shared += _bounded(s, n, r, f)
+            shared += _bounded(s, n, r, f, h)
         elif cls in ("moe_gemm", "exchange", "moe_align"):
             routing = False
         elif routing:
-            core += _bounded(s, n, r, f)
+            core += _bounded(s, n, r, f, h)
     return shared + prepare, core
 
 

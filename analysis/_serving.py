@@ -122,6 +122,7 @@ from ._decode import (
     KERNELS,
     LAUNCH_OVERHEAD,
     TWO_BATCH,
+    collective_holds_starts,
     collective_seconds,
     decode_step,
     engine_collective,
@@ -486,7 +487,15 @@ class PrefillTime:
         stream order (:meth:`exposed_launch`; empty: launches not priced).
     boundary : float
         GPU seconds of each kernel boundary (decode's graph-replay figure: an eager stream's
-        boundary is no shorter), paid whether or not the host is ahead.
+        boundary is no shorter), paid whether or not the host is ahead, by every kernel but a
+        held one (:attr:`held_layers`).
+    held_layers : tuple
+        Per segment of :attr:`launch_layers`, one flag per kernel: True where the pass's
+        pricing of that kernel's work already holds its GPU-side start, so it pays no
+        :attr:`boundary` (its host launch stays: the host still issues it): the collective
+        exchange's dispatch and combine kernels when the pass's collectives are costed under
+        a runtime whose cost holds each kernel's start (decode's rule,
+        ``analysis._decode.collective_holds_starts``). Empty: none held.
     prompts : int
         Prompts one pass holds, one per attention group (``dp`` when prefilled at once, 1
         when one prompt holds the instance); they share its weight read and its kernels.
@@ -516,6 +525,7 @@ class PrefillTime:
     launch: float = 0.0
     launch_layers: tuple = ()
     boundary: float = 0.0
+    held_layers: tuple = ()
     prompts: int = 1
     comm_one: float = None
     comm_at: object = dataclasses.field(default=None, compare=False, repr=False)
@@ -560,6 +570,31 @@ class PrefillTime:
         """Kernels of one pass (0 when launches are not priced)."""
         return sum(len(flags) * r for flags, r in self.launch_layers)
 
+    def _held(self):
+        """:attr:`held_layers` checked against :attr:`launch_layers` (one flag per kernel of
+        each segment), or all False when empty."""
+        if not self.held_layers:
+            return tuple((False,) * len(flags) for flags, _ in self.launch_layers)
+        held = tuple(tuple(h) for h in self.held_layers)
+        if [len(h) for h in held] != [len(flags) for flags, _ in self.launch_layers]:
+            raise SpecError(f"held_layers must hold one flag per kernel of each segment of "
+                            f"launch_layers, got {self.held_layers!r} for "
+                            f"{self.launch_layers!r}")
+        return held
+
+    def boundaries(self):
+        """GPU seconds of one pass's kernel boundaries: :attr:`boundary` for each kernel
+        that is not held (:attr:`held_layers`).
+
+        >>> p = PrefillTime(isl=1, flops=0.0, compute=0.0, weights=0.0, comm=0.0, total=0.0,
+        ...                 launch_layers=(((False, True), 2),), boundary=1e-6,
+        ...                 held_layers=((False, True),))
+        >>> round(p.boundaries() * 1e6, 6), p.kernels()
+        (2.0, 4)
+        """
+        return self.boundary * sum((len(h) - sum(map(bool, h))) * r
+                                   for h, (_, r) in zip(self._held(), self.launch_layers))
+
     def exposed_launch(self, device):
         """Seconds the kernel launches add to a pass whose kernels run ``device`` seconds on
         the GPU, launched one by one without a CUDA graph (prompt passes run eagerly:
@@ -577,6 +612,9 @@ class PrefillTime:
         >>> q = dataclasses.replace(p, boundary=1e-6)   # + the 3 boundaries after the 1st issue
         >>> round(q.exposed_launch(1.0) * 1e6, 6)
         11.0
+        >>> h = dataclasses.replace(q, held_layers=((False, True),))  # the heavy ones' held
+        >>> round(h.exposed_launch(1.0) * 1e6, 6)
+        9.0
         """
         if isinstance(device, bool) or not isinstance(device, numbers.Real) or not (
                 math.isfinite(device) and device >= 0):
@@ -586,8 +624,9 @@ class PrefillTime:
             return 0.0
         heavy = sum(sum(flags) * r for flags, r in self.launch_layers)
         each = device / heavy if heavy else 0.0
-        segments = [(tuple((each if f else 0.0) + self.boundary for f in flags), r)
-                    for flags, r in self.launch_layers]
+        segments = [(tuple((each if f else 0.0) + (0.0 if h else self.boundary)
+                           for f, h in zip(flags, held, strict=True)), r)
+                    for (flags, r), held in zip(self.launch_layers, self._held(), strict=True)]
         return max(0.0, _eager_makespan(segments, self.launch) - (each * heavy if heavy
                                                                     else 0.0))
 
@@ -717,24 +756,41 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     return _eager_makespan([(ds, _count("repeat", repeat, 1))], float(launch))
 
 
-def _pass_kernels(m):
-    """A prompt pass's eager kernels (decode's :data:`analysis.KERNELS`, one per operator)
-    as ``((heavy flags of a layer's kernels, repeats), ...)``: the dense layers, the MoE
-    layers, the head. Heavy: the classes that carry the pass's device time (weight GEMMs,
-    attention, routed experts, the MoE exchange): every class decode gives no minimum
-    duration (its small kernels have one, :data:`analysis.KERNEL_FLOORS`) but sampling."""
-    def flags(names):
-        return tuple(KERNEL_CLASSES[k] not in KERNEL_FLOORS and KERNEL_CLASSES[k] != "other"
-                     for k in names)
+def _pass_kernel_names(m):
+    """A prompt pass's eager kernels (decode's :data:`analysis.KERNELS`, one per operator) as
+    ``((names of one layer's kernels, repeats), ...)`` in stream order: the dense layers, the
+    MoE layers, the head."""
     att = KERNELS[m.attention.kind]
     out = []
     if m.dense_layers:
-        out.append((flags(att + KERNELS["dense_ffn"]), m.dense_layers))
+        out.append((att + KERNELS["dense_ffn"], m.dense_layers))
     if m.moe_layers:
-        out.append((flags(att + KERNELS["moe_ffn"]), m.moe_layers))
-    out.append((flags(KERNELS["head"]), 1))
+        out.append((att + KERNELS["moe_ffn"], m.moe_layers))
+    out.append((KERNELS["head"], 1))
     return tuple(out)
 
+
+def _pass_kernels(m):
+    """:func:`_pass_kernel_names` as ``((heavy flags of a layer's kernels, repeats), ...)``.
+    Heavy: the classes that carry the pass's device time (weight GEMMs, attention, routed
+    experts, the MoE exchange): every class decode gives no minimum duration (its small
+    kernels have one, :data:`analysis.KERNEL_FLOORS`) but sampling."""
+    return tuple((tuple(KERNEL_CLASSES[k] not in KERNEL_FLOORS and KERNEL_CLASSES[k] != "other"
+                        for k in names), r) for names, r in _pass_kernel_names(m))
+
+
+def _pass_held(m, lay, cost_kwargs):
+    """Per segment of :func:`_pass_kernels`, which kernels' GPU-side start the pass's pricing
+    already holds (:attr:`PrefillTime.held_layers`): the collective exchange's dispatch and
+    combine (class ``exchange``; the exchange runs when the experts are whole on ``ep > 1``
+    ranks, ``etp == 1``, as :func:`_PassCollectives` prices it) when the pass's collectives
+    hold each kernel's start (``analysis._decode.collective_holds_starts``: decode's rule,
+    ``analysis._decode._held_starts``)."""
+    held = (lay.ep > 1 and lay.etp == 1
+            and collective_holds_starts(cost_kwargs.get("collective"),
+                                        cost_kwargs.get("runtime")))
+    return tuple(tuple(held and KERNEL_CLASSES[k] == "exchange" for k in names)
+                 for names, _ in _pass_kernel_names(m))
 
 
 class _PassCollectives:
@@ -980,6 +1036,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                       total=0.0, expert_weights=experts, experts=m.routed_experts,
                       experts_per_token=m.experts_per_token, launch=float(launch_overhead),
                       launch_layers=_pass_kernels(m), boundary=float(graph_kernel_overhead),
+                      held_layers=_pass_held(m, lay, cost_kwargs),
                       prompts=prompts, comm_one=comm_one, comm_at=comm_at)
     return dataclasses.replace(pre, total=pre.chunk_seconds(isl))
 
@@ -1089,7 +1146,7 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     compute-bound chunk it is ``step_weights - step_compute``. ``step_compute`` counts every
     FLOP of the decode step (its attention scores too), so the saving is a lower bound
     where scores matter. Plus ``min(step_launch, the chunk pass's kernel boundaries)``
-    (its kernels x ``prefill.boundary``): the merged pass runs each operator once for both
+    (:meth:`PrefillTime.boundaries`): the merged pass runs each operator once for both
     parts' tokens, so the cheaper part's boundaries are not paid twice (each term within
     its part: still never faster than either part alone).
 
@@ -1148,7 +1205,7 @@ def shared_weight_read(prefill, step_weights, step_compute, chunk, step_launch=0
     read = prompts * prefill.read(chunk) if chunk else 0.0
     priced = max(flops, read)
     merged = max(flops + step_compute, read, step_weights)
-    boundaries = prefill.kernels() * prefill.boundary if chunk else 0.0
+    boundaries = prefill.boundaries() if chunk else 0.0
     return (min(max(0.0, priced + step_weights - merged), step_weights, priced)
             + min(step_launch, boundaries)) / prompts
 

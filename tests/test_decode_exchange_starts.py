@@ -208,3 +208,54 @@ def test_boundaries_match_the_held_starts(model, system, layout, kernel, runtime
             b.attention, b.ffn, b.comm, b.exposed_comm, b.kernel_floor)
         total += held * per_kernel / fusion
     assert old.time - new.time == pytest.approx(total, rel=1e-9, abs=1e-15)
+
+
+# -- prompt passes follow the same rule (session 16) ------------------------------------------
+
+B200_8 = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
+
+
+def _own_cost(fabric, op, nbytes, **kw):
+    """A caller's own collective function (analysis.cost behind it): not known to hold a
+    kernel's start."""
+    return analysis.cost(fabric, op, nbytes, **kw)
+
+
+@pytest.mark.parametrize("layout,kw,held", [
+    ("tp=8", {}, 2 * 58),                           # the exchange on 8 ranks, NCCL's cost
+    ("tp=1,dp=8", {"runtime": "symmetric-memory"}, 2 * 58),
+    ("tp=8", {"runtime": "ideal"}, 0),              # no software cost holds a start
+    ("tp=8,dp=1,etp=8", {}, 0),                     # experts split over the ranks: no exchange
+    ("tp=8", {"collective": _own_cost}, 0),         # a caller's own cost function
+])
+def test_a_prompt_pass_charges_no_boundary_to_a_held_exchange_start(layout, kw, held):
+    """prefill_time's eager pass: the collective exchange's dispatch and combine kernels (one
+    each per MoE layer, DeepSeek-V3's 58) start inside their priced collective when it runs
+    (ep > 1, experts whole) under a runtime whose cost holds the start, as decode's replayed
+    step has it: no GPU-side boundary of their own, their host launches stay. The pass (8k
+    tokens: GPU-bound, its launches hidden) is that many boundaries shorter than with every
+    kernel charged, per prompt of the pass."""
+    import analysis._serving as S
+
+    f = topologies.build(B200_8)
+    p = analysis.prefill_time("deepseek-v3", f, isl=8192, layout=layout, **kw)
+    names = [n for names, r in S._pass_kernel_names(analysis.model_config("deepseek-v3"))
+             for _ in range(r) for n in names]
+    flags = [h for hs, (_, r) in zip(p.held_layers, p.launch_layers) for _ in range(r)
+             for h in hs]
+    assert len(flags) == len(names) == p.kernels()
+    assert sum(flags) == held
+    assert {n for n, h in zip(names, flags) if h} <= {"dispatch", "combine"}
+    assert p.boundaries() == pytest.approx((p.kernels() - held) * BOUNDARY, rel=1e-12)
+    with mock.patch.object(S, "collective_holds_starts", lambda *a, **k: False):
+        every = analysis.prefill_time("deepseek-v3", f, isl=8192, layout=layout, **kw)
+    assert sum(sum(hs) for hs in every.held_layers) == 0
+    assert every.total - p.total == pytest.approx(held * BOUNDARY / p.prompts, rel=1e-6)
+
+
+def test_a_hand_built_pass_with_a_wrong_held_shape_is_refused():
+    p = analysis.PrefillTime(isl=1, flops=0.0, compute=0.0, weights=0.0, comm=0.0, total=0.0,
+                             launch=4e-6, launch_layers=(((False, True), 2),), boundary=1e-6,
+                             held_layers=((True,),))
+    with pytest.raises(SpecError, match="held_layers must hold one flag per kernel"):
+        p.exposed_launch(1.0)

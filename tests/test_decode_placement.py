@@ -211,17 +211,31 @@ def test_serve_skips_the_layouts_that_need_an_unreachable_pair(capsys):
 
 
 def test_a_copy_search_over_its_budget_answers_with_copies_that_fit(monkeypatch):
+    # past its budget the exact search answers with what it found or the copies placed one at
+    # a time (_copies_one_at_a_time). The counts are cached per fabric, so the budgeted counts
+    # must be computed afresh: the spy sees the one-at-a-time placement run once per size
+    # (a cached count would not call it), and each answer is at least that placement's
     import analysis._decode as d
 
     h = topologies.build(NODE).without(links=["chip1-sw0", "chip2-sw0", "chip5-sw1",
                                               "chip6-sw1"])
     exact = [idle_chips(h, n) for n in (2, 3, 4)]
+    placed = []
+    one_at_a_time = d._copies_one_at_a_time
+
+    def spy(fabric, groups, chips, rule):
+        placed.append((chips, one_at_a_time(fabric, groups, chips, rule)))
+        return placed[-1][1]
+
+    monkeypatch.setattr(d, "_copies_one_at_a_time", spy)
     monkeypatch.setattr(d, "_COPY_SEARCH_BUDGET", 1)
     fabric_memo(h, d.__name__).pop("copies", None)                  # the counts are cached per fabric
     cheap = [idle_chips(h, n) for n in (2, 3, 4)]
     fabric_memo(h, d.__name__).pop("copies", None)
     assert exact == [0, 2, 0]
-    assert all(e <= c < 8 for e, c in zip(exact, cheap))     # at least one copy still found
+    assert [n for n, _ in placed] == [2, 3, 4]              # every count searched afresh
+    assert all(e <= c <= 8 - n * k < 8                      # at least the placed copies
+               for e, c, (n, k) in zip(exact, cheap, placed))
 
 
 _ROUTED = ["mesh:3x3", "torus:3x3", "fattree:k=4", "dragonfly:h=1", "switch:5,planes=3",

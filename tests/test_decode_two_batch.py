@@ -19,6 +19,8 @@ from analysis import _decode as D
 from fabric import SpecError
 
 H100_72 = "rail:servers=9,gpus=8,chip=h100"
+#: TensorRT-LLM's fused all-reduce kernels (analysis._decode.FUSED_ALLREDUCE_KERNELS)
+FUSED = ("allreduce_add_rmsnorm_quant", "allreduce_add_rmsnorm", "reduce_allreduce_add_rmsnorm")
 TBO = {"layout": "tp=1,dp=72", "ep_kernel": "deepep-low-latency", "overlap": "two-batch",
        "dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2.0}
 
@@ -314,23 +316,29 @@ def test_sglang_kernel_list_recount(fab):
     assert st_.layers[0].kernels == 16 + 6
 
 
-@pytest.mark.parametrize("model,spec,engine,fmt", [
-    ("deepseek-v3", H100_72, "trtllm", None),        # FlashMLA's rates (Hopper, BF16 KV)
-    ("deepseek-v3", H100_72, "sglang", None),
-    ("deepseek-v3", H100_72, "trtllm", 1.0),         # a user's compute efficiency
-    ("kimi-k2.5-nvfp4", "rail:servers=9,gpus=8,chip=h200", "trtllm", None),   # FP8 KV
-    ("deepseek-r1-nvfp4", "rail:servers=9,gpus=8,chip=b200", "trtllm", None),
-    ("deepseek-v3", "rail:servers=9,gpus=8,chip=b200", "vllm", None),
+@pytest.mark.parametrize("model,spec,engine,fmt,layout", [
+    ("deepseek-v3", H100_72, "trtllm", None, None),  # FlashMLA's rates (Hopper, BF16 KV)
+    ("deepseek-v3", H100_72, "sglang", None, None),
+    ("deepseek-v3", H100_72, "trtllm", 1.0, None),   # a user's compute efficiency
+    ("kimi-k2.5-nvfp4", "rail:servers=9,gpus=8,chip=h200", "trtllm", None, "tp=1,dp=64"),
+    ("deepseek-r1-nvfp4", "rail:servers=9,gpus=8,chip=b200", "trtllm", None, None),
+    ("deepseek-v3", "rail:servers=9,gpus=8,chip=b200", "vllm", None, None),
+    # attention tp > 1: TensorRT-LLM's fused all-reduce kernel after attention starts inside
+    # its priced all-reduce (session 16: no boundary in the stream, nor in the window)
+    ("deepseek-v3", H100_72, "trtllm", None, "tp=2,dp=36"),
+    ("deepseek-r1-nvfp4", "rail:servers=9,gpus=8,chip=b200", "trtllm", None, "tp=8,dp=9"),
 ])
 def test_two_batch_prices_the_attention_kernels_as_the_single_batch_pass(model, spec, engine,
-                                                                          fmt):
+                                                                          fmt, layout):
     # one attention pricing: the two-batch windows' attention stages are the single-batch
-    # block's kernels (each at its roofline, fixed part and floor), plus their boundaries,
-    # less the norms' weights (read by no GEMM; the block counts them, the stages do not)
+    # block's kernels (each at its roofline, fixed part and floor), plus the boundaries the
+    # stream charges them (none for a kernel whose start its priced all-reduce holds: the
+    # fused all-reduce kernels at tp > 1, counted here by hand), less the norms' weights
+    # (read by no GEMM; the block counts them, the stages do not)
     f = topologies.build(spec)
     kw = {**TBO, "engine": engine, "compute_efficiency": fmt}
-    if model == "kimi-k2.5-nvfp4":
-        kw["layout"] = "tp=1,dp=64"
+    if layout is not None:
+        kw["layout"] = layout
     step = analysis.decode_step(model, f, batch=128 * 72, context=2000, **kw)
     s = D._settings(model, f, tokens_per_sequence=1, transport=None, algorithm="auto",
                     skew=0.0, fusion_factor=1.0, launch_overhead=D.LAUNCH_OVERHEAD.value,
@@ -347,7 +355,9 @@ def test_two_batch_prices_the_attention_kernels_as_the_single_batch_pass(model, 
     rank_params = m.attention_params / tp if tp == 1 else m.attention_params_per_rank(tp)
     norms = max(0.0, (rank_params - gemm_params) * m.weight_bytes / s.part_bw("attention"))
     moe = step.layers[-1]
-    want = moe.attention - norms + len(names) * s.per_kernel / s.fusion_factor
+    held = sum(n in FUSED for n in names) if tp > 1 else 0
+    assert held == (1 if layout in ("tp=2,dp=36", "tp=8,dp=9") else 0)
+    want = moe.attention - norms + (len(names) - held) * s.per_kernel / s.fusion_factor
     assert prepare + core == pytest.approx(want, rel=1e-9)
     # and the core stage rebuilt from its kernels: the attention kernel at the rates the
     # single-batch pass uses (s.kv_bw / s.scores_flops), the projections by _kernel_time
@@ -359,7 +369,8 @@ def test_two_batch_prices_the_attention_kernels_as_the_single_batch_pass(model, 
     rest = 0.0
     for n in names[at + 1:]:
         p = D._attention_gemm_params(s, n) if D.KERNEL_CLASSES[n] in D._HEAVY else 0.0
-        rest += D._kernel_time(s, n, p * m.weight_bytes, 2 * p * s.t_dp)
+        rest += D._kernel_time(s, n, p * m.weight_bytes, 2 * p * s.t_dp) - (
+            s.per_kernel if tp > 1 and n in FUSED else 0.0)     # a held start: no boundary
     assert core == pytest.approx(alone + rest, rel=1e-12)
 
 
