@@ -92,6 +92,7 @@ from fabric import (
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._memo import fabric_memo
+from fabric._units import is_bool
 
 from . import _runtime_cost
 from ._bounds import cut_seconds_per_byte, flow_seconds_per_byte
@@ -296,14 +297,19 @@ _resolve_ranks = resolve_ranks       # the name runtime's tests import
 
 
 def read_nbytes(nbytes):
-    """A collective's size per rank as :func:`cost` reads it: a number of bytes > 0 (a string
-    such as ``"1MiB"`` parsed), as a float; a bool, None or a non-finite size is refused."""
+    """A collective's size per rank as :func:`cost` reads it: a number of bytes >= 1 (a string
+    such as ``"1MiB"`` parsed), as a float; a bool, None or a non-finite size is refused, and
+    a size below one byte: no collective moves part of a byte, and 0.5 is most likely a
+    size in another unit (0.5 GiB). A fractional size above one byte is read as given."""
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
     if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Real):
         raise TypeError(f"nbytes must be a number of bytes, got {type(nbytes).__name__}")
     if not math.isfinite(nbytes) or nbytes <= 0:
         raise ValueError(f"nbytes must be a finite size > 0 bytes, got nbytes={nbytes!r}")
+    if nbytes < 1:
+        raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
+                         f"moves part of one), got nbytes={nbytes!r}")
     return float(nbytes)
 
 
@@ -690,6 +696,9 @@ def _traffic_arg(op, nbytes, p):
         raise ValueError("the traffic matrix must hold finite byte counts >= 0")
     if M.shape == (p, p) and M.sum() <= 0:
         raise ValueError("the traffic matrix moves no bytes")
+    if M.shape == (p, p) and M.sum() < 1:
+        raise ValueError(f"the traffic matrix moves {M.sum():.3g} bytes in all; at least 1 byte "
+                         "(a matrix in bytes: no collective moves part of one)")
     return M
 
 
@@ -707,8 +716,10 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         over more ranks each rank sends to the next, as nccl-tests' sendrecv).
     nbytes : int, float, str or array_like
         Size per rank in the nccl-tests sense (all-gather: the gathered
-        output; all-to-all: the whole send buffer), > 0; a string such as
-        ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes.
+        output; all-to-all: the whole send buffer), at least 1 byte; a string such as
+        ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes (at
+        least 1 byte in all). A fractional size is costed as given; where NCCL counts
+        whole bytes (its point-to-point protocol plan) it is read at its ceiling.
     algorithm : str, default "auto"
         One of :data:`analysis.ALGORITHMS` for ``op``, or ``"auto"``: the runtime's
         choice (``"ideal"``: the fastest schedule, and with ``transport=None`` also every
@@ -765,9 +776,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         time is not monotone in size, as NCCL's own is not: it can fall where NCCL's
         scheduler puts fewer bytes on its busiest channel (a channel step) and where the
         tuner switches algorithm or protocol, since the tuner does not see every cost the
-        time carries (LL's store-and-forward across nodes: on
-        ``rail:servers=2,gpus=4,chip=h100`` a broadcast of 594,304 B runs ring/LL in
-        54.0 us, one of 1 MiB ring/LL128 in 51.7 us).
+        time carries (the network's whole-step sends across nodes: on ``cluster-128`` an
+        all-reduce of 39,903,168 B runs double-binary-tree/LL128 in 452.4 us, one of
+        47,453,120 B NVLS-tree (hierarchical/Simple) in 431.0 us).
 
     Raises
     ------
@@ -807,7 +818,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
             raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
     for name, v in (("overlap", overlap), ("blocking", blocking)):
-        if not isinstance(v, (bool, np.bool_)):
+        if not is_bool(v):
             raise TypeError(f"{name} must be True or False, got {v!r}")
     nodes, idx = resolve_ranks(fabric, ranks)
     p = len(nodes)
@@ -972,7 +983,12 @@ class _GroupView:
 
     def _nccl_channels(self, rt):
         if self._switch is not None:
-            nvls = rt.nvls[("channels", self.arch)] if self._switch and self.ppn >= 2 else False
+            # NCCL 2.20-2.27 raise the ring channels to NVLS's where NVLS runs (connect.cc
+            # ncclTopoPostset; absent in 2.18-2.19 and from 2.28.3); NVLS needs
+            # nvls_min_gpus GPUs in the node (nvls.cc)
+            nvls = rt.nvls[("channels", self.arch)] if (
+                self._switch and self.ppn >= rt.factors["nvls_min_gpus"]
+                and rt.factors["nvls_raises_ring"]) else False
             return _runtime_cost.nccl_switch_channels(rt, self.lanes, self.arch, nvls)
         if self.n_nodes > 1 and self.nics_per_node and self._nodes_switched:
             pci = self.nic_pci_bw(rt)
@@ -1024,8 +1040,11 @@ class _GroupView:
         On a Grace superchip (GB200 / GB300) the NICs hang off the Grace CPU, and NCCL turns
         every GPU's PHB path to such a NIC into PATH_P2C when the GPU reaches that CPU over
         C2C (``src/graph/paths.cc`` ``ncclTopoComputePaths`` l.669-681 at v2.27.3-1; PXN over
-        C2C off by default, ``NCCL_PXN_C2C`` 0, l.609): the two GPUs of one Grace reach its
-        NICs at the path type the search starts at, another Grace's GPUs do not. The fabric
+        C2C off by default until 2.27, ``NCCL_PXN_C2C`` 0, l.609; on from 2.28.3, l.620, where
+        it lets another Grace's GPU reach the NIC through a peer GPU at PATH_PXN, still a
+        worse type than the PATH_P2C the search starts at, ``src/graph/topo.h``): the two
+        GPUs of one Grace reach its NICs at the path type the search starts at, another
+        Grace's GPUs do not. The fabric
         records that pairing as the NICs' ``pix`` (:func:`topologies.rail_optimized` takes
         the chip's ``grace_gpus`` as its default), so the rule above reads it: a node whose
         ranks include both GPUs of one Grace finds the balanced tree, one whose ranks sit on
@@ -1403,16 +1422,16 @@ def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=Fa
     12.0
     """
     for name, v in (("gpu_time", gpu_time), ("host_launch", host_launch)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        if is_bool(v) or not isinstance(v, numbers.Real):
             raise TypeError(f"{name} must be a number of seconds, got {v!r}")
         if not math.isfinite(v):
             raise SpecError(f"{name} must be finite, got {v!r}")
         if v < 0:
             raise SpecError(f"{name} must be >= 0 seconds, got {v!r}")
     for name, v in (("devices", devices), ("iterations", iterations)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 1:
+        if is_bool(v) or not isinstance(v, numbers.Integral) or v < 1:
             raise SpecError(f"{name} must be an integer >= 1, got {v!r}")
-    if not isinstance(blocking, (bool, np.bool_)):
+    if not is_bool(blocking):
         raise TypeError(f"blocking must be True or False, got {blocking!r}")
     g, c, n, devices = float(gpu_time), float(host_launch), int(iterations), int(devices)
     if blocking:

@@ -45,9 +45,8 @@ list: an assumption).
 'vllm-custom 1-stage'
 """
 
-import numpy as np
-
 from fabric import VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
+from fabric._units import is_bool
 
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
 from ._schedules import NotApplicableError
@@ -119,7 +118,7 @@ def _choices(fabric, nbytes, ranks, fuse_allreduce_rms, symm_mem):
     from ._collectives import read_nbytes
 
     for name, v in (("fuse_allreduce_rms", fuse_allreduce_rms), ("symm_mem", symm_mem)):
-        if not isinstance(v, (bool, np.bool_)):
+        if not is_bool(v):
             raise TypeError(f"{name} must be True or False, got {v!r}")
     sm, tp = _sm(fabric), len(ranks)
     size = read_nbytes(nbytes)

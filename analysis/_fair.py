@@ -29,7 +29,7 @@ Examples
 import math
 import numbers
 
-import numpy as np
+from fabric._units import is_bool
 
 from ._bom import bill_of_materials
 
@@ -40,7 +40,7 @@ _BASES = ("cost", "power")
 
 def _is_number(x):
     """A real number (Python or numpy), not a bool."""
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+    return isinstance(x, numbers.Real) and not is_bool(x)
 
 
 def scale_links(f, bandwidth=1.0, latency=1.0):
@@ -145,8 +145,10 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
 
     Tries tensor parallelism ``tp`` in ``tps`` (default: every power of two that
     divides the chips used, up to 16 or the largest host domain, whichever is
-    larger), with ``ep`` chips used (default every chip; ``dp = ep / tp``, experts
-    over the same chips).
+    larger), with ``ep`` chips used (default every chip but those a failure cut off
+    from every other chip, ``f.failures.cut_off``: no layout can use such a chip, and
+    decode places an instance on the chips left; ``dp = ep / tp``, experts over the
+    same chips). An ``ep`` given that needs a cut-off chip is costed, and refused there.
 
     Returns
     -------
@@ -165,9 +167,12 @@ def best_decode_layout(model, f, *, batch, context, tps=None, ep=None, **options
     from ._models import model_config
 
     if ep is not None and not (isinstance(ep, numbers.Integral)
-                               and not isinstance(ep, (bool, np.bool_))):
+                               and not is_bool(ep)):
         raise ValueError(f"ep must be an integer number of chips, got {ep!r}")
-    n = f.n_endpoints if ep is None else int(ep)
+    n = f.n_endpoints - len(f.failures.cut_off) if ep is None else int(ep)
+    if ep is None and n < 1:
+        raise ValueError(f"{f.name}: every chip is cut off from every other chip; "
+                         "no layout can use one")
     if not 1 <= n <= f.n_endpoints:
         raise ValueError(f"ep must be between 1 and the {f.n_endpoints} chips, got {ep!r}")
     if tps is None:

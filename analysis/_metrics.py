@@ -465,12 +465,29 @@ def _cut(fabric, side_a, weight):
             cap = e.lanes
         else:
             # Integer capacities for the max-flow solver: bandwidth in units of 1/1000 of
-            # the slowest link. The cut found is exact for these capacities; the figure
-            # reported is the true bandwidth of that cut, so it is always a valid cut.
-            cap = np.maximum(np.rint(e.bandwidth / e.bandwidth.min() * 1000), 1)
+            # the slowest link, or, where those would overflow the solver's int32 (links of
+            # very unequal bandwidth), of the total / _MAX_CAPACITY. The cut found is exact
+            # for these capacities; the figure reported is the true bandwidth of that cut,
+            # so it is always a valid cut.
+            with np.errstate(over="ignore"):        # an infinite quotient: _overflows
+                cap = np.maximum(np.rint(e.bandwidth / e.bandwidth.min() * 1000), 1)
+            if _overflows(cap):
+                cap = np.maximum(np.rint(e.bandwidth / (e.bandwidth.sum() / _MAX_CAPACITY)), 1)
         node_side = _place_free(nv, e, node_side, cap.astype(np.int64))
     crossing = node_side[e.u] != node_side[e.v]
     return int(e.lanes[crossing].sum()), float(e.bandwidth[crossing].sum())
+
+
+#: The most the bandwidth-weighted cut's integer capacities sum to (a unit of the total /
+#: 2**29, each at least 1, with at most fabric._schema.MAX_LINKS = 2**24 edges: below 2**30,
+#: so that _place_free's 2 x (sum + 1) fits the max-flow solver's int32).
+_MAX_CAPACITY = 2**29
+
+
+def _overflows(cap):
+    """Whether integer capacities ``cap`` are too large for :func:`_place_free`'s int32
+    max-flow (its source and sink links carry their sum + 1, and the flow up to twice it)."""
+    return 2 * (float(cap.sum()) + 1) >= 2**31     # a float: an infinite quotient is too large
 
 
 def _place_free(nv, e, node_side, cap):
@@ -478,9 +495,9 @@ def _place_free(nv, e, node_side, cap):
     s, t = nv, nv + 1
     a_nodes = np.flatnonzero(node_side == 1)
     b_nodes = np.flatnonzero(node_side == 0)
-    big = int(cap.sum()) + 1
-    if 2 * big >= 2**31:
+    if _overflows(cap):
         raise OverflowError("link capacities too large for the max-flow solver")
+    big = int(cap.sum()) + 1
     rows = np.concatenate([e.u, e.v, np.full(len(a_nodes), s), b_nodes])
     cols = np.concatenate([e.v, e.u, a_nodes, np.full(len(b_nodes), t)])
     caps = np.concatenate([cap, cap, np.full(len(a_nodes), big),

@@ -35,6 +35,7 @@ import numbers
 import numpy as np
 
 from fabric import NodeError, SpecError
+from fabric._units import is_bool
 
 __all__ = ["TRAFFIC", "LinkLoads", "TrafficMatrix", "link_loads",
            "traffic"]
@@ -125,7 +126,7 @@ def _hot_positions(fabric, hot):
     pos = {c: i for i, c in enumerate(fabric.endpoints)}
     out = []
     for x in items:
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer, str)):
+        if is_bool(x) or not isinstance(x, (int, np.integer, str)):
             raise NodeError(f"hot ranks must be integer ranks (or chip names), got {items!r}")
         node = fabric.node(x)
         if node not in pos:

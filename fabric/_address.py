@@ -44,7 +44,17 @@ import numpy as np
 
 from ._errors import AddressMapError
 from ._params import Parameter
-from ._units import GiB, KiB, MiB, TiB, format_address, format_size, parse_address, show_value
+from ._units import (
+    GiB,
+    KiB,
+    MiB,
+    TiB,
+    format_address,
+    format_size,
+    is_bool,
+    parse_address,
+    show_value,
+)
 
 __all__ = [
     "ADDRESS_WIDTH",
@@ -171,7 +181,7 @@ def whole_number(value, what, rule="an integer >= 0", *, low=0, high=None, exc=A
     fabric.AddressMapError: offset must be an integer >= 0, got offset=True (a bool)
     """
     if not is_int(value):
-        kind = " (a bool)" if isinstance(value, (bool, np.bool_)) else \
+        kind = " (a bool)" if is_bool(value) else \
             f" (a {type(value).__name__})"
         raise exc(f"{what} must be {rule}, got {what}={show_value(value)}{kind}")
     if value < low or (high is not None and value >= high):
@@ -181,7 +191,7 @@ def whole_number(value, what, rule="an integer >= 0", *, low=0, high=None, exc=A
 
 def whole_numbers(values, what, rule="integers >= 0", *, low=0, high=None, exc=AddressMapError):
     """An int, or an integer numpy array, checked like :func:`whole_number` elementwise."""
-    if is_int(values) or isinstance(values, (bool, np.bool_, float, str)) or values is None:
+    if is_int(values) or is_bool(values) or isinstance(values, (float, str)) or values is None:
         return whole_number(values, what, rule.replace("integers", "an integer"), low=low,
                             high=high, exc=exc)
     a = np.asarray(values)
@@ -217,7 +227,7 @@ def validate_address(address, width=57, what="address"):
     fabric.AddressMapError: address 0x100 is wider than the 8-bit address width (max 0xff)
     """
     if not (is_int(address) or isinstance(address, str)):
-        kind = "a bool" if isinstance(address, (bool, np.bool_)) else \
+        kind = "a bool" if is_bool(address) else \
             f"a {type(address).__name__}"
         raise AddressMapError(f"{what} must be an integer >= 0 or a string such as '0x1000', "
                               f"got {show_value(address)} ({kind})")

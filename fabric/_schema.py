@@ -21,7 +21,9 @@ Edge attributes
     ``latency`` (required)
         seconds, one way: the link plus the receiving port's forwarding.
     ``lanes`` (optional, default 1)
-        how many parallel physical links are bundled into this edge.
+        how many parallel physical links are bundled into this edge. A lane is a
+        link: a fabric's links are its edges' lanes (what ``metrics`` counts), at
+        most :data:`MAX_LINKS` in all.
     ``tech`` (optional)
         the name of the link technology.
     ``carries`` (optional)
@@ -37,11 +39,16 @@ import numbers
 
 from ._errors import GraphError
 
-__all__ = ["CARRIES", "NODE_KINDS", "validate_graph"]
+__all__ = ["CARRIES", "MAX_LINKS", "NODE_KINDS", "validate_graph"]
 
 NODE_KINDS = frozenset({"chip", "switch", "host", "nic", "memory"})
 #: What a link may carry (edge attribute ``carries``, :attr:`fabric.LinkTech.carries`).
 CARRIES = ("loadstore", "messages")
+#: The most links (lanes, summed over the edges) a fabric may have: the size beyond which a
+#: build or a graph is refused as not sane for an analytical model on one machine (the
+#: builders' limit, topologies._common). It also keeps the bisection's lane-weighted
+#: max-flow (analysis._metrics, int32 capacities summing to at most 2 x (links + 1)) exact.
+MAX_LINKS = 2**24
 
 
 def _positive_number(value):
@@ -91,6 +98,7 @@ def validate_graph(G, endpoints=None):
         raise GraphError("a fabric graph must be an undirected nx.Graph (no DiGraph or "
                          "MultiGraph): bundle parallel links into one edge with 'lanes'")
     faults = []
+    links = 0
     for n, data in G.nodes(data=True):
         kind = data.get("kind")
         if kind is None:
@@ -115,10 +123,15 @@ def validate_graph(G, endpoints=None):
         if not (isinstance(lanes, numbers.Integral) and not isinstance(lanes, bool)
                 and lanes >= 1):
             faults.append(f"edge ({u!r}, {v!r}) has lanes {lanes!r}; it must be an integer >= 1")
+        else:
+            links += int(lanes)
         carries = data.get("carries", "loadstore")
         if carries not in CARRIES:
             faults.append(f"edge ({u!r}, {v!r}) has carries {carries!r}; it must be one of "
                           f"{', '.join(CARRIES)}")
+    if links > MAX_LINKS:
+        faults.append(f"the graph has {links:,} links (its edges' lanes); "
+                      f"the limit is {MAX_LINKS:,}")
     if endpoints is None:
         endpoints = default_endpoints(G)
     else:

@@ -294,15 +294,17 @@ SHOWN_SIGNIFICANT = 4
 _WHOLE_BELOW = 1e15
 
 
-def _is_bool(x):
-    """True for Python's and numpy's bools (by type name: this module does not import numpy)."""
+def is_bool(x):
+    """True for Python's and numpy's bools (by type name: this module does not import numpy):
+    the one bool test of the packages. A bool is an int to ``isinstance`` and numpy's bool
+    is neither, so a check for a number, a count or a flag asks this first."""
     return isinstance(x, bool) or type(x).__name__ in ("bool", "bool_")
 
 
 def _checked(value, name, what):
     """``value`` if it is a finite real number; else a TypeError or ValueError naming it
     and the helper ``name`` refusing it (a bool is not a quantity, nan has no digits)."""
-    if _is_bool(value):
+    if is_bool(value):
         raise TypeError(f"{name}: {value} is a bool, not a number of {what}")
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: {show_value(value)} is not a number of {what} "
@@ -320,7 +322,7 @@ def _checked(value, name, what):
 
 def _flag(all_digits, name):
     """``all_digits`` if it is a bool: ``'no'`` or ``None`` is not read by its truth."""
-    if not _is_bool(all_digits):
+    if not is_bool(all_digits):
         raise TypeError(f"{name}: all_digits must be True or False, got "
                         f"{show_value(all_digits)}")
     return bool(all_digits)

@@ -249,11 +249,14 @@ def rail_optimized(servers, gpus_per_server=8, *, spines=None, scaleup_tech="nvl
                         "leaf reaches every spine equally")
     n = servers * g
     what = name or f"rail:servers={servers},gpus={g}"
-    # a server is a host domain: g always divides n, so check_build's host check passes
-    _, ts = check_build(n, 3 * n + g * servers, what, g, scaleup_tech, "scaleup_tech")
+    # a server is a host domain: g always divides n, so check_build's host check passes;
+    # links are lanes: each chip's scale-up bundle of scaleup_links, its PCIe and NIC links,
+    # the rail-spine bundles (servers lanes per rail)
+    scaleup_links = positive_int(scaleup_links, "scaleup_links")
+    _, ts = check_build(n, n * (scaleup_links + 2) + g * servers, what, g, scaleup_tech,
+                        "scaleup_tech")
     tn = resolve_tech(nic_tech, "nic_tech")
     tp = resolve_tech(pcie_tech, "pcie_tech")
-    scaleup_links = positive_int(scaleup_links, "scaleup_links")
     if nic_share is None:
         grace = chip_spec(chip).grace_gpus if chip is not None else 0
         share = grace or 1

@@ -7,11 +7,13 @@ import networkx as nx
 import numpy as np
 
 from fabric import Fabric, SpecError, chip_spec, link_tech
+from fabric._schema import MAX_LINKS
 from fabric._units import is_numeral
 
-# A size beyond which a build is refused as not sane for an analytical model on one machine.
+# A size beyond which a build is refused as not sane for an analytical model on one machine;
+# links are lanes (a bundle of k lanes is k links, as metrics counts them), the graph
+# schema's limit fabric._schema.MAX_LINKS.
 MAX_ENDPOINTS = 2**20
-MAX_LINKS = 2**24
 
 
 def positive_int(value, name, minimum=1):
@@ -67,7 +69,8 @@ def hosts_of(n, chips_per_host, what):
 
 
 def check_build(n, links, what, chips_per_host, tech, tech_name="tech"):
-    """The checks every builder makes before it builds ``n`` chips and ``links`` links, in
+    """The checks every builder makes before it builds ``n`` chips and ``links`` links (lanes:
+    a bundle of k lanes counts k), in
     this order, which decides the error a spec wrong in several ways reports: the size
     (:func:`check_size`: endpoints, then links), ``chips_per_host`` (:func:`hosts_of`), the
     link technology (:func:`resolve_tech`, its errors prefixed by ``tech_name``).

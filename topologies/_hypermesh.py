@@ -98,9 +98,11 @@ def hypermesh(shape, connect="full", *, links=1, tech="cofabric", chips_per_host
     connect = per_dim(connect, ndim, "connect", _connect)
     links = per_dim(links, ndim, "links", lambda v: positive_int(v, "links"))
     n = prod(shape)
-    n_edges = sum(_links_per_line(s, c) * (n // s) for s, c in zip(shape, connect))
+    # links are lanes: each adjacency a bundle of k (a 2-ring's one edge of 2k, as built below)
+    n_links = sum(_links_per_line(s, c) * (n // s) * (2 * k if (c == "ring" and s == 2) else k)
+                  for s, c, k in zip(shape, connect, links))
     what = name or "hypermesh:" + "x".join(map(str, shape))
-    cph, t = check_build(n, n_edges, what, shape[0] if chips_per_host is None else chips_per_host,
+    cph, t = check_build(n, n_links, what, shape[0] if chips_per_host is None else chips_per_host,
                          tech)
 
     coords = np.stack(np.unravel_index(np.arange(n), shape, order="F"), axis=1)

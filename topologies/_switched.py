@@ -63,7 +63,9 @@ def switched(n, planes=1, *, links=1, tech="nvlink5", reduction=False, chips_per
     else:
         links = per_dim(links, planes, "links", lambda v: positive_int(v, "links"))
     what = name or (f"switch:{n}" + (f",planes={planes}" if planes != 1 else ""))
-    cph, t = check_build(n, n * planes, what, n if chips_per_host is None else chips_per_host,
+    # links are lanes: every chip has a bundle of links[p] lanes to plane p
+    lanes = planes * links if isinstance(links, int) else sum(links)
+    cph, t = check_build(n, n * lanes, what, n if chips_per_host is None else chips_per_host,
                          tech)
     if isinstance(links, int):
         links = (links,) * planes
