@@ -469,8 +469,7 @@ def _cut(fabric, side_a, weight):
             # very unequal bandwidth), of the total / _MAX_CAPACITY. The cut found is exact
             # for these capacities; the figure reported is the true bandwidth of that cut,
             # so it is always a valid cut.
-            with np.errstate(over="ignore"):        # an infinite quotient: _overflows
-                cap = np.maximum(np.rint(e.bandwidth / e.bandwidth.min() * 1000), 1)
+            cap = np.maximum(np.rint(e.bandwidth / e.bandwidth.min() * 1000), 1)
             if _overflows(cap):
                 cap = np.maximum(np.rint(e.bandwidth / (e.bandwidth.sum() / _MAX_CAPACITY)), 1)
         node_side = _place_free(nv, e, node_side, cap.astype(np.int64))
@@ -487,7 +486,7 @@ _MAX_CAPACITY = 2**29
 def _overflows(cap):
     """Whether integer capacities ``cap`` are too large for :func:`_place_free`'s int32
     max-flow (its source and sink links carry their sum + 1, and the flow up to twice it)."""
-    return 2 * (float(cap.sum()) + 1) >= 2**31     # a float: an infinite quotient is too large
+    return 2 * (float(cap.sum()) + 1) >= 2**31
 
 
 def _place_free(nv, e, node_side, cap):
