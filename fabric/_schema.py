@@ -20,7 +20,8 @@ Edge attributes
         bytes per second **per direction** of the whole bundle, from
         :data:`MIN_BANDWIDTH` (1 byte/s) to :data:`MAX_BANDWIDTH` (1e18).
     ``latency`` (required)
-        seconds, one way: the link plus the receiving port's forwarding; finite, >= 0.
+        seconds, one way: the link plus the receiving port's forwarding; from 0 to
+        :data:`MAX_LATENCY` (1 s).
     ``lanes`` (optional, default 1)
         how many parallel physical links are bundled into this edge. A lane is a
         link: a fabric's links are its edges' lanes (what ``metrics`` counts), at
@@ -40,7 +41,7 @@ import numbers
 
 from ._errors import GraphError
 
-__all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
+__all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
 
 NODE_KINDS = frozenset({"chip", "switch", "host", "nic", "memory"})
@@ -59,6 +60,10 @@ MAX_LINKS = 2**24
 #: bundle 9e11 B/s (1e18 leaves a factor of a million).
 MIN_BANDWIDTH = 1.0
 MAX_BANDWIDTH = 1e18
+#: The longest one-way latency a link may have, seconds: no interconnect is near it (a
+#: geostationary satellite hop is 0.27 s), and far above it the model's sums of latencies over
+#: hops and steps overflow floats (1.5e308 s gave an infinite time).
+MAX_LATENCY = 1.0
 
 
 def _positive_number(value):
@@ -76,10 +81,10 @@ def bandwidth_fault(value):
 
 def latency_fault(value):
     """What is wrong with ``value`` as a link's one-way latency (seconds), or None."""
-    if _positive_number(value) or (isinstance(value, numbers.Real)
-                                   and not isinstance(value, bool) and value == 0):
+    if (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and 0 <= value <= MAX_LATENCY):
         return None
-    return "it must be >= 0 seconds"
+    return f"it must be a number from 0 to {MAX_LATENCY:g} seconds"
 
 
 def default_endpoints(G):

@@ -10,7 +10,8 @@ NCCL's p2p channel count. Now one rule (``fabric._schema.bandwidth_fault`` / ``l
 is read by the schema, by ``LinkTech`` and by ``scale_links``: a bandwidth is a number from
 ``MIN_BANDWIDTH`` = 1 to ``MAX_BANDWIDTH`` = 1e18 bytes/s (outside, the model's float arithmetic
 overflows; no interconnect is near either: a 1200-baud serial line moves 150 B/s, an 18-lane
-NVLink5 bundle 9e11 B/s), a latency a finite number of seconds >= 0 (not a bool).
+NVLink5 bundle 9e11 B/s), a latency a number from 0 to ``MAX_LATENCY`` = 1 s (not a bool; a
+latency of 1.5e308 s gave an infinite time: sums over hops overflow).
 """
 
 import math
@@ -19,10 +20,20 @@ import re
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import analysis
 import topologies
-from fabric import MAX_BANDWIDTH, MIN_BANDWIDTH, Fabric, GraphError, LinkTech, SpecError
+from fabric import (
+    MAX_BANDWIDTH,
+    MAX_LATENCY,
+    MIN_BANDWIDTH,
+    Fabric,
+    GraphError,
+    LinkTech,
+    SpecError,
+)
 
 
 def _pair(**edge):
@@ -35,7 +46,7 @@ def _pair(**edge):
 
 BAD_BANDWIDTHS = [0, -3.0, 1e-300, 5e-324, 0.999, 1.0001e18, 1e300, math.inf, math.nan, True,
                   "1e9", None]
-BAD_LATENCIES = [-1.0, -1e-300, math.inf, math.nan, True, False, "0"]
+BAD_LATENCIES = [-1.0, -1e-300, 1.0000001, 1.5e308, math.inf, math.nan, True, False, "0"]
 
 
 @pytest.mark.parametrize("bw", [b for b in BAD_BANDWIDTHS if b is not None])
@@ -47,12 +58,12 @@ def test_the_schema_refuses_a_bandwidth_outside_one_byte_to_1e18_per_second(bw):
 
 @pytest.mark.parametrize("lat", BAD_LATENCIES)
 def test_the_schema_refuses_a_latency_below_zero_or_not_finite(lat):
-    with pytest.raises(GraphError, match=r"has latency .*; it must be >= 0 seconds"):
+    with pytest.raises(GraphError, match=r"has latency .*; it must be a number from 0 to 1 seconds"):
         Fabric.from_graph(_pair(latency=lat))
 
 
 @pytest.mark.parametrize("bw, lat", [(MIN_BANDWIDTH, 0), (1, 0.0), (np.float64(1e9), 1e-7),
-                                     (MAX_BANDWIDTH, 1e300)])
+                                     (MAX_BANDWIDTH, MAX_LATENCY)])
 def test_the_schema_takes_links_at_the_bounds(bw, lat):
     f = Fabric.from_graph(_pair(bandwidth=bw, latency=lat))
     t = analysis.cost(f, "all-reduce", 2**20, runtime="ideal").time
@@ -68,8 +79,8 @@ def test_a_link_technology_refuses_a_bad_bandwidth_by_name(bw):
 
 @pytest.mark.parametrize("lat", BAD_LATENCIES)
 def test_a_link_technology_refuses_a_bad_latency_by_name(lat):
-    with pytest.raises(SpecError, match=r"link technology 'mine': latency .* must be >= 0 "
-                                        r"seconds"):
+    with pytest.raises(SpecError, match=r"link technology 'mine': latency .* must be a number "
+                                        r"from 0 to 1 seconds"):
         LinkTech("mine", 1e9, lat, "assumption")
 
 
@@ -87,9 +98,10 @@ def test_scale_links_refuses_a_bandwidth_factor_that_leaves_no_link(factor):
 
 
 def test_scale_links_refuses_a_latency_factor_that_leaves_no_link():
-    f = Fabric.from_graph(_pair(latency=1e300))
-    with pytest.raises(ValueError, match=r"latency x1e\+10 makes link a-b's latency inf"):
-        analysis.scale_links(f, latency=1e10)
+    f = Fabric.from_graph(_pair(latency=1e-3))
+    with pytest.raises(ValueError, match=r"latency x1e\+04 makes link a-b's latency 10.0; "
+                                         r"it must be a number from 0 to 1 seconds"):
+        analysis.scale_links(f, latency=1e4)
 
 
 def test_scale_links_at_a_sane_factor_is_unchanged():
@@ -115,3 +127,24 @@ def test_a_nic_with_no_link_past_it_carries_nothing(op, runtime):
     with_stub = analysis.cost(_stub(True), op, 4096, runtime=runtime).time
     assert math.isfinite(with_stub)
     assert with_stub == analysis.cost(_stub(False), op, 4096, runtime=runtime).time
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True),
+                st.floats(MIN_BANDWIDTH, MAX_BANDWIDTH)),
+       st.one_of(st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True),
+                 st.floats(0, MAX_LATENCY)),
+       st.sampled_from(["ideal", "nccl", "symmetric-memory"]))
+def test_any_link_technology_is_refused_by_name_or_costs_a_finite_time(bw, lat, runtime):
+    """Property: a technology of any two floats is either refused (SpecError naming it) or
+    builds a fabric whose collectives cost a finite time > 0."""
+    try:
+        t = LinkTech("mine", bw, lat, "assumption")
+    except SpecError as e:
+        assert "link technology 'mine'" in str(e)
+        return
+    f = topologies.torus((4,), tech=t, chip="h100")
+    for op in ("all-reduce", "all-to-all"):
+        for n in (1, 2**20, 2**40):
+            got = analysis.cost(f, op, n, runtime=runtime).time
+            assert math.isfinite(got) and got > 0, (bw, lat, op, n, got)
