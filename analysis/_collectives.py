@@ -776,9 +776,9 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         time is not monotone in size, as NCCL's own is not: it can fall where NCCL's
         scheduler puts fewer bytes on its busiest channel (a channel step) and where the
         tuner switches algorithm or protocol, since the tuner does not see every cost the
-        time carries (LL's store-and-forward across nodes: on
-        ``rail:servers=2,gpus=4,chip=h100`` a broadcast of 594,304 B runs ring/LL in
-        54.0 us, one of 1 MiB ring/LL128 in 51.7 us).
+        time carries (the network's whole-step sends across nodes: on ``cluster-128`` an
+        all-reduce of 39,903,168 B runs double-binary-tree/LL128 in 452.4 us, one of
+        47,453,120 B NVLS-tree (hierarchical/Simple) in 431.0 us).
 
     Raises
     ------
@@ -983,7 +983,12 @@ class _GroupView:
 
     def _nccl_channels(self, rt):
         if self._switch is not None:
-            nvls = rt.nvls[("channels", self.arch)] if self._switch and self.ppn >= 2 else False
+            # NCCL 2.20-2.27 raise the ring channels to NVLS's where NVLS runs (connect.cc
+            # ncclTopoPostset; absent in 2.18-2.19 and from 2.28.3); NVLS needs
+            # nvls_min_gpus GPUs in the node (nvls.cc)
+            nvls = rt.nvls[("channels", self.arch)] if (
+                self._switch and self.ppn >= rt.factors["nvls_min_gpus"]
+                and rt.factors["nvls_raises_ring"]) else False
             return _runtime_cost.nccl_switch_channels(rt, self.lanes, self.arch, nvls)
         if self.n_nodes > 1 and self.nics_per_node and self._nodes_switched:
             pci = self.nic_pci_bw(rt)
@@ -1035,8 +1040,11 @@ class _GroupView:
         On a Grace superchip (GB200 / GB300) the NICs hang off the Grace CPU, and NCCL turns
         every GPU's PHB path to such a NIC into PATH_P2C when the GPU reaches that CPU over
         C2C (``src/graph/paths.cc`` ``ncclTopoComputePaths`` l.669-681 at v2.27.3-1; PXN over
-        C2C off by default, ``NCCL_PXN_C2C`` 0, l.609): the two GPUs of one Grace reach its
-        NICs at the path type the search starts at, another Grace's GPUs do not. The fabric
+        C2C off by default until 2.27, ``NCCL_PXN_C2C`` 0, l.609; on from 2.28.3, l.620, where
+        it lets another Grace's GPU reach the NIC through a peer GPU at PATH_PXN, still a
+        worse type than the PATH_P2C the search starts at, ``src/graph/topo.h``): the two
+        GPUs of one Grace reach its NICs at the path type the search starts at, another
+        Grace's GPUs do not. The fabric
         records that pairing as the NICs' ``pix`` (:func:`topologies.rail_optimized` takes
         the chip's ``grace_gpus`` as its default), so the rule above reads it: a node whose
         ranks include both GPUs of one Grace finds the balanced tree, one whose ranks sit on

@@ -424,10 +424,10 @@ def _nccl_ring(rt, view, op, n, ops):
         picked = used
         eff, used = _share_channels(rt, op, proto, n, p, used, nc)
         real_bus = _ring_busbw(rt, view, proto, B * eff / nc, eff, op)
-        # LL across nodes: each network hop sends a step whole (the time only; the tuner
-        # does not see it)
-        fill = _ll_fill(rt, view, op, n, picked, nc, nccl_ring_net_hops(
-            op, tuple(int(k) for k in view.node_ranks()))) if proto == "LL" and nn > 1 else 0.0
+        # across nodes each network hop sends a step whole, in every protocol (the time
+        # only; the tuner does not see it): one send per network hop on a chunk's path
+        fill = _net_fill(rt, view, op, proto, n, picked, nc, nccl_ring_net_hops(
+            op, tuple(int(k) for k in view.node_ranks()))) if nn > 1 else 0.0
         out.append(Candidate(library="ring", schedule=sched, protocol=proto,
                              time=lat + n / (real_bus * ratio) + fill, choice=choice,
                              channels=used, fixed=lat,
@@ -559,54 +559,124 @@ def nccl_ring_net_hops(op, node_sizes):
     return laps * nn + best
 
 
-def ll_net_store_forward(rt, view, data, hops, channels):
-    """Seconds NCCL's network transport adds to an LL collective by sending each step whole.
+def net_store_forward(view, wire, hops, channels):
+    """Seconds NCCL's network transport adds by sending each network step whole.
 
-    The LL send buffer of NCCL's network transport is in host memory, and its proxy posts a
-    step to the network only once both flags of every 16-byte line of the step are set
-    (NVIDIA/nccl ``src/transport/net.cc`` ``sendProxyConnect`` / ``sendProxyProgress``, the
-    same at every tag v2.18.3-1 .. v2.30.7-1): at each network hop a step's lines leave only
-    after they are all written, where a cut-through pipeline would already be sending them.
-    So each of the ``hops`` network hops in series adds one step's lines at the NIC's
-    payload rate, shared by the ``channels`` that meet at one NIC (the ring search
-    spreads the channels over the node's NICs in turn). A step carries ``data`` bytes, at
-    most an LL step (NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS 8-byte words, 32 KiB),
-    as lines of :data:`fabric.PROTOCOLS` ``"LL"`` (``prims_ll.h`` ``waitSend``: the step's
-    size is its lines). 0 inside one node, or where the group's nodes have no NICs.
+    NCCL's network proxy posts a step to the network only once the GPU has written all of
+    it (NVIDIA/nccl ``src/transport/net.cc`` ``sendProxyProgress``, the same at every tag
+    v2.18.3-1 .. v2.30.7-1): LL's lines sit in host memory and the proxy waits for both flags
+    of every line; LL128 and Simple post the step's tail only after the whole step (LL128:
+    ``prims_ll128.h`` barrier, ``postSend``; Simple: ``prims_simple.h``, per slice of
+    ``sliceSteps`` steps). At each network hop the step's ``wire`` bytes leave only after they
+    are all written, where a cut-through pipeline would already be sending them: each of the
+    ``hops`` network hops in series adds one send at the NIC's payload rate, shared by the
+    ``channels`` that meet at one NIC (the ring search spreads the channels over the node's
+    NICs in turn). 0 inside one node, or where the group's nodes have no NICs.
 
-    Sixteen 8-GPU nodes with a 400G NIC per GPU (49.58 GB/s of payload), a 4 KiB step on one
-    channel, 8 hops (a tree over 16 nodes, up and down): 8 KiB of lines per hop.
+    Sixteen 8-GPU nodes with a 400G NIC per GPU (49.58 GB/s of payload), a 4 KiB LL step (8 KiB
+    of lines) on one channel, 8 hops (a tree over 16 nodes, up and down):
 
     >>> from types import SimpleNamespace
-    >>> from fabric import runtime
     >>> v = SimpleNamespace(n_nodes=16, ppn=8, nics_per_node=8, nic_bandwidth=49.58e9)
-    >>> round(ll_net_store_forward(runtime("nccl"), v, 4096, 8, 1) * 1e6, 3)
+    >>> round(net_store_forward(v, 8192, 8, 1) * 1e6, 3)
     1.322
     """
     if (hops <= 0 or view.n_nodes <= 1 or not view.nics_per_node
             or not view.nic_bandwidth > 0):
         return 0.0
-    ll = PROTOCOLS["LL"]
-    step = rt.factors["ll_lines_per_thread"] * rt.threads["LL"] * ll.payload
-    lines = math.ceil(min(step, data) / ll.payload) * ll.line
     nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
-    return hops * lines * math.ceil(channels / nics) / view.nic_bandwidth
+    return hops * wire * math.ceil(channels / nics) / view.nic_bandwidth
 
 
-def _ll_fill(rt, view, op, n, used, nc, hops):
-    """:func:`ll_net_store_forward` of an LL ring (``op``) or tree (``"tree"``) operation of
-    ``n`` bytes on ``used`` of ``nc`` channels: a ring all-reduce step carries the busiest
-    channel's bytes over the ranks (``all_reduce.h``), the others' steps the channel's. The
-    NICs are shared by the ``used`` channels NCCL picks for the size (``topoGetAlgoInfo``);
-    where the cell split leaves one of them empty or spills onto one more, that is not
-    followed, so the fill never falls as the size grows unless the busiest channel's bytes
-    do (NCCL's own sawtooth, :func:`nccl_channel_split`)."""
+def _tree_ll128_chunk(rt, view, n, channels):
+    """Data bytes of a tree LL128 chunk (``src/enqueue.cc`` ``calcCollChunking``, the same at
+    every tag v2.18.3-1 .. v2.30.7-1): an LL128 step's lines (``ll128_elems_per_thread`` x
+    NCCL_LL128_MAX_NTHREADS 8-byte words) less one flag word in 16, halved while
+    ``n / (channels x chunk) < (1 + log2i(nodes) + 0.1 ppn) x 64 / ppn`` and above 131072,
+    then while ``< ... x 16 / ppn`` and above 32768 (NCCL's integer division on the left).
+    Before 2.22 NCCL calls it with the operation's bytes and channels; from 2.22
+    (``scheduleCollTasksToPlan``) once per channel part with its bytes and one channel:
+    the caller passes which (:func:`net_send_bytes`).
+
+    >>> from types import SimpleNamespace
+    >>> from fabric import runtime
+    >>> v = SimpleNamespace(n_nodes=16, p=128)
+    >>> [_tree_ll128_chunk(runtime("nccl"), v, n, 16) for n in (2**20, 2**27, 2**30)]
+    [18000, 144000, 576000]
+    """
+    step = rt.factors["ll128_elems_per_thread"] * rt.threads["LL128"] * 8
+    chunk = step // 16 * 15
+    nn = view.n_nodes
+    ppn = view.p / nn
+    steps = 1 + _log2i(nn) + 0.1 * ppn
+    ch = max(1, int(channels))
+    while n // (ch * chunk) < steps * 64 / ppn and chunk > 131072:
+        chunk //= 2
+    while n // (ch * chunk) < steps * 16 / ppn and chunk > 32768:
+        chunk //= 2
+    return chunk
+
+
+def net_send_bytes(rt, view, algo, proto, data, n, channels, op="all-reduce"):
+    """Wire bytes NCCL's network proxy sends at once for a step of ``data`` bytes of an
+    ``n``-byte ``algo`` (``"ring"`` / ``"tree"``) operation in ``proto`` on ``channels``:
+
+    * LL: the step (at most NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS 8-byte words, 32
+      KiB) as 16-byte lines of 8 data bytes (``prims_ll.h`` ``waitSend``);
+    * LL128: the step (at most the chunk, :func:`_tree_ll128_chunk` for the tree) as warp
+      slices of ``ll128_warp_words`` 8-byte words, one in 16 a flag (``prims_ll128.h``
+      ``waitSend(divUp(nelem, DataEltPerSlice) * WireWordPerSlice * 8)``);
+    * Simple: one slice. The tree runs ``ProtoSimple<1, 1>`` (chunk = slice = a Simple
+      step, DEFAULT_BUFFSIZE / NCCL_STEPS; DEFAULT_BUFFSIZE_ARM in 2.18 on an Arm host); a
+      ring step of ``op`` carries at most ``simple_chunk_steps`` steps, cut into slices of
+      ``max(ceil(d / (16 x slices per chunk)) x 16, slice steps x step / 32)`` bytes
+      (``prims_simple.h`` genericOp; NCCL counts elements, taken here as bytes), and the
+      proxy sends a slice once its tail is posted: the first slice goes whole.
+
+    ``op`` names the ring's operation (its chunk and slice steps, ``collectives.h``:
+    all-reduce, all-gather and reduce-scatter NCCL_STEPS / 2 and / 4, broadcast and reduce
+    1 and 1).
+    """
+    if proto == "LL":
+        ll = PROTOCOLS["LL"]
+        step = rt.factors["ll_lines_per_thread"] * rt.threads["LL"] * ll.payload
+        return math.ceil(min(step, data) / ll.payload) * ll.line
+    if proto == "LL128":
+        # from 2.22 (split rule 2) the chunk follows the channel's own bytes
+        whole = (math.ceil(data), 1) if rt.split.get("rule") == 2 else (n, channels)
+        chunk = (_tree_ll128_chunk(rt, view, *whole) if algo == "tree" else
+                 rt.factors["ll128_elems_per_thread"] * rt.threads["LL128"] * 8 // 16 * 15)
+        wire = rt.factors["ll128_warp_words"] * 8
+        return math.ceil(min(chunk, data) / (wire // 16 * 15)) * wire
+    step = rt.factors["simple_step_arm" if view.arm_host else "simple_step"]
+    if algo == "tree":
+        return min(step, math.ceil(data))
+    if op in ("broadcast", "reduce"):
+        chunk_steps = slice_steps = 1
+    else:
+        chunk_steps = rt.factors["simple_chunk_steps"]
+        slice_steps = rt.factors["simple_slice_steps"]
+    d = min(math.ceil(data), step * chunk_steps)
+    per = chunk_steps // slice_steps
+    return min(d, max(-(-d // (16 * per)) * 16, step * slice_steps // 32))
+
+
+def _net_fill(rt, view, op, proto, n, used, nc, hops):
+    """:func:`net_store_forward` of a ring (``op``) or tree (``"tree"``) operation of ``n``
+    bytes in ``proto`` on ``used`` of ``nc`` channels: a ring all-reduce step carries the
+    busiest channel's bytes over the ranks (``all_reduce.h``), the others' steps (and the
+    tree's) the channel's, at most one network send (:func:`net_send_bytes`). The NICs are
+    shared by the ``used`` channels NCCL picks for the size (``topoGetAlgoInfo``); where the
+    cell split leaves one of them empty or spills onto one more, that is not followed, so the
+    fill never falls as the size grows unless the busiest channel's bytes do (NCCL's own
+    sawtooth, :func:`nccl_channel_split`)."""
     if view.n_nodes <= 1 or hops <= 0:
         return 0.0
     split_op = "all-reduce" if op == "tree" else op
-    busiest, _carrying = nccl_channel_split(rt, split_op, "LL", n, view.p, used, nc)
+    busiest, _carrying = nccl_channel_split(rt, split_op, proto, n, view.p, used, nc)
     data = math.ceil(busiest / view.p) if op == "all-reduce" else math.ceil(busiest)
-    return ll_net_store_forward(rt, view, data, hops, used)
+    wire = net_send_bytes(rt, view, "tree" if op == "tree" else "ring", proto, data, n, used, op)
+    return net_store_forward(view, wire, hops, used)
 
 
 def _tree_schedule_ratio(view, B):
@@ -672,9 +742,10 @@ def _nccl_tree(rt, view, n, ops):
         # basis can never raise it (review S13-R3)
         caps = _tree_busbw(rt, view, proto, math.inf, eff)
         alg = min(sched * eff / nc * _tree_factor(rt, view, proto), caps * 0.5) * corr
-        # LL across nodes: each network hop, up and down the tree, sends a step whole
-        fill = _ll_fill(rt, view, "tree", n, picked, nc, 2 * nccl_tree_net_depth(nn)) if (
-            proto == "LL" and nn > 1) else 0.0
+        # across nodes each network hop, up and down the tree, sends a step whole (every
+        # protocol: net.cc sends a step once the GPU has written all of it)
+        fill = _net_fill(rt, view, "tree", proto, n, picked, nc,
+                         2 * nccl_tree_net_depth(nn)) if nn > 1 else 0.0
         out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
                              time=lat + n / alg + fill, choice=choice, channels=used,
                              fixed=lat))
@@ -834,7 +905,8 @@ def nccl_switch_channels(rt, lanes, arch, nvls=False):
       GB/s, or below 50 GB/s with more than 4 channels; pass 2 raises the speed while the
       channels still fit;
     * ``src/graph/connect.cc`` ``ncclTopoPostset``: channels x 2 (at most MAXCHANNELS), raised to
-      the NVLS channels when NVLS runs (``nvls``: that count, or False).
+      the NVLS channels when NVLS runs in 2.20.3-2.27.7 (``nvls``: that count, or False; the
+      caller passes False for other releases, ``factors["nvls_raises_ring"]``).
 
     >>> from fabric import runtime
     >>> [nccl_switch_channels(runtime("nccl"), k, a) for k, a in

@@ -19,10 +19,15 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     tokens bound for the sender's own node never touch the NIC. Inside one node
     (intranode kernels) a token goes once to each destination GPU over NVLink.
     RDMA and NVLink stages are pipelined through chunked ring buffers, so the
-    slower stage sets the time. A separate ``notify`` kernel exchanges the
-    counts first; DeepEP's own benchmark times ``dispatch`` without it
-    (``tests/legacy/test_internode.py`` times the kernels named ``dispatch`` and
-    ``notify`` separately), so it is a kernel of its own here.
+    slower stage sets the time. Each phase runs a notify kernel first (the
+    dispatch's counts, or with a cached handle only the buffer clean-up; the
+    combine's ``cached_notify_combine`` / ``cached_notify``), which synchronises
+    the ranks twice, before and after cleaning: two kernels and two
+    synchronisations per phase (DeepEP ebfe47e ``csrc/deep_ep.cpp``,
+    ``csrc/kernels/intranode.cu``, ``internode.cu``; session 16). The legacy
+    table was timed with CUDA events around each call (``tests/utils.py``
+    ``bench`` up to 2025-07; later tests time the kernels named ``dispatch``
+    and ``notify`` apart with ``bench_kineto``), so both kernels are in it.
 ``"deepep-low-latency"``
     DeepEP's low-latency kernels (``csrc/kernels/legacy/internode_ll.cu``):
     **every (token, expert) copy** is its own message straight to the expert's
@@ -582,16 +587,25 @@ _PPLX = "perplexityai/pplx-kernels"
 EXCHANGE_KERNELS = {k.name: k for k in (
     ExchangeKernel(
         "deepep-normal", dedup="node", forwarding=True, scale_out=True, pipelined=True,
-        local_copy=False, kernels=(2, 1), syncs=(1, 1),
+        local_copy=False, kernels=(2, 2), syncs=(2, 2),
         sources=(
             ("dedup", (f"{_DEEPEP} docs/legacy.md and csrc/kernels/legacy/internode.cu: RDMA "
                       "once per destination node to the rail peer, NVLink fan-out inside the "
                       "node; tests/legacy/test_internode.py counts RDMA bytes per (token, node)")),
-            ("kernels", (f"{_DEEPEP} csrc/kernels/legacy: notify_dispatch + dispatch; combine "
-                        "reuses the dispatch layout (one kernel)")),
-            ("syncs", (f"{_DEEPEP}: one wait for the peers' tail pointers per phase; costed "
-                       "as the symmetric-memory kernel floor inside one node, one NCCL LL step "
-                       "across the network (assumption, EXCHANGE_SYNC)")),
+            ("kernels", (f"{_DEEPEP} csrc/deep_ep.cpp at ebfe47e (the V1 table's commit; the "
+                        "same in csrc/kernels/legacy at dd758ca): dispatch = (cached_)"
+                        "notify_dispatch + dispatch; combine = cached_notify_combine "
+                        "(intranode) or cached_notify (internode) + combine ('Launch barrier "
+                        "and reset queue head and tail'): two kernels each (session 16; the "
+                        "combine's notify kernel was missed before)")),
+            ("syncs", (f"{_DEEPEP} csrc/kernels/intranode.cu and internode.cu at ebfe47e: each "
+                       "notify kernel synchronises the ranks twice, 'barrier before cleaning' "
+                       "and 'barrier after cleaning' (barrier_device over NVLink; across nodes "
+                       "also two nvshmem_barrier_all over RDMA, in parallel); the data kernel "
+                       "then streams behind the peers' tail pointers (overlapped with the "
+                       "transfer); costed as the symmetric-memory kernel floor + one flag "
+                       "round trip inside one node, two NCCL LL steps across the network "
+                       "(assumption, EXCHANGE_SYNC)")),
             ("release_fence", (f"{_DEEPEP} csrc/kernels/legacy/intranode.cu (dd758ca): the "
                                "senders copy tokens into the peer's channel buffer with "
                                "st_na_global, then publish the channel tail with "

@@ -266,8 +266,8 @@ class Runtime:
             table = getattr(self, field)
             for key, value in table.items():
                 k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
-                u = unit if field not in ("p2p", "search", "split") else _P2P_UNITS.get(
-                    key[0] if isinstance(key, tuple) else key, "")
+                u = unit if field not in ("p2p", "search", "split", "factors") else (
+                    _P2P_UNITS.get(key[0] if isinstance(key, tuple) else key, unit))
                 out.append(Parameter(f"{self.name}.{field}.{k}", value, u,
                                      src.get(field, "")))
         if self.max_channels:
@@ -308,7 +308,7 @@ def _check_split(name, q):
 _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
               "nvlink_bw": "B/s", "intra_speeds": "B/s", "dup_below": "B/s",
               "dup_slow_below": "B/s", "min_traffic": "B", "cell": "B", "align": "B",
-              "byte_align": "B"}
+              "byte_align": "B", "simple_step": "B", "simple_step_arm": "B"}
 
 
 def _arch_table(values, scale):
@@ -372,7 +372,18 @@ _NCCL = Runtime(
              "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85,
              "nvls_multi_host": 1, "nvls_tree_correction_blackwell_x86": 1,
              # LL lines per thread per step (device.h NCCL_LL_LINES_PER_THREAD)
-             "ll_lines_per_thread": 8},
+             "ll_lines_per_thread": 8,
+             # LL128 words per thread per step, and per warp slice (device.h, prims_ll128.h);
+             # a Simple step (init.cc DEFAULT_BUFFSIZE / NCCL_STEPS; on an Arm host in 2.18
+             # DEFAULT_BUFFSIZE_ARM / NCCL_STEPS)
+             "ll128_elems_per_thread": 120, "ll128_warp_words": 256,
+             "simple_step": 524288, "simple_step_arm": 524288,
+             # a ring Simple chunk and slice in steps (collectives.h ALLREDUCE_CHUNKSTEPS,
+             # ALLREDUCE_SLICESTEPS; all-gather and reduce-scatter the same)
+             "simple_chunk_steps": 4, "simple_slice_steps": 2,
+             # the ring's channels raised to the NVLS channels where NVLS runs (connect.cc
+             # ncclTopoPostset, 2.20-2.27 only)
+             "nvls_raises_ring": 0},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -462,7 +473,22 @@ _NCCL = Runtime(
          "v2.18.3-1 .. v2.30.7-1): an LL step is 8 lines x NCCL_LL_MAX_NTHREADS 512 = 4096 "
          "16-byte lines, 32 KiB of data (src/init.cc DEFAULT_LL_BUFFSIZE / NCCL_STEPS; "
          "prims_ll.h stepLines), which the network proxy sends whole "
-         "(analysis._runtime_cost.ll_net_store_forward; src/transport/net.cc)"),
+         "(analysis._runtime_cost.net_store_forward; src/transport/net.cc); "
+         "NCCL_LL128_ELEMS_PER_THREAD 120 (ll128_elems_per_thread: an LL128 step is 120 x "
+         "NCCL_LL128_MAX_NTHREADS 640 8-byte words, init.cc DEFAULT_LL128_BUFFSIZE / "
+         "NCCL_STEPS; its chunk 15/16 of it, enqueue.cc calcCollChunking) and a warp slice of "
+         "WARP_SIZE 32 x NCCL_LL128_SHMEM_ELEMS_PER_THREAD 8 = 256 words (ll128_warp_words; "
+         "prims_ll128.h WireWordPerSlice, the size waitSend posts), both at every tag v2.18.3-1 "
+         ".. v2.30.7-1; a Simple step DEFAULT_BUFFSIZE (1 << 22) / NCCL_STEPS 8 = 524288 B "
+         "(simple_step, every tag; simple_step_arm on an Arm host: DEFAULT_BUFFSIZE_ARM "
+         "(1 << 20) / 8 = 131072 B at v2.18.3-1 / v2.18.5-1, the ARM default absent from "
+         "v2.19.3-1; src/init.cc computeBuffSizes); LL128 and Simple steps also leave for the "
+         "network only when whole (net.cc sendProxyProgress waits for the tail the GPU posts "
+         "after the step: prims_ll128.h postSend, prims_simple.h); a ring Simple chunk of "
+         "NCCL_STEPS / 2 = 4 steps cut into slices of NCCL_STEPS / 4 = 2 steps "
+         "(simple_chunk_steps, simple_slice_steps: src/include/collectives.h "
+         "ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS, ALLGATHER_*, REDUCESCATTER_*; "
+         "BROADCAST_* and REDUCE_* 1; every tag v2.18.3-1 .. v2.30.7-1)"),
         ("tree_correction", _TUNING + " treeCorrectionFactor (powers of two, 64 B to 256 MB)"),
         ("threads", ("NVIDIA/nccl src/include/device.h NCCL_LL_MAX_NTHREADS 512, "
          "NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512")),
@@ -516,7 +542,9 @@ _NCCL = Runtime(
          "nChannels x speed reaches the total; ncclTopoDupChannels: no doubling below 25 GB/s "
          "(dup_below) nor, on sm > 80, below 50 GB/s (dup_slow_below) with more than 4 channels "
          "(dup_slow_channels); src/graph/connect.cc ncclTopoPostset: channels x 2, at most "
-         "MAXCHANNELS, raised to the NVLS channels when NVLS runs "
+         "MAXCHANNELS, raised to the NVLS channels when NVLS runs in 2.20.3-2.27.7 only "
+         "(factors nvls_raises_ring; 'if (comm->nChannels < comm->nvlsChannels)' absent at "
+         "v2.18.3-1 .. v2.19.4-1 and from v2.28.3-1; modelled in one node, not across nodes) "
          "(analysis._runtime_cost.nccl_switch_channels). Several nodes "
          "(analysis._runtime_cost.nccl_net_channels): sm90SpeedArrayInter / "
          "sm100SpeedArrayInter; ncclTopoSearchInit: start at the first speed not above the best "
@@ -911,6 +939,14 @@ _NCCL_HISTORY = {
     # NVLS (and so NVLS-tree) off on a communicator of several hosts in 2.20.x only
     # (nvls.cc ncclNvlsInit 'comm->nNodes > 1 || comm->MNNVL', v2.20.3-1 / v2.20.5-1)
     ("factors", "nvls_multi_host"): (((2, 18, 3), 1), ((2, 20, 0), 0), ((2, 21, 0), 1)),
+    # a Simple step on an Arm host: DEFAULT_BUFFSIZE_ARM 1 MiB / 8 in 2.18 (init.cc), 4 MiB / 8
+    # from 2.19
+    ("factors", "simple_step_arm"): (((2, 18, 3), 131072), ((2, 19, 0), 524288)),
+    # connect.cc ncclTopoPostset raises the ring channels to the NVLS channels ('if
+    # (comm->nChannels < comm->nvlsChannels) copyChannels') from 2.20.3 to 2.27.7; absent at
+    # 2.18.3-2.19.4 and from 2.28.3 (its release notes: 'Decreased max CTA count from 32 to 16
+    # on Blackwell')
+    ("factors", "nvls_raises_ring"): (((2, 18, 3), 0), ((2, 20, 0), 1), ((2, 28, 0), 0)),
     # NVLS-tree bandwidth corrected by size as the tree's on Blackwell x86 hosts: from 2.29.2
     ("factors", "nvls_tree_correction_blackwell_x86"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
     # tree busBw x .85 when the tree graph is the simple TREE pattern: from 2.26.2 (tuning.cc)

@@ -186,7 +186,11 @@ KNOWN_MISSES = {
         "NVIDIA/nccl issue 1940, + one LL step + the bytes) against 7.6 us measured. The "
         "host issues 16 ncclSend/ncclRecv calls and one launch per iteration; if that is "
         "the 7.6 us (host-bound, as the -g N rows), it is ~0.3 us per call beyond the "
-        "launch: no published per-call figure on a named Hopper/Blackwell host"),
+        "launch: no published per-call figure on a named Hopper/Blackwell host. Session 16 "
+        "(2.28.7's own code): ncclAlltoAll (new in 2.28.3) enqueues the same grouped sends "
+        "and receives; 16 B per peer run LL on one channel per round, the 8 rounds on 8 "
+        "channels (reverseBits of the round), one work per CTA, no barrier between rounds "
+        "(sendrecv.h), round 0 a local copy: the kernel is the 2-rank send/recv's"),
     "cw-nvl72-ar-512m": (
         "72-GPU NVLS under NCCL 2.25.1 (the release tagged by the source's date, 2025-02-20: "
         "32 NVLS channels on Blackwell): with NCCL's pipeline fill (2 iterations of 3 stages) "
@@ -203,8 +207,9 @@ KNOWN_MISSES = {
     # waits of ProcessGroupNCCL, an eager kernel boundary above the CUDA-graph 1.3 us) has no
     # sourced figure; the model's 1 KiB -> 16 KiB ramp (3.5 us) is still steeper than the
     # measured 1.2 us
-    # nccl1801-gb200-3x4-tree-ar / -3x8-tree-ar: within 25% since session 13 (223.4 vs 234.4,
-    # 466.6 vs 485.7 GB/s; 4-5% slow). NCCL 2.27.3's tuner still CHOOSES (its tree below its
+    # nccl1801-gb200-3x4-tree-ar / -3x8-tree-ar: within 25% since session 13 (223.1 vs 234.4,
+    # 465.5 vs 485.7 GB/s; 4-5% slow; session 16: the Simple step each network hop sends
+    # whole, 4 hops x 512 KiB, 223.4 -> 223.1 and 466.6 -> 465.5, a correction away). NCCL 2.27.3's tuner still CHOOSES (its tree below its
     # ring here, as the source's default run chose the ring); the tree is TIMED by the schedule
     # it runs (lead's decision, session 13): NCCL's double binary tree over the 3 nodes
     # (src/graph/trees.cc, connect.cc connectTrees) makes each tree a chain, so the busiest
@@ -222,7 +227,7 @@ KNOWN_MISSES = {
         "128 cache lines the GPU just wrote over PCIe, per network hop; the measured +14.5 us "
         "over 8 hops would be 14 ns per cache line, and no sourced CPU read rate of "
         "DMA-written host memory prices it. Session 15: the step sent whole is priced "
-        "(analysis._runtime_cost.ll_net_store_forward: 8 hops x 8 KiB of lines at the NIC's "
+        "(analysis._runtime_cost.net_store_forward: 8 hops x 8 KiB of lines at the NIC's "
         "payload rate, +1.32 us): 57.29 -> 58.60 us (33.7% -> 30.7%); the scan's rate is "
         "still unsourced"),
 }

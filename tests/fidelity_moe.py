@@ -115,7 +115,7 @@ def _trtllm(tokens, phase):
 CASES = {
     "deepep-v1-ep8-normal-dispatch": _deepep("deepep-normal", 4096, "dispatch", "recv"),
     "deepep-v1-ep8-normal-combine": _deepep("deepep-normal", 4096, "combine", "recv"),
-    # EP16 (32-33% fast): the model binds the NVLink fan-out at NCCL's per-link rate, as DeepEP's maintainer
+    # EP16 (31-33% fast): the model binds the NVLink fan-out at NCCL's per-link rate, as DeepEP's maintainer
     # does (issue #285: at 43 GB/s RDMA the NVLink traffic exceeds 140 GB/s, 'making NVLink the bottleneck');
     # the model's per-link rate (20.6 GB/s) is above what the kernel reaches (~15 GB/s per link). Published
     # 2-node runs on 18-NVLink chips spread from 38-44 (issue #493, H200, pre-PR-#130 IBRC code) to 62

@@ -465,9 +465,10 @@ def _brute_round_trip(f, ep):
        st.sampled_from([0.0, 1.3e-6, 5e-6]), st.sampled_from([1, 64]))
 def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
     """fixed = barriers + (kernels - 1) x gap + serial chain, per phase, for every kernel:
-    across the network each barrier is one NCCL LL step over the NET hop; the gap adds to
-    the time one for one (nothing else moves); only a kernel with a counted chain
-    (one-sided) has one."""
+    across the network each barrier is one NCCL LL step over the NET hop (DeepEP normal's
+    notify kernels synchronise twice per phase, session 16; in one domain a further barrier
+    is one flag round trip); the gap adds to the time one for one (nothing else moves); only
+    a kernel with a counted chain (one-sided) has one."""
     from fabric import EXCHANGE_SYNC, runtime, runtime_arch
     f = h800(2) if exchange_kernel(kernel).scale_out else topologies.build("dgx-h100")
     ep = 16 if exchange_kernel(kernel).scale_out else 8
@@ -479,12 +480,13 @@ def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
         barrier = EXCHANGE_SYNC["base"].value + EXCHANGE_SYNC["network"].value
     else:
         barrier = runtime("symmetric-memory").kernel_floor[runtime_arch(f)]
+    further = barrier if r.nodes > 1 else _brute_round_trip(f, ep)
     for ph, ph0, n, syncs in ((r.dispatch_phase, r0.dispatch_phase, k.kernels[0], k.syncs[0]),
                               (r.combine_phase, r0.combine_phase, k.kernels[1], k.syncs[1])):
-        assert syncs == 1
+        assert syncs == (2 if kernel == "deepep-normal" else 1)
         assert ph.kernel_gaps == pytest.approx((n - 1) * gap, abs=1e-18)
-        assert ph.fixed == pytest.approx(barrier + (n - 1) * gap + ph.chain + ph.fence,
-                                         rel=1e-12)
+        assert ph.fixed == pytest.approx(barrier + (syncs - 1) * further + (n - 1) * gap
+                                         + ph.chain + ph.fence, rel=1e-12)
         assert ph.time - ph0.time == pytest.approx((n - 1) * gap, abs=1e-15)
         assert (ph.chain > 0) == any(k.chain)
         assert ph.fence == 0.0 or r.nodes == 1     # across the network: inside EXCHANGE_SYNC
@@ -1658,3 +1660,37 @@ def test_deepep_v2_rows_are_one_kernels_duration(row_id):
     d = moe_exchange(f, "deepseek-v3", 8192, ep, kernel="deepep-normal",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     assert d.dispatch_phase.kernel_gaps == pytest.approx(analysis.GRAPH_KERNEL_OVERHEAD.value)
+
+
+@pytest.mark.parametrize("nodes", [1, 2, 4])
+def test_deepep_normal_phases_count_the_v1_notify_kernels(nodes):
+    """DeepEP V1 (ebfe47e, the legacy table's code; the same at dd758ca): each phase runs a
+    notify kernel before its data kernel (dispatch: (cached_)notify_dispatch / cached_notify;
+    combine: cached_notify_combine / cached_notify, 'Launch barrier and reset queue head and
+    tail'), and each notify kernel synchronises the ranks twice ('barrier before cleaning',
+    'barrier after cleaning'). So both phases pay: the first sync (the kernel floor in one
+    node, one EXCHANGE_SYNC across the network) + one further sync (a flag round trip in one
+    node, another EXCHANGE_SYNC across) + one boundary between the two kernels; in one node
+    the release fence too. Reference by hand from the Parameters."""
+    k = exchange_kernel("deepep-normal")
+    assert k.kernels == (2, 2) and k.syncs == (2, 2)
+    f = h800(nodes)
+    ep = 8 * nodes
+    r = moe_exchange(f, "deepseek-v3", 4096, ep, kernel="deepep-normal",
+                     dispatch_bytes=1 + 4 / 128, combine_bytes=2,
+                     routing=f"node-limited:{min(nodes, 4)}")
+    gap = analysis.GRAPH_KERNEL_OVERHEAD.value
+    if nodes == 1:
+        floor = runtime("symmetric-memory").kernel_floor["hopper"]
+        trip = analysis.peer_round_trip(f, list(f.endpoints[:ep]))
+        want = floor + trip + gap
+        for ph in (r.dispatch_phase, r.combine_phase):
+            assert ph.fence > 0
+            assert ph.fixed == pytest.approx(want + ph.fence, rel=1e-12)
+    else:
+        from fabric import EXCHANGE_SYNC
+        sync = EXCHANGE_SYNC["base"].value + EXCHANGE_SYNC["network"].value
+        for ph in (r.dispatch_phase, r.combine_phase):
+            assert ph.fixed == pytest.approx(2 * sync + gap, rel=1e-12)
+    for ph in (r.dispatch_phase, r.combine_phase):
+        assert ph.kernel_gaps == pytest.approx(gap)

@@ -1498,10 +1498,12 @@ def test_simple_tree_pattern_reads_the_nics_pcie_switch(servers, gpus, share, ch
     assert view(f).simple_tree or not view(f0).simple_tree
 
 
-def test_rail_pix2_runs_the_balanced_tree():
+def test_rail_pix2_runs_the_balanced_tree(monkeypatch):
     # 2 servers of 8 B200, two GPUs and two NICs per PCIe switch: NCCL 2.27.3's tree has no
     # x .85 (its 16 GiB Simple time equals 2.25.1's, which had no factor); one NIC per GPU
-    # (pix=1, the default) keeps it
+    # (pix=1, the default) keeps it. The network's whole-step sends (session 16) are taken out:
+    # they follow the channels per NIC, which differ between the two releases' searches
+    _no_ll_fill(monkeypatch)
     big = 16 * 2**30
     times = {}
     for pix in (1, 2):
@@ -1759,11 +1761,13 @@ def test_switch_channels_are_nccls_logged_counts():
 
 
 @settings(max_examples=20, deadline=None)
-@given(spec=st.sampled_from(["dgx-h100", "hgx-h800", "hgx-b200"]), data=st.data())
-def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec, data):
+@given(spec=st.sampled_from(["dgx-h100", "hgx-h800", "hgx-b200"]),
+       release=st.sampled_from(["2.21.5", "2.27.7", "2.30.7"]), data=st.data())
+def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec, release, data):
     # degraded fabrics are first-class: lanes lost on one GPU's switch bundles lower the
     # channels of the whole node (every ring channel crosses every GPU: the least-connected
-    # GPU decides); reference: the step-by-step search on the counted lanes
+    # GPU decides); reference: the step-by-step search on the counted lanes, raised to the
+    # NVLS channels in 2.20-2.27 only (connect.cc; session 16)
     from analysis._collectives import _GroupView, _resolve_ranks
     from fabric import runtime_arch
     f = topologies.build(spec)
@@ -1779,16 +1783,18 @@ def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec,
     view = _GroupView(d, "all-reduce", nodes, idx, None, None, True)
     least = min(sum(e.get("lanes", 1) for w, e in d.graph[r].items()
                     if d.graph.nodes[w].get("kind") == "switch") for r in d.endpoints)
-    rt = runtime("nccl")
+    rt = runtime(f"nccl@{release}")
     arch = runtime_arch(d)
     reduces = all(d.graph.nodes[w].get("reduction") for r in d.endpoints for w in d.graph[r]
                   if d.graph.nodes[w].get("kind") == "switch")
+    raises = release != "2.30.7"
     want = _brute_switch_channels(least, rt.search[("nvlink_bw", arch)] / 1e9,
                                   [x / 1e9 for x in rt.search[("intra_speeds", arch)]],
-                                  rt.max_channels, rt.nvls[("channels", arch)] if reduces else 0)
+                                  rt.max_channels,
+                                  rt.nvls[("channels", arch)] if reduces and raises else 0)
     # (not monotone in the lanes: the search keeps the best channels x speed, so 11 NVLink4
     # lanes give 15 x 15 GB/s -> 30 channels, more than 18 lanes' 24)
-    assert view.channels == want
+    assert view.nccl_channels(rt) == want
 
 
 def _p2p_time(f, ranks, n, release):
@@ -2185,13 +2191,25 @@ def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, r
     start = data.draw(st.integers(1, 3000))
     sizes = [nr * (start + 517 * i) for i in range(40)]
     prev = {}
+
+    def bare(n):
+        # the candidates without the network's whole-step sends (sessions 15-16, checked on
+        # their own): the transfer is then exactly the busiest channel's bytes
+        saved = rc.net_store_forward
+        try:
+            rc.net_store_forward = lambda *a: 0.0
+            return {(c.library, c.protocol): c for c in rc.nccl_candidates(
+                rt, view, op, n, "auto", 1)[0]}
+        finally:
+            rc.net_store_forward = saved
+
     for n in sizes:
         try:
             tried, _why = rc.nccl_candidates(rt, view, op, n, "auto", 1)
         except (NotApplicableError, RoutingError):
             return
-        big = {(c.library, c.protocol): c for c in rc.nccl_candidates(
-            rt, view, op, 2**34, "auto", 1)[0] if c.library in ("ring", "tree")}
+        big = {k: c for k, c in bare(2**34).items() if c.library in ("ring", "tree")}
+        plain = bare(n)
         for c in tried:
             if c.library not in ("ring", "tree") or c.schedule == "multi-ring":
                 continue
@@ -2213,8 +2231,10 @@ def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, r
                                                 bused, nc)
                 sched = (b.time - b.fixed) / ((b.choice - b.fixed) * nc * max(bcounts) / 2**34)
             if c.protocol != "LL":
-                assert c.time - c.fixed == pytest.approx(
-                    (c.choice - c.fixed) * nc * busiest / count * sched, rel=1e-9), (c.label, n)
+                c0 = plain[(c.library, c.protocol)]
+                assert c0.time - c0.fixed == pytest.approx(
+                    (c0.choice - c0.fixed) * nc * busiest / count * sched, rel=1e-9), (
+                    c.label, n)
             key = (c.library, c.protocol)
             if key in prev:
                 t0, b0 = prev[key]
@@ -2654,7 +2674,7 @@ def test_tree_time_keeps_the_tuners_ll_cap_hand_count():
     want = (rt.ll_max_bw[("x86", 2)] * rt.factors["tree_simple_pattern"] * 0.5
             * rt.tree_correction["LL"][11])
     assert want == pytest.approx(4.335e9, rel=1e-12)
-    # plus the network's LL store-and-forward (session 15, ll_net_store_forward): 16 channels
+    # plus the network's LL store-and-forward (session 15, net_store_forward): 16 channels
     # of 8 KiB (16 KiB of lines each), two per NIC (8 NICs), 8 hops (tree depth 4 over 16
     # nodes, up and down) at one NIC's payload rate
     fill = 8 * 2 * 16384 / _view(f).nic_bandwidth
@@ -2671,7 +2691,7 @@ def _view(f, ranks=None, op="all-reduce"):
 
 def _no_ll_fill(monkeypatch):
     from analysis import _runtime_cost as rc
-    monkeypatch.setattr(rc, "ll_net_store_forward", lambda *a: 0.0)
+    monkeypatch.setattr(rc, "net_store_forward", lambda *a: 0.0)
 
 
 def test_ll_network_store_forward_hand_count(monkeypatch):
@@ -2691,6 +2711,54 @@ def test_ll_network_store_forward_hand_count(monkeypatch):
     # the time only: the tuner's choice, its channels and the fixed part are NCCL's own
     assert (b.algorithm, b.protocol, b.channels, b.fixed) == (
         a.algorithm, a.protocol, a.channels, a.fixed)
+
+
+def test_tree_ll128_and_simple_network_store_forward_hand_count(monkeypatch):
+    # session 16: net.cc sends LL128 and Simple steps whole too (the proxy isends a step once
+    # the GPU posts its tail, after the whole step: prims_ll128.h postSend, prims_simple.h).
+    # cluster-128 (16 H100 nodes x 8, a 400G NIC per GPU), 2.30.7, the tree over 16 nodes is 4
+    # deep: 8 network hops in series (up, then down), 16 channels, two per NIC
+    f = topologies.build("cluster-128")
+    nic = _view(f).nic_bandwidth
+    # 1 GiB tree/Simple: a step of 512 KiB (DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS 8)
+    a = cost(f, "all-reduce", 2**30, runtime="nccl@2.30.7", algorithm="double-binary-tree")
+    # 1 MiB tree/LL128: the busiest channel's 64 KiB; calcCollChunking (from 2.22 per channel
+    # part: 65536 B, one channel; nsteps 1 + 4 + 0.8 = 5.8, ppn 8) halves the 576,000 B chunk
+    # to 72,000 (64 x 5.8 / 8 = 46.4 > 0) and then to 18,000 (16 x 5.8 / 8 = 11.6 > 3), sent
+    # as 10 warp slices of 2048 B
+    b = cost(f, "all-reduce", 2**20, runtime="nccl@2.30.7", algorithm="double-binary-tree")
+    assert (a.protocol, a.channels, b.protocol, b.channels) == ("Simple", 16, "LL128", 16)
+    _no_ll_fill(monkeypatch)
+    a0 = cost(f, "all-reduce", 2**30, runtime="nccl@2.30.7", algorithm="double-binary-tree")
+    b0 = cost(f, "all-reduce", 2**20, runtime="nccl@2.30.7", algorithm="double-binary-tree")
+    assert a.time - a0.time == pytest.approx(8 * 524288 * 2 / nic, rel=1e-9)
+    assert a.time - a0.time == pytest.approx(168.8e-6, rel=1e-3)
+    assert b.time - b0.time == pytest.approx(8 * 10 * 2048 * 2 / nic, rel=1e-9)
+    # the time only: the choice, the channels and the fixed part are NCCL's own
+    for x, y in ((a, a0), (b, b0)):
+        assert (x.algorithm, x.protocol, x.channels, x.fixed) == (
+            y.algorithm, y.protocol, y.channels, y.fixed)
+
+
+def test_simple_network_step_on_an_arm_host_in_2_18(monkeypatch):
+    # NCCL 2.18's init.cc gives an Arm host a 1 MiB Simple buffer (DEFAULT_BUFFSIZE_ARM), a
+    # 128 KiB step; from 2.19 every host 4 MiB, a 512 KiB step. Two GB200 trays (a Grace host:
+    # Arm) of 4 GPUs, 4 NICs each: the tree over 2 nodes is 1 deep, 2 hops
+    f = topologies.build("rail:servers=2,gpus=4,chip=gb200")
+    nic = _view(f).nic_bandwidth
+    got = {}
+    for rel in ("2.18.5", "2.19.3"):
+        r = cost(f, "all-reduce", 2**30, runtime=f"nccl@{rel}", algorithm="double-binary-tree")
+        assert r.protocol == "Simple"
+        got[rel] = r
+    with monkeypatch.context() as m:
+        _no_ll_fill(m)
+        base = {rel: cost(f, "all-reduce", 2**30, runtime=f"nccl@{rel}",
+                          algorithm="double-binary-tree") for rel in got}
+    for rel, step in (("2.18.5", 131072), ("2.19.3", 524288)):
+        per_nic = math.ceil(got[rel].channels / 4)
+        assert got[rel].time - base[rel].time == pytest.approx(2 * step * per_nic / nic,
+                                                               rel=1e-9), rel
 
 
 def test_ll_network_fill_never_falls_where_the_busiest_channel_rises():
@@ -2753,6 +2821,20 @@ def test_tree_net_depth_brute_force(n_nodes):
     assert nccl_tree_net_depth(n_nodes) == want
 
 
+def _tree_ll128_chunk_brute(release, nodes, ranks, n, channels, data):
+    # NCCL's calcCollChunking lines for the tree in LL128: 120 x 640 words of 8 B a step, 15 of
+    # every 16 data; halve while bytes / (channels x chunk) < nsteps x 64 / ppn and > 131072,
+    # then x 16 and > 32768; from 2.22 called per channel part (its bytes, one channel)
+    chunk = 120 * 640 * 8 // 16 * 15
+    ppn = ranks / nodes
+    nsteps = 1 + (nodes.bit_length() - 1) + 0.1 * ppn
+    nbytes, nch = (data, 1) if tuple(map(int, release.split("."))) >= (2, 22) else (n, channels)
+    for lim, floor in ((64, 131072), (16, 32768)):
+        while nbytes // (nch * chunk) < nsteps * lim / ppn and chunk > floor:
+            chunk //= 2
+    return chunk
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 5), st.sampled_from((1, 2, 4, 8)),
        st.sampled_from(("2.18.3", "2.20.5", "2.23.4", "2.27.3", "2.30.7")),
@@ -2762,7 +2844,10 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
     # every LL ring / tree candidate across nodes pays, per network hop in series (walked on
     # the ring, or down the trees), its busiest channel's step (at most 32 KiB of data) as
     # 16-byte lines of 8 data bytes, times the picked channels per NIC, at one NIC's
-    # payload rate; LL128 / Simple and one-node groups pay nothing; degraded fabrics alike
+    # payload rate; so do LL128 (the step: the ring's 576,000 B chunk, the tree's by
+    # calcCollChunking's lines, as warp slices of 2048 B per 1920 B) and Simple (the tree's
+    # 512 KiB step; the ring's first slice of its step, prims_simple.h) candidates (session
+    # 16); one-node groups pay nothing; degraded fabrics alike
     from analysis import _runtime_cost as rc
     if servers * gpus < 2:
         return
@@ -2776,34 +2861,45 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
         n -= n % view.p or 0
         n = max(n, view.p)
     got, _why = rc.nccl_candidates(rt, view, op, n, "auto", 1)
-    saved = rc.ll_net_store_forward
+    saved = rc.net_store_forward
     try:
-        rc.ll_net_store_forward = lambda *a: 0.0
+        rc.net_store_forward = lambda *a: 0.0
         base, _why = rc.nccl_candidates(rt, view, op, n, "auto", 1)
     finally:
-        rc.ll_net_store_forward = saved
+        rc.net_store_forward = saved
     base = {(c.library, c.protocol): c for c in base}
     sizes = [int(k) for k in view.node_ranks()]
     nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
     for c in got:
         b = base[(c.library, c.protocol)]
         assert (c.choice, c.fixed, c.channels) == (b.choice, b.fixed, b.channels)
-        if c.protocol != "LL" or view.n_nodes == 1 or c.library not in ("ring", "tree"):
+        if view.n_nodes == 1 or c.library not in ("ring", "tree"):
             assert c.time == b.time
             continue
         if c.library == "ring":
             hops = _ring_net_hops_brute(op, sizes)
         else:
             hops = 2 * max(_tree_depth_brute(t) for t in rc.nccl_dtree(view.n_nodes))
-        picked = rc._channels_used(rt, "LL", rc.comm_channels(rt, view), n,
-                                   view.p if c.library == "ring" else 1)
+        proto = c.protocol
+        picked = rc._channels_used(rt, proto, rc.comm_channels(rt, view), n,
+                                   view.p if (c.library, proto) == ("ring", "LL") else 1)
         busiest, _carrying = rc.nccl_channel_split(
-            rt, op if c.library == "ring" else "all-reduce", "LL", n, view.p, picked,
+            rt, op if c.library == "ring" else "all-reduce", proto, n, view.p, picked,
             rc.comm_channels(rt, view))
         data = math.ceil(busiest / view.p) if (c.library, op) == ("ring", "all-reduce") else (
             math.ceil(busiest))
-        lines = 16 * math.ceil(min(32768, data) / 8)
-        want = hops * lines * math.ceil(picked / nics) / view.nic_bandwidth
+        if proto == "LL":
+            wire = 16 * math.ceil(min(32768, data) / 8)
+        elif proto == "LL128":
+            chunk = 576000 if c.library == "ring" else _tree_ll128_chunk_brute(
+                release, view.n_nodes, view.p, n, picked, data)
+            wire = 2048 * math.ceil(min(chunk, data) / 1920)
+        elif c.library == "tree":
+            wire = min(524288, data)
+        else:   # the ring's chunk of 4 steps in slices of 2 (all-reduce, all-gather)
+            d = min(data, 4 * 524288)
+            wire = min(d, max(16 * math.ceil(d / 32), 2 * 524288 // 32))
+        want = hops * wire * math.ceil(picked / nics) / view.nic_bandwidth
         assert want > 0
         assert c.time - b.time == pytest.approx(want, rel=1e-9, abs=1e-15), (c, want)
 
@@ -2845,14 +2941,17 @@ def test_tree_busbw_is_the_factors_then_the_caps(spec, release, proto, B, nc):
 
 
 def test_nccl_time_falls_at_a_protocol_switch_the_tuner_makes_blind_to_the_ll_fill():
-    # session 15 (lead): the tuner does not see LL's store-and-forward across nodes, so it
-    # keeps ring/LL up to a size whose time carries the fill and then switches to LL128:
-    # the picked time falls with size there, while each candidate's own time does not
-    f = topologies.build("rail:servers=2,gpus=4,chip=h100")
-    a = cost(f, "broadcast", 594304)
-    b = cost(f, "broadcast", 1048576)
-    assert (a.algorithm, a.protocol) == ("ring", "LL")
-    assert (b.algorithm, b.protocol) == ("ring", "LL128")
+    # session 15 (lead): the tuner does not see the network's store-and-forward, so it keeps
+    # an algorithm up to a size whose time carries the fill and then switches: the picked time
+    # falls with size there, while each candidate's own time does not. Session 16: every
+    # protocol's step goes whole, so session 15's example (rail 2 x 4 broadcast, ring/LL ->
+    # ring/LL128) no longer falls; cluster-128's all-reduce does, where the tuner leaves the
+    # tree in LL128 (8 network hops of a step) for NVLS-tree (no such fill: its own pipeline)
+    f = topologies.build("cluster-128")
+    a = cost(f, "all-reduce", 39903168)
+    b = cost(f, "all-reduce", 47453120)
+    assert (a.algorithm, a.protocol) == ("double-binary-tree", "LL128")
+    assert (b.algorithm, b.protocol) == ("hierarchical", "Simple")
     assert b.time < a.time
     ta, tb = dict(a.candidates), dict(b.candidates)
     assert ta.keys() == tb.keys()
@@ -2860,3 +2959,21 @@ def test_nccl_time_falls_at_a_protocol_switch_the_tuner_makes_blind_to_the_ll_fi
         assert tb[label] >= t * (1 - 1e-12), label
     # the tuner's pick at the smaller size is not its fastest candidate: it is blind to the fill
     assert min(ta.values()) < a.time
+
+
+def test_ring_channels_rise_to_nvls_only_in_2_20_to_2_27():
+    # connect.cc ncclTopoPostset raises the ring channels to the NVLS channels ('if
+    # (comm->nChannels < comm->nvlsChannels) copyChannels') at v2.20.3-1 .. v2.27.7-1 only:
+    # absent in 2.18-2.19, removed in 2.28.3 ('Decreased max CTA count from 32 to 16 on
+    # Blackwell'). An HGX H100 whose chip0 lost its NVLinks to two of the four NVSwitches
+    # (9 of 18 lanes): the ring search gives 12 channels, NVLS runs 16
+    f = topologies.build("dgx-h100")
+    sw = sorted(f.graph["chip0"])[:2]
+    g = f.without(links=[("chip0", s) for s in sw])
+    got = {rel: cost(g, "all-reduce", 2**20, runtime=f"nccl@{rel}", algorithm="ring").channels
+           for rel in ("2.19.4", "2.20.3", "2.27.7", "2.28.3", "2.30.7")}
+    assert got == {"2.19.4": 12, "2.20.3": 16, "2.27.7": 16, "2.28.3": 12, "2.30.7": 12}
+    # NVLS needs 3 GPUs in the node before 2.28.7 (nvls.cc): two ranks are not raised
+    two = cost(g, "all-reduce", 2**20, ranks=["chip0", "chip1"], runtime="nccl@2.21.5",
+               algorithm="ring")
+    assert two.channels < 16

@@ -1,0 +1,71 @@
+"""The network's whole-step sends: the closed forms against an event simulation (session 16).
+
+``analysis._runtime_cost`` charges NCCL's store-and-forward at the network (every protocol's
+step leaves for the network only when whole, ``src/transport/net.cc``) as one send per
+network hop in series: on the ring the most network edges a chunk's 2(p - 1) (all-reduce) or
+p - 1 steps cross (``nccl_ring_net_hops``), on the tree the hops up to the root and down
+(``2 x nccl_tree_net_depth``). ``tests/store_forward_brute.py`` simulates the step
+dependencies; the difference between its store-and-forward and cut-through passes is exactly
+that count times one send, whenever writing a step takes no longer than sending one (tw <= t)
+and NCCL's 8 steps of buffer are there; the two fixed cases below show the premise matters.
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from store_forward_brute import chain_pass, ring_pass
+
+from analysis._runtime_cost import nccl_ring_net_hops
+
+_STEPS = {"all-reduce": lambda p: 2 * (p - 1), "all-gather": lambda p: p - 1,
+          "reduce-scatter": lambda p: p - 1, "broadcast": lambda p: p - 1}
+
+
+@st.composite
+def _times(draw):
+    t = draw(st.floats(0.01, 3.0))
+    tw = draw(st.floats(0.0, 1.0)) * t
+    lat_nvl = draw(st.floats(0.05, 1.0))
+    return t, tw, lat_nvl, lat_nvl + draw(st.floats(0.0, 3.0))
+
+
+@settings(max_examples=150, deadline=None)
+@given(nodes=st.integers(2, 4), ppn=st.integers(1, 4), uneven=st.lists(st.integers(1, 4),
+       min_size=4, max_size=4), even=st.booleans(), op=st.sampled_from(sorted(_STEPS)),
+       times=_times())
+def test_ring_fill_is_one_send_per_network_hop_on_a_chunks_path(nodes, ppn, uneven, even, op,
+                                                                times):
+    sizes = tuple([ppn] * nodes if even else uneven[:nodes])
+    steps = _STEPS[op](sum(sizes))
+    t, tw, lat_nvl, lat_net = times
+    sf = ring_pass(sizes, steps, t, tw, lat_nvl, lat_net, True)
+    ct = ring_pass(sizes, steps, t, tw, lat_nvl, lat_net, False)
+    assert sf - ct == pytest.approx(nccl_ring_net_hops(op, sizes) * tw, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(classes=st.lists(st.booleans(), min_size=1, max_size=10), chunks=st.integers(1, 12),
+       times=_times())
+def test_chain_fill_is_one_send_per_network_hop(classes, chunks, times):
+    t, tw, lat_nvl, lat_net = times
+    sf = chain_pass(classes, chunks, t, tw, lat_nvl, lat_net, True)
+    ct = chain_pass(classes, chunks, t, tw, lat_nvl, lat_net, False)
+    assert sf - ct == pytest.approx(sum(classes) * tw, rel=1e-9, abs=1e-12)
+
+
+def test_the_premises_matter():
+    # writing a step slower than sending it (tw > t): a boundary rank's own sends then wait
+    # for its writes and the fill exceeds one send per hop; with 2 buffered steps instead of
+    # NCCL's 8 the credits bind (the closed forms assume neither)
+    sizes, steps = (2, 2, 2, 2), 14
+    h = nccl_ring_net_hops("all-reduce", sizes)
+    slow = (ring_pass(sizes, steps, 0.5, 3.0, 0.5, 2.0, True)
+            - ring_pass(sizes, steps, 0.5, 3.0, 0.5, 2.0, False))
+    assert slow > h * 3.0 * (1 + 1e-6)
+    sizes, steps = (4, 1, 1, 3), 16
+    h = nccl_ring_net_hops("all-reduce", sizes)
+    assert (ring_pass(sizes, steps, 1.0, 0.9, 0.5, 3.0, True)
+            - ring_pass(sizes, steps, 1.0, 0.9, 0.5, 3.0, False)) == pytest.approx(h * 0.9)
+    tight = (ring_pass(sizes, steps, 1.0, 0.9, 0.5, 3.0, True, credits=2)
+             - ring_pass(sizes, steps, 1.0, 0.9, 0.5, 3.0, False, credits=2))
+    assert tight > h * 0.9 * (1 + 1e-6)
