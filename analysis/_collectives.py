@@ -1153,7 +1153,8 @@ class _GroupView:
                     nics.add((n, v))
                     nic_bw = min(nic_bw, d["bandwidth"] * payload)
         per_node = max(1, round(len(nics) / self.n_nodes)) if nics else 0
-        return lanes, (nic_bw if nics else 0.0), per_node
+        # no bandwidth where no NIC has a link past it (a user graph's stub NIC): 0, not inf
+        return lanes, (nic_bw if nics and math.isfinite(nic_bw) else 0.0), per_node
 
     def ring_channels(self):
         """NCCL's channels on the direct rings the multi-ring schedule runs: one search
