@@ -4,7 +4,7 @@ import argparse
 import dataclasses
 import math
 
-from fabric import SpecError, format_time
+from fabric import SpecError, format_size, format_time
 
 from ._decode import TWO_BATCH
 from ._json_units import to_json
@@ -248,7 +248,7 @@ def run(args):
         print(f"active experts per MoE layer: {moe[0].active_experts:.1f} (system), "
               f"{moe[0].active_experts_chip:.2f} on the critical chip")
     print(f"tokens/s: {r.tokens_per_s_user:.1f} per user, {r.tokens_per_s_system:.1f} per "
-          f"system; HBM used on the fullest chip {r.hbm_per_chip / 1e9:.1f} GB")
+          f"system; HBM used on the fullest chip {format_size(r.hbm_per_chip, binary=False)}")
     if spec is not None:
         print(f"speculative k={spec.draft_length} a={spec.acceptance}: "
               f"{spec.expected_tokens:.2f} tokens per {t(spec.cycle_time)} cycle "

@@ -113,7 +113,7 @@ def _fabric(args):
 
 
 def run_route(args):
-    from fabric import access_to, format_time
+    from fabric import access_to, format_size, format_time
 
     f = _fabric(args)
     a = access_to(f, args.src, args.dst, op=args.op, size=args.size, transport=args.transport)
@@ -127,7 +127,7 @@ def run_route(args):
             out["note"] = f.router.LOCAL_REPAIR
         print(to_json(out))
         return 0
-    print(f"{f.name}: {a.op} of {a.size} B from {a.src} to {a.target} ({a.transport})")
+    print(f"{f.name}: {a.op} of {format_size(a.size)} from {a.src} to {a.target} ({a.transport})")
     print("path: " + " -> ".join(map(str, a.path)) + f"  ({a.hops} hops)")
     for u, v, t in a.per_hop:
         print(f"  {u} -> {v}: {format_time(t, all_digits=True)}")
@@ -140,7 +140,7 @@ def run_route(args):
 
 
 def run_latency(args):
-    from fabric import access_latencies, format_time, latency_stats
+    from fabric import access_latencies, format_size, format_time, latency_stats
 
     from ._progress import Progress
 
@@ -164,7 +164,7 @@ def run_latency(args):
             out["note"] = f.router.LOCAL_REPAIR
         print(to_json(out))
         return 0
-    print(f"{f.name}: {args.op} of {args.size} B, {args.transport}, {st.count} chip pairs")
+    print(f"{f.name}: {args.op} of {format_size(args.size)}, {args.transport}, {st.count} chip pairs")
     for k in fields:
         print(f"{k:>5}: {format_time(getattr(st, k), all_digits=True)}")
     print_repair_note(f)
@@ -173,7 +173,7 @@ def run_latency(args):
 
 def run_throughput(args):
     from analysis import link_loads, throughput, traffic
-    from fabric import format_bandwidth, format_time, parse_size
+    from fabric import format_bandwidth, format_size, format_time, parse_size
 
     from ._progress import Progress
 
@@ -201,9 +201,9 @@ def run_throughput(args):
             out["note"] = f.router.LOCAL_REPAIR
         print(to_json(out))
         return 0
-    print(f"{f.name}: {t.name}, {nbytes} B per pair, {total:.6g} B in all")
+    print(f"{f.name}: {t.name}, {format_size(nbytes)} per pair, {format_size(total)} in all")
     print(f"throughput (optimal routing): K = {res.k:.6g}/s, all delivered in "
-          f"{format_time(res.time, all_digits=True)} ({format_bandwidth(total * res.k)} aggregate)")
+          f"{format_time(res.time, all_digits=True)} ({format_bandwidth(total * res.k, all_digits=True)} aggregate)")
     print(f"drain time with {f.router.policy} routing: {format_time(ll.drain_time, all_digits=True)} "
           f"(bottleneck: {' '.join(map(str, ll.bottleneck))})")
     print_repair_note(f)

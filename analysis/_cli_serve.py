@@ -3,7 +3,7 @@
 import dataclasses
 import math
 
-from fabric import SpecError
+from fabric import SpecError, format_time
 
 from ._cli_decode import add_step_options, floor_kwargs
 from ._cli_route import add_failure_options, degrade
@@ -211,7 +211,9 @@ def run(args):
     print(format_table(headers, rows))
     for r in fr.skipped:        # layouts (or drafts) not evaluated, and why
         print(f"skipped {r}")
-    shares = ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in su.shares.items() if v > 0)
+    # the parts side by side: four digits each, in the format helpers' spelling (as decode's)
+    shares = ", ".join(f"{k} {format_time(v, all_digits=True)}" for k, v in su.shares.items()
+                       if v > 0)
     print(f"single user: {su.tokens_per_s:.1f} tokens/s ({su.point.layout}, "
           f"{su.point.draft_length} drafted), limited by {su.limiter}; per token: {shares}")
     print(f"cost: {how}")

@@ -179,6 +179,7 @@ from fabric._units import is_numeral
 
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH, peer_round_trip
 from ._models import model_config
+from ._schedules import NotApplicableError
 
 __all__ = ["ExchangePhase", "MoEExchange", "busiest_token", "expected_max", "expert_reach",
            "moe_exchange", "parse_routing", "pull_rounds", "reach_distribution"]
@@ -1037,8 +1038,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         raise SpecError(f"node-limited routing needs the {E} experts to split over the "
                         f"{nodes} nodes")
     if nodes > 1 and not kern.scale_out:
-        raise RoutingError(f"kernel {kern.name!r} works within one load/store domain, but the "
-                           f"{n_ep} EP ranks span {nodes} of {fabric.name}")
+        # a kernel's reach, not a missing route: every pair may have one (serving skips the
+        # layout with this reason; a RoutingError read as an unreached pair)
+        raise NotApplicableError(f"kernel {kern.name!r} works within one load/store domain, "
+                                 f"but the {n_ep} EP ranks span {nodes} of {fabric.name}")
     payloads_d = _payloads(dispatch_bytes, h, "dispatch_bytes")
     b_d = sum(payloads_d) + kern.message_header
     b_c = _token_bytes(combine_bytes, h, "combine_bytes")

@@ -27,11 +27,12 @@ from ._report_parts import (
     DECODE_MODELS,
     SEED_FUSION,
     SEED_MS_PER_TOKEN,
+    SEED_TPOT_TEXT,
     Column,
     FigureSpec,
     Section,
     Table,
-    column_time,
+    computed_time,
     fmt_float,
     loadstore_everywhere,
     new_figure,
@@ -57,19 +58,19 @@ def _exchange_kernel(f):
 
 def param_phrase(param, percent=False):
     """``value [source]`` of a :class:`~fabric.Parameter` for report prose: the value in its
-    unit (seconds as us, a fraction as a percentage) and the source up to its first colon,
+    unit (seconds as the format helpers write them, a fraction as a percentage) and the source up to its first colon,
     so the sentence follows the Parameter and cannot go stale.
 
     >>> from fabric import Parameter
     >>> param_phrase(Parameter("x", 1.3e-6, "s", "A blog (2025): more detail"))
-    '1.3 us [A blog (2025)]'
+    '1.3us [A blog (2025)]'
     >>> param_phrase(Parameter("y", 0.78, "", "B post: detail"), percent=True)
     '78% [B post]'
     """
     if percent:
         value = f"{param.value:.0%}"
     elif param.unit == "s":
-        value = f"{param.value * 1e6:g} us"
+        value = format_time(param.value)     # sourced: its own digits
     else:
         value = f"{param.value:g} {param.unit}".strip()
     return f"{value} [{param.source.split(':')[0].strip()}]"
@@ -152,7 +153,7 @@ def _draw_decode(rows):
               "time": r[f"{k}_s"]} for r in rows for k in _DECODE_PARTS]
     _plots.plot_stacked_bars(parts, ax=ax)
     ax.axvline(SEED_MS_PER_TOKEN * 1e3, color="0.3", linestyle=":", linewidth=0.8,
-               label=f"seed: {SEED_MS_PER_TOKEN * 1e3:g} ms per token")
+               label=f"seed: {SEED_TPOT_TEXT} per token")
     handles, labels = ax.get_legend_handles_labels()     # the parts, then the line
     ax.legend(handles[1:] + handles[:1], labels[1:] + labels[:1], fontsize="x-small", ncol=3,
               loc="lower center", bbox_to_anchor=(0.5, 1.01), borderaxespad=0.0,
@@ -189,16 +190,16 @@ def decode_section(fabrics, executor, quiet):
         return None, [f"Decode: no model runs on these systems ({'; '.join(skipped)})."]
     columns = (Column("model", "model"), Column("system", "system"),
                Column("layout", "layout"), Column("ep_kernel", "MoE exchange"),
-               Column("time_s", "per token", column_time),
+               Column("time_s", "per token", computed_time),
                Column("tokens_per_s_user", "tokens/s per user", fmt_float(3)),
-               *(Column(f"{k}_s", _DECODE_LABELS[k], column_time) for k in _DECODE_PARTS),
+               *(Column(f"{k}_s", _DECODE_LABELS[k], computed_time) for k in _DECODE_PARTS),
                Column("hbm_per_chip_bytes", "HBM per chip",
                       lambda v: format_size(v, binary=False)))
     text = ((f"One decode step of each model at batch {DECODE_BATCH} with a "
             f"{DECODE_CONTEXT}-token context, with the decode model's default layout and "
             "parameters (no kernel fusion, no overlap of communication with compute); the "
             "parts add up to the step time. The dotted line is the seed article's "
-            f"{SEED_MS_PER_TOKEN * 1e3:g} ms per token."),
+            f"{SEED_TPOT_TEXT} per token."),
             ("Software: the step is replayed as a CUDA graph of the kernels per layer "
             "TensorRT-LLM publishes for DeepSeek-R1 decode, so each kernel pays the "
             f"graph-replay gap between dependent kernels, {param_phrase(GRAPH_KERNEL_OVERHEAD)}"
@@ -242,10 +243,10 @@ def decode_section(fabrics, executor, quiet):
         tables.append(Table(
             "decode_sensitivity", f"Sensitivity of {DECODE_MODELS[0]} on {first} at {layout}",
             (Column("parameter", "parameter"), Column("low", "low"),
-             Column("value_low", "step time", column_time), Column("high", "high"),
-             Column("value_high", "step time", column_time)), tuple(sens),
+             Column("value_low", "step time", computed_time), Column("high", "high"),
+             Column("value_high", "step time", computed_time)), tuple(sens),
             f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context. One parameter at a "
-            f"time; every other at the base ({format_time(base)} per step at {where}). "
+            f"time; every other at the base ({computed_time(base)} per step at {where}). "
             f"{scope}{what_if}{_transport_note(sens)}"
             "Tensor-parallel all-reduces, where the layout has them, run under the "
             f"{runtime_phrase()}: NCCL's own prediction (its per-step latencies, which the "
@@ -279,7 +280,7 @@ def decode_section(fabrics, executor, quiet):
             "tornado's caption says which)." if _transport_note(sens) else "")
             + f" The kernel fusion factor {SEED_FUSION[1]:g} is the seed's "
             f"{SEED_FUSION[1]:g}x fewer kernels, read here on kimi-k2; its "
-            f"{SEED_MS_PER_TOKEN * 1e3:g} ms per token for a 2.8T MoE is read under Serving.")
+            f"{SEED_TPOT_TEXT} per token for a 2.8T MoE is read under Serving.")
     return section, found
 
 
@@ -299,7 +300,7 @@ def _sensitivity_scope(row):
 def _any_unchanged(rows, base):
     """Whether some parameter of the tornado leaves the step as it is at both settings (at the
     precision shown): only then does the caption explain what an unchanged step means."""
-    return any(format_time(r["value_low"]) == format_time(r["value_high"]) == format_time(base)
+    return any(computed_time(r["value_low"]) == computed_time(r["value_high"]) == computed_time(base)
                for r in rows)
 
 

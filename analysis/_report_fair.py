@@ -5,7 +5,7 @@
   share of the system; and how the cost finding moves with each price it rests on.
 * ``fair``: every system brought to the baseline's (the second system's) network
   cost per chip, then to its network power per chip, by scaling link bandwidth
-  (:func:`analysis.equalize`); bisection, all-to-all and a 1 GiB all-reduce compared
+  (:func:`analysis.equalize`); bisection, all-to-all and a 1GiB all-reduce compared
   there; and decode at each system's best layout (:func:`analysis.best_decode_layout`).
 * ``chips``: decode of each system with its own chip (the presets), labelled as a
   comparison of chips, not fabrics.
@@ -22,12 +22,13 @@ from ._report_parts import (
     DECODE_BATCH,
     DECODE_CONTEXT,
     DECODE_MODELS,
+    NO_RUNTIME,
     Column,
     FigureSpec,
     Section,
     Table,
-    column_bandwidth,
-    column_time,
+    computed_bandwidth,
+    computed_time,
     default_runtime,
     new_figure,
     report_fabric,
@@ -356,7 +357,7 @@ def _override_note(fabrics):
     over = [n for n in fabrics if ":chip=" in n or ",chip=" in n]
     if not over:
         return ()
-    inj = ", ".join(f"{n} {format_bandwidth(metrics(fabrics[n]).injection_bandwidth)}"
+    inj = ", ".join(f"{n} {computed_bandwidth(metrics(fabrics[n]).injection_bandwidth)}"
                     for n in over)
     return ((f"A chip override (':chip=') swaps the chip (its FLOP/s, HBM and reduce rate) "
              f"and keeps the fabric's links as built, whatever I/O the chip itself has: "
@@ -384,21 +385,21 @@ def fair_section(fabrics, executor=None, quiet=False):
     columns = (
         Column("system", "system"), Column("basis", "basis"),
         Column("bandwidth_scale", "link bandwidth x", lambda v: f"{v:.2f}"),
-        Column("bisection_per_chip_Bps", "bisection per chip", column_bandwidth),
-        Column("a2a_per_chip_Bps", "all-to-all per chip", column_bandwidth),
-        Column("allreduce_1GiB_s", "all-reduce 1 GiB", column_time),
+        Column("bisection_per_chip_Bps", "bisection per chip", computed_bandwidth),
+        Column("a2a_per_chip_Bps", "all-to-all per chip", computed_bandwidth),
+        Column("allreduce_1GiB_s", "all-reduce 1GiB", computed_time),
     )
     table = Table("fair", f"At {ref}'s network cost and power per chip", columns,
                   tuple(rows),
                   f"Each system's link bandwidths scaled by one factor until its network "
                   f"cost (then power) per chip equals {ref}'s ({usd_text(rb.cost_usd_per_chip)}, "
                   f"{_watts(rb.power_w_per_chip)}); street prices of 2026. Bisection and "
-                  "all-to-all scale exactly with the factor; the all-reduce (1 GiB per rank, "
+                  "all-to-all scale exactly with the factor; the all-reduce (1GiB per rank, "
                   f"under the {runtime_phrase()}; the tuner chooses the algorithm and "
                   "protocol) is evaluated on the scaled fabric.")
     dcols = (Column("system", "system"), Column("model", "model"),
-             Column("best_layout", "best layout"), Column("time_s", "per token", column_time),
-             Column("default_layout_time_s", "at tp=1", column_time))
+             Column("best_layout", "best layout"), Column("time_s", "per token", computed_time),
+             Column("default_layout_time_s", "at tp=1", computed_time))
     dtable = Table("decode_best", f"Decode at each system's best layout ({DECODE_MODELS[0]})",
                    dcols, tuple(drows),
                    f"Batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context; tensor "
@@ -406,7 +407,7 @@ def fair_section(fabrics, executor=None, quiet=False):
                    "experts over every chip; tensor-parallel collectives under the "
                    f"{runtime_phrase()}.")
     fig = FigureSpec("fair", f"As built and at {ref}'s network cost and power",
-                     "Bisection and all-to-all throughput per chip and the time of a 1 GiB "
+                     "Bisection and all-to-all throughput per chip and the time of a 1GiB "
                      f"all-reduce ({runtime_phrase()}), as built and with link bandwidth "
                      "scaled to equal network cost and power per chip (log axes).",
                      functools.partial(_draw_fair, rows), column="double", height=2.9)
@@ -432,9 +433,9 @@ def _fair_findings(rows, drows, ref):
             r, q = by[(s, basis)], by[(ref, "as built")]
             parts.append(f"{s} runs its links x{r['bandwidth_scale']:.2f} and gets "
                          f"{times_text(r['bisection_per_chip_Bps'], q['bisection_per_chip_Bps'])} "
-                         f"{ref}'s bisection per chip and a 1 GiB all-reduce in "
-                         f"{column_time(r['allreduce_1GiB_s'])} (vs "
-                         f"{column_time(q['allreduce_1GiB_s'])})")
+                         f"{ref}'s bisection per chip and a 1GiB all-reduce in "
+                         f"{computed_time(r['allreduce_1GiB_s'])} (vs "
+                         f"{computed_time(q['allreduce_1GiB_s'])})")
             own = by.get((s, "as built"))
             # links x12 and the all-reduce only 1.9x faster: something else binds it
             if own and r["bandwidth_scale"] > 2:
@@ -459,7 +460,7 @@ def _fair_findings(rows, drows, ref):
                        + ("its tuner" if nccl else "the runtime") + " choosing anew on the "
                        "scaled links).")
     if drows:
-        said = ", ".join(f"{r['system']} {column_time(r['time_s'])} ({r['best_layout']})"
+        said = ", ".join(f"{r['system']} {computed_time(r['time_s'])} ({r['best_layout']})"
                          for r in drows)
         slow = max(r["default_layout_time_s"] / r["time_s"] - 1 for r in drows)
         out.append(f"Decode of {drows[0]['model']} at each system's best layout (batch "
@@ -490,7 +491,7 @@ def chip_section(systems, executor=None, quiet=False):
     if not rows:
         return None, []
     columns = (Column("system", "system"), Column("chip", "chip"),
-               Column("best_layout", "best layout"), Column("time_s", "per token", column_time))
+               Column("best_layout", "best layout"), Column("time_s", "per token", computed_time))
     conditions = (f"batch {DECODE_BATCH}, {DECODE_CONTEXT}-token context, the MoE decode "
                   "section's exchange kernel and CUDA graphs, tensor-parallel collectives "
                   f"under the {runtime_phrase()}")
@@ -502,7 +503,7 @@ def chip_section(systems, executor=None, quiet=False):
             "fixed."),)
     found = [(f"Decode of {DECODE_MODELS[0]} per token with each system's own chip, at its "
               f"best layout ({conditions}): " + ", ".join(
-                  f"{r['system']} ({r['chip']}) {column_time(r['time_s'])}" for r in rows)
+                  f"{r['system']} ({r['chip']}) {computed_time(r['time_s'])}" for r in rows)
               + f"; {_fastest(rows)}. This compares chips as much as fabrics"
               + _assumed_chips(rows) + ".")]
     return Section("chips", "Chip comparison (not a fabric comparison)", text=text,
@@ -644,7 +645,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
              "value_high": t[(b, p, 2.0)] / t[(a, p, 2.0)],
              "source": next(q.source for f in fabrics.values() for q in f.assumptions
                             if q.name == p)} for p in params]
-    table = Table("sensitivity", f"Sensitivity: 1 GiB all-reduce time, {b} / {a}",
+    table = Table("sensitivity", f"Sensitivity: 1GiB all-reduce time, {b} / {a}",
                   (Column("parameter", "parameter"), Column("low", "low"),
                    Column("value_low", "ratio", lambda v: f"{v:.2f}"), Column("high", "high"),
                    Column("value_high", "ratio", lambda v: f"{v:.2f}")), tuple(rows),
@@ -652,7 +653,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
                   f"a time at x0.5 and x2 (base ratio {base:.2f}); the all-reduce under the "
                   f"{runtime_phrase()} (the tuner choosing the algorithm anew each time).")
     fig = FigureSpec("sensitivity", f"All-reduce ratio {b} / {a}: sensitivity",
-                     "Time of a 1 GiB all-reduce on the second system over the first "
+                     "Time of a 1GiB all-reduce on the second system over the first "
                      f"({runtime_phrase()}), with one assumed parameter at half and at twice "
                      "its value (base: vertical line).", functools.partial(
                          _draw_tornado, rows, base, "all-reduce time ratio",
@@ -665,7 +666,7 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
         holds = "holds" if (lo - 1) * (hi - 1) > 0 and (base - 1) * (lo - 1) > 0 else \
             "does not hold"
         found.append(
-            f"A 1 GiB all-reduce ({runtime_phrase()}) takes {base:.2f}x as long on {b} as "
+            f"A 1GiB all-reduce ({runtime_phrase()}) takes {base:.2f}x as long on {b} as "
             f"on {a}; with any one "
             f"assumed parameter halved or doubled the ratio spans {lo:.2f}x-{hi:.2f}x, so "
             f"the ordering {holds} over that range. It rests most on {worst['parameter']} "
@@ -681,20 +682,21 @@ def sensitivity_section(fabrics, executor=None, quiet=False):
 #: What each older section's findings rest on (besides the parameters named with it).
 _RESTS_ON = {
     "structure": ("the topology as built; bisection from the link bandwidths", ("bandwidth",)),
-    "latency": ("the per-hop latencies and the transport's fixed costs", ("latency",)),
+    "latency": (f"the per-hop latencies and the transport's fixed costs ({NO_RUNTIME})",
+                ("latency",)),
     "collectives": (("the link bandwidths and latencies, the chip's reduce rate and the runtime "
                     "named"), ("bandwidth", "latency", "reduce_rate")),
     "symmetric": (("the link bandwidths and latencies, the chip's reduce rate and the runtime "
                   "named"), ("bandwidth", "latency", "reduce_rate")),
     "utilization": (("shortest-path routing with equal-cost paths split evenly, and the link "
-                    "bandwidths"), ("bandwidth",)),
+                    f"bandwidths (routed link loads, {NO_RUNTIME})"), ("bandwidth",)),
     "failures": (("the fabric's own routing around the failure (on a grid routed in "
                   "dimension order a local repair and an upper bound: a failed link's bytes "
                   "on one bypass, a failed chip's on one stand-in link per neighbour; "
                   "elsewhere the shortest paths left; 'with the best routing': the "
                   "max-concurrent-flow optimum before and after, what a fabric that re-routes "
-                  "globally could reach), and the link bandwidths"),
-                 ("bandwidth",)),
+                  "globally could reach), and the link bandwidths (routed link loads, "
+                  f"{NO_RUNTIME})"), ("bandwidth",)),
     # a callable: its phrase quotes Parameters and the runtime's version, read when used
     "decode": (lambda: _decode_rests_on(), ("bandwidth", "latency")),
 }
@@ -702,7 +704,7 @@ _RESTS_ON = {
 
 def _decode_rests_on():
     """What a decode finding's times rest on: the software the decode model charges (the
-    seed's 5.85 ms is read on these, not on times with no software costs) and the fabric's
+    seed's 5.85ms is read on these, not on times with no software costs) and the fabric's
     links."""
     from ._decode import DECODE_HBM_EFFICIENCY, GRAPH_KERNEL_OVERHEAD
     from ._report_decode import hbm_rates_phrase

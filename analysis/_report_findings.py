@@ -7,15 +7,15 @@ head to head.
 
 import numpy as np
 
-from fabric import format_bandwidth, format_size, format_time
+from fabric import format_size
 
 from ._report_parts import (
     DECODE_BATCH,
     DECODE_MODELS,
-    SEED_MS_PER_TOKEN,
     SEED_SYMMETRIC_CLAIM,
-    column_bandwidth,
-    column_time,
+    SEED_TPOT_TEXT,
+    computed_bandwidth,
+    computed_time,
     ratio_text,
     runtime_phrase,
     times_text,
@@ -51,8 +51,8 @@ def structure_findings(rows):
                 and not high_side["bisection_exact"]
                 else "" if low_side["bisection_exact"] else "(both upper bounds) ")
         out.append(
-            f"Bisection bandwidth per chip: {a['system']} {column_bandwidth(ra)}{bound(a)}, "
-            f"{b['system']} {column_bandwidth(rb)}{bound(b)}: {qual}{times_text(hi, lo)} "
+            f"Bisection bandwidth per chip: {a['system']} {computed_bandwidth(ra)}{bound(a)}, "
+            f"{b['system']} {computed_bandwidth(rb)}{bound(b)}: {qual}{times_text(hi, lo)} "
             f"{more} on {a['system']}.")
         if a["forwarding_entries_max"] is not None and b["forwarding_entries_max"] is not None:
             out.append(f"Routing by address: the largest forwarding table holds {_entries(a)} "
@@ -65,7 +65,7 @@ def structure_findings(rows):
         note = ("; its fabric's links as built with the chip swapped: a what-if, not a "
                 "product" if ":chip=" in best["system"] or ",chip=" in best["system"] else "")
         out.append(f"Of all {len(rows)} systems, {best['system']} has the most bisection "
-                   f"bandwidth per chip ({format_bandwidth(best['bisection_per_chip_Bps'])}"
+                   f"bandwidth per chip ({computed_bandwidth(best['bisection_per_chip_Bps'])}"
                    f"{note}).")
     return out
 
@@ -84,16 +84,16 @@ def _entries(row):
 
 def _med_max(r):
     if r["p50_s"] == r["max_s"]:
-        return f"{format_time(r['p50_s'])} (median and worst)"
-    return f"{column_time(r['p50_s'])} median and {column_time(r['max_s'])} worst"
+        return f"{computed_time(r['p50_s'])} (median and worst)"
+    return f"{computed_time(r['p50_s'])} median and {computed_time(r['max_s'])} worst"
 
 
 def latency_findings(rows):
     systems = list(dict.fromkeys(r["system"] for r in rows))
     if len(systems) < 2:
         r = next(r for r in rows if r["op"] == "load")
-        return [(f"A 64 B remote load on {r['system']} ({r['transport']}) takes "
-                f"{column_time(r['p50_s'])} median, {column_time(r['max_s'])} worst.")]
+        return [(f"A 64B remote load on {r['system']} ({r['transport']}) takes "
+                f"{computed_time(r['p50_s'])} median, {computed_time(r['max_s'])} worst.")]
     out = []
     for op, what in (("load", "remote load (round trip)"), ("store", "remote store")):
         a = next(r for r in rows if r["system"] == systems[0] and r["op"] == op)
@@ -101,7 +101,7 @@ def latency_findings(rows):
         faster = a if a["p50_s"] <= b["p50_s"] else b
         ratio = times_text(max(a["p50_s"], b["p50_s"]), min(a["p50_s"], b["p50_s"]))
         out.append(
-            f"A 64 B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
+            f"A 64B {what} takes {_med_max(a)} on {a['system']} ({a['transport']}), against "
             f"{_med_max(b)} on {b['system']} ({b['transport']}): {ratio} lower median on "
             f"{faster['system']}.")
     return out
@@ -162,8 +162,8 @@ def collective_findings(best, systems, ops):
         big = sizes[-1]
         body = ("each system at its best (every applicable algorithm over its native "
                 "transport): " + "; ".join(parts) + f". At {format_size(big)} the bus "
-                f"bandwidth is {column_bandwidth(ta[big]['busbw_Bps'])} on {a} "
-                f"({_how(ta[big])}) and {column_bandwidth(tb[big]['busbw_Bps'])} on {b} "
+                f"bandwidth is {computed_bandwidth(ta[big]['busbw_Bps'])} on {a} "
+                f"({_how(ta[big])}) and {computed_bandwidth(tb[big]['busbw_Bps'])} on {b} "
                 f"({_how(tb[big])}).")
         bodies.setdefault(body, []).append(op)
     out = []
@@ -218,7 +218,7 @@ def symmetric_findings(rows):
 #: hfplaybook-h100-alltoall-minlat; tests/test_report_s12.py checks it still is, so this
 #: caveat goes when the model is fixed).
 _NCCL_SMALL_ALLTOALL = (", though NCCL's small all-to-all is the runtime model's worst match "
-                        "to a published measurement (on 8 H100s at 128 B it comes out faster "
+                        "to a published measurement (on 8 H100s at 128B it comes out faster "
                         "than measured, Hugging Face's Smol Training Playbook), so the ratios "
                         "at small sizes may be understated")
 
@@ -266,8 +266,8 @@ def symmetric_runtime_findings(rows, systems, shown):
             sizes = [r["size_bytes"] for r in curve]
             at = {r["size_bytes"]: r for r in curve}
             quoted = ", ".join(
-                f"{format_size(s)} {column_time(at[s]['symmetric_time_s'])} against "
-                f"{column_time(at[s]['nccl_time_s'])} ({ratio_text(at[s]['ratio'], 2)})"
+                f"{format_size(s)} {computed_time(at[s]['symmetric_time_s'])} against "
+                f"{computed_time(at[s]['nccl_time_s'])} ({ratio_text(at[s]['ratio'], 2)})"
                 for s in shown if s in at)
             held = [r["ratio"] >= SEED_SYMMETRIC_CLAIM for r in curve]
             if all(held):
@@ -306,7 +306,7 @@ def runtime_findings(rows, systems):
         for s in sizes:
             # the algorithm NCCL's tuner picks says why a ratio turns over (one ring over
             # every rank of a load/store system against trees across a cluster's hosts)
-            cells = [f"{n} {column_time(mine[(n, s)]['nccl_time_s'])} "
+            cells = [f"{n} {computed_time(mine[(n, s)]['nccl_time_s'])} "
                      f"({mine[(n, s)]['nccl']})" for n in names if (n, s) in mine]
             per_size.append(f"{format_size(s)}: " + ", ".join(cells))
         text = (f"With the software ({runtime_phrase('nccl')} on every system), {op} takes "
@@ -337,16 +337,16 @@ def sensitivity_finding(rows, base):
     ranked = sorted(rows, key=lambda r: -abs(r["value_high"] - r["value_low"]))
 
     def swing(r):
-        return (f"{r['parameter']} ({r['low']}: {column_time(r['value_low'])}, {r['high']}: "
-                f"{column_time(r['value_high'])})")
+        return (f"{r['parameter']} ({r['low']}: {computed_time(r['value_low'])}, {r['high']}: "
+                f"{computed_time(r['value_high'])})")
 
     def flat(r):   # no change at the shown precision: a tie, not "least"
-        return format_time(r["value_low"]) == format_time(r["value_high"]) == format_time(base)
+        return computed_time(r["value_low"]) == computed_time(r["value_high"]) == computed_time(base)
 
     moved = [r for r in ranked if not flat(r)]
     still = [r["parameter"] for r in ranked if flat(r)]
     at = f"at {r0['layout']}, " if r0.get("layout") else ""
-    text = f"{r0['model']} on {r0['system']} ({at}{format_time(base)} per step) is "
+    text = f"{r0['model']} on {r0['system']} ({at}{computed_time(base)} per step) is "
     if moved:
         text += f"most sensitive to {swing(moved[0])}"
         if len(moved) > 1:
@@ -355,7 +355,7 @@ def sensitivity_finding(rows, base):
             text += f"; least to {swing(moved[-1])}"
     if still:
         text += ("; " if moved else "") + ("unchanged by " + " and ".join(still)
-                                           + f" ({format_time(base)} at both settings)")
+                                           + f" ({computed_time(base)} at both settings)")
     return text + "."
 
 
@@ -369,9 +369,9 @@ def decode_findings(rows, systems):
             out.append(
                 f"Decoding {model} at batch {DECODE_BATCH}, at the default layout "
                 f"({a['layout']}; the best layouts are under Equal chip), takes "
-                f"{column_time(a['time_s'])} per "
+                f"{computed_time(a['time_s'])} per "
                 f"token on {a['system']} ({a['tokens_per_s_user']:.0f} tokens/s) and "
-                f"{column_time(b['time_s'])} on {b['system']} ({b['tokens_per_s_user']:.0f} "
+                f"{computed_time(b['time_s'])} on {b['system']} ({b['tokens_per_s_user']:.0f} "
                 f"tokens/s); on {a['system']} the gaps between CUDA-graph kernels are "
                 f"{launch:.0%} of the step and exposed communication (MoE exchange "
                 f"{a.get('ep_kernel') or 'all-to-all'}) "
@@ -379,8 +379,8 @@ def decode_findings(rows, systems):
     seed = [r for r in rows if r["model"] == "hypothetical-2.8t" and r["system"] == systems[0]]
     if seed:
         r = seed[0]
-        out.append(f"The seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token for its 2.8T model: "
-                   f"the model gives {format_time(r['time_s'])} for the hypothetical 2.8T "
+        out.append(f"The seed's {SEED_TPOT_TEXT} per token for its 2.8T model: "
+                   f"the model gives {computed_time(r['time_s'])} for the hypothetical 2.8T "
                    f"config on {r['system']} at this section's conditions (default layout "
                    f"{r['layout']}, batch {r['batch']}, {r['context']}-token context); "
                    "other layouts and contexts give other times (Serving reads it for one "
@@ -395,12 +395,12 @@ def utilization_findings(rows):
     a = rows[0]
     if len(rows) == 1:
         return [(f"Under uniform all-to-all, {a['system']} sustains "
-                f"{format_bandwidth(a['a2a_throughput_per_chip_Bps'])} per chip.")]
+                f"{computed_bandwidth(a['a2a_throughput_per_chip_Bps'])} per chip.")]
     b = rows[1]
     ta, tb = a["a2a_throughput_per_chip_Bps"], b["a2a_throughput_per_chip_Bps"]
     winner, loser = (a, b) if ta >= tb else (b, a)
     out = [(f"Under uniform all-to-all (routed, equal-cost paths split evenly), {a['system']} "
-           f"sustains {column_bandwidth(ta)} per chip and {b['system']} {column_bandwidth(tb)}: "
+           f"sustains {computed_bandwidth(ta)} per chip and {b['system']} {computed_bandwidth(tb)}: "
            f"{winner['system']} is {times_text(max(ta, tb), min(ta, tb))} faster; the "
            f"bottleneck on {loser['system']} is a link such as {loser['busiest_link']}.")]
     return out

@@ -119,6 +119,8 @@ DECODE_BATCH, DECODE_CONTEXT = 1, 4096
 
 #: The seed article's claim for its 2.8T MoE on the 128-chip supernode (unconfirmed).
 SEED_MS_PER_TOKEN = 5.85e-3
+#: The claim as the report writes it: its own digits, the format helpers' unit ('5.85ms').
+SEED_TPOT_TEXT = format_time(SEED_MS_PER_TOKEN)
 
 #: Kernel fusion factors the seed's claims are read at: none, and its "10x fewer kernels"
 #: (unconfirmed); the decode tornado's low and high setting.
@@ -127,12 +129,15 @@ SEED_FUSION = (1.0, 10.0)
 
 # -- formatting -------------------------------------------------------------------------
 
-#: Times and bandwidths standing in a column, or side by side in a sentence: four
-#: significant digits each, trailing zeros kept (``1.400ms`` beside ``2.977ms``,
-#: ``64.00GB/s`` beside ``13.89GB/s``). A value alone, and a sourced parameter (whose
-#: source gives no more digits), keep the helpers' default (``5.85ms``, ``0.69us``).
-column_time = functools.partial(format_time, all_digits=True)
-column_bandwidth = functools.partial(format_bandwidth, all_digits=True)
+#: A time or bandwidth the model computes, wherever the report shows it (a table's column,
+#: a sentence, a value alone): four significant digits, trailing zeros kept, so one value
+#: reads the same in the prose and in the tables (``450.0GB/s`` both; ``1.400ms`` beside
+#: ``2.977ms``) and ``450.0GB/s`` is not taken for a rounded 'about 450'. A sourced
+#: parameter and a quoted claim keep their own digits, the helpers' default (the seed's
+#: ``5.85ms``, ``1.3us`` per kernel boundary): their sources give no more. One spelling of
+#: every unit, the helpers' (no space: ``5.85ms``).
+computed_time = functools.partial(format_time, all_digits=True)
+computed_bandwidth = functools.partial(format_bandwidth, all_digits=True)
 
 
 def fmt_float(digits=3):
@@ -153,9 +158,8 @@ def fmt_value(value, unit):
         return format_bandwidth(value)
     if unit == "s":
         return format_time(value)
-    if unit == "B":              # 4096 B (a page, an MTU) reads 4KiB, not 4.096kB
-        binary = value == int(value) and value % 1024 == 0 and value % 1000 != 0
-        return format_size(value, binary=binary)
+    if unit == "B":              # exact where it can be: 4096 B (a page) 4KiB, 80e9 B 80GB
+        return format_size(value)
     if unit in ("FLOP/s", "OP/s"):   # INT8 peaks are OP/s: '1.979e+15 OP/s' read badly
         return f"{value / 1e12:.4g} T{unit}"
     if unit == "USD" and abs(value) >= 100:
@@ -245,6 +249,12 @@ def runtime_phrase(name=None):
         return (f"runtime 'nccl': NCCL {get_runtime('nccl').version}'s tuner, its launch, "
                 "protocol and per-step costs")
     return f"runtime {name!r}"
+
+
+#: What a caption says where its times or rates are no collective's, so that every figure and
+#: table names its runtime or says that none applies (issue 10): a 64 B load or store (the
+#: transport's own costs), routed link loads (a flow: bytes over the busiest link's bandwidth).
+NO_RUNTIME = "no collective runtime"
 
 
 def runtime_label(name=None):

@@ -20,8 +20,8 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    column_bandwidth,
-    column_time,
+    computed_bandwidth,
+    computed_time,
     default_runtime,
     new_figure,
     report_fabric,
@@ -169,7 +169,7 @@ def _evaluated_at():
 
 def _findings(rows, assumed):
     out = []
-    span = _span(rows, "bisection_per_chip_Bps", column_bandwidth)
+    span = _span(rows, "bisection_per_chip_Bps", computed_bandwidth)
     if span:
         out.append("Bisection per chip as the families grow: " + "; ".join(span) + "."
                    + _assumes(assumed, "the link bandwidths as built", ("bandwidth",)))
@@ -189,13 +189,13 @@ def _findings(rows, assumed):
                               "book's 72, no rack of theirs being published)", ()))
     # (an all-to-all reduces nothing: the chip's reduce rate is not among its assumptions)
     for metric, what, alg, reduces in (
-            ("allreduce_1GiB_s", "A 1 GiB all-reduce", "allreduce_algorithm", True),
-            ("alltoall_1MiB_s", "A 1 MiB all-to-all", "alltoall_algorithm", False)):
+            ("allreduce_1GiB_s", "A 1GiB all-reduce", "allreduce_algorithm", True),
+            ("alltoall_1MiB_s", "A 1MiB all-to-all", "alltoall_algorithm", False)):
         ranked, missing = _at_size(rows, metric, _evaluated_at())
         if len(ranked) >= 2:
             out.append(f"{what} at each family's best algorithm, at about "
                        f"{_evaluated_at():,} chips: "
-                       f"{_ends(ranked, column_time, alg)}"
+                       f"{_ends(ranked, computed_time, alg)}"
                        + (f" ({', '.join(missing)}: not evaluated at this size)"
                           if missing else "") + "."
                        + _assumes(assumed, f"no software costs ({runtime_phrase(RUNTIME)}, "
@@ -209,7 +209,7 @@ def _findings(rows, assumed):
         out.append(f"Decode step ({DECODE_MODELS[0]}, batch {DECODE_BATCH}, {DECODE_CONTEXT}-"
                    f"token context, best layout over the first {DECODE_CHIPS} "
                    f"chips) on fabrics of about {_evaluated_at():,} chips: "
-                   + ", ".join(f"{fam} {column_time(t)} ({r['decode_layout']})"
+                   + ", ".join(f"{fam} {computed_time(t)} ({r['decode_layout']})"
                                for t, fam, r in ranked)
                    + (f" ({', '.join(missing)}: not evaluated at this size)" if missing else "")
                    + "." + _assumes(assumed, "the report's decode settings (exchange kernel, CUDA "
@@ -232,11 +232,11 @@ def scaling_report_section(executor=None, quiet=False):
 
     columns = (
         Column("family", "family"), Column("chips", "chips", lambda v: f"{v:,}"),
-        Column("bisection_per_chip_Bps", "bisection / chip", opt(column_bandwidth)),
-        Column("a2a_per_chip_Bps", "all-to-all / chip", opt(column_bandwidth)),
-        Column("allreduce_1GiB_s", "all-reduce 1 GiB", opt(column_time)),
-        Column("alltoall_1MiB_s", "all-to-all 1 MiB", opt(column_time)),
-        Column("decode_step_s", "decode step", opt(column_time)),
+        Column("bisection_per_chip_Bps", "bisection / chip", opt(computed_bandwidth)),
+        Column("a2a_per_chip_Bps", "all-to-all / chip", opt(computed_bandwidth)),
+        Column("allreduce_1GiB_s", "all-reduce 1GiB", opt(computed_time)),
+        Column("alltoall_1MiB_s", "all-to-all 1MiB", opt(computed_time)),
+        Column("decode_step_s", "decode step", opt(computed_time)),
         Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
         Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
     )

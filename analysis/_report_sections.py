@@ -18,12 +18,13 @@ from ._report_findings import (
     utilization_findings,
 )
 from ._report_parts import (
+    NO_RUNTIME,
     Column,
     FigureSpec,
     Section,
     Table,
-    column_bandwidth,
-    column_time,
+    computed_bandwidth,
+    computed_time,
     fmt_float,
     fmt_optional,
     fmt_value,
@@ -90,23 +91,23 @@ def structure_section(fabrics):
         Column("system", "system"), Column("endpoints", "chips"),
         Column("diameter_hops", "diameter (hops)"),
         Column("mean_hops", "mean hops", fmt_float(3)),
-        Column("bisection_per_chip_Bps", "bisection per chip", column_bandwidth),
-        Column("injection_bandwidth_Bps", "injection per chip", column_bandwidth),
-        Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", column_bandwidth),
+        Column("bisection_per_chip_Bps", "bisection per chip", computed_bandwidth),
+        Column("injection_bandwidth_Bps", "injection per chip", computed_bandwidth),
+        Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", computed_bandwidth),
         Column("forwarding_entries_max", "forwarding entries", fmt_optional),
     )
     caption = ("Bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
                "All-to-all per chip: uniform all-to-all routed by the fabric's policy (see "
-               "below). Forwarding entries: the largest per-node table from address ranges "
-               "to ports after merging (per-dimension tables, where the owner bits are the "
+               f"below; routed link loads, {NO_RUNTIME}). Forwarding entries: the largest "
+               "per-node table from address ranges to ports after merging (per-dimension tables, where the owner bits are the "
                "chip's coordinates, in summary.csv). Switches, links and ports: summary.csv; "
                "parts counted the same way on every system: Cost and power.")
     inexact = [r["system"] for r in rows if not r["bisection_exact"]]
     caption = ("Links count parallel cables one by one (cables); ports are link ends; "
                "bandwidths are per direction. Mean hops over distinct ordered chip pairs. "
                "All-to-all per chip: uniform all-to-all routed by the fabric's policy (see "
-               "below). Forwarding entries: the largest per-node table from address ranges "
-               "to ports after merging; per-dimension: the entries per node when the owner "
+               f"below; routed link loads, {NO_RUNTIME}). Forwarding entries: the largest "
+               "per-node table from address ranges to ports after merging; per-dimension: the entries per node when the owner "
                "bits of the address are the chip's coordinates (hyper-meshes with "
                "power-of-two sides).")
     if inexact:
@@ -183,19 +184,20 @@ def latency_section(fabrics):
                              "mean_s": st.mean, "p50_s": st.p50, "p99_s": st.p99,
                              "max_s": st.max})
     columns = (Column("system", "system"), Column("transport", "transport"),
-               Column("op", "op"), Column("min_s", "min", column_time),
-               Column("mean_s", "mean", column_time), Column("p50_s", "median", column_time),
-               Column("p99_s", "p99", column_time), Column("max_s", "max", column_time))
+               Column("op", "op"), Column("min_s", "min", computed_time),
+               Column("mean_s", "mean", computed_time), Column("p50_s", "median", computed_time),
+               Column("p99_s", "p99", computed_time), Column("max_s", "max", computed_time))
     table = Table("latency", "Access latency over all chip pairs", columns, tuple(rows),
-                  "A 64 B load or store from every chip to every other chip's memory: "
+                  "A 64B load or store from every chip to every other chip's memory: "
                   "requester stages, path (hops and wires), serialization at the narrowest "
-                  "link, responder stages, and for a load the return. Transport parameters "
-                  "are listed under Assumptions.")
+                  "link, responder stages, and for a load the return: the transport's own "
+                  f"costs, {NO_RUNTIME}. Transport parameters are listed under Assumptions.")
     fig = FigureSpec("latency", "Access latency over chip pairs",
-                     "Distribution over all ordered chip pairs of a 64 B store (one way) and "
+                     "Distribution over all ordered chip pairs of a 64B store (one way) and "
                      "load (round trip): memory-semantic load/store; where load/store does "
                      "not reach every chip, load/store inside a host (the curve's first "
-                     "step) and RDMA across hosts.", functools.partial(_draw_latency, samples), column="double")
+                     f"step) and RDMA across hosts; the transport's own costs, {NO_RUNTIME}.",
+                     functools.partial(_draw_latency, samples), column="double")
     return Section("latency", "Access latency", tables=(table,), figures=(fig,),
                    parameters=tuple(used)), latency_findings(rows)
 
@@ -246,7 +248,7 @@ def utilization_section(fabrics):
                      "links_over_half": int(np.sum(u > 0.5)),
                      "mean_utilization": float(u.mean())})
     columns = (Column("system", "system"),
-               Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", column_bandwidth),
+               Column("a2a_throughput_per_chip_Bps", "all-to-all per chip", computed_bandwidth),
                Column("mean_utilization", "mean link utilization", fmt_float(2)),
                Column("links_over_half", "links > 50%"), Column("links_idle", "idle links"),
                Column("links_directed", "directed links"),
@@ -255,11 +257,13 @@ def utilization_section(fabrics):
                   "Every chip sends the same amount to every other; routes by each fabric's "
                   "policy, bytes split over its equal-cost paths (evenly; in proportion to "
                   "link bandwidth on switched fabrics). Throughput per chip = "
-                  "bytes a chip sends / time the busiest link needs. Utilization = a link's "
+                  "bytes a chip sends / time the busiest link needs (routed link loads, "
+                  f"{NO_RUNTIME}). Utilization = a link's "
                   "load / bandwidth over the busiest link's.")
     fig = FigureSpec("link-utilization", "All-to-all link utilization",
                      "Utilization of every directed link under uniform all-to-all, busiest "
-                     "first (1 = the bottleneck link).", functools.partial(_draw_utilization, util))
+                     f"first (1 = the bottleneck link); routed link loads, {NO_RUNTIME}.",
+                     functools.partial(_draw_utilization, util))
     return Section("utilization", "All-to-all and link utilization", tables=(table,),
                    figures=(fig,)), utilization_findings(rows)
 
@@ -282,7 +286,7 @@ def _failure_candidates(f):
 
 
 def _best_routing_change(f, degraded, chips=None):
-    """The 1 MiB all-to-all of ``chips`` (default every chip) at its max-concurrent-flow
+    """The 1MiB all-to-all of ``chips`` (default every chip) at its max-concurrent-flow
     optimum (:func:`analysis.throughput`) on ``f`` and on ``degraded``: healthy and degraded
     seconds and the change in percent. The fabric's own routing (a local repair on grids)
     is the table's 'all-to-all time'; this is the best any routing of the same links does."""
@@ -385,7 +389,8 @@ def failure_section(fabrics):
                   "neighbour by one fixed stand-in link, and the run through it becomes one "
                   "shortest path between stand-ins; again an upper bound), "
                   "compared with the healthy fabric carrying the same survivors' all-to-all. "
-                  "All-to-all time: 1 MiB from every chip to every other (seconds in the CSV), "
+                  "All-to-all time: 1MiB from every chip to every other (seconds in the CSV), "
+                  f"the busiest link's load over its bandwidth ({NO_RUNTIME}), "
                   "under the fabric's own routing; best routing: the same work at its "
                   "max-concurrent-flow optimum before and after (analysis.throughput; any "
                   "paths, chips relaying included, so a failed chip can cost it a relay the "
@@ -393,15 +398,15 @@ def failure_section(fabrics):
                   "reach.")
     fig = FigureSpec("failures", "Cost of one failed link and one failed chip",
                      "Change of the all-to-all time after one failure, under the fabric's own "
-                     "routing (the busiest link's load over its bandwidth; on a grid a local "
-                     "repair, an upper bound) and under the best routing before and after "
+                     "routing (the busiest link's load over its bandwidth, "
+                     f"{NO_RUNTIME}; on a grid a local repair, an upper bound) and under the best routing before and after "
                      "(max-concurrent flow).", functools.partial(_draw_failures, rows))
     return Section("failures", "Failures", tables=(table,), figures=(fig,)), \
         failure_findings(rows)
 
 
 def _fmt_metric(v):
-    return "disconnected" if v == float("inf") else column_time(v)
+    return "disconnected" if v == float("inf") else computed_time(v)
 
 
 # -- topology drawings and assumptions --------------------------------------------------
@@ -556,7 +561,7 @@ def runtime_parameters_table(names=REPORT_RUNTIMES):
                  tuple(shown),
                  "The software between the fabric and the times quoted under a runtime "
                  "(the runtimes table and the symmetric-memory figure's right panel; the "
-                 "1 GiB all-reduces of the equal-cost and sensitivity findings; decode's "
+                 "1GiB all-reduces of the equal-cost and sensitivity findings; decode's "
                  "tensor-parallel collectives and its exchange kernels' synchronisation): "
                  "the same on every system, so not in the table above. Every constant with "
                  "its value, unit and source in runtime_parameters.csv. Runtime 'ideal' has "

@@ -6,7 +6,7 @@ One :func:`analysis.serving_frontier` per system (Kimi K2 as shipped, FP8, under
 InferenceX's definition), run through :func:`analysis.sweep`; the frontiers on one
 plot as the public dashboards draw them (x tokens/s per user, y tokens/s per GPU);
 a table of throughput, $ per million tokens and tokens/s per MW at
-:data:`MATCHED_INTERACTIVITY`; and the seed's claims (5.85 ms per token for a 2.8T
+:data:`MATCHED_INTERACTIVITY`; and the seed's claims (5.85ms per token for a 2.8T
 MoE; 490 tokens/s for one user) read on the frontiers, each with the settings it
 needs.
 """
@@ -16,10 +16,12 @@ import functools
 from ._report_parts import (
     SEED_FUSION,
     SEED_MS_PER_TOKEN,
+    SEED_TPOT_TEXT,
     Column,
     FigureSpec,
     Section,
     Table,
+    computed_time,
     fmt_float,
     new_figure,
     report_fabric,
@@ -43,19 +45,6 @@ MATCHED_INTERACTIVITY = (20.0, 50.0, 100.0)
 SPEED_RACE_TOKENS_PER_S = 490.0
 #: The seed's model scale, as the hypothetical config stands for it.
 SEED_MODEL = "hypothetical-2.8t"
-
-
-def _ms(seconds):
-    """Seconds as milliseconds with a space before the unit, as the prose writes the seed's
-    5.85 ms (``fabric.format_time`` writes ``10.04ms``).
-
-    Three significant digits, one decimal from 10 ms up.
-
-    >>> _ms(0.010040451), _ms(5.85e-3), _ms(4.133e-5)
-    ('10.0 ms', '5.85 ms', '0.0413 ms')
-    """
-    v = seconds * 1e3
-    return f"{v:.1f} ms" if abs(v) >= 10 else f"{v:.3g} ms"
 
 
 #: Per-token time shares grouped as the findings name them: the kernels' fixed costs
@@ -88,7 +77,7 @@ def _limiter(shares):
 
 
 def _parts_text(shares):
-    return ", ".join(f"{n} {_ms(v)}" for n, v in _parts(shares))
+    return ", ".join(f"{n} {computed_time(v)}" for n, v in _parts(shares))
 
 
 def _drafts(model):
@@ -235,11 +224,11 @@ def _draw_frontiers(results, seed_rows):
     # Labels at the bottom of the lines, where the frontiers (fast users, few tokens/s per
     # GPU) are sparse; a white box keeps them legible over a curve.
     box = {"facecolor": "white", "edgecolor": "none", "pad": 0.5}
-    ax.text(seed_x, lo, f"seed: {SEED_MS_PER_TOKEN * 1e3:g} ms/token ", rotation=90,
+    ax.text(seed_x, lo, f"seed: {SEED_TPOT_TEXT}/token ", rotation=90,
             va="bottom", ha="right", fontsize="x-small", color="0.3", bbox=box)
     ax.text(SPEED_RACE_TOKENS_PER_S, lo, f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s ",
             rotation=90, va="bottom", ha="right", fontsize="x-small", color="0.3", bbox=box)
-    # A log x axis: the reference lines (5.85 ms/token, 490 tokens/s) sit several times
+    # A log x axis: the reference lines (5.85ms/token, 490 tokens/s) sit several times
     # beyond the frontiers, and a linear axis squeezed every curve into its first fifth.
     ax.set_xscale("log")
     xs = [p.tokens_per_s_user for r in results for p in r["frontier"].points]
@@ -352,9 +341,9 @@ def serving_section(fabrics, executor, quiet):
                  csv_rows=tuple(points))
     seed_rows = [s for s in seed if s["reason"] is None]
     seed_table = Table(
-        "serving_seed", f"The seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token read on "
+        "serving_seed", f"The seed's {SEED_TPOT_TEXT} per token read on "
         f"{seed_system}", (Column("case", "assumption"),
-                           Column("tpot_s", "per token", _ms),
+                           Column("tpot_s", "per token", computed_time),
                            Column("tokens_per_s_user", "tok/s per user", _fmt_opt(3)),
                            Column("layout", "layout"), Column("limiter", "limited by")),
         tuple(seed_rows),
@@ -366,7 +355,7 @@ def serving_section(fabrics, executor, quiet):
         "serving-frontier", "Serving frontier",
         f"Tokens/s per GPU (input + output) against tokens/s per user (both axes log scale) for "
         f"{SERVING_MODEL}, {SERVING_ISL}/{SERVING_OSL} tokens, on each system. Dotted: the "
-        f"seed's {SEED_MS_PER_TOKEN * 1e3:g} ms per token (about {1 / SEED_MS_PER_TOKEN:.0f} "
+        f"seed's {SEED_TPOT_TEXT} per token (about {1 / SEED_MS_PER_TOKEN:.0f} "
         f"tokens/s); dashed: {SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user. Collectives: "
         f"{runtime_phrase()}. Markers that would hide one another are set side by side by a "
         "few points; the lines pass through the true values, which serving_frontier.csv "
@@ -422,7 +411,7 @@ def _serving_findings(rows, seed_rows, seed_system):
     reach = [r["system"] for r in rows
              if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]
     budget = 1 / SPEED_RACE_TOKENS_PER_S
-    line = (f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user, {_ms(budget)} per token: "
+    line = (f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user, {computed_time(budget)} per token: "
             + (f"reached on {', '.join(reach)}." if reach else
                f"no system reaches it under these settings: {_drafts(SERVING_MODEL)}, "
                "no kernel fusion."))
@@ -430,11 +419,12 @@ def _serving_findings(rows, seed_rows, seed_system):
     if not reach and shares:
         tpot = 1 / fastest["single_user_tokens_per_s"]
         read = shares.get("weights read", 0.0) + shares.get("KV read", 0.0)
-        line += (f" On {fastest['system']} a token takes {_ms(tpot)}: {_parts_text(shares)}; "
-                 + (f"the weights and KV read alone exceed {_ms(budget)}, so it needs more "
+        line += (f" On {fastest['system']} a token takes {computed_time(tpot)}: {_parts_text(shares)}; "
+                 + (f"the weights and KV read alone exceed {computed_time(budget)}, so it needs more "
                     "than one token per step, speculative decoding, or faster HBM."
                     if read >= budget else
-                    f"it needs the other {_ms(tpot - read)} cut to {_ms(budget - read)} with "
+                    f"it needs the other {computed_time(tpot - read)} cut to {computed_time(budget - read)} "
+                    "with "
                     "the weights and KV read as they are."))
     # (a sentence that says no system reaches it names its decoding and fusion itself)
     out.append(line + _serving_assumes(rows, decoding=bool(reach)))
@@ -454,20 +444,21 @@ def _serving_findings(rows, seed_rows, seed_system):
         best = min(seed_rows, key=lambda r: r["tpot_s"])
         chip = report_fabric(seed_system).chip
         readings = "; ".join(
-            f"{r['case']}: {_ms(r['tpot_s'])}"
+            f"{r['case']}: {computed_time(r['tpot_s'])}"
             + (f", of which {_parts_text(r['shares'])}" if r.get("shares") else "")
             for r in seed_rows)
         if meets:
-            verdict = f"{target * 1e3:g} ms is reached with {meets[0]['case']}."
+            verdict = f"{SEED_TPOT_TEXT} is reached with {meets[0]['case']}."
         else:
             short = best["tpot_s"] - target
             comm = (best.get("shares") or {}).get("communication", 0.0)
-            verdict = (f"{target * 1e3:g} ms is not reached: it needs {_ms(short)} less than "
+            verdict = (f"{SEED_TPOT_TEXT} is not reached: it needs {computed_time(short)} less "
+                       "than "
                        f"the best reading"
                        + (", e.g. that much of its communication hidden under compute, which "
                           "one user's step does not do here." if comm >= short else "."))
         out.append(
-            f"The seed's {target * 1e3:g} ms per token for a 2.8T MoE, read on {seed_system} "
+            f"The seed's {SEED_TPOT_TEXT} per token for a 2.8T MoE, read on {seed_system} "
             f"with the assumptions it needs: the hypothetical 2.8T config, not the seed's "
             f"model; {getattr(chip, 'name', chip)} chip figures, the seed naming no chip; one "
             f"user, {SERVING_ISL}/{SERVING_OSL} tokens; {_drafts(SEED_MODEL)}; no overlap of "

@@ -7,7 +7,7 @@ executor), so the functions run per point are module-level.
 import functools
 import math
 
-from fabric import SpecError, format_size
+from fabric import SpecError, format_size, format_time
 
 from . import _plots
 from ._report_findings import (
@@ -24,7 +24,7 @@ from ._report_parts import (
     FigureSpec,
     Section,
     Table,
-    column_time,
+    computed_time,
     loadstore_everywhere,
     new_figure,
     ratio_text,
@@ -196,7 +196,7 @@ def _merged_reasons(reasons):
 
 
 def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
-    """The swept sizes nearest (in log) to 1 KiB, 1 MiB, 1 GiB, for the summary table."""
+    """The swept sizes nearest (in log) to 1KiB, 1MiB, 1GiB, for the summary table."""
     out = []
     for w in wanted:
         s = min(sizes, key=lambda x: (abs(math.log2(x) - math.log2(w)), x))
@@ -206,13 +206,13 @@ def _pick_sizes(sizes, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
 
 
 def _picked_text(picked, wanted=(2 ** 10, 2 ** 20, 2 ** 30)):
-    """'the swept sizes nearest 1 KiB, 1 MiB and 1 GiB', naming the sizes shown where they
-    are not those three (a sweep of 1 KiB and 1 MiB shows two; one of 3 KiB-3 GiB others).
+    """'the swept sizes nearest 1KiB, 1MiB and 1GiB', naming the sizes shown where they
+    are not those three (a sweep of 1KiB and 1MiB shows two; one of 3KiB-3GiB others).
 
     >>> _picked_text([2 ** 10, 2 ** 20])
-    'the swept sizes nearest 1 KiB, 1 MiB and 1 GiB (here 1KiB and 1MiB)'
+    'the swept sizes nearest 1KiB, 1MiB and 1GiB (here 1KiB and 1MiB)'
     """
-    text = "the swept sizes nearest 1 KiB, 1 MiB and 1 GiB"
+    text = "the swept sizes nearest 1KiB, 1MiB and 1GiB"
     if list(picked) == list(wanted):
         return text
     names = [format_size(x) for x in picked]
@@ -244,8 +244,8 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
     figures = []
     for op in ops:
         figures.append(FigureSpec(
-            f"collective-{op}", f"{op} against size",
-            f"{op} time and bus bandwidth (nccl-tests convention) against the size per rank, "
+            f"collective-{op}", f"{op.capitalize()} against size",
+            f"{op.capitalize()} time and bus bandwidth (nccl-tests convention) against the size per rank, "
             f"with no software costs ({runtime_phrase('ideal')}; the software-included "
             f"times are in the symmetric-memory section's "
             f"runtimes table). Top: each system's fastest applicable algorithm at each size, "
@@ -265,7 +265,7 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
             for name in fabrics:
                 r = cell.get((op, size, name))
                 row[name] = "" if r is None else (
-                    f"{column_time(r['time_s'])} {r['algorithm']} ({r['transport']}; "
+                    f"{computed_time(r['time_s'])} {r['algorithm']} ({r['transport']}; "
                     f"{r['gap_to_bound']:.2f}x bound)")
             summary.append(row)
     columns = (Column("op", "op"), Column("size_bytes", "size", format_size),
@@ -325,7 +325,7 @@ def _collective_parameters(fabrics):
     from ._collectives import IN_SWITCH_EFFICIENCY, PROTOCOL_LINK_BANDWIDTH
 
     src_bw = ("NCCL's bulk-protocol bandwidth per link: NVIDIA/nccl src/graph/topo.h "
-              "(SM90_NVLINK_BW 20.6 GB/s, SM100_NVLINK_BW 40.1 GB/s)")
+              "(SM90_NVLINK_BW 20.6GB/s, SM100_NVLINK_BW 40.1GB/s)")
     src_eff = "NCCL's nvlsEfficiency: NVIDIA/nccl src/tuning/nvls.cc"
     out = []
     for name, f in fabrics.items():
@@ -440,12 +440,12 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
     columns = (Column("system", "system"), Column("op", "op"),
                Column("size_bytes", "size", format_size),
                Column("symmetric_algorithm", "symmetric memory"),
-               Column("symmetric_time_s", "time", column_time),
+               Column("symmetric_time_s", "time", computed_time),
                Column("loadstore_algorithm", "message passing, load/store"),
-               Column("loadstore_time_s", "time", column_time),
+               Column("loadstore_time_s", "time", computed_time),
                Column("ratio_same_transport", "ratio", ratio_text),
                Column("rdma_algorithm", "what-if: over RDMA NICs"),
-               Column("rdma_time_s", "time", column_time),
+               Column("rdma_time_s", "time", computed_time),
                Column("ratio", "ratio", ratio_text))
     text = (("Symmetric memory: the one-shot and two-shot algorithms, in which each rank loads "
             "or stores its peers' buffers directly (load/store transport). Message passing: "
@@ -490,8 +490,8 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "costs, NCCL, symmetric-memory kernels",
             (Column("system", "system"), Column("op", "op"),
              Column("size_bytes", "size", format_size),
-             Column("ideal_time_s", runtime_label("ideal"), column_time),
-             Column("nccl", "nccl runs"), Column("nccl_time_s", "time", column_time),
+             Column("ideal_time_s", runtime_label("ideal"), computed_time),
+             Column("nccl", "nccl runs"), Column("nccl_time_s", "time", computed_time),
              Column("symmetric", "symmetric-memory runs"),
              Column("symmetric_time_s", "time", _fmt_time_or_dash),
              Column("ratio", "nccl / symmetric", _fmt_ratio_or_dash)),
@@ -562,25 +562,26 @@ def _fixed_costs_text(rows):
 
     def span(key):
         lo, hi = min(r[key] for r in both), max(r[key] for r in both)
-        return column_time(lo) if column_time(lo) == column_time(hi) else \
-            f"{column_time(lo)}-{column_time(hi)}"
+        return computed_time(lo) if computed_time(lo) == computed_time(hi) else \
+            f"{computed_time(lo)}-{computed_time(hi)}"
 
     return (f" (at {format_size(small)}: {span('symmetric_time_s')} for the symmetric-memory "
             f"kernels against {span('nccl_time_s')} for NCCL)")
 
 
 def _fmt_time_or_dash(v):
-    return "-" if v is None else column_time(v)
+    return "-" if v is None else computed_time(v)
 
 
 def _kernel_floors():
     """The symmetric-memory runtime's kernel floors over the GPU generations it knows, as
-    '2.3-3 us' (read from its Parameters, so the caption follows them)."""
+    '2.3us-3us' (read from its Parameters, so the caption follows them; sourced: their own
+    digits)."""
     from fabric import runtime as get_runtime
 
-    v = sorted(p.value * 1e6 for p in get_runtime("symmetric-memory").parameters()
+    v = sorted(p.value for p in get_runtime("symmetric-memory").parameters()
                if p.name.startswith("symmetric-memory.kernel_floor."))
-    return f"{v[0]:g} us" if v[0] == v[-1] else f"{v[0]:g}-{v[-1]:g} us"
+    return format_time(v[0]) if v[0] == v[-1] else f"{format_time(v[0])}-{format_time(v[-1])}"
 
 
 def _fmt_ratio_or_dash(v):

@@ -355,21 +355,40 @@ def _format(value, prefixes, unit, all_digits=False):
     return f"{text}{name}{unit}"
 
 
-def format_size(nbytes, binary=True):
-    """Format bytes with binary (default) or decimal prefixes, up to four significant
-    digits; trailing zeros are never shown (a size is exact: ``96GiB``, not ``96.00GiB``).
+def format_size(nbytes, binary=None):
+    """Format bytes with binary or decimal prefixes, up to four significant digits; trailing
+    zeros are never shown (``96GiB``, not ``96.00GiB``).
 
+    ``binary=None`` (the default) writes a size exactly where either kind of prefix can:
+    binary (``1MiB``, ``1.5KiB``) unless only decimal ones do (``10**6`` bytes is ``1MB``,
+    not ``976.6KiB``), binary where neither does. ``True`` or ``False`` picks the kind.
     Raises TypeError for a bool or a non-number, ValueError for nan or infinity.
 
     Examples
     --------
     >>> format_size(96 * GiB), format_size(3 * 10**9, binary=False), format_size(1536)
     ('96GiB', '3GB', '1.5KiB')
+    >>> format_size(10**6), format_size(10**6, binary=True), format_size(1234567)
+    ('1MB', '976.6KiB', '1.177MiB')
     >>> format_size(2**70), format_size(0)
     ('1048576PiB', '0B')
     """
     nbytes = _checked(nbytes, "format_size", "bytes")
-    return _format(nbytes, (_PRINTED_BINARY if binary else _PRINTED_DECIMAL) + (("", 1),), "B")
+    text = _format(nbytes, (_PRINTED_DECIMAL if binary is False else _PRINTED_BINARY)
+                   + (("", 1),), "B")
+    if binary is None and not _reads_exactly(text, nbytes):
+        decimal = _format(nbytes, _PRINTED_DECIMAL + (("", 1),), "B")
+        if _reads_exactly(decimal, nbytes):
+            return decimal
+    return text
+
+
+def _reads_exactly(text, nbytes):
+    """Whether ``text`` (a format_size text) reads back as exactly ``nbytes``."""
+    try:
+        return parse_size(text) == nbytes
+    except SpecError:             # '976.6KiB' is no whole number of bytes
+        return False
 
 
 def format_bandwidth(bytes_per_s, all_digits=False):

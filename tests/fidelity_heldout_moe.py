@@ -481,7 +481,7 @@ _PPLX_IBGDA = (
 _I493 = (
     "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
     "model's value was seen): the model is NIC-bound here (the NIC carries the other node's half "
-    "of the RDMA-counted (token, node) pairs, own node included as DeepEP counts them) at ~93 GB/s; "
+    "of the RDMA-counted (token, node) pairs, own node included as DeepEP counts them) at ~91-93 GB/s; "
     "the run reaches 38-44, the same as H800's 43 (check rows deepep-v1-ep16-normal-*) with 2.25x "
     "the NVLinks, so neither the NVLink fan-out (the model's H800 bound) nor the NIC line rate "
     "binds (the NIC would run at ~43% of line rate, against 87-89% at 4 and 8 nodes). The same "

@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import pytest
 
 import analysis
+import fabric
 import topologies
 from analysis import build_report, check_report_dir, write_figures, write_report
 from analysis._cli import main
@@ -335,10 +336,10 @@ def test_decode_section_is_the_decode_model():
     # the prose follows the decode model's Parameters (value and source), not a stale copy
     text = " ".join(section.text)
     g, h = analysis.GRAPH_KERNEL_OVERHEAD, analysis.DECODE_HBM_EFFICIENCY
-    assert f"{g.value * 1e6:g} us [{g.source.split(':')[0]}]" in text
+    assert f"{fabric.format_time(g.value)} [{g.source.split(':')[0]}]" in text
     assert f"{h.value:.0%} [{h.source.split(':')[0]}]" in text
     for q in (analysis.KERNEL_FLOORS["norm"], analysis.GEMM_FIXED_TIME):
-        assert f"{q.value * 1e6:g} us [{q.source.split(':')[0]}]" in text
+        assert f"{fabric.format_time(q.value)} [{q.source.split(':')[0]}]" in text
     assert "derived from" not in text
     # issue 10: the figures name the runtime of the tensor-parallel collectives
     from analysis._report_parts import default_runtime
@@ -410,7 +411,7 @@ def test_decode_figure_labels_the_seed_line_after_the_parts():
     fig = _report_decode._draw_decode(rows)
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels[:-1] == [_report_decode._DECODE_LABELS[k] for k in _report_decode._DECODE_PARTS]
-    assert labels[-1].startswith("seed: 5.85 ms")
+    assert labels[-1].startswith("seed: 5.85ms")
 
 
 #: Figures that show no collective, so run under no communication runtime: structure,
@@ -441,3 +442,35 @@ def test_every_figure_with_collectives_names_its_runtime(small_report):
             assert f"runtime '{default_runtime()}'" in t.caption, t.name
     runtimes = [t for t in small_report.tables if t.name == "runtimes"]
     assert runtimes and "the other tables of this report use it" not in runtimes[0].caption
+
+
+#: Figures and tables that show no time or rate: nothing for a runtime to price (hop counts,
+#: prices and powers, drawings, parameter lists, the reasons an algorithm does not apply).
+_UNTIMED_FIGURES = ("hops", "cost-power", "cost-sensitivity", "topology-")
+_UNTIMED_TABLES = ("cost", "cost_sensitivity", "not_applicable", "assumptions",
+                   "runtime_parameters")
+
+
+def test_every_timed_figure_and_table_names_its_runtime_or_that_none_applies(small_report):
+    # issue 10: the report says which runtime each figure uses; the latency, link-utilization
+    # and failure figures (a load's own costs, routed link loads) said neither (session 16)
+    from analysis._report_parts import NO_RUNTIME
+
+    def names(text):
+        return "runtime '" in text or NO_RUNTIME in text
+
+    figures = [f for s in small_report.sections for f in s.figures
+               if not f.name.startswith(_UNTIMED_FIGURES)]
+    tables = [t for s in small_report.sections for t in s.tables
+              if t.rows and t.name not in _UNTIMED_TABLES]
+    assert {"latency", "link-utilization", "failures", "collective-all-reduce"} <= \
+        {f.name for f in figures}
+    assert {"summary", "latency", "all_to_all", "failures", "scaling"} <= {t.name for t in tables}
+    for f in figures:
+        assert names(f.caption), f.name
+    for t in tables:
+        assert names(t.title + " " + t.caption), t.name
+    # and the findings of the sections whose times are no collective's say so too
+    groups = dict(small_report.finding_groups)
+    for g in ("Access latency", "All-to-all", "Failures"):
+        assert groups[g] and all(NO_RUNTIME in f for f in groups[g]), g

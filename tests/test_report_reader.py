@@ -23,7 +23,7 @@ def _rows(values):
 
 
 def _allreduce_finding(rows):
-    (f,) = [s for s in rs._findings(rows, {}) if s.startswith("A 1 GiB all-reduce")]
+    (f,) = [s for s in rs._findings(rows, {}) if s.startswith("A 1GiB all-reduce")]
     return f
 
 
@@ -121,23 +121,25 @@ def test_symmetric_memory_figure_labels_a_short_log_axis():
 
 def test_runtimes_caption_quotes_the_kernel_floors_the_runtime_uses():
     from analysis._report_sweeps import _kernel_floors
-    from fabric import runtime
+    from fabric import format_time, runtime
 
     floors = [p.value for p in runtime("symmetric-memory").parameters()
               if p.name.startswith("symmetric-memory.kernel_floor.")]
-    assert floors and _kernel_floors() == (f"{min(floors) * 1e6:g}-{max(floors) * 1e6:g} us"
+    # sourced values: their own digits, in the format helpers' spelling (session 16)
+    assert floors and _kernel_floors() == (f"{format_time(min(floors))}-{format_time(max(floors))}"
                                            if min(floors) < max(floors)
-                                           else f"{floors[0] * 1e6:g} us")
+                                           else format_time(floors[0]))
 
 
 def test_a_chip_override_says_the_fabric_keeps_its_links():
     # nvl72:chip=h100 keeps NVLink5's 900 GB/s per chip: the section says it is a what-if
+    # (900.0GB/s: a computed value reads as in the summary table, session 16)
     import topologies
     from analysis._report_fair import _override_note
 
     fabrics = {n: topologies.build(n) for n in ("nvl72:chip=h100", "torus:4x4")}
     (note,) = _override_note(fabrics)
-    assert "nvl72:chip=h100 900GB/s" in note and "torus:4x4" not in note, note
+    assert "nvl72:chip=h100 900.0GB/s" in note and "torus:4x4" not in note, note
     assert _override_note({"torus:4x4": fabrics["torus:4x4"]}) == ()
 
 

@@ -66,7 +66,7 @@ def test_decode_sensitivity_finding_names_its_layout():
              "low": "x0.5", "high": "x2", "value_low": lo, "value_high": hi}
             for p, lo, hi in (("hbm", 16e-3, 8e-3), ("bandwidth", 10.1e-3, 9.9e-3))]
     f = sensitivity_finding(rows, 10e-3)
-    assert f.startswith("m on s (at tp=8,dp=16,ep=128, 10ms per step)"), f
+    assert f.startswith("m on s (at tp=8,dp=16,ep=128, 10.00ms per step)"), f   # as its table
 
 
 def test_decode_tornado_says_why_rdma_reads_faster_only_when_it_does():

@@ -276,7 +276,7 @@ def test_equal_cost_findings_name_the_runtime_of_their_all_reduce():
                                                 ("power", 1.5))]
     found = _fair_findings(rows, [], "ref")
     assert len(found) == 2
-    assert all(runtime_phrase() in f and "1 GiB all-reduce" in f for f in found), found
+    assert all(runtime_phrase() in f and "1GiB all-reduce" in f for f in found), found
 
 
 # -- serving (analysis/_report_serving.py, handed to report by the lead at 00:33) ---------

@@ -99,7 +99,7 @@ def test_summary_captions_name_the_sizes_shown_when_not_1k_1m_1g():
 
     k, m, g = 2 ** 10, 2 ** 20, 2 ** 30
     default = _picked_text(_pick_sizes([2 ** e for e in range(10, 31)]))
-    assert default == "the swept sizes nearest 1 KiB, 1 MiB and 1 GiB"
+    assert default == "the swept sizes nearest 1KiB, 1MiB and 1GiB"
     assert _picked_text(_pick_sizes([k, m])).endswith("(here 1KiB and 1MiB)")
     assert _picked_text(_pick_sizes([4 * k])).endswith("(here 4KiB)")
     assert _picked_text(_pick_sizes([3 * k, 3 * m, 3 * g])).endswith(

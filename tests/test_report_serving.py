@@ -1,6 +1,7 @@
 """The report's serving section: frontier figure, cost table, seed claims, timing-free."""
 
 import analysis
+import fabric
 from analysis._report_serving import MATCHED_INTERACTIVITY, _serving_findings
 
 NODE = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
@@ -24,7 +25,7 @@ def test_serving_section_on_one_node(tmp_path):
     assert [f.name for f in sec.figures] == ["serving-frontier"]
     assert any("tokens/s" in s for s in r.findings)
     for g in (analysis.GRAPH_KERNEL_OVERHEAD, analysis.GEMM_FIXED_TIME):
-        assert f"{g.value * 1e6:g} us [{g.source.split(':')[0]}]" in " ".join(sec.text)
+        assert f"{fabric.format_time(g.value)} [{g.source.split(':')[0]}]" in " ".join(sec.text)
     fig = sec.figures[0].draw()
     assert fig.axes[0].get_xlabel() == "tokens/s per user"
     analysis.write_report(r, tmp_path / "rep")
@@ -72,17 +73,17 @@ def test_claims_are_read_with_their_assumptions_and_arithmetic():
             {"case": "fusion", "tpot_s": 6.0e-3, "limiter": "weights read",
              "shares": {"weights read": 4e-3, "communication": 1.8e-3, "launch/graph": 0.2e-3}}]
     text = " ".join(_serving_findings(rows, seed, NODE))
-    # 490 tokens/s: 2.04 ms a token; the reads take 1.5 ms, so the other 6.0 ms must fall to
-    # 0.541 ms
-    assert "2.04 ms per token" in text and "kernel boundaries and floors 3 ms" in text
-    assert "the other 6 ms cut to 0.541 ms" in text
-    # 5.85 ms: 0.15 ms short of the best reading, which has 1.8 ms of communication
+    # 490 tokens/s: 2.041ms a token; the reads take 1.5ms, so the other 6.0ms must fall to
+    # 540.8us (every computed time at four digits, as everywhere in the report)
+    assert "2.041ms per token" in text and "kernel boundaries and floors 3.000ms" in text
+    assert "the other 6.000ms cut to 540.8us" in text
+    # 5.85ms: 0.15ms short of the best reading, which has 1.8ms of communication
     for words in ("hypothetical 2.8T config, not the seed's model",
                   "chip figures, the seed naming no chip",
                   "no overlap of communication with compute",
-                  "it needs 0.15 ms less than the best reading",
+                  "5.85ms is not reached: it needs 150.0us less than the best reading",
                   "e.g. that much of its communication hidden"):
         assert words in text, words
     # the reads alone above the budget: no arithmetic that would need negative time
     rows[0]["single_user_shares"] = {**shares, "weights read": 2.5e-3}
-    assert "alone exceed 2.04 ms" in " ".join(_serving_findings(rows, seed, NODE))
+    assert "alone exceed 2.041ms" in " ".join(_serving_findings(rows, seed, NODE))
