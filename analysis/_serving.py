@@ -885,6 +885,12 @@ def _dumps_with_fabrics(obj, protocol):
     return buf.getvalue()
 
 
+#: The keywords a prompt pass hands to its collectives: ``collective_seconds``'s own.
+_PASS_COST_KEYWORDS = frozenset(
+    name for name, p in inspect.signature(collective_seconds).parameters.items()
+    if p.kind is p.KEYWORD_ONLY)
+
+
 def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  hbm_efficiency=None,
                  dispatch_bytes=None, one_at_a_time=False, instance=None,
@@ -960,6 +966,12 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     >>> q.compute > q.weights, round(q.total, 3)
     (True, 0.085)
     """
+    unknown = sorted(set(cost_kwargs) - _PASS_COST_KEYWORDS)
+    if unknown:
+        raise TypeError(
+            f"prefill_time() got an unexpected keyword argument {unknown[0]!r}: a prompt "
+            f"pass's collectives take {', '.join(sorted(_PASS_COST_KEYWORDS))} (its expert "
+            f"exchange runs through the collective runtime: there is no ep_kernel for prefill)")
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
     isl = _count("isl", isl, 1)
@@ -2653,8 +2665,14 @@ def _shares(p):
     memory = r["weights"] + r["kv_cache"]
     local = b["attention"] + b["ffn"] + b["head"]
     floors = r.get("kernel_floor", 0.0)
+    # What the local parts hold beyond their reads and floors; a difference within the
+    # rounding of the three subtractions (a few ulps of ``local``) is none, not a residue
+    # such as 4e-19 s that a reader would see as a compute share.
+    compute = local - floors - memory
+    if compute <= 4 * math.ulp(local):
+        compute = 0.0
     return {"weights read": r["weights"], "KV read": r["kv_cache"],
-            "compute": max(0.0, local - floors - memory), "launch/graph": b["launch"],
+            "compute": compute, "launch/graph": b["launch"],
             "kernel floors": floors,
             "communication": b["exposed_comm"], "draft": b["draft"],
             "prefill": b["prefill"]}

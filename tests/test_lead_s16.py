@@ -1,0 +1,44 @@
+"""Session 16 (lead): two findings of audit and report in the serving module.
+
+- ``prefill_time`` hands its ``**cost_kwargs`` to the pass's collectives; a keyword they do
+  not take (``ep_kernel``, which decode has and prefill does not) raised a TypeError naming
+  ``collective_seconds``, an internal function, instead of the call the user made.
+- ``speed_limits``' compute share is what the local parts hold beyond their reads and
+  floors; where those are equal the float residue of the subtractions (4e-19 s) showed as a
+  compute share ('compute 4.337e-10ns' in ``cofabric serve``).
+"""
+import math
+
+import pytest
+
+import analysis
+import topologies
+
+
+@pytest.fixture(scope="module")
+def b200x8():
+    return topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
+
+
+@pytest.mark.parametrize("key", ["ep_kernel", "bogus"])
+def test_prefill_time_names_itself_and_the_keyword_it_does_not_take(b200x8, key):
+    with pytest.raises(TypeError) as e:
+        analysis.prefill_time("kimi-k2", b200x8, isl=1024, layout="tp=8", **{key: 1})
+    msg = str(e.value)
+    assert msg.startswith("prefill_time() got an unexpected keyword argument")
+    assert repr(key) in msg and "collective_seconds" not in msg
+    for taken in ("algorithm", "collective", "runtime", "transport"):
+        assert taken in msg
+
+
+def test_prefill_time_still_takes_the_collectives_keywords(b200x8):
+    a = analysis.prefill_time("kimi-k2", b200x8, isl=1024, layout="tp=8", runtime="nccl")
+    b = analysis.prefill_time("kimi-k2", b200x8, isl=1024, layout="tp=8", runtime="ideal")
+    assert math.isfinite(a.total) and math.isfinite(b.total) and a.total >= b.total
+
+
+def test_no_float_residue_in_the_compute_share(b200x8):
+    s = analysis.single_user_speed("kimi-k2", b200x8, speculative=((0, 0.0),),
+                                   layouts=["tp=8"])
+    assert s.shares["compute"] == 0.0
+    assert abs(sum(s.shares.values()) - s.tpot) < 1e-12
