@@ -993,10 +993,33 @@ class _GroupView:
         if self.n_nodes > 1 and self.nics_per_node and self._nodes_switched:
             pci = self.nic_pci_bw(rt)
             nics = max(1, min(self.nics_per_node, math.ceil(self.ppn)))
-            return _runtime_cost.nccl_net_channels(rt, self.arch, nics, self.ppn, self.lanes,
-                                                   self.nic_link_bandwidth, pci)
+            out = _runtime_cost.nccl_net_channels(rt, self.arch, nics, self.ppn, self.lanes,
+                                                  self.nic_link_bandwidth, pci)
+            return max(out, self._nvls_nodes_channels(rt))
         search = self.lanes if self.n_nodes == 1 else max(1, self.nics_per_node)
         return max(1, min(rt.max_channels, 2 * int(search)))
+
+    def _nvls_nodes_channels(self, rt):
+        """The channels NCCL 2.20-2.27 raise a multi-node ring to where NVLS runs
+        (``src/graph/connect.cc`` ncclTopoPostset, ``factors["nvls_raises_ring"]``), else 0.
+        NVLS runs across nodes where every node's GPUs meet in reducing switches (the
+        in-switch transfer exists), every node holds at least ``nvls_min_gpus`` of the group
+        (``src/transport/nvls.cc`` ``ncclNvlsInit``: off at ``gpuCount <= 2`` before 2.28.7)
+        and the release enables NVLS over several hosts (``nvls_multi_host``); the count is a
+        multi-node communicator's NCCL_NVLS_NCHANNELS (``rt.nvls`` ``("channels_nodes",
+        arch)``: 16 on Hopper; 32 on Blackwell from 2.25)."""
+        f = rt.factors
+        if not (f["nvls_raises_ring"] and f["nvls_multi_host"]):
+            return 0
+        if int(self.node_ranks().min()) < f["nvls_min_gpus"]:
+            return 0
+        try:
+            t, _q = self.node_transfer("in-switch", "all-reduce")
+        except NotApplicableError:
+            return 0
+        if not t.per_byte > 0:
+            return 0
+        return min(rt.max_channels, int(rt.nvls[("channels_nodes", self.arch)]))
 
     def _nvlink_switch(self):
         """None unless the group is one node of two or more ranks whose every scale-up link
@@ -1130,7 +1153,8 @@ class _GroupView:
                     nics.add((n, v))
                     nic_bw = min(nic_bw, d["bandwidth"] * payload)
         per_node = max(1, round(len(nics) / self.n_nodes)) if nics else 0
-        return lanes, (nic_bw if nics else 0.0), per_node
+        # no bandwidth where no NIC has a link past it (a user graph's stub NIC): 0, not inf
+        return lanes, (nic_bw if nics and math.isfinite(nic_bw) else 0.0), per_node
 
     def ring_channels(self):
         """NCCL's channels on the direct rings the multi-ring schedule runs: one search

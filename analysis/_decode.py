@@ -914,6 +914,15 @@ class Layout:
         """Chips used: ``tp * dp``."""
         return self.tp * self.dp
 
+    @property
+    def exchanges(self):
+        """Whether a MoE layer sends tokens to their experts' ranks and back (dispatch and
+        combine): whole experts (``etp == 1``) over ``ep > 1`` ranks. With ``etp > 1`` every
+        chip has every token and the MoE output is all-reduced instead; with ``ep == 1`` every
+        expert is on every chip. The one test of decode's kernel lists, held starts and
+        exchange, and of a prompt pass's kernels and collectives."""
+        return self.ep > 1 and self.etp == 1
+
     def __str__(self):
         base = f"tp={self.tp},dp={self.dp},ep={self.ep}"
         return base if self.etp == 1 else f"{base},etp={self.etp}"
@@ -2557,11 +2566,11 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
     # an exchange kernel's routing model needs the same ranks in every domain it spans
-    equal = kern is not None and lay.ep > 1 and lay.etp == 1
+    equal = kern is not None and lay.exchanges
     if isinstance(nic_background, bool) or not isinstance(nic_background, numbers.Real) or not (
             math.isfinite(nic_background) and nic_background >= 0):
         raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
-    if nic_background > 0 and lay.ep > 1 and lay.etp == 1 and (
+    if nic_background > 0 and lay.exchanges and (
             kern is None or kern.dedup == "collective"):
         raise SpecError("nic_background is priced on an exchange kernel's network stage; "
                         "the experts' all-to-all runs through the collectives model, which has "
@@ -2948,7 +2957,7 @@ def _communication(s, route):
 def _moe_kernels(s):
     """Kernel names of one MoE FFN block (the exchange's own kernels included)."""
     moe_list = [k for k in s.kernel_lists["moe_ffn"] if k not in ("dispatch", "combine")]
-    if s.lay.ep > 1 and s.lay.etp == 1:   # the exchange's kernels (one each for the collective)
+    if s.lay.exchanges:   # the exchange's kernels (one each for the collective)
         moe_list += ["exchange"] * (sum(s.kern.kernels) if s.kern is not None else 2)
         if s.overlap == TWO_BATCH:          # each phase's receive is its own launch
             moe_list += ["exchange"] * 2
@@ -3030,7 +3039,7 @@ def _held_starts(s, kind):
     if kind == "dense":
         return held + sum(_held_mask(s, s.kernel_lists["dense_ffn"], "dense"))
     held += sum(_held_mask(s, s.kernel_lists["moe_ffn"], "moe"))  # the MoE output's
-    if lay.ep > 1 and lay.etp == 1:             # the exchange's phases
+    if lay.exchanges:                           # the exchange's phases
         if kern is not None and kern.dedup != "collective":
             held += sum(1 for n_sync, n_kern in zip(kern.syncs, kern.kernels, strict=True)
                         if n_sync > 0 and n_kern > 0)

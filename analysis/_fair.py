@@ -29,6 +29,7 @@ Examples
 import math
 import numbers
 
+from fabric._schema import bandwidth_fault, latency_fault
 from fabric._units import is_bool
 
 from ._bom import bill_of_materials
@@ -69,9 +70,14 @@ def scale_links(f, bandwidth=1.0, latency=1.0):
     if bandwidth == 1.0 and latency == 1.0:
         return f
     G = nx.Graph(f.graph)
-    for _, _, d in G.edges(data=True):
+    for u, v, d in G.edges(data=True):
         d["bandwidth"] *= bandwidth
         d["latency"] *= latency
+        for key, factor, fault in (("bandwidth", bandwidth, bandwidth_fault),
+                                   ("latency", latency, latency_fault)):
+            if fault(d[key]):
+                raise ValueError(f"{key} x{factor:.4g} makes link {u}-{v}'s {key} "
+                                 f"{d[key]!r}; {fault(d[key])}")
     nx.freeze(G)
     parts = [f"bandwidth x{bandwidth:.4g}"] * (bandwidth != 1.0) + \
         [f"latency x{latency:.4g}"] * (latency != 1.0)

@@ -461,21 +461,23 @@ def _cut(fabric, side_a, weight):
     node_side = np.full(nv, -1, dtype=np.int8)
     node_side[fabric.endpoint_indices] = np.where(side_a, 1, 0)
     if (node_side < 0).any():
-        if weight == "lanes":
-            cap = e.lanes
-        else:
-            # Integer capacities for the max-flow solver: bandwidth in units of 1/1000 of
-            # the slowest link, or, where those would overflow the solver's int32 (links of
-            # very unequal bandwidth), of the total / _MAX_CAPACITY. The cut found is exact
-            # for these capacities; the figure reported is the true bandwidth of that cut,
-            # so it is always a valid cut.
-            with np.errstate(over="ignore"):        # an infinite quotient: _overflows
-                cap = np.maximum(np.rint(e.bandwidth / e.bandwidth.min() * 1000), 1)
-            if _overflows(cap):
-                cap = np.maximum(np.rint(e.bandwidth / (e.bandwidth.sum() / _MAX_CAPACITY)), 1)
+        cap = e.lanes if weight == "lanes" else _bandwidth_caps(e)[0]
         node_side = _place_free(nv, e, node_side, cap.astype(np.int64))
     crossing = node_side[e.u] != node_side[e.v]
     return int(e.lanes[crossing].sum()), float(e.bandwidth[crossing].sum())
+
+
+def _bandwidth_caps(e):
+    """Integer capacities of the bandwidth-weighted cut's max-flow, and whether they are
+    coarse: bandwidth in units of 1/1000 of the slowest link, or, where those would overflow
+    the solver's int32 (links of very unequal bandwidth), of the total / _MAX_CAPACITY, each
+    at least 1: then a link far slower than the unit counts as one unit, and the switches'
+    placement found may not be the least-bandwidth one. Either way the cut found is exact for
+    these capacities and the figure reported is the true bandwidth of that cut: a valid cut."""
+    cap = np.maximum(np.rint(e.bandwidth / e.bandwidth.min() * 1000), 1)
+    if not _overflows(cap):
+        return cap, False
+    return np.maximum(np.rint(e.bandwidth / (e.bandwidth.sum() / _MAX_CAPACITY)), 1), True
 
 
 #: The most the bandwidth-weighted cut's integer capacities sum to (a unit of the total /
@@ -487,7 +489,7 @@ _MAX_CAPACITY = 2**29
 def _overflows(cap):
     """Whether integer capacities ``cap`` are too large for :func:`_place_free`'s int32
     max-flow (its source and sink links carry their sum + 1, and the flow up to twice it)."""
-    return 2 * (float(cap.sum()) + 1) >= 2**31     # a float: an infinite quotient is too large
+    return 2 * (float(cap.sum()) + 1) >= 2**31
 
 
 def _place_free(nv, e, node_side, cap):
@@ -544,7 +546,20 @@ def bisection(fabric):
     # PCIe hop versus a NIC link): each figure is the minimum over its own cuts.
     links = min(_cut(fabric, side, "lanes")[0] for side in sides)
     bw = min(_cut(fabric, side, "bandwidth")[1] for side in sides)
+    if _coarse(fabric):
+        exact, method = False, method + _COARSE
     return links, bw, exact, method
+
+
+#: What a bisection's method adds where the switches' placement used coarse capacities.
+_COARSE = (", switches placed at a coarse bandwidth unit (links of very unequal bandwidth): "
+           "an upper bound")
+
+
+def _coarse(fabric):
+    """Whether the bandwidth-weighted cut places free nodes (switches, NICs) at a coarse unit
+    (:func:`_bandwidth_caps`)."""
+    return len(fabric.nodes) > fabric.n_endpoints and _bandwidth_caps(fabric.edge_arrays)[1]
 
 
 def _exhaustive_ok(fabric):
@@ -580,6 +595,8 @@ def _exhaustive_bisection(fabric):
     else:
         links = min(_cut(fabric, side, "lanes")[0] for side in sides)
         bw = min(_cut(fabric, side, "bandwidth")[1] for side in sides)
+        if _coarse(fabric):
+            return links, bw, False, "every balanced split" + _COARSE
     return links, bw, True, "exact: every balanced split"
 
 

@@ -571,7 +571,10 @@ def net_store_forward(view, wire, hops, channels):
     are all written, where a cut-through pipeline would already be sending them: each of the
     ``hops`` network hops in series adds one send at the NIC's payload rate, shared by the
     ``channels`` that meet at one NIC (the ring search spreads the channels over the node's
-    NICs in turn). 0 inside one node, or where the group's nodes have no NICs.
+    NICs in turn). 0 inside one node, or where the group's nodes have no NICs. The count is
+    checked against an event simulation of the steps (``tests/store_forward_brute.py``):
+    exact where writing a step takes no longer than sending it, a lower bound where it takes
+    longer.
 
     Sixteen 8-GPU nodes with a 400G NIC per GPU (49.58 GB/s of payload), a 4 KiB LL step (8 KiB
     of lines) on one channel, 8 hops (a tree over 16 nodes, up and down):

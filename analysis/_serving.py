@@ -756,41 +756,44 @@ def eager_pass_seconds(kernel_seconds, *, launch=LAUNCH_OVERHEAD.value, repeat=1
     return _eager_makespan([(ds, _count("repeat", repeat, 1))], float(launch))
 
 
-def _pass_kernel_names(m):
-    """A prompt pass's eager kernels (decode's :data:`analysis.KERNELS`, one per operator) as
-    ``((names of one layer's kernels, repeats), ...)`` in stream order: the dense layers, the
-    MoE layers, the head."""
+def _pass_kernel_names(m, lay):
+    """A prompt pass's eager kernels (decode's :data:`analysis.KERNELS`, one per operator) on
+    layout ``lay`` as ``((names of one layer's kernels, repeats), ...)`` in stream order: the
+    dense layers, the MoE layers, the head. A MoE layer holds the exchange's dispatch and
+    combine only where tokens cross ranks (:attr:`Layout.exchanges`, as decode's kernel list
+    and :class:`_PassCollectives` have it): with the experts split (``etp > 1``) or on every
+    chip no engine launches them."""
     att = KERNELS[m.attention.kind]
+    moe = tuple(k for k in KERNELS["moe_ffn"]
+                if lay.exchanges or KERNEL_CLASSES[k] != "exchange")
     out = []
     if m.dense_layers:
         out.append((att + KERNELS["dense_ffn"], m.dense_layers))
     if m.moe_layers:
-        out.append((att + KERNELS["moe_ffn"], m.moe_layers))
+        out.append((att + moe, m.moe_layers))
     out.append((KERNELS["head"], 1))
     return tuple(out)
 
 
-def _pass_kernels(m):
+def _pass_kernels(m, lay):
     """:func:`_pass_kernel_names` as ``((heavy flags of a layer's kernels, repeats), ...)``.
     Heavy: the classes that carry the pass's device time (weight GEMMs, attention, routed
     experts, the MoE exchange): every class decode gives no minimum duration (its small
     kernels have one, :data:`analysis.KERNEL_FLOORS`) but sampling."""
     return tuple((tuple(KERNEL_CLASSES[k] not in KERNEL_FLOORS and KERNEL_CLASSES[k] != "other"
-                        for k in names), r) for names, r in _pass_kernel_names(m))
+                        for k in names), r) for names, r in _pass_kernel_names(m, lay))
 
 
 def _pass_held(m, lay, cost_kwargs):
     """Per segment of :func:`_pass_kernels`, which kernels' GPU-side start the pass's pricing
     already holds (:attr:`PrefillTime.held_layers`): the collective exchange's dispatch and
-    combine (class ``exchange``; the exchange runs when the experts are whole on ``ep > 1``
-    ranks, ``etp == 1``, as :func:`_PassCollectives` prices it) when the pass's collectives
-    hold each kernel's start (``analysis._decode.collective_holds_starts``: decode's rule,
+    combine (class ``exchange``, listed where the exchange runs, :attr:`Layout.exchanges`, as
+    :class:`_PassCollectives` prices it) when the pass's collectives hold each kernel's start
+    (``analysis._decode.collective_holds_starts``: decode's rule,
     ``analysis._decode._held_starts``)."""
-    held = (lay.ep > 1 and lay.etp == 1
-            and collective_holds_starts(cost_kwargs.get("collective"),
-                                        cost_kwargs.get("runtime")))
+    held = collective_holds_starts(cost_kwargs.get("collective"), cost_kwargs.get("runtime"))
     return tuple(tuple(held and KERNEL_CLASSES[k] == "exchange" for k in names)
-                 for names, _ in _pass_kernel_names(m))
+                 for names, _ in _pass_kernel_names(m, lay))
 
 
 class _PassCollectives:
@@ -824,7 +827,7 @@ class _PassCollectives:
         # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
         # (none when the experts are split over the ranks, etp > 1: every rank has every token)
         pairs = tokens / tp * min(m.experts_per_token,
-                                  ep - 1 if ep > 1 and lay.etp == 1 else 0)
+                                  ep - 1 if lay.exchanges else 0)
         dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, pos[:ep],
                                       **cost_kwargs)
         combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, pos[:ep],
@@ -1035,7 +1038,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     pre = PrefillTime(isl=isl, flops=float(flops), compute=compute, weights=weights, comm=comm,
                       total=0.0, expert_weights=experts, experts=m.routed_experts,
                       experts_per_token=m.experts_per_token, launch=float(launch_overhead),
-                      launch_layers=_pass_kernels(m), boundary=float(graph_kernel_overhead),
+                      launch_layers=_pass_kernels(m, lay), boundary=float(graph_kernel_overhead),
                       held_layers=_pass_held(m, lay, cost_kwargs),
                       prompts=prompts, comm_one=comm_one, comm_at=comm_at)
     return dataclasses.replace(pre, total=pre.chunk_seconds(isl))
@@ -2150,7 +2153,7 @@ class _Sweep:
         f = self.fabric
         if instance is None:
             lay = parse_layout(layout, f.n_endpoints)
-            equal = self.kw.get("ep_kernel") is not None and lay.ep > 1 and lay.etp == 1
+            equal = self.kw.get("ep_kernel") is not None and lay.exchanges
             pos = instance_chips(f, lay.chips, equal_domains=equal, tp=lay.tp)
         else:
             pos = [f.endpoints.index(c) for c in instance]

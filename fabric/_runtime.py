@@ -396,7 +396,9 @@ _NCCL = Runtime(
     max_channels=64,
     kernel_floor={"hopper": 2.3e-6, "blackwell": 3.0e-6},
     host_launch=3.0e-6,
-    nvls={("channels", "hopper"): 16, ("channels", "blackwell"): 24, "chunk": 131072,
+    nvls={("channels", "hopper"): 16, ("channels", "blackwell"): 24,
+          ("channels_nodes", "hopper"): 16, ("channels_nodes", "blackwell"): 32,
+          "chunk": 131072,
           ("chunk_below", 64): 65536, ("chunk_below", 8): 32768, ("chunk_below", 2): 16384,
           "stages": 3},
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
@@ -502,7 +504,8 @@ _NCCL = Runtime(
          "issue 892; 8 H100 '24 coll channels' in NCCL's own logs)")),
         ("nvls", ("NVIDIA/nccl src/transport/nvls.cc NVLS_NCHANNELS_SM90 16, "
          "NVLS_NCHANNELS_SM100_NVL 24 (one node or one multi-node NVLink domain; 32 across "
-         "nodes), NCCL_NVLS_CHUNKSIZE default 128 KiB; src/enqueue.cc NVLS chunk cut to 64 / "
+         "nodes: channels_nodes, NVLS_NCHANNELS_SM100, 16 on Hopper; read only by the ring's "
+         "raise to NVLS's channels in 2.20-2.27, connect.cc), NCCL_NVLS_CHUNKSIZE default 128 KiB; src/enqueue.cc NVLS chunk cut to 64 / "
          "32 / 16 KiB while bytes < 64 / 8 / 2 x (channels x heads x chunk); "
          "src/device/all_reduce.h one-node NVLS all-reduce: per channel three warp groups, "
          "scatter, reduce-and-broadcast through NVLS, gather, each looping over heads x chunk "
@@ -975,6 +978,9 @@ _NCCL_HISTORY = {
     # NVLS channels: NCCL_NVLS_NCHANNELS 16 for every GPU until 2.24; 32 on Blackwell in
     # 2.25-2.26; 24 on Blackwell in one node or one NVLink domain from 2.27 (nvls.cc)
     ("nvls", ("channels", "blackwell")): (((2, 18, 3), 16), ((2, 25, 0), 32), ((2, 27, 0), 24)),
+    # a communicator over several hosts: 16 until 2.24, NVLS_NCHANNELS_SM100 32 on Blackwell
+    # from 2.25 (nvls.cc; from 2.27 'multiNode ? NVLS_NCHANNELS_SM100 : ..._NVL')
+    ("nvls", ("channels_nodes", "blackwell")): (((2, 18, 3), 16), ((2, 25, 0), 32)),
     # point-to-point protocol choice (src/enqueue.cc): until 2.21 each chunk of a split message
     # is its own operation and runs LL at most P2pLLThreshold bytes (ll_rule 0); 2.22-2.28 the
     # message runs LL at most p2pnChannelsPerPeer x threshold (thresholdLL, rule 1); from 2.29

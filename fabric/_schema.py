@@ -17,9 +17,11 @@ Node attributes
 
 Edge attributes
     ``bandwidth`` (required)
-        bytes per second **per direction** of the whole bundle.
+        bytes per second **per direction** of the whole bundle, from
+        :data:`MIN_BANDWIDTH` (1 byte/s) to :data:`MAX_BANDWIDTH` (1e18).
     ``latency`` (required)
-        seconds, one way: the link plus the receiving port's forwarding.
+        seconds, one way: the link plus the receiving port's forwarding; from 0 to
+        :data:`MAX_LATENCY` (1 s).
     ``lanes`` (optional, default 1)
         how many parallel physical links are bundled into this edge. A lane is a
         link: a fabric's links are its edges' lanes (what ``metrics`` counts), at
@@ -39,7 +41,8 @@ import numbers
 
 from ._errors import GraphError
 
-__all__ = ["CARRIES", "MAX_LINKS", "NODE_KINDS", "validate_graph"]
+__all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
+           "validate_graph"]
 
 NODE_KINDS = frozenset({"chip", "switch", "host", "nic", "memory"})
 #: What a link may carry (edge attribute ``carries``, :attr:`fabric.LinkTech.carries`).
@@ -49,11 +52,39 @@ CARRIES = ("loadstore", "messages")
 #: builders' limit, topologies._common). It also keeps the bisection's lane-weighted
 #: max-flow (analysis._metrics, int32 capacities summing to at most 2 x (links + 1)) exact.
 MAX_LINKS = 2**24
+#: The slowest and the fastest link a fabric may have, bytes/s per direction. Outside them the
+#: model's float arithmetic overflows: bytes up to 2**63 over a bandwidth, ratios of
+#: bandwidths, products with channel, NIC and lane counts (1e-300 B/s raised from an int() of
+#: inf in the ideal schedule's chunking, 1e300 B/s in NCCL's p2p channel count). No
+#: interconnect is near either: a 1200-baud serial line moves 150 B/s, an 18-lane NVLink5
+#: bundle 9e11 B/s (1e18 leaves a factor of a million).
+MIN_BANDWIDTH = 1.0
+MAX_BANDWIDTH = 1e18
+#: The longest one-way latency a link may have, seconds: no interconnect is near it (a
+#: geostationary satellite hop is 0.27 s), and far above it the model's sums of latencies over
+#: hops and steps overflow floats (1.5e308 s gave an infinite time).
+MAX_LATENCY = 1.0
 
 
 def _positive_number(value):
     return (isinstance(value, numbers.Real) and not isinstance(value, bool)
             and math.isfinite(value) and value > 0)
+
+
+def bandwidth_fault(value):
+    """What is wrong with ``value`` as a link's bandwidth (bytes/s per direction), or None:
+    the one rule of the schema, :class:`~fabric.LinkTech` and ``analysis.scale_links``."""
+    if _positive_number(value) and MIN_BANDWIDTH <= value <= MAX_BANDWIDTH:
+        return None
+    return f"it must be a number from {MIN_BANDWIDTH:g} to {MAX_BANDWIDTH:g} bytes/s"
+
+
+def latency_fault(value):
+    """What is wrong with ``value`` as a link's one-way latency (seconds), or None."""
+    if (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and 0 <= value <= MAX_LATENCY):
+        return None
+    return f"it must be a number from 0 to {MAX_LATENCY:g} seconds"
 
 
 def default_endpoints(G):
@@ -114,11 +145,11 @@ def validate_graph(G, endpoints=None):
             if data.get(key) is None:
                 faults.append(f"edge ({u!r}, {v!r}) has no {key!r}")
         bw = data.get("bandwidth")
-        if bw is not None and not _positive_number(bw):
-            faults.append(f"edge ({u!r}, {v!r}) has bandwidth {bw!r}; it must be > 0 bytes/s")
+        if bw is not None and bandwidth_fault(bw):
+            faults.append(f"edge ({u!r}, {v!r}) has bandwidth {bw!r}; {bandwidth_fault(bw)}")
         lat = data.get("latency")
-        if lat is not None and not (_positive_number(lat) or lat == 0):
-            faults.append(f"edge ({u!r}, {v!r}) has latency {lat!r}; it must be >= 0 seconds")
+        if lat is not None and latency_fault(lat):
+            faults.append(f"edge ({u!r}, {v!r}) has latency {lat!r}; {latency_fault(lat)}")
         lanes = data.get("lanes", 1)
         if not (isinstance(lanes, numbers.Integral) and not isinstance(lanes, bool)
                 and lanes >= 1):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ._errors import SpecError
 from ._params import Parameter
-from ._schema import CARRIES
+from ._schema import CARRIES, bandwidth_fault, latency_fault
 
 __all__ = ["TECHNOLOGIES", "LinkTech", "link_tech"]
 
@@ -57,6 +57,11 @@ class LinkTech:
     def __post_init__(self):
         if self.carries not in CARRIES:
             raise SpecError(f"carries must be one of {', '.join(CARRIES)}, got {self.carries!r}")
+        for key, fault in (("bandwidth", bandwidth_fault), ("latency", latency_fault)):
+            why = fault(getattr(self, key))
+            if why:
+                raise SpecError(f"link technology {self.name!r}: {key} "
+                                f"{getattr(self, key)!r}; {why}")
 
     def parameters(self):
         """The two figures as :class:`~fabric.Parameter` records, for a report."""

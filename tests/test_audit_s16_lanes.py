@@ -23,7 +23,7 @@ import topologies
 from analysis import metrics
 from analysis._cli import main
 from analysis._metrics import bisection
-from fabric import Fabric, GraphError, SpecError
+from fabric import Fabric, GraphError, LinkTech, SpecError
 from fabric._schema import MAX_LINKS
 
 
@@ -109,7 +109,7 @@ def test_a_user_graph_at_the_limit_is_read():
     assert metrics(f).links == MAX_LINKS
 
 
-@pytest.mark.parametrize("bandwidths", [(1e9, 1e16), (1e16, 1e9), (1.0, 1e300)])
+@pytest.mark.parametrize("bandwidths", [(1e9, 1e16), (1e16, 1e9), (1.0, 1e18)])
 def test_a_user_graph_of_very_unequal_links_has_a_bisection(bandwidths):
     """Before: the slowest link / 1000 as the max-flow's unit overflowed int32 (an internal
     error). The cut separating a from b crosses one of the two links; the least is the slower."""
@@ -118,6 +118,16 @@ def test_a_user_graph_of_very_unequal_links_has_a_bisection(bandwidths):
     assert m.bisection_links == 1
 
 
-def test_a_user_graph_whose_quotient_of_bandwidths_is_infinite_has_a_bisection():
-    m = metrics(Fabric.from_graph(_star(bandwidths=(1e-300, 1e300))))
-    assert m.bisection_bandwidth == 1e-300
+def test_a_coarse_placement_is_not_claimed_exact():
+    """1 B/s NIC links beside 1e18 B/s scale-up bundles: the coarse unit counts a NIC link as
+    one unit (~1e10 B/s), so the cut found is a valid one but not the least: the bisection is
+    reported as an upper bound, its method says why. The same fabric of ordinary links is
+    placed at the fine unit, as before."""
+    slow = LinkTech("slow", 1.0, 1e-7, "assumption")
+    fast = LinkTech("fast", 1e18, 1e-7, "assumption")
+    f = topologies.rail_optimized(2, 4, nic_tech=slow, scaleup_tech=fast)
+    _, bw, exact, method = bisection(f)
+    assert not exact and "coarse bandwidth unit" in method and "an upper bound" in method
+    assert bw >= 4 * 1.0            # a real cut: at least the four NIC links of one side
+    _, _, exact, method = bisection(topologies.rail_optimized(2, 4))
+    assert "coarse" not in method

@@ -239,7 +239,8 @@ def test_a_prompt_pass_charges_no_boundary_to_a_held_exchange_start(layout, kw, 
 
     f = topologies.build(B200_8)
     p = analysis.prefill_time("deepseek-v3", f, isl=8192, layout=layout, **kw)
-    names = [n for names, r in S._pass_kernel_names(analysis.model_config("deepseek-v3"))
+    lay = analysis.parse_layout(layout, 8)
+    names = [n for names, r in S._pass_kernel_names(analysis.model_config("deepseek-v3"), lay)
              for _ in range(r) for n in names]
     flags = [h for hs, (_, r) in zip(p.held_layers, p.launch_layers) for _ in range(r)
              for h in hs]

@@ -2977,3 +2977,21 @@ def test_ring_channels_rise_to_nvls_only_in_2_20_to_2_27():
     two = cost(g, "all-reduce", 2**20, ranks=["chip0", "chip1"], runtime="nccl@2.21.5",
                algorithm="ring")
     assert two.channels < 16
+
+
+def test_multi_node_ring_channels_rise_to_nvls_in_2_20_to_2_27():
+    # across nodes too: connect.cc raises the ring's channels to NVLS's (2.20.3-2.27.7), and a
+    # multi-node Blackwell communicator runs NVLS_NCHANNELS_SM100 32 from 2.25 (nvls.cc): two
+    # GB200 trays with NVLS on (4 NICs: the ring search gives 16) ran 32 channels in 2.25-2.27
+    # and 16 again from 2.28.3 (its release notes: 'Decreased max CTA count from 32 to 16 on
+    # Blackwell'); NVLS off (nvls=0), or two GPUs per node before 2.28.7, raises nothing
+    def channels(spec, rel):
+        f = topologies.build(spec)
+        return cost(f, "all-reduce", 2**26, runtime=f"nccl@{rel}", algorithm="ring").channels
+
+    rels = ("2.21.5", "2.25.1", "2.27.3", "2.28.3", "2.30.7")
+    on = {r: channels("rail:servers=2,gpus=4,nvls=1,chip=gb200", r) for r in rels}
+    assert on == {"2.21.5": 16, "2.25.1": 32, "2.27.3": 32, "2.28.3": 16, "2.30.7": 16}
+    off = {r: channels("rail:servers=2,gpus=4,nvls=0,chip=gb200", r) for r in rels}
+    assert set(off.values()) == {16}
+    assert channels("rail:servers=2,gpus=2,nvls=1,chip=gb200", "2.25.1") < 32

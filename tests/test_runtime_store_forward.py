@@ -7,7 +7,9 @@ p - 1 steps cross (``nccl_ring_net_hops``), on the tree the hops up to the root 
 (``2 x nccl_tree_net_depth``). ``tests/store_forward_brute.py`` simulates the step
 dependencies; the difference between its store-and-forward and cut-through passes is exactly
 that count times one send, whenever writing a step takes no longer than sending one (tw <= t)
-and NCCL's 8 steps of buffer are there; the two fixed cases below show the premise matters.
+and NCCL's 8 steps of buffer are there; where writing takes longer the count is a lower bound
+(a boundary rank's own sends then wait for its writes); the two fixed cases below show the
+premises matter.
 """
 
 import pytest
@@ -51,6 +53,24 @@ def test_chain_fill_is_one_send_per_network_hop(classes, chunks, times):
     sf = chain_pass(classes, chunks, t, tw, lat_nvl, lat_net, True)
     ct = chain_pass(classes, chunks, t, tw, lat_nvl, lat_net, False)
     assert sf - ct == pytest.approx(sum(classes) * tw, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(sizes=st.lists(st.integers(1, 4), min_size=2, max_size=4),
+       op=st.sampled_from(sorted(_STEPS)), classes=st.lists(st.booleans(), min_size=1, max_size=8),
+       chunks=st.integers(1, 12), t=st.floats(0.01, 3.0), slow=st.floats(1.0, 3.0),
+       lat=st.floats(0.05, 1.0), extra=st.floats(0.0, 3.0))
+def test_fill_is_at_least_one_send_per_hop_when_writes_are_slower(sizes, op, classes, chunks, t,
+                                                                  slow, lat, extra):
+    # tw >= t: the closed forms under-count, never over-count
+    tw = slow * t
+    steps = _STEPS[op](sum(sizes))
+    ring = (ring_pass(tuple(sizes), steps, t, tw, lat, lat + extra, True)
+            - ring_pass(tuple(sizes), steps, t, tw, lat, lat + extra, False))
+    assert ring >= nccl_ring_net_hops(op, tuple(sizes)) * tw * (1 - 1e-9) - 1e-12
+    chain = (chain_pass(classes, chunks, t, tw, lat, lat + extra, True)
+             - chain_pass(classes, chunks, t, tw, lat, lat + extra, False))
+    assert chain >= sum(classes) * tw * (1 - 1e-9) - 1e-12
 
 
 def test_the_premises_matter():

@@ -77,7 +77,7 @@ def test_point_closed_forms(node, mode, k):
         w_b, c_b = step.breakdown.weights, step.breakdown.compute
         assert pre.compute + c_b <= pre.weights and w_b <= pre.weights
         # and the merged pass runs one set of kernel boundaries: the cheaper part's
-        shared = w_b + min(step.breakdown.launch, pre.kernels() * pre.boundary)
+        shared = w_b + min(step.breakdown.launch, pre.boundaries())
         assert p.shared_read == pytest.approx(shared)
         assert p.request_time == pytest.approx(b * (p.prefill_time - shared) + osl * tok)
         assert p.prefill_gpus == 0

@@ -155,3 +155,40 @@ def test_merged_pass_pays_one_set_of_boundaries(isl, frac, w_b, c_b, l_b):
     assert s == pytest.approx(plain + min(l_b, p.boundaries()), rel=1e-12)
     decode = max(w_b, c_b) + l_b
     assert decode + p.chunk_seconds(c) - s >= max(decode, p.chunk_seconds(c)) - 1e-12
+
+
+@pytest.mark.parametrize("layout,exchange", [("tp=8", True), ("tp=1,dp=8", True),
+                                             ("tp=8,dp=1,etp=8", False),
+                                             ("tp=8,dp=1,etp=2", False)])
+def test_a_prompt_pass_launches_the_exchange_only_where_tokens_cross_ranks(layout, exchange):
+    # decode's rule (Layout.exchanges): a MoE layer runs the exchange's dispatch and combine
+    # only with whole experts on ep > 1 ranks; with the experts split (etp > 1: vLLM's plain
+    # TP, TensorRT-LLM's mixed layout) every chip has every token and no engine launches them.
+    # The eager prompt pass listed them always (session 16: two launches and two boundaries a
+    # MoE layer that no kernel runs)
+    import dataclasses
+
+    import analysis._serving as S
+
+    f = topologies.build(B200_8)
+    m = analysis.model_config("deepseek-v3")
+    lay = analysis.parse_layout(layout, 8)
+    assert lay.exchanges == exchange
+    att, ffn = len(analysis.KERNELS["mla"]), len(analysis.KERNELS["moe_ffn"])
+    per_moe = att + ffn - (0 if exchange else 2)
+    n = (m.moe_layers * per_moe + m.dense_layers * (att + len(analysis.KERNELS["dense_ffn"]))
+         + len(analysis.KERNELS["head"]))
+    p = analysis.prefill_time(m, f, isl=8192, layout=layout)
+    assert p.kernels() == n
+    # the same count as decode's eager step (one kernel per operator, the exchange's two
+    # kernels where it runs)
+    step = analysis.decode_step(m, f, batch=8, context=1000, layout=layout, cuda_graphs=False)
+    assert step.layers[-1].kernels == per_moe
+    if not exchange:
+        # against the list with the two phantom kernels (host launches hidden behind the 8k
+        # pass's long kernels: their two boundaries a MoE layer)
+        every = dataclasses.replace(p, launch_layers=S._pass_kernels(m, analysis.parse_layout(
+            "tp=8", 8)), held_layers=())
+        g = analysis.GRAPH_KERNEL_OVERHEAD.value
+        assert every.chunk_seconds(8192) - p.total == pytest.approx(
+            2 * m.moe_layers * g / p.prompts, rel=1e-6)
