@@ -93,7 +93,10 @@ access``.
   its own rounds; beyond 32 EP ranks, each further pass of the barriers' one-warp per-peer
   loops: :func:`fabric._exchange.lane_passes`), each at a published latency of the GPU generation
   (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic); charged once per
-  phase. ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
+  phase. ``pplx``'s dispatch: the count warp's walk over the experts (its first index load,
+  and per expert on a rank across the network one NVSHMEM IBGDA post's atomics and
+  loads on a queue pair the blocks share: :meth:`fabric.ExchangeKernel.count_walk`), a lower
+  bound (the post's fences and doorbell stores have no figure). ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
   timed call) makes the first touch of the token an HBM load; ``False`` (data left in
   L2 by the kernel before, as in a decode step) an L2 hit.
 * **Release fence** (:attr:`ExchangeKernel.release_fence`): a phase that pushes stores
@@ -1141,11 +1144,14 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, sources)
                    for sources in (n_ep, 1)]
     if any(kern.chain):
+        # the count warp's walk over the experts (a signal across the network is a NIC post;
+        # over RDMA alone every other rank is across it)
+        remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
             chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed,
-                                                ep=n_ep)
+                                                ep=n_ep, remote_signals=remote)
             params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0

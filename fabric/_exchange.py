@@ -346,10 +346,14 @@ def peer_access_latency(arch):
 
 
 #: How many times a chain entry repeats: once, once per destination rank of a token,
-#: once per round of ``threads x vector`` bytes of the token, or once per further pass of
+#: once per round of ``threads x vector`` bytes of the token, once per further pass of
 #: one warp's loop over the EP ranks (``"lane_passes"``: lane ``l`` takes ranks ``l``,
-#: ``l + 32``, ...; ``ceil(ep / 32) - 1`` passes beyond the first).
-_CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes")
+#: ``l + 32``, ...; ``ceil(ep / 32) - 1`` passes beyond the first), or, for a dispatch whose
+#: per-expert counts one warp per block sends (:attr:`ExchangeKernel.count_grid`), once per
+#: expert of the slowest such warp whose rank is outside the sender's load/store domain
+#: (``"remote_signals"``: a signal posted to the NIC, not a store):
+#: :meth:`ExchangeKernel.count_walk`.
+_CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals")
 
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
 #: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
@@ -418,8 +422,15 @@ class ExchangeKernel:
         ``"one"``, ``"ranks"`` (once per destination rank of a token, one after the
         other), ``"rounds"`` (once per round of ``pull_threads x pull_vector`` bytes of
         the phase's token) or ``"lane_passes"`` (once per further pass of a one-warp loop
-        over the EP ranks, :func:`lane_passes`). A pulling combine's peer loads are its pull
-        rounds, not part of this.
+        over the EP ranks, :func:`lane_passes`) or ``"remote_signals"`` (the count warp's
+        experts that it signals through the NIC, :meth:`count_walk`; needs ``count_grid``).
+        A pulling combine's peer loads are its pull rounds, not part of this.
+    count_grid : tuple of int
+        ``()``, or ``(warps, max_blocks)`` for a dispatch whose per-expert token counts are
+        sent by the last warp of every block, experts split across the blocks (block ``b``
+        takes experts ``b``, ``b + B``, ...), one signal per expert, one after another; the
+        grid is ``B = min(max(ceil(E / warps), tokens x k), max_blocks)`` blocks
+        (pplx-kernels' NVSHMEM dispatch).
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -461,6 +472,7 @@ class ExchangeKernel:
     block_per_token: bool = False
     staging_source_bytes: float = 0.0
     send_staging: bool = False
+    count_grid: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -506,8 +518,46 @@ class ExchangeKernel:
                 if step[1] == "rounds" and not self.pull_threads:
                     raise ValueError("a chain step counted in rounds needs pull_threads and "
                                      "pull_vector (the block's bytes per round)")
+                if step[1] == "remote_signals" and not self.count_grid:
+                    raise ValueError("a chain step counted in remote_signals needs count_grid "
+                                     "(the grid whose warps send the per-expert counts)")
+        if self.count_grid != () and (
+                not isinstance(self.count_grid, tuple) or len(self.count_grid) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int) or x < 1
+                       for x in self.count_grid)):
+            raise ValueError(f"count_grid must be () or two ints >= 1 (warps per block, most "
+                             f"blocks), got {self.count_grid!r}")
 
-    def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1):
+    def count_walk(self, experts, k, tokens, domains):
+        """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
+        ``0 .. experts - 1`` (expert ``e`` on EP rank ``e // (experts // ep)``, ``ep =
+        len(domains)``), the ones one warp walks and those of them on a rank whose load/store
+        domain (``domains[rank]``) is not the sender's, for the warp and sender domain with
+        the most remote ones (then the most passes).
+        ``(0, 0)`` without ``count_grid``.
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.count_walk(256, 8, 1, [0] * 8 + [1] * 8)     # 26 blocks, 10 experts, 5 remote
+        (5, 10)
+        >>> k.count_walk(256, 8, 128, [0] * 8)             # 132 blocks, one node
+        (0, 2)
+        """
+        if not self.count_grid:
+            return (0, 0)
+        warps, most = self.count_grid
+        ep = len(domains)
+        per_rank = max(experts // ep, 1)
+        blocks = min(max(-(-experts // warps), tokens * k), most)
+        owner = [domains[min(e // per_rank, ep - 1)] for e in range(experts)]
+        worst = (0, 0)
+        for d in dict.fromkeys(domains):
+            for b in range(min(blocks, experts)):
+                walk = owner[b::blocks]
+                worst = max(worst, (sum(1 for o in walk if o != d), len(walk)))
+        return worst
+
+    def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
+                      remote_signals=0):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -515,7 +565,8 @@ class ExchangeKernel:
         ``rounds`` the phase's rounds of ``pull_threads x pull_vector`` bytes
         (:func:`analysis.moe_exchange` passes the busiest token's count: the phase ends with
         its slowest block), ``ep`` the EP ranks a one-warp per-peer loop walks (its
-        ``"lane_passes"`` steps; the default 1 has none). With
+        ``"lane_passes"`` steps; the default 1 has none), ``remote_signals`` the slowest
+        count warp's signals through the NIC (:meth:`count_walk`). With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
@@ -528,7 +579,7 @@ class ExchangeKernel:
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
-                 "lane_passes": float(lane_passes(ep))}
+                 "lane_passes": float(lane_passes(ep)), "remote_signals": float(remote_signals)}
         total, used = 0.0, []
         for name, count in self.chain[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -565,6 +616,10 @@ class ExchangeKernel:
         if any(self.chain):
             text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-" for ph in self.chain)
             out.append(Parameter(f"{self.name}.chain", text, "", src.get("chain", "")))
+        if self.count_grid:
+            out.append(Parameter(f"{self.name}.count_grid",
+                                 "{} warps per block, at most {} blocks".format(*self.count_grid),
+                                 "", src.get("count_grid", "")))
         if self.block_per_token:
             out.append(Parameter(f"{self.name}.block_per_token", True, "",
                                  src.get("block_per_token", "")))
@@ -806,8 +861,42 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                "then atom.release.sys of its flag (add_flag_release); the NVSHMEM "
                                "kernels (7af3059) use nvshmemx_putmem_signal_nbi_warp, whose "
                                "signal is delivered only after the data (NVSHMEM put-with-signal "
-                               "semantics)"))),
-        release_fence=(True, True),
+                               "semantics)")),
+            ("count_grid", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu: the "
+                            "dispatch launches NUM_WARPS = 10 warps per block and min(max("
+                            "ceil(numExperts / 10), maxNumTokens x expertsPerToken), 132) blocks "
+                            "(AllToAllInterNode::scatter); the last warp of block b counts the "
+                            "tokens of experts b, b + gridDim, ... (dpSize 1, as in "
+                            "tests/bench_all_to_all.py) and lane 0 sends each count with "
+                            "nvshmemx_signal_op before the next expert (scatterKernel, the "
+                            "count branch). Assumption: maxNumTokens = the tokens per rank (the "
+                            "benchmark's use_max_tokens)")),
+            ("chain", (f"the count warp's serial chain ({_PPLX} 7af3059 internode_scatter.cu, "
+                       "NVSHMEM 3.2.5-1 as archived in valgur/NVSHMEM-archive 6d8ab15, "
+                       "src/include/non_abi/device/pt-to-pt/ibgda_device.cuh, the release "
+                       "pplx's docs/install-driver-and-dependencies.md builds at 32ef585): each "
+                       "expert's count re-reads the routing indices (__ldg) before the warp's sum "
+                       "and the signal: the first pass one L2 load (the same indices every "
+                       "sample), later passes L1 hits (no L1 Parameter: not counted); a signal "
+                       "to a rank in the "
+                       "sender's load/store domain is a store (posted, off the chain); to a "
+                       "rank across the network it is one IBGDA post on that peer's RC QP, "
+                       "shared by the CTAs (NVSHMEM_IBGDA_NUM_RC_PER_PE 2, RC_MAP_BY cta, the "
+                       "defaults: pplx sets neither), whose dependent steps are ibgda_get_rc's "
+                       "load of qp_group_switches (the QP's address depends on it), "
+                       "ibgda_reserve_wqe_slots' atomicAdd on resv_head, ibgda_submit_requests' "
+                       "atomicCAS on ready_head and read of resv_head, and ibgda_post_send's "
+                       "lock atomicCAS and atomicMax on prod_idx: 4 L2 atomics and 2 L2 loads. "
+                       "A lower bound: not priced (no Parameter) are the __threadfence before "
+                       "the CAS and the two in ibgda_post_send, the doorbell-record and "
+                       "BlueFlame (MMIO) stores, the completion poll once the send queue has "
+                       "wrapped, the key-table lookups; the combine's per-block serial sends "
+                       "are not counted"))),
+        release_fence=(True, True), count_grid=(10, 132),
+        chain=((("l2_hit", "one"), ("l2_hit", "remote_signals"),
+                ("l2_hit", "remote_signals"), ("l2_atomic", "remote_signals"),
+                ("l2_atomic", "remote_signals"), ("l2_atomic", "remote_signals"),
+                ("l2_atomic", "remote_signals")), ()),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

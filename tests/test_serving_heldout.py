@@ -48,7 +48,12 @@ _BATCH1 = ("batch 1, model too fast: its step is the weights at 0.78 of peak (th
            "scheduler 1.03x), an attention-kernel floor (no GPU-side source). Session 15 "
            "dropped the fused all-reduce kernels' boundaries (their start is in the "
            "symmetric-memory kernel floor that prices the all-reduce: analysis._decode."
-           "_held_starts): 61 x 2 boundaries a step, -92 us on B200 with PDL, -159 us on H200; ")
+           "_held_starts): 61 x 2 boundaries a step, -92 us on B200 with PDL, -159 us on H200; "
+           "session 16's per-layer breakdown (blog-1 no-MTP row: ~86 us a MoE layer modelled, "
+           "~145 us measured, the same ratio at MTP 0-5, so a per-layer term that does not grow "
+           "with tokens: kernel durations, not bytes; the attention kernel is priced at its "
+           "0.38 us roofline with no floor, and no TensorRT-LLM MLA generation kernel time at "
+           "batch 1 was found, docs/sources.md session-16 row); ")
 
 #: Expressible rows outside 25% today, and what is seen of why (each says whether the model is
 #: too fast or too slow).

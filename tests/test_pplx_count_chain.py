@@ -1,0 +1,104 @@
+"""pplx's dispatch count warp as a serial chain (session 16, pplx).
+
+pplx-kernels 7af3059's NVSHMEM dispatch (csrc/all_to_all/internode_scatter.cu) sends each
+expert's token count from lane 0 of the last warp of every block, experts split across the
+blocks (block b takes experts b, b + gridDim, ...), one nvshmemx_signal_op after another; the
+grid is min(max(ceil(E / 10), tokens x k), 132) blocks. A signal to a rank across the network
+is one NVSHMEM 3.2.5 IBGDA post (4 L2 atomics and 2 L2 loads on its dependent path), one to a
+rank in the sender's node a store. The reference below walks the kernel's own loops for
+every sender rank; the model's walk (``ExchangeKernel.count_walk``) keeps only the worst.
+"""
+
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import topologies
+from analysis import moe_exchange
+from fabric import EXCHANGE_LATENCY, exchange_kernel
+
+_WARPS, _MOST_BLOCKS = 10, 132          # internode_scatter.cu: NUM_WARPS, the 132u cap
+
+
+def _count_walk_brute(experts, k, tokens, ep, ranks_per_node):
+    """Every sender rank, every block, as the scatter kernel's loops run them: the worst
+    block's (remote signals, experts walked)."""
+    blocks = min(max(math.ceil(experts / _WARPS), tokens * k), _MOST_BLOCKS)
+    local_experts = experts // ep
+    worst = (0, 0)
+    for rank in range(ep):
+        for block in range(blocks):
+            walked = remote = 0
+            dst_expert = block                       # blockIdx.x * dpSize + dpRank, dpSize 1
+            while dst_expert < experts:
+                dst_rank = dst_expert // local_experts
+                walked += 1
+                if dst_rank // ranks_per_node != rank // ranks_per_node:
+                    remote += 1
+                dst_expert += blocks                 # gridDim.x * dpSize
+            worst = max(worst, (remote, walked))
+    return worst
+
+
+@settings(max_examples=40, deadline=None)
+@given(ep_log=st.integers(0, 6), node_log=st.integers(0, 6), per_rank=st.integers(1, 8),
+       k=st.integers(1, 8), tokens=st.integers(1, 200))
+def test_count_walk_equals_the_kernels_loops(ep_log, node_log, per_rank, k, tokens):
+    ep = 2 ** ep_log
+    ranks_per_node = 2 ** min(node_log, ep_log)
+    experts = ep * per_rank
+    domains = [r // ranks_per_node for r in range(ep)]
+    got = exchange_kernel("pplx").count_walk(experts, k, tokens, domains)
+    assert got == _count_walk_brute(experts, k, tokens, ep, ranks_per_node)
+
+
+def _h100(nodes):
+    return topologies.build(f"rail:servers={nodes},gpus=8,links=18,nic=ib-ndr,chip=h100")
+
+
+def _post_and_pass():
+    lat = EXCHANGE_LATENCY["hopper"]
+    post = 4 * lat["l2_atomic"].value + 2 * lat["l2_hit"].value
+    return post, lat["l2_hit"].value
+
+
+def test_pplx_dispatch_chain_is_the_count_warps_walk():
+    """DeepSeek-V3 (top-8 of 256) at one token per rank: 26 blocks, 10 experts per count
+    warp; over 2 nodes the worst warp signals 5 of them across the network, over 16 nodes
+    all 10; inside one node none. The first index load is an L2 load (later passes re-read
+    the same indices from L1: not counted)."""
+    post, load = _post_and_pass()
+    for nodes, remote in ((1, 0), (2, 5), (16, 10)):
+        r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+        assert abs(r.dispatch_phase.chain - (load + remote * post)) < 1e-15
+        assert r.combine_phase.chain == 0.0          # the combine's sends are not counted
+    # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network
+    r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
+                     dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+    assert abs(r.dispatch_phase.chain - (load + post)) < 1e-15
+
+
+def test_pplx_count_chain_is_in_the_fixed_time():
+    r = moe_exchange(_h100(4), "deepseek-v3", 1, 32, kernel="pplx",
+                     dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+    ph = r.dispatch_phase
+    assert ph.chain > 0
+    assert abs(ph.time - (ph.fixed + ph.transfer + ph.local_copy)) < 1e-15
+    names = {p.name for p in r.parameters}
+    assert {"pplx.count_grid", "pplx.chain", "exchange.latency.hopper.l2_atomic",
+            "exchange.latency.hopper.l2_hit"} <= names
+
+
+def test_count_grid_is_validated():
+    import dataclasses
+
+    import pytest
+    k = exchange_kernel("pplx")
+    for bad in ((10,), (0, 132), (10, True), [10, 132]):
+        with pytest.raises(ValueError, match="count_grid"):
+            dataclasses.replace(k, count_grid=bad)
+    with pytest.raises(ValueError, match="needs count_grid"):
+        dataclasses.replace(k, count_grid=())
+    assert exchange_kernel("deepep-low-latency").count_walk(256, 8, 1, [0, 1]) == (0, 0)
