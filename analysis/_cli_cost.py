@@ -58,10 +58,12 @@ def register(sub):
                     "bandwidth. Sizes follow nccl-tests (the per-rank buffer; all-gather: "
                     "the gathered output). Algorithms: auto, " + ", ".join(algs) + ".")
     p.add_argument("system", metavar="SYSTEM", help="topology spec or preset, e.g. dgx-h100")
-    p.add_argument("--op", required=True, nargs="+", metavar="OP",
+    # the list options join when repeated (argparse's default kept the last list only, so
+    # '--ranks 0 1 --ranks 2 3' costed ranks 2 and 3)
+    p.add_argument("--op", required=True, nargs="+", action="extend", metavar="OP",
                    help="all-reduce, all-gather, reduce-scatter, broadcast, reduce, all-to-all, "
                         "send-recv")
-    p.add_argument("--size", required=True, nargs="+", metavar="SIZE",
+    p.add_argument("--size", required=True, nargs="+", action="extend", metavar="SIZE",
                    help="sizes and ranges START:STOP[:xF|:+S], e.g. 1KiB:1GiB:x2")
     p.add_argument("--algorithm", default="auto",
                    help="algorithm (default auto: the runtime's choice)")
@@ -74,8 +76,9 @@ def register(sub):
     p.add_argument("--transport", default=None,
                    help="loadstore or rdma (default: load/store inside a load/store domain, "
                         "RDMA across NICs)")
-    p.add_argument("--ranks", nargs="+", metavar="RANK",
-                   help="the group: ranks, chip names, ranges A-B (default: every chip)")
+    p.add_argument("--ranks", nargs="+", action="extend", metavar="RANK",
+                   help="the group: ranks, chip names, ranges A-B (default: every chip); "
+                        "--op, --size and --ranks given again add to their lists")
     add_failure_options(p)
     p.add_argument("--json", action="store_true",
                    help="print a JSON list of {op, size, runtime, algorithm, protocol, "

@@ -8,6 +8,7 @@ from fabric import SpecError, format_time
 from ._cli_decode import add_step_options, floor_kwargs
 from ._cli_route import add_failure_options, degrade
 from ._json_units import to_json
+from ._report_parts import shown_parts
 
 __all__ = []
 
@@ -212,8 +213,8 @@ def run(args):
     for r in fr.skipped:        # layouts (or drafts) not evaluated, and why
         print(f"skipped {r}")
     # the parts side by side: four digits each, in the format helpers' spelling (as decode's)
-    shares = ", ".join(f"{k} {format_time(v, all_digits=True)}" for k, v in su.shares.items()
-                       if v > 0)
+    shares = ", ".join(f"{k} {format_time(v, all_digits=True)}"
+                       for k, v in shown_parts(su.shares.items()))
     print(f"single user: {su.tokens_per_s:.1f} tokens/s ({su.point.layout}, "
           f"{su.point.draft_length} drafted), limited by {su.limiter}; per token: {shares}")
     print(f"cost: {how}")

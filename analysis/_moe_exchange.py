@@ -173,6 +173,7 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
+from fabric._exchange import serial_copies
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._units import is_numeral
@@ -1147,11 +1148,17 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # the count warp's walk over the experts (a signal across the network is a NIC post;
         # over RDMA alone every other rank is across it)
         remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
+        # the combine's blocks send their received copies (tokens x k expected) in turn; across
+        # the network every copy's signal is a NIC post
+        serial = (serial_copies(tokens * k, min(kern.combine_blocks, E * tokens))
+                  if kern.combine_blocks else 0)
+        posted = serial if (nodes > 1 or rdma_only) else 0
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
             chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed,
-                                                ep=n_ep, remote_signals=remote)
+                                                ep=n_ep, remote_signals=remote,
+                                                serial_copies=serial, posted_copies=posted)
             params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0

@@ -12,6 +12,7 @@ import math
 import re
 
 from fabric import format_bandwidth, format_size, format_time
+from fabric._units import SHOWN_SIGNIFICANT
 
 __all__ = []
 
@@ -138,6 +139,23 @@ SEED_FUSION = (1.0, 10.0)
 #: every unit, the helpers' (no space: ``5.85ms``).
 computed_time = functools.partial(format_time, all_digits=True)
 computed_bandwidth = functools.partial(format_bandwidth, all_digits=True)
+
+
+def shown_parts(parts):
+    """The ``(name, seconds)`` parts of a whole that the whole's four shown digits can see:
+    a part below half a unit of the whole's fourth significant digit is left out, as is a
+    part of zero. Such a part is a float residue of a subtraction (4.3e-19 s of an 8 ms
+    token), printed as noise ('4.337e-10ns') beside parts that add up to the whole.
+
+    >>> shown_parts([("a", 8e-3), ("b", 4.3e-19), ("c", 0.0), ("d", 2e-6)])
+    [('a', 0.008), ('d', 2e-06)]
+    """
+    parts = list(parts)
+    total = sum(v for _, v in parts)
+    if not total > 0:
+        return []
+    half_unit = 0.5 * 10 ** (math.floor(math.log10(total)) - (SHOWN_SIGNIFICANT - 1))
+    return [(n, v) for n, v in parts if v >= half_unit]
 
 
 def fmt_float(digits=3):

@@ -27,6 +27,7 @@ from ._report_parts import (
     report_fabric,
     runtime_label,
     runtime_phrase,
+    shown_parts,
 )
 
 __all__ = []
@@ -58,9 +59,10 @@ _SHARE_GROUPS = (("weights read", ("weights read",)), ("KV read", ("KV read",)),
 
 def _parts(shares):
     """``[(part, seconds)]`` of a point's per-token shares (:func:`analysis.speed_limits`),
-    grouped by :data:`_SHARE_GROUPS`, largest first, parts of zero left out."""
+    grouped by :data:`_SHARE_GROUPS`, largest first, parts the total cannot see left out
+    (:func:`shown_parts`: zero, or a float residue)."""
     out = [(name, sum(shares.get(k, 0.0) for k in keys)) for name, keys in _SHARE_GROUPS]
-    return sorted(((n, v) for n, v in out if v > 0), key=lambda x: -x[1])
+    return sorted(shown_parts(out), key=lambda x: -x[1])
 
 
 def _limiter(shares):

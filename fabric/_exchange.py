@@ -159,6 +159,7 @@ fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-al
 """
 
 import dataclasses
+import math
 import numbers
 
 from ._errors import SpecError
@@ -352,8 +353,23 @@ def peer_access_latency(arch):
 #: per-expert counts one warp per block sends (:attr:`ExchangeKernel.count_grid`), once per
 #: expert of the slowest such warp whose rank is outside the sender's load/store domain
 #: (``"remote_signals"``: a signal posted to the NIC, not a store):
-#: :meth:`ExchangeKernel.count_walk`.
-_CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals")
+#: :meth:`ExchangeKernel.count_walk`; or, for a combine whose blocks send their received
+#: copies one after another (:attr:`ExchangeKernel.combine_blocks`), once per copy of the
+#: slowest block (``"serial_copies"``) or once per such copy whose signal is posted to the
+#: NIC (``"posted_copies"``: every copy when the EP ranks span the network, none inside one
+#: load/store domain): :func:`serial_copies`.
+_CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
+                 "posted_copies")
+
+
+def serial_copies(copies, blocks):
+    """Copies the slowest of ``blocks`` blocks handles one after another when block ``b``
+    takes copies ``b``, ``b + blocks``, ...: ``ceil(copies / blocks)``.
+
+    >>> serial_copies(1024, 132), serial_copies(8, 132), serial_copies(0, 132)
+    (8, 1, 0)
+    """
+    return -(-math.ceil(copies) // int(blocks))
 
 #: Lanes of one warp (CUDA's ``warpSize``): a loop over the EP ranks run by one warp, one
 #: rank per lane per pass, takes ``ceil(ep / WARP_LANES)`` passes.
@@ -423,14 +439,20 @@ class ExchangeKernel:
         other), ``"rounds"`` (once per round of ``pull_threads x pull_vector`` bytes of
         the phase's token) or ``"lane_passes"`` (once per further pass of a one-warp loop
         over the EP ranks, :func:`lane_passes`) or ``"remote_signals"`` (the count warp's
-        experts that it signals through the NIC, :meth:`count_walk`; needs ``count_grid``).
-        A pulling combine's peer loads are its pull rounds, not part of this.
+        experts that it signals through the NIC, :meth:`count_walk`; needs ``count_grid``),
+        ``"serial_copies"`` or ``"posted_copies"`` (the combine's slowest block's copies, and
+        those of them whose signal is a NIC post; need ``combine_blocks``). A pulling
+        combine's peer loads are its pull rounds, not part of this.
     count_grid : tuple of int
         ``()``, or ``(warps, max_blocks)`` for a dispatch whose per-expert token counts are
         sent by the last warp of every block, experts split across the blocks (block ``b``
         takes experts ``b``, ``b + B``, ...), one signal per expert, one after another; the
         grid is ``B = min(max(ceil(E / warps), tokens x k), max_blocks)`` blocks
         (pplx-kernels' NVSHMEM dispatch).
+    combine_blocks : int
+        ``0``, or the most blocks of a combine whose blocks send their received copies one
+        after another (block ``b`` takes copies ``b``, ``b + B``, ...; pplx-kernels' NVSHMEM
+        combine: ``B = min(132, E x tokens)``).
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -473,6 +495,7 @@ class ExchangeKernel:
     staging_source_bytes: float = 0.0
     send_staging: bool = False
     count_grid: tuple = ()
+    combine_blocks: int = 0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -521,6 +544,12 @@ class ExchangeKernel:
                 if step[1] == "remote_signals" and not self.count_grid:
                     raise ValueError("a chain step counted in remote_signals needs count_grid "
                                      "(the grid whose warps send the per-expert counts)")
+                if step[1] in ("serial_copies", "posted_copies") and not self.combine_blocks:
+                    raise ValueError(f"a chain step counted in {step[1]} needs combine_blocks "
+                                     f"(the blocks that send the received copies)")
+        v = self.combine_blocks
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"combine_blocks must be an int >= 0, got {v!r}")
         if self.count_grid != () and (
                 not isinstance(self.count_grid, tuple) or len(self.count_grid) != 2
                 or any(isinstance(x, bool) or not isinstance(x, int) or x < 1
@@ -557,7 +586,7 @@ class ExchangeKernel:
         return worst
 
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
-                      remote_signals=0):
+                      remote_signals=0, serial_copies=0, posted_copies=0):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -566,7 +595,8 @@ class ExchangeKernel:
         (:func:`analysis.moe_exchange` passes the busiest token's count: the phase ends with
         its slowest block), ``ep`` the EP ranks a one-warp per-peer loop walks (its
         ``"lane_passes"`` steps; the default 1 has none), ``remote_signals`` the slowest
-        count warp's signals through the NIC (:meth:`count_walk`). With
+        count warp's signals through the NIC (:meth:`count_walk`), ``serial_copies`` and
+        ``posted_copies`` the combine's slowest block's copies (:func:`serial_copies`). With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
@@ -579,7 +609,8 @@ class ExchangeKernel:
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
-                 "lane_passes": float(lane_passes(ep)), "remote_signals": float(remote_signals)}
+                 "lane_passes": float(lane_passes(ep)), "remote_signals": float(remote_signals),
+                 "serial_copies": float(serial_copies), "posted_copies": float(posted_copies)}
         total, used = 0.0, []
         for name, count in self.chain[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -620,6 +651,9 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
                                  "", src.get("count_grid", "")))
+        if self.combine_blocks:
+            out.append(Parameter(f"{self.name}.combine_blocks", self.combine_blocks, "",
+                                 src.get("combine_blocks", "")))
         if self.block_per_token:
             out.append(Parameter(f"{self.name}.block_per_token", True, "",
                                  src.get("block_per_token", "")))
@@ -890,13 +924,33 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "A lower bound: not priced (no Parameter) are the __threadfence before "
                        "the CAS and the two in ibgda_post_send, the doorbell-record and "
                        "BlueFlame (MMIO) stores, the completion poll once the send queue has "
-                       "wrapped, the key-table lookups; the combine's per-block serial sends "
-                       "are not counted"))),
-        release_fence=(True, True), count_grid=(10, 132),
+                       "wrapped, the key-table lookups. Combine (7af3059 internode_gather.cu, "
+                       "gatherKernel's send loop): each block sends its received copies one "
+                       "after another: the load of sourceExpert[token] (L2, written by the "
+                       "dispatch), then after __syncthreads the copy's expert output (HBM: "
+                       "the benchmark's c10d and NVSHMEM all-to-alls, ~240 MB, run between "
+                       "samples) into xBufferIn, __syncthreads, and warp 0's put-with-signal; "
+                       "in a job whose ranks span the network every copy's signal is an IBGDA "
+                       "post (also to an NVLink peer: NVSHMEM 3.2.5's nvshmemi_signal_op uses "
+                       "atomicAdd_system only when the whole job is load/store-connected, "
+                       "init.cu set_job_connectivity), the same 4 L2 atomics and 2 L2 loads; "
+                       "inside one node the copy's warp copy, __threadfence_system and "
+                       "atomicAdd_system (its fence beyond the phase's one release fence "
+                       "unpriced). Expected received copies per rank: tokens x k")),
+            ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
+                                "AllToAllInterNode::gather launches min(132, numLocalExperts x "
+                                "numDPGroups x maxNumTokens) blocks (132 for every published "
+                                "row); block b takes received copies b, b + gridDim, ... until "
+                                "sourceExpert is 0"))),
+        release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
         chain=((("l2_hit", "one"), ("l2_hit", "remote_signals"),
                 ("l2_hit", "remote_signals"), ("l2_atomic", "remote_signals"),
                 ("l2_atomic", "remote_signals"), ("l2_atomic", "remote_signals"),
-                ("l2_atomic", "remote_signals")), ()),
+                ("l2_atomic", "remote_signals")),
+               (("l2_hit", "serial_copies"), ("hbm_load", "serial_copies"),
+                ("l2_hit", "posted_copies"), ("l2_hit", "posted_copies"),
+                ("l2_atomic", "posted_copies"), ("l2_atomic", "posted_copies"),
+                ("l2_atomic", "posted_copies"), ("l2_atomic", "posted_copies"))),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

@@ -420,7 +420,9 @@ _PPLX_SMALL = (
     "after another (nvshmemx_signal_op to the expert's rank; session 16: priced as a lower "
     "bound, the count warp's chain: its first L2 index load and, per expert across the "
     "network, one NVSHMEM 3.2.5 IBGDA post's 4 L2 atomics and 2 L2 loads, 0.1-10.9 us; the "
-    "post's __threadfence and doorbell stores unpriced), each token's 8 warps each post "
+    "post's __threadfence and doorbell stores unpriced; likewise the combine's blocks' serial "
+    "sends, an L2 and an HBM load per copy and across the network one IBGDA post, 0.5-1.6 us "
+    "at one token), each token's 8 warps each post "
     "a put-with-signal (putmem_signal_nbi_warp: data, then the signal after it), then the "
     "receive part waits per (local expert, source) slot for the count and then for that many "
     "signals, a cooperative grid sync, and copies out; the combine signals every rank's sync "
@@ -477,7 +479,8 @@ _PPLX_IBGDA = (
     "post with no fence or completion wait, so no round trip per message; at one L2 atomic "
     "per link of the QP's submission order the chain is ~6 us at EP16, against ~16 us per "
     "post per QP the rows would need; and the combine rows (same messages per peer) do not "
-    "fall with EP")
+    "fall with EP. The combine's blocks send their ~8 copies each one after another: priced "
+    "as a lower bound chain (an L2 load, an HBM load and one IBGDA post per copy: 12.5 us)")
 _I493 = (
     "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
     "model's value was seen): the model is NIC-bound here (the NIC carries the other node's half "

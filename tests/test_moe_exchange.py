@@ -468,7 +468,7 @@ def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
     across the network each barrier is one NCCL LL step over the NET hop (DeepEP normal's
     notify kernels synchronise twice per phase, session 16; in one domain a further barrier
     is one flag round trip); the gap adds to the time one for one (nothing else moves); only
-    a phase with a counted chain (one-sided's two, pplx's dispatch) has one."""
+    a phase with a counted chain (one-sided's two, pplx's two) has one."""
     from fabric import EXCHANGE_SYNC, runtime, runtime_arch
     f = h800(2) if exchange_kernel(kernel).scale_out else topologies.build("dgx-h100")
     ep = 16 if exchange_kernel(kernel).scale_out else 8

@@ -73,7 +73,6 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         assert abs(r.dispatch_phase.chain - (load + remote * post)) < 1e-15
-        assert r.combine_phase.chain == 0.0          # the combine's sends are not counted
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -102,3 +101,46 @@ def test_count_grid_is_validated():
     with pytest.raises(ValueError, match="needs count_grid"):
         dataclasses.replace(k, count_grid=())
     assert exchange_kernel("deepep-low-latency").count_walk(256, 8, 1, [0, 1]) == (0, 0)
+
+
+def _serial_copies_brute(copies, blocks):
+    """gatherKernel's send loop: block b takes copies b, b + gridDim, ... below ``copies``."""
+    return max(len(range(b, copies, blocks)) for b in range(blocks))
+
+
+@settings(max_examples=40, deadline=None)
+@given(copies=st.integers(0, 5000), blocks=st.integers(1, 200))
+def test_serial_copies_equals_the_gather_loop(copies, blocks):
+    from fabric._exchange import serial_copies
+    assert serial_copies(copies, blocks) == _serial_copies_brute(copies, blocks)
+
+
+def test_pplx_combine_chain_is_the_blocks_serial_sends():
+    """The combine's 132 blocks send tokens x k received copies (expected) one after
+    another: 8 per block at 128 tokens, 1 at one token; each an L2 load of sourceExpert and
+    an HBM load of the expert output, and across the network one IBGDA post for its signal
+    (NVLink peers' included: the job is not load/store-connected)."""
+    post, load = _post_and_pass()
+    hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
+    for nodes, tokens, copies in ((1, 128, 8), (2, 128, 8), (16, 128, 8), (1, 1, 1), (2, 1, 1)):
+        r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+        posted = copies if nodes > 1 else 0
+        want = copies * (load + hbm) + posted * post
+        assert abs(r.combine_phase.chain - want) < 1e-15
+    # data left in L2 (a decode step): the expert output's load is an L2 hit
+    r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
+                     combine_bytes=2, routing="uniform", l2_flushed=False)
+    assert abs(r.combine_phase.chain - (8 * 2 * load + 8 * post)) < 1e-15
+
+
+def test_combine_blocks_is_validated():
+    import dataclasses
+
+    import pytest
+    k = exchange_kernel("pplx")
+    for bad in (-1, True, 1.5):
+        with pytest.raises(ValueError, match="combine_blocks"):
+            dataclasses.replace(k, combine_blocks=bad)
+    with pytest.raises(ValueError, match="needs combine_blocks"):
+        dataclasses.replace(k, combine_blocks=0)

@@ -98,6 +98,9 @@ def test_the_cli_spells_its_times_as_the_report_does(capsys):
                 if ln.startswith("single user:"))
     parts = dict(p.rsplit(" ", 1) for p in line.split("per token: ")[1].split(", "))
     assert not _SPACED.search(line), line
+    # every part at four digits; speed_limits' 'compute' here is a float residue
+    # (4.3e-19 s), which read 'compute 4.337e-10ns' at e337109: left out (shown_parts)
+    assert all(_QUANTITY.fullmatch(v) for v in parts.values()), parts
     for name in ("weights read", "kernel floors", "communication"):
         assert len(_QUANTITY.fullmatch(parts[name]).group(1).replace(".", "")) == 4, parts
     assert main(["decode", NODE, "--model", "kimi-k2", "--layout", "tp=8"]) == 0
@@ -143,3 +146,12 @@ def test_route_and_latency_write_their_payload_as_a_size(capsys):
     assert "load of 64B from chip0 to chip5" in capsys.readouterr().out
     assert main(["latency", "torus:4x4", "--size", "1MB"]) == 0
     assert "load of 1MB," in capsys.readouterr().out
+
+
+def test_the_serving_findings_leave_out_a_part_the_total_cannot_see():
+    from analysis._report_serving import _parts_text
+
+    shares = {"weights read": 4e-3, "communication": 3e-3, "launch/graph": 1e-3,
+              "compute": 4.3e-19, "KV read": 2e-6, "draft": 0.0}
+    text = _parts_text(shares)
+    assert "compute" not in text and "draft" not in text and "KV read 2.000us" in text, text
