@@ -20,10 +20,10 @@ def register(sub):
     p.add_argument("systems", nargs="*", metavar="SYSTEM", help="preset or topology spec")
     p.add_argument("--out", default="report", metavar="DIR",
                    help="output directory (default: report/)")
-    p.add_argument("--sizes", nargs="+", metavar="SIZE",
+    p.add_argument("--sizes", nargs="+", action="extend", metavar="SIZE",
                    help="collective sizes per rank: sizes (4KiB) or ranges (1KiB:1GiB:x2); "
                         "default 1KiB:1GiB:x2")
-    p.add_argument("--ops", nargs="+", metavar="OP",
+    p.add_argument("--ops", nargs="+", action="extend", metavar="OP",
                    help="collective operations (default: " + ", ".join(DEFAULT_OPS) + ")")
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -8,7 +8,9 @@ __all__ = []
 
 
 def register(sub):
-    from ._scaling import SCALING_FAMILIES
+    import inspect
+
+    from ._scaling import SCALING_FAMILIES, scaling_study
 
     p = sub.add_parser(
         "scaling", help="scaling study: each family from ~64 to ~16k chips, per-chip metrics",
@@ -17,9 +19,13 @@ def register(sub):
                     "columns), DIR/scaling.md and DIR/figures/scaling-<metric>.{pdf,svg,png}.")
     p.add_argument("--out", default="scaling", metavar="DIR",
                    help="output directory (default: scaling/)")
-    p.add_argument("--families", nargs="+", metavar="FAMILY", default=list(SCALING_FAMILIES))
-    p.add_argument("--sizes", nargs="+", type=int, metavar="N",
-                   default=[64, 512, 4096, 16384], help="target chip counts")
+    # Given again, a list option adds to its list (as cost's --op/--size/--ranks do); the
+    # defaults are scaling_study's own, used when the option is not given at all.
+    sizes = inspect.signature(scaling_study).parameters["sizes"].default
+    p.add_argument("--families", nargs="+", action="extend", metavar="FAMILY",
+                   help="families to build (default: " + " ".join(SCALING_FAMILIES) + ")")
+    p.add_argument("--sizes", nargs="+", action="extend", type=int, metavar="N",
+                   help="target chip counts (default: " + " ".join(map(str, sizes)) + ")")
     p.add_argument("--collective-limit", type=int, default=20000, metavar="N",
                    help="evaluate collectives on fabrics up to N chips (default 20000: every "
                         "size)")
@@ -60,7 +66,9 @@ def run(args):
         raise SpecError(f"--out {out} exists and is not a directory")
     # scaling_study refuses bad arguments with SpecError (exit 2); any other ValueError
     # from the study itself is a bug and shows as one
-    rows = scaling_study(args.families, args.sizes, collective_limit=args.collective_limit,
+    given = {k: v for k, v in (("families", args.families), ("sizes", args.sizes))
+             if v is not None}
+    rows = scaling_study(**given, collective_limit=args.collective_limit,
                          decode_limit=args.decode_limit, quiet=args.quiet,
                          executor=executor_for_jobs(args.jobs))
     out.mkdir(parents=True, exist_ok=True)

@@ -42,3 +42,40 @@ def test_no_float_residue_in_the_compute_share(b200x8):
                                    layouts=["tp=8"])
     assert s.shares["compute"] == 0.0
     assert abs(sum(s.shares.values()) - s.tpot) < 1e-12
+
+
+# ---------------------------------------------------------------------------------------
+# report's --sizes/--ops and scaling's --families/--sizes given again kept only the last
+# list (argparse's default for nargs="+"), silently, as cost's --op/--size/--ranks did
+# before session 16 (audit): now each adds to its list, and an option not given at all
+# still means the default.
+
+from analysis._cli import build_parser
+
+
+@pytest.mark.parametrize("argv, key, expected", [
+    (["report", "--sizes", "1KiB", "--sizes", "4KiB", "1MiB"], "sizes",
+     ["1KiB", "4KiB", "1MiB"]),
+    (["report", "--ops", "all-reduce", "--ops", "all-gather"], "ops",
+     ["all-reduce", "all-gather"]),
+    (["scaling", "--families", "torus", "--families", "fat-tree"], "families",
+     ["torus", "fat-tree"]),
+    (["scaling", "--sizes", "64", "--sizes", "512", "4096"], "sizes", [64, 512, 4096]),
+])
+def test_list_options_given_again_add_to_their_list(argv, key, expected):
+    assert getattr(build_parser().parse_args(argv), key) == expected
+
+
+def test_scaling_defaults_are_the_studys_own(capsys):
+    import inspect
+
+    from analysis._scaling import SCALING_FAMILIES, scaling_study
+
+    args = build_parser().parse_args(["scaling"])
+    assert args.families is None and args.sizes is None     # scaling_study's defaults apply
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["scaling", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    sizes = inspect.signature(scaling_study).parameters["sizes"].default
+    assert "(default: " + " ".join(map(str, sizes)) + ")" in text
+    assert "(default: " + " ".join(SCALING_FAMILIES) + ")" in text
