@@ -591,6 +591,12 @@ def net_store_forward(view, wire, hops, channels):
     return hops * wire * math.ceil(channels / nics) / view.nic_bandwidth
 
 
+def _ll128_step_data(rt):
+    """Data bytes of one LL128 step: ``ll128_elems_per_thread`` x NCCL_LL128_MAX_NTHREADS
+    8-byte words less one flag word in 16 (``src/enqueue.cc`` ``calcCollChunking``)."""
+    return rt.factors["ll128_elems_per_thread"] * rt.threads["LL128"] * 8 // 16 * 15
+
+
 def _tree_ll128_chunk(rt, view, n, channels):
     """Data bytes of a tree LL128 chunk (``src/enqueue.cc`` ``calcCollChunking``, the same at
     every tag v2.18.3-1 .. v2.30.7-1): an LL128 step's lines (``ll128_elems_per_thread`` x
@@ -607,8 +613,7 @@ def _tree_ll128_chunk(rt, view, n, channels):
     >>> [_tree_ll128_chunk(runtime("nccl"), v, n, 16) for n in (2**20, 2**27, 2**30)]
     [18000, 144000, 576000]
     """
-    step = rt.factors["ll128_elems_per_thread"] * rt.threads["LL128"] * 8
-    chunk = step // 16 * 15
+    chunk = _ll128_step_data(rt)
     nn = view.n_nodes
     ppn = view.p / nn
     steps = 1 + _log2i(nn) + 0.1 * ppn
@@ -648,7 +653,7 @@ def net_send_bytes(rt, view, algo, proto, data, n, channels, op="all-reduce"):
         # from 2.22 (split rule 2) the chunk follows the channel's own bytes
         whole = (math.ceil(data), 1) if rt.split.get("rule") == 2 else (n, channels)
         chunk = (_tree_ll128_chunk(rt, view, *whole) if algo == "tree" else
-                 rt.factors["ll128_elems_per_thread"] * rt.threads["LL128"] * 8 // 16 * 15)
+                 _ll128_step_data(rt))
         wire = rt.factors["ll128_warp_words"] * 8
         return math.ceil(min(chunk, data) / (wire // 16 * 15)) * wire
     step = rt.factors["simple_step_arm" if view.arm_host else "simple_step"]

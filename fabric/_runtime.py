@@ -547,7 +547,7 @@ _NCCL = Runtime(
          "(dup_slow_channels); src/graph/connect.cc ncclTopoPostset: channels x 2, at most "
          "MAXCHANNELS, raised to the NVLS channels when NVLS runs in 2.20.3-2.27.7 only "
          "(factors nvls_raises_ring; 'if (comm->nChannels < comm->nvlsChannels)' absent at "
-         "v2.18.3-1 .. v2.19.4-1 and from v2.28.3-1; modelled in one node, not across nodes) "
+         "v2.18.3-1 .. v2.19.4-1 and from v2.28.3-1; in one node and, where NVLS runs across nodes, on several, analysis._collectives _nvls_nodes_channels) "
          "(analysis._runtime_cost.nccl_switch_channels). Several nodes "
          "(analysis._runtime_cost.nccl_net_channels): sm90SpeedArrayInter / "
          "sm100SpeedArrayInter; ncclTopoSearchInit: start at the first speed not above the best "
