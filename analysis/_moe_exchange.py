@@ -94,9 +94,11 @@ access``.
   loops: :func:`fabric._exchange.lane_passes`), each at a published latency of the GPU generation
   (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic); charged once per
   phase. ``pplx``'s dispatch: the count warp's walk over the experts (its first index load,
-  and per expert on a rank across the network one NVSHMEM IBGDA post's atomics and
-  loads on a queue pair the blocks share: :meth:`fabric.ExchangeKernel.count_walk`), a lower
-  bound (the post's fences and doorbell stores have no figure). ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
+  and per expert on a rank across the network one NVSHMEM IBGDA post's atomics, loads and
+  fence on a queue pair the blocks share: :meth:`fabric.ExchangeKernel.count_walk`); its
+  combine: each block's copies in turn (and, across the network, each copy's post and the
+  block's one signal ahead of them: :meth:`fabric.ExchangeKernel.combine_posts`), lower
+  bounds (a post's doorbell runs only when the post rings it: not counted). ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
   timed call) makes the first touch of the token an HBM load; ``False`` (data left in
   L2 by the kernel before, as in a decode step) an L2 hit.
 * **Release fence** (:attr:`ExchangeKernel.release_fence`): a phase that pushes stores
@@ -104,7 +106,9 @@ access``.
   the peers' ``recv_counters`` then ``fence.release.sys``; DeepEP's NVLink paths: release
   stores after their copies) waits for the stores' acknowledgement, one peer round trip
   priced as one pulled round (below); only where the phase's handshake is the load/store
-  kernel floor (one load/store domain, not ``transport="rdma"``).
+  kernel floor (one load/store domain, not ``transport="rdma"``). A combine whose blocks send
+  their copies one after another, each put-with-signal fencing before its signal (pplx),
+  pays one per copy to another rank of its slowest block (:func:`_copy_fences`).
 * **Block rate** (:attr:`ExchangeKernel.block_per_token`, ``one-sided``): one thread
   block carries a token's whole exchange, so a phase takes at least the token's remote
   copies at one block's rate (:data:`fabric.EXCHANGE_BLOCK_RATE`: NCCL's per-block figure
@@ -871,6 +875,27 @@ def _rounds(kern, nbytes):
     return pull_rounds(nbytes, kern.pull_threads, _aligned_vector(nbytes, kern.pull_vector))
 
 
+def _copy_fences(copies, blocks, ep):
+    """Peer round trips on the slowest combine block's chain when each of its copies is
+    released by its own fence before the next (pplx-kernels' gatherKernel over NVLink):
+    the expected largest number of copies to other ranks over the blocks that hold the
+    most copies (``copies`` spread over ``blocks`` as :func:`fabric._exchange.serial_copies`),
+    each copy's source rank another than the own with probability ``(ep - 1) / ep``
+    (:func:`expected_max` of that binomial; a copy to the own rank waits for L2 only, not
+    counted).
+
+    >>> round(_copy_fences(1024, 132, 8), 4), round(_copy_fences(8, 132, 8), 6)
+    (8.0, 1.0)
+    """
+    most = serial_copies(copies, blocks)
+    if most == 0 or ep < 2:
+        return 0.0
+    full = math.ceil(copies) - (most - 1) * int(blocks)
+    p = (ep - 1) / ep
+    pmf = [math.comb(most, j) * p ** j * (1 - p) ** (most - j) for j in range(most + 1)]
+    return expected_max(pmf, full)
+
+
 def _round_trip(fabric, ranks):
     """Largest there-and-back path latency between two EP ranks of one domain (s):
     :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
@@ -1150,9 +1175,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
         # the combine's blocks send their received copies (tokens x k expected) in turn; across
         # the network every copy's signal is a NIC post
-        serial = (serial_copies(tokens * k, min(kern.combine_blocks, E * tokens))
+        blocks_c = min(kern.combine_blocks, E * tokens)
+        serial = serial_copies(tokens * k, blocks_c) if kern.combine_blocks else 0
+        posted = (kern.combine_posts(tokens * k, blocks_c,
+                                     np.arange(n_ep) if rdma_only else dom)
                   if kern.combine_blocks else 0)
-        posted = serial if (nodes > 1 or rdma_only) else 0
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1170,6 +1197,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         peer_trip = _round_trip(fabric, ranks) + access
         if in_domain:
             fence = [peer_trip if f else 0.0 for f in kern.release_fence]
+            if kern.combine_blocks and kern.release_fence[1]:
+                # a combine whose blocks send their copies in turn fences each copy
+                fence[1] = peer_trip * _copy_fences(tokens * k, min(kern.combine_blocks,
+                                                                    E * tokens), n_ep)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:

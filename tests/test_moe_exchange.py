@@ -769,7 +769,10 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
     the worst EP pair's router latency there and back (brute force over ordered pairs) plus
     the rest of a measured peer load (closed form: peer_load - 4 x link latency); a phase
     without a fence in the kernel's code (the one-sided combine) pays nothing, nor does a
-    single rank; switching the fence off lowers the phase by exactly that much."""
+    single rank; switching the fence off lowers the phase by exactly that much. A combine
+    whose blocks send their copies one after another, each released by its own fence (pplx:
+    ``combine_blocks``), pays one per copy to another rank of its slowest block: the
+    expected largest of Binomial(copies of the fullest blocks, (ep - 1) / ep) over them."""
     f = topologies.build(system)
     if degraded:
         a = f.endpoints[1]
@@ -783,9 +786,21 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
     tech = "nvlink5" if arch == "blackwell" else "nvlink4"
     access = EXCHANGE_LATENCY[arch]["peer_load"].value - 4 * link_tech(tech).latency
     trip = _brute_round_trip(f, ep) + access if ep > 1 else 0.0
-    for ph, ph0, fenced in ((r.dispatch_phase, r0.dispatch_phase, k.release_fence[0]),
-                            (r.combine_phase, r0.combine_phase, k.release_fence[1])):
-        want = trip if fenced else 0.0
+    from analysis._moe_exchange import expected_max
+    fences = [1.0, 1.0]
+    if k.combine_blocks and ep > 1:
+        copies = tokens * 8                                 # deepseek-v3: top-8
+        blocks = min(k.combine_blocks, 256 * tokens)
+        most = -(-copies // blocks)
+        full = copies - (most - 1) * blocks
+        p = (ep - 1) / ep
+        pmf = [math.comb(most, j) * p ** j * (1 - p) ** (most - j) for j in range(most + 1)]
+        fences[1] = expected_max(pmf, full)
+    for ph, ph0, fenced, n in ((r.dispatch_phase, r0.dispatch_phase, k.release_fence[0],
+                                fences[0]),
+                               (r.combine_phase, r0.combine_phase, k.release_fence[1],
+                                fences[1])):
+        want = trip * n if fenced else 0.0
         assert ph.fence == pytest.approx(want, rel=1e-12, abs=1e-18)
         assert ph.fixed - ph0.fixed == pytest.approx(want, rel=1e-12, abs=1e-15)
         assert ph.time - ph0.time == pytest.approx(want, rel=1e-12, abs=1e-15)
