@@ -94,9 +94,11 @@ access``.
   loops: :func:`fabric._exchange.lane_passes`), each at a published latency of the GPU generation
   (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic); charged once per
   phase. ``pplx``'s dispatch: the count warp's walk over the experts (its first index load,
-  and per expert on a rank across the network one NVSHMEM IBGDA post's atomics and
-  loads on a queue pair the blocks share: :meth:`fabric.ExchangeKernel.count_walk`), a lower
-  bound (the post's fences and doorbell stores have no figure). ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
+  and per expert on a rank across the network one NVSHMEM IBGDA post's atomics, loads and
+  fence on a queue pair the blocks share: :meth:`fabric.ExchangeKernel.count_walk`); its
+  combine: each block's copies in turn (and, across the network, each copy's post and the
+  block's one signal ahead of them: :meth:`fabric.ExchangeKernel.combine_posts`), lower
+  bounds (a post's doorbell runs only when the post rings it: not counted). ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
   timed call) makes the first touch of the token an HBM load; ``False`` (data left in
   L2 by the kernel before, as in a decode step) an L2 hit.
 * **Release fence** (:attr:`ExchangeKernel.release_fence`): a phase that pushes stores
@@ -104,7 +106,9 @@ access``.
   the peers' ``recv_counters`` then ``fence.release.sys``; DeepEP's NVLink paths: release
   stores after their copies) waits for the stores' acknowledgement, one peer round trip
   priced as one pulled round (below); only where the phase's handshake is the load/store
-  kernel floor (one load/store domain, not ``transport="rdma"``).
+  kernel floor (one load/store domain, not ``transport="rdma"``). A combine whose blocks send
+  their copies one after another, each put-with-signal fencing before its signal (pplx),
+  pays one per copy to another rank of its slowest block (:func:`_copy_fences`).
 * **Block rate** (:attr:`ExchangeKernel.block_per_token`, ``one-sided``): one thread
   block carries a token's whole exchange, so a phase takes at least the token's remote
   copies at one block's rate (:data:`fabric.EXCHANGE_BLOCK_RATE`: NCCL's per-block figure
@@ -132,6 +136,11 @@ access``.
   peer pointer chase, 0.83 us Hopper, 1.71 us Blackwell, less the 0.6 us path).
   Bandwidth and round trips are two floors: the larger sets the transfer; the bandwidth
   floor starts after one such round trip (no byte returns before the first request's).
+  A kernel whose compiled round issues one top-k slot's load only after the others return
+  (:attr:`ExchangeKernel.late_pulls`: TensorRT-LLM's top-8 combine, slot 7) pays a second
+  round trip in every round of a token whose late slot is valid (its rank is not one of the
+  earlier slots'); the slowest block pays it with probability ``1 - (1 - q)^tokens``, ``q``
+  the chance that one token's late slot is valid (:func:`_late_slot_valid`).
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
 (``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
@@ -448,6 +457,36 @@ def _busiest(experts, k, ep, nodes, routing, tokens, sources):
     return expected_max(all_, tokens * sources), expected_max(remote, tokens * sources)
 
 
+def _late_slot_valid(experts, k, ep, nodes, routing, slot):
+    """Probability that top-k ``slot`` of one token names a rank that none of its slots
+    ``0 .. slot - 1`` names (the dispatch claims a slot per first-time rank and marks repeats
+    ``-1``; the combine loads only valid slots).
+
+    Slot order is exchangeable under ``"uniform"`` and ``"node-limited:M"`` (a router's
+    top-k by score): the other ``slot`` experts, distinct and uniform over the token's pool
+    (all experts, or the ``M`` chosen nodes' ``M x experts / nodes``), all miss the
+    ``experts / ep - 1`` other experts of the slot's rank. ``"balanced"`` puts slot ``i`` on
+    rank ``base + i`` (mod ``ep``; :func:`reach_distribution`): first-time iff ``slot < ep``.
+
+    >>> round(_late_slot_valid(256, 8, 8, 1, "uniform", 7), 4)     # C(224, 7) / C(255, 7)
+    0.3989
+    >>> _late_slot_valid(256, 8, 8, 1, "balanced", 7), _late_slot_valid(256, 8, 4, 1, "balanced", 7)
+    (1.0, 0.0)
+    """
+    name, m = parse_routing(routing)
+    if name == "balanced":
+        return 1.0 if slot < ep else 0.0
+    pool = m * experts / nodes if name == "node-limited" and m < nodes else float(experts)
+    same = experts / ep - 1                          # the slot's rank's other experts
+    q = 1.0
+    for i in range(slot):
+        left = pool - 1 - same - i
+        if left <= 0:
+            return 0.0
+        q *= left / (pool - 1 - i)
+    return q
+
+
 # -- fabric facts: scale-up domains, NICs, effective bandwidths ---------------------------
 
 def _domains(fabric):
@@ -518,7 +557,8 @@ class ExchangePhase:
         Bytes on the most loaded scale-up link, and through the busiest NIC
         (sent + received counted separately; the larger direction).
     pull_latency : float
-        Dependent round trips of a pulling combine (``rounds x round trip``, plus the
+        Dependent round trips of a pulling combine (``rounds x round trip``, a second one
+        per round where the slowest block's late slot is valid, plus the
         token's remote bytes at one block's rate for a block-per-token kernel); the
         transfer is at least this. 0 for phases that push.
     kernel_gaps : float
@@ -871,6 +911,27 @@ def _rounds(kern, nbytes):
     return pull_rounds(nbytes, kern.pull_threads, _aligned_vector(nbytes, kern.pull_vector))
 
 
+def _copy_fences(copies, blocks, ep):
+    """Peer round trips on the slowest combine block's chain when each of its copies is
+    released by its own fence before the next (pplx-kernels' gatherKernel over NVLink):
+    the expected largest number of copies to other ranks over the blocks that hold the
+    most copies (``copies`` spread over ``blocks`` as :func:`fabric._exchange.serial_copies`),
+    each copy's source rank another than the own with probability ``(ep - 1) / ep``
+    (:func:`expected_max` of that binomial; a copy to the own rank waits for L2 only, not
+    counted).
+
+    >>> round(_copy_fences(1024, 132, 8), 4), round(_copy_fences(8, 132, 8), 6)
+    (8.0, 1.0)
+    """
+    most = serial_copies(copies, blocks)
+    if most == 0 or ep < 2:
+        return 0.0
+    full = math.ceil(copies) - (most - 1) * int(blocks)
+    p = (ep - 1) / ep
+    pmf = [math.comb(most, j) * p ** j * (1 - p) ** (most - j) for j in range(most + 1)]
+    return expected_max(pmf, full)
+
+
 def _round_trip(fabric, ranks):
     """Largest there-and-back path latency between two EP ranks of one domain (s):
     :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
@@ -1150,9 +1211,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
         # the combine's blocks send their received copies (tokens x k expected) in turn; across
         # the network every copy's signal is a NIC post
-        serial = (serial_copies(tokens * k, min(kern.combine_blocks, E * tokens))
+        blocks_c = min(kern.combine_blocks, E * tokens)
+        serial = serial_copies(tokens * k, blocks_c) if kern.combine_blocks else 0
+        posted = (kern.combine_posts(tokens * k, blocks_c,
+                                     np.arange(n_ep) if rdma_only else dom)
                   if kern.combine_blocks else 0)
-        posted = serial if (nodes > 1 or rdma_only) else 0
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1170,6 +1233,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         peer_trip = _round_trip(fabric, ranks) + access
         if in_domain:
             fence = [peer_trip if f else 0.0 for f in kern.release_fence]
+            if kern.combine_blocks and kern.release_fence[1]:
+                # a combine whose blocks send their copies in turn fences each copy
+                fence[1] = peer_trip * _copy_fences(tokens * k, min(kern.combine_blocks,
+                                                                    E * tokens), n_ep)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:
@@ -1183,8 +1250,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                   chain=chain[0], fence=fence[0], block=block[0])
     pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
-        # each round: one round trip, then its bytes at the block's rate
-        pull = _rounds(kern, b_c) * peer_trip + block[1]
+        # each round: one round trip (two when the round's late slot is valid for the
+        # slowest block's token), then its bytes at the block's rate
+        late, slot = 0.0, kern.late_slot(k)
+        if slot is not None:
+            late = 1.0 - (1.0 - _late_slot_valid(E, k, n_ep, nodes, routing_name, slot)) ** tokens
+        pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],

@@ -54,7 +54,10 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     threads per token loads one 16-byte vector per thread from each of the ``k``
     peers, reduces and stores, then loops over the token): a combine takes at
     least ``ceil(bytes per token / (256 x 16 B))`` round trips over the fabric
-    (:attr:`ExchangeKernel.pull_threads`, :attr:`ExchangeKernel.pull_vector`).
+    (:attr:`ExchangeKernel.pull_threads`, :attr:`ExchangeKernel.pull_vector`). As
+    compiled, a round of a top-8 token is two dependent round trips when its last slot
+    holds a rank of its own: the loads of slots 0-6 go out together, slot 7's only after
+    they return (:attr:`ExchangeKernel.late_pulls`).
 ``"pplx"``
     Perplexity's pplx-kernels (perplexityai/pplx-kernels): NVSHMEM kernels that
     send a token **once per (token, expert)** directly, into the expert's slot on
@@ -355,9 +358,10 @@ def peer_access_latency(arch):
 #: (``"remote_signals"``: a signal posted to the NIC, not a store):
 #: :meth:`ExchangeKernel.count_walk`; or, for a combine whose blocks send their received
 #: copies one after another (:attr:`ExchangeKernel.combine_blocks`), once per copy of the
-#: slowest block (``"serial_copies"``) or once per such copy whose signal is posted to the
-#: NIC (``"posted_copies"``: every copy when the EP ranks span the network, none inside one
-#: load/store domain): :func:`serial_copies`.
+#: slowest block (``"serial_copies"``) or once per NIC post that block makes
+#: (``"posted_copies"``: when the EP ranks span the network, every copy's signal and the one
+#: signal the block sends ahead of its copies; none inside one load/store domain):
+#: :func:`serial_copies`, :meth:`ExchangeKernel.combine_posts`.
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies")
 
@@ -441,7 +445,7 @@ class ExchangeKernel:
         over the EP ranks, :func:`lane_passes`) or ``"remote_signals"`` (the count warp's
         experts that it signals through the NIC, :meth:`count_walk`; needs ``count_grid``),
         ``"serial_copies"`` or ``"posted_copies"`` (the combine's slowest block's copies, and
-        those of them whose signal is a NIC post; need ``combine_blocks``). A pulling
+        its NIC posts, :meth:`combine_posts`; need ``combine_blocks``). A pulling
         combine's peer loads are its pull rounds, not part of this.
     count_grid : tuple of int
         ``()``, or ``(warps, max_blocks)`` for a dispatch whose per-expert token counts are
@@ -464,6 +468,13 @@ class ExchangeKernel:
         and bytes each loads per step; ``0`` for kernels that push. Each step's
         loads must return before the next step's issue, so the combine takes at
         least ``ceil(bytes per token / (pull_threads x pull_vector))`` round trips.
+    late_pulls : tuple of (int, int)
+        For a pulling combine, ``(top_k, slot)`` pairs: with ``top_k`` experts per token the
+        compiled kernel issues the peer load of top-k ``slot`` only after the round's other
+        loads have returned, so a round whose ``slot`` is valid (a rank the token's earlier
+        slots do not hold; the dispatch marks repeats ``-1`` and the combine skips them)
+        takes a second peer round trip. ``()``: every load of a round goes out together.
+        Read from the kernel's instruction schedule (``sources["late_pulls"]``).
     block_per_token : bool
         Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
         per token): a phase cannot move a token faster than one block's rate
@@ -496,6 +507,7 @@ class ExchangeKernel:
     send_staging: bool = False
     count_grid: tuple = ()
     combine_blocks: int = 0
+    late_pulls: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -547,6 +559,16 @@ class ExchangeKernel:
                 if step[1] in ("serial_copies", "posted_copies") and not self.combine_blocks:
                     raise ValueError(f"a chain step counted in {step[1]} needs combine_blocks "
                                      f"(the blocks that send the received copies)")
+        if not isinstance(self.late_pulls, tuple) or any(
+                not isinstance(p, tuple) or len(p) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int) for x in p)
+                or not 0 <= p[1] < p[0] for p in self.late_pulls):
+            raise ValueError(f"late_pulls must be (top_k, slot) pairs of ints with 0 <= slot < "
+                             f"top_k, got {self.late_pulls!r}")
+        if len({p[0] for p in self.late_pulls}) != len(self.late_pulls):
+            raise ValueError(f"late_pulls names a top_k twice: {self.late_pulls!r}")
+        if self.late_pulls and not self.pull_threads:
+            raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
         v = self.combine_blocks
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise ValueError(f"combine_blocks must be an int >= 0, got {v!r}")
@@ -556,6 +578,15 @@ class ExchangeKernel:
                        for x in self.count_grid)):
             raise ValueError(f"count_grid must be () or two ints >= 1 (warps per block, most "
                              f"blocks), got {self.count_grid!r}")
+
+    def late_slot(self, k):
+        """The top-k slot whose peer load a round issues after the others return, for a
+        token of ``k`` experts (:attr:`late_pulls`), or ``None``.
+
+        >>> exchange_kernel("one-sided").late_slot(8), exchange_kernel("one-sided").late_slot(4)
+        (7, None)
+        """
+        return dict(self.late_pulls).get(k)
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
@@ -585,6 +616,27 @@ class ExchangeKernel:
                 worst = max(worst, (sum(1 for o in walk if o != d), len(walk)))
         return worst
 
+    def combine_posts(self, copies, blocks, domains):
+        """NIC posts of the slowest combine block (see ``combine_blocks``) when ``copies``
+        received copies are spread over ``blocks`` blocks (block ``b`` takes copies ``b``,
+        ``b + blocks``, ...) and EP rank ``r`` sits in load/store domain ``domains[r]``.
+
+        pplx-kernels 7af3059's gatherKernel first has warp ``w`` of block ``b`` signal rank
+        ``b x warps + w`` (a store to a rank in the sender's domain, a NIC post to one
+        across it), and its copy loop waits for that (``__syncthreads``); then every copy's
+        signal is a NIC post when the job spans domains (NVSHMEM 3.2.5's signal rule). Block
+        0 has the most copies, and for a sender outside rank 0's domain its signals cross
+        the network, so the slowest block posts :func:`serial_copies` + 1 times; inside one
+        domain none. ``0`` without ``combine_blocks``.
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.combine_posts(1024, 132, [0] * 8 + [1] * 8), k.combine_posts(1024, 132, [0] * 8)
+        (9, 0)
+        """
+        if not self.combine_blocks or len(set(domains)) < 2:
+            return 0
+        return serial_copies(copies, blocks) + 1
+
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
@@ -595,8 +647,9 @@ class ExchangeKernel:
         (:func:`analysis.moe_exchange` passes the busiest token's count: the phase ends with
         its slowest block), ``ep`` the EP ranks a one-warp per-peer loop walks (its
         ``"lane_passes"`` steps; the default 1 has none), ``remote_signals`` the slowest
-        count warp's signals through the NIC (:meth:`count_walk`), ``serial_copies`` and
-        ``posted_copies`` the combine's slowest block's copies (:func:`serial_copies`). With
+        count warp's signals through the NIC (:meth:`count_walk`), ``serial_copies`` the
+        combine's slowest block's copies (:func:`serial_copies`) and ``posted_copies`` its NIC
+        posts (:meth:`combine_posts`). With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
@@ -666,6 +719,10 @@ class ExchangeKernel:
                                  src.get("pull", "")))
             out.append(Parameter(f"{self.name}.pull_vector", self.pull_vector, "B",
                                  src.get("pull", "")))
+        if self.late_pulls:
+            out.append(Parameter(f"{self.name}.late_pulls", ", ".join(
+                f"top-{k}: slot {s}" for k, s in self.late_pulls), "",
+                src.get("late_pulls", "")))
         if self.scale_out and self.dedup != "collective":
             out.extend((*EXCHANGE_SYNC.values(), EXCHANGE_NIC_EFFICIENCY))
         return tuple(out)
@@ -673,6 +730,22 @@ class ExchangeKernel:
 
 _DEEPEP = "deepseek-ai/DeepEP"
 _PPLX = "perplexityai/pplx-kernels"
+
+
+def _ibgda_post(count):
+    """The dependent steps of one NVSHMEM 3.2.5 IBGDA post on an RC queue pair the blocks
+    share, each repeated once per ``count`` (a chain count): those the posting lane always
+    runs, read in the SASS of libnvshmem_device.a's sm_90 ``nvshmemi_transfer_amo_nonfetch``
+    and ``nvshmemi_transfer_put_signal<warp>`` (session 17): the load of qp_group_switches
+    (the queue pair's address depends on it), the queue pair's qp_type (the reservation's
+    size depends on it; the fence before ran CCTL.IVALL, so from L2), the reservation
+    atomicAdd on resv_head, the completion-queue check of the wrapped send ring (the CQ
+    record's cons_idx pointer, then cons_idx itself), the GPU-scope fence after the WQE
+    stores (their acknowledgement from L2, an L2 round trip as the release fence prices
+    pushed stores), the ready_head compare-and-swap, and the read of resv_head: 6 L2 round
+    trips and 2 L2 atomics. The doorbell (lock, atomicMax, two more fences, the DBR and
+    BlueFlame stores) runs only when the post rings it: not counted."""
+    return ((("l2_hit", count),) * 6) + ((("l2_atomic", count),) * 2)
 EXCHANGE_KERNELS = {k.name: k for k in (
     ExchangeKernel(
         "deepep-normal", dedup="node", forwarding=True, scale_out=True, pipelined=True,
@@ -734,7 +807,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
-                ("l2_hit", "one"), ("l2_hit", "lane_passes"))),
+                ("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "lane_passes"))),
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -766,7 +839,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "the slot in rounds (the MoE output, written just before: L2); "
                        "moeA2ACombineKernel reads the token's topk_target_ranks / "
                        "topk_send_indices (written by this iteration's dispatch: L2) before it "
-                       "can address its first pulled round. The dispatch's payload loop copies "
+                       "can address its first pulled round: two dependent L2 loads, as "
+                       "compiled (session 17: nvcc 13.0 -O3 sm_100a, flashinfer's JIT flags; "
+                       "the target-rank load is predicated on send_index >= 0, another array "
+                       "and line). The dispatch's payload loop copies "
                        "the two small payloads every MoE dispatch carries after the token "
                        "(token_selected_experts, token_final_scales: blog18 'Interface Between "
                        "Communication and MoE'; nvlink_one_sided.py builds payloads = hidden, "
@@ -828,6 +904,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                       "vectorized_dispatch, vectorized_combine; the FP8 cast by elements) "
                       "narrows its vector to 8, 4, 2 or 1 bytes when 16 does not divide the "
                       "token's bytes (size % 16, % 8, % 4, % 2): pull_vector is the widest")),
+            ("late_pulls", ("moeA2ACombineKernel<__nv_bfloat16 or half, BlockPolicy, 8> of "
+                            "flashinfer-ai/flashinfer 579435f9 moeAlltoAllKernels.cu (the "
+                            "combine loop's text is TensorRT-LLM 01f0021's, blog18's kernel), "
+                            "compiled for sm_100a with nvcc 13.0 -O3 -use_fast_math (flashinfer's "
+                            "JIT flags; ptxas 12.9 schedules it the same) and read in SASS "
+                            "(session 17): per round the loads of slots 0-5 are predicated "
+                            "(P0-P5), slot 6's is in a branch (no predicate register left) and "
+                            "slot 7's metadata load, target-rank load, pointer-table load and "
+                            "peer load come after the first reduction instruction, which waits "
+                            "on the scoreboard of slots 0-6's peer loads: two dependent peer "
+                            "round trips per round when slot 7 is valid, one otherwise. Top-k "
+                            "1, 2 and 4: every load before the first consumer (one). The "
+                            "July 2026 kernels (flashinfer 5e891c6b) issue three of the "
+                            "eight loads, convert slot 0's (waiting for it), then issue the "
+                            "other five: two as well for BF16 (not counted here; their FP8 "
+                            "combine waits three times, metadata loads sharing the peer loads' "
+                            "scoreboard)")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -841,6 +934,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "its token from every source (BlockPolicy::token_idx = "
                                  "blockIdx.x)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
+        late_pulls=((8, 7),),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
@@ -895,7 +989,17 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                "then atom.release.sys of its flag (add_flag_release); the NVSHMEM "
                                "kernels (7af3059) use nvshmemx_putmem_signal_nbi_warp, whose "
                                "signal is delivered only after the data (NVSHMEM put-with-signal "
-                               "semantics)")),
+                               "semantics): to a load/store peer NVSHMEM 3.2.5's "
+                               "nvshmemii_put_signal_threadgroup copies with the warp, then lane 0 "
+                               "runs __threadfence_system (MEMBAR.SC.SYS in 7af3059's gatherKernel "
+                               "SASS, nvcc -arch=sm_90a -O3 -rdc=true) before the signal. The "
+                               "combine's blocks send their copies one after another "
+                               "(combine_blocks), each copy's fence before the next: one peer "
+                               "round trip per copy to another rank, the slowest block's count "
+                               "(the expected largest over the blocks with the most copies, each "
+                               "copy's source another rank with probability (ep - 1) / ep); the "
+                               "dispatch's warps send one token each at every published size "
+                               "(132 blocks): one fence")),
             ("count_grid", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu: the "
                             "dispatch launches NUM_WARPS = 10 warps per block and min(max("
                             "ceil(numExperts / 10), maxNumTokens x expertsPerToken), 132) blocks "
@@ -916,15 +1020,27 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "sender's load/store domain is a store (posted, off the chain); to a "
                        "rank across the network it is one IBGDA post on that peer's RC QP, "
                        "shared by the CTAs (NVSHMEM_IBGDA_NUM_RC_PER_PE 2, RC_MAP_BY cta, the "
-                       "defaults: pplx sets neither), whose dependent steps are ibgda_get_rc's "
-                       "load of qp_group_switches (the QP's address depends on it), "
-                       "ibgda_reserve_wqe_slots' atomicAdd on resv_head, ibgda_submit_requests' "
-                       "atomicCAS on ready_head and read of resv_head, and ibgda_post_send's "
-                       "lock atomicCAS and atomicMax on prod_idx: 4 L2 atomics and 2 L2 loads. "
-                       "A lower bound: not priced (no Parameter) are the __threadfence before "
-                       "the CAS and the two in ibgda_post_send, the doorbell-record and "
-                       "BlueFlame (MMIO) stores, the completion poll once the send queue has "
-                       "wrapped, the key-table lookups. Combine (7af3059 internode_gather.cu, "
+                       "defaults: pplx sets neither). Its steps were counted in the SASS of "
+                       "the release's own precompiled sm_90 code (libnvshmem_device.a "
+                       "transfer_device.cu.o: the kernels CALL nvshmemi_transfer_amo_nonfetch "
+                       "and nvshmemi_transfer_put_signal<warp>, __noinline__ in 3.2.5; pplx "
+                       "compiled with nvcc -arch=sm_90a -rdc=true -O3 as its CMakeLists.txt, "
+                       "session 17): those the posting lane always runs are the load of "
+                       "qp_group_switches (the QP's address depends on it), the QP's qp_type "
+                       "(the reservation's size depends on it; L1 was invalidated by the "
+                       "previous post's fence), the atomicAdd on resv_head, the completion-queue "
+                       "check once the 1024-WQE send ring has wrapped (the CQ record, then "
+                       "cons_idx: wrapped in every published row, the benchmark runs the V2-Lite "
+                       "configurations first in the same NVSHMEM job), the __threadfence "
+                       "(MEMBAR.SC.GPU) after the WQE stores, priced as their acknowledgement "
+                       "from L2 (an L2 round trip, as release_fence prices pushed stores), the "
+                       "atomicCAS on ready_head and the read of resv_head: 6 L2 round trips and "
+                       "2 L2 atomics. A lower bound: the doorbell (the lock atomicCAS, the "
+                       "atomicMax on prod_idx, two more __threadfence, the doorbell-record and "
+                       "BlueFlame (MMIO) stores) runs only when the post rings it (session 16 "
+                       "had counted its two atomics on every post); not counted either: the "
+                       "QP fields that may hit L1, the key-table lookups (constant memory). "
+                       "Combine (7af3059 internode_gather.cu, "
                        "gatherKernel's send loop): each block sends its received copies one "
                        "after another: the load of sourceExpert[token] (L2, written by the "
                        "dispatch), then after __syncthreads the copy's expert output (HBM: "
@@ -933,24 +1049,26 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "in a job whose ranks span the network every copy's signal is an IBGDA "
                        "post (also to an NVLink peer: NVSHMEM 3.2.5's nvshmemi_signal_op uses "
                        "atomicAdd_system only when the whole job is load/store-connected, "
-                       "init.cu set_job_connectivity), the same 4 L2 atomics and 2 L2 loads; "
-                       "inside one node the copy's warp copy, __threadfence_system and "
-                       "atomicAdd_system (its fence beyond the phase's one release fence "
-                       "unpriced). Expected received copies per rank: tokens x k")),
+                       "init.cu set_job_connectivity), the same 6 L2 round trips and 2 L2 "
+                       "atomics; and before its first copy warp w of block b signals rank "
+                       "b x 8 + w (gatherSyncBuffer, SIGNAL_SET: a store inside the sender's "
+                       "node, an IBGDA post across it) and the copy loop's __syncthreads waits "
+                       "for it: across the network the slowest block (block 0) posts once more "
+                       "(combine_posts). Inside one node each copy's put-with-signal is a warp "
+                       "copy, then lane 0's __threadfence_system (MEMBAR.SC.SYS in the gather "
+                       "kernel's SASS) and atomicAdd_system, and the next copy's __syncthreads "
+                       "waits for warp 0: one release fence per copy (release_fence: the "
+                       "slowest block's copies to other ranks). Expected received copies per "
+                       "rank: tokens x k")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
                                 "row); block b takes received copies b, b + gridDim, ... until "
                                 "sourceExpert is 0"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
-        chain=((("l2_hit", "one"), ("l2_hit", "remote_signals"),
-                ("l2_hit", "remote_signals"), ("l2_atomic", "remote_signals"),
-                ("l2_atomic", "remote_signals"), ("l2_atomic", "remote_signals"),
-                ("l2_atomic", "remote_signals")),
-               (("l2_hit", "serial_copies"), ("hbm_load", "serial_copies"),
-                ("l2_hit", "posted_copies"), ("l2_hit", "posted_copies"),
-                ("l2_atomic", "posted_copies"), ("l2_atomic", "posted_copies"),
-                ("l2_atomic", "posted_copies"), ("l2_atomic", "posted_copies"))),
+        chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals"),
+               (("l2_hit", "serial_copies"), ("hbm_load", "serial_copies"))
+               + _ibgda_post("posted_copies")),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

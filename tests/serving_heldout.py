@@ -50,11 +50,25 @@ def expressible(rows=None):
     return [r for r in (load_rows() if rows is None else rows) if r["expressible"] == "yes"]
 
 
+#: Each max-throughput row's ``trtllm-bench --max_num_tokens`` (tokens per iteration per
+#: rank), as its command states it in the rows' source (docs/source/blogs/
+#: Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md at 01c4ece9: "H200 max-throughput"
+#: 1151; "B200 max-throughput for R1 with FP16 KV cache" 1536 and "... for R1-0528 with FP8
+#: KV cache" 2048, both reproduced at b6261862). None of the three configurations enables
+#: chunked prefill (MLA chunked context is not supported on Hopper, the same document).
+TRTLLM_MAXTPUT_MAX_NUM_TOKENS = {
+    "r1-h200-fp8-trtllm-maxtput-c1024": 1151,
+    "r1-b200-fp4-trtllm-maxtput-c3072": 1536,
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": 2048,
+}
+
+
 def _trtllm_maxtput(row, system, model):
     return {"system": system, "model": model, "layout": "tp=1,dp=8",
             "isl": int(row["isl"]), "osl": int(row["osl"]), "batch": int(row["concurrency"]),
             "mode": "aggregated", "definition": "output-per-gpu", "usable_hbm": 1.0,
-            "cuda_graphs": True, "engine": "trtllm"}
+            "cuda_graphs": True, "engine": "trtllm",
+            "max_batched_tokens": TRTLLM_MAXTPUT_MAX_NUM_TOKENS[row["id"]]}
 
 
 def _r1_0528_nvfp4_fp8kv():

@@ -4,8 +4,9 @@ pplx-kernels 7af3059's NVSHMEM dispatch (csrc/all_to_all/internode_scatter.cu) s
 expert's token count from lane 0 of the last warp of every block, experts split across the
 blocks (block b takes experts b, b + gridDim, ...), one nvshmemx_signal_op after another; the
 grid is min(max(ceil(E / 10), tokens x k), 132) blocks. A signal to a rank across the network
-is one NVSHMEM 3.2.5 IBGDA post (4 L2 atomics and 2 L2 loads on its dependent path), one to a
-rank in the sender's node a store. The reference below walks the kernel's own loops for
+is one NVSHMEM 3.2.5 IBGDA post (2 L2 atomics and 6 L2 round trips always on its dependent
+path, read in the release's SASS; session 16 had 4 and 2), one to a rank in the sender's node a
+store. The reference below walks the kernel's own loops for
 every sender rank; the model's walk (``ExchangeKernel.count_walk``) keeps only the worst.
 """
 
@@ -58,8 +59,12 @@ def _h100(nodes):
 
 
 def _post_and_pass():
+    """One IBGDA post's unconditional dependent steps, as counted (session 17) in the SASS of
+    NVSHMEM 3.2.5's libnvshmem_device.a (sm_90): qp_group_switches, qp_type, the resv_head
+    atomicAdd, the wrapped ring's CQ record and cons_idx, the fence after the WQE stores (an
+    L2 round trip), the ready_head CAS and the resv_head read."""
     lat = EXCHANGE_LATENCY["hopper"]
-    post = 4 * lat["l2_atomic"].value + 2 * lat["l2_hit"].value
+    post = 2 * lat["l2_atomic"].value + 6 * lat["l2_hit"].value
     return post, lat["l2_hit"].value
 
 
@@ -125,13 +130,13 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     for nodes, tokens, copies in ((1, 128, 8), (2, 128, 8), (16, 128, 8), (1, 1, 1), (2, 1, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-        posted = copies if nodes > 1 else 0
+        posted = copies + 1 if nodes > 1 else 0      # + block 0's gatherSync signal
         want = copies * (load + hbm) + posted * post
         assert abs(r.combine_phase.chain - want) < 1e-15
     # data left in L2 (a decode step): the expert output's load is an L2 hit
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                      combine_bytes=2, routing="uniform", l2_flushed=False)
-    assert abs(r.combine_phase.chain - (8 * 2 * load + 8 * post)) < 1e-15
+    assert abs(r.combine_phase.chain - (8 * 2 * load + 9 * post)) < 1e-15
 
 
 def test_combine_blocks_is_validated():
@@ -144,3 +149,49 @@ def test_combine_blocks_is_validated():
             dataclasses.replace(k, combine_blocks=bad)
     with pytest.raises(ValueError, match="needs combine_blocks"):
         dataclasses.replace(k, combine_blocks=0)
+
+
+def _gather_posts_brute(copies, blocks, ep, ranks_per_node, warps=8):
+    """gatherKernel's send part for every sender rank and block: warp w of block b signals rank
+    b x warps + w first (a NIC post when that rank is on another node), then the block's copies
+    b, b + blocks, ... each post their signal (the job spans nodes): the worst block's posts."""
+    nodes = -(-ep // ranks_per_node)
+    worst = 0
+    for rank in range(ep):
+        for b in range(blocks):
+            targets = range(b * warps, min(b * warps + warps, ep))
+            sync = any(t // ranks_per_node != rank // ranks_per_node for t in targets)
+            own = len(range(b, copies, blocks)) if nodes > 1 else 0
+            worst = max(worst, own + (1 if sync else 0))
+    return worst
+
+
+@settings(max_examples=40, deadline=None)
+@given(ep_log=st.integers(1, 6), node_log=st.integers(0, 6), copies=st.integers(1, 1200),
+       blocks=st.integers(1, 140))
+def test_combine_posts_equals_the_gather_loops(ep_log, node_log, copies, blocks):
+    ep = 2 ** ep_log
+    ranks_per_node = 2 ** min(node_log, ep_log)
+    domains = [r // ranks_per_node for r in range(ep)]
+    got = exchange_kernel("pplx").combine_posts(copies, blocks, domains)
+    assert got == _gather_posts_brute(copies, blocks, ep, ranks_per_node)
+
+
+def test_single_node_combine_fences_every_copy():
+    """One node (EP8): each copy's put-with-signal is a warp copy, lane 0's
+    __threadfence_system, then the signal, and the block's next copy waits for it: at 128
+    tokens the slowest of the 100 blocks with 8 copies sends all 8 to other ranks (expected
+    largest of Binomial(8, 7/8) over 100 blocks), 8 peer round trips where the dispatch (one
+    token per warp) has one. At one token: one copy per block, one fence."""
+    from analysis._moe_exchange import expected_max
+    for tokens, most, full in ((128, 8, 100), (1, 1, 8)):
+        r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+        trip = r.dispatch_phase.fence
+        assert trip > 0
+        pmf = [math.comb(most, j) * (7 / 8) ** j * (1 / 8) ** (most - j) for j in range(most + 1)]
+        assert abs(r.combine_phase.fence - trip * expected_max(pmf, full)) < 1e-15
+    assert r.combine_phase.fence <= trip
+    r = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx",
+                     dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+    assert r.combine_phase.fence > 7.99 * r.dispatch_phase.fence

@@ -84,7 +84,13 @@ OUTSIDE_25 = {
                                         "serial prompt (models s10): the prompt is dearer on "
                                         "H200 than any published GEMM rate gives, while the "
                                         "B200 rows say cheaper; not found why (MLA chunked "
-                                        "context unsupported on Hopper is in the condition)",
+                                        "context unsupported on Hopper is in the condition). "
+                                        "Session 17: not the token budget (the run's "
+                                        "--max_num_tokens 1151 holds a whole prompt beside "
+                                        "127 others, so 128 a rank decode: "
+                                        "sh.TRTLLM_MAXTPUT_MAX_NUM_TOKENS) and not aligned "
+                                        "prompts (every rank's prompt in one pass makes the "
+                                        "B200 rows 2x fast)",
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.95x (1.92x "
                                          "before session 15 dropped the fused all-reduce "
                                          "kernels' boundaries; 1.95x before session 14 counted "
@@ -145,3 +151,26 @@ def test_geometric_mean_error(capsys):
         print(f"\nserving held-out: {len(pairs)} expressible rows of {len(ROWS)}, {within} within "
               f"25% on both axes, geometric-mean error {g * 100:.1f}%")
     assert 0 <= g < 10
+
+
+def test_max_throughput_rows_run_with_their_stated_token_budget():
+    """Each TensorRT-LLM max-throughput row runs with its command's ``--max_num_tokens``
+    (tokens per iteration per rank: :data:`serving_heldout.TRTLLM_MAXTPUT_MAX_NUM_TOKENS`),
+    not the engine's default, and that budget holds a whole prompt beside every other request
+    of its rank. Without chunked prefill TensorRT-LLM's MicroBatchScheduler
+    (``cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp``, ``operator()``) schedules a
+    context request only when all its tokens fit in what the iteration's other tokens leave,
+    and otherwise stops scheduling: with a smaller budget a rank would start a prompt only once
+    its generating requests drop to ``max_num_tokens - isl``, fewer than the row's batch. The
+    model prices each row at its full batch, which holds only when the prompt fits."""
+    import math
+
+    from analysis import parse_layout
+
+    rows = {r["id"]: r for r in EXPRESSIBLE}
+    assert set(sh.TRTLLM_MAXTPUT_MAX_NUM_TOKENS) <= set(rows)
+    for rid, budget in sh.TRTLLM_MAXTPUT_MAX_NUM_TOKENS.items():
+        kw = sh.conditions(rows[rid])
+        assert kw["engine"] == "trtllm" and kw["max_batched_tokens"] == budget, rid
+        others = math.ceil(kw["batch"] / parse_layout(kw["layout"], 8).dp) - 1
+        assert budget - others >= kw["isl"], rid
