@@ -137,6 +137,11 @@ access``.
   peer pointer chase, 0.83 us Hopper, 1.71 us Blackwell, less the 0.6 us path).
   Bandwidth and round trips are two floors: the larger sets the transfer; the bandwidth
   floor starts after one such round trip (no byte returns before the first request's).
+  A kernel whose compiled round issues one top-k slot's load only after the others return
+  (:attr:`ExchangeKernel.late_pulls`: TensorRT-LLM's top-8 combine, slot 7) pays a second
+  round trip in every round of a token whose late slot is valid (its rank is not one of the
+  earlier slots'); the slowest block pays it with probability ``1 - (1 - q)^tokens``, ``q``
+  the chance that one token's late slot is valid (:func:`_late_slot_valid`).
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
 (``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
@@ -454,6 +459,36 @@ def _busiest(experts, k, ep, nodes, routing, tokens, sources):
     return expected_max(all_, tokens * sources), expected_max(remote, tokens * sources)
 
 
+def _late_slot_valid(experts, k, ep, nodes, routing, slot):
+    """Probability that top-k ``slot`` of one token names a rank that none of its slots
+    ``0 .. slot - 1`` names (the dispatch claims a slot per first-time rank and marks repeats
+    ``-1``; the combine loads only valid slots).
+
+    Slot order is exchangeable under ``"uniform"`` and ``"node-limited:M"`` (a router's
+    top-k by score): the other ``slot`` experts, distinct and uniform over the token's pool
+    (all experts, or the ``M`` chosen nodes' ``M x experts / nodes``), all miss the
+    ``experts / ep - 1`` other experts of the slot's rank. ``"balanced"`` puts slot ``i`` on
+    rank ``base + i`` (mod ``ep``; :func:`reach_distribution`): first-time iff ``slot < ep``.
+
+    >>> round(_late_slot_valid(256, 8, 8, 1, "uniform", 7), 4)     # C(224, 7) / C(255, 7)
+    0.3989
+    >>> _late_slot_valid(256, 8, 8, 1, "balanced", 7), _late_slot_valid(256, 8, 4, 1, "balanced", 7)
+    (1.0, 0.0)
+    """
+    name, m = parse_routing(routing)
+    if name == "balanced":
+        return 1.0 if slot < ep else 0.0
+    pool = m * experts / nodes if name == "node-limited" and m < nodes else float(experts)
+    same = experts / ep - 1                          # the slot's rank's other experts
+    q = 1.0
+    for i in range(slot):
+        left = pool - 1 - same - i
+        if left <= 0:
+            return 0.0
+        q *= left / (pool - 1 - i)
+    return q
+
+
 # -- fabric facts: scale-up domains, NICs, effective bandwidths ---------------------------
 
 def _domains(fabric):
@@ -524,7 +559,8 @@ class ExchangePhase:
         Bytes on the most loaded scale-up link, and through the busiest NIC
         (sent + received counted separately; the larger direction).
     pull_latency : float
-        Dependent round trips of a pulling combine (``rounds x round trip``, plus the
+        Dependent round trips of a pulling combine (``rounds x round trip``, a second one
+        per round where the slowest block's late slot is valid, plus the
         token's remote bytes at one block's rate for a block-per-token kernel); the
         transfer is at least this. 0 for phases that push.
     kernel_gaps : float
@@ -1232,8 +1268,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                   chain=chain[0], fence=fence[0], block=block[0])
     pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
-        # each round: one round trip, then its bytes at the block's rate
-        pull = _rounds(kern, b_c) * peer_trip + block[1]
+        # each round: one round trip (two when the round's late slot is valid for the
+        # slowest block's token), then its bytes at the block's rate
+        late, slot = 0.0, kern.late_slot(k)
+        if slot is not None:
+            late = 1.0 - (1.0 - _late_slot_valid(E, k, n_ep, nodes, routing_name, slot)) ** tokens
+        pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],
