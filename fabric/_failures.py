@@ -308,7 +308,9 @@ def without(fabric, links=(), chips=(), lanes=()):
         would fail, or if something has already failed: a link, lane or node
         named twice, a link or node of a degraded ``fabric`` that failed before
         (or has a failed end), or more lanes than a bundle has left. The message
-        names it and says "it has already failed".
+        names it and says "it has already failed". One call refuses what two would:
+        a lane of a link it also fails, or a link or lane of a node it also fails (a
+        failed node's links fail with it), with "(named twice: ...)".
 
     Examples
     --------
@@ -354,8 +356,9 @@ def without(fabric, links=(), chips=(), lanes=()):
         lost[key] = lost.get(key, 0) + 1
     thin = []
     for (a, b), k in lost.items():
-        if any({a, b} == set(e) for e in dead_links):
-            continue  # the whole link failed anyway
+        if frozenset((a, b)) in named:  # as in two calls: a lane of a failed link
+            raise NodeError(f"{fabric.name}: cannot fail a lane of link {(a, b)!r}: it has "
+                            f"already failed (named twice: as a link and as a lane)")
         n = fabric.graph.edges[a, b].get("lanes", 1)
         if k > n:
             raise NodeError(f"{fabric.name}: cannot fail {k} lanes of link {(a, b)!r}: it has "
@@ -379,6 +382,14 @@ def without(fabric, links=(), chips=(), lanes=()):
                             f"(named twice)")
         dead_nodes.append(n)
     dead = set(dead_nodes)
+    for label, pairs in (("link", [e for e in dead_links if frozenset(e) in named]),
+                         ("a lane of link", lost)):
+        for pair in pairs:              # as in two calls: a link of a failed node
+            gone = next((x for x in pair if x in dead), None)
+            if gone is not None:
+                raise NodeError(f"{fabric.name}: cannot fail {label} {pair!r}: {gone} has "
+                                f"already failed (named twice: a failed node's links fail "
+                                f"with it)")
     endpoints = tuple(n for n in fabric.endpoints if n not in dead)
     if not endpoints:
         raise NodeError(f"{fabric.name}: failing {len(dead)} nodes leaves no chip")
@@ -396,7 +407,6 @@ def without(fabric, links=(), chips=(), lanes=()):
     domains = {h: cs for h, cs in domains.items() if cs}
     rank_of = fabric.rank_of
     ranks = tuple(rank_of[n] for n in endpoints)
-    thin = [(e, k) for e, k in thin if not dead & set(e)]
     cut = _cut_off(fabric, H, endpoints, dead_links, dead_nodes)
     failures = fabric.failures.plus(dead_links, dead_nodes,
                                     {n: rank_of[n] for n in dead_nodes if n in rank_of}, thin,

@@ -180,16 +180,18 @@ class _Reader:
                     raise TypeError(f"must be a list of names, got {v!r}")
                 return v
             if key in _ADDRESSES or key in _SIZES:
+                # the forms this field reads: an address is decimal or hex, a size decimal
+                # with an optional unit (parse_size refuses hex)
+                forms = "'0x4000_0000'" if key in _ADDRESSES else "'16PiB'"
                 if isinstance(v, float) and not math.isfinite(v):
-                    raise ValueError("is not a finite number; write an integer or a string "
-                                     "such as '0x4000_0000' or '16PiB'")
+                    raise ValueError(f"is not a finite number; write an integer or a string "
+                                     f"such as {forms}")
                 if isinstance(v, float) and not abs(v) < _FLOAT_EXACT:
                     # TOML gave a float: above 2**53 it has already lost the low bits
                     # (18014398509481985.0 reads as ...984), so the plan would be checked
                     # and translated at an address or size the file does not say
                     raise ValueError(f"a float is exact only below 2**53 ({_FLOAT_EXACT:.4g}); "
-                                     "write it as an integer or a string such as '0x4000_0000' "
-                                     "or '16PiB'")
+                                     f"write it as an integer or a string such as {forms}")
                 return parse_address(v) if key in _ADDRESSES else parse_size(v)
             return v
         except (TypeError, ValueError) as e:

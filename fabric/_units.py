@@ -83,6 +83,9 @@ def _split(text, what):
     if not isinstance(text, str):
         raise TypeError(f"{what} must be a string or a number, got {type(text).__name__}")
     m = _QUANTITY.match(text)
+    if not m and re.fullmatch(r"\s*[+-]?0[xX][0-9a-fA-F_]*\s*", text):
+        raise SpecError(f"cannot read {what} {show_value(text)}: a {what} is decimal with an "
+                        f"optional unit; hex is read only as an address")
     if not m:
         raise SpecError(f"cannot read {what} {show_value(text)}: expected a number and a unit")
     # Exact rational arithmetic: "9007199254740993B" and "5.85ms" come out exact or

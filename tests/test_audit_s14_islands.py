@@ -26,6 +26,7 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
+from degrade import apart
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from routing_brute import assert_route_is_the_rule, built_h100
@@ -71,6 +72,7 @@ def _split(draw, specs):
         links = draw(st.lists(st.sampled_from(sorted(G.edges, key=str)), min_size=1,
                               max_size=3, unique_by=frozenset))
         dead = draw(st.lists(st.sampled_from(chips), max_size=1))
+        links = apart(links, dead)[0]
     try:
         return f, f.without(chips=dead, links=links)
     except FabricError:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from degrade import apart
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -128,6 +129,7 @@ def test_two_steps_equal_one_and_every_repeat_is_refused(spec, data):
     more = data.draw(st.lists(st.sampled_from(rest), max_size=2, unique_by=frozenset),
                      label="more links")
     chips = data.draw(st.lists(st.sampled_from(f.endpoints[1:]), max_size=1), label="chip")
+    links = apart(links, chips)[0]     # a link of a failed chip is named twice in one call
     try:
         g = f.without(links=links, chips=chips)
     except NodeError:

@@ -24,6 +24,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from degrade import apart
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import brute_loads, brute_paths, degraded_dor_hops, degraded_dor_paths
@@ -60,6 +61,7 @@ def degraded(draw, specs=SPECS):
         chips += draw(st.lists(st.sampled_from(others), max_size=1))
     bundles = [e for e in edges if f.graph.edges[e].get("lanes", 1) > 1]
     lanes = draw(st.lists(st.sampled_from(bundles), max_size=2)) if bundles else []
+    links, lanes = apart(links, chips, lanes)
     return f, f.without(links=links, chips=chips, lanes=lanes)
 
 
@@ -349,6 +351,7 @@ def test_cli_with_failures_on_every_family(spec, data):
     f = _build(spec)
     links = data.draw(st.lists(st.sampled_from(list(f.graph.edges)), max_size=2, unique=True))
     chips = data.draw(st.lists(st.sampled_from(f.endpoints), max_size=1))
+    links = apart(links, chips)[0]
     by_rank = data.draw(st.booleans())
     fails = [x for u, v in links for x in ("--fail-link", f"{u}-{v}")]
     fails += [x for c in chips for x in ("--fail-chip", str(f.rank_of[c]) if by_rank else c)]

@@ -10,6 +10,7 @@ without a route, and the brute-force paths of tests/routing_brute.py.
 
 import numpy as np
 import pytest
+from degrade import apart
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import brute_loads, brute_paths
@@ -71,6 +72,7 @@ def updown_fabrics(draw):
         k = count[frozenset(e)] = count.get(frozenset(e), 0) + 1
         if k <= f.graph.edges[e].get("lanes", 1):
             kept.append(e)
+    links, kept = apart(links, nodes, kept)
     return f.without(links=links, chips=nodes, lanes=kept)
 
 
