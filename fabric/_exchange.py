@@ -54,7 +54,10 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     threads per token loads one 16-byte vector per thread from each of the ``k``
     peers, reduces and stores, then loops over the token): a combine takes at
     least ``ceil(bytes per token / (256 x 16 B))`` round trips over the fabric
-    (:attr:`ExchangeKernel.pull_threads`, :attr:`ExchangeKernel.pull_vector`).
+    (:attr:`ExchangeKernel.pull_threads`, :attr:`ExchangeKernel.pull_vector`). As
+    compiled, a round of a top-8 token is two dependent round trips when its last slot
+    holds a rank of its own: the loads of slots 0-6 go out together, slot 7's only after
+    they return (:attr:`ExchangeKernel.late_pulls`).
 ``"pplx"``
     Perplexity's pplx-kernels (perplexityai/pplx-kernels): NVSHMEM kernels that
     send a token **once per (token, expert)** directly, into the expert's slot on
@@ -465,6 +468,13 @@ class ExchangeKernel:
         and bytes each loads per step; ``0`` for kernels that push. Each step's
         loads must return before the next step's issue, so the combine takes at
         least ``ceil(bytes per token / (pull_threads x pull_vector))`` round trips.
+    late_pulls : tuple of (int, int)
+        For a pulling combine, ``(top_k, slot)`` pairs: with ``top_k`` experts per token the
+        compiled kernel issues the peer load of top-k ``slot`` only after the round's other
+        loads have returned, so a round whose ``slot`` is valid (a rank the token's earlier
+        slots do not hold; the dispatch marks repeats ``-1`` and the combine skips them)
+        takes a second peer round trip. ``()``: every load of a round goes out together.
+        Read from the kernel's instruction schedule (``sources["late_pulls"]``).
     block_per_token : bool
         Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
         per token): a phase cannot move a token faster than one block's rate
@@ -497,6 +507,7 @@ class ExchangeKernel:
     send_staging: bool = False
     count_grid: tuple = ()
     combine_blocks: int = 0
+    late_pulls: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -548,6 +559,16 @@ class ExchangeKernel:
                 if step[1] in ("serial_copies", "posted_copies") and not self.combine_blocks:
                     raise ValueError(f"a chain step counted in {step[1]} needs combine_blocks "
                                      f"(the blocks that send the received copies)")
+        if not isinstance(self.late_pulls, tuple) or any(
+                not isinstance(p, tuple) or len(p) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int) for x in p)
+                or not 0 <= p[1] < p[0] for p in self.late_pulls):
+            raise ValueError(f"late_pulls must be (top_k, slot) pairs of ints with 0 <= slot < "
+                             f"top_k, got {self.late_pulls!r}")
+        if len({p[0] for p in self.late_pulls}) != len(self.late_pulls):
+            raise ValueError(f"late_pulls names a top_k twice: {self.late_pulls!r}")
+        if self.late_pulls and not self.pull_threads:
+            raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
         v = self.combine_blocks
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise ValueError(f"combine_blocks must be an int >= 0, got {v!r}")
@@ -557,6 +578,15 @@ class ExchangeKernel:
                        for x in self.count_grid)):
             raise ValueError(f"count_grid must be () or two ints >= 1 (warps per block, most "
                              f"blocks), got {self.count_grid!r}")
+
+    def late_slot(self, k):
+        """The top-k slot whose peer load a round issues after the others return, for a
+        token of ``k`` experts (:attr:`late_pulls`), or ``None``.
+
+        >>> exchange_kernel("one-sided").late_slot(8), exchange_kernel("one-sided").late_slot(4)
+        (7, None)
+        """
+        return dict(self.late_pulls).get(k)
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
@@ -689,6 +719,10 @@ class ExchangeKernel:
                                  src.get("pull", "")))
             out.append(Parameter(f"{self.name}.pull_vector", self.pull_vector, "B",
                                  src.get("pull", "")))
+        if self.late_pulls:
+            out.append(Parameter(f"{self.name}.late_pulls", ", ".join(
+                f"top-{k}: slot {s}" for k, s in self.late_pulls), "",
+                src.get("late_pulls", "")))
         if self.scale_out and self.dedup != "collective":
             out.extend((*EXCHANGE_SYNC.values(), EXCHANGE_NIC_EFFICIENCY))
         return tuple(out)
@@ -773,7 +807,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
-                ("l2_hit", "one"), ("l2_hit", "lane_passes"))),
+                ("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "lane_passes"))),
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -805,7 +839,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "the slot in rounds (the MoE output, written just before: L2); "
                        "moeA2ACombineKernel reads the token's topk_target_ranks / "
                        "topk_send_indices (written by this iteration's dispatch: L2) before it "
-                       "can address its first pulled round. The dispatch's payload loop copies "
+                       "can address its first pulled round: two dependent L2 loads, as "
+                       "compiled (session 17: nvcc 13.0 -O3 sm_100a, flashinfer's JIT flags; "
+                       "the target-rank load is predicated on send_index >= 0, another array "
+                       "and line). The dispatch's payload loop copies "
                        "the two small payloads every MoE dispatch carries after the token "
                        "(token_selected_experts, token_final_scales: blog18 'Interface Between "
                        "Communication and MoE'; nvlink_one_sided.py builds payloads = hidden, "
@@ -867,6 +904,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                       "vectorized_dispatch, vectorized_combine; the FP8 cast by elements) "
                       "narrows its vector to 8, 4, 2 or 1 bytes when 16 does not divide the "
                       "token's bytes (size % 16, % 8, % 4, % 2): pull_vector is the widest")),
+            ("late_pulls", ("moeA2ACombineKernel<__nv_bfloat16 or half, BlockPolicy, 8> of "
+                            "flashinfer-ai/flashinfer 579435f9 moeAlltoAllKernels.cu (the "
+                            "combine loop's text is TensorRT-LLM 01f0021's, blog18's kernel), "
+                            "compiled for sm_100a with nvcc 13.0 -O3 -use_fast_math (flashinfer's "
+                            "JIT flags; ptxas 12.9 schedules it the same) and read in SASS "
+                            "(session 17): per round the loads of slots 0-5 are predicated "
+                            "(P0-P5), slot 6's is in a branch (no predicate register left) and "
+                            "slot 7's metadata load, target-rank load, pointer-table load and "
+                            "peer load come after the first reduction instruction, which waits "
+                            "on the scoreboard of slots 0-6's peer loads: two dependent peer "
+                            "round trips per round when slot 7 is valid, one otherwise. Top-k "
+                            "1, 2 and 4: every load before the first consumer (one). The "
+                            "July 2026 kernels (flashinfer 5e891c6b) issue three of the "
+                            "eight loads, convert slot 0's (waiting for it), then issue the "
+                            "other five: two as well for BF16 (not counted here; their FP8 "
+                            "combine waits three times, metadata loads sharing the peer loads' "
+                            "scoreboard)")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -880,6 +934,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "its token from every source (BlockPolicy::token_idx = "
                                  "blockIdx.x)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
+        late_pulls=((8, 7),),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
@@ -942,9 +997,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                "(combine_blocks), each copy's fence before the next: one peer "
                                "round trip per copy to another rank, the slowest block's count "
                                "(the expected largest over the blocks with the most copies, each "
-                               "copy's source another rank with probability (ep - 1) / ep); the "
-                               "dispatch's warps send one token each at every published size "
-                               "(132 blocks): one fence")),
+                               "copy's source another rank with probability (ep - 1) / ep). Across "
+                               "the network a copy to a load/store peer still fences (MEMBAR.SC.SYS) "
+                               "before its signal, which then goes to the NIC (the job is not "
+                               "load/store-connected): one in-node peer round trip more per such "
+                               "copy on its block's chain (each copy's source a load/store peer "
+                               "with probability (ranks per domain - 1) / ep; block 0 also posts "
+                               "its sync signal); over RDMA alone none. The dispatch's warps send "
+                               "one token each at every published size (132 blocks): one fence, "
+                               "in one node")),
             ("count_grid", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu: the "
                             "dispatch launches NUM_WARPS = 10 warps per block and min(max("
                             "ceil(numExperts / 10), maxNumTokens x expertsPerToken), 132) blocks "
@@ -1003,8 +1064,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "copy, then lane 0's __threadfence_system (MEMBAR.SC.SYS in the gather "
                        "kernel's SASS) and atomicAdd_system, and the next copy's __syncthreads "
                        "waits for warp 0: one release fence per copy (release_fence: the "
-                       "slowest block's copies to other ranks). Expected received copies per "
-                       "rank: tokens x k")),
+                       "slowest block's copies to other ranks; across the network its copies "
+                       "to NVLink peers). Expected received copies per rank: tokens x k")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "

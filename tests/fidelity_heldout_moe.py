@@ -111,10 +111,11 @@ _A2A_COLLECTOR = dataclasses.replace(
                      "(prepare + dispatch) and moe_a2a_combine (prepare + combine)")),
         ("chain", ("the one-sided chain without the sanitize kernel's counter read (dispatch) "
                    "and, with the MoE output in the workspace, without the prepare kernel's "
-                   "counter read and staging rounds (combine)"))),
+                   "counter read and staging rounds (combine: the epoch bump and the combine "
+                   "kernel's two dependent routing-metadata loads)"))),
     chain=(tuple(exchange_kernel("one-sided").chain[0][:-3]) + (("l2_hit", "lane_passes"),
                                                              ("l2_hit", "lane_passes")),
-           (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "lane_passes"))))
+           (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "lane_passes"))))
 
 
 #: Timed replays per aiconfigurator row: collect_trtllm_alltoall.py ``--iterations`` (default
@@ -379,14 +380,16 @@ _FLOOR = ("one-sided small-batch floor: every kernel counted from the code is ch
           "(dispatch: 2 graph nodes + the symmetric-memory kernel floor + one block's serial "
           "chain at published Blackwell latencies + the release fence's peer round trip + "
           "the token at one block's rate, ~14.4 us; combine: 1 node + the floor + the "
-          "staging chain + 4 pulled rounds, each a measured peer load of 1.71 us, + the "
-          "token at one block's rate, ~14 us); "
+          "staging chain + 4 pulled rounds, each two measured peer loads of 1.71 us (slot 7's "
+          "load issues after slots 0-6's return, compiled SASS, session 17), + the token at "
+          "one block's rate, ~21 us); "
           "blog18 measures ~19 us dispatch / ~31 us combine at 1-32 tokens at every EP width, "
           "and NVIDIA's barrier-off run at EP8 (an earlier revision of blog18, PR #12195) puts "
           "11.3 / 28.1 us of it outside the barriers: more per-kernel work than the sourced "
           "latencies price; the dispatch's part outside the barriers matches the model "
-          "(11.3 us), the combine's misses by ~4 us per pulled round, as TensorRT-LLM PR "
-          "#11844's kernel-only combine times (15.7 us BF16, 7.7 us FP8) also show "
+          "(11.3 us), the combine's by ~2 us per pulled round beyond the two round trips, "
+          "TensorRT-LLM PR #11844's kernel-only combine times (15.7 us BF16, 7.7 us FP8) "
+          "showing ~4 us per round "
           "(see tests/fidelity_moe.py); blog18's rows are CUPTI kernel spans and leave out the "
           "floor's intra-graph gap (0.55 us on GB200, session 15: the floor is a CUDA-graph "
           "loop's per-op time, nccl-tests issue 333); flashinfer PR #3697's timing is not "
@@ -484,7 +487,9 @@ _PPLX_IBGDA = (
     "post per QP the rows would need; and the combine rows (same messages per peer) do not "
     "fall with EP. The combine's blocks send their ~8 copies each one after another: priced "
     "as a lower bound chain (an L2 load, an HBM load and one IBGDA post per copy, and block "
-    "0's sync signal: 15.1 us since session 17's recount of the post in NVSHMEM's SASS)")
+    "0's sync signal: 15.1 us since session 17's recount of the post in NVSHMEM's SASS; "
+    "and a peer round trip per copy to an NVLink peer, whose fence precedes its post: "
+    "1.0-4.5 us)")
 _I493 = (
     "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
     "model's value was seen): the model is NIC-bound here (the NIC carries the other node's half "
@@ -582,12 +587,16 @@ KNOWN_MISSES = {
     **{f"aic-trtllm-ep{ep}-bs{bs}-nvfp4-{ph}": (_AIC_TRAY if bs <= 16 else _AIC_BATCH)
        for ep in (2, 4, 8) for bs in (1, 16, 128, 2048) for ph in ("dispatch", "combine")
        if (ep, bs, ph) not in ((2, 2048, "combine"), (4, 2048, "dispatch"),
-                               (4, 2048, "combine"), (8, 2048, "dispatch"), (8, 2048, "combine"))},
+                               (4, 2048, "combine"), (8, 2048, "dispatch"), (8, 2048, "combine"),
+                               (8, 1, "combine"))},
     "fi3697-trtllm-ep32-bs1-bf16-combine": _FLOOR,
     "fi3697-trtllm-ep32-bs1-fp8-combine": (
         _FLOOR + "; the BF16/FP8 pair (28.45 vs 17.95 us at one token) shows the floor grows "
-        "with bytes per token, as the pull's dependent rounds do (4 vs 2), but by ~5 us per "
-        "round against the 1.71 us peer load nvbandwidth measures on GB300. The low-precision "
+        "with bytes per token, as the pull's dependent rounds do (4 vs 2), by ~5 us per "
+        "round against two 1.71 us peer loads modelled. The rows ran TensorRT-LLM 1.3.0rc20, "
+        "whose kernels flashinfer 5e891c6b ports: compiled (session 17), its FP8 combine "
+        "waits three times per round (its metadata loads share the peer loads' scoreboard), "
+        "its BF16 combine twice; the model keeps the blog18-era count (two). The low-precision "
         "path itself was counted from moeAlltoAllKernels.cu: a plain FP8 cast in the staging "
         "pass (reads BF16, writes FP8: +7 ns here), no scale or extra kernel; it adds work, "
         "so it cannot explain the 10.5 us the FP8 run saves"),

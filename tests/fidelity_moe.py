@@ -197,9 +197,21 @@ KNOWN_MISSES = {
                               "is an 8x B200 server's figure; on one GB200 tray NVIDIA's engineer "
                               "reports the same NCCL symmetric small all-reduce at 5.2-8 us "
                               "(nccl-tests issue #333): up to ~5 us per phase of the miss may be "
-                              "the platform's floor (not applied: lead's decision)",
-    "trtllm-ep8-bs16-combine": "as bs1: 13.8 us modelled (the CUPTI span less the floor's graph "
-                               "gap) against ~33 us measured (barrier-off: 32.2 us)",
+                              "the platform's floor (not applied: lead's decision). Session 17 "
+                              "compiled the kernel (moeA2ACombineKernel<bf16, BlockPolicy, 8>, "
+                              "flashinfer 579435f9, nvcc 13.0 -O3 sm_100a, flashinfer's JIT "
+                              "flags; ptxas 12.9 the same) and read its SASS: session 9's 'back "
+                              "to back' does not hold for top-8. A round issues slots 0-6's peer "
+                              "loads (0-5 predicated, 6 in a branch: the predicate registers are "
+                              "used up), then its first reduction waits on their scoreboard, and "
+                              "only then does slot 7 load its metadata, target rank, pointer and "
+                              "peer data: two peer round trips per round (8 x 1.71 us, plus one "
+                              "more dependent metadata load in the first round): 20.4 us against "
+                              "31 us; per round ~3.85 us modelled against ~5-6 us measured by "
+                              "difference, the rest still unlocated",
+    "trtllm-ep8-bs16-combine": "as bs1: 20.8 us modelled (the CUPTI span less the floor's graph "
+                               "gap; two peer round trips per pulled round, session 17) against "
+                               "~33 us measured (barrier-off: 32.2 us)",
     "trtllm-ep8-bs1-dispatch": "three kernels from the code (prepare, dispatch, sanitize: "
                                "nvlink_one_sided.py's dispatch(), a CUPTI span): the kernel floor "
                                "less its graph gap (the span opens at the first kernel, session "

@@ -427,9 +427,12 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     access = EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech("nvlink4").latency
     rate = EXCHANGE_BLOCK_RATE["hopper"].value          # NCCL's 44 GiB/s per block
     c = r.combine_phase
-    # each round a round trip, and the 7 remote sources' bytes at one block's rate
-    assert c.pull_latency == pytest.approx(rounds * (rt + access) + 7 * r.combine_bytes / rate,
-                                           rel=1e-12)
+    # each round a round trip (two: slot 7 of the perfect router is a first-time rank at
+    # EP8), and the 7 remote sources' bytes at one block's rate
+    trips = 1 + _rotation_late_valid(8, 8, 7)
+    assert trips == 2
+    assert c.pull_latency == pytest.approx(
+        rounds * trips * (rt + access) + 7 * r.combine_bytes / rate, rel=1e-12)
     streamed = max(c.scaleup, c.network) + rt + access
     assert c.transfer == pytest.approx(max(streamed, c.pull_latency), rel=1e-12)
     assert c.transfer >= rt + access                   # no byte back before one round trip
@@ -490,7 +493,9 @@ def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
                                          + ph.chain + ph.fence, rel=1e-12)
         assert ph.time - ph0.time == pytest.approx((n - 1) * gap, abs=1e-15)
         assert (ph.chain > 0) == bool(steps)
-        assert ph.fence == 0.0 or r.nodes == 1     # across the network: inside EXCHANGE_SYNC
+        # across the network the phase's release is inside EXCHANGE_SYNC; only a combine whose
+        # blocks fence each copy to a load/store peer on their chain (pplx) pays those there
+        assert ph.fence == 0.0 or r.nodes == 1 or (ph is r.combine_phase and k.combine_blocks)
 
 
 @settings(max_examples=12, deadline=None)
@@ -554,6 +559,16 @@ def _perfect_router_busiest(ep, tokens, k, sources=None):
             most_all = max(most_all, len(ranks))
             most_remote = max(most_remote, len(ranks - {r}))
     return most_all, most_remote
+
+
+def _rotation_late_valid(ep, k, slot):
+    """1 if top-k ``slot`` names a rank none of the earlier slots names for every token of
+    the perfect router's rotation (token t of rank r: slot j on rank (t k + r + j) mod ep),
+    0 if for none: brute force over one rotation period of every rank."""
+    valid = {((t * k + r + slot) % ep) not in {(t * k + r + j) % ep for j in range(slot)}
+             for r in range(ep) for t in range(ep)}
+    assert len(valid) == 1
+    return int(valid.pop())
 
 
 def _perfect_router_received(ep, tokens, k):
@@ -648,9 +663,10 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True):
     dispatch = (epoch + first + targets * table["l2_atomic"].value + copy_rounds * first
                 + table["l2_atomic"].value + 2 * table["l2_hit"].value)
     # prepare-combine: epoch bump (L2, read by the dispatch barrier), counters, staging rounds;
-    # combine kernel: the token's routing metadata before its first pull
+    # combine kernel: the token's routing metadata before its first pull, two dependent loads
+    # as compiled (send_indices, then target_ranks predicated on it: session 17's SASS)
     combine = (table["l2_hit"].value + table["l2_hit"].value + rounds * table["l2_hit"].value
-               + table["l2_hit"].value)
+               + 2 * table["l2_hit"].value)
     passes = _warp_loop_passes(ep) - 1
     return (dispatch + 2 * passes * table["l2_hit"].value,
             combine + passes * table["l2_hit"].value)
@@ -702,7 +718,7 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     rate = EXCHANGE_BLOCK_RATE[arch].value
     block_d = _perfect_router_busiest(ep, tokens, 8)[1] * 7168 * 2 / rate
     block = _perfect_router_busiest(ep, tokens, 8, sources=[0])[1] * 7168 * 2 / rate
-    pull = rounds * (rt + access) + block
+    pull = rounds * (1 + _rotation_late_valid(ep, 8, 7)) * (rt + access) + block
     assert c.pull_latency == pytest.approx(pull, rel=1e-12)
     copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
     assert c.local_copy == pytest.approx(copy, rel=1e-12)
@@ -1183,7 +1199,7 @@ def test_odd_token_sizes_narrow_the_copy_vector(hidden, element, tokens):
     from analysis import peer_round_trip
     trip = peer_round_trip(f, f.endpoints[:8]) + access
     block = 7 * hidden * element / EXCHANGE_BLOCK_RATE["blackwell"].value
-    assert r.combine_phase.pull_latency == pytest.approx(rounds * trip + block, rel=1e-12)
+    assert r.combine_phase.pull_latency == pytest.approx(2 * rounds * trip + block, rel=1e-12)
 
 
 @settings(max_examples=20, deadline=None)
@@ -1710,3 +1726,108 @@ def test_deepep_normal_phases_count_the_v1_notify_kernels(nodes):
             assert ph.fixed == pytest.approx(2 * sync + gap, rel=1e-12)
     for ph in (r.dispatch_phase, r.combine_phase):
         assert ph.kernel_gaps == pytest.approx(gap)
+
+
+# -- the pulled round's late slot (TensorRT-LLM's compiled top-8 combine, session 17) -------------
+
+def _late_brute(E, ep, nodes, m, slot):
+    """P(top-k ``slot`` names a first-time rank) by enumeration: the first ``slot + 1`` slots
+    of a uniform ordered draw are a uniform ``(slot + 1)``-subset of the token's pool (every
+    expert, or the experts of ``m`` of the ``nodes`` nodes, every node set alike) with a
+    uniform member last; count the (node set, subset, last member) triples whose last member's
+    rank holds no other member."""
+    per_rank, per_node = E // ep, E // nodes
+    node_sets = [None] if m is None or m >= nodes else list(
+        itertools.combinations(range(nodes), m))
+    valid = total = 0
+    for ns in node_sets:
+        pool = range(E) if ns is None else [e for e in range(E) if e // per_node in ns]
+        for pick in itertools.combinations(pool, slot + 1):
+            for last in pick:
+                total += 1
+                valid += all(e // per_rank != last // per_rank for e in pick if e != last)
+    return valid / total
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([(8, 4, 2), (8, 8, 2), (12, 6, 3), (12, 4, 2), (16, 8, 4), (16, 4, 1)]),
+       st.integers(0, 5), st.integers(1, 3))
+def test_late_slot_validity_matches_enumeration(shape, slot, m):
+    """The chance that one token's late slot holds a rank its earlier slots do not (so the
+    combine loads it): the closed form against enumeration, uniform and node-limited, and the
+    perfect router's rotation brute force."""
+    from analysis._moe_exchange import _late_slot_valid
+    E, ep, nodes = shape
+    k = slot + 1
+    for routing, mm in (("uniform", None), (f"node-limited:{m}", m)):
+        if mm is not None and mm * (E // nodes) < k:
+            continue
+        got = _late_slot_valid(E, k, ep, nodes, routing, slot)
+        assert got == pytest.approx(_late_brute(E, ep, nodes, mm, slot), abs=1e-12)
+    assert _late_slot_valid(E, k, ep, nodes, "balanced", slot) == _rotation_late_valid(ep, k, slot)
+
+
+def _block_time_brute(q, tokens, rounds, trip):
+    """Expected time of the slowest of ``tokens`` blocks, each pulling ``rounds`` rounds of
+    one round trip, plus one more per round when its late slot is valid (probability ``q``,
+    tokens independent): enumerate every valid/invalid pattern of the tokens."""
+    total = 0.0
+    for pattern in itertools.product((0, 1), repeat=tokens):
+        p = math.prod(q if v else 1 - q for v in pattern)
+        total += p * max(rounds * (1 + v) * trip for v in pattern)
+    return total
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([2, 4, 8, 16, 32, 64]), st.integers(1, 5),
+       st.sampled_from(["balanced", "uniform"]), st.sampled_from([1, 2]), st.booleans())
+def test_top8_pulled_round_pays_a_second_round_trip_for_a_valid_last_slot(ep, tokens, routing,
+                                                                          element, degraded):
+    """moeA2ACombineKernel<bf16, BlockPolicy, 8> as compiled (flashinfer 579435f9, nvcc 13.0
+    -O3 sm_100a): each round issues slots 0-6's peer loads, waits for them at the first
+    reduction, then loads slot 7: a second peer round trip in every round of a token whose
+    slot 7 is valid. The slowest of the rank's blocks sets the phase: against the per-token
+    probability (the perfect router's rotation brute force; uniform: C(E - E/ep, 7) /
+    C(E - 1, 7)) and an enumeration of the blocks' patterns, on an intact or degraded GB200
+    rack. Without the late slot (a top-4 kernel's schedule) the pull is one trip per round."""
+    f = fidelity_moe.nvl72()
+    if degraded:
+        a = f.endpoints[0]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    kw = {"dispatch_bytes": 2, "combine_bytes": element, "routing": routing}
+    k = exchange_kernel("one-sided")
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
+    r0 = moe_exchange(f, "deepseek-v3", tokens, ep,
+                      kernel=dataclasses.replace(k, late_pulls=()), **kw)
+    if routing == "balanced":
+        q = float(_rotation_late_valid(ep, 8, 7))
+    else:
+        q = math.comb(256 - 256 // ep, 7) / math.comb(255, 7)
+    access = EXCHANGE_LATENCY["blackwell"]["peer_load"].value - 4 * link_tech("nvlink5").latency
+    trip = _brute_round_trip(f, ep) + access
+    rounds = _loop_steps(7168 * element, 256, 16)
+    extra = _block_time_brute(q, tokens, rounds, trip) - rounds * trip
+    c, c0 = r.combine_phase, r0.combine_phase
+    assert c.pull_latency - c0.pull_latency == pytest.approx(extra, rel=1e-9, abs=1e-15)
+    assert c.transfer == pytest.approx(max(c0.transfer, c.pull_latency), rel=1e-12)
+    assert r.dispatch == r0.dispatch
+    assert "one-sided.late_pulls" in {p.name for p in r.parameters}
+
+
+def test_late_pulls_profile_is_validated_and_sourced():
+    k = exchange_kernel("one-sided")
+    assert k.late_pulls == ((8, 7),) and k.late_slot(8) == 7 and k.late_slot(4) is None
+    p = next(p for p in k.parameters() if p.name == "one-sided.late_pulls")
+    assert "579435f9" in p.source and "SASS" in p.source
+    for bad in [((8, 8),), ((8, -1),), (8, 7), ((8, 7), (8, 6)), ((8.0, 7),), ((True, 0),)]:
+        with pytest.raises(ValueError, match="late_pulls"):
+            dataclasses.replace(k, late_pulls=bad)
+    with pytest.raises(ValueError, match="late_pulls needs a pulling combine"):
+        dataclasses.replace(exchange_kernel("pplx"), late_pulls=((8, 7),))
+    # a top-4 model's combine pays one trip per round
+    m = dataclasses.replace(model_config("deepseek-v3"), name="dsv3-top4", experts_per_token=4)
+    f = fidelity_moe.nvl72()
+    a = moe_exchange(f, m, 1, 8, kernel=k, dispatch_bytes=2, combine_bytes=2, routing="balanced")
+    b = moe_exchange(f, m, 1, 8, kernel=dataclasses.replace(k, late_pulls=()), dispatch_bytes=2,
+                     combine_bytes=2, routing="balanced")
+    assert a.combine == b.combine
