@@ -831,6 +831,115 @@ def _nvls_fill(rt, view, n, heads):
     return (c["stages"] - 1) * min(n, ops * chunk)
 
 
+def nvls_tree_chunking(rt, view, n, heads):
+    """``(channels, chunk)``: the channels and the chunk (bytes) of NCCL's NVLS-tree all-reduce
+    of ``n`` bytes across ``view``'s nodes with ``heads`` heads per node.
+
+    ``src/enqueue.cc`` ``calcCollChunking`` (NVLS_TREE, v2.18.3-1 .. v2.30.7-1): the chunk
+    starts at the Simple step (2.18-2.21) or NCCL_NVLS_CHUNKSIZE (128 KiB, from 2.22), at most
+    64 KiB on 4 or more nodes (from 2.20), then is cut to 256 / 128 / 64 / 32 KiB while ``n``
+    is below 32 / 16 / 4 / 1 x channels x heads x chunk. The channels are the multi-node NVLS
+    count (``topoGetAlgoInfo``: ``nc = nvlsChannels``, never fewer for a small size). From
+    2.30.3 NCCL tunes Blackwell's multi-node NVLS itself (``src/transport/nvls.cc``
+    ``ncclNvlsTreeSm100Tuning``: channels, chunk and cap by nodes, GPUs per node, the NIC's
+    speed and whether the NIC sits at most a PCIe switch from the GPU; taken here as every
+    host but a Grace one, whose NICs hang off the CPU).
+
+    Two 8-GPU Hopper nodes, 8 heads (8 GiB, then 1 MiB), and four:
+
+    >>> from types import SimpleNamespace
+    >>> from fabric import runtime
+    >>> v = SimpleNamespace(n_nodes=2, arch="hopper", arm_host=False)
+    >>> [nvls_tree_chunking(runtime(f"nccl@{r}"), v, 2**33, 8) for r in ("2.19.4", "2.26.6")]
+    [(16, 524288), (16, 131072)]
+    >>> nvls_tree_chunking(runtime("nccl@2.26.6"), v, 2**20, 8)
+    (16, 32768)
+    >>> nvls_tree_chunking(runtime("nccl@2.21.5"), SimpleNamespace(n_nodes=4, arch="hopper",
+    ...                                                            arm_host=False), 2**33, 8)
+    (16, 65536)
+    """
+    c = rt.nvls
+    nn = view.n_nodes
+    channels = c[("channels_nodes", view.arch)]
+    chunk = c["tree_chunk"] or rt.factors["simple_step_arm" if view.arm_host else "simple_step"]
+    cap = chunk
+    if c["tree_max_chunk_nodes4"] and nn >= 4:
+        cap = c["tree_max_chunk_nodes4"]
+    if c["tree_sm100_tuning"] and view.arch == "blackwell" and nn > 1:
+        channels, chunk, cap = _nvls_tree_sm100_tuning(view, channels, chunk)
+    chunk = min(chunk, cap)
+    ops = channels * heads
+    for k, below in ((32, 262144), (16, 131072), (4, 65536), (1, 32768)):
+        if n < k * ops * chunk and chunk > below:
+            chunk = below
+    return channels, chunk
+
+
+def _nvls_tree_sm100_tuning(view, channels, chunk):
+    """NCCL 2.30's ``ncclNvlsTreeSm100Tuning`` (``src/transport/nvls.cc`` at v2.30.3-1 ..
+    v2.30.7-1): ``(channels, chunk, cap)`` of Blackwell's NVLS-tree over ``view``'s nodes, from
+    the nodes, the fewest GPUs in a node, the NIC's speed (``minNetBw``, GB/s) and whether the
+    NIC is at most a PCIe switch from the GPU (``typeInter <= PATH_PXB``; assumption: every
+    host but a Grace one). Where no rule applies: the inputs, and the cap NCCL falls back to
+    (64 KiB on 4 or more nodes, else the chunk)."""
+    nn, ppn = view.n_nodes, int(view.node_ranks().min())
+    bw = view.nic_link_bandwidth / 1e9
+    pxb = not view.arm_host
+    chunk, cap = 131072, 0
+    if nn == 2 and bw >= 48.0:
+        channels, cap = 32, 131072
+        if ppn <= 4:
+            chunk = cap = 262144
+        elif ppn >= 16 or (ppn <= 8 and pxb and bw < 96.0):
+            cap = 65536
+    elif bw >= 96.0:
+        if ppn <= 8:
+            channels, chunk, cap = 24, 262144, 262144
+        else:
+            channels, cap = 32, (131072 if ppn < 32 else 65536)
+    elif bw >= 48.0:
+        channels, cap = 24, (65536 if pxb else 131072)
+    if not cap:
+        cap = 65536 if nn >= 4 else chunk
+    return channels, chunk, cap
+
+
+def nvls_tree_net_fill(rt, view, n, heads, intra_per_byte):
+    """Seconds NVLS-tree's network hops add by sending each chunk whole.
+
+    A head's reduce warps send the chunk up the tree over the network and its broadcast warps
+    receive it from above, in ``ProtoSimple<1, 1>`` (``src/device/all_reduce.h`` NVLS_TREE: a
+    chunk is one slice of one step); the GPU posts a step's tail after the whole slice and the
+    proxy sends it only then (``src/transport/net.cc`` ``sendProxyProgress``), and a received
+    step reaches the GPU whole (``recvProxyProgress``: the tail after the irecv and its flush).
+    So on the path up the heads' tree and down again (``2 x`` :func:`nccl_tree_net_depth`
+    network hops; ``connect.cc`` ``connectNvls``: NCCL's double binary tree over the nodes)
+    each hop is a write of the chunk followed by its send:
+
+    * the write: every channel's heads produce their chunk through the node's switch at once,
+      ``channels x heads x wire`` bytes at the node's in-switch all-reduce rate
+      (``intra_per_byte``: the schedule NVLS-tree's time already runs at inside a node);
+    * the send: one ``wire`` at one NIC's payload rate, shared by the channels' heads on it;
+
+    ``wire`` is a chunk (:func:`nvls_tree_chunking`), at most a head's 16-byte-aligned share of
+    the busiest channel (the last loop's ``divUp(rem, nHeads)``). Against a cut-through pass
+    whose step is the slower of the two (the schedule's bottleneck, which the bandwidth term
+    already charges), the store-and-forward adds the faster of the two per hop, exactly (event
+    simulation of the chain, ``tests/store_forward_brute.py``). Time only: NCCL's tuner does
+    not see it. 0 on one node or without NICs.
+    """
+    nn = view.n_nodes
+    if nn <= 1 or not view.nics_per_node or not view.nic_bandwidth > 0:
+        return 0.0
+    channels, chunk = nvls_tree_chunking(rt, view, n, heads)
+    busiest, _carrying = nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels,
+                                            channels)
+    wire = min(chunk, _up(math.ceil(busiest / heads), 16))
+    write = channels * heads * wire * intra_per_byte
+    send = net_store_forward(view, wire, 1, channels * heads)
+    return 2 * nccl_tree_net_depth(nn) * min(write, send)
+
+
 def _nccl_nvls_tree(rt, view, n, ops):
     """NVLS inside each node, a tree of NICs between nodes (NCCL's NVLSTree, all-reduce).
 
@@ -885,9 +994,11 @@ def _nccl_nvls_tree(rt, view, n, ops):
     ratio = (f["nvls_tree_ratio_nodes"] * nn / (2 * (nn - 1)) if f["nvls_tree_ratio_nodes"]
              else f["nvls_tree_alg_ratio"] or p / (2 * (p - 1)))
     # NCCL chooses by its tuner's time; the time is the schedule's
+    # each network hop, up the tree and down, sends a chunk whole (net.cc): time only
+    fill = nvls_tree_net_fill(rt, view, n, heads, intra_t.per_byte)
     return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple",
-                      time=lat + n / sched, choice=lat + n / (bus * ratio), channels=heads,
-                      fixed=lat)]
+                      time=lat + n / sched + fill, choice=lat + n / (bus * ratio),
+                      channels=heads, fixed=lat)]
 
 
 def _pow2_up(x):

@@ -1001,9 +1001,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                "(combine_blocks), each copy's fence before the next: one peer "
                                "round trip per copy to another rank, the slowest block's count "
                                "(the expected largest over the blocks with the most copies, each "
-                               "copy's source another rank with probability (ep - 1) / ep); the "
-                               "dispatch's warps send one token each at every published size "
-                               "(132 blocks): one fence")),
+                               "copy's source another rank with probability (ep - 1) / ep). Across "
+                               "the network a copy to a load/store peer still fences (MEMBAR.SC.SYS) "
+                               "before its signal, which then goes to the NIC (the job is not "
+                               "load/store-connected): one in-node peer round trip more per such "
+                               "copy on its block's chain (each copy's source a load/store peer "
+                               "with probability (ranks per domain - 1) / ep; block 0 also posts "
+                               "its sync signal); over RDMA alone none. The dispatch's warps send "
+                               "one token each at every published size (132 blocks): one fence, "
+                               "in one node")),
             ("count_grid", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu: the "
                             "dispatch launches NUM_WARPS = 10 warps per block and min(max("
                             "ceil(numExperts / 10), maxNumTokens x expertsPerToken), 132) blocks "
@@ -1062,8 +1068,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "copy, then lane 0's __threadfence_system (MEMBAR.SC.SYS in the gather "
                        "kernel's SASS) and atomicAdd_system, and the next copy's __syncthreads "
                        "waits for warp 0: one release fence per copy (release_fence: the "
-                       "slowest block's copies to other ranks). Expected received copies per "
-                       "rank: tokens x k")),
+                       "slowest block's copies to other ranks; across the network its copies "
+                       "to NVLink peers). Expected received copies per rank: tokens x k")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "

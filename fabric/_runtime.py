@@ -168,7 +168,10 @@ class Runtime:
         NCCL's one-node NVLS all-reduce pipeline: channels per architecture
         (``("channels", arch)``), the largest chunk (``"chunk"``) and the sizes it is
         cut to (``("chunk_below", k)``: below ``k x channels x heads x chunk`` bytes),
-        and the warp groups a chunk passes through (``"stages"``).
+        and the warp groups a chunk passes through (``"stages"``); NVLS-tree's chunk
+        across nodes (``"tree_chunk"``, 0 for the Simple step; ``"tree_max_chunk_nodes4"``,
+        the cap on 4 or more nodes, 0 for none; ``"tree_sm100_tuning"``, 1 where NCCL tunes
+        Blackwell's multi-node NVLS-tree itself).
     p2p : dict
         NCCL's point-to-point protocol choice (LL or Simple) and the p2p channels it rests
         on: ``"ll_threshold"`` (bytes per channel), ``("chunk", path)`` (``p2pChunkSize`` for
@@ -400,7 +403,8 @@ _NCCL = Runtime(
           ("channels_nodes", "hopper"): 16, ("channels_nodes", "blackwell"): 32,
           "chunk": 131072,
           ("chunk_below", 64): 65536, ("chunk_below", 8): 32768, ("chunk_below", 2): 16384,
-          "stages": 3},
+          "stages": 3, "tree_chunk": 131072, "tree_max_chunk_nodes4": 65536,
+          "tree_sm100_tuning": 1},
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
@@ -509,7 +513,13 @@ _NCCL = Runtime(
          "32 / 16 KiB while bytes < 64 / 8 / 2 x (channels x heads x chunk); "
          "src/device/all_reduce.h one-node NVLS all-reduce: per channel three warp groups, "
          "scatter, reduce-and-broadcast through NVLS, gather, each looping over heads x chunk "
-         "elements (3 stages)")),
+         "elements (3 stages); NVLS-tree across nodes (src/enqueue.cc calcCollChunking "
+         "NVLS_TREE at v2.18.3-1 .. v2.30.7-1): its chunk starts at the Simple step (2.18-2.21) or "
+         "NCCL_NVLS_CHUNKSIZE (tree_chunk, from 2.22), capped at 64 KiB on 4 or more nodes from "
+         "2.20 (tree_max_chunk_nodes4, NCCL_NVLSTREE_MAX_CHUNKSIZE -2), cut to 256 / 128 / 64 / "
+         "32 KiB below 32 / 16 / 4 / 1 x channels x heads x chunk bytes; from 2.30.3 "
+         "(tree_sm100_tuning) Blackwell over several nodes takes nvls.cc "
+         "ncclNvlsTreeSm100Tuning's channels, chunk and cap")),
         ("p2p", ("NVIDIA/nccl src/init.cc NCCL_PARAM AllocP2pNetLLBuffers default 0 "
          "(net_ll_buffers 0): src/transport/net.cc sendSetup / recvSetup make a p2p connection "
          "(no graph, connIndex 1) shared (NCCL_NET_SHARED_BUFFERS default), sendProxyConnect / "
@@ -981,6 +991,13 @@ _NCCL_HISTORY = {
     # a communicator over several hosts: 16 until 2.24, NVLS_NCHANNELS_SM100 32 on Blackwell
     # from 2.25 (nvls.cc; from 2.27 'multiNode ? NVLS_NCHANNELS_SM100 : ..._NVL')
     ("nvls", ("channels_nodes", "blackwell")): (((2, 18, 3), 16), ((2, 25, 0), 32)),
+    # NVLS-tree's chunk (src/enqueue.cc calcCollChunking): from the Simple step until 2.21
+    # (tree_chunk 0 stands for it), NCCL_NVLS_CHUNKSIZE 128 KiB from 2.22; at most 64 KiB on 4+
+    # nodes from 2.20 (NCCL_NVLSTREE_MAX_CHUNKSIZE -2; 0 = no cap); 2.30's SM100 multi-node
+    # tuning (nvls.cc ncclNvlsTreeSm100Tuning) sets Blackwell's channels, chunk and cap
+    ("nvls", "tree_chunk"): (((2, 18, 3), 0), ((2, 22, 0), 131072)),
+    ("nvls", "tree_max_chunk_nodes4"): (((2, 18, 3), 0), ((2, 20, 0), 65536)),
+    ("nvls", "tree_sm100_tuning"): (((2, 18, 3), 0), ((2, 30, 0), 1)),
     # point-to-point protocol choice (src/enqueue.cc): until 2.21 each chunk of a split message
     # is its own operation and runs LL at most P2pLLThreshold bytes (ll_rule 0); 2.22-2.28 the
     # message runs LL at most p2pnChannelsPerPeer x threshold (thresholdLL, rule 1); from 2.29

@@ -16,6 +16,11 @@ and then ``lat_nvl``. A network edge, cut-through (the tuner's model): ``t`` the
 store-and-forward (NCCL's proxy, ``src/transport/net.cc``): the GPU writes the step (``tw``;
 the GPU is then free), the NIC sends it whole (``t``, one step after another), then
 ``lat_net``. The time is when the last step arrives.
+
+Which cut-through pass is the reference depends on what the model's bandwidth term already
+charges (session 17): the tuner's ring and tree see only the send, so their reference steps at
+``t``; NVLS-tree's schedule is min(in-switch, NICs), so its reference steps at the slower of
+the write and the send (``chain_pass(..., max(t, tw), 0.0, ..., False)``).
 """
 
 

@@ -2392,8 +2392,14 @@ def test_nvls_tree_size_correction_on_blackwell_x86_from_2_29(chip, servers, rel
     corr = _SIMPLE_TREE_CORRECTION[k] if 0 <= k < 24 else 1.0
     applies = chip == "b200" and tuple(map(int, release.split("."))) >= (2, 29, 2)
     assert c.fixed == c0.fixed
-    assert (c.time - c.fixed) == pytest.approx((c0.time - c0.fixed) / (corr if applies else 1.0),
-                                               rel=1e-12)
+    # the network's whole-chunk sends (session 17, nvls_tree_net_fill) are not the bandwidth's:
+    # the same in both, outside the correction
+    from analysis._runtime_cost import nvls_tree_net_fill
+    per_byte = view.node_transfer("in-switch", "all-reduce")[0].per_byte
+    fill = nvls_tree_net_fill(rt, view, n, c.channels, per_byte)
+    assert fill == nvls_tree_net_fill(off, view, n, c0.channels, per_byte) > 0
+    assert (c.time - c.fixed - fill) == pytest.approx(
+        (c0.time - c0.fixed - fill) / (corr if applies else 1.0), rel=1e-12)
     # the tuner's choice carries it too (the time is the schedule's since session 13)
     assert (c.choice - c.fixed) == pytest.approx(
         (c0.choice - c0.fixed) / (corr if applies else 1.0), rel=1e-12)
@@ -2821,6 +2827,27 @@ def test_tree_net_depth_brute_force(n_nodes):
     assert nccl_tree_net_depth(n_nodes) == want
 
 
+def _nvls_tree_chunk_brute(release, nodes, channels, heads, n):
+    # NCCL's calcCollChunking lines for NVLS_TREE on Hopper: 2.18-2.21 from the 512 KiB Simple
+    # step (DEFAULT_BUFFSIZE 4 MiB / NCCL_STEPS), 2.22 on NCCL_NVLS_CHUNKSIZE 128 KiB; from 2.20
+    # at most 64 KiB on 4+ nodes; then 256 / 128 / 64 / 32 KiB below 32 / 16 / 4 / 1 x
+    # channels x heads x chunk
+    v = tuple(map(int, release.split(".")))
+    chunk = 131072 if v >= (2, 22) else 524288
+    if v >= (2, 20) and nodes >= 4:
+        chunk = min(chunk, 65536)
+    ops = channels * heads
+    if n < 32 * ops * chunk and chunk > 262144:
+        chunk = 262144
+    if n < 16 * ops * chunk and chunk > 131072:
+        chunk = 131072
+    if n < 4 * ops * chunk and chunk > 65536:
+        chunk = 65536
+    if n < 1 * ops * chunk and chunk > 32768:
+        chunk = 32768
+    return chunk
+
+
 def _tree_ll128_chunk_brute(release, nodes, ranks, n, channels, data):
     # NCCL's calcCollChunking lines for the tree in LL128: 120 x 640 words of 8 B a step, 15 of
     # every 16 data; halve while bytes / (channels x chunk) < nsteps x 64 / ppn and > 131072,
@@ -2873,6 +2900,24 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
     for c in got:
         b = base[(c.library, c.protocol)]
         assert (c.choice, c.fixed, c.channels) == (b.choice, b.fixed, b.channels)
+        if c.library == "nvls-tree" and view.n_nodes > 1:
+            # session 17: NVLS-tree's heads send each chunk whole up the tree and down
+            # (all_reduce.h NVLS_TREE in ProtoSimple<1, 1>; net.cc), 2 x depth hops, every
+            # NVLS channel's heads on the node's NICs; per hop the faster of the chunk's write
+            # and its send (tests/test_runtime_store_forward.py)
+            hops = 2 * max(_tree_depth_brute(t) for t in rc.nccl_dtree(view.n_nodes))
+            heads = c.channels
+            chunk = _nvls_tree_chunk_brute(release, view.n_nodes, 16, heads, n)
+            busiest, _carrying = rc.nccl_channel_split(rt, "all-reduce", "Simple", n, view.p,
+                                                       16, 16)
+            wire = min(chunk, 16 * math.ceil(math.ceil(busiest / heads) / 16))
+            send = wire * math.ceil(16 * heads / nics) / view.nic_bandwidth
+            # the heads' write of every channel's chunk at the node's in-switch rate
+            write = 16 * heads * wire * view.node_transfer("in-switch", "all-reduce")[0].per_byte
+            want = hops * min(send, write)
+            assert want > 0
+            assert c.time - b.time == pytest.approx(want, rel=1e-9, abs=1e-15), (c, want)
+            continue
         if view.n_nodes == 1 or c.library not in ("ring", "tree"):
             assert c.time == b.time
             continue
@@ -2940,25 +2985,89 @@ def test_tree_busbw_is_the_factors_then_the_caps(spec, release, proto, B, nc):
     assert got == pytest.approx(bw, rel=1e-12)
 
 
+def test_nvls_tree_network_store_forward_hand_count(monkeypatch):
+    # session 17: NVLS-tree's heads send each chunk whole over the network (all_reduce.h
+    # NVLS_TREE runs ProtoSimple<1, 1>: one chunk a step; net.cc sendProxyProgress waits for the
+    # GPU's tail), one send per network hop up the heads' tree and down, at one NIC's payload
+    # rate shared by every NVLS channel's head on it, unless the heads' write of the chunks
+    # through the node's switch is faster (then that: the faster of write and send per hop).
+    # Two HGX H100 nodes (8 heads, 8 NICs, 16 multi-node NVLS channels) at 8 GiB, NCCL 2.26.6:
+    # a 128 KiB chunk (NCCL_NVLS_CHUNKSIZE), 2 hops, 16 chunks per NIC (42.2 us a send; the
+    # write of 16 x 8 chunks at the node's 280 GB/s in-switch all-reduce takes 59.9 us); four
+    # nodes at 2.21.5: 64 KiB (the 4-node cap), 4 hops; two nodes at 2.19.4: the 512 KiB
+    # Simple step, no cap. Two GB200 trays at 2.30.7 (ncclNvlsTreeSm100Tuning: 32 channels,
+    # 256 KiB): the write, 32 x 4 chunks at the tray's 252 GB/s (133.1 us), beats the send of
+    # 32 chunks (168.8 us)
+    from analysis import _runtime_cost as rc
+    n = 8 * 2**30
+    got = {}
+    for chip, servers, gpus, release in (("h100", 2, 8, "2.26.6"), ("h100", 4, 8, "2.21.5"),
+                                         ("h100", 2, 8, "2.19.4"), ("gb200", 2, 4, "2.30.7")):
+        f = topologies.build(f"rail:servers={servers},gpus={gpus},nvls=1,chip={chip}")
+        c = _nvls_tree_candidate(f, n, release)
+        with monkeypatch.context() as m:
+            m.setattr(rc, "nvls_tree_net_fill", lambda *a: 0.0)
+            c0 = _nvls_tree_candidate(f, n, release)
+        assert (c.choice, c.fixed, c.channels) == (c0.choice, c0.fixed, c0.channels) == (
+            c.choice, c.fixed, gpus)
+        got[release] = c.time - c0.time
+        nic = _view(f).nic_bandwidth
+        switch = 1 / _view(f).node_transfer("in-switch", "all-reduce")[0].per_byte
+    assert got["2.26.6"] == pytest.approx(2 * 131072 * 16 / nic, rel=1e-9)
+    assert got["2.21.5"] == pytest.approx(4 * 65536 * 16 / nic, rel=1e-9)
+    assert got["2.19.4"] == pytest.approx(2 * 524288 * 16 / nic, rel=1e-9)
+    assert switch == pytest.approx(252.144e9, rel=1e-6)
+    assert got["2.30.7"] == pytest.approx(2 * 32 * 4 * 262144 / switch, rel=1e-9)
+    assert 32 * 4 * 262144 / switch < 262144 * 32 / nic
+
+
+@pytest.mark.parametrize("spec, release, want", [
+    # nvls.cc ncclNvlsTreeSm100Tuning (v2.30.3-1 .. v2.30.7-1): 2 nodes, NIC >= 48 GB/s: 32
+    # channels, cap 128 KiB; <= 4 GPUs a node: chunk and cap 256 KiB; <= 8 GPUs behind a PCIe
+    # switch with a NIC under 96 GB/s: cap 64 KiB. More nodes, NIC 48-96 GB/s: 24 channels, cap
+    # 64 KiB behind a PCIe switch (128 KiB on a Grace host, whose NICs hang off the CPU)
+    ("rail:servers=2,gpus=4,nvls=1,chip=gb200", "2.30.7", (32, 262144)),
+    ("rail:servers=2,gpus=8,nvls=1,chip=b200", "2.30.7", (32, 65536)),
+    ("rail:servers=4,gpus=8,nvls=1,chip=b200", "2.30.7", (24, 65536)),
+    ("rail:servers=3,gpus=4,nvls=1,chip=gb200", "2.30.7", (24, 131072)),
+    # before 2.30: NVLS_NCHANNELS_SM100 32 across nodes, NCCL_NVLS_CHUNKSIZE 128 KiB
+    ("rail:servers=2,gpus=4,nvls=1,chip=gb200", "2.29.7", (32, 131072)),
+    ("rail:servers=4,gpus=8,nvls=1,chip=b200", "2.29.7", (32, 65536)),
+    # Hopper: never tuned
+    ("rail:servers=2,gpus=8,nvls=1,chip=h100", "2.30.7", (16, 131072))])
+def test_nvls_tree_chunking_of_blackwell_across_nodes_from_2_30(spec, release, want):
+    from analysis._runtime_cost import nvls_tree_chunking
+    f = topologies.build(spec)
+    v = _view(f)
+    heads = min(int(v.ppn), v.nics_per_node)
+    assert nvls_tree_chunking(runtime(f"nccl@{release}"), v, 8 * 2**30, heads) == want
+
+
 def test_nccl_time_falls_at_a_protocol_switch_the_tuner_makes_blind_to_the_ll_fill():
     # session 15 (lead): the tuner does not see the network's store-and-forward, so it keeps
     # an algorithm up to a size whose time carries the fill and then switches: the picked time
     # falls with size there, while each candidate's own time does not. Session 16: every
     # protocol's step goes whole, so session 15's example (rail 2 x 4 broadcast, ring/LL ->
-    # ring/LL128) no longer falls; cluster-128's all-reduce does, where the tuner leaves the
-    # tree in LL128 (8 network hops of a step) for NVLS-tree (no such fill: its own pipeline)
+    # ring/LL128) no longer falls; session 17: NVLS-tree's chunks go whole too, so session 16's
+    # (cluster-128 tree/LL128 -> NVLS-tree at 39.9 / 47.5 MB) no longer falls either. The tree
+    # does, one byte past where the tuner leaves LL (its step's 16-byte lines, 8 hops) for LL128
     f = topologies.build("cluster-128")
-    a = cost(f, "all-reduce", 39903168)
-    b = cost(f, "all-reduce", 47453120)
-    assert (a.algorithm, a.protocol) == ("double-binary-tree", "LL128")
-    assert (b.algorithm, b.protocol) == ("hierarchical", "Simple")
+    a = cost(f, "all-reduce", 202060)
+    b = cost(f, "all-reduce", 202061)
+    assert (a.algorithm, a.protocol) == ("double-binary-tree", "LL")
+    assert (b.algorithm, b.protocol) == ("double-binary-tree", "LL128")
     assert b.time < a.time
+    assert round(a.time * 1e6, 1) == 112.4 and round(b.time * 1e6, 1) == 108.7
     ta, tb = dict(a.candidates), dict(b.candidates)
     assert ta.keys() == tb.keys()
     for label, t in ta.items():
         assert tb[label] >= t * (1 - 1e-12), label
     # the tuner's pick at the smaller size is not its fastest candidate: it is blind to the fill
     assert min(ta.values()) < a.time
+    # and the NVLS-tree points of session 16's example now carry their own fill (8 hops of 16
+    # x 64 KiB per NIC at 49.68 GB/s, 168.8 us)
+    c = cost(f, "all-reduce", 47453120)
+    assert (c.algorithm, round(c.time * 1e6, 1)) == ("hierarchical", 599.8)
 
 
 def test_ring_channels_rise_to_nvls_only_in_2_20_to_2_27():

@@ -89,3 +89,67 @@ def test_the_premises_matter():
     tight = (ring_pass(sizes, steps, 1.0, 0.9, 0.5, 3.0, True, credits=2)
              - ring_pass(sizes, steps, 1.0, 0.9, 0.5, 3.0, False, credits=2))
     assert tight > h * 0.9 * (1 + 1e-6)
+
+
+def _walk_depth(tree):
+    # hops from the deepest node to the root, walking the parents
+    best = 0
+    for r in range(len(tree)):
+        hops, x = 0, r
+        while tree[x][0] != -1:
+            x, hops = tree[x][0], hops + 1
+        best = max(best, hops)
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(hops=st.integers(1, 10), chunks=st.integers(1, 12), t=st.floats(0.01, 3.0),
+       tw=st.floats(0.0, 3.0), lat=st.floats(0.05, 3.0))
+def test_chain_fill_at_the_bottleneck_is_the_faster_stage_per_hop(hops, chunks, t, tw, lat):
+    # session 17 (lead: let the simulation decide): against a cut-through pass whose step is
+    # the slower of the write and the send (the schedule's bottleneck, which a bandwidth term
+    # like NVLS-tree's min(in-switch, NICs) already charges), a chain of network hops that
+    # writes each chunk whole and then sends it gains exactly the faster of the two per hop,
+    # whichever is slower (with t as the reference step, tw > t gives only a lower bound: above)
+    sf = chain_pass([True] * hops, chunks, t, tw, lat, lat, True)
+    ct = chain_pass([True] * hops, chunks, max(t, tw), 0.0, lat, lat, False)
+    assert sf - ct == pytest.approx(hops * min(t, tw), rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(servers=st.integers(2, 9), gpus=st.sampled_from([2, 4, 8]),
+       chip=st.sampled_from(["h100", "gb200", "b200"]),
+       release=st.sampled_from(["2.19.4", "2.21.5", "2.26.6", "2.30.7"]),
+       log2n=st.integers(3, 34), chunks=st.integers(1, 12), lat=st.floats(0.05, 3.0))
+def test_nvls_tree_fill_is_the_chains_on_its_network_path(servers, gpus, chip, release, log2n,
+                                                          chunks, lat):
+    # session 17: NVLS-tree's heads relay a chunk up the heads' double binary tree and down
+    # again over the network, every hop a whole Simple send (all_reduce.h NVLS_TREE; net.cc):
+    # the simulated chain of those hops (the deeper tree's), each writing the chunk at the
+    # node's in-switch rate (every channel's heads at once) and sending it at the NIC share,
+    # gains exactly the model's fill over its cut-through pass at the slower stage
+    import math
+
+    import topologies
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView, _resolve_ranks
+    from fabric import runtime
+    f = topologies.build(f"rail:servers={servers},gpus={gpus},nvls=1,chip={chip}")
+    nodes, idx = _resolve_ranks(f, list(f.endpoints))
+    view = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    rt = runtime(f"nccl@{release}")
+    n = 1 << log2n
+    heads = min(gpus, view.nics_per_node)
+    per_byte = view.node_transfer("in-switch", "all-reduce")[0].per_byte
+    fill = rc.nvls_tree_net_fill(rt, view, n, heads, per_byte)
+    hops = 2 * max(_walk_depth(t) for t in rc.nccl_dtree(servers))
+    channels, chunk = rc.nvls_tree_chunking(rt, view, n, heads)
+    busiest, _ = rc.nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels, channels)
+    wire = min(chunk, 16 * math.ceil(math.ceil(busiest / heads) / 16))
+    nics = max(1, min(view.nics_per_node, gpus))
+    send = wire * math.ceil(channels * heads / nics) / view.nic_bandwidth
+    write = channels * heads * wire * per_byte
+    sf = chain_pass([True] * hops, chunks, send, write, lat, lat, True)
+    ct = chain_pass([True] * hops, chunks, max(send, write), 0.0, lat, lat, False)
+    assert fill > 0
+    assert fill == pytest.approx(sf - ct, rel=1e-9)
