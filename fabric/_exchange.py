@@ -474,7 +474,10 @@ class ExchangeKernel:
         loads have returned, so a round whose ``slot`` is valid (a rank the token's earlier
         slots do not hold; the dispatch marks repeats ``-1`` and the combine skips them)
         takes a second peer round trip. ``()``: every load of a round goes out together.
-        Read from the kernel's instruction schedule (``sources["late_pulls"]``).
+        Read from the kernel's instruction schedule (``sources["late_pulls"]``), compiled
+        for Blackwell (sm_100a); on Hopper the same source compiles to a schedule whose
+        second trip comes when any of slots 4-7 is valid, so there the count is a lower
+        bound (slot 7 valid implies it).
     block_per_token : bool
         Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
         per token): a phase cannot move a token faster than one block's rate
@@ -914,7 +917,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "slot 7's metadata load, target-rank load, pointer-table load and "
                             "peer load come after the first reduction instruction, which waits "
                             "on the scoreboard of slots 0-6's peer loads: two dependent peer "
-                            "round trips per round when slot 7 is valid, one otherwise. Top-k "
+                            "round trips per round when slot 7 is valid, one otherwise. For "
+                            "sm_90a (Hopper) the same source schedules slots 4-7's peer loads "
+                            "after the first reduction (review's compile, session 17): a second "
+                            "trip whenever any of slots 4-7 is valid, so on Hopper this count "
+                            "is a lower bound (no Hopper one-sided row checks it). Top-k "
                             "1, 2 and 4: every load before the first consumer (one). Read on "
                             "the 16-B vector path (every preset model's token); the 8-B path "
                             "of a token 16 B does not divide waits three times per round as "
