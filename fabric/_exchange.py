@@ -361,9 +361,10 @@ def peer_access_latency(arch):
 #: slowest block (``"serial_copies"``) or once per NIC post that block makes
 #: (``"posted_copies"``: when the EP ranks span the network, every copy's signal and the one
 #: signal the block sends ahead of its copies; none inside one load/store domain):
-#: :func:`serial_copies`, :meth:`ExchangeKernel.combine_posts`.
+#: :func:`serial_copies`, :meth:`ExchangeKernel.combine_posts`; ``"further_copies"``: those
+#: copies after the first.
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
-                 "posted_copies")
+                 "posted_copies", "further_copies")
 
 
 def serial_copies(copies, blocks):
@@ -445,8 +446,17 @@ class ExchangeKernel:
         over the EP ranks, :func:`lane_passes`) or ``"remote_signals"`` (the count warp's
         experts that it signals through the NIC, :meth:`count_walk`; needs ``count_grid``),
         ``"serial_copies"`` or ``"posted_copies"`` (the combine's slowest block's copies, and
-        its NIC posts, :meth:`combine_posts`; need ``combine_blocks``). A pulling
-        combine's peer loads are its pull rounds, not part of this.
+        its NIC posts, :meth:`combine_posts`; need ``combine_blocks``) or
+        ``"further_copies"`` (those copies after the first). A pulling combine's peer loads
+        are its pull rounds, not part of this. These steps come before the phase's first
+        byte can move or after its last byte lands (fill and drain): they add to the
+        transfer.
+    interleaved_chain : tuple of two tuples
+        Steps of one block's serial chain, in the same form, that run between the copies
+        the phase moves (a block's copy -> fence -> post -> next copy; a warp signalling
+        counts while the others send): the other blocks' copies keep the links busy
+        meanwhile, so the phase's transfer is ``max(links, this chain)``, not their sum
+        (lead's rule, session 17 review S17-R1).
     count_grid : tuple of int
         ``()``, or ``(warps, max_blocks)`` for a dispatch whose per-expert token counts are
         sent by the last warp of every block, experts split across the blocks (block ``b``
@@ -500,6 +510,7 @@ class ExchangeKernel:
     pull_vector: int = 0
     staging_copy: bool = False
     chain: tuple = ((), ())
+    interleaved_chain: tuple = ((), ())
     sources: tuple = ()
     release_fence: tuple = (False, False)
     block_per_token: bool = False
@@ -541,9 +552,11 @@ class ExchangeKernel:
             if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):
                 raise ValueError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
-        if not isinstance(self.chain, tuple) or len(self.chain) != 2:
-            raise ValueError(f"chain must be a (dispatch, combine) pair, got {self.chain!r}")
-        for phase in self.chain:
+        for field in ("chain", "interleaved_chain"):
+            v = getattr(self, field)
+            if not isinstance(v, tuple) or len(v) != 2:
+                raise ValueError(f"{field} must be a (dispatch, combine) pair, got {v!r}")
+        for phase in self.chain + self.interleaved_chain:
             for step in phase:
                 if (not isinstance(step, tuple) or len(step) != 2 or step[0] not in names
                         or step[1] not in _CHAIN_COUNTS):
@@ -556,7 +569,8 @@ class ExchangeKernel:
                 if step[1] == "remote_signals" and not self.count_grid:
                     raise ValueError("a chain step counted in remote_signals needs count_grid "
                                      "(the grid whose warps send the per-expert counts)")
-                if step[1] in ("serial_copies", "posted_copies") and not self.combine_blocks:
+                if step[1] in ("serial_copies", "posted_copies", "further_copies") \
+                        and not self.combine_blocks:
                     raise ValueError(f"a chain step counted in {step[1]} needs combine_blocks "
                                      f"(the blocks that send the received copies)")
         if not isinstance(self.late_pulls, tuple) or any(
@@ -638,7 +652,7 @@ class ExchangeKernel:
         return serial_copies(copies, blocks) + 1
 
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
-                      remote_signals=0, serial_copies=0, posted_copies=0):
+                      remote_signals=0, serial_copies=0, posted_copies=0, interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -649,7 +663,8 @@ class ExchangeKernel:
         ``"lane_passes"`` steps; the default 1 has none), ``remote_signals`` the slowest
         count warp's signals through the NIC (:meth:`count_walk`), ``serial_copies`` the
         combine's slowest block's copies (:func:`serial_copies`) and ``posted_copies`` its NIC
-        posts (:meth:`combine_posts`). With
+        posts (:meth:`combine_posts`). ``interleaved=True`` prices ``interleaved_chain``
+        instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
@@ -663,9 +678,10 @@ class ExchangeKernel:
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
                  "lane_passes": float(lane_passes(ep)), "remote_signals": float(remote_signals),
-                 "serial_copies": float(serial_copies), "posted_copies": float(posted_copies)}
+                 "serial_copies": float(serial_copies), "posted_copies": float(posted_copies),
+                 "further_copies": float(max(serial_copies - 1, 0))}
         total, used = 0.0, []
-        for name, count in self.chain[phase]:
+        for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
                 name = "l2_hit"
             p = table[name]
@@ -697,9 +713,11 @@ class ExchangeKernel:
         if self.staging_copy and self.staging_source_bytes:
             out.append(Parameter(f"{self.name}.staging_source_bytes", self.staging_source_bytes,
                                  "B", src.get("staging_source_bytes", "")))
-        if any(self.chain):
-            text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-" for ph in self.chain)
-            out.append(Parameter(f"{self.name}.chain", text, "", src.get("chain", "")))
+        for field in ("chain", "interleaved_chain"):
+            if any(getattr(self, field)):
+                text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-"
+                                  for ph in getattr(self, field))
+                out.append(Parameter(f"{self.name}.{field}", text, "", src.get(field, "")))
         if self.count_grid:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
@@ -1066,15 +1084,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "waits for warp 0: one release fence per copy (release_fence: the "
                        "slowest block's copies to other ranks; across the network its copies "
                        "to NVLink peers). Expected received copies per rank: tokens x k")),
+            ("interleaved_chain", ("the count warp's chain (dispatch) and the combine's "
+                                   "slowest block's copies after its first, their posts and "
+                                   "their fences (release_fence) run while the other warps and "
+                                   "blocks send: composed with the links' time as a max (lead's "
+                                   "rule, session 17, review S17-R1); the combine's first copy's "
+                                   "loads (sourceExpert, then the expert output) come before its "
+                                   "first byte can move: added (chain)")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
                                 "row); block b takes received copies b, b + gridDim, ... until "
                                 "sourceExpert is 0"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
-        chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals"),
-               (("l2_hit", "serial_copies"), ("hbm_load", "serial_copies"))
-               + _ibgda_post("posted_copies")),
+        chain=((), (("l2_hit", "one"), ("hbm_load", "one"))),
+        interleaved_chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals"),
+                           (("l2_hit", "further_copies"), ("hbm_load", "further_copies"))
+                           + _ibgda_post("posted_copies")),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

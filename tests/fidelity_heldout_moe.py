@@ -489,7 +489,8 @@ _PPLX_IBGDA = (
     "as a lower bound chain (an L2 load, an HBM load and one IBGDA post per copy, and block "
     "0's sync signal: 15.1 us since session 17's recount of the post in NVSHMEM's SASS; "
     "and a peer round trip per copy to an NVLink peer, whose fence precedes its post: "
-    "1.0-4.5 us)")
+    "1.0-4.5 us); since review S17-R1 these chains between a block's copies (and the count "
+    "warp's) are a floor of the transfer, not added to it")
 _I493 = (
     "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
     "model's value was seen): the model is NIC-bound here (the NIC carries the other node's half "

@@ -72,27 +72,44 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     """DeepSeek-V3 (top-8 of 256) at one token per rank: 26 blocks, 10 experts per count
     warp; over 2 nodes the worst warp signals 5 of them across the network, over 16 nodes
     all 10; inside one node none. The first index load is an L2 load (later passes re-read
-    the same indices from L1: not counted)."""
+    the same indices from L1: not counted). The other warps send tokens meanwhile: the
+    chain runs between the phase's copies (interleaved), not before or after them."""
     post, load = _post_and_pass()
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-        assert abs(r.dispatch_phase.chain - (load + remote * post)) < 1e-15
+        assert abs(r.dispatch_phase.interleaved - (load + remote * post)) < 1e-15
+        assert r.dispatch_phase.chain == 0.0
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    assert abs(r.dispatch_phase.chain - (load + post)) < 1e-15
+    assert abs(r.dispatch_phase.interleaved - (load + post)) < 1e-15
 
 
-def test_pplx_count_chain_is_in_the_fixed_time():
-    r = moe_exchange(_h100(4), "deepseek-v3", 1, 32, kernel="pplx",
-                     dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    ph = r.dispatch_phase
-    assert ph.chain > 0
-    assert abs(ph.time - (ph.fixed + ph.transfer + ph.local_copy)) < 1e-15
+def test_pplx_interleaved_chain_is_a_max_with_the_links():
+    """Lead's rule (session 17, review S17-R1): a block's serial work between its copies
+    overlaps the other blocks' copies, so the transfer is max(links, that chain), not their
+    sum; switching the interleaved chain off leaves the links' time (1 token: the chain
+    wins; 128 tokens: the links win and the chain adds nothing)."""
+    import dataclasses
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
+    kern = exchange_kernel("pplx")
+    # off: no interleaved chain, and no per-copy fences (they run between the copies too)
+    off = dataclasses.replace(kern, interleaved_chain=((), ()), release_fence=(True, False))
+    for tokens in (1, 128):
+        r = moe_exchange(_h100(4), "deepseek-v3", tokens, 32, kernel=kern, **kw)
+        r0 = moe_exchange(_h100(4), "deepseek-v3", tokens, 32, kernel=off, **kw)
+        for ph, ph0 in ((r.dispatch_phase, r0.dispatch_phase),
+                        (r.combine_phase, r0.combine_phase)):
+            assert ph.interleaved > 0 and ph0.interleaved == 0.0
+            assert ph.fixed == ph0.fixed and ph.local_copy == ph0.local_copy
+            assert abs(ph.transfer - max(ph0.transfer, ph.interleaved)) < 1e-15
+            assert abs(ph.time - (ph.fixed + ph.transfer + ph.local_copy)) < 1e-15
+            if tokens == 1:
+                assert ph.bottleneck == "serial chain"
     names = {p.name for p in r.parameters}
-    assert {"pplx.count_grid", "pplx.chain", "exchange.latency.hopper.l2_atomic",
-            "exchange.latency.hopper.l2_hit"} <= names
+    assert {"pplx.count_grid", "pplx.chain", "pplx.interleaved_chain",
+            "exchange.latency.hopper.l2_atomic", "exchange.latency.hopper.l2_hit"} <= names
 
 
 def test_count_grid_is_validated():
@@ -124,19 +141,30 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     """The combine's 132 blocks send tokens x k received copies (expected) one after
     another: 8 per block at 128 tokens, 1 at one token; each an L2 load of sourceExpert and
     an HBM load of the expert output, and across the network one IBGDA post for its signal
-    (NVLink peers' included: the job is not load/store-connected)."""
+    (NVLink peers' included: the job is not load/store-connected). The first copy's loads
+    come before the phase's first byte (added, chain); the rest runs between the copies
+    (interleaved, with the per-copy fences)."""
+    from analysis._moe_exchange import _copy_fences
     post, load = _post_and_pass()
     hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
+    trip = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", dispatch_bytes=1 + 4 / 128,
+                        combine_bytes=2, routing="uniform").dispatch_phase.fence
     for nodes, tokens, copies in ((1, 128, 8), (2, 128, 8), (16, 128, 8), (1, 1, 1), (2, 1, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         posted = copies + 1 if nodes > 1 else 0      # + block 0's gatherSync signal
-        want = copies * (load + hbm) + posted * post
-        assert abs(r.combine_phase.chain - want) < 1e-15
+        fences = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip,
+                              post if nodes > 1 else 0.0)
+        assert abs(r.combine_phase.chain - (load + hbm)) < 1e-15
+        want = (copies - 1) * (load + hbm) + posted * post + fences
+        assert abs(r.combine_phase.interleaved - want) < 1e-15
+        assert r.combine_phase.fence == 0.0
     # data left in L2 (a decode step): the expert output's load is an L2 hit
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                      combine_bytes=2, routing="uniform", l2_flushed=False)
-    assert abs(r.combine_phase.chain - (8 * 2 * load + 9 * post)) < 1e-15
+    fences = _copy_fences(1024, 132, 7 / 16, trip, post)
+    assert abs(r.combine_phase.chain - 2 * load) < 1e-15
+    assert abs(r.combine_phase.interleaved - (7 * 2 * load + 9 * post + fences)) < 1e-15
 
 
 def test_combine_blocks_is_validated():
@@ -184,17 +212,20 @@ def test_single_node_combine_fences_every_copy():
     largest of Binomial(8, 7/8) over 100 blocks), 8 peer round trips where the dispatch (one
     token per warp) has one. At one token: one copy per block, one fence."""
     from analysis._moe_exchange import expected_max
+    lat = EXCHANGE_LATENCY["hopper"]
+    copy = lat["l2_hit"].value + lat["hbm_load"].value
     for tokens, most, full in ((128, 8, 100), (1, 1, 8)):
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         trip = r.dispatch_phase.fence
         assert trip > 0
         pmf = [math.comb(most, j) * (7 / 8) ** j * (1 / 8) ** (most - j) for j in range(most + 1)]
-        assert abs(r.combine_phase.fence - trip * expected_max(pmf, full)) < 1e-15
-    assert r.combine_phase.fence <= trip
+        fences = r.combine_phase.interleaved - (most - 1) * copy     # no posts in one node
+        assert abs(fences - trip * expected_max(pmf, full)) < 1e-15
+    assert fences <= trip
     r = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    assert r.combine_phase.fence > 7.99 * r.dispatch_phase.fence
+    assert r.combine_phase.interleaved - 7 * copy > 7.99 * r.dispatch_phase.fence
 
 
 def _copy_fences_brute(copies, blocks, p, trip, lead):
@@ -237,13 +268,18 @@ def test_multi_node_combine_fences_its_nvlink_copies():
     one = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", **kw)
     trip = one.dispatch_phase.fence                 # the in-node peer round trip
     post, _ = _post_and_pass()
+    lat = EXCHANGE_LATENCY["hopper"]
+    copy = lat["l2_hit"].value + lat["hbm_load"].value
     for nodes, tokens in ((2, 128), (16, 128), (2, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx", **kw)
+        most = -(-tokens * 8 // 132)
         want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip, post)
         assert want > 0
-        assert abs(r.combine_phase.fence - want) < 1e-15
-        assert r.dispatch_phase.fence == 0.0
+        fences = r.combine_phase.interleaved - (most - 1) * copy - (most + 1) * post
+        assert abs(fences - want) < 1e-15
+        assert r.dispatch_phase.fence == r.combine_phase.fence == 0.0
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", **kw)
-    assert 5.0 * trip < r.combine_phase.fence < 6.0 * trip
+    assert 5.0 * trip < r.combine_phase.interleaved - 7 * copy - 9 * post < 6.0 * trip
     rdma = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx", transport="rdma", **kw)
+    assert abs(rdma.combine_phase.interleaved - 7 * copy - 9 * post) < 1e-15
     assert rdma.combine_phase.fence == 0.0
