@@ -92,7 +92,7 @@ access``.
   counters; a token sent as several payloads, e.g. values and scale factors, copies each in
   its own rounds; beyond 32 EP ranks, each further pass of the barriers' one-warp per-peer
   loops: :func:`fabric._exchange.lane_passes`), each at a published latency of the GPU generation
-  (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic); charged once per
+  (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic, L1 hit); charged once per
   phase, added to the transfer when it runs before the phase's first byte can move or after
   its last byte lands (fill and drain, :attr:`ExchangeKernel.chain`), a floor of the transfer
   (``max``) when it runs between the copies a block moves, which the other blocks' copies
@@ -100,11 +100,15 @@ access``.
   rule, session 17). ``pplx``'s dispatch: the count warp's walk over the experts while the
   other warps send (interleaved: its first index load, and per expert on a rank across the
   network one NVSHMEM IBGDA post's atomics, loads and fence on a queue pair the blocks share:
-  :meth:`fabric.ExchangeKernel.count_walk`); its combine: each block's copies in turn, the
+  :meth:`fabric.ExchangeKernel.count_walk`), then, added (drain), its receive part's walk
+  over the received counts' slots, two dependent loads per slot, and its token copies
+  (:meth:`fabric.ExchangeKernel.receive_walk`); its combine: each block's copies in turn, the
   first copy's loads added (fill), the later copies, each copy's post across the network,
   block 0's signal ahead of them (:meth:`fabric.ExchangeKernel.combine_posts`) and the
-  per-copy fences interleaved; lower bounds (a post's doorbell runs only when the post rings
-  it: not counted). ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
+  per-copy fences interleaved, then, added (drain), its receive part's sum, an index load
+  then the copy's load per (pass, copy) (:meth:`fabric.ExchangeKernel.receive_reduce`);
+  lower bounds (a post's doorbell runs only when the post rings it: not counted).
+  ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
   timed call) makes the first touch of the token an HBM load; ``False`` (data left in
   L2 by the kernel before, as in a decode step) an L2 hit.
 * **Release fence** (:attr:`ExchangeKernel.release_fence`): a phase that pushes stores
@@ -1244,6 +1248,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # the count warp's walk over the experts (a signal across the network is a NIC post;
         # over RDMA alone every other rank is across it)
         remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
+        # the dispatch's receive part: every block walks the received counts' slots
+        walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
+        # the combine's receive part: each block sums its tokens' k copies pass by pass
+        reduce_loads = kern.receive_reduce(E, k, tokens, h)
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1251,6 +1259,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                 out[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed,
                                                   ep=n_ep, remote_signals=remote,
                                                   serial_copies=serial, posted_copies=posted,
+                                                  walk_slots=walk_slots,
+                                                  walk_tokens=walk_tokens,
+                                                  reduce_loads=reduce_loads,
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores

@@ -733,15 +733,17 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
 
 def test_chain_latencies_are_sourced_per_generation():
     """Each latency is a Parameter in seconds with a source, for both generations; the
-    Blackwell HBM figure says it is carried from Hopper."""
+    Blackwell HBM and L1 figures say they are carried from Hopper."""
     for table in EXCHANGE_LATENCY.values():
-        assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "peer_load"}
+        assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "l1_hit", "peer_load"}
         for p in table.values():
             assert p.unit == "s" and 10e-9 < p.value < 5e-6 and len(p.source) > 60
     assert EXCHANGE_LATENCY["blackwell"]["hbm_load"].source.startswith("assumption")
-    # the sourced orders hold: L2 hit < HBM load < peer load
+    assert EXCHANGE_LATENCY["blackwell"]["l1_hit"].source.startswith("assumption")
+    # the sourced orders hold: L1 hit < L2 hit < HBM load < peer load
     for table in EXCHANGE_LATENCY.values():
-        assert table["l2_hit"].value < table["hbm_load"].value < table["peer_load"].value
+        assert (table["l1_hit"].value < table["l2_hit"].value < table["hbm_load"].value
+                < table["peer_load"].value)
 
 
 def test_warm_l2_prices_the_first_touches_as_l2_hits_and_bad_flag_refused():
