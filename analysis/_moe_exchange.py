@@ -107,8 +107,9 @@ access``.
   stores after their copies) waits for the stores' acknowledgement, one peer round trip
   priced as one pulled round (below); only where the phase's handshake is the load/store
   kernel floor (one load/store domain, not ``transport="rdma"``). A combine whose blocks send
-  their copies one after another, each put-with-signal fencing before its signal (pplx),
-  pays one per copy to another rank of its slowest block (:func:`_copy_fences`).
+  their copies one after another, each put-with-signal to a load/store peer fencing before
+  its signal (pplx), pays one per such copy of its slowest block (:func:`_copy_fences`),
+  across the network too (there the copies to the sender's own node).
 * **Block rate** (:attr:`ExchangeKernel.block_per_token`, ``one-sided``): one thread
   block carries a token's whole exchange, so a phase takes at least the token's remote
   copies at one block's rate (:data:`fabric.EXCHANGE_BLOCK_RATE`: NCCL's per-block figure
@@ -159,6 +160,7 @@ Examples
 
 import dataclasses
 import functools
+import itertools
 import math
 import numbers
 import types
@@ -911,25 +913,32 @@ def _rounds(kern, nbytes):
     return pull_rounds(nbytes, kern.pull_threads, _aligned_vector(nbytes, kern.pull_vector))
 
 
-def _copy_fences(copies, blocks, ep):
-    """Peer round trips on the slowest combine block's chain when each of its copies is
-    released by its own fence before the next (pplx-kernels' gatherKernel over NVLink):
-    the expected largest number of copies to other ranks over the blocks that hold the
-    most copies (``copies`` spread over ``blocks`` as :func:`fabric._exchange.serial_copies`),
-    each copy's source rank another than the own with probability ``(ep - 1) / ep``
-    (:func:`expected_max` of that binomial; a copy to the own rank waits for L2 only, not
-    counted).
+def _copy_fences(copies, blocks, p, trip, lead=0.0):
+    """Seconds the release fences add to the slowest combine block when each of its copies to
+    a load/store peer is released by its own fence, a peer round trip ``trip``, before the
+    next copy (pplx-kernels' gatherKernel: NVSHMEM's put-with-signal to a load/store peer).
+    ``copies`` are spread over ``blocks`` as :func:`fabric._exchange.serial_copies` spreads
+    them; each copy's source is such a peer with probability ``p``, independently; block 0
+    has ``lead`` seconds more on its chain (its sync signal's NIC post across the network).
+    The expectation, over the blocks holding the most copies, of
+    ``max(lead + trip x N0, trip x max(N1, ...)) - lead`` with ``N`` binomial (a block with
+    one copy fewer is not counted: a lower bound).
 
-    >>> round(_copy_fences(1024, 132, 8), 4), round(_copy_fences(8, 132, 8), 6)
+    >>> round(_copy_fences(1024, 132, 7 / 8, 1.0), 4), round(_copy_fences(8, 132, 7 / 8, 1.0), 6)
     (8.0, 1.0)
+    >>> round(_copy_fences(8, 132, 0.5, 1.0, lead=2.0), 4)   # block 0 slowest: its own fence
+    0.5
     """
     most = serial_copies(copies, blocks)
-    if most == 0 or ep < 2:
+    if most == 0 or p <= 0:
         return 0.0
     full = math.ceil(copies) - (most - 1) * int(blocks)
-    p = (ep - 1) / ep
     pmf = [math.comb(most, j) * p ** j * (1 - p) ** (most - j) for j in range(most + 1)]
-    return expected_max(pmf, full)
+    cdf = list(itertools.accumulate(pmf))
+    others = [min(1.0, c) ** (full - 1) for c in cdf]         # P(max of the others <= j)
+    p_max = [others[0]] + [others[j] - others[j - 1] for j in range(1, most + 1)]
+    return sum(pi * pj * max(lead + trip * i, trip * j)
+               for i, pi in enumerate(pmf) for j, pj in enumerate(p_max)) - lead
 
 
 def _round_trip(fabric, ranks):
@@ -1205,17 +1214,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if any(kern.chain) or kern.block_per_token:
         busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, sources)
                    for sources in (n_ep, 1)]
+    # the combine's blocks send their received copies (tokens x k expected) in turn; across
+    # the network every copy's signal is a NIC post
+    blocks_c = min(kern.combine_blocks, E * tokens)
+    serial = serial_copies(tokens * k, blocks_c) if kern.combine_blocks else 0
+    posted = (kern.combine_posts(tokens * k, blocks_c, np.arange(n_ep) if rdma_only else dom)
+              if kern.combine_blocks else 0)
     if any(kern.chain):
         # the count warp's walk over the experts (a signal across the network is a NIC post;
         # over RDMA alone every other rank is across it)
         remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
-        # the combine's blocks send their received copies (tokens x k expected) in turn; across
-        # the network every copy's signal is a NIC post
-        blocks_c = min(kern.combine_blocks, E * tokens)
-        serial = serial_copies(tokens * k, blocks_c) if kern.combine_blocks else 0
-        posted = (kern.combine_posts(tokens * k, blocks_c,
-                                     np.arange(n_ep) if rdma_only else dom)
-                  if kern.combine_blocks else 0)
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1227,16 +1235,26 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     peer_trip = 0.0
     fence = [0.0, 0.0]
     in_domain = nodes == 1 and not rdma_only
-    if n_ep > 1 and (kern.pull_threads or (in_domain and any(kern.release_fence))):
+    # a combine whose blocks send their copies in turn fences each copy to a load/store peer,
+    # across the network too (there its signal then goes to the NIC)
+    copy_fenced = bool(kern.combine_blocks and kern.release_fence[1] and not rdma_only
+                       and n_ep > nodes)
+    if n_ep > 1 and (kern.pull_threads or (in_domain and any(kern.release_fence))
+                     or copy_fenced):
         access, used = peer_access_latency(arch)
         params = params + tuple(p for p in used if p not in params)
         peer_trip = _round_trip(fabric, ranks) + access
         if in_domain:
             fence = [peer_trip if f else 0.0 for f in kern.release_fence]
-            if kern.combine_blocks and kern.release_fence[1]:
-                # a combine whose blocks send their copies in turn fences each copy
-                fence[1] = peer_trip * _copy_fences(tokens * k, min(kern.combine_blocks,
-                                                                    E * tokens), n_ep)
+        if copy_fenced:
+            # block 0's sync signal is one NIC post more on its chain across the network
+            lead = 0.0
+            if posted > serial:
+                lead = (posted - serial) * (
+                    kern.chain_latency(1, arch, 0, 0, l2_flushed, posted_copies=1)[0]
+                    - kern.chain_latency(1, arch, 0, 0, l2_flushed)[0])
+            fence[1] = _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
+                                    peer_trip, lead)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:

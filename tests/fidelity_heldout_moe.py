@@ -487,7 +487,9 @@ _PPLX_IBGDA = (
     "post per QP the rows would need; and the combine rows (same messages per peer) do not "
     "fall with EP. The combine's blocks send their ~8 copies each one after another: priced "
     "as a lower bound chain (an L2 load, an HBM load and one IBGDA post per copy, and block "
-    "0's sync signal: 15.1 us since session 17's recount of the post in NVSHMEM's SASS)")
+    "0's sync signal: 15.1 us since session 17's recount of the post in NVSHMEM's SASS; "
+    "and a peer round trip per copy to an NVLink peer, whose fence precedes its post: "
+    "1.0-4.5 us)")
 _I493 = (
     "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
     "model's value was seen): the model is NIC-bound here (the NIC carries the other node's half "

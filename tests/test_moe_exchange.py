@@ -493,7 +493,9 @@ def test_fixed_cost_is_handshakes_plus_kernel_gaps(kernel, gap, tokens):
                                          + ph.chain + ph.fence, rel=1e-12)
         assert ph.time - ph0.time == pytest.approx((n - 1) * gap, abs=1e-15)
         assert (ph.chain > 0) == bool(steps)
-        assert ph.fence == 0.0 or r.nodes == 1     # across the network: inside EXCHANGE_SYNC
+        # across the network the phase's release is inside EXCHANGE_SYNC; only a combine whose
+        # blocks fence each copy to a load/store peer on their chain (pplx) pays those there
+        assert ph.fence == 0.0 or r.nodes == 1 or (ph is r.combine_phase and k.combine_blocks)
 
 
 @settings(max_examples=12, deadline=None)

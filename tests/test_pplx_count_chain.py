@@ -195,3 +195,55 @@ def test_single_node_combine_fences_every_copy():
     r = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     assert r.combine_phase.fence > 7.99 * r.dispatch_phase.fence
+
+
+def _copy_fences_brute(copies, blocks, p, trip, lead):
+    """Every outcome of every full block's copies (each to a load/store peer with probability
+    p, independently): the expected slowest block, block 0 carrying ``lead`` more."""
+    import itertools
+    most = -(-copies // blocks)
+    full = copies - (most - 1) * blocks
+    want = 0.0
+    for outcome in itertools.product((0, 1), repeat=most * full):
+        prob = math.prod(p if x else 1 - p for x in outcome)
+        fences = [sum(outcome[b * most:(b + 1) * most]) for b in range(full)]
+        slowest = max([lead + trip * fences[0]] + [trip * f for f in fences[1:]])
+        want += prob * (slowest - lead)
+    return want
+
+
+@settings(max_examples=40, deadline=None)
+@given(copies=st.integers(1, 12), blocks=st.integers(1, 12), p=st.floats(0.05, 1.0),
+       lead=st.sampled_from([0.0, 0.5, 1.0, 2.5]))
+def test_copy_fences_equals_enumerating_the_blocks(copies, blocks, p, lead):
+    from analysis._moe_exchange import _copy_fences
+    most = -(-copies // blocks)
+    full = copies - (most - 1) * blocks
+    if most * full > 14:
+        return
+    got = _copy_fences(copies, blocks, p, 1.0, lead)
+    assert abs(got - _copy_fences_brute(copies, blocks, p, 1.0, lead)) < 1e-9
+
+
+def test_multi_node_combine_fences_its_nvlink_copies():
+    """Across nodes a copy to an NVLink peer is still a warp copy, lane 0's
+    __threadfence_system (MEMBAR.SC.SYS in gatherKernel's SASS), then its signal's IBGDA post:
+    one in-node peer round trip more on its block's chain; block 0 also posts its sync signal.
+    At EP16 x 128 tokens (100 blocks of 8 copies, each from the sender's node but not itself
+    with probability 7/16) the expected slowest block adds ~5.5 fences; over RDMA alone
+    (no NVLink copies) none."""
+    from analysis._moe_exchange import _copy_fences
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
+    one = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", **kw)
+    trip = one.dispatch_phase.fence                 # the in-node peer round trip
+    post, _ = _post_and_pass()
+    for nodes, tokens in ((2, 128), (16, 128), (2, 1)):
+        r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx", **kw)
+        want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip, post)
+        assert want > 0
+        assert abs(r.combine_phase.fence - want) < 1e-15
+        assert r.dispatch_phase.fence == 0.0
+    r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", **kw)
+    assert 5.0 * trip < r.combine_phase.fence < 6.0 * trip
+    rdma = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx", transport="rdma", **kw)
+    assert rdma.combine_phase.fence == 0.0
