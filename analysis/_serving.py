@@ -138,6 +138,7 @@ from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
 __all__ = [
+    "CHUNKED_PREFILL",
     "DEFAULT_SPECULATIVE",
     "DEFINITIONS",
     "MIXED_STEP_BUDGET",
@@ -1089,6 +1090,20 @@ MIXED_STEP_BUDGET = {
     "trtllm": TRTLLM_MAX_NUM_TOKENS,
 }
 
+#: Whether each mixing engine of :data:`MIXED_STEP_BUDGET` splits a prompt over steps when it
+#: does not fit what a step leaves beside the running requests (chunked prefill). vLLM V1
+#: always does (:data:`VLLM_MAX_BATCHED_TOKENS`). TensorRT-LLM does only with
+#: ``enable_chunked_prefill``, False by default (tensorrt_llm/llmapi/llm_args.py): its
+#: MicroBatchScheduler (cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp,
+#: ``operator()``) walks the active requests in order, a generating request taking one token
+#: plus its draft tokens and a context request without chunking its whole prompt, and stops at
+#: the first that would pass ``max_num_tokens``: a prompt runs only whole, in a step whose
+#: other tokens leave room for all of it (:meth:`_Sweep.whole_prompt_refusal`).
+CHUNKED_PREFILL = {
+    "vllm": True,
+    "trtllm": False,
+}
+
 
 #: vLLM's largest default CUDA-graph capture size.
 VLLM_MAX_CUDAGRAPH_SIZE = Parameter(
@@ -1696,6 +1711,9 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
         raise SpecError(f"max_batched_tokens={fr.budget} is below the {per_rank} sequences "
                         f"a rank decodes at batch {batch}: a step could not hold one token of "
                         f"each (vLLM refuses max_num_batched_tokens < max_num_seqs)")
+    why = fr.whole_prompt_refusal(batch, info["layout"].dp, k)
+    if why:
+        raise SpecError(f"{m.name} with layout {lay} at batch {batch}: {why}")
     pt = fr.point(lay, info, batch, [(k, a)], draft_cost)[0]
     if not pt.fits:
         raise SpecError(f"{m.name} with layout {lay} at batch {batch}: a chip needs "
@@ -2095,6 +2113,10 @@ class _Sweep:
                             f"engine {decode_kwargs.get('engine')!r} runs prompts on their own")
         else:
             self.budget = int(max_batched_tokens)
+        engine = decode_kwargs.get("engine") or _default_engine()
+        # an engine that runs prompts only whole, beside decodes, on these GPUs
+        self.whole_prompts = (mode == "aggregated" and self.budget is not None
+                              and not CHUNKED_PREFILL.get(engine, True))
         self.context = isl + osl // 2 if context is None else context
         if isinstance(self.context, bool) or not isinstance(self.context, int) \
                 or self.context < 0:
@@ -2109,6 +2131,27 @@ class _Sweep:
             decode_kwargs.get("engine"), self.chip,
             collective=decode_kwargs.get("collective"), runtime=decode_kwargs.get("runtime"),
             algorithm=decode_kwargs.get("algorithm", "auto"))
+
+    def whole_prompt_refusal(self, batch, dp, k):
+        """Why a point of ``batch`` sequences over ``dp`` attention groups with ``k`` drafts
+        cannot run (a sentence), or None: with an engine that runs a prompt only whole
+        (:data:`CHUNKED_PREFILL`) a rank starts a prompt only in a step whose other requests,
+        ``1 + k`` tokens each (their token and their drafts), leave ``isl`` tokens of
+        ``max_num_tokens``; otherwise the rank would hold fewer requests decoding than the point
+        prices (not modelled)."""
+        if not self.whole_prompts:
+            return None
+        per = math.ceil(batch / dp)
+        others = (per - 1) * (1 + k)
+        if self.budget - others >= self.isl:
+            return None
+        return (f"TensorRT-LLM runs a prompt only whole (chunked prefill off, its default: its "
+                f"MicroBatchScheduler schedules a context request only when all its tokens "
+                f"fit): isl={self.isl} does not fit in max_num_tokens={self.budget} beside the "
+                f"{per - 1} other requests of a rank at {per} per rank"
+                + (f" ({1 + k} tokens each with {k} drafts)" if k else "")
+                + f"; use max_batched_tokens >= {self.isl + others} or engine='vllm' (which "
+                f"chunks prompts)")
 
     def layout_info(self, layout):
         """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""
@@ -2446,6 +2489,10 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         Refused for an engine that does not mix. Given, a batch of more than
         ``max_batched_tokens`` sequences per rank is not searched (listed in ``skipped``):
         :func:`serving_point` refuses it, as vLLM refuses a budget below ``max_num_seqs``.
+        An engine that runs a prompt only whole (:data:`CHUNKED_PREFILL`: TensorRT-LLM)
+        needs ``isl`` tokens left beside the rank's other requests (``1 + k`` tokens each
+        with ``k`` drafts): a point without them is refused by :func:`serving_point` and
+        left out here with the reason (listed in ``skipped``).
     kv_inflow : bool, default False
         Disaggregated serving only: the prefill GPUs write each new request's KV cache
         (``isl`` tokens) into its decode rank over that rank's NIC, beside the expert
@@ -2543,7 +2590,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         return ([b for b in _batch_grid(limit(info), count) if b >= sw.micro]
                 if batches is None else [b for b in batches if b <= limit(info)])
 
-    searched, points, dropped = [], [], []
+    searched, points, dropped, unrun = [], [], [], []
     for lay, info in infos.items():
         over = [b for b in batches if b > limit(info)] if batches is not None else []
         if over:        # asked for, but the KV cache (or the step budget) does not hold them
@@ -2555,13 +2602,27 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                    f"per rank x dp={info['layout'].dp})")
             dropped.append(f"{lay}: {these} {why}")
         try:
-            mine = [p for b in grid(info, n_batches)
-                    for p in sw.point(lay, info, b, spec, draft_cost)]
+            mine, refused = [], {}
+            for b in grid(info, n_batches):
+                # a point whose prompt the engine cannot run whole is not priced (its reason)
+                run = tuple((k, a) for k, a in spec
+                            if not sw.whole_prompt_refusal(b, info["layout"].dp, k))
+                for k, a in spec:
+                    if (k, a) not in run:
+                        refused.setdefault(k, []).append(b)
+                if run:
+                    mine += sw.point(lay, info, b, run, draft_cost)
         except RoutingError:        # the instance needs a chip cut off from the others
             skipped.append(f"{lay}: {sw.unreached(lay, info['instance'])}")
             continue
         searched.append(lay)
         points.extend(mine)
+        for k, bs in refused.items():
+            unrun.append(f"{lay}: batch{'es' if len(bs) > 1 else ''} "
+                         f"{', '.join(map(str, bs))}{f' with {k} drafts' if k else ''} not "
+                         f"run: {sw.whole_prompt_refusal(bs[0], info['layout'].dp, k)}")
+    if not points and unrun:        # every batch left is one whose prompt cannot run whole
+        raise SpecError(f"{m.name} on {fabric.name}: no point runs; {unrun[0]}")
     if not points:
         unfit = skipped[len(unpriced):]        # the layouts' reasons (not the drafts')
         reasons = {r.partition(": ")[2] for r in unfit}
@@ -2581,7 +2642,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 f" (max_batched_tokens={cap}: at most {cap} per rank)" if cap is not None else "")
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {sw.full}: "
                         + why)
-    skipped += dropped
+    skipped += dropped + unrun
     front = pareto_front(points)
     # a priced draft is the decode model's (its parameters are the steps'); a given one is
     # a number

@@ -239,12 +239,16 @@ def test_serve_passes_the_step_budget_and_kv_inflow(capsys):
     import analysis
     import topologies
 
+    # vLLM chunks the 4096-token prompt into what each step leaves (TensorRT-LLM would run it
+    # only whole: not within 2048 tokens)
     base = ["serve", NODE, "--model", "kimi-k2", "--isl", "4096", "--osl", "256", "--batches",
-            "8", "--layout", "tp=8", "--no-speculative", "--json", "--quiet"]
+            "8", "--layout", "tp=8", "--no-speculative", "--json", "--quiet",
+            "--engine", "vllm"]
     assert main([*base, "--max-batched-tokens", "2048"]) == 0
     got = json.loads(capsys.readouterr().out)["frontier"][0]["shared_read_s"]
     want = analysis.serving_point("kimi-k2", topologies.build(NODE), isl=4096, osl=256,
-                                  batch=8, layout="tp=8", max_batched_tokens=2048).shared_read
+                                  batch=8, layout="tp=8", max_batched_tokens=2048,
+                                  engine="vllm").shared_read
     assert got == pytest.approx(want)
     # KV inflow: a disaggregated decode instance whose experts an exchange kernel moves
     dis = ["serve", "rail:servers=2,gpus=8,chip=h200", "--model", "deepseek-v3", "--isl",

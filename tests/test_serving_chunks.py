@@ -167,18 +167,19 @@ def test_run_prices_each_step_chunk_as_one_pass(req, concurrency, extra, pre, ba
 
 
 def test_small_budget_prices_every_chunk_a_read():
-    """kimi-k2, a 4096-token prompt in 1024-token chunks beside 8 decodes on 8 B200s: the
-    prompt costs four passes, each at least one read of the weights (the linear pricing made
-    it one); its chunks then save the decode step's read on top."""
+    """kimi-k2, a 4096-token prompt in 1024-token chunks beside 8 decodes on 8 B200s (vLLM,
+    which chunks prompts): the prompt costs four passes, each at least one read of the weights
+    (the linear pricing made it one); its chunks then save the decode step's read on top."""
     f = topologies.build(B200_8)
     kw = {"isl": 4096, "osl": 256, "batch": 8, "layout": "tp=8"}
-    p = analysis.serving_point("kimi-k2", f, max_batched_tokens=1024 + 7, **kw)
+    p = analysis.serving_point("kimi-k2", f, max_batched_tokens=1024 + 7, engine="vllm", **kw)
     pre = analysis.prefill_time("kimi-k2", f, isl=4096, layout="tp=8", one_at_a_time=True,
-                                collective=analysis.engine_collective("trtllm", f.chip))
+                                collective=analysis.engine_collective("vllm", f.chip))
     assert p.prefill_time == pytest.approx(4 * pre.chunk_seconds(1024), rel=1e-12)
     assert p.prefill_time > pre.total
     assert 4 * pre.chunk_seconds(1024) >= 4 * pre.weights
-    big = analysis.serving_point("kimi-k2", f, **kw)           # 8192: one chunk
+    big = analysis.serving_point("kimi-k2", f, engine="vllm", max_batched_tokens=8192,
+                                 **kw)                          # 8192: one chunk
     assert big.prefill_time == pytest.approx(pre.total, rel=1e-12)
     assert p.shared_read > 0
 

@@ -109,13 +109,17 @@ def test_engines_that_mix_and_one_that_does_not(node):
     # disaggregated: no prompt on the decode instance, nothing shared
     dis = analysis.serving_point("kimi-k2", node, mode="disaggregated", **kw)
     assert dis.shared_read == 0.0
-    # a smaller budget: the prompt rides on 5 steps (4096 tokens in chunks of 1024 - 31);
-    # each 993-token chunk is a pass of its own, at least one read of the weights (session
-    # 11; priced at 993/4096 of the prompt it fell below one read and, merged, saved
-    # nothing), and riding on a decode step it shares that step's read
+    # a smaller budget (vLLM, which chunks prompts; TensorRT-LLM runs one only whole:
+    # tests/test_serving_whole_prompts.py): the prompt rides on 5 steps (4096 tokens in
+    # chunks of 1024 - 31); each 993-token chunk is a pass of its own, at least one read of
+    # the weights (session 11; priced at 993/4096 of the prompt it fell below one read and,
+    # merged, saved nothing), and riding on a decode step it shares that step's read
+    kw = dict(kw, engine="vllm")
     small = analysis.serving_point("kimi-k2", node, max_batched_tokens=1024, **kw)
-    pre = analysis.prefill_time("kimi-k2", node, isl=4096, layout="tp=8")
-    step = analysis.decode_step("kimi-k2", node, batch=32, context=4096 + 256, layout="tp=8")
+    pre = analysis.prefill_time("kimi-k2", node, isl=4096, layout="tp=8",
+                                collective=analysis.engine_collective("vllm", node.chip))
+    step = analysis.decode_step("kimi-k2", node, batch=32, context=4096 + 256, layout="tp=8",
+                                engine="vllm")
     assert 993 * max(pre.compute, pre.weights) / 4096 < pre.weights
     assert small.prefill_time == pytest.approx(
         4 * pre.chunk_seconds(993) + pre.chunk_seconds(4096 - 4 * 993), rel=1e-12)
