@@ -120,11 +120,6 @@ def test_combine_posts_are_the_slowest_blocks_posts_by_brute_force(copies, block
     assert exchange_kernel("pplx").combine_posts(copies, blocks, domains) == worst
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError,
-                   reason="pplx's per-copy fences (09dc968, 9c49e77): analysis/_moe_exchange.py "
-                          "_copy_fences builds the binomial pmf from math.comb(most, j) times "
-                          "floats, which overflows from 1,030 copies per block (16,979 tokens "
-                          "per rank at k=8); posted FOR pplx 16:32/16:45, theirs to fix")
 @pytest.mark.parametrize("spec, ep", [("dgx-h100", 8), ("rail:servers=2,gpus=8,chip=h100", 16)])
 def test_a_pplx_exchange_takes_many_tokens_per_rank(spec, ep):
     """Every other kernel answers at any token count; pplx's combine raised OverflowError
