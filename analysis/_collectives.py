@@ -772,7 +772,16 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         fabric (``fabric.without``) the time is never below the intact fabric's where the
         runtime runs the same schedule and protocol and, under NCCL, the same communicator
         channel count (:func:`communicator_channels`: NCCL's own search can give a GPU
-        that lost an NVLink more channels, and then be faster, as NCCL is). Under NCCL the
+        that lost an NVLink more channels, and then be faster, as NCCL is; or fewer, and
+        then a candidate whose protocol runs at the tuner's cap, LL's ``llMaxBw``, can be
+        faster too, its network whole-step sends shared by fewer channels per NIC: 2 x 8
+        H100 with 3 of chip0's 18 lanes failed, NCCL 2.19.4, all-gather 16 MiB, ring/LL
+        437.2 -> 431.9 us on 32 -> 16 channels, while the pick, ring/LL128, slows). The
+        pick can also change to a candidate that is faster than the intact fabric's pick,
+        where the tuner had passed it over (it does not see every cost the time carries:
+        HGX B200 with 9 of chip0's 18 lanes failed, NCCL 2.22.3, all-reduce 1 MiB: the
+        intact fabric's in-switch 31.63 us, the degraded one's ring/LL 28.01 us, the
+        intact ring/LL's own time). Under NCCL the
         time is not monotone in size, as NCCL's own is not: it can fall where NCCL's
         scheduler puts fewer bytes on its busiest channel (a channel step) and where the
         tuner switches algorithm or protocol, since the tuner does not see every cost the

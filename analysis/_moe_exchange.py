@@ -92,13 +92,23 @@ access``.
   counters; a token sent as several payloads, e.g. values and scale factors, copies each in
   its own rounds; beyond 32 EP ranks, each further pass of the barriers' one-warp per-peer
   loops: :func:`fabric._exchange.lane_passes`), each at a published latency of the GPU generation
-  (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic); charged once per
-  phase. ``pplx``'s dispatch: the count warp's walk over the experts (its first index load,
-  and per expert on a rank across the network one NVSHMEM IBGDA post's atomics, loads and
-  fence on a queue pair the blocks share: :meth:`fabric.ExchangeKernel.count_walk`); its
-  combine: each block's copies in turn (and, across the network, each copy's post and the
-  block's one signal ahead of them: :meth:`fabric.ExchangeKernel.combine_posts`), lower
-  bounds (a post's doorbell runs only when the post rings it: not counted). ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
+  (:data:`fabric.EXCHANGE_LATENCY`: HBM load, L2 hit, L2 atomic, L1 hit); charged once per
+  phase, added to the transfer when it runs before the phase's first byte can move or after
+  its last byte lands (fill and drain, :attr:`ExchangeKernel.chain`), a floor of the transfer
+  (``max``) when it runs between the copies a block moves, which the other blocks' copies
+  overlap (:attr:`ExchangeKernel.interleaved_chain`, ``ExchangePhase.interleaved``; lead's
+  rule, session 17). ``pplx``'s dispatch: the count warp's walk over the experts while the
+  other warps send (interleaved: its first index load, and per expert on a rank across the
+  network one NVSHMEM IBGDA post's atomics, loads and fence on a queue pair the blocks share:
+  :meth:`fabric.ExchangeKernel.count_walk`), then, added (drain), its receive part's walk
+  over the received counts' slots, two dependent loads per slot, and its token copies
+  (:meth:`fabric.ExchangeKernel.receive_walk`); its combine: each block's copies in turn, the
+  first copy's loads added (fill), the later copies, each copy's post across the network,
+  block 0's signal ahead of them (:meth:`fabric.ExchangeKernel.combine_posts`) and the
+  per-copy fences interleaved, then, added (drain), its receive part's sum, an index load
+  then the copy's load per (pass, copy) (:meth:`fabric.ExchangeKernel.receive_reduce`);
+  lower bounds (a post's doorbell runs only when the post rings it: not counted).
+  ``l2_flushed`` (default ``True``: the published benchmarks flush L2 before each
   timed call) makes the first touch of the token an HBM load; ``False`` (data left in
   L2 by the kernel before, as in a decode step) an L2 hit.
 * **Release fence** (:attr:`ExchangeKernel.release_fence`): a phase that pushes stores
@@ -547,14 +557,15 @@ class ExchangePhase:
         (busiest NIC).
     transfer : float
         ``max(scaleup, network)`` for pipelined kernels, else their sum; for a pulling
-        phase ``max(that + one peer round trip, pull_latency)``.
+        phase ``max(that + one peer round trip, pull_latency)``; at least ``interleaved``.
     local_copy : float
         Receive-side copy through HBM.
     time : float
     bottleneck : str
         ``"scale-up"``, ``"network"``, ``"round trips"`` (a pulled combine whose
-        dependent round trips outlast its bandwidth time), ``"block rate"`` (one
-        block's token outlasts the links) or ``"fixed"`` (when nothing moves).
+        dependent round trips outlast its bandwidth time), ``"serial chain"`` (one block's
+        work between its copies outlasts the links), ``"block rate"`` (one block's token
+        outlasts the links) or ``"fixed"`` (when nothing moves).
     scaleup_bytes, nic_bytes : float
         Bytes on the most loaded scale-up link, and through the busiest NIC
         (sent + received counted separately; the larger direction).
@@ -566,11 +577,17 @@ class ExchangePhase:
     kernel_gaps : float
         The part of ``fixed`` spent between the phase's kernels.
     chain : float
-        The part of ``fixed`` spent in one block's serial chain of memory operations.
+        The part of ``fixed`` spent in one block's serial chain of memory operations before
+        the phase's first byte can move or after its last byte lands (fill and drain).
     fence : float
         The part of ``fixed`` spent waiting for the acknowledgement of the phase's
         pushed peer stores before its release flag (one peer round trip; 0 for phases
-        without a release fence and across the network).
+        without a release fence and across the network, and where the fences run between a
+        block's copies: ``interleaved``).
+    interleaved : float
+        One block's serial work between the copies it moves (its chain there and its
+        per-copy fences), which the other blocks' copies overlap: the transfer is at least
+        this (``ExchangeKernel.interleaved_chain``; lead's rule, session 17).
     """
 
     fixed: float
@@ -586,6 +603,7 @@ class ExchangePhase:
     kernel_gaps: float = 0.0
     chain: float = 0.0
     fence: float = 0.0
+    interleaved: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -857,15 +875,18 @@ def _routed_network_time(fabric, ranks, net, efficiency):
 
 
 def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0, chain=0.0,
-           fence=0.0, trip=0.0, block=0.0):
+           fence=0.0, trip=0.0, block=0.0, interleaved=0.0):
     links = max(up_t, net_t) if kern.pipelined else up_t + net_t
     moved = max(links, block)          # one block's token at the block's rate (a push)
     # a pull receives its first byte one round trip (``trip``) after its first request
     streamed = moved + trip if moved > 0 else 0.0
-    transfer = max(streamed, pull)
+    # one block's serial work between its copies overlaps the other blocks' copies
+    transfer = max(streamed, pull, interleaved)
     time = fixed + transfer + copy_t
     if transfer == 0:
         bott = "fixed"
+    elif interleaved > max(streamed, pull):
+        bott = "serial chain"
     elif pull > streamed:
         bott = "round trips"
     elif block > links:
@@ -875,7 +896,7 @@ def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=
     return ExchangePhase(fixed=fixed, scaleup=up_t, network=net_t, transfer=transfer,
                          local_copy=copy_t, time=time, bottleneck=bott, scaleup_bytes=up_b,
                          nic_bytes=net_b, pull_latency=pull, kernel_gaps=gaps, chain=chain,
-                         fence=fence)
+                         fence=fence, interleaved=interleaved)
 
 
 def pull_rounds(nbytes, threads, vector):
@@ -1211,7 +1232,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     # ends in a barrier that waits for every EP rank's last block (all ranks' tokens); the
     # combine's blocks pull the rank's own tokens and nothing waits after them
     busiest = [(0.0, 0.0), (0.0, 0.0)]
-    if any(kern.chain) or kern.block_per_token:
+    serial_work = any(kern.chain) or any(kern.interleaved_chain)
+    if serial_work or kern.block_per_token:
         busiest = [busiest_token(E, k, n_ep, nodes, routing_name, tokens, sources)
                    for sources in (n_ep, 1)]
     # the combine's blocks send their received copies (tokens x k expected) in turn; across
@@ -1220,17 +1242,28 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     serial = serial_copies(tokens * k, blocks_c) if kern.combine_blocks else 0
     posted = (kern.combine_posts(tokens * k, blocks_c, np.arange(n_ep) if rdma_only else dom)
               if kern.combine_blocks else 0)
-    if any(kern.chain):
+    # one block's serial work between the copies it moves: max with the links' time
+    inter = [0.0, 0.0]
+    if serial_work:
         # the count warp's walk over the experts (a signal across the network is a NIC post;
         # over RDMA alone every other rank is across it)
         remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
+        # the dispatch's receive part: every block walks the received counts' slots
+        walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
+        # the combine's receive part: each block sums its tokens' k copies pass by pass
+        reduce_loads = kern.receive_reduce(E, k, tokens, h)
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
-            chain[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed,
-                                                ep=n_ep, remote_signals=remote,
-                                                serial_copies=serial, posted_copies=posted)
-            params = params + tuple(p for p in used if p not in params)
+            for out, between in ((chain, False), (inter, True)):
+                out[i], used = kern.chain_latency(i, arch, busiest[i][0], rounds, l2_flushed,
+                                                  ep=n_ep, remote_signals=remote,
+                                                  serial_copies=serial, posted_copies=posted,
+                                                  walk_slots=walk_slots,
+                                                  walk_tokens=walk_tokens,
+                                                  reduce_loads=reduce_loads,
+                                                  interleaved=between)
+                params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0
     fence = [0.0, 0.0]
@@ -1251,10 +1284,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             lead = 0.0
             if posted > serial:
                 lead = (posted - serial) * (
-                    kern.chain_latency(1, arch, 0, 0, l2_flushed, posted_copies=1)[0]
-                    - kern.chain_latency(1, arch, 0, 0, l2_flushed)[0])
-            fence[1] = _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
-                                    peer_trip, lead)
+                    kern.chain_latency(1, arch, 0, 0, l2_flushed, posted_copies=1,
+                                       interleaved=True)[0]
+                    - kern.chain_latency(1, arch, 0, 0, l2_flushed, interleaved=True)[0])
+            # the copies' fences run between the block's copies (they replace the one release)
+            fence[1] = 0.0
+            inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
+                                     peer_trip, lead)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:
@@ -1265,7 +1301,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d + chain[0] + fence[0]
     fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1] + fence[1]
     ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d,
-                  chain=chain[0], fence=fence[0], block=block[0])
+                  chain=chain[0], fence=fence[0], block=block[0], interleaved=inter[0])
     pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
         # each round: one round trip (two when the round's late slot is valid for the
@@ -1277,7 +1313,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],
-                  trip=pull_trip)
+                  trip=pull_trip, interleaved=inter[1])
     return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
                        tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
                        dispatch=ph_d.time,

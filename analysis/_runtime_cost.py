@@ -925,8 +925,9 @@ def nvls_tree_net_fill(rt, view, n, heads, intra_per_byte):
     the busiest channel (the last loop's ``divUp(rem, nHeads)``). Against a cut-through pass
     whose step is the slower of the two (the schedule's bottleneck, which the bandwidth term
     already charges), the store-and-forward adds the faster of the two per hop, exactly (event
-    simulation of the chain, ``tests/store_forward_brute.py``). Time only: NCCL's tuner does
-    not see it. 0 on one node or without NICs.
+    simulation of the chain, ``tests/store_forward_brute.py``; the deepest leaf's path up and
+    down: two children sharing a node's NIC are not simulated, as for the tree's fill). Time
+    only: NCCL's tuner does not see it. 0 on one node or without NICs.
     """
     nn = view.n_nodes
     if nn <= 1 or not view.nics_per_node or not view.nic_bandwidth > 0:

@@ -209,7 +209,8 @@ _HOPPER_CLOCK = 1.98e9          # Hz: the clock gh200.txt prints; H100/H200 SXM 
 #: Latencies of the memory operations that an exchange kernel's serial chain is made of
 #: (``EXCHANGE_LATENCY[arch][name]``, seconds), per GPU generation
 #: (:func:`fabric.runtime_arch`): ``hbm_load`` (a load that misses L2), ``l2_hit`` (a load
-#: that hits L2), ``l2_atomic`` (a global ``atomicAdd`` whose result is used), and
+#: that hits L2), ``l2_atomic`` (a global ``atomicAdd`` whose result is used), ``l1_hit`` (a
+#: load that hits the SM's L1), and
 #: ``peer_load`` (a load from a peer GPU's memory over NVLink through NVSwitch, the whole
 #: round trip). Each is a published microbenchmark figure, or a named assumption that
 #: carries one to where none is published.
@@ -232,6 +233,11 @@ EXCHANGE_LATENCY = {
             "cycles at 38 MB) of " + _GH200 + " = 391.9 cycles / 1.98 GHz = 197.9 ns. "
             "Blackwell's measured near atomic (148 ns) equals its near L2 hit (~150 ns), "
             "which supports the assumption"),
+        "l1_hit": Parameter(
+            "exchange.latency.hopper.l1_hit", 32.0 / _HOPPER_CLOCK, "s",
+            _GH200 + ": 32.0-33.7 cycles per access for 2-213 kB working sets (the SM's L1), "
+            "32.0 cycles / 1.98 GHz = 16.2 ns (the chase's generic loads; assumption: a "
+            "read-only-path (__ldg) hit costs the same)"),
         "peer_load": Parameter(
             "exchange.latency.hopper.peer_load", 46287.84 / 56 * 1e-9, "s",
             "NVIDIA nvbandwidth v0.10.0 testcase device_to_device_latency_sm (a pointer chase "
@@ -262,6 +268,10 @@ EXCHANGE_LATENCY = {
             "(each result feeds the next address) takes 148 ns when the SM is on the line's "
             "home L2 side and 344 ns from the far side; assumption: the counter's home side is "
             "independent of the SM (equal odds): mean 246 ns"),
+        "l1_hit": Parameter(
+            "exchange.latency.blackwell.l1_hit", 32.0 / _HOPPER_CLOCK, "s",
+            "assumption: no named Blackwell L1 hit latency was found: Hopper's 32.0 cycles at "
+            "1.98 GHz = 16.2 ns (" + _GH200 + ") carried to Blackwell, as hbm_load is"),
         "peer_load": Parameter(
             "exchange.latency.blackwell.peer_load", 20525.53 / 12 * 1e-9, "s",
             "NVIDIA nvbandwidth testcase device_to_device_latency_sm on a 4-GPU GB300 NVL72 "
@@ -361,9 +371,16 @@ def peer_access_latency(arch):
 #: slowest block (``"serial_copies"``) or once per NIC post that block makes
 #: (``"posted_copies"``: when the EP ranks span the network, every copy's signal and the one
 #: signal the block sends ahead of its copies; none inside one load/store domain):
-#: :func:`serial_copies`, :meth:`ExchangeKernel.combine_posts`.
+#: :func:`serial_copies`, :meth:`ExchangeKernel.combine_posts`; ``"further_copies"``: those
+#: copies after the first; or, for a dispatch whose receiving blocks walk the (local expert,
+#: source) slots of the received counts (:attr:`ExchangeKernel.count_grid`'s kernel), once
+#: per slot beyond the first (``"walk_slots"``: every block walks them all) or once per
+#: received token of the block that holds the most (``"walk_tokens"``:
+#: :meth:`ExchangeKernel.receive_walk`); or once per (pass, copy) of the combine's receive
+#: sum on the block with the most tokens (``"reduce_loads"``:
+#: :meth:`ExchangeKernel.receive_reduce`).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
-                 "posted_copies")
+                 "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads")
 
 
 def serial_copies(copies, blocks):
@@ -445,8 +462,17 @@ class ExchangeKernel:
         over the EP ranks, :func:`lane_passes`) or ``"remote_signals"`` (the count warp's
         experts that it signals through the NIC, :meth:`count_walk`; needs ``count_grid``),
         ``"serial_copies"`` or ``"posted_copies"`` (the combine's slowest block's copies, and
-        its NIC posts, :meth:`combine_posts`; need ``combine_blocks``). A pulling
-        combine's peer loads are its pull rounds, not part of this.
+        its NIC posts, :meth:`combine_posts`; need ``combine_blocks``) or
+        ``"further_copies"`` (those copies after the first). A pulling combine's peer loads
+        are its pull rounds, not part of this. These steps come before the phase's first
+        byte can move or after its last byte lands (fill and drain): they add to the
+        transfer.
+    interleaved_chain : tuple of two tuples
+        Steps of one block's serial chain, in the same form, that run between the copies
+        the phase moves (a block's copy -> fence -> post -> next copy; a warp signalling
+        counts while the others send): the other blocks' copies keep the links busy
+        meanwhile, so the phase's transfer is ``max(links, this chain)``, not their sum
+        (lead's rule, session 17 review S17-R1).
     count_grid : tuple of int
         ``()``, or ``(warps, max_blocks)`` for a dispatch whose per-expert token counts are
         sent by the last warp of every block, experts split across the blocks (block ``b``
@@ -457,6 +483,11 @@ class ExchangeKernel:
         ``0``, or the most blocks of a combine whose blocks send their received copies one
         after another (block ``b`` takes copies ``b``, ``b + B``, ...; pplx-kernels' NVSHMEM
         combine: ``B = min(132, E x tokens)``).
+    reduce_elements : int
+        ``0``, or the hidden elements one block of such a combine sums per pass of its
+        receive part, each pass taking the token's ``k`` copies one after another (an index
+        load, then the copy's load: pplx-kernels' gatherKernel, 256 threads x 8 elements):
+        :meth:`receive_reduce`. Needs ``combine_blocks``.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -500,6 +531,7 @@ class ExchangeKernel:
     pull_vector: int = 0
     staging_copy: bool = False
     chain: tuple = ((), ())
+    interleaved_chain: tuple = ((), ())
     sources: tuple = ()
     release_fence: tuple = (False, False)
     block_per_token: bool = False
@@ -508,6 +540,7 @@ class ExchangeKernel:
     count_grid: tuple = ()
     combine_blocks: int = 0
     late_pulls: tuple = ()
+    reduce_elements: int = 0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -541,9 +574,11 @@ class ExchangeKernel:
             if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):
                 raise ValueError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
-        if not isinstance(self.chain, tuple) or len(self.chain) != 2:
-            raise ValueError(f"chain must be a (dispatch, combine) pair, got {self.chain!r}")
-        for phase in self.chain:
+        for field in ("chain", "interleaved_chain"):
+            v = getattr(self, field)
+            if not isinstance(v, tuple) or len(v) != 2:
+                raise ValueError(f"{field} must be a (dispatch, combine) pair, got {v!r}")
+        for phase in self.chain + self.interleaved_chain:
             for step in phase:
                 if (not isinstance(step, tuple) or len(step) != 2 or step[0] not in names
                         or step[1] not in _CHAIN_COUNTS):
@@ -553,10 +588,15 @@ class ExchangeKernel:
                 if step[1] == "rounds" and not self.pull_threads:
                     raise ValueError("a chain step counted in rounds needs pull_threads and "
                                      "pull_vector (the block's bytes per round)")
-                if step[1] == "remote_signals" and not self.count_grid:
-                    raise ValueError("a chain step counted in remote_signals needs count_grid "
+                if step[1] in ("remote_signals", "walk_slots", "walk_tokens") \
+                        and not self.count_grid:
+                    raise ValueError(f"a chain step counted in {step[1]} needs count_grid "
                                      "(the grid whose warps send the per-expert counts)")
-                if step[1] in ("serial_copies", "posted_copies") and not self.combine_blocks:
+                if step[1] == "reduce_loads" and not self.reduce_elements:
+                    raise ValueError("a chain step counted in reduce_loads needs "
+                                     "reduce_elements")
+                if step[1] in ("serial_copies", "posted_copies", "further_copies") \
+                        and not self.combine_blocks:
                     raise ValueError(f"a chain step counted in {step[1]} needs combine_blocks "
                                      f"(the blocks that send the received copies)")
         if not isinstance(self.late_pulls, tuple) or any(
@@ -569,9 +609,13 @@ class ExchangeKernel:
             raise ValueError(f"late_pulls names a top_k twice: {self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
-        v = self.combine_blocks
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"combine_blocks must be an int >= 0, got {v!r}")
+        for field in ("combine_blocks", "reduce_elements"):
+            v = getattr(self, field)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"{field} must be an int >= 0, got {v!r}")
+        if self.reduce_elements and not self.combine_blocks:
+            raise ValueError("reduce_elements needs combine_blocks (the blocks that take the "
+                             "tokens)")
         if self.count_grid != () and (
                 not isinstance(self.count_grid, tuple) or len(self.count_grid) != 2
                 or any(isinstance(x, bool) or not isinstance(x, int) or x < 1
@@ -616,6 +660,43 @@ class ExchangeKernel:
                 worst = max(worst, (sum(1 for o in walk if o != d), len(walk)))
         return worst
 
+    def receive_walk(self, experts, k, tokens, ep):
+        """``(slots, tokens)`` of the dispatch's slowest receiving block (see ``count_grid``):
+        the (local expert, source rank) slots of the received counts it walks beyond the first,
+        and the received tokens it copies.
+
+        pplx-kernels 7af3059's scatterKernel, after its grid sync: block ``b`` copies received
+        tokens ``b``, ``b + B``, ... (``B`` the grid), finding each by walking the
+        ``experts / ep x ep`` slots in order with state kept across its tokens, and its loop runs
+        on past its last token to the end of the slots: every block walks them all; the block
+        with the last of the ``tokens x k`` (expected) received copies holds the most of them,
+        ``ceil(tokens x k / B)``. ``(0, 0)`` without ``count_grid``.
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.receive_walk(256, 8, 1, 16), k.receive_walk(256, 8, 128, 8)
+        ((255, 1), (255, 8))
+        """
+        if not self.count_grid:
+            return (0, 0)
+        warps, most = self.count_grid
+        blocks = min(max(-(-experts // warps), tokens * k), most)
+        slots = max(experts // ep, 1) * ep
+        return (slots - 1, -(-(tokens * k) // blocks))
+
+    def receive_reduce(self, experts, k, tokens, hidden):
+        """(pass, copy) steps of the combine's receive sum on its block with the most tokens
+        (see ``reduce_elements``): ``ceil(tokens / B) x ceil(hidden / reduce_elements) x k``,
+        ``B = min(combine_blocks, E x tokens)`` the combine's grid (block ``b`` sums the rank's
+        tokens ``b``, ``b + B``, ...). ``0`` without ``reduce_elements``.
+
+        >>> exchange_kernel("pplx").receive_reduce(256, 8, 128, 7168)     # 1 x 4 x 8
+        32
+        """
+        if not self.reduce_elements:
+            return 0
+        blocks = min(self.combine_blocks, experts * tokens)
+        return (-(-tokens // blocks)) * (-(-int(hidden) // self.reduce_elements)) * k
+
     def combine_posts(self, copies, blocks, domains):
         """NIC posts of the slowest combine block (see ``combine_blocks``) when ``copies``
         received copies are spread over ``blocks`` blocks (block ``b`` takes copies ``b``,
@@ -638,7 +719,8 @@ class ExchangeKernel:
         return serial_copies(copies, blocks) + 1
 
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
-                      remote_signals=0, serial_copies=0, posted_copies=0):
+                      remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
+                      walk_tokens=0, reduce_loads=0, interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -649,7 +731,10 @@ class ExchangeKernel:
         ``"lane_passes"`` steps; the default 1 has none), ``remote_signals`` the slowest
         count warp's signals through the NIC (:meth:`count_walk`), ``serial_copies`` the
         combine's slowest block's copies (:func:`serial_copies`) and ``posted_copies`` its NIC
-        posts (:meth:`combine_posts`). With
+        posts (:meth:`combine_posts`), ``walk_slots`` and ``walk_tokens`` the dispatch's
+        receive walk (:meth:`receive_walk`), ``reduce_loads`` the combine's receive sum
+        (:meth:`receive_reduce`). ``interleaved=True`` prices ``interleaved_chain`` instead
+        of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
@@ -663,9 +748,12 @@ class ExchangeKernel:
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
                  "lane_passes": float(lane_passes(ep)), "remote_signals": float(remote_signals),
-                 "serial_copies": float(serial_copies), "posted_copies": float(posted_copies)}
+                 "serial_copies": float(serial_copies), "posted_copies": float(posted_copies),
+                 "further_copies": float(max(serial_copies - 1, 0)),
+                 "walk_slots": float(walk_slots), "walk_tokens": float(walk_tokens),
+                 "reduce_loads": float(reduce_loads)}
         total, used = 0.0, []
-        for name, count in self.chain[phase]:
+        for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
                 name = "l2_hit"
             p = table[name]
@@ -697,9 +785,11 @@ class ExchangeKernel:
         if self.staging_copy and self.staging_source_bytes:
             out.append(Parameter(f"{self.name}.staging_source_bytes", self.staging_source_bytes,
                                  "B", src.get("staging_source_bytes", "")))
-        if any(self.chain):
-            text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-" for ph in self.chain)
-            out.append(Parameter(f"{self.name}.chain", text, "", src.get("chain", "")))
+        for field in ("chain", "interleaved_chain"):
+            if any(getattr(self, field)):
+                text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-"
+                                  for ph in getattr(self, field))
+                out.append(Parameter(f"{self.name}.{field}", text, "", src.get(field, "")))
         if self.count_grid:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
@@ -707,6 +797,9 @@ class ExchangeKernel:
         if self.combine_blocks:
             out.append(Parameter(f"{self.name}.combine_blocks", self.combine_blocks, "",
                                  src.get("combine_blocks", "")))
+        if self.reduce_elements:
+            out.append(Parameter(f"{self.name}.reduce_elements", self.reduce_elements, "",
+                                 src.get("reduce_elements", "")))
         if self.block_per_token:
             out.append(Parameter(f"{self.name}.block_per_token", True, "",
                                  src.get("block_per_token", "")))
@@ -1050,6 +1143,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "BlueFlame (MMIO) stores) runs only when the post rings it (session 16 "
                        "had counted its two atomics on every post); not counted either: the "
                        "QP fields that may hit L1, the key-table lookups (constant memory). "
+                       "After its grid sync the dispatch's receive part (scatterKernel, "
+                       "lines 191-237) has every block walk all experts / ep x ep slots of "
+                       "numTokensPerDP in order (its loop runs past its last token to the end "
+                       "of the slots), two dependent __ldg per slot in the SASS (LDG.E.CONSTANT "
+                       "re-read of the slot, then the next slot's, each waited for before the "
+                       "branch): the first an L2 load (written before the sync), the rest "
+                       "counted as L1 hits (l1_hit; a lower bound: each further 128-B line is "
+                       "also an L2 load); and one L2 load per received token of the block with "
+                       "the most (its copy's store waits for it): receive_walk. "
                        "Combine (7af3059 internode_gather.cu, "
                        "gatherKernel's send loop): each block sends its received copies one "
                        "after another: the load of sourceExpert[token] (L2, written by the "
@@ -1070,15 +1172,39 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "waits for warp 0: one release fence per copy (release_fence: the "
                        "slowest block's copies to other ranks; across the network its copies "
                        "to NVLink peers). Expected received copies per rank: tokens x k")),
+            ("interleaved_chain", ("the count warp's chain (dispatch) and the combine's "
+                                   "slowest block's copies after its first, their posts and "
+                                   "their fences (release_fence) run while the other warps and "
+                                   "blocks send: composed with the links' time as a max (lead's "
+                                   "rule, session 17, review S17-R1); the combine's first copy's "
+                                   "loads (sourceExpert, then the expert output) come before its "
+                                   "first byte can move: added (chain)")),
+            ("reduce_elements", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu "
+                                 "(gatherKernel's receive part, lines 102-133): after the "
+                                 "signal wait, thread t of the block (8 warps) sums elements "
+                                 "j = 8t, 8t + 2048, ... (VEC_SIZE 8) of the token over its k "
+                                 "copies; per copy an index load (indices[i][k]), then the "
+                                 "copy's 8 loads whose address depends on it, then the FFMAs: "
+                                 "the k loop is not unrolled in the SASS (nvcc 13.0 -O3 "
+                                 "sm_90a, loop 0x2bd0-0x30e0: LDG.E index -> IMAD.WIDE address "
+                                 "-> 8 x LDG.E.U16 -> FFMA -> branch back), so each (pass, "
+                                 "copy) is one L1 hit (the token's indices after the first) and "
+                                 "one L2 load (the copy, written by a peer's put or the NIC) "
+                                 "in series; a lower bound")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
                                 "row); block b takes received copies b, b + gridDim, ... until "
                                 "sourceExpert is 0"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
-        chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals"),
-               (("l2_hit", "serial_copies"), ("hbm_load", "serial_copies"))
-               + _ibgda_post("posted_copies")),
+        chain=((("l2_hit", "one"), ("l1_hit", "walk_slots"), ("l1_hit", "walk_slots"),
+                ("l2_hit", "walk_tokens")),
+               (("l2_hit", "one"), ("hbm_load", "one"), ("l1_hit", "reduce_loads"),
+                ("l2_hit", "reduce_loads"))),
+        interleaved_chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals"),
+                           (("l2_hit", "further_copies"), ("hbm_load", "further_copies"))
+                           + _ibgda_post("posted_copies")),
+        reduce_elements=256 * 8,
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

@@ -190,7 +190,13 @@ KNOWN_MISSES = {
         "enqueue.cc ncclLaunchPrepare / ncclLaunchKernel / ncclLaunchFinish, strongstream.cc) "
         "is one cuLaunchKernelEx, two cudaEventRecord and two cudaStreamWaitEvent per device "
         "per iteration (session 13): 3.0 us prices the launch only; no sourced per-call cost "
-        "of the event calls on a Hopper/Blackwell host"),
+        "of the event calls on a Hopper/Blackwell host. Session 17: every input read at the "
+        "v2.25.1-1 tag is the model's (tuning.cc, device.h, topoGetAlgoInfo, topo.h, search.cc; "
+        "no Blackwell branch in 2.25.1's device code; P2P read is Ampere-only), and the "
+        "residual is on the GPU side from 64 KiB: measured minus the model's GPU time is "
+        "+4.8 / +5.1 / +3.8 us at 64 KiB / 256 KiB / 1 MiB and follows the GPU's growth with "
+        "size, which a size-independent host cost cannot; per-step or fixed, no 4-rank row "
+        "separates them (docs/sources.md 'Read, session 17')"),
     # gb200-tray-ring-1k / -1m are within 35% (26% / 22% under) with
     # one process driving the tray's 4 devices (-g 4 -n 40): the host launches 4 x 3.0 us
     # per iteration while the GPUs run the previous ones (analysis.host_launch_delay;

@@ -427,7 +427,10 @@ _PPLX_SMALL = (
     "an L2 round trip, 1.25 us, the doorbell only when the post rings it: 0.1-12.6 us; "
     "likewise the combine's blocks' serial sends, an L2 and an HBM load per copy and across "
     "the network one IBGDA post per copy plus block 0's sync signal ahead of them, 0.5-3.0 us "
-    "at one token), each token's 8 warps each post "
+    "at one token; and, counted in the kernels' SASS (session 17), the receive parts: the "
+    "dispatch's blocks each walk all 256 count slots, two dependent loads per slot, +8.5-9.5 "
+    "us, the combine's per-pass sum over the k copies, an index then a copy load each, +5.05 "
+    "us), each token's 8 warps each post "
     "a put-with-signal (putmem_signal_nbi_warp: data, then the signal after it), then the "
     "receive part waits per (local expert, source) slot for the count and then for that many "
     "signals, a cooperative grid sync, and copies out; the combine signals every rank's sync "
@@ -489,7 +492,8 @@ _PPLX_IBGDA = (
     "as a lower bound chain (an L2 load, an HBM load and one IBGDA post per copy, and block "
     "0's sync signal: 15.1 us since session 17's recount of the post in NVSHMEM's SASS; "
     "and a peer round trip per copy to an NVLink peer, whose fence precedes its post: "
-    "1.0-4.5 us)")
+    "1.0-4.5 us); since review S17-R1 these chains between a block's copies (and the count "
+    "warp's) are a floor of the transfer, not added to it")
 _I493 = (
     "DeepEP V1 normal at 2 nodes on H200 (DeepEP issue #493; added at the lead's request after the "
     "model's value was seen): the model is NIC-bound here (the NIC carries the other node's half "

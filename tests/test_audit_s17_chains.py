@@ -12,6 +12,7 @@ domains, and grids of one block up to the 132-block cap.
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -117,3 +118,21 @@ def test_combine_posts_are_the_slowest_blocks_posts_by_brute_force(copies, block
             mine = len(range(b, copies, blocks))
             worst = max(worst, (first + mine) if spans else 0)
     assert exchange_kernel("pplx").combine_posts(copies, blocks, domains) == worst
+
+
+@pytest.mark.xfail(strict=True, raises=OverflowError,
+                   reason="pplx's per-copy fences (09dc968, 9c49e77): analysis/_moe_exchange.py "
+                          "_copy_fences builds the binomial pmf from math.comb(most, j) times "
+                          "floats, which overflows from 1,030 copies per block (16,979 tokens "
+                          "per rank at k=8); posted FOR pplx 16:32/16:45, theirs to fix")
+@pytest.mark.parametrize("spec, ep", [("dgx-h100", 8), ("rail:servers=2,gpus=8,chip=h100", 16)])
+def test_a_pplx_exchange_takes_many_tokens_per_rank(spec, ep):
+    """Every other kernel answers at any token count; pplx's combine raised OverflowError
+    from 16,979 tokens per rank, in one node and across nodes. The time stays finite and
+    grows with the tokens."""
+    import analysis
+    import topologies
+    f = topologies.build(spec)
+    times = [analysis.moe_exchange(f, "deepseek-v3", t, ep, kernel="pplx", dispatch_bytes=1,
+                                   combine_bytes=2).combine for t in (16978, 16979, 10**6)]
+    assert all(math.isfinite(x) for x in times) and times[0] <= times[1] < times[2]

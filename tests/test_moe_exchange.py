@@ -733,15 +733,17 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
 
 def test_chain_latencies_are_sourced_per_generation():
     """Each latency is a Parameter in seconds with a source, for both generations; the
-    Blackwell HBM figure says it is carried from Hopper."""
+    Blackwell HBM and L1 figures say they are carried from Hopper."""
     for table in EXCHANGE_LATENCY.values():
-        assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "peer_load"}
+        assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "l1_hit", "peer_load"}
         for p in table.values():
             assert p.unit == "s" and 10e-9 < p.value < 5e-6 and len(p.source) > 60
     assert EXCHANGE_LATENCY["blackwell"]["hbm_load"].source.startswith("assumption")
-    # the sourced orders hold: L2 hit < HBM load < peer load
+    assert EXCHANGE_LATENCY["blackwell"]["l1_hit"].source.startswith("assumption")
+    # the sourced orders hold: L1 hit < L2 hit < HBM load < peer load
     for table in EXCHANGE_LATENCY.values():
-        assert table["l2_hit"].value < table["hbm_load"].value < table["peer_load"].value
+        assert (table["l1_hit"].value < table["l2_hit"].value < table["hbm_load"].value
+                < table["peer_load"].value)
 
 
 def test_warm_l2_prices_the_first_touches_as_l2_hits_and_bad_flag_refused():
@@ -788,7 +790,8 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
     single rank; switching the fence off lowers the phase by exactly that much. A combine
     whose blocks send their copies one after another, each released by its own fence (pplx:
     ``combine_blocks``), pays one per copy to another rank of its slowest block: the
-    expected largest of Binomial(copies of the fullest blocks, (ep - 1) / ep) over them."""
+    expected largest of Binomial(copies of the fullest blocks, (ep - 1) / ep) over them,
+    between its copies (interleaved: a floor of the transfer, lead's rule S17-R1)."""
     f = topologies.build(system)
     if degraded:
         a = f.endpoints[1]
@@ -817,6 +820,13 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
                                (r.combine_phase, r0.combine_phase, k.release_fence[1],
                                 fences[1])):
         want = trip * n if fenced else 0.0
+        if k.combine_blocks and ph is r.combine_phase:
+            # its fences run between its copies: the transfer's floor, not the fixed time
+            assert ph.fence == 0.0 and ph.fixed == pytest.approx(ph0.fixed, rel=1e-12)
+            assert ph.interleaved - ph0.interleaved == pytest.approx(want, rel=1e-12,
+                                                                     abs=1e-15)
+            assert ph.transfer == pytest.approx(max(ph0.transfer, ph.interleaved), rel=1e-12)
+            continue
         assert ph.fence == pytest.approx(want, rel=1e-12, abs=1e-18)
         assert ph.fixed - ph0.fixed == pytest.approx(want, rel=1e-12, abs=1e-15)
         assert ph.time - ph0.time == pytest.approx(want, rel=1e-12, abs=1e-15)
@@ -1441,8 +1451,10 @@ def test_background_shares_the_nic_port(shape, tokens, kernel, background, slow)
         assert a.time - a.transfer == pytest.approx(b.time - b.transfer, rel=1e-12)
         assert a.transfer >= b.transfer
         pipelined = exchange_kernel(kernel).pipelined
-        assert a.transfer == pytest.approx(max(a.scaleup, a.network) if pipelined
-                                           else a.scaleup + a.network, rel=1e-12)
+        # a block's serial work between its copies (interleaved) is a floor of the transfer
+        assert a.transfer == pytest.approx(max(max(a.scaleup, a.network) if pipelined
+                                               else a.scaleup + a.network, a.interleaved),
+                                           rel=1e-12)
     assert r.nic_bytes == base.nic_bytes      # the exchange's own bytes do not change
 
 

@@ -72,27 +72,51 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     """DeepSeek-V3 (top-8 of 256) at one token per rank: 26 blocks, 10 experts per count
     warp; over 2 nodes the worst warp signals 5 of them across the network, over 16 nodes
     all 10; inside one node none. The first index load is an L2 load (later passes re-read
-    the same indices from L1: not counted)."""
+    the same indices from L1: not counted). The other warps send tokens meanwhile: the
+    chain runs between the phase's copies (interleaved), not before or after them."""
     post, load = _post_and_pass()
+    l1 = EXCHANGE_LATENCY["hopper"]["l1_hit"].value
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-        assert abs(r.dispatch_phase.chain - (load + remote * post)) < 1e-15
-    # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network
+        # + the receive walk (drain, added): 256 slots (first an L2 load, 255 x 2 L1 hits),
+        # 1 token's copy
+        walk = load + 2 * 255 * l1 + load
+        assert abs(r.dispatch_phase.interleaved - (load + remote * post)) < 1e-15
+        assert abs(r.dispatch_phase.chain - walk) < 1e-15
+    # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
+    # the receiving block with the most tokens copies ceil(1024 / 132) = 8
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    assert abs(r.dispatch_phase.chain - (load + post)) < 1e-15
+    walk = load + 2 * 255 * l1 + 8 * load
+    assert abs(r.dispatch_phase.interleaved - (load + post)) < 1e-15
+    assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
 
-def test_pplx_count_chain_is_in_the_fixed_time():
-    r = moe_exchange(_h100(4), "deepseek-v3", 1, 32, kernel="pplx",
-                     dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    ph = r.dispatch_phase
-    assert ph.chain > 0
-    assert abs(ph.time - (ph.fixed + ph.transfer + ph.local_copy)) < 1e-15
+def test_pplx_interleaved_chain_is_a_max_with_the_links():
+    """Lead's rule (session 17, review S17-R1): a block's serial work between its copies
+    overlaps the other blocks' copies, so the transfer is max(links, that chain), not their
+    sum; switching the interleaved chain off leaves the links' time (1 token: the chain
+    wins; 128 tokens: the links win and the chain adds nothing)."""
+    import dataclasses
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
+    kern = exchange_kernel("pplx")
+    # off: no interleaved chain, and no per-copy fences (they run between the copies too)
+    off = dataclasses.replace(kern, interleaved_chain=((), ()), release_fence=(True, False))
+    for tokens in (1, 128):
+        r = moe_exchange(_h100(4), "deepseek-v3", tokens, 32, kernel=kern, **kw)
+        r0 = moe_exchange(_h100(4), "deepseek-v3", tokens, 32, kernel=off, **kw)
+        for ph, ph0 in ((r.dispatch_phase, r0.dispatch_phase),
+                        (r.combine_phase, r0.combine_phase)):
+            assert ph.interleaved > 0 and ph0.interleaved == 0.0
+            assert ph.fixed == ph0.fixed and ph.local_copy == ph0.local_copy
+            assert abs(ph.transfer - max(ph0.transfer, ph.interleaved)) < 1e-15
+            assert abs(ph.time - (ph.fixed + ph.transfer + ph.local_copy)) < 1e-15
+            if tokens == 1:
+                assert ph.bottleneck == "serial chain"
     names = {p.name for p in r.parameters}
-    assert {"pplx.count_grid", "pplx.chain", "exchange.latency.hopper.l2_atomic",
-            "exchange.latency.hopper.l2_hit"} <= names
+    assert {"pplx.count_grid", "pplx.chain", "pplx.interleaved_chain",
+            "exchange.latency.hopper.l2_atomic", "exchange.latency.hopper.l2_hit"} <= names
 
 
 def test_count_grid_is_validated():
@@ -124,19 +148,33 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     """The combine's 132 blocks send tokens x k received copies (expected) one after
     another: 8 per block at 128 tokens, 1 at one token; each an L2 load of sourceExpert and
     an HBM load of the expert output, and across the network one IBGDA post for its signal
-    (NVLink peers' included: the job is not load/store-connected)."""
+    (NVLink peers' included: the job is not load/store-connected). The first copy's loads
+    come before the phase's first byte (added, chain); the rest runs between the copies
+    (interleaved, with the per-copy fences)."""
+    from analysis._moe_exchange import _copy_fences
     post, load = _post_and_pass()
     hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
+    trip = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", dispatch_bytes=1 + 4 / 128,
+                        combine_bytes=2, routing="uniform").dispatch_phase.fence
+    l1 = EXCHANGE_LATENCY["hopper"]["l1_hit"].value
     for nodes, tokens, copies in ((1, 128, 8), (2, 128, 8), (16, 128, 8), (1, 1, 1), (2, 1, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         posted = copies + 1 if nodes > 1 else 0      # + block 0's gatherSync signal
-        want = copies * (load + hbm) + posted * post
-        assert abs(r.combine_phase.chain - want) < 1e-15
+        fences = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip,
+                              post if nodes > 1 else 0.0)
+        # the first copy's loads (fill) and the receive sum (drain: 1 token per block, 4
+        # passes of 2048 elements x 8 copies) add; the rest runs between the copies
+        assert abs(r.combine_phase.chain - (load + hbm + 32 * (l1 + load))) < 1e-15
+        want = (copies - 1) * (load + hbm) + posted * post + fences
+        assert abs(r.combine_phase.interleaved - want) < 1e-15
+        assert r.combine_phase.fence == 0.0
     # data left in L2 (a decode step): the expert output's load is an L2 hit
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                      combine_bytes=2, routing="uniform", l2_flushed=False)
-    assert abs(r.combine_phase.chain - (8 * 2 * load + 9 * post)) < 1e-15
+    fences = _copy_fences(1024, 132, 7 / 16, trip, post)
+    assert abs(r.combine_phase.chain - (2 * load + 32 * (l1 + load))) < 1e-15
+    assert abs(r.combine_phase.interleaved - (7 * 2 * load + 9 * post + fences)) < 1e-15
 
 
 def test_combine_blocks_is_validated():
@@ -184,17 +222,20 @@ def test_single_node_combine_fences_every_copy():
     largest of Binomial(8, 7/8) over 100 blocks), 8 peer round trips where the dispatch (one
     token per warp) has one. At one token: one copy per block, one fence."""
     from analysis._moe_exchange import expected_max
+    lat = EXCHANGE_LATENCY["hopper"]
+    copy = lat["l2_hit"].value + lat["hbm_load"].value
     for tokens, most, full in ((128, 8, 100), (1, 1, 8)):
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         trip = r.dispatch_phase.fence
         assert trip > 0
         pmf = [math.comb(most, j) * (7 / 8) ** j * (1 / 8) ** (most - j) for j in range(most + 1)]
-        assert abs(r.combine_phase.fence - trip * expected_max(pmf, full)) < 1e-15
-    assert r.combine_phase.fence <= trip
+        fences = r.combine_phase.interleaved - (most - 1) * copy     # no posts in one node
+        assert abs(fences - trip * expected_max(pmf, full)) < 1e-15
+    assert fences <= trip
     r = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    assert r.combine_phase.fence > 7.99 * r.dispatch_phase.fence
+    assert r.combine_phase.interleaved - 7 * copy > 7.99 * r.dispatch_phase.fence
 
 
 def _copy_fences_brute(copies, blocks, p, trip, lead):
@@ -237,13 +278,113 @@ def test_multi_node_combine_fences_its_nvlink_copies():
     one = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", **kw)
     trip = one.dispatch_phase.fence                 # the in-node peer round trip
     post, _ = _post_and_pass()
+    lat = EXCHANGE_LATENCY["hopper"]
+    copy = lat["l2_hit"].value + lat["hbm_load"].value
     for nodes, tokens in ((2, 128), (16, 128), (2, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx", **kw)
+        most = -(-tokens * 8 // 132)
         want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip, post)
         assert want > 0
-        assert abs(r.combine_phase.fence - want) < 1e-15
-        assert r.dispatch_phase.fence == 0.0
+        fences = r.combine_phase.interleaved - (most - 1) * copy - (most + 1) * post
+        assert abs(fences - want) < 1e-15
+        assert r.dispatch_phase.fence == r.combine_phase.fence == 0.0
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", **kw)
-    assert 5.0 * trip < r.combine_phase.fence < 6.0 * trip
+    assert 5.0 * trip < r.combine_phase.interleaved - 7 * copy - 9 * post < 6.0 * trip
     rdma = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx", transport="rdma", **kw)
+    assert abs(rdma.combine_phase.interleaved - 7 * copy - 9 * post) < 1e-15
     assert rdma.combine_phase.fence == 0.0
+
+
+def _receive_walk_brute(counts, grid, local_experts, groups):
+    """scatterKernel's copy loop after its grid sync, for every block of the grid, over the
+    received counts per (local expert, source group) slot: the __ldg loads of its walk (two
+    per slot advanced, one for the check that finds a token) and its tokens."""
+    total = sum(counts)
+    max_batch = len(counts) * max(total, 1)
+    out = []
+    for block in range(grid):
+        expert = dp = offset = 0
+        loads = tokens = 0
+        token = block
+        while token < max_batch:
+            done = False
+            while True:
+                loads += 1                                   # the while condition's load
+                if offset + counts[expert * groups + dp] > token:
+                    break
+                loads += 1                                   # the body's re-read
+                offset += counts[expert * groups + dp]
+                dp += 1
+                if dp == groups:
+                    dp = 0
+                    expert += 1
+                    if expert == local_experts:
+                        done = True
+                        break
+            if done or expert >= local_experts:
+                break
+            tokens += 1
+            token += grid
+        out.append((loads, tokens))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(ep_log=st.integers(0, 4), per_rank=st.integers(1, 4), k=st.integers(1, 4),
+       tokens=st.integers(1, 6), data=st.data())
+def test_receive_walk_is_a_lower_bound_of_the_kernels_loop(ep_log, per_rank, k, tokens, data):
+    """Every block walks every slot (2 dependent loads per slot beyond the first, at least),
+    whatever the received counts; the block with the most tokens holds ceil(copies / grid)
+    when the rank receives the expected tokens x k copies."""
+    ep = 2 ** ep_log
+    experts = ep * per_rank
+    walk_slots, walk_tokens = exchange_kernel("pplx").receive_walk(experts, k, tokens, ep)
+    grid = min(max(-(-experts // _WARPS), tokens * k), _MOST_BLOCKS)
+    slots = per_rank * ep
+    cuts = sorted(data.draw(st.lists(st.integers(0, tokens * k), min_size=slots - 1,
+                                     max_size=slots - 1)))
+    counts = [b - a for a, b in zip([0] + cuts, cuts + [tokens * k])]
+    walks = _receive_walk_brute(counts, grid, per_rank, ep)
+    assert walk_slots == slots - 1
+    assert all(loads >= 2 * walk_slots + 1 for loads, _ in walks)
+    assert max(t for _, t in walks) == walk_tokens
+
+
+def _receive_reduce_brute(tokens, blocks, hidden, k, threads=256, vec=8):
+    """gatherKernel's receive part: block b sums tokens b, b + blocks, ...; thread t passes
+    j = vec x t, vec x t + threads x vec, ... < hidden, each pass over the k copies in turn:
+    the most (pass, copy) steps of any thread of any block."""
+    worst = 0
+    for b in range(min(blocks, tokens)):
+        mine = len(range(b, tokens, blocks))
+        for t in range(threads):
+            passes = len(range(vec * t, hidden, threads * vec))
+            worst = max(worst, mine * passes * k)
+    return worst
+
+
+@settings(max_examples=30, deadline=None)
+@given(tokens=st.integers(1, 300), hidden=st.integers(1, 9000), k=st.integers(1, 8),
+       experts=st.sampled_from([1, 8, 64, 256]))
+def test_receive_reduce_equals_the_gather_loops(tokens, hidden, k, experts):
+    kern = exchange_kernel("pplx")
+    blocks = min(132, experts * tokens)
+    assert kern.receive_reduce(experts, k, tokens, hidden) == _receive_reduce_brute(
+        tokens, blocks, hidden, k)
+
+
+def test_reduce_elements_is_validated():
+    import dataclasses
+
+    import pytest
+    k = exchange_kernel("pplx")
+    assert k.reduce_elements == 2048 and "pplx.reduce_elements" in {
+        p.name for p in k.parameters()}
+    for bad in (-1, True, 2.5):
+        with pytest.raises(ValueError, match="reduce_elements"):
+            dataclasses.replace(k, reduce_elements=bad)
+    with pytest.raises(ValueError, match="needs reduce_elements"):
+        dataclasses.replace(k, reduce_elements=0)
+    with pytest.raises(ValueError, match="needs combine_blocks"):
+        dataclasses.replace(exchange_kernel("one-sided"), reduce_elements=2048)
+    assert exchange_kernel("one-sided").receive_reduce(256, 8, 4, 7168) == 0

@@ -3104,3 +3104,25 @@ def test_multi_node_ring_channels_rise_to_nvls_in_2_20_to_2_27():
     off = {r: channels("rail:servers=2,gpus=4,nvls=0,chip=gb200", r) for r in rels}
     assert set(off.values()) == {16}
     assert channels("rail:servers=2,gpus=2,nvls=1,chip=gb200", "2.25.1") < 32
+
+
+def test_degraded_fabric_examples_in_cost_docstring():
+    # audit 16:09 (session 17): the two ways a failure can make NCCL faster that cost()'s
+    # Returns names, pinned so the text cannot go stale. (1) fewer channels: ring/LL at the
+    # tuner's llMaxBw cap whatever the channels, its network fill shared by fewer per NIC
+    f = topologies.build("rail:servers=2,gpus=8,chip=h100,nvls=1")
+    g = f.without(lanes=[("chip0", "nvs0")] * 3)
+    a = cost(f, "all-gather", 16 * 2**20, runtime="nccl@2.19.4")
+    b = cost(g, "all-gather", 16 * 2**20, runtime="nccl@2.19.4")
+    assert (a.channels, b.channels) == (32, 16)
+    ll_a, ll_b = dict(a.candidates)["ring/LL"], dict(b.candidates)["ring/LL"]
+    assert (round(ll_a * 1e6, 1), round(ll_b * 1e6, 1)) == (437.2, 431.9)
+    assert (a.protocol, b.protocol) == ("LL128", "LL128") and b.time > a.time
+    # (2) the pick moves to a candidate the tuner had passed over
+    f = topologies.build("hgx-b200")
+    g = f.without(lanes=[("chip0", "sw0")] * 9)
+    a = cost(f, "all-reduce", 2**20, runtime="nccl@2.22.3")
+    b = cost(g, "all-reduce", 2**20, runtime="nccl@2.22.3")
+    assert (a.algorithm, b.algorithm, b.protocol) == ("in-switch", "ring", "LL")
+    assert b.time < a.time
+    assert b.time == pytest.approx(dict(a.candidates)["ring/LL"], rel=1e-12)
