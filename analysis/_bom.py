@@ -254,37 +254,49 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
     capacity = {}                     # switch node -> Gb/s one direction
     ports = 0
     transceivers = 0
+    # The book's values and each kind of cable, looked up once (the loop runs per edge:
+    # ~10^5 edges in the scaling study's fabrics); the sums are formed as before.
     xcvr_usd = book.value("transceiver_usd_per_gbps")
+    port_w = book.value("port_w_per_gbps")
+    acc_w_end = book.value("acc_w_per_gbps_end")
+    cable_w = {m: book.value(f"{m}_w_per_cable") for m in MEDIA[1:]}
+    xcvr_w = {True: book.value("transceiver_switch_w_per_gbps"),
+              False: book.value("transceiver_end_w_per_gbps")}
+    kind = dict(G.nodes(data="kind"))
+    cables = {}                       # (racks of the ends, rate) -> (medium, one cable's USD)
     for a, b, d in G.edges(data=True):
         lanes = int(d.get("lanes", 1))
         rate = d["bandwidth"] / lanes * 8 / 1e9           # Gb/s of one link
         pa, pb = place[a], place[b]
-        at_switch = [G.nodes[x]["kind"] == "switch" for x in (a, b)]
+        at_switch = [kind[x] == "switch" for x in (a, b)]
         for x, s in zip((a, b), at_switch):
             if s:
                 capacity[x] = capacity.get(x, 0.0) + rate * lanes
                 ports += lanes
-            elif G.nodes[x]["kind"] == "chip":
-                power["ports"] += lanes * rate * book.value("port_w_per_gbps")
+            elif kind[x] == "chip":
+                power["ports"] += lanes * rate * port_w
         if pa[1] is not None and pa[1] == pb[1]:
-            medium, length = "trace", 0.0
+            medium = "trace"
         else:
-            length = _length(book, pa, pb, n_racks)
-            medium = book.medium_for(length, rate)
+            key = (pa[0], pb[0], rate)
+            if key not in cables:
+                length = _length(book, pa, pb, n_racks)
+                medium = book.medium_for(length, rate)
+                cables[key] = medium, book.cable_cost(medium, rate, length)
+            medium, usd = cables[key]
         links[medium] += lanes
         gbps_by[medium] += rate * lanes
         if medium == "trace":
             continue
-        cost["cables"] += lanes * book.cable_cost(medium, rate, length)
-        power["cables"] += lanes * book.value(f"{medium}_w_per_cable")
+        cost["cables"] += lanes * usd
+        power["cables"] += lanes * cable_w[medium]
         if medium == "acc":
-            power["cables"] += lanes * 2 * rate * book.value("acc_w_per_gbps_end")
+            power["cables"] += lanes * 2 * rate * acc_w_end
         if medium == "optics":
             transceivers += 2 * lanes
             cost["transceivers"] += lanes * 2 * rate * xcvr_usd
             for s in at_switch:
-                w = ("transceiver_switch_w_per_gbps" if s else "transceiver_end_w_per_gbps")
-                power["transceivers"] += lanes * rate * book.value(w)
+                power["transceivers"] += lanes * rate * xcvr_w[s]
     cap = np.array(sorted(capacity.values()), dtype=float)
     asics = int(np.ceil(cap / book.value("switch_asic_gbps")).sum()) if cap.size else 0
     cost["switches"] = (float(cap.sum()) * book.value("switch_usd_per_gbps")

@@ -438,7 +438,11 @@ def _locality_order(fabric, nodes):
 
     G = (fabric.intact or fabric).graph
     host_of = fabric.host_of
-    seen = {n: i for i, n in enumerate(nx.bfs_tree(G, nodes[0]))}
+    # breadth-first discovery order from the first rank (nx.bfs_tree's node order, read
+    # without building the tree)
+    seen = {nodes[0]: 0}
+    for _, n in nx.bfs_edges(G, nodes[0]):
+        seen[n] = len(seen)
     far = len(seen)
 
     def group(n):

@@ -107,6 +107,7 @@ import inspect
 import io
 import math
 import numbers
+import operator
 import pickle
 import types
 from dataclasses import dataclass
@@ -1525,14 +1526,25 @@ def _expected_cycles(osl, k, a):
     if k == 0 or a == 0.0:
         return float(osl)
     top = min(osl, _EXACT_CYCLES_UP_TO)
+    return _exact_cycles(top, k, a) + (osl - top) / e
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_cycles(top, k, a):
+    """``N(top)`` of :func:`expected_cycles`' recursion (one table for every ``osl`` that
+    reaches :data:`_EXACT_CYCLES_UP_TO`)."""
     # a cycle emitting j >= r tokens ends a request with r left (N(0) = 0): only the
     # probabilities of j < top tokens enter the recursion (and a huge k costs no memory)
     p = [a ** (j - 1) * (1 - a) for j in range(1, min(k, top) + 1)] + (
         [a ** k] if k < top else [])
+    m = len(p)
     n = [0.0] * (top + 1)
     for r in range(1, top + 1):
-        n[r] = 1.0 + sum(pj * n[max(0, r - j)] for j, pj in enumerate(p, 1))
-    return n[top] + (osl - top) / e
+        if r > m:   # n[r - 1], ..., n[r - m]: the same terms in the same order as below
+            n[r] = 1.0 + sum(map(operator.mul, p, n[r - 1:r - m - 1:-1]))
+        else:
+            n[r] = 1.0 + sum(pj * n[max(0, r - j)] for j, pj in enumerate(p, 1))
+    return n[top]
 
 
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,

@@ -2,6 +2,7 @@ import os
 
 import pytest
 from hypothesis import settings
+from report_inputs import OPS, SIZES, SMALL
 
 # CI (CI=true) replays the same Hypothesis examples on every run, so a landing is never failed by
 # a newly drawn example; a developer's run explores (random seed, local example database).
@@ -17,3 +18,21 @@ def _close_figures():
     import sys
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")
+
+
+@pytest.fixture(scope="session")
+def small_report():
+    """The small report (report_inputs.py), built once per run: its every section runs the
+    scaling study, the slowest part of any report, so the files that read it share one."""
+    from analysis import build_report
+    return build_report(SMALL, ops=OPS, sizes=SIZES, quiet=True)
+
+
+@pytest.fixture(scope="session")
+def small_report_dir(small_report, tmp_path_factory):
+    """``small_report`` written once; shared, so a test that adds or changes a file there
+    works on its own copy (shutil.copytree)."""
+    from analysis import write_report
+    out = tmp_path_factory.mktemp("rep") / "report"
+    write_report(small_report, out, quiet=True)
+    return out

@@ -21,8 +21,6 @@ import matplotlib
 matplotlib.use("Agg")
 import pytest
 
-from analysis import build_report, write_report
-
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(n)), None)
 pytestmark = pytest.mark.skipif(
@@ -65,13 +63,12 @@ def _chromium(tmp_path, *args):
                           timeout=120)
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    out = tmp_path_factory.mktemp("browser") / "report"
-    # Every section, with a small sweep so the test stays quick.
-    report = build_report(["torus:3x3x3", "fattree:k=4"], ops=("all-reduce",),
-                          sizes=["1KiB:1MiB:x32"], quiet=True)
-    return write_report(report, out, quiet=True), report
+@pytest.fixture
+def page(small_report, small_report_dir, tmp_path):
+    # Every section, with a small sweep so the test stays quick (conftest.py's small report,
+    # built once per run); a copy, since the probe page is written beside index.html.
+    out = shutil.copytree(small_report_dir, tmp_path / "report")
+    return out / "index.html", small_report
 
 
 def test_report_renders_in_chromium(page, tmp_path):

@@ -11,12 +11,9 @@
 """
 
 import ast
-import pathlib
 
 import networkx as nx
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = ("fabric", "topologies", "analysis")
+from source_trees import PACKAGES, ROOT, tree
 
 
 def _modules():
@@ -44,7 +41,7 @@ def _imports():
     """(importer, imported module, imported name or None) for every import statement."""
     out = []
     for mod, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(tree(path)):
             if isinstance(node, ast.Import):
                 out += [(mod, a.name, None) for a in node.names]
             elif isinstance(node, ast.ImportFrom):

@@ -11,10 +11,8 @@ header, fmt)``, a ``LinkTech``, a structure such as ``Grid(shape, connect, links
 """
 
 import ast
-import pathlib
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-FILES = [p for pkg in ("fabric", "topologies", "analysis") for p in sorted((ROOT / pkg).glob("*.py"))]
+from source_trees import FILES, ROOT, tree
 
 #: Records that are specifications written as literals (inputs), not results.
 SPECS = frozenset({
@@ -29,7 +27,7 @@ SPECS = frozenset({
 def _records():
     out = set()
     for p in FILES:
-        for n in ast.walk(ast.parse(p.read_text())):
+        for n in ast.walk(tree(p)):
             if isinstance(n, ast.ClassDef) and (
                     any("dataclass" in ast.unparse(d) for d in n.decorator_list)
                     or any(ast.unparse(b).endswith("NamedTuple") for b in n.bases)):
@@ -47,7 +45,7 @@ def test_records_are_found():
 def test_result_records_are_built_by_keyword():
     bad = []
     for p in FILES:
-        for n in ast.walk(ast.parse(p.read_text())):
+        for n in ast.walk(tree(p)):
             if not isinstance(n, ast.Call):
                 continue
             f = n.func

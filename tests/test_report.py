@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import pytest
+from report_inputs import OPS, SMALL  # the inputs of the fixture small_report (conftest.py)
 
 import analysis
 import fabric
@@ -16,29 +17,13 @@ import topologies
 from analysis import build_report, check_report_dir, write_figures, write_report
 from analysis._cli import main
 
-SMALL = ("torus:3x3x3", "fattree:k=4")
-# Small sweeps keep the tests fast; the code paths are those of the default report.
-OPS = ("all-reduce",)
-SIZES = ("1KiB:1MiB:x32",)
 FAST = ("--ops", "all-reduce", "--sizes", "1KiB", "64KiB")
-
-
-@pytest.fixture(scope="module")
-def small_report():
-    return build_report(SMALL, ops=OPS, sizes=SIZES, quiet=True)
 
 
 @pytest.fixture(scope="module")
 def tiny_report():
     """One section, one figure: for the tests of writing, not of content."""
     return build_report(["torus:4x4"], sections=("structure",), quiet=True)
-
-
-@pytest.fixture(scope="module")
-def written(small_report, tmp_path_factory):
-    out = tmp_path_factory.mktemp("rep") / "report"
-    write_report(small_report, out, quiet=True)
-    return out
 
 
 def _digests(root):
@@ -68,8 +53,8 @@ def test_summary_rows_are_the_metrics(small_report):
         assert row["links"] == m.links
 
 
-def test_assumptions_list_every_parameter_of_every_system(written):
-    with open(written / "assumptions.csv", newline="") as fh:
+def test_assumptions_list_every_parameter_of_every_system(small_report_dir):
+    with open(small_report_dir / "assumptions.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     import fabric
 
@@ -92,17 +77,17 @@ def test_assumptions_list_every_parameter_of_every_system(written):
     assert all(r["source"] for r in rows)
 
 
-def test_every_file_is_written(small_report, written):
-    names = {p.name for p in written.iterdir()}
+def test_every_file_is_written(small_report, small_report_dir):
+    names = {p.name for p in small_report_dir.iterdir()}
     assert {"index.html", "report.md", "summary.csv", "assumptions.csv", "figures"} <= names
     for fig in small_report.figures:
         for ext in ("pdf", "svg", "png"):
-            assert (written / "figures" / f"{fig.name}.{ext}").stat().st_size > 0
-        assert f"(figures/{fig.name}.svg)" in (written / "report.md").read_text()
+            assert (small_report_dir / "figures" / f"{fig.name}.{ext}").stat().st_size > 0
+        assert f"(figures/{fig.name}.svg)" in (small_report_dir / "report.md").read_text()
 
 
-def test_html_is_self_contained_with_every_figure_inline(small_report, written):
-    text = (written / "index.html").read_text()
+def test_html_is_self_contained_with_every_figure_inline(small_report, small_report_dir):
+    text = (small_report_dir / "index.html").read_text()
     assert text.count("<svg") == len(small_report.figures)
     # No network: no scripts, stylesheets, images or fonts fetched from anywhere.
     assert not re.search(r"<script|<link|<img|<iframe|@import|url\(\s*['\"]?http", text)
@@ -347,15 +332,15 @@ def test_decode_section_is_the_decode_model():
         assert f"runtime '{default_runtime()}'" in fig.caption, fig.name
 
 
-def test_csv_tables_are_tidy_and_exact(small_report, written):
-    with open(written / "latency.csv", newline="") as fh:
+def test_csv_tables_are_tidy_and_exact(small_report, small_report_dir):
+    with open(small_report_dir / "latency.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     # every field, not only the shown columns; one row per system x transport x op
     assert {"system", "transport", "op", "size_bytes", "pairs", "p99_s"} <= set(rows[0])
     assert len(rows) == 2 * len(SMALL)
     shown = next(t for t in small_report.tables if t.name == "latency").rows
     assert [float(r["max_s"]) for r in rows] == [r["max_s"] for r in shown]  # repr round-trips
-    with open(written / "collectives.csv", newline="") as fh:
+    with open(small_report_dir / "collectives.csv", newline="") as fh:
         coll = list(csv.DictReader(fh))
     assert {r["op"] for r in coll} == set(OPS)
     assert all(float(r["time_s"]) >= float(r["lower_bound_s"]) for r in coll)
