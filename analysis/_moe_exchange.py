@@ -976,6 +976,7 @@ def _copy_fences(copies, blocks, p, trip, lead=0.0):
     k = np.searchsorted(vals, a, side="right")
     return float(np.dot(pmf, a * np.where(k > 0, below[np.maximum(k - 1, 0)], 0.0) + above[k]))
 
+
 def _round_trip(fabric, ranks):
     """Largest there-and-back path latency between two EP ranks of one domain (s):
     :func:`analysis.peer_round_trip` over the ranks (positions in ``fabric.endpoints``),
