@@ -410,6 +410,16 @@ def lane_passes(ep):
     return -(-int(ep) // WARP_LANES) - 1
 
 
+# the kernel field a chain count is read from, and what that field is (for the error)
+_CHAIN_COUNT_NEEDS = {
+    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens"),
+                    ("count_grid", " (the grid whose warps send the per-expert counts)")),
+    "reduce_loads": ("reduce_elements", ""),
+    **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
+                    ("combine_blocks", " (the blocks that send the received copies)")),
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class ExchangeKernel:
     """A MoE dispatch/combine kernel family (see the module docstring).
@@ -591,17 +601,10 @@ class ExchangeKernel:
                 if step[1] == "rounds" and not self.pull_threads:
                     raise ValueError("a chain step counted in rounds needs pull_threads and "
                                      "pull_vector (the block's bytes per round)")
-                if step[1] in ("remote_signals", "walk_slots", "walk_tokens") \
-                        and not self.count_grid:
-                    raise ValueError(f"a chain step counted in {step[1]} needs count_grid "
-                                     "(the grid whose warps send the per-expert counts)")
-                if step[1] == "reduce_loads" and not self.reduce_elements:
-                    raise ValueError("a chain step counted in reduce_loads needs "
-                                     "reduce_elements")
-                if step[1] in ("serial_copies", "posted_copies", "further_copies") \
-                        and not self.combine_blocks:
-                    raise ValueError(f"a chain step counted in {step[1]} needs combine_blocks "
-                                     f"(the blocks that send the received copies)")
+                need = _CHAIN_COUNT_NEEDS.get(step[1])
+                if need and not getattr(self, need[0]):
+                    raise ValueError(f"a chain step counted in {step[1]} needs {need[0]}"
+                                     f"{need[1]}")
         if not isinstance(self.late_pulls, tuple) or any(
                 not isinstance(p, tuple) or len(p) != 2
                 or any(isinstance(x, bool) or not isinstance(x, int) for x in p)
@@ -797,15 +800,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
                                  "", src.get("count_grid", "")))
-        if self.combine_blocks:
-            out.append(Parameter(f"{self.name}.combine_blocks", self.combine_blocks, "",
-                                 src.get("combine_blocks", "")))
-        if self.reduce_elements:
-            out.append(Parameter(f"{self.name}.reduce_elements", self.reduce_elements, "",
-                                 src.get("reduce_elements", "")))
-        if self.block_per_token:
-            out.append(Parameter(f"{self.name}.block_per_token", True, "",
-                                 src.get("block_per_token", "")))
+        for field in ("combine_blocks", "reduce_elements", "block_per_token"):
+            if getattr(self, field):
+                out.append(Parameter(f"{self.name}.{field}", getattr(self, field), "",
+                                     src.get(field, "")))
         if any(self.release_fence):
             out.append(Parameter(f"{self.name}.release_fence",
                                  "{}+{}".format(*(int(x) for x in self.release_fence)), "",
