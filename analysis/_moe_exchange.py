@@ -1277,6 +1277,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   walk_slots=walk_slots,
                                                   walk_tokens=walk_tokens,
                                                   reduce_loads=reduce_loads,
+                                                  loadstore=nodes == 1 and not rdma_only,
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores

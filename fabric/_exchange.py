@@ -378,9 +378,14 @@ def peer_access_latency(arch):
 #: received token of the block that holds the most (``"walk_tokens"``:
 #: :meth:`ExchangeKernel.receive_walk`); or once per (pass, copy) of the combine's receive
 #: sum on the block with the most tokens (``"reduce_loads"``:
-#: :meth:`ExchangeKernel.receive_reduce`).
+#: :meth:`ExchangeKernel.receive_reduce`); or once when the phase's copies are load/store
+#: stores into the peers (every EP rank in one load/store domain, and not sent over RDMA
+#: alone), none otherwise (``"loadstore"``: a step that follows the last copy's
+#: acknowledged stores there, and overlaps the data's flight when the copies are RDMA
+#: writes queued ahead of it).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
-                 "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads")
+                 "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
+                 "loadstore")
 
 
 def serial_copies(copies, blocks):
@@ -473,8 +478,9 @@ class ExchangeKernel:
         experts that it signals through the NIC, :meth:`count_walk`; needs ``count_grid``),
         ``"serial_copies"`` or ``"posted_copies"`` (the combine's slowest block's copies, and
         its NIC posts, :meth:`combine_posts`; need ``combine_blocks``) or
-        ``"further_copies"`` (those copies after the first). A pulling combine's peer loads
-        are its pull rounds, not part of this. These steps come before the phase's first
+        ``"further_copies"`` (those copies after the first) or ``"loadstore"`` (once when the
+        phase's copies are load/store stores, none over the network). A pulling combine's
+        peer loads are its pull rounds, not part of this. These steps come before the phase's first
         byte can move or after its last byte lands (fill and drain): they add to the
         transfer.
     interleaved_chain : tuple of two tuples
@@ -726,7 +732,7 @@ class ExchangeKernel:
 
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
-                      walk_tokens=0, reduce_loads=0, interleaved=False):
+                      walk_tokens=0, reduce_loads=0, loadstore=False, interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -739,8 +745,9 @@ class ExchangeKernel:
         combine's slowest block's copies (:func:`serial_copies`) and ``posted_copies`` its NIC
         posts (:meth:`combine_posts`), ``walk_slots`` and ``walk_tokens`` the dispatch's
         receive walk (:meth:`receive_walk`), ``reduce_loads`` the combine's receive sum
-        (:meth:`receive_reduce`). ``interleaved=True`` prices ``interleaved_chain`` instead
-        of ``chain``. With
+        (:meth:`receive_reduce`), ``loadstore`` whether the phase's copies are load/store
+        stores (its ``"loadstore"`` steps). ``interleaved=True`` prices ``interleaved_chain``
+        instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
@@ -757,7 +764,7 @@ class ExchangeKernel:
                  "serial_copies": float(serial_copies), "posted_copies": float(posted_copies),
                  "further_copies": float(max(serial_copies - 1, 0)),
                  "walk_slots": float(walk_slots), "walk_tokens": float(walk_tokens),
-                 "reduce_loads": float(reduce_loads)}
+                 "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore))}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -889,8 +896,50 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                "then atomic_add_release_global, and the per-expert count goes "
                                "with st_release_sys_global; the combine's TMA stores to the "
                                "peer are followed by st_release_sys_global of its flag: both "
-                               "phases release pushed peer stores before their flag"))),
+                               "phases release pushed peer stores before their flag")),
+            ("chain", (f"{_DEEPEP} de8cfca (2025-06-05, the README commit of the V1 low-latency "
+                       "table with NVLink peers) csrc/kernels/internode_ll.cu, compiled as its "
+                       "setup.py does (nvcc -O3 -rdc=true, sm_90; nvcc 13.0, session 18) and read "
+                       "in the SASS: the steps before a phase's first byte can move or after its "
+                       "last byte lands. Dispatch, per token of a block: the token's x and top-k "
+                       "ids (__ldg, in parallel; HBM: tests/test_low_latency.py's timed call runs "
+                       "a 528 MB copy into the combine buffer between the phases), the FP8 cast "
+                       "(shuffles, not priced), bar.sync, the sending warp's slot atomicAdd "
+                       "(result shuffled to the warp), then the peer's heap base (__ldg of "
+                       "peer_heap_base_p2p, issued after the shuffle), then the first round of "
+                       "the send buffer (8 x 16 B per lane, written by the block just before: "
+                       "L2) before its stores to the peer: hbm_load + l2_atomic + 2 x l2_hit "
+                       "(over RDMA the IBGDA post replaces the first-round load: a lower bound "
+                       "there). Each copy ends in atomic_add_release_global (MEMBAR.GPU + "
+                       "ERRBAR: it waits for the copy's peer stores, the release fence); then "
+                       "the expert's count warp sees the finish counter (a polled L2 load) and "
+                       "loads the peer base again (after CCTL.IVALL: L2) before its release "
+                       "store of the count: two l2_hit after the last acknowledged store, in one "
+                       "load/store domain (across the network the count is an IBGDA atomic on the "
+                       "data's own queue pair, posted while the data flies: not counted there). "
+                       "The receive part's atomicAdd on packed_recv_count (its result addresses "
+                       "the copy-out) follows the count: l2_atomic. The grid sync between the "
+                       "send and receive parts runs while the counts fly (inside the handshake): "
+                       "not counted. Combine, per token of a sub-warp: layout_range, then "
+                       "src_info[token] (the loop bound and the destination slot depend on "
+                       "them; written by the dispatch's receive before the 528 MB copy: HBM), "
+                       "the peer base, then the first round of x (HBM) before the stores: "
+                       "3 x hbm_load + l2_hit; the receive part waits for every flag, then "
+                       "cg::this_grid().sync() (thread 0: MEMBAR.GPU + ERRBAR, an atomicAdd on "
+                       "the grid barrier, a polled load; priced as the release-fence rule prices "
+                       "a fence without peer stores, an L2 round trip): 2 x l2_hit + l2_atomic "
+                       "after the last flag. The send part's flag poll and peer-base load run "
+                       "while the release fence waits (not counted). Not counted: the per-copy "
+                       "work between copies (it overlaps the other blocks' copies: at 128 tokens "
+                       "a block sends at most 2 tokens, ~2 us per token, under the links' time), "
+                       "the receive copies' own loads (under the local copy's HBM time). NVIDIA "
+                       "NCCL EP's low-latency kernel (adapted from DeepEP) is priced with the same "
+                       "steps: an assumption"))),
         release_fence=(True, True),
+        chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
+                ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_atomic", "one")),
+               (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
+                ("l2_hit", "one"), ("l2_atomic", "one"), ("l2_hit", "one"))),
     ),
     ExchangeKernel(
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
