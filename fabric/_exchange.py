@@ -847,6 +847,18 @@ def _ibgda_post(count):
     trips and 2 L2 atomics. The doorbell (lock, atomicMax, two more fences, the DBR and
     BlueFlame stores) runs only when the post rings it: not counted."""
     return ((("l2_hit", count),) * 6) + ((("l2_atomic", count),) * 2)
+
+
+def _grid_sync():
+    """The steps of a cooperative kernel's grid-wide barrier (``cg::this_grid().sync()``)
+    after the last block arrives, as compiled in both pplx-kernels 7af3059 and DeepEP de8cfca
+    (sm_90, sessions 17 and 18): thread 0's MEMBAR.GPU + ERRBAR (its block's earlier memory
+    operations acknowledged: an L2 round trip, as the release-fence rule prices a fence without
+    peer stores), the atomicAdd on the barrier word, the polled load that sees the phase flip:
+    ``l2_hit + l2_atomic + l2_hit``. Counted where the barrier follows the phase's last byte
+    and signal (pplx's dispatch, DeepEP low-latency's combine); where it precedes the waits
+    for the peers (pplx's combine, DeepEP low-latency's dispatch) it runs while they fly."""
+    return (("l2_hit", "one"), ("l2_atomic", "one"), ("l2_hit", "one"))
 EXCHANGE_KERNELS = {k.name: k for k in (
     ExchangeKernel(
         "deepep-normal", dedup="node", forwarding=True, scale_out=True, pipelined=True,
@@ -938,8 +950,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         release_fence=(True, True),
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_atomic", "one")),
-               (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
-                ("l2_hit", "one"), ("l2_atomic", "one"), ("l2_hit", "one"))),
+               (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("hbm_load", "one"))
+               + _grid_sync()),
     ),
     ExchangeKernel(
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
@@ -1197,6 +1209,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "BlueFlame (MMIO) stores) runs only when the post rings it (session 16 "
                        "had counted its two atomics on every post); not counted either: the "
                        "QP fields that may hit L1, the key-table lookups (constant memory). "
+                       "The dispatch's receive loop waits for every slot's count and then "
+                       "for that many tokens before cg::this_grid().sync(): the grid sync "
+                       "follows the last byte and signal (MEMBAR.GPU + ERRBAR, the barrier "
+                       "atomicAdd, the polled load: l2_hit + l2_atomic + l2_hit, session 18; "
+                       "the combine's grid sync comes before its waits, while the copies fly: "
+                       "not counted). "
                        "After its grid sync the dispatch's receive part (scatterKernel, "
                        "lines 191-237) has every block walk all experts / ep x ep slots of "
                        "numTokensPerDP in order (its loop runs past its last token to the end "
@@ -1251,8 +1269,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 "row); block b takes received copies b, b + gridDim, ... until "
                                 "sourceExpert is 0"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
-        chain=((("l2_hit", "one"), ("l1_hit", "walk_slots"), ("l1_hit", "walk_slots"),
-                ("l2_hit", "walk_tokens")),
+        chain=(_grid_sync() + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
+                                ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens")),
                (("l2_hit", "one"), ("hbm_load", "one"), ("l1_hit", "reduce_loads"),
                 ("l2_hit", "reduce_loads"))),
         interleaved_chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals"),

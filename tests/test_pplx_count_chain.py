@@ -76,19 +76,22 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     chain runs between the phase's copies (interleaved), not before or after them."""
     post, load = _post_and_pass()
     l1 = EXCHANGE_LATENCY["hopper"]["l1_hit"].value
+    # the grid sync after the receive loop's waits (drain, session 18): thread 0's fence (an
+    # L2 round trip), the barrier atomicAdd, the polled load that sees the flip
+    sync = 2 * load + EXCHANGE_LATENCY["hopper"]["l2_atomic"].value
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         # + the receive walk (drain, added): 256 slots (first an L2 load, 255 x 2 L1 hits),
         # 1 token's copy
-        walk = load + 2 * 255 * l1 + load
+        walk = sync + load + 2 * 255 * l1 + load
         assert abs(r.dispatch_phase.interleaved - (load + remote * post)) < 1e-15
         assert abs(r.dispatch_phase.chain - walk) < 1e-15
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
     # the receiving block with the most tokens copies ceil(1024 / 132) = 8
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    walk = load + 2 * 255 * l1 + 8 * load
+    walk = sync + load + 2 * 255 * l1 + 8 * load
     assert abs(r.dispatch_phase.interleaved - (load + post)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
