@@ -382,10 +382,11 @@ def peer_access_latency(arch):
 #: stores into the peers (every EP rank in one load/store domain, and not sent over RDMA
 #: alone), none otherwise (``"loadstore"``: a step that follows the last copy's
 #: acknowledged stores there, and overlaps the data's flight when the copies are RDMA
-#: writes queued ahead of it).
+#: writes queued ahead of it); or once when they are not (``"network"``: the EP ranks span
+#: load/store domains, or every copy goes over RDMA).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
-                 "loadstore")
+                 "loadstore", "network")
 
 
 def serial_copies(copies, blocks):
@@ -479,7 +480,8 @@ class ExchangeKernel:
         ``"serial_copies"`` or ``"posted_copies"`` (the combine's slowest block's copies, and
         its NIC posts, :meth:`combine_posts`; need ``combine_blocks``) or
         ``"further_copies"`` (those copies after the first) or ``"loadstore"`` (once when the
-        phase's copies are load/store stores, none over the network). A pulling combine's
+        phase's copies are load/store stores, none over the network) or ``"network"`` (the
+        reverse). A pulling combine's
         peer loads are its pull rounds, not part of this. These steps come before the phase's first
         byte can move or after its last byte lands (fill and drain): they add to the
         transfer.
@@ -746,7 +748,7 @@ class ExchangeKernel:
         posts (:meth:`combine_posts`), ``walk_slots`` and ``walk_tokens`` the dispatch's
         receive walk (:meth:`receive_walk`), ``reduce_loads`` the combine's receive sum
         (:meth:`receive_reduce`), ``loadstore`` whether the phase's copies are load/store
-        stores (its ``"loadstore"`` steps). ``interleaved=True`` prices ``interleaved_chain``
+        stores (its ``"loadstore"`` steps; otherwise its ``"network"`` steps). ``interleaved=True`` prices ``interleaved_chain``
         instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -764,7 +766,8 @@ class ExchangeKernel:
                  "serial_copies": float(serial_copies), "posted_copies": float(posted_copies),
                  "further_copies": float(max(serial_copies - 1, 0)),
                  "walk_slots": float(walk_slots), "walk_tokens": float(walk_tokens),
-                 "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore))}
+                 "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore)),
+                 "network": float(not loadstore)}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -849,6 +852,32 @@ def _ibgda_post(count):
     return ((("l2_hit", count),) * 6) + ((("l2_atomic", count),) * 2)
 
 
+def _doorbell(count):
+    """The dependent steps of ringing an RC queue pair's doorbell from the GPU, each repeated
+    once per ``count``: the same in NVSHMEM 3.2.5's ``ibgda_post_send`` (libnvshmem_device.a,
+    sm_90, session 17) and in DeepEP de8cfca's own (``csrc/kernels/ibgda_device.cuh``, sm_90,
+    session 18): the lock compare-and-swap, the atomicMax on prod_idx (its result awaited), a
+    GPU-scope fence, the doorbell record's pointer (L2: the fence invalidated L1), the record's
+    store, a fence, the queue pair number and BlueFlame pointer, the BlueFlame (MMIO) store:
+    ``2 x l2_atomic + 4 x l2_hit``. A post whose submit sees a later reservation leaves the ring
+    to that reserver, whose ring comes after this post's submit: the last post of a chain, or
+    the first a transfer waits for, departs no earlier than one ring after it."""
+    return ((("l2_atomic", count),) * 2) + ((("l2_hit", count),) * 4)
+
+
+def _deepep_put(count):
+    """The dependent steps of one warp's IBGDA put in DeepEP de8cfca's own
+    ``nvshmemi_ibgda_put_nbi_warp`` (``csrc/kernels/ibgda_device.cuh``; SASS of
+    ``internode_ll.cu`` for sm_90, session 18), each repeated once per ``count``: the lanes'
+    key lookups (shuffled), the resv_head atomicAdd (shuffled), the queue pair's fields, the
+    WQE stores, the GPU-scope fence (MEMBAR.SC.GPU + ERRBAR: an L2 round trip), the
+    ready_head compare-and-swap, then a ring (:func:`_doorbell`: DeepEP rings on every fourth
+    message of a queue pair; the first byte waits for some ring): ``7 x l2_hit + 4 x
+    l2_atomic``. No send-queue check (DeepEP sizes the queue above its messages in flight)."""
+    return ((("l2_hit", count), ("l2_atomic", count), ("l2_hit", count), ("l2_hit", count),
+             ("l2_atomic", count)) + _doorbell(count))
+
+
 def _grid_sync():
     """The steps of a cooperative kernel's grid-wide barrier (``cg::this_grid().sync()``)
     after the last block arrives, as compiled in both pplx-kernels 7af3059 and DeepEP de8cfca
@@ -920,9 +949,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "(result shuffled to the warp), then the peer's heap base (__ldg of "
                        "peer_heap_base_p2p, issued after the shuffle), then the first round of "
                        "the send buffer (8 x 16 B per lane, written by the block just before: "
-                       "L2) before its stores to the peer: hbm_load + l2_atomic + 2 x l2_hit "
-                       "(over RDMA the IBGDA post replaces the first-round load: a lower bound "
-                       "there). Each copy ends in atomic_add_release_global (MEMBAR.GPU + "
+                       "L2) before its stores to the peer: hbm_load + l2_atomic + 2 x l2_hit; "
+                       "over RDMA the warp's IBGDA put (DeepEP's own nvshmemi_ibgda_put_nbi_warp: "
+                       "key lookups, resv_head atomicAdd, the queue pair's fields, the WQE "
+                       "stores and a GPU-scope fence, the ready_head CAS, then a ring, which "
+                       "DeepEP makes on every fourth message of a queue pair and the first byte "
+                       "waits for: 7 x l2_hit + 4 x l2_atomic) replaces the first-round load. "
+                       "Each copy ends in atomic_add_release_global (MEMBAR.GPU + "
                        "ERRBAR: it waits for the copy's peer stores, the release fence); then "
                        "the expert's count warp sees the finish counter (a polled L2 load) and "
                        "loads the peer base again (after CCTL.IVALL: L2) before its release "
@@ -936,7 +969,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "src_info[token] (the loop bound and the destination slot depend on "
                        "them; written by the dispatch's receive before the 528 MB copy: HBM), "
                        "the peer base, then the first round of x (HBM) before the stores: "
-                       "3 x hbm_load + l2_hit; the receive part waits for every flag, then "
+                       "3 x hbm_load + l2_hit (over RDMA the put from x, zero-copy in the timed "
+                       "run, replaces x's load: 2 x hbm_load + l2_hit + the put); the receive part waits for every flag, then "
                        "cg::this_grid().sync() (thread 0: MEMBAR.GPU + ERRBAR, an atomicAdd on "
                        "the grid barrier, a polled load; priced as the release-fence rule prices "
                        "a fence without peer stores, an L2 round trip): 2 x l2_hit + l2_atomic "
@@ -948,10 +982,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "NCCL EP's low-latency kernel (adapted from DeepEP) is priced with the same "
                        "steps: an assumption"))),
         release_fence=(True, True),
-        chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
-                ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_atomic", "one")),
-               (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("hbm_load", "one"))
-               + _grid_sync()),
+        chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
+                ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"))
+               + _deepep_put("network") + (("l2_atomic", "one"),),
+               (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"),
+                ("hbm_load", "loadstore")) + _deepep_put("network") + _grid_sync()),
     ),
     ExchangeKernel(
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
@@ -1273,9 +1308,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens")),
                (("l2_hit", "one"), ("hbm_load", "one"), ("l1_hit", "reduce_loads"),
                 ("l2_hit", "reduce_loads"))),
-        interleaved_chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals"),
+        interleaved_chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals")
+                           + _doorbell("network"),
                            (("l2_hit", "further_copies"), ("hbm_load", "further_copies"))
-                           + _ibgda_post("posted_copies")),
+                           + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8,
     ),
     ExchangeKernel(

@@ -32,11 +32,18 @@ def _run(nodes, ep, **kw):
 
 
 def _counted(flushed=True, loadstore=True):
-    """The steps above, by hand: (dispatch, combine) seconds."""
+    """The steps above, by hand: (dispatch, combine) seconds. Over the network the first byte
+    leaves after the warp's IBGDA put instead of the first round's load (dispatch) or x's
+    load (combine): DeepEP's put is key lookups, the resv_head atomicAdd, the queue pair's
+    fields, the fence after the WQE stores, the ready_head CAS (3 l2_hit + 2 l2_atomic), and a
+    doorbell ring (lock CAS, atomicMax, fence, record pointer, fence, BlueFlame pointer:
+    2 l2_atomic + 4 l2_hit)."""
     hbm = _HOP["hbm_load"] if flushed else _HOP["l2_hit"]
     hit, atomic = _HOP["l2_hit"], _HOP["l2_atomic"]
-    dispatch = hbm + atomic + 2 * hit + (2 * hit if loadstore else 0.0) + atomic
-    combine = 3 * hbm + hit + (2 * hit + atomic)
+    put = 7 * hit + 4 * atomic
+    first = hit if loadstore else put           # the dispatch's first byte
+    dispatch = hbm + atomic + hit + first + (2 * hit if loadstore else 0.0) + atomic
+    combine = 2 * hbm + hit + (hbm if loadstore else put) + (2 * hit + atomic)
     return dispatch, combine
 
 
@@ -50,7 +57,9 @@ def test_one_node_phases_carry_the_counted_fill_and_drain():
 
 
 @pytest.mark.parametrize("nodes, ep, transport", [(2, 16, None), (16, 128, None), (1, 8, "rdma")])
-def test_over_the_network_the_count_warp_steps_overlap_the_flight(nodes, ep, transport):
+def test_over_the_network_the_first_byte_waits_for_the_put(nodes, ep, transport):
+    """Over the network the first byte leaves after the warp's IBGDA put, and the count
+    warp's steps after the last copy overlap the data's flight (not counted)."""
     r = _run(nodes, ep, transport=transport)
     want_d, want_c = _counted(loadstore=False)
     assert r.dispatch_phase.chain == pytest.approx(want_d, rel=1e-12)
@@ -78,13 +87,15 @@ def test_the_steps_add_to_the_phase_they_do_not_overlap_it(nodes, ep):
         assert a.transfer == b.transfer and a.local_copy == b.local_copy
 
 
-def test_loadstore_count_is_one_or_none():
+def test_loadstore_and_network_counts_are_one_or_none():
     k = exchange_kernel("deepep-low-latency")
     on = k.chain_latency(0, "hopper", 0, 0, loadstore=True)[0]
     off = k.chain_latency(0, "hopper", 0, 0, loadstore=False)[0]
-    assert on - off == pytest.approx(2 * _HOP["l2_hit"], rel=1e-12)
-    assert k.chain_latency(1, "hopper", 0, 0, loadstore=True) == k.chain_latency(
-        1, "hopper", 0, 0, loadstore=False)
+    put = 7 * _HOP["l2_hit"] + 4 * _HOP["l2_atomic"]
+    assert off - on == pytest.approx(put - 3 * _HOP["l2_hit"], rel=1e-12)
+    on_c = k.chain_latency(1, "hopper", 0, 0, loadstore=True)[0]
+    off_c = k.chain_latency(1, "hopper", 0, 0, loadstore=False)[0]
+    assert off_c - on_c == pytest.approx(put - _HOP["hbm_load"], rel=1e-12)
 
 
 def test_a_chain_step_count_must_be_known():
