@@ -180,6 +180,7 @@ from scipy.stats import binom
 
 from fabric import (
     EXCHANGE_BLOCK_RATE,
+    EXCHANGE_LATENCY,
     EXCHANGE_NIC_EFFICIENCY,
     EXCHANGE_SYNC,
     NodeError,
@@ -1303,10 +1304,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                     kern.chain_latency(1, arch, 0, 0, l2_flushed, posted_copies=1,
                                        interleaved=True)[0]
                     - kern.chain_latency(1, arch, 0, 0, l2_flushed, interleaved=True)[0])
-            # the copies' fences run between the block's copies (they replace the one release)
+            # the copies' fences run between the block's copies (they replace the one release);
+            # before each, the put's warp copy: one dependent L2 load per put_vector bytes
             fence[1] = 0.0
+            per_copy = peer_trip
+            if kern.put_vector:
+                hit = EXCHANGE_LATENCY[arch]["l2_hit"]
+                per_copy += math.ceil(b_c / kern.put_vector) * hit.value
+                params = params + tuple(p for p in (hit,) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
-                                     peer_trip, lead)
+                                     per_copy, lead)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:

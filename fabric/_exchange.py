@@ -506,6 +506,11 @@ class ExchangeKernel:
         receive part, each pass taking the token's ``k`` copies one after another (an index
         load, then the copy's load: pplx-kernels' gatherKernel, 256 threads x 8 elements):
         :meth:`receive_reduce`. Needs ``combine_blocks``.
+    put_vector : int
+        ``0``, or the bytes one warp copies per dependent load when such a combine's block puts
+        a copy to a load/store peer (NVSHMEM's warp memcpy: 32 lanes x 16 B, a load then its
+        store per step): each such copy adds ``ceil(bytes / put_vector)`` L2 hits to the
+        block's chain before its fence. Needs ``combine_blocks`` and a combine release fence.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -562,6 +567,7 @@ class ExchangeKernel:
     combine_blocks: int = 0
     late_pulls: tuple = ()
     reduce_elements: int = 0
+    put_vector: int = 0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -627,6 +633,12 @@ class ExchangeKernel:
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
+        v = self.put_vector
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"put_vector must be an int >= 0, got {v!r}")
+        if v and not (self.combine_blocks and self.release_fence[1]):
+            raise ValueError("put_vector needs combine_blocks and a combine release fence (the "
+                             "blocks' fenced copies to load/store peers)")
         if self.reduce_elements and not self.combine_blocks:
             raise ValueError("reduce_elements needs combine_blocks (the blocks that take the "
                              "tokens)")
@@ -810,7 +822,7 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
                                  "", src.get("count_grid", "")))
-        for field in ("combine_blocks", "reduce_elements", "block_per_token"):
+        for field in ("combine_blocks", "reduce_elements", "block_per_token", "put_vector"):
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), "",
                                      src.get(field, "")))
@@ -1298,6 +1310,17 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "copy) is one L1 hit (the token's indices after the first) and "
                                  "one L2 load (the copy, written by a peer's put or the NIC) "
                                  "in series; a lower bound")),
+            ("put_vector", (f"{_PPLX} 7af3059 internode_gather.cu compiled as its "
+                            "CMakeLists.txt does (nvcc 13.0 -arch=sm_90a -rdc=true -O3, NVSHMEM "
+                            "3.2.5 headers; session 18): nvshmemx_putmem_signal_nbi_warp to a "
+                            "load/store peer inlines NVSHMEM's warp memcpy as a loop of one "
+                            "LDG.E.128 of the staged copy (xBufferIn, written by the block just "
+                            "before: L2) and its ST.E.128 to the peer, 32 lanes x 16 B = 512 B "
+                            "per step, not unrolled (gatherKernel<bf16,8,true,true> 0x1290-0x1370), "
+                            "before lane 0's fence and signal; with dpSize 1 only warp 0 puts and "
+                            "the next copy waits for it at __syncthreads: ceil(bytes / 512) L2 "
+                            "hits per copy to a peer on the block's chain (a copy to the own rank "
+                            "is the same loop: not counted, a lower bound)")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
@@ -1312,7 +1335,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                            + _doorbell("network"),
                            (("l2_hit", "further_copies"), ("hbm_load", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
-        reduce_elements=256 * 8,
+        reduce_elements=256 * 8, put_vector=32 * 16,
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

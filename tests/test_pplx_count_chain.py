@@ -68,6 +68,12 @@ def _post_and_pass():
     return post, lat["l2_hit"].value
 
 
+def _put_rounds(nbytes=2 * 7168):
+    """A put to a load/store peer (session 18): NVSHMEM's warp memcpy, one dependent L2 load of
+    the staged copy per 32 lanes x 16 B (gatherKernel's SASS), before the copy's fence."""
+    return math.ceil(nbytes / 512) * EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+
+
 def _ring():
     """A doorbell ring (session 18): NVSHMEM 3.2.5's ibgda_post_send, whoever runs it (the
     poster, or a later reserver on the queue pair after this post's submit): the lock CAS,
@@ -115,7 +121,8 @@ def test_pplx_interleaved_chain_is_a_max_with_the_links():
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
     kern = exchange_kernel("pplx")
     # off: no interleaved chain, and no per-copy fences (they run between the copies too)
-    off = dataclasses.replace(kern, interleaved_chain=((), ()), release_fence=(True, False))
+    off = dataclasses.replace(kern, interleaved_chain=((), ()), release_fence=(True, False),
+                              put_vector=0)
     for tokens in (1, 128):
         r = moe_exchange(_h100(4), "deepseek-v3", tokens, 32, kernel=kern, **kw)
         r0 = moe_exchange(_h100(4), "deepseek-v3", tokens, 32, kernel=off, **kw)
@@ -174,7 +181,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         posted = copies + 1 if nodes > 1 else 0      # + block 0's gatherSync signal
-        fences = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip,
+        fences = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip + _put_rounds(),
                               post if nodes > 1 else 0.0)
         # the first copy's loads (fill) and the receive sum (drain: 1 token per block, 4
         # passes of 2048 elements x 8 copies) add; the rest runs between the copies
@@ -186,7 +193,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     # data left in L2 (a decode step): the expert output's load is an L2 hit
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                      combine_bytes=2, routing="uniform", l2_flushed=False)
-    fences = _copy_fences(1024, 132, 7 / 16, trip, post)
+    fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds(), post)
     assert abs(r.combine_phase.chain - (2 * load + 32 * (l1 + load))) < 1e-15
     assert abs(r.combine_phase.interleaved - (7 * 2 * load + 9 * post + fences + _ring())) < 1e-15
 
@@ -245,11 +252,12 @@ def test_single_node_combine_fences_every_copy():
         assert trip > 0
         pmf = [math.comb(most, j) * (7 / 8) ** j * (1 / 8) ** (most - j) for j in range(most + 1)]
         fences = r.combine_phase.interleaved - (most - 1) * copy     # no posts in one node
-        assert abs(fences - trip * expected_max(pmf, full)) < 1e-15
-    assert fences <= trip
+        # each copy to a peer: the put's 28 warp-copy rounds (14336 B / 512 B), then its fence
+        assert abs(fences - (trip + _put_rounds()) * expected_max(pmf, full)) < 1e-15
+    assert fences <= trip + _put_rounds()
     r = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    assert r.combine_phase.interleaved - 7 * copy > 7.99 * r.dispatch_phase.fence
+    assert r.combine_phase.interleaved - 7 * copy > 7.99 * (r.dispatch_phase.fence + _put_rounds())
 
 
 def _copy_fences_brute(copies, blocks, p, trip, lead):
@@ -280,10 +288,10 @@ def test_copy_fences_equals_enumerating_the_blocks(copies, blocks, p, lead):
 def test_multi_node_combine_fences_its_nvlink_copies():
     """Across nodes a copy to an NVLink peer is still a warp copy, lane 0's
     __threadfence_system (MEMBAR.SC.SYS in gatherKernel's SASS), then its signal's IBGDA post:
-    one in-node peer round trip more on its block's chain; block 0 also posts its sync signal.
-    At EP16 x 128 tokens (100 blocks of 8 copies, each from the sender's node but not itself
-    with probability 7/16) the expected slowest block adds ~5.5 fences; over RDMA alone
-    (no NVLink copies) none."""
+    one in-node peer round trip more on its block's chain, after the put's 28 warp-copy
+    rounds (session 18); block 0 also posts its sync signal. At EP16 x 128 tokens (100 blocks
+    of 8 copies, each from the sender's node but not itself with probability 7/16) the
+    expected slowest block adds ~6.7 such copies; over RDMA alone (no NVLink copies) none."""
     from analysis._moe_exchange import _copy_fences
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
     one = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", **kw)
@@ -294,14 +302,15 @@ def test_multi_node_combine_fences_its_nvlink_copies():
     for nodes, tokens in ((2, 128), (16, 128), (2, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx", **kw)
         most = -(-tokens * 8 // 132)
-        want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip, post)
+        want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip + _put_rounds(), post)
         assert want > 0
         fences = (r.combine_phase.interleaved - (most - 1) * copy - (most + 1) * post
                   - _ring())
         assert abs(fences - want) < 1e-15
         assert r.dispatch_phase.fence == r.combine_phase.fence == 0.0
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", **kw)
-    assert 5.0 * trip < r.combine_phase.interleaved - 7 * copy - 9 * post - _ring() < 6.0 * trip
+    per = trip + _put_rounds()
+    assert 6.5 * per < r.combine_phase.interleaved - 7 * copy - 9 * post - _ring() < 7.0 * per
     rdma = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx", transport="rdma", **kw)
     assert abs(rdma.combine_phase.interleaved - 7 * copy - 9 * post - _ring()) < 1e-15
     assert rdma.combine_phase.fence == 0.0
@@ -400,3 +409,21 @@ def test_reduce_elements_is_validated():
     with pytest.raises(ValueError, match="needs combine_blocks"):
         dataclasses.replace(exchange_kernel("one-sided"), reduce_elements=2048)
     assert exchange_kernel("one-sided").receive_reduce(256, 8, 4, 7168) == 0
+
+
+def test_put_vector_is_validated_and_sourced():
+    """put_vector (bytes per dependent round of a put's warp copy) is an int >= 0, needs the
+    combine's serial blocks and their fence, and is listed with its source."""
+    import dataclasses
+
+    import pytest
+    kern = exchange_kernel("pplx")
+    assert kern.put_vector == 512
+    assert "pplx.put_vector" in {p.name for p in kern.parameters()}
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="put_vector must be an int"):
+            dataclasses.replace(kern, put_vector=bad)
+    with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
+        dataclasses.replace(kern, release_fence=(True, False))
+    with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
+        dataclasses.replace(exchange_kernel("deepep-low-latency"), put_vector=512)
