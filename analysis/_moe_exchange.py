@@ -1268,6 +1268,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
+        # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
+        put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0
+                      for b in (b_d, b_c)]
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1279,6 +1282,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   walk_tokens=walk_tokens,
                                                   reduce_loads=reduce_loads,
                                                   loadstore=nodes == 1 and not rdma_only,
+                                                  put_rounds=put_rounds[i],
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
@@ -1310,7 +1314,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             per_copy = peer_trip
             if kern.put_vector:
                 hit = EXCHANGE_LATENCY[arch]["l2_hit"]
-                per_copy += math.ceil(b_c / kern.put_vector) * hit.value
+                per_copy += math.ceil(b_c / kern.put_vector) * hit.value   # its put's rounds
                 params = params + tuple(p for p in (hit,) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
                                      per_copy, lead)

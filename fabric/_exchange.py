@@ -383,10 +383,12 @@ def peer_access_latency(arch):
 #: alone), none otherwise (``"loadstore"``: a step that follows the last copy's
 #: acknowledged stores there, and overlaps the data's flight when the copies are RDMA
 #: writes queued ahead of it); or once when they are not (``"network"``: the EP ranks span
-#: load/store domains, or every copy goes over RDMA).
+#: load/store domains, or every copy goes over RDMA); or, when they are load/store stores, once
+#: per dependent round of a put's warp copy of the phase's token (``"put_rounds"``:
+#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
-                 "loadstore", "network")
+                 "loadstore", "network", "put_rounds")
 
 
 def serial_copies(copies, blocks):
@@ -421,6 +423,7 @@ _CHAIN_COUNT_NEEDS = {
     **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
+    "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
                     ("combine_blocks", " (the blocks that send the received copies)")),
 }
@@ -510,7 +513,9 @@ class ExchangeKernel:
         ``0``, or the bytes one warp copies per dependent load when such a combine's block puts
         a copy to a load/store peer (NVSHMEM's warp memcpy: 32 lanes x 16 B, a load then its
         store per step): each such copy adds ``ceil(bytes / put_vector)`` L2 hits to the
-        block's chain before its fence. Needs ``combine_blocks`` and a combine release fence.
+        block's chain before its fence (charged with the combine's per-copy release fences); a
+        chain step counted in ``"put_rounds"`` uses it for a phase's token. Needs
+        ``combine_blocks``.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -636,9 +641,9 @@ class ExchangeKernel:
         v = self.put_vector
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise ValueError(f"put_vector must be an int >= 0, got {v!r}")
-        if v and not (self.combine_blocks and self.release_fence[1]):
-            raise ValueError("put_vector needs combine_blocks and a combine release fence (the "
-                             "blocks' fenced copies to load/store peers)")
+        if v and not self.combine_blocks:
+            raise ValueError("put_vector needs combine_blocks (the blocks that put the received "
+                             "copies)")
         if self.reduce_elements and not self.combine_blocks:
             raise ValueError("reduce_elements needs combine_blocks (the blocks that take the "
                              "tokens)")
@@ -746,7 +751,8 @@ class ExchangeKernel:
 
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
-                      walk_tokens=0, reduce_loads=0, loadstore=False, interleaved=False):
+                      walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
+                      interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -760,7 +766,9 @@ class ExchangeKernel:
         posts (:meth:`combine_posts`), ``walk_slots`` and ``walk_tokens`` the dispatch's
         receive walk (:meth:`receive_walk`), ``reduce_loads`` the combine's receive sum
         (:meth:`receive_reduce`), ``loadstore`` whether the phase's copies are load/store
-        stores (its ``"loadstore"`` steps; otherwise its ``"network"`` steps). ``interleaved=True`` prices ``interleaved_chain``
+        stores (its ``"loadstore"`` steps; otherwise its ``"network"`` steps), ``put_rounds``
+        the dependent rounds of a put's warp copy of the phase's token (counted only with
+        ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
         instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -779,7 +787,8 @@ class ExchangeKernel:
                  "further_copies": float(max(serial_copies - 1, 0)),
                  "walk_slots": float(walk_slots), "walk_tokens": float(walk_tokens),
                  "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore)),
-                 "network": float(not loadstore)}
+                 "network": float(not loadstore),
+                 "put_rounds": float(put_rounds) if loadstore else 0.0}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -1291,7 +1300,17 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "waits for warp 0: one release fence per copy (release_fence: the "
                        "slowest block's copies to other ranks; across the network its copies "
                        "to NVLink peers). Expected received copies per rank: tokens x k")),
-            ("interleaved_chain", ("the count warp's chain (dispatch) and the combine's "
+            ("interleaved_chain", ("in one node the dispatch's sending warps (scatterKernel "
+                                   "7af3059 l.107-150, SASS nvcc 13.0 sm_90a, session 18): the "
+                                   "block's token staged into xBufferIn (LDG.E.128 -> STG.E.128 "
+                                   "per 288 x 16 B round, 2 rounds: one hbm_load counted), "
+                                   "bar.sync, the expert id (__ldg), the put's P2P pointer "
+                                   "(__ldg), then the put's warp copy (put_rounds, one L2 load of "
+                                   "the staged token per 512 B); they run beside the count warp, "
+                                   "whose chain in one node is one load (the sending warps' is the "
+                                   "larger: counted instead), across nodes its posts (the larger at "
+                                   "one token; at 128 tokens the links dominate both); and "
+                                   "the count warp's chain (dispatch, across nodes) and the combine's "
                                    "slowest block's copies after its first, their posts and "
                                    "their fences (release_fence) run while the other warps and "
                                    "blocks send: composed with the links' time as a max (lead's "
@@ -1331,8 +1350,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens")),
                (("l2_hit", "one"), ("hbm_load", "one"), ("l1_hit", "reduce_loads"),
                 ("l2_hit", "reduce_loads"))),
-        interleaved_chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals")
-                           + _doorbell("network"),
+        interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
+                           + _doorbell("network")
+                           + (("hbm_load", "loadstore"), ("l2_hit", "loadstore"),
+                              ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
                            (("l2_hit", "further_copies"), ("hbm_load", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8, put_vector=32 * 16,

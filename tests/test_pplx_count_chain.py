@@ -100,8 +100,15 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         # + the receive walk (drain, added): 256 slots (first an L2 load, 255 x 2 L1 hits),
         # 1 token's copy
         walk = sync + load + 2 * 255 * l1 + load
-        ring = _ring() if nodes > 1 else 0.0
-        assert abs(r.dispatch_phase.interleaved - (load + remote * post + ring)) < 1e-15
+        if nodes > 1:
+            want = load + remote * post + _ring()
+        else:
+            # one node: the sending warps' chain is the larger (session 18): the staged token's
+            # load (HBM), the expert id, the put's P2P pointer, then ceil(7396 / 512) = 15
+            # rounds of the put's warp copy
+            hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
+            want = hbm + 2 * load + _put_rounds(7396)
+        assert abs(r.dispatch_phase.interleaved - want) < 1e-15
         assert abs(r.dispatch_phase.chain - walk) < 1e-15
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
     # the receiving block with the most tokens copies ceil(1024 / 132) = 8
@@ -121,8 +128,7 @@ def test_pplx_interleaved_chain_is_a_max_with_the_links():
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
     kern = exchange_kernel("pplx")
     # off: no interleaved chain, and no per-copy fences (they run between the copies too)
-    off = dataclasses.replace(kern, interleaved_chain=((), ()), release_fence=(True, False),
-                              put_vector=0)
+    off = dataclasses.replace(kern, interleaved_chain=((), ()), release_fence=(True, False))
     for tokens in (1, 128):
         r = moe_exchange(_h100(4), "deepseek-v3", tokens, 32, kernel=kern, **kw)
         r0 = moe_exchange(_h100(4), "deepseek-v3", tokens, 32, kernel=off, **kw)
@@ -413,7 +419,8 @@ def test_reduce_elements_is_validated():
 
 def test_put_vector_is_validated_and_sourced():
     """put_vector (bytes per dependent round of a put's warp copy) is an int >= 0, needs the
-    combine's serial blocks and their fence, and is listed with its source."""
+    combine's serial blocks, is needed by a "put_rounds" chain step, and is listed with its
+    source."""
     import dataclasses
 
     import pytest
@@ -423,7 +430,7 @@ def test_put_vector_is_validated_and_sourced():
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="put_vector must be an int"):
             dataclasses.replace(kern, put_vector=bad)
-    with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
-        dataclasses.replace(kern, release_fence=(True, False))
+    with pytest.raises(ValueError, match="put_rounds needs put_vector"):
+        dataclasses.replace(kern, put_vector=0)
     with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
         dataclasses.replace(exchange_kernel("deepep-low-latency"), put_vector=512)
