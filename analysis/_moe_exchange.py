@@ -1271,6 +1271,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
         put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0
                       for b in (b_d, b_c)]
+        # a block's staging copy of the phase's message: its dependent rounds beyond the first
+        stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
+        stage_rounds = stage_rounds or [0, 0]
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1283,6 +1286,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   reduce_loads=reduce_loads,
                                                   loadstore=nodes == 1 and not rdma_only,
                                                   put_rounds=put_rounds[i],
+                                                  stage_rounds=stage_rounds[i],
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores

@@ -385,10 +385,13 @@ def peer_access_latency(arch):
 #: writes queued ahead of it); or once when they are not (``"network"``: the EP ranks span
 #: load/store domains, or every copy goes over RDMA); or, when they are load/store stores, once
 #: per dependent round of a put's warp copy of the phase's token (``"put_rounds"``:
-#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network).
+#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network);
+#: or once per round of a block's staging copy of the phase's token beyond the first
+#: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
+#: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
-                 "loadstore", "network", "put_rounds")
+                 "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds")
 
 
 def serial_copies(copies, blocks):
@@ -424,6 +427,8 @@ _CHAIN_COUNT_NEEDS = {
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
+    **dict.fromkeys(("stage_rounds", "further_stage_rounds"),
+                    ("stage_vector", " (the bytes of a block's staging copy per dependent load)")),
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
                     ("combine_blocks", " (the blocks that send the received copies)")),
 }
@@ -516,6 +521,11 @@ class ExchangeKernel:
         block's chain before its fence (charged with the combine's per-copy release fences); a
         chain step counted in ``"put_rounds"`` uses it for a phase's token. Needs
         ``combine_blocks``.
+    stage_vector : tuple of int
+        ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
+        moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
+        copy into the symmetric buffer before a put): the chain counts ``"stage_rounds"`` and
+        ``"further_stage_rounds"`` use it.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -573,6 +583,7 @@ class ExchangeKernel:
     late_pulls: tuple = ()
     reduce_elements: int = 0
     put_vector: int = 0
+    stage_vector: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -638,6 +649,12 @@ class ExchangeKernel:
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
+        if self.stage_vector != () and (
+                not isinstance(self.stage_vector, tuple) or len(self.stage_vector) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int) or x < 1
+                       for x in self.stage_vector)):
+            raise ValueError(f"stage_vector must be () or two ints >= 1 (dispatch, combine bytes "
+                             f"per staging round), got {self.stage_vector!r}")
         v = self.put_vector
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise ValueError(f"put_vector must be an int >= 0, got {v!r}")
@@ -752,7 +769,7 @@ class ExchangeKernel:
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
-                      interleaved=False):
+                      stage_rounds=0, interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -768,7 +785,8 @@ class ExchangeKernel:
         (:meth:`receive_reduce`), ``loadstore`` whether the phase's copies are load/store
         stores (its ``"loadstore"`` steps; otherwise its ``"network"`` steps), ``put_rounds``
         the dependent rounds of a put's warp copy of the phase's token (counted only with
-        ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
+        ``loadstore``), ``stage_rounds`` the rounds of a block's staging copy of it beyond the
+        first (:attr:`stage_vector`). ``interleaved=True`` prices ``interleaved_chain``
         instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -788,7 +806,9 @@ class ExchangeKernel:
                  "walk_slots": float(walk_slots), "walk_tokens": float(walk_tokens),
                  "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore)),
                  "network": float(not loadstore),
-                 "put_rounds": float(put_rounds) if loadstore else 0.0}
+                 "put_rounds": float(put_rounds) if loadstore else 0.0,
+                 "stage_rounds": float(stage_rounds),
+                 "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds)}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -827,6 +847,10 @@ class ExchangeKernel:
                 text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-"
                                   for ph in getattr(self, field))
                 out.append(Parameter(f"{self.name}.{field}", text, "", src.get(field, "")))
+        if self.stage_vector:
+            out.append(Parameter(f"{self.name}.stage_vector",
+                                 "{}+{}".format(*self.stage_vector), "B",
+                                 src.get("stage_vector", "")))
         if self.count_grid:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
@@ -1329,6 +1353,20 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "copy) is one L1 hit (the token's indices after the first) and "
                                  "one L2 load (the copy, written by a peer's put or the NIC) "
                                  "in series; a lower bound")),
+            ("stage_vector", (f"{_PPLX} 7af3059, compiled as its CMakeLists.txt does (nvcc "
+                              "13.0 -arch=sm_90a -rdc=true -O3; session 18): the blocks copy a "
+                              "token into the symmetric buffer before they put it, a loop of one "
+                              "LDG.E.128 then its STG.E.128 per thread and step, not unrolled "
+                              "(scatterKernel 0f70-10a0: 9 sending warps, 288 x 16 B = 4608 B per "
+                              "step; gatherKernel 0d40-0e40: 8 warps, 256 x 16 B = 4096 B, so 4 "
+                              "dependent loads of the expert output (HBM) per BF16 copy). The "
+                              "combine's copy also waits, after sourceExpert and __syncthreads, "
+                              "for sourceIndex / sourceGroup / sourceOffset (three loads in "
+                              "parallel, 0bb0-0c80: one L2 trip; written by this sample's "
+                              "dispatch) and, before the put, for the P2P pointer (__ldg, "
+                              "1030: an L1 hit after the first copy, counted as one). The "
+                              "dispatch's staging rounds beyond the first are not counted (a "
+                              "lower bound)")),
             ("put_vector", (f"{_PPLX} 7af3059 internode_gather.cu compiled as its "
                             "CMakeLists.txt does (nvcc 13.0 -arch=sm_90a -rdc=true -O3, NVSHMEM "
                             "3.2.5 headers; session 18): nvshmemx_putmem_signal_nbi_warp to a "
@@ -1348,15 +1386,18 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
         chain=(_grid_sync() + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
                                 ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens")),
-               (("l2_hit", "one"), ("hbm_load", "one"), ("l1_hit", "reduce_loads"),
+               (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
+                ("hbm_load", "stage_rounds"), ("l1_hit", "one"), ("l1_hit", "reduce_loads"),
                 ("l2_hit", "reduce_loads"))),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network")
                            + (("hbm_load", "loadstore"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
-                           (("l2_hit", "further_copies"), ("hbm_load", "further_copies"))
+                           (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
+                            ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
+                            ("l1_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
-        reduce_elements=256 * 8, put_vector=32 * 16,
+        reduce_elements=256 * 8, put_vector=32 * 16, stage_vector=(288 * 16, 256 * 16),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

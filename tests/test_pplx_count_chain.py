@@ -191,8 +191,11 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
                               post if nodes > 1 else 0.0)
         # the first copy's loads (fill) and the receive sum (drain: 1 token per block, 4
         # passes of 2048 elements x 8 copies) add; the rest runs between the copies
-        assert abs(r.combine_phase.chain - (load + hbm + 32 * (l1 + load))) < 1e-15
-        want = (copies - 1) * (load + hbm) + posted * post + fences
+        # each copy (session 18): sourceExpert, the source index/group/offset (one L2 trip),
+        # 4 staging rounds of 4096 B (HBM), the P2P pointer (L1)
+        each = 2 * load + 4 * hbm + l1
+        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load))) < 1e-15
+        want = (copies - 1) * each + posted * post + fences
         want += _ring() if nodes > 1 else 0.0
         assert abs(r.combine_phase.interleaved - want) < 1e-15
         assert r.combine_phase.fence == 0.0
@@ -200,8 +203,9 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                      combine_bytes=2, routing="uniform", l2_flushed=False)
     fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds(), post)
-    assert abs(r.combine_phase.chain - (2 * load + 32 * (l1 + load))) < 1e-15
-    assert abs(r.combine_phase.interleaved - (7 * 2 * load + 9 * post + fences + _ring())) < 1e-15
+    each = 6 * load + l1                                  # the HBM steps as L2 hits
+    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load))) < 1e-15
+    assert abs(r.combine_phase.interleaved - (7 * each + 9 * post + fences + _ring())) < 1e-15
 
 
 def test_combine_blocks_is_validated():
@@ -250,7 +254,7 @@ def test_single_node_combine_fences_every_copy():
     token per warp) has one. At one token: one copy per block, one fence."""
     from analysis._moe_exchange import expected_max
     lat = EXCHANGE_LATENCY["hopper"]
-    copy = lat["l2_hit"].value + lat["hbm_load"].value
+    copy = 2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
     for tokens, most, full in ((128, 8, 100), (1, 1, 8)):
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -304,7 +308,7 @@ def test_multi_node_combine_fences_its_nvlink_copies():
     trip = one.dispatch_phase.fence                 # the in-node peer round trip
     post, _ = _post_and_pass()
     lat = EXCHANGE_LATENCY["hopper"]
-    copy = lat["l2_hit"].value + lat["hbm_load"].value
+    copy = 2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
     for nodes, tokens in ((2, 128), (16, 128), (2, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx", **kw)
         most = -(-tokens * 8 // 132)
@@ -434,3 +438,19 @@ def test_put_vector_is_validated_and_sourced():
         dataclasses.replace(kern, put_vector=0)
     with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
         dataclasses.replace(exchange_kernel("deepep-low-latency"), put_vector=512)
+
+
+def test_stage_vector_is_validated_and_sourced():
+    """stage_vector is () or two ints >= 1 (bytes per staging round, dispatch and combine),
+    needed by the staging-round chain counts, and listed with its source."""
+    import dataclasses
+
+    import pytest
+    kern = exchange_kernel("pplx")
+    assert kern.stage_vector == (4608, 4096)
+    assert "pplx.stage_vector" in {p.name for p in kern.parameters()}
+    for bad in ((0, 4096), (4096,), (1.5, 2), [4608, 4096], (True, 4096)):
+        with pytest.raises(ValueError, match="stage_vector must be"):
+            dataclasses.replace(kern, stage_vector=bad)
+    with pytest.raises(ValueError, match="stage_rounds needs stage_vector"):
+        dataclasses.replace(kern, stage_vector=())
