@@ -36,9 +36,49 @@ def test_the_host_domains_mapping_still_behaves_as_a_mapping(sd200_without_host1
     assert g.host_domains.get("host1") is None
     assert g.host_domains.get("host1", 7) == 7
     assert "host1" not in g.host_domains
-    assert "host1" not in g.host_domains.keys()
+    assert "host1" not in list(g.host_domains.keys())
     try:
         g.host_domains["host1"]
     except KeyError as e:                            # the message reads as text, not a repr
         assert str(e).startswith("sd200-ultra without 8 nodes: host domain 'host1'"), str(e)
     assert g.host_domains["host0"].translate(0x1000) == g.translate("host0", 0x1000)
+
+
+# -- 2. a collective's size above an int64 -----------------------------------------------
+
+
+@pytest.mark.parametrize("nbytes", [2**63, 2**64, 1e19, 1e30, "9223372036854775808",
+                                    "8192PiB"])
+@pytest.mark.parametrize("runtime", ["nccl", "ideal"])
+def test_cost_refuses_a_size_above_the_int64_limit_route_has(nbytes, runtime):
+    from analysis import cost
+    f = topologies.build("torus:2x2")
+    # was costed (57,420,895 s for 2**63 B under NCCL); route/latency refuse it
+    with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1 bytes \(an int64\)"):
+        cost(f, "all-reduce", nbytes, runtime=runtime)
+
+
+def test_cost_takes_the_largest_size_route_takes():
+    from analysis import cost
+    f = topologies.build("torus:2x2")
+    assert cost(f, "all-reduce", 2**63 - 1).time > 0
+    assert cost(f, "all-reduce", "8191PiB").time > 0
+
+
+def test_an_all_to_allv_matrix_above_the_limit_is_refused():
+    import numpy as np
+
+    from analysis import cost
+    f = topologies.build("torus:2x2")
+    M = np.full((4, 4), 2.0**62)                       # 16 x 2**62 = 2**66 bytes in all
+    np.fill_diagonal(M, 0)
+    with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1 bytes"):
+        cost(f, "all-to-allv", M)
+
+
+@pytest.mark.parametrize("size", ["9223372036854775808", "1e19", "8192PiB"])
+def test_the_cost_cli_refuses_a_size_above_the_limit_in_one_line(capsys, size):
+    from analysis._cli import main
+    assert main(["cost", "torus:2x2", "--op", "all-reduce", "--size", size]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "at most 2**63 - 1 bytes" in err, err
