@@ -82,3 +82,26 @@ def test_the_cost_cli_refuses_a_size_above_the_limit_in_one_line(capsys, size):
     assert main(["cost", "torus:2x2", "--op", "all-reduce", "--size", size]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "at most 2**63 - 1 bytes" in err, err
+
+
+# -- 3. an operation named twice in cost --op ---------------------------------------------
+
+
+@pytest.mark.parametrize("ops", [["all-reduce,all-reduce"], ["all-reduce", "--op", "all-reduce"],
+                                 ["all-reduce,all-gather,all-reduce"]])
+def test_cost_costs_an_op_named_twice_once_as_sizes_and_report_ops_do(capsys, ops):
+    import json
+
+    from analysis._cli import main
+    from analysis._report_sweeps import check_ops
+    from analysis._sizes import parse_sizes
+    argv = ["cost", "torus:2x2", "--runtime", "ideal", "--json", "--size", "1KiB,1KiB,4KiB",
+            "--op", *ops]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    keys = [(r["op"], r["size"]) for r in rows]
+    # was: 'all-reduce,all-reduce' gave each size's row twice
+    assert len(keys) == len(set(keys)), keys
+    named = [o for tok in ops if tok != "--op" for o in tok.split(",")]
+    assert [k[0] for k in keys[::2]] == check_ops(named)          # first-named order
+    assert sorted({k[1] for k in keys}) == parse_sizes("1KiB,1KiB,4KiB") == [1024, 4096]
