@@ -105,3 +105,38 @@ def test_cost_costs_an_op_named_twice_once_as_sizes_and_report_ops_do(capsys, op
     named = [o for tok in ops if tok != "--op" for o in tok.split(",")]
     assert [k[0] for k in keys[::2]] == check_ops(named)          # first-named order
     assert sorted({k[1] for k in keys}) == parse_sizes("1KiB,1KiB,4KiB") == [1024, 4096]
+
+
+# -- 4. a release written other than as NCCL writes it ------------------------------------
+
+
+@pytest.mark.parametrize("release", ["02.30.7", "2.030.7", "2.30.07", "2.+30.7", "2.3_0.7",
+                                     "2. 30.7", "2.30.\uff17", "2.\u0663\u0660.7", "+2.30.7"])
+def test_a_release_not_written_as_nccl_writes_it_is_refused(release):
+    from fabric import SpecError, runtime
+    # was read as 2.30.7 (int() takes leading zeros, signs, '_', inner spaces, any digits)
+    with pytest.raises(SpecError, match="is not of the form 2.21.5"):
+        runtime(f"nccl@{release}")
+    with pytest.raises(SpecError, match="is not of the form 2.21.5"):
+        runtime("nccl", version=release)
+
+
+@pytest.mark.parametrize("release, name", [("2.30.7", "nccl"), (" 2.21.5 ", "nccl@2.21.5"),
+                                           ("2.28", "nccl@2.28.3"), ("2.20.0", None)])
+def test_a_release_as_nccl_writes_it_still_reads(release, name):
+    from fabric import SpecError, runtime
+    if name is None:                       # 2.20.0 is a canonical string before 2.20.3
+        try:
+            runtime(f"nccl@{release}")
+        except SpecError as e:
+            assert "not of the form" not in str(e)
+        return
+    assert runtime(f"nccl@{release}").name == name
+
+
+def test_the_cli_refuses_a_non_canonical_release_in_one_line(capsys):
+    from analysis._cli import main
+    assert main(["cost", "torus:2x2", "--op", "all-reduce", "--size", "1KiB",
+                 "--runtime", "nccl@02.30.7"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "'02.30.7' is not of the form 2.21.5" in err, err
