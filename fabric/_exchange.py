@@ -664,8 +664,9 @@ class ExchangeKernel:
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
-        ``0 .. experts - 1`` (expert ``e`` on EP rank ``e // (experts // ep)``, ``ep =
-        len(domains)``), the ones one warp walks and those of them on a rank whose load/store
+        ``0 .. experts - 1`` (expert ``e`` on EP rank ``min(e // max(experts // ep, 1), ep -
+        1)``, ``ep = len(domains)``: when ``ep`` does not divide the experts the last rank
+        holds the rest), the ones one warp walks and those of them on a rank whose load/store
         domain (``domains[rank]``) is not the sender's, for the warp and sender domain with
         the most remote ones (then the most passes).
         ``(0, 0)`` without ``count_grid``.
