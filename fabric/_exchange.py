@@ -58,6 +58,12 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     compiled, a round of a top-8 token is two dependent round trips when its last slot
     holds a rank of its own: the loads of slots 0-6 go out together, slot 7's only after
     they return (:attr:`ExchangeKernel.late_pulls`).
+``"one-sided-1.3"``
+    TensorRT-LLM 1.3's one-sided kernels: ``"one-sided"`` with the combine loop of its
+    low-precision combine (NVIDIA/TensorRT-LLM PR #11844), which issues a round's loads in
+    other batches: a BF16 round waits for slot 0's load before five of the others (two
+    trips when any of slots 1, 4-7 is valid), an FP8 round for slot 0's and then for slots
+    1-3's (up to three trips).
 ``"pplx"``
     Perplexity's pplx-kernels (perplexityai/pplx-kernels): NVSHMEM kernels that
     send a token **once per (token, expert)** directly, into the expert's slot on
@@ -158,7 +164,7 @@ False
 >>> exchange_kernel("carrier-pigeon")
 Traceback (most recent call last):
 ...
-fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, one-sided, pplx
+fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, one-sided, one-sided-1.3, pplx
 """
 
 import dataclasses
@@ -537,14 +543,18 @@ class ExchangeKernel:
         and bytes each loads per step; ``0`` for kernels that push. Each step's
         loads must return before the next step's issue, so the combine takes at
         least ``ceil(bytes per token / (pull_threads x pull_vector))`` round trips.
-    late_pulls : tuple of (int, int)
-        For a pulling combine, ``(top_k, slot)`` pairs: with ``top_k`` experts per token the
-        compiled kernel issues the peer load of top-k ``slot`` only after the round's other
-        loads have returned, so a round whose ``slot`` is valid (a rank the token's earlier
-        slots do not hold; the dispatch marks repeats ``-1`` and the combine skips them)
-        takes a second peer round trip. ``()``: every load of a round goes out together.
+    late_pulls : tuple of (int, int, tuple)
+        For a pulling combine, ``(top_k, input_bytes, batches)`` entries: with ``top_k``
+        experts per token and a combine input of ``input_bytes`` per element (``0``: any
+        width) the compiled kernel issues a round's peer loads in batches, each batch only
+        after the one before has returned; ``batches`` lists the top-k slots of the batches
+        after the first (the first holds the other slots, slot 0 among them). A batch holding
+        a valid slot (a rank the token's earlier slots do not hold; the dispatch marks repeats
+        ``-1`` and the combine skips them) costs the round one more peer round trip; slot 0 is
+        always valid, so a round takes ``1 +`` (later batches with a valid slot) trips
+        (:meth:`late_batches`). ``()``: every load of a round goes out together.
         Read from the kernel's instruction schedule (``sources["late_pulls"]``), compiled
-        for Blackwell (sm_100a); on Hopper the same source compiles to a schedule whose
+        for Blackwell (sm_100a); on Hopper blog18's source compiles to a schedule whose
         second trip comes when any of slots 4-7 is valid, so there the count is a lower
         bound (slot 7 valid implies it).
     block_per_token : bool
@@ -635,14 +645,24 @@ class ExchangeKernel:
                 if need and not getattr(self, need[0]):
                     raise ValueError(f"a chain step counted in {step[1]} needs {need[0]}"
                                      f"{need[1]}")
-        if not isinstance(self.late_pulls, tuple) or any(
-                not isinstance(p, tuple) or len(p) != 2
-                or any(isinstance(x, bool) or not isinstance(x, int) for x in p)
-                or not 0 <= p[1] < p[0] for p in self.late_pulls):
-            raise ValueError(f"late_pulls must be (top_k, slot) pairs of ints with 0 <= slot < "
-                             f"top_k, got {self.late_pulls!r}")
-        if len({p[0] for p in self.late_pulls}) != len(self.late_pulls):
-            raise ValueError(f"late_pulls names a top_k twice: {self.late_pulls!r}")
+        for entry in self.late_pulls if isinstance(self.late_pulls, tuple) else (None,):
+            ok = isinstance(entry, tuple) and len(entry) == 3
+            if ok:
+                top_k, width, batches = entry
+                ints = (top_k, width) + tuple(s for b in batches for s in b) if (
+                    isinstance(batches, tuple) and batches
+                    and all(isinstance(b, tuple) and b for b in batches)) else None
+                slots = ints[2:] if ints else ()
+                ok = (ints is not None
+                      and all(not isinstance(x, bool) and isinstance(x, int) for x in ints)
+                      and top_k >= 1 and width >= 0 and len(set(slots)) == len(slots)
+                      and all(1 <= x < top_k for x in slots))
+            if not ok:
+                raise ValueError(f"late_pulls must be (top_k, input_bytes, batches) entries: ints "
+                                 f"top_k >= 1, input_bytes >= 0, and non-empty tuples of distinct "
+                                 f"slots 1 .. top_k - 1, got {self.late_pulls!r}")
+        if len({p[:2] for p in self.late_pulls}) != len(self.late_pulls):
+            raise ValueError(f"late_pulls names a (top_k, input_bytes) twice: {self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
         for field in ("combine_blocks", "reduce_elements"):
@@ -671,19 +691,24 @@ class ExchangeKernel:
             raise ValueError(f"count_grid must be () or two ints >= 1 (warps per block, most "
                              f"blocks), got {self.count_grid!r}")
 
-    def late_slot(self, k):
-        """The top-k slot whose peer load a round issues after the others return, for a
-        token of ``k`` experts (:attr:`late_pulls`), or ``None``.
+    def late_batches(self, k, input_bytes):
+        """The batches of top-k slots whose peer loads a round issues one after another, after
+        the first batch, for a token of ``k`` experts and a combine input of ``input_bytes`` per
+        element (:attr:`late_pulls`; an entry of that width, else one for any width), or ``()``.
 
-        >>> exchange_kernel("one-sided").late_slot(8), exchange_kernel("one-sided").late_slot(4)
-        (7, None)
+        >>> exchange_kernel("one-sided").late_batches(8, 2), exchange_kernel("one-sided").late_batches(4, 2)
+        (((7,),), ())
+        >>> exchange_kernel("one-sided-1.3").late_batches(8, 1)
+        ((1, 2, 3), (4, 5, 6, 7))
         """
-        return dict(self.late_pulls).get(k)
+        table = {(top_k, width): batches for top_k, width, batches in self.late_pulls}
+        return table.get((k, input_bytes), table.get((k, 0), ()))
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
-        ``0 .. experts - 1`` (expert ``e`` on EP rank ``e // (experts // ep)``, ``ep =
-        len(domains)``), the ones one warp walks and those of them on a rank whose load/store
+        ``0 .. experts - 1`` (expert ``e`` on EP rank ``min(e // max(experts // ep, 1), ep -
+        1)``, ``ep = len(domains)``: when ``ep`` does not divide the experts the last rank
+        holds the rest), the ones one warp walks and those of them on a rank whose load/store
         domain (``domains[rank]``) is not the sender's, for the warp and sender domain with
         the most remote ones (then the most passes).
         ``(0, 0)`` without ``count_grid``.
@@ -869,9 +894,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.pull_vector", self.pull_vector, "B",
                                  src.get("pull", "")))
         if self.late_pulls:
-            out.append(Parameter(f"{self.name}.late_pulls", ", ".join(
-                f"top-{k}: slot {s}" for k, s in self.late_pulls), "",
-                src.get("late_pulls", "")))
+            out.append(Parameter(f"{self.name}.late_pulls", "; ".join(
+                f"top-{k}, {f'{w}-B' if w else 'any'} input: "
+                + " then ".join("slots " + ",".join(map(str, b)) for b in batches)
+                for k, w, batches in self.late_pulls), "", src.get("late_pulls", "")))
         if self.scale_out and self.dedup != "collective":
             out.extend((*EXCHANGE_SYNC.values(), EXCHANGE_NIC_EFFICIENCY))
         return tuple(out)
@@ -1177,7 +1203,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "its token from every source (BlockPolicy::token_idx = "
                                  "blockIdx.x)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        late_pulls=((8, 7),),
+        late_pulls=((8, 0, ((7,),)),),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
@@ -1408,6 +1434,38 @@ EXCHANGE_KERNELS = {k.name: k for k in (
             ("syncs", "inside the collective's own cost")),
     ),
 )}
+
+
+def _one_sided_1_3():
+    """TensorRT-LLM 1.3's one-sided kernels: blog18's profile with the combine loop of the
+    low-precision combine (NVIDIA/TensorRT-LLM PR #11844), whose round issues its peer loads in
+    other batches (``sources["late_pulls"]``); nothing else differs as read."""
+    base = EXCHANGE_KERNELS["one-sided"]
+    src = dict(base.sources)
+    src["late_pulls"] = (
+        "TensorRT-LLM 1.3's combine loop (vectorized_combine_impl over an input type InT: "
+        "'Pass 1' loads the top-k slots, 'Pass 2' casts InT to float, then the tree "
+        "reduction; the same loop text in reasonsolo/TensorRT-LLM 2c5ea89a, a fork carrying "
+        "PR #11844 'add fp8 combine in moe_a2a', and in flashinfer-ai/flashinfer 5e891c6b, the "
+        "port of TensorRT-LLM's 1.3-era kernels, PR #3697). moeA2ACombineKernel<T, 8, ...> of "
+        "flashinfer 5e891c6b compiled for sm_100a with nvcc 13.0 -O3 -use_fast_math "
+        "(flashinfer's JIT flags, -DENABLE_BF16 -DENABLE_FP8) and read in SASS (sessions 17-18), "
+        "16-B path, top-8. BF16 input (FP16 the same; other widths not read, given this "
+        "schedule): slots 0, 2 and 3's peer loads go out, the first cast "
+        "waits for slot 0's (its scoreboard), then slots 1, 4, 5, 6 and 7's: a second trip "
+        "when any of those is valid. FP8 (e4m3) input: the metadata loads share the peer "
+        "loads' scoreboard, so the check of slot 1 waits for slot 0's peer load and the check "
+        "of slot 5 for slots 1-3's: batches {0}, {1, 2, 3}, {4, 5, 6, 7}, up to three trips "
+        "per round. Assumption (stated): TensorRT-LLM's own build schedules this loop as "
+        "flashinfer's does. The dispatch is blog18's (thread 0 claims the slots one after "
+        "another in TensorRT-LLM's file at 439e0799; the warp-parallel claim of flashinfer "
+        "5e891c6b is flashinfer's own PR #3846, 97f3b035a)")
+    return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
+                               late_pulls=((8, 0, ((1, 4, 5, 6, 7),)),
+                                           (8, 1, ((1, 2, 3), (4, 5, 6, 7)))))
+
+
+EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
 
 
 def exchange_kernel(name):
