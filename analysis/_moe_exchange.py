@@ -1317,6 +1317,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
               if kern.combine_blocks else 0)
     # one block's serial work between the copies it moves: max with the links' time
     inter = [0.0, 0.0]
+    # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
+    put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0 for b in (b_d, b_c)]
     if serial_work:
         # the count warp's walk over the experts (a signal across the network is a NIC post;
         # over RDMA alone every other rank is across it)
@@ -1325,9 +1327,6 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
-        # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
-        put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0
-                      for b in (b_d, b_c)]
         # a block's staging copy of the phase's message: its dependent rounds beyond the first
         stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
         stage_rounds = stage_rounds or [0, 0]
@@ -1375,7 +1374,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             per_copy = peer_trip
             if kern.put_vector:
                 hit = EXCHANGE_LATENCY[arch]["l2_hit"]
-                per_copy += math.ceil(b_c / kern.put_vector) * hit.value   # its put's rounds
+                per_copy += put_rounds[1] * hit.value              # its put's warp copy
                 params = params + tuple(p for p in (hit,) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
                                      per_copy, lead)
