@@ -1378,7 +1378,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if kern.pull_threads and n_ep > 1:
         # each round: one round trip, one more per later batch of its slot loads that holds
         # a valid slot (the slowest block's token), then its bytes at the block's rate
-        late, batches = 0.0, kern.late_batches(k, b_c / h)
+        late, batches = 0.0, kern.late_batches(k, b_c / h, arch)
         if batches:
             late = _late_rounds(_late_trips(E, k, n_ep, nodes, routing_name, batches), tokens)
         pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + block[1]
