@@ -147,11 +147,13 @@ access``.
   peer pointer chase, 0.83 us Hopper, 1.71 us Blackwell, less the 0.6 us path).
   Bandwidth and round trips are two floors: the larger sets the transfer; the bandwidth
   floor starts after one such round trip (no byte returns before the first request's).
-  A kernel whose compiled round issues one top-k slot's load only after the others return
-  (:attr:`ExchangeKernel.late_pulls`: TensorRT-LLM's top-8 combine, slot 7) pays a second
-  round trip in every round of a token whose late slot is valid (its rank is not one of the
-  earlier slots'); the slowest block pays it with probability ``1 - (1 - q)^tokens``, ``q``
-  the chance that one token's late slot is valid (:func:`_late_slot_valid`).
+  A kernel whose compiled round issues its top-k slots' loads in batches, each after the
+  one before returns (:attr:`ExchangeKernel.late_pulls`: blog18's top-8 combine, slot 7 on
+  Blackwell and slots 4-7 on Hopper; TensorRT-LLM 1.3's, by input width), pays one more
+  round trip per later batch that holds a valid slot (a rank none of the token's earlier
+  slots names) in every round of that token; the slowest block pays the expected largest
+  count over the rank's tokens, from the per-token distribution (:func:`_late_trips`;
+  one late slot: ``1 - (1 - q)^tokens``, ``q`` from :func:`_late_slot_valid`).
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
 (``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
