@@ -5,6 +5,7 @@ Each test failed on main 44942ae.
 
 import pytest
 
+import fabric
 import topologies
 from fabric import NodeError
 
@@ -140,3 +141,45 @@ def test_the_cli_refuses_a_non_canonical_release_in_one_line(capsys):
                  "--runtime", "nccl@02.30.7"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "'02.30.7' is not of the form 2.21.5" in err, err
+
+
+# -- 5. a padded CUDA graph the model cannot carry -----------------------------------------
+
+
+def test_decode_names_a_graph_batch_whose_collectives_pass_an_int64():
+    import analysis
+    f = topologies.build("sd200-ultra")
+    # was: the collective's own "nbytes must be at most ..." (before session 18: priced)
+    with pytest.raises(fabric.SpecError,
+                       match=r"graph_batch=10{20} x tokens_per_sequence=1 = 10{20} tokens in one "
+                             r"step: its expert exchange would move .* more than the 2\*\*63 - 1 "
+                             r"bytes"):
+        analysis.decode_step("deepseek-v3", f, batch=8, context=4096, graph_batch=10**20)
+
+
+def test_the_graph_batch_bound_is_where_the_exchange_passes_an_int64():
+    import analysis
+    from fabric._schema import MAX_BYTES
+    m = analysis.model_config("deepseek-v3")
+    f = topologies.build("sd200-ultra")                  # tp=1, dp=128, ep=128: exchanges
+    per_token = m.experts_per_token * m.hidden * m.activation_bytes
+    last = int(MAX_BYTES // per_token)
+    r = analysis.decode_step("deepseek-v3", f, batch=8, context=4096, graph_batch=last)
+    assert r.time > 0 and r.time < float("inf")
+    with pytest.raises(fabric.SpecError, match="graph_batch="):
+        analysis.decode_step("deepseek-v3", f, batch=8, context=4096, graph_batch=last + 1)
+
+
+def test_the_decode_cli_refuses_such_a_graph_batch_in_one_line(capsys):
+    from analysis._cli import main
+    assert main(["decode", "sd200-ultra", "--model", "deepseek-v3", "--batch", "8",
+                 "--graph-batch", str(10**20)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "graph_batch=" in err and "2**63 - 1 bytes" in err, err
+
+
+def test_a_huge_real_batch_still_meets_the_memory_fit_first():
+    import analysis
+    f = topologies.build("sd200-ultra")
+    with pytest.raises(fabric.SpecError, match="a chip needs .* KV cache"):
+        analysis.decode_step("deepseek-v3", f, batch=10**20, context=0)
