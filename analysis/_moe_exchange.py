@@ -197,6 +197,7 @@ from fabric import transport as get_transport
 from fabric._exchange import serial_copies
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
+from fabric._schema import MAX_BYTES
 from fabric._units import is_numeral
 
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH, peer_round_trip
@@ -1092,7 +1093,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         Unknown kernel, routing, runtime or chip, ``ep`` with more ranks than
         experts or that fills nodes unequally, bytes that are not positive; a
         ``nic_background`` that is not finite bytes/s >= 0, that the collective kernel
-        is given, or that fills the NIC of a rank that uses the network.
+        is given, or that fills the NIC of a rank that uses the network; a
+        ``tokens_per_rank`` whose exchange moves more than 2**63 - 1 bytes in a phase (the
+        all-to-allv total :func:`analysis.cost` takes, ``fabric._schema.MAX_BYTES``).
     RoutingError
         A kernel that cannot leave its load/store domain (``one-sided``) given
         ranks in several, or a rank without a NIC that must use one.
@@ -1153,6 +1156,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     b_d = sum(payloads_d) + kern.message_header
     b_c = _token_bytes(combine_bytes, h, "combine_bytes")
     p_rank, p_node = expert_reach(E, k, n_ep, nodes, routing)
+    # one limit with cost(): the exchange's all-to-allv total (each rank's copies to every
+    # other rank) within the int64 a collective carries, named before any kernel's counts
+    total = tokens * p_rank * n_ep * (n_ep - 1) * max(b_d, b_c)
+    if total > MAX_BYTES:
+        raise SpecError(f"tokens_per_rank={tokens} over {n_ep} EP ranks moves {total:.3g} bytes "
+                        f"in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
+                        f"carries")
     copies_rank = tokens * n_ep * p_rank
     copies_node = tokens * nodes * p_node
     copies_expert = float(tokens * k)

@@ -183,3 +183,35 @@ def test_a_huge_real_batch_still_meets_the_memory_fit_first():
     f = topologies.build("sd200-ultra")
     with pytest.raises(fabric.SpecError, match="a chip needs .* KV cache"):
         analysis.decode_step("deepseek-v3", f, batch=10**20, context=0)
+
+
+# -- a token count whose exchange passes an int64 ------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", ["pplx", "all-to-allv", "deepep-normal", "deepep-low-latency",
+                                    "one-sided"])
+@pytest.mark.parametrize("tokens", [2**62, 2**70])
+def test_moe_exchange_names_a_token_count_whose_exchange_passes_an_int64(kernel, tokens):
+    import analysis
+    f = topologies.build("dgx-h100")
+    # was: pplx a bare MemoryError (its copy-fence window), all-to-allv cost()'s 'nbytes ...',
+    # the others an answer for 2**62 tokens a rank
+    with pytest.raises(fabric.SpecError, match=rf"tokens_per_rank={tokens} over 8 EP ranks "
+                                               r"moves .* 2\*\*63 - 1 bytes"):
+        analysis.moe_exchange(f, "deepseek-v3", tokens, 8, kernel=kernel, dispatch_bytes=1,
+                              combine_bytes=2)
+
+
+def test_the_moe_token_bound_is_the_all_to_allv_total_cost_takes():
+    import analysis
+    from analysis._moe_exchange import expert_reach
+    from fabric._schema import MAX_BYTES
+    f = topologies.build("dgx-h100")
+    m = analysis.model_config("deepseek-v3")
+    kw = {"kernel": "all-to-allv", "dispatch_bytes": 1, "combine_bytes": 2}
+    r = analysis.moe_exchange(f, m, 1, 8, **kw)
+    p_rank, _ = expert_reach(m.routed_experts, m.experts_per_token, 8, 1, "uniform")
+    last = int(MAX_BYTES // (p_rank * 8 * 7 * max(r.dispatch_bytes, r.combine_bytes)))
+    assert analysis.moe_exchange(f, m, last, 8, **kw).combine > 0      # cost() takes it too
+    with pytest.raises(fabric.SpecError, match=f"tokens_per_rank={last + 1} "):
+        analysis.moe_exchange(f, m, last + 1, 8, **kw)
