@@ -852,7 +852,12 @@ def nvls_channel_split(rt, view, n, heads):
     >>> nvls_channel_split(runtime("nccl@2.20.5"), h100, 256 * 1024, 8)
     (16384, 16)
     """
-    channels, chunk = _nvls_chunking(rt, view, n, heads)
+    return _nvls_split(rt, view, n, heads, *_nvls_chunking(rt, view, n, heads))
+
+
+def _nvls_split(rt, view, n, heads, channels, chunk):
+    """:func:`nvls_channel_split` over ``channels`` channels of ``heads x chunk`` per loop (the
+    one-node NVLS kernel's and NVLS-tree's: the same loop, ``src/device/all_reduce.h``)."""
     if rt.split["rule"] != 0:
         return nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels, channels)
     block = heads * chunk
@@ -978,8 +983,7 @@ def nvls_tree_net_fill(rt, view, n, heads, intra_per_byte):
     if nn <= 1 or not view.nics_per_node or not view.nic_bandwidth > 0:
         return 0.0
     channels, chunk = nvls_tree_chunking(rt, view, n, heads)
-    busiest, _carrying = nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels,
-                                            channels)
+    busiest, _carrying = _nvls_split(rt, view, n, heads, channels, chunk)
     wire = min(chunk, _up(math.ceil(busiest / heads), 16))
     write = channels * heads * wire * intra_per_byte
     send = net_store_forward(view, wire, 1, channels * heads)
@@ -993,7 +997,9 @@ def _nccl_nvls_tree(rt, view, n, ops):
     head and, from 2.28, its per-channel cap perChMaxNVLSTreeBw, x the algBw ratio); the TIME
     is the schedule NVLS-tree runs (session 13): the node's in-switch all-reduce and the heads'
     NICs carrying :func:`nccl_tree_net_share` x n each way, concurrently, x the tuner's size
-    correction where it has one. The tuner's per-channel cap does not enter the time.
+    correction where it has one, for the busiest of its channels' bytes at one channel's rate
+    (the NVLS split, :func:`nvls_channel_split`: NVLS_TREE's kernel loops as NVLS's). The
+    tuner's per-channel cap does not enter the time.
     """
     _nvls_hosts(rt, view)
     p, nn = view.p, view.n_nodes
@@ -1042,8 +1048,13 @@ def _nccl_nvls_tree(rt, view, n, ops):
     # NCCL chooses by its tuner's time; the time is the schedule's
     # each network hop, up the tree and down, sends a chunk whole (net.cc): time only
     fill = nvls_tree_net_fill(rt, view, n, heads, intra_t.per_byte)
+    # the time runs at the busiest channel's bytes at one channel's rate (NCCL's split over
+    # the NVLS channels: in the kernel in 2.18-2.19, the scheduler's from 2.20), as NVLS's
+    channels, chunk = nvls_tree_chunking(rt, view, n, heads)
+    busiest, _ = _nvls_split(rt, view, n, heads, channels, chunk)
     return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple",
-                      time=lat + n / sched + fill, choice=lat + n / (bus * ratio),
+                      time=lat + channels * busiest / sched + fill,
+                      choice=lat + n / (bus * ratio),
                       channels=heads, fixed=lat)]
 
 

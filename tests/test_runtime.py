@@ -2583,6 +2583,25 @@ def test_nvls_tree_two_h100_nodes_at_2_26_hand_count():
     assert c.channels == 8
 
 
+def test_nvls_tree_runs_its_busiest_channel_as_2_19_splits_it():
+    # NCCL 2.19.4's NVLS_TREE kernel loops as its NVLS one (src/device/all_reduce.h: channel bid
+    # takes the bid-th block of nHeads x chunk of each loop of nChannels x nHeads x chunk).
+    # 2 x 8 H100, 16 channels, 8 heads; chunk 32 KiB at 256 KiB and at 1 MiB (both below one
+    # loop of 16 x 8 x 32 KiB = 4 MiB): 256 KiB sits on channel 0, 1 MiB on channels 0-3,
+    # 256 KiB each, so both take the same time (the tuner still prices them apart)
+    from analysis._runtime_cost import _nvls_split
+    from fabric import runtime
+    f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    view = types.SimpleNamespace(p=16)
+    rt = runtime("nccl@2.19.4")
+    assert _nvls_split(rt, view, 2**20, 8, 16, 2**15) == (2**18, 4)
+    assert _nvls_split(rt, view, 2**18, 8, 16, 2**15) == (2**18, 1)
+    small = _nvls_tree_candidate(f, 2**18, "2.19.4")
+    big = _nvls_tree_candidate(f, 2**20, "2.19.4")
+    assert big.time == pytest.approx(small.time, rel=1e-12)
+    assert big.choice > small.choice
+
+
 @settings(max_examples=30, deadline=None)
 @given(servers=st.integers(2, 4), gpus=st.sampled_from([2, 4, 8]),
        nic=st.sampled_from(["ib-ndr", "roce-400g"]),
@@ -3129,9 +3148,11 @@ def test_nccl_time_falls_at_a_protocol_switch_the_tuner_makes_blind_to_the_ll_fi
     # the tuner's pick at the smaller size is not its fastest candidate: it is blind to the fill
     assert min(ta.values()) < a.time
     # and the NVLS-tree points of session 16's example now carry their own fill (8 hops of 16
-    # x 64 KiB per NIC at 49.68 GB/s, 168.8 us)
+    # x 64 KiB per NIC at 49.68 GB/s, 168.8 us) and, since session 18, run at their busiest
+    # channel's bytes: 2.30.7's cells put 182 of 2897 16-KiB cells on the first of 16 channels
+    # (2,981,888 B against a mean of 2,965,820), 599.8 -> 601.1 us
     c = cost(f, "all-reduce", 47453120)
-    assert (c.algorithm, round(c.time * 1e6, 1)) == ("hierarchical", 599.8)
+    assert (c.algorithm, round(c.time * 1e6, 1)) == ("hierarchical", 601.1)
 
 
 def test_ring_channels_rise_to_nvls_only_in_2_20_to_2_27():
