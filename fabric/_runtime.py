@@ -66,6 +66,7 @@ import dataclasses
 import datetime
 import functools
 import math
+import re
 
 from ._errors import SpecError
 from ._params import Parameter
@@ -1173,14 +1174,15 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 def _parse_version(text):
     if not isinstance(text, str):
         raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
-    parts = text.strip().split(".")
-    try:
-        nums = tuple(int(x) for x in parts)
-    except ValueError:
-        nums = ()
-    if len(nums) not in (2, 3) or any(x < 0 for x in nums):
+    # as NCCL writes a release: ASCII digits without leading zeros ('02.30.7', '2.+30.7',
+    # '2.3_0.7' and other digits int() reads would name 2.30.7 by another string)
+    if not _VERSION_RE.fullmatch(text.strip()):
         raise SpecError(f"NCCL version {text!r} is not of the form 2.21.5")
+    nums = tuple(int(x) for x in text.strip().split("."))
     return nums + (0,) * (3 - len(nums))
+
+
+_VERSION_RE = re.compile(r"(?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*)){1,2}", re.ASCII)
 
 
 #: Constants that are parts of one formula of NCCL's tuner and so are revised together:
