@@ -182,6 +182,7 @@ from scipy.stats import binom
 
 from fabric import (
     EXCHANGE_BLOCK_RATE,
+    EXCHANGE_LATENCY,
     EXCHANGE_NIC_EFFICIENCY,
     EXCHANGE_SYNC,
     NodeError,
@@ -199,6 +200,7 @@ from fabric import transport as get_transport
 from fabric._exchange import serial_copies
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
+from fabric._schema import MAX_BYTES
 from fabric._units import is_numeral
 
 from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH, peer_round_trip
@@ -1151,7 +1153,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         Unknown kernel, routing, runtime or chip, ``ep`` with more ranks than
         experts or that fills nodes unequally, bytes that are not positive; a
         ``nic_background`` that is not finite bytes/s >= 0, that the collective kernel
-        is given, or that fills the NIC of a rank that uses the network.
+        is given, or that fills the NIC of a rank that uses the network; a
+        ``tokens_per_rank`` whose exchange moves more than 2**63 - 1 bytes in a phase (the
+        all-to-allv total :func:`analysis.cost` takes, ``fabric._schema.MAX_BYTES``).
     RoutingError
         A kernel that cannot leave its load/store domain (``one-sided``) given
         ranks in several, or a rank without a NIC that must use one.
@@ -1212,6 +1216,13 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     b_d = sum(payloads_d) + kern.message_header
     b_c = _token_bytes(combine_bytes, h, "combine_bytes")
     p_rank, p_node = expert_reach(E, k, n_ep, nodes, routing)
+    # one limit with cost(): the exchange's all-to-allv total (each rank's copies to every
+    # other rank) within the int64 a collective carries, named before any kernel's counts
+    total = tokens * p_rank * n_ep * (n_ep - 1) * max(b_d, b_c)
+    if total > MAX_BYTES:
+        raise SpecError(f"tokens_per_rank={tokens} over {n_ep} EP ranks moves {total:.3g} bytes "
+                        f"in a phase, more than the 2**63 - 1 bytes (an int64) a collective "
+                        f"carries")
     copies_rank = tokens * n_ep * p_rank
     copies_node = tokens * nodes * p_node
     copies_expert = float(tokens * k)
@@ -1326,6 +1337,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
+        # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
+        put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0
+                      for b in (b_d, b_c)]
+        # a block's staging copy of the phase's message: its dependent rounds beyond the first
+        stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
+        stage_rounds = stage_rounds or [0, 0]
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1336,6 +1353,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   walk_slots=walk_slots,
                                                   walk_tokens=walk_tokens,
                                                   reduce_loads=reduce_loads,
+                                                  loadstore=nodes == 1 and not rdma_only,
+                                                  put_rounds=put_rounds[i],
+                                                  stage_rounds=stage_rounds[i],
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
@@ -1361,10 +1381,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                     kern.chain_latency(1, arch, 0, 0, l2_flushed, posted_copies=1,
                                        interleaved=True)[0]
                     - kern.chain_latency(1, arch, 0, 0, l2_flushed, interleaved=True)[0])
-            # the copies' fences run between the block's copies (they replace the one release)
+            # the copies' fences run between the block's copies (they replace the one release);
+            # before each, the put's warp copy: one dependent L2 load per put_vector bytes
             fence[1] = 0.0
+            per_copy = peer_trip
+            if kern.put_vector:
+                hit = EXCHANGE_LATENCY[arch]["l2_hit"]
+                per_copy += math.ceil(b_c / kern.put_vector) * hit.value   # its put's rounds
+                params = params + tuple(p for p in (hit,) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
-                                     peer_trip, lead)
+                                     per_copy, lead)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:

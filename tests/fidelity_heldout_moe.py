@@ -587,7 +587,6 @@ KNOWN_MISSES = {
                                   "graph gap, session 15)",
     "deepep-pr173-h20-ep8-ll-nvlink-dispatch": _LL_NVLINK,
     "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
-    "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + "; this row spans 2 nodes",
     "fi3697-trtllm-ep32-bs1-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs128-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs2048-nvfp4-dispatch": (
