@@ -1169,6 +1169,13 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 def _parse_version(text):
     if not isinstance(text, str):
         raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
+    return _parse_version_text(text)
+
+
+@functools.cache
+def _parse_version_text(text):
+    # cached: building one release's runtime compares versions ~26,000 times (revision_holds
+    # over every tag); a text that does not parse raises each time (exceptions are not cached)
     parts = text.strip().split(".")
     try:
         nums = tuple(int(x) for x in parts)
