@@ -926,10 +926,20 @@ class Engine:
         if cs[0] == cd[0]:
             return links + tail
         start = int(self._start(cs, src, dst)[0])
-        D = self.dist([start])
-        tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), cd, src, dst)
-        tstate = int(tstate[0])
-        Dt = csgraph.shortest_path(sg.AT, directed=True, unweighted=True, indices=[tstate])[0]
+        if self.cones is None:
+            # the cached per-state tables (the same distances; a path per pair of a group
+            # asks again from the same states)
+            rows = self._tables(np.array([start]), False)
+            tstate, _ = self._targets(self._D[0], rows, cd, src, dst)
+            tstate = int(tstate[0])
+            row = self._tables(np.array([tstate]), True)[0]     # may grow self._D[1]
+            Dt = self._D[1][row]
+        else:
+            D = self.dist([start])
+            tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), cd, src, dst)
+            tstate = int(tstate[0])
+            Dt = csgraph.shortest_path(sg.AT, directed=True, unweighted=True,
+                                       indices=[tstate])[0]
         cur = start
         while cur != tstate:
             arcs = np.arange(sg.indptr[cur], sg.indptr[cur + 1])
