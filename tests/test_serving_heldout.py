@@ -95,13 +95,13 @@ OUTSIDE_25 = {
                                         "sh.TRTLLM_MAXTPUT_MAX_NUM_TOKENS) and not aligned "
                                         "prompts (every rank's prompt in one pass makes the "
                                         "B200 rows 2x fast)",
-    **{f"r1-h200-fp8-trtllm-maxtput-c1024-mnt1127-{v}": (
+    **{f"r1-h200-fp8-trtllm-maxtput-c1024-doc-v{v}": (
         "model too fast as r1-h200-fp8-trtllm-maxtput-c1024 (the same command with "
         "--max_num_tokens 1127, earlier code states): GPU 1828 vs " + gpu + ", user 14.28 vs "
         + user + " (36-39%); the admission cap (104 of 128 a rank run, the rest wait; session "
         "18) gives the measured fall from the 1151 run within 1.4% "
         "(test_the_1127_token_h200_runs_check_the_admission_cap), the level is the 1151 row's "
-        "gap") for v, gpu, user in (("dgjit", "1319", "10.42"), ("dgenv", "1330", "10.49"))},
+        "gap") for v, gpu, user in ((2, "1319", "10.42"), (1, "1330", "10.49"))},
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.95x (1.92x "
                                          "before session 15 dropped the fused all-reduce "
                                          "kernels' boundaries; 1.95x before session 14 counted "
@@ -109,6 +109,9 @@ OUTSIDE_25 = {
                                          "TRTLLM_HOPPER_FLASHMLA)",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.82x (1.80x "
                                          "before session 15; 2.0x before the K floor)",
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1-doc-v1": _BATCH1 + "B200 NVFP4 experts TP2 x EP4, the "
+                                                "document's earliest stored version (--ep 4, "
+                                                "an earlier code state; session 18): 1.90x",
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.68-1.75x "
                                                      "(1.65-1.73x before session 15, 1.8-1.9x "
                                                      "before the K floor)" for k in range(6)},
