@@ -157,3 +157,17 @@ def test_a_capped_point_pickles_and_reports_its_cap(node):
     p = _point(node, 8, 1030)
     d = dataclasses.asdict(p)
     assert (d["running"], d["admission_cap"]) == (7, 7) and d["queue_time"] > 0
+
+
+def test_each_speculative_setting_runs_at_its_own_cap_on_the_frontier(node):
+    # 1037 tokens: 14 a rank run plain, 7 with one draft each (2 tokens): batch 8 runs 8 plain
+    # and 7 drafted, each frontier point the serving point of its setting, in the given order
+    spec = ((0, 0.0), (1, 0.7))
+    fr = analysis.serving_frontier("kimi-k2", node, isl=1024, osl=64, layouts=("tp=8",),
+                                   engine="trtllm", batches=[8], speculative=spec,
+                                   draft_cost=0.1, max_batched_tokens=1037, keep_all=True)
+    assert [(p.draft_length, p.running) for p in fr.all_points] == [(0, 8), (1, 7)]
+    for p, (k, a) in zip(fr.all_points, spec):
+        alone = _point(node, 8, 1037, draft_length=k, acceptance=a, draft_cost=0.1)
+        assert (p.request_time, p.queue_time, p.tpot) == (alone.request_time,
+                                                          alone.queue_time, alone.tpot)
