@@ -1790,7 +1790,8 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
         raise SpecError(info["reason"])
     fr.check_runs()
     per_rank = math.ceil(batch / info["layout"].dp)
-    if max_batched_tokens is not None and fr.budget < per_rank:
+    # (an engine that runs prompts only whole runs at most its admission cap, below the budget)
+    if max_batched_tokens is not None and not fr.whole_prompts and fr.budget < per_rank:
         raise SpecError(f"max_batched_tokens={fr.budget} is below the {per_rank} sequences "
                         f"a rank decodes at batch {batch}: a step could not hold one token of "
                         f"each (vLLM refuses max_num_batched_tokens < max_num_seqs)")
@@ -1998,7 +1999,8 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     layout : str, optional
     max_batched_tokens : int
         The engine's tokens per step (>= ``concurrency``, as vLLM requires of
-        ``max_num_seqs``).
+        ``max_num_seqs``; an engine that runs a prompt only whole needs only the longest
+        prompt: it runs at most its admission cap and the others wait).
     definition : str
         ``"total-per-gpu"`` (InferenceX), ``"output-per-gpu"`` or ``"output-per-decode-gpu"``
         (the same here: every GPU of the instance decodes).
@@ -2027,10 +2029,6 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     for name, v in (("concurrency", concurrency), ("max_batched_tokens", max_batched_tokens)):
         _count(name, v, 1)
     concurrency, budget = int(concurrency), int(max_batched_tokens)
-    if budget < concurrency:
-        raise SpecError(f"max_batched_tokens={budget} is below concurrency={concurrency}: a "
-                        f"step could not hold one token of every running request (vLLM "
-                        f"refuses max_num_batched_tokens < max_num_seqs)")
     if max(outs) < 2:
         raise SpecError("no request has a second output token: TPOT (latency - TTFT) / "
                         "(out - 1) is undefined")
@@ -2049,6 +2047,10 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
                    definition=definition, prefill_efficiency=prefill_efficiency,
                    usable_hbm=usable_hbm, decode_kwargs=decode_kwargs, context=context,
                    max_batched_tokens=budget if mixing else None)
+    if budget < concurrency and not sweep.whole_prompts:
+        raise SpecError(f"max_batched_tokens={budget} is below concurrency={concurrency}: a "
+                        f"step could not hold one token of every running request (vLLM "
+                        f"refuses max_num_batched_tokens < max_num_seqs)")
     lay = str(parse_layout(layout, fabric.n_endpoints))
     info = sweep.layout_info(lay)
     if info["reason"]:
@@ -2601,7 +2603,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         dp - 1)))`` decode steps and shares their weight read (:func:`shared_weight_read`).
         Refused for an engine that does not mix. Given, a batch of more than
         ``max_batched_tokens`` sequences per rank is not searched (listed in ``skipped``):
-        :func:`serving_point` refuses it, as vLLM refuses a budget below ``max_num_seqs``.
+        :func:`serving_point` refuses it, as vLLM refuses a budget below ``max_num_seqs``
+        (not with an engine that runs a prompt only whole: it runs its admission cap, below
+        the budget, and the others wait).
         An engine that runs a prompt only whole (:data:`CHUNKED_PREFILL`: TensorRT-LLM)
         admits one only when the rank's generating requests (``1 + k`` tokens each with
         ``k`` drafts) leave ``isl`` tokens: a rank runs at most
@@ -2695,8 +2699,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
             infos[lay] = info
 
     # a given max_batched_tokens holds at most that many sequences per attention-DP rank
-    # (serving_point refuses more, as vLLM refuses max_num_batched_tokens < max_num_seqs)
-    cap = sw.budget if max_batched_tokens is not None else None
+    # (serving_point refuses more, as vLLM refuses max_num_batched_tokens < max_num_seqs;
+    # an engine that runs prompts only whole runs its admission cap, the others waiting)
+    cap = sw.budget if max_batched_tokens is not None and not sw.whole_prompts else None
 
     def limit(info):
         return info["b_max"] if cap is None else min(info["b_max"], cap * info["layout"].dp)

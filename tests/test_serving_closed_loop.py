@@ -259,11 +259,15 @@ def test_degraded_fabric_runs_on_the_live_chips_and_names_an_unreachable_instanc
     ({"input_lens": [10], "output_lens": [1]}, "second output token"),
     ({"concurrency": 0}, "concurrency"),
     ({"concurrency": True}, "concurrency"),
-    ({"max_batched_tokens": 2, "concurrency": 4}, "below concurrency"),
+    # vLLM's rule (max_num_batched_tokens >= max_num_seqs); TensorRT-LLM (the default engine)
+    # runs its admission cap and refuses only a prompt longer than the budget
+    ({"max_batched_tokens": 2, "concurrency": 4, "engine": "vllm"}, "below concurrency"),
+    ({"max_batched_tokens": 2, "concurrency": 4}, "no request can run"),
     ({"micro_batches": 2}, "micro_batches"),
     ({"draft_length": 1}, "draft_length is not a condition"),
     ({"graph_batch": 8}, "graph_batch is not a condition"),
-    ({"concurrency": 4000, "input_lens": [200_000], "output_lens": [1000]}, "exceeds"),
+    ({"concurrency": 4000, "input_lens": [200_000], "output_lens": [1000], "engine": "vllm"},
+     "exceeds the largest batch whose KV cache fits"),
 ])
 def test_bad_runs_are_refused(kw, match):
     f = topologies.build(B200_8)

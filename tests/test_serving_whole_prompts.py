@@ -171,3 +171,21 @@ def test_each_speculative_setting_runs_at_its_own_cap_on_the_frontier(node):
         alone = _point(node, 8, 1037, draft_length=k, acceptance=a, draft_cost=0.1)
         assert (p.request_time, p.queue_time, p.tpot) == (alone.request_time,
                                                           alone.queue_time, alone.tpot)
+
+
+def test_more_requests_than_the_budget_wait_rather_than_refuse(node):
+    # vLLM refuses a budget below the sequences a rank decodes (max_num_seqs); TensorRT-LLM
+    # runs its cap (70 - 64 + 1 = 7 a rank) and the other 93 wait, in a point and a closed loop
+    kw = {"isl": 64, "osl": 64, "layout": "tp=8", "max_batched_tokens": 70}
+    p = analysis.serving_point("kimi-k2", node, engine="trtllm", batch=100, **kw)
+    assert (p.running, p.admission_cap) == (7, 7)
+    with pytest.raises(SpecError, match="below the 100 sequences"):
+        analysis.serving_point("kimi-k2", node, engine="vllm", batch=100, **kw)
+    fr = analysis.serving_frontier("kimi-k2", node, engine="trtllm", batches=[100],
+                                   speculative=((0, 0.0),), isl=64, osl=64, layouts=("tp=8",),
+                                   max_batched_tokens=70)
+    assert [(q.batch, q.running) for q in fr.points] == [(100, 7)]
+    run = analysis.closed_loop_run("kimi-k2", node, engine="trtllm", input_lens=[64] * 120,
+                                   output_lens=[8] * 120, concurrency=100, layout="tp=8",
+                                   max_batched_tokens=70)
+    assert run.steady.running == 7 and max(run.ttfts) > 10 * min(run.ttfts)
