@@ -78,7 +78,8 @@ def register(sub):
                         "RDMA across NICs)")
     p.add_argument("--ranks", nargs="+", action="extend", metavar="RANK",
                    help="the group: ranks, chip names, ranges A-B (default: every chip); "
-                        "--op, --size and --ranks given again add to their lists")
+                        "--op, --size and --ranks given again add to their lists (an op or "
+                        "size named twice is costed once, as report's --ops and --sizes)")
     add_failure_options(p)
     p.add_argument("--json", action="store_true",
                    help="print a JSON list of {op, size, runtime, algorithm, protocol, "
@@ -96,6 +97,7 @@ def run(args):
     from fabric import format_bandwidth, format_size, format_time
 
     from ._cli_route import degrade, print_repair_note
+    from ._report_sweeps import check_ops
 
     fabric = degrade(topologies.build(args.system), args)
     sizes = parse_sizes(args.size)
@@ -106,6 +108,7 @@ def run(args):
     if "all-to-allv" in ops:
         raise SpecError("all-to-allv takes a traffic matrix, not a size; use "
                          "analysis.cost(fabric, 'all-to-allv', matrix) from Python")
+    ops = check_ops(ops)            # an op named twice once, in first-named order
     results = []
     for op in ops:
         results += cost_sizes(fabric, op, sizes, algorithm=args.algorithm,

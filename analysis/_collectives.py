@@ -92,6 +92,7 @@ from fabric import (
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
 from fabric._memo import fabric_memo
+from fabric._schema import MAX_BYTES
 from fabric._units import is_bool
 
 from . import _runtime_cost
@@ -300,7 +301,8 @@ def read_nbytes(nbytes):
     """A collective's size per rank as :func:`cost` reads it: a number of bytes >= 1 (a string
     such as ``"1MiB"`` parsed), as a float; a bool, None or a non-finite size is refused, and
     a size below one byte: no collective moves part of a byte, and 0.5 is most likely a
-    size in another unit (0.5 GiB). A fractional size above one byte is read as given."""
+    size in another unit (0.5 GiB), and one above :data:`fabric._schema.MAX_BYTES` (an int64,
+    the limit of :func:`fabric.access`). A fractional size above one byte is read as given."""
     if isinstance(nbytes, str):
         nbytes = parse_size(nbytes)
     if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Real):
@@ -310,7 +312,14 @@ def read_nbytes(nbytes):
     if nbytes < 1:
         raise ValueError(f"nbytes must be at least 1 byte (a size in bytes: no collective "
                          f"moves part of one), got nbytes={nbytes!r}")
+    _check_max_bytes(nbytes, "nbytes")
     return float(nbytes)
+
+
+def _check_max_bytes(nbytes, what):
+    if nbytes > MAX_BYTES:
+        raise SpecError(f"{what} must be at most 2**63 - 1 bytes (an int64), as for an "
+                         f"access (route, latency), got {nbytes!r:.60}")
 
 
 def _transport_spec(transport):
@@ -716,7 +725,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         over more ranks each rank sends to the next, as nccl-tests' sendrecv).
     nbytes : int, float, str or array_like
         Size per rank in the nccl-tests sense (all-gather: the gathered
-        output; all-to-all: the whole send buffer), at least 1 byte; a string such as
+        output; all-to-all: the whole send buffer), 1 to 2**63 - 1 bytes; a string such as
         ``"1GiB"`` is parsed. For all-to-allv a ``p x p`` traffic matrix in bytes (at
         least 1 byte in all). A fractional size is costed as given; where NCCL counts
         whole bytes (its point-to-point protocol plan) it is read at its ceiling.
@@ -804,7 +813,8 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         into groups with no path between them (an island or a chip cut off alone), named,
         under every runtime and even when no byte would cross.
     ValueError, TypeError
-        A size that is not a positive number of bytes; an unknown transport or runtime.
+        A size that is not a positive number of bytes or is above 2**63 - 1 (an int64);
+        an unknown transport or runtime.
 
     Examples
     --------
@@ -839,6 +849,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         # plans are built from the matrix's shape (normalised), so scaled copies share
         # one routing; n is its total
         n = float(M.sum())
+        _check_max_bytes(n, "the traffic matrix's total")
         M = M / n
     else:
         n = read_nbytes(nbytes)

@@ -180,6 +180,7 @@ from scipy.stats import binom
 
 from fabric import (
     EXCHANGE_BLOCK_RATE,
+    EXCHANGE_LATENCY,
     EXCHANGE_NIC_EFFICIENCY,
     EXCHANGE_SYNC,
     NodeError,
@@ -497,6 +498,63 @@ def _late_slot_valid(experts, k, ep, nodes, routing, slot):
             return 0.0
         q *= left / (pool - 1 - i)
     return q
+
+
+@functools.lru_cache(maxsize=512)
+def _late_trips(experts, k, ep, nodes, routing, batches):
+    """Distribution of one token's extra peer round trips per pulled round: ``p[j]`` the
+    probability that exactly ``j`` of the later ``batches`` of top-k slots
+    (:meth:`fabric.ExchangeKernel.late_batches`) hold a valid slot (a first-time rank, as in
+    :func:`_late_slot_valid`).
+
+    ``"balanced"``: slot ``i`` is valid iff ``i < ep`` (deterministic). ``"uniform"`` and
+    ``"node-limited:M"``: the slots' experts are distinct and uniform over the token's pool
+    (all experts, or the ``M`` chosen nodes'); with ``d`` distinct ranks among slots
+    ``0 .. i - 1``, slot ``i`` is a first-time rank with probability
+    ``(pool - g d) / (pool - i)``, ``g = experts / ep``: an exact walk over (slot, d, batches
+    with a valid slot). One batch of one slot is :func:`_late_slot_valid`'s closed form.
+
+    >>> _late_trips(256, 8, 32, 1, "balanced", ((1, 2, 3), (4, 5, 6, 7)))
+    (0.0, 0.0, 1.0)
+    >>> [round(x, 4) for x in _late_trips(256, 8, 8, 1, "uniform", ((7,),))]
+    [0.6011, 0.3989]
+    """
+    if len(batches) == 1 and len(batches[0]) == 1:
+        q = _late_slot_valid(experts, k, ep, nodes, routing, batches[0][0])
+        return (1.0 - q, q)
+    which = {s: j for j, b in enumerate(batches) for s in b}
+    name, m = parse_routing(routing)
+    out = [0.0] * (len(batches) + 1)
+    if name == "balanced":
+        hit = {which[s] for s in which if s < ep}
+        out[len(hit)] = 1.0
+        return tuple(out)
+    pool = m * experts / nodes if name == "node-limited" and m < nodes else float(experts)
+    g = experts / ep
+    states = {(0, frozenset()): 1.0}          # (distinct ranks so far, later batches hit)
+    for i in range(k):
+        nxt = {}
+        for (d, hit), p in states.items():
+            new = min(max((pool - g * d) / (pool - i), 0.0), 1.0) if pool > i else 0.0
+            for fresh, w in ((True, new), (False, 1.0 - new)):
+                if w <= 0.0:
+                    continue
+                key = (d + fresh, hit | {which[i]} if fresh and i in which else hit)
+                nxt[key] = nxt.get(key, 0.0) + p * w
+        states = nxt
+    for (_, hit), p in states.items():
+        out[len(hit)] += p
+    return tuple(out)
+
+
+def _late_rounds(dist, tokens):
+    """Expected largest number of extra trips per round over ``tokens`` independent tokens
+    whose count is distributed as ``dist`` (:func:`_late_trips`): the slowest block's."""
+    total, below = 0.0, 0.0
+    for j in range(1, len(dist)):
+        below += dist[j - 1]
+        total += 1.0 - min(below, 1.0) ** tokens
+    return total
 
 
 # -- fabric facts: scale-up domains, NICs, effective bandwidths ---------------------------
@@ -1267,6 +1325,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
+        # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
+        put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0
+                      for b in (b_d, b_c)]
+        # a block's staging copy of the phase's message: its dependent rounds beyond the first
+        stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
+        stage_rounds = stage_rounds or [0, 0]
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1277,6 +1341,9 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   walk_slots=walk_slots,
                                                   walk_tokens=walk_tokens,
                                                   reduce_loads=reduce_loads,
+                                                  loadstore=nodes == 1 and not rdma_only,
+                                                  put_rounds=put_rounds[i],
+                                                  stage_rounds=stage_rounds[i],
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
@@ -1302,10 +1369,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                     kern.chain_latency(1, arch, 0, 0, l2_flushed, posted_copies=1,
                                        interleaved=True)[0]
                     - kern.chain_latency(1, arch, 0, 0, l2_flushed, interleaved=True)[0])
-            # the copies' fences run between the block's copies (they replace the one release)
+            # the copies' fences run between the block's copies (they replace the one release);
+            # before each, the put's warp copy: one dependent L2 load per put_vector bytes
             fence[1] = 0.0
+            per_copy = peer_trip
+            if kern.put_vector:
+                hit = EXCHANGE_LATENCY[arch]["l2_hit"]
+                per_copy += math.ceil(b_c / kern.put_vector) * hit.value   # its put's rounds
+                params = params + tuple(p for p in (hit,) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
-                                     peer_trip, lead)
+                                     per_copy, lead)
     # one block per token: it moves its token's remote copies at one block's rate
     block = [0.0, 0.0]
     if kern.block_per_token and n_ep > 1 and in_domain:
@@ -1319,11 +1392,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                   chain=chain[0], fence=fence[0], block=block[0], interleaved=inter[0])
     pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
-        # each round: one round trip (two when the round's late slot is valid for the
-        # slowest block's token), then its bytes at the block's rate
-        late, slot = 0.0, kern.late_slot(k)
-        if slot is not None:
-            late = 1.0 - (1.0 - _late_slot_valid(E, k, n_ep, nodes, routing_name, slot)) ** tokens
+        # each round: one round trip, one more per later batch of its slot loads that holds
+        # a valid slot (the slowest block's token), then its bytes at the block's rate
+        late, batches = 0.0, kern.late_batches(k, b_c / h)
+        if batches:
+            late = _late_rounds(_late_trips(E, k, n_ep, nodes, routing_name, batches), tokens)
         pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,

@@ -40,9 +40,12 @@ work. This module holds the two non-trivial evaluations:
       busiest channel's bytes fall (nvl72, 8 ranks, 2.30.7: 57 KB on one channel takes
       23.8 us, 72 KB on two 20.7 us); the tuner (``ncclTopoGetAlgoTime``) prices every
       size at the full channel count, so it never sees this;
-    * NVLS all-reduce in one node also pays its pipeline fill (two iterations of
-      channels x heads x chunk through NCCL's three warp groups, :func:`_nvls_fill`),
-      which NCCL's tuner does not cost: in the time, not in the choice;
+    * NVLS all-reduce in one node runs, like the ring, at its busiest channel's bytes
+      (:func:`nvls_channel_split`: 2.18-2.19 give channel ``b`` the ``b``-th block of
+      heads x chunk of each loop inside the kernel, so a message below one loop leaves
+      channels idle; from 2.20 the scheduler's split) and pays its pipeline fill (two of
+      that channel's iterations through NCCL's three warp groups, :func:`_nvls_fill`),
+      neither of which NCCL's tuner costs: in the time, not in the choice;
     * ``ops_per_launch`` operations grouped into one launch (``ncclGroupStart`` /
       ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; point-to-point
       operations do not (each is its own transfer on the peer channels).
@@ -782,7 +785,14 @@ def _nccl_nvls(rt, view, op, n, ops):
         bus = 2 * b_eff * (h - 1) / (h + 1)
         per_byte = (2 * (p - 1) / p) / bus
     choice = lat + n * per_byte
-    time = choice + (_nvls_fill(rt, view, n, h) * per_byte if op == "all-reduce" else 0.0)
+    time = choice
+    if op == "all-reduce":
+        # the time (not the tuner's choice) runs at the busiest channel's bytes at one
+        # channel's rate, as the ring's and the tree's, and fills the pipeline with that
+        # channel's first iteration
+        busiest, _ = nvls_channel_split(rt, view, n, h)
+        channels, chunk = _nvls_chunking(rt, view, n, h)
+        time = lat + channels * (busiest + _nvls_fill(rt, min(busiest, h * chunk))) * per_byte
     return [Candidate(library="nvls", schedule="in-switch", protocol="Simple", time=time,
                       choice=choice, channels=0, fixed=lat)]
 
@@ -807,28 +817,68 @@ def _nvls_hosts(rt, view):
                        "or MNNVL); with no other algorithm allowed it runs the ring")
 
 
-def _nvls_fill(rt, view, n, heads):
-    """Bytes' worth of time NCCL's one-node NVLS all-reduce spends filling its pipeline.
-
-    Each channel loops over ``heads x chunk`` elements per iteration, and a chunk passes
-    three warp groups in turn (scatter, reduce-and-broadcast through NVLS, gather:
-    ``src/device/all_reduce.h``): the first iteration pays every stage, later ones
-    stream behind it, so the run takes ``stages - 1`` iterations longer than its bytes
-    at the bus bandwidth. An iteration is ``channels x heads x chunk`` bytes over all
-    channels (or the whole message when it is smaller), with NCCL's chunk schedule
-    (``src/enqueue.cc``: 128 KiB cut to 64 / 32 / 16 KiB below 64 / 8 / 2 x channels x
-    heads x chunk) and channels (``src/transport/nvls.cc``). NCCL's tuner does not cost
-    this (it compares NVLS at its latency plus full bandwidth), so the fill is in the
-    time, not in the choice.
-    """
+def _nvls_chunking(rt, view, n, heads):
+    """``(channels, chunk)`` of NCCL's one-node NVLS all-reduce: the architecture's NVLS
+    channels (``src/transport/nvls.cc``; ``topoGetAlgoInfo`` keeps them all at every size)
+    and the chunk (``src/enqueue.cc`` NVLS chunking: 128 KiB cut to 64 / 32 / 16 KiB while
+    the bytes are below 64 / 8 / 2 x channels x heads x chunk)."""
     c = rt.nvls
-    ops = c[("channels", view.arch)] * heads
+    channels = c[("channels", view.arch)]
     chunk = c["chunk"]
     for k in (64, 8, 2):
         below = c[("chunk_below", k)]
-        if n < k * ops * chunk and chunk > below:
+        if n < k * channels * heads * chunk and chunk > below:
             chunk = below
-    return (c["stages"] - 1) * min(n, ops * chunk)
+    return channels, chunk
+
+
+def nvls_channel_split(rt, view, n, heads):
+    """``(busiest, channels)``: the bytes on the busiest channel of NCCL's one-node NVLS
+    all-reduce of ``n`` bytes, and how many channels carry any.
+
+    2.18-2.19 (``rt.split["rule"]`` 0) split inside the kernel
+    (``src/collectives/device/all_reduce.h`` / ``src/device/all_reduce.h``, NVLS): every
+    warp group of channel ``bid`` takes, in each loop of ``channels x heads x chunk`` bytes,
+    the ``bid``-th block of ``heads x chunk``, so below one loop only the first
+    ``ceil(n / (heads x chunk))`` channels carry bytes. From 2.20 the scheduler splits
+    the work over the NVLS channels as it splits the ring's (``addCBDCollToPlan``, then
+    ``scheduleCollTasksToPlan``: :func:`nccl_channel_split`, Simple).
+
+    >>> from types import SimpleNamespace
+    >>> from fabric import runtime
+    >>> h100 = SimpleNamespace(arch="hopper", p=8)
+    >>> nvls_channel_split(runtime("nccl@2.18.5"), h100, 256 * 1024, 8)
+    (131072, 2)
+    >>> nvls_channel_split(runtime("nccl@2.20.5"), h100, 256 * 1024, 8)
+    (16384, 16)
+    """
+    return _nvls_split(rt, view, n, heads, *_nvls_chunking(rt, view, n, heads))
+
+
+def _nvls_split(rt, view, n, heads, channels, chunk):
+    """:func:`nvls_channel_split` over ``channels`` channels of ``heads x chunk`` per loop (the
+    one-node NVLS kernel's and NVLS-tree's: the same loop, ``src/device/all_reduce.h``)."""
+    if rt.split["rule"] != 0:
+        return nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels, channels)
+    block = heads * chunk
+    loops, rest = divmod(n, channels * block)
+    busiest = loops * block + min(rest, block)
+    carrying = channels if loops else max(1, math.ceil(rest / block))
+    return busiest, carrying
+
+
+def _nvls_fill(rt, first):
+    """Bytes' worth of time NCCL's one-node NVLS all-reduce spends filling its pipeline,
+    on a channel whose first iteration carries ``first`` bytes.
+
+    Each channel loops over ``heads x chunk`` elements per iteration (:func:`_nvls_chunking`),
+    and a chunk passes three warp groups in turn (scatter, reduce-and-broadcast through NVLS,
+    gather: ``src/device/all_reduce.h``): the first iteration pays every stage, later ones
+    stream behind it, so the channel runs ``stages - 1`` iterations longer than its bytes
+    at its rate. NCCL's tuner does not cost this (it compares NVLS at its latency plus
+    full bandwidth), so the fill is in the time, not in the choice.
+    """
+    return (rt.nvls["stages"] - 1) * first
 
 
 def nvls_tree_chunking(rt, view, n, heads):
@@ -933,8 +983,7 @@ def nvls_tree_net_fill(rt, view, n, heads, intra_per_byte):
     if nn <= 1 or not view.nics_per_node or not view.nic_bandwidth > 0:
         return 0.0
     channels, chunk = nvls_tree_chunking(rt, view, n, heads)
-    busiest, _carrying = nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels,
-                                            channels)
+    busiest, _carrying = _nvls_split(rt, view, n, heads, channels, chunk)
     wire = min(chunk, _up(math.ceil(busiest / heads), 16))
     write = channels * heads * wire * intra_per_byte
     send = net_store_forward(view, wire, 1, channels * heads)
@@ -948,7 +997,9 @@ def _nccl_nvls_tree(rt, view, n, ops):
     head and, from 2.28, its per-channel cap perChMaxNVLSTreeBw, x the algBw ratio); the TIME
     is the schedule NVLS-tree runs (session 13): the node's in-switch all-reduce and the heads'
     NICs carrying :func:`nccl_tree_net_share` x n each way, concurrently, x the tuner's size
-    correction where it has one. The tuner's per-channel cap does not enter the time.
+    correction where it has one, for the busiest of its channels' bytes at one channel's rate
+    (the NVLS split, :func:`nvls_channel_split`: NVLS_TREE's kernel loops as NVLS's). The
+    tuner's per-channel cap does not enter the time.
     """
     _nvls_hosts(rt, view)
     p, nn = view.p, view.n_nodes
@@ -997,8 +1048,13 @@ def _nccl_nvls_tree(rt, view, n, ops):
     # NCCL chooses by its tuner's time; the time is the schedule's
     # each network hop, up the tree and down, sends a chunk whole (net.cc): time only
     fill = nvls_tree_net_fill(rt, view, n, heads, intra_t.per_byte)
+    # the time runs at the busiest channel's bytes at one channel's rate (NCCL's split over
+    # the NVLS channels: in the kernel in 2.18-2.19, the scheduler's from 2.20), as NVLS's
+    channels, chunk = nvls_tree_chunking(rt, view, n, heads)
+    busiest, _ = _nvls_split(rt, view, n, heads, channels, chunk)
     return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple",
-                      time=lat + n / sched + fill, choice=lat + n / (bus * ratio),
+                      time=lat + channels * busiest / sched + fill,
+                      choice=lat + n / (bus * ratio),
                       channels=heads, fixed=lat)]
 
 

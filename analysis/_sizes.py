@@ -3,7 +3,8 @@
 
 Units: a plain number is bytes; ``B``, ``kB``, ``MB``, ``GB``, ``TB`` are powers of
 1000 and ``KiB``, ``MiB``, ``GiB``, ``TiB`` powers of 1024 (the units
-:func:`fabric.parse_size` reads); a size is a whole number of bytes, > 0.
+:func:`fabric.parse_size` reads); a size is a whole number of bytes, > 0 and at most
+2**63 - 1 (:data:`fabric._schema.MAX_BYTES`, the most :func:`analysis.cost` takes).
 
 A token is a size (``4096``, ``1MiB``), a comma-separated list of tokens
 (``1KiB,2KiB``) or a range ``START:STOP[:STEP]``, STOP included, STEP ``xF``
@@ -22,6 +23,7 @@ Examples
 """
 
 from fabric import SpecError, parse_size
+from fabric._schema import MAX_BYTES
 
 __all__ = ["MAX_SIZES", "parse_sizes"]
 
@@ -41,7 +43,7 @@ def parse_sizes(values):
     ------
     fabric.SpecError
         (a ``ValueError``) naming the token and the rule it breaks: a size that does
-        not parse or is <= 0, a malformed range, a STOP below START, a bad step, more
+        not parse, is <= 0 or is above 2**63 - 1 bytes, a malformed range, a STOP below START, a bad step, more
         than :data:`MAX_SIZES` sizes, no size at all.
 
     Examples
@@ -77,6 +79,9 @@ def _positive(value, token):
     n = parse_size(value)
     if n <= 0:
         raise SpecError(f"size {token!r} must be > 0 bytes")
+    if n > MAX_BYTES:
+        raise SpecError(f"size {token!r} must be at most 2**63 - 1 bytes (an int64), as for "
+                        "an access (route, latency)")
     return n
 
 

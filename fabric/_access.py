@@ -45,6 +45,7 @@ import dataclasses
 import numpy as np
 
 from ._errors import AddressMapError, NodeError, RoutingError, SpecError, TranslationError
+from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
 
@@ -127,13 +128,12 @@ def _check_op(op, size):
         raise SpecError(f"op must be one of {', '.join(OPS)}, got {op!r}")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
         raise SpecError(f"size must be a positive int of bytes, got {size!r:.60}")
-    if size > _MAX_SIZE:
+    if size > MAX_BYTES:
         # the batched paths hold sizes in int64, and the timing divides them as floats
         raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {size!r:.60}")
 
 
 _OP_ACCESS = {"load": "read", "store": "write"}
-_MAX_SIZE = 2**63 - 1
 
 
 def _has_protection(fabric):

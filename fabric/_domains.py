@@ -1166,7 +1166,9 @@ class HostDomains(dict):
     A mapping over every host domain of the fabric; a host's domain (its window
     table, grants and translator) is built the first time it is looked up, in
     time and memory proportional to that host's windows. Iterating over
-    ``values()`` or ``items()`` builds every domain.
+    ``values()`` or ``items()`` builds every domain. Looking up a host that has no
+    domain (one whose chips all failed, or no such host) raises a :class:`NodeError`
+    saying which, that is also a ``KeyError`` (so ``get`` and ``in`` work as for a dict).
     """
 
     def __init__(self, fabric, address_map, domain_plan):
@@ -1188,7 +1190,7 @@ class HostDomains(dict):
         should hold one domain at a time; a domain already looked up is returned as is.
         """
         if not isinstance(host, str) or host not in self._fabric.domains:
-            raise KeyError(host)
+            raise _no_host_domain(self._fabric, host)
         if dict.__contains__(self, host):
             return dict.__getitem__(self, host)
         p = self._plan
@@ -1261,14 +1263,25 @@ def build_domains(fabric, address_map, plan, chips, domains):
     return domains
 
 
+class _NoHostDomain(NodeError, KeyError):
+    """A :class:`NodeError` that is also the mapping's KeyError (``get`` and ``in`` still work)."""
+
+    __str__ = Exception.__str__          # the message as text, not KeyError's repr of it
+
+
+def _no_host_domain(fabric, host):
+    """The error for a host that has no domain: one that failed, or one never there."""
+    placed = dict(getattr(fabric.address_plan, "domains", None) or ())
+    if isinstance(host, str) and host in placed:
+        return _NoHostDomain(f"{fabric.name}: host domain {host!r} has failed: every chip of "
+                             f"it ({_few(placed[host])}) has failed")
+    return _NoHostDomain(f"{fabric.name}: no host domain called {show_value(host)}; hosts: "
+                         f"{_few(fabric.domains)}")
+
+
 def domain_of(fabric, host):
     """The :class:`HostDomain` called ``host``; :class:`NodeError` naming the known hosts."""
     try:
         return fabric.host_domains[host]
-    except (KeyError, TypeError):
-        placed = dict(getattr(fabric.address_plan, "domains", None) or ())
-        if isinstance(host, str) and host in placed:
-            raise NodeError(f"{fabric.name}: host domain {host!r} has failed: every chip of it "
-                            f"({_few(placed[host])}) has failed") from None
-        raise NodeError(f"{fabric.name}: no host domain called {show_value(host)}; hosts: "
-                        f"{_few(fabric.domains)}") from None
+    except TypeError:                    # an unhashable name
+        raise _no_host_domain(fabric, host) from None

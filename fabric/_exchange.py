@@ -58,6 +58,12 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     compiled, a round of a top-8 token is two dependent round trips when its last slot
     holds a rank of its own: the loads of slots 0-6 go out together, slot 7's only after
     they return (:attr:`ExchangeKernel.late_pulls`).
+``"one-sided-1.3"``
+    TensorRT-LLM 1.3's one-sided kernels: ``"one-sided"`` with the combine loop of its
+    low-precision combine (NVIDIA/TensorRT-LLM PR #11844), which issues a round's loads in
+    other batches: a BF16 round waits for slot 0's load before five of the others (two
+    trips when any of slots 1, 4-7 is valid), an FP8 round for slot 0's and then for slots
+    1-3's (up to three trips).
 ``"pplx"``
     Perplexity's pplx-kernels (perplexityai/pplx-kernels): NVSHMEM kernels that
     send a token **once per (token, expert)** directly, into the expert's slot on
@@ -158,7 +164,7 @@ False
 >>> exchange_kernel("carrier-pigeon")
 Traceback (most recent call last):
 ...
-fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, one-sided, pplx
+fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, one-sided, one-sided-1.3, pplx
 """
 
 import dataclasses
@@ -378,9 +384,20 @@ def peer_access_latency(arch):
 #: received token of the block that holds the most (``"walk_tokens"``:
 #: :meth:`ExchangeKernel.receive_walk`); or once per (pass, copy) of the combine's receive
 #: sum on the block with the most tokens (``"reduce_loads"``:
-#: :meth:`ExchangeKernel.receive_reduce`).
+#: :meth:`ExchangeKernel.receive_reduce`); or once when the phase's copies are load/store
+#: stores into the peers (every EP rank in one load/store domain, and not sent over RDMA
+#: alone), none otherwise (``"loadstore"``: a step that follows the last copy's
+#: acknowledged stores there, and overlaps the data's flight when the copies are RDMA
+#: writes queued ahead of it); or once when they are not (``"network"``: the EP ranks span
+#: load/store domains, or every copy goes over RDMA); or, when they are load/store stores, once
+#: per dependent round of a put's warp copy of the phase's token (``"put_rounds"``:
+#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network);
+#: or once per round of a block's staging copy of the phase's token beyond the first
+#: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
+#: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
-                 "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads")
+                 "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
+                 "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds")
 
 
 def serial_copies(copies, blocks):
@@ -415,6 +432,9 @@ _CHAIN_COUNT_NEEDS = {
     **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
+    "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
+    **dict.fromkeys(("stage_rounds", "further_stage_rounds"),
+                    ("stage_vector", " (the bytes of a block's staging copy per dependent load)")),
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
                     ("combine_blocks", " (the blocks that send the received copies)")),
 }
@@ -473,8 +493,10 @@ class ExchangeKernel:
         experts that it signals through the NIC, :meth:`count_walk`; needs ``count_grid``),
         ``"serial_copies"`` or ``"posted_copies"`` (the combine's slowest block's copies, and
         its NIC posts, :meth:`combine_posts`; need ``combine_blocks``) or
-        ``"further_copies"`` (those copies after the first). A pulling combine's peer loads
-        are its pull rounds, not part of this. These steps come before the phase's first
+        ``"further_copies"`` (those copies after the first) or ``"loadstore"`` (once when the
+        phase's copies are load/store stores, none over the network) or ``"network"`` (the
+        reverse). A pulling combine's
+        peer loads are its pull rounds, not part of this. These steps come before the phase's first
         byte can move or after its last byte lands (fill and drain): they add to the
         transfer.
     interleaved_chain : tuple of two tuples
@@ -498,6 +520,18 @@ class ExchangeKernel:
         receive part, each pass taking the token's ``k`` copies one after another (an index
         load, then the copy's load: pplx-kernels' gatherKernel, 256 threads x 8 elements):
         :meth:`receive_reduce`. Needs ``combine_blocks``.
+    put_vector : int
+        ``0``, or the bytes one warp copies per dependent load when such a combine's block puts
+        a copy to a load/store peer (NVSHMEM's warp memcpy: 32 lanes x 16 B, a load then its
+        store per step): each such copy adds ``ceil(bytes / put_vector)`` L2 hits to the
+        block's chain before its fence (charged with the combine's per-copy release fences); a
+        chain step counted in ``"put_rounds"`` uses it for a phase's token. Needs
+        ``combine_blocks``.
+    stage_vector : tuple of int
+        ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
+        moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
+        copy into the symmetric buffer before a put): the chain counts ``"stage_rounds"`` and
+        ``"further_stage_rounds"`` use it.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -509,14 +543,18 @@ class ExchangeKernel:
         and bytes each loads per step; ``0`` for kernels that push. Each step's
         loads must return before the next step's issue, so the combine takes at
         least ``ceil(bytes per token / (pull_threads x pull_vector))`` round trips.
-    late_pulls : tuple of (int, int)
-        For a pulling combine, ``(top_k, slot)`` pairs: with ``top_k`` experts per token the
-        compiled kernel issues the peer load of top-k ``slot`` only after the round's other
-        loads have returned, so a round whose ``slot`` is valid (a rank the token's earlier
-        slots do not hold; the dispatch marks repeats ``-1`` and the combine skips them)
-        takes a second peer round trip. ``()``: every load of a round goes out together.
+    late_pulls : tuple of (int, int, tuple)
+        For a pulling combine, ``(top_k, input_bytes, batches)`` entries: with ``top_k``
+        experts per token and a combine input of ``input_bytes`` per element (``0``: any
+        width) the compiled kernel issues a round's peer loads in batches, each batch only
+        after the one before has returned; ``batches`` lists the top-k slots of the batches
+        after the first (the first holds the other slots, slot 0 among them). A batch holding
+        a valid slot (a rank the token's earlier slots do not hold; the dispatch marks repeats
+        ``-1`` and the combine skips them) costs the round one more peer round trip; slot 0 is
+        always valid, so a round takes ``1 +`` (later batches with a valid slot) trips
+        (:meth:`late_batches`). ``()``: every load of a round goes out together.
         Read from the kernel's instruction schedule (``sources["late_pulls"]``), compiled
-        for Blackwell (sm_100a); on Hopper the same source compiles to a schedule whose
+        for Blackwell (sm_100a); on Hopper blog18's source compiles to a schedule whose
         second trip comes when any of slots 4-7 is valid, so there the count is a lower
         bound (slot 7 valid implies it).
     block_per_token : bool
@@ -554,6 +592,8 @@ class ExchangeKernel:
     combine_blocks: int = 0
     late_pulls: tuple = ()
     reduce_elements: int = 0
+    put_vector: int = 0
+    stage_vector: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -605,20 +645,42 @@ class ExchangeKernel:
                 if need and not getattr(self, need[0]):
                     raise ValueError(f"a chain step counted in {step[1]} needs {need[0]}"
                                      f"{need[1]}")
-        if not isinstance(self.late_pulls, tuple) or any(
-                not isinstance(p, tuple) or len(p) != 2
-                or any(isinstance(x, bool) or not isinstance(x, int) for x in p)
-                or not 0 <= p[1] < p[0] for p in self.late_pulls):
-            raise ValueError(f"late_pulls must be (top_k, slot) pairs of ints with 0 <= slot < "
-                             f"top_k, got {self.late_pulls!r}")
-        if len({p[0] for p in self.late_pulls}) != len(self.late_pulls):
-            raise ValueError(f"late_pulls names a top_k twice: {self.late_pulls!r}")
+        for entry in self.late_pulls if isinstance(self.late_pulls, tuple) else (None,):
+            ok = isinstance(entry, tuple) and len(entry) == 3
+            if ok:
+                top_k, width, batches = entry
+                ints = (top_k, width) + tuple(s for b in batches for s in b) if (
+                    isinstance(batches, tuple) and batches
+                    and all(isinstance(b, tuple) and b for b in batches)) else None
+                slots = ints[2:] if ints else ()
+                ok = (ints is not None
+                      and all(not isinstance(x, bool) and isinstance(x, int) for x in ints)
+                      and top_k >= 1 and width >= 0 and len(set(slots)) == len(slots)
+                      and all(1 <= x < top_k for x in slots))
+            if not ok:
+                raise ValueError(f"late_pulls must be (top_k, input_bytes, batches) entries: ints "
+                                 f"top_k >= 1, input_bytes >= 0, and non-empty tuples of distinct "
+                                 f"slots 1 .. top_k - 1, got {self.late_pulls!r}")
+        if len({p[:2] for p in self.late_pulls}) != len(self.late_pulls):
+            raise ValueError(f"late_pulls names a (top_k, input_bytes) twice: {self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
         for field in ("combine_blocks", "reduce_elements"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
+        if self.stage_vector != () and (
+                not isinstance(self.stage_vector, tuple) or len(self.stage_vector) != 2
+                or any(isinstance(x, bool) or not isinstance(x, int) or x < 1
+                       for x in self.stage_vector)):
+            raise ValueError(f"stage_vector must be () or two ints >= 1 (dispatch, combine bytes "
+                             f"per staging round), got {self.stage_vector!r}")
+        v = self.put_vector
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"put_vector must be an int >= 0, got {v!r}")
+        if v and not self.combine_blocks:
+            raise ValueError("put_vector needs combine_blocks (the blocks that put the received "
+                             "copies)")
         if self.reduce_elements and not self.combine_blocks:
             raise ValueError("reduce_elements needs combine_blocks (the blocks that take the "
                              "tokens)")
@@ -629,19 +691,24 @@ class ExchangeKernel:
             raise ValueError(f"count_grid must be () or two ints >= 1 (warps per block, most "
                              f"blocks), got {self.count_grid!r}")
 
-    def late_slot(self, k):
-        """The top-k slot whose peer load a round issues after the others return, for a
-        token of ``k`` experts (:attr:`late_pulls`), or ``None``.
+    def late_batches(self, k, input_bytes):
+        """The batches of top-k slots whose peer loads a round issues one after another, after
+        the first batch, for a token of ``k`` experts and a combine input of ``input_bytes`` per
+        element (:attr:`late_pulls`; an entry of that width, else one for any width), or ``()``.
 
-        >>> exchange_kernel("one-sided").late_slot(8), exchange_kernel("one-sided").late_slot(4)
-        (7, None)
+        >>> exchange_kernel("one-sided").late_batches(8, 2), exchange_kernel("one-sided").late_batches(4, 2)
+        (((7,),), ())
+        >>> exchange_kernel("one-sided-1.3").late_batches(8, 1)
+        ((1, 2, 3), (4, 5, 6, 7))
         """
-        return dict(self.late_pulls).get(k)
+        table = {(top_k, width): batches for top_k, width, batches in self.late_pulls}
+        return table.get((k, input_bytes), table.get((k, 0), ()))
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
-        ``0 .. experts - 1`` (expert ``e`` on EP rank ``e // (experts // ep)``, ``ep =
-        len(domains)``), the ones one warp walks and those of them on a rank whose load/store
+        ``0 .. experts - 1`` (expert ``e`` on EP rank ``min(e // max(experts // ep, 1), ep -
+        1)``, ``ep = len(domains)``: when ``ep`` does not divide the experts the last rank
+        holds the rest), the ones one warp walks and those of them on a rank whose load/store
         domain (``domains[rank]``) is not the sender's, for the warp and sender domain with
         the most remote ones (then the most passes).
         ``(0, 0)`` without ``count_grid``.
@@ -726,7 +793,8 @@ class ExchangeKernel:
 
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
-                      walk_tokens=0, reduce_loads=0, interleaved=False):
+                      walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
+                      stage_rounds=0, interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -739,8 +807,12 @@ class ExchangeKernel:
         combine's slowest block's copies (:func:`serial_copies`) and ``posted_copies`` its NIC
         posts (:meth:`combine_posts`), ``walk_slots`` and ``walk_tokens`` the dispatch's
         receive walk (:meth:`receive_walk`), ``reduce_loads`` the combine's receive sum
-        (:meth:`receive_reduce`). ``interleaved=True`` prices ``interleaved_chain`` instead
-        of ``chain``. With
+        (:meth:`receive_reduce`), ``loadstore`` whether the phase's copies are load/store
+        stores (its ``"loadstore"`` steps; otherwise its ``"network"`` steps), ``put_rounds``
+        the dependent rounds of a put's warp copy of the phase's token (counted only with
+        ``loadstore``), ``stage_rounds`` the rounds of a block's staging copy of it beyond the
+        first (:attr:`stage_vector`). ``interleaved=True`` prices ``interleaved_chain``
+        instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
@@ -757,7 +829,11 @@ class ExchangeKernel:
                  "serial_copies": float(serial_copies), "posted_copies": float(posted_copies),
                  "further_copies": float(max(serial_copies - 1, 0)),
                  "walk_slots": float(walk_slots), "walk_tokens": float(walk_tokens),
-                 "reduce_loads": float(reduce_loads)}
+                 "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore)),
+                 "network": float(not loadstore),
+                 "put_rounds": float(put_rounds) if loadstore else 0.0,
+                 "stage_rounds": float(stage_rounds),
+                 "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds)}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -796,11 +872,15 @@ class ExchangeKernel:
                 text = " | ".join(", ".join(f"{n} x {c}" for n, c in ph) or "-"
                                   for ph in getattr(self, field))
                 out.append(Parameter(f"{self.name}.{field}", text, "", src.get(field, "")))
+        if self.stage_vector:
+            out.append(Parameter(f"{self.name}.stage_vector",
+                                 "{}+{}".format(*self.stage_vector), "B",
+                                 src.get("stage_vector", "")))
         if self.count_grid:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
                                  "", src.get("count_grid", "")))
-        for field in ("combine_blocks", "reduce_elements", "block_per_token"):
+        for field in ("combine_blocks", "reduce_elements", "block_per_token", "put_vector"):
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), "",
                                      src.get(field, "")))
@@ -814,9 +894,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.pull_vector", self.pull_vector, "B",
                                  src.get("pull", "")))
         if self.late_pulls:
-            out.append(Parameter(f"{self.name}.late_pulls", ", ".join(
-                f"top-{k}: slot {s}" for k, s in self.late_pulls), "",
-                src.get("late_pulls", "")))
+            out.append(Parameter(f"{self.name}.late_pulls", "; ".join(
+                f"top-{k}, {f'{w}-B' if w else 'any'} input: "
+                + " then ".join("slots " + ",".join(map(str, b)) for b in batches)
+                for k, w, batches in self.late_pulls), "", src.get("late_pulls", "")))
         if self.scale_out and self.dedup != "collective":
             out.extend((*EXCHANGE_SYNC.values(), EXCHANGE_NIC_EFFICIENCY))
         return tuple(out)
@@ -840,6 +921,44 @@ def _ibgda_post(count):
     trips and 2 L2 atomics. The doorbell (lock, atomicMax, two more fences, the DBR and
     BlueFlame stores) runs only when the post rings it: not counted."""
     return ((("l2_hit", count),) * 6) + ((("l2_atomic", count),) * 2)
+
+
+def _doorbell(count):
+    """The dependent steps of ringing an RC queue pair's doorbell from the GPU, each repeated
+    once per ``count``: the same in NVSHMEM 3.2.5's ``ibgda_post_send`` (libnvshmem_device.a,
+    sm_90, session 17) and in DeepEP de8cfca's own (``csrc/kernels/ibgda_device.cuh``, sm_90,
+    session 18): the lock compare-and-swap, the atomicMax on prod_idx (its result awaited), a
+    GPU-scope fence, the doorbell record's pointer (L2: the fence invalidated L1), the record's
+    store, a fence, the queue pair number and BlueFlame pointer, the BlueFlame (MMIO) store:
+    ``2 x l2_atomic + 4 x l2_hit``. A post whose submit sees a later reservation leaves the ring
+    to that reserver, whose ring comes after this post's submit: the last post of a chain, or
+    the first a transfer waits for, departs no earlier than one ring after it."""
+    return ((("l2_atomic", count),) * 2) + ((("l2_hit", count),) * 4)
+
+
+def _deepep_put(count):
+    """The dependent steps of one warp's IBGDA put in DeepEP de8cfca's own
+    ``nvshmemi_ibgda_put_nbi_warp`` (``csrc/kernels/ibgda_device.cuh``; SASS of
+    ``internode_ll.cu`` for sm_90, session 18), each repeated once per ``count``: the lanes'
+    key lookups (shuffled), the resv_head atomicAdd (shuffled), the queue pair's fields, the
+    WQE stores, the GPU-scope fence (MEMBAR.SC.GPU + ERRBAR: an L2 round trip), the
+    ready_head compare-and-swap, then a ring (:func:`_doorbell`: DeepEP rings on every fourth
+    message of a queue pair; the first byte waits for some ring): ``7 x l2_hit + 4 x
+    l2_atomic``. No send-queue check (DeepEP sizes the queue above its messages in flight)."""
+    return ((("l2_hit", count), ("l2_atomic", count), ("l2_hit", count), ("l2_hit", count),
+             ("l2_atomic", count)) + _doorbell(count))
+
+
+def _grid_sync():
+    """The steps of a cooperative kernel's grid-wide barrier (``cg::this_grid().sync()``)
+    after the last block arrives, as compiled in both pplx-kernels 7af3059 and DeepEP de8cfca
+    (sm_90, sessions 17 and 18): thread 0's MEMBAR.GPU + ERRBAR (its block's earlier memory
+    operations acknowledged: an L2 round trip, as the release-fence rule prices a fence without
+    peer stores), the atomicAdd on the barrier word, the polled load that sees the phase flip:
+    ``l2_hit + l2_atomic + l2_hit``. Counted where the barrier follows the phase's last byte
+    and signal (pplx's dispatch, DeepEP low-latency's combine); where it precedes the waits
+    for the peers (pplx's combine, DeepEP low-latency's dispatch) it runs while they fly."""
+    return (("l2_hit", "one"), ("l2_atomic", "one"), ("l2_hit", "one"))
 EXCHANGE_KERNELS = {k.name: k for k in (
     ExchangeKernel(
         "deepep-normal", dedup="node", forwarding=True, scale_out=True, pipelined=True,
@@ -889,8 +1008,56 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                "then atomic_add_release_global, and the per-expert count goes "
                                "with st_release_sys_global; the combine's TMA stores to the "
                                "peer are followed by st_release_sys_global of its flag: both "
-                               "phases release pushed peer stores before their flag"))),
+                               "phases release pushed peer stores before their flag")),
+            ("chain", (f"{_DEEPEP} de8cfca (2025-06-05, the README commit of the V1 low-latency "
+                       "table with NVLink peers) csrc/kernels/internode_ll.cu, compiled as its "
+                       "setup.py does (nvcc -O3 -rdc=true, sm_90; nvcc 13.0, session 18) and read "
+                       "in the SASS: the steps before a phase's first byte can move or after its "
+                       "last byte lands. Dispatch, per token of a block: the token's x and top-k "
+                       "ids (__ldg, in parallel; HBM: tests/test_low_latency.py's timed call runs "
+                       "a 528 MB copy into the combine buffer between the phases), the FP8 cast "
+                       "(shuffles, not priced), bar.sync, the sending warp's slot atomicAdd "
+                       "(result shuffled to the warp), then the peer's heap base (__ldg of "
+                       "peer_heap_base_p2p, issued after the shuffle), then the first round of "
+                       "the send buffer (8 x 16 B per lane, written by the block just before: "
+                       "L2) before its stores to the peer: hbm_load + l2_atomic + 2 x l2_hit; "
+                       "over RDMA the warp's IBGDA put (DeepEP's own nvshmemi_ibgda_put_nbi_warp: "
+                       "key lookups, resv_head atomicAdd, the queue pair's fields, the WQE "
+                       "stores and a GPU-scope fence, the ready_head CAS, then a ring, which "
+                       "DeepEP makes on every fourth message of a queue pair and the first byte "
+                       "waits for: 7 x l2_hit + 4 x l2_atomic) replaces the first-round load. "
+                       "Each copy ends in atomic_add_release_global (MEMBAR.GPU + "
+                       "ERRBAR: it waits for the copy's peer stores, the release fence); then "
+                       "the expert's count warp sees the finish counter (a polled L2 load) and "
+                       "loads the peer base again (after CCTL.IVALL: L2) before its release "
+                       "store of the count: two l2_hit after the last acknowledged store, in one "
+                       "load/store domain (across the network the count is an IBGDA atomic on the "
+                       "data's own queue pair, posted while the data flies: not counted there). "
+                       "The receive part's atomicAdd on packed_recv_count (its result addresses "
+                       "the copy-out) follows the count: l2_atomic. The grid sync between the "
+                       "send and receive parts runs while the counts fly (inside the handshake): "
+                       "not counted. Combine, per token of a sub-warp: layout_range, then "
+                       "src_info[token] (the loop bound and the destination slot depend on "
+                       "them; written by the dispatch's receive before the 528 MB copy: HBM), "
+                       "the peer base, then the first round of x (HBM) before the stores: "
+                       "3 x hbm_load + l2_hit (over RDMA the put from x, zero-copy in the timed "
+                       "run, replaces x's load: 2 x hbm_load + l2_hit + the put); the receive part waits for every flag, then "
+                       "cg::this_grid().sync() (thread 0: MEMBAR.GPU + ERRBAR, an atomicAdd on "
+                       "the grid barrier, a polled load; priced as the release-fence rule prices "
+                       "a fence without peer stores, an L2 round trip): 2 x l2_hit + l2_atomic "
+                       "after the last flag. The send part's flag poll and peer-base load run "
+                       "while the release fence waits (not counted). Not counted: the per-copy "
+                       "work between copies (it overlaps the other blocks' copies: at 128 tokens "
+                       "a block sends at most 2 tokens, ~2 us per token, under the links' time), "
+                       "the receive copies' own loads (under the local copy's HBM time). NVIDIA "
+                       "NCCL EP's low-latency kernel (adapted from DeepEP) is priced with the same "
+                       "steps: an assumption"))),
         release_fence=(True, True),
+        chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
+                ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"))
+               + _deepep_put("network") + (("l2_atomic", "one"),),
+               (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"),
+                ("hbm_load", "loadstore")) + _deepep_put("network") + _grid_sync()),
     ),
     ExchangeKernel(
         "one-sided", dedup="rank", forwarding=False, scale_out=False, pipelined=True,
@@ -1036,7 +1203,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "its token from every source (BlockPolicy::token_idx = "
                                  "blockIdx.x)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        late_pulls=((8, 7),),
+        late_pulls=((8, 0, ((7,),)),),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
@@ -1148,6 +1315,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "BlueFlame (MMIO) stores) runs only when the post rings it (session 16 "
                        "had counted its two atomics on every post); not counted either: the "
                        "QP fields that may hit L1, the key-table lookups (constant memory). "
+                       "The dispatch's receive loop waits for every slot's count and then "
+                       "for that many tokens before cg::this_grid().sync(): the grid sync "
+                       "follows the last byte and signal (MEMBAR.GPU + ERRBAR, the barrier "
+                       "atomicAdd, the polled load: l2_hit + l2_atomic + l2_hit, session 18; "
+                       "the combine's grid sync comes before its waits, while the copies fly: "
+                       "not counted). "
                        "After its grid sync the dispatch's receive part (scatterKernel, "
                        "lines 191-237) has every block walk all experts / ep x ep slots of "
                        "numTokensPerDP in order (its loop runs past its last token to the end "
@@ -1177,7 +1350,17 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "waits for warp 0: one release fence per copy (release_fence: the "
                        "slowest block's copies to other ranks; across the network its copies "
                        "to NVLink peers). Expected received copies per rank: tokens x k")),
-            ("interleaved_chain", ("the count warp's chain (dispatch) and the combine's "
+            ("interleaved_chain", ("in one node the dispatch's sending warps (scatterKernel "
+                                   "7af3059 l.107-150, SASS nvcc 13.0 sm_90a, session 18): the "
+                                   "block's token staged into xBufferIn (LDG.E.128 -> STG.E.128 "
+                                   "per 288 x 16 B round, 2 rounds: one hbm_load counted), "
+                                   "bar.sync, the expert id (__ldg), the put's P2P pointer "
+                                   "(__ldg), then the put's warp copy (put_rounds, one L2 load of "
+                                   "the staged token per 512 B); they run beside the count warp, "
+                                   "whose chain in one node is one load (the sending warps' is the "
+                                   "larger: counted instead), across nodes its posts (the larger at "
+                                   "one token; at 128 tokens the links dominate both); and "
+                                   "the count warp's chain (dispatch, across nodes) and the combine's "
                                    "slowest block's copies after its first, their posts and "
                                    "their fences (release_fence) run while the other warps and "
                                    "blocks send: composed with the links' time as a max (lead's "
@@ -1196,20 +1379,51 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "copy) is one L1 hit (the token's indices after the first) and "
                                  "one L2 load (the copy, written by a peer's put or the NIC) "
                                  "in series; a lower bound")),
+            ("stage_vector", (f"{_PPLX} 7af3059, compiled as its CMakeLists.txt does (nvcc "
+                              "13.0 -arch=sm_90a -rdc=true -O3; session 18): the blocks copy a "
+                              "token into the symmetric buffer before they put it, a loop of one "
+                              "LDG.E.128 then its STG.E.128 per thread and step, not unrolled "
+                              "(scatterKernel 0f70-10a0: 9 sending warps, 288 x 16 B = 4608 B per "
+                              "step; gatherKernel 0d40-0e40: 8 warps, 256 x 16 B = 4096 B, so 4 "
+                              "dependent loads of the expert output (HBM) per BF16 copy). The "
+                              "combine's copy also waits, after sourceExpert and __syncthreads, "
+                              "for sourceIndex / sourceGroup / sourceOffset (three loads in "
+                              "parallel, 0bb0-0c80: one L2 trip; written by this sample's "
+                              "dispatch) and, before the put, for the P2P pointer (__ldg, "
+                              "1030: an L1 hit after the first copy, counted as one). The "
+                              "dispatch's staging rounds beyond the first are not counted (a "
+                              "lower bound)")),
+            ("put_vector", (f"{_PPLX} 7af3059 internode_gather.cu compiled as its "
+                            "CMakeLists.txt does (nvcc 13.0 -arch=sm_90a -rdc=true -O3, NVSHMEM "
+                            "3.2.5 headers; session 18): nvshmemx_putmem_signal_nbi_warp to a "
+                            "load/store peer inlines NVSHMEM's warp memcpy as a loop of one "
+                            "LDG.E.128 of the staged copy (xBufferIn, written by the block just "
+                            "before: L2) and its ST.E.128 to the peer, 32 lanes x 16 B = 512 B "
+                            "per step, not unrolled (gatherKernel<bf16,8,true,true> 0x1290-0x1370), "
+                            "before lane 0's fence and signal; with dpSize 1 only warp 0 puts and "
+                            "the next copy waits for it at __syncthreads: ceil(bytes / 512) L2 "
+                            "hits per copy to a peer on the block's chain (a copy to the own rank "
+                            "is the same loop: not counted, a lower bound)")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
                                 "row); block b takes received copies b, b + gridDim, ... until "
                                 "sourceExpert is 0"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
-        chain=((("l2_hit", "one"), ("l1_hit", "walk_slots"), ("l1_hit", "walk_slots"),
-                ("l2_hit", "walk_tokens")),
-               (("l2_hit", "one"), ("hbm_load", "one"), ("l1_hit", "reduce_loads"),
+        chain=(_grid_sync() + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
+                                ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens")),
+               (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
+                ("hbm_load", "stage_rounds"), ("l1_hit", "one"), ("l1_hit", "reduce_loads"),
                 ("l2_hit", "reduce_loads"))),
-        interleaved_chain=((("l2_hit", "one"),) + _ibgda_post("remote_signals"),
-                           (("l2_hit", "further_copies"), ("hbm_load", "further_copies"))
-                           + _ibgda_post("posted_copies")),
-        reduce_elements=256 * 8,
+        interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
+                           + _doorbell("network")
+                           + (("hbm_load", "loadstore"), ("l2_hit", "loadstore"),
+                              ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
+                           (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
+                            ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
+                            ("l1_hit", "further_copies"))
+                           + _ibgda_post("posted_copies") + _doorbell("network")),
+        reduce_elements=256 * 8, put_vector=32 * 16, stage_vector=(288 * 16, 256 * 16),
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,
@@ -1220,6 +1434,38 @@ EXCHANGE_KERNELS = {k.name: k for k in (
             ("syncs", "inside the collective's own cost")),
     ),
 )}
+
+
+def _one_sided_1_3():
+    """TensorRT-LLM 1.3's one-sided kernels: blog18's profile with the combine loop of the
+    low-precision combine (NVIDIA/TensorRT-LLM PR #11844), whose round issues its peer loads in
+    other batches (``sources["late_pulls"]``); nothing else differs as read."""
+    base = EXCHANGE_KERNELS["one-sided"]
+    src = dict(base.sources)
+    src["late_pulls"] = (
+        "TensorRT-LLM 1.3's combine loop (vectorized_combine_impl over an input type InT: "
+        "'Pass 1' loads the top-k slots, 'Pass 2' casts InT to float, then the tree "
+        "reduction; the same loop text in reasonsolo/TensorRT-LLM 2c5ea89a, a fork carrying "
+        "PR #11844 'add fp8 combine in moe_a2a', and in flashinfer-ai/flashinfer 5e891c6b, the "
+        "port of TensorRT-LLM's 1.3-era kernels, PR #3697). moeA2ACombineKernel<T, 8, ...> of "
+        "flashinfer 5e891c6b compiled for sm_100a with nvcc 13.0 -O3 -use_fast_math "
+        "(flashinfer's JIT flags, -DENABLE_BF16 -DENABLE_FP8) and read in SASS (sessions 17-18), "
+        "16-B path, top-8. BF16 input (FP16 the same; other widths not read, given this "
+        "schedule): slots 0, 2 and 3's peer loads go out, the first cast "
+        "waits for slot 0's (its scoreboard), then slots 1, 4, 5, 6 and 7's: a second trip "
+        "when any of those is valid. FP8 (e4m3) input: the metadata loads share the peer "
+        "loads' scoreboard, so the check of slot 1 waits for slot 0's peer load and the check "
+        "of slot 5 for slots 1-3's: batches {0}, {1, 2, 3}, {4, 5, 6, 7}, up to three trips "
+        "per round. Assumption (stated): TensorRT-LLM's own build schedules this loop as "
+        "flashinfer's does. The dispatch is blog18's (thread 0 claims the slots one after "
+        "another in TensorRT-LLM's file at 439e0799; the warp-parallel claim of flashinfer "
+        "5e891c6b is flashinfer's own PR #3846, 97f3b035a)")
+    return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
+                               late_pulls=((8, 0, ((1, 4, 5, 6, 7),)),
+                                           (8, 1, ((1, 2, 3), (4, 5, 6, 7)))))
+
+
+EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
 
 
 def exchange_kernel(name):

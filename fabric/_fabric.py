@@ -426,13 +426,9 @@ class Fabric:
         >>> t.owner, hex(t.global_address)     # host1's first shadow window: chip0
         ('chip0', '0x1000')
         """
-        try:
-            domain = self.host_domains[host]
-        except (KeyError, TypeError):
-            from ._domains import domain_of
+        from ._domains import domain_of
 
-            domain = domain_of(self, host)     # raises NodeError naming the hosts
-        return domain.translate(local_address, op)
+        return domain_of(self, host).translate(local_address, op)   # NodeError naming the hosts
 
     def translate_many(self, host, local_addresses, op="read", *, unmapped="raise"):
         """Vectorized :meth:`translate` of a numpy array; see

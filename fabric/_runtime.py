@@ -66,6 +66,7 @@ import dataclasses
 import datetime
 import functools
 import math
+import re
 
 from ._errors import SpecError
 from ._params import Parameter
@@ -569,8 +570,8 @@ _NCCL = Runtime(
          "nChannels <= MAXCHANNELS in 2.18-2.19); init.cc l.1177-1185, 1280: ring maxChannels MAXCHANNELS / 2, comm "
          "channels min(tree, ring) with the tree searched at the ring's count. Older releases' "
          "arrays and NVLink bandwidths: git show v<tag>-1:src/graph/search.cc / topo.h")),
-        ("split", ("NVIDIA/nccl v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (ring and tree, "
-         "neither CollNet nor NVLS): MinTrafficPerChannel 32 KiB; a task's traffic = bytes x "
+        ("split", ("NVIDIA/nccl v2.30.7-1 src/enqueue.cc scheduleCollTasksToPlan (ring, tree and "
+         "one-node NVLS, NVLS in a bin of its own over the NVLS channels; not CollNet): MinTrafficPerChannel 32 KiB; a task's traffic = bytes x "
          "ncclFuncTrafficPerByte (all-reduce 2, all-gather / reduce-scatter nRanks, else 1), x 4 "
          "for LL (from v2.26.2-1), floored at MinTrafficPerChannel; trafficPerChannel = "
          "divUp(traffic / nChannels, 16) x 16 (v2.29.2-1 on; before: max(MinTrafficPerChannel, "
@@ -583,8 +584,12 @@ _NCCL = Runtime(
          "channels), NCCL_BYTES_ALIGNMENT 16) x 16, each channel's count rounded up to "
          "computeCollAlignCount's (NCCL_SIMPLE_ALIGNMENT 32 x 8 x 16 = 4096 B; LL 8 B "
          "(NCCL_LL_ALIGNMENT_PER_THREAD) x threads; LL128 NCCL_LL128_ALIGNMENT_PER_WARP 480 B x "
-         "warps; src/include/enqueue.h). v2.18.3-1 - v2.19.4-1: the kernel splits the count "
-         "(src/collectives/device/all_reduce.h runRing), taken as an even split (rule 0)")),
+         "warps; src/include/enqueue.h); one-node NVLS the same over usableChannels = "
+         "nvlsChannels (v2.20.5-1 l.777-778). v2.18.3-1 - v2.19.4-1: the kernel splits the count "
+         "(src/collectives/device/all_reduce.h runRing), taken as an even split (rule 0); its "
+         "NVLS all-reduce gives channel bid the bid-th block of nHeads x chunk of each loop of "
+         "nChannels x nHeads x chunk (the same file, RunWorkElement NVLS; "
+         "analysis._runtime_cost.nvls_channel_split)")),
         ("kernel_floor", ("NVIDIA/nccl issue 1940: the least time of an 8-byte all-reduce with "
          "NCCL 2.27's symmetric-memory kernels on 8 GPUs (one kernel, one exchange with the "
          "NVLink peers, one barrier): about 2.3 us on H800/H200, about 3 us on B200")),
@@ -1169,14 +1174,15 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 def _parse_version(text):
     if not isinstance(text, str):
         raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
-    parts = text.strip().split(".")
-    try:
-        nums = tuple(int(x) for x in parts)
-    except ValueError:
-        nums = ()
-    if len(nums) not in (2, 3) or any(x < 0 for x in nums):
+    # as NCCL writes a release: ASCII digits without leading zeros ('02.30.7', '2.+30.7',
+    # '2.3_0.7' and other digits int() reads would name 2.30.7 by another string)
+    if not _VERSION_RE.fullmatch(text.strip()):
         raise SpecError(f"NCCL version {text!r} is not of the form 2.21.5")
+    nums = tuple(int(x) for x in text.strip().split("."))
     return nums + (0,) * (3 - len(nums))
+
+
+_VERSION_RE = re.compile(r"(?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*)){1,2}", re.ASCII)
 
 
 #: Constants that are parts of one formula of NCCL's tuner and so are revised together:

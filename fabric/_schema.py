@@ -41,7 +41,7 @@ import numbers
 
 from ._errors import GraphError
 
-__all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
+__all__ = ["CARRIES", "MAX_BANDWIDTH", "MAX_BYTES", "MAX_LATENCY", "MAX_LINKS", "MIN_BANDWIDTH", "NODE_KINDS",
            "validate_graph"]
 
 NODE_KINDS = frozenset({"chip", "switch", "host", "nic", "memory"})
@@ -60,6 +60,9 @@ MAX_LINKS = 2**24
 #: bundle 9e11 B/s (1e18 leaves a factor of a million).
 MIN_BANDWIDTH = 1.0
 MAX_BANDWIDTH = 1e18
+#: The largest payload, in bytes, an access (fabric.access) or a collective (analysis.cost)
+#: takes: an int64, as the batched paths hold sizes (8 EiB; no memory is near it).
+MAX_BYTES = 2**63 - 1
 #: The longest one-way latency a link may have, seconds: no interconnect is near it (a
 #: geostationary satellite hop is 0.27 s), and far above it the model's sums of latencies over
 #: hops and steps overflow floats (1.5e308 s gave an infinite time).

@@ -77,18 +77,19 @@ def _deepep(fabric_of, kernel, tokens, phase, metric, *, model="deepseek-v3", tr
     return case
 
 
-def _trtllm(tokens, phase, dispatch_bytes=2, combine_bytes=2, span=True):
+def _trtllm(tokens, phase, dispatch_bytes=2, combine_bytes=2, span=True, kernel="one-sided"):
     """TensorRT-LLM one-sided rows. ``span``: the row is a CUPTI kernel span (blog18's
     bench_moe_comm.py; :func:`fidelity_moe.kernel_span`); ``False`` where the timing method
-    is not stated (flashinfer PR #3697's trtllm column): the phase time as modelled."""
+    is not stated (flashinfer PR #3697's trtllm column): the phase time as modelled.
+    ``kernel``: the release's profile (``"one-sided-1.3"`` for TensorRT-LLM 1.3.0rc20)."""
     def case(row):
         f = nvl72()
-        r = moe_exchange(f, "deepseek-v3", tokens, int(row["gpus"]), kernel="one-sided",
+        r = moe_exchange(f, "deepseek-v3", tokens, int(row["gpus"]), kernel=kernel,
                          dispatch_bytes=dispatch_bytes, combine_bytes=combine_bytes,
                          routing="balanced")
         t = r.dispatch if phase == "dispatch" else r.combine
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
-        how = f"one-sided on gb200-nvl72, perfect router; {parts(ph)}"
+        how = f"{kernel} on gb200-nvl72, perfect router; {parts(ph)}"
         if not span:
             return t * 1e6, how
         return kernel_span(t, f) * 1e6, how + "; CUPTI span: less the floor's graph gap 0.55"
@@ -311,12 +312,16 @@ CASES = {
     # benchmark is taken to pass them the same way (its payload list is not stated)
     "trtllm-ep8-bs2048-mxfp8-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=MXFP8_TOKEN),
     "trtllm-ep8-bs2048-nvfp4-dispatch": _trtllm(2048, "dispatch", dispatch_bytes=NVFP4_TOKEN),
-    # fi3697: the benchmark's timing method is not in the stored thread: no span rule
+    # fi3697: the benchmark's timing method is not in the stored thread: no span rule; the rows
+    # ran TensorRT-LLM 1.3.0rc20, whose combine loop is the low-precision combine's (PR #11844)
     **{f"fi3697-trtllm-ep32-bs{bs}-nvfp4-dispatch": _trtllm(bs, "dispatch",
-                                                            dispatch_bytes=NVFP4_TOKEN, span=False)
+                                                            dispatch_bytes=NVFP4_TOKEN, span=False,
+                                                            kernel="one-sided-1.3")
        for bs in (1, 128, 2048)},
-    "fi3697-trtllm-ep32-bs1-bf16-combine": _trtllm(1, "combine", span=False),
-    "fi3697-trtllm-ep32-bs1-fp8-combine": _trtllm(1, "combine", combine_bytes=1, span=False),
+    "fi3697-trtllm-ep32-bs1-bf16-combine": _trtllm(1, "combine", span=False,
+                                                   kernel="one-sided-1.3"),
+    "fi3697-trtllm-ep32-bs1-fp8-combine": _trtllm(1, "combine", combine_bytes=1, span=False,
+                                                  kernel="one-sided-1.3"),
     **{f"deepep-v2-b200-ep8-{sm}sm-{ph}": _v2_b200(ph)
        for sm in (64, 24) for ph in ("dispatch", "combine")},
     **{f"deepep-v2-b200-2node-{ph}": _v2_b200_2node(ph) for ph in ("dispatch", "combine")},
@@ -582,7 +587,6 @@ KNOWN_MISSES = {
                                   "graph gap, session 15)",
     "deepep-pr173-h20-ep8-ll-nvlink-dispatch": _LL_NVLINK,
     "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
-    "deepep-pr173-h20-ep16-ll-nvlink-dispatch": _LL_NVLINK + "; this row spans 2 nodes",
     "fi3697-trtllm-ep32-bs1-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs128-nvfp4-dispatch": _FLOOR,
     "fi3697-trtllm-ep32-bs2048-nvfp4-dispatch": (
@@ -594,16 +598,6 @@ KNOWN_MISSES = {
                                (4, 2048, "combine"), (8, 2048, "dispatch"), (8, 2048, "combine"),
                                (8, 1, "combine"))},
     "fi3697-trtllm-ep32-bs1-bf16-combine": _FLOOR,
-    "fi3697-trtllm-ep32-bs1-fp8-combine": (
-        _FLOOR + "; the BF16/FP8 pair (28.45 vs 17.95 us at one token) shows the floor grows "
-        "with bytes per token, as the pull's dependent rounds do (4 vs 2), by ~5 us per "
-        "round against two 1.71 us peer loads modelled. The rows ran TensorRT-LLM 1.3.0rc20, "
-        "whose kernels flashinfer 5e891c6b ports: compiled (session 17), its FP8 combine "
-        "waits three times per round (its metadata loads share the peer loads' scoreboard), "
-        "its BF16 combine twice; the model keeps the blog18-era count (two). The low-precision "
-        "path itself was counted from moeAlltoAllKernels.cu: a plain FP8 cast in the staging "
-        "pass (reads BF16, writes FP8: +7 ns here), no scale or extra kernel; it adds work, "
-        "so it cannot explain the 10.5 us the FP8 run saves"),
     "deepep-v2-b200-ep8-24sm-dispatch": (
         "DeepEP V2 with its fewest SMs (24; the 64-SM run of the same table is within 13%). "
         "Not an SM-rate cap by DeepEP's own per-SM model (deep_ep/buffers/elastic.py "

@@ -128,7 +128,7 @@ def test_bad_routing(bad):
 def test_every_kernel_runs_and_scales_with_bytes(kernel):
     f = h800(2)
     a = moe_exchange(f, "deepseek-v3", 256, 16, kernel=kernel, dispatch_bytes=1,
-                     combine_bytes=2) if kernel != "one-sided" else None
+                     combine_bytes=2) if exchange_kernel(kernel).scale_out else None
     if a is None:
         f = topologies.build("nvl72")
         a = moe_exchange(f, "deepseek-v3", 256, 16, kernel=kernel, dispatch_bytes=1,
@@ -824,6 +824,11 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
                                 fences[1])):
         want = trip * n if fenced else 0.0
         if k.combine_blocks and ph is r.combine_phase:
+            # pplx: each fenced copy is first the put's warp copy, one dependent L2 load per
+            # 512 B of the BF16 token (session 18), so the fence and the copy go together
+            if k.put_vector and ep > 1:
+                want = (trip + math.ceil(2 * 7168 / k.put_vector)
+                        * EXCHANGE_LATENCY[arch]["l2_hit"].value) * n
             # its fences run between its copies: the transfer's floor, not the fixed time
             assert ph.fence == 0.0 and ph.fixed == pytest.approx(ph0.fixed, rel=1e-12)
             assert ph.interleaved - ph0.interleaved == pytest.approx(want, rel=1e-12,
@@ -1831,14 +1836,19 @@ def test_top8_pulled_round_pays_a_second_round_trip_for_a_valid_last_slot(ep, to
 
 def test_late_pulls_profile_is_validated_and_sourced():
     k = exchange_kernel("one-sided")
-    assert k.late_pulls == ((8, 7),) and k.late_slot(8) == 7 and k.late_slot(4) is None
+    assert k.late_pulls == ((8, 0, ((7,),)),)
+    assert k.late_batches(8, 2) == k.late_batches(8, 1) == ((7,),) and k.late_batches(4, 2) == ()
     p = next(p for p in k.parameters() if p.name == "one-sided.late_pulls")
     assert "579435f9" in p.source and "SASS" in p.source
-    for bad in [((8, 8),), ((8, -1),), (8, 7), ((8, 7), (8, 6)), ((8.0, 7),), ((True, 0),)]:
+    assert p.value == "top-8, any input: slots 7"
+    for bad in [((8, 0, ((8,),)),), ((8, 0, ((0,),)),), ((8, 0, ((-1,),)),), ((8, 7),),
+                (8, 0, ((7,),)), ((8, 0, ((7,),)), (8, 0, ((6,),))), ((8.0, 0, ((7,),)),),
+                ((True, 0, ((0,),)),), ((8, -1, ((7,),)),), ((8, 0, ()),), ((8, 0, ((),)),),
+                ((8, 0, ((7,), (7,))),), ((8, 0, (7,)),), ((8, 1.0, ((7,),)),)]:
         with pytest.raises(ValueError, match="late_pulls"):
             dataclasses.replace(k, late_pulls=bad)
     with pytest.raises(ValueError, match="late_pulls needs a pulling combine"):
-        dataclasses.replace(exchange_kernel("pplx"), late_pulls=((8, 7),))
+        dataclasses.replace(exchange_kernel("pplx"), late_pulls=((8, 0, ((7,),)),))
     # a top-4 model's combine pays one trip per round
     m = dataclasses.replace(model_config("deepseek-v3"), name="dsv3-top4", experts_per_token=4)
     f = fidelity_moe.nvl72()
@@ -1846,3 +1856,87 @@ def test_late_pulls_profile_is_validated_and_sourced():
     b = moe_exchange(f, m, 1, 8, kernel=dataclasses.replace(k, late_pulls=()), dispatch_bytes=2,
                      combine_bytes=2, routing="balanced")
     assert a.combine == b.combine
+
+
+# -- TensorRT-LLM 1.3's combine loop: its round's loads in batches (session 18) ------------------
+
+def _late_trips_brute(E, ep, nodes, m, k, batches):
+    """Distribution of the later batches holding a first-time rank, by enumeration of every
+    ordered draw of ``k`` distinct experts from the token's pool (every expert, or those of
+    ``m`` of the ``nodes`` nodes, each node set alike); the rotation's 'balanced' case is
+    covered apart."""
+    per_rank, per_node = E // ep, E // nodes
+    node_sets = [None] if m is None or m >= nodes else list(
+        itertools.combinations(range(nodes), m))
+    counts = [0] * (len(batches) + 1)
+    for ns in node_sets:
+        pool = range(E) if ns is None else [e for e in range(E) if e // per_node in ns]
+        for draw in itertools.permutations(pool, k):
+            ranks = [e // per_rank for e in draw]
+            fresh = [ranks[i] not in ranks[:i] for i in range(k)]
+            counts[sum(any(fresh[s] for s in b) for b in batches)] += 1
+    total = sum(counts)
+    return [c / total for c in counts]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([(8, 4, 2), (8, 8, 2), (12, 6, 3), (12, 4, 2), (16, 8, 4), (10, 5, 1)]),
+       st.sampled_from([((1, 2), (3,)), ((2,), (1, 3)), ((1,), (2,), (3,)), ((3,),)]),
+       st.integers(1, 3))
+def test_late_trips_match_enumeration(shape, batches, m):
+    """The per-token distribution of extra trips per round (an exact walk over the slots) equals
+    enumeration of every ordered expert draw (uniform and node-limited), and the rotation's
+    deterministic count; one slot alone is the closed form."""
+    from analysis._moe_exchange import _late_slot_valid, _late_trips
+    E, ep, nodes = shape
+    k = 4
+    for routing, mm in (("uniform", None), (f"node-limited:{m}", m)):
+        if mm is not None and (mm >= nodes or mm * (E // nodes) < k):
+            continue
+        got = _late_trips(E, k, ep, nodes, routing, batches)
+        assert list(got) == pytest.approx(_late_trips_brute(E, ep, nodes, mm, k, batches),
+                                          abs=1e-12)
+        if len(batches) == 1 and len(batches[0]) == 1:
+            assert got[1] == _late_slot_valid(E, k, ep, nodes, routing, batches[0][0])
+    rot = _late_trips(E, k, ep, nodes, "balanced", batches)
+    want = sum(any(_rotation_late_valid(ep, k, s) for s in b) for b in batches)
+    assert rot[want] == 1.0 and sum(rot) == 1.0
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=4), st.integers(1, 4))
+def test_slowest_block_late_rounds_match_enumeration(weights, tokens):
+    """E[max over tokens of the extra trips] from the distribution against enumerating every
+    tokens' pattern."""
+    from analysis._moe_exchange import _late_rounds
+    total = sum(weights)
+    dist = [w / total for w in weights] if total > 0 else [1.0] + [0.0] * (len(weights) - 1)
+    want = sum(math.prod(dist[j] for j in pat) * max(pat)
+               for pat in itertools.product(range(len(dist)), repeat=tokens))
+    assert _late_rounds(tuple(dist), tokens) == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("element, trips", [(2, 2), (1, 3)])
+def test_trtllm_1_3_combine_round_trips_by_input_width(element, trips):
+    """TensorRT-LLM 1.3's combine loop as compiled (flashinfer 5e891c6b, sm_100a): a BF16 round
+    waits for slot 0 before five of its loads (two trips), an FP8 round for slot 0 and then for
+    slots 1-3 (three). At EP32 under the perfect router every slot is valid, so the pull is
+    rounds x trips round trips plus the block-rate bytes; blog18's kernel pays two for both, and
+    nothing but the pull differs between the profiles."""
+    f = fidelity_moe.nvl72()
+    kw = {"dispatch_bytes": (0.5, 1 / 16), "combine_bytes": element, "routing": "balanced"}
+    new = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided-1.3", **kw)
+    old = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided", **kw)
+    flat = moe_exchange(f, "deepseek-v3", 1, 32,
+                        kernel=dataclasses.replace(exchange_kernel("one-sided"), late_pulls=()),
+                        **kw)
+    rounds = _loop_steps(7168 * element, 256, 16)
+    trip = (flat.combine_phase.pull_latency - old.combine_phase.pull_latency) / -rounds
+    assert trip > 1e-6
+    assert new.combine_phase.pull_latency - flat.combine_phase.pull_latency == pytest.approx(
+        (trips - 1) * rounds * trip, rel=1e-12)
+    assert new.dispatch == old.dispatch
+    assert new.combine_phase.fixed == old.combine_phase.fixed
+    assert "one-sided-1.3.late_pulls" in {p.name for p in new.parameters}
+    src = next(p.source for p in new.parameters if p.name == "one-sided-1.3.late_pulls")
+    assert "5e891c6b" in src and "SASS" in src

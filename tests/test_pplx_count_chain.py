@@ -68,6 +68,21 @@ def _post_and_pass():
     return post, lat["l2_hit"].value
 
 
+def _put_rounds(nbytes=2 * 7168):
+    """A put to a load/store peer (session 18): NVSHMEM's warp memcpy, one dependent L2 load of
+    the staged copy per 32 lanes x 16 B (gatherKernel's SASS), before the copy's fence."""
+    return math.ceil(nbytes / 512) * EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+
+
+def _ring():
+    """A doorbell ring (session 18): NVSHMEM 3.2.5's ibgda_post_send, whoever runs it (the
+    poster, or a later reserver on the queue pair after this post's submit): the lock CAS,
+    the atomicMax on prod_idx, a fence, the doorbell record's pointer, a fence, the BlueFlame
+    pointer. Once on a chain that posts: its last post departs no earlier than one ring."""
+    lat = EXCHANGE_LATENCY["hopper"]
+    return 2 * lat["l2_atomic"].value + 4 * lat["l2_hit"].value
+
+
 def test_pplx_dispatch_chain_is_the_count_warps_walk():
     """DeepSeek-V3 (top-8 of 256) at one token per rank: 26 blocks, 10 experts per count
     warp; over 2 nodes the worst warp signals 5 of them across the network, over 16 nodes
@@ -76,20 +91,31 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     chain runs between the phase's copies (interleaved), not before or after them."""
     post, load = _post_and_pass()
     l1 = EXCHANGE_LATENCY["hopper"]["l1_hit"].value
+    # the grid sync after the receive loop's waits (drain, session 18): thread 0's fence (an
+    # L2 round trip), the barrier atomicAdd, the polled load that sees the flip
+    sync = 2 * load + EXCHANGE_LATENCY["hopper"]["l2_atomic"].value
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         # + the receive walk (drain, added): 256 slots (first an L2 load, 255 x 2 L1 hits),
         # 1 token's copy
-        walk = load + 2 * 255 * l1 + load
-        assert abs(r.dispatch_phase.interleaved - (load + remote * post)) < 1e-15
+        walk = sync + load + 2 * 255 * l1 + load
+        if nodes > 1:
+            want = load + remote * post + _ring()
+        else:
+            # one node: the sending warps' chain is the larger (session 18): the staged token's
+            # load (HBM), the expert id, the put's P2P pointer, then ceil(7396 / 512) = 15
+            # rounds of the put's warp copy
+            hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
+            want = hbm + 2 * load + _put_rounds(7396)
+        assert abs(r.dispatch_phase.interleaved - want) < 1e-15
         assert abs(r.dispatch_phase.chain - walk) < 1e-15
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
     # the receiving block with the most tokens copies ceil(1024 / 132) = 8
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    walk = load + 2 * 255 * l1 + 8 * load
-    assert abs(r.dispatch_phase.interleaved - (load + post)) < 1e-15
+    walk = sync + load + 2 * 255 * l1 + 8 * load
+    assert abs(r.dispatch_phase.interleaved - (load + post + _ring())) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
 
@@ -161,20 +187,25 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         posted = copies + 1 if nodes > 1 else 0      # + block 0's gatherSync signal
-        fences = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip,
+        fences = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip + _put_rounds(),
                               post if nodes > 1 else 0.0)
         # the first copy's loads (fill) and the receive sum (drain: 1 token per block, 4
         # passes of 2048 elements x 8 copies) add; the rest runs between the copies
-        assert abs(r.combine_phase.chain - (load + hbm + 32 * (l1 + load))) < 1e-15
-        want = (copies - 1) * (load + hbm) + posted * post + fences
+        # each copy (session 18): sourceExpert, the source index/group/offset (one L2 trip),
+        # 4 staging rounds of 4096 B (HBM), the P2P pointer (L1)
+        each = 2 * load + 4 * hbm + l1
+        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load))) < 1e-15
+        want = (copies - 1) * each + posted * post + fences
+        want += _ring() if nodes > 1 else 0.0
         assert abs(r.combine_phase.interleaved - want) < 1e-15
         assert r.combine_phase.fence == 0.0
     # data left in L2 (a decode step): the expert output's load is an L2 hit
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                      combine_bytes=2, routing="uniform", l2_flushed=False)
-    fences = _copy_fences(1024, 132, 7 / 16, trip, post)
-    assert abs(r.combine_phase.chain - (2 * load + 32 * (l1 + load))) < 1e-15
-    assert abs(r.combine_phase.interleaved - (7 * 2 * load + 9 * post + fences)) < 1e-15
+    fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds(), post)
+    each = 6 * load + l1                                  # the HBM steps as L2 hits
+    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load))) < 1e-15
+    assert abs(r.combine_phase.interleaved - (7 * each + 9 * post + fences + _ring())) < 1e-15
 
 
 def test_combine_blocks_is_validated():
@@ -223,7 +254,7 @@ def test_single_node_combine_fences_every_copy():
     token per warp) has one. At one token: one copy per block, one fence."""
     from analysis._moe_exchange import expected_max
     lat = EXCHANGE_LATENCY["hopper"]
-    copy = lat["l2_hit"].value + lat["hbm_load"].value
+    copy = 2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
     for tokens, most, full in ((128, 8, 100), (1, 1, 8)):
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -231,11 +262,12 @@ def test_single_node_combine_fences_every_copy():
         assert trip > 0
         pmf = [math.comb(most, j) * (7 / 8) ** j * (1 / 8) ** (most - j) for j in range(most + 1)]
         fences = r.combine_phase.interleaved - (most - 1) * copy     # no posts in one node
-        assert abs(fences - trip * expected_max(pmf, full)) < 1e-15
-    assert fences <= trip
+        # each copy to a peer: the put's 28 warp-copy rounds (14336 B / 512 B), then its fence
+        assert abs(fences - (trip + _put_rounds()) * expected_max(pmf, full)) < 1e-15
+    assert fences <= trip + _put_rounds()
     r = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    assert r.combine_phase.interleaved - 7 * copy > 7.99 * r.dispatch_phase.fence
+    assert r.combine_phase.interleaved - 7 * copy > 7.99 * (r.dispatch_phase.fence + _put_rounds())
 
 
 def _copy_fences_brute(copies, blocks, p, trip, lead):
@@ -266,29 +298,31 @@ def test_copy_fences_equals_enumerating_the_blocks(copies, blocks, p, lead):
 def test_multi_node_combine_fences_its_nvlink_copies():
     """Across nodes a copy to an NVLink peer is still a warp copy, lane 0's
     __threadfence_system (MEMBAR.SC.SYS in gatherKernel's SASS), then its signal's IBGDA post:
-    one in-node peer round trip more on its block's chain; block 0 also posts its sync signal.
-    At EP16 x 128 tokens (100 blocks of 8 copies, each from the sender's node but not itself
-    with probability 7/16) the expected slowest block adds ~5.5 fences; over RDMA alone
-    (no NVLink copies) none."""
+    one in-node peer round trip more on its block's chain, after the put's 28 warp-copy
+    rounds (session 18); block 0 also posts its sync signal. At EP16 x 128 tokens (100 blocks
+    of 8 copies, each from the sender's node but not itself with probability 7/16) the
+    expected slowest block adds ~6.7 such copies; over RDMA alone (no NVLink copies) none."""
     from analysis._moe_exchange import _copy_fences
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
     one = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", **kw)
     trip = one.dispatch_phase.fence                 # the in-node peer round trip
     post, _ = _post_and_pass()
     lat = EXCHANGE_LATENCY["hopper"]
-    copy = lat["l2_hit"].value + lat["hbm_load"].value
+    copy = 2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
     for nodes, tokens in ((2, 128), (16, 128), (2, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx", **kw)
         most = -(-tokens * 8 // 132)
-        want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip, post)
+        want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip + _put_rounds(), post)
         assert want > 0
-        fences = r.combine_phase.interleaved - (most - 1) * copy - (most + 1) * post
+        fences = (r.combine_phase.interleaved - (most - 1) * copy - (most + 1) * post
+                  - _ring())
         assert abs(fences - want) < 1e-15
         assert r.dispatch_phase.fence == r.combine_phase.fence == 0.0
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", **kw)
-    assert 5.0 * trip < r.combine_phase.interleaved - 7 * copy - 9 * post < 6.0 * trip
+    per = trip + _put_rounds()
+    assert 6.5 * per < r.combine_phase.interleaved - 7 * copy - 9 * post - _ring() < 7.0 * per
     rdma = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx", transport="rdma", **kw)
-    assert abs(rdma.combine_phase.interleaved - 7 * copy - 9 * post) < 1e-15
+    assert abs(rdma.combine_phase.interleaved - 7 * copy - 9 * post - _ring()) < 1e-15
     assert rdma.combine_phase.fence == 0.0
 
 
@@ -385,3 +419,38 @@ def test_reduce_elements_is_validated():
     with pytest.raises(ValueError, match="needs combine_blocks"):
         dataclasses.replace(exchange_kernel("one-sided"), reduce_elements=2048)
     assert exchange_kernel("one-sided").receive_reduce(256, 8, 4, 7168) == 0
+
+
+def test_put_vector_is_validated_and_sourced():
+    """put_vector (bytes per dependent round of a put's warp copy) is an int >= 0, needs the
+    combine's serial blocks, is needed by a "put_rounds" chain step, and is listed with its
+    source."""
+    import dataclasses
+
+    import pytest
+    kern = exchange_kernel("pplx")
+    assert kern.put_vector == 512
+    assert "pplx.put_vector" in {p.name for p in kern.parameters()}
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="put_vector must be an int"):
+            dataclasses.replace(kern, put_vector=bad)
+    with pytest.raises(ValueError, match="put_rounds needs put_vector"):
+        dataclasses.replace(kern, put_vector=0)
+    with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
+        dataclasses.replace(exchange_kernel("deepep-low-latency"), put_vector=512)
+
+
+def test_stage_vector_is_validated_and_sourced():
+    """stage_vector is () or two ints >= 1 (bytes per staging round, dispatch and combine),
+    needed by the staging-round chain counts, and listed with its source."""
+    import dataclasses
+
+    import pytest
+    kern = exchange_kernel("pplx")
+    assert kern.stage_vector == (4608, 4096)
+    assert "pplx.stage_vector" in {p.name for p in kern.parameters()}
+    for bad in ((0, 4096), (4096,), (1.5, 2), [4608, 4096], (True, 4096)):
+        with pytest.raises(ValueError, match="stage_vector must be"):
+            dataclasses.replace(kern, stage_vector=bad)
+    with pytest.raises(ValueError, match="stage_rounds needs stage_vector"):
+        dataclasses.replace(kern, stage_vector=())

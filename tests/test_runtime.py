@@ -13,6 +13,7 @@ import functools
 import itertools
 import math
 import re
+import types
 
 import numpy as np
 import pytest
@@ -240,9 +241,12 @@ def test_nvls_pipeline_fill():
     big = cost(H100, "all-reduce", 2**33, algorithm="in-switch")
     per_byte = (big.time - big.fixed) / (2**33 + 2 * 16 * 8 * 2**17)
     assert r.time - r.fixed == pytest.approx(2 * n * per_byte, rel=1e-6)
-    # below one iteration the message passes the three stages in turn
+    # below one iteration the busiest channel's bytes pass the three stages in turn at one
+    # channel's rate: 2.30.7's scheduler (src/enqueue.cc scheduleCollTasksToPlan) puts 64 KiB
+    # (128 KiB of traffic, cells of 16 KiB, 32 KiB of traffic per channel at least) on 4 of
+    # the 16 NVLS channels, 16 KiB each
     s = cost(H100, "all-reduce", 2**16, algorithm="in-switch")
-    assert s.time - s.fixed == pytest.approx(3 * 2**16 * per_byte, rel=1e-6)
+    assert s.time - s.fixed == pytest.approx(3 * 2**14 * 16 * per_byte, rel=1e-6)
     # the tuner compares NVLS without the fill (NCCL's own estimate): at 4 MiB it still
     # picks NVLS, which now costs more than its estimate
     auto = cost(H100, "all-reduce", n)
@@ -462,8 +466,12 @@ def _flow_shop(items, stages):
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 2**31), ranks=st.sampled_from([4, 8]))
 def test_nvls_fill_is_the_pipeline_makespan(n, ranks):
-    # chunk per NCCL's src/enqueue.cc rule, iterations of channels x heads x chunk bytes
-    # (the last one partial), through 3 stages: simulated, against the model's time
+    # chunk per NCCL's src/enqueue.cc rule; the busiest channel of the scheduler's split
+    # (scheduleCollTasksToPlan, nccl_channel_split) runs iterations of heads x chunk bytes
+    # (the last one partial) through 3 stages at one channel's rate (1/16 of the bus):
+    # simulated, against the model's time
+    from analysis._runtime_cost import nccl_channel_split
+    from fabric import runtime
     nodes = H100.endpoints[:ranks]
     r = cost(H100, "all-reduce", n, algorithm="in-switch", ranks=nodes)
     big = cost(H100, "all-reduce", 2**33, algorithm="in-switch", ranks=nodes)
@@ -472,9 +480,65 @@ def test_nvls_fill_is_the_pipeline_makespan(n, ranks):
     for k, c in ((64, 2**16), (8, 2**15), (2, 2**14)):
         if n < k * ops * chunk and chunk > c:
             chunk = c
-    full, rest = divmod(n, ops * chunk)
-    items = [ops * chunk * per_byte] * full + ([rest * per_byte] if rest else [])
+    busiest, _ = nccl_channel_split(runtime("nccl"), "all-reduce", "Simple", n, ranks, 16, 16)
+    full, rest = divmod(busiest, ranks * chunk)
+    items = [16 * ranks * chunk * per_byte] * full + ([16 * rest * per_byte] if rest else [])
     assert r.time - r.fixed == pytest.approx(_flow_shop(items, 3), rel=1e-9)
+
+
+def _nvls_kernel_channels(n, channels, heads, chunk):
+    # NCCL 2.18-2.19's one-node NVLS all-reduce loop, warp group by warp group
+    # (src/collectives/device/all_reduce.h): channel bid takes, in each loop of
+    # channels x heads x chunk, the block at bid x heads x chunk
+    out = []
+    for bid in range(channels):
+        items, grid = [], 0
+        while grid < n:
+            offset = grid + bid * heads * chunk
+            nelem = min(heads * chunk, n - offset)
+            if nelem > 0:
+                items.append(nelem)
+            grid += channels * heads * chunk
+        out.append(items)
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 2**27), ranks=st.sampled_from([4, 8]))
+def test_nvls_2_18_runs_its_busiest_channel_as_the_kernel_splits_it(n, ranks):
+    # NCCL 2.18.5 splits NVLS inside the kernel: below one loop some channels carry nothing.
+    # The time (less the latency) is the slowest channel's pipeline: its iterations through
+    # the 3 warp groups at one channel's rate (1/16 of the bus), simulated from the kernel's
+    # loop, against the model
+    nodes = H100.endpoints[:ranks]
+    rt = "nccl@2.18.5"
+    r = cost(H100, "all-reduce", n, algorithm="in-switch", ranks=nodes, runtime=rt)
+    big = cost(H100, "all-reduce", 2**33, algorithm="in-switch", ranks=nodes, runtime=rt)
+    per_byte = (big.time - big.fixed) / (2**33 + 2 * 16 * ranks * 2**17)
+    ops, chunk = 16 * ranks, 2**17
+    for k, c in ((64, 2**16), (8, 2**15), (2, 2**14)):
+        if n < k * ops * chunk and chunk > c:
+            chunk = c
+    slowest = max(_flow_shop([16 * b * per_byte for b in items], 3)
+                  for items in _nvls_kernel_channels(n, 16, ranks, chunk))
+    assert r.time - r.fixed == pytest.approx(slowest, rel=1e-9)
+
+
+def test_nvls_channel_split_by_release():
+    # 8 H100, 256 KiB (the Azure ND H100 v5 row, NCCL 2.18.5): chunk 16 KiB, a loop of
+    # 16 channels x 8 heads x 16 KiB = 2 MiB, so channels 0 and 1 carry 128 KiB each; from
+    # 2.20 the scheduler spreads it over all 16 (addCBDCollToPlan, 4 KiB-aligned shares)
+    from analysis._runtime_cost import nvls_channel_split
+    from fabric import runtime
+    view = types.SimpleNamespace(arch="hopper", p=8)
+    assert nvls_channel_split(runtime("nccl@2.18.5"), view, 2**18, 8) == (2**17, 2)
+    assert nvls_channel_split(runtime("nccl@2.19.4"), view, 2**14, 8) == (2**14, 1)
+    assert nvls_channel_split(runtime("nccl@2.20.5"), view, 2**18, 8) == (2**14, 16)
+    old = cost(H100, "all-reduce", 2**18, algorithm="in-switch", runtime="nccl@2.18.5")
+    new = cost(H100, "all-reduce", 2**18, algorithm="in-switch", runtime="nccl@2.20.5")
+    # the same 23 us latency in both; 2.18.5's transfer and fill run on 2 channels of 16
+    assert old.fixed == pytest.approx(new.fixed, rel=1e-12)
+    assert (old.time - old.fixed) == pytest.approx(8 * (new.time - new.fixed), rel=1e-9)
 
 
 def test_runtime_arch_follows_the_chip_or_the_links():
@@ -2519,6 +2583,25 @@ def test_nvls_tree_two_h100_nodes_at_2_26_hand_count():
     assert c.channels == 8
 
 
+def test_nvls_tree_runs_its_busiest_channel_as_2_19_splits_it():
+    # NCCL 2.19.4's NVLS_TREE kernel loops as its NVLS one (src/device/all_reduce.h: channel bid
+    # takes the bid-th block of nHeads x chunk of each loop of nChannels x nHeads x chunk).
+    # 2 x 8 H100, 16 channels, 8 heads; chunk 32 KiB at 256 KiB and at 1 MiB (both below one
+    # loop of 16 x 8 x 32 KiB = 4 MiB): 256 KiB sits on channel 0, 1 MiB on channels 0-3,
+    # 256 KiB each, so both take the same time (the tuner still prices them apart)
+    from analysis._runtime_cost import _nvls_split
+    from fabric import runtime
+    f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    view = types.SimpleNamespace(p=16)
+    rt = runtime("nccl@2.19.4")
+    assert _nvls_split(rt, view, 2**20, 8, 16, 2**15) == (2**18, 4)
+    assert _nvls_split(rt, view, 2**18, 8, 16, 2**15) == (2**18, 1)
+    small = _nvls_tree_candidate(f, 2**18, "2.19.4")
+    big = _nvls_tree_candidate(f, 2**20, "2.19.4")
+    assert big.time == pytest.approx(small.time, rel=1e-12)
+    assert big.choice > small.choice
+
+
 @settings(max_examples=30, deadline=None)
 @given(servers=st.integers(2, 4), gpus=st.sampled_from([2, 4, 8]),
        nic=st.sampled_from(["ib-ndr", "roce-400g"]),
@@ -3065,9 +3148,11 @@ def test_nccl_time_falls_at_a_protocol_switch_the_tuner_makes_blind_to_the_ll_fi
     # the tuner's pick at the smaller size is not its fastest candidate: it is blind to the fill
     assert min(ta.values()) < a.time
     # and the NVLS-tree points of session 16's example now carry their own fill (8 hops of 16
-    # x 64 KiB per NIC at 49.68 GB/s, 168.8 us)
+    # x 64 KiB per NIC at 49.68 GB/s, 168.8 us) and, since session 18, run at their busiest
+    # channel's bytes: 2.30.7's cells put 182 of 2897 16-KiB cells on the first of 16 channels
+    # (2,981,888 B against a mean of 2,965,820), 599.8 -> 601.1 us
     c = cost(f, "all-reduce", 47453120)
-    assert (c.algorithm, round(c.time * 1e6, 1)) == ("hierarchical", 599.8)
+    assert (c.algorithm, round(c.time * 1e6, 1)) == ("hierarchical", 601.1)
 
 
 def test_ring_channels_rise_to_nvls_only_in_2_20_to_2_27():

@@ -144,7 +144,15 @@ def test_nvls_tree_fill_is_the_chains_on_its_network_path(servers, gpus, chip, r
     fill = rc.nvls_tree_net_fill(rt, view, n, heads, per_byte)
     hops = 2 * max(_walk_depth(t) for t in rc.nccl_dtree(servers))
     channels, chunk = rc.nvls_tree_chunking(rt, view, n, heads)
-    busiest, _ = rc.nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels, channels)
+    if rt.split["rule"] == 0:
+        # 2.18-2.19 split NVLS-tree inside the kernel: channel bid takes the bid-th block of
+        # heads x chunk of each loop (all_reduce.h NVLS_TREE); the loop, channel by channel
+        block, loop = heads * chunk, channels * heads * chunk
+        busiest = max(sum(max(0, min(block, n - g - b * block)) for g in range(0, n, loop))
+                      for b in range(channels))
+    else:
+        busiest, _ = rc.nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels,
+                                           channels)
     wire = min(chunk, 16 * math.ceil(math.ceil(busiest / heads) / 16))
     nics = max(1, min(view.nics_per_node, gpus))
     send = wire * math.ceil(channels * heads / nics) / view.nic_bandwidth

@@ -1,0 +1,142 @@
+"""Audit (session 18): hostile input left over from session 17.
+
+Each test failed on main 44942ae.
+"""
+
+import pytest
+
+import topologies
+from fabric import NodeError
+
+
+@pytest.fixture(scope="module")
+def sd200_without_host1():
+    f = topologies.build("sd200-ultra")
+    return f.without(chips=[f"chip{i}" for i in range(8, 16)])      # every chip of host1
+
+
+def test_looking_up_a_failed_host_domain_names_the_failure(sd200_without_host1):
+    g = sd200_without_host1
+    # was a bare KeyError('host1'); Fabric.translate already said why
+    with pytest.raises(NodeError, match="host domain 'host1' has failed: every chip"):
+        g.host_domains["host1"]
+    with pytest.raises(NodeError, match="host domain 'host1' has failed: every chip"):
+        g.host_domains.build("host1")
+    with pytest.raises(NodeError, match="no host domain called 'host99'; hosts: host0, host2"):
+        g.host_domains["host99"]
+    with pytest.raises(NodeError, match="no host domain called 3;"):
+        g.host_domains[3]
+
+
+def test_the_host_domains_mapping_still_behaves_as_a_mapping(sd200_without_host1):
+    g = sd200_without_host1
+    # a missing key is still a KeyError to code written for a mapping
+    with pytest.raises(KeyError):
+        g.host_domains["host1"]
+    assert g.host_domains.get("host1") is None
+    assert g.host_domains.get("host1", 7) == 7
+    assert "host1" not in g.host_domains
+    assert "host1" not in list(g.host_domains.keys())
+    try:
+        g.host_domains["host1"]
+    except KeyError as e:                            # the message reads as text, not a repr
+        assert str(e).startswith("sd200-ultra without 8 nodes: host domain 'host1'"), str(e)
+    assert g.host_domains["host0"].translate(0x1000) == g.translate("host0", 0x1000)
+
+
+# -- 2. a collective's size above an int64 -----------------------------------------------
+
+
+@pytest.mark.parametrize("nbytes", [2**63, 2**64, 1e19, 1e30, "9223372036854775808",
+                                    "8192PiB"])
+@pytest.mark.parametrize("runtime", ["nccl", "ideal"])
+def test_cost_refuses_a_size_above_the_int64_limit_route_has(nbytes, runtime):
+    from analysis import cost
+    f = topologies.build("torus:2x2")
+    # was costed (57,420,895 s for 2**63 B under NCCL); route/latency refuse it
+    with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1 bytes \(an int64\)"):
+        cost(f, "all-reduce", nbytes, runtime=runtime)
+
+
+def test_cost_takes_the_largest_size_route_takes():
+    from analysis import cost
+    f = topologies.build("torus:2x2")
+    assert cost(f, "all-reduce", 2**63 - 1).time > 0
+    assert cost(f, "all-reduce", "8191PiB").time > 0
+
+
+def test_an_all_to_allv_matrix_above_the_limit_is_refused():
+    import numpy as np
+
+    from analysis import cost
+    f = topologies.build("torus:2x2")
+    M = np.full((4, 4), 2.0**62)                       # 16 x 2**62 = 2**66 bytes in all
+    np.fill_diagonal(M, 0)
+    with pytest.raises(ValueError, match=r"at most 2\*\*63 - 1 bytes"):
+        cost(f, "all-to-allv", M)
+
+
+@pytest.mark.parametrize("size", ["9223372036854775808", "1e19", "8192PiB"])
+def test_the_cost_cli_refuses_a_size_above_the_limit_in_one_line(capsys, size):
+    from analysis._cli import main
+    assert main(["cost", "torus:2x2", "--op", "all-reduce", "--size", size]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "at most 2**63 - 1 bytes" in err, err
+
+
+# -- 3. an operation named twice in cost --op ---------------------------------------------
+
+
+@pytest.mark.parametrize("ops", [["all-reduce,all-reduce"], ["all-reduce", "--op", "all-reduce"],
+                                 ["all-reduce,all-gather,all-reduce"]])
+def test_cost_costs_an_op_named_twice_once_as_sizes_and_report_ops_do(capsys, ops):
+    import json
+
+    from analysis._cli import main
+    from analysis._report_sweeps import check_ops
+    from analysis._sizes import parse_sizes
+    argv = ["cost", "torus:2x2", "--runtime", "ideal", "--json", "--size", "1KiB,1KiB,4KiB",
+            "--op", *ops]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    keys = [(r["op"], r["size"]) for r in rows]
+    # was: 'all-reduce,all-reduce' gave each size's row twice
+    assert len(keys) == len(set(keys)), keys
+    named = [o for tok in ops if tok != "--op" for o in tok.split(",")]
+    assert [k[0] for k in keys[::2]] == check_ops(named)          # first-named order
+    assert sorted({k[1] for k in keys}) == parse_sizes("1KiB,1KiB,4KiB") == [1024, 4096]
+
+
+# -- 4. a release written other than as NCCL writes it ------------------------------------
+
+
+@pytest.mark.parametrize("release", ["02.30.7", "2.030.7", "2.30.07", "2.+30.7", "2.3_0.7",
+                                     "2. 30.7", "2.30.\uff17", "2.\u0663\u0660.7", "+2.30.7"])
+def test_a_release_not_written_as_nccl_writes_it_is_refused(release):
+    from fabric import SpecError, runtime
+    # was read as 2.30.7 (int() takes leading zeros, signs, '_', inner spaces, any digits)
+    with pytest.raises(SpecError, match="is not of the form 2.21.5"):
+        runtime(f"nccl@{release}")
+    with pytest.raises(SpecError, match="is not of the form 2.21.5"):
+        runtime("nccl", version=release)
+
+
+@pytest.mark.parametrize("release, name", [("2.30.7", "nccl"), (" 2.21.5 ", "nccl@2.21.5"),
+                                           ("2.28", "nccl@2.28.3"), ("2.20.0", None)])
+def test_a_release_as_nccl_writes_it_still_reads(release, name):
+    from fabric import SpecError, runtime
+    if name is None:                       # 2.20.0 is a canonical string before 2.20.3
+        try:
+            runtime(f"nccl@{release}")
+        except SpecError as e:
+            assert "not of the form" not in str(e)
+        return
+    assert runtime(f"nccl@{release}").name == name
+
+
+def test_the_cli_refuses_a_non_canonical_release_in_one_line(capsys):
+    from analysis._cli import main
+    assert main(["cost", "torus:2x2", "--op", "all-reduce", "--size", "1KiB",
+                 "--runtime", "nccl@02.30.7"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "'02.30.7' is not of the form 2.21.5" in err, err
