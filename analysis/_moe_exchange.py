@@ -178,7 +178,6 @@ import types
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.stats import binom
 
 from fabric import (
     EXCHANGE_BLOCK_RATE,
@@ -1023,6 +1022,8 @@ def _copy_fences(copies, blocks, p, trip, lead=0.0):
     lo = max(0, math.floor(mean - 12 * sd) - 40)
     hi = min(most, math.ceil(mean + 12 * sd) + 40)
     j = np.unique(np.r_[0, np.arange(lo, hi + 1)])
+    from scipy.stats import binom  # at call time: ~0.5 s of importing analysis
+
     pmf = binom.pmf(j, most, p)
     others = (binom.cdf(j, most, p) ** (full - 1)           # P(max of the others <= j)
               * binom.cdf(j, most - 1, p) ** (int(blocks) - full))
