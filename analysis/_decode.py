@@ -141,6 +141,7 @@ import numpy as np
 
 from fabric import FabricError, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 from fabric._memo import fabric_memo
+from fabric._schema import MAX_BYTES
 from fabric._units import is_numeral
 
 from ._collectives import default_runtime
@@ -1591,6 +1592,7 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
     budget = [_COPY_SEARCH_BUDGET]
     best = [0]
     memo = {}
+    table = np.array(shapes, dtype=np.int64).reshape(len(shapes), k)
 
     def most(left, start, have):
         best[0] = max(best[0], have)
@@ -1601,10 +1603,10 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
             return memo[key]
         bound = sum(left) // chips
         out = 0
-        for i in range(start, len(shapes)):
+        # the shapes from ``start`` on that fit in what is left, in order (one array test)
+        fits = np.flatnonzero((table[start:] <= np.array(left, dtype=np.int64)).all(axis=1))
+        for i in (fits + start).tolist():
             v = shapes[i]
-            if any(a > b for a, b in zip(v, left)):
-                continue
             budget[0] -= 1
             out = max(out, 1 + most(tuple(b - a for a, b in zip(v, left)), i, have + 1))
             if out == bound or budget[0] <= 0:
@@ -2076,7 +2078,11 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         sequences only (assumption: the padded rows belong to no request and have no cached
         tokens), the memory fit holds their KV cache, and tokens/s count the real batch.
         ``None`` (default): ``batch`` (no padding). An int ``>= batch`` (SpecError
-        otherwise); needs ``cuda_graphs=True``.
+        otherwise); needs ``cuda_graphs=True``. Neither engine has a fixed bound on a
+        captured graph's batch (vLLM: capture sizes <= ``max_num_batched_tokens``, a
+        setting; TensorRT-LLM: ``CudaGraphConfig.max_batch_size``, any non-negative int):
+        a ``graph_batch`` whose TP all-reduce or expert exchange would pass 2**63 - 1 bytes
+        (an int64, the most a collective carries) is a SpecError naming it.
     moe_hbm_efficiency : float in (0, 1], optional
         Achieved fraction of peak HBM bandwidth of the routed experts' grouped GEMMs.
         ``None``: :data:`VLLM_INT4_MOE_HBM_EFFICIENCY` when the step replays vLLM's graph
@@ -2513,7 +2519,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if pdl and not cuda_graphs:
         raise SpecError("pdl=True hides the dispatch gap between kernels of a replayed CUDA "
                         "graph; with cuda_graphs=False each kernel pays a host launch")
-    if graph_batch is None:
+    padded = graph_batch is not None
+    if not padded:
         graph_batch = batch
     else:
         graph_batch = _check_int("graph_batch", graph_batch, 1)
@@ -2565,6 +2572,8 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
             _check_number(name, b, 0, " bytes", strict=True)
     dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
+    if padded:          # a real batch is bounded first by the memory fit (its KV cache)
+        _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b)
     # an exchange kernel's routing model needs the same ranks in every domain it spans
     equal = kern is not None and lay.exchanges
     if isinstance(nic_background, bool) or not isinstance(nic_background, numbers.Real) or not (
@@ -2585,6 +2594,27 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
                      pdl, graph_batch, float(nic_background), kernel_floors is None,
                      published_rates)
+
+
+def _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b):
+    """Refuse a (padded) step whose collectives the model cannot carry: its TP all-reduce
+    (one attention group's activations) or its expert exchange (at most ``tokens x
+    min(k, ep - 1) x hidden`` elements leave their ranks) above :data:`fabric._schema.MAX_BYTES`.
+    A real batch is bounded by the memory fit (each sequence holds KV cache); the padded
+    rows of ``graph_batch`` hold none, and neither engine puts a fixed bound on a captured graph's
+    batch (vLLM keeps only capture sizes <= its ``max_num_batched_tokens``, a setting:
+    ``vllm/config/vllm.py``; TensorRT-LLM's ``CudaGraphConfig.max_batch_size`` is any
+    non-negative int), so this is the bound."""
+    tokens = graph_batch * q
+    sizes = [("TP all-reduce", -(-graph_batch // lay.dp) * q * m.hidden * m.activation_bytes)]
+    if lay.exchanges:
+        sizes.append(("expert exchange", tokens * min(m.experts_per_token, lay.ep - 1)
+                      * m.hidden * max(dispatch_b, combine_b)))
+    what, size = max(sizes, key=lambda x: x[1])
+    if size > MAX_BYTES:
+        raise SpecError(f"graph_batch={graph_batch} x tokens_per_sequence={q} = {tokens} tokens "
+                        f"in one step: its {what} would move {size:.3g} bytes, more than the "
+                        f"2**63 - 1 bytes (an int64) a collective carries")
 
 
 def fabric_chip(fabric, chip=None):

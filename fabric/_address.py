@@ -395,8 +395,8 @@ class Region:
 def region_findings(regions, width=57):
     """Every fault of a list of regions, as :class:`Finding` records (empty when valid).
 
-    Rules: address width an int in 1..63; size > 0 and both base and size
-    multiples of 4 KiB (:data:`MIN_PAGE_SIZE`); end within the address width;
+    Rules: address width an int in 1..62 (:data:`MAX_ADDRESS_WIDTH`); size > 0 and both
+    base and size multiples of 4 KiB (:data:`MIN_PAGE_SIZE`); end within the address width;
     an owner (not None, not empty); kind and permissions known; names unique;
     interleave ways and granularity per CXL, base a multiple of 256 MiB and size a
     multiple of 256 MiB x ways (:data:`HDM_DECODER_UNIT`); no two regions overlap

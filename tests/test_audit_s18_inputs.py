@@ -5,6 +5,7 @@ Each test failed on main 44942ae.
 
 import pytest
 
+import fabric
 import topologies
 from fabric import NodeError
 
@@ -140,3 +141,77 @@ def test_the_cli_refuses_a_non_canonical_release_in_one_line(capsys):
                  "--runtime", "nccl@02.30.7"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "'02.30.7' is not of the form 2.21.5" in err, err
+
+
+# -- 5. a padded CUDA graph the model cannot carry -----------------------------------------
+
+
+def test_decode_names_a_graph_batch_whose_collectives_pass_an_int64():
+    import analysis
+    f = topologies.build("sd200-ultra")
+    # was: the collective's own "nbytes must be at most ..." (before session 18: priced)
+    with pytest.raises(fabric.SpecError,
+                       match=r"graph_batch=10{20} x tokens_per_sequence=1 = 10{20} tokens in one "
+                             r"step: its expert exchange would move .* more than the 2\*\*63 - 1 "
+                             r"bytes"):
+        analysis.decode_step("deepseek-v3", f, batch=8, context=4096, graph_batch=10**20)
+
+
+def test_the_graph_batch_bound_is_where_the_exchange_passes_an_int64():
+    import analysis
+    from fabric._schema import MAX_BYTES
+    m = analysis.model_config("deepseek-v3")
+    f = topologies.build("sd200-ultra")                  # tp=1, dp=128, ep=128: exchanges
+    per_token = m.experts_per_token * m.hidden * m.activation_bytes
+    last = int(MAX_BYTES // per_token)
+    r = analysis.decode_step("deepseek-v3", f, batch=8, context=4096, graph_batch=last)
+    assert r.time > 0 and r.time < float("inf")
+    with pytest.raises(fabric.SpecError, match="graph_batch="):
+        analysis.decode_step("deepseek-v3", f, batch=8, context=4096, graph_batch=last + 1)
+
+
+def test_the_decode_cli_refuses_such_a_graph_batch_in_one_line(capsys):
+    from analysis._cli import main
+    assert main(["decode", "sd200-ultra", "--model", "deepseek-v3", "--batch", "8",
+                 "--graph-batch", str(10**20)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "graph_batch=" in err and "2**63 - 1 bytes" in err, err
+
+
+def test_a_huge_real_batch_still_meets_the_memory_fit_first():
+    import analysis
+    f = topologies.build("sd200-ultra")
+    with pytest.raises(fabric.SpecError, match="a chip needs .* KV cache"):
+        analysis.decode_step("deepseek-v3", f, batch=10**20, context=0)
+
+
+# -- a token count whose exchange passes an int64 ------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", ["pplx", "all-to-allv", "deepep-normal", "deepep-low-latency",
+                                    "one-sided"])
+@pytest.mark.parametrize("tokens", [2**62, 2**70])
+def test_moe_exchange_names_a_token_count_whose_exchange_passes_an_int64(kernel, tokens):
+    import analysis
+    f = topologies.build("dgx-h100")
+    # was: pplx a bare MemoryError (its copy-fence window), all-to-allv cost()'s 'nbytes ...',
+    # the others an answer for 2**62 tokens a rank
+    with pytest.raises(fabric.SpecError, match=rf"tokens_per_rank={tokens} over 8 EP ranks "
+                                               r"moves .* 2\*\*63 - 1 bytes"):
+        analysis.moe_exchange(f, "deepseek-v3", tokens, 8, kernel=kernel, dispatch_bytes=1,
+                              combine_bytes=2)
+
+
+def test_the_moe_token_bound_is_the_all_to_allv_total_cost_takes():
+    import analysis
+    from analysis._moe_exchange import expert_reach
+    from fabric._schema import MAX_BYTES
+    f = topologies.build("dgx-h100")
+    m = analysis.model_config("deepseek-v3")
+    kw = {"kernel": "all-to-allv", "dispatch_bytes": 1, "combine_bytes": 2}
+    r = analysis.moe_exchange(f, m, 1, 8, **kw)
+    p_rank, _ = expert_reach(m.routed_experts, m.experts_per_token, 8, 1, "uniform")
+    last = int(MAX_BYTES // (p_rank * 8 * 7 * max(r.dispatch_bytes, r.combine_bytes)))
+    assert analysis.moe_exchange(f, m, last, 8, **kw).combine > 0      # cost() takes it too
+    with pytest.raises(fabric.SpecError, match=f"tokens_per_rank={last + 1} "):
+        analysis.moe_exchange(f, m, last + 1, 8, **kw)
