@@ -147,11 +147,13 @@ access``.
   peer pointer chase, 0.83 us Hopper, 1.71 us Blackwell, less the 0.6 us path).
   Bandwidth and round trips are two floors: the larger sets the transfer; the bandwidth
   floor starts after one such round trip (no byte returns before the first request's).
-  A kernel whose compiled round issues one top-k slot's load only after the others return
-  (:attr:`ExchangeKernel.late_pulls`: TensorRT-LLM's top-8 combine, slot 7) pays a second
-  round trip in every round of a token whose late slot is valid (its rank is not one of the
-  earlier slots'); the slowest block pays it with probability ``1 - (1 - q)^tokens``, ``q``
-  the chance that one token's late slot is valid (:func:`_late_slot_valid`).
+  A kernel whose compiled round issues its top-k slots' loads in batches, each after the
+  one before returns (:attr:`ExchangeKernel.late_pulls`: blog18's top-8 combine, slot 7 on
+  Blackwell and slots 4-7 on Hopper; TensorRT-LLM 1.3's, by input width), pays one more
+  round trip per later batch that holds a valid slot (a rank none of the token's earlier
+  slots names) in every round of that token; the slowest block pays the expected largest
+  count over the rank's tokens, from the per-token distribution (:func:`_late_trips`;
+  one late slot: ``1 - (1 - q)^tokens``, ``q`` from :func:`_late_slot_valid`).
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
 (``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
@@ -176,7 +178,6 @@ import types
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.stats import binom
 
 from fabric import (
     EXCHANGE_BLOCK_RATE,
@@ -1021,6 +1022,8 @@ def _copy_fences(copies, blocks, p, trip, lead=0.0):
     lo = max(0, math.floor(mean - 12 * sd) - 40)
     hi = min(most, math.ceil(mean + 12 * sd) + 40)
     j = np.unique(np.r_[0, np.arange(lo, hi + 1)])
+    from scipy.stats import binom  # at call time: ~0.5 s of importing analysis
+
     pmf = binom.pmf(j, most, p)
     others = (binom.cdf(j, most, p) ** (full - 1)           # P(max of the others <= j)
               * binom.cdf(j, most - 1, p) ** (int(blocks) - full))
@@ -1327,6 +1330,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
               if kern.combine_blocks else 0)
     # one block's serial work between the copies it moves: max with the links' time
     inter = [0.0, 0.0]
+    # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
+    put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0 for b in (b_d, b_c)]
     if serial_work:
         # the count warp's walk over the experts (a signal across the network is a NIC post;
         # over RDMA alone every other rank is across it)
@@ -1335,9 +1340,6 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
-        # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
-        put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0
-                      for b in (b_d, b_c)]
         # a block's staging copy of the phase's message: its dependent rounds beyond the first
         stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
         stage_rounds = stage_rounds or [0, 0]
@@ -1385,7 +1387,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             per_copy = peer_trip
             if kern.put_vector:
                 hit = EXCHANGE_LATENCY[arch]["l2_hit"]
-                per_copy += math.ceil(b_c / kern.put_vector) * hit.value   # its put's rounds
+                per_copy += put_rounds[1] * hit.value              # its put's warp copy
                 params = params + tuple(p for p in (hit,) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
                                      per_copy, lead)
@@ -1404,7 +1406,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if kern.pull_threads and n_ep > 1:
         # each round: one round trip, one more per later batch of its slot loads that holds
         # a valid slot (the slowest block's token), then its bytes at the block's rate
-        late, batches = 0.0, kern.late_batches(k, b_c / h)
+        late, batches = 0.0, kern.late_batches(k, b_c / h, arch)
         if batches:
             late = _late_rounds(_late_trips(E, k, n_ep, nodes, routing_name, batches), tokens)
         pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + block[1]

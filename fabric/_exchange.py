@@ -57,7 +57,8 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     (:attr:`ExchangeKernel.pull_threads`, :attr:`ExchangeKernel.pull_vector`). As
     compiled, a round of a top-8 token is two dependent round trips when its last slot
     holds a rank of its own: the loads of slots 0-6 go out together, slot 7's only after
-    they return (:attr:`ExchangeKernel.late_pulls`).
+    they return (:attr:`ExchangeKernel.late_pulls`; on Hopper slots 4-7's go out after slots
+    0-3's return).
 ``"one-sided-1.3"``
     TensorRT-LLM 1.3's one-sided kernels: ``"one-sided"`` with the combine loop of its
     low-precision combine (NVIDIA/TensorRT-LLM PR #11844), which issues a round's loads in
@@ -543,20 +544,18 @@ class ExchangeKernel:
         and bytes each loads per step; ``0`` for kernels that push. Each step's
         loads must return before the next step's issue, so the combine takes at
         least ``ceil(bytes per token / (pull_threads x pull_vector))`` round trips.
-    late_pulls : tuple of (int, int, tuple)
-        For a pulling combine, ``(top_k, input_bytes, batches)`` entries: with ``top_k``
-        experts per token and a combine input of ``input_bytes`` per element (``0``: any
-        width) the compiled kernel issues a round's peer loads in batches, each batch only
-        after the one before has returned; ``batches`` lists the top-k slots of the batches
-        after the first (the first holds the other slots, slot 0 among them). A batch holding
-        a valid slot (a rank the token's earlier slots do not hold; the dispatch marks repeats
-        ``-1`` and the combine skips them) costs the round one more peer round trip; slot 0 is
-        always valid, so a round takes ``1 +`` (later batches with a valid slot) trips
-        (:meth:`late_batches`). ``()``: every load of a round goes out together.
-        Read from the kernel's instruction schedule (``sources["late_pulls"]``), compiled
-        for Blackwell (sm_100a); on Hopper blog18's source compiles to a schedule whose
-        second trip comes when any of slots 4-7 is valid, so there the count is a lower
-        bound (slot 7 valid implies it).
+    late_pulls : tuple of (str, int, int, tuple)
+        For a pulling combine, ``(arch, top_k, input_bytes, batches)`` entries: on a GPU of
+        generation ``arch`` (``""``: any generation) with ``top_k`` experts per token and a
+        combine input of ``input_bytes`` per element (``0``: any width) the compiled kernel
+        issues a round's peer loads in batches, each batch only after the one before has
+        returned; ``batches`` lists the top-k slots of the batches after the first (the first
+        holds the other slots, slot 0 among them). A batch holding a valid slot (a rank the
+        token's earlier slots do not hold; the dispatch marks repeats ``-1`` and the combine
+        skips them) costs the round one more peer round trip; slot 0 is always valid, so a
+        round takes ``1 +`` (later batches with a valid slot) trips (:meth:`late_batches`).
+        ``()``: every load of a round goes out together. Read from the kernel's instruction
+        schedule as compiled for each generation (``sources["late_pulls"]``).
     block_per_token : bool
         Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
         per token): a phase cannot move a token faster than one block's rate
@@ -654,23 +653,25 @@ class ExchangeKernel:
                     raise ValueError(f"a chain step counted in {step[1]} needs {need[0]}"
                                      f"{need[1]}")
         for entry in self.late_pulls if isinstance(self.late_pulls, tuple) else (None,):
-            ok = isinstance(entry, tuple) and len(entry) == 3
+            ok = isinstance(entry, tuple) and len(entry) == 4
             if ok:
-                top_k, width, batches = entry
+                arch, top_k, width, batches = entry
                 ints = (top_k, width) + tuple(s for b in batches for s in b) if (
                     isinstance(batches, tuple) and batches
                     and all(isinstance(b, tuple) and b for b in batches)) else None
                 slots = ints[2:] if ints else ()
-                ok = (ints is not None
+                ok = (arch in ("",) + tuple(EXCHANGE_LATENCY) and ints is not None
                       and all(not isinstance(x, bool) and isinstance(x, int) for x in ints)
                       and top_k >= 1 and width >= 0 and len(set(slots)) == len(slots)
                       and all(1 <= x < top_k for x in slots))
             if not ok:
-                raise ValueError(f"late_pulls must be (top_k, input_bytes, batches) entries: ints "
-                                 f"top_k >= 1, input_bytes >= 0, and non-empty tuples of distinct "
-                                 f"slots 1 .. top_k - 1, got {self.late_pulls!r}")
-        if len({p[:2] for p in self.late_pulls}) != len(self.late_pulls):
-            raise ValueError(f"late_pulls names a (top_k, input_bytes) twice: {self.late_pulls!r}")
+                raise ValueError(f"late_pulls must be (arch, top_k, input_bytes, batches) entries: "
+                                 f"arch '' or one of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 "
+                                 f"and input_bytes >= 0, and non-empty tuples of distinct slots "
+                                 f"1 .. top_k - 1, got {self.late_pulls!r}")
+        if len({p[:3] for p in self.late_pulls}) != len(self.late_pulls):
+            raise ValueError(f"late_pulls names an (arch, top_k, input_bytes) twice: "
+                             f"{self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
         for field in ("combine_blocks", "reduce_elements"):
@@ -699,18 +700,23 @@ class ExchangeKernel:
             raise ValueError(f"count_grid must be () or two ints >= 1 (warps per block, most "
                              f"blocks), got {self.count_grid!r}")
 
-    def late_batches(self, k, input_bytes):
+    def late_batches(self, k, input_bytes, arch):
         """The batches of top-k slots whose peer loads a round issues one after another, after
-        the first batch, for a token of ``k`` experts and a combine input of ``input_bytes`` per
-        element (:attr:`late_pulls`; an entry of that width, else one for any width), or ``()``.
+        the first batch, for a token of ``k`` experts, a combine input of ``input_bytes`` per
+        element and a GPU of generation ``arch`` (:attr:`late_pulls`: the entry of that
+        generation, else one for any; of that width, else one for any), or ``()``.
 
-        >>> exchange_kernel("one-sided").late_batches(8, 2), exchange_kernel("one-sided").late_batches(4, 2)
-        (((7,),), ())
-        >>> exchange_kernel("one-sided-1.3").late_batches(8, 1)
+        >>> k = exchange_kernel("one-sided")
+        >>> k.late_batches(8, 2, "blackwell"), k.late_batches(8, 2, "hopper"), k.late_batches(4, 2, "hopper")
+        (((7,),), ((4, 5, 6, 7),), ())
+        >>> exchange_kernel("one-sided-1.3").late_batches(8, 1, "blackwell")
         ((1, 2, 3), (4, 5, 6, 7))
         """
-        table = {(top_k, width): batches for top_k, width, batches in self.late_pulls}
-        return table.get((k, input_bytes), table.get((k, 0), ()))
+        table = {entry[:3]: entry[3] for entry in self.late_pulls}
+        for key in ((arch, k, input_bytes), (arch, k, 0), ("", k, input_bytes), ("", k, 0)):
+            if key in table:
+                return table[key]
+        return ()
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
@@ -903,9 +909,9 @@ class ExchangeKernel:
                                  src.get("pull", "")))
         if self.late_pulls:
             out.append(Parameter(f"{self.name}.late_pulls", "; ".join(
-                f"top-{k}, {f'{w}-B' if w else 'any'} input: "
+                f"{a or 'any GPU'}, top-{k}, {f'{w}-B' if w else 'any'} input: "
                 + " then ".join("slots " + ",".join(map(str, b)) for b in batches)
-                for k, w, batches in self.late_pulls), "", src.get("late_pulls", "")))
+                for a, k, w, batches in self.late_pulls), "", src.get("late_pulls", "")))
         if self.scale_out and self.dedup != "collective":
             out.extend((*EXCHANGE_SYNC.values(), EXCHANGE_NIC_EFFICIENCY))
         return tuple(out)
@@ -1183,11 +1189,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "slot 7's metadata load, target-rank load, pointer-table load and "
                             "peer load come after the first reduction instruction, which waits "
                             "on the scoreboard of slots 0-6's peer loads: two dependent peer "
-                            "round trips per round when slot 7 is valid, one otherwise. For "
-                            "sm_90a (Hopper) the same source schedules slots 4-7's peer loads "
-                            "after the first reduction (review's compile, session 17): a second "
-                            "trip whenever any of slots 4-7 is valid, so on Hopper this count "
-                            "is a lower bound (no Hopper one-sided row checks it). Top-k "
+                            "round trips per round when slot 7 is valid, one otherwise (the "
+                            "'blackwell' entry). Hopper (sm_90a, the same source and flags; "
+                            "review's compile of session 17, recompiled in session 18): slots "
+                            "0-3's peer loads go out, the first reduction waits for slots 0-1's, "
+                            "then slots 4-7's loads issue: a second trip when any of slots 4-7 "
+                            "is valid (the 'hopper' entry). Top-k "
                             "1, 2 and 4: every load before the first consumer (one). Read on "
                             "the 16-B vector path (every preset model's token); the 8-B path "
                             "of a token 16 B does not divide waits three times per round as "
@@ -1195,7 +1202,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "there the count is a lower bound. The "
                             "July 2026 kernels (flashinfer 5e891c6b) issue three of the "
                             "eight loads, convert slot 0's (waiting for it), then issue the "
-                            "other five: two as well for BF16 (not counted here; their FP8 "
+                            "other five: two as well for BF16 (profile 'one-sided-1.3'; their FP8 "
                             "combine waits three times, metadata loads sharing the peer loads' "
                             "scoreboard)")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
@@ -1211,7 +1218,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "its token from every source (BlockPolicy::token_idx = "
                                  "blockIdx.x)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        late_pulls=((8, 0, ((7,),)),),
+        late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
@@ -1467,10 +1474,11 @@ def _one_sided_1_3():
         "per round. Assumption (stated): TensorRT-LLM's own build schedules this loop as "
         "flashinfer's does. The dispatch is blog18's (thread 0 claims the slots one after "
         "another in TensorRT-LLM's file at 439e0799; the warp-parallel claim of flashinfer "
-        "5e891c6b is flashinfer's own PR #3846, 97f3b035a)")
+        "5e891c6b is flashinfer's own PR #3846, 97f3b035a). Read for Blackwell only; "
+        "taken for any GPU (no Hopper row of TensorRT-LLM 1.3)")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
-                               late_pulls=((8, 0, ((1, 4, 5, 6, 7),)),
-                                           (8, 1, ((1, 2, 3), (4, 5, 6, 7)))))
+                               late_pulls=(("", 8, 0, ((1, 4, 5, 6, 7),)),
+                                           ("", 8, 1, ((1, 2, 3), (4, 5, 6, 7)))))
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()

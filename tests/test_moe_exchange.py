@@ -1836,19 +1836,25 @@ def test_top8_pulled_round_pays_a_second_round_trip_for_a_valid_last_slot(ep, to
 
 def test_late_pulls_profile_is_validated_and_sourced():
     k = exchange_kernel("one-sided")
-    assert k.late_pulls == ((8, 0, ((7,),)),)
-    assert k.late_batches(8, 2) == k.late_batches(8, 1) == ((7,),) and k.late_batches(4, 2) == ()
+    assert k.late_pulls == (("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),)))
+    assert (k.late_batches(8, 2, "blackwell") == k.late_batches(8, 1, "blackwell") == ((7,),)
+            and k.late_batches(4, 2, "blackwell") == ())
+    assert k.late_batches(8, 2, "hopper") == ((4, 5, 6, 7),)
     p = next(p for p in k.parameters() if p.name == "one-sided.late_pulls")
-    assert "579435f9" in p.source and "SASS" in p.source
-    assert p.value == "top-8, any input: slots 7"
-    for bad in [((8, 0, ((8,),)),), ((8, 0, ((0,),)),), ((8, 0, ((-1,),)),), ((8, 7),),
-                (8, 0, ((7,),)), ((8, 0, ((7,),)), (8, 0, ((6,),))), ((8.0, 0, ((7,),)),),
-                ((True, 0, ((0,),)),), ((8, -1, ((7,),)),), ((8, 0, ()),), ((8, 0, ((),)),),
-                ((8, 0, ((7,), (7,))),), ((8, 0, (7,)),), ((8, 1.0, ((7,),)),)]:
+    assert "579435f9" in p.source and "SASS" in p.source and "sm_90a" in p.source
+    assert p.value == ("blackwell, top-8, any input: slots 7; "
+                       "hopper, top-8, any input: slots 4,5,6,7")
+    ok = ("", 8, 0, ((7,),))
+    for bad in [(("", 8, 0, ((8,),)),), (("", 8, 0, ((0,),)),), (("", 8, 0, ((-1,),)),),
+                ((8, 7),), ((8, 0, ((7,),)),), ok, (ok, ("", 8, 0, ((6,),))),
+                (("", 8.0, 0, ((7,),)),), (("", True, 0, ((0,),)),), (("", 8, -1, ((7,),)),),
+                (("", 8, 0, ()),), (("", 8, 0, ((),)),), (("", 8, 0, ((7,), (7,))),),
+                (("", 8, 0, (7,)),), (("", 8, 1.0, ((7,),)),), (("ampere", 8, 0, ((7,),)),),
+                ((None, 8, 0, ((7,),)),)]:
         with pytest.raises(ValueError, match="late_pulls"):
             dataclasses.replace(k, late_pulls=bad)
     with pytest.raises(ValueError, match="late_pulls needs a pulling combine"):
-        dataclasses.replace(exchange_kernel("pplx"), late_pulls=((8, 0, ((7,),)),))
+        dataclasses.replace(exchange_kernel("pplx"), late_pulls=(ok,))
     # a top-4 model's combine pays one trip per round
     m = dataclasses.replace(model_config("deepseek-v3"), name="dsv3-top4", experts_per_token=4)
     f = fidelity_moe.nvl72()
@@ -1940,3 +1946,35 @@ def test_trtllm_1_3_combine_round_trips_by_input_width(element, trips):
     assert "one-sided-1.3.late_pulls" in {p.name for p in new.parameters}
     src = next(p.source for p in new.parameters if p.name == "one-sided-1.3.late_pulls")
     assert "5e891c6b" in src and "SASS" in src
+
+
+@pytest.mark.parametrize("ep", [4, 6, 8])
+@pytest.mark.parametrize("routing", ["balanced", "uniform"])
+def test_hopper_round_waits_for_slots_4_to_7(ep, routing):
+    """blog18's combine compiled for sm_90a (flashinfer 579435f9, nvcc 13.0): a round issues
+    slots 0-3's peer loads, its first reduction waits for them, then slots 4-7's go out: a
+    second trip whenever any of slots 4-7 is valid, where Blackwell's schedule waits for slot 7
+    alone. On an 8 x H800 node the pull's extra over one trip per round is rounds x trip x the
+    slowest block's chance of it: under the perfect router's rotation (brute force) a token's
+    slots 4..ep-1 are its own ranks' first slots, so EP6 pays it on Hopper and not on Blackwell;
+    uniform from the exact per-token distribution (checked against enumeration above)."""
+    from analysis._moe_exchange import _late_rounds, _late_trips
+    f = fidelity_moe.h800_nodes(1)
+    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": routing}
+    k = exchange_kernel("one-sided")
+    tokens = 2
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
+    flat = moe_exchange(f, "deepseek-v3", tokens, ep,
+                        kernel=dataclasses.replace(k, late_pulls=()), **kw)
+    rounds = _loop_steps(7168 * 2, 256, 16)
+    trip = _brute_round_trip(f, ep) + EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech(
+        "nvlink4").latency
+    if routing == "balanced":
+        late = float(any(_rotation_late_valid(ep, 8, s) for s in (4, 5, 6, 7)))
+        assert late == float(ep > 4)
+    else:
+        late = _late_rounds(_late_trips(256, 8, ep, 1, "uniform", ((4, 5, 6, 7),)), tokens)
+        assert late > 1 - (1 - _late_trips(256, 8, ep, 1, "uniform", ((7,),))[1]) ** tokens
+    got = r.combine_phase.pull_latency - flat.combine_phase.pull_latency
+    assert got == pytest.approx(rounds * trip * late, rel=1e-9, abs=1e-15)
+    assert r.dispatch == flat.dispatch
