@@ -88,7 +88,8 @@ def _point_json(p, usd_per_hour=None):
     d = dataclasses.asdict(p)
     out = {}
     for k, v in d.items():
-        if k in ("cycle_time", "prefill_time", "request_time", "tpot", "shared_read"):
+        if k in ("cycle_time", "prefill_time", "request_time", "tpot", "shared_read",
+                 "queue_time"):
             out[f"{k}_s"] = v
         elif k in ("hbm_per_chip", "hbm_capacity"):
             out[f"{k}_bytes"] = v
@@ -210,6 +211,12 @@ def run(args):
                     round(tokens_per_s_per_mw(p.tokens_per_s_gpu, kw) / 1e6, 3)]
         rows.append(row)
     print(format_table(headers, rows))
+    for p in fr.points:         # an engine's admission cap that binds: the others wait
+        if p.running != p.batch:
+            print(f"batch {p.batch} ({p.layout}, {p.draft_length} drafted) runs "
+                  f"{p.running}: the engine admits {p.admission_cap} a rank (a prompt only "
+                  f"whole within its max_num_tokens); the others wait, "
+                  f"{format_time(p.queue_time)} a request before its prompt")
     for r in fr.skipped:        # layouts (or drafts) not evaluated, and why
         print(f"skipped {r}")
     # the parts side by side: four digits each, in the format helpers' spelling (as decode's)

@@ -1592,6 +1592,7 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
     budget = [_COPY_SEARCH_BUDGET]
     best = [0]
     memo = {}
+    table = np.array(shapes, dtype=np.int64).reshape(len(shapes), k)
 
     def most(left, start, have):
         best[0] = max(best[0], have)
@@ -1602,10 +1603,10 @@ def _most_cliques(fabric, groups, chips, sel, equal_domains, tp):
             return memo[key]
         bound = sum(left) // chips
         out = 0
-        for i in range(start, len(shapes)):
+        # the shapes from ``start`` on that fit in what is left, in order (one array test)
+        fits = np.flatnonzero((table[start:] <= np.array(left, dtype=np.int64)).all(axis=1))
+        for i in (fits + start).tolist():
             v = shapes[i]
-            if any(a > b for a, b in zip(v, left)):
-                continue
             budget[0] -= 1
             out = max(out, 1 + most(tuple(b - a for a, b in zip(v, left)), i, have + 1))
             if out == bound or budget[0] <= 0:

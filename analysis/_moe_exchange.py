@@ -178,7 +178,6 @@ import types
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.stats import binom
 
 from fabric import (
     EXCHANGE_BLOCK_RATE,
@@ -1023,6 +1022,8 @@ def _copy_fences(copies, blocks, p, trip, lead=0.0):
     lo = max(0, math.floor(mean - 12 * sd) - 40)
     hi = min(most, math.ceil(mean + 12 * sd) + 40)
     j = np.unique(np.r_[0, np.arange(lo, hi + 1)])
+    from scipy.stats import binom  # at call time: ~0.5 s of importing analysis
+
     pmf = binom.pmf(j, most, p)
     others = (binom.cdf(j, most, p) ** (full - 1)           # P(max of the others <= j)
               * binom.cdf(j, most - 1, p) ** (int(blocks) - full))
@@ -1329,6 +1330,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
               if kern.combine_blocks else 0)
     # one block's serial work between the copies it moves: max with the links' time
     inter = [0.0, 0.0]
+    # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
+    put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0 for b in (b_d, b_c)]
     if serial_work:
         # the count warp's walk over the experts (a signal across the network is a NIC post;
         # over RDMA alone every other rank is across it)
@@ -1337,9 +1340,6 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
-        # a put's warp copy of the phase's message to a load/store peer: its dependent rounds
-        put_rounds = [math.ceil(b / kern.put_vector) if kern.put_vector else 0
-                      for b in (b_d, b_c)]
         # a block's staging copy of the phase's message: its dependent rounds beyond the first
         stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
         stage_rounds = stage_rounds or [0, 0]
@@ -1387,7 +1387,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             per_copy = peer_trip
             if kern.put_vector:
                 hit = EXCHANGE_LATENCY[arch]["l2_hit"]
-                per_copy += math.ceil(b_c / kern.put_vector) * hit.value   # its put's rounds
+                per_copy += put_rounds[1] * hit.value              # its put's warp copy
                 params = params + tuple(p for p in (hit,) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
                                      per_copy, lead)

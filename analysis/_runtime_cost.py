@@ -773,6 +773,11 @@ def _nccl_nvls(rt, view, op, n, ops):
                        f"{int(view.ppn)} GPUs (src/transport/nvls.cc ncclNvlsInit); with no "
                        "other algorithm allowed it runs the ring (src/graph/tuning.cc)")
     _nvls_hosts(rt, view)
+    if op != "all-reduce" and not rt.factors["nvls_gather"]:
+        raise NotApplicableError(
+            f"NCCL {rt.version} has no NVLS {op}: its tuner leaves all-gather and "
+            "reduce-scatter to the ring (src/graph/tuning.cc), so NCCL_ALGO=NVLS finds no "
+            "algorithm (src/enqueue.cc 'no algorithm/protocol available')")
     t = view.transfer("in-switch", op)
     # NCCL 2.18 put NVLS's 23 us in the base latency, later releases in the NVLink step
     lat = max(rt.base_latency[("nvls", "Simple")] / ops + _lat(rt, view.intra_hw, "nvls", "Simple"),
@@ -786,6 +791,14 @@ def _nccl_nvls(rt, view, op, n, ops):
         per_byte = (2 * (p - 1) / p) / bus
     choice = lat + n * per_byte
     time = choice
+    if op != "all-reduce" and per_byte > 0:
+        # all-gather / reduce-scatter: the busiest channel's share of a rank's count at one
+        # channel's rate (2.19's kernel: channel bid takes the bid-th chunk of each loop of
+        # channels x chunk; from 2.20 the scheduler's split)
+        channels, chunk = _nvls_chunking(rt, view, n, h)
+        count = n / p
+        busiest, _ = _nvls_split(rt, view, count, 1, channels, chunk, op=op)
+        time = lat + n * per_byte * channels * busiest / count
     if op == "all-reduce":
         # the time (not the tuner's choice) runs at the busiest channel's bytes at one
         # channel's rate, as the ring's and the tree's, and fills the pipeline with that
@@ -855,11 +868,14 @@ def nvls_channel_split(rt, view, n, heads):
     return _nvls_split(rt, view, n, heads, *_nvls_chunking(rt, view, n, heads))
 
 
-def _nvls_split(rt, view, n, heads, channels, chunk):
+def _nvls_split(rt, view, n, heads, channels, chunk, op="all-reduce"):
     """:func:`nvls_channel_split` over ``channels`` channels of ``heads x chunk`` per loop (the
-    one-node NVLS kernel's and NVLS-tree's: the same loop, ``src/device/all_reduce.h``)."""
+    one-node NVLS kernel's and NVLS-tree's: the same loop, ``src/device/all_reduce.h``; for
+    all-gather and reduce-scatter ``n`` is a rank's count and the loop's block one chunk,
+    ``heads`` 1: ``all_gather.h`` / ``reduce_scatter.h``)."""
     if rt.split["rule"] != 0:
-        return nccl_channel_split(rt, "all-reduce", "Simple", n, view.p, channels, channels)
+        total = n * view.p if op in ("all-gather", "reduce-scatter") else n
+        return nccl_channel_split(rt, op, "Simple", total, view.p, channels, channels)
     block = heads * chunk
     loops, rest = divmod(n, channels * block)
     busiest = loops * block + min(rest, block)

@@ -66,7 +66,6 @@ Examples
 import itertools
 
 import numpy as np
-from scipy.optimize import linprog
 
 from fabric import Clos, Dragonfly, Grid, Switched
 from fabric._memo import fabric_memo
@@ -684,6 +683,8 @@ def _shares(orders, shape, cost, a2a, pipelined=False):
                         row[i] += cost[d] * rest[i, j]
             row[O + k] = -1.0
             rows.append(row)
+    from scipy.optimize import linprog  # at call time: ~0.25 s of importing analysis
+
     c = np.concatenate([np.zeros(O), np.ones(T)])
     scale = max(cost.values()) or 1.0
     res = linprog(c, A_ub=np.array(rows) / scale, b_ub=np.zeros(len(rows)),

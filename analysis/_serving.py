@@ -49,7 +49,11 @@ Serving modes and the definitions of "per GPU" (every result says which it uses)
   beside the other requests' decode tokens, then the rest) costs each chunk as a pass of its
   own, at least one read of the weights it touches (:meth:`PrefillTime.chunk_seconds`);
   ``T_prefill`` is their sum. A user sees ``TTFT = T_prefill - S`` and
-  ``osl`` tokens in ``R - TTFT``. A prompt's pass, mixed or on its own, runs without the
+  ``osl`` tokens in ``R - TTFT``. An engine that runs a prompt only whole (TensorRT-LLM by
+  default, :data:`CHUNKED_PREFILL`) admits one only while the rank's generating requests
+  leave ``isl`` tokens of its budget: above that cap (:attr:`ServingPoint.admission_cap`) a
+  rank runs the cap's requests, the others wait, and ``R`` and the TTFT grow by the queue,
+  ``R x (B / running - 1)`` (Little's law). A prompt's pass, mixed or on its own, runs without the
   decode CUDA graph (TensorRT-LLM runs mixed iterations outside its generation-only graph by
   default, its piecewise graphs being off; vLLM runs a step above its largest capture size
   eagerly): each chunk adds the kernel launches its own eager pass leaves exposed
@@ -1099,11 +1103,48 @@ MIXED_STEP_BUDGET = {
 #: ``operator()``) walks the active requests in order, a generating request taking one token
 #: plus its draft tokens and a context request without chunking its whole prompt, and stops at
 #: the first that would pass ``max_num_tokens``: a prompt runs only whole, in a step whose
-#: other tokens leave room for all of it (:meth:`_Sweep.whole_prompt_refusal`).
+#: other tokens leave room for all of it (:func:`_admits_whole`), so a rank runs at most
+#: :func:`_admission_cap` requests and the others wait.
 CHUNKED_PREFILL = {
     "vllm": True,
     "trtllm": False,
 }
+
+
+def _admits_whole(budget, taken, prompt):
+    """Whether a step of an engine that runs a prompt only whole (:data:`CHUNKED_PREFILL`)
+    admits a ``prompt``-token prompt beside requests already taking ``taken`` of its
+    ``budget`` tokens: TensorRT-LLM's MicroBatchScheduler adds a context request's whole
+    prompt and stops its walk at the first request that would pass ``max_num_tokens``. The
+    one admission rule of the steady state (:func:`_admission_cap`) and of the closed loop
+    (:func:`closed_loop_run`).
+
+    >>> _admits_whole(1151, 127, 1024), _admits_whole(1127, 104, 1024)
+    (True, False)
+    """
+    return taken + prompt <= budget
+
+
+def _admission_cap(budget, isl, draft_length=0):
+    """Requests one rank runs at most when its engine runs a prompt only whole
+    (:func:`_admits_whole`): the largest ``g`` whose ``g - 1`` generating requests, ``1 +
+    draft_length`` tokens each (a token and its drafts), leave ``isl`` tokens of ``budget``
+    (a prompt joins them only then; two prompts in one step would need ``isl <= 1`` more):
+    ``(budget - isl) // (1 + draft_length) + 1``; 0 when ``isl > budget`` (no request ever
+    runs). Requests beyond it wait for a free slot before their prompt runs.
+
+    >>> _admission_cap(1151, 1024), _admission_cap(1127, 1024), _admission_cap(1127, 1024, 3)
+    (128, 104, 26)
+    >>> _admission_cap(1000, 1024)
+    0
+    """
+    for name, v in (("budget", budget), ("isl", isl)):
+        _count(name, v, 1)
+    _count("draft_length", draft_length, 0)
+    if not _admits_whole(budget, 0, isl):
+        return 0
+    # the closed form of the rule: cap - 1 others admit the prompt, cap others do not
+    return (budget - isl) // (1 + draft_length) + 1
 
 
 #: vLLM's largest default CUDA-graph capture size.
@@ -1413,9 +1454,25 @@ class ServingPoint:
     shared_read : float
         Seconds one prompt's chunks save over the decode steps they ride on (aggregated
         mode, an engine that mixes them in one forward pass: :func:`shared_weight_read`
-        summed over the chunks); 0 otherwise. ``request_time = batch x (prefill_time -
-        shared_read) + osl x cycle_time / tokens_per_cycle`` and a user's first token comes
-        ``prefill_time - shared_read`` after the request.
+        summed over the chunks); 0 otherwise. ``request_time = queue_time + running x
+        (prefill_time - shared_read) + osl x cycle_time / tokens_per_cycle`` and a user's
+        first token comes ``queue_time + prefill_time - shared_read`` after the request.
+    running : int
+        Requests of the instance in its engine steps: ``batch``, unless the engine admits
+        fewer (``admission_cap`` a rank binds): then ``min(batch, admission_cap x dp)``
+        run, every figure of a step (``cycle_time``, ``tpot``, ``breakdown``, the KV cache
+        in ``hbm_per_chip``) is at ``running``, and the other requests wait.
+    queue_time : float
+        Seconds a request waits for a slot before its prompt runs: by Little's law
+        (``batch`` requests always in the system, ``running`` served at a time) a request
+        takes ``batch / running`` times its time at ``running``, so ``request_time`` and the
+        first token include ``queue_time``; 0 when every request runs.
+    admission_cap : int or None
+        Requests one rank runs at most: an engine that runs a prompt only whole
+        (:data:`CHUNKED_PREFILL`: TensorRT-LLM by default) admits a prompt only when the
+        rank's generating requests (``1 + draft_length`` tokens each) leave ``isl`` tokens of
+        its ``max_num_tokens`` (:func:`_admission_cap`); None when the engine chunks prompts
+        or runs none on these GPUs.
     """
 
     system: str
@@ -1447,6 +1504,9 @@ class ServingPoint:
     hbm_capacity: float
     idle_chips: int = 0
     shared_read: float = 0.0
+    running: int = None
+    queue_time: float = 0.0
+    admission_cap: int = None
 
     @property
     def fits(self):
@@ -1549,14 +1609,18 @@ def _exact_cycles(top, k, a):
 
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
              mode, definition, system, model, layout, context, hbm, capacity, idle=0,
-             budget=None, micro_batches=1, dp=1):
+             budget=None, micro_batches=1, dp=1, users=None, cap=None):
     """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring):
     a request takes :func:`expected_cycles` cycles, i.e. ``e = osl / cycles`` tokens per
     cycle (the speculative mean :func:`analysis.expected_accepted_tokens`, less the surplus
     of the last cycle). Aggregated, with a mixing engine's ``budget`` (tokens per step,
     :func:`step_budget`): each prompt saves ``S`` (:func:`_prompt_saving`) over the
     (verification) steps it rides on, one micro-batch's weight read per step, at most one
-    saving per step of the ``osl / e`` steps in a request's time."""
+    saving per step of the ``osl / e`` steps in a request's time. ``batch`` requests run
+    (the steps' batch); ``users`` (default ``batch``) are in the system, the others waiting
+    (``cap``: the engine's admission cap a rank, :func:`_admission_cap`): a request's time
+    is ``users / batch`` times its time at ``batch`` (Little's law), the throughputs
+    ``batch``'s."""
     e = osl / expected_cycles(osl, k, a)
     draft = k * draft_cost * base_time
     verify_time, b = verify
@@ -1580,6 +1644,11 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
     out_decode = batch * osl / request / n
     out_all = batch * osl / request / (n + g_p)
     total_all = batch * (isl + osl) / request / (n + g_p)
+    users = batch if users is None else users
+    queue = 0.0
+    if users != batch:          # the waiting requests: each request's time x users / batch
+        queue = request * (users / batch - 1.0)
+        request += queue
     y = {"total-per-gpu": total_all, "output-per-gpu": out_all,
          "output-per-decode-gpu": out_decode}[definition]
     parts = {k_: b[k_] / e for k_ in ("attention", "ffn", "head", "exposed_comm", "launch")}
@@ -1587,14 +1656,15 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
     parts["prefill"] = prefill_share
     res = {k_: b[k_] / e for k_ in ("weights", "kv_cache", "compute", "comm", "kernel_floor")}
     return ServingPoint(system=system, model=model, mode=mode, definition=definition, layout=layout,
-                        chips=n, batch=batch, draft_length=k, acceptance=float(a), isl=isl,
+                        chips=n, batch=users, draft_length=k, acceptance=float(a), isl=isl,
                         osl=osl, context=context, tokens_per_cycle=e, cycle_time=cycle,
                         prefill_time=t_p, request_time=request, tpot=tpot,
                         tokens_per_s_user=1.0 / tpot, tokens_per_s_gpu=y,
                         total_tokens_per_s_gpu=total_all,
                         output_tokens_per_s_gpu=out_all, output_tokens_per_s_decode_gpu=out_decode,
                         prefill_gpus=g_p, breakdown=parts, resources=res, hbm_per_chip=hbm,
-                        hbm_capacity=capacity, idle_chips=idle, shared_read=shared)
+                        hbm_capacity=capacity, idle_chips=idle, shared_read=shared,
+                        running=batch, queue_time=queue, admission_cap=cap)
 
 
 _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
@@ -1718,14 +1788,13 @@ def serving_point(model, fabric, *, isl, osl, batch, layout=None, draft_length=0
     info = fr.layout_info(lay)
     if info["reason"]:
         raise SpecError(info["reason"])
+    fr.check_runs()
     per_rank = math.ceil(batch / info["layout"].dp)
-    if max_batched_tokens is not None and fr.budget < per_rank:
+    # (an engine that runs prompts only whole runs at most its admission cap, below the budget)
+    if max_batched_tokens is not None and not fr.whole_prompts and fr.budget < per_rank:
         raise SpecError(f"max_batched_tokens={fr.budget} is below the {per_rank} sequences "
                         f"a rank decodes at batch {batch}: a step could not hold one token of "
                         f"each (vLLM refuses max_num_batched_tokens < max_num_seqs)")
-    why = fr.whole_prompt_refusal(batch, info["layout"].dp, k)
-    if why:
-        raise SpecError(f"{m.name} with layout {lay} at batch {batch}: {why}")
     pt = fr.point(lay, info, batch, [(k, a)], draft_cost)[0]
     if not pt.fits:
         raise SpecError(f"{m.name} with layout {lay} at batch {batch}: a chip needs "
@@ -1803,13 +1872,15 @@ def _lengths(name, values):
 
 
 def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
-               shared=None, decode_alone=None):
+               shared=None, decode_alone=None, whole=False):
     """Simulate a closed-loop client against a continuous-batching engine.
 
     ``concurrency`` requests in flight at most; when one completes, the next request (in list
     order) is sent at once. An engine step runs one decode token of each of the ``b``
     requests past their prefill (``decode_seconds(b)``) plus prompt chunks of waiting
-    requests, first come first served, in ``budget - b`` tokens (``prefill_seconds(chunk)``
+    requests, first come first served, in ``budget - b`` tokens (``whole``: an engine that
+    runs a prompt only whole takes waiting prompts whole while they fit, :func:`_admits_whole`,
+    and stops at the first that does not; ``prefill_seconds(chunk)``
     for the step's ``chunk`` prompt tokens, one pass: :meth:`PrefillTime.chunk_seconds`; a
     number is seconds per token), less ``shared(b, chunk)`` when both run (one forward pass: the weight read
     they share, :func:`shared_weight_read`; None: nothing shared); a request's first token
@@ -1827,6 +1898,9 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
     chunk_cost = prefill_seconds if callable(prefill_seconds) else (
         lambda c: c * prefill_seconds)
     n = len(ins)
+    if whole and not all(_admits_whole(budget, 0, x) for x in ins):
+        raise SpecError(f"a prompt of {max(ins)} tokens never runs whole in a {budget}-token "
+                        f"step")
     start, first, end = [0.0] * n, [0.0] * n, [0.0] * n
     waiting, decoding = [], {}          # [request, prompt tokens left]; request -> tokens left
     t, steps, done, sent, in_flight = 0.0, 0, 0, 0, 0
@@ -1841,7 +1915,7 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
         if waiting:
             left, chunk = budget - b, 0
             for entry in waiting:
-                if left <= 0:
+                if left <= 0 or whole and not _admits_whole(budget, budget - left, entry[1]):
                     break
                 take = min(entry[1], left)
                 entry[1] -= take
@@ -1889,9 +1963,12 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     semaphore: request ``i + concurrency`` is sent when one of the first finishes), every
     output run to its length (``--ignore-eos``). The engine (continuous batching, vLLM V1)
     runs steps of one decode token per running request plus prompt chunks in the rest of
-    ``max_batched_tokens`` (:data:`VLLM_MAX_BATCHED_TOKENS`). So the run starts with every
-    slot's prompt at once and ends with a drain, fewer requests in flight for the last ones:
-    what the steady state (:func:`serving_point`) leaves out.
+    ``max_batched_tokens`` (:data:`VLLM_MAX_BATCHED_TOKENS`); an engine that runs a prompt
+    only whole (:data:`CHUNKED_PREFILL`: TensorRT-LLM) takes waiting prompts whole while they
+    fit and stops at the first that does not (:func:`_admits_whole`, the rule of
+    :attr:`ServingPoint.admission_cap`), so requests beyond its cap wait. So the run starts
+    with every slot's prompt at once and ends with a drain, fewer requests in flight for
+    the last ones: what the steady state (:func:`serving_point`) leaves out.
 
     Metrics as ``benchmark_serving.py`` computes them: ``duration`` from the first send to the
     last completion; per request ``TPOT = (latency - TTFT) / (out - 1)`` and its mean over
@@ -1922,7 +1999,8 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     layout : str, optional
     max_batched_tokens : int
         The engine's tokens per step (>= ``concurrency``, as vLLM requires of
-        ``max_num_seqs``).
+        ``max_num_seqs``; an engine that runs a prompt only whole needs only the longest
+        prompt: it runs at most its admission cap and the others wait).
     definition : str
         ``"total-per-gpu"`` (InferenceX), ``"output-per-gpu"`` or ``"output-per-decode-gpu"``
         (the same here: every GPU of the instance decodes).
@@ -1951,10 +2029,6 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     for name, v in (("concurrency", concurrency), ("max_batched_tokens", max_batched_tokens)):
         _count(name, v, 1)
     concurrency, budget = int(concurrency), int(max_batched_tokens)
-    if budget < concurrency:
-        raise SpecError(f"max_batched_tokens={budget} is below concurrency={concurrency}: a "
-                        f"step could not hold one token of every running request (vLLM "
-                        f"refuses max_num_batched_tokens < max_num_seqs)")
     if max(outs) < 2:
         raise SpecError("no request has a second output token: TPOT (latency - TTFT) / "
                         "(out - 1) is undefined")
@@ -1968,15 +2042,28 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     mean_in, mean_out = sum(ins) / n, sum(outs) / n
     isl, osl = max(1, round(mean_in)), max(1, round(mean_out))
     context = round(mean_in + mean_out / 2)
+    mixing = step_budget(decode_kwargs.get("engine")) is not None
     sweep = _Sweep(m, fabric, isl=max(ins), osl=max(outs), mode="aggregated",
                    definition=definition, prefill_efficiency=prefill_efficiency,
-                   usable_hbm=usable_hbm, decode_kwargs=decode_kwargs, context=context)
+                   usable_hbm=usable_hbm, decode_kwargs=decode_kwargs, context=context,
+                   max_batched_tokens=budget if mixing else None)
+    if budget < concurrency and not sweep.whole_prompts:
+        raise SpecError(f"max_batched_tokens={budget} is below concurrency={concurrency}: a "
+                        f"step could not hold one token of every running request (vLLM "
+                        f"refuses max_num_batched_tokens < max_num_seqs)")
     lay = str(parse_layout(layout, fabric.n_endpoints))
     info = sweep.layout_info(lay)
     if info["reason"]:
         raise SpecError(info["reason"])
-    if concurrency > info["b_max"]:
-        raise SpecError(f"{m.name} with layout {lay}: concurrency {concurrency} exceeds the "
+    sweep.check_runs()
+    # an engine that runs prompts only whole holds at most the cap of the shortest prompt
+    # (the others wait with no KV cache: their prompt has not run)
+    held = min(concurrency, _admission_cap(budget, min(ins))) if sweep.whole_prompts \
+        else concurrency
+    if held > info["b_max"]:
+        who = (f"concurrency {concurrency}" if held == concurrency else
+               f"the {held} requests of concurrency {concurrency} the engine runs at once")
+        raise SpecError(f"{m.name} with layout {lay}: {who} exceeds the "
                         f"largest batch whose KV cache fits, {info['b_max']} (at the longest "
                         f"request's context {sweep.full})")
     pre = sweep.prefill(info["layout"], isl, info["instance"])
@@ -2012,7 +2099,7 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     start, first, end, steps = _run_steps(ins, outs, concurrency, budget,
                                           lambda b: decode(b)[0], pre.chunk_seconds,
                                           shared if mixes else None,
-                                          alone if graphs else None)
+                                          alone if graphs else None, sweep.whole_prompts)
     tpots = tuple((e - f) / (o - 1) if o > 1 else None for e, f, o in zip(end, first, outs))
     ttfts = tuple(f - s for f, s in zip(first, start))
     timed = [x for x in tpots if x is not None]
@@ -2144,26 +2231,28 @@ class _Sweep:
             collective=decode_kwargs.get("collective"), runtime=decode_kwargs.get("runtime"),
             algorithm=decode_kwargs.get("algorithm", "auto"))
 
-    def whole_prompt_refusal(self, batch, dp, k):
-        """Why a point of ``batch`` sequences over ``dp`` attention groups with ``k`` drafts
-        cannot run (a sentence), or None: with an engine that runs a prompt only whole
-        (:data:`CHUNKED_PREFILL`) a rank starts a prompt only in a step whose other requests,
-        ``1 + k`` tokens each (their token and their drafts), leave ``isl`` tokens of
-        ``max_num_tokens``; otherwise the rank would hold fewer requests decoding than the point
-        prices (not modelled)."""
-        if not self.whole_prompts:
-            return None
-        per = math.ceil(batch / dp)
-        others = (per - 1) * (1 + k)
-        if self.budget - others >= self.isl:
-            return None
-        return (f"TensorRT-LLM runs a prompt only whole (chunked prefill off, its default: its "
-                f"MicroBatchScheduler schedules a context request only when all its tokens "
-                f"fit): isl={self.isl} does not fit in max_num_tokens={self.budget} beside the "
-                f"{per - 1} other requests of a rank at {per} per rank"
-                + (f" ({1 + k} tokens each with {k} drafts)" if k else "")
-                + f"; use max_batched_tokens >= {self.isl + others} or engine='vllm' (which "
-                f"chunks prompts)")
+    def check_runs(self):
+        """Raise when no request can run: an engine that runs a prompt only whole with a
+        prompt longer than its step budget (checked after the layouts' own reasons)."""
+        if self.whole_prompts and not _admits_whole(self.budget, 0, self.isl):
+            raise SpecError(f"{self.m.name} on {self.fabric.name}: no request can run: "
+                            f"TensorRT-LLM runs a prompt only whole "
+                            f"(chunked prefill off, its default: its MicroBatchScheduler "
+                            f"schedules a context request only when all its tokens fit) and "
+                            f"isl={self.isl} exceeds max_num_tokens={self.budget}; use "
+                            f"max_batched_tokens >= {self.isl} or engine='vllm' (which chunks "
+                            f"prompts)")
+
+    def cap(self, k):
+        """Requests a rank runs at most with ``k`` drafts (:func:`_admission_cap`) when the
+        engine runs a prompt only whole beside decodes on these GPUs, else None."""
+        return _admission_cap(self.budget, self.isl, k) if self.whole_prompts else None
+
+    def running(self, batch, dp, k):
+        """Requests of ``batch`` (over ``dp`` attention groups) in the engine's steps with
+        ``k`` drafts: all of them, or ``cap(k)`` a rank when fewer."""
+        cap = self.cap(k)
+        return batch if cap is None else min(batch, cap * dp)
 
     def layout_info(self, layout):
         """Weights per chip, KV per sequence per chip, largest batch, prefill: or None."""
@@ -2271,7 +2360,20 @@ class _Sweep:
         return verify(rate_at(t))
 
     def point(self, layout, info, batch, spec, draft_cost):
-        """The points of one (layout, batch) for every speculative setting in ``spec``."""
+        """The points of one (layout, batch) for every speculative setting in ``spec``, in
+        its order: each priced at the requests its engine runs (:meth:`running`), the
+        others waiting."""
+        groups = {}
+        for k, a in spec:
+            groups.setdefault(self.running(batch, info["layout"].dp, k), []).append((k, a))
+        got = {}
+        for run, these in groups.items():
+            for s, p in zip(these, self._points(info, run, batch, these, draft_cost)):
+                got[s] = p
+        return [got[s] for s in spec]
+
+    def _points(self, info, batch, users, spec, draft_cost):
+        """:meth:`point` for the settings in ``spec`` that run ``batch`` of the ``users``."""
         m = self.m
         lay = info["layout"]
         ks = [k for k, _ in spec]
@@ -2296,7 +2398,8 @@ class _Sweep:
                                 model=m.name, layout=_layout_label(lay),
                                 context=self.context, hbm=hbm, capacity=info["capacity"],
                                 idle=info["idle"], budget=self.budget,
-                                micro_batches=self.micro, dp=lay.dp))
+                                micro_batches=self.micro, dp=lay.dp, users=users,
+                                cap=self.cap(k)))
         return out
 
 
@@ -2500,11 +2603,15 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         dp - 1)))`` decode steps and shares their weight read (:func:`shared_weight_read`).
         Refused for an engine that does not mix. Given, a batch of more than
         ``max_batched_tokens`` sequences per rank is not searched (listed in ``skipped``):
-        :func:`serving_point` refuses it, as vLLM refuses a budget below ``max_num_seqs``.
+        :func:`serving_point` refuses it, as vLLM refuses a budget below ``max_num_seqs``
+        (not with an engine that runs a prompt only whole: it runs its admission cap, below
+        the budget, and the others wait).
         An engine that runs a prompt only whole (:data:`CHUNKED_PREFILL`: TensorRT-LLM)
-        needs ``isl`` tokens left beside the rank's other requests (``1 + k`` tokens each
-        with ``k`` drafts): a point without them is refused by :func:`serving_point` and
-        left out here with the reason (listed in ``skipped``).
+        admits one only when the rank's generating requests (``1 + k`` tokens each with
+        ``k`` drafts) leave ``isl`` tokens: a rank runs at most
+        ``(max_batched_tokens - isl) // (1 + k) + 1`` requests, and a point of more is
+        priced at those with the others waiting (:attr:`ServingPoint.running`,
+        ``queue_time``, ``admission_cap``); ``isl`` above the budget runs nothing (refused).
     kv_inflow : bool, default False
         Disaggregated serving only: the prefill GPUs write each new request's KV cache
         (``isl`` tokens) into its decode rank over that rank's NIC, beside the expert
@@ -2592,8 +2699,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
             infos[lay] = info
 
     # a given max_batched_tokens holds at most that many sequences per attention-DP rank
-    # (serving_point refuses more, as vLLM refuses max_num_batched_tokens < max_num_seqs)
-    cap = sw.budget if max_batched_tokens is not None else None
+    # (serving_point refuses more, as vLLM refuses max_num_batched_tokens < max_num_seqs;
+    # an engine that runs prompts only whole runs its admission cap, the others waiting)
+    cap = sw.budget if max_batched_tokens is not None and not sw.whole_prompts else None
 
     def limit(info):
         return info["b_max"] if cap is None else min(info["b_max"], cap * info["layout"].dp)
@@ -2602,7 +2710,9 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         return ([b for b in _batch_grid(limit(info), count) if b >= sw.micro]
                 if batches is None else [b for b in batches if b <= limit(info)])
 
-    searched, points, dropped, unrun = [], [], [], []
+    if infos:       # a layout fits: then whether any request runs at all
+        sw.check_runs()
+    searched, points, dropped = [], [], []
     for lay, info in infos.items():
         over = [b for b in batches if b > limit(info)] if batches is not None else []
         if over:        # asked for, but the KV cache (or the step budget) does not hold them
@@ -2614,27 +2724,14 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                    f"per rank x dp={info['layout'].dp})")
             dropped.append(f"{lay}: {these} {why}")
         try:
-            mine, refused = [], {}
+            mine = []
             for b in grid(info, n_batches):
-                # a point whose prompt the engine cannot run whole is not priced (its reason)
-                run = tuple((k, a) for k, a in spec
-                            if not sw.whole_prompt_refusal(b, info["layout"].dp, k))
-                for k, a in spec:
-                    if (k, a) not in run:
-                        refused.setdefault(k, []).append(b)
-                if run:
-                    mine += sw.point(lay, info, b, run, draft_cost)
+                mine += sw.point(lay, info, b, spec, draft_cost)
         except RoutingError:        # the instance needs a chip cut off from the others
             skipped.append(f"{lay}: {sw.unreached(lay, info['instance'])}")
             continue
         searched.append(lay)
         points.extend(mine)
-        for k, bs in refused.items():
-            unrun.append(f"{lay}: batch{'es' if len(bs) > 1 else ''} "
-                         f"{', '.join(map(str, bs))}{f' with {k} drafts' if k else ''} not "
-                         f"run: {sw.whole_prompt_refusal(bs[0], info['layout'].dp, k)}")
-    if not points and unrun:        # every batch left is one whose prompt cannot run whole
-        raise SpecError(f"{m.name} on {fabric.name}: no point runs; {unrun[0]}")
     if not points:
         unfit = skipped[len(unpriced):]        # the layouts' reasons (not the drafts')
         reasons = {r.partition(": ")[2] for r in unfit}
@@ -2654,7 +2751,7 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
                 f" (max_batched_tokens={cap}: at most {cap} per rank)" if cap is not None else "")
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {sw.full}: "
                         + why)
-    skipped += dropped + unrun
+    skipped += dropped
     front = pareto_front(points)
     # a priced draft is the decode model's (its parameters are the steps'); a given one is
     # a number

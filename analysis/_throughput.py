@@ -55,7 +55,6 @@ import dataclasses
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from fabric import FabricError, Grid
 
@@ -620,6 +619,8 @@ class _Master:
     def solve(self):
         """A result with ``status`` (0: optimal), ``message``, ``x`` and ``duals`` (>= 0)."""
         if self.hc is None:
+            from scipy.optimize import linprog  # at call time: ~0.25 s of importing analysis
+
             A = sp.hstack(self.blocks).tocsc()
             cost = np.zeros(A.shape[1])
             cost[0] = -1.0
@@ -730,6 +731,8 @@ def _solve_reduced(cost, A_ub, b_ub, A_eq, b_eq):
     with symmetry under its traffic (a dragonfly's routers under uniform traffic,
     say) folds its commodities onto a few classes. Returns ``(result, x)``.
     """
+    from scipy.optimize import linprog  # at call time: ~0.25 s of importing analysis
+
     reduced = reduce_lp(cost, A_ub, b_ub, A_eq, b_eq)
     if reduced is not None and reduced[-1] < 0.5 * len(cost):
         c2, Au, bu, Ae, be, col_class, _ = reduced
@@ -763,6 +766,8 @@ def _symmetric(fabric, fill):
     mapped onto e: ``(n / |O|) * sum_{e' in O} f_0(e')`` for e's orbit O. So it
     is enough to route chip 0's commodity under one capacity row per orbit.
     """
+    from scipy.optimize import linprog  # at call time: ~0.25 s of importing analysis
+
     orbit = _link_orbits(fabric)
     r = fabric.router
     N = len(fabric.nodes)

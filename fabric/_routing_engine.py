@@ -40,6 +40,11 @@ _TABLE = 1 << 23
 CONE_STATES = 1 << 13
 CONE_RATIO = 8
 
+# A pair DAG's candidate arcs (each state on a pair's shortest paths, once per out-arc) are
+# tested this many at a time: a switch state's every arc for every pair is millions of
+# entries, and work arrays this small stay in the cache instead of being faulted in afresh.
+_DAG_CHUNK = 1 << 16
+
 
 def flow_hash(*keys):
     """A deterministic 64-bit hash of integer arrays (splitmix64 finaliser), as uint64."""
@@ -551,15 +556,26 @@ class Engine:
         Da, Dz = self._D[0][ia], self._D[1][iz]
         L = Da[np.arange(len(a)), z]
         pp, u = np.nonzero((Da + Dz == L[:, None]) & (Dz > 0))
+        # Each (pair, state) entry once per out-arc of the state, in order, a run of entries
+        # of about _DAG_CHUNK arcs at a time; per-entry values are spread with np.repeat and
+        # a pair's row is read by flat index (the same elements as Da[pr, v]).
         deg = self.outdeg[u]
-        rep = np.repeat(np.arange(len(u)), deg)
-        first = np.cumsum(deg) - deg
-        arc = sg.indptr[u][rep] + (np.arange(len(rep)) - first[rep])
-        pr, uu = pp[rep], u[rep]
-        v = sg.head[arc]
-        lev = Da[pr, uu]
-        ok = (Da[pr, v] == lev + 1) & (Dz[pr, v] == Dz[pr, uu] - 1)
-        pr, uu, v, arc, lev = pr[ok], uu[ok], v[ok], arc[ok], lev[ok]
+        start, lev_u, dz_u = sg.indptr[u], Da[pp, u], Dz[pp, u] - 1
+        Daf, Dzf, S = Da.ravel(), Dz.ravel(), Da.shape[1]
+        ends = np.cumsum(deg)
+        cuts = np.searchsorted(ends, np.arange(_DAG_CHUNK, int(ends[-1]) if len(u) else 0,
+                                               _DAG_CHUNK), side="right")
+        runs = [(lo, hi) for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(u)])
+                if hi > lo] or [(0, 0)]       # no entry: one empty run gives the dtypes
+        parts = []
+        for lo, hi in runs:
+            d = deg[lo:hi]
+            arc = np.repeat(start[lo:hi] - (np.cumsum(d) - d), d) + np.arange(int(d.sum()))
+            pr, v, lev = np.repeat(pp[lo:hi], d), sg.head[arc], np.repeat(lev_u[lo:hi], d)
+            flat = pr * S + v
+            ok = (Daf[flat] == lev + 1) & (Dzf[flat] == np.repeat(dz_u[lo:hi], d))
+            parts.append((pr[ok], np.repeat(u[lo:hi], d)[ok], v[ok], arc[ok], lev[ok]))
+        pr, uu, v, arc, lev = (np.concatenate(x) for x in zip(*parts))
         Sa, Sz = self._sig[0], self._sig[1]
         frac = Sa[ia[pr], uu] * Sz[iz[pr], v] / Sa[ia[pr], z[pr]]
         return pr, uu, v, arc, lev, frac
@@ -910,10 +926,20 @@ class Engine:
         if cs[0] == cd[0]:
             return links + tail
         start = int(self._start(cs, src, dst)[0])
-        D = self.dist([start])
-        tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), cd, src, dst)
-        tstate = int(tstate[0])
-        Dt = csgraph.shortest_path(sg.AT, directed=True, unweighted=True, indices=[tstate])[0]
+        if self.cones is None:
+            # the cached per-state tables (the same distances; a path per pair of a group
+            # asks again from the same states)
+            rows = self._tables(np.array([start]), False)
+            tstate, _ = self._targets(self._D[0], rows, cd, src, dst)
+            tstate = int(tstate[0])
+            row = self._tables(np.array([tstate]), True)[0]     # may grow self._D[1]
+            Dt = self._D[1][row]
+        else:
+            D = self.dist([start])
+            tstate, _ = self._targets(D, np.zeros(1, dtype=np.int64), cd, src, dst)
+            tstate = int(tstate[0])
+            Dt = csgraph.shortest_path(sg.AT, directed=True, unweighted=True,
+                                       indices=[tstate])[0]
         cur = start
         while cur != tstate:
             arcs = np.arange(sg.indptr[cur], sg.indptr[cur + 1])

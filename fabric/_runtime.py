@@ -375,6 +375,8 @@ _NCCL = Runtime(
              "nvls_tree_linear_net_steps": 0, "nvls_tree_ratio_nodes": 0,
              "ring_ll128_ppn1": 0.92, "nvls_min_gpus": 2, "tree_simple_pattern": 0.85,
              "nvls_multi_host": 1, "nvls_tree_correction_blackwell_x86": 1,
+             # NVLS offered for all-gather / reduce-scatter (tuning.cc: ring only in 2.18)
+             "nvls_gather": 1,
              # LL lines per thread per step (device.h NCCL_LL_LINES_PER_THREAD)
              "ll_lines_per_thread": 8,
              # LL128 words per thread per step, and per warp slice (device.h, prims_ll128.h);
@@ -472,6 +474,10 @@ _NCCL = Runtime(
          "NVLS enabled on a communicator of several hosts (nvls_multi_host 1; 0 in 2.20.x: "
          "src/transport/nvls.cc ncclNvlsInit l.240 at v2.20.3-1 / v2.20.5-1 returns when "
          "'comm->nNodes > 1 || comm->MNNVL', absent in 2.19, the MNNVL clique test from 2.21); "
+         "NVLS priced for all-gather and reduce-scatter (nvls_gather 1; 0 in 2.18: tuning.cc "
+         "ncclTopoTuneModel l.166-169 at v2.18.5-1 leaves both to the ring, so their NVLS time "
+         "stays unset and NCCL_ALGO=NVLS has no algorithm, enqueue.cc getAlgoInfo 'no "
+         "algorithm/protocol available'; NVLS allowed for both from v2.19.3-1 l.168-169); "
          "NVLS-tree all-reduce bandwidth x treeCorrectionFactor[protocol][log2i(nBytes >> 6)] "
          "for log2i below 24 when minCompCap >= 100 and the host CPU is x86 "
          "(nvls_tree_correction_blackwell_x86 1; tuning.cc ncclTopoGetAlgoTime from v2.29.2-1, "
@@ -957,6 +963,8 @@ _NCCL_HISTORY = {
     # NVLS (and so NVLS-tree) off on a communicator of several hosts in 2.20.x only
     # (nvls.cc ncclNvlsInit 'comm->nNodes > 1 || comm->MNNVL', v2.20.3-1 / v2.20.5-1)
     ("factors", "nvls_multi_host"): (((2, 18, 3), 1), ((2, 20, 0), 0), ((2, 21, 0), 1)),
+    # NVLS all-gather / reduce-scatter in the tuner: from 2.19 (tuning.cc; 2.18: ring only)
+    ("factors", "nvls_gather"): (((2, 18, 3), 0), ((2, 19, 0), 1)),
     # a Simple step on an Arm host: DEFAULT_BUFFSIZE_ARM 1 MiB / 8 in 2.18 (init.cc), 4 MiB / 8
     # from 2.19
     ("factors", "simple_step_arm"): (((2, 18, 3), 131072), ((2, 19, 0), 524288)),
@@ -1174,6 +1182,13 @@ _HISTORY_SOURCE = ("NVIDIA/nccl src/graph/tuning.cc and src/include/device.h rea
 def _parse_version(text):
     if not isinstance(text, str):
         raise SpecError(f"NCCL version must be a string of the form 2.21.5, got {text!r}")
+    return _parse_version_text(text)
+
+
+@functools.cache
+def _parse_version_text(text):
+    # cached: building one release's runtime compares versions ~26,000 times (revision_holds
+    # over every tag); a text that does not parse raises each time (exceptions are not cached)
     # as NCCL writes a release: ASCII digits without leading zeros ('02.30.7', '2.+30.7',
     # '2.3_0.7' and other digits int() reads would name 2.30.7 by another string)
     if not _VERSION_RE.fullmatch(text.strip()):

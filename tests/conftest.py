@@ -2,7 +2,7 @@ import os
 
 import pytest
 from hypothesis import settings
-from report_inputs import OPS, SIZES, SMALL
+from report_inputs import COMMAND, OPS, SIZES, SMALL
 
 # CI (CI=true) replays the same Hypothesis examples on every run, so a landing is never failed by
 # a newly drawn example; a developer's run explores (random seed, local example database).
@@ -25,7 +25,7 @@ def small_report():
     """The small report (report_inputs.py), built once per run: its every section runs the
     scaling study, the slowest part of any report, so the files that read it share one."""
     from analysis import build_report
-    return build_report(SMALL, ops=OPS, sizes=SIZES, quiet=True)
+    return build_report(SMALL, ops=OPS, sizes=SIZES, quiet=True, command=COMMAND)
 
 
 @pytest.fixture(scope="session")

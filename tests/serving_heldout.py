@@ -22,6 +22,11 @@ Each expressible row is expressed with the serving API the way the check set is
   MTP, CUDA graphs, TensorRT-LLM's kernel list. Per GPU: output tokens over all GPUs;
   per user: trtllm-bench's "Per User Output Throughput", output tokens over the request
   latency with the time to first token included (``osl / request_time``).
+* ``...-doc-v1`` / ``-doc-v2``: the result blocks of two earlier versions of the same
+  document whose figures differ from the rows' (earlier code states), expressed as the rows
+  of their kind; the H200 max-throughput command there has ``--max_num_tokens 1127``:
+  TensorRT-LLM admits a prompt only whole, so a rank runs 104 of its 128 requests and the
+  rest wait (``ServingPoint.running``, ``queue_time``).
 
 **Check, never fit**: nothing here is chosen to make a row match; the comparison is
 reported, not tuned.
@@ -58,6 +63,12 @@ def expressible(rows=None):
 #: chunked prefill (MLA chunked context is not supported on Hopper, the same document).
 TRTLLM_MAXTPUT_MAX_NUM_TOKENS = {
     "r1-h200-fp8-trtllm-maxtput-c1024": 1151,
+    # two earlier versions of the document (session 18): the H200 command with 1127, the
+    # B200 ones with the row's 1536
+    "r1-h200-fp8-trtllm-maxtput-c1024-doc-v1": 1127,
+    "r1-h200-fp8-trtllm-maxtput-c1024-doc-v2": 1127,
+    "r1-b200-fp4-trtllm-maxtput-c3072-doc-v1": 1536,
+    "r1-b200-fp4-trtllm-maxtput-c3072-doc-v2": 1536,
     "r1-b200-fp4-trtllm-maxtput-c3072": 1536,
     "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": 2048,
 }
@@ -147,6 +158,14 @@ _EXPRESSIONS = {
         r, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=4", 3, pdl=True),
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _blog1 for k in range(6)},
     "r1-h200-fp8-trtllm-maxtput-c1024": lambda r: _trtllm_maxtput(r, sc.H200_NODE, "deepseek-r1"),
+    # the earlier versions of the document (session 18)
+    **{f"r1-h200-fp8-trtllm-maxtput-c1024-doc-v{v}": (
+        lambda r: _trtllm_maxtput(r, sc.H200_NODE, "deepseek-r1")) for v in (1, 2)},
+    **{f"r1-b200-fp4-trtllm-maxtput-c3072-doc-v{v}": (
+        lambda r: _trtllm_maxtput(r, sc.B200_NODE, "deepseek-r1-nvfp4")) for v in (1, 2)},
+    # `--ep 4` with `export TRTLLM_ENABLE_PDL=1` (experts TP2 x EP4)
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1-doc-v1": lambda r: _trtllm_min_latency(
+        r, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=2", 3, pdl=True),
     "r1-b200-fp4-trtllm-maxtput-c3072": lambda r: _trtllm_maxtput(r, sc.B200_NODE,
                                                                    "deepseek-r1-nvfp4"),
     "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": lambda r: _trtllm_maxtput(

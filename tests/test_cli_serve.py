@@ -259,3 +259,22 @@ def test_serve_passes_the_step_budget_and_kv_inflow(capsys):
     plain = json.loads(capsys.readouterr().out)["frontier"][0]["cycle_time_s"]
     assert main([*dis, "--kv-inflow"]) == 0
     assert json.loads(capsys.readouterr().out)["frontier"][0]["cycle_time_s"] > plain
+
+
+def test_serve_says_when_the_admission_cap_binds(capsys):
+    # TensorRT-LLM (the default engine) runs a 1024-token prompt only whole: with 1030 tokens a
+    # step a rank runs 7 of batch 8 and the eighth waits (the table row, a line that says so,
+    # and the JSON's fields)
+    base = ["serve", NODE, "--model", "kimi-k2", "--isl", "1024", "--osl", "64", "--batches",
+            "8", "--layout", "tp=8", "--no-speculative", "--quiet", "--max-batched-tokens",
+            "1030"]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "batch 8 (tp=8,dp=1, 0 drafted) runs 7: the engine admits 7 a rank" in out
+    assert main([*base, "--json"]) == 0
+    p = json.loads(capsys.readouterr().out)["frontier"][0]
+    assert (p["batch"], p["running"], p["admission_cap"]) == (8, 7, 7)
+    assert p["queue_time_s"] > 0
+    # one token more and every request runs: no line
+    assert main([*base[:-1], "1031"]) == 0
+    assert "admits" not in capsys.readouterr().out

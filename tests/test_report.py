@@ -9,15 +9,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import pytest
-from report_inputs import OPS, SMALL  # the inputs of the fixture small_report (conftest.py)
+from report_inputs import CLI, COMMAND, OPS, SMALL  # small_report's inputs (conftest.py)
 
 import analysis
 import fabric
 import topologies
 from analysis import build_report, check_report_dir, write_figures, write_report
 from analysis._cli import main
-
-FAST = ("--ops", "all-reduce", "--sizes", "1KiB", "64KiB")
 
 
 @pytest.fixture(scope="module")
@@ -154,20 +152,25 @@ def test_build_report_rejects_bad_input(kwargs, match):
         build_report(quiet=True, **kwargs)
 
 
-def test_cli_report_writes_and_refuses(tmp_path, capsys):
+def test_cli_report_writes_and_refuses(tmp_path, capsys, small_report_dir):
     out = tmp_path / "rep"
-    args = ["report", "torus:3x3", *FAST, "--out", str(out), "--quiet"]
-    assert main(args) == 0
-    assert capsys.readouterr().out.strip() == str(out / "index.html")
-    first = _digests(out)
-    assert main(args) == 2
+    out.mkdir()
+    (out / "old.txt").write_text("x")
+    args = ["report", *CLI, "--out", str(out), "--quiet"]
+    assert main(args) == 2                          # a directory that holds files: refused
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--force" in err
-    # in two processes: the same files as serially
+    # in two processes: the same files (and nothing else) as the small report written
+    # serially in this process (conftest.py: the same inputs and command)
     assert main([*args, "--force", "--jobs", "2"]) == 0
-    assert _digests(out) == first
-    assert "cofabric report torus:3x3 --sizes 1KiB 64KiB --ops all-reduce" in \
-        (out / "index.html").read_text()
+    assert capsys.readouterr().out.strip() == str(out / "index.html")
+    assert _digests(out) == _digests(small_report_dir)
+    assert main(args) == 2                          # the report it wrote: refused too
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--force" in err
+    assert COMMAND in (out / "index.html").read_text()
+    assert COMMAND == ("cofabric report torus:3x3x3 fattree:k=4 --sizes 1KiB:1MiB:x32 "
+                       "--ops all-reduce")
 
 
 @pytest.mark.parametrize("argv, match", [

@@ -422,3 +422,18 @@ def test_pair_tables_evicted_and_batched_give_the_same_answers(monkeypatch):
         np.testing.assert_allclose(r.loads(s, d, 1.0), want, rtol=1e-12, atol=1e-9)
         np.testing.assert_array_equal(r.latency(s, d), lat_want)
         assert len(r._engine._D[0]) <= 3
+
+
+def test_a_pair_dags_arcs_tested_in_runs_route_the_same(monkeypatch):
+    # fabric._routing_engine tests a pair DAG's candidate arcs _DAG_CHUNK at a time (session
+    # 18): runs of one arc, of a few, and all in one run give the same loads, bit for bit
+    import fabric._routing_engine as engine
+    got = []
+    for chunk in (1, 7, 1 << 40):
+        monkeypatch.setattr(engine, "_DAG_CHUNK", chunk)
+        f = topologies.build("switch:6,planes=2,chip=h100").without(links=[("chip1", "sw0")])
+        ep = f.endpoint_indices
+        src, dst = np.repeat(ep, len(ep)), np.tile(ep, len(ep))
+        w = 1.0 + np.arange(len(src)) % 5
+        got.append((f.router.loads(src, dst, w).tobytes(), f.router.hops(src, dst).tobytes()))
+    assert got[0] == got[1] == got[2]

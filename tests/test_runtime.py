@@ -541,6 +541,25 @@ def test_nvls_channel_split_by_release():
     assert (old.time - old.fixed) == pytest.approx(8 * (new.time - new.fixed), rel=1e-9)
 
 
+def test_nvls_gather_and_scatter_by_release():
+    # NCCL 2.18's tuner leaves all-gather and reduce-scatter to the ring (src/graph/tuning.cc
+    # l.166-169 at v2.18.5-1), so NCCL_ALGO=NVLS finds no algorithm; 2.19 offers NVLS for both
+    from analysis import NotApplicableError
+    for op in ("all-gather", "reduce-scatter"):
+        with pytest.raises(NotApplicableError, match="NCCL 2.18.5 has no NVLS"):
+            cost(H100, op, 2**20, algorithm="in-switch", runtime="nccl@2.18.5")
+        assert cost(H100, op, 2**30, runtime="nccl@2.18.5").algorithm == "ring"
+        # 2.19.4's kernel (all_gather.h / reduce_scatter.h NVLS): channel bid takes the bid-th
+        # chunk of each loop of channels x chunk of a rank's count. 1 MiB over 8 H100: a rank's
+        # 128 KiB, chunk 16 KiB (cut on the whole 1 MiB), a loop of 16 x 16 KiB = 256 KiB: 8
+        # channels carry 16 KiB each, twice the even share, so the transfer doubles; 2.20.5's
+        # scheduler spreads it over all 16 (8 KiB shares, 4 KiB-aligned)
+        old = cost(H100, op, 2**20, algorithm="in-switch", runtime="nccl@2.19.4")
+        new = cost(H100, op, 2**20, algorithm="in-switch", runtime="nccl@2.20.5")
+        assert old.fixed == pytest.approx(new.fixed, rel=1e-12)
+        assert old.time - old.fixed == pytest.approx(2 * (new.time - new.fixed), rel=1e-9)
+
+
 def test_runtime_arch_follows_the_chip_or_the_links():
     from fabric import runtime_arch
     assert runtime_arch(topologies.build("hgx-b200")) == "blackwell"

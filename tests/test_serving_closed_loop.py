@@ -18,11 +18,13 @@ B200_8 = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
 
 
 def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared=None,
-               decode_alone=None):
+               decode_alone=None, whole=False):
     """One engine step at a time, straight from the description (no runs of steps taken at
     once): the brute-force reference of ``_run_steps``. ``shared(b, chunk)``: what a step
     running both saves (one forward pass). ``per_token``: seconds per prompt token, or the
-    seconds of a step's whole chunk as a function of its tokens."""
+    seconds of a step's whole chunk as a function of its tokens. ``whole``: TensorRT-LLM's
+    MicroBatchScheduler without chunking: waiting prompts in order, each whole, the walk
+    stopping at the first whose tokens pass what the step has left."""
     n = len(ins)
     start, first, end = [None] * n, [None] * n, [None] * n
     prompt_left = list(ins)
@@ -38,6 +40,8 @@ def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared
         left = budget - len(running)
         chunk, finished = 0, []
         for i in waiting:                 # request order is arrival order
+            if whole and prompt_left[i] > left:
+                break
             take = min(prompt_left[i], max(left, 0))
             prompt_left[i] -= take
             left -= take
@@ -120,6 +124,34 @@ def test_mixed_steps_match_the_reference(req, concurrency, extra, base, slope, p
     mixed = _run_steps(ins, outs, concurrency, budget, step, per_token, shared)
     assert max(mixed[2]) <= max(plain[2]) + 1e-9
     assert mixed == _run_steps(ins, outs, concurrency, budget, step, per_token, shared, step)
+
+
+@settings(max_examples=150, deadline=None)
+@given(req=requests, concurrency=st.integers(1, 6), extra=st.integers(0, 60),
+       base=st.floats(0.5, 5.0), slope=st.floats(0.0, 1.0), per_token=st.floats(0.01, 0.5),
+       frac=st.floats(0.0, 1.0))
+def test_whole_prompts_match_the_reference(req, concurrency, extra, base, slope, per_token,
+                                           frac):
+    # an engine that runs a prompt only whole (TensorRT-LLM's default): the runs of
+    # _run_steps are the one-step-at-a-time reference's; every prompt fits the budget alone
+    ins, outs = req
+    budget = max(concurrency, max(ins)) + extra
+
+    def step(b):
+        return base + slope * b
+
+    def shared(b, chunk):
+        return frac * min(step(b), chunk * per_token)
+
+    got = _run_steps(ins, outs, concurrency, budget, step, per_token, shared, whole=True)
+    want = _reference(ins, outs, concurrency, budget, step, per_token, shared, whole=True)
+    assert got[3] == want[3]
+    for g, w in zip(got[:3], want[:3]):
+        assert g == pytest.approx(w, rel=1e-9, abs=1e-9)
+    # a budget that holds every prompt beside everything else is the chunking run
+    roomy = sum(ins) + concurrency
+    assert _run_steps(ins, outs, concurrency, roomy, step, per_token, shared, whole=True) \
+        == _run_steps(ins, outs, concurrency, roomy, step, per_token, shared)
 
 
 @settings(max_examples=100, deadline=None)
@@ -227,11 +259,15 @@ def test_degraded_fabric_runs_on_the_live_chips_and_names_an_unreachable_instanc
     ({"input_lens": [10], "output_lens": [1]}, "second output token"),
     ({"concurrency": 0}, "concurrency"),
     ({"concurrency": True}, "concurrency"),
-    ({"max_batched_tokens": 2, "concurrency": 4}, "below concurrency"),
+    # vLLM's rule (max_num_batched_tokens >= max_num_seqs); TensorRT-LLM (the default engine)
+    # runs its admission cap and refuses only a prompt longer than the budget
+    ({"max_batched_tokens": 2, "concurrency": 4, "engine": "vllm"}, "below concurrency"),
+    ({"max_batched_tokens": 2, "concurrency": 4}, "no request can run"),
     ({"micro_batches": 2}, "micro_batches"),
     ({"draft_length": 1}, "draft_length is not a condition"),
     ({"graph_batch": 8}, "graph_batch is not a condition"),
-    ({"concurrency": 4000, "input_lens": [200_000], "output_lens": [1000]}, "exceeds"),
+    ({"concurrency": 4000, "input_lens": [200_000], "output_lens": [1000], "engine": "vllm"},
+     "exceeds the largest batch whose KV cache fits"),
 ])
 def test_bad_runs_are_refused(kw, match):
     f = topologies.build(B200_8)

@@ -145,7 +145,10 @@ def test_engines_that_mix_and_one_that_does_not(node):
     ({"max_batched_tokens": 2.5}, "max_batched_tokens"),
     ({"max_batched_tokens": True}, "max_batched_tokens"),
     ({"max_batched_tokens": 4096, "engine": "sglang"}, "runs prompts on their own"),
-    ({"max_batched_tokens": 3}, "below the 4 sequences"),
+    # vLLM's rule (max_num_batched_tokens >= max_num_seqs); TensorRT-LLM, the default engine,
+    # refuses first that its whole prompt (1024 tokens) exceeds the budget
+    ({"max_batched_tokens": 3, "engine": "vllm"}, "below the 4 sequences"),
+    ({"max_batched_tokens": 3}, "no request can run"),
 ])
 def test_bad_budgets_are_refused(node, kw, match):
     with pytest.raises(SpecError, match=match):
