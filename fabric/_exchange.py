@@ -598,6 +598,13 @@ class ExchangeKernel:
         if self.dedup not in ("node", "rank", "expert", "collective"):
             raise ValueError(f"dedup must be 'node', 'rank', 'expert' or 'collective', got "
                              f"{self.dedup!r}")
+        for field in ("forwarding", "scale_out", "pipelined", "local_copy"):
+            v = getattr(self, field)
+            if not isinstance(v, bool):      # 'no' or 1 would be read as True
+                raise TypeError(f"{field} must be True or False, got {v!r}")
+        v = self.message_header
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"message_header must be an int of bytes >= 0, got {v!r}")
         if self.forwarding and self.dedup != "node":
             raise ValueError("forwarding needs dedup='node' (one network copy per node)")
         for field in ("pull_threads", "pull_vector"):
@@ -623,7 +630,8 @@ class ExchangeKernel:
                              f"{self.release_fence!r}")
         for field in ("kernels", "syncs"):
             v = getattr(self, field)
-            if len(v) != 2 or any(not isinstance(x, int) or x < 0 for x in v):
+            if (not isinstance(v, tuple) or len(v) != 2
+                    or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
                 raise ValueError(f"{field} must be two ints >= 0 (dispatch, combine), got {v!r}")
         names = set(EXCHANGE_LATENCY["hopper"]) - {"peer_load"}
         for field in ("chain", "interleaved_chain"):

@@ -215,3 +215,21 @@ def test_the_moe_token_bound_is_the_all_to_allv_total_cost_takes():
     assert analysis.moe_exchange(f, m, last, 8, **kw).combine > 0      # cost() takes it too
     with pytest.raises(fabric.SpecError, match=f"tokens_per_rank={last + 1} "):
         analysis.moe_exchange(f, m, last + 1, 8, **kw)
+
+
+# -- a user's own exchange kernel with fields of the wrong kind -----------------------------
+
+
+@pytest.mark.parametrize("field, value", [
+    ("scale_out", "no"), ("scale_out", 1), ("forwarding", None), ("pipelined", 2),
+    ("local_copy", 0), ("message_header", -1), ("message_header", 1.5),
+    ("message_header", True), ("message_header", "8"), ("kernels", (True, False)),
+    ("syncs", (True, True)), ("kernels", [1, 1]),
+])
+def test_an_exchange_kernel_refuses_a_field_of_the_wrong_kind(field, value):
+    import dataclasses
+
+    from fabric import exchange_kernel
+    # was accepted: scale_out='no' ran across nodes (a truthy string), a header of -1 bytes
+    with pytest.raises((TypeError, ValueError), match=field):
+        dataclasses.replace(exchange_kernel("deepep-low-latency"), **{field: value})
