@@ -674,31 +674,22 @@ class ExchangeKernel:
                              f"{self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
-        for field in ("combine_blocks", "reduce_elements"):
+        for field in ("combine_blocks", "reduce_elements", "put_vector"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
-        if self.stage_vector != () and (
-                not isinstance(self.stage_vector, tuple) or len(self.stage_vector) != 2
-                or any(isinstance(x, bool) or not isinstance(x, int) or x < 1
-                       for x in self.stage_vector)):
-            raise ValueError(f"stage_vector must be () or two ints >= 1 (dispatch, combine bytes "
-                             f"per staging round), got {self.stage_vector!r}")
-        v = self.put_vector
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"put_vector must be an int >= 0, got {v!r}")
-        if v and not self.combine_blocks:
+        for field, what in (("stage_vector", "dispatch, combine bytes per staging round"),
+                            ("count_grid", "warps per block, most blocks")):
+            v = getattr(self, field)
+            if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                    isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
+                raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
+        if self.put_vector and not self.combine_blocks:
             raise ValueError("put_vector needs combine_blocks (the blocks that put the received "
                              "copies)")
         if self.reduce_elements and not self.combine_blocks:
             raise ValueError("reduce_elements needs combine_blocks (the blocks that take the "
                              "tokens)")
-        if self.count_grid != () and (
-                not isinstance(self.count_grid, tuple) or len(self.count_grid) != 2
-                or any(isinstance(x, bool) or not isinstance(x, int) or x < 1
-                       for x in self.count_grid)):
-            raise ValueError(f"count_grid must be () or two ints >= 1 (warps per block, most "
-                             f"blocks), got {self.count_grid!r}")
 
     def late_batches(self, k, input_bytes, arch):
         """The batches of top-k slots whose peer loads a round issues one after another, after

@@ -92,10 +92,14 @@ def test_run_matches_the_step_by_step_reference(req, concurrency, extra, base, s
         assert g == pytest.approx(w, rel=1e-9, abs=1e-9)
 
 
+# a random workload and step-cost shape: the draws of the reference properties below
+_STEPS = {"req": requests, "concurrency": st.integers(1, 6), "extra": st.integers(0, 60),
+          "base": st.floats(0.5, 5.0), "slope": st.floats(0.0, 1.0),
+          "per_token": st.floats(0.01, 0.5), "frac": st.floats(0.0, 1.0)}
+
+
 @settings(max_examples=150, deadline=None)
-@given(req=requests, concurrency=st.integers(1, 6), extra=st.integers(0, 60),
-       base=st.floats(0.5, 5.0), slope=st.floats(0.0, 1.0), per_token=st.floats(0.01, 0.5),
-       frac=st.floats(0.0, 1.0))
+@given(**_STEPS)
 def test_mixed_steps_match_the_reference(req, concurrency, extra, base, slope, per_token,
                                          frac):
     # a step running decodes and a chunk saves some of the cheaper part (any saving below
@@ -127,9 +131,7 @@ def test_mixed_steps_match_the_reference(req, concurrency, extra, base, slope, p
 
 
 @settings(max_examples=150, deadline=None)
-@given(req=requests, concurrency=st.integers(1, 6), extra=st.integers(0, 60),
-       base=st.floats(0.5, 5.0), slope=st.floats(0.0, 1.0), per_token=st.floats(0.01, 0.5),
-       frac=st.floats(0.0, 1.0))
+@given(**_STEPS)
 def test_whole_prompts_match_the_reference(req, concurrency, extra, base, slope, per_token,
                                            frac):
     # an engine that runs a prompt only whole (TensorRT-LLM's default): the runs of
