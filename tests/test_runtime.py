@@ -3010,8 +3010,18 @@ def test_ll_network_store_forward_brute_force(servers, gpus, release, log2n, op,
             hops = 2 * max(_tree_depth_brute(t) for t in rc.nccl_dtree(view.n_nodes))
             heads = c.channels
             chunk = _nvls_tree_chunk_brute(release, view.n_nodes, 16, heads, n)
-            busiest, _carrying = rc.nccl_channel_split(rt, "all-reduce", "Simple", n, view.p,
-                                                       16, 16)
+            if release.startswith(("2.18.", "2.19.")):
+                # 2.18-2.19 split inside the kernel (session 18): in every loop of the 16
+                # channels, channel k takes the k-th block of heads x chunk bytes
+                block, per = heads * chunk, [0] * 16
+                for start in range(0, n, 16 * block):
+                    for k in range(16):
+                        lo = start + k * block
+                        per[k] += max(0, min(n, lo + block) - lo)
+                busiest = max(per)
+            else:
+                busiest, _carrying = rc.nccl_channel_split(rt, "all-reduce", "Simple", n,
+                                                           view.p, 16, 16)
             wire = min(chunk, 16 * math.ceil(math.ceil(busiest / heads) / 16))
             send = wire * math.ceil(16 * heads / nics) / view.nic_bandwidth
             # the heads' write of every channel's chunk at the node's in-switch rate
