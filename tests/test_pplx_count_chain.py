@@ -404,53 +404,37 @@ def test_receive_reduce_equals_the_gather_loops(tokens, hidden, k, experts):
         tokens, blocks, hidden, k)
 
 
-def test_reduce_elements_is_validated():
+# pplx's count fields: (field, pplx's value, values of the wrong kind, their message, the
+# unset value, the message of the chain step that needs it)
+_COUNT_FIELDS = (
+    ("reduce_elements", 2048, (-1, True, 2.5), "reduce_elements", 0, "needs reduce_elements"),
+    ("put_vector", 512, (-1, 1.5, True), "put_vector must be an int", 0,
+     "put_rounds needs put_vector"),
+    ("stage_vector", (4608, 4096), ((0, 4096), (4096,), (1.5, 2), [4608, 4096], (True, 4096)),
+     "stage_vector must be", (), "stage_rounds needs stage_vector"),
+)
+
+
+def test_count_fields_are_validated_and_sourced():
+    """reduce_elements (elements one block reduces per pass), put_vector (bytes per dependent
+    round of a put's warp copy) and stage_vector (bytes per staging round, dispatch and
+    combine) refuse values of the wrong kind, are needed by pplx's chain steps that count with
+    them, and are listed with their source; reduce_elements and put_vector need the combine's
+    serial blocks."""
     import dataclasses
 
     import pytest
-    k = exchange_kernel("pplx")
-    assert k.reduce_elements == 2048 and "pplx.reduce_elements" in {
-        p.name for p in k.parameters()}
-    for bad in (-1, True, 2.5):
-        with pytest.raises(ValueError, match="reduce_elements"):
-            dataclasses.replace(k, reduce_elements=bad)
-    with pytest.raises(ValueError, match="needs reduce_elements"):
-        dataclasses.replace(k, reduce_elements=0)
+    kern = exchange_kernel("pplx")
+    for field, value, bads, bad_message, unset, needs in _COUNT_FIELDS:
+        assert getattr(kern, field) == value
+        assert f"pplx.{field}" in {p.name for p in kern.parameters()}
+        for bad in bads:
+            with pytest.raises(ValueError, match=bad_message):
+                dataclasses.replace(kern, **{field: bad})
+        with pytest.raises(ValueError, match=needs):
+            dataclasses.replace(kern, **{field: unset})
     with pytest.raises(ValueError, match="needs combine_blocks"):
         dataclasses.replace(exchange_kernel("one-sided"), reduce_elements=2048)
-    assert exchange_kernel("one-sided").receive_reduce(256, 8, 4, 7168) == 0
-
-
-def test_put_vector_is_validated_and_sourced():
-    """put_vector (bytes per dependent round of a put's warp copy) is an int >= 0, needs the
-    combine's serial blocks, is needed by a "put_rounds" chain step, and is listed with its
-    source."""
-    import dataclasses
-
-    import pytest
-    kern = exchange_kernel("pplx")
-    assert kern.put_vector == 512
-    assert "pplx.put_vector" in {p.name for p in kern.parameters()}
-    for bad in (-1, 1.5, True):
-        with pytest.raises(ValueError, match="put_vector must be an int"):
-            dataclasses.replace(kern, put_vector=bad)
-    with pytest.raises(ValueError, match="put_rounds needs put_vector"):
-        dataclasses.replace(kern, put_vector=0)
     with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
         dataclasses.replace(exchange_kernel("deepep-low-latency"), put_vector=512)
-
-
-def test_stage_vector_is_validated_and_sourced():
-    """stage_vector is () or two ints >= 1 (bytes per staging round, dispatch and combine),
-    needed by the staging-round chain counts, and listed with its source."""
-    import dataclasses
-
-    import pytest
-    kern = exchange_kernel("pplx")
-    assert kern.stage_vector == (4608, 4096)
-    assert "pplx.stage_vector" in {p.name for p in kern.parameters()}
-    for bad in ((0, 4096), (4096,), (1.5, 2), [4608, 4096], (True, 4096)):
-        with pytest.raises(ValueError, match="stage_vector must be"):
-            dataclasses.replace(kern, stage_vector=bad)
-    with pytest.raises(ValueError, match="stage_rounds needs stage_vector"):
-        dataclasses.replace(kern, stage_vector=())
+    assert exchange_kernel("one-sided").receive_reduce(256, 8, 4, 7168) == 0
