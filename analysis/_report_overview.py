@@ -123,13 +123,13 @@ def _answer(names, tables):
     fair = _rows(tables, "fair", basis="as built")
     if a in fair and b in fair:
         clauses.append(f"a 1GiB all-reduce under the {runtime_phrase().partition(':')[0]} "
-                       + _versus(fair[a], fair[b], lambda r: r["allreduce_1GiB_s"],
+                       "takes " + _versus(fair[a], fair[b], lambda r: r["allreduce_1GiB_s"],
                                  computed_time, False, "faster", "slower"))
     decode = _rows(tables, "decode_best")
     if a in decode and b in decode:
-        clauses.append(f"{decode[a]['model']} decode at batch 1, each at its best layout, "
-                       + _versus(decode[a], decode[b], lambda r: r["time_s"], computed_time,
-                                 False, "faster", "slower") + " per token")
+        clauses.append(f"a {decode[a]['model']} decode step (batch 1, each system at its best "
+                       "layout) takes " + _versus(decode[a], decode[b], lambda r: r["time_s"],
+                                                  computed_time, False, "faster", "slower"))
     cost = _rows(tables, "cost")
     if a in cost and b in cost:
         clauses.append("network cost per chip " + _versus(

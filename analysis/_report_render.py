@@ -17,6 +17,8 @@ __all__ = []
 
 #: The heading and anchor of the report's first paragraphs (:attr:`Report.overview`).
 OVERVIEW_TITLE, OVERVIEW_KEY = "In short", "in-short"
+#: How the page introduces the one assumption clause a findings group's sentences share.
+SHARED_ASSUMES = "Each finding above assumes:"
 
 
 _CSS = """
@@ -29,6 +31,7 @@ h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc; padding-bottom: 0.2rem;
 .findings { background: #f4f7fb; border-left: 4px solid #0072B2; padding: 0.2rem 1rem; }
 .findings h4 { margin: 0.6rem 0 0.1rem 0; font-size: 0.95rem; }
 .findings ul { margin: 0.1rem 0 0.4rem 0; padding-left: 1.4rem; }
+.findings p.assumes { margin: 0 0 0.5rem 1.4rem; font-size: 0.9rem; color: #333; }
 table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.85rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left;
          vertical-align: top; }
@@ -123,6 +126,25 @@ def _html_table(t):
             f'<p class="sub">Data: <a href="{t.name}.csv">{t.name}.csv</a></p>')
 
 
+def shared_assumption(group):
+    """A findings group's sentences and the one ``Assumes: ...`` clause they all end with,
+    to be said once under the group (the MoE decode group repeated a 730-character clause
+    four times); ``(group, "")`` where the sentences' clauses differ, or fewer than two
+    have one. The report's findings (``Report.findings``, the CLI's JSON) keep each sentence
+    whole: one quoted alone must say what it assumes.
+
+    >>> shared_assumption(("A is 2x. Assumes: x.", "B is 3x. Assumes: x."))
+    (('A is 2x.', 'B is 3x.'), 'x.')
+    >>> shared_assumption(("A is 2x. Assumes: x.", "B is 3x. Assumes: y."))[1]
+    ''
+    """
+    group = tuple(group)
+    heads, tails = zip(*(s.partition(" Assumes: ")[::2] for s in group)) if group else ((), ())
+    if len(group) < 2 or len(set(tails)) != 1 or not tails[0]:
+        return group, ""
+    return heads, tails[0]
+
+
 def _provenance_text():
     """Version, commit and library versions; no run date, so that reruns are identical."""
     from ._provenance import provenance
@@ -153,9 +175,12 @@ def render_html(report, svgs):
     parts.append("</ol></nav>")
     parts += ["<h2 id=\"findings\">Findings</h2>", '<div class="findings">']
     for title, group in report.finding_groups:
+        sentences, assumes = shared_assumption(group)
         parts.append(f"<h4>{esc(title)}</h4><ul>")
-        parts += [f"<li>{esc(s)}</li>" for s in group]
+        parts += [f"<li>{esc(s)}</li>" for s in sentences]
         parts.append("</ul>")
+        if assumes:
+            parts.append(f'<p class="assumes">{SHARED_ASSUMES} {esc(assumes)}</p>')
     parts.append("</div>")
     for s in report.sections:
         parts.append(f'<section id="{s.key}"><h2>{esc(s.title)}</h2>')
@@ -192,7 +217,10 @@ def render_markdown(report):
             lines += [p, ""]
     lines += ["## Findings", ""]
     for title, group in report.finding_groups:
-        lines += [f"**{title}**", ""] + [f"- {s}" for s in group] + [""]
+        sentences, assumes = shared_assumption(group)
+        lines += [f"**{title}**", ""] + [f"- {s}" for s in sentences] + [""]
+        if assumes:
+            lines += [f"{SHARED_ASSUMES} {assumes}", ""]
     for s in report.sections:
         lines += ["", f"## {s.title}", ""]
         for p in s.text:

@@ -21,6 +21,7 @@ from analysis._report_parts import (
     computed_time,
     runtime_phrase,
 )
+from analysis._report_render import SHARED_ASSUMES, shared_assumption
 from analysis._report_serving import (
     MATCHED_INTERACTIVITY,
     SPEED_RACE_ORIGIN,
@@ -78,9 +79,9 @@ def test_the_answer_names_the_better_system_and_the_best_of_all():
     assert "at most 3 against 6 hops" in text
     assert "64.00GB/s against 25.00GB/s (2.6x more)" in text
     # the 'cost' basis row of a is not the as-built one
-    assert "3.700ms against 5.764ms (1.56x faster)" in text
-    assert "kimi-k2 decode at batch 1, each at its best layout, 10.23ms against 9.949ms " \
-           "(1.03x slower) per token" in text
+    assert "takes 3.700ms against 5.764ms (1.56x faster)" in text
+    assert "a kimi-k2 decode step (batch 1, each system at its best layout) takes 10.23ms " \
+           "against 9.949ms (1.03x slower)" in text
     assert "$636 against $7,738 (12x cheaper)" in text
     assert ("Of all 3: most bisection per chip c (450.0GB/s); fastest 1GiB all-reduce c "
             "(2.267ms); fastest decode c (9.927ms); cheapest network per chip a ($636).") in text
@@ -150,3 +151,20 @@ def test_model_and_kernel_help_lists_the_registries(command):
 def test_every_option_has_help(command):
     missing = [d for d, h in _help(command).items() if not h and d != "help"]
     assert not missing, missing
+
+
+def test_a_clause_every_finding_of_a_group_shares_is_said_once(small_report, small_report_dir):
+    # before: the MoE decode group repeated one 730-character 'Assumes:' four times, the
+    # symmetric-memory group one 210-character clause six times
+    html = (small_report_dir / "index.html").read_text(encoding="utf-8")
+    md = (small_report_dir / "report.md").read_text(encoding="utf-8")
+    shared = [(g, shared_assumption(g)) for _, g in small_report.finding_groups]
+    shared = [(g, s, a) for g, (s, a) in shared if a]
+    assert shared, "the small report has a group whose findings share their clause"
+    for group, sentences, assumes in shared:
+        assert all(f.endswith(" Assumes: " + assumes) for f in group)   # findings stay whole
+        # once per group that shares it (two groups may share the same clause)
+        assert md.count(f"{SHARED_ASSUMES} {assumes}") == sum(a == assumes for *_, a in shared)
+        assert md.count("Assumes: " + assumes) == 0
+        assert all(f"- {s}\n" in md for s in sentences)
+    assert html.count(f'<p class="assumes">{SHARED_ASSUMES} ') == len(shared)
