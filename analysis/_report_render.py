@@ -202,6 +202,17 @@ def render_html(report, svgs):
     return "\n".join(parts)
 
 
+def md_anchor(title):
+    """The anchor a Markdown viewer (GitHub's rule) gives the heading ``title``.
+
+    >>> md_anchor("Chip comparison (not a fabric comparison)")
+    'chip-comparison-not-a-fabric-comparison'
+    >>> md_anchor("Equal chip, equal cost, equal power")
+    'equal-chip-equal-cost-equal-power'
+    """
+    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+
+
 def _md_escape(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -215,7 +226,11 @@ def render_markdown(report):
         lines += [f"## {OVERVIEW_TITLE}", ""]
         for p in report.overview:
             lines += [p, ""]
-    lines += ["## Findings", ""]
+    # the page's contents, linked as GitHub and most Markdown viewers name headings
+    lines += ["## Contents", ""]
+    lines += [f"{i}. [{t}](#{md_anchor(t)})" for i, t in
+              enumerate(["Findings", *(s.title for s in report.sections)], 1)]
+    lines += ["", "## Findings", ""]
     for title, group in report.finding_groups:
         sentences, assumes = shared_assumption(group)
         lines += [f"**{title}**", ""] + [f"- {s}" for s in sentences] + [""]

@@ -37,7 +37,11 @@ def test_the_first_screen_says_what_was_compared_the_runtime_and_the_answer(
         < html.index('<h2 id="findings">')
     assert '<li><a href="#findings">Findings</a></li>' in html
     md = (small_report_dir / "report.md").read_text(encoding="utf-8")
-    assert md.index("## In short") < md.index("## Findings")
+    assert md.index("## In short") < md.index("## Contents") < md.index("## Findings")
+    contents = md[md.index("## Contents"):md.index("## Findings")]
+    titles = ["Findings", *(s.title for s in small_report.sections)]
+    assert [line.split("](")[0].split("[")[1] for line in contents.splitlines()[2:-1]] == titles
+    assert "1. [Findings](#findings)" in contents and "(#all-to-all-and-link-utilization)" in contents
     compared, runtimes, answer = small_report.overview
     a, b = SMALL
     assert compared.startswith(f"Compared: {a} (27 chips) against {b} (16 chips)")
@@ -168,3 +172,25 @@ def test_a_clause_every_finding_of_a_group_shares_is_said_once(small_report, sma
         assert md.count("Assumes: " + assumes) == 0
         assert all(f"- {s}\n" in md for s in sentences)
     assert html.count(f'<p class="assumes">{SHARED_ASSUMES} ') == len(shared)
+
+
+def test_cli_report_json_and_terminal_carry_the_overview(monkeypatch, capsys, small_report,
+                                                         small_report_dir, tmp_path):
+    import json
+
+    import analysis
+    from analysis._cli import main
+    from analysis._cli_report import terminal_summary
+
+    monkeypatch.setattr(analysis, "build_report", lambda *a, **k: small_report)
+    monkeypatch.setattr(analysis, "write_report", lambda *a, **k: small_report_dir / "index.html")
+    assert main(["report", "torus:2x2", "--out", str(tmp_path / "x"), "--json", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["overview"] == list(small_report.overview)
+    assert out["findings"] == list(small_report.findings)
+    # on a terminal: the answer, not 30,000 characters of findings
+    text = terminal_summary(small_report, "r/index.html")
+    assert text.startswith("In short:\n  Compared: ")
+    assert text.endswith(f"{len(small_report.findings)} findings: r/index.html (or report.md "
+                         "beside it)")
+    assert small_report.findings[0] not in text
