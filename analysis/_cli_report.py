@@ -31,8 +31,9 @@ def register(sub):
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="run the sweeps and draw the figures in N local processes; the "
-                        "files are the same (default 1: serially)")
+                   help="run the sweeps and draw the figures in N local processes, at "
+                        "most this machine's processors; the files are the same (default 1: "
+                        "serially)")
     p.add_argument("--json", action="store_true",
                    help="print the files written, the 'In short' paragraphs and the "
                         "findings as JSON")
@@ -55,9 +56,15 @@ def register(sub):
 
 
 def executor_for_jobs(jobs):
-    """A process pool of ``jobs`` workers, or None for 1 (serial); bad counts are bad input."""
+    """A process pool of ``jobs`` workers, at most this machine's processors (the pool
+    forks every worker at its first task: ``--jobs 1000`` forked 1000 copies of a
+    ~0.7 GB process; the files are the same for any count), or None for one (serial); bad
+    counts are bad input."""
+    import os
+
     if isinstance(jobs, bool) or jobs < 1:
         raise SpecError(f"--jobs must be an integer >= 1, got {jobs}")
+    jobs = min(jobs, os.cpu_count() or 1)
     if jobs == 1:
         return None
     import concurrent.futures

@@ -194,3 +194,25 @@ def test_cli_report_json_and_terminal_carry_the_overview(monkeypatch, capsys, sm
     assert text.endswith(f"{len(small_report.findings)} findings: r/index.html (or report.md "
                          "beside it)")
     assert small_report.findings[0] not in text
+
+
+@pytest.mark.parametrize("jobs", [2, 10**6])
+def test_jobs_is_capped_at_the_processors(jobs, monkeypatch):
+    # a pool forks all its workers at the first task: --jobs 1000 forked 1000 processes of
+    # ~0.7 GB (audit 22:11); the files are the same for any count, so the pool takes at most
+    # the machine's processors (nothing is forked here: no task is submitted)
+    import os
+
+    from analysis._cli_report import executor_for_jobs
+
+    for cpus in (1, 2, 8):
+        monkeypatch.setattr(os, "cpu_count", lambda c=cpus: c)
+        pool = executor_for_jobs(jobs)
+        expected = min(jobs, cpus)
+        if expected == 1:
+            assert pool is None
+        else:
+            assert pool._max_workers == expected
+            pool.shutdown()
+    with pytest.raises(fabric.SpecError, match="--jobs must be"):
+        executor_for_jobs(0)
