@@ -1,0 +1,201 @@
+"""The closed loop under attention data parallelism: each rank schedules its own requests in
+its own step budget, a request placed on a rank when sent by its engine's rule
+(analysis._serving.DP_PLACEMENT: TensorRT-LLM's attention-DP router, SGLang's round robin, vLLM's
+least-loaded engine), the ranks stepping together, paced by the slowest (docs/sources.md s.8,
+session 19)."""
+
+import heapq
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis._serving import _admission_cap, _run_steps
+from fabric import SpecError
+
+
+def _route(rule, new, ins, ranks, state, turn):
+    """The engines' placement, each written as its source reads: TensorRT-LLM's heap of
+    (active tokens, active requests, rank) over the ranks below the expected count, the new
+    requests longest prompt first; SGLang's counter; vLLM's scan for the least 4 x waiting +
+    running. ``state[r]`` = [active, tokens, waiting, running]."""
+    if rule == "sglang":
+        return [(i, (turn + j) % ranks) for j, i in enumerate(new)], turn + len(new)
+    if rule == "vllm":
+        counts = [[s[2], s[3]] for s in state]
+        out = []
+        for i in new:
+            best, score = 0, None
+            for r in range(ranks):
+                v = counts[r][0] * 4 + counts[r][1]
+                if score is None or v < score:
+                    best, score = r, v
+            counts[best][0] += 1
+            out.append((i, best))
+        return out, turn
+    active = [s[0] for s in state]
+    expected = max((sum(active) + len(new) + ranks - 1) // ranks, max(active))
+    heap = [(state[r][1], state[r][0], r) for r in range(ranks) if state[r][0] < expected]
+    heapq.heapify(heap)
+    out = []
+    for i in sorted(new, key=lambda x: ins[x], reverse=True):
+        tok, cnt, r = heapq.heappop(heap)
+        out.append((i, r))
+        if cnt + 1 < expected:
+            heapq.heappush(heap, (tok + ins[i], cnt + 1, r))
+    return out, turn
+
+
+def _reference(ins, outs, concurrency, budget, step, per_token, shared, alone, whole, ranks,
+               rule):
+    """One engine step at a time, every rank scheduling its own requests in its own budget
+    (whole: a prompt only whole, the walk stopping at the first that does not fit what the
+    rank's step has left), the step priced at ranks x the largest rank's running batch and the
+    largest rank's chunk. Returns (start, first, end, steps, peaks)."""
+    n = len(ins)
+    start, first, end = [None] * n, [None] * n, [None] * n
+    left_of, made, rank = list(ins), [0] * n, [None] * n
+    order = [[] for _ in range(ranks)]            # each rank's requests in its scheduler's order
+    t, steps, turn, peaks = 0.0, 0, 0, [0] * ranks
+    while any(e is None for e in end):
+        new = []
+        for i in range(n):
+            flying = sum(1 for j in range(n) if start[j] is not None and end[j] is None)
+            if start[i] is None and flying < concurrency:
+                start[i] = t
+                new.append(i)
+        if ranks == 1:
+            pairs = [(i, 0) for i in new]
+        else:
+            state = []
+            for r in range(ranks):
+                mine = [i for i in order[r] if end[i] is None]
+                state.append([len(mine), sum(ins[i] for i in mine),
+                              sum(1 for i in mine if first[i] is None),
+                              sum(1 for i in mine if first[i] is not None)])
+            pairs, turn = _route(rule, new, ins, ranks, state, turn)
+        for i, r in pairs:
+            rank[i] = r
+            order[r].append(i)
+        running = [[i for i in order[r] if first[i] is not None and end[i] is None]
+                   for r in range(ranks)]
+        chunks, finished = [0] * ranks, []
+        for r in range(ranks):
+            left = budget - len(running[r])
+            for i in order[r]:
+                if first[i] is not None:
+                    continue
+                if left <= 0 or whole and left_of[i] > left:
+                    break
+                take = min(left_of[i], left)
+                left_of[i] -= take
+                left -= take
+                chunks[r] += take
+                if left_of[i] == 0:
+                    finished.append(i)
+            peaks[r] = max(peaks[r], len(running[r]) + sum(
+                1 for i in order[r] if first[i] is None and left_of[i] < ins[i]))
+        b, chunk = ranks * max(len(x) for x in running), max(chunks)
+        f = alone if alone is not None and not chunk else step     # a step with no prompt
+        cost = (f(b) if b else 0.0) + (per_token(chunk) if chunk else 0.0)
+        if b and chunk and shared is not None:
+            cost -= shared(b, chunk)
+        t += cost
+        steps += 1
+        for r in range(ranks):
+            for i in running[r]:
+                made[i] += 1
+                if made[i] == outs[i]:
+                    end[i] = t
+        for i in finished:
+            first[i] = t
+            made[i] = 1
+            if outs[i] == 1:
+                end[i] = t
+    return start, first, end, steps, peaks
+
+
+requests = st.integers(1, 14).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 40), min_size=n, max_size=n),
+    st.lists(st.integers(1, 25), min_size=n, max_size=n)))
+
+
+@settings(max_examples=120, deadline=None)
+@given(req=requests, concurrency=st.integers(1, 8), extra=st.integers(0, 50),
+       ranks=st.integers(1, 4), rule=st.sampled_from(analysis._serving.DP_PLACEMENT),
+       whole=st.booleans(), padded=st.booleans(), base=st.floats(0.5, 5.0),
+       slope=st.floats(0.0, 1.0), per_token=st.floats(0.01, 0.5), frac=st.floats(0.0, 1.0))
+def test_ranks_match_the_step_by_step_reference(req, concurrency, extra, ranks, rule, whole,
+                                                padded, base, slope, per_token, frac):
+    # every request's send, first and last token, the step count and each rank's peak holding
+    # are those of the one-step-at-a-time reference of per-rank schedulers
+    ins, outs = req
+    budget = (max(ins) if whole else concurrency) + extra
+
+    def step(b):
+        return base + slope * b
+
+    def shared(b, chunk):
+        return frac * min(step(b), chunk * per_token)
+
+    def alone(b):
+        return step(-(-b // 4) * 4) * (1 + frac)
+
+    def price(c):
+        return c * per_token
+
+    peaks = []
+    got = _run_steps(ins, outs, concurrency, budget, step, price, shared,
+                     alone if padded else None, whole, ranks=ranks, place=rule, peaks=peaks)
+    want = _reference(ins, outs, concurrency, budget, step, price, shared,
+                      alone if padded else None, whole, ranks, rule)
+    assert got[3] == want[3]
+    for g, w in zip(got[:3], want[:3]):
+        assert g == pytest.approx(w, rel=1e-9, abs=1e-9)
+    assert peaks == want[4]
+    if whole:      # a rank never holds more than the cap of the shortest prompt
+        assert max(peaks) <= _admission_cap(budget, min(ins))
+
+
+def test_placement_rules_as_read():
+    place = analysis._serving._place
+    # TensorRT-LLM: longest prompt first, to the rank of fewest active prompt tokens, no rank
+    # past ceil((active + new) / ranks)
+    pairs, _ = place("trtllm", [0, 1, 2, 3], [10, 30, 20, 5], 2, [1, 0], [100, 0], [0, 0],
+                     [1, 0], 0)
+    # expected = max(ceil((1 + 4) / 2), 1) = 3; 30, 20 and 10 go to rank 1 (30, 50, 60 active
+    # tokens against rank 0's 100), which then holds 3; 5 to rank 0
+    assert pairs == [(1, 1), (2, 1), (0, 1), (3, 0)]
+    # vLLM: waiting counts four times a running request
+    assert place("vllm", [7], [1] * 8, 2, [1, 4], [0, 0], [1, 0], [0, 4], 0)[0] == [(7, 0)]
+    assert place("vllm", [7], [1] * 8, 2, [2, 4], [0, 0], [2, 0], [0, 4], 0)[0] == [(7, 1)]
+
+
+B200 = "hgx-b200"
+
+
+def test_a_trtllm_rank_admits_in_its_own_budget():
+    # TensorRT-LLM, attention DP over 8 ranks, max_num_tokens 67 and 64-token prompts: a rank
+    # runs at most (67 - 64) // 1 + 1 = 4 requests, so 8 ranks run all 32; one scheduler for
+    # the instance (the model before session 19) ran 4 and queued 28 behind a first completion
+    run = analysis.closed_loop_run("deepseek-r1", topologies.build(B200), engine="trtllm",
+                                   input_lens=[64] * 32, output_lens=[40] * 32,
+                                   concurrency=32, layout="tp=1,dp=8", max_batched_tokens=67)
+    assert max(run.ttfts) < 6 * run.tpot
+    # one rank: the cap holds the instance to 4 running, 28 wait for a completion
+    one = analysis.closed_loop_run("deepseek-r1", topologies.build(B200), engine="trtllm",
+                                   input_lens=[64] * 32, output_lens=[40] * 32,
+                                   concurrency=32, layout="tp=8,dp=1", max_batched_tokens=67)
+    assert max(one.ttfts) > 30 * one.tpot
+
+
+def test_a_rank_whose_kv_cache_overflows_is_named():
+    # 0.57 of a B200 holds 6 sequences of 8000 tokens a rank beside the weights (98.9 GB, 0.56
+    # GB each): 64 requests over 8 ranks put 8 on each
+    with pytest.raises(SpecError, match="a rank holds"):
+        analysis.closed_loop_run("deepseek-r1", topologies.build(B200), engine="trtllm",
+                                 input_lens=[4000] * 64, output_lens=[4000] * 64,
+                                 concurrency=64, layout="tp=1,dp=8", max_batched_tokens=8192,
+                                 usable_hbm=0.57)
