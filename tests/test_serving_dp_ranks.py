@@ -4,118 +4,15 @@ its own step budget, a request placed on a rank when sent by its engine's rule
 least-loaded engine), the ranks stepping together, paced by the slowest (docs/sources.md s.8,
 session 19)."""
 
-import heapq
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from serving_steps_brute import reference
 
 import analysis
 import topologies
 from analysis._serving import _admission_cap, _run_steps
 from fabric import SpecError
-
-
-def _route(rule, new, ins, ranks, state, turn):
-    """The engines' placement, each written as its source reads: TensorRT-LLM's heap of
-    (active tokens, active requests, rank) over the ranks below the expected count, the new
-    requests longest prompt first; SGLang's counter; vLLM's scan for the least 4 x waiting +
-    running. ``state[r]`` = [active, tokens, waiting, running]."""
-    if rule == "sglang":
-        return [(i, (turn + j) % ranks) for j, i in enumerate(new)], turn + len(new)
-    if rule == "vllm":
-        counts = [[s[2], s[3]] for s in state]
-        out = []
-        for i in new:
-            best, score = 0, None
-            for r in range(ranks):
-                v = counts[r][0] * 4 + counts[r][1]
-                if score is None or v < score:
-                    best, score = r, v
-            counts[best][0] += 1
-            out.append((i, best))
-        return out, turn
-    active = [s[0] for s in state]
-    expected = max((sum(active) + len(new) + ranks - 1) // ranks, max(active))
-    heap = [(state[r][1], state[r][0], r) for r in range(ranks) if state[r][0] < expected]
-    heapq.heapify(heap)
-    out = []
-    for i in sorted(new, key=lambda x: ins[x], reverse=True):
-        tok, cnt, r = heapq.heappop(heap)
-        out.append((i, r))
-        if cnt + 1 < expected:
-            heapq.heappush(heap, (tok + ins[i], cnt + 1, r))
-    return out, turn
-
-
-def _reference(ins, outs, concurrency, budget, step, per_token, shared, alone, whole, ranks,
-               rule):
-    """One engine step at a time, every rank scheduling its own requests in its own budget
-    (whole: a prompt only whole, the walk stopping at the first that does not fit what the
-    rank's step has left), the step priced at ranks x the largest rank's running batch and the
-    largest rank's chunk. Returns (start, first, end, steps, peaks)."""
-    n = len(ins)
-    start, first, end = [None] * n, [None] * n, [None] * n
-    left_of, made, rank = list(ins), [0] * n, [None] * n
-    order = [[] for _ in range(ranks)]            # each rank's requests in its scheduler's order
-    t, steps, turn, peaks = 0.0, 0, 0, [0] * ranks
-    while any(e is None for e in end):
-        new = []
-        for i in range(n):
-            flying = sum(1 for j in range(n) if start[j] is not None and end[j] is None)
-            if start[i] is None and flying < concurrency:
-                start[i] = t
-                new.append(i)
-        if ranks == 1:
-            pairs = [(i, 0) for i in new]
-        else:
-            state = []
-            for r in range(ranks):
-                mine = [i for i in order[r] if end[i] is None]
-                state.append([len(mine), sum(ins[i] for i in mine),
-                              sum(1 for i in mine if first[i] is None),
-                              sum(1 for i in mine if first[i] is not None)])
-            pairs, turn = _route(rule, new, ins, ranks, state, turn)
-        for i, r in pairs:
-            rank[i] = r
-            order[r].append(i)
-        running = [[i for i in order[r] if first[i] is not None and end[i] is None]
-                   for r in range(ranks)]
-        chunks, finished = [0] * ranks, []
-        for r in range(ranks):
-            left = budget - len(running[r])
-            for i in order[r]:
-                if first[i] is not None:
-                    continue
-                if left <= 0 or whole and left_of[i] > left:
-                    break
-                take = min(left_of[i], left)
-                left_of[i] -= take
-                left -= take
-                chunks[r] += take
-                if left_of[i] == 0:
-                    finished.append(i)
-            peaks[r] = max(peaks[r], len(running[r]) + sum(
-                1 for i in order[r] if first[i] is None and left_of[i] < ins[i]))
-        b, chunk = ranks * max(len(x) for x in running), max(chunks)
-        f = alone if alone is not None and not chunk else step     # a step with no prompt
-        cost = (f(b) if b else 0.0) + (per_token(chunk) if chunk else 0.0)
-        if b and chunk and shared is not None:
-            cost -= shared(b, chunk)
-        t += cost
-        steps += 1
-        for r in range(ranks):
-            for i in running[r]:
-                made[i] += 1
-                if made[i] == outs[i]:
-                    end[i] = t
-        for i in finished:
-            first[i] = t
-            made[i] = 1
-            if outs[i] == 1:
-                end[i] = t
-    return start, first, end, steps, peaks
-
 
 requests = st.integers(1, 14).flatmap(lambda n: st.tuples(
     st.lists(st.integers(1, 40), min_size=n, max_size=n),
@@ -149,8 +46,8 @@ def test_ranks_match_the_step_by_step_reference(req, concurrency, extra, ranks, 
     peaks = []
     got = _run_steps(ins, outs, concurrency, budget, step, price, shared,
                      alone if padded else None, whole, ranks=ranks, place=rule, peaks=peaks)
-    want = _reference(ins, outs, concurrency, budget, step, price, shared,
-                      alone if padded else None, whole, ranks, rule)
+    want = reference(ins, outs, concurrency, budget, step, price, shared,
+                     alone if padded else None, whole, ranks, rule)
     assert got[3] == want[3]
     for g, w in zip(got[:3], want[:3]):
         assert g == pytest.approx(w, rel=1e-9, abs=1e-9)
