@@ -1872,6 +1872,10 @@ class ClosedLoopRun:
         (Prompt + output) tokens, and output tokens, over ``duration`` and ``chips``.
     tpots, ttfts : tuple of float
         Per request, in request order (a request with one output token has no TPOT: None).
+    request_tokens_per_s_user : float
+        Mean over requests of output tokens over the request's latency, first token
+        included: trtllm-bench's "Per User Output Throughput [w/ ctx]" (the average of its
+        requests' output throughputs, ``tensorrt_llm/bench/dataclasses/reporting.py``).
     steady : ServingPoint
         :func:`serving_point` at the run's mean lengths and ``batch = concurrency``: the
         steady state the run tends to with many requests per slot; its ``breakdown`` says
@@ -1896,6 +1900,7 @@ class ClosedLoopRun:
     tpots: tuple
     ttfts: tuple
     steady: object
+    request_tokens_per_s_user: float = None
 
 
 def _lengths(name, values):
@@ -1964,7 +1969,7 @@ def _place(rule, new, ins, ranks, active, tokens, waiting_count, running_count, 
 
 def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
                shared=None, decode_alone=None, whole=False, ranks=1, place="trtllm",
-               peaks=None):
+               peaks=None, rank_pass=None):
     """Simulate a closed-loop client against a continuous-batching engine.
 
     ``concurrency`` requests in flight at most; when one completes, the next request (in list
@@ -1987,9 +1992,9 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
     LLM's ``max_num_tokens``, a vLLM DP engine's and an SGLang DP worker's budgets are per
     rank). The ranks step together, paced by the slowest: a step's decode is priced at
     ``ranks x`` its largest per-rank running batch (each rank at the slowest's,
-    :func:`analysis.decode_step`'s per-rank ``ceil(batch / dp)``), its prompt part at the
-    largest per-rank chunk (a rank's prompt holds the instance, :func:`prefill_time`'s
-    ``one_at_a_time``; the other ranks' prompt tokens in the same step are not added). One
+    :func:`analysis.decode_step`'s per-rank ``ceil(batch / dp)``), its prompt part by
+    ``rank_pass(c, k)``: one pass in which ``k`` ranks run prompt chunks, the largest of
+    ``c`` tokens (None: ``prefill_seconds(c)``, one rank's prompt holding the instance). One
     rank is the single scheduler above, to the same arithmetic. ``peaks``: a list, filled with
     each rank's largest number of requests holding KV cache at once (decoding, or their
     prompt begun).
@@ -2046,12 +2051,17 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
                 del waiting[r][:len(fin)]        # only the first ones can have finished
                 chunks[r] = chunk
                 prefilled += fin
-                peak[r] = max(peak[r], bs[r] + len(fin) + sum(
-                    1 for e in waiting[r] if e[1] < ins[e[0]]))
+                # only the first waiting prompt can be part-way (they are taken in order)
+                peak[r] = max(peak[r], bs[r] + len(fin) + (
+                    1 if waiting[r] and waiting[r][0][1] < ins[waiting[r][0][0]] else 0))
             b, chunk = ranks * max(bs), max(chunks)
             k = 1
             alone = decode_seconds if chunk or decode_alone is None else decode_alone
-            dt = (alone(b) if b else 0.0) + (chunk_cost(chunk) if chunk else 0.0)
+            if chunk and rank_pass is not None:
+                priced = rank_pass(chunk, sum(1 for c in chunks if c))
+            else:
+                priced = chunk_cost(chunk) if chunk else 0.0
+            dt = (alone(b) if b else 0.0) + priced
             if b and chunk and shared is not None:
                 dt -= shared(b, chunk)
         else:
@@ -2208,6 +2218,18 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
                         f"largest batch whose KV cache fits, {info['b_max']} (at the longest "
                         f"request's context {sweep.full})")
     pre = sweep.prefill(info["layout"], isl, info["instance"])
+    rank_pass = None
+    if dp > 1:
+        # a step whose k ranks run prompt chunks at once: between one rank's prompt holding
+        # the instance (pre) and every rank's in one pass (prefill_time's dp prompts at once,
+        # ``dp x`` its per-prompt time), linearly in k: the pass's compute (each rank's own
+        # attention and dense layers, the experts' work of every rank's tokens over all
+        # chips) and its collectives grow so; where the weight read binds, an upper bound
+        every = sweep.prefill(info["layout"], isl, info["instance"], one_at_a_time=False)
+
+        def rank_pass(c, k):
+            one = pre.chunk_seconds(c)
+            return one + (k - 1) / (dp - 1) * (dp * every.chunk_seconds(c) - one)
     step = {}
 
     def decode(b):
@@ -2244,7 +2266,8 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
                                           shared if mixes else None,
                                           alone if graphs else None, sweep.whole_prompts,
                                           ranks=dp, place=decode_kwargs.get("engine")
-                                          or _default_engine(), peaks=peaks)
+                                          or _default_engine(), peaks=peaks,
+                                          rank_pass=rank_pass)
     if dp > 1 and max(peaks) > info["b_max"] // dp:
         raise SpecError(f"{m.name} with layout {lay}: a rank holds {max(peaks)} requests at "
                         f"once (concurrency {concurrency} placed over {dp} attention groups) "
@@ -2268,7 +2291,9 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
                          tpot=tpot, ttft=sum(ttfts) / n, tokens_per_s_user=1.0 / tpot,
                          tokens_per_s_gpu=total if definition == "total-per-gpu" else output,
                          total_tokens_per_s_gpu=total, output_tokens_per_s_gpu=output,
-                         tpots=tpots, ttfts=ttfts, steady=steady)
+                         tpots=tpots, ttfts=ttfts, steady=steady,
+                         request_tokens_per_s_user=sum(
+                             o / (e - s_) for o, e, s_ in zip(outs, end, start)) / n)
 
 
 @dataclass(frozen=True)
@@ -2434,9 +2459,12 @@ class _Sweep:
                 "b_max": b_dp * lay.dp, "prefill": pre, "idle": one.idle_chips,
                 "instance": one.instance}
 
-    def prefill(self, lay, isl, instance):
+    def prefill(self, lay, isl, instance, one_at_a_time=None):
         """:func:`prefill_time` of one ``isl``-token prompt on ``lay``'s ``instance``, under
-        this sweep's conditions (its collectives costed as the decode steps' are)."""
+        this sweep's conditions (its collectives costed as the decode steps' are);
+        ``one_at_a_time`` None: this sweep's (aggregated without ADP balance: True)."""
+        if one_at_a_time is None:
+            one_at_a_time = self.mode == "aggregated" and not self.adp_balance
         return prefill_time(self.m, self.fabric, isl=isl, layout=lay, chip=self.chip,
                             efficiency=self.eff,
                             hbm_efficiency=self.kw.get("hbm_efficiency"),
@@ -2445,8 +2473,7 @@ class _Sweep:
                                                         LAUNCH_OVERHEAD.value),
                             graph_kernel_overhead=self.kw.get("graph_kernel_overhead",
                                                               GRAPH_KERNEL_OVERHEAD.value),
-                            one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
-                            instance=instance, **self.cost_kw)
+                            one_at_a_time=one_at_a_time, instance=instance, **self.cost_kw)
 
     def unreached(self, layout, instance=None):
         """Why ``layout`` cannot run here when the fabric's routing does not join two chips

@@ -38,14 +38,16 @@ def route(rule, new, ins, ranks, state, turn):
 
 
 def reference(ins, outs, concurrency, budget, step, per_token, shared=None, alone=None,
-              whole=False, ranks=1, rule="trtllm"):
+              whole=False, ranks=1, rule="trtllm", rank_pass=None):
     """One engine step at a time, every rank scheduling its own requests in its own budget
     (whole: a prompt only whole, the walk stopping at the first that does not fit what the
     rank's step has left), the step priced at ranks x the largest rank's running batch and the
     largest rank's chunk. ``per_token``: seconds per prompt token, or the seconds of a step's
     whole chunk as a function of its tokens; ``shared(b, chunk)``: what a step running both
     saves (one forward pass); ``alone(b)``: a step with no prompt chunk, priced its own way (a
-    padded graph). Returns (start, first, end, steps, peaks)."""
+    padded graph); ``rank_pass(c, k)``: the prompt part of a step whose k ranks run chunks, the
+    largest c tokens (None: per_token of the largest). Returns (start, first, end, steps,
+    peaks)."""
     n = len(ins)
     start, first, end = [None] * n, [None] * n, [None] * n
     left_of, made, rank = list(ins), [0] * n, [None] * n
@@ -91,7 +93,10 @@ def reference(ins, outs, concurrency, budget, step, per_token, shared=None, alon
                 1 for i in order[r] if first[i] is None and left_of[i] < ins[i]))
         b, chunk = ranks * max(len(x) for x in running), max(chunks)
         f = alone if alone is not None and not chunk else step     # a step with no prompt
-        priced = per_token(chunk) if callable(per_token) else chunk * per_token
+        if rank_pass is not None and chunk:
+            priced = rank_pass(chunk, sum(1 for c in chunks if c > 0))
+        else:
+            priced = per_token(chunk) if callable(per_token) else chunk * per_token
         cost = (f(b) if b else 0.0) + (priced if chunk else 0.0)
         if b and chunk and shared is not None:
             cost -= shared(b, chunk)

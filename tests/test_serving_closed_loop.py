@@ -140,6 +140,10 @@ def test_the_run_reports_what_the_harness_computes():
     assert run.output_tokens_per_s_gpu == pytest.approx(sum(outs) / run.duration / 8)
     assert (run.requests, run.concurrency, run.chips) == (6, 3, 8)
     assert all(x > 0 for x in run.ttfts) and run.ttft == pytest.approx(sum(run.ttfts) / 6)
+    # trtllm-bench's per-user output throughput: the mean of each request's output tokens over
+    # its latency (first token included), latency = TTFT + (out - 1) x its TPOT
+    assert run.request_tokens_per_s_user == pytest.approx(sum(
+        o / (f_ + (o - 1) * t) for o, f_, t in zip(outs, run.ttfts, run.tpots)) / 6)
     out = analysis.closed_loop_run("kimi-k2", f, input_lens=ins, output_lens=outs,
                                    concurrency=3, layout="tp=8", definition="output-per-gpu")
     assert out.tokens_per_s_gpu == pytest.approx(run.output_tokens_per_s_gpu)

@@ -23,9 +23,11 @@ requests = st.integers(1, 14).flatmap(lambda n: st.tuples(
 @given(req=requests, concurrency=st.integers(1, 8), extra=st.integers(0, 50),
        ranks=st.integers(1, 4), rule=st.sampled_from(analysis._serving.DP_PLACEMENT),
        whole=st.booleans(), padded=st.booleans(), base=st.floats(0.5, 5.0),
-       slope=st.floats(0.0, 1.0), per_token=st.floats(0.01, 0.5), frac=st.floats(0.0, 1.0))
+       slope=st.floats(0.0, 1.0), per_token=st.floats(0.01, 0.5), frac=st.floats(0.0, 1.0),
+       together=st.booleans())
 def test_ranks_match_the_step_by_step_reference(req, concurrency, extra, ranks, rule, whole,
-                                                padded, base, slope, per_token, frac):
+                                                padded, base, slope, per_token, frac,
+                                                together):
     # every request's send, first and last token, the step count and each rank's peak holding
     # are those of the one-step-at-a-time reference of per-rank schedulers
     ins, outs = req
@@ -43,11 +45,16 @@ def test_ranks_match_the_step_by_step_reference(req, concurrency, extra, ranks, 
     def price(c):
         return c * per_token
 
+    def rank_pass(c, k):       # a pass whose k ranks run chunks costs more with k
+        return price(c) * (1 + frac * (k - 1))
+
+    ranked = rank_pass if together else None
     peaks = []
     got = _run_steps(ins, outs, concurrency, budget, step, price, shared,
-                     alone if padded else None, whole, ranks=ranks, place=rule, peaks=peaks)
+                     alone if padded else None, whole, ranks=ranks, place=rule, peaks=peaks,
+                     rank_pass=ranked)
     want = reference(ins, outs, concurrency, budget, step, price, shared,
-                     alone if padded else None, whole, ranks, rule)
+                     alone if padded else None, whole, ranks, rule, ranked)
     assert got[3] == want[3]
     for g, w in zip(got[:3], want[:3]):
         assert g == pytest.approx(w, rel=1e-9, abs=1e-9)
@@ -96,3 +103,27 @@ def test_a_rank_whose_kv_cache_overflows_is_named():
                                  input_lens=[4000] * 64, output_lens=[4000] * 64,
                                  concurrency=64, layout="tp=1,dp=8", max_batched_tokens=8192,
                                  usable_hbm=0.57)
+
+
+def test_a_step_of_every_rank_s_prompt_is_one_pass_of_them_all():
+    # 8 prompts at once on 8 ranks (the router puts one on each): the first step is the pass of
+    # dp prompts at once (prefill_time, one_at_a_time=False: dp x its per-prompt time); one
+    # prompt alone is one rank's prompt holding the instance (one_at_a_time=True)
+    from analysis import model_config
+    from analysis._serving import _Sweep
+
+    f = topologies.build(B200)
+    kw = {"engine": "trtllm", "layout": "tp=1,dp=8", "max_batched_tokens": 67}
+    runs = {c: analysis.closed_loop_run("deepseek-r1", f, input_lens=[64] * c,
+                                        output_lens=[4] * c, concurrency=c, **kw)
+            for c in (1, 8)}
+    sweep = _Sweep(model_config("deepseek-r1"), f, isl=64, osl=4, mode="aggregated",
+                   definition="total-per-gpu", prefill_efficiency=None, usable_hbm=0.9,
+                   decode_kwargs={"engine": "trtllm"}, context=66, max_batched_tokens=67)
+    info = sweep.layout_info("tp=1,dp=8")
+    one = sweep.prefill(info["layout"], 64, info["instance"])
+    every = sweep.prefill(info["layout"], 64, info["instance"], one_at_a_time=False)
+    assert runs[1].ttfts[0] == pytest.approx(one.chunk_seconds(64), rel=1e-12)
+    assert runs[8].ttfts == pytest.approx((8 * every.chunk_seconds(64),) * 8, rel=1e-12)
+    # together cheaper than one after another, dearer than one alone
+    assert one.chunk_seconds(64) < runs[8].ttfts[0] < 8 * one.chunk_seconds(64)
