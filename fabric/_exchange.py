@@ -41,6 +41,13 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     after the network part. A dispatch message carries the FP8 token, its
     scales and 16 B of source info (``tests/legacy/test_low_latency.py``:
     ``hidden + hidden/128*4 + 16`` bytes).
+``"ncclep-low-latency"``
+    NVIDIA NCCL EP's low-latency kernels (NVIDIA/nccl ``contrib/nccl_ep``, adapted from
+    DeepEP's): ``"deepep-low-latency"`` with the steps its compiled kernel takes instead
+    before the first byte and after the last: its peer pointer is NCCL's window lookup, three
+    dependent loads where DeepEP loads one heap base (the dispatch's copies, its count, the
+    combine's copies), and its combine reads the layout and source indices that its dispatch
+    has just written (L2 in NVIDIA's ep_bench, which runs nothing between the phases).
 ``"one-sided"``
     Symmetric-memory kernels over the scale-up fabric, TensorRT-LLM's
     NVLinkOneSided class (NVIDIA/TensorRT-LLM
@@ -165,7 +172,7 @@ False
 >>> exchange_kernel("carrier-pigeon")
 Traceback (most recent call last):
 ...
-fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, one-sided, one-sided-1.3, pplx
+fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, ncclep-low-latency, one-sided, one-sided-1.3, pplx
 """
 
 import dataclasses
@@ -1473,6 +1480,61 @@ def _one_sided_1_3():
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
+
+
+def _ncclep_low_latency():
+    """NVIDIA NCCL EP's low-latency kernels (contrib/nccl_ep/device/low_latency.cu at 36191590,
+    "adapted from DeepEP"): DeepEP low-latency's profile with the steps NCCL EP's compiled
+    kernel takes instead (``sources["chain"]``): the peer pointer is NCCL's window lookup (three
+    dependent loads where DeepEP loads one heap base), and its combine reads the layout and
+    source indices its dispatch has just written."""
+    base = EXCHANGE_KERNELS["deepep-low-latency"]
+    src = dict(base.sources)
+    src["dedup"] = ("NVIDIA/nccl contrib/nccl_ep/device/low_latency.cu at 36191590: one message "
+                    "per (token, expert) with a 16-B header into expert-major slots, warp copies "
+                    "to peers with a P2P pointer (ncclGetP2pPtr), a GIN put otherwise")
+    src["kernels"] = ("NVIDIA/nccl contrib/nccl_ep/nccl_ep.cc at 36191590: ncclEpDispatch -> "
+                      "internode_ll::dispatch, ncclEpCombine -> internode_ll::combine, one "
+                      "kernel each, a send part then a receive part")
+    src["chain"] = (
+        "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu, compiled with "
+        "contrib/nccl_ep/Makefile's NVCUFLAGS for sm_90 (its README's NVCC_GENCODE; nvcc 13.0, "
+        "cuobjdump 13.5; session 19) and read in the SASS of dispatch<BF16, 7168> and "
+        "combine<no LogFMT, 7168> (ep_bench's defaults: BF16 both ways, zero_copy=false, "
+        "rankMask=nullptr so no mask load). Dispatch, per sending warp: the token's x and "
+        "top-k ids (__ldg, HBM: assumption, as DeepEP's profile), bar.sync, the slot atomicAdd "
+        "(result shuffled), then ncclGetP2pPtr: the communicator's team fields (three loads in "
+        "parallel; across nodes the membership test sends the copy to the GIN path here), then "
+        "windows[comm], then the window's fields (ncclGetPeerPointer): three dependent loads "
+        "where DeepEP loads one heap base, then the send buffer's first round before the "
+        "stores: hbm_load + l2_atomic + l2_hit + 3 x l2_hit in one load/store domain. The "
+        "count warp polls the finish counter (after CCTL.IVALL), then the same three-load "
+        "lookup, then MEMBAR.SYS and the count's release store: 4 x l2_hit after the last "
+        "acknowledged copy (DeepEP: 2); the receive part's atomicAdd on the received count: "
+        "l2_atomic. Combine, per token of a sub-warp: layout_range, then src_info[token], then "
+        "the three-load lookup, then x's first 2048 B by TMA (cp.async.bulk into shared memory, "
+        "its mbarrier waited) before the TMA store to the peer: ep_bench (runPairedBenchmark) "
+        "runs nothing between the dispatch and the combine, and layout_range and src_info are "
+        "the handle's tensors the dispatch's receive part has just written (nccl_ep.cc), so "
+        "both are L2 hits (DeepEP's test writes a 528 MB buffer between the phases: HBM "
+        "there); x (ep_bench's expert outputs, read by TMA with evict_first) from HBM: "
+        "4 x l2_hit + l2_hit + hbm_load in one load/store domain. The flag's poll and lookup "
+        "(4 L2 trips) run while its release fence waits for the TMA stores (not counted, as "
+        "DeepEP's); the grid sync after the peers' flags: 2 x l2_hit + l2_atomic. Over RDMA "
+        "NCCL EP posts through NCCL's GIN (not read): DeepEP's put is taken for it "
+        "(assumption; no multi-node NCCL EP row is carried)")
+    put = _deepep_put("network")
+    chain = ((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
+              ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
+              ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
+              ("l2_hit", "loadstore")) + put + (("l2_atomic", "one"),),
+             (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
+              ("l2_hit", "loadstore"), ("hbm_load", "loadstore")) + put + _grid_sync())
+    return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
+                               chain=chain)
+
+
+EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()
 
 
 def exchange_kernel(name):
