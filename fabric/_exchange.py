@@ -402,10 +402,13 @@ def peer_access_latency(arch):
 #: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
-#: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that).
+#: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
+#: or those of the phase's token when its copies are load/store stores, none over the network
+#: (``"loadstore_stage_rounds"``).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
-                 "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds")
+                 "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
+                 "loadstore_stage_rounds")
 
 
 def serial_copies(copies, blocks):
@@ -441,7 +444,7 @@ _CHAIN_COUNT_NEEDS = {
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
-    **dict.fromkeys(("stage_rounds", "further_stage_rounds"),
+    **dict.fromkeys(("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"),
                     ("stage_vector", " (the bytes of a block's staging copy per dependent load)")),
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
                     ("combine_blocks", " (the blocks that send the received copies)")),
@@ -538,8 +541,8 @@ class ExchangeKernel:
     stage_vector : tuple of int
         ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
         moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
-        copy into the symmetric buffer before a put): the chain counts ``"stage_rounds"`` and
-        ``"further_stage_rounds"`` use it.
+        copy into the symmetric buffer before a put): the chain counts ``"stage_rounds"``,
+        ``"further_stage_rounds"`` and ``"loadstore_stage_rounds"`` use it.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -823,7 +826,8 @@ class ExchangeKernel:
         stores (its ``"loadstore"`` steps; otherwise its ``"network"`` steps), ``put_rounds``
         the dependent rounds of a put's warp copy of the phase's token (counted only with
         ``loadstore``), ``stage_rounds`` the rounds of a block's staging copy of it beyond the
-        first (:attr:`stage_vector`). ``interleaved=True`` prices ``interleaved_chain``
+        first (:attr:`stage_vector`; its ``"loadstore_stage_rounds"`` steps only with
+        ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
         instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -845,7 +849,8 @@ class ExchangeKernel:
                  "network": float(not loadstore),
                  "put_rounds": float(put_rounds) if loadstore else 0.0,
                  "stage_rounds": float(stage_rounds),
-                 "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds)}
+                 "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
+                 "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -1366,7 +1371,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
             ("interleaved_chain", ("in one node the dispatch's sending warps (scatterKernel "
                                    "7af3059 l.107-150, SASS nvcc 13.0 sm_90a, session 18): the "
                                    "block's token staged into xBufferIn (LDG.E.128 -> STG.E.128 "
-                                   "per 288 x 16 B round, 2 rounds: one hbm_load counted), "
+                                   "per 288 x 16 B round, the next round's load issued after the "
+                                   "store that waits for this one's: 2 dependent HBM rounds for a "
+                                   "DeepSeek FP8 token, both counted since session 19), "
                                    "bar.sync, the expert id (__ldg), the put's P2P pointer "
                                    "(__ldg), then the put's warp copy (put_rounds, one L2 load of "
                                    "the staged token per 512 B); they run beside the count warp, "
@@ -1430,8 +1437,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("l2_hit", "reduce_loads"))),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network")
-                           + (("hbm_load", "loadstore"), ("l2_hit", "loadstore"),
-                              ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
+                           + (("hbm_load", "loadstore"), ("hbm_load", "loadstore_stage_rounds"),
+                              ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
+                              ("l2_hit", "put_rounds")),
                            (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
                             ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
                             ("l1_hit", "further_copies"))

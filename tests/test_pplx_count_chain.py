@@ -104,10 +104,12 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
             want = load + remote * post + _ring()
         else:
             # one node: the sending warps' chain is the larger (session 18): the staged token's
-            # load (HBM), the expert id, the put's P2P pointer, then ceil(7396 / 512) = 15
-            # rounds of the put's warp copy
+            # loads (HBM; 288 threads x 16 B per dependent round, the next round's load after
+            # the store that waits for this one's: ceil(7396 / 4608) = 2 rounds, session 19),
+            # the expert id, the put's P2P pointer, then ceil(7396 / 512) = 15 rounds of the
+            # put's warp copy
             hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
-            want = hbm + 2 * load + _put_rounds(7396)
+            want = 2 * hbm + 2 * load + _put_rounds(7396)
         assert abs(r.dispatch_phase.interleaved - want) < 1e-15
         assert abs(r.dispatch_phase.chain - walk) < 1e-15
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
