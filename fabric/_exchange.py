@@ -404,11 +404,13 @@ def peer_access_latency(arch):
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
 #: or those of the phase's token when its copies are load/store stores, none over the network
-#: (``"loadstore_stage_rounds"``).
+#: (``"loadstore_stage_rounds"``); or, when they are, once per token the dispatch's send loop
+#: walks before the slowest block reaches its last token (``"walked_tokens"``,
+#: :meth:`ExchangeKernel.send_walk`; none over the network).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
-                 "loadstore_stage_rounds")
+                 "loadstore_stage_rounds", "walked_tokens")
 
 
 def serial_copies(copies, blocks):
@@ -440,7 +442,7 @@ def lane_passes(ep):
 
 # the kernel field a chain count is read from, and what that field is (for the error)
 _CHAIN_COUNT_NEEDS = {
-    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens"),
+    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
@@ -771,6 +773,26 @@ class ExchangeKernel:
         slots = max(experts // ep, 1) * ep
         return (slots - 1, -(-(tokens * k) // blocks))
 
+    def send_walk(self, tokens):
+        """Tokens the dispatch's send loop walks before the block holding the last token
+        reaches it (see ``count_grid``): ``tokens - 1``, ``0`` without ``count_grid``.
+
+        pplx-kernels 7af3059's scatterKernel loops over every token in every block: for each,
+        warp 0 loads the token's expert ids and counts them into the block's shared
+        ``tokenIndex`` (the slot of the block's next token depends on every earlier one), and
+        the block's own token waits at ``bar.sync 1`` for warp 0: the block holding token
+        ``tokens - 1`` walks all the tokens before it, one dependent load each (an L1 hit once
+        the count warp has read the line; in the SASS the load's result addresses the shared
+        counter's load and store before the next iteration).
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.send_walk(1), k.send_walk(128), exchange_kernel("one-sided").send_walk(128)
+        (0, 127, 0)
+        """
+        if not self.count_grid:
+            return 0
+        return max(int(tokens) - 1, 0)
+
     def receive_reduce(self, experts, k, tokens, hidden):
         """(pass, copy) steps of the combine's receive sum on its block with the most tokens
         (see ``reduce_elements``): ``ceil(tokens / B) x ceil(hidden / reduce_elements) x k``,
@@ -809,7 +831,7 @@ class ExchangeKernel:
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
-                      stage_rounds=0, interleaved=False):
+                      stage_rounds=0, walked_tokens=0, interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -827,7 +849,8 @@ class ExchangeKernel:
         the dependent rounds of a put's warp copy of the phase's token (counted only with
         ``loadstore``), ``stage_rounds`` the rounds of a block's staging copy of it beyond the
         first (:attr:`stage_vector`; its ``"loadstore_stage_rounds"`` steps only with
-        ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
+        ``loadstore``), ``walked_tokens`` the tokens the dispatch's send loop walks before the
+        slowest block's last token (:meth:`send_walk`; counted only with ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
         instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -850,7 +873,8 @@ class ExchangeKernel:
                  "put_rounds": float(put_rounds) if loadstore else 0.0,
                  "stage_rounds": float(stage_rounds),
                  "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
-                 "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0}
+                 "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
+                 "walked_tokens": float(walked_tokens) if loadstore else 0.0}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -1374,6 +1398,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "per 288 x 16 B round, the next round's load issued after the "
                                    "store that waits for this one's: 2 dependent HBM rounds for a "
                                    "DeepSeek FP8 token, both counted since session 19), "
+                                   "after warp 0's walk over the earlier tokens (l.157-161: an "
+                                   "__ldg of the token's expert ids whose result addresses the "
+                                   "shared tokenIndex increment, SASS 24c0-2550, one per token; "
+                                   "priced as L1 hits, the count warp having read the lines: a "
+                                   "lower bound, its ALU not priced; send_walk, session 19), "
                                    "bar.sync, the expert id (__ldg), the put's P2P pointer "
                                    "(__ldg), then the put's warp copy (put_rounds, one L2 load of "
                                    "the staged token per 512 B); they run beside the count warp, "
@@ -1437,9 +1466,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("l2_hit", "reduce_loads"))),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network")
-                           + (("hbm_load", "loadstore"), ("hbm_load", "loadstore_stage_rounds"),
-                              ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
-                              ("l2_hit", "put_rounds")),
+                           + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
+                              ("hbm_load", "loadstore_stage_rounds"), ("l2_hit", "loadstore"),
+                              ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
                            (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
                             ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
                             ("l1_hit", "further_copies"))
