@@ -1091,8 +1091,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "work between copies (it overlaps the other blocks' copies: at 128 tokens "
                        "a block sends at most 2 tokens, ~2 us per token, under the links' time), "
                        "the receive copies' own loads (under the local copy's HBM time). NVIDIA "
-                       "NCCL EP's low-latency kernel (adapted from DeepEP) is priced with the same "
-                       "steps: an assumption"))),
+                       "NCCL EP's low-latency kernel (adapted from DeepEP) has its own count: "
+                       "ncclep-low-latency (session 19)"))),
         release_fence=(True, True),
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
                 ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"))
