@@ -82,7 +82,8 @@ def add_step_options(p):
                         "default)")
     p.add_argument("--ep-kernel", default=None,
                    help="MoE exchange kernel for dispatch/combine: deepep-normal, "
-                        "deepep-low-latency, one-sided, one-sided-1.3, pplx, all-to-allv (default: the "
+                        "deepep-low-latency, ncclep-low-latency, one-sided, one-sided-1.3, pplx, "
+                        "all-to-allv (default: the "
                         "collectives model's all-to-all)")
     p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "
