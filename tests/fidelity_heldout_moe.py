@@ -185,8 +185,10 @@ def _pplx(tokens, phase):
 
 #: ep_bench flushes nothing: runPairedBenchmark (contrib/nccl_ep/ep_bench.cu at 36191590) runs
 #: dispatch -> event -> stream sync -> combine -> event -> sync -> MPI barrier, no other kernel,
-#: so what a phase reads was left in L2 by the calls before it (``moe_exchange``'s switch; the
-#: combine's expert outputs are read by TMA with evict_first, so for them this may be optimistic).
+#: so what a phase reads was left in L2 by the calls before it (``moe_exchange``'s switch). Two
+#: first loads may be optimistic under it (assumptions, ~0.21 us each): the dispatch's x and top-k
+#: ids, read once per iteration with ~60 MB of other traffic between the reads (L2 50 MB), and the
+#: combine's expert outputs, read by TMA with evict_first (review S19-R1).
 _EP_BENCH_L2_FLUSHED = False
 
 #: Kernels each timed NCCL EP call launches on its low-latency path (contrib/nccl_ep/nccl_ep.cc
