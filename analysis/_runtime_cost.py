@@ -317,15 +317,23 @@ def _intra_step(t, n_nodes):
 
 
 def _per_channel_cap(view, B, nc, graph):
-    """``B`` capped at ``nc`` channels of the intact fabric's per-channel bandwidth.
+    """``B`` capped at ``nc`` channels of the intact fabric's per-channel bandwidth, where the
+    channels are not NCCL's own search's.
 
     NCCL's bus bandwidth is channels x the graph's per-channel speed (``bwIntra``, found
-    by the topology search from its highest speed down, src/graph/search.cc): a failed link
-    or lane costs channels or speed, and never raises a channel's speed. The model's
-    per-channel bandwidth is ``B / nc``; on a degraded fabric, where the channel count can
-    fall further than the schedule's ``B`` (a failed link the ring does not use, lanes of
-    one rank), it is held at the intact fabric's ``B / nc`` for the same group. ``graph``
+    by the topology search from its highest speed down, src/graph/search.cc). Where the
+    model's channel count is NCCL's search on the group as it stands (one node of GPUs in
+    NVLink switches, or nodes searched over their NICs:
+    :meth:`analysis._collectives._GroupView.channels_searched`), a degraded group is priced
+    as the group built that way, as NCCL sees only the links that work: its search is not
+    monotone in lanes (Hopper: 16 NVLinks 16 channels, 18 give 24), so a failure can cost
+    channels faster than bandwidth and the per-channel rate rises with it (lead's decision,
+    session 19). Elsewhere (the ``2 x lanes`` fallback) the model's per-channel bandwidth
+    ``B / nc`` is held at the intact fabric's for the same group, where the channel count can
+    fall further than the schedule's ``B`` (a failed link the ring does not use). ``graph``
     gives ``(B, nc)`` of a view."""
+    if getattr(view, "channels_searched", False):
+        return B
     iv = view.intact_view()
     if iv is None:
         return B
