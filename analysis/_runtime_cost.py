@@ -805,11 +805,13 @@ def _nccl_nvls(rt, view, op, n, ops):
     elif alg > 0:
         choice = lat + n / alg
     else:
+        k = int(view.lanes)
+        heads = nccl_nvls_graph(rt, view.arch, view.lanes, round(view.ppn))[0]
         raise NotApplicableError(
-            f"NCCL {rt.version}'s NVLS graph search finds no speed at which every GPU's "
-            f"{int(view.lanes)} NVLinks carry the {nccl_nvls_graph(rt, view.arch, view.lanes, view.p)[0]} "
-            "heads (src/graph/search.cc ncclTopoSearchTryNvls), so its tuner has no NVLS "
-            "bandwidth (src/graph/tuning.cc)")
+            f"NCCL {rt.version}'s NVLS graph search finds no speed at which {heads} heads fit "
+            f"on the least-connected GPU's {k} NVLink{'' if k == 1 else 's'} "
+            "(src/graph/search.cc ncclTopoSearchTryNvls), so its tuner has no NVLS bandwidth "
+            "(src/graph/tuning.cc)")
     time = lat + n * per_byte
     if op != "all-reduce" and per_byte > 0:
         # all-gather / reduce-scatter: the busiest channel's share of a rank's count at one
