@@ -47,7 +47,9 @@ def test_cli_writes_csv_and_figures(tmp_path):
     assert rows[0]["family"] == "torus" and rows[0]["allreduce_1GiB_s"] == ""
     assert (out / "figures" / "scaling-bisection_per_chip.png").exists()
     assert main(["scaling", "--out", str(out), "--families", "mesh"]) == 2
-    assert main(["scaling", "--out", str(out), "--sizes", "-5", "--quiet"]) == 2
+    assert main(["scaling", "--out", str(out), "--sizes", "0", "--quiet"]) == 2
+    with pytest.raises(SystemExit, match="2"):     # no sign on an integer flag (session 19)
+        main(["scaling", "--out", str(out), "--sizes", "-5", "--quiet"])
 
 
 def test_cli_csv_numbers_parse_and_reruns_are_identical(tmp_path):
