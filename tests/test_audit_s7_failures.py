@@ -174,11 +174,14 @@ def test_serve_json_records_failed_lanes_and_switches():
     node = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
     base = ["serve", node, "--model", "deepseek-r1-nvfp4", "--isl", "1024", "--osl", "256",
             "--batches", "1", "--no-speculative", "--quiet", "--json"]
-    out = _cli(*base, "--fail-lane", "chip1-sw1", "--fail-lane", "chip1-sw1")
-    assert out.returncode == 0, out.stderr
-    d = json.loads(out.stdout)
+    from hashseed import run_together
+
+    cli = [sys.executable, "-m", "analysis._cli", *base]
+    lanes, out = run_together([[*cli, "--fail-lane", "chip1-sw1", "--fail-lane", "chip1-sw1"],
+                               [*cli, "--fail-chip", "sw1", "--fail-chip", "chip3"]], cwd=None)
+    assert lanes.returncode == 0, lanes.stderr
+    d = json.loads(lanes.stdout)
     assert d["failed_lanes"] == [[["chip1", "sw1"], 2]] and d["failed_links"] == []
-    out = _cli(*base, "--fail-chip", "sw1", "--fail-chip", "chip3")
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["failed_nodes"] == ["sw1"] and d["failed_chips"] == [3]
