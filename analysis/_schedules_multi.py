@@ -119,6 +119,10 @@ def _hamiltonian_cycle(adj, start, rng):
     free = np.array([len(a) for a in adj], dtype=np.int64)
     path[0], pos[start], length = start, 0, 1
     free[adj[start]] -= 1
+    # path[0] stays ``start`` (a rotation reverses path[i+1:], i >= 0): its neighbours as a
+    # mask, read when a full path looks for a rotation that closes it
+    near_start = np.zeros(n, dtype=bool)
+    near_start[adj[start]] = True
     budget = min(RING_SEARCH_ROTATIONS * n, max(100, ROTATION_WORK // n))
     while budget > 0:
         end = int(path[length - 1])
@@ -142,7 +146,7 @@ def _hamiltonian_cycle(adj, start, rng):
             return None
         budget -= 1
         if length == n:
-            good = i_all[np.isin(path[i_all + 1], adj[int(path[0])])]
+            good = i_all[near_start[path[i_all + 1]]]
         else:
             good = i_all[free[path[i_all + 1]] > 0]
         pick = good if len(good) else i_all
