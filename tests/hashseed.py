@@ -3,9 +3,11 @@
 Determinism tests use it: set and dict order of names must never reach an output, and a
 second process with another ``PYTHONHASHSEED`` is the only way to see that it does not.
 """
+import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,22 +18,29 @@ def run_together(commands, *, env=None, cwd=ROOT, timeout=300):
     their ``subprocess.CompletedProcess`` (text stdout and stderr) in the same order.
 
     The same runs as ``subprocess.run`` one after another, but while the suite (one
-    process) waits for them the second core works too. ``env`` is one mapping for all, or
-    a list of one per command."""
+    process) waits for them the second core works too. Their output goes to temporary
+    files, not pipes, so that none stops at a full pipe while another is read. ``env`` is
+    one mapping for all, or a list of one per command."""
     envs = env if isinstance(env, list) else [env] * len(commands)
-    procs, done = [], []
-    try:
-        for argv, e in zip(commands, envs, strict=True):
-            procs.append(subprocess.Popen(argv, cwd=cwd, env=e, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True))
-        for argv, p in zip(commands, procs):
-            out, err = p.communicate(timeout=timeout)
-            done.append(subprocess.CompletedProcess(argv, p.returncode, out, err))
-    finally:
-        for p in procs:          # a failed or timed-out run leaves no process behind
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
+    procs, outs, done = [], [], []
+    with contextlib.ExitStack() as files:
+        try:
+            for argv, e in zip(commands, envs, strict=True):
+                out, err = (files.enter_context(tempfile.TemporaryFile("w+")) for _ in "oe")
+                outs.append((out, err))
+                procs.append(subprocess.Popen(argv, cwd=cwd, env=e, stdout=out, stderr=err))
+            for argv, p, pair in zip(commands, procs, outs):
+                p.wait(timeout=timeout)
+                texts = []
+                for f in pair:
+                    f.seek(0)
+                    texts.append(f.read())
+                done.append(subprocess.CompletedProcess(argv, p.returncode, *texts))
+        finally:
+            for p in procs:          # a failed or timed-out run leaves no process behind
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
     return done
 
 
