@@ -42,6 +42,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def whole_number(text):
+    """The ``type=`` of every integer flag: a whole number in ASCII digits 0-9, read by
+    :func:`fabric._units.parse_integer` (the one reader of integers written as text).
+
+    ``int`` would also read ``'\uff18'`` (fullwidth 8), Arabic-Indic digits, ``'+8'`` and
+    ``'1_0'``; no integer flag takes a negative number. argparse puts the flag's name
+    first: ``argument --batch: takes a whole number in ASCII digits 0-9, got '+8'``.
+    Whether a number is in range is the API's to say (``decode_step`` refuses ``batch=0``
+    by name).
+    """
+    from fabric import SpecError
+    from fabric._units import integer_form, parse_integer, show_value
+
+    try:
+        return parse_integer(text, "")
+    except SpecError:
+        raise argparse.ArgumentTypeError(f"takes a whole number in {integer_form()}, got "
+                                         f"{show_value(text)}") from None
+
+
 #: Exit status of an internal error (a bug), apart from bad input (2) and findings (1).
 EXIT_BUG = 3
 

@@ -6,6 +6,7 @@ import math
 
 from fabric import SpecError, format_size, format_time
 
+from ._cli import whole_number
 from ._decode import TWO_BATCH
 from ._json_units import to_json
 
@@ -23,15 +24,15 @@ def register(sub):
     p.add_argument("system", metavar="SYSTEM", help="topology spec or preset")
     p.add_argument("--model", required=True,
                    help="kimi-k2, deepseek-v3, hypothetical-2.8t, or a .toml file")
-    p.add_argument("--batch", type=int, default=1, help="sequences decoded together (1)")
-    p.add_argument("--context", type=int, default=4096, help="tokens in each KV cache (4096)")
+    p.add_argument("--batch", type=whole_number, default=1, help="sequences decoded together (1)")
+    p.add_argument("--context", type=whole_number, default=4096, help="tokens in each KV cache (4096)")
     p.add_argument("--layout", default=None,
                    help="e.g. tp=8 or tp=4,dp=32 (default tp=1 over every chip)")
     p.add_argument("--transport", default=None, choices=("loadstore", "rdma"),
                    help="force one transport (default: load/store inside a load/store "
                         "domain, RDMA across NICs)")
     p.add_argument("--algorithm", default="auto", help="collective algorithm (auto)")
-    p.add_argument("--graph-batch", type=int, default=None,
+    p.add_argument("--graph-batch", type=whole_number, default=None,
                    help="sequences of the CUDA graph the step replays when the engine pads "
                         "the batch to a captured size (vLLM): GEMMs, experts and "
                         "collectives at these rows, the KV cache at --batch's (default: "
@@ -49,7 +50,7 @@ def register(sub):
                    help="achieved fraction of each GEMM's peak FLOP/s (default: the published "
                         "one per chip generation and format, analysis.GEMM_COMPUTE_EFFICIENCY, "
                         "else 1)")
-    p.add_argument("--draft-length", type=int, default=None,
+    p.add_argument("--draft-length", type=whole_number, default=None,
                    help="speculative decoding: tokens drafted per cycle")
     p.add_argument("--acceptance", type=float, default=None,
                    help="speculative decoding: acceptance rate per drafted token")
@@ -82,7 +83,8 @@ def add_step_options(p):
                         "default)")
     p.add_argument("--ep-kernel", default=None,
                    help="MoE exchange kernel for dispatch/combine: deepep-normal, "
-                        "deepep-low-latency, one-sided, one-sided-1.3, pplx, all-to-allv (default: the "
+                        "deepep-low-latency, ncclep-low-latency, one-sided, one-sided-1.3, pplx, "
+                        "all-to-allv (default: the "
                         "collectives model's all-to-all)")
     p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "

@@ -5,6 +5,8 @@ import sys
 
 from fabric import SpecError
 
+from ._cli import whole_number
+
 __all__ = []
 
 
@@ -27,7 +29,7 @@ def register(sub):
                    help="collective operations (default: " + ", ".join(DEFAULT_OPS) + ")")
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
+    p.add_argument("--jobs", type=whole_number, default=1, metavar="N",
                    help="run the sweeps and draw the figures in N local processes; the "
                         "files are the same (default 1: serially)")
     p.add_argument("--json", action="store_true",

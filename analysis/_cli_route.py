@@ -13,6 +13,7 @@ a bundled link; each repeatable) to evaluate a degraded fabric.
 
 import argparse
 
+from ._cli import whole_number
 from ._json_units import to_json
 
 __all__ = []
@@ -99,7 +100,7 @@ def register(sub):
     p.add_argument("--traffic", default="all-to-all",
                    help="all-to-all, permutation, shift, hotspot or moe")
     p.add_argument("--bytes", default="1MiB", help="bytes per pair (default 1MiB)")
-    p.add_argument("--seed", type=int, default=0, help="seed for permutation and moe")
+    p.add_argument("--seed", type=whole_number, default=0, help="seed for permutation and moe")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_throughput)
 

@@ -2,6 +2,7 @@
 
 import math
 
+from ._cli import whole_number
 from ._json_units import to_json
 
 __all__ = []
@@ -24,14 +25,14 @@ def register(sub):
     sizes = inspect.signature(scaling_study).parameters["sizes"].default
     p.add_argument("--families", nargs="+", action="extend", metavar="FAMILY",
                    help="families to build (default: " + " ".join(SCALING_FAMILIES) + ")")
-    p.add_argument("--sizes", nargs="+", action="extend", type=int, metavar="N",
+    p.add_argument("--sizes", nargs="+", action="extend", type=whole_number, metavar="N",
                    help="target chip counts (default: " + " ".join(map(str, sizes)) + ")")
-    p.add_argument("--collective-limit", type=int, default=20000, metavar="N",
+    p.add_argument("--collective-limit", type=whole_number, default=20000, metavar="N",
                    help="evaluate collectives on fabrics up to N chips (default 20000: every "
                         "size)")
-    p.add_argument("--decode-limit", type=int, default=20000, metavar="N",
+    p.add_argument("--decode-limit", type=whole_number, default=20000, metavar="N",
                    help="evaluate decode on fabrics up to N chips (default 20000: every size)")
-    p.add_argument("--jobs", type=int, default=2, metavar="N",
+    p.add_argument("--jobs", type=whole_number, default=2, metavar="N",
                    help="evaluate the points in N local processes (default 2; the rows are "
                         "the same)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

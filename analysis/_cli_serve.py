@@ -4,7 +4,9 @@ import dataclasses
 import math
 
 from fabric import SpecError, format_time
+from fabric._units import integer_form, parse_integer, show_value
 
+from ._cli import whole_number
 from ._cli_decode import add_step_options, floor_kwargs
 from ._cli_route import add_failure_options, degrade
 from ._json_units import to_json
@@ -24,8 +26,8 @@ def register(sub):
     p.add_argument("--model", required=True,
                    help="kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4, deepseek-v3, deepseek-r1, "
                         "hypothetical-2.8t, or a .toml file")
-    p.add_argument("--isl", type=int, required=True, help="input tokens per request")
-    p.add_argument("--osl", type=int, required=True, help="output tokens per request")
+    p.add_argument("--isl", type=whole_number, required=True, help="input tokens per request")
+    p.add_argument("--osl", type=whole_number, required=True, help="output tokens per request")
     p.add_argument("--mode", default="aggregated", choices=("aggregated", "disaggregated"),
                    help="prefill on the decode GPUs (aggregated) or on others")
     p.add_argument("--definition", default="total-per-gpu",
@@ -58,7 +60,7 @@ def register(sub):
                    help="aggregated serving under attention data parallelism: a scheduler "
                         "aligns every rank's prompts in one iteration (TensorRT-LLM's ADP "
                         "Balance); default: one prompt's prefill at a time holds the instance")
-    p.add_argument("--max-batched-tokens", type=int, default=None,
+    p.add_argument("--max-batched-tokens", type=whole_number, default=None,
                    help="tokens per engine step of an engine that runs decodes and a prompt "
                         "chunk in one forward pass (vllm, trtllm; default the engine's own, "
                         "8192): a prompt shares the weight read of the steps it rides on")
@@ -66,7 +68,7 @@ def register(sub):
                    help="--mode disaggregated: the prompts' KV caches arrive over the decode "
                         "ranks' NICs beside the expert exchange (osl = the requests' output "
                         "length)")
-    d.add_argument("--micro-batches", type=int, default=1,
+    d.add_argument("--micro-batches", type=whole_number, default=1,
                    help="decode steps split into this many micro-batches, at most the "
                         "batch (2: two-batch overlap, with --overlap two-batch)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -79,9 +81,10 @@ def _batches(text):
         return None
     try:
         # every item is a number: "4,,8" is a typo, not the list (4, 8)
-        return tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise SpecError(f"--batches must be comma-separated integers, got {text!r}") from None
+        return tuple(parse_integer(x, "") for x in text.split(","))
+    except SpecError:
+        raise SpecError(f"--batches must be comma-separated integers in {integer_form()}, "
+                        f"got {show_value(text)}") from None
 
 
 def _point_json(p, usd_per_hour=None):

@@ -1343,6 +1343,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # a block's staging copy of the phase's message: its dependent rounds beyond the first
         stage_rounds = [math.ceil(b / v) - 1 for b, v in zip((b_d, b_c), kern.stage_vector)]
         stage_rounds = stage_rounds or [0, 0]
+        # the dispatch's send loop: the block holding the last token walks every earlier one
+        walked = kern.send_walk(tokens)
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1356,6 +1358,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   loadstore=nodes == 1 and not rdma_only,
                                                   put_rounds=put_rounds[i],
                                                   stage_rounds=stage_rounds[i],
+                                                  walked_tokens=walked if i == 0 else 0,
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores

@@ -1147,6 +1147,34 @@ def _admission_cap(budget, isl, draft_length=0):
     return (budget - isl) // (1 + draft_length) + 1
 
 
+def _prompt_bound(batch, dp, budget, isl, osl, e, draft_length=0):
+    """Whether, for an engine that runs a prompt only whole (:func:`_admits_whole`), prompts
+    arrive at a rank faster than its steps can take them, so that the steady state of
+    ``batch`` running requests (over ``dp`` ranks, ``budget`` tokens a rank's step) cannot be
+    held: requests queue and fewer run. Each of a rank's ``r = ceil(batch / dp)`` requests
+    lives ``osl / e`` steps (its prompt's step, then ``osl / e - 1`` decode steps; ``e``
+    tokens a cycle), so ``r e / osl`` prompts a step must join; a step that takes ``q``
+    prompts holds ``q x isl`` prompt tokens beside the ``r - q`` others' ``1 +
+    draft_length`` tokens each (the slots the prompts refill decode no more), so at most
+    ``q = floor((budget - r (1 + draft_length)) / (isl - 1 - draft_length))`` a step. False
+    when a prompt costs a step no more than a decode slot. (A chunking engine spreads a
+    prompt over steps instead: its prompt phase lengthens, priced by its chunks, and nothing
+    queues.)
+
+    >>> _prompt_bound(1024, 8, 1151, 1024, 2048, 1.0)     # 128 a rank: 1 prompt in 16 steps
+    False
+    >>> _prompt_bound(1024, 8, 1151, 1024, 100, 1.0)      # 1.28 prompts a step, 1 fits
+    True
+    >>> _prompt_bound(16, 1, 8192, 1024, 100, 1.0)        # 0.16 a step, 7 fit
+    False
+    """
+    r = -(-batch // dp)
+    per = isl - 1 - draft_length
+    if per <= 0:
+        return False
+    return r * e / osl > math.floor((budget - r * (1 + draft_length)) / per)
+
+
 #: vLLM's largest default CUDA-graph capture size.
 VLLM_MAX_CUDAGRAPH_SIZE = Parameter(
     "serving.vllm_max_cudagraph_capture_size", 512, "sequences",
@@ -1473,6 +1501,14 @@ class ServingPoint:
         rank's generating requests (``1 + draft_length`` tokens each) leave ``isl`` tokens of
         its ``max_num_tokens`` (:func:`_admission_cap`); None when the engine chunks prompts
         or runs none on these GPUs.
+    prompt_bound : bool
+        True when an engine that runs a prompt only whole (``admission_cap`` set) cannot
+        take prompts as fast as they arrive (:func:`_prompt_bound`: the ``running``
+        requests' completions need more whole prompts a step than the step budget leaves
+        room for beside their decode tokens): the figures are those of a state the engine
+        cannot hold (requests queue and fewer run), not a throughput it sustains;
+        :func:`serving_frontier` leaves such points off its front. False otherwise (a
+        chunking engine lengthens the prompt phase instead, priced by its chunks).
     """
 
     system: str
@@ -1507,6 +1543,7 @@ class ServingPoint:
     running: int = None
     queue_time: float = 0.0
     admission_cap: int = None
+    prompt_bound: bool = False
 
     @property
     def fits(self):
@@ -1664,7 +1701,9 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
                         output_tokens_per_s_gpu=out_all, output_tokens_per_s_decode_gpu=out_decode,
                         prefill_gpus=g_p, breakdown=parts, resources=res, hbm_per_chip=hbm,
                         hbm_capacity=capacity, idle_chips=idle, shared_read=shared,
-                        running=batch, queue_time=queue, admission_cap=cap)
+                        running=batch, queue_time=queue, admission_cap=cap,
+                        prompt_bound=cap is not None and _prompt_bound(
+                            batch, dp, budget, isl, osl, e, k))
 
 
 _STEP_PARTS = ("attention", "ffn", "head", "exposed_comm", "launch", "weights", "kv_cache",
@@ -1833,6 +1872,10 @@ class ClosedLoopRun:
         (Prompt + output) tokens, and output tokens, over ``duration`` and ``chips``.
     tpots, ttfts : tuple of float
         Per request, in request order (a request with one output token has no TPOT: None).
+    request_tokens_per_s_user : float
+        Mean over requests of output tokens over the request's latency, first token
+        included: trtllm-bench's "Per User Output Throughput [w/ ctx]" (the average of its
+        requests' output throughputs, ``tensorrt_llm/bench/dataclasses/reporting.py``).
     steady : ServingPoint
         :func:`serving_point` at the run's mean lengths and ``batch = concurrency``: the
         steady state the run tends to with many requests per slot; its ``breakdown`` says
@@ -1857,6 +1900,7 @@ class ClosedLoopRun:
     tpots: tuple
     ttfts: tuple
     steady: object
+    request_tokens_per_s_user: float = None
 
 
 def _lengths(name, values):
@@ -1871,8 +1915,61 @@ def _lengths(name, values):
     return [int(v) for v in vals]
 
 
+#: How each engine places a new request on one of its attention data-parallel ranks (each
+#: rank then schedules its own requests in its own step budget; :func:`_place`):
+#:
+#: * ``"trtllm"`` -- TensorRT-LLM's attention-DP router (tensorrt_llm/_torch/pyexecutor/
+#:   executor_request_queue.py ``_schedule_attention_dp_requests`` and
+#:   ``_balance_requests_across_ranks``): the requests fetched in one iteration, longest prompt
+#:   first, each to the rank of fewest active prompt tokens (then fewest active requests, then
+#:   the lowest rank) among those below ``max(ceil((active + new) / ranks), most active)``;
+#:   a rank's active tokens are its active requests' prompt lengths (``py_orig_prompt_len``).
+#: * ``"sglang"`` -- SGLang's DataParallelController, ``round_robin`` (its default): the
+#:   ranks in turn, in arrival order.
+#: * ``"vllm"`` -- vLLM's DPLBAsyncMPClient.get_core_engine_for_request
+#:   (vllm/v1/engine/core_client.py): the rank of least ``4 x waiting + running``, the first
+#:   of equals; its counts taken current (the DP coordinator publishes them every 100 ms and
+#:   the client adds its own routed requests between: that lag is not simulated).
+DP_PLACEMENT = ("trtllm", "sglang", "vllm")
+
+
+def _place(rule, new, ins, ranks, active, tokens, waiting_count, running_count, turn):
+    """Ranks of the requests ``new`` (sent in one step, in arrival order) under an engine's
+    attention-DP placement ``rule`` (:data:`DP_PLACEMENT`), given each rank's ``active``
+    requests (placed, not finished), their prompt ``tokens``, its requests still in their
+    prompt (``waiting_count``) and decoding (``running_count``), and the round-robin
+    counter ``turn``. Returns ``(pairs, turn)``: ``(request, rank)`` in the order each rank
+    takes them, and the counter after.
+
+    >>> _place("trtllm", [0, 1, 2], [5, 9, 7], 2, [0, 0], [0, 0], [0, 0], [0, 0], 0)[0]
+    [(1, 0), (2, 1), (0, 1)]
+    >>> _place("sglang", [0, 1, 2], [5, 9, 7], 2, [0, 0], [0, 0], [0, 0], [0, 0], 1)
+    ([(0, 1), (1, 0), (2, 1)], 4)
+    """
+    if rule == "sglang":
+        return [(i, (turn + j) % ranks) for j, i in enumerate(new)], turn + len(new)
+    if rule == "vllm":
+        waiting, pairs = list(waiting_count), []
+        for i in new:
+            r = min(range(ranks), key=lambda x: (4 * waiting[x] + running_count[x], x))
+            waiting[r] += 1
+            pairs.append((i, r))
+        return pairs, turn
+    active, tokens = list(active), list(tokens)
+    expected = max(-(-(sum(active) + len(new)) // ranks), max(active))
+    pairs = []
+    for i in sorted(new, key=lambda x: -ins[x]):        # stable: equal prompts in arrival order
+        r = min((x for x in range(ranks) if active[x] < expected),
+                key=lambda x: (tokens[x], active[x], x))
+        active[r] += 1
+        tokens[r] += ins[i]
+        pairs.append((i, r))
+    return pairs, turn
+
+
 def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
-               shared=None, decode_alone=None, whole=False):
+               shared=None, decode_alone=None, whole=False, ranks=1, place="trtllm",
+               peaks=None, rank_pass=None):
     """Simulate a closed-loop client against a continuous-batching engine.
 
     ``concurrency`` requests in flight at most; when one completes, the next request (in list
@@ -1889,6 +1986,19 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
     when given (vLLM runs it as a CUDA graph padded to a capture size), else
     ``decode_seconds(b)``.
 
+    With ``ranks`` attention data-parallel ranks each request is placed on one when sent
+    (``place``, :data:`DP_PLACEMENT`; one rank: arrival order, no placement) and each rank
+    schedules its own: its own waiting prompts, running requests and ``budget`` (TensorRT-
+    LLM's ``max_num_tokens``, a vLLM DP engine's and an SGLang DP worker's budgets are per
+    rank). The ranks step together, paced by the slowest: a step's decode is priced at
+    ``ranks x`` its largest per-rank running batch (each rank at the slowest's,
+    :func:`analysis.decode_step`'s per-rank ``ceil(batch / dp)``), its prompt part by
+    ``rank_pass(c, k)``: one pass in which ``k`` ranks run prompt chunks, the largest of
+    ``c`` tokens (None: ``prefill_seconds(c)``, one rank's prompt holding the instance). One
+    rank is the single scheduler above, to the same arithmetic. ``peaks``: a list, filled with
+    each rank's largest number of requests holding KV cache at once (decoding, or their
+    prompt begun).
+
     Returns ``(start, first, end, steps)``: per request, seconds of send, first and last
     token; and the number of steps.
 
@@ -1901,54 +2011,88 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
     if whole and not all(_admits_whole(budget, 0, x) for x in ins):
         raise SpecError(f"a prompt of {max(ins)} tokens never runs whole in a {budget}-token "
                         f"step")
+    if place not in DP_PLACEMENT:
+        raise SpecError(f"place must be one of {DP_PLACEMENT}, got {place!r}")
     start, first, end = [0.0] * n, [0.0] * n, [0.0] * n
-    waiting, decoding = [], {}          # [request, prompt tokens left]; request -> tokens left
-    t, steps, done, sent, in_flight = 0.0, 0, 0, 0, 0
+    # per rank: [request, prompt tokens left] in its scheduler's order; request -> tokens left
+    waiting, decoding = [[] for _ in range(ranks)], [{} for _ in range(ranks)]
+    rank_of, active, tokens, peak = [0] * n, [0] * ranks, [0] * ranks, [0] * ranks
+    t, steps, done, sent, in_flight, turn = 0.0, 0, 0, 0, 0, 0
     while done < n:
+        new = []
         while sent < n and in_flight < concurrency:
             start[sent] = t
-            waiting.append([sent, ins[sent]])
+            new.append(sent)
             sent += 1
             in_flight += 1
-        b = len(decoding)
-        prefilled = []
-        if waiting:
-            left, chunk = budget - b, 0
-            for entry in waiting:
-                if left <= 0 or whole and not _admits_whole(budget, budget - left, entry[1]):
-                    break
-                take = min(entry[1], left)
-                entry[1] -= take
-                left -= take
-                chunk += take
-                if entry[1] == 0:
-                    prefilled.append(entry[0])
-            del waiting[:len(prefilled)]        # only the first ones can have finished
+        if ranks == 1:
+            pairs = [(i, 0) for i in new]
+        else:
+            pairs, turn = _place(place, new, ins, ranks, active, tokens,
+                                 [len(w) for w in waiting], [len(d) for d in decoding], turn)
+        for i, r in pairs:
+            rank_of[i] = r
+            active[r] += 1
+            tokens[r] += ins[i]
+            waiting[r].append([i, ins[i]])
+        if any(waiting):
+            bs, chunks, prefilled = [len(d) for d in decoding], [0] * ranks, []
+            for r in range(ranks):
+                left, chunk, fin = budget - bs[r], 0, []
+                for entry in waiting[r]:
+                    if left <= 0 or whole and not _admits_whole(budget, budget - left, entry[1]):
+                        break
+                    take = min(entry[1], left)
+                    entry[1] -= take
+                    left -= take
+                    chunk += take
+                    if entry[1] == 0:
+                        fin.append(entry[0])
+                del waiting[r][:len(fin)]        # only the first ones can have finished
+                chunks[r] = chunk
+                prefilled += fin
+                # only the first waiting prompt can be part-way (they are taken in order)
+                peak[r] = max(peak[r], bs[r] + len(fin) + (
+                    1 if waiting[r] and waiting[r][0][1] < ins[waiting[r][0][0]] else 0))
+            b, chunk = ranks * max(bs), max(chunks)
             k = 1
             alone = decode_seconds if chunk or decode_alone is None else decode_alone
-            dt = (alone(b) if b else 0.0) + (chunk_cost(chunk) if chunk else 0.0)
+            if chunk and rank_pass is not None:
+                priced = rank_pass(chunk, sum(1 for c in chunks if c))
+            else:
+                priced = chunk_cost(chunk) if chunk else 0.0
+            dt = (alone(b) if b else 0.0) + priced
             if b and chunk and shared is not None:
                 dt -= shared(b, chunk)
         else:
-            k = min(decoding.values())
+            k = min(min(d.values()) for d in decoding if d)
+            b = ranks * max(len(d) for d in decoding)
+            prefilled = []
             dt = k * (decode_seconds if decode_alone is None else decode_alone)(b)
         t += dt
         steps += k
-        for i in list(decoding):
-            decoding[i] -= k
-            if decoding[i] == 0:
-                del decoding[i]
-                end[i] = t
-                done += 1
-                in_flight -= 1
+        for d in decoding:
+            for i in list(d):
+                d[i] -= k
+                if d[i] == 0:
+                    del d[i]
+                    end[i] = t
+                    done += 1
+                    in_flight -= 1
+                    active[rank_of[i]] -= 1
+                    tokens[rank_of[i]] -= ins[i]
         for i in prefilled:
             first[i] = t
             if outs[i] > 1:
-                decoding[i] = outs[i] - 1
+                decoding[rank_of[i]][i] = outs[i] - 1
             else:
                 end[i] = t
                 done += 1
                 in_flight -= 1
+                active[rank_of[i]] -= 1
+                tokens[rank_of[i]] -= ins[i]
+    if peaks is not None:
+        peaks[:] = peak
     return start, first, end, steps
 
 
@@ -1968,7 +2112,12 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     fit and stops at the first that does not (:func:`_admits_whole`, the rule of
     :attr:`ServingPoint.admission_cap`), so requests beyond its cap wait. So the run starts
     with every slot's prompt at once and ends with a drain, fewer requests in flight for
-    the last ones: what the steady state (:func:`serving_point`) leaves out.
+    the last ones: what the steady state (:func:`serving_point`) leaves out. With attention
+    data parallelism (``dp > 1``) each rank schedules its own requests in its own
+    ``max_batched_tokens`` (TensorRT-LLM's ``max_num_tokens``, a vLLM DP engine's and an
+    SGLang DP worker's budgets are per rank, as in the steady state), a request placed on a
+    rank when sent by its engine's rule (:data:`DP_PLACEMENT`), and every step is paced by
+    the slowest rank (:func:`_run_steps`).
 
     Metrics as ``benchmark_serving.py`` computes them: ``duration`` from the first send to the
     last completion; per request ``TPOT = (latency - TTFT) / (out - 1)`` and its mean over
@@ -1998,9 +2147,9 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
         Requests in flight at most (``--max-concurrency``).
     layout : str, optional
     max_batched_tokens : int
-        The engine's tokens per step (>= ``concurrency``, as vLLM requires of
-        ``max_num_seqs``; an engine that runs a prompt only whole needs only the longest
-        prompt: it runs at most its admission cap and the others wait).
+        The engine's tokens per step, per attention-DP rank (>= ``concurrency``, as vLLM
+        requires of ``max_num_seqs``; an engine that runs a prompt only whole needs only the
+        longest prompt: it runs at most its admission cap and the others wait).
     definition : str
         ``"total-per-gpu"`` (InferenceX), ``"output-per-gpu"`` or ``"output-per-decode-gpu"``
         (the same here: every GPU of the instance decodes).
@@ -2056,17 +2205,31 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     if info["reason"]:
         raise SpecError(info["reason"])
     sweep.check_runs()
+    dp = info["layout"].dp
     # an engine that runs prompts only whole holds at most the cap of the shortest prompt
-    # (the others wait with no KV cache: their prompt has not run)
+    # (the others wait with no KV cache: their prompt has not run); with attention DP each
+    # rank holds its own, checked against a rank's share after the run (below)
     held = min(concurrency, _admission_cap(budget, min(ins))) if sweep.whole_prompts \
         else concurrency
-    if held > info["b_max"]:
+    if dp == 1 and held > info["b_max"]:
         who = (f"concurrency {concurrency}" if held == concurrency else
                f"the {held} requests of concurrency {concurrency} the engine runs at once")
         raise SpecError(f"{m.name} with layout {lay}: {who} exceeds the "
                         f"largest batch whose KV cache fits, {info['b_max']} (at the longest "
                         f"request's context {sweep.full})")
     pre = sweep.prefill(info["layout"], isl, info["instance"])
+    rank_pass = None
+    if dp > 1:
+        # a step whose k ranks run prompt chunks at once: between one rank's prompt holding
+        # the instance (pre) and every rank's in one pass (prefill_time's dp prompts at once,
+        # ``dp x`` its per-prompt time), linearly in k: the pass's compute (each rank's own
+        # attention and dense layers, the experts' work of every rank's tokens over all
+        # chips) and its collectives grow so; where the weight read binds, an upper bound
+        every = sweep.prefill(info["layout"], isl, info["instance"], one_at_a_time=False)
+
+        def rank_pass(c, k):
+            one = pre.chunk_seconds(c)
+            return one + (k - 1) / (dp - 1) * (dp * every.chunk_seconds(c) - one)
     step = {}
 
     def decode(b):
@@ -2086,8 +2249,9 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     graphs = decode_kwargs.get("engine") == "vllm" and decode_kwargs.get("cuda_graphs", True)
     padded = {}
 
-    def alone(b):
-        g = vllm_graph_batch(b, max_num_seqs=concurrency, max_batched_tokens=budget)
+    def alone(b):       # b = dp x the largest rank's batch: each rank pads to that one's graph
+        g = vllm_graph_batch(b // dp, max_num_seqs=concurrency, max_batched_tokens=budget)
+        g = None if g is None else g * dp
         if g == b:
             return decode(b)[0]
         if b not in padded:     # padded to a captured graph, or above them all: eager
@@ -2096,10 +2260,19 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
                                                else _VLLM_EAGER)})[0][0]
         return padded[b]
 
+    peaks = []
     start, first, end, steps = _run_steps(ins, outs, concurrency, budget,
                                           lambda b: decode(b)[0], pre.chunk_seconds,
                                           shared if mixes else None,
-                                          alone if graphs else None, sweep.whole_prompts)
+                                          alone if graphs else None, sweep.whole_prompts,
+                                          ranks=dp, place=decode_kwargs.get("engine")
+                                          or _default_engine(), peaks=peaks,
+                                          rank_pass=rank_pass)
+    if dp > 1 and max(peaks) > info["b_max"] // dp:
+        raise SpecError(f"{m.name} with layout {lay}: a rank holds {max(peaks)} requests at "
+                        f"once (concurrency {concurrency} placed over {dp} attention groups) "
+                        f"but a rank's KV cache fits {info['b_max'] // dp} (at the longest "
+                        f"request's context {sweep.full})")
     tpots = tuple((e - f) / (o - 1) if o > 1 else None for e, f, o in zip(end, first, outs))
     ttfts = tuple(f - s for f, s in zip(first, start))
     timed = [x for x in tpots if x is not None]
@@ -2118,7 +2291,9 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
                          tpot=tpot, ttft=sum(ttfts) / n, tokens_per_s_user=1.0 / tpot,
                          tokens_per_s_gpu=total if definition == "total-per-gpu" else output,
                          total_tokens_per_s_gpu=total, output_tokens_per_s_gpu=output,
-                         tpots=tpots, ttfts=ttfts, steady=steady)
+                         tpots=tpots, ttfts=ttfts, steady=steady,
+                         request_tokens_per_s_user=sum(
+                             o / (e - s_) for o, e, s_ in zip(outs, end, start)) / n)
 
 
 @dataclass(frozen=True)
@@ -2284,9 +2459,12 @@ class _Sweep:
                 "b_max": b_dp * lay.dp, "prefill": pre, "idle": one.idle_chips,
                 "instance": one.instance}
 
-    def prefill(self, lay, isl, instance):
+    def prefill(self, lay, isl, instance, one_at_a_time=None):
         """:func:`prefill_time` of one ``isl``-token prompt on ``lay``'s ``instance``, under
-        this sweep's conditions (its collectives costed as the decode steps' are)."""
+        this sweep's conditions (its collectives costed as the decode steps' are);
+        ``one_at_a_time`` None: this sweep's (aggregated without ADP balance: True)."""
+        if one_at_a_time is None:
+            one_at_a_time = self.mode == "aggregated" and not self.adp_balance
         return prefill_time(self.m, self.fabric, isl=isl, layout=lay, chip=self.chip,
                             efficiency=self.eff,
                             hbm_efficiency=self.kw.get("hbm_efficiency"),
@@ -2295,8 +2473,7 @@ class _Sweep:
                                                         LAUNCH_OVERHEAD.value),
                             graph_kernel_overhead=self.kw.get("graph_kernel_overhead",
                                                               GRAPH_KERNEL_OVERHEAD.value),
-                            one_at_a_time=self.mode == "aggregated" and not self.adp_balance,
-                            instance=instance, **self.cost_kw)
+                            one_at_a_time=one_at_a_time, instance=instance, **self.cost_kw)
 
     def unreached(self, layout, instance=None):
         """Why ``layout`` cannot run here when the fabric's routing does not join two chips
@@ -2752,7 +2929,16 @@ def serving_frontier(model, fabric, *, isl, osl, batches=None, n_batches=10, lay
         raise SpecError(f"{m.name} fits no layout on {fabric.name} at context {sw.full}: "
                         + why)
     skipped += dropped
-    front = pareto_front(points)
+    # a point whose prompts arrive faster than its steps take them is not a state the engine
+    # holds (ServingPoint.prompt_bound): evaluated and kept, never on the front
+    held = [p for p in points if not p.prompt_bound]
+    if points and not held:
+        raise SpecError(f"{m.name} on {fabric.name}: at every batch asked, prompts of {isl} "
+                        f"tokens arrive faster than the steps' max_batched_tokens={sw.budget} "
+                        f"can take them beside the running requests ({osl} output tokens a "
+                        f"request): raise max_batched_tokens, or the batches are not "
+                        f"sustainable")
+    front = pareto_front(held)
     # a priced draft is the decode model's (its parameters are the steps'); a given one is
     # a number
     # the prefill GEMMs' efficiency: the user's, or the published ones of this chip's

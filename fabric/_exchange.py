@@ -41,6 +41,13 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     after the network part. A dispatch message carries the FP8 token, its
     scales and 16 B of source info (``tests/legacy/test_low_latency.py``:
     ``hidden + hidden/128*4 + 16`` bytes).
+``"ncclep-low-latency"``
+    NVIDIA NCCL EP's low-latency kernels (NVIDIA/nccl ``contrib/nccl_ep``, adapted from
+    DeepEP's): ``"deepep-low-latency"`` with the steps its compiled kernel takes instead
+    before the first byte and after the last: its peer pointer is NCCL's window lookup, three
+    dependent loads where DeepEP loads one heap base (the dispatch's copies, its count, the
+    combine's copies), and its combine reads the layout and source indices that its dispatch
+    has just written (L2 in NVIDIA's ep_bench, which runs nothing between the phases).
 ``"one-sided"``
     Symmetric-memory kernels over the scale-up fabric, TensorRT-LLM's
     NVLinkOneSided class (NVIDIA/TensorRT-LLM
@@ -165,7 +172,7 @@ False
 >>> exchange_kernel("carrier-pigeon")
 Traceback (most recent call last):
 ...
-fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, one-sided, one-sided-1.3, pplx
+fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, ncclep-low-latency, one-sided, one-sided-1.3, pplx
 """
 
 import dataclasses
@@ -395,10 +402,15 @@ def peer_access_latency(arch):
 #: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
-#: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that).
+#: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
+#: or those of the phase's token when its copies are load/store stores, none over the network
+#: (``"loadstore_stage_rounds"``); or, when they are, once per token the dispatch's send loop
+#: walks before the slowest block reaches its last token (``"walked_tokens"``,
+#: :meth:`ExchangeKernel.send_walk`; none over the network).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
-                 "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds")
+                 "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
+                 "loadstore_stage_rounds", "walked_tokens")
 
 
 def serial_copies(copies, blocks):
@@ -430,11 +442,11 @@ def lane_passes(ep):
 
 # the kernel field a chain count is read from, and what that field is (for the error)
 _CHAIN_COUNT_NEEDS = {
-    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens"),
+    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
-    **dict.fromkeys(("stage_rounds", "further_stage_rounds"),
+    **dict.fromkeys(("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"),
                     ("stage_vector", " (the bytes of a block's staging copy per dependent load)")),
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
                     ("combine_blocks", " (the blocks that send the received copies)")),
@@ -531,8 +543,8 @@ class ExchangeKernel:
     stage_vector : tuple of int
         ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
         moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
-        copy into the symmetric buffer before a put): the chain counts ``"stage_rounds"`` and
-        ``"further_stage_rounds"`` use it.
+        copy into the symmetric buffer before a put): the chain counts ``"stage_rounds"``,
+        ``"further_stage_rounds"`` and ``"loadstore_stage_rounds"`` use it.
     kernels : tuple of int
         Kernels launched per (dispatch, combine) phase.
     syncs : tuple of int
@@ -761,6 +773,26 @@ class ExchangeKernel:
         slots = max(experts // ep, 1) * ep
         return (slots - 1, -(-(tokens * k) // blocks))
 
+    def send_walk(self, tokens):
+        """Tokens the dispatch's send loop walks before the block holding the last token
+        reaches it (see ``count_grid``): ``tokens - 1``, ``0`` without ``count_grid``.
+
+        pplx-kernels 7af3059's scatterKernel loops over every token in every block: for each,
+        warp 0 loads the token's expert ids and counts them into the block's shared
+        ``tokenIndex`` (the slot of the block's next token depends on every earlier one), and
+        the block's own token waits at ``bar.sync 1`` for warp 0: the block holding token
+        ``tokens - 1`` walks all the tokens before it, one dependent load each (an L1 hit once
+        the count warp has read the line; in the SASS the load's result addresses the shared
+        counter's load and store before the next iteration).
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.send_walk(1), k.send_walk(128), exchange_kernel("one-sided").send_walk(128)
+        (0, 127, 0)
+        """
+        if not self.count_grid:
+            return 0
+        return max(int(tokens) - 1, 0)
+
     def receive_reduce(self, experts, k, tokens, hidden):
         """(pass, copy) steps of the combine's receive sum on its block with the most tokens
         (see ``reduce_elements``): ``ceil(tokens / B) x ceil(hidden / reduce_elements) x k``,
@@ -799,7 +831,7 @@ class ExchangeKernel:
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
-                      stage_rounds=0, interleaved=False):
+                      stage_rounds=0, walked_tokens=0, interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -816,7 +848,9 @@ class ExchangeKernel:
         stores (its ``"loadstore"`` steps; otherwise its ``"network"`` steps), ``put_rounds``
         the dependent rounds of a put's warp copy of the phase's token (counted only with
         ``loadstore``), ``stage_rounds`` the rounds of a block's staging copy of it beyond the
-        first (:attr:`stage_vector`). ``interleaved=True`` prices ``interleaved_chain``
+        first (:attr:`stage_vector`; its ``"loadstore_stage_rounds"`` steps only with
+        ``loadstore``), ``walked_tokens`` the tokens the dispatch's send loop walks before the
+        slowest block's last token (:meth:`send_walk`; counted only with ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
         instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -838,7 +872,9 @@ class ExchangeKernel:
                  "network": float(not loadstore),
                  "put_rounds": float(put_rounds) if loadstore else 0.0,
                  "stage_rounds": float(stage_rounds),
-                 "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds)}
+                 "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
+                 "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
+                 "walked_tokens": float(walked_tokens) if loadstore else 0.0}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -1055,8 +1091,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "work between copies (it overlaps the other blocks' copies: at 128 tokens "
                        "a block sends at most 2 tokens, ~2 us per token, under the links' time), "
                        "the receive copies' own loads (under the local copy's HBM time). NVIDIA "
-                       "NCCL EP's low-latency kernel (adapted from DeepEP) is priced with the same "
-                       "steps: an assumption"))),
+                       "NCCL EP's low-latency kernel (adapted from DeepEP) has its own count: "
+                       "ncclep-low-latency (session 19)"))),
         release_fence=(True, True),
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
                 ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"))
@@ -1359,7 +1395,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
             ("interleaved_chain", ("in one node the dispatch's sending warps (scatterKernel "
                                    "7af3059 l.107-150, SASS nvcc 13.0 sm_90a, session 18): the "
                                    "block's token staged into xBufferIn (LDG.E.128 -> STG.E.128 "
-                                   "per 288 x 16 B round, 2 rounds: one hbm_load counted), "
+                                   "per 288 x 16 B round, the next round's load issued after the "
+                                   "store that waits for this one's: 2 dependent HBM rounds for a "
+                                   "DeepSeek FP8 token, both counted since session 19), "
+                                   "after warp 0's walk over the earlier tokens (l.157-161: an "
+                                   "__ldg of the token's expert ids whose result addresses the "
+                                   "shared tokenIndex increment, SASS 24c0-2550, one per token; "
+                                   "priced as L1 hits, the count warp having read the lines: a "
+                                   "lower bound, its ALU not priced; send_walk, session 19), "
                                    "bar.sync, the expert id (__ldg), the put's P2P pointer "
                                    "(__ldg), then the put's warp copy (put_rounds, one L2 load of "
                                    "the staged token per 512 B); they run beside the count warp, "
@@ -1423,7 +1466,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("l2_hit", "reduce_loads"))),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network")
-                           + (("hbm_load", "loadstore"), ("l2_hit", "loadstore"),
+                           + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
+                              ("hbm_load", "loadstore_stage_rounds"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
                            (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
                             ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
@@ -1473,6 +1517,61 @@ def _one_sided_1_3():
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
+
+
+def _ncclep_low_latency():
+    """NVIDIA NCCL EP's low-latency kernels (contrib/nccl_ep/device/low_latency.cu at 36191590,
+    "adapted from DeepEP"): DeepEP low-latency's profile with the steps NCCL EP's compiled
+    kernel takes instead (``sources["chain"]``): the peer pointer is NCCL's window lookup (three
+    dependent loads where DeepEP loads one heap base), and its combine reads the layout and
+    source indices its dispatch has just written."""
+    base = EXCHANGE_KERNELS["deepep-low-latency"]
+    src = dict(base.sources)
+    src["dedup"] = ("NVIDIA/nccl contrib/nccl_ep/device/low_latency.cu at 36191590: one message "
+                    "per (token, expert) with a 16-B header into expert-major slots, warp copies "
+                    "to peers with a P2P pointer (ncclGetP2pPtr), a GIN put otherwise")
+    src["kernels"] = ("NVIDIA/nccl contrib/nccl_ep/nccl_ep.cc at 36191590: ncclEpDispatch -> "
+                      "internode_ll::dispatch, ncclEpCombine -> internode_ll::combine, one "
+                      "kernel each, a send part then a receive part")
+    src["chain"] = (
+        "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu, compiled with "
+        "contrib/nccl_ep/Makefile's NVCUFLAGS for sm_90 (its README's NVCC_GENCODE; nvcc 13.0, "
+        "cuobjdump 13.5; session 19) and read in the SASS of dispatch<BF16, 7168> and "
+        "combine<no LogFMT, 7168> (ep_bench's defaults: BF16 both ways, zero_copy=false, "
+        "rankMask=nullptr so no mask load). Dispatch, per sending warp: the token's x and "
+        "top-k ids (__ldg, HBM: assumption, as DeepEP's profile), bar.sync, the slot atomicAdd "
+        "(result shuffled), then ncclGetP2pPtr: the communicator's team fields (three loads in "
+        "parallel; across nodes the membership test sends the copy to the GIN path here), then "
+        "windows[comm], then the window's fields (ncclGetPeerPointer): three dependent loads "
+        "where DeepEP loads one heap base, then the send buffer's first round before the "
+        "stores: hbm_load + l2_atomic + l2_hit + 3 x l2_hit in one load/store domain. The "
+        "count warp polls the finish counter (after CCTL.IVALL), then the same three-load "
+        "lookup, then MEMBAR.SYS and the count's release store: 4 x l2_hit after the last "
+        "acknowledged copy (DeepEP: 2); the receive part's atomicAdd on the received count: "
+        "l2_atomic. Combine, per token of a sub-warp: layout_range, then src_info[token], then "
+        "the three-load lookup, then x's first 2048 B by TMA (cp.async.bulk into shared memory, "
+        "its mbarrier waited) before the TMA store to the peer: ep_bench (runPairedBenchmark) "
+        "runs nothing between the dispatch and the combine, and layout_range and src_info are "
+        "the handle's tensors the dispatch's receive part has just written (nccl_ep.cc), so "
+        "both are L2 hits (DeepEP's test writes a 528 MB buffer between the phases: HBM "
+        "there); x (ep_bench's expert outputs, read by TMA with evict_first) from HBM: "
+        "4 x l2_hit + l2_hit + hbm_load in one load/store domain. The flag's poll and lookup "
+        "(4 L2 trips) run while its release fence waits for the TMA stores (not counted, as "
+        "DeepEP's); the grid sync after the peers' flags: 2 x l2_hit + l2_atomic. Over RDMA "
+        "NCCL EP posts through NCCL's GIN (not read): DeepEP's put is taken for it "
+        "(assumption; no multi-node NCCL EP row is carried)")
+    put = _deepep_put("network")
+    chain = ((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
+              ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
+              ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
+              ("l2_hit", "loadstore")) + put + (("l2_atomic", "one"),),
+             (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
+              ("l2_hit", "loadstore"), ("hbm_load", "loadstore")) + put + _grid_sync())
+    return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
+                               chain=chain)
+
+
+EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()
 
 
 def exchange_kernel(name):

@@ -25,6 +25,7 @@ Examples
 '690ns'
 """
 
+import functools
 import math
 import numbers
 import re
@@ -75,7 +76,10 @@ _DECIMAL = {"": 1, "k": kB, "K": kB, "M": MB, "G": GB, "T": TB, "P": PB}
 _BINARY = {"Ki": KiB, "Mi": MiB, "Gi": GiB, "Ti": TiB, "Pi": PiB}
 _TIME = {"s": 1, "ms": 10**3, "us": 10**6, "µs": 10**6, "ns": 10**9, "ps": 10**12}  # divisors
 
-_NUMBER = r"([+-]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?|[+-]?\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
+#: ASCII digits, one ``_`` allowed between two (``1_024``): :func:`parse_integer`'s grouping.
+_GROUPED = r"[0-9]+(?:_[0-9]+)*"
+_NUMBER = (rf"([+-]?{_GROUPED}(?:\.(?:{_GROUPED})?)?(?:[eE][+-]?[0-9]+)?"
+           rf"|[+-]?\.{_GROUPED}(?:[eE][+-]?[0-9]+)?)")
 _QUANTITY = re.compile(r"^\s*" + _NUMBER + r"\s*([A-Za-zµ/]*)\s*$")
 
 
@@ -134,9 +138,71 @@ def _byte_multiplier(unit, what, text):
     return mult, (1 if bits else 8)
 
 
+@functools.cache
+def _integer_re(hex=False, grouping=False, signed=False):
+    """The regular expression of an integer written as text (see :func:`parse_integer`)."""
+    def digits(d):       # with grouping, _GROUPED's rule for digits d
+        return f"{d}+(?:_{d}+)*" if grouping else f"{d}+"
+    number = digits("[0-9]")
+    if hex:
+        # a decimal number has no leading zero: C and Python 2 read 0777 as octal
+        number = f"0[xX]{digits('[0-9a-fA-F]')}|0|[1-9]{'(?:_?[0-9])*' if grouping else '[0-9]*'}"
+    return re.compile(("-?" if signed else "") + f"(?:{number})")
+
+
+def integer_form(hex=False, grouping=False):
+    """What :func:`parse_integer` takes, as its error message says it (a sign is not
+    mentioned: where one is read, a negative number meets its own range check)."""
+    return ("ASCII digits 0-9" + (", or hex after 0x" if hex else "")
+            + ("; one '_' may split two groups of digits" if grouping else ""))
+
+
+def parse_integer(text, what, *, hex=False, grouping=False, signed=False):
+    """Return the ``int`` that ``text`` writes: the one reader of integers written as text.
+
+    A number is ASCII decimal digits (``"12"``); with ``signed`` a ``-`` may come first;
+    with ``hex`` also ``0x`` and hex digits (``"0x4000"``), and then a decimal number has
+    no leading zero (C reads ``0777`` as octal); with ``grouping`` one ``_`` may stand
+    between two digits (``"0x4000_0000"``, ``"1_024"``). Surrounding spaces are ignored.
+    ``int()`` would also read other scripts' digits (``"\u0664\u0663"`` is 43), fullwidth
+    digits, ``0b``/``0o`` literals, a ``+`` and ``_`` anywhere: each is refused here, so a
+    number reads the same wherever the project takes one (an address, a CLI flag, a spec
+    through :func:`is_numeral`).
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a string.
+    SpecError
+        (a ``ValueError``) naming ``what`` and the form it takes.
+
+    >>> parse_integer("4096", "batch"), parse_integer("0x1_0000", "address", hex=True, grouping=True)
+    (4096, 65536)
+    >>> parse_integer("\uff18", "--batch")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: --batch '\uff18' is not a number: ASCII digits 0-9
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be a string, got {type(text).__name__}")
+    body = text.strip()
+    if _integer_re(hex, grouping, signed).fullmatch(body) is None:
+        raise SpecError(f"{what} {show_value(text)} is not a number: "
+                        f"{integer_form(hex, grouping)}".lstrip())
+    body = body.replace("_", "")
+    negative = body.startswith("-")
+    body = body.lstrip("-")
+    try:
+        value = int(body, 16) if body[:2] in ("0x", "0X") else int(body)
+    except ValueError:          # Python reads no decimal integer of more than 4300 digits
+        raise SpecError(f"{what} {show_value(text)} has more than 4300 digits") from None
+    return -value if negative else value
+
+
 def is_numeral(text):
     """True when ``text`` is a whole number written in ASCII digits, optionally after a minus
-    sign (``"12"``, ``"-3"``): what a spec, a rank or a layout accepts as a number.
+    sign (``"12"``, ``"-3"``): what a spec, a rank or a layout accepts as a number
+    (:func:`parse_integer`'s rule with ``signed``, without surrounding spaces).
 
     ``int()`` and ``str.isdecimal`` also take other scripts' digits (``"4\u0663"`` is 43),
     fullwidth digits, a ``+`` and ``_`` separators; a spec that reads ``torus:4\u0663`` as 43
@@ -147,7 +213,7 @@ def is_numeral(text):
     >>> is_numeral("4\u0663"), is_numeral(""), is_numeral("-")
     (False, False, False)
     """
-    return re.fullmatch(r"-?[0-9]+", text) is not None
+    return _integer_re(False, False, True).fullmatch(text) is not None
 
 
 def parse_size(value):
@@ -216,17 +282,17 @@ def parse_time(value):
 def parse_address(value):
     """Return an address (a non-negative ``int``) from ``"0x4000_0000"``, ``"4096"`` or an int.
 
+    Text is read by :func:`parse_integer`: ASCII decimal (no leading zero) or hex after
+    ``0x``, one ``_`` between two digits; other scripts' digits, ``0b``/``0o`` and ``+``
+    are refused.
+
     >>> parse_address("0x1_0000")
     65536
     """
     if isinstance(value, bool):
         raise TypeError("address must be an integer, got a bool")
     if isinstance(value, str):
-        try:
-            address = int(value.strip(), 0)
-        except ValueError:
-            raise ValueError(f"address {show_value(value)} is not a number (digits, or hex "
-                             "with 0x, of at most 4300 digits)") from None
+        address = parse_integer(value, "address", hex=True, grouping=True, signed=True)
     else:
         try:
             address = int(value)

@@ -193,8 +193,11 @@ def _ncclep(phase):
     """NVIDIA NCCL EP's low-latency kernel (contrib/nccl_ep/device/low_latency.cu at 36191590,
     "adapted from DeepEP"): DeepEP's low-latency structure (one message per (token, expert)
     with a 16-B header into expert-major slots, P2P warp copies to NVLink peers, one kernel
-    per phase), so the ``deepep-low-latency`` kernel; ep_bench's defaults: BF16 both ways,
-    top-8 of 256 distinct and uniform, one H100 node (NVLink only).
+    per phase), priced as ``ncclep-low-latency``: DeepEP's profile with the steps NCCL EP's own
+    compiled kernel takes (its three-load window lookup for each peer pointer; the combine's
+    layout and source indices in L2, written by the dispatch just before: session 19);
+    ep_bench's defaults: BF16 both ways, top-8 of 256 distinct and uniform, one H100 node
+    (NVLink only).
 
     Measurement condition (not a kernel constant): ep_bench's runPairedBenchmark records the
     start event on an idle stream (each call follows a cudaStreamSynchronize) and then calls
@@ -205,13 +208,13 @@ def _ncclep(phase):
     kernel the call launches. The combine's interval also holds the host's wake-up from the
     synchronize, which has no sourced figure and is not added."""
     def case(row):
-        r = moe_exchange(_h100_nodes(1), "deepseek-v3", 128, 8, kernel="deepep-low-latency",
+        r = moe_exchange(_h100_nodes(1), "deepseek-v3", 128, 8, kernel="ncclep-low-latency",
                          dispatch_bytes=2, combine_bytes=2, routing="uniform")
         t = r.dispatch if phase == "dispatch" else r.combine
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
         host = _NCCLEP_LAUNCHES * host_launch_delay(t, runtime("nccl").host_launch, 1,
                                                     blocking=True)
-        how = (f"deepep-low-latency (NCCL EP), 1 node of H100, uniform, BF16; {parts(ph)}; "
+        how = (f"ncclep-low-latency, 1 node of H100, uniform, BF16; {parts(ph)}; "
                f"+ host launch {host * 1e6:.1f} us (event-timed after a stream sync)")
         return (t + host) * 1e6, how
     return case
@@ -521,9 +524,9 @@ _I493 = (
     "figure (44-58), so its setup may be impaired (thread unanswered)")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
-    "one H100 node, BF16 both ways: the model (deepep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
-    "link x 18, the release fence, the receive copy, the host launch) gives ~50 us dispatch / "
-    "~46 us combine; "
+    "one H100 node, BF16 both ways: the model (ncclep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
+    "link x 18, the release fence, the receive copy, the counted fill and drain of NCCL EP's "
+    "compiled kernel (session 19), the host launch) gives ~51 us dispatch / ~47 us combine; "
     "the README's 224.3 / 185.2 GB/s are ~10.9 / ~9 GB/s of remote copies per link, the same "
     "per-link shortfall of the warp-copy design as DeepEP on H800 and H20 (_LL_NVLINK); the "
     "interval also holds the eager C++ call's host launch path (ep_bench: CUDA events around "

@@ -104,10 +104,12 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
             want = load + remote * post + _ring()
         else:
             # one node: the sending warps' chain is the larger (session 18): the staged token's
-            # load (HBM), the expert id, the put's P2P pointer, then ceil(7396 / 512) = 15
-            # rounds of the put's warp copy
+            # loads (HBM; 288 threads x 16 B per dependent round, the next round's load after
+            # the store that waits for this one's: ceil(7396 / 4608) = 2 rounds, session 19),
+            # the expert id, the put's P2P pointer, then ceil(7396 / 512) = 15 rounds of the
+            # put's warp copy
             hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
-            want = hbm + 2 * load + _put_rounds(7396)
+            want = 2 * hbm + 2 * load + _put_rounds(7396)
         assert abs(r.dispatch_phase.interleaved - want) < 1e-15
         assert abs(r.dispatch_phase.chain - walk) < 1e-15
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
@@ -117,6 +119,42 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     walk = sync + load + 2 * 255 * l1 + 8 * load
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring())) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
+
+
+def _send_walk_brute(tokens, experts=256, k=8):
+    """scatterKernel's send loop (7af3059 l.111-161) as it runs in every block: warp 0 counts
+    every token into tokenIndex before the block's next token of its own can go; the most
+    tokens any block walks before sending its last one."""
+    blocks = min(max(math.ceil(experts / _WARPS), tokens * k), _MOST_BLOCKS)
+    worst = 0
+    for block in range(blocks):
+        counted = set()                      # the tokens warp 0 has counted into tokenIndex
+        for i in range(tokens):
+            if i % blocks == block:          # the block's token: sent after the walk so far
+                worst = max(worst, len(counted))
+            counted.add(i)
+    return worst
+
+
+def test_one_node_dispatch_walks_the_earlier_tokens_first():
+    """Session 19: in one node the block holding the last token sends it only after warp 0
+    has counted every earlier token (one dependent index load each, an L1 hit: a lower bound)
+    and then staged it (2 dependent HBM rounds); across the network the count warp's chain is
+    the one counted and the walk is not added."""
+    lat = EXCHANGE_LATENCY["hopper"]
+    l1, load, hbm = lat["l1_hit"].value, lat["l2_hit"].value, lat["hbm_load"].value
+    kern = exchange_kernel("pplx")
+    for tokens in (1, 2, 16, 128, 300):
+        assert kern.send_walk(tokens) == _send_walk_brute(tokens) == tokens - 1
+        r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
+                         dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
+        want = (tokens - 1) * l1 + 2 * hbm + 2 * load + _put_rounds(7396)
+        assert abs(r.dispatch_phase.interleaved - want) < 1e-15
+    for loadstore, added in ((True, 15 * l1), (False, 0.0)):
+        kw = {"remote_signals": 3, "loadstore": loadstore, "put_rounds": 15, "stage_rounds": 1,
+              "interleaved": True}
+        walked = kern.chain_latency(0, "hopper", 0, 0, walked_tokens=15, **kw)[0]
+        assert abs(walked - kern.chain_latency(0, "hopper", 0, 0, **kw)[0] - added) < 1e-15
 
 
 def test_pplx_interleaved_chain_is_a_max_with_the_links():

@@ -56,7 +56,9 @@ def test_cli_writes_csv_and_figures_and_reruns_are_identical(tmp_path):
     assert "seconds" not in row
     float(row["decode_step_s"])             # a number, not numpy's repr "np.float64(...)"
     assert main(["scaling", "--out", str(a), "--families", "mesh"]) == 2
-    assert main(["scaling", "--out", str(a), "--sizes", "-5", "--quiet"]) == 2
+    assert main(["scaling", "--out", str(a), "--sizes", "0", "--quiet"]) == 2
+    with pytest.raises(SystemExit, match="2"):     # no sign on an integer flag (session 19)
+        main(["scaling", "--out", str(a), "--sizes", "-5", "--quiet"])
 
 
 @pytest.mark.parametrize("sizes", [[-5], [0], [64, 1], [True], [64.0]])

@@ -8,6 +8,7 @@ import pytest
 import serving_check as sc
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from serving_steps_brute import reference as _reference
 
 import analysis
 import topologies
@@ -15,55 +16,6 @@ from analysis._serving import _run_steps
 from fabric import SpecError
 
 B200_8 = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
-
-
-def _reference(ins, outs, concurrency, budget, decode_seconds, per_token, shared=None,
-               decode_alone=None, whole=False):
-    """One engine step at a time, straight from the description (no runs of steps taken at
-    once): the brute-force reference of ``_run_steps``. ``shared(b, chunk)``: what a step
-    running both saves (one forward pass). ``per_token``: seconds per prompt token, or the
-    seconds of a step's whole chunk as a function of its tokens. ``whole``: TensorRT-LLM's
-    MicroBatchScheduler without chunking: waiting prompts in order, each whole, the walk
-    stopping at the first whose tokens pass what the step has left."""
-    n = len(ins)
-    start, first, end = [None] * n, [None] * n, [None] * n
-    prompt_left = list(ins)
-    tokens = [0] * n                      # output tokens produced so far
-    t, steps = 0.0, 0
-    while any(e is None for e in end):
-        for i in range(n):                # the semaphore: send while fewer than C in flight
-            in_flight = sum(1 for j in range(n) if start[j] is not None and end[j] is None)
-            if start[i] is None and in_flight < concurrency:
-                start[i] = t
-        running = [i for i in range(n) if first[i] is not None and end[i] is None]
-        waiting = [i for i in range(n) if start[i] is not None and first[i] is None]
-        left = budget - len(running)
-        chunk, finished = 0, []
-        for i in waiting:                 # request order is arrival order
-            if whole and prompt_left[i] > left:
-                break
-            take = min(prompt_left[i], max(left, 0))
-            prompt_left[i] -= take
-            left -= take
-            chunk += take
-            if prompt_left[i] == 0:
-                finished.append(i)
-        step = decode_alone if decode_alone is not None and not chunk else decode_seconds
-        priced = per_token(chunk) if callable(per_token) else chunk * per_token
-        t += (step(len(running)) if running else 0.0) + (priced if chunk else 0.0)
-        if running and chunk and shared is not None:
-            t -= shared(len(running), chunk)
-        steps += 1
-        for i in running:
-            tokens[i] += 1
-            if tokens[i] == outs[i]:
-                end[i] = t
-        for i in finished:
-            first[i] = t
-            tokens[i] = 1
-            if outs[i] == 1:
-                end[i] = t
-    return start, first, end, steps
 
 
 requests = st.integers(1, 12).flatmap(lambda n: st.tuples(
@@ -188,6 +140,10 @@ def test_the_run_reports_what_the_harness_computes():
     assert run.output_tokens_per_s_gpu == pytest.approx(sum(outs) / run.duration / 8)
     assert (run.requests, run.concurrency, run.chips) == (6, 3, 8)
     assert all(x > 0 for x in run.ttfts) and run.ttft == pytest.approx(sum(run.ttfts) / 6)
+    # trtllm-bench's per-user output throughput: the mean of each request's output tokens over
+    # its latency (first token included), latency = TTFT + (out - 1) x its TPOT
+    assert run.request_tokens_per_s_user == pytest.approx(sum(
+        o / (f_ + (o - 1) * t) for o, f_, t in zip(outs, run.ttfts, run.tpots)) / 6)
     out = analysis.closed_loop_run("kimi-k2", f, input_lens=ins, output_lens=outs,
                                    concurrency=3, layout="tp=8", definition="output-per-gpu")
     assert out.tokens_per_s_gpu == pytest.approx(run.output_tokens_per_s_gpu)

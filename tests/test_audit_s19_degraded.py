@@ -1,0 +1,128 @@
+"""Audit, session 19: a degraded fabric is priced as the fabric it has become.
+
+Reference: a switched node that loses the same number of lanes on every chip's link to
+every switch, a whole switch plane or its last chips is, as a graph, the node built that
+way (``links=L-k``, ``planes=P-1``, ``switch:N-m``). Every higher layer must then give the
+same answer on the two: a quantity read from the fabric as built (``fabric.intact``, the
+builder's ``params``) instead of the live graph shows up as a difference. Checked: every
+collective under NCCL (several releases) and the ideal runtime, every exchange kernel,
+a decode step, a serving point and a prefill. Session 19's hunt (notes/audit.md) found one
+place that prices the intact fabric: NCCL's ring and tree bandwidth on a degraded node is
+held at the intact node's per-channel speed (``analysis._runtime_cost._per_channel_cap``),
+so a node that lost NVLinks is priced below the node built with as many, which NCCL, seeing
+only the live links, cannot tell apart (strict xfail below, filed to runtime). Until that is
+decided the ring-and-tree properties run under ``runtime="ideal"``; NCCL's other paths
+(point-to-point, the exchange kernels) run under NCCL.
+"""
+
+import pathlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from fabric import EXCHANGE_KERNELS, FabricError
+
+SMALL = str(pathlib.Path(__file__).parent / "data" / "model_small.toml")
+
+
+@st.composite
+def pairs(draw):
+    """(degraded fabric, the same fabric as built, what was failed)."""
+    n = draw(st.sampled_from([4, 8]))
+    planes = draw(st.integers(1, 4))
+    links = draw(st.integers(2, 9))
+    tail = f"tech={draw(st.sampled_from(['nvlink4', 'nvlink5']))},chip=" \
+           f"{draw(st.sampled_from(['h100', 'b200']))}"
+    spec = f"switch:{n},planes={planes},links={links},{tail}"
+    f = topologies.build(spec)
+    kinds = ["lanes", "chips"] + (["plane"] if planes > 1 else [])
+    kind = draw(st.sampled_from(kinds))
+    if kind == "lanes":
+        k = draw(st.integers(1, links - 1))
+        lost = [f"{u}-{v}" for u, v in f.graph.edges if u.startswith("chip") != v.startswith(
+            "chip")]
+        return (f.without(lanes=lost * k),
+                topologies.build(f"switch:{n},planes={planes},links={links - k},{tail}"), kind)
+    if kind == "plane":
+        return (f.without(chips=[f"sw{planes - 1}"]),
+                topologies.build(f"switch:{n},planes={planes - 1},links={links},{tail}"), kind)
+    m = draw(st.integers(1, n - 2))
+    return (f.without(chips=[f"chip{n - 1 - i}" for i in range(m)]),
+            topologies.build(f"switch:{n - m},planes={planes},links={links},{tail}"), kind)
+
+
+def _same(a, b):
+    try:
+        x = a()
+    except FabricError as e:
+        x = ("refused", type(e).__name__)
+    try:
+        y = b()
+    except FabricError as e:
+        y = ("refused", type(e).__name__)
+    return x == y or (isinstance(x, float) and isinstance(y, float)
+                      and abs(x - y) <= 1e-12 * max(abs(x), abs(y)))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs(), st.sampled_from(["all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                                 "broadcast"]),
+       st.sampled_from([4096, 2**20, 2**28]),
+       st.sampled_from(["nccl", "nccl@2.18.3", "nccl@2.23.4", "ideal"]))
+def test_a_collective_on_a_degraded_node_is_the_node_built_so(pair, op, size, runtime):
+    g, h, _ = pair
+    if op != "all-to-all":
+        runtime = "ideal"       # NCCL's ring/tree: see the strict xfail below
+    assert _same(lambda: analysis.cost(g, op, size, runtime=runtime).time,
+                 lambda: analysis.cost(h, op, size, runtime=runtime).time)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs(), st.sampled_from(list(EXCHANGE_KERNELS)), st.sampled_from([1, 128, 4096]),
+       st.sampled_from(["uniform", "balanced"]))
+def test_an_exchange_on_a_degraded_node_is_the_node_built_so(pair, kernel, tokens, routing):
+    g, h, _ = pair
+    kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2, "routing": routing}
+
+    def run(fab):
+        r = analysis.moe_exchange(fab, "deepseek-v3", tokens, fab.n_endpoints, **kw)
+        return r.dispatch + r.combine
+
+    assert _same(lambda: run(g), lambda: run(h))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pairs(), st.sampled_from([1, 64]), st.booleans())
+def test_decode_serving_and_prefill_on_a_degraded_node_are_the_node_built_so(pair, batch, tp):
+    g, h, _ = pair
+    n = h.n_endpoints
+    layout = f"tp={n}" if tp else f"tp=1,dp={n}"
+    kw = {"layout": layout, "runtime": "ideal"}      # NCCL's ring/tree: the strict xfail below
+    assert _same(lambda: analysis.decode_step(SMALL, g, batch=batch, context=2048, **kw).time,
+                 lambda: analysis.decode_step(SMALL, h, batch=batch, context=2048, **kw).time)
+    assert _same(lambda: analysis.serving_point(SMALL, g, isl=512, osl=256, batch=batch,
+                                                **kw).tpot,
+                 lambda: analysis.serving_point(SMALL, h, isl=512, osl=256, batch=batch,
+                                                **kw).tpot)
+    assert _same(lambda: analysis.prefill_time(SMALL, g, isl=512, **kw).total,
+                 lambda: analysis.prefill_time(SMALL, h, isl=512, **kw).total)
+
+
+@pytest.mark.xfail(strict=True, reason="runtime's _per_channel_cap holds NCCL's ring/tree on a "
+                   "degraded node at the intact node's per-channel speed (channels x B0/nc0); "
+                   "NCCL sees only the live NVLinks (audit s19, filed FOR runtime)")
+@pytest.mark.parametrize("lanes", [["chip0-sw0", "chip0-sw1"],          # one GPU at 16
+                                   [f"chip{i}-sw{j}" for i in range(8) for j in range(2)]])
+def test_nccl_on_an_h100_node_that_lost_nvlinks_is_the_node_built_with_16(lanes):
+    # 18 NVLinks per H100 (2 switches x 9): NCCL's search gives 24 channels; at 16 (the
+    # weakest GPU's, which bounds every ring) 16, as on a node built with 2 x 8. The model
+    # prices the degraded node's 1 GiB all-reduce at 245.4 GB/s bus bandwidth, the built
+    # one at 326.4 (the intact 366.7 GB/s / 24 channels x 16).
+    f = topologies.build("switch:8,planes=2,links=9,tech=nvlink4,chip=h100")
+    built = topologies.build("switch:8,planes=2,links=8,tech=nvlink4,chip=h100")
+    for size in (2**20, 2**24, 2**30):
+        assert analysis.cost(f.without(lanes=lanes), "all-reduce", size).time == \
+            pytest.approx(analysis.cost(built, "all-reduce", size).time, rel=1e-12)
