@@ -711,8 +711,9 @@ class ExchangeKernel:
         >>> k = exchange_kernel("one-sided")
         >>> k.late_batches(8, 2, "blackwell"), k.late_batches(8, 2, "hopper"), k.late_batches(4, 2, "hopper")
         (((7,),), ((4, 5, 6, 7),), ())
-        >>> exchange_kernel("one-sided-1.3").late_batches(8, 1, "blackwell")
-        ((1, 2, 3), (4, 5, 6, 7))
+        >>> k13 = exchange_kernel("one-sided-1.3")
+        >>> k13.late_batches(8, 1, "blackwell"), k13.late_batches(8, 1, "hopper")
+        (((1, 2, 3), (4, 5, 6, 7)), ())
         """
         table = {entry[:3]: entry[3] for entry in self.late_pulls}
         for key in ((arch, k, input_bytes), (arch, k, 0), ("", k, input_bytes), ("", k, 0)):
@@ -1508,11 +1509,17 @@ def _one_sided_1_3():
         "per round. Assumption (stated): TensorRT-LLM's own build schedules this loop as "
         "flashinfer's does. The dispatch is blog18's (thread 0 claims the slots one after "
         "another in TensorRT-LLM's file at 439e0799; the warp-parallel claim of flashinfer "
-        "5e891c6b is flashinfer's own PR #3846, 97f3b035a). Read for Blackwell only; "
-        "taken for any GPU (no Hopper row of TensorRT-LLM 1.3)")
+        "5e891c6b is flashinfer's own PR #3846, 97f3b035a). The same source compiled for sm_103a "
+        "(B300, GB300) issues the same batches as sm_100a (session 19). Hopper (session 19): the "
+        "same source and flags for sm_90a: a BF16 round (FP16 the same) issues slot 0's peer load, "
+        "and the next slot's address waits on the scoreboard it shares with the pointer-table "
+        "constant loads, i.e. for slot 0's load, before slots 1-7's go out: a second trip when any "
+        "of slots 1-7 is valid; an FP8 (e4m3) round issues all eight peer loads before its first "
+        "wait: one trip per round. Other input widths on Hopper not read (no entry: one batch)")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
-                               late_pulls=(("", 8, 0, ((1, 4, 5, 6, 7),)),
-                                           ("", 8, 1, ((1, 2, 3), (4, 5, 6, 7)))))
+                               late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
+                                           ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
+                                           ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))))
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
