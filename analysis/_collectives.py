@@ -1002,6 +1002,17 @@ class _GroupView:
         pci = [rt.search.get(("pci_bw", t)) for t in self.nic_pci_techs]
         return min(pci) if pci and all(pci) else None
 
+    @property
+    def channels_searched(self):
+        """Whether :meth:`nccl_channels` is NCCL's own graph search on the group as it stands
+        (one node of GPUs in NVLink switches; nodes of such, every GPU with an NVLink left, or
+        of single GPUs, searched over their NICs), not the ``2 x lanes`` fallback. A GPU left
+        with no NVLink in a node of several is not searched here (NCCL would route it over
+        PCIe, which the model's search does not follow)."""
+        return self._switch is not None or bool(
+            self.n_nodes > 1 and self.nics_per_node and self._nodes_switched
+            and (self.lanes > 0 or self.ppn <= 1))
+
     def _nccl_channels(self, rt):
         if self._switch is not None:
             # NCCL 2.20-2.27 raise the ring channels to NVLS's where NVLS runs (connect.cc

@@ -317,15 +317,23 @@ def _intra_step(t, n_nodes):
 
 
 def _per_channel_cap(view, B, nc, graph):
-    """``B`` capped at ``nc`` channels of the intact fabric's per-channel bandwidth.
+    """``B`` capped at ``nc`` channels of the intact fabric's per-channel bandwidth, where the
+    channels are not NCCL's own search's.
 
     NCCL's bus bandwidth is channels x the graph's per-channel speed (``bwIntra``, found
-    by the topology search from its highest speed down, src/graph/search.cc): a failed link
-    or lane costs channels or speed, and never raises a channel's speed. The model's
-    per-channel bandwidth is ``B / nc``; on a degraded fabric, where the channel count can
-    fall further than the schedule's ``B`` (a failed link the ring does not use, lanes of
-    one rank), it is held at the intact fabric's ``B / nc`` for the same group. ``graph``
+    by the topology search from its highest speed down, src/graph/search.cc). Where the
+    model's channel count is NCCL's search on the group as it stands (one node of GPUs in
+    NVLink switches, or nodes searched over their NICs:
+    :meth:`analysis._collectives._GroupView.channels_searched`), a degraded group is priced
+    as the group built that way, as NCCL sees only the links that work: its search is not
+    monotone in lanes (Hopper: 16 NVLinks 16 channels, 18 give 24), so a failure can cost
+    channels faster than bandwidth and the per-channel rate rises with it (lead's decision,
+    session 19). Elsewhere (the ``2 x lanes`` fallback) the model's per-channel bandwidth
+    ``B / nc`` is held at the intact fabric's for the same group, where the channel count can
+    fall further than the schedule's ``B`` (a failed link the ring does not use). ``graph``
     gives ``(B, nc)`` of a view."""
+    if getattr(view, "channels_searched", False):
+        return B
     iv = view.intact_view()
     if iv is None:
         return B
@@ -797,11 +805,13 @@ def _nccl_nvls(rt, view, op, n, ops):
     elif alg > 0:
         choice = lat + n / alg
     else:
+        k = int(view.lanes)
+        heads = nccl_nvls_graph(rt, view.arch, view.lanes, round(view.ppn))[0]
         raise NotApplicableError(
-            f"NCCL {rt.version}'s NVLS graph search finds no speed at which every GPU's "
-            f"{int(view.lanes)} NVLinks carry the {nccl_nvls_graph(rt, view.arch, view.lanes, view.p)[0]} "
-            "heads (src/graph/search.cc ncclTopoSearchTryNvls), so its tuner has no NVLS "
-            "bandwidth (src/graph/tuning.cc)")
+            f"NCCL {rt.version}'s NVLS graph search finds no speed at which {heads} heads fit "
+            f"on the least-connected GPU's {k} NVLink{'' if k == 1 else 's'} "
+            "(src/graph/search.cc ncclTopoSearchTryNvls), so its tuner has no NVLS bandwidth "
+            "(src/graph/tuning.cc)")
     time = lat + n * per_byte
     if op != "all-reduce" and per_byte > 0:
         # all-gather / reduce-scatter: the busiest channel's share of a rank's count at one
@@ -817,7 +827,9 @@ def _nccl_nvls(rt, view, op, n, ops):
         # channel's first iteration
         busiest, _ = nvls_channel_split(rt, view, n, h)
         channels, chunk = _nvls_chunking(rt, view, n, h)
-        time = lat + channels * (busiest + _nvls_fill(rt, min(busiest, h * chunk))) * per_byte
+        first = nvls_head_load(rt, min(busiest, h * chunk), h, chunk)
+        time = lat + channels * (nvls_head_load(rt, busiest, h, chunk)
+                                 + _nvls_fill(rt, first)) * per_byte
     return [Candidate(library="nvls", schedule="in-switch", protocol="Simple", time=time,
                       choice=choice, channels=0, fixed=lat)]
 
@@ -982,6 +994,40 @@ def _nvls_split(rt, view, n, heads, channels, chunk, op="all-reduce"):
     busiest = loops * block + min(rest, block)
     carrying = channels if loops else max(1, math.ceil(rest / block))
     return busiest, carrying
+
+
+def nvls_head_load(rt, nbytes, heads, chunk):
+    """The bytes of an even split that load the busiest rank's links as much as NCCL's one-node
+    NVLS all-reduce loads them for a channel of ``nbytes`` over ``heads`` heads in chunks of
+    ``chunk`` bytes.
+
+    The channel loops over blocks of ``heads x chunk`` (``src/device/all_reduce.h``, NVLS);
+    in each, head ``j`` reduces its share through the switch (``multimem`` load-reduce, then a
+    multicast store), so a rank's link carries the whole block once each way (the switch
+    reading its data for every head, and writing every head's result into it) plus its own
+    head's share: ``block + share`` against the even split's ``block (1 + 1/heads)``. Full
+    blocks are even. The last, partial block of ``rest`` bytes gives each head
+    ``alignUp(ceil(rest / heads), rt.nvls["head_align"])`` bytes in turn until the rest is
+    used (2.20-2.21 ``computeCollLastChunkInfo``, 4096 B; 2.22 16 B; from 2.23 the kernel's
+    ``lastChunkSize``, 16 KiB), whole chunks in 2.18-2.19 (``head_align`` 0), so its busiest
+    rank carries ``rest + min(share, rest)``: returned as ``full blocks + (rest + share) / (1 +
+    1/heads)``, equal to ``nbytes`` where the split is even.
+
+    >>> from fabric import runtime
+    >>> nvls_head_load(runtime("nccl@2.18.5"), 16384, 8, 16384)   # one head: 32 KiB / 1.125
+    29127.11111111111
+    >>> nvls_head_load(runtime("nccl"), 8 * 16384, 8, 16384)      # a full block: even
+    131072.0
+    """
+    block = heads * chunk
+    if heads < 2 or block <= 0:
+        return float(nbytes)
+    loops, rest = divmod(nbytes, block)
+    if rest <= 0:
+        return float(nbytes)
+    align = rt.nvls["head_align"]
+    share = chunk if not align else math.ceil(math.ceil(rest / heads) / align) * align
+    return loops * block + (rest + min(share, rest)) / (1 + 1 / heads)
 
 
 def _nvls_fill(rt, first):

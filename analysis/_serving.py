@@ -2222,9 +2222,10 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
     if dp > 1:
         # a step whose k ranks run prompt chunks at once: between one rank's prompt holding
         # the instance (pre) and every rank's in one pass (prefill_time's dp prompts at once,
-        # ``dp x`` its per-prompt time), linearly in k: the pass's compute (each rank's own
-        # attention and dense layers, the experts' work of every rank's tokens over all
-        # chips) and its collectives grow so; where the weight read binds, an upper bound
+        # ``dp x`` its per-prompt time), linearly in k. An ASSUMPTION (no source times such a
+        # pass): the pass's compute (each rank's own attention and dense layers, the experts'
+        # work of every rank's tokens over all chips) and its collectives grow linearly with
+        # k; where the weight read binds the line is an upper bound
         every = sweep.prefill(info["layout"], isl, info["instance"], one_at_a_time=False)
 
         def rank_pass(c, k):

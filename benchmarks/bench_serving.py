@@ -14,7 +14,12 @@ Run ``python benchmarks/bench_serving.py``. It prints
    model is not developed against; how each is expressed:
    ``tests/serving_heldout.py``): model / measured on both axes in the source's
    own definition, the rows not expressible yet with why, and the geometric-mean
-   error with the count within 25%.
+   error with the count within 25%;
+5. a diagnostic, not a score: each held-out row measured by trtllm-bench with a stated
+   request count (``serving_heldout.TRTLLM_BENCH_RUNS``), run as that closed loop
+   (``analysis.closed_loop_run``: per-rank attention-DP scheduling, ramp and drain) beside
+   its steady state (lead's decision, session 19: the rows become these runs once the
+   closed loop is fast enough for the suite).
 """
 
 import os
@@ -100,8 +105,28 @@ def heldout_rows():
           f"geometric-mean error {sh.geometric_mean_error(pairs) * 100:.1f}%")
 
 
+def trtllm_bench_rows():
+    rows = {r["id"]: r for r in sh.load_rows()}
+    print("\ntrtllm-bench runs as their closed loop (diagnostic: the rows above are scored "
+          "on their steady state this session):")
+    for rid in sh.TRTLLM_BENCH_RUNS:
+        row = rows[rid]
+        t0 = time.perf_counter()
+        run = sh.trtllm_bench_run(row)
+        steady = sh.model_point(row)
+        mu, mg = float(row["tok_s_per_user"]), float(row["tok_s_per_gpu"])
+        su, sg = sh.model_values(row, steady)
+        cu, cg = run.request_tokens_per_s_user, run.tokens_per_s_gpu
+        n, c = sh.TRTLLM_BENCH_RUNS[rid]
+        print(f"{rid:44s} {n}@{c}: GPU closed loop {cg:8.1f} ({sc.error(cg, mg) * 100:3.0f}%) "
+              f"steady {sg:8.1f} ({sc.error(sg, mg) * 100:3.0f}%) measured {mg:8.1f}; user "
+              f"{cu:6.2f} ({sc.error(cu, mu) * 100:3.0f}%) / {su:6.2f} ({sc.error(su, mu) * 100:3.0f}%)"
+              f" / {mu:6.2f}; {run.steps} steps, {time.perf_counter() - t0:.1f} s")
+
+
 if __name__ == "__main__":
     check_rows()
     frontier_timing()
     report_timing()
     heldout_rows()
+    trtllm_bench_rows()

@@ -417,7 +417,10 @@ _NCCL = Runtime(
           "chunk": 131072,
           ("chunk_below", 64): 65536, ("chunk_below", 8): 32768, ("chunk_below", 2): 16384,
           "stages": 3, "tree_chunk": 131072, "tree_max_chunk_nodes4": 65536,
-          "tree_sm100_tuning": 1},
+          "tree_sm100_tuning": 1,
+          # one-node NVLS: a channel's last loop gives each head alignUp(ceil(rest / heads),
+          # head_align) bytes (src/device/all_reduce.h; 0: whole chunks, 2.18-2.19)
+          "head_align": 16384},
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
@@ -1046,6 +1049,12 @@ _NCCL_HISTORY = {
     ("nvls", "tree_chunk"): (((2, 18, 3), 0), ((2, 22, 0), 131072)),
     ("nvls", "tree_max_chunk_nodes4"): (((2, 18, 3), 0), ((2, 20, 0), 65536)),
     ("nvls", "tree_sm100_tuning"): (((2, 18, 3), 0), ((2, 30, 0), 1)),
+    # one-node NVLS all-reduce, a channel's last (partial) loop per head: whole chunks in
+    # 2.18-2.19 (the kernel's loop, 0), lastChunkCount aligned to NCCL_SIMPLE_ALIGNMENT (4096 B)
+    # in 2.20-2.21 (enqueue.cc computeCollLastChunkInfo), to 16 B in 2.22, to 16 KiB from 2.23
+    # (all_reduce.h lastChunkSize = alignUp(divUp(remCount, nHeads), 16384 / sizeof(T)))
+    ("nvls", "head_align"): (((2, 18, 3), 0), ((2, 20, 0), 4096), ((2, 22, 0), 16),
+                             ((2, 23, 0), 16384)),
     # point-to-point protocol choice (src/enqueue.cc): until 2.21 each chunk of a split message
     # is its own operation and runs LL at most P2pLLThreshold bytes (ll_rule 0); 2.22-2.28 the
     # message runs LL at most p2pnChannelsPerPeer x threshold (thresholdLL, rule 1); from 2.29

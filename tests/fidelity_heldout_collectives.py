@@ -135,14 +135,13 @@ CASES = {
 #: Held-out rows the model misses by more than the goal today, and why (filled from the
 #: evaluation, never by changing a constant).
 KNOWN_MISSES = {
-    "azure-h200-nvls-ar-16k": (
-        "NCCL 2.20.5's NVLS step is its own 23 us (the 25 us of 2.21 came with a changed "
-        "Simple primitive, src/device/prims_simple.h, so it is not a revised prediction of "
-        "2.20.5's kernel: fabric.PREDICTION_REVISIONS); one process drives the 8 GPUs "
-        "(-g 8: 8 x 3.0 us of host launches overlap the GPU): 24.5 us, 1.17 GB/s busbw "
-        "against 0.93 measured (30.8 us), 26%; under the newest release's 25 us it was 20%. "
-        "Became a miss when the timing split was narrowed to sourced revisions (session 7); "
-        "the 1 KiB row of the same page (29.9 us measured) is 22% off the same way"),
+    # azure-h200-nvls-ar-16k: within 25% since session 19 (1.157 vs 0.93 GB/s, 24.5%; was
+    # 1.169, 25.7%): 2.20.5 puts 16 KiB on 4 of the 16 NVLS channels, 4 KiB each, and inside a
+    # channel the last chunk (2 KiB per head aligned up to NCCL_SIMPLE_ALIGNMENT, 4 KiB) goes
+    # to one head, whose rank's links carry 4 + 4 KiB where an even split carries 4 x 9/8
+    # (analysis._runtime_cost.nvls_head_load). Still 2.20.5's own 23 us NVLS step and -g 8's
+    # host launches (8 x 3.0 us) overlapping the GPU; the 1 KiB row of the same page (29.9 us
+    # measured) is 22% off the same way
     # azure-h100-nvls-ar-256k: within 25% since session 18 (9.98 vs 10.86 GB/s, 9% slow; was
     # 17.42, 60% fast): NCCL 2.18.5 splits NVLS inside the kernel (all_reduce.h: channel bid
     # takes the bid-th block of heads x chunk of each loop), so 256 KiB runs on 2 of the 16

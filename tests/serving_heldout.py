@@ -74,6 +74,52 @@ TRTLLM_MAXTPUT_MAX_NUM_TOKENS = {
 }
 
 
+#: trtllm-bench's own run of each max-throughput row: ``(--num_requests, --concurrency)`` as
+#: the row's document version states them (lead's decision, session 19: a row measured by
+#: trtllm-bench with a stated request count is to be run as that closed loop,
+#: :func:`trtllm_bench_run`; this session a diagnostic beside the row's steady state,
+#: ``benchmarks/bench_serving.py``, until the closed loop is fast enough for the suite).
+#: Read in NVIDIA/TensorRT-LLM ``docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_in_
+#: TensorRT-LLM.md`` at 01c4ece911eb (code-index text 2425892213: H200 5120 @ 1024, B200
+#: 49152 @ 3072, R1-0528 114688 @ 7168) and its two earlier stored versions (29438676838
+#: 'v1', 1123666494 'v2': the same counts). The min-latency rows (10 @ 1) run MTP, which the
+#: closed loop does not price (plain decoding only): not listed.
+TRTLLM_BENCH_RUNS = {
+    "r1-h200-fp8-trtllm-maxtput-c1024": (5120, 1024),
+    "r1-h200-fp8-trtllm-maxtput-c1024-doc-v1": (5120, 1024),
+    "r1-h200-fp8-trtllm-maxtput-c1024-doc-v2": (5120, 1024),
+    "r1-b200-fp4-trtllm-maxtput-c3072": (49152, 3072),
+    "r1-b200-fp4-trtllm-maxtput-c3072-doc-v1": (49152, 3072),
+    "r1-b200-fp4-trtllm-maxtput-c3072-doc-v2": (49152, 3072),
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": (114688, 7168),
+}
+
+
+def trtllm_bench_kwargs(row):
+    """``(model, system, closed_loop_run keyword arguments)`` of a row's trtllm-bench run
+    (:data:`TRTLLM_BENCH_RUNS`): its stated requests at its concurrency, every prompt and
+    output at the row's lengths (the synthetic datasets' ``--input-stdev 0 --output-stdev
+    0``), under the row's steady conditions otherwise."""
+    n, c = TRTLLM_BENCH_RUNS[row["id"]]
+    kw = conditions(row)
+    isl, osl = kw.pop("isl"), kw.pop("osl")
+    for steady in ("batch", "mode"):
+        kw.pop(steady)
+    return kw.pop("model"), kw.pop("system"), {
+        **kw, "input_lens": [isl] * n, "output_lens": [osl] * n, "concurrency": c}
+
+
+def trtllm_bench_run(row):
+    """The row's trtllm-bench run as :func:`analysis.closed_loop_run` prices it: per-GPU
+    output tokens over the run, per-user ``request_tokens_per_s_user`` (trtllm-bench's 'Per
+    User Output Throughput')."""
+    import analysis
+    import topologies
+
+    model, system, kw = trtllm_bench_kwargs(row)
+    return analysis.closed_loop_run(model, topologies.build(system), **kw)
+
+
 def _trtllm_maxtput(row, system, model):
     return {"system": system, "model": model, "layout": "tp=1,dp=8",
             "isl": int(row["isl"]), "osl": int(row["osl"]), "batch": int(row["concurrency"]),

@@ -111,9 +111,8 @@ def test_decode_serving_and_prefill_on_a_degraded_node_are_the_node_built_so(pai
                  lambda: analysis.prefill_time(SMALL, h, isl=512, **kw).total)
 
 
-@pytest.mark.xfail(strict=True, reason="runtime's _per_channel_cap holds NCCL's ring/tree on a "
-                   "degraded node at the intact node's per-channel speed (channels x B0/nc0); "
-                   "NCCL sees only the live NVLinks (audit s19, filed FOR runtime)")
+# passes since runtime's session-19 change (lead 22:07): no intact per-channel cap where the
+# channels are NCCL's own search (analysis._collectives._GroupView.channels_searched)
 @pytest.mark.parametrize("lanes", [["chip0-sw0", "chip0-sw1"],          # one GPU at 16
                                    [f"chip{i}-sw{j}" for i in range(8) for j in range(2)]])
 def test_nccl_on_an_h100_node_that_lost_nvlinks_is_the_node_built_with_16(lanes):

@@ -244,9 +244,12 @@ def test_nvls_pipeline_fill():
     # below one iteration the busiest channel's bytes pass the three stages in turn at one
     # channel's rate: 2.30.7's scheduler (src/enqueue.cc scheduleCollTasksToPlan) puts 64 KiB
     # (128 KiB of traffic, cells of 16 KiB, 32 KiB of traffic per channel at least) on 4 of
-    # the 16 NVLS channels, 16 KiB each
+    # the 16 NVLS channels, 16 KiB each; and in the channel all 16 KiB go to one head (the
+    # last chunk aligned up to 16 KiB, all_reduce.h): its rank's links carry 16 + 16 KiB
+    # where an even split over 8 heads carries 16 x 9/8 (session 19)
     s = cost(H100, "all-reduce", 2**16, algorithm="in-switch")
-    assert s.time - s.fixed == pytest.approx(3 * 2**14 * 16 * per_byte, rel=1e-6)
+    assert s.time - s.fixed == pytest.approx(3 * (2 * 2**14 / (9 / 8)) * 16 * per_byte,
+                                             rel=1e-6)
     # the tuner compares NVLS without the fill (NCCL's own estimate): at 4 MiB it still
     # picks NVLS, which now costs more than its estimate
     auto = cost(H100, "all-reduce", n)
@@ -454,6 +457,20 @@ def test_every_release_stays_above_the_bound(release, k, op):
         r.algorithm == "in-switch")
 
 
+def _head_bytes(nelem, heads, chunk, align):
+    """One NVLS loop of ``nelem`` bytes on a channel, as bytes of an even split loading the
+    busiest rank's links as much (session 19): head j takes the j-th share of ``chunk`` bytes
+    (a full block), or in a partial block of alignUp(ceil(nelem / heads), align) (whole chunks
+    where ``align`` is 0); a rank's links carry the block plus its own head's share, an even
+    split nelem x (1 + 1/heads)."""
+    if nelem >= heads * chunk:
+        lc = chunk
+    else:
+        lc = chunk if not align else math.ceil(math.ceil(nelem / heads) / align) * align
+    shares = [max(0, min(lc, nelem - j * lc)) for j in range(heads)]
+    return (nelem + max(shares)) / (1 + 1 / heads)
+
+
 def _flow_shop(items, stages):
     """Makespan of items through identical stages in order (brute force)."""
     done = [0.0] * stages
@@ -482,7 +499,8 @@ def test_nvls_fill_is_the_pipeline_makespan(n, ranks):
             chunk = c
     busiest, _ = nccl_channel_split(runtime("nccl"), "all-reduce", "Simple", n, ranks, 16, 16)
     full, rest = divmod(busiest, ranks * chunk)
-    items = [16 * ranks * chunk * per_byte] * full + ([16 * rest * per_byte] if rest else [])
+    items = [16 * ranks * chunk * per_byte] * full + (
+        [16 * _head_bytes(rest, ranks, chunk, 16384) * per_byte] if rest else [])
     assert r.time - r.fixed == pytest.approx(_flow_shop(items, 3), rel=1e-9)
 
 
@@ -519,7 +537,8 @@ def test_nvls_2_18_runs_its_busiest_channel_as_the_kernel_splits_it(n, ranks):
     for k, c in ((64, 2**16), (8, 2**15), (2, 2**14)):
         if n < k * ops * chunk and chunk > c:
             chunk = c
-    slowest = max(_flow_shop([16 * b * per_byte for b in items], 3)
+    slowest = max(_flow_shop([16 * _head_bytes(b, ranks, chunk, 0) * per_byte
+                              for b in items], 3)
                   for items in _nvls_kernel_channels(n, 16, ranks, chunk))
     assert r.time - r.fixed == pytest.approx(slowest, rel=1e-9)
 
@@ -536,9 +555,13 @@ def test_nvls_channel_split_by_release():
     assert nvls_channel_split(runtime("nccl@2.20.5"), view, 2**18, 8) == (2**14, 16)
     old = cost(H100, "all-reduce", 2**18, algorithm="in-switch", runtime="nccl@2.18.5")
     new = cost(H100, "all-reduce", 2**18, algorithm="in-switch", runtime="nccl@2.20.5")
-    # the same 23 us latency in both; 2.18.5's transfer and fill run on 2 channels of 16
+    # the same 23 us latency in both; 2.18.5's transfer and fill run on 2 channels of 16,
+    # 128 KiB each, full blocks of 8 heads x 16 KiB (even); 2.20.5's 16 KiB per channel is a
+    # partial block whose last chunk, 2 KiB aligned up to 4 KiB, goes to 4 heads: 16 + 4 KiB on
+    # the busiest rank's links against 16 x 9/8 (session 19)
     assert old.fixed == pytest.approx(new.fixed, rel=1e-12)
-    assert (old.time - old.fixed) == pytest.approx(8 * (new.time - new.fixed), rel=1e-9)
+    even = 2**17 / ((2**14 + 2**12) / (9 / 8))
+    assert (old.time - old.fixed) == pytest.approx(even * (new.time - new.fixed), rel=1e-9)
 
 
 def test_nvls_gather_and_scatter_by_release():

@@ -200,3 +200,19 @@ def test_four_h100_choose_the_ring_as_nccls_tuner_does():
         forced = cost(f, "all-reduce", n, runtime=f"nccl@{release}", ranks=f.endpoints[:4],
                       algorithm="in-switch")
         assert forced.algorithm == "in-switch" and forced.time < r.time
+
+
+def test_no_nvls_where_its_graph_search_finds_no_speed():
+    # chip0 of a DGX H100 left with one NVLink (20.6 GB/s): 9 x the slowest sm90 speed (3 GB/s)
+    # does not fit, so NCCL's NVLS graph has no channels and its tuner no NVLS bandwidth: auto
+    # runs the ring and names why, NVLS forced finds no algorithm
+    from analysis import NotApplicableError
+    f = topologies.build("dgx-h100")
+    g = f
+    for sw, k in (("sw0", 4), ("sw1", 4), ("sw2", 4), ("sw3", 5)):
+        g = g.without(lanes=[("chip0", sw)] * k)
+    r = cost(g, "all-reduce", 2**30)
+    assert r.algorithm == "ring"
+    with pytest.raises(NotApplicableError, match="NVLS graph search finds no speed at which 8 "
+                       "heads fit on the least-connected GPU's 1 NVLink "):
+        cost(g, "all-reduce", 2**30, algorithm="in-switch")

@@ -222,3 +222,22 @@ def test_the_1127_token_h200_runs_check_the_admission_cap():
     for tok_gpu, tok_user in H200_1127_RUNS:
         assert gpu == pytest.approx(tok_gpu / H200_1151_RUN[0], rel=0.03)
         assert user == pytest.approx(tok_user / H200_1151_RUN[1], rel=0.03)
+
+
+def test_trtllm_bench_runs_are_the_documents_counts():
+    # each max-throughput row's trtllm-bench run as its document states it (not run here: the
+    # closed loop of 5,120-114,688 requests is a bench diagnostic, benchmarks/bench_serving.py)
+    rows = {r["id"]: r for r in ROWS}
+    assert set(sh.TRTLLM_BENCH_RUNS) == set(sh.TRTLLM_MAXTPUT_MAX_NUM_TOKENS)
+    for rid, (n, c) in sh.TRTLLM_BENCH_RUNS.items():
+        assert c == int(rows[rid]["concurrency"]) and n % c == 0
+        model, system, kw = sh.trtllm_bench_kwargs(rows[rid])
+        assert system == ("hgx-h200" if "-h200-" in rid else "hgx-b200")
+        assert getattr(model, "name", model) == (
+            "deepseek-r1" if "-h200-" in rid else "deepseek-r1-0528-nvfp4-fp8kv"
+            if "-0528-" in rid else "deepseek-r1-nvfp4")
+        assert (kw["concurrency"], len(kw["input_lens"]), len(kw["output_lens"])) == (c, n, n)
+        assert set(kw["input_lens"]) == {int(rows[rid]["isl"])}
+        assert set(kw["output_lens"]) == {int(rows[rid]["osl"])}
+        assert kw["max_batched_tokens"] == sh.TRTLLM_MAXTPUT_MAX_NUM_TOKENS[rid]
+        assert kw["engine"] == "trtllm" and kw["layout"] == "tp=1,dp=8"
