@@ -46,8 +46,7 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     DeepEP's): ``"deepep-low-latency"`` with the steps its compiled kernel takes instead
     before the first byte and after the last: its peer pointer is NCCL's window lookup, three
     dependent loads where DeepEP loads one heap base (the dispatch's copies, its count, the
-    combine's copies), and its combine reads the layout and source indices that its dispatch
-    has just written (L2 in NVIDIA's ep_bench, which runs nothing between the phases).
+    combine's copies).
 ``"one-sided"``
     Symmetric-memory kernels over the scale-up fabric, TensorRT-LLM's
     NVLinkOneSided class (NVIDIA/TensorRT-LLM
@@ -1522,9 +1521,8 @@ EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
 def _ncclep_low_latency():
     """NVIDIA NCCL EP's low-latency kernels (contrib/nccl_ep/device/low_latency.cu at 36191590,
     "adapted from DeepEP"): DeepEP low-latency's profile with the steps NCCL EP's compiled
-    kernel takes instead (``sources["chain"]``): the peer pointer is NCCL's window lookup (three
-    dependent loads where DeepEP loads one heap base), and its combine reads the layout and
-    source indices its dispatch has just written."""
+    kernel takes instead (``sources["chain"]``): the peer pointer is NCCL's window lookup, three
+    dependent loads where DeepEP loads one heap base; nothing else differs as read."""
     base = EXCHANGE_KERNELS["deepep-low-latency"]
     src = dict(base.sources)
     src["dedup"] = ("NVIDIA/nccl contrib/nccl_ep/device/low_latency.cu at 36191590: one message "
@@ -1550,12 +1548,11 @@ def _ncclep_low_latency():
         "acknowledged copy (DeepEP: 2); the receive part's atomicAdd on the received count: "
         "l2_atomic. Combine, per token of a sub-warp: layout_range, then src_info[token], then "
         "the three-load lookup, then x's first 2048 B by TMA (cp.async.bulk into shared memory, "
-        "its mbarrier waited) before the TMA store to the peer: ep_bench (runPairedBenchmark) "
-        "runs nothing between the dispatch and the combine, and layout_range and src_info are "
-        "the handle's tensors the dispatch's receive part has just written (nccl_ep.cc), so "
-        "both are L2 hits (DeepEP's test writes a 528 MB buffer between the phases: HBM "
-        "there); x (ep_bench's expert outputs, read by TMA with evict_first) from HBM: "
-        "4 x l2_hit + l2_hit + hbm_load in one load/store domain. The flag's poll and lookup "
+        "its mbarrier waited) before the TMA store to the peer: 2 x hbm_load + 3 x l2_hit + "
+        "hbm_load in one load/store domain (layout_range and src_info are the handle's tensors "
+        "the dispatch's receive part wrote, first touched here: HBM after the kernels between "
+        "the phases, as DeepEP's profile; L2 with l2_flushed=False, as in NVIDIA's ep_bench, "
+        "which runs nothing between the calls). The flag's poll and lookup "
         "(4 L2 trips) run while its release fence waits for the TMA stores (not counted, as "
         "DeepEP's); the grid sync after the peers' flags: 2 x l2_hit + l2_atomic. Over RDMA "
         "NCCL EP posts through NCCL's GIN (not read): DeepEP's put is taken for it "
@@ -1565,7 +1562,7 @@ def _ncclep_low_latency():
               ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore")) + put + (("l2_atomic", "one"),),
-             (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
+             (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("hbm_load", "loadstore")) + put + _grid_sync())
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
                                chain=chain)
