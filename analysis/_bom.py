@@ -264,39 +264,54 @@ def bill_of_materials(f, book="street-2026", *, rack_chips_factor=1.0):
               False: book.value("transceiver_end_w_per_gbps")}
     kind = dict(G.nodes(data="kind"))
     cables = {}                       # (racks of the ends, rate) -> (medium, one cable's USD)
+    # Each sum is a local accumulator fed in edge order, as the dict entries were (the same
+    # additions in the same order: the same floats).
+    ports_w = cables_usd = cables_w = xcvr_usd_sum = xcvr_w_sum = 0.0
     for a, b, d in G.edges(data=True):
         lanes = int(d.get("lanes", 1))
         rate = d["bandwidth"] / lanes * 8 / 1e9           # Gb/s of one link
         pa, pb = place[a], place[b]
-        at_switch = [kind[x] == "switch" for x in (a, b)]
-        for x, s in zip((a, b), at_switch):
-            if s:
-                capacity[x] = capacity.get(x, 0.0) + rate * lanes
-                ports += lanes
-            elif kind[x] == "chip":
-                power["ports"] += lanes * rate * port_w
+        ka, kb = kind[a], kind[b]
+        sa, sb = ka == "switch", kb == "switch"
+        if sa:
+            capacity[a] = capacity.get(a, 0.0) + rate * lanes
+            ports += lanes
+        elif ka == "chip":
+            ports_w += lanes * rate * port_w
+        if sb:
+            capacity[b] = capacity.get(b, 0.0) + rate * lanes
+            ports += lanes
+        elif kb == "chip":
+            ports_w += lanes * rate * port_w
         if pa[1] is not None and pa[1] == pb[1]:
-            medium = "trace"
-        else:
-            key = (pa[0], pb[0], rate)
-            if key not in cables:
-                length = _length(book, pa, pb, n_racks)
-                medium = book.medium_for(length, rate)
-                cables[key] = medium, book.cable_cost(medium, rate, length)
-            medium, usd = cables[key]
+            links["trace"] += lanes
+            gbps_by["trace"] += rate * lanes
+            continue
+        key = (pa[0], pb[0], rate)
+        got = cables.get(key)
+        if got is None:
+            length = _length(book, pa, pb, n_racks)
+            medium = book.medium_for(length, rate)
+            got = cables[key] = medium, book.cable_cost(medium, rate, length)
+        medium, usd = got
         links[medium] += lanes
         gbps_by[medium] += rate * lanes
         if medium == "trace":
             continue
-        cost["cables"] += lanes * usd
-        power["cables"] += lanes * cable_w[medium]
+        cables_usd += lanes * usd
+        cables_w += lanes * cable_w[medium]
         if medium == "acc":
-            power["cables"] += lanes * 2 * rate * acc_w_end
+            cables_w += lanes * 2 * rate * acc_w_end
         if medium == "optics":
             transceivers += 2 * lanes
-            cost["transceivers"] += lanes * 2 * rate * xcvr_usd
-            for s in at_switch:
-                power["transceivers"] += lanes * rate * xcvr_w[s]
+            xcvr_usd_sum += lanes * 2 * rate * xcvr_usd
+            xcvr_w_sum += lanes * rate * xcvr_w[sa]
+            xcvr_w_sum += lanes * rate * xcvr_w[sb]
+    power["ports"] += ports_w
+    cost["cables"] += cables_usd
+    power["cables"] += cables_w
+    cost["transceivers"] += xcvr_usd_sum
+    power["transceivers"] += xcvr_w_sum
     cap = np.array(sorted(capacity.values()), dtype=float)
     asics = int(np.ceil(cap / book.value("switch_asic_gbps")).sum()) if cap.size else 0
     cost["switches"] = (float(cap.sum()) * book.value("switch_usd_per_gbps")

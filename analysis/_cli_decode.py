@@ -4,14 +4,21 @@ import argparse
 import dataclasses
 import math
 
-from fabric import SpecError, format_size, format_time
+from fabric import EXCHANGE_KERNELS, SpecError, format_size, format_time
 from fabric._units import parse_real
 
 from ._cli import real_number, whole_number
 from ._decode import TWO_BATCH
 from ._json_units import to_json
+from ._models import MODELS
 
 __all__ = []
+
+
+def model_help():
+    """The --model help of decode and serve: every model the registry holds (a list
+    written by hand had fallen behind it)."""
+    return ", ".join(sorted(MODELS)) + ", or a .toml file"
 
 
 def register(sub):
@@ -23,8 +30,7 @@ def register(sub):
                     "collectives on the fabric, kernel-launch bubbles. Optionally with "
                     "speculative decoding (--draft-length, --acceptance, --draft-cost).")
     p.add_argument("system", metavar="SYSTEM", help="topology spec or preset")
-    p.add_argument("--model", required=True,
-                   help="kimi-k2, deepseek-v3, hypothetical-2.8t, or a .toml file")
+    p.add_argument("--model", required=True, help=model_help())
     p.add_argument("--batch", type=whole_number, default=1, help="sequences decoded together (1)")
     p.add_argument("--context", type=whole_number, default=4096, help="tokens in each KV cache (4096)")
     p.add_argument("--layout", default=None,
@@ -83,10 +89,9 @@ def add_step_options(p):
                         "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: its "
                         "default)")
     p.add_argument("--ep-kernel", default=None,
-                   help="MoE exchange kernel for dispatch/combine: deepep-normal, "
-                        "deepep-low-latency, ncclep-low-latency, one-sided, one-sided-1.3, pplx, "
-                        "all-to-allv (default: the "
-                        "collectives model's all-to-all)")
+                   help="MoE exchange kernel for dispatch/combine: "
+                        + ", ".join(EXCHANGE_KERNELS)
+                        + " (default: the collectives model's all-to-all)")
     p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "
                         "gap instead of a host launch (default: on, as analysis.decode_step "

@@ -16,7 +16,8 @@ def register(sub):
         description="Structural metrics (endpoints, switches, links, diameter, mean hops, "
                     "bisection, injection bandwidth, ports) of each SPEC: a topology spec "
                     "such as torus:8x8x8 or a preset such as sd200-ultra. With no SPEC, the "
-                    "default comparison: " + " versus ".join(DEFAULT_SPECS) + ".")
+                    "default report's head-to-head pair: " + " versus ".join(DEFAULT_SPECS)
+                    + " (a chip override, ':chip=', changes none of these metrics).")
     p.add_argument("specs", nargs="*", metavar="SPEC", help="topology spec or preset")
     p.add_argument("--fail-link", action="append", default=[], metavar="U-V",
                    help="remove the link between nodes U and V from every SPEC (repeatable)")

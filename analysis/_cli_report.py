@@ -18,7 +18,10 @@ def register(sub):
         description="Compare fabrics on the same work and write a report to DIR: index.html "
                     "(self-contained), report.md, one CSV per table and figures/ (PDF, SVG, "
                     "PNG). SYSTEM is a preset or a topology spec; with none, the default "
-                    "comparison: " + ", ".join(DEFAULT_SYSTEMS) + ".")
+                    "comparison: " + ", ".join(DEFAULT_SYSTEMS) + " (one chip, so that the "
+                    "fabrics are compared). The page opens with what was compared, under "
+                    "which runtime, and the answer head to head ('In short'); on a terminal "
+                    "the command prints the same.")
     p.add_argument("systems", nargs="*", metavar="SYSTEM", help="preset or topology spec")
     p.add_argument("--out", default="report", metavar="DIR",
                    help="output directory (default: report/)")
@@ -30,16 +33,23 @@ def register(sub):
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--jobs", type=whole_number, default=1, metavar="N",
-                   help="run the sweeps and draw the figures in N local processes; the "
-                        "files are the same (default 1: serially)")
+                   help="run the sweeps and draw the figures in N local processes, at "
+                        "most this machine's processors; the files are the same (default 1: "
+                        "serially)")
     p.add_argument("--json", action="store_true",
-                   help="print the files written and the findings as JSON")
+                   help="print the files written, the 'In short' paragraphs and the "
+                        "findings as JSON")
     p.set_defaults(func=run_report)
 
     f = sub.add_parser(
         "figures", help="regenerate the figures the README shows",
         description="Write the README's figures (PDF, SVG, PNG) to DIR; the same inputs "
-                    "give the same bytes.")
+                    "give the same bytes. They are figures of the default report with the "
+                    "all-reduce sweep: the collective figure is the model's schedules with no "
+                    "software costs (runtime 'ideal'); the symmetric-memory figure's left "
+                    "panel 'ideal', its right panel NCCL's model against the symmetric-memory "
+                    "kernels; the latency and link-utilization figures time loads and routed "
+                    "link loads (no collective runtime). The report's captions say the same.")
     f.add_argument("--out", default="figures", metavar="DIR",
                    help="output directory (default: figures/)")
     f.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -48,9 +58,15 @@ def register(sub):
 
 
 def executor_for_jobs(jobs):
-    """A process pool of ``jobs`` workers, or None for 1 (serial); bad counts are bad input."""
+    """A process pool of ``jobs`` workers, at most this machine's processors (the pool
+    forks every worker at its first task: ``--jobs 1000`` forked 1000 copies of a
+    ~0.7 GB process; the files are the same for any count), or None for one (serial); bad
+    counts are bad input."""
+    import os
+
     if isinstance(jobs, bool) or jobs < 1:
         raise SpecError(f"--jobs must be an integer >= 1, got {jobs}")
+    jobs = min(jobs, os.cpu_count() or 1)
     if jobs == 1:
         return None
     import concurrent.futures
@@ -84,12 +100,33 @@ def run_report(args):
     if args.json:
         files = sorted(str(p) for p in index.parent.rglob("*") if p.is_file())
         print(json.dumps({"index": str(index), "files": files,
+                          "overview": list(report.overview),
                           "findings": list(report.findings)}, indent=2))
     else:
         print(index)
         if not args.quiet and sys.stdout.isatty():
-            print("findings:\n" + "\n".join(f"  - {s}" for s in report.findings))
+            print(terminal_summary(report, index))
     return 0
+
+
+def terminal_summary(report, index):
+    """What ``cofabric report`` prints on a terminal after the path: the page's 'In short'
+    paragraphs and where the findings are (it printed every finding, some 30,000
+    characters, which scrolled the answer away).
+
+    >>> from analysis._report_parts import Report
+    >>> print(terminal_summary(Report(("a",), (("S", ("x.", "y.")),), (), "c", ("A.",)), "r/i"))
+    In short:
+      A.
+    2 findings: r/i (or report.md beside it)
+    """
+    import textwrap
+
+    lines = ["In short:"] if report.overview else []
+    for p in report.overview:
+        lines += textwrap.wrap(p, 96, initial_indent="  ", subsequent_indent="  ")
+    lines.append(f"{len(report.findings)} findings: {index} (or report.md beside it)")
+    return "\n".join(lines)
 
 
 def run_figures(args):

@@ -35,7 +35,9 @@ def _size(text):
 
 def _add_access(p):
     """Options of one access, shared by ``route`` and ``latency``."""
-    p.add_argument("--op", choices=("load", "store"), default="load")
+    p.add_argument("--op", choices=("load", "store"), default="load",
+                   help="a load (a round trip: request out, data back) or a store (one way); "
+                        "default load")
     p.add_argument("--size", type=_size, default=64,
                    help="payload: bytes or a size with a unit (64, 4KiB, 1MB; default 64)")
     p.add_argument("--transport", default="native",

@@ -33,8 +33,8 @@ def register(sub):
     p.add_argument("--decode-limit", type=whole_number, default=20000, metavar="N",
                    help="evaluate decode on fabrics up to N chips (default 20000: every size)")
     p.add_argument("--jobs", type=whole_number, default=2, metavar="N",
-                   help="evaluate the points in N local processes (default 2; the rows are "
-                        "the same)")
+                   help="evaluate the points in N local processes, at most this machine's "
+                        "processors (default 2; the rows are the same)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.set_defaults(func=run)

@@ -7,7 +7,7 @@ from fabric import SpecError, format_time
 from fabric._units import integer_form, parse_integer, show_value
 
 from ._cli import real_number, whole_number
-from ._cli_decode import add_step_options, floor_kwargs
+from ._cli_decode import add_step_options, floor_kwargs, model_help
 from ._cli_route import add_failure_options, degrade
 from ._json_units import to_json
 from ._report_parts import shown_parts
@@ -23,9 +23,7 @@ def register(sub):
                     "against tokens/s per user, the single-user speed and what limits it, "
                     "and the cost per million tokens.")
     p.add_argument("system", metavar="SYSTEM", help="topology spec or preset")
-    p.add_argument("--model", required=True,
-                   help="kimi-k2, kimi-k2.5-int4, kimi-k2.5-nvfp4, deepseek-v3, deepseek-r1, "
-                        "hypothetical-2.8t, or a .toml file")
+    p.add_argument("--model", required=True, help=model_help())
     p.add_argument("--isl", type=whole_number, required=True, help="input tokens per request")
     p.add_argument("--osl", type=whole_number, required=True, help="output tokens per request")
     p.add_argument("--mode", default="aggregated", choices=("aggregated", "disaggregated"),

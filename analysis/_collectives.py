@@ -787,10 +787,11 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         H100 with 3 of chip0's 18 lanes failed, NCCL 2.19.4, all-gather 16 MiB, ring/LL
         437.2 -> 431.9 us on 32 -> 16 channels, while the pick, ring/LL128, slows). The
         pick can also change to a candidate that is faster than the intact fabric's pick,
-        where the tuner had passed it over (it does not see every cost the time carries:
-        HGX B200 with 9 of chip0's 18 lanes failed, NCCL 2.22.3, all-reduce 1 MiB: the
-        intact fabric's in-switch 31.63 us, the degraded one's ring/LL 28.01 us, the
-        intact ring/LL's own time). Under NCCL the
+        where the tuner had passed it over (it chooses at its own graphs' speeds and does not
+        see every cost the time carries: 4 GPUs of an HGX B200 with 4 of chip0's lanes to
+        ``sw0`` failed, NCCL 2.18.5 (Hopper's tables), all-reduce 4 MiB: the intact
+        fabric's in-switch 42.63 us, the degraded one's ring/LL128 42.45 us, the intact
+        ring/LL128's own 34.87 us). Under NCCL the
         time is not monotone in size, as NCCL's own is not: it can fall where NCCL's
         scheduler puts fewer bytes on its busiest channel (a channel step) and where the
         tuner switches algorithm or protocol, since the tuner does not see every cost the

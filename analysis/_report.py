@@ -20,7 +20,8 @@ This module holds the entry points; the work is in ``_report_parts`` (the
 dataclasses, shared settings and formatting), ``_report_sections`` (structure,
 latency, all-to-all, failures, topology, assumptions), ``_report_sweeps``
 (collectives, symmetric memory), ``_report_decode``, ``_report_findings`` (the
-sentences) and ``_report_render`` (HTML, Markdown, CSV, figures).
+sentences), ``_report_overview`` (the first paragraphs: what was compared, under which
+runtime, the answer head to head) and ``_report_render`` (HTML, Markdown, CSV, figures).
 
 Examples
 --------
@@ -46,6 +47,7 @@ from ._report_fair import (
     fair_section,
     sensitivity_section,
 )
+from ._report_overview import overview
 from ._report_parts import Report, report_fabric
 from ._report_render import csv_text, render_figures, render_html, render_markdown
 from ._report_scaling import scaling_report_section
@@ -90,9 +92,14 @@ __all__ = [
 DEFAULT_SYSTEMS = ("sd200-ultra:chip=h100", "cluster-128", "nvl72:chip=h100",
                    "tpu-v4-cube:chip=h100")
 
-#: Report sections in the order they appear (the assumptions table always closes it).
-SECTIONS = ("structure", "cost", "fair", "sensitivity", "scaling", "latency", "collectives",
-            "symmetric", "decode", "serving", "utilization", "failures", "topology", "chips")
+#: Report sections in the order they appear (the assumptions table always closes it): what
+#: the systems are and how they perform (latency, collectives, all-to-all, decode, serving),
+#: then what they cost and how the comparison holds at equal cost, under other assumptions
+#: and after a failure (each of these uses the quantities the first part introduces), then
+#: the scaling study, the drawings and the chip comparison.
+SECTIONS = ("structure", "latency", "collectives", "symmetric", "utilization", "decode",
+            "serving", "cost", "fair", "sensitivity", "failures", "scaling", "topology",
+            "chips")
 
 #: The figures ``cofabric figures`` regenerates for the README: figures of the report of
 #: the default systems with the all-reduce sweep (``cofabric report --ops all-reduce``).
@@ -236,7 +243,7 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
     if command is None:
         command = "cofabric report " + " ".join(fabrics)
     return Report(systems=tuple(fabrics), finding_groups=tuple(groups), sections=tuple(parts),
-                  command=command)
+                  command=command, overview=overview(fabrics, parts))
 
 
 def _own_chip_systems(fabrics):

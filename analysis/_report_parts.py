@@ -83,12 +83,16 @@ class Report:
     sections : tuple of Section
     command : str
         The command line that reproduces the report.
+    overview : tuple of str
+        The first paragraphs ("In short"): what was compared, under which runtime, and the
+        answer head to head, read from the sections' tables.
     """
 
     systems: tuple
     finding_groups: tuple
     sections: tuple
     command: str
+    overview: tuple = ()
 
     @property
     def findings(self):

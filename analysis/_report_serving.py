@@ -44,6 +44,9 @@ MATCHED_INTERACTIVITY = (20.0, 50.0, 100.0)
 #: The "speed race" figure of the seed article's context: 490 tokens/s for one user
 #: (reported elsewhere, unconfirmed; docs/sources.md s.1 lists the seed's claims).
 SPEED_RACE_TOKENS_PER_S = 490.0
+#: Where the figure comes from, said wherever the report quotes it (a bare '490 tokens/s'
+#: read as the report's own target).
+SPEED_RACE_ORIGIN = "the speed race of the seed article's context, reported elsewhere; unconfirmed"
 #: The seed's model scale, as the hypothetical config stands for it.
 SEED_MODEL = "hypothetical-2.8t"
 
@@ -358,7 +361,8 @@ def serving_section(fabrics, executor, quiet):
         f"Tokens/s per GPU (input + output) against tokens/s per user (both axes log scale) for "
         f"{SERVING_MODEL}, {SERVING_ISL}/{SERVING_OSL} tokens, on each system. Dotted: the "
         f"seed's {SEED_TPOT_TEXT} per token (about {1 / SEED_MS_PER_TOKEN:.0f} "
-        f"tokens/s); dashed: {SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user. Collectives: "
+        f"tokens/s); dashed: {SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user "
+        f"({SPEED_RACE_ORIGIN}). Collectives: "
         f"{runtime_phrase()}. Markers that would hide one another are set side by side by a "
         "few points; the lines pass through the true values, which serving_frontier.csv "
         "gives.",
@@ -413,7 +417,8 @@ def _serving_findings(rows, seed_rows, seed_system):
     reach = [r["system"] for r in rows
              if r["single_user_tokens_per_s"] >= SPEED_RACE_TOKENS_PER_S]
     budget = 1 / SPEED_RACE_TOKENS_PER_S
-    line = (f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user, {computed_time(budget)} per token: "
+    line = (f"{SPEED_RACE_TOKENS_PER_S:g} tokens/s for one user ({SPEED_RACE_ORIGIN}), "
+            f"{computed_time(budget)} per token: "
             + (f"reached on {', '.join(reach)}." if reach else
                f"no system reaches it under these settings: {_drafts(SERVING_MODEL)}, "
                "no kernel fusion."))

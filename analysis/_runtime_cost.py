@@ -419,7 +419,7 @@ def _nccl_ring(rt, view, op, n, ops):
         if (proto == "Simple" and nn > 1 and op == "all-reduce"
                 and n / (nc * p) >= 64):
             lat *= rt.factors["ring_plateau"]
-        bus = _ring_busbw(rt, view, proto, B, nc, op)
+        bus = _ring_busbw(rt, view, proto, *_tuner_graph(rt, view, B, nc), op)
         choice = lat + n / (bus * ratio)
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
         # the bytes of the busiest channel bound the transfer (NCCL's split, which can leave
@@ -744,7 +744,7 @@ def _nccl_tree(rt, view, n, ops):
         steps_lat = 2 * ((int(view.node_ranks().max()) - 1) * intra + _log2i(nn) * inter)
         lat = rt.base_latency[("tree", proto)] / ops + steps_lat
         corr = _tree_correction(rt, proto, n)
-        bus = _tree_busbw(rt, view, proto, B, nc) * corr
+        bus = _tree_busbw(rt, view, proto, *_tuner_graph(rt, view, B, nc)) * corr
         choice = lat + n / (bus * 0.5)
         picked = _channels_used(rt, proto, nc, n)
         eff, used = _share_channels(rt, "all-reduce", proto, n, view.p, picked, nc)
@@ -789,8 +789,20 @@ def _nccl_nvls(rt, view, op, n, ops):
         b_eff = (1 + 1 / p) / per_byte
         bus = 2 * b_eff * (h - 1) / (h + 1)
         per_byte = (2 * (p - 1) / p) / bus
-    choice = lat + n * per_byte
-    time = choice
+    # NCCL's tuner compares NVLS at its NVLS graph's quantized speed (nccl_nvls_tuner_bw);
+    # the time stays at the fabric's rate
+    alg = nccl_nvls_tuner_bw(rt, view, op)
+    if alg is None:
+        choice = lat + n * per_byte
+    elif alg > 0:
+        choice = lat + n / alg
+    else:
+        raise NotApplicableError(
+            f"NCCL {rt.version}'s NVLS graph search finds no speed at which every GPU's "
+            f"{int(view.lanes)} NVLinks carry the {nccl_nvls_graph(rt, view.arch, view.lanes, view.p)[0]} "
+            "heads (src/graph/search.cc ncclTopoSearchTryNvls), so its tuner has no NVLS "
+            "bandwidth (src/graph/tuning.cc)")
+    time = lat + n * per_byte
     if op != "all-reduce" and per_byte > 0:
         # all-gather / reduce-scatter: the busiest channel's share of a rank's count at one
         # channel's rate (2.19's kernel: channel bid takes the bid-th chunk of each loop of
@@ -808,6 +820,95 @@ def _nccl_nvls(rt, view, op, n, ops):
         time = lat + channels * (busiest + _nvls_fill(rt, min(busiest, h * chunk))) * per_byte
     return [Candidate(library="nvls", schedule="in-switch", protocol="Simple", time=time,
                       choice=choice, channels=0, fixed=lat)]
+
+
+def nccl_nvls_graph(rt, arch, lanes, gpus):
+    """``(heads, bwIntra, bwInter)`` (B/s) of NCCL's NVLS graph on one node of ``gpus`` GPUs,
+    each with ``lanes`` NVLinks into the switch (the least-connected GPU's), under the release
+    ``rt`` (its ``search`` speeds and NVLink bandwidth, its ``factors``); ``(heads, 0, 0)``
+    where no speed fits.
+
+    ``src/graph/search.cc`` ``ncclTopoCompute`` (the same at every tag v2.18.3-1 .. v2.30.7-1
+    but where said): in one node the NVLS graph must have ``heads`` channels, all the GPUs
+    (``minChannels = maxChannels``; from 2.25 at most NCCL_MAX_NVLS_ARITY,
+    ``factors["nvls_graph_arity"]``); ``ncclTopoSearchTryNvls`` charges every GPU's link to
+    and from the switch the channel's speed, twice for the channel's head GPU, so after all
+    channels a head's link carries ``(heads + 1) x`` speed of its ``lanes x NVLINK_BW``; pass 1
+    takes the first speed of the intra array that fits (from the top: the start index's
+    ``maxBw`` / ``totalBw`` limits never exclude a speed that fits), and pass 2 (from 2.19.3,
+    ``factors["nvls_raise_inter"]``) raises only ``bwInter`` while it is below ``2 x
+    bwIntra`` (one speed at a time, up to the array's first).
+
+    >>> from fabric import runtime
+    >>> [nccl_nvls_graph(runtime("nccl"), a, 18, g) for a, g in (("hopper", 8),
+    ...  ("blackwell", 8), ("blackwell", 4), ("blackwell", 72))]  # doctest: +NORMALIZE_WHITESPACE
+    [(8, 40000000000.0, 60000000000.0), (8, 80000000000.0, 90000000000.0),
+     (4, 90000000000.0, 90000000000.0), (32, 20000000000.0, 40000000000.0)]
+    """
+    f, q = rt.factors, rt.search
+    gpus = int(gpus)
+    heads = min(gpus, int(f["nvls_max_arity"])) if f["nvls_graph_arity"] else gpus
+    speeds = q[("intra_speeds", arch)]
+    link = max(0, int(lanes)) * q[("nvlink_bw", arch)]
+    eps = 1e-9
+    fits = [i for i, s in enumerate(speeds) if (heads + 1) * s <= link * (1 + eps)]
+    if not fits or heads < 2:
+        return heads, 0.0, 0.0
+    i = fits[0]
+    intra = inter = speeds[i]
+    if f["nvls_raise_inter"]:
+        while i > 0 and inter < 2 * intra * (1 - eps):
+            i -= 1
+            inter = speeds[i]
+    return heads, intra, inter
+
+
+def nccl_nvls_tuner_bw(rt, view, op):
+    """NCCL's tuner bandwidth (B/s, the algBw its time divides the bytes by) for one-node NVLS
+    ``op`` (all-reduce, all-gather, reduce-scatter) under the release ``rt``, from its NVLS graph
+    (:func:`nccl_nvls_graph`); None where the group is not one node of GPUs meeting in NVLink
+    switches (no NCCL graph to emulate: the fabric's own rate is the choice's then).
+
+    ``src/graph/tuning.cc`` ``ncclTopoTuneModel`` at each tag: busBw = heads x bw with
+
+    * until 2.27: all-reduce ``bw = min(bwIntra, bwInter)`` (2.18: bwIntra), algBw = busBw x 5/6
+      (``factors["nvls_alg_ratio"]``); all-gather / reduce-scatter the same ``bw`` (from 2.27
+      ``min(bwIntra x (ppn - 1) / ppn, 0.9 x bwInter)``), x 5/6 in 2.19-2.22 and unconverted
+      from 2.23 (``nvls_gather_alg_ratio``);
+    * from 2.28 (``nvls_tuner_efficiency``): ``bw = min(bwIntra x nvlsEfficiency x (heads - 1) /
+      heads x (2 for all-reduce, else (ppn - 1) / ppn), bwInter)``, all-reduce's algBw = busBw x
+      nRanks / nsteps, all-gather / reduce-scatter unconverted.
+
+    The choice only: NCCL's number is its estimate, and the time stays at the fabric's rate
+    (session 18: 7 H100 measure 460 GB/s where the tuner's speed gives 408).
+
+    >>> from types import SimpleNamespace
+    >>> from fabric import runtime
+    >>> h100 = SimpleNamespace(_switch=True, arch="hopper", lanes=18, p=8, ppn=8.0)
+    >>> [round(nccl_nvls_tuner_bw(runtime(r), h100, "all-reduce") * 14 / 8 / 1e9, 1)
+    ...  for r in ("nccl@2.18.5", "nccl@2.25.1", "nccl")]  # as busBw
+    [466.7, 466.7, 476.0]
+    """
+    if not getattr(view, "_switch", None):
+        return None
+    f = rt.factors
+    heads, intra, inter = nccl_nvls_graph(rt, view.arch, view.lanes, round(view.ppn))
+    if intra <= 0:
+        return 0.0
+    p, ppn = view.p, view.ppn
+    if f["nvls_tuner_efficiency"]:
+        bw = rt.nvls_efficiency[view.arch] * intra * (heads - 1) / heads
+        bw = min(bw * (2 if op == "all-reduce" else (ppn - 1) / ppn), inter)
+    elif op == "all-reduce":
+        bw = min(intra, inter)
+    else:
+        bw = min(intra * ((ppn - 1) / ppn if f["nvls_gather_ppn"] else 1.0),
+                 inter * f["nvls_gather_inter"])
+    if op == "all-reduce":
+        ratio = f["nvls_alg_ratio"] or p / (2 * (p - 1))
+    else:
+        ratio = f["nvls_gather_alg_ratio"]
+    return heads * bw * ratio
 
 
 class _NvlsOff(NotApplicableError):
@@ -1105,6 +1206,28 @@ def nccl_switch_channels(rt, lanes, arch, nvls=False):
     ...  ((18, "hopper"), (8, "hopper"), (18, "blackwell"))]
     [24, 16, 32]
     """
+    n, _bw = nccl_switch_ring_graph(rt, lanes, arch)
+    if n == 0:
+        return 1
+    out = min(rt.max_channels, 2 * n)
+    if nvls:
+        out = max(out, min(rt.max_channels, int(nvls)))
+    return max(1, out)
+
+
+def nccl_switch_ring_graph(rt, lanes, arch):
+    """``(nChannels, bwIntra)`` (B/s) of NCCL's ring graph on one node whose GPUs meet in an
+    NVLink switch, each with ``lanes`` NVLinks (see :func:`nccl_switch_channels`: the search
+    and ``ncclTopoDupChannels``, before ``ncclTopoPostset``); ``(0, 0.0)`` where no speed fits.
+    Its ``nChannels x bwIntra`` is the ring's busBw in NCCL's tuner, and ``nChannels`` the
+    count its per-channel caps multiply (``src/graph/tuning.cc`` ``ncclTopoTuneModel``:
+    ``graphs[a]->nChannels * bw``).
+
+    >>> from fabric import runtime
+    >>> [(n, bw / 1e9) for n, bw in (nccl_switch_ring_graph(runtime(r), 18, a) for r, a in
+    ...  (("nccl", "hopper"), ("nccl@2.18.5", "hopper"), ("nccl", "blackwell")))]
+    [(12, 30.0), (12, 30.0), (16, 45.0)]
+    """
     q = rt.search
     half = max(1, rt.max_channels // 2)
     total = max(0, int(lanes)) * q[("nvlink_bw", arch)]
@@ -1113,13 +1236,21 @@ def nccl_switch_channels(rt, lanes, arch, nvls=False):
     def fit(speed):
         return min(half, int(total / speed + eps))
 
-    n, _bw = _ring_search(q, q[("intra_speeds", arch)], fit, total, total, half)
+    return _ring_search(q, q[("intra_speeds", arch)], fit, total, total, half)
+
+
+def _tuner_graph(rt, view, B, nc):
+    """``(B, nc)`` the tuner's ring and tree bandwidths rest on: in one node whose GPUs meet in
+    NVLink switches, NCCL's own ring graph (:func:`nccl_switch_ring_graph`: ``nChannels x
+    bwIntra`` and ``nChannels``, the speeds of its search rather than the fabric's rate, as
+    NVLS's choice takes its graph's, :func:`nccl_nvls_tuner_bw`); elsewhere the fabric's ``B``
+    on ``nc`` channels. The choice only: the time runs at the fabric's rate."""
+    if getattr(view, "_switch", None) is None:
+        return B, nc
+    n, bw = nccl_switch_ring_graph(rt, view.lanes, view.arch)
     if n == 0:
-        return 1
-    out = min(rt.max_channels, 2 * n)
-    if nvls:
-        out = max(out, min(rt.max_channels, int(nvls)))
-    return max(1, out)
+        return B, nc
+    return n * bw, n
 
 
 def _ring_search(q, speeds, fit, top, total, half):

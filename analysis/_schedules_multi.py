@@ -114,42 +114,48 @@ def _hamiltonian_cycle(adj, start, rng):
     :data:`ROTATION_WORK` node moves (a rotation moves up to ``n``).
     """
     n = len(adj)
-    path = np.empty(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
-    free = np.array([len(a) for a in adj], dtype=np.int64)
-    path[0], pos[start], length = start, 0, 1
-    free[adj[start]] -= 1
+    # Python lists: the loop reads a few small neighbour lists per step, where numpy's
+    # per-call cost dominated; the same steps, the same rng draws, the same cycle
+    nbs = [a.tolist() for a in adj]
+    path = [start] + [0] * (n - 1)
+    pos = [-1] * n
+    free = [len(a) for a in nbs]
+    pos[start], length = 0, 1
+    for u in set(nbs[start]):
+        free[u] -= 1
     budget = min(RING_SEARCH_ROTATIONS * n, max(100, ROTATION_WORK // n))
     while budget > 0:
-        end = int(path[length - 1])
-        nb = adj[end]
+        nb = nbs[path[length - 1]]
         if length < n:
-            unv = nb[pos[nb] < 0]
-            if len(unv):
-                fu = free[unv]
-                best = unv[fu == fu.min()]
-                v = int(best[rng.integers(len(best))]) if len(best) > 1 else int(best[0])
+            unv = [u for u in nb if pos[u] < 0]
+            if unv:
+                least = min(free[u] for u in unv)
+                best = [u for u in unv if free[u] == least]
+                v = best[int(rng.integers(len(best)))] if len(best) > 1 else best[0]
                 path[length], pos[v] = v, length
                 length += 1
-                free[adj[v]] -= 1
+                for u in set(nbs[v]):
+                    free[u] -= 1
                 continue
-        elif pos[nb].min(initial=n) == 0:
-            return path
+        elif any(pos[u] == 0 for u in nb):
+            return np.array(path, dtype=np.int64)
         # rotate about a neighbour path[i] of the end (not its predecessor)
-        i_all = pos[nb]
-        i_all = i_all[(i_all >= 0) & (i_all < length - 2)]
-        if not len(i_all):
+        i_all = [i for i in (pos[u] for u in nb) if 0 <= i < length - 2]
+        if not i_all:
             return None
         budget -= 1
+        # path[0] stays ``start`` (a rotation reverses path[i+1:], i >= 0): a full path
+        # looks for a rotation that closes it
         if length == n:
-            good = i_all[np.isin(path[i_all + 1], adj[int(path[0])])]
+            near = nbs[start]
+            good = [i for i in i_all if path[i + 1] in near]
         else:
-            good = i_all[free[path[i_all + 1]] > 0]
-        pick = good if len(good) else i_all
-        i = int(pick[rng.integers(len(pick))])
-        seg = path[i + 1:length][::-1].copy()
-        path[i + 1:length] = seg
-        pos[seg] = np.arange(i + 1, length)
+            good = [i for i in i_all if free[path[i + 1]] > 0]
+        pick = good if good else i_all
+        i = pick[int(rng.integers(len(pick)))]
+        path[i + 1:length] = path[i + 1:length][::-1]
+        for k in range(i + 1, length):
+            pos[path[k]] = k
     return None
 
 

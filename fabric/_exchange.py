@@ -46,8 +46,7 @@ Profiles (:data:`EXCHANGE_KERNELS`)
     DeepEP's): ``"deepep-low-latency"`` with the steps its compiled kernel takes instead
     before the first byte and after the last: its peer pointer is NCCL's window lookup, three
     dependent loads where DeepEP loads one heap base (the dispatch's copies, its count, the
-    combine's copies), and its combine reads the layout and source indices that its dispatch
-    has just written (L2 in NVIDIA's ep_bench, which runs nothing between the phases).
+    combine's copies).
 ``"one-sided"``
     Symmetric-memory kernels over the scale-up fabric, TensorRT-LLM's
     NVLinkOneSided class (NVIDIA/TensorRT-LLM
@@ -712,8 +711,9 @@ class ExchangeKernel:
         >>> k = exchange_kernel("one-sided")
         >>> k.late_batches(8, 2, "blackwell"), k.late_batches(8, 2, "hopper"), k.late_batches(4, 2, "hopper")
         (((7,),), ((4, 5, 6, 7),), ())
-        >>> exchange_kernel("one-sided-1.3").late_batches(8, 1, "blackwell")
-        ((1, 2, 3), (4, 5, 6, 7))
+        >>> k13 = exchange_kernel("one-sided-1.3")
+        >>> k13.late_batches(8, 1, "blackwell"), k13.late_batches(8, 1, "hopper")
+        (((1, 2, 3), (4, 5, 6, 7)), ())
         """
         table = {entry[:3]: entry[3] for entry in self.late_pulls}
         for key in ((arch, k, input_bytes), (arch, k, 0), ("", k, input_bytes), ("", k, 0)):
@@ -1509,11 +1509,17 @@ def _one_sided_1_3():
         "per round. Assumption (stated): TensorRT-LLM's own build schedules this loop as "
         "flashinfer's does. The dispatch is blog18's (thread 0 claims the slots one after "
         "another in TensorRT-LLM's file at 439e0799; the warp-parallel claim of flashinfer "
-        "5e891c6b is flashinfer's own PR #3846, 97f3b035a). Read for Blackwell only; "
-        "taken for any GPU (no Hopper row of TensorRT-LLM 1.3)")
+        "5e891c6b is flashinfer's own PR #3846, 97f3b035a). The same source compiled for sm_103a "
+        "(B300, GB300) issues the same batches as sm_100a (session 19). Hopper (session 19): the "
+        "same source and flags for sm_90a: a BF16 round (FP16 the same) issues slot 0's peer load, "
+        "and the next slot's address waits on the scoreboard it shares with the pointer-table "
+        "constant loads, i.e. for slot 0's load, before slots 1-7's go out: a second trip when any "
+        "of slots 1-7 is valid; an FP8 (e4m3) round issues all eight peer loads before its first "
+        "wait: one trip per round. Other input widths on Hopper not read (no entry: one batch)")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
-                               late_pulls=(("", 8, 0, ((1, 4, 5, 6, 7),)),
-                                           ("", 8, 1, ((1, 2, 3), (4, 5, 6, 7)))))
+                               late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
+                                           ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
+                                           ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))))
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
@@ -1522,9 +1528,8 @@ EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
 def _ncclep_low_latency():
     """NVIDIA NCCL EP's low-latency kernels (contrib/nccl_ep/device/low_latency.cu at 36191590,
     "adapted from DeepEP"): DeepEP low-latency's profile with the steps NCCL EP's compiled
-    kernel takes instead (``sources["chain"]``): the peer pointer is NCCL's window lookup (three
-    dependent loads where DeepEP loads one heap base), and its combine reads the layout and
-    source indices its dispatch has just written."""
+    kernel takes instead (``sources["chain"]``): the peer pointer is NCCL's window lookup, three
+    dependent loads where DeepEP loads one heap base; nothing else differs as read."""
     base = EXCHANGE_KERNELS["deepep-low-latency"]
     src = dict(base.sources)
     src["dedup"] = ("NVIDIA/nccl contrib/nccl_ep/device/low_latency.cu at 36191590: one message "
@@ -1550,12 +1555,11 @@ def _ncclep_low_latency():
         "acknowledged copy (DeepEP: 2); the receive part's atomicAdd on the received count: "
         "l2_atomic. Combine, per token of a sub-warp: layout_range, then src_info[token], then "
         "the three-load lookup, then x's first 2048 B by TMA (cp.async.bulk into shared memory, "
-        "its mbarrier waited) before the TMA store to the peer: ep_bench (runPairedBenchmark) "
-        "runs nothing between the dispatch and the combine, and layout_range and src_info are "
-        "the handle's tensors the dispatch's receive part has just written (nccl_ep.cc), so "
-        "both are L2 hits (DeepEP's test writes a 528 MB buffer between the phases: HBM "
-        "there); x (ep_bench's expert outputs, read by TMA with evict_first) from HBM: "
-        "4 x l2_hit + l2_hit + hbm_load in one load/store domain. The flag's poll and lookup "
+        "its mbarrier waited) before the TMA store to the peer: 2 x hbm_load + 3 x l2_hit + "
+        "hbm_load in one load/store domain (layout_range and src_info are the handle's tensors "
+        "the dispatch's receive part wrote, first touched here: HBM after the kernels between "
+        "the phases, as DeepEP's profile; L2 with l2_flushed=False, as in NVIDIA's ep_bench, "
+        "which runs nothing between the calls). The flag's poll and lookup "
         "(4 L2 trips) run while its release fence waits for the TMA stores (not counted, as "
         "DeepEP's); the grid sync after the peers' flags: 2 x l2_hit + l2_atomic. Over RDMA "
         "NCCL EP posts through NCCL's GIN (not read): DeepEP's put is taken for it "
@@ -1565,7 +1569,7 @@ def _ncclep_low_latency():
               ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore")) + put + (("l2_atomic", "one"),),
-             (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
+             (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("hbm_load", "loadstore")) + put + _grid_sync())
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
                                chain=chain)

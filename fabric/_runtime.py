@@ -389,7 +389,17 @@ _NCCL = Runtime(
              "simple_chunk_steps": 4, "simple_slice_steps": 2,
              # the ring's channels raised to the NVLS channels where NVLS runs (connect.cc
              # ncclTopoPostset, 2.20-2.27 only)
-             "nvls_raises_ring": 0},
+             "nvls_raises_ring": 0,
+             # the tuner's one-node NVLS bandwidth from the NVLS graph (search.cc, tuning.cc;
+             # analysis._runtime_cost.nccl_nvls_graph / nccl_nvls_tuner_bw): heads capped at
+             # NCCL_MAX_NVLS_ARITY in the search (from 2.25), pass 2 raises bwInter (from
+             # 2.19.3), nvlsEfficiency and (heads - 1) / heads in the tuner (from 2.28), algBw =
+             # busBw x 5/6 before 2.28 (nvls_alg_ratio; 0: nRanks / nsteps), all-gather /
+             # reduce-scatter x 5/6 in 2.19-2.22 (nvls_gather_alg_ratio), their intra side x
+             # (ppn - 1) / ppn from 2.27 and bwInter x 0.9 in 2.27 only
+             "nvls_graph_arity": 1, "nvls_raise_inter": 1, "nvls_tuner_efficiency": 1,
+             "nvls_alg_ratio": 0, "nvls_gather_alg_ratio": 1, "nvls_gather_ppn": 1,
+             "nvls_gather_inter": 1.0},
     tree_correction={
         "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8,
                .9, 1.0, 1.0, 1.0, 1.0, 1.0),
@@ -478,6 +488,18 @@ _NCCL = Runtime(
          "ncclTopoTuneModel l.166-169 at v2.18.5-1 leaves both to the ring, so their NVLS time "
          "stays unset and NCCL_ALGO=NVLS has no algorithm, enqueue.cc getAlgoInfo 'no "
          "algorithm/protocol available'; NVLS allowed for both from v2.19.3-1 l.168-169); "
+         "the tuner's one-node NVLS bandwidth from its NVLS graph (analysis._runtime_cost."
+         "nccl_nvls_graph / nccl_nvls_tuner_bw): src/graph/search.cc ncclTopoCompute, the graph's "
+         "heads capped at NCCL_MAX_NVLS_ARITY (nvls_graph_arity 1; all GPUs before v2.25.1-1), "
+         "pass 2 raising bwInter alone while below 2 x bwIntra (nvls_raise_inter 1; absent at "
+         "v2.18.x and v2.19.1-1, l.1274-1278 at v2.30.7-1); src/graph/tuning.cc "
+         "ncclTopoTuneModel l.307-323 at v2.30.7-1: nvlsEfficiency x bwIntra x (heads - 1) / heads, "
+         "x 2 for all-reduce, else x (ppn - 1) / ppn, min with bwInter (nvls_tuner_efficiency 1; "
+         "from v2.28.3-1, before: min(bwIntra, bwInter)), all-reduce algBw = busBw x nRanks / "
+         "nsteps (nvls_alg_ratio 0; 5/6 before v2.28.3-1), all-gather / reduce-scatter "
+         "unconverted (nvls_gather_alg_ratio 1; 5/6 at v2.19.x-v2.22.3, whose conversion guard "
+         "names CollNet only), x (ppn - 1) / ppn (nvls_gather_ppn 1, from v2.27.3-1) and bwInter x "
+         "0.9 in v2.27.x only (nvls_gather_inter); "
          "NVLS-tree all-reduce bandwidth x treeCorrectionFactor[protocol][log2i(nBytes >> 6)] "
          "for log2i below 24 when minCompCap >= 100 and the host CPU is x86 "
          "(nvls_tree_correction_blackwell_x86 1; tuning.cc ncclTopoGetAlgoTime from v2.29.2-1, "
@@ -973,6 +995,19 @@ _NCCL_HISTORY = {
     # 2.18.3-2.19.4 and from 2.28.3 (its release notes: 'Decreased max CTA count from 32 to 16
     # on Blackwell')
     ("factors", "nvls_raises_ring"): (((2, 18, 3), 0), ((2, 20, 0), 1), ((2, 28, 0), 0)),
+    # the tuner's one-node NVLS bandwidth (search.cc ncclTopoCompute, tuning.cc
+    # ncclTopoTuneModel at each tag): the NVLS graph's heads capped at NCCL_MAX_NVLS_ARITY
+    # from 2.25 (all GPUs before); pass 2 raises bwInter from 2.19.3 (before: bwIntra only);
+    # busBw x 5/6 until 2.27, from 2.28 nvlsEfficiency x (heads - 1) / heads (x 2 for
+    # all-reduce) and algBw = busBw x nRanks / nsteps; all-gather / reduce-scatter x 5/6 in
+    # 2.19-2.22, unconverted from 2.23; x (ppn - 1) / ppn from 2.27, bwInter x 0.9 in 2.27
+    ("factors", "nvls_graph_arity"): (((2, 18, 3), 0), ((2, 25, 0), 1)),
+    ("factors", "nvls_raise_inter"): (((2, 18, 3), 0), ((2, 19, 3), 1)),
+    ("factors", "nvls_tuner_efficiency"): (((2, 18, 3), 0), ((2, 28, 0), 1)),
+    ("factors", "nvls_alg_ratio"): (((2, 18, 3), 5 / 6), ((2, 28, 0), 0)),
+    ("factors", "nvls_gather_alg_ratio"): (((2, 18, 3), 5 / 6), ((2, 23, 0), 1)),
+    ("factors", "nvls_gather_ppn"): (((2, 18, 3), 0), ((2, 27, 0), 1)),
+    ("factors", "nvls_gather_inter"): (((2, 18, 3), 1.0), ((2, 27, 0), 0.9), ((2, 28, 0), 1.0)),
     # NVLS-tree bandwidth corrected by size as the tree's on Blackwell x86 hosts: from 2.29.2
     ("factors", "nvls_tree_correction_blackwell_x86"): (((2, 18, 3), 0), ((2, 29, 0), 1)),
     # tree busBw x .85 when the tree graph is the simple TREE pattern: from 2.26.2 (tuning.cc)

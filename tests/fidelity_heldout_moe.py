@@ -183,6 +183,12 @@ def _pplx(tokens, phase):
     return case
 
 
+#: ep_bench flushes nothing: runPairedBenchmark (contrib/nccl_ep/ep_bench.cu at 36191590) runs
+#: dispatch -> event -> stream sync -> combine -> event -> sync -> MPI barrier, no other kernel,
+#: so what a phase reads was left in L2 by the calls before it (``moe_exchange``'s switch; the
+#: combine's expert outputs are read by TMA with evict_first, so for them this may be optimistic).
+_EP_BENCH_L2_FLUSHED = False
+
 #: Kernels each timed NCCL EP call launches on its low-latency path (contrib/nccl_ep/nccl_ep.cc
 #: at 36191590: ncclEpDispatch -> internode_ll::dispatch, ncclEpCombine -> internode_ll::combine,
 #: one kernel each, no memset on that path).
@@ -194,10 +200,9 @@ def _ncclep(phase):
     "adapted from DeepEP"): DeepEP's low-latency structure (one message per (token, expert)
     with a 16-B header into expert-major slots, P2P warp copies to NVLink peers, one kernel
     per phase), priced as ``ncclep-low-latency``: DeepEP's profile with the steps NCCL EP's own
-    compiled kernel takes (its three-load window lookup for each peer pointer; the combine's
-    layout and source indices in L2, written by the dispatch just before: session 19);
+    compiled kernel takes (its three-load window lookup for each peer pointer: session 19);
     ep_bench's defaults: BF16 both ways, top-8 of 256 distinct and uniform, one H100 node
-    (NVLink only).
+    (NVLink only), nothing flushed between the calls (``l2_flushed=False``).
 
     Measurement condition (not a kernel constant): ep_bench's runPairedBenchmark records the
     start event on an idle stream (each call follows a cudaStreamSynchronize) and then calls
@@ -209,12 +214,13 @@ def _ncclep(phase):
     synchronize, which has no sourced figure and is not added."""
     def case(row):
         r = moe_exchange(_h100_nodes(1), "deepseek-v3", 128, 8, kernel="ncclep-low-latency",
-                         dispatch_bytes=2, combine_bytes=2, routing="uniform")
+                         dispatch_bytes=2, combine_bytes=2, routing="uniform",
+                         l2_flushed=_EP_BENCH_L2_FLUSHED)
         t = r.dispatch if phase == "dispatch" else r.combine
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
         host = _NCCLEP_LAUNCHES * host_launch_delay(t, runtime("nccl").host_launch, 1,
                                                     blocking=True)
-        how = (f"ncclep-low-latency, 1 node of H100, uniform, BF16; {parts(ph)}; "
+        how = (f"ncclep-low-latency, 1 node of H100, uniform, BF16, L2 warm; {parts(ph)}; "
                f"+ host launch {host * 1e6:.1f} us (event-timed after a stream sync)")
         return (t + host) * 1e6, how
     return case

@@ -7,7 +7,6 @@ dropped the lane, ``without(chips=[c], links=[a link of c])`` dropped the link (
 node's links fail with it). Both are now the same NodeError, marked "(named twice)".
 """
 
-import subprocess
 import sys
 
 import pytest
@@ -112,20 +111,21 @@ def test_one_call_refuses_exactly_what_two_calls_refuse(spec, data):
     assert all(one.graph.edges[e] == two.graph.edges[e] for e in one.graph.edges)
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "analysis._cli", *args],
-                          check=False, capture_output=True, text=True)
-
-
-@pytest.mark.parametrize("args,msg", [
+_LINK_AND_LANE = [
     (["route", "torus:4x4,links=2", "0", "3", "--fail-link", "chip0-chip1",
       "--fail-lane", "chip1-chip0"],
      "cannot fail a lane of link ('chip1', 'chip0'): it has already failed (named twice"),
     (["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB", "--fail-chip", "5",
       "--fail-link", "chip5-chip6"],
      "cannot fail link ('chip5', 'chip6'): chip5 has already failed (named twice"),
-])
-def test_cli_link_and_lane_or_chip_and_link_is_one_line_exit_2(args, msg):
-    out = _cli(*args)
-    assert out.returncode == 2, (out.stdout, out.stderr)
-    assert len(out.stderr.strip().splitlines()) == 1 and msg in out.stderr, out.stderr
+]
+
+
+def test_cli_link_and_lane_or_chip_and_link_is_one_line_exit_2():
+    from hashseed import run_together
+
+    runs = run_together([[sys.executable, "-m", "analysis._cli", *args]
+                         for args, _ in _LINK_AND_LANE], cwd=None)
+    for out, (args, msg) in zip(runs, _LINK_AND_LANE, strict=True):
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert len(out.stderr.strip().splitlines()) == 1 and msg in out.stderr, out.stderr

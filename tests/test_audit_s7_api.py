@@ -161,20 +161,19 @@ def test_numpy_integers_are_integers_everywhere_decode_takes_them():
 
 def test_serve_takes_the_draft_cost_its_skip_line_asks_for():
     """serve told a kimi-k2 user to 'pass draft_cost=' but had no such option."""
-    import subprocess
     import sys
+
+    from hashseed import run_together
     base = [sys.executable, "-m", "analysis._cli", "serve",
             "switch:8,planes=2,links=9,tech=nvlink5,chip=b200", "--model", "kimi-k2",
             "--isl", "1024", "--osl", "256", "--batches", "1", "--quiet"]
-    run = lambda *a: subprocess.run([*base, *a], check=False, capture_output=True,
-                                    text=True)
-    plain = run()
+    bads = ((["--draft-cost", "nan"], "draft_cost must be a finite number >= 0"),
+            (["--draft-cost", "0.1", "--no-speculative"], "--no-speculative has none"))
+    plain, priced, *outs = run_together([base, [*base, "--draft-cost", "0.1"]]
+                                        + [[*base, *bad] for bad, _ in bads], cwd=None)
     assert plain.returncode == 0 and "CLI: --draft-cost" in plain.stdout
-    priced = run("--draft-cost", "0.1")
     assert priced.returncode == 0 and "skipped speculative" not in priced.stdout
     assert "drafted)" in priced.stdout and " 0 drafted)" not in priced.stdout
-    for bad, msg in ((["--draft-cost", "nan"], "draft_cost must be a finite number >= 0"),
-                     (["--draft-cost", "0.1", "--no-speculative"], "--no-speculative has none")):
-        out = run(*bad)
+    for out, (_, msg) in zip(outs, bads, strict=True):
         assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
         assert msg in out.stderr

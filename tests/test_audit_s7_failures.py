@@ -96,7 +96,7 @@ def _cli(*args):
                           check=False, capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("args,msg", [
+_NAMED_TWICE = [
     (["cost", "torus:4x4", "--op", "all-reduce", "--size", "1MiB",
       "--fail-link", "chip0-chip1", "--fail-link", "chip1-chip0"],
      "cannot fail link ('chip1', 'chip0'): it has already failed (named twice)"),
@@ -104,12 +104,18 @@ def _cli(*args):
      "cannot fail chip5: it has already failed (named twice)"),
     (["metrics", "torus:4x4,links=2", "--fail-lane", "chip0-chip1", "--fail-lane",
       "chip0-chip1", "--fail-lane", "chip0-chip1"], "it has only 2 lanes left"),
-])
-def test_cli_failure_named_twice_is_one_line_exit_2(args, msg):
-    out = _cli(*args)
-    assert out.returncode == 2, out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1 and msg in out.stderr
-    assert "Traceback" not in out.stderr
+]
+
+
+def test_cli_failure_named_twice_is_one_line_exit_2():
+    from hashseed import run_together
+
+    runs = run_together([[sys.executable, "-m", "analysis._cli", *args]
+                         for args, _ in _NAMED_TWICE], cwd=None)
+    for out, (args, msg) in zip(runs, _NAMED_TWICE, strict=True):
+        assert out.returncode == 2, (args, out.stderr)
+        assert len(out.stderr.strip().splitlines()) == 1 and msg in out.stderr, args
+        assert "Traceback" not in out.stderr
 
 
 SPECS = ["torus:4x4,links=2", "switch:6,planes=2,links=2", "fattree:k=4",
@@ -174,11 +180,14 @@ def test_serve_json_records_failed_lanes_and_switches():
     node = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
     base = ["serve", node, "--model", "deepseek-r1-nvfp4", "--isl", "1024", "--osl", "256",
             "--batches", "1", "--no-speculative", "--quiet", "--json"]
-    out = _cli(*base, "--fail-lane", "chip1-sw1", "--fail-lane", "chip1-sw1")
-    assert out.returncode == 0, out.stderr
-    d = json.loads(out.stdout)
+    from hashseed import run_together
+
+    cli = [sys.executable, "-m", "analysis._cli", *base]
+    lanes, out = run_together([[*cli, "--fail-lane", "chip1-sw1", "--fail-lane", "chip1-sw1"],
+                               [*cli, "--fail-chip", "sw1", "--fail-chip", "chip3"]], cwd=None)
+    assert lanes.returncode == 0, lanes.stderr
+    d = json.loads(lanes.stdout)
     assert d["failed_lanes"] == [[["chip1", "sw1"], 2]] and d["failed_links"] == []
-    out = _cli(*base, "--fail-chip", "sw1", "--fail-chip", "chip3")
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["failed_nodes"] == ["sw1"] and d["failed_chips"] == [3]

@@ -1978,3 +1978,46 @@ def test_hopper_round_waits_for_slots_4_to_7(ep, routing):
     got = r.combine_phase.pull_latency - flat.combine_phase.pull_latency
     assert got == pytest.approx(rounds * trip * late, rel=1e-9, abs=1e-15)
     assert r.dispatch == flat.dispatch
+
+
+@pytest.mark.parametrize("element", [1, 2])
+@pytest.mark.parametrize("routing", ["balanced", "uniform"])
+def test_trtllm_1_3_combine_on_hopper(element, routing):
+    """TensorRT-LLM 1.3's combine loop compiled for sm_90a (flashinfer 5e891c6b, nvcc 13.0,
+    session 19): a BF16 round issues slot 0's peer load and waits for it (the next slot's
+    address waits on the scoreboard slot 0's load shares with the pointer-table loads) before
+    slots 1-7's go out; an FP8 round issues all eight before its first wait. So on an 8 x H800
+    node the FP8 pull is one trip per round (the Blackwell read, up to three, does not apply)
+    and the BF16 pull's extra over one trip per round is rounds x trip x the slowest block's
+    chance that any of slots 1-7 is a first-time rank: the perfect router's rotation always
+    (slot 1), uniform routing from the exact per-token distribution (checked against
+    enumeration above). Blackwell keeps its batches."""
+    from analysis._moe_exchange import _late_rounds, _late_trips
+    k13 = exchange_kernel("one-sided-1.3")
+    assert k13.late_batches(8, 1, "hopper") == ()
+    assert k13.late_batches(8, 2, "hopper") == ((1, 2, 3, 4, 5, 6, 7),)
+    assert k13.late_batches(8, 1, "blackwell") == ((1, 2, 3), (4, 5, 6, 7))
+    assert k13.late_batches(8, 2, "blackwell") == ((1, 4, 5, 6, 7),)
+    p = next(p for p in k13.parameters() if p.name == "one-sided-1.3.late_pulls")
+    assert "hopper, top-8, 2-B input: slots 1,2,3,4,5,6,7" in p.value
+    assert "sm_90a" in p.source and "sm_103a" in p.source
+    f = fidelity_moe.h800_nodes(1)
+    ep, tokens = 8, 2
+    kw = {"dispatch_bytes": 2, "combine_bytes": element, "routing": routing}
+    r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k13, **kw)
+    flat = moe_exchange(f, "deepseek-v3", tokens, ep,
+                        kernel=dataclasses.replace(k13, late_pulls=()), **kw)
+    rounds = _loop_steps(7168 * element, 256, 16)
+    trip = _brute_round_trip(f, ep) + EXCHANGE_LATENCY["hopper"]["peer_load"].value - 4 * link_tech(
+        "nvlink4").latency
+    if element == 1:
+        late = 0.0
+    elif routing == "balanced":
+        late = 1.0
+    else:
+        late = _late_rounds(_late_trips(256, 8, ep, 1, "uniform", ((1, 2, 3, 4, 5, 6, 7),)),
+                            tokens)
+        assert 0.99 < late < 1.0
+    got = r.combine_phase.pull_latency - flat.combine_phase.pull_latency
+    assert got == pytest.approx(rounds * trip * late, rel=1e-9, abs=1e-15)
+    assert r.dispatch == flat.dispatch

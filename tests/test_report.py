@@ -16,6 +16,7 @@ import fabric
 import topologies
 from analysis import build_report, check_report_dir, write_figures, write_report
 from analysis._cli import main
+from analysis._report_render import SHARED_ASSUMES, shared_assumption
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +94,14 @@ def test_html_is_self_contained_with_every_figure_inline(small_report, small_rep
     assert all(not h.startswith(("http:", "https:", "//")) for h in hrefs)
     ids = re.findall(r'\bid="([^"]+)"', text)
     assert len(ids) == len(set(ids)), "element ids must be unique across inline SVGs"
-    for finding in small_report.findings:
-        assert html.escape(finding) in text
+    # every finding on the page: each sentence, and an assumption clause that every
+    # sentence of its group shares said once under the group (session 19)
+    for _, group in small_report.finding_groups:
+        sentences, assumes = shared_assumption(group)
+        for finding in sentences:
+            assert html.escape(finding) in text
+        if assumes:
+            assert text.count(f"{SHARED_ASSUMES} {html.escape(assumes)}") >= 1
 
 
 def test_writing_twice_gives_identical_bytes(tmp_path):

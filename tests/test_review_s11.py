@@ -36,7 +36,7 @@ from fabric import runtime
 @pytest.mark.parametrize("phase", ["dispatch", "combine"])
 def test_ncclep_rows_add_one_blocking_launch_to_the_kernel(phase):
     # the row is the kernel's time (the ncclep-low-latency exchange of ep_bench's defaults,
-    # DeepEP's profile with NCCL EP's own counted fill and drain since session 19:
+    # DeepEP's profile with NCCL EP's own counted fill and drain since session 19, L2 warm:
     # one H100 node, EP8, 128 tokens per rank, BF16 both ways, uniform top-8) plus the host
     # path of one cuLaunchKernel, which the timing loop's idle stream exposes
     row_id = f"ncclep-h100-ep8-ll-{phase}"
@@ -44,7 +44,7 @@ def test_ncclep_rows_add_one_blocking_launch_to_the_kernel(phase):
     value, how = fidelity_heldout_moe.CASES[row_id](row)
     r = moe_exchange(fidelity_heldout_moe._h100_nodes(1), "deepseek-v3", 128, 8,
                      kernel="ncclep-low-latency", dispatch_bytes=2, combine_bytes=2,
-                     routing="uniform")
+                     routing="uniform", l2_flushed=False)
     kernel = r.dispatch if phase == "dispatch" else r.combine
     launch = runtime("nccl").host_launch
     assert launch > 0

@@ -38,30 +38,27 @@ def test_sizes_are_near_the_targets():
                 assert n / 2 <= chips <= 2 * n, (fam, n, chips)
 
 
-def test_cli_writes_csv_and_figures(tmp_path):
-    out = tmp_path / "s"
-    assert main(["scaling", "--out", str(out), "--families", "torus", "--sizes", "64",
-                 "--collective-limit", "0", "--decode-limit", "0", "--quiet"]) == 0
-    with open(out / "scaling.csv", newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    assert rows[0]["family"] == "torus" and rows[0]["allreduce_1GiB_s"] == ""
-    assert (out / "figures" / "scaling-bisection_per_chip.png").exists()
-    assert main(["scaling", "--out", str(out), "--families", "mesh"]) == 2
-    assert main(["scaling", "--out", str(out), "--sizes", "0", "--quiet"]) == 2
-    with pytest.raises(SystemExit, match="2"):     # no sign on an integer flag (session 19)
-        main(["scaling", "--out", str(out), "--sizes", "-5", "--quiet"])
-
-
-def test_cli_csv_numbers_parse_and_reruns_are_identical(tmp_path):
+def test_cli_writes_csv_and_figures_and_reruns_are_identical(tmp_path):
+    # one run in two processes (the default --jobs 2), one serial: the same files, and no
+    # run time in the CSV
     argv = ["scaling", "--families", "torus", "--sizes", "64", "--collective-limit", "0",
-            "--decode-limit", "64", "--quiet", "--jobs", "1"]
-    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
-    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
-    text = (tmp_path / "a" / "scaling.csv").read_text()
-    assert text == (tmp_path / "b" / "scaling.csv").read_text()     # no run time in it
+            "--decode-limit", "64", "--quiet"]
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main([*argv, "--out", str(a)]) == 0
+    assert main([*argv, "--jobs", "1", "--out", str(b)]) == 0
+    files = {p.relative_to(a).as_posix(): p.read_bytes() for p in sorted(a.rglob("*")) if p.is_file()}
+    assert files == {p.relative_to(b).as_posix(): p.read_bytes()
+                     for p in sorted(b.rglob("*")) if p.is_file()}
+    assert "figures/scaling-bisection_per_chip.png" in files
+    text = (a / "scaling.csv").read_text()
     row = next(csv.DictReader(text.splitlines()))
+    assert row["family"] == "torus" and row["allreduce_1GiB_s"] == ""
     assert "seconds" not in row
     float(row["decode_step_s"])             # a number, not numpy's repr "np.float64(...)"
+    assert main(["scaling", "--out", str(a), "--families", "mesh"]) == 2
+    assert main(["scaling", "--out", str(a), "--sizes", "0", "--quiet"]) == 2
+    with pytest.raises(SystemExit, match="2"):     # no sign on an integer flag (session 19)
+        main(["scaling", "--out", str(a), "--sizes", "-5", "--quiet"])
 
 
 @pytest.mark.parametrize("sizes", [[-5], [0], [64, 1], [True], [64.0]])

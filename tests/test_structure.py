@@ -191,11 +191,14 @@ def _cli(*args):
 
 
 def test_cli_route_to_a_failed_chip_is_an_error_and_ranks_do_not_move():
-    out = _cli("route", "sd200-ultra", "0", "5", "--fail-chip", "chip5")
+    from hashseed import run_together
+
+    cli = [sys.executable, "-m", "analysis._cli", "route", "sd200-ultra", "0"]
+    out, ok = run_together([[*cli, "5", "--fail-chip", "chip5"],
+                            [*cli, "127", "--fail-chip", "chip3"]], cwd=None)
     assert out.returncode == 2 and "rank 5 (chip5) has failed" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
-    out = _cli("route", "sd200-ultra", "0", "127", "--fail-chip", "chip3")
-    assert out.returncode == 0 and "to chip127" in out.stdout
+    assert ok.returncode == 0 and "to chip127" in ok.stdout
 
 
 # -- throughput --------------------------------------------------------------------------------

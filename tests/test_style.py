@@ -2,13 +2,13 @@
 
 import configparser
 import hashlib
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import matplotlib
 import pytest
+from hashseed import run_together
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -117,11 +117,10 @@ def _digests(stem):
 
 def test_two_runs_give_identical_bytes(tmp_path):
     # Separate processes: a per-process random SVG salt or a timestamp would show up here.
-    digests = []
-    for run in ("a", "b"):
-        stem = tmp_path / run / "fig"
-        subprocess.run([sys.executable, "-c", _SCRIPT, str(stem)], check=True, cwd=ROOT)
-        digests.append(_digests(stem))
+    stems = [tmp_path / run / "fig" for run in ("a", "b")]
+    for p in run_together([[sys.executable, "-c", _SCRIPT, str(stem)] for stem in stems]):
+        assert p.returncode == 0, p.stderr
+    digests = [_digests(stem) for stem in stems]
     assert set(digests[0]) == {".pdf", ".svg", ".png"}
     assert digests[0] == digests[1]
 
