@@ -57,8 +57,25 @@ def whole_number(text):
 
     try:
         return parse_integer(text, "")
-    except SpecError:
+    except SpecError as e:
+        if text.strip().isascii() and text.strip().isdigit():   # digits, more than int reads
+            raise argparse.ArgumentTypeError(str(e)) from None
         raise argparse.ArgumentTypeError(f"takes a whole number in {integer_form()}, got "
+                                         f"{show_value(text)}") from None
+
+
+def real_number(text):
+    """The ``type=`` of every number flag that is not a count: read by
+    :func:`fabric._units.parse_real` (ASCII digits, one '.', an exponent; ``nan`` and ``inf``
+    pass to the API, whose finiteness check names the parameter). ``float`` would also read
+    ``'\u0663'`` (Arabic-Indic 3) or fullwidth digits."""
+    from fabric import SpecError
+    from fabric._units import REAL_FORM, parse_real, show_value
+
+    try:
+        return parse_real(text, "")
+    except SpecError:
+        raise argparse.ArgumentTypeError(f"takes a number in {REAL_FORM}, got "
                                          f"{show_value(text)}") from None
 
 

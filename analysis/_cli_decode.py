@@ -5,8 +5,9 @@ import dataclasses
 import math
 
 from fabric import EXCHANGE_KERNELS, SpecError, format_size, format_time
+from fabric._units import parse_real
 
-from ._cli import whole_number
+from ._cli import real_number, whole_number
 from ._decode import TWO_BATCH
 from ._json_units import to_json
 from ._models import MODELS
@@ -44,23 +45,23 @@ def register(sub):
                         "collectives at these rows, the KV cache at --batch's (default: "
                         "--batch, no padding)")
     add_step_options(p)
-    p.add_argument("--skew", type=float, default=0.0, help="Zipf exponent of routing (0)")
-    p.add_argument("--launch-overhead", type=float, default=None,
+    p.add_argument("--skew", type=real_number, default=0.0, help="Zipf exponent of routing (0)")
+    p.add_argument("--launch-overhead", type=real_number, default=None,
                    help="seconds per host kernel launch without CUDA graphs (default 4e-6, "
                         "see analysis.LAUNCH_OVERHEAD)")
-    p.add_argument("--hbm-efficiency", type=float, default=None,
+    p.add_argument("--hbm-efficiency", type=real_number, default=None,
                    help="achieved fraction of peak HBM bandwidth for every read (default: "
                         "the published rate of each kernel that has one, else 0.78, see "
                         "analysis.DECODE_HBM_EFFICIENCY; 1: the roofline)")
-    p.add_argument("--compute-efficiency", type=float, default=None,
+    p.add_argument("--compute-efficiency", type=real_number, default=None,
                    help="achieved fraction of each GEMM's peak FLOP/s (default: the published "
                         "one per chip generation and format, analysis.GEMM_COMPUTE_EFFICIENCY, "
                         "else 1)")
     p.add_argument("--draft-length", type=whole_number, default=None,
                    help="speculative decoding: tokens drafted per cycle")
-    p.add_argument("--acceptance", type=float, default=None,
+    p.add_argument("--acceptance", type=real_number, default=None,
                    help="speculative decoding: acceptance rate per drafted token")
-    p.add_argument("--draft-cost", type=float, default=None,
+    p.add_argument("--draft-cost", type=real_number, default=None,
                    help="speculative decoding: draft time per token / step time, a finite "
                         "number >= 0 (default: the model's MTP module priced by "
                         "analysis.decode_step(draft=True); a model without one needs it; "
@@ -74,8 +75,8 @@ def _overlap_arg(text):
     if text == TWO_BATCH:
         return text
     try:
-        return float(text)
-    except ValueError:
+        return parse_real(text, "")
+    except SpecError:
         raise argparse.ArgumentTypeError(
             f"expected a fraction in [0, 1] or {TWO_BATCH!r}, got {text!r}") from None
 
@@ -107,18 +108,18 @@ def add_step_options(p):
                    help="fraction of communication hidden under compute (0), or 'two-batch': "
                         "SGLang/DeepSeek's decode two-batch overlap schedule (needs "
                         "--ep-kernel; with serve, --micro-batches 2)")
-    p.add_argument("--fusion", type=float, default=1.0,
+    p.add_argument("--fusion", type=real_number, default=1.0,
                    help="kernel fusion factor dividing launches (1)")
     p.add_argument("--kernel-floors", action=argparse.BooleanOptionalAction, default=True,
                    help="each small kernel runs at least its class's published minimum "
                         "duration and each weight GEMM its fixed part (analysis.KERNEL_FLOORS, "
                         "GEMM_FIXED_TIME; default: on); --no-kernel-floors prices kernels at "
                         "their boundary + roofline only")
-    p.add_argument("--moe-hbm-efficiency", type=float, default=None,
+    p.add_argument("--moe-hbm-efficiency", type=real_number, default=None,
                    help="achieved fraction of peak HBM bandwidth of the routed experts' "
                         "grouped GEMMs (default: 0.303 for vLLM graphs on INT4 experts, see "
                         "analysis.VLLM_INT4_MOE_HBM_EFFICIENCY; else the step's HBM efficiency)")
-    p.add_argument("--expert-balance", type=float, default=None,
+    p.add_argument("--expert-balance", type=real_number, default=None,
                    help="balance of the routed experts over the expert ranks, mean/max of "
                         "their token-expert pairs, as an expert load balancer (EPLB) reaches "
                         "it (default: round-robin placement)")

@@ -6,7 +6,7 @@ import math
 from fabric import SpecError, format_time
 from fabric._units import integer_form, parse_integer, show_value
 
-from ._cli import whole_number
+from ._cli import real_number, whole_number
 from ._cli_decode import add_step_options, floor_kwargs, model_help
 from ._cli_route import add_failure_options, degrade
 from ._json_units import to_json
@@ -42,14 +42,14 @@ def register(sub):
                         "the memory limit)")
     p.add_argument("--no-speculative", action="store_true",
                    help="plain decoding only (default also tries 1 and 3 drafted tokens)")
-    p.add_argument("--draft-cost", type=float, default=None,
+    p.add_argument("--draft-cost", type=real_number, default=None,
                    help="speculative decoding: a separate draft model's time per token as a "
                         "fraction of a plain step, a finite number >= 0 (default: the model's "
                         "MTP module priced; a model without one is searched without drafts)")
     p.add_argument("--tier", default="own-hyperscaler",
                    choices=("own-hyperscaler", "own-neocloud", "rent-3yr"),
                    help="GPU-hour cost tier of the TCO table")
-    p.add_argument("--chip-price", type=float, default=None,
+    p.add_argument("--chip-price", type=real_number, default=None,
                    help="dollars per chip with its server share, for a system with no "
                         "published GPU-hour price (network cost from the bill of materials)")
     d = p.add_argument_group("decode step (passed to analysis.decode_step)")

@@ -24,6 +24,7 @@ Examples
 
 from fabric import SpecError, parse_size
 from fabric._schema import MAX_BYTES
+from fabric._units import parse_real
 
 __all__ = ["MAX_SIZES", "parse_sizes"]
 
@@ -100,8 +101,8 @@ def _range(token):
     sizes = []
     if step[:1] in ("x", "*"):
         try:
-            factor = float(step[1:])
-        except ValueError:
+            factor = parse_real(step[1:], "")   # ASCII digits, as the sizes themselves
+        except SpecError:
             raise SpecError(f"size range {token!r}: step {step!r} must be xF with a "
                             "number F > 1") from None
         if not factor > 1 or factor == float("inf"):

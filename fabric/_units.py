@@ -186,17 +186,53 @@ def parse_integer(text, what, *, hex=False, grouping=False, signed=False):
     if not isinstance(text, str):
         raise TypeError(f"{what} must be a string, got {type(text).__name__}")
     body = text.strip()
+    head = f"{what} {show_value(text)}".lstrip()      # what="": the caller names the value
     if _integer_re(hex, grouping, signed).fullmatch(body) is None:
-        raise SpecError(f"{what} {show_value(text)} is not a number: "
-                        f"{integer_form(hex, grouping)}".lstrip())
+        raise SpecError(f"{head} is not a number: {integer_form(hex, grouping)}")
     body = body.replace("_", "")
     negative = body.startswith("-")
     body = body.lstrip("-")
     try:
         value = int(body, 16) if body[:2] in ("0x", "0X") else int(body)
     except ValueError:          # Python reads no decimal integer of more than 4300 digits
-        raise SpecError(f"{what} {show_value(text)} has more than 4300 digits") from None
+        raise SpecError(f"{head} has more than 4300 digits") from None
     return -value if negative else value
+
+
+#: The words ``float()`` reads for the values that are not finite, which a reader of a plain
+#: number passes through so that a caller's own finiteness check names its parameter.
+_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+
+
+#: What :func:`parse_real` takes, as its error message says it.
+REAL_FORM = "ASCII digits 0-9, one '.', an exponent"
+
+
+def parse_real(text, what):
+    """Return the ``float`` that ``text`` writes: ASCII digits with an optional sign, one
+    ``.``, an exponent and ``_`` between two digits (the number :func:`parse_size` and
+    :func:`parse_time` read before their unit), or ``nan`` / ``inf`` / ``infinity``.
+
+    ``float()`` would also read other scripts' digits (``"\u0663"`` is 3.0) and fullwidth
+    ones; those are refused here, as :func:`parse_integer` refuses them in integers. A
+    value out of a float's range reads as ``inf`` (as ``float()`` reads it), for the
+    caller's finiteness check to name.
+
+    >>> parse_real("0.85", "acceptance"), parse_real("1_000.5", "x"), parse_real("-1e3", "x")
+    (0.85, 1000.5, -1000.0)
+    >>> parse_real("\u0663", "--skew")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: --skew '\u0663' is not a number: ASCII digits 0-9, one '.', an exponent
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be a string, got {type(text).__name__}")
+    body = text.strip()
+    if _NON_FINITE.fullmatch(body):
+        return float(body)
+    if re.fullmatch(_NUMBER, body) is None:
+        raise SpecError(f"{what} {show_value(text)} is not a number: {REAL_FORM}".lstrip())
+    return float(body.replace("_", ""))
 
 
 def is_numeral(text):

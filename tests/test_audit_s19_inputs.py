@@ -180,3 +180,77 @@ def test_parse_integer_is_its_documented_rule(text, hex, grouping, signed):
     # is_numeral is the same rule with a sign, on text without surrounding spaces
     assert is_numeral(text) == (text == text.strip()
                                 and _reference(text, False, False, True) is not None)
+
+
+# ----------------------------------------------------------------------------------------
+# numbers that are not counts (lead, session 19: floats too): one reader, parse_real
+
+REAL_TAKES = "takes a number in ASCII digits 0-9, one '.', an exponent, got"
+
+#: Every float flag, after arguments that make the command fail fast if it were read.
+REAL_FLAGS = [
+    (["decode", "nosuch", "--model", "nosuch"], flag)
+    for flag in ("--skew", "--launch-overhead", "--hbm-efficiency", "--compute-efficiency",
+                 "--acceptance", "--draft-cost", "--fusion", "--moe-hbm-efficiency",
+                 "--expert-balance")
+] + [(["serve", "nosuch", "--model", "nosuch", "--isl", "8", "--osl", "8"], flag)
+     for flag in ("--draft-cost", "--chip-price", "--fusion")]
+
+
+def test_no_number_flag_reads_with_float():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    found = [(name, a.option_strings) for name, p in sub.choices.items()
+             for a in p._actions if a.type is float]
+    assert found == []
+
+
+@pytest.mark.parametrize("value", ["\u0663", "\uff10.5", "0\u066b5", "0x1p3", "1e1_0", ""])
+@pytest.mark.parametrize("case", REAL_FLAGS, ids=_flag_id)
+def test_every_number_flag_refuses_other_scripts_digits(case, value, capsys):
+    prefix, flag = case
+    with pytest.raises(SystemExit) as e:
+        main(prefix + [f"{flag}={value}"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1
+    assert f"argument {flag}: {REAL_TAKES} {value!r}" in err
+
+
+@pytest.mark.parametrize("value, read", [("0.5", 0.5), ("1e-3", 1e-3), ("1_0.2_5", 10.25),
+                                         (" .5 ", 0.5), ("-2", -2.0), ("+3.", 3.0)])
+@pytest.mark.parametrize("case", REAL_FLAGS[:2], ids=_flag_id)
+def test_number_flags_read_ascii_decimals(case, value, read):
+    prefix, flag = case
+    args = build_parser().parse_args(prefix + [f"{flag}={value}"])
+    assert getattr(args, flag.lstrip("-").replace("-", "_")) == read
+
+
+def test_nan_and_inf_still_reach_the_api_that_names_them(capsys):
+    assert main(["decode", "sd200-ultra", "--model", "kimi-k2", "--skew", "nan"]) == 2
+    assert "skew" in capsys.readouterr().err
+
+
+def test_overlap_refuses_other_scripts_digits(capsys):
+    with pytest.raises(SystemExit):
+        main(["decode", "nosuch", "--model", "nosuch", "--overlap", "\u0660.5"])
+    assert "argument --overlap: expected a fraction in [0, 1]" in capsys.readouterr().err
+
+
+def test_a_size_range_factor_is_ascii_as_its_sizes():
+    from analysis import parse_sizes
+
+    assert parse_sizes("1KiB:4KiB:x2") == [1024, 2048, 4096]
+    with pytest.raises(SpecError, match=r"step 'x\u0662' must be xF with a number F > 1"):
+        parse_sizes("1KiB:4KiB:x\u0662")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text("0123456789._eE+- \u0663\uff15", max_size=8))
+def test_parse_real_reads_what_float_reads_in_ascii_and_nothing_else(text):
+    from fabric._units import parse_real
+
+    try:
+        value = parse_real(text, "x")
+    except SpecError:
+        return
+    assert text.isascii() and value == float(text)      # float() agrees on what was read
