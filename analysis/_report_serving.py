@@ -41,12 +41,14 @@ SERVING_ISL, SERVING_OSL = 1024, 1024
 SERVING_BATCHES = 4
 #: Interactivity (tokens/s per user) at which systems are compared for cost.
 MATCHED_INTERACTIVITY = (20.0, 50.0, 100.0)
-#: The "speed race" figure of the seed article's context: 490 tokens/s for one user
-#: (reported elsewhere, unconfirmed; docs/sources.md s.1 lists the seed's claims).
+#: The "speed race" mark of the seed article's context: 490 tokens/s for one user, quoted
+#: in the project's serving issue without an original source (docs/sources.md s.1 says so;
+#: searched, not found): an unconfirmed mark for orientation, not a measurement.
 SPEED_RACE_TOKENS_PER_S = 490.0
 #: Where the figure comes from, said wherever the report quotes it (a bare '490 tokens/s'
 #: read as the report's own target).
-SPEED_RACE_ORIGIN = "the speed race of the seed article's context, reported elsewhere; unconfirmed"
+SPEED_RACE_ORIGIN = ("the seed article's speed race, quoted without a source: an unconfirmed "
+                     "mark, not a measurement")
 #: The seed's model scale, as the hypothetical config stands for it.
 SEED_MODEL = "hypothetical-2.8t"
 
