@@ -4,7 +4,7 @@ A reduced run of :func:`analysis.scaling_study` that fits the default report's t
 budget: every family at about :data:`REPORT_SIZES` chips, with the structural metrics
 (bisection and routed all-to-all per chip), cost and power per chip at every size and
 collectives and decode up to :data:`REPORT_EVALUATED_LIMIT` chips. The full study (64 to
-16k chips, every metric at every size) is `cofabric scaling` (about 2.5 minutes on two
+16k chips, every metric at every size) is `cofabric scaling` (about 2 minutes on two
 cores); the section says so, and its findings state the assumptions the curves rest on.
 """
 
@@ -266,6 +266,6 @@ def scaling_report_section(executor=None, quiet=False):
              + ", ".join(f"{n:,}" for n in REPORT_SIZES) + " chips with H100 chips, so the "
              f"curves compare fabrics; links: {links}. This is a reduced run that fits the report's time "
              "budget; the full study from 64 to 16k chips is cofabric scaling --out DIR "
-             "(about 2.5 minutes on 2 cores, every metric at every size)."),)
+             "(about 2 minutes on 2 cores, every metric at every size)."),)
     return Section("scaling", "Scaling", text=text, tables=(table,), figures=(fig,)), \
         _findings(rows, assumed)
