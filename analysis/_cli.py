@@ -18,6 +18,8 @@ Exit status 0 is success, 1 a command's findings (``cofabric check``).
 
 import argparse
 import importlib
+import itertools
+import re
 import sys
 
 __all__ = ["main"]
@@ -36,10 +38,39 @@ COMMAND_MODULES = (
 )
 
 
+#: argparse's message for a flag left without its value ("argument --size: expected one
+#: argument"), which is all it says when the value starts with '-' ('-1KiB', '-1e3': argparse
+#: reads only '-3' and '-0.5' as negative numbers, anything else as an option).
+_MISSING_VALUE = re.compile(r"argument (\S+): expected (?:at least )?one argument")
+
+
 class _Parser(argparse.ArgumentParser):
+    def parse_known_args(self, args=None, namespace=None):
+        self._arg_strings = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
         # argparse's default prints the usage too; one line is the contract.
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {_explain(message, getattr(self, '_arg_strings', []))}\n")
+
+
+def _explain(message, arg_strings):
+    """argparse's ``message``, told why when a flag's value was taken for an option.
+
+    >>> _explain("argument --size: expected one argument", ["--size", "-1KiB"])
+    "argument --size: expected one argument, got '-1KiB', which reads as an option because it starts with '-'; write --size=-1KiB to pass it as the value"
+    >>> _explain("argument --size: expected one argument", ["--size"])
+    'argument --size: expected one argument'
+    """
+    found = _MISSING_VALUE.fullmatch(message)
+    if found is None:
+        return message
+    names = found.group(1).split("/")
+    for flag, value in itertools.pairwise(arg_strings):
+        if flag in names and value.startswith("-") and value[1:2] in set("0123456789."):
+            return (f"{message}, got {value!r}, which reads as an option because it starts "
+                    f"with '-'; write {flag}={value} to pass it as the value")
+    return message
 
 
 def whole_number(text):

@@ -247,3 +247,18 @@ def test_parse_real_reads_what_float_reads_in_ascii_and_nothing_else(text):
     except SpecError:
         return
     assert text.isascii() and value == float(text)      # float() agrees on what was read
+
+
+@pytest.mark.parametrize("argv, flag, value", [
+    (["report", "--sizes", "-1KiB"], "--sizes", "-1KiB"),
+    (["cost", "nvl72", "--op", "all-reduce", "--size", "-1KiB"], "--size", "-1KiB"),
+    (["decode", "nvl72", "--model", "kimi-k2", "--skew", "-1e3"], "--skew", "-1e3"),
+])
+def test_a_value_taken_for_an_option_is_named_with_the_way_to_pass_it(argv, flag, value,
+                                                                      capsys):
+    # argparse alone says only 'expected one argument' for a value starting with '-'
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1
+    assert f"got {value!r}, which reads as an option" in err and f"write {flag}={value}" in err
