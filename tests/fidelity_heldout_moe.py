@@ -539,7 +539,8 @@ _I493 = (
     "byte rate binds that no count locates (IBRC's one QP is a candidate with no published "
     "rate; the maintainer finds IBRC sufficient for these chunks, DeepEP #64). H800 reaches the "
     "same 43 GB/s with 16 SMs (DeepEP #51); 2-node V1 runs after PR #130 (IBGDA) reach 62 "
-    "(#148, H20; #289, GPU not stated)")
+    "(#148, H20, with 205 GB/s of NVL traffic at 24 SMs: above the ~135-170 range above, so "
+    "that range is no per-SM limit of the V1 kernel; #289, GPU not stated)")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (ncclep-low-latency: NCCL's 20.6 GB/s per NVLink4 "
