@@ -116,7 +116,10 @@ OUTSIDE_25 = {
         "(earlier code states): a rank admits a prompt only beside at most 103 decoding "
         "requests, so the run's fall from the 1151 run is 0.79 per GPU where measured is "
         "0.92 (the steady state's admission cap gives 0.913: "
-        "test_the_1127_token_h200_runs_check_the_admission_cap)" + _ALIGNED + ". Steady "
+        "test_the_1127_token_h200_runs_check_the_admission_cap); the measured run's own "
+        "Little's law (5120 x 197.8 s / 993.5 s = 1,019 in flight, as the 1151 run's 1,018) "
+        "shows none of the capped run's tail (the model's 916): not resolved, docs/sources.md "
+        "session 20" + _ALIGNED + ". Steady "
         "state: GPU 1828, user 14.28 (36-39%)")
        for v, gpu, user, eg, eu in ((2, "1319", "10.42", "67%", "96%"),
                                     (1, "1330", "10.49", "65%", "95%"))},
