@@ -98,9 +98,9 @@ class Access:
         latency and narrowest link, each way: what :func:`access_latencies` gives this
         pair). The stages above are those of the one path :attr:`path` names, which the
         routing chooses among them (:meth:`fabric.Router.path`), so ``total <=
-        slowest``; equal
-        where the pair has one path or its paths price alike (an HGX H100 board's 5- and
-        4-lane NVSwitch bundles do not: 630.9 and 631.0 ns for a 64 B load).
+        slowest``; equal where the pair has one path or its paths price alike (an HGX
+        H100 board's 5- and 4-lane NVSwitch bundles do not: 630.9 and 631.0 ns for a
+        64 B load from chip0 to chip3).
     """
 
     src: str
