@@ -3,7 +3,8 @@
 Session 19's oracle (tests/test_audit_s19_degraded.py) for switched nodes, extended to
 rail-optimized clusters (``rail:servers=S,gpus=G``: each server's GPUs on one scale-up
 switch, GPU ``i`` of every server through its own NIC to rail leaf ``i``, every rail leaf to
-every spine by a bundle of ``S / spines`` lanes). Three failures leave a graph that a spec
+every spine by a bundle of ``S / spines`` lanes; H100, B200 and GB200 GPUs, whose two GPUs
+per Grace CPU reach each other's NICs: ``pix=2``). Three failures leave a graph that a spec
 builds:
 
 - every GPU loses ``k`` of its scale-up lanes: the cluster built with ``links=L-k``;
@@ -47,13 +48,17 @@ def pairs(draw):
     """(degraded rail cluster, the cluster built so, what was failed)."""
     servers = draw(st.sampled_from([2, 4]))
     spines = draw(st.sampled_from([d for d in (1, 2, 4) if servers % d == 0]))
-    gpus = draw(st.integers(2, 4))
+    chip = draw(st.sampled_from(["h100", "b200", "gb200"]))
+    # a GB200 server pairs its GPUs on a Grace CPU (two NICs under it: pix=2), so it keeps
+    # an even number of GPUs
+    pair = 2 if chip == "gb200" else 1
+    gpus = draw(st.sampled_from([2, 4] if pair == 2 else [2, 3, 4]))
     links = draw(st.integers(2, 18))
-    chip = draw(st.sampled_from(["h100", "b200"]))
     tail = (f"chip={chip},nvls={draw(st.sampled_from([0, 1]))},"
             f"nic={draw(st.sampled_from(['ib-ndr', 'roce-400g']))}")
     f = topologies.build(_spec(servers, gpus, links, spines, tail))
-    kinds = ["lanes", "gpus"] + (["servers"] if servers > spines else [])
+    kinds = (["lanes"] + (["gpus"] if gpus > pair else [])
+             + (["servers"] if servers > spines else []))
     kind = draw(st.sampled_from(kinds))
     if kind == "lanes":
         k = draw(st.integers(1, links - 1))
@@ -61,7 +66,7 @@ def pairs(draw):
         return (f.without(lanes=lost * k),
                 topologies.build(_spec(servers, gpus, links - k, spines, tail)), kind)
     if kind == "gpus":
-        k = draw(st.integers(1, gpus - 1))
+        k = pair * draw(st.integers(1, gpus // pair - 1))
         dead = [s * gpus + i for s in range(servers) for i in range(gpus - k, gpus)]
         nics = [f"nic{r}" for r in dead] if draw(st.booleans()) else []
         return (f.without(chips=[f"chip{r}" for r in dead] + nics),
