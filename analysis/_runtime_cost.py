@@ -1109,7 +1109,7 @@ def _nvls_split(rt, view, n, heads, channels, chunk, op="all-reduce"):
     return busiest, carrying
 
 
-def nvls_head_load(rt, nbytes, heads, chunk):
+def nvls_head_load(rt, nbytes, heads, chunk, align=None):
     """The bytes of an even split that load the busiest rank's links as much as NCCL's one-node
     NVLS all-reduce loads them for a channel of ``nbytes`` over ``heads`` heads in chunks of
     ``chunk`` bytes.
@@ -1124,7 +1124,8 @@ def nvls_head_load(rt, nbytes, heads, chunk):
     used (2.20-2.21 ``computeCollLastChunkInfo``, 4096 B; 2.22 16 B; from 2.23 the kernel's
     ``lastChunkSize``, 16 KiB), whole chunks in 2.18-2.19 (``head_align`` 0), so its busiest
     rank carries ``rest + min(share, rest)``: returned as ``full blocks + (rest + share) / (1 +
-    1/heads)``, equal to ``nbytes`` where the split is even.
+    1/heads)``, equal to ``nbytes`` where the split is even. ``align``: the alignment in bytes
+    (None: ``rt.nvls["head_align"]``; NVLS-tree's is ``rt.nvls["tree_head_align"]``).
 
     >>> from fabric import runtime
     >>> nvls_head_load(runtime("nccl@2.18.5"), 16384, 8, 16384)   # one head: 32 KiB / 1.125
@@ -1138,9 +1139,50 @@ def nvls_head_load(rt, nbytes, heads, chunk):
     loops, rest = divmod(nbytes, block)
     if rest <= 0:
         return float(nbytes)
-    align = rt.nvls["head_align"]
-    share = chunk if not align else math.ceil(math.ceil(rest / heads) / align) * align
+    share = _last_head_share(rt.nvls["head_align"] if align is None else align, rest, heads,
+                             chunk)
     return loops * block + (rest + min(share, rest)) / (1 + 1 / heads)
+
+
+def _last_head_share(align, rest, heads, chunk):
+    """A head's share of an NVLS loop's last ``rest`` bytes: a whole chunk (``align`` 0) or
+    ``alignUp(ceil(rest / heads), align)``."""
+    return chunk if not align else math.ceil(math.ceil(rest / heads) / align) * align
+
+
+def nvls_tree_head_loads(rt, nbytes, heads, chunk):
+    """``(switch, network)``: the bytes of an even split that load NCCL's NVLS-tree channel of
+    ``nbytes`` over ``heads`` heads in chunks of ``chunk`` as much as its busiest head does,
+    inside the node and on the heads' NICs.
+
+    NVLS_TREE's kernel (``src/device/all_reduce.h``) loops over blocks of ``heads x chunk``:
+    the ranks scatter a block to the heads through the switch, head ``j`` reduces its share
+    (``multimem`` load-reduce) and sends it up the tree over its NIC, receives the result from
+    above and multicasts it back, and the ranks gather it. Inside the node that is one-node
+    NVLS's load (:func:`nvls_head_load`); a head's NIC carries its share alone, so the busiest
+    NIC carries ``full blocks / heads + min(share, rest)``, an even split ``nbytes / heads``:
+    ``network = full blocks + heads x min(share, rest)``. The last block's share per release
+    (``rt.nvls["tree_head_align"]``): whole chunks in 2.18-2.19 (the kernel's offset ``(bid x
+    nHeads + headRank) x chunkSize``), ``computeCollLastChunkInfo``'s 4096 B in 2.20-2.21
+    (the NVLS line, NVLS_TREE included), the kernel's ``alignUp(divUp(remCount, nHeads), 16 /
+    sizeof(T))`` from 2.22.3 (16 B at every later tag; one-node NVLS went to 16 KiB in 2.23,
+    NVLS_TREE did not).
+
+    >>> from fabric import runtime
+    >>> nvls_tree_head_loads(runtime("nccl@2.19.4"), 8 * 32768 + 8192, 8, 32768)
+    (276707.55555555556, 327680)
+    >>> nvls_tree_head_loads(runtime("nccl"), 8 * 32768 + 8192, 8, 32768)
+    (270336.0, 270336)
+    """
+    align = rt.nvls["tree_head_align"]
+    block = heads * chunk
+    if heads < 2 or block <= 0:
+        return float(nbytes), float(nbytes)
+    loops, rest = divmod(nbytes, block)
+    if rest <= 0:
+        return float(nbytes), float(nbytes)
+    share = min(_last_head_share(align, rest, heads, chunk), rest)
+    return nvls_head_load(rt, nbytes, heads, chunk, align), loops * block + heads * share
 
 
 def _nvls_fill(rt, first):
@@ -1316,9 +1358,9 @@ def _nccl_nvls_tree(rt, view, n, ops):
     # heads form NCCL's double binary tree over the nodes, channel c on tree c % 2;
     # all_reduce.h NVLS_TREE: scatter / gather through the node's NVLS, each chunk's head
     # exchanging with its network parent and children): a node's NICs carry
-    # nccl_tree_net_share x n each way, its NVLS the in-switch all-reduce
-    sched = min(1.0 / intra_t.per_byte,
-                view.nic_bandwidth * heads / nccl_tree_net_share(nn)) * corr
+    # nccl_tree_net_share x n each way, its NVLS the in-switch all-reduce (the slower of the
+    # two, for the busiest head's bytes on each: below)
+    net_rate = view.nic_bandwidth * heads / nccl_tree_net_share(nn)
     intra = max(_lat(rt, view.intra_hw, "nvls-tree", "Simple"), intra_t.step_loadstore)
     inter = max(_lat(rt, "net", "nvls-tree", "Simple"), view.transfer("ring", "all-reduce")
                 .step_message)
@@ -1337,8 +1379,12 @@ def _nccl_nvls_tree(rt, view, n, ops):
     # the NVLS channels: in the kernel in 2.18-2.19, the scheduler's from 2.20), as NVLS's
     channels, chunk = nvls_tree_chunking(rt, view, n, heads)
     busiest, _ = _nvls_split(rt, view, n, heads, channels, chunk)
+    # inside the channel its busiest head: the switch side and its NIC
+    # (nvls_tree_head_loads); sched is min(switch rate, NIC rate) x corr
+    switch, network = nvls_tree_head_loads(rt, busiest, heads, chunk)
+    busy = max(switch * intra_t.per_byte, network / net_rate) / corr
     return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple",
-                      time=lat + channels * busiest / sched + fill,
+                      time=lat + channels * busy + fill,
                       choice=lat + n / (bus * ratio),
                       channels=heads, fixed=lat)]
 

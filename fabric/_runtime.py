@@ -419,8 +419,9 @@ _NCCL = Runtime(
           "stages": 3, "tree_chunk": 131072, "tree_max_chunk_nodes4": 65536,
           "tree_sm100_tuning": 1,
           # one-node NVLS: a channel's last loop gives each head alignUp(ceil(rest / heads),
-          # head_align) bytes (src/device/all_reduce.h; 0: whole chunks, 2.18-2.19)
-          "head_align": 16384},
+          # head_align) bytes (src/device/all_reduce.h; 0: whole chunks, 2.18-2.19); NVLS-tree's
+          # alignUp(divUp(remCount, nHeads), 16 B) from 2.22.3 (tree_head_align)
+          "head_align": 16384, "tree_head_align": 16},
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
@@ -552,7 +553,10 @@ _NCCL = Runtime(
          "2.20 (tree_max_chunk_nodes4, NCCL_NVLSTREE_MAX_CHUNKSIZE -2), cut to 256 / 128 / 64 / "
          "32 KiB below 32 / 16 / 4 / 1 x channels x heads x chunk bytes; from 2.30.3 "
          "(tree_sm100_tuning) Blackwell over several nodes takes nvls.cc "
-         "ncclNvlsTreeSm100Tuning's channels, chunk and cap")),
+         "ncclNvlsTreeSm100Tuning's channels, chunk and cap; NVLS-tree's last loop gives each "
+         "head alignUp(divUp(rest, nHeads), 16 B) (tree_head_align 16: src/device/all_reduce.h "
+         "NVLS_TREE lastChunkCount at v2.22.3-1 .. v2.30.7-1; 4096 B in 2.20-2.21 from "
+         "src/enqueue.cc computeCollLastChunkInfo, whole chunks in 2.18-2.19)")),
         ("p2p", ("NVIDIA/nccl src/init.cc NCCL_PARAM AllocP2pNetLLBuffers default 0 "
          "(net_ll_buffers 0): src/transport/net.cc sendSetup / recvSetup make a p2p connection "
          "(no graph, connIndex 1) shared (NCCL_NET_SHARED_BUFFERS default), sendProxyConnect / "
@@ -1054,6 +1058,10 @@ _NCCL_HISTORY = {
     # 2.18-2.19 (the kernel's loop, 0), lastChunkCount aligned to NCCL_SIMPLE_ALIGNMENT (4096 B)
     # in 2.20-2.21 (enqueue.cc computeCollLastChunkInfo), to 16 B in 2.22, to 16 KiB from 2.23
     # (all_reduce.h lastChunkSize = alignUp(divUp(remCount, nHeads), 16384 / sizeof(T)))
+    # NVLS-tree's last loop per head: whole chunks in 2.18-2.19 (the kernel's offsets), 4096 B
+    # in 2.20-2.21 (computeCollLastChunkInfo's NVLS / NVLS_TREE line), 16 B from 2.22 (the
+    # kernel's alignUp(divUp(remCount, nHeads), 16 / sizeof(T)), v2.22.3-1 .. v2.30.7-1)
+    ("nvls", "tree_head_align"): (((2, 18, 3), 0), ((2, 20, 0), 4096), ((2, 22, 0), 16)),
     ("nvls", "head_align"): (((2, 18, 3), 0), ((2, 20, 0), 4096), ((2, 22, 0), 16),
                              ((2, 23, 0), 16384)),
     # point-to-point protocol choice (src/enqueue.cc): until 2.21 each chunk of a split message
