@@ -1475,7 +1475,8 @@ def _tuner_graph(rt, view, B, nc):
 
 def _ring_search(q, speeds, fit, top, total, half):
     """``(channels, speed)`` of NCCL's ring graph search (``src/graph/search.cc``
-    ``ncclTopoCompute``, passes 1 and 2, with ``ncclTopoDupChannels``) where ``fit(speed)`` is
+    ``ncclTopoCompute``, passes 1 and 2, with ``ncclTopoDupChannels``; no pass-2 raise where
+    ``q["ring_raise"]`` is 0: 2.18.x, 2.19.1) where ``fit(speed)`` is
     how many channels fit at a speed, ``top`` the highest usable speed (``system->maxBw``) and
     ``total`` the bandwidth at which the search stops (``system->totalBw``), ``half`` the graph's
     most channels (MAXCHANNELS / 2)."""
@@ -1500,6 +1501,9 @@ def _ring_search(q, speeds, fit, top, total, half):
         dup = min(2 * n, half)
         bw /= -(-dup // n)
         n = dup
+        if not q["ring_raise"]:
+            # 2.18.x, 2.19.1: DupChannels last, no pass 2 for the ring
+            return n, bw
         j = 0
         while j < len(speeds) - 1 and speeds[j] > bw * (1 + eps):
             j += 1

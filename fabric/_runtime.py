@@ -431,6 +431,10 @@ _NCCL = Runtime(
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
             ("intra_speeds", "blackwell"): tuple(x * GBS for x in (
                 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0)),
+            # the ring graph's pass 2 raises its speed while the channels still fit (search.cc
+            # 'increase bw for Ring', from 2.19.3; before, DupChannels ran last, after a pass 2
+            # that raised only other patterns' bwIntra)
+            "ring_raise": 1,
             "lower_ratio": 0.49, "dup_below": 25e9, "dup_slow_below": 50e9,
             "dup_slow_channels": 4,
             # several nodes: the ring search over the NICs (search.cc *SpeedArrayInter)
@@ -591,7 +595,10 @@ _NCCL = Runtime(
          "ncclTopoCompute: lower the speed while next / best > .49 (lower_ratio), stop once "
          "nChannels x speed reaches the total; ncclTopoDupChannels: no doubling below 25 GB/s "
          "(dup_below) nor, on sm > 80, below 50 GB/s (dup_slow_below) with more than 4 channels "
-         "(dup_slow_channels); src/graph/connect.cc ncclTopoPostset: channels x 2, at most "
+         "(dup_slow_channels), then pass 2 raises the ring's speed while its channels still "
+         "fit (ring_raise 1; from v2.19.3-1: in 2.18.x and 2.19.1 DupChannels runs last and "
+         "pass 2 skips the ring, search.cc v2.18.5-1 l.962-996); src/graph/connect.cc "
+         "ncclTopoPostset: channels x 2, at most "
          "MAXCHANNELS, raised to the NVLS channels when NVLS runs in 2.20.3-2.27.7 only "
          "(factors nvls_raises_ring; 'if (comm->nChannels < comm->nvlsChannels)' absent at "
          "v2.18.3-1 .. v2.19.4-1 and from v2.28.3-1; in one node and, where NVLS runs across nodes, on several, analysis._collectives _nvls_nodes_channels) "
@@ -1111,6 +1118,10 @@ _NCCL_HISTORY = {
                            15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12)))),
     # x 2 again across nodes: == 90 and 2 x nChannels <= MAXCHANNELS (32) in 2.18-2.19,
     # == 90 and nChannels < 16 in 2.20-2.24, >= 90 and < 16 from 2.25 (connect.cc)
+    # no pass-2 raise of the ring's speed in 2.18.x and 2.19.1 (search.cc v2.18.5-1 l.962-969:
+    # 'increase bwIntra for trees' skips the ring; DupChannels inline at the end, l.987-996;
+    # v2.19.1-1 the same, l.961-1005); 'increase bw for Ring' after DupChannels from v2.19.3-1
+    ("search", "ring_raise"): (((2, 18, 3), 0), ((2, 19, 3), 1)),
     ("search", "postset_more_rule"): (((2, 18, 3), 1), ((2, 25, 0), 2)),
     ("search", "postset_more_below"): (((2, 18, 3), 17), ((2, 20, 0), 16)),
     # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)

@@ -17,7 +17,7 @@ from analysis import _runtime_cost as rc
 from analysis import cost
 from analysis._collectives import _GroupView, _resolve_ranks
 from fabric import NCCL_RELEASE_DATES, runtime
-from tests.test_runtime import _brute_net_graph
+from tests.test_runtime import _brute_net_graph, _ring_raises
 
 RELEASES = sorted(NCCL_RELEASE_DATES, key=lambda v: tuple(map(int, v.split("."))))
 
@@ -170,7 +170,7 @@ def test_net_choice_is_nccls_tuner_on_its_graphs(spec, op, release, log_n):
     g_n, g_bw = _brute_net_graph(nics, ppn, view.lanes, q[("nvlink_bw", view.arch)] / 1e9,
                                  view.nic_link_bandwidth / 1e9, pci / 1e9 if pci else None,
                                  [s / 1e9 for s in q[("inter_speeds", view.arch)]],
-                                 rt.max_channels)
+                                 rt.max_channels, _ring_raises(release))
     p = view.p
     nsteps = 2 * (p - 1) if op == "all-reduce" else p - 1
     ring = by[("ring", "Simple")]
@@ -223,3 +223,17 @@ def test_four_h100_nodes_pick_nvls_tree_over_the_capped_tree():
     assert (r.algorithm, r.protocol) == ("hierarchical", "Simple")
     tree = cost(f, "all-reduce", 16 * 2**20, runtime="nccl@2.30.7", algorithm="tree")
     assert tree.protocol == "LL128" and not math.isclose(tree.time, r.time)
+
+
+def test_the_ring_graph_keeps_its_duplicated_speed_before_2_19_3():
+    # 2 nodes' worth of search: 2 NICs of 100 GB/s, 2 Hopper GPUs with 4 NVLinks (82.4 GB/s):
+    # pass 1 fits 2 channels at 48 (48 x (k - k // 2) <= 82.4), 96 >= the total: stop;
+    # DupChannels 4 x 24; from 2.19.3 pass 2 raises the ring while 4 channels fit: 30, then 40
+    # (40 x 2 = 80 <= 82.4; 42 x 2 = 84 does not): 4 x 40. In 2.18.x / 2.19.1 DupChannels
+    # runs last and pass 2 skips the ring (search.cc v2.18.5-1 l.962-996): 4 x 24
+    def g(release):
+        n, bw = rc.nccl_net_ring_graph(runtime(f"nccl@{release}"), "hopper", 2, 2, 4, 100e9,
+                                       None)
+        return n, bw / 1e9
+    assert g("2.30.7") == (4, 40.0) and g("2.19.3") == (4, 40.0)
+    assert g("2.19.1") == (4, 24.0) and g("2.18.5") == (4, 24.0)
