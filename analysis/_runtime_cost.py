@@ -752,7 +752,8 @@ def _nccl_tree(rt, view, n, ops):
         steps_lat = 2 * ((int(view.node_ranks().max()) - 1) * intra + _log2i(nn) * inter)
         lat = rt.base_latency[("tree", proto)] / ops + steps_lat
         corr = _tree_correction(rt, proto, n)
-        bus = _tree_busbw(rt, view, proto, *_tuner_graph(rt, view, B, nc)) * corr
+        g_bus, g_nc = _tuner_graph(rt, view, B, nc)
+        bus = _tree_busbw(rt, view, proto, g_bus * _tree_speed_ratio(rt, view), g_nc) * corr
         choice = lat + n / (bus * 0.5)
         picked = _channels_used(rt, proto, nc, n)
         eff, used = _share_channels(rt, "all-reduce", proto, n, view.p, picked, nc)
@@ -1460,8 +1461,9 @@ def _tuner_graph(rt, view, B, nc):
     NVLS's choice takes its graph's, :func:`nccl_nvls_tuner_bw`); across nodes searched over
     their NICs (:attr:`~analysis._collectives._GroupView.channels_searched`), the ring graph
     of that search (:func:`nccl_net_ring_graph`: ``nChannels x speed``, ``nChannels``; the
-    tree's graph is taken as the ring's, as for the channels); elsewhere the fabric's ``B`` on
-    ``nc`` channels. The choice only: the time runs at the fabric's rate."""
+    tree's graph is taken as the ring's, as for the channels, at the speed of
+    :func:`_tree_speed_ratio`); elsewhere the fabric's ``B`` on ``nc`` channels. The choice
+    only: the time runs at the fabric's rate."""
     if getattr(view, "_switch", None) is None:
         if view.n_nodes < 2 or not getattr(view, "channels_searched", False):
             return B, nc
@@ -1616,6 +1618,55 @@ def nccl_net_ring_graph(rt, arch, nics, ppn, lanes, net_bw, pci_bw):
 
     total = max(nvl, pci_bw or 0.0)
     return _ring_search(q, q[("inter_speeds", arch)], fit, per_nic, total, half)
+
+
+def _tree_speed_ratio(rt, view):
+    """The tree graph's speed the tuner reads over the ring graph's, across nodes searched
+    over their NICs (:func:`nccl_net_tree_graph`: bwIntra on 2 nodes, raised by the tree's
+    pass 2; bwInter on more); 1 elsewhere (one node: the ring's graph)."""
+    if (view.n_nodes < 2 or getattr(view, "_switch", None) is not None
+            or not getattr(view, "channels_searched", False)):
+        return 1.0
+    n, bw = nccl_view_net_graph(rt, view)
+    if not n:
+        return 1.0
+    intra, inter = nccl_net_tree_graph(rt, view.arch, n, view.ppn, view.lanes, bw)
+    return (intra if view.n_nodes <= 2 else inter) / bw
+
+
+def nccl_net_tree_graph(rt, arch, channels, ppn, lanes, speed):
+    """``(bwIntra, bwInter)`` (B/s) of NCCL's tree graph across nodes whose ring graph is
+    ``channels`` x ``speed``. The tree's graph is taken as the ring's (``init.cc`` searches it
+    at the ring's channel count, and its chain NET -> GPU a -> .. -> GPU x charges the NVLinks
+    and NICs as the ring's does), at a speed of the search's array: the first not above the
+    ring's (a duplicated ring's halved speed can fall between two). ``src/graph/search.cc``
+    ``ncclTopoCompute`` pass 2, 'increase bwIntra for trees (2 nodes or collnet)' (every tag
+    v2.18.3-1 .. v2.30.7-1; DupChannels cannot add channels: the tree's most are the ring's),
+    raises bwIntra alone one inter speed at a time while it is below ``2 x bwInter`` and every
+    GPU's NVLink to the switch still carries the channels (``bwIntra x (channels - channels //
+    ppn) <= lanes x NVLINK_BW``); the NICs carry bwInter, unchanged. The tuner reads bwIntra
+    on 2 nodes, bwInter on more (``tuning.cc``: ``nNodes <= 2 ? bwIntra : bwInter``).
+
+    >>> from fabric import runtime
+    >>> [tuple(x / 1e9 for x in nccl_net_tree_graph(runtime(r), a, 8, 4 if a == "blackwell"
+    ...  else 8, 18, s)) for r, a, s in (("nccl@2.27.3", "blackwell", 24e9),
+    ...                                   ("nccl", "hopper", 48e9), ("nccl", "hopper", 22.5e9))]
+    [(47.9, 24.0), (48.0, 48.0), (45.0, 22.0)]
+    """
+    q = rt.search
+    speeds = q[("inter_speeds", arch)]
+    nvl = max(0, int(lanes)) * q[("nvlink_bw", arch)]
+    ppn = max(1, round(ppn))
+    eps = 1e-9
+    j = 0
+    while j < len(speeds) - 1 and speeds[j] > speed * (1 + eps):
+        j += 1
+    inter = intra = speeds[j]
+    while j > 0 and intra < 2 * inter * (1 - eps) and (
+            ppn <= 1 or speeds[j - 1] * (channels - channels // ppn) <= nvl * (1 + eps)):
+        j -= 1
+        intra = speeds[j]
+    return intra, inter
 
 
 def nccl_view_net_graph(rt, view):
