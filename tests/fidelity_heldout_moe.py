@@ -428,7 +428,9 @@ _LL_NVLINK = ("DeepEP low-latency with NVLink peers (kernel times from bench_kin
               "77 us, H20 37 us for the same bytes), i.e. the links' achieved rate, unsourced. "
               "Session 14: NVLink packetisation (SM stores: <= 128 B payload per packet, "
               "NVIDIA/nccl-tests #149; ~16 B header, NVIDIA/nccl #1397) bounds the cost of "
-              "misaligned 7408-B / 14352-B messages at ~2.5% of the link time, not the gap")
+              "misaligned 7408-B / 14352-B messages at ~2.5% of the link time, not the gap. "
+              "Session 20: a dispatch block's second token waits for its first token's release "
+              "fence (send_waves: +1.5 us at 128 tokens), not the gap either")
 _PPLX_SMALL = (
     "pplx-kernels at one token per rank (README table, 7af3059's NVSHMEM kernels, eager): the "
     "model charges the handshake (one node: the symmetric-memory kernel floor + the release "
