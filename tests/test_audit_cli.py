@@ -2,15 +2,14 @@
 user types, prints exactly one line naming the problem and exits 2 (never a traceback, never
 a silent answer); the Python API raises a documented error type for the same values.
 
-The CLI runs in-process (``analysis._cli.main``) except for two subprocess checks of the
-real entry (``python -m analysis._cli``), so the whole file takes a few seconds.
+The CLI runs in-process (``analysis._cli.main``) except for one test of the real entry
+(``python -m analysis._cli``, two processes side by side), so the whole file takes a few seconds.
 """
 
 import json
 import math
 import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
@@ -275,23 +274,21 @@ def test_scaling_study_refuses_bad_arguments_with_spec_error():
         analysis.scaling_study(["torus"], [64], decode_limit=-1)
 
 
-def _subprocess(*args):
+def test_the_real_entry_point_refuses_in_one_line_and_writes_strict_json():
+    # two runs of `python -m analysis._cli`, started together (tests/hashseed.run_together)
+    from hashseed import run_together
+
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-m", "analysis._cli", *args], check=False, cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
-
-
-def test_the_real_entry_point_exits_2_with_one_line():
-    p = _subprocess("route", "sd200-ultra", "0", "5", "--size", "1e400")
-    assert p.returncode == 2 and p.stdout == ""
-    assert len(p.stderr.strip().splitlines()) == 1 and "largest float" in p.stderr
-
-
-def test_the_real_entry_point_writes_strict_json():
-    p = _subprocess("cost", "torus:4x4", "--op", "send-recv", "--size", "1KiB", "--ranks", "0",
-                    "--json")
-    assert p.returncode == 0, p.stderr
-    (row,) = _strict_json(p.stdout)
+    cli = [sys.executable, "-m", "analysis._cli"]
+    bad, ok = run_together([[*cli, "route", "sd200-ultra", "0", "5", "--size", "1e400"],
+                            [*cli, "cost", "torus:4x4", "--op", "send-recv", "--size", "1KiB",
+                             "--ranks", "0", "--json"]], env=env, cwd=ROOT, timeout=120)
+    # bad input: exit 2, one line naming the problem, nothing on stdout
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert len(bad.stderr.strip().splitlines()) == 1 and "largest float" in bad.stderr
+    # JSON: strict (no NaN or Infinity), a one-rank send-recv has no bandwidth
+    assert ok.returncode == 0, ok.stderr
+    (row,) = _strict_json(ok.stdout)
     assert row["op"] == "send-recv" and row["algbw"] is None
 
 

@@ -8,7 +8,6 @@ Independent truth: networkx breadth-first search and brute-force balanced cuts.
 
 import itertools
 import math
-import subprocess
 import sys
 
 import networkx as nx
@@ -183,11 +182,6 @@ def test_ranks_stay_stable_under_failures():
     assert h.failures.chips == ("chip3", "chip5") and h.node(6) == "chip6"
     with pytest.raises(NodeError, match="out of range 0..127"):
         h.node(128)
-
-
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "analysis._cli", *args],
-                          check=False, capture_output=True, text=True)
 
 
 def test_cli_route_to_a_failed_chip_is_an_error_and_ranks_do_not_move():
