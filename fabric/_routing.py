@@ -380,7 +380,8 @@ class Router:
             raise TypeError(f"{what} must be node indices (integers), got dtype {a.dtype}")
         a = np.atleast_1d(a).astype(np.int64, copy=False)
         N = len(self._names)
-        if a.size and (a.min() < 0 or a.max() >= N):
+        # one reduction: a negative index reads as 2**64 + it on uint64, so >= N as well
+        if a.size and a.view(np.uint64).max() >= N:
             bad = int(a[(a < 0) | (a >= N)][0])
             raise NodeError(f"{self.fabric.name}: {what} holds node index {bad}, "
                             f"outside 0..{N - 1}")
@@ -390,7 +391,8 @@ class Router:
         s = self._nodes(src, "src")
         d = self._nodes(dst, "dst")
         try:
-            s, d = np.broadcast_arrays(s, d)
+            if s.shape != d.shape:      # (equal shapes: broadcast_arrays returns them as is)
+                s, d = np.broadcast_arrays(s, d)
         except ValueError:
             raise ValueError(f"src and dst must have the same length, got {s.shape} and "
                              f"{d.shape}") from None
@@ -869,7 +871,7 @@ class Router:
             row = self._df.links(np.array([s]), np.array([d]))[0]
             return [int(k) for k in row if k >= 0]
         if self._dor is not None:
-            row = self.path_links_many(np.array([s]), np.array([d]))[0]
+            row = self._path_links_many(np.array([s]), np.array([d]))[0]
             return [int(k) for k in row if k >= 0]
         for eng, m in self._engines(np.array([s]), np.array([d])):
             if m[0]:
@@ -883,15 +885,20 @@ class Router:
         order; ``H`` is the longest path's hop count.
         """
         s, d = self._pairs(src, dst)
+        return self._path_links_many(s, d)
+
+    def _path_links_many(self, s, d):
+        # path_links_many of pairs already read by _pairs (int64 node indices in range)
         if self._df is not None:
             M = self._df.links(s, d)
             valid = M >= 0
             M = np.take_along_axis(M, np.argsort(~valid, axis=1, kind="stable"), axis=1)
             return M[:, :int(valid.sum(axis=1).max()) if len(s) else 0]
         if self._dor is not None:
-            grid = self._dor if self._dor.intact else self._bypass
-            _, _, dead = grid.evaluate(s, d, want_latency=False)
-            M = grid.path_links_many(s, d)
+            if self._dor.intact:         # evaluate's dead mask on an intact grid: _off
+                dead, M = self._dor._off(s, d), self._dor.path_links_many(s, d)
+            else:
+                dead, M = self._bypass.dead_and_path_links(s, d)
             if dead.any():
                 rest = self._engine_paths(s[dead], d[dead])
                 width = max(M.shape[1], rest.shape[1])

@@ -429,8 +429,26 @@ class Bypass:
         if not flag.any():
             return M
         at = np.flatnonzero(flag)
+        return self._longest_ways(M, at, self._repaired(s[at], d[at])[0])
+
+    def dead_and_path_links(self, s, d):
+        """``(evaluate(s, d)[2], path_links_many(s, d))``, the pairs crossing a failed node
+        flagged and repaired once for both (what the router's ``path_links_many`` asks)."""
+        dead = self.hop_twin.evaluate(s, d, want_latency=False)[2]
+        M = self._expanded(s, d, "longest")
+        flag = self._flagged(s, d)
+        if flag.any():
+            at = np.flatnonzero(flag)
+            ways, none = self._repaired(s[at], d[at])
+            dead[at] = none
+            M = self._longest_ways(M, at, ways)
+        return dead, M
+
+    def _longest_ways(self, M, at, ways):
+        """``M`` with the rows ``at`` (pairs crossing a failed node) replaced by each pair's
+        repaired way of largest latency (``ways``: :meth:`_repaired`'s, rows into ``at``)."""
         best, lat = {}, self.router.link_latency
-        for i, _, k in self._repaired(s[at], d[at])[0]:
+        for i, _, k in ways:
             t = float(lat[k].sum())
             if i not in best or t > best[i][0]:
                 best[i] = (t, k)
@@ -538,8 +556,23 @@ class Bypasses:
     def path_links_many(self, s, d):
         parts = [(rows, twin.path_links_many(s[rows], d[rows]))
                  for twin, rows in self._groups(s, d) if twin is not None]
+        return self._joined_rows(len(s), parts)
+
+    def dead_and_path_links(self, s, d):
+        dead = np.zeros(len(s), dtype=bool)
+        parts = []
+        for twin, rows in self._groups(s, d):
+            if twin is None:
+                dead[rows] = True
+            else:
+                dead[rows], M = twin.dead_and_path_links(s[rows], d[rows])
+                parts.append((rows, M))
+        return dead, self._joined_rows(len(s), parts)
+
+    @staticmethod
+    def _joined_rows(n, parts):
         width = max([M.shape[1] for _, M in parts], default=0)
-        out = np.full((len(s), width), -1, dtype=np.int64)
+        out = np.full((n, width), -1, dtype=np.int64)
         for rows, M in parts:
             out[rows, :M.shape[1]] = M
         return out

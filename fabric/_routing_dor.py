@@ -27,6 +27,7 @@ class DimOrder:
         shape, connect = fabric.structure.shape, fabric.structure.connect
         self.shape, self.connect = shape, connect
         self.ndim = len(shape)
+        self._ring_tabs = {}            # _ring_steps, by dimension
         self.strides = np.cumprod((1,) + shape[:-1]).astype(np.int64)
         n = int(np.prod(shape))
         self.n_slots = n
@@ -316,11 +317,19 @@ class DimOrder:
             fp = (b > a).astype(float)
             return mp, mm, fp
         delta = (b - a) % s
-        mp = delta
-        mm = (s - delta) % s
-        fp = np.where(2 * delta < s, 1.0, np.where(2 * delta == s, 0.5, 0.0))
-        fp = np.where(delta == 0, 0.0, fp)
-        return mp, mm, fp
+        mm, fp = self._ring_steps(d)
+        return delta, mm[delta], fp[delta]
+
+    def _ring_steps(self, d):
+        """Ring dimension ``d``'s ``-`` steps and ``+`` fraction by the ``+`` step count
+        ``delta`` (0..s-1), tabulated once (:meth:`_ring_moves` looks them up)."""
+        tabs = self._ring_tabs
+        if d not in tabs:
+            s = self.shape[d]
+            delta = np.arange(s, dtype=np.int64)
+            fp = np.where(2 * delta < s, 1.0, np.where(2 * delta == s, 0.5, 0.0))
+            tabs[d] = ((s - delta) % s, np.where(delta == 0, 0.0, fp))
+        return tabs[d]
 
     def _seg_sum(self, tab, key, line, start, m):
         P = tab[key]
