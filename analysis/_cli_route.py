@@ -1,9 +1,12 @@
 """``cofabric route | latency | throughput``: routes, access latency and throughput of a fabric.
 
 ``cofabric route SYSTEM SRC DST [--op load|store] [--size B] [--transport T] [--json]``
-    the path, hops and the latency breakdown of one access from SRC to DST's memory.
+    the path, hops and the latency breakdown of one access from SRC to DST's memory: the
+    one path the routing's hash chooses among the pair's equal-cost paths, and (where
+    they price differently) the slowest of them, which ``latency`` counts.
 ``cofabric latency SYSTEM [--transport loadstore|rdma] [--op] [--size] [--json]``
-    min, mean, p50, p99 and max access latency over all ordered chip pairs.
+    min, mean, p50, p99 and max access latency over all ordered chip pairs, each pair at
+    the slowest of its equal-cost paths (``fabric.access_latencies``).
 ``cofabric throughput SYSTEM --traffic all-to-all [--bytes B] [--json]``
     max-concurrent-flow throughput and the drain time under the routing policy.
 
@@ -80,7 +83,10 @@ def print_repair_note(f):
 def register(sub):
     p = sub.add_parser("route", help="path and latency breakdown of one access",
                        description="Route one access from SRC to DST's memory and break "
-                                   "its latency down by stage.")
+                                   "its latency down by stage, on the one path the "
+                                   "routing chooses among the pair's equal-cost paths; "
+                                   "where those paths price differently, also the "
+                                   "slowest of them (what 'cofabric latency' counts).")
     _add_common(p)
     p.add_argument("src", metavar="SRC", help="requesting chip (name or rank)")
     p.add_argument("dst", metavar="DST", help="target chip (name or rank)")
@@ -89,7 +95,9 @@ def register(sub):
 
     p = sub.add_parser("latency", help="access latency over all chip pairs",
                        description="Min, mean, p50, p99 and max access latency over every "
-                                   "ordered pair of distinct chips.")
+                                   "ordered pair of distinct chips, each pair at the slowest "
+                                   "of its equal-cost paths ('cofabric route' prices the one "
+                                   "path it prints, and shows this figure where it differs).")
     _add_common(p)
     _add_access(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -125,7 +133,8 @@ def run_route(args):
                "size_bytes": a.size, "transport": a.transport, "path": list(a.path),
                "return_path": list(a.return_path), "hops": a.hops,
                "per_hop": [{"from": u, "to": v, "latency_s": t} for u, v, t in a.per_hop],
-               "breakdown_s": a.breakdown(), "total_s": a.total}
+               "breakdown_s": a.breakdown(), "total_s": a.total,
+               "slowest_total_s": a.slowest}
         if f.router.local_repair:
             out["note"] = f.router.LOCAL_REPAIR
         print(to_json(out))
@@ -138,6 +147,9 @@ def run_route(args):
         if v:
             print(f"{k:>14}: {format_time(v, all_digits=True)}")
     print(f"{'total':>14}: {format_time(a.total, all_digits=True)}")
+    if a.slowest > a.total * (1 + 1e-12):
+        print(f"slowest equal-cost path: {format_time(a.slowest, all_digits=True)} (what "
+              "cofabric latency counts for this pair)")
     print_repair_note(f)
     return 0
 

@@ -796,7 +796,7 @@ def cost(fabric, op, nbytes, algorithm="auto", runtime="nccl", ranks=None, trans
         scheduler puts fewer bytes on its busiest channel (a channel step) and where the
         tuner switches algorithm or protocol, since the tuner does not see every cost the
         time carries (the network's whole-step sends across nodes: on ``cluster-128`` an
-        all-reduce of 202,060 B runs double-binary-tree/LL in 112.4 us, one of 202,061 B
+        all-reduce of 207,225 B runs double-binary-tree/LL in 113.6 us, one of 207,226 B
         double-binary-tree/LL128 in 108.7 us).
 
     Raises

@@ -119,7 +119,11 @@ access``.
   kernel floor (one load/store domain, not ``transport="rdma"``). A combine whose blocks send
   their copies one after another, each put-with-signal to a load/store peer fencing before
   its signal (pplx), pays one per such copy of its slowest block (:func:`_copy_fences`),
-  across the network too (there the copies to the sender's own node).
+  across the network too (there the copies to the sender's own node). A dispatch whose
+  blocks send tokens in turn, each token's copies released before the block's next token
+  (:attr:`fabric.ExchangeKernel.send_grid`, DeepEP low-latency), pays one per wave of its
+  busiest block, each later wave with that token's chain before its first byte
+  (:meth:`fabric.ExchangeKernel.send_waves`).
 * **Block rate** (:attr:`ExchangeKernel.block_per_token`, ``one-sided``): one thread
   block carries a token's whole exchange, so a phase takes at least the token's remote
   copies at one block's rate (:data:`fabric.EXCHANGE_BLOCK_RATE`: NCCL's per-block figure
@@ -1345,6 +1349,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         stage_rounds = stage_rounds or [0, 0]
         # the dispatch's send loop: the block holding the last token walks every earlier one
         walked = kern.send_walk(tokens)
+        # the dispatch's later tokens per block, each after the release of the one before
+        waves = kern.send_waves(E, tokens)
         for i, parts in enumerate((payloads_d, (b_c,))):
             # the kernel copies payload by payload, each in its own rounds
             rounds = sum(_rounds(kern, p) for p in parts) if kern.pull_threads else 0
@@ -1359,6 +1365,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   put_rounds=put_rounds[i],
                                                   stage_rounds=stage_rounds[i],
                                                   walked_tokens=walked if i == 0 else 0,
+                                                  further_waves=waves if i == 0 else 0,
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
@@ -1376,6 +1383,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         peer_trip = _round_trip(fabric, ranks) + access
         if in_domain:
             fence = [peer_trip if f else 0.0 for f in kern.release_fence]
+            # a dispatch block's later tokens each wait for the release of the one before
+            fence[0] *= 1 + kern.send_waves(E, tokens)
         if copy_fenced:
             # block 0's sync signal is one NIC post more on its chain across the network
             lead = 0.0

@@ -19,6 +19,10 @@ __all__ = []
 OVERVIEW_TITLE, OVERVIEW_KEY = "In short", "in-short"
 #: How the page introduces the one assumption clause a findings group's sentences share.
 SHARED_ASSUMES = "Each finding above assumes:"
+#: How the page introduces the trailing assumptions a group's clauses share
+#: (:func:`shared_tail`), and how each of those findings points to them.
+SHARED_TAIL, SHARED_TAIL_POINTER = ("The group's shared assumptions:",
+                                    "the group's shared assumptions (below).")
 
 
 _CSS = """
@@ -145,6 +149,73 @@ def shared_assumption(group):
     return heads, tails[0]
 
 
+def clause_parts(clause):
+    """``clause`` split at its top-level ``'; '`` (never inside parentheses).
+
+    >>> clause_parts("a (b; c); d; e.")
+    ['a (b; c)', 'd', 'e.']
+    """
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(clause):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and clause.startswith("; ", i):
+            parts.append(clause[start:i])
+            start = i + 2
+    return parts + [clause[start:]]
+
+
+def shared_tail(group):
+    """A findings group's sentences as the page shows them and the trailing parts of their
+    ``Assumes:`` clauses that all of them end with, to be said once under the group; ``(group,
+    "")`` where fewer than two sentences have a clause, their clauses end differently, or
+    saying the parts once would not shorten the page. For groups whose clauses differ in a
+    few words before a long shared part (the serving findings: what each reads, then the
+    decode model's settings) or whose findings lack one (the scaling findings: what each
+    rests on, then the report's reduced range). A sentence that shares them ends with
+    :data:`SHARED_TAIL_POINTER` in their place, so ``shown[:-len(SHARED_TAIL_POINTER)] +
+    tail`` is the finding as written; :attr:`Report.findings` keep it whole.
+
+    >>> t = "the decode model's settings; H100 chips; the link bandwidths and latencies."
+    >>> s, tail = shared_tail([f"A. Assumes: x; {t}", f"B. Assumes: y; {t}",
+    ...                        f"C. Assumes: z (w; v); {t}", "D."])
+    >>> s
+    ("A. Assumes: x; the group's shared assumptions (below).", "B. Assumes: y; the group's shared assumptions (below).", "C. Assumes: z (w; v); the group's shared assumptions (below).", 'D.')
+    >>> tail == t
+    True
+    """
+    group = tuple(group)
+    split = [s.partition(" Assumes: ") for s in group]
+    clauses = [clause_parts(clause) for _, sep, clause in split if sep]
+    n = 0
+    while (len(clauses) >= 2 and n < min(map(len, clauses))
+           and len({c[-1 - n] for c in clauses}) == 1):
+        n += 1
+    tail = "; ".join(clauses[0][len(clauses[0]) - n:]) if n else ""
+    # said once (its introduction and one pointer per sentence) against said in each
+    saved = (len(clauses) - 1) * len(tail) - len(SHARED_TAIL) - len(clauses) * len(
+        SHARED_TAIL_POINTER)
+    if not tail or saved <= 0:
+        return group, ""
+    shown = tuple(head + sep + "; ".join(clause_parts(clause)[:-n] + [SHARED_TAIL_POINTER])
+                  if sep else head for head, sep, clause in split)
+    return shown, tail
+
+
+def findings_as_shown(group):
+    """A findings group's sentences as the page shows them and the note said once under
+    them: the one clause they all share (:func:`shared_assumption`), else their shared
+    trailing assumptions (:func:`shared_tail`), else ``""``.
+
+    >>> findings_as_shown(("A is 2x. Assumes: x.", "B is 3x. Assumes: x."))
+    (('A is 2x.', 'B is 3x.'), 'Each finding above assumes: x.')
+    """
+    sentences, assumes = shared_assumption(group)
+    if assumes:
+        return sentences, f"{SHARED_ASSUMES} {assumes}"
+    sentences, tail = shared_tail(group)
+    return sentences, (f"{SHARED_TAIL} {tail}" if tail else "")
+
+
 def _provenance_text():
     """Version, commit and library versions; no run date, so that reruns are identical."""
     from ._provenance import provenance
@@ -175,12 +246,12 @@ def render_html(report, svgs):
     parts.append("</ol></nav>")
     parts += ["<h2 id=\"findings\">Findings</h2>", '<div class="findings">']
     for title, group in report.finding_groups:
-        sentences, assumes = shared_assumption(group)
+        sentences, note = findings_as_shown(group)
         parts.append(f"<h4>{esc(title)}</h4><ul>")
         parts += [f"<li>{esc(s)}</li>" for s in sentences]
         parts.append("</ul>")
-        if assumes:
-            parts.append(f'<p class="assumes">{SHARED_ASSUMES} {esc(assumes)}</p>')
+        if note:
+            parts.append(f'<p class="assumes">{esc(note)}</p>')
     parts.append("</div>")
     for s in report.sections:
         parts.append(f'<section id="{s.key}"><h2>{esc(s.title)}</h2>')
@@ -232,10 +303,10 @@ def render_markdown(report):
               enumerate(["Findings", *(s.title for s in report.sections)], 1)]
     lines += ["", "## Findings", ""]
     for title, group in report.finding_groups:
-        sentences, assumes = shared_assumption(group)
+        sentences, note = findings_as_shown(group)
         lines += [f"**{title}**", ""] + [f"- {s}" for s in sentences] + [""]
-        if assumes:
-            lines += [f"{SHARED_ASSUMES} {assumes}", ""]
+        if note:
+            lines += [note, ""]
     for s in report.sections:
         lines += ["", f"## {s.title}", ""]
         for p in s.text:

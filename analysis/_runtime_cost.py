@@ -847,7 +847,7 @@ def nccl_nvls_graph(rt, arch, lanes, gpus):
     and from the switch the channel's speed, twice for the channel's head GPU, so after all
     channels a head's link carries ``(heads + 1) x`` speed of its ``lanes x NVLINK_BW``; pass 1
     takes the first speed of the intra array that fits (from the top: the start index's
-    ``maxBw`` / ``totalBw`` limits never exclude a speed that fits), and pass 2 (from 2.19.3,
+    ``maxBw`` / ``totalBw`` limits never exclude a speed that fits), and pass 2 (from 2.19.1,
     ``factors["nvls_raise_inter"]``) raises only ``bwInter`` while it is below ``2 x
     bwIntra`` (one speed at a time, up to the array's first).
 
@@ -921,6 +921,119 @@ def nccl_nvls_tuner_bw(rt, view, op):
     else:
         ratio = f["nvls_gather_alg_ratio"]
     return heads * bw * ratio
+
+
+def nccl_nvls_net_graph(rt, arch, lanes, gpus, nics, net_bw, pci_bw):
+    """``(heads, bwIntra, bwInter)`` (B/s) of NCCL's NVLS graph searched over the NICs (a
+    communicator across nodes: NVLS-tree's graph, ``init.cc`` ``graphs[NVLS_TREE] =
+    nvlsGraph``), on nodes of ``gpus`` GPUs with ``lanes`` NVLinks each into the switch and
+    ``nics`` NICs of ``net_bw`` (NCCL's net.bw) behind PCIe links of ``pci_bw`` (None: not a
+    limit), each NIC local to its own GPU; ``(0, 0.0, 0.0)`` where no speed fits.
+
+    ``src/graph/search.cc`` (v2.19.4-1 .. v2.30.7-1; 2.18.5 the same counts):
+    ``ncclTopoSearchRecNet``'s NVLS branch gives channel ``c`` a NIC whose net.bw carries
+    ``bwInter`` (charged) and that NIC's local GPU as its head, one head per NIC and per GPU
+    (``nChannels < netCount``, the 'duplicate' test); the head's paths to and from its NIC
+    carry ``bwInter``; ``ncclTopoSearchTryNvls`` charges every GPU's link to and from the
+    switch ``bwIntra``, twice for the head, so ``k`` heads fit while ``(k + 1) x bwIntra <=
+    lanes x NVLINK_BW``. With NICs the heads are not forced to the GPUs (``minChannels``
+    only without them); at most ``min(32, gpus)`` from 2.25 (``factors["nvls_graph_arity"]``).
+    ``ncclTopoCompute``: pass 1 from the inter array's first speed not above the best GPU-NIC
+    path (``maxBw``), ``bwIntra = bwInter`` = the speed; a graph with more heads, else more
+    heads x bwInter, is kept (``ncclTopoCompareGraphs``); done at the most heads or once heads
+    x bwInter reaches ``totalBw`` (the larger of a GPU's NVLinks and its PCIe link), else the
+    next speed while next / best > .49; no ``ncclTopoDupChannels`` for NVLS; pass 2 (from
+    2.19.1, ``factors["nvls_raise_inter"]``) raises ``bwInter`` alone, one speed at a time,
+    while it is below ``2 x bwIntra`` and the NIC and its PCIe link carry it; 2.18's pass 2
+    raises ``bwIntra`` instead, while below ``2 x bwInter`` and the heads' links carry it.
+
+    >>> from fabric import runtime
+    >>> [tuple(x / 1e9 if i else x for i, x in enumerate(nccl_nvls_net_graph(
+    ...     runtime(r), a, 18, 8, k, 50e9, 48e9))) for r, a, k in (
+    ...     ("nccl", "hopper", 8), ("nccl", "hopper", 4), ("nccl", "blackwell", 8))]
+    [(8, 40.0, 48.0), (4, 48.0, 48.0), (8, 48.0, 48.0)]
+    """
+    f, q = rt.factors, rt.search
+    gpus, nics = max(1, int(gpus)), max(0, int(nics))
+    # the graph's most channels: min(32, GPUs) from 2.25, MAXCHANNELS before (init.cc);
+    # one head per NIC and per GPU in every release
+    most = min(gpus, int(f["nvls_max_arity"])) if f["nvls_graph_arity"] else rt.max_channels
+    speeds = q[("inter_speeds", arch)]
+    top = min(net_bw, pci_bw) if pci_bw else net_bw
+    link = max(0, int(lanes)) * q[("nvlink_bw", arch)]
+    total = max(link, pci_bw or 0.0)
+    eps = 1e-9
+
+    def heads_at(s):
+        if s > top * (1 + eps):
+            return 0
+        k = min(nics, most)
+        while k > 0 and (k + 1) * s > link * (1 + eps):
+            k -= 1
+        return k
+
+    i = 0
+    while i < len(speeds) - 1 and speeds[i] > top * (1 + eps):
+        i += 1
+    n, bw = 0, 0.0
+    while True:
+        k = heads_at(speeds[i])
+        if k > n or k * speeds[i] > n * bw * (1 + eps):
+            n, bw = k, speeds[i]
+        if n and (n >= most or n * bw >= total * (1 - eps)):
+            break
+        if i < len(speeds) - 1 and (n == 0 or speeds[i + 1] / bw > q["lower_ratio"]):
+            i += 1
+            continue
+        break
+    if n == 0:
+        return 0, 0.0, 0.0
+    intra = inter = bw
+    j = speeds.index(bw)
+    if f["nvls_raise_inter"]:
+        while j > 0 and inter < 2 * intra * (1 - eps) and speeds[j - 1] <= top * (1 + eps):
+            j -= 1
+            inter = speeds[j]
+    else:
+        # 2.18: pass 2 raises bwIntra of every graph but the ring's (v2.18.5-1 l.962-969)
+        while j > 0 and intra < 2 * inter * (1 - eps) and (n + 1) * speeds[j - 1] <= link * (
+                1 + eps):
+            j -= 1
+            intra = speeds[j]
+    return n, intra, inter
+
+
+def nccl_nvls_tree_tuner_bus(rt, view):
+    """NCCL's tuner busBw (B/s) for NVLS-tree across ``view``'s nodes, from its NVLS graph over
+    the NICs (:func:`nccl_nvls_net_graph`), before the algBw ratio and the size correction;
+    0.0 where that graph has no speed (NCCL then has no NVLS: ``init.cc`` ``nvlsSupport = 0``)
+    or, from 2.28, one head only.
+
+    ``src/graph/tuning.cc`` ``ncclTopoTuneModel``, busBw = heads x bw with: 2.18.5 (l.174, no
+    NVLS line; the release of ``factors["nvls_tree_ratio_nodes"]``) ``bw = bwIntra`` on 2
+    nodes, ``bwInter`` on more; 2.19.4-2.27.7 (l.176 / l.275) ``min(bwIntra, bwInter x
+    nvls_tree_net_two_nodes | _many_nodes)`` (1 | 1/2); from 2.28 (``nvls_tuner_efficiency``)
+    ``min(bwIntra x nvlsEfficiency x (heads - 1) / heads x 2, bwInter x (2 | 1),
+    perChMaxNVLSTreeBw)`` (v2.30.7-1 l.309-323)."""
+    f = rt.factors
+    gpus = int(view.node_ranks().min())
+    nics = max(1, min(view.nics_per_node, gpus))
+    heads, intra, inter = nccl_nvls_net_graph(rt, view.arch, view.lanes, gpus, nics,
+                                              view.nic_link_bandwidth, view.nic_pci_bw(rt))
+    if heads == 0 or (heads < 2 and f["nvls_tuner_efficiency"]):
+        # from 2.28 the tuner skips an NVLS graph of one channel ('NVLS/NVLStree needs at
+        # least 2 channels', v2.28.3-1 tuning.cc)
+        return 0.0
+    nn = view.n_nodes
+    net = inter * (f["nvls_tree_net_two_nodes"] if nn <= 2 else f["nvls_tree_net_many_nodes"])
+    if f["nvls_tree_ratio_nodes"]:
+        bw = intra if nn <= 2 else inter
+    elif f["nvls_tuner_efficiency"]:
+        bw = min(rt.nvls_efficiency[view.arch] * intra * (heads - 1) / heads * 2, net,
+                 rt.nvls_tree_bw[(view.arch, _nodes_index(nn))])
+    else:
+        bw = min(intra, net)
+    return heads * bw
 
 
 class _NvlsOff(NotApplicableError):
@@ -1184,6 +1297,15 @@ def _nccl_nvls_tree(rt, view, n, ops):
     if cap <= 0:
         raise NotApplicableError("NCCL has no NVLS-tree bandwidth for this GPU generation")
     bus = min(intra_bus, inter_bus, cap)
+    # NCCL's tuner compares NVLS-tree at its NVLS graph over the NICs (heads, bwIntra,
+    # bwInter: nccl_nvls_tree_tuner_bus) where the nodes are searched over their NICs; the
+    # time stays at the schedule's rates
+    if getattr(view, "channels_searched", False):
+        bus = nccl_nvls_tree_tuner_bus(rt, view)
+        if bus <= 0:
+            raise NotApplicableError(
+                f"NCCL {rt.version}'s NVLS graph over the NICs finds no speed at which a head "
+                "fits (src/graph/search.cc), so NCCL runs no NVLS across these nodes (init.cc)")
     corr = 1.0
     if f["nvls_tree_correction_blackwell_x86"] and view.arch == "blackwell" and not view.arm_host:
         # from 2.29.2 NCCL corrects NVLS-tree's bandwidth by size as the tree's, on Blackwell
@@ -1289,10 +1411,16 @@ def _tuner_graph(rt, view, B, nc):
     """``(B, nc)`` the tuner's ring and tree bandwidths rest on: in one node whose GPUs meet in
     NVLink switches, NCCL's own ring graph (:func:`nccl_switch_ring_graph`: ``nChannels x
     bwIntra`` and ``nChannels``, the speeds of its search rather than the fabric's rate, as
-    NVLS's choice takes its graph's, :func:`nccl_nvls_tuner_bw`); elsewhere the fabric's ``B``
-    on ``nc`` channels. The choice only: the time runs at the fabric's rate."""
+    NVLS's choice takes its graph's, :func:`nccl_nvls_tuner_bw`); across nodes searched over
+    their NICs (:attr:`~analysis._collectives._GroupView.channels_searched`), the ring graph
+    of that search (:func:`nccl_net_ring_graph`: ``nChannels x speed``, ``nChannels``; the
+    tree's graph is taken as the ring's, as for the channels); elsewhere the fabric's ``B`` on
+    ``nc`` channels. The choice only: the time runs at the fabric's rate."""
     if getattr(view, "_switch", None) is None:
-        return B, nc
+        if view.n_nodes < 2 or not getattr(view, "channels_searched", False):
+            return B, nc
+        n, bw = nccl_view_net_graph(rt, view)
+        return (n * bw, n) if n else (B, nc)
     n, bw = nccl_switch_ring_graph(rt, view.lanes, view.arch)
     if n == 0:
         return B, nc
@@ -1393,6 +1521,34 @@ def nccl_net_channels(rt, arch, nics, ppn, lanes, net_bw, pci_bw):
     ...   ("nccl@2.27.3", "blackwell", 8), ("nccl", "blackwell", 8))]
     [16, 16, 32, 16]
     """
+    n, bw = nccl_net_ring_graph(rt, arch, nics, ppn, lanes, net_bw, pci_bw)
+    if n == 0:
+        return 1
+    q = rt.search
+    eps = 1e-9
+    out = min(rt.max_channels, 2 * n)
+    rule = q["postset_more_rule"]
+    if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > q["postset_more_bw"] * (
+            1 + eps) and out < q["postset_more_below"]:
+        out = min(rt.max_channels, 2 * out)
+    return max(1, out)
+
+
+def nccl_net_ring_graph(rt, arch, nics, ppn, lanes, net_bw, pci_bw):
+    """``(nChannels, speed)`` (B/s) of NCCL's ring graph searched over the NICs (the search of
+    :func:`nccl_net_channels`, after ``ncclTopoDupChannels`` and pass 2, before
+    ``ncclTopoPostset``); ``(0, 0.0)`` where no speed fits. Across nodes the ring's pass 2
+    raises ``bwIntra`` and ``bwInter`` together (``src/graph/search.cc`` ``ncclTopoCompute``,
+    'increase bw for Ring'), so both are ``speed``: the tuner's ring busBw is ``nChannels x
+    speed`` and its per-channel caps multiply this ``nChannels`` (``src/graph/tuning.cc``
+    ``ncclTopoTuneModel``: ``bw = nNodes <= 2 ? bwIntra : bwInter``, ``graphs[a]->nChannels``,
+    every tag v2.18.5-1 .. v2.30.7-1).
+
+    >>> from fabric import runtime
+    >>> [(n, bw / 1e9) for n, bw in (nccl_net_ring_graph(runtime(r), a, 8, 8, 18, 50e9, 48e9)
+    ...  for r, a in (("nccl", "hopper"), ("nccl@2.27.3", "blackwell")))]
+    [(8, 48.0), (16, 24.0)]
+    """
     q = rt.search
     half = max(1, rt.max_channels // 2)
     per_nic = min(net_bw, pci_bw) if pci_bw else net_bw
@@ -1409,15 +1565,15 @@ def nccl_net_channels(rt, arch, nics, ppn, lanes, net_bw, pci_bw):
         return k
 
     total = max(nvl, pci_bw or 0.0)
-    n, bw = _ring_search(q, q[("inter_speeds", arch)], fit, per_nic, total, half)
-    if n == 0:
-        return 1
-    out = min(rt.max_channels, 2 * n)
-    rule = q["postset_more_rule"]
-    if (rule == 2 or (rule == 1 and arch == "hopper")) and bw > q["postset_more_bw"] * (
-            1 + eps) and out < q["postset_more_below"]:
-        out = min(rt.max_channels, 2 * out)
-    return max(1, out)
+    return _ring_search(q, q[("inter_speeds", arch)], fit, per_nic, total, half)
+
+
+def nccl_view_net_graph(rt, view):
+    """:func:`nccl_net_ring_graph` of a group over several nodes (its NICs, at most one per
+    rank of a node, behind their PCIe links; its ranks per node and NVLink lanes)."""
+    nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
+    return nccl_net_ring_graph(rt, view.arch, nics, view.ppn, view.lanes,
+                               view.nic_link_bandwidth, view.nic_pci_bw(rt))
 
 
 def p2p_channels(rt, view):

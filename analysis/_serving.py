@@ -107,6 +107,7 @@ True
 
 import dataclasses
 import functools
+import heapq
 import inspect
 import io
 import math
@@ -1908,8 +1909,10 @@ def _lengths(name, values):
         vals = list(values)
     except TypeError:
         raise SpecError(f"{name} must be a sequence of integers >= 1, got {values!r}") from None
-    if not vals or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1
-                       for v in vals):
+    # ``type(v) is int`` first: a run's lengths are plain ints, and the ABC check of each of
+    # 100,000 of them is most of a long run's set-up
+    if not vals or any(type(v) is not int and (isinstance(v, bool) or not isinstance(
+            v, numbers.Integral)) or v < 1 for v in vals):
         raise SpecError(f"{name} must be a non-empty sequence of integers >= 1, got "
                         f"{vals[:5]!r}{' ...' if len(vals) > 5 else ''}")
     return [int(v) for v in vals]
@@ -2014,8 +2017,10 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
     if place not in DP_PLACEMENT:
         raise SpecError(f"place must be one of {DP_PLACEMENT}, got {place!r}")
     start, first, end = [0.0] * n, [0.0] * n, [0.0] * n
-    # per rank: [request, prompt tokens left] in its scheduler's order; request -> tokens left
-    waiting, decoding = [[] for _ in range(ranks)], [{} for _ in range(ranks)]
+    # per rank: [request, prompt tokens left] in its scheduler's order; a heap of (the step
+    # count at which its last token comes, request) of its decoding requests (a request's
+    # tokens left are that count less ``steps``: nothing walks every running request a step)
+    waiting, decoding = [[] for _ in range(ranks)], [[] for _ in range(ranks)]
     rank_of, active, tokens, peak = [0] * n, [0] * ranks, [0] * ranks, [0] * ranks
     t, steps, done, sent, in_flight, turn = 0.0, 0, 0, 0, 0, 0
     while done < n:
@@ -2025,7 +2030,7 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
             new.append(sent)
             sent += 1
             in_flight += 1
-        if ranks == 1:
+        if ranks == 1 or not new:
             pairs = [(i, 0) for i in new]
         else:
             pairs, turn = _place(place, new, ins, ranks, active, tokens,
@@ -2065,26 +2070,24 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
             if b and chunk and shared is not None:
                 dt -= shared(b, chunk)
         else:
-            k = min(min(d.values()) for d in decoding if d)
+            k = min(d[0][0] for d in decoding if d) - steps
             b = ranks * max(len(d) for d in decoding)
             prefilled = []
             dt = k * (decode_seconds if decode_alone is None else decode_alone)(b)
         t += dt
         steps += k
         for d in decoding:
-            for i in list(d):
-                d[i] -= k
-                if d[i] == 0:
-                    del d[i]
-                    end[i] = t
-                    done += 1
-                    in_flight -= 1
-                    active[rank_of[i]] -= 1
-                    tokens[rank_of[i]] -= ins[i]
+            while d and d[0][0] == steps:
+                i = heapq.heappop(d)[1]
+                end[i] = t
+                done += 1
+                in_flight -= 1
+                active[rank_of[i]] -= 1
+                tokens[rank_of[i]] -= ins[i]
         for i in prefilled:
             first[i] = t
             if outs[i] > 1:
-                decoding[rank_of[i]][i] = outs[i] - 1
+                heapq.heappush(decoding[rank_of[i]], (steps + outs[i] - 1, i))
             else:
                 end[i] = t
                 done += 1
@@ -2229,19 +2232,29 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
         every = sweep.prefill(info["layout"], isl, info["instance"], one_at_a_time=False)
 
         def rank_pass(c, k):
-            one = pre.chunk_seconds(c)
-            return one + (k - 1) / (dp - 1) * (dp * every.chunk_seconds(c) - one)
-    step = {}
+            one = chunk(c)
+            if (c, k) not in passes:
+                passes[c, k] = one + (k - 1) / (dp - 1) * (dp * every.chunk_seconds(c) - one)
+            return passes[c, k]
+    # each distinct step size priced once (a run repeats a handful of them thousands of times)
+    step, chunks, passes, saved = {}, {}, {}, {}
+
+    def chunk(c):
+        if c not in chunks:
+            chunks[c] = pre.chunk_seconds(c)
+        return chunks[c]
 
     def decode(b):
         if b not in step:
             step[b] = _steps(m, fabric, lay, b, context, [0], 1, sweep.kw)[0]
         return step[b]
 
-    def shared(b, chunk):
-        parts = decode(b)[1]
-        return shared_weight_read(pre, parts["weights"], parts["compute"], chunk,
-                                  parts["launch"])
+    def shared(b, c):
+        if (b, c) not in saved:
+            parts = decode(b)[1]
+            saved[b, c] = shared_weight_read(pre, parts["weights"], parts["compute"], c,
+                                             parts["launch"])
+        return saved[b, c]
 
     mixes = sweep.budget is not None
     # vLLM replays a decode-only step as the CUDA graph of the next capture size up, its
@@ -2263,7 +2276,7 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
 
     peaks = []
     start, first, end, steps = _run_steps(ins, outs, concurrency, budget,
-                                          lambda b: decode(b)[0], pre.chunk_seconds,
+                                          lambda b: decode(b)[0], chunk,
                                           shared if mixes else None,
                                           alone if graphs else None, sweep.whole_prompts,
                                           ranks=dp, place=decode_kwargs.get("engine")

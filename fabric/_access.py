@@ -6,7 +6,10 @@ its windows, and the access is translated and permission-checked exactly as
 :meth:`fabric.Fabric.translate` does (:meth:`fabric.HostDomain.reach`), so an
 access the protection model refuses raises :class:`~fabric.TranslationError`
 and is never timed. The target is the owner the translation reaches; the path
-is the routing policy's path from the requester to the target. (A fabric with
+is the routing policy's path from the requester to the target (of several
+equal-cost paths, the one :meth:`fabric.Router.path` names: its deterministic hash,
+or the + way of a ring at a tie; :func:`access_latencies` counts a pair at the
+slowest of them, :attr:`Access.slowest`). (A fabric with
 no address plan at all, because no chip says how much HBM it has, has no
 protection model: its accesses are timed unchecked.) The time of one access is a sum of stages (they do
 not overlap: each waits for the previous one):
@@ -90,6 +93,14 @@ class Access:
         Bounce-buffer copies, if the transport uses them.
     total : float
         The sum of the stages.
+    slowest : float
+        The pair's time at the slowest of its equal-cost paths (the policy's largest path
+        latency and narrowest link, each way: what :func:`access_latencies` gives this
+        pair). The stages above are those of the one path :attr:`path` names, which the
+        routing chooses among them (:meth:`fabric.Router.path`), so ``total <=
+        slowest``; equal where the pair has one path or its paths price alike (an HGX
+        H100 board's 5- and 4-lane NVSwitch bundles do not: 630.9 and 631.0 ns for a
+        64 B load from chip0 to chip3).
     """
 
     src: str
@@ -110,6 +121,7 @@ class Access:
     completion: float
     copy: float
     total: float
+    slowest: float
 
     def breakdown(self):
         """The stages as an ordered dict of name -> seconds (they sum to :attr:`total`)."""
@@ -245,6 +257,9 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     Returns
     -------
     Access
+        Timed on the one path the routing chooses among the pair's equal-cost paths
+        (:attr:`Access.path`); :attr:`Access.slowest` is the pair at the slowest of them,
+        as :func:`access_latencies` counts it.
 
     Raises
     ------
@@ -331,12 +346,13 @@ def _access_to(fabric, a, target, op, size, transport, address):
         bw_b = float(min((r.link_bandwidth[k] for k in blinks), default=np.inf))
     req, ser, resp, reply, comp, copy, total = _stages(t, op, size, fwd, back, bw_f, bw_b,
                                                        len(links))
+    slowest = _slowest(fabric, [t], np.array([s]), np.array([d]), op, size)[0]
     return Access(src=a, target=target, address=-1 if address is None else int(address), op=op,
                   size=int(size), transport=t.name,
                   path=path, return_path=back_path, hops=len(links), per_hop=per_hop,
                   requester=float(req), forward=fwd, serialization=float(ser),
                   responder=float(resp), reply=float(reply), completion=float(comp),
-                  copy=float(copy), total=float(total))
+                  copy=float(copy), total=float(total), slowest=float(slowest))
 
 
 def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=None):
@@ -344,8 +360,10 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
 
     Each access goes from a chip to the first byte of another chip's memory,
     so the target is that chip. Latencies use the same stages as
-    :func:`access`, vectorized: the path latency is the policy's (the largest
-    over ECMP paths) and serialization is at the narrowest link of the paths.
+    :func:`access`, vectorized, each pair at the slowest of its equal-cost
+    paths: the path latency is the policy's (the largest over ECMP paths) and
+    serialization is at the narrowest link of the paths (:attr:`Access.slowest`;
+    :func:`access` times the one path it names, which may be faster).
 
     Parameters
     ----------
@@ -395,21 +413,36 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
         _permit_all(fabric, [fabric.nodes[k] for k in nodes.tolist()], op)
     i, j = np.nonzero(~np.eye(n, dtype=bool))
     ts = transports_for(fabric, transport, nodes[i], nodes[j])
-    r = fabric.router
-    hops, fwd, bw_f = r.measure(nodes[i], nodes[j], want_bandwidth=True)
+    rev = None
     if op == "load":
         # the reply of pair (i, j) is the request path of pair (j, i)
         pos = np.full((n, n), -1, dtype=np.int64)
         pos[i, j] = np.arange(len(i))
         rev = pos[j, i]
-        back, bw_b = fwd[rev], bw_f[rev]
+    total = _slowest(fabric, ts, nodes[i], nodes[j], op, size, reverse=rev)
+    return i.astype(np.int64), j.astype(np.int64), total
+
+
+def _slowest(fabric, ts, s, d, op, size, reverse=None):
+    """Seconds of accesses from nodes ``s`` to nodes ``d`` (transports ``ts``), each pair at
+    the slowest of its equal-cost paths: the policy's largest path latency and narrowest
+    link (:meth:`fabric.Router.measure`), each way. ``reverse[k]``, when given, is the
+    position of pair ``(d[k], s[k])`` in the arrays (its reply path is measured once)."""
+    n = len(s)
+    if op == "load" and reverse is None:
+        # both ways in one routing: the reply of pair k is pair n + k
+        s, d, reverse = np.concatenate([s, d]), np.concatenate([d, s]), np.arange(n, 2 * n)
+    hops, fwd, bw_f = fabric.router.measure(s, d, want_bandwidth=True)
+    if op == "load":
+        back, bw_b = fwd[reverse], bw_f[reverse]
     else:
         back, bw_b = 0.0 * fwd, np.full(len(fwd), np.inf)
-    total = np.empty(len(i))
+    hops, fwd, bw_f = hops[:n], fwd[:n], bw_f[:n]
+    total = np.empty(n)
     for t in set(ts):  # one or two transports: vectorized per transport
-        m = np.fromiter((x is t for x in ts), dtype=bool, count=len(ts))
+        m = np.fromiter((x is t for x in ts), dtype=bool, count=n)
         total[m] = _stages(t, op, size, fwd[m], back[m], bw_f[m], bw_b[m], hops[m])[-1]
-    return i.astype(np.int64), j.astype(np.int64), total
+    return total
 
 
 def _permit_all(fabric, chips, op):

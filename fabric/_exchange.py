@@ -405,11 +405,13 @@ def peer_access_latency(arch):
 #: or those of the phase's token when its copies are load/store stores, none over the network
 #: (``"loadstore_stage_rounds"``); or, when they are, once per token the dispatch's send loop
 #: walks before the slowest block reaches its last token (``"walked_tokens"``,
-#: :meth:`ExchangeKernel.send_walk`; none over the network).
+#: :meth:`ExchangeKernel.send_walk`; none over the network); or, when they are, once per
+#: token a dispatch block sends after its first, each waiting for the release of the one
+#: before (``"further_waves"``, :meth:`ExchangeKernel.send_waves`; none over the network).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
-                 "loadstore_stage_rounds", "walked_tokens")
+                 "loadstore_stage_rounds", "walked_tokens", "further_waves")
 
 
 def serial_copies(copies, blocks):
@@ -444,6 +446,7 @@ _CHAIN_COUNT_NEEDS = {
     **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
+    "further_waves": ("send_grid", " (the experts per dispatch block, which set its grid)"),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
     **dict.fromkeys(("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"),
                     ("stage_vector", " (the bytes of a block's staging copy per dependent load)")),
@@ -539,6 +542,13 @@ class ExchangeKernel:
         block's chain before its fence (charged with the combine's per-copy release fences); a
         chain step counted in ``"put_rounds"`` uses it for a phase's token. Needs
         ``combine_blocks``.
+    send_grid : int
+        ``0``, or the experts each block of a dispatch whose blocks send tokens in turn takes:
+        the grid is ``B = ceil(E / send_grid)`` blocks, block ``b`` sends tokens ``b``, ``b +
+        B``, ..., and each token's copies end in a release fence that the block's next token
+        waits for (its sending warps are among the threads of the next token's barrier):
+        :meth:`send_waves`, the ``"further_waves"`` chain steps, and one release fence per
+        wave in one load/store domain (DeepEP low-latency's dispatch).
     stage_vector : tuple of int
         ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
         moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
@@ -604,6 +614,7 @@ class ExchangeKernel:
     reduce_elements: int = 0
     put_vector: int = 0
     stage_vector: tuple = ()
+    send_grid: int = 0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -685,7 +696,7 @@ class ExchangeKernel:
                              f"{self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
-        for field in ("combine_blocks", "reduce_elements", "put_vector"):
+        for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -793,6 +804,30 @@ class ExchangeKernel:
             return 0
         return max(int(tokens) - 1, 0)
 
+    def send_waves(self, experts, tokens):
+        """Tokens a dispatch block sends after its first, for the block with the most (see
+        ``send_grid``): ``ceil(tokens / B) - 1``, ``B = ceil(experts / send_grid)`` the grid;
+        ``0`` without ``send_grid``.
+
+        DeepEP de8cfca's low-latency dispatch (``internode_ll.cu``, SASS loop 0x20e0-0x44e0
+        for sm_90): block ``b`` casts and sends tokens ``b``, ``b + B``, ...; each sending
+        warp ends a token's copy with ``atomic_add_release_global`` (MEMBAR.ALL.GPU: it waits
+        for the copy's peer stores to be acknowledged) and takes part in the next token's
+        ``bar.sync 1`` (928 threads), so a block's next token sends only after its previous
+        token's copies are acknowledged. 288 experts (DeepEP's test) give 96 blocks, 256 give
+        86: at 128 tokens per rank one further wave.
+
+        >>> k = exchange_kernel("deepep-low-latency")
+        >>> k.send_waves(288, 128), k.send_waves(288, 96), k.send_waves(256, 1), k.send_waves(256, 256)
+        (1, 0, 0, 2)
+        >>> exchange_kernel("pplx").send_waves(256, 128)
+        0
+        """
+        if not self.send_grid:
+            return 0
+        blocks = -(-int(experts) // self.send_grid)
+        return -(-int(tokens) // blocks) - 1
+
     def receive_reduce(self, experts, k, tokens, hidden):
         """(pass, copy) steps of the combine's receive sum on its block with the most tokens
         (see ``reduce_elements``): ``ceil(tokens / B) x ceil(hidden / reduce_elements) x k``,
@@ -831,7 +866,7 @@ class ExchangeKernel:
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
-                      stage_rounds=0, walked_tokens=0, interleaved=False):
+                      stage_rounds=0, walked_tokens=0, further_waves=0, interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -850,7 +885,9 @@ class ExchangeKernel:
         ``loadstore``), ``stage_rounds`` the rounds of a block's staging copy of it beyond the
         first (:attr:`stage_vector`; its ``"loadstore_stage_rounds"`` steps only with
         ``loadstore``), ``walked_tokens`` the tokens the dispatch's send loop walks before the
-        slowest block's last token (:meth:`send_walk`; counted only with ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
+        slowest block's last token (:meth:`send_walk`; counted only with ``loadstore``),
+        ``further_waves`` the tokens the busiest dispatch block sends after its first
+        (:meth:`send_waves`; counted only with ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
         instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -874,7 +911,8 @@ class ExchangeKernel:
                  "stage_rounds": float(stage_rounds),
                  "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
                  "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
-                 "walked_tokens": float(walked_tokens) if loadstore else 0.0}
+                 "walked_tokens": float(walked_tokens) if loadstore else 0.0,
+                 "further_waves": float(further_waves) if loadstore else 0.0}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -921,7 +959,8 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
                                  "", src.get("count_grid", "")))
-        for field in ("combine_blocks", "reduce_elements", "block_per_token", "put_vector"):
+        for field in ("combine_blocks", "reduce_elements", "block_per_token", "put_vector",
+                      "send_grid"):
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), "",
                                      src.get(field, "")))
@@ -1087,15 +1126,40 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "the grid barrier, a polled load; priced as the release-fence rule prices "
                        "a fence without peer stores, an L2 round trip): 2 x l2_hit + l2_atomic "
                        "after the last flag. The send part's flag poll and peer-base load run "
-                       "while the release fence waits (not counted). Not counted: the per-copy "
-                       "work between copies (it overlaps the other blocks' copies: at 128 tokens "
-                       "a block sends at most 2 tokens, ~2 us per token, under the links' time), "
-                       "the receive copies' own loads (under the local copy's HBM time). NVIDIA "
+                       "while the release fence waits (not counted). Not counted: across the "
+                       "network the per-copy work between a block's tokens (the puts are posted "
+                       "and the release does not wait for the NIC: it overlaps the other blocks' "
+                       "copies), the receive copies' own loads (under the local copy's HBM time). NVIDIA "
                        "NCCL EP's low-latency kernel (adapted from DeepEP) has its own count: "
-                       "ncclep-low-latency (session 19)"))),
-        release_fence=(True, True),
+                       "ncclep-low-latency (session 19). A block's later tokens (send_grid): "
+                       "in one load/store domain each waits for the release fence of the "
+                       "block's token before (one peer round trip, charged per wave with the "
+                       "phase's fence), then its own x (HBM), cast, bar.sync, slot atomicAdd, "
+                       "the heap base (the line the block's warps read for the token before, "
+                       "through the non-coherent path with no CCTL between: L1) and the first "
+                       "round (L2) before its first byte: hbm_load + l2_atomic + l1_hit + l2_hit "
+                       "per further wave (session 20)")),
+            ("send_grid", (f"{_DEEPEP} de8cfca csrc/kernels/internode_ll.cu (SASS for sm_90, "
+                           "session 18's build re-read in session 20): the host wrapper "
+                           "launches num_sms = cell_div(num_experts, kNumWarpGroups = 3) blocks; "
+                           "block b casts and sends tokens b, b + num_sms, ... (loop 0x20e0-0x44e0, "
+                           "stride gridDim.x, no CCTL inside): per token x's 16-B loads "
+                           "(LDG.E.128.CONSTANT, 896 threads), the FP8 cast, BAR.SYNC 0x1, 0x3a0 "
+                           "(warps 0-28), then warp j < top-k: slot ATOMG.E.ADD -> SHFL -> "
+                           "LDG.E.64.CONSTANT peer_heap_base_p2p -> the 7408-B copy in 4 dependent "
+                           "load->store rounds (8, 1, 2, 4 x 512 B; STG.E.NA.128, posted) -> lane "
+                           "0's MEMBAR.ALL.GPU + ATOMG.E.ADD (atomic_add_release_global; the other "
+                           "lanes wait at BSYNC), then the next token. tests/test_low_latency.py "
+                           "(288 experts, 128 tokens): 96 blocks, blocks 0-31 send a second token "
+                           "after their first token's copies are acknowledged. ASSUMPTION: a wave's "
+                           "senders (equal bytes each) share the links fairly and finish together, "
+                           "so the links idle for the fence and the next token's chain between "
+                           "the waves"))),
+        release_fence=(True, True), send_grid=3,
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
-                ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"))
+                ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
+                ("hbm_load", "further_waves"), ("l2_atomic", "further_waves"),
+                ("l1_hit", "further_waves"), ("l2_hit", "further_waves"))
                + _deepep_put("network") + (("l2_atomic", "one"),),
                (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"),
                 ("hbm_load", "loadstore")) + _deepep_put("network") + _grid_sync()),
@@ -1571,8 +1635,15 @@ def _ncclep_low_latency():
               ("l2_hit", "loadstore")) + put + (("l2_atomic", "one"),),
              (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("hbm_load", "loadstore")) + put + _grid_sync())
+    src["send_grid"] = (
+        "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu l.461-498: the same per-token "
+        "send loop as DeepEP's (a release per copy, bar.sync per token), but the host launches "
+        "ceil(E / numWarpGroups) blocks with numWarpGroups = ceil(E / the device's SMs) (l.639-645): "
+        "128 blocks for 256 experts on a 132-SM H100, one token per block at its rows' 128 tokens. "
+        "The project's chips carry no SM count, so the later waves beyond that are not counted "
+        "(a lower bound there)")
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
-                               chain=chain)
+                               chain=chain, send_grid=0)
 
 
 EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()

@@ -407,19 +407,28 @@ class DimOrder:
         return hops, lat, dead
 
     def bottleneck(self, src, dst):
-        """Narrowest link bandwidth per pair: per-dimension minimum over the moved dimensions.
+        """Narrowest link bandwidth per pair, over its dimension-order path (both ways of a tie).
 
-        Exact when each dimension's links share one bandwidth (every builder
-        does that); otherwise the dimension's narrowest link is taken, which
-        can only under-estimate the path's bandwidth.
+        Where each dimension's links share one bandwidth (every builder's grid, intact):
+        the per-dimension minimum over the moved dimensions. Where they differ (a lane
+        lost, a system file's own links): the pair's own links, so a narrower link
+        elsewhere on the dimension does not narrow a pair that does not cross it.
         """
         if not hasattr(self, "_dim_bw"):
-            self._dim_bw = []
+            self._dim_bw, self._dim_even = [], []
             for tab in self.tables:
                 ids = np.concatenate([np.asarray(v).ravel() for k, v in tab.items()
                                       if k in ("plus", "minus", "pair", "up", "down")])
-                ids = ids[ids >= 0]
-                self._dim_bw.append(float(self.bandwidth[ids].min()) if len(ids) else np.inf)
+                bw = self.bandwidth[ids[ids >= 0]]
+                self._dim_bw.append(float(bw.min()) if len(bw) else np.inf)
+                self._dim_even.append(not len(bw) or float(bw.max()) == float(bw.min()))
+        if not all(self._dim_even):
+            out = np.full(len(src), np.inf)
+            for way in ("plus", "minus"):
+                M = self.path_links_many(src, dst, tie_way=way)
+                if M.shape[1]:
+                    out = np.minimum(out, np.where(M >= 0, self.bandwidth[M], np.inf).min(axis=1))
+            return out
         a_slot, b_slot = self._slots(src), self._slots(dst)
         out = np.full(len(src), np.inf)
         for d, _line, a, b in self._segments(a_slot, b_slot):

@@ -495,7 +495,8 @@ _NCCL = Runtime(
          "nccl_nvls_graph / nccl_nvls_tuner_bw): src/graph/search.cc ncclTopoCompute, the graph's "
          "heads capped at NCCL_MAX_NVLS_ARITY (nvls_graph_arity 1; all GPUs before v2.25.1-1), "
          "pass 2 raising bwInter alone while below 2 x bwIntra (nvls_raise_inter 1; absent at "
-         "v2.18.x and v2.19.1-1, l.1274-1278 at v2.30.7-1); src/graph/tuning.cc "
+         "v2.18.x, whose pass 2 raises bwIntra of every graph but the ring's instead (v2.18.5-1 "
+         "l.962-969); v2.19.1-1's pass 3 l.973-980, l.1274-1278 at v2.30.7-1); src/graph/tuning.cc "
          "ncclTopoTuneModel l.307-323 at v2.30.7-1: nvlsEfficiency x bwIntra x (heads - 1) / heads, "
          "x 2 for all-reduce, else x (ppn - 1) / ppn, min with bwInter (nvls_tuner_efficiency 1; "
          "from v2.28.3-1, before: min(bwIntra, bwInter)), all-reduce algBw = busBw x nRanks / "
@@ -1005,7 +1006,7 @@ _NCCL_HISTORY = {
     # all-reduce) and algBw = busBw x nRanks / nsteps; all-gather / reduce-scatter x 5/6 in
     # 2.19-2.22, unconverted from 2.23; x (ppn - 1) / ppn from 2.27, bwInter x 0.9 in 2.27
     ("factors", "nvls_graph_arity"): (((2, 18, 3), 0), ((2, 25, 0), 1)),
-    ("factors", "nvls_raise_inter"): (((2, 18, 3), 0), ((2, 19, 3), 1)),
+    ("factors", "nvls_raise_inter"): (((2, 18, 3), 0), ((2, 19, 0), 1)),
     ("factors", "nvls_tuner_efficiency"): (((2, 18, 3), 0), ((2, 28, 0), 1)),
     ("factors", "nvls_alg_ratio"): (((2, 18, 3), 5 / 6), ((2, 28, 0), 0)),
     ("factors", "nvls_gather_alg_ratio"): (((2, 18, 3), 5 / 6), ((2, 23, 0), 1)),

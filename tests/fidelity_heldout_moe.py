@@ -428,7 +428,9 @@ _LL_NVLINK = ("DeepEP low-latency with NVLink peers (kernel times from bench_kin
               "77 us, H20 37 us for the same bytes), i.e. the links' achieved rate, unsourced. "
               "Session 14: NVLink packetisation (SM stores: <= 128 B payload per packet, "
               "NVIDIA/nccl-tests #149; ~16 B header, NVIDIA/nccl #1397) bounds the cost of "
-              "misaligned 7408-B / 14352-B messages at ~2.5% of the link time, not the gap")
+              "misaligned 7408-B / 14352-B messages at ~2.5% of the link time, not the gap. "
+              "Session 20: a dispatch block's second token waits for its first token's release "
+              "fence (send_waves: +1.5 us at 128 tokens), not the gap either")
 _PPLX_SMALL = (
     "pplx-kernels at one token per rank (README table, 7af3059's NVSHMEM kernels, eager): the "
     "model charges the handshake (one node: the symmetric-memory kernel floor + the release "
@@ -529,7 +531,18 @@ _I493 = (
     "issue #285 (maintainer): H800's EP16 is NVLink-bound and 'GPUs with higher NVLink "
     "bandwidth' do better; issue #148 (H20, 2 nodes, 24 SMs) reaches 62 GB/s: the #493 run is "
     "the low end, and its own 4-node run falls to 12-13 GB/s, below every published 4-node "
-    "figure (44-58), so its setup may be impaired (thread unanswered)")
+    "figure (44-58), so its setup may be impaired (thread unanswered). Session 20: still "
+    "unanswered, so no maintainer finds the system misconfigured; a84a248's test_internode.py "
+    "is the check rows' set-up but for the GPU (4096 tokens, top-2 of 2 node groups, top-8, 24 "
+    "SMs, chunks 4-32 swept); counted from its internode.cu, the forwarder warps' dependent "
+    "loads take ~0.7 ms at Hopper's HBM latency against the run's 1.6 / 2.9 ms (FP8 / BF16, "
+    "whose time ratio 0.55 follows the bytes, 0.52, not the loads, 0.88) and NVSHMEM 3.2.5's "
+    "IBRC fence is a no-op (one RC per peer), so the per-chunk fence adds no round trip: a "
+    "byte rate binds that no count locates (IBRC's one QP is a candidate with no published "
+    "rate; the maintainer finds IBRC sufficient for these chunks, DeepEP #64). H800 reaches the "
+    "same 43 GB/s with 16 SMs (DeepEP #51); 2-node V1 runs after PR #130 (IBGDA) reach 62 "
+    "(#148, H20, with 205 GB/s of NVL traffic at 24 SMs: above the ~135-170 range above, so "
+    "that range is no per-SM limit of the V1 kernel; #289, GPU not stated)")
 _NCCLEP = (
     "NVIDIA NCCL EP low-latency (DeepEP-derived kernel, contrib/nccl_ep 36191590) over NVLink on "
     "one H100 node, BF16 both ways: the model (ncclep-low-latency: NCCL's 20.6 GB/s per NVLink4 "

@@ -271,5 +271,13 @@ KNOWN_MISSES = {
                                  "wire bytes, not the ~1.7x missing. Session 15: this row is a "
                                  "kernel time (bench_kineto), so the floor's graph gap before "
                                  "the kernel lies outside it, but no Hopper gap is published: "
-                                 "nothing is left out (fidelity_moe.kernel_span)",
+                                 "nothing is left out (fidelity_moe.kernel_span). Session 20, "
+                                 "the SASS per token: as compiled the copy is 4 dependent "
+                                 "load->store rounds (8, 1, 2, 4 x 512 B: the remainder loop "
+                                 "unrolled by 4), not 8; and a block's second token (blocks "
+                                 "0-41 of deepseek-v3's 86) sends only after its first token's "
+                                 "release fence (MEMBAR.ALL.GPU, its warps in the next bar.sync): "
+                                 "one more fence + that token's x, slot atomic, heap base and "
+                                 "first round, +1.5 us (send_waves); the ~26 us left is still "
+                                 "the links' achieved rate",
 }

@@ -21,7 +21,11 @@ Each expressible row is expressed with the serving API the way the check set is
   with experts EP8 (``tp=1,dp=8``), 1024 concurrent requests, 1024 in / 2048 out, no
   MTP, CUDA graphs, TensorRT-LLM's kernel list. Per GPU: output tokens over all GPUs;
   per user: trtllm-bench's "Per User Output Throughput", output tokens over the request
-  latency with the time to first token included (``osl / request_time``).
+  latency with the time to first token included. trtllm-bench measured it as a closed loop
+  (5,120 requests at 1024 concurrent), so it is scored by that run
+  (:func:`trtllm_bench_run`: per attention-DP rank, whole prompts, ramp and drain; the mean
+  over requests of ``osl / latency``), as are the other max-throughput rows
+  (:data:`TRTLLM_BENCH_RUNS`); the batch-1 rows by the steady state (``osl / request_time``).
 * ``...-doc-v1`` / ``-doc-v2``: the result blocks of two earlier versions of the same
   document whose figures differ from the rows' (earlier code states), expressed as the rows
   of their kind; the H200 max-throughput command there has ``--max_num_tokens 1127``:
@@ -75,10 +79,10 @@ TRTLLM_MAXTPUT_MAX_NUM_TOKENS = {
 
 
 #: trtllm-bench's own run of each max-throughput row: ``(--num_requests, --concurrency)`` as
-#: the row's document version states them (lead's decision, session 19: a row measured by
-#: trtllm-bench with a stated request count is to be run as that closed loop,
-#: :func:`trtllm_bench_run`; this session a diagnostic beside the row's steady state,
-#: ``benchmarks/bench_serving.py``, until the closed loop is fast enough for the suite).
+#: the row's document version states them. A row measured by trtllm-bench with a stated
+#: request count is scored by that closed loop, :func:`trtllm_bench_run` (lead's decision,
+#: session 19; adopted in session 20 once the run priced fast enough for the suite): its
+#: steady state is a diagnostic beside it (``benchmarks/bench_serving.py``).
 #: Read in NVIDIA/TensorRT-LLM ``docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_in_
 #: TensorRT-LLM.md`` at 01c4ece911eb (code-index text 2425892213: H200 5120 @ 1024, B200
 #: 49152 @ 3072, R1-0528 114688 @ 7168) and its two earlier stored versions (29438676838
@@ -109,15 +113,24 @@ def trtllm_bench_kwargs(row):
         **kw, "input_lens": [isl] * n, "output_lens": [osl] * n, "concurrency": c}
 
 
+_RUNS = {}
+
+
 def trtllm_bench_run(row):
     """The row's trtllm-bench run as :func:`analysis.closed_loop_run` prices it: per-GPU
     output tokens over the run, per-user ``request_tokens_per_s_user`` (trtllm-bench's 'Per
-    User Output Throughput')."""
+    User Output Throughput'). Identical runs (the same command in several versions of the
+    document: 7 rows, 4 distinct runs) are priced once per process: the key is everything
+    the run is given (model, system and every keyword, the request lengths in order)."""
     import analysis
     import topologies
 
     model, system, kw = trtllm_bench_kwargs(row)
-    return analysis.closed_loop_run(model, topologies.build(system), **kw)
+    key = (repr(model), system, tuple(sorted(
+        (k, tuple(v) if isinstance(v, list) else v) for k, v in kw.items())))
+    if key not in _RUNS:
+        _RUNS[key] = analysis.closed_loop_run(model, topologies.build(system), **kw)
+    return _RUNS[key]
 
 
 def _trtllm_maxtput(row, system, model):
@@ -231,14 +244,25 @@ def conditions(row):
 
 
 def model_point(row):
-    """The model's figures for a held-out row: the InferenceX rows as its harness measures
-    them (:func:`serving_check.model_point`: an :class:`analysis.ClosedLoopRun`), the others
-    an :class:`analysis.ServingPoint`."""
+    """The model's figures for a held-out row as its source measured it: the InferenceX rows
+    as its harness measures them (:func:`serving_check.model_point`), the rows trtllm-bench
+    measured with a stated request count as that run (:func:`trtllm_bench_run`), both an
+    :class:`analysis.ClosedLoopRun`; the others an :class:`analysis.ServingPoint` (the
+    steady state; :func:`steady_point` of any row)."""
+    if row["id"].startswith("k2-"):
+        return sc.model_point(row)
+    if row["id"] in TRTLLM_BENCH_RUNS:
+        return trtllm_bench_run(row)
+    return steady_point(row)
+
+
+def steady_point(row):
+    """The steady state of a non-InferenceX row (:func:`analysis.serving_point` under its
+    :func:`conditions`): the score of the rows no closed loop measured, a diagnostic beside
+    the trtllm-bench runs."""
     import analysis
     import topologies
 
-    if row["id"].startswith("k2-"):
-        return sc.model_point(row)
     kw = conditions(row)
     fab = topologies.build(kw.pop("system"))
     return analysis.serving_point(kw.pop("model"), fab, **kw)
@@ -252,7 +276,9 @@ def user_definition(row):
 def model_values(row, point):
     """``(tokens/s per user, tokens/s per GPU)`` of ``point`` in the row's own definitions."""
     if user_definition(row) == "osl/request":
-        user = point.osl / point.request_time
+        # a run: trtllm-bench's mean over requests of output tokens / request latency
+        run = getattr(point, "request_tokens_per_s_user", None)
+        user = run if run is not None else point.osl / point.request_time
     else:
         user = point.tokens_per_s_user
     return user, point.tokens_per_s_gpu

@@ -43,6 +43,15 @@ def _flag_id(case):
     return f"{case[0][0]}{case[1]}"
 
 
+def _one_line_refusal(argv, capsys):
+    """The CLI's refusal of argv: argparse's exit 2 with one line on stderr, returned."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1
+    return err
+
+
 @pytest.mark.parametrize("builtin", [int, float])
 def test_no_flag_reads_with_a_builtin_number_type(builtin):
     # a flag added later with type=int or type=float would read '\uff18' or '\u0663' again
@@ -58,10 +67,7 @@ def test_no_flag_reads_with_a_builtin_number_type(builtin):
 def test_every_integer_flag_refuses_non_ascii_digits_signs_and_literals(case, value,
                                                                          capsys):
     prefix, flag = case
-    with pytest.raises(SystemExit) as e:
-        main(prefix + [f"{flag}={value}"])
-    err = capsys.readouterr().err
-    assert e.value.code == 2 and err.count("\n") == 1
+    err = _one_line_refusal(prefix + [f"{flag}={value}"], capsys)
     assert f"argument {flag}: {TAKES} {value!r}" in err
 
 
@@ -202,10 +208,7 @@ REAL_FLAGS = [
 @pytest.mark.parametrize("case", REAL_FLAGS, ids=_flag_id)
 def test_every_number_flag_refuses_other_scripts_digits(case, value, capsys):
     prefix, flag = case
-    with pytest.raises(SystemExit) as e:
-        main(prefix + [f"{flag}={value}"])
-    err = capsys.readouterr().err
-    assert e.value.code == 2 and err.count("\n") == 1
+    err = _one_line_refusal(prefix + [f"{flag}={value}"], capsys)
     assert f"argument {flag}: {REAL_TAKES} {value!r}" in err
 
 
@@ -257,8 +260,5 @@ def test_parse_real_reads_what_float_reads_in_ascii_and_nothing_else(text):
 def test_a_value_taken_for_an_option_is_named_with_the_way_to_pass_it(argv, flag, value,
                                                                       capsys):
     # argparse alone says only 'expected one argument' for a value starting with '-'
-    with pytest.raises(SystemExit) as e:
-        main(argv)
-    err = capsys.readouterr().err
-    assert e.value.code == 2 and err.count("\n") == 1
+    err = _one_line_refusal(argv, capsys)
     assert f"got {value!r}, which reads as an option" in err and f"write {flag}={value}" in err

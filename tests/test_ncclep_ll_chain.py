@@ -38,8 +38,13 @@ def test_one_node_adds_the_window_lookups():
     hit = _HOP["l2_hit"]
     for flushed in (True, False):
         nccl, deepep = _pair(1, 8, l2_flushed=flushed)
+        # DeepEP's 86 blocks send 128 tokens in two waves, NCCL EP's 128 blocks in one
+        # (session 20): DeepEP's later token's own steps, then its release fence
+        wave = (_HOP["hbm_load"] if flushed else hit) + _HOP["l2_atomic"] + _HOP["l1_hit"] + hit
         assert nccl.dispatch_phase.chain - deepep.dispatch_phase.chain == pytest.approx(
-            4 * hit, rel=1e-9)
+            4 * hit - wave, rel=1e-9)
+        assert deepep.dispatch_phase.fence == pytest.approx(2 * nccl.dispatch_phase.fence,
+                                                            rel=1e-12)
         assert nccl.combine_phase.chain - deepep.combine_phase.chain == pytest.approx(
             2 * hit, rel=1e-9)
     nccl, _ = _pair(1, 8, l2_flushed=False)
@@ -71,9 +76,12 @@ def test_the_ep_bench_rows_leave_the_data_in_l2():
 
 
 def test_everything_but_the_chain_is_deepeps_profile():
+    """... and the send grid: NCCL EP's is ceil(E / ceil(E / the device's SMs)) blocks, which
+    the project's chips do not carry (one wave at its rows' 128 tokens; session 20)."""
     nccl = exchange_kernel("ncclep-low-latency")
     deepep = exchange_kernel("deepep-low-latency")
+    assert nccl.send_grid == 0 and deepep.send_grid == 3
     assert dataclasses.replace(nccl, name=deepep.name, chain=deepep.chain,
-                               sources=deepep.sources) == deepep
+                               sources=deepep.sources, send_grid=3) == deepep
     src = next(p.source for p in nccl.parameters() if p.name == "ncclep-low-latency.chain")
     assert "36191590" in src and "ncclGetP2pPtr" in src

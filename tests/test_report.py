@@ -16,7 +16,7 @@ import fabric
 import topologies
 from analysis import build_report, check_report_dir, write_figures, write_report
 from analysis._cli import main
-from analysis._report_render import SHARED_ASSUMES, shared_assumption
+from analysis._report_render import findings_as_shown
 
 
 @pytest.fixture(scope="module")
@@ -95,13 +95,14 @@ def test_html_is_self_contained_with_every_figure_inline(small_report, small_rep
     ids = re.findall(r'\bid="([^"]+)"', text)
     assert len(ids) == len(set(ids)), "element ids must be unique across inline SVGs"
     # every finding on the page: each sentence, and an assumption clause that every
-    # sentence of its group shares said once under the group (session 19)
+    # sentence of its group shares (session 19), or the trailing assumptions the clauses
+    # share (session 20), said once under the group
     for _, group in small_report.finding_groups:
-        sentences, assumes = shared_assumption(group)
+        sentences, note = findings_as_shown(group)
         for finding in sentences:
             assert html.escape(finding) in text
-        if assumes:
-            assert text.count(f"{SHARED_ASSUMES} {html.escape(assumes)}") >= 1
+        if note:
+            assert text.count(f'<p class="assumes">{html.escape(note)}</p>') >= 1
 
 
 def test_writing_twice_gives_identical_bytes(tmp_path):

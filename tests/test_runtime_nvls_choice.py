@@ -66,10 +66,11 @@ def brute_nvls_graph(release, arch, lanes, gpus):
         if _nvls_fits(link, gpus, heads, t[0]) and t[1] > g[1]:
             g[:] = t
 
-    # pass 2: from 2.19.3 NVLS raises bwInter alone while below 2 x bwIntra; otherwise (and
-    # before 2.19.3 for every pattern but the ring) bwIntra is raised while below 2 x bwInter
+    # pass 2: from 2.19.1 NVLS raises bwInter alone while below 2 x bwIntra (2.19.1: its pass
+    # 3, v2.19.1-1 search.cc l.973-980; its pass 2 skips NVLS); in 2.18 pass 2 raises bwIntra
+    # of every pattern but the ring while below 2 x bwInter (v2.18.5-1 l.962-969)
     while i > 0:
-        if v >= (2, 19, 3) and t[1] == g[1] and t[1] < 2 * t[0]:
+        if v >= (2, 19, 0) and t[1] == g[1] and t[1] < 2 * t[0]:
             i -= 1
             t[1] = speeds[i]
             search()
