@@ -40,12 +40,15 @@ def _write_small_report(report, out):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     # trylast: after -k / -m deselect their items
-    if config.option.collectonly or not any(
-            {"small_report", "small_report_dir"} & set(getattr(item, "fixturenames", ()))
-            for item in items):
-        return
-    import contextlib
     import multiprocessing
+
+    wanted = {"small_report", "small_report_dir"}
+    if config.option.collectonly or not any(
+            wanted & set(getattr(item, "fixturenames", ())) for item in items):
+        return
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return              # (e.g. on Windows: the fixtures build and write it)
+    import contextlib
     import tempfile
     from pathlib import Path
 
