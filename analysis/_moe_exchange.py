@@ -1342,6 +1342,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
         # the dispatch's receive part: every block walks the received counts' slots
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
+        # ... and copies each of its received tokens out in rounds of its threads' loads
+        token_rounds = walk_tokens * max(kern.receive_rounds(sum(payloads_d)) - 1, 0)
         # the combine's receive part: each block sums its tokens' k copies pass by pass
         reduce_loads = kern.receive_reduce(E, k, tokens, h)
         # a block's staging copy of the phase's message: its dependent rounds beyond the first
@@ -1366,6 +1368,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   stage_rounds=stage_rounds[i],
                                                   walked_tokens=walked if i == 0 else 0,
                                                   further_waves=waves if i == 0 else 0,
+                                                  walk_token_rounds=token_rounds,
                                                   interleaved=between)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores

@@ -752,7 +752,8 @@ def _nccl_tree(rt, view, n, ops):
         steps_lat = 2 * ((int(view.node_ranks().max()) - 1) * intra + _log2i(nn) * inter)
         lat = rt.base_latency[("tree", proto)] / ops + steps_lat
         corr = _tree_correction(rt, proto, n)
-        bus = _tree_busbw(rt, view, proto, *_tuner_graph(rt, view, B, nc)) * corr
+        g_bus, g_nc = _tuner_graph(rt, view, B, nc)
+        bus = _tree_busbw(rt, view, proto, g_bus * _tree_speed_ratio(rt, view), g_nc) * corr
         choice = lat + n / (bus * 0.5)
         picked = _channels_used(rt, proto, nc, n)
         eff, used = _share_channels(rt, "all-reduce", proto, n, view.p, picked, nc)
@@ -1109,7 +1110,7 @@ def _nvls_split(rt, view, n, heads, channels, chunk, op="all-reduce"):
     return busiest, carrying
 
 
-def nvls_head_load(rt, nbytes, heads, chunk):
+def nvls_head_load(rt, nbytes, heads, chunk, align=None):
     """The bytes of an even split that load the busiest rank's links as much as NCCL's one-node
     NVLS all-reduce loads them for a channel of ``nbytes`` over ``heads`` heads in chunks of
     ``chunk`` bytes.
@@ -1124,7 +1125,8 @@ def nvls_head_load(rt, nbytes, heads, chunk):
     used (2.20-2.21 ``computeCollLastChunkInfo``, 4096 B; 2.22 16 B; from 2.23 the kernel's
     ``lastChunkSize``, 16 KiB), whole chunks in 2.18-2.19 (``head_align`` 0), so its busiest
     rank carries ``rest + min(share, rest)``: returned as ``full blocks + (rest + share) / (1 +
-    1/heads)``, equal to ``nbytes`` where the split is even.
+    1/heads)``, equal to ``nbytes`` where the split is even. ``align``: the alignment in bytes
+    (None: ``rt.nvls["head_align"]``; NVLS-tree's is ``rt.nvls["tree_head_align"]``).
 
     >>> from fabric import runtime
     >>> nvls_head_load(runtime("nccl@2.18.5"), 16384, 8, 16384)   # one head: 32 KiB / 1.125
@@ -1138,9 +1140,50 @@ def nvls_head_load(rt, nbytes, heads, chunk):
     loops, rest = divmod(nbytes, block)
     if rest <= 0:
         return float(nbytes)
-    align = rt.nvls["head_align"]
-    share = chunk if not align else math.ceil(math.ceil(rest / heads) / align) * align
+    share = _last_head_share(rt.nvls["head_align"] if align is None else align, rest, heads,
+                             chunk)
     return loops * block + (rest + min(share, rest)) / (1 + 1 / heads)
+
+
+def _last_head_share(align, rest, heads, chunk):
+    """A head's share of an NVLS loop's last ``rest`` bytes: a whole chunk (``align`` 0) or
+    ``alignUp(ceil(rest / heads), align)``."""
+    return chunk if not align else math.ceil(math.ceil(rest / heads) / align) * align
+
+
+def nvls_tree_head_loads(rt, nbytes, heads, chunk):
+    """``(switch, network)``: the bytes of an even split that load NCCL's NVLS-tree channel of
+    ``nbytes`` over ``heads`` heads in chunks of ``chunk`` as much as its busiest head does,
+    inside the node and on the heads' NICs.
+
+    NVLS_TREE's kernel (``src/device/all_reduce.h``) loops over blocks of ``heads x chunk``:
+    the ranks scatter a block to the heads through the switch, head ``j`` reduces its share
+    (``multimem`` load-reduce) and sends it up the tree over its NIC, receives the result from
+    above and multicasts it back, and the ranks gather it. Inside the node that is one-node
+    NVLS's load (:func:`nvls_head_load`); a head's NIC carries its share alone, so the busiest
+    NIC carries ``full blocks / heads + min(share, rest)``, an even split ``nbytes / heads``:
+    ``network = full blocks + heads x min(share, rest)``. The last block's share per release
+    (``rt.nvls["tree_head_align"]``): whole chunks in 2.18-2.19 (the kernel's offset ``(bid x
+    nHeads + headRank) x chunkSize``), ``computeCollLastChunkInfo``'s 4096 B in 2.20-2.21
+    (the NVLS line, NVLS_TREE included), the kernel's ``alignUp(divUp(remCount, nHeads), 16 /
+    sizeof(T))`` from 2.22.3 (16 B at every later tag; one-node NVLS went to 16 KiB in 2.23,
+    NVLS_TREE did not).
+
+    >>> from fabric import runtime
+    >>> nvls_tree_head_loads(runtime("nccl@2.19.4"), 8 * 32768 + 8192, 8, 32768)
+    (276707.55555555556, 327680)
+    >>> nvls_tree_head_loads(runtime("nccl"), 8 * 32768 + 8192, 8, 32768)
+    (270336.0, 270336)
+    """
+    align = rt.nvls["tree_head_align"]
+    block = heads * chunk
+    if heads < 2 or block <= 0:
+        return float(nbytes), float(nbytes)
+    loops, rest = divmod(nbytes, block)
+    if rest <= 0:
+        return float(nbytes), float(nbytes)
+    share = min(_last_head_share(align, rest, heads, chunk), rest)
+    return nvls_head_load(rt, nbytes, heads, chunk, align), loops * block + heads * share
 
 
 def _nvls_fill(rt, first):
@@ -1316,9 +1359,9 @@ def _nccl_nvls_tree(rt, view, n, ops):
     # heads form NCCL's double binary tree over the nodes, channel c on tree c % 2;
     # all_reduce.h NVLS_TREE: scatter / gather through the node's NVLS, each chunk's head
     # exchanging with its network parent and children): a node's NICs carry
-    # nccl_tree_net_share x n each way, its NVLS the in-switch all-reduce
-    sched = min(1.0 / intra_t.per_byte,
-                view.nic_bandwidth * heads / nccl_tree_net_share(nn)) * corr
+    # nccl_tree_net_share x n each way, its NVLS the in-switch all-reduce (the slower of the
+    # two, for the busiest head's bytes on each: below)
+    net_rate = view.nic_bandwidth * heads / nccl_tree_net_share(nn)
     intra = max(_lat(rt, view.intra_hw, "nvls-tree", "Simple"), intra_t.step_loadstore)
     inter = max(_lat(rt, "net", "nvls-tree", "Simple"), view.transfer("ring", "all-reduce")
                 .step_message)
@@ -1337,8 +1380,12 @@ def _nccl_nvls_tree(rt, view, n, ops):
     # the NVLS channels: in the kernel in 2.18-2.19, the scheduler's from 2.20), as NVLS's
     channels, chunk = nvls_tree_chunking(rt, view, n, heads)
     busiest, _ = _nvls_split(rt, view, n, heads, channels, chunk)
+    # inside the channel its busiest head: the switch side and its NIC
+    # (nvls_tree_head_loads); sched is min(switch rate, NIC rate) x corr
+    switch, network = nvls_tree_head_loads(rt, busiest, heads, chunk)
+    busy = max(switch * intra_t.per_byte, network / net_rate) / corr
     return [Candidate(library="nvls-tree", schedule="hierarchical", protocol="Simple",
-                      time=lat + channels * busiest / sched + fill,
+                      time=lat + channels * busy + fill,
                       choice=lat + n / (bus * ratio),
                       channels=heads, fixed=lat)]
 
@@ -1414,8 +1461,9 @@ def _tuner_graph(rt, view, B, nc):
     NVLS's choice takes its graph's, :func:`nccl_nvls_tuner_bw`); across nodes searched over
     their NICs (:attr:`~analysis._collectives._GroupView.channels_searched`), the ring graph
     of that search (:func:`nccl_net_ring_graph`: ``nChannels x speed``, ``nChannels``; the
-    tree's graph is taken as the ring's, as for the channels); elsewhere the fabric's ``B`` on
-    ``nc`` channels. The choice only: the time runs at the fabric's rate."""
+    tree's graph is taken as the ring's, as for the channels, at the speed of
+    :func:`_tree_speed_ratio`); elsewhere the fabric's ``B`` on ``nc`` channels. The choice
+    only: the time runs at the fabric's rate."""
     if getattr(view, "_switch", None) is None:
         if view.n_nodes < 2 or not getattr(view, "channels_searched", False):
             return B, nc
@@ -1429,7 +1477,8 @@ def _tuner_graph(rt, view, B, nc):
 
 def _ring_search(q, speeds, fit, top, total, half):
     """``(channels, speed)`` of NCCL's ring graph search (``src/graph/search.cc``
-    ``ncclTopoCompute``, passes 1 and 2, with ``ncclTopoDupChannels``) where ``fit(speed)`` is
+    ``ncclTopoCompute``, passes 1 and 2, with ``ncclTopoDupChannels``; no pass-2 raise where
+    ``q["ring_raise"]`` is 0: 2.18.x, 2.19.1) where ``fit(speed)`` is
     how many channels fit at a speed, ``top`` the highest usable speed (``system->maxBw``) and
     ``total`` the bandwidth at which the search stops (``system->totalBw``), ``half`` the graph's
     most channels (MAXCHANNELS / 2)."""
@@ -1454,6 +1503,9 @@ def _ring_search(q, speeds, fit, top, total, half):
         dup = min(2 * n, half)
         bw /= -(-dup // n)
         n = dup
+        if not q["ring_raise"]:
+            # 2.18.x, 2.19.1: DupChannels last, no pass 2 for the ring
+            return n, bw
         j = 0
         while j < len(speeds) - 1 and speeds[j] > bw * (1 + eps):
             j += 1
@@ -1566,6 +1618,55 @@ def nccl_net_ring_graph(rt, arch, nics, ppn, lanes, net_bw, pci_bw):
 
     total = max(nvl, pci_bw or 0.0)
     return _ring_search(q, q[("inter_speeds", arch)], fit, per_nic, total, half)
+
+
+def _tree_speed_ratio(rt, view):
+    """The tree graph's speed the tuner reads over the ring graph's, across nodes searched
+    over their NICs (:func:`nccl_net_tree_graph`: bwIntra on 2 nodes, raised by the tree's
+    pass 2; bwInter on more); 1 elsewhere (one node: the ring's graph)."""
+    if (view.n_nodes < 2 or getattr(view, "_switch", None) is not None
+            or not getattr(view, "channels_searched", False)):
+        return 1.0
+    n, bw = nccl_view_net_graph(rt, view)
+    if not n:
+        return 1.0
+    intra, inter = nccl_net_tree_graph(rt, view.arch, n, view.ppn, view.lanes, bw)
+    return (intra if view.n_nodes <= 2 else inter) / bw
+
+
+def nccl_net_tree_graph(rt, arch, channels, ppn, lanes, speed):
+    """``(bwIntra, bwInter)`` (B/s) of NCCL's tree graph across nodes whose ring graph is
+    ``channels`` x ``speed``. The tree's graph is taken as the ring's (``init.cc`` searches it
+    at the ring's channel count, and its chain NET -> GPU a -> .. -> GPU x charges the NVLinks
+    and NICs as the ring's does), at a speed of the search's array: the first not above the
+    ring's (a duplicated ring's halved speed can fall between two). ``src/graph/search.cc``
+    ``ncclTopoCompute`` pass 2, 'increase bwIntra for trees (2 nodes or collnet)' (every tag
+    v2.18.3-1 .. v2.30.7-1; DupChannels cannot add channels: the tree's most are the ring's),
+    raises bwIntra alone one inter speed at a time while it is below ``2 x bwInter`` and every
+    GPU's NVLink to the switch still carries the channels (``bwIntra x (channels - channels //
+    ppn) <= lanes x NVLINK_BW``); the NICs carry bwInter, unchanged. The tuner reads bwIntra
+    on 2 nodes, bwInter on more (``tuning.cc``: ``nNodes <= 2 ? bwIntra : bwInter``).
+
+    >>> from fabric import runtime
+    >>> [tuple(x / 1e9 for x in nccl_net_tree_graph(runtime(r), a, 8, 4 if a == "blackwell"
+    ...  else 8, 18, s)) for r, a, s in (("nccl@2.27.3", "blackwell", 24e9),
+    ...                                   ("nccl", "hopper", 48e9), ("nccl", "hopper", 22.5e9))]
+    [(47.9, 24.0), (48.0, 48.0), (45.0, 22.0)]
+    """
+    q = rt.search
+    speeds = q[("inter_speeds", arch)]
+    nvl = max(0, int(lanes)) * q[("nvlink_bw", arch)]
+    ppn = max(1, round(ppn))
+    eps = 1e-9
+    j = 0
+    while j < len(speeds) - 1 and speeds[j] > speed * (1 + eps):
+        j += 1
+    inter = intra = speeds[j]
+    while j > 0 and intra < 2 * inter * (1 - eps) and (
+            ppn <= 1 or speeds[j - 1] * (channels - channels // ppn) <= nvl * (1 + eps)):
+        j -= 1
+        intra = speeds[j]
+    return intra, inter
 
 
 def nccl_view_net_graph(rt, view):

@@ -22,7 +22,9 @@ Run ``python benchmarks/bench_serving.py``. It prints
    (``analysis.closed_loop_run``: per-rank attention-DP scheduling, ramp and drain; lead's
    decision, session 19, adopted in session 20);
 6. a diagnostic, not a score: those rows' steady state (``analysis.serving_point``) beside
-   their run.
+   their run, and the requests in flight on average (Little's law: requests x mean latency /
+   run time) of the run against the document's own ('Total Latency', 'Average request latency':
+   ``serving_heldout.TRTLLM_BENCH_LATENCIES_MS``).
 """
 
 import os
@@ -133,10 +135,13 @@ def trtllm_bench_rows():
         su, sg = sh.model_values(row, steady)
         cu, cg = sh.model_values(row, run)
         n, c = sh.TRTLLM_BENCH_RUNS[rid]
+        total, mean = sh.TRTLLM_BENCH_LATENCIES_MS[rid]
+        outs = sh.trtllm_bench_kwargs(row)[2]["output_lens"]
         print(f"{rid:44s} {n}@{c}: GPU closed loop {cg:8.1f} ({sc.error(cg, mg) * 100:3.0f}%) "
               f"steady {sg:8.1f} ({sc.error(sg, mg) * 100:3.0f}%) measured {mg:8.1f}; user "
               f"{cu:6.2f} ({sc.error(cu, mu) * 100:3.0f}%) / {su:6.2f} ({sc.error(su, mu) * 100:3.0f}%)"
-              f" / {mu:6.2f}; {run.steps} steps")
+              f" / {mu:6.2f}; {run.steps} steps; in flight (Little's law) "
+              f"{sh.run_in_flight(run, outs):7.1f} / measured {sh.requests_in_flight(n, mean, total):7.1f}")
 
 
 if __name__ == "__main__":

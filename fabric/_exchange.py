@@ -407,11 +407,14 @@ def peer_access_latency(arch):
 #: walks before the slowest block reaches its last token (``"walked_tokens"``,
 #: :meth:`ExchangeKernel.send_walk`; none over the network); or, when they are, once per
 #: token a dispatch block sends after its first, each waiting for the release of the one
-#: before (``"further_waves"``, :meth:`ExchangeKernel.send_waves`; none over the network).
+#: before (``"further_waves"``, :meth:`ExchangeKernel.send_waves`; none over the network); or
+#: once per round of the receiving block's copy of a received token beyond the first, for each
+#: received token of the block that holds the most (``"walk_token_rounds"``:
+#: :meth:`ExchangeKernel.receive_rounds`).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
-                 "loadstore_stage_rounds", "walked_tokens", "further_waves")
+                 "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds")
 
 
 def serial_copies(copies, blocks):
@@ -443,7 +446,8 @@ def lane_passes(ep):
 
 # the kernel field a chain count is read from, and what that field is (for the error)
 _CHAIN_COUNT_NEEDS = {
-    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
+    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens",
+                     "walk_token_rounds"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     "further_waves": ("send_grid", " (the experts per dispatch block, which set its grid)"),
@@ -784,6 +788,23 @@ class ExchangeKernel:
         slots = max(experts // ep, 1) * ep
         return (slots - 1, -(-(tokens * k) // blocks))
 
+    def receive_rounds(self, nbytes):
+        """Dependent rounds of the dispatch's receiving block's copy of one received token of
+        ``nbytes`` (see ``count_grid``): ``ceil(nbytes / (warps x 32 x 16))``, one 16-B load
+        then its store per thread and round; ``0`` without ``count_grid``.
+
+        pplx-kernels 7af3059's scatterKernel copies each received token out of xBufferOut with
+        ``k += blockDim.x`` (SASS 0x43c0-0x45b0 for sm_90a: LDG.E.128 -> STG.E.128 per
+        iteration, the next load issued after the store): 320 threads x 16 B = 5120 B a round,
+        so a DeepSeek FP8 token (7168 + 224 B) takes 2.
+
+        >>> exchange_kernel("pplx").receive_rounds(7168 + 224), exchange_kernel("pplx").receive_rounds(5120)
+        (2, 1)
+        """
+        if not self.count_grid:
+            return 0
+        return math.ceil(nbytes / (self.count_grid[0] * WARP_LANES * 16))
+
     def send_walk(self, tokens):
         """Tokens the dispatch's send loop walks before the block holding the last token
         reaches it (see ``count_grid``): ``tokens - 1``, ``0`` without ``count_grid``.
@@ -866,7 +887,8 @@ class ExchangeKernel:
     def chain_latency(self, phase, arch, ranks, rounds, l2_flushed=True, ep=1,
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
-                      stage_rounds=0, walked_tokens=0, further_waves=0, interleaved=False):
+                      stage_rounds=0, walked_tokens=0, further_waves=0, walk_token_rounds=0,
+                      interleaved=False):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -887,7 +909,9 @@ class ExchangeKernel:
         ``loadstore``), ``walked_tokens`` the tokens the dispatch's send loop walks before the
         slowest block's last token (:meth:`send_walk`; counted only with ``loadstore``),
         ``further_waves`` the tokens the busiest dispatch block sends after its first
-        (:meth:`send_waves`; counted only with ``loadstore``). ``interleaved=True`` prices ``interleaved_chain``
+        (:meth:`send_waves`; counted only with ``loadstore``), ``walk_token_rounds`` the
+        receiving block's copy rounds beyond the first over its received tokens
+        (:meth:`receive_rounds`). ``interleaved=True`` prices ``interleaved_chain``
         instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -912,7 +936,8 @@ class ExchangeKernel:
                  "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
                  "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
                  "walked_tokens": float(walked_tokens) if loadstore else 0.0,
-                 "further_waves": float(further_waves) if loadstore else 0.0}
+                 "further_waves": float(further_waves) if loadstore else 0.0,
+                 "walk_token_rounds": float(walk_token_rounds)}
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -1434,8 +1459,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "re-read of the slot, then the next slot's, each waited for before the "
                        "branch): the first an L2 load (written before the sync), the rest "
                        "counted as L1 hits (l1_hit; a lower bound: each further 128-B line is "
-                       "also an L2 load); and one L2 load per received token of the block with "
-                       "the most (its copy's store waits for it): receive_walk. "
+                       "also an L2 load); and per received token of the block with the most "
+                       "(receive_walk; SASS loop 0x3ee0-0x47a0, session 20): the slot's first "
+                       "check (0x3f30, L1), the copy's rounds (0x43c0-0x45b0: one LDG.E.128 then "
+                       "its STG.E.128 per 320 x 16 B, 2 for a DeepSeek FP8 token; the received "
+                       "tokens in L2: receive_rounds), then thread 0's load of the token's index "
+                       "(0x4650, after the copy's last store; its line loaded by that round: L1) "
+                       "before the sourceIndex store, which warp 0 waits for: per token "
+                       "l1_hit + receive_rounds x l2_hit + l1_hit (session 17 had counted one "
+                       "L2 load). "
                        "Combine (7af3059 internode_gather.cu, "
                        "gatherKernel's send loop): each block sends its received copies one "
                        "after another: the load of sourceExpert[token] (L2, written by the "
@@ -1524,7 +1556,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 "sourceExpert is 0"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
         chain=(_grid_sync() + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
-                                ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens")),
+                                ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens"),
+                                ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
+                                ("l1_hit", "walk_tokens")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
                 ("hbm_load", "stage_rounds"), ("l1_hit", "one"), ("l1_hit", "reduce_loads"),
                 ("l2_hit", "reduce_loads"))),

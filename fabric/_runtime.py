@@ -419,8 +419,9 @@ _NCCL = Runtime(
           "stages": 3, "tree_chunk": 131072, "tree_max_chunk_nodes4": 65536,
           "tree_sm100_tuning": 1,
           # one-node NVLS: a channel's last loop gives each head alignUp(ceil(rest / heads),
-          # head_align) bytes (src/device/all_reduce.h; 0: whole chunks, 2.18-2.19)
-          "head_align": 16384},
+          # head_align) bytes (src/device/all_reduce.h; 0: whole chunks, 2.18-2.19); NVLS-tree's
+          # alignUp(divUp(remCount, nHeads), 16 B) from 2.22.3 (tree_head_align)
+          "head_align": 16384, "tree_head_align": 16},
     p2p={"ll_threshold": 16384, ("chunk", "net"): 131072, ("chunk", "nvlink"): 524288,
          ("chunk", "pci"): 131072, "net_chunk_ratio_arm_blackwell": 2,
          "net_bw_per_channel": 14e9, "work_per_batch": 8, "ll_rule": 2, "net_peer_rule": 1,
@@ -430,6 +431,10 @@ _NCCL = Runtime(
                 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)),
             ("intra_speeds", "blackwell"): tuple(x * GBS for x in (
                 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0)),
+            # the ring graph's pass 2 raises its speed while the channels still fit (search.cc
+            # 'increase bw for Ring', from 2.19.3; before, DupChannels ran last, after a pass 2
+            # that raised only other patterns' bwIntra)
+            "ring_raise": 1,
             "lower_ratio": 0.49, "dup_below": 25e9, "dup_slow_below": 50e9,
             "dup_slow_channels": 4,
             # several nodes: the ring search over the NICs (search.cc *SpeedArrayInter)
@@ -552,7 +557,10 @@ _NCCL = Runtime(
          "2.20 (tree_max_chunk_nodes4, NCCL_NVLSTREE_MAX_CHUNKSIZE -2), cut to 256 / 128 / 64 / "
          "32 KiB below 32 / 16 / 4 / 1 x channels x heads x chunk bytes; from 2.30.3 "
          "(tree_sm100_tuning) Blackwell over several nodes takes nvls.cc "
-         "ncclNvlsTreeSm100Tuning's channels, chunk and cap")),
+         "ncclNvlsTreeSm100Tuning's channels, chunk and cap; NVLS-tree's last loop gives each "
+         "head alignUp(divUp(rest, nHeads), 16 B) (tree_head_align 16: src/device/all_reduce.h "
+         "NVLS_TREE lastChunkCount at v2.22.3-1 .. v2.30.7-1; 4096 B in 2.20-2.21 from "
+         "src/enqueue.cc computeCollLastChunkInfo, whole chunks in 2.18-2.19)")),
         ("p2p", ("NVIDIA/nccl src/init.cc NCCL_PARAM AllocP2pNetLLBuffers default 0 "
          "(net_ll_buffers 0): src/transport/net.cc sendSetup / recvSetup make a p2p connection "
          "(no graph, connIndex 1) shared (NCCL_NET_SHARED_BUFFERS default), sendProxyConnect / "
@@ -587,7 +595,10 @@ _NCCL = Runtime(
          "ncclTopoCompute: lower the speed while next / best > .49 (lower_ratio), stop once "
          "nChannels x speed reaches the total; ncclTopoDupChannels: no doubling below 25 GB/s "
          "(dup_below) nor, on sm > 80, below 50 GB/s (dup_slow_below) with more than 4 channels "
-         "(dup_slow_channels); src/graph/connect.cc ncclTopoPostset: channels x 2, at most "
+         "(dup_slow_channels), then pass 2 raises the ring's speed while its channels still "
+         "fit (ring_raise 1; from v2.19.3-1: in 2.18.x and 2.19.1 DupChannels runs last and "
+         "pass 2 skips the ring, search.cc v2.18.5-1 l.962-996); src/graph/connect.cc "
+         "ncclTopoPostset: channels x 2, at most "
          "MAXCHANNELS, raised to the NVLS channels when NVLS runs in 2.20.3-2.27.7 only "
          "(factors nvls_raises_ring; 'if (comm->nChannels < comm->nvlsChannels)' absent at "
          "v2.18.3-1 .. v2.19.4-1 and from v2.28.3-1; in one node and, where NVLS runs across nodes, on several, analysis._collectives _nvls_nodes_channels) "
@@ -1054,6 +1065,10 @@ _NCCL_HISTORY = {
     # 2.18-2.19 (the kernel's loop, 0), lastChunkCount aligned to NCCL_SIMPLE_ALIGNMENT (4096 B)
     # in 2.20-2.21 (enqueue.cc computeCollLastChunkInfo), to 16 B in 2.22, to 16 KiB from 2.23
     # (all_reduce.h lastChunkSize = alignUp(divUp(remCount, nHeads), 16384 / sizeof(T)))
+    # NVLS-tree's last loop per head: whole chunks in 2.18-2.19 (the kernel's offsets), 4096 B
+    # in 2.20-2.21 (computeCollLastChunkInfo's NVLS / NVLS_TREE line), 16 B from 2.22 (the
+    # kernel's alignUp(divUp(remCount, nHeads), 16 / sizeof(T)), v2.22.3-1 .. v2.30.7-1)
+    ("nvls", "tree_head_align"): (((2, 18, 3), 0), ((2, 20, 0), 4096), ((2, 22, 0), 16)),
     ("nvls", "head_align"): (((2, 18, 3), 0), ((2, 20, 0), 4096), ((2, 22, 0), 16),
                              ((2, 23, 0), 16384)),
     # point-to-point protocol choice (src/enqueue.cc): until 2.21 each chunk of a split message
@@ -1103,6 +1118,10 @@ _NCCL_HISTORY = {
                            15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12)))),
     # x 2 again across nodes: == 90 and 2 x nChannels <= MAXCHANNELS (32) in 2.18-2.19,
     # == 90 and nChannels < 16 in 2.20-2.24, >= 90 and < 16 from 2.25 (connect.cc)
+    # no pass-2 raise of the ring's speed in 2.18.x and 2.19.1 (search.cc v2.18.5-1 l.962-969:
+    # 'increase bwIntra for trees' skips the ring; DupChannels inline at the end, l.987-996;
+    # v2.19.1-1 the same, l.961-1005); 'increase bw for Ring' after DupChannels from v2.19.3-1
+    ("search", "ring_raise"): (((2, 18, 3), 0), ((2, 19, 3), 1)),
     ("search", "postset_more_rule"): (((2, 18, 3), 1), ((2, 25, 0), 2)),
     ("search", "postset_more_below"): (((2, 18, 3), 17), ((2, 20, 0), 16)),
     # MAXCHANNELS 32 until 2.24, 64 from 2.25 (device.h)

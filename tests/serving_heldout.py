@@ -99,6 +99,39 @@ TRTLLM_BENCH_RUNS = {
 }
 
 
+#: The documents' own 'Total Latency (ms)' and 'Average request latency (ms)' of each trtllm-bench
+#: run (the same result blocks as the rows' figures: 01c4ece9 text 2425892213, v1 29438676838,
+#: v2 1123666494). With Little's law they give the requests in flight on average over the run,
+#: ``requests x mean latency / total latency`` (:func:`requests_in_flight`): a check of the
+#: closed loop's queueing and drain (a diagnostic in ``benchmarks/bench_serving.py``).
+TRTLLM_BENCH_LATENCIES_MS = {
+    "r1-h200-fp8-trtllm-maxtput-c1024": (912656.9938, 181540.5739),
+    "r1-h200-fp8-trtllm-maxtput-c1024-doc-v1": (985713.3137, 195228.9468),
+    "r1-h200-fp8-trtllm-maxtput-c1024-doc-v2": (993548.8470, 197768.0434),
+    "r1-b200-fp4-trtllm-maxtput-c3072": (2766684.9197, 172321.7206),
+    "r1-b200-fp4-trtllm-maxtput-c3072-doc-v1": (2795511.9559, 174119.3317),
+    "r1-b200-fp4-trtllm-maxtput-c3072-doc-v2": (2826700.0758, 176064.1921),
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": (5443839.8140, 332826.9898),
+}
+
+
+def requests_in_flight(requests, mean_latency, duration):
+    """Requests in flight on average over a closed-loop run (Little's law): ``requests x
+    mean latency / duration``.
+
+    >>> round(requests_in_flight(5120, 181540.5739, 912656.9938), 1)
+    1018.4
+    """
+    return requests * mean_latency / duration
+
+
+def run_in_flight(run, output_lens):
+    """:func:`requests_in_flight` of a :class:`analysis.ClosedLoopRun`: each request's latency
+    its time to first token plus ``(out - 1)`` TPOTs."""
+    lat = [t + (p or 0.0) * (o - 1) for t, p, o in zip(run.ttfts, run.tpots, output_lens,
+                                                      strict=True)]
+    return requests_in_flight(run.requests, sum(lat) / len(lat), run.duration)
+
 def trtllm_bench_kwargs(row):
     """``(model, system, closed_loop_run keyword arguments)`` of a row's trtllm-bench run
     (:data:`TRTLLM_BENCH_RUNS`): its stated requests at its concurrency, every prompt and

@@ -10,8 +10,10 @@ store. The reference below walks the kernel's own loops for
 every sender rank; the model's walk (``ExchangeKernel.count_walk``) keeps only the worst.
 """
 
+import dataclasses
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,8 +100,9 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         # + the receive walk (drain, added): 256 slots (first an L2 load, 255 x 2 L1 hits),
-        # 1 token's copy
-        walk = sync + load + 2 * 255 * l1 + load
+        # 1 token: its slot check (L1), its copy's 2 rounds of 320 x 16 B (L2), its index (L1)
+        # (session 20; session 17 had one L2 load per token)
+        walk = sync + load + 2 * 255 * l1 + (2 * load + 2 * l1)
         if nodes > 1:
             want = load + remote * post + _ring()
         else:
@@ -116,7 +119,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     # the receiving block with the most tokens copies ceil(1024 / 132) = 8
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    walk = sync + load + 2 * 255 * l1 + 8 * load
+    walk = sync + load + 2 * 255 * l1 + 8 * (2 * load + 2 * l1)
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring())) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
@@ -476,3 +479,41 @@ def test_count_fields_are_validated_and_sourced():
     with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
         dataclasses.replace(exchange_kernel("deepep-low-latency"), put_vector=512)
     assert exchange_kernel("one-sided").receive_reduce(256, 8, 4, 7168) == 0
+
+
+def _receive_copy_rounds_brute(nbytes, threads=320):
+    """scatterKernel 7af3059 l.222-228, walked: thread t copies k = t, t + blockDim.x, ... while
+    k x 16 < tokenDim, one load then its store per iteration (SASS 0x43c0-0x45b0); the
+    slowest thread's iterations."""
+    most = 0
+    for t in range(threads):
+        k, n = t, 0
+        while k * 16 < nbytes:
+            n, k = n + 1, k + threads
+        most = max(most, n)
+    return most
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40000))
+def test_the_receive_copy_rounds_are_the_kernels_loop(nbytes):
+    assert exchange_kernel("pplx").receive_rounds(nbytes) == _receive_copy_rounds_brute(nbytes)
+
+
+def test_each_received_token_adds_its_check_its_rounds_and_its_index():
+    """Session 20 (scatterKernel SASS 0x3ee0-0x47a0): per received token of the busiest block,
+    the slot check (L1), the copy's rounds (L2 each), thread 0's index load (L1) before warp 0
+    moves on; session 17 had counted one L2 load. At 128 tokens over 132 blocks: 8 tokens."""
+    lat = EXCHANGE_LATENCY["hopper"]
+    kern = exchange_kernel("pplx")
+    old = dataclasses.replace(kern, chain=(tuple(
+        s for s in kern.chain[0] if s not in (("l2_hit", "walk_token_rounds"),
+                                              ("l1_hit", "walk_tokens"))), kern.chain[1]))
+    assert len(old.chain[0]) == len(kern.chain[0]) - 3
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2}
+    for nodes, tokens, per_block in ((1, 128, 8), (2, 128, 8), (1, 1, 1)):
+        new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=kern, **kw)
+        was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=old, **kw)
+        added = per_block * (lat["l2_hit"].value + 2 * lat["l1_hit"].value)
+        assert new.dispatch_phase.chain - was.dispatch_phase.chain == pytest.approx(added, rel=1e-9)
+        assert new.combine == was.combine

@@ -72,3 +72,35 @@ def test_readme_symmetric_memory_ratios_are_what_the_model_gives():
     assert (f"against NCCL on 8 H100 are {r[0]:.1f}x faster at 1 KiB, {r[1]:.1f}x at 1 MiB "
             "and even at 1 GiB") in text
     assert abs(r[2] - 1) < 0.05
+
+
+def _headings_and_links():
+    """The README's headings and its links to its own headings, code blocks left out (a
+    ``# comment`` in a code block is not a heading)."""
+    text = re.sub(r"```.*?```", "", (ROOT / "README.md").read_text(), flags=re.DOTALL)
+    headings = re.findall(r"^#+ (.+)$", text, re.MULTILINE)
+    return headings, re.findall(r"\]\(#([^)]+)\)", text)
+
+
+def test_readme_opens_with_the_two_setup_commands():
+    """A newcomer's first two commands stay the README's first code block, above every
+    section (session 20 put the sections in a newcomer's order)."""
+    text = (ROOT / "README.md").read_text()
+    first = re.search(r"```sh\n(.*?)```", text, re.DOTALL)
+    assert first.group(1).splitlines() == [
+        'python3 -m venv .venv && . .venv/bin/activate && pip install . && cofabric report',
+        'python3 -m venv .venv && . .venv/bin/activate && pip install ".[test]" && python -m pytest -q']
+    assert first.start() < text.index("\n## ")
+
+
+def test_readme_links_to_its_own_headings_resolve():
+    """Every ``](#anchor)`` names a heading as GitHub anchors it; the newcomer's path (what
+    it answers, the tour) comes before the Reference, which holds the long parts."""
+    from analysis._report_render import md_anchor
+
+    headings, links = _headings_and_links()
+    anchors = {md_anchor(h) for h in headings}
+    assert links and not set(links) - anchors, sorted(set(links) - anchors)
+    order = [h.split(":")[0] for h in headings]
+    assert order.index("What cofabric answers") < order.index("A short tour") < order.index(
+        "Reference") < order.index("Runtimes") < order.index("Serving")

@@ -1294,7 +1294,7 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
         nchannels = _brute_switch_channels(
             min(lanes(r) for r in ranks), rel.search[("nvlink_bw", arch)] / 1e9,
             [x / 1e9 for x in rel.search[("intra_speeds", arch)]], rel.max_channels,
-            rel.nvls[("channels", arch)] if reduces else 0)
+            rel.nvls[("channels", arch)] if reduces else 0, _ring_raises(release))
     elif multi and switched and all_nics:
         # several nodes: NCCL's ring search over the NICs (session 10), the release's constants
         local = min(per_node_nics, math.ceil(n / n_nodes))
@@ -1308,7 +1308,8 @@ def _nccl_p2p_protocol_brute(fabric, ranks, nbytes, release, ll_bytes=False):
         nchannels = _brute_net_channels(
             local, round(n / n_nodes), min(lanes(r) for r in ranks), q[("nvlink_bw", arch)] / 1e9,
             net, pci, [x / 1e9 for x in q[("inter_speeds", arch)]], arch,
-            q["postset_more_rule"], rel.max_channels, q["postset_more_below"])
+            q["postset_more_rule"], rel.max_channels, q["postset_more_below"],
+            _ring_raises(release))
     p2pn_pre = min(nchannels, maxch)
     p2pn = 1
     while p2pn < p2pn_pre:
@@ -1777,7 +1778,13 @@ def test_p2p_trailing_chunk_runs_ll_before_2_22():
 
 
 
-def _brute_search_speeds(speeds, place, start, total, maxch):
+def _ring_raises(release):
+    # the ring graph's pass-2 raise ('increase bw for Ring'): from v2.19.3-1; in 2.18.x and
+    # 2.19.1 DupChannels runs last and pass 2 skips the ring (search.cc v2.18.5-1 l.962-996)
+    return tuple(map(int, release.split("."))) >= (2, 19, 3)
+
+
+def _brute_search_speeds(speeds, place, start, total, maxch, raise_=True):
     """``(channels, speed)`` of NCCL's ring search over a speed array as search.cc's
     ncclTopoCompute runs it, shared by the one-node and the network brute forces: start at the
     first speed not above ``start`` (the last if none), place channels at each speed
@@ -1785,7 +1792,8 @@ def _brute_search_speeds(speeds, place, start, total, maxch):
     better channels x speed, stop once it reaches ``total``, lower the speed while next / best
     > .49; then ncclTopoDupChannels (x 2 at most maxch / 2, the speed divided, unless below
     25 GB/s or below 50 with more than 4 channels) and pass 2 (raise the speed while the
-    channels still fit). ``(0, 0.0)`` when no channel fits."""
+    channels still fit; not with ``raise_`` False: 2.18.x, 2.19.1). ``(0, 0.0)`` when no
+    channel fits."""
     i = 0
     while i < len(speeds) - 1 and speeds[i] > start + 1e-9:
         i += 1
@@ -1805,6 +1813,8 @@ def _brute_search_speeds(speeds, place, start, total, maxch):
         d = min(2 * n, maxch // 2)
         bw /= -(-d // n)
         n = d
+        if not raise_:
+            return n, bw
         j = 0
         while j < len(speeds) - 1 and speeds[j] > bw + 1e-9:
             j += 1
@@ -1814,7 +1824,7 @@ def _brute_search_speeds(speeds, place, start, total, maxch):
     return n, bw
 
 
-def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
+def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0, raise_=True):
     """NCCL's ring search on an NVSwitch node, step by step as search.cc runs it: every speed
     of the array is searched by placing channels one at a time (each charging the speed on
     every GPU's link), the best graph kept by nChannels x speed, then DupChannels, pass 2 and
@@ -1828,7 +1838,7 @@ def _brute_switch_channels(lanes, per_link, speeds, maxch=64, nvls=0):
             k += 1
         return k if k >= at_least else 0
 
-    n, _bw = _brute_search_speeds(speeds, place, total, total, maxch)
+    n, _bw = _brute_search_speeds(speeds, place, total, total, maxch, raise_)
     if n == 0:
         return 1
     out = min(maxch, 2 * n)
@@ -1897,7 +1907,8 @@ def test_switch_channels_on_a_degraded_node_follow_its_least_connected_gpu(spec,
     want = _brute_switch_channels(least, rt.search[("nvlink_bw", arch)] / 1e9,
                                   [x / 1e9 for x in rt.search[("intra_speeds", arch)]],
                                   rt.max_channels,
-                                  rt.nvls[("channels", arch)] if reduces and raises else 0)
+                                  rt.nvls[("channels", arch)] if reduces and raises else 0,
+                                  _ring_raises(release))
     # (not monotone in the lanes: the search keeps the best channels x speed, so 11 NVLink4
     # lanes give 15 x 15 GB/s -> 30 channels, more than 18 lanes' 24)
     assert view.nccl_channels(rt) == want
@@ -1995,10 +2006,11 @@ def test_untagged_2_28_is_2_28_3_throughout():
 
 
 def _brute_net_channels(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, arch, rule,
-                        maxch=64, below=16):
+                        maxch=64, below=16, raise_=True):
     """:func:`_brute_net_graph`'s channels after connect.cc's Postset (x 2; x 2 again above 45
     GB/s below ``below`` channels); 1 where no speed fits."""
-    n, bw = _brute_net_graph(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, maxch)
+    n, bw = _brute_net_graph(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, maxch,
+                             raise_)
     if n == 0:
         return 1
     out = min(maxch, 2 * n)
@@ -2007,7 +2019,8 @@ def _brute_net_channels(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, 
     return out
 
 
-def _brute_net_graph(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, maxch=64):
+def _brute_net_graph(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, maxch=64,
+                     raise_=True):
     """NCCL's ring search over the NICs, channel by channel as search.cc places them: channel c
     starts at NIC c mod nics (ncclTopoSearchRecNet's round robin), skipped while its net.bw or
     PCIe link is below the speed (each charged the speed), enters at GPU c mod ppn, and charges
@@ -2039,7 +2052,7 @@ def _brute_net_graph(nics, ppn, lanes, nvlink_gbs, net_gbs, pci_gbs, speeds, max
             k += 1
         return k if k >= at_least else 0
 
-    return _brute_search_speeds(speeds, place, cap, max(nvl, pci_gbs or 0), maxch)
+    return _brute_search_speeds(speeds, place, cap, max(nvl, pci_gbs or 0), maxch, raise_)
 
 
 @settings(max_examples=80, deadline=None)
@@ -2056,9 +2069,18 @@ def test_net_channels_follow_nccls_search_brute_force(arch, ppn, data, release):
     q = rt.search
     want = _brute_net_channels(nics, ppn, lanes, q[("nvlink_bw", arch)] / 1e9, net, pci,
                                [x / 1e9 for x in q[("inter_speeds", arch)]], arch,
-                               q["postset_more_rule"], rt.max_channels, q["postset_more_below"])
+                               q["postset_more_rule"], rt.max_channels, q["postset_more_below"],
+                               _ring_raises(release))
     got = nccl_net_channels(rt, arch, nics, ppn, lanes, net * 1e9, pci * 1e9 if pci else None)
     assert got == want, (arch, ppn, nics, lanes, net, pci, release)
+    # the graph itself (session 20: the tuner's busBw and caps rest on it)
+    from analysis._runtime_cost import nccl_net_ring_graph
+    g_n, g_bw = nccl_net_ring_graph(rt, arch, nics, ppn, lanes, net * 1e9,
+                                    pci * 1e9 if pci else None)
+    b_n, b_bw = _brute_net_graph(nics, ppn, lanes, q[("nvlink_bw", arch)] / 1e9, net, pci,
+                                 [x / 1e9 for x in q[("inter_speeds", arch)]], rt.max_channels,
+                                 _ring_raises(release))
+    assert (g_n, g_bw / 1e9) == (b_n, pytest.approx(b_bw, rel=1e-12))
 
 
 def test_net_channels_hand_counts():

@@ -17,7 +17,7 @@ from analysis import _runtime_cost as rc
 from analysis import cost
 from analysis._collectives import _GroupView, _resolve_ranks
 from fabric import NCCL_RELEASE_DATES, runtime
-from tests.test_runtime import _brute_net_graph
+from tests.test_runtime import _brute_net_graph, _ring_raises
 
 RELEASES = sorted(NCCL_RELEASE_DATES, key=lambda v: tuple(map(int, v.split("."))))
 
@@ -130,6 +130,27 @@ def test_nvls_net_graph_hand_counts():
     assert g("2.30.7", 4) == (4, 48.0, 48.0)
 
 
+def _brute_tree_graph(speeds, n, ppn, nvl, speed):
+    """(bwIntra, bwInter) GB/s of the tree graph on the ring's n channels: the first array
+    speed not above the ring's, then pass 2 raising bwIntra while below 2 x bwInter and n
+    chains NET -> GPU c mod ppn -> .. -> GPU (c - 1) mod ppn fit, charged channel by channel
+    on every GPU's NVLink in (all but the first) and out (all but the last)."""
+    def fits(s):
+        gin, gout = [0.0] * ppn, [0.0] * ppn
+        for c in range(n):
+            first, last = c % ppn, (c - 1) % ppn
+            for g in range(ppn):
+                gin[g] += s if (g != first and ppn > 1) else 0
+                gout[g] += s if (g != last and ppn > 1) else 0
+        return all(x <= nvl + 1e-9 for x in gin + gout)
+    j = next(i for i, x in enumerate(speeds) if x <= speed + 1e-9 or i == len(speeds) - 1)
+    inter = intra = speeds[j]
+    while j > 0 and intra < 2 * inter and fits(speeds[j - 1]):
+        j -= 1
+        intra = speeds[j]
+    return intra, inter
+
+
 _FABRICS = {}
 
 
@@ -146,7 +167,7 @@ def _view(f, op, ranks):
 
 NET_SPECS = ["rail:servers=2,gpus=8,nvls=1,chip=h100", "rail:servers=4,gpus=8,nvls=1,chip=h100",
              "rail:servers=3,gpus=4,chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr",
-             "rail:servers=2,gpus=8,nvls=1,chip=b200"]
+             "rail:servers=2,gpus=8,nvls=1,chip=b200", "rail:servers=2,gpus=4,nvls=1,chip=gb200"]
 
 
 @settings(max_examples=40, deadline=None)
@@ -170,7 +191,7 @@ def test_net_choice_is_nccls_tuner_on_its_graphs(spec, op, release, log_n):
     g_n, g_bw = _brute_net_graph(nics, ppn, view.lanes, q[("nvlink_bw", view.arch)] / 1e9,
                                  view.nic_link_bandwidth / 1e9, pci / 1e9 if pci else None,
                                  [s / 1e9 for s in q[("inter_speeds", view.arch)]],
-                                 rt.max_channels)
+                                 rt.max_channels, _ring_raises(release))
     p = view.p
     nsteps = 2 * (p - 1) if op == "all-reduce" else p - 1
     ring = by[("ring", "Simple")]
@@ -181,6 +202,15 @@ def test_net_choice_is_nccls_tuner_on_its_graphs(spec, op, release, log_n):
     bus = min(g_n * g_bw * 1e9 * rt.factors["ring_ll128"],
               g_n * rt.ring_ll128_bw[(view.arch, idx)])
     assert ll128.choice - ll128.fixed == pytest.approx(n / (bus * p / nsteps), rel=1e-9)
+    # the tree on the same graph; on 2 nodes its bwIntra raised by the tree's pass 2
+    t_intra, t_inter = _brute_tree_graph([s / 1e9 for s in q[("inter_speeds", view.arch)]],
+                                         g_n, ppn, view.lanes * q[("nvlink_bw", view.arch)] / 1e9,
+                                         g_bw)
+    t_bw = (t_intra if view.n_nodes <= 2 else t_inter) * 1e9
+    for proto in ("LL128", "Simple") if op == "all-reduce" else ():
+        tree = by[("tree", proto)]
+        bus = rc._tree_busbw(rt, view, proto, g_n * t_bw, g_n) * rc._tree_correction(rt, proto, n)
+        assert tree.choice - tree.fixed == pytest.approx(n / (bus * 0.5), rel=1e-9)
     nt = by.get(("nvls-tree", "Simple"))
     if nt is not None:
         heads, intra, inter = brute_nvls_net_graph(
@@ -223,3 +253,37 @@ def test_four_h100_nodes_pick_nvls_tree_over_the_capped_tree():
     assert (r.algorithm, r.protocol) == ("hierarchical", "Simple")
     tree = cost(f, "all-reduce", 16 * 2**20, runtime="nccl@2.30.7", algorithm="tree")
     assert tree.protocol == "LL128" and not math.isclose(tree.time, r.time)
+
+
+def test_the_ring_graph_keeps_its_duplicated_speed_before_2_19_3():
+    # 2 nodes' worth of search: 2 NICs of 100 GB/s, 2 Hopper GPUs with 4 NVLinks (82.4 GB/s):
+    # pass 1 fits 2 channels at 48 (48 x (k - k // 2) <= 82.4), 96 >= the total: stop;
+    # DupChannels 4 x 24; from 2.19.3 pass 2 raises the ring while 4 channels fit: 30, then 40
+    # (40 x 2 = 80 <= 82.4; 42 x 2 = 84 does not): 4 x 40. In 2.18.x / 2.19.1 DupChannels
+    # runs last and pass 2 skips the ring (search.cc v2.18.5-1 l.962-996): 4 x 24
+    def g(release):
+        n, bw = rc.nccl_net_ring_graph(runtime(f"nccl@{release}"), "hopper", 2, 2, 4, 100e9,
+                                       None)
+        return n, bw / 1e9
+    assert g("2.30.7") == (4, 40.0) and g("2.19.3") == (4, 40.0)
+    assert g("2.19.1") == (4, 24.0) and g("2.18.5") == (4, 24.0)
+
+
+def test_two_gb200_trays_choose_the_tree_at_its_raised_bwintra():
+    # 2 x 4 GB200 with 4 x 400G NICs (48 GB/s behind PCIe), 2.27.3: the NET ring graph is 8 x
+    # 24 GB/s (24 x 8 = 192 beats 47.9 x 4); the tree graph on its 8 channels starts at 24 and
+    # its pass 2 raises bwIntra while below 2 x 24 and 8 chains fit the 18 x 40.1 GB/s NVLinks:
+    # 30, 40, 42, 45.1, 47.9; on 2 nodes the tuner reads bwIntra: the tree's Simple busBw is
+    # 8 x min(47.9 x .92, perChMaxTreeBw 82.8 at 2.27.3) = 352.5 GB/s (it was the ring's 192 x
+    # .92). At 1 GiB NCCL's tuner runs the tree (algBw x .5: 176 GB/s), not NVLS-tree (4 heads
+    # at 47.9 / 47.9: 4 x 47.9 x 5/6 = 160 GB/s), which the model picked on main
+    f = topologies.build("rail:servers=2,gpus=4,nvls=1,chip=gb200")
+    rt = runtime("nccl@2.27.3")
+    view = _view(f, "all-reduce", f.endpoints)
+    assert rc.nccl_view_net_graph(rt, view) == (8, 24e9)
+    assert rc.nccl_net_tree_graph(rt, "blackwell", 8, 4, 18, 24e9) == (47.9e9, 24e9)
+    assert rc._tuner_graph(rt, view, 1.0, 1) == (8 * 24e9, 8)
+    assert rc._tree_speed_ratio(rt, view) == pytest.approx(47.9 / 24, rel=1e-12)
+    assert rc._tree_busbw(rt, view, "Simple", 8 * 47.9e9, 8) == pytest.approx(8 * 47.9e9 * .92)
+    r = cost(f, "all-reduce", 2**30, runtime="nccl@2.27.3")
+    assert (r.algorithm, r.protocol) == ("double-binary-tree", "Simple")

@@ -295,3 +295,16 @@ def test_trtllm_bench_runs_are_the_documents_counts():
         assert set(kw["output_lens"]) == {int(rows[rid]["osl"])}
         assert kw["max_batched_tokens"] == sh.TRTLLM_MAXTPUT_MAX_NUM_TOKENS[rid]
         assert kw["engine"] == "trtllm" and kw["layout"] == "tp=1,dp=8"
+
+
+def test_trtllm_bench_latencies_are_the_documents():
+    # each run's two latencies, read from its result block, give back the row's own per-GPU
+    # figure (requests x osl / total latency / 8 GPUs) to the block's printed digits, and a
+    # mean request latency no longer than the run
+    rows = {r["id"]: r for r in ROWS}
+    assert set(sh.TRTLLM_BENCH_LATENCIES_MS) == set(sh.TRTLLM_BENCH_RUNS)
+    for rid, (total, mean) in sh.TRTLLM_BENCH_LATENCIES_MS.items():
+        n, c = sh.TRTLLM_BENCH_RUNS[rid]
+        gpu = n * int(rows[rid]["osl"]) / (total / 1e3) / 8
+        assert gpu == pytest.approx(float(rows[rid]["tok_s_per_gpu"]), rel=2e-4), rid
+        assert 0 < mean < total and sh.requests_in_flight(n, mean, total) <= c, rid
