@@ -94,8 +94,7 @@ class Bypass:
         # (fabric.access) takes what latency() and hops() report (the larger over the ways)
         self.twin.tie_way = "longest"
         # the same routes with each link weighted by the hops it stands for
-        self.hop_twin = DimOrder(proxy, np.concatenate([np.ones(n), v_hops]), ext_bw, n + V,
-                                 None, single_path=single)
+        self.hop_twin = self.twin.with_latency(np.concatenate([np.ones(n), v_hops]))
         self.router = router
         self.thru = None
         G0 = f.intact.graph
@@ -150,7 +149,7 @@ class Bypass:
         self.thru = DimOrder(proxy, ext_lat, ext_bw, n_ext, None, single_path=single)
         mark = np.zeros(n_ext)
         mark[self.nx0:] = 1.0
-        self.flag = DimOrder(proxy, mark, ext_bw, n_ext, None, single_path=single)
+        self.flag = self.thru.with_latency(mark)
         self.standin = self._standins(router, G0, xe, idx, ext_lat, ext_bw)
         self._tunnels = {}
 

@@ -4,6 +4,8 @@ Used by :class:`fabric.Router` for the ``"dimension-order"`` policy; see the
 docstring of :mod:`fabric._routing`.
 """
 
+import copy
+
 import numpy as np
 
 from ._errors import RoutingError
@@ -42,9 +44,6 @@ class DimOrder:
             self.slot_node[slot] = idx[node]
             self.node_slot[idx[node]] = slot
         ea = fabric.edge_arrays
-        lat = link_latency
-        self.lat = lat
-        self.lat0 = np.append(lat, 0.0)  # index -1 (no link) reads 0 s, even with no links
         # per dimension: line index of each slot, and link tables
         self.line_of, self.tables = [], []
         coords = np.stack(np.unravel_index(np.arange(n), shape, order="F"), axis=1)
@@ -70,35 +69,57 @@ class DimOrder:
             self.tables.append(tab)
         self._fill_tables(fabric, ea, coords)
         # intact: every adjacency of the grid is present (no failures), so no route is dead
-        self.intact = True
+        self.intact = all(bool((self._present(d) >= 0).all()) for d in range(self.ndim))
+        self._set_latency(link_latency)
+
+    def _present(self, d):
+        """The link ids of dimension ``d``'s adjacencies (-1 where a link is missing)."""
+        tab, s, c = self.tables[d], self.shape[d], self.connect[d]
+        if s == 1:
+            return np.zeros(0, dtype=np.int64)
+        if c == "ring":
+            return np.concatenate([tab["plus"].ravel(), tab["minus"].ravel()])
+        if c == "line":
+            return np.concatenate([tab["plus"][:, :-1].ravel(), tab["minus"][:, 1:].ravel()])
+        if c == "full":
+            off = ~np.eye(s, dtype=bool)
+            return tab["pair"][:, off].ravel()
+        return np.concatenate([tab["up"].ravel(), tab["down"].ravel()])
+
+    def _set_latency(self, lat):
+        """What depends on the link latencies: each dimension's one latency (when all its
+        links have the same) and the latency prefix sums along ring/line directions."""
+        self.lat = lat
+        self.lat0 = np.append(lat, 0.0)  # index -1 (no link) reads 0 s, even with no links
         self.uniform_lat = []
-        for d, tab in enumerate(self.tables):
-            s, c = shape[d], self.connect[d]
-            if s == 1:
-                present = np.zeros(0, dtype=np.int64)
-            elif c == "ring":
-                present = np.concatenate([tab["plus"].ravel(), tab["minus"].ravel()])
-            elif c == "line":
-                present = np.concatenate([tab["plus"][:, :-1].ravel(), tab["minus"][:, 1:].ravel()])
-            elif c == "full":
-                off = ~np.eye(s, dtype=bool)
-                present = tab["pair"][:, off].ravel()
-            else:
-                present = np.concatenate([tab["up"].ravel(), tab["down"].ravel()])
-            self.intact &= bool((present >= 0).all())
+        for d in range(self.ndim):
+            present = self._present(d)
             lats = lat[present[present >= 0]]
             self.uniform_lat.append(float(lats[0]) if len(lats) and (lats == lats[0]).all()
                                     else None)
-        # prefix sums of latency and of dead links along ring/line directions
-        for d, tab in enumerate(self.tables):
+        # prefix sums of latency (and, once, of dead links) along ring/line directions
+        for tab in self.tables:
             if "plus" in tab:
                 for key in ("plus", "minus"):
                     t2 = np.concatenate([tab[key], tab[key]], axis=1)
-                    dead = (t2 < 0).astype(np.float64)
                     la = self.lat0[t2]  # -1 (no link): the appended 0
                     z = np.zeros((t2.shape[0], 1))
                     tab[key + "_lat"] = np.concatenate([z, np.cumsum(la, axis=1)], axis=1)
-                    tab[key + "_dead"] = np.concatenate([z, np.cumsum(dead, axis=1)], axis=1)
+                    if key + "_dead" not in tab:
+                        dead = (t2 < 0).astype(np.float64)
+                        tab[key + "_dead"] = np.concatenate([z, np.cumsum(dead, axis=1)],
+                                                            axis=1)
+
+    def with_latency(self, link_latency):
+        """The same routing over the same links, timed by other link latencies: what the
+        constructor builds from the same arguments but ``link_latency`` (and the default
+        :attr:`tie_way`), sharing the link tables instead of building them again."""
+        twin = copy.copy(self)
+        twin.tie_way = "plus"
+        twin.tables = [dict(tab) for tab in self.tables]
+        twin.__dict__.pop("_dim_bw", None)
+        twin._set_latency(link_latency)
+        return twin
 
     def _fill_tables(self, fabric, ea, coords):
         """Enter every link in its dimension's table (vectorised over the links)."""
