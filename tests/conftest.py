@@ -20,19 +20,87 @@ def _close_figures():
         sys.modules["matplotlib.pyplot"].close("all")
 
 
+#: The small report, built once per run when a selected test asks for it: built before the
+#: first test (pytest_collection_modifyitems), then written by a forked process while the
+#: tests run ("report", "out", "writer"; the files are the same as written here, which
+#: test_report.py's CLI test checks against its own --jobs 2 run byte for byte).
+_SMALL_REPORT = {}
+
+
+def _build_small_report():
+    from analysis import build_report
+    return build_report(SMALL, ops=OPS, sizes=SIZES, quiet=True, command=COMMAND)
+
+
+def _write_small_report(report, out):
+    from analysis import write_report
+    write_report(report, out, quiet=True)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    # trylast: after -k / -m deselect their items
+    import multiprocessing
+
+    wanted = {"small_report", "small_report_dir"}
+    if config.option.collectonly or not any(
+            wanted & set(getattr(item, "fixturenames", ())) for item in items):
+        return
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return              # (e.g. on Windows: the fixtures build and write it)
+    import contextlib
+    import tempfile
+    from pathlib import Path
+
+    # a report that fails to build here is built again by the fixture, so that its error
+    # fails the tests that need it (with its traceback), not the whole run
+    with contextlib.suppress(Exception):
+        _SMALL_REPORT["report"] = _build_small_report()
+    if "report" not in _SMALL_REPORT:
+        return
+    report = _SMALL_REPORT["report"]
+    _SMALL_REPORT["tmp"] = Path(tempfile.mkdtemp(prefix="cofabric-small-report-"))
+    _SMALL_REPORT["out"] = _SMALL_REPORT["tmp"] / "report"
+    # forked: the child writes the report object built here (no pickling); the suite is
+    # one process, so the second core writes while the first runs the tests before it
+    writer = multiprocessing.get_context("fork").Process(
+        target=_write_small_report, args=(report, _SMALL_REPORT["out"]), daemon=True)
+    writer.start()
+    _SMALL_REPORT["writer"] = writer
+
+
+def pytest_sessionfinish(session):
+    import shutil
+
+    writer = _SMALL_REPORT.get("writer")
+    if writer is not None and writer.is_alive():     # the run stopped before it was needed
+        writer.terminate()
+        writer.join()
+    if "tmp" in _SMALL_REPORT:
+        shutil.rmtree(_SMALL_REPORT["tmp"], ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def small_report():
     """The small report (report_inputs.py), built once per run: its every section runs the
     scaling study, the slowest part of any report, so the files that read it share one."""
-    from analysis import build_report
-    return build_report(SMALL, ops=OPS, sizes=SIZES, quiet=True, command=COMMAND)
+    if "report" in _SMALL_REPORT:
+        return _SMALL_REPORT["report"]
+    return _build_small_report()
 
 
 @pytest.fixture(scope="session")
 def small_report_dir(small_report, tmp_path_factory):
     """``small_report`` written once; shared, so a test that adds or changes a file there
     works on its own copy (shutil.copytree)."""
-    from analysis import write_report
-    out = tmp_path_factory.mktemp("rep") / "report"
-    write_report(small_report, out, quiet=True)
+    writer = _SMALL_REPORT.get("writer")
+    if writer is not None and _SMALL_REPORT["report"] is small_report:
+        writer.join(timeout=900)
+        if writer.exitcode == 0:
+            return _SMALL_REPORT["out"]
+        if writer.is_alive():
+            writer.terminate()
+            writer.join()
+    # no writer, or it failed: written here, where a failure shows its traceback
+    _write_small_report(small_report, out := tmp_path_factory.mktemp("rep") / "report")
     return out

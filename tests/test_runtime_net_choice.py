@@ -287,3 +287,19 @@ def test_two_gb200_trays_choose_the_tree_at_its_raised_bwintra():
     assert rc._tree_busbw(rt, view, "Simple", 8 * 47.9e9, 8) == pytest.approx(8 * 47.9e9 * .92)
     r = cost(f, "all-reduce", 2**30, runtime="nccl@2.27.3")
     assert (r.algorithm, r.protocol) == ("double-binary-tree", "Simple")
+
+
+def test_two_nodes_of_four_h100_raise_the_tree_too():
+    # review S20-R2: Hopper moves where the NET ring graph runs below sm90's top speed: 4 H100
+    # and 4 x 400G NICs a node give 8 channels x 24 GB/s (2 a NIC, 192 > 4 x 48), and the
+    # tree's pass 2 raises its bwIntra to 48 (48 x (8 - 8 // 4) = 288 <= 18 x 20.6):
+    # at 1 MiB NCCL runs tree/LL128 rather than ring/LL128; 8 H100 a node stay at 48 (no raise)
+    f = topologies.build("rail:servers=2,gpus=4")
+    rt = runtime("nccl@2.30.7")
+    view = _view(f, "all-reduce", f.endpoints)
+    assert rc.nccl_view_net_graph(rt, view) == (8, 24e9)
+    assert rc._tree_speed_ratio(rt, view) == 2.0
+    r = cost(f, "all-reduce", 2**20, runtime="nccl@2.30.7")
+    assert (r.algorithm, r.protocol) == ("double-binary-tree", "LL128")
+    eight = topologies.build("rail:servers=2,gpus=8")
+    assert rc._tree_speed_ratio(rt, _view(eight, "all-reduce", eight.endpoints)) == 1.0
