@@ -446,8 +446,9 @@ def lane_passes(ep):
 
 # the kernel field a chain count is read from, and what that field is (for the error)
 _CHAIN_COUNT_NEEDS = {
-    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens",
-                     "walk_token_rounds"),
+    "walk_token_rounds": ("receive_vector", (" (the bytes of the receiving block's copy of "
+                                             "a received token per dependent load)")),
+    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     "further_waves": ("send_grid", " (the experts per dispatch block, which set its grid)"),
@@ -553,6 +554,11 @@ class ExchangeKernel:
         waits for (its sending warps are among the threads of the next token's barrier):
         :meth:`send_waves`, the ``"further_waves"`` chain steps, and one release fence per
         wave in one load/store domain (DeepEP low-latency's dispatch).
+    receive_vector : int
+        ``0``, or the bytes the dispatch's receiving block copies per dependent load when it
+        copies a received token out of the receive buffer (its threads x 16 B, a load then its
+        store per round: pplx's scatterKernel): :meth:`receive_rounds`, the
+        ``"walk_token_rounds"`` chain steps.
     stage_vector : tuple of int
         ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
         moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
@@ -619,6 +625,7 @@ class ExchangeKernel:
     put_vector: int = 0
     stage_vector: tuple = ()
     send_grid: int = 0
+    receive_vector: int = 0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -700,7 +707,8 @@ class ExchangeKernel:
                              f"{self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
-        for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid"):
+        for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
+                      "receive_vector"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -790,8 +798,8 @@ class ExchangeKernel:
 
     def receive_rounds(self, nbytes):
         """Dependent rounds of the dispatch's receiving block's copy of one received token of
-        ``nbytes`` (see ``count_grid``): ``ceil(nbytes / (warps x 32 x 16))``, one 16-B load
-        then its store per thread and round; ``0`` without ``count_grid``.
+        ``nbytes`` (see ``receive_vector``): ``ceil(nbytes / receive_vector)``; ``0`` without
+        ``receive_vector``.
 
         pplx-kernels 7af3059's scatterKernel copies each received token out of xBufferOut with
         ``k += blockDim.x`` (SASS 0x43c0-0x45b0 for sm_90a: LDG.E.128 -> STG.E.128 per
@@ -801,9 +809,9 @@ class ExchangeKernel:
         >>> exchange_kernel("pplx").receive_rounds(7168 + 224), exchange_kernel("pplx").receive_rounds(5120)
         (2, 1)
         """
-        if not self.count_grid:
+        if not self.receive_vector:
             return 0
-        return math.ceil(nbytes / (self.count_grid[0] * WARP_LANES * 16))
+        return math.ceil(nbytes / self.receive_vector)
 
     def send_walk(self, tokens):
         """Tokens the dispatch's send loop walks before the block holding the last token
@@ -985,7 +993,7 @@ class ExchangeKernel:
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
                                  "", src.get("count_grid", "")))
         for field in ("combine_blocks", "reduce_elements", "block_per_token", "put_vector",
-                      "send_grid"):
+                      "send_grid", "receive_vector"):
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), "",
                                      src.get(field, "")))
@@ -1549,6 +1557,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "the next copy waits for it at __syncthreads: ceil(bytes / 512) L2 "
                             "hits per copy to a peer on the block's chain (a copy to the own rank "
                             "is the same loop: not counted, a lower bound)")),
+            ("receive_vector", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
+                                "l.222-228, compiled as its CMakeLists.txt does (nvcc 13.0 "
+                                "-arch=sm_90a -rdc=true -O3; session 18's build, read in session "
+                                "20): the receive part copies each received token out of "
+                                "xBufferOut with k += blockDim.x, one LDG.E.128 then its STG.E.128 "
+                                "per iteration, the next load issued after the store (scatterKernel "
+                                "0x43c0-0x45b0): the block's 10 warps x 32 x 16 B = 5120 B per "
+                                "dependent load, 2 rounds for a DeepSeek FP8 token")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
@@ -1572,6 +1588,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             ("l1_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8, put_vector=32 * 16, stage_vector=(288 * 16, 256 * 16),
+        receive_vector=320 * 16,
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

@@ -517,3 +517,14 @@ def test_each_received_token_adds_its_check_its_rounds_and_its_index():
         added = per_block * (lat["l2_hit"].value + 2 * lat["l1_hit"].value)
         assert new.dispatch_phase.chain - was.dispatch_phase.chain == pytest.approx(added, rel=1e-9)
         assert new.combine == was.combine
+
+
+def test_the_receive_copys_round_is_a_sourced_field():
+    """Review S20-R4: the bytes per round are the profile's own field, listed as a Parameter
+    like put_vector and stage_vector; a chain step counted in receive rounds needs it."""
+    kern = exchange_kernel("pplx")
+    p = next(p for p in kern.parameters() if p.name == "pplx.receive_vector")
+    assert p.value == 320 * 16 and "0x43c0" in p.source
+    with pytest.raises(ValueError, match="receive_vector"):
+        dataclasses.replace(kern, receive_vector=0)
+    assert dataclasses.replace(kern, receive_vector=2560).receive_rounds(7392) == 3
