@@ -379,15 +379,22 @@ def exchange_network_brute_force(f, r, kernel, nodes, gpus, efficiency):
                for e, load in loads.items())
 
 
-def assert_a_drawn_pair_is_the_rule(case, data):
-    """:func:`assert_route_is_the_rule` for one pair of the degraded fabric's live endpoints
-    drawn from ``data`` (Hypothesis ``st.data()``); ``case`` is ``(f, g)``. Nothing to check
-    when fewer than two endpoints are alive."""
+def draw_pair(g, data):
+    """Two distinct live endpoints of ``g`` drawn from ``data`` (Hypothesis ``st.data()``), or
+    None when fewer than two are alive."""
     from hypothesis import strategies as st
 
-    f, g = case
     if g.n_endpoints < 2:
-        return
-    s, t = data.draw(st.lists(st.sampled_from(g.endpoints), min_size=2, max_size=2,
-                              unique=True))
-    assert_route_is_the_rule(f, g, s, t)
+        return None
+    return tuple(data.draw(st.lists(st.sampled_from(g.endpoints), min_size=2, max_size=2,
+                                    unique=True)))
+
+
+def assert_a_drawn_pair_is_the_rule(case, data):
+    """:func:`assert_route_is_the_rule` for one pair of the degraded fabric's live endpoints
+    drawn from ``data`` (:func:`draw_pair`); ``case`` is ``(f, g)``. Nothing to check when
+    fewer than two endpoints are alive."""
+    f, g = case
+    pair = draw_pair(g, data)
+    if pair is not None:
+        assert_route_is_the_rule(f, g, *pair)

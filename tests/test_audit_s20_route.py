@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import path_latency
-from test_degraded_properties import _policy_paths, degraded
+from test_degraded_properties import _policy_paths, degraded, drawn_policy_paths
 
 import topologies
 from analysis._cli import main
@@ -59,11 +59,10 @@ def _priced(g, s, t, op, size, there, back):
 def test_route_prices_its_path_and_slowest_the_slowest_of_the_policys_paths(case, data, op,
                                                                             size):
     f, g = case
-    if g.n_endpoints < 2:
+    drawn = drawn_policy_paths(case, data)
+    if drawn is None:
         return
-    s, t = data.draw(st.lists(st.sampled_from(g.endpoints), min_size=2, max_size=2,
-                              unique=True))
-    there = _policy_paths(f, g, s, t)
+    s, t, there = drawn
     back = _policy_paths(f, g, t, s) if op == "load" else []
     if not there or (op == "load" and not back):
         return                      # no route: refused (tests/test_degraded_properties.py)

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from degrade import apart
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from routing_brute import brute_loads, brute_paths, degraded_dor_hops, degraded_dor_paths
+from routing_brute import brute_loads, brute_paths, degraded_dor_hops, degraded_dor_paths, draw_pair
 from scipy.optimize import linprog
 
 import topologies
@@ -217,15 +217,23 @@ def _policy_paths(f, g, s, t):
     return paths
 
 
+def drawn_policy_paths(case, data):
+    """``(s, t, paths)``: a pair of the degraded fabric's live endpoints drawn from ``data``
+    (routing_brute.draw_pair) and :func:`_policy_paths` between them; None when fewer than
+    two endpoints are alive. ``case`` is ``(f, g)``."""
+    f, g = case
+    pair = draw_pair(g, data)
+    return None if pair is None else (*pair, _policy_paths(f, g, *pair))
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(degraded(), st.data())
 def test_routes_exist_iff_brute_force_and_loads_are_its_ecmp_split(case, data):
-    f, g = case
-    if g.n_endpoints < 2:
+    g = case[1]
+    drawn = drawn_policy_paths(case, data)
+    if drawn is None:
         return
-    s, t = data.draw(st.lists(st.sampled_from(g.endpoints), min_size=2, max_size=2,
-                              unique=True))
-    want = _policy_paths(f, g, s, t)
+    s, t, want = drawn
     i = g.node_index
     r = g.router
     if not want:
