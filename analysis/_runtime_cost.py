@@ -973,20 +973,11 @@ def nccl_nvls_net_graph(rt, arch, lanes, gpus, nics, net_bw, pci_bw):
             k -= 1
         return k
 
-    i = 0
-    while i < len(speeds) - 1 and speeds[i] > top * (1 + eps):
-        i += 1
-    n, bw = 0, 0.0
-    while True:
-        k = heads_at(speeds[i])
-        if k > n or k * speeds[i] > n * bw * (1 + eps):
-            n, bw = k, speeds[i]
-        if n and (n >= most or n * bw >= total * (1 - eps)):
-            break
-        if i < len(speeds) - 1 and (n == 0 or speeds[i + 1] / bw > q["lower_ratio"]):
-            i += 1
-            continue
-        break
+    # NVLS keeps more heads, else more heads x bwInter (ncclTopoCompareGraphs' NVLS rule); it
+    # is done at the most heads (time -1) or at totalBw
+    n, bw = _descend_speeds(q, speeds, top, heads_at,
+                            lambda k, s, n, bw: k > n or k * s > n * bw * (1 + eps),
+                            lambda n, bw: n >= most or n * bw >= total * (1 - eps))
     if n == 0:
         return 0, 0.0, 0.0
     intra = inter = bw
@@ -1475,6 +1466,30 @@ def _tuner_graph(rt, view, B, nc):
     return n * bw, n
 
 
+def _descend_speeds(q, speeds, top, place, keep, done):
+    """``(channels, speed)`` of pass 1 of NCCL's graph search (``src/graph/search.cc``
+    ``ncclTopoCompute``): from the first speed of ``speeds`` not above ``top``, place
+    channels at each speed (``place(speed)``), keep the graph ``keep(k, speed, n, bw)``
+    prefers to the saved ``(n, bw)``, stop once ``done(n, bw)``, else go to the next speed
+    while ``next / saved > q["lower_ratio"]`` (or none is saved)."""
+    eps = 1e-9
+    i = 0
+    while i < len(speeds) - 1 and speeds[i] > top * (1 + eps):
+        i += 1
+    n, bw = 0, 0.0
+    while True:
+        k = place(speeds[i])
+        if keep(k, speeds[i], n, bw):
+            n, bw = k, speeds[i]
+        if n and done(n, bw):
+            break
+        if i < len(speeds) - 1 and (n == 0 or speeds[i + 1] / bw > q["lower_ratio"]):
+            i += 1
+            continue
+        break
+    return n, bw
+
+
 def _ring_search(q, speeds, fit, top, total, half):
     """``(channels, speed)`` of NCCL's ring graph search (``src/graph/search.cc``
     ``ncclTopoCompute``, passes 1 and 2, with ``ncclTopoDupChannels``; no pass-2 raise where
@@ -1483,20 +1498,9 @@ def _ring_search(q, speeds, fit, top, total, half):
     ``total`` the bandwidth at which the search stops (``system->totalBw``), ``half`` the graph's
     most channels (MAXCHANNELS / 2)."""
     eps = 1e-9
-    i = 0
-    while i < len(speeds) - 1 and speeds[i] > top * (1 + eps):
-        i += 1
-    n, bw = 0, 0.0
-    while True:
-        k = fit(speeds[i])
-        if k * speeds[i] > n * bw * (1 + eps):
-            n, bw = k, speeds[i]
-        if n and n * bw >= total * (1 - eps):
-            break
-        if i < len(speeds) - 1 and (n == 0 or speeds[i + 1] / bw > q["lower_ratio"]):
-            i += 1
-            continue
-        break
+    n, bw = _descend_speeds(q, speeds, top, fit,
+                            lambda k, s, n, bw: k * s > n * bw * (1 + eps),
+                            lambda n, bw: n * bw >= total * (1 - eps))
     if n == 0:
         return 0, 0.0
     if bw >= q["dup_below"] and not (bw < q["dup_slow_below"] and n > q["dup_slow_channels"]):

@@ -18,6 +18,7 @@ from analysis import cost
 from analysis._collectives import _GroupView, _resolve_ranks
 from fabric import NCCL_RELEASE_DATES, runtime
 from tests.test_runtime import _brute_net_graph, _ring_raises
+from tests.test_runtime_nvls_choice import charge_nvls_channel
 
 RELEASES = sorted(NCCL_RELEASE_DATES, key=lambda v: tuple(map(int, v.split("."))))
 
@@ -26,28 +27,18 @@ def _v(release):
     return tuple(map(int, release.split(".")))
 
 
-def _sub_round(a, b):
-    # search.cc SUB_ROUND: a link's remaining GB/s rounded to 1e-3 after each charge
-    return round((a - b) * 1000) / 1000
-
-
 def _place_heads(gpus, nics, link, top, intra, inter, most):
     """ncclTopoSearchRecNet's NVLS branch, channel by channel: channel c takes NIC c (net.bw
     and its PCIe path charged bwInter both ways), NIC c's local GPU c as head, then
-    ncclTopoSearchTryNvls charges every GPU's link from and to the switch bwIntra, twice for
-    the head. Returns the heads placed before one does not fit (GB/s)."""
+    ncclTopoSearchTryNvls (charge_nvls_channel) charges every GPU's link from and to the
+    switch bwIntra, twice for the head. Returns the heads placed before one does not fit
+    (GB/s)."""
     nic = [top] * nics
     down, up = [link] * gpus, [link] * gpus
     k = 0
     while k < min(nics, most):
-        if nic[k] < inter:
+        if nic[k] < inter or not charge_nvls_channel(down, up, k, intra):
             break
-        for links in (down, up):
-            for d in range(gpus):
-                charge = intra * (2 if d == k else 1)
-                if links[d] < charge:
-                    return k
-                links[d] = _sub_round(links[d], charge)
         nic[k] -= inter
         k += 1
     return k

@@ -25,19 +25,24 @@ def _sub_round(a, b):
     return round((a - b) * 1000) / 1000
 
 
+def charge_nvls_channel(down, up, head, speed):
+    """ncclTopoSearchTryNvls for one channel: every GPU's link from the switch (``down``),
+    then to it (``up``), is charged the speed, twice for the ``head`` GPU (GB/s, SUB_ROUND);
+    False, with the links charged so far, where one does not carry it."""
+    for link in (down, up):
+        for d in range(len(link)):
+            charge = speed * (2 if d == head else 1)
+            if link[d] < charge:
+                return False
+            link[d] = _sub_round(link[d], charge)
+    return True
+
+
 def _nvls_fits(lanes_gbs, gpus, heads, speed):
-    """ncclTopoSearchTryNvls channel by channel: channel c's head is GPU c; every GPU's link
-    from the switch, then to it, is charged the speed, twice for the head (GB/s)."""
+    """ncclTopoSearchTryNvls channel by channel: channel c's head is GPU c (GB/s)."""
     down = [lanes_gbs] * gpus
     up = [lanes_gbs] * gpus
-    for c in range(heads):
-        for link in (down, up):
-            for d in range(gpus):
-                charge = speed * (2 if d == c else 1)
-                if link[d] < charge:
-                    return False
-                link[d] = _sub_round(link[d], charge)
-    return True
+    return all(charge_nvls_channel(down, up, c, speed) for c in range(heads))
 
 
 def brute_nvls_graph(release, arch, lanes, gpus):

@@ -28,17 +28,7 @@ def _rank_loads(nbytes, heads, chunk, align):
     """Every rank's link bytes (one direction) over the channel's loops, from the kernel's
     per-head offsets: in each loop a rank carries the loop's bytes (the switch reads its data
     for every head and writes every head's result) plus what its own head reduces."""
-    loads = [0] * heads
-    off = 0
-    while off < nbytes:
-        nelem = min(heads * chunk, nbytes - off)
-        lc = chunk
-        if nelem < heads * chunk:
-            lc = chunk if not align else math.ceil(math.ceil(nelem / heads) / align) * align
-        for j in range(heads):
-            loads[j] += nelem + max(0, min(lc, nelem - j * lc))
-        off += nelem
-    return loads
+    return _tree_loads(nbytes, heads, chunk, align)[0]
 
 
 @settings(max_examples=60, deadline=None)
