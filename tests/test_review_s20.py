@@ -1,10 +1,10 @@
 """Review, session 20: lasting checks of what the session's landings claimed."""
 
+from tuner_basis import candidates as _candidates
+from tuner_basis import same_times_moved_choices
+
 import topologies
-from analysis import NotApplicableError
 from analysis import _runtime_cost as rc
-from analysis._collectives import _GroupView, _resolve_ranks
-from fabric import RoutingError, runtime
 
 # groups across nodes searched over their NICs (NCCL's NET ring graph; NVLS-tree's graph over
 # the NICs where the nodes have NVLink switches with NVLS), ranks
@@ -14,17 +14,6 @@ _GROUPS = (("rail:servers=2,gpus=8,nvls=1,chip=h100", 16), ("rail:servers=2,gpus
 _RELEASES = ("2.18.5", "2.19.3", "2.23.4", "2.26.6", "2.30.7")
 _OPS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast")
 _SIZES = (4096, 2**18, 2**24, 2**30)
-
-
-def _candidates(f, ranks, op, n, release):
-    rt = runtime(f"nccl@{release}")
-    try:
-        nodes, idx = _resolve_ranks(f, f.endpoints[:ranks])
-        view = _GroupView(f, op, nodes, idx, None, None, True)
-        tried, _why = rc.nccl_candidates(rt, view, op, n, "auto", 1)
-    except (NotApplicableError, RoutingError):
-        return {}
-    return {c.label: c for c in tried}
 
 
 def test_s20_nccls_graph_speeds_across_nodes_choose_but_never_time(monkeypatch):
@@ -44,14 +33,9 @@ def test_s20_nccls_graph_speeds_across_nodes_choose_but_never_time(monkeypatch):
     monkeypatch.setattr(rc, "nccl_nvls_tree_tuner_bus",
                         lambda rt, view: 2.3e9 if nvls_tree(rt, view) else 0.0)
     after = {c: _candidates(fabrics[c[0]], *c[1:]) for c in cases}
-    compared, moved = 0, {"ring": 0, "tree": 0, "nvls-tree": 0}
-    for case in cases:
-        a, b = before[case], after[case]
-        assert a.keys() == b.keys(), case
-        for label, x in a.items():
-            y = b[label]
-            assert (x.time, x.channels, x.fixed) == (y.time, y.channels, y.fixed), (case, label)
-            compared += 1
-            moved[label.split("/")[0]] += x.choice != y.choice
+    pairs = same_times_moved_choices(before, after)
+    compared, moved = len(pairs), {"ring": 0, "tree": 0, "nvls-tree": 0}
+    for label, m in pairs:
+        moved[label.split("/")[0]] += m
     # the replacement reached the tuner for each family (else the check would hold trivially)
     assert compared > 1500 and min(moved.values()) > 10, moved
