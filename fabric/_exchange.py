@@ -992,10 +992,13 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
                                  "", src.get("count_grid", "")))
-        for field in ("combine_blocks", "reduce_elements", "block_per_token", "put_vector",
-                      "send_grid", "receive_vector"):
+        # counts (blocks, elements, experts per block) and a flag carry no unit; the copies'
+        # bytes per dependent load are bytes, as stage_vector and pull_vector
+        for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
+                            ("block_per_token", ""), ("put_vector", "B"), ("send_grid", ""),
+                            ("receive_vector", "B")):
             if getattr(self, field):
-                out.append(Parameter(f"{self.name}.{field}", getattr(self, field), "",
+                out.append(Parameter(f"{self.name}.{field}", getattr(self, field), unit,
                                      src.get(field, "")))
         if any(self.release_fence):
             out.append(Parameter(f"{self.name}.release_fence",

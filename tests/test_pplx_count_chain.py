@@ -528,3 +528,11 @@ def test_the_receive_copys_round_is_a_sourced_field():
     with pytest.raises(ValueError, match="receive_vector"):
         dataclasses.replace(kern, receive_vector=0)
     assert dataclasses.replace(kern, receive_vector=2560).receive_rounds(7392) == 3
+
+
+def test_the_copies_bytes_per_load_are_bytes():
+    """Lead 02:25 (as review S20-R3 for runtime): each byte-valued profile field carries 'B'."""
+    units = {p.name: p.unit for p in exchange_kernel("pplx").parameters()}
+    for field in ("put_vector", "receive_vector", "stage_vector", "message_header"):
+        assert units[f"pplx.{field}"] == "B"
+    assert units["pplx.combine_blocks"] == units["pplx.reduce_elements"] == ""
