@@ -1023,10 +1023,8 @@ class _GroupView:
                 and rt.factors["nvls_raises_ring"]) else False
             return _runtime_cost.nccl_switch_channels(rt, self.lanes, self.arch, nvls)
         if self.n_nodes > 1 and self.nics_per_node and self._nodes_switched:
-            pci = self.nic_pci_bw(rt)
-            nics = max(1, min(self.nics_per_node, math.ceil(self.ppn)))
-            out = _runtime_cost.nccl_net_channels(rt, self.arch, nics, self.ppn, self.lanes,
-                                                  self.nic_link_bandwidth, pci)
+            out = _runtime_cost.nccl_net_postset(rt, self.arch,
+                                                 *_runtime_cost.nccl_view_net_graph(rt, self))
             return max(out, self._nvls_nodes_channels(rt))
         search = self.lanes if self.n_nodes == 1 else max(1, self.nics_per_node)
         return max(1, min(rt.max_channels, 2 * int(search)))
@@ -1302,6 +1300,30 @@ class _GroupView:
             return None
         idx = np.array([intact.node_index[n] for n in self.nodes], dtype=np.int64)
         return _GroupView(intact, self.op, self.nodes, idx, self.tr, self.M, self.overlap)
+
+    def node_nets(self):
+        """``(ranks, NICs)`` of each node (load/store domain) of the group: its ranks and the
+        NICs next to them that keep a link past them (a chip's own message-only link counts as
+        its NIC), what NCCL's ring graph search on that node sees (``nccl_view_net_graph``)."""
+        key = ("node-nets", self.idx.tobytes())
+        c = fabric_memo(self.fabric, __name__)
+        if key not in c:
+            G = self.fabric.graph
+            out = []
+            for label in np.unique(self._dom):
+                keep = np.flatnonzero(self._dom == label)
+                nics = set()
+                for i in keep:
+                    r = self.nodes[i]
+                    for v, d in G[r].items():
+                        if d.get("tech") in MESSAGE_TECHNOLOGIES:
+                            nics.add((r, v))
+                        elif G.nodes[v].get("kind") == "nic" and any(
+                                G.nodes[w].get("kind") != "chip" for w in G[v]):
+                            nics.add(v)
+                out.append((len(keep), len(nics)))
+            c[key] = tuple(out)
+        return c[key]
 
     def node_ranks(self):
         """How many ranks the group has in each node (load/store domain), an array."""

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import analysis
 import topologies
+from analysis._collectives import communicator_channels
 from analysis._schedules import _host_groups, resolve_ranks
 from analysis._schedules_multi import _channel_rings
 
@@ -123,3 +124,18 @@ def test_a_gpu_without_its_nic_rides_inside_every_ring():
     a = analysis.cost(f, "all-reduce", 2**28)
     b = analysis.cost(g, "all-reduce", 2**28)
     assert a.time < b.time <= a.time * 8 / 7
+
+
+def test_every_node_keeps_the_least_nodes_channels():
+    """NCCL allgathers every node's ring graph and keeps the least nChannels and speed
+    (src/init.cc). rail 2 x 8 H100 without chip0: node0's 7 GPUs and 7 NICs search 7 x 48 GB/s
+    (one channel a NIC), node1 8 x 48: 7, doubled by Postset to 14 and, at 48 > 45 GB/s and
+    below 16, to 28 (the average of 7.5 NICs a node gave 8 -> 16). Without chip6's NIC link
+    node0 has 7 NICs for 8 GPUs: 28; intact: 16."""
+    f = topologies.build("rail:servers=2,gpus=8,chip=h100")
+    assert communicator_channels(f) == (16, 16)
+    assert communicator_channels(f.without(chips=["chip0"]), list(range(1, 16))) == (28, 32)
+    assert communicator_channels(f, list(range(1, 16))) == (28, 32)
+    g = f.without(links=["chip6-nic6"])
+    assert communicator_channels(g) == (28, 32)
+    assert communicator_channels(g, list(range(1, 16))) == (24, 32)     # node0: 6 NICs
