@@ -1417,12 +1417,17 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
         # the sourced later revisions of the prediction of it (fabric.PREDICTION_REVISIONS)
         tried, best = _runtime_cost.retime(rt.timing, view, op, n, algorithm, ops, tried, best)
     plan_op = best.plan_op or op
+    label = None
     try:
         plan = _get_plan(fabric, plan_op, best.schedule, nodes, idx, tr,
                          M if op == "all-to-allv" else None)
-    except NotApplicableError:
+    except (NotApplicableError, RoutingError) as e:
+        label = best.schedule if isinstance(e, RoutingError) else None
         # a composition the schedules do not hold as one (NVLS-tree on fabrics without a
-        # host split): the ring's steps stand for the breakdown
+        # host split), or a flat schedule's pair NCCL's own graph never sends between (a GPU
+        # that lost its NIC link: NCCL's tree and NVLS-tree chains enter and leave a node at
+        # GPUs local to a NIC, src/graph/search.cc; the candidate's time routed no such
+        # pair): the ring's steps stand for the breakdown
         plan = _get_plan(fabric, "all-gather" if op in ("broadcast", "reduce") else op,
                          "ring", nodes, idx, tr, None)
     _t, steps, chunks = _evaluate(fabric, plan, n, overlap)
@@ -1431,7 +1436,8 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
                   candidates if algorithm == "auto" else (), idx, overlap,
                   in_network=best.library == "nvls-tree")
     return dataclasses.replace(res, runtime=rt.name, protocol=best.protocol or None,
-                               channels=best.channels or None, fixed=best.fixed)
+                               channels=best.channels or None, fixed=best.fixed,
+                               algorithm=label or res.algorithm)
 
 
 def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=False):
