@@ -1077,6 +1077,17 @@ def _nvshmem_wait():
     return (("l2_hit", "one"),)
 
 
+def _count_arrival(count):
+    """What pplx-kernels 7af3059's dispatch receive loop runs between a slot's count arriving
+    and the fence of its last wait (scatterKernel SASS 0x3670-0x37b0, session 21): the count
+    wait's fence (:func:`_nvshmem_wait`), the count's re-read (``LDG``, L1 just invalidated: an
+    L2 trip) and the token-signal poll's first load (its tokens already in): three L2 trips.
+    Where the count is the slot's last arrival (across the network the count warp's serial
+    posts are the chain) they follow the count warp's chain; the last fence is the chain's
+    (drain)."""
+    return ((("l2_hit", count),) * 3)
+
+
 def _grid_sync():
     """The steps of a cooperative kernel's grid-wide barrier (``cg::this_grid().sync()``)
     after the last block arrives, as compiled in both pplx-kernels 7af3059 and DeepEP de8cfca
@@ -1525,7 +1536,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "count arriving after its tokens adds the first fence, the count's "
                        "re-read and the poll), in the combine the fence after the k-signal "
                        "poll (gatherKernel 0x29f0) and, after block 0's reduce, its sync-flag "
-                       "poll (an L2 load) and fence (0x3c50-0x3cc0) before the kernel exits")),
+                       "poll (an L2 load) and fence (0x3c50-0x3cc0) before the kernel exits; "
+                       "across the network, where the count warp's posts are the dispatch's "
+                       "chain, the slot whose count arrives last also runs the count wait's "
+                       "fence, the count's re-read and the token poll's first load (0x3670-"
+                       "0x3740: 3 L2 trips, after the count warp's chain)")),
             ("interleaved_chain", ("in one node the dispatch's sending warps (scatterKernel "
                                    "7af3059 l.107-150, SASS nvcc 13.0 sm_90a, session 18): the "
                                    "block's token staged into xBufferIn (LDG.E.128 -> STG.E.128 "
@@ -1611,7 +1626,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"), ("l2_hit", "one"))
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
-                           + _doorbell("network")
+                           + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
                               ("hbm_load", "loadstore_stage_rounds"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),

@@ -105,7 +105,9 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         # slot's wait ends in NVSHMEM's syncapi fence (an L2 round trip, session 21)
         walk = load + sync + load + 2 * 255 * l1 + (2 * load + 2 * l1)
         if nodes > 1:
-            want = load + remote * post + _ring()
+            # + after the last count's arrival (session 21): its wait's fence, the count's
+            # re-read and the token poll's first load
+            want = load + remote * post + _ring() + 3 * load
         else:
             # one node: the sending warps' chain is the larger (session 18): the staged token's
             # loads (HBM; 288 threads x 16 B per dependent round, the next round's load after
@@ -121,7 +123,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     walk = load + sync + load + 2 * 255 * l1 + 8 * (2 * load + 2 * l1)
-    assert abs(r.dispatch_phase.interleaved - (load + post + _ring())) < 1e-15
+    assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
 
@@ -569,3 +571,26 @@ def test_each_nvshmem_wait_ends_in_a_gpu_scope_fence():
                                                                                 rel=1e-9)
         assert new.dispatch_phase.interleaved == was.dispatch_phase.interleaved
         assert new.combine_phase.interleaved == was.combine_phase.interleaved
+
+
+def test_across_nodes_the_last_count_is_followed_by_its_waits_steps():
+    """Session 21 (scatterKernel SASS 0x3670-0x37b0): a slot thread fences after its count
+    arrives, re-reads the count, polls its token signals, fences again. Across the network the
+    counts (the count warp's serial posts) are what the dispatch waits for last, so the three
+    L2 trips before the last fence follow the count warp's chain: the 1-token IBGDA dispatches
+    move by 3 L2 trips; in one node (counts are stores beside the tokens) and where the links
+    dominate (128 tokens over the network) nothing moves; the combine never."""
+    from fabric._exchange import _count_arrival
+    lat = EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+    kern = exchange_kernel("pplx")
+    assert _count_arrival("network") == (("l2_hit", "network"),) * 3
+    steps = list(kern.interleaved_chain[0])
+    for step in _count_arrival("network"):
+        steps.remove(step)
+    old = dataclasses.replace(kern, interleaved_chain=(tuple(steps), kern.interleaved_chain[1]))
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2}
+    for nodes, tokens, moved in ((1, 1, 0), (1, 128, 0), (2, 1, 3), (16, 1, 3), (2, 128, 0)):
+        new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=kern, **kw)
+        was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=old, **kw)
+        assert new.dispatch - was.dispatch == pytest.approx(moved * lat, rel=1e-9, abs=1e-15)
+        assert new.combine == was.combine
