@@ -147,10 +147,12 @@ from fabric._units import is_numeral
 from ._collectives import default_runtime
 from ._gemm import (
     GROUPED_GEMM_EFFICIENCY_BY_ROWS,
+    GROUPED_GEMM_TIME_BY_ROWS,
     decode_gemm_hbm_efficiency,
     decode_gemm_k_floor,
     gemm_compute_efficiency,
     grouped_gemm_efficiency,
+    grouped_gemm_rate,
 )
 from ._models import WEIGHT_FORMATS, model_config
 
@@ -2418,14 +2420,19 @@ class _Settings:
         """Achieved FLOP/s of the routed experts' grouped GEMMs at ``rows`` rows per group
         (token-expert pairs per active expert on the busiest chip): the chip's peak of their
         format times the published efficiency at that many rows
-        (:func:`analysis.grouped_gemm_efficiency`: DeepGEMM's masked table on Hopper FP8);
-        :meth:`gemm_flops` of the experts where none is published or under a user's
-        ``compute_efficiency``."""
+        (:func:`analysis.grouped_gemm_efficiency`: DeepGEMM's masked table on Hopper FP8),
+        or the rate of a measured MoE kernel on the chip (:func:`analysis.grouped_gemm_rate`:
+        TensorRT-LLM's CUTLASS NVFP4 MoE on B200 and GB200, from 16 rows a group), no more
+        than the chip's own figure; :meth:`gemm_flops` of the experts where none is published
+        or under a user's ``compute_efficiency``."""
         if self.fl_eff is not None:
             return self.gemm_flops("experts")
         fmt = self.gemm_format("experts")
         e = grouped_gemm_efficiency(self.chip.generation, fmt, rows)
-        return self.gemm_flops("experts") if e is None else self.chip.peak(fmt) * e
+        if e is not None:
+            return self.chip.peak(fmt) * e
+        r = grouped_gemm_rate(self.chip.name, fmt, rows)
+        return self.gemm_flops("experts") if r is None else min(self.gemm_flops("experts"), r)
 
     @property
     def b_dp(self):
@@ -3626,8 +3633,8 @@ def _efficiency_parameters(s):
         return ()
     used, peak = {}, []
     for part in ("attention", "ffn", "experts", "router", "head"):
-        by_rows = (GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation,
-                                                        s.gemm_format(part)))
+        by_rows = ((GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation, s.gemm_format(part)))
+                    or GROUPED_GEMM_TIME_BY_ROWS.get((s.chip.name, s.gemm_format(part))))
                    if part == "experts" and s.m.moe_layers else None)
         if by_rows is not None:     # the routed experts at their rows per group
             for _, p in by_rows:
