@@ -42,7 +42,8 @@ vLLM PR #20646's B200 NVFP4 CUTLASS GEMMs on Llama-3.1-8B shapes, 3.0-3.9 PFLOPS
 of the 9 dense: other shapes and an untuned kernel, not used), FP8 on Blackwell, BF16
 anywhere, the attention kernel's score math. The routed experts' NVFP4 grouped GEMMs on B200
 and GB200 from 16 rows per group take instead a measured time of TensorRT-LLM's whole CUTLASS
-MoE module (:data:`TRTLLM_B200_NVFP4_CUTLASS_MOE`, :func:`grouped_gemm_rate`; session 21).
+MoE module under ``engine="trtllm"`` in a CUDA graph (:data:`TRTLLM_B200_NVFP4_CUTLASS_MOE`,
+:func:`grouped_gemm_rate`; session 21).
 
 **Decode weight streaming** (the bandwidth side): dense NVFP4 GEMMs at decode size on
 Blackwell stream their weights at a published 0.314 of peak (:data:`DECODE_GEMM_HBM_EFFICIENCY`,
@@ -286,7 +287,9 @@ def _cutlass_moe_times():
             "rows, the last rate above, none below 16 rows; for the rows' mid-2025 CUTLASS MoE "
             "an optimistic figure (the backend's later releases are faster: 1.3.0rc10, 1.3.0rc20 "
             "in the same repository); taken for B200 and GB200 (the same GPU) and every NVFP4 "
-            "grouped GEMM they run, whatever its shape or engine (assumption)")))
+            "grouped GEMM TensorRT-LLM runs on them in a CUDA graph, whatever its shape "
+            "(assumption); the module's own kernels are charged nothing beyond it "
+            "(analysis.TRTLLM_MOE_MODULE_KERNELS)")))
     return tuple(reversed(out))
 
 

@@ -6,10 +6,13 @@ aiconfigurator's B200 data for TensorRT-LLM 1.2.0rc5 (``moe_perf.parquet``, kern
 2025) times the whole NVFP4 MoE module on DeepSeek-V3 shapes for one GPU of EP8 (32 local
 experts), 512-16384 tokens (16-512 rows per local expert). The decode step prices a B200's or
 GB200's FP4 grouped GEMMs at the 32 experts' FLOPs over that time (linear in time between the
-table's rows, never less at more rows), capped at the chip's FP4 peak; below 16 rows, on other
-chips (B300, GB300) and other formats the step keeps its pricing. Before, every Blackwell FP4
-grouped GEMM ran at the FP4 peak (none published), so a large batch's MoE layer cost its
-weight read (~0.13 ms on B200 against the measured 0.30-1.18 ms).
+table's rows, never less at more rows), capped at the chip's FP4 peak, under
+``engine="trtllm"`` in a CUDA graph (the module measured); the module's own kernels (top-k
+through finalize, ``analysis.TRTLLM_MOE_MODULE_KERNELS``) then add no boundary or floor beyond
+that time. Below 16 rows, on other chips (B300, GB300), other formats, other engines and eager
+steps the step keeps its pricing. Before, every Blackwell FP4 grouped GEMM ran at the FP4 peak
+(none published), so a large batch's MoE layer cost its weight read (~0.13 ms on B200 against
+the measured 0.30-1.18 ms).
 """
 
 import pytest
@@ -112,3 +115,49 @@ def test_below_the_table_and_on_a_b300_the_experts_keep_the_peak():
                                               + per_rank * 2 * m.shared_experts
                                               * m.expert_params / fp4
                                               + pairs * 2 * m.expert_params / fp4, rel=1e-9)
+
+
+def _held(step):
+    """Kernels of the step's MoE layer charged no boundary: its kernels less its launches over
+    the boundary one kernel pays (the dense layer's, whose kernels hold none at tp = 1)."""
+    dense, moe = step.layers[0], step.layers[-1]
+    per_kernel = dense.launch / dense.kernels
+    return moe.kernels - round(moe.launch / per_kernel)
+
+
+@pytest.mark.parametrize("per_rank", [8, 384])
+def test_the_modules_own_kernels_are_inside_its_measured_time(per_rank):
+    # aiconfigurator times moe.forward whole: top-k, expert maps, permute + quantize, both
+    # grouped GEMMs and the activation, finalize. Where that time prices the routed experts
+    # (384 a rank on B200, 96 rows a group) those 8 kernels add no boundary or floor of their
+    # own; the kernel count is unchanged. At 8 a rank (2 rows: no measured time) and on a B300
+    # (none for that chip) they keep both, as before.
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    steps = {spec: analysis.decode_step(m, topologies.build(spec), batch=8 * per_rank,
+                                        context=2048, layout="tp=1,dp=8", engine="trtllm")
+             for spec in ("hgx-b200", "hgx-b200:chip=b300")}
+    b200, b300 = steps["hgx-b200"], steps["hgx-b200:chip=b300"]
+    assert b200.layers[-1].kernels == b300.layers[-1].kernels
+    module = 8 if per_rank == 384 else 0
+    assert len(analysis.TRTLLM_MOE_MODULE_KERNELS) == 8
+    assert _held(b200) == _held(b300) + module
+    if module:
+        assert b200.layers[-1].kernel_floor < b300.layers[-1].kernel_floor
+    else:
+        assert b200.layers[-1].kernel_floor == pytest.approx(b300.layers[-1].kernel_floor,
+                                                             rel=1e-12)
+
+
+def test_other_engines_and_eager_steps_keep_the_peak():
+    # the measured module is TensorRT-LLM's, timed in a CUDA graph: vLLM's kernels and an
+    # eager step (host launches) keep today's pricing of the routed experts
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    f = topologies.build("hgx-b200")
+    fp4 = f.chip.peak("fp4")
+    pairs = 3072 * m.experts_per_token / 8
+    for kw in ({"engine": "vllm"}, {"engine": "trtllm", "cuda_graphs": False}):
+        L = analysis.decode_step(m, f, batch=3072, context=2048, layout="tp=1,dp=8",
+                                 **kw).layers[-1]
+        routed = L.ffn_compute - (384 * 2 * m.router_params / f.chip.gemm_flops("bf16")
+                                  + 384 * 2 * m.shared_experts * m.expert_params / fp4)
+        assert routed == pytest.approx(pairs * 2 * m.expert_params / fp4, rel=1e-9)
