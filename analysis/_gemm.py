@@ -246,8 +246,10 @@ def _interpolate(pts, x):
 #: 217a5739b, 2025-12-22, "add b200 trtllm 1.2.0rc5 data"): framework TRTLLM 1.2.0rc5, device
 #: "NVIDIA B200", kernel_source ``moe_torch_flow_cutlass``, moe_dtype nvfp4, hidden 7168,
 #: inter 2048, top-8, 256 experts, moe_tp 1, moe_ep 8 (one GPU holding its 32 local experts),
-#: distribution balanced. What is timed (collector/trtllm/collect_moe.py at 8f277a2f6,
-#: 2025-12-12, the collector of that data): ``create_moe(..., moe_backend="cutlass")``, then
+#: distribution balanced. What is timed (the same in every collector version that can have
+#: written these rows: collector/trtllm/collect_moe.py at 8f277a2f6, 2025-12-12, and
+#: collect_moe_v3.py at 923caba90 and 86911fab0, which names the CUTLASS rows
+#: ``moe_torch_flow_cutlass``): ``create_moe(..., moe_backend="cutlass")``, then
 #: ``moe.forward`` of ``num_tokens`` BF16 tokens with their router logits (routing, FP4
 #: activation quantization, permute, the two grouped GEMMs, finalize) under a CUDA graph, 3
 #: warm-ups and 6 timed runs, the mean. ``num_tokens`` is what enters one rank's MoE (under
