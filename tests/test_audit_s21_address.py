@@ -1,0 +1,109 @@
+"""Audit (session 21): hostile system files, read as the file says or refused by name.
+
+Two faults of the system-file reader (``fabric/_system.py``), each test below failed on main
+1abe6fd:
+
+* An ``[[interleave]]`` set is placed by the layout, and the file gives it no base (``base``
+  is not one of its keys). Under ``layout = "explicit"`` the layout places nothing, so the
+  set kept the reader's placeholder base 0: ``cofabric check`` called the file clean and the
+  set sat at global address 0x0, which the file never says. It is now an ``invalid``
+  finding on that entry (an explicit set is a ``[[regions]]`` entry with ``owners``,
+  ``granularity`` and ``base``), and the set is left out of the plan.
+* A finding names the file line of its entry's table header, found by a line scan. A header
+  written with a quoted name (``[["windows"]]``, valid TOML for ``[[windows]]``) was not
+  seen, and a header-like line inside a multi-line string was taken for one, so a finding
+  named another entry's line. Quoted names are now read, and where the headers the scan
+  sees do not match the entries TOML read, no line is named (never a wrong one).
+"""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analysis._cli import main
+from fabric import check
+from topologies import read_system
+
+TOP = '[system]\ntopology = "torus:2x2,chip=h100"\n'
+SET = ('[[interleave]]\nname = "pool"\nowners = ["chip0", "chip1"]\ngranularity = "4KiB"\n'
+       'size = "512MiB"\nkind = "dram"\n')
+EXPLICIT = ('[address]\nlayout = "explicit"\nhost_memory = "0"\n'
+            '[[regions]]\nname = "c0"\nbase = "0x1_0000_0000_0000"\nsize = "1GiB"\n'
+            'owner = "chip0"\nkind = "hbm"\n')
+
+
+def test_an_interleave_set_in_the_explicit_layout_is_refused_not_placed_at_zero():
+    s = read_system(TOP + EXPLICIT + SET, "plan.toml")
+    found = [f for f in check(s) if f.severity == "error"]
+    assert [(f.code, f.where) for f in found] == [("invalid", "plan.toml:12 interleave[0]")]
+    assert "[[regions]]" in found[0].message and "base" in found[0].message
+    assert s.plan.interleave == ()
+    assert all(r.base != 0 for r in s.fabric.address_map.regions)
+
+
+def test_the_same_set_as_an_explicit_region_is_placed_at_its_base():
+    region = SET.replace("[[interleave]]", "[[regions]]") + 'base = "0x2_0000_0000_0000"\n'
+    s = read_system(TOP + EXPLICIT + region, "plan.toml")
+    assert check(s) == []
+    assert s.fabric.address_map.region("pool").base == 0x2_0000_0000_0000
+    # the other layouts place an [[interleave]] set, as documented (the chips' own regions
+    # leave room for their shares)
+    s = read_system(TOP + '[address]\nhbm_bytes = "64GiB"\n' + SET, "plan.toml")
+    assert check(s) == [] and s.fabric.address_map.region("pool").base > 0
+
+
+def test_the_cli_refuses_an_explicit_interleave_set_in_one_line(tmp_path, capsys):
+    p = tmp_path / "plan.toml"
+    p.write_text(TOP + EXPLICIT + SET)
+    assert main(["check", str(p)]) == 1
+    out = capsys.readouterr().out
+    assert f"{p}:12 interleave[0]: error: invalid:" in out
+    assert main(["translate", str(p), "--host", "host0", "0x0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "interleave[0]" in err
+
+
+HEADERS = ["[[windows]]", '[["windows"]]', "[['windows']]", "[[ windows ]]", '[[ "windows" ]]']
+
+
+@st.composite
+def files(draw):
+    """A system file of 1-4 windows onto nothing (each a ``dangling-target`` finding), their
+    headers in every spelling TOML allows, maybe after a multi-line string holding header-like
+    lines. Returns ``(text, header line of each window, whether a decoy is present)``."""
+    lines = TOP.splitlines()
+    decoy = draw(st.booleans())
+    if decoy:
+        quote = draw(st.sampled_from(['"""', "'''"]))
+        lines[1:1] = [f"name = {quote}", draw(st.sampled_from(HEADERS[:2] + ["[system]"])),
+                      quote]
+    at = []
+    for i in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()):
+            lines.append("# [[windows]] in a comment")
+        lines.append(draw(st.sampled_from(HEADERS)))
+        at.append(len(lines))
+        lines += ['host = "host0"', f'name = "w{i}"', f'local_base = "0x{i + 1}000_0000_0000"',
+                  f'target = "nowhere{i}"']
+    return "\n".join(lines) + "\n", at, decoy
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(files())
+def test_a_finding_names_its_own_entrys_line_or_none(case):
+    text, at, decoy = case
+    found = [f for f in check(read_system(text, "f.toml")) if f.code == "dangling-target"]
+    assert len(found) == len(at)
+    for f in found:
+        i = int(f.message.split("window 'w")[1].split("'")[0])
+        assert f.where in (f"f.toml:{at[i]} windows[{i}]", f"f.toml windows[{i}]"), (f.where, at)
+        if not decoy:
+            assert f.where == f"f.toml:{at[i]} windows[{i}]"
+
+
+@pytest.mark.parametrize("header", HEADERS)
+def test_a_quoted_header_is_read_as_its_table(header):
+    text = TOP + f'{header}\nhost = "host0"\nname = "w"\nlocal_base = "0x1000_0000_0000"\n' \
+        'target = "nowhere"\n'
+    (f,) = check(read_system(text, "f.toml"))
+    assert (f.code, f.where) == ("dangling-target", "f.toml:3 windows[0]")
