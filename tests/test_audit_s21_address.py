@@ -20,8 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import topologies
 from analysis._cli import main
-from fabric import check
+from fabric import AddressPlan, GraphError, NodeError, RoutingError, Window, access, check
 from topologies import read_system
 
 TOP = '[system]\ntopology = "torus:2x2,chip=h100"\n'
@@ -107,3 +108,71 @@ def test_a_quoted_header_is_read_as_its_table(header):
         'target = "nowhere"\n'
     (f,) = check(read_system(text, "f.toml"))
     assert (f.code, f.where) == ("dangling-target", "f.toml:3 windows[0]")
+
+
+# -- check()'s 'unreachable': every window no chip of its domain can use ---------------------
+
+RAIL = "rail:servers=2,gpus=2,chip=h100"     # host0: chip0, chip1; host1: chip2, chip3
+
+
+def _rail(windows):
+    return topologies.build(RAIL).replace(address_plan=AddressPlan(windows=windows))
+
+
+def test_a_window_onto_a_hosts_dram_behind_a_cut_off_chip_is_unreachable():
+    # host1's DRAM is served by its first chip, chip2 (fabric/_access.py target_node); with
+    # nic2 failed no chip of host0 reaches chip2. On main check() named only host0's default
+    # window onto chip2, and the window onto host1's DRAM, whose every access fails, had none.
+    f = _rail([Window("host0", 1 << 50, size=1 << 30, target="host1.dram", name="dram1")])
+    g = f.without(chips=["nic2"])
+    addr = g.address_map.region("host1.dram").base + 64
+    for chip in g.domains["host0"]:
+        with pytest.raises(RoutingError, match="no route from .* to 'chip2'"):
+            access(g, chip, addr, transport="native")
+    errors = [x.message for x in check(g) if x.severity == "error"]
+    assert any(m.startswith("host0 window 'dram1': no route from any chip of host0 to 'chip2'")
+               for m in errors), errors
+    assert any(m.startswith("host0 window 'chip2': ") for m in errors)   # as before
+
+
+@st.composite
+def degraded_rails(draw):
+    """A 3-server rail cluster whose hosts map every other host's DRAM, three NICs' registers
+    and a second window onto each remote chip's HBM, with 1-3 NICs, links or chips failed."""
+    f = topologies.build("rail:servers=3,gpus=2,chip=h100")
+    hosts, wins = list(f.domains), []
+    for h in hosts:
+        targets = [f"{o}.dram" for o in hosts if o != h] + ["nic0.mmio", "nic3.mmio", "nic5.mmio"]
+        targets += [c for o in hosts if o != h for c in f.domains[o]]
+        for k, t in enumerate(targets):
+            wins.append(Window(h, (1 << 50) + (k << 40), size=1 << 21, target=t, name=f"w-{t}"))
+    f = f.replace(address_plan=AddressPlan(windows=wins))
+    nodes = sorted(n for n in f.graph if not n.startswith("spine"))
+    edges = sorted(f.graph.edges())
+    dead = draw(st.lists(st.sampled_from(nodes), max_size=2, unique=True))
+    cut = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
+    try:
+        return f.without(chips=dead, links=[c for c in cut if not set(c) & set(dead)])
+    except (NodeError, GraphError):
+        return f.without(chips=dead[:1])
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(degraded_rails())
+def test_a_window_no_chip_of_its_domain_can_use_has_an_unreachable_error(g):
+    errors = {x.message.split(":")[0] for x in check(g)
+              if x.code == "unreachable" and x.severity == "error"}
+    for h, chips in g.domains.items():
+        t = g.host_domains[h].table
+        for w in g.address_plan.windows:
+            if w.host != h:
+                continue
+            addr = int(t.global_base[t.names.index(w.name)])
+            refused = []
+            for chip in chips:
+                try:
+                    access(g, chip, addr, transport="native")
+                    refused.append(False)
+                except RoutingError:
+                    refused.append(True)
+            assert all(refused) == (f"{h} window {w.name!r}" in errors), (h, w.name, refused)
