@@ -16,13 +16,24 @@ Two faults of the system-file reader (``fabric/_system.py``), each test below fa
   sees do not match the entries TOML read, no line is named (never a wrong one).
 """
 
+import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import topologies
 from analysis._cli import main
-from fabric import AddressPlan, GraphError, NodeError, RoutingError, Window, access, check
+from fabric import (
+    AddressPlan,
+    Fabric,
+    GraphError,
+    NodeError,
+    RoutingError,
+    Window,
+    access,
+    check,
+)
 from topologies import read_system
 
 TOP = '[system]\ntopology = "torus:2x2,chip=h100"\n'
@@ -176,3 +187,31 @@ def test_a_window_no_chip_of_its_domain_can_use_has_an_unreachable_error(g):
                 except RoutingError:
                     refused.append(True)
             assert all(refused) == (f"{h} window {w.name!r}" in errors), (h, w.name, refused)
+
+
+# -- a memory node's capacity ------------------------------------------------------------------
+
+def _with_memory(capacity):
+    G = nx.path_graph(["chip0", "chip1", "mem0"])
+    nx.set_node_attributes(G, "chip", "kind")
+    G.nodes["mem0"].update(kind="memory", capacity=capacity)
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    return G
+
+
+@pytest.mark.parametrize("capacity", ["1TiB", float("nan"), float("inf"), [1], 2**40 + 0.5,
+                                      1.5e12, True, -4096, np.float64(4096)])
+def test_a_memory_nodes_capacity_is_a_whole_number_of_bytes_or_refused(capacity):
+    # on main: check() raised ValueError/OverflowError/TypeError for the first four (it never
+    # raises for a bad plan), and 2**40 + 0.5 was truncated to 1 TiB with check() clean
+    with pytest.raises(GraphError, match="node 'mem0' has capacity .* bytes, an integer >= 0"):
+        Fabric.from_graph(_with_memory(capacity), chip="h100")
+
+
+@pytest.mark.parametrize("capacity", [0, 4096, 2**40, np.int64(2**30)])
+def test_a_whole_capacity_is_laid_out_as_given(capacity):
+    f = Fabric.from_graph(_with_memory(capacity), chip="h100")
+    assert check(f) == []
+    sizes = [r.size for r in f.address_map.regions if r.owner == "mem0"]
+    assert sizes == ([int(capacity)] if capacity else [])
