@@ -139,6 +139,12 @@ class Fabric:
         if not isinstance(self.failures, Failures):
             raise TypeError(f"failures must be a Failures, got {type(self.failures).__name__}")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
+        bad = [h for h in self.domains if not (isinstance(h, str) and h)]
+        if bad:
+            # a domain is looked up by name (HostDomains, grants, a region's owner): one named
+            # 5 or NaN would be checked clean and then found by no lookup
+            raise GraphError(f"host domain {bad[0]!r} must be named by a non-empty string (a "
+                             "chip's 'host' attribute, or a key of domains=)")
         object.__setattr__(self, "domains", _frozen_mapping(
             {h: tuple(chips) for h, chips in self.domains.items()}))
         object.__setattr__(self, "assumptions", tuple(self.assumptions))

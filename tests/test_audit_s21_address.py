@@ -32,6 +32,7 @@ from fabric import (
     RoutingError,
     Window,
     access,
+    access_to,
     check,
 )
 from topologies import read_system
@@ -215,3 +216,25 @@ def test_a_whole_capacity_is_laid_out_as_given(capacity):
     assert check(f) == []
     sizes = [r.size for r in f.address_map.regions if r.owner == "mem0"]
     assert sizes == ([int(capacity)] if capacity else [])
+
+
+# -- a host domain's name ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("host", [5, float("nan"), None, "", ("a",)])
+def test_a_host_domain_is_named_by_a_string_or_refused(host):
+    # on main, host=5 or NaN gave a fabric check() called clean whose every access from chip0
+    # was refused: 'no host domain called 5; hosts: 5, hostB, default'
+    G = nx.path_graph(["chip0", "chip1", "chip2"])
+    nx.set_node_attributes(G, "chip", "kind")
+    G.nodes["chip0"]["host"] = host
+    G.nodes["chip1"]["host"] = "hostB"
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    with pytest.raises(GraphError, match="host domain .* must be named by a non-empty string"):
+        Fabric.from_graph(G, chip="h100")
+    del G.nodes["chip0"]["host"]
+    with pytest.raises(GraphError, match="host domain .* must be named by a non-empty string"):
+        Fabric.from_graph(G, chip="h100", domains={host: ["chip0"], "hostB": ["chip1", "chip2"]})
+    f = Fabric.from_graph(G, chip="h100")
+    assert dict(f.domains) == {"default": ("chip0", "chip2"), "hostB": ("chip1",)}
+    assert check(f) == [] and access_to(f, "chip2", "chip1").path[-1] == "chip1"
