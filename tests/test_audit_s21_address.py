@@ -238,3 +238,22 @@ def test_a_host_domain_is_named_by_a_string_or_refused(host):
     f = Fabric.from_graph(G, chip="h100")
     assert dict(f.domains) == {"default": ("chip0", "chip2"), "hostB": ("chip1",)}
     assert check(f) == [] and access_to(f, "chip2", "chip1").path[-1] == "chip1"
+
+
+def test_a_host_domain_holds_chips_or_is_refused():
+    G = nx.star_graph(["sw0", "chip0", "chip1", "chip2"])
+    nx.set_node_attributes(G, "chip", "kind")
+    G.nodes["sw0"]["kind"] = "switch"
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    chips = ["chip0", "chip1", "chip2"]
+    # on main an empty domain was accepted and check() called it clean; a window onto its
+    # DRAM made access() and forwarding_tables() raise IndexError
+    with pytest.raises(GraphError, match="host domain 'h' holds no chip"):
+        Fabric.from_graph(G, chip="h100", domains={"h": [], "g": chips})
+    # on main: 'domains name nodes not in the graph: ['c', 'h', 'i', 'p', '0']'
+    with pytest.raises(GraphError, match="host domain 'h' .* got the string 'chip0chip1'"):
+        Fabric.from_graph(G, chip="h100", domains={"h": "chip0chip1", "g": ["chip2"]})
+    # a domain whose chips all failed is dropped by fabric.without, as before
+    f = Fabric.from_graph(G, chip="h100", domains={"h": ["chip0"], "g": chips[1:]})
+    assert dict(f.without(chips=["chip0"]).domains) == {"g": ("chip1", "chip2")}
