@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import topologies
 from analysis._cli import main
 from fabric import (
+    AddressMapError,
     AddressPlan,
     Fabric,
     GraphError,
@@ -257,3 +258,22 @@ def test_a_host_domain_holds_chips_or_is_refused():
     # a domain whose chips all failed is dropped by fabric.without, as before
     f = Fabric.from_graph(G, chip="h100", domains={"h": ["chip0"], "g": chips[1:]})
     assert dict(f.without(chips=["chip0"]).domains) == {"g": ("chip1", "chip2")}
+
+
+def test_tuple_node_names_are_one_named_fault_not_interleave_sets():
+    # networkx's own grid names its nodes (0, 0), (0, 1), ...: a Region reads a tuple owner as
+    # an interleave set's owners, so on main check() reported chip (0, 0)'s memory as a set
+    # over owners 0 and 0 ('an owner appears twice', 'owner 0 is nobody') and refused every
+    # access with those words
+    G = nx.grid_2d_graph(2, 2)
+    nx.set_node_attributes(G, "chip", "kind")
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    f = Fabric.from_graph(G, chip="h100")
+    (finding,) = check(f)
+    assert finding.code == "invalid" and "(0, 0)" in finding.message
+    assert "convert_node_labels_to_integers" in finding.message
+    with pytest.raises(AddressMapError, match="named by tuples"):
+        access_to(f, (0, 0), (1, 1))
+    g = Fabric.from_graph(nx.convert_node_labels_to_integers(G), chip="h100")
+    assert check(g) == [] and access_to(g, 0, 3).target == 3
