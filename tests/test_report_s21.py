@@ -94,3 +94,69 @@ def test_the_report_says_it_in_the_findings_and_the_runtimes_caption(monkeypatch
     caption = next(t for t in sym.tables if t.name == "runtimes").caption
     assert "above them again at a larger size on torus:4x4 all-reduce at 1MiB" in caption
 
+
+def _cli(argv):
+    import io
+    from contextlib import redirect_stdout
+
+    from analysis._cli import main
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(argv) == 0
+    return out.getvalue().splitlines()
+
+
+def test_decode_says_the_settings_it_was_given():
+    """The header named the engine but not --overlap two-batch or --expert-balance, so a
+    reader could not see that they took."""
+    head = _cli(["decode", "dgx-h100:chip=h200", "--model", "deepseek-v3", "--batch", "8",
+                 "--ep-kernel", "deepep-low-latency", "--engine", "sglang",
+                 "--overlap", "two-batch", "--expert-balance", "0.81"])[1]
+    assert head.endswith("; two-batch overlap, expert balance 0.81"), head
+    plain = _cli(["decode", "dgx-h100:chip=h200", "--model", "deepseek-v3", "--batch", "8"])[1]
+    assert plain.endswith("routed experts at 0.78"), plain
+
+
+def test_serve_counts_one_point_in_the_singular():
+    head = _cli(["serve", "dgx-h100:chip=h200", "--model", "deepseek-v3", "--isl", "1024",
+                 "--osl", "1024", "--batches", "8", "--layout", "tp=8,dp=1,etp=8",
+                 "--no-speculative", "--quiet"])[0]
+    assert head.endswith("; 1 point over 1 layout"), head
+
+
+def _subcommands():
+    import argparse
+
+    from analysis._cli import build_parser
+
+    sub = next(a for a in build_parser()._actions
+               if isinstance(a, argparse._SubParsersAction))
+    return sub.choices
+
+
+def test_every_subcommand_help_ends_with_an_example_the_readme_runs():
+    """One example per subcommand (there were none), each a line of the README's command
+    block, whose lines test_audit_docs runs (report, figures, scaling: their own tests)."""
+    from test_audit_docs import _readme_commands
+
+    readme = set(_readme_commands())
+    for name, parser in _subcommands().items():
+        example = parser.format_help().rstrip().splitlines()[-1]   # one line, unwrapped
+        assert example.startswith(f"example: cofabric {name}"), (name, example)
+        assert example.removeprefix("example: ") in readme, (name, example)
+
+
+def test_every_option_with_a_default_says_it():
+    """An option whose value is set when it is not given says so in its help ('(0)',
+    'default 1MiB', 'the default'): --engine, --mode, --tier, --traffic, --seed and
+    --micro-batches did not."""
+    import argparse
+
+    for name, parser in _subcommands().items():
+        for a in parser._actions:
+            if (not a.option_strings or a.help in (None, argparse.SUPPRESS)
+                    or a.default in (None, False, [], argparse.SUPPRESS)):
+                continue
+            shown = f"{a.default:g}" if isinstance(a.default, float) else str(a.default)
+            assert "default" in a.help or f"({shown})" in a.help, (name, a.option_strings)
