@@ -160,3 +160,8 @@ def test_every_option_with_a_default_says_it():
                 continue
             shown = f"{a.default:g}" if isinstance(a.default, float) else str(a.default)
             assert "default" in a.help or f"({shown})" in a.help, (name, a.option_strings)
+
+
+def test_cost_counts_one_rank_in_the_singular():
+    foot = _cli(["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--ranks", "0"])
+    assert "dgx-h100, 1 rank, runtime nccl;" in foot[-1], foot[-1]
