@@ -1141,6 +1141,29 @@ def _deepep_put(count):
              ("l2_atomic", count)) + _doorbell(count))
 
 
+def _nvshmem_wait():
+    """What an NVSHMEM 3.2.5 ``nvshmem_uint64_wait_until`` runs after its poll sees the value:
+    ``nvshmemi_transfer_syncapi_update_mem()`` (include/device/nvshmem_defines.h,
+    NVSHMEM_WAIT_UNTIL), a call into the device library whose SASS is ``MEMBAR.SC.GPU`` +
+    ``ERRBAR`` + ``CCTL.IVALL`` (pplx-kernels 7af3059 linked against libnvshmem_device.a,
+    session 17's build); its CPU-proxy consistency round trip runs only when the job's
+    connectivity is GPU_PROXY_CST, which IBRC sets only without GDRCopy (the rows' builds have
+    it). One GPU-scope fence with nothing outstanding: an L2 round trip, as :func:`_grid_sync`
+    prices its ``MEMBAR.GPU`` (session 21)."""
+    return (("l2_hit", "one"),)
+
+
+def _count_arrival(count):
+    """What pplx-kernels 7af3059's dispatch receive loop runs between a slot's count arriving
+    and the fence of its last wait (scatterKernel SASS 0x3670-0x37b0, session 21): the count
+    wait's fence (:func:`_nvshmem_wait`), the count's re-read (``LDG``, L1 just invalidated: an
+    L2 trip) and the token-signal poll's first load (its tokens already in): three L2 trips.
+    Where the count is the slot's last arrival (across the network the count warp's serial
+    posts are the chain) they follow the count warp's chain; the last fence is the chain's
+    (drain)."""
+    return ((("l2_hit", count),) * 3)
+
+
 def _grid_sync():
     """The steps of a cooperative kernel's grid-wide barrier (``cg::this_grid().sync()``)
     after the last block arrives, as compiled in both pplx-kernels 7af3059 and DeepEP de8cfca
@@ -1615,7 +1638,26 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "kernel's SASS) and atomicAdd_system, and the next copy's __syncthreads "
                        "waits for warp 0: one release fence per copy (release_fence: the "
                        "slowest block's copies to other ranks; across the network its copies "
-                       "to NVLink peers). Expected received copies per rank: tokens x k")),
+                       "to NVLink peers). Expected received copies per rank: tokens x k. "
+                       "Every nvshmem_uint64_wait_until in the receive parts ends in "
+                       "nvshmemi_transfer_syncapi_update_mem (NVSHMEM 3.2.5 include/device/"
+                       "nvshmem_defines.h NVSHMEM_WAIT_UNTIL; src/device/comm/"
+                       "transfer_device.cu at valgur/NVSHMEM-archive 6d8ab15), a CALL whose "
+                       "SASS is MEMBAR.SC.GPU + ERRBAR + CCTL.IVALL, then the CPU proxy's "
+                       "consistency round trip only when job_connectivity > GPU_PROXY: not in "
+                       "the rows (IBRC sets enforce_cst_at_target only without GDRCopy, "
+                       "ibrc.cpp, and pplx's 32ef585 install guide builds with it; "
+                       "init.cu set_job_connectivity): one GPU-scope fence per wait, priced as "
+                       "an L2 round trip (session 21): in the dispatch the fence after the "
+                       "last slot's final poll (scatterKernel SASS 0x37b0; a lower bound: a "
+                       "count arriving after its tokens adds the first fence, the count's "
+                       "re-read and the poll), in the combine the fence after the k-signal "
+                       "poll (gatherKernel 0x29f0) and, after block 0's reduce, its sync-flag "
+                       "poll (an L2 load) and fence (0x3c50-0x3cc0) before the kernel exits; "
+                       "across the network, where the count warp's posts are the dispatch's "
+                       "chain, the slot whose count arrives last also runs the count wait's "
+                       "fence, the count's re-read and the token poll's first load (0x3670-"
+                       "0x3740: 3 L2 trips, after the count warp's chain)")),
             ("interleaved_chain", ("in one node the dispatch's sending warps (scatterKernel "
                                    "7af3059 l.107-150, SASS nvcc 13.0 sm_90a, session 18): the "
                                    "block's token staged into xBufferIn (LDG.E.128 -> STG.E.128 "
@@ -1691,15 +1733,17 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 "row); block b takes received copies b, b + gridDim, ... until "
                                 "sourceExpert is 0"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
-        chain=(_grid_sync() + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
-                                ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens"),
-                                ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
-                                ("l1_hit", "walk_tokens")),
+        chain=(_nvshmem_wait() + _grid_sync()
+               + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
+                  ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens"),
+                  ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
+                  ("l1_hit", "walk_tokens")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
-                ("hbm_load", "stage_rounds"), ("l1_hit", "one"), ("l1_hit", "reduce_loads"),
-                ("l2_hit", "reduce_loads"))),
+                ("hbm_load", "stage_rounds"), ("l1_hit", "one")) + _nvshmem_wait()
+               + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"), ("l2_hit", "one"))
+               + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
-                           + _doorbell("network")
+                           + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
                               ("hbm_load", "loadstore_stage_rounds"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
