@@ -277,3 +277,58 @@ def test_tuple_node_names_are_one_named_fault_not_interleave_sets():
         access_to(f, (0, 0), (1, 1))
     g = Fabric.from_graph(nx.convert_node_labels_to_integers(G), chip="h100")
     assert check(g) == [] and access_to(g, 0, 3).target == 3
+
+
+# -- numpy integers in a plan --------------------------------------------------------------------
+
+PLAN_FIELDS = {"width": 57, "hbm_bytes": 2**36, "host_memory": 2**30, "nic_mmio": 2**25,
+               "alignment": 2**30, "storage": 2**21}
+
+
+def _snapshot(plan):
+    import warnings
+
+    f = topologies.build(RAIL).replace(address_plan=plan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # an overflow warning is a wrong number
+        found = [(x.code, x.message) for x in check(f)]
+        regions = [(r.name, r.base, r.size) for r in f.address_map.regions]
+        windows = [(w.name, w.local_base, w.size, w.global_base, w.page_size)
+                   for h in f.domains for w in f.host_domains[h].windows]
+        heap = f.symmetric_memory.address(1, 4096) if plan.heap is not None else None
+    return found, regions, windows, heap
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.uint32, np.uint64])
+@pytest.mark.parametrize("layout", ["owner-bits", "packed"])
+def test_numpy_integers_in_a_plan_are_the_numbers_they_hold(layout, dtype):
+    # on main: width=np.int32(57) made check() call every region 'beyond the 57-bit address
+    # width'; host_memory, nic_mmio, storage, alignment or a page size as np.int32 raised
+    # OverflowError in the layout, and as np.uint64 overflowed with a RuntimeWarning
+    from fabric import DomainLimits, SymmetricHeap
+
+    for key, value in PLAN_FIELDS.items():
+        if int(np.array(value).astype(dtype)) != value:
+            continue                            # the type cannot hold the number
+        want = _snapshot(AddressPlan(layout=layout, **{key: value}))
+        assert _snapshot(AddressPlan(layout=layout, **{key: dtype(value)})) == want, key
+    for limits in ({"translation_entries": 64}, {"page_size": 2**21}):
+        (key, value), = limits.items()
+        if int(np.array(value).astype(dtype)) != value:
+            continue
+        want = _snapshot(AddressPlan(layout=layout, limits=DomainLimits(**limits)))
+        got = _snapshot(AddressPlan(layout=layout, limits=DomainLimits(**{key: dtype(value)})))
+        assert got == want, key
+    heap = {"size": 2**21, "offset": 2**22, "alignment": 2**21}
+    if all(int(np.array(v).astype(dtype)) == v for v in heap.values()):
+        want = _snapshot(AddressPlan(layout=layout, heap=SymmetricHeap(**heap)))
+        got = _snapshot(AddressPlan(layout=layout, heap=SymmetricHeap(
+            **{k: dtype(v) for k, v in heap.items()})))
+        assert got == want
+    win = {"local_base": 2**50, "size": 2**21, "page_size": 2**21}
+    if all(int(np.array(v).astype(dtype)) == v for v in win.values()):
+        want = _snapshot(AddressPlan(layout=layout, windows=[Window("host0", target="chip2",
+                                                                       **win)]))
+        got = _snapshot(AddressPlan(layout=layout, windows=[Window(
+            "host0", target="chip2", **{k: dtype(v) for k, v in win.items()})]))
+        assert got == want
