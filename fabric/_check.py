@@ -199,9 +199,13 @@ def _roundtrip(table, target, regions, width, rindex):
             msg = (f"local address {format_address(int(a[k]))} of this window translates "
                    "through no window")
         else:
+            # the address is in another window too: the finder took that one (a local
+            # overlap); say where this window would have taken it, not a back-mapping that
+            # may be a negative number
+            mine = int(a[k] + gb[i] - lb[i])
             msg = (f"local address {format_address(int(a[k]))} translates through window "
-                   f"{table.names[j[k]]!r} to {format_address(int(g[k]))}, which maps back to "
-                   f"{format_address(int(back[k]))}")
+                   f"{table.names[j[k]]!r} to {format_address(int(g[k]))}, not through this "
+                   f"window to {format_address(mine)} (the windows overlap locally)")
         out.append(Finding(code="roundtrip", severity="error", message=f"{table.label(i)}: {msg}",
                            where=table.where(i)))
     # global -> (owner, device offset) -> global, for windows onto interleave sets

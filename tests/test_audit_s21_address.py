@@ -347,3 +347,18 @@ def test_an_access_of_a_numpy_size_is_timed_as_that_many_bytes(dtype, size):
         got.total > 0
     assert (access_latencies(f, size=dtype(size), transport="native")[2]
             == access_latencies(f, size=size, transport="native")[2]).all()
+
+
+def test_a_roundtrip_finding_names_addresses_not_a_negative_one():
+    # report (board 03:44): two windows of host0 at one local base; on main the finding read
+    # '... translates through window 'b' to 0x9000000000, which maps back to -0xffef7000000000'
+    from pathlib import Path
+
+    from topologies import load_system
+
+    data = Path(__file__).resolve().parent / "data" / "addr_overlap.toml"
+    (f,) = [x for x in check(load_system(data)) if x.code == "roundtrip"]
+    assert "-0x" not in f.message
+    assert f.message == ("host0 window 'a': local address 0x100000000000 translates through "
+                         "window 'b' to 0x9000000000, not through this window to "
+                         "0x100000000000000 (the windows overlap locally)")
