@@ -381,6 +381,14 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
             verb = "has" if len(cut) == 1 else "have"
             windows = ("this window" if len(js) == 1
                        else f"the windows onto these {len(js)} targets")
+            # the other windows onto memory these targets serve (another host's DRAM is
+            # served by its first chip) fail from the same chips
+            also = list(dict.fromkeys(table.names[w] for j in js for w in serves[nodes[j]]
+                                      if w != pairs[nodes[j]]))
+            if also:
+                windows += (f" (and through window{'s' if len(also) > 1 else ''} "
+                            f"{_names([repr(n) for n in also])}, onto memory "
+                            f"{'it serves' if len(js) == 1 else 'they serve'})")
             out.append(Finding(code="unreachable", severity="warning",
                                message=f"{table.label(i)}: {_names(cut)} of {h} {verb} no route "
                                f"to {_names(lost)} ({by} has): loads and stores through "

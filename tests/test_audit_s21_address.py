@@ -172,9 +172,10 @@ def degraded_rails(draw):
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(degraded_rails())
-def test_a_window_no_chip_of_its_domain_can_use_has_an_unreachable_error(g):
-    errors = {x.message.split(":")[0] for x in check(g)
-              if x.code == "unreachable" and x.severity == "error"}
+def test_a_window_some_chips_of_its_domain_cannot_use_has_an_unreachable_finding(g):
+    found = [x for x in check(g) if x.code == "unreachable"]
+    errors = {x.message.split(":")[0] for x in found if x.severity == "error"}
+    warned = " ".join(x.message for x in found if x.severity == "warning")
     for h, chips in g.domains.items():
         t = g.host_domains[h].table
         for w in g.address_plan.windows:
@@ -189,6 +190,13 @@ def test_a_window_no_chip_of_its_domain_can_use_has_an_unreachable_error(g):
                 except RoutingError:
                     refused.append(True)
             assert all(refused) == (f"{h} window {w.name!r}" in errors), (h, w.name, refused)
+            if any(refused) and not all(refused):
+                # a warning names the window, or its target where that is a node (a chip's or
+                # a NIC's own memory); a window onto a host's DRAM by its own name
+                node = w.target.split(".")[0]
+                named = repr(w.name) in warned or (
+                    not w.target.endswith(".dram") and repr(node) in warned)
+                assert named or " more" in warned, (h, w.name, refused)
 
 
 # -- a memory node's capacity ------------------------------------------------------------------
@@ -362,3 +370,18 @@ def test_a_roundtrip_finding_names_addresses_not_a_negative_one():
     assert f.message == ("host0 window 'a': local address 0x100000000000 translates through "
                          "window 'b' to 0x9000000000, not through this window to "
                          "0x100000000000000 (the windows overlap locally)")
+
+
+def test_a_warning_names_the_windows_onto_memory_its_targets_serve():
+    # nic0 failed: chip0 reaches no chip of host1, chip1 does; host0's window onto host1's
+    # DRAM (served by chip2) fails from chip0 as the default windows onto chips 2 and 3 do. On
+    # main the warning named only the targets chip2 and chip3.
+    f = _rail([Window("host0", 1 << 50, size=1 << 30, target="host1.dram", name="dram1")])
+    g = f.without(chips=["nic0"])
+    with pytest.raises(RoutingError, match="no route from 'chip0' to 'chip2'"):
+        access(g, "chip0", g.address_map.region("host1.dram").base, transport="native")
+    (w,) = [x for x in check(g) if x.severity == "warning" and x.message.startswith("host0 window")]
+    assert w.message.startswith("host0 window 'chip2': chip0 of host0 has no route to 'chip2' "
+                                "and 'chip3' (chip1 has): loads and stores through the windows "
+                                "onto these 2 targets (and through window 'dram1', onto memory "
+                                "they serve) from it fail"), w.message
