@@ -165,3 +165,17 @@ def test_every_option_with_a_default_says_it():
 def test_cost_counts_one_rank_in_the_singular():
     foot = _cli(["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--ranks", "0"])
     assert "dgx-h100, 1 rank, runtime nccl;" in foot[-1], foot[-1]
+
+
+def test_provenance_names_fonttools_and_why_a_commit_is_unknown():
+    """fonttools subsets the fonts a PDF figure embeds: a fresh install that resolved 4.69.1
+    wrote six README PDFs unlike figures/ (4.68.0 gives every byte), so a report's provenance
+    names its release. Outside a git checkout the commit is unknown, and the line says why."""
+    import dataclasses
+
+    from analysis import LIBRARIES, provenance
+
+    assert "fonttools" in LIBRARIES
+    p = dataclasses.replace(provenance(), commit=None)
+    assert "(commit unknown: not a git checkout);" in str(p)
+    assert "fonttools " in str(p)
