@@ -179,3 +179,21 @@ def test_provenance_names_fonttools_and_why_a_commit_is_unknown():
     p = dataclasses.replace(provenance(), commit=None)
     assert "(commit unknown: not a git checkout);" in str(p)
     assert "fonttools " in str(p)
+
+
+def test_readme_seed_decode_point_is_what_the_model_gives():
+    """The README's closest point to the seed's 5.85 ms per token said 7.09 ms (benchmarks'
+    session 7 figure); the model gives 7.07 ms. The point named there, to the digits shown."""
+    import re
+    from pathlib import Path
+
+    import topologies
+    from analysis import decode_step
+
+    text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    said = re.search(r"the closest point \(10x kernel fusion, 8-way tensor parallelism, full "
+                     r"overlap\) is ([\d.]+) ms, ([\d.]+) ms of it the weights read", text)
+    r = decode_step("hypothetical-2.8t", topologies.build("sd200-ultra"), batch=1, context=4096,
+                    layout="tp=8", fusion_factor=10, overlap=1)
+    assert said and (said.group(1), said.group(2)) == (
+        f"{r.time * 1e3:.2f}", f"{r.breakdown.weights * 1e3:.2f}"), said
