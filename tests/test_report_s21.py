@@ -197,3 +197,19 @@ def test_readme_seed_decode_point_is_what_the_model_gives():
                     layout="tp=8", fusion_factor=10, overlap=1)
     assert said and (said.group(1), said.group(2)) == (
         f"{r.time * 1e3:.2f}", f"{r.breakdown.weights * 1e3:.2f}"), said
+
+
+def test_a_table_caption_stays_in_view_when_its_table_scrolls():
+    """At 800 px the serving and cost tables are wider than the window and scroll in their
+    box; their <caption>, as wide as the table, scrolled out of view with it (read in
+    Chromium, session 21). The caption now follows the scrolling box, at the page's width."""
+    from analysis._report_parts import Column, Table
+    from analysis._report_render import _CSS, _html_table
+
+    t = Table("t", "T", (Column("a", "a"),), ({"a": 1},), "What the table holds.")
+    out = _html_table(t)
+    box = out.index('<div class="wide">')
+    end = out.index("</div>", box)
+    assert "What the table holds." not in out[box:end]
+    assert out.index('<p class="caption">What the table holds.</p>') > end
+    assert "<caption>" not in out and "p.caption" in _CSS
