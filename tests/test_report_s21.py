@@ -213,3 +213,30 @@ def test_a_table_caption_stays_in_view_when_its_table_scrolls():
     assert "What the table holds." not in out[box:end]
     assert out.index('<p class="caption">What the table holds.</p>') > end
     assert "<caption>" not in out and "p.caption" in _CSS
+
+
+def test_every_name_the_readme_points_to_exists():
+    """A reader follows `analysis.X`, `fabric.X.Y` and `Class.attribute` from the README into
+    the code: each names something that is there (78 dotted names and 13 class attributes at
+    session 21, the figure-making ones among them)."""
+    import dataclasses
+    import importlib
+    import re
+    from pathlib import Path
+
+    import analysis
+    import fabric
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for name in set(re.findall(r"(?<![\w./])((?:analysis|fabric|topologies)(?:\.[A-Za-z_]\w*)+)",
+                               text)):
+        parts = name.split(".")
+        obj = importlib.import_module(parts[0])
+        for i, part in enumerate(parts[1:], 2):
+            obj = (getattr(obj, part) if hasattr(obj, part)
+                   else importlib.import_module(".".join(parts[:i])))
+    for cls_name, attr in set(re.findall(r"`([A-Z][A-Za-z]+)\.([a-z_]\w*)", text)):
+        cls = getattr(analysis, cls_name, None) or getattr(fabric, cls_name)
+        fields = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else ()
+        assert hasattr(cls, attr) or attr in fields, f"{cls_name}.{attr}"
+    assert {"paper_style", "save_figure", "plot_collective_sweep"} <= set(analysis.__all__)
