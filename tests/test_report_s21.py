@@ -240,3 +240,17 @@ def test_every_name_the_readme_points_to_exists():
         fields = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else ()
         assert hasattr(cls, attr) or attr in fields, f"{cls_name}.{attr}"
     assert {"paper_style", "save_figure", "plot_collective_sweep"} <= set(analysis.__all__)
+
+
+def test_a_bad_access_size_names_the_value_once(capsys):
+    """'--size=-1' said "got '-1'" twice (the flag's message, then the size reader's)."""
+    import pytest
+
+    from analysis._cli import main
+
+    for value in ("-1", "abc", "0"):
+        with pytest.raises(SystemExit) as e:
+            main(["latency", "sd200-ultra", f"--size={value}"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count("\n") == 1, err
+        assert err.count(repr(value)) == 1, err
