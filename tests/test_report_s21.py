@@ -254,3 +254,12 @@ def test_a_bad_access_size_names_the_value_once(capsys):
         err = capsys.readouterr().err
         assert e.value.code == 2 and err.count("\n") == 1, err
         assert err.count(repr(value)) == 1, err
+
+
+def test_report_quiet_says_it_also_drops_the_terminal_summary():
+    """On a terminal 'cofabric report --quiet' prints only the page's path (run under
+    script(1), session 21), while its help said only 'no progress bar'."""
+    import argparse
+
+    quiet = next(a for a in _subcommands()["report"]._actions if "--quiet" in a.option_strings)
+    assert "summary" in quiet.help and argparse.SUPPRESS != quiet.help
