@@ -263,3 +263,14 @@ def test_report_quiet_says_it_also_drops_the_terminal_summary():
 
     quiet = next(a for a in _subcommands()["report"]._actions if "--quiet" in a.option_strings)
     assert "summary" in quiet.help and argparse.SUPPRESS != quiet.help
+
+
+def test_serve_says_what_its_cost_columns_rest_on():
+    """'cost: TCO table: H200, own-hyperscaler' named the table but not the price the $/Mtok
+    column divides by, nor the columns' units."""
+    last = _cli(["serve", "dgx-h100:chip=h200", "--model", "deepseek-v3", "--isl", "1024",
+                 "--osl", "1024", "--batches", "8", "--layout", "tp=8,dp=1,etp=8",
+                 "--no-speculative", "--quiet"])[-1]
+    assert last == ("cost: TCO table: H200, own-hyperscaler: $1.41 per GPU-hour, 1.73 kW per "
+                    "GPU; $/Mtok = $ per million tokens, Mtok/s/MW = million tokens/s per "
+                    "megawatt"), last
