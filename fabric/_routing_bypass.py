@@ -382,8 +382,10 @@ class Bypass:
     def evaluate(self, s, d, want_latency=True):
         """(hops, latency, routed-whole mask) as :meth:`DimOrder.evaluate`: the maximum over
         the ways of a tie, each bypass counted with its hops and latency."""
-        _, hw, dead = self.hop_twin.evaluate(s, d)
-        lat = self.twin.evaluate(s, d)[1] if want_latency else np.zeros(len(s))
+        # the twin's ways once, timed by hops and (when wanted) by latency
+        timings = (self.hop_twin, self.twin) if want_latency else (self.hop_twin,)
+        _, lats, dead = self.twin.evaluate_timed(s, d, timings)
+        hw, lat = lats[0], lats[1] if want_latency else np.zeros(len(s))
         hops = np.rint(hw).astype(np.int64)
         flag = self._flagged(s, d)
         if flag.any():

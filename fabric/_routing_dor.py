@@ -358,17 +358,26 @@ class DimOrder:
 
     def evaluate(self, src, dst, w=None, out=None, want_latency=True):
         """Hops, latency (max over the tie ways), dead-path flag; loads into ``out`` if given."""
+        hops, lats, dead = self.evaluate_timed(src, dst, (self,) if want_latency else (), w, out)
+        return hops, lats[0] if want_latency else np.zeros(len(src)), dead
+
+    def evaluate_timed(self, src, dst, timings, w=None, out=None):
+        """:meth:`evaluate` with one latency per routing of ``timings`` (this routing or its
+        :meth:`with_latency` twins: the same links and ways, other link latencies), the
+        pairs' ways found once for all: ``(hops, [latency, ...], dead)``."""
+        for t in timings:
+            if t.line_of is not self.line_of:
+                raise ValueError("evaluate_timed: a timing that is not a with_latency twin")
         a_slot, b_slot = self._slots(src), self._slots(dst)
         P = len(src)
         hops = np.zeros(P, dtype=np.int64)
-        lat = np.zeros(P)
+        lats = [np.zeros(P) for _ in timings]
         dead = self._off(src, dst)
         intact = self.intact
         pending = []  # load contributions, applied only for pairs with no dead link
         for d, line, a, b in self._segments(a_slot, b_slot):
             tab, s, c = self.tables[d], self.shape[d], self.connect[d]
             move = a != b
-            ulat = self.uniform_lat[d]
             if c in ("ring", "line"):
                 mp, mm, fp = self._ring_moves(d, a, b)
                 start_m = (a - mm + 1) % s if c == "ring" else a - mm + 1
@@ -384,13 +393,17 @@ class DimOrder:
                     fp = np.where(fp == 0.5, 1.0, fp)
                 steps = np.where(fp > 0, mp, mm) * move
                 hops += steps
-                if want_latency:
+                use_p = use_m = None
+                for t, lat in zip(timings, lats, strict=True):
+                    ulat = t.uniform_lat[d]
                     if ulat is not None and intact:
                         lat += steps * ulat
                     else:
-                        use_p, use_m = fp > 0, fp < 1
-                        lp = self._seg_sum(tab, "plus_lat", line, a, mp)
-                        lm = self._seg_sum(tab, "minus_lat", line, start_m, mm)
+                        if use_p is None:
+                            use_p, use_m = fp > 0, fp < 1
+                        ttab = t.tables[d]
+                        lp = self._seg_sum(ttab, "plus_lat", line, a, mp)
+                        lm = self._seg_sum(ttab, "minus_lat", line, start_m, mm)
                         lat += np.where(use_p & use_m, np.maximum(lp, lm),
                                         np.where(use_p, lp, lm)) * move
                 if w is not None:
@@ -400,8 +413,10 @@ class DimOrder:
                 if not intact:
                     dead |= move & (lk < 0)
                 hops += move
-                if want_latency:
-                    lat += np.where(move & (lk >= 0), self.lat0[lk], 0.0)
+                if timings:
+                    on = move & (lk >= 0)
+                    for t, lat in zip(timings, lats, strict=True):
+                        lat += np.where(on, t.lat0[lk], 0.0)
                 if w is not None:
                     pending.append((d, "links", lk, move))
             else:  # switch
@@ -410,8 +425,8 @@ class DimOrder:
                 if not intact:
                     dead |= move & ((up < 0) | (dn < 0))
                 hops += 2 * move
-                if want_latency:
-                    lat += np.where(move, self.lat0[up] + self.lat0[dn], 0.0)
+                for t, lat in zip(timings, lats, strict=True):
+                    lat += np.where(move, t.lat0[up] + t.lat0[dn], 0.0)
                 if w is not None:
                     pending.append((d, "links", up, move))
                     pending.append((d, "links", dn, move))
@@ -425,7 +440,7 @@ class DimOrder:
                 else:
                     _, _, line, a, start_m, mp, mm, fp, move = item
                     self._ring_loads(item[0], line, a, start_m, mp, mm, fp, w * (move & ok), out)
-        return hops, lat, dead
+        return hops, lats, dead
 
     def bottleneck(self, src, dst):
         """Narrowest link bandwidth per pair, over its dimension-order path (both ways of a tie).
