@@ -531,20 +531,27 @@ class DimOrder:
                 elif tie_way == "minus" and not self.single_path:
                     plus = np.where(both, False, plus)
                 steps = np.where(plus, mp, mm) * move
-                sign = np.where(plus, 1, -1)
-                for k in range(int(steps.max()) if P else 0):
-                    pos = (a + sign * k) % s
-                    lk = np.where(plus, tab["plus"][line, pos], tab["minus"][line, pos])
-                    cols.append(np.where(k < steps, lk, -1))
+                K = int(steps.max()) if P else 0
+                if K:                    # the k-th step's link, k < K, all steps at once
+                    k = np.arange(K)
+                    # the - table then the + table, flat: one look-up per step
+                    both = np.concatenate([tab["minus"].ravel(), tab["plus"].ravel()])
+                    at = (line + plus * len(tab["plus"]))[:, None] * s + (
+                        a[:, None] + np.where(plus, 1, -1)[:, None] * k) % s
+                    cols.append(np.where(k < steps[:, None], both[at], -1))
         if not cols:
             return np.full((P, 0), -1, dtype=np.int64)
-        M = np.stack(cols, axis=1)
-        # move each row's links to the front, in order
+        M = np.concatenate([c if c.ndim == 2 else c[:, None] for c in cols], axis=1)
+        # move each row's links to the front, in order (every other entry is -1): the
+        # links in row order, each row's run placed at the start of its output row
         valid = M >= 0
-        order = np.argsort(~valid, axis=1, kind="stable")
-        M = np.take_along_axis(M, order, axis=1)
-        width = int(valid.sum(axis=1).max()) if P else 0
-        return M[:, :width]
+        count = valid.sum(axis=1)
+        width = int(count.max()) if P else 0
+        out = np.full((P, width), -1, dtype=np.int64)
+        start = np.cumsum(count) - count
+        at = np.arange(int(count.sum())) + np.repeat(np.arange(P) * width - start, count)
+        out.ravel()[at] = M[valid]
+        return out
 
     def ties(self, src, dst):
         """Where each pair splits between the two ways round a ring: a (P, ndim) boolean
