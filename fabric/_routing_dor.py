@@ -498,18 +498,36 @@ class DimOrder:
         ``ties``, a (P, ndim) boolean array, chooses the way of every tie instead (``+``
         where True), dead or alive (see :meth:`ties`).
         """
+        return self._path_links(src, dst, tie_way, ties, False)[1]
+
+    def dead_and_path_links(self, src, dst, tie_way=None):
+        """``(evaluate(src, dst)[2], path_links_many(src, dst, tie_way))`` from one pass
+        over the pairs' segments."""
+        return self._path_links(src, dst, tie_way, None, True)
+
+    def _path_links(self, src, dst, tie_way, ties, want_dead):
+        """``(dead, links)``: :meth:`path_links_many`'s array and, with ``want_dead``,
+        :meth:`evaluate`'s dead-route mask by the same rule (else None)."""
         tie_way = self.tie_way if tie_way is None else tie_way
         a_slot, b_slot = self._slots(src), self._slots(dst)
         P = len(src)
         cols = []
+        dead = self._off(src, dst) if want_dead else None
+        find_dead = want_dead and not self.intact
         for d, line, a, b in self._segments(a_slot, b_slot):
             tab, s, c = self.tables[d], self.shape[d], self.connect[d]
             move = a != b
             if c == "full":
-                cols.append(np.where(move, tab["pair"][line, a, b], -1))
+                lk = tab["pair"][line, a, b]
+                if find_dead:
+                    dead |= move & (lk < 0)
+                cols.append(np.where(move, lk, -1))
             elif c == "switch":
-                cols.append(np.where(move, tab["up"][line, a], -1))
-                cols.append(np.where(move, tab["down"][line, b], -1))
+                up, dn = tab["up"][line, a], tab["down"][line, b]
+                if find_dead:
+                    dead |= move & ((up < 0) | (dn < 0))
+                cols.append(np.where(move, up, -1))
+                cols.append(np.where(move, dn, -1))
             else:
                 mp, mm, fp = self._ring_moves(d, a, b)
                 plus = fp >= 0.5
@@ -521,6 +539,10 @@ class DimOrder:
                     dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
                     dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
                     plus = np.where(fp == 0.5, ~dp, plus)
+                    if find_dead:        # as evaluate: a tie drops a dead way
+                        tie = fp == 0.5
+                        f2 = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
+                        dead |= move & (((f2 > 0) & dp) | ((f2 < 1) & dm))
                 both = (fp == 0.5) & ~dp & ~dm & (ties is None)
                 if tie_way == "longest" and not self.single_path:
                     # both ways alive: the one of larger latency (+ when equal), the way
@@ -535,12 +557,12 @@ class DimOrder:
                 if K:                    # the k-th step's link, k < K, all steps at once
                     k = np.arange(K)
                     # the - table then the + table, flat: one look-up per step
-                    both = np.concatenate([tab["minus"].ravel(), tab["plus"].ravel()])
+                    pm = np.concatenate([tab["minus"].ravel(), tab["plus"].ravel()])
                     at = (line + plus * len(tab["plus"]))[:, None] * s + (
                         a[:, None] + np.where(plus, 1, -1)[:, None] * k) % s
-                    cols.append(np.where(k < steps[:, None], both[at], -1))
+                    cols.append(np.where(k < steps[:, None], pm[at], -1))
         if not cols:
-            return np.full((P, 0), -1, dtype=np.int64)
+            return dead, np.full((P, 0), -1, dtype=np.int64)
         M = np.concatenate([c if c.ndim == 2 else c[:, None] for c in cols], axis=1)
         # move each row's links to the front, in order (every other entry is -1): the
         # links in row order, each row's run placed at the start of its output row
@@ -551,7 +573,7 @@ class DimOrder:
         start = np.cumsum(count) - count
         at = np.arange(int(count.sum())) + np.repeat(np.arange(P) * width - start, count)
         out.ravel()[at] = M[valid]
-        return out
+        return dead, out
 
     def ties(self, src, dst):
         """Where each pair splits between the two ways round a ring: a (P, ndim) boolean
