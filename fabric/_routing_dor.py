@@ -352,6 +352,16 @@ class DimOrder:
             tabs[d] = ((s - delta) % s, np.where(delta == 0, 0.0, fp))
         return tabs[d]
 
+    def _dead_ways(self, tab, line, a, start_m, mp, mm, fp, move):
+        """A ring/line move's dead ways: ``(dp, dm, fp, lost)``, whether the ``+`` / ``-``
+        way crosses a missing link, the ``+`` fraction once ECMP drops a tie's dead way,
+        and the moving pairs whose used way is dead (their route is dead)."""
+        dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
+        dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
+        tie = fp == 0.5
+        fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
+        return dp, dm, fp, move & (((fp > 0) & dp) | ((fp < 1) & dm))
+
     def _seg_sum(self, tab, key, line, start, m):
         P = tab[key]
         return P[line, start + m] - P[line, start]
@@ -383,12 +393,8 @@ class DimOrder:
                 start_m = (a - mm + 1) % s if c == "ring" else a - mm + 1
                 start_m = np.where(mm > 0, start_m, 0)
                 if not intact:
-                    dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
-                    dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
-                    # ECMP drops a dead way at a tie; otherwise a dead way is a dead route
-                    tie = fp == 0.5
-                    fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
-                    dead |= move & (((fp > 0) & dp) | ((fp < 1) & dm))
+                    _, _, fp, lost = self._dead_ways(tab, line, a, start_m, mp, mm, fp, move)
+                    dead |= lost
                 if self.single_path:  # ecmp="hash": only the path's way, + at a tie
                     fp = np.where(fp == 0.5, 1.0, fp)
                 steps = np.where(fp > 0, mp, mm) * move
@@ -536,13 +542,10 @@ class DimOrder:
                 if ties is not None:     # under single_path a tie takes the + way
                     plus = np.where((fp == 0.5) & (not self.single_path), ties[:, d], plus)
                 elif not self.intact:
-                    dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
-                    dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
+                    dp, dm, _, lost = self._dead_ways(tab, line, a, start_m, mp, mm, fp, move)
                     plus = np.where(fp == 0.5, ~dp, plus)
-                    if find_dead:        # as evaluate: a tie drops a dead way
-                        tie = fp == 0.5
-                        f2 = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
-                        dead |= move & (((f2 > 0) & dp) | ((f2 < 1) & dm))
+                    if find_dead:
+                        dead |= lost
                 both = (fp == 0.5) & ~dp & ~dm & (ties is None)
                 if tie_way == "longest" and not self.single_path:
                     # both ways alive: the one of larger latency (+ when equal), the way
