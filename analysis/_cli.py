@@ -49,6 +49,16 @@ class _Parser(argparse.ArgumentParser):
         self._arg_strings = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
+    def format_help(self):
+        # the epilog is an example command: kept on one line, unwrapped, so that it can be
+        # copied whole (argparse would wrap it at the terminal's width, and at a hyphen)
+        epilog, self.epilog = self.epilog, None
+        try:
+            text = super().format_help()
+        finally:
+            self.epilog = epilog
+        return text + (f"\n{epilog}\n" if epilog else "")
+
     def error(self, message):
         # argparse's default prints the usage too; one line is the contract.
         self.exit(2, f"{self.prog}: error: {_explain(message, getattr(self, '_arg_strings', []))}\n")
@@ -125,6 +135,26 @@ class _Version(argparse.Action):
         parser.exit(0)
 
 
+#: One example per subcommand, shown at the end of its ``--help``; each is a line of the
+#: README's command-line block (tests/test_report_s21.py holds them to it, and
+#: tests/test_audit_docs.py runs the README's lines).
+EXAMPLES = {
+    "metrics": "cofabric metrics torus:8x8x8 fattree:k=16",
+    "report": "cofabric report sd200-ultra cluster-128 --out my-report",
+    "figures": "cofabric figures",
+    "decode": "cofabric decode sd200-ultra --model kimi-k2 --batch 64",
+    "serve": "cofabric serve nvl72 --model kimi-k2 --isl 1024 --osl 1024",
+    "check": "cofabric check examples/sd200-ultra.toml",
+    "translate": "cofabric translate sd200-ultra --host host1 0x1000 --json",
+    "route": "cofabric route sd200-ultra 0 127",
+    "latency": "cofabric latency cluster-128 --transport rdma",
+    "throughput": "cofabric throughput torus:4x4x4 --traffic all-to-all",
+    "cost": "cofabric cost dgx-h100 --op all-reduce --size 1KiB:1GiB:x2",
+    "export": "cofabric export nvl72 nvl72.graphml",
+    "scaling": "cofabric scaling --out my-scaling",
+}
+
+
 def build_parser():
     parser = _Parser(prog="cofabric",
                      description="Model AI supernode and cluster interconnect fabrics.")
@@ -136,6 +166,8 @@ def build_parser():
     sub.required = True
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for name, command in sub.choices.items():
+        command.epilog = f"example: {EXAMPLES[name]}"
     return parser
 
 

@@ -134,7 +134,8 @@ def run(args):
                         "x bound"], rows))
     first = results[0]
     from ._collectives import resolved_runtime_name
-    print(f"{fabric.name}, {first.ranks} ranks, runtime {resolved_runtime_name(args.runtime)}; bandwidths in bytes/s "
+    ranks = f"{first.ranks} rank{'s' * (first.ranks != 1)}"
+    print(f"{fabric.name}, {ranks}, runtime {resolved_runtime_name(args.runtime)}; bandwidths in bytes/s "
           f"(GB = 1e9); busbw is algbw times the nccl-tests factor; x bound: time over the "
           f"lower bound the model proves (injection, cuts, max-concurrent-flow)")
     print_repair_note(fabric)

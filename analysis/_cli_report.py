@@ -44,7 +44,8 @@ def register(sub):
     f = sub.add_parser(
         "figures", help="regenerate the figures the README shows",
         description="Write the README's figures (PDF, SVG, PNG) to DIR; the same inputs "
-                    "give the same bytes. They are figures of the default report with the "
+                    "and library versions give the same bytes (a PDF embeds its fonts as the "
+                    "installed fonttools subsets them). They are figures of the default report with the "
                     "all-reduce sweep: the collective figure is the model's schedules with no "
                     "software costs (runtime 'ideal'); the symmetric-memory figure's left "
                     "panel 'ideal', its right panel NCCL's model against the symmetric-memory "

@@ -108,9 +108,9 @@ def register(sub):
                                    "drain time under the fabric's routing policy.")
     _add_common(p)
     p.add_argument("--traffic", default="all-to-all",
-                   help="all-to-all, permutation, shift, hotspot or moe")
+                   help="all-to-all (the default), permutation, shift, hotspot or moe")
     p.add_argument("--bytes", default="1MiB", help="bytes per pair (default 1MiB)")
-    p.add_argument("--seed", type=whole_number, default=0, help="seed for permutation and moe")
+    p.add_argument("--seed", type=whole_number, default=0, help="seed for permutation and moe (0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_throughput)
 

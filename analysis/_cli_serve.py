@@ -27,7 +27,7 @@ def register(sub):
     p.add_argument("--isl", type=whole_number, required=True, help="input tokens per request")
     p.add_argument("--osl", type=whole_number, required=True, help="output tokens per request")
     p.add_argument("--mode", default="aggregated", choices=("aggregated", "disaggregated"),
-                   help="prefill on the decode GPUs (aggregated) or on others")
+                   help="prefill on the decode GPUs (aggregated, the default) or on others")
     p.add_argument("--definition", default="total-per-gpu",
                    choices=("total-per-gpu", "output-per-gpu", "output-per-decode-gpu"),
                    help="what tokens/s per GPU counts (default: input+output over all GPUs, "
@@ -48,7 +48,7 @@ def register(sub):
                         "MTP module priced; a model without one is searched without drafts)")
     p.add_argument("--tier", default="own-hyperscaler",
                    choices=("own-hyperscaler", "own-neocloud", "rent-3yr"),
-                   help="GPU-hour cost tier of the TCO table")
+                   help="GPU-hour cost tier of the TCO table (default own-hyperscaler)")
     p.add_argument("--chip-price", type=real_number, default=None,
                    help="dollars per chip with its server share, for a system with no "
                         "published GPU-hour price (network cost from the bill of materials)")
@@ -68,7 +68,7 @@ def register(sub):
                         "length)")
     d.add_argument("--micro-batches", type=whole_number, default=1,
                    help="decode steps split into this many micro-batches, at most the "
-                        "batch (2: two-batch overlap, with --overlap two-batch)")
+                        "batch (default 1; 2: two-batch overlap, with --overlap two-batch)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -193,7 +193,8 @@ def run(args):
     from ._table import format_table
 
     print(f"{fr.model} on {fr.system}: isl {fr.isl}, osl {fr.osl}, {fr.mode}; "
-          f"{fr.evaluated} points over {len(fr.layouts)} layouts")
+          f"{fr.evaluated} point{'s' * (fr.evaluated != 1)} over {len(fr.layouts)} "
+          f"layout{'s' * (len(fr.layouts) != 1)}")
     print(f"tokens/s per GPU = {fr.definition_text}")
     headers = ["layout", "chips", "batch", "draft", "tok/s/user", "tok/s/GPU", "TPOT ms",
                "prefill share ms", "HBM GB"]

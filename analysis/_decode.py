@@ -147,10 +147,12 @@ from fabric._units import is_numeral
 from ._collectives import default_runtime
 from ._gemm import (
     GROUPED_GEMM_EFFICIENCY_BY_ROWS,
+    GROUPED_GEMM_TIME_BY_ROWS,
     decode_gemm_hbm_efficiency,
     decode_gemm_k_floor,
     gemm_compute_efficiency,
     grouped_gemm_efficiency,
+    grouped_gemm_rate,
 )
 from ._models import WEIGHT_FORMATS, model_config
 
@@ -177,6 +179,7 @@ __all__ = [
     "TRTLLM_INPUT_QUANT_FORMATS",
     "TRTLLM_MIN_LATENCY_TOKENS",
     "TRTLLM_MOE_FULL_BRANCH",
+    "TRTLLM_MOE_MODULE_KERNELS",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -337,6 +340,19 @@ _TRTLLM_FP4_REQUANT_TP1 = {"dense_ffn": ("gate_up_proj", "down_proj")}
 #: when its tactic asks for it (``using_fused_finalize``), which is not modelled.
 TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
                           "expert_gemm2": ("expert_finalize", "moe_output_add")}
+
+#: Kernels of one MoE layer that TensorRT-LLM's fused MoE module runs inside its own
+#: ``forward`` (``CutlassFusedMoE.forward``: the routing method's top-k over the router logits,
+#: the expert maps, the input's permutation with its FP4 quantization, the two grouped GEMMs
+#: with the activation between them, the finalize), i.e. what aiconfigurator's
+#: ``moe.forward`` timing holds (:data:`analysis.TRTLLM_B200_NVFP4_CUTLASS_MOE`; not the
+#: router GEMM, whose logits are the module's input, the shared expert, the shared + routed
+#: add, or any collective). Where the step prices its routed experts at that measured time
+#: (:func:`_measured_moe_module`) these kernels' work, floors and launches are inside it: they
+#: are charged no floor, fixed part or boundary of their own (priced once, in the time).
+TRTLLM_MOE_MODULE_KERNELS = frozenset(("topk", "expert_maps", "expert_strides",
+                                       "expert_expand", "expert_gemm1", "expert_activation",
+                                       "expert_gemm2", "expert_finalize"))
 
 #: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
 #: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
@@ -2418,14 +2434,21 @@ class _Settings:
         """Achieved FLOP/s of the routed experts' grouped GEMMs at ``rows`` rows per group
         (token-expert pairs per active expert on the busiest chip): the chip's peak of their
         format times the published efficiency at that many rows
-        (:func:`analysis.grouped_gemm_efficiency`: DeepGEMM's masked table on Hopper FP8);
-        :meth:`gemm_flops` of the experts where none is published or under a user's
-        ``compute_efficiency``."""
+        (:func:`analysis.grouped_gemm_efficiency`: DeepGEMM's masked table on Hopper FP8),
+        or, under ``engine="trtllm"`` in a replayed graph, the rate of TensorRT-LLM's measured
+        MoE module on the chip (:func:`analysis.grouped_gemm_rate`: its CUTLASS NVFP4 MoE on
+        B200 and GB200, from 16 rows a group; :func:`_measured_moe_module`), no more than the
+        chip's own figure; :meth:`gemm_flops` of the experts where none is published
+        or under a user's ``compute_efficiency``."""
         if self.fl_eff is not None:
             return self.gemm_flops("experts")
         fmt = self.gemm_format("experts")
         e = grouped_gemm_efficiency(self.chip.generation, fmt, rows)
-        return self.gemm_flops("experts") if e is None else self.chip.peak(fmt) * e
+        if e is not None:
+            return self.chip.peak(fmt) * e
+        r = (grouped_gemm_rate(self.chip.name, fmt, rows)
+             if self.engine == "trtllm" and self.cuda_graphs else None)
+        return self.gemm_flops("experts") if r is None else min(self.gemm_flops("experts"), r)
 
     @property
     def b_dp(self):
@@ -3038,7 +3061,27 @@ def _held_mask(s, names, block):
     (:func:`_layer_times`) and the two-batch windows (:func:`_two_batch_windows`)."""
     split = s.lay.etp if block == "moe" else s.lay.tp
     held = s.cuda_graphs and split > 1 and _runtime_holds_starts(s)
-    return tuple(held and n in FUSED_ALLREDUCE_KERNELS for n in names)
+    module = block == "moe" and _measured_moe_module(s)
+    return tuple((held and n in FUSED_ALLREDUCE_KERNELS)
+                 or (module and n in TRTLLM_MOE_MODULE_KERNELS) for n in names)
+
+
+def _measured_moe_module(s):
+    """True when the step prices its routed experts at a measured time of TensorRT-LLM's whole
+    MoE module (:func:`analysis.grouped_gemm_rate`: ``engine="trtllm"`` in a replayed graph,
+    the chip and the experts' format in :data:`analysis.GROUPED_GEMM_TIME_BY_ROWS`, at least
+    its first row per group, no user ``compute_efficiency``): the module's own kernels
+    (:data:`TRTLLM_MOE_MODULE_KERNELS`) then add nothing beyond that time."""
+    if (s.engine != "trtllm" or not s.cuda_graphs or s.fl_eff is not None
+            or not s.m.moe_layers):
+        return False
+    fmt = s.gemm_format("experts")
+    if (s.chip.name, fmt) not in GROUPED_GEMM_TIME_BY_ROWS:
+        return False
+    route = _routing(s)
+    busiest = expected_max_active(route.active, route.owner, s.lay.ep)
+    return busiest > 0 and grouped_gemm_rate(
+        s.chip.name, fmt, _busiest_pairs(s, route) / busiest) is not None
 
 
 def _held_starts(s, kind):
@@ -3399,8 +3442,12 @@ def _two_batch_windows(s, mem, work=None):
     floors = _ffn_kernel_floors(s, names, "moe") or [0.0] * len(names)
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
+    module = _measured_moe_module(s)    # its kernels' time is the routed experts' (stream)
     for n, r, f, h in zip(names, rooflines, floors, _held_mask(s, names, "moe"), strict=True):
         cls = KERNEL_CLASSES[n]
+        if module and n in TRTLLM_MOE_MODULE_KERNELS:
+            routing = routing and cls not in ("moe_gemm", "exchange", "moe_align")
+            continue
         if "shared" in n:
             shared += _bounded(s, n, r, f, h)
         elif cls in ("moe_gemm", "exchange", "moe_align"):
@@ -3447,9 +3494,14 @@ def _layer_times(s, mem, route, comm):
 
     def finish(kind, work, ffn_names, comm_t, dispatch, combine, act_sys, act_chip):
         ffn_w, ffn_c = (sum(x[i] for x in work.values()) for i in (0, 1))
-        ffn, ffn_floor = _kernels_block_time(s, ffn_names, *_ffn_kernel_times(ffn_names, work),
-                                             _ffn_kernel_floors(s, ffn_names, kind))
         ffn_kernels = len(ffn_names)
+        rooflines, block = _ffn_kernel_times(ffn_names, work)
+        floors = _ffn_kernel_floors(s, ffn_names, kind) or [0.0] * len(ffn_names)
+        if kind == "moe" and _measured_moe_module(s):   # the module's kernels: in its time
+            keep = [n not in TRTLLM_MOE_MODULE_KERNELS for n in ffn_names]
+            ffn_names, rooflines, floors = ([x for x, k in zip(v, keep, strict=True) if k]
+                                            for v in (ffn_names, rooflines, floors))
+        ffn, ffn_floor = _kernels_block_time(s, ffn_names, rooflines, block, floors)
         local = attention + ffn
         if s.overlap == TWO_BATCH:
             exposed = comm_t - dispatch - combine + (
@@ -3626,8 +3678,8 @@ def _efficiency_parameters(s):
         return ()
     used, peak = {}, []
     for part in ("attention", "ffn", "experts", "router", "head"):
-        by_rows = (GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation,
-                                                        s.gemm_format(part)))
+        by_rows = ((GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation, s.gemm_format(part)))
+                    or GROUPED_GEMM_TIME_BY_ROWS.get((s.chip.name, s.gemm_format(part))))
                    if part == "experts" and s.m.moe_layers else None)
         if by_rows is not None:     # the routed experts at their rows per group
             for _, p in by_rows:

@@ -40,7 +40,10 @@ engines on Hopper call DeepGEMM or kernels of its class for these checkpoints).
 **Not found, so 1**: FP4 (NVFP4) on Blackwell on DeepSeek shapes (the nearest published,
 vLLM PR #20646's B200 NVFP4 CUTLASS GEMMs on Llama-3.1-8B shapes, 3.0-3.9 PFLOPS at M >= 8192
 of the 9 dense: other shapes and an untuned kernel, not used), FP8 on Blackwell, BF16
-anywhere, the attention kernel's score math.
+anywhere, the attention kernel's score math. The routed experts' NVFP4 grouped GEMMs on B200
+and GB200 from 16 rows per group take instead a measured time of TensorRT-LLM's whole CUTLASS
+MoE module under ``engine="trtllm"`` in a CUDA graph (:data:`TRTLLM_B200_NVFP4_CUTLASS_MOE`,
+:func:`grouped_gemm_rate`; session 21).
 
 **Decode weight streaming** (the bandwidth side): dense NVFP4 GEMMs at decode size on
 Blackwell stream their weights at a published 0.314 of peak (:data:`DECODE_GEMM_HBM_EFFICIENCY`,
@@ -64,9 +67,10 @@ from ._models import WEIGHT_FORMATS
 
 __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_FP8",
            "FLASHINFER_GB200_NVFP4_CUTLASS_M1", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
-           "GROUPED_GEMM_EFFICIENCY_BY_ROWS", "HELION_B200_NVFP4_CUTLASS",
+           "GROUPED_GEMM_EFFICIENCY_BY_ROWS", "GROUPED_GEMM_TIME_BY_ROWS",
+           "HELION_B200_NVFP4_CUTLASS", "TRTLLM_B200_NVFP4_CUTLASS_MOE",
            "decode_gemm_hbm_efficiency", "decode_gemm_k_floor", "gemm_compute_efficiency",
-           "grouped_gemm_efficiency"]
+           "grouped_gemm_efficiency", "grouped_gemm_rate"]
 
 #: Kinds of GEMM with their own efficiency: plain GEMMs, the grouped GEMMs of the routed
 #: experts in decode (masked layout) and in prefill (contiguous layout).
@@ -221,13 +225,110 @@ def grouped_gemm_efficiency(generation, math, rows):
     table = GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((generation, math))
     if table is None:
         return None
-    pts = [(m, p.value) for m, p in table]
-    if rows <= pts[0][0]:
+    return _interpolate([(m, p.value) for m, p in table], rows)
+
+
+def _interpolate(pts, x):
+    """Linear in ``x`` between the points ``((x, y), ...)`` (sorted by x), the end values
+    outside them."""
+    if x <= pts[0][0]:
         return pts[0][1]
     for (m0, e0), (m1, e1) in itertools.pairwise(pts):
-        if rows <= m1:
-            return e0 + (e1 - e0) * (rows - m0) / (m1 - m0)
+        if x <= m1:
+            return e0 + (e1 - e0) * (x - m0) / (m1 - m0)
     return pts[-1][1]
+
+
+#: TensorRT-LLM's own NVFP4 MoE module on B200 with its CUTLASS backend (the default MoE
+#: backend of the PyTorch flow through 2025), on DeepSeek-V3/R1 shapes, as aiconfigurator
+#: measured it: ai-dynamo/aiconfigurator (snapshot 095f58a5), ``aic-core/src/
+#: aiconfigurator_core/systems/data/b200_sxm/moe/trtllm/1.2.0rc5/moe_perf.parquet`` (added in
+#: 217a5739b, 2025-12-22, "add b200 trtllm 1.2.0rc5 data"): framework TRTLLM 1.2.0rc5, device
+#: "NVIDIA B200", kernel_source ``moe_torch_flow_cutlass``, moe_dtype nvfp4, hidden 7168,
+#: inter 2048, top-8, 256 experts, moe_tp 1, moe_ep 8 (one GPU holding its 32 local experts),
+#: distribution balanced. What is timed (the same in every collector version that can have
+#: written these rows: collector/trtllm/collect_moe.py at 8f277a2f6, 2025-12-12, and
+#: collect_moe_v3.py at 923caba90 and 86911fab0, which names the CUTLASS rows
+#: ``moe_torch_flow_cutlass``): ``create_moe(..., moe_backend="cutlass")``, then
+#: ``moe.forward`` of ``num_tokens`` BF16 tokens with their router logits (routing, FP4
+#: activation quantization, permute, the two grouped GEMMs, finalize) under a CUDA graph, 3
+#: warm-ups and 6 timed runs, the mean. ``num_tokens`` is what enters one rank's MoE (under
+#: attention data parallelism every rank's tokens). ``(num_tokens, milliseconds)`` from 512
+#: tokens (16 rows per local expert); below, a layer's time is its weight read and launches,
+#: not a rate to carry. Source data, never fitted to a row of the check or held-out sets.
+TRTLLM_B200_NVFP4_CUTLASS_MOE = (
+    (512, 0.3001919984817505), (768, 0.33906133969624835), (1024, 0.3104106585184733),
+    (1536, 0.32977066437403363), (2048, 0.3336160182952881), (3072, 0.3571840127309163),
+    (4096, 0.3943733374277751), (6144, 0.6459253231684366), (8192, 0.6581973234812418),
+    (12288, 0.9178240299224854), (16384, 1.1814506848653157))
+
+#: A DeepSeek-V3 expert's GEMM FLOPs per token-expert pair (gate and up 7168 x 2 x 2048, down
+#: 2048 x 7168; two FLOPs a multiply-add).
+_DSV3_PAIR_FLOPS = 2 * 3 * 7168 * 2048
+
+
+def _cutlass_moe_times():
+    """:data:`TRTLLM_B200_NVFP4_CUTLASS_MOE` by rows per local expert (``tokens x 8 / 256``),
+    each time no longer than any larger measurement's (the lower envelope: the table's 768-token
+    time, above its 1024-token one, is taken at the latter's), as Parameters ``((rows,
+    Parameter), ...)``: seconds for the 32 local experts of uniform routing."""
+    out, floor = [], float("inf")
+    for tokens, ms in reversed(TRTLLM_B200_NVFP4_CUTLASS_MOE):
+        floor = min(floor, ms)
+        rows = tokens * 8 // 256
+        out.append((rows, Parameter(
+            f"gemm.grouped_time.b200.fp4.m{rows}", floor * 1e-3, "s",
+            f"ai-dynamo/aiconfigurator b200_sxm/moe/trtllm/1.2.0rc5/moe_perf.parquet "
+            f"(217a5739b): TensorRT-LLM 1.2.0rc5 MoE, CUTLASS backend, NVFP4, B200, DeepSeek "
+            f"shape (H 7168, I 2048, 256 experts, top-8, EP8: 32 local), balanced routing, "
+            f"{tokens} tokens = {rows} rows per local expert: {ms:.4f} ms"
+            + (f", taken at {floor:.4f} ms (a larger batch's time, the lower envelope)"
+               if floor < ms else "")
+            + "; the whole module (routing, quantization, finalize included); as a rate: the "
+            "32 local experts' GEMM FLOPs over this time, linear in time between the table's "
+            "rows, the last rate above, none below 16 rows; for the rows' mid-2025 CUTLASS MoE "
+            "an optimistic figure (the backend's later releases are faster: 1.3.0rc10, 1.3.0rc20 "
+            "in the same repository); taken for B200 and GB200 (the same GPU) and every NVFP4 "
+            "grouped GEMM TensorRT-LLM runs on them in a CUDA graph, whatever its shape "
+            "(assumption); the module's own kernels are charged nothing beyond it "
+            "(analysis.TRTLLM_MOE_MODULE_KERNELS)")))
+    return tuple(reversed(out))
+
+
+#: Measured time of the decode step's grouped (routed-expert) GEMMs by rows per group where a
+#: published measurement of the whole MoE kernel on the chip gives it: ``(chip name, math) ->
+#: ((rows, Parameter seconds), ...)``, each row's time that of 32 groups (the table's local
+#: experts); :func:`grouped_gemm_rate` turns it into FLOP/s. Chips are named: a B300 or GB300
+#: (the same generation, a faster part: aiconfigurator's own B300 runs of the kernel take 0.6-0.8
+#: of the B200's time) keeps the step's pricing without a published figure.
+GROUPED_GEMM_TIME_BY_ROWS = {(chip, "fp4"): _cutlass_moe_times() for chip in ("b200", "gb200")}
+
+
+def grouped_gemm_rate(chip, math, rows):
+    """Achieved FLOP/s of the routed experts' grouped GEMMs at ``rows`` rows per group in math
+    format ``math`` on chip ``chip`` (its name) from :data:`GROUPED_GEMM_TIME_BY_ROWS`: the
+    DeepSeek-shaped experts' FLOPs of 32 groups of ``rows`` rows over the time of 32 such
+    groups, that time linear in ``rows`` between the table's rows (never less at more rows),
+    the last row's rate above; ``None`` below the table's first row or where none is published.
+
+    >>> [round(grouped_gemm_rate("b200", "fp4", m) / 1e12, 1) for m in (16, 24, 96, 512, 4096)]
+    [150.2, 217.9, 757.5, 1221.5, 1221.5]
+    >>> grouped_gemm_rate("b200", "fp4", 15.9) is None
+    True
+    >>> grouped_gemm_rate("b300", "fp4", 96) is None, grouped_gemm_rate("b200", "fp8", 96) is None
+    (True, True)
+    """
+    if math not in MATH_FORMATS:
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+    if isinstance(rows, bool) or not isinstance(rows, (int, float)) or not rows >= 0:
+        raise SpecError(f"rows per group must be a number >= 0, got {rows!r}")
+    table = GROUPED_GEMM_TIME_BY_ROWS.get((chip, math))
+    if table is None or rows < table[0][0]:
+        return None
+    last, t_last = table[-1][0], table[-1][1].value
+    if rows >= last:
+        return 32 * last * _DSV3_PAIR_FLOPS / t_last
+    return 32 * rows * _DSV3_PAIR_FLOPS / _interpolate([(m, p.value) for m, p in table], rows)
 
 
 #: Published decode-size timings of dense NVFP4 GEMMs on B200 (CUTLASS kernels, W4A4, the

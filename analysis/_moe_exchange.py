@@ -88,7 +88,8 @@ access``.
   passes ``kernel_gap=0``.
 * **Serial chain** (:attr:`ExchangeKernel.chain`, ``one-sided``): one thread block's
   dependent memory operations counted from the kernels' code (expert-id load, one slot
-  atomic per destination rank one after the other, a load per copy round, the
+  atomic per destination rank one after the other, per payload each destination's pointer
+  read from the kernel's parameters in turn, a load per copy round, the
   counters; a token sent as several payloads, e.g. values and scale factors, copies each in
   its own rounds; beyond 32 EP ranks, each further pass of the barriers' one-warp per-peer
   loops: :func:`fabric._exchange.lane_passes`), each at a published latency of the GPU generation
@@ -169,7 +170,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(297, 'scale-up')
+(298, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """
@@ -1369,7 +1370,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   walked_tokens=walked if i == 0 else 0,
                                                   further_waves=waves if i == 0 else 0,
                                                   walk_token_rounds=token_rounds,
-                                                  interleaved=between)
+                                                  interleaved=between, payloads=len(parts))
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0

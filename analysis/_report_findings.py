@@ -329,6 +329,90 @@ def runtime_findings(rows, systems):
     return out
 
 
+#: How far above the model's schedules with no software costs NCCL's time must be, at a size
+#: past where its fixed costs explain the gap, for the report to say so (a reading
+#: threshold for the text, not a model constant).
+NCCL_ABOVE_IDEAL = 1.5
+
+
+def nccl_above_ideal(rows):
+    """Where NCCL's time (runtime 'nccl') is more than :data:`NCCL_ABOVE_IDEAL` times the
+    model's own best schedule (runtime 'ideal') at a size past where its fixed costs explain
+    it: NCCL's launch and per-step costs shrink against the bytes as the size grows, so the
+    ratio falls; a size where it is above the threshold again, after a smaller swept size
+    where it was at or below it, is the tuner's choice of what to run. ``rows``: the
+    runtimes rows (``_runtime_rows``) at every swept size. Returns, per (system, op) with
+    such sizes, ``(rows above, the largest smaller row at or below the threshold)``.
+
+    >>> r = [{"system": "s", "op": "o", "size_bytes": s, "nccl_time_s": n, "ideal_time_s": 1.0}
+    ...      for s, n in ((1, 9.0), (2, 1.4), (4, 2.0), (8, 1.1))]
+    >>> [([a["size_bytes"] for a in above], low["size_bytes"])
+    ...  for above, low in nccl_above_ideal(r)]
+    [([4], 2)]
+    """
+    out = []
+    for key in dict.fromkeys((r["system"], r["op"]) for r in rows):
+        curve = sorted((r for r in rows if (r["system"], r["op"]) == key
+                        and r.get("nccl_time_s") is not None), key=lambda r: r["size_bytes"])
+        above, low, before = [], None, None
+        for r in curve:
+            if r["nccl_time_s"] <= NCCL_ABOVE_IDEAL * r["ideal_time_s"]:
+                low = r
+            elif low is not None:
+                above.append(r)
+                before = before or low      # the last size at or below it before the first
+        if above:
+            out.append((above, before))
+    return out
+
+
+def _nccl_run(run):
+    """NCCL's run as the runtimes table labels it, with NCCL's own name where the schedule's
+    differs: 'hierarchical/Simple, NCCL's NVLS-tree'."""
+    from ._runtime_cost import NCCL_SCHEDULE
+
+    name = {s: a for a, s in NCCL_SCHEDULE.items() if a.startswith("nvls")}.get(
+        run.partition("/")[0])
+    return f"{run}, NCCL's {name.replace('nvls', 'NVLS')}" if name else run
+
+
+def _nccl_part(r):
+    """'hierarchical/Simple, NCCL's NVLS-tree, 192.2us of it fixed' for one runtimes row."""
+    fixed = r.get("nccl_fixed_s")
+    return _nccl_run(r["nccl"]) + ("" if fixed is None else
+                                   f", {computed_time(fixed)} of it fixed")
+
+
+def nccl_above_ideal_findings(rows):
+    """One sentence per system and operation where :func:`nccl_above_ideal` finds NCCL well
+    above the model's own schedules again at a larger size, each time with the runtime that
+    gives it, what ran and the part of NCCL's time that does not depend on the size."""
+    out = []
+    for above, low in nccl_above_ideal(rows):
+        r0 = above[0]
+        at = "; at ".join(
+            f"{format_size(r['size_bytes'])} {computed_time(r['nccl_time_s'])} under the "
+            f"runtime 'nccl' ({_nccl_part(r)}) against {computed_time(r['ideal_time_s'])} "
+            f"under the runtime 'ideal' ({r['ideal_algorithm']}), "
+            f"{ratio_text(r['nccl_time_s'] / r['ideal_time_s'], 3)}" for r in above)
+        runs = list(dict.fromkeys(r["nccl"] for r in above))
+        why = (f"NCCL's tuner changes from {low['nccl']} to {' and '.join(runs)} there, by "
+               "its own estimate, and the model times the run chosen, whose fixed part (launch "
+               "and per-step latencies as NCCL's tuner prices them) the bytes do not yet cover"
+               if low["nccl"] not in runs else
+               "the model times the run NCCL's tuner chooses, and its fixed part (launch and "
+               "per-step latencies as NCCL's tuner prices them) is not yet small against the "
+               "bytes")
+        out.append(
+            f"NCCL comes out more than {NCCL_ABOVE_IDEAL:g}x above the model's own schedules "
+            f"again at a larger size on {r0['system']} {r0['op']}: at {at}; at "
+            f"{format_size(low['size_bytes'])} it was "
+            f"{ratio_text(low['nccl_time_s'] / low['ideal_time_s'], 3)} ({_nccl_part(low)}, "
+            f"against {low['ideal_algorithm']}). {why[0].upper() + why[1:]} "
+            f"({runtime_phrase('nccl')}; {runtime_phrase('ideal')}).")
+    return out
+
+
 # -- decode -----------------------------------------------------------------------------
 
 

@@ -11,7 +11,10 @@ from fabric import SpecError, format_size, format_time
 
 from . import _plots
 from ._report_findings import (
+    NCCL_ABOVE_IDEAL,
     collective_findings,
+    nccl_above_ideal,
+    nccl_above_ideal_findings,
     runtime_findings,
     size_ranges,
     size_runs,
@@ -313,7 +316,8 @@ def collectives_section(fabrics, ops, sizes, executor, quiet):
     sym = _symmetric_section(fabrics, ops, rows, reasons, rt_rows)
     findings = (collective_findings(best, list(fabrics), ops)
                 + runtime_findings([r for r in rt_rows if r["op"] == featured[0]
-                                    and r["size_bytes"] in shown], list(fabrics)))
+                                    and r["size_bytes"] in shown], list(fabrics))
+                + nccl_above_ideal_findings(rt_rows))
     return section, findings, sym
 
 
@@ -510,7 +514,8 @@ def _symmetric_section(fabrics, ops, rows, reasons, rt_rows=None):
             "byte one peer round trip late for its loads); "
             "'-' where the group spans more than one load/store domain. The seed's 3.5x is a "
             "ratio of this kind, read here per size (every swept size in runtimes.csv and "
-            "the figure's right panel)." + _below_ideal_text(every_size, fabrics),
+            "the figure's right panel)." + _below_ideal_text(every_size, fabrics)
+            + _above_ideal_text(every_size),
             csv_rows=tuple(every_size)),)
         text += (("The second table and the figure's right panel add the software that runs "
                  "the collectives: NCCL as its own tuner models it and symmetric-memory kernels, "
@@ -550,6 +555,22 @@ def _below_ideal_text(rows, fabrics):
             "nodes, NVLS-tree's in-switch reduction overlapped with the network, labelled "
             "hierarchical) are not among those schedules; both stay above the lower bound "
             "the collectives table's gaps use.")
+
+
+def _above_ideal_text(rows):
+    """' NCCL comes out more than 1.5x above them again at a larger size on ...': the sizes
+    :func:`nccl_above_ideal` finds (every swept size), told in full in the collectives
+    findings."""
+    found = nccl_above_ideal(rows)
+    if not found:
+        return ""
+    parts = [f"{above[0]['system']} {above[0]['op']} at "
+             + ", ".join(format_size(r["size_bytes"]) for r in above)
+             + f" ({', '.join(dict.fromkeys(r['nccl'] for r in above))})"
+             for above, _ in found]
+    return (f" NCCL comes out more than {NCCL_ABOVE_IDEAL:g}x above them again at a larger "
+            "size on " + "; ".join(parts) + ", where its tuner runs an algorithm whose fixed "
+            "part the bytes do not yet cover (the collectives findings give both times).")
 
 
 def _fixed_costs_text(rows):
@@ -613,6 +634,7 @@ def _runtime_rows(fabrics, ops, sizes):
                     "ranks": f.n_endpoints,
                     "ideal_time_s": a.time, "ideal_algorithm": a.algorithm,
                     "nccl": f"{b.algorithm}/{b.protocol}", "nccl_time_s": b.time,
+                    "nccl_fixed_s": b.fixed,
                     "symmetric": c.algorithm if c is not None else "-",
                     "symmetric_time_s": c.time if c is not None else None,
                     "ratio": b.time / c.time if c is not None else None})

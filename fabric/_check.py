@@ -335,18 +335,24 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
         out += _partition_findings(fabric, router, h, chips, members)
         tgt = targets[h]
         own = set(fabric.domains[h]) | {h}
-        pairs = {}
-        # one window per target region that is not (wholly) the domain's own
+        pairs = {}          # node -> the first window onto memory it serves (warnings)
+        serves = {}         # node -> every window onto memory it serves (errors)
+        # the windows onto target regions that are not (wholly) the domain's own; a host's
+        # DRAM is served by its first live chip, so windows onto different regions may
+        # share a node: the route is asked once per node, each window gets its error
         foreign = (tgt >= 0) & (index.home[tgt] != index.domain_index.get(h, -3))
         regs, first = np.unique(tgt[foreign], return_index=True)
         where = np.flatnonzero(foreign)[first]
+        nodes_of = {t: [n for n in (_node_for(fabric, o, dead) for o in regions[t].owners
+                                    if o not in own) if n is not None and n in idx]
+                    for t in regs.tolist()}
         for t, i in zip(regs.tolist(), where.tolist(), strict=True):
-            for o in regions[t].owners:
-                if o in own:
-                    continue
-                node = _node_for(fabric, o, dead)
-                if node is not None and node in idx:
-                    pairs.setdefault(node, i)
+            for node in nodes_of[t]:
+                pairs.setdefault(node, i)
+                serves.setdefault(node, {i: None})
+        for i in np.flatnonzero(foreign).tolist():
+            for node in nodes_of[int(tgt[i])]:
+                serves[node][i] = None
         if not pairs:
             continue
         nodes = list(pairs)
@@ -357,10 +363,10 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
         for j in np.flatnonzero(~ok.all(axis=0)).tolist():
             node, i = nodes[j], pairs[nodes[j]]
             if not ok[:, j].any():
-                out.append(Finding(code="unreachable", severity="error",
-                                   message=f"{table.label(i)}: no route from any chip of {h} to "
-                                   f"{node!r}{fabric.failures.explain(node, *chips)}",
-                                   where=table.where(i)))
+                why = fabric.failures.explain(node, *chips)
+                out += [Finding(code="unreachable", severity="error",
+                                message=f"{table.label(w)}: no route from any chip of {h} to "
+                                f"{node!r}{why}", where=table.where(w)) for w in serves[node]]
             else:
                 cut = tuple(c for c, r in zip(chips, ok[:, j].tolist(), strict=True) if not r)
                 partly.setdefault(cut, []).append(j)

@@ -124,7 +124,12 @@ pulls each round from the peers, a peer load each
 fabric's own round trip). Both barriers walk the EP ranks with one warp (lane ``l``
 takes ranks ``l``, ``l + 32``, ...): beyond 32 ranks each further pass
 (:func:`lane_passes`) adds a counter load (dispatch) and a flag poll (both phases), one
-L2 latency each. The chain is charged once per phase (one block's
+L2 latency each. Before each payload's first load the dispatch reads every destination's
+pointer from its kernel parameters (constant memory), each after the one before (as
+compiled; on Hopper the first two together): the first payload's from the L1.5 constant
+cache, the later payloads' from the SM's constant L1 (``const_l15``, ``const_l1``:
+:meth:`ExchangeKernel.pointer_loads`); the combine one L1.5 fetch before its first pulled
+round. The chain is charged once per phase (one block's
 critical path; the other blocks overlap it), in its fixed part.
 
 Release fences
@@ -218,12 +223,18 @@ _GH200 = ("RRZE-HPC/gpu-benches gpu-latency/gh200.txt (commit 1038c5d, 2025-02-1
           "pointer-chase benchmark of Ernst et al.: one warp, random order, 128-B lines, "
           "clock 1980 MHz, printed cycles per access)")
 _HOPPER_CLOCK = 1.98e9          # Hz: the clock gh200.txt prints; H100/H200 SXM boost alike
+_MT4G = ("caps-tum/mt4g (MT4G, TU Munich's GPU memory-topology discovery tool) "
+         "sample_results/'NVIDIA H100 80GB HBM3.json' (commit 043c8c64; run 2025-08-10, nvcc "
+         "12.9, clock 1980 MHz; p-chase through constant memory; its H100 NVL run gives the "
+         "same cycles)")
 
 #: Latencies of the memory operations that an exchange kernel's serial chain is made of
 #: (``EXCHANGE_LATENCY[arch][name]``, seconds), per GPU generation
 #: (:func:`fabric.runtime_arch`): ``hbm_load`` (a load that misses L2), ``l2_hit`` (a load
 #: that hits L2), ``l2_atomic`` (a global ``atomicAdd`` whose result is used), ``l1_hit`` (a
-#: load that hits the SM's L1), and
+#: load that hits the SM's L1), ``const_l1`` and ``const_l15`` (a register-indexed load from
+#: the constant bank that holds the kernel's parameters, LDC: a hit in the SM's constant L1,
+#: and a miss there served by the L1.5 constant cache), and
 #: ``peer_load`` (a load from a peer GPU's memory over NVLink through NVSwitch, the whole
 #: round trip). Each is a published microbenchmark figure, or a named assumption that
 #: carries one to where none is published.
@@ -251,6 +262,17 @@ EXCHANGE_LATENCY = {
             _GH200 + ": 32.0-33.7 cycles per access for 2-213 kB working sets (the SM's L1), "
             "32.0 cycles / 1.98 GHz = 16.2 ns (the chase's generic loads; assumption: a "
             "read-only-path (__ldg) hit costs the same)"),
+        "const_l1": Parameter(
+            "exchange.latency.hopper.const_l1", 20.698 / _HOPPER_CLOCK, "s",
+            _MT4G + ": constant L1 latency mean 20.70 cycles (p50 17) over 255 dependent "
+            "accesses, line 64 B, size ~2 KB; 20.70 cycles / 1.98 GHz = 10.5 ns (an indexed "
+            "constant load, LDC, that hits the SM's constant L1)"),
+        "const_l15": Parameter(
+            "exchange.latency.hopper.const_l15", 104.898 / _HOPPER_CLOCK, "s",
+            _MT4G + ": constant L1.5 latency mean 104.90 cycles (p50 106) over 127 dependent "
+            "accesses, fetch granularity 256 B; 104.90 cycles / 1.98 GHz = 53.0 ns (an indexed "
+            "constant load that misses the SM's 64-B-line constant L1 and hits the L1.5; a miss "
+            "there, to L2 or memory, is not priced: a lower bound)"),
         "peer_load": Parameter(
             "exchange.latency.hopper.peer_load", 46287.84 / 56 * 1e-9, "s",
             "NVIDIA nvbandwidth v0.10.0 testcase device_to_device_latency_sm (a pointer chase "
@@ -285,6 +307,16 @@ EXCHANGE_LATENCY = {
             "exchange.latency.blackwell.l1_hit", 32.0 / _HOPPER_CLOCK, "s",
             "assumption: no named Blackwell L1 hit latency was found: Hopper's 32.0 cycles at "
             "1.98 GHz = 16.2 ns (" + _GH200 + ") carried to Blackwell, as hbm_load is"),
+        "const_l1": Parameter(
+            "exchange.latency.blackwell.const_l1", 20.698 / _HOPPER_CLOCK, "s",
+            "assumption: no named Blackwell constant-cache latency was found: Hopper's 20.70 "
+            "cycles at 1.98 GHz = 10.5 ns (" + _MT4G + ") carried to Blackwell, as hbm_load and "
+            "l1_hit are"),
+        "const_l15": Parameter(
+            "exchange.latency.blackwell.const_l15", 104.898 / _HOPPER_CLOCK, "s",
+            "assumption: no named Blackwell constant-cache latency was found: Hopper's L1.5 "
+            "104.90 cycles at 1.98 GHz = 53.0 ns (" + _MT4G + ") carried to Blackwell, as "
+            "hbm_load and l1_hit are"),
         "peer_load": Parameter(
             "exchange.latency.blackwell.peer_load", 20525.53 / 12 * 1e-9, "s",
             "NVIDIA nvbandwidth testcase device_to_device_latency_sm on a 4-GPU GB300 NVL72 "
@@ -410,11 +442,15 @@ def peer_access_latency(arch):
 #: before (``"further_waves"``, :meth:`ExchangeKernel.send_waves`; none over the network); or
 #: once per round of the receiving block's copy of a received token beyond the first, for each
 #: received token of the block that holds the most (``"walk_token_rounds"``:
-#: :meth:`ExchangeKernel.receive_rounds`).
+#: :meth:`ExchangeKernel.receive_rounds`); or once per load of a destination's row of the
+#: kernel's per-rank pointer table that waits for the one before, for the phase's first
+#: payload (``"pointer_rows"``: :meth:`ExchangeKernel.pointer_loads`) or for each of its
+#: later payloads (``"pointer_rereads"``: that many times the payloads after the first).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
-                 "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds")
+                 "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
+                 "pointer_rows", "pointer_rereads")
 
 
 def serial_copies(copies, blocks):
@@ -559,6 +595,11 @@ class ExchangeKernel:
         copies a received token out of the receive buffer (its threads x 16 B, a load then its
         store per round: pplx's scatterKernel): :meth:`receive_rounds`, the
         ``"walk_token_rounds"`` chain steps.
+    pointer_overlap : tuple of (str, int)
+        ``(arch, n)`` entries: as compiled for a GPU of generation ``arch`` the loads of the
+        first ``n`` destinations' rows of the kernel's per-rank pointer table go out together,
+        each later one after the one before returns (:meth:`pointer_loads`); a generation
+        without an entry loads every row after the one before (``n = 1``).
     stage_vector : tuple of int
         ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
         moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
@@ -626,6 +667,7 @@ class ExchangeKernel:
     stage_vector: tuple = ()
     send_grid: int = 0
     receive_vector: int = 0
+    pointer_overlap: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -707,6 +749,13 @@ class ExchangeKernel:
                              f"{self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
+        v = self.pointer_overlap
+        if not isinstance(v, tuple) or any(
+                not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
+                or isinstance(e[1], bool) or not isinstance(e[1], int) or e[1] < 1 for e in v
+        ) or len({e[0] for e in v}) != len(v):
+            raise ValueError(f"pointer_overlap must be (arch, n) entries, one per arch in "
+                             f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector"):
             v = getattr(self, field)
@@ -743,6 +792,23 @@ class ExchangeKernel:
             if key in table:
                 return table[key]
         return ()
+
+    def pointer_loads(self, ranks, arch):
+        """Loads of a payload's per-destination pointer rows that each wait for the one before,
+        for a token of ``ranks`` distinct destination ranks on a GPU of generation ``arch``:
+        the first ``n`` rows' loads go out together (:attr:`pointer_overlap`, default ``n =
+        1``), each later one after the one before returns: ``ranks - n + 1``, at least one
+        when there is a destination. ``ranks`` may be an expected (fractional) count.
+
+        >>> k = exchange_kernel("one-sided")
+        >>> k.pointer_loads(8, "blackwell"), k.pointer_loads(8, "hopper"), k.pointer_loads(1, "hopper")
+        (8.0, 7.0, 1.0)
+        >>> k.pointer_loads(0, "blackwell")
+        0.0
+        """
+        n = dict(self.pointer_overlap).get(arch, 1)
+        ranks = float(ranks)
+        return max(ranks - n + 1, min(ranks, 1.0))
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
@@ -896,7 +962,7 @@ class ExchangeKernel:
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
                       stage_rounds=0, walked_tokens=0, further_waves=0, walk_token_rounds=0,
-                      interleaved=False):
+                      interleaved=False, payloads=1):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -919,17 +985,19 @@ class ExchangeKernel:
         ``further_waves`` the tokens the busiest dispatch block sends after its first
         (:meth:`send_waves`; counted only with ``loadstore``), ``walk_token_rounds`` the
         receiving block's copy rounds beyond the first over its received tokens
-        (:meth:`receive_rounds`). ``interleaved=True`` prices ``interleaved_chain``
-        instead of ``chain``. With
+        (:meth:`receive_rounds`), ``payloads`` the phase's payloads that the caller gives
+        apart (a token's values and scale factors: 2; its ``"pointer_rereads"`` steps are
+        :meth:`pointer_loads` times the payloads after the first). ``interleaved=True``
+        prices ``interleaved_chain`` instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + (4 + 2) x 348 + 246 + 150 + 150
-        5298
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 8 x 53 + (4 + 2) x 348 + 2 x 8 x 10.5 + 246 + 2 x 150
+        5889
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64)[0] * 1e9)
-        5598
+        6189
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -946,6 +1014,10 @@ class ExchangeKernel:
                  "walked_tokens": float(walked_tokens) if loadstore else 0.0,
                  "further_waves": float(further_waves) if loadstore else 0.0,
                  "walk_token_rounds": float(walk_token_rounds)}
+        if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
+            raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
+        times["pointer_rows"] = self.pointer_loads(ranks, arch)
+        times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
@@ -1014,6 +1086,10 @@ class ExchangeKernel:
                 f"{a or 'any GPU'}, top-{k}, {f'{w}-B' if w else 'any'} input: "
                 + " then ".join("slots " + ",".join(map(str, b)) for b in batches)
                 for a, k, w, batches in self.late_pulls), "", src.get("late_pulls", "")))
+        if self.pointer_overlap:
+            out.append(Parameter(f"{self.name}.pointer_overlap", "; ".join(
+                f"{a}: first {n} rows together" for a, n in self.pointer_overlap), "",
+                src.get("pointer_overlap", "")))
         if self.scale_out and self.dedup != "collective":
             out.extend((*EXCHANGE_SYNC.values(), EXCHANGE_NIC_EFFICIENCY))
         return tuple(out)
@@ -1063,6 +1139,29 @@ def _deepep_put(count):
     l2_atomic``. No send-queue check (DeepEP sizes the queue above its messages in flight)."""
     return ((("l2_hit", count), ("l2_atomic", count), ("l2_hit", count), ("l2_hit", count),
              ("l2_atomic", count)) + _doorbell(count))
+
+
+def _nvshmem_wait():
+    """What an NVSHMEM 3.2.5 ``nvshmem_uint64_wait_until`` runs after its poll sees the value:
+    ``nvshmemi_transfer_syncapi_update_mem()`` (include/device/nvshmem_defines.h,
+    NVSHMEM_WAIT_UNTIL), a call into the device library whose SASS is ``MEMBAR.SC.GPU`` +
+    ``ERRBAR`` + ``CCTL.IVALL`` (pplx-kernels 7af3059 linked against libnvshmem_device.a,
+    session 17's build); its CPU-proxy consistency round trip runs only when the job's
+    connectivity is GPU_PROXY_CST, which IBRC sets only without GDRCopy (the rows' builds have
+    it). One GPU-scope fence with nothing outstanding: an L2 round trip, as :func:`_grid_sync`
+    prices its ``MEMBAR.GPU`` (session 21)."""
+    return (("l2_hit", "one"),)
+
+
+def _count_arrival(count):
+    """What pplx-kernels 7af3059's dispatch receive loop runs between a slot's count arriving
+    and the fence of its last wait (scatterKernel SASS 0x3670-0x37b0, session 21): the count
+    wait's fence (:func:`_nvshmem_wait`), the count's re-read (``LDG``, L1 just invalidated: an
+    L2 trip) and the token-signal poll's first load (its tokens already in): three L2 trips.
+    Where the count is the slot's last arrival (across the network the count warp's serial
+    posts are the chain) they follow the count warp's chain; the last fence is the chain's
+    (drain)."""
+    return ((("l2_hit", count),) * 3)
 
 
 def _grid_sync():
@@ -1205,11 +1304,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
         chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
-                ("hbm_load", "rounds"), ("hbm_load", "one"), ("hbm_load", "one"),
+                ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
+                ("hbm_load", "rounds"), ("const_l1", "pointer_rows"), ("hbm_load", "one"),
+                ("const_l1", "pointer_rows"), ("hbm_load", "one"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
-                ("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "lane_passes"))),
+                ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
+                ("l2_hit", "lane_passes"))),
+        pointer_overlap=(("hopper", 2),),
         sources=(
             ("dedup", ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog18: each token sent "
                       "at most once per (source, target) pair into a rank-major symmetric "
@@ -1270,7 +1373,34 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "warpSize 32) adds one l2_hit to the combine and two to the dispatch. "
                        "flashinfer 5e891c6b "
                        "(2026-07-21) claims the slots in parallel lanes (one atomic): newer "
-                       "measurements need ('l2_atomic', 'one')")),
+                       "measurements need ('l2_atomic', 'one'). Session 21 (the compiled "
+                       "code: moeA2ADispatchKernel<BlockPolicy, 8> of 579435f9, nvcc 13.0 -O3 "
+                       "sm_100a): vectorized_dispatch_impl reads each valid slot's destination "
+                       "pointer ptrs.recv_buffers[target_rank][payload] from the kernel's "
+                       "parameters (constant bank 0, register-indexed LDC.64) before the "
+                       "payload's first load, and the compiled loop checks each pointer before "
+                       "it issues the next slot's (LDC.64 R4, c[0x0][R6+0x3c0], then ISETP "
+                       "waiting on its scoreboard, per slot): one load per distinct destination "
+                       "rank, one after another, for every payload; a destination's row "
+                       "(kMaxPayloads = 8 pointers) is 64 B, one line of the SM's constant L1, "
+                       "so the first payload's loads miss it and are served by the L1.5 "
+                       "(const_l15 x pointer_rows) and the later payloads' hit it (const_l1: "
+                       "the given parts after the first, pointer_rereads, and the two small "
+                       "payloads, pointer_rows each); TensorRT-LLM 1.3's kernels (flashinfer "
+                       "5e891c6b, LDCU.64 c[0x0][UR+0x3b0], one per slot, each waited) the same. "
+                       "The combine's slots' pointer loads (LDC.64 c[0x0][R+0x380]) go out "
+                       "together after the routing metadata and before round 1's peer loads: one "
+                       "L1.5 fetch (const_l15 x one). Not charged: an L1.5 miss (the rows' 256-B "
+                       "L1.5 lines taken as present: a lower bound), the barriers' flag-pointer "
+                       "loads (in the kernel floor's barrier), the combine's later rounds' "
+                       "constant-L1 re-reads (10 ns each, beside their unpriced L1 metadata "
+                       "re-reads)")),
+            ("pointer_overlap", ("the same kernels compiled for sm_90a (579435f9 and 5e891c6b, "
+                                 "nvcc 13.0 -O3, session 21): slots 0 and 1's pointer loads go "
+                                 "out together (@P5 / @P4 LDC.64 c[0x0][R+0x210]), slots 2-7's "
+                                 "one after another (LDC.64 c[0x0][R+0x250], each waited): "
+                                 "ranks - 1 serial loads on Hopper; sm_100a waits for each "
+                                 "(no entry: ranks)")),
             ("staging_copy", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu "
                               "moeA2APrepareCombineKernel: with a payload outside the workspace "
                               "it copies every valid received slot (token_idx < recv_counters"
@@ -1498,7 +1628,26 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "kernel's SASS) and atomicAdd_system, and the next copy's __syncthreads "
                        "waits for warp 0: one release fence per copy (release_fence: the "
                        "slowest block's copies to other ranks; across the network its copies "
-                       "to NVLink peers). Expected received copies per rank: tokens x k")),
+                       "to NVLink peers). Expected received copies per rank: tokens x k. "
+                       "Every nvshmem_uint64_wait_until in the receive parts ends in "
+                       "nvshmemi_transfer_syncapi_update_mem (NVSHMEM 3.2.5 include/device/"
+                       "nvshmem_defines.h NVSHMEM_WAIT_UNTIL; src/device/comm/"
+                       "transfer_device.cu at valgur/NVSHMEM-archive 6d8ab15), a CALL whose "
+                       "SASS is MEMBAR.SC.GPU + ERRBAR + CCTL.IVALL, then the CPU proxy's "
+                       "consistency round trip only when job_connectivity > GPU_PROXY: not in "
+                       "the rows (IBRC sets enforce_cst_at_target only without GDRCopy, "
+                       "ibrc.cpp, and pplx's 32ef585 install guide builds with it; "
+                       "init.cu set_job_connectivity): one GPU-scope fence per wait, priced as "
+                       "an L2 round trip (session 21): in the dispatch the fence after the "
+                       "last slot's final poll (scatterKernel SASS 0x37b0; a lower bound: a "
+                       "count arriving after its tokens adds the first fence, the count's "
+                       "re-read and the poll), in the combine the fence after the k-signal "
+                       "poll (gatherKernel 0x29f0) and, after block 0's reduce, its sync-flag "
+                       "poll (an L2 load) and fence (0x3c50-0x3cc0) before the kernel exits; "
+                       "across the network, where the count warp's posts are the dispatch's "
+                       "chain, the slot whose count arrives last also runs the count wait's "
+                       "fence, the count's re-read and the token poll's first load (0x3670-"
+                       "0x3740: 3 L2 trips, after the count warp's chain)")),
             ("interleaved_chain", ("in one node the dispatch's sending warps (scatterKernel "
                                    "7af3059 l.107-150, SASS nvcc 13.0 sm_90a, session 18): the "
                                    "block's token staged into xBufferIn (LDG.E.128 -> STG.E.128 "
@@ -1574,15 +1723,17 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 "row); block b takes received copies b, b + gridDim, ... until "
                                 "sourceExpert is 0"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
-        chain=(_grid_sync() + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
-                                ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens"),
-                                ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
-                                ("l1_hit", "walk_tokens")),
+        chain=(_nvshmem_wait() + _grid_sync()
+               + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
+                  ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens"),
+                  ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
+                  ("l1_hit", "walk_tokens")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
-                ("hbm_load", "stage_rounds"), ("l1_hit", "one"), ("l1_hit", "reduce_loads"),
-                ("l2_hit", "reduce_loads"))),
+                ("hbm_load", "stage_rounds"), ("l1_hit", "one")) + _nvshmem_wait()
+               + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"), ("l2_hit", "one"))
+               + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
-                           + _doorbell("network")
+                           + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
                               ("hbm_load", "loadstore_stage_rounds"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),

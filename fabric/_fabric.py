@@ -50,6 +50,30 @@ def _frozen_mapping(mapping):
     return types.MappingProxyType(dict(mapping))
 
 
+def _check_domains(domains):
+    """``domains`` as ``{name: tuple of chips}``; :class:`GraphError` unless every host domain
+    is named by a non-empty string and holds a sequence of at least one chip.
+
+    A domain is looked up by name (host domains, grants, a region's owner): one named 5 or
+    NaN would be checked clean and then found by no lookup. Its DRAM is reached through its
+    first chip, so a domain of none has memory nothing reaches (fabric.without drops a
+    domain whose chips all failed).
+    """
+    out = {}
+    for h, chips in domains.items():
+        if not (isinstance(h, str) and h):
+            raise GraphError(f"host domain {h!r} must be named by a non-empty string (a chip's "
+                             "'host' attribute, or a key of domains=)")
+        if isinstance(chips, (str, bytes)):
+            raise GraphError(f"host domain {h!r} must hold a sequence of chips, got the string "
+                             f"{chips!r}")
+        out[h] = tuple(chips)
+        if not out[h]:
+            raise GraphError(f"host domain {h!r} holds no chip (its DRAM is reached through "
+                             "its first chip)")
+    return out
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Fabric:
     """An interconnect model: a graph of chips, switches and links, plus its metadata.
@@ -139,8 +163,7 @@ class Fabric:
         if not isinstance(self.failures, Failures):
             raise TypeError(f"failures must be a Failures, got {type(self.failures).__name__}")
         object.__setattr__(self, "params", _frozen_mapping(self.params))
-        object.__setattr__(self, "domains", _frozen_mapping(
-            {h: tuple(chips) for h, chips in self.domains.items()}))
+        object.__setattr__(self, "domains", _frozen_mapping(_check_domains(self.domains)))
         object.__setattr__(self, "assumptions", tuple(self.assumptions))
         if self.chip is not None:
             object.__setattr__(self, "chip", chip_spec(self.chip))
@@ -191,6 +214,7 @@ class Fabric:
                 grouped.setdefault(H.nodes[n].get("host", "default"), []).append(n)
             domains = grouped
         else:
+            domains = _check_domains(domains)
             listed = [n for chips in domains.values() for n in chips]
             unknown = [n for n in listed if n not in H]
             if unknown:

@@ -271,6 +271,16 @@ def plan_errors(fabric, plan):
     if not isinstance(plan.default_windows, bool):
         out.append("default_windows must be True or False, got "
                    f"default_windows={show_value(plan.default_windows)}")
+    built = _as_built(fabric)
+    owners = list(placed_chips(fabric, plan)) + [
+        n for n, k in built.graph.nodes(data="kind") if k in ("nic", "memory")]
+    tuples = [n for n in owners if isinstance(n, tuple)]
+    if tuples:
+        # a Region reads a tuple owner as an interleave set's owners (chip (0, 0) as a set
+        # over 0 and 0); networkx's own grids name their nodes so
+        out.append(f"nodes {_few(tuples)} are named by tuples, which an address plan reads as "
+                   "an interleave set's owners: relabel the graph's nodes (networkx."
+                   "convert_node_labels_to_integers, or strings) to give them addresses")
     a = plan.alignment
     if not is_int(a) or a < MIN_PAGE_SIZE.value or a & (a - 1):
         out.append(f"alignment must be a power of two >= 4 KiB, got alignment={show_value(a)}")

@@ -270,8 +270,9 @@ class Runtime:
             table = getattr(self, field)
             for key, value in table.items():
                 k = ".".join(map(str, key)) if isinstance(key, tuple) else str(key)
-                u = unit if field not in ("p2p", "search", "split", "factors") else (
-                    _P2P_UNITS.get(key[0] if isinstance(key, tuple) else key, unit))
+                u = unit if field not in ("p2p", "search", "split", "factors", "nvls") else (
+                    (_NVLS_UNITS if field == "nvls" else _P2P_UNITS).get(
+                        key[0] if isinstance(key, tuple) else key, unit))
                 out.append(Parameter(f"{self.name}.{field}.{k}", value, u,
                                      src.get(field, "")))
         if self.max_channels:
@@ -313,6 +314,12 @@ _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
               "nvlink_bw": "B/s", "intra_speeds": "B/s", "dup_below": "B/s",
               "dup_slow_below": "B/s", "min_traffic": "B", "cell": "B", "align": "B",
               "byte_align": "B", "simple_step": "B", "simple_step_arm": "B"}
+
+
+# the 'nvls' group's byte-valued keys (chunks and the last loop's alignments); its channel
+# counts, stage count and the SM100 tuning flag stay unitless
+_NVLS_UNITS = {"chunk": "B", "chunk_below": "B", "tree_chunk": "B",
+               "tree_max_chunk_nodes4": "B", "head_align": "B", "tree_head_align": "B"}
 
 
 def _arch_table(values, scale):

@@ -14,6 +14,9 @@ Node attributes
         integer coordinates of a chip in a mesh-like topology.
     ``tier`` (optional)
         the level of a switch (0 nearest the endpoints).
+    ``capacity`` (optional, memory nodes)
+        bytes of memory, an integer >= 0 (not a bool, not a float): the size of the
+        node's ``dram`` region in an address plan (``fabric._plan.layout_regions``).
 
 Edge attributes
     ``bandwidth`` (required)
@@ -139,6 +142,12 @@ def validate_graph(G, endpoints=None):
             faults.append(f"node {n!r} has no 'kind'")
         elif kind not in NODE_KINDS:
             faults.append(f"node {n!r} has kind {kind!r}, not one of {sorted(NODE_KINDS)}")
+        cap = data.get("capacity")
+        if kind == "memory" and cap is not None and not (
+                isinstance(cap, numbers.Integral) and not isinstance(cap, bool) and cap >= 0):
+            # read as the size of the node's region: a float, a string or a bool would be
+            # truncated, or raise far from here
+            faults.append(f"node {n!r} has capacity {cap!r}; it must be bytes, an integer >= 0")
     for u, v, data in G.edges(data=True):
         if u == v:
             faults.append(f"edge ({u!r}, {v!r}) is a self-loop")

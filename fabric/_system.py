@@ -34,7 +34,8 @@ Every table is optional except ``[system]``::
     kind = "dram"
     permissions = "rw"
 
-    [[interleave]]                  # placed by the layout
+    [[interleave]]                  # placed by the layout; under layout = "explicit", a
+                                    # [[regions]] entry with owners and a base instead
     name = "pool"
     owners = ["host0", "host1"]
     granularity = "4KiB"
@@ -110,7 +111,10 @@ class System:
 
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-]+)\s*\]\]?")
+#: A table header: ``[name]``, ``[[name]]``, the name bare or quoted (``[["windows"]]`` is
+#: ``[[windows]]`` in TOML).
+_HEADER = re.compile(r"""^\s*(\[\[?)\s*(?:"([A-Za-z0-9_\-]+)"|'([A-Za-z0-9_\-]+)'|([A-Za-z0-9_.\-]+))"""
+                     r"\s*\]\]?")
 
 _KEYS = {
     "system": {"topology", "chip", "name"},
@@ -134,20 +138,27 @@ _SIZES = {"host_memory", "nic_mmio", "storage", "alignment", "hbm_bytes", "page_
 _ADDRESSES = {"base", "local_base", "global_base"}
 
 
-def _lines(text):
-    """Line number of each table header: ``{name: [line, ...]}`` in file order."""
+def _lines(text, doc):
+    """Line number of each table header: ``{name: [line, ...]}`` in file order.
+
+    A line scan, not a TOML parser: a header-like line inside a multi-line string looks like
+    a header. So a table's lines are kept only where the headers seen match the entries TOML
+    read (one per entry of an array of tables, one for a table); otherwise its findings name
+    no line rather than another entry's.
+    """
     out = {}
     for n, line in enumerate(text.splitlines(), 1):
         m = _HEADER.match(line)
         if m:
-            out.setdefault(m.group(2), []).append(n)
-    return out
+            out.setdefault(m.group(2) or m.group(3) or m.group(4), []).append(n)
+    return {k: v for k, v in out.items()
+            if len(v) == (len(doc[k]) if isinstance(doc.get(k), list) else 1)}
 
 
 class _Reader:
-    def __init__(self, path, text):
+    def __init__(self, path, text, doc):
         self.path = path
-        self.lines = _lines(text)
+        self.lines = _lines(text, doc)
         self.findings = []
 
     def where(self, table, i=None):
@@ -275,7 +286,7 @@ def read_system(text, path="<string>", *, build):
             raise SpecError(f"{path}: line {m.group(1)}, column {m.group(2)}: invalid TOML: "
                             f"{msg}") from None
         raise SpecError(f"{path}: invalid TOML: {msg}") from None
-    r = _Reader(path, text)
+    r = _Reader(path, text, doc)
     sysw = r.where("system")
     system = doc.get("system")
     if not isinstance(system, dict) or "topology" not in system:
@@ -329,7 +340,13 @@ def read_system(text, path="<string>", *, build):
     interleave = []
     for i, item in enumerate(r.items(doc, "interleave")):
         f, where = r.fields("interleave", item, i, required=("owners", "granularity", "size"))
-        if f is not None:
+        if f is not None and plan.get("layout") == "explicit":
+            # placed by the layout, and the explicit layout places nothing: the set would
+            # sit at base 0, which the file does not say
+            r.bad(where, "an [[interleave]] set is placed by the layout, and the explicit "
+                  "layout places only what says where: give the set as [[regions]] with "
+                  "owners, granularity and base")
+        elif f is not None:
             interleave.append(r.make(Region, where, base=0, owner=tuple(f.pop("owners")),
                                      kind=f.pop("kind", "dram"), **f))
     windows = r.records(doc, "windows", Window, required=("host", "local_base"))

@@ -133,6 +133,12 @@ CASES = {
 }
 
 #: Rows the model misses by more than 35% today (symmetric error), and why.
+#: trtllm-ep8-bs1-dispatch left this list in session 21 (37.4% -> 31.7%) when the dispatch's
+#: chain gained the compiled per-destination pointer-row loads from the kernel's parameters
+#: (fabric/_exchange.py, one-sided sources["chain"]); what it still misses is in its barrier
+#: (blog18's barrier-off run: 11.3 us outside the barriers, which the model's part outside them
+#: matches, against 7.6 us measured in them), the same GB200 flag and fence round trip as the
+#: combine's below.
 KNOWN_MISSES = {
     "trtllm-ep8-bs1-combine": "two kernels from the code (the timed region: bench_moe_comm.py, "
                               "CUDA-graph replay, CUPTI span of the phase's kernels): the staging "
@@ -212,17 +218,6 @@ KNOWN_MISSES = {
     "trtllm-ep8-bs16-combine": "as bs1: 20.8 us modelled (the CUPTI span less the floor's graph "
                                "gap; two peer round trips per pulled round, session 17) against "
                                "~33 us measured (barrier-off: 32.2 us)",
-    "trtllm-ep8-bs1-dispatch": "three kernels from the code (prepare, dispatch, sanitize: "
-                               "nvlink_one_sided.py's dispatch(), a CUPTI span): the kernel floor "
-                               "less its graph gap (the span opens at the first kernel, session "
-                               "15) + 2 graph gaps + one block's serial chain with L2 flushed + "
-                               "the release fence's peer round trip + the token at one block's "
-                               "rate = 13.8 us against 18.9 us (32% until session 15 left the gap "
-                               "out). blog18's barrier-off run measures 11.3 us outside the "
-                               "barriers, which the model's non-barrier part matches: the miss is "
-                               "in the barrier (7.6 us measured against the floor's barrier share "
-                               "+ the fence's 1.7 us), the same unpriced GB200 flag and fence "
-                               "round trip as the combine's (see trtllm-ep8-bs1-combine)",
     "trtllm-ep8-bs128-combine": "128 tokens: fixed 5.4 + transfer 19.5 + copy 3.7 us less the "
                                 "floor's graph gap (CUPTI span) = 28.0 us against 38.1 us (33.6%, "
                                 "inside 35%, until session 15 left the gap out of the span): the "

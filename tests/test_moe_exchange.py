@@ -648,7 +648,25 @@ def _warp_loop_passes(ep, lanes=32):
     return max(sum(1 for _ in range(lane, ep, lanes)) for lane in range(lanes))
 
 
-def _brute_chain(ep, k, nbytes, table, l2_flushed=True):
+def _pointer_groups(slot_ranks, together):
+    """Brute force of the dispatch's pointer-row loads as compiled (session 21 SASS): walking
+    the token's top-k slots in order, a slot whose rank an earlier slot holds is skipped (its
+    pointer is never loaded); the valid slots among the first ``together`` slots load their
+    rows together (one wait), every later valid slot waits for the one before. Returns the
+    number of waits."""
+    seen, waits, first_group = set(), 0, False
+    for slot, rank in enumerate(slot_ranks):
+        if rank in seen:
+            continue
+        seen.add(rank)
+        if slot < together:
+            first_group = True
+        else:
+            waits += 1
+    return waits + first_group
+
+
+def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     """One block's serial chain counted by hand from TensorRT-LLM's kernels (579435f9): the
     prepare kernel bumps the epoch (a dependent load), the dispatch loads the expert ids, claims one slot per distinct target rank of its token
     under the perfect router (enumerated), copies the token in 256 x 16 B rounds (a load
@@ -656,20 +674,26 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True):
     then the counter atomic and two counter reads; the combine reads the counters, stages
     the token in rounds of L2 loads, then reads the token's routing metadata (L2). Beyond 32
     ranks each further pass of the barriers' one-warp per-peer loops (brute-force lane loop)
-    adds a counter load and a flag poll to the dispatch, a flag poll to the combine (L2)."""
+    adds a counter load and a flag poll to the dispatch, a flag poll to the combine (L2).
+    Session 21: before each of its three payloads the dispatch loads each valid slot's
+    pointer row from the kernel's parameters (:func:`_pointer_groups`, ``together`` slots at
+    once: 2 on Hopper, 1 on Blackwell): the first payload's rows from the constant L1.5, the
+    two small payloads' from the constant L1; the combine one L1.5 fetch before round 1."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
+    waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
+    pointers = waits * (table["const_l15"].value + 2 * table["const_l1"].value)
     rounds = _loop_steps(nbytes, 256, 16)
     payloads = [nbytes, k * 4, k * 4]        # hidden, token_selected_experts, token_final_scales
     copy_rounds = sum(_loop_steps(b, 256, 16) for b in payloads)
     epoch = first                            # prepare kernel: flag_val = flag_val + 1 (cold)
     dispatch = (epoch + first + targets * table["l2_atomic"].value + copy_rounds * first
-                + table["l2_atomic"].value + 2 * table["l2_hit"].value)
+                + table["l2_atomic"].value + 2 * table["l2_hit"].value + pointers)
     # prepare-combine: epoch bump (L2, read by the dispatch barrier), counters, staging rounds;
     # combine kernel: the token's routing metadata before its first pull, two dependent loads
     # as compiled (send_indices, then target_ranks predicated on it: session 17's SASS)
     combine = (table["l2_hit"].value + table["l2_hit"].value + rounds * table["l2_hit"].value
-               + 2 * table["l2_hit"].value)
+               + 2 * table["l2_hit"].value + table["const_l15"].value)
     passes = _warp_loop_passes(ep) - 1
     return (dispatch + 2 * passes * table["l2_hit"].value,
             combine + passes * table["l2_hit"].value)
@@ -698,7 +722,8 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     table = EXCHANGE_LATENCY[arch]
     floor = runtime("symmetric-memory").kernel_floor[arch]
     node = analysis.GRAPH_KERNEL_OVERHEAD.value
-    chain_d, chain_c = _brute_chain(ep, 8, 7168 * 2, table, l2_flushed)
+    chain_d, chain_c = _brute_chain(ep, 8, 7168 * 2, table, l2_flushed,
+                                    together=2 if arch == "hopper" else 1)
     d, c = r.dispatch_phase, r.combine_phase
     tech = "nvlink5" if arch == "blackwell" else "nvlink4"
     access = table["peer_load"].value - 4 * link_tech(tech).latency
@@ -738,15 +763,21 @@ def test_chain_latencies_are_sourced_per_generation():
     """Each latency is a Parameter in seconds with a source, for both generations; the
     Blackwell HBM and L1 figures say they are carried from Hopper."""
     for table in EXCHANGE_LATENCY.values():
-        assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "l1_hit", "peer_load"}
+        assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "l1_hit", "const_l1",
+                              "const_l15", "peer_load"}
         for p in table.values():
             assert p.unit == "s" and 10e-9 < p.value < 5e-6 and len(p.source) > 60
     assert EXCHANGE_LATENCY["blackwell"]["hbm_load"].source.startswith("assumption")
     assert EXCHANGE_LATENCY["blackwell"]["l1_hit"].source.startswith("assumption")
-    # the sourced orders hold: L1 hit < L2 hit < HBM load < peer load
+    for name in ("const_l1", "const_l15"):
+        assert EXCHANGE_LATENCY["blackwell"][name].source.startswith("assumption")
+        assert "mt4g" in EXCHANGE_LATENCY["hopper"][name].source
+    # the sourced orders hold: L1 hit < L2 hit < HBM load < peer load; the constant L1 hit
+    # below the L1.5's, and that below an L2 hit
     for table in EXCHANGE_LATENCY.values():
         assert (table["l1_hit"].value < table["l2_hit"].value < table["hbm_load"].value
                 < table["peer_load"].value)
+        assert table["const_l1"].value < table["const_l15"].value < table["l2_hit"].value
 
 
 def test_warm_l2_prices_the_first_touches_as_l2_hits_and_bad_flag_refused():
@@ -1239,7 +1270,8 @@ def test_dispatch_payloads_are_copied_one_after_the_other(parts, tokens):
     total = sum(sizes)
     assert r.dispatch_bytes == pytest.approx(total, rel=1e-12)
     rounds = sum(_kernel_rounds(math.ceil(b)) for b in sizes)
-    want, _ = exchange_kernel("one-sided").chain_latency(0, "blackwell", 8, rounds)
+    want, _ = exchange_kernel("one-sided").chain_latency(0, "blackwell", 8, rounds,
+                                                         payloads=len(parts))
     assert r.dispatch_phase.chain == pytest.approx(want, rel=1e-12)
     one = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided", dispatch_bytes=total, **kw)
     d, d1 = r.dispatch_phase, one.dispatch_phase
@@ -1264,7 +1296,8 @@ def test_bad_dispatch_payloads_refused(bad):
 def test_post_quantized_rows_send_values_and_scale_factors_apart():
     """The held-out post-quant rows are expressed as the benchmark sends them: NVFP4 = 3584 B
     of values + 448 B of scale factors, MXFP8 = 7168 + 224 (blog18's byte counts), two
-    payloads: one more cold HBM load in the dispatch chain than one 4032-B payload."""
+    payloads: one more cold HBM load in the dispatch chain than one 4032-B payload, and one
+    more constant-L1 read of each of the token's 8 destinations' pointer rows (session 21)."""
     from fidelity_heldout_moe import MXFP8_TOKEN, NVFP4_TOKEN
     assert tuple(p * 7168 for p in NVFP4_TOKEN) == (3584, 448)
     assert tuple(p * 7168 for p in MXFP8_TOKEN) == (7168, 224)
@@ -1274,7 +1307,79 @@ def test_post_quantized_rows_send_values_and_scale_factors_apart():
                          **kw)
     one = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided", dispatch_bytes=4032, **kw)
     hbm = EXCHANGE_LATENCY["blackwell"]["hbm_load"].value
-    assert apart.dispatch - one.dispatch == pytest.approx(hbm, rel=1e-9)
+    const = EXCHANGE_LATENCY["blackwell"]["const_l1"].value
+    assert apart.dispatch - one.dispatch == pytest.approx(hbm + 8 * const, rel=1e-9)
+
+
+
+def _without_pointer_steps(kernel):
+    """The profile with its pointer-table steps taken out of both chains (the model before
+    session 21's count)."""
+    k = exchange_kernel(kernel)
+    chain = tuple(tuple(step for step in ph if not step[0].startswith("const_")) for ph in k.chain)
+    return dataclasses.replace(k, chain=chain)
+
+
+@pytest.mark.parametrize("system,ep,parts", [
+    ("gb200-nvl72", 2, 2), ("gb200-nvl72", 8, 2), ("gb200-nvl72", 64, (0.5, 1 / 16)),
+    ("nvl72:chip=h100", 8, 2), ("nvl72:chip=h100", 4, (0.5, 1 / 16))])
+def test_dispatch_loads_each_destinations_pointer_row_in_turn(system, ep, parts):
+    """Session 21, TensorRT-LLM's compiled dispatch (flashinfer 579435f9 and 5e891c6b, sm_100a
+    and sm_90a): before each payload's first load the block reads every valid slot's
+    destination pointer from the kernel's parameters (constant bank 0), each after the one
+    before returns (Hopper: slots 0 and 1 together). Under the perfect router (brute force
+    of the slots' ranks, :func:`_pointer_groups`) the dispatch is longer than the same profile
+    without these steps by waits x (one L1.5 fetch for the first payload + one constant-L1
+    hit for each later payload: the given parts after the first and the two small payloads),
+    the combine by one L1.5 fetch before its first pulled round; both phases' Parameters list
+    the constant-cache latencies."""
+    f = topologies.build(system)
+    arch = "blackwell" if system == "gb200-nvl72" else "hopper"
+    table = EXCHANGE_LATENCY[arch]
+    kw = {"dispatch_bytes": parts, "combine_bytes": 2, "routing": "balanced"}
+    r = moe_exchange(f, "deepseek-v3", 1, ep, kernel="one-sided", **kw)
+    r0 = moe_exchange(f, "deepseek-v3", 1, ep, kernel=_without_pointer_steps("one-sided"), **kw)
+    # the busiest token of the dispatch's barrier: every rank's token 0 (the rotation is the same)
+    waits = max(_pointer_groups([(j + src) % ep for j in range(8)], 2 if arch == "hopper" else 1)
+                for src in range(ep))
+    payloads = (len(parts) if isinstance(parts, tuple) else 1) + 2
+    want = waits * (table["const_l15"].value + (payloads - 1) * table["const_l1"].value)
+    assert r.dispatch - r0.dispatch == pytest.approx(want, rel=1e-9)
+    assert r.combine - r0.combine == pytest.approx(table["const_l15"].value, rel=1e-9)
+    names = {p.name for p in r.parameters}
+    assert {f"exchange.latency.{arch}.const_l1", f"exchange.latency.{arch}.const_l15"} <= names
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 7), min_size=1, max_size=8), st.sampled_from(["blackwell", "hopper"]))
+def test_pointer_loads_are_the_compiled_waits_or_fewer(slot_ranks, arch):
+    """The model's count of a payload's waited pointer loads (ExchangeKernel.pointer_loads, from
+    the token's distinct destinations) equals the compiled schedule's waits (brute force over
+    the slots) whenever slots 0 and 1 hold different ranks (always on Blackwell), and is
+    never more: a lower bound when a Hopper token repeats slot 0's rank in slot 1."""
+    k = exchange_kernel("one-sided")
+    together = dict(k.pointer_overlap).get(arch, 1)
+    brute = _pointer_groups(slot_ranks, together)
+    model = k.pointer_loads(len(set(slot_ranks)), arch)
+    assert model <= brute
+    if arch == "blackwell" or len(slot_ranks) < 2 or slot_ranks[0] != slot_ranks[1]:
+        assert model == brute
+
+
+@pytest.mark.parametrize("bad", [(("hopper", 0),), (("volta", 2),), (("hopper", 2), ("hopper", 3)),
+                                 (("hopper", True),), ("hopper", 2), (("hopper", 2.0),)])
+def test_bad_pointer_overlap_refused(bad):
+    with pytest.raises(ValueError, match="pointer_overlap"):
+        dataclasses.replace(exchange_kernel("one-sided"), pointer_overlap=bad)
+
+
+def test_pointer_overlap_is_a_sourced_parameter():
+    params = {p.name: p for p in exchange_kernel("one-sided").parameters()}
+    assert params["one-sided.pointer_overlap"].value == "hopper: first 2 rows together"
+    assert "sm_90a" in params["one-sided.pointer_overlap"].source
+    assert "LDC.64" in params["one-sided.chain"].source
+    with pytest.raises(SpecError, match="payloads"):
+        exchange_kernel("one-sided").chain_latency(0, "blackwell", 8, 4, payloads=0)
 
 
 # -- pplx: one message per (token, expert), staged through the symmetric send buffer ---------------

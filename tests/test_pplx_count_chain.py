@@ -101,10 +101,13 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         # + the receive walk (drain, added): 256 slots (first an L2 load, 255 x 2 L1 hits),
         # 1 token: its slot check (L1), its copy's 2 rounds of 320 x 16 B (L2), its index (L1)
-        # (session 20; session 17 had one L2 load per token)
-        walk = sync + load + 2 * 255 * l1 + (2 * load + 2 * l1)
+        # (session 20; session 17 had one L2 load per token); before the grid sync, the last
+        # slot's wait ends in NVSHMEM's syncapi fence (an L2 round trip, session 21)
+        walk = load + sync + load + 2 * 255 * l1 + (2 * load + 2 * l1)
         if nodes > 1:
-            want = load + remote * post + _ring()
+            # + after the last count's arrival (session 21): its wait's fence, the count's
+            # re-read and the token poll's first load
+            want = load + remote * post + _ring() + 3 * load
         else:
             # one node: the sending warps' chain is the larger (session 18): the staged token's
             # loads (HBM; 288 threads x 16 B per dependent round, the next round's load after
@@ -119,8 +122,8 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     # the receiving block with the most tokens copies ceil(1024 / 132) = 8
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    walk = sync + load + 2 * 255 * l1 + 8 * (2 * load + 2 * l1)
-    assert abs(r.dispatch_phase.interleaved - (load + post + _ring())) < 1e-15
+    walk = load + sync + load + 2 * 255 * l1 + 8 * (2 * load + 2 * l1)
+    assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
 
@@ -234,8 +237,10 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         # passes of 2048 elements x 8 copies) add; the rest runs between the copies
         # each copy (session 18): sourceExpert, the source index/group/offset (one L2 trip),
         # 4 staging rounds of 4096 B (HBM), the P2P pointer (L1)
+        # + the receive part's waits (session 21): the fence after the k-signal poll, block 0's
+        # sync-flag load and its fence after the reduce
         each = 2 * load + 4 * hbm + l1
-        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load))) < 1e-15
+        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load) + 3 * load)) < 1e-15
         want = (copies - 1) * each + posted * post + fences
         want += _ring() if nodes > 1 else 0.0
         assert abs(r.combine_phase.interleaved - want) < 1e-15
@@ -245,7 +250,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
                      combine_bytes=2, routing="uniform", l2_flushed=False)
     fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds(), post)
     each = 6 * load + l1                                  # the HBM steps as L2 hits
-    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load))) < 1e-15
+    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load) + 3 * load)) < 1e-15
     assert abs(r.combine_phase.interleaved - (7 * each + 9 * post + fences + _ring())) < 1e-15
 
 
@@ -536,3 +541,56 @@ def test_the_copies_bytes_per_load_are_bytes():
     for field in ("put_vector", "receive_vector", "stage_vector", "message_header"):
         assert units[f"pplx.{field}"] == "B"
     assert units["pplx.combine_blocks"] == units["pplx.reduce_elements"] == ""
+
+
+def test_each_nvshmem_wait_ends_in_a_gpu_scope_fence():
+    """Session 21: NVSHMEM 3.2.5's nvshmem_uint64_wait_until polls, then calls
+    nvshmemi_transfer_syncapi_update_mem (MEMBAR.SC.GPU + ERRBAR + CCTL.IVALL in the linked
+    SASS; its CPU-proxy branch is off with GDRCopy). After the phase's last arrival the
+    dispatch runs one such fence (the last slot's, scatterKernel 0x37b0), the combine three
+    steps (the fence after the k-signal poll, 0x29f0; after the reduce block 0's sync-flag
+    load and fence, 0x3c50-0x3cc0): one L2 round trip each, in every pplx row, one node or
+    many. Nothing else moves."""
+    from fabric._exchange import _nvshmem_wait
+    lat = EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+    kern = exchange_kernel("pplx")
+    wait = _nvshmem_wait()
+    assert wait == (("l2_hit", "one"),)
+    d, c = list(kern.chain[0]), list(kern.chain[1])
+    d.remove(wait[0])
+    for _ in range(3):
+        c.remove(("l2_hit", "one"))
+    assert c.count(("l2_hit", "one")) == 2           # the combine's first copy's two L2 trips
+    old = dataclasses.replace(kern, chain=(tuple(d), tuple(c)))
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2}
+    for nodes, tokens in ((1, 1), (1, 128), (2, 1), (16, 128)):
+        new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=kern, **kw)
+        was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=old, **kw)
+        assert new.dispatch_phase.chain - was.dispatch_phase.chain == pytest.approx(lat, rel=1e-9)
+        assert new.combine_phase.chain - was.combine_phase.chain == pytest.approx(3 * lat,
+                                                                                rel=1e-9)
+        assert new.dispatch_phase.interleaved == was.dispatch_phase.interleaved
+        assert new.combine_phase.interleaved == was.combine_phase.interleaved
+
+
+def test_across_nodes_the_last_count_is_followed_by_its_waits_steps():
+    """Session 21 (scatterKernel SASS 0x3670-0x37b0): a slot thread fences after its count
+    arrives, re-reads the count, polls its token signals, fences again. Across the network the
+    counts (the count warp's serial posts) are what the dispatch waits for last, so the three
+    L2 trips before the last fence follow the count warp's chain: the 1-token IBGDA dispatches
+    move by 3 L2 trips; in one node (counts are stores beside the tokens) and where the links
+    dominate (128 tokens over the network) nothing moves; the combine never."""
+    from fabric._exchange import _count_arrival
+    lat = EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+    kern = exchange_kernel("pplx")
+    assert _count_arrival("network") == (("l2_hit", "network"),) * 3
+    steps = list(kern.interleaved_chain[0])
+    for step in _count_arrival("network"):
+        steps.remove(step)
+    old = dataclasses.replace(kern, interleaved_chain=(tuple(steps), kern.interleaved_chain[1]))
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2}
+    for nodes, tokens, moved in ((1, 1, 0), (1, 128, 0), (2, 1, 3), (16, 1, 3), (2, 128, 0)):
+        new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=kern, **kw)
+        was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=old, **kw)
+        assert new.dispatch - was.dispatch == pytest.approx(moved * lat, rel=1e-9, abs=1e-15)
+        assert new.combine == was.combine

@@ -54,6 +54,19 @@ def test_profiles_and_parameters_have_sources():
     assert isinstance(runtime("ideal"), Runtime)
 
 
+def test_the_nvls_groups_byte_constants_are_bytes():
+    """Review S20-R3: the 'nvls' group's chunks and last-loop alignments carry 'B' (as the p2p
+    group's byte keys do); its channel counts, stage count and the SM100 tuning flag stay ''."""
+    for name in ("nccl@2.18.5", "nccl"):
+        units = {p.name.split(".nvls.")[1]: p.unit for p in runtime(name).parameters()
+                 if ".nvls." in p.name}
+        for key in ("chunk", "chunk_below.64", "chunk_below.2", "tree_chunk",
+                    "tree_max_chunk_nodes4", "head_align", "tree_head_align"):
+            assert units[key] == "B", (name, key)
+        for key in ("channels.hopper", "channels_nodes.blackwell", "stages", "tree_sm100_tuning"):
+            assert units[key] == "", (name, key)
+
+
 def test_nccl_small_all_reduce_is_the_tuner_latency():
     # 8 ranks, one node: ring LL = base 6.6 us + 14 steps x 0.6 us (tuning.cc); tree LL
     # = 6.8 + 2 x 7 x 0.6 = 15.2 us; NVLS = 25 us: the tuner picks ring LL at 8 bytes

@@ -1,0 +1,70 @@
+"""Audit (session 21): two failures that leave one graph must be priced alike.
+
+Session 20 named the losses its 'degraded == built' oracle (tests/built_oracle.py) could not
+express as a spec: a lost spine, a lost NIC. Each is expressible as another failure of
+another fabric, and the two must then cost the same at every layer:
+
+* A rail cluster with ``spines=S`` that lost spines is, graph for graph, the cluster built
+  with the spines left whose every rail-spine bundle lost the lanes it has beyond
+  ``servers / S`` (the bundle a built rail-spine link has is ``servers / spines`` lanes).
+* A NIC lost is its links lost (the NIC is left with no link): today both refuse every
+  collective across nodes by name (no relay through a peer GPU's NIC, tests/
+  test_audit_s20_rail_unequal.py); when the runtime relays (PXN), both must relay alike.
+
+Session 21's hunt (/tmp/audit21/spine_oracle.py, not in the project): 9 rail clusters (h100
+ib-ndr nvls=0, b200 roce-400g nvls=1, h100 nvls=1; 4x4 and 4x8 minus one of 2 spines, 8x4
+minus two of 4) x 5 ops x 4 sizes x 5 runtimes and 4 exchange kernels x 3 token counts x
+2 routings: 1,116 comparisons, 0 differ. Kept here at a few of them.
+"""
+
+import networkx as nx
+import pytest
+from built_oracle import collective_alike, exchange_alike
+
+import topologies
+
+
+def _edges(g):
+    return sorted((min(u, v), max(u, v), tuple(sorted(d.items())))
+                  for u, v, d in g.edges(data=True))
+
+
+def _spine_pair(base, spines, lost):
+    """The cluster that lost ``lost`` spines, and its twin: built with the spines left, each
+    rail-spine bundle cut to the lanes the first one keeps (spines renamed to match)."""
+    servers = int(base.split("servers=")[1].split(",")[0])
+    a = topologies.build(f"{base},spines={spines}").without(chips=lost)
+    left = spines - len(lost)
+    b0 = topologies.build(f"{base},spines={left}")
+    keep = servers // spines
+    b = b0.without(lanes=[f"{u}-{v}" for u, v, d in b0.graph.edges(data=True)
+                          if "spine" in u + v for _ in range(d["lanes"] - keep)])
+    alive = [f"spine{i}" for i in range(spines) if f"spine{i}" not in lost]
+    renamed = nx.relabel_nodes(b.graph, {f"spine{i}": s for i, s in enumerate(alive)})
+    # the premise: one graph, node and link attributes alike
+    assert {n: a.graph.nodes[n] for n in a.graph} == {n: renamed.nodes[n] for n in renamed}
+    assert _edges(a.graph) == _edges(renamed)
+    return a, b
+
+
+@pytest.mark.parametrize("base, spines, lost", [
+    ("rail:servers=4,gpus=4,chip=h100,nvls=0,nic=ib-ndr", 2, ["spine1"]),
+    ("rail:servers=8,gpus=2,chip=b200,nvls=1,nic=roce-400g", 4, ["spine1", "spine3"]),
+])
+def test_a_lost_spine_costs_what_fewer_spines_with_narrower_bundles_cost(base, spines, lost):
+    a, b = _spine_pair(base, spines, lost)
+    for op, size in (("all-reduce", 1 << 20), ("all-gather", 64 << 20), ("all-to-all", 4096)):
+        for runtime in ("nccl", "nccl@2.18.3", "ideal"):
+            assert collective_alike(a, b, op, size, runtime), (op, size, runtime)
+    assert exchange_alike(a, b, "deepep-normal", 128, "uniform")
+
+
+@pytest.mark.parametrize("spec, nic", [("rail:servers=2,gpus=4,chip=h100", "nic3"),
+                                       ("rail:servers=4,gpus=2,spines=2,chip=h100", "nic0")])
+def test_a_lost_nic_costs_what_its_lost_links_cost(spec, nic):
+    f = topologies.build(spec)
+    a = f.without(chips=[nic])
+    b = f.without(links=[f"{u}-{v}" for u, v in f.graph.edges(nic)])
+    for op, size in (("all-reduce", 1 << 20), ("broadcast", 4096)):
+        for runtime in ("nccl", "ideal"):
+            assert collective_alike(a, b, op, size, runtime), (op, size, runtime)

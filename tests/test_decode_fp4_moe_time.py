@@ -1,0 +1,163 @@
+"""Routed experts' NVFP4 grouped GEMMs on B200 / GB200 at TensorRT-LLM's measured CUTLASS MoE
+time (session 21).
+
+aiconfigurator's B200 data for TensorRT-LLM 1.2.0rc5 (``moe_perf.parquet``, kernel source
+``moe_torch_flow_cutlass``: the CUTLASS backend, TensorRT-LLM's default MoE backend through
+2025) times the whole NVFP4 MoE module on DeepSeek-V3 shapes for one GPU of EP8 (32 local
+experts), 512-16384 tokens (16-512 rows per local expert). The decode step prices a B200's or
+GB200's FP4 grouped GEMMs at the 32 experts' FLOPs over that time (linear in time between the
+table's rows, never less at more rows), capped at the chip's FP4 peak, under
+``engine="trtllm"`` in a CUDA graph (the module measured); the module's own kernels (top-k
+through finalize, ``analysis.TRTLLM_MOE_MODULE_KERNELS``) then add no boundary or floor beyond
+that time. Below 16 rows, on other chips (B300, GB300), other formats, other engines and eager
+steps the step keeps its pricing. Before, every Blackwell FP4 grouped GEMM ran at the FP4 peak
+(none published), so a large batch's MoE layer cost its weight read (~0.13 ms on B200 against
+the measured 0.30-1.18 ms).
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis import GROUPED_GEMM_TIME_BY_ROWS, TRTLLM_B200_NVFP4_CUTLASS_MOE, grouped_gemm_rate
+from fabric import SpecError
+
+#: A DeepSeek-V3 expert's GEMM FLOPs per token-expert pair: gate/up 7168 x 4096 and down
+#: 2048 x 7168, two FLOPs a multiply-add.
+PAIR_FLOPS = 2 * (7168 * 4096 + 2048 * 7168)
+
+
+def test_the_table_by_hand():
+    table = GROUPED_GEMM_TIME_BY_ROWS[("b200", "fp4")]
+    assert GROUPED_GEMM_TIME_BY_ROWS[("gb200", "fp4")] == table
+    assert [m for m, _ in table] == [16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]
+    raw = dict(TRTLLM_B200_NVFP4_CUTLASS_MOE)
+    for (tokens, ms), (m, p) in zip(TRTLLM_B200_NVFP4_CUTLASS_MOE, table, strict=True):
+        assert m == tokens * 8 // 256 and p.unit == "s"
+        assert "aiconfigurator" in p.source and "1.2.0rc5" in p.source and "B200" in p.source
+        # the lower envelope by brute force: no larger batch measured faster
+        assert p.value == min(t for n, t in raw.items() if n >= tokens) * 1e-3
+    # by hand: the 768-token time (0.339 ms) sits above the 1024-token one (0.310 ms)
+    assert table[1][1].value == pytest.approx(0.3104106585184733e-3, rel=1e-15)
+    assert "lower envelope" in table[1][1].source and "lower envelope" not in table[2][1].source
+
+
+def test_the_rate_at_the_tables_rows_by_hand():
+    # 3072 tokens: every rank's 3072 x 8 / 8 = 3072 token-expert pairs (96 rows on each of
+    # its 32 experts) in 0.357 ms
+    assert grouped_gemm_rate("b200", "fp4", 96) == pytest.approx(
+        3072 * PAIR_FLOPS / 0.3571840127309163e-3, rel=1e-12)
+    assert grouped_gemm_rate("gb200", "fp4", 512) == pytest.approx(
+        16384 * PAIR_FLOPS / 1.1814506848653157e-3, rel=1e-12)
+    # above the table: the last row's rate; between rows: linear in time
+    assert grouped_gemm_rate("b200", "fp4", 4096) == grouped_gemm_rate("b200", "fp4", 512)
+    t96, t128 = 0.3571840127309163e-3, 0.3943733374277751e-3
+    assert grouped_gemm_rate("b200", "fp4", 112) == pytest.approx(
+        32 * 112 * PAIR_FLOPS / ((t96 + t128) / 2), rel=1e-12)
+
+
+def test_none_below_the_table_on_other_chips_and_formats():
+    assert grouped_gemm_rate("b200", "fp4", 15.999) is None
+    assert grouped_gemm_rate("b200", "fp4", 16) is not None
+    for chip, fmt in (("b300", "fp4"), ("gb300", "fp4"), ("h200", "fp8"), ("b200", "fp8"),
+                      ("b200", "bf16")):
+        assert grouped_gemm_rate(chip, fmt, 128) is None
+    with pytest.raises(SpecError, match="rows per group"):
+        grouped_gemm_rate("b200", "fp4", -1)
+    with pytest.raises(SpecError, match="math format"):
+        grouped_gemm_rate("b200", "fp5", 64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.floats(16, 4000), b=st.floats(16, 4000))
+def test_a_group_of_more_rows_never_takes_less_time(a, b):
+    lo, hi = sorted((a, b))
+    r_lo, r_hi = (grouped_gemm_rate("b200", "fp4", x) for x in (lo, hi))
+    assert lo / r_lo <= hi / r_hi * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("per_rank", [64, 384])
+def test_decode_prices_the_routed_experts_at_the_measured_time(per_rank):
+    # B200, DeepSeek-R1 NVFP4, attention DP8 + EP8 (the trtllm-bench rows' layout): the MoE
+    # layer's routed compute is the busiest chip's pairs at the table's rate for its rows per
+    # group, below the chip's FP4 peak
+    f = topologies.build("hgx-b200")
+    batch = 8 * per_rank
+    step = analysis.decode_step("deepseek-r1-nvfp4", f, batch=batch, context=2048,
+                                layout="tp=1,dp=8", engine="trtllm")
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    L = step.layers[-1]
+    pairs = batch * m.experts_per_token / 8
+    rows = pairs / L.active_experts_chip
+    rate = grouped_gemm_rate("b200", "fp4", rows)
+    assert rows >= 16 and rate < f.chip.peak("fp4")
+    fp4, bf16 = f.chip.peak("fp4"), f.chip.gemm_flops("bf16")
+    shared_and_router = (per_rank * 2 * m.router_params / bf16
+                         + per_rank * 2 * m.shared_experts * m.expert_params / fp4)
+    assert L.ffn_compute == pytest.approx(shared_and_router + pairs * 2 * m.expert_params / rate,
+                                          rel=1e-9)
+    assert {p.name for p in step.parameters} >= {"gemm.grouped_time.b200.fp4.m96"}
+
+
+def test_below_the_table_and_on_a_b300_the_experts_keep_the_peak():
+    # 8 requests a rank on B200: 2 rows per expert, no measured time; 384 a rank on a B300
+    # chip: none for that chip. Both price the experts at the FP4 peak, as before.
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    for spec, per_rank in (("hgx-b200", 8), ("hgx-b200:chip=b300", 384)):
+        f = topologies.build(spec)
+        step = analysis.decode_step(m, f, batch=8 * per_rank, context=2048, layout="tp=1,dp=8")
+        L = step.layers[-1]
+        pairs = 8 * per_rank * m.experts_per_token / 8
+        fp4, bf16 = f.chip.peak("fp4"), f.chip.gemm_flops("bf16")
+        assert L.ffn_compute == pytest.approx(per_rank * 2 * m.router_params / bf16
+                                              + per_rank * 2 * m.shared_experts
+                                              * m.expert_params / fp4
+                                              + pairs * 2 * m.expert_params / fp4, rel=1e-9)
+
+
+def _held(step):
+    """Kernels of the step's MoE layer charged no boundary: its kernels less its launches over
+    the boundary one kernel pays (the dense layer's, whose kernels hold none at tp = 1)."""
+    dense, moe = step.layers[0], step.layers[-1]
+    per_kernel = dense.launch / dense.kernels
+    return moe.kernels - round(moe.launch / per_kernel)
+
+
+@pytest.mark.parametrize("per_rank", [8, 384])
+def test_the_modules_own_kernels_are_inside_its_measured_time(per_rank):
+    # aiconfigurator times moe.forward whole: top-k, expert maps, permute + quantize, both
+    # grouped GEMMs and the activation, finalize. Where that time prices the routed experts
+    # (384 a rank on B200, 96 rows a group) those 8 kernels add no boundary or floor of their
+    # own; the kernel count is unchanged. At 8 a rank (2 rows: no measured time) and on a B300
+    # (none for that chip) they keep both, as before.
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    steps = {spec: analysis.decode_step(m, topologies.build(spec), batch=8 * per_rank,
+                                        context=2048, layout="tp=1,dp=8", engine="trtllm")
+             for spec in ("hgx-b200", "hgx-b200:chip=b300")}
+    b200, b300 = steps["hgx-b200"], steps["hgx-b200:chip=b300"]
+    assert b200.layers[-1].kernels == b300.layers[-1].kernels
+    module = 8 if per_rank == 384 else 0
+    assert len(analysis.TRTLLM_MOE_MODULE_KERNELS) == 8
+    assert _held(b200) == _held(b300) + module
+    if module:
+        assert b200.layers[-1].kernel_floor < b300.layers[-1].kernel_floor
+    else:
+        assert b200.layers[-1].kernel_floor == pytest.approx(b300.layers[-1].kernel_floor,
+                                                             rel=1e-12)
+
+
+def test_other_engines_and_eager_steps_keep_the_peak():
+    # the measured module is TensorRT-LLM's, timed in a CUDA graph: vLLM's kernels and an
+    # eager step (host launches) keep today's pricing of the routed experts
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    f = topologies.build("hgx-b200")
+    fp4 = f.chip.peak("fp4")
+    pairs = 3072 * m.experts_per_token / 8
+    for kw in ({"engine": "vllm"}, {"engine": "trtllm", "cuda_graphs": False}):
+        L = analysis.decode_step(m, f, batch=3072, context=2048, layout="tp=1,dp=8",
+                                 **kw).layers[-1]
+        routed = L.ffn_compute - (384 * 2 * m.router_params / f.chip.gemm_flops("bf16")
+                                  + 384 * 2 * m.shared_experts * m.expert_params / fp4)
+        assert routed == pytest.approx(pairs * 2 * m.expert_params / fp4, rel=1e-9)
