@@ -358,12 +358,15 @@ TRTLLM_MOE_MODULE_KERNELS = frozenset(("topk", "expert_maps", "expert_strides",
 
 #: Kernels of one MLA block that TensorRT-LLM's attention op runs in its generation call
 #: (``TrtllmAttention.forward``, ``AttentionInputType.generation_only``: the rope and
-#: latent-cache append kernel, then the MLA attention kernel), i.e. what aiconfigurator's
-#: ``mla_generation`` timing holds (:data:`analysis.TRTLLM_B200_MLA_GENERATION_BF16`; not the
-#: projections or batched GEMMs around it). Where the step takes that measured time
-#: (:meth:`_Settings.mla_measured`) the attention kernel runs at least that long and these
-#: kernels are charged no floor, fixed part or boundary of their own (priced once).
-TRTLLM_MLA_GENERATION_KERNELS = frozenset(("kv_cache_rope", "gen_attention"))
+#: latent-cache append kernel, then the MLA attention kernel; on Hopper FlashMLA's metadata,
+#: split-KV and combine kernels, :data:`TRTLLM_HOPPER_FLASHMLA`), i.e. what aiconfigurator's
+#: ``mla_generation`` timing holds (:data:`analysis.TRTLLM_B200_MLA_GENERATION_BF16`,
+#: :data:`analysis.TRTLLM_H200_MLA_GENERATION_BF16`; not the projections or batched GEMMs
+#: around it). Where the step takes that measured time (:meth:`_Settings.mla_measured`) the
+#: attention kernel runs at least that long and these kernels are charged no floor, fixed part
+#: or boundary of their own (priced once).
+TRTLLM_MLA_GENERATION_KERNELS = frozenset(("kv_cache_rope", "mla_metadata", "gen_attention",
+                                           "mla_combine"))
 
 #: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
 #: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
@@ -3702,7 +3705,8 @@ def _parameters(s, moe, comm):
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
          if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
-        mla_generation_parameters(s.b_dp, s.context) if s.mla_measured is not None else ()) + (
+        mla_generation_parameters(s.chip.name, s.b_dp, s.context)
+        if s.mla_measured is not None else ()) + (
         s.m.parameters())
 
 
