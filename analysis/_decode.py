@@ -356,6 +356,17 @@ TRTLLM_MOE_MODULE_KERNELS = frozenset(("topk", "expert_maps", "expert_strides",
                                        "expert_expand", "expert_gemm1", "expert_activation",
                                        "expert_gemm2", "expert_finalize"))
 
+
+def _moe_module_mask(names):
+    """Per kernel of a MoE block's list ``names``, whether TensorRT-LLM's MoE module runs it
+    (:data:`TRTLLM_MOE_MODULE_KERNELS`, and the FP8 activation quantization right before
+    either grouped GEMM: the block-scaled FC1 / FC2 inputs on Hopper; not the one before the
+    shared expert, which is outside the module)."""
+    return tuple(n in TRTLLM_MOE_MODULE_KERNELS
+                 or (n == "fp8_input_quant" and i + 1 < len(names)
+                     and names[i + 1] in ("expert_gemm1", "expert_gemm2"))
+                 for i, n in enumerate(names))
+
 #: Kernels of one MLA block that TensorRT-LLM's attention op runs in its generation call
 #: (``TrtllmAttention.forward``, ``AttentionInputType.generation_only``: the rope and
 #: latent-cache append kernel, then the MLA attention kernel; on Hopper FlashMLA's metadata,
@@ -2474,12 +2485,12 @@ class _Settings:
         if self.fl_eff is not None:
             return self.gemm_flops("experts")
         fmt = self.gemm_format("experts")
-        e = grouped_gemm_efficiency(self.chip.generation, fmt, rows)
-        if e is not None:
-            return self.chip.peak(fmt) * e
         r = (grouped_gemm_rate(self.chip.name, fmt, rows)
              if self.engine == "trtllm" and self.cuda_graphs else None)
-        return self.gemm_flops("experts") if r is None else min(self.gemm_flops("experts"), r)
+        if r is not None:           # TensorRT-LLM's own module as measured on the chip
+            return min(self.gemm_flops("experts"), r)
+        e = grouped_gemm_efficiency(self.chip.generation, fmt, rows)
+        return self.gemm_flops("experts") if e is None else self.chip.peak(fmt) * e
 
     @property
     def b_dp(self):
@@ -3092,10 +3103,13 @@ def _held_mask(s, names, block):
     (:func:`_layer_times`) and the two-batch windows (:func:`_two_batch_windows`)."""
     split = s.lay.etp if block == "moe" else s.lay.tp
     held = s.cuda_graphs and split > 1 and _runtime_holds_starts(s)
-    module = (TRTLLM_MOE_MODULE_KERNELS if block == "moe" and _measured_moe_module(s) else
-              TRTLLM_MLA_GENERATION_KERNELS if block == "attention" and s.mla_measured is not None
-              else frozenset())
-    return tuple((held and n in FUSED_ALLREDUCE_KERNELS) or n in module for n in names)
+    if block == "moe" and _measured_moe_module(s):
+        module = _moe_module_mask(names)
+    else:
+        op = block == "attention" and s.mla_measured is not None
+        module = tuple(op and n in TRTLLM_MLA_GENERATION_KERNELS for n in names)
+    return tuple((held and n in FUSED_ALLREDUCE_KERNELS) or m
+                 for n, m in zip(names, module, strict=True))
 
 
 def _measured_moe_module(s):
@@ -3479,10 +3493,12 @@ def _two_batch_windows(s, mem, work=None):
     floors = _ffn_kernel_floors(s, names, "moe") or [0.0] * len(names)
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
-    module = _measured_moe_module(s)    # its kernels' time is the routed experts' (stream)
-    for n, r, f, h in zip(names, rooflines, floors, _held_mask(s, names, "moe"), strict=True):
+    # the measured module's kernels: their time is the routed experts' (on the stream)
+    module = _moe_module_mask(names) if _measured_moe_module(s) else (False,) * len(names)
+    for n, r, f, h, mod in zip(names, rooflines, floors, _held_mask(s, names, "moe"), module,
+                               strict=True):
         cls = KERNEL_CLASSES[n]
-        if module and n in TRTLLM_MOE_MODULE_KERNELS:
+        if mod:
             routing = routing and cls not in ("moe_gemm", "exchange", "moe_align")
             continue
         if "shared" in n:
@@ -3535,7 +3551,7 @@ def _layer_times(s, mem, route, comm):
         rooflines, block = _ffn_kernel_times(ffn_names, work)
         floors = _ffn_kernel_floors(s, ffn_names, kind) or [0.0] * len(ffn_names)
         if kind == "moe" and _measured_moe_module(s):   # the module's kernels: in its time
-            keep = [n not in TRTLLM_MOE_MODULE_KERNELS for n in ffn_names]
+            keep = [not m for m in _moe_module_mask(ffn_names)]
             ffn_names, rooflines, floors = ([x for x, k in zip(v, keep, strict=True) if k]
                                             for v in (ffn_names, rooflines, floors))
         ffn, ffn_floor = _kernels_block_time(s, ffn_names, rooflines, block, floors)
@@ -3717,8 +3733,10 @@ def _efficiency_parameters(s):
         return ()
     used, peak = {}, []
     for part in ("attention", "ffn", "experts", "router", "head"):
-        by_rows = ((GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation, s.gemm_format(part)))
-                    or GROUPED_GEMM_TIME_BY_ROWS.get((s.chip.name, s.gemm_format(part))))
+        by_rows = (((GROUPED_GEMM_TIME_BY_ROWS.get((s.chip.name, s.gemm_format(part)))
+                     if _measured_moe_module(s) else None)
+                    or GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation,
+                                                            s.gemm_format(part))))
                    if part == "experts" and s.m.moe_layers else None)
         if by_rows is not None:     # the routed experts at their rows per group
             for _, p in by_rows:
