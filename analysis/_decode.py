@@ -148,6 +148,7 @@ from ._collectives import default_runtime
 from ._gemm import (
     GROUPED_GEMM_EFFICIENCY_BY_ROWS,
     GROUPED_GEMM_TIME_BY_ROWS,
+    MEASURED_MOE_LOCAL_EXPERTS,
     decode_gemm_hbm_efficiency,
     decode_gemm_k_floor,
     gemm_compute_efficiency,
@@ -2485,12 +2486,23 @@ class _Settings:
         if self.fl_eff is not None:
             return self.gemm_flops("experts")
         fmt = self.gemm_format("experts")
-        r = (grouped_gemm_rate(self.chip.name, fmt, rows)
-             if self.engine == "trtllm" and self.cuda_graphs else None)
+        r = self.moe_module_rate(rows)
         if r is not None:           # TensorRT-LLM's own module as measured on the chip
             return min(self.gemm_flops("experts"), r)
         e = grouped_gemm_efficiency(self.chip.generation, fmt, rows)
         return self.gemm_flops("experts") if e is None else self.chip.peak(fmt) * e
+
+    def moe_module_rate(self, rows):
+        """The rate of TensorRT-LLM's measured MoE module on this chip at ``rows`` rows per group
+        (:func:`analysis.grouped_gemm_rate`), or None: only ``engine="trtllm"`` in a replayed
+        graph, no user ``compute_efficiency``, and where a chip holds at least the measured
+        shape's local experts (:data:`analysis.MEASURED_MOE_LOCAL_EXPERTS`, its EP8 shard: with
+        fewer, e.g. 256 experts over 72 chips, the module's fixed part would shrink with the
+        FLOPs; review S21-R4, lead's decision 03:58)."""
+        if (self.engine != "trtllm" or not self.cuda_graphs or self.fl_eff is not None
+                or self.m.routed_experts / self.lay.ep < MEASURED_MOE_LOCAL_EXPERTS):
+            return None
+        return grouped_gemm_rate(self.chip.name, self.gemm_format("experts"), rows)
 
     @property
     def b_dp(self):
@@ -3118,16 +3130,12 @@ def _measured_moe_module(s):
     the chip and the experts' format in :data:`analysis.GROUPED_GEMM_TIME_BY_ROWS`, at least
     its first row per group, no user ``compute_efficiency``): the module's own kernels
     (:data:`TRTLLM_MOE_MODULE_KERNELS`) then add nothing beyond that time."""
-    if (s.engine != "trtllm" or not s.cuda_graphs or s.fl_eff is not None
-            or not s.m.moe_layers):
-        return False
-    fmt = s.gemm_format("experts")
-    if (s.chip.name, fmt) not in GROUPED_GEMM_TIME_BY_ROWS:
+    if (not s.m.moe_layers
+            or (s.chip.name, s.gemm_format("experts")) not in GROUPED_GEMM_TIME_BY_ROWS):
         return False
     route = _routing(s)
     busiest = expected_max_active(route.active, route.owner, s.lay.ep)
-    return busiest > 0 and grouped_gemm_rate(
-        s.chip.name, fmt, _busiest_pairs(s, route) / busiest) is not None
+    return busiest > 0 and s.moe_module_rate(_busiest_pairs(s, route) / busiest) is not None
 
 
 def _held_starts(s, kind):

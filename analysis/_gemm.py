@@ -68,7 +68,8 @@ from ._models import WEIGHT_FORMATS
 __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_FP8",
            "FLASHINFER_GB200_NVFP4_CUTLASS_M1", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
            "GROUPED_GEMM_EFFICIENCY_BY_ROWS", "GROUPED_GEMM_TIME_BY_ROWS",
-           "HELION_B200_NVFP4_CUTLASS", "TRTLLM_B200_NVFP4_CUTLASS_MOE",
+           "HELION_B200_NVFP4_CUTLASS", "MEASURED_MOE_LOCAL_EXPERTS",
+           "TRTLLM_B200_NVFP4_CUTLASS_MOE",
            "TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE",
            "decode_gemm_hbm_efficiency", "decode_gemm_k_floor", "gemm_compute_efficiency",
            "grouped_gemm_efficiency", "grouped_gemm_rate"]
@@ -277,6 +278,12 @@ TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE = (
     (12288, 2.064730644226074), (16384, 2.7250452041625977), (20480, 3.3902079264322915),
     (32768, 5.387125651041667), (65536, 10.985098520914713))
 
+#: Local experts a chip holds in the measured MoE module tables (256 experts over EP8): the
+#: step takes a table only where a chip holds at least as many (review S21-R4, lead's decision:
+#: with fewer, e.g. EP72's 3.6, the module's fixed part, its kernels' launches and floors inside
+#: the measured time, would shrink with the FLOPs carried as a rate).
+MEASURED_MOE_LOCAL_EXPERTS = 32
+
 #: A DeepSeek-V3 expert's GEMM FLOPs per token-expert pair (gate and up 7168 x 2 x 2048, down
 #: 2048 x 7168; two FLOPs a multiply-add).
 _DSV3_PAIR_FLOPS = 2 * 3 * 7168 * 2048
@@ -313,9 +320,10 @@ def _cutlass_moe_times(table=TRTLLM_B200_NVFP4_CUTLASS_MOE, chip="b200"):
             "an optimistic figure (the backend's later releases are faster: 1.3.0rc10, 1.3.0rc20 "
             "in the same repository); taken for "
             + ("B200 and GB200 (the same GPU)" if chip == "b200" else "H200")
-            + f" and every {fmt.upper()} grouped GEMM TensorRT-LLM runs on them in a CUDA graph, "
-            "whatever its shape (assumption); the module's own kernels are charged nothing "
-            "beyond it (analysis.TRTLLM_MOE_MODULE_KERNELS)")))
+            + f" and every {fmt.upper()} grouped GEMM TensorRT-LLM runs on them in a CUDA graph "
+            "where a chip holds at least the table's 32 local experts (EP8 of 256; fewer keep "
+            "the step's pricing), whatever its shape (assumption); the module's own kernels "
+            "are charged nothing beyond it (analysis.TRTLLM_MOE_MODULE_KERNELS)")))
     return tuple(reversed(out))
 
 

@@ -192,3 +192,22 @@ def test_h200_fp8_experts_take_the_modules_h200_time_under_trtllm():
         assert L.ffn_compute == pytest.approx(want, rel=1e-9), engine
         names = {p.name for p in step.parameters}
         assert ("gemm.grouped_time.h200.fp8.m32" in names) == (engine == "trtllm")
+
+
+@pytest.mark.parametrize("per_rank", [8, 16, 64])
+def test_fewer_local_experts_than_the_table_keep_todays_pricing(per_rank):
+    # review S21-R4 (lead 03:58): the table times 32 local experts (EP8 of 256); over 72 GB200s
+    # a chip holds 3.6, so the module's fixed part would shrink with the FLOPs carried as a
+    # rate: the step keeps its pricing there (identical to the step with no table at all)
+    from unittest import mock
+
+    from analysis import MEASURED_MOE_LOCAL_EXPERTS
+    assert MEASURED_MOE_LOCAL_EXPERTS == 32
+    f = topologies.build("gb200-nvl72")
+    kw = {"batch": 72 * per_rank, "context": 2048, "layout": "tp=1,dp=72", "engine": "trtllm",
+          "runtime": "ideal"}
+    step = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
+    with mock.patch.dict(GROUPED_GEMM_TIME_BY_ROWS, clear=True):
+        plain = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
+    assert step.layers[-1] == plain.layers[-1]
+    assert not any(p.name.startswith("gemm.grouped_time") for p in step.parameters)
