@@ -82,7 +82,7 @@ def provenance():
     >>> import fabric; p.version == fabric.__version__
     True
     >>> [name for name, _ in p.libraries]
-    ['networkx', 'numpy', 'scipy', 'matplotlib']
+    ['networkx', 'numpy', 'scipy', 'matplotlib', 'fonttools']
     """
     import fabric
 
