@@ -163,7 +163,7 @@ def _settings_text(args):
         said.append(f"{args.overlap:g} of communication hidden under compute")
     if args.expert_balance is not None:
         said.append(f"expert balance {args.expert_balance:g}")
-    if args.skew:
+    if getattr(args, "skew", 0):      # decode only
         said.append(f"routing skew (Zipf) {args.skew:g}")
     if args.fusion != 1:
         said.append(f"kernel fusion {args.fusion:g}x")
