@@ -78,7 +78,7 @@ def _step_text(args):
     """What each decode step runs, said so that a reader sees the options took: 'decode step:
     sglang kernels, MoE exchange (where a layout has one) deepep-low-latency, runtime nccl,
     CUDA graphs, 2 micro-batches; two-batch overlap, expert balance 0.81'."""
-    from ._cli_decode import _settings_text
+    from ._cli_decode import settings_text
     from ._collectives import default_runtime, resolved_runtime_name
 
     exchange = args.ep_kernel or "the collectives model's all-to-all"
@@ -92,7 +92,7 @@ def _step_text(args):
         parts.append(f"{args.micro_batches} micro-batches")
     if args.moe_hbm_efficiency is not None:
         parts.append(f"routed experts at {args.moe_hbm_efficiency:g} of peak HBM")
-    return "decode step: " + ", ".join(parts) + _settings_text(args)
+    return "decode step: " + ", ".join(parts) + settings_text(args)
 
 
 def _batches(text):
