@@ -40,6 +40,7 @@ from ._failure_cost import *
 from ._fair import *
 from ._gemm import *
 from ._metrics import *
+from ._mla_measured import *
 from ._models import *
 from ._moe_exchange import *
 from ._plots import *

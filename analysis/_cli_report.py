@@ -31,7 +31,8 @@ def register(sub):
     p.add_argument("--ops", nargs="+", action="extend", metavar="OP",
                    help="collective operations (default: " + ", ".join(DEFAULT_OPS) + ")")
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar, and on a terminal no summary: only the page's path")
     p.add_argument("--jobs", type=whole_number, default=1, metavar="N",
                    help="run the sweeps and draw the figures in N local processes, at "
                         "most this machine's processors; the files are the same (default 1: "

@@ -26,13 +26,13 @@ def _size(text):
     """A payload size: ``4096``, ``4KiB``, ``1MB`` (the units :func:`fabric.parse_size` reads)."""
     from fabric import FabricError, parse_size
 
-    bad = f"size must be a positive integer (bytes, or with a unit: 4KiB, 1MB), got {text!r}"
+    bad = "size must be a positive integer (bytes, or with a unit: 4KiB, 1MB)"
     try:
         size = parse_size(text)
-    except (FabricError, ValueError) as e:
+    except (FabricError, ValueError) as e:       # the reader's message names the value
         raise argparse.ArgumentTypeError(f"{bad}: {e}") from None
     if size <= 0:
-        raise argparse.ArgumentTypeError(bad)
+        raise argparse.ArgumentTypeError(f"{bad}, got {text!r}")
     return size
 
 

@@ -226,5 +226,9 @@ def run(args):
                        for k, v in shown_parts(su.shares.items()))
     print(f"single user: {su.tokens_per_s:.1f} tokens/s ({su.point.layout}, "
           f"{su.point.draft_length} drafted), limited by {su.limiter}; per token: {shares}")
-    print(f"cost: {how}")
+    if usd is None:
+        print(f"cost: {how}")
+    else:   # what the $/Mtok and Mtok/s/MW columns rest on, with its units
+        print(f"cost: {how}: ${usd:.2f} per GPU-hour, {kw:.3g} kW per GPU; $/Mtok = $ per "
+              f"million tokens, Mtok/s/MW = million tokens/s per megawatt")
     return 0

@@ -1023,10 +1023,8 @@ class _GroupView:
                 and rt.factors["nvls_raises_ring"]) else False
             return _runtime_cost.nccl_switch_channels(rt, self.lanes, self.arch, nvls)
         if self.n_nodes > 1 and self.nics_per_node and self._nodes_switched:
-            pci = self.nic_pci_bw(rt)
-            nics = max(1, min(self.nics_per_node, math.ceil(self.ppn)))
-            out = _runtime_cost.nccl_net_channels(rt, self.arch, nics, self.ppn, self.lanes,
-                                                  self.nic_link_bandwidth, pci)
+            out = _runtime_cost.nccl_net_postset(rt, self.arch,
+                                                 *_runtime_cost.nccl_view_net_graph(rt, self))
             return max(out, self._nvls_nodes_channels(rt))
         search = self.lanes if self.n_nodes == 1 else max(1, self.nics_per_node)
         return max(1, min(rt.max_channels, 2 * int(search)))
@@ -1303,6 +1301,30 @@ class _GroupView:
         idx = np.array([intact.node_index[n] for n in self.nodes], dtype=np.int64)
         return _GroupView(intact, self.op, self.nodes, idx, self.tr, self.M, self.overlap)
 
+    def node_nets(self):
+        """``(ranks, NICs)`` of each node (load/store domain) of the group: its ranks and the
+        NICs next to them that keep a link past them (a chip's own message-only link counts as
+        its NIC), what NCCL's ring graph search on that node sees (``nccl_view_net_graph``)."""
+        key = ("node-nets", self.idx.tobytes())
+        c = fabric_memo(self.fabric, __name__)
+        if key not in c:
+            G = self.fabric.graph
+            out = []
+            for label in np.unique(self._dom):
+                keep = np.flatnonzero(self._dom == label)
+                nics = set()
+                for i in keep:
+                    r = self.nodes[i]
+                    for v, d in G[r].items():
+                        if d.get("tech") in MESSAGE_TECHNOLOGIES:
+                            nics.add((r, v))
+                        elif G.nodes[v].get("kind") == "nic" and any(
+                                G.nodes[w].get("kind") != "chip" for w in G[v]):
+                            nics.add(v)
+                out.append((len(keep), len(nics)))
+            c[key] = tuple(out)
+        return c[key]
+
     def node_ranks(self):
         """How many ranks the group has in each node (load/store domain), an array."""
         return np.unique(self._dom, return_counts=True)[1]
@@ -1395,12 +1417,17 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
         # the sourced later revisions of the prediction of it (fabric.PREDICTION_REVISIONS)
         tried, best = _runtime_cost.retime(rt.timing, view, op, n, algorithm, ops, tried, best)
     plan_op = best.plan_op or op
+    label = None
     try:
         plan = _get_plan(fabric, plan_op, best.schedule, nodes, idx, tr,
                          M if op == "all-to-allv" else None)
-    except NotApplicableError:
+    except (NotApplicableError, RoutingError) as e:
+        label = best.schedule if isinstance(e, RoutingError) else None
         # a composition the schedules do not hold as one (NVLS-tree on fabrics without a
-        # host split): the ring's steps stand for the breakdown
+        # host split), or a flat schedule's pair NCCL's own graph never sends between (a GPU
+        # that lost its NIC link: NCCL's tree and NVLS-tree chains enter and leave a node at
+        # GPUs local to a NIC, src/graph/search.cc; the candidate's time routed no such
+        # pair): the ring's steps stand for the breakdown
         plan = _get_plan(fabric, "all-gather" if op in ("broadcast", "reduce") else op,
                          "ring", nodes, idx, tr, None)
     _t, steps, chunks = _evaluate(fabric, plan, n, overlap)
@@ -1409,7 +1436,8 @@ def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, op
                   candidates if algorithm == "auto" else (), idx, overlap,
                   in_network=best.library == "nvls-tree")
     return dataclasses.replace(res, runtime=rt.name, protocol=best.protocol or None,
-                               channels=best.channels or None, fixed=best.fixed)
+                               channels=best.channels or None, fixed=best.fixed,
+                               algorithm=label or res.algorithm)
 
 
 def host_launch_delay(gpu_time, host_launch, devices, iterations=20, blocking=False):

@@ -154,6 +154,7 @@ from ._gemm import (
     grouped_gemm_efficiency,
     grouped_gemm_rate,
 )
+from ._mla_measured import mla_generation_parameters, mla_generation_time
 from ._models import WEIGHT_FORMATS, model_config
 
 __all__ = [
@@ -178,6 +179,7 @@ __all__ = [
     "TRTLLM_FP8_MLA_KV_BYTES",
     "TRTLLM_INPUT_QUANT_FORMATS",
     "TRTLLM_MIN_LATENCY_TOKENS",
+    "TRTLLM_MLA_GENERATION_KERNELS",
     "TRTLLM_MOE_FULL_BRANCH",
     "TRTLLM_MOE_MODULE_KERNELS",
     "TWO_BATCH",
@@ -353,6 +355,15 @@ TRTLLM_MOE_FULL_BRANCH = {"expert_maps": ("expert_expand",),
 TRTLLM_MOE_MODULE_KERNELS = frozenset(("topk", "expert_maps", "expert_strides",
                                        "expert_expand", "expert_gemm1", "expert_activation",
                                        "expert_gemm2", "expert_finalize"))
+
+#: Kernels of one MLA block that TensorRT-LLM's attention op runs in its generation call
+#: (``TrtllmAttention.forward``, ``AttentionInputType.generation_only``: the rope and
+#: latent-cache append kernel, then the MLA attention kernel), i.e. what aiconfigurator's
+#: ``mla_generation`` timing holds (:data:`analysis.TRTLLM_B200_MLA_GENERATION_BF16`; not the
+#: projections or batched GEMMs around it). Where the step takes that measured time
+#: (:meth:`_Settings.mla_measured`) the attention kernel runs at least that long and these
+#: kernels are charged no floor, fixed part or boundary of their own (priced once).
+TRTLLM_MLA_GENERATION_KERNELS = frozenset(("kv_cache_rope", "gen_attention"))
 
 #: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
 #: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
@@ -2362,6 +2373,23 @@ class _Settings:
             return None
         return MLA_DECODE_EFFICIENCY.get(self.chip.generation)
 
+    @property
+    def mla_measured(self):
+        """Seconds of TensorRT-LLM's measured MLA generation op (rope + cache append and the
+        attention kernel, :func:`analysis.mla_generation_time`) for this step's largest
+        attention group, or None: only ``engine="trtllm"`` in a replayed graph with the
+        published rates (no user ``hbm_efficiency`` / ``compute_efficiency``), dense MLA at
+        the measured shape and heads per GPU, a BF16 KV cache, one token per sequence, on a
+        chip and at a batch and context the measurement covers."""
+        att = self.m.attention
+        if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
+                or self.fl_eff is not None or att.kind != "mla" or att.sparse or self.q != 1):
+            return None
+        heads = att.heads / self.lay.tp
+        return mla_generation_time(self.chip.name, heads, att.kv_lora_rank,
+                                   att.qk_rope_head_dim, self.m.kv_cache_bytes, self.b_dp,
+                                   self.context)
+
     def kv_bw(self):
         """Achieved HBM bandwidth of the attention kernel's KV-cache read, bytes/s."""
         k = self.mla_kernel
@@ -3061,9 +3089,10 @@ def _held_mask(s, names, block):
     (:func:`_layer_times`) and the two-batch windows (:func:`_two_batch_windows`)."""
     split = s.lay.etp if block == "moe" else s.lay.tp
     held = s.cuda_graphs and split > 1 and _runtime_holds_starts(s)
-    module = block == "moe" and _measured_moe_module(s)
-    return tuple((held and n in FUSED_ALLREDUCE_KERNELS)
-                 or (module and n in TRTLLM_MOE_MODULE_KERNELS) for n in names)
+    module = (TRTLLM_MOE_MODULE_KERNELS if block == "moe" and _measured_moe_module(s) else
+              TRTLLM_MLA_GENERATION_KERNELS if block == "attention" and s.mla_measured is not None
+              else frozenset())
+    return tuple((held and n in FUSED_ALLREDUCE_KERNELS) or n in module for n in names)
 
 
 def _measured_moe_module(s):
@@ -3265,7 +3294,8 @@ def _attention_kernel_times(s, mem, names):
         if cls == "attention":
             read = mem.kv_read_layer_chip / s.kv_bw()
             sc = s.t_kv * m.attention.score_flops_per_token(s.context) / tp
-            out.append((read, max(read, sc / s.scores_flops() if sc else 0.0)))
+            measured = s.mla_measured or 0.0     # TensorRT-LLM's op as measured, at least
+            out.append((read, max(read, sc / s.scores_flops() if sc else 0.0, measured)))
         elif cls == "indexer":      # DSA logits: every cached key, whole on each rank
             read = mem.index_read_layer_chip / s.bw
             sc = s.t_kv * m.attention.index_score_flops_per_token(s.context)
@@ -3294,8 +3324,11 @@ def _attention_block_time(s, mem, names, reads):
              if KERNEL_CLASSES[n] in ("attention", "indexer"))
     # the weights no GEMM kernel reads (the norms'): ``reads`` less the GEMMs' and the KV's
     weights_only = reads - (mem.kv_read_layer_chip + mem.index_read_layer_chip) / s.bw
-    return _kernels_block_time(s, names, rs,
-                               sum(rs) + max(0.0, weights_only - (sum(kernel_reads) - kv)))
+    block = sum(rs) + max(0.0, weights_only - (sum(kernel_reads) - kv))
+    if s.mla_measured is not None:      # the op's kernels: in its measured time
+        keep = [n not in TRTLLM_MLA_GENERATION_KERNELS for n in names]
+        names, rs = ([x for x, k in zip(v, keep, strict=True) if k] for v in (names, rs))
+    return _kernels_block_time(s, names, rs, block)
 
 
 #: The group of FFN weights and the share of that group's weights and FLOPs each FFN GEMM
@@ -3421,7 +3454,8 @@ def _two_batch_attention_stages(s, mem):
     :func:`_held_mask`, as on the stream): one attention pricing for both."""
     names = _attention_names(s)
     core_at = next(i for i, n in enumerate(names) if KERNEL_CLASSES[n] == "attention")
-    times = [_bounded(s, n, r, held=h)
+    measured = s.mla_measured is not None     # the op's kernels: its time, nothing more
+    times = [r if measured and n in TRTLLM_MLA_GENERATION_KERNELS else _bounded(s, n, r, held=h)
              for n, (_, r), h in zip(names, _attention_kernel_times(s, mem, names),
                                      _held_mask(s, names, "attention"), strict=True)]
     return sum(times[:core_at]), sum(times[core_at:])
@@ -3668,6 +3702,7 @@ def _parameters(s, moe, comm):
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
          if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
+        mla_generation_parameters(s.b_dp, s.context) if s.mla_measured is not None else ()) + (
         s.m.parameters())
 
 

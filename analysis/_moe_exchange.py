@@ -156,7 +156,8 @@ access``.
   one before returns (:attr:`ExchangeKernel.late_pulls`: blog18's top-8 combine, slot 7 on
   Blackwell and slots 4-7 on Hopper; TensorRT-LLM 1.3's, by input width), pays one more
   round trip per later batch that holds a valid slot (a rank none of the token's earlier
-  slots names) in every round of that token; the slowest block pays the expected largest
+  slots names) in every round of that token, and in round 1 one constant L1.5 fetch of that
+  batch's pointer rows (``const_l15``, read there for the first time); the slowest block pays the expected largest
   count over the rank's tokens, from the per-token distribution (:func:`_late_trips`;
   one late slot: ``1 - (1 - q)^tokens``, ``q`` from :func:`_late_slot_valid`).
 
@@ -1423,9 +1424,15 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # each round: one round trip, one more per later batch of its slot loads that holds
         # a valid slot (the slowest block's token), then its bytes at the block's rate
         late, batches = 0.0, kern.late_batches(k, b_c / h, arch)
+        fetch = 0.0
         if batches:
             late = _late_rounds(_late_trips(E, k, n_ep, nodes, routing_name, batches), tokens)
-        pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + block[1]
+            # round 1's later batch reads its slots' pointer rows for the first time (rows no
+            # earlier slot holds): one constant L1.5 fetch before its peer loads (session 21)
+            const = EXCHANGE_LATENCY[arch]["const_l15"]
+            fetch = late * const.value
+            params = params + tuple(p for p in (const,) if p not in params)
+        pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + fetch + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],

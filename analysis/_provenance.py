@@ -16,8 +16,9 @@ import subprocess
 
 __all__ = ["LIBRARIES", "Provenance", "provenance"]
 
-#: The libraries whose versions can change a result (solver, graph algorithms, drawing).
-LIBRARIES = ("networkx", "numpy", "scipy", "matplotlib")
+#: The libraries whose versions can change a result (solver, graph algorithms, drawing;
+#: fonttools subsets the fonts a PDF figure embeds, so its release sets the PDFs' bytes).
+LIBRARIES = ("networkx", "numpy", "scipy", "matplotlib", "fonttools")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Provenance:
 
     def __str__(self):
         libs = ", ".join(f"{n} {v}" for n, v in self.libraries)
-        return (f"cofabric {self.version} (commit {self.commit or 'unknown'}); "
+        return (f"cofabric {self.version} (commit {self.commit or 'unknown: not a git checkout'}); "
                 f"Python {self.python}; {libs}")
 
 
@@ -81,7 +82,7 @@ def provenance():
     >>> import fabric; p.version == fabric.__version__
     True
     >>> [name for name, _ in p.libraries]
-    ['networkx', 'numpy', 'scipy', 'matplotlib']
+    ['networkx', 'numpy', 'scipy', 'matplotlib', 'fonttools']
     """
     import fabric
 

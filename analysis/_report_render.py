@@ -43,8 +43,8 @@ th { background: #f0f0f0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.dense { font-size: 0.78rem; }
 table.dense th, table.dense td { padding: 0.25rem 0.4rem; }
-caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.8rem;
-          padding-top: 0.3rem; }
+.wide > table { margin-bottom: 0.3rem; }
+p.caption { color: #555; font-size: 0.8rem; max-width: 48rem; margin: 0 0 0.6rem 0; }
 figure { margin: 1.2rem 0; }
 figure svg { width: 100%; height: auto; display: block; }
 figure.single svg { max-width: 36rem; }
@@ -122,11 +122,14 @@ def _html_table(t):
             f'<td class="num">{html.escape(_cell(c, row))}</td>' if num
             else f"<td>{_breakable(_cell(c, row))}</td>" for c, num in zip(columns, numeric))
         body.append(f"<tr>{cells}</tr>")
-    caption = f"<caption>{html.escape(t.caption)}</caption>" if t.caption else ""
+    # the caption after the scrolling box, not a <caption> inside it: a <caption> is as wide
+    # as its table, so a table wider than the window took its caption out of view with it
+    caption = f'<p class="caption">{html.escape(t.caption)}</p>' if t.caption else ""
     title = f"<h3>{html.escape(t.title)}</h3>" if t.title else ""
     dense = ' class="dense"' if len(columns) > DENSE_COLUMNS else ""
-    return (f'{title}<div class="wide"><table id="table-{t.name}"{dense}>{caption}'
+    return (f'{title}<div class="wide"><table id="table-{t.name}"{dense}>'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+            f"{caption}"
             f'<p class="sub">Data: <a href="{t.name}.csv">{t.name}.csv</a></p>')
 
 

@@ -1577,7 +1577,13 @@ def nccl_net_channels(rt, arch, nics, ppn, lanes, net_bw, pci_bw):
     ...   ("nccl@2.27.3", "blackwell", 8), ("nccl", "blackwell", 8))]
     [16, 16, 32, 16]
     """
-    n, bw = nccl_net_ring_graph(rt, arch, nics, ppn, lanes, net_bw, pci_bw)
+    return nccl_net_postset(rt, arch, *nccl_net_ring_graph(rt, arch, nics, ppn, lanes, net_bw,
+                                                            pci_bw))
+
+
+def nccl_net_postset(rt, arch, n, bw):
+    """``comm->nChannels`` from a multi-node ring graph of ``n`` channels at ``bw`` (B/s):
+    ``src/graph/connect.cc`` ``ncclTopoPostset`` (see :func:`nccl_net_channels`)."""
     if n == 0:
         return 1
     q = rt.search
@@ -1674,11 +1680,17 @@ def nccl_net_tree_graph(rt, arch, channels, ppn, lanes, speed):
 
 
 def nccl_view_net_graph(rt, view):
-    """:func:`nccl_net_ring_graph` of a group over several nodes (its NICs, at most one per
-    rank of a node, behind their PCIe links; its ranks per node and NVLink lanes)."""
-    nics = max(1, min(view.nics_per_node, math.ceil(view.ppn)))
-    return nccl_net_ring_graph(rt, view.arch, nics, view.ppn, view.lanes,
-                               view.nic_link_bandwidth, view.nic_pci_bw(rt))
+    """:func:`nccl_net_ring_graph` of a group over several nodes, as NCCL's allgather leaves
+    it: every node searches its own graph (its ranks, its NICs with a network link, at most
+    one per rank, behind their PCIe links; the group's least NVLink lanes) and every node
+    keeps the least ``nChannels`` and the least speed (``src/init.cc``: ``nChannels``,
+    ``bwIntra``, ``bwInter`` = min over the allgathered graphs, v2.18.5-1 l.996 .. v2.30.7-1
+    l.1439). Nodes alike give the one node's graph."""
+    pci = view.nic_pci_bw(rt)
+    graphs = {nccl_net_ring_graph(rt, view.arch, max(1, min(nics, ppn)), ppn, view.lanes,
+                                  view.nic_link_bandwidth, pci)
+              for ppn, nics in view.node_nets()}
+    return min(n for n, _ in graphs), min(bw for _, bw in graphs)
 
 
 def p2p_channels(rt, view):

@@ -260,37 +260,94 @@ def _by_host(fabric, nodes):
 
 
 def _host_groups(fabric, nodes):
-    """Positions of the group's ranks per host domain, if every host holds the same number >= 2.
-
-    Returns None for a group inside one host, or spread unevenly.
-    """
+    """The channel rings of the group's ranks in rank order, host by host (hosts in order of
+    their first rank, :func:`host_rings`); None for a group inside one host or with a host of
+    one rank."""
     if fabric is None or nodes is None:
         return None
-    hosts = _by_host(fabric, nodes)
-    sizes = {len(v) for v in hosts.values()}
-    if len(hosts) < 2 or len(sizes) != 1 or sizes.pop() < 2:
+    return host_rings(fabric, nodes, list(_by_host(fabric, nodes).values()))
+
+
+def _net_port(G, n):
+    """Whether chip ``n`` has a way into the network of its own: a link that carries messages
+    only (a chip cabled into the network), or a NIC with such a link past it."""
+    for v, d in G[n].items():
+        if d.get("carries") == "messages":
+            return True
+        if G.nodes[v].get("kind") == "nic" and any(
+                e.get("carries") == "messages" for e in G[v].values()):
+            return True
+    return False
+
+
+def _lost_port(fabric, nodes, i):
+    """Whether rank ``i`` had a network port on the fabric as built and lost it to a failure
+    (its NIC, the NIC's link to it, or the NIC's network link)."""
+    intact = fabric.intact
+    return (intact is not None and _net_port(intact.graph, nodes[i])
+            and not _net_port(fabric.graph, nodes[i]))
+
+
+def host_rings(fabric, nodes, runs):
+    """NCCL's channel rings over a group spread over several hosts; None where there is one.
+
+    ``runs`` holds each host's ranks (positions in ``nodes``) in the order a ring visits them,
+    hosts in ring order. NCCL's ring graph is searched on every node and allgathered: every
+    node runs the least node's channel count (NVIDIA/nccl ``src/init.cc``: ``nChannels = min``
+    over the nodes), and channel ``c``'s chain enters a node at a GPU local to the channel's NIC
+    and leaves it from its last GPU (``src/graph/search.cc``: 'NET n -> GPU a -> .. -> GPU x ->
+    NET n'; ``src/graph/connect.cc``: ``ringRecv`` / ``ringSend``, the chain's first and last).
+    So with ``k`` the fewest ranks a host holds, ring ``c < k`` enters every host at its ``c``-th
+    rank and leaves from the one before, and the ``k`` rings leave each host from ``k``
+    different ranks (and NICs). A rank whose network port a failure took (its NIC, or the
+    NIC's link) never enters or leaves: it rides inside every chain, right after the entry
+    (NCCL reaches a NIC from such a GPU only through an NVLink peer local to it: PXN,
+    ``src/graph/paths.cc``), and ``k`` counts the ranks that kept their port. Hosts of equal
+    size, none degraded: the ``g`` rotations of every host's ranks. Hosts of unequal size
+    that reach one another without a network (no NIC, no message-only link in a host of the
+    fabric as built): None."""
+    runs = [list(r) for r in runs]
+    if len(runs) < 2 or min(len(r) for r in runs) < 2:
         return None
-    return np.array(list(hosts.values()), dtype=np.int64)
+    built = (fabric.intact or fabric).graph
+    if len({len(r) for r in runs}) > 1 and not all(
+            any(_net_port(built, nodes[i]) for i in r) for r in runs):
+        # hosts of unequal size joined by load/store links alone (a grid's rows): no
+        # network ring graph to follow; one ring, as before
+        return None
+    heads, tails = [], []
+    for r in runs:
+        lost = [_lost_port(fabric, nodes, i) for i in r]
+        heads.append([i for i, x in zip(r, lost) if not x])
+        tails.append([i for i, x in zip(r, lost) if x])
+    k = min(len(h) for h in heads)
+    if k < 2:
+        return None
+    rings = []
+    for c in range(k):
+        order = []
+        for h, t in zip(heads, tails):
+            order += h[c:c + 1] + t + h[c + 1:] + h[:c]
+        rings.append(np.array(order, dtype=np.int64))
+    return rings
 
 
-def _ring(op, p, hosts=None):
-    """Ring steps; on a multi-host group, one ring per rank of a host (NCCL's channels).
+def _ring(op, p, rings=None):
+    """Ring steps; on a multi-host group, NCCL's channel rings (:func:`host_rings`).
 
     NCCL runs several rings at once (channels). On a group spread over ``h``
     hosts of ``g`` ranks each, ring ``c`` visits every host's ranks starting
     from its ``c``-th, so the ``g`` rings leave each host from ``g`` different
-    ranks (and NICs); each carries ``1/g`` of the data. Inside one host (or for
+    ranks (and NICs); each carries ``1/g`` of the data (over hosts of unequal
+    size, ``k`` rings, the fewest ranks a host holds). Inside one host (or for
     one rank per host) every rotation is the same ring: one ring.
     """
     r = np.arange(p)
-    if hosts is None:
+    if rings is None:
         src, dst, frac = r, (r + 1) % p, np.full(p, 1.0 / p)
     else:
-        g = hosts.shape[1]
-        pairs = []
-        for c in range(g):
-            order = np.roll(hosts, -c, axis=1).ravel()
-            pairs.append(order * p + np.roll(order, -1))
+        g = len(rings)
+        pairs = [order * p + np.roll(order, -1) for order in rings]
         codes, counts = np.unique(np.concatenate(pairs), return_counts=True)
         src, dst, frac = codes // p, codes % p, counts / (g * p)
     rs = Step(src=src, dst=dst, fraction=frac, reduce=1.0 / p, repeat=p - 1, label="reduce-scatter")

@@ -70,7 +70,14 @@ import numpy as np
 from fabric import Clos, Dragonfly, Grid, Switched
 from fabric._memo import fabric_memo
 
-from ._schedules import NotApplicableError, Step, group_grid, register_algorithm, resolve_ranks
+from ._schedules import (
+    NotApplicableError,
+    Step,
+    group_grid,
+    host_rings,
+    register_algorithm,
+    resolve_ranks,
+)
 
 __all__ = ["ring_search"]
 
@@ -465,10 +472,10 @@ def _locality_order(fabric, nodes):
 
 
 def _channel_rings(fabric, nodes):
-    """Rings through switches: the locality order, and on a group spread evenly over host
-    domains of ``g`` ranks, ``g`` rotations of it in which ring ``c`` enters and leaves
-    every host from its ``c``-th rank (NCCL's channels: each ring crosses between hosts
-    on other chips, hence other NICs)."""
+    """Rings through switches: the locality order, and on a group spread over host domains,
+    NCCL's channel rings over them in that order (:func:`analysis._schedules.host_rings`:
+    ring ``c`` enters and leaves every host from its ``c``-th rank, so each ring crosses
+    between hosts on other chips, hence other NICs)."""
     order = _locality_order(fabric, nodes)
     host_of = fabric.host_of
     hosts = [host_of.get(nodes[i]) for i in order]
@@ -477,14 +484,10 @@ def _channel_rings(fabric, nodes):
         if i == 0 or h != hosts[i - 1] or h is None:
             runs.append([])
         runs[-1].append(int(order[i]))
-    sizes = {len(r) for r in runs}
-    if len(runs) < 2 or len(sizes) != 1 or None in hosts:
+    if None in hosts:
         return [order]
-    g = sizes.pop()
-    if g < 2:
-        return [order]
-    block = np.array(runs, dtype=np.int64)
-    return [np.roll(block, -c, axis=1).ravel() for c in range(g)]
+    rings = host_rings(fabric, nodes, runs)
+    return [order] if rings is None else rings
 
 
 def ring_search(fabric, ranks=None, *, seed=0):

@@ -140,7 +140,7 @@ def save_figure(fig, path_stem, formats=FIGURE_FORMATS, *, dpi=None):
 
     PDF and SVG carry no creation date and no software version; SVG ids come
     from a fixed salt; PNG carries no text chunks. The same figure therefore
-    gives the same bytes on every run (with the same matplotlib and fonts).
+    gives the same bytes on every run (with the same matplotlib, fonttools and fonts).
 
     Parameters
     ----------

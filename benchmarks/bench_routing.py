@@ -1,6 +1,7 @@
 """Routing, access latency, link loads and throughput against the issue-4 targets.
 
-Run: ``python benchmarks/bench_routing.py`` (prints one line per figure; about a minute).
+Run: ``python benchmarks/bench_routing.py`` (prints one line per figure; about a minute), or
+``python benchmarks/bench_routing.py degraded_grid`` (or any part's name) for one part.
 
 Targets (issue 4):
   * link loads of uniform all-to-all on fattree:k=32 (8,192 hosts): < 10 s
@@ -166,9 +167,40 @@ def forwarding():
               f"all nodes {ft.total_entries}; per-dimension: {ft.per_dimension_entries}")
 
 
+def degraded_grid(reps=7):
+    """One pair at a time on degraded grids (what the routing property tests do), and every
+    pair's path at once: CPU seconds, the least of ``reps`` runs (this machine is shared)."""
+    def least(fn):
+        best = float("inf")
+        for _ in range(reps):
+            t = time.process_time()
+            fn()
+            best = min(best, time.process_time() - t)
+        return best
+
+    for spec, links, chips in (("torus:4x4x4", [("chip0", "chip1"), ("chip5", "chip21")],
+                                ["chip42"]),
+                               ("torus:4x4", [("chip0", "chip1")], [])):
+        g = topologies.build(spec).without(links=links, chips=chips)
+        r = g.router
+        ep = g.endpoint_indices
+        pairs = [(a, b) for a in ep for b in ep if a != b][::7][:100]
+        r.latency([pairs[0][0]], [pairs[0][1]])      # the bypass twins built once, untimed
+        path = least(lambda r=r, pairs=pairs: [r.path_links(a, b) for a, b in pairs]) / len(pairs)
+        lat = least(lambda r=r, pairs=pairs: [r.latency(a, b) for a, b in pairs]) / len(pairs)
+        print(f"degraded {spec} ({len(links)} links, {len(chips)} chip failed), one pair at a "
+              f"time: path_links {path * 1e6:.0f} us, latency {lat * 1e6:.0f} us")
+    f = topologies.build("torus:16x16").without(links=[("chip0", "chip1")])
+    dor = f.router._dor
+    ep = np.asarray(f.endpoint_indices)
+    s, d = np.repeat(ep, len(ep)), np.tile(ep, len(ep))
+    dt = least(lambda: dor.path_links_many(s, d))
+    print(f"degraded torus:16x16 dimension-order paths of all {len(s)} pairs: {dt * 1e3:.1f} ms")
+
+
 if __name__ == "__main__":
-    fat_tree()
-    sd200()
-    torus()
-    lp()
-    forwarding()
+    # python benchmarks/bench_routing.py [part ...]: every part, or the ones named
+    parts = {"fat_tree": fat_tree, "sd200": sd200, "torus": torus, "lp": lp,
+             "forwarding": forwarding, "degraded_grid": degraded_grid}
+    for name in sys.argv[1:] or parts:
+        parts[name]()

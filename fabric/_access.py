@@ -143,6 +143,7 @@ def _check_op(op, size):
     if size > MAX_BYTES:
         # the batched paths hold sizes in int64, and the timing divides them as floats
         raise SpecError(f"size must be at most 2**63 - 1 bytes (an int64), got {size!r:.60}")
+    return int(size)        # a numpy integer's payload + headers would wrap (np.int32)
 
 
 _OP_ACCESS = {"load": "read", "store": "write"}
@@ -282,7 +283,7 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     >>> a.target, a.path, round(a.total * 1e9, 1)      # total in seconds: 491.5 ns
     ('chip5', ('chip0', 'chip5'), 491.5)
     """
-    _check_op(op, size)
+    size = _check_op(op, size)
     _transport_name(transport)
     a = fabric.node(src)
     t = permit(fabric, a, address, op)
@@ -309,7 +310,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     >>> a.return_path
     ('chip10', 'chip11', 'chip8', 'chip12', 'chip0')
     """
-    _check_op(op, size)
+    size = _check_op(op, size)
     _transport_name(transport)
     a, target = fabric.node(src), fabric.node(target)
     protected = _has_protection(fabric)
@@ -388,7 +389,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     >>> len(lat), round(float(lat.max()) * 1e9, 1)
     (16256, 721.2)
     """
-    _check_op(op, size)
+    size = _check_op(op, size)
     _transport_name(transport)
     if chips is None:
         nodes = fabric.endpoint_indices

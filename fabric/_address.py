@@ -368,6 +368,8 @@ class Region:
                 raise TypeError(f"Region {key} must be a str, got {getattr(self, key)!r}")
         if self.granularity is not None and not is_int(self.granularity):
             raise TypeError(f"Region granularity must be an int, got {self.granularity!r}")
+        if self.granularity is not None:
+            object.__setattr__(self, "granularity", int(self.granularity))
         if self.name is None:
             label = "+".join(map(str, self.owners)) if self.ways > 1 else str(self.owner)
             object.__setattr__(self, "name", f"{label}.{self.kind}")

@@ -199,9 +199,13 @@ def _roundtrip(table, target, regions, width, rindex):
             msg = (f"local address {format_address(int(a[k]))} of this window translates "
                    "through no window")
         else:
+            # the address is in another window too: the finder took that one (a local
+            # overlap); say where this window would have taken it, not a back-mapping that
+            # may be a negative number
+            mine = int(a[k] + gb[i] - lb[i])
             msg = (f"local address {format_address(int(a[k]))} translates through window "
-                   f"{table.names[j[k]]!r} to {format_address(int(g[k]))}, which maps back to "
-                   f"{format_address(int(back[k]))}")
+                   f"{table.names[j[k]]!r} to {format_address(int(g[k]))}, not through this "
+                   f"window to {format_address(mine)} (the windows overlap locally)")
         out.append(Finding(code="roundtrip", severity="error", message=f"{table.label(i)}: {msg}",
                            where=table.where(i)))
     # global -> (owner, device offset) -> global, for windows onto interleave sets
@@ -377,6 +381,14 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
             verb = "has" if len(cut) == 1 else "have"
             windows = ("this window" if len(js) == 1
                        else f"the windows onto these {len(js)} targets")
+            # the other windows onto memory these targets serve (another host's DRAM is
+            # served by its first chip) fail from the same chips
+            also = list(dict.fromkeys(table.names[w] for j in js for w in serves[nodes[j]]
+                                      if w != pairs[nodes[j]]))
+            if also:
+                windows += (f" (and through window{'s' if len(also) > 1 else ''} "
+                            f"{_names([repr(n) for n in also])}, onto memory "
+                            f"{'it serves' if len(js) == 1 else 'they serve'})")
             out.append(Finding(code="unreachable", severity="warning",
                                message=f"{table.label(i)}: {_names(cut)} of {h} {verb} no route "
                                f"to {_names(lost)} ({by} has): loads and stores through "

@@ -135,6 +135,9 @@ class DomainLimits:
     alignment: str = None
     where: str = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self):
+        _as_python_ints(self, ("translation_entries", "page_size"))
+
     def parameters(self):
         """The limits as :class:`~fabric.Parameter` records."""
         return (dataclasses.replace(TRANSLATION_ENTRIES, value=self.translation_entries),
@@ -171,6 +174,17 @@ class Window:
         _check_types(self, ints=("local_base",),
                      optional_ints=("size", "global_base", "target_offset", "page_size"),
                      strs=("host", "permissions"), optional_strs=("target", "name"))
+        _as_python_ints(self, ("local_base", "size", "global_base", "target_offset",
+                               "page_size"))
+
+
+def _as_python_ints(obj, keys):
+    """Hold ``obj``'s integer fields ``keys`` as Python ints (a frozen dataclass): a numpy
+    integer's arithmetic wraps (np.int32) or overflows on negation (np.uint64)."""
+    for key in keys:
+        v = getattr(obj, key)
+        if is_int(v):
+            object.__setattr__(obj, key, int(v))
 
 
 def _check_types(obj, ints=(), optional_ints=(), strs=(), optional_strs=()):

@@ -219,6 +219,17 @@ EXCHANGE_NIC_EFFICIENCY = Parameter(
     "deepseek-ai/DeepEP issue 155 (NVSHMEM shmem_put_bw between two H100 nodes: about 47 GB/s). "
     "Assumption: the same fraction of line rate for other NICs (RoCE, other speeds)")
 
+#: The L1 data cache's fill unit: a miss fetches the missing 32-B sectors of a 128-B line, not
+#: the line, so a walk over consecutive small slots pays an L2 trip per new sector (session 21;
+#: :meth:`ExchangeKernel.walk_sectors`).
+EXCHANGE_L1_SECTOR = Parameter(
+    "exchange.l1_sector", 32, "B",
+    "NVIDIA developer forums, 'Pascal L1 cache' thread, post 14 (Greg Smith, NVIDIA): Volta's "
+    "L1 data cache has 128-B lines of four 32-B sectors and a miss fetches only the missing "
+    "sectors, not the whole line from L2; Nsight Compute Kernel Profiling Guide (memory "
+    "hardware model): a sector is an aligned 32-B chunk, L1 and L2 lines are four sectors. "
+    "Assumption: Hopper and Blackwell keep Volta's sector fill")
+
 _GH200 = ("RRZE-HPC/gpu-benches gpu-latency/gh200.txt (commit 1038c5d, 2025-02-11; the "
           "pointer-chase benchmark of Ernst et al.: one warp, random order, 128-B lines, "
           "clock 1980 MHz, printed cycles per access)")
@@ -445,12 +456,15 @@ def peer_access_latency(arch):
 #: :meth:`ExchangeKernel.receive_rounds`); or once per load of a destination's row of the
 #: kernel's per-rank pointer table that waits for the one before, for the phase's first
 #: payload (``"pointer_rows"``: :meth:`ExchangeKernel.pointer_loads`) or for each of its
-#: later payloads (``"pointer_rereads"``: that many times the payloads after the first).
+#: later payloads (``"pointer_rereads"``: that many times the payloads after the first); or
+#: once per L1 sector the receive walk enters after its first (``"walk_sectors"``:
+#: :meth:`ExchangeKernel.walk_sectors`) or per slot beyond the first whose first load finds
+#: its sector already in L1 (``"walk_slot_hits"``: the walked slots less those sectors).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
                  "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
-                 "pointer_rows", "pointer_rereads")
+                 "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits")
 
 
 def serial_copies(copies, blocks):
@@ -484,6 +498,8 @@ def lane_passes(ep):
 _CHAIN_COUNT_NEEDS = {
     "walk_token_rounds": ("receive_vector", (" (the bytes of the receiving block's copy of "
                                              "a received token per dependent load)")),
+    **dict.fromkeys(("walk_sectors", "walk_slot_hits"),
+                    ("walk_slot_bytes", " (the bytes of one slot of the walked counts)")),
     **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
@@ -600,6 +616,11 @@ class ExchangeKernel:
         first ``n`` destinations' rows of the kernel's per-rank pointer table go out together,
         each later one after the one before returns (:meth:`pointer_loads`); a generation
         without an entry loads every row after the one before (``n = 1``).
+    walk_slot_bytes : int
+        ``0``, or the bytes of one slot of the received counts the dispatch's receiving blocks
+        walk (pplx's uint32 ``numTokensPerDP``): with the L1's 32-B sector fill
+        (``exchange.l1_sector``) every sector after the first costs its first load an L2 trip:
+        :meth:`walk_sectors`, the ``"walk_sectors"`` and ``"walk_slot_hits"`` chain steps.
     stage_vector : tuple of int
         ``()``, or per (dispatch, combine) phase the bytes a block's staging copy of a token
         moves per dependent load (its threads x 16 B, a load then its store per step: pplx's
@@ -668,6 +689,7 @@ class ExchangeKernel:
     send_grid: int = 0
     receive_vector: int = 0
     pointer_overlap: tuple = ()
+    walk_slot_bytes: int = 0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -757,7 +779,7 @@ class ExchangeKernel:
             raise ValueError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
-                      "receive_vector"):
+                      "receive_vector", "walk_slot_bytes"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -878,6 +900,27 @@ class ExchangeKernel:
         if not self.receive_vector:
             return 0
         return math.ceil(nbytes / self.receive_vector)
+
+    def walk_sectors(self, walk_slots):
+        """L1 sectors the dispatch's receive walk enters after its first, for ``walk_slots``
+        slots walked beyond the first (:meth:`receive_walk`): ``ceil((walk_slots + 1) x
+        walk_slot_bytes / exchange.l1_sector) - 1``; ``0`` without ``walk_slot_bytes``.
+
+        The L1 fills a miss by 32-B sectors, not 128-B lines (NVIDIA, for Volta and later), so
+        the walk's load of the first slot of each new sector goes to L2: pplx-kernels
+        7af3059's scatterKernel walks 256 uint32 slots (SASS 0x3f90-0x4110: the next slot's
+        LDG.E.CONSTANT at 0x40e0, waited for before the branch), 32 sectors, 31 after the
+        first.
+
+        >>> exchange_kernel("pplx").walk_sectors(255), exchange_kernel("pplx").walk_sectors(7)
+        (31, 0)
+        """
+        if not self.walk_slot_bytes:
+            return 0
+        w = walk_slots
+        if isinstance(w, bool) or not isinstance(w, numbers.Integral) or w < 0:
+            raise SpecError(f"walk_slots must be an int >= 0, got {walk_slots!r}")
+        return -(-(int(w) + 1) * self.walk_slot_bytes // int(EXCHANGE_L1_SECTOR.value)) - 1
 
     def send_walk(self, tokens):
         """Tokens the dispatch's send loop walks before the block holding the last token
@@ -1013,7 +1056,9 @@ class ExchangeKernel:
                  "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
                  "walked_tokens": float(walked_tokens) if loadstore else 0.0,
                  "further_waves": float(further_waves) if loadstore else 0.0,
-                 "walk_token_rounds": float(walk_token_rounds)}
+                 "walk_token_rounds": float(walk_token_rounds),
+                 "walk_sectors": float(self.walk_sectors(walk_slots)),
+                 "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
             raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
@@ -1068,10 +1113,12 @@ class ExchangeKernel:
         # bytes per dependent load are bytes, as stage_vector and pull_vector
         for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
                             ("block_per_token", ""), ("put_vector", "B"), ("send_grid", ""),
-                            ("receive_vector", "B")):
+                            ("receive_vector", "B"), ("walk_slot_bytes", "B")):
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), unit,
                                      src.get(field, "")))
+        if self.walk_slot_bytes:
+            out.append(EXCHANGE_L1_SECTOR)
         if any(self.release_fence):
             out.append(Parameter(f"{self.name}.release_fence",
                                  "{}+{}".format(*(int(x) for x in self.release_fence)), "",
@@ -1357,8 +1404,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "token's scale factors are one more payload (nvlink_one_sided.py: hidden, "
                        "[sf], ...), its rounds counted when dispatch_bytes gives the payloads "
                        "apart (analysis.moe_exchange: a tuple). Not counted: "
-                       "later pulled rounds' L1 re-reads of the routing metadata (tens of ns, no "
-                       "L1 Parameter), the flags' first pass (in the kernel floor); the "
+                       "later pulled rounds' L1 re-reads of the routing metadata (session 21: the "
+                       "16-B loop's back edge, 0x1290 -> 0x0660 in 579435f9's sm_100a combine, "
+                       "re-runs the send-index and target-rank loads and the pointer-row read "
+                       "every round: two L1 hits and a constant-L1 hit, ~43 ns a trip after "
+                       "round 1; left for a per-release read of the rounds' schedules), the "
+                       "flags' first pass (in the kernel floor); the "
                        "release fence is its own step (release_fence: one peer round trip). "
                        "Per-peer loops (session 13, TensorRT-LLM moeAlltoAllKernels.cu "
                        "01f0021 and its blog18-era PDL form; flashinfer fb28d7242's port the "
@@ -1382,15 +1433,21 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "it issues the next slot's (LDC.64 R4, c[0x0][R6+0x3c0], then ISETP "
                        "waiting on its scoreboard, per slot): one load per distinct destination "
                        "rank, one after another, for every payload; a destination's row "
-                       "(kMaxPayloads = 8 pointers) is 64 B, one line of the SM's constant L1, "
-                       "so the first payload's loads miss it and are served by the L1.5 "
+                       "(kMaxPayloads = 8 pointers) is 64 B and its first four payloads' "
+                       "pointers lie in one 64-B line of the SM's constant L1 (rows at 0x3c8 + "
+                       "64 x rank on sm_100a, 0x258 + 64 x rank on sm_90a: after the "
+                       "token_selected_experts pointer), so the first payload's loads miss it "
+                       "and are served by the L1.5 "
                        "(const_l15 x pointer_rows) and the later payloads' hit it (const_l1: "
                        "the given parts after the first, pointer_rereads, and the two small "
                        "payloads, pointer_rows each); TensorRT-LLM 1.3's kernels (flashinfer "
                        "5e891c6b, LDCU.64 c[0x0][UR+0x3b0], one per slot, each waited) the same. "
                        "The combine's slots' pointer loads (LDC.64 c[0x0][R+0x380]) go out "
                        "together after the routing metadata and before round 1's peer loads: one "
-                       "L1.5 fetch (const_l15 x one). Not charged: an L1.5 miss (the rows' 256-B "
+                       "L1.5 fetch (const_l15 x one); a later batch of late_pulls reads its "
+                       "slots' rows for the first time in round 1 (0x10b0 @P0 LDC.64 c[0x0]"
+                       "[R11+0x380] before slot 7's peer load; review S21-R2): one more L1.5 "
+                       "fetch per later batch, in the pull (analysis.moe_exchange). Not charged: an L1.5 miss (the rows' 256-B "
                        "L1.5 lines taken as present: a lower bound), the barriers' flag-pointer "
                        "loads (in the kernel floor's barrier), the combine's later rounds' "
                        "constant-L1 re-reads (10 ns each, beside their unpriced L1 metadata "
@@ -1562,7 +1619,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "pplx's docs/install-driver-and-dependencies.md builds at 32ef585): each "
                        "expert's count re-reads the routing indices (__ldg) before the warp's sum "
                        "and the signal: the first pass one L2 load (the same indices every "
-                       "sample), later passes L1 hits (no L1 Parameter: not counted); a signal "
+                       "sample), later passes L1 hits (not counted, a lower bound: session "
+                       "16 had no L1 Parameter; 9 x l1_hit, 0.15 us, at one token); a signal "
                        "to a rank in the "
                        "sender's load/store domain is a store (posted, off the chain); to a "
                        "rank across the network it is one IBGDA post on that peer's RC QP, "
@@ -1599,8 +1657,10 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "of the slots), two dependent __ldg per slot in the SASS (LDG.E.CONSTANT "
                        "re-read of the slot, then the next slot's, each waited for before the "
                        "branch): the first an L2 load (written before the sync), the rest "
-                       "counted as L1 hits (l1_hit; a lower bound: each further 128-B line is "
-                       "also an L2 load); and per received token of the block with the most "
+                       "L1 hits but the first load of each further 32-B sector (8 uint32 "
+                       "slots), an L2 load since the L1 fills by sectors (walk_slot_bytes, "
+                       "exchange.l1_sector; session 21: 31 of the 256 slots' first loads, "
+                       "counted as L1 hits before); and per received token of the block with the most "
                        "(receive_walk; SASS loop 0x3ee0-0x47a0, session 20): the slot's first "
                        "check (0x3f30, L1), the copy's rounds (0x43c0-0x45b0: one LDG.E.128 then "
                        "its STG.E.128 per 320 x 16 B, 2 for a DeepSeek FP8 token; the received "
@@ -1717,6 +1777,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 "per iteration, the next load issued after the store (scatterKernel "
                                 "0x43c0-0x45b0): the block's 10 warps x 32 x 16 B = 5120 B per "
                                 "dependent load, 2 rounds for a DeepSeek FP8 token")),
+            ("walk_slot_bytes", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
+                                 "l.191-210: the receive part walks numTokensPerDP, a uint32_t "
+                                 "per (local expert, DP group) slot, one slot after another "
+                                 "(SASS 0x3f90-0x4110, nvcc 13.0 -arch=sm_90a -rdc=true -O3: "
+                                 "the next slot's LDG.E.CONSTANT at 0x40e0 is waited for before "
+                                 "the branch); the array was written by block 0's slot threads "
+                                 "before the grid sync and is read by no walking block before: "
+                                 "each 32-B sector's first load is an L2 trip (session 21)")),
             ("combine_blocks", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu: "
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
@@ -1725,7 +1793,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
         chain=(_nvshmem_wait() + _grid_sync()
                + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
-                  ("l1_hit", "walk_slots"), ("l2_hit", "walk_tokens"),
+                  ("l1_hit", "walk_slot_hits"), ("l2_hit", "walk_sectors"),
+                  ("l2_hit", "walk_tokens"),
                   ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
                   ("l1_hit", "walk_tokens")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
@@ -1742,7 +1811,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             ("l1_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8, put_vector=32 * 16, stage_vector=(288 * 16, 256 * 16),
-        receive_vector=320 * 16,
+        receive_vector=320 * 16, walk_slot_bytes=4,
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,

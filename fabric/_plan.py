@@ -168,6 +168,12 @@ class AddressPlan:
     domains: tuple = None
 
     def __post_init__(self):
+        for key in ("width", "alignment", "hbm_bytes", "host_memory", "nic_mmio", "storage"):
+            v = getattr(self, key)
+            if is_int(v):
+                # a numpy integer is held as the number it is: np.int32 arithmetic wraps
+                # (1 << np.int32(57) is not 2**57), np.uint64's negation overflows
+                object.__setattr__(self, key, int(v))
         for key in ("interleave", "regions", "windows"):
             object.__setattr__(self, key, tuple(getattr(self, key)))
         if self.grants is not None:

@@ -382,8 +382,10 @@ class Bypass:
     def evaluate(self, s, d, want_latency=True):
         """(hops, latency, routed-whole mask) as :meth:`DimOrder.evaluate`: the maximum over
         the ways of a tie, each bypass counted with its hops and latency."""
-        _, hw, dead = self.hop_twin.evaluate(s, d)
-        lat = self.twin.evaluate(s, d)[1] if want_latency else np.zeros(len(s))
+        # the twin's ways once, timed by hops and (when wanted) by latency
+        timings = (self.hop_twin, self.twin) if want_latency else (self.hop_twin,)
+        _, lats, dead = self.twin.evaluate_timed(s, d, timings)
+        hw, lat = lats[0], lats[1] if want_latency else np.zeros(len(s))
         hops = np.rint(hw).astype(np.int64)
         flag = self._flagged(s, d)
         if flag.any():
@@ -433,8 +435,8 @@ class Bypass:
     def dead_and_path_links(self, s, d):
         """``(evaluate(s, d)[2], path_links_many(s, d))``, the pairs crossing a failed node
         flagged and repaired once for both (what the router's ``path_links_many`` asks)."""
-        dead = self.hop_twin.evaluate(s, d, want_latency=False)[2]
-        M = self._expanded(s, d, "longest")
+        dead, M = self.twin.dead_and_path_links(s, d, "longest")
+        M = self._expand_virtual(M)
         flag = self._flagged(s, d)
         if flag.any():
             at = np.flatnonzero(flag)
@@ -459,7 +461,10 @@ class Bypass:
         return M
 
     def _expanded(self, s, d, way):
-        M = self.twin.path_links_many(s, d, tie_way=way)
+        return self._expand_virtual(self.twin.path_links_many(s, d, tie_way=way))
+
+    def _expand_virtual(self, M):
+        """``M`` (the twin's links) with each virtual link replaced by its bypass."""
         if not len(self.paths) or not (M >= self.n).any():
             return M
         rows = []

@@ -352,45 +352,64 @@ class DimOrder:
             tabs[d] = ((s - delta) % s, np.where(delta == 0, 0.0, fp))
         return tabs[d]
 
+    def _dead_ways(self, tab, line, a, start_m, mp, mm, fp, move):
+        """A ring/line move's dead ways: ``(dp, dm, fp, lost)``, whether the ``+`` / ``-``
+        way crosses a missing link, the ``+`` fraction once ECMP drops a tie's dead way,
+        and the moving pairs whose used way is dead (their route is dead)."""
+        dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
+        dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
+        tie = fp == 0.5
+        fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
+        return dp, dm, fp, move & (((fp > 0) & dp) | ((fp < 1) & dm))
+
     def _seg_sum(self, tab, key, line, start, m):
         P = tab[key]
         return P[line, start + m] - P[line, start]
 
     def evaluate(self, src, dst, w=None, out=None, want_latency=True):
         """Hops, latency (max over the tie ways), dead-path flag; loads into ``out`` if given."""
+        hops, lats, dead = self.evaluate_timed(src, dst, (self,) if want_latency else (), w, out)
+        return hops, lats[0] if want_latency else np.zeros(len(src)), dead
+
+    def evaluate_timed(self, src, dst, timings, w=None, out=None):
+        """:meth:`evaluate` with one latency per routing of ``timings`` (this routing or its
+        :meth:`with_latency` twins: the same links and ways, other link latencies), the
+        pairs' ways found once for all: ``(hops, [latency, ...], dead)``."""
+        for t in timings:
+            if t.line_of is not self.line_of:
+                raise ValueError("evaluate_timed: a timing that is not a with_latency twin")
         a_slot, b_slot = self._slots(src), self._slots(dst)
         P = len(src)
         hops = np.zeros(P, dtype=np.int64)
-        lat = np.zeros(P)
+        lats = [np.zeros(P) for _ in timings]
         dead = self._off(src, dst)
         intact = self.intact
         pending = []  # load contributions, applied only for pairs with no dead link
         for d, line, a, b in self._segments(a_slot, b_slot):
             tab, s, c = self.tables[d], self.shape[d], self.connect[d]
             move = a != b
-            ulat = self.uniform_lat[d]
             if c in ("ring", "line"):
                 mp, mm, fp = self._ring_moves(d, a, b)
                 start_m = (a - mm + 1) % s if c == "ring" else a - mm + 1
                 start_m = np.where(mm > 0, start_m, 0)
                 if not intact:
-                    dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
-                    dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
-                    # ECMP drops a dead way at a tie; otherwise a dead way is a dead route
-                    tie = fp == 0.5
-                    fp = np.where(tie & dp & ~dm, 0.0, np.where(tie & dm & ~dp, 1.0, fp))
-                    dead |= move & (((fp > 0) & dp) | ((fp < 1) & dm))
+                    _, _, fp, lost = self._dead_ways(tab, line, a, start_m, mp, mm, fp, move)
+                    dead |= lost
                 if self.single_path:  # ecmp="hash": only the path's way, + at a tie
                     fp = np.where(fp == 0.5, 1.0, fp)
                 steps = np.where(fp > 0, mp, mm) * move
                 hops += steps
-                if want_latency:
+                use_p = use_m = None
+                for t, lat in zip(timings, lats, strict=True):
+                    ulat = t.uniform_lat[d]
                     if ulat is not None and intact:
                         lat += steps * ulat
                     else:
-                        use_p, use_m = fp > 0, fp < 1
-                        lp = self._seg_sum(tab, "plus_lat", line, a, mp)
-                        lm = self._seg_sum(tab, "minus_lat", line, start_m, mm)
+                        if use_p is None:
+                            use_p, use_m = fp > 0, fp < 1
+                        ttab = t.tables[d]
+                        lp = self._seg_sum(ttab, "plus_lat", line, a, mp)
+                        lm = self._seg_sum(ttab, "minus_lat", line, start_m, mm)
                         lat += np.where(use_p & use_m, np.maximum(lp, lm),
                                         np.where(use_p, lp, lm)) * move
                 if w is not None:
@@ -400,8 +419,10 @@ class DimOrder:
                 if not intact:
                     dead |= move & (lk < 0)
                 hops += move
-                if want_latency:
-                    lat += np.where(move & (lk >= 0), self.lat0[lk], 0.0)
+                if timings:
+                    on = move & (lk >= 0)
+                    for t, lat in zip(timings, lats, strict=True):
+                        lat += np.where(on, t.lat0[lk], 0.0)
                 if w is not None:
                     pending.append((d, "links", lk, move))
             else:  # switch
@@ -410,8 +431,8 @@ class DimOrder:
                 if not intact:
                     dead |= move & ((up < 0) | (dn < 0))
                 hops += 2 * move
-                if want_latency:
-                    lat += np.where(move, self.lat0[up] + self.lat0[dn], 0.0)
+                for t, lat in zip(timings, lats, strict=True):
+                    lat += np.where(move, t.lat0[up] + t.lat0[dn], 0.0)
                 if w is not None:
                     pending.append((d, "links", up, move))
                     pending.append((d, "links", dn, move))
@@ -425,7 +446,7 @@ class DimOrder:
                 else:
                     _, _, line, a, start_m, mp, mm, fp, move = item
                     self._ring_loads(item[0], line, a, start_m, mp, mm, fp, w * (move & ok), out)
-        return hops, lat, dead
+        return hops, lats, dead
 
     def bottleneck(self, src, dst):
         """Narrowest link bandwidth per pair, over its dimension-order path (both ways of a tie).
@@ -483,18 +504,36 @@ class DimOrder:
         ``ties``, a (P, ndim) boolean array, chooses the way of every tie instead (``+``
         where True), dead or alive (see :meth:`ties`).
         """
+        return self._path_links(src, dst, tie_way, ties, False)[1]
+
+    def dead_and_path_links(self, src, dst, tie_way=None):
+        """``(evaluate(src, dst)[2], path_links_many(src, dst, tie_way))`` from one pass
+        over the pairs' segments."""
+        return self._path_links(src, dst, tie_way, None, True)
+
+    def _path_links(self, src, dst, tie_way, ties, want_dead):
+        """``(dead, links)``: :meth:`path_links_many`'s array and, with ``want_dead``,
+        :meth:`evaluate`'s dead-route mask by the same rule (else None)."""
         tie_way = self.tie_way if tie_way is None else tie_way
         a_slot, b_slot = self._slots(src), self._slots(dst)
         P = len(src)
         cols = []
+        dead = self._off(src, dst) if want_dead else None
+        find_dead = want_dead and not self.intact
         for d, line, a, b in self._segments(a_slot, b_slot):
             tab, s, c = self.tables[d], self.shape[d], self.connect[d]
             move = a != b
             if c == "full":
-                cols.append(np.where(move, tab["pair"][line, a, b], -1))
+                lk = tab["pair"][line, a, b]
+                if find_dead:
+                    dead |= move & (lk < 0)
+                cols.append(np.where(move, lk, -1))
             elif c == "switch":
-                cols.append(np.where(move, tab["up"][line, a], -1))
-                cols.append(np.where(move, tab["down"][line, b], -1))
+                up, dn = tab["up"][line, a], tab["down"][line, b]
+                if find_dead:
+                    dead |= move & ((up < 0) | (dn < 0))
+                cols.append(np.where(move, up, -1))
+                cols.append(np.where(move, dn, -1))
             else:
                 mp, mm, fp = self._ring_moves(d, a, b)
                 plus = fp >= 0.5
@@ -503,9 +542,10 @@ class DimOrder:
                 if ties is not None:     # under single_path a tie takes the + way
                     plus = np.where((fp == 0.5) & (not self.single_path), ties[:, d], plus)
                 elif not self.intact:
-                    dp = self._seg_sum(tab, "plus_dead", line, a, mp) > 0
-                    dm = self._seg_sum(tab, "minus_dead", line, start_m, mm) > 0
+                    dp, dm, _, lost = self._dead_ways(tab, line, a, start_m, mp, mm, fp, move)
                     plus = np.where(fp == 0.5, ~dp, plus)
+                    if find_dead:
+                        dead |= lost
                 both = (fp == 0.5) & ~dp & ~dm & (ties is None)
                 if tie_way == "longest" and not self.single_path:
                     # both ways alive: the one of larger latency (+ when equal), the way
@@ -516,20 +556,27 @@ class DimOrder:
                 elif tie_way == "minus" and not self.single_path:
                     plus = np.where(both, False, plus)
                 steps = np.where(plus, mp, mm) * move
-                sign = np.where(plus, 1, -1)
-                for k in range(int(steps.max()) if P else 0):
-                    pos = (a + sign * k) % s
-                    lk = np.where(plus, tab["plus"][line, pos], tab["minus"][line, pos])
-                    cols.append(np.where(k < steps, lk, -1))
+                K = int(steps.max()) if P else 0
+                if K:                    # the k-th step's link, k < K, all steps at once
+                    k = np.arange(K)
+                    # the - table then the + table, flat: one look-up per step
+                    pm = np.concatenate([tab["minus"].ravel(), tab["plus"].ravel()])
+                    at = (line + plus * len(tab["plus"]))[:, None] * s + (
+                        a[:, None] + np.where(plus, 1, -1)[:, None] * k) % s
+                    cols.append(np.where(k < steps[:, None], pm[at], -1))
         if not cols:
-            return np.full((P, 0), -1, dtype=np.int64)
-        M = np.stack(cols, axis=1)
-        # move each row's links to the front, in order
+            return dead, np.full((P, 0), -1, dtype=np.int64)
+        M = np.concatenate([c if c.ndim == 2 else c[:, None] for c in cols], axis=1)
+        # move each row's links to the front, in order (every other entry is -1): the
+        # links in row order, each row's run placed at the start of its output row
         valid = M >= 0
-        order = np.argsort(~valid, axis=1, kind="stable")
-        M = np.take_along_axis(M, order, axis=1)
-        width = int(valid.sum(axis=1).max()) if P else 0
-        return M[:, :width]
+        count = valid.sum(axis=1)
+        width = int(count.max()) if P else 0
+        out = np.full((P, width), -1, dtype=np.int64)
+        start = np.cumsum(count) - count
+        at = np.arange(int(count.sum())) + np.repeat(np.arange(P) * width - start, count)
+        out.ravel()[at] = M[valid]
+        return dead, out
 
     def ties(self, src, dst):
         """Where each pair splits between the two ways round a ring: a (P, ndim) boolean

@@ -313,7 +313,10 @@ def _check_split(name, q):
 _P2P_UNITS = {"ll_threshold": "B", "chunk": "B", "net_bw_per_channel": "B/s",
               "nvlink_bw": "B/s", "intra_speeds": "B/s", "dup_below": "B/s",
               "dup_slow_below": "B/s", "min_traffic": "B", "cell": "B", "align": "B",
-              "byte_align": "B", "simple_step": "B", "simple_step_arm": "B"}
+              "byte_align": "B", "simple_step": "B", "simple_step_arm": "B",
+              # search and factors keys (review S21-R1)
+              "inter_speeds": "B/s", "pci_bw": "B/s", "postset_more_bw": "B/s",
+              "net_overhead": "s", "collnet_arity_latency": "s", "pat_rank_latency": "s"}
 
 
 # the 'nvls' group's byte-valued keys (chunks and the last loop's alignments); its channel

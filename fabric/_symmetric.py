@@ -75,6 +75,11 @@ class SymmetricHeap:
                     is_int(x) for x in v.values()) for v in self.chips.values())):
             raise TypeError("SymmetricHeap chips must map chip -> {'offset': int, "
                             f"'size': int}}, got {self.chips!r}")
+        for key in ("size", "offset", "alignment"):
+            object.__setattr__(self, key, int(getattr(self, key)))     # not a numpy integer
+        if self.chips is not None:
+            object.__setattr__(self, "chips", {c: {k: int(x) for k, x in v.items()}
+                                               for c, v in self.chips.items()})
 
     def replace(self, **changes):
         """A copy with some fields changed."""

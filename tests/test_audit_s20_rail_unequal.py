@@ -7,10 +7,14 @@ node that lost one of its 8 GPUs still sends every channel through a rail, its r
 NICs carrying the channels its 8 carried: the ring's time rises by at most 8/7, and a GPU
 whose own NIC link failed is left out of the network hops (its channels leave through
 another NIC). The model's ring schedules (the rank-order ring, its rotations, the
-multi-ring search) route the cross-node steps rank to rank: on 8 + 7 ranks they cross rails
-through the spines and one rail carries several channels, and a step whose GPU lost its
-NIC link has no route. Both are left for a later session (schedules, not the tuner):
-strict xfails here, with the numbers as of 6d1c65d.
+multi-ring search) routed the cross-node steps rank to rank: on 8 + 7 ranks they fell back
+to one ring, and a step whose GPU lost its NIC link had no route (strict xfails, with the
+numbers as of 6d1c65d). Session 21 (runtime): the channel rings over hosts of unequal size
+(the least host's count, each entering and leaving a host at ranks that kept their
+network port: analysis._schedules.host_rings) pass the first two; the third passes with
+NCCL's per-node graphs (every node keeps the least node's channels, src/init.cc: 15 ranks
+of the intact cluster are 7 + 8 and get 28 channels, as NCCL's Postset doubles 14 below
+16; without chip6's NIC link 24).
 """
 
 import pytest
@@ -18,15 +22,10 @@ import pytest
 import analysis
 import topologies
 from analysis._collectives import communicator_channels
-from fabric import RoutingError
 
 GiB = 2**30
 
 
-@pytest.mark.xfail(strict=True, reason="rank-order / multi-ring schedules cross rails on "
-                   "unequal nodes (8 + 7): rail 2x8 h100 minus chip0, 256 MiB all-reduce "
-                   "1534.9 -> 5307.4 us under nccl (x3.46), 1336.5 -> 5108.1 under ideal; "
-                   "NCCL's rail-aligned rings: at most x 8/7 (runtime, board 01:28)")
 @pytest.mark.parametrize("runtime", ["nccl", "ideal"])
 @pytest.mark.parametrize("spec", ["rail:servers=2,gpus=8,chip=h100",
                                   "rail:servers=4,gpus=8,chip=h100"])
@@ -38,10 +37,6 @@ def test_a_rail_cluster_that_lost_a_gpu_runs_its_ring_at_most_8_over_7_slower(sp
     assert b.time <= a.time * 8 / 7
 
 
-@pytest.mark.xfail(strict=True, raises=RoutingError,
-                   reason="a ring step across nodes is routed through the GPU's own NIC link: "
-                   "rail 2x8 without chip6-nic6, every 16-rank collective raises 'no route "
-                   "from chip13 to chip6'; NCCL's channels leave through another NIC")
 @pytest.mark.parametrize("chip", ["h100", "gb200"])
 def test_a_gpu_that_lost_its_nic_link_still_joins_a_collective_across_nodes(chip):
     f = topologies.build(f"rail:servers=2,gpus=8,chip={chip}")
@@ -50,9 +45,6 @@ def test_a_gpu_that_lost_its_nic_link_still_joins_a_collective_across_nodes(chip
     assert analysis.cost(g, "all-reduce", GiB // 4).time >= a.time
 
 
-@pytest.mark.xfail(strict=True, reason="with 15 ranks (any one left out) the same cluster "
-                   "runs, and NCCL's communicator gets 28 channels for the intact 16: a lost "
-                   "NIC link cannot give NCCL's network rings more channels")
 def test_a_lost_nic_link_never_raises_the_communicators_channels():
     f = topologies.build("rail:servers=2,gpus=8,chip=h100")
     g = f.without(links=["chip6-nic6"])

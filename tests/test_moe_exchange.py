@@ -431,8 +431,11 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     # EP8), and the 7 remote sources' bytes at one block's rate
     trips = 1 + _rotation_late_valid(8, 8, 7)
     assert trips == 2
+    # the later batch reads its slots' pointer rows for the first time in round 1: one
+    # constant L1.5 fetch (session 21)
+    fetch = (trips - 1) * EXCHANGE_LATENCY["hopper"]["const_l15"].value
     assert c.pull_latency == pytest.approx(
-        rounds * trips * (rt + access) + 7 * r.combine_bytes / rate, rel=1e-12)
+        rounds * trips * (rt + access) + fetch + 7 * r.combine_bytes / rate, rel=1e-12)
     streamed = max(c.scaleup, c.network) + rt + access
     assert c.transfer == pytest.approx(max(streamed, c.pull_latency), rel=1e-12)
     assert c.transfer >= rt + access                   # no byte back before one round trip
@@ -746,7 +749,10 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     rate = EXCHANGE_BLOCK_RATE[arch].value
     block_d = _perfect_router_busiest(ep, tokens, 8)[1] * 7168 * 2 / rate
     block = _perfect_router_busiest(ep, tokens, 8, sources=[0])[1] * 7168 * 2 / rate
-    pull = rounds * (1 + _rotation_late_valid(ep, 8, 7)) * (rt + access) + block
+    # a late slot 7 also reads its destination's pointer row for the first time in round 1:
+    # one constant L1.5 fetch (session 21, review S21-R2)
+    late = _rotation_late_valid(ep, 8, 7)
+    pull = rounds * (1 + late) * (rt + access) + late * table["const_l15"].value + block
     assert c.pull_latency == pytest.approx(pull, rel=1e-12)
     copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
     assert c.local_copy == pytest.approx(copy, rel=1e-12)
@@ -1248,7 +1254,9 @@ def test_odd_token_sizes_narrow_the_copy_vector(hidden, element, tokens):
     from analysis import peer_round_trip
     trip = peer_round_trip(f, f.endpoints[:8]) + access
     block = 7 * hidden * element / EXCHANGE_BLOCK_RATE["blackwell"].value
-    assert r.combine_phase.pull_latency == pytest.approx(2 * rounds * trip + block, rel=1e-12)
+    fetch = EXCHANGE_LATENCY["blackwell"]["const_l15"].value     # slot 7's row, round 1
+    assert r.combine_phase.pull_latency == pytest.approx(2 * rounds * trip + fetch + block,
+                                                         rel=1e-12)
 
 
 @settings(max_examples=20, deadline=None)
@@ -1932,6 +1940,9 @@ def test_top8_pulled_round_pays_a_second_round_trip_for_a_valid_last_slot(ep, to
     trip = _brute_round_trip(f, ep) + access
     rounds = _loop_steps(7168 * element, 256, 16)
     extra = _block_time_brute(q, tokens, rounds, trip) - rounds * trip
+    # the slowest block's expected late trips per round, each reading slot 7's pointer row for
+    # the first time in round 1: one constant L1.5 fetch each (session 21)
+    extra += extra / (rounds * trip) * EXCHANGE_LATENCY["blackwell"]["const_l15"].value
     c, c0 = r.combine_phase, r0.combine_phase
     assert c.pull_latency - c0.pull_latency == pytest.approx(extra, rel=1e-9, abs=1e-15)
     assert c.transfer == pytest.approx(max(c0.transfer, c.pull_latency), rel=1e-12)
@@ -2042,10 +2053,13 @@ def test_trtllm_1_3_combine_round_trips_by_input_width(element, trips):
                         kernel=dataclasses.replace(exchange_kernel("one-sided"), late_pulls=()),
                         **kw)
     rounds = _loop_steps(7168 * element, 256, 16)
-    trip = (flat.combine_phase.pull_latency - old.combine_phase.pull_latency) / -rounds
+    # each later batch reads its slots' pointer rows for the first time in round 1: one
+    # constant L1.5 fetch per later batch (session 21)
+    fetch = EXCHANGE_LATENCY["blackwell"]["const_l15"].value
+    trip = (old.combine_phase.pull_latency - flat.combine_phase.pull_latency - fetch) / rounds
     assert trip > 1e-6
     assert new.combine_phase.pull_latency - flat.combine_phase.pull_latency == pytest.approx(
-        (trips - 1) * rounds * trip, rel=1e-12)
+        (trips - 1) * (rounds * trip + fetch), rel=1e-12)
     assert new.dispatch == old.dispatch
     assert new.combine_phase.fixed == old.combine_phase.fixed
     assert "one-sided-1.3.late_pulls" in {p.name for p in new.parameters}
@@ -2081,7 +2095,8 @@ def test_hopper_round_waits_for_slots_4_to_7(ep, routing):
         late = _late_rounds(_late_trips(256, 8, ep, 1, "uniform", ((4, 5, 6, 7),)), tokens)
         assert late > 1 - (1 - _late_trips(256, 8, ep, 1, "uniform", ((7,),))[1]) ** tokens
     got = r.combine_phase.pull_latency - flat.combine_phase.pull_latency
-    assert got == pytest.approx(rounds * trip * late, rel=1e-9, abs=1e-15)
+    fetch = EXCHANGE_LATENCY["hopper"]["const_l15"].value   # the later batch's rows, round 1
+    assert got == pytest.approx((rounds * trip + fetch) * late, rel=1e-9, abs=1e-15)
     assert r.dispatch == flat.dispatch
 
 
@@ -2124,5 +2139,6 @@ def test_trtllm_1_3_combine_on_hopper(element, routing):
                             tokens)
         assert 0.99 < late < 1.0
     got = r.combine_phase.pull_latency - flat.combine_phase.pull_latency
-    assert got == pytest.approx(rounds * trip * late, rel=1e-9, abs=1e-15)
+    fetch = EXCHANGE_LATENCY["hopper"]["const_l15"].value   # the later batch's rows, round 1
+    assert got == pytest.approx((rounds * trip + fetch) * late, rel=1e-9, abs=1e-15)
     assert r.dispatch == flat.dispatch

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fabric
 import topologies
 from analysis import moe_exchange
 from fabric import EXCHANGE_LATENCY, exchange_kernel
@@ -103,7 +104,9 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         # 1 token: its slot check (L1), its copy's 2 rounds of 320 x 16 B (L2), its index (L1)
         # (session 20; session 17 had one L2 load per token); before the grid sync, the last
         # slot's wait ends in NVSHMEM's syncapi fence (an L2 round trip, session 21)
-        walk = load + sync + load + 2 * 255 * l1 + (2 * load + 2 * l1)
+        # session 21: the first load of each further 32-B sector of the uint32 slots (31 of
+        # the 255 slots after the first) goes to L2, not L1
+        walk = load + sync + load + (255 + 224) * l1 + 31 * load + (2 * load + 2 * l1)
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
@@ -122,7 +125,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     # the receiving block with the most tokens copies ceil(1024 / 132) = 8
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    walk = load + sync + load + 2 * 255 * l1 + 8 * (2 * load + 2 * l1)
+    walk = load + sync + load + (255 + 224) * l1 + 31 * load + 8 * (2 * load + 2 * l1)
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
@@ -458,6 +461,8 @@ _COUNT_FIELDS = (
      "put_rounds needs put_vector"),
     ("stage_vector", (4608, 4096), ((0, 4096), (4096,), (1.5, 2), [4608, 4096], (True, 4096)),
      "stage_vector must be", (), "stage_rounds needs stage_vector"),
+    ("walk_slot_bytes", 4, (-1, 1.5, True), "walk_slot_bytes must be an int", 0,
+     "needs walk_slot_bytes"),
 )
 
 
@@ -593,4 +598,84 @@ def test_across_nodes_the_last_count_is_followed_by_its_waits_steps():
         new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=kern, **kw)
         was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=old, **kw)
         assert new.dispatch - was.dispatch == pytest.approx(moved * lat, rel=1e-9, abs=1e-15)
+        assert new.combine == was.combine
+
+
+def _walk_sector_misses_brute(counts, grid, local_experts, groups, slot_bytes=4, sector=32):
+    """scatterKernel's receive walk (7af3059 l.196-210, SASS 0x3f90-0x4110) for every block,
+    each with its own empty L1 that fills by 32-B sectors and keeps them (1 KB of counts): the
+    loads that miss (go to L2) are the distinct sectors of the slots it loads."""
+    total = sum(counts)
+    max_batch = len(counts) * max(total, 1)
+    out = []
+    for block in range(grid):
+        expert = dp = offset = 0
+        loaded = []                                          # the slots it loads, in order
+        token = block
+        while token < max_batch:
+            done = False
+            while True:
+                loaded.append(expert * groups + dp)          # the while condition's load
+                if offset + counts[expert * groups + dp] > token:
+                    break
+                loaded.append(expert * groups + dp)          # the body's re-read
+                offset += counts[expert * groups + dp]
+                dp += 1
+                if dp == groups:
+                    dp = 0
+                    expert += 1
+                    if expert == local_experts:
+                        done = True
+                        break
+            if done or expert >= local_experts:
+                break
+            token += grid
+        out.append(len({slot * slot_bytes // sector for slot in loaded}))
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(ep_log=st.integers(0, 5), per_rank=st.integers(1, 40), k=st.integers(1, 8),
+       tokens=st.integers(1, 64), data=st.data())
+def test_the_walks_l2_loads_are_its_sectors(ep_log, per_rank, k, tokens, data):
+    """Session 21: the L1 fills 32-B sectors (exchange.l1_sector), so a block walking the uint32
+    slots pays an L2 load for the first slot of every sector it enters; the block that walks
+    to the end (every grid has one: its tokens run past the received ones) enters all of
+    them: walk_sectors + 1 (the first counted apart); no block enters more."""
+    ep = 2 ** ep_log
+    experts = ep * per_rank
+    kern = exchange_kernel("pplx")
+    walk_slots, _ = kern.receive_walk(experts, k, tokens, ep)
+    grid = min(max(-(-experts // _WARPS), tokens * k), _MOST_BLOCKS)
+    slots = per_rank * ep
+    cuts = sorted(data.draw(st.lists(st.integers(0, tokens * k), min_size=slots - 1,
+                                     max_size=slots - 1)))
+    counts = [b - a for a, b in zip([0] + cuts, cuts + [tokens * k])]
+    misses = _walk_sector_misses_brute(counts, grid, per_rank, ep)
+    assert max(misses) == kern.walk_sectors(walk_slots) + 1 == -(-slots * 4 // 32)
+    assert kern.walk_sectors(walk_slots) <= walk_slots
+
+
+def test_the_walks_new_sectors_cost_l2_trips():
+    """DeepSeek-V3 (256 slots, 32 sectors): 31 of the walk's slot loads move from an L1 hit to
+    an L2 trip in every pplx dispatch, nothing else moves; the sector size is a listed,
+    sourced Parameter and walk_sectors refuses a non-count."""
+    from fabric._exchange import EXCHANGE_L1_SECTOR
+    lat = EXCHANGE_LATENCY["hopper"]
+    kern = exchange_kernel("pplx")
+    assert EXCHANGE_L1_SECTOR.value == 32 and EXCHANGE_L1_SECTOR.unit == "B"
+    assert "sector" in EXCHANGE_L1_SECTOR.source
+    assert EXCHANGE_L1_SECTOR in kern.parameters()
+    assert EXCHANGE_L1_SECTOR not in exchange_kernel("deepep-low-latency").parameters()
+    with pytest.raises(fabric.SpecError, match="walk_slots"):
+        kern.walk_sectors(-1)
+    old = dataclasses.replace(kern, walk_slot_bytes=0, chain=(tuple(
+        ("l1_hit", "walk_slots") if s[1] == "walk_slot_hits" else s
+        for s in kern.chain[0] if s[1] != "walk_sectors"), kern.chain[1]))
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2}
+    step = 31 * (lat["l2_hit"].value - lat["l1_hit"].value)
+    for nodes, tokens in ((1, 1), (1, 128), (2, 1), (16, 128)):
+        new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=kern, **kw)
+        was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=old, **kw)
+        assert new.dispatch - was.dispatch == pytest.approx(step, rel=1e-9)
         assert new.combine == was.combine

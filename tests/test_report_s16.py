@@ -45,21 +45,23 @@ def _short(text):
 
 
 @pytest.fixture(scope="module")
-def small_report():
+def structure_latency_report():
+    # not named small_report: that name makes conftest.py build its own report before the
+    # first test (pytest_collection_modifyitems), unused by this file
     return analysis.build_report(["torus:4x4", "mesh:4x4", NODE],
                                  sections=("structure", "latency"), quiet=True)
 
 
-def test_a_computed_value_reads_the_same_in_prose_and_in_the_tables(small_report):
+def test_a_computed_value_reads_the_same_in_prose_and_in_the_tables(structure_latency_report):
     # session 15: the findings wrote nvl72's bisection per chip '450GB/s' (a value alone)
     # and the summary table '450.0GB/s' (a column): one value, two texts
-    cells = _cells(small_report)
+    cells = _cells(structure_latency_report)
     assert "450.0GB/s" in cells                     # the case is in the report
     shortened = {_short(c) for c in cells} - cells
     assert "450GB/s" in shortened                   # the test can fail
-    prose = " ".join(t for t in small_report.findings)
+    prose = " ".join(t for t in structure_latency_report.findings)
     assert "450.0GB/s" in prose
-    for text in _texts(small_report):
+    for text in _texts(structure_latency_report):
         for m in _QUANTITY.finditer(text):
             assert m.group(0) not in shortened, (m.group(0), text)
 
@@ -108,10 +110,10 @@ def test_the_cli_spells_its_times_as_the_report_does(capsys):
     assert not _SPACED.search(out) and not re.search(r"\d GB\b", out), out
 
 
-def test_the_report_text_spells_units_one_way(small_report):
+def test_the_report_text_spells_units_one_way(structure_latency_report):
     # 'a 1 GiB all-reduce in 1.947ms', 'A 64 B remote load ... 951.5ns': sizes were spaced
     # where the report wrote them by hand, unspaced where format_size wrote them
-    texts = _texts(small_report)
+    texts = _texts(structure_latency_report)
     assert any("64B" in t for t in texts)
     for text in texts:
         assert not _SPACED.search(text), (_SPACED.search(text).group(0), text)

@@ -165,3 +165,132 @@ def test_every_option_with_a_default_says_it():
 def test_cost_counts_one_rank_in_the_singular():
     foot = _cli(["cost", "dgx-h100", "--op", "all-reduce", "--size", "1KiB", "--ranks", "0"])
     assert "dgx-h100, 1 rank, runtime nccl;" in foot[-1], foot[-1]
+
+
+def test_provenance_names_fonttools_and_why_a_commit_is_unknown():
+    """fonttools subsets the fonts a PDF figure embeds: a fresh install that resolved 4.69.1
+    wrote six README PDFs unlike figures/ (4.68.0 gives every byte), so a report's provenance
+    names its release. Outside a git checkout the commit is unknown, and the line says why."""
+    import dataclasses
+
+    from analysis import LIBRARIES, provenance
+
+    assert "fonttools" in LIBRARIES
+    p = dataclasses.replace(provenance(), commit=None)
+    assert "(commit unknown: not a git checkout);" in str(p)
+    assert "fonttools " in str(p)
+
+
+def test_readme_seed_decode_point_is_what_the_model_gives():
+    """The README's closest point to the seed's 5.85 ms per token said 7.09 ms (benchmarks'
+    session 7 figure); the model gives 7.07 ms. The point named there, to the digits shown."""
+    import re
+    from pathlib import Path
+
+    import topologies
+    from analysis import decode_step
+
+    text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    said = re.search(r"the closest point \(10x kernel fusion, 8-way tensor parallelism, full "
+                     r"overlap\) is ([\d.]+) ms, ([\d.]+) ms of it the weights read", text)
+    r = decode_step("hypothetical-2.8t", topologies.build("sd200-ultra"), batch=1, context=4096,
+                    layout="tp=8", fusion_factor=10, overlap=1)
+    assert said and (said.group(1), said.group(2)) == (
+        f"{r.time * 1e3:.2f}", f"{r.breakdown.weights * 1e3:.2f}"), said
+
+
+def test_a_table_caption_stays_in_view_when_its_table_scrolls():
+    """At 800 px the serving and cost tables are wider than the window and scroll in their
+    box; their <caption>, as wide as the table, scrolled out of view with it (read in
+    Chromium, session 21). The caption now follows the scrolling box, at the page's width."""
+    from analysis._report_parts import Column, Table
+    from analysis._report_render import _CSS, _html_table
+
+    t = Table("t", "T", (Column("a", "a"),), ({"a": 1},), "What the table holds.")
+    out = _html_table(t)
+    box = out.index('<div class="wide">')
+    end = out.index("</div>", box)
+    assert "What the table holds." not in out[box:end]
+    assert out.index('<p class="caption">What the table holds.</p>') > end
+    assert "<caption>" not in out and "p.caption" in _CSS
+
+
+def test_every_name_the_readme_points_to_exists():
+    """A reader follows `analysis.X`, `fabric.X.Y` and `Class.attribute` from the README into
+    the code: each names something that is there (78 dotted names and 13 class attributes at
+    session 21, the figure-making ones among them)."""
+    import dataclasses
+    import importlib
+    import re
+    from pathlib import Path
+
+    import analysis
+    import fabric
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for name in set(re.findall(r"(?<![\w./])((?:analysis|fabric|topologies)(?:\.[A-Za-z_]\w*)+)",
+                               text)):
+        parts = name.split(".")
+        obj = importlib.import_module(parts[0])
+        for i, part in enumerate(parts[1:], 2):
+            obj = (getattr(obj, part) if hasattr(obj, part)
+                   else importlib.import_module(".".join(parts[:i])))
+    for cls_name, attr in set(re.findall(r"`([A-Z][A-Za-z]+)\.([a-z_]\w*)", text)):
+        cls = getattr(analysis, cls_name, None) or getattr(fabric, cls_name)
+        fields = {f.name for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else ()
+        assert hasattr(cls, attr) or attr in fields, f"{cls_name}.{attr}"
+    assert {"paper_style", "save_figure", "plot_collective_sweep"} <= set(analysis.__all__)
+
+
+def test_a_bad_access_size_names_the_value_once(capsys):
+    """'--size=-1' said "got '-1'" twice (the flag's message, then the size reader's)."""
+    import pytest
+
+    from analysis._cli import main
+
+    for value in ("-1", "abc", "0"):
+        with pytest.raises(SystemExit) as e:
+            main(["latency", "sd200-ultra", f"--size={value}"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count("\n") == 1, err
+        assert err.count(repr(value)) == 1, err
+
+
+def test_report_quiet_says_it_also_drops_the_terminal_summary():
+    """On a terminal 'cofabric report --quiet' prints only the page's path (run under
+    script(1), session 21), while its help said only 'no progress bar'."""
+    import argparse
+
+    quiet = next(a for a in _subcommands()["report"]._actions if "--quiet" in a.option_strings)
+    assert "summary" in quiet.help and argparse.SUPPRESS != quiet.help
+
+
+def test_serve_says_what_its_cost_columns_rest_on():
+    """'cost: TCO table: H200, own-hyperscaler' named the table but not the price the $/Mtok
+    column divides by, nor the columns' units."""
+    last = _cli(["serve", "dgx-h100:chip=h200", "--model", "deepseek-v3", "--isl", "1024",
+                 "--osl", "1024", "--batches", "8", "--layout", "tp=8,dp=1,etp=8",
+                 "--no-speculative", "--quiet"])[-1]
+    assert last == ("cost: TCO table: H200, own-hyperscaler: $1.41 per GPU-hour, 1.73 kW per "
+                    "GPU; $/Mtok = $ per million tokens, Mtok/s/MW = million tokens/s per "
+                    "megawatt"), last
+
+
+def test_in_short_names_a_system_within_one_percent_beside_the_best():
+    """After train 1 the default report's 'In short' said 'fastest decode cluster-128
+    (9.949ms)' with nvl72:chip=h100 at 9.962ms: an order of 0.1% is not an answer, so the
+    close one is named beside it."""
+    from analysis._report_overview import _answer
+    from analysis._report_parts import Table
+
+    def table(name, key, values):
+        return Table(name, "", (), tuple({"system": n, "model": "m", key: v}
+                                         for n, v in values.items()), "")
+
+    names = ["a", "b", "c", "d"]
+    text = _answer(names, {"decode_best": table(
+        "decode_best", "time_s", {"a": 10.26e-3, "b": 9.949e-3, "c": 9.962e-3, "d": 11.29e-3})})
+    assert "fastest decode b (9.949ms; c 9.962ms, within 1%)." in text, text
+    text = _answer(names, {"decode_best": table(
+        "decode_best", "time_s", {"a": 10.26e-3, "b": 9.949e-3, "c": 10.2e-3, "d": 11.29e-3})})
+    assert "fastest decode b (9.949ms)." in text, text

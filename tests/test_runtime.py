@@ -65,6 +65,14 @@ def test_the_nvls_groups_byte_constants_are_bytes():
             assert units[key] == "B", (name, key)
         for key in ("channels.hopper", "channels_nodes.blackwell", "stages", "tree_sm100_tuning"):
             assert units[key] == "", (name, key)
+    # review S21-R1: the search's speeds and the factors' seconds
+    units = {p.name: p.unit for p in runtime("nccl").parameters()}
+    for key in ("search.inter_speeds.hopper", "search.inter_speeds.blackwell",
+                "search.pci_bw.pcie5-x16", "search.postset_more_bw"):
+        assert units[f"nccl.{key}"] == "B/s", key
+    for key in ("net_overhead", "collnet_arity_latency", "pat_rank_latency"):
+        assert units[f"nccl.factors.{key}"] == "s", key
+    assert units["nccl.factors.net_overhead_simple"] == units["nccl.search.lower_ratio"] == ""
 
 
 def test_nccl_small_all_reduce_is_the_tuner_latency():

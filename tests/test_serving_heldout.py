@@ -123,20 +123,22 @@ OUTSIDE_25 = {
         "state: GPU 1828, user 14.28 (36-39%)")
        for v, gpu, user, eg, eu in ((2, "1319", "10.42", "67%", "96%"),
                                     (1, "1330", "10.49", "65%", "95%"))},
-    **{rid: (_BENCH_RUN + "GPU 7905 vs " + gpu + " (" + eg + "), user 20.69 vs " + user
+    **{rid: (_BENCH_RUN + "GPU 7475 vs " + gpu + " (" + eg + "), user 19.56 vs " + user
              + " (" + eu + "), NVFP4, 384 requests a rank, --max_num_tokens 1536" + _ALIGNED
              + ". Session 21: the routed experts at TensorRT-LLM's measured CUTLASS NVFP4 MoE "
-             "time on B200 (analysis.TRTLLM_B200_NVFP4_CUTLASS_MOE; 132-137% fast before). "
-             "Steady state: GPU 4453, user 11.60 (0-3%)")
+             "time on B200 (analysis.TRTLLM_B200_NVFP4_CUTLASS_MOE) and its MLA generation op "
+             "at its measured time, BF16 KV (analysis.TRTLLM_B200_MLA_GENERATION_BF16; "
+             "132-137% fast before). Steady state: GPU 4307, user 11.22 (3-6% slow)")
        for rid, gpu, user, eg, eu in (
-           ("r1-b200-fp4-trtllm-maxtput-c3072", "4548", "11.93", "74%", "73%"),
-           ("r1-b200-fp4-trtllm-maxtput-c3072-doc-v1", "4501", "11.80", "76%", "75%"),
-           ("r1-b200-fp4-trtllm-maxtput-c3072-doc-v2", "4451", "11.67", "78%", "77%"))},
+           ("r1-b200-fp4-trtllm-maxtput-c3072", "4548", "11.93", "64%", "64%"),
+           ("r1-b200-fp4-trtllm-maxtput-c3072-doc-v1", "4501", "11.80", "66%", "66%"),
+           ("r1-b200-fp4-trtllm-maxtput-c3072-doc-v2", "4451", "11.67", "68%", "68%"))},
     "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": (
         _BENCH_RUN + "GPU 10350 vs 5393 (92%), user 11.66 vs 6.18 (89%), NVFP4 with FP8 KV, "
         "896 requests a rank, --max_num_tokens 2048" + _ALIGNED + ". Session 21: the routed "
         "experts at TensorRT-LLM's measured CUTLASS NVFP4 MoE time on B200 (191% fast "
-        "before). Steady state: GPU 5093, user 5.68 (6-9%)"),
+        "before); its MLA generation op keeps the roofline (FP8 KV: the measured op is BF16 "
+        "KV only). Steady state: GPU 5093, user 5.68 (6-9%)"),
     "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.95x (1.92x "
                                          "before session 15 dropped the fused all-reduce "
                                          "kernels' boundaries; 1.95x before session 14 counted "

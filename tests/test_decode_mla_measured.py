@@ -1,0 +1,110 @@
+"""TensorRT-LLM's MLA generation attention op on B200 / GB200 at its measured time (session 21).
+
+aiconfigurator's B200 data for TensorRT-LLM 1.2.0rc5 (``generation_mla_perf.parquet``) times
+the attention backend's generation call at DeepSeek's MLA shape (128 heads on the GPU, latent
+512 + rope 64, BF16 KV cache, one new token): the rope and latent-cache append kernel and the
+MLA attention kernel, batch 1-1024 x 1-131071 cached tokens. Under ``engine="trtllm"`` in a
+CUDA graph the step's attention kernel runs at least that long (2-D lower envelope, bilinear
+in batch and context), and the two kernels the op holds (``kv_cache_rope``, ``gen_attention``)
+are charged no floor or boundary of their own. FP8 KV caches, other chips, shapes, engines,
+eager steps and points outside the grid keep the roofline pricing. Before, the attention
+kernel on Blackwell ran at its roofline (no published rate).
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analysis
+import topologies
+from analysis import TRTLLM_B200_MLA_GENERATION_BF16, mla_generation_time
+from fabric import SpecError
+
+T = TRTLLM_B200_MLA_GENERATION_BF16
+
+
+def _time(batch, context, chip="b200", kv=2, heads=128):
+    return mla_generation_time(chip, heads, 512, 64, kv, batch, context)
+
+
+def test_the_grid_and_its_envelope_by_hand():
+    assert sorted(T) == [2 ** k for k in range(11)]
+    assert sum(len(v) for v in T.values()) == 181
+    for b, pts in T.items():
+        assert [c for c, _ in pts] == [2 ** k - 1 for k in range(1, len(pts) + 1)]
+        for c, ms in pts:
+            # the lower envelope by brute force: no larger batch and context measured faster
+            env = min(t for b2, p2 in T.items() if b2 >= b for c2, t in p2 if c2 >= c)
+            assert _time(b, c) == pytest.approx(env * 1e-3, rel=1e-12)
+            assert _time(b, c) <= ms * 1e-3
+    # the outlier at batch 1, 31 cached tokens (0.21 ms) is taken at a larger context's
+    assert dict(T[1])[31] > 0.2 and _time(1, 31) < 2e-5
+
+
+def test_bilinear_between_the_grids_points():
+    # batch 384 between 256 and 512, context 1535 between 1023 and 2047
+    a, b, c, d = (_time(x, y) for x in (256, 512) for y in (1023, 2047))
+    assert _time(384, 1535) == pytest.approx((a + b + c + d) / 4, rel=1e-12)
+    assert _time(384, 2047) == pytest.approx((b + d) / 2, rel=1e-12)
+
+
+def test_none_outside_the_measurement():
+    assert _time(2048, 1023) is None and _time(1024, 32767) is None
+    assert _time(8, 0.5) is None and _time(8, 200_000) is None
+    assert _time(384, 2047, chip="b300") is None and _time(384, 2047, chip="h200") is None
+    assert _time(384, 2047, kv=1) is None               # an FP8 KV cache: not measured
+    assert _time(384, 2047, heads=64) is None           # 64 heads on the GPU: not measured
+    with pytest.raises(SpecError, match="batch"):
+        _time(-1, 2047)
+
+
+@settings(max_examples=60, deadline=None)
+@given(b=st.floats(1, 1024), c=st.floats(1, 16383), db=st.floats(0, 500), dc=st.floats(0, 8000))
+def test_more_sequences_or_context_never_take_less_time(b, c, db, dc):
+    b2, c2 = min(b + db, 1024), min(c + dc, 16383)
+    assert _time(b, c) <= _time(b2, c) * (1 + 1e-12)
+    assert _time(b, c) <= _time(b, c2) * (1 + 1e-12)
+
+
+def _dense_held(step, other):
+    """Kernels of ``step``'s dense layer charged no boundary, by its launches over the one
+    boundary ``other``'s dense layer pays per kernel (none held there at tp = 1)."""
+    per_kernel = other.layers[0].launch / other.layers[0].kernels
+    return step.layers[0].kernels - round(step.layers[0].launch / per_kernel)
+
+
+def test_decode_takes_the_measured_op_for_the_attention_kernel():
+    # B200, DeepSeek-R1 NVFP4 (BF16 KV), attention DP8: 384 sequences a rank, 2047 cached
+    # tokens; the B300 (no measurement) prices the same step at the roofline
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    steps = {spec: analysis.decode_step(m, topologies.build(spec), batch=8 * 384, context=2047,
+                                        layout="tp=1,dp=8", engine="trtllm")
+             for spec in ("hgx-b200", "hgx-b200:chip=b300")}
+    b200, b300 = steps["hgx-b200"], steps["hgx-b200:chip=b300"]
+    op = _time(384, 2047)
+    assert b200.layers[0].attention >= op
+    # the op's two kernels are held (no boundary), the kernel count unchanged
+    assert b200.layers[0].kernels == b300.layers[0].kernels
+    assert _dense_held(b200, b300) == 2 and _dense_held(b300, b300) == 0
+    names = {p.name for p in b200.parameters}
+    assert {"decode.mla_generation_time.b200.bf16.b256.c2047",
+            "decode.mla_generation_time.b200.bf16.b512.c2047"} <= names
+    assert not any(n.startswith("decode.mla_generation_time") for n in
+                   (p.name for p in b300.parameters))
+
+
+@pytest.mark.parametrize("case", ["fp8-kv", "vllm", "eager", "tp8"])
+def test_other_steps_keep_the_roofline(case):
+    import dataclasses
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    kw = {"batch": 8 * 384, "context": 2047, "layout": "tp=1,dp=8", "engine": "trtllm"}
+    if case == "fp8-kv":
+        m = dataclasses.replace(m, name="r1-fp8kv", kv_cache_bytes=1.0)
+    elif case == "vllm":
+        kw["engine"] = "vllm"
+    elif case == "eager":
+        kw["cuda_graphs"] = False
+    else:                                      # 16 heads on the GPU: not measured
+        kw.update(layout="tp=8", batch=384)
+    step = analysis.decode_step(m, topologies.build("hgx-b200"), **kw)
+    assert not any(p.name.startswith("decode.mla_generation_time") for p in step.parameters)
