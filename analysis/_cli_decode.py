@@ -144,15 +144,15 @@ def _param(step, name):
     return next(p.value for p in step.parameters if p.name == name)
 
 
-def _settings_text(args):
+def settings_text(args):
     """The step's settings that differ from their defaults, said on the header line so that
     a reader sees they took: '; two-batch overlap, expert balance 0.81'.
 
     >>> import argparse
-    >>> _settings_text(argparse.Namespace(overlap="two-batch", expert_balance=0.81, skew=0.0,
+    >>> settings_text(argparse.Namespace(overlap="two-batch", expert_balance=0.81, skew=0.0,
     ...                                   fusion=1.0))
     '; two-batch overlap, expert balance 0.81'
-    >>> _settings_text(argparse.Namespace(overlap=0.5, expert_balance=None, skew=1.2,
+    >>> settings_text(argparse.Namespace(overlap=0.5, expert_balance=None, skew=1.2,
     ...                                   fusion=10.0))
     '; 0.5 of communication hidden under compute, routing skew (Zipf) 1.2, kernel fusion 10x'
     """
@@ -163,7 +163,7 @@ def _settings_text(args):
         said.append(f"{args.overlap:g} of communication hidden under compute")
     if args.expert_balance is not None:
         said.append(f"expert balance {args.expert_balance:g}")
-    if args.skew:
+    if getattr(args, "skew", 0):      # decode only
         said.append(f"routing skew (Zipf) {args.skew:g}")
     if args.fusion != 1:
         said.append(f"kernel fusion {args.fusion:g}x")
@@ -254,7 +254,7 @@ def run(args):
            f"{kw['hbm_efficiency']:g} of peak (every read)")
     print(f"runtime {runtime}, MoE exchange {exchange}, {graphs}, "
           f"HBM at {hbm}, routed experts at "
-          f"{_param(r, 'decode.moe_hbm_efficiency'):g}{_settings_text(args)}")
+          f"{_param(r, 'decode.moe_hbm_efficiency'):g}{settings_text(args)}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
                "combine us", "tp coll us", "exposed comm us", "launch us", "floors us",
                "total us"]

@@ -74,6 +74,27 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def _step_text(args):
+    """What each decode step runs, said so that a reader sees the options took: 'decode step:
+    sglang kernels, MoE exchange (where a layout has one) deepep-low-latency, runtime nccl,
+    CUDA graphs, 2 micro-batches; two-batch overlap, expert balance 0.81'."""
+    from ._cli_decode import settings_text
+    from ._collectives import default_runtime, resolved_runtime_name
+
+    exchange = args.ep_kernel or "the collectives model's all-to-all"
+    parts = [f"{args.engine} kernels", f"MoE exchange (where a layout has one) {exchange}",
+             f"runtime {resolved_runtime_name(args.runtime) if args.runtime else default_runtime()}",
+             ("CUDA graphs" + (", PDL" if args.pdl else "")) if args.cuda_graphs
+             else "host launch per kernel"]
+    if not args.kernel_floors:
+        parts.append("no kernel floors")
+    if args.micro_batches != 1:
+        parts.append(f"{args.micro_batches} micro-batches")
+    if args.moe_hbm_efficiency is not None:
+        parts.append(f"routed experts at {args.moe_hbm_efficiency:g} of peak HBM")
+    return "decode step: " + ", ".join(parts) + settings_text(args)
+
+
 def _batches(text):
     if text is None:
         return None
@@ -196,6 +217,7 @@ def run(args):
           f"{fr.evaluated} point{'s' * (fr.evaluated != 1)} over {len(fr.layouts)} "
           f"layout{'s' * (len(fr.layouts) != 1)}")
     print(f"tokens/s per GPU = {fr.definition_text}")
+    print(_step_text(args))
     headers = ["layout", "chips", "batch", "draft", "tok/s/user", "tok/s/GPU", "TPOT ms",
                "prefill share ms", "HBM GB"]
     if usd is not None:

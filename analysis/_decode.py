@@ -148,6 +148,7 @@ from ._collectives import default_runtime
 from ._gemm import (
     GROUPED_GEMM_EFFICIENCY_BY_ROWS,
     GROUPED_GEMM_TIME_BY_ROWS,
+    MEASURED_MOE_LOCAL_EXPERTS,
     decode_gemm_hbm_efficiency,
     decode_gemm_k_floor,
     gemm_compute_efficiency,
@@ -356,14 +357,28 @@ TRTLLM_MOE_MODULE_KERNELS = frozenset(("topk", "expert_maps", "expert_strides",
                                        "expert_expand", "expert_gemm1", "expert_activation",
                                        "expert_gemm2", "expert_finalize"))
 
+
+def _moe_module_mask(names):
+    """Per kernel of a MoE block's list ``names``, whether TensorRT-LLM's MoE module runs it
+    (:data:`TRTLLM_MOE_MODULE_KERNELS`, and the FP8 activation quantization right before
+    either grouped GEMM: the block-scaled FC1 / FC2 inputs on Hopper; not the one before the
+    shared expert, which is outside the module)."""
+    return tuple(n in TRTLLM_MOE_MODULE_KERNELS
+                 or (n == "fp8_input_quant" and i + 1 < len(names)
+                     and names[i + 1] in ("expert_gemm1", "expert_gemm2"))
+                 for i, n in enumerate(names))
+
 #: Kernels of one MLA block that TensorRT-LLM's attention op runs in its generation call
 #: (``TrtllmAttention.forward``, ``AttentionInputType.generation_only``: the rope and
-#: latent-cache append kernel, then the MLA attention kernel), i.e. what aiconfigurator's
-#: ``mla_generation`` timing holds (:data:`analysis.TRTLLM_B200_MLA_GENERATION_BF16`; not the
-#: projections or batched GEMMs around it). Where the step takes that measured time
-#: (:meth:`_Settings.mla_measured`) the attention kernel runs at least that long and these
-#: kernels are charged no floor, fixed part or boundary of their own (priced once).
-TRTLLM_MLA_GENERATION_KERNELS = frozenset(("kv_cache_rope", "gen_attention"))
+#: latent-cache append kernel, then the MLA attention kernel; on Hopper FlashMLA's metadata,
+#: split-KV and combine kernels, :data:`TRTLLM_HOPPER_FLASHMLA`), i.e. what aiconfigurator's
+#: ``mla_generation`` timing holds (:data:`analysis.TRTLLM_B200_MLA_GENERATION_BF16`,
+#: :data:`analysis.TRTLLM_H200_MLA_GENERATION_BF16`; not the projections or batched GEMMs
+#: around it). Where the step takes that measured time (:meth:`_Settings.mla_measured`) the
+#: attention kernel runs at least that long and these kernels are charged no floor, fixed part
+#: or boundary of their own (priced once).
+TRTLLM_MLA_GENERATION_KERNELS = frozenset(("kv_cache_rope", "mla_metadata", "gen_attention",
+                                           "mla_combine"))
 
 #: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
 #: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
@@ -2471,12 +2486,23 @@ class _Settings:
         if self.fl_eff is not None:
             return self.gemm_flops("experts")
         fmt = self.gemm_format("experts")
+        r = self.moe_module_rate(rows)
+        if r is not None:           # TensorRT-LLM's own module as measured on the chip
+            return min(self.gemm_flops("experts"), r)
         e = grouped_gemm_efficiency(self.chip.generation, fmt, rows)
-        if e is not None:
-            return self.chip.peak(fmt) * e
-        r = (grouped_gemm_rate(self.chip.name, fmt, rows)
-             if self.engine == "trtllm" and self.cuda_graphs else None)
-        return self.gemm_flops("experts") if r is None else min(self.gemm_flops("experts"), r)
+        return self.gemm_flops("experts") if e is None else self.chip.peak(fmt) * e
+
+    def moe_module_rate(self, rows):
+        """The rate of TensorRT-LLM's measured MoE module on this chip at ``rows`` rows per group
+        (:func:`analysis.grouped_gemm_rate`), or None: only ``engine="trtllm"`` in a replayed
+        graph, no user ``compute_efficiency``, and where a chip holds at least the measured
+        shape's local experts (:data:`analysis.MEASURED_MOE_LOCAL_EXPERTS`, its EP8 shard: with
+        fewer, e.g. 256 experts over 72 chips, the module's fixed part would shrink with the
+        FLOPs; review S21-R4, lead's decision 03:58)."""
+        if (self.engine != "trtllm" or not self.cuda_graphs or self.fl_eff is not None
+                or self.m.routed_experts / self.lay.ep < MEASURED_MOE_LOCAL_EXPERTS):
+            return None
+        return grouped_gemm_rate(self.chip.name, self.gemm_format("experts"), rows)
 
     @property
     def b_dp(self):
@@ -3089,10 +3115,13 @@ def _held_mask(s, names, block):
     (:func:`_layer_times`) and the two-batch windows (:func:`_two_batch_windows`)."""
     split = s.lay.etp if block == "moe" else s.lay.tp
     held = s.cuda_graphs and split > 1 and _runtime_holds_starts(s)
-    module = (TRTLLM_MOE_MODULE_KERNELS if block == "moe" and _measured_moe_module(s) else
-              TRTLLM_MLA_GENERATION_KERNELS if block == "attention" and s.mla_measured is not None
-              else frozenset())
-    return tuple((held and n in FUSED_ALLREDUCE_KERNELS) or n in module for n in names)
+    if block == "moe" and _measured_moe_module(s):
+        module = _moe_module_mask(names)
+    else:
+        op = block == "attention" and s.mla_measured is not None
+        module = tuple(op and n in TRTLLM_MLA_GENERATION_KERNELS for n in names)
+    return tuple((held and n in FUSED_ALLREDUCE_KERNELS) or m
+                 for n, m in zip(names, module, strict=True))
 
 
 def _measured_moe_module(s):
@@ -3101,16 +3130,12 @@ def _measured_moe_module(s):
     the chip and the experts' format in :data:`analysis.GROUPED_GEMM_TIME_BY_ROWS`, at least
     its first row per group, no user ``compute_efficiency``): the module's own kernels
     (:data:`TRTLLM_MOE_MODULE_KERNELS`) then add nothing beyond that time."""
-    if (s.engine != "trtllm" or not s.cuda_graphs or s.fl_eff is not None
-            or not s.m.moe_layers):
-        return False
-    fmt = s.gemm_format("experts")
-    if (s.chip.name, fmt) not in GROUPED_GEMM_TIME_BY_ROWS:
+    if (not s.m.moe_layers
+            or (s.chip.name, s.gemm_format("experts")) not in GROUPED_GEMM_TIME_BY_ROWS):
         return False
     route = _routing(s)
     busiest = expected_max_active(route.active, route.owner, s.lay.ep)
-    return busiest > 0 and grouped_gemm_rate(
-        s.chip.name, fmt, _busiest_pairs(s, route) / busiest) is not None
+    return busiest > 0 and s.moe_module_rate(_busiest_pairs(s, route) / busiest) is not None
 
 
 def _held_starts(s, kind):
@@ -3476,10 +3501,12 @@ def _two_batch_windows(s, mem, work=None):
     floors = _ffn_kernel_floors(s, names, "moe") or [0.0] * len(names)
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
-    module = _measured_moe_module(s)    # its kernels' time is the routed experts' (stream)
-    for n, r, f, h in zip(names, rooflines, floors, _held_mask(s, names, "moe"), strict=True):
+    # the measured module's kernels: their time is the routed experts' (on the stream)
+    module = _moe_module_mask(names) if _measured_moe_module(s) else (False,) * len(names)
+    for n, r, f, h, mod in zip(names, rooflines, floors, _held_mask(s, names, "moe"), module,
+                               strict=True):
         cls = KERNEL_CLASSES[n]
-        if module and n in TRTLLM_MOE_MODULE_KERNELS:
+        if mod:
             routing = routing and cls not in ("moe_gemm", "exchange", "moe_align")
             continue
         if "shared" in n:
@@ -3532,7 +3559,7 @@ def _layer_times(s, mem, route, comm):
         rooflines, block = _ffn_kernel_times(ffn_names, work)
         floors = _ffn_kernel_floors(s, ffn_names, kind) or [0.0] * len(ffn_names)
         if kind == "moe" and _measured_moe_module(s):   # the module's kernels: in its time
-            keep = [n not in TRTLLM_MOE_MODULE_KERNELS for n in ffn_names]
+            keep = [not m for m in _moe_module_mask(ffn_names)]
             ffn_names, rooflines, floors = ([x for x, k in zip(v, keep, strict=True) if k]
                                             for v in (ffn_names, rooflines, floors))
         ffn, ffn_floor = _kernels_block_time(s, ffn_names, rooflines, block, floors)
@@ -3702,7 +3729,8 @@ def _parameters(s, moe, comm):
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
          if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
-        mla_generation_parameters(s.b_dp, s.context) if s.mla_measured is not None else ()) + (
+        mla_generation_parameters(s.chip.name, s.b_dp, s.context)
+        if s.mla_measured is not None else ()) + (
         s.m.parameters())
 
 
@@ -3713,8 +3741,10 @@ def _efficiency_parameters(s):
         return ()
     used, peak = {}, []
     for part in ("attention", "ffn", "experts", "router", "head"):
-        by_rows = ((GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation, s.gemm_format(part)))
-                    or GROUPED_GEMM_TIME_BY_ROWS.get((s.chip.name, s.gemm_format(part))))
+        by_rows = (((GROUPED_GEMM_TIME_BY_ROWS.get((s.chip.name, s.gemm_format(part)))
+                     if _measured_moe_module(s) else None)
+                    or GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation,
+                                                            s.gemm_format(part))))
                    if part == "experts" and s.m.moe_layers else None)
         if by_rows is not None:     # the routed experts at their rows per group
             for _, p in by_rows:

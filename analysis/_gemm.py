@@ -68,7 +68,9 @@ from ._models import WEIGHT_FORMATS
 __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_FP8",
            "FLASHINFER_GB200_NVFP4_CUTLASS_M1", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
            "GROUPED_GEMM_EFFICIENCY_BY_ROWS", "GROUPED_GEMM_TIME_BY_ROWS",
-           "HELION_B200_NVFP4_CUTLASS", "TRTLLM_B200_NVFP4_CUTLASS_MOE",
+           "HELION_B200_NVFP4_CUTLASS", "MEASURED_MOE_LOCAL_EXPERTS",
+           "TRTLLM_B200_NVFP4_CUTLASS_MOE",
+           "TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE",
            "decode_gemm_hbm_efficiency", "decode_gemm_k_floor", "gemm_compute_efficiency",
            "grouped_gemm_efficiency", "grouped_gemm_rate"]
 
@@ -262,24 +264,52 @@ TRTLLM_B200_NVFP4_CUTLASS_MOE = (
     (4096, 0.3943733374277751), (6144, 0.6459253231684366), (8192, 0.6581973234812418),
     (12288, 0.9178240299224854), (16384, 1.1814506848653157))
 
+#: The same module on one H200 with FP8 block-scaled experts (DeepSeek-R1's FP8 checkpoint), as
+#: aiconfigurator measured it: ``aic-core/src/aiconfigurator_core/systems/data/h200_sxm/moe/
+#: trtllm/1.2.0rc5/moe_perf.parquet`` (the data added in 13669a172, 2025-12-22, "delete 0.20.0
+#: database and add new data from 1.2.0rc5", collected by collector/trtllm/collect_moe.py at
+#: 8f277a2f6: ``moe_backend="cutlass"``, its kernel_source then named ``moe_torch_flow``),
+#: device "NVIDIA H200", moe_dtype fp8_block, the same shape, EP8 and balanced routing, and the
+#: same timing. ``(num_tokens, milliseconds)`` from 512 tokens.
+TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE = (
+    (512, 0.4185119867324829), (768, 0.4456533193588257), (1024, 0.4737279812494914),
+    (1536, 0.522325317064921), (2048, 0.568613330523173), (3072, 0.713818629582723),
+    (4096, 0.7936480045318604), (6144, 1.221728006998698), (8192, 1.404080073038737),
+    (12288, 2.064730644226074), (16384, 2.7250452041625977), (20480, 3.3902079264322915),
+    (32768, 5.387125651041667), (65536, 10.985098520914713))
+
+#: Local experts a chip holds in the measured MoE module tables (256 experts over EP8): the
+#: step takes a table only where a chip holds at least as many (review S21-R4, lead's decision:
+#: with fewer, e.g. EP72's 3.6, the module's fixed part, its kernels' launches and floors inside
+#: the measured time, would shrink with the FLOPs carried as a rate).
+MEASURED_MOE_LOCAL_EXPERTS = 32
+
 #: A DeepSeek-V3 expert's GEMM FLOPs per token-expert pair (gate and up 7168 x 2 x 2048, down
 #: 2048 x 7168; two FLOPs a multiply-add).
 _DSV3_PAIR_FLOPS = 2 * 3 * 7168 * 2048
 
 
-def _cutlass_moe_times():
-    """:data:`TRTLLM_B200_NVFP4_CUTLASS_MOE` by rows per local expert (``tokens x 8 / 256``),
-    each time no longer than any larger measurement's (the lower envelope: the table's 768-token
-    time, above its 1024-token one, is taken at the latter's), as Parameters ``((rows,
-    Parameter), ...)``: seconds for the 32 local experts of uniform routing."""
+_CUTLASS_MOE_SOURCES = {
+    "b200": ("fp4", "NVFP4, B200", "b200_sxm/moe/trtllm/1.2.0rc5/moe_perf.parquet (217a5739b)"),
+    "h200": ("fp8", "FP8 block-scaled, H200",
+             "h200_sxm/moe/trtllm/1.2.0rc5/moe_perf.parquet (13669a172)")}
+
+
+def _cutlass_moe_times(table=TRTLLM_B200_NVFP4_CUTLASS_MOE, chip="b200"):
+    """A measured MoE module table (:data:`TRTLLM_B200_NVFP4_CUTLASS_MOE`,
+    :data:`TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE`) by rows per local expert (``tokens x 8 / 256``),
+    each time no longer than any larger measurement's (the lower envelope: the B200 table's
+    768-token time, above its 1024-token one, is taken at the latter's), as Parameters
+    ``((rows, Parameter), ...)``: seconds for the 32 local experts of uniform routing."""
+    fmt, what, path = _CUTLASS_MOE_SOURCES[chip]
     out, floor = [], float("inf")
-    for tokens, ms in reversed(TRTLLM_B200_NVFP4_CUTLASS_MOE):
+    for tokens, ms in reversed(table):
         floor = min(floor, ms)
         rows = tokens * 8 // 256
         out.append((rows, Parameter(
-            f"gemm.grouped_time.b200.fp4.m{rows}", floor * 1e-3, "s",
-            f"ai-dynamo/aiconfigurator b200_sxm/moe/trtllm/1.2.0rc5/moe_perf.parquet "
-            f"(217a5739b): TensorRT-LLM 1.2.0rc5 MoE, CUTLASS backend, NVFP4, B200, DeepSeek "
+            f"gemm.grouped_time.{chip}.{fmt}.m{rows}", floor * 1e-3, "s",
+            f"ai-dynamo/aiconfigurator {path}: TensorRT-LLM 1.2.0rc5 MoE, CUTLASS backend, "
+            f"{what}, DeepSeek "
             f"shape (H 7168, I 2048, 256 experts, top-8, EP8: 32 local), balanced routing, "
             f"{tokens} tokens = {rows} rows per local expert: {ms:.4f} ms"
             + (f", taken at {floor:.4f} ms (a larger batch's time, the lower envelope)"
@@ -288,10 +318,12 @@ def _cutlass_moe_times():
             "32 local experts' GEMM FLOPs over this time, linear in time between the table's "
             "rows, the last rate above, none below 16 rows; for the rows' mid-2025 CUTLASS MoE "
             "an optimistic figure (the backend's later releases are faster: 1.3.0rc10, 1.3.0rc20 "
-            "in the same repository); taken for B200 and GB200 (the same GPU) and every NVFP4 "
-            "grouped GEMM TensorRT-LLM runs on them in a CUDA graph, whatever its shape "
-            "(assumption); the module's own kernels are charged nothing beyond it "
-            "(analysis.TRTLLM_MOE_MODULE_KERNELS)")))
+            "in the same repository); taken for "
+            + ("B200 and GB200 (the same GPU)" if chip == "b200" else "H200")
+            + f" and every {fmt.upper()} grouped GEMM TensorRT-LLM runs on them in a CUDA graph "
+            "where a chip holds at least the table's 32 local experts (EP8 of 256; fewer keep "
+            "the step's pricing), whatever its shape (assumption); the module's own kernels "
+            "are charged nothing beyond it (analysis.TRTLLM_MOE_MODULE_KERNELS)")))
     return tuple(reversed(out))
 
 
@@ -301,7 +333,9 @@ def _cutlass_moe_times():
 #: experts); :func:`grouped_gemm_rate` turns it into FLOP/s. Chips are named: a B300 or GB300
 #: (the same generation, a faster part: aiconfigurator's own B300 runs of the kernel take 0.6-0.8
 #: of the B200's time) keeps the step's pricing without a published figure.
-GROUPED_GEMM_TIME_BY_ROWS = {(chip, "fp4"): _cutlass_moe_times() for chip in ("b200", "gb200")}
+GROUPED_GEMM_TIME_BY_ROWS = {
+    **{(chip, "fp4"): _cutlass_moe_times() for chip in ("b200", "gb200")},
+    ("h200", "fp8"): _cutlass_moe_times(TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE, "h200")}
 
 
 def grouped_gemm_rate(chip, math, rows):

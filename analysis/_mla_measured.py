@@ -1,10 +1,12 @@
-"""TensorRT-LLM's MLA generation attention op on B200, as aiconfigurator measured it (session 21).
+"""TensorRT-LLM's MLA generation attention op on B200 and H200, as aiconfigurator measured it
+(session 21).
 
 The decode step prices TensorRT-LLM's MLA generation kernel on Blackwell at its roofline (the
 KV-cache read at the decode streaming fraction, the score math at the BF16 peak: no published
-rate for Blackwell's dense MLA decode kernels). aiconfigurator's collected data for TensorRT-LLM
-1.2.0rc5 on one B200 times the attention op itself at DeepSeek's MLA shape:
-:data:`TRTLLM_B200_MLA_GENERATION_BF16`. :func:`mla_generation_time` reads it (a 2-D lower
+rate for Blackwell's dense MLA decode kernels) and on Hopper at FlashMLA's published "up to"
+rates. aiconfigurator's collected data for TensorRT-LLM 1.2.0rc5 on one B200 and one H200 times
+the attention op itself at DeepSeek's MLA shape: :data:`TRTLLM_B200_MLA_GENERATION_BF16`,
+:data:`TRTLLM_H200_MLA_GENERATION_BF16`. :func:`mla_generation_time` reads them (a 2-D lower
 envelope, bilinear in batch and context inside the measured grid, ``None`` outside).
 """
 
@@ -15,6 +17,7 @@ from fabric import Parameter, SpecError
 __all__ = [
     "MLA_GENERATION_SHAPE",
     "TRTLLM_B200_MLA_GENERATION_BF16",
+    "TRTLLM_H200_MLA_GENERATION_BF16",
     "mla_generation_parameters",
     "mla_generation_time",
 ]
@@ -55,20 +58,48 @@ TRTLLM_B200_MLA_GENERATION_BF16 = {
     1024: ((1, 0.086752), (3, 0.0868373), (7, 0.0864907), (15, 0.086464), (31, 0.0867307), (63, 0.0869333), (127, 0.0904267), (255, 0.115296), (511, 0.168741), (1023, 0.273147), (2047, 0.473888), (4095, 0.8624), (8191, 1.64273), (16383, 3.21048)),
 }
 
-#: Chips the table is taken for: B200 and GB200 (the same GPU); others keep the step's pricing.
-_CHIPS = ("b200", "gb200")
+#: The same op on one H200 (FlashMLA's path: the collector's metadata sets ``enable_flash_mla``,
+#: so the op is FlashMLA's tile-scheduler metadata, its split-KV kernel and its combine, with the
+#: rope and cache append): ai-dynamo/aiconfigurator ``aic-core/src/aiconfigurator_core/systems/
+#: data/h200_sxm/mla/trtllm/1.2.0rc5/generation_mla_perf.parquet`` (the data added in 13669a172,
+#: 2025-12-22, "delete 0.20.0 database and add new data from 1.2.0rc5", the same collector),
+#: device "NVIDIA H200", the same rows and columns as the B200 table's.
+TRTLLM_H200_MLA_GENERATION_BF16 = {
+    1: ((1, 0.0214667), (3, 0.0216587), (7, 0.0222613), (15, 0.021536), (31, 0.02136), (63, 0.0204373), (127, 0.0228427), (255, 0.0231893), (511, 0.0243147), (1023, 0.0250773), (2047, 0.028656), (4095, 0.0300213), (8191, 0.0331573), (16383, 0.037856), (32767, 0.048928), (65535, 0.06416), (131071, 0.092608)),
+    2: ((1, 0.0227253), (3, 0.0222827), (7, 0.0222027), (15, 0.0217387), (31, 0.0212427), (63, 0.020512), (127, 0.023264), (255, 0.0232373), (511, 0.0252267), (1023, 0.026528), (2047, 0.0285547), (4095, 0.0322027), (8191, 0.03656), (16383, 0.04904), (32767, 0.062032), (65535, 0.0897067), (131071, 0.145429)),
+    4: ((1, 0.0228693), (3, 0.0230027), (7, 0.0239253), (15, 0.022272), (31, 0.951157), (63, 0.02136), (127, 0.0248747), (255, 0.025232), (511, 0.0273013), (1023, 0.0289547), (2047, 0.0311147), (4095, 0.0367253), (8191, 0.0477493), (16383, 0.0615307), (32767, 0.089264), (65535, 0.144992), (131071, 0.253941)),
+    8: ((1, 0.02472), (3, 0.0239947), (7, 0.024176), (15, 0.0277493), (31, 0.022656), (63, 0.0226027), (127, 0.0258347), (255, 0.0276267), (511, 0.0282667), (1023, 0.0322507), (2047, 0.037008), (4095, 0.0476427), (8191, 0.063392), (16383, 0.089344), (32767, 0.145835), (65535, 0.253312), (131071, 0.471211)),
+    16: ((1, 0.026384), (3, 0.0265173), (7, 0.025824), (15, 0.025392), (31, 0.025504), (63, 0.0245493), (127, 0.0262453), (255, 0.0326453), (511, 0.0353813), (1023, 0.0398773), (2047, 0.050624), (4095, 0.0640853), (8191, 0.0933867), (16383, 0.147696), (32767, 0.258912), (65535, 0.475771), (131071, 0.910341)),
+    32: ((1, 0.0292747), (3, 0.0316427), (7, 0.0286453), (15, 0.0287573), (31, 0.0278827), (63, 0.028064), (127, 0.0297493), (255, 0.032704), (511, 0.0466507), (1023, 0.0571093), (2047, 0.0702773), (4095, 0.0988427), (8191, 0.156395), (16383, 0.264464), (32767, 0.481893), (65535, 0.917744), (131071, 1.78787)),
+    64: ((1, 0.036096), (3, 0.0359413), (7, 0.0353653), (15, 0.0356107), (31, 2.75745), (63, 0.0341547), (127, 0.036736), (255, 0.0405707), (511, 0.0517493), (1023, 0.0658987), (2047, 0.0941867), (4095, 0.150405), (8191, 0.262149), (16383, 0.495488), (32767, 0.929973), (65535, 1.78599), (131071, 3.55597)),
+    128: ((1, 0.0520373), (3, 0.0524533), (7, 0.0517493), (15, 0.0513813), (31, 0.050112), (63, 0.0532053), (127, 0.059536), (255, 0.0670933), (511, 0.0799787), (1023, 0.108293), (2047, 0.164213), (4095, 0.277531), (8191, 0.500976), (16383, 0.941019), (32767, 1.81116), (65535, 3.54969), (131071, 7.13825)),
+    256: ((1, 0.0891733), (3, 0.08888), (7, 0.0889973), (15, 0.0890347), (31, 0.088784), (63, 0.090592), (127, 0.0982347), (255, 0.112272), (511, 0.138704), (1023, 0.197643), (2047, 0.308091), (4095, 0.526619), (8191, 0.961845), (16383, 1.83372), (32767, 3.57238), (65535, 7.09552)),
+    512: ((1, 0.157093), (3, 0.154389), (7, 0.153184), (15, 0.152235), (31, 0.151413), (63, 0.155125), (127, 0.170981), (255, 0.198), (511, 0.255909), (1023, 0.364192), (2047, 0.582715), (4095, 1.01325), (8191, 1.87087), (16383, 3.63245), (32767, 7.1134)),
+    1024: ((1, 0.289931), (3, 0.283643), (7, 0.282384), (15, 0.280741), (31, 0.276155), (63, 0.279952), (127, 0.312011), (255, 0.365563), (511, 0.473573), (1023, 0.683243), (2047, 1.12044), (4095, 1.99414), (8191, 3.73262), (16383, 7.21849)),
+}
 
-_SOURCE = ("ai-dynamo/aiconfigurator b200_sxm/mla/trtllm/1.2.0rc5/generation_mla_perf.parquet "
-           "(217a5739b): TensorRT-LLM 1.2.0rc5 MLA generation attention op (rope + cache "
-           "append and the MLA attention kernel), B200, BF16 KV, 128 heads on the GPU, one new "
-           "token")
+#: The measured table of each chip it is taken for: B200 and GB200 (the same GPU) the B200's,
+#: H200 its own; other chips keep the step's pricing.
+_TABLES = {"b200": ("b200", TRTLLM_B200_MLA_GENERATION_BF16),
+           "gb200": ("b200", TRTLLM_B200_MLA_GENERATION_BF16),
+           "h200": ("h200", TRTLLM_H200_MLA_GENERATION_BF16)}
+
+_SOURCES = {
+    "b200": "ai-dynamo/aiconfigurator b200_sxm/mla/trtllm/1.2.0rc5/generation_mla_perf.parquet "
+            "(217a5739b): TensorRT-LLM 1.2.0rc5 MLA generation attention op (rope + cache "
+            "append and the MLA attention kernel), B200, BF16 KV, 128 heads on the GPU, one new "
+            "token",
+    "h200": "ai-dynamo/aiconfigurator h200_sxm/mla/trtllm/1.2.0rc5/generation_mla_perf.parquet "
+            "(13669a172): TensorRT-LLM 1.2.0rc5 MLA generation attention op (FlashMLA's "
+            "metadata, split-KV and combine kernels with the rope + cache append), H200, BF16 "
+            "KV, 128 heads on the GPU, one new token"}
 
 
-def _envelope():
-    """The table as ``{batch: [(context, seconds), ...]}`` with each time no more than any
+def _envelope(table):
+    """``table`` as ``{batch: [(context, seconds), ...]}`` with each time no more than any
     measurement at a larger or equal batch and context (the 2-D lower envelope: the table's
-    noise, e.g. 0.21 ms at batch 1 and context 31, never makes more work cheaper)."""
-    raw = {b: dict(pts) for b, pts in TRTLLM_B200_MLA_GENERATION_BF16.items()}
+    noise, e.g. the B200's 0.21 ms at batch 1 and context 31, never makes more work cheaper)."""
+    raw = {b: dict(pts) for b, pts in table.items()}
     out = {}
     for b in sorted(raw):
         out[b] = []
@@ -79,19 +110,19 @@ def _envelope():
     return out
 
 
-_ENVELOPE = _envelope()
-_BATCHES = sorted(_ENVELOPE)
+_ENVELOPES = {key: _envelope(table) for key, table in dict(_TABLES.values()).items()}
 
 
-def _corners(batch, context):
-    """The grid's batches and contexts around ``(batch, context)``: ``((b0, b1), (c0, c1))``,
-    or None outside the measured grid."""
-    if not (_BATCHES[0] <= batch <= _BATCHES[-1]):
+def _corners(env, batch, context):
+    """The grid's batches and contexts around ``(batch, context)`` in envelope ``env``:
+    ``((b0, b1), (c0, c1))``, or None outside the measured grid."""
+    batches = sorted(env)
+    if not (batches[0] <= batch <= batches[-1]):
         return None
-    i = bisect.bisect_left(_BATCHES, batch)
-    b1 = _BATCHES[i]
-    b0 = b1 if b1 == batch else _BATCHES[i - 1]
-    cs = [c for c, _ in _ENVELOPE[b1]]      # the larger batch's contexts (a subset of b0's)
+    i = bisect.bisect_left(batches, batch)
+    b1 = batches[i]
+    b0 = b1 if b1 == batch else batches[i - 1]
+    cs = [c for c, _ in env[b1]]            # the larger batch's contexts (a subset of b0's)
     if not (cs[0] <= context <= cs[-1]):
         return None
     j = bisect.bisect_left(cs, context)
@@ -103,15 +134,18 @@ def _corners(batch, context):
 def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, context):
     """Seconds of TensorRT-LLM's MLA generation attention op (rope + cache append and the
     attention kernel) for ``batch`` sequences of ``context`` cached tokens and one new token
-    each, on chip ``chip`` (its name) with ``heads`` query heads on the GPU, from
-    :data:`TRTLLM_B200_MLA_GENERATION_BF16`: bilinear in batch and context between the grid's
-    points of the lower envelope; ``None`` where nothing was measured (another chip, shape or
-    KV format, a batch or context outside the grid).
+    each, on chip ``chip`` (its name) with ``heads`` query heads on the GPU, from the chip's
+    table (:data:`TRTLLM_B200_MLA_GENERATION_BF16` for B200 and GB200,
+    :data:`TRTLLM_H200_MLA_GENERATION_BF16` for H200): bilinear in batch and context between
+    the grid's points of the lower envelope; ``None`` where nothing was measured (another chip,
+    shape or KV format, a batch or context outside the grid).
 
     >>> round(mla_generation_time("b200", 128, 512, 64, 2, 256, 2047) * 1e3, 4)
     0.1405
     >>> round(mla_generation_time("gb200", 128, 512, 64, 2, 384, 2047) * 1e3, 4)
     0.1938
+    >>> round(mla_generation_time("h200", 128, 512, 64, 2, 128, 2047) * 1e3, 4)
+    0.1642
     >>> mla_generation_time("b300", 128, 512, 64, 2, 384, 2047) is None
     True
     >>> mla_generation_time("b200", 128, 512, 64, 1, 384, 2047) is None    # FP8 KV
@@ -120,16 +154,17 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     for name, v in (("batch", batch), ("context", context)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
             raise SpecError(f"{name} must be a number >= 0, got {v!r}")
-    if (chip not in _CHIPS or (heads, kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE
+    if (chip not in _TABLES or (heads, kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE
             or kv_bytes != 2):
         return None
-    corners = _corners(batch, context)
+    env = _ENVELOPES[_TABLES[chip][0]]
+    corners = _corners(env, batch, context)
     if corners is None:
         return None
     (b0, b1), (c0, c1) = corners
 
     def at(b, c):
-        return dict(_ENVELOPE[b])[c]
+        return dict(env[b])[c]
 
     def lerp(x0, x1, y0, y1, x):
         return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
@@ -139,24 +174,30 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     return lerp(b0, b1, lo, hi, batch)
 
 
-def mla_generation_parameters(batch, context):
-    """The grid points :func:`mla_generation_time` read at ``(batch, context)`` as Parameters
-    (seconds, the lower envelope's), for a step's list of the figures it used."""
-    corners = _corners(batch, context)
+def mla_generation_parameters(chip, batch, context):
+    """The grid points :func:`mla_generation_time` read at ``(batch, context)`` on chip
+    ``chip`` as Parameters (seconds, the lower envelope's), for a step's list of the figures it
+    used."""
+    if chip not in _TABLES:
+        return ()
+    key, table = _TABLES[chip]
+    env = _ENVELOPES[key]
+    corners = _corners(env, batch, context)
     if corners is None:
         return ()
     (b0, b1), (c0, c1) = corners
     out = []
     for b in dict.fromkeys((b0, b1)):
         for c in dict.fromkeys((c0, c1)):
-            t = dict(_ENVELOPE[b])[c]
-            ms = dict(TRTLLM_B200_MLA_GENERATION_BF16[b])[c]
+            t = dict(env[b])[c]
+            ms = dict(table[b])[c]
             out.append(Parameter(
-                f"decode.mla_generation_time.b200.bf16.b{b}.c{c}", t, "s",
-                f"{_SOURCE}: batch {b}, {c} cached tokens: {ms:.6g} ms"
+                f"decode.mla_generation_time.{key}.bf16.b{b}.c{c}", t, "s",
+                f"{_SOURCES[key]}: batch {b}, {c} cached tokens: {ms:.6g} ms"
                 + (f", taken at {t * 1e3:.6g} ms (a larger batch or context's time, the lower "
                    f"envelope)" if t < ms * 1e-3 else "")
-                + "; bilinear in batch and context between the grid's points; taken for B200 "
-                "and GB200 under engine='trtllm' in a CUDA graph (assumption: the rows' "
-                "mid-2025 kernel no faster than 1.2.0rc5's)"))
+                + "; bilinear in batch and context between the grid's points; taken "
+                + ("for B200 and GB200" if key == "b200" else "for H200")
+                + " under engine='trtllm' in a CUDA graph (assumption: the rows' 2025 kernel no "
+                "faster than 1.2.0rc5's)"))
     return tuple(out)

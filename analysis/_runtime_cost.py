@@ -355,9 +355,11 @@ def _ring_graph(rt, view, op):
         # dimension they do not cross, leaves both B and the channels unchanged)
         rc = view.ring_channels()
         nc_multi = max(1, min(rc, rt.max_channels)) if rc else nc
-        if multi.per_byte < t.per_byte or (
-                multi.per_byte == t.per_byte and view.n_nodes == 1
-                and _fewer_hops(view, nc_multi, nc)):
+        # equal within float rounding is a tie (ncclTopoCompareGraphs compares nChannels x
+        # bwIntra; two schedules of the same loads can differ in the last bit of a sum)
+        tie = abs(multi.per_byte - t.per_byte) <= 1e-9 * t.per_byte
+        if (multi.per_byte < t.per_byte and not tie) or (
+                tie and view.n_nodes == 1 and _fewer_hops(view, nc_multi, nc)):
             sched, t, nc = "multi-ring", multi, nc_multi
     except (NotApplicableError, KeyError):
         pass

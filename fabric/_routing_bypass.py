@@ -505,6 +505,9 @@ class Bypasses:
         self.router = router
         self.n = router.n_links
         self._twins = {}
+        # whether a component is one of the groups (np.isin by a look-up)
+        self._grouped = np.zeros(int(self.comp.max(initial=-1)) + 1, dtype=bool)
+        self._grouped[self.labels] = True
 
     def _twin(self, label):
         if label not in self._twins:
@@ -516,7 +519,7 @@ class Bypasses:
         groups (or a group of one chip) last, with twin ``None``. A pair ``s == d`` goes
         with the survivors' group."""
         cs, cd = self.comp[s], self.comp[d]
-        same = (cs == cd) & np.isin(cs, self.labels)
+        same = (cs == cd) & self._grouped[cs]
         out = []
         for label in self.labels:
             rows = np.flatnonzero(same & (cs == label))

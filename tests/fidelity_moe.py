@@ -138,7 +138,12 @@ CASES = {
 #: (fabric/_exchange.py, one-sided sources["chain"]); what it still misses is in its barrier
 #: (blog18's barrier-off run: 11.3 us outside the barriers, which the model's part outside them
 #: matches, against 7.6 us measured in them), the same GB200 flag and fence round trip as the
-#: combine's below.
+#: combine's below. Evidence, not priced (session 21 notes): the barriers cost 7.6 / 5.9 us in the
+#: dispatch (1 / 128 tokens) against 2.9 / 1.9 in the combine, the model's 3.4 and 1.7; in
+#: bench_moe_comm.py's graph the dispatch follows each rank's L2 flush (a zero of 2 x L2 bytes,
+#: ~250 MB) and the combine a zero of the small MoE output, and a barrier waits for the latest
+#: rank: a spread between ranks in the flush's duration would land in the dispatch's span, hardly
+#: in the combine's. No published spread of such a memset across one rack's GPUs prices it.
 KNOWN_MISSES = {
     "trtllm-ep8-bs1-combine": "two kernels from the code (the timed region: bench_moe_comm.py, "
                               "CUDA-graph replay, CUPTI span of the phase's kernels): the staging "

@@ -34,7 +34,8 @@ def _double_counted():
 
 #: TensorRT-LLM's measured MLA generation op on B200 (session 21, tests/test_decode_mla_measured.py)
 #: holds its two kernels' starts in every layer of these B200 steps (128 heads a GPU at tp=1,
-#: BF16 KV, engine trtllm in a graph): counted apart from the exchange's and all-reduce's.
+#: BF16 KV, engine trtllm in a graph; four on H200 with FlashMLA's metadata and combine):
+#: counted apart from the exchange's and all-reduce's.
 MLA_OP = 2
 
 
@@ -48,7 +49,11 @@ def _mla_op_held(model, f, lay, graphs, engine, batch, context):
     t = analysis.mla_generation_time(f.chip.name, att.heads / lay.tp, att.kv_lora_rank,
                                      att.qk_rope_head_dim, m.kv_cache_bytes,
                                      math.ceil(batch / lay.dp), context)
-    return 0 if t is None else MLA_OP
+    # the op's kernels in the engine's list: 2 on Blackwell, 4 with FlashMLA's metadata and
+    # combine on Hopper
+    lists = analysis.step_kernel_lists(model, f.chip, engine=engine, tp=lay.tp)
+    return 0 if t is None else sum(n in analysis.TRTLLM_MLA_GENERATION_KERNELS
+                                   for n in lists["mla"])
 
 
 def _no_measured_op():
@@ -121,10 +126,16 @@ def test_min_latency_layers_by_hand():
 def test_collective_exchange_by_hand():
     """ep_kernel None (the collectives model's all-to-all under NCCL, the r1 max-throughput
     rows' exchange): each MoE layer's dispatch and combine kernels start inside NCCL's base
-    latency: 58 x 2 x 1.3 us a step; under runtime 'ideal' (no software cost) nothing moves."""
+    latency: 58 x 2 x 1.3 us a step; under runtime 'ideal' (no software cost) nothing moves.
+    (Since session 21 the measured MLA generation op on H200 holds its 4 kernels' starts in each
+    of the 61 layers under any runtime, counted by _mla_op_held.)"""
     f = topologies.build("hgx-h200")
     kw = {"batch": 256, "context": 2048, "layout": "tp=1,dp=8", "engine": "trtllm"}
+    lay = analysis.decode_step("deepseek-r1", f, **kw).layout
+    op = _mla_op_held("deepseek-r1", f, lay, True, "trtllm", 256, 2048)
+    assert op == 4
     for runtime, moved in ((None, 58 * 2 * 1.3e-6), ("nccl", 58 * 2 * 1.3e-6), ("ideal", 0.0)):
+        moved += 61 * op * 1.3e-6
         step = analysis.decode_step("deepseek-r1", f, runtime=runtime, **kw)
         with _double_counted():
             old = analysis.decode_step("deepseek-r1", f, runtime=runtime, **kw)

@@ -61,8 +61,8 @@ def test_the_rate_at_the_tables_rows_by_hand():
 def test_none_below_the_table_on_other_chips_and_formats():
     assert grouped_gemm_rate("b200", "fp4", 15.999) is None
     assert grouped_gemm_rate("b200", "fp4", 16) is not None
-    for chip, fmt in (("b300", "fp4"), ("gb300", "fp4"), ("h200", "fp8"), ("b200", "fp8"),
-                      ("b200", "bf16")):
+    for chip, fmt in (("b300", "fp4"), ("gb300", "fp4"), ("h100", "fp8"), ("h200", "fp4"),
+                      ("b200", "fp8"), ("b200", "bf16")):
         assert grouped_gemm_rate(chip, fmt, 128) is None
     with pytest.raises(SpecError, match="rows per group"):
         grouped_gemm_rate("b200", "fp4", -1)
@@ -165,3 +165,49 @@ def test_other_engines_and_eager_steps_keep_the_peak():
         routed = L.ffn_compute - (384 * 2 * m.router_params / f.chip.gemm_flops("bf16")
                                   + 384 * 2 * m.shared_experts * m.expert_params / fp4)
         assert routed == pytest.approx(pairs * 2 * m.expert_params / fp4, rel=1e-9)
+
+
+def test_h200_fp8_experts_take_the_modules_h200_time_under_trtllm():
+    # H200, DeepSeek-R1 FP8 block-scaled experts, 128 a rank (1024 tokens: 32 rows a group):
+    # TensorRT-LLM's CUTLASS module as measured on H200 (0.474 ms for 32 experts) prices the
+    # routed experts; SGLang keeps DeepGEMM's masked table (H800) at the same rows
+    from analysis import TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE, grouped_gemm_efficiency
+    assert grouped_gemm_rate("h200", "fp8", 32) == pytest.approx(
+        1024 * PAIR_FLOPS / (dict(TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE)[1024] * 1e-3), rel=1e-12)
+    m = analysis.model_config("deepseek-r1")
+    f = topologies.build("hgx-h200")
+    fp8 = f.chip.gemm_flops("fp8")
+    for engine in ("trtllm", "sglang"):
+        step = analysis.decode_step(m, f, batch=1024, context=2048, layout="tp=1,dp=8",
+                                    engine=engine)
+        L = step.layers[-1]
+        pairs = 1024 * m.experts_per_token / 8
+        rows = pairs / L.active_experts_chip
+        rate = (grouped_gemm_rate("h200", "fp8", rows) if engine == "trtllm" else
+                fp8 * grouped_gemm_efficiency("hopper", "fp8", rows))
+        dense = analysis.gemm_compute_efficiency("hopper", "fp8", "dense").value
+        want = (128 * 2 * m.router_params / f.chip.gemm_flops("bf16")
+                + 128 * 2 * m.shared_experts * m.expert_params / (fp8 * dense)
+                + pairs * 2 * m.expert_params / rate)
+        assert L.ffn_compute == pytest.approx(want, rel=1e-9), engine
+        names = {p.name for p in step.parameters}
+        assert ("gemm.grouped_time.h200.fp8.m32" in names) == (engine == "trtllm")
+
+
+@pytest.mark.parametrize("per_rank", [8, 16, 64])
+def test_fewer_local_experts_than_the_table_keep_todays_pricing(per_rank):
+    # review S21-R4 (lead 03:58): the table times 32 local experts (EP8 of 256); over 72 GB200s
+    # a chip holds 3.6, so the module's fixed part would shrink with the FLOPs carried as a
+    # rate: the step keeps its pricing there (identical to the step with no table at all)
+    from unittest import mock
+
+    from analysis import MEASURED_MOE_LOCAL_EXPERTS
+    assert MEASURED_MOE_LOCAL_EXPERTS == 32
+    f = topologies.build("gb200-nvl72")
+    kw = {"batch": 72 * per_rank, "context": 2048, "layout": "tp=1,dp=72", "engine": "trtllm",
+          "runtime": "ideal"}
+    step = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
+    with mock.patch.dict(GROUPED_GEMM_TIME_BY_ROWS, clear=True):
+        plain = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
+    assert step.layers[-1] == plain.layers[-1]
+    assert not any(p.name.startswith("gemm.grouped_time") for p in step.parameters)

@@ -51,7 +51,7 @@ def test_bilinear_between_the_grids_points():
 def test_none_outside_the_measurement():
     assert _time(2048, 1023) is None and _time(1024, 32767) is None
     assert _time(8, 0.5) is None and _time(8, 200_000) is None
-    assert _time(384, 2047, chip="b300") is None and _time(384, 2047, chip="h200") is None
+    assert _time(384, 2047, chip="b300") is None and _time(384, 2047, chip="h100") is None
     assert _time(384, 2047, kv=1) is None               # an FP8 KV cache: not measured
     assert _time(384, 2047, heads=64) is None           # 64 heads on the GPU: not measured
     with pytest.raises(SpecError, match="batch"):
@@ -108,3 +108,20 @@ def test_other_steps_keep_the_roofline(case):
         kw.update(layout="tp=8", batch=384)
     step = analysis.decode_step(m, topologies.build("hgx-b200"), **kw)
     assert not any(p.name.startswith("decode.mla_generation_time") for p in step.parameters)
+
+
+def test_h200_takes_its_own_measurement_with_flashmlas_kernels_held():
+    # H200 (FlashMLA's path): the op holds FlashMLA's metadata and combine kernels too, 4 starts;
+    # the attention kernel runs at least the H200 op's time (0.164 ms at 128 x 2047), above the
+    # roofline at FlashMLA's published rates
+    # (a user's hbm_efficiency turns the published rates off: no measured op, no held start)
+    m = analysis.model_config("deepseek-r1")
+    kw = {"batch": 8 * 128, "context": 2047, "layout": "tp=1,dp=8", "engine": "trtllm"}
+    f = topologies.build("hgx-h200")
+    h200 = analysis.decode_step(m, f, **kw)
+    plain = analysis.decode_step(m, f, hbm_efficiency=0.78, **kw)
+    assert _time(128, 2047, chip="h200") == pytest.approx(0.16420e-3, rel=1e-3)
+    assert h200.layers[0].attention >= _time(128, 2047, chip="h200")
+    assert h200.layers[0].kernels == plain.layers[0].kernels
+    assert _dense_held(h200, plain) == 4 and _dense_held(plain, plain) == 0
+    assert {"decode.mla_generation_time.h200.bf16.b128.c2047"} <= {p.name for p in h200.parameters}

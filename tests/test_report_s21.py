@@ -294,3 +294,15 @@ def test_in_short_names_a_system_within_one_percent_beside_the_best():
     text = _answer(names, {"decode_best": table(
         "decode_best", "time_s", {"a": 10.26e-3, "b": 9.949e-3, "c": 10.2e-3, "d": 11.29e-3})})
     assert "fastest decode b (9.949ms)." in text, text
+
+
+def test_serve_says_what_each_decode_step_runs():
+    """serve printed neither its engine, exchange kernel and runtime nor --overlap two-batch
+    or --expert-balance, so a reader could not see that they took."""
+    lines = _cli(["serve", "dgx-h100:chip=h200", "--model", "deepseek-v3", "--isl", "1024",
+                  "--osl", "1024", "--batches", "8", "--layout", "tp=1,dp=8", "--quiet",
+                  "--no-speculative", "--ep-kernel", "deepep-low-latency", "--engine", "sglang",
+                  "--overlap", "two-batch", "--micro-batches", "2", "--expert-balance", "0.81"])
+    assert lines[2] == ("decode step: sglang kernels, MoE exchange (where a layout has one) "
+                        "deepep-low-latency, runtime nccl, CUDA graphs, 2 micro-batches; "
+                        "two-batch overlap, expert balance 0.81"), lines[2]

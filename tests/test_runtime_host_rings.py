@@ -139,3 +139,25 @@ def test_every_node_keeps_the_least_nodes_channels():
     g = f.without(links=["chip6-nic6"])
     assert communicator_channels(g) == (28, 32)
     assert communicator_channels(g, list(range(1, 16))) == (24, 32)     # node0: 6 NICs
+
+
+def test_rings_of_equal_loads_are_a_tie_whatever_the_last_bit():
+    """Review S21-R5: on 7 + 8 ranks the both-way rings' seconds per byte came out below the
+    one-way rings' in the last bit only (the same loads summed in another order), so NCCL's
+    ring took the both-way schedule, whose steps put two network sends on one rank (a 4.14 us
+    message step where the one-way rings' is 2.34 us): a broadcast of 1 MiB read 103.5 us on
+    ring/LL. A tie within float rounding keeps the ring (ncclTopoCompareGraphs: nChannels x
+    bwIntra), as 16 ranks do where the two are equal to the bit."""
+    from analysis import _runtime_cost as rc
+    from analysis._collectives import _GroupView
+    from fabric import runtime
+
+    f = topologies.build("rail:servers=2,gpus=8,chip=h100")
+    g = f.without(chips=["chip0"])
+    nodes, idx = resolve_ranks(g, None)
+    v = _GroupView(g, "broadcast", nodes, idx, None, None, True)
+    a, b = v.transfer("ring", "all-gather"), v.transfer("multi-ring", "all-gather")
+    assert abs(a.per_byte - b.per_byte) <= 1e-12 * a.per_byte
+    assert rc._ring_graph(runtime("nccl"), v, "broadcast")[0] == "ring"
+    r = analysis.cost(g, "broadcast", 2**20)
+    assert (r.algorithm, r.protocol) == ("ring", "LL") and r.time < 85e-6

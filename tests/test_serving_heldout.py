@@ -74,12 +74,19 @@ _ALIGNED = (". The steady state had read 14-39% fast because it prefills each ra
 #: Expressible rows outside 25% today, and what is seen of why (each says whether the model is
 #: too fast or too slow).
 OUTSIDE_25 = {
-    "r1-h200-fp8-trtllm-maxtput-c1024": _BENCH_RUN + "GPU 2782 vs 1436 (94%), user 21.88 vs "
-                                        "11.35 (93%)" + _ALIGNED + ". Its steady state, the "
+    "r1-h200-fp8-trtllm-maxtput-c1024": _BENCH_RUN + "GPU 2386 vs 1436 (66%), user 18.75 vs "
+                                        "11.35 (65%; 94% / 93% before session 21 took "
+                                        "TensorRT-LLM's MLA generation op and its CUTLASS FP8 "
+                                        "MoE at aiconfigurator's measured H200 times, analysis."
+                                        "TRTLLM_H200_MLA_GENERATION_BF16, "
+                                        "TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE)" + _ALIGNED
+                                        + ". Its steady state, the "
                                         "score until session 20: "
-                                        "model too fast, 15.63 vs 11.35 tok/s/user (38%; "
-                                        "GPU 2001 vs 1436, 39%; FP8, attention DP8 + EP8, 128 "
-                                        "users per GPU; 15.60 / 1996 before session 15 dropped "
+                                        "model too fast, 12.94 vs 11.35 tok/s/user (14%; "
+                                        "GPU 1656 vs 1436, 15%; FP8, attention DP8 + EP8, 128 "
+                                        "users per GPU; 15.63 / 2001 before session 21's "
+                                        "measured MLA op and MoE; 15.60 / 1996 before session "
+                                        "15 dropped "
                                         "the collective exchange kernels' boundaries, their "
                                         "start being in NCCL's base latency; "
                                         "15.64 / 2001 before session 14 counted "
@@ -111,18 +118,19 @@ OUTSIDE_25 = {
                                         "prompts (every rank's prompt in one pass makes the "
                                         "B200 rows 2x fast)",
     **{f"r1-h200-fp8-trtllm-maxtput-c1024-doc-v{v}": (
-        _BENCH_RUN + "GPU 2198 vs " + gpu + " (" + eg + "), user 20.45 vs " + user + " (" + eu
+        _BENCH_RUN + "GPU 1943 vs " + gpu + " (" + eg + "), user 17.94 vs " + user + " (" + eu
         + "); the same command as r1-h200-fp8-trtllm-maxtput-c1024 with --max_num_tokens 1127 "
         "(earlier code states): a rank admits a prompt only beside at most 103 decoding "
-        "requests, so the run's fall from the 1151 run is 0.79 per GPU where measured is "
+        "requests, so the run's fall from the 1151 run is 0.81 per GPU where measured is "
         "0.92 (the steady state's admission cap gives 0.913: "
         "test_the_1127_token_h200_runs_check_the_admission_cap); the measured run's own "
         "Little's law (5120 x 197.8 s / 993.5 s = 1,019 in flight, as the 1151 run's 1,018) "
         "shows none of the capped run's tail (the model's 916): not resolved, docs/sources.md "
-        "session 20" + _ALIGNED + ". Steady "
-        "state: GPU 1828, user 14.28 (36-39%)")
-       for v, gpu, user, eg, eu in ((2, "1319", "10.42", "67%", "96%"),
-                                    (1, "1330", "10.49", "65%", "95%"))},
+        "session 20" + _ALIGNED + ". Session 21: the MLA generation op and the CUTLASS FP8 "
+        "MoE at their measured H200 times (65-67% / 95-96% before). Steady state: GPU 1518, "
+        "user 11.86 (13-15%)")
+       for v, gpu, user, eg, eu in ((2, "1319", "10.42", "47%", "72%"),
+                                    (1, "1330", "10.49", "46%", "71%"))},
     **{rid: (_BENCH_RUN + "GPU 7475 vs " + gpu + " (" + eg + "), user 19.56 vs " + user
              + " (" + eu + "), NVFP4, 384 requests a rank, --max_num_tokens 1536" + _ALIGNED
              + ". Session 21: the routed experts at TensorRT-LLM's measured CUTLASS NVFP4 MoE "
