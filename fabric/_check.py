@@ -29,7 +29,8 @@ code                          severity  meaning
 ``unreachable``               error     a window's target has failed (a dead chip), or
                                         no route reaches it from the domain
 ``unreachable``               warning   some chips of a domain reach a window's target
-                                        and others do not, or a domain is partitioned
+                                        and others do not, a domain is partitioned, or a
+                                        chip belongs to no host domain
 ============================  ========  ===============================================
 
 ``unreachable``: a window onto memory held by a failed chip (or a host domain
@@ -160,6 +161,7 @@ def check(system):
         findings += heap_findings(plan.heap, fabric, regions)
     for h in fabric.domains:
         findings += _roundtrip(tables[h], targets[h], regions, plan.width, dp.index)
+    findings += homeless_findings(fabric)
     findings += unreachable_findings(fabric, regions, tables, targets, dp.index)
     return findings
 
@@ -232,6 +234,16 @@ def _roundtrip(table, target, regions, width, rindex):
                 f"{reg.owners[int(p[k])]!r} at device offset {int(dev[k])}, outside its "
                 f"{share}-byte share, or does not map back", where=table.where(i)))
     return out
+
+
+def homeless_findings(fabric):
+    """An ``unreachable`` warning for each chip in no host domain (``Fabric.from_graph``'s
+    ``domains`` may leave one out): it has no address space, so it makes no load or store
+    (:func:`fabric.access` refuses it); its own memory stays mapped and reachable."""
+    return [Finding(code="unreachable", severity="warning",
+                    message=f"chip {c!r} belongs to no host domain: it has no address space, so "
+                    "no load or store is made from it (its own memory stays mapped)", where=c)
+            for c in fabric.endpoints if c not in fabric.host_of]
 
 
 def failed_nodes(fabric):

@@ -385,3 +385,21 @@ def test_a_warning_names_the_windows_onto_memory_its_targets_serve():
                                 "and 'chip3' (chip1 has): loads and stores through the windows "
                                 "onto these 2 targets (and through window 'dram1', onto memory "
                                 "they serve) from it fail"), w.message
+
+
+def test_a_chip_in_no_host_domain_is_a_warning():
+    # from_graph(domains=...) may leave a chip out: on main check() called the plan clean,
+    # and every access from that chip (and access_latencies over all chips) was refused
+    from fabric import TranslationError, access_latencies
+
+    G = nx.star_graph(["sw0", "chip0", "chip1", "chip2"])
+    nx.set_node_attributes(G, "chip", "kind")
+    G.nodes["sw0"]["kind"] = "switch"
+    nx.set_edge_attributes(G, 1e9, "bandwidth")
+    nx.set_edge_attributes(G, 1e-7, "latency")
+    f = Fabric.from_graph(G, chip="h100", domains={"h": ["chip0"], "g": ["chip1"]})
+    with pytest.raises(TranslationError, match="'chip2' belongs to no host domain"):
+        access_latencies(f)
+    assert [(x.code, x.severity, x.where) for x in check(f)] == [
+        ("unreachable", "warning", "chip2")]
+    assert access_to(f, "chip0", "chip2").target == "chip2"      # its memory is mapped
