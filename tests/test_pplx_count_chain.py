@@ -375,24 +375,26 @@ def test_multi_node_combine_fences_its_nvlink_copies():
     assert rdma.combine_phase.fence == 0.0
 
 
-def _receive_walk_brute(counts, grid, local_experts, groups):
-    """scatterKernel's copy loop after its grid sync, for every block of the grid, over the
-    received counts per (local expert, source group) slot: the __ldg loads of its walk (two
-    per slot advanced, one for the check that finds a token) and its tokens."""
+def _receive_walks_brute(counts, grid, local_experts, groups):
+    """scatterKernel's copy loop after its grid sync (7af3059 l.196-210), for every block of the
+    grid, over the received counts per (local expert, source group) slot: the slots its __ldg
+    loads read, in order (two per slot advanced, one for the check that finds a token), and its
+    tokens, as ``[(slots, tokens), ...]`` by block."""
     total = sum(counts)
     max_batch = len(counts) * max(total, 1)
     out = []
     for block in range(grid):
         expert = dp = offset = 0
-        loads = tokens = 0
+        loaded = []
+        tokens = 0
         token = block
         while token < max_batch:
             done = False
             while True:
-                loads += 1                                   # the while condition's load
+                loaded.append(expert * groups + dp)          # the while condition's load
                 if offset + counts[expert * groups + dp] > token:
                     break
-                loads += 1                                   # the body's re-read
+                loaded.append(expert * groups + dp)          # the body's re-read
                 offset += counts[expert * groups + dp]
                 dp += 1
                 if dp == groups:
@@ -405,8 +407,14 @@ def _receive_walk_brute(counts, grid, local_experts, groups):
                 break
             tokens += 1
             token += grid
-        out.append((loads, tokens))
+        out.append((loaded, tokens))
     return out
+
+
+def _receive_walk_brute(counts, grid, local_experts, groups):
+    """The receive walk's __ldg loads and tokens per block (:func:`_receive_walks_brute`)."""
+    return [(len(slots), tokens)
+            for slots, tokens in _receive_walks_brute(counts, grid, local_experts, groups)]
 
 
 @settings(max_examples=40, deadline=None)
@@ -605,33 +613,8 @@ def _walk_sector_misses_brute(counts, grid, local_experts, groups, slot_bytes=4,
     """scatterKernel's receive walk (7af3059 l.196-210, SASS 0x3f90-0x4110) for every block,
     each with its own empty L1 that fills by 32-B sectors and keeps them (1 KB of counts): the
     loads that miss (go to L2) are the distinct sectors of the slots it loads."""
-    total = sum(counts)
-    max_batch = len(counts) * max(total, 1)
-    out = []
-    for block in range(grid):
-        expert = dp = offset = 0
-        loaded = []                                          # the slots it loads, in order
-        token = block
-        while token < max_batch:
-            done = False
-            while True:
-                loaded.append(expert * groups + dp)          # the while condition's load
-                if offset + counts[expert * groups + dp] > token:
-                    break
-                loaded.append(expert * groups + dp)          # the body's re-read
-                offset += counts[expert * groups + dp]
-                dp += 1
-                if dp == groups:
-                    dp = 0
-                    expert += 1
-                    if expert == local_experts:
-                        done = True
-                        break
-            if done or expert >= local_experts:
-                break
-            token += grid
-        out.append(len({slot * slot_bytes // sector for slot in loaded}))
-    return out
+    return [len({slot * slot_bytes // sector for slot in slots})
+            for slots, _ in _receive_walks_brute(counts, grid, local_experts, groups)]
 
 
 @settings(max_examples=30, deadline=None)
