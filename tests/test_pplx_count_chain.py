@@ -375,6 +375,16 @@ def test_multi_node_combine_fences_its_nvlink_copies():
     assert rdma.combine_phase.fence == 0.0
 
 
+def _draw_received(data, ep, per_rank, k, tokens):
+    """The receiving rank's grid, its (local expert, source group) slot count and a drawn split
+    of its ``tokens x k`` received copies over those slots: ``(grid, slots, counts)``."""
+    grid = min(max(-(-(ep * per_rank) // _WARPS), tokens * k), _MOST_BLOCKS)
+    slots = per_rank * ep
+    cuts = sorted(data.draw(st.lists(st.integers(0, tokens * k), min_size=slots - 1,
+                                     max_size=slots - 1)))
+    return grid, slots, [b - a for a, b in zip([0] + cuts, cuts + [tokens * k])]
+
+
 def _receive_walks_brute(counts, grid, local_experts, groups):
     """scatterKernel's copy loop after its grid sync (7af3059 l.196-210), for every block of the
     grid, over the received counts per (local expert, source group) slot: the slots its __ldg
@@ -427,11 +437,7 @@ def test_receive_walk_is_a_lower_bound_of_the_kernels_loop(ep_log, per_rank, k, 
     ep = 2 ** ep_log
     experts = ep * per_rank
     walk_slots, walk_tokens = exchange_kernel("pplx").receive_walk(experts, k, tokens, ep)
-    grid = min(max(-(-experts // _WARPS), tokens * k), _MOST_BLOCKS)
-    slots = per_rank * ep
-    cuts = sorted(data.draw(st.lists(st.integers(0, tokens * k), min_size=slots - 1,
-                                     max_size=slots - 1)))
-    counts = [b - a for a, b in zip([0] + cuts, cuts + [tokens * k])]
+    grid, slots, counts = _draw_received(data, ep, per_rank, k, tokens)
     walks = _receive_walk_brute(counts, grid, per_rank, ep)
     assert walk_slots == slots - 1
     assert all(loads >= 2 * walk_slots + 1 for loads, _ in walks)
@@ -629,11 +635,7 @@ def test_the_walks_l2_loads_are_its_sectors(ep_log, per_rank, k, tokens, data):
     experts = ep * per_rank
     kern = exchange_kernel("pplx")
     walk_slots, _ = kern.receive_walk(experts, k, tokens, ep)
-    grid = min(max(-(-experts // _WARPS), tokens * k), _MOST_BLOCKS)
-    slots = per_rank * ep
-    cuts = sorted(data.draw(st.lists(st.integers(0, tokens * k), min_size=slots - 1,
-                                     max_size=slots - 1)))
-    counts = [b - a for a, b in zip([0] + cuts, cuts + [tokens * k])]
+    grid, slots, counts = _draw_received(data, ep, per_rank, k, tokens)
     misses = _walk_sector_misses_brute(counts, grid, per_rank, ep)
     assert max(misses) == kern.walk_sectors(walk_slots) + 1 == -(-slots * 4 // 32)
     assert kern.walk_sectors(walk_slots) <= walk_slots
