@@ -2414,8 +2414,9 @@ class _Settings:
         attention kernel, :func:`analysis.mla_generation_time`) for this step's largest
         attention group, or None: only ``engine="trtllm"`` in a replayed graph with the
         published rates (no user ``hbm_efficiency`` / ``compute_efficiency``), dense MLA at
-        the measured shape and heads per GPU, a BF16 KV cache, one token per sequence, on a
-        chip and at a batch and context the measurement covers."""
+        the measured shape and heads per GPU, a KV cache in a measured format (BF16; FP8 on
+        B200 and GB200), one token per sequence, on a chip and at a batch and context the
+        measurement covers."""
         att = self.m.attention
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
                 or self.fl_eff is not None or att.kind != "mla" or att.sparse or self.q != 1):
@@ -3816,7 +3817,7 @@ def _parameters(s, moe, comm):
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
          if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
-        mla_generation_parameters(s.chip.name, s.b_dp, s.context)
+        mla_generation_parameters(s.chip.name, s.b_dp, s.context, s.m.kv_cache_bytes)
         if s.mla_measured is not None else ()) + trtllm_gemm_parameters(
         s.chip.name, s.m.part_format("attention"),
         [u for u in (s.attention_gemm_use(n) for n in _attention_names(s)
