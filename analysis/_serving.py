@@ -139,7 +139,12 @@ from ._decode import (
     slowest_group_seconds,
     unreached_pair,
 )
-from ._gemm import GEMM_COMPUTE_EFFICIENCY, gemm_compute_efficiency
+from ._gemm import (
+    GEMM_COMPUTE_EFFICIENCY,
+    MEASURED_MOE_LOCAL_EXPERTS,
+    gemm_compute_efficiency,
+    grouped_gemm_rate,
+)
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -898,11 +903,28 @@ _PASS_COST_KEYWORDS = frozenset(
     if p.kind is p.KEYWORD_ONLY)
 
 
+def _prefill_module_rate(m, chip, fmt, lay, tokens, engine, efficiency):
+    """FLOP/s of TensorRT-LLM's measured MoE module (:func:`analysis.grouped_gemm_rate`) for a
+    prompt pass whose ``tokens`` (all its prompts' tokens) enter each expert rank's MoE, or
+    None: only ``engine="trtllm"``, no user ``efficiency``, experts whole on their ranks
+    (``etp = 1``), at least :data:`analysis.MEASURED_MOE_LOCAL_EXPERTS` routed experts a rank
+    (the measured shard), at least the table's first row per group. Rows per group = the
+    pass's token-expert pairs over the routed experts, ``tokens x k / E`` (what each rank's
+    local experts see under a uniform spread, the rows the decode step takes at its own
+    batch). The module was timed in a CUDA graph; a prompt pass runs eagerly, its launches
+    hidden behind the module's kernels (counted by the pass's own boundaries)."""
+    if (engine != "trtllm" or efficiency is not None or not m.moe_layers or lay.etp != 1
+            or m.routed_experts / lay.ep < MEASURED_MOE_LOCAL_EXPERTS):
+        return None
+    return grouped_gemm_rate(chip.name, fmt, tokens * m.experts_per_token / m.routed_experts)
+
+
 def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  hbm_efficiency=None,
                  dispatch_bytes=None, one_at_a_time=False, instance=None,
                  launch_overhead=LAUNCH_OVERHEAD.value,
-                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, **cost_kwargs):
+                 graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine=None,
+                 **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
     Parameters
@@ -952,6 +974,16 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         GPU seconds of each of the pass's kernel boundaries, paid even with the host ahead
         (an eager stream's boundary is taken as no shorter than a replayed graph's); default
         decode's :data:`analysis.GRAPH_KERNEL_OVERHEAD`.
+    engine : str or None
+        The serving engine whose prompt pass this is (as :func:`analysis.decode_step`'s
+        ``engine``; the serving sweeps pass their decode steps' engine). With ``"trtllm"``,
+        no ``efficiency``, the experts whole on their ranks (``etp = 1``) and at least
+        :data:`analysis.MEASURED_MOE_LOCAL_EXPERTS` experts a rank, the routed experts run at
+        TensorRT-LLM's measured MoE module rate where the chip and format have one
+        (:func:`analysis.grouped_gemm_rate`, as the decode step prices its own), at the
+        pass's rows per group: its prompts' tokens (every attention group's prompt in one pass,
+        or the one prompt) x experts per token over the routed experts; no more than the
+        published rate. None (default) or another engine: :func:`prefill_gemm_efficiency`.
     **cost_kwargs
         How the collectives are costed, as decode steps cost theirs
         (``analysis._decode.collective_seconds``): ``collective`` (default
@@ -1011,6 +1043,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                             + (f"; named twice: {twice[:4]!r}" if twice else ""))
     if not isinstance(one_at_a_time, bool):
         raise TypeError(f"one_at_a_time must be True or False, got {one_at_a_time!r}")
+    if engine is not None and (not isinstance(engine, str) or engine not in ENGINE_KERNELS):
+        raise SpecError(f"engine must be None or one of {', '.join(sorted(ENGINE_KERNELS))}, "
+                        f"got {engine!r}")
     flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
              + m.layers * m.attention.prefill_score_flops(isl))
     # FLOPs by the math format their GEMMs run in (as decode_step prices them)
@@ -1023,11 +1058,16 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         "experts": 2 * isl * m.moe_layers * m.experts_per_token * m.expert_params,
         "head": 2 * m.head_params,
     }
+    serial = one_at_a_time and dp > 1
     seconds = {}
     for p, f in parts.items():
         fmt = chip.gemm_format(m.math_format(p))
-        seconds[p] = f / (chip.peak(fmt) * prefill_gemm_efficiency(chip, fmt, p, efficiency))
-    serial = one_at_a_time and dp > 1
+        rate = chip.peak(fmt) * prefill_gemm_efficiency(chip, fmt, p, efficiency)
+        if p == "experts":
+            measured = _prefill_module_rate(m, chip, fmt, lay, isl * (1 if serial else dp),
+                                            engine, efficiency)
+            rate = rate if measured is None else min(rate, measured)
+        seconds[p] = f / rate
     # one at a time: the prompt's routed experts spread over every chip, everything else on
     # its own attention group; else dp prompts at once share every chip
     compute = (sum(t for p, t in seconds.items() if p != "experts") / (tp if serial else n)
@@ -2487,7 +2527,8 @@ class _Sweep:
                                                         LAUNCH_OVERHEAD.value),
                             graph_kernel_overhead=self.kw.get("graph_kernel_overhead",
                                                               GRAPH_KERNEL_OVERHEAD.value),
-                            one_at_a_time=one_at_a_time, instance=instance, **self.cost_kw)
+                            one_at_a_time=one_at_a_time, instance=instance,
+                            engine=self.kw.get("engine") or _default_engine(), **self.cost_kw)
 
     def unreached(self, layout, instance=None):
         """Why ``layout`` cannot run here when the fabric's routing does not join two chips
