@@ -82,3 +82,29 @@ def test_the_handoff_moves_the_time_not_the_choice(case, op, e, release):
                             else "ring", got.protocol)]
         rise = max(hw, step + _runtime_cost.step_handoff(arch)) - max(hw, step)
         assert got.time - ref.time == pytest.approx(_STEPS[op](p) * rise, rel=1e-9, abs=1e-15)
+
+
+def test_the_time_can_fall_at_the_tuners_protocol_switch():
+    """Review S22-R1: the tuner switches LL -> LL128 where ITS times cross; the LL time also
+    carries the 6 steps' handoff the tuner does not see (LL128's 1.9 us step is above it), so
+    just past the switch the larger message is faster by about those 6 x 0.84 us (NCCL's own
+    behaviour where its tuner mispredicts, as at a channel step). gb200-nvl72, 4 ranks, NCCL
+    2.30.7, ring/LL at 5,096,608 B and ring/LL128 at 5,112,992 B (both on 32 channels)."""
+    f = topologies.build("gb200-nvl72")
+    ranks = f.endpoints[:4]
+    sizes = (5_096_608, 5_112_992)
+
+    def both():
+        return [analysis.cost(f, "all-reduce", n, runtime="nccl@2.30.7", ranks=ranks)
+                for n in sizes]
+
+    a, b = both()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_runtime_cost, "step_handoff", lambda arch: 0.0)
+        a0, b0 = both()
+    assert [(c.protocol, c.channels) for c in (a, b, a0, b0)] == [("LL", 32), ("LL128", 32)] * 2
+    step = _view(f, 4).transfer("ring").step_loadstore
+    rise = step + _runtime_cost.step_handoff("blackwell") - 0.6e-6
+    assert a.time - a0.time == pytest.approx(6 * rise, rel=1e-9)
+    assert b.time == b0.time
+    assert a.time - b.time > 5 * rise
