@@ -512,6 +512,25 @@ _CHAIN_COUNT_NEEDS = {
 }
 
 
+def _round_reads_entry_ok(entry, names):
+    """Whether ``entry`` is a well-formed :attr:`ExchangeKernel.round_reads` entry."""
+    def steps_ok(steps):
+        return isinstance(steps, tuple) and all(
+            isinstance(st, tuple) and len(st) == 2 and st[0] in names
+            and not isinstance(st[1], bool) and isinstance(st[1], (int, float))
+            and 0 <= st[1] < float("inf") for st in steps)
+    if not isinstance(entry, tuple) or len(entry) != 9:
+        return False
+    arch, top_k, width, first_min, first_full, first_late, later_min, later_full, later_late = entry
+    return (arch in ("",) + tuple(EXCHANGE_LATENCY)
+            and all(not isinstance(x, bool) and isinstance(x, int) for x in (top_k, width))
+            and top_k >= 1 and width >= 0
+            and all(steps_ok(x) for x in (first_min, first_full, later_min, later_full))
+            and all(isinstance(x, tuple) and all(steps_ok(b) for b in x)
+                    for x in (first_late, later_late))
+            and len(first_late) == len(later_late))
+
+
 @dataclasses.dataclass(frozen=True)
 class ExchangeKernel:
     """A MoE dispatch/combine kernel family (see the module docstring).
@@ -649,6 +668,18 @@ class ExchangeKernel:
         round takes ``1 +`` (later batches with a valid slot) trips (:meth:`late_batches`).
         ``()``: every load of a round goes out together. Read from the kernel's instruction
         schedule as compiled for each generation (``sources["late_pulls"]``).
+    round_reads : tuple of (str, int, int, tuple, tuple, tuple, tuple, tuple, tuple)
+        For a pulling combine, ``(arch, top_k, input_bytes, first_min, first_full, first_late,
+        later_min, later_full, later_late)`` entries (keys as ``late_pulls``): the dependent
+        loads that the compiled loop puts on each round's critical path besides its peer
+        loads, beyond what the combine chain and the late batches' row fetch already charge
+        (round 1: the send-index and target-rank L2 loads and one constant L1.5 row fetch),
+        as ``(latency, count)`` steps (latency names of :data:`EXCHANGE_LATENCY`). ``first_*``
+        is round 1, ``later_*`` each round after it; ``*_min`` with only slot 0 valid,
+        ``*_full`` with every slot of the first batch valid (a distinct rank), ``*_late`` one
+        tuple of steps per later batch, in the order of its trip, added when it holds a valid
+        slot (:meth:`round_read_latency`). Read by a scoreboard walk of the loop's SASS
+        (``sources["round_reads"]``).
     block_per_token : bool
         Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
         per token): a phase cannot move a token faster than one block's rate
@@ -690,6 +721,7 @@ class ExchangeKernel:
     receive_vector: int = 0
     pointer_overlap: tuple = ()
     walk_slot_bytes: int = 0
+    round_reads: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -771,6 +803,20 @@ class ExchangeKernel:
                              f"{self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
+        for entry in self.round_reads if isinstance(self.round_reads, tuple) else (None,):
+            if not _round_reads_entry_ok(entry, names):
+                raise ValueError(
+                    f"round_reads must be (arch, top_k, input_bytes, first_min, first_full, "
+                    f"first_late, later_min, later_full, later_late) entries: arch '' or one of "
+                    f"{sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, steps "
+                    f"(latency, count) with latency in {sorted(names)} and a finite count >= 0 "
+                    f"(first_late, later_late: one tuple of steps per later batch, as many as "
+                    f"each other), got {self.round_reads!r}")
+        if len({p[:3] for p in self.round_reads}) != len(self.round_reads):
+            raise ValueError(f"round_reads names an (arch, top_k, input_bytes) twice: "
+                             f"{self.round_reads!r}")
+        if self.round_reads and not self.pull_threads:
+            raise ValueError("round_reads needs a pulling combine (pull_threads and pull_vector)")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
@@ -814,6 +860,55 @@ class ExchangeKernel:
             if key in table:
                 return table[key]
         return ()
+
+    def round_read_latency(self, k, input_bytes, arch, rounds, distinct, late):
+        """Seconds of a pulled combine's non-peer dependent loads over ``rounds`` rounds beyond
+        those charged elsewhere (:attr:`round_reads`), and their Parameters: round 1's steps
+        plus ``rounds - 1`` times a later round's, for a token of ``distinct`` distinct ranks
+        (``*_min`` at one, ``*_full`` at ``top_k``, linear between: an assumption) with
+        ``late`` expected later-batch trips per round (whole batches' steps, then that fraction
+        of the next). No entry for the key (looked up as :meth:`late_batches`): ``(0.0, ())``.
+
+        >>> k = exchange_kernel("one-sided")
+        >>> t, used = k.round_read_latency(8, 2, "blackwell", 4, 8, 1.0)
+        >>> round(t * 1e9, 1), sorted(p.name for p in used)[:2]
+        (666.7, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
+        >>> round(k.round_read_latency(8, 2, "blackwell", 4, 2, 0.0)[0] * 1e9, 1)
+        315.9
+        >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
+        (0.0, ())
+        """
+        table = {entry[:3]: entry[3:] for entry in self.round_reads}
+        row = next((table[key] for key in ((arch, k, input_bytes), (arch, k, 0),
+                                          ("", k, input_bytes), ("", k, 0)) if key in table),
+                   None)
+        if row is None or rounds < 1:
+            return 0.0, ()
+        first_min, first_full, first_late, later_min, later_full, later_late = row
+        lat = EXCHANGE_LATENCY[arch]
+        v = min(max((float(distinct) - 1.0) / max(k - 1, 1), 0.0), 1.0)
+        late = min(max(float(late), 0.0), float(len(first_late)))
+        used = []
+
+        def cost(steps, weight=1.0):
+            total = 0.0
+            for name, count in steps:
+                if weight * count:
+                    total += weight * count * lat[name].value
+                    if lat[name] not in used:
+                        used.append(lat[name])
+            return total
+
+        def batches(per_batch):
+            whole = int(late)
+            total = sum(cost(b) for b in per_batch[:whole])
+            if whole < len(per_batch):
+                total += cost(per_batch[whole], late - whole)
+            return total
+
+        first = cost(first_min, 1.0 - v) + cost(first_full, v) + batches(first_late)
+        later = cost(later_min, 1.0 - v) + cost(later_full, v) + batches(later_late)
+        return first + (rounds - 1) * later, tuple(used)
 
     def pointer_loads(self, ranks, arch):
         """Loads of a payload's per-destination pointer rows that each wait for the one before,
@@ -1133,6 +1228,15 @@ class ExchangeKernel:
                 f"{a or 'any GPU'}, top-{k}, {f'{w}-B' if w else 'any'} input: "
                 + " then ".join("slots " + ",".join(map(str, b)) for b in batches)
                 for a, k, w, batches in self.late_pulls), "", src.get("late_pulls", "")))
+        if self.round_reads:
+            def fmt(steps):
+                return " + ".join(f"{c:g} {n}" for n, c in steps) or "-"
+            out.append(Parameter(f"{self.name}.round_reads", "; ".join(
+                f"{a or 'any GPU'}, top-{k}, {f'{w}-B' if w else 'any'} input: round 1 "
+                f"{fmt(f0)} .. {fmt(f1)}, late {' / '.join(fmt(b) for b in fl) or '-'}; later "
+                f"rounds {fmt(l0)} .. {fmt(l1)}, late {' / '.join(fmt(b) for b in ll) or '-'}"
+                for a, k, w, f0, f1, fl, l0, l1, ll in self.round_reads), "",
+                src.get("round_reads", "")))
         if self.pointer_overlap:
             out.append(Parameter(f"{self.name}.pointer_overlap", "; ".join(
                 f"{a}: first {n} rows together" for a, n in self.pointer_overlap), "",
@@ -1221,6 +1325,20 @@ def _grid_sync():
     and signal (pplx's dispatch, DeepEP low-latency's combine); where it precedes the waits
     for the peers (pplx's combine, DeepEP low-latency's dispatch) it runs while they fly."""
     return (("l2_hit", "one"), ("l2_atomic", "one"), ("l2_hit", "one"))
+_ROUND_READS_SOURCE = (
+    "session 22 (moe): a scoreboard walk of the compiled combine loop, 16-B path, top-8 "
+    "(flashinfer-ai/flashinfer moeA2ACombineKernel<T, 8> compiled with nvcc 13.0 -O3 "
+    "-use_fast_math, flashinfer's JIT flags, read with cuobjdump 13.5 and its control bits "
+    "decoded: sessions 17-19's builds): instructions issue in order, each waits for the "
+    "scoreboards its control bits name (a predicated-off one still waits, a branched-over one "
+    "is absent); a metadata load is an L1 hit after round 1 (in round 1 an L2 hit until its "
+    "32-B sector has arrived), a register-indexed row load a constant-L1 hit (in round 1 the "
+    "L1.5 for a rank's first row), a scalar parameter load a constant-L1 hit, at this "
+    "module's Parameters; ALU latencies are not priced. The walk finds the peer trips per "
+    "round that late_pulls names in each build. Counted on the round's critical chain besides "
+    "its peer loads: ")
+
+
 EXCHANGE_KERNELS = {k.name: k for k in (
     ExchangeKernel(
         "deepep-normal", dedup="node", forwarding=True, scale_out=True, pipelined=True,
@@ -1519,6 +1637,24 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "other five: two as well for BF16 (profile 'one-sided-1.3'; their FP8 "
                             "combine waits three times, metadata loads sharing the peer loads' "
                             "scoreboard)")),
+            ("round_reads", _ROUND_READS_SOURCE + (
+                "579435f9 sm_100a (the 'blackwell' entry; loop 0x0660-0x1290): a later round's "
+                "critical chain is slot 0's send-index and target-rank loads (L1), its row, the "
+                "scalar loads of the stride and size (c[0x15d8], c[0x15e4]; each waited in turn, "
+                "on scoreboards the row loads share), then slot 6's target-rank load and row (in "
+                "a branch, issued after them), its peer load; after slots 0-6's loads return, "
+                "slot 7's check (c[0x15d0], its send index) and, when valid, c[0x15c8], c[0x15d8], "
+                "c[0x15e4] and its row before its peer load: later round {l1 3, const_l1 3} with "
+                "only slot 0 valid, {l1 4, const_l1 6} with slots 0-6, {l1 4, const_l1 9} with "
+                "all 8; round 1 (the sectors' first loads from L2, each rank's row from the L1.5; "
+                "the rows of slots 0 and 2 share a scoreboard with scalar loads, so their L1.5 "
+                "fetches follow one another) {l2 2, const_l15 1, const_l1 2, l1 1} / {l2 2, "
+                "const_l15 3, const_l1 3, l1 2} / {l2 2, const_l15 4, const_l1 5, l1 2}. 579435f9 "
+                "sm_90a (the 'hopper' entry; 0x29f0-0x39c0): later round {l1 4, const_l1 1} / "
+                "{l1 4, const_l1 2} with slots 0-3 / {l1 6, const_l1 7} with all 8; round 1 {l2 2, "
+                "const_l15 1, l1 2} / {l2 2, const_l15 2, l1 2} / {l2 2, const_l15 5, const_l1 2, "
+                "l1 3}. The entries are these less the chain's round-1 send-index and target-rank "
+                "L2 loads and one L1.5 fetch, and the late batch's L1.5 fetch")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -1533,6 +1669,21 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "blockIdx.x)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
+        round_reads=(
+            ("blackwell", 8, 0,
+             (("const_l1", 2), ("l1_hit", 1)),
+             (("const_l15", 2), ("const_l1", 3), ("l1_hit", 2)),
+             ((("const_l1", 2),),),
+             (("l1_hit", 3), ("const_l1", 3)),
+             (("l1_hit", 4), ("const_l1", 6)),
+             ((("const_l1", 3),),)),
+            ("hopper", 8, 0,
+             (("l1_hit", 2),),
+             (("const_l15", 1), ("l1_hit", 2)),
+             ((("const_l15", 2), ("const_l1", 2), ("l1_hit", 1)),),
+             (("l1_hit", 4), ("const_l1", 1)),
+             (("l1_hit", 4), ("const_l1", 2)),
+             ((("l1_hit", 2), ("const_l1", 5)),))),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
@@ -1854,10 +2005,40 @@ def _one_sided_1_3():
         "constant loads, i.e. for slot 0's load, before slots 1-7's go out: a second trip when any "
         "of slots 1-7 is valid; an FP8 (e4m3) round issues all eight peer loads before its first "
         "wait: one trip per round. Other input widths on Hopper not read (no entry: one batch)")
+    src["round_reads"] = _ROUND_READS_SOURCE + (
+        "5e891c6b sm_100a BF16 (0x06d0-0x1fc0; FP16 taken alike): before a round's first peer "
+        "load the chain runs through slot 6's target-rank load and row and slot 7's send index, "
+        "target rank and row (issued after slots 0-5's): later round {l1 3, const_l1 3} with only "
+        "slot 0 valid, {l1 2, const_l1 5} with slots 0, 2, 3, {l1 4, const_l1 7} with all 8; "
+        "round 1 {l2 2, const_l15 2, l1 1, const_l1 1} with slot 0 or slots 0, 2, 3, {l2 2, "
+        "const_l15 4, l1 3, const_l1 1} with all 8. FP8 e4m3 input (0x0710-0x45a0; slots 0-3 "
+        "in branches, 4-7 predicated; the target-rank base c[0x11c0] is reloaded before each "
+        "slot): later round {l1 5, const_l1 3} with slot 0, {l1 8, const_l1 9} with slots 0-3, "
+        "{l1 10, const_l1 15} with all 8; round 1 {l2 2, const_l1 2, const_l15 1, l1 3} / {l2 2, "
+        "const_l1 5, const_l15 4, l1 6} / {l2 2, const_l1 8, const_l15 7, l1 8}. Less what the "
+        "chain and the late batches' L1.5 fetches charge. 5e891c6b sm_90a not read (no entry: "
+        "a lower bound)")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
                                late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
                                            ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
-                                           ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))))
+                                           ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))),
+                               round_reads=(
+                                   ("blackwell", 8, 0,
+                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
+                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
+                                    ((("const_l15", 1), ("l1_hit", 2)),),
+                                    (("l1_hit", 3), ("const_l1", 3)),
+                                    (("l1_hit", 2), ("const_l1", 5)),
+                                    ((("l1_hit", 2), ("const_l1", 2)),)),
+                                   ("blackwell", 8, 1,
+                                    (("const_l1", 2), ("l1_hit", 3)),
+                                    (("const_l1", 2), ("l1_hit", 3)),
+                                    ((("const_l1", 3), ("const_l15", 2), ("l1_hit", 3)),
+                                     (("const_l1", 3), ("const_l15", 2), ("l1_hit", 2))),
+                                    (("l1_hit", 5), ("const_l1", 3)),
+                                    (("l1_hit", 5), ("const_l1", 3)),
+                                    ((("l1_hit", 3), ("const_l1", 6)),
+                                     (("l1_hit", 2), ("const_l1", 6))))))
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
