@@ -1371,7 +1371,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   walked_tokens=walked if i == 0 else 0,
                                                   further_waves=waves if i == 0 else 0,
                                                   walk_token_rounds=token_rounds,
-                                                  interleaved=between, payloads=len(parts))
+                                                  interleaved=between, payloads=len(parts),
+                                                  slots=k)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0

@@ -459,12 +459,15 @@ def peer_access_latency(arch):
 #: later payloads (``"pointer_rereads"``: that many times the payloads after the first); or
 #: once per L1 sector the receive walk enters after its first (``"walk_sectors"``:
 #: :meth:`ExchangeKernel.walk_sectors`) or per slot beyond the first whose first load finds
-#: its sector already in L1 (``"walk_slot_hits"``: the walked slots less those sectors).
+#: its sector already in L1 (``"walk_slot_hits"``: the walked slots less those sectors); or once
+#: per top-k slot of the token after the first (``"further_slots"``: ``top_k - 1``, a loop over the
+#: token's expert ids).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
                  "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
-                 "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits")
+                 "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits",
+                 "further_slots")
 
 
 def serial_copies(copies, blocks):
@@ -1100,7 +1103,7 @@ class ExchangeKernel:
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
                       stage_rounds=0, walked_tokens=0, further_waves=0, walk_token_rounds=0,
-                      interleaved=False, payloads=1):
+                      interleaved=False, payloads=1, slots=1):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -1125,17 +1128,18 @@ class ExchangeKernel:
         receiving block's copy rounds beyond the first over its received tokens
         (:meth:`receive_rounds`), ``payloads`` the phase's payloads that the caller gives
         apart (a token's values and scale factors: 2; its ``"pointer_rereads"`` steps are
-        :meth:`pointer_loads` times the payloads after the first). ``interleaved=True``
+        :meth:`pointer_loads` times the payloads after the first), ``slots`` the token's top-k
+        slots (its ``"further_slots"`` steps: one per slot after the first). ``interleaved=True``
         prices ``interleaved_chain`` instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
         >>> k = exchange_kernel("one-sided")
-        >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 8 x 53 + (4 + 2) x 348 + 2 x 8 x 10.5 + 246 + 2 x 150
-        5889
-        >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64)[0] * 1e9)
-        6189
+        >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
+        >>> round(t * 1e9)      # 2 x 348 + 8 x (246 + 10.5) + 7 x 16.2 + 8 x 53 + (4 + 2) x 348 + 2 x 8 x 10.5 + 246 + 2 x 150
+        6086
+        >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
+        6386
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -1156,6 +1160,9 @@ class ExchangeKernel:
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
             raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
+        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
+            raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
+        times["further_slots"] = float(slots - 1)
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
         times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
         total, used = 0.0, []
@@ -1469,6 +1476,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
         chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
+                ("l1_hit", "further_slots"), ("const_l1", "ranks"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
                 ("hbm_load", "rounds"), ("const_l1", "pointer_rows"), ("hbm_load", "one"),
                 ("const_l1", "pointer_rows"), ("hbm_load", "one"),
@@ -1565,7 +1573,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "L1.5 fetch (const_l15 x one); a later batch of late_pulls reads its "
                        "slots' rows for the first time in round 1 (0x10b0 @P0 LDC.64 c[0x0]"
                        "[R11+0x380] before slot 7's peer load; review S21-R2): one more L1.5 "
-                       "fetch per later batch, in the pull (analysis.moe_exchange). Not charged: an L1.5 miss (the rows' 256-B "
+                       "fetch per later batch, in the pull (analysis.moe_exchange). Session 22 "
+                       "(a scoreboard walk of the same dispatch's SASS, thread 0's slot claims, "
+                       "0x0000-0x1f00): each slot after the first loads its expert id only after "
+                       "the previous slot's atomic result (an L1 hit: the ids' 32-B sector came "
+                       "with slot 0's load; l1_hit x further_slots) and each valid slot reloads "
+                       "the send_counters base from the parameters before its atomic (const_l1 x "
+                       "ranks). Not charged: an L1.5 miss (the rows' 256-B "
                        "L1.5 lines taken as present: a lower bound), the barriers' flag-pointer "
                        "loads (in the kernel floor's barrier), the combine's later rounds' "
                        "constant-L1 re-reads (10 ns each, beside their unpriced L1 metadata "

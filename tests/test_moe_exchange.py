@@ -734,7 +734,10 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     Session 21: before each of its three payloads the dispatch loads each valid slot's
     pointer row from the kernel's parameters (:func:`_pointer_groups`, ``together`` slots at
     once: 2 on Hopper, 1 on Blackwell): the first payload's rows from the constant L1.5, the
-    two small payloads' from the constant L1; the combine one L1.5 fetch before round 1."""
+    two small payloads' from the constant L1; the combine one L1.5 fetch before round 1.
+    Session 22 (the claim loop's SASS): each slot after the first loads its expert id after the
+    previous slot's atomic (an L1 hit), and each valid slot reloads the counters' base from the
+    parameters (a constant-L1 hit) before its atomic."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
@@ -743,7 +746,8 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     payloads = [nbytes, k * 4, k * 4]        # hidden, token_selected_experts, token_final_scales
     copy_rounds = sum(_loop_steps(b, 256, 16) for b in payloads)
     epoch = first                            # prepare kernel: flag_val = flag_val + 1 (cold)
-    dispatch = (epoch + first + targets * table["l2_atomic"].value + copy_rounds * first
+    claims = (k - 1) * table["l1_hit"].value + targets * table["const_l1"].value
+    dispatch = (epoch + first + targets * table["l2_atomic"].value + claims + copy_rounds * first
                 + table["l2_atomic"].value + 2 * table["l2_hit"].value + pointers)
     # prepare-combine: epoch bump (L2, read by the dispatch barrier), counters, staging rounds;
     # combine kernel: the token's routing metadata before its first pull, two dependent loads
@@ -1302,8 +1306,8 @@ def test_odd_token_sizes_narrow_the_copy_vector(hidden, element, tokens):
                      combine_bytes=element, routing="balanced")
     k = exchange_kernel("one-sided")
     rounds = _kernel_rounds(hidden * element)
-    want_d, _ = k.chain_latency(0, "blackwell", 8, rounds)
-    want_c, _ = k.chain_latency(1, "blackwell", 8, rounds)
+    want_d, _ = k.chain_latency(0, "blackwell", 8, rounds, slots=8)
+    want_c, _ = k.chain_latency(1, "blackwell", 8, rounds, slots=8)
     assert r.dispatch_phase.chain == pytest.approx(want_d, rel=1e-12)
     assert r.combine_phase.chain == pytest.approx(want_c, rel=1e-12)
     access = EXCHANGE_LATENCY["blackwell"]["peer_load"].value - 4 * link_tech("nvlink5").latency
@@ -1337,7 +1341,7 @@ def test_dispatch_payloads_are_copied_one_after_the_other(parts, tokens):
     assert r.dispatch_bytes == pytest.approx(total, rel=1e-12)
     rounds = sum(_kernel_rounds(math.ceil(b)) for b in sizes)
     want, _ = exchange_kernel("one-sided").chain_latency(0, "blackwell", 8, rounds,
-                                                         payloads=len(parts))
+                                                         payloads=len(parts), slots=8)
     assert r.dispatch_phase.chain == pytest.approx(want, rel=1e-12)
     one = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided", dispatch_bytes=total, **kw)
     d, d1 = r.dispatch_phase, one.dispatch_phase
@@ -1382,7 +1386,10 @@ def _without_pointer_steps(kernel):
     """The profile with its pointer-table steps taken out of both chains (the model before
     session 21's count)."""
     k = exchange_kernel(kernel)
-    chain = tuple(tuple(step for step in ph if not step[0].startswith("const_")) for ph in k.chain)
+    # the pointer rows' loads only: the slot claims' counter-base reloads (const_l1 x ranks,
+    # session 22) stay
+    chain = tuple(tuple(step for step in ph if not step[0].startswith("const_")
+                        or step == ("const_l1", "ranks")) for ph in k.chain)
     return dataclasses.replace(k, chain=chain)
 
 
@@ -2293,3 +2300,30 @@ def test_round_reads_profile_is_validated_and_sourced():
     e = dataclasses.replace(k, round_reads=(ok,))
     assert e.round_read_latency(8, 2, "blackwell", 4, 8, 1.0) == (0.0, ())
     assert k.round_read_latency(4, 2, "blackwell", 4, 4, 0.0) == (0.0, ())
+
+
+@pytest.mark.parametrize("ep,top_k", [(2, 8), (4, 8), (8, 8), (16, 4)])
+def test_dispatch_slot_claims_load_each_expert_id_after_the_last_atomic(ep, top_k):
+    """Session 22, the scoreboard walk of moeA2ADispatchKernel's slot claims (flashinfer
+    579435f9, sm_100a, thread 0): each slot after the first loads its expert id only after the
+    previous slot's atomic result (an L1 hit: the ids' sector came with slot 0's load), and each
+    slot that claims a rank reloads the counters' base from the parameters first (a constant-L1
+    hit). Against the profile without those two steps: (top_k - 1) x l1_hit + the busiest
+    dispatch token's distinct ranks (perfect router, brute force) x const_l1, on GB200; the
+    combine is unchanged; a bad slot count is refused."""
+    m = dataclasses.replace(model_config("deepseek-v3"), name=f"dsv3-top{top_k}",
+                            experts_per_token=top_k)
+    f = fidelity_moe.nvl72()
+    k = exchange_kernel("one-sided")
+    bare = dataclasses.replace(k, chain=(tuple(s for s in k.chain[0] if s not in (
+        ("l1_hit", "further_slots"), ("const_l1", "ranks"))), k.chain[1]))
+    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
+    r, r0 = (moe_exchange(f, m, 1, ep, kernel=x, **kw) for x in (k, bare))
+    lat = EXCHANGE_LATENCY["blackwell"]
+    ranks = _perfect_router_busiest(ep, 1, top_k)[0]
+    want = (top_k - 1) * lat["l1_hit"].value + ranks * lat["const_l1"].value
+    assert r.dispatch - r0.dispatch == pytest.approx(want, rel=1e-9)
+    assert r.combine == r0.combine
+    for bad in (0, 1.5, True, -8):
+        with pytest.raises(SpecError, match="slots"):
+            k.chain_latency(0, "blackwell", 8, 4, slots=bad)
