@@ -2030,8 +2030,12 @@ def _one_sided_1_3():
         "slot): later round {l1 5, const_l1 3} with slot 0, {l1 8, const_l1 9} with slots 0-3, "
         "{l1 10, const_l1 15} with all 8; round 1 {l2 2, const_l1 2, const_l15 1, l1 3} / {l2 2, "
         "const_l1 5, const_l15 4, l1 6} / {l2 2, const_l1 8, const_l15 7, l1 8}. Less what the "
-        "chain and the late batches' L1.5 fetches charge. 5e891c6b sm_90a not read (no entry: "
-        "a lower bound)")
+        "chain and the late batches' L1.5 fetches charge. 5e891c6b sm_90a (session 19's build, "
+        "moeA2ACombineKernel<T, 8, false, 0, 0>): BF16 (0x3640-0x5010) later round {l1 2, "
+        "const_l1 1} with only slot 0 valid, {l1 3, const_l1 5} with all 8; round 1 {l2 2, "
+        "const_l15 1} / {l2 2, const_l15 4, l1 1}; FP8 (0x6700-0xa400, one trip) later round "
+        "{l1 2, const_l1 2} / {l1 4, const_l1 6}; round 1 {l2 2, const_l15 2} / {l2 2, const_l15 "
+        "6, l1 2}")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
                                late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
                                            ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
@@ -2052,7 +2056,20 @@ def _one_sided_1_3():
                                     (("l1_hit", 5), ("const_l1", 3)),
                                     (("l1_hit", 5), ("const_l1", 3)),
                                     ((("l1_hit", 3), ("const_l1", 6)),
-                                     (("l1_hit", 2), ("const_l1", 6))))))
+                                     (("l1_hit", 2), ("const_l1", 6)))),
+                                   ("hopper", 8, 2,
+                                    (), (),
+                                    ((("const_l15", 2), ("l1_hit", 1)),),
+                                    (("l1_hit", 2), ("const_l1", 1)),
+                                    (("l1_hit", 2), ("const_l1", 1)),
+                                    ((("l1_hit", 1), ("const_l1", 4)),)),
+                                   ("hopper", 8, 1,
+                                    (("const_l15", 1),),
+                                    (("const_l15", 5), ("l1_hit", 2)),
+                                    (),
+                                    (("l1_hit", 2), ("const_l1", 2)),
+                                    (("l1_hit", 4), ("const_l1", 6)),
+                                    ())))
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()
