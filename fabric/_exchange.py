@@ -2022,10 +2022,11 @@ def _one_sided_1_3():
     src["round_reads"] = _ROUND_READS_SOURCE + (
         "5e891c6b sm_100a BF16 (0x06d0-0x1fc0; FP16 taken alike): before a round's first peer "
         "load the chain runs through slot 6's target-rank load and row and slot 7's send index, "
-        "target rank and row (issued after slots 0-5's): later round {l1 3, const_l1 3} with only "
+        "target rank and row (issued after slots 0-5's): later round {l1 3, const_l1 2} with only "
         "slot 0 valid, {l1 2, const_l1 5} with slots 0, 2, 3, {l1 4, const_l1 7} with all 8; "
-        "round 1 {l2 2, const_l15 2, l1 1, const_l1 1} with slot 0 or slots 0, 2, 3, {l2 2, "
-        "const_l15 4, l1 3, const_l1 1} with all 8. FP8 e4m3 input (0x0710-0x45a0; slots 0-3 "
+        "round 1 {l2 2, const_l15 1, l1 1, const_l1 1} with slot 0, {l2 2, const_l15 2, l1 1, "
+        "const_l1 1} with slots 0, 2, 3, {l2 2, const_l15 4, l1 3, const_l1 1} with all 8 "
+        "(review S22-R4: the only-slot-0 case first read with slots 4-5 on). FP8 e4m3 input (0x0710-0x45a0; slots 0-3 "
         "in branches, 4-7 predicated; the target-rank base c[0x11c0] is reloaded before each "
         "slot): later round {l1 5, const_l1 3} with slot 0, {l1 8, const_l1 9} with slots 0-3, "
         "{l1 10, const_l1 15} with all 8; round 1 {l2 2, const_l1 2, const_l15 1, l1 3} / {l2 2, "
@@ -2042,10 +2043,10 @@ def _one_sided_1_3():
                                            ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))),
                                round_reads=(
                                    ("blackwell", 8, 0,
-                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
+                                    (("l1_hit", 1), ("const_l1", 1)),
                                     (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
                                     ((("const_l15", 1), ("l1_hit", 2)),),
-                                    (("l1_hit", 3), ("const_l1", 3)),
+                                    (("l1_hit", 3), ("const_l1", 2)),
                                     (("l1_hit", 2), ("const_l1", 5)),
                                     ((("l1_hit", 2), ("const_l1", 2)),)),
                                    ("blackwell", 8, 1,
