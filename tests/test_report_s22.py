@@ -1,0 +1,84 @@
+"""What a person reads, session 22: the CLI's headers say how the step's collectives were
+priced, --max-batched-tokens' help gives each engine's own default, and the README names
+only options its commands take."""
+
+import io
+import re
+from contextlib import redirect_stdout
+from pathlib import Path
+
+from analysis import MIXED_STEP_BUDGET
+from analysis._cli import build_parser, main
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+# a vLLM point: one layout, one batch, no exchange (the experts split over the TP ranks)
+_VLLM = ["dgx-h100:chip=h200", "--model", "deepseek-v3", "--engine", "vllm"]
+_SERVE = ["serve", *_VLLM, "--isl", "1024", "--osl", "1024", "--batches", "8",
+          "--layout", "tp=8,dp=1,etp=8", "--no-speculative", "--quiet"]
+
+
+def _cli(argv):
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(argv) == 0
+    return out.getvalue().splitlines()
+
+
+def _subcommands():
+    return next(a for a in build_parser()._actions if a.dest == "command").choices
+
+
+def test_serve_names_vllms_own_all_reduce_dispatch():
+    """serve --engine vllm said 'runtime nccl' while its TP all-reduces were priced by
+    analysis.vllm_all_reduce (analysis.engine_collective's rule, which decode named)."""
+    step = _cli(_SERVE)[2]
+    assert ("TP all-reduces by vLLM's own dispatch (analysis.vllm_all_reduce), other "
+            "collectives runtime nccl") in step, step
+    assert "all-to-all, runtime nccl" not in step, step
+    # an explicit runtime wins over the engine's dispatch, and is said so
+    step = _cli([*_SERVE, "--runtime", "nccl"])[2]
+    assert ", runtime nccl, CUDA graphs" in step, step
+    assert "vllm_all_reduce" not in step, step
+
+
+def test_decode_and_serve_say_the_collectives_in_the_same_words():
+    said = _cli(["decode", *_VLLM, "--batch", "8", "--layout", "tp=8,dp=1,etp=8"])[1]
+    assert said.startswith("TP all-reduces by vLLM's own dispatch (analysis.vllm_all_reduce), "
+                           "other collectives runtime nccl, MoE exchange"), said
+
+
+def test_max_batched_tokens_help_gives_each_engines_own_default():
+    """The help said '8192' for every engine; it now reads each engine's sourced Parameter,
+    and names the engines that refuse the option."""
+    from analysis._cli_decode import ENGINES
+
+    text = " ".join(_subcommands()["serve"].format_help().split())
+    budgets = ", ".join(f"{e} {MIXED_STEP_BUDGET[e].value:g}" for e in ENGINES
+                        if e in MIXED_STEP_BUDGET)
+    assert f"(default the engine's own: {budgets}; sglang: a prompt runs as a pass of its own, " \
+           f"the option is refused)" in text, text
+
+
+# flags of another program the README quotes (TensorRT-LLM's own for its mixed layout)
+_NOT_OURS = {"--tp", "--ep"}
+
+
+def test_readme_options_are_options_of_the_command_named():
+    """An option the README shows in inline code is one of cofabric's, and of the subcommand
+    the span names when it names one (the README promised `--micro-batches 2` beside
+    decode's two-batch overlap; only serve takes it)."""
+    subs = _subcommands()
+    options = {n: {o for a in p._actions for o in a.option_strings} for n, p in subs.items()}
+    every = set().union(*options.values())
+    checked = 0
+    for span in re.findall(r"`([^`\n]*--[^`\n]*)`", README):
+        words = span.split()
+        words = words[1:] if words[0] == "cofabric" else words
+        known = options[words[0]] if words[0] in subs else every
+        for w in words:
+            flag = w.split("=")[0]
+            if flag.startswith("--") and flag not in _NOT_OURS:
+                assert flag in known, (span, flag)
+                checked += 1
+    assert checked > 30, checked
