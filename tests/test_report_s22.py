@@ -82,3 +82,21 @@ def test_readme_options_are_options_of_the_command_named():
                 assert flag in known, (span, flag)
                 checked += 1
     assert checked > 30, checked
+
+
+def test_the_decode_finding_names_each_systems_exchange_kernel():
+    """The default-layout decode finding compared two systems' step times but named only the
+    first one's MoE exchange kernel; the second's number rested on another kernel."""
+    from analysis._report_findings import decode_findings
+    from analysis._report_parts import DECODE_MODELS
+
+    def row(system, kernel, t):
+        return {"system": system, "model": DECODE_MODELS[0], "layout": "tp=1,dp=8,ep=8",
+                "ep_kernel": kernel, "time_s": t, "tokens_per_s_user": 1 / t,
+                "launch_s": 0.2 * t, "exposed_comm_s": 0.1 * t}
+
+    text = decode_findings([row("a", "one-sided", 11.47e-3),
+                            row("b", "deepep-low-latency", 11.07e-3)], ["a", "b"])[0]
+    assert "11.47ms per token on a (87 tokens/s, MoE exchange one-sided) and 11.07ms on b " \
+           "(90 tokens/s, MoE exchange deepep-low-latency)" in text, text
+    assert "exposed communication 10%." in text, text
