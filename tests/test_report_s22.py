@@ -100,3 +100,46 @@ def test_the_decode_finding_names_each_systems_exchange_kernel():
     assert "11.47ms per token on a (87 tokens/s, MoE exchange one-sided) and 11.07ms on b " \
            "(90 tokens/s, MoE exchange deepep-low-latency)" in text, text
     assert "exposed communication 10%." in text, text
+
+
+def _scaling_rows():
+    base = {"bisection_per_chip_Bps": 256e9, "a2a_per_chip_Bps": 1.024e12,
+            "allreduce_1GiB_s": 1.033e-3, "alltoall_1MiB_s": 4.044e-6, "decode_step_s": 10.02e-3,
+            "network_cost_usd_per_chip": 26700.0, "network_power_w_per_chip": 472.8}
+    return [{"family": "hyperx", "spec": "hypermesh:16x16x16,chip=h100", "chips": 4096, **base,
+             "note": "all-reduce: best of multi-dimensional"},
+            {"family": "torus", "spec": "torus:4x4x4,chip=h100", "chips": 64, **base,
+             "allreduce_1GiB_s": None, "decode_step_s": None, "note": "over the limit"}]
+
+
+def test_scaling_md_shows_the_reports_columns_and_names_its_runtimes():
+    """`cofabric scaling`'s scaling.md headed its columns with the CSV's keys, showed a
+    network cost of $26,700 per chip as '2.67e+04' and named no runtime for its times."""
+    from analysis._cli_scaling import _markdown
+
+    text = _markdown(_scaling_rows())
+    assert "runtime 'ideal'" in text and "runtime 'nccl'" in text, text
+    assert ("| family | spec | chips | bisection / chip | all-to-all / chip | all-reduce 1GiB | "
+            "all-to-all 1MiB | decode step | network $ / chip | network W / chip | note |") \
+        in text, text
+    assert "| hyperx | hypermesh:16x16x16,chip=h100 | 4,096 | 256.0GB/s | 1.024TB/s | 1.033ms | " \
+           "4.044us | 10.02ms | $26,700 | 473 W | all-reduce: best of multi-dimensional |" \
+           in text, text
+    assert "| torus | torus:4x4x4,chip=h100 | 64 | 256.0GB/s | 1.024TB/s | n/a |" in text, text
+    assert "e+0" not in text, text
+
+
+def test_a_scaling_figure_says_what_its_times_include():
+    """The standalone figures of `cofabric scaling` named no runtime (the report's panels
+    did): a collective's says no software costs, the decode step's its collectives' NCCL,
+    a structural metric nothing."""
+    from analysis._cli_scaling import _drawer
+    from analysis._style import paper_style
+
+    rows = _scaling_rows()
+    with paper_style("single"):
+        titles = {m: _drawer(rows, m)().axes[0].get_title()
+                  for m in ("alltoall_1MiB_s", "decode_step_s", "bisection_per_chip_Bps")}
+    assert titles["alltoall_1MiB_s"] == "model's schedules, no software costs", titles
+    assert titles["decode_step_s"].startswith("collectives: NCCL 2."), titles
+    assert titles["bisection_per_chip_Bps"] == "", titles
