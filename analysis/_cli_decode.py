@@ -88,10 +88,15 @@ ENGINES = ("trtllm", "vllm", "sglang")
 def add_step_options(p):
     """Add the decode-step options ``decode`` and ``serve`` share to parser (or group) ``p``:
     one definition, so the two commands cannot drift apart."""
+    from ._collectives import default_runtime
+    from ._decode import VLLM_DISPATCH_GENERATIONS
+
     p.add_argument("--runtime", default=None,
                    help="collective runtime of the tensor-parallel all-reduces, passed to "
-                        "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: its "
-                        "default)")
+                        "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: "
+                        f"{default_runtime()}, except --engine vllm on "
+                        f"{' and '.join(VLLM_DISPATCH_GENERATIONS)} chips, whose TP "
+                        "all-reduces take vLLM's own dispatch, analysis.vllm_all_reduce)")
     p.add_argument("--ep-kernel", default=None,
                    help="MoE exchange kernel for dispatch/combine: "
                         + ", ".join(EXCHANGE_KERNELS)

@@ -143,3 +143,12 @@ def test_a_scaling_figure_says_what_its_times_include():
     assert titles["alltoall_1MiB_s"] == "model's schedules, no software costs", titles
     assert titles["decode_step_s"].startswith("collectives: NCCL 2."), titles
     assert titles["bisection_per_chip_Bps"] == "", titles
+
+
+def test_runtime_help_says_vllms_dispatch_is_the_default_under_engine_vllm():
+    """--runtime's help said 'default: its default' (analysis.cost's), which under --engine
+    vllm is not what prices the TP all-reduces."""
+    for name in ("decode", "serve"):
+        text = " ".join(_subcommands()[name].format_help().split())
+        assert "default: nccl, except --engine vllm on hopper and blackwell chips, whose TP " \
+               "all-reduces take vLLM's own dispatch, analysis.vllm_all_reduce)" in text, text
