@@ -32,6 +32,8 @@ __all__ = [
     "TRTLLM_B200_MLA_GENERATION_BF16",
     "TRTLLM_B200_MLA_GENERATION_FP8KV",
     "TRTLLM_H200_MLA_GENERATION_BF16",
+    "TRTLLM_MLA_CONTEXT",
+    "mla_context_time",
     "mla_generation_parameters",
     "mla_generation_time",
 ]
@@ -256,3 +258,67 @@ def mla_generation_parameters(chip, batch, context, kv_bytes=2):
                 + " under engine='trtllm' in a CUDA graph (assumption: the rows' 2025 kernel no "
                 "faster than 1.2.0rc5's)"))
     return tuple(out)
+
+
+#: TensorRT-LLM 1.2.0rc5's MLA context attention op on one GPU for one prompt of ``isl`` tokens
+#: at DeepSeek's MLA shape, 128 heads on the GPU: ``{(chip, kv): ((isl, milliseconds), ...)}``,
+#: ``kv`` ``"bf16"`` or ``"fp8"`` (the KV cache's format). Source: the same snapshot's
+#: ``context_mla_perf.parquet`` (``b200_sxm/mla/trtllm/1.2.0rc5``, 217a5739b; ``h200_sxm/...``,
+#: 13669a172), rows op mla_context, kernel_source default, mla_dtype bfloat16, num_heads 128,
+#: tp_size 1, batch_size 1, step 0; columns isl, latency (ms). What is timed
+#: (collect_mla_1_1rc2.py at ab8eab515, the module docstring): ``forward(q, k, v, ...,
+#: AttentionInputType.context_only, latent_cache=...)`` with the query, key and value already
+#: projected: the op's rope, latent-cache write and causal attention over the prompt; not the
+#: projections around it (the latent's up-projection to keys and values included).
+TRTLLM_MLA_CONTEXT = {
+    ("b200", "bf16"): ((16, 0.015152), (32, 0.0153013), (64, 0.015168), (128, 0.0173013), (256, 0.0232587), (512, 0.0414987), (1024, 0.0867253), (1536, 0.142208), (2048, 0.212565), (3072, 0.402821), (4096, 0.638677), (6144, 1.28969), (8192, 2.15865), (10240, 3.47211), (12288, 4.99445), (16384, 8.55709)),
+    ("b200", "fp8"): ((16, 0.0172107), (32, 0.0189867), (64, 0.023072), (128, 0.0234827), (256, 0.02928), (512, 0.0618613), (1024, 0.118347), (1536, 0.185925), (2048, 0.258923), (3072, 0.43984), (4096, 0.658347), (6144, 1.20262), (8192, 1.94458), (10240, 2.84539), (12288, 3.89813), (16384, 6.84886)),
+    ("h200", "bf16"): ((16, 0.0167093), (32, 0.0170293), (64, 0.0186987), (128, 0.0216693), (256, 0.032752), (512, 0.0591253), (1024, 0.134816), (1536, 0.240624), (2048, 0.373168), (3072, 0.741147), (4096, 1.22581), (6144, 2.82121), (8192, 5.01889), (10240, 7.60114), (12288, 10.6543), (16384, 18.9355)),
+}
+
+#: Each chip's context table key (B200 and GB200: the B200's).
+_CONTEXT_CHIPS = {"b200": "b200", "gb200": "b200", "h200": "h200"}
+
+
+def _envelope_1d(points):
+    """``((x, ms), ...)`` as ``[(x, seconds), ...]``, each no more than a larger ``x``'s."""
+    out, low = [], float("inf")
+    for x, ms in sorted(points, reverse=True):
+        low = min(low, ms * 1e-3)
+        out.append((x, low))
+    return out[::-1]
+
+
+_CONTEXT_ENVELOPES = {key: _envelope_1d(pts) for key, pts in TRTLLM_MLA_CONTEXT.items()}
+
+
+def mla_context_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, isl):
+    """Seconds of TensorRT-LLM's MLA context attention op (:data:`TRTLLM_MLA_CONTEXT`) for one
+    prompt of ``isl`` tokens on chip ``chip`` with ``heads`` query heads on the GPU and a KV
+    cache of ``kv_bytes`` per element (2: BF16 on B200/GB200/H200; 1: FP8 on B200/GB200): the
+    lower envelope, linear in ``isl`` between the measured points; ``None`` where nothing was
+    measured (another chip, shape, head count or KV format, ``isl`` outside 16-16384).
+
+    >>> round(mla_context_time("b200", 128, 512, 64, 2, 1024) * 1e6, 1)
+    86.7
+    >>> round(mla_context_time("gb200", 128, 512, 64, 1, 1024) * 1e6, 1)
+    118.3
+    >>> mla_context_time("h200", 128, 512, 64, 1, 1024) is None
+    True
+    >>> round(mla_context_time("b200", 128, 512, 64, 2, 32) * 1e6, 2)  # 64 tokens' 15.17 us
+    15.17
+    """
+    if isinstance(isl, bool) or not isinstance(isl, (int, float)) or not isl >= 1:
+        raise SpecError(f"isl must be a number of tokens >= 1, got {isl!r}")
+    key = (_CONTEXT_CHIPS.get(chip), {2: "bf16", 1: "fp8"}.get(kv_bytes))
+    env = _CONTEXT_ENVELOPES.get(key)
+    if env is None or (heads, kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE:
+        return None
+    xs = [x for x, _ in env]
+    if not xs[0] <= isl <= xs[-1]:
+        return None
+    i = bisect.bisect_left(xs, isl)
+    if xs[i] == isl:
+        return env[i][1]
+    (x0, t0), (x1, t1) = env[i - 1], env[i]
+    return t0 + (t1 - t0) * (isl - x0) / (x1 - x0)

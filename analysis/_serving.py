@@ -145,6 +145,7 @@ from ._gemm import (
     gemm_compute_efficiency,
     grouped_gemm_rate,
 )
+from ._mla_measured import mla_context_time
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -919,6 +920,59 @@ def _prefill_module_rate(m, chip, fmt, lay, tokens, engine, efficiency):
     return grouped_gemm_rate(chip.name, fmt, tokens * m.experts_per_token / m.routed_experts)
 
 
+def _moe_module_seconds(m, chip, fmt, lay, tokens):
+    """Seconds one MoE layer's routed experts take on a rank at TensorRT-LLM's measured module
+    rate (:func:`analysis.grouped_gemm_rate`) with ``tokens`` entering every rank's MoE (the
+    module's num_tokens: ``tokens x k / ep`` token-expert pairs a rank, ``tokens x k / E`` rows a
+    group), or None where the rate does not apply (experts split, fewer than
+    :data:`analysis.MEASURED_MOE_LOCAL_EXPERTS` a rank, below the table's first row, no table)."""
+    if (not m.moe_layers or tokens <= 0 or lay.etp != 1
+            or m.routed_experts / lay.ep < MEASURED_MOE_LOCAL_EXPERTS):
+        return None
+    rate = grouped_gemm_rate(chip.name, fmt, tokens * m.experts_per_token / m.routed_experts)
+    if rate is None:
+        return None
+    return tokens * m.experts_per_token / lay.ep * 2 * m.expert_params / rate
+
+
+def module_overlap(m, chip, lay, decode_tokens, prompt_tokens):
+    """Seconds a mixed step's routed experts are priced twice when its decode step (its
+    ``decode_tokens`` entering every rank's MoE) and its prompt pass (``prompt_tokens``) each
+    take TensorRT-LLM's measured module at their own rows: TensorRT-LLM runs the step's tokens
+    through ONE fused MoE call, whose fixed part is paid once. Per step, over the MoE layers:
+    ``T(decode) + T(prompt) - T(decode + prompt)`` (:func:`_moe_module_seconds`, never below
+    0); 0 unless all three take the measured rate. The caller applies it only where both parts
+    are priced at it (``engine="trtllm"``, the decode in a CUDA graph, no user efficiency).
+
+    >>> import analysis, fabric
+    >>> m, lay = analysis.model_config("deepseek-r1-nvfp4"), analysis.parse_layout("tp=1,dp=8", 8)
+    >>> round(module_overlap(m, fabric.chip_spec("b200"), lay, 3072, 8192) * 1e3, 2)   # ms
+    9.42
+    >>> module_overlap(m, fabric.chip_spec("b300"), lay, 3072, 8192)
+    0.0
+    """
+    fmt = chip.gemm_format(m.math_format("experts"))
+    t = [_moe_module_seconds(m, chip, fmt, lay, x)
+         for x in (decode_tokens, prompt_tokens, decode_tokens + prompt_tokens)]
+    if None in t:
+        return 0.0
+    return m.moe_layers * max(0.0, t[0] + t[1] - t[2])
+
+
+def _prefill_context_op(m, chip, lay, isl, engine, efficiency):
+    """Seconds a layer of one ``isl``-token prompt's context attention takes as TensorRT-LLM's
+    measured context MLA op (:func:`analysis.mla_context_time`: the op's rope, latent-cache
+    write and causal attention, one prompt on a rank), or None: only ``engine="trtllm"``, no
+    user ``efficiency``, dense MLA at the measured shape and heads per GPU, a KV format the
+    chip's table holds."""
+    att = m.attention
+    if (engine != "trtllm" or efficiency is not None or att.kind != "mla" or att.sparse
+            or att.heads % lay.tp):
+        return None
+    return mla_context_time(chip.name, att.heads // lay.tp, att.kv_lora_rank,
+                            att.qk_rope_head_dim, m.kv_cache_bytes, isl)
+
+
 def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  hbm_efficiency=None,
                  dispatch_bytes=None, one_at_a_time=False, instance=None,
@@ -1068,6 +1122,9 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                                             engine, efficiency)
             rate = rate if measured is None else min(rate, measured)
         seconds[p] = f / rate
+        if p == "scores":       # TensorRT-LLM's context MLA op as measured, at least
+            op = _prefill_context_op(m, chip, lay, isl, engine, efficiency)
+            seconds[p] = max(seconds[p], 0.0 if op is None else m.layers * op)
     # one at a time: the prompt's routed experts spread over every chip, everything else on
     # its own attention group; else dp prompts at once share every chip
     compute = (sum(t for p, t in seconds.items() if p != "experts") / (tp if serial else n)
@@ -1370,7 +1427,7 @@ def _prompt_seconds(prefill, isl, batch, budget, dp=1):
 
 
 def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, steps, dp=1,
-                   step_launch=0.0):
+                   step_launch=0.0, overlap=None):
     """Seconds one ``isl``-token prompt saves over the decode steps it rides on in the steady
     state: alone in its steps beside the other requests of its scheduler (``ceil(batch / dp)
     - 1``: with ``dp`` attention groups each rank schedules its own tokens, TensorRT-LLM's
@@ -1380,17 +1437,27 @@ def _prompt_saving(prefill, step_weights, step_compute, isl, batch, budget, step
     steps in it) times a full chunk's saving (of the step's pass: ``prefill.prompts``
     groups' chunks in it, each saving :func:`shared_weight_read`'s share), shared among
     them. 0 when the engine does not mix (``budget`` None) or a step has no room for a
-    chunk."""
+    chunk. ``overlap``: seconds a step's pass of ``prefill.prompts`` chunks of ``c`` tokens
+    prices twice against its decode step (:func:`module_overlap` of ``c x prompts`` prompt
+    tokens), added to each chunk's saving at its share (``1 / prompts``), no more than the
+    chunk's priced time; None: nothing."""
     room = _room(batch, budget, dp)
     if room < 1:
         return 0.0
+    P = prefill.prompts
+
+    def one(c):
+        s = shared_weight_read(prefill, step_weights, step_compute, c, step_launch)
+        if overlap is None:
+            return s
+        return min(s + overlap(c * P) / P, prefill.chunk_seconds(c))
+
     full, rest = divmod(isl, room)
-    saved = full * shared_weight_read(prefill, step_weights, step_compute, room, step_launch)
+    saved = full * one(room)
     if rest:
-        saved += shared_weight_read(prefill, step_weights, step_compute, rest, step_launch)
+        saved += one(rest)
     # one saving per step, of the step's pass: every group's chunk in it (prompts per pass)
-    most = steps * prefill.prompts * shared_weight_read(prefill, step_weights, step_compute,
-                                                        min(room, isl), step_launch)
+    most = steps * P * one(min(room, isl))
     return min(saved, most / batch)
 
 
@@ -1687,7 +1754,7 @@ def _exact_cycles(top, k, a):
 
 def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n,
              mode, definition, system, model, layout, context, hbm, capacity, idle=0,
-             budget=None, micro_batches=1, dp=1, users=None, cap=None):
+             budget=None, micro_batches=1, dp=1, users=None, cap=None, overlap=None):
     """A :class:`ServingPoint` from its decode steps and prefill (see the module docstring):
     a request takes :func:`expected_cycles` cycles, i.e. ``e = osl / cycles`` tokens per
     cycle (the speculative mean :func:`analysis.expected_accepted_tokens`, less the surplus
@@ -1710,7 +1777,7 @@ def _compose(verify, base_time, *, k, a, draft_cost, prefill, batch, isl, osl, n
         t_p = _prompt_seconds(prefill, isl, batch, budget, dp)
         shared = _prompt_saving(prefill, b["weights"] / micro_batches,
                                 b["compute"] / micro_batches, isl, batch, budget, osl / e, dp,
-                                b["launch"] / micro_batches)
+                                b["launch"] / micro_batches, overlap)
         request = batch * (t_p - shared) + osl * tok
         prefill_share = (batch - 1) * (t_p - shared) / osl
         g_p = 0.0
@@ -2107,8 +2174,9 @@ def _run_steps(ins, outs, concurrency, budget, decode_seconds, prefill_seconds,
             else:
                 priced = chunk_cost(chunk) if chunk else 0.0
             dt = (alone(b) if b else 0.0) + priced
-            if b and chunk and shared is not None:
-                dt -= shared(b, chunk)
+            if b and chunk and shared is not None:      # (the ranks' pass: its ranks too)
+                dt -= (shared(b, chunk) if rank_pass is None
+                       else shared(b, chunk, sum(1 for c in chunks if c)))
         else:
             k = min(d[0][0] for d in decoding if d) - steps
             b = ranks * max(len(d) for d in decoding)
@@ -2289,12 +2357,17 @@ def closed_loop_run(model, fabric, *, input_lens, output_lens, concurrency, layo
             step[b] = _steps(m, fabric, lay, b, context, [0], 1, sweep.kw)[0]
         return step[b]
 
-    def shared(b, c):
-        if (b, c) not in saved:
+    # TensorRT-LLM runs a mixed step's tokens through one MoE module: where the decode step
+    # and the prompt pass each take its measured time, its fixed part is paid once
+    one_module = sweep.one_module()
+
+    def shared(b, c, k=1):
+        if (b, c, k) not in saved:
             parts = decode(b)[1]
-            saved[b, c] = shared_weight_read(pre, parts["weights"], parts["compute"], c,
-                                             parts["launch"])
-        return saved[b, c]
+            saved[b, c, k] = shared_weight_read(pre, parts["weights"], parts["compute"], c,
+                                                parts["launch"]) + (
+                module_overlap(m, sweep.chip, info["layout"], b, k * c) if one_module else 0.0)
+        return saved[b, c, k]
 
     mixes = sweep.budget is not None
     # vLLM replays a decode-only step as the CUDA graph of the next capture size up, its
@@ -2513,6 +2586,14 @@ class _Sweep:
                 "b_max": b_dp * lay.dp, "prefill": pre, "idle": one.idle_chips,
                 "instance": one.instance}
 
+    def one_module(self):
+        """Whether a mixed step's decode step and prompt pass both price the routed experts
+        at TensorRT-LLM's measured module (``engine="trtllm"``, the decode in a CUDA graph, no
+        user efficiency), so that :func:`module_overlap` applies."""
+        return ((self.kw.get("engine") or _default_engine()) == "trtllm"
+                and self.kw.get("cuda_graphs", True) and self.eff is None
+                and self.kw.get("compute_efficiency") is None)
+
     def prefill(self, lay, isl, instance, one_at_a_time=None):
         """:func:`prefill_time` of one ``isl``-token prompt on ``lay``'s ``instance``, under
         this sweep's conditions (its collectives costed as the decode steps' are);
@@ -2631,7 +2712,10 @@ class _Sweep:
                                 context=self.context, hbm=hbm, capacity=info["capacity"],
                                 idle=info["idle"], budget=self.budget,
                                 micro_batches=self.micro, dp=lay.dp, users=users,
-                                cap=self.cap(k)))
+                                cap=self.cap(k),
+                                overlap=(functools.partial(module_overlap, m, self.chip, lay,
+                                                           batch)
+                                         if self.one_module() else None)))
         return out
 
 

@@ -44,7 +44,8 @@ def reference(ins, outs, concurrency, budget, step, per_token, shared=None, alon
     rank's step has left), the step priced at ranks x the largest rank's running batch and the
     largest rank's chunk. ``per_token``: seconds per prompt token, or the seconds of a step's
     whole chunk as a function of its tokens; ``shared(b, chunk)``: what a step running both
-    saves (one forward pass); ``alone(b)``: a step with no prompt chunk, priced its own way (a
+    saves (one forward pass; ``shared(b, chunk, k)`` with ``rank_pass``, k the ranks running
+    chunks: the one MoE module of the step's tokens, session 22); ``alone(b)``: a step with no prompt chunk, priced its own way (a
     padded graph); ``rank_pass(c, k)``: the prompt part of a step whose k ranks run chunks, the
     largest c tokens (None: per_token of the largest). Returns (start, first, end, steps,
     peaks)."""
@@ -98,8 +99,9 @@ def reference(ins, outs, concurrency, budget, step, per_token, shared=None, alon
         else:
             priced = per_token(chunk) if callable(per_token) else chunk * per_token
         cost = (f(b) if b else 0.0) + (priced if chunk else 0.0)
-        if b and chunk and shared is not None:
-            cost -= shared(b, chunk)
+        if b and chunk and shared is not None:     # with ranks' passes: how many ran chunks
+            cost -= (shared(b, chunk) if rank_pass is None
+                     else shared(b, chunk, sum(1 for c in chunks if c > 0)))
         t += cost
         steps += 1
         for r in range(ranks):

@@ -36,8 +36,8 @@ def test_ranks_match_the_step_by_step_reference(req, concurrency, extra, ranks, 
     def step(b):
         return base + slope * b
 
-    def shared(b, chunk):
-        return frac * min(step(b), chunk * per_token)
+    def shared(b, chunk, k=1):  # with ranks' passes, more saved with more ranks' chunks
+        return frac * min(step(b), chunk * per_token) * (1 + frac * (k - 1)) / (1 + frac)
 
     def alone(b):
         return step(-(-b // 4) * 4) * (1 + frac)

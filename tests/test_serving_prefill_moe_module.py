@@ -22,12 +22,20 @@ import topologies
 B200 = "hgx-b200"
 
 
+@pytest.fixture
+def no_context_op():
+    """The passes without the measured context MLA op (tests/test_serving_prefill_context_mla.py):
+    the routed experts' pricing alone."""
+    with mock.patch.object(S, "_prefill_context_op", lambda *a: None):
+        yield
+
+
 def _experts_flops(m, isl):
     return 2 * isl * m.moe_layers * m.experts_per_token * m.expert_params
 
 
 @pytest.mark.parametrize("one_at_a_time,rows", [(False, 256), (True, 32)])
-def test_b200_pass_takes_the_module_rate_at_its_rows(one_at_a_time, rows):
+def test_b200_pass_takes_the_module_rate_at_its_rows(one_at_a_time, rows, no_context_op):
     # deepseek-r1-nvfp4 on 8 B200 at attention DP8, 1024-token prompts: 8 prompts in one pass
     # put 8192 tokens into each rank's MoE (256 rows a group: the module measured at 8192
     # tokens, 0.658 ms, ~12% of the FP4 peak); one prompt alone, 1024 tokens (32 rows)
@@ -45,7 +53,7 @@ def test_b200_pass_takes_the_module_rate_at_its_rows(one_at_a_time, rows):
     assert (trt.weights, trt.comm, trt.flops) == (plain.weights, plain.comm, plain.flops)
 
 
-def test_h200_fp8_pass_takes_its_module_rate():
+def test_h200_fp8_pass_takes_its_module_rate(no_context_op):
     # deepseek-r1 (FP8 block-scaled experts) on 8 H200: the H200 module's rate at 256 rows
     # (0.51 PFLOP/s) is below DeepGEMM's contiguous efficiency x the FP8 peak (1.30 PFLOP/s)
     f = topologies.build("hgx-h200")
@@ -62,7 +70,7 @@ def test_h200_fp8_pass_takes_its_module_rate():
 
 @pytest.mark.parametrize("case", ["vllm", "efficiency", "etp", "few-local-experts", "b300",
                                   "few-rows"])
-def test_other_passes_keep_their_pricing(case):
+def test_other_passes_keep_their_pricing(case, no_context_op):
     spec, model = B200, "deepseek-r1-nvfp4"
     kw = {"isl": 1024, "layout": "tp=1,dp=8"}
     if case == "efficiency":
@@ -113,3 +121,52 @@ def test_a_longer_prompt_never_takes_less_time(isl, more, serial):
     a = analysis.prefill_time("deepseek-r1-nvfp4", f, isl=isl, **kw)
     b = analysis.prefill_time("deepseek-r1-nvfp4", f, isl=isl + more, **kw)
     assert a.total <= b.total * (1 + 1e-12)
+
+
+# -- a mixed step runs ONE MoE module (its fixed part paid once) ------------------------------
+
+def _module_time(m, chip, lay, tokens):
+    """By hand: one layer's routed experts on a rank at the module's rate for ``tokens``."""
+    rate = analysis.grouped_gemm_rate(chip.name, "fp4", tokens * 8 / 256)
+    return tokens * 8 / lay.ep * 2 * m.expert_params / rate
+
+
+def test_the_module_overlap_by_hand():
+    # decode step of 3072 tokens (384 a rank x 8) and a pass of 8 x 1024 prompt tokens: priced
+    # apart 0.357 + 0.658 ms a layer, as one module at 11264 tokens 0.853 ms
+    f = topologies.build(B200)
+    m = analysis.model_config("deepseek-r1-nvfp4")
+    lay = analysis.parse_layout("tp=1,dp=8", 8)
+    t = [_module_time(m, f.chip, lay, x) for x in (3072, 8192, 3072 + 8192)]
+    assert [round(x * 1e3, 3) for x in t] == [0.357, 0.658, 0.853]
+    want = m.moe_layers * (t[0] + t[1] - t[2])
+    assert S.module_overlap(m, f.chip, lay, 3072, 8192) == pytest.approx(want, rel=1e-12)
+    assert 0 < want < m.moe_layers * t[1]
+    # nothing measured on one side: nothing to take back
+    assert S.module_overlap(m, f.chip, lay, 64, 8192) == 0.0          # 2 rows a group
+    assert S.module_overlap(m, f.chip, analysis.parse_layout("tp=8,dp=1,etp=8", 8),
+                            3072, 8192) == 0.0
+    assert S.module_overlap(m, topologies.build("hgx-b200:chip=b300").chip, lay,
+                            3072, 8192) == 0.0
+
+
+def test_mixed_steps_pay_the_module_once():
+    # a small trtllm-bench-like run (B200, DP8, whole 1024-token prompts): taking the overlap
+    # back makes the run shorter, and the steady state's prompt cheaper; vLLM's runs (no
+    # measured module) keep theirs
+    f = topologies.build(B200)
+    kw = {"input_lens": [1024] * 2048, "output_lens": [256] * 2048, "concurrency": 1024,
+          "layout": "tp=1,dp=8", "engine": "trtllm", "max_batched_tokens": 1536}
+    run = analysis.closed_loop_run("deepseek-r1-nvfp4", f, **kw)
+    point = analysis.serving_point("deepseek-r1-nvfp4", f, isl=1024, osl=1024, batch=1024,
+                                   layout="tp=1,dp=8", max_batched_tokens=1536)
+    with mock.patch.object(S, "module_overlap", lambda *a: 0.0):
+        apart = analysis.closed_loop_run("deepseek-r1-nvfp4", f, **kw)
+        apart_point = analysis.serving_point("deepseek-r1-nvfp4", f, isl=1024, osl=1024,
+                                             batch=1024, layout="tp=1,dp=8",
+                                             max_batched_tokens=1536)
+        vllm = analysis.closed_loop_run("deepseek-r1-nvfp4", f, **{**kw, "engine": "vllm"})
+    assert run.steps == apart.steps and run.duration < apart.duration
+    assert point.tpot < apart_point.tpot
+    assert analysis.closed_loop_run("deepseek-r1-nvfp4", f,
+                                    **{**kw, "engine": "vllm"}).duration == vllm.duration
