@@ -239,13 +239,22 @@ _MT4G = ("caps-tum/mt4g (MT4G, TU Munich's GPU memory-topology discovery tool) "
          "12.9, clock 1980 MHz; p-chase through constant memory; its H100 NVL run gives the "
          "same cycles)")
 
+_CUDA_GUIDE_ARITH = ("NVIDIA CUDA C++ Programming Guide, 'Multiprocessor Level' (performance "
+                     "guidelines; read in stored copies of the version that also covers compute "
+                     "capability 9.0): 'If all input operands are registers, latency is caused by "
+                     "register dependencies ... the latency is equal to the execution time of the "
+                     "previous instruction ... On devices of compute capability 7.x, for most "
+                     "arithmetic instructions, it is typically 4 clock cycles'")
+
 #: Latencies of the memory operations that an exchange kernel's serial chain is made of
 #: (``EXCHANGE_LATENCY[arch][name]``, seconds), per GPU generation
 #: (:func:`fabric.runtime_arch`): ``hbm_load`` (a load that misses L2), ``l2_hit`` (a load
 #: that hits L2), ``l2_atomic`` (a global ``atomicAdd`` whose result is used), ``l1_hit`` (a
 #: load that hits the SM's L1), ``const_l1`` and ``const_l15`` (a register-indexed load from
 #: the constant bank that holds the kernel's parameters, LDC: a hit in the SM's constant L1,
-#: and a miss there served by the L1.5 constant cache), and
+#: and a miss there served by the L1.5 constant cache), ``arith_dep`` (not a memory operation:
+#: the wait of an instruction for a register the integer instruction just before it writes, on
+#: a chain of address or loop arithmetic between dependent loads), and
 #: ``peer_load`` (a load from a peer GPU's memory over NVLink through NVSwitch, the whole
 #: round trip). Each is a published microbenchmark figure, or a named assumption that
 #: carries one to where none is published.
@@ -284,6 +293,12 @@ EXCHANGE_LATENCY = {
             "accesses, fetch granularity 256 B; 104.90 cycles / 1.98 GHz = 53.0 ns (an indexed "
             "constant load that misses the SM's 64-B-line constant L1 and hits the L1.5; a miss "
             "there, to L2 or memory, is not priced: a lower bound)"),
+        "arith_dep": Parameter(
+            "exchange.latency.hopper.arith_dep", 4.0 / _HOPPER_CLOCK, "s",
+            _CUDA_GUIDE_ARITH + "; ASSUMPTION: Hopper (compute capability 9.0) keeps it, for "
+            "every integer instruction on a chain (IMAD, IMAD.WIDE, IADD3, ISETP before its "
+            "branch; a wider one may take longer: a lower bound); no measured Hopper "
+            "per-instruction latency was found (session 22); 4 cycles / 1.98 GHz = 2.02 ns"),
         "peer_load": Parameter(
             "exchange.latency.hopper.peer_load", 46287.84 / 56 * 1e-9, "s",
             "NVIDIA nvbandwidth v0.10.0 testcase device_to_device_latency_sm (a pointer chase "
@@ -328,6 +343,10 @@ EXCHANGE_LATENCY = {
             "assumption: no named Blackwell constant-cache latency was found: Hopper's L1.5 "
             "104.90 cycles at 1.98 GHz = 53.0 ns (" + _MT4G + ") carried to Blackwell, as "
             "hbm_load and l1_hit are"),
+        "arith_dep": Parameter(
+            "exchange.latency.blackwell.arith_dep", 4.0 / _HOPPER_CLOCK, "s",
+            "assumption: no Blackwell figure was found: Hopper's 4 cycles at 1.98 GHz = 2.02 ns "
+            "(" + _CUDA_GUIDE_ARITH + ") carried to Blackwell, as hbm_load and l1_hit are"),
         "peer_load": Parameter(
             "exchange.latency.blackwell.peer_load", 20525.53 / 12 * 1e-9, "s",
             "NVIDIA nvbandwidth testcase device_to_device_latency_sm on a 4-GPU GB300 NVL72 "
@@ -1660,7 +1679,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "L1 hits but the first load of each further 32-B sector (8 uint32 "
                        "slots), an L2 load since the L1 fills by sectors (walk_slot_bytes, "
                        "exchange.l1_sector; session 21: 31 of the 256 slots' first loads, "
-                       "counted as L1 hits before); and per received token of the block with the most "
+                       "counted as L1 hits before); between a slot's loads (SASS 0x3f90-0x4110, "
+                       "one body, not unrolled, issued in order) four dependent integer "
+                       "results: the re-read's wait holds IMAD (index) -> IMAD.WIDE (address) -> "
+                       "the next slot's load, and that load's IADD3 (offset) -> ISETP (token "
+                       "test) -> the loop branch: 4 x arith_dep per slot walked (session 22; "
+                       "the taken branches' redirect not counted, no figure); and per received "
+                       "token of the block with the most "
                        "(receive_walk; SASS loop 0x3ee0-0x47a0, session 20): the slot's first "
                        "check (0x3f30, L1), the copy's rounds (0x43c0-0x45b0: one LDG.E.128 then "
                        "its STG.E.128 per 320 x 16 B, 2 for a DeepSeek FP8 token; the received "
@@ -1794,6 +1819,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         chain=(_nvshmem_wait() + _grid_sync()
                + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
                   ("l1_hit", "walk_slot_hits"), ("l2_hit", "walk_sectors"),
+                  ("arith_dep", "walk_slots"), ("arith_dep", "walk_slots"),
+                  ("arith_dep", "walk_slots"), ("arith_dep", "walk_slots"),
                   ("l2_hit", "walk_tokens"),
                   ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
                   ("l1_hit", "walk_tokens")),

@@ -97,6 +97,9 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     # the grid sync after the receive loop's waits (drain, session 18): thread 0's fence (an
     # L2 round trip), the barrier atomicAdd, the polled load that sees the flip
     sync = 2 * load + EXCHANGE_LATENCY["hopper"]["l2_atomic"].value
+    # session 22: between a slot's two loads, four dependent integer results (IMAD ->
+    # IMAD.WIDE -> the next slot's load; IADD3 -> ISETP -> the loop branch)
+    arith = 4 * 255 * EXCHANGE_LATENCY["hopper"]["arith_dep"].value
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -106,7 +109,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         # slot's wait ends in NVSHMEM's syncapi fence (an L2 round trip, session 21)
         # session 21: the first load of each further 32-B sector of the uint32 slots (31 of
         # the 255 slots after the first) goes to L2, not L1
-        walk = load + sync + load + (255 + 224) * l1 + 31 * load + (2 * load + 2 * l1)
+        walk = load + sync + load + (255 + 224) * l1 + 31 * load + arith + (2 * load + 2 * l1)
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
@@ -125,7 +128,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     # the receiving block with the most tokens copies ceil(1024 / 132) = 8
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    walk = load + sync + load + (255 + 224) * l1 + 31 * load + 8 * (2 * load + 2 * l1)
+    walk = load + sync + load + (255 + 224) * l1 + 31 * load + arith + 8 * (2 * load + 2 * l1)
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
@@ -664,3 +667,25 @@ def test_the_walks_new_sectors_cost_l2_trips():
         was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=old, **kw)
         assert new.dispatch - was.dispatch == pytest.approx(step, rel=1e-9)
         assert new.combine == was.combine
+
+
+@pytest.mark.parametrize("arch", ["hopper", "blackwell"])
+def test_each_walked_slot_waits_four_dependent_integer_results(arch):
+    """scatterKernel's receive walk (7af3059, SASS 0x3f90-0x4110: one body, not unrolled,
+    issued in order): after the slot's re-read returns, IMAD (index) -> IMAD.WIDE (address) ->
+    the next slot's load; after that load, IADD3 (offset) -> ISETP (token test) -> the loop
+    branch. Four dependent integer results per slot walked, each the CUDA guide's 4 cycles
+    (compute capability 7.x; an assumption for 9.0 and carried to Blackwell; session 22)."""
+    kern = exchange_kernel("pplx")
+    dep = EXCHANGE_LATENCY[arch]["arith_dep"]
+    assert dep.unit == "s" and "Programming Guide" in dep.source and "4 clock cycles" in dep.source
+    assert dep.value == pytest.approx(4 / 1.98e9, rel=1e-12)
+    without = dataclasses.replace(kern, name="pplx-no-arith", chain=(
+        tuple(s for s in kern.chain[0] if s[0] != "arith_dep"), kern.chain[1]))
+    for slots in (0, 7, 8, 255):
+        got, used = kern.chain_latency(0, arch, 0, 0, walk_slots=slots)
+        base, _ = without.chain_latency(0, arch, 0, 0, walk_slots=slots)
+        assert got - base == pytest.approx(4 * slots * dep.value, rel=1e-12, abs=1e-18)
+        assert dep in used
+    # the combine walks no slots
+    assert all(s[0] != "arith_dep" for s in kern.chain[1] + sum(kern.interleaved_chain, ()))
