@@ -460,7 +460,9 @@ def peer_access_latency(arch):
 #: writes queued ahead of it); or once when they are not (``"network"``: the EP ranks span
 #: load/store domains, or every copy goes over RDMA); or, when they are load/store stores, once
 #: per dependent round of a put's warp copy of the phase's token (``"put_rounds"``:
-#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network);
+#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network),
+#: or once per dependent integer result on those rounds' chains (``"put_round_arith"``:
+#: ``"put_rounds"`` times :attr:`ExchangeKernel.put_arith`);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -483,7 +485,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
                  "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
-                 "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits")
+                 "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits",
+                 "put_round_arith")
 
 
 def serial_copies(copies, blocks):
@@ -524,6 +527,8 @@ _CHAIN_COUNT_NEEDS = {
     "reduce_loads": ("reduce_elements", ""),
     "further_waves": ("send_grid", " (the experts per dispatch block, which set its grid)"),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
+    "put_round_arith": ("put_arith", (" (the dependent integer results on a round of a "
+                                      "put's warp copy)")),
     **dict.fromkeys(("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"),
                     ("stage_vector", " (the bytes of a block's staging copy per dependent load)")),
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
@@ -618,6 +623,11 @@ class ExchangeKernel:
         block's chain before its fence (charged with the combine's per-copy release fences); a
         chain step counted in ``"put_rounds"`` uses it for a phase's token. Needs
         ``combine_blocks``.
+    put_arith : int
+        ``0``, or the register-dependent integer results on each such round's chain before
+        its load (the round's address arithmetic, each ``EXCHANGE_LATENCY[arch]["arith_dep"]``):
+        added to every put round the model charges, the combine's fenced copies and the
+        ``"put_round_arith"`` chain steps (session 22). Needs ``put_vector``.
     send_grid : int
         ``0``, or the experts each block of a dispatch whose blocks send tokens in turn takes:
         the grid is ``B = ceil(E / send_grid)`` blocks, block ``b`` sends tokens ``b``, ``b +
@@ -704,6 +714,7 @@ class ExchangeKernel:
     late_pulls: tuple = ()
     reduce_elements: int = 0
     put_vector: int = 0
+    put_arith: int = 0
     stage_vector: tuple = ()
     send_grid: int = 0
     receive_vector: int = 0
@@ -798,7 +809,7 @@ class ExchangeKernel:
             raise ValueError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
-                      "receive_vector", "walk_slot_bytes"):
+                      "receive_vector", "walk_slot_bytes", "put_arith"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -811,6 +822,9 @@ class ExchangeKernel:
         if self.put_vector and not self.combine_blocks:
             raise ValueError("put_vector needs combine_blocks (the blocks that put the received "
                              "copies)")
+        if self.put_arith and not self.put_vector:
+            raise ValueError("put_arith needs put_vector (the bytes of a put's warp copy per "
+                             "dependent load)")
         if self.reduce_elements and not self.combine_blocks:
             raise ValueError("reduce_elements needs combine_blocks (the blocks that take the "
                              "tokens)")
@@ -1070,6 +1084,7 @@ class ExchangeKernel:
                  "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore)),
                  "network": float(not loadstore),
                  "put_rounds": float(put_rounds) if loadstore else 0.0,
+                 "put_round_arith": float(put_rounds * self.put_arith) if loadstore else 0.0,
                  "stage_rounds": float(stage_rounds),
                  "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
                  "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
@@ -1131,7 +1146,8 @@ class ExchangeKernel:
         # counts (blocks, elements, experts per block) and a flag carry no unit; the copies'
         # bytes per dependent load are bytes, as stage_vector and pull_vector
         for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
-                            ("block_per_token", ""), ("put_vector", "B"), ("send_grid", ""),
+                            ("block_per_token", ""), ("put_vector", "B"), ("put_arith", ""),
+                            ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), unit,
@@ -1794,6 +1810,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "the next copy waits for it at __syncthreads: ceil(bytes / 512) L2 "
                             "hits per copy to a peer on the block's chain (a copy to the own rank "
                             "is the same loop: not counted, a lower bound)")),
+            ("put_arith", (f"{_PPLX} 7af3059, the same builds (session 22): NVSHMEM's inlined "
+                           "warp memcpy of each put, gatherKernel<bf16,8,true,true> 0x1290-0x1370 "
+                           "and scatterKernel<10,true,true> 0x1d80-0x1e60 (the same body, one "
+                           "round a trip, issued in order): the next index is summed while the "
+                           "round's load is outstanding, but after the round's ST.E.128 (which "
+                           "waits for that load) the next load's address waits IMAD.SHL (index "
+                           "x 16) -> IADD3 (+ base, carry) -> IMAD.X (high word): 3 dependent "
+                           "integer results per round (arith_dep each; the back branch not "
+                           "counted)")),
             ("receive_vector", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
                                 "l.222-228, compiled as its CMakeLists.txt does (nvcc 13.0 "
                                 "-arch=sm_90a -rdc=true -O3; session 18's build, read in session "
@@ -1832,12 +1857,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                            + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
                               ("hbm_load", "loadstore_stage_rounds"), ("l2_hit", "loadstore"),
-                              ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
+                              ("l2_hit", "loadstore"), ("l2_hit", "put_rounds"),
+                              ("arith_dep", "put_round_arith")),
                            (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
                             ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
                             ("l1_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
-        reduce_elements=256 * 8, put_vector=32 * 16, stage_vector=(288 * 16, 256 * 16),
+        reduce_elements=256 * 8, put_vector=32 * 16, put_arith=3,
+        stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
     ),
     ExchangeKernel(

@@ -866,10 +866,12 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
         want = trip * n if fenced else 0.0
         if k.combine_blocks and ph is r.combine_phase:
             # pplx: each fenced copy is first the put's warp copy, one dependent L2 load per
-            # 512 B of the BF16 token (session 18), so the fence and the copy go together
+            # 512 B of the BF16 token (session 18), each after its address arithmetic
+            # (put_arith dependent results, session 22), so the fence and the copy go together
             if k.put_vector and ep > 1:
+                lat = EXCHANGE_LATENCY[arch]
                 want = (trip + math.ceil(2 * 7168 / k.put_vector)
-                        * EXCHANGE_LATENCY[arch]["l2_hit"].value) * n
+                        * (lat["l2_hit"].value + k.put_arith * lat["arith_dep"].value)) * n
             # its fences run between its copies: the transfer's floor, not the fixed time
             assert ph.fence == 0.0 and ph.fixed == pytest.approx(ph0.fixed, rel=1e-12)
             assert ph.interleaved - ph0.interleaved == pytest.approx(want, rel=1e-12,

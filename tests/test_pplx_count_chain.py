@@ -73,8 +73,10 @@ def _post_and_pass():
 
 def _put_rounds(nbytes=2 * 7168):
     """A put to a load/store peer (session 18): NVSHMEM's warp memcpy, one dependent L2 load of
-    the staged copy per 32 lanes x 16 B (gatherKernel's SASS), before the copy's fence."""
-    return math.ceil(nbytes / 512) * EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+    the staged copy per 32 lanes x 16 B (gatherKernel's SASS), before the copy's fence; before
+    each round's load, its address arithmetic IMAD.SHL -> IADD3 -> IMAD.X (session 22)."""
+    lat = EXCHANGE_LATENCY["hopper"]
+    return math.ceil(nbytes / 512) * (lat["l2_hit"].value + 3 * lat["arith_dep"].value)
 
 
 def _ring():
@@ -480,6 +482,8 @@ _COUNT_FIELDS = (
      "stage_vector must be", (), "stage_rounds needs stage_vector"),
     ("walk_slot_bytes", 4, (-1, 1.5, True), "walk_slot_bytes must be an int", 0,
      "needs walk_slot_bytes"),
+    ("put_arith", 3, (-1, 1.5, True), "put_arith must be an int", 0,
+     "put_round_arith needs put_arith"),
 )
 
 
@@ -505,6 +509,8 @@ def test_count_fields_are_validated_and_sourced():
         dataclasses.replace(exchange_kernel("one-sided"), reduce_elements=2048)
     with pytest.raises(ValueError, match="put_vector needs combine_blocks"):
         dataclasses.replace(exchange_kernel("deepep-low-latency"), put_vector=512)
+    with pytest.raises(ValueError, match="put_arith needs put_vector"):
+        dataclasses.replace(exchange_kernel("deepep-low-latency"), put_arith=3)
     assert exchange_kernel("one-sided").receive_reduce(256, 8, 4, 7168) == 0
 
 
@@ -687,5 +693,34 @@ def test_each_walked_slot_waits_four_dependent_integer_results(arch):
         base, _ = without.chain_latency(0, arch, 0, 0, walk_slots=slots)
         assert got - base == pytest.approx(4 * slots * dep.value, rel=1e-12, abs=1e-18)
         assert dep in used
-    # the combine walks no slots
-    assert all(s[0] != "arith_dep" for s in kern.chain[1] + sum(kern.interleaved_chain, ()))
+    # the combine walks no slots; elsewhere arith_dep counts only the puts' rounds
+    assert {c for n, c in kern.chain[1] + sum(kern.interleaved_chain, ()) if n == "arith_dep"} \
+        == {"put_round_arith"}
+
+
+def test_each_put_round_waits_three_dependent_integer_results():
+    """NVSHMEM's warp memcpy inlined in pplx's puts (7af3059: gatherKernel 0x1290-0x1370,
+    scatterKernel 0x1d80-0x1e60): after a round's store (which waits for its load) the next
+    load's address waits IMAD.SHL -> IADD3 -> IMAD.X (session 22). The one-node dispatch's
+    sending chain and every fenced combine copy gain 3 x arith_dep per round; over the network
+    the dispatch's puts are posted (no rounds on the chain)."""
+    kern = exchange_kernel("pplx")
+    dep = EXCHANGE_LATENCY["hopper"]["arith_dep"].value
+    without = dataclasses.replace(kern, name="pplx-no-put-arith", put_arith=0, interleaved_chain=(
+        tuple(s for s in kern.interleaved_chain[0] if s[1] != "put_round_arith"),
+        kern.interleaved_chain[1]))
+    for loadstore, rounds in ((True, 15), (False, 15), (True, 0)):
+        kw = {"put_rounds": rounds, "loadstore": loadstore, "interleaved": True}
+        got = kern.chain_latency(0, "hopper", 0, 0, **kw)[0]
+        base = without.chain_latency(0, "hopper", 0, 0, **kw)[0]
+        assert got - base == pytest.approx(3 * rounds * dep * loadstore, rel=1e-12, abs=1e-18)
+    # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
+    # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
+    for tokens, low, high in ((1, 0.99, 1.0 + 1e-9), (128, 6.0, 8.0 + 1e-9)):
+        a = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel=kern, **kw)
+        b = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel=without, **kw)
+        extra = a.combine_phase.interleaved - b.combine_phase.interleaved
+        assert low <= extra / (28 * 3 * dep) <= high
+        assert a.combine - b.combine == pytest.approx(extra, rel=1e-9)
+    assert "0x1290" in dict(kern.sources)["put_arith"]
