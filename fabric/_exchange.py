@@ -1784,7 +1784,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "-> 8 x LDG.E.U16 -> FFMA -> branch back), so each (pass, "
                                  "copy) is one L1 hit (the token's indices after the first) and "
                                  "one L2 load (the copy, written by a peer's put or the NIC) "
-                                 "in series; a lower bound")),
+                                 "in series; a lower bound. Between them (session 22), issued "
+                                 "in order after the previous copy's data returns: the loop top "
+                                 "IMAD.MOV -> IMAD.WIDE -> IMAD -> LEA.HI.X before the index "
+                                 "load (0x2bd0-0x2c60), then IMAD.WIDE -> IMAD -> IMAD -> IMAD "
+                                 "-> IMAD.IADD -> LEA.HI.X before the copy's loads (0x2d80-"
+                                 "0x2e80): 10 x arith_dep per (pass, copy); the loop's other "
+                                 "~70 instructions' issue slots not counted")),
             ("stage_vector", (f"{_PPLX} 7af3059, compiled as its CMakeLists.txt does (nvcc "
                               "13.0 -arch=sm_90a -rdc=true -O3; session 18): the blocks copy a "
                               "token into the symmetric buffer before they put it, a loop of one "
@@ -1851,7 +1857,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                   ("l1_hit", "walk_tokens")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
                 ("hbm_load", "stage_rounds"), ("l1_hit", "one")) + _nvshmem_wait()
-               + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"), ("l2_hit", "one"))
+               + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"))
+               + (("arith_dep", "reduce_loads"),) * 10 + (("l2_hit", "one"),)
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network") + _count_arrival("network")

@@ -235,6 +235,8 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     trip = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                         combine_bytes=2, routing="uniform").dispatch_phase.fence
     l1 = EXCHANGE_LATENCY["hopper"]["l1_hit"].value
+    # session 22: each (pass, copy) of the receive sum also waits 10 dependent integer results
+    dep = 10 * EXCHANGE_LATENCY["hopper"]["arith_dep"].value
     for nodes, tokens, copies in ((1, 128, 8), (2, 128, 8), (16, 128, 8), (1, 1, 1), (2, 1, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -248,7 +250,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         # + the receive part's waits (session 21): the fence after the k-signal poll, block 0's
         # sync-flag load and its fence after the reduce
         each = 2 * load + 4 * hbm + l1
-        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load) + 3 * load)) < 1e-15
+        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load + dep) + 3 * load)) < 1e-15
         want = (copies - 1) * each + posted * post + fences
         want += _ring() if nodes > 1 else 0.0
         assert abs(r.combine_phase.interleaved - want) < 1e-15
@@ -258,7 +260,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
                      combine_bytes=2, routing="uniform", l2_flushed=False)
     fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds(), post)
     each = 6 * load + l1                                  # the HBM steps as L2 hits
-    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load) + 3 * load)) < 1e-15
+    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load + dep) + 3 * load)) < 1e-15
     assert abs(r.combine_phase.interleaved - (7 * each + 9 * post + fences + _ring())) < 1e-15
 
 
@@ -693,9 +695,10 @@ def test_each_walked_slot_waits_four_dependent_integer_results(arch):
         base, _ = without.chain_latency(0, arch, 0, 0, walk_slots=slots)
         assert got - base == pytest.approx(4 * slots * dep.value, rel=1e-12, abs=1e-18)
         assert dep in used
-    # the combine walks no slots; elsewhere arith_dep counts only the puts' rounds
+    # the combine walks no slots; elsewhere arith_dep counts the puts' rounds and the
+    # combine's (pass, copy) steps
     assert {c for n, c in kern.chain[1] + sum(kern.interleaved_chain, ()) if n == "arith_dep"} \
-        == {"put_round_arith"}
+        == {"put_round_arith", "reduce_loads"}
 
 
 def test_each_put_round_waits_three_dependent_integer_results():
@@ -724,3 +727,21 @@ def test_each_put_round_waits_three_dependent_integer_results():
         assert low <= extra / (28 * 3 * dep) <= high
         assert a.combine - b.combine == pytest.approx(extra, rel=1e-9)
     assert "0x1290" in dict(kern.sources)["put_arith"]
+
+
+def test_each_step_of_the_combine_sum_waits_ten_dependent_integer_results():
+    """gatherKernel's receive sum (7af3059, SASS 0x2bd0-0x30e0, one body per copy k, issued in
+    order): IMAD.MOV -> IMAD.WIDE -> IMAD -> LEA.HI.X before the index load, then IMAD.WIDE ->
+    IMAD -> IMAD -> IMAD -> IMAD.IADD -> LEA.HI.X before the copy's loads (session 22): 10 x
+    arith_dep per (pass, copy), on the combine's chain only."""
+    kern = exchange_kernel("pplx")
+    dep = EXCHANGE_LATENCY["hopper"]["arith_dep"].value
+    assert sum(1 for s in kern.chain[1] if s == ("arith_dep", "reduce_loads")) == 10
+    assert all(c != "reduce_loads" for _, c in kern.chain[0] + sum(kern.interleaved_chain, ()))
+    without = dataclasses.replace(kern, name="pplx-no-sum-arith", chain=(
+        kern.chain[0], tuple(s for s in kern.chain[1] if s != ("arith_dep", "reduce_loads"))))
+    for loads in (0, 8, 32, 64):
+        got = kern.chain_latency(1, "hopper", 0, 0, reduce_loads=loads)[0]
+        base = without.chain_latency(1, "hopper", 0, 0, reduce_loads=loads)[0]
+        assert got - base == pytest.approx(10 * loads * dep, rel=1e-12, abs=1e-18)
+    assert "0x2d80" in dict(kern.sources)["reduce_elements"]
