@@ -1176,8 +1176,9 @@ class ExchangeKernel:
         # counts (blocks, elements, experts per block) and a flag carry no unit; the copies'
         # bytes per dependent load are bytes, as stage_vector and pull_vector
         for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
-                            ("block_per_token", ""), ("put_vector", "B"), ("put_cycles", ""),
-                            ("walk_cycles", ""), ("reduce_cycles", ""),
+                            ("block_per_token", ""), ("put_vector", "B"),
+                            ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
+                            ("reduce_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
             if getattr(self, field):

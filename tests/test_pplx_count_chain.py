@@ -695,7 +695,7 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     src = dict(kern.sources)
     for field, cycles, count, addr in _CYCLES:
         assert getattr(kern, field) == cycles and addr in src[field]
-        assert f"pplx.{field}" in {p.name for p in kern.parameters()}
+        assert {p.name: p.unit for p in kern.parameters()}[f"pplx.{field}"] == "cycles"
     without = dataclasses.replace(
         kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
         chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
