@@ -104,6 +104,9 @@ class Candidate:
     runtime's own tuner compares (NCCL: before channels are trimmed). ``plan_op`` is
     the operation whose schedule stands for the steps when it is not the operation
     itself (NCCL's ring broadcast / reduce run along the all-gather ring).
+    ``choice_fixed`` is the fixed part the tuner's ``choice`` carries where it is not the
+    time's ``fixed`` (NCCL's ring and tree: the time's steps also pay their handoff,
+    :func:`step_handoff`, which the tuner does not see); :attr:`tuner_fixed` reads it.
     """
 
     library: str
@@ -114,10 +117,17 @@ class Candidate:
     channels: int
     fixed: float        # seconds that do not depend on the size (launch + steps)
     plan_op: str = None
+    choice_fixed: float = None
 
     @property
     def label(self):
         return f"{self.library}/{self.protocol}" if self.protocol else self.library
+
+    @property
+    def tuner_fixed(self):
+        """The seconds of ``choice`` that do not depend on the size: ``choice_fixed``, else
+        ``fixed``."""
+        return self.fixed if self.choice_fixed is None else self.choice_fixed
 
 
 def _log2i(x):
@@ -501,7 +511,7 @@ def _nccl_ring(rt, view, op, n, ops):
             op, tuple(int(k) for k in view.node_ranks()))) if nn > 1 else 0.0
         out.append(Candidate(library="ring", schedule=sched, protocol=proto,
                              time=lat_time + n / (real_bus * ratio) + fill, choice=choice,
-                             channels=used, fixed=lat_time,
+                             channels=used, fixed=lat_time, choice_fixed=lat,
                              plan_op=None if sched_op == op else sched_op))
     return out
 
@@ -833,7 +843,7 @@ def _nccl_tree(rt, view, n, ops):
                          2 * nccl_tree_net_depth(nn)) if nn > 1 else 0.0
         out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
                              time=lat_time + n / alg + fill, choice=choice, channels=used,
-                             fixed=lat_time))
+                             fixed=lat_time, choice_fixed=lat))
     return out
 
 
