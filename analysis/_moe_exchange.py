@@ -1371,7 +1371,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   walked_tokens=walked if i == 0 else 0,
                                                   further_waves=waves if i == 0 else 0,
                                                   walk_token_rounds=token_rounds,
-                                                  interleaved=between, payloads=len(parts))
+                                                  interleaved=between, payloads=len(parts),
+                                                  slots=k)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0
@@ -1432,7 +1433,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             const = EXCHANGE_LATENCY[arch]["const_l15"]
             fetch = late * const.value
             params = params + tuple(p for p in (const,) if p not in params)
-        pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + fetch + block[1]
+        # the loop's other dependent loads on each round's critical chain (session 22)
+        reads, used = kern.round_read_latency(k, b_c / h, arch, _rounds(kern, b_c),
+                                              busiest[1][0], late)
+        params = params + tuple(p for p in used if p not in params)
+        pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + fetch + reads + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],

@@ -459,12 +459,15 @@ def peer_access_latency(arch):
 #: later payloads (``"pointer_rereads"``: that many times the payloads after the first); or
 #: once per L1 sector the receive walk enters after its first (``"walk_sectors"``:
 #: :meth:`ExchangeKernel.walk_sectors`) or per slot beyond the first whose first load finds
-#: its sector already in L1 (``"walk_slot_hits"``: the walked slots less those sectors).
+#: its sector already in L1 (``"walk_slot_hits"``: the walked slots less those sectors); or once
+#: per top-k slot of the token after the first (``"further_slots"``: ``top_k - 1``, a loop over the
+#: token's expert ids).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
                  "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
-                 "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits")
+                 "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits",
+                 "further_slots")
 
 
 def serial_copies(copies, blocks):
@@ -510,6 +513,25 @@ _CHAIN_COUNT_NEEDS = {
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
                     ("combine_blocks", " (the blocks that send the received copies)")),
 }
+
+
+def _round_reads_entry_ok(entry, names):
+    """Whether ``entry`` is a well-formed :attr:`ExchangeKernel.round_reads` entry."""
+    def steps_ok(steps):
+        return isinstance(steps, tuple) and all(
+            isinstance(st, tuple) and len(st) == 2 and st[0] in names
+            and not isinstance(st[1], bool) and isinstance(st[1], (int, float))
+            and 0 <= st[1] < float("inf") for st in steps)
+    if not isinstance(entry, tuple) or len(entry) != 9:
+        return False
+    arch, top_k, width, first_min, first_full, first_late, later_min, later_full, later_late = entry
+    return (arch in ("",) + tuple(EXCHANGE_LATENCY)
+            and all(not isinstance(x, bool) and isinstance(x, int) for x in (top_k, width))
+            and top_k >= 1 and width >= 0
+            and all(steps_ok(x) for x in (first_min, first_full, later_min, later_full))
+            and all(isinstance(x, tuple) and all(steps_ok(b) for b in x)
+                    for x in (first_late, later_late))
+            and len(first_late) == len(later_late))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -649,6 +671,18 @@ class ExchangeKernel:
         round takes ``1 +`` (later batches with a valid slot) trips (:meth:`late_batches`).
         ``()``: every load of a round goes out together. Read from the kernel's instruction
         schedule as compiled for each generation (``sources["late_pulls"]``).
+    round_reads : tuple of (str, int, int, tuple, tuple, tuple, tuple, tuple, tuple)
+        For a pulling combine, ``(arch, top_k, input_bytes, first_min, first_full, first_late,
+        later_min, later_full, later_late)`` entries (keys as ``late_pulls``): the dependent
+        loads that the compiled loop puts on each round's critical path besides its peer
+        loads, beyond what the combine chain and the late batches' row fetch already charge
+        (round 1: the send-index and target-rank L2 loads and one constant L1.5 row fetch),
+        as ``(latency, count)`` steps (latency names of :data:`EXCHANGE_LATENCY`). ``first_*``
+        is round 1, ``later_*`` each round after it; ``*_min`` with only slot 0 valid,
+        ``*_full`` with every slot of the first batch valid (a distinct rank), ``*_late`` one
+        tuple of steps per later batch, in the order of its trip, added when it holds a valid
+        slot (:meth:`round_read_latency`). Read by a scoreboard walk of the loop's SASS
+        (``sources["round_reads"]``).
     block_per_token : bool
         Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
         per token): a phase cannot move a token faster than one block's rate
@@ -690,6 +724,7 @@ class ExchangeKernel:
     receive_vector: int = 0
     pointer_overlap: tuple = ()
     walk_slot_bytes: int = 0
+    round_reads: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -771,6 +806,20 @@ class ExchangeKernel:
                              f"{self.late_pulls!r}")
         if self.late_pulls and not self.pull_threads:
             raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
+        for entry in self.round_reads if isinstance(self.round_reads, tuple) else (None,):
+            if not _round_reads_entry_ok(entry, names):
+                raise ValueError(
+                    f"round_reads must be (arch, top_k, input_bytes, first_min, first_full, "
+                    f"first_late, later_min, later_full, later_late) entries: arch '' or one of "
+                    f"{sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, steps "
+                    f"(latency, count) with latency in {sorted(names)} and a finite count >= 0 "
+                    f"(first_late, later_late: one tuple of steps per later batch, as many as "
+                    f"each other), got {self.round_reads!r}")
+        if len({p[:3] for p in self.round_reads}) != len(self.round_reads):
+            raise ValueError(f"round_reads names an (arch, top_k, input_bytes) twice: "
+                             f"{self.round_reads!r}")
+        if self.round_reads and not self.pull_threads:
+            raise ValueError("round_reads needs a pulling combine (pull_threads and pull_vector)")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
@@ -814,6 +863,55 @@ class ExchangeKernel:
             if key in table:
                 return table[key]
         return ()
+
+    def round_read_latency(self, k, input_bytes, arch, rounds, distinct, late):
+        """Seconds of a pulled combine's non-peer dependent loads over ``rounds`` rounds beyond
+        those charged elsewhere (:attr:`round_reads`), and their Parameters: round 1's steps
+        plus ``rounds - 1`` times a later round's, for a token of ``distinct`` distinct ranks
+        (``*_min`` at one, ``*_full`` at ``top_k``, linear between: an assumption) with
+        ``late`` expected later-batch trips per round (whole batches' steps, then that fraction
+        of the next). No entry for the key (looked up as :meth:`late_batches`): ``(0.0, ())``.
+
+        >>> k = exchange_kernel("one-sided")
+        >>> t, used = k.round_read_latency(8, 2, "blackwell", 4, 8, 1.0)
+        >>> round(t * 1e9, 1), sorted(p.name for p in used)[:2]
+        (666.7, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
+        >>> round(k.round_read_latency(8, 2, "blackwell", 4, 2, 0.0)[0] * 1e9, 1)
+        315.9
+        >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
+        (0.0, ())
+        """
+        table = {entry[:3]: entry[3:] for entry in self.round_reads}
+        row = next((table[key] for key in ((arch, k, input_bytes), (arch, k, 0),
+                                          ("", k, input_bytes), ("", k, 0)) if key in table),
+                   None)
+        if row is None or rounds < 1:
+            return 0.0, ()
+        first_min, first_full, first_late, later_min, later_full, later_late = row
+        lat = EXCHANGE_LATENCY[arch]
+        v = min(max((float(distinct) - 1.0) / max(k - 1, 1), 0.0), 1.0)
+        late = min(max(float(late), 0.0), float(len(first_late)))
+        used = []
+
+        def cost(steps, weight=1.0):
+            total = 0.0
+            for name, count in steps:
+                if weight * count:
+                    total += weight * count * lat[name].value
+                    if lat[name] not in used:
+                        used.append(lat[name])
+            return total
+
+        def batches(per_batch):
+            whole = int(late)
+            total = sum(cost(b) for b in per_batch[:whole])
+            if whole < len(per_batch):
+                total += cost(per_batch[whole], late - whole)
+            return total
+
+        first = cost(first_min, 1.0 - v) + cost(first_full, v) + batches(first_late)
+        later = cost(later_min, 1.0 - v) + cost(later_full, v) + batches(later_late)
+        return first + (rounds - 1) * later, tuple(used)
 
     def pointer_loads(self, ranks, arch):
         """Loads of a payload's per-destination pointer rows that each wait for the one before,
@@ -1005,7 +1103,7 @@ class ExchangeKernel:
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
                       stage_rounds=0, walked_tokens=0, further_waves=0, walk_token_rounds=0,
-                      interleaved=False, payloads=1):
+                      interleaved=False, payloads=1, slots=1):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -1030,17 +1128,18 @@ class ExchangeKernel:
         receiving block's copy rounds beyond the first over its received tokens
         (:meth:`receive_rounds`), ``payloads`` the phase's payloads that the caller gives
         apart (a token's values and scale factors: 2; its ``"pointer_rereads"`` steps are
-        :meth:`pointer_loads` times the payloads after the first). ``interleaved=True``
+        :meth:`pointer_loads` times the payloads after the first), ``slots`` the token's top-k
+        slots (its ``"further_slots"`` steps: one per slot after the first). ``interleaved=True``
         prices ``interleaved_chain`` instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
         >>> k = exchange_kernel("one-sided")
-        >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 8 x 53 + (4 + 2) x 348 + 2 x 8 x 10.5 + 246 + 2 x 150
-        5889
-        >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64)[0] * 1e9)
-        6189
+        >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
+        >>> round(t * 1e9)      # 2 x 348 + 8 x (246 + 10.5) + 7 x 16.2 + 8 x 53 + (4 + 2) x 348 + 2 x 8 x 10.5 + 246 + 2 x 150
+        6086
+        >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
+        6386
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -1061,6 +1160,9 @@ class ExchangeKernel:
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
             raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
+        if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
+            raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
+        times["further_slots"] = float(slots - 1)
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
         times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
         total, used = 0.0, []
@@ -1133,6 +1235,15 @@ class ExchangeKernel:
                 f"{a or 'any GPU'}, top-{k}, {f'{w}-B' if w else 'any'} input: "
                 + " then ".join("slots " + ",".join(map(str, b)) for b in batches)
                 for a, k, w, batches in self.late_pulls), "", src.get("late_pulls", "")))
+        if self.round_reads:
+            def fmt(steps):
+                return " + ".join(f"{c:g} {n}" for n, c in steps) or "-"
+            out.append(Parameter(f"{self.name}.round_reads", "; ".join(
+                f"{a or 'any GPU'}, top-{k}, {f'{w}-B' if w else 'any'} input: round 1 "
+                f"{fmt(f0)} .. {fmt(f1)}, late {' / '.join(fmt(b) for b in fl) or '-'}; later "
+                f"rounds {fmt(l0)} .. {fmt(l1)}, late {' / '.join(fmt(b) for b in ll) or '-'}"
+                for a, k, w, f0, f1, fl, l0, l1, ll in self.round_reads), "",
+                src.get("round_reads", "")))
         if self.pointer_overlap:
             out.append(Parameter(f"{self.name}.pointer_overlap", "; ".join(
                 f"{a}: first {n} rows together" for a, n in self.pointer_overlap), "",
@@ -1221,6 +1332,20 @@ def _grid_sync():
     and signal (pplx's dispatch, DeepEP low-latency's combine); where it precedes the waits
     for the peers (pplx's combine, DeepEP low-latency's dispatch) it runs while they fly."""
     return (("l2_hit", "one"), ("l2_atomic", "one"), ("l2_hit", "one"))
+_ROUND_READS_SOURCE = (
+    "session 22 (moe): a scoreboard walk of the compiled combine loop, 16-B path, top-8 "
+    "(flashinfer-ai/flashinfer moeA2ACombineKernel<T, 8> compiled with nvcc 13.0 -O3 "
+    "-use_fast_math, flashinfer's JIT flags, read with cuobjdump 13.5 and its control bits "
+    "decoded: sessions 17-19's builds): instructions issue in order, each waits for the "
+    "scoreboards its control bits name (a predicated-off one still waits, a branched-over one "
+    "is absent); a metadata load is an L1 hit after round 1 (in round 1 an L2 hit until its "
+    "32-B sector has arrived), a register-indexed row load a constant-L1 hit (in round 1 the "
+    "L1.5 for a rank's first row), a scalar parameter load a constant-L1 hit, at this "
+    "module's Parameters; ALU latencies are not priced. The walk finds the peer trips per "
+    "round that late_pulls names in each build. Counted on the round's critical chain besides "
+    "its peer loads: ")
+
+
 EXCHANGE_KERNELS = {k.name: k for k in (
     ExchangeKernel(
         "deepep-normal", dedup="node", forwarding=True, scale_out=True, pipelined=True,
@@ -1351,6 +1476,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
         chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
+                ("l1_hit", "further_slots"), ("const_l1", "ranks"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
                 ("hbm_load", "rounds"), ("const_l1", "pointer_rows"), ("hbm_load", "one"),
                 ("const_l1", "pointer_rows"), ("hbm_load", "one"),
@@ -1447,7 +1573,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "L1.5 fetch (const_l15 x one); a later batch of late_pulls reads its "
                        "slots' rows for the first time in round 1 (0x10b0 @P0 LDC.64 c[0x0]"
                        "[R11+0x380] before slot 7's peer load; review S21-R2): one more L1.5 "
-                       "fetch per later batch, in the pull (analysis.moe_exchange). Not charged: an L1.5 miss (the rows' 256-B "
+                       "fetch per later batch, in the pull (analysis.moe_exchange). Session 22 "
+                       "(a scoreboard walk of the same dispatch's SASS, thread 0's slot claims, "
+                       "0x0000-0x1f00): each slot after the first loads its expert id only after "
+                       "the previous slot's atomic result (an L1 hit: the ids' 32-B sector came "
+                       "with slot 0's load; l1_hit x further_slots) and each valid slot reloads "
+                       "the send_counters base from the parameters before its atomic (const_l1 x "
+                       "ranks). Not charged: an L1.5 miss (the rows' 256-B "
                        "L1.5 lines taken as present: a lower bound), the barriers' flag-pointer "
                        "loads (in the kernel floor's barrier), the combine's later rounds' "
                        "constant-L1 re-reads (10 ns each, beside their unpriced L1 metadata "
@@ -1519,6 +1651,24 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "other five: two as well for BF16 (profile 'one-sided-1.3'; their FP8 "
                             "combine waits three times, metadata loads sharing the peer loads' "
                             "scoreboard)")),
+            ("round_reads", _ROUND_READS_SOURCE + (
+                "579435f9 sm_100a (the 'blackwell' entry; loop 0x0660-0x1290): a later round's "
+                "critical chain is slot 0's send-index and target-rank loads (L1), its row, the "
+                "scalar loads of the stride and size (c[0x15d8], c[0x15e4]; each waited in turn, "
+                "on scoreboards the row loads share), then slot 6's target-rank load and row (in "
+                "a branch, issued after them), its peer load; after slots 0-6's loads return, "
+                "slot 7's check (c[0x15d0], its send index) and, when valid, c[0x15c8], c[0x15d8], "
+                "c[0x15e4] and its row before its peer load: later round {l1 3, const_l1 3} with "
+                "only slot 0 valid, {l1 4, const_l1 6} with slots 0-6, {l1 4, const_l1 9} with "
+                "all 8; round 1 (the sectors' first loads from L2, each rank's row from the L1.5; "
+                "the rows of slots 0 and 2 share a scoreboard with scalar loads, so their L1.5 "
+                "fetches follow one another) {l2 2, const_l15 1, const_l1 2, l1 1} / {l2 2, "
+                "const_l15 3, const_l1 3, l1 2} / {l2 2, const_l15 4, const_l1 5, l1 2}. 579435f9 "
+                "sm_90a (the 'hopper' entry; 0x29f0-0x39c0): later round {l1 4, const_l1 1} / "
+                "{l1 4, const_l1 2} with slots 0-3 / {l1 6, const_l1 7} with all 8; round 1 {l2 2, "
+                "const_l15 1, l1 2} / {l2 2, const_l15 2, l1 2} / {l2 2, const_l15 5, const_l1 2, "
+                "l1 3}. The entries are these less the chain's round-1 send-index and target-rank "
+                "L2 loads and one L1.5 fetch, and the late batch's L1.5 fetch")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -1533,6 +1683,21 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "blockIdx.x)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
+        round_reads=(
+            ("blackwell", 8, 0,
+             (("const_l1", 2), ("l1_hit", 1)),
+             (("const_l15", 2), ("const_l1", 3), ("l1_hit", 2)),
+             ((("const_l1", 2),),),
+             (("l1_hit", 3), ("const_l1", 3)),
+             (("l1_hit", 4), ("const_l1", 6)),
+             ((("const_l1", 3),),)),
+            ("hopper", 8, 0,
+             (("l1_hit", 2),),
+             (("const_l15", 1), ("l1_hit", 2)),
+             ((("const_l15", 2), ("const_l1", 2), ("l1_hit", 1)),),
+             (("l1_hit", 4), ("const_l1", 1)),
+             (("l1_hit", 4), ("const_l1", 2)),
+             ((("l1_hit", 2), ("const_l1", 5)),))),
     ),
     ExchangeKernel(
         "pplx", dedup="expert", forwarding=False, scale_out=True, pipelined=True,
@@ -1854,10 +2019,58 @@ def _one_sided_1_3():
         "constant loads, i.e. for slot 0's load, before slots 1-7's go out: a second trip when any "
         "of slots 1-7 is valid; an FP8 (e4m3) round issues all eight peer loads before its first "
         "wait: one trip per round. Other input widths on Hopper not read (no entry: one batch)")
+    src["round_reads"] = _ROUND_READS_SOURCE + (
+        "5e891c6b sm_100a BF16 (0x06d0-0x1fc0; FP16 taken alike): before a round's first peer "
+        "load the chain runs through slot 6's target-rank load and row and slot 7's send index, "
+        "target rank and row (issued after slots 0-5's): later round {l1 3, const_l1 2} with only "
+        "slot 0 valid, {l1 2, const_l1 5} with slots 0, 2, 3, {l1 4, const_l1 7} with all 8; "
+        "round 1 {l2 2, const_l15 1, l1 1, const_l1 1} with slot 0, {l2 2, const_l15 2, l1 1, "
+        "const_l1 1} with slots 0, 2, 3, {l2 2, const_l15 4, l1 3, const_l1 1} with all 8 "
+        "(review S22-R4: the only-slot-0 case first read with slots 4-5 on). FP8 e4m3 input (0x0710-0x45a0; slots 0-3 "
+        "in branches, 4-7 predicated; the target-rank base c[0x11c0] is reloaded before each "
+        "slot): later round {l1 5, const_l1 3} with slot 0, {l1 8, const_l1 9} with slots 0-3, "
+        "{l1 10, const_l1 15} with all 8; round 1 {l2 2, const_l1 2, const_l15 1, l1 3} / {l2 2, "
+        "const_l1 5, const_l15 4, l1 6} / {l2 2, const_l1 8, const_l15 7, l1 8}. Less what the "
+        "chain and the late batches' L1.5 fetches charge. 5e891c6b sm_90a (session 19's build, "
+        "moeA2ACombineKernel<T, 8, false, 0, 0>): BF16 (0x3640-0x5010) later round {l1 2, "
+        "const_l1 1} with only slot 0 valid, {l1 3, const_l1 5} with all 8; round 1 {l2 2, "
+        "const_l15 1} / {l2 2, const_l15 4, l1 1}; FP8 (0x6700-0xa400, one trip) later round "
+        "{l1 2, const_l1 2} / {l1 4, const_l1 6}; round 1 {l2 2, const_l15 2} / {l2 2, const_l15 "
+        "6, l1 2}")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
                                late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
                                            ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
-                                           ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))))
+                                           ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))),
+                               round_reads=(
+                                   ("blackwell", 8, 0,
+                                    (("l1_hit", 1), ("const_l1", 1)),
+                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
+                                    ((("const_l15", 1), ("l1_hit", 2)),),
+                                    (("l1_hit", 3), ("const_l1", 2)),
+                                    (("l1_hit", 2), ("const_l1", 5)),
+                                    ((("l1_hit", 2), ("const_l1", 2)),)),
+                                   ("blackwell", 8, 1,
+                                    (("const_l1", 2), ("l1_hit", 3)),
+                                    (("const_l1", 2), ("l1_hit", 3)),
+                                    ((("const_l1", 3), ("const_l15", 2), ("l1_hit", 3)),
+                                     (("const_l1", 3), ("const_l15", 2), ("l1_hit", 2))),
+                                    (("l1_hit", 5), ("const_l1", 3)),
+                                    (("l1_hit", 5), ("const_l1", 3)),
+                                    ((("l1_hit", 3), ("const_l1", 6)),
+                                     (("l1_hit", 2), ("const_l1", 6)))),
+                                   ("hopper", 8, 2,
+                                    (), (),
+                                    ((("const_l15", 2), ("l1_hit", 1)),),
+                                    (("l1_hit", 2), ("const_l1", 1)),
+                                    (("l1_hit", 2), ("const_l1", 1)),
+                                    ((("l1_hit", 1), ("const_l1", 4)),)),
+                                   ("hopper", 8, 1,
+                                    (("const_l15", 1),),
+                                    (("const_l15", 5), ("l1_hit", 2)),
+                                    (),
+                                    (("l1_hit", 2), ("const_l1", 2)),
+                                    (("l1_hit", 4), ("const_l1", 6)),
+                                    ())))
 
 
 EXCHANGE_KERNELS["one-sided-1.3"] = _one_sided_1_3()

@@ -609,9 +609,11 @@ KNOWN_MISSES = {
     **{f"pplx-h100-ep8-bs128-nvlink-{ph}": _PPLX_NVLINK for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep{ep}-bs128-ibgda-{ph}": _PPLX_IBGDA
        for ep in (16, 32, 64, 128) for ph in ("dispatch", "combine")},
+    # trtllm-ep32-bs16-dispatch left in session 22 (25.1% -> 23.5%: the dispatch's expert-id
+    # loads and counter-base reloads of its slot claims, counted from the compiled kernel)
     **{f"trtllm-ep{ep}-bs{bs}-{ph}": _FLOOR
        for ep in (16, 32, 64) for bs in (1, 16) for ph in ("dispatch", "combine")
-       if (ep, bs, ph) != (16, 16, "dispatch")},
+       if (ep, bs, ph) not in ((16, 16, "dispatch"), (32, 16, "dispatch"))},
     **{f"trtllm-ep{ep}-bs128-{ph}": _FLOOR
        for ep in (16, 32, 64) for ph in ("dispatch", "combine")
        if (ep, ph) not in ((16, "dispatch"), (32, "dispatch"))},

@@ -434,8 +434,10 @@ def test_pulled_combine_pays_its_round_trips(tokens, nbytes, degraded):
     # the later batch reads its slots' pointer rows for the first time in round 1: one
     # constant L1.5 fetch (session 21)
     fetch = (trips - 1) * EXCHANGE_LATENCY["hopper"]["const_l15"].value
+    # the loop's other dependent loads per round (session 22): every slot a distinct rank
+    reads = _round_reads_ref("one-sided", "hopper", 2, rounds, 8, float(trips - 1))
     assert c.pull_latency == pytest.approx(
-        rounds * trips * (rt + access) + fetch + 7 * r.combine_bytes / rate, rel=1e-12)
+        rounds * trips * (rt + access) + fetch + reads + 7 * r.combine_bytes / rate, rel=1e-12)
     streamed = max(c.scaleup, c.network) + rt + access
     assert c.transfer == pytest.approx(max(streamed, c.pull_latency), rel=1e-12)
     assert c.transfer >= rt + access                   # no byte back before one round trip
@@ -577,6 +579,63 @@ def _rotation_late_valid(ep, k, slot):
     return int(valid.pop())
 
 
+# -- the combine loop's other dependent loads per round (session 22) -------------------------------
+
+#: The scoreboard walk's totals per round of each compiled combine loop (session 22; the source
+#: texts of ``round_reads``): (later rounds, round 1) x (only slot 0 valid, the first batch
+#: valid, then each later batch valid in turn), as counts of l2_hit / const_l15 / const_l1 /
+#: l1_hit on the round's critical chain besides its peer loads.
+_WALK = {
+    ("one-sided", "blackwell", 2): (
+        ({"l1": 3, "c1": 3}, {"l1": 4, "c1": 6}, {"l1": 4, "c1": 9}),
+        ({"l2": 2, "c15": 1, "c1": 2, "l1": 1}, {"l2": 2, "c15": 3, "c1": 3, "l1": 2},
+         {"l2": 2, "c15": 4, "c1": 5, "l1": 2})),
+    ("one-sided", "hopper", 2): (
+        ({"l1": 4, "c1": 1}, {"l1": 4, "c1": 2}, {"l1": 6, "c1": 7}),
+        ({"l2": 2, "c15": 1, "l1": 2}, {"l2": 2, "c15": 2, "l1": 2},
+         {"l2": 2, "c15": 5, "c1": 2, "l1": 3})),
+    ("one-sided-1.3", "blackwell", 2): (
+        ({"l1": 3, "c1": 2}, {"l1": 2, "c1": 5}, {"l1": 4, "c1": 7}),
+        ({"l2": 2, "c15": 1, "l1": 1, "c1": 1}, {"l2": 2, "c15": 2, "l1": 1, "c1": 1},
+         {"l2": 2, "c15": 4, "l1": 3, "c1": 1})),
+    ("one-sided-1.3", "blackwell", 1): (
+        ({"l1": 5, "c1": 3}, {"l1": 5, "c1": 3}, {"l1": 8, "c1": 9}, {"l1": 10, "c1": 15}),
+        ({"l2": 2, "c1": 2, "c15": 1, "l1": 3}, {"l2": 2, "c1": 2, "c15": 1, "l1": 3},
+         {"l2": 2, "c1": 5, "c15": 4, "l1": 6}, {"l2": 2, "c1": 8, "c15": 7, "l1": 8})),
+}
+_WALK[("one-sided-1.3", "hopper", 2)] = (
+    ({"l1": 2, "c1": 1}, {"l1": 2, "c1": 1}, {"l1": 3, "c1": 5}),
+    ({"l2": 2, "c15": 1}, {"l2": 2, "c15": 1}, {"l2": 2, "c15": 4, "l1": 1}))
+_WALK[("one-sided-1.3", "hopper", 1)] = (
+    ({"l1": 2, "c1": 2}, {"l1": 4, "c1": 6}),
+    ({"l2": 2, "c15": 2}, {"l2": 2, "c15": 6, "l1": 2}))
+_WALK_NAMES = {"l2": "l2_hit", "c15": "const_l15", "c1": "const_l1", "l1": "l1_hit"}
+
+
+def _round_reads_ref(kernel, arch, element, rounds, distinct, late):
+    """Seconds the walk's chains add to a pull of ``rounds`` rounds beyond the peer trips and
+    what the combine chain (round 1: two L2 metadata loads, one L1.5 row) and the late batches'
+    row fetch (``late`` x one L1.5) charge: the walk's totals by hand, between its only-slot-0
+    and first-batch-valid ends linear in the token's distinct ranks, each later batch's part
+    weighted by the trips it makes (0 .. 1 each, in turn)."""
+    if (kernel, arch, element) not in _WALK or rounds < 1:
+        return 0.0
+    lat = EXCHANGE_LATENCY[arch]
+
+    def cost(counts):
+        return sum(n * lat[_WALK_NAMES[key]].value for key, n in counts.items())
+
+    v = min(max((distinct - 1) / 7, 0.0), 1.0)
+    total = 0.0
+    for walk, times in zip(_WALK[(kernel, arch, element)], (rounds - 1, 1)):
+        t = (1 - v) * cost(walk[0]) + v * cost(walk[1])
+        for j in range(len(walk) - 2):
+            t += min(max(late - j, 0.0), 1.0) * (cost(walk[j + 2]) - cost(walk[j + 1]))
+        total += times * t
+    charged = 2 * lat["l2_hit"].value + (1 + late) * lat["const_l15"].value
+    return total - charged
+
+
 def _perfect_router_received(ep, tokens, k):
     """Slots each rank receives under TensorRT-LLM's ``--perfect_router`` (bench_moe_comm.py:
     slot ``j`` of token ``t`` on rank ``r`` goes to rank ``(t*k + j + r) % ep``), one per
@@ -681,7 +740,10 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     Session 21: before each of its three payloads the dispatch loads each valid slot's
     pointer row from the kernel's parameters (:func:`_pointer_groups`, ``together`` slots at
     once: 2 on Hopper, 1 on Blackwell): the first payload's rows from the constant L1.5, the
-    two small payloads' from the constant L1; the combine one L1.5 fetch before round 1."""
+    two small payloads' from the constant L1; the combine one L1.5 fetch before round 1.
+    Session 22 (the claim loop's SASS): each slot after the first loads its expert id after the
+    previous slot's atomic (an L1 hit), and each valid slot reloads the counters' base from the
+    parameters (a constant-L1 hit) before its atomic."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
@@ -690,7 +752,8 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     payloads = [nbytes, k * 4, k * 4]        # hidden, token_selected_experts, token_final_scales
     copy_rounds = sum(_loop_steps(b, 256, 16) for b in payloads)
     epoch = first                            # prepare kernel: flag_val = flag_val + 1 (cold)
-    dispatch = (epoch + first + targets * table["l2_atomic"].value + copy_rounds * first
+    claims = (k - 1) * table["l1_hit"].value + targets * table["const_l1"].value
+    dispatch = (epoch + first + targets * table["l2_atomic"].value + claims + copy_rounds * first
                 + table["l2_atomic"].value + 2 * table["l2_hit"].value + pointers)
     # prepare-combine: epoch bump (L2, read by the dispatch barrier), counters, staging rounds;
     # combine kernel: the token's routing metadata before its first pull, two dependent loads
@@ -751,8 +814,11 @@ def test_one_sided_phase_is_the_sum_of_its_counted_pieces(ep, tokens, degraded, 
     block = _perfect_router_busiest(ep, tokens, 8, sources=[0])[1] * 7168 * 2 / rate
     # a late slot 7 also reads its destination's pointer row for the first time in round 1:
     # one constant L1.5 fetch (session 21, review S21-R2)
-    late = _rotation_late_valid(ep, 8, 7)
-    pull = rounds * (1 + late) * (rt + access) + late * table["const_l15"].value + block
+    late = _rotation_late_valid(ep, 8, 7) if arch == "blackwell" else float(
+        any(_rotation_late_valid(ep, 8, s) for s in (4, 5, 6, 7)))
+    distinct = _perfect_router_busiest(ep, tokens, 8, sources=[0])[0]
+    reads = _round_reads_ref("one-sided", arch, 2, rounds, distinct, late)
+    pull = rounds * (1 + late) * (rt + access) + late * table["const_l15"].value + reads + block
     assert c.pull_latency == pytest.approx(pull, rel=1e-12)
     copy = 2 * tokens * min(8, ep) * 7168 * 2 / chip_spec(f.chip).hbm_bandwidth
     assert c.local_copy == pytest.approx(copy, rel=1e-12)
@@ -1246,8 +1312,8 @@ def test_odd_token_sizes_narrow_the_copy_vector(hidden, element, tokens):
                      combine_bytes=element, routing="balanced")
     k = exchange_kernel("one-sided")
     rounds = _kernel_rounds(hidden * element)
-    want_d, _ = k.chain_latency(0, "blackwell", 8, rounds)
-    want_c, _ = k.chain_latency(1, "blackwell", 8, rounds)
+    want_d, _ = k.chain_latency(0, "blackwell", 8, rounds, slots=8)
+    want_c, _ = k.chain_latency(1, "blackwell", 8, rounds, slots=8)
     assert r.dispatch_phase.chain == pytest.approx(want_d, rel=1e-12)
     assert r.combine_phase.chain == pytest.approx(want_c, rel=1e-12)
     access = EXCHANGE_LATENCY["blackwell"]["peer_load"].value - 4 * link_tech("nvlink5").latency
@@ -1255,8 +1321,10 @@ def test_odd_token_sizes_narrow_the_copy_vector(hidden, element, tokens):
     trip = peer_round_trip(f, f.endpoints[:8]) + access
     block = 7 * hidden * element / EXCHANGE_BLOCK_RATE["blackwell"].value
     fetch = EXCHANGE_LATENCY["blackwell"]["const_l15"].value     # slot 7's row, round 1
-    assert r.combine_phase.pull_latency == pytest.approx(2 * rounds * trip + fetch + block,
-                                                         rel=1e-12)
+    # the loop's other dependent loads (session 22; read on the 16-B path, charged per round)
+    reads = _round_reads_ref("one-sided", "blackwell", 2, rounds, 8, 1.0)
+    assert r.combine_phase.pull_latency == pytest.approx(2 * rounds * trip + fetch + reads
+                                                         + block, rel=1e-12)
 
 
 @settings(max_examples=20, deadline=None)
@@ -1279,7 +1347,7 @@ def test_dispatch_payloads_are_copied_one_after_the_other(parts, tokens):
     assert r.dispatch_bytes == pytest.approx(total, rel=1e-12)
     rounds = sum(_kernel_rounds(math.ceil(b)) for b in sizes)
     want, _ = exchange_kernel("one-sided").chain_latency(0, "blackwell", 8, rounds,
-                                                         payloads=len(parts))
+                                                         payloads=len(parts), slots=8)
     assert r.dispatch_phase.chain == pytest.approx(want, rel=1e-12)
     one = moe_exchange(f, "deepseek-v3", tokens, 8, kernel="one-sided", dispatch_bytes=total, **kw)
     d, d1 = r.dispatch_phase, one.dispatch_phase
@@ -1324,7 +1392,10 @@ def _without_pointer_steps(kernel):
     """The profile with its pointer-table steps taken out of both chains (the model before
     session 21's count)."""
     k = exchange_kernel(kernel)
-    chain = tuple(tuple(step for step in ph if not step[0].startswith("const_")) for ph in k.chain)
+    # the pointer rows' loads only: the slot claims' counter-base reloads (const_l1 x ranks,
+    # session 22) stay
+    chain = tuple(tuple(step for step in ph if not step[0].startswith("const_")
+                        or step == ("const_l1", "ranks")) for ph in k.chain)
     return dataclasses.replace(k, chain=chain)
 
 
@@ -1789,8 +1860,11 @@ def test_kernel_span_rows_leave_out_the_floors_graph_gap(ep, tokens, phase):
     # Hopper: no published gap, nothing left out
     assert fidelity_moe.kernel_span(t, fidelity_moe.h800_nodes(1)) == t
     if ep == 32 and tokens == 1 and phase == "combine":
+        # 1.3's BF16 loop pays blog18's trips; only its other per-round loads differ
         fi, _ = fidelity_heldout_moe.CASES["fi3697-trtllm-ep32-bs1-bf16-combine"]({"gpus": 32})
-        assert fi == pytest.approx(t * 1e6, rel=1e-12)
+        own = (_round_reads_ref("one-sided-1.3", "blackwell", 2, 4, 8, 1.0)
+               - _round_reads_ref("one-sided", "blackwell", 2, 4, 8, 1.0))
+        assert fi == pytest.approx((t + own) * 1e6, rel=1e-12)
 
 
 @pytest.mark.parametrize("row_id", [f"deepep-v2-b200-ep8-{sm}sm-{ph}" for sm in (64, 24)
@@ -1928,7 +2002,8 @@ def test_top8_pulled_round_pays_a_second_round_trip_for_a_valid_last_slot(ep, to
         a = f.endpoints[0]
         f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
     kw = {"dispatch_bytes": 2, "combine_bytes": element, "routing": routing}
-    k = exchange_kernel("one-sided")
+    # the trips alone: the loop's other per-round loads (round_reads) are tested apart
+    k = dataclasses.replace(exchange_kernel("one-sided"), round_reads=())
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
     r0 = moe_exchange(f, "deepseek-v3", tokens, ep,
                       kernel=dataclasses.replace(k, late_pulls=()), **kw)
@@ -2047,10 +2122,12 @@ def test_trtllm_1_3_combine_round_trips_by_input_width(element, trips):
     nothing but the pull differs between the profiles."""
     f = fidelity_moe.nvl72()
     kw = {"dispatch_bytes": (0.5, 1 / 16), "combine_bytes": element, "routing": "balanced"}
-    new = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided-1.3", **kw)
-    old = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided", **kw)
-    flat = moe_exchange(f, "deepseek-v3", 1, 32,
-                        kernel=dataclasses.replace(exchange_kernel("one-sided"), late_pulls=()),
+    # the trips alone: the loops' other per-round loads (round_reads) are tested apart
+    k13, k = (dataclasses.replace(exchange_kernel(n), round_reads=())
+              for n in ("one-sided-1.3", "one-sided"))
+    new = moe_exchange(f, "deepseek-v3", 1, 32, kernel=k13, **kw)
+    old = moe_exchange(f, "deepseek-v3", 1, 32, kernel=k, **kw)
+    flat = moe_exchange(f, "deepseek-v3", 1, 32, kernel=dataclasses.replace(k, late_pulls=()),
                         **kw)
     rounds = _loop_steps(7168 * element, 256, 16)
     # each later batch reads its slots' pointer rows for the first time in round 1: one
@@ -2080,7 +2157,8 @@ def test_hopper_round_waits_for_slots_4_to_7(ep, routing):
     from analysis._moe_exchange import _late_rounds, _late_trips
     f = fidelity_moe.h800_nodes(1)
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": routing}
-    k = exchange_kernel("one-sided")
+    # the trips alone: the loop's other per-round loads (round_reads) are tested apart
+    k = dataclasses.replace(exchange_kernel("one-sided"), round_reads=())
     tokens = 2
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
     flat = moe_exchange(f, "deepseek-v3", tokens, ep,
@@ -2124,6 +2202,7 @@ def test_trtllm_1_3_combine_on_hopper(element, routing):
     f = fidelity_moe.h800_nodes(1)
     ep, tokens = 8, 2
     kw = {"dispatch_bytes": 2, "combine_bytes": element, "routing": routing}
+    k13 = dataclasses.replace(k13, round_reads=())   # the trips alone: round_reads tested apart
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k13, **kw)
     flat = moe_exchange(f, "deepseek-v3", tokens, ep,
                         kernel=dataclasses.replace(k13, late_pulls=()), **kw)
@@ -2142,3 +2221,116 @@ def test_trtllm_1_3_combine_on_hopper(element, routing):
     fetch = EXCHANGE_LATENCY["hopper"]["const_l15"].value   # the later batch's rows, round 1
     assert got == pytest.approx((rounds * trip + fetch) * late, rel=1e-9, abs=1e-15)
     assert r.dispatch == flat.dispatch
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(_WALK)), st.integers(0, 6), st.floats(1.0, 8.0),
+       st.floats(0.0, 2.0))
+def test_round_reads_are_the_walks_totals(key, rounds, distinct, late):
+    """Each compiled combine loop's other dependent loads per round (session 22's scoreboard
+    walk of the SASS): the profile's round_reads entry prices, for any rounds, distinct ranks
+    and expected late trips, the walk's totals less what the chain and the late rows' fetch
+    already charge (reference: the totals by hand, _round_reads_ref); more rounds, ranks or
+    late trips never cost less."""
+    kernel, arch, element = key
+    k = exchange_kernel(kernel)
+    late = min(late, len(k.late_batches(8, element, arch)))
+    got, used = k.round_read_latency(8, element, arch, rounds, distinct, late)
+    assert got == pytest.approx(_round_reads_ref(kernel, arch, element, rounds, distinct, late),
+                                rel=1e-12, abs=1e-18)
+    assert got >= 0.0 and (rounds == 0) == (got == 0.0) and (rounds == 0) == (used == ())
+    assert set(used) <= set(EXCHANGE_LATENCY[arch].values())
+    for more in ((rounds + 1, distinct, late), (rounds, min(distinct + 1, 8.0), late),
+                 (rounds, distinct, min(late + 0.5, len(k.late_batches(8, element, arch))))):
+        assert k.round_read_latency(8, element, arch, *more)[0] >= got - 1e-18
+
+
+def test_round_reads_move_the_blog18_one_token_combine():
+    """blog18's combine at EP8 and one token on GB200 (perfect router: 8 distinct ranks, slot 7
+    valid, 4 rounds): beyond its peer trips and what was charged before, the walk's chains add
+    2 const_l15 + 5 const_l1 + 2 l1_hit in round 1 and 9 const_l1 + 4 l1_hit in each later
+    round, 666.7 ns to the pull; the
+    dispatch, the EP2 combine's late part (slot 7 repeats a rank) and a kernel without the
+    entry are unchanged. The trtllm-ep8-bs1-combine row moves by the same amount."""
+    f = fidelity_moe.nvl72()
+    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
+    k = exchange_kernel("one-sided")
+    bare = dataclasses.replace(k, round_reads=())
+    r, r0 = (moe_exchange(f, "deepseek-v3", 1, 8, kernel=x, **kw) for x in (k, bare))
+    lat = EXCHANGE_LATENCY["blackwell"]
+    want = (2 * lat["const_l15"].value + 5 * lat["const_l1"].value + 2 * lat["l1_hit"].value
+            + 3 * (9 * lat["const_l1"].value + 4 * lat["l1_hit"].value))
+    assert r.combine_phase.pull_latency - r0.combine_phase.pull_latency == pytest.approx(
+        want, rel=1e-12)
+    assert round(want * 1e9, 1) == 666.7
+    assert r.combine - r0.combine == pytest.approx(want, rel=1e-9)
+    assert r.dispatch == r0.dispatch
+    assert "one-sided.round_reads" in {p.name for p in r.parameters}
+    assert "one-sided.round_reads" not in {p.name for p in r0.parameters}
+    row, _ = fidelity_moe.CASES["trtllm-ep8-bs1-combine"]({"gpus": 8})
+    assert row == pytest.approx(fidelity_moe.kernel_span(r.combine, f) * 1e6, rel=1e-12)
+    # EP2: two distinct ranks, no late trip: the ends' interpolation at 1/7 of the way
+    e2, e20 = (moe_exchange(f, "deepseek-v3", 1, 2, kernel=x, **kw) for x in (k, bare))
+    assert e2.combine - e20.combine == pytest.approx(
+        _round_reads_ref("one-sided", "blackwell", 2, 4, 2, 0.0), rel=1e-9)
+    # pplx pushes: no pull, nothing read
+    p = moe_exchange(f, "deepseek-v3", 1, 8, kernel="pplx", **kw)
+    assert "pplx.round_reads" not in {x.name for x in p.parameters}
+
+
+def test_round_reads_profile_is_validated_and_sourced():
+    k = exchange_kernel("one-sided")
+    p = next(p for p in k.parameters() if p.name == "one-sided.round_reads")
+    assert "scoreboard" in p.source and "579435f9" in p.source and "sm_90a" in p.source
+    assert p.value.startswith("blackwell, top-8, any input: round 1 2 const_l1 + 1 l1_hit")
+    p13 = next(p for p in exchange_kernel("one-sided-1.3").parameters()
+               if p.name == "one-sided-1.3.round_reads")
+    assert "5e891c6b" in p13.source and "1-B input" in p13.value
+    ok = ("", 8, 0, (), (), (), (), (), ())
+    for bad in [ok[:8], ("", 8, 0, (("l1_hit", -1),), (), (), (), (), ()),
+                ("", 8, 0, (("peer_load", 1),), (), (), (), (), ()),
+                ("", 8, 0, (("l1_hit", float("inf")),), (), (), (), (), ()),
+                ("", 8, 0, (("l1_hit", True),), (), (), (), (), ()),
+                ("", 8, 0, (), (), ((("l1_hit", 1),),), (), (), ()),
+                ("", 8, 0, (), (), (("l1_hit", 1),), (), (), (("l1_hit", 1),)),
+                ("ampere", 8, 0, (), (), (), (), (), ()), ("", 0, 0, (), (), (), (), (), ()),
+                ("", 8, -1, (), (), (), (), (), ()), ("", 8.0, 0, (), (), (), (), (), ())]:
+        with pytest.raises(ValueError, match="round_reads"):
+            dataclasses.replace(k, round_reads=(bad,))
+    with pytest.raises(ValueError, match="round_reads"):
+        dataclasses.replace(k, round_reads=ok)
+    with pytest.raises(ValueError, match="twice"):
+        dataclasses.replace(k, round_reads=(ok, ok))
+    with pytest.raises(ValueError, match="round_reads needs a pulling combine"):
+        dataclasses.replace(exchange_kernel("pplx"), round_reads=(ok,))
+    # an empty entry prices nothing; a top-4 token has no entry
+    e = dataclasses.replace(k, round_reads=(ok,))
+    assert e.round_read_latency(8, 2, "blackwell", 4, 8, 1.0) == (0.0, ())
+    assert k.round_read_latency(4, 2, "blackwell", 4, 4, 0.0) == (0.0, ())
+
+
+@pytest.mark.parametrize("ep,top_k", [(2, 8), (4, 8), (8, 8), (16, 4)])
+def test_dispatch_slot_claims_load_each_expert_id_after_the_last_atomic(ep, top_k):
+    """Session 22, the scoreboard walk of moeA2ADispatchKernel's slot claims (flashinfer
+    579435f9, sm_100a, thread 0): each slot after the first loads its expert id only after the
+    previous slot's atomic result (an L1 hit: the ids' sector came with slot 0's load), and each
+    slot that claims a rank reloads the counters' base from the parameters first (a constant-L1
+    hit). Against the profile without those two steps: (top_k - 1) x l1_hit + the busiest
+    dispatch token's distinct ranks (perfect router, brute force) x const_l1, on GB200; the
+    combine is unchanged; a bad slot count is refused."""
+    m = dataclasses.replace(model_config("deepseek-v3"), name=f"dsv3-top{top_k}",
+                            experts_per_token=top_k)
+    f = fidelity_moe.nvl72()
+    k = exchange_kernel("one-sided")
+    bare = dataclasses.replace(k, chain=(tuple(s for s in k.chain[0] if s not in (
+        ("l1_hit", "further_slots"), ("const_l1", "ranks"))), k.chain[1]))
+    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
+    r, r0 = (moe_exchange(f, m, 1, ep, kernel=x, **kw) for x in (k, bare))
+    lat = EXCHANGE_LATENCY["blackwell"]
+    ranks = _perfect_router_busiest(ep, 1, top_k)[0]
+    want = (top_k - 1) * lat["l1_hit"].value + ranks * lat["const_l1"].value
+    assert r.dispatch - r0.dispatch == pytest.approx(want, rel=1e-9)
+    assert r.combine == r0.combine
+    for bad in (0, 1.5, True, -8):
+        with pytest.raises(SpecError, match="slots"):
+            k.chain_latency(0, "blackwell", 8, 4, slots=bad)
