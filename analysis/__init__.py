@@ -39,6 +39,7 @@ from ._export import *
 from ._failure_cost import *
 from ._fair import *
 from ._gemm import *
+from ._gemm_measured import *
 from ._metrics import *
 from ._mla_measured import *
 from ._models import *

@@ -81,13 +81,22 @@ def _overlap_arg(text):
             f"expected a fraction in [0, 1] or {TWO_BATCH!r}, got {text!r}") from None
 
 
+#: The serving engines whose kernel lists ``--engine`` offers (``decode`` and ``serve``).
+ENGINES = ("trtllm", "vllm", "sglang")
+
+
 def add_step_options(p):
     """Add the decode-step options ``decode`` and ``serve`` share to parser (or group) ``p``:
     one definition, so the two commands cannot drift apart."""
+    from ._collectives import default_runtime
+    from ._decode import VLLM_DISPATCH_GENERATIONS
+
     p.add_argument("--runtime", default=None,
                    help="collective runtime of the tensor-parallel all-reduces, passed to "
-                        "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: its "
-                        "default)")
+                        "analysis.cost (e.g. nccl, symmetric-memory, ideal; default: "
+                        f"{default_runtime()}, except --engine vllm on "
+                        f"{' and '.join(VLLM_DISPATCH_GENERATIONS)} chips, whose TP "
+                        "all-reduces take vLLM's own dispatch, analysis.vllm_all_reduce)")
     p.add_argument("--ep-kernel", default=None,
                    help="MoE exchange kernel for dispatch/combine: "
                         + ", ".join(EXCHANGE_KERNELS)
@@ -101,7 +110,7 @@ def add_step_options(p):
                         "TRTLLM_ENABLE_PDL=1): each kernel boundary of the replayed graph "
                         "hides the 0.55 us dispatch gap, analysis.PDL_HIDDEN_GAP (default: "
                         "off; needs --cuda-graphs)")
-    p.add_argument("--engine", default="trtllm", choices=("trtllm", "vllm", "sglang"),
+    p.add_argument("--engine", default="trtllm", choices=ENGINES,
                    help="whose kernel list a replayed graph runs (trtllm: TensorRT-LLM's "
                         "published module list, the default; vllm, sglang: counted from their "
                         "code)")
@@ -142,6 +151,31 @@ def _jsonable(obj):
 def _param(step, name):
     """The value of the step's Parameter called ``name``."""
     return next(p.value for p in step.parameters if p.name == name)
+
+
+def runtime_text(collective, runtime=None):
+    """How a step's collectives are priced, one phrase for ``decode``'s and ``serve``'s
+    headers: ``collective`` is the label of the step's collective cost function
+    (``"analysis.cost"`` or ``"analysis.vllm_all_reduce"``, :func:`analysis.engine_collective`)
+    and ``runtime`` the --runtime given. vLLM's dispatch prices only the tensor-parallel
+    all-reduces; every other collective runs under the default runtime.
+
+    >>> runtime_text("analysis.cost")
+    'runtime nccl'
+    >>> runtime_text("analysis.vllm_all_reduce")
+    "TP all-reduces by vLLM's own dispatch (analysis.vllm_all_reduce), other collectives runtime nccl"
+    >>> runtime_text("analysis.cost", "ideal")
+    'runtime ideal'
+    """
+    from ._collectives import default_runtime, resolved_runtime_name
+
+    if runtime:
+        return f"runtime {resolved_runtime_name(runtime)}"
+    if collective == "analysis.cost":
+        return f"runtime {default_runtime()}"
+    what = ("vLLM's own dispatch (analysis.vllm_all_reduce)"
+            if collective == "analysis.vllm_all_reduce" else collective)
+    return f"TP all-reduces by {what}, other collectives runtime {default_runtime()}"
 
 
 def settings_text(args):
@@ -240,19 +274,15 @@ def run(args):
     exchange = ("none (one expert rank)" if r.layout.ep == 1
                 else "none (experts split over the ranks, output all-reduced)"
                 if r.layout.etp > 1 else r.ep_kernel or "all-to-all")
-    from ._collectives import default_runtime, resolved_runtime_name
-
     graphs = "host launch per kernel"
     if r.cuda_graphs:
         graphs = (f"CUDA graphs ({kw['engine']} kernels{', PDL' if args.pdl else ''}"
                   f"{f', padded to {r.graph_batch} sequences' if r.graph_batch != r.batch else ''})")
-    collective = _param(r, "decode.collective")
-    runtime = (resolved_runtime_name(r.runtime) if r.runtime
-               else default_runtime() if collective == "analysis.cost" else collective)
+    runtime = runtime_text(_param(r, "decode.collective"), r.runtime)
     hbm = (f"{DECODE_HBM_EFFICIENCY.value:g} of peak (a kernel's own published rate where "
            f"it has one)" if kw["hbm_efficiency"] is None else
            f"{kw['hbm_efficiency']:g} of peak (every read)")
-    print(f"runtime {runtime}, MoE exchange {exchange}, {graphs}, "
+    print(f"{runtime}, MoE exchange {exchange}, {graphs}, "
           f"HBM at {hbm}, routed experts at "
           f"{_param(r, 'decode.moe_hbm_efficiency'):g}{settings_text(args)}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",

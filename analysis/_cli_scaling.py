@@ -1,7 +1,5 @@
 """``cofabric scaling [--out DIR]``: the scaling study, a CSV and one figure per metric."""
 
-import math
-
 from ._cli import whole_number
 from ._json_units import to_json
 
@@ -40,16 +38,37 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def _fmt(v, key=""):
-    """A cell of scaling.md: times and bandwidths (their key ends in ``_s``, ``_Bps``) in
-    human units with four significant digits each, as they stand in a column."""
-    if v is None:
-        return "n/a"
-    if isinstance(v, float) and math.isfinite(v) and key.endswith(("_s", "_Bps")):
-        from fabric import format_bandwidth, format_time
+def _markdown(rows):
+    """scaling.md: the report's scaling table (its columns, labels and formats:
+    :func:`analysis._report_scaling.scaling_columns`) with each row's spec and note, under a
+    sentence saying what its times include. Its cells had read the CSV's column names and
+    '2.67e+04' for dollars, and no runtime was named."""
+    from ._report_scaling import scaling_runtimes
 
-        return (format_time if key.endswith("_s") else format_bandwidth)(v, all_digits=True)
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+    cols = _columns()
+    lines = ["# Scaling study", "",
+             (f"Per-chip metrics (SI units in scaling.csv); H100 chips throughout. "
+              f"{scaling_runtimes()} n/a: not evaluated (see note)."), "",
+             "| " + " | ".join(c.label for c in cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_fmt(r.get(c.key), c.key) for c in cols) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _columns():
+    """scaling.md's columns: the report's scaling table's, with each row's spec and note."""
+    from ._report_parts import Column
+    from ._report_scaling import scaling_columns
+
+    cols = list(scaling_columns())
+    return cols[:1] + [Column("spec", "spec")] + cols[1:] + [Column("note", "note")]
+
+
+def _fmt(v, key):
+    """A cell of scaling.md: ``v`` of column ``key`` as the report's scaling table shows it
+    (times and bandwidths in human units with four significant digits, dollars and watts
+    with their units), 'n/a' where not evaluated."""
+    col = next(c for c in _columns() if c.key == key)
+    return "n/a" if v is None else col.fmt(v)
 
 
 def run(args):
@@ -81,12 +100,7 @@ def run(args):
             # float() first: numpy 2's repr of its scalars is "np.float64(...)"
             w.writerow(["" if r[k] is None else repr(float(r[k])) if isinstance(r[k], float)
                         else r[k] for k in keys])
-    shown = ["family", "spec", "chips", *SCALING_METRICS, "note"]
-    lines = ["# Scaling study", "", ("Per-chip metrics (SI units in scaling.csv); H100 chips "
-             "throughout. n/a: not evaluated (see note)."), "",
-             "| " + " | ".join(shown) + " |", "|" + "---|" * len(shown)]
-    lines += ["| " + " | ".join(_fmt(r[k], k) for k in shown) + " |" for r in rows]
-    (out / "scaling.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "scaling.md").write_text(_markdown(rows), encoding="utf-8")
     for metric in SCALING_METRICS:
         name = f"scaling-{metric.removesuffix('_Bps').removesuffix('_s')}"
         with paper_style("single"):
@@ -107,8 +121,15 @@ class _drawer:
     def __call__(self):
         from matplotlib.figure import Figure
 
+        from ._report_scaling import metric_runtime_label
         from ._scaling import draw_scaling
 
         fig = Figure()
-        draw_scaling(self.rows, self.metric, ax=fig.subplots(), dodge=True)
+        ax = fig.subplots()
+        # a figure read on its own says what its times include (as the report's panels do)
+        under = metric_runtime_label(self.metric)
+        if under:   # the decode step is not a collective: its collectives' runtime
+            ax.set_title(f"collectives: {under}" if self.metric == "decode_step_s" else under,
+                         fontsize="small")
+        draw_scaling(self.rows, self.metric, ax=ax, dodge=True)
         return fig

@@ -60,8 +60,8 @@ def register(sub):
                         "Balance); default: one prompt's prefill at a time holds the instance")
     p.add_argument("--max-batched-tokens", type=whole_number, default=None,
                    help="tokens per engine step of an engine that runs decodes and a prompt "
-                        "chunk in one forward pass (vllm, trtllm; default the engine's own, "
-                        "8192): a prompt shares the weight read of the steps it rides on")
+                        f"chunk in one forward pass (default the engine's own: {_budgets()}): "
+                        "a prompt shares the weight read of the steps it rides on")
     p.add_argument("--kv-inflow", action="store_true",
                    help="--mode disaggregated: the prompts' KV caches arrive over the decode "
                         "ranks' NICs beside the expert exchange (osl = the requests' output "
@@ -74,16 +74,38 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def _step_text(args):
+def _budgets():
+    """Each engine's default token budget per step, from its sourced Parameter
+    (:data:`analysis.MIXED_STEP_BUDGET`), for --max-batched-tokens' help; an engine that runs
+    a prompt as a pass of its own has none and refuses the option.
+
+    >>> _budgets()
+    'trtllm 8192, vllm 8192; sglang: a prompt runs as a pass of its own, the option is refused'
+    """
+    from ._cli_decode import ENGINES
+    from ._serving import MIXED_STEP_BUDGET
+
+    said = ", ".join(f"{e} {MIXED_STEP_BUDGET[e].value:g}" for e in ENGINES
+                     if e in MIXED_STEP_BUDGET)
+    alone = [e for e in ENGINES if e not in MIXED_STEP_BUDGET]
+    return said + (f"; {', '.join(alone)}: a prompt runs as a pass of its own, the option "
+                   f"is refused" if alone else "")
+
+
+def _step_text(args, fab):
     """What each decode step runs, said so that a reader sees the options took: 'decode step:
     sglang kernels, MoE exchange (where a layout has one) deepep-low-latency, runtime nccl,
-    CUDA graphs, 2 micro-batches; two-batch overlap, expert balance 0.81'."""
-    from ._cli_decode import settings_text
-    from ._collectives import default_runtime, resolved_runtime_name
+    CUDA graphs, 2 micro-batches; two-batch overlap, expert balance 0.81'. The collectives
+    are named by the rule the steps are priced with (:func:`analysis.engine_collective`:
+    ``--engine vllm`` takes vLLM's own TP all-reduce dispatch unless --runtime is given)."""
+    from ._cli_decode import runtime_text, settings_text
+    from ._decode import engine_collective, fabric_chip
 
+    fn = engine_collective(args.engine, fabric_chip(fab), runtime=args.runtime)
+    label = "analysis.vllm_all_reduce" if fn.__name__ == "vllm_all_reduce" else "analysis.cost"
     exchange = args.ep_kernel or "the collectives model's all-to-all"
     parts = [f"{args.engine} kernels", f"MoE exchange (where a layout has one) {exchange}",
-             f"runtime {resolved_runtime_name(args.runtime) if args.runtime else default_runtime()}",
+             runtime_text(label, args.runtime),
              ("CUDA graphs" + (", PDL" if args.pdl else "")) if args.cuda_graphs
              else "host launch per kernel"]
     if not args.kernel_floors:
@@ -217,7 +239,7 @@ def run(args):
           f"{fr.evaluated} point{'s' * (fr.evaluated != 1)} over {len(fr.layouts)} "
           f"layout{'s' * (len(fr.layouts) != 1)}")
     print(f"tokens/s per GPU = {fr.definition_text}")
-    print(_step_text(args))
+    print(_step_text(args, fab))
     headers = ["layout", "chips", "batch", "draft", "tok/s/user", "tok/s/GPU", "TPOT ms",
                "prefill share ms", "HBM GB"]
     if usd is not None:

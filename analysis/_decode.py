@@ -132,6 +132,7 @@ Examples
 
 import collections
 import dataclasses
+import functools
 import itertools
 import math
 import numbers
@@ -155,6 +156,7 @@ from ._gemm import (
     grouped_gemm_efficiency,
     grouped_gemm_rate,
 )
+from ._gemm_measured import trtllm_gemm_parameters, trtllm_gemm_time, trtllm_mla_bmm_time
 from ._mla_measured import mla_generation_parameters, mla_generation_time
 from ._models import WEIGHT_FORMATS, model_config
 
@@ -379,6 +381,24 @@ def _moe_module_mask(names):
 #: or boundary of their own (priced once).
 TRTLLM_MLA_GENERATION_KERNELS = frozenset(("kv_cache_rope", "mla_metadata", "gen_attention",
                                            "mla_combine"))
+
+#: Kernels of an MLA block of :data:`GRAPH_KERNELS` that TensorRT-LLM runs as one ``Linear`` or
+#: one MLA batched GEMM each, i.e. what aiconfigurator's ``gemm`` and ``mla_bmm`` timings hold
+#: (:mod:`analysis._gemm_measured`): the fused A projection, the query up-projection, the
+#: output projection, and the ``W_UK`` / ``W_UV`` absorptions. Where the step takes a measured
+#: time (:meth:`_Settings.attention_gemm_measured`) the kernel runs at least that long and it,
+#: with the FP8 input quantization right before it (inside ``Linear.forward`` and the FP8
+#: bmm's path), is charged no floor, fixed part or boundary of its own (priced once).
+TRTLLM_MEASURED_ATTENTION_GEMMS = frozenset(("fuse_a_gemm", "uq_qr_gemm", "wo_gemm",
+                                             "uk_bgemm", "uv_gemm"))
+
+#: Tokens on a rank up to which TensorRT-LLM's DeepSeek model runs its BF16 fused A projection
+#: (7168 -> 2112) in a dedicated kernel: ``dsv3_fused_a_gemm_op`` takes
+#: ``invokeFusedAGemm`` (instantiated for 8 and 16 tokens) for 1 to 16 tokens on SM90 and
+#: later, cuBLAS above (cpp/tensorrt_llm/thop/dsv3FusedAGemmOp.cpp, code-index text
+#: 213513109), so the generic BF16 ``Linear`` aiconfigurator times stands for it only above:
+#: at or below it a BF16 fused A GEMM keeps its roofline.
+TRTLLM_FUSED_A_MIN_LATENCY_TOKENS = 16
 
 #: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
 #: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
@@ -2167,8 +2187,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> h = topologies.build("switch:8,chip=h200")   # FP8 weights on Hopper
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
-    ...  for e in (None, 0.78, 1.0)]    # published rates; every read at 0.78; the roofline
-    [37.96, 38.37, 32.97]
+    ...  for e in (None, 0.78, 1.0)]    # published rates and measured GEMMs; 0.78; roofline
+    [38.46, 38.37, 32.97]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -2394,8 +2414,9 @@ class _Settings:
         attention kernel, :func:`analysis.mla_generation_time`) for this step's largest
         attention group, or None: only ``engine="trtllm"`` in a replayed graph with the
         published rates (no user ``hbm_efficiency`` / ``compute_efficiency``), dense MLA at
-        the measured shape and heads per GPU, a BF16 KV cache, one token per sequence, on a
-        chip and at a batch and context the measurement covers."""
+        the measured shape and heads per GPU, a KV cache in a measured format (BF16; FP8 on
+        B200 and GB200), one token per sequence, on a chip and at a batch and context the
+        measurement covers."""
         att = self.m.attention
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
                 or self.fl_eff is not None or att.kind != "mla" or att.sparse or self.q != 1):
@@ -2404,6 +2425,54 @@ class _Settings:
         return mla_generation_time(self.chip.name, heads, att.kv_lora_rank,
                                    att.qk_rope_head_dim, self.m.kv_cache_bytes, self.b_dp,
                                    self.context)
+
+    def attention_gemm_use(self, name):
+        """What TensorRT-LLM's measured attention GEMMs (:mod:`analysis._gemm_measured`) would
+        read for attention kernel ``name`` of this step: ``("gemm", m, n, k)``, ``("pre" |
+        "post", m, heads)`` or None (not one of :data:`TRTLLM_MEASURED_ATTENTION_GEMMS`, or not
+        ``engine="trtllm"`` in a replayed graph with the published rates and no user
+        ``compute_efficiency``, dense MLA with a query low-rank, heads not split evenly). ``m``
+        the rank's rows (:attr:`t_dp`); a BF16 fused A projection only above
+        :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows."""
+        att, m = self.m.attention, self.t_dp
+        if (name not in TRTLLM_MEASURED_ATTENTION_GEMMS or self.engine != "trtllm"
+                or not self.cuda_graphs or not self.published_rates
+                or self.fl_eff is not None or att.kind != "mla" or att.sparse
+                or not att.q_lora_rank or att.heads % self.lay.tp):
+            return None
+        heads = att.heads // self.lay.tp
+        if name == "fuse_a_gemm":
+            if (m <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS
+                    and self.m.part_format("attention") == "bf16"):
+                return None
+            return ("gemm", m, att.q_lora_rank + att.kv_lora_rank + att.qk_rope_head_dim,
+                    self.m.hidden)
+        if name == "uq_qr_gemm":
+            return ("gemm", m, heads * (att.qk_nope_head_dim + att.qk_rope_head_dim),
+                    att.q_lora_rank)
+        if name == "wo_gemm":
+            return ("gemm", m, self.m.hidden, heads * att.v_head_dim)
+        return ("pre" if name == "uk_bgemm" else "post", m, heads)
+
+    def attention_gemm_measured(self, name):
+        """Seconds of attention kernel ``name`` as TensorRT-LLM 1.2.0rc5 ran it on this chip
+        (:func:`analysis.trtllm_gemm_time`, :func:`analysis.trtllm_mla_bmm_time`, at
+        :meth:`attention_gemm_use`), or None where nothing was measured."""
+        return self._attention_gemm_times.get(name)
+
+    @functools.cached_property
+    def _attention_gemm_times(self):
+        """:meth:`attention_gemm_measured` of each measured kind of kernel, read once a step."""
+        fmt, att, out = self.m.part_format("attention"), self.m.attention, {}
+        for name in TRTLLM_MEASURED_ATTENTION_GEMMS:
+            use = self.attention_gemm_use(name)
+            if use is None:
+                continue
+            out[name] = (trtllm_gemm_time(self.chip.name, fmt, *use[1:]) if use[0] == "gemm"
+                         else trtllm_mla_bmm_time(self.chip.name, fmt, use[0], use[2], use[1],
+                                                  (att.qk_nope_head_dim, att.kv_lora_rank,
+                                                   att.v_head_dim)))
+        return out
 
     def kv_bw(self):
         """Achieved HBM bandwidth of the attention kernel's KV-cache read, bytes/s."""
@@ -3117,9 +3186,10 @@ def _held_mask(s, names, block):
     held = s.cuda_graphs and split > 1 and _runtime_holds_starts(s)
     if block == "moe" and _measured_moe_module(s):
         module = _moe_module_mask(names)
+    elif block == "attention":
+        module = _attention_measured_mask(s, names)
     else:
-        op = block == "attention" and s.mla_measured is not None
-        module = tuple(op and n in TRTLLM_MLA_GENERATION_KERNELS for n in names)
+        module = (False,) * len(names)
     return tuple((held and n in FUSED_ALLREDUCE_KERNELS) or m
                  for n, m in zip(names, module, strict=True))
 
@@ -3328,10 +3398,27 @@ def _attention_kernel_times(s, mem, names):
         elif cls in _HEAVY:
             p = _attention_gemm_params(s, n)
             read = p * wb / s.part_bw("attention")
-            out.append((read, max(read, 2 * p * t / s.gemm_flops("attention") if p else 0.0)))
+            measured = s.attention_gemm_measured(n) or 0.0  # TensorRT-LLM's, at least
+            out.append((read, max(read, 2 * p * t / s.gemm_flops("attention") if p else 0.0,
+                                  measured)))
         else:
             out.append((0.0, 0.0))
     return out
+
+
+def _attention_measured_mask(s, names):
+    """Per kernel of an attention block's ``names``, whether a measured time of TensorRT-LLM's
+    holds it whole (priced once: no floor, fixed part or boundary of its own): the MLA
+    generation op's kernels (:data:`TRTLLM_MLA_GENERATION_KERNELS`, when
+    :attr:`_Settings.mla_measured`), a projection or batched GEMM with a measured time
+    (:meth:`_Settings.attention_gemm_measured`) and the FP8 input quantization right before
+    such a GEMM (inside its ``Linear.forward`` / FP8 bmm). The one rule of the stream
+    (:func:`_attention_block_time`, :func:`_held_mask`) and the two-batch windows."""
+    op = s.mla_measured is not None
+    gemm = [s.attention_gemm_measured(n) is not None for n in names]
+    return tuple((op and n in TRTLLM_MLA_GENERATION_KERNELS) or gemm[i]
+                 or (n == "fp8_input_quant" and i + 1 < len(names) and gemm[i + 1])
+                 for i, n in enumerate(names))
 
 
 def _attention_block_time(s, mem, names, reads):
@@ -3350,9 +3437,9 @@ def _attention_block_time(s, mem, names, reads):
     # the weights no GEMM kernel reads (the norms'): ``reads`` less the GEMMs' and the KV's
     weights_only = reads - (mem.kv_read_layer_chip + mem.index_read_layer_chip) / s.bw
     block = sum(rs) + max(0.0, weights_only - (sum(kernel_reads) - kv))
-    if s.mla_measured is not None:      # the op's kernels: in its measured time
-        keep = [n not in TRTLLM_MLA_GENERATION_KERNELS for n in names]
-        names, rs = ([x for x, k in zip(v, keep, strict=True) if k] for v in (names, rs))
+    # the kernels a measured time holds (the MLA op's, measured GEMMs): in that time
+    keep = [not h for h in _attention_measured_mask(s, names)]
+    names, rs = ([x for x, k in zip(v, keep, strict=True) if k] for v in (names, rs))
     return _kernels_block_time(s, names, rs, block)
 
 
@@ -3479,10 +3566,11 @@ def _two_batch_attention_stages(s, mem):
     :func:`_held_mask`, as on the stream): one attention pricing for both."""
     names = _attention_names(s)
     core_at = next(i for i, n in enumerate(names) if KERNEL_CLASSES[n] == "attention")
-    measured = s.mla_measured is not None     # the op's kernels: its time, nothing more
-    times = [r if measured and n in TRTLLM_MLA_GENERATION_KERNELS else _bounded(s, n, r, held=h)
-             for n, (_, r), h in zip(names, _attention_kernel_times(s, mem, names),
-                                     _held_mask(s, names, "attention"), strict=True)]
+    # a kernel a measured time holds (the MLA op's, a measured GEMM's): that time, nothing more
+    times = [r if m else _bounded(s, n, r, held=h)
+             for n, (_, r), h, m in zip(names, _attention_kernel_times(s, mem, names),
+                                        _held_mask(s, names, "attention"),
+                                        _attention_measured_mask(s, names), strict=True)]
     return sum(times[:core_at]), sum(times[core_at:])
 
 
@@ -3729,8 +3817,11 @@ def _parameters(s, moe, comm):
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
          if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
-        mla_generation_parameters(s.chip.name, s.b_dp, s.context)
-        if s.mla_measured is not None else ()) + (
+        mla_generation_parameters(s.chip.name, s.b_dp, s.context, s.m.kv_cache_bytes)
+        if s.mla_measured is not None else ()) + trtllm_gemm_parameters(
+        s.chip.name, s.m.part_format("attention"),
+        [u for u in (s.attention_gemm_use(n) for n in _attention_names(s)
+                     if s.attention_gemm_measured(n) is not None) if u is not None]) + (
         s.m.parameters())
 
 

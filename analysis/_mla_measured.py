@@ -1,13 +1,26 @@
 """TensorRT-LLM's MLA generation attention op on B200 and H200, as aiconfigurator measured it
-(session 21).
+(session 21; the B200's FP8 KV cache, session 22).
 
 The decode step prices TensorRT-LLM's MLA generation kernel on Blackwell at its roofline (the
 KV-cache read at the decode streaming fraction, the score math at the BF16 peak: no published
 rate for Blackwell's dense MLA decode kernels) and on Hopper at FlashMLA's published "up to"
 rates. aiconfigurator's collected data for TensorRT-LLM 1.2.0rc5 on one B200 and one H200 times
 the attention op itself at DeepSeek's MLA shape: :data:`TRTLLM_B200_MLA_GENERATION_BF16`,
-:data:`TRTLLM_H200_MLA_GENERATION_BF16`. :func:`mla_generation_time` reads them (a 2-D lower
+:data:`TRTLLM_H200_MLA_GENERATION_BF16`, and with an FP8 KV cache on B200,
+:data:`TRTLLM_B200_MLA_GENERATION_FP8KV`. :func:`mla_generation_time` reads them (a 2-D lower
 envelope, bilinear in batch and context inside the measured grid, ``None`` outside).
+
+Collector (session 22's reading, correcting session 21's): aiconfigurator's
+``collector/collect.py`` at ab8eab515 (2025-12-22 17:18, "fix: 1.2.0rc5 gen mla and
+allreduce") sends TensorRT-LLM versions starting "1.1.0" or "1.2.0" to
+``collector/trtllm/collect_mla_1_1rc2.py`` (its ``version_handler``), not to ``collect_mla.py``
+(which asserts a BF16 KV cache): both data commits, 13669a172 (H200, 19:33) and 217a5739b (B200,
+20:02), came after that fix. That file collects BF16 and FP8 KV caches (``dtype_list`` [BF16,
+FP8]; FP8: ``QuantConfig(kv_cache_quant_algo=FP8)``) and, for a version above "1.2.0rc2", times
+per call ``mla_rope_generation(fused_q, q_pe, latent_cache, ...)`` (the rope and the latent
+cache's append; with an FP8 KV cache also the query's FP8 quantization into ``quant_q_buffer``
+and the two bmm scales) then ``forward(..., AttentionInputType.generation_only)`` (the MLA
+kernel), under ``benchmark_with_power`` (a CUDA graph; on SM90 with ``enable_flash_mla``).
 """
 
 import bisect
@@ -17,12 +30,13 @@ from fabric import Parameter, SpecError
 __all__ = [
     "MLA_GENERATION_SHAPE",
     "TRTLLM_B200_MLA_GENERATION_BF16",
+    "TRTLLM_B200_MLA_GENERATION_FP8KV",
     "TRTLLM_H200_MLA_GENERATION_BF16",
     "mla_generation_parameters",
     "mla_generation_time",
 ]
 
-#: The MLA shape the op was measured at (collector/trtllm/collect_mla.py: ``kv_lora_rank`` 512,
+#: The MLA shape the op was measured at (collector/trtllm/collect_mla_1_1rc2.py: ``kv_lora_rank`` 512,
 #: ``qk_rope_head_dim`` 64, ``qk_nope_head_dim`` 128, 128 query heads on one GPU at ``tp_size``
 #: 1), as ``(query heads per GPU, kv_lora_rank, qk_rope_head_dim)``.
 MLA_GENERATION_SHAPE = (128, 512, 64)
@@ -36,14 +50,14 @@ MLA_GENERATION_SHAPE = (128, 512, 64)
 #: generation_mla_perf.parquet`` (the data added in 217a5739b, 2025-12-22), rows framework
 #: TRTLLM, version 1.2.0rc5, device "NVIDIA B200", op mla_generation, kernel_source default,
 #: kv_cache_dtype bfloat16, num_heads 128, tp_size 1, isl 1; columns batch_size, step, latency
-#: (ms). What is timed (collector/trtllm/collect_mla.py at 217a5739b: ``create_attention``
-#: with the TRTLLM backend and MLA enabled, ``attn.forward`` of the fused query (512 + 64 per
-#: head) with ``latent_cache`` and ``q_pe``, ``AttentionInputType.generation_only``, 64-token
-#: blocks, under ``benchmark_with_power``: 10 warm-ups, 6 runs): the op's rope and latent-cache
-#: append kernel and its MLA attention kernel; not the projections around it (fused_a, q_b,
-#: the W_UK / W_UV batched GEMMs, o). Only BF16: that collector asserts a BF16 KV cache (the
-#: file's FP8-KV rows have no collector of that date that could write them: not used). Source
-#: data, never fitted to a row of the check or held-out sets.
+#: (ms). What is timed (collector/trtllm/collect_mla_1_1rc2.py at ab8eab515, the module
+#: docstring; session 21 had read collect_mla.py, which the collector does not run for 1.2.0):
+#: the attention op of the TRTLLM backend with MLA enabled on the fused query (512 + 64 per
+#: head), 64-token blocks: ``mla_rope_generation`` (the rope and latent-cache append kernel)
+#: then ``forward(..., generation_only)`` (its MLA attention kernel); not the projections around
+#: it (fused_a, q_b, the W_UK / W_UV batched GEMMs, o). The same file's FP8-KV rows are
+#: :data:`TRTLLM_B200_MLA_GENERATION_FP8KV`. Source data, never fitted to a row of the check or
+#: held-out sets.
 TRTLLM_B200_MLA_GENERATION_BF16 = {
     1: ((1, 0.010832), (3, 0.010672), (7, 0.0108747), (15, 0.0114027), (31, 0.209872), (63, 0.0107093), (127, 0.0110133), (255, 0.011152), (511, 0.0128587), (1023, 0.0152), (2047, 0.0169387), (4095, 0.0190293), (8191, 0.0251467), (16383, 0.038528), (32767, 0.0338453), (65535, 0.0378027), (131071, 0.0581067)),
     2: ((1, 0.011424), (3, 0.0108533), (7, 0.0110827), (15, 0.010976), (31, 0.0110933), (63, 0.01096), (127, 0.0114027), (255, 0.0110347), (511, 0.0129973), (1023, 0.0130827), (2047, 0.0159093), (4095, 0.0225547), (8191, 0.0303413), (16383, 0.0274347), (32767, 0.031504), (65535, 0.0522453), (131071, 0.07632)),
@@ -56,6 +70,24 @@ TRTLLM_B200_MLA_GENERATION_BF16 = {
     256: ((1, 0.030144), (3, 0.0294187), (7, 0.0299733), (15, 0.029808), (31, 0.0295413), (63, 0.0294347), (127, 0.031456), (255, 0.0437867), (511, 0.0575307), (1023, 0.0845013), (2047, 0.140528), (4095, 0.247419), (8191, 0.460101), (16383, 0.892453), (32767, 1.74517), (65535, 3.46247)),
     512: ((1, 0.0506453), (3, 0.0508373), (7, 0.05072), (15, 0.0497493), (31, 0.0510293), (63, 0.0505227), (127, 0.0530667), (255, 0.0681013), (511, 0.092896), (1023, 0.145936), (2047, 0.246997), (4095, 0.440085), (8191, 0.828432), (16383, 1.61385), (32767, 3.18225)),
     1024: ((1, 0.086752), (3, 0.0868373), (7, 0.0864907), (15, 0.086464), (31, 0.0867307), (63, 0.0869333), (127, 0.0904267), (255, 0.115296), (511, 0.168741), (1023, 0.273147), (2047, 0.473888), (4095, 0.8624), (8191, 1.64273), (16383, 3.21048)),
+}
+
+#: The same op on one B200 with an FP8 KV cache (``kv_cache_dtype`` fp8: the latent cache stored
+#: in FP8, the query quantized to FP8 by ``mla_rope_generation``, the MLA kernel's arithmetic in
+#: FP8), the same file, rows kv_cache_dtype fp8, mla_dtype bfloat16, num_heads 128, tp_size 1,
+#: isl 1 (181 points), collected by collect_mla_1_1rc2.py at ab8eab515 (module docstring).
+TRTLLM_B200_MLA_GENERATION_FP8KV = {
+    1: ((1, 0.0107413), (3, 0.010976), (7, 0.010816), (15, 0.011088), (31, 0.0108053), (63, 0.0110453), (127, 0.0108373), (255, 0.011104), (511, 0.012912), (1023, 0.0150613), (2047, 0.014848), (4095, 0.0169067), (8191, 0.02112), (16383, 0.027104), (32767, 0.0332213), (65535, 0.0355893), (131071, 0.0420053)),
+    2: ((1, 0.0110347), (3, 0.010784), (7, 0.0109707), (15, 0.0108107), (31, 0.011152), (63, 0.011136), (127, 0.0110347), (255, 0.0110987), (511, 0.0131733), (1023, 0.01312), (2047, 0.0151573), (4095, 0.0193867), (8191, 0.022912), (16383, 0.0261813), (32767, 0.028688), (65535, 0.033648), (131071, 0.0518133)),
+    4: ((1, 0.013072), (3, 0.01256), (7, 0.0111147), (15, 0.0128427), (31, 0.010976), (63, 0.0127787), (127, 0.01272), (255, 0.0127147), (511, 0.0129547), (1023, 0.0144213), (2047, 0.0169547), (4095, 0.0206027), (8191, 0.023024), (16383, 0.0272), (32767, 0.03368), (65535, 0.0506613), (131071, 0.0744)),
+    8: ((1, 0.0117547), (3, 0.0127627), (7, 0.0128693), (15, 0.012912), (31, 0.0126827), (63, 0.0129173), (127, 0.0126933), (255, 0.0129867), (511, 0.015056), (1023, 0.0177707), (2047, 0.0210667), (4095, 0.0230347), (8191, 0.02552), (16383, 0.031872), (32767, 0.0478827), (65535, 0.0731413), (131071, 0.121349)),
+    16: ((1, 0.0135733), (3, 0.0127467), (7, 0.0130507), (15, 0.0130453), (31, 0.0128373), (63, 0.0127893), (127, 0.012832), (255, 0.0130613), (511, 0.015072), (1023, 0.019264), (2047, 0.0213333), (4095, 0.023632), (8191, 0.0320693), (16383, 0.0489387), (32767, 0.0765227), (65535, 0.129296), (131071, 0.2348)),
+    32: ((1, 0.014848), (3, 0.0148747), (7, 0.0152587), (15, 0.0147947), (31, 0.0148853), (63, 0.01488), (127, 0.0148533), (255, 0.0212427), (511, 0.022432), (1023, 0.0234987), (2047, 0.025552), (4095, 0.0337547), (8191, 0.0525707), (16383, 0.0786133), (32767, 0.131632), (65535, 0.236187), (131071, 0.447472)),
+    64: ((1, 0.017136), (3, 0.0172693), (7, 0.0172747), (15, 0.0171893), (31, 0.0173973), (63, 0.017296), (127, 0.0171413), (255, 0.0171893), (511, 0.019872), (1023, 0.02312), (2047, 0.031136), (4095, 0.0488267), (8191, 0.0752), (16383, 0.128928), (32767, 0.234571), (65535, 0.445541), (131071, 0.8652)),
+    128: ((1, 0.0253653), (3, 0.0250827), (7, 0.0253067), (15, 0.0251733), (31, 0.0253653), (63, 0.025408), (127, 0.0254133), (255, 0.027152), (511, 0.031344), (1023, 0.041968), (2047, 0.057888), (4095, 0.0851307), (8191, 0.138544), (16383, 0.244203), (32767, 0.454315), (65535, 0.880736), (131071, 1.72212)),
+    256: ((1, 0.0438293), (3, 0.0437227), (7, 0.0441973), (15, 0.0438987), (31, 0.0437333), (63, 0.043536), (127, 0.0441333), (255, 0.0501227), (511, 0.057904), (1023, 0.072224), (2047, 0.099216), (4095, 0.154752), (8191, 0.261296), (16383, 0.473621), (32767, 0.899307), (65535, 1.74824)),
+    512: ((1, 0.0784), (3, 0.0782773), (7, 0.0788747), (15, 0.0782667), (31, 0.078272), (63, 0.0785013), (127, 0.0800747), (255, 0.086048), (511, 0.0992267), (1023, 0.12464), (2047, 0.175296), (4095, 0.275035), (8191, 0.467328), (16383, 0.850613), (32767, 1.61818)),
+    1024: ((1, 0.145744), (3, 0.145632), (7, 0.145797), (15, 0.145883), (31, 0.145989), (63, 0.146235), (127, 0.145291), (255, 0.155483), (511, 0.18176), (1023, 0.234325), (2047, 0.333893), (4095, 0.533573), (8191, 0.917589), (16383, 1.68178)),
 }
 
 #: The same op on one H200 (FlashMLA's path: the collector's metadata sets ``enable_flash_mla``,
@@ -84,6 +116,18 @@ _TABLES = {"b200": ("b200", TRTLLM_B200_MLA_GENERATION_BF16),
            "gb200": ("b200", TRTLLM_B200_MLA_GENERATION_BF16),
            "h200": ("h200", TRTLLM_H200_MLA_GENERATION_BF16)}
 
+#: The measured FP8-KV table of each chip it is taken for (B200 and GB200: the B200's); other
+#: chips (H200's own FP8-KV rows are not read: FlashMLA's FP8 path was not checked) keep the
+#: step's pricing of an FP8 KV cache.
+_FP8KV_TABLES = {"b200": ("b200-fp8kv", TRTLLM_B200_MLA_GENERATION_FP8KV),
+                 "gb200": ("b200-fp8kv", TRTLLM_B200_MLA_GENERATION_FP8KV)}
+
+
+def _table(chip, kv_bytes):
+    """``(key, table)`` measured for ``chip`` with a KV cache of ``kv_bytes`` per element (2:
+    BF16, 1: FP8), or None."""
+    return {2: _TABLES, 1: _FP8KV_TABLES}.get(kv_bytes, {}).get(chip)
+
 _SOURCES = {
     "b200": "ai-dynamo/aiconfigurator b200_sxm/mla/trtllm/1.2.0rc5/generation_mla_perf.parquet "
             "(217a5739b): TensorRT-LLM 1.2.0rc5 MLA generation attention op (rope + cache "
@@ -92,7 +136,12 @@ _SOURCES = {
     "h200": "ai-dynamo/aiconfigurator h200_sxm/mla/trtllm/1.2.0rc5/generation_mla_perf.parquet "
             "(13669a172): TensorRT-LLM 1.2.0rc5 MLA generation attention op (FlashMLA's "
             "metadata, split-KV and combine kernels with the rope + cache append), H200, BF16 "
-            "KV, 128 heads on the GPU, one new token"}
+            "KV, 128 heads on the GPU, one new token",
+    "b200-fp8kv": "ai-dynamo/aiconfigurator b200_sxm/mla/trtllm/1.2.0rc5/generation_mla_perf.parquet "
+                  "(217a5739b; collected by collect_mla_1_1rc2.py at ab8eab515): TensorRT-LLM "
+                  "1.2.0rc5 MLA generation attention op (rope + cache append with the query's FP8 "
+                  "quantization, and the FP8 MLA attention kernel), B200, FP8 KV, 128 heads on the "
+                  "GPU, one new token"}
 
 
 def _envelope(table):
@@ -110,7 +159,8 @@ def _envelope(table):
     return out
 
 
-_ENVELOPES = {key: _envelope(table) for key, table in dict(_TABLES.values()).items()}
+_ENVELOPES = {key: _envelope(table) for key, table in
+              dict((*_TABLES.values(), *_FP8KV_TABLES.values())).items()}
 
 
 def _corners(env, batch, context):
@@ -136,9 +186,10 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     attention kernel) for ``batch`` sequences of ``context`` cached tokens and one new token
     each, on chip ``chip`` (its name) with ``heads`` query heads on the GPU, from the chip's
     table (:data:`TRTLLM_B200_MLA_GENERATION_BF16` for B200 and GB200,
-    :data:`TRTLLM_H200_MLA_GENERATION_BF16` for H200): bilinear in batch and context between
-    the grid's points of the lower envelope; ``None`` where nothing was measured (another chip,
-    shape or KV format, a batch or context outside the grid).
+    :data:`TRTLLM_H200_MLA_GENERATION_BF16` for H200; with an FP8 KV cache, ``kv_bytes`` 1,
+    :data:`TRTLLM_B200_MLA_GENERATION_FP8KV` for B200 and GB200): bilinear in batch and context
+    between the grid's points of the lower envelope; ``None`` where nothing was measured
+    (another chip, shape or KV format, a batch or context outside the grid).
 
     >>> round(mla_generation_time("b200", 128, 512, 64, 2, 256, 2047) * 1e3, 4)
     0.1405
@@ -148,16 +199,18 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     0.1642
     >>> mla_generation_time("b300", 128, 512, 64, 2, 384, 2047) is None
     True
-    >>> mla_generation_time("b200", 128, 512, 64, 1, 384, 2047) is None    # FP8 KV
+    >>> round(mla_generation_time("b200", 128, 512, 64, 1, 384, 2047) * 1e3, 4)   # FP8 KV
+    0.1373
+    >>> mla_generation_time("h200", 128, 512, 64, 1, 128, 2047) is None    # not read
     True
     """
     for name, v in (("batch", batch), ("context", context)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
             raise SpecError(f"{name} must be a number >= 0, got {v!r}")
-    if (chip not in _TABLES or (heads, kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE
-            or kv_bytes != 2):
+    table = _table(chip, kv_bytes)
+    if table is None or (heads, kv_lora_rank, rope_dim) != MLA_GENERATION_SHAPE:
         return None
-    env = _ENVELOPES[_TABLES[chip][0]]
+    env = _ENVELOPES[table[0]]
     corners = _corners(env, batch, context)
     if corners is None:
         return None
@@ -174,13 +227,14 @@ def mla_generation_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, batch, co
     return lerp(b0, b1, lo, hi, batch)
 
 
-def mla_generation_parameters(chip, batch, context):
+def mla_generation_parameters(chip, batch, context, kv_bytes=2):
     """The grid points :func:`mla_generation_time` read at ``(batch, context)`` on chip
-    ``chip`` as Parameters (seconds, the lower envelope's), for a step's list of the figures it
-    used."""
-    if chip not in _TABLES:
+    ``chip`` with a KV cache of ``kv_bytes`` per element as Parameters (seconds, the lower
+    envelope's), for a step's list of the figures it used."""
+    found = _table(chip, kv_bytes)
+    if found is None:
         return ()
-    key, table = _TABLES[chip]
+    key, table = found
     env = _ENVELOPES[key]
     corners = _corners(env, batch, context)
     if corners is None:
@@ -192,12 +246,13 @@ def mla_generation_parameters(chip, batch, context):
             t = dict(env[b])[c]
             ms = dict(table[b])[c]
             out.append(Parameter(
-                f"decode.mla_generation_time.{key}.bf16.b{b}.c{c}", t, "s",
+                f"decode.mla_generation_time.{key.replace('-fp8kv', '')}."
+                f"{'fp8kv' if key.endswith('-fp8kv') else 'bf16'}.b{b}.c{c}", t, "s",
                 f"{_SOURCES[key]}: batch {b}, {c} cached tokens: {ms:.6g} ms"
                 + (f", taken at {t * 1e3:.6g} ms (a larger batch or context's time, the lower "
                    f"envelope)" if t < ms * 1e-3 else "")
                 + "; bilinear in batch and context between the grid's points; taken "
-                + ("for B200 and GB200" if key == "b200" else "for H200")
+                + ("for H200" if key == "h200" else "for B200 and GB200")
                 + " under engine='trtllm' in a CUDA graph (assumption: the rows' 2025 kernel no "
                 "faster than 1.2.0rc5's)"))
     return tuple(out)

@@ -454,11 +454,11 @@ def decode_findings(rows, systems):
                 f"Decoding {model} at batch {DECODE_BATCH}, at the default layout "
                 f"({a['layout']}; the best layouts are under Equal chip), takes "
                 f"{computed_time(a['time_s'])} per "
-                f"token on {a['system']} ({a['tokens_per_s_user']:.0f} tokens/s) and "
-                f"{computed_time(b['time_s'])} on {b['system']} ({b['tokens_per_s_user']:.0f} "
-                f"tokens/s); on {a['system']} the gaps between CUDA-graph kernels are "
-                f"{launch:.0%} of the step and exposed communication (MoE exchange "
-                f"{a.get('ep_kernel') or 'all-to-all'}) "
+                f"token on {a['system']} ({a['tokens_per_s_user']:.0f} tokens/s, MoE exchange "
+                f"{a.get('ep_kernel') or 'all-to-all'}) and {computed_time(b['time_s'])} on "
+                f"{b['system']} ({b['tokens_per_s_user']:.0f} tokens/s, MoE exchange "
+                f"{b.get('ep_kernel') or 'all-to-all'}); on {a['system']} the gaps between "
+                f"CUDA-graph kernels are {launch:.0%} of the step and exposed communication "
                 f"{a['exposed_comm_s'] / a['time_s']:.0%}.")
     seed = [r for r in rows if r["model"] == "hypothetical-2.8t" and r["system"] == systems[0]]
     if seed:

@@ -133,7 +133,8 @@ def _answer(names, tables):
     decode = _rows(tables, "decode_best")
     if a in decode and b in decode:
         clauses.append(f"a {decode[a]['model']} decode step (batch 1, each system at its best "
-                       "layout) takes " + _versus(decode[a], decode[b], lambda r: r["time_s"],
+                       f"layout, its collectives under the {runtime_phrase().partition(':')[0]}) "
+                       "takes " + _versus(decode[a], decode[b], lambda r: r["time_s"],
                                                   computed_time, False, "faster", "slower"))
     cost = _rows(tables, "cost")
     if a in cost and b in cost:

@@ -59,6 +59,50 @@ _COLLECTIVE_METRICS = ("allreduce_1GiB_s", "alltoall_1MiB_s")
 _BOOK = "street-2026"
 
 
+def metric_runtime_label(metric):
+    """The few words naming the runtime a study metric's times are under (no software costs
+    for the collectives, NCCL for the decode step's), None for a metric that times nothing:
+    a panel or figure of one metric, used on its own, says what its times include.
+
+    >>> metric_runtime_label("allreduce_1GiB_s")
+    "model's schedules, no software costs"
+    >>> metric_runtime_label("bisection_per_chip_Bps") is None
+    True
+    """
+    if metric in _COLLECTIVE_METRICS:
+        return runtime_label(RUNTIME)
+    if metric == "decode_step_s":
+        return runtime_label(default_runtime())
+    return None
+
+
+def scaling_columns():
+    """The study's table columns, each metric with its label and format: the report's
+    scaling table and `cofabric scaling`'s scaling.md show the same."""
+    def opt(fmt):
+        return lambda v: "n/a" if v is None else fmt(v)
+
+    return (
+        Column("family", "family"), Column("chips", "chips", lambda v: f"{v:,}"),
+        Column("bisection_per_chip_Bps", "bisection / chip", opt(computed_bandwidth)),
+        Column("a2a_per_chip_Bps", "all-to-all / chip", opt(computed_bandwidth)),
+        Column("allreduce_1GiB_s", "all-reduce 1GiB", opt(computed_time)),
+        Column("alltoall_1MiB_s", "all-to-all 1MiB", opt(computed_time)),
+        Column("decode_step_s", "decode step", opt(computed_time)),
+        Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
+        Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
+    )
+
+
+def scaling_runtimes():
+    """What the study's times include, one sentence for its table and figure captions."""
+    return (f"All-reduce and all-to-all with no software costs ({runtime_phrase(RUNTIME)}, "
+            f"the same for every family); the decode step ({DECODE_MODELS[0]}, batch "
+            f"{DECODE_BATCH}, {DECODE_CONTEXT}-token context, best layout over the first "
+            f"{DECODE_CHIPS} chips) with its tensor-parallel collectives under the "
+            f"{runtime_phrase()} (the report's decode settings).")
+
+
 def _draw(rows):
     fig = new_figure()
     metrics = list(SCALING_METRICS)
@@ -66,9 +110,8 @@ def _draw(rows):
     # a panel used on its own says what its times include (no software costs, or NCCL);
     # a label's clauses one per line: a quarter of the figure's width holds about 26
     # characters, and the label ran into the next panel's title
-    under = {m: runtime_label(RUNTIME) for m in _COLLECTIVE_METRICS}
-    under["decode_step_s"] = runtime_label(default_runtime())
-    under = {m: label.replace(", ", ",\n") for m, label in under.items()}
+    under = {m: metric_runtime_label(m) for m in metrics}
+    under = {m: label.replace(", ", ",\n") for m, label in under.items() if label}
     for ax, metric in zip(axes, metrics):
         draw_scaling(rows, metric, ax=ax, legend=False)
         lo, hi = ax.get_xlim()      # room at both ends for markers set side by side
@@ -226,26 +269,9 @@ def scaling_report_section(executor=None, quiet=False):
                          decode_limit=REPORT_EVALUATED_LIMIT, book=_BOOK,
                          executor=executor, quiet=quiet, router_limit=REPORT_ROUTER_LIMIT)
     rows = [{k: v for k, v in r.items() if k != "seconds"} for r in rows]   # not a result
-
-    def opt(fmt):
-        return lambda v: "n/a" if v is None else fmt(v)
-
-    columns = (
-        Column("family", "family"), Column("chips", "chips", lambda v: f"{v:,}"),
-        Column("bisection_per_chip_Bps", "bisection / chip", opt(computed_bandwidth)),
-        Column("a2a_per_chip_Bps", "all-to-all / chip", opt(computed_bandwidth)),
-        Column("allreduce_1GiB_s", "all-reduce 1GiB", opt(computed_time)),
-        Column("alltoall_1MiB_s", "all-to-all 1MiB", opt(computed_time)),
-        Column("decode_step_s", "decode step", opt(computed_time)),
-        Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
-        Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
-    )
-    runtimes = (f"All-reduce and all-to-all with no software costs ({runtime_phrase(RUNTIME)}, "
-                f"the same for every family); the decode step ({DECODE_MODELS[0]}, batch "
-                f"{DECODE_BATCH}, {DECODE_CONTEXT}-token context, best layout over the first "
-                f"{DECODE_CHIPS} chips) with its tensor-parallel collectives under the "
-                f"{runtime_phrase()} (the report's decode settings).")
-    table = Table("scaling", "Each family at growing size (per chip)", columns, tuple(rows),
+    runtimes = scaling_runtimes()
+    table = Table("scaling", "Each family at growing size (per chip)", scaling_columns(),
+                  tuple(rows),
                   runtimes + " n/a: not evaluated in the report (collectives and decode up to "
                   f"{REPORT_EVALUATED_LIMIT} chips, the rail-optimized families' collectives "
                   f"up to {REPORT_ROUTER_LIMIT[0]['rail']}; the CSV's note column says why for "

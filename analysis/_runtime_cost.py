@@ -27,7 +27,10 @@ work. This module holds the two non-trivial evaluations:
       it (ring ``2(p-1)`` steps for all-reduce with the network ones at the
       network latency, tree ``2((ppn-1) intra + log2(nodes) inter)``, NVLS one
       25 us step, NVLS-tree ``intra + 2 log2(nodes) inter``). A step is never
-      faster than the fabric's own step (path latency + transport overhead);
+      faster than the fabric's own step (path latency + transport overhead); in the
+      TIME (not the tuner's choice) a step between two GPUs over load/store also pays
+      the GPU side of its handoff (:func:`step_handoff`), so a ring or tree step is
+      never faster than one way along the path plus that;
     * the tuner's choice: the (algorithm, protocol) pair with the least modelled
       time, with NCCL's tree correction factors and the multi-node ring plateau;
     * channels: the chosen pair then runs on fewer channels while ``n < nc x
@@ -81,7 +84,7 @@ import dataclasses
 import functools
 import math
 
-from fabric import PROTOCOLS
+from fabric import PROTOCOLS, peer_access_latency
 
 from ._schedules import NotApplicableError
 
@@ -309,11 +312,44 @@ def _lat(rt, hw, algo, proto):
     return rt.hw_latency[(hw, algo, proto)]
 
 
-def _intra_step(t, n_nodes):
+def step_handoff(arch):
+    """Seconds a ring or tree step between two GPUs over load/store spends beyond its path:
+    the GPU side of the handoff, :func:`fabric.peer_access_latency` (a measured peer load's
+    round trip less its links), charged once per step.
+
+    What a step is, from NCCL's code (NVIDIA/nccl v2.25.1-1 ``src/device/prims_ll.h``
+    ``LLGenericOp``, the same loop in every release modelled): the sending rank stores each
+    16-byte line, data and flags, into the next rank's buffer (``storeLL``,
+    ``st.volatile.global.v4``), and the next rank's threads spin on loads of their lines in
+    their own memory until both flags match (``readLL``, ``ld.volatile.global.v4``); the next
+    trip's loads wait behind that spin. Below a trip of the channel's threads per step (every
+    LL step up to 4 KiB a channel) a step is one such handoff: the store's path one way (the
+    fabric's step, :attr:`analysis._collectives._Transfer.step_loadstore`) and the remote
+    write and the spin's read of it, the GPU side of a remote access that NCCL's tuner
+    latency (``hwLat``, 0.6 us for LL on NVLink in every release, none for Blackwell) does
+    not see. Assumption, named: the handoff pays the GPU side of a measured peer LOAD once
+    (nvbandwidth's pointer chase: the remote access and both ends' work), for a store and
+    the spin that reads it. Hopper 226.6 ns: 0.33 + 0.23 us stays under NCCL's 0.6, so no
+    Hopper NVSwitch step moves; Blackwell 1110.5 ns (the measured round trip is twice
+    Hopper's): a step of 1.44 us. Checked against a figure not used here: the least time of
+    NCCL's symmetric 8-byte all-reduce, one push-and-poll handoff (NVIDIA/nccl issue 1940),
+    about 2.3 us on Hopper and 3 us on B200, a difference of 0.7 us where this gives
+    1.44 - 0.6 = 0.84 us.
+
+    >>> round(step_handoff("blackwell") * 1e9, 1), round(step_handoff("hopper") * 1e9, 1)
+    (1110.5, 226.6)
+    """
+    return peer_access_latency(arch)[0]
+
+
+def _intra_step(t, n_nodes, handoff=0.0):
     """The fabric's own step inside a node, that NCCL's per-step latency is floored by: the
-    load/store step, and in a one-node group whose steps go as messages (``transport="rdma"``)
-    the message step too (across nodes the message step is the network's, priced apart)."""
-    return max(t.step_loadstore, t.step_message) if n_nodes == 1 else t.step_loadstore
+    load/store step (plus ``handoff``, the GPU side of a step's handoff, in the time:
+    :func:`step_handoff`), and in a one-node group whose steps go as messages
+    (``transport="rdma"``) the message step too (across nodes the message step is the
+    network's, priced apart)."""
+    ls = t.step_loadstore + handoff if t.step_loadstore > 0 else 0.0
+    return max(ls, t.step_message) if n_nodes == 1 else ls
 
 
 def _per_channel_cap(view, B, nc, graph):
@@ -404,31 +440,37 @@ def _nccl_ring(rt, view, op, n, ops):
     nsteps = {"all-reduce": 2 * (p - 1), "all-gather": p - 1, "reduce-scatter": p - 1}.get(op, p)
     ratio = p / nsteps  # NCCL: ring algBw = busBw * nRanks / nsteps
     hw = view.intra_hw if nn == 1 else "net"
+    handoff = step_handoff(view.arch)
     out = []
     for proto in ("LL", "LL128", "Simple"):
         base = rt.base_latency[("ring", proto)]
+        # per step: the tuner's (its choice) and the time's, whose load/store steps also pay
+        # their handoff (step_handoff; NCCL's tuner does not see it)
         if op in ("broadcast", "reduce"):
             step = _lat(rt, hw, "tree" if proto == "Simple" else "ring", proto)
-            step = max(step, _intra_step(t, nn) if nn == 1 else t.step_message)
-            steps_lat = nsteps * step
+            steps = [nsteps * max(step, _intra_step(t, nn, h) if nn == 1 else t.step_message)
+                     for h in (0.0, handoff)]
         else:
-            intra = max(_lat(rt, view.intra_hw, "ring", proto), _intra_step(t, nn))
             inter_algo = "ring" if view.ppn > 1 or not rt.factors["ppn1_tree_net_latency"] else (
                 "tree")
             inter = max(_lat(rt, "net", inter_algo, proto), t.step_message)
-            if nn > 1:
-                over = rt.factors["net_overhead"] * (rt.factors["net_overhead_simple"]
-                                                    if proto == "Simple" else 1.0)
-                intra = max(intra, over)
             n_inter = 0 if nn == 1 else (
                 2 * (nn - 1) + rt.factors["ring_allreduce_extra_net_steps"]
                 if op == "all-reduce" else nn - 1)
             n_inter = min(n_inter, nsteps)
-            steps_lat = (nsteps - n_inter) * intra + n_inter * inter
-        lat = base / ops + steps_lat
+            steps = []
+            for h in (0.0, handoff):
+                intra = max(_lat(rt, view.intra_hw, "ring", proto), _intra_step(t, nn, h))
+                if nn > 1:
+                    over = rt.factors["net_overhead"] * (rt.factors["net_overhead_simple"]
+                                                        if proto == "Simple" else 1.0)
+                    intra = max(intra, over)
+                steps.append((nsteps - n_inter) * intra + n_inter * inter)
+        lat, lat_time = (base / ops + s for s in steps)
         if (proto == "Simple" and nn > 1 and op == "all-reduce"
                 and n / (nc * p) >= 64):
             lat *= rt.factors["ring_plateau"]
+            lat_time *= rt.factors["ring_plateau"]
         bus = _ring_busbw(rt, view, proto, *_tuner_graph(rt, view, B, nc), op)
         choice = lat + n / (bus * ratio)
         used = _channels_used(rt, proto, nc, n, p if proto == "LL" else 1)
@@ -442,8 +484,8 @@ def _nccl_ring(rt, view, op, n, ops):
         fill = _net_fill(rt, view, op, proto, n, picked, nc, nccl_ring_net_hops(
             op, tuple(int(k) for k in view.node_ranks()))) if nn > 1 else 0.0
         out.append(Candidate(library="ring", schedule=sched, protocol=proto,
-                             time=lat + n / (real_bus * ratio) + fill, choice=choice,
-                             channels=used, fixed=lat,
+                             time=lat_time + n / (real_bus * ratio) + fill, choice=choice,
+                             channels=used, fixed=lat_time,
                              plan_op=None if sched_op == op else sched_op))
     return out
 
@@ -745,14 +787,17 @@ def _nccl_tree(rt, view, n, ops):
     # degraded fabric can lose channels faster than bandwidth, as for B: _per_channel_cap)
     sched = _per_channel_cap(view, _tree_schedule_ratio(view, B) * B, nc,
                              lambda v: _tree_sched(rt, v))
+    handoff = step_handoff(view.arch)
     out = []
     for proto in ("LL", "LL128", "Simple"):
-        intra = max(_lat(rt, view.intra_hw, "tree", proto), _intra_step(t, nn))
         inter = max(_lat(rt, "net", "tree", proto), t.step_message)
         # the chain inside the most populated node is the tree's depth there (on a uniform
-        # group, ppn - 1 steps, NCCL's formula; on a degraded one the largest node decides)
-        steps_lat = 2 * ((int(view.node_ranks().max()) - 1) * intra + _log2i(nn) * inter)
-        lat = rt.base_latency[("tree", proto)] / ops + steps_lat
+        # group, ppn - 1 steps, NCCL's formula; on a degraded one the largest node decides);
+        # the tuner's step (its choice) and the time's, which pays the handoff (step_handoff)
+        lat, lat_time = (rt.base_latency[("tree", proto)] / ops + 2 * (
+            (int(view.node_ranks().max()) - 1)
+            * max(_lat(rt, view.intra_hw, "tree", proto), _intra_step(t, nn, h))
+            + _log2i(nn) * inter) for h in (0.0, handoff))
         corr = _tree_correction(rt, proto, n)
         g_bus, g_nc = _tuner_graph(rt, view, B, nc)
         bus = _tree_busbw(rt, view, proto, g_bus * _tree_speed_ratio(rt, view), g_nc) * corr
@@ -769,8 +814,8 @@ def _nccl_tree(rt, view, n, ops):
         fill = _net_fill(rt, view, "tree", proto, n, picked, nc,
                          2 * nccl_tree_net_depth(nn)) if nn > 1 else 0.0
         out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
-                             time=lat + n / alg + fill, choice=choice, channels=used,
-                             fixed=lat))
+                             time=lat_time + n / alg + fill, choice=choice, channels=used,
+                             fixed=lat_time))
     return out
 
 
@@ -1884,9 +1929,10 @@ def _generic(rt, view, op, n, algorithm, ops):
     LL128 0.92; tuning.cc's ring refinements without the per-channel caps).
     """
     t = view.transfer(algorithm, op)
+    handoff = step_handoff(view.arch) if t.step_loadstore > 0 else 0.0
     out = []
     for proto in ("LL", "LL128", "Simple"):
-        intra = max(_lat(rt, view.intra_hw, "ring", proto), t.step_loadstore)
+        intra = max(_lat(rt, view.intra_hw, "ring", proto), t.step_loadstore + handoff)
         inter = max(_lat(rt, "net", "ring", proto), t.step_message)
         lat = (rt.base_latency[("ring", proto)] / ops + t.steps_loadstore * intra
                + t.steps_message * inter)

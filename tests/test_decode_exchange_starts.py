@@ -9,6 +9,7 @@ The references count the boundaries without that helper: every kernel of the lay
 boundary, less the starts counted here from the exchange kernel's phases and the engine's kernel
 lists; nothing else of the step moves (the fused kernels' norm floors stay)."""
 
+import contextlib
 import math
 from unittest import mock
 
@@ -56,9 +57,41 @@ def _mla_op_held(model, f, lay, graphs, engine, batch, context):
                                    for n in lists["mla"])
 
 
+def _gemm_held(model, f, lay, graphs, engine, batch):
+    """Brute force: the starts TensorRT-LLM's measured attention GEMMs hold in one layer
+    (session 22, tests/test_decode_gemm_measured.py): each of the fused A (above 16 rows a
+    rank when BF16), query up-, output projections and the W_UK / W_UV batched GEMMs whose
+    shape at the rank's rows the chip's table covers, with the FP8 input quantization right
+    before it, from the model's MLA shape, the layout and the public table lookups."""
+    m = analysis.model_config(model)
+    att = m.attention
+    if (not graphs or engine != "trtllm" or att.kind != "mla" or att.sparse
+            or not att.q_lora_rank):
+        return 0
+    rows, heads = math.ceil(batch / lay.dp), att.heads // lay.tp
+    fmt, chip = m.part_format("attention"), f.chip.name
+    gemms = {"fuse_a_gemm": (att.q_lora_rank + att.kv_lora_rank + att.qk_rope_head_dim,
+                             m.hidden),
+             "uq_qr_gemm": (heads * (att.qk_nope_head_dim + att.qk_rope_head_dim),
+                            att.q_lora_rank),
+             "wo_gemm": (m.hidden, heads * att.v_head_dim)}
+    covered = {n for n, (nn, k) in gemms.items()
+               if not (n == "fuse_a_gemm" and rows <= 16 and fmt == "bf16")
+               and analysis.trtllm_gemm_time(chip, fmt, rows, nn, k) is not None}
+    covered |= {n for n, op in (("uk_bgemm", "pre"), ("uv_gemm", "post"))
+                if analysis.trtllm_mla_bmm_time(chip, fmt, op, heads, rows) is not None}
+    names = analysis.step_kernel_lists(model, f.chip, engine=engine, tp=lay.tp)["mla"]
+    return sum(n in covered or (n == "fp8_input_quant" and i + 1 < len(names)
+                                and names[i + 1] in covered) for i, n in enumerate(names))
+
+
+@contextlib.contextmanager
 def _no_measured_op():
-    """The step without the measured MLA op (its kernels then hold no start)."""
-    return mock.patch.object(D._Settings, "mla_measured", new=property(lambda s: None))
+    """The step without the measured MLA op and attention GEMMs (their kernels then hold no
+    start)."""
+    with mock.patch.object(D._Settings, "mla_measured", new=property(lambda s: None)), \
+            mock.patch.object(D._Settings, "attention_gemm_measured", lambda s, name: None):
+        yield
 
 
 def test_one_sided_moe_layer_by_hand():
@@ -67,23 +100,28 @@ def test_one_sided_moe_layer_by_hand():
     dispatch's and the combine's first kernels start inside their kernel floors): 31.2 us, not
     33.8 us; the dense layers (15 kernels, no all-reduce at tp=1) keep 19.5 us; the step is
     58 x 2.6 us faster. Since session 21 the measured MLA generation op (MLA_OP) holds two
-    more starts in every layer: 22 and 13 boundaries, 61 x 2.6 us more."""
+    more starts in every layer, and since session 22 the measured attention GEMMs four at 8
+    rows a rank (query up-, output projections, W_UK, W_UV; the BF16 fused A runs its own
+    kernel at <= 16 rows): 18 and 9 boundaries, 61 x 6 x 1.3 us more."""
     f = topologies.build("hgx-b200")
     kw = {"batch": 64, "context": 2048, "layout": "tp=1,dp=8", "ep_kernel": "one-sided"}
     step = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
+    gemms = _gemm_held("deepseek-r1-nvfp4", f, step.layout, True, "trtllm", 64)
+    assert gemms == 4
     moe = [x for x in step.layers if x.kind == "moe"]
     dense = [x for x in step.layers if x.kind == "dense"]
     assert (len(moe), len(dense)) == (58, 3)
     assert exchange_kernel("one-sided").kernels == (3, 2)
     for x in moe:
         assert x.kernels == 26
-        assert x.launch == pytest.approx((24 - MLA_OP) * 1.3e-6, rel=1e-12)
+        assert x.launch == pytest.approx((24 - MLA_OP - gemms) * 1.3e-6, rel=1e-12)
     for x in dense:
         assert x.kernels == 15
-        assert x.launch == pytest.approx((15 - MLA_OP) * 1.3e-6, rel=1e-12)
+        assert x.launch == pytest.approx((15 - MLA_OP - gemms) * 1.3e-6, rel=1e-12)
     with _double_counted():
         old = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
-    assert old.time - step.time == pytest.approx((58 * 2 + 61 * MLA_OP) * 1.3e-6, rel=1e-9)
+    assert old.time - step.time == pytest.approx((58 * 2 + 61 * (MLA_OP + gemms)) * 1.3e-6,
+                                                 rel=1e-9)
 
 
 def test_exchange_boundaries_equal_moe_exchange_gaps():
@@ -97,7 +135,8 @@ def test_exchange_boundaries_equal_moe_exchange_gaps():
     gaps = ex.dispatch_phase.kernel_gaps + ex.combine_phase.kernel_gaps
     assert gaps == pytest.approx(3 * BOUNDARY)
     moe = next(x for x in step.layers if x.kind == "moe")
-    others = moe.kernels - sum(exchange_kernel("one-sided").kernels) - MLA_OP
+    others = (moe.kernels - sum(exchange_kernel("one-sided").kernels) - MLA_OP
+              - _gemm_held("deepseek-r1-nvfp4", f, step.layout, True, "trtllm", 64))
     assert moe.launch == pytest.approx(others * BOUNDARY + gaps, rel=1e-12)
 
 
@@ -106,19 +145,23 @@ def test_min_latency_layers_by_hand():
     TensorRT-LLM's one-shot all-reduce: runtime 'symmetric-memory'): each layer's two fused
     all-reduce kernels (the attention output's and the FFN's) start inside the all-reduce's
     kernel floor: a dense layer 15 - 2 boundaries, a MoE layer 18 - 2 (no exchange at etp > 1);
-    61 x 2 x 1.3 us = 158.6 us a step, and nothing but the launch moves."""
+    61 x 2 x 1.3 us = 158.6 us a step, and nothing but the launch moves. (Since session 22 the
+    measured FP8 attention GEMMs hold 10 more starts a layer: the five GEMMs at 16 heads a GPU
+    and the FP8 input quantization before each.)"""
     f = topologies.build("hgx-h200")
     kw = {"batch": 1, "context": 2048, "layout": "tp=8,dp=1,etp=2", "engine": "trtllm",
           "runtime": "symmetric-memory"}
     step = analysis.decode_step("deepseek-r1", f, **kw)
+    gemms = _gemm_held("deepseek-r1", f, step.layout, True, "trtllm", 1)
+    assert gemms == 10
     with _double_counted():
         old = analysis.decode_step("deepseek-r1", f, **kw)
     for a, b in zip(step.layers, old.layers, strict=True):
         assert a.kernels == b.kernels
-        assert b.launch - a.launch == pytest.approx(2 * 1.3e-6, rel=1e-9)
+        assert b.launch - a.launch == pytest.approx((2 + gemms) * 1.3e-6, rel=1e-9)
         assert (a.attention, a.ffn, a.exposed_comm, a.kernel_floor) == (
             b.attention, b.ffn, b.exposed_comm, b.kernel_floor)
-    assert old.time - step.time == pytest.approx(61 * 2 * 1.3e-6, rel=1e-9)
+    assert old.time - step.time == pytest.approx(61 * (2 + gemms) * 1.3e-6, rel=1e-9)
     # the fused kernels keep their norm floor: the norm's chain beyond an empty kernel
     assert step.breakdown.kernel_floor == old.breakdown.kernel_floor > 0
 
@@ -134,6 +177,12 @@ def test_collective_exchange_by_hand():
     lay = analysis.decode_step("deepseek-r1", f, **kw).layout
     op = _mla_op_held("deepseek-r1", f, lay, True, "trtllm", 256, 2048)
     assert op == 4
+    # and the measured FP8 attention GEMMs at 32 rows a rank (session 22): fused A, output
+    # projection, W_UK, W_UV with their input quantizations (the query up-projection's 24576
+    # outputs are beyond the H200 table's widest, 16384)
+    gemms = _gemm_held("deepseek-r1", f, lay, True, "trtllm", 256)
+    assert gemms == 8
+    op += gemms
     for runtime, moved in ((None, 58 * 2 * 1.3e-6), ("nccl", 58 * 2 * 1.3e-6), ("ideal", 0.0)):
         moved += 61 * op * 1.3e-6
         step = analysis.decode_step("deepseek-r1", f, runtime=runtime, **kw)
@@ -144,8 +193,9 @@ def test_collective_exchange_by_hand():
 
 def test_eager_and_ideal_steps_unchanged():
     """No priced work holds a kernel's start there: an eager step (a host launch per kernel)
-    and the 'ideal' runtime (no software cost). (The measured MLA generation op's own kernels
-    are taken out: they hold their starts under any runtime, tests/test_decode_mla_measured.py.)"""
+    and the 'ideal' runtime (no software cost). (The measured MLA generation op's and attention
+    GEMMs' own kernels are taken out: they hold their starts under any runtime,
+    tests/test_decode_mla_measured.py, tests/test_decode_gemm_measured.py.)"""
     f = topologies.build("hgx-b200")
     cases = [{"layout": "tp=1,dp=8", "ep_kernel": "one-sided", "cuda_graphs": False},
              {"layout": "tp=8,dp=1,etp=2", "cuda_graphs": False},
@@ -171,10 +221,11 @@ def test_a_callers_collective_keeps_every_boundary():
         return analysis.cost(fabric, op, nbytes, **kw)
 
     kw = {"batch": 16, "context": 1024, "layout": "tp=8,dp=1,etp=8"}
-    mine = analysis.decode_step("deepseek-r1-nvfp4", f, collective=own, **kw)
-    with _double_counted():
-        assert analysis.decode_step("deepseek-r1-nvfp4", f, collective=own, **kw) == mine
-    default = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
+    with _no_measured_op():     # measured kernels hold their starts whatever the collective
+        mine = analysis.decode_step("deepseek-r1-nvfp4", f, collective=own, **kw)
+        with _double_counted():
+            assert analysis.decode_step("deepseek-r1-nvfp4", f, collective=own, **kw) == mine
+        default = analysis.decode_step("deepseek-r1-nvfp4", f, **kw)
     # etp = 8: the MoE output's all-reduce too, so every layer holds two starts
     assert mine.time - default.time == pytest.approx(61 * 2 * 1.3e-6, rel=1e-9)
 
@@ -237,7 +288,8 @@ def test_boundaries_match_the_held_starts(model, system, layout, kernel, runtime
         analysis.LAUNCH_OVERHEAD.value
     total = 0.0
     # batch <= 256 keeps every draw below 16 rows a group (the measured MoE module's first)
-    op = _mla_op_held(model, f, lay, graphs, engine, batch, context)
+    op = (_mla_op_held(model, f, lay, graphs, engine, batch, context)
+          + _gemm_held(model, f, lay, graphs, engine, batch))
     for a, b in zip(new.layers, old.layers, strict=True):
         held = _expected_held(model, f, lay, a.kind, kernel, graphs, runtime, engine) + op
         event(f"{a.kind} layer starts held: {held}")

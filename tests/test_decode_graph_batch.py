@@ -58,10 +58,17 @@ def test_padded_rows_run_the_gemms_but_not_the_kv_cache(model, layout, engine, b
         assert lp.attention_weights == lr.attention_weights
     assert padded.hbm_per_chip == pytest.approx(real.hbm_per_chip, rel=1e-12)
     # every attention GEMM memory-bound (intensity ~ tokens per group, far below the ridge):
-    # their time does not depend on the rows, so attention is the unpadded step's
+    # their time does not depend on the rows, so attention is the unpadded step's; unless a
+    # GEMM is priced at TensorRT-LLM's measured time at its rows (session 22, listed among the
+    # step's parameters): then padding never makes attention cheaper
+    measured = any(p.name.startswith(("decode.trtllm_gemm_time", "decode.trtllm_mla_bmm_time"))
+                   for p in padded.parameters + real.parameters)
     if math.ceil(g / padded.layout.dp) * q <= 64:
         for lp, lr in zip(padded.layers, real.layers, strict=True):
-            assert lp.attention == pytest.approx(lr.attention, rel=1e-12, abs=1e-15)
+            if measured:
+                assert lp.attention >= lr.attention * (1 - 1e-12)
+            else:
+                assert lp.attention == pytest.approx(lr.attention, rel=1e-12, abs=1e-15)
     # tokens/s count the real batch
     assert padded.tokens_per_s_system == pytest.approx(batch * q / padded.time, rel=1e-12)
     assert padded.tokens_per_s_user == pytest.approx(q / padded.time, rel=1e-12)

@@ -103,3 +103,24 @@ def test_a_wave_count_needs_the_send_grid():
         dataclasses.replace(_ONE_WAVE, chain=((("l2_hit", "further_waves"),), ()))
     with pytest.raises(ValueError, match="send_grid"):
         dataclasses.replace(_KERN, send_grid=-1)
+
+
+# NVIDIA nvbandwidth v0.2 on 8x NVIDIA H800 (driver 525.105.17), as published in
+# liguodongiot/llm-action docs/llm-base/network-communication/nvbandwidth.md (e166c767): its SM
+# copy kernel (16-B vectors, warp-contiguous stores), the store shape of DeepEP's warp copies.
+_H800_SM_WRITE_ONE_PEER = 9271.04e9 / 56        # device_to_device_memcpy_write_sm, SUM / 56 pairs
+_H800_SM_WRITE_BOTH_WAYS = 18341.61e9 / 56 / 2  # ..._bidirectional_memcpy_write_sm, one direction
+
+
+@pytest.mark.parametrize("phase", ["dispatch_phase", "combine_phase"])
+def test_one_node_moves_its_bytes_at_the_measured_sm_store_rate(phase):
+    """The one-node transfer divides the remote bytes by the H800's NVLink rate, and that rate is
+    what SM peer stores measure on the H800, into one peer and with both directions loaded, within
+    1% (session 22). So the low-latency rows' remaining miss (deepep-v1-ep8-ll-dispatch 77 us
+    against ~51) is not a lower per-link rate of SM stores; a lower link rate fitted to those rows
+    would contradict this measurement (docs/sources.md s.7, session 22)."""
+    ph = getattr(_both(1, 8, 128)[0], phase)
+    assert ph.bottleneck == "scale-up" and ph.transfer == ph.scaleup > 0
+    rate = ph.scaleup_bytes / ph.scaleup
+    assert rate == pytest.approx(_H800_SM_WRITE_ONE_PEER, rel=0.01)
+    assert rate == pytest.approx(_H800_SM_WRITE_BOTH_WAYS, rel=0.01)

@@ -71,8 +71,8 @@ def test_dodged_scaling_markers_never_hide_one_another(values):
 @pytest.mark.parametrize("value, key, cell", [
     (6.4e10, "bisection_per_chip_Bps", "64.00GB/s"), (0.003901, "allreduce_1GiB_s", "3.901ms"),
     (1.4e-3, "decode_step_s", "1.400ms"), (2e-5, "alltoall_1MiB_s", "20.00us"),
-    (165.7, "network_power_w_per_chip", "165.7"), (None, "decode_step_s", "n/a"),
-    (7000, "network_cost_usd_per_chip", "7000"), ("hyperx", "family", "hyperx")])
+    (165.7, "network_power_w_per_chip", "166 W"), (None, "decode_step_s", "n/a"),
+    (7000, "network_cost_usd_per_chip", "$7,000"), ("hyperx", "family", "hyperx")])
 def test_scaling_md_cells_show_units_and_four_digits(value, key, cell):
     # scaling.md printed SI floats ('6.4e+10', '0.003901') under the SI column names
     from analysis._cli_scaling import _fmt

@@ -84,7 +84,8 @@ def test_the_answer_names_the_better_system_and_the_best_of_all():
     assert "64.00GB/s against 25.00GB/s (2.6x more)" in text
     # the 'cost' basis row of a is not the as-built one
     assert "takes 3.700ms against 5.764ms (1.56x faster)" in text
-    assert "a kimi-k2 decode step (batch 1, each system at its best layout) takes 10.23ms " \
+    assert "a kimi-k2 decode step (batch 1, each system at its best layout, its collectives " \
+           "under the runtime 'nccl') takes 10.23ms " \
            "against 9.949ms (1.03x slower)" in text
     assert "$636 against $7,738 (12x cheaper)" in text
     assert ("Of all 3: most bisection per chip c (450.0GB/s); fastest 1GiB all-reduce c "
