@@ -752,7 +752,8 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     payloads = [nbytes, k * 4, k * 4]        # hidden, token_selected_experts, token_final_scales
     copy_rounds = sum(_loop_steps(b, 256, 16) for b in payloads)
     epoch = first                            # prepare kernel: flag_val = flag_val + 1 (cold)
-    claims = (k - 1) * table["l1_hit"].value + targets * table["const_l1"].value
+    claims = ((k - 1) * table["l1_hit"].value + table["const_l15"].value
+              + (targets - 1) * table["const_l1"].value)
     # before each payload's rows its bytes per token (a constant load, waited): the first
     # payload's line from the L1.5, the two small payloads' from the constant L1
     sizes = table["const_l15"].value + 2 * table["const_l1"].value
@@ -2328,13 +2329,20 @@ def test_dispatch_slot_claims_load_each_expert_id_after_the_last_atomic(ep, top_
                             experts_per_token=top_k)
     f = fidelity_moe.nvl72()
     k = exchange_kernel("one-sided")
-    bare = dataclasses.replace(k, chain=(tuple(s for s in k.chain[0] if s not in (
-        ("l1_hit", "further_slots"), ("const_l1", "ranks"))), k.chain[1]))
+    # the claims' steps: the id loads, then the base reloads (the first from the L1.5)
+    chain = list(k.chain[0])
+    i = chain.index(("l1_hit", "further_slots"))
+    assert chain[i + 1:i + 3] == [("const_l15", "one"), ("const_l1", "further_ranks")]
+    del chain[i:i + 3]
+    bare = dataclasses.replace(k, chain=(tuple(chain), k.chain[1]))
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
     r, r0 = (moe_exchange(f, m, 1, ep, kernel=x, **kw) for x in (k, bare))
     lat = EXCHANGE_LATENCY["blackwell"]
     ranks = _perfect_router_busiest(ep, 1, top_k)[0]
-    want = (top_k - 1) * lat["l1_hit"].value + ranks * lat["const_l1"].value
+    # the first claim's base load is the kernel's first read of its constant line: the L1.5
+    # (review S22-R6)
+    want = ((top_k - 1) * lat["l1_hit"].value + lat["const_l15"].value
+            + (ranks - 1) * lat["const_l1"].value)
     assert r.dispatch - r0.dispatch == pytest.approx(want, rel=1e-9)
     assert r.combine == r0.combine
     for bad in (0, 1.5, True, -8):
@@ -2351,9 +2359,14 @@ def test_dispatch_waits_for_each_payloads_size_before_its_rows(parts):
     Against the profile without those steps, on GB200 at EP8; the combine is unchanged."""
     f = fidelity_moe.nvl72()
     k = exchange_kernel("one-sided")
-    sizes = (("const_l15", "one"), ("const_l1", "further_payloads"), ("const_l1", "one"))
-    bare = dataclasses.replace(k, chain=(tuple(s for s in k.chain[0] if s not in sizes),
-                                         k.chain[1]))
+    # the size loads: the L1.5 fetch right after the pointer-free claims' base reloads, the
+    # further payloads' and the two small payloads' constant-L1 hits
+    chain = list(k.chain[0])
+    i = chain.index(("const_l1", "further_payloads"))
+    assert chain[i - 1] == ("const_l15", "one")
+    del chain[i - 1:i + 1]
+    chain = [s for s in chain if s != ("const_l1", "one")]
+    bare = dataclasses.replace(k, chain=(tuple(chain), k.chain[1]))
     kw = {"dispatch_bytes": parts, "combine_bytes": 2, "routing": "balanced"}
     r, r0 = (moe_exchange(f, "deepseek-v3", 1, 8, kernel=x, **kw) for x in (k, bare))
     lat = EXCHANGE_LATENCY["blackwell"]
