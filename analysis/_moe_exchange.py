@@ -602,6 +602,26 @@ def _network_port(fabric, node, efficiency):
     return name, best
 
 
+def _lost_port(fabric, node):
+    """``": link nic1-rail1 failed"``: the failures that took chip ``node``'s way onto the
+    network (its NICs on the intact fabric, failed or cut from the network, and the links
+    between them and it), or ``""`` where none did (a chip that never had a NIC).
+
+    >>> import topologies
+    >>> g = topologies.build("rail:servers=2,gpus=2,chip=h100").without(links=["nic1-rail1"])
+    >>> _lost_port(g, "chip1"), _lost_port(g, "chip0")
+    (': link nic1-rail1 failed', '')
+    """
+    G0 = (fabric.intact or fabric).graph
+    nics = {n for n in G0[node] if G0.nodes[n].get("kind") == "nic"}
+    lost = [f"node {n}" for n in fabric.failures.nodes if n in nics]
+    lost += [f"link {u}-{v}" for u, v in fabric.failures.links if {u, v} & nics]
+    if not lost:
+        return ""
+    return ": " + (", ".join(lost[:-1]) + " and " + lost[-1] if len(lost) > 1 else lost[0]) + \
+        " failed"
+
+
 def _link_efficiency(tech, payload):
     if tech in PROTOCOL_LINK_BANDWIDTH:
         return PROTOCOL_LINK_BANDWIDTH[tech] / link_tech(tech).bandwidth
@@ -905,7 +925,7 @@ def _network_time(fabric, ranks, net, efficiency, background=0.0):
         if bw <= 0:
             raise RoutingError(f"{fabric.name}: rank {int(r)} ({node!r}) must reach ranks "
                                f"outside its load/store domain but has no NIC with a link to "
-                               f"the network")
+                               f"the network{_lost_port(fabric, node)}")
         if background >= bw:
             raise SpecError(f"nic_background={background / 1e9:.6g} GB/s fills the "
                             f"{bw / 1e9:.6g} GB/s (achieved) of {nic!r}, the NIC of rank {int(r)} "

@@ -65,3 +65,23 @@ def test_a_byte_order_mark_reads_as_the_same_model(tmp_path):
     bom.write_bytes(b"\xef\xbb\xbf" + MODEL.encode())
     a, b = model_config(plain), model_config(bom)
     assert (a.layers, a.hidden, a.attention) == (b.layers, b.hidden, b.attention)
+
+
+# -- a refusal names the failure that caused it ----------------------------------------------
+
+def test_a_rank_without_a_way_onto_the_network_names_what_failed():
+    # analysis.moe_exchange refused a rank whose NIC lost its network link with 'has no NIC
+    # with a link to the network' and named no failure (audit hunt: rail 2 x 4 without
+    # nic1-rail1); every other refusal on a degraded fabric names the failed part
+    import topologies
+    from analysis import moe_exchange
+    from fabric import RoutingError
+
+    f = topologies.build("rail:servers=2,gpus=4,chip=h100")
+    kw = {"kernel": "deepep-low-latency", "dispatch_bytes": 1, "combine_bytes": 2}
+    for fail, named in (({"links": ["nic1-rail1"]}, "link nic1-rail1 failed"),
+                        ({"chips": ["nic1"]}, "node nic1 failed"),
+                        ({"links": ["chip1-nic1", "chip5-nic5"]}, "link chip1-nic1 failed")):
+        with pytest.raises(RoutingError, match="no NIC with a link to the network") as e:
+            moe_exchange(f.without(**fail), "deepseek-v3", 8, 8, **kw)
+        assert str(e.value).endswith(named), str(e.value)
