@@ -104,6 +104,9 @@ class Candidate:
     runtime's own tuner compares (NCCL: before channels are trimmed). ``plan_op`` is
     the operation whose schedule stands for the steps when it is not the operation
     itself (NCCL's ring broadcast / reduce run along the all-gather ring).
+    ``choice_fixed`` is the fixed part the tuner's ``choice`` carries where it is not the
+    time's ``fixed`` (NCCL's ring and tree: the time's steps also pay their handoff,
+    :func:`step_handoff`, which the tuner does not see); :attr:`tuner_fixed` reads it.
     """
 
     library: str
@@ -114,10 +117,17 @@ class Candidate:
     channels: int
     fixed: float        # seconds that do not depend on the size (launch + steps)
     plan_op: str = None
+    choice_fixed: float = None
 
     @property
     def label(self):
         return f"{self.library}/{self.protocol}" if self.protocol else self.library
+
+    @property
+    def tuner_fixed(self):
+        """The seconds of ``choice`` that do not depend on the size: ``choice_fixed``, else
+        ``fixed``."""
+        return self.fixed if self.choice_fixed is None else self.choice_fixed
 
 
 def _log2i(x):
@@ -342,6 +352,20 @@ def step_handoff(arch):
     return peer_access_latency(arch)[0]
 
 
+def _node_step(view):
+    """Across nodes, the load/store step inside the slowest node (its ranks' own ring,
+    :meth:`analysis._collectives._GroupView.node_transfer`): the path of a chain's NVLink step,
+    which the group's plan, whose every step also crosses the network, does not give on its
+    own. 0 in one node (the plan's own step is the node's) and where a node has no load/store
+    step."""
+    if view.n_nodes == 1:
+        return 0.0
+    try:
+        return view.node_transfer("ring", "all-reduce")[0].step_loadstore
+    except NotApplicableError:
+        return 0.0
+
+
 def _intra_step(t, n_nodes, handoff=0.0):
     """The fabric's own step inside a node, that NCCL's per-step latency is floored by: the
     load/store step (plus ``handoff``, the GPU side of a step's handoff, in the time:
@@ -441,6 +465,7 @@ def _nccl_ring(rt, view, op, n, ops):
     ratio = p / nsteps  # NCCL: ring algBw = busBw * nRanks / nsteps
     hw = view.intra_hw if nn == 1 else "net"
     handoff = step_handoff(view.arch)
+    node_step = _node_step(view)
     out = []
     for proto in ("LL", "LL128", "Simple"):
         base = rt.base_latency[("ring", proto)]
@@ -460,7 +485,8 @@ def _nccl_ring(rt, view, op, n, ops):
             n_inter = min(n_inter, nsteps)
             steps = []
             for h in (0.0, handoff):
-                intra = max(_lat(rt, view.intra_hw, "ring", proto), _intra_step(t, nn, h))
+                intra = max(_lat(rt, view.intra_hw, "ring", proto), _intra_step(t, nn, h),
+                            node_step + h if h and node_step > 0 else 0.0)
                 if nn > 1:
                     over = rt.factors["net_overhead"] * (rt.factors["net_overhead_simple"]
                                                         if proto == "Simple" else 1.0)
@@ -485,7 +511,7 @@ def _nccl_ring(rt, view, op, n, ops):
             op, tuple(int(k) for k in view.node_ranks()))) if nn > 1 else 0.0
         out.append(Candidate(library="ring", schedule=sched, protocol=proto,
                              time=lat_time + n / (real_bus * ratio) + fill, choice=choice,
-                             channels=used, fixed=lat_time,
+                             channels=used, fixed=lat_time, choice_fixed=lat,
                              plan_op=None if sched_op == op else sched_op))
     return out
 
@@ -788,6 +814,7 @@ def _nccl_tree(rt, view, n, ops):
     sched = _per_channel_cap(view, _tree_schedule_ratio(view, B) * B, nc,
                              lambda v: _tree_sched(rt, v))
     handoff = step_handoff(view.arch)
+    node_step = _node_step(view)
     out = []
     for proto in ("LL", "LL128", "Simple"):
         inter = max(_lat(rt, "net", "tree", proto), t.step_message)
@@ -796,7 +823,8 @@ def _nccl_tree(rt, view, n, ops):
         # the tuner's step (its choice) and the time's, which pays the handoff (step_handoff)
         lat, lat_time = (rt.base_latency[("tree", proto)] / ops + 2 * (
             (int(view.node_ranks().max()) - 1)
-            * max(_lat(rt, view.intra_hw, "tree", proto), _intra_step(t, nn, h))
+            * max(_lat(rt, view.intra_hw, "tree", proto), _intra_step(t, nn, h),
+                  node_step + h if h and node_step > 0 else 0.0)
             + _log2i(nn) * inter) for h in (0.0, handoff))
         corr = _tree_correction(rt, proto, n)
         g_bus, g_nc = _tuner_graph(rt, view, B, nc)
@@ -815,7 +843,7 @@ def _nccl_tree(rt, view, n, ops):
                          2 * nccl_tree_net_depth(nn)) if nn > 1 else 0.0
         out.append(Candidate(library="tree", schedule="double-binary-tree", protocol=proto,
                              time=lat_time + n / alg + fill, choice=choice, channels=used,
-                             fixed=lat_time))
+                             fixed=lat_time, choice_fixed=lat))
     return out
 
 

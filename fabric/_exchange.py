@@ -497,15 +497,18 @@ def peer_access_latency(arch):
 #: :meth:`ExchangeKernel.walk_sectors`) or per slot beyond the first whose first load finds
 #: its sector already in L1 (``"walk_slot_hits"``: the walked slots less those sectors); or once
 #: per top-k slot of the token after the first (``"further_slots"``: ``top_k - 1``, a loop over the
-#: token's expert ids).
+#: token's expert ids), or once per payload the caller gives apart after the first
+#: (``"further_payloads"``: ``payloads - 1``), or once per distinct destination rank of the
+#: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
                  "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
                  "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits",
                  "further_slots", "put_round_cycles", "walk_cycles", "reduce_cycles",
-                 "stage_round_cycles", "further_stage_round_cycles",
-                 "loadstore_stage_round_cycles", "walk_token_round_cycles")
+                 "further_payloads", "further_ranks", "stage_round_cycles",
+                 "further_stage_round_cycles", "loadstore_stage_round_cycles",
+                 "walk_token_round_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -1227,10 +1230,10 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x (246 + 10.5) + 7 x 16.2 + 8 x 53 + (4 + 2) x 348 + 2 x 8 x 10.5 + 246 + 2 x 150
-        6086
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + 246 + 2 x 150
+        6202
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        6386
+        6502
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -1258,6 +1261,8 @@ class ExchangeKernel:
         if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
             raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
         times["further_slots"] = float(slots - 1)
+        times["further_payloads"] = float(payloads - 1)
+        times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
         stage = self.stage_cycles[phase] if self.stage_cycles else 0
         for name in ("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"):
             times[name[:-len("rounds")] + "round_cycles"] = times[name] * stage
@@ -1581,10 +1586,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
         chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
-                ("l1_hit", "further_slots"), ("const_l1", "ranks"),
+                ("l1_hit", "further_slots"), ("const_l15", "one"),
+                ("const_l1", "further_ranks"),
+                ("const_l15", "one"), ("const_l1", "further_payloads"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
-                ("hbm_load", "rounds"), ("const_l1", "pointer_rows"), ("hbm_load", "one"),
-                ("const_l1", "pointer_rows"), ("hbm_load", "one"),
+                ("hbm_load", "rounds"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
@@ -1683,8 +1691,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "0x0000-0x1f00): each slot after the first loads its expert id only after "
                        "the previous slot's atomic result (an L1 hit: the ids' 32-B sector came "
                        "with slot 0's load; l1_hit x further_slots) and each valid slot reloads "
-                       "the send_counters base from the parameters before its atomic (const_l1 x "
-                       "ranks). Not charged: an L1.5 miss (the rows' 256-B "
+                       "the send_counters base from the parameters before its atomic (the first "
+                       "from the L1.5: the kernel's first read of that constant line, review "
+                       "S22-R6; const_l15 x one, then const_l1 x further_ranks); before each payload's rows the block loads that payload's "
+                       "bytes per token from the parameters and waits for it (LDCU c[0x0]"
+                       "[UR5+0x13c0], 0x2050, waited at 0x2060; sm_90a c[R+0x1250]; 5e891c6b "
+                       "c[UR+0xfb0]): its line's first read from the L1.5 for the first payload "
+                       "(const_l15 x one), a constant-L1 hit for each later one (const_l1 x "
+                       "further_payloads and once per small payload). Not charged: an L1.5 miss (the rows' 256-B "
                        "L1.5 lines taken as present: a lower bound), the barriers' flag-pointer "
                        "loads (in the kernel floor's barrier), the combine's later rounds' "
                        "constant-L1 re-reads (10 ns each, beside their unpriced L1 metadata "

@@ -185,7 +185,7 @@ def test_multi_node_nvls_tree_uses_nccl_caps():
     labels = dict(c for c in r.candidates if isinstance(c[1], float))
     assert "nvls-tree/Simple" in labels
     c = _nvls_tree_candidate(f, n)
-    assert n / (c.choice - c.fixed) * 30 / 16 == pytest.approx(8 * 57.7e9, rel=1e-6)
+    assert n / (c.choice - c.tuner_fixed) * 30 / 16 == pytest.approx(8 * 57.7e9, rel=1e-6)
     one = cost(topologies.build("rail:servers=1,gpus=8,nvls=1,chip=h100"), "all-reduce", n,
                algorithm="in-switch", runtime="ideal")
     assert n / (c.time - c.fixed) == pytest.approx(one.algbw, rel=0.01)
@@ -2325,8 +2325,8 @@ def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, r
     # busiest channel's bytes fall, and so does a channel-bound time (nvl72 tp=8: 57 KB 1
     # channel 23.8 us > 72 KB 2 channels 20.7 us). Per ring / tree candidate, over a sweep of
     # sizes: the channels are the brute force's, the transfer is the busiest channel's
-    # bytes at the candidate's per-channel rate (Simple and LL128: exactly (choice - fixed) x
-    # nc x busiest / count), and the time falls between two sizes only where the busiest
+    # bytes at the candidate's per-channel rate (Simple and LL128: exactly (choice -
+    # tuner_fixed) x nc x busiest / count), and the time falls between two sizes only where the busiest
     # channel's bytes fall. Intact and degraded fabrics
     from degrade import degrade
 
@@ -2354,18 +2354,16 @@ def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, r
         # their own): the transfer is then exactly the busiest channel's bytes; and with the
         # tuner choosing on the fabric's own rate (session 19: in one NVSwitch node it chooses
         # on its ring graph's quantized speed, rc._tuner_graph, checked on its own), so the
-        # choice and the time share their basis here; and without the GPU side of a step's
-        # handoff, which the time pays and the tuner does not see (session 22, checked on its
-        # own: tests/test_runtime_handoff.py), so the two share their fixed part too
-        saved, graph, hand = rc.net_store_forward, rc._tuner_graph, rc.step_handoff
+        # choice and the time share their basis here (the choice's fixed part is the tuner's,
+        # Candidate.tuner_fixed: the time's also pays each step's handoff, session 22)
+        saved, graph = rc.net_store_forward, rc._tuner_graph
         try:
             rc.net_store_forward = lambda *a: 0.0
             rc._tuner_graph = lambda rt, view, B, nc: (B, nc)
-            rc.step_handoff = lambda arch: 0.0
             return {(c.library, c.protocol): c for c in rc.nccl_candidates(
                 rt, view, op, n, "auto", 1)[0]}
         finally:
-            rc.net_store_forward, rc._tuner_graph, rc.step_handoff = saved, graph, hand
+            rc.net_store_forward, rc._tuner_graph = saved, graph
 
     for n in sizes:
         try:
@@ -2393,11 +2391,12 @@ def test_nccl_time_falls_with_size_only_where_nccls_busiest_channel_does(spec, r
                 bused, _ = _brute_channels_threads(c.protocol, nc, 2**34, nr, False)
                 bcounts = _brute_channel_counts(version, "all-reduce", c.protocol, 2**34, 1, nr,
                                                 bused, nc)
-                sched = (b.time - b.fixed) / ((b.choice - b.fixed) * nc * max(bcounts) / 2**34)
+                sched = (b.time - b.fixed) / (
+                    (b.choice - b.tuner_fixed) * nc * max(bcounts) / 2**34)
             if c.protocol != "LL":
                 c0 = plain[(c.library, c.protocol)]
                 assert c0.time - c0.fixed == pytest.approx(
-                    (c0.choice - c0.fixed) * nc * busiest / count * sched, rel=1e-9), (
+                    (c0.choice - c0.tuner_fixed) * nc * busiest / count * sched, rel=1e-9), (
                     c.label, n)
             key = (c.library, c.protocol)
             if key in prev:
@@ -2565,8 +2564,8 @@ def test_nvls_tree_size_correction_on_blackwell_x86_from_2_29(chip, servers, rel
     assert (c.time - c.fixed - fill) == pytest.approx(
         (c0.time - c0.fixed - fill) / (corr if applies else 1.0), rel=1e-12)
     # the tuner's choice carries it too (the time is the schedule's since session 13)
-    assert (c.choice - c.fixed) == pytest.approx(
-        (c0.choice - c0.fixed) / (corr if applies else 1.0), rel=1e-12)
+    assert (c.choice - c.tuner_fixed) == pytest.approx(
+        (c0.choice - c0.tuner_fixed) / (corr if applies else 1.0), rel=1e-12)
 
 
 @pytest.mark.parametrize("split, named", [
@@ -2681,7 +2680,7 @@ def test_nvls_tree_two_h100_nodes_at_2_26_hand_count():
     f = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
     n = 8 * 2**30
     c = _nvls_tree_candidate(f, n, "2.26.6")
-    assert n / (c.choice - c.fixed) == pytest.approx(8 * 40e9 * 5 / 6, rel=1e-9)
+    assert n / (c.choice - c.tuner_fixed) == pytest.approx(8 * 40e9 * 5 / 6, rel=1e-9)
     assert c.channels == 8
 
 
@@ -2722,7 +2721,7 @@ def test_nvls_tree_never_beats_its_graph_speed(servers, gpus, nic, release, k):
     speed = max(s for s in speeds if s <= 48e9 * (1 + 1e-9))
     heads = min(gpus, 8)
     bound = heads * speed * (1.0 if servers <= 2 else 0.5) * 5 / 6
-    assert 2**k / (r.choice - r.fixed) <= bound * (1 + 1e-9)
+    assert 2**k / (r.choice - r.tuner_fixed) <= bound * (1 + 1e-9)
 
 
 # -- NCCL's tree timed by the schedule it runs (lead's decision, session 13) -----------------

@@ -108,3 +108,31 @@ def test_the_time_can_fall_at_the_tuners_protocol_switch():
     assert a.time - a0.time == pytest.approx(6 * rise, rel=1e-9)
     assert b.time == b0.time
     assert a.time - b.time > 5 * rise
+
+
+def test_across_nodes_the_intra_node_steps_pay_it_on_blackwell_only():
+    """Across nodes the plan's every step also crosses the network (no load/store step of its
+    own), so the intra-node steps take the slowest node's own load/store step + the handoff:
+    2 x 4 GB200, ring/LL all-reduce, 2 (p - 1) = 14 steps of which 2 (nodes - 1) + NCCL's
+    extra are network steps; each intra step rises from max(0.6, netOverhead 1.0) to
+    0.33 + 1.11 us. 2 x 8 H100: every cost unchanged (0.33 + 0.23 us is under 1.0)."""
+    f = topologies.build("rail:servers=2,gpus=4,nvls=1,chip=gb200")
+    rt = fabric.runtime("nccl@2.30.7")
+    got = analysis.cost(f, "all-reduce", 1024, algorithm="ring", runtime=rt)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_runtime_cost, "step_handoff", lambda arch: 0.0)
+        ref = analysis.cost(f, "all-reduce", 1024, algorithm="ring", runtime=rt)
+    assert got.protocol == ref.protocol == "LL"
+    node = topologies.build("gb200-nvl72")
+    step = _view(node, 4).transfer("ring").step_loadstore
+    before = max(rt.hw_latency[("nvlink", "ring", "LL")], rt.factors["net_overhead"])
+    rise = step + _runtime_cost.step_handoff("blackwell") - before
+    n_inter = 2 * (2 - 1) + rt.factors["ring_allreduce_extra_net_steps"]
+    assert got.fixed - ref.fixed == pytest.approx((14 - n_inter) * rise, rel=1e-9)
+    h = topologies.build("rail:servers=2,gpus=8,nvls=1,chip=h100")
+    for op in ("all-reduce", "all-gather", "broadcast"):
+        a = analysis.cost(h, op, 4096, runtime=rt)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_runtime_cost, "step_handoff", lambda arch: 0.0)
+            b = analysis.cost(h, op, 4096, runtime=rt)
+        assert (a.algorithm, a.protocol, a.time) == (b.algorithm, b.protocol, b.time)

@@ -186,13 +186,13 @@ def test_net_choice_is_nccls_tuner_on_its_graphs(spec, op, release, log_n):
     p = view.p
     nsteps = 2 * (p - 1) if op == "all-reduce" else p - 1
     ring = by[("ring", "Simple")]
-    assert ring.choice - ring.fixed == pytest.approx(n / (g_n * g_bw * 1e9 * p / nsteps),
+    assert ring.choice - ring.tuner_fixed == pytest.approx(n / (g_n * g_bw * 1e9 * p / nsteps),
                                                      rel=1e-9)
     ll128 = by[("ring", "LL128")]
     idx = min(view.n_nodes, 3) - 1
     bus = min(g_n * g_bw * 1e9 * rt.factors["ring_ll128"],
               g_n * rt.ring_ll128_bw[(view.arch, idx)])
-    assert ll128.choice - ll128.fixed == pytest.approx(n / (bus * p / nsteps), rel=1e-9)
+    assert ll128.choice - ll128.tuner_fixed == pytest.approx(n / (bus * p / nsteps), rel=1e-9)
     # the tree on the same graph; on 2 nodes its bwIntra raised by the tree's pass 2
     t_intra, t_inter = _brute_tree_graph([s / 1e9 for s in q[("inter_speeds", view.arch)]],
                                          g_n, ppn, view.lanes * q[("nvlink_bw", view.arch)] / 1e9,
@@ -201,7 +201,7 @@ def test_net_choice_is_nccls_tuner_on_its_graphs(spec, op, release, log_n):
     for proto in ("LL128", "Simple") if op == "all-reduce" else ():
         tree = by[("tree", proto)]
         bus = rc._tree_busbw(rt, view, proto, g_n * t_bw, g_n) * rc._tree_correction(rt, proto, n)
-        assert tree.choice - tree.fixed == pytest.approx(n / (bus * 0.5), rel=1e-9)
+        assert tree.choice - tree.tuner_fixed == pytest.approx(n / (bus * 0.5), rel=1e-9)
     nt = by.get(("nvls-tree", "Simple"))
     if nt is not None:
         heads, intra, inter = brute_nvls_net_graph(
@@ -222,7 +222,7 @@ def test_net_choice_is_nccls_tuner_on_its_graphs(spec, op, release, log_n):
         corr = 1.0
         if v >= (2, 29, 0) and view.arch == "blackwell" and not view.arm_host:
             corr = rc._tree_correction(rt, "Simple", n, limit=24)
-        assert nt.choice - nt.fixed == pytest.approx(n / (heads * bw * 1e9 * ratio * corr),
+        assert nt.choice - nt.tuner_fixed == pytest.approx(n / (heads * bw * 1e9 * ratio * corr),
                                                      rel=1e-9)
     r = cost(f, op, n, runtime=f"nccl@{release}")
     best = min(tried, key=lambda c: (c.choice, c.time))

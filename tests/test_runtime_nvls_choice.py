@@ -179,11 +179,11 @@ def test_nvls_choice_is_nccls_tuner_comparison_brute_force(spec, ranks, op, rele
     nvls = by.get(("nvls", "Simple"))
     if nvls is not None:
         alg = brute_nvls_alg_bw(release, view.arch, lanes, ranks, op) * 1e9
-        assert nvls.choice - nvls.fixed == pytest.approx(n / alg, rel=1e-9)
+        assert nvls.choice - nvls.tuner_fixed == pytest.approx(n / alg, rel=1e-9)
     g_n, g_bw = rc.nccl_switch_ring_graph(rt, lanes, view.arch)
     ring = by[("ring", "Simple")]
     nsteps = 2 * (ranks - 1) if op == "all-reduce" else ranks - 1
-    assert ring.choice - ring.fixed == pytest.approx(n / (g_n * g_bw * ranks / nsteps),
+    assert ring.choice - ring.tuner_fixed == pytest.approx(n / (g_n * g_bw * ranks / nsteps),
                                                      rel=1e-9)
     r = cost(f, op, n, runtime=f"nccl@{release}", ranks=f.endpoints[:ranks])
     best = min(tried, key=lambda c: (c.choice, c.time))
