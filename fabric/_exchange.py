@@ -471,7 +471,13 @@ def peer_access_latency(arch):
 #: the slots walked beyond the first (``"walk_cycles"``: ``"walk_slots"`` times
 #: :attr:`ExchangeKernel.walk_cycles`); or once per cycle the combine's receive sum schedules
 #: per (pass, copy) beyond its loads (``"reduce_cycles"``: ``"reduce_loads"`` times
-#: :attr:`ExchangeKernel.reduce_cycles`);
+#: :attr:`ExchangeKernel.reduce_cycles`); or once per cycle a staging round (beyond the first)
+#: schedules beyond its load, for the rounds counted in ``"stage_rounds"``,
+#: ``"further_stage_rounds"`` and ``"loadstore_stage_rounds"`` (``"stage_round_cycles"``,
+#: ``"further_stage_round_cycles"``, ``"loadstore_stage_round_cycles"``: those times the phase's
+#: :attr:`ExchangeKernel.stage_cycles`); or once per cycle a round of the receiving block's copy
+#: schedules beyond its load (``"walk_token_round_cycles"``: ``"walk_token_rounds"`` times
+#: :attr:`ExchangeKernel.receive_cycles`);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -500,7 +506,9 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
                  "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits",
                  "further_slots", "put_round_cycles", "walk_cycles", "reduce_cycles",
-                 "further_payloads", "further_ranks")
+                 "further_payloads", "further_ranks", "stage_round_cycles",
+                 "further_stage_round_cycles", "loadstore_stage_round_cycles",
+                 "walk_token_round_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -544,6 +552,11 @@ _CHAIN_COUNT_NEEDS = {
     "put_round_cycles": ("put_cycles", (" (the cycles a round of a put's warp copy "
                                         "schedules beyond its load)")),
     "walk_cycles": ("walk_cycles", " (the cycles the receive walk schedules per slot)"),
+    **dict.fromkeys(("stage_round_cycles", "further_stage_round_cycles",
+                     "loadstore_stage_round_cycles"),
+                    ("stage_cycles", " (the cycles a staging round schedules beyond its load)")),
+    "walk_token_round_cycles": ("receive_cycles", (" (the cycles a round of the receiving "
+                                                   "block's copy schedules beyond its load)")),
     "reduce_cycles": ("reduce_cycles", (" (the cycles the combine's receive sum schedules per "
                                         "(pass, copy))")),
     **dict.fromkeys(("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"),
@@ -671,6 +684,12 @@ class ExchangeKernel:
     reduce_cycles : int
         ``0``, or the cycles the combine's receive sum schedules per (pass, copy) beyond its
         loads (``"reduce_cycles"`` chain steps). Needs ``reduce_elements``.
+    stage_cycles : tuple
+        ``()``, or ``(dispatch, combine)`` cycles a staging round schedules beyond its load
+        (the ``"..._stage_round_cycles"`` chain steps). Needs ``stage_vector``.
+    receive_cycles : int
+        ``0``, or the cycles a round of the receiving block's copy of a received token
+        schedules beyond its load (``"walk_token_round_cycles"``). Needs ``receive_vector``.
     send_grid : int
         ``0``, or the experts each block of a dispatch whose blocks send tokens in turn takes:
         the grid is ``B = ceil(E / send_grid)`` blocks, block ``b`` sends tokens ``b``, ``b +
@@ -772,6 +791,8 @@ class ExchangeKernel:
     put_cycles: int = 0
     walk_cycles: int = 0
     reduce_cycles: int = 0
+    stage_cycles: tuple = ()
+    receive_cycles: int = 0
     stage_vector: tuple = ()
     send_grid: int = 0
     receive_vector: int = 0
@@ -882,7 +903,7 @@ class ExchangeKernel:
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
-                      "reduce_cycles"):
+                      "reduce_cycles", "receive_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -892,6 +913,16 @@ class ExchangeKernel:
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                     isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
                 raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
+        v = self.stage_cycles
+        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+            raise ValueError(f"stage_cycles must be () or two ints >= 0 (dispatch, combine "
+                             f"cycles per staging round), got {v!r}")
+        if self.stage_cycles and not self.stage_vector:
+            raise ValueError("stage_cycles needs stage_vector (the bytes of a staging round)")
+        if self.receive_cycles and not self.receive_vector:
+            raise ValueError("receive_cycles needs receive_vector (the bytes of a receive "
+                             "round)")
         if self.put_vector and not self.combine_blocks:
             raise ValueError("put_vector needs combine_blocks (the blocks that put the received "
                              "copies)")
@@ -1222,6 +1253,7 @@ class ExchangeKernel:
                  "walked_tokens": float(walked_tokens) if loadstore else 0.0,
                  "further_waves": float(further_waves) if loadstore else 0.0,
                  "walk_token_rounds": float(walk_token_rounds),
+                 "walk_token_round_cycles": float(walk_token_rounds * self.receive_cycles),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1231,6 +1263,9 @@ class ExchangeKernel:
         times["further_slots"] = float(slots - 1)
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
+        stage = self.stage_cycles[phase] if self.stage_cycles else 0
+        for name in ("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"):
+            times[name[:-len("rounds")] + "round_cycles"] = times[name] * stage
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
         times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
         total, used = 0.0, []
@@ -1275,6 +1310,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.stage_vector",
                                  "{}+{}".format(*self.stage_vector), "B",
                                  src.get("stage_vector", "")))
+        if self.stage_cycles:
+            out.append(Parameter(f"{self.name}.stage_cycles",
+                                 "{}+{}".format(*self.stage_cycles), "cycles",
+                                 src.get("stage_cycles", "")))
         if self.count_grid:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
@@ -1284,7 +1323,7 @@ class ExchangeKernel:
         for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
                             ("block_per_token", ""), ("put_vector", "B"),
                             ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
-                            ("reduce_cycles", "cycles"),
+                            ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
             if getattr(self, field):
@@ -2037,6 +2076,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "4, ISETP 13, BRA 5, R2UR 2, R2UR 13 = 37: 74 cycles per slot (the "
                              "path that wraps to the next expert, once per row of DP groups, "
                              "not counted). " + _STALL_COUNTS)),
+            ("stage_cycles", (f"{_PPLX} 7af3059, the same builds and method (session 22): the "
+                              "staging copies' loops, per round beyond its load: dispatch "
+                              "(scatterKernel<10,true,true> 0x0e70-0x10f0, two predicated paths "
+                              "issued in turn) from the !P0 STG.E.128 that consumes the round's "
+                              "load (0x10a0) through the back branch (0x10a0-0x10f0: 23) and the "
+                              "loop top to the next LDG.E.128 (0x0e70-0x1020: 66) = 89; combine "
+                              "(gatherKernel<bf16,8,true,true> 0x0d40-0x0e40) from the STG.E.128 "
+                              "(0x0e10-0x0e40: 17) to the next load (0x0d40-0x0d90: 18) = 35. "
+                              + _STALL_COUNTS)),
+            ("receive_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
+                                "l.222-228, the same build and method (session 22): the receive "
+                                "copy's loop (scatterKernel 0x43c0-0x45b0, two predicated paths "
+                                "issued in turn): from the !P0 STG.E.128 that consumes the round's "
+                                "load (0x4550-0x45b0: 29) through the loop top to the next load "
+                                "(0x43c0-0x44c0: 54) = 83 per round (the P0 path 84; the first "
+                                "round's preceding token set-up is longer: a lower bound). "
+                                + _STALL_COUNTS)),
             ("reduce_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu "
                                "l.117-124, the same build and method (session 22): "
                                "gatherKernel<bf16,8,true,true>'s receive sum, one body per copy "
@@ -2075,25 +2131,28 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                   ("l1_hit", "walk_slot_hits"), ("l2_hit", "walk_sectors"),
                   ("cycle", "walk_cycles"),
                   ("l2_hit", "walk_tokens"),
-                  ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
+                  ("l2_hit", "walk_token_rounds"), ("cycle", "walk_token_round_cycles"), ("l1_hit", "walk_tokens"),
                   ("l1_hit", "walk_tokens")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
-                ("hbm_load", "stage_rounds"), ("l1_hit", "one")) + _nvshmem_wait()
+                ("hbm_load", "stage_rounds"), ("cycle", "stage_round_cycles"),
+                ("l1_hit", "one")) + _nvshmem_wait()
                + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"))
                + (("cycle", "reduce_cycles"), ("l2_hit", "one"))
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
-                              ("hbm_load", "loadstore_stage_rounds"), ("l2_hit", "loadstore"),
+                              ("hbm_load", "loadstore_stage_rounds"),
+                              ("cycle", "loadstore_stage_round_cycles"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds"),
                               ("cycle", "put_round_cycles")),
                            (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
                             ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
+                            ("cycle", "further_stage_round_cycles"),
                             ("l1_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
-        reduce_cycles=118,
+        reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
     ),

@@ -100,7 +100,8 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     # L2 round trip), the barrier atomicAdd, the polled load that sees the flip
     sync = 2 * load + EXCHANGE_LATENCY["hopper"]["l2_atomic"].value
     # session 22: between a slot's two loads, the 74 cycles the compiled walk schedules
-    walk_cycles = 74 * 255 * EXCHANGE_LATENCY["hopper"]["cycle"].value
+    cyc = EXCHANGE_LATENCY["hopper"]["cycle"].value
+    walk_cycles = 74 * 255 * cyc
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -111,6 +112,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         # session 21: the first load of each further 32-B sector of the uint32 slots (31 of
         # the 255 slots after the first) goes to L2, not L1
         walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + (2 * load + 2 * l1)
+        walk += 83 * cyc                 # the token's copy round beyond the first (session 22)
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
@@ -122,7 +124,8 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
             # the expert id, the put's P2P pointer, then ceil(7396 / 512) = 15 rounds of the
             # put's warp copy
             hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
-            want = 2 * hbm + 2 * load + _put_rounds(7396)
+            # session 22: the staging loop's 89 scheduled cycles before its second round
+            want = 2 * hbm + 2 * load + _put_rounds(7396) + 89 * cyc
         assert abs(r.dispatch_phase.interleaved - want) < 1e-15
         assert abs(r.dispatch_phase.chain - walk) < 1e-15
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
@@ -130,6 +133,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + 8 * (2 * load + 2 * l1)
+    walk += 8 * 83 * cyc
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
@@ -161,7 +165,7 @@ def test_one_node_dispatch_walks_the_earlier_tokens_first():
         assert kern.send_walk(tokens) == _send_walk_brute(tokens) == tokens - 1
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-        want = (tokens - 1) * l1 + 2 * hbm + 2 * load + _put_rounds(7396)
+        want = (tokens - 1) * l1 + 2 * hbm + 2 * load + _put_rounds(7396) + 89 * lat["cycle"].value
         assert abs(r.dispatch_phase.interleaved - want) < 1e-15
     for loadstore, added in ((True, 15 * l1), (False, 0.0)):
         kw = {"remote_signals": 3, "loadstore": loadstore, "put_rounds": 15, "stage_rounds": 1,
@@ -248,7 +252,8 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         # 4 staging rounds of 4096 B (HBM), the P2P pointer (L1)
         # + the receive part's waits (session 21): the fence after the k-signal poll, block 0's
         # sync-flag load and its fence after the reduce
-        each = 2 * load + 4 * hbm + l1
+        # + the staging loop's 35 scheduled cycles before each round beyond the first (s22)
+        each = 2 * load + 4 * hbm + l1 + 3 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value
         assert abs(r.combine_phase.chain - (each + 32 * (l1 + load + dep) + 3 * load)) < 1e-15
         want = (copies - 1) * each + posted * post + fences
         want += _ring() if nodes > 1 else 0.0
@@ -258,7 +263,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                      combine_bytes=2, routing="uniform", l2_flushed=False)
     fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds(), post)
-    each = 6 * load + l1                                  # the HBM steps as L2 hits
+    each = 6 * load + l1 + 3 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value  # HBM as L2
     assert abs(r.combine_phase.chain - (each + 32 * (l1 + load + dep) + 3 * load)) < 1e-15
     assert abs(r.combine_phase.interleaved - (7 * each + 9 * post + fences + _ring())) < 1e-15
 
@@ -309,7 +314,8 @@ def test_single_node_combine_fences_every_copy():
     token per warp) has one. At one token: one copy per block, one fence."""
     from analysis._moe_exchange import expected_max
     lat = EXCHANGE_LATENCY["hopper"]
-    copy = 2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
+    copy = (2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
+            + 3 * 35 * lat["cycle"].value)          # the staging rounds' cycles (session 22)
     for tokens, most, full in ((128, 8, 100), (1, 1, 8)):
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -363,7 +369,8 @@ def test_multi_node_combine_fences_its_nvlink_copies():
     trip = one.dispatch_phase.fence                 # the in-node peer round trip
     post, _ = _post_and_pass()
     lat = EXCHANGE_LATENCY["hopper"]
-    copy = 2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
+    copy = (2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
+            + 3 * 35 * lat["cycle"].value)          # the staging rounds' cycles (session 22)
     for nodes, tokens in ((2, 128), (16, 128), (2, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx", **kw)
         most = -(-tokens * 8 // 132)
@@ -677,7 +684,8 @@ def test_the_walks_new_sectors_cost_l2_trips():
 # the SASS addresses its source names)
 _CYCLES = (("walk_cycles", 74, "walk_cycles", "0x3ff0"), ("put_cycles", 35, "put_round_cycles",
                                                            "0x1360"),
-           ("reduce_cycles", 118, "reduce_cycles", "0x2d80"))
+           ("reduce_cycles", 118, "reduce_cycles", "0x2d80"),
+           ("receive_cycles", 83, "walk_token_round_cycles", "0x4550"))
 
 
 @pytest.mark.parametrize("arch", ["hopper", "blackwell"])
@@ -696,8 +704,11 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     for field, cycles, count, addr in _CYCLES:
         assert getattr(kern, field) == cycles and addr in src[field]
         assert {p.name: p.unit for p in kern.parameters()}[f"pplx.{field}"] == "cycles"
+    assert kern.stage_cycles == (89, 35) and "0x10a0" in src["stage_cycles"]
+    assert {p.name: p.unit for p in kern.parameters()}["pplx.stage_cycles"] == "cycles"
     without = dataclasses.replace(
         kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
+        receive_cycles=0, stage_cycles=(),
         chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
         interleaved_chain=tuple(tuple(s for s in ph if s[0] != "cycle")
                                 for ph in kern.interleaved_chain))
@@ -708,6 +719,21 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
         got = kern.chain_latency(1, arch, 0, 0, reduce_loads=n)[0]
         assert got - without.chain_latency(1, arch, 0, 0, reduce_loads=n)[0] == pytest.approx(
             118 * n * cycle.value, rel=1e-12, abs=1e-18)
+        got = kern.chain_latency(0, arch, 0, 0, walk_token_rounds=n)[0]
+        assert got - without.chain_latency(0, arch, 0, 0, walk_token_rounds=n)[0] == pytest.approx(
+            83 * n * cycle.value, rel=1e-12, abs=1e-18)
+        got = kern.chain_latency(1, arch, 0, 0, stage_rounds=n)[0]       # the combine's staging
+        assert got - without.chain_latency(1, arch, 0, 0, stage_rounds=n)[0] == pytest.approx(
+            35 * n * cycle.value, rel=1e-12, abs=1e-18)
+        kw = {"stage_rounds": n, "serial_copies": 3, "interleaved": True}  # its later copies
+        got = kern.chain_latency(1, arch, 0, 0, **kw)[0]
+        assert got - without.chain_latency(1, arch, 0, 0, **kw)[0] == pytest.approx(
+            2 * 35 * n * cycle.value, rel=1e-12, abs=1e-18)
+        for loadstore in (True, False):       # one node: the dispatch's staging, 89 a round
+            kw = {"stage_rounds": n, "loadstore": loadstore, "interleaved": True}
+            got = kern.chain_latency(0, arch, 0, 0, **kw)[0]
+            assert got - without.chain_latency(0, arch, 0, 0, **kw)[0] == pytest.approx(
+                89 * n * cycle.value * loadstore, rel=1e-12, abs=1e-18)
         for loadstore in (True, False):       # over the network the puts are posted
             kw = {"put_rounds": n, "loadstore": loadstore, "interleaved": True}
             got = kern.chain_latency(0, arch, 0, 0, **kw)[0]
@@ -716,7 +742,9 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     # each count on the phase that runs the loop, once
     steps = [(ph, s) for ph, chain in enumerate((kern.chain, kern.interleaved_chain))
              for i, p in enumerate(chain) for s in p if s[0] == "cycle"]
-    assert sorted(s[1] for _, s in steps) == ["put_round_cycles", "reduce_cycles", "walk_cycles"]
+    assert sorted(s[1] for _, s in steps) == sorted(
+        ["put_round_cycles", "reduce_cycles", "walk_cycles", "stage_round_cycles",
+         "further_stage_round_cycles", "loadstore_stage_round_cycles", "walk_token_round_cycles"])
     # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
     # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
@@ -744,6 +772,14 @@ def test_cycle_fields_are_validated():
             dataclasses.replace(kern, **{field: 0})
     base = exchange_kernel("deepep-low-latency")
     for field, needs in (("put_cycles", "put_vector"), ("walk_cycles", "count_grid"),
-                         ("reduce_cycles", "reduce_elements")):
+                         ("reduce_cycles", "reduce_elements"), ("receive_cycles",
+                                                                "receive_vector")):
         with pytest.raises(ValueError, match=f"{field} needs {needs}"):
             dataclasses.replace(base, **{field: 1})
+    for bad in ((89,), (89, -1), (89, 1.5), [89, 35], (True, 35)):
+        with pytest.raises(ValueError, match="stage_cycles must be"):
+            dataclasses.replace(kern, stage_cycles=bad)
+    with pytest.raises(ValueError, match="stage_cycles needs stage_vector"):
+        dataclasses.replace(base, stage_cycles=(1, 1))
+    with pytest.raises(ValueError, match="stage_round_cycles needs stage_cycles"):
+        dataclasses.replace(kern, stage_cycles=())
