@@ -171,6 +171,20 @@ def build_parser():
     return parser
 
 
+def _said(e):
+    """An error in one line: an OS error as 'FILE: reason' (the shell's spelling), not
+    Python's "[Errno 2] No such file or directory: 'FILE'"; any other error as it says.
+
+    >>> _said(FileNotFoundError(2, "No such file or directory", "x.toml"))
+    'x.toml: No such file or directory'
+    >>> _said(PermissionError(13, "Permission denied"))
+    'Permission denied'
+    """
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.filename}: {e.strerror}" if e.filename is not None else e.strerror
+    return str(e)
+
+
 def main(argv=None):
     """Run the CLI; return the exit status (0 ok, 1 findings, 2 bad input, 3 a bug)."""
     from fabric import FabricError
@@ -184,7 +198,7 @@ def main(argv=None):
         sys.stderr.close()
         return 0
     except (FabricError, OSError) as e:
-        print(f"cofabric {args.command}: error: {e}", file=sys.stderr)
+        print(f"cofabric {args.command}: error: {_said(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("cofabric: interrupted", file=sys.stderr)

@@ -2207,7 +2207,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   expert_balance=expert_balance, draft=draft, pdl=pdl, graph_batch=graph_batch,
                   nic_background=nic_background)
     mem = _memory_fit(s)
-    route = _routing(s)
+    route = s.routing
     comm = _communication(s, route)
     dense, moe = _layer_times(s, mem, route, comm)
     head = _head_time(s)
@@ -2363,6 +2363,17 @@ class _Settings:
     published_floors: bool = True  # kernel_floors=None: the published floors, GEMM K floor too
     published_rates: bool = True   # hbm_efficiency=None: kernels with a published streaming
     #                                rate of their own take it (dense GEMMs, the MLA kernel)
+
+    @functools.cached_property
+    def routing(self):
+        """The step's routed experts (:func:`_routing`), found once a step."""
+        return _routing(self)
+
+    @functools.cached_property
+    def busiest_active(self):
+        """:func:`expected_max_active` of :attr:`routing` over the ``ep`` ranks, found once a
+        step (the step, its MoE block and :func:`_measured_moe_module` read it)."""
+        return expected_max_active(self.routing.active, self.routing.owner, self.lay.ep)
 
     def fixed(self, name):
         """Seconds kernel ``name`` runs beyond its boundary and its streaming time, whatever
@@ -3203,9 +3214,8 @@ def _measured_moe_module(s):
     if (not s.m.moe_layers
             or (s.chip.name, s.gemm_format("experts")) not in GROUPED_GEMM_TIME_BY_ROWS):
         return False
-    route = _routing(s)
-    busiest = expected_max_active(route.active, route.owner, s.lay.ep)
-    return busiest > 0 and s.moe_module_rate(_busiest_pairs(s, route) / busiest) is not None
+    busiest = s.busiest_active
+    return busiest > 0 and s.moe_module_rate(_busiest_pairs(s, s.routing) / busiest) is not None
 
 
 def _held_starts(s, kind):
@@ -3585,7 +3595,7 @@ def _two_batch_windows(s, mem, work=None):
     routing's, :func:`_routing`, when None)."""
     prepare, core = _two_batch_attention_stages(s, mem)
     names = _moe_kernels(s)
-    rooflines, _ = _ffn_kernel_times(names, work or _moe_ffn_work(s, _routing(s)))
+    rooflines, _ = _ffn_kernel_times(names, work or _moe_ffn_work(s, s.routing, s.busiest_active))
     floors = _ffn_kernel_floors(s, names, "moe") or [0.0] * len(names)
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
@@ -3637,7 +3647,8 @@ def _layer_times(s, mem, route, comm):
     kernels_att = len(att_names)
     attention, att_floor = _attention_block_time(s, mem, att_names, att_w + kv_t)
     # the MoE FFN block's work, once for the stream and the two-batch windows (below)
-    busiest = expected_max_active(route.active, route.owner, lay.ep)
+    busiest = s.busiest_active if route is s.routing else expected_max_active(
+        route.active, route.owner, lay.ep)
     moe_work = _moe_ffn_work(s, route, busiest)
     windows = _two_batch_windows(s, mem, moe_work) if s.overlap == TWO_BATCH else None
 

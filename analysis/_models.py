@@ -122,6 +122,7 @@ import tomllib
 from dataclasses import dataclass
 
 from fabric import MATH_FORMATS, Parameter, SpecError
+from fabric._system import read_text
 
 __all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "WEIGHT_FORMATS", "MoEModel", "WeightFormat",
            "load_model_toml", "model_config"]
@@ -1037,15 +1038,15 @@ def load_model_toml(path):
     Raises
     ------
     SpecError
-        On a missing or unknown key, a bad value, or malformed TOML.
+        On a missing or unknown key, a bad value, malformed TOML, or a file that is not
+        UTF-8 text (a byte order mark is accepted).
     OSError
         If the file cannot be read.
     """
-    with open(path, "rb") as f:
-        try:
-            data = tomllib.load(f)
-        except tomllib.TOMLDecodeError as e:
-            raise SpecError(f"{path}: not valid TOML: {e}") from e
+    try:
+        data = tomllib.loads(read_text(path))      # SpecError where it is not UTF-8
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}") from e
     att = data.pop("attention", None)
     if not isinstance(att, dict):
         raise SpecError(f"{path}: needs an [attention] table with type = 'mla' or 'gqa'")

@@ -1400,13 +1400,20 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                        interleaved=True)[0]
                     - kern.chain_latency(1, arch, 0, 0, l2_flushed, interleaved=True)[0])
             # the copies' fences run between the block's copies (they replace the one release);
-            # before each, the put's warp copy: one dependent L2 load per put_vector bytes
+            # before each, the put's warp copy: one dependent L2 load per put_vector bytes, and
+            # the cycles its compiled loop schedules per round beyond the load (put_cycles,
+            # session 22)
             fence[1] = 0.0
             per_copy = peer_trip
             if kern.put_vector:
                 hit = EXCHANGE_LATENCY[arch]["l2_hit"]
                 per_copy += put_rounds[1] * hit.value              # its put's warp copy
-                params = params + tuple(p for p in (hit,) if p not in params)
+                used_p = (hit,)
+                if kern.put_cycles:
+                    cycle = EXCHANGE_LATENCY[arch]["cycle"]
+                    per_copy += put_rounds[1] * kern.put_cycles * cycle.value
+                    used_p = (hit, cycle)
+                params = params + tuple(p for p in used_p if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
                                      per_copy, lead)
     # one block per token: it moves its token's remote copies at one block's rate

@@ -47,7 +47,14 @@ import dataclasses
 
 import numpy as np
 
-from ._errors import AddressMapError, NodeError, RoutingError, SpecError, TranslationError
+from ._errors import (
+    AddressMapError,
+    FabricError,
+    NodeError,
+    RoutingError,
+    SpecError,
+    TranslationError,
+)
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
@@ -191,17 +198,71 @@ def _memory_of(fabric, node):
     return amap.global_address(node, 0, region=reg.name)
 
 
-def target_node(fabric, owner):
-    """The graph node that serves an owner of address space (a host's DRAM: its first chip).
+#: Path latencies within this fraction of the least are a tie, broken in domain order
+#: (sums of the same link latencies in another order differ in the last bits).
+_TIE = 1e-9
+
+
+def nearest(latencies):
+    """Index of the least of ``latencies`` (a sequence of path latencies in domain order),
+    the first one at a tie (within :data:`_TIE`): the chip of a host that serves its DRAM."""
+    least = min(latencies)
+    return next(i for i, x in enumerate(latencies) if x <= least * (1 + _TIE))
+
+
+def target_node(fabric, owner, src=None):
+    """The graph node that serves an owner of address space to requester ``src``.
+
+    A chip, NIC or memory node serves its own memory. The model has no host nodes, so a
+    host's DRAM is served through a chip of that host: to a chip of the same host by the
+    chip itself (its own PCIe or chip-to-chip link to the host's memory, no fabric hop:
+    every chip of a host reaches its host's memory the same way, as the first chip
+    does), and to any other requester by the live chip of that host nearest it: the
+    least path latency of the routing policy (:meth:`fabric.Router.latency`, the
+    slowest of a pair's equal-cost paths; its detours included, so a chip cut off or one
+    that lost its network port is passed over), the first in domain order at a tie (on
+    a switched domain every chip of a host is as near: its first chip). A failure
+    never makes this faster than on the intact fabric (its chips' routes are no
+    faster, and it has no more of them). Where no chip of the host is reached, and with
+    no ``src``, its first live chip (a route to it then fails and names the failure).
+    (The time of the host link itself, PCIe or chip-to-chip, is not modelled: a chip's
+    access to its own host's DRAM is a local one.)
 
     Raises :class:`~fabric.RoutingError` when the owner has failed, and
     :class:`~fabric.AddressMapError` when it is no node or host domain of the fabric.
+
+    >>> import topologies
+    >>> f = topologies.build("nvl72")                  # trays of 4 GPUs: host0 = chip0..chip3
+    >>> target_node(f, "host0"), target_node(f, "host0", "chip1"), target_node(f, "host0", "chip4")
+    ('chip0', 'chip1', 'chip0')
+    >>> g = f.without(links=[("chip0", f"sw{p}") for p in range(18)])   # chip0 cut off
+    >>> target_node(g, "host0", "chip4")
+    'chip1'
+    >>> f = topologies.build("sd200-ultra")    # host1: chip8..chip15, a line of dimension 0
+    >>> target_node(f, "host1", "chip0"), target_node(f, "host1", "chip1")   # 1 hop each
+    ('chip8', 'chip9')
     """
     if owner in fabric.graph:
         return owner
     if owner in fabric.domains:
-        # The model has no host nodes: a host's DRAM is reached through its first chip.
-        return fabric.domains[owner][0]
+        chips = fabric.domains[owner]
+        if src is None or len(chips) == 1:
+            return chips[0]
+        if src in chips:
+            return src
+        idx = fabric.node_index
+        if src not in idx:
+            return chips[0]
+        r = fabric.router
+        try:
+            to = np.array([idx[c] for c in chips], dtype=np.int64)
+            ok = r.reachable(np.full(len(chips), idx[src], dtype=np.int64), to)
+            if not ok.any():
+                return chips[0]
+            lat = r.latency(np.full(int(ok.sum()), idx[src], dtype=np.int64), to[ok])
+        except FabricError:
+            return chips[0]
+        return [c for c, k in zip(chips, ok.tolist(), strict=True) if k][nearest(lat.tolist())]
     failures = getattr(fabric, "failures", None)
     if owner in (getattr(failures, "nodes", None) or ()) or owner in dict(
             (fabric.address_plan.domains or ()) if fabric.address_plan else ()):
@@ -287,7 +348,7 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     _transport_name(transport)
     a = fabric.node(src)
     t = permit(fabric, a, address, op)
-    target = target_node(fabric, t.owner)
+    target = target_node(fabric, t.owner, a)
     return _access_to(fabric, a, target, op=op, size=size, transport=transport,
                       address=t.global_address)
 

@@ -271,6 +271,22 @@ def _node_for(fabric, owner, dead):
     return chips[0] if chips else None
 
 
+def _unit_for(fabric, owner, dead, idx):
+    """``(label, live nodes, whether a host's)`` serving an owner's memory (:func:`fabric._access.target_node`):
+    a node itself, or a host domain's live chips (the first one a requester reaches
+    serves its DRAM); None when it has failed or is not in the graph."""
+    if owner in dead:
+        return None
+    if owner in fabric.graph:
+        return (repr(owner), (owner,), False) if owner in idx else None
+    chips = tuple(c for c in fabric.domains.get(owner, ()) if c not in dead and c in idx)
+    if not chips:
+        return None
+    label = (repr(chips[0]) if len(chips) == 1
+             else f"any chip of {owner} ({_names([repr(c) for c in chips])})")
+    return label, chips, True
+
+
 def _names(nodes, most=4):
     """``'chip0, chip1 and chip2'``; past ``most`` names, ``'chip0, chip1, chip2 and 5 more'``."""
     nodes = list(nodes)
@@ -351,52 +367,58 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
         out += _partition_findings(fabric, router, h, chips, members)
         tgt = targets[h]
         own = set(fabric.domains[h]) | {h}
-        pairs = {}          # node -> the first window onto memory it serves (warnings)
-        serves = {}         # node -> every window onto memory it serves (errors)
-        # the windows onto target regions that are not (wholly) the domain's own; a host's
-        # DRAM is served by its first live chip, so windows onto different regions may
-        # share a node: the route is asked once per node, each window gets its error
+        pairs = {}          # unit -> the first window onto memory it serves (warnings)
+        serves = {}         # unit -> every window onto memory it serves (errors)
+        # the windows onto target regions that are not (wholly) the domain's own. A unit is
+        # what serves an owner's memory: the node itself, or for another host's DRAM any of
+        # that host's live chips (the first one a requester reaches serves it:
+        # fabric._access.target_node), so windows onto different regions may share a unit:
+        # the route is asked once per unit, each window gets its error
         foreign = (tgt >= 0) & (index.home[tgt] != index.domain_index.get(h, -3))
         regs, first = np.unique(tgt[foreign], return_index=True)
         where = np.flatnonzero(foreign)[first]
-        nodes_of = {t: [n for n in (_node_for(fabric, o, dead) for o in regions[t].owners
-                                    if o not in own) if n is not None and n in idx]
+        nodes_of = {t: [u for u in (_unit_for(fabric, o, dead, idx) for o in regions[t].owners
+                                    if o not in own) if u is not None]
                     for t in regs.tolist()}
         for t, i in zip(regs.tolist(), where.tolist(), strict=True):
-            for node in nodes_of[t]:
-                pairs.setdefault(node, i)
-                serves.setdefault(node, {i: None})
+            for unit in nodes_of[t]:
+                pairs.setdefault(unit, i)
+                serves.setdefault(unit, {i: None})
         for i in np.flatnonzero(foreign).tolist():
-            for node in nodes_of[int(tgt[i])]:
-                serves[node][i] = None
+            for unit in nodes_of[int(tgt[i])]:
+                serves[unit][i] = None
         if not pairs:
             continue
-        nodes = list(pairs)
-        dst = np.array([idx[n] for n in nodes], dtype=np.int64)
-        ok = router.reachable(np.repeat(src, len(dst)), np.tile(dst, len(src)))
-        ok = ok.reshape(len(src), len(dst))
+        units = list(pairs)
+        members = [m for _, m, _ in units]
+        flat = [n for m in members for n in m]
+        dst = np.array([idx[n] for n in flat], dtype=np.int64)
+        reach = router.reachable(np.repeat(src, len(dst)), np.tile(dst, len(src)))
+        reach = reach.reshape(len(src), len(dst))
+        starts = np.cumsum([0] + [len(m) for m in members])
+        ok = np.logical_or.reduceat(reach, starts[:-1], axis=1)
         partly = {}                     # the chips lacking a route -> the targets they lack
         for j in np.flatnonzero(~ok.all(axis=0)).tolist():
-            node, i = nodes[j], pairs[nodes[j]]
+            unit = units[j]
             if not ok[:, j].any():
-                why = fabric.failures.explain(node, *chips)
+                why = fabric.failures.explain(*unit[1], *chips)
                 out += [Finding(code="unreachable", severity="error",
                                 message=f"{table.label(w)}: no route from any chip of {h} to "
-                                f"{node!r}{why}", where=table.where(w)) for w in serves[node]]
+                                f"{unit[0]}{why}", where=table.where(w)) for w in serves[unit]]
             else:
                 cut = tuple(c for c, r in zip(chips, ok[:, j].tolist(), strict=True) if not r)
                 partly.setdefault(cut, []).append(j)
         for cut, js in partly.items():
-            i = pairs[nodes[js[0]]]
+            i = pairs[units[js[0]]]
             by = chips[int(np.argmax(ok[:, js[0]]))]
-            lost = [repr(nodes[j]) for j in js]
+            lost = [units[j][0] for j in js]
             verb = "has" if len(cut) == 1 else "have"
             windows = ("this window" if len(js) == 1
                        else f"the windows onto these {len(js)} targets")
-            # the other windows onto memory these targets serve (another host's DRAM is
-            # served by its first chip) fail from the same chips
-            also = list(dict.fromkeys(table.names[w] for j in js for w in serves[nodes[j]]
-                                      if w != pairs[nodes[j]]))
+            # the other windows onto memory these targets serve fail from the same chips (a
+            # host's chips serve its DRAM: every window onto it is named)
+            also = list(dict.fromkeys(table.names[w] for j in js for w in serves[units[j]]
+                                      if w != pairs[units[j]] or units[j][2]))
             if also:
                 windows += (f" (and through window{'s' if len(also) > 1 else ''} "
                             f"{_names([repr(n) for n in also])}, onto memory "
@@ -405,6 +427,6 @@ def unreachable_findings(fabric, regions, tables, targets, index=None):
                                message=f"{table.label(i)}: {_names(cut)} of {h} {verb} no route "
                                f"to {_names(lost)} ({by} has): loads and stores through "
                                f"{windows} from {'it' if len(cut) == 1 else 'them'} fail"
-                               f"{fabric.failures.explain(*cut, nodes[js[0]])}",
+                               f"{fabric.failures.explain(*cut, *units[js[0]][1])}",
                                where=table.where(i)))
     return out

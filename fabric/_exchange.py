@@ -239,14 +239,26 @@ _MT4G = ("caps-tum/mt4g (MT4G, TU Munich's GPU memory-topology discovery tool) "
          "12.9, clock 1980 MHz; p-chase through constant memory; its H100 NVL run gives the "
          "same cycles)")
 
+_STALL_COUNTS = ("a count, not an assumption: the stall counts the compiler writes into each "
+                 "instruction's control word (bits 41-44 of its second 64-bit word, read with "
+                 "cuobjdump 13.5 -sass) are the cycles the warp scheduler waits before issuing "
+                 "the warp's next instruction, set to cover the fixed-latency pipes' results; "
+                 "variable-latency loads wait on scoreboards instead, priced by the measured "
+                 "load latencies. Summed from the instruction that consumes a load's result to "
+                 "the issue of the next dependent load (in-order issue), they are the cycles the "
+                 "chain spends beyond its loads; a lower bound (a taken branch's redirect beyond "
+                 "its stall and other warps' issue not counted; review S22-R3, session 22)")
+
 #: Latencies of the memory operations that an exchange kernel's serial chain is made of
 #: (``EXCHANGE_LATENCY[arch][name]``, seconds), per GPU generation
 #: (:func:`fabric.runtime_arch`): ``hbm_load`` (a load that misses L2), ``l2_hit`` (a load
 #: that hits L2), ``l2_atomic`` (a global ``atomicAdd`` whose result is used), ``l1_hit`` (a
 #: load that hits the SM's L1), ``const_l1`` and ``const_l15`` (a register-indexed load from
 #: the constant bank that holds the kernel's parameters, LDC: a hit in the SM's constant L1,
-#: and a miss there served by the L1.5 constant cache), and
-#: ``peer_load`` (a load from a peer GPU's memory over NVLink through NVSwitch, the whole
+#: and a miss there served by the L1.5 constant cache), ``cycle`` (not a memory operation:
+#: one SM clock cycle, the unit of the stall counts a kernel's compiled code schedules between
+#: its dependent loads: :attr:`ExchangeKernel.walk_cycles`, ``put_cycles``, ``reduce_cycles``),
+#: and ``peer_load`` (a load from a peer GPU's memory over NVLink through NVSwitch, the whole
 #: round trip). Each is a published microbenchmark figure, or a named assumption that
 #: carries one to where none is published.
 EXCHANGE_LATENCY = {
@@ -284,6 +296,12 @@ EXCHANGE_LATENCY = {
             "accesses, fetch granularity 256 B; 104.90 cycles / 1.98 GHz = 53.0 ns (an indexed "
             "constant load that misses the SM's 64-B-line constant L1 and hits the L1.5; a miss "
             "there, to L2 or memory, is not priced: a lower bound)"),
+        "cycle": Parameter(
+            "exchange.latency.hopper.cycle", 1.0 / _HOPPER_CLOCK, "s",
+            "one SM clock cycle at 1980 MHz, the clock " + _GH200 + " prints and every Hopper "
+            "latency here converts with (H100/H200 SXM boost alike): 0.505 ns; the unit of the "
+            "stall counts an exchange kernel's compiled code schedules between its dependent "
+            "loads (" + _STALL_COUNTS + ")"),
         "peer_load": Parameter(
             "exchange.latency.hopper.peer_load", 46287.84 / 56 * 1e-9, "s",
             "NVIDIA nvbandwidth v0.10.0 testcase device_to_device_latency_sm (a pointer chase "
@@ -328,6 +346,11 @@ EXCHANGE_LATENCY = {
             "assumption: no named Blackwell constant-cache latency was found: Hopper's L1.5 "
             "104.90 cycles at 1.98 GHz = 53.0 ns (" + _MT4G + ") carried to Blackwell, as "
             "hbm_load and l1_hit are"),
+        "cycle": Parameter(
+            "exchange.latency.blackwell.cycle", 1.0 / _HOPPER_CLOCK, "s",
+            "assumption: no named Blackwell clock is used for a kernel's scheduled cycles: "
+            "Hopper's 1980 MHz (" + _GH200 + ") carried to Blackwell, as hbm_load and l1_hit "
+            "are; the cycle counts themselves are read from sm_90a code (" + _STALL_COUNTS + ")"),
         "peer_load": Parameter(
             "exchange.latency.blackwell.peer_load", 20525.53 / 12 * 1e-9, "s",
             "NVIDIA nvbandwidth testcase device_to_device_latency_sm on a 4-GPU GB300 NVL72 "
@@ -441,7 +464,14 @@ def peer_access_latency(arch):
 #: writes queued ahead of it); or once when they are not (``"network"``: the EP ranks span
 #: load/store domains, or every copy goes over RDMA); or, when they are load/store stores, once
 #: per dependent round of a put's warp copy of the phase's token (``"put_rounds"``:
-#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network);
+#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network),
+#: or once per cycle those rounds' compiled code schedules beyond their loads
+#: (``"put_round_cycles"``: ``"put_rounds"`` times :attr:`ExchangeKernel.put_cycles`; none over
+#: the network); or once per cycle the receive walk schedules per slot beyond its loads, for
+#: the slots walked beyond the first (``"walk_cycles"``: ``"walk_slots"`` times
+#: :attr:`ExchangeKernel.walk_cycles`); or once per cycle the combine's receive sum schedules
+#: per (pass, copy) beyond its loads (``"reduce_cycles"``: ``"reduce_loads"`` times
+#: :attr:`ExchangeKernel.reduce_cycles`);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -461,13 +491,16 @@ def peer_access_latency(arch):
 #: :meth:`ExchangeKernel.walk_sectors`) or per slot beyond the first whose first load finds
 #: its sector already in L1 (``"walk_slot_hits"``: the walked slots less those sectors); or once
 #: per top-k slot of the token after the first (``"further_slots"``: ``top_k - 1``, a loop over the
-#: token's expert ids).
+#: token's expert ids), or once per payload the caller gives apart after the first
+#: (``"further_payloads"``: ``payloads - 1``), or once per distinct destination rank of the
+#: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
                  "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
                  "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits",
-                 "further_slots")
+                 "further_slots", "put_round_cycles", "walk_cycles", "reduce_cycles",
+                 "further_payloads", "further_ranks")
 
 
 def serial_copies(copies, blocks):
@@ -508,6 +541,11 @@ _CHAIN_COUNT_NEEDS = {
     "reduce_loads": ("reduce_elements", ""),
     "further_waves": ("send_grid", " (the experts per dispatch block, which set its grid)"),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
+    "put_round_cycles": ("put_cycles", (" (the cycles a round of a put's warp copy "
+                                        "schedules beyond its load)")),
+    "walk_cycles": ("walk_cycles", " (the cycles the receive walk schedules per slot)"),
+    "reduce_cycles": ("reduce_cycles", (" (the cycles the combine's receive sum schedules per "
+                                        "(pass, copy))")),
     **dict.fromkeys(("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"),
                     ("stage_vector", " (the bytes of a block's staging copy per dependent load)")),
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
@@ -621,6 +659,18 @@ class ExchangeKernel:
         block's chain before its fence (charged with the combine's per-copy release fences); a
         chain step counted in ``"put_rounds"`` uses it for a phase's token. Needs
         ``combine_blocks``.
+    put_cycles : int
+        ``0``, or the cycles each such round's compiled code schedules beyond its load (the
+        stall counts from the store that consumes the load to the next round's load, each
+        ``EXCHANGE_LATENCY[arch]["cycle"]``): added to every put round the model charges, the
+        combine's fenced copies and the ``"put_round_cycles"`` chain steps (session 22). Needs
+        ``put_vector``.
+    walk_cycles : int
+        ``0``, or the cycles the dispatch's receive walk schedules per slot beyond its two
+        loads (``"walk_cycles"`` chain steps). Needs ``count_grid``.
+    reduce_cycles : int
+        ``0``, or the cycles the combine's receive sum schedules per (pass, copy) beyond its
+        loads (``"reduce_cycles"`` chain steps). Needs ``reduce_elements``.
     send_grid : int
         ``0``, or the experts each block of a dispatch whose blocks send tokens in turn takes:
         the grid is ``B = ceil(E / send_grid)`` blocks, block ``b`` sends tokens ``b``, ``b +
@@ -719,6 +769,9 @@ class ExchangeKernel:
     late_pulls: tuple = ()
     reduce_elements: int = 0
     put_vector: int = 0
+    put_cycles: int = 0
+    walk_cycles: int = 0
+    reduce_cycles: int = 0
     stage_vector: tuple = ()
     send_grid: int = 0
     receive_vector: int = 0
@@ -828,7 +881,8 @@ class ExchangeKernel:
             raise ValueError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
-                      "receive_vector", "walk_slot_bytes"):
+                      "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
+                      "reduce_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -841,6 +895,15 @@ class ExchangeKernel:
         if self.put_vector and not self.combine_blocks:
             raise ValueError("put_vector needs combine_blocks (the blocks that put the received "
                              "copies)")
+        if self.put_cycles and not self.put_vector:
+            raise ValueError("put_cycles needs put_vector (the bytes of a put's warp copy per "
+                             "dependent load)")
+        if self.walk_cycles and not self.count_grid:
+            raise ValueError("walk_cycles needs count_grid (the grid whose receive part walks "
+                             "the counts)")
+        if self.reduce_cycles and not self.reduce_elements:
+            raise ValueError("reduce_cycles needs reduce_elements (the elements a block sums "
+                             "per pass)")
         if self.reduce_elements and not self.combine_blocks:
             raise ValueError("reduce_elements needs combine_blocks (the blocks that take the "
                              "tokens)")
@@ -1136,10 +1199,10 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x (246 + 10.5) + 7 x 16.2 + 8 x 53 + (4 + 2) x 348 + 2 x 8 x 10.5 + 246 + 2 x 150
-        6086
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + 246 + 2 x 150
+        6202
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        6386
+        6502
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -1150,6 +1213,9 @@ class ExchangeKernel:
                  "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore)),
                  "network": float(not loadstore),
                  "put_rounds": float(put_rounds) if loadstore else 0.0,
+                 "put_round_cycles": float(put_rounds * self.put_cycles) if loadstore else 0.0,
+                 "walk_cycles": float(walk_slots * self.walk_cycles),
+                 "reduce_cycles": float(reduce_loads * self.reduce_cycles),
                  "stage_rounds": float(stage_rounds),
                  "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
                  "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
@@ -1163,6 +1229,8 @@ class ExchangeKernel:
         if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
             raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
         times["further_slots"] = float(slots - 1)
+        times["further_payloads"] = float(payloads - 1)
+        times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
         times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
         total, used = 0.0, []
@@ -1214,7 +1282,10 @@ class ExchangeKernel:
         # counts (blocks, elements, experts per block) and a flag carry no unit; the copies'
         # bytes per dependent load are bytes, as stage_vector and pull_vector
         for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
-                            ("block_per_token", ""), ("put_vector", "B"), ("send_grid", ""),
+                            ("block_per_token", ""), ("put_vector", "B"),
+                            ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
+                            ("reduce_cycles", "cycles"),
+                            ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), unit,
@@ -1476,10 +1547,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         local_copy=False, kernels=(3, 2), syncs=(1, 1), pull_threads=256, pull_vector=16,
         staging_copy=True,
         chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
-                ("l1_hit", "further_slots"), ("const_l1", "ranks"),
+                ("l1_hit", "further_slots"), ("const_l15", "one"),
+                ("const_l1", "further_ranks"),
+                ("const_l15", "one"), ("const_l1", "further_payloads"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
-                ("hbm_load", "rounds"), ("const_l1", "pointer_rows"), ("hbm_load", "one"),
-                ("const_l1", "pointer_rows"), ("hbm_load", "one"),
+                ("hbm_load", "rounds"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
@@ -1578,8 +1652,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "0x0000-0x1f00): each slot after the first loads its expert id only after "
                        "the previous slot's atomic result (an L1 hit: the ids' 32-B sector came "
                        "with slot 0's load; l1_hit x further_slots) and each valid slot reloads "
-                       "the send_counters base from the parameters before its atomic (const_l1 x "
-                       "ranks). Not charged: an L1.5 miss (the rows' 256-B "
+                       "the send_counters base from the parameters before its atomic (the first "
+                       "from the L1.5: the kernel's first read of that constant line, review "
+                       "S22-R6; const_l15 x one, then const_l1 x further_ranks); before each payload's rows the block loads that payload's "
+                       "bytes per token from the parameters and waits for it (LDCU c[0x0]"
+                       "[UR5+0x13c0], 0x2050, waited at 0x2060; sm_90a c[R+0x1250]; 5e891c6b "
+                       "c[UR+0xfb0]): its line's first read from the L1.5 for the first payload "
+                       "(const_l15 x one), a constant-L1 hit for each later one (const_l1 x "
+                       "further_payloads and once per small payload). Not charged: an L1.5 miss (the rows' 256-B "
                        "L1.5 lines taken as present: a lower bound), the barriers' flag-pointer "
                        "loads (in the kernel floor's barrier), the combine's later rounds' "
                        "constant-L1 re-reads (10 ns each, beside their unpriced L1 metadata "
@@ -1825,7 +1905,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "L1 hits but the first load of each further 32-B sector (8 uint32 "
                        "slots), an L2 load since the L1 fills by sectors (walk_slot_bytes, "
                        "exchange.l1_sector; session 21: 31 of the 256 slots' first loads, "
-                       "counted as L1 hits before); and per received token of the block with the most "
+                       "counted as L1 hits before); between a slot's loads the cycles the "
+                       "compiled loop schedules (walk_cycles, session 22); and per received "
+                       "token of the block with the most "
                        "(receive_walk; SASS loop 0x3ee0-0x47a0, session 20): the slot's first "
                        "check (0x3f30, L1), the copy's rounds (0x43c0-0x45b0: one LDG.E.128 then "
                        "its STG.E.128 per 320 x 16 B, 2 for a DeepSeek FP8 token; the received "
@@ -1908,7 +1990,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "-> 8 x LDG.E.U16 -> FFMA -> branch back), so each (pass, "
                                  "copy) is one L1 hit (the token's indices after the first) and "
                                  "one L2 load (the copy, written by a peer's put or the NIC) "
-                                 "in series; a lower bound")),
+                                 "in series; a lower bound; between them the cycles the "
+                                 "compiled loop schedules (reduce_cycles, session 22)")),
             ("stage_vector", (f"{_PPLX} 7af3059, compiled as its CMakeLists.txt does (nvcc "
                               "13.0 -arch=sm_90a -rdc=true -O3; session 18): the blocks copy a "
                               "token into the symmetric buffer before they put it, a loop of one "
@@ -1934,6 +2017,37 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "the next copy waits for it at __syncthreads: ceil(bytes / 512) L2 "
                             "hits per copy to a peer on the block's chain (a copy to the own rank "
                             "is the same loop: not counted, a lower bound)")),
+            ("put_cycles", (f"{_PPLX} 7af3059 compiled as its CMakeLists.txt does (nvcc 13.0 "
+                            "-arch=sm_90a -rdc=true -O3, session 18's objects), the stall counts "
+                            "of the control words (cuobjdump 13.5 -sass; session 22, review "
+                            "S22-R3): NVSHMEM's warp memcpy inlined in each put, "
+                            "gatherKernel<bf16,8,true,true> 0x1290-0x1370 and "
+                            "scatterKernel<10,true,true> 0x1d80-0x1e60 (the same body): from the "
+                            "ST.E.128 that waits for the round's load through the back branch "
+                            "(0x1360-0x1370: 12 + 5) and the next address IMAD.SHL -> R2UR x 2 -> "
+                            "SHF -> IADD3 -> IMAD.X (0x1290-0x12e0: 1 + 2 + 2 + 2 + 5 + 6) before "
+                            "the next LDG.E.128: 35 cycles per round. " + _STALL_COUNTS)),
+            ("walk_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu l.196-210, "
+                             "the same build and method (session 22, review S22-R3): the receive "
+                             "walk's loop, scatterKernel<10,true,true> 0x3f90-0x4110 (one body, "
+                             "not unrolled, issued in order): from the IMAD.IADD that waits for "
+                             "the slot's re-read (0x3ff0) to the next slot's load: IMAD.IADD 12, "
+                             "BRA 5, BSYNC 5, R2UR 1, IMAD 1, R2UR 3, IMAD.WIDE 10 = 37; from the "
+                             "IADD3 that waits for that load (0x40f0) to the next re-read: IADD3 "
+                             "4, ISETP 13, BRA 5, R2UR 2, R2UR 13 = 37: 74 cycles per slot (the "
+                             "path that wraps to the next expert, once per row of DP groups, "
+                             "not counted). " + _STALL_COUNTS)),
+            ("reduce_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu "
+                               "l.117-124, the same build and method (session 22): "
+                               "gatherKernel<bf16,8,true,true>'s receive sum, one body per copy "
+                               "k (0x2bd0-0x30e0, issued in order): from the IMAD.WIDE that waits "
+                               "for the index load (0x2d80) to the first element load "
+                               "(0x2d80-0x2e70: 34), the eight element loads' issue, the last "
+                               "one's data waited for (0x2e80-0x2f70: 34), from its consumer "
+                               "(0x2fe0) through the back branch (0x2fe0-0x30e0: 30) and the loop "
+                               "top to the next index load (0x2bd0-0x2c50: 20): 118 cycles per "
+                               "(pass, copy) (the 26 cycles between the index load and its "
+                               "consumer run under that load's L1 hit). " + _STALL_COUNTS)),
             ("receive_vector", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
                                 "l.222-228, compiled as its CMakeLists.txt does (nvcc 13.0 "
                                 "-arch=sm_90a -rdc=true -O3; session 18's build, read in session "
@@ -1959,23 +2073,28 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         chain=(_nvshmem_wait() + _grid_sync()
                + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
                   ("l1_hit", "walk_slot_hits"), ("l2_hit", "walk_sectors"),
+                  ("cycle", "walk_cycles"),
                   ("l2_hit", "walk_tokens"),
                   ("l2_hit", "walk_token_rounds"), ("l1_hit", "walk_tokens"),
                   ("l1_hit", "walk_tokens")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
                 ("hbm_load", "stage_rounds"), ("l1_hit", "one")) + _nvshmem_wait()
-               + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"), ("l2_hit", "one"))
+               + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"))
+               + (("cycle", "reduce_cycles"), ("l2_hit", "one"))
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
                               ("hbm_load", "loadstore_stage_rounds"), ("l2_hit", "loadstore"),
-                              ("l2_hit", "loadstore"), ("l2_hit", "put_rounds")),
+                              ("l2_hit", "loadstore"), ("l2_hit", "put_rounds"),
+                              ("cycle", "put_round_cycles")),
                            (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
                             ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
                             ("l1_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
-        reduce_elements=256 * 8, put_vector=32 * 16, stage_vector=(288 * 16, 256 * 16),
+        reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
+        reduce_cycles=118,
+        stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
     ),
     ExchangeKernel(

@@ -56,8 +56,8 @@ def _check_domains(domains):
 
     A domain is looked up by name (host domains, grants, a region's owner): one named 5 or
     NaN would be checked clean and then found by no lookup. Its DRAM is reached through its
-    first chip, so a domain of none has memory nothing reaches (fabric.without drops a
-    domain whose chips all failed).
+    chips (fabric._access.target_node), so a domain of none has memory nothing reaches
+    (fabric.without drops a domain whose chips all failed).
     """
     out = {}
     for h, chips in domains.items():
@@ -70,7 +70,7 @@ def _check_domains(domains):
         out[h] = tuple(chips)
         if not out[h]:
             raise GraphError(f"host domain {h!r} holds no chip (its DRAM is reached through "
-                             "its first chip)")
+                             "its chips)")
     return out
 
 

@@ -7,9 +7,11 @@ fabric's address map (:attr:`Fabric.address_map`, public API only) and its
 routing policy, so that following them hop by hop delivers a transaction along
 exactly the path :func:`fabric.route` returns:
 
-* a range is forwarded towards the node that owns it (a host's DRAM towards
-  the first chip of that host, the model having no host nodes; interleave sets
-  are decoded into one target per granule at the requester and take no entries);
+* a range is forwarded towards the node that owns it (a host's DRAM, the model
+  having no host nodes, is local at every chip of that host and forwarded from
+  any other node towards the live chip of that host nearest it, the first at a
+  tie: :func:`fabric._access.target_node`; interleave sets are decoded into one
+  target per granule at the requester and take no entries);
 * the ports of an entry are the first links of the policy's equal-cost paths
   from this node to the owner, in the policy's order; where there are several,
   a transaction takes the one a hash of (source, destination, this node)
@@ -40,7 +42,7 @@ import dataclasses
 
 import numpy as np
 
-from ._access import target_node
+from ._access import nearest, target_node
 from ._errors import AddressMapError, RoutingError
 from ._routing_engine import flow_hash
 from ._structure import Grid
@@ -147,7 +149,7 @@ class ForwardingTables:
         reg = amap.region(loc.region)
         key = address
         if reg.ways > 1:
-            target = target_node(f, loc.owner)
+            target = target_node(f, loc.owner, node)
             key = self._entry_address(target)
             reg = amap.lookup(key)
             reg = amap.region(reg.region)
@@ -194,7 +196,9 @@ class ForwardingTables:
         a = f.node(src)
         amap = f.address_map
         loc = amap.lookup(address)
-        target = target_node(f, loc.owner)
+        target = target_node(f, loc.owner, a)
+        plain = amap.region(loc.region).ways == 1
+        host = f.domains.get(loc.owner, ()) if plain and loc.owner not in f.graph else ()
         key = address
         if amap.region(loc.region).ways > 1:
             # an interleave set takes no entries: the requester decodes the granule's owner
@@ -212,8 +216,8 @@ class ForwardingTables:
             except AddressMapError:
                 ports = None
             if not ports:
-                if cur == target and ports is not None:
-                    return path
+                if ports is not None and (cur == target or cur in host):
+                    return path     # the owner, or a chip of the host whose DRAM it is
                 # No entry, or a local one short of the owner (a range no route reaches
                 # is left out and its neighbours' entries merge over it): no route on a
                 # degraded fabric, never an arrival at the wrong node.
@@ -252,7 +256,36 @@ def _owner_shift(fabric, amap):
     return k
 
 
-def _tables(fabric, nodes, targets, ranges, hops):
+def _serving(v, group, lat):
+    """The node of ``group`` (node indices: a host's live chips in domain order, or one
+    owner) that serves its range at node ``v``: ``v`` itself if it is one of them, else
+    the nearest that ``v`` has a route to (``lat``: path latency by (node, chip), the rule
+    of :func:`fabric._access.target_node`), else the first (no route: no entry)."""
+    if v in group:
+        return v
+    if len(group) == 1:
+        return group[0]
+    cands = [t for t in group if (v, t) in lat]
+    if not cands:
+        return group[0]
+    return cands[nearest([lat[v, t] for t in cands])]
+
+
+def _host_latencies(fabric, nodes, ranges, hops):
+    """Path latency from each node to each chip of a host of two or more chips that the
+    routing policy routes it to (the hosts' DRAM ranges), by ``(node, chip)``."""
+    chips = sorted({t for _, _, g, _ in ranges if len(g) > 1 for t in g})
+    pairs = [(v, t) for v in nodes for t in chips if v != t and hops.get((v, t)) is not None]
+    if not pairs:
+        return {}
+    s, d = np.array(pairs, dtype=np.int64).T
+    r = fabric.router
+    ok = r.reachable(s, d)          # a next hop from a node need not be a route from it
+    pairs = [p for p, k in zip(pairs, ok.tolist(), strict=True) if k]
+    return dict(zip(pairs, r.latency(s[ok], d[ok]).tolist(), strict=True)) if pairs else {}
+
+
+def _tables(fabric, nodes, targets, ranges, hops, lat):
     """Each node's table: the ranges in address order, equal next hops merged into one entry.
 
     A range whose target has no route from the node gets no entry (the entries on
@@ -262,11 +295,23 @@ def _tables(fabric, nodes, targets, ranges, hops):
     ids = {None: -1, (): 0}
     ports = [None, ()]
     tpos = {t: j for j, t in enumerate(targets)}
-    rt = np.array([tpos[t] for _, _, t, _ in ranges], dtype=np.int64)
+    groups = [g for _, _, g, _ in ranges]
+    rt0 = np.array([tpos[g[0]] for g in groups], dtype=np.int64)
+    many = {}                       # host DRAM: the target depends on the node
+    for k, g in enumerate(groups):
+        if len(g) > 1:
+            many.setdefault(g, []).append(k)
     base = [b for b, _, _, _ in ranges]
     end = [e for _, e, _, _ in ranges]
     tables = {}
     for v in nodes:
+        rt = rt0
+        for g, at in many.items():
+            t = _serving(v, g, lat)
+            if t != g[0]:
+                if rt is rt0:
+                    rt = rt0.copy()
+                rt[at] = tpos[t]
         got = [hops.get((v, t)) for t in targets]
         if v in tpos:
             got[tpos[v]] = ()
@@ -335,13 +380,17 @@ def forwarding_tables(fabric):
             target = target_node(fabric, reg.owner)
         except RoutingError:
             continue  # memory of a failed chip (or of a host left without one): no entry
-        ranges.append((reg.base, reg.base + reg.size, idx[target],
-                       reg.owner in fabric.rank_of))
+        # a host's DRAM: local at each of its chips, else towards the first it reaches
+        group = (tuple(idx[c] for c in fabric.domains[reg.owner])
+                 if reg.owner not in fabric.graph and reg.owner in fabric.domains
+                 else (idx[target],))
+        ranges.append((reg.base, reg.base + reg.size, group, reg.owner in fabric.rank_of))
     ranges.sort()
-    targets = sorted({t for _, _, t, _ in ranges})
+    targets = sorted({t for _, _, group, _ in ranges for t in group})
     nodes = list(range(len(fabric.nodes)))
     hops = r.next_hops(nodes, targets, max_states=_MAX_STATES)
-    tables = _tables(fabric, nodes, targets, ranges, hops)
+    lat = _host_latencies(fabric, nodes, ranges, hops)
+    tables = _tables(fabric, nodes, targets, ranges, hops, lat)
     per_dim, extra = None, 0
     shape = fabric.structure.shape if isinstance(fabric.structure, Grid) else ()
     # the owner-bits test reads every chip's regions: only where it can matter
@@ -369,9 +418,10 @@ def forwarding_tables(fabric):
         # ranges not owned by chips (host DRAM, NIC registers) keep flat entries
         for v in fabric.endpoint_indices.tolist():
             runs, last = 0, object()
-            for _, _, t, is_chip in ranges:
+            for _, _, group, is_chip in ranges:
                 if is_chip:
                     continue
+                t = _serving(v, group, lat)
                 ports = () if t == v else hops.get((v, t))
                 runs += ports != last
                 last = ports

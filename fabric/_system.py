@@ -417,10 +417,23 @@ def load_system(path, *, build):
         If it is not valid TOML (with line and column) or names no usable topology.
     """
     path = str(path)
+    return read_system(read_text(path), path, build=build)
+
+
+def read_text(path):
+    """The text of the file at ``path`` as UTF-8 (a byte order mark accepted and dropped): what
+    every TOML file the project reads is (system files, model files).
+
+    Raises
+    ------
+    OSError
+        If the file cannot be read.
+    SpecError
+        Naming the file and the first byte that is not UTF-8.
+    """
     with open(path, "rb") as fh:
         raw = fh.read()
     try:
-        text = raw.decode("utf-8-sig")   # accepts (and drops) a byte order mark
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise SpecError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    return read_system(text, path, build=build)

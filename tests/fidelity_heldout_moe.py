@@ -614,9 +614,11 @@ KNOWN_MISSES = {
     **{f"trtllm-ep{ep}-bs{bs}-{ph}": _FLOOR
        for ep in (16, 32, 64) for bs in (1, 16) for ph in ("dispatch", "combine")
        if (ep, bs, ph) not in ((16, 16, "dispatch"), (32, 16, "dispatch"))},
+    # trtllm-ep64-bs128-dispatch left in session 22 (26.2% -> 24.97%: the dispatch's slot claims
+    # and payload sizes, counted from the compiled kernel)
     **{f"trtllm-ep{ep}-bs128-{ph}": _FLOOR
        for ep in (16, 32, 64) for ph in ("dispatch", "combine")
-       if (ep, ph) not in ((16, "dispatch"), (32, "dispatch"))},
+       if (ep, ph) not in ((16, "dispatch"), (32, "dispatch"), (64, "dispatch"))},
     "deepep-pr173-h20-ep8-ll-nvlink-dispatch": _LL_NVLINK,
     "deepep-pr173-h20-ep8-ll-nvlink-combine": _LL_NVLINK,
     "fi3697-trtllm-ep32-bs1-nvfp4-dispatch": _FLOOR,

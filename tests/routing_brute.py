@@ -398,3 +398,54 @@ def assert_a_drawn_pair_is_the_rule(case, data):
     pair = draw_pair(g, data)
     if pair is not None:
         assert_route_is_the_rule(f, g, *pair)
+
+
+
+def policy_paths(g, s, t):
+    """Every path ``g``'s routing policy may take from ``s`` to ``t`` (names), by brute force:
+    dimension order by :func:`degraded_dor_paths` (from ``g.intact`` when degraded); up/down
+    the valley-free paths through no other chip (enumerated on the graph without the other
+    chips, as :func:`brute_paths` keeps them); minimal its paths, or the surviving graph's
+    shortest ones where a degraded dragonfly has none; shortest all shortest paths. ``[]``
+    where the policy has no route."""
+    G = g.graph
+    if s == t:
+        return [[s]]
+    policy = g.router.policy
+    if policy == "dimension-order":
+        f = g.intact if g.failures.degraded else g
+        return degraded_dor_paths(f, g, s, t) if g.failures.degraded else _dor_paths(g, s, t)
+    if not nx.has_path(G, s, t):
+        return []
+
+    class _View:
+        graph = G.subgraph([n for n in G if G.nodes[n]["kind"] != "chip" or n in (s, t)])
+
+    if policy == "shortest":
+        return sorted(nx.all_shortest_paths(G, s, t))
+    paths = brute_paths(_View, s, t, policy)
+    if not paths and policy == "minimal":
+        paths = sorted(nx.all_shortest_paths(G, s, t))
+    return paths
+
+
+def memory_server(g, owner, src):
+    """The node that serves ``owner``'s memory to chip ``src`` on ``g``, by the rule of
+    fabric/_access.py target_node: a node its own; a host's DRAM the requester itself when
+    it is a chip of that host, else the live chip of the host with the least policy path
+    latency from ``src`` (the slowest of its :func:`policy_paths`), the first in domain
+    order within 1e-9 of the least; with none routed, the host's first live chip."""
+    if owner in g.graph:
+        return owner
+    chips = list(g.domains[owner])
+    if src in chips:
+        return src
+    lat = {}
+    for c in chips:
+        paths = policy_paths(g, src, c)
+        if paths:
+            lat[c] = max(path_latency(g, p) for p in paths)
+    if not lat:
+        return chips[0]
+    least = min(lat.values())
+    return next(c for c in lat if lat[c] <= least * (1 + 1e-9))

@@ -120,12 +120,14 @@ def test_prefill_efficiency_is_not_a_bool(node_without_chip3, name):
                               **{name: True})
 
 
-def test_cost_help_states_the_releases_the_runtime_takes():
+def test_cost_help_states_the_releases_the_runtime_takes(capsys):
     """`cofabric cost --help` said nccl@<release> takes 2.19 to 2.30.7; 2.18.3 loads."""
-    import subprocess
-    import sys
-    out = subprocess.run([sys.executable, "-m", "analysis._cli", "cost", "--help"],
-                         check=True, capture_output=True, text=True).stdout
+    from analysis._cli import main
+
+    with pytest.raises(SystemExit) as done:      # argparse's --help: status 0
+        main(["cost", "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
     oldest = min(fabric.NCCL_RELEASE_DATES, key=lambda v: tuple(map(int, v.split("."))))
     newest = fabric.runtime("nccl").version
     assert f"({oldest} to {newest})" in " ".join(out.split())
@@ -159,18 +161,23 @@ def test_numpy_integers_are_integers_everywhere_decode_takes_them():
     assert a == b and type(a.batch) is int
 
 
-def test_serve_takes_the_draft_cost_its_skip_line_asks_for():
+def test_serve_takes_the_draft_cost_its_skip_line_asks_for(capsys):
     """serve told a kimi-k2 user to 'pass draft_cost=' but had no such option."""
-    import sys
+    import types
 
-    from hashseed import run_together
-    base = [sys.executable, "-m", "analysis._cli", "serve",
-            "switch:8,planes=2,links=9,tech=nvlink5,chip=b200", "--model", "kimi-k2",
+    from analysis._cli import main
+
+    def cli(argv):                      # in this process: main's status and its output
+        code = main(argv)
+        out, err = capsys.readouterr()
+        return types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+    base = ["serve", "switch:8,planes=2,links=9,tech=nvlink5,chip=b200", "--model", "kimi-k2",
             "--isl", "1024", "--osl", "256", "--batches", "1", "--quiet"]
     bads = ((["--draft-cost", "nan"], "draft_cost must be a finite number >= 0"),
             (["--draft-cost", "0.1", "--no-speculative"], "--no-speculative has none"))
-    plain, priced, *outs = run_together([base, [*base, "--draft-cost", "0.1"]]
-                                        + [[*base, *bad] for bad, _ in bads], cwd=None)
+    plain, priced, *outs = [cli(argv) for argv in [base, [*base, "--draft-cost", "0.1"]]
+                            + [[*base, *bad] for bad, _ in bads]]
     assert plain.returncode == 0 and "CLI: --draft-cost" in plain.stdout
     assert priced.returncode == 0 and "skipped speculative" not in priced.stdout
     assert "drafted)" in priced.stdout and " 0 drafted)" not in priced.stdout

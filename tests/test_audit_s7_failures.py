@@ -6,8 +6,7 @@ exists in the rack, and failed). Each is now a NodeError naming the element and
 saying "it has already failed"; the CLI prints it as one line and exits 2.
 """
 
-import subprocess
-import sys
+import types
 
 import pytest
 from degrade import apart
@@ -91,9 +90,17 @@ def test_failures_lanes_has_one_live_entry_per_bundle(bundled):
     assert k.graph.edges["chip0", "chip1"]["lanes"] == 2
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "analysis._cli", *args],
-                          check=False, capture_output=True, text=True)
+def _cli(capsys, *args):
+    """The CLI run in this process (``analysis._cli.main``, what ``python -m analysis._cli``
+    exits with): its status and what it printed, as ``subprocess.run`` gives them (a run
+    in a fresh interpreter costs ~0.9 s of imports; tests/test_audit_cli.py runs the real
+    entry point)."""
+    from analysis._cli import main
+
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return types.SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 _NAMED_TWICE = [
@@ -107,11 +114,8 @@ _NAMED_TWICE = [
 ]
 
 
-def test_cli_failure_named_twice_is_one_line_exit_2():
-    from hashseed import run_together
-
-    runs = run_together([[sys.executable, "-m", "analysis._cli", *args]
-                         for args, _ in _NAMED_TWICE], cwd=None)
+def test_cli_failure_named_twice_is_one_line_exit_2(capsys):
+    runs = [_cli(capsys, *args) for args, _ in _NAMED_TWICE]
     for out, (args, msg) in zip(runs, _NAMED_TWICE, strict=True):
         assert out.returncode == 2, (args, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1 and msg in out.stderr, args
@@ -165,28 +169,25 @@ def test_two_steps_equal_one_and_every_repeat_is_refused(spec, data):
             two.without(chips=[f.rank_of[c]])
 
 
-def test_a_pair_the_failures_disconnect_says_what_failed():
+def test_a_pair_the_failures_disconnect_says_what_failed(capsys):
     """cluster-128 without chip8's NIC link: chip8 still reaches its server (not cut off),
     but no other server; the error said only 'no route from chip7 to chip8'. (Session 21:
     under NCCL the all-reduce now runs, chip8 inside every channel's chain as in NCCL's
     graphs; the ideal runtime's flat schedules still send from chip4 to chip8.)"""
-    out = _cli("cost", "cluster-128", "--op", "all-reduce", "--size", "1MiB",
+    out = _cli(capsys, "cost", "cluster-128", "--op", "all-reduce", "--size", "1MiB",
                "--fail-link", "chip8-nic8", "--runtime", "ideal")
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
     assert ("no route from 'chip4' to 'chip8'; the failures leave no path between them: "
             "link chip8-nic8 failed") in out.stderr
 
 
-def test_serve_json_records_failed_lanes_and_switches():
+def test_serve_json_records_failed_lanes_and_switches(capsys):
     import json
     node = "switch:8,planes=2,links=9,tech=nvlink5,chip=b200"
     base = ["serve", node, "--model", "deepseek-r1-nvfp4", "--isl", "1024", "--osl", "256",
             "--batches", "1", "--no-speculative", "--quiet", "--json"]
-    from hashseed import run_together
-
-    cli = [sys.executable, "-m", "analysis._cli", *base]
-    lanes, out = run_together([[*cli, "--fail-lane", "chip1-sw1", "--fail-lane", "chip1-sw1"],
-                               [*cli, "--fail-chip", "sw1", "--fail-chip", "chip3"]], cwd=None)
+    lanes = _cli(capsys, *base, "--fail-lane", "chip1-sw1", "--fail-lane", "chip1-sw1")
+    out = _cli(capsys, *base, "--fail-chip", "sw1", "--fail-chip", "chip3")
     assert lanes.returncode == 0, lanes.stderr
     d = json.loads(lanes.stdout)
     assert d["failed_lanes"] == [[["chip1", "sw1"], 2]] and d["failed_links"] == []

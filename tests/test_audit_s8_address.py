@@ -8,7 +8,9 @@
   override named "a chip that is not of the fabric" and ``symmetric_memory`` was refused).
 
 The references below are written from the documentation: the CXL interleave formula,
-"a host's memory is reached through its first chip", and the routing policy's path.
+"a host's memory is reached through its first chip" (session 22: through the chip itself from
+a chip of the host, else its nearest chip: routing_brute.memory_server), and the routing
+policy's path.
 """
 
 import functools
@@ -17,6 +19,7 @@ import pytest
 from degrade import degrade
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from routing_brute import memory_server
 
 import topologies
 from fabric import (
@@ -54,8 +57,11 @@ def _ref_owner(reg, address):
     return reg.owners[((address - reg.base) // reg.granularity) % reg.ways]
 
 
-def _ref_node(f, owner):
-    """The node serving an owner: a chip itself, a host domain through its first chip."""
+def _ref_node(f, owner, src=None):
+    """The node serving an owner: a chip itself, a host domain through its first chip; to a
+    requester ``src``, routing_brute.memory_server's (its own host's DRAM at itself)."""
+    if src is not None:
+        return memory_server(f, owner, src)
     return owner if owner in f.graph else f.domains[owner][0]
 
 
@@ -91,7 +97,7 @@ def test_forwarding_reaches_the_owner_of_every_granule(case):
     reg = f.address_map.region("pool")
     for off in offsets:
         address = reg.base + off
-        node = _ref_node(f, _ref_owner(reg, address))
+        node = _ref_node(f, _ref_owner(reg, address), src)
         try:
             want = f.route(src, node) if node != src else [src]
         except RoutingError:
@@ -205,7 +211,7 @@ def test_per_dimension_lookup_is_the_first_hop_of_the_route(spec, data):
     address = reg.base + data.draw(st.integers(0, reg.size - 1))
     node = data.draw(st.sampled_from(list(f.endpoints)))
     owner = reg.owner if reg.ways == 1 else _ref_owner(reg, address)
-    target = _ref_node(f, owner)
+    target = _ref_node(f, owner, node)
     ports = ft.lookup_per_dimension(node, address)
     if target == node:
         assert ports == ()
@@ -290,7 +296,7 @@ def test_translate_route_and_back_agree_with_a_linear_scan(case):
             with pytest.raises(RoutingError, match="has failed"):
                 access(f, src, g, transport="native")
             continue
-        node = _ref_node(f, owner)
+        node = _ref_node(f, owner, src)
         try:
             want = f.route(src, node) if node != src else [src]
         except RoutingError:

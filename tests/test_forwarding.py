@@ -1,6 +1,7 @@
 """Forwarding tables: hop-by-hop lookup reproduces route; table sizes; per-dimension tables."""
 
 import pytest
+from routing_brute import memory_server
 
 import topologies
 from fabric import AddressMapError, RoutingError, forwarding_tables
@@ -26,12 +27,16 @@ def test_following_the_tables_gives_the_route(case):
             assert ft.forward(a, addr) == want
 
 
-def test_host_memory_goes_to_the_hosts_first_chip(case):
+def test_host_memory_goes_to_the_hosts_nearest_chip_or_stays_local(case):
+    # a host's DRAM: from another host's chip, to the host's nearest chip by its route (the
+    # first at a tie); from a chip of the host, served where it is (its own link to its
+    # host's memory, session 22)
     f, ft = case
     for h, chips in f.domains.items():
         (reg,) = [g for g in f.address_map.regions_of(h) if g.kind == "dram"]
-        path = ft.forward(f.endpoints[-1], reg.base + 64)
-        assert path[-1] == chips[0]
+        for src in f.endpoints:
+            path = ft.forward(src, reg.base + 64)
+            assert path == ([src] if src in chips else f.route(src, memory_server(f, h, src)))
 
 
 def test_every_entry_points_out_of_its_node(case):

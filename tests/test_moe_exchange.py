@@ -752,8 +752,13 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     payloads = [nbytes, k * 4, k * 4]        # hidden, token_selected_experts, token_final_scales
     copy_rounds = sum(_loop_steps(b, 256, 16) for b in payloads)
     epoch = first                            # prepare kernel: flag_val = flag_val + 1 (cold)
-    claims = (k - 1) * table["l1_hit"].value + targets * table["const_l1"].value
-    dispatch = (epoch + first + targets * table["l2_atomic"].value + claims + copy_rounds * first
+    claims = ((k - 1) * table["l1_hit"].value + table["const_l15"].value
+              + (targets - 1) * table["const_l1"].value)
+    # before each payload's rows its bytes per token (a constant load, waited): the first
+    # payload's line from the L1.5, the two small payloads' from the constant L1
+    sizes = table["const_l15"].value + 2 * table["const_l1"].value
+    dispatch = (epoch + first + targets * table["l2_atomic"].value + claims + sizes
+                + copy_rounds * first
                 + table["l2_atomic"].value + 2 * table["l2_hit"].value + pointers)
     # prepare-combine: epoch bump (L2, read by the dispatch barrier), counters, staging rounds;
     # combine kernel: the token's routing metadata before its first pull, two dependent loads
@@ -836,9 +841,14 @@ def test_chain_latencies_are_sourced_per_generation():
     Blackwell HBM and L1 figures say they are carried from Hopper."""
     for table in EXCHANGE_LATENCY.values():
         assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "l1_hit", "const_l1",
-                              "const_l15", "peer_load"}
-        for p in table.values():
-            assert p.unit == "s" and 10e-9 < p.value < 5e-6 and len(p.source) > 60
+                              "const_l15", "peer_load", "cycle"}
+        for name, p in table.items():
+            # one clock cycle (the unit of compiled stall counts, session 22); a memory access
+            # takes more
+            low = 0.1e-9 if name == "cycle" else 10e-9
+            assert p.unit == "s" and low < p.value < 5e-6 and len(p.source) > 60
+        assert table["cycle"].value < table["const_l1"].value
+    assert EXCHANGE_LATENCY["blackwell"]["cycle"].source.startswith("assumption")
     assert EXCHANGE_LATENCY["blackwell"]["hbm_load"].source.startswith("assumption")
     assert EXCHANGE_LATENCY["blackwell"]["l1_hit"].source.startswith("assumption")
     for name in ("const_l1", "const_l15"):
@@ -928,10 +938,13 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
         want = trip * n if fenced else 0.0
         if k.combine_blocks and ph is r.combine_phase:
             # pplx: each fenced copy is first the put's warp copy, one dependent L2 load per
-            # 512 B of the BF16 token (session 18), so the fence and the copy go together
+            # 512 B of the BF16 token (session 18), each with the cycles its compiled loop
+            # schedules beyond the load (put_cycles, session 22), so the fence and the copy go
+            # together
             if k.put_vector and ep > 1:
+                lat = EXCHANGE_LATENCY[arch]
                 want = (trip + math.ceil(2 * 7168 / k.put_vector)
-                        * EXCHANGE_LATENCY[arch]["l2_hit"].value) * n
+                        * (lat["l2_hit"].value + k.put_cycles * lat["cycle"].value)) * n
             # its fences run between its copies: the transfer's floor, not the fixed time
             assert ph.fence == 0.0 and ph.fixed == pytest.approx(ph0.fixed, rel=1e-12)
             assert ph.interleaved - ph0.interleaved == pytest.approx(want, rel=1e-12,
@@ -1372,8 +1385,9 @@ def test_bad_dispatch_payloads_refused(bad):
 def test_post_quantized_rows_send_values_and_scale_factors_apart():
     """The held-out post-quant rows are expressed as the benchmark sends them: NVFP4 = 3584 B
     of values + 448 B of scale factors, MXFP8 = 7168 + 224 (blog18's byte counts), two
-    payloads: one more cold HBM load in the dispatch chain than one 4032-B payload, and one
-    more constant-L1 read of each of the token's 8 destinations' pointer rows (session 21)."""
+    payloads: one more cold HBM load in the dispatch chain than one 4032-B payload, one
+    more constant-L1 read of each of the token's 8 destinations' pointer rows (session 21) and
+    of the payload's bytes per token before them (session 22)."""
     from fidelity_heldout_moe import MXFP8_TOKEN, NVFP4_TOKEN
     assert tuple(p * 7168 for p in NVFP4_TOKEN) == (3584, 448)
     assert tuple(p * 7168 for p in MXFP8_TOKEN) == (7168, 224)
@@ -1384,7 +1398,7 @@ def test_post_quantized_rows_send_values_and_scale_factors_apart():
     one = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided", dispatch_bytes=4032, **kw)
     hbm = EXCHANGE_LATENCY["blackwell"]["hbm_load"].value
     const = EXCHANGE_LATENCY["blackwell"]["const_l1"].value
-    assert apart.dispatch - one.dispatch == pytest.approx(hbm + 8 * const, rel=1e-9)
+    assert apart.dispatch - one.dispatch == pytest.approx(hbm + (8 + 1) * const, rel=1e-9)
 
 
 
@@ -1392,10 +1406,11 @@ def _without_pointer_steps(kernel):
     """The profile with its pointer-table steps taken out of both chains (the model before
     session 21's count)."""
     k = exchange_kernel(kernel)
-    # the pointer rows' loads only: the slot claims' counter-base reloads (const_l1 x ranks,
-    # session 22) stay
-    chain = tuple(tuple(step for step in ph if not step[0].startswith("const_")
-                        or step == ("const_l1", "ranks")) for ph in k.chain)
+    # the pointer rows' loads only: the slot claims' counter-base reloads and the payloads'
+    # size loads (session 22) stay
+    rows = ("pointer_rows", "pointer_rereads")
+    chain = (tuple(step for step in k.chain[0] if step[1] not in rows),
+             tuple(step for step in k.chain[1] if step != ("const_l15", "one")))
     return dataclasses.replace(k, chain=chain)
 
 
@@ -2322,15 +2337,48 @@ def test_dispatch_slot_claims_load_each_expert_id_after_the_last_atomic(ep, top_
                             experts_per_token=top_k)
     f = fidelity_moe.nvl72()
     k = exchange_kernel("one-sided")
-    bare = dataclasses.replace(k, chain=(tuple(s for s in k.chain[0] if s not in (
-        ("l1_hit", "further_slots"), ("const_l1", "ranks"))), k.chain[1]))
+    # the claims' steps: the id loads, then the base reloads (the first from the L1.5)
+    chain = list(k.chain[0])
+    i = chain.index(("l1_hit", "further_slots"))
+    assert chain[i + 1:i + 3] == [("const_l15", "one"), ("const_l1", "further_ranks")]
+    del chain[i:i + 3]
+    bare = dataclasses.replace(k, chain=(tuple(chain), k.chain[1]))
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
     r, r0 = (moe_exchange(f, m, 1, ep, kernel=x, **kw) for x in (k, bare))
     lat = EXCHANGE_LATENCY["blackwell"]
     ranks = _perfect_router_busiest(ep, 1, top_k)[0]
-    want = (top_k - 1) * lat["l1_hit"].value + ranks * lat["const_l1"].value
+    # the first claim's base load is the kernel's first read of its constant line: the L1.5
+    # (review S22-R6)
+    want = ((top_k - 1) * lat["l1_hit"].value + lat["const_l15"].value
+            + (ranks - 1) * lat["const_l1"].value)
     assert r.dispatch - r0.dispatch == pytest.approx(want, rel=1e-9)
     assert r.combine == r0.combine
     for bad in (0, 1.5, True, -8):
         with pytest.raises(SpecError, match="slots"):
             k.chain_latency(0, "blackwell", 8, 4, slots=bad)
+
+
+@pytest.mark.parametrize("parts", [2, (0.5, 1 / 16), (0.5, 1 / 16, 1 / 32)])
+def test_dispatch_waits_for_each_payloads_size_before_its_rows(parts):
+    """Session 22 (the walk of the dispatch's payload loop, 579435f9 sm_100a and sm_90a,
+    5e891c6b): before a payload's pointer rows the block loads the payload's bytes per token
+    from the parameters and waits for it: the first payload's line from the L1.5, every later
+    payload's (the given parts after the first, then the two small payloads) a constant-L1 hit.
+    Against the profile without those steps, on GB200 at EP8; the combine is unchanged."""
+    f = fidelity_moe.nvl72()
+    k = exchange_kernel("one-sided")
+    # the size loads: the L1.5 fetch right after the pointer-free claims' base reloads, the
+    # further payloads' and the two small payloads' constant-L1 hits
+    chain = list(k.chain[0])
+    i = chain.index(("const_l1", "further_payloads"))
+    assert chain[i - 1] == ("const_l15", "one")
+    del chain[i - 1:i + 1]
+    chain = [s for s in chain if s != ("const_l1", "one")]
+    bare = dataclasses.replace(k, chain=(tuple(chain), k.chain[1]))
+    kw = {"dispatch_bytes": parts, "combine_bytes": 2, "routing": "balanced"}
+    r, r0 = (moe_exchange(f, "deepseek-v3", 1, 8, kernel=x, **kw) for x in (k, bare))
+    lat = EXCHANGE_LATENCY["blackwell"]
+    given = len(parts) if isinstance(parts, tuple) else 1
+    want = lat["const_l15"].value + (given - 1 + 2) * lat["const_l1"].value
+    assert r.dispatch - r0.dispatch == pytest.approx(want, rel=1e-9)
+    assert r.combine == r0.combine

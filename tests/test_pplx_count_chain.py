@@ -73,8 +73,10 @@ def _post_and_pass():
 
 def _put_rounds(nbytes=2 * 7168):
     """A put to a load/store peer (session 18): NVSHMEM's warp memcpy, one dependent L2 load of
-    the staged copy per 32 lanes x 16 B (gatherKernel's SASS), before the copy's fence."""
-    return math.ceil(nbytes / 512) * EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+    the staged copy per 32 lanes x 16 B (gatherKernel's SASS), before the copy's fence; before
+    each round's load, the 35 cycles its compiled loop schedules (session 22)."""
+    lat = EXCHANGE_LATENCY["hopper"]
+    return math.ceil(nbytes / 512) * (lat["l2_hit"].value + 35 * lat["cycle"].value)
 
 
 def _ring():
@@ -97,6 +99,8 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     # the grid sync after the receive loop's waits (drain, session 18): thread 0's fence (an
     # L2 round trip), the barrier atomicAdd, the polled load that sees the flip
     sync = 2 * load + EXCHANGE_LATENCY["hopper"]["l2_atomic"].value
+    # session 22: between a slot's two loads, the 74 cycles the compiled walk schedules
+    walk_cycles = 74 * 255 * EXCHANGE_LATENCY["hopper"]["cycle"].value
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -106,7 +110,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         # slot's wait ends in NVSHMEM's syncapi fence (an L2 round trip, session 21)
         # session 21: the first load of each further 32-B sector of the uint32 slots (31 of
         # the 255 slots after the first) goes to L2, not L1
-        walk = load + sync + load + (255 + 224) * l1 + 31 * load + (2 * load + 2 * l1)
+        walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + (2 * load + 2 * l1)
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
@@ -125,7 +129,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     # the receiving block with the most tokens copies ceil(1024 / 132) = 8
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    walk = load + sync + load + (255 + 224) * l1 + 31 * load + 8 * (2 * load + 2 * l1)
+    walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + 8 * (2 * load + 2 * l1)
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
@@ -230,6 +234,8 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     trip = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                         combine_bytes=2, routing="uniform").dispatch_phase.fence
     l1 = EXCHANGE_LATENCY["hopper"]["l1_hit"].value
+    # session 22: each (pass, copy) of the receive sum also pays its loop's 118 scheduled cycles
+    dep = 118 * EXCHANGE_LATENCY["hopper"]["cycle"].value
     for nodes, tokens, copies in ((1, 128, 8), (2, 128, 8), (16, 128, 8), (1, 1, 1), (2, 1, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -243,7 +249,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         # + the receive part's waits (session 21): the fence after the k-signal poll, block 0's
         # sync-flag load and its fence after the reduce
         each = 2 * load + 4 * hbm + l1
-        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load) + 3 * load)) < 1e-15
+        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load + dep) + 3 * load)) < 1e-15
         want = (copies - 1) * each + posted * post + fences
         want += _ring() if nodes > 1 else 0.0
         assert abs(r.combine_phase.interleaved - want) < 1e-15
@@ -253,7 +259,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
                      combine_bytes=2, routing="uniform", l2_flushed=False)
     fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds(), post)
     each = 6 * load + l1                                  # the HBM steps as L2 hits
-    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load) + 3 * load)) < 1e-15
+    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load + dep) + 3 * load)) < 1e-15
     assert abs(r.combine_phase.interleaved - (7 * each + 9 * post + fences + _ring())) < 1e-15
 
 
@@ -664,3 +670,80 @@ def test_the_walks_new_sectors_cost_l2_trips():
         was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=old, **kw)
         assert new.dispatch - was.dispatch == pytest.approx(step, rel=1e-9)
         assert new.combine == was.combine
+
+
+# The cycles pplx 7af3059's compiled loops schedule beyond their loads, read from the stall
+# counts of sm_90a control words (session 22, review S22-R3): (field, cycles, the chain count,
+# the SASS addresses its source names)
+_CYCLES = (("walk_cycles", 74, "walk_cycles", "0x3ff0"), ("put_cycles", 35, "put_round_cycles",
+                                                           "0x1360"),
+           ("reduce_cycles", 118, "reduce_cycles", "0x2d80"))
+
+
+@pytest.mark.parametrize("arch", ["hopper", "blackwell"])
+def test_the_loops_pay_their_scheduled_cycles(arch):
+    """Each loop the chains count pays, per iteration beyond its loads, the cycles its compiled
+    code schedules (the stall counts from the instruction that consumes a load to the next
+    load's issue): the receive walk 74 per slot (scatterKernel 0x3f90-0x4110), a put round 35
+    (gatherKernel 0x1290-0x1370, scatterKernel 0x1d80-0x1e60), the combine sum 118 per (pass,
+    copy) (gatherKernel 0x2bd0-0x30e0); one SM cycle at the project's 1.98 GHz, carried to
+    Blackwell."""
+    kern = exchange_kernel("pplx")
+    cycle = EXCHANGE_LATENCY[arch]["cycle"]
+    assert cycle.unit == "s" and cycle.value == pytest.approx(1 / 1.98e9, rel=1e-12)
+    assert "stall count" in cycle.source
+    src = dict(kern.sources)
+    for field, cycles, count, addr in _CYCLES:
+        assert getattr(kern, field) == cycles and addr in src[field]
+        assert {p.name: p.unit for p in kern.parameters()}[f"pplx.{field}"] == "cycles"
+    without = dataclasses.replace(
+        kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
+        chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
+        interleaved_chain=tuple(tuple(s for s in ph if s[0] != "cycle")
+                                for ph in kern.interleaved_chain))
+    for n in (0, 7, 255):
+        got = kern.chain_latency(0, arch, 0, 0, walk_slots=n)[0]
+        assert got - without.chain_latency(0, arch, 0, 0, walk_slots=n)[0] == pytest.approx(
+            74 * n * cycle.value, rel=1e-12, abs=1e-18)
+        got = kern.chain_latency(1, arch, 0, 0, reduce_loads=n)[0]
+        assert got - without.chain_latency(1, arch, 0, 0, reduce_loads=n)[0] == pytest.approx(
+            118 * n * cycle.value, rel=1e-12, abs=1e-18)
+        for loadstore in (True, False):       # over the network the puts are posted
+            kw = {"put_rounds": n, "loadstore": loadstore, "interleaved": True}
+            got = kern.chain_latency(0, arch, 0, 0, **kw)[0]
+            assert got - without.chain_latency(0, arch, 0, 0, **kw)[0] == pytest.approx(
+                35 * n * cycle.value * loadstore, rel=1e-12, abs=1e-18)
+    # each count on the phase that runs the loop, once
+    steps = [(ph, s) for ph, chain in enumerate((kern.chain, kern.interleaved_chain))
+             for i, p in enumerate(chain) for s in p if s[0] == "cycle"]
+    assert sorted(s[1] for _, s in steps) == ["put_round_cycles", "reduce_cycles", "walk_cycles"]
+    # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
+    # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
+    kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
+    no_put = dataclasses.replace(kern, name="pplx-no-put-cycles", put_cycles=0, interleaved_chain=(
+        tuple(s for s in kern.interleaved_chain[0] if s[1] != "put_round_cycles"),
+        kern.interleaved_chain[1]))
+    for tokens, low, high in ((1, 0.99, 1.0 + 1e-9), (128, 6.0, 8.0 + 1e-9)):
+        a = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel=kern, **kw)
+        b = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel=no_put, **kw)
+        extra = a.combine_phase.interleaved - b.combine_phase.interleaved
+        per = 28 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value
+        assert low <= extra / per <= high
+        assert a.combine - b.combine == pytest.approx(extra, rel=1e-9)
+
+
+def test_cycle_fields_are_validated():
+    """walk_cycles, put_cycles and reduce_cycles are ints >= 0, each needs the field of the
+    loop it counts, and a chain step counted in them needs them set."""
+    kern = exchange_kernel("pplx")
+    for field, _, count, _ in _CYCLES:
+        for bad in (-1, 1.5, True):
+            with pytest.raises(ValueError, match=f"{field} must be an int"):
+                dataclasses.replace(kern, **{field: bad})
+        with pytest.raises(ValueError, match=f"{count} needs {field}"):
+            dataclasses.replace(kern, **{field: 0})
+    base = exchange_kernel("deepep-low-latency")
+    for field, needs in (("put_cycles", "put_vector"), ("walk_cycles", "count_grid"),
+                         ("reduce_cycles", "reduce_elements")):
+        with pytest.raises(ValueError, match=f"{field} needs {needs}"):
+            dataclasses.replace(base, **{field: 1})

@@ -152,3 +152,12 @@ def test_runtime_help_says_vllms_dispatch_is_the_default_under_engine_vllm():
         text = " ".join(_subcommands()[name].format_help().split())
         assert "default: nccl, except --engine vllm on hopper and blackwell chips, whose TP " \
                "all-reduces take vLLM's own dispatch, analysis.vllm_all_reduce)" in text, text
+
+
+def test_a_missing_file_is_named_as_the_shell_names_it(tmp_path, capsys):
+    """The CLI printed Python's "[Errno 2] No such file or directory: '...'" for a file
+    that is not there; it now reads 'FILE: reason', one line, exit 2."""
+    missing = str(tmp_path / "nosuch.toml")
+    assert main(["check", missing]) == 2
+    assert capsys.readouterr().err == f"cofabric check: error: {missing}: No such file or " \
+                                      "directory\n"
