@@ -1935,7 +1935,10 @@ def _p2p(rt, view, op, n, algorithm):
     # does not (prims_simple.h postPeer; tuning.cc ring hwLat: NVLink 0.6 / 3.4 us). Before
     # 2.22 a Simple message's trailing LL chunk runs on its own channel, in the shadow of the
     # Simple chunks: the message's step is the first chunk's protocol's.
-    step = max(_lat(rt, hw, "ring", proto), t.step_loadstore, t.step_message)
+    # (a load/store step also pays its handoff: step_handoff)
+    step = max(_lat(rt, hw, "ring", proto),
+               t.step_loadstore + step_handoff(view.arch) if t.step_loadstore > 0 else 0.0,
+               t.step_message)
     # LL carries 8 data bytes per 16-byte line (the protocol's efficiency, not a tuner figure):
     # the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at that rate
     eff = 1 / PROTOCOLS["LL"].efficiency

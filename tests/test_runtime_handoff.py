@@ -136,3 +136,19 @@ def test_across_nodes_the_intra_node_steps_pay_it_on_blackwell_only():
             mp.setattr(_runtime_cost, "step_handoff", lambda arch: 0.0)
             b = analysis.cost(h, op, 4096, runtime=rt)
         assert (a.algorithm, a.protocol, a.time) == (b.algorithm, b.protocol, b.time)
+
+
+def test_a_point_to_point_step_pays_it_too():
+    """A p2p LL step is a store into the peer's buffer and its spin (sendrecv.h through
+    prims_ll.h): floor + one step, the step max(hwLat, path one way + handoff). Blackwell
+    (hgx-b200, 2 ranks): 3.0 + 0.33 + 1.11 us; Hopper (dgx-h100): 2.3 + 0.6 us, as before."""
+    rt = fabric.runtime("nccl@2.30.7")
+    for spec, arch, step in (("hgx-b200", "blackwell", None), ("dgx-h100", "hopper", 0.6e-6)):
+        f = topologies.build(spec)
+        r = analysis.cost(f, "send-recv", 1024, runtime=rt, ranks=f.endpoints[:2])
+        assert r.protocol == "LL"
+        if step is None:
+            step = (_view(f, 2).transfer("point-to-point", "send-recv").step_loadstore
+                    + _runtime_cost.step_handoff(arch))
+            assert step > rt.hw_latency[("nvlink", "ring", "LL")]
+        assert r.fixed == pytest.approx(rt.kernel_floor[arch] + step, rel=1e-12)
