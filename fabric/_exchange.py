@@ -538,6 +538,18 @@ def lane_passes(ep):
     return -(-int(ep) // WARP_LANES) - 1
 
 
+# an optional field that is priced only with another one set: (field, the field it needs, what
+# that one is), checked in this order
+_FIELD_NEEDS = (
+    ("stage_cycles", "stage_vector", "the bytes of a staging round"),
+    ("receive_cycles", "receive_vector", "the bytes of a receive round"),
+    ("put_vector", "combine_blocks", "the blocks that put the received copies"),
+    ("put_cycles", "put_vector", "the bytes of a put's warp copy per dependent load"),
+    ("walk_cycles", "count_grid", "the grid whose receive part walks the counts"),
+    ("reduce_cycles", "reduce_elements", "the elements a block sums per pass"),
+    ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
+)
+
 # the kernel field a chain count is read from, and what that field is (for the error)
 _CHAIN_COUNT_NEEDS = {
     "walk_token_rounds": ("receive_vector", (" (the bytes of the receiving block's copy of "
@@ -918,26 +930,9 @@ class ExchangeKernel:
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
             raise ValueError(f"stage_cycles must be () or two ints >= 0 (dispatch, combine "
                              f"cycles per staging round), got {v!r}")
-        if self.stage_cycles and not self.stage_vector:
-            raise ValueError("stage_cycles needs stage_vector (the bytes of a staging round)")
-        if self.receive_cycles and not self.receive_vector:
-            raise ValueError("receive_cycles needs receive_vector (the bytes of a receive "
-                             "round)")
-        if self.put_vector and not self.combine_blocks:
-            raise ValueError("put_vector needs combine_blocks (the blocks that put the received "
-                             "copies)")
-        if self.put_cycles and not self.put_vector:
-            raise ValueError("put_cycles needs put_vector (the bytes of a put's warp copy per "
-                             "dependent load)")
-        if self.walk_cycles and not self.count_grid:
-            raise ValueError("walk_cycles needs count_grid (the grid whose receive part walks "
-                             "the counts)")
-        if self.reduce_cycles and not self.reduce_elements:
-            raise ValueError("reduce_cycles needs reduce_elements (the elements a block sums "
-                             "per pass)")
-        if self.reduce_elements and not self.combine_blocks:
-            raise ValueError("reduce_elements needs combine_blocks (the blocks that take the "
-                             "tokens)")
+        for field, need, what in _FIELD_NEEDS:
+            if getattr(self, field) and not getattr(self, need):
+                raise ValueError(f"{field} needs {need} ({what})")
 
     def late_batches(self, k, input_bytes, arch):
         """The batches of top-k slots whose peer loads a round issues one after another, after
