@@ -208,12 +208,19 @@ def test_a_window_some_chips_of_its_domain_cannot_use_has_an_unreachable_finding
 
 # -- a memory node's capacity ------------------------------------------------------------------
 
-def _with_memory(capacity):
-    G = nx.path_graph(["chip0", "chip1", "mem0"])
+def _wired(G, **kinds):
+    """``G`` with every node a chip but those given a kind here, every link 1 GB/s and 100 ns."""
     nx.set_node_attributes(G, "chip", "kind")
-    G.nodes["mem0"].update(kind="memory", capacity=capacity)
+    for node, kind in kinds.items():
+        G.nodes[node]["kind"] = kind
     nx.set_edge_attributes(G, 1e9, "bandwidth")
     nx.set_edge_attributes(G, 1e-7, "latency")
+    return G
+
+
+def _with_memory(capacity):
+    G = _wired(nx.path_graph(["chip0", "chip1", "mem0"]), mem0="memory")
+    G.nodes["mem0"]["capacity"] = capacity
     return G
 
 
@@ -240,12 +247,9 @@ def test_a_whole_capacity_is_laid_out_as_given(capacity):
 def test_a_host_domain_is_named_by_a_string_or_refused(host):
     # on main, host=5 or NaN gave a fabric check() called clean whose every access from chip0
     # was refused: 'no host domain called 5; hosts: 5, hostB, default'
-    G = nx.path_graph(["chip0", "chip1", "chip2"])
-    nx.set_node_attributes(G, "chip", "kind")
+    G = _wired(nx.path_graph(["chip0", "chip1", "chip2"]))
     G.nodes["chip0"]["host"] = host
     G.nodes["chip1"]["host"] = "hostB"
-    nx.set_edge_attributes(G, 1e9, "bandwidth")
-    nx.set_edge_attributes(G, 1e-7, "latency")
     with pytest.raises(GraphError, match="host domain .* must be named by a non-empty string"):
         Fabric.from_graph(G, chip="h100")
     del G.nodes["chip0"]["host"]
@@ -257,11 +261,7 @@ def test_a_host_domain_is_named_by_a_string_or_refused(host):
 
 
 def test_a_host_domain_holds_chips_or_is_refused():
-    G = nx.star_graph(["sw0", "chip0", "chip1", "chip2"])
-    nx.set_node_attributes(G, "chip", "kind")
-    G.nodes["sw0"]["kind"] = "switch"
-    nx.set_edge_attributes(G, 1e9, "bandwidth")
-    nx.set_edge_attributes(G, 1e-7, "latency")
+    G = _wired(nx.star_graph(["sw0", "chip0", "chip1", "chip2"]), sw0="switch")
     chips = ["chip0", "chip1", "chip2"]
     # on main an empty domain was accepted and check() called it clean; a window onto its
     # DRAM made access() and forwarding_tables() raise IndexError
@@ -280,10 +280,7 @@ def test_tuple_node_names_are_one_named_fault_not_interleave_sets():
     # an interleave set's owners, so on main check() reported chip (0, 0)'s memory as a set
     # over owners 0 and 0 ('an owner appears twice', 'owner 0 is nobody') and refused every
     # access with those words
-    G = nx.grid_2d_graph(2, 2)
-    nx.set_node_attributes(G, "chip", "kind")
-    nx.set_edge_attributes(G, 1e9, "bandwidth")
-    nx.set_edge_attributes(G, 1e-7, "latency")
+    G = _wired(nx.grid_2d_graph(2, 2))
     f = Fabric.from_graph(G, chip="h100")
     (finding,) = check(f)
     assert finding.code == "invalid" and "(0, 0)" in finding.message
@@ -401,11 +398,7 @@ def test_a_chip_in_no_host_domain_is_a_warning():
     # and every access from that chip (and access_latencies over all chips) was refused
     from fabric import TranslationError, access_latencies
 
-    G = nx.star_graph(["sw0", "chip0", "chip1", "chip2"])
-    nx.set_node_attributes(G, "chip", "kind")
-    G.nodes["sw0"]["kind"] = "switch"
-    nx.set_edge_attributes(G, 1e9, "bandwidth")
-    nx.set_edge_attributes(G, 1e-7, "latency")
+    G = _wired(nx.star_graph(["sw0", "chip0", "chip1", "chip2"]), sw0="switch")
     f = Fabric.from_graph(G, chip="h100", domains={"h": ["chip0"], "g": ["chip1"]})
     with pytest.raises(TranslationError, match="'chip2' belongs to no host domain"):
         access_latencies(f)
