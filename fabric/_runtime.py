@@ -72,7 +72,7 @@ from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
-           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
+           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
            "runtime_arch"]
 
 US = 1e-6
@@ -692,6 +692,29 @@ VLLM_CUSTOM_ALLREDUCE = Runtime(
     host_launch=_NCCL.host_launch,
     sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
               "launch and the start barrier of vLLM's custom all-reduce kernels (assumption: "
+              "the same least time as NCCL's symmetric kernels)"),
+             ("host_launch", dict(_NCCL.sources)["host_launch"])),
+)
+
+#: PyTorch's symmetric-memory all-reduce kernels (pytorch/pytorch
+#: ``torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu``: ``multimem_all_reduce_``
+#: and ``two_shot_all_reduce_``, what vLLM's ``SymmMemCommunicator`` launches): the steps of the
+#: ``"symmetric-memory"`` runtime's ``"in-switch"`` and ``"two-shot"`` kernels, but their flag
+#: barrier (``sync_remote_blocks``) claims each peer's signal slot with a compare-and-swap it
+#: waits on (:data:`analysis._runtime_cost.CAS_BARRIERS`). The same kernel floor and host
+#: launch cost as ``"symmetric-memory"`` (an assumption carried to PyTorch's kernels). An
+#: engine's kernel, not a library a user picks by name: not in :data:`RUNTIMES`; pass the
+#: object. All-reduce only.
+TORCH_SYMM_MEM = Runtime(
+    "torch-symm-mem", "one-sided",
+    "PyTorch's symmetric-memory all-reduce: multimem (an entry barrier, multimem.ld_reduce + "
+    "multimem.st, a release barrier) or two-shot (an entry barrier, loads from every peer and "
+    "stores into every peer, a release barrier); barriers by compare-and-swap on peers' "
+    "signal pads",
+    kernel_floor=_NCCL.kernel_floor,
+    host_launch=_NCCL.host_launch,
+    sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
+              "launch and the entry barrier of PyTorch's symmetric-memory kernels (assumption: "
               "the same least time as NCCL's symmetric kernels)"),
              ("host_launch", dict(_NCCL.sources)["host_launch"])),
 )
