@@ -683,18 +683,26 @@ _SYMMETRIC = Runtime(
 #: not a library a user picks by name: not in :data:`RUNTIMES`; pass the object
 #: (``analysis.cost(..., runtime=VLLM_CUSTOM_ALLREDUCE)``), as :func:`analysis.vllm_all_reduce`
 #: does. All-reduce only.
-VLLM_CUSTOM_ALLREDUCE = Runtime(
-    "vllm-custom-allreduce", "one-sided",
+def _engine_kernels(name, description, kernels):
+    """A one-sided runtime of an engine's own kernels (not in :data:`RUNTIMES`) with the
+    ``"symmetric-memory"`` runtime's kernel floor and host launch cost; ``kernels`` names them
+    in the floor's source (the assumption carried to them)."""
+    return Runtime(
+        name, "one-sided", description,
+        kernel_floor=_NCCL.kernel_floor,
+        host_launch=_NCCL.host_launch,
+        sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of "
+                  f"the launch and the start barrier of {kernels} (assumption: the same least "
+                  "time as NCCL's symmetric kernels)"),
+                 ("host_launch", dict(_NCCL.sources)["host_launch"])))
+
+
+VLLM_CUSTOM_ALLREDUCE = _engine_kernels(
+    "vllm-custom-allreduce",
     "vLLM's custom all-reduce: 1-stage (every rank loads every peer's buffer between two flag "
     "barriers) or 2-stage (reduce-scatter by loads, a release/acquire barrier, all-gather by "
     "loads), chosen by size",
-    kernel_floor=_NCCL.kernel_floor,
-    host_launch=_NCCL.host_launch,
-    sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
-              "launch and the start barrier of vLLM's custom all-reduce kernels (assumption: "
-              "the same least time as NCCL's symmetric kernels)"),
-             ("host_launch", dict(_NCCL.sources)["host_launch"])),
-)
+    "vLLM's custom all-reduce kernels")
 
 #: PyTorch's symmetric-memory all-reduce kernels (pytorch/pytorch
 #: ``torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu``: ``multimem_all_reduce_``
@@ -705,19 +713,13 @@ VLLM_CUSTOM_ALLREDUCE = Runtime(
 #: launch cost as ``"symmetric-memory"`` (an assumption carried to PyTorch's kernels). An
 #: engine's kernel, not a library a user picks by name: not in :data:`RUNTIMES`; pass the
 #: object. All-reduce only.
-TORCH_SYMM_MEM = Runtime(
-    "torch-symm-mem", "one-sided",
+TORCH_SYMM_MEM = _engine_kernels(
+    "torch-symm-mem",
     "PyTorch's symmetric-memory all-reduce: multimem (an entry barrier, multimem.ld_reduce + "
     "multimem.st, a release barrier) or two-shot (an entry barrier, loads from every peer and "
     "stores into every peer, a release barrier); barriers by compare-and-swap on peers' "
     "signal pads",
-    kernel_floor=_NCCL.kernel_floor,
-    host_launch=_NCCL.host_launch,
-    sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
-              "launch and the entry barrier of PyTorch's symmetric-memory kernels (assumption: "
-              "the same least time as NCCL's symmetric kernels)"),
-             ("host_launch", dict(_NCCL.sources)["host_launch"])),
-)
+    "PyTorch's symmetric-memory kernels")
 
 _IDEAL = Runtime(
     "ideal", "ideal",
