@@ -1048,6 +1048,8 @@ class ExchangeKernel:
             return total
 
         first = cost(first_min, 1.0 - v) + cost(first_full, v) + batches(first_late)
+        if rounds < 2:              # no later round: its steps neither cost nor are used
+            return first, tuple(used)
         later = cost(later_min, 1.0 - v) + cost(later_full, v) + batches(later_late)
         return first + (rounds - 1) * later, tuple(used)
 
