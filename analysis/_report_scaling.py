@@ -89,7 +89,7 @@ def scaling_columns():
         Column("allreduce_1GiB_s", "all-reduce 1GiB", opt(computed_time)),
         Column("alltoall_1MiB_s", "all-to-all 1MiB", opt(computed_time)),
         Column("decode_step_s", "decode step", opt(computed_time)),
-        Column("decode_instance", "decode instance", lambda v: v or "n/a"),
+        Column("decode_instance", "decode instance", opt(str)),
         Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
         Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
     )

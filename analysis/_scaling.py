@@ -157,6 +157,16 @@ def _counts(sizes, unit):
     return " + ".join(f"{k} x {v}" if k > 1 else f"{v}" for v, k in runs) + f" {unit}"
 
 
+def _of(spanned, total, group, sizes):
+    """'2 of 73 groups (72 + 56 chips)', 'all 9 groups (8 chips each)', 'the one server (64
+    chips)': ``spanned`` of a fabric's ``total`` groups (``group``: their plural name) and
+    the instance's chips in each."""
+    one = {"leaves": "leaf"}.get(group, group.removesuffix("s"))
+    where = (f"the one {one}" if total == 1 else f"all {total} {group}" if spanned == total
+             else f"1 of {total} {group}" if spanned == 1 else f"{spanned} of {total} {group}")
+    return f"{where} ({_counts(sizes, 'chips')})"
+
+
 def instance_span(f, chips):
     """What the chips of one decoding instance span, in the terms of the fabric's structure
     (:attr:`fabric.Fabric.structure`): a dragonfly's groups and the global links joining
@@ -174,7 +184,7 @@ def instance_span(f, chips):
     >>> instance_span(f, f.endpoints[:128])
     '2 of 73 groups (72 + 56 chips), 1 global link'
     >>> instance_span(topologies.build("dragonfly:h=8"), [f"chip{i}" for i in range(128)])
-    '1 of 129 groups, no global link'
+    '1 of 129 groups (128 chips), no global link'
     >>> instance_span(topologies.build("torus:8x8x8"), [f"chip{i}" for i in range(128)])
     '8x8x2 block of 8x8x8'
     >>> instance_span(topologies.build("rail:servers=32,gpus=8"), [f"chip{i}" for i in range(128)])
@@ -193,13 +203,12 @@ def instance_span(f, chips):
         ea = f.edge_arrays
         gu, gv = g[ea.u], g[ea.v]
         joins = int(np.sum((gu != gv) & np.isin(gu, spanned) & np.isin(gv, spanned)))
-        if len(spanned) == 1:
-            return f"1 of {s.groups} groups, no global link"
-        return (f"{len(spanned)} of {s.groups} groups ({_counts(sizes.tolist(), 'chips')}), "
-                f"{joins} global link{'s' if joins != 1 else ''}")
+        where = _of(len(spanned), s.groups, "groups", sizes.tolist())
+        return where + (f", {joins} global link{'s' if joins != 1 else ''}" if len(sizes) > 1
+                        else ", no global link")
     if isinstance(s, Clos):
         parts = np.unique([f.rank_of[c] // s.group_size for c in chips], return_counts=True)[1]
-        return f"{len(parts)} of {s.groups} {s.group} ({_counts(parts.tolist(), 'chips')})"
+        return _of(len(parts), s.groups, s.group, parts.tolist())
     if isinstance(s, Grid):
         coords = np.array([f.graph.nodes[c]["coord"] for c in chips])
         ext = tuple(int(x) for x in coords.max(axis=0) - coords.min(axis=0) + 1)
@@ -262,7 +271,7 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64, route
            "a2a_per_chip_Bps": (chips - 1) / loads.drain_time,
            "allreduce_1GiB_s": None, "allreduce_algorithm": "",
            "alltoall_1MiB_s": None, "alltoall_algorithm": "",
-           "decode_step_s": None, "decode_layout": "", "decode_instance": "",
+           "decode_step_s": None, "decode_layout": "", "decode_instance": None,
            "network_cost_usd_per_chip": b.cost_usd_per_chip,
            "network_power_w_per_chip": b.power_w_per_chip, "note": ""}
     notes = []

@@ -59,7 +59,9 @@ def test_dragonfly_span_matches_brute_force_intact_and_degraded(h, a_extra, p, d
         f = f.without(links=[f"{u}-{v}"])
     sizes, links = _brute_dragonfly(f, chips)
     text = instance_span(f, chips)
-    assert text.startswith(f"{len(sizes)} of {f.structure.groups} groups")
+    total = f.structure.groups
+    assert text.startswith(f"all {total} groups" if len(sizes) == total
+                           else f"{len(sizes)} of {total} groups")
     if len(sizes) == 1:
         assert text.endswith("no global link")
     else:
@@ -95,6 +97,8 @@ def test_grid_span_is_the_bounding_block_of_the_chips(shape, data):
     ("rail:servers=8,gpus=8", 24, "3 of 8 servers (8 chips each)"),
     ("fattree:k=4", 5, "2 of 4 pods (4 + 1 chips)"),
     ("fattree:k=4", 3, "1 of 4 pods (3 chips)"),
+    ("fattree:k=4", 16, "all 4 pods (4 chips each)"),
+    ("rail:servers=1,gpus=8", 8, "the one server (8 chips)"),
 ])
 def test_clos_span_counts_groups(spec, k, want):
     f = topologies.build(spec)
@@ -121,7 +125,7 @@ def test_table_and_markdown_say_the_placement():
     from analysis._report_scaling import scaling_columns, scaling_placement
 
     cols = {c.key: c for c in scaling_columns()}
-    assert cols["decode_instance"].fmt("") == "n/a"
+    assert cols["decode_instance"].fmt(None) == "n/a"
     row = {c: None for c in cols} | {"family": "dragonfly", "chips": 5256, "spec": "s",
                                       "note": "", "decode_instance": "2 of 73 groups"}
     md = _markdown([row])
