@@ -213,6 +213,8 @@ def instance_span(f, chips):
         coords = np.array([f.graph.nodes[c]["coord"] for c in chips])
         ext = tuple(int(x) for x in coords.max(axis=0) - coords.min(axis=0) + 1)
         block, whole = "x".join(map(str, ext)), "x".join(map(str, s.shape))
+        if ext == tuple(s.shape) and math.prod(ext) == len(chips):
+            return f"all of {whole}"
         if math.prod(ext) == len(chips):
             return f"{block} block of {whole}"
         return f"{len(chips)} chips within {block} of {whole}"

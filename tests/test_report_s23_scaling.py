@@ -88,7 +88,8 @@ def test_grid_span_is_the_bounding_block_of_the_chips(shape, data):
     ext = [max(c[d] for c in coords) - min(c[d] for c in coords) + 1
            for d in range(len(shape))]
     block, whole = "x".join(map(str, ext)), "x".join(map(str, shape))
-    want = (f"{block} block of {whole}" if math.prod(ext) == k
+    want = (f"all of {whole}" if k == f.n_endpoints
+            else f"{block} block of {whole}" if math.prod(ext) == k
             else f"{k} chips within {block} of {whole}")
     assert instance_span(f, chips) == want
 
