@@ -419,8 +419,9 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     target = target_node(fabric, t.owner, a)
     out = _access_to(fabric, a, target, op=op, size=size, transport=transport,
                      address=t.global_address)
-    if t.owner not in fabric.graph and t.owner in fabric.domains:   # a host's DRAM
-        h = _host_memory(fabric, op)
+    if (t.owner in fabric.domains and t.owner not in fabric.graph
+            and fabric.address_map.region(t.region).kind == "dram"):
+        h = _host_memory(fabric, op)    # a host's DRAM, served by a chip (not its storage)
         out = dataclasses.replace(out, host_memory=h, total=out.total + h,
                                   slowest=out.slowest + h)
     return out
