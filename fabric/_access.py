@@ -365,6 +365,13 @@ def _stages(t, op, size, fwd, back, bw_fwd, bw_back, hops):
     return requester, ser, responder, reply, completion, copy, total
 
 
+def _require_chip(fabric, x):
+    """:class:`~fabric.NodeError` unless node ``x`` is a live chip (an access's requester)."""
+    if x not in fabric.rank_of:
+        raise NodeError(f"{fabric.name}: {x!r} is a {fabric.graph.nodes[x].get('kind')}, not "
+                        f"a chip: an access goes from a chip to memory")
+
+
 def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     """One load or store from chip ``src`` to a global ``address``, with its latency.
 
@@ -415,6 +422,7 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     size = _check_op(op, size)
     _transport_name(transport)
     a = fabric.node(src)
+    _require_chip(fabric, a)              # a switch or NIC issues no access
     t = permit(fabric, a, address, op)
     target = target_node(fabric, t.owner, a)
     out = _access_to(fabric, a, target, op=op, size=size, transport=transport,
@@ -452,9 +460,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     # a chip issues the access; without an address plan only a chip's memory is known
     # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)
     for x in (a,) if protected else (a, target):
-        if x not in fabric.rank_of:
-            raise NodeError(f"{fabric.name}: {x!r} is a {fabric.graph.nodes[x].get('kind')}, not "
-                            f"a chip: an access goes from a chip to memory")
+        _require_chip(fabric, x)
     if protected:
         t = permit(fabric, a, _memory_of(fabric, target), op)
         address = t.global_address if address is None else address
