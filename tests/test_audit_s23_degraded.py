@@ -49,20 +49,25 @@ def _routes(f, others, ecmp=None):
     error's type; and the loads of all those pairs, by (tail, head) names."""
     r = f.router if ecmp is None else type(f.router)(f, ecmp=ecmp)
     idx = f.node_index
+    pairs = [(a, b) for a in others for b in others if a != b]
     out = {}
     ok_s, ok_d = [], []
-    for a in others:
-        for b in others:
-            if a == b:
-                continue
+    try:                                # all pairs at once; one by one where some has no route
+        rows = r.path_links_many([idx[a] for a, _ in pairs], [idx[b] for _, b in pairs])
+    except RoutingError:
+        rows = None
+    for k, (a, b) in enumerate(pairs):
+        if rows is not None:
+            links = [int(x) for x in rows[k] if x >= 0]
+        else:
             try:
                 links = r.path_links(idx[a], idx[b])
             except RoutingError as e:
                 out[a, b] = type(e).__name__
                 continue
-            out[a, b] = [f.nodes[int(r.link_head[k])] for k in links]
-            ok_s.append(idx[a])
-            ok_d.append(idx[b])
+        out[a, b] = [f.nodes[int(r.link_head[x])] for x in links]
+        ok_s.append(idx[a])
+        ok_d.append(idx[b])
     loads = {}
     if ok_s:
         w = r.loads(np.array(ok_s), np.array(ok_d), 1.0)
@@ -72,14 +77,14 @@ def _routes(f, others, ecmp=None):
     return out, loads
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cut_and_failed())
 def test_on_a_grid_a_chip_failed_and_cut_off_leave_the_others_the_same_routes(case):
     cut, gone, others = case
     assert _routes(cut, others) == _routes(gone, others)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cut_and_failed(OTHERS))
 def test_elsewhere_the_hash_choice_is_the_same_for_a_chip_failed_or_cut_off(case):
     # Router.path is the hash choice in every mode outside dimension order, and ecmp="hash"
