@@ -132,3 +132,22 @@ def test_a_failed_chip_costs_the_others_what_the_chip_cut_off_does(spec, chip):
         a = cost(cut, op, 2**24, runtime="ideal", ranks=others).time
         b = cost(gone, op, 2**24, runtime="ideal", ranks=others).time
         assert a == pytest.approx(b, rel=1e-12), op
+
+
+def test_a_node_the_intact_fabric_lacks_is_hashed_after_its_nodes():
+    # found by the session's hunt: with the keys first read from the intact fabric, a
+    # degraded fabric whose graph was replaced by hand with one more chip raised KeyError
+    # (an internal error) on any route; that chip is now keyed after the intact nodes
+    import networkx as nx
+
+    from fabric._routing_engine import flow_keys
+
+    f = _build("fattree:k=4")
+    g = f.without(chips=["chip0"])
+    H = nx.Graph(g.graph)
+    H.add_node("chipX", kind="chip")
+    H.add_edge("chipX", "edge0.0", bandwidth=1e9, latency=1e-7, lanes=1)
+    g2 = g.replace(graph=nx.freeze(H), endpoints=(*g.endpoints, "chipX"), ranks=None)
+    assert flow_keys(g2).tolist() == [f.node_index.get(n, len(f.nodes)) for n in g2.nodes]
+    assert g2.route("chipX", "chip1") == ["chipX", "edge0.0", "chip1"]
+    assert g2.route("chip5", "chip9") == g.route("chip5", "chip9")
