@@ -498,7 +498,10 @@ def peer_access_latency(arch):
 #: schedules outside its loads and loops on the path every copy takes, for the phase's first
 #: copy (``"copy_cycles"``: ``copy_cycles[0]``) or for each later copy with its loop back
 #: (``"further_copy_cycles"``: ``"further_copies"`` times ``copy_cycles[0] + copy_cycles[1]``;
-#: :attr:`ExchangeKernel.copy_cycles`);
+#: :attr:`ExchangeKernel.copy_cycles`); or once per cycle the dispatch's receiving block
+#: schedules per received token outside its loads and its copy's later rounds
+#: (``"walk_token_cycles"``: ``"walk_tokens"`` times
+#: :attr:`ExchangeKernel.receive_token_cycles`);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -530,7 +533,7 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "further_payloads", "further_ranks", "stage_round_cycles",
                  "further_stage_round_cycles", "loadstore_stage_round_cycles",
                  "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles",
-                 "copy_cycles", "further_copy_cycles")
+                 "copy_cycles", "further_copy_cycles", "walk_token_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -571,6 +574,7 @@ _FIELD_NEEDS = (
     ("walk_wrap_cycles", "walk_cycles", "the cycles the receive walk schedules per slot"),
     ("send_walk_cycles", "count_grid", "the grid whose send loop walks the tokens"),
     ("copy_cycles", "combine_blocks", "the blocks that send the received copies"),
+    ("receive_token_cycles", "count_grid", "the grid whose receive part copies the tokens"),
     ("reduce_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
 )
@@ -593,6 +597,8 @@ _CHAIN_COUNT_NEEDS = {
                                               "next local expert adds)")),
     "walked_token_cycles": ("send_walk_cycles", (" (the cycles the dispatch's send loop "
                                                  "schedules per walked token)")),
+    "walk_token_cycles": ("receive_token_cycles", (" (the cycles the receiving block schedules "
+                                                   "per received token)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
                     ("copy_cycles", " (the cycles a combine block's copy loop schedules per copy)")),
     **dict.fromkeys(("stage_round_cycles", "further_stage_round_cycles",
@@ -732,6 +738,10 @@ class ExchangeKernel:
         ``0``, or the cycles the dispatch's send loop schedules per token it walks past
         (:meth:`send_walk`) beyond that token's loads (``"walked_token_cycles"`` chain
         steps). Needs ``count_grid``.
+    receive_token_cycles : int
+        ``0``, or the cycles the dispatch's receiving block schedules per received token
+        (:meth:`receive_walk`) outside its loads and the later rounds of its copy
+        (``receive_cycles``): ``"walk_token_cycles"`` chain steps. Needs ``count_grid``.
     copy_cycles : tuple of int
         ``()``, or the cycles a combine block's copy loop (see ``combine_blocks``) schedules
         outside its loads and its staging and put loops: ``(every copy, each later copy's
@@ -852,6 +862,7 @@ class ExchangeKernel:
     walk_wrap_cycles: int = 0
     send_walk_cycles: int = 0
     copy_cycles: tuple = ()
+    receive_token_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -966,7 +977,7 @@ class ExchangeKernel:
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
-                      "send_walk_cycles"):
+                      "send_walk_cycles", "receive_token_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1335,6 +1346,7 @@ class ExchangeKernel:
                  "further_waves": float(further_waves) if loadstore else 0.0,
                  "walk_token_rounds": float(walk_token_rounds),
                  "walk_token_round_cycles": float(walk_token_rounds * self.receive_cycles),
+                 "walk_token_cycles": float(walk_tokens * self.receive_token_cycles),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1411,6 +1423,7 @@ class ExchangeKernel:
                             ("block_per_token", ""), ("put_vector", "B"),
                             ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
                             ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
+                            ("receive_token_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -2194,6 +2207,21 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "4, ISETP 13, BRA 5, R2UR 2, R2UR 13 = 37: 74 cycles per slot (the "
                              "path that wraps to the next expert, once per row of DP groups: "
                              "walk_wrap_cycles). " + _STALL_COUNTS)),
+            ("receive_token_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
+                                      "l.189-237, the same build and method (session 23): per "
+                                      "received token of the receiving block, on warp 0 (thread "
+                                      "0 loads the token's index and stores the four source "
+                                      "fields), outside the loads counted (the slot check, the "
+                                      "copy's rounds, the index) and the copy's later rounds "
+                                      "(receive_cycles): the loop top's LDC of numTokensPerDP's "
+                                      "base waited for (const_l1) and 0x3f20 (10), from the slot "
+                                      "check's consumer through the while test, the exit test "
+                                      "and the copy's set-up (0x3f50-0x3f70, 0x4120-0x43b0: "
+                                      "114), the first round's top (0x43c0-0x44c0: 54), the last "
+                                      "round's STG to its back branch (0x4550-0x45b0: 29), to "
+                                      "thread 0's index load (0x45c0-0x4640: 29), and from its "
+                                      "consumer through the four stores and the loop's back "
+                                      "branch (0x4730-0x47a0: 41) = 277 cycles. " + _STALL_COUNTS)),
             ("walk_wrap_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
                                   "l.198-206, the same build and method (nvcc 13.0 -arch=sm_90a "
                                   "-rdc=true -O3, NVSHMEM 3.2.5 headers; cuobjdump 13.5; session "
@@ -2281,7 +2309,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                   ("cycle", "walk_cycles"), ("cycle", "walk_wrap_cycles"),
                   ("l2_hit", "walk_tokens"),
                   ("l2_hit", "walk_token_rounds"), ("cycle", "walk_token_round_cycles"), ("l1_hit", "walk_tokens"),
-                  ("l1_hit", "walk_tokens")),
+                  ("l1_hit", "walk_tokens"), ("const_l1", "walk_tokens"),
+                  ("cycle", "walk_token_cycles")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
                 ("hbm_load", "stage_rounds"), ("cycle", "stage_round_cycles"),
                 ("const_l1", "one"), ("cycle", "copy_cycles"),
@@ -2306,6 +2335,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                            + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
+        receive_token_cycles=277,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,

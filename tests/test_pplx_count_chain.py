@@ -132,6 +132,10 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + (2 * load + 2 * l1)
         walk += 83 * cyc                 # the token's copy round beyond the first (session 22)
         walk += wraps
+        # session 23: the receiving block's token loop outside its loads and later rounds,
+        # 277 cycles and the LDC of numTokensPerDP's base per received token
+        token = 277 * cyc + EXCHANGE_LATENCY["hopper"]["const_l1"].value
+        walk += token
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
@@ -154,7 +158,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + 8 * (2 * load + 2 * l1)
-    walk += 8 * 83 * cyc + 35 * 15 * cyc
+    walk += 8 * 83 * cyc + 35 * 15 * cyc + 8 * token
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
@@ -725,7 +729,8 @@ _CYCLES = (("walk_cycles", 74, "walk_cycles", "0x3ff0"), ("put_cycles", 35, "put
            ("reduce_cycles", 118, "reduce_cycles", "0x2d80"),
            ("receive_cycles", 83, "walk_token_round_cycles", "0x4550"),
            ("walk_wrap_cycles", 35, "walk_wrap_cycles", "0x4000"),
-           ("send_walk_cycles", 202, "walked_token_cycles", "0x2590"))
+           ("send_walk_cycles", 202, "walked_token_cycles", "0x2590"),
+           ("receive_token_cycles", 277, "walk_token_cycles", "0x4730"))
 
 
 @pytest.mark.parametrize("arch", ["hopper", "blackwell"])
@@ -749,7 +754,7 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     without = dataclasses.replace(
         kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
         receive_cycles=0, stage_cycles=(), walk_wrap_cycles=0, send_walk_cycles=0,
-        copy_cycles=(), chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
+        copy_cycles=(), receive_token_cycles=0, chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
         interleaved_chain=tuple(tuple(s for s in ph if s[0] != "cycle")
                                 for ph in kern.interleaved_chain))
     # session 23: the combine's first copy pays its copy loop's 206 cycles in every call, each
@@ -788,7 +793,8 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     assert sorted(s[1] for _, s in steps) == sorted(
         ["put_round_cycles", "reduce_cycles", "walk_cycles", "stage_round_cycles",
          "further_stage_round_cycles", "loadstore_stage_round_cycles", "walk_token_round_cycles",
-         "walk_wrap_cycles", "walked_token_cycles", "copy_cycles", "further_copy_cycles"])
+         "walk_wrap_cycles", "walked_token_cycles", "copy_cycles", "further_copy_cycles",
+         "walk_token_cycles"])
     # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
     # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
