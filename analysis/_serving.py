@@ -841,10 +841,12 @@ class _PassCollectives:
         allreduce = slowest_group_seconds(fabric, "all-reduce", tokens * m.hidden * ab, pos,
                                           tp, **cost_kwargs)
         if gathers:
-            # TensorRT-LLM's attention DP: each rank's prompt tokens allgathered (db bytes an
-            # element, with their routing), the outputs reduce-scattered (as decode_step)
-            dispatch, combine = gather_exchange_seconds(fabric, m, tokens, pos[:ep], db, ab,
-                                                        **cost_kwargs)
+            # TensorRT-LLM's attention DP: the prompts' tokens allgathered (db bytes an
+            # element, with their routing), the outputs reduce-scattered (as decode_step);
+            # one prompt alone is one rank's rows: the gather's whole output is its tokens
+            # (priced as equal parts of it, gather_exchange_seconds' assumption)
+            dispatch, combine = gather_exchange_seconds(
+                fabric, m, tokens / ep if serial else tokens, pos[:ep], db, ab, **cost_kwargs)
         else:
             # A rank sends each of its tokens/tp tokens to up to k experts (an upper bound: no
             # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.

@@ -114,6 +114,11 @@ def test_prompt_pass_gathers_too(b200):
     g, r = dec.gather_exchange_seconds(b200, m, 1024, range(8), 0.5625, 2, runtime="ideal")
     # dp prompts at once share the pass (one_at_a_time False): the pass's comm over dp
     assert trt.comm == pytest.approx(m.moe_layers * (g + r) / 8)
+    # one prompt alone: its own rank's 1024 rows are the whole gather (equal parts of it)
+    one = analysis.prefill_time(m, b200, engine="trtllm", one_at_a_time=True, **kw)
+    g1, r1 = dec.gather_exchange_seconds(b200, m, 1024 / 8, range(8), 0.5625, 2,
+                                         runtime="ideal")
+    assert one.comm == pytest.approx(m.moe_layers * (g1 + r1))
     # a named exchange kernel: the pass keeps the collective runtime's all-to-all
     named = analysis.prefill_time(m, b200, engine="trtllm", ep_kernel="one-sided", **kw)
     other = analysis.prefill_time(m, b200, engine=None, **kw)
