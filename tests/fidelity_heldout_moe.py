@@ -606,7 +606,9 @@ KNOWN_MISSES = {
     **{f"ncclep-h100-ep8-ll-{ph}": _NCCLEP for ph in ("dispatch", "combine")},
     **{f"pplx-h100-ep{ep}-bs1-{'nvlink' if ep == 8 else 'ibgda'}-{ph}": _PPLX_SMALL
        for ep in (8, 16, 32, 64, 128) for ph in ("dispatch", "combine")},
-    **{f"pplx-h100-ep8-bs128-nvlink-{ph}": _PPLX_NVLINK for ph in ("dispatch", "combine")},
+    # pplx-h100-ep8-bs128-nvlink-combine left in session 23 (28.5% -> 22.0%: the copy loop's
+    # scheduled cycles, its pointer reloads after each fence, counted from the compiled kernel)
+    "pplx-h100-ep8-bs128-nvlink-dispatch": _PPLX_NVLINK,
     **{f"pplx-h100-ep{ep}-bs128-ibgda-{ph}": _PPLX_IBGDA
        for ep in (16, 32, 64, 128) for ph in ("dispatch", "combine")},
     # trtllm-ep32-bs16-dispatch left in session 22 (25.1% -> 23.5%: the dispatch's expert-id
