@@ -621,6 +621,31 @@ _CHAIN_COUNT_NEEDS = {
 }
 
 
+def _slot_key_ok(entry, size):
+    """Whether ``entry`` is a tuple of ``size`` whose key ``(arch, top_k, input_bytes)`` is well
+    formed: arch ``''`` or a generation of :data:`EXCHANGE_LATENCY`, ints top_k >= 1 and
+    input_bytes >= 0."""
+    if not isinstance(entry, tuple) or len(entry) != size:
+        return False
+    arch, top_k, width = entry[:3]
+    return (arch in ("",) + tuple(EXCHANGE_LATENCY)
+            and all(not isinstance(x, bool) and isinstance(x, int) for x in (top_k, width))
+            and top_k >= 1 and width >= 0)
+
+
+def _late_pulls_entry_ok(entry, names):
+    """Whether ``entry`` is a well-formed :attr:`ExchangeKernel.late_pulls` entry."""
+    if not _slot_key_ok(entry, 4):
+        return False
+    top_k, batches = entry[1], entry[3]
+    if not (isinstance(batches, tuple) and batches
+            and all(isinstance(b, tuple) and b for b in batches)):
+        return False
+    slots = tuple(s for b in batches for s in b)
+    return (all(not isinstance(x, bool) and isinstance(x, int) for x in slots)
+            and len(set(slots)) == len(slots) and all(1 <= x < top_k for x in slots))
+
+
 def _round_reads_entry_ok(entry, names):
     """Whether ``entry`` is a well-formed :attr:`ExchangeKernel.round_reads` entry."""
     def steps_ok(steps):
@@ -628,16 +653,36 @@ def _round_reads_entry_ok(entry, names):
             isinstance(st, tuple) and len(st) == 2 and st[0] in names
             and not isinstance(st[1], bool) and isinstance(st[1], (int, float))
             and 0 <= st[1] < float("inf") for st in steps)
-    if not isinstance(entry, tuple) or len(entry) != 9:
+    if not _slot_key_ok(entry, 9):
         return False
-    arch, top_k, width, first_min, first_full, first_late, later_min, later_full, later_late = entry
-    return (arch in ("",) + tuple(EXCHANGE_LATENCY)
-            and all(not isinstance(x, bool) and isinstance(x, int) for x in (top_k, width))
-            and top_k >= 1 and width >= 0
-            and all(steps_ok(x) for x in (first_min, first_full, later_min, later_full))
+    first_min, first_full, first_late, later_min, later_full, later_late = entry[3:]
+    return (all(steps_ok(x) for x in (first_min, first_full, later_min, later_full))
             and all(isinstance(x, tuple) and all(steps_ok(b) for b in x)
                     for x in (first_late, later_late))
             and len(first_late) == len(later_late))
+
+
+#: The pulling combine's per-generation tables, each entry keyed ``(arch, top_k, input_bytes)``
+#: (one rule: well-formed entries, each key once, a pulling combine): the field, whether an
+#: entry is well formed, the entry's fields after the key and what else an entry needs (the
+#: error's words; ``{names}``: the latency names).
+_SLOT_TABLES = (
+    ("late_pulls", _late_pulls_entry_ok, "batches",
+     "and non-empty tuples of distinct slots 1 .. top_k - 1"),
+    ("round_reads", _round_reads_entry_ok,
+     "first_min, first_full, first_late, later_min, later_full, later_late",
+     ("steps (latency, count) with latency in {names} and a finite count >= 0 (first_late, "
+      "later_late: one tuple of steps per later batch, as many as each other)")),
+)
+
+
+def _slot_row(table, arch, k, input_bytes):
+    """The entry of a :data:`_SLOT_TABLES` table for a GPU of generation ``arch``, a top-``k``
+    token and ``input_bytes`` per element, without its key: the entry of that generation, else
+    one for any (``''``); of that width, else one for any (``0``); ``None`` if there is none."""
+    rows = {entry[:3]: entry[3:] for entry in table}
+    return next((rows[key] for key in ((arch, k, input_bytes), (arch, k, 0),
+                                       ("", k, input_bytes), ("", k, 0)) if key in rows), None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -942,42 +987,18 @@ class ExchangeKernel:
                 if need and not getattr(self, need[0]):
                     raise ValueError(f"a chain step counted in {step[1]} needs {need[0]}"
                                      f"{need[1]}")
-        for entry in self.late_pulls if isinstance(self.late_pulls, tuple) else (None,):
-            ok = isinstance(entry, tuple) and len(entry) == 4
-            if ok:
-                arch, top_k, width, batches = entry
-                ints = (top_k, width) + tuple(s for b in batches for s in b) if (
-                    isinstance(batches, tuple) and batches
-                    and all(isinstance(b, tuple) and b for b in batches)) else None
-                slots = ints[2:] if ints else ()
-                ok = (arch in ("",) + tuple(EXCHANGE_LATENCY) and ints is not None
-                      and all(not isinstance(x, bool) and isinstance(x, int) for x in ints)
-                      and top_k >= 1 and width >= 0 and len(set(slots)) == len(slots)
-                      and all(1 <= x < top_k for x in slots))
-            if not ok:
-                raise ValueError(f"late_pulls must be (arch, top_k, input_bytes, batches) entries: "
-                                 f"arch '' or one of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 "
-                                 f"and input_bytes >= 0, and non-empty tuples of distinct slots "
-                                 f"1 .. top_k - 1, got {self.late_pulls!r}")
-        if len({p[:3] for p in self.late_pulls}) != len(self.late_pulls):
-            raise ValueError(f"late_pulls names an (arch, top_k, input_bytes) twice: "
-                             f"{self.late_pulls!r}")
-        if self.late_pulls and not self.pull_threads:
-            raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
-        for entry in self.round_reads if isinstance(self.round_reads, tuple) else (None,):
-            if not _round_reads_entry_ok(entry, names):
+        for field, entry_ok, form, needs in _SLOT_TABLES:
+            v = getattr(self, field)
+            if not isinstance(v, tuple) or not all(entry_ok(e, names) for e in v):
                 raise ValueError(
-                    f"round_reads must be (arch, top_k, input_bytes, first_min, first_full, "
-                    f"first_late, later_min, later_full, later_late) entries: arch '' or one of "
-                    f"{sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, steps "
-                    f"(latency, count) with latency in {sorted(names)} and a finite count >= 0 "
-                    f"(first_late, later_late: one tuple of steps per later batch, as many as "
-                    f"each other), got {self.round_reads!r}")
-        if len({p[:3] for p in self.round_reads}) != len(self.round_reads):
-            raise ValueError(f"round_reads names an (arch, top_k, input_bytes) twice: "
-                             f"{self.round_reads!r}")
-        if self.round_reads and not self.pull_threads:
-            raise ValueError("round_reads needs a pulling combine (pull_threads and pull_vector)")
+                    f"{field} must be (arch, top_k, input_bytes, {form}) entries: arch '' or one "
+                    f"of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, "
+                    f"{needs.format(names=sorted(names))}, got {v!r}")
+            if len({p[:3] for p in v}) != len(v):
+                raise ValueError(f"{field} names an (arch, top_k, input_bytes) twice: {v!r}")
+            if v and not self.pull_threads:
+                raise ValueError(f"{field} needs a pulling combine (pull_threads and "
+                                 f"pull_vector)")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
@@ -1025,11 +1046,8 @@ class ExchangeKernel:
         >>> k13.late_batches(8, 1, "blackwell"), k13.late_batches(8, 1, "hopper")
         (((1, 2, 3), (4, 5, 6, 7)), ())
         """
-        table = {entry[:3]: entry[3] for entry in self.late_pulls}
-        for key in ((arch, k, input_bytes), (arch, k, 0), ("", k, input_bytes), ("", k, 0)):
-            if key in table:
-                return table[key]
-        return ()
+        row = _slot_row(self.late_pulls, arch, k, input_bytes)
+        return row[0] if row else ()
 
     def round_read_latency(self, k, input_bytes, arch, rounds, distinct, late):
         """Seconds of a pulled combine's non-peer dependent loads over ``rounds`` rounds beyond
@@ -1048,10 +1066,7 @@ class ExchangeKernel:
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
-        table = {entry[:3]: entry[3:] for entry in self.round_reads}
-        row = next((table[key] for key in ((arch, k, input_bytes), (arch, k, 0),
-                                          ("", k, input_bytes), ("", k, 0)) if key in table),
-                   None)
+        row = _slot_row(self.round_reads, arch, k, input_bytes)
         if row is None or rounds < 1:
             return 0.0, ()
         first_min, first_full, first_late, later_min, later_full, later_late = row
