@@ -400,6 +400,30 @@ TRTLLM_MEASURED_ATTENTION_GEMMS = frozenset(("fuse_a_gemm", "uq_qr_gemm", "wo_ge
 #: at or below it a BF16 fused A GEMM keeps its roofline.
 TRTLLM_FUSED_A_MIN_LATENCY_TOKENS = 16
 
+def trtllm_projection_shapes(m, tp, rows):
+    """``{kernel: (n, k)}`` of the MLA projection GEMMs TensorRT-LLM runs as ``Linear`` layers
+    on a rank of ``tp`` (a decode step's and a prompt pass's alike), for ``rows`` tokens on the
+    rank: the fused A projection ``fuse_a_gemm`` (``q_lora + kv_lora + rope`` outputs from
+    ``hidden``, whole on every rank; not for a BF16 one at or below
+    :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows, its dedicated kernel), the query
+    up-projection ``uq_qr_gemm`` and the output projection ``wo_gemm`` (the rank's heads).
+    The kernels :data:`TRTLLM_MEASURED_ATTENTION_GEMMS` names; shapes only, whether measured
+    is :func:`analysis.trtllm_gemm_time`'s.
+
+    >>> from analysis import model_config
+    >>> trtllm_projection_shapes(model_config("deepseek-r1"), 1, 1024)
+    {'fuse_a_gemm': (2112, 7168), 'uq_qr_gemm': (24576, 1536), 'wo_gemm': (7168, 16384)}
+    """
+    att, heads = m.attention, m.attention.heads // tp
+    out = {}
+    if not (rows <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and m.part_format("attention") == "bf16"):
+        out["fuse_a_gemm"] = (att.q_lora_rank + att.kv_lora_rank + att.qk_rope_head_dim,
+                              m.hidden)
+    out["uq_qr_gemm"] = (heads * (att.qk_nope_head_dim + att.qk_rope_head_dim), att.q_lora_rank)
+    out["wo_gemm"] = (m.hidden, heads * att.v_head_dim)
+    return out
+
+
 #: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
 #: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
 #: heads it runs FlashMLA (``ModelConfig.enable_flash_mla``; the executor then forces
@@ -2534,19 +2558,10 @@ class _Settings:
                 or self.fl_eff is not None or att.kind != "mla" or att.sparse
                 or not att.q_lora_rank or att.heads % self.lay.tp):
             return None
-        heads = att.heads // self.lay.tp
-        if name == "fuse_a_gemm":
-            if (m <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS
-                    and self.m.part_format("attention") == "bf16"):
-                return None
-            return ("gemm", m, att.q_lora_rank + att.kv_lora_rank + att.qk_rope_head_dim,
-                    self.m.hidden)
-        if name == "uq_qr_gemm":
-            return ("gemm", m, heads * (att.qk_nope_head_dim + att.qk_rope_head_dim),
-                    att.q_lora_rank)
-        if name == "wo_gemm":
-            return ("gemm", m, self.m.hidden, heads * att.v_head_dim)
-        return ("pre" if name == "uk_bgemm" else "post", m, heads)
+        if name in ("uk_bgemm", "uv_gemm"):
+            return ("pre" if name == "uk_bgemm" else "post", m, att.heads // self.lay.tp)
+        shape = trtllm_projection_shapes(self.m, self.lay.tp, m).get(name)
+        return None if shape is None else ("gemm", m, *shape)
 
     def attention_gemm_measured(self, name):
         """Seconds of attention kernel ``name`` as TensorRT-LLM 1.2.0rc5 ran it on this chip
