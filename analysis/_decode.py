@@ -76,7 +76,9 @@ model's default). ``ep_kernel`` names the MoE exchange kernel of dispatch and
 combine (:data:`fabric.EXCHANGE_KERNELS`, costed by
 :func:`analysis.moe_exchange`: DeepEP normal / low-latency, one-sided symmetric
 memory, pplx, or an all-to-allv through the collective runtime); ``None`` keeps
-the plain all-to-all of the collectives model. The exchange kernel's own
+the plain all-to-all of the collectives model, except where TensorRT-LLM's attention
+data parallelism exchanges by allgather + reducescatter (:func:`trtllm_gathers`). The
+exchange kernel's own
 kernels replace the ``dispatch`` and ``combine`` entries of the kernel count.
 
 The output head is one more block. Tokens per second per user are
@@ -2172,7 +2174,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ep_kernel : str, optional
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
         costed by :func:`analysis.moe_exchange` with uniform routing; ``None``: the
-        collectives model's all-to-all (or all-to-allv under skew).
+        collectives model's all-to-all (or all-to-allv under skew), or, with
+        ``engine="trtllm"`` under attention data parallelism where TensorRT-LLM runs no
+        MNNVL all-to-all, its allgather + reducescatter (:func:`trtllm_gathers`).
     cuda_graphs : bool, default True
         Replay the step as a CUDA graph: each kernel pays ``graph_kernel_overhead``
         over the engine's kernel list (:data:`ENGINE_KERNELS`) instead of a host
@@ -2839,7 +2843,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if nic_background > 0 and lay.exchanges and (
             kern is None or kern.dedup == "collective"):
         raise SpecError("nic_background is priced on an exchange kernel's network stage; "
-                        "the experts' all-to-all runs through the collectives model, which has "
+                        "the experts' exchange runs through the collectives model, which has "
                         "no background traffic (give ep_kernel, e.g. 'deepep-low-latency')")
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
@@ -3896,6 +3900,8 @@ def _parameters(s, moe, comm):
         _collective_parameter(s.collective),
         Parameter("decode.ep_kernel", kern.name if kern is not None else "collective", "",
                   "user" if kern is not None else (
+                      "not given: dispatch and combine as TensorRT-LLM's attention-DP "
+                      "allgather + reducescatter (trtllm_gathers)" if s.gathers else
                       "not given: dispatch and combine as the collectives model's "
                       "all-to-all")),
         Parameter("decode.fusion_factor", s.fusion_factor, "", "user"),

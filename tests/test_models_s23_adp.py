@@ -61,6 +61,9 @@ def test_decode_step_prices_the_gather_and_the_scatter(b200):
         _cost(b200, "reduce-scatter", 8 * 384 * 7168 * 2, 8, runtime="nccl"))
     # not the all-to-all of the routed copies the parent priced (both phases at one size)
     assert moe.dispatch != pytest.approx(moe.combine, rel=0.05)
+    # and the step says which exchange it priced
+    src = next(p.source for p in step.parameters if p.name == "decode.ep_kernel")
+    assert "allgather + reducescatter" in src
 
 
 def test_h200_fp8_rows_gather_bf16():
