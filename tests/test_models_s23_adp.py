@@ -129,3 +129,14 @@ def test_prompt_pass_gathers_too(b200):
     assert not math.isclose(named.comm, trt.comm)
     with pytest.raises(SpecError, match="nope"):
         analysis.prefill_time(m, b200, engine="trtllm", ep_kernel="nope", **kw)
+
+
+def test_the_cli_names_the_exchange_it_priced(capsys):
+    from analysis._cli import main
+
+    main(["decode", "hgx-b200", "--model", "deepseek-r1-nvfp4", "--layout", "tp=1,dp=8",
+          "--batch", "64"])
+    assert "MoE exchange TensorRT-LLM's allgather + reducescatter" in capsys.readouterr().out
+    main(["decode", "hgx-b200", "--model", "deepseek-r1-nvfp4", "--layout", "tp=1,dp=8",
+          "--batch", "64", "--engine", "vllm"])
+    assert "MoE exchange all-to-all" in capsys.readouterr().out
