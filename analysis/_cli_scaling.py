@@ -86,8 +86,10 @@ def run(args):
         raise SpecError(f"--out {out} exists and is not a directory")
     # scaling_study refuses bad arguments with SpecError (exit 2); any other ValueError
     # from the study itself is a bug and shows as one
-    given = {k: v for k, v in (("families", args.families), ("sizes", args.sizes))
-             if v is not None}
+    # a family or size given twice is studied once (as cost's --size list drops repeats):
+    # twice, it built and evaluated the same fabric twice and wrote its rows twice
+    given = {k: list(dict.fromkeys(v)) for k, v in (("families", args.families),
+                                                      ("sizes", args.sizes)) if v is not None}
     rows = scaling_study(**given, collective_limit=args.collective_limit,
                          decode_limit=args.decode_limit, quiet=args.quiet,
                          executor=executor_for_jobs(args.jobs))
