@@ -87,3 +87,9 @@ def test_scaling_studies_a_family_or_size_given_twice_once(tmp_path):
         rows = list(csv.DictReader(fh))
     assert [(r["family"], r["spec"], r["chips"]) for r in rows] == [
         ("torus", "torus:4x4x4,chip=h100", "64")]
+
+
+def test_an_empty_file_name_is_quoted_as_the_shell_does(capsys):
+    # `cofabric check ""` printed "error: : No such file or directory"
+    rc, err = _err(["check", ""], capsys)
+    assert rc == 2 and err == "cofabric check: error: '': No such file or directory\n", err
