@@ -124,14 +124,18 @@ class _drawer:
         from matplotlib.figure import Figure
 
         from ._report_scaling import metric_runtime_label
-        from ._scaling import draw_scaling
+        from ._scaling import DECODE_CHIPS, draw_scaling
 
         fig = Figure()
         ax = fig.subplots()
-        # a figure read on its own says what its times include (as the report's panels do)
+        # a figure read on its own says what its times include (as the report's panels do);
+        # the decode step, which is not a collective, its collectives' runtime and where its
+        # instance sits (a dragonfly's point moves with the groups its first chips span)
         under = metric_runtime_label(self.metric)
-        if under:   # the decode step is not a collective: its collectives' runtime
-            ax.set_title(f"collectives: {under}" if self.metric == "decode_step_s" else under,
-                         fontsize="small")
+        if self.metric == "decode_step_s":
+            ax.set_title(f"collectives: {under}\ninstance: the first {DECODE_CHIPS} chips "
+                         "(what they span: scaling.md)", fontsize="small")
+        elif under:
+            ax.set_title(under, fontsize="small")
         draw_scaling(self.rows, self.metric, ax=ax, dodge=True)
         return fig
