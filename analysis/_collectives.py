@@ -73,6 +73,7 @@ Examples
 12.708
 """
 
+import copy
 import dataclasses
 import math
 import numbers
@@ -563,10 +564,16 @@ def _get_plan(fabric, op, algorithm, nodes, idx, tr, traffic):
                              traffic=traffic)
             c[key] = _plan(fabric, sched, idx, tr)
         except NotApplicableError as e:
-            c[key] = e
+            # cached without its traceback, and raised afresh each time: a traceback's frames
+            # hold the fabric, and a memo value that holds its fabric keeps the fabric, its
+            # router and every memo of it alive for the life of the process (the scaling
+            # study's workers kept every 16k-chip fabric they had built); a raised exception
+            # also gathers each raise's frames
+            c[key] = copy.copy(e)
+            raise
     got = c[key]
     if isinstance(got, NotApplicableError):
-        raise got
+        raise copy.copy(got)
     return got
 
 

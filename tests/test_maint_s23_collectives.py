@@ -92,3 +92,30 @@ def test_a_groups_node_ranks_are_found_once_and_read_only():
     assert not a.node_ranks().flags.writeable
     dom = np.asarray(_loadstore_domain(f))[idx]
     assert a.node_ranks().tolist() == np.unique(dom, return_counts=True)[1].tolist() == [3, 4, 2]
+
+
+def test_a_fabric_whose_algorithm_was_refused_is_freed():
+    """A refusal (NotApplicableError) is cached per fabric; it was cached with its traceback,
+    whose frames hold the fabric, so the fabric, its router and its memos were never freed
+    (the scaling study's workers grew by each 16k-chip fabric). Asked again, the refusal says
+    the same, and each raise is a fresh exception (a cached one gathered every raise's
+    frames)."""
+    import gc
+    import weakref
+
+    from analysis import NotApplicableError
+
+    f = topologies.build("torus:4x4")
+    seen = []
+    for _ in range(2):
+        try:
+            cost(f, "all-reduce", 2**20, "in-switch", runtime="ideal")
+        except NotApplicableError as e:
+            seen.append(e)
+    cost(f, "all-reduce", 2**20, "auto", runtime="nccl")
+    assert len(seen) == 2 and seen[0] is not seen[1] and str(seen[0]) == str(seen[1])
+    del seen
+    ref = weakref.ref(f)
+    del f
+    gc.collect()
+    assert ref() is None
