@@ -18,6 +18,14 @@ load/store (``transport.kind == "memory"``)
     requester translation + forward path (per hop: link and receiving port's
     forwarding, one way) + serialization + responder check + (load only)
     return path + serialization of the returned data.
+host memory (a load or store to a host's DRAM, :func:`access`)
+    the serving chip's own load of its host's memory over its host link
+    (:data:`HOST_MEMORY_LOAD`, :func:`host_link`: NVLink-C2C on a Grace superchip,
+    PCIe for another NVIDIA GPU), added after the responder check; a store is
+    posted and pays the link one way, half the measured load (assumption: the
+    link is symmetric). A chip with no measured host link (a TPU, the seed
+    system's assumed chip, a user's graph) is not charged one, nor is a message:
+    its receiving NIC reads or writes host memory itself (``nic_rx``).
 message passing (``"message"``, RDMA)
     software post + sending NIC + forward path + serialization + receiving
     NIC + (load = RDMA read: return path + serialization + the requester NIC
@@ -55,14 +63,70 @@ from ._errors import (
     SpecError,
     TranslationError,
 )
+from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
 
-__all__ = ["OPS", "Access", "LatencyStats", "access", "access_latencies", "access_to",
-           "latency_stats"]
+__all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
+           "access_to", "host_link", "latency_stats"]
 
 OPS = ("load", "store")
+
+_NVB = ("NVIDIA nvbandwidth `host_device_latency_sm`: one GPU thread chases pointers through a "
+        "2 MiB pinned host buffer (cuMemHostAlloc, allocated on the GPU's own NUMA node) at a "
+        "128-B stride, ns per dependent load (NVIDIA/nvbandwidth v0.8, 66746a3: "
+        "testcases_sm.cpp, testcase.cpp latencyHelper, memcpy.cpp HostBuffer, kernels.cu "
+        "ptrChasingKernel)")
+
+#: A GPU's dependent load of its own host's memory over its host link, by link kind
+#: (:func:`host_link`), seconds: the whole load as the GPU sees it (docs/sources.md s.3).
+HOST_MEMORY_LOAD = {
+    "nvlink-c2c": Parameter(
+        "host_memory.load.nvlink-c2c", 2343.55e-9 / 4, "s",
+        _NVB + "; GB200 (Grace over NVLink-C2C), Oracle's 'OCI GPU Quick Start: NVIDIA GB200' "
+        "(BM.GPU.GB200.4, one tray): SUM host_device_latency_sm 2343.55 ns over 4 GPUs, mean "
+        "585.9 ns (oracle-quickstart/oci-gpu-quickstarts nvidia/GB200/README-GB200.md, read at "
+        "6a0abdc); corroborated by the GB300 tray of the same guide, 2312.78 / 4 = 578.2 ns "
+        "(nvidia/GB300/README-GB300.md); taken for every Grace superchip's GPU"),
+    "pcie": Parameter(
+        "host_memory.load.pcie", 1191.19e-9, "s",
+        _NVB + "; H200 on an x86 host over PCIe (GKE A3 Ultra, a3-ultragpu-8g, one GPU with its "
+        "host memory on its own socket): 1191.19 ns, 1321.51 ns across sockets (ai-on-gke/"
+        "website aa89a12, site/content/docs/tutorials/dynamic-resource-allocation/"
+        "gpu-nic-cpu-alignment/index.md); corroborated by H100 on AWS p5 (a PCIe switch, a Gen4 "
+        "x8 uplink), ~1.4 us read off a figure (Hugging Face, 'The Smol Training Playbook', "
+        "GPU-to-CPU, second-hand); taken for every NVIDIA GPU on a PCIe host (assumption for "
+        "H100, H800, H20, B200, B300: not measured here)"),
+}
+
+
+def host_link(chip):
+    """The kind of link by which a chip reaches its host's memory (a key of
+    :data:`HOST_MEMORY_LOAD`): ``"nvlink-c2c"`` for a GPU of a Grace superchip
+    (:attr:`~fabric.ChipSpec.grace_gpus`), ``"pcie"`` for another NVIDIA GPU (a
+    :attr:`~fabric.ChipSpec.generation`), else ``None``: no measured figure, and the
+    host link is not charged.
+
+    >>> from fabric import chip_spec
+    >>> host_link(chip_spec("gb200")), host_link(chip_spec("h200")), host_link(chip_spec("tpu-v4"))
+    ('nvlink-c2c', 'pcie', None)
+    """
+    if chip is None:
+        return None
+    if chip.grace_gpus:
+        return "nvlink-c2c"
+    return "pcie" if chip.generation is not None else None
+
+
+def _host_memory(fabric, op):
+    """Seconds the serving chip's host link adds to an access to its host's DRAM: the
+    measured load, half of it for a (posted) store; 0 where :func:`host_link` is None."""
+    kind = host_link(fabric.chip)
+    if kind is None:
+        return 0.0
+    t = float(HOST_MEMORY_LOAD[kind].value)
+    return t if op == "load" else t / 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +162,9 @@ class Access:
         Message transport: the completion seen by software.
     copy : float
         Bounce-buffer copies, if the transport uses them.
+    host_memory : float
+        An access to a host's DRAM: the serving chip's load of its host's memory over
+        its host link (half of it for a store; module docstring), else 0.
     total : float
         The sum of the stages.
     slowest : float
@@ -129,11 +196,13 @@ class Access:
     copy: float
     total: float
     slowest: float
+    host_memory: float = 0.0
 
     def breakdown(self):
         """The stages as an ordered dict of name -> seconds (they sum to :attr:`total`)."""
         return {k: getattr(self, k) for k in ("requester", "forward", "serialization",
-                                              "responder", "reply", "completion", "copy")}
+                                              "responder", "host_memory", "reply",
+                                              "completion", "copy")}
 
 
 def _transport_name(transport):
@@ -225,8 +294,8 @@ def target_node(fabric, owner, src=None):
     never makes this faster than on the intact fabric (its chips' routes are no
     faster, and it has no more of them). Where no chip of the host is reached, and with
     no ``src``, its first live chip (a route to it then fails and names the failure).
-    (The time of the host link itself, PCIe or chip-to-chip, is not modelled: a chip's
-    access to its own host's DRAM is a local one.)
+    (The host link's own time, PCIe or NVLink-C2C, is :attr:`Access.host_memory`, the same
+    for every chip of a host, so it does not change which chip serves.)
 
     Raises :class:`~fabric.RoutingError` when the owner has failed, and
     :class:`~fabric.AddressMapError` when it is no node or host domain of the fabric.
@@ -297,6 +366,13 @@ def _stages(t, op, size, fwd, back, bw_fwd, bw_back, hops):
     return requester, ser, responder, reply, completion, copy, total
 
 
+def _require_chip(fabric, x):
+    """:class:`~fabric.NodeError` unless node ``x`` is a live chip (an access's requester)."""
+    if x not in fabric.rank_of:
+        raise NodeError(f"{fabric.name}: {x!r} is a {fabric.graph.nodes[x].get('kind')}, not "
+                        f"a chip: an access goes from a chip to memory")
+
+
 def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     """One load or store from chip ``src`` to a global ``address``, with its latency.
 
@@ -347,10 +423,13 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     size = _check_op(op, size)
     _transport_name(transport)
     a = fabric.node(src)
+    _require_chip(fabric, a)              # a switch or NIC issues no access
     t = permit(fabric, a, address, op)
     target = target_node(fabric, t.owner, a)
+    dram = (t.owner in fabric.domains and t.owner not in fabric.graph
+            and fabric.address_map.region(t.region).kind == "dram")
     return _access_to(fabric, a, target, op=op, size=size, transport=transport,
-                      address=t.global_address)
+                      address=t.global_address, host_dram=dram)
 
 
 def access_to(fabric, src, target, op="load", size=64, transport="loadstore", address=None):
@@ -378,9 +457,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     # a chip issues the access; without an address plan only a chip's memory is known
     # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)
     for x in (a,) if protected else (a, target):
-        if x not in fabric.rank_of:
-            raise NodeError(f"{fabric.name}: {x!r} is a {fabric.graph.nodes[x].get('kind')}, not "
-                            f"a chip: an access goes from a chip to memory")
+        _require_chip(fabric, x)
     if protected:
         t = permit(fabric, a, _memory_of(fabric, target), op)
         address = t.global_address if address is None else address
@@ -388,8 +465,9 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
                       address=address)
 
 
-def _access_to(fabric, a, target, op, size, transport, address):
-    """The timing of an access already permitted (stages from the routed paths)."""
+def _access_to(fabric, a, target, op, size, transport, address, host_dram=False):
+    """The timing of an access already permitted (stages from the routed paths); with
+    ``host_dram``, of an access to a host's DRAM that ``target`` serves."""
     r = fabric.router
     idx = fabric.node_index
     s, d = idx[a], idx[target]
@@ -409,12 +487,16 @@ def _access_to(fabric, a, target, op, size, transport, address):
     req, ser, resp, reply, comp, copy, total = _stages(t, op, size, fwd, back, bw_f, bw_b,
                                                        len(links))
     slowest = _slowest(fabric, [t], np.array([s]), np.array([d]), op, size)[0]
+    # a load or store reaches a host's DRAM through the serving chip's host link; a message's
+    # receiving NIC writes or reads host memory itself (its nic_rx stage: a DMA over PCIe)
+    h = _host_memory(fabric, op) if host_dram and t.kind == "memory" else 0.0
     return Access(src=a, target=target, address=-1 if address is None else int(address), op=op,
                   size=int(size), transport=t.name,
                   path=path, return_path=back_path, hops=len(links), per_hop=per_hop,
                   requester=float(req), forward=fwd, serialization=float(ser),
                   responder=float(resp), reply=float(reply), completion=float(comp),
-                  copy=float(copy), total=float(total), slowest=float(slowest))
+                  copy=float(copy), total=float(total + h), slowest=float(slowest + h),
+                  host_memory=h)
 
 
 def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=None):

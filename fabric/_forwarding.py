@@ -227,7 +227,8 @@ class ForwardingTables:
             if len(ports) == 1 or self.policy == "dimension-order":
                 port = ports[0]
             else:
-                port = ports[int(flow_hash(s, t, idx[cur])[()] % np.uint64(len(ports)))]
+                k = r._engine.key       # the router's own hash keys (intact indices)
+                port = ports[int(flow_hash(k[s], k[t], k[idx[cur]])[()] % np.uint64(len(ports)))]
             cur = f.nodes[int(r.link_head[port])]
             path.append(cur)
         try:

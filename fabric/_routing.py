@@ -30,7 +30,9 @@ leaf-spines, rail-optimized clusters, NVL72-style planes)
 In every policy ECMP is over the equal-cost paths the policy allows, each
 path carrying an equal share (``ecmp="all"``), or one path per pair
 chosen at each branch by a deterministic hash of (source, destination,
-branching node) (``ecmp="hash"``), or (``ecmp="weighted"``, outside dimension
+branching node) (``ecmp="hash"``; the nodes' indices in the intact fabric, so
+that a failure re-hashes no pair it leaves a path, and a chip failed and the same
+chip cut off by all its links leave the others the same choices), or (``ecmp="weighted"``, outside dimension
 order) split hop by hop: at each node the bytes leave over the next hops of the
 pair's equal-cost paths in proportion to those links' bandwidth (weighted-cost
 multipathing; Zhou et al., "WCMP: Weighted Cost Multipathing for Improving
@@ -140,8 +142,10 @@ us since. On a torus or mesh a chip cut off alone has no live link left and
 always counted as failed.)
 Such a rule must keep each failed link's bytes together on one live link (a traffic that used only that
 link would otherwise spread), so it costs more than re-routing globally: on
-the default report's one-chip all-to-all (chip0 failed) sd200-ultra +87.5%,
-tpu-v4-cube +129.7% (whole-pair re-routes read +18.8% and +23.4%; relaying all
+the default report's one-chip all-to-all (chip0 failed) sd200-ultra +62.5%,
+tpu-v4-cube +150.0% (+87.5% and +129.7% until session 23, when the joining paths'
+hash came to take the intact fabric's node indices; whole-pair re-routes read
++18.8% and +23.4%; relaying all
 of a chip's transit over one link pair, tried in session 11, +550%), where the
 best routing of the surviving graph (max-concurrent flow) loses +1.1% and +3.2%
 against the intact fabric's best. Keeping the tie split matters: dropping the

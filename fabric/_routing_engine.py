@@ -59,6 +59,21 @@ def flow_hash(*keys):
     return x
 
 
+def flow_keys(fabric):
+    """Each node's key in :func:`flow_hash` (an int64 array over ``fabric.nodes``): its index
+    in the intact fabric (:attr:`fabric.Fabric.intact`), so that a failure, which drops nodes
+    and shifts later indices, does not re-hash the flows it leaves alone, and a failed chip
+    and the same chip cut off by all its links leave the other chips the same hash choices.
+    On an intact fabric, the node's own index; a node the intact fabric lacks (a graph
+    replaced by hand) is keyed after all of its nodes, in graph order."""
+    base = fabric.intact
+    if base is None:
+        return np.arange(len(fabric.nodes), dtype=np.int64)
+    idx = base.node_index
+    extra = iter(range(len(idx), len(idx) + len(fabric.nodes)))
+    return np.array([idx[n] if n in idx else next(extra) for n in fabric.nodes], dtype=np.int64)
+
+
 # -- the state graph of a policy -------------------------------------------------------
 
 
@@ -244,6 +259,7 @@ class Engine:
         self.arc_lat = link_latency[self.sg.link]
         self.n_links = len(link_tail)
         self.names = names
+        self.key = flow_keys(fabric)          # the hash's node keys (intact indices)
         self.outdeg = np.diff(self.sg.indptr)
         # per-state tables, [forward, reverse]: row of each state, distances, path counts
         S = self.sg.n_states
@@ -944,7 +960,9 @@ class Engine:
         while cur != tstate:
             arcs = np.arange(sg.indptr[cur], sg.indptr[cur + 1])
             arcs = arcs[Dt[sg.head[arcs]] == Dt[cur] - 1]
-            pick = int(flow_hash(s, t, sg.state_node[cur])[()] % np.uint64(len(arcs)))
+            key = self.key
+            pick = int(flow_hash(key[s], key[t], key[sg.state_node[cur]])[()]
+                       % np.uint64(len(arcs)))
             a = arcs[pick]
             cur = int(sg.head[a])
             links.append(int(sg.link[a]))
@@ -993,7 +1011,8 @@ class Engine:
                     offs = np.where(ok, sg.indptr[c][:, None] + cols, 0)
                     good = ok & (Dt[r[:, None], sg.head[offs]] == (Dt[r, c] - 1)[:, None])
                     cnt = good.sum(axis=1)
-                    pick = (flow_hash(s_[active], t_[active], sg.state_node[c])
+                    key = self.key
+                    pick = (flow_hash(key[s_[active]], key[t_[active]], key[sg.state_node[c]])
                             % cnt.astype(np.uint64)).astype(np.int64)
                     rank = np.cumsum(good, axis=1) - 1
                     col = np.argmax(good & (rank == pick[:, None]), axis=1)

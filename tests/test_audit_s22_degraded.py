@@ -1,10 +1,12 @@
 """Audit session 22: one graph, one price on degraded fabrics.
 
 A chip cut off by all its links (alive, isolated) and the same chip failed leave the other chips
-the same surviving graph, so work over the other chips should cost the same. It does on switched
-domains, rail clusters and dragonflies; on a degraded grid it does not, because the shortest
-paths that join a repair's stand-in links are the router's one hash-chosen path, hashed over node
-indices: a failed chip leaves the graph and shifts every later index, a cut-off one keeps its own.
+the same surviving graph, so work over the other chips should cost the same. It did on switched
+domains, rail clusters and dragonflies; on a degraded grid it did not until session 23, because
+the shortest paths that join a repair's stand-in links are the router's one hash-chosen path,
+hashed over the degraded graph's node indices: a failed chip leaves the graph and shifts every
+later index, a cut-off one keeps its own. Since session 23 (lead's decision) the hash takes the
+intact fabric's indices (``fabric._routing_engine.flow_keys``; tests/test_audit_s23_degraded.py).
 """
 
 import pytest
@@ -31,14 +33,10 @@ def test_a_chip_cut_off_costs_the_others_what_the_chip_failed_does(spec):
             assert a.time == pytest.approx(b.time, rel=1e-12), (spec, op, rt)
 
 
-@pytest.mark.xfail(strict=True, reason="degraded grids join stand-ins by the router's one "
-                   "hash-chosen shortest path, hashed over node indices, which a failed chip "
-                   "shifts and a cut-off one does not (audit s22; not decided: hashing on the "
-                   "intact fabric's indices would move every degraded grid's tunnels)")
 def test_on_a_grid_a_chip_cut_off_costs_what_the_chip_failed_does():
     # torus 4x4 minus chip4 and link chip1-chip2: ideal all-reduce of 64 MiB over the other 15
-    # chips 2639.1 us with chip4 cut off, 2380.5 us with it failed (tunnel chip3 -> chip9:
-    # 3-15-11-10-9 against 3-2-6-5-9, both 4 hops)
+    # chips 2639.1 us with chip4 cut off, 2380.5 us with it failed until session 23 (tunnel
+    # chip3 -> chip9: 3-15-11-10-9 against 3-2-6-5-9, both 4 hops); 2639.1 us both since
     cut, gone, others = _pair("torus:4x4,chip=h100", "chip4", [("chip1", "chip2")])
     a = cost(cut, "all-reduce", 2**26, runtime="ideal", ranks=others)
     b = cost(gone, "all-reduce", 2**26, runtime="ideal", ranks=others)

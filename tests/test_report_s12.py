@@ -216,8 +216,8 @@ def test_every_serving_table_and_figure_names_its_runtime_and_request():
 
 def test_failures_give_the_best_routing_beside_the_fabrics_own():
     # audit (s12): a failed chip on a grid is now repaired link by link, an upper bound
-    # (sd200-ultra one chip +87.5%); the best routing of what survives loses ~1%: the
-    # table, figure and findings give both
+    # (sd200-ultra one chip +62.5%; +87.5% until session 23); the best routing of what
+    # survives loses ~1%: the table, figure and findings give both
     import topologies
     from analysis._report_findings import BEST_ROUTING_METRIC, failure_findings
     from analysis._report_sections import _draw_failures, _failure_rows
