@@ -23,8 +23,9 @@ vLLM's order (vllm-project/vllm ``vllm/compilation/passes/fusion/allreduce_rms_f
    1-stage or 2-stage kernel by vLLM's own size rule (:data:`fabric.VLLM_CUSTOM_ALLREDUCE`,
    priced by their loads and barriers);
 3. torch symmetric memory below :data:`VLLM_SYMM_MEM_MAX`: PyTorch's multimem all-reduce
-   (entry barrier, ``multimem.ld_reduce`` + ``multimem.st``, release barrier: the
-   ``"symmetric-memory"`` runtime's ``"in-switch"`` kernel) for the group sizes in
+   (entry barrier, ``multimem.ld_reduce`` + ``multimem.st``, release barrier: the steps of
+   the ``"symmetric-memory"`` runtime's ``"in-switch"`` kernel, with PyTorch's
+   compare-and-swap barriers: :data:`fabric.TORCH_SYMM_MEM`) for the group sizes in
    :data:`VLLM_MULTIMEM_GROUPS`, else its two-shot (``"two-shot"``);
 4. NCCL.
 
@@ -45,7 +46,7 @@ list: an assumption).
 'vllm-custom 1-stage'
 """
 
-from fabric import VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
+from fabric import TORCH_SYMM_MEM, VLLM_CUSTOM_ALLREDUCE, Parameter, SpecError
 from fabric._units import is_bool
 
 from ._runtime_cost import VLLM_ONE_STAGE_BELOW
@@ -141,7 +142,7 @@ def _choices(fabric, nbytes, ranks, fuse_allreduce_rms, symm_mem):
     if symm_mem and sym is not None and size < sym.value:
         multi = tp in VLLM_MULTIMEM_GROUPS[sm]
         out.append((f"torch-symm-mem {'multimem' if multi else 'two-shot'}",
-                    {"runtime": runtime("symmetric-memory"),
+                    {"runtime": TORCH_SYMM_MEM,
                      "algorithm": "in-switch" if multi else "two-shot"}))
     out.append(("nccl", {"runtime": runtime("nccl"), "algorithm": "auto"}))
     return out

@@ -1364,6 +1364,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
         # the dispatch's receive part: every block walks the received counts' slots
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
+        # ... leaving each local expert but the last by a longer path
+        wraps = kern.walk_wraps(E, n_ep)
         # ... and copies each of its received tokens out in rounds of its threads' loads
         token_rounds = walk_tokens * max(kern.receive_rounds(sum(payloads_d)) - 1, 0)
         # the combine's receive part: each block sums its tokens' k copies pass by pass
@@ -1392,7 +1394,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   further_waves=waves if i == 0 else 0,
                                                   walk_token_rounds=token_rounds,
                                                   interleaved=between, payloads=len(parts),
-                                                  slots=k)
+                                                  slots=k, walk_wraps=wraps)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0

@@ -71,8 +71,9 @@ work. This module holds the two non-trivial evaluations:
     Lamport one-shot (FlashInfer / TensorRT-LLM: the pushed data is its own flag)
     costs ``kernel_floor`` + the bytes; a bulk kernel (NCCL ``src/device/symmetric``
     two-shot and multimem, FlashInfer's two-shot) costs
-    ``kernel_floor`` + one further barrier (a flag round trip, twice the step
-    latency; more for a schedule of more phases) + a release fence after stores
+    ``kernel_floor`` + one further flag barrier (:func:`flag_barrier`: one store-and-spin
+    handoff, the path one way plus :func:`step_handoff`; more for a schedule of more
+    phases) + a release fence after stores
     into peers (one peer round trip) + the bytes at the links' bulk rate, starting
     one peer round trip late when it loads from peers (:func:`symmetric_candidates`).
     Needs every rank in one load/store domain.
@@ -350,6 +351,51 @@ def step_handoff(arch):
     (1110.5, 226.6)
     """
     return peer_access_latency(arch)[0]
+
+
+#: One-sided runtimes (by name) whose flag barrier claims each peer's flag by a
+#: compare-and-swap the thread waits on, not by a store: PyTorch's ``sync_remote_blocks``
+#: (``torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemory-inl.cuh``: ``put_signal`` loops
+#: on a system-scope ``cas`` of the peer's signal-pad slot until it returns 0, then
+#: ``wait_signal`` loops on a ``cas`` of the rank's own slot; :data:`fabric.TORCH_SYMM_MEM`).
+CAS_BARRIERS = frozenset({"torch-symm-mem"})
+
+
+def flag_barrier(rt, view):
+    """Seconds of one flag barrier of a one-sided kernel over load/store, beyond the first (the
+    kernel floor holds the launch and one barrier): each rank tells every peer it has arrived
+    and waits until every peer has told it.
+
+    Counted from the kernels' code, every barrier of every modelled kernel is a flag written
+    into each peer and a spin on the rank's own flags: NCCL's ``ncclLsaBarrierSession``
+    (NVIDIA/nccl v2.30.7-1 ``src/include/nccl_device/impl/lsa_barrier__funcs.h``: ``arrive``
+    stores ``epoch + 1`` into each peer's inbox, or one ``multimem.red`` into the multicast
+    inbox; ``wait`` spins on acquire loads of its own), FlashInfer's ``Barrier::sync``
+    (``st.global.release.sys`` into each peer, ``ld.global.acquire.sys`` spin on its own) and
+    vLLM's ``start_sync`` / ``end_sync`` (a volatile store into each peer's signal, "Latency =
+    1 p2p write", and a spin on its own). The flags go one way at once, so a barrier is ONE
+    handoff, priced by :func:`step_handoff`'s rule (the same as an NCCL LL step): the store's
+    path one way, the largest between two ranks (the one-shot pattern's step: every rank
+    stores into every peer), plus the GPU side of a peer load once. A runtime in
+    :data:`CAS_BARRIERS` (PyTorch's) waits for the compare-and-swap on each peer's slot to
+    return before it spins on its own: one peer round trip
+    (:meth:`~analysis._collectives._GroupView.peer_trip`: the path there and back plus the same
+    GPU side; assumption, named: a remote compare-and-swap pays a measured peer load's round
+    trip); the peers' flags, sent at once, have landed by then.
+
+    >>> import topologies
+    >>> from fabric import runtime, TORCH_SYMM_MEM
+    >>> from analysis._collectives import _GroupView
+    >>> f = topologies.build("hgx-b200")
+    >>> v = _GroupView(f, "all-reduce", tuple(f.endpoints), f.endpoint_indices, None, None, True)
+    >>> round(flag_barrier(runtime("symmetric-memory"), v) * 1e9, 1)   # 300 + 30 + 1110.5
+    1440.5
+    >>> round(flag_barrier(TORCH_SYMM_MEM, v) * 1e9, 1)                # 2 x 300 + 1110.5
+    1710.5
+    """
+    if rt.name in CAS_BARRIERS:
+        return view.peer_trip()
+    return view.transfer("one-shot", "all-gather").step_loadstore + step_handoff(view.arch)
 
 
 def _node_step(view):
@@ -2058,6 +2104,12 @@ SYMMETRIC_ALGORITHMS = {
     "send-recv": ("point-to-point",),
 }
 
+#: One-sided runtimes (by name) that run fewer kernels than :data:`SYMMETRIC_ALGORITHMS`:
+#: ``{runtime: {op: algorithms}}``. PyTorch's (:data:`fabric.TORCH_SYMM_MEM`): the two
+#: all-reduce kernels vLLM launches, ``multimem_all_reduce_`` ("in-switch") and
+#: ``two_shot_all_reduce_`` ("two-shot"; its one-shot is not FlashInfer's Lamport kernel).
+RUNTIME_ALGORITHMS = {"torch-symm-mem": {"all-reduce": ("two-shot", "in-switch")}}
+
 #: How a bulk (non-LL) symmetric kernel touches its peers' memory, per (op, algorithm):
 #: ``(loads, stores)``, from NCCL's symmetric kernels (``src/device/symmetric/*.cuh``,
 #: NVIDIA/nccl v2.30.7-1): two-shot all-reduce ``RSxLD_AGxST`` reduces by loading the peers'
@@ -2095,8 +2147,9 @@ VLLM_ONE_STAGE_BELOW = {2: math.inf, 4: 512 * 1024, 6: 256 * 1024, 8: 256 * 1024
 
 def _pull_candidates(rt, view, op, n, algorithm, kernels):
     """Candidates of a runtime whose kernels only load from peers (:data:`PULL_KERNELS`):
-    kernel floor (launch + start barrier) + one further barrier (a flag round trip, ``2 x`` the
-    step latency) + one peer round trip per pulled stage + the bytes of the schedule the kernel
+    kernel floor (launch + start barrier) + one further barrier (:func:`flag_barrier`: vLLM's
+    ``end_sync`` stores a flag into every peer and spins on its own) + one peer round trip per
+    pulled stage + the bytes of the schedule the kernel
     follows (a pulled one-shot moves over each link the bytes the pushed one-shot schedule
     moves, in the other direction). ``"auto"`` is the engine's own size rule
     (:data:`VLLM_ONE_STAGE_BELOW`), not the faster kernel."""
@@ -2113,7 +2166,7 @@ def _pull_candidates(rt, view, op, n, algorithm, kernels):
                                  f"not {algorithm}")
     t = view.transfer(algorithm, op)
     floor = rt.kernel_floor[view.arch]
-    fixed = floor + 2 * t.step_loadstore
+    fixed = floor + flag_barrier(rt, view)
     time = fixed + kernels[(op, algorithm)] * view.peer_trip() + t.data_time(n)
     return [Candidate(library=algorithm, schedule=algorithm, protocol="pull", time=time,
                       choice=time, channels=0, fixed=fixed)], []
@@ -2135,8 +2188,9 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
       (local stores) is not charged (an assumption: it overlaps the pushes).
     * two-shot and in-switch: bulk kernels (NCCL ``RSxLD_AGxST`` / ``RSxLDMC_AGxSTMC``;
       FlashInfer ``allreduce_fusion_kernel_twoshot_sync`` has the same steps): an entry and an
-      exit (or middle) barrier: the kernel floor + one further barrier (a flag round trip,
-      ``2 x`` the step latency); a kernel that loads from its peers receives its first byte
+      exit (or middle) barrier: the kernel floor + one further barrier (:func:`flag_barrier`:
+      a flag stored into every peer and a spin on the rank's own, one handoff); a kernel that
+      loads from its peers receives its first byte
       one peer round trip after its first request (the bandwidth starts late); a kernel that
       stores into its peers and then synchronises releases the stores first (NCCL
       ``bar.sync(memory_order_release)``, whose ``cuda::atomic_thread_fence`` waits for their
@@ -2159,10 +2213,14 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
             "InfiniBand/RoCE link)")
     if rt.name in PULL_KERNELS:
         return _pull_candidates(rt, view, op, n, algorithm, PULL_KERNELS[rt.name])
-    algs = SYMMETRIC_ALGORITHMS[op]
+    table = RUNTIME_ALGORITHMS.get(rt.name, SYMMETRIC_ALGORITHMS)
+    if op not in table:
+        raise NotApplicableError(f"the {rt.name} runtime runs {', '.join(sorted(table))} only, "
+                                 f"not {op}")
+    algs = table[op]
     if algorithm != "auto":
         if algorithm not in algs:
-            raise NotApplicableError(f"the symmetric-memory runtime runs {', '.join(algs)} "
+            raise NotApplicableError(f"the {rt.name} runtime runs {', '.join(algs)} "
                                      f"for {op}, not {algorithm}")
         algs = (algorithm,)
     tried, why = [], []
@@ -2185,8 +2243,7 @@ def symmetric_candidates(rt, view, op, n, algorithm, ops):
             continue
         trip = view.peer_trip()
         loads, stores = _PEER_ACCESS[(op, a)]
-        barrier = 2 * t.step_loadstore
-        fixed = floor + max(1, t.phases - 1) * barrier + (trip if stores else 0.0)
+        fixed = floor + max(1, t.phases - 1) * flag_barrier(rt, view) + (trip if stores else 0.0)
         time = fixed + (trip if loads else 0.0) + data
         tried.append(Candidate(library=a, schedule=a, protocol="Simple", time=time,
                                choice=time, channels=0, fixed=fixed))

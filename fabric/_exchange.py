@@ -255,7 +255,8 @@ _STALL_COUNTS = ("a count, not an assumption: the stall counts the compiler writ
 #: that hits L2), ``l2_atomic`` (a global ``atomicAdd`` whose result is used), ``l1_hit`` (a
 #: load that hits the SM's L1), ``const_l1`` and ``const_l15`` (a register-indexed load from
 #: the constant bank that holds the kernel's parameters, LDC: a hit in the SM's constant L1,
-#: and a miss there served by the L1.5 constant cache), ``cycle`` (not a memory operation:
+#: and a miss there served by the L1.5 constant cache), ``shared_load`` (a load from the
+#: block's shared memory, LDS), ``cycle`` (not a memory operation:
 #: one SM clock cycle, the unit of the stall counts a kernel's compiled code schedules between
 #: its dependent loads: :attr:`ExchangeKernel.walk_cycles`, ``put_cycles``, ``reduce_cycles``),
 #: and ``peer_load`` (a load from a peer GPU's memory over NVLink through NVSwitch, the whole
@@ -302,6 +303,11 @@ EXCHANGE_LATENCY = {
             "latency here converts with (H100/H200 SXM boost alike): 0.505 ns; the unit of the "
             "stall counts an exchange kernel's compiled code schedules between its dependent "
             "loads (" + _STALL_COUNTS + ")"),
+        "shared_load": Parameter(
+            "exchange.latency.hopper.shared_load", 29.882 / _HOPPER_CLOCK, "s",
+            _MT4G + ": shared memory latency mean 29.88 cycles (p50 30) over 255 dependent "
+            "accesses; 29.88 cycles / 1.98 GHz = 15.1 ns (a load from the block's shared "
+            "memory, LDS, whose result the next instruction waits for)"),
         "peer_load": Parameter(
             "exchange.latency.hopper.peer_load", 46287.84 / 56 * 1e-9, "s",
             "NVIDIA nvbandwidth v0.10.0 testcase device_to_device_latency_sm (a pointer chase "
@@ -351,6 +357,11 @@ EXCHANGE_LATENCY = {
             "assumption: no named Blackwell clock is used for a kernel's scheduled cycles: "
             "Hopper's 1980 MHz (" + _GH200 + ") carried to Blackwell, as hbm_load and l1_hit "
             "are; the cycle counts themselves are read from sm_90a code (" + _STALL_COUNTS + ")"),
+        "shared_load": Parameter(
+            "exchange.latency.blackwell.shared_load", 29.882 / _HOPPER_CLOCK, "s",
+            "assumption: no named Blackwell shared-memory latency was found: Hopper's 29.88 "
+            "cycles at 1.98 GHz = 15.1 ns (" + _MT4G + ") carried to Blackwell, as hbm_load, "
+            "l1_hit and const_l1 are"),
         "peer_load": Parameter(
             "exchange.latency.blackwell.peer_load", 20525.53 / 12 * 1e-9, "s",
             "NVIDIA nvbandwidth testcase device_to_device_latency_sm on a 4-GPU GB300 NVL72 "
@@ -477,7 +488,13 @@ def peer_access_latency(arch):
 #: ``"further_stage_round_cycles"``, ``"loadstore_stage_round_cycles"``: those times the phase's
 #: :attr:`ExchangeKernel.stage_cycles`); or once per cycle a round of the receiving block's copy
 #: schedules beyond its load (``"walk_token_round_cycles"``: ``"walk_token_rounds"`` times
-#: :attr:`ExchangeKernel.receive_cycles`);
+#: :attr:`ExchangeKernel.receive_cycles`); or once per cycle the receive walk's path to the
+#: next local expert schedules beyond a slot's, for each expert it leaves before the last
+#: (``"walk_wrap_cycles"``: :meth:`ExchangeKernel.walk_wraps` times
+#: :attr:`ExchangeKernel.walk_wrap_cycles`); or once per cycle the dispatch's send loop
+#: schedules per walked token beyond its loads, when its copies are load/store stores
+#: (``"walked_token_cycles"``: ``"walked_tokens"`` times
+#: :attr:`ExchangeKernel.send_walk_cycles`);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -508,7 +525,7 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "further_slots", "put_round_cycles", "walk_cycles", "reduce_cycles",
                  "further_payloads", "further_ranks", "stage_round_cycles",
                  "further_stage_round_cycles", "loadstore_stage_round_cycles",
-                 "walk_token_round_cycles")
+                 "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -546,6 +563,8 @@ _FIELD_NEEDS = (
     ("put_vector", "combine_blocks", "the blocks that put the received copies"),
     ("put_cycles", "put_vector", "the bytes of a put's warp copy per dependent load"),
     ("walk_cycles", "count_grid", "the grid whose receive part walks the counts"),
+    ("walk_wrap_cycles", "walk_cycles", "the cycles the receive walk schedules per slot"),
+    ("send_walk_cycles", "count_grid", "the grid whose send loop walks the tokens"),
     ("reduce_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
 )
@@ -564,6 +583,10 @@ _CHAIN_COUNT_NEEDS = {
     "put_round_cycles": ("put_cycles", (" (the cycles a round of a put's warp copy "
                                         "schedules beyond its load)")),
     "walk_cycles": ("walk_cycles", " (the cycles the receive walk schedules per slot)"),
+    "walk_wrap_cycles": ("walk_wrap_cycles", (" (the cycles the receive walk's path to the "
+                                              "next local expert adds)")),
+    "walked_token_cycles": ("send_walk_cycles", (" (the cycles the dispatch's send loop "
+                                                 "schedules per walked token)")),
     **dict.fromkeys(("stage_round_cycles", "further_stage_round_cycles",
                      "loadstore_stage_round_cycles"),
                     ("stage_cycles", " (the cycles a staging round schedules beyond its load)")),
@@ -578,6 +601,31 @@ _CHAIN_COUNT_NEEDS = {
 }
 
 
+def _slot_key_ok(entry, size):
+    """Whether ``entry`` is a tuple of ``size`` whose key ``(arch, top_k, input_bytes)`` is well
+    formed: arch ``''`` or a generation of :data:`EXCHANGE_LATENCY`, ints top_k >= 1 and
+    input_bytes >= 0."""
+    if not isinstance(entry, tuple) or len(entry) != size:
+        return False
+    arch, top_k, width = entry[:3]
+    return (arch in ("",) + tuple(EXCHANGE_LATENCY)
+            and all(not isinstance(x, bool) and isinstance(x, int) for x in (top_k, width))
+            and top_k >= 1 and width >= 0)
+
+
+def _late_pulls_entry_ok(entry, names):
+    """Whether ``entry`` is a well-formed :attr:`ExchangeKernel.late_pulls` entry."""
+    if not _slot_key_ok(entry, 4):
+        return False
+    top_k, batches = entry[1], entry[3]
+    if not (isinstance(batches, tuple) and batches
+            and all(isinstance(b, tuple) and b for b in batches)):
+        return False
+    slots = tuple(s for b in batches for s in b)
+    return (all(not isinstance(x, bool) and isinstance(x, int) for x in slots)
+            and len(set(slots)) == len(slots) and all(1 <= x < top_k for x in slots))
+
+
 def _round_reads_entry_ok(entry, names):
     """Whether ``entry`` is a well-formed :attr:`ExchangeKernel.round_reads` entry."""
     def steps_ok(steps):
@@ -585,16 +633,36 @@ def _round_reads_entry_ok(entry, names):
             isinstance(st, tuple) and len(st) == 2 and st[0] in names
             and not isinstance(st[1], bool) and isinstance(st[1], (int, float))
             and 0 <= st[1] < float("inf") for st in steps)
-    if not isinstance(entry, tuple) or len(entry) != 9:
+    if not _slot_key_ok(entry, 9):
         return False
-    arch, top_k, width, first_min, first_full, first_late, later_min, later_full, later_late = entry
-    return (arch in ("",) + tuple(EXCHANGE_LATENCY)
-            and all(not isinstance(x, bool) and isinstance(x, int) for x in (top_k, width))
-            and top_k >= 1 and width >= 0
-            and all(steps_ok(x) for x in (first_min, first_full, later_min, later_full))
+    first_min, first_full, first_late, later_min, later_full, later_late = entry[3:]
+    return (all(steps_ok(x) for x in (first_min, first_full, later_min, later_full))
             and all(isinstance(x, tuple) and all(steps_ok(b) for b in x)
                     for x in (first_late, later_late))
             and len(first_late) == len(later_late))
+
+
+#: The pulling combine's per-generation tables, each entry keyed ``(arch, top_k, input_bytes)``
+#: (one rule: well-formed entries, each key once, a pulling combine): the field, whether an
+#: entry is well formed, the entry's fields after the key and what else an entry needs (the
+#: error's words; ``{names}``: the latency names).
+_SLOT_TABLES = (
+    ("late_pulls", _late_pulls_entry_ok, "batches",
+     "and non-empty tuples of distinct slots 1 .. top_k - 1"),
+    ("round_reads", _round_reads_entry_ok,
+     "first_min, first_full, first_late, later_min, later_full, later_late",
+     ("steps (latency, count) with latency in {names} and a finite count >= 0 (first_late, "
+      "later_late: one tuple of steps per later batch, as many as each other)")),
+)
+
+
+def _slot_row(table, arch, k, input_bytes):
+    """The entry of a :data:`_SLOT_TABLES` table for a GPU of generation ``arch``, a top-``k``
+    token and ``input_bytes`` per element, without its key: the entry of that generation, else
+    one for any (``''``); of that width, else one for any (``0``); ``None`` if there is none."""
+    rows = {entry[:3]: entry[3:] for entry in table}
+    return next((rows[key] for key in ((arch, k, input_bytes), (arch, k, 0),
+                                       ("", k, input_bytes), ("", k, 0)) if key in rows), None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -693,6 +761,14 @@ class ExchangeKernel:
     walk_cycles : int
         ``0``, or the cycles the dispatch's receive walk schedules per slot beyond its two
         loads (``"walk_cycles"`` chain steps). Needs ``count_grid``.
+    walk_wrap_cycles : int
+        ``0``, or the cycles the receive walk's path from a local expert's last slot to the
+        next expert's first schedules beyond a slot's ``walk_cycles`` (``"walk_wrap_cycles"``
+        chain steps, :meth:`walk_wraps`). Needs ``walk_cycles``.
+    send_walk_cycles : int
+        ``0``, or the cycles the dispatch's send loop schedules per token it walks past
+        (:meth:`send_walk`) beyond that token's loads (``"walked_token_cycles"`` chain
+        steps). Needs ``count_grid``.
     reduce_cycles : int
         ``0``, or the cycles the combine's receive sum schedules per (pass, copy) beyond its
         loads (``"reduce_cycles"`` chain steps). Needs ``reduce_elements``.
@@ -802,6 +878,8 @@ class ExchangeKernel:
     put_vector: int = 0
     put_cycles: int = 0
     walk_cycles: int = 0
+    walk_wrap_cycles: int = 0
+    send_walk_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -870,42 +948,18 @@ class ExchangeKernel:
                 if need and not getattr(self, need[0]):
                     raise ValueError(f"a chain step counted in {step[1]} needs {need[0]}"
                                      f"{need[1]}")
-        for entry in self.late_pulls if isinstance(self.late_pulls, tuple) else (None,):
-            ok = isinstance(entry, tuple) and len(entry) == 4
-            if ok:
-                arch, top_k, width, batches = entry
-                ints = (top_k, width) + tuple(s for b in batches for s in b) if (
-                    isinstance(batches, tuple) and batches
-                    and all(isinstance(b, tuple) and b for b in batches)) else None
-                slots = ints[2:] if ints else ()
-                ok = (arch in ("",) + tuple(EXCHANGE_LATENCY) and ints is not None
-                      and all(not isinstance(x, bool) and isinstance(x, int) for x in ints)
-                      and top_k >= 1 and width >= 0 and len(set(slots)) == len(slots)
-                      and all(1 <= x < top_k for x in slots))
-            if not ok:
-                raise ValueError(f"late_pulls must be (arch, top_k, input_bytes, batches) entries: "
-                                 f"arch '' or one of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 "
-                                 f"and input_bytes >= 0, and non-empty tuples of distinct slots "
-                                 f"1 .. top_k - 1, got {self.late_pulls!r}")
-        if len({p[:3] for p in self.late_pulls}) != len(self.late_pulls):
-            raise ValueError(f"late_pulls names an (arch, top_k, input_bytes) twice: "
-                             f"{self.late_pulls!r}")
-        if self.late_pulls and not self.pull_threads:
-            raise ValueError("late_pulls needs a pulling combine (pull_threads and pull_vector)")
-        for entry in self.round_reads if isinstance(self.round_reads, tuple) else (None,):
-            if not _round_reads_entry_ok(entry, names):
+        for field, entry_ok, form, needs in _SLOT_TABLES:
+            v = getattr(self, field)
+            if not isinstance(v, tuple) or not all(entry_ok(e, names) for e in v):
                 raise ValueError(
-                    f"round_reads must be (arch, top_k, input_bytes, first_min, first_full, "
-                    f"first_late, later_min, later_full, later_late) entries: arch '' or one of "
-                    f"{sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, steps "
-                    f"(latency, count) with latency in {sorted(names)} and a finite count >= 0 "
-                    f"(first_late, later_late: one tuple of steps per later batch, as many as "
-                    f"each other), got {self.round_reads!r}")
-        if len({p[:3] for p in self.round_reads}) != len(self.round_reads):
-            raise ValueError(f"round_reads names an (arch, top_k, input_bytes) twice: "
-                             f"{self.round_reads!r}")
-        if self.round_reads and not self.pull_threads:
-            raise ValueError("round_reads needs a pulling combine (pull_threads and pull_vector)")
+                    f"{field} must be (arch, top_k, input_bytes, {form}) entries: arch '' or one "
+                    f"of {sorted(EXCHANGE_LATENCY)}, ints top_k >= 1 and input_bytes >= 0, "
+                    f"{needs.format(names=sorted(names))}, got {v!r}")
+            if len({p[:3] for p in v}) != len(v):
+                raise ValueError(f"{field} names an (arch, top_k, input_bytes) twice: {v!r}")
+            if v and not self.pull_threads:
+                raise ValueError(f"{field} needs a pulling combine (pull_threads and "
+                                 f"pull_vector)")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
@@ -915,7 +969,8 @@ class ExchangeKernel:
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
-                      "reduce_cycles", "receive_cycles"):
+                      "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
+                      "send_walk_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -947,11 +1002,8 @@ class ExchangeKernel:
         >>> k13.late_batches(8, 1, "blackwell"), k13.late_batches(8, 1, "hopper")
         (((1, 2, 3), (4, 5, 6, 7)), ())
         """
-        table = {entry[:3]: entry[3] for entry in self.late_pulls}
-        for key in ((arch, k, input_bytes), (arch, k, 0), ("", k, input_bytes), ("", k, 0)):
-            if key in table:
-                return table[key]
-        return ()
+        row = _slot_row(self.late_pulls, arch, k, input_bytes)
+        return row[0] if row else ()
 
     def round_read_latency(self, k, input_bytes, arch, rounds, distinct, late):
         """Seconds of a pulled combine's non-peer dependent loads over ``rounds`` rounds beyond
@@ -970,10 +1022,7 @@ class ExchangeKernel:
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
-        table = {entry[:3]: entry[3:] for entry in self.round_reads}
-        row = next((table[key] for key in ((arch, k, input_bytes), (arch, k, 0),
-                                          ("", k, input_bytes), ("", k, 0)) if key in table),
-                   None)
+        row = _slot_row(self.round_reads, arch, k, input_bytes)
         if row is None or rounds < 1:
             return 0.0, ()
         first_min, first_full, first_late, later_min, later_full, later_late = row
@@ -1070,6 +1119,28 @@ class ExchangeKernel:
         blocks = min(max(-(-experts // warps), tokens * k), most)
         slots = max(experts // ep, 1) * ep
         return (slots - 1, -(-(tokens * k) // blocks))
+
+    def walk_wraps(self, experts, ep):
+        """Local experts the dispatch's receive walk (:meth:`receive_walk`) leaves before its
+        last, each by the longer path to the next expert's first slot (see
+        ``walk_wrap_cycles``): ``max(experts // ep, 1) - 1``; ``0`` without ``walk_wrap_cycles``.
+
+        pplx-kernels 7af3059's scatterKernel (l.198-206): when ``++dp == numDPGroups`` the
+        walk resets ``dp``, records ``start`` and moves to the next expert; after the last
+        expert it breaks out (the walk's end, not counted).
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.walk_wraps(256, 8), k.walk_wraps(256, 128), k.walk_wraps(256, 512)
+        (31, 1, 0)
+        >>> exchange_kernel("one-sided").walk_wraps(256, 8)
+        0
+        """
+        if not self.walk_wrap_cycles:
+            return 0
+        for name, v in (("experts", experts), ("ep", ep)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+                raise SpecError(f"{name} must be an int >= 1, got {v!r}")
+        return max(int(experts) // int(ep), 1) - 1
 
     def receive_rounds(self, nbytes):
         """Dependent rounds of the dispatch's receiving block's copy of one received token of
@@ -1192,7 +1263,7 @@ class ExchangeKernel:
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
                       stage_rounds=0, walked_tokens=0, further_waves=0, walk_token_rounds=0,
-                      interleaved=False, payloads=1, slots=1):
+                      interleaved=False, payloads=1, slots=1, walk_wraps=0):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -1218,7 +1289,8 @@ class ExchangeKernel:
         (:meth:`receive_rounds`), ``payloads`` the phase's payloads that the caller gives
         apart (a token's values and scale factors: 2; its ``"pointer_rereads"`` steps are
         :meth:`pointer_loads` times the payloads after the first), ``slots`` the token's top-k
-        slots (its ``"further_slots"`` steps: one per slot after the first). ``interleaved=True``
+        slots (its ``"further_slots"`` steps: one per slot after the first), ``walk_wraps`` the
+        local experts the receive walk leaves before its last (:meth:`walk_wraps`). ``interleaved=True``
         prices ``interleaved_chain`` instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -1246,6 +1318,9 @@ class ExchangeKernel:
                  "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
                  "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
                  "walked_tokens": float(walked_tokens) if loadstore else 0.0,
+                 "walked_token_cycles": (float(walked_tokens * self.send_walk_cycles)
+                                         if loadstore else 0.0),
+                 "walk_wrap_cycles": float(walk_wraps * self.walk_wrap_cycles),
                  "further_waves": float(further_waves) if loadstore else 0.0,
                  "walk_token_rounds": float(walk_token_rounds),
                  "walk_token_round_cycles": float(walk_token_rounds * self.receive_cycles),
@@ -1255,6 +1330,8 @@ class ExchangeKernel:
             raise SpecError(f"payloads must be an int >= 1, got {payloads!r}")
         if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
             raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
+        if isinstance(walk_wraps, bool) or not isinstance(walk_wraps, int) or walk_wraps < 0:
+            raise SpecError(f"walk_wraps must be an int >= 0, got {walk_wraps!r}")
         times["further_slots"] = float(slots - 1)
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
@@ -1318,6 +1395,7 @@ class ExchangeKernel:
         for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
                             ("block_per_token", ""), ("put_vector", "B"),
                             ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
+                            ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -1998,8 +2076,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "after warp 0's walk over the earlier tokens (l.157-161: an "
                                    "__ldg of the token's expert ids whose result addresses the "
                                    "shared tokenIndex increment, SASS 24c0-2550, one per token; "
-                                   "priced as L1 hits, the count warp having read the lines: a "
-                                   "lower bound, its ALU not priced; send_walk, session 19), "
+                                   "the __ldg an L1 hit, the count warp having read the lines "
+                                   "(send_walk, session 19), with the loop's LDC, its LDS and "
+                                   "its scheduled cycles (send_walk_cycles, session 23)), "
                                    "bar.sync, the expert id (__ldg), the put's P2P pointer "
                                    "(__ldg), then the put's warp copy (put_rounds, one L2 load of "
                                    "the staged token per 512 B); they run beside the count warp, "
@@ -2069,8 +2148,39 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "BRA 5, BSYNC 5, R2UR 1, IMAD 1, R2UR 3, IMAD.WIDE 10 = 37; from the "
                              "IADD3 that waits for that load (0x40f0) to the next re-read: IADD3 "
                              "4, ISETP 13, BRA 5, R2UR 2, R2UR 13 = 37: 74 cycles per slot (the "
-                             "path that wraps to the next expert, once per row of DP groups, "
-                             "not counted). " + _STALL_COUNTS)),
+                             "path that wraps to the next expert, once per row of DP groups: "
+                             "walk_wrap_cycles). " + _STALL_COUNTS)),
+            ("walk_wrap_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
+                                  "l.198-206, the same build and method (nvcc 13.0 -arch=sm_90a "
+                                  "-rdc=true -O3, NVSHMEM 3.2.5 headers; cuobjdump 13.5; session "
+                                  "23): when a slot ends a row of DP groups (++dp == numDPGroups) "
+                                  "the receive walk falls through the branch at 0x4000 instead of "
+                                  "taking it: from the IMAD.IADD that waits for the re-read "
+                                  "(0x3ff0) to the next slot's load (0x40e0) IMAD.IADD 12, BRA 5, "
+                                  "VIADD 1, MOV 1, IMAD.MOV 1, MOV 2, ISETP 13, @!P0 BREAK 5, "
+                                  "@!P0 BRA 5, MOV 7, BSYNC 5, R2UR 1, IMAD 1, R2UR 3, IMAD.WIDE "
+                                  "10 = 72 cycles where a slot inside a row takes 37: 35 more per "
+                                  "local expert left before the last (the last one's exit path "
+                                  "not counted). " + _STALL_COUNTS)),
+            ("send_walk_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
+                                  "l.107-161, the same build and method (session 23): the "
+                                  "dispatch's send loop (scatterKernel<10,true,true> 0x0bf0-"
+                                  "0x2590), one iteration for a token another block sends, on "
+                                  "warp 0 (lanes < k count the token's experts): the loop top's "
+                                  "i % (gridDim.x x dpSize) test through its taken branch "
+                                  "(0x0bf0-0x0d50: 113 cycles; its I2F / MUFU.RCP / F2I results "
+                                  "wait on scoreboards, not priced), BSYNC and S2R (0x23a0-0x23b0: "
+                                  "6; the S2R's result waited for, not priced), the LDC of "
+                                  "numExpertsPerToken (0x23c0, waited for at 0x2400: const_l1, "
+                                  "the 6 stall cycles under it not added), the lane test and the "
+                                  "index address (0x2400-0x24b0: 44), the LDG.E.CONSTANT of the "
+                                  "expert id (0x24c0, l1_hit; the 15 stall cycles to its consumer "
+                                  "run under it), LEA 5, the LDS of tokenIndex[expert] (0x2530, "
+                                  "shared_load), then from its consumer VIADD through STS, BSYNC, "
+                                  "the loop counter and the back branch (0x2540-0x2590: 34): "
+                                  "113 + 6 + 44 + 5 + 34 = 202 cycles per walked token beyond "
+                                  "l1_hit + const_l1 + shared_load (session 19 charged the "
+                                  "l1_hit only). " + _STALL_COUNTS)),
             ("stage_cycles", (f"{_PPLX} 7af3059, the same builds and method (session 22): the "
                               "staging copies' loops, per round beyond its load: dispatch "
                               "(scatterKernel<10,true,true> 0x0e70-0x10f0, two predicated paths "
@@ -2124,7 +2234,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         chain=(_nvshmem_wait() + _grid_sync()
                + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
                   ("l1_hit", "walk_slot_hits"), ("l2_hit", "walk_sectors"),
-                  ("cycle", "walk_cycles"),
+                  ("cycle", "walk_cycles"), ("cycle", "walk_wrap_cycles"),
                   ("l2_hit", "walk_tokens"),
                   ("l2_hit", "walk_token_rounds"), ("cycle", "walk_token_round_cycles"), ("l1_hit", "walk_tokens"),
                   ("l1_hit", "walk_tokens")),
@@ -2136,7 +2246,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network") + _count_arrival("network")
-                           + (("l1_hit", "walked_tokens"), ("hbm_load", "loadstore"),
+                           + (("l1_hit", "walked_tokens"), ("const_l1", "walked_tokens"),
+                              ("shared_load", "walked_tokens"),
+                              ("cycle", "walked_token_cycles"), ("hbm_load", "loadstore"),
                               ("hbm_load", "loadstore_stage_rounds"),
                               ("cycle", "loadstore_stage_round_cycles"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds"),
@@ -2147,6 +2259,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             ("l1_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
+        walk_wrap_cycles=35, send_walk_cycles=202,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,

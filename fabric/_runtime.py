@@ -72,7 +72,7 @@ from ._errors import SpecError
 from ._params import Parameter
 
 __all__ = ["EXECUTION_FACTORS", "NCCL_NEWEST", "NCCL_OLDEST", "NCCL_RELEASE_DATES",
-           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
+           "PREDICTION_FIELDS", "PREDICTION_KERNEL_FILES", "PREDICTION_REVISIONS", "PROTOCOLS", "RUNTIMES", "TORCH_SYMM_MEM", "VLLM_CUSTOM_ALLREDUCE", "Protocol", "Runtime", "nccl_release_dates", "nccl_release_on", "release_tag", "revision_holds", "runtime",
            "runtime_arch"]
 
 US = 1e-6
@@ -683,18 +683,43 @@ _SYMMETRIC = Runtime(
 #: not a library a user picks by name: not in :data:`RUNTIMES`; pass the object
 #: (``analysis.cost(..., runtime=VLLM_CUSTOM_ALLREDUCE)``), as :func:`analysis.vllm_all_reduce`
 #: does. All-reduce only.
-VLLM_CUSTOM_ALLREDUCE = Runtime(
-    "vllm-custom-allreduce", "one-sided",
+def _engine_kernels(name, description, kernels):
+    """A one-sided runtime of an engine's own kernels (not in :data:`RUNTIMES`) with the
+    ``"symmetric-memory"`` runtime's kernel floor and host launch cost; ``kernels`` names them
+    in the floor's source (the assumption carried to them)."""
+    return Runtime(
+        name, "one-sided", description,
+        kernel_floor=_NCCL.kernel_floor,
+        host_launch=_NCCL.host_launch,
+        sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of "
+                  f"the launch and the start barrier of {kernels} (assumption: the same least "
+                  "time as NCCL's symmetric kernels)"),
+                 ("host_launch", dict(_NCCL.sources)["host_launch"])))
+
+
+VLLM_CUSTOM_ALLREDUCE = _engine_kernels(
+    "vllm-custom-allreduce",
     "vLLM's custom all-reduce: 1-stage (every rank loads every peer's buffer between two flag "
     "barriers) or 2-stage (reduce-scatter by loads, a release/acquire barrier, all-gather by "
     "loads), chosen by size",
-    kernel_floor=_NCCL.kernel_floor,
-    host_launch=_NCCL.host_launch,
-    sources=(("kernel_floor", dict(_NCCL.sources)["kernel_floor"] + "; used as the cost of the "
-              "launch and the start barrier of vLLM's custom all-reduce kernels (assumption: "
-              "the same least time as NCCL's symmetric kernels)"),
-             ("host_launch", dict(_NCCL.sources)["host_launch"])),
-)
+    "vLLM's custom all-reduce kernels")
+
+#: PyTorch's symmetric-memory all-reduce kernels (pytorch/pytorch
+#: ``torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu``: ``multimem_all_reduce_``
+#: and ``two_shot_all_reduce_``, what vLLM's ``SymmMemCommunicator`` launches): the steps of the
+#: ``"symmetric-memory"`` runtime's ``"in-switch"`` and ``"two-shot"`` kernels, but their flag
+#: barrier (``sync_remote_blocks``) claims each peer's signal slot with a compare-and-swap it
+#: waits on (:data:`analysis._runtime_cost.CAS_BARRIERS`). The same kernel floor and host
+#: launch cost as ``"symmetric-memory"`` (an assumption carried to PyTorch's kernels). An
+#: engine's kernel, not a library a user picks by name: not in :data:`RUNTIMES`; pass the
+#: object. All-reduce only.
+TORCH_SYMM_MEM = _engine_kernels(
+    "torch-symm-mem",
+    "PyTorch's symmetric-memory all-reduce: multimem (an entry barrier, multimem.ld_reduce + "
+    "multimem.st, a release barrier) or two-shot (an entry barrier, loads from every peer and "
+    "stores into every peer, a release barrier); barriers by compare-and-swap on peers' "
+    "signal pads",
+    "PyTorch's symmetric-memory kernels")
 
 _IDEAL = Runtime(
     "ideal", "ideal",

@@ -841,7 +841,7 @@ def test_chain_latencies_are_sourced_per_generation():
     Blackwell HBM and L1 figures say they are carried from Hopper."""
     for table in EXCHANGE_LATENCY.values():
         assert set(table) == {"hbm_load", "l2_hit", "l2_atomic", "l1_hit", "const_l1",
-                              "const_l15", "peer_load", "cycle"}
+                              "const_l15", "shared_load", "peer_load", "cycle"}
         for name, p in table.items():
             # one clock cycle (the unit of compiled stall counts, session 22); a memory access
             # takes more
@@ -851,7 +851,7 @@ def test_chain_latencies_are_sourced_per_generation():
     assert EXCHANGE_LATENCY["blackwell"]["cycle"].source.startswith("assumption")
     assert EXCHANGE_LATENCY["blackwell"]["hbm_load"].source.startswith("assumption")
     assert EXCHANGE_LATENCY["blackwell"]["l1_hit"].source.startswith("assumption")
-    for name in ("const_l1", "const_l15"):
+    for name in ("const_l1", "const_l15", "shared_load"):
         assert EXCHANGE_LATENCY["blackwell"][name].source.startswith("assumption")
         assert "mt4g" in EXCHANGE_LATENCY["hopper"][name].source
     # the sourced orders hold: L1 hit < L2 hit < HBM load < peer load; the constant L1 hit

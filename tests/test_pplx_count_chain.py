@@ -103,6 +103,9 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     cyc = EXCHANGE_LATENCY["hopper"]["cycle"].value
     walk_cycles = 74 * 255 * cyc
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
+        # session 23: the walk leaves 256 / ep - 1 local experts by the path that wraps to the
+        # next expert, 35 cycles longer than a slot's (scatterKernel 0x3ff0-0x40e0)
+        wraps = 35 * (256 // (8 * nodes) - 1) * cyc
         r = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         # + the receive walk (drain, added): 256 slots (first an L2 load, 255 x 2 L1 hits),
@@ -113,6 +116,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         # the 255 slots after the first) goes to L2, not L1
         walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + (2 * load + 2 * l1)
         walk += 83 * cyc                 # the token's copy round beyond the first (session 22)
+        walk += wraps
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
@@ -133,7 +137,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + 8 * (2 * load + 2 * l1)
-    walk += 8 * 83 * cyc
+    walk += 8 * 83 * cyc + 35 * 15 * cyc
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
@@ -155,19 +159,22 @@ def _send_walk_brute(tokens, experts=256, k=8):
 
 def test_one_node_dispatch_walks_the_earlier_tokens_first():
     """Session 19: in one node the block holding the last token sends it only after warp 0
-    has counted every earlier token (one dependent index load each, an L1 hit: a lower bound)
-    and then staged it (2 dependent HBM rounds); across the network the count warp's chain is
-    the one counted and the walk is not added."""
+    has counted every earlier token and then staged it (2 dependent HBM rounds); across the
+    network the count warp's chain is the one counted and the walk is not added. Session 23:
+    each walked token is its index load (an L1 hit), the loop's LDC of numExpertsPerToken (a
+    constant-cache hit), the LDS of the token's counter, and the 202 cycles the compiled loop
+    schedules beyond them (scatterKernel 0x0bf0-0x2590); session 19 had the L1 hit only."""
     lat = EXCHANGE_LATENCY["hopper"]
     l1, load, hbm = lat["l1_hit"].value, lat["l2_hit"].value, lat["hbm_load"].value
+    per_token = l1 + lat["const_l1"].value + lat["shared_load"].value + 202 * lat["cycle"].value
     kern = exchange_kernel("pplx")
     for tokens in (1, 2, 16, 128, 300):
         assert kern.send_walk(tokens) == _send_walk_brute(tokens) == tokens - 1
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-        want = (tokens - 1) * l1 + 2 * hbm + 2 * load + _put_rounds(7396) + 89 * lat["cycle"].value
-        assert abs(r.dispatch_phase.interleaved - want) < 1e-15
-    for loadstore, added in ((True, 15 * l1), (False, 0.0)):
+        want = (tokens - 1) * per_token + 2 * hbm + 2 * load + _put_rounds(7396) + 89 * lat["cycle"].value
+        assert abs(r.dispatch_phase.interleaved - want) < 1e-14
+    for loadstore, added in ((True, 15 * per_token), (False, 0.0)):
         kw = {"remote_signals": 3, "loadstore": loadstore, "put_rounds": 15, "stage_rounds": 1,
               "interleaved": True}
         walked = kern.chain_latency(0, "hopper", 0, 0, walked_tokens=15, **kw)[0]
@@ -685,7 +692,9 @@ def test_the_walks_new_sectors_cost_l2_trips():
 _CYCLES = (("walk_cycles", 74, "walk_cycles", "0x3ff0"), ("put_cycles", 35, "put_round_cycles",
                                                            "0x1360"),
            ("reduce_cycles", 118, "reduce_cycles", "0x2d80"),
-           ("receive_cycles", 83, "walk_token_round_cycles", "0x4550"))
+           ("receive_cycles", 83, "walk_token_round_cycles", "0x4550"),
+           ("walk_wrap_cycles", 35, "walk_wrap_cycles", "0x4000"),
+           ("send_walk_cycles", 202, "walked_token_cycles", "0x2590"))
 
 
 @pytest.mark.parametrize("arch", ["hopper", "blackwell"])
@@ -708,7 +717,7 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     assert {p.name: p.unit for p in kern.parameters()}["pplx.stage_cycles"] == "cycles"
     without = dataclasses.replace(
         kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
-        receive_cycles=0, stage_cycles=(),
+        receive_cycles=0, stage_cycles=(), walk_wrap_cycles=0, send_walk_cycles=0,
         chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
         interleaved_chain=tuple(tuple(s for s in ph if s[0] != "cycle")
                                 for ph in kern.interleaved_chain))
@@ -744,7 +753,8 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
              for i, p in enumerate(chain) for s in p if s[0] == "cycle"]
     assert sorted(s[1] for _, s in steps) == sorted(
         ["put_round_cycles", "reduce_cycles", "walk_cycles", "stage_round_cycles",
-         "further_stage_round_cycles", "loadstore_stage_round_cycles", "walk_token_round_cycles"])
+         "further_stage_round_cycles", "loadstore_stage_round_cycles", "walk_token_round_cycles",
+         "walk_wrap_cycles", "walked_token_cycles"])
     # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
     # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}

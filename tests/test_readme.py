@@ -60,7 +60,7 @@ def test_readme_chip_table_is_what_the_chips_carry():
 
 
 def test_readme_symmetric_memory_ratios_are_what_the_model_gives():
-    """'symmetric-memory kernels against NCCL on 8 H100 are 6.6x faster at 1 KiB, 2.9x at
+    """'symmetric-memory kernels against NCCL on 8 H100 are 6.6x faster at 1 KiB, 3.0x at
     1 MiB and even at 1 GiB' (the README's summary of the seed's 3.5x)."""
     import topologies
     from analysis import cost

@@ -1147,6 +1147,7 @@ _SYM_SPECS = ["dgx-h100", "hgx-h200", "gb200-nvl72", "sd200-ultra", "mesh:2x2"]
 def test_symmetric_kernels_pay_barrier_fence_and_late_pull(spec, k, fail, op):
     from analysis import _runtime_cost as rc
     from analysis._collectives import _GroupView, _resolve_ranks
+    from fabric import peer_access_latency
     f = _split_fabric(spec)
     if fail:
         u, v = next((u, v) for u, v in f.graph.edges() if f.graph.nodes[u].get("kind") == "chip")
@@ -1169,7 +1170,11 @@ def test_symmetric_kernels_pay_barrier_fence_and_late_pull(spec, k, fail, op):
             assert c.time == pytest.approx(floor + data, rel=1e-12) and c.fixed == floor
             continue
         loads, stores = rc._PEER_ACCESS[(op, c.schedule)]
-        want = floor + max(1, t.phases - 1) * 2 * t.step_loadstore
+        # each further barrier: one handoff (a flag stored into every peer, the path one way,
+        # + the GPU side of a peer load; session 23), not a flag round trip
+        barrier = (view.transfer("one-shot", "all-gather").step_loadstore
+                   + peer_access_latency(view.arch)[0])
+        want = floor + max(1, t.phases - 1) * barrier
         want += trip * (int(loads) + int(stores))
         assert c.time == pytest.approx(want + data, rel=1e-12)
         assert c.fixed == pytest.approx(want - (trip if loads else 0.0), rel=1e-12)

@@ -109,8 +109,8 @@ _KERNELS = {"flashinfer one-shot": ("symmetric-memory", "one-shot"),
             "flashinfer two-shot": ("symmetric-memory", "two-shot"),
             "vllm-custom 1-stage": (fabric.VLLM_CUSTOM_ALLREDUCE, "one-shot"),
             "vllm-custom 2-stage": (fabric.VLLM_CUSTOM_ALLREDUCE, "two-shot"),
-            "torch-symm-mem multimem": ("symmetric-memory", "in-switch"),
-            "torch-symm-mem two-shot": ("symmetric-memory", "two-shot"),
+            "torch-symm-mem multimem": (fabric.TORCH_SYMM_MEM, "in-switch"),
+            "torch-symm-mem two-shot": (fabric.TORCH_SYMM_MEM, "two-shot"),
             "nccl": ("nccl", "auto")}
 
 
