@@ -91,8 +91,9 @@ domain these kernels are one-sided kernels over a symmetric heap, and a phase's
 launch and first barrier cost what the ``symmetric-memory`` runtime charges such a
 kernel, its ``kernel_floor`` (NVIDIA/nccl issue 1940: about 2.3 us on Hopper, 3 us
 on Blackwell, for a kernel that stores to its NVLink peers and synchronises once;
-the concept lives once, in :mod:`fabric._runtime`); a further barrier is one flag
-round trip over the fabric. A synchronisation that crosses the network
+the concept lives once, in :mod:`fabric._runtime`); a further barrier is one
+store-and-spin handoff, the runtime's own rule (``analysis._runtime_cost.flag_barrier``:
+the largest one-way path + the GPU side of a peer load). A synchronisation that crosses the network
 (NVSHMEM/IBGDA flags) is costed as NCCL's tuner costs one step of its flag-based
 LL protocol over the network (NVIDIA/nccl ``src/graph/tuning.cc``: base latency
 6.6 us for Ring/LL plus 2.7 us for the NET hop; :data:`EXCHANGE_SYNC`, read from
@@ -1105,6 +1106,8 @@ class ExchangeKernel:
             return total
 
         first = cost(first_min, 1.0 - v) + cost(first_full, v) + batches(first_late)
+        if rounds < 2:              # no later round: its steps neither cost nor are used
+            return first, tuple(used)
         later = cost(later_min, 1.0 - v) + cost(later_full, v) + batches(later_late)
         return first + (rounds - 1) * later, tuple(used)
 
