@@ -513,6 +513,11 @@ def peer_access_latency(arch):
 #: per-expert count's path schedules outside its loads between the last copy's release and the
 #: receiving warp's atomic on the count, when the copies are load/store stores
 #: (``"loadstore_count_cycles"``: :attr:`ExchangeKernel.count_cycles`; none over the network);
+#: or once per cycle an NVSHMEM IBGDA post schedules on its posting lane outside
+#: its loads, for each of the count warp's NIC signals (``"remote_signal_cycles"``:
+#: ``"remote_signals"`` times ``post_cycles[0]``) or each of a combine block's NIC posts
+#: (``"posted_copy_cycles"``: ``"posted_copies"`` times ``post_cycles[1]``;
+#: :attr:`ExchangeKernel.post_cycles`);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -545,8 +550,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "further_stage_round_cycles", "loadstore_stage_round_cycles",
                  "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles",
                  "copy_cycles", "further_copy_cycles", "walk_token_cycles",
-                 "loadstore_send_cycles", "reduce_pass_cycles", "further_wave_send_cycles",
-                 "loadstore_count_cycles")
+                 "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
+                 "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -591,6 +596,7 @@ _FIELD_NEEDS = (
     ("reduce_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_pass_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
+    ("post_cycles", "count_grid", "the grid whose warps send the per-expert counts"),
 )
 
 # the kernel field a chain count is read from, and what that field is (for the error)
@@ -602,6 +608,8 @@ _CHAIN_COUNT_NEEDS = {
     **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
+    **dict.fromkeys(("remote_signal_cycles", "posted_copy_cycles"),
+                    ("post_cycles", " (the cycles one IBGDA post schedules on its posting lane)")),
     "further_waves": ("send_grid", " (the experts per dispatch block, which set its grid)"),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
     "put_round_cycles": ("put_cycles", (" (the cycles a round of a put's warp copy "
@@ -820,6 +828,12 @@ class ExchangeKernel:
         the received count, when the copies are load/store stores (the count warp's path to
         its release store of the count, and the receiver's from its poll to its atomic:
         ``"loadstore_count_cycles"`` chain steps; DeepEP low-latency).
+    post_cycles : tuple of int
+        ``()``, or the cycles one NVSHMEM IBGDA post schedules on its posting lane outside its
+        loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell: ``(a
+        count warp's signal, a combine block's post per copy)``, the ``"remote_signal_cycles"``
+        and ``"posted_copy_cycles"`` chain steps; ``0`` where not counted. Needs
+        ``count_grid``.
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -950,6 +964,7 @@ class ExchangeKernel:
     walk_wrap_cycles: int = 0
     send_walk_cycles: int = 0
     copy_cycles: tuple = ()
+    post_cycles: tuple = ()
     receive_token_cycles: int = 0
     send_cycles: int = 0
     reduce_pass_cycles: int = 0
@@ -1067,11 +1082,12 @@ class ExchangeKernel:
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
             raise ValueError(f"copy_cycles must be () or three ints >= 0 (every copy, each later "
                              f"copy's loop back, a load/store copy's put path), got {v!r}")
-        v = self.stage_cycles
-        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
-            raise ValueError(f"stage_cycles must be () or two ints >= 0 (dispatch, combine "
-                             f"cycles per staging round), got {v!r}")
+        for field, what in (("stage_cycles", "dispatch, combine cycles per staging round"),
+                            ("post_cycles", "a count warp's signal, a combine block's copy")):
+            v = getattr(self, field)
+            if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                    isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+                raise ValueError(f"{field} must be () or two ints >= 0 ({what}), got {v!r}")
         for field, need, what in _FIELD_NEEDS:
             if getattr(self, field) and not getattr(self, need):
                 raise ValueError(f"{field} needs {need} ({what})")
@@ -1422,6 +1438,10 @@ class ExchangeKernel:
                  "further_wave_send_cycles": (float(further_waves * self.send_cycles)
                                               if loadstore else 0.0),
                  "loadstore_count_cycles": float(self.count_cycles) if loadstore else 0.0,
+                 "remote_signal_cycles": (float(remote_signals * self.post_cycles[0])
+                                          if self.post_cycles else 0.0),
+                 "posted_copy_cycles": (float(posted_copies * self.post_cycles[1])
+                                        if self.post_cycles else 0.0),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1486,6 +1506,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.copy_cycles",
                                  "{}+{}+{}".format(*self.copy_cycles), "cycles",
                                  src.get("copy_cycles", "")))
+        if self.post_cycles:
+            out.append(Parameter(f"{self.name}.post_cycles",
+                                 "{}+{}".format(*self.post_cycles), "cycles",
+                                 src.get("post_cycles", "")))
         if self.stage_cycles:
             out.append(Parameter(f"{self.name}.stage_cycles",
                                  "{}+{}".format(*self.stage_cycles), "cycles",
@@ -1560,9 +1584,12 @@ def _ibgda_post(count):
     record's cons_idx pointer, then cons_idx itself), the GPU-scope fence after the WQE
     stores (their acknowledgement from L2, an L2 round trip as the release fence prices
     pushed stores), the ready_head compare-and-swap, and the read of resv_head: 6 L2 round
-    trips and 2 L2 atomics. The doorbell (lock, atomicMax, two more fences, the DBR and
-    BlueFlame stores) runs only when the post rings it: not counted."""
-    return ((("l2_hit", count),) * 6) + ((("l2_atomic", count),) * 2)
+    trips and 2 L2 atomics; and the cycles the posting lane's code schedules outside those
+    loads (:attr:`ExchangeKernel.post_cycles`, the ``"remote_signal_cycles"`` or
+    ``"posted_copy_cycles"`` step: session 24). The doorbell (lock, atomicMax, two more fences,
+    the DBR and BlueFlame stores) runs only when the post rings it: not counted."""
+    cycles = {"remote_signals": "remote_signal_cycles", "posted_copies": "posted_copy_cycles"}
+    return ((("l2_hit", count),) * 6) + ((("l2_atomic", count),) * 2) + (("cycle", cycles[count]),)
 
 
 def _doorbell(count):
@@ -2256,6 +2283,31 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "rule, session 17, review S17-R1); the combine's first copy's "
                                    "loads (sourceExpert, then the expert output) come before its "
                                    "first byte can move: added (chain)")),
+            ("post_cycles", ("NVSHMEM 3.2.5 (the nvidia-nvshmem-cu12 3.2.5 wheel's "
+                             "lib/libnvshmem_device.a, transfer_device.cu's sm_90 cubin, cuobjdump "
+                             "13.5 -sass; session 24): nvshmemi_transfer_amo_nonfetch<unsigned "
+                             "long> is a called function (pplx-kernels 7af3059's scatterKernel "
+                             "calls it for each count signal, nvshmemx_signal_op with "
+                             "NVSHMEM_SIGNAL_SET, by lane 0 alone). Lane 0's path for a SIGNAL_SET "
+                             "to a peer across the network, IBGDA initialised, RC queue pair "
+                             "(rc_map_type cta, shared among CTAs), one lane active (no warp "
+                             "coalescing: 2 WQEs + a NOP), the send ring wrapped with its slot "
+                             "already completed, NIC buffers in GPU memory (GPU-scope fence), no "
+                             "doorbell (the submit sees a later reservation): entry 0x0000 "
+                             "(register saves), the support_half_av_seg=true instance 0x0240-"
+                             "0x7e40 (get_rc 0x1e50-0x3a50, reserve 0x3af0-0x47b0 with the CQ "
+                             "check 0x3f80-0x4040, the atomic WQE 0x4880-0x63c0, the NOP and "
+                             "submit 0x6460-0x6b30), return 0x109f0-0x10b30: 636 instructions, "
+                             "2,054 cycles of stall counts, less the 137 issued under the loads "
+                             "and fence the post's other steps already price (qp_group_switches "
+                             "54, qp_type 29, resv_head atomic 15, the CQ record's cons_idx "
+                             "pointer 4 and cons_idx 5, MEMBAR.SC.GPU 6, ready_head CAS 15, "
+                             "resv_head 9): 1,917. The =false instance (0x7e50-0xfb10) takes "
+                             "2,143 - 184 = 1,959, SIGNAL_ADD 2,059 - 137 = 1,922: the least is "
+                             "taken. Not counted: the caller's call and argument set-up, other "
+                             "warps' issue. A combine block's post per copy (put_signal<warp> "
+                             "or, to an NVLink peer, a SIGNAL_ADD): not counted (0). "
+                             + _STALL_COUNTS)),
             ("copy_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu l.56-91, "
                              "compiled as its CMakeLists.txt does (nvcc 13.0 -arch=sm_90a "
                              "-rdc=true -O3, NVSHMEM 3.2.5 headers; cuobjdump 13.5; session 23): "
@@ -2503,6 +2555,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
         receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
+        post_cycles=(1917, 0),
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
