@@ -508,7 +508,12 @@ def peer_access_latency(arch):
 #: :attr:`ExchangeKernel.reduce_pass_cycles`); or once per cycle a dispatch's sending warp
 #: schedules on its own token outside its loads and loops, when the phase's copies are
 #: load/store stores (``"loadstore_send_cycles"``: :attr:`ExchangeKernel.send_cycles`; none over
-#: the network); or once per cycle an NVSHMEM IBGDA post schedules on its posting lane outside
+#: the network), and again for each token a dispatch block sends after its first
+#: (``"further_wave_send_cycles"``: ``"further_waves"`` times that); or once per cycle the
+#: per-expert count's path schedules outside its loads between the last copy's release and the
+#: receiving warp's atomic on the count, when the copies are load/store stores
+#: (``"loadstore_count_cycles"``: :attr:`ExchangeKernel.count_cycles`; none over the network);
+#: or once per cycle an NVSHMEM IBGDA post schedules on its posting lane outside
 #: its loads, for each of the count warp's NIC signals (``"remote_signal_cycles"``:
 #: ``"remote_signals"`` times :attr:`ExchangeKernel.post_cycles`) or each of a combine block's
 #: NIC posts (``"posted_copy_cycles"``: ``"posted_copies"`` times it);
@@ -545,7 +550,7 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles",
                  "copy_cycles", "further_copy_cycles", "walk_token_cycles",
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
-                 "posted_copy_cycles")
+                 "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -615,8 +620,10 @@ _CHAIN_COUNT_NEEDS = {
                                                  "schedules per walked token)")),
     "walk_token_cycles": ("receive_token_cycles", (" (the cycles the receiving block schedules "
                                                    "per received token)")),
-    "loadstore_send_cycles": ("send_cycles", (" (the cycles a sending warp schedules on its own "
-                                              "token)")),
+    **dict.fromkeys(("loadstore_send_cycles", "further_wave_send_cycles"),
+                    ("send_cycles", " (the cycles a sending warp schedules on its own token)")),
+    "loadstore_count_cycles": ("count_cycles", (" (the cycles the per-expert count's path "
+                                                "schedules after the last copy's release)")),
     "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
                                                   "schedules per pass)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
@@ -811,7 +818,15 @@ class ExchangeKernel:
     send_cycles : int
         ``0``, or the cycles a dispatch's sending warp schedules on its own token outside its
         loads and its staging and put loops, from its loop iteration's top to its signal, when
-        its copies are load/store stores (``"loadstore_send_cycles"`` chain steps).
+        its copies are load/store stores (``"loadstore_send_cycles"`` chain steps; a dispatch
+        whose blocks send tokens in turn (``send_grid``) pays them again for each later token of
+        its busiest block: ``"further_wave_send_cycles"``).
+    count_cycles : int
+        ``0``, or the cycles a dispatch's per-expert count schedules outside its loads from
+        the sender's poll of the expert's finish counter to the receiving warp's atomic on
+        the received count, when the copies are load/store stores (the count warp's path to
+        its release store of the count, and the receiver's from its poll to its atomic:
+        ``"loadstore_count_cycles"`` chain steps; DeepEP low-latency).
     post_cycles : int
         ``0``, or the cycles one NVSHMEM IBGDA post schedules on its posting warp outside its
         loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell, the least
@@ -951,6 +966,7 @@ class ExchangeKernel:
     receive_token_cycles: int = 0
     send_cycles: int = 0
     reduce_pass_cycles: int = 0
+    count_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -1049,7 +1065,7 @@ class ExchangeKernel:
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
-                      "reduce_pass_cycles", "post_cycles"):
+                      "reduce_pass_cycles", "post_cycles", "count_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1418,6 +1434,9 @@ class ExchangeKernel:
                  "loadstore_send_cycles": float(self.send_cycles) if loadstore else 0.0,
                  "remote_signal_cycles": float(remote_signals * self.post_cycles),
                  "posted_copy_cycles": float(posted_copies * self.post_cycles),
+                 "further_wave_send_cycles": (float(further_waves * self.send_cycles)
+                                              if loadstore else 0.0),
+                 "loadstore_count_cycles": float(self.count_cycles) if loadstore else 0.0,
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1498,6 +1517,7 @@ class ExchangeKernel:
                             ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
                             ("reduce_pass_cycles", "cycles"), ("post_cycles", "cycles"),
+                            ("count_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -1769,12 +1789,55 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                            "after their first token's copies are acknowledged. ASSUMPTION: a wave's "
                            "senders (equal bytes each) share the links fairly and finish together, "
                            "so the links idle for the fence and the next token's chain between "
-                           "the waves"))),
-        release_fence=(True, True), send_grid=3,
+                           "the waves")),
+            ("send_cycles", (f"{_DEEPEP} de8cfca csrc/kernels/internode_ll.cu, dispatch<true, 3, "
+                             "10, 7168> (FP8, the V1 table's shape) built as its setup.py does "
+                             "(nvcc 13.0 -O3 -rdc=true --register-usage-level=10, sm_90, "
+                             "--expt-relaxed-constexpr and torch's -D__CUDA_NO_* flags; "
+                             "NVSHMEM 3.2.5 wheel headers; session 24) and read with cuobjdump "
+                             "13.5: a sending warp's token to a remote rank, outside the loads "
+                             "the chain counts (x, the slot atomic, the heap base, the first "
+                             "round): the loop top to x's LDG.E.128 (0x20e0-0x2280: 95, the "
+                             "top-k id's LDG issued on the way), from x's consumer through the "
+                             "FP8 cast (8 BF16 -> FP32, 8 FMNMX for the amax, 4 SHFL.BFLY + FMNMX "
+                             "for the half-warp max of a 128-channel group, MUFU.RCP + FFMA "
+                             "refinement + FCHK for 448 / amax with the slow path branched "
+                             "over, the scale_inv store by lanes 0 and 16, 8 FMUL + 4 F2FP to "
+                             "E4M3, the STG.E.64), BAR.SYNC 0x1, 0x3a0 and lane 0's way to the "
+                             "slot ATOMG (0x22e0-0x2590, 0x25e0-0x2700, 0x2b90-0x2c40: 189), "
+                             "from the atomic's SHFL.IDX through the dst_rank / local-expert "
+                             "division and the destination address to the heap base's LDG "
+                             "(0x2c90-0x2fc0: 140), from its consumer to the first round's LDG "
+                             "(0x2ff0-0x30e0: 72): 496 cycles, less 18 issued under four waited "
+                             "constant loads (LDC at 0x2130, 0x2c20, 0x2fb0, 0x3010: 12 + 2 + 2 "
+                             "+ 2 cycles before their consumers), each charged const_l1 instead; "
+                             "the LDC at 0x2100 hides under 37 cycles (not charged): 478 cycles "
+                             "+ 4 x const_l1 per token of the busiest block, its first and each "
+                             "further wave (send_waves). Not priced (a lower bound): the "
+                             "SHFL, MUFU, I2F and F2I results (scoreboards), the loop's tail from "
+                             "the release ATOMG to the loop top (31) and the copy's later rounds "
+                             "(under the links). " + _STALL_COUNTS)),
+            ("count_cycles", (f"{_DEEPEP} de8cfca internode_ll.cu, the same build: the count "
+                              "warp (sub-warp 0, lane 0) from its finish-counter poll's consumer "
+                              "to the peer's heap-base LDG (0x4830-0x4950: 61) and from that "
+                              "load's consumer through MEMBAR.ALL.SYS to the count's "
+                              "STG.E.STRONG.SYS (0x4990-0x4ac0: 80); the receiving warp group's "
+                              "sub-warp 1 from its count poll's consumer to the ATOMG on "
+                              "packed_recv_count (0x5d80-0x5de0: 31): 172 cycles, less 7 under "
+                              "three waited constant loads (0x4940, 0x49b0, 0x5db0), each charged "
+                              "const_l1: 165 cycles + 3 x const_l1 after the last copy's release, "
+                              "in one load/store domain. Not counted: the grid sync (while the "
+                              "counts fly), and after the receiver's atomic its STS, named "
+                              "BAR.SYNC, LDS and lane 0's src_info load before the copy (the copy "
+                              "is priced as its HBM traffic, local_copy). " + _STALL_COUNTS))),
+        release_fence=(True, True), send_grid=3, send_cycles=478, count_cycles=165,
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
                 ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
                 ("hbm_load", "further_waves"), ("l2_atomic", "further_waves"),
-                ("l1_hit", "further_waves"), ("l2_hit", "further_waves"))
+                ("l1_hit", "further_waves"), ("l2_hit", "further_waves"),
+                ("cycle", "loadstore_send_cycles"), ("cycle", "further_wave_send_cycles"),
+                ("cycle", "loadstore_count_cycles"))
+               + (("const_l1", "loadstore"),) * 7 + (("const_l1", "further_waves"),) * 4
                + _deepep_put("network") + (("l2_atomic", "one"),),
                (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"),
                 ("hbm_load", "loadstore")) + _deepep_put("network") + _grid_sync()),
@@ -2655,8 +2718,11 @@ def _ncclep_low_latency():
         "128 blocks for 256 experts on a 132-SM H100, one token per block at its rows' 128 tokens. "
         "The project's chips carry no SM count, so the later waves beyond that are not counted "
         "(a lower bound there)")
+    # DeepEP's compiled cycles (send_cycles, count_cycles) were not read in NCCL EP's build
+    for key in ("send_cycles", "count_cycles"):
+        src.pop(key)
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
-                               chain=chain, send_grid=0)
+                               chain=chain, send_grid=0, send_cycles=0, count_cycles=0)
 
 
 EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()
