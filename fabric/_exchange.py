@@ -515,9 +515,8 @@ def peer_access_latency(arch):
 #: (``"loadstore_count_cycles"``: :attr:`ExchangeKernel.count_cycles`; none over the network);
 #: or once per cycle an NVSHMEM IBGDA post schedules on its posting lane outside
 #: its loads, for each of the count warp's NIC signals (``"remote_signal_cycles"``:
-#: ``"remote_signals"`` times ``post_cycles[0]``) or each of a combine block's NIC posts
-#: (``"posted_copy_cycles"``: ``"posted_copies"`` times ``post_cycles[1]``;
-#: :attr:`ExchangeKernel.post_cycles`);
+#: ``"remote_signals"`` times :attr:`ExchangeKernel.post_cycles`) or each of a combine block's
+#: NIC posts (``"posted_copy_cycles"``: ``"posted_copies"`` times it);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -828,12 +827,11 @@ class ExchangeKernel:
         the received count, when the copies are load/store stores (the count warp's path to
         its release store of the count, and the receiver's from its poll to its atomic:
         ``"loadstore_count_cycles"`` chain steps; DeepEP and NCCL EP low-latency).
-    post_cycles : tuple of int
-        ``()``, or the cycles one NVSHMEM IBGDA post schedules on its posting lane outside its
-        loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell: ``(a
-        count warp's signal, a combine block's post per copy)``, the ``"remote_signal_cycles"``
-        and ``"posted_copy_cycles"`` chain steps; ``0`` where not counted. Needs
-        ``count_grid``.
+    post_cycles : int
+        ``0``, or the cycles one NVSHMEM IBGDA post schedules on its posting warp outside its
+        loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell, the least
+        over the kinds of post the kernel makes: the ``"remote_signal_cycles"`` and
+        ``"posted_copy_cycles"`` chain steps. Needs ``count_grid``.
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -964,7 +962,7 @@ class ExchangeKernel:
     walk_wrap_cycles: int = 0
     send_walk_cycles: int = 0
     copy_cycles: tuple = ()
-    post_cycles: tuple = ()
+    post_cycles: int = 0
     receive_token_cycles: int = 0
     send_cycles: int = 0
     reduce_pass_cycles: int = 0
@@ -1067,7 +1065,7 @@ class ExchangeKernel:
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
-                      "reduce_pass_cycles", "count_cycles"):
+                      "reduce_pass_cycles", "count_cycles", "post_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1082,12 +1080,11 @@ class ExchangeKernel:
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
             raise ValueError(f"copy_cycles must be () or three ints >= 0 (every copy, each later "
                              f"copy's loop back, a load/store copy's put path), got {v!r}")
-        for field, what in (("stage_cycles", "dispatch, combine cycles per staging round"),
-                            ("post_cycles", "a count warp's signal, a combine block's copy")):
-            v = getattr(self, field)
-            if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                    isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
-                raise ValueError(f"{field} must be () or two ints >= 0 ({what}), got {v!r}")
+        v = self.stage_cycles
+        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
+                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+            raise ValueError(f"stage_cycles must be () or two ints >= 0 (dispatch, combine "
+                             f"cycles per staging round), got {v!r}")
         for field, need, what in _FIELD_NEEDS:
             if getattr(self, field) and not getattr(self, need):
                 raise ValueError(f"{field} needs {need} ({what})")
@@ -1438,10 +1435,8 @@ class ExchangeKernel:
                  "further_wave_send_cycles": (float(further_waves * self.send_cycles)
                                               if loadstore else 0.0),
                  "loadstore_count_cycles": float(self.count_cycles) if loadstore else 0.0,
-                 "remote_signal_cycles": (float(remote_signals * self.post_cycles[0])
-                                          if self.post_cycles else 0.0),
-                 "posted_copy_cycles": (float(posted_copies * self.post_cycles[1])
-                                        if self.post_cycles else 0.0),
+                 "remote_signal_cycles": float(remote_signals * self.post_cycles),
+                 "posted_copy_cycles": float(posted_copies * self.post_cycles),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1506,10 +1501,6 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.copy_cycles",
                                  "{}+{}+{}".format(*self.copy_cycles), "cycles",
                                  src.get("copy_cycles", "")))
-        if self.post_cycles:
-            out.append(Parameter(f"{self.name}.post_cycles",
-                                 "{}+{}".format(*self.post_cycles), "cycles",
-                                 src.get("post_cycles", "")))
         if self.stage_cycles:
             out.append(Parameter(f"{self.name}.stage_cycles",
                                  "{}+{}".format(*self.stage_cycles), "cycles",
@@ -1526,6 +1517,7 @@ class ExchangeKernel:
                             ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
                             ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
+                            ("post_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -2308,10 +2300,16 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "pointer 4 and cons_idx 5, MEMBAR.SC.GPU 6, ready_head CAS 15, "
                              "resv_head 9): 1,917. The =false instance (0x7e50-0xfb10) takes "
                              "2,143 - 184 = 1,959, SIGNAL_ADD 2,059 - 137 = 1,922: the least is "
-                             "taken. Not counted: the caller's call and argument set-up, other "
-                             "warps' issue. A combine block's post per copy (put_signal<warp> "
-                             "or, to an NVLink peer, a SIGNAL_ADD): not counted (0). "
-                             + _STALL_COUNTS)),
+                             "taken. The combine's posts (gatherKernel: block 0's sync signal, "
+                             "the same SIGNAL_SET; per copy nvshmemx_putmem_signal_nbi_warp, "
+                             "across the network nvshmemi_transfer_put_signal<warp>, to an NVLink "
+                             "peer a warp copy, its fence and a SIGNAL_ADD amo_nonfetch) take the "
+                             "same least: put_signal<warp>'s warp issues lane 0's path (get_rc, "
+                             "keys, reserve, the RDMA-write WQE: 0x0000-0x19f70, 2,029), lane "
+                             "1's atomic WQE (0x175c0-0x19340, 581) and lane 1's submit and "
+                             "return (0x19f80-0x74490, 370): 2,980, less 74 under the priced "
+                             "steps: 2,906. Not counted: the caller's call and argument set-up, "
+                             "other warps' issue. " + _STALL_COUNTS)),
             ("copy_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu l.56-91, "
                              "compiled as its CMakeLists.txt does (nvcc 13.0 -arch=sm_90a "
                              "-rdc=true -O3, NVSHMEM 3.2.5 headers; cuobjdump 13.5; session 23): "
@@ -2559,7 +2557,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
         receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
-        post_cycles=(1917, 0),
+        post_cycles=1917,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,

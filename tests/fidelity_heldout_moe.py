@@ -447,7 +447,7 @@ _PPLX_SMALL = (
     "SASS: the steps always run are 2 L2 atomics, 5 L2 loads and a GPU-scope fence priced as "
     "an L2 round trip, 1.25 us, the doorbell only when the post rings it: 0.1-12.6 us; "
     "session 24: and the 1,917 cycles (0.97 us) lane 0's code schedules outside those loads in "
-    "NVSHMEM 3.2.5's amo_nonfetch, 4.8-9.7 us on the IBGDA dispatches; "
+    "NVSHMEM 3.2.5's amo_nonfetch, 4.8-9.7 us on the IBGDA dispatches, 1.3-1.6 on the combines; "
     "likewise the combine's blocks' serial sends, an L2 and an HBM load per copy and across "
     "the network one IBGDA post per copy plus block 0's sync signal ahead of them, 0.5-3.0 us "
     "at one token; and, counted in the kernels' SASS (session 17), the receive parts: the "
