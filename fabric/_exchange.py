@@ -826,7 +826,7 @@ class ExchangeKernel:
         the sender's poll of the expert's finish counter to the receiving warp's atomic on
         the received count, when the copies are load/store stores (the count warp's path to
         its release store of the count, and the receiver's from its poll to its atomic:
-        ``"loadstore_count_cycles"`` chain steps; DeepEP low-latency).
+        ``"loadstore_count_cycles"`` chain steps; DeepEP and NCCL EP low-latency).
     post_cycles : int
         ``0``, or the cycles one NVSHMEM IBGDA post schedules on its posting warp outside its
         loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell, the least
@@ -1065,7 +1065,7 @@ class ExchangeKernel:
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
-                      "reduce_pass_cycles", "post_cycles", "count_cycles"):
+                      "reduce_pass_cycles", "count_cycles", "post_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1432,11 +1432,11 @@ class ExchangeKernel:
                  "walk_token_round_cycles": float(walk_token_rounds * self.receive_cycles),
                  "walk_token_cycles": float(walk_tokens * self.receive_token_cycles),
                  "loadstore_send_cycles": float(self.send_cycles) if loadstore else 0.0,
-                 "remote_signal_cycles": float(remote_signals * self.post_cycles),
-                 "posted_copy_cycles": float(posted_copies * self.post_cycles),
                  "further_wave_send_cycles": (float(further_waves * self.send_cycles)
                                               if loadstore else 0.0),
                  "loadstore_count_cycles": float(self.count_cycles) if loadstore else 0.0,
+                 "remote_signal_cycles": float(remote_signals * self.post_cycles),
+                 "posted_copy_cycles": float(posted_copies * self.post_cycles),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1516,8 +1516,8 @@ class ExchangeKernel:
                             ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
                             ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
-                            ("reduce_pass_cycles", "cycles"), ("post_cycles", "cycles"),
-                            ("count_cycles", "cycles"),
+                            ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
+                            ("post_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -1815,10 +1815,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "+ 2 cycles before their consumers), each charged const_l1 instead; "
                              "the LDC at 0x2100 hides under 37 cycles (not charged): 478 cycles "
                              "+ 4 x const_l1 per token of the busiest block, its first and each "
-                             "further wave (send_waves). Not priced (a lower bound): the "
-                             "SHFL, MUFU, I2F and F2I results (scoreboards), the loop's tail from "
-                             "the release ATOMG to the loop top (31) and the copy's later rounds "
-                             "(under the links). " + _STALL_COUNTS)),
+                             "further wave (send_waves). Not added: the 59 cycles from the "
+                             "copy's last STG to the release ATOMG (0x34f0-0x3510, 0x4380-0x4470: "
+                             "branches, a waited LDC, MEMBAR.ALL.CTA / MEMBAR.ALL.GPU) issue while "
+                             "the copy's stores fly and end in the release fence, whose wait is "
+                             "priced as a peer round trip (review S24-R1). Not priced (a lower "
+                             "bound): the SHFL, MUFU, I2F and F2I results (scoreboards), the "
+                             "loop's tail from the release ATOMG to the loop top (31) and the "
+                             "copy's later rounds (under the links). " + _STALL_COUNTS)),
             ("count_cycles", (f"{_DEEPEP} de8cfca internode_ll.cu, the same build: the count "
                               "warp (sub-warp 0, lane 0) from its finish-counter poll's consumer "
                               "to the peer's heap-base LDG (0x4830-0x4950: 61) and from that "
@@ -2710,7 +2714,9 @@ def _ncclep_low_latency():
     chain = ((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
               ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
-              ("l2_hit", "loadstore")) + put + (("l2_atomic", "one"),),
+              ("l2_hit", "loadstore"), ("cycle", "loadstore_send_cycles"),
+              ("cycle", "loadstore_count_cycles")) + (("const_l1", "loadstore"),) * 9
+             + put + (("l2_atomic", "one"),),
              (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("hbm_load", "loadstore")) + put + _grid_sync())
     src["send_grid"] = (
@@ -2720,11 +2726,36 @@ def _ncclep_low_latency():
         "128 blocks for 256 experts on a 132-SM H100, one token per block at its rows' 128 tokens. "
         "The project's chips carry no SM count, so the later waves beyond that are not counted "
         "(a lower bound there)")
-    # DeepEP's compiled cycles (send_cycles, count_cycles) were not read in NCCL EP's build
-    for key in ("send_cycles", "count_cycles"):
-        src.pop(key)
+    src["send_cycles"] = (
+        "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu rebuilt here with its "
+        "Makefile's NVCUFLAGS for sm_90 (nvcc 13.0; headers: src/include with nccl.h generated "
+        "from src/nccl.h.in as src/Makefile does, nccl_device/ and the DOCA GPUNetIO device "
+        "headers copied as its install rules do; session 24), dispatch<false, false, 7168> "
+        "(ep_bench's BF16, rankMask null) read with cuobjdump 13.5: a sending warp's token to a "
+        "remote rank outside the loads the chain counts (x, the slot atomic, the team fields, "
+        "windows[comm], the window's fields, the first round), walked in issue order with the "
+        "scoreboards of its constant loads (a waited LDC costs const_l1 where the cycles issued "
+        "since do not cover it): loop top to x's LDG (0x1fd0-0x21f0, the top-k id's LDG and "
+        "thread 0's source index store on the way), x's consumer STG into the send buffer, "
+        "BAR.SYNC 1 and lane 0's way to the slot ATOMG (0x2240-0x2310), the atomic's SHFL.IDX, "
+        "the rank / local-expert division and the addresses to the team fields' LDGs "
+        "(0x2360-0x26b0), their consumer to windows[comm] (0x2700-0x2770), the window fields' "
+        "consumer through the rankMask test (null: branched over) to the first round's LDG "
+        "(0x27c0-0x2870, 0x2910-0x2a50): 489 stall cycles, 424 + 6 x const_l1 issued (the DeepEP "
+        "entry's own build gives 478 + 4). Not priced: SHFL, MUFU, I2F, F2I scoreboards. "
+        + _STALL_COUNTS)
+    src["count_cycles"] = (
+        "NVIDIA/nccl 36191590 low_latency.cu, the same build and walk: the count warp's poll "
+        "consumer to the team fields' LDGs (0x5170-0x52a0), their consumer to windows[comm] "
+        "(0x52e0-0x5350), the window fields' consumer through the rankMask test to MEMBAR.ALL.SYS "
+        "and the count's STG.E.STRONG.SYS (0x53a0-0x53e0, 0x5450-0x54a0, 0x5510-0x5610); the "
+        "receiving warp's count poll consumer past the timeout test and the null recvStats / "
+        "waitStats branches (nccl_ep.cc passes nullptr) to the ATOMG on the received count "
+        "(0x8930-0x8990, 0x8b10-0x8bd0, 0x8c10): 321 stall cycles, 282 + 3 x const_l1 issued. "
+        "Not priced: the poll loop's period (a clock64 timeout test per iteration). "
+        + _STALL_COUNTS)
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
-                               chain=chain, send_grid=0, send_cycles=0, count_cycles=0)
+                               chain=chain, send_grid=0, send_cycles=424, count_cycles=282)
 
 
 EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()

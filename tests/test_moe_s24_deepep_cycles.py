@@ -79,11 +79,38 @@ def test_over_the_network_nothing_moves(nodes, ep, transport):
     assert new.dispatch == old.dispatch and new.combine == old.combine
 
 
-def test_ncclep_carries_none_of_deepeps_cycles():
-    nccl = exchange_kernel("ncclep-low-latency")
-    assert nccl.send_cycles == 0 == nccl.count_cycles
-    assert not {"send_cycles", "count_cycles"} & set(dict(nccl.sources))
-    assert not any(s[1] in _NEW for ph in nccl.chain for s in ph)
+_NCCL = exchange_kernel("ncclep-low-latency")
+
+
+def _nccl_without():
+    """NCCL EP's profile before session 24: no cycles, its constant loads removed."""
+    dispatch = [s for s in _NCCL.chain[0] if s[1] not in _NEW]
+    for _ in range(9):
+        dispatch.remove(("const_l1", "loadstore"))
+    return dataclasses.replace(_NCCL, name="ncclep-s23", send_cycles=0, count_cycles=0,
+                               chain=(tuple(dispatch), _NCCL.chain[1]))
+
+
+def test_ncclep_pays_its_own_builds_cycles():
+    """NCCL EP 36191590's low_latency.cu, rebuilt and walked the same way (BF16, ep_bench's
+    shape): 424 cycles + 6 constant loads on a sending warp's token, 282 + 3 on the count's
+    path; one wave (its grid gives every token a block), so no further-wave cycles."""
+    assert (_NCCL.send_cycles, _NCCL.count_cycles) == (424, 282)
+    src = dict(_NCCL.sources)
+    assert "36191590" in src["send_cycles"] and "0x27c0-0x2870" in src["send_cycles"]
+    assert "0x8930-0x8990" in src["count_cycles"] and "de8cfca" not in src["count_cycles"]
+    assert not any(s[1] == "further_wave_send_cycles" for ph in _NCCL.chain for s in ph)
+    h100 = topologies.build("rail:servers=1,gpus=8,links=18,nic=ib-ndr,chip=h100")
+    new, old = (moe_exchange(h100, "deepseek-v3", 128, 8, kernel=k, dispatch_bytes=2,
+                             combine_bytes=2, l2_flushed=False)
+                for k in (_NCCL, _nccl_without()))
+    added = (_NCCL.send_cycles + _NCCL.count_cycles) * _HOP["cycle"] + 9 * _HOP["const_l1"]
+    assert new.dispatch - old.dispatch == pytest.approx(added, rel=1e-9)
+    assert new.combine == old.combine
+    two = topologies.build("rail:servers=2,gpus=8,links=18,nic=ib-ndr,chip=h100")
+    new, old = (moe_exchange(two, "deepseek-v3", 128, 16, kernel=k, dispatch_bytes=2,
+                             combine_bytes=2) for k in (_NCCL, _nccl_without()))
+    assert new.dispatch == old.dispatch
 
 
 def test_the_row_moves_closer():
