@@ -1576,12 +1576,17 @@ def _ibgda_post(count):
     record's cons_idx pointer, then cons_idx itself), the GPU-scope fence after the WQE
     stores (their acknowledgement from L2, an L2 round trip as the release fence prices
     pushed stores), the ready_head compare-and-swap, and the read of resv_head: 6 L2 round
-    trips and 2 L2 atomics; and the cycles the posting lane's code schedules outside those
-    loads (:attr:`ExchangeKernel.post_cycles`, the ``"remote_signal_cycles"`` or
-    ``"posted_copy_cycles"`` step: session 24). The doorbell (lock, atomicMax, two more fences,
-    the DBR and BlueFlame stores) runs only when the post rings it: not counted."""
+    trips and 2 L2 atomics. Session 24, lane 0's whole path: three more L2 trips its code
+    waits for, each the first touch of its 32-B sector after the last post's CCTL.IVALL (the
+    184-B queue pair straddles sectors at every alignment): the queue pair's dev_idx (with
+    nvshmemi_device_state_d.npes in flight beside it), the send ring's nwqes and its CQ
+    record's address; and the cycles the posting code schedules outside those loads
+    (:attr:`ExchangeKernel.post_cycles`, the ``"remote_signal_cycles"`` or
+    ``"posted_copy_cycles"`` step): 9 L2 round trips, 2 L2 atomics. The doorbell (lock,
+    atomicMax, two more fences, the DBR and BlueFlame stores) runs only when the post rings it:
+    not counted."""
     cycles = {"remote_signals": "remote_signal_cycles", "posted_copies": "posted_copy_cycles"}
-    return ((("l2_hit", count),) * 6) + ((("l2_atomic", count),) * 2) + (("cycle", cycles[count]),)
+    return ((("l2_hit", count),) * 9) + ((("l2_atomic", count),) * 2) + (("cycle", cycles[count]),)
 
 
 def _doorbell(count):
@@ -2298,17 +2303,21 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "and fence the post's other steps already price (qp_group_switches "
                              "54, qp_type 29, resv_head atomic 15, the CQ record's cons_idx "
                              "pointer 4 and cons_idx 5, MEMBAR.SC.GPU 6, ready_head CAS 15, "
-                             "resv_head 9): 1,917. The =false instance (0x7e50-0xfb10) takes "
-                             "2,143 - 184 = 1,959, SIGNAL_ADD 2,059 - 137 = 1,922: the least is "
-                             "taken. The combine's posts (gatherKernel: block 0's sync signal, "
+                             "resv_head 9): 1,917; and less the cycles under the three further "
+                             "L2 trips the path waits for (first touches of their sectors after the "
+                             "last post's CCTL.IVALL: dev_idx at qp+0xc, 0x3420, with npes beside "
+                             "it, 117; nwqes at qp+0x28, 0x3f10, 7; the CQ record's address at "
+                             "qp+0x48, 0x3fa0, 4): 1,789. The =false instance (0x7e50-0xfb10) takes "
+                             "2,143 - 184 - 115 = 1,844, SIGNAL_ADD 2,059 - 137 - 128 = 1,794: the "
+                             "least is taken. The combine's posts (gatherKernel: block 0's sync signal, "
                              "the same SIGNAL_SET; per copy nvshmemx_putmem_signal_nbi_warp, "
                              "across the network nvshmemi_transfer_put_signal<warp>, to an NVLink "
                              "peer a warp copy, its fence and a SIGNAL_ADD amo_nonfetch) take the "
                              "same least: put_signal<warp>'s warp issues lane 0's path (get_rc, "
                              "keys, reserve, the RDMA-write WQE: 0x0000-0x19f70, 2,029), lane "
                              "1's atomic WQE (0x175c0-0x19340, 581) and lane 1's submit and "
-                             "return (0x19f80-0x74490, 370): 2,980, less 74 under the priced "
-                             "steps: 2,906. Not counted: the caller's call and argument set-up, "
+                             "return (0x19f80-0x74490, 370): 2,980, less 74 + 115 under the "
+                             "priced steps: 2,791. Not counted: the caller's call and argument set-up, "
                              "other warps' issue. " + _STALL_COUNTS)),
             ("copy_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu l.56-91, "
                              "compiled as its CMakeLists.txt does (nvcc 13.0 -arch=sm_90a "
@@ -2557,7 +2566,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
         receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
-        post_cycles=1917,
+        post_cycles=1789,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,

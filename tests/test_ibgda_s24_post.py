@@ -7,9 +7,11 @@ long>``. Its loads were counted in session 17 (6 L2 trips, 2 L2 atomics: ``_ibgd
 code between them was not. Lane 0's path through the sm_90 SASS of the 3.2.5 wheel (RC queue
 pair shared among CTAs, one lane, 2 WQEs + a NOP, the wrapped ring's slot already completed, no
 doorbell) issues 636 instructions whose stall counts sum to 2,054 cycles, 137 of them under the
-loads and fence the post already prices: 1,917 cycles a post (``post_cycles``). The combine's
-posts take the same least: its sync signal is the same SIGNAL_SET, a copy's put_signal<warp>
-issues 2,906 on its warp beyond the priced steps, a SIGNAL_ADD to an NVLink peer 1,922.
+loads and fence session 17 priced; the path also waits for three more L2 trips (dev_idx, nwqes,
+the CQ record's address: first touches of their sectors after the last post's CCTL.IVALL), 128
+cycles under them: 9 L2 trips, 2 L2 atomics and 1,789 cycles a post (``post_cycles``). The
+combine's posts take the same least: its sync signal is the same SIGNAL_SET, a copy's
+put_signal<warp> issues 2,791 on its warp beyond its loads, a SIGNAL_ADD to an NVLink peer 1,794.
 """
 
 import dataclasses
@@ -68,11 +70,31 @@ def test_both_post_counts_carry_the_cycles():
     assert not any(s in _STEPS for ph in _KERN.chain for s in ph)
 
 
+def test_a_post_waits_for_nine_l2_trips_and_two_atomics():
+    """Session 17's six L2 trips and two atomics, and session 24's three: dev_idx, nwqes and
+    the CQ record's address, each the first touch of a 32-B sector of the 184-B queue pair."""
+    from fabric._exchange import _ibgda_post
+    for count in ("remote_signals", "posted_copies"):
+        steps = _ibgda_post(count)
+        assert steps.count(("l2_hit", count)) == 9
+        assert steps.count(("l2_atomic", count)) == 2
+        assert len(steps) == 12
+    # the queue pair's fields the path loads, in order: dev_idx (+0xc), qp_type (+0x4), nwqes
+    # (+0x28), the CQ record's address (+0x48); 184 B a queue pair, 8-B aligned: at every
+    # alignment nwqes and cq lie in sectors no earlier load touched
+    for base in range(0, 32 * 184, 8):
+        seen = {(base + 0xc) // 32, (base + 0x4) // 32}
+        assert (base + 0x28) // 32 not in seen
+        seen.add((base + 0x28) // 32)
+        assert (base + 0x48) // 32 not in seen
+
+
 def test_post_cycles_are_the_profiles_and_sourced():
-    assert _KERN.post_cycles == 1917
+    assert _KERN.post_cycles == 1789
     src = dict(_KERN.sources)["post_cycles"]
     for text in ("nvshmemi_transfer_amo_nonfetch", "SIGNAL_SET", "2,054", "137", "1,917",
-                 "0x3af0-0x47b0", "1,959", "1,922", "put_signal<warp>", "2,980", "2,906"):
+                 "0x3af0-0x47b0", "1,789", "1,844", "1,794", "put_signal<warp>", "2,980",
+                 "2,791", "qp+0x28", "qp+0x48", "CCTL.IVALL"):
         assert text in src
     assert {p.name: p.unit for p in _KERN.parameters()}["pplx.post_cycles"] == "cycles"
 
@@ -91,9 +113,9 @@ def test_post_cycles_are_validated():
 @settings(max_examples=12, deadline=None)
 @given(nodes=st.sampled_from([2, 3, 4, 8]), tokens=st.integers(1, 128))
 def test_each_count_post_pays_its_cycles(nodes, tokens):
-    """The count warp's chain (dispatch, interleaved) grows by 1,917 cycles per NIC post of the
+    """The count warp's chain (dispatch, interleaved) grows by 1,789 cycles per NIC post of the
     slowest warp, against a hand walk of the count branch. The combine's chain grows too, by
-    at most 1,917 per post of its slowest block (block 0's sync signal and one per copy of the
+    at most 1,789 per post of its slowest block (block 0's sync signal and one per copy of the
     block with the most, ceil(tokens x 8 / 132)): its fenced copies' expected maximum takes the
     post inside (tests/test_pplx_count_chain.py pins that composition)."""
     new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=_KERN, **_KW)
@@ -101,10 +123,10 @@ def test_each_count_post_pays_its_cycles(nodes, tokens):
     remote = _remote_signals(nodes, tokens)
     assert remote >= 1
     assert new.dispatch_phase.interleaved - was.dispatch_phase.interleaved == pytest.approx(
-        remote * 1917 * _CYC, rel=1e-9)
+        remote * 1789 * _CYC, rel=1e-9)
     posts = math.ceil(tokens * 8 / 132) + 1
     grew = new.combine_phase.interleaved - was.combine_phase.interleaved
-    assert 1917 * _CYC < grew <= posts * 1917 * _CYC * (1 + 1e-9)
+    assert 1789 * _CYC < grew <= posts * 1789 * _CYC * (1 + 1e-9)
     assert new.dispatch_phase.chain == was.dispatch_phase.chain
     assert new.combine_phase.chain == was.combine_phase.chain
 
@@ -118,12 +140,12 @@ def test_one_node_has_no_posts():
 
 def test_the_one_token_ibgda_dispatch_rows_move_by_their_posts():
     """The held-out rows' one-token IBGDA dispatches: 5 (EP16), 8 (EP32), 9 (EP64), 10 (EP128)
-    posts on the slowest count warp, each 1,917 cycles (0.968 us) more; every row still below
-    its measurement (102.7 / 115.7 / 121.0 / 125.9 us)."""
+    posts on the slowest count warp, each 1,789 cycles (0.904 us) more beyond its loads; every
+    row still below its measurement (102.7 / 115.7 / 121.0 / 125.9 us)."""
     for nodes, posts, measured in ((2, 5, 102.7e-6), (4, 8, 115.7e-6), (8, 9, 121.0e-6),
                                    (16, 10, 125.9e-6)):
         assert _remote_signals(nodes, 1) == posts
         new = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel="pplx", **_KW)
         was = moe_exchange(_h100(nodes), "deepseek-v3", 1, 8 * nodes, kernel=_NONE, **_KW)
-        assert new.dispatch - was.dispatch == pytest.approx(posts * 1917 * _CYC, rel=1e-9)
+        assert new.dispatch - was.dispatch == pytest.approx(posts * 1789 * _CYC, rel=1e-9)
         assert new.dispatch < measured
