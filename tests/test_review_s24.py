@@ -14,6 +14,13 @@ branch decisions (notes/review.md, session 24):
 * DeepEP low-latency's dispatch (moe): 496 stall cycles per token less 18 under four waited
   constant loads = 478 + 4 x const_l1; the count's path 172 less 7 = 165 + 3 x const_l1.
 * NCCL EP's own build of the same kernel (moe): 489 = 424 + 6 x const_l1; 321 = 282 + 3.
+* pplx's count warp's loop per walked expert (ibgda, train 2): scatterKernel<10,true,true>
+  0x2690-0x2f10, 101 instructions / 391 stall cycles on the NVLink-peer branch (the least),
+  less 12 under the index load: 379.
+* the one-sided combine's later pulled round on Blackwell (moe, train 2; flashinfer 579435f9
+  moeA2ACombineKernel<bf16, BlockPolicy, 8>, sm_100a): 421.4 / 594.1 / 635.2 / 462.5 cycles
+  beyond its trips for slots {0} / {0-6} / {0-7} / {0, 7} against 158.1 / 252.2 / 314.3 /
+  220.2 charged by its round_reads entry: the least excess, 242 cycles.
 
 A count changed without a new reading fails here; so does a cycle count of an exchange kernel
 that arrives without the compiled code it was read from named in its source.
@@ -30,6 +37,7 @@ _REDERIVED = {
     ("deepep-low-latency", "count_cycles"): 165,
     ("ncclep-low-latency", "send_cycles"): 424,
     ("ncclep-low-latency", "count_cycles"): 282,
+    ("pplx", "count_pass_cycles"): 379,
 }
 
 
@@ -66,3 +74,12 @@ def test_s24_a_cycle_count_names_the_compiled_code_it_was_read_from():
     bare = sorted(p.name for p in counted
                   if "cuobjdump" not in p.source or not re.search(r"0x[0-9a-f]{3,}", p.source))
     assert bare == []
+
+
+def test_s24_a_later_pulled_round_pays_the_least_excess_of_its_compiled_loop():
+    # round_reads entries: (arch, ..., first_min, first_full, first_late, later_min,
+    # later_full, later_late); the 242 cycles on Blackwell's later rounds, none on round 1
+    (entry,) = [r for r in EXCHANGE_KERNELS["one-sided"].round_reads if r[0] == "blackwell"]
+    first_min, first_full, _first_late, later_min, later_full, _later_late = entry[3:]
+    assert [s for s in later_min + later_full if s[0] == "cycle"] == [("cycle", 242)] * 2
+    assert not [s for s in first_min + first_full if s[0] == "cycle"]
