@@ -285,7 +285,8 @@ def _span(fabric, src, t, size, op):
         try:
             into = f"into {amap.region(amap.lookup(end).region)}"
         except AddressMapError:
-            into = "into addresses no region holds"
+            into = ("into addresses no region holds" if end < 1 << amap.width else
+                    f"past the {amap.width}-bit address width")
         raise AddressMapError(
             f"{fabric.name}: a {op} of {size} B at {format_address(first)} runs past the end of "
             f"{what} at {format_address(end)}, {into}: one access reaches one owner's memory "

@@ -130,3 +130,34 @@ def test_a_load_past_a_read_only_windows_end_is_refused(system):
     assert access(f, "chip0", end - 64, size=64).size == 64
     with pytest.raises(TranslationError, match="runs past the end of window 'host5-dram-ro'"):
         access(f, "chip0", end - 32, size=64)
+
+
+_TOP = """[system]
+topology = "torus:4x4,chip=h100,hosts=2"
+[address]
+width = 62
+[limits]
+page_size = "4KiB"
+[[regions]]
+name = "top"
+base = "0x3fff_ffff_ffff_f000"
+size = "4KiB"
+owner = "chip3"
+kind = "mmio"
+[[windows]]
+host = "host0"
+name = "topw"
+local_base = "0x3fff_ffff_ffff_f000"
+target = "top"
+size = "4KiB"
+page_size = "4KiB"
+"""
+
+
+@pytest.mark.parametrize("size", [65, 2**62, 2**63 - 1])
+def test_an_access_at_the_top_of_the_widest_address_space_stops_there(size):
+    # the last 64 B below 2**62 are chip3's registers; before, any size from there was timed
+    f = topologies.read_system(_TOP).fabric
+    assert access(f, "chip0", 2**62 - 64, size=64).target == "chip3"
+    with pytest.raises(AddressMapError, match="past the 62-bit address width"):
+        access(f, "chip0", 2**62 - 64, size=size)
