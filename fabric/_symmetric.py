@@ -122,11 +122,7 @@ def heap_findings(heap, fabric, regions):
             out.append(Finding(code="invalid", severity="error",
                                message=f"heap {heap.name!r}: override for "
                                f"{chip!r}, which is not a chip of the fabric", where=where))
-    # every chip of the plan, in rank order: a failed chip's heap is the plan's too, so its
-    # faults stay faults on a degraded copy (as an overlap or a capacity fault of its regions
-    # does), and the degraded fabric's heap is refused as the intact one's is
-    chips = sorted([*zip(fabric.ranks, fabric.endpoints), *((r, c) for c, r in failed.items())])
-    for _, chip in chips:
+    for chip in fabric.endpoints:
         ov = overrides.get(chip, {})
         off = ov.get("offset", heap.offset)
         size = ov.get("size", heap.size)
