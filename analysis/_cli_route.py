@@ -27,6 +27,8 @@ def _size(text):
     from fabric import FabricError, parse_size
 
     bad = "size must be a positive integer (bytes, or with a unit: 4KiB, 1MB)"
+    if text.strip().startswith("-"):    # the reader's own rule (>= 0) would read as a second one
+        raise argparse.ArgumentTypeError(f"{bad}, got {text!r}")
     try:
         size = parse_size(text)
     except (FabricError, ValueError) as e:       # the reader's message names the value
@@ -109,7 +111,9 @@ def register(sub):
     _add_common(p)
     p.add_argument("--traffic", default="all-to-all",
                    help="all-to-all (the default), permutation, shift, hotspot or moe")
-    p.add_argument("--bytes", default="1MiB", help="bytes per pair (default 1MiB)")
+    # the size rule of route and latency: one line naming --bytes, whatever is wrong with it
+    p.add_argument("--bytes", type=_size, default="1MiB", metavar="SIZE",
+                   help="bytes per pair: bytes or a size with a unit (default 1MiB)")
     p.add_argument("--seed", type=whole_number, default=0, help="seed for permutation and moe (0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_throughput)
@@ -188,7 +192,7 @@ def run_latency(args):
 
 def run_throughput(args):
     from analysis import link_loads, throughput, traffic
-    from fabric import format_bandwidth, format_size, format_time, parse_size
+    from fabric import format_bandwidth, format_size, format_time
 
     from ._progress import Progress
 
@@ -196,7 +200,7 @@ def run_throughput(args):
     with Progress(3, "throughput", quiet=args.quiet, live=True) as bar:
         bar.stage("building the fabric")
         f = _fabric(args)
-        nbytes = parse_size(args.bytes)
+        nbytes = args.bytes
         t = traffic(f, args.traffic, nbytes, seed=args.seed)
         bar.update()
         bar.stage("solving the max-concurrent-flow problem")

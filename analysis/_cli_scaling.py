@@ -43,12 +43,12 @@ def _markdown(rows):
     :func:`analysis._report_scaling.scaling_columns`) with each row's spec and note, under a
     sentence saying what its times include. Its cells had read the CSV's column names and
     '2.67e+04' for dollars, and no runtime was named."""
-    from ._report_scaling import scaling_runtimes
+    from ._report_scaling import scaling_placement, scaling_runtimes
 
     cols = _columns()
     lines = ["# Scaling study", "",
              (f"Per-chip metrics (SI units in scaling.csv); H100 chips throughout. "
-              f"{scaling_runtimes()} n/a: not evaluated (see note)."), "",
+              f"{scaling_runtimes()} {scaling_placement()} n/a: not evaluated (see note)."), "",
              "| " + " | ".join(c.label for c in cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(_fmt(r.get(c.key), c.key) for c in cols) + " |" for r in rows]
     return "\n".join(lines) + "\n"

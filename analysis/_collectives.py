@@ -433,11 +433,20 @@ def _prefetch_loads(fabric, flows):
                                           np.concatenate([w for _, _, w in parts]),
                                           group, len(parts))
         for key, row in zip(todo, got):
-            cache[key] = row
+            cache[key] = _sparse(row)
+
+
+def _sparse(row):
+    """A step's loads as (loaded links, their bytes): a step's flows load a few of a large
+    fabric's links, and a dense row per cached step held gigabytes (a decode layout search
+    on the 16k-chip hypermesh of the scaling study: ~240 steps of 1.26 M links each)."""
+    links = np.flatnonzero(row)
+    return links, row[links]
 
 
 def _loads(fabric, s_nodes, d_nodes, fraction):
-    """Router loads of one step per byte of size, cached per fabric by the flows.
+    """Router loads of one step per byte of size, cached per fabric by the flows, as
+    (loaded links, bytes on each) (:func:`_sparse`).
 
     Loads are linear in the bytes: a step whose flows all carry the same
     fraction reuses the loads of the same flows at one byte, scaled.
@@ -445,8 +454,24 @@ def _loads(fabric, s_nodes, d_nodes, fraction):
     cache = fabric_memo(fabric, __name__).setdefault("loads", {})
     key, uniform = _loads_key(s_nodes, d_nodes, fraction)
     if key not in cache:
-        cache[key] = fabric.router.loads(s_nodes, d_nodes, 1.0 if uniform else fraction)
-    return cache[key] * fraction[0] if uniform else cache[key]
+        cache[key] = _sparse(fabric.router.loads(s_nodes, d_nodes,
+                                                 1.0 if uniform else fraction))
+    links, unit = cache[key]
+    return links, unit * fraction[0] if uniform else unit
+
+
+def _busiest(links, loads, bw, n_links):
+    """(link, seconds per byte, bytes) of the link with the most seconds per byte of a
+    step's sparse loads: the first such link, as ``argmax`` over the dense row finds it."""
+    per = loads / bw[links]
+    k = int(np.argmax(per)) if len(per) else -1
+    if k < 0 or not per[k] > 0:         # nothing loaded: the dense row's argmax, link 0
+        row = np.zeros(n_links)
+        row[links] = loads
+        dense = row / bw
+        j = int(np.argmax(dense))
+        return j, float(dense[j]), float(row[j])
+    return int(links[k]), float(per[k]), float(loads[k])
 
 
 def _plan(fabric, sched, idx, tr):
@@ -475,15 +500,13 @@ def _plan(fabric, sched, idx, tr):
                 f"{sched.algorithm} works by loads and stores into peers' symmetric memory; "
                 + why)
         names.add(t.name)
+        j, beta, link_unit, lat = -1, 0.0, 0.0, 0.0
         if st.n_flows:
-            loads = _loads(fabric, s_nodes, d_nodes, st.fraction)
+            links, loads = _loads(fabric, s_nodes, d_nodes, st.fraction)
             lat = lat_of[_pair_key(s_nodes, d_nodes)]
-        else:
-            loads, lat = np.zeros(router.n_links), 0.0
-        bw = _effective_bandwidth(fabric, t, sched.in_network)
-        per = loads / bw
-        j = int(np.argmax(per)) if st.n_flows else -1
-        beta = float(per[j]) if j >= 0 else 0.0
+            j, beta, link_unit = _busiest(links, loads,
+                                          _effective_bandwidth(fabric, t, sched.in_network),
+                                          router.n_links)
         gamma = 0.0 if sched.in_network else st.reduce / rate
         if t.bounce and st.n_flows:
             sent = np.bincount(st.src, weights=st.fraction).max()
@@ -497,7 +520,7 @@ def _plan(fabric, sched, idx, tr):
                 overhead += (messages - 1) * t.software_post
         steps.append(_StepPlan(label=st.label, repeat=st.repeat, latency=lat, overhead=overhead,
                                beta=beta, gamma=gamma, link=j,
-                               link_unit=float(loads[j]) if j >= 0 else 0.0, transport=t.name,
+                               link_unit=link_unit, transport=t.name,
                                max_flow=float(st.fraction.max(initial=0.0))))
     transport_name = "+".join(sorted(names)) if names else (tr.name if tr else "loadstore")
     ovh = min(base, default=0.0)

@@ -1930,6 +1930,88 @@ def engine_collective(engine, chip, *, collective=None, runtime=None, algorithm=
     return _default_collective
 
 
+#: Bytes of routing TensorRT-LLM gathers beside each token's activations per selected expert
+#: when its MoE exchanges by allgather + reducescatter (:func:`trtllm_gathers`): the token's
+#: ``token_selected_experts`` (int32) and ``token_final_scales`` (float32), gathered with the
+#: activations in one ``allgather([x, x_sf, token_selected_experts, token_final_scales])``
+#: (a count of the tensors' element sizes: the routing method asserts ``int32`` and
+#: ``float32``).
+TRTLLM_GATHER_ROUTING_BYTES = Parameter(
+    "trtllm.gather_routing_bytes", 8, "B per selected expert",
+    "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/modules/fused_moe.py (FusedMoE.forward_chunk, "
+    "stored version 01503f55): under attention DP without the MNNVL all-to-all each rank "
+    "allgathers [x, x_sf, token_selected_experts, token_final_scales]; the routing asserts "
+    "token_selected_experts int32 and token_final_scales float32 (4 + 4 bytes per selected "
+    "expert)")
+
+
+def trtllm_gathers(m, chip, lay, engine, ep_kernel=None):
+    """Whether a step's (or prompt pass's) MoE exchange is TensorRT-LLM's allgather +
+    reducescatter: ``engine="trtllm"``, no ``ep_kernel`` named, attention data parallel
+    (``tp = 1``, ``dp > 1``) with whole experts exchanged over the ranks, and not TensorRT-LLM's
+    MNNVL all-to-all. TensorRT-LLM (``Deepseekv3MoE.should_enable_alltoall``, the code state of
+    the rows' release 0.20) enables that all-to-all only with attention DP, more than one rank,
+    ``MnnvlMemory.supports_mnnvl()`` (an aarch64 host with every NVLink up: a Grace host,
+    ``ChipSpec.grace_gpus``) and ``moe_ep_size > top_k``. Otherwise ``FusedMoE.forward_chunk``
+    allgathers every rank's tokens (quantized to NVFP4 first for NVFP4 experts,
+    :func:`trtllm_gather_element_bytes`) with their routing
+    (:data:`TRTLLM_GATHER_ROUTING_BYTES`), each rank runs its own experts on all of them, and
+    the BF16 outputs are reduce-scattered back (``reducescatter_or_allreduce``).
+
+    >>> from analysis import model_config
+    >>> m = model_config("deepseek-r1-nvfp4")
+    >>> [trtllm_gathers(m, chip_spec(c), parse_layout(l, 72), "trtllm")
+    ...  for c, l in (("b200", "tp=1,dp=8"), ("gb200", "tp=1,dp=8"), ("gb200", "tp=1,dp=16"))]
+    [True, True, False]
+    >>> trtllm_gathers(m, chip_spec("b200"), parse_layout("tp=1,dp=8", 8), "vllm")
+    False
+    """
+    return (engine == "trtllm" and ep_kernel is None and lay.exchanges and lay.tp == 1
+            and lay.dp > 1
+            and not (getattr(chip, "grace_gpus", 0) and lay.ep > m.experts_per_token))
+
+
+def trtllm_gather_element_bytes(m, chip):
+    """Bytes per activation element TensorRT-LLM's attention-DP allgather moves
+    (:func:`trtllm_gathers`): NVFP4 experts run on FP4 tensor cores quantize the tokens before
+    the gather (``fp4_quantize`` with 16-element blocks: :data:`WEIGHT_FORMATS` ``nvfp4``'s
+    0.5625 bytes, an FP8 scale per 16 values; ``TLLM_DISABLE_FP4_ALLGATHER`` default "0"),
+    every other format gathers the model's activations (FP8 block-scaled experts quantize
+    inside the fused MoE op: ``use_fp8_block_scaling``)."""
+    if chip.gemm_format(m.math_format("experts")) == "fp4":
+        return WEIGHT_FORMATS["nvfp4"].bytes_per_weight
+    return m.activation_bytes
+
+
+def gather_exchange_seconds(fabric, m, tokens, positions, element_bytes, combine_bytes,
+                            **cost_kwargs):
+    """``(allgather, reducescatter)`` seconds of TensorRT-LLM's attention-DP MoE exchange
+    (:func:`trtllm_gathers`) when each of the ranks at ``positions`` holds ``tokens`` tokens:
+    an all-gather of every rank's tokens (``element_bytes`` per activation element and
+    :data:`TRTLLM_GATHER_ROUTING_BYTES` per selected expert) and a reduce-scatter of the
+    outputs of all of them (``combine_bytes`` per element), by :func:`collective_seconds`.
+    TensorRT-LLM passes each rank's token count (``sizes``) unless it pads the ranks to the
+    largest; with sizes its allgather is a group of one ``ncclBroadcast`` per rank and its
+    reducescatter one ``ncclReduce`` per rank (``cpp/tensorrt_llm/thop/allgatherOp.cpp``,
+    ``reducescatterOp.cpp``): priced as the all-gather and reduce-scatter of the same parts
+    (named assumption: equal parts, the same bytes into and out of every rank).
+
+    >>> import topologies
+    >>> from analysis import model_config
+    >>> f, m = topologies.build("hgx-b200"), model_config("deepseek-r1-nvfp4")
+    >>> g, r = gather_exchange_seconds(f, m, 384, range(8), 0.5625, 2, runtime="ideal")
+    >>> 0 < g < r
+    True
+    """
+    ep = len(positions)
+    part = tokens * (m.hidden * element_bytes
+                     + m.experts_per_token * TRTLLM_GATHER_ROUTING_BYTES.value)
+    gather = collective_seconds(fabric, "all-gather", ep * part, positions, **cost_kwargs)
+    scatter = collective_seconds(fabric, "reduce-scatter", ep * tokens * m.hidden * combine_bytes,
+                                 positions, **cost_kwargs)
+    return gather, scatter
+
+
 def _default_collective(fabric, op, nbytes, *, algorithm, ranks, transport, **kw):
     import analysis
     cost = getattr(analysis, "cost", None)
@@ -2363,6 +2445,7 @@ class _Settings:
     published_floors: bool = True  # kernel_floors=None: the published floors, GEMM K floor too
     published_rates: bool = True   # hbm_efficiency=None: kernels with a published streaming
     #                                rate of their own take it (dense GEMMs, the MLA kernel)
+    gathers: bool = False          # TensorRT-LLM's attention-DP allgather + reducescatter
 
     @functools.cached_property
     def routing(self):
@@ -2727,7 +2810,9 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     for name, b in (("dispatch_bytes", dispatch_bytes), ("combine_bytes", combine_bytes)):
         if b is not None:
             _check_number(name, b, 0, " bytes", strict=True)
-    dispatch_b = m.activation_bytes if dispatch_bytes is None else float(dispatch_bytes)
+    gathers = trtllm_gathers(m, chip, lay, engine, ep_kernel)
+    dispatch_b = ((trtllm_gather_element_bytes(m, chip) if gathers else m.activation_bytes)
+                  if dispatch_bytes is None else float(dispatch_bytes))
     combine_b = m.activation_bytes if combine_bytes is None else float(combine_bytes)
     if padded:          # a real batch is bounded first by the memory fit (its KV cache)
         _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b)
@@ -2750,7 +2835,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
                      pdl, graph_batch, float(nic_background), kernel_floors is None,
-                     published_rates)
+                     published_rates, gathers)
 
 
 def _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b):
@@ -3126,6 +3211,14 @@ def _communication(s, route):
         t_dispatch, t_combine = exchange.dispatch, exchange.combine
     elif kern is not None:
         t_dispatch = t_combine = 0.0
+    elif s.gathers:
+        # TensorRT-LLM's attention DP without its MNNVL all-to-all: every rank gathers every
+        # rank's tokens and routing, runs its own experts on all of them, and the outputs are
+        # reduce-scattered back (whatever the routing: skew moves no byte of it)
+        t_dispatch, t_combine = gather_exchange_seconds(
+            s.fabric, m, s.t_dp, s.pos[:ep], s.dispatch_b, s.combine_b,
+            collective=s.collective, algorithm=s.algorithm, transport=s.transport,
+            runtime=s.runtime)
     elif s.skew == 0:
         # Uniform routing makes the matrix uniform off the diagonal: exactly an
         # all-to-all whose per-rank buffer (own block included) is ep blocks. Costing it

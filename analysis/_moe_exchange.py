@@ -159,7 +159,11 @@ access``.
   slots names) in every round of that token, and in round 1 one constant L1.5 fetch of that
   batch's pointer rows (``const_l15``, read there for the first time); the slowest block pays the expected largest
   count over the rank's tokens, from the per-token distribution (:func:`_late_trips`;
-  one late slot: ``1 - (1 - q)^tokens``, ``q`` from :func:`_late_slot_valid`).
+  one late slot: ``1 - (1 - q)^tokens``, ``q`` from :func:`_late_slot_valid`). A batch
+  (the first included) whose valid slots all name the token's own rank waits for a local
+  load, an L2 hit, not a peer round trip: the rank's own part of the workspace is its own
+  memory (:func:`_round_wait`; under the perfect router slot 0 of token 0, so TensorRT-LLM
+  1.3's FP8 round, which waits for slot 0 alone, pays one trip less at one token).
 
 Sources: ``docs/sources.md s.7``. Checked against the check set's MoE rows
 (``tests/fidelity_moe.py``; ``python benchmarks/bench_fidelity.py``).
@@ -562,6 +566,101 @@ def _late_rounds(dist, tokens):
     for j in range(1, len(dist)):
         below += dist[j - 1]
         total += 1.0 - min(below, 1.0) ** tokens
+    return total
+
+
+def _own_walk(experts, k, ep, pool, batches, own_in_pool):
+    """``{(remote, own): p}`` for one token of ``k`` distinct experts drawn uniformly from a
+    pool of ``pool`` experts (``experts / ep`` a rank; the own rank's among them iff
+    ``own_in_pool``): ``remote`` the batches (the first: slots no later batch names; then
+    ``batches``) holding a valid slot on a peer, ``own`` those whose valid slots are all the
+    own rank's (a valid slot: the first of its rank)."""
+    which = {s: j + 1 for j, b in enumerate(batches) for s in b}
+    g = experts / ep
+    # (distinct ranks so far, own rank seen, batches with a peer's valid slot, own's batch)
+    states = {(0, False, frozenset(), -1): 1.0}
+    for i in range(k):
+        nxt = {}
+        j = which.get(i, 0)
+        for (d, seen, peer, own), p in states.items():
+            left = pool - i
+            if left <= 0:
+                continue
+            # the unseen ranks' experts: pool - g d, the own rank's g among them while unseen
+            own_left = g if own_in_pool and not seen else 0.0
+            fresh_own = own_left / left
+            fresh_peer = min(max((pool - g * d - own_left) / left, 0.0), 1.0)
+            for kind, w in (("own", fresh_own), ("peer", fresh_peer),
+                            ("again", 1.0 - fresh_own - fresh_peer)):
+                if w <= 0.0:
+                    continue
+                key = ((d + 1, True, peer, j) if kind == "own" else
+                       (d + 1, seen, peer | {j}, own) if kind == "peer" else (d, seen, peer, own))
+                nxt[key] = nxt.get(key, 0.0) + p * w
+        states = nxt
+    out = {}
+    for (_, _, peer, own), p in states.items():
+        key = (len(peer), int(own >= 0 and own not in peer))
+        out[key] = out.get(key, 0.0) + p
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _round_wait(experts, k, ep, nodes, routing, batches, tokens, trip, local):
+    """Seconds the slowest of ``tokens`` blocks waits per pulled round, where a batch of its
+    top-k slot loads (the first: the slots no later batch names; then ``batches``,
+    :meth:`fabric.ExchangeKernel.late_batches`) can hold valid slots of the token's own rank
+    only: such a batch waits for a local load (``local``: the own rank's part of the
+    workspace is its own memory), one with a peer's valid slot for a peer round trip
+    (``trip``), one with no valid slot not at all. ``None`` where no such batch can bound the
+    slowest block: every wait is a peer's, the caller's ``trip x (1 + late)``.
+
+    ``"balanced"``: token ``t``'s slot ``i`` is the own rank's iff ``(t k + i) mod ep == 0``
+    (the rotation of :func:`_reach_lists`); the largest over the rotation's first ``tokens``
+    tokens. ``"uniform"`` / ``"node-limited:M"``: an exact walk over the slots
+    (:func:`_own_walk`; node-limited: the own node among the ``M`` chosen with probability
+    ``M / nodes``), then the expected largest over ``tokens`` independent tokens.
+
+    >>> trip, local = 1.71e-6, 0.15e-6        # TensorRT-LLM 1.3's FP8 round: {0}, {1-3}, {4-7}
+    >>> fp8 = ((1, 2, 3), (4, 5, 6, 7))
+    >>> round(_round_wait(256, 8, 32, 1, "balanced", fp8, 1, trip, local) * 1e6, 2)  # slot 0 own
+    3.57
+    >>> _round_wait(256, 8, 32, 1, "balanced", fp8, 2, trip, local)   # token 1: every slot a peer's
+    >>> _round_wait(256, 8, 32, 1, "balanced", ((1, 4, 5, 6, 7),), 1, trip, local)   # BF16: {0, 2, 3} has peers
+    """
+    name, m = parse_routing(routing)
+    first = tuple(s for s in range(k) if all(s not in b for b in batches))
+    groups = (first,) + tuple(batches)
+    if name == "balanced":
+        costs = []
+        for t in range(min(tokens, ep)):
+            own = (-t * k) % ep
+            valid = [[s for s in b if s < ep] for b in groups]
+            peer = sum(1 for b in valid if any(s != own for s in b))
+            alone = sum(1 for b in valid if b and all(s == own for s in b))
+            costs.append((peer * trip + alone * local, alone))
+        top = max(c for c, _ in costs)
+        if any(c == top and alone == 0 for c, alone in costs):
+            return None
+        return top
+    if name == "node-limited" and m < nodes:
+        pool = m * experts / nodes
+        walks = ((m / nodes, _own_walk(experts, k, ep, pool, batches, True)),
+                 (1.0 - m / nodes, _own_walk(experts, k, ep, pool, batches, False)))
+    else:
+        walks = ((1.0, _own_walk(experts, k, ep, float(experts), batches, True)),)
+    dist = {}
+    for w, walk in walks:
+        for (peer, alone), p in walk.items():
+            dist[(peer, alone)] = dist.get((peer, alone), 0.0) + w * p
+    if not any(p > 0.0 for (_, alone), p in dist.items() if alone):
+        return None
+    total, below, prev = 0.0, 0.0, 0.0
+    for cost, p in sorted((peer * trip + alone * local, p) for (peer, alone), p in dist.items()):
+        below += p
+        cur = min(1.0, below) ** tokens
+        total += cost * (cur - prev)
+        prev = cur
     return total
 
 
@@ -1436,6 +1535,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                     per_copy += put_rounds[1] * kern.put_cycles * cycle.value
                     used_p = (hit, cycle)
                 params = params + tuple(p for p in used_p if p not in params)
+            if kern.copy_cycles:
+                # after the fence, the signal's peer pointer again (the fence invalidated L1),
+                # and the cycles of the copy's put path and signal (session 23)
+                hit, cycle = EXCHANGE_LATENCY[arch]["l2_hit"], EXCHANGE_LATENCY[arch]["cycle"]
+                per_copy += hit.value + kern.copy_cycles[2] * cycle.value
+                params = params + tuple(p for p in (hit, cycle) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
                                      per_copy, lead)
     # one block per token: it moves its token's remote copies at one block's rate
@@ -1466,7 +1571,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         reads, used = kern.round_read_latency(k, b_c / h, arch, _rounds(kern, b_c),
                                               busiest[1][0], late)
         params = params + tuple(p for p in used if p not in params)
-        pull = _rounds(kern, b_c) * peer_trip * (1.0 + late) + fetch + reads + block[1]
+        # a batch whose valid slots are all the token's own rank waits for a local load
+        # (session 23), not a peer round trip
+        hit = EXCHANGE_LATENCY[arch]["l2_hit"]
+        wait = _round_wait(E, k, n_ep, nodes, routing_name, batches, tokens, peer_trip,
+                           hit.value)
+        if wait is None:
+            wait = peer_trip * (1.0 + late)
+        else:
+            params = params + tuple(p for p in (hit,) if p not in params)
+        pull = _rounds(kern, b_c) * wait + fetch + reads + block[1]
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],

@@ -303,6 +303,11 @@ def check_report_dir(out, force=False):
         raise FileNotFoundError(f"cannot write the report to {out}: {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise PermissionError(f"cannot write the report to {out}: {parent} is not writable")
+    try:        # as the report will (os.access says yes to root, and on /proc)
+        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.probe-", dir=parent))
+    except OSError as e:
+        raise type(e)(f"cannot write the report to {out}: making a directory in {parent} "
+                      f"failed ({e.strerror})") from None
     return out
 
 
@@ -358,7 +363,10 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
     ['assumptions.csv', 'figures', 'index.html', 'report.md', 'summary.csv']
     """
     out = check_report_dir(out, force)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.resolve().parent))
+    except OSError as e:    # name the directory asked for, not the temporary one beside it
+        raise OSError(e.errno, e.strerror, str(out)) from None
     try:
         svgs = render_figures(report.figures, tmp / "figures", quiet=quiet,
                                executor=executor, systems=report.systems)

@@ -308,8 +308,8 @@ def runtime_findings(rows, systems):
             # every rank of a load/store system against trees across a cluster's hosts)
             cells = [f"{n} {computed_time(mine[(n, s)]['nccl_time_s'])} "
                      f"({mine[(n, s)]['nccl']})" for n in names if (n, s) in mine]
-            per_size.append(f"{format_size(s)}: " + ", ".join(cells))
-        text = (f"With the software ({runtime_phrase('nccl')} on every system), {op} takes "
+            per_size.append(f"at {format_size(s)}: " + ", ".join(cells))
+        text = (f"With the software ({runtime_phrase('nccl')} on every system), {op} takes, "
                 + "; ".join(per_size) + ".")
         # the times (and the ratios below) that rest on NCCL's price of one long ring
         for n in names:

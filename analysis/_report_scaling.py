@@ -89,6 +89,7 @@ def scaling_columns():
         Column("allreduce_1GiB_s", "all-reduce 1GiB", opt(computed_time)),
         Column("alltoall_1MiB_s", "all-to-all 1MiB", opt(computed_time)),
         Column("decode_step_s", "decode step", opt(computed_time)),
+        Column("decode_instance", "decode instance", opt(str)),
         Column("network_cost_usd_per_chip", "network $ / chip", opt(usd_text)),
         Column("network_power_w_per_chip", "network W / chip", opt(lambda v: f"{v:.0f} W")),
     )
@@ -101,6 +102,19 @@ def scaling_runtimes():
             f"{DECODE_BATCH}, {DECODE_CONTEXT}-token context, best layout over the first "
             f"{DECODE_CHIPS} chips) with its tensor-parallel collectives under the "
             f"{runtime_phrase()} (the report's decode settings).")
+
+
+def scaling_placement():
+    """Where the study's decode instance sits, one sentence for its table and page: the same
+    rule on every family, and what follows on a dragonfly (a family's point can move with
+    where its first chips fall, not with its size)."""
+    return (f"Each decode instance is the first {DECODE_CHIPS} chips (all of a smaller fabric), "
+            "as decode places every instance (whole load/store domains first; the same rule "
+            "on every family, none placed by hand); the decode instance column says what they "
+            "span. A dragonfly is routed minimally: every byte between two groups crosses the "
+            "one global link joining them, so an instance over few groups waits on few "
+            "global links, and a dragonfly's decode point moves with how its first "
+            f"{DECODE_CHIPS} chips fall into groups, not with its size.")
 
 
 def _draw(rows):
@@ -252,8 +266,8 @@ def _findings(rows, assumed):
         out.append(f"Decode step ({DECODE_MODELS[0]}, batch {DECODE_BATCH}, {DECODE_CONTEXT}-"
                    f"token context, best layout over the first {DECODE_CHIPS} "
                    f"chips) on fabrics of about {_evaluated_at():,} chips: "
-                   + ", ".join(f"{fam} {computed_time(t)} ({r['decode_layout']})"
-                               for t, fam, r in ranked)
+                   + ", ".join(f"{fam} {computed_time(t)} ({r['decode_layout']}; "
+                               f"{r['decode_instance']})" for t, fam, r in ranked)
                    + (f" ({', '.join(missing)}: not evaluated at this size)" if missing else "")
                    + "." + _assumes(assumed, "the report's decode settings (exchange kernel, CUDA "
                               "graphs, tensor-parallel collectives under the "
@@ -272,7 +286,7 @@ def scaling_report_section(executor=None, quiet=False):
     runtimes = scaling_runtimes()
     table = Table("scaling", "Each family at growing size (per chip)", scaling_columns(),
                   tuple(rows),
-                  runtimes + " n/a: not evaluated in the report (collectives and decode up to "
+                  runtimes + " " + scaling_placement() + " n/a: not evaluated in the report (collectives and decode up to "
                   f"{REPORT_EVALUATED_LIMIT} chips, the rail-optimized families' collectives "
                   f"up to {REPORT_ROUTER_LIMIT[0]['rail']}; the CSV's note column says why for "
                   "each row). The specs built and the algorithms chosen are in scaling.csv.")

@@ -143,6 +143,84 @@ def _spec(family, n):
     return template.format(h=h)
 
 
+def _counts(sizes, unit):
+    """'72 + 56 chips', '8 chips each' or '7 x 18 + 2 chips': how many chips of an instance
+    each part it spans holds, in the parts' order, runs of equal sizes shortened."""
+    if len(sizes) > 1 and len(set(sizes)) == 1:
+        return f"{sizes[0]} {unit} each"
+    runs = [[sizes[0], 0]]
+    for v in sizes:
+        if v == runs[-1][0]:
+            runs[-1][1] += 1
+        else:
+            runs.append([v, 1])
+    return " + ".join(f"{k} x {v}" if k > 1 else f"{v}" for v, k in runs) + f" {unit}"
+
+
+def _of(spanned, total, group, sizes):
+    """'2 of 73 groups (72 + 56 chips)', 'all 9 groups (8 chips each)', 'the one server (64
+    chips)': ``spanned`` of a fabric's ``total`` groups (``group``: their plural name) and
+    the instance's chips in each."""
+    one = {"leaves": "leaf"}.get(group, group.removesuffix("s"))
+    where = (f"the one {one}" if total == 1 else f"all {total} {group}" if spanned == total
+             else f"1 of {total} {group}" if spanned == 1 else f"{spanned} of {total} {group}")
+    return f"{where} ({_counts(sizes, 'chips')})"
+
+
+def instance_span(f, chips):
+    """What the chips of one decoding instance span, in the terms of the fabric's structure
+    (:attr:`fabric.Fabric.structure`): a dragonfly's groups and the global links joining
+    them (routed minimally, every byte between two groups crosses the links between them),
+    a Clos network's groups (servers, pods), a grid's block; else the chip count.
+
+    The study places the instance on the chips :func:`analysis.decode_step` gives it
+    (:func:`analysis._decode.instance_chips`: on an intact fabric the first chips, whole
+    load/store domains first): the same rule on every family. This says where that lands.
+
+    Examples
+    --------
+    >>> import topologies
+    >>> f = topologies.build("dragonfly:h=6")            # 72 chips a group
+    >>> instance_span(f, f.endpoints[:128])
+    '2 of 73 groups (72 + 56 chips), 1 global link'
+    >>> instance_span(topologies.build("dragonfly:h=8"), [f"chip{i}" for i in range(128)])
+    '1 of 129 groups (128 chips), no global link'
+    >>> instance_span(topologies.build("torus:8x8x8"), [f"chip{i}" for i in range(128)])
+    '8x8x2 block of 8x8x8'
+    >>> instance_span(topologies.build("rail:servers=32,gpus=8"), [f"chip{i}" for i in range(128)])
+    '16 of 32 servers (8 chips each)'
+    """
+    import numpy as np
+
+    from fabric import Clos, Dragonfly, Grid
+    from fabric._routing_engine import group_of
+
+    s = f.structure
+    if isinstance(s, Dragonfly):
+        g = group_of(f)
+        mine = g[[f.node_index[c] for c in chips]]
+        spanned, sizes = np.unique(mine, return_counts=True)
+        ea = f.edge_arrays
+        gu, gv = g[ea.u], g[ea.v]
+        joins = int(np.sum((gu != gv) & np.isin(gu, spanned) & np.isin(gv, spanned)))
+        where = _of(len(spanned), s.groups, "groups", sizes.tolist())
+        return where + (f", {joins} global link{'s' if joins != 1 else ''}" if len(sizes) > 1
+                        else ", no global link")
+    if isinstance(s, Clos):
+        parts = np.unique([f.rank_of[c] // s.group_size for c in chips], return_counts=True)[1]
+        return _of(len(parts), s.groups, s.group, parts.tolist())
+    if isinstance(s, Grid):
+        coords = np.array([f.graph.nodes[c]["coord"] for c in chips])
+        ext = tuple(int(x) for x in coords.max(axis=0) - coords.min(axis=0) + 1)
+        block, whole = "x".join(map(str, ext)), "x".join(map(str, s.shape))
+        if ext == tuple(s.shape) and math.prod(ext) == len(chips):
+            return f"all of {whole}"
+        if math.prod(ext) == len(chips):
+            return f"{block} block of {whole}"
+        return f"{len(chips)} chips within {block} of {whole}"
+    return f"{len(chips)} chips"
+
+
 def _best(f, op, nbytes, family, auto_limit):
     """(time s, algorithm, how) of ``op`` at the family's best algorithm (see CANDIDATES)."""
     from fabric import FabricError
@@ -195,7 +273,7 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64, route
            "a2a_per_chip_Bps": (chips - 1) / loads.drain_time,
            "allreduce_1GiB_s": None, "allreduce_algorithm": "",
            "alltoall_1MiB_s": None, "alltoall_algorithm": "",
-           "decode_step_s": None, "decode_layout": "",
+           "decode_step_s": None, "decode_layout": "", "decode_instance": None,
            "network_cost_usd_per_chip": b.cost_usd_per_chip,
            "network_power_w_per_chip": b.power_w_per_chip, "note": ""}
     notes = []
@@ -222,6 +300,7 @@ def _point(family, n, collective_limit, decode_limit, book, auto_limit=64, route
                                          ep=min(chips, DECODE_CHIPS),
                                          **report_decode_settings(f))
             row["decode_step_s"], row["decode_layout"] = step.time, str(step.layout)
+            row["decode_instance"] = instance_span(f, step.instance)
         except (ValueError, FabricError) as e:
             notes.append(f"decode: {e}")
     else:

@@ -117,7 +117,7 @@ import pickle
 import types
 from dataclasses import dataclass
 
-from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec
+from fabric import Fabric, Parameter, RoutingError, SpecError, chip_spec, exchange_kernel
 
 from ._decode import (
     DECODE_HBM_EFFICIENCY,
@@ -134,9 +134,12 @@ from ._decode import (
     engine_collective,
     expected_active_experts,
     fabric_chip,
+    gather_exchange_seconds,
     instance_chips,
     parse_layout,
     slowest_group_seconds,
+    trtllm_gather_element_bytes,
+    trtllm_gathers,
     unreached_pair,
 )
 from ._gemm import (
@@ -820,9 +823,10 @@ class _PassCollectives:
     not pickle (a user's lambda as ``collective``) makes pickling fail, naming it.
     """
 
-    def __init__(self, model, fabric, positions, layout, dispatch_bytes, serial, cost_kwargs):
+    def __init__(self, model, fabric, positions, layout, dispatch_bytes, serial, cost_kwargs,
+                 gathers=False):
         self._args = (model, fabric, tuple(positions), layout, dispatch_bytes, bool(serial),
-                      dict(cost_kwargs))
+                      dict(cost_kwargs), bool(gathers))
         self._cache = {}
 
     def __call__(self, tokens):
@@ -831,20 +835,29 @@ class _PassCollectives:
         return self._cache[tokens]
 
     def _cost(self, tokens):
-        m, fabric, pos, lay, db, serial, cost_kwargs = self._args
+        m, fabric, pos, lay, db, serial, cost_kwargs, gathers = self._args
         tp, ep, ab = lay.tp, lay.ep, m.activation_bytes
         # each attention group's all-reduce: the slowest group's (the groups step together)
         allreduce = slowest_group_seconds(fabric, "all-reduce", tokens * m.hidden * ab, pos,
                                           tp, **cost_kwargs)
-        # A rank sends each of its tokens/tp tokens to up to k experts (an upper bound: no
-        # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
-        # (none when the experts are split over the ranks, etp > 1: every rank has every token)
-        pairs = tokens / tp * min(m.experts_per_token,
-                                  ep - 1 if lay.exchanges else 0)
-        dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, pos[:ep],
-                                      **cost_kwargs)
-        combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, pos[:ep],
-                                     **cost_kwargs)
+        if gathers:
+            # TensorRT-LLM's attention DP: the prompts' tokens allgathered (db bytes an
+            # element, with their routing), the outputs reduce-scattered (as decode_step);
+            # one prompt alone is one rank's rows: the gather's whole output is its tokens
+            # (priced as equal parts of it, gather_exchange_seconds' assumption)
+            dispatch, combine = gather_exchange_seconds(
+                fabric, m, tokens / ep if serial else tokens, pos[:ep], db, ab, **cost_kwargs)
+        else:
+            # A rank sends each of its tokens/tp tokens to up to k experts (an upper bound: no
+            # deduplication per destination chip), dispatch in db bytes, combine in ab bytes.
+            # (none when the experts are split over the ranks, etp > 1: every rank has every
+            # token)
+            pairs = tokens / tp * min(m.experts_per_token,
+                                      ep - 1 if lay.exchanges else 0)
+            dispatch = collective_seconds(fabric, "all-to-all", pairs * m.hidden * db, pos[:ep],
+                                          **cost_kwargs)
+            combine = collective_seconds(fabric, "all-to-all", pairs * m.hidden * ab, pos[:ep],
+                                         **cost_kwargs)
         # experts split over the ranks (etp > 1): the MoE output is all-reduced like a dense
         # FFN's, two all-reduces per layer and no exchange (as decode_step)
         moe_allreduces = 2 if lay.etp > 1 else 1
@@ -978,7 +991,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  dispatch_bytes=None, one_at_a_time=False, instance=None,
                  launch_overhead=LAUNCH_OVERHEAD.value,
                  graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine=None,
-                 **cost_kwargs):
+                 ep_kernel=None, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
     Parameters
@@ -1038,6 +1051,14 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         pass's rows per group: its prompts' tokens (every attention group's prompt in one pass,
         or the one prompt) x experts per token over the routed experts; no more than the
         published rate. None (default) or another engine: :func:`prefill_gemm_efficiency`.
+        With ``"trtllm"`` under attention data parallelism the expert exchange is
+        TensorRT-LLM's allgather + reducescatter where it runs one
+        (:func:`analysis._decode.trtllm_gathers`, as the decode step prices it).
+    ep_kernel : str or None
+        The MoE exchange kernel the instance's decode steps name (the serving sweeps pass
+        theirs). A prompt pass prices no exchange kernel: its exchange runs through the
+        collective runtime, an all-to-all, or, with ``engine="trtllm"`` and no kernel named,
+        TensorRT-LLM's attention-DP allgather + reducescatter where it applies.
     **cost_kwargs
         How the collectives are costed, as decode steps cost theirs
         (``analysis._decode.collective_seconds``): ``collective`` (default
@@ -1064,7 +1085,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         raise TypeError(
             f"prefill_time() got an unexpected keyword argument {unknown[0]!r}: a prompt "
             f"pass's collectives take {', '.join(sorted(_PASS_COST_KEYWORDS))} (its expert "
-            f"exchange runs through the collective runtime: there is no ep_kernel for prefill)")
+            f"exchange runs through the collective runtime)")
     m = model_config(model)
     chip = fabric_chip(fabric, chip)
     isl = _count("isl", isl, 1)
@@ -1140,12 +1161,16 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                                else hbm_efficiency)
     weights = _chip_weight_bytes(m, fabric, lay, chip) / bw / prompts
     ab = m.activation_bytes
-    db = ab if dispatch_bytes is None else _finite("dispatch_bytes", dispatch_bytes,
-                                                   positive=True)
+    # TensorRT-LLM's attention DP gathers the prompt's tokens (NVFP4 experts: quantized first)
+    if ep_kernel is not None:
+        exchange_kernel(ep_kernel)      # a name it knows (SpecError names the choices)
+    gathers = trtllm_gathers(m, chip, lay, engine, ep_kernel)
+    db = ((trtllm_gather_element_bytes(m, chip) if gathers else ab) if dispatch_bytes is None
+          else _finite("dispatch_bytes", dispatch_bytes, positive=True))
     # a chunk's collectives are costed at the chunk's own size (PrefillTime.chunk_comm): each
     # pays its fixed latency once per pass, and the runtime picks its protocol for the
     # chunk's bytes (under NCCL the cost is not affine in them), once per size
-    comm_at = _PassCollectives(m, fabric, pos, lay, db, serial, cost_kwargs)
+    comm_at = _PassCollectives(m, fabric, pos, lay, db, serial, cost_kwargs, gathers)
     comm = comm_at(isl)
     comm_one = comm_at(1) if isl > 1 else None
     # the routed experts' share of that read (a short pass reads only the experts it touches)
@@ -2609,7 +2634,8 @@ class _Sweep:
                             graph_kernel_overhead=self.kw.get("graph_kernel_overhead",
                                                               GRAPH_KERNEL_OVERHEAD.value),
                             one_at_a_time=one_at_a_time, instance=instance,
-                            engine=self.kw.get("engine") or _default_engine(), **self.cost_kw)
+                            engine=self.kw.get("engine") or _default_engine(),
+                            ep_kernel=self.kw.get("ep_kernel"), **self.cost_kw)
 
     def unreached(self, layout, instance=None):
         """Why ``layout`` cannot run here when the fabric's routing does not join two chips

@@ -18,13 +18,14 @@ load/store (``transport.kind == "memory"``)
     requester translation + forward path (per hop: link and receiving port's
     forwarding, one way) + serialization + responder check + (load only)
     return path + serialization of the returned data.
-host memory (an access to a host's DRAM, :func:`access`)
+host memory (a load or store to a host's DRAM, :func:`access`)
     the serving chip's own load of its host's memory over its host link
     (:data:`HOST_MEMORY_LOAD`, :func:`host_link`: NVLink-C2C on a Grace superchip,
     PCIe for another NVIDIA GPU), added after the responder check; a store is
     posted and pays the link one way, half the measured load (assumption: the
     link is symmetric). A chip with no measured host link (a TPU, the seed
-    system's assumed chip, a user's graph) is not charged one.
+    system's assumed chip, a user's graph) is not charged one, nor is a message:
+    its receiving NIC reads or writes host memory itself (``nic_rx``).
 message passing (``"message"``, RDMA)
     software post + sending NIC + forward path + serialization + receiving
     NIC + (load = RDMA read: return path + serialization + the requester NIC
@@ -365,6 +366,13 @@ def _stages(t, op, size, fwd, back, bw_fwd, bw_back, hops):
     return requester, ser, responder, reply, completion, copy, total
 
 
+def _require_chip(fabric, x):
+    """:class:`~fabric.NodeError` unless node ``x`` is a live chip (an access's requester)."""
+    if x not in fabric.rank_of:
+        raise NodeError(f"{fabric.name}: {x!r} is a {fabric.graph.nodes[x].get('kind')}, not "
+                        f"a chip: an access goes from a chip to memory")
+
+
 def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     """One load or store from chip ``src`` to a global ``address``, with its latency.
 
@@ -415,15 +423,13 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     size = _check_op(op, size)
     _transport_name(transport)
     a = fabric.node(src)
+    _require_chip(fabric, a)              # a switch or NIC issues no access
     t = permit(fabric, a, address, op)
     target = target_node(fabric, t.owner, a)
-    out = _access_to(fabric, a, target, op=op, size=size, transport=transport,
-                     address=t.global_address)
-    if t.owner not in fabric.graph and t.owner in fabric.domains:   # a host's DRAM
-        h = _host_memory(fabric, op)
-        out = dataclasses.replace(out, host_memory=h, total=out.total + h,
-                                  slowest=out.slowest + h)
-    return out
+    dram = (t.owner in fabric.domains and t.owner not in fabric.graph
+            and fabric.address_map.region(t.region).kind == "dram")
+    return _access_to(fabric, a, target, op=op, size=size, transport=transport,
+                      address=t.global_address, host_dram=dram)
 
 
 def access_to(fabric, src, target, op="load", size=64, transport="loadstore", address=None):
@@ -451,9 +457,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     # a chip issues the access; without an address plan only a chip's memory is known
     # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)
     for x in (a,) if protected else (a, target):
-        if x not in fabric.rank_of:
-            raise NodeError(f"{fabric.name}: {x!r} is a {fabric.graph.nodes[x].get('kind')}, not "
-                            f"a chip: an access goes from a chip to memory")
+        _require_chip(fabric, x)
     if protected:
         t = permit(fabric, a, _memory_of(fabric, target), op)
         address = t.global_address if address is None else address
@@ -461,8 +465,9 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
                       address=address)
 
 
-def _access_to(fabric, a, target, op, size, transport, address):
-    """The timing of an access already permitted (stages from the routed paths)."""
+def _access_to(fabric, a, target, op, size, transport, address, host_dram=False):
+    """The timing of an access already permitted (stages from the routed paths); with
+    ``host_dram``, of an access to a host's DRAM that ``target`` serves."""
     r = fabric.router
     idx = fabric.node_index
     s, d = idx[a], idx[target]
@@ -482,12 +487,16 @@ def _access_to(fabric, a, target, op, size, transport, address):
     req, ser, resp, reply, comp, copy, total = _stages(t, op, size, fwd, back, bw_f, bw_b,
                                                        len(links))
     slowest = _slowest(fabric, [t], np.array([s]), np.array([d]), op, size)[0]
+    # a load or store reaches a host's DRAM through the serving chip's host link; a message's
+    # receiving NIC writes or reads host memory itself (its nic_rx stage: a DMA over PCIe)
+    h = _host_memory(fabric, op) if host_dram and t.kind == "memory" else 0.0
     return Access(src=a, target=target, address=-1 if address is None else int(address), op=op,
                   size=int(size), transport=t.name,
                   path=path, return_path=back_path, hops=len(links), per_hop=per_hop,
                   requester=float(req), forward=fwd, serialization=float(ser),
                   responder=float(resp), reply=float(reply), completion=float(comp),
-                  copy=float(copy), total=float(total), slowest=float(slowest))
+                  copy=float(copy), total=float(total + h), slowest=float(slowest + h),
+                  host_memory=h)
 
 
 def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=None):

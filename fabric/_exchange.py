@@ -494,7 +494,14 @@ def peer_access_latency(arch):
 #: :attr:`ExchangeKernel.walk_wrap_cycles`); or once per cycle the dispatch's send loop
 #: schedules per walked token beyond its loads, when its copies are load/store stores
 #: (``"walked_token_cycles"``: ``"walked_tokens"`` times
-#: :attr:`ExchangeKernel.send_walk_cycles`);
+#: :attr:`ExchangeKernel.send_walk_cycles`); or once per cycle a combine block's copy loop
+#: schedules outside its loads and loops on the path every copy takes, for the phase's first
+#: copy (``"copy_cycles"``: ``copy_cycles[0]``) or for each later copy with its loop back
+#: (``"further_copy_cycles"``: ``"further_copies"`` times ``copy_cycles[0] + copy_cycles[1]``;
+#: :attr:`ExchangeKernel.copy_cycles`); or once per cycle the dispatch's receiving block
+#: schedules per received token outside its loads and its copy's later rounds
+#: (``"walk_token_cycles"``: ``"walk_tokens"`` times
+#: :attr:`ExchangeKernel.receive_token_cycles`);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -525,7 +532,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "further_slots", "put_round_cycles", "walk_cycles", "reduce_cycles",
                  "further_payloads", "further_ranks", "stage_round_cycles",
                  "further_stage_round_cycles", "loadstore_stage_round_cycles",
-                 "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles")
+                 "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles",
+                 "copy_cycles", "further_copy_cycles", "walk_token_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -565,6 +573,8 @@ _FIELD_NEEDS = (
     ("walk_cycles", "count_grid", "the grid whose receive part walks the counts"),
     ("walk_wrap_cycles", "walk_cycles", "the cycles the receive walk schedules per slot"),
     ("send_walk_cycles", "count_grid", "the grid whose send loop walks the tokens"),
+    ("copy_cycles", "combine_blocks", "the blocks that send the received copies"),
+    ("receive_token_cycles", "count_grid", "the grid whose receive part copies the tokens"),
     ("reduce_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
 )
@@ -587,6 +597,10 @@ _CHAIN_COUNT_NEEDS = {
                                               "next local expert adds)")),
     "walked_token_cycles": ("send_walk_cycles", (" (the cycles the dispatch's send loop "
                                                  "schedules per walked token)")),
+    "walk_token_cycles": ("receive_token_cycles", (" (the cycles the receiving block schedules "
+                                                   "per received token)")),
+    **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
+                    ("copy_cycles", " (the cycles a combine block's copy loop schedules per copy)")),
     **dict.fromkeys(("stage_round_cycles", "further_stage_round_cycles",
                      "loadstore_stage_round_cycles"),
                     ("stage_cycles", " (the cycles a staging round schedules beyond its load)")),
@@ -769,6 +783,18 @@ class ExchangeKernel:
         ``0``, or the cycles the dispatch's send loop schedules per token it walks past
         (:meth:`send_walk`) beyond that token's loads (``"walked_token_cycles"`` chain
         steps). Needs ``count_grid``.
+    receive_token_cycles : int
+        ``0``, or the cycles the dispatch's receiving block schedules per received token
+        (:meth:`receive_walk`) outside its loads and the later rounds of its copy
+        (``receive_cycles``): ``"walk_token_cycles"`` chain steps. Needs ``count_grid``.
+    copy_cycles : tuple of int
+        ``()``, or the cycles a combine block's copy loop (see ``combine_blocks``) schedules
+        outside its loads and its staging and put loops: ``(every copy, each later copy's
+        loop back to its next copy, a copy to a load/store peer's put path and signal)``. The
+        first two are the ``"copy_cycles"`` and ``"further_copy_cycles"`` chain steps; the
+        third is added with each fenced copy (:func:`analysis.moe_exchange`), together with
+        the signal's peer pointer, reloaded from L2 after the fence has invalidated L1 (one
+        ``l2_hit``). Needs ``combine_blocks``.
     reduce_cycles : int
         ``0``, or the cycles the combine's receive sum schedules per (pass, copy) beyond its
         loads (``"reduce_cycles"`` chain steps). Needs ``reduce_elements``.
@@ -880,6 +906,8 @@ class ExchangeKernel:
     walk_cycles: int = 0
     walk_wrap_cycles: int = 0
     send_walk_cycles: int = 0
+    copy_cycles: tuple = ()
+    receive_token_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -970,7 +998,7 @@ class ExchangeKernel:
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
-                      "send_walk_cycles"):
+                      "send_walk_cycles", "receive_token_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -980,6 +1008,11 @@ class ExchangeKernel:
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                     isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
                 raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
+        v = self.copy_cycles
+        if v != () and (not isinstance(v, tuple) or len(v) != 3 or any(
+                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+            raise ValueError(f"copy_cycles must be () or three ints >= 0 (every copy, each later "
+                             f"copy's loop back, a load/store copy's put path), got {v!r}")
         v = self.stage_cycles
         if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
@@ -1321,9 +1354,14 @@ class ExchangeKernel:
                  "walked_token_cycles": (float(walked_tokens * self.send_walk_cycles)
                                          if loadstore else 0.0),
                  "walk_wrap_cycles": float(walk_wraps * self.walk_wrap_cycles),
+                 "copy_cycles": float(self.copy_cycles[0]) if self.copy_cycles else 0.0,
+                 "further_copy_cycles": (float(max(serial_copies - 1, 0)
+                                               * (self.copy_cycles[0] + self.copy_cycles[1]))
+                                         if self.copy_cycles else 0.0),
                  "further_waves": float(further_waves) if loadstore else 0.0,
                  "walk_token_rounds": float(walk_token_rounds),
                  "walk_token_round_cycles": float(walk_token_rounds * self.receive_cycles),
+                 "walk_token_cycles": float(walk_tokens * self.receive_token_cycles),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1382,6 +1420,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.stage_vector",
                                  "{}+{}".format(*self.stage_vector), "B",
                                  src.get("stage_vector", "")))
+        if self.copy_cycles:
+            out.append(Parameter(f"{self.name}.copy_cycles",
+                                 "{}+{}+{}".format(*self.copy_cycles), "cycles",
+                                 src.get("copy_cycles", "")))
         if self.stage_cycles:
             out.append(Parameter(f"{self.name}.stage_cycles",
                                  "{}+{}".format(*self.stage_cycles), "cycles",
@@ -1396,6 +1438,7 @@ class ExchangeKernel:
                             ("block_per_token", ""), ("put_vector", "B"),
                             ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
                             ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
+                            ("receive_token_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -2092,6 +2135,35 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "rule, session 17, review S17-R1); the combine's first copy's "
                                    "loads (sourceExpert, then the expert output) come before its "
                                    "first byte can move: added (chain)")),
+            ("copy_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu l.56-91, "
+                             "compiled as its CMakeLists.txt does (nvcc 13.0 -arch=sm_90a "
+                             "-rdc=true -O3, NVSHMEM 3.2.5 headers; cuobjdump 13.5; session 23): "
+                             "gatherKernel<bf16,8,true,true>'s copy loop on warp 0 (dpSize 1: "
+                             "warp 0 puts, lane 0 fences and signals), a BF16 copy with 16-B "
+                             "aligned source and peer address, outside the loads and the "
+                             "staging and put loops already counted: every copy, from "
+                             "sourceExpert's consumer to the last source load (0x0a50-0x0c70: "
+                             "81), from that load's consumer through the first staging round's "
+                             "top (0x0cf0-0x0d90: 36), from the last staging round's STG through "
+                             "BAR.SYNC and the put's set-up to the P2P pointer's load "
+                             "(0x0e10-0x0ff0, 0x1000, 0x1020: 89; the LDC of dpSize waited "
+                             "for: const_l1) = 206; each later copy its loop back (0x2320-0x23e0, "
+                             "0x0a10: 77; the LDC of sourceExpert's base waited for: const_l1); "
+                             "a copy to a load/store peer, from the P2P pointer's consumer to "
+                             "the put loop's top (0x1050-0x1280: 110), from the put loop's exit "
+                             "to the fence (0x1380-0x13a0, 0x1e30-0x1f10: 63), after it "
+                             "(0x1f20-0x1f60: 16) and from the signal pointer's consumer through "
+                             "the ATOM.E.ADD.64.STRONG.SYS (0x2080-0x20d0: 19) = 208, with the "
+                             "signal's peer pointer reloaded after the fence (LDG.E.64.CONSTANT "
+                             "0x1f70, waited for at 0x2080: an L2 trip, the fence's CCTL.IVALL "
+                             "having invalidated L1; the dispatch's put the same, scatterKernel "
+                             "0x1f80-0x20b0). The same invalidation makes each copy's "
+                             "P2P pointer (0x1030) an L2 trip (session 17: an L1 hit after the "
+                             "first copy; the block's first copy is its first touch), across the "
+                             "network too (the IBGDA post's MEMBAR.SC.GPU + CCTL.IVALL). Not "
+                             "counted (a lower bound): the first copy's put path in one node, "
+                             "the remote copies' own path, the BAR.SYNC waits, scoreboard waits "
+                             "beyond the stalls. " + _STALL_COUNTS)),
             ("reduce_elements", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu "
                                  "(gatherKernel's receive part, lines 102-133): after the "
                                  "signal wait, thread t of the block (8 warps) sums elements "
@@ -2116,7 +2188,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                               "for sourceIndex / sourceGroup / sourceOffset (three loads in "
                               "parallel, 0bb0-0c80: one L2 trip; written by this sample's "
                               "dispatch) and, before the put, for the P2P pointer (__ldg, "
-                              "1030: an L1 hit after the first copy, counted as one). The "
+                              "1030: an L2 trip, session 23's copy_cycles). The "
                               "dispatch's staging rounds beyond the first are not counted (a "
                               "lower bound)")),
             ("put_vector", (f"{_PPLX} 7af3059 internode_gather.cu compiled as its "
@@ -2150,6 +2222,21 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "4, ISETP 13, BRA 5, R2UR 2, R2UR 13 = 37: 74 cycles per slot (the "
                              "path that wraps to the next expert, once per row of DP groups: "
                              "walk_wrap_cycles). " + _STALL_COUNTS)),
+            ("receive_token_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
+                                      "l.189-237, the same build and method (session 23): per "
+                                      "received token of the receiving block, on warp 0 (thread "
+                                      "0 loads the token's index and stores the four source "
+                                      "fields), outside the loads counted (the slot check, the "
+                                      "copy's rounds, the index) and the copy's later rounds "
+                                      "(receive_cycles): the loop top's LDC of numTokensPerDP's "
+                                      "base waited for (const_l1) and 0x3f20 (10), from the slot "
+                                      "check's consumer through the while test, the exit test "
+                                      "and the copy's set-up (0x3f50-0x3f70, 0x4120-0x43b0: "
+                                      "114), the first round's top (0x43c0-0x44c0: 54), the last "
+                                      "round's STG to its back branch (0x4550-0x45b0: 29), to "
+                                      "thread 0's index load (0x45c0-0x4640: 29), and from its "
+                                      "consumer through the four stores and the loop's back "
+                                      "branch (0x4730-0x47a0: 41) = 277 cycles. " + _STALL_COUNTS)),
             ("walk_wrap_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
                                   "l.198-206, the same build and method (nvcc 13.0 -arch=sm_90a "
                                   "-rdc=true -O3, NVSHMEM 3.2.5 headers; cuobjdump 13.5; session "
@@ -2237,10 +2324,12 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                   ("cycle", "walk_cycles"), ("cycle", "walk_wrap_cycles"),
                   ("l2_hit", "walk_tokens"),
                   ("l2_hit", "walk_token_rounds"), ("cycle", "walk_token_round_cycles"), ("l1_hit", "walk_tokens"),
-                  ("l1_hit", "walk_tokens")),
+                  ("l1_hit", "walk_tokens"), ("const_l1", "walk_tokens"),
+                  ("cycle", "walk_token_cycles")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("hbm_load", "one"),
                 ("hbm_load", "stage_rounds"), ("cycle", "stage_round_cycles"),
-                ("l1_hit", "one")) + _nvshmem_wait()
+                ("const_l1", "one"), ("cycle", "copy_cycles"),
+                ("l2_hit", "one")) + _nvshmem_wait()
                + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"))
                + (("cycle", "reduce_cycles"), ("l2_hit", "one"))
                + _nvshmem_wait()),
@@ -2252,14 +2341,16 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                               ("hbm_load", "loadstore_stage_rounds"),
                               ("cycle", "loadstore_stage_round_cycles"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds"),
-                              ("cycle", "put_round_cycles")),
+                              ("cycle", "put_round_cycles"), ("l2_hit", "loadstore")),
                            (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
                             ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
                             ("cycle", "further_stage_round_cycles"),
-                            ("l1_hit", "further_copies"))
+                            ("const_l1", "further_copies"), ("const_l1", "further_copies"),
+                            ("cycle", "further_copy_cycles"), ("l2_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
-        walk_wrap_cycles=35, send_walk_cycles=202,
+        walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
+        receive_token_cycles=277,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,

@@ -204,9 +204,8 @@ class ForwardingTables:
             # an interleave set takes no entries: the requester decodes the granule's owner
             # (module docstring) and the transaction follows that owner's own entries
             key = self._entry_address(target)
-        # the router's hash keys (fabric/_routing_engine.py's flow_keys): intact indices
-        hkey = (f.intact or f).node_index
-        s, t = hkey[a], hkey[target]
+        idx = f.node_index
+        s, t = idx[a], idx[target]
         r = f.router
         path = [a]
         limit = max_hops or len(f.nodes)
@@ -228,7 +227,8 @@ class ForwardingTables:
             if len(ports) == 1 or self.policy == "dimension-order":
                 port = ports[0]
             else:
-                port = ports[int(flow_hash(s, t, hkey[cur])[()] % np.uint64(len(ports)))]
+                k = r._engine.key       # the router's own hash keys (intact indices)
+                port = ports[int(flow_hash(k[s], k[t], k[idx[cur]])[()] % np.uint64(len(ports)))]
             cur = f.nodes[int(r.link_head[port])]
             path.append(cur)
         try:

@@ -64,12 +64,14 @@ def flow_keys(fabric):
     in the intact fabric (:attr:`fabric.Fabric.intact`), so that a failure, which drops nodes
     and shifts later indices, does not re-hash the flows it leaves alone, and a failed chip
     and the same chip cut off by all its links leave the other chips the same hash choices.
-    On an intact fabric, the node's own index."""
+    On an intact fabric, the node's own index; a node the intact fabric lacks (a graph
+    replaced by hand) is keyed after all of its nodes, in graph order."""
     base = fabric.intact
     if base is None:
         return np.arange(len(fabric.nodes), dtype=np.int64)
     idx = base.node_index
-    return np.array([idx[n] for n in fabric.nodes], dtype=np.int64)
+    extra = iter(range(len(idx), len(idx) + len(fabric.nodes)))
+    return np.array([idx[n] if n in idx else next(extra) for n in fabric.nodes], dtype=np.int64)
 
 
 # -- the state graph of a policy -------------------------------------------------------

@@ -49,20 +49,25 @@ def _routes(f, others, ecmp=None):
     error's type; and the loads of all those pairs, by (tail, head) names."""
     r = f.router if ecmp is None else type(f.router)(f, ecmp=ecmp)
     idx = f.node_index
+    pairs = [(a, b) for a in others for b in others if a != b]
     out = {}
     ok_s, ok_d = [], []
-    for a in others:
-        for b in others:
-            if a == b:
-                continue
+    try:                                # all pairs at once; one by one where some has no route
+        rows = r.path_links_many([idx[a] for a, _ in pairs], [idx[b] for _, b in pairs])
+    except RoutingError:
+        rows = None
+    for k, (a, b) in enumerate(pairs):
+        if rows is not None:
+            links = [int(x) for x in rows[k] if x >= 0]
+        else:
             try:
                 links = r.path_links(idx[a], idx[b])
             except RoutingError as e:
                 out[a, b] = type(e).__name__
                 continue
-            out[a, b] = [f.nodes[int(r.link_head[k])] for k in links]
-            ok_s.append(idx[a])
-            ok_d.append(idx[b])
+        out[a, b] = [f.nodes[int(r.link_head[x])] for x in links]
+        ok_s.append(idx[a])
+        ok_d.append(idx[b])
     loads = {}
     if ok_s:
         w = r.loads(np.array(ok_s), np.array(ok_d), 1.0)
@@ -72,14 +77,14 @@ def _routes(f, others, ecmp=None):
     return out, loads
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cut_and_failed())
 def test_on_a_grid_a_chip_failed_and_cut_off_leave_the_others_the_same_routes(case):
     cut, gone, others = case
     assert _routes(cut, others) == _routes(gone, others)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cut_and_failed(OTHERS))
 def test_elsewhere_the_hash_choice_is_the_same_for_a_chip_failed_or_cut_off(case):
     # Router.path is the hash choice in every mode outside dimension order, and ecmp="hash"
@@ -127,3 +132,22 @@ def test_a_failed_chip_costs_the_others_what_the_chip_cut_off_does(spec, chip):
         a = cost(cut, op, 2**24, runtime="ideal", ranks=others).time
         b = cost(gone, op, 2**24, runtime="ideal", ranks=others).time
         assert a == pytest.approx(b, rel=1e-12), op
+
+
+def test_a_node_the_intact_fabric_lacks_is_hashed_after_its_nodes():
+    # found by the session's hunt: with the keys first read from the intact fabric, a
+    # degraded fabric whose graph was replaced by hand with one more chip raised KeyError
+    # (an internal error) on any route; that chip is now keyed after the intact nodes
+    import networkx as nx
+
+    from fabric._routing_engine import flow_keys
+
+    f = _build("fattree:k=4")
+    g = f.without(chips=["chip0"])
+    H = nx.Graph(g.graph)
+    H.add_node("chipX", kind="chip")
+    H.add_edge("chipX", "edge0.0", bandwidth=1e9, latency=1e-7, lanes=1)
+    g2 = g.replace(graph=nx.freeze(H), endpoints=(*g.endpoints, "chipX"), ranks=None)
+    assert flow_keys(g2).tolist() == [f.node_index.get(n, len(f.nodes)) for n in g2.nodes]
+    assert g2.route("chipX", "chip1") == ["chipX", "edge0.0", "chip1"]
+    assert g2.route("chip5", "chip9") == g.route("chip5", "chip9")

@@ -109,3 +109,32 @@ def test_a_hosts_dram_costs_the_serving_chips_memory_plus_the_host_link(case, op
     assert a.slowest == pytest.approx(b.slowest + t, rel=1e-12)
     assert sum(a.breakdown().values()) == pytest.approx(a.total, rel=1e-12)
     assert b.host_memory == 0.0
+
+
+def test_a_hosts_storage_window_is_not_charged_its_dram_load():
+    # found by the session's hunt: the first cut (c2f6108) charged every region a host domain
+    # owns, so a window onto host0's storage (an NVMe controller memory buffer) paid the
+    # DRAM load over PCIe (1221.2 ns instead of 30.0)
+    f = topologies.build("hgx-h200")
+    f = f.replace(address_plan=AddressPlan(storage=1 << 30, windows=(
+        Window("host0", 1 << 50, size=1 << 21, target="host0.storage", name="nvme"),)))
+    a = access(f, "chip0", f.address_map.region("host0.storage").base + 64)
+    assert (a.target, a.host_memory) == ("chip0", 0.0)
+    assert a.total == pytest.approx(30e-9, rel=1e-12)
+    b = access(f, "chip0", _dram(f, "host0"))
+    assert b.host_memory == pytest.approx(HOST_MEMORY_LOAD["pcie"].value)
+
+
+@pytest.mark.parametrize("transport", ["rdma", "native"])
+def test_a_message_to_a_hosts_dram_is_not_charged_the_gpus_host_link(transport):
+    # found by the session's hunt: an RDMA access to another host's DRAM (cluster-128: chip0
+    # to host1) paid the serving GPU's PCIe load (+1191.2 ns) on top of the receiving NIC's
+    # own DMA over PCIe (nic_rx): the NIC reads and writes host memory itself
+    f = topologies.build("cluster-128")
+    f = f.replace(address_plan=AddressPlan(windows=(
+        Window("host0", 1 << 50, size=1 << 21, target="host1.dram", name="w1"),)))
+    for op in ("load", "store"):
+        a = access(f, "chip0", _dram(f, "host1"), op=op, transport=transport)
+        b = access_to(f, "chip0", a.target, op=op, transport=transport)
+        assert (a.transport, a.target, a.host_memory) == ("rdma", "chip8", 0.0)
+        assert a.total == pytest.approx(b.total, rel=1e-12)

@@ -131,3 +131,28 @@ def test_the_counts_need_their_fields_and_bad_input_is_named():
     assert exchange_kernel("deepep-low-latency").walk_wraps(256, 8) == 0
     assert math.isclose(_KERN.chain_latency(0, "hopper", 0, 0)[0],
                         _KERN.chain_latency(0, "hopper", 0, 0, walk_wraps=0)[0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(0, 64), arch=st.sampled_from(["hopper", "blackwell"]))
+def test_each_received_token_costs_its_loop(n, arch):
+    """The receiving block's token loop (scatterKernel 0x3ee0-0x47a0) outside its loads and its
+    copy's later rounds: per received token the LDC of numTokensPerDP's base (a constant-cache
+    hit) and 277 cycles (10 + 114 + the first round's top 54 + the last round's tail 29 + 29 +
+    41), where session 22 counted only the rounds beyond the first."""
+    assert _KERN.receive_token_cycles == 277
+    assert "0x4730-0x47a0" in dict(_KERN.sources)["receive_token_cycles"]
+    new = {("const_l1", "walk_tokens"), ("cycle", "walk_token_cycles")}
+    old = dataclasses.replace(_KERN, name="pplx-s22", receive_token_cycles=0, chain=(
+        tuple(s for s in _KERN.chain[0] if s not in new), _KERN.chain[1]))
+    lat = EXCHANGE_LATENCY[arch]
+    got = (_KERN.chain_latency(0, arch, 0, 0, walk_tokens=n)[0]
+           - old.chain_latency(0, arch, 0, 0, walk_tokens=n)[0])
+    want = 0.0
+    for _ in range(n):
+        want += lat["const_l1"].value + 277 * lat["cycle"].value
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-15)
+    with pytest.raises(ValueError, match="receive_token_cycles must be an int >= 0"):
+        dataclasses.replace(_KERN, name="x", receive_token_cycles=-2)
+    with pytest.raises(ValueError, match="counted in walk_token_cycles needs receive_token_cycles"):
+        dataclasses.replace(_KERN, name="x", receive_token_cycles=0)

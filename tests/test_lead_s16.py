@@ -20,7 +20,7 @@ def b200x8():
     return topologies.build("switch:8,planes=2,links=9,tech=nvlink5,chip=b200")
 
 
-@pytest.mark.parametrize("key", ["ep_kernel", "bogus"])
+@pytest.mark.parametrize("key", ["skew", "bogus"])
 def test_prefill_time_names_itself_and_the_keyword_it_does_not_take(b200x8, key):
     with pytest.raises(TypeError) as e:
         analysis.prefill_time("kimi-k2", b200x8, isl=1024, layout="tp=8", **{key: 1})

@@ -945,6 +945,10 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
                 lat = EXCHANGE_LATENCY[arch]
                 want = (trip + math.ceil(2 * 7168 / k.put_vector)
                         * (lat["l2_hit"].value + k.put_cycles * lat["cycle"].value)) * n
+                if k.copy_cycles:
+                    # session 23: its put path and signal, and the signal's peer pointer
+                    # reloaded from L2 after the fence
+                    want += (lat["l2_hit"].value + k.copy_cycles[2] * lat["cycle"].value) * n
             # its fences run between its copies: the transfer's floor, not the fixed time
             assert ph.fence == 0.0 and ph.fixed == pytest.approx(ph0.fixed, rel=1e-12)
             assert ph.interleaved - ph0.interleaved == pytest.approx(want, rel=1e-12,
@@ -1989,15 +1993,17 @@ def test_late_slot_validity_matches_enumeration(shape, slot, m):
     assert _late_slot_valid(E, k, ep, nodes, "balanced", slot) == _rotation_late_valid(ep, k, slot)
 
 
-def _block_time_brute(q, tokens, rounds, trip):
-    """Expected time of the slowest of ``tokens`` blocks, each pulling ``rounds`` rounds of
-    one round trip, plus one more per round when its late slot is valid (probability ``q``,
-    tokens independent): enumerate every valid/invalid pattern of the tokens."""
+def _block_time_brute(cases, tokens):
+    """Expected wait of the slowest of ``tokens`` independent blocks, each token's wait drawn
+    from ``cases`` ((wait, probability) pairs): enumerate every pattern of the tokens."""
     total = 0.0
-    for pattern in itertools.product((0, 1), repeat=tokens):
-        p = math.prod(q if v else 1 - q for v in pattern)
-        total += p * max(rounds * (1 + v) * trip for v in pattern)
+    for pattern in itertools.product(cases, repeat=tokens):
+        total += math.prod(p for _, p in pattern) * max(w for w, _ in pattern)
     return total
+
+
+def _falling(n, j):
+    return math.prod(n - i for i in range(j))
 
 
 @settings(max_examples=20, deadline=None)
@@ -2022,17 +2028,33 @@ def test_top8_pulled_round_pays_a_second_round_trip_for_a_valid_last_slot(ep, to
     r = moe_exchange(f, "deepseek-v3", tokens, ep, kernel=k, **kw)
     r0 = moe_exchange(f, "deepseek-v3", tokens, ep,
                       kernel=dataclasses.replace(k, late_pulls=()), **kw)
-    if routing == "balanced":
-        q = float(_rotation_late_valid(ep, 8, 7))
-    else:
-        q = math.comb(256 - 256 // ep, 7) / math.comb(255, 7)
     access = EXCHANGE_LATENCY["blackwell"]["peer_load"].value - 4 * link_tech("nvlink5").latency
     trip = _brute_round_trip(f, ep) + access
+    local = EXCHANGE_LATENCY["blackwell"]["l2_hit"].value
+    if routing == "balanced":
+        # token t's own slot is (-8 t) mod ep: never slot 7 (ep even), and slots 0-6 always hold
+        # a peer's valid slot
+        q = float(_rotation_late_valid(ep, 8, 7))
+        late = [(trip * (1 + q), 1.0)]
+        one = [(trip, 1.0)]
+    else:
+        # slot 7 valid: its rank's other experts all missed by slots 0-6; a batch whose valid
+        # slots are all the own rank's (g experts) waits for a local load (session 23)
+        E, g = 256, 256 // ep
+        q = math.comb(E - g, 7) / math.comb(E - 1, 7)
+        own7 = _falling(E - g, 7) / _falling(E, 7) * g / (E - 7)     # slot 7 the own rank's first
+        own06 = _falling(g, 7) / _falling(E, 7)                       # slots 0-6 all the own rank's
+        late = [(2 * trip, q - own7 - own06 * (E - g) / (E - 7)),
+                (trip + local, own7 + own06 * (E - g) / (E - 7)),
+                (local, own06 * (g - 7) / (E - 7)),
+                (trip, 1 - q - own06 * (g - 7) / (E - 7))]
+        own8 = _falling(g, 8) / _falling(E, 8)
+        one = [(trip, 1 - own8), (local, own8)]
     rounds = _loop_steps(7168 * element, 256, 16)
-    extra = _block_time_brute(q, tokens, rounds, trip) - rounds * trip
-    # the slowest block's expected late trips per round, each reading slot 7's pointer row for
-    # the first time in round 1: one constant L1.5 fetch each (session 21)
-    extra += extra / (rounds * trip) * EXCHANGE_LATENCY["blackwell"]["const_l15"].value
+    extra = rounds * (_block_time_brute(late, tokens) - _block_time_brute(one, tokens))
+    # the slowest block's expected late batches with a valid slot per round, each reading slot
+    # 7's pointer row for the first time in round 1: one constant L1.5 fetch each (session 21)
+    extra += (1 - (1 - q) ** tokens) * EXCHANGE_LATENCY["blackwell"]["const_l15"].value
     c, c0 = r.combine_phase, r0.combine_phase
     assert c.pull_latency - c0.pull_latency == pytest.approx(extra, rel=1e-9, abs=1e-15)
     assert c.transfer == pytest.approx(max(c0.transfer, c.pull_latency), rel=1e-12)
@@ -2134,7 +2156,9 @@ def test_trtllm_1_3_combine_round_trips_by_input_width(element, trips):
     waits for slot 0 before five of its loads (two trips), an FP8 round for slot 0 and then for
     slots 1-3 (three). At EP32 under the perfect router every slot is valid, so the pull is
     rounds x trips round trips plus the block-rate bytes; blog18's kernel pays two for both, and
-    nothing but the pull differs between the profiles."""
+    nothing but the pull differs between the profiles. At one token the perfect router puts
+    slot 0 on the own rank: FP8's first batch is slot 0 alone, a local load (an L2 hit) where
+    the others wait for a peer (session 23)."""
     f = fidelity_moe.nvl72()
     kw = {"dispatch_bytes": (0.5, 1 / 16), "combine_bytes": element, "routing": "balanced"}
     # the trips alone: the loops' other per-round loads (round_reads) are tested apart
@@ -2150,8 +2174,9 @@ def test_trtllm_1_3_combine_round_trips_by_input_width(element, trips):
     fetch = EXCHANGE_LATENCY["blackwell"]["const_l15"].value
     trip = (old.combine_phase.pull_latency - flat.combine_phase.pull_latency - fetch) / rounds
     assert trip > 1e-6
+    own = rounds * (trip - EXCHANGE_LATENCY["blackwell"]["l2_hit"].value) if trips == 3 else 0.0
     assert new.combine_phase.pull_latency - flat.combine_phase.pull_latency == pytest.approx(
-        (trips - 1) * (rounds * trip + fetch), rel=1e-12)
+        (trips - 1) * (rounds * trip + fetch) - own, rel=1e-12)
     assert new.dispatch == old.dispatch
     assert new.combine_phase.fixed == old.combine_phase.fixed
     assert "one-sided-1.3.late_pulls" in {p.name for p in new.parameters}
@@ -2168,8 +2193,11 @@ def test_hopper_round_waits_for_slots_4_to_7(ep, routing):
     alone. On an 8 x H800 node the pull's extra over one trip per round is rounds x trip x the
     slowest block's chance of it: under the perfect router's rotation (brute force) a token's
     slots 4..ep-1 are its own ranks' first slots, so EP6 pays it on Hopper and not on Blackwell;
-    uniform from the exact per-token distribution (checked against enumeration above)."""
-    from analysis._moe_exchange import _late_rounds, _late_trips
+    uniform from the exact per-token distribution (checked against enumeration above), where a
+    batch whose valid slots are all the own rank's waits for a local load (session 23:
+    _round_wait, checked against enumeration in tests/test_moe_s23_own_batches.py; here the
+    batches the profile hands it)."""
+    from analysis._moe_exchange import _late_rounds, _late_trips, _round_wait
     f = fidelity_moe.h800_nodes(1)
     kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": routing}
     # the trips alone: the loop's other per-round loads (round_reads) are tested apart
@@ -2189,7 +2217,16 @@ def test_hopper_round_waits_for_slots_4_to_7(ep, routing):
         assert late > 1 - (1 - _late_trips(256, 8, ep, 1, "uniform", ((7,),))[1]) ** tokens
     got = r.combine_phase.pull_latency - flat.combine_phase.pull_latency
     fetch = EXCHANGE_LATENCY["hopper"]["const_l15"].value   # the later batch's rows, round 1
-    assert got == pytest.approx((rounds * trip + fetch) * late, rel=1e-9, abs=1e-15)
+    local = EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+    assert k.late_batches(8, 2, "hopper") == ((4, 5, 6, 7),)
+    waits = [_round_wait(256, 8, ep, 1, routing, b, tokens, trip, local)
+             for b in (((4, 5, 6, 7),), ())]
+    if routing == "balanced":
+        assert waits == [None, None]        # the rotation's own slot never stands alone
+    waits = [trip * (1 + late) if waits[0] is None else waits[0],
+             trip if waits[1] is None else waits[1]]
+    assert got == pytest.approx(rounds * (waits[0] - waits[1]) + fetch * late, rel=1e-9,
+                                abs=1e-15)
     assert r.dispatch == flat.dispatch
 
 
@@ -2204,8 +2241,10 @@ def test_trtllm_1_3_combine_on_hopper(element, routing):
     and the BF16 pull's extra over one trip per round is rounds x trip x the slowest block's
     chance that any of slots 1-7 is a first-time rank: the perfect router's rotation always
     (slot 1), uniform routing from the exact per-token distribution (checked against
-    enumeration above). Blackwell keeps its batches."""
-    from analysis._moe_exchange import _late_rounds, _late_trips
+    enumeration above). Blackwell keeps its batches. At EP8 the rotation puts every token's
+    slot 0 on its own rank, so the BF16 round's first wait is a local load (an L2 hit), not a
+    peer trip (session 23); uniform: _round_wait over the profile's batches."""
+    from analysis._moe_exchange import _late_rounds, _late_trips, _round_wait
     k13 = exchange_kernel("one-sided-1.3")
     assert k13.late_batches(8, 1, "hopper") == ()
     assert k13.late_batches(8, 2, "hopper") == ((1, 2, 3, 4, 5, 6, 7),)
@@ -2234,7 +2273,19 @@ def test_trtllm_1_3_combine_on_hopper(element, routing):
         assert 0.99 < late < 1.0
     got = r.combine_phase.pull_latency - flat.combine_phase.pull_latency
     fetch = EXCHANGE_LATENCY["hopper"]["const_l15"].value   # the later batch's rows, round 1
-    assert got == pytest.approx((rounds * trip + fetch) * late, rel=1e-9, abs=1e-15)
+    local = EXCHANGE_LATENCY["hopper"]["l2_hit"].value
+    if element == 2 and routing == "balanced":
+        assert _round_wait(256, 8, ep, 1, routing, ((1, 2, 3, 4, 5, 6, 7),), tokens, trip,
+                           local) == local + trip
+        want = rounds * local + fetch * late            # slot 0 local, then slots 1-7's trip
+    elif element == 2:
+        wait = _round_wait(256, 8, ep, 1, routing, ((1, 2, 3, 4, 5, 6, 7),), tokens, trip, local)
+        flat_wait = _round_wait(256, 8, ep, 1, routing, (), tokens, trip, local)
+        assert wait < trip * (1 + late)
+        want = rounds * (wait - (trip if flat_wait is None else flat_wait)) + fetch * late
+    else:
+        want = 0.0
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-15)
     assert r.dispatch == flat.dispatch
 
 

@@ -88,6 +88,21 @@ def _ring():
     return 2 * lat["l2_atomic"].value + 4 * lat["l2_hit"].value
 
 
+def _copy_recount():
+    """Session 23, gatherKernel<bf16,8,true,true>'s copy loop outside its loads and loops
+    (nvcc 13.0 sm_90a, stall counts): every copy 206 cycles (0x0a50-0x0c70, 0x0cf0-0x0d90,
+    0x0e10-0x1020) and the LDC of dpSize (a constant-cache hit); each later copy 77 cycles more
+    (its loop back, 0x2320-0x23e0 and 0x0a10) and the LDC of sourceExpert's base; its P2P
+    pointer an L2 load, since the previous copy's fence (or the first touch) left nothing in L1
+    (CCTL.IVALL); a copy to a load/store peer 208 cycles of its put path and signal (0x1050-0x1280,
+    0x1380-0x13a0, 0x1e30-0x1f60, 0x2080-0x20d0) and the signal's peer pointer again (L2).
+    Returns (the first copy's, a later copy's, a fenced copy's) extra seconds beyond the
+    staging loads and loops counted before."""
+    lat = EXCHANGE_LATENCY["hopper"]
+    cyc, const, load = lat["cycle"].value, lat["const_l1"].value, lat["l2_hit"].value
+    return (206 * cyc + const + load, (206 + 77) * cyc + 2 * const + load, 208 * cyc + load)
+
+
 def test_pplx_dispatch_chain_is_the_count_warps_walk():
     """DeepSeek-V3 (top-8 of 256) at one token per rank: 26 blocks, 10 experts per count
     warp; over 2 nodes the worst warp signals 5 of them across the network, over 16 nodes
@@ -117,6 +132,10 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + (2 * load + 2 * l1)
         walk += 83 * cyc                 # the token's copy round beyond the first (session 22)
         walk += wraps
+        # session 23: the receiving block's token loop outside its loads and later rounds,
+        # 277 cycles and the LDC of numTokensPerDP's base per received token
+        token = 277 * cyc + EXCHANGE_LATENCY["hopper"]["const_l1"].value
+        walk += token
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
@@ -128,8 +147,10 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
             # the expert id, the put's P2P pointer, then ceil(7396 / 512) = 15 rounds of the
             # put's warp copy
             hbm = EXCHANGE_LATENCY["hopper"]["hbm_load"].value
-            # session 22: the staging loop's 89 scheduled cycles before its second round
-            want = 2 * hbm + 2 * load + _put_rounds(7396) + 89 * cyc
+            # session 22: the staging loop's 89 scheduled cycles before its second round;
+            # session 23: after the put's fence the signal's peer pointer again, from L2 (the
+            # fence's CCTL.IVALL invalidated L1; scatterKernel 0x1f80-0x20b0)
+            want = 2 * hbm + 2 * load + _put_rounds(7396) + 89 * cyc + load
         assert abs(r.dispatch_phase.interleaved - want) < 1e-15
         assert abs(r.dispatch_phase.chain - walk) < 1e-15
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
@@ -137,7 +158,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + 8 * (2 * load + 2 * l1)
-    walk += 8 * 83 * cyc + 35 * 15 * cyc
+    walk += 8 * 83 * cyc + 35 * 15 * cyc + 8 * token
     assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
@@ -173,6 +194,7 @@ def test_one_node_dispatch_walks_the_earlier_tokens_first():
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         want = (tokens - 1) * per_token + 2 * hbm + 2 * load + _put_rounds(7396) + 89 * lat["cycle"].value
+        want += load                     # the signal's pointer after the fence (session 23)
         assert abs(r.dispatch_phase.interleaved - want) < 1e-14
     for loadstore, added in ((True, 15 * per_token), (False, 0.0)):
         kw = {"remote_signals": 3, "loadstore": loadstore, "put_rounds": 15, "stage_rounds": 1,
@@ -251,7 +273,8 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         posted = copies + 1 if nodes > 1 else 0      # + block 0's gatherSync signal
-        fences = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip + _put_rounds(),
+        fences = _copy_fences(tokens * 8, 132, 7 / (8 * nodes),
+                              trip + _put_rounds() + _copy_recount()[2],
                               post if nodes > 1 else 0.0)
         # the first copy's loads (fill) and the receive sum (drain: 1 token per block, 4
         # passes of 2048 elements x 8 copies) add; the rest runs between the copies
@@ -260,19 +283,23 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         # + the receive part's waits (session 21): the fence after the k-signal poll, block 0's
         # sync-flag load and its fence after the reduce
         # + the staging loop's 35 scheduled cycles before each round beyond the first (s22)
-        each = 2 * load + 4 * hbm + l1 + 3 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value
-        assert abs(r.combine_phase.chain - (each + 32 * (l1 + load + dep) + 3 * load)) < 1e-15
-        want = (copies - 1) * each + posted * post + fences
+        # + session 23: the copy loop's cycles, its LDCs, the P2P pointer from L2
+        first, later, fenced = _copy_recount()
+        each = 2 * load + 4 * hbm + 3 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value
+        assert abs(r.combine_phase.chain - (each + first + 32 * (l1 + load + dep) + 3 * load)) < 1e-14
+        want = (copies - 1) * (each + later) + posted * post + fences
         want += _ring() if nodes > 1 else 0.0
         assert abs(r.combine_phase.interleaved - want) < 1e-15
         assert r.combine_phase.fence == 0.0
     # data left in L2 (a decode step): the expert output's load is an L2 hit
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", dispatch_bytes=1 + 4 / 128,
                      combine_bytes=2, routing="uniform", l2_flushed=False)
-    fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds(), post)
-    each = 6 * load + l1 + 3 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value  # HBM as L2
-    assert abs(r.combine_phase.chain - (each + 32 * (l1 + load + dep) + 3 * load)) < 1e-15
-    assert abs(r.combine_phase.interleaved - (7 * each + 9 * post + fences + _ring())) < 1e-15
+    first, later, fenced = _copy_recount()
+    fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds() + fenced, post)
+    each = 6 * load + 3 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value  # HBM as L2
+    assert abs(r.combine_phase.chain - (each + first + 32 * (l1 + load + dep) + 3 * load)) < 1e-14
+    assert abs(r.combine_phase.interleaved
+               - (7 * (each + later) + 9 * post + fences + _ring())) < 1e-14
 
 
 def test_combine_blocks_is_validated():
@@ -321,8 +348,10 @@ def test_single_node_combine_fences_every_copy():
     token per warp) has one. At one token: one copy per block, one fence."""
     from analysis._moe_exchange import expected_max
     lat = EXCHANGE_LATENCY["hopper"]
-    copy = (2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
-            + 3 * 35 * lat["cycle"].value)          # the staging rounds' cycles (session 22)
+    copy = (2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value
+            + 3 * 35 * lat["cycle"].value          # the staging rounds' cycles (session 22)
+            + _copy_recount()[1])                   # the copy loop's own (session 23)
+    fenced = _copy_recount()[2]
     for tokens, most, full in ((128, 8, 100), (1, 1, 8)):
         r = moe_exchange(_h100(1), "deepseek-v3", tokens, 8, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -331,11 +360,12 @@ def test_single_node_combine_fences_every_copy():
         pmf = [math.comb(most, j) * (7 / 8) ** j * (1 / 8) ** (most - j) for j in range(most + 1)]
         fences = r.combine_phase.interleaved - (most - 1) * copy     # no posts in one node
         # each copy to a peer: the put's 28 warp-copy rounds (14336 B / 512 B), then its fence
-        assert abs(fences - (trip + _put_rounds()) * expected_max(pmf, full)) < 1e-15
-    assert fences <= trip + _put_rounds()
+        assert abs(fences - (trip + _put_rounds() + fenced) * expected_max(pmf, full)) < 1e-14
+    assert fences <= trip + _put_rounds() + fenced
     r = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx",
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
-    assert r.combine_phase.interleaved - 7 * copy > 7.99 * (r.dispatch_phase.fence + _put_rounds())
+    assert (r.combine_phase.interleaved - 7 * copy
+            > 7.99 * (r.dispatch_phase.fence + _put_rounds() + fenced))
 
 
 def _copy_fences_brute(copies, blocks, p, trip, lead):
@@ -376,19 +406,22 @@ def test_multi_node_combine_fences_its_nvlink_copies():
     trip = one.dispatch_phase.fence                 # the in-node peer round trip
     post, _ = _post_and_pass()
     lat = EXCHANGE_LATENCY["hopper"]
-    copy = (2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value + lat["l1_hit"].value
-            + 3 * 35 * lat["cycle"].value)          # the staging rounds' cycles (session 22)
+    copy = (2 * lat["l2_hit"].value + 4 * lat["hbm_load"].value
+            + 3 * 35 * lat["cycle"].value          # the staging rounds' cycles (session 22)
+            + _copy_recount()[1])                   # the copy loop's own (session 23)
+    fenced = _copy_recount()[2]
     for nodes, tokens in ((2, 128), (16, 128), (2, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx", **kw)
         most = -(-tokens * 8 // 132)
-        want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip + _put_rounds(), post)
+        want = _copy_fences(tokens * 8, 132, 7 / (8 * nodes), trip + _put_rounds() + fenced,
+                            post)
         assert want > 0
         fences = (r.combine_phase.interleaved - (most - 1) * copy - (most + 1) * post
                   - _ring())
-        assert abs(fences - want) < 1e-15
+        assert abs(fences - want) < 1e-14
         assert r.dispatch_phase.fence == r.combine_phase.fence == 0.0
     r = moe_exchange(_h100(2), "deepseek-v3", 128, 16, kernel="pplx", **kw)
-    per = trip + _put_rounds()
+    per = trip + _put_rounds() + fenced
     assert 6.5 * per < r.combine_phase.interleaved - 7 * copy - 9 * post - _ring() < 7.0 * per
     rdma = moe_exchange(_h100(1), "deepseek-v3", 128, 8, kernel="pplx", transport="rdma", **kw)
     assert abs(rdma.combine_phase.interleaved - 7 * copy - 9 * post - _ring()) < 1e-15
@@ -599,7 +632,9 @@ def test_each_nvshmem_wait_ends_in_a_gpu_scope_fence():
     d.remove(wait[0])
     for _ in range(3):
         c.remove(("l2_hit", "one"))
-    assert c.count(("l2_hit", "one")) == 2           # the combine's first copy's two L2 trips
+    # the combine's first copy's L2 trips: sourceExpert, the three source loads, its P2P pointer
+    # (session 23: from L2, nothing in L1 after the fences)
+    assert c.count(("l2_hit", "one")) == 3
     old = dataclasses.replace(kern, chain=(tuple(d), tuple(c)))
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2}
     for nodes, tokens in ((1, 1), (1, 128), (2, 1), (16, 128)):
@@ -694,7 +729,8 @@ _CYCLES = (("walk_cycles", 74, "walk_cycles", "0x3ff0"), ("put_cycles", 35, "put
            ("reduce_cycles", 118, "reduce_cycles", "0x2d80"),
            ("receive_cycles", 83, "walk_token_round_cycles", "0x4550"),
            ("walk_wrap_cycles", 35, "walk_wrap_cycles", "0x4000"),
-           ("send_walk_cycles", 202, "walked_token_cycles", "0x2590"))
+           ("send_walk_cycles", 202, "walked_token_cycles", "0x2590"),
+           ("receive_token_cycles", 277, "walk_token_cycles", "0x4730"))
 
 
 @pytest.mark.parametrize("arch", ["hopper", "blackwell"])
@@ -718,26 +754,29 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     without = dataclasses.replace(
         kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
         receive_cycles=0, stage_cycles=(), walk_wrap_cycles=0, send_walk_cycles=0,
-        chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
+        copy_cycles=(), receive_token_cycles=0, chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
         interleaved_chain=tuple(tuple(s for s in ph if s[0] != "cycle")
                                 for ph in kern.interleaved_chain))
+    # session 23: the combine's first copy pays its copy loop's 206 cycles in every call, each
+    # later copy 206 + 77
+    first = 206 * cycle.value
     for n in (0, 7, 255):
         got = kern.chain_latency(0, arch, 0, 0, walk_slots=n)[0]
         assert got - without.chain_latency(0, arch, 0, 0, walk_slots=n)[0] == pytest.approx(
             74 * n * cycle.value, rel=1e-12, abs=1e-18)
         got = kern.chain_latency(1, arch, 0, 0, reduce_loads=n)[0]
         assert got - without.chain_latency(1, arch, 0, 0, reduce_loads=n)[0] == pytest.approx(
-            118 * n * cycle.value, rel=1e-12, abs=1e-18)
+            118 * n * cycle.value + first, rel=1e-12, abs=1e-18)
         got = kern.chain_latency(0, arch, 0, 0, walk_token_rounds=n)[0]
         assert got - without.chain_latency(0, arch, 0, 0, walk_token_rounds=n)[0] == pytest.approx(
             83 * n * cycle.value, rel=1e-12, abs=1e-18)
         got = kern.chain_latency(1, arch, 0, 0, stage_rounds=n)[0]       # the combine's staging
         assert got - without.chain_latency(1, arch, 0, 0, stage_rounds=n)[0] == pytest.approx(
-            35 * n * cycle.value, rel=1e-12, abs=1e-18)
+            35 * n * cycle.value + first, rel=1e-12, abs=1e-18)
         kw = {"stage_rounds": n, "serial_copies": 3, "interleaved": True}  # its later copies
         got = kern.chain_latency(1, arch, 0, 0, **kw)[0]
         assert got - without.chain_latency(1, arch, 0, 0, **kw)[0] == pytest.approx(
-            2 * 35 * n * cycle.value, rel=1e-12, abs=1e-18)
+            2 * 35 * n * cycle.value + 2 * (206 + 77) * cycle.value, rel=1e-12, abs=1e-18)
         for loadstore in (True, False):       # one node: the dispatch's staging, 89 a round
             kw = {"stage_rounds": n, "loadstore": loadstore, "interleaved": True}
             got = kern.chain_latency(0, arch, 0, 0, **kw)[0]
@@ -754,7 +793,8 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     assert sorted(s[1] for _, s in steps) == sorted(
         ["put_round_cycles", "reduce_cycles", "walk_cycles", "stage_round_cycles",
          "further_stage_round_cycles", "loadstore_stage_round_cycles", "walk_token_round_cycles",
-         "walk_wrap_cycles", "walked_token_cycles"])
+         "walk_wrap_cycles", "walked_token_cycles", "copy_cycles", "further_copy_cycles",
+         "walk_token_cycles"])
     # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
     # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}

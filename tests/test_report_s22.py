@@ -105,11 +105,12 @@ def test_the_decode_finding_names_each_systems_exchange_kernel():
 def _scaling_rows():
     base = {"bisection_per_chip_Bps": 256e9, "a2a_per_chip_Bps": 1.024e12,
             "allreduce_1GiB_s": 1.033e-3, "alltoall_1MiB_s": 4.044e-6, "decode_step_s": 10.02e-3,
-            "network_cost_usd_per_chip": 26700.0, "network_power_w_per_chip": 472.8}
+            "network_cost_usd_per_chip": 26700.0, "network_power_w_per_chip": 472.8,
+            "decode_instance": "8x8x2 block of 16x16x16"}
     return [{"family": "hyperx", "spec": "hypermesh:16x16x16,chip=h100", "chips": 4096, **base,
              "note": "all-reduce: best of multi-dimensional"},
             {"family": "torus", "spec": "torus:4x4x4,chip=h100", "chips": 64, **base,
-             "allreduce_1GiB_s": None, "decode_step_s": None, "note": "over the limit"}]
+             "allreduce_1GiB_s": None, "decode_step_s": None, "decode_instance": None, "note": "over the limit"}]
 
 
 def test_scaling_md_shows_the_reports_columns_and_names_its_runtimes():
@@ -120,10 +121,10 @@ def test_scaling_md_shows_the_reports_columns_and_names_its_runtimes():
     text = _markdown(_scaling_rows())
     assert "runtime 'ideal'" in text and "runtime 'nccl'" in text, text
     assert ("| family | spec | chips | bisection / chip | all-to-all / chip | all-reduce 1GiB | "
-            "all-to-all 1MiB | decode step | network $ / chip | network W / chip | note |") \
+            "all-to-all 1MiB | decode step | decode instance | network $ / chip | network W / chip | note |") \
         in text, text
     assert "| hyperx | hypermesh:16x16x16,chip=h100 | 4,096 | 256.0GB/s | 1.024TB/s | 1.033ms | " \
-           "4.044us | 10.02ms | $26,700 | 473 W | all-reduce: best of multi-dimensional |" \
+           "4.044us | 10.02ms | 8x8x2 block of 16x16x16 | $26,700 | 473 W | all-reduce: best of multi-dimensional |" \
            in text, text
     assert "| torus | torus:4x4x4,chip=h100 | 64 | 256.0GB/s | 1.024TB/s | n/a |" in text, text
     assert "e+0" not in text, text

@@ -30,12 +30,22 @@ def no_context_op():
         yield
 
 
+@pytest.fixture
+def no_gather():
+    """The passes without TensorRT-LLM's attention-DP allgather + reducescatter (session 23,
+    tests/test_models_s23_adp.py), which moves the trtllm pass's collectives: the routed
+    experts' pricing alone, against the plain pass's all-to-all."""
+    with mock.patch.object(S, "trtllm_gathers", lambda *a: False):
+        yield
+
+
 def _experts_flops(m, isl):
     return 2 * isl * m.moe_layers * m.experts_per_token * m.expert_params
 
 
 @pytest.mark.parametrize("one_at_a_time,rows", [(False, 256), (True, 32)])
-def test_b200_pass_takes_the_module_rate_at_its_rows(one_at_a_time, rows, no_context_op):
+def test_b200_pass_takes_the_module_rate_at_its_rows(one_at_a_time, rows, no_context_op,
+                                                     no_gather):
     # deepseek-r1-nvfp4 on 8 B200 at attention DP8, 1024-token prompts: 8 prompts in one pass
     # put 8192 tokens into each rank's MoE (256 rows a group: the module measured at 8192
     # tokens, 0.658 ms, ~12% of the FP4 peak); one prompt alone, 1024 tokens (32 rows)
@@ -70,7 +80,7 @@ def test_h200_fp8_pass_takes_its_module_rate(no_context_op):
 
 @pytest.mark.parametrize("case", ["vllm", "efficiency", "etp", "few-local-experts", "b300",
                                   "few-rows"])
-def test_other_passes_keep_their_pricing(case, no_context_op):
+def test_other_passes_keep_their_pricing(case, no_context_op, no_gather):
     spec, model = B200, "deepseek-r1-nvfp4"
     kw = {"isl": 1024, "layout": "tp=1,dp=8"}
     if case == "efficiency":
