@@ -100,7 +100,10 @@ def add_step_options(p):
     p.add_argument("--ep-kernel", default=None,
                    help="MoE exchange kernel for dispatch/combine: "
                         + ", ".join(EXCHANGE_KERNELS)
-                        + " (default: the collectives model's all-to-all)")
+                        + " (default: the collectives model's all-to-all; with --engine trtllm "
+                          "under attention DP, tp=1 and dp>1, TensorRT-LLM's allgather + "
+                          "reducescatter unless its MNNVL all-to-all runs: a Grace host with "
+                          "more expert ranks than experts per token)")
     p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=True,
                    help="replay the step as a CUDA graph: each kernel pays the graph-replay "
                         "gap instead of a host launch (default: on, as analysis.decode_step "
@@ -271,9 +274,16 @@ def run(args):
         transport += f" (collectives; {r.ep_kernel} picks its own)"
     print(f"{r.model} on {r.system} ({r.chip} x {r.layout.chips}), layout {r.layout}, "
           f"batch {r.batch}, context {r.context}, transport {transport}")
+    from ._decode import fabric_chip, trtllm_gathers
+    from ._models import model_config
+
+    gathers = trtllm_gathers(model_config(args.model), fabric_chip(fab), r.layout, args.engine,
+                             args.ep_kernel)
     exchange = ("none (one expert rank)" if r.layout.ep == 1
                 else "none (experts split over the ranks, output all-reduced)"
-                if r.layout.etp > 1 else r.ep_kernel or "all-to-all")
+                if r.layout.etp > 1 else r.ep_kernel or (
+                    "TensorRT-LLM's allgather + reducescatter (attention DP)" if gathers
+                    else "all-to-all"))
     graphs = "host launch per kernel"
     if r.cuda_graphs:
         graphs = (f"CUDA graphs ({kw['engine']} kernels{', PDL' if args.pdl else ''}"

@@ -103,7 +103,10 @@ def _step_text(args, fab):
 
     fn = engine_collective(args.engine, fabric_chip(fab), runtime=args.runtime)
     label = "analysis.vllm_all_reduce" if fn.__name__ == "vllm_all_reduce" else "analysis.cost"
-    exchange = args.ep_kernel or "the collectives model's all-to-all"
+    exchange = args.ep_kernel or (
+        "the collectives model's all-to-all, or TensorRT-LLM's allgather + reducescatter under "
+        "attention DP (tp=1, dp>1) where it runs no MNNVL all-to-all" if args.engine == "trtllm"
+        else "the collectives model's all-to-all")
     parts = [f"{args.engine} kernels", f"MoE exchange (where a layout has one) {exchange}",
              runtime_text(label, args.runtime),
              ("CUDA graphs" + (", PDL" if args.pdl else "")) if args.cuda_graphs

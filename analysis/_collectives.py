@@ -1425,6 +1425,20 @@ def communicator_channels(fabric, ranks=None, runtime="nccl"):
     return (_runtime_cost.comm_channels(rt, view), _runtime_cost.p2p_channels(rt, view)[0])
 
 
+def further_barrier(fabric, ranks=None, runtime="symmetric-memory"):
+    """Seconds of one flag barrier of ``runtime``'s one-sided kernels over ``ranks`` beyond
+    the first (which the kernel floor holds): :func:`analysis._runtime_cost.flag_barrier`,
+    for callers outside the runtime model (the MoE exchange model's further barriers).
+
+    >>> import topologies
+    >>> round(further_barrier(topologies.build("hgx-b200")) * 1e9, 1)
+    1440.5
+    """
+    nodes, idx = resolve_ranks(fabric, ranks)   # refuses ranks the failures split
+    view = _GroupView(fabric, "all-gather", nodes, idx, None, None, True)
+    return _runtime_cost.flag_barrier(get_runtime(runtime), view)
+
+
 def _runtime_result(fabric, op, n, M, nodes, idx, tr, rt, algorithm, overlap, ops):
     view = _GroupView(fabric, op, nodes, idx, tr, M, overlap)
     if rt.kind == "library":

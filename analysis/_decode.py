@@ -76,7 +76,9 @@ model's default). ``ep_kernel`` names the MoE exchange kernel of dispatch and
 combine (:data:`fabric.EXCHANGE_KERNELS`, costed by
 :func:`analysis.moe_exchange`: DeepEP normal / low-latency, one-sided symmetric
 memory, pplx, or an all-to-allv through the collective runtime); ``None`` keeps
-the plain all-to-all of the collectives model. The exchange kernel's own
+the plain all-to-all of the collectives model, except where TensorRT-LLM's attention
+data parallelism exchanges by allgather + reducescatter (:func:`trtllm_gathers`). The
+exchange kernel's own
 kernels replace the ``dispatch`` and ``combine`` entries of the kernel count.
 
 The output head is one more block. Tokens per second per user are
@@ -399,6 +401,30 @@ TRTLLM_MEASURED_ATTENTION_GEMMS = frozenset(("fuse_a_gemm", "uq_qr_gemm", "wo_ge
 #: 213513109), so the generic BF16 ``Linear`` aiconfigurator times stands for it only above:
 #: at or below it a BF16 fused A GEMM keeps its roofline.
 TRTLLM_FUSED_A_MIN_LATENCY_TOKENS = 16
+
+def trtllm_projection_shapes(m, tp, rows):
+    """``{kernel: (n, k)}`` of the MLA projection GEMMs TensorRT-LLM runs as ``Linear`` layers
+    on a rank of ``tp`` (a decode step's and a prompt pass's alike), for ``rows`` tokens on the
+    rank: the fused A projection ``fuse_a_gemm`` (``q_lora + kv_lora + rope`` outputs from
+    ``hidden``, whole on every rank; not for a BF16 one at or below
+    :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows, its dedicated kernel), the query
+    up-projection ``uq_qr_gemm`` and the output projection ``wo_gemm`` (the rank's heads).
+    The kernels :data:`TRTLLM_MEASURED_ATTENTION_GEMMS` names; shapes only, whether measured
+    is :func:`analysis.trtllm_gemm_time`'s.
+
+    >>> from analysis import model_config
+    >>> trtllm_projection_shapes(model_config("deepseek-r1"), 1, 1024)
+    {'fuse_a_gemm': (2112, 7168), 'uq_qr_gemm': (24576, 1536), 'wo_gemm': (7168, 16384)}
+    """
+    att, heads = m.attention, m.attention.heads // tp
+    out = {}
+    if not (rows <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and m.part_format("attention") == "bf16"):
+        out["fuse_a_gemm"] = (att.q_lora_rank + att.kv_lora_rank + att.qk_rope_head_dim,
+                              m.hidden)
+    out["uq_qr_gemm"] = (heads * (att.qk_nope_head_dim + att.qk_rope_head_dim), att.q_lora_rank)
+    out["wo_gemm"] = (m.hidden, heads * att.v_head_dim)
+    return out
+
 
 #: Kernels TensorRT-LLM's MLA generation launches on Hopper around the attention kernel of
 #: :data:`GRAPH_KERNELS` (``gen_attention``), by position: on SM90 with 576-wide latent + rope
@@ -2148,7 +2174,9 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     ep_kernel : str, optional
         MoE exchange kernel for dispatch and combine (:data:`fabric.EXCHANGE_KERNELS`),
         costed by :func:`analysis.moe_exchange` with uniform routing; ``None``: the
-        collectives model's all-to-all (or all-to-allv under skew).
+        collectives model's all-to-all (or all-to-allv under skew), or, with
+        ``engine="trtllm"`` under attention data parallelism where TensorRT-LLM runs no
+        MNNVL all-to-all, its allgather + reducescatter (:func:`trtllm_gathers`).
     cuda_graphs : bool, default True
         Replay the step as a CUDA graph: each kernel pays ``graph_kernel_overhead``
         over the engine's kernel list (:data:`ENGINE_KERNELS`) instead of a host
@@ -2534,19 +2562,10 @@ class _Settings:
                 or self.fl_eff is not None or att.kind != "mla" or att.sparse
                 or not att.q_lora_rank or att.heads % self.lay.tp):
             return None
-        heads = att.heads // self.lay.tp
-        if name == "fuse_a_gemm":
-            if (m <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS
-                    and self.m.part_format("attention") == "bf16"):
-                return None
-            return ("gemm", m, att.q_lora_rank + att.kv_lora_rank + att.qk_rope_head_dim,
-                    self.m.hidden)
-        if name == "uq_qr_gemm":
-            return ("gemm", m, heads * (att.qk_nope_head_dim + att.qk_rope_head_dim),
-                    att.q_lora_rank)
-        if name == "wo_gemm":
-            return ("gemm", m, self.m.hidden, heads * att.v_head_dim)
-        return ("pre" if name == "uk_bgemm" else "post", m, heads)
+        if name in ("uk_bgemm", "uv_gemm"):
+            return ("pre" if name == "uk_bgemm" else "post", m, att.heads // self.lay.tp)
+        shape = trtllm_projection_shapes(self.m, self.lay.tp, m).get(name)
+        return None if shape is None else ("gemm", m, *shape)
 
     def attention_gemm_measured(self, name):
         """Seconds of attention kernel ``name`` as TensorRT-LLM 1.2.0rc5 ran it on this chip
@@ -2824,7 +2843,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
     if nic_background > 0 and lay.exchanges and (
             kern is None or kern.dedup == "collective"):
         raise SpecError("nic_background is priced on an exchange kernel's network stage; "
-                        "the experts' all-to-all runs through the collectives model, which has "
+                        "the experts' exchange runs through the collectives model, which has "
                         "no background traffic (give ep_kernel, e.g. 'deepep-low-latency')")
     return _Settings(m, fabric, chip, batch, context, q, lay, transport, algorithm, skew,
                      overlap, fusion_factor, launch_overhead, hbm_eff, fl_eff, dispatch_b,
@@ -3881,6 +3900,8 @@ def _parameters(s, moe, comm):
         _collective_parameter(s.collective),
         Parameter("decode.ep_kernel", kern.name if kern is not None else "collective", "",
                   "user" if kern is not None else (
+                      "not given: dispatch and combine as TensorRT-LLM's attention-DP "
+                      "allgather + reducescatter (trtllm_gathers)" if s.gathers else
                       "not given: dispatch and combine as the collectives model's "
                       "all-to-all")),
         Parameter("decode.fusion_factor", s.fusion_factor, "", "user"),

@@ -76,7 +76,8 @@ access``.
   ``runtime("symmetric-memory").kernel_floor`` for the fabric's GPU generation
   (:func:`fabric.runtime_arch`; NVIDIA/nccl issue 1940: about 2.3 us Hopper,
   3 us Blackwell, for a kernel that stores to its NVLink peers and synchronises
-  once), each further barrier one flag round trip over the fabric; a phase that
+  once), each further barrier one store-and-spin handoff (:func:`_further_barrier`: the
+  runtime's :func:`analysis._runtime_cost.flag_barrier`); a phase that
   crosses the network pays :data:`fabric.EXCHANGE_SYNC` (one NCCL LL step over
   the network hop) per synchronisation.
 * **Kernel boundaries**: a phase of ``n`` kernels (e.g. TensorRT-LLM's dispatch:
@@ -212,7 +213,12 @@ from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
 from fabric._units import is_numeral
 
-from ._collectives import MESSAGE_TECHNOLOGIES, PROTOCOL_LINK_BANDWIDTH, peer_round_trip
+from ._collectives import (
+    MESSAGE_TECHNOLOGIES,
+    PROTOCOL_LINK_BANDWIDTH,
+    further_barrier,
+    peer_round_trip,
+)
 from ._models import model_config
 from ._schedules import NotApplicableError
 
@@ -1175,6 +1181,24 @@ def _round_trip(fabric, ranks):
     return cache[key]
 
 
+def _further_barrier(fabric, ranks):
+    """Seconds of one flag barrier beyond a load/store kernel's first (which its kernel floor
+    holds) over the EP ranks, and its Parameters: the symmetric-memory runtime's rule for a
+    store-and-spin barrier, :func:`analysis._runtime_cost.flag_barrier` (one handoff: the
+    largest one-way path + the GPU side of a peer load), one place for every one-sided kernel.
+    DeepEP's notify barrier is one (``barrier_device``, deepseek-ai/DeepEP ebfe47e
+    ``csrc/kernels/utils.cuh``: an atomic on the rank's own slot, ``fence.acq_rel.sys``, an
+    atomic on each peer's slot whose result is discarded (compiled for sm_90a / sm_100a:
+    ``ATOM.E.ADD.STRONG.SYS PT, RZ``, nothing waits for it), then a spin on its own slots;
+    session 23)."""
+    cache = fabric_memo(fabric, __name__).setdefault("further_barrier", {})
+    key = np.asarray(ranks).tobytes()
+    if key not in cache:
+        cache[key] = (further_barrier(fabric, [fabric.endpoints[i] for i in ranks]),
+                      peer_access_latency(runtime_arch(fabric))[1])
+    return cache[key]
+
+
 def _kernel_floor(fabric):
     """The ``symmetric-memory`` runtime's kernel floor for ``fabric``'s GPUs, as its Parameter."""
     name = f"symmetric-memory.kernel_floor.{runtime_arch(fabric)}"
@@ -1377,7 +1401,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         # one load/store domain: the symmetric-memory runtime's one-sided kernel (one place)
         floor = _kernel_floor(fabric)
         params = params + (floor,)
-        first, further = floor.value, _round_trip(fabric, ranks)
+        first, further = floor.value, 0.0
+        if max(kern.syncs) > 1:
+            further, used = _further_barrier(fabric, ranks)
+            params = params + tuple(p for p in used if p not in params)
     if kern.dedup == "collective":
         if n_ep < 2:
             t_d = t_c = 0.0

@@ -140,6 +140,7 @@ from ._decode import (
     slowest_group_seconds,
     trtllm_gather_element_bytes,
     trtllm_gathers,
+    trtllm_projection_shapes,
     unreached_pair,
 )
 from ._gemm import (
@@ -148,6 +149,7 @@ from ._gemm import (
     gemm_compute_efficiency,
     grouped_gemm_rate,
 )
+from ._gemm_measured import trtllm_gemm_time
 from ._mla_measured import mla_context_time
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
@@ -972,6 +974,29 @@ def module_overlap(m, chip, lay, decode_tokens, prompt_tokens):
     return m.moe_layers * max(0.0, t[0] + t[1] - t[2])
 
 
+def _prefill_projections(m, chip, lay, isl, engine, efficiency):
+    """``(seconds, flops)`` of a layer's attention projections one ``isl``-token prompt runs as
+    TensorRT-LLM's measured ``Linear`` GEMMs (:func:`analysis.trtllm_gemm_time` at the prompt's
+    rows on a rank, the shapes :func:`analysis._decode.trtllm_projection_shapes` gives, as the
+    decode step takes them): the measured ones' one-chip seconds (a rank's time x ``tp``: the
+    pass divides the part by ``tp``) and the FLOPs they cover (the rest of the part stays at
+    its rate), or None: only ``engine="trtllm"``, no user ``efficiency``, dense MLA with a
+    query low-rank, heads split evenly, and at least one shape measured on the chip."""
+    att = m.attention
+    if (engine != "trtllm" or efficiency is not None or att.kind != "mla" or att.sparse
+            or not att.q_lora_rank or att.heads % lay.tp):
+        return None
+    fmt, seconds, flops = m.part_format("attention"), 0.0, 0.0
+    for name, (n, k) in trtllm_projection_shapes(m, lay.tp, isl).items():
+        t = trtllm_gemm_time(chip.name, fmt, isl, n, k)
+        if t is None:
+            continue
+        seconds += t * lay.tp
+        # the fused A projection runs whole on every rank: its FLOPs are counted once
+        flops += 2 * isl * n * k * (1 if name == "fuse_a_gemm" else lay.tp)
+    return None if not flops else (seconds, flops)
+
+
 def _prefill_context_op(m, chip, lay, isl, engine, efficiency):
     """Seconds a layer of one ``isl``-token prompt's context attention takes as TensorRT-LLM's
     measured context MLA op (:func:`analysis.mla_context_time`: the op's rope, latent-cache
@@ -1143,6 +1168,10 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                                             engine, efficiency)
             rate = rate if measured is None else min(rate, measured)
         seconds[p] = f / rate
+        if p == "attention":    # TensorRT-LLM's projection GEMMs as measured, at least
+            proj = _prefill_projections(m, chip, lay, isl, engine, efficiency)
+            if proj is not None:
+                seconds[p] = max(seconds[p], m.layers * proj[0] + (f - m.layers * proj[1]) / rate)
         if p == "scores":       # TensorRT-LLM's context MLA op as measured, at least
             op = _prefill_context_op(m, chip, lay, isl, engine, efficiency)
             seconds[p] = max(seconds[p], 0.0 if op is None else m.layers * op)

@@ -91,8 +91,9 @@ domain these kernels are one-sided kernels over a symmetric heap, and a phase's
 launch and first barrier cost what the ``symmetric-memory`` runtime charges such a
 kernel, its ``kernel_floor`` (NVIDIA/nccl issue 1940: about 2.3 us on Hopper, 3 us
 on Blackwell, for a kernel that stores to its NVLink peers and synchronises once;
-the concept lives once, in :mod:`fabric._runtime`); a further barrier is one flag
-round trip over the fabric. A synchronisation that crosses the network
+the concept lives once, in :mod:`fabric._runtime`); a further barrier is one
+store-and-spin handoff, the runtime's own rule (``analysis._runtime_cost.flag_barrier``:
+the largest one-way path + the GPU side of a peer load). A synchronisation that crosses the network
 (NVSHMEM/IBGDA flags) is costed as NCCL's tuner costs one step of its flag-based
 LL protocol over the network (NVIDIA/nccl ``src/graph/tuning.cc``: base latency
 6.6 us for Ring/LL plus 2.7 us for the NET hop; :data:`EXCHANGE_SYNC`, read from
@@ -501,7 +502,13 @@ def peer_access_latency(arch):
 #: :attr:`ExchangeKernel.copy_cycles`); or once per cycle the dispatch's receiving block
 #: schedules per received token outside its loads and its copy's later rounds
 #: (``"walk_token_cycles"``: ``"walk_tokens"`` times
-#: :attr:`ExchangeKernel.receive_token_cycles`);
+#: :attr:`ExchangeKernel.receive_token_cycles`); or once per cycle the combine's receive sum
+#: schedules per pass outside its (pass, copy) loop (``"reduce_pass_cycles"``: the passes,
+#: ``"reduce_loads"`` over the token's top-k ``slots``, times
+#: :attr:`ExchangeKernel.reduce_pass_cycles`); or once per cycle a dispatch's sending warp
+#: schedules on its own token outside its loads and loops, when the phase's copies are
+#: load/store stores (``"loadstore_send_cycles"``: :attr:`ExchangeKernel.send_cycles`; none over
+#: the network);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -533,7 +540,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "further_payloads", "further_ranks", "stage_round_cycles",
                  "further_stage_round_cycles", "loadstore_stage_round_cycles",
                  "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles",
-                 "copy_cycles", "further_copy_cycles", "walk_token_cycles")
+                 "copy_cycles", "further_copy_cycles", "walk_token_cycles",
+                 "loadstore_send_cycles", "reduce_pass_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -576,6 +584,7 @@ _FIELD_NEEDS = (
     ("copy_cycles", "combine_blocks", "the blocks that send the received copies"),
     ("receive_token_cycles", "count_grid", "the grid whose receive part copies the tokens"),
     ("reduce_cycles", "reduce_elements", "the elements a block sums per pass"),
+    ("reduce_pass_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
 )
 
@@ -599,6 +608,10 @@ _CHAIN_COUNT_NEEDS = {
                                                  "schedules per walked token)")),
     "walk_token_cycles": ("receive_token_cycles", (" (the cycles the receiving block schedules "
                                                    "per received token)")),
+    "loadstore_send_cycles": ("send_cycles", (" (the cycles a sending warp schedules on its own "
+                                              "token)")),
+    "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
+                                                  "schedules per pass)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
                     ("copy_cycles", " (the cycles a combine block's copy loop schedules per copy)")),
     **dict.fromkeys(("stage_round_cycles", "further_stage_round_cycles",
@@ -783,6 +796,15 @@ class ExchangeKernel:
         ``0``, or the cycles the dispatch's send loop schedules per token it walks past
         (:meth:`send_walk`) beyond that token's loads (``"walked_token_cycles"`` chain
         steps). Needs ``count_grid``.
+    reduce_pass_cycles : int
+        ``0``, or the cycles the combine's receive sum schedules per pass of its block's threads
+        over the token outside its (pass, copy) loop (``reduce_cycles``): its accumulators'
+        set-up, the pass's output conversion and stores and the loop back
+        (``"reduce_pass_cycles"`` chain steps). Needs ``reduce_elements``.
+    send_cycles : int
+        ``0``, or the cycles a dispatch's sending warp schedules on its own token outside its
+        loads and its staging and put loops, from its loop iteration's top to its signal, when
+        its copies are load/store stores (``"loadstore_send_cycles"`` chain steps).
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -908,6 +930,8 @@ class ExchangeKernel:
     send_walk_cycles: int = 0
     copy_cycles: tuple = ()
     receive_token_cycles: int = 0
+    send_cycles: int = 0
+    reduce_pass_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -998,7 +1022,8 @@ class ExchangeKernel:
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
-                      "send_walk_cycles", "receive_token_cycles"):
+                      "send_walk_cycles", "receive_token_cycles", "send_cycles",
+                      "reduce_pass_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1081,6 +1106,8 @@ class ExchangeKernel:
             return total
 
         first = cost(first_min, 1.0 - v) + cost(first_full, v) + batches(first_late)
+        if rounds < 2:              # no later round: its steps neither cost nor are used
+            return first, tuple(used)
         later = cost(later_min, 1.0 - v) + cost(later_full, v) + batches(later_late)
         return first + (rounds - 1) * later, tuple(used)
 
@@ -1362,6 +1389,7 @@ class ExchangeKernel:
                  "walk_token_rounds": float(walk_token_rounds),
                  "walk_token_round_cycles": float(walk_token_rounds * self.receive_cycles),
                  "walk_token_cycles": float(walk_tokens * self.receive_token_cycles),
+                 "loadstore_send_cycles": float(self.send_cycles) if loadstore else 0.0,
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1371,6 +1399,8 @@ class ExchangeKernel:
         if isinstance(walk_wraps, bool) or not isinstance(walk_wraps, int) or walk_wraps < 0:
             raise SpecError(f"walk_wraps must be an int >= 0, got {walk_wraps!r}")
         times["further_slots"] = float(slots - 1)
+        # the receive sum's passes: its (pass, copy) steps over the token's top-k
+        times["reduce_pass_cycles"] = float(reduce_loads // slots * self.reduce_pass_cycles)
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
         stage = self.stage_cycles[phase] if self.stage_cycles else 0
@@ -1438,7 +1468,8 @@ class ExchangeKernel:
                             ("block_per_token", ""), ("put_vector", "B"),
                             ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
                             ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
-                            ("receive_token_cycles", "cycles"),
+                            ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
+                            ("reduce_pass_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -2164,6 +2195,16 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "counted (a lower bound): the first copy's put path in one node, "
                              "the remote copies' own path, the BAR.SYNC waits, scoreboard waits "
                              "beyond the stalls. " + _STALL_COUNTS)),
+            ("reduce_pass_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu "
+                                    "l.108-132, the same build and method (session 23): "
+                                    "gatherKernel<bf16,8,true,true>'s receive sum, per pass j of "
+                                    "the block's threads (2048 elements), outside the (pass, copy) "
+                                    "loop that reduce_cycles counts: the accumulators' set-up "
+                                    "(0x2ad0-0x2bc0: 23; its LDCs of indices and weights run "
+                                    "under it) and the pass's end, the eight sums packed to BF16 "
+                                    "and stored (STG.E.U16 x 8) and the back branch (0x30f0-0x3600: "
+                                    "127): 150 cycles per pass, 4 per DeepSeek token "
+                                    "(7168 / 2048). " + _STALL_COUNTS)),
             ("reduce_elements", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu "
                                  "(gatherKernel's receive part, lines 102-133): after the "
                                  "signal wait, thread t of the block (8 warps) sums elements "
@@ -2222,6 +2263,25 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                              "4, ISETP 13, BRA 5, R2UR 2, R2UR 13 = 37: 74 cycles per slot (the "
                              "path that wraps to the next expert, once per row of DP groups: "
                              "walk_wrap_cycles). " + _STALL_COUNTS)),
+            ("send_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu l.111-150, "
+                             "the same build and method (session 23): a sending warp's own "
+                             "token in one load/store domain (warp 0: it also walks the "
+                             "tokens), a 16-B aligned token, outside its loads (the staging "
+                             "rounds, the expert id, the P2P pointer, the put rounds, the "
+                             "signal pointer's reload) and the staging and put loops' counted "
+                             "cycles: its iteration's top (0x0bf0-0x0d50: 113), the entry to "
+                             "the staging loop (0x0d60-0x0e60: 50), the first round's top "
+                             "(0x0e70-0x1020: 66) and the last round's tail (0x10a0-0x10f0: 23), "
+                             "BAR.SYNC and the set-up to the expert id's load (0x1100-0x12e0: "
+                             "83), from its consumer through the division by numLocalExperts "
+                             "and the LDS of tokenIndex (0x13d0-0x14b0: 64, the LDS under it) to "
+                             "the LDC of NVSHMEM's peer table (0x14c0-0x1540: 25; waited for: "
+                             "const_l1; then 0x1580: 12), from the P2P pointer's consumer "
+                             "(0x15b0-0x15d0: 22; an LDC of the table again: const_l1) to the "
+                             "put loop (0x1610-0x1650, 0x1d30-0x1d70: 57), from the put loop's "
+                             "exit to the fence (0x1e70-0x1f40: 45), after it (0x1f50-0x1f90: "
+                             "16) and from the reload's consumer to the ATOM (0x20b0-0x20d0: 14): "
+                             "590 cycles. " + _STALL_COUNTS)),
             ("receive_token_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
                                       "l.189-237, the same build and method (session 23): per "
                                       "received token of the receiving block, on warp 0 (thread "
@@ -2331,7 +2391,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("const_l1", "one"), ("cycle", "copy_cycles"),
                 ("l2_hit", "one")) + _nvshmem_wait()
                + (("l1_hit", "reduce_loads"), ("l2_hit", "reduce_loads"))
-               + (("cycle", "reduce_cycles"), ("l2_hit", "one"))
+               + (("cycle", "reduce_cycles"), ("cycle", "reduce_pass_cycles"), ("l2_hit", "one"))
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
                            + _doorbell("network") + _count_arrival("network")
@@ -2341,7 +2401,9 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                               ("hbm_load", "loadstore_stage_rounds"),
                               ("cycle", "loadstore_stage_round_cycles"), ("l2_hit", "loadstore"),
                               ("l2_hit", "loadstore"), ("l2_hit", "put_rounds"),
-                              ("cycle", "put_round_cycles"), ("l2_hit", "loadstore")),
+                              ("cycle", "put_round_cycles"), ("l2_hit", "loadstore"),
+                              ("const_l1", "loadstore"), ("const_l1", "loadstore"),
+                              ("cycle", "loadstore_send_cycles")),
                            (("l2_hit", "further_copies"), ("l2_hit", "further_copies"),
                             ("hbm_load", "further_copies"), ("hbm_load", "further_stage_rounds"),
                             ("cycle", "further_stage_round_cycles"),
@@ -2350,7 +2412,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                            + _ibgda_post("posted_copies") + _doorbell("network")),
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
-        receive_token_cycles=277,
+        receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,

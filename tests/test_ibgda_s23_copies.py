@@ -11,7 +11,8 @@ the compiled code (7af3059 ``internode_gather.cu``, gatherKernel<bf16,8,true,tru
   first touch (session 17 had counted an L1 hit);
 - a copy to a load/store peer: its put path and signal (0x1050-0x1280, 0x1380-0x13a0,
   0x1e30-0x1f60, 0x2080-0x20d0: 208 cycles) and, after the fence, the signal's peer pointer
-  again (L2); the dispatch's put reloads it the same way (scatterKernel 0x1f80-0x20b0).
+  again (L2); the dispatch's put reloads it the same way (scatterKernel 0x1f80-0x20b0);
+- the receive sum, per pass: its accumulators' set-up and its stores (150 cycles).
 """
 
 import dataclasses
@@ -126,3 +127,29 @@ def test_copy_cycles_are_validated():
     base = exchange_kernel("deepep-low-latency")
     with pytest.raises(ValueError, match="copy_cycles needs combine_blocks"):
         dataclasses.replace(base, name="x", copy_cycles=(1, 2, 3))
+
+
+@settings(max_examples=30, deadline=None)
+@given(tokens=st.integers(1, 400), hidden=st.sampled_from([2048, 4096, 5120, 7168]),
+       k=st.sampled_from([1, 2, 4, 8]), arch=st.sampled_from(["hopper", "blackwell"]))
+def test_each_receive_pass_costs_its_set_up_and_stores(tokens, hidden, k, arch):
+    """gatherKernel's receive sum per pass (2048 elements of the token, 8 per thread) outside
+    its (pass, copy) loop: the accumulators' set-up (0x2ad0-0x2bc0: 23) and the pass's BF16
+    stores and back branch (0x30f0-0x3600: 127): 150 cycles per pass of the busiest block."""
+    assert _KERN.reduce_pass_cycles == 150
+    assert "0x30f0-0x3600" in dict(_KERN.sources)["reduce_pass_cycles"]
+    old = dataclasses.replace(_KERN, name="pplx-s22", reduce_pass_cycles=0, chain=(
+        _KERN.chain[0], tuple(s for s in _KERN.chain[1] if s != ("cycle", "reduce_pass_cycles"))))
+    loads = _KERN.receive_reduce(256, k, tokens, hidden)
+    got = (_KERN.chain_latency(1, arch, 0, 0, reduce_loads=loads, slots=k)[0]
+           - old.chain_latency(1, arch, 0, 0, reduce_loads=loads, slots=k)[0])
+    blocks = min(_KERN.combine_blocks, 256 * tokens)
+    passes = 0
+    for _ in range(-(-tokens // blocks)):          # the busiest block's tokens, pass by pass
+        for _ in range(0, hidden, 256 * 8):
+            passes += 1
+    assert got == pytest.approx(passes * 150 * EXCHANGE_LATENCY[arch]["cycle"].value, rel=1e-9)
+    with pytest.raises(ValueError, match="reduce_pass_cycles must be an int >= 0"):
+        dataclasses.replace(_KERN, name="x", reduce_pass_cycles=-5)
+    with pytest.raises(ValueError, match="counted in reduce_pass_cycles needs reduce_pass_cycles"):
+        dataclasses.replace(_KERN, name="x", reduce_pass_cycles=0)

@@ -9,7 +9,11 @@ counts in bits 41-44 of each instruction's second control word):
   and 202 cycles the loop schedules beyond those three loads;
 - the receive walk (0x3f90-0x4110): leaving a local expert for the next takes the branch's
   fall-through path, 72 cycles where a slot inside a row takes 37, 35 more per expert left
-  before the last.
+  before the last;
+- the receiving block's loop per received token outside its loads and later rounds
+  (0x3ee0-0x47a0: 277 cycles and an LDC);
+- the sending warp's own token in one node outside its loads and loops (0x0bf0-0x20d0: 590
+  cycles and two LDCs).
 
 The shared-memory load is priced with MT4G's H100 p-chase (29.88 cycles at 1.98 GHz), the
 source of the constant-cache latencies already used.
@@ -156,3 +160,29 @@ def test_each_received_token_costs_its_loop(n, arch):
         dataclasses.replace(_KERN, name="x", receive_token_cycles=-2)
     with pytest.raises(ValueError, match="counted in walk_token_cycles needs receive_token_cycles"):
         dataclasses.replace(_KERN, name="x", receive_token_cycles=0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(arch=st.sampled_from(["hopper", "blackwell"]), loadstore=st.booleans(),
+       walked=st.integers(0, 200))
+def test_the_sending_warps_own_token_path(arch, loadstore, walked):
+    """One load/store domain: the sending warp's own token outside its loads and loops
+    (scatterKernel 0x0bf0-0x20d0 along its path: 590 cycles) and the two LDCs of NVSHMEM's peer
+    table; across the network the dispatch's copies are posts and none of it is counted."""
+    assert _KERN.send_cycles == 590
+    assert "0x1e70-0x1f40" in dict(_KERN.sources)["send_cycles"]
+    new = {("const_l1", "loadstore"), ("cycle", "loadstore_send_cycles")}
+    old = dataclasses.replace(_KERN, name="pplx-s22", send_cycles=0, interleaved_chain=(
+        tuple(s for s in _KERN.interleaved_chain[0] if s not in new),
+        _KERN.interleaved_chain[1]))
+    lat = EXCHANGE_LATENCY[arch]
+    kw = {"loadstore": loadstore, "walked_tokens": walked, "put_rounds": 15, "stage_rounds": 1,
+          "interleaved": True}
+    got = (_KERN.chain_latency(0, arch, 0, 0, **kw)[0]
+           - old.chain_latency(0, arch, 0, 0, **kw)[0])
+    want = (590 * lat["cycle"].value + 2 * lat["const_l1"].value) if loadstore else 0.0
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-15)
+    with pytest.raises(ValueError, match="send_cycles must be an int >= 0"):
+        dataclasses.replace(_KERN, name="x", send_cycles=-1)
+    with pytest.raises(ValueError, match="counted in loadstore_send_cycles needs send_cycles"):
+        dataclasses.replace(_KERN, name="x", send_cycles=0)

@@ -61,6 +61,9 @@ def test_decode_step_prices_the_gather_and_the_scatter(b200):
         _cost(b200, "reduce-scatter", 8 * 384 * 7168 * 2, 8, runtime="nccl"))
     # not the all-to-all of the routed copies the parent priced (both phases at one size)
     assert moe.dispatch != pytest.approx(moe.combine, rel=0.05)
+    # and the step says which exchange it priced
+    src = next(p.source for p in step.parameters if p.name == "decode.ep_kernel")
+    assert "allgather + reducescatter" in src
 
 
 def test_h200_fp8_rows_gather_bf16():
@@ -126,3 +129,14 @@ def test_prompt_pass_gathers_too(b200):
     assert not math.isclose(named.comm, trt.comm)
     with pytest.raises(SpecError, match="nope"):
         analysis.prefill_time(m, b200, engine="trtllm", ep_kernel="nope", **kw)
+
+
+def test_the_cli_names_the_exchange_it_priced(capsys):
+    from analysis._cli import main
+
+    main(["decode", "hgx-b200", "--model", "deepseek-r1-nvfp4", "--layout", "tp=1,dp=8",
+          "--batch", "64"])
+    assert "MoE exchange TensorRT-LLM's allgather + reducescatter" in capsys.readouterr().out
+    main(["decode", "hgx-b200", "--model", "deepseek-r1-nvfp4", "--layout", "tp=1,dp=8",
+          "--batch", "64", "--engine", "vllm"])
+    assert "MoE exchange all-to-all" in capsys.readouterr().out

@@ -103,6 +103,13 @@ def _copy_recount():
     return (206 * cyc + const + load, (206 + 77) * cyc + 2 * const + load, 208 * cyc + load)
 
 
+def _send_token():
+    """Session 23, scatterKernel's sending warp on its own token in one node, outside its loads
+    and loops (0x0bf0-0x20d0 along its path): 590 cycles and two LDCs of NVSHMEM's peer table."""
+    lat = EXCHANGE_LATENCY["hopper"]
+    return 590 * lat["cycle"].value + 2 * lat["const_l1"].value
+
+
 def test_pplx_dispatch_chain_is_the_count_warps_walk():
     """DeepSeek-V3 (top-8 of 256) at one token per rank: 26 blocks, 10 experts per count
     warp; over 2 nodes the worst warp signals 5 of them across the network, over 16 nodes
@@ -151,6 +158,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
             # session 23: after the put's fence the signal's peer pointer again, from L2 (the
             # fence's CCTL.IVALL invalidated L1; scatterKernel 0x1f80-0x20b0)
             want = 2 * hbm + 2 * load + _put_rounds(7396) + 89 * cyc + load
+            want += _send_token()            # the own token's path outside them (session 23)
         assert abs(r.dispatch_phase.interleaved - want) < 1e-15
         assert abs(r.dispatch_phase.chain - walk) < 1e-15
     # 128 tokens: 132 blocks, at most 2 experts per warp, at 2 nodes one across the network;
@@ -195,6 +203,7 @@ def test_one_node_dispatch_walks_the_earlier_tokens_first():
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
         want = (tokens - 1) * per_token + 2 * hbm + 2 * load + _put_rounds(7396) + 89 * lat["cycle"].value
         want += load                     # the signal's pointer after the fence (session 23)
+        want += _send_token()            # the own token's path outside its loads (session 23)
         assert abs(r.dispatch_phase.interleaved - want) < 1e-14
     for loadstore, added in ((True, 15 * per_token), (False, 0.0)):
         kw = {"remote_signals": 3, "loadstore": loadstore, "put_rounds": 15, "stage_rounds": 1,
@@ -269,6 +278,8 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     l1 = EXCHANGE_LATENCY["hopper"]["l1_hit"].value
     # session 22: each (pass, copy) of the receive sum also pays its loop's 118 scheduled cycles
     dep = 118 * EXCHANGE_LATENCY["hopper"]["cycle"].value
+    # session 23: each of its 4 passes (7168 / 2048) its set-up, stores and loop back: 150
+    passes = 150 * EXCHANGE_LATENCY["hopper"]["cycle"].value
     for nodes, tokens, copies in ((1, 128, 8), (2, 128, 8), (16, 128, 8), (1, 1, 1), (2, 1, 1)):
         r = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel="pplx",
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
@@ -286,7 +297,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
         # + session 23: the copy loop's cycles, its LDCs, the P2P pointer from L2
         first, later, fenced = _copy_recount()
         each = 2 * load + 4 * hbm + 3 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value
-        assert abs(r.combine_phase.chain - (each + first + 32 * (l1 + load + dep) + 3 * load)) < 1e-14
+        assert abs(r.combine_phase.chain - (each + first + 32 * (l1 + load + dep) + 4 * passes + 3 * load)) < 1e-14
         want = (copies - 1) * (each + later) + posted * post + fences
         want += _ring() if nodes > 1 else 0.0
         assert abs(r.combine_phase.interleaved - want) < 1e-15
@@ -297,7 +308,7 @@ def test_pplx_combine_chain_is_the_blocks_serial_sends():
     first, later, fenced = _copy_recount()
     fences = _copy_fences(1024, 132, 7 / 16, trip + _put_rounds() + fenced, post)
     each = 6 * load + 3 * 35 * EXCHANGE_LATENCY["hopper"]["cycle"].value  # HBM as L2
-    assert abs(r.combine_phase.chain - (each + first + 32 * (l1 + load + dep) + 3 * load)) < 1e-14
+    assert abs(r.combine_phase.chain - (each + first + 32 * (l1 + load + dep) + 4 * passes + 3 * load)) < 1e-14
     assert abs(r.combine_phase.interleaved
                - (7 * (each + later) + 9 * post + fences + _ring())) < 1e-14
 
@@ -730,7 +741,9 @@ _CYCLES = (("walk_cycles", 74, "walk_cycles", "0x3ff0"), ("put_cycles", 35, "put
            ("receive_cycles", 83, "walk_token_round_cycles", "0x4550"),
            ("walk_wrap_cycles", 35, "walk_wrap_cycles", "0x4000"),
            ("send_walk_cycles", 202, "walked_token_cycles", "0x2590"),
-           ("receive_token_cycles", 277, "walk_token_cycles", "0x4730"))
+           ("receive_token_cycles", 277, "walk_token_cycles", "0x4730"),
+           ("send_cycles", 590, "loadstore_send_cycles", "0x1f50"),
+           ("reduce_pass_cycles", 150, "reduce_pass_cycles", "0x30f0"))
 
 
 @pytest.mark.parametrize("arch", ["hopper", "blackwell"])
@@ -754,7 +767,7 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     without = dataclasses.replace(
         kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
         receive_cycles=0, stage_cycles=(), walk_wrap_cycles=0, send_walk_cycles=0,
-        copy_cycles=(), receive_token_cycles=0, chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
+        copy_cycles=(), receive_token_cycles=0, send_cycles=0, reduce_pass_cycles=0, chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
         interleaved_chain=tuple(tuple(s for s in ph if s[0] != "cycle")
                                 for ph in kern.interleaved_chain))
     # session 23: the combine's first copy pays its copy loop's 206 cycles in every call, each
@@ -766,7 +779,7 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
             74 * n * cycle.value, rel=1e-12, abs=1e-18)
         got = kern.chain_latency(1, arch, 0, 0, reduce_loads=n)[0]
         assert got - without.chain_latency(1, arch, 0, 0, reduce_loads=n)[0] == pytest.approx(
-            118 * n * cycle.value + first, rel=1e-12, abs=1e-18)
+            (118 + 150) * n * cycle.value + first, rel=1e-12, abs=1e-18)
         got = kern.chain_latency(0, arch, 0, 0, walk_token_rounds=n)[0]
         assert got - without.chain_latency(0, arch, 0, 0, walk_token_rounds=n)[0] == pytest.approx(
             83 * n * cycle.value, rel=1e-12, abs=1e-18)
@@ -781,12 +794,12 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
             kw = {"stage_rounds": n, "loadstore": loadstore, "interleaved": True}
             got = kern.chain_latency(0, arch, 0, 0, **kw)[0]
             assert got - without.chain_latency(0, arch, 0, 0, **kw)[0] == pytest.approx(
-                89 * n * cycle.value * loadstore, rel=1e-12, abs=1e-18)
+                (89 * n + 590) * cycle.value * loadstore, rel=1e-12, abs=1e-18)
         for loadstore in (True, False):       # over the network the puts are posted
             kw = {"put_rounds": n, "loadstore": loadstore, "interleaved": True}
             got = kern.chain_latency(0, arch, 0, 0, **kw)[0]
             assert got - without.chain_latency(0, arch, 0, 0, **kw)[0] == pytest.approx(
-                35 * n * cycle.value * loadstore, rel=1e-12, abs=1e-18)
+                (35 * n + 590) * cycle.value * loadstore, rel=1e-12, abs=1e-18)
     # each count on the phase that runs the loop, once
     steps = [(ph, s) for ph, chain in enumerate((kern.chain, kern.interleaved_chain))
              for i, p in enumerate(chain) for s in p if s[0] == "cycle"]
@@ -794,7 +807,7 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
         ["put_round_cycles", "reduce_cycles", "walk_cycles", "stage_round_cycles",
          "further_stage_round_cycles", "loadstore_stage_round_cycles", "walk_token_round_cycles",
          "walk_wrap_cycles", "walked_token_cycles", "copy_cycles", "further_copy_cycles",
-         "walk_token_cycles"])
+         "walk_token_cycles", "loadstore_send_cycles", "reduce_pass_cycles"])
     # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
     # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
