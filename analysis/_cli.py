@@ -179,9 +179,13 @@ def _said(e):
     'x.toml: No such file or directory'
     >>> _said(PermissionError(13, "Permission denied"))
     'Permission denied'
+    >>> _said(FileNotFoundError(2, "No such file or directory", ""))   # as the shell: ''
+    "'': No such file or directory"
     """
     if isinstance(e, OSError) and e.strerror:
-        return f"{e.filename}: {e.strerror}" if e.filename is not None else e.strerror
+        if e.filename is None:
+            return e.strerror
+        return f"{e.filename if e.filename != '' else repr('')}: {e.strerror}"
     return str(e)
 
 

@@ -86,8 +86,10 @@ def run(args):
         raise SpecError(f"--out {out} exists and is not a directory")
     # scaling_study refuses bad arguments with SpecError (exit 2); any other ValueError
     # from the study itself is a bug and shows as one
-    given = {k: v for k, v in (("families", args.families), ("sizes", args.sizes))
-             if v is not None}
+    # a family or size given twice is studied once (as cost's --size list drops repeats):
+    # twice, it built and evaluated the same fabric twice and wrote its rows twice
+    given = {k: list(dict.fromkeys(v)) for k, v in (("families", args.families),
+                                                      ("sizes", args.sizes)) if v is not None}
     rows = scaling_study(**given, collective_limit=args.collective_limit,
                          decode_limit=args.decode_limit, quiet=args.quiet,
                          executor=executor_for_jobs(args.jobs))
@@ -122,14 +124,18 @@ class _drawer:
         from matplotlib.figure import Figure
 
         from ._report_scaling import metric_runtime_label
-        from ._scaling import draw_scaling
+        from ._scaling import DECODE_CHIPS, draw_scaling
 
         fig = Figure()
         ax = fig.subplots()
-        # a figure read on its own says what its times include (as the report's panels do)
+        # a figure read on its own says what its times include (as the report's panels do);
+        # the decode step, which is not a collective, its collectives' runtime and where its
+        # instance sits (a dragonfly's point moves with the groups its first chips span)
         under = metric_runtime_label(self.metric)
-        if under:   # the decode step is not a collective: its collectives' runtime
-            ax.set_title(f"collectives: {under}" if self.metric == "decode_step_s" else under,
-                         fontsize="small")
+        if self.metric == "decode_step_s":
+            ax.set_title(f"collectives: {under}\ninstance: the first {DECODE_CHIPS} chips "
+                         "(what they span: scaling.md)", fontsize="small")
+        elif under:
+            ax.set_title(under, fontsize="small")
         draw_scaling(self.rows, self.metric, ax=ax, dodge=True)
         return fig

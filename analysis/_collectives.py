@@ -73,6 +73,7 @@ Examples
 12.708
 """
 
+import copy
 import dataclasses
 import math
 import numbers
@@ -563,10 +564,16 @@ def _get_plan(fabric, op, algorithm, nodes, idx, tr, traffic):
                              traffic=traffic)
             c[key] = _plan(fabric, sched, idx, tr)
         except NotApplicableError as e:
-            c[key] = e
+            # cached without its traceback, and raised afresh each time: a traceback's frames
+            # hold the fabric, and a memo value that holds its fabric keeps the fabric, its
+            # router and every memo of it alive for the life of the process (the scaling
+            # study's workers kept every 16k-chip fabric they had built); a raised exception
+            # also gathers each raise's frames
+            c[key] = copy.copy(e)
+            raise
     got = c[key]
     if isinstance(got, NotApplicableError):
-        raise got
+        raise copy.copy(got)
     return got
 
 
@@ -961,7 +968,7 @@ class _GroupView:
         if key not in c:
             self._facts()
             c[key] = {k: getattr(self, k) for k in (
-                "n_nodes", "ppn", "_dom", "arch", "intra_hw", "nics_per_node",
+                "n_nodes", "_node_ranks", "ppn", "_dom", "arch", "intra_hw", "nics_per_node",
                 "nic_bandwidth", "nic_link_bandwidth", "lanes", "arm_host", "channels",
                 "simple_tree", "p2p_lanes", "_switch", "_nodes_switched", "nic_pci_techs")}
         for k, v in c[key].items():
@@ -970,8 +977,9 @@ class _GroupView:
     def _facts(self):
         fabric, idx = self.fabric, self.idx
         dom = _loadstore_domain(fabric)[idx]
-        labels, _counts = np.unique(dom, return_counts=True)
-        self.n_nodes = len(labels)
+        labels, counts = np.unique(dom, return_counts=True)
+        counts.flags.writeable = False      # shared by every view of the group (node_ranks)
+        self.n_nodes, self._node_ranks = len(labels), counts
         self.ppn = self.p / self.n_nodes
         self._dom = dom
         techs = set(_edge_techs(fabric).tolist())
@@ -1349,8 +1357,9 @@ class _GroupView:
         return c[key]
 
     def node_ranks(self):
-        """How many ranks the group has in each node (load/store domain), an array."""
-        return np.unique(self._dom, return_counts=True)[1]
+        """How many ranks the group has in each node (load/store domain), a read-only array
+        (one of the group's facts, found once: a runtime asks ~10 times a cost)."""
+        return self._node_ranks
 
     def peer_trip(self):
         """Seconds of one peer round trip inside the group: :func:`peer_round_trip` (the

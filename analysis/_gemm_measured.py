@@ -42,6 +42,7 @@ __all__ = [
     "TRTLLM_B200_MLA_BMM_BF16",
     "TRTLLM_H200_GEMM_FP8_BLOCK",
     "TRTLLM_H200_MLA_BMM_FP8",
+    "trtllm_gemm_max_rows",
     "trtllm_gemm_parameters",
     "trtllm_gemm_time",
     "trtllm_mla_bmm_time",
@@ -181,6 +182,22 @@ def _gemm_corners(chip, fmt, n, k):
     key = entry[0]
     b = _bracket(_NS[key].get(k, []), n)
     return None if b is None else (key, b)
+
+
+def trtllm_gemm_max_rows(chip, fmt, n, k):
+    """The most rows :func:`trtllm_gemm_time` reads for ``n`` outputs and ``k`` inputs on
+    ``chip`` with ``fmt`` weights (the smaller largest ``m`` of the two stored widths around
+    ``n``), or None where the shape is not stored.
+
+    >>> trtllm_gemm_max_rows("h200", "fp8-block128", 7168, 16384), trtllm_gemm_max_rows(
+    ...     "b200", "bf16", 2112, 7168)
+    (8192, 32768)
+    """
+    c = _gemm_corners(chip, fmt, n, k)
+    if c is None:
+        return None
+    key, (n0, n1) = c
+    return min(_XS[id(_GEMM_ENV[key][(nn, k)])][-1] for nn in (n0, n1))
 
 
 def trtllm_gemm_time(chip, fmt, m, n, k):

@@ -1404,6 +1404,11 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         first, further = floor.value, 0.0
         if max(kern.syncs) > 1:
             further, used = _further_barrier(fabric, ranks)
+            # the kernel's own steps before its flag goes out (DeepEP: the own slot's atomic,
+            # the peer pointer's reload; review S23-R9)
+            lat = EXCHANGE_LATENCY[runtime_arch(fabric)]
+            further += sum(c * lat[n].value for n, c in kern.sync_steps)
+            used = used + tuple(lat[n] for n, _ in kern.sync_steps)
             params = params + tuple(p for p in used if p not in params)
     if kern.dedup == "collective":
         if n_ep < 2:

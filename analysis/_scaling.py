@@ -14,9 +14,11 @@ Metrics per point: bisection per chip (the structural balanced cut), uniform
 all-to-all throughput per chip (routed by the fabric's policy), all-reduce time (1 GiB
 per rank) and all-to-all time (1 MiB per rank) at the family's best algorithm, a decode
 step (kimi-k2, batch 1, on the first :data:`DECODE_CHIPS` chips, with the report's
-decode settings) at the best layout found by search, and network cost and power per
-chip (:func:`analysis.bill_of_materials`). Chips are H100s throughout, so that the
-comparison is of fabrics.
+decode settings) at the best layout found by search, with what those chips span
+(:func:`instance_span`: on a dragonfly, routed minimally, the groups and the global links
+between them, which set its exchange), and network cost and power per chip
+(:func:`analysis.bill_of_materials`). Chips are H100s throughout, so that the comparison
+is of fabrics.
 
 Collectives are costed by :func:`analysis.cost` on the built fabric at the hardware
 floor (``runtime="ideal"``: no software launch or protocol costs, the same for every

@@ -149,7 +149,7 @@ from ._gemm import (
     gemm_compute_efficiency,
     grouped_gemm_rate,
 )
-from ._gemm_measured import trtllm_gemm_time
+from ._gemm_measured import trtllm_gemm_max_rows, trtllm_gemm_time
 from ._mla_measured import mla_context_time
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
@@ -981,7 +981,8 @@ def _prefill_projections(m, chip, lay, isl, engine, efficiency):
     decode step takes them): the measured ones' one-chip seconds (a rank's time x ``tp``: the
     pass divides the part by ``tp``) and the FLOPs they cover (the rest of the part stays at
     its rate), or None: only ``engine="trtllm"``, no user ``efficiency``, dense MLA with a
-    query low-rank, heads split evenly, and at least one shape measured on the chip."""
+    query low-rank, heads split evenly, and at least one shape measured on the chip. Above the
+    table's largest row count a shape takes that count's time per row (named in the loop)."""
     att = m.attention
     if (engine != "trtllm" or efficiency is not None or att.kind != "mla" or att.sparse
             or not att.q_lora_rank or att.heads % lay.tp):
@@ -989,6 +990,12 @@ def _prefill_projections(m, chip, lay, isl, engine, efficiency):
     fmt, seconds, flops = m.part_format("attention"), 0.0, 0.0
     for name, (n, k) in trtllm_projection_shapes(m, lay.tp, isl).items():
         t = trtllm_gemm_time(chip.name, fmt, isl, n, k)
+        top = trtllm_gemm_max_rows(chip.name, fmt, n, k)
+        if t is None and top is not None and isl > top:
+            # more rows than measured: the largest measured row count's time per row (a
+            # GEMM that many rows long is compute-bound, its time linear in its rows; an
+            # ASSUMPTION beyond the table, so that a longer prompt never costs less)
+            t = trtllm_gemm_time(chip.name, fmt, top, n, k) * isl / top
         if t is None:
             continue
         seconds += t * lay.tp

@@ -114,7 +114,8 @@ class ClaimCheck:
 
 
 SYMMETRIC = frozenset({"one-shot", "two-shot"})   # loads/stores into peers' symmetric buffers
-BASELINE = {"all-reduce": "ring", "all-to-all": "pairwise"}   # NCCL-style message algorithms
+BASELINE = {"all-reduce": "ring", "all-to-all": "pairwise", "all-gather": "ring",
+            "reduce-scatter": "ring"}   # NCCL-style message algorithms
 
 
 def _comm_ratios(fab, model, batch, tp, context):

@@ -92,7 +92,8 @@ HOST_MEMORY_LOAD = {
     "pcie": Parameter(
         "host_memory.load.pcie", 1191.19e-9, "s",
         _NVB + "; H200 on an x86 host over PCIe (GKE A3 Ultra, a3-ultragpu-8g, one GPU with its "
-        "host memory on its own socket): 1191.19 ns, 1321.51 ns across sockets (ai-on-gke/"
+        "host memory on its own socket; nvbandwidth -i 100 -m: the mean of 100 samples, which the "
+        "page's table calls the median): 1191.19 ns, 1321.51 ns across sockets (ai-on-gke/"
         "website aa89a12, site/content/docs/tutorials/dynamic-resource-allocation/"
         "gpu-nic-cpu-alignment/index.md); corroborated by H100 on AWS p5 (a PCIe switch, a Gen4 "
         "x8 uplink), ~1.4 us read off a figure (Hugging Face, 'The Smol Training Playbook', "

@@ -892,6 +892,12 @@ class ExchangeKernel:
         Each token's whole exchange is one thread block's work (TensorRT-LLM's one block
         per token): a phase cannot move a token faster than one block's rate
         (:data:`EXCHANGE_BLOCK_RATE`; see "Block rate" in the module docstring).
+    sync_steps : tuple of (str, int)
+        Dependent steps a further barrier inside one load/store domain takes before its flag
+        goes out, beyond the store-and-spin handoff (``analysis._runtime_cost.flag_barrier``):
+        ``(latency name, count)`` pairs of :data:`EXCHANGE_LATENCY`, as compiled
+        (``sources["sync_steps"]``; DeepEP's ``barrier_device``: the own slot's atomic waited
+        by the fence, then the peer pointer's reload).
     release_fence : tuple of bool
         Per (dispatch, combine) phase: the phase pushes stores into peers' memory and
         then releases them (a ``fence.release.sys``, a release store or a release
@@ -941,6 +947,7 @@ class ExchangeKernel:
     pointer_overlap: tuple = ()
     walk_slot_bytes: int = 0
     round_reads: tuple = ()
+    sync_steps: tuple = ()
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -1012,6 +1019,12 @@ class ExchangeKernel:
             if v and not self.pull_threads:
                 raise ValueError(f"{field} needs a pulling combine (pull_threads and "
                                  f"pull_vector)")
+        v = self.sync_steps
+        if not isinstance(v, tuple) or any(
+                not isinstance(e, tuple) or len(e) != 2 or e[0] not in names
+                or isinstance(e[1], bool) or not isinstance(e[1], int) or e[1] < 1 for e in v):
+            raise ValueError(f"sync_steps must be (latency, count) pairs, latency in "
+                             f"{sorted(names)} and count an int >= 1, got {v!r}")
         v = self.pointer_overlap
         if not isinstance(v, tuple) or any(
                 not isinstance(e, tuple) or len(e) != 2 or e[0] not in EXCHANGE_LATENCY
@@ -1501,6 +1514,9 @@ class ExchangeKernel:
                 f"rounds {fmt(l0)} .. {fmt(l1)}, late {' / '.join(fmt(b) for b in ll) or '-'}"
                 for a, k, w, f0, f1, fl, l0, l1, ll in self.round_reads), "",
                 src.get("round_reads", "")))
+        if self.sync_steps:
+            out.append(Parameter(f"{self.name}.sync_steps", ", ".join(
+                f"{n} x {c}" for n, c in self.sync_steps), "", src.get("sync_steps", "")))
         if self.pointer_overlap:
             out.append(Parameter(f"{self.name}.pointer_overlap", "; ".join(
                 f"{a}: first {n} rows together" for a, n in self.pointer_overlap), "",
@@ -1623,14 +1639,26 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                        "also two nvshmem_barrier_all over RDMA, in parallel); the data kernel "
                        "then streams behind the peers' tail pointers (overlapped with the "
                        "transfer); costed as the symmetric-memory kernel floor + one flag "
-                       "round trip inside one node, two NCCL LL steps across the network "
-                       "(assumption, EXCHANGE_SYNC)")),
+                       "barrier (the runtime's store-and-spin handoff, session 23) inside one "
+                       "node, two NCCL LL steps across the network (assumption, "
+                       "EXCHANGE_SYNC)")),
+            ("sync_steps", (f"{_DEEPEP} csrc/kernels/utils.cuh barrier_device at ebfe47e "
+                            "(session 23; review S23-R9): atomicAdd_system on the rank's own "
+                            "slot, memory_fence (fence.acq_rel.sys), atomicSub_system on the "
+                            "peer's slot, then the spin; compiled (nvcc 13.0, sm_90a and "
+                            "sm_100a) ATOM.E.ADD.STRONG.SYS PT, RZ (own slot) -> MEMBAR.ALL.SYS "
+                            "(waits for that atomic's acknowledgement: an L2 atomic) -> ERRBAR "
+                            "-> CCTL.IVALL -> LDG of task_fifo_ptrs[peer] (reloaded after the "
+                            "fence's 'memory' clobber, L1 just invalidated: an L2 hit) -> ATOM "
+                            "(peer slot, result discarded) -> spin: two dependent steps before "
+                            "the flag goes out, each further barrier (the first's are in the "
+                            "kernel floor)")),
             ("release_fence", (f"{_DEEPEP} csrc/kernels/legacy/intranode.cu (dd758ca): the "
                                "senders copy tokens into the peer's channel buffer with "
                                "st_na_global, then publish the channel tail with "
                                "st_release_sys_global (dispatch and combine); DeepEP V2's "
                                "kernels (deep_ep/include/deep_ep/impls) were not checked"))),
-        release_fence=(True, True),
+        release_fence=(True, True), sync_steps=(("l2_atomic", 1), ("l2_hit", 1)),
     ),
     ExchangeKernel(
         "deepep-low-latency", dedup="expert", forwarding=False, scale_out=True,

@@ -6,9 +6,19 @@ refuses them as named twice: :func:`apart`); a draw the failure model refuses (e
 leaves ``f`` as it was.
 """
 
+import functools
+
 from hypothesis import strategies as st
 
+import topologies
 from fabric import FabricError
+
+
+@functools.cache
+def built(spec):
+    """``topologies.build(spec)``, built once per test process (a fabric is never changed in
+    place: failures give a new one), for the strategies' intact fabrics."""
+    return topologies.build(spec)
 
 
 def apart(links, chips=(), lanes=()):

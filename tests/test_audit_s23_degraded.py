@@ -11,6 +11,7 @@ xfail, now a passing test in tests/test_audit_s22_degraded.py).
 
 import numpy as np
 import pytest
+from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,20 +23,13 @@ GRIDS = ("torus:3x3", "torus:4x4", "torus:3x4", "mesh:3x3", "mesh:4x3", "torus:2
          "hypermesh:3x3", "hypermesh:2x3,connect=switch", "torus:4x2,links=2")
 OTHERS = ("fattree:k=4", "dragonfly:h=1", "rail:servers=2,gpus=2", "leafspine:k=4")
 
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec)
-    return _BUILT[spec]
 
 
 @st.composite
 def cut_and_failed(draw, specs=GRIDS):
     """A fabric with one chip cut off by all its links, the same with that chip failed
     (both with the same other failed links, none at the chip), and the other chips."""
-    f = _build(draw(st.sampled_from(specs)))
+    f = built(draw(st.sampled_from(specs)))
     chip = draw(st.sampled_from(f.endpoints))
     edges = [e for e in f.graph.edges if chip not in e]
     links = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
@@ -98,7 +92,7 @@ def test_a_failure_moves_no_hash_choice_of_an_intact_pair():
     # fattree:k=4 minus chip0: a pair whose every shortest path avoids chip0 keeps the path
     # it takes on the intact fabric (it hashed shifted indices: chip15 -> chip4 took
     # another core switch)
-    f = _build("fattree:k=4")
+    f = built("fattree:k=4")
     g = f.without(chips=["chip0"])
     moved = []
     for a in f.endpoints[1:]:
@@ -110,7 +104,7 @@ def test_a_failure_moves_no_hash_choice_of_an_intact_pair():
 
 def test_the_forwarding_walk_hashes_the_intact_indices_too():
     # the tables' walk picks among equal ports by the router's hash: it stays the path
-    f = _build("fattree:k=4,chip=h100")
+    f = built("fattree:k=4,chip=h100")
     g = f.without(chips=["chip0"])
     t = forwarding_tables(g)
     for b in ("chip5", "chip15", "chip9"):
@@ -142,7 +136,7 @@ def test_a_node_the_intact_fabric_lacks_is_hashed_after_its_nodes():
 
     from fabric._routing_engine import flow_keys
 
-    f = _build("fattree:k=4")
+    f = built("fattree:k=4")
     g = f.without(chips=["chip0"])
     H = nx.Graph(g.graph)
     H.add_node("chipX", kind="chip")

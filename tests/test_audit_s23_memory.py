@@ -13,6 +13,7 @@ nothing.
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_audit_s22_memory import _build, _dram  # every host with a window onto every DRAM
 
 import topologies
 from fabric import (
@@ -29,24 +30,6 @@ from fabric import (
 SPECS = ("switch:8,planes=2,hosts=4,chip=gb200", "torus:4x4,hosts=4,chip=h200",
          "rail:servers=3,gpus=2,chip=h100", "hypermesh:2x2x2,connect=switch,hosts=2,chip=b200",
          "mesh:3x3,hosts=3,chip=tpu-v4")
-
-_BUILT = {}
-
-
-def _build(spec):
-    """``spec`` built once, every host with a window onto every other host's DRAM."""
-    if spec not in _BUILT:
-        f = topologies.build(spec)
-        hosts = sorted(f.domains)
-        wins = [Window(h, (1 << 50) + (k << 40), size=1 << 21, target=f"{o}.dram", name=f"w-{o}")
-                for h in hosts for k, o in enumerate(x for x in hosts if x != h)]
-        _BUILT[spec] = f.replace(address_plan=AddressPlan(windows=wins))
-    return _BUILT[spec]
-
-
-def _dram(f, h):
-    return f.address_map.region(f"{h}.dram").base + 64
-
 
 def test_each_kind_of_host_link_has_its_measured_load():
     assert host_link(chip_spec("gb200")) == host_link(chip_spec("gb300")) == "nvlink-c2c"

@@ -24,7 +24,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from degrade import apart
+from degrade import apart, built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import brute_loads, brute_paths, degraded_dor_hops, degraded_dor_paths, draw_pair
@@ -41,18 +41,11 @@ SPECS = ("torus:3x3", "mesh:3x2", "hypermesh:3x2", "hypermesh:2x3,connect=switch
          "fattree:k=4", "leafspine:k=4", "dragonfly:h=1", "switch:4,planes=2",
          "rail:servers=2,gpus=2", "mesh:2", "dgx-h100", "hgx-b200", "torus:3x2,links=2")
 
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec)
-    return _BUILT[spec]
 
 
 @st.composite
 def degraded(draw, specs=SPECS):
-    f = _build(draw(st.sampled_from(specs)))
+    f = built(draw(st.sampled_from(specs)))
     edges = list(f.graph.edges)
     links = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
     chips = draw(st.lists(st.sampled_from(f.endpoints), max_size=1))
@@ -356,7 +349,7 @@ def _cli(argv):
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(SPECS), st.data())
 def test_cli_with_failures_on_every_family(spec, data):
-    f = _build(spec)
+    f = built(spec)
     links = data.draw(st.lists(st.sampled_from(list(f.graph.edges)), max_size=2, unique=True))
     chips = data.draw(st.lists(st.sampled_from(f.endpoints), max_size=1))
     links = apart(links, chips)[0]
@@ -396,11 +389,11 @@ def test_cli_with_failures_on_every_family(spec, data):
 ])
 def test_a_grid_left_without_links_is_unroutable_not_a_crash(spec, fail):
     # the dimension-order tables indexed an empty latency array: IndexError, exit 3
-    last = str(_build(spec).n_endpoints - 1)
+    last = str(built(spec).n_endpoints - 1)
     for cmd in (["route", spec, "0", last], ["latency", spec]):
         rc, _, err = _cli(cmd + fail)
         assert rc == 2 and "no route from" in err, err
-    g = _build(spec).without(links=[tuple(x.split("-")) for x in fail[1::2]
+    g = built(spec).without(links=[tuple(x.split("-")) for x in fail[1::2]
                                     if fail[0] == "--fail-link"],
                              chips=[x for x in fail[1::2] if fail[0] == "--fail-chip"])
     i = g.endpoint_indices

@@ -1955,7 +1955,9 @@ def test_deepep_normal_phases_count_the_v1_notify_kernels(nodes):
         handoff = peer_access_latency("hopper")[0]
         barrier = one_way + transport("loadstore").per_message_overhead + handoff
         assert round(barrier * 1e9, 1) == 556.6
-        want = floor + barrier + gap
+        # DeepEP's own steps before its flag: the own slot's atomic, the peer pointer's reload
+        lat = EXCHANGE_LATENCY["hopper"]
+        want = floor + barrier + lat["l2_atomic"].value + lat["l2_hit"].value + gap
         for ph in (r.dispatch_phase, r.combine_phase):
             assert ph.fence > 0
             assert ph.fixed == pytest.approx(want + ph.fence, rel=1e-12)

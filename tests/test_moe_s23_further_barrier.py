@@ -17,7 +17,7 @@ import topologies
 from analysis import moe_exchange
 from analysis._collectives import _GroupView
 from analysis._runtime_cost import flag_barrier
-from fabric import EXCHANGE_KERNELS, exchange_kernel, runtime
+from fabric import EXCHANGE_KERNELS, EXCHANGE_LATENCY, exchange_kernel, runtime
 
 
 def _barrier(f):
@@ -35,23 +35,30 @@ def _fabrics():
 
 @pytest.mark.parametrize("name", ["h800", "b200", "b200-degraded"])
 def test_deepep_normal_second_barrier_is_the_runtimes_flag_barrier(name):
-    """Per phase the second synchronisation costs exactly the runtime's flag barrier over the
-    EP ranks (Hopper 556.6 ns, Blackwell 1440.5 ns on an 8-GPU NVSwitch board; on a degraded
-    board the routed path, never shorter); the first stays the kernel floor. The parent priced it as a path round trip with no GPU side (600 ns on both)."""
+    """Per phase the second synchronisation costs the runtime's flag barrier over the EP
+    ranks (Hopper 556.6 ns, Blackwell 1440.5 ns on an 8-GPU NVSwitch board; on a degraded
+    board the routed path, never shorter) plus DeepEP's own two steps before its flag goes
+    out (the own slot's atomic the fence waits for, the peer pointer's L2 reload; review
+    S23-R9); the first stays the kernel floor. The parent priced it as a path round trip
+    with no GPU side (600 ns on both)."""
+
     f = _fabrics()[name]
     k = exchange_kernel("deepep-normal")
     one = dataclasses.replace(k, syncs=(1, 1))
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
     r, r1 = (moe_exchange(f, "deepseek-v3", 128, 8, kernel=x, **kw) for x in (k, one))
-    want = _barrier(f)
+    arch = "hopper" if name == "h800" else "blackwell"
+    lat = EXCHANGE_LATENCY[arch]
+    assert k.sync_steps == (("l2_atomic", 1), ("l2_hit", 1))
+    want = _barrier(f) + lat["l2_atomic"].value + lat["l2_hit"].value
     for a, b in ((r.dispatch_phase, r1.dispatch_phase), (r.combine_phase, r1.combine_phase)):
         assert a.fixed - b.fixed == pytest.approx(want, rel=1e-12)
     if name == "h800":
-        assert round(want * 1e9, 1) == 556.6
+        assert round(_barrier(f) * 1e9, 1) == 556.6
     elif name == "b200":
-        assert round(want * 1e9, 1) == 1440.5
+        assert round(_barrier(f) * 1e9, 1) == 1440.5
     else:
-        assert want >= _barrier(_fabrics()["b200"])
+        assert _barrier(f) >= _barrier(_fabrics()["b200"])
     names = {p.name for p in r.parameters}
     assert any(n.endswith("peer_load") for n in names)
 
@@ -72,3 +79,14 @@ def test_only_kernels_with_a_second_barrier_pay_it(monkeypatch):
     with pytest.raises(AssertionError, match="further barrier"):
         moe_exchange(f, "deepseek-v3", 4, 8, kernel="deepep-normal", dispatch_bytes=2,
                      combine_bytes=2, routing="uniform")
+
+
+def test_sync_steps_are_validated_and_sourced():
+    k = exchange_kernel("deepep-normal")
+    p = next(p for p in k.parameters() if p.name == "deepep-normal.sync_steps")
+    assert p.value == "l2_atomic x 1, l2_hit x 1"
+    assert "barrier_device" in p.source and "ATOM.E.ADD.STRONG.SYS PT, RZ" in p.source
+    for bad in [(("l2_atomic", 0),), (("peer_load", 1),), (("l2_hit", True),), ("l2_hit", 1),
+                [("l2_hit", 1)], (("l2_hit", 1.0),)]:
+        with pytest.raises(ValueError, match="sync_steps"):
+            dataclasses.replace(k, sync_steps=bad)

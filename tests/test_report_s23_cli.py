@@ -8,6 +8,7 @@
 * The collectives finding with the software read "all-reduce takes 1KiB: ...; 1MiB: ...".
 """
 
+import csv
 import os
 
 import pytest
@@ -73,3 +74,22 @@ def test_nccl_collectives_finding_reads_at_each_size():
     (text,) = runtime_findings([row("a", 1024, 2e-5), row("a", 2 ** 20, 4e-5)], ["a"])
     assert "all-reduce takes, at 1KiB: a 20.00us (ring/LL); at 1MiB: a 40.00us (ring/LL)." \
         in text, text
+
+
+def test_scaling_studies_a_family_or_size_given_twice_once(tmp_path):
+    # `--families torus torus --sizes 64 64` built and evaluated torus:4x4x4 four times and
+    # wrote four identical rows
+    out = tmp_path / "s"
+    assert main(["scaling", "--families", "torus", "torus", "--sizes", "64", "64",
+                 "--collective-limit", "0", "--decode-limit", "0", "--jobs", "1",
+                 "--quiet", "--out", str(out)]) == 0
+    with open(out / "scaling.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["family"], r["spec"], r["chips"]) for r in rows] == [
+        ("torus", "torus:4x4x4,chip=h100", "64")]
+
+
+def test_an_empty_file_name_is_quoted_as_the_shell_does(capsys):
+    # `cofabric check ""` printed "error: : No such file or directory"
+    rc, err = _err(["check", ""], capsys)
+    assert rc == 2 and err == "cofabric check: error: '': No such file or directory\n", err

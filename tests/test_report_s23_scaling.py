@@ -133,3 +133,21 @@ def test_table_and_markdown_say_the_placement():
     assert scaling_placement() in md and "| decode instance |" in md
     assert "| 2 of 73 groups |" in md
     assert "routed minimally" in scaling_placement()
+
+
+def test_the_scaling_cli_decode_figure_says_where_its_instance_sits():
+    # cofabric scaling's decode figure showed the dragonfly's h=6 spike with nothing saying
+    # the instance is the first 128 chips (scaling.md says what they span)
+    from analysis._cli_scaling import _drawer
+    from analysis._style import paper_style
+
+    rows = [{"family": "dragonfly", "chips": n, "decode_step_s": t}
+            for n, t in ((342, 11.46e-3), (5256, 19.92e-3))]
+    with paper_style("single"):
+        fig = _drawer(rows, "decode_step_s")()
+    title = fig.axes[0].get_title()
+    assert title.startswith("collectives: NCCL 2."), title
+    assert title.endswith("\ninstance: the first 128 chips (what they span: scaling.md)"), title
+    fig.canvas.draw()                                   # the title's lines stay in the figure
+    box = fig.axes[0].title.get_window_extent()
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width and box.y1 <= fig.bbox.height

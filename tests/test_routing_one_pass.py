@@ -9,29 +9,21 @@ their failed-node twins, under both ECMP policies.
 """
 
 import numpy as np
-from degrade import degrade
+from degrade import built, degrade
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import topologies
 from fabric import Router
 from fabric._routing_bypass import Bypasses
 
 GRIDS = ("torus:4x3", "mesh:3x3", "torus:2x2x3", "hypermesh:3x2,connect=switch",
          "hypermesh:2x2x2,connect=switch/ring/full", "hypermesh:4x2,connect=full/line",
          "torus:3x2,links=2")
-_BUILT = {}
-
-
-def _grid(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec)
-    return _BUILT[spec]
 
 
 @st.composite
 def routed(draw):
-    g = draw(degrade(_grid(draw(st.sampled_from(GRIDS))), max_links=3, max_chips=1))
+    g = draw(degrade(built(draw(st.sampled_from(GRIDS))), max_links=3, max_chips=1))
     return Router(g, ecmp="hash") if draw(st.booleans()) else g.router
 
 

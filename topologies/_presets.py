@@ -86,11 +86,14 @@ def dgx_h100():
 
 
 def nvl72():
-    """GB200 NVL72: 72 GPUs, 18 NVLink5 links each, one to each of 18 NVSwitch planes.
+    """GB200 NVL72's NVLink domain: 72 GPUs, 18 NVLink5 links each, one to each of 18 NVSwitch
+    planes.
 
     900 GB/s per direction per GPU (NVIDIA product material, second-hand); host
-    domains of 4 GPUs (a compute tray: 2 Grace CPUs, 4 Blackwell GPUs);
-    NVLink SHARP in the switches.
+    domains of 4 GPUs (a compute tray's GPUs); NVLink SHARP in the switches. The GPUs
+    are ``b200`` figures, a GPU on a PCIe host (no Grace: its host memory over the
+    PCIe figure, :data:`fabric.HOST_MEMORY_LOAD`); :func:`gb200_nvl72` has the Grace
+    superchip's own.
 
     >>> nvl72().params["planes"]
     18

@@ -1,4 +1,4 @@
-"""Session 23 (maint): a collective step's cached link loads are sparse.
+"""Session 23 (maint): a collective step's cached link loads are sparse; a group's node ranks are found once.
 
 The per-fabric memo of analysis._collectives kept one dense row over every directed link
 per distinct step; a decode layout search on the scaling study's 16k-chip hypermesh held
@@ -75,3 +75,47 @@ def test_bottlenecks_match_a_dense_recount_on_a_degraded_fabric():
         j, _, unit = _dense_busiest(row, bw)
         assert got.bottleneck == (f.nodes[int(r.link_tail[j])], f.nodes[int(r.link_head[j])])
         assert got.link_bytes == unit * 2**20
+
+
+def test_a_groups_node_ranks_are_found_once_and_read_only():
+    """A runtime asks a group view for its ranks per node about ten times a cost; the count
+    is one of the group's facts (found once per fabric and ranks), the same read-only array
+    for every view of the group, equal to counting the ranks' load/store domains."""
+    from analysis._collectives import _GroupView, _loadstore_domain
+
+    f = topologies.build("rail:servers=3,gpus=4")
+    nodes = tuple(f.endpoints[1:10])
+    idx = np.array([f.node_index[n] for n in nodes])
+    a = _GroupView(f, "all-reduce", nodes, idx, None, None, True)
+    b = _GroupView(f, "all-gather", nodes, idx, None, None, True)
+    assert a.node_ranks() is b.node_ranks()
+    assert not a.node_ranks().flags.writeable
+    dom = np.asarray(_loadstore_domain(f))[idx]
+    assert a.node_ranks().tolist() == np.unique(dom, return_counts=True)[1].tolist() == [3, 4, 2]
+
+
+def test_a_fabric_whose_algorithm_was_refused_is_freed():
+    """A refusal (NotApplicableError) is cached per fabric; it was cached with its traceback,
+    whose frames hold the fabric, so the fabric, its router and its memos were never freed
+    (the scaling study's workers grew by each 16k-chip fabric). Asked again, the refusal says
+    the same, and each raise is a fresh exception (a cached one gathered every raise's
+    frames)."""
+    import gc
+    import weakref
+
+    from analysis import NotApplicableError
+
+    f = topologies.build("torus:4x4")
+    seen = []
+    for _ in range(2):
+        try:
+            cost(f, "all-reduce", 2**20, "in-switch", runtime="ideal")
+        except NotApplicableError as e:
+            seen.append(e)
+    cost(f, "all-reduce", 2**20, "auto", runtime="nccl")
+    assert len(seen) == 2 and seen[0] is not seen[1] and str(seen[0]) == str(seen[1])
+    del seen
+    ref = weakref.ref(f)
+    del f
+    gc.collect()
+    assert ref() is None
