@@ -50,8 +50,9 @@ work. This module holds the two non-trivial evaluations:
       that channel's iterations through NCCL's three warp groups, :func:`_nvls_fill`),
       neither of which NCCL's tuner costs: in the time, not in the choice;
     * ``ops_per_launch`` operations grouped into one launch (``ncclGroupStart`` /
-      ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; point-to-point
-      operations do not (each is its own transfer on the peer channels).
+      ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; grouped point-to-point
+      operations run as further work batches of one kernel on their channels, each the
+      batch chain counted in NCCL's compiled code (:func:`p2p_batch_chain`) and its step.
 
     An algorithm NCCL does not ship (asked for by name) is costed as NCCL would
     run it: the ring's base and per-step latencies per protocol over the
@@ -64,7 +65,9 @@ work. This module holds the two non-trivial evaluations:
     half the bandwidth) where NCCL
     picks it: per message to one peer, at most ``p2p["ll_threshold"]`` (16 KiB) per p2p
     channel, with the release's rule and NCCL's p2p channel counts, never the collective
-    channels (:func:`p2p_protocol`).
+    channels (:func:`p2p_protocol`). Rounds that queue on a channel (:func:`p2p_batches`) and
+    grouped operations are further work batches: each pays :func:`p2p_batch_chain` (a lower
+    bound counted in NCCL 2.29.2's SendRecv kernel) and its step.
 
 ``symmetric-memory``
     One-sided kernels over load/store, built as the published kernels are: a
