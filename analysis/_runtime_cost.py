@@ -2002,9 +2002,11 @@ def p2p_batches(rt, view):
 #: issues, the warp goes on until the first instruction that waits on its scoreboard). Each
 #: waited load stays on the path at every architecture's latencies (each is >= Hopper's). Not
 #: counted (no sourced figure; each would add): the latencies of special-register reads,
-#: barriers and taken branches, instruction-cache misses, and other warps' issue (20 warps
-#: share the SM's four schedulers; issue does not bind when each warp's own stalls are
-#: longer). Hopper: 3,803.7 cycles, 1.92 us.
+#: barriers and taken branches, instruction-cache misses, and any unfair sharing of the SM's
+#: issue among the block's 20 warps (the issue capacity, one warp instruction per clock per SM
+#: partition, does not bind: partition 0 issues 447 instructions before the first block barrier
+#: against warp 0's 940-cycle chain, 529 against 1,048 in ``reload``). Hopper: 3,803.7
+#: cycles, 1.92 us.
 P2P_BATCH_CHAIN = (
     ("send", 1378, {"shared_load": (15, 168.764), "l1_hit": (8, 137.0), "l2_hit": (3, 323.4)}),
     ("receive", 337, {"l1_hit": (3, 66.0), "shared_load": (1, 2.0)}),

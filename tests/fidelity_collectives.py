@@ -207,7 +207,8 @@ KNOWN_MISSES = {
         "batch: 3,804 cycles of scheduled issue and waited loads, 1.92 us; "
         "analysis._runtime_cost.P2P_BATCH_CHAIN) plus one LL step (0.6 us): 2.54 us against 3.7 "
         "measured. The count is a lower bound: special-register reads, barrier and taken-branch "
-        "latencies, instruction-cache misses and the issue of the block's other 19 warps are not "
-        "priced (no sourced figure), about 1.2 us a batch. Until session 24 each grouped operation "
+        "latencies, instruction-cache misses and any unfair sharing of the SM's issue among the "
+        "block's 20 warps are not priced (no sourced figure; the issue capacity itself does not "
+        "bind), about 1.2 us a batch. Until session 24 each grouped operation "
         "was priced as a kernel of its own (2.3 + 0.6 us): 27% fast by that accident"),
 }
