@@ -1986,7 +1986,7 @@ def p2p_batches(rt, view):
 #:   two ballots, two ``__syncthreads``), then warp 0's send: the LL Primitives' constructor
 #:   (``channel->peers[peer]``, the connection's fields, a ``ld.volatile`` of its head), the
 #:   named barrier of ``waitSend``, the ``ld.volatile`` of the user's bytes, up to the
-#:   ``st.volatile.v4`` of its LL line: 439 instructions, 1,378 scheduled cycles;
+#:   ``st.volatile.v4`` of its LL line: 424 instructions, 1,321 scheduled cycles;
 #: * ``receive``: from the poll that sees the line to the end of ``run()`` (the byte stores
 #:   to the user buffer, ``postRecv``'s barrier and head store, the destructor's step store
 #:   and barrier): 92 instructions, 337 cycles;
@@ -2004,11 +2004,11 @@ def p2p_batches(rt, view):
 #: counted (no sourced figure; each would add): the latencies of special-register reads,
 #: barriers and taken branches, instruction-cache misses, and any unfair sharing of the SM's
 #: issue among the block's 20 warps (the issue capacity, one warp instruction per clock per SM
-#: partition, does not bind: partition 0 issues 447 instructions before the first block barrier
-#: against warp 0's 940-cycle chain, 529 against 1,048 in ``reload``). Hopper: 3,803.7
-#: cycles, 1.92 us.
+#: partition, does not bind: partition 0 issues 388 instructions before the first block barrier
+#: against warp 0's 883-cycle chain, 529 against 1,048 in ``reload``). Hopper: 3,746.7
+#: cycles, 1.89 us.
 P2P_BATCH_CHAIN = (
-    ("send", 1378, {"shared_load": (15, 168.764), "l1_hit": (8, 137.0), "l2_hit": (3, 323.4)}),
+    ("send", 1321, {"shared_load": (15, 168.764), "l1_hit": (8, 137.0), "l2_hit": (3, 323.4)}),
     ("receive", 337, {"l1_hit": (3, 66.0), "shared_load": (1, 2.0)}),
     ("reload", 619, {"shared_load": (9, 119.646), "const_l15": (1, 18.0), "l2_hit": (1, 21.0)}),
 )
@@ -2029,7 +2029,7 @@ def p2p_batch_chain(arch):
     counted is listed at :data:`P2P_BATCH_CHAIN`).
 
     >>> round(p2p_batch_chain("hopper") * 1e9, 1), round(p2p_batch_chain("blackwell") * 1e9, 1)
-    (1921.1, 1954.6)
+    (1892.3, 1925.8)
     >>> p2p_batch_chain("volta")
     Traceback (most recent call last):
     ...
