@@ -1973,45 +1973,58 @@ def p2p_batches(rt, view):
 
 
 #: One further work batch of NCCL's point-to-point kernel, counted in NCCL's own compiled code
-#: (:func:`p2p_batch_chain`): per stretch of the batch's serial path, its scheduled cycles and
-#: the loads it waits for, ``{EXCHANGE_LATENCY name: (waits, cycles of those waits the warp's
-#: own issue already covered)}``. Read from NVIDIA/nccl v2.29.2-1 ``ncclDevKernel_SendRecv``
-#: (``src/device/common.h``, ``sendrecv.h``, ``prims_ll.h``; the generated ``sendrecv.cu``),
-#: compiled by nvcc 13.0 for sm_90 (NCCL's flags: ``-O3 -maxrregcount=96``), cuobjdump -sass;
-#: the path of one batch of one work (a 1 KiB LL send and receive, one channel) followed
-#: instruction by instruction:
+#: (:func:`p2p_batch_chain`), per GPU generation: per stretch of the batch's serial path, its
+#: scheduled cycles and the loads it waits for, ``{EXCHANGE_LATENCY name: (waits, cycles of
+#: those waits the warp's own issue already covered)}``. Read from NVIDIA/nccl v2.29.2-1
+#: ``ncclDevKernel_SendRecv`` (``src/device/common.h``, ``sendrecv.h``, ``prims_ll.h``; the
+#: generated ``sendrecv.cu``), compiled by nvcc 13.0 with NCCL's flags (``-O3
+#: -maxrregcount=96``, relocatable) for sm_90 (``"hopper"``) and sm_100 (``"blackwell"``),
+#: cuobjdump -sass; the path of one batch of one work (a 1 KiB LL send and receive, one
+#: channel) followed instruction by instruction (Hopper / Blackwell):
 #:
 #: * ``send``: the loop top (abort flag), ``profiler(START)`` (thread 0; profiling off), the
 #:   specialised ``RunWorkBatch`` (warp 0: this channel's part of the work, a 32-bit division;
-#:   two ballots, two ``__syncthreads``), then warp 0's send: the LL Primitives' constructor
-#:   (``channel->peers[peer]``, the connection's fields, a ``ld.volatile`` of its head), the
-#:   named barrier of ``waitSend``, the ``ld.volatile`` of the user's bytes, up to the
-#:   ``st.volatile.v4`` of its LL line: 424 instructions, 1,321 scheduled cycles;
+#:   two ballots on the converged path, two ``__syncthreads``), then warp 0's send: the LL
+#:   Primitives' constructor (``channel->peers[peer]``, the connection's fields, a
+#:   ``ld.volatile`` of its head), the named barrier of ``waitSend``, the ``ld.volatile`` of
+#:   the user's bytes, up to the ``st.volatile.v4`` of its LL line: 424 / 404 instructions,
+#:   1,321 / 1,310 scheduled cycles (sm_100 splits warp 0's send and receive part bounds by a
+#:   branch: both sides counted);
 #: * ``receive``: from the poll that sees the line to the end of ``run()`` (the byte stores
 #:   to the user buffer, ``postRecv``'s barrier and head store, the destructor's step store
-#:   and barrier): 92 instructions, 337 cycles;
+#:   and barrier): 92 / 86 instructions, 337 / 314 cycles;
 #: * ``reload``: the batch loop's ``__syncthreads``, ``profiler(STOP)``, thread 0's
 #:   ``loadWorkBatchToShmem`` (the next batch header from the kernel parameters, LDC, and its
 #:   work from the persistent work buffer, a global load), ``__syncthreads``, the abort check:
-#:   174 instructions, 619 cycles.
+#:   174 / 144 instructions, 619 / 521 cycles.
 #:
-#: A load's latency is the project's measured one (``shared_load``, ``l1_hit`` for a local
-#: spill and for the read-only ``peers`` array and connection pointers, ``l2_hit`` for a
-#: volatile load, the connection's step and the work, ``const_l15`` for the header); only the
-#: part of it the warp's own instructions did not cover is paid (in-order issue: a load
-#: issues, the warp goes on until the first instruction that waits on its scoreboard). Each
-#: waited load stays on the path at every architecture's latencies (each is >= Hopper's). Not
+#: A load's latency is the project's measured one for the generation (``shared_load``,
+#: ``l1_hit`` for a local spill and for the read-only ``peers`` array and connection
+#: pointers, ``l2_hit`` for a volatile load, the connection's step and the work, ``const_l15``
+#: for the header); only the part of it the warp's own instructions did not cover is paid
+#: (in-order issue: a load issues, the warp goes on until the first instruction that waits on
+#: its scoreboard); the waits are those that bind at the generation's own latencies. Not
 #: counted (no sourced figure; each would add): the latencies of special-register reads,
 #: barriers and taken branches, instruction-cache misses, and any unfair sharing of the SM's
 #: issue among the block's 20 warps (the issue capacity, one warp instruction per clock per SM
-#: partition, does not bind: partition 0 issues 388 instructions before the first block barrier
-#: against warp 0's 883-cycle chain, 529 against 1,048 in ``reload``). Hopper: 3,746.7
-#: cycles, 1.89 us.
-P2P_BATCH_CHAIN = (
-    ("send", 1321, {"shared_load": (15, 168.764), "l1_hit": (8, 137.0), "l2_hit": (3, 323.4)}),
-    ("receive", 337, {"l1_hit": (3, 66.0), "shared_load": (1, 2.0)}),
-    ("reload", 619, {"shared_load": (9, 119.646), "const_l15": (1, 18.0), "l2_hit": (1, 21.0)}),
-)
+#: partition, does not bind: on Hopper partition 0 issues 388 instructions before the first
+#: block barrier against warp 0's 883-cycle chain, 529 against 1,048 in ``reload``). Hopper:
+#: 3,746.7 cycles, 1.89 us; Blackwell: 3,679.5 cycles, 1.86 us.
+P2P_BATCH_CHAIN = {
+    "hopper": (
+        ("send", 1321, {"shared_load": (15, 168.764), "l1_hit": (8, 137.0),
+                        "l2_hit": (3, 323.4)}),
+        ("receive", 337, {"l1_hit": (3, 66.0), "shared_load": (1, 2.0)}),
+        ("reload", 619, {"shared_load": (9, 119.646), "const_l15": (1, 18.0),
+                         "l2_hit": (1, 21.0)}),
+    ),
+    "blackwell": (
+        ("send", 1310, {"shared_load": (15, 161.764), "l1_hit": (6, 87.0), "l2_hit": (2, 60.0)}),
+        ("receive", 314, {"l1_hit": (3, 33.0), "shared_load": (1, 2.0)}),
+        ("reload", 521, {"shared_load": (7, 56.882), "const_l15": (1, 21.0),
+                         "l2_hit": (1, 15.0)}),
+    ),
+}
 
 
 def p2p_batch_chain(arch):
@@ -2023,25 +2036,26 @@ def p2p_batch_chain(arch):
     The batches of one channel run one after another in one thread block (``ncclKernelMain``'s
     loop: a batch's last receive, the block's barrier, the next batch's load, its send), so a
     further batch costs this plus one step; the kernel's first batch is inside the kernel
-    floor. Counted in 2.29.2's code and taken for every release modelled (an assumption: the
-    batch loop is the same from 2.19) and for Simple batches too (their constructor loads the
-    same connection; the Simple step itself is the protocol's). A lower bound (what is not
-    counted is listed at :data:`P2P_BATCH_CHAIN`).
+    floor. Counted in 2.29.2's code (sm_90 for Hopper, sm_100 for Blackwell) and taken for
+    every release modelled (an assumption: the batch loop is the same from 2.19) and for
+    Simple batches too (their constructor loads the same connection; the Simple step itself
+    is the protocol's). A lower bound (what is not counted is listed at
+    :data:`P2P_BATCH_CHAIN`).
 
     >>> round(p2p_batch_chain("hopper") * 1e9, 1), round(p2p_batch_chain("blackwell") * 1e9, 1)
-    (1892.3, 1925.8)
+    (1892.3, 1858.4)
     >>> p2p_batch_chain("volta")
     Traceback (most recent call last):
     ...
     fabric.SpecError: no counted NCCL p2p batch for architecture 'volta'; known: blackwell, hopper
     """
-    if not isinstance(arch, str) or arch not in EXCHANGE_LATENCY:
+    if not isinstance(arch, str) or arch not in P2P_BATCH_CHAIN:
         raise SpecError(f"no counted NCCL p2p batch for architecture {arch!r}; known: "
-                        + ", ".join(sorted(EXCHANGE_LATENCY)))
+                        + ", ".join(sorted(P2P_BATCH_CHAIN)))
     lat = EXCHANGE_LATENCY[arch]
     cycle = lat["cycle"].value
     total = 0.0
-    for _stretch, cycles, waits in P2P_BATCH_CHAIN:
+    for _stretch, cycles, waits in P2P_BATCH_CHAIN[arch]:
         total += cycles * cycle
         for name, (count, covered) in waits.items():
             total += max(0.0, count * lat[name].value - covered * cycle)
