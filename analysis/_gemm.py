@@ -380,9 +380,14 @@ def grouped_gemm_rate(chip, math, rows):
 #: "trtllm")`` kernel_source
 #: ``moe_torch_flow_min_latency`` (the collector's comment: "trtllm gen"; ``moe_backend=
 #: "trtllm"``, NVFP4, DeepSeek's grouped routing ``DeepseekV3Gate(n_group 8, topk_group 4)``,
-#: ``do_finalize=False``: the finalize left to the MoE all-reduce after it); ``("h200", "fp8",
-#: "cutlass")`` kernel_source ``moe_torch_flow`` (CUTLASS, moe_dtype fp8_block: DeepSeek-R1's
-#: FP8 block-scaled checkpoint). ``num_tokens``: what enters the rank's MoE (attention TP: the
+#: ``do_finalize=False``: the finalize left to the MoE all-reduce after it); ``("b200", "bf16",
+#: "cutlass")`` kernel_source ``moe_torch_flow_cutlass``, moe_dtype bfloat16 (the NVFP4
+#: checkpoint's BF16 MTP layers); ``("h200", "fp8", "cutlass")`` kernel_source ``moe_torch_flow``
+#: (CUTLASS, moe_dtype fp8_block: DeepSeek-R1's FP8 block-scaled checkpoint). TensorRT-LLM's
+#: 2025 decoder layer takes the CUTLASS min-latency branch only for NVFP4 experts
+#: (``min_latency_mode``: at most 128 tokens, the fused MoE all-reduce and ``is_nvfp4``;
+#: ``DeepseekV3DecoderLayer.forward``, code-index text 1539226111), so BF16 and FP8 experts ran
+#: the general path 1.2.0rc5 times. ``num_tokens``: what enters the rank's MoE (attention TP: the
 #: group's tokens; attention DP with the allgather: every rank's). Source data, never fitted
 #: to a row of the check or held-out sets. NOT taken: the same file's B200 NVFP4 CUTLASS rows
 #: (``moe_torch_flow_cutlass``, e.g. moe_tp 2 x moe_ep 4: 68.5 us at 1 token, 98.9 at 4).
@@ -398,6 +403,12 @@ TRTLLM_MOE_MODULE_BY_LAYOUT = {
         (2, 4): ((1, 0.0256053), (2, 0.029776), (4, 0.044944), (8, 0.0603893), (16, 0.085936), (32, 0.141013), (48, 0.14864), (64, 0.152949), (80, 0.159792), (96, 0.166939), (128, 0.159792), (160, 0.168805), (192, 0.177371), (256, 0.177168), (320, 0.182939), (384, 0.189141)),
         (4, 2): ((1, 0.0230667), (2, 0.0253813), (4, 0.0393867), (8, 0.0554187), (16, 0.086368), (32, 0.138277), (48, 0.14248), (64, 0.14456), (80, 0.149984), (96, 0.153003), (128, 0.154037), (160, 0.161915), (192, 0.167296), (256, 0.164901), (320, 0.170741), (384, 0.176976)),
         (8, 1): ((1, 0.0218293), (2, 0.0231413), (4, 0.0254133), (8, 0.037312), (16, 0.059936), (32, 0.0968427), (48, 0.100965), (64, 0.103451), (80, 0.107232), (96, 0.10904), (128, 0.111035), (160, 0.115387), (192, 0.118171), (256, 0.120219), (320, 0.124027), (384, 0.12704)),
+    },
+    ("b200", "bf16", "cutlass"): {
+        (1, 8): ((1, 0.051904), (2, 0.0726827), (4, 0.099232), (8, 0.149739), (16, 0.249467), (32, 0.441504), (48, 0.443797), (64, 0.441968), (80, 0.450336), (96, 0.447691), (128, 0.448549), (160, 0.449381), (192, 0.452437), (256, 0.458821), (320, 0.464784), (384, 0.464581)),
+        (2, 4): ((1, 0.0502987), (2, 0.0681707), (4, 0.0932587), (8, 0.150395), (16, 0.245275), (32, 0.440779), (48, 0.443488), (64, 0.445237), (80, 0.445536), (96, 0.445749), (128, 0.450811), (160, 0.451339), (192, 0.452976), (256, 0.458501), (320, 0.462752), (384, 0.466987)),
+        (4, 2): ((1, 0.0538827), (2, 0.0682613), (4, 0.094352), (8, 0.15184), (16, 0.246789), (32, 0.444485), (48, 0.445632), (64, 0.445925), (80, 0.446747), (96, 0.4504), (128, 0.451941), (160, 0.459547), (192, 0.462928), (256, 0.468283), (320, 0.47888), (384, 0.481936)),
+        (8, 1): ((1, 0.0582827), (2, 0.071264), (4, 0.0992213), (8, 0.158741), (16, 0.257323), (32, 0.461552), (48, 0.459557), (64, 0.463755), (80, 0.474192), (96, 0.474331), (128, 0.481477), (160, 0.488053), (192, 0.492741), (256, 0.499109), (320, 0.509115), (384, 0.519029)),
     },
     ("h200", "fp8", "cutlass"): {
         (1, 8): ((1, 0.0538667), (2, 0.064576), (4, 0.0872427), (8, 0.131168), (16, 0.225067), (32, 0.373483), (48, 0.376619), (64, 0.375637), (80, 0.377845), (96, 0.380357), (128, 0.381824), (160, 0.385136), (192, 0.389211), (256, 0.391403), (320, 0.401952), (384, 0.406816)),
@@ -422,6 +433,7 @@ _MOE_MODULE_CHIPS = {"b200": "b200", "gb200": "b200", "h200": "h200"}
 _MODULE_SOURCES = {
     ("b200", "fp4", "trtllm"): ("b200_sxm", "217a5739b",
                                 "TRTLLM backend (trtllm-gen, min-latency mode), NVFP4"),
+    ("b200", "bf16", "cutlass"): ("b200_sxm", "217a5739b", "CUTLASS backend, BF16"),
     ("h200", "fp8", "cutlass"): ("h200_sxm", "13669a172", "CUTLASS backend, FP8 block-scaled"),
 }
 

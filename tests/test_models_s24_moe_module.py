@@ -33,7 +33,9 @@ def test_the_tables_by_hand():
     # H200 CUTLASS FP8 TP2 x EP4 at 4 tokens
     assert dict(TRTLLM_MOE_MODULE_BY_LAYOUT[("b200", "fp4", "trtllm")][(4, 2)])[4] == 0.0393867
     assert dict(TRTLLM_MOE_MODULE_BY_LAYOUT[("h200", "fp8", "cutlass")][(2, 4)])[4] == 0.0933707
+    assert dict(TRTLLM_MOE_MODULE_BY_LAYOUT[("b200", "bf16", "cutlass")][(2, 4)])[1] == 0.0502987
     assert set(TRTLLM_MOE_MODULE_BY_LAYOUT) == {("b200", "fp4", "trtllm"),
+                                                ("b200", "bf16", "cutlass"),
                                                 ("h200", "fp8", "cutlass")}
     for table in TRTLLM_MOE_MODULE_BY_LAYOUT.values():
         assert set(table) == {(1, 8), (2, 4), (4, 2), (8, 1)}
@@ -141,13 +143,17 @@ def test_bad_backends_are_named():
                              layout="tp=8,dp=1,etp=4", engine="vllm", moe_backend="trtllm")
 
 
-def test_a_draft_step_keeps_its_pricing():
-    # the MTP layer's experts are BF16 (the NVFP4 checkpoint's): no table
+def test_a_draft_step_takes_the_bf16_module():
+    # the MTP layer's experts are BF16 (the NVFP4 checkpoint's): CUTLASS's BF16 module (no
+    # min-latency branch for BF16 experts in 2025 either); trtllm-gen's table has no BF16
     m = analysis.model_config("deepseek-r1-nvfp4")
     assert m.mtp_modules
-    s = analysis.decode_step(m, B200, batch=1, context=2048, layout="tp=8,dp=1,etp=4",
-                             engine="trtllm", draft=True, moe_backend="trtllm")
-    assert not any("moe_module_time" in p.name for p in s.parameters)
+    kw = {"batch": 1, "context": 2048, "layout": "tp=8,dp=1,etp=2", "engine": "trtllm",
+          "draft": True}
+    s = analysis.decode_step(m, B200, **kw)
+    assert "gemm.moe_module_time.b200.bf16.cutlass.etp2.ep4.t1" in [p.name for p in s.parameters]
+    g = analysis.decode_step(m, B200, moe_backend="trtllm", **kw)
+    assert not any("moe_module_time" in p.name for p in g.parameters)
 
 
 def test_the_shape_must_match():
