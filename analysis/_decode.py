@@ -2551,12 +2551,16 @@ class _Settings:
         attention kernel, :func:`analysis.mla_generation_time`) for this step's largest
         attention group, or None: only ``engine="trtllm"`` in a replayed graph with the
         published rates (no user ``hbm_efficiency`` / ``compute_efficiency``), dense MLA at
-        the measured shape and heads per GPU, a KV cache in a measured format (BF16; FP8 on
-        B200 and GB200), one token per sequence, on a chip and at a batch and context the
-        measurement covers."""
+        the measured shape and heads per GPU (128 or 16: :data:`analysis.MLA_GENERATION_HEADS`),
+        a KV cache in a measured format (BF16; FP8 on B200 and GB200), on a chip and at a
+        batch and context the measurement covers. The op was measured at one new token a
+        sequence; a step of ``q > 1`` tokens a sequence (a speculative cycle's verification)
+        takes the one-token op's time as its floor (named ASSUMPTION: ``q`` query tokens of a
+        sequence read the same cache and do ``q`` times the score math, so the op takes no
+        less than for one; the attention kernel's roofline still counts the ``q`` tokens)."""
         att = self.m.attention
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
-                or self.fl_eff is not None or att.kind != "mla" or att.sparse or self.q != 1):
+                or self.fl_eff is not None or att.kind != "mla" or att.sparse):
             return None
         heads = att.heads / self.lay.tp
         return mla_generation_time(self.chip.name, heads, att.kv_lora_rank,
@@ -3990,7 +3994,8 @@ def _parameters(s, moe, comm):
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
          if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
-        mla_generation_parameters(s.chip.name, s.b_dp, s.context, s.m.kv_cache_bytes)
+        mla_generation_parameters(s.chip.name, s.b_dp, s.context, s.m.kv_cache_bytes,
+                                  s.m.attention.heads / s.lay.tp)
         if s.mla_measured is not None else ()) + (
         moe_module_parameters(s.chip.name, s.gemm_format("experts"), s.moe_shape, s.lay.etp,
                               s.lay.ep, s.tokens, s.moe_backend)

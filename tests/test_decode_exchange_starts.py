@@ -172,7 +172,8 @@ def test_min_latency_layers_by_hand():
     61 x 2 x 1.3 us = 158.6 us a step, and nothing but the launch moves. (Since session 22 the
     measured FP8 attention GEMMs hold 10 more starts a layer: the five GEMMs at 16 heads a GPU
     and the FP8 input quantization before each; since session 24 the CUTLASS FP8 MoE module at
-    its measured time at etp=2 x ep=4 holds its kernels' starts in each MoE layer.)"""
+    its measured time at etp=2 x ep=4 holds its kernels' starts in each MoE layer, and the MLA
+    generation op measured at 16 heads a GPU its four.)"""
     f = topologies.build("hgx-h200")
     kw = {"batch": 1, "context": 2048, "layout": "tp=8,dp=1,etp=2", "engine": "trtllm",
           "runtime": "symmetric-memory"}
@@ -183,16 +184,19 @@ def test_min_latency_layers_by_hand():
     # top-k, maps, permute, strides, two FP8 quantizations, two GEMMs, activation, finalize
     # (FP8 block-scaled experts: no min-latency branch)
     assert module == 10
+    # and the MLA generation op measured at 16 heads a GPU (session 24): FlashMLA's 4 kernels
+    op = _mla_op_held("deepseek-r1", f, step.layout, True, "trtllm", 1, 2048)
+    assert op == 4
     with _double_counted():
         old = analysis.decode_step("deepseek-r1", f, **kw)
     for a, b in zip(step.layers, old.layers, strict=True):
         assert a.kernels == b.kernels
         own = module if a.kind == "moe" else 0
-        assert b.launch - a.launch == pytest.approx((2 + gemms + own) * 1.3e-6, rel=1e-9)
+        assert b.launch - a.launch == pytest.approx((2 + gemms + op + own) * 1.3e-6, rel=1e-9)
         assert (a.attention, a.ffn, a.exposed_comm, a.kernel_floor) == (
             b.attention, b.ffn, b.exposed_comm, b.kernel_floor)
-    assert old.time - step.time == pytest.approx((61 * (2 + gemms) + 58 * module) * 1.3e-6,
-                                                 rel=1e-9)
+    assert old.time - step.time == pytest.approx(
+        (61 * (2 + gemms + op) + 58 * module) * 1.3e-6, rel=1e-9)
     # the fused kernels keep their norm floor: the norm's chain beyond an empty kernel
     assert step.breakdown.kernel_floor == old.breakdown.kernel_floor > 0
 
