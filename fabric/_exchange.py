@@ -508,7 +508,15 @@ def peer_access_latency(arch):
 #: :attr:`ExchangeKernel.reduce_pass_cycles`); or once per cycle a dispatch's sending warp
 #: schedules on its own token outside its loads and loops, when the phase's copies are
 #: load/store stores (``"loadstore_send_cycles"``: :attr:`ExchangeKernel.send_cycles`; none over
-#: the network);
+#: the network), and again for each token a dispatch block sends after its first
+#: (``"further_wave_send_cycles"``: ``"further_waves"`` times that); or once per cycle the
+#: per-expert count's path schedules outside its loads between the last copy's release and the
+#: receiving warp's atomic on the count, when the copies are load/store stores
+#: (``"loadstore_count_cycles"``: :attr:`ExchangeKernel.count_cycles`; none over the network);
+#: or once per cycle an NVSHMEM IBGDA post schedules on its posting lane outside
+#: its loads, for each of the count warp's NIC signals (``"remote_signal_cycles"``:
+#: ``"remote_signals"`` times :attr:`ExchangeKernel.post_cycles`) or each of a combine block's
+#: NIC posts (``"posted_copy_cycles"``: ``"posted_copies"`` times it);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -541,7 +549,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "further_stage_round_cycles", "loadstore_stage_round_cycles",
                  "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles",
                  "copy_cycles", "further_copy_cycles", "walk_token_cycles",
-                 "loadstore_send_cycles", "reduce_pass_cycles")
+                 "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
+                 "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -586,6 +595,7 @@ _FIELD_NEEDS = (
     ("reduce_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_pass_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
+    ("post_cycles", "count_grid", "the grid whose warps send the per-expert counts"),
 )
 
 # the kernel field a chain count is read from, and what that field is (for the error)
@@ -597,6 +607,8 @@ _CHAIN_COUNT_NEEDS = {
     **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
+    **dict.fromkeys(("remote_signal_cycles", "posted_copy_cycles"),
+                    ("post_cycles", " (the cycles one IBGDA post schedules on its posting lane)")),
     "further_waves": ("send_grid", " (the experts per dispatch block, which set its grid)"),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
     "put_round_cycles": ("put_cycles", (" (the cycles a round of a put's warp copy "
@@ -608,8 +620,10 @@ _CHAIN_COUNT_NEEDS = {
                                                  "schedules per walked token)")),
     "walk_token_cycles": ("receive_token_cycles", (" (the cycles the receiving block schedules "
                                                    "per received token)")),
-    "loadstore_send_cycles": ("send_cycles", (" (the cycles a sending warp schedules on its own "
-                                              "token)")),
+    **dict.fromkeys(("loadstore_send_cycles", "further_wave_send_cycles"),
+                    ("send_cycles", " (the cycles a sending warp schedules on its own token)")),
+    "loadstore_count_cycles": ("count_cycles", (" (the cycles the per-expert count's path "
+                                                "schedules after the last copy's release)")),
     "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
                                                   "schedules per pass)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
@@ -804,7 +818,20 @@ class ExchangeKernel:
     send_cycles : int
         ``0``, or the cycles a dispatch's sending warp schedules on its own token outside its
         loads and its staging and put loops, from its loop iteration's top to its signal, when
-        its copies are load/store stores (``"loadstore_send_cycles"`` chain steps).
+        its copies are load/store stores (``"loadstore_send_cycles"`` chain steps; a dispatch
+        whose blocks send tokens in turn (``send_grid``) pays them again for each later token of
+        its busiest block: ``"further_wave_send_cycles"``).
+    count_cycles : int
+        ``0``, or the cycles a dispatch's per-expert count schedules outside its loads from
+        the sender's poll of the expert's finish counter to the receiving warp's atomic on
+        the received count, when the copies are load/store stores (the count warp's path to
+        its release store of the count, and the receiver's from its poll to its atomic:
+        ``"loadstore_count_cycles"`` chain steps; DeepEP and NCCL EP low-latency).
+    post_cycles : int
+        ``0``, or the cycles one NVSHMEM IBGDA post schedules on its posting warp outside its
+        loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell, the least
+        over the kinds of post the kernel makes: the ``"remote_signal_cycles"`` and
+        ``"posted_copy_cycles"`` chain steps. Needs ``count_grid``.
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -935,9 +962,11 @@ class ExchangeKernel:
     walk_wrap_cycles: int = 0
     send_walk_cycles: int = 0
     copy_cycles: tuple = ()
+    post_cycles: int = 0
     receive_token_cycles: int = 0
     send_cycles: int = 0
     reduce_pass_cycles: int = 0
+    count_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -1036,7 +1065,7 @@ class ExchangeKernel:
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
-                      "reduce_pass_cycles"):
+                      "reduce_pass_cycles", "count_cycles", "post_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1403,6 +1432,11 @@ class ExchangeKernel:
                  "walk_token_round_cycles": float(walk_token_rounds * self.receive_cycles),
                  "walk_token_cycles": float(walk_tokens * self.receive_token_cycles),
                  "loadstore_send_cycles": float(self.send_cycles) if loadstore else 0.0,
+                 "further_wave_send_cycles": (float(further_waves * self.send_cycles)
+                                              if loadstore else 0.0),
+                 "loadstore_count_cycles": float(self.count_cycles) if loadstore else 0.0,
+                 "remote_signal_cycles": float(remote_signals * self.post_cycles),
+                 "posted_copy_cycles": float(posted_copies * self.post_cycles),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1482,7 +1516,8 @@ class ExchangeKernel:
                             ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
                             ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
-                            ("reduce_pass_cycles", "cycles"),
+                            ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
+                            ("post_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -1541,9 +1576,19 @@ def _ibgda_post(count):
     record's cons_idx pointer, then cons_idx itself), the GPU-scope fence after the WQE
     stores (their acknowledgement from L2, an L2 round trip as the release fence prices
     pushed stores), the ready_head compare-and-swap, and the read of resv_head: 6 L2 round
-    trips and 2 L2 atomics. The doorbell (lock, atomicMax, two more fences, the DBR and
-    BlueFlame stores) runs only when the post rings it: not counted."""
-    return ((("l2_hit", count),) * 6) + ((("l2_atomic", count),) * 2)
+    trips and 2 L2 atomics. Session 24, lane 0's whole path: three more L2 trips its code
+    waits for, each the first touch of its 32-B sector after the last post's CCTL.IVALL (the
+    184-B queue pair, 8-B aligned, puts them in untouched sectors at every alignment): the
+    queue pair's dev_idx (with nvshmemi_device_state_d.npes in flight beside it), the send
+    ring's nwqes and its CQ record's address; qp_type, loaded after dev_idx, shares its sector
+    at 3 of the 4 alignments (review S24-R2): an L1 hit (the least); and the cycles the posting
+    code schedules outside those loads (:attr:`ExchangeKernel.post_cycles`, the
+    ``"remote_signal_cycles"`` or ``"posted_copy_cycles"`` step): 8 L2 round trips, an L1 hit,
+    2 L2 atomics. The doorbell (lock, atomicMax, two more fences, the DBR and BlueFlame stores)
+    runs only when the post rings it: not counted."""
+    cycles = {"remote_signals": "remote_signal_cycles", "posted_copies": "posted_copy_cycles"}
+    return ((("l2_hit", count),) * 8) + (("l1_hit", count),) + ((("l2_atomic", count),) * 2) + (
+        ("cycle", cycles[count]),)
 
 
 def _doorbell(count):
@@ -1746,12 +1791,59 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                            "after their first token's copies are acknowledged. ASSUMPTION: a wave's "
                            "senders (equal bytes each) share the links fairly and finish together, "
                            "so the links idle for the fence and the next token's chain between "
-                           "the waves"))),
-        release_fence=(True, True), send_grid=3,
+                           "the waves")),
+            ("send_cycles", (f"{_DEEPEP} de8cfca csrc/kernels/internode_ll.cu, dispatch<true, 3, "
+                             "10, 7168> (FP8, the V1 table's shape) built as its setup.py does "
+                             "(nvcc 13.0 -O3 -rdc=true --register-usage-level=10, sm_90, "
+                             "--expt-relaxed-constexpr and torch's -D__CUDA_NO_* flags; "
+                             "NVSHMEM 3.2.5 wheel headers; session 24) and read with cuobjdump "
+                             "13.5: a sending warp's token to a remote rank, outside the loads "
+                             "the chain counts (x, the slot atomic, the heap base, the first "
+                             "round): the loop top to x's LDG.E.128 (0x20e0-0x2280: 95, the "
+                             "top-k id's LDG issued on the way), from x's consumer through the "
+                             "FP8 cast (8 BF16 -> FP32, 8 FMNMX for the amax, 4 SHFL.BFLY + FMNMX "
+                             "for the half-warp max of a 128-channel group, MUFU.RCP + FFMA "
+                             "refinement + FCHK for 448 / amax with the slow path branched "
+                             "over, the scale_inv store by lanes 0 and 16, 8 FMUL + 4 F2FP to "
+                             "E4M3, the STG.E.64), BAR.SYNC 0x1, 0x3a0 and lane 0's way to the "
+                             "slot ATOMG (0x22e0-0x2590, 0x25e0-0x2700, 0x2b90-0x2c40: 189), "
+                             "from the atomic's SHFL.IDX through the dst_rank / local-expert "
+                             "division and the destination address to the heap base's LDG "
+                             "(0x2c90-0x2fc0: 140), from its consumer to the first round's LDG "
+                             "(0x2ff0-0x30e0: 72): 496 cycles, less 18 issued under four waited "
+                             "constant loads (LDC at 0x2130, 0x2c20, 0x2fb0, 0x3010: 12 + 2 + 2 "
+                             "+ 2 cycles before their consumers), each charged const_l1 instead; "
+                             "the LDC at 0x2100 hides under 37 cycles (not charged): 478 cycles "
+                             "+ 4 x const_l1 per token of the busiest block, its first and each "
+                             "further wave (send_waves). Not added: the 59 cycles from the "
+                             "copy's last STG to the release ATOMG (0x34f0-0x3510, 0x4380-0x4470: "
+                             "branches, a waited LDC, MEMBAR.ALL.CTA / MEMBAR.ALL.GPU) issue while "
+                             "the copy's stores fly and end in the release fence, whose wait is "
+                             "priced as a peer round trip (review S24-R1). Not priced (a lower "
+                             "bound): the SHFL, MUFU, I2F and F2I results (scoreboards), the "
+                             "loop's tail from the release ATOMG to the loop top (31) and the "
+                             "copy's later rounds (under the links). " + _STALL_COUNTS)),
+            ("count_cycles", (f"{_DEEPEP} de8cfca internode_ll.cu, the same build: the count "
+                              "warp (sub-warp 0, lane 0) from its finish-counter poll's consumer "
+                              "to the peer's heap-base LDG (0x4830-0x4950: 61) and from that "
+                              "load's consumer through MEMBAR.ALL.SYS to the count's "
+                              "STG.E.STRONG.SYS (0x4990-0x4ac0: 80); the receiving warp group's "
+                              "sub-warp 1 from its count poll's consumer to the ATOMG on "
+                              "packed_recv_count (0x5d80-0x5de0: 31): 172 cycles, less 7 under "
+                              "three waited constant loads (0x4940, 0x49b0, 0x5db0), each charged "
+                              "const_l1: 165 cycles + 3 x const_l1 after the last copy's release, "
+                              "in one load/store domain. Not counted: the grid sync (while the "
+                              "counts fly), and after the receiver's atomic its STS, named "
+                              "BAR.SYNC, LDS and lane 0's src_info load before the copy (the copy "
+                              "is priced as its HBM traffic, local_copy). " + _STALL_COUNTS))),
+        release_fence=(True, True), send_grid=3, send_cycles=478, count_cycles=165,
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
                 ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
                 ("hbm_load", "further_waves"), ("l2_atomic", "further_waves"),
-                ("l1_hit", "further_waves"), ("l2_hit", "further_waves"))
+                ("l1_hit", "further_waves"), ("l2_hit", "further_waves"),
+                ("cycle", "loadstore_send_cycles"), ("cycle", "further_wave_send_cycles"),
+                ("cycle", "loadstore_count_cycles"))
+               + (("const_l1", "loadstore"),) * 7 + (("const_l1", "further_waves"),) * 4
                + _deepep_put("network") + (("l2_atomic", "one"),),
                (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"),
                 ("hbm_load", "loadstore")) + _deepep_put("network") + _grid_sync()),
@@ -2194,6 +2286,41 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "rule, session 17, review S17-R1); the combine's first copy's "
                                    "loads (sourceExpert, then the expert output) come before its "
                                    "first byte can move: added (chain)")),
+            ("post_cycles", ("NVSHMEM 3.2.5 (the nvidia-nvshmem-cu12 3.2.5 wheel's "
+                             "lib/libnvshmem_device.a, transfer_device.cu's sm_90 cubin, cuobjdump "
+                             "13.5 -sass; session 24): nvshmemi_transfer_amo_nonfetch<unsigned "
+                             "long> is a called function (pplx-kernels 7af3059's scatterKernel "
+                             "calls it for each count signal, nvshmemx_signal_op with "
+                             "NVSHMEM_SIGNAL_SET, by lane 0 alone). Lane 0's path for a SIGNAL_SET "
+                             "to a peer across the network, IBGDA initialised, RC queue pair "
+                             "(rc_map_type cta, shared among CTAs), one lane active (no warp "
+                             "coalescing: 2 WQEs + a NOP), the send ring wrapped with its slot "
+                             "already completed, NIC buffers in GPU memory (GPU-scope fence), no "
+                             "doorbell (the submit sees a later reservation): entry 0x0000 "
+                             "(register saves), the support_half_av_seg=true instance 0x0240-"
+                             "0x7e40 (get_rc 0x1e50-0x3a50, reserve 0x3af0-0x47b0 with the CQ "
+                             "check 0x3f80-0x4040, the atomic WQE 0x4880-0x63c0, the NOP and "
+                             "submit 0x6460-0x6b30), return 0x109f0-0x10b30: 636 instructions, "
+                             "2,054 cycles of stall counts, less the 137 issued under the loads "
+                             "and fence the post's other steps already price (qp_group_switches "
+                             "54, qp_type 29, resv_head atomic 15, the CQ record's cons_idx "
+                             "pointer 4 and cons_idx 5, MEMBAR.SC.GPU 6, ready_head CAS 15, "
+                             "resv_head 9): 1,917; and less the cycles under the three further "
+                             "L2 trips the path waits for (first touches of their sectors after the "
+                             "last post's CCTL.IVALL: dev_idx at qp+0xc, 0x3420, with npes beside "
+                             "it, 117; nwqes at qp+0x28, 0x3f10, 7; the CQ record's address at "
+                             "qp+0x48, 0x3fa0, 4): 1,789. The =false instance (0x7e50-0xfb10) takes "
+                             "2,143 - 184 - 115 = 1,844, SIGNAL_ADD 2,059 - 137 - 128 = 1,794: the "
+                             "least is taken. The combine's posts (gatherKernel: block 0's sync signal, "
+                             "the same SIGNAL_SET; per copy nvshmemx_putmem_signal_nbi_warp, "
+                             "across the network nvshmemi_transfer_put_signal<warp>, to an NVLink "
+                             "peer a warp copy, its fence and a SIGNAL_ADD amo_nonfetch) take the "
+                             "same least: put_signal<warp>'s warp issues lane 0's path (get_rc, "
+                             "keys, reserve, the RDMA-write WQE: 0x0000-0x19f70, 2,029), lane "
+                             "1's atomic WQE (0x175c0-0x19340, 581) and lane 1's submit and "
+                             "return (0x19f80-0x74490, 370): 2,980, less 74 + 115 under the "
+                             "priced steps: 2,791. Not counted: the caller's call and argument set-up, "
+                             "other warps' issue. " + _STALL_COUNTS)),
             ("copy_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_gather.cu l.56-91, "
                              "compiled as its CMakeLists.txt does (nvcc 13.0 -arch=sm_90a "
                              "-rdc=true -O3, NVSHMEM 3.2.5 headers; cuobjdump 13.5; session 23): "
@@ -2441,6 +2568,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
         receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
+        post_cycles=1789,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
@@ -2586,7 +2714,9 @@ def _ncclep_low_latency():
     chain = ((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
               ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
-              ("l2_hit", "loadstore")) + put + (("l2_atomic", "one"),),
+              ("l2_hit", "loadstore"), ("cycle", "loadstore_send_cycles"),
+              ("cycle", "loadstore_count_cycles")) + (("const_l1", "loadstore"),) * 9
+             + put + (("l2_atomic", "one"),),
              (("hbm_load", "one"), ("hbm_load", "one"), ("l2_hit", "one"), ("l2_hit", "loadstore"),
               ("l2_hit", "loadstore"), ("hbm_load", "loadstore")) + put + _grid_sync())
     src["send_grid"] = (
@@ -2596,8 +2726,36 @@ def _ncclep_low_latency():
         "128 blocks for 256 experts on a 132-SM H100, one token per block at its rows' 128 tokens. "
         "The project's chips carry no SM count, so the later waves beyond that are not counted "
         "(a lower bound there)")
+    src["send_cycles"] = (
+        "NVIDIA/nccl 36191590 contrib/nccl_ep/device/low_latency.cu rebuilt here with its "
+        "Makefile's NVCUFLAGS for sm_90 (nvcc 13.0; headers: src/include with nccl.h generated "
+        "from src/nccl.h.in as src/Makefile does, nccl_device/ and the DOCA GPUNetIO device "
+        "headers copied as its install rules do; session 24), dispatch<false, false, 7168> "
+        "(ep_bench's BF16, rankMask null) read with cuobjdump 13.5: a sending warp's token to a "
+        "remote rank outside the loads the chain counts (x, the slot atomic, the team fields, "
+        "windows[comm], the window's fields, the first round), walked in issue order with the "
+        "scoreboards of its constant loads (a waited LDC costs const_l1 where the cycles issued "
+        "since do not cover it): loop top to x's LDG (0x1fd0-0x21f0, the top-k id's LDG and "
+        "thread 0's source index store on the way), x's consumer STG into the send buffer, "
+        "BAR.SYNC 1 and lane 0's way to the slot ATOMG (0x2240-0x2310), the atomic's SHFL.IDX, "
+        "the rank / local-expert division and the addresses to the team fields' LDGs "
+        "(0x2360-0x26b0), their consumer to windows[comm] (0x2700-0x2770), the window fields' "
+        "consumer through the rankMask test (null: branched over) to the first round's LDG "
+        "(0x27c0-0x2870, 0x2910-0x2a50): 489 stall cycles, 424 + 6 x const_l1 issued (the DeepEP "
+        "entry's own build gives 478 + 4). Not priced: SHFL, MUFU, I2F, F2I scoreboards. "
+        + _STALL_COUNTS)
+    src["count_cycles"] = (
+        "NVIDIA/nccl 36191590 low_latency.cu, the same build and walk: the count warp's poll "
+        "consumer to the team fields' LDGs (0x5170-0x52a0), their consumer to windows[comm] "
+        "(0x52e0-0x5350), the window fields' consumer through the rankMask test to MEMBAR.ALL.SYS "
+        "and the count's STG.E.STRONG.SYS (0x53a0-0x53e0, 0x5450-0x54a0, 0x5510-0x5610); the "
+        "receiving warp's count poll consumer past the timeout test and the null recvStats / "
+        "waitStats branches (nccl_ep.cc passes nullptr) to the ATOMG on the received count "
+        "(0x8930-0x8990, 0x8b10-0x8bd0, 0x8c10): 321 stall cycles, 282 + 3 x const_l1 issued. "
+        "Not priced: the poll loop's period (a clock64 timeout test per iteration). "
+        + _STALL_COUNTS)
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
-                               chain=chain, send_grid=0)
+                               chain=chain, send_grid=0, send_cycles=424, count_cycles=282)
 
 
 EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()

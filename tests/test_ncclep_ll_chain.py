@@ -41,14 +41,20 @@ def test_one_node_adds_the_window_lookups():
         # DeepEP's 86 blocks send 128 tokens in two waves, NCCL EP's 128 blocks in one
         # (session 20): DeepEP's later token's own steps, then its release fence
         wave = (_HOP["hbm_load"] if flushed else hit) + _HOP["l2_atomic"] + _HOP["l1_hit"] + hit
+        # each kernel's compiled cycles (session 24): DeepEP two tokens' send path and the
+        # count's, NCCL EP one token's and the count's, each with its waited constant loads
+        k, n = exchange_kernel("deepep-low-latency"), exchange_kernel("ncclep-low-latency")
+        cycles_d = ((2 * k.send_cycles + k.count_cycles) * _HOP["cycle"]
+                    + (2 * 4 + 3) * _HOP["const_l1"])
+        cycles_n = (n.send_cycles + n.count_cycles) * _HOP["cycle"] + 9 * _HOP["const_l1"]
         assert nccl.dispatch_phase.chain - deepep.dispatch_phase.chain == pytest.approx(
-            4 * hit - wave, rel=1e-9)
+            4 * hit - wave - cycles_d + cycles_n, rel=1e-9)
         assert deepep.dispatch_phase.fence == pytest.approx(2 * nccl.dispatch_phase.fence,
                                                             rel=1e-12)
         assert nccl.combine_phase.chain - deepep.combine_phase.chain == pytest.approx(
             2 * hit, rel=1e-9)
     nccl, _ = _pair(1, 8, l2_flushed=False)
-    assert nccl.dispatch_phase.chain == pytest.approx(1.6710e-6, abs=1e-9)
+    assert nccl.dispatch_phase.chain == pytest.approx(2.1217e-6, abs=1e-9)   # 1.6710 before s24
     assert nccl.combine_phase.chain == pytest.approx(1.3307e-6, abs=1e-9)
 
 
@@ -81,7 +87,9 @@ def test_everything_but_the_chain_is_deepeps_profile():
     nccl = exchange_kernel("ncclep-low-latency")
     deepep = exchange_kernel("deepep-low-latency")
     assert nccl.send_grid == 0 and deepep.send_grid == 3
+    assert (nccl.send_cycles, nccl.count_cycles) == (424, 282)   # its own build's (session 24)
     assert dataclasses.replace(nccl, name=deepep.name, chain=deepep.chain,
-                               sources=deepep.sources, send_grid=3) == deepep
+                               sources=deepep.sources, send_grid=3, send_cycles=478,
+                               count_cycles=165) == deepep
     src = next(p.source for p in nccl.parameters() if p.name == "ncclep-low-latency.chain")
     assert "36191590" in src and "ncclGetP2pPtr" in src
