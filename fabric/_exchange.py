@@ -1134,9 +1134,9 @@ class ExchangeKernel:
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.round_read_latency(8, 2, "blackwell", 4, 8, 1.0)
         >>> round(t * 1e9, 1), sorted(p.name for p in used)[:2]
-        (666.7, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
+        (1033.4, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
         >>> round(k.round_read_latency(8, 2, "blackwell", 4, 2, 0.0)[0] * 1e9, 1)
-        315.9
+        682.6
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
@@ -2080,7 +2080,19 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "{l1 4, const_l1 2} with slots 0-3 / {l1 6, const_l1 7} with all 8; round 1 {l2 2, "
                 "const_l15 1, l1 2} / {l2 2, const_l15 2, l1 2} / {l2 2, const_l15 5, const_l1 2, "
                 "l1 3}. The entries are these less the chain's round-1 send-index and target-rank "
-                "L2 loads and one L1.5 fetch, and the late batch's L1.5 fetch")),
+                "L2 loads and one L1.5 fetch, and the late batch's L1.5 fetch. Session 24 (moe): "
+                "the cycles the compiled loop issues beyond those loads, the stall counts "
+                "(session 22's method) walked in issue order over one later round of the "
+                "sm_100a loop (rebuilt here: flashinfer's JIT flags, nvcc 13.0, cuobjdump 13.5; "
+                "the addresses equal session 22's), every load at this module's latency (the "
+                "metadata loads l1_hit, the LDC/LDCU loads const_l1, a predicated-off load free at "
+                "once, slot 6's branch skipped when invalid) and the peer loads as trips: 421.4 / "
+                "594.1 / 635.2 / 462.5 cycles beyond the trips with slots {0} / {0-6} / {0-7} / "
+                "{0, 7} valid, against 158.1 / 252.2 / 314.3 / 220.2 that the steps above charge: "
+                "at least 242 cycles more a later round (the least of the four): ('cycle', 242) in "
+                "later_min and later_full. A lower bound: round 1 (its longer loads hide more) "
+                "and the more-valid patterns' extra (up to 100 cycles) not counted; Hopper's "
+                "sm_90a loop not walked")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -2100,8 +2112,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
              (("const_l1", 2), ("l1_hit", 1)),
              (("const_l15", 2), ("const_l1", 3), ("l1_hit", 2)),
              ((("const_l1", 2),),),
-             (("l1_hit", 3), ("const_l1", 3)),
-             (("l1_hit", 4), ("const_l1", 6)),
+             (("l1_hit", 3), ("const_l1", 3), ("cycle", 242)),
+             (("l1_hit", 4), ("const_l1", 6), ("cycle", 242)),
              ((("const_l1", 3),),)),
             ("hopper", 8, 0,
              (("l1_hit", 2),),
