@@ -9,6 +9,12 @@ from ._cli import whole_number
 
 __all__ = []
 
+#: ``cofabric report``'s processes when ``--jobs`` is not given: the usable processors, at
+#: most this many. Each worker holds its own fabrics and plans (~0.25 GB at the default
+#: report's peak on the 2-core session machine, measured in benchmarks/README.md), and on
+#: more cores the report's few long sweeps and 23 figures leave further workers idle.
+DEFAULT_JOBS_CAP = 4
+
 
 def register(sub):
     from analysis import DEFAULT_OPS, DEFAULT_SYSTEMS
@@ -33,10 +39,11 @@ def register(sub):
     p.add_argument("--force", action="store_true", help="replace an existing report in DIR")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar, and on a terminal no summary: only the page's path")
-    p.add_argument("--jobs", type=whole_number, default=1, metavar="N",
+    p.add_argument("--jobs", type=whole_number, default=None, metavar="N",
                    help="run the sweeps and draw the figures in N local processes, at "
-                        "most this machine's processors; the files are the same (default 1: "
-                        "serially)")
+                        "most the processors this process may use; the files are the same "
+                        "for any N (default: those processors, at most "
+                        f"{DEFAULT_JOBS_CAP}; 1: serially in this process)")
     p.add_argument("--json", action="store_true",
                    help="print the files written, the 'In short' paragraphs and the "
                         "findings as JSON")
@@ -59,16 +66,27 @@ def register(sub):
     f.set_defaults(func=run_figures)
 
 
-def executor_for_jobs(jobs):
-    """A process pool of ``jobs`` workers, at most this machine's processors (the pool
-    forks every worker at its first task: ``--jobs 1000`` forked 1000 copies of a
-    ~0.7 GB process; the files are the same for any count), or None for one (serial); bad
-    counts are bad input."""
+def usable_processors():
+    """The processors this process may run on: its CPU affinity where the OS gives one
+    (``taskset``, a container's cpuset), else ``os.cpu_count()``; at least 1."""
     import os
 
-    if isinstance(jobs, bool) or jobs < 1:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:          # no affinity call on this OS (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def executor_for_jobs(jobs, default=DEFAULT_JOBS_CAP):
+    """A process pool of ``jobs`` workers, at most :func:`usable_processors` (the pool
+    forks every worker at its first task: ``--jobs 1000`` forked 1000 copies of a
+    ~0.7 GB process; the files are the same for any count), or None for one (serial);
+    ``jobs=None`` is the usable processors, at most ``default``; bad counts are bad input."""
+    if jobs is None:
+        jobs = default
+    elif isinstance(jobs, bool) or jobs < 1:
         raise SpecError(f"--jobs must be an integer >= 1, got {jobs}")
-    jobs = min(jobs, os.cpu_count() or 1)
+    jobs = min(jobs, usable_processors())
     if jobs == 1:
         return None
     import concurrent.futures

@@ -82,13 +82,28 @@ def print_repair_note(f):
         print(f"note: {f.router.LOCAL_REPAIR}")
 
 
+def _route_json_keys():
+    """What ``route --json`` prints, every key with its unit (the route command's help)."""
+    from fabric import Access
+
+    return ("With --json: system, src, target, op, transport (names); size_bytes (bytes); "
+            "path and return_path (node names, the request's and a load's reply's; a store "
+            "has none); hops (links crossed, a count); per_hop (each link: from, to, latency_s "
+            "in seconds); breakdown_s (seconds per stage, in order: "
+            + ", ".join(Access.STAGES) + "; they sum to total_s; see fabric.Access; "
+            "host_memory is 0 here: DST's own memory, not a host's DRAM); total_s "
+            "(seconds, the path printed); slowest_total_s (seconds, the slowest equal-cost "
+            "path); note (text, on a degraded grid only: its times are upper bounds).")
+
+
 def register(sub):
     p = sub.add_parser("route", help="path and latency breakdown of one access",
                        description="Route one access from SRC to DST's memory and break "
                                    "its latency down by stage, on the one path the "
                                    "routing chooses among the pair's equal-cost paths; "
                                    "where those paths price differently, also the "
-                                   "slowest of them (what 'cofabric latency' counts).")
+                                   "slowest of them (what 'cofabric latency' counts). "
+                                   + _route_json_keys())
     _add_common(p)
     p.add_argument("src", metavar="SRC", help="requesting chip (name or rank)")
     p.add_argument("dst", metavar="DST", help="target chip (name or rank)")

@@ -33,6 +33,7 @@ __all__ = [
     "TRTLLM_B200_MLA_GENERATION_FP8KV",
     "TRTLLM_H200_MLA_GENERATION_BF16",
     "TRTLLM_MLA_CONTEXT",
+    "mla_context_max_isl",
     "mla_context_time",
     "mla_generation_parameters",
     "mla_generation_time",
@@ -290,6 +291,17 @@ def _envelope_1d(points):
 
 
 _CONTEXT_ENVELOPES = {key: _envelope_1d(pts) for key, pts in TRTLLM_MLA_CONTEXT.items()}
+
+
+def mla_context_max_isl(chip, kv_bytes):
+    """The longest prompt (tokens) :func:`mla_context_time` reads on chip ``chip`` with a KV
+    cache of ``kv_bytes`` per element, or None where no table is stored.
+
+    >>> mla_context_max_isl("gb200", 1), mla_context_max_isl("h200", 1)
+    (16384, None)
+    """
+    env = _CONTEXT_ENVELOPES.get((_CONTEXT_CHIPS.get(chip), {2: "bf16", 1: "fp8"}.get(kv_bytes)))
+    return None if env is None else env[-1][0]
 
 
 def mla_context_time(chip, heads, kv_lora_rank, rope_dim, kv_bytes, isl):

@@ -150,7 +150,7 @@ from ._gemm import (
     grouped_gemm_rate,
 )
 from ._gemm_measured import trtllm_gemm_max_rows, trtllm_gemm_time
-from ._mla_measured import mla_context_time
+from ._mla_measured import mla_context_max_isl, mla_context_time
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
 
@@ -1009,13 +1009,24 @@ def _prefill_context_op(m, chip, lay, isl, engine, efficiency):
     measured context MLA op (:func:`analysis.mla_context_time`: the op's rope, latent-cache
     write and causal attention, one prompt on a rank), or None: only ``engine="trtllm"``, no
     user ``efficiency``, dense MLA at the measured shape and heads per GPU, a KV format the
-    chip's table holds."""
+    chip's table holds. Above the table's longest prompt (:func:`analysis.mla_context_max_isl`)
+    the longest prompt's time per score FLOP (named in the body)."""
     att = m.attention
     if (engine != "trtllm" or efficiency is not None or att.kind != "mla" or att.sparse
             or att.heads % lay.tp):
         return None
-    return mla_context_time(chip.name, att.heads // lay.tp, att.kv_lora_rank,
-                            att.qk_rope_head_dim, m.kv_cache_bytes, isl)
+    shape = (chip.name, att.heads // lay.tp, att.kv_lora_rank, att.qk_rope_head_dim,
+             m.kv_cache_bytes)
+    top = mla_context_max_isl(chip.name, m.kv_cache_bytes)
+    if top is not None and isl > top:
+        # a longer prompt than measured: the longest measured prompt's time per score FLOP
+        # (ASSUMPTION beyond the table: the op that long is compute-bound, its time linear in
+        # its causal FLOPs, near the table's own last doubling: 8192 -> 16384 tokens x3.5-4.0
+        # the time for x4.00 the FLOPs), so that a longer prompt never costs less
+        at_top = mla_context_time(*shape, top)
+        return None if at_top is None else (
+            at_top * att.prefill_score_flops(isl) / att.prefill_score_flops(top))
+    return mla_context_time(*shape, isl)
 
 
 def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,

@@ -44,8 +44,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     cases = [
+        # the default runs in local processes (the usable processors, at most 4)
         ("default report", ["report", "--quiet"], 60.0, 2e9),
-        ("default report --jobs 2", ["report", "--quiet", "--jobs", "2"], 60.0, 2e9),
+        ("default report --jobs 1", ["report", "--quiet", "--jobs", "1"], 60.0, 2e9),
         ("cofabric figures", ["figures", "--quiet"], 30.0, None),
     ]
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

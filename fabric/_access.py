@@ -199,11 +199,14 @@ class Access:
     slowest: float
     host_memory: float = 0.0
 
+    #: The stages, in order: the keys of :meth:`breakdown` (and of ``cofabric route
+    #: --json``'s ``breakdown_s``, which its help lists from here).
+    STAGES = ("requester", "forward", "serialization", "responder", "host_memory", "reply",
+              "completion", "copy")
+
     def breakdown(self):
         """The stages as an ordered dict of name -> seconds (they sum to :attr:`total`)."""
-        return {k: getattr(self, k) for k in ("requester", "forward", "serialization",
-                                              "responder", "host_memory", "reply",
-                                              "completion", "copy")}
+        return {k: getattr(self, k) for k in self.STAGES}
 
 
 def _transport_name(transport):

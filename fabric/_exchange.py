@@ -1578,15 +1578,17 @@ def _ibgda_post(count):
     pushed stores), the ready_head compare-and-swap, and the read of resv_head: 6 L2 round
     trips and 2 L2 atomics. Session 24, lane 0's whole path: three more L2 trips its code
     waits for, each the first touch of its 32-B sector after the last post's CCTL.IVALL (the
-    184-B queue pair straddles sectors at every alignment): the queue pair's dev_idx (with
-    nvshmemi_device_state_d.npes in flight beside it), the send ring's nwqes and its CQ
-    record's address; and the cycles the posting code schedules outside those loads
-    (:attr:`ExchangeKernel.post_cycles`, the ``"remote_signal_cycles"`` or
-    ``"posted_copy_cycles"`` step): 9 L2 round trips, 2 L2 atomics. The doorbell (lock,
-    atomicMax, two more fences, the DBR and BlueFlame stores) runs only when the post rings it:
-    not counted."""
+    184-B queue pair, 8-B aligned, puts them in untouched sectors at every alignment): the
+    queue pair's dev_idx (with nvshmemi_device_state_d.npes in flight beside it), the send
+    ring's nwqes and its CQ record's address; qp_type, loaded after dev_idx, shares its sector
+    at 3 of the 4 alignments (review S24-R2): an L1 hit (the least); and the cycles the posting
+    code schedules outside those loads (:attr:`ExchangeKernel.post_cycles`, the
+    ``"remote_signal_cycles"`` or ``"posted_copy_cycles"`` step): 8 L2 round trips, an L1 hit,
+    2 L2 atomics. The doorbell (lock, atomicMax, two more fences, the DBR and BlueFlame stores)
+    runs only when the post rings it: not counted."""
     cycles = {"remote_signals": "remote_signal_cycles", "posted_copies": "posted_copy_cycles"}
-    return ((("l2_hit", count),) * 9) + ((("l2_atomic", count),) * 2) + (("cycle", cycles[count]),)
+    return ((("l2_hit", count),) * 8) + (("l1_hit", count),) + ((("l2_atomic", count),) * 2) + (
+        ("cycle", cycles[count]),)
 
 
 def _doorbell(count):

@@ -9,18 +9,14 @@ import itertools
 
 import networkx as nx
 import numpy as np
-
-import topologies
-
-_BUILT = {}
+from degrade import built
 
 
 def built_h100(spec):
-    """``topologies.build(spec + ",chip=h100")``, built once per spec: the fabrics the routing
-    property tests draw (a fabric is immutable, so one copy serves every test)."""
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec + ",chip=h100")
-    return _BUILT[spec]
+    """``topologies.build(spec + ",chip=h100")`` from the one build memo (degrade.built): the
+    fabrics the routing property tests draw (a fabric is immutable, so one copy serves every
+    test)."""
+    return built(spec + ",chip=h100")
 
 
 def _level(G, n):

@@ -16,7 +16,7 @@ from contextlib import redirect_stderr, redirect_stdout
 import networkx as nx
 import numpy as np
 import pytest
-from degrade import apart
+from degrade import apart, built
 from hashseed import same_output_under_hash_seeds
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,15 +29,6 @@ from fabric import FabricError, RoutingError
 SPECS = ("switch:4", "switch:4,planes=2", "torus:3x3", "mesh:3x2", "hypermesh:3x2",
          "hypermesh:2x3,connect=switch", "fattree:k=4", "leafspine:k=4", "dragonfly:h=1",
          "rail:servers=2,gpus=2", "mesh:3", "dgx-h100")
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec)
-    return _BUILT[spec]
-
-
 def _cli(argv):
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -63,7 +54,7 @@ def _alone(g):
 
 @st.composite
 def degraded(draw):
-    f = _build(draw(st.sampled_from(SPECS)))
+    f = built(draw(st.sampled_from(SPECS)))
     edges = sorted(f.graph.edges)
     links = draw(st.lists(st.sampled_from(edges), max_size=4, unique=True))
     nodes = draw(st.lists(st.sampled_from(sorted(f.nodes, key=str)), max_size=2, unique=True))
@@ -100,7 +91,7 @@ def test_cut_off_chips_are_the_brute_force_lone_chips_and_errors_name_them(case,
 
 
 def test_a_chip_whose_only_switch_link_failed():
-    g = _build("switch:4").without(links=["chip0-sw0"])
+    g = built("switch:4").without(links=["chip0-sw0"])
     assert dict(g.failures.cut_off) == {"chip0": ("link chip0-sw0",)}
     cause = "chip0 is cut off from every other chip: link chip0-sw0 failed"
     for call in (lambda: g.route("chip1", "chip0"), lambda: analysis.metrics(g),
@@ -232,7 +223,7 @@ def test_forwarding_on_degraded_fabrics_follows_the_route_or_says_there_is_none(
     (local) entry and ``forward`` returned ``[chip6]`` for chip7's address, silently."""
     from fabric import forwarding_tables
 
-    f = _build(spec + ",chip=h100")
+    f = built(spec + ",chip=h100")
     links = data.draw(st.lists(st.sampled_from(sorted(f.graph.edges)), min_size=1, max_size=2,
                                unique=True), label="failed links")
     chips = data.draw(st.lists(st.sampled_from(f.endpoints), max_size=1), label="failed chip")
@@ -408,7 +399,7 @@ def test_forwarding_that_loops_where_no_route_is_left_says_no_route():
     said 'forwarding ... loops', now 'no route' with the cause (Hypothesis found it)."""
     from fabric import forwarding_tables
 
-    g = _build("leafspine:k=4,over=3,chip=h100").without(
+    g = built("leafspine:k=4,over=3,chip=h100").without(
         links=[("chip4", "leaf1"), ("leaf1", "spine0")], chips=["chip3"])
     with pytest.raises(RoutingError, match="no route from 'chip5' to 'chip6' .*the tables "
                                            "loop on it; chip5 is cut off"):

@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from routing_brute import built_h100
 
 import analysis
-import topologies
 from analysis import NotApplicableError
 from analysis._closed_form import OPERATIONS
 from fabric import FabricError, RoutingError, access_latencies, access_to
@@ -33,14 +33,6 @@ GRIDS = ("torus:3x3", "torus:4x4", "torus:4x3", "mesh:3x3", "mesh:4x2", "torus:2
          "hypermesh:2x3,connect=switch", "hypermesh:3x2,connect=switch/line",
          "hypermesh:2x2x2,connect=switch/ring/full", "torus:3x2,links=2", "mesh:5")
 
-_BUILT = {}
-
-
-def _grid(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec + ",chip=h100")
-    return _BUILT[spec]
-
 
 def _time(f, op, n, ranks, runtime="ideal"):
     return analysis.cost(f, op, n, runtime=runtime, ranks=ranks).time
@@ -48,7 +40,7 @@ def _time(f, op, n, ranks, runtime="ideal"):
 
 @pytest.mark.parametrize("runtime", ["ideal", "nccl", "symmetric-memory"])
 def test_torus_all_to_all_is_not_faster_without_a_link(runtime):
-    f = _grid("torus:3x3")
+    f = built_h100("torus:3x3")
     g = f.without(links=[("chip0", "chip3")])
     ranks = ["chip0", "chip1", "chip2", "chip3"]
     # before: 836 -> 279 us (ideal), 841 -> 284 us (nccl)
@@ -59,7 +51,7 @@ def test_torus_all_to_all_is_not_faster_without_a_link(runtime):
 @pytest.mark.parametrize("spec,link", [("mesh:3x3", ("chip3", "chip4")),
                                        ("torus:4x4", ("chip0", "chip1"))])
 def test_a_message_over_a_failed_link_is_not_faster(spec, link):
-    f = _grid(spec)
+    f = built_h100(spec)
     g = f.without(links=[link])
     # before: 1114 -> 558 us (mesh, two 3-hop detours), 1114 -> 372 us (torus, three)
     assert _time(g, "send-recv", 2**26, list(link)) > _time(f, "send-recv", 2**26, list(link))
@@ -69,7 +61,7 @@ def test_a_message_over_a_failed_link_is_not_faster(spec, link):
 
 def test_a_failed_links_bytes_all_take_its_one_bypass():
     """Every byte dimension order sent over the failed link crosses every link of its bypass."""
-    f = _grid("torus:4x4")
+    f = built_h100("torus:4x4")
     g = f.without(links=[("chip0", "chip1")])
     r = g.router
     bypass = g.route("chip0", "chip1")
@@ -92,7 +84,7 @@ def _ops():
 
 @st.composite
 def _degraded_grid(draw):
-    f = _grid(draw(st.sampled_from(GRIDS)))
+    f = built_h100(draw(st.sampled_from(GRIDS)))
     edges = sorted(tuple(sorted(e)) for e in f.graph.edges)
     links = draw(st.lists(st.sampled_from(edges), min_size=1, max_size=3, unique=True))
     return f, f.without(links=links)
@@ -162,7 +154,7 @@ def test_one_access_takes_the_latency_the_distribution_reports(case, op, transpo
 
 
 def test_a_failed_chip_outside_the_group_does_not_make_it_faster():
-    f = _grid("torus:3x4")
+    f = built_h100("torus:3x4")
     g = f.without(chips=["chip1"])
     ranks = ["chip4", "chip10", "chip2"]
     a = analysis.cost(f, "all-gather", 2**24, algorithm="one-shot", runtime="ideal", ranks=ranks)

@@ -9,26 +9,19 @@ survivors is unchanged (switched fabrics) or repaired locally (grids, one failed
 """
 
 import pytest
+from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import topologies
 from analysis import failure_cost
 
 SPECS = ("fattree:k=4", "torus:4x4", "mesh:4x4", "torus:3x3", "hypermesh:3x3,connect=full",
          "leafspine:k=4", "dragonfly:a=2,h=1", "switch:8,planes=2", "tpu-v4-cube")
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec)
-    return _BUILT[spec]
 
 
 @pytest.mark.parametrize("spec", ["fattree:k=4", "mesh:4x4"])
 def test_a_failed_chip_is_not_a_speed_up(spec):
-    c = failure_cost(_build(spec), chips=["chip0"])
+    c = failure_cost(built(spec), chips=["chip0"])
     assert c.drain_time[1] >= c.drain_time[0]       # fattree before: -6.7%
     assert c.mean_latency[1] >= c.mean_latency[0]   # mesh before: -2.9%
 
@@ -37,7 +30,7 @@ def test_a_failed_chip_is_not_a_speed_up(spec):
 @given(st.sampled_from(SPECS), st.data(),
        st.sampled_from(["all-to-all", "permutation", "shift"]))
 def test_one_failed_chip_never_improves_a_figure(spec, data, pattern):
-    f = _build(spec)
+    f = built(spec)
     chip = data.draw(st.sampled_from(list(f.endpoints)))
     c = failure_cost(f, chips=[chip], traffic_name=pattern, nbytes=1000.0)
     tol = 1 + 1e-12

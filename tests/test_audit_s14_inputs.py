@@ -13,7 +13,7 @@ import itertools
 
 import networkx as nx
 import pytest
-from degrade import apart
+from degrade import apart, built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,13 +55,6 @@ def test_group_of_refuses_a_failed_chip():
 
 SPECS = ("torus:4x4", "mesh:4x4", "torus:2x3x3", "hypermesh:3x3,connect=switch",
          "rail:servers=3,gpus=2", "switch:6,planes=2", "fattree:k=4")
-_BUILT = {}
-
-
-def _build(spec):
-    if spec not in _BUILT:
-        _BUILT[spec] = topologies.build(spec)
-    return _BUILT[spec]
 
 
 def _groups(g):
@@ -74,7 +67,7 @@ def _groups(g):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(SPECS), st.data())
 def test_islands_after_two_degradations_are_the_components(spec, data):
-    f = _build(spec)
+    f = built(spec)
     g = f
     for _ in range(2):
         edges = sorted(g.graph.edges, key=str)

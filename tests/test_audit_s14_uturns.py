@@ -21,6 +21,7 @@ fewer hops or less latency", also on grids given random per-link latencies (wher
 can act).
 """
 
+import functools
 import itertools
 import random
 
@@ -28,32 +29,28 @@ import networkx as nx
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from routing_brute import assert_a_drawn_pair_is_the_rule, path_latency
+from routing_brute import assert_a_drawn_pair_is_the_rule, built_h100, path_latency
 from test_audit_s11_routing import assert_not_faster
 from test_audit_s13_routing import GRIDS, _claimed, draw_clustered_failures
 
 import analysis
-import topologies
 from analysis._closed_form import OPERATIONS
 
-_BUILT = {}
 
-
+@functools.cache
 def _grid(spec, seed=None):
-    """``spec`` with chip=h100; with ``seed``, every link given a latency drawn from 100,
-    200 or 500 ns (the links of one dimension no longer alike)."""
-    key = (spec, seed)
-    if key not in _BUILT:
-        f = topologies.build(spec + ",chip=h100")
-        if seed is not None:
-            rng = random.Random(seed)
-            H = nx.Graph(f.graph)
-            for a, b in sorted(H.edges, key=str):
-                H.edges[a, b]["latency"] = rng.choice([1e-7, 2e-7, 5e-7])
-            nx.freeze(H)
-            f = f.replace(graph=H)
-        _BUILT[key] = f
-    return _BUILT[key]
+    """``spec`` with chip=h100 (routing_brute.built_h100); with ``seed``, every link given a
+    latency drawn from 100, 200 or 500 ns (the links of one dimension no longer alike), made
+    once per (spec, seed)."""
+    f = built_h100(spec)
+    if seed is None:
+        return f
+    rng = random.Random(seed)
+    H = nx.Graph(f.graph)
+    for a, b in sorted(H.edges, key=str):
+        H.edges[a, b]["latency"] = rng.choice([1e-7, 2e-7, 5e-7])
+    nx.freeze(H)
+    return f.replace(graph=H)
 
 
 @st.composite

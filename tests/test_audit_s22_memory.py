@@ -20,8 +20,11 @@ access refused exactly where no chip of the host is routed (naming a failed part
 than on the intact fabric, and the forwarding tables' walk ending where the access does.
 """
 
+import functools
+
 import networkx as nx
 import pytest
+from degrade import built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import memory_server, policy_paths
@@ -33,18 +36,15 @@ SPECS = ("switch:8,planes=2,hosts=4,chip=h100", "torus:4x4,hosts=4,chip=h100",
          "hypermesh:4x2x2,hosts=4,chip=h100", "mesh:3x3,hosts=3,chip=h100",
          "rail:servers=3,gpus=2,chip=h100", "hypermesh:2x2x2,connect=switch,hosts=2,chip=h100")
 
-_BUILT = {}
-
-
+@functools.cache
 def _build(spec):
-    """``spec`` built once, every host with a window onto every other host's DRAM."""
-    if spec not in _BUILT:
-        f = topologies.build(spec)
-        hosts = sorted(f.domains)
-        wins = [Window(h, (1 << 50) + (k << 40), size=1 << 21, target=f"{o}.dram", name=f"w-{o}")
-                for h in hosts for k, o in enumerate(x for x in hosts if x != h)]
-        _BUILT[spec] = f.replace(address_plan=AddressPlan(windows=wins))
-    return _BUILT[spec]
+    """``spec`` (degrade.built), every host with a window onto every other host's DRAM; made
+    once per spec."""
+    f = built(spec)
+    hosts = sorted(f.domains)
+    wins = [Window(h, (1 << 50) + (k << 40), size=1 << 21, target=f"{o}.dram", name=f"w-{o}")
+            for h in hosts for k, o in enumerate(x for x in hosts if x != h)]
+    return f.replace(address_plan=AddressPlan(windows=wins))
 
 
 def _dram(f, h):

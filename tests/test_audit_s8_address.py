@@ -16,10 +16,10 @@ policy's path.
 import functools
 
 import pytest
-from degrade import degrade
+from degrade import built, degrade
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from routing_brute import memory_server
+from routing_brute import built_h100, memory_server
 
 import topologies
 from fabric import (
@@ -47,11 +47,6 @@ SPECS = ["fattree:k=4", "leafspine:k=4,over=3", "rail:servers=2,gpus=2,spines=1"
          "switch:4,planes=2", "torus:4x2", "hypermesh:2x2x2", "dragonfly:h=1"]
 
 
-@functools.cache
-def _intact(spec):
-    return topologies.build(spec + ",chip=h100")
-
-
 def _ref_owner(reg, address):
     """The owner of ``address`` in interleave set ``reg`` (CXL: (o // g) % ways)."""
     return reg.owners[((address - reg.base) // reg.granularity) % reg.ways]
@@ -68,7 +63,7 @@ def _ref_node(f, owner, src=None):
 @st.composite
 def interleaved_fabrics(draw):
     spec = draw(st.sampled_from(SPECS))
-    f = _intact(spec)
+    f = built_h100(spec)
     ways = draw(st.sampled_from([2, 3, 4]))
     pool = list(f.endpoints) + list(f.domains)
     owners = tuple(draw(st.permutations(pool))[:ways])
@@ -167,7 +162,7 @@ def test_latencies_of_a_nic_say_it_is_not_a_chip():
 def test_latencies_over_chosen_chips_are_the_single_accesses(spec, data):
     """Brute force: every ordered pair of the chosen chips is the access_to of that pair."""
     from fabric import access_latencies, access_to
-    f = _presets(spec)
+    f = built(spec)
     chips = data.draw(st.lists(st.sampled_from(list(f.endpoints)), min_size=2, max_size=4,
                                unique=True))
     op = data.draw(st.sampled_from(["load", "store"]))
@@ -177,11 +172,6 @@ def test_latencies_over_chosen_chips_are_the_single_accesses(spec, data):
         assert i != j
         want = access_to(f, chips[i], chips[j], op=op, transport="rdma").total
         assert t == pytest.approx(want, rel=1e-12)
-
-
-@functools.cache
-def _presets(spec):
-    return topologies.build(spec)
 
 
 # -- per-dimension tables: every mapped address, not only a chip's memory ----------------
@@ -194,7 +184,7 @@ DOR_SPECS = ["torus:4x4", "hypermesh:4x4", "mesh:4x2", "hypermesh:2x2x2"]
 
 @functools.cache
 def _dor(spec):
-    f = topologies.build(spec + ",chip=h100").replace(address_plan=AddressPlan(
+    f = built_h100(spec).replace(address_plan=AddressPlan(
         host_memory=GiB, hbm_bytes=HBM_BYTES, interleave=[Region(
             0, 2 * 256 * MiB, ("chip1", "host0"), kind="dram", granularity=4096,
             name="pool")]))
@@ -238,7 +228,7 @@ PAGE = 2 * MiB
 
 @st.composite
 def round_trips(draw):
-    f = _intact(draw(st.sampled_from(RT_SPECS)))
+    f = built_h100(draw(st.sampled_from(RT_SPECS)))
     hosts = list(f.domains)
     targets = [f"{c}.hbm" for c in f.endpoints] + [f"{h}.dram" for h in hosts] + ["pool"] * 12
     wins = []

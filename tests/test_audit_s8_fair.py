@@ -12,13 +12,13 @@ References: the edge-by-edge product (brute force), the intact fabric's own poli
 algorithm, and the bill of the fabric as built.
 """
 
-import functools
 
 import numpy as np
 import pytest
 from degrade import degrade
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from routing_brute import built_h100
 
 import topologies
 from analysis import bill_of_materials, cost, equalize, scale_links
@@ -30,14 +30,9 @@ SPECS = ["torus:4x4", "hypermesh:2x2x2", "fattree:k=4", "switch:8,planes=2",
          "rail:servers=2,gpus=4", "dragonfly:h=1", "leafspine:k=4,over=3"]
 
 
-@functools.cache
-def _intact(spec):
-    return topologies.build(spec + ",chip=h100")
-
-
 @st.composite
 def fabrics(draw):
-    return draw(degrade(_intact(draw(st.sampled_from(SPECS)))))
+    return draw(degrade(built_h100(draw(st.sampled_from(SPECS)))))
 
 
 @SETTINGS
@@ -88,7 +83,7 @@ def test_a_scaled_copy_keeps_the_structure_aware_collectives(spec):
 
 @pytest.mark.parametrize("bad", [True, 0, -1.0, float("nan"), float("inf"), "2", None])
 def test_scale_factors_are_positive_finite_numbers(bad):
-    f = _intact("torus:4x4")
+    f = built_h100("torus:4x4")
     with pytest.raises(ValueError, match="must be a positive finite factor"):
         scale_links(f, bandwidth=bad)
     with pytest.raises(ValueError, match="must be a positive finite factor"):
@@ -96,7 +91,7 @@ def test_scale_factors_are_positive_finite_numbers(bad):
 
 
 def test_numpy_scale_factors_are_numbers():
-    f = _intact("torus:4x4")
+    f = built_h100("torus:4x4")
     g = scale_links(f, np.int64(2), np.float32(0.5))
     e = g.graph.edges["chip0", "chip1"]
     assert e["bandwidth"] == 2 * f.graph.edges["chip0", "chip1"]["bandwidth"]
@@ -106,7 +101,7 @@ def test_numpy_scale_factors_are_numbers():
 # -- bad numbers in the comparison API ---------------------------------------------------
 
 def test_a_bool_is_no_target_and_numpy_numbers_are():
-    f = _intact("torus:4x4")
+    f = built_h100("torus:4x4")
     usd = bill_of_materials(f).cost_usd_per_chip
     with pytest.raises(ValueError, match="target must be a positive finite cost"):
         equalize(f, True)                         # was: priced to $1 (s ~ 1e-4)
@@ -119,11 +114,11 @@ def test_a_bool_is_no_target_and_numpy_numbers_are():
 def test_rack_density_factor_is_a_positive_number_not_a_bool(bad):
     from fabric import SpecError
     with pytest.raises(SpecError, match="rack_chips_factor must be a positive number"):
-        bill_of_materials(_intact("fattree:k=4"), rack_chips_factor=bad)
+        bill_of_materials(built_h100("fattree:k=4"), rack_chips_factor=bad)
 
 
 def test_numpy_rack_density_factor_is_the_same_as_python():
-    f = _intact("fattree:k=4")
+    f = built_h100("fattree:k=4")
     assert bill_of_materials(f, rack_chips_factor=np.int64(2)).as_dict() == \
         bill_of_materials(f, rack_chips_factor=2).as_dict()
 
@@ -162,7 +157,7 @@ def test_the_fair_captions_name_the_runtime_the_rows_use():
     assert inspect.signature(cost).parameters["runtime"].default == "nccl"
     for fn in (_fair_point, _sens_point):        # neither passes a runtime of its own
         assert "runtime" not in inspect.getsource(fn)
-    fabs = {s: _intact(s) for s in ("torus:4x4", "fattree:k=4")}
+    fabs = {s: built_h100(s) for s in ("torus:4x4", "fattree:k=4")}
     fair, _ = fair_section(fabs, quiet=True)
     sens, _ = sensitivity_section(fabs, quiet=True)
     for caption in (fair.tables[0].caption, sens.tables[0].caption):

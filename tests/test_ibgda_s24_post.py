@@ -70,23 +70,30 @@ def test_both_post_counts_carry_the_cycles():
     assert not any(s in _STEPS for ph in _KERN.chain for s in ph)
 
 
-def test_a_post_waits_for_nine_l2_trips_and_two_atomics():
+def test_a_post_waits_for_eight_l2_trips_an_l1_hit_and_two_atomics():
     """Session 17's six L2 trips and two atomics, and session 24's three: dev_idx, nwqes and
-    the CQ record's address, each the first touch of a 32-B sector of the 184-B queue pair."""
+    the CQ record's address, each the first touch of a 32-B sector of the 184-B queue pair;
+    qp_type, loaded after dev_idx, shares dev_idx's sector at 3 of the 4 alignments of an
+    rcs[] element: an L1 hit, the least (review S24-R2)."""
     from fabric._exchange import _ibgda_post
     for count in ("remote_signals", "posted_copies"):
         steps = _ibgda_post(count)
-        assert steps.count(("l2_hit", count)) == 9
+        assert steps.count(("l2_hit", count)) == 8
+        assert steps.count(("l1_hit", count)) == 1
         assert steps.count(("l2_atomic", count)) == 2
         assert len(steps) == 12
     # the queue pair's fields the path loads, in order: dev_idx (+0xc), qp_type (+0x4), nwqes
-    # (+0x28), the CQ record's address (+0x48); 184 B a queue pair, 8-B aligned: at every
-    # alignment nwqes and cq lie in sectors no earlier load touched
-    for base in range(0, 32 * 184, 8):
-        seen = {(base + 0xc) // 32, (base + 0x4) // 32}
+    # (+0x28), the CQ record's address (+0x48); rcs[i] at i x 184 B from an aligned base
+    shared = 0
+    for i in range(32):
+        base = i * 184
+        seen = {(base + 0xc) // 32}
+        shared += (base + 0x4) // 32 in seen        # qp_type after dev_idx: an L1 hit if so
+        seen.add((base + 0x4) // 32)
         assert (base + 0x28) // 32 not in seen
         seen.add((base + 0x28) // 32)
         assert (base + 0x48) // 32 not in seen
+    assert shared == 24                             # 3 of every 4 queue pairs
 
 
 def test_post_cycles_are_the_profiles_and_sourced():

@@ -209,6 +209,9 @@ def test_jobs_is_capped_at_the_processors(jobs, monkeypatch):
 
     for cpus in (1, 2, 8):
         monkeypatch.setattr(os, "cpu_count", lambda c=cpus: c)
+        # the processors this process may use (its affinity, where the OS has one)
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, c=cpus: set(range(c)),
+                            raising=False)
         pool = executor_for_jobs(jobs)
         expected = min(jobs, cpus)
         if expected == 1:
