@@ -3100,10 +3100,36 @@ def collective_seconds(fabric, op, nbytes, positions, *, collective=None, algori
     algo = algorithm.get(op, "auto") if isinstance(algorithm, dict) else algorithm
     extra = {} if runtime is None else {"runtime": runtime}
     chips = [fabric.endpoints[i] for i in positions]
-    res = (collective or _default_collective)(
-        fabric, op, nbytes if np.ndim(nbytes) else float(nbytes), algorithm=algo, ranks=chips,
-        transport=transport, **extra)
-    return float(res.time)
+    scalar = not np.ndim(nbytes)
+    key = _collective_key(collective, op, float(nbytes) if scalar else None, chips, algo,
+                          transport, runtime)
+    memo = fabric_memo(fabric, __name__).setdefault("collective_seconds", {})
+    got = memo.get(key) if key is not None else None
+    if got is None:
+        res = (collective or _default_collective)(
+            fabric, op, float(nbytes) if scalar else nbytes, algorithm=algo, ranks=chips,
+            transport=transport, **extra)
+        got = float(res.time)
+        if key is not None:
+            memo[key] = got
+    return got
+
+
+def _collective_key(collective, op, nbytes, chips, algorithm, transport, runtime):
+    """The key of :func:`collective_seconds`' per-fabric memo, or None where it keeps
+    nothing: the same default cost function (``analysis.cost`` as it is now: a test may
+    stand in another), operation, scalar size, chips, and ``algorithm``, ``transport`` and
+    ``runtime`` given as names or None. A :class:`fabric.Runtime` or transport object is not
+    a key (a Runtime compares by name alone, and a changed copy keeps the name), nor is a
+    caller's own ``collective`` (it may count its calls; :func:`engine_collective`'s default
+    is ``_default_collective``, which is ``analysis.cost``) or a traffic matrix."""
+    if collective not in (None, _default_collective) or nbytes is None or not all(
+            v is None or isinstance(v, str) for v in (algorithm, transport, runtime)):
+        return None
+    import analysis
+
+    return (getattr(analysis, "cost", None), op, nbytes, tuple(chips), algorithm, transport,
+            runtime)
 
 
 def _switched_domains(fabric):

@@ -1492,7 +1492,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
     if serial_work:
         # the count warp's walk over the experts (a signal across the network is a NIC post;
         # over RDMA alone every other rank is across it)
-        remote = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)[0]
+        remote, passes = kern.count_walk(E, k, tokens, np.arange(n_ep) if rdma_only else dom)
         # the dispatch's receive part: every block walks the received counts' slots
         walk_slots, walk_tokens = kern.receive_walk(E, k, tokens, n_ep)
         # ... leaving each local expert but the last by a longer path
@@ -1525,7 +1525,8 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                                                   further_waves=waves if i == 0 else 0,
                                                   walk_token_rounds=token_rounds,
                                                   interleaved=between, payloads=len(parts),
-                                                  slots=k, walk_wraps=wraps)
+                                                  slots=k, walk_wraps=wraps,
+                                                  count_passes=passes if i == 0 else 0)
                 params = params + tuple(p for p in used if p not in params)
     # one peer round trip: a load pulled from a peer, or the acknowledgement of pushed stores
     peer_trip = 0.0

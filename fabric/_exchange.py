@@ -516,7 +516,11 @@ def peer_access_latency(arch):
 #: or once per cycle an NVSHMEM IBGDA post schedules on its posting lane outside
 #: its loads, for each of the count warp's NIC signals (``"remote_signal_cycles"``:
 #: ``"remote_signals"`` times :attr:`ExchangeKernel.post_cycles`) or each of a combine block's
-#: NIC posts (``"posted_copy_cycles"``: ``"posted_copies"`` times it);
+#: NIC posts (``"posted_copy_cycles"``: ``"posted_copies"`` times it); or once per cycle the
+#: count warp's loop schedules per expert it walks outside its loads and its signal, when the
+#: EP ranks span the network (``"count_pass_cycles"``: the slowest count warp's walked experts,
+#: :meth:`ExchangeKernel.count_walk`, times :attr:`ExchangeKernel.count_pass_cycles`; none in
+#: one load/store domain, where the counts are stores beside the copies);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -550,7 +554,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles",
                  "copy_cycles", "further_copy_cycles", "walk_token_cycles",
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
-                 "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles")
+                 "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
+                 "count_pass_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -596,6 +601,7 @@ _FIELD_NEEDS = (
     ("reduce_pass_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
     ("post_cycles", "count_grid", "the grid whose warps send the per-expert counts"),
+    ("count_pass_cycles", "count_grid", "the grid whose warps send the per-expert counts"),
 )
 
 # the kernel field a chain count is read from, and what that field is (for the error)
@@ -622,6 +628,8 @@ _CHAIN_COUNT_NEEDS = {
                                                    "per received token)")),
     **dict.fromkeys(("loadstore_send_cycles", "further_wave_send_cycles"),
                     ("send_cycles", " (the cycles a sending warp schedules on its own token)")),
+    "count_pass_cycles": ("count_pass_cycles", (" (the cycles the count warp's loop schedules "
+                                                "per walked expert)")),
     "loadstore_count_cycles": ("count_cycles", (" (the cycles the per-expert count's path "
                                                 "schedules after the last copy's release)")),
     "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
@@ -827,6 +835,11 @@ class ExchangeKernel:
         the received count, when the copies are load/store stores (the count warp's path to
         its release store of the count, and the receiver's from its poll to its atomic:
         ``"loadstore_count_cycles"`` chain steps; DeepEP and NCCL EP low-latency).
+    count_pass_cycles : int
+        ``0``, or the cycles the count warp's loop (see ``count_grid``) schedules per expert it
+        walks, outside its loads and its signal's post, when the EP ranks span the network
+        (``"count_pass_cycles"`` chain steps: :meth:`count_walk`'s passes of the slowest
+        warp). Needs ``count_grid``.
     post_cycles : int
         ``0``, or the cycles one NVSHMEM IBGDA post schedules on its posting warp outside its
         loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell, the least
@@ -963,6 +976,7 @@ class ExchangeKernel:
     send_walk_cycles: int = 0
     copy_cycles: tuple = ()
     post_cycles: int = 0
+    count_pass_cycles: int = 0
     receive_token_cycles: int = 0
     send_cycles: int = 0
     reduce_pass_cycles: int = 0
@@ -1065,7 +1079,8 @@ class ExchangeKernel:
                       "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
-                      "reduce_pass_cycles", "count_cycles", "post_cycles"):
+                      "reduce_pass_cycles", "count_cycles", "post_cycles",
+                      "count_pass_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1365,7 +1380,7 @@ class ExchangeKernel:
                       remote_signals=0, serial_copies=0, posted_copies=0, walk_slots=0,
                       walk_tokens=0, reduce_loads=0, loadstore=False, put_rounds=0,
                       stage_rounds=0, walked_tokens=0, further_waves=0, walk_token_rounds=0,
-                      interleaved=False, payloads=1, slots=1, walk_wraps=0):
+                      interleaved=False, payloads=1, slots=1, walk_wraps=0, count_passes=0):
         """Seconds of one block's serial chain in ``phase`` (0 dispatch, 1 combine), and the
         latency Parameters it used.
 
@@ -1392,7 +1407,9 @@ class ExchangeKernel:
         apart (a token's values and scale factors: 2; its ``"pointer_rereads"`` steps are
         :meth:`pointer_loads` times the payloads after the first), ``slots`` the token's top-k
         slots (its ``"further_slots"`` steps: one per slot after the first), ``walk_wraps`` the
-        local experts the receive walk leaves before its last (:meth:`walk_wraps`). ``interleaved=True``
+        local experts the receive walk leaves before its last (:meth:`walk_wraps`),
+        ``count_passes`` the experts the slowest count warp walks (:meth:`count_walk`; its
+        ``"count_pass_cycles"`` steps only across the network). ``interleaved=True``
         prices ``interleaved_chain`` instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -1437,6 +1454,8 @@ class ExchangeKernel:
                  "loadstore_count_cycles": float(self.count_cycles) if loadstore else 0.0,
                  "remote_signal_cycles": float(remote_signals * self.post_cycles),
                  "posted_copy_cycles": float(posted_copies * self.post_cycles),
+                 "count_pass_cycles": (0.0 if loadstore
+                                       else float(count_passes * self.count_pass_cycles)),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1445,6 +1464,9 @@ class ExchangeKernel:
             raise SpecError(f"slots must be an int >= 1 (the token's top-k), got {slots!r}")
         if isinstance(walk_wraps, bool) or not isinstance(walk_wraps, int) or walk_wraps < 0:
             raise SpecError(f"walk_wraps must be an int >= 0, got {walk_wraps!r}")
+        if (isinstance(count_passes, bool) or not isinstance(count_passes, int)
+                or count_passes < 0):
+            raise SpecError(f"count_passes must be an int >= 0, got {count_passes!r}")
         times["further_slots"] = float(slots - 1)
         # the receive sum's passes: its (pass, copy) steps over the token's top-k
         times["reduce_pass_cycles"] = float(reduce_loads // slots * self.reduce_pass_cycles)
@@ -1517,7 +1539,7 @@ class ExchangeKernel:
                             ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
                             ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
-                            ("post_cycles", "cycles"),
+                            ("post_cycles", "cycles"), ("count_pass_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -2298,6 +2320,26 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "rule, session 17, review S17-R1); the combine's first copy's "
                                    "loads (sourceExpert, then the expert output) come before its "
                                    "first byte can move: added (chain)")),
+            ("count_pass_cycles", (f"{_PPLX} 7af3059 csrc/all_to_all/internode_scatter.cu "
+                                   "l.77-101 (the count branch), compiled as its CMakeLists.txt "
+                                   "does (nvcc 13.0 -arch=sm_90a -rdc=true -O3; session 18's "
+                                   "build, cuobjdump 13.5; session 24): the last warp's loop "
+                                   "over its experts, scatterKernel<10,true,true> 0x2690-0x2f10 "
+                                   "on lane 0's path (the division for the expert's rank, one "
+                                   "pass of the index loop at 8 entries, the 5-shuffle warp sum, "
+                                   "nvshmem_ptr's peer-table load and its test, the count's "
+                                   "address), for an expert on an NVLink peer (its count a "
+                                   "ST.E.64.STRONG.SYS, 0x2c50): 101 instructions, 391 cycles of "
+                                   "stall counts; to a peer across the network the same path "
+                                   "reaches the CALL of nvshmemi_transfer_amo_nonfetch (0x2ce0) "
+                                   "and returns through 0x2cf0-0x2f10: 431 (the least, 391, "
+                                   "taken); less the 12 issued under the index load (the first "
+                                   "pass's is priced as an L2 trip): 379 per walked expert. Not "
+                                   "counted: the shuffles' and the peer-table load's latency "
+                                   "beyond their windows, the index reloads after each post's "
+                                   "CCTL.IVALL. In one node the counts are stores beside the "
+                                   "copies and the sending warps' chain is the longer: none. "
+                                   + _STALL_COUNTS)),
             ("post_cycles", ("NVSHMEM 3.2.5 (the nvidia-nvshmem-cu12 3.2.5 wheel's "
                              "lib/libnvshmem_device.a, transfer_device.cu's sm_90 cubin, cuobjdump "
                              "13.5 -sass; session 24): nvshmemi_transfer_amo_nonfetch<unsigned "
@@ -2561,6 +2603,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                + (("cycle", "reduce_cycles"), ("cycle", "reduce_pass_cycles"), ("l2_hit", "one"))
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
+                           + (("cycle", "count_pass_cycles"),)
                            + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("const_l1", "walked_tokens"),
                               ("shared_load", "walked_tokens"),
@@ -2580,7 +2623,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
         receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
-        post_cycles=1789,
+        post_cycles=1789, count_pass_cycles=379,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import topologies
 from analysis import moe_exchange
-from fabric import EXCHANGE_LATENCY, exchange_kernel
+from fabric import EXCHANGE_LATENCY, SpecError, exchange_kernel
 
 _KERN = exchange_kernel("pplx")
 _STEPS = {("cycle", "remote_signal_cycles"), ("cycle", "posted_copy_cycles")}
@@ -46,18 +46,24 @@ def _h100(nodes):
     return _FABRICS[nodes]
 
 
-def _remote_signals(nodes, tokens, experts=256, k=8, warps=10, most=132):
+def _count_walk(nodes, tokens, experts=256, k=8, warps=10, most=132):
     """scatterKernel's count branch walked by hand (7af3059 internode_scatter.cu l.80-101): block
     b's last warp sends the counts of experts b, b + blocks, ...; a count to an expert on a rank
-    in another node is a NIC post. The most any warp of any sender node posts."""
+    in another node is a NIC post. ``(posts, experts walked)`` of the warp, over every sender
+    node, with the most posts (then the most experts)."""
     ep = 8 * nodes
     blocks = min(max(math.ceil(experts / warps), tokens * k), most)
     node_of = [min(e // (experts // ep), ep - 1) // 8 for e in range(experts)]
-    worst = 0
+    worst = (0, 0)
     for sender in range(nodes):
         for b in range(blocks):
-            worst = max(worst, sum(1 for e in range(b, experts, blocks) if node_of[e] != sender))
+            walk = range(b, experts, blocks)
+            worst = max(worst, (sum(1 for e in walk if node_of[e] != sender), len(walk)))
     return worst
+
+
+def _remote_signals(nodes, tokens):
+    return _count_walk(nodes, tokens)[0]
 
 
 def test_both_post_counts_carry_the_cycles():
@@ -136,6 +142,42 @@ def test_each_count_post_pays_its_cycles(nodes, tokens):
     assert 1789 * _CYC < grew <= posts * 1789 * _CYC * (1 + 1e-9)
     assert new.dispatch_phase.chain == was.dispatch_phase.chain
     assert new.combine_phase.chain == was.combine_phase.chain
+
+
+_LOOP = dataclasses.replace(
+    _KERN, name="pplx-no-count-loop", count_pass_cycles=0,
+    interleaved_chain=tuple(tuple(s for s in ph if s != ("cycle", "count_pass_cycles"))
+                            for ph in _KERN.interleaved_chain))
+
+
+def test_count_pass_cycles_are_the_profiles_and_sourced():
+    assert _KERN.count_pass_cycles == 379
+    src = dict(_KERN.sources)["count_pass_cycles"]
+    for text in ("0x2690-0x2f10", "391", "431", "0x2ce0", "379", "ST.E.64.STRONG.SYS"):
+        assert text in src
+    assert {p.name: p.unit for p in _KERN.parameters()}["pplx.count_pass_cycles"] == "cycles"
+    assert [s for s in _KERN.interleaved_chain[0] if s == ("cycle", "count_pass_cycles")] == [
+        ("cycle", "count_pass_cycles")]
+    for bad in (-1, True, 379.0):
+        with pytest.raises(ValueError, match="count_pass_cycles must be an int >= 0"):
+            dataclasses.replace(_KERN, name="x", count_pass_cycles=bad)
+    with pytest.raises(ValueError, match="count_pass_cycles needs count_grid"):
+        dataclasses.replace(exchange_kernel("deepep-low-latency"), name="x", count_pass_cycles=1)
+
+
+@settings(max_examples=10, deadline=None)
+@given(nodes=st.sampled_from([1, 2, 3, 4, 8]), tokens=st.integers(1, 128))
+def test_the_count_warp_pays_its_loop_per_walked_expert(nodes, tokens):
+    """Across the network the count warp's chain grows by 379 cycles per expert the slowest
+    warp walks (hand walk of the count branch); in one node nothing moves."""
+    new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=_KERN, **_KW)
+    was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=_LOOP, **_KW)
+    walked = _count_walk(nodes, tokens)[1] if nodes > 1 else 0
+    assert new.dispatch_phase.interleaved - was.dispatch_phase.interleaved == pytest.approx(
+        walked * 379 * _CYC, rel=1e-9, abs=1e-18)
+    assert new.combine == was.combine
+    with pytest.raises(SpecError, match="count_passes must be an int >= 0"):
+        _KERN.chain_latency(0, "hopper", 1, 1, count_passes=-1)
 
 
 def test_one_node_has_no_posts():

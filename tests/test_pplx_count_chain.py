@@ -149,7 +149,8 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
-            want = load + remote * post + _ring() + 3 * load
+            # session 24: the count warp's own loop, 379 cycles for each of its 10 experts
+            want = load + remote * post + 10 * 379 * cyc + _ring() + 3 * load
         else:
             # one node: the sending warps' chain is the larger (session 18): the staged token's
             # loads (HBM; 288 threads x 16 B per dependent round, the next round's load after
@@ -170,7 +171,8 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
                      dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing="uniform")
     walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + 8 * (2 * load + 2 * l1)
     walk += 8 * 83 * cyc + 35 * 15 * cyc + 8 * token
-    assert abs(r.dispatch_phase.interleaved - (load + post + _ring() + 3 * load)) < 1e-15
+    assert abs(r.dispatch_phase.interleaved
+               - (load + post + 2 * 379 * cyc + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
 
@@ -778,7 +780,7 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
         kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
         receive_cycles=0, stage_cycles=(), walk_wrap_cycles=0, send_walk_cycles=0,
         copy_cycles=(), receive_token_cycles=0, send_cycles=0, reduce_pass_cycles=0,
-        post_cycles=0, chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
+        post_cycles=0, count_pass_cycles=0, chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
         interleaved_chain=tuple(tuple(s for s in ph if s[0] != "cycle")
                                 for ph in kern.interleaved_chain))
     # session 23: the combine's first copy pays its copy loop's 206 cycles in every call, each
@@ -819,7 +821,8 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
          "further_stage_round_cycles", "loadstore_stage_round_cycles", "walk_token_round_cycles",
          "walk_wrap_cycles", "walked_token_cycles", "copy_cycles", "further_copy_cycles",
          "walk_token_cycles", "loadstore_send_cycles", "reduce_pass_cycles",
-         "remote_signal_cycles", "posted_copy_cycles"])   # session 24: the IBGDA posts
+         "remote_signal_cycles", "posted_copy_cycles",    # session 24: the IBGDA posts
+         "count_pass_cycles"])                            # and the count warp's loop
     # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
     # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
