@@ -40,10 +40,10 @@ def register(sub):
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar, and on a terminal no summary: only the page's path")
     p.add_argument("--jobs", type=whole_number, default=None, metavar="N",
-                   help="run the sweeps and draw the figures in N local processes, at "
-                        "most the processors this process may use; the files are the same "
-                        "for any N (default: those processors, at most "
-                        f"{DEFAULT_JOBS_CAP}; 1: serially in this process)")
+                   help="draw the figures in N local processes, at most the processors this "
+                        "process may use (the sweeps run in this one, where they share the "
+                        "fabrics' routes); the files are the same for any N (default: those "
+                        f"processors, at most {DEFAULT_JOBS_CAP}; 1: all in this process)")
     p.add_argument("--json", action="store_true",
                    help="print the files written, the 'In short' paragraphs and the "
                         "findings as JSON")
@@ -77,16 +77,21 @@ def usable_processors():
         return os.cpu_count() or 1
 
 
-def executor_for_jobs(jobs, default=DEFAULT_JOBS_CAP):
-    """A process pool of ``jobs`` workers, at most :func:`usable_processors` (the pool
-    forks every worker at its first task: ``--jobs 1000`` forked 1000 copies of a
-    ~0.7 GB process; the files are the same for any count), or None for one (serial);
-    ``jobs=None`` is the usable processors, at most ``default``; bad counts are bad input."""
+def processes_for_jobs(jobs, default=DEFAULT_JOBS_CAP):
+    """How many processes ``--jobs jobs`` runs: at most :func:`usable_processors` (a pool
+    forks every worker at its first task: ``--jobs 1000`` forked 1000 copies of a ~0.7 GB
+    process; the files are the same for any count); ``jobs=None`` is the usable
+    processors, at most ``default``; bad counts are bad input."""
     if jobs is None:
         jobs = default
     elif isinstance(jobs, bool) or jobs < 1:
         raise SpecError(f"--jobs must be an integer >= 1, got {jobs}")
-    jobs = min(jobs, usable_processors())
+    return min(jobs, usable_processors())
+
+
+def executor_for_jobs(jobs, default=DEFAULT_JOBS_CAP):
+    """A process pool of :func:`processes_for_jobs` workers, or None for one (serial)."""
+    jobs = processes_for_jobs(jobs, default)
     if jobs == 1:
         return None
     import concurrent.futures
@@ -108,10 +113,15 @@ def run_report(args):
     from analysis import DEFAULT_SYSTEMS, build_report, check_report_dir, write_report
 
     check_report_dir(args.out, args.force)  # fail before computing, not after
-    executor = executor_for_jobs(args.jobs)
+    jobs = processes_for_jobs(args.jobs)
+    # The sweeps run here: their points share the fabrics' routes and plans, which a pool's
+    # workers would each derive again (2.3x the sections' CPU, measured in
+    # benchmarks/README.md). The figures are drawn apart, so they go to the pool, forked
+    # after the build.
+    report = build_report(args.systems or DEFAULT_SYSTEMS, sizes=args.sizes, ops=args.ops,
+                          quiet=args.quiet, command=_command(args))
+    executor = executor_for_jobs(jobs)
     try:
-        report = build_report(args.systems or DEFAULT_SYSTEMS, sizes=args.sizes, ops=args.ops,
-                              executor=executor, quiet=args.quiet, command=_command(args))
         index = write_report(report, args.out, force=args.force, quiet=args.quiet,
                              executor=executor)
     finally:

@@ -152,11 +152,14 @@ from ._gemm import (
     GROUPED_GEMM_EFFICIENCY_BY_ROWS,
     GROUPED_GEMM_TIME_BY_ROWS,
     MEASURED_MOE_LOCAL_EXPERTS,
+    MOE_BACKENDS,
     decode_gemm_hbm_efficiency,
     decode_gemm_k_floor,
     gemm_compute_efficiency,
     grouped_gemm_efficiency,
     grouped_gemm_rate,
+    moe_module_parameters,
+    moe_module_time,
 )
 from ._gemm_measured import trtllm_gemm_parameters, trtllm_gemm_time, trtllm_mla_bmm_time
 from ._mla_measured import mla_generation_parameters, mla_generation_time
@@ -2093,7 +2096,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
                 expert_balance=None, draft=False, pdl=False, graph_batch=None,
-                nic_background=0.0):
+                nic_background=0.0, moe_backend="cutlass"):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -2270,6 +2273,17 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         exchanged (the collectives model has no background traffic; SpecError); a step
         without an exchange (``ep=1`` or tensor-parallel experts) is not slowed, nor is its
         TP all-reduce.
+    moe_backend : str, default "cutlass"
+        TensorRT-LLM's MoE backend (:data:`analysis.MOE_BACKENDS`): ``"cutlass"``, its
+        PyTorch flow's default, or ``"trtllm"``, its trtllm-gen kernels (Blackwell;
+        ``moe_backend: TRTLLM`` in a run's options). Under ``engine="trtllm"`` in a replayed
+        graph the routed experts take the backend's measured module time where one was
+        measured at the step's own expert layout and tokens (:func:`analysis.moe_module_time`:
+        eight GPUs, DeepSeek's expert shape, 1-384 tokens: ``"trtllm"`` on B200 / GB200 with
+        NVFP4 experts, ``"cutlass"`` on H200 with FP8 ones; the rank's MoE must see every token
+        of its instance: experts split over the ranks, or the attention-DP allgather);
+        elsewhere the step's own pricing of its kernel list (CUTLASS's, for either backend).
+        ``"trtllm"`` needs ``engine="trtllm"`` on a Blackwell chip (SpecError otherwise).
 
     Returns
     -------
@@ -2297,8 +2311,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> h = topologies.build("switch:8,chip=h200")   # FP8 weights on Hopper
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
-    ...  for e in (None, 0.78, 1.0)]    # published rates and measured GEMMs; 0.78; roofline
-    [38.46, 38.37, 32.97]
+    ...  for e in (None, 0.78, 1.0)]    # published rates, measured GEMMs and MLA op; 0.78; roofline
+    [41.54, 39.03, 33.63]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -2315,7 +2329,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
                   kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
                   expert_balance=expert_balance, draft=draft, pdl=pdl, graph_batch=graph_batch,
-                  nic_background=nic_background)
+                  nic_background=nic_background, moe_backend=moe_backend)
     mem = _memory_fit(s)
     route = s.routing
     comm = _communication(s, route)
@@ -2474,6 +2488,7 @@ class _Settings:
     published_rates: bool = True   # hbm_efficiency=None: kernels with a published streaming
     #                                rate of their own take it (dense GEMMs, the MLA kernel)
     gathers: bool = False          # TensorRT-LLM's attention-DP allgather + reducescatter
+    moe_backend: str = "cutlass"   # TensorRT-LLM's MoE backend (analysis.MOE_BACKENDS)
 
     @functools.cached_property
     def routing(self):
@@ -2536,12 +2551,16 @@ class _Settings:
         attention kernel, :func:`analysis.mla_generation_time`) for this step's largest
         attention group, or None: only ``engine="trtllm"`` in a replayed graph with the
         published rates (no user ``hbm_efficiency`` / ``compute_efficiency``), dense MLA at
-        the measured shape and heads per GPU, a KV cache in a measured format (BF16; FP8 on
-        B200 and GB200), one token per sequence, on a chip and at a batch and context the
-        measurement covers."""
+        the measured shape and heads per GPU (128 or 16: :data:`analysis.MLA_GENERATION_HEADS`),
+        a KV cache in a measured format (BF16; FP8 on B200 and GB200), on a chip and at a
+        batch and context the measurement covers. The op was measured at one new token a
+        sequence; a step of ``q > 1`` tokens a sequence (a speculative cycle's verification)
+        takes the one-token op's time as its floor (named ASSUMPTION: ``q`` query tokens of a
+        sequence read the same cache and do ``q`` times the score math, so the op takes no
+        less than for one; the attention kernel's roofline still counts the ``q`` tokens)."""
         att = self.m.attention
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
-                or self.fl_eff is not None or att.kind != "mla" or att.sparse or self.q != 1):
+                or self.fl_eff is not None or att.kind != "mla" or att.sparse):
             return None
         heads = att.heads / self.lay.tp
         return mla_generation_time(self.chip.name, heads, att.kv_lora_rank,
@@ -2686,6 +2705,28 @@ class _Settings:
             return None
         return grouped_gemm_rate(self.chip.name, self.gemm_format("experts"), rows)
 
+    @functools.cached_property
+    def moe_module(self):
+        """Seconds of TensorRT-LLM's MoE module (its :attr:`moe_backend`) as measured at this
+        step's own expert layout and tokens (:func:`analysis.moe_module_time`: DeepSeek's
+        expert shape, ``etp x ep`` of eight GPUs, 1-384 tokens), or None: only
+        ``engine="trtllm"`` in a replayed graph, no user ``compute_efficiency``, and where
+        each rank's MoE sees every token of the instance (no exchange: experts split over
+        the ranks, or TensorRT-LLM's attention-DP allgather), as in the measurement, whose
+        one GPU runs ``tokens`` tokens through its experts."""
+        if (self.engine != "trtllm" or not self.cuda_graphs or self.fl_eff is not None
+                or not self.m.moe_layers or (self.lay.exchanges and not self.gathers)):
+            return None
+        return moe_module_time(self.chip.name, self.gemm_format("experts"),
+                               self.moe_shape, self.lay.etp, self.lay.ep, self.tokens,
+                               self.moe_backend)
+
+    @property
+    def moe_shape(self):
+        """``(hidden, expert width, routed experts, experts per token)`` of the model."""
+        m = self.m
+        return (m.hidden, m.expert_ffn, m.routed_experts, m.experts_per_token)
+
     @property
     def b_dp(self):
         """Real sequences in the largest attention group (their KV cache is read)."""
@@ -2738,9 +2779,12 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
               gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False,
-              pdl=False, graph_batch=None, nic_background=0.0):
+              pdl=False, graph_batch=None, nic_background=0.0, moe_backend="cutlass"):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
+    if moe_backend not in MOE_BACKENDS:
+        raise SpecError(f"moe_backend must be one of {', '.join(MOE_BACKENDS)}, got "
+                        f"{moe_backend!r}")
     if not isinstance(draft, bool):
         raise TypeError(f"draft must be True or False, got {draft!r}")
     if draft:
@@ -2795,6 +2839,9 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                         f"{graph_kernel_overhead!r} s is shorter")
     if engine not in ENGINE_KERNELS:
         raise SpecError(f"engine must be one of {sorted(ENGINE_KERNELS)}, got {engine!r}")
+    if moe_backend == "trtllm" and (engine != "trtllm" or chip.generation != "blackwell"):
+        raise SpecError(f"moe_backend='trtllm' is TensorRT-LLM's trtllm-gen MoE, on Blackwell "
+                        f"chips: got engine {engine!r} on {chip.name} ({chip.generation})")
     if moe_hbm_efficiency is not None:
         moe_eff = _check_fraction("moe_hbm_efficiency", moe_hbm_efficiency, 0.0, 1.0,
                                   lo_open=True)
@@ -2854,7 +2901,7 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
                      pdl, graph_batch, float(nic_background), kernel_floors is None,
-                     published_rates, gathers)
+                     published_rates, gathers, moe_backend)
 
 
 def _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b):
@@ -3349,6 +3396,8 @@ def _measured_moe_module(s):
     the chip and the experts' format in :data:`analysis.GROUPED_GEMM_TIME_BY_ROWS`, at least
     its first row per group, no user ``compute_efficiency``): the module's own kernels
     (:data:`TRTLLM_MOE_MODULE_KERNELS`) then add nothing beyond that time."""
+    if s.moe_module is not None:        # measured at the step's own layout and tokens
+        return True
     if (not s.m.moe_layers
             or (s.chip.name, s.gemm_format("experts")) not in GROUPED_GEMM_TIME_BY_ROWS):
         return False
@@ -3633,13 +3682,16 @@ def _moe_ffn_work(s, route, busiest=None):
         busiest = expected_max_active(route.active, route.owner, lay.ep)
     pairs = _busiest_pairs(s, route)
     rows = pairs / busiest if busiest > 0 else 0.0      # rows per group of the grouped GEMMs
+    routed_read = busiest * m.routed_expert_bytes / etp / s.moe_bw
+    # the module as measured at the step's own layout and tokens: its time, its read inside
+    routed_compute = (s.moe_module if s.moe_module is not None
+                      else pairs * 2 * m.expert_params / etp / s.expert_flops(rows))
     return {
         "router": (m.router_params * wb / s.part_bw("router"),
                    tokens * 2 * m.router_params / s.gemm_flops("router")),
         "shared": (m.shared_experts * m.shared_expert_bytes / sh / s.part_bw("ffn"),
                    tokens * 2 * m.shared_experts * m.expert_params / sh / s.gemm_flops("ffn")),
-        "routed": (busiest * m.routed_expert_bytes / etp / s.moe_bw,
-                   pairs * 2 * m.expert_params / etp / s.expert_flops(rows)),
+        "routed": (routed_read, routed_compute),
     }
 
 
@@ -3968,8 +4020,13 @@ def _parameters(s, moe, comm):
     ) + _efficiency_parameters(s) + tuple(
         {q.name: q for q in (s.dense_gemm_hbm_efficiency(part) for part in ("attention", "ffn"))
          if q is not None}.values()) + tuple(s.gemm_k_floor("ffn") or ()) + exch_params + (
-        mla_generation_parameters(s.chip.name, s.b_dp, s.context, s.m.kv_cache_bytes)
-        if s.mla_measured is not None else ()) + trtllm_gemm_parameters(
+        mla_generation_parameters(s.chip.name, s.b_dp, s.context, s.m.kv_cache_bytes,
+                                  s.m.attention.heads / s.lay.tp)
+        if s.mla_measured is not None else ()) + (
+        moe_module_parameters(s.chip.name, s.gemm_format("experts"), s.moe_shape, s.lay.etp,
+                              s.lay.ep, s.tokens, s.moe_backend)
+        if s.moe_module is not None else ()
+    ) + trtllm_gemm_parameters(
         s.chip.name, s.m.part_format("attention"),
         [u for u in (s.attention_gemm_use(n) for n in _attention_names(s)
                      if s.attention_gemm_measured(n) is not None) if u is not None]) + (
@@ -3983,6 +4040,8 @@ def _efficiency_parameters(s):
         return ()
     used, peak = {}, []
     for part in ("attention", "ffn", "experts", "router", "head"):
+        if part == "experts" and s.moe_module is not None:
+            continue        # the module's measured time at the step's layout (its Parameters)
         by_rows = (((GROUPED_GEMM_TIME_BY_ROWS.get((s.chip.name, s.gemm_format(part)))
                      if _measured_moe_module(s) else None)
                     or GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation,

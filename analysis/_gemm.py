@@ -68,11 +68,11 @@ from ._models import WEIGHT_FORMATS
 __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_FP8",
            "FLASHINFER_GB200_NVFP4_CUTLASS_M1", "GEMM_COMPUTE_EFFICIENCY", "GEMM_KINDS",
            "GROUPED_GEMM_EFFICIENCY_BY_ROWS", "GROUPED_GEMM_TIME_BY_ROWS",
-           "HELION_B200_NVFP4_CUTLASS", "MEASURED_MOE_LOCAL_EXPERTS",
-           "TRTLLM_B200_NVFP4_CUTLASS_MOE",
-           "TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE",
-           "decode_gemm_hbm_efficiency", "decode_gemm_k_floor", "gemm_compute_efficiency",
-           "grouped_gemm_efficiency", "grouped_gemm_rate"]
+           "HELION_B200_NVFP4_CUTLASS", "MEASURED_MOE_LOCAL_EXPERTS", "MEASURED_MOE_SHAPE",
+           "MOE_BACKENDS", "TRTLLM_B200_NVFP4_CUTLASS_MOE", "TRTLLM_H200_FP8_BLOCK_CUTLASS_MOE",
+           "TRTLLM_MOE_MODULE_BY_LAYOUT", "decode_gemm_hbm_efficiency", "decode_gemm_k_floor",
+           "gemm_compute_efficiency", "grouped_gemm_efficiency", "grouped_gemm_rate",
+           "moe_module_parameters", "moe_module_time"]
 
 #: Kinds of GEMM with their own efficiency: plain GEMMs, the grouped GEMMs of the routed
 #: experts in decode (masked layout) and in prefill (contiguous layout).
@@ -363,6 +363,167 @@ def grouped_gemm_rate(chip, math, rows):
     if rows >= last:
         return 32 * last * _DSV3_PAIR_FLOPS / t_last
     return 32 * rows * _DSV3_PAIR_FLOPS / _interpolate([(m, p.value) for m, p in table], rows)
+
+
+#: TensorRT-LLM's MoE module on one GPU at decode token counts, by the experts' layout over
+#: eight GPUs, as aiconfigurator measured it: ``{(chip, math, backend): {(moe_tp, moe_ep):
+#: ((num_tokens, milliseconds), ...)}}``, every measured count below the rate tables' 512
+#: tokens, DeepSeek's expert shape (:data:`MEASURED_MOE_SHAPE`), distribution balanced (the
+#: collector's ``balanced_logits``: below 32 tokens token ``i``'s ``j``-th expert is ``(32 i /
+#: tokens + 32 j) mod 256``, so one token puts one expert on each of 8 ranks, 2 on each of 4),
+#: one GPU holding rank 0's ``256 / moe_ep`` experts at ``1 / moe_tp`` of their width. Sources:
+#: ai-dynamo/aiconfigurator (snapshot 095f58a5) ``aic-core/src/aiconfigurator_core/systems/
+#: data/{b200_sxm,h200_sxm}/moe/trtllm/1.2.0rc5/moe_perf.parquet`` (217a5739b, 13669a172),
+#: TensorRT-LLM 1.2.0rc5, collector/trtllm/collect_moe.py at 8f277a2f6 (``create_moe`` with
+#: ``reduce_results=False``, ``moe.forward`` of ``num_tokens`` BF16 tokens and their router
+#: logits under a CUDA graph, 3 warm-ups and 6 timed runs, the mean): ``("b200", "fp4",
+#: "trtllm")`` kernel_source
+#: ``moe_torch_flow_min_latency`` (the collector's comment: "trtllm gen"; ``moe_backend=
+#: "trtllm"``, NVFP4, DeepSeek's grouped routing ``DeepseekV3Gate(n_group 8, topk_group 4)``,
+#: ``do_finalize=False``: the finalize left to the MoE all-reduce after it); ``("b200", "bf16",
+#: "cutlass")`` kernel_source ``moe_torch_flow_cutlass``, moe_dtype bfloat16 (the NVFP4
+#: checkpoint's BF16 MTP layers); ``("h200", "fp8", "cutlass")`` kernel_source ``moe_torch_flow``
+#: (CUTLASS, moe_dtype fp8_block: DeepSeek-R1's FP8 block-scaled checkpoint). TensorRT-LLM's
+#: 2025 decoder layer takes the CUTLASS min-latency branch only for NVFP4 experts
+#: (``min_latency_mode``: at most 128 tokens, the fused MoE all-reduce and ``is_nvfp4``;
+#: ``DeepseekV3DecoderLayer.forward``, code-index text 1539226111), so BF16 and FP8 experts ran
+#: the general path 1.2.0rc5 times. ``num_tokens``: what enters the rank's MoE (attention TP: the
+#: group's tokens; attention DP with the allgather: every rank's). Source data, never fitted
+#: to a row of the check or held-out sets. NOT taken: the same file's B200 NVFP4 CUTLASS rows
+#: (``moe_torch_flow_cutlass``, e.g. moe_tp 2 x moe_ep 4: 68.5 us at 1 token, 98.9 at 4).
+#: 1.2.0rc5's CUTLASS MoE has no min-latency branch (its strides function throws "Min latency
+#: mode is no longer supported"), which TensorRT-LLM's 2025 CUTLASS runs at decode token counts
+#: (:data:`analysis.TRTLLM_MIN_LATENCY_TOKENS`) with fewer kernels; tech blog 1's ladder
+#: (CUTLASS EP4TP2 253 -> TRTLLM backend EP2TP4 299 tok/s/user at MTP 3, 1.72 ms a cycle)
+#: puts that 2025 module about 30 us a layer faster than 1.2.0rc5's at 4 tokens (59.5 us
+#: between these two tables' modules): a later, slower kernel, not the rows'.
+TRTLLM_MOE_MODULE_BY_LAYOUT = {
+    ("b200", "fp4", "trtllm"): {
+        (1, 8): ((1, 0.041952), (2, 0.044736), (4, 0.0523573), (8, 0.063984), (16, 0.0878667), (32, 0.144251), (48, 0.156896), (64, 0.151061), (80, 0.158725), (96, 0.169349), (128, 0.179189), (160, 0.191893), (192, 0.205616), (256, 0.202203), (320, 0.221072), (384, 0.238336)),
+        (2, 4): ((1, 0.0256053), (2, 0.029776), (4, 0.044944), (8, 0.0603893), (16, 0.085936), (32, 0.141013), (48, 0.14864), (64, 0.152949), (80, 0.159792), (96, 0.166939), (128, 0.159792), (160, 0.168805), (192, 0.177371), (256, 0.177168), (320, 0.182939), (384, 0.189141)),
+        (4, 2): ((1, 0.0230667), (2, 0.0253813), (4, 0.0393867), (8, 0.0554187), (16, 0.086368), (32, 0.138277), (48, 0.14248), (64, 0.14456), (80, 0.149984), (96, 0.153003), (128, 0.154037), (160, 0.161915), (192, 0.167296), (256, 0.164901), (320, 0.170741), (384, 0.176976)),
+        (8, 1): ((1, 0.0218293), (2, 0.0231413), (4, 0.0254133), (8, 0.037312), (16, 0.059936), (32, 0.0968427), (48, 0.100965), (64, 0.103451), (80, 0.107232), (96, 0.10904), (128, 0.111035), (160, 0.115387), (192, 0.118171), (256, 0.120219), (320, 0.124027), (384, 0.12704)),
+    },
+    ("b200", "bf16", "cutlass"): {
+        (1, 8): ((1, 0.051904), (2, 0.0726827), (4, 0.099232), (8, 0.149739), (16, 0.249467), (32, 0.441504), (48, 0.443797), (64, 0.441968), (80, 0.450336), (96, 0.447691), (128, 0.448549), (160, 0.449381), (192, 0.452437), (256, 0.458821), (320, 0.464784), (384, 0.464581)),
+        (2, 4): ((1, 0.0502987), (2, 0.0681707), (4, 0.0932587), (8, 0.150395), (16, 0.245275), (32, 0.440779), (48, 0.443488), (64, 0.445237), (80, 0.445536), (96, 0.445749), (128, 0.450811), (160, 0.451339), (192, 0.452976), (256, 0.458501), (320, 0.462752), (384, 0.466987)),
+        (4, 2): ((1, 0.0538827), (2, 0.0682613), (4, 0.094352), (8, 0.15184), (16, 0.246789), (32, 0.444485), (48, 0.445632), (64, 0.445925), (80, 0.446747), (96, 0.4504), (128, 0.451941), (160, 0.459547), (192, 0.462928), (256, 0.468283), (320, 0.47888), (384, 0.481936)),
+        (8, 1): ((1, 0.0582827), (2, 0.071264), (4, 0.0992213), (8, 0.158741), (16, 0.257323), (32, 0.461552), (48, 0.459557), (64, 0.463755), (80, 0.474192), (96, 0.474331), (128, 0.481477), (160, 0.488053), (192, 0.492741), (256, 0.499109), (320, 0.509115), (384, 0.519029)),
+    },
+    ("h200", "fp8", "cutlass"): {
+        (1, 8): ((1, 0.0538667), (2, 0.064576), (4, 0.0872427), (8, 0.131168), (16, 0.225067), (32, 0.373483), (48, 0.376619), (64, 0.375637), (80, 0.377845), (96, 0.380357), (128, 0.381824), (160, 0.385136), (192, 0.389211), (256, 0.391403), (320, 0.401952), (384, 0.406816)),
+        (2, 4): ((1, 0.0630133), (2, 0.0714133), (4, 0.0933707), (8, 0.143355), (16, 0.216171), (32, 0.380853), (48, 0.382027), (64, 0.383952), (80, 0.388069), (96, 0.391029), (128, 0.393067), (160, 0.397536), (192, 0.401963), (256, 0.411952), (320, 0.425467), (384, 0.43192)),
+        (4, 2): ((1, 0.0845707), (2, 0.092048), (4, 0.111077), (8, 0.163205), (16, 0.246539), (32, 0.419445), (48, 0.421621), (64, 0.427205), (80, 0.430645), (96, 0.434139), (128, 0.442416), (160, 0.450293), (192, 0.457397), (256, 0.470907), (320, 0.490016), (384, 0.503099)),
+        (8, 1): ((1, 0.127227), (2, 0.136773), (4, 0.15504), (8, 0.214443), (16, 0.310293), (32, 0.507381), (48, 0.515541), (64, 0.527851), (80, 0.534907), (96, 0.537632), (128, 0.550091), (160, 0.568725), (192, 0.584763), (256, 0.6072), (320, 0.653835), (384, 0.688731)),
+    },
+}
+
+#: TensorRT-LLM's MoE backends the module tables hold (``decode_step(moe_backend=...)``): its
+#: CUTLASS backend (the PyTorch flow's default) and its TRTLLM backend (trtllm-gen kernels,
+#: Blackwell).
+MOE_BACKENDS = ("cutlass", "trtllm")
+
+#: The expert shape :data:`TRTLLM_MOE_MODULE_BY_LAYOUT` was measured at: ``(hidden, expert
+#: width, routed experts, experts per token)``, DeepSeek-V3/R1's.
+MEASURED_MOE_SHAPE = (7168, 2048, 256, 8)
+
+#: Each chip's key into :data:`TRTLLM_MOE_MODULE_BY_LAYOUT` (GB200: the B200's GPU).
+_MOE_MODULE_CHIPS = {"b200": "b200", "gb200": "b200", "h200": "h200"}
+
+_MODULE_SOURCES = {
+    ("b200", "fp4", "trtllm"): ("b200_sxm", "217a5739b",
+                                "TRTLLM backend (trtllm-gen, min-latency mode), NVFP4"),
+    ("b200", "bf16", "cutlass"): ("b200_sxm", "217a5739b", "CUTLASS backend, BF16"),
+    ("h200", "fp8", "cutlass"): ("h200_sxm", "13669a172", "CUTLASS backend, FP8 block-scaled"),
+}
+
+
+def _lower_envelope(points):
+    """``((x, ms), ...)`` as ``[(x, seconds), ...]``, each no more than a larger ``x``'s."""
+    out, low = [], float("inf")
+    for x, ms in sorted(points, reverse=True):
+        low = min(low, ms * 1e-3)
+        out.append((x, low))
+    return out[::-1]
+
+
+_MOE_MODULE_ENVELOPES = {(key, lay): _lower_envelope(pts)
+                         for key, table in TRTLLM_MOE_MODULE_BY_LAYOUT.items()
+                         for lay, pts in table.items()}
+
+
+def _module_key(chip, math, backend, shape, etp, ep, tokens):
+    """The table key and envelope :func:`moe_module_time` reads, or None."""
+    if backend not in MOE_BACKENDS:
+        raise SpecError(f"moe_backend must be one of {MOE_BACKENDS}, got {backend!r}")
+    if math not in MATH_FORMATS:
+        raise SpecError(f"math format must be one of {MATH_FORMATS}, got {math!r}")
+    if isinstance(tokens, bool) or not isinstance(tokens, (int, float)) or not tokens >= 0:
+        raise SpecError(f"tokens must be a number >= 0, got {tokens!r}")
+    key = (_MOE_MODULE_CHIPS.get(chip), math, backend)
+    env = _MOE_MODULE_ENVELOPES.get((key, (etp, ep)))
+    if env is None or tuple(shape) != MEASURED_MOE_SHAPE or not env[0][0] <= tokens <= env[-1][0]:
+        return None
+    return key, env
+
+
+def moe_module_time(chip, math, shape, etp, ep, tokens, backend="cutlass"):
+    """Seconds of TensorRT-LLM's MoE module (``backend``: :data:`MOE_BACKENDS`) on one GPU of
+    ``chip`` (its name) for ``tokens`` tokens entering the rank's MoE, experts in math format
+    ``math`` of ``shape`` ``(hidden, expert width, routed experts, experts per token)``, laid
+    out ``etp`` x ``ep`` (expert tensor x expert parallel), from
+    :data:`TRTLLM_MOE_MODULE_BY_LAYOUT`: the lower envelope, linear in ``tokens`` between the
+    measured counts; None where nothing was measured (another chip, format, backend, shape or
+    layout, ``tokens`` outside 1-384).
+
+    >>> ds = (7168, 2048, 256, 8)
+    >>> round(moe_module_time("gb200", "fp4", ds, 4, 2, 4, backend="trtllm") * 1e6, 1)
+    39.4
+    >>> round(moe_module_time("h200", "fp8", ds, 2, 4, 3) * 1e6, 1)   # between 2 and 4
+    82.4
+    >>> [moe_module_time(*a) for a in (("b200", "fp4", ds, 2, 4, 1),   # CUTLASS: not taken
+    ...                                ("h200", "fp8", ds, 1, 72, 1),
+    ...                                ("h200", "fp8", ds, 2, 4, 4, "trtllm"))]
+    [None, None, None]
+    """
+    found = _module_key(chip, math, backend, shape, etp, ep, tokens)
+    return None if found is None else _interpolate(found[1], tokens)
+
+
+def moe_module_parameters(chip, math, shape, etp, ep, tokens, backend="cutlass"):
+    """The measurements :func:`moe_module_time` read for these arguments, as Parameters (the
+    two measured counts around ``tokens``, or the one at it); ``()`` where it reads none.
+
+    >>> [p.name for p in moe_module_parameters("h200", "fp8", (7168, 2048, 256, 8), 2, 4, 3)]
+    ['gemm.moe_module_time.h200.fp8.cutlass.etp2.ep4.t2', 'gemm.moe_module_time.h200.fp8.cutlass.etp2.ep4.t4']
+    """
+    found = _module_key(chip, math, backend, shape, etp, ep, tokens)
+    if found is None:
+        return ()
+    key, env = found
+    raw = dict(TRTLLM_MOE_MODULE_BY_LAYOUT[key][(etp, ep)])
+    xs = [x for x, _ in env]
+    used = [x for x in xs if x == tokens] or [max(x for x in xs if x < tokens),
+                                              min(x for x in xs if x > tokens)]
+    system, commit, what = _MODULE_SOURCES[key]
+    out = []
+    for x in used:
+        t, ms = dict(env)[x], raw[x]
+        out.append(Parameter(
+            f"gemm.moe_module_time.{'.'.join(key)}.etp{etp}.ep{ep}.t{x}", t, "s",
+            f"ai-dynamo/aiconfigurator {system}/moe/trtllm/1.2.0rc5/moe_perf.parquet "
+            f"({commit}): TensorRT-LLM 1.2.0rc5 MoE module, {what}, DeepSeek shape (H 7168, "
+            f"I 2048, 256 experts, top-8), moe_tp {etp}, moe_ep {ep}, balanced routing, {x} "
+            f"tokens: {ms:.6g} ms"
+            + (f", taken at {t * 1e3:.6g} ms (a larger count's time, the lower envelope)"
+               if t < ms * 1e-3 else "")
+            + "; the whole module (routing, activation quantization, expert maps, the two "
+            "grouped GEMMs and their activation, the finalize unless left to the all-reduce) "
+            "under a CUDA graph; linear in tokens between the measured counts; taken under "
+            "engine='trtllm' in a CUDA graph where each rank's MoE sees every token of its "
+            "instance (assumptions: the rows' 2025 module no faster than 1.2.0rc5's; routing "
+            "as balanced as the measurement's)"))
+    return tuple(out)
 
 
 #: Published decode-size timings of dense NVFP4 GEMMs on B200 (CUTLASS kernels, W4A4, the

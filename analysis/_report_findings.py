@@ -216,11 +216,15 @@ def symmetric_findings(rows):
 #: What the all-to-all ratios against NCCL rest on: NCCL's small all-to-all is the runtime
 #: model's worst match to a held-out measurement (tests/data/heldout.csv,
 #: hfplaybook-h100-alltoall-minlat; tests/test_report_s12.py checks it still is, so this
-#: caveat goes when the model is fixed).
+#: caveat goes when the model is fixed); and where NCCL's rounds queue on a channel, each
+#: further work batch is a counted lower bound (analysis._runtime_cost.p2p_batch_chain).
 _NCCL_SMALL_ALLTOALL = (", though NCCL's small all-to-all is the runtime model's worst match "
                         "to a published measurement (on 8 H100s at 128B it comes out faster "
-                        "than measured, Hugging Face's Smol Training Playbook), so the ratios "
-                        "at small sizes may be understated")
+                        "than measured, Hugging Face's Smol Training Playbook), and where its "
+                        "rounds queue on a channel (more ranks than NCCL's point-to-point "
+                        "channels) each further work batch is priced at a lower bound counted "
+                        "in NCCL's own compiled code, so the ratios at small sizes may be "
+                        "understated")
 
 
 def _long_ring(row):

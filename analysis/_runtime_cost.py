@@ -50,8 +50,9 @@ work. This module holds the two non-trivial evaluations:
       that channel's iterations through NCCL's three warp groups, :func:`_nvls_fill`),
       neither of which NCCL's tuner costs: in the time, not in the choice;
     * ``ops_per_launch`` operations grouped into one launch (``ncclGroupStart`` /
-      ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; point-to-point
-      operations do not (each is its own transfer on the peer channels).
+      ``ncclGroupEnd``, nccl-tests ``-m``) share the base latency; grouped point-to-point
+      operations run as further work batches of one kernel on their channels, each the
+      batch chain counted in NCCL's compiled code (:func:`p2p_batch_chain`) and its step.
 
     An algorithm NCCL does not ship (asked for by name) is costed as NCCL would
     run it: the ring's base and per-step latencies per protocol over the
@@ -64,7 +65,9 @@ work. This module holds the two non-trivial evaluations:
     half the bandwidth) where NCCL
     picks it: per message to one peer, at most ``p2p["ll_threshold"]`` (16 KiB) per p2p
     channel, with the release's rule and NCCL's p2p channel counts, never the collective
-    channels (:func:`p2p_protocol`).
+    channels (:func:`p2p_protocol`). Rounds that queue on a channel (:func:`p2p_batches`) and
+    grouped operations are further work batches: each pays :func:`p2p_batch_chain` (a lower
+    bound counted in NCCL 2.29.2's SendRecv kernel) and its step.
 
 ``symmetric-memory``
     One-sided kernels over load/store, built as the published kernels are: a
@@ -85,7 +88,7 @@ import dataclasses
 import functools
 import math
 
-from fabric import PROTOCOLS, peer_access_latency
+from fabric import EXCHANGE_LATENCY, PROTOCOLS, SpecError, peer_access_latency
 
 from ._schedules import NotApplicableError
 
@@ -1969,8 +1972,99 @@ def p2p_batches(rt, view):
     return k if rule == 2 else -(-k // int(rt.p2p["work_per_batch"]))
 
 
-def _p2p(rt, view, op, n, algorithm):
-    """Send/recv and all-to-all: grouped point-to-point transfers (not batched by launch)."""
+#: One further work batch of NCCL's point-to-point kernel, counted in NCCL's own compiled code
+#: (:func:`p2p_batch_chain`), per GPU generation: per stretch of the batch's serial path, its
+#: scheduled cycles and the loads it waits for, ``{EXCHANGE_LATENCY name: (waits, cycles of
+#: those waits the warp's own issue already covered)}``. Read from NVIDIA/nccl v2.29.2-1
+#: ``ncclDevKernel_SendRecv`` (``src/device/common.h``, ``sendrecv.h``, ``prims_ll.h``; the
+#: generated ``sendrecv.cu``), compiled by nvcc 13.0 with NCCL's flags (``-O3
+#: -maxrregcount=96``, relocatable) for sm_90 (``"hopper"``) and sm_100 (``"blackwell"``),
+#: cuobjdump -sass; the path of one batch of one work (a 1 KiB LL send and receive, one
+#: channel) followed instruction by instruction (Hopper / Blackwell):
+#:
+#: * ``send``: the loop top (abort flag), ``profiler(START)`` (thread 0; profiling off), the
+#:   specialised ``RunWorkBatch`` (warp 0: this channel's part of the work, a 32-bit division;
+#:   two ballots on the converged path, two ``__syncthreads``), then warp 0's send: the LL
+#:   Primitives' constructor (``channel->peers[peer]``, the connection's fields, a
+#:   ``ld.volatile`` of its head), the named barrier of ``waitSend``, the ``ld.volatile`` of
+#:   the user's bytes, up to the ``st.volatile.v4`` of its LL line: 424 / 404 instructions,
+#:   1,321 / 1,310 scheduled cycles (sm_100 splits warp 0's send and receive part bounds by a
+#:   branch: both sides counted);
+#: * ``receive``: from the poll that sees the line to the end of ``run()`` (the byte stores
+#:   to the user buffer, ``postRecv``'s barrier and head store, the destructor's step store
+#:   and barrier): 92 / 86 instructions, 337 / 314 cycles;
+#: * ``reload``: the batch loop's ``__syncthreads``, ``profiler(STOP)``, thread 0's
+#:   ``loadWorkBatchToShmem`` (the next batch header from the kernel parameters, LDC, and its
+#:   work from the persistent work buffer, a global load), ``__syncthreads``, the abort check:
+#:   174 / 144 instructions, 619 / 521 cycles.
+#:
+#: A load's latency is the project's measured one for the generation (``shared_load``,
+#: ``l1_hit`` for a local spill and for the read-only ``peers`` array and connection
+#: pointers, ``l2_hit`` for a volatile load, the connection's step and the work, ``const_l15``
+#: for the header); only the part of it the warp's own instructions did not cover is paid
+#: (in-order issue: a load issues, the warp goes on until the first instruction that waits on
+#: its scoreboard); the waits are those that bind at the generation's own latencies. Not
+#: counted (no sourced figure; each would add): the latencies of special-register reads,
+#: barriers and taken branches, instruction-cache misses, and any unfair sharing of the SM's
+#: issue among the block's 20 warps (the issue capacity, one warp instruction per clock per SM
+#: partition, does not bind: on Hopper partition 0 issues 388 instructions before the first
+#: block barrier against warp 0's 883-cycle chain, 529 against 1,048 in ``reload``). Hopper:
+#: 3,746.7 cycles, 1.89 us; Blackwell: 3,679.5 cycles, 1.86 us.
+P2P_BATCH_CHAIN = {
+    "hopper": (
+        ("send", 1321, {"shared_load": (15, 168.764), "l1_hit": (8, 137.0),
+                        "l2_hit": (3, 323.4)}),
+        ("receive", 337, {"l1_hit": (3, 66.0), "shared_load": (1, 2.0)}),
+        ("reload", 619, {"shared_load": (9, 119.646), "const_l15": (1, 18.0),
+                         "l2_hit": (1, 21.0)}),
+    ),
+    "blackwell": (
+        ("send", 1310, {"shared_load": (15, 161.764), "l1_hit": (6, 87.0), "l2_hit": (2, 60.0)}),
+        ("receive", 314, {"l1_hit": (3, 33.0), "shared_load": (1, 2.0)}),
+        ("reload", 521, {"shared_load": (7, 56.882), "const_l15": (1, 21.0),
+                         "l2_hit": (1, 15.0)}),
+    ),
+}
+
+
+def p2p_batch_chain(arch):
+    """Seconds one further work batch of NCCL's point-to-point kernel holds its channel, beyond
+    the handoff of its data (the step): :data:`P2P_BATCH_CHAIN`'s scheduled cycles at
+    ``EXCHANGE_LATENCY[arch]["cycle"]`` plus each waited load's latency less the cycles the
+    warp's issue had already covered.
+
+    The batches of one channel run one after another in one thread block (``ncclKernelMain``'s
+    loop: a batch's last receive, the block's barrier, the next batch's load, its send), so a
+    further batch costs this plus one step; the kernel's first batch is inside the kernel
+    floor. Counted in 2.29.2's code (sm_90 for Hopper, sm_100 for Blackwell) and taken for
+    every release modelled (an assumption: the batch loop is the same from 2.19) and for
+    Simple batches too (their constructor loads the same connection; the Simple step itself
+    is the protocol's). A lower bound (what is not counted is listed at
+    :data:`P2P_BATCH_CHAIN`).
+
+    >>> round(p2p_batch_chain("hopper") * 1e9, 1), round(p2p_batch_chain("blackwell") * 1e9, 1)
+    (1892.3, 1858.4)
+    >>> p2p_batch_chain("volta")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: no counted NCCL p2p batch for architecture 'volta'; known: blackwell, hopper
+    """
+    if not isinstance(arch, str) or arch not in P2P_BATCH_CHAIN:
+        raise SpecError(f"no counted NCCL p2p batch for architecture {arch!r}; known: "
+                        + ", ".join(sorted(P2P_BATCH_CHAIN)))
+    lat = EXCHANGE_LATENCY[arch]
+    cycle = lat["cycle"].value
+    total = 0.0
+    for _stretch, cycles, waits in P2P_BATCH_CHAIN[arch]:
+        total += cycles * cycle
+        for name, (count, covered) in waits.items():
+            total += max(0.0, count * lat[name].value - covered * cycle)
+    return total
+
+
+def _p2p(rt, view, op, n, algorithm, ops=1):
+    """Send/recv and all-to-all: grouped point-to-point transfers; ``ops`` grouped operations
+    run as further work batches of one kernel (:func:`p2p_batch_chain`)."""
     t = view.transfer(algorithm, op)
     hw = view.intra_hw if view.n_nodes == 1 else "net"
     per_peer = n if op == "send-recv" else n / max(1, view.p)
@@ -1989,9 +2083,14 @@ def _p2p(rt, view, op, n, algorithm):
     # the message's LL bytes (all, none, or before 2.22 a trailing chunk) cross at that rate
     eff = 1 / PROTOCOLS["LL"].efficiency
     share = min(1.0, ll / per_peer) if per_peer > 0 else (1.0 if proto == "LL" else 0.0)
-    # an all-to-all's rounds beyond the channels queue as batches, each one step (p2p_batches)
-    batches = p2p_batches(rt, view) if op in ("all-to-all", "all-to-allv") else 1
-    fixed = rt.kernel_floor[view.arch] + batches * step
+    # an all-to-all's rounds beyond the channels queue as batches (p2p_batches), and every
+    # grouped operation adds its own batches to the same channels (NCCL never puts two of a
+    # group's works for one peer in one batch: a new p2pEpoch each, enqueue.cc
+    # scheduleP2pTasksToPlan / ncclAddWorkBatchToPlan): the kernel floor holds the first
+    # batch, each further one its counted chain (p2p_batch_chain), and each its step
+    batches = (p2p_batches(rt, view) if op in ("all-to-all", "all-to-allv") else 1) * ops
+    fixed = (rt.kernel_floor[view.arch] + batches * step
+             + (batches - 1) * p2p_batch_chain(view.arch)) / ops
     time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)
     return [Candidate(library="p2p", schedule=algorithm, protocol=proto, time=time, choice=time,
                       channels=nc, fixed=fixed)]
@@ -2037,9 +2136,9 @@ def nccl_candidates(rt, view, op, n, algorithm, ops):
 
     errors = []
     if op == "send-recv":
-        attempt("p2p", lambda: _p2p(rt, view, op, n, "point-to-point"))
+        attempt("p2p", lambda: _p2p(rt, view, op, n, "point-to-point", ops))
     elif op in ("all-to-all", "all-to-allv"):
-        attempt("p2p", lambda: _p2p(rt, view, op, n, "scattered"))
+        attempt("p2p", lambda: _p2p(rt, view, op, n, "scattered", ops))
     else:
         attempt("ring", lambda: _nccl_ring(rt, view, op, n, ops))
         if op == "all-reduce":

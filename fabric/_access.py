@@ -67,6 +67,7 @@ from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
+from ._units import format_address
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
            "access_to", "host_link", "latency_stats"]
@@ -258,6 +259,54 @@ def permit(fabric, src, address, op):
     return _requester_domain(fabric, src).reach(address, _OP_ACCESS[op])
 
 
+def _span(fabric, src, t, size, op):
+    """Refuse an access whose ``size`` bytes from ``t.global_address`` (``t``: its first byte's
+    :class:`~fabric.Translation`) do not all lie with that byte's owner and window.
+
+    One access reaches one owner's memory through one window: its last byte must lie in
+    the region of its first (in an interleave set, the same granule: the next one is
+    another owner's), and one window of ``src``'s domain that permits ``op`` must map
+    every byte (a window's end is the end of what the host maps there). An access that
+    runs on into the next owner, or past a window onto another one (a read-only one,
+    or none), would otherwise be timed and permitted as if every byte were the first's.
+    """
+    first = t.global_address
+    last = first + size - 1
+    if size == 1:
+        return
+    amap = fabric.address_map
+    reg = amap.region(t.region)
+    end, what = reg.end, str(reg)
+    if reg.ways > 1:
+        g = reg.granularity
+        end = reg.base + ((first - reg.base) // g + 1) * g
+        what = f"{t.owner!r}'s granule [{format_address(end - g)}, {format_address(end)}) of {reg}"
+    if last >= end:
+        try:
+            into = f"into {amap.region(amap.lookup(end).region)}"
+        except AddressMapError:
+            into = ("into addresses no region holds" if end < 1 << amap.width else
+                    f"past the {amap.width}-bit address width")
+        raise AddressMapError(
+            f"{fabric.name}: a {op} of {size} B at {format_address(first)} runs past the end of "
+            f"{what} at {format_address(end)}, {into}: one access reaches one owner's memory "
+            "(split it at the boundary)")
+    dom = _requester_domain(fabric, src)
+    tab = dom.table
+    gb = tab.global_base
+    for i in np.flatnonzero((gb <= first) & (last < gb + tab.size)).tolist():
+        try:
+            dom.translate(int(first - gb[i] + tab.local_base[i]), _OP_ACCESS[op])
+            return
+        except TranslationError:
+            continue
+    raise TranslationError(
+        f"host {dom.name}: a {op} of {size} B at {format_address(first)} runs past the end of "
+        f"window {t.window!r}, and no window of this domain that permits it maps all of "
+        f"[{format_address(first)}, {format_address(last + 1)}): one access goes through one "
+        "window")
+
+
 def _memory_of(fabric, node):
     """The global address of the first byte of ``node``'s memory (its HBM, or its only region)."""
     amap = fabric.address_map
@@ -410,9 +459,13 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     TranslationError
         If ``src``'s host domain has no window onto the address, or the
         protection model refuses the access (not granted, a store through a
-        read-only window or into read-only memory): a refused access is not timed.
+        read-only window or into read-only memory), or no window that permits it maps
+        every one of its ``size`` bytes: a refused access is not timed.
     AddressMapError
-        If no region holds the address, or its owner is not reachable in the graph.
+        If no region holds the address, or its owner is not reachable in the graph, or
+        its bytes run past the end of the region holding the first (in an interleave
+        set, past its granule: the next is another owner's). One access reaches one
+        owner's memory through one window.
     RoutingError
         If no path joins requester and target, or load/store cannot reach it.
 
@@ -429,6 +482,7 @@ def access(fabric, src, address, op="load", size=64, transport="loadstore"):
     a = fabric.node(src)
     _require_chip(fabric, a)              # a switch or NIC issues no access
     t = permit(fabric, a, address, op)
+    _span(fabric, a, t, size, op)
     target = target_node(fabric, t.owner, a)
     dram = (t.owner in fabric.domains and t.owner not in fabric.graph
             and fabric.address_map.region(t.region).kind == "dram")

@@ -457,7 +457,9 @@ def peer_access_latency(arch):
 #: per-expert counts one warp per block sends (:attr:`ExchangeKernel.count_grid`), once per
 #: expert of the slowest such warp whose rank is outside the sender's load/store domain
 #: (``"remote_signals"``: a signal posted to the NIC, not a store):
-#: :meth:`ExchangeKernel.count_walk`; or, for a combine whose blocks send their received
+#: :meth:`ExchangeKernel.count_walk`, or those signals after the first (``"further_signals"``:
+#: each follows a post whose fence invalidated L1, so the warp's next pass re-reads its routing
+#: indices from L2); or, for a combine whose blocks send their received
 #: copies one after another (:attr:`ExchangeKernel.combine_blocks`), once per copy of the
 #: slowest block (``"serial_copies"``) or once per NIC post that block makes
 #: (``"posted_copies"``: when the EP ranks span the network, every copy's signal and the one
@@ -555,7 +557,7 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "copy_cycles", "further_copy_cycles", "walk_token_cycles",
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
                  "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
-                 "count_pass_cycles")
+                 "count_pass_cycles", "further_signals")
 
 
 def serial_copies(copies, blocks):
@@ -610,7 +612,8 @@ _CHAIN_COUNT_NEEDS = {
                                              "a received token per dependent load)")),
     **dict.fromkeys(("walk_sectors", "walk_slot_hits"),
                     ("walk_slot_bytes", " (the bytes of one slot of the walked counts)")),
-    **dict.fromkeys(("remote_signals", "walk_slots", "walk_tokens", "walked_tokens"),
+    **dict.fromkeys(("remote_signals", "further_signals", "walk_slots", "walk_tokens",
+                     "walked_tokens"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     **dict.fromkeys(("remote_signal_cycles", "posted_copy_cycles"),
@@ -1426,6 +1429,7 @@ class ExchangeKernel:
                  "lane_passes": float(lane_passes(ep)), "remote_signals": float(remote_signals),
                  "serial_copies": float(serial_copies), "posted_copies": float(posted_copies),
                  "further_copies": float(max(serial_copies - 1, 0)),
+                 "further_signals": float(max(remote_signals - 1, 0)),
                  "walk_slots": float(walk_slots), "walk_tokens": float(walk_tokens),
                  "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore)),
                  "network": float(not loadstore),
@@ -2336,8 +2340,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "taken); less the 12 issued under the index load (the first "
                                    "pass's is priced as an L2 trip): 379 per walked expert. Not "
                                    "counted: the shuffles' and the peer-table load's latency "
-                                   "beyond their windows, the index reloads after each post's "
-                                   "CCTL.IVALL. In one node the counts are stores beside the "
+                                   "beyond their windows. The pass after a post re-reads the "
+                                   "routing indices (LDG.E.CONSTANT 0x2890) from L2, the post's "
+                                   "fence (MEMBAR.SC.GPU; CCTL.IVALL) having emptied L1: one "
+                                   "l2_hit per signal after the first ('further_signals'; each "
+                                   "post but the last has a pass after it). In one node the counts are stores beside the "
                                    "copies and the sending warps' chain is the longer: none. "
                                    + _STALL_COUNTS)),
             ("post_cycles", ("NVSHMEM 3.2.5 (the nvidia-nvshmem-cu12 3.2.5 wheel's "
@@ -2603,7 +2610,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                + (("cycle", "reduce_cycles"), ("cycle", "reduce_pass_cycles"), ("l2_hit", "one"))
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
-                           + (("cycle", "count_pass_cycles"),)
+                           + (("cycle", "count_pass_cycles"), ("l2_hit", "further_signals"))
                            + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("const_l1", "walked_tokens"),
                               ("shared_load", "walked_tokens"),

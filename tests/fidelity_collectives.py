@@ -198,4 +198,17 @@ KNOWN_MISSES = {
     # connectNvls, all_reduce.h NVLS_TREE): the nodes' NVLS all-reduce (279 GB/s algBw) binds
     # before the 8 NICs' n each way on 2 nodes (397 GB/s). The source (nccl-tests issue 309) ran
     # in VMware VMs with a hand-made NCCL_TOPO_FILE and NCCL_NET_GDR_LEVEL=1
+    "h800-sendrecv-1k": (
+        "NVIDIA/nccl issue 1984's sendrecv_perf -m 100 -G 10 on 4 H800 (NCCL 2.29.2): the 100 "
+        "grouped 1 KiB sends and receives of a rank run as 100 work batches on one channel of one "
+        "kernel (src/enqueue.cc scheduleP2pTasksToPlan: a new p2pEpoch, so a new batch, per "
+        "operation; one channel per 1 KiB message). The model prices each further batch as the "
+        "chain counted in NCCL's own compiled SendRecv kernel (sm_90 SASS, the traced path of one "
+        "batch: 3,747 cycles of scheduled issue and waited loads, 1.89 us; "
+        "analysis._runtime_cost.P2P_BATCH_CHAIN) plus one LL step (0.6 us): 2.51 us against 3.7 "
+        "measured. The count is a lower bound: special-register reads, barrier and taken-branch "
+        "latencies, instruction-cache misses and any unfair sharing of the SM's issue among the "
+        "block's 20 warps are not priced (no sourced figure; the issue capacity itself does not "
+        "bind), about 1.2 us a batch. Until session 24 each grouped operation "
+        "was priced as a kernel of its own (2.3 + 0.6 us): 27% fast by that accident"),
 }

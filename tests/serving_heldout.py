@@ -210,18 +210,21 @@ def acceptance_for(draft_length, mean_accepted):
     return (lo + hi) / 2
 
 
-def _trtllm_min_latency(row, system, model, layout, draft_length, acceptance=None, pdl=False):
+def _trtllm_min_latency(row, system, model, layout, draft_length, acceptance=None, pdl=False,
+                        moe_backend="cutlass"):
     """TensorRT-LLM at batch 1: attention TP8 with the routed experts ``etp x ep``
     (``--tp 8 --ep N``: ``etp = 8 / N``), MTP drafts, CUDA graphs, TensorRT-LLM's kernel
     list, its one-shot all-reduce (a load/store kernel: the ``symmetric-memory`` runtime
     class; blog 1, modules 9 and 13). ``acceptance`` None: the library's default. ``pdl``:
     the run launched its kernels with Programmatic Dependent Launch (``TRTLLM_ENABLE_PDL=1``
-    in its command, or PDL enabled in its software state), ``analysis.PDL_HIDDEN_GAP``."""
+    in its command, or PDL enabled in its software state), ``analysis.PDL_HIDDEN_GAP``.
+    ``moe_backend``: the run's TensorRT-LLM MoE backend (``moe_backend: TRTLLM`` in its
+    options: ``"trtllm"``; else the default CUTLASS), ``analysis.moe_module_time``."""
     kw = {"system": system, "model": model, "layout": layout, "isl": int(row["isl"]),
           "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
           "definition": "output-per-gpu", "usable_hbm": 1.0, "cuda_graphs": True,
           "engine": "trtllm", "runtime": "symmetric-memory", "draft_length": draft_length,
-          "pdl": pdl}
+          "pdl": pdl, "moe_backend": moe_backend}
     if acceptance is not None:
         kw["acceptance"] = acceptance
     return kw
@@ -247,7 +250,8 @@ _EXPRESSIONS = {
         r, sc.H200_NODE, "deepseek-r1", "tp=8,dp=1,etp=2", 3),
     # `export TRTLLM_ENABLE_PDL=1` in the B200 min-latency command (not in the H200 one)
     "r1-b200-fp4-trtllm-minlat-mtp3-c1": lambda r: _trtllm_min_latency(
-        r, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=4", 3, pdl=True),
+        r, sc.B200_NODE, "deepseek-r1-nvfp4", "tp=8,dp=1,etp=4", 3, pdl=True,
+        moe_backend="trtllm"),
     **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _blog1 for k in range(6)},
     "r1-h200-fp8-trtllm-maxtput-c1024": lambda r: _trtllm_maxtput(r, sc.H200_NODE, "deepseek-r1"),
     # the earlier versions of the document (session 18)

@@ -9,13 +9,12 @@
 Hypothesis runs few examples; the file takes a few seconds.
 """
 
-import io
 import itertools
-from contextlib import redirect_stderr, redirect_stdout
 
 import networkx as nx
 import numpy as np
 import pytest
+from cli_run import run_cli as _cli
 from degrade import apart, built
 from hashseed import same_output_under_hash_seeds
 from hypothesis import HealthCheck, given, settings
@@ -23,20 +22,11 @@ from hypothesis import strategies as st
 
 import analysis
 import topologies
-from analysis._cli import main
 from fabric import FabricError, RoutingError
 
 SPECS = ("switch:4", "switch:4,planes=2", "torus:3x3", "mesh:3x2", "hypermesh:3x2",
          "hypermesh:2x3,connect=switch", "fattree:k=4", "leafspine:k=4", "dragonfly:h=1",
          "rail:servers=2,gpus=2", "mesh:3", "dgx-h100")
-def _cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as e:
-            rc = e.code
-    return rc, out.getvalue(), err.getvalue()
 
 
 def _alone(g):

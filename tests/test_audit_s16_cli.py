@@ -6,20 +6,10 @@ costed a one-rank group (0 s). The repeatable failure options already append. No
 option given again adds to its list, so a rank named in both is the existing 'twice' error.
 """
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
-
-from analysis._cli import main
-
-
-def _run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        rc = main(argv)
-    return rc, out.getvalue(), err.getvalue()
+from cli_run import run_cli as _run
 
 
 def _json(argv):

@@ -12,26 +12,16 @@ coarser integer quantum where the old one (the slowest link / 1000) would overfl
 solver's int32: the cut it finds is a real cut, reported at its true bandwidth.
 """
 
-import io
-from contextlib import redirect_stderr, redirect_stdout
-
 import networkx as nx
 import numpy as np
 import pytest
+from cli_run import run_cli as _cli
 
 import topologies
 from analysis import metrics
-from analysis._cli import main
 from analysis._metrics import bisection
 from fabric import Fabric, GraphError, LinkTech, SpecError
 from fabric._schema import MAX_LINKS
-
-
-def _cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        rc = main(argv)
-    return rc, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("spec, links", [

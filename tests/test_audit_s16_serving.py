@@ -10,26 +10,16 @@ server run. Now it is a NotApplicableError (a SpecError): serving skips such a l
 kernel's reason and keeps the others; a single layout asked for is refused with it.
 """
 
-import io
-from contextlib import redirect_stderr, redirect_stdout
-
 import pytest
+from cli_run import run_cli as _cli
 
 import analysis
 import topologies
 from analysis import NotApplicableError
-from analysis._cli import main
 from fabric import SpecError
 
 SPEC = "rail:servers=2,gpus=8,chip=h200"
 WHY = "kernel 'one-sided' works within one load/store domain, but the 16 EP ranks span 2"
-
-
-def _cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        rc = main(argv)
-    return rc, out.getvalue(), err.getvalue()
 
 
 def test_decode_refuses_the_kernel_across_domains_as_not_applicable():

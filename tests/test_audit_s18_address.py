@@ -364,8 +364,17 @@ def test_accesses_and_forwarding_on_a_degraded_fabric_match_the_reference(plan, 
                 assert isinstance(ferr, RoutingError), (src, hex(addr), ferr)
             local = [w.local_base + addr - w.global_base for w in plan.windows
                      if w.host == h and w.global_base <= addr < w.global_base + w.size]
+            # an access of 64 B (its default size): every byte in the first's region and in
+            # one window that permits it (session 24, fabric._access._span)
+            last = addr + 63
+            whole = [w.local_base + addr - w.global_base for w in plan.windows
+                     if w.host == h and w.global_base <= addr and last < w.global_base + w.size]
             if not any(_translate(plan, h, a, gop) is not None for a in local):
                 assert isinstance(err, TranslationError), (src, hex(addr), err)
+            elif _region_at(plan, last) is not r:
+                assert isinstance(err, AddressMapError) and "runs past the end of" in str(err)
+            elif not any(_translate(plan, h, a, gop) is not None for a in whole):
+                assert isinstance(err, TranslationError) and "runs past the end of" in str(err)
             elif tgt is None:
                 assert isinstance(err, RoutingError) and "has failed" in str(err)
             elif not routed:

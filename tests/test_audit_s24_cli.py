@@ -8,15 +8,13 @@ paragraph on it names every key. The tests take the keys from real output (a loa
 RDMA, a degraded grid with its note), so a key added later without a word fails here.
 """
 
-import io
 import json
 import pathlib
 import re
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from cli_run import run_cli
 
-from analysis._cli import main
 from fabric import Access
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -25,16 +23,6 @@ RUNS = (["route", "sd200-ultra", "0", "127"],
         ["route", "sd200-ultra", "0", "127", "--op", "store"],
         ["route", "cluster-128", "0", "127", "--transport", "rdma"],
         ["route", "torus:4x4", "0", "5", "--fail-link", "chip0-chip1"])
-
-
-def _run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as e:
-            rc = e.code
-    return rc, out.getvalue()
 
 
 def _keys(obj):
@@ -50,7 +38,7 @@ def _keys(obj):
 def keys():
     found = set()
     for argv in RUNS:
-        rc, out = _run(argv + ["--json"])
+        rc, out, _err = run_cli(argv + ["--json"])
         assert rc == 0, argv
         found |= _keys(json.loads(out))
     assert {"note", "host_memory", "latency_s"} <= found     # the runs reach every kind
@@ -62,15 +50,15 @@ def _words(text):
 
 
 def test_route_help_names_every_json_key(keys):
-    rc, text = _run(["route", "--help"])
+    rc, text, _err = run_cli(["route", "--help"])
     assert rc == 0
     assert keys <= _words(text), sorted(keys - _words(text))
 
 
 def test_the_help_lists_the_stages_in_breakdown_order():
-    rc, text = _run(["route", "--help"])
+    rc, text, _err = run_cli(["route", "--help"])
     assert rc == 0 and ", ".join(Access.STAGES) in " ".join(text.split())
-    rc, out = _run(["route", "sd200-ultra", "0", "127", "--json"])
+    rc, out, _err = run_cli(["route", "sd200-ultra", "0", "127", "--json"])
     assert rc == 0
     assert tuple(json.loads(out)["breakdown_s"]) == Access.STAGES
 

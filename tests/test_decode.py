@@ -785,10 +785,16 @@ def _brute_step(r, model, lists, ep, floors, mkt, boundary, fusion, gemm_fixed, 
 def test_step_is_the_sum_of_its_counted_kernels(batch, layout, engine, graphs, floors, mkt,
                                                 fusion, gemm_fixed):
     f = topologies_build("hgx-h200")
-    r = decode_step("kimi-k2", f, batch=batch, context=512, layout=layout, engine=engine,
-                    cuda_graphs=graphs, kernel_floors=floors, min_kernel_time=mkt,
-                    fusion_factor=fusion, collective=fake_cost, overlap=0.5,
-                    gemm_fixed_time=gemm_fixed)
+    # (the brute force prices the attention kernel at its roofline: TensorRT-LLM's MLA op
+    # measured at 16 heads a GPU, session 24, kimi-k2 at tp=4, is taken out; its own tests are
+    # tests/test_models_s24_mla_heads.py)
+    from unittest import mock
+    with mock.patch.object(analysis._decode._Settings, "mla_measured",
+                           new=property(lambda s: None)):
+        r = decode_step("kimi-k2", f, batch=batch, context=512, layout=layout, engine=engine,
+                        cuda_graphs=graphs, kernel_floors=floors, min_kernel_time=mkt,
+                        fusion_factor=fusion, collective=fake_cost, overlap=0.5,
+                        gemm_fixed_time=gemm_fixed)
     lists = step_kernel_lists("kimi-k2", f.chip, engine=engine, cuda_graphs=graphs,
                               tp=r.layout.tp, tokens=-(-batch // r.layout.dp))
     boundary = GRAPH_KERNEL_OVERHEAD.value if graphs else 4e-6
@@ -1089,10 +1095,16 @@ def test_attention_block_is_its_kernels_rooflines_summed():
 
     from analysis import GROUPED_GEMM_TIME_BY_ROWS
     no_module = mock.patch.dict(GROUPED_GEMM_TIME_BY_ROWS, clear=True)
+    # (and the MLA op measured at one token a sequence, since session 24 a q > 1 step's floor:
+    # tests/test_models_s24_mla_heads.py)
+    no_op = mock.patch.object(analysis._decode._Settings, "mla_measured",
+                              new=property(lambda s: None))
     no_module.start()
+    no_op.start()
     try:
         r = decode_step("deepseek-v3", f, **kw)
     finally:
+        no_op.stop()
         no_module.stop()
     lists = step_kernel_lists("deepseek-v3", f.chip, tp=1, tokens=128)
     from analysis._decode import GEMM_FIXED_TIME, KERNEL_FLOORS

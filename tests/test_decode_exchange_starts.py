@@ -85,6 +85,30 @@ def _gemm_held(model, f, lay, graphs, engine, batch):
                                 and names[i + 1] in covered) for i, n in enumerate(names))
 
 
+def _module_held(model, f, lay, graphs, engine, tokens, kernel=None):
+    """Brute force: the starts TensorRT-LLM's MoE module holds in one MoE layer where the step
+    takes its time as measured at the layout (session 24, tests/test_models_s24_moe_module.py):
+    the module's kernels of the engine's list (routing, expert maps, strides, permute, the
+    grouped GEMMs, their activation and FP8 input quantizations, finalize) when
+    :func:`analysis.moe_module_time` holds the step's tokens at its ``etp x ep``, CUTLASS, and
+    the rank's MoE sees every token (no exchange, or TensorRT-LLM's attention-DP allgather)."""
+    m = analysis.model_config(model)
+    if not graphs or engine != "trtllm" or (
+            lay.exchanges and not D.trtllm_gathers(m, f.chip, lay, engine, kernel)):
+        return 0
+    shape = (m.hidden, m.expert_ffn, m.routed_experts, m.experts_per_token)
+    if analysis.moe_module_time(f.chip.name, f.chip.gemm_format(m.math_format("experts")),
+                                shape, lay.etp, lay.ep, tokens) is None:
+        return 0
+    names = analysis.step_kernel_lists(model, f.chip, engine=engine, tp=lay.tp,
+                                       tokens=math.ceil(tokens / lay.dp))["moe_ffn"]
+    module = {"topk", "expert_maps", "expert_strides", "expert_expand", "expert_gemm1",
+              "expert_activation", "expert_gemm2", "expert_finalize"}
+    return sum(n in module or (n == "fp8_input_quant" and i + 1 < len(names)
+                               and names[i + 1] in ("expert_gemm1", "expert_gemm2"))
+               for i, n in enumerate(names))
+
+
 @contextlib.contextmanager
 def _no_measured_op():
     """The step without the measured MLA op and attention GEMMs (their kernels then hold no
@@ -147,21 +171,32 @@ def test_min_latency_layers_by_hand():
     kernel floor: a dense layer 15 - 2 boundaries, a MoE layer 18 - 2 (no exchange at etp > 1);
     61 x 2 x 1.3 us = 158.6 us a step, and nothing but the launch moves. (Since session 22 the
     measured FP8 attention GEMMs hold 10 more starts a layer: the five GEMMs at 16 heads a GPU
-    and the FP8 input quantization before each.)"""
+    and the FP8 input quantization before each; since session 24 the CUTLASS FP8 MoE module at
+    its measured time at etp=2 x ep=4 holds its kernels' starts in each MoE layer, and the MLA
+    generation op measured at 16 heads a GPU its four.)"""
     f = topologies.build("hgx-h200")
     kw = {"batch": 1, "context": 2048, "layout": "tp=8,dp=1,etp=2", "engine": "trtllm",
           "runtime": "symmetric-memory"}
     step = analysis.decode_step("deepseek-r1", f, **kw)
     gemms = _gemm_held("deepseek-r1", f, step.layout, True, "trtllm", 1)
     assert gemms == 10
+    module = _module_held("deepseek-r1", f, step.layout, True, "trtllm", 1)
+    # top-k, maps, permute, strides, two FP8 quantizations, two GEMMs, activation, finalize
+    # (FP8 block-scaled experts: no min-latency branch)
+    assert module == 10
+    # and the MLA generation op measured at 16 heads a GPU (session 24): FlashMLA's 4 kernels
+    op = _mla_op_held("deepseek-r1", f, step.layout, True, "trtllm", 1, 2048)
+    assert op == 4
     with _double_counted():
         old = analysis.decode_step("deepseek-r1", f, **kw)
     for a, b in zip(step.layers, old.layers, strict=True):
         assert a.kernels == b.kernels
-        assert b.launch - a.launch == pytest.approx((2 + gemms) * 1.3e-6, rel=1e-9)
+        own = module if a.kind == "moe" else 0
+        assert b.launch - a.launch == pytest.approx((2 + gemms + op + own) * 1.3e-6, rel=1e-9)
         assert (a.attention, a.ffn, a.exposed_comm, a.kernel_floor) == (
             b.attention, b.ffn, b.exposed_comm, b.kernel_floor)
-    assert old.time - step.time == pytest.approx(61 * (2 + gemms) * 1.3e-6, rel=1e-9)
+    assert old.time - step.time == pytest.approx(
+        (61 * (2 + gemms + op) + 58 * module) * 1.3e-6, rel=1e-9)
     # the fused kernels keep their norm floor: the norm's chain beyond an empty kernel
     assert step.breakdown.kernel_floor == old.breakdown.kernel_floor > 0
 
@@ -183,8 +218,12 @@ def test_collective_exchange_by_hand():
     gemms = _gemm_held("deepseek-r1", f, lay, True, "trtllm", 256)
     assert gemms == 8
     op += gemms
+    # and the CUTLASS FP8 MoE module at its measured time at EP8 and 256 gathered tokens
+    # (session 24), under any runtime
+    module = _module_held("deepseek-r1", f, lay, True, "trtllm", 256)
+    assert module == 10
     for runtime, moved in ((None, 58 * 2 * 1.3e-6), ("nccl", 58 * 2 * 1.3e-6), ("ideal", 0.0)):
-        moved += 61 * op * 1.3e-6
+        moved += (61 * op + 58 * module) * 1.3e-6
         step = analysis.decode_step("deepseek-r1", f, runtime=runtime, **kw)
         with _double_counted():
             old = analysis.decode_step("deepseek-r1", f, runtime=runtime, **kw)
@@ -287,11 +326,14 @@ def test_boundaries_match_the_held_starts(model, system, layout, kernel, runtime
     per_kernel = (BOUNDARY - (GAP if kw["pdl"] else 0.0)) if graphs else \
         analysis.LAUNCH_OVERHEAD.value
     total = 0.0
-    # batch <= 256 keeps every draw below 16 rows a group (the measured MoE module's first)
+    # batch <= 256 keeps every draw below 16 rows a group (the measured MoE rate's first); the
+    # module measured at the layout (session 24) holds its kernels' starts up to 384 tokens
     op = (_mla_op_held(model, f, lay, graphs, engine, batch, context)
           + _gemm_held(model, f, lay, graphs, engine, batch))
+    module = _module_held(model, f, lay, graphs, engine, batch, kernel)
     for a, b in zip(new.layers, old.layers, strict=True):
-        held = _expected_held(model, f, lay, a.kind, kernel, graphs, runtime, engine) + op
+        held = (_expected_held(model, f, lay, a.kind, kernel, graphs, runtime, engine) + op
+                + (module if a.kind == "moe" else 0))
         event(f"{a.kind} layer starts held: {held}")
         assert a.kernels == b.kernels
         assert a.launch == pytest.approx((a.kernels - held) * per_kernel / fusion,

@@ -15,8 +15,6 @@ on every family (exit 0 or a one-line error and exit 2, never a crash; ranks do
 not move).
 """
 
-import contextlib
-import io
 import itertools
 import math
 
@@ -24,6 +22,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from cli_run import run_cli as _cli
 from degrade import apart, built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,7 +31,6 @@ from scipy.optimize import linprog
 
 import topologies
 from analysis import link_loads, throughput, traffic
-from analysis._cli import main
 from analysis._metrics import bisection, hop_distribution
 from fabric import Clos, Dragonfly, FabricError, Grid, NodeError, RoutingError, Switched
 
@@ -335,15 +333,6 @@ def test_throughput_is_the_brute_force_lp(case, pattern):
         return
     assert throughput(g, M).k == pytest.approx(_brute_throughput(g, M), rel=1e-6)
 
-
-def _cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(argv)
-        except SystemExit as e:  # argparse
-            rc = e.code
-    return rc, out.getvalue(), err.getvalue()
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -180,6 +180,27 @@ def test_the_count_warp_pays_its_loop_per_walked_expert(nodes, tokens):
         _KERN.chain_latency(0, "hopper", 1, 1, count_passes=-1)
 
 
+_RELOAD = dataclasses.replace(
+    _KERN, name="pplx-no-index-reload",
+    interleaved_chain=tuple(tuple(s for s in ph if s != ("l2_hit", "further_signals"))
+                            for ph in _KERN.interleaved_chain))
+
+
+@settings(max_examples=8, deadline=None)
+@given(nodes=st.sampled_from([1, 2, 4, 8]), tokens=st.integers(1, 128))
+def test_each_pass_after_a_post_rereads_the_indices_from_l2(nodes, tokens):
+    """A post's fence (MEMBAR.SC.GPU; CCTL.IVALL) empties L1: the count warp's pass after it
+    re-reads the routing indices from L2. Every post but the last has a pass after it: one L2
+    trip per NIC signal after the first (hand walk of the count branch)."""
+    new = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=_KERN, **_KW)
+    was = moe_exchange(_h100(nodes), "deepseek-v3", tokens, 8 * nodes, kernel=_RELOAD, **_KW)
+    posts = _count_walk(nodes, tokens)[0] if nodes > 1 else 0
+    assert new.dispatch_phase.interleaved - was.dispatch_phase.interleaved == pytest.approx(
+        max(posts - 1, 0) * EXCHANGE_LATENCY["hopper"]["l2_hit"].value, rel=1e-9, abs=1e-18)
+    assert new.combine == was.combine
+    assert "0x2890" in dict(_KERN.sources)["count_pass_cycles"]
+
+
 def test_one_node_has_no_posts():
     """Inside one node the counts are stores into the peers: nothing moves."""
     new = moe_exchange(_h100(1), "deepseek-v3", 1, 8, kernel=_KERN, **_KW)

@@ -149,8 +149,10 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
-            # session 24: the count warp's own loop, 379 cycles for each of its 10 experts
-            want = load + remote * post + 10 * 379 * cyc + _ring() + 3 * load
+            # session 24: the count warp's own loop, 379 cycles for each of its 10 experts, and
+            # after each post but the last its next pass re-reads the indices from L2
+            want = (load + remote * post + 10 * 379 * cyc + (remote - 1) * load + _ring()
+                    + 3 * load)
         else:
             # one node: the sending warps' chain is the larger (session 18): the staged token's
             # loads (HBM; 288 threads x 16 B per dependent round, the next round's load after

@@ -10,9 +10,9 @@ operations, five fabrics, 8 B to 8 GiB.
 """
 
 import pytest
+from degrade import built
 
 import analysis
-import topologies
 from fabric import NCCL_RELEASE_DATES
 
 SPECS = ("dgx-h100", "rail:servers=2,gpus=8,nvls=1,chip=h100",
@@ -20,19 +20,10 @@ SPECS = ("dgx-h100", "rail:servers=2,gpus=8,nvls=1,chip=h100",
          "rail:servers=2,gpus=4,chip=h100")
 OPS = ("all-reduce", "all-gather", "reduce-scatter", "broadcast", "all-to-all", "send-recv")
 
-_FABRICS = {}
-
-
-def _fabric(spec):
-    if spec not in _FABRICS:
-        _FABRICS[spec] = topologies.build(spec)
-    return _FABRICS[spec]
-
-
 @pytest.mark.parametrize("spec, release", [
     (spec, rel) for spec in SPECS for rel in sorted(NCCL_RELEASE_DATES)])
 def test_every_release_times_its_run_at_or_above_the_lower_bound(spec, release):
-    f = _fabric(spec)
+    f = built(spec)
     ranks = f.endpoints[:8] if spec == "gb200-nvl72" else None
     below = []
     for op in OPS:

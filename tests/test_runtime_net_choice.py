@@ -9,6 +9,7 @@ fabric's rate."""
 import math
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -142,15 +143,6 @@ def _brute_tree_graph(speeds, n, ppn, nvl, speed):
     return intra, inter
 
 
-_FABRICS = {}
-
-
-def _fabric(spec):
-    if spec not in _FABRICS:
-        _FABRICS[spec] = topologies.build(spec)
-    return _FABRICS[spec]
-
-
 def _view(f, op, ranks):
     nodes, idx = _resolve_ranks(f, list(ranks))
     return _GroupView(f, op, nodes, idx, None, None, True)
@@ -169,7 +161,7 @@ def test_net_choice_is_nccls_tuner_on_its_graphs(spec, op, release, log_n):
     # nChannels x speed (bwIntra = bwInter for the ring), its LL128 cap that nChannels x
     # perChMaxRingLL128Bw; the tree's caps the same nChannels; NVLS-tree heads x bw from the
     # brute-force NVLS graph with NICs and the release's form; the pick is the least choice
-    f = _fabric(spec)
+    f = built(spec)
     rt = runtime(f"nccl@{release}")
     view = _view(f, op, f.endpoints)
     n = float(2**log_n)

@@ -5,6 +5,7 @@ re-implemented here from the released code, tag by tag, independently of the pro
 the time stays at the fabric's rate."""
 
 import pytest
+from degrade import built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -150,15 +151,6 @@ def _view(f, ranks):
     return _GroupView(f, "all-reduce", nodes, idx, None, None, True)
 
 
-_FABRICS = {}
-
-
-def _fabric(spec):
-    if spec not in _FABRICS:
-        _FABRICS[spec] = topologies.build(spec)
-    return _FABRICS[spec]
-
-
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["dgx-h100", "hgx-h800", "hgx-b200", "nvl72"]), st.integers(2, 8),
        st.sampled_from(["all-reduce", "all-gather", "reduce-scatter"]),
@@ -168,7 +160,7 @@ def test_nvls_choice_is_nccls_tuner_comparison_brute_force(spec, ranks, op, rele
     # brute-force graph and tuning.cc's formula of the release; the ring (and the tree, on
     # the ring's graph) at its ring graph's nChannels x bwIntra; the pick is the least choice
     from analysis._collectives import _GroupView, _resolve_ranks
-    f = _fabric(spec)
+    f = built(spec)
     rt = runtime(f"nccl@{release}")
     nodes, idx = _resolve_ranks(f, list(f.endpoints[:ranks]))
     view = _GroupView(f, op, nodes, idx, None, None, True)

@@ -147,19 +147,32 @@ OUTSIDE_25 = {
         "experts at TensorRT-LLM's measured CUTLASS NVFP4 MoE time on B200 (191% fast "
         "before); its MLA generation op keeps the roofline (FP8 KV: the measured op is BF16 "
         "KV only). Steady state: GPU 5093, user 5.68 (6-9%)"),
-    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.95x (1.92x "
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _BATCH1 + "H200 FP8 experts TP2 x EP4: 1.63x since "
+                                         "session 24 took the MLA generation op measured at "
+                                         "16 heads a GPU (the one-token op as the 4-token "
+                                         "step's floor) and the CUTLASS FP8 MoE module at its "
+                                         "measured time at the row's layout and 4 tokens "
+                                         "(analysis.moe_module_time; 1.91x before; 1.92x "
                                          "before session 15 dropped the fused all-reduce "
                                          "kernels' boundaries; 1.95x before session 14 counted "
                                          "FlashMLA's scheduler and combine kernels on Hopper: "
                                          "TRTLLM_HOPPER_FLASHMLA)",
-    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2: 1.82x (1.80x "
-                                         "before session 15; 2.0x before the K floor)",
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _BATCH1 + "B200 NVFP4 experts TP4 x EP2, moe backend "
+                                         "TRTLLM: 1.60x since session 24 took the trtllm-gen "
+                                         "MoE module at its measured time at the row's layout "
+                                         "and 4 tokens (analysis.moe_module_time, "
+                                         "moe_backend='trtllm') and the MLA op at 16 heads "
+                                         "(1.84x before; 1.80x before "
+                                         "session 15; 2.0x before the K floor)",
     "r1-b200-fp4-trtllm-minlat-mtp3-c1-doc-v1": _BATCH1 + "B200 NVFP4 experts TP2 x EP4, the "
                                                 "document's earliest stored version (--ep 4, "
-                                                "an earlier code state; session 18): 1.90x",
-    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.68-1.75x "
-                                                     "(1.65-1.73x before session 15, 1.8-1.9x "
-                                                     "before the K floor)" for k in range(6)},
+                                                "an earlier code state; session 18): 1.74x "
+                                                "(1.92x before session 24's MLA op at 16 "
+                                                "heads)",
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": _BATCH1 + "blog 1 table: 1.53-1.61x "
+                                                     "(1.69-1.77x before session 24's MLA op "
+                                                     "at 16 heads; 1.65-1.73x before session "
+                                                     "15, 1.8-1.9x before the K floor)" for k in range(6)},
 }
 
 

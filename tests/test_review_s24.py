@@ -1,0 +1,85 @@
+"""Review, session 24: lasting checks of the counts this session read from compiled code.
+
+Each count below was re-derived by review on its own build (NVSHMEM 3.2.5's
+libnvshmem_device.a sm_90 cubin; DeepEP de8cfca internode_ll.cu with its setup.py's flags;
+NVIDIA/nccl 36191590 contrib/nccl_ep low_latency.cu as its Makefile compiles it, -dc), with
+review's own control-bit decoder, path walker and scoreboard-aware summer, from the owners'
+branch decisions (notes/review.md, session 24):
+
+* pplx's IBGDA post (ibgda): lane 0's amo_nonfetch<unsigned long> SIGNAL_SET path, 636
+  instructions, 2,054 stall cycles, less 137 under the loads session 17 priced and 128 under
+  the three loads session 24 added (dev_idx, nwqes, the CQ record's address): 1,789. Review
+  S24-R2: qp_type (qp+0x4) shares dev_idx's 32-B sector at 3 of the 4 alignments of a 184-B
+  rcs[] entry, so a post waits for 8 L2 trips and one L1 hit, not 9 L2 trips.
+* DeepEP low-latency's dispatch (moe): 496 stall cycles per token less 18 under four waited
+  constant loads = 478 + 4 x const_l1; the count's path 172 less 7 = 165 + 3 x const_l1.
+* NCCL EP's own build of the same kernel (moe): 489 = 424 + 6 x const_l1; 321 = 282 + 3.
+* pplx's count warp's loop per walked expert (ibgda, train 2): scatterKernel<10,true,true>
+  0x2690-0x2f10, 101 instructions / 391 stall cycles on the NVLink-peer branch (the least),
+  less 12 under the index load: 379.
+* the one-sided combine's later pulled round on Blackwell (moe, train 2; flashinfer 579435f9
+  moeA2ACombineKernel<bf16, BlockPolicy, 8>, sm_100a): 421.4 / 594.1 / 635.2 / 462.5 cycles
+  beyond its trips for slots {0} / {0-6} / {0-7} / {0, 7} against 158.1 / 252.2 / 314.3 /
+  220.2 charged by its round_reads entry: the least excess, 242 cycles.
+
+A count changed without a new reading fails here; so does a cycle count of an exchange kernel
+that arrives without the compiled code it was read from named in its source.
+"""
+
+import re
+
+from fabric._exchange import EXCHANGE_KERNELS, _ibgda_post
+
+#: (kernel, field): the value review re-derived in session 24
+_REDERIVED = {
+    ("pplx", "post_cycles"): 1789,
+    ("deepep-low-latency", "send_cycles"): 478,
+    ("deepep-low-latency", "count_cycles"): 165,
+    ("ncclep-low-latency", "send_cycles"): 424,
+    ("ncclep-low-latency", "count_cycles"): 282,
+    ("pplx", "count_pass_cycles"): 379,
+}
+
+
+def test_s24_the_counts_read_from_compiled_code_are_the_rederived_ones():
+    got = {key: getattr(EXCHANGE_KERNELS[key[0]], key[1]) for key in _REDERIVED}
+    assert got == _REDERIVED
+
+
+def test_s24_r2_an_ibgda_post_waits_for_eight_l2_trips_and_one_l1_hit():
+    for count in ("remote_signals", "posted_copies"):
+        steps = _ibgda_post(count)
+        assert steps.count(("l2_hit", count)) == 8
+        assert steps.count(("l1_hit", count)) == 1
+        assert steps.count(("l2_atomic", count)) == 2
+
+
+def test_s24_each_waited_constant_load_counted_is_charged_once():
+    # DeepEP: four waited LDCs on the sending warp's token (first token and every further
+    # wave), three on the count's path; NCCL EP's build: six and three
+    def const_steps(kernel, count):
+        return sum(ph.count(("const_l1", count)) for ph in EXCHANGE_KERNELS[kernel].chain)
+
+    assert const_steps("deepep-low-latency", "loadstore") == 4 + 3
+    assert const_steps("deepep-low-latency", "further_waves") == 4
+    assert const_steps("ncclep-low-latency", "loadstore") == 6 + 3
+
+
+def test_s24_a_cycle_count_names_the_compiled_code_it_was_read_from():
+    # every Parameter in cycles of an exchange kernel: its source names the disassembler and
+    # at least one SASS address (a count, read from code, not a number chosen to fit)
+    counted = [p for k in EXCHANGE_KERNELS.values() for p in k.parameters()
+               if p.unit == "cycles"]
+    assert len(counted) >= 15
+    bare = sorted(p.name for p in counted
+                  if "cuobjdump" not in p.source or not re.search(r"0x[0-9a-f]{3,}", p.source))
+    assert bare == []
+
+
+def test_s24_a_later_pulled_round_pays_the_least_excess_of_its_compiled_loop():
+    # round_reads entries: (arch, ..., first_min, first_full, first_late, later_min,
+    # later_full, later_late); the 242 cycles on Blackwell's later rounds, none on round 1
+    (entry,) = [r for r in EXCHANGE_KERNELS["one-sided"].round_reads if r[0] == "blackwell"]
+    first_min, first_full, _first_late, later_min, later_full, _later_late = entry[3:]
+    assert [s for s in later_min + later_full if s[0] == "cycle"] == [("cycle", 242)] * 2
+    assert not [s for s in first_min + first_full if s[0] == "cycle"]
