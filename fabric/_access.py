@@ -599,8 +599,9 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     fabric : Fabric
     op, size, transport
         As for :func:`access`; ``size`` must fit in every chip's memory (an
-        :class:`~fabric.AddressMapError` names the first chip it does not, as
-        :func:`access_to` does).
+        :class:`~fabric.AddressMapError` names the first chip it does not) and lie in
+        one window of each requester's host that permits ``op`` (a
+        :class:`~fabric.TranslationError` names the window's end), as :func:`access_to`.
     chips : sequence, optional
         Restrict to these chips (names or ranks, each once). Default: every endpoint.
 
@@ -691,12 +692,15 @@ def _permit_all(fabric, chips, op, size):
         if host is None:
             _requester_domain(fabric, chips[ks[0]])      # raises, naming the chip
         # one domain at a time: a sweep over every host keeps none of them
-        ok = fabric.host_domains.build(host).maps(g, _OP_ACCESS[op])
-        if not ok.all():
-            j = int(np.flatnonzero(~ok)[0])
-            src = chips[ks[0]] if chips[ks[0]] != chips[j] else chips[ks[-1]]
-            permit(fabric, src, int(g[j]), op)            # raises the translator's refusal
-            raise TranslationError(f"host {host}: may not {op} {chips[j]!r}'s memory")
+        dom = fabric.host_domains.build(host)
+        for whole in (1, size):         # the first bytes, then every byte (access's span rule)
+            ok = dom.maps(g, _OP_ACCESS[op], size=whole)
+            if not ok.all():
+                j = int(np.flatnonzero(~ok)[0])
+                src = chips[ks[0]] if chips[ks[0]] != chips[j] else chips[ks[-1]]
+                t = permit(fabric, src, int(g[j]), op)    # raises the translator's refusal
+                _span(fabric, src, t, size, op)           # or names the window's end
+                raise TranslationError(f"host {host}: may not {op} {chips[j]!r}'s memory")
 
 
 @dataclasses.dataclass(frozen=True)
