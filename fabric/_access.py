@@ -326,14 +326,21 @@ def _memory_of(fabric, node, reg=None):
 
 
 def _fits(fabric, node, reg, size, op):
-    """Refuse ``size`` bytes into ``node``'s memory ``reg`` when they exceed what ``node``
-    holds there (a transfer of 1 TiB into a 1 GiB HBM is no transfer that exists)."""
+    """Refuse ``size`` bytes into ``node``'s memory ``reg`` from its first byte when they exceed
+    what ``node`` holds there (a transfer of 1 TiB into a 1 GiB HBM is no transfer that
+    exists), or, in an interleave set, its first granule (the next is another owner's:
+    :func:`_span`'s rule, for every target of :func:`access_latencies` at once)."""
     held = reg.size // reg.ways
     if size > held:
         raise AddressMapError(
             f"{fabric.name}: a {op} of {size} B ({format_size(size)}) to {node!r} is larger than "
             f"its memory, {reg} of {held} B ({format_size(held)}): one access reaches one "
             "owner's memory (split it)")
+    if reg.ways > 1 and size > reg.granularity:
+        raise AddressMapError(
+            f"{fabric.name}: a {op} of {size} B ({format_size(size)}) to {node!r} is larger than "
+            f"a granule of its interleaved memory, {reg} ({reg.granularity} B): one access "
+            "reaches one owner's memory, and the next granule is another owner's (split it)")
 
 
 #: Path latencies within this fraction of the least are a tie, broken in domain order

@@ -30,13 +30,14 @@ import topologies
 from fabric import (
     AddressMapError,
     AddressPlan,
+    Region,
     RoutingError,
     TranslationError,
     Window,
     access_latencies,
     access_to,
 )
-from fabric._units import KiB
+from fabric._units import KiB, MiB
 
 PAGE = 4 * KiB
 SPECS = ["torus:2x2,chip=h100,hosts=2", "rail:servers=2,gpus=2,chip=h100",
@@ -173,3 +174,20 @@ def test_a_domain_maps_a_span_iff_one_window_permitting_it_holds_every_byte(data
 @functools.cache
 def _example():
     return topologies.load_system("examples/sd200-ultra.toml").fabric
+
+
+def test_a_chip_whose_memory_is_interleaved_takes_one_granule_route_and_latency_alike():
+    # the chips hold only shares of a 4 KiB-granule set: one access reaches one granule; before,
+    # latency timed 4097 B for every pair while route refused it (and before s25 both timed it)
+    f = built(SPECS[0]).replace(address_plan=AddressPlan(
+        layout="explicit", host_memory=0, interleave=[Region(
+            1 << 40, 4 * 256 * MiB, ("chip0", "chip1", "chip2", "chip3"), granularity=PAGE,
+            name="pool")], windows=[Window(h, 1 << 44, target="pool", name="wp")
+                                    for h in ("host0", "host1")]))
+    assert access_to(f, "chip0", "chip1", size=PAGE).target == "chip1"
+    assert len(access_latencies(f, size=PAGE)[2]) == 12
+    for call in (lambda: access_to(f, "chip0", "chip1", size=PAGE + 1),
+                 lambda: access_latencies(f, size=PAGE + 1)):
+        with pytest.raises(AddressMapError, match=r"larger than a granule of its interleaved "
+                           r"memory, region 'pool' .* \(4096 B\)"):
+            call()
