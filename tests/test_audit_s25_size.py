@@ -191,3 +191,10 @@ def test_a_chip_whose_memory_is_interleaved_takes_one_granule_route_and_latency_
         with pytest.raises(AddressMapError, match=r"larger than a granule of its interleaved "
                            r"memory, region 'pool' .* \(4096 B\)"):
             call()
+
+
+@pytest.mark.parametrize("size", [0, -1, True, 1.5, "4"])
+def test_a_domain_refuses_a_span_of_no_positive_whole_bytes(size):
+    # size=0 would have called the address one past a window's end mapped
+    with pytest.raises(ValueError, match="size must be a positive int of bytes"):
+        _example().host_domains["host0"].maps(np.array([0]), size=size)
