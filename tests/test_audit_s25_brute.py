@@ -10,19 +10,13 @@ layers (~1 ms a pair). This checks the search against the enumeration, kept as
 runs session 24's degraded-cost property on dragonfly:h=2.
 """
 
-import math
 
 import pytest
 from degrade import built, degrade
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from routing_brute import brute_paths, draw_pair, simple_paths_reference
-from test_audit_s24_cost import OPS, _brute_time
-
-import analysis
-from analysis import NotApplicableError
-from analysis._schedules import ALGORITHMS
-from fabric import RoutingError
+from test_audit_s24_cost import assert_cost_is_brute_force, cases
 
 SPECS = ("dragonfly:h=1,chip=h100", "fattree:k=4,chip=h100", "leafspine:k=4,chip=h100",
          "rail:servers=2,gpus=4,chip=h100", "switch:6,planes=2,chip=h100")
@@ -53,23 +47,8 @@ def test_the_layered_search_on_dragonfly_h2(pair):
         assert brute_paths(x, *pair, "minimal") == simple_paths_reference(x, *pair, "minimal")
 
 
-@st.composite
-def _dragonfly_cases(draw):
-    g = draw(degrade(built("dragonfly:h=2,chip=h100"), max_links=4, max_chips=2, min_links=1))
-    live = list(g.endpoints)
-    nodes = tuple(draw(st.permutations(live))[:draw(st.integers(2, 8))])
-    return g, nodes, draw(st.sampled_from(OPS))
-
-
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_dragonfly_cases(), st.sampled_from([64, 65536, 2**24]))
+@given(cases(specs=("dragonfly:h=2,chip=h100",), max_links=4), st.sampled_from([64, 65536, 2**24]))
 def test_ideal_cost_on_a_degraded_dragonfly_h2_is_its_schedule_on_brute_force_routes(case, n):
     # session 24's property (test_audit_s24_cost), which the enumeration made too slow here
-    g, nodes, op = case
-    for alg in ALGORITHMS[op]:
-        try:
-            res = analysis.cost(g, op, n, algorithm=alg, runtime="ideal", ranks=nodes)
-        except (NotApplicableError, RoutingError):
-            continue
-        want = _brute_time(g, op, alg, nodes, n, res.chunks)
-        assert math.isclose(res.time, want, rel_tol=1e-9), (alg, res.time, want)
+    assert_cost_is_brute_force(case, n)
