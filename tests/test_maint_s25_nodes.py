@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import analysis._collectives as coll
 import analysis._runtime_cost as rc
+import topologies
 from analysis._collectives import _GroupView
 from fabric import FabricError, runtime
 
@@ -94,7 +95,8 @@ def test_per_node_work_is_the_per_node_loops(group, algorithm):
 
 def test_one_rank_nodes_make_one_plan_and_one_search(monkeypatch):
     """Fails before: one plan per one-rank node, one ring search per node."""
-    f = built("fattree:k=8")                        # 128 chips, one per node
+    # a fresh fabric: a shared one (degrade.built) may already hold plans from other tests
+    f = topologies.build("fattree:k=8")             # 128 chips, one per node
     view = _view(f, f.endpoints)
     assert len(set(view._dom.tolist())) == 128
     plans, searches = [], []
@@ -110,7 +112,7 @@ def test_one_rank_nodes_make_one_plan_and_one_search(monkeypatch):
 
 
 def test_a_mixed_group_plans_each_multi_rank_node_and_one_single():
-    f = built("rail:servers=4,gpus=4,chip=b200")
+    f = topologies.build("rail:servers=4,gpus=4,chip=b200")    # fresh: its memo is empty
     hosts = {}
     for c in f.endpoints:
         hosts.setdefault(int(coll._loadstore_domain(f)[f.node_index[c]]), []).append(c)
