@@ -40,10 +40,11 @@ def register(sub):
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar, and on a terminal no summary: only the page's path")
     p.add_argument("--jobs", type=whole_number, default=None, metavar="N",
-                   help="draw the figures in N local processes, at most the processors this "
-                        "process may use (the sweeps run in this one, where they share the "
-                        "fabrics' routes); the files are the same for any N (default: those "
-                        f"processors, at most {DEFAULT_JOBS_CAP}; 1: all in this process)")
+                   help="draw the figures in N local processes, each section's as soon as it "
+                        "is built, at most the processors this process may use (the sweeps "
+                        "run in this one, where they share the fabrics' routes); the files "
+                        "are the same for any N (default: those processors, at most "
+                        f"{DEFAULT_JOBS_CAP}; 1: all in this process)")
     p.add_argument("--json", action="store_true",
                    help="print the files written, the 'In short' paragraphs and the "
                         "findings as JSON")
