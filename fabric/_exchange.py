@@ -2944,6 +2944,10 @@ def _ncclep_low_latency():
         "(0x8930-0x8990, 0x8b10-0x8bd0, 0x8c10): 321 stall cycles, 282 + 3 x const_l1 issued. "
         "Not priced: the poll loop's period (a clock64 timeout test per iteration). "
         + _STALL_COUNTS)
+    src["qp_signals"] = (
+        "across the network NCCL EP posts through NCCL's GIN (not read): DeepEP low-latency's "
+        "pattern is taken for it, one atomic per queue pair after its writes ('last'; "
+        "assumption, as for its put; no multi-node NCCL EP row is carried)")
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
                                chain=chain, send_grid=0, send_cycles=424, count_cycles=282)
 

@@ -165,5 +165,9 @@ def test_the_sources_name_the_code_and_the_assumption():
     assert "NVSHMEM_IBGDA_NUM_RC_PER_PE" in pplx["qp_per_peer"]
     deepep = dict(exchange_kernel("deepep-low-latency").sources)["qp_signals"]
     assert "l.221" in deepep and "2d0cf41" in deepep
+    # NCCL EP's GIN path is not read: DeepEP's pattern, named as an assumption
+    ncclep = exchange_kernel("ncclep-low-latency")
+    assert ncclep.qp_signals == ("last", "last")
+    assert "GIN (not read)" in dict(ncclep.sources)["qp_signals"]
     names = {p.name for p in exchange_kernel("pplx").parameters()}
     assert {"pplx.qp_signals", "pplx.qp_per_peer"} <= names
