@@ -546,7 +546,13 @@ def peer_access_latency(arch):
 #: (``"further_payloads"``: ``payloads - 1``), or once per distinct destination rank of the
 #: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0); or once per cycle
 #: the dispatch's slot claims schedule per top-k slot of the token outside their loads
-#: (``"claim_cycles"``: ``slots`` times :attr:`ExchangeKernel.claim_cycles`).
+#: (``"claim_cycles"``: ``slots`` times :attr:`ExchangeKernel.claim_cycles`); or once per cycle
+#: the dispatch block's payload loop schedules outside its loads, for the payloads the caller
+#: gives (``"payload_cycles"``: each payload ``payload_cycles[0]`` plus ``payload_cycles[1]`` per
+#: pointer row after its first, each copy round after a payload's first ``payload_cycles[2]``,
+#: and ``payload_cycles[3]`` once) or for one further payload of one round (``"small_payload_cycles"``:
+#: ``payload_cycles[0]`` plus ``payload_cycles[1]`` per pointer row after its first;
+#: :attr:`ExchangeKernel.payload_cycles`).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
@@ -559,7 +565,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "copy_cycles", "further_copy_cycles", "walk_token_cycles",
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
                  "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
-                 "count_pass_cycles", "further_signals", "claim_cycles")
+                 "count_pass_cycles", "further_signals", "claim_cycles",
+                 "payload_cycles", "small_payload_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -639,6 +646,8 @@ _CHAIN_COUNT_NEEDS = {
                                                 "schedules after the last copy's release)")),
     "claim_cycles": ("claim_cycles", (" (the cycles the dispatch's slot claims schedule per "
                                       "top-k slot)")),
+    **dict.fromkeys(("payload_cycles", "small_payload_cycles"),
+                    ("payload_cycles", " (the cycles the dispatch's payload loop schedules)")),
     "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
                                                   "schedules per pass)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
@@ -858,6 +867,14 @@ class ExchangeKernel:
         there or the duplicate's marks) schedule per top-k slot outside the loads the chain
         charges (the ids, the atomics, the counter base's constant loads), to the block's
         barrier before the copy: ``"claim_cycles"`` chain steps, ``slots`` times this.
+    payload_cycles : tuple of int
+        ``()``, or the cycles a dispatch block's payload loop (after the slot claims' barrier:
+        per payload its source pointer and size, each destination's pointer row, its copy
+        rounds, each a load then a store per destination) schedules outside the loads the chain
+        charges: ``(each payload, each of its pointer rows after the first
+        (:meth:`pointer_loads`), each copy round after a payload's first, once)``: the
+        ``"payload_cycles"`` chain step (the payloads the caller gives) and the
+        ``"small_payload_cycles"`` step (one further payload of one round).
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -995,6 +1012,7 @@ class ExchangeKernel:
     reduce_pass_cycles: int = 0
     count_cycles: int = 0
     claim_cycles: int = 0
+    payload_cycles: tuple = ()
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -1104,6 +1122,12 @@ class ExchangeKernel:
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                     isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
                 raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
+        v = self.payload_cycles
+        if v != () and (not isinstance(v, tuple) or len(v) != 4 or any(
+                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+            raise ValueError(f"payload_cycles must be () or four ints >= 0 (each payload, each "
+                             f"pointer row after its first, each round after a payload's first, "
+                             f"once), got {v!r}")
         v = self.copy_cycles
         if v != () and (not isinstance(v, tuple) or len(v) != 3 or any(
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
@@ -1430,10 +1454,10 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + 246 + 2 x 150
-        6707
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + (3 x 508 + 3 x 97 + 105) x 0.505 + 246 + 2 x 150
+        7677
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        7007
+        7977
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -1492,6 +1516,11 @@ class ExchangeKernel:
         for name in ("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"):
             times[name[:-len("rounds")] + "round_cycles"] = times[name] * stage
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
+        pay = self.payload_cycles or (0, 0, 0, 0)
+        per_payload = pay[0] + pay[1] * max(times["pointer_rows"] - 1.0, 0.0)
+        times["payload_cycles"] = (payloads * per_payload
+                                   + pay[2] * max(float(rounds) - payloads, 0.0) + pay[3])
+        times["small_payload_cycles"] = per_payload
         times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
@@ -1535,6 +1564,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.stage_vector",
                                  "{}+{}".format(*self.stage_vector), "B",
                                  src.get("stage_vector", "")))
+        if self.payload_cycles:
+            out.append(Parameter(f"{self.name}.payload_cycles",
+                                 "{}+{}+{}+{}".format(*self.payload_cycles), "cycles",
+                                 src.get("payload_cycles", "")))
         if self.copy_cycles:
             out.append(Parameter(f"{self.name}.copy_cycles",
                                  "{}+{}+{}".format(*self.copy_cycles), "cycles",
@@ -1896,9 +1929,11 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("const_l1", "further_ranks"), ("cycle", "claim_cycles"),
                 ("const_l15", "one"), ("const_l1", "further_payloads"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
-                ("hbm_load", "rounds"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
-                ("hbm_load", "one"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
-                ("hbm_load", "one"),
+                ("hbm_load", "rounds"), ("cycle", "payload_cycles"),
+                ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
+                ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
@@ -2141,9 +2176,32 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "cycles a slot (the kernel's prologue before the ids' pointer, 88 cycles on "
                 "sm_100a, and the SHFL/S2R latencies not counted). Other top-k builds not walked: "
                 "their claims are taken at the same cycles a slot (assumption). The walk: "
-                "notes/moe.md of session 25 (cfwalk.py)"))),
+                "notes/moe.md of session 25 (cfwalk.py)")),
+            ("payload_cycles", (
+                "session 25 (moe), the same two builds (nvcc 13.0, read with cuobjdump 13.5): "
+                "every thread of the block, after the "
+                "claims' BAR.SYNC (sm_100a 0x1d90-0x5820, sm_90a 0x1840-0x5420), reads the "
+                "staged ranks and indices (LDS), then per payload its source pointer and bytes per "
+                "token (waited), the 16-B width test, each valid slot's destination row (LDC.64, "
+                "waited; sm_90a slots 0-1 together) and its address, then the copy loop (per "
+                "round an LDG.E.128, then a predicated STG.E.128 per slot and the loop test), and "
+                "the payload loop's back edge. Walked for thread 0 (it copies a round of every "
+                "payload) in issue order at the stall counts, the chain's own loads (the rounds' "
+                "loads as trips; bytes and rows at const_l15 for the first payload, const_l1 "
+                "after, as the chain charges them) subtracted, LDS at shared_load and other "
+                "constant loads at const_l1 where exposed, for 1-4 payloads of 1-3 rounds with 1, "
+                "2, 4, 8 valid slots. sm_100a: the first payload 463.9 + 25 per row after the "
+                "first (638.9 with 8), each further payload 346 + 25 a row, each round after a "
+                "payload's first 97; sm_90a: 438.9 / 616.9 (rows 1 and 2 together), 333 + 26-30 "
+                "a row after the first load, 100 a round. The least of the two, each term: 333 a "
+                "payload, 25 a pointer row after its first, 97 a further round, 105 once (the "
+                "first payload's extra: the LDS of the staged routing and the rows' 8 address "
+                "products; 117.9 / 105.9). Not counted: the block's tail after the loop (its "
+                "counter atomic's set-up), the SHFL/S2R latencies, other vector widths (a "
+                "payload that 16 B does not divide: 8-, 4-, 2-, 1-B loops not walked, taken "
+                "alike: assumption)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        claim_cycles=125,
+        claim_cycles=125, payload_cycles=(333, 25, 97, 105),
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,
