@@ -552,7 +552,8 @@ def peer_access_latency(arch):
 #: pointer row after its first, each copy round after a payload's first ``payload_cycles[2]``,
 #: and ``payload_cycles[3]`` once) or for one further payload of one round (``"small_payload_cycles"``:
 #: ``payload_cycles[0]`` plus ``payload_cycles[1]`` per pointer row after its first;
-#: :attr:`ExchangeKernel.payload_cycles`).
+#: :attr:`ExchangeKernel.payload_cycles`); or once per cycle the combine's staging kernel
+#: schedules outside its loads (``"prepare_cycles"``: :attr:`ExchangeKernel.prepare_cycles`).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
@@ -566,7 +567,7 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
                  "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
                  "count_pass_cycles", "further_signals", "claim_cycles",
-                 "payload_cycles", "small_payload_cycles")
+                 "payload_cycles", "small_payload_cycles", "prepare_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -648,6 +649,8 @@ _CHAIN_COUNT_NEEDS = {
                                       "top-k slot)")),
     **dict.fromkeys(("payload_cycles", "small_payload_cycles"),
                     ("payload_cycles", " (the cycles the dispatch's payload loop schedules)")),
+    "prepare_cycles": ("prepare_cycles", (" (the cycles the combine's staging kernel "
+                                          "schedules)")),
     "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
                                                   "schedules per pass)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
@@ -875,6 +878,11 @@ class ExchangeKernel:
         (:meth:`pointer_loads`), each copy round after a payload's first, once)``: the
         ``"payload_cycles"`` chain step (the payloads the caller gives) and the
         ``"small_payload_cycles"`` step (one further payload of one round).
+    prepare_cycles : int
+        ``0``, or the cycles the combine's staging kernel (the block that copies a received
+        token into the symmetric buffer before the pull: its epoch bump, the source and count
+        arithmetic, the copy loop's set-up and rounds) schedules outside the loads the chain
+        charges: the ``"prepare_cycles"`` chain step.
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -1013,6 +1021,7 @@ class ExchangeKernel:
     count_cycles: int = 0
     claim_cycles: int = 0
     payload_cycles: tuple = ()
+    prepare_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -1112,7 +1121,7 @@ class ExchangeKernel:
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
                       "reduce_pass_cycles", "count_cycles", "post_cycles",
-                      "count_pass_cycles", "claim_cycles"):
+                      "count_pass_cycles", "claim_cycles", "prepare_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1512,6 +1521,7 @@ class ExchangeKernel:
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
         times["claim_cycles"] = float(slots * self.claim_cycles)
+        times["prepare_cycles"] = float(self.prepare_cycles)
         stage = self.stage_cycles[phase] if self.stage_cycles else 0
         for name in ("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"):
             times[name[:-len("rounds")] + "round_cycles"] = times[name] * stage
@@ -1589,7 +1599,7 @@ class ExchangeKernel:
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
                             ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
                             ("post_cycles", "cycles"), ("count_pass_cycles", "cycles"),
-                            ("claim_cycles", "cycles"),
+                            ("claim_cycles", "cycles"), ("prepare_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -1937,6 +1947,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
+                ("cycle", "prepare_cycles"),
                 ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
                 ("l2_hit", "lane_passes"))),
         pointer_overlap=(("hopper", 2),),
@@ -2199,9 +2210,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "products; 117.9 / 105.9). Not counted: the block's tail after the loop (its "
                 "counter atomic's set-up), the SHFL/S2R latencies, other vector widths (a "
                 "payload that 16 B does not divide: 8-, 4-, 2-, 1-B loops not walked, taken "
-                "alike: assumption)"))),
+                "alike: assumption)")),
+            ("prepare_cycles", (
+                "session 25 (moe), the same two builds (nvcc 13.0, cuobjdump 13.5): "
+                "moeA2APrepareCombineKernel<BlockPolicy> for block 0, thread 0 (it bumps the epoch "
+                "and stages a token), a BF16 payload on the 16-B path, from the kernel's entry to "
+                "its EXIT: the epoch's load and store, the division of the block index by "
+                "max_tokens_per_rank (source rank, token), the recv_counters load and test, the "
+                "copy loop's trip-count division (sm_100a: I2F/MUFU.RCP/F2I, then a remainder loop "
+                "and a 4x-unrolled one, 0x0000-0x08d0; sm_90a: one round a pass, 0x0000-0x0df0), "
+                "each round's LDG.E.128 then STG.E.128. The chain's loads (the epoch, the counter, "
+                "the rounds' loads) as trips, other constant loads const_l1 where exposed, "
+                "MUFU/I2F/F2I/S2R free: sm_100a 425.4-484.4 cycles for 1-8 rounds, sm_90a 294.4 "
+                "+ 34 a round after the first; the least, 294, once per staged combine (a lower "
+                "bound). The combine kernel's own code before round 1 and round 1's issue not "
+                "walked"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        claim_cycles=125, payload_cycles=(333, 25, 97, 105),
+        claim_cycles=125, payload_cycles=(333, 25, 97, 105), prepare_cycles=294,
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,

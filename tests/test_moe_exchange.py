@@ -778,7 +778,9 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     # prepare-combine: epoch bump (L2, read by the dispatch barrier), counters, staging rounds;
     # combine kernel: the token's routing metadata before its first pull, two dependent loads
     # as compiled (send_indices, then target_ranks predicated on it: session 17's SASS)
+    # session 25: the staging kernel's own code beyond those loads, 294 cycles
     combine = (table["l2_hit"].value + table["l2_hit"].value + rounds * table["l2_hit"].value
+               + 294 * table["cycle"].value
                + 2 * table["l2_hit"].value + table["const_l15"].value)
     passes = _warp_loop_passes(ep) - 1
     return (dispatch + 2 * passes * table["l2_hit"].value,
