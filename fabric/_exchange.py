@@ -522,7 +522,9 @@ def peer_access_latency(arch):
 #: count warp's loop schedules per expert it walks outside its loads and its signal, when the
 #: EP ranks span the network (``"count_pass_cycles"``: the slowest count warp's walked experts,
 #: :meth:`ExchangeKernel.count_walk`, times :attr:`ExchangeKernel.count_pass_cycles`; none in
-#: one load/store domain, where the counts are stores beside the copies);
+#: one load/store domain, where the counts are stores beside the copies), or once per expert
+#: that warp walks, across the network only (``"count_passes"``: a load its loop waits for on
+#: each pass, e.g. a constant load not covered by the cycles issued before its consumer);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -566,8 +568,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "copy_cycles", "further_copy_cycles", "walk_token_cycles",
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
                  "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
-                 "count_pass_cycles", "further_signals", "claim_cycles",
-                 "payload_cycles", "small_payload_cycles", "prepare_cycles")
+                 "count_pass_cycles", "further_signals", "count_passes",
+                 "claim_cycles", "payload_cycles", "small_payload_cycles", "prepare_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -623,7 +625,7 @@ _CHAIN_COUNT_NEEDS = {
     **dict.fromkeys(("walk_sectors", "walk_slot_hits"),
                     ("walk_slot_bytes", " (the bytes of one slot of the walked counts)")),
     **dict.fromkeys(("remote_signals", "further_signals", "walk_slots", "walk_tokens",
-                     "walked_tokens"),
+                     "walked_tokens", "count_passes"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     **dict.fromkeys(("remote_signal_cycles", "posted_copy_cycles"),
@@ -1456,7 +1458,7 @@ class ExchangeKernel:
         slots (its ``"further_slots"`` steps: one per slot after the first), ``walk_wraps`` the
         local experts the receive walk leaves before its last (:meth:`walk_wraps`),
         ``count_passes`` the experts the slowest count warp walks (:meth:`count_walk`; its
-        ``"count_pass_cycles"`` steps only across the network). ``interleaved=True``
+        ``"count_pass_cycles"`` and ``"count_passes"`` steps only across the network). ``interleaved=True``
         prices ``interleaved_chain`` instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
@@ -1504,6 +1506,7 @@ class ExchangeKernel:
                  "posted_copy_cycles": float(posted_copies * self.post_cycles),
                  "count_pass_cycles": (0.0 if loadstore
                                        else float(count_passes * self.count_pass_cycles)),
+                 "count_passes": 0.0 if loadstore else float(count_passes),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -2459,7 +2462,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "reaches the CALL of nvshmemi_transfer_amo_nonfetch (0x2ce0) "
                                    "and returns through 0x2cf0-0x2f10: 431 (the least, 391, "
                                    "taken); less the 12 issued under the index load (the first "
-                                   "pass's is priced as an L2 trip): 379 per walked expert. Not "
+                                   "pass's is priced as an L2 trip) and the 11 under the two "
+                                   "constant loads of NVSHMEM's peer table (bank 3) the path "
+                                   "waits for (LDC.64 c[0x3][RZ] 0x2a30, waited for at 0x2a60 "
+                                   "after 4 cycles; @P0 LDC.64 0x2bf0, at 0x2c30 after 7), each "
+                                   "charged const_l1 instead, the rule of the other cycle counts "
+                                   "(send_walk_cycles, copy_cycles; DeepEP's and NCCL EP's; "
+                                   "review S24-R4, session 25): 368 cycles + 2 x const_l1 per "
+                                   "walked expert (session 24 had 379 and no LDC). Not "
                                    "counted: the shuffles' and the peer-table load's latency "
                                    "beyond their windows. The pass after a post re-reads the "
                                    "routing indices (LDG.E.CONSTANT 0x2890) from L2, the post's "
@@ -2731,7 +2741,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                + (("cycle", "reduce_cycles"), ("cycle", "reduce_pass_cycles"), ("l2_hit", "one"))
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
-                           + (("cycle", "count_pass_cycles"), ("l2_hit", "further_signals"))
+                           + (("cycle", "count_pass_cycles"), ("const_l1", "count_passes"),
+                              ("const_l1", "count_passes"), ("l2_hit", "further_signals"))
                            + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("const_l1", "walked_tokens"),
                               ("shared_load", "walked_tokens"),
@@ -2751,7 +2762,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
         receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
-        post_cycles=1789, count_pass_cycles=379,
+        post_cycles=1789, count_pass_cycles=368,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
