@@ -580,7 +580,14 @@ def peer_access_latency(arch):
 #: (``"further_payloads"``: ``payloads - 1``), or once per distinct destination rank of the
 #: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0); or once per cycle
 #: the dispatch's slot claims schedule per top-k slot of the token outside their loads
-#: (``"claim_cycles"``: ``slots`` times :attr:`ExchangeKernel.claim_cycles`).
+#: (``"claim_cycles"``: ``slots`` times :attr:`ExchangeKernel.claim_cycles`); or once per cycle
+#: the dispatch block's payload loop schedules outside its loads, for the payloads the caller
+#: gives (``"payload_cycles"``: each payload ``payload_cycles[0]`` plus ``payload_cycles[1]`` per
+#: pointer row after its first, each copy round after a payload's first ``payload_cycles[2]``,
+#: and ``payload_cycles[3]`` once) or for one further payload of one round (``"small_payload_cycles"``:
+#: ``payload_cycles[0]`` plus ``payload_cycles[1]`` per pointer row after its first;
+#: :attr:`ExchangeKernel.payload_cycles`); or once per cycle the combine's staging kernel
+#: schedules outside its loads (``"prepare_cycles"``: :attr:`ExchangeKernel.prepare_cycles`).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
@@ -594,7 +601,7 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
                  "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
                  "count_pass_cycles", "further_signals", "count_passes",
-                 "claim_cycles")
+                 "claim_cycles", "payload_cycles", "small_payload_cycles", "prepare_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -674,6 +681,10 @@ _CHAIN_COUNT_NEEDS = {
                                                 "schedules after the last copy's release)")),
     "claim_cycles": ("claim_cycles", (" (the cycles the dispatch's slot claims schedule per "
                                       "top-k slot)")),
+    **dict.fromkeys(("payload_cycles", "small_payload_cycles"),
+                    ("payload_cycles", " (the cycles the dispatch's payload loop schedules)")),
+    "prepare_cycles": ("prepare_cycles", (" (the cycles the combine's staging kernel "
+                                          "schedules)")),
     "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
                                                   "schedules per pass)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
@@ -893,6 +904,19 @@ class ExchangeKernel:
         there or the duplicate's marks) schedule per top-k slot outside the loads the chain
         charges (the ids, the atomics, the counter base's constant loads), to the block's
         barrier before the copy: ``"claim_cycles"`` chain steps, ``slots`` times this.
+    payload_cycles : tuple of int
+        ``()``, or the cycles a dispatch block's payload loop (after the slot claims' barrier:
+        per payload its source pointer and size, each destination's pointer row, its copy
+        rounds, each a load then a store per destination) schedules outside the loads the chain
+        charges: ``(each payload, each of its pointer rows after the first
+        (:meth:`pointer_loads`), each copy round after a payload's first, once)``: the
+        ``"payload_cycles"`` chain step (the payloads the caller gives) and the
+        ``"small_payload_cycles"`` step (one further payload of one round).
+    prepare_cycles : int
+        ``0``, or the cycles the combine's staging kernel (the block that copies a received
+        token into the symmetric buffer before the pull: its epoch bump, the source and count
+        arithmetic, the copy loop's set-up and rounds) schedules outside the loads the chain
+        charges: the ``"prepare_cycles"`` chain step.
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -1042,6 +1066,8 @@ class ExchangeKernel:
     reduce_pass_cycles: int = 0
     count_cycles: int = 0
     claim_cycles: int = 0
+    payload_cycles: tuple = ()
+    prepare_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -1143,7 +1169,7 @@ class ExchangeKernel:
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
                       "reduce_pass_cycles", "count_cycles", "post_cycles",
-                      "count_pass_cycles", "claim_cycles"):
+                      "count_pass_cycles", "claim_cycles", "prepare_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1153,6 +1179,12 @@ class ExchangeKernel:
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                     isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
                 raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
+        v = self.payload_cycles
+        if v != () and (not isinstance(v, tuple) or len(v) != 4 or any(
+                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+            raise ValueError(f"payload_cycles must be () or four ints >= 0 (each payload, each "
+                             f"pointer row after its first, each round after a payload's first, "
+                             f"once), got {v!r}")
         v = self.copy_cycles
         if v != () and (not isinstance(v, tuple) or len(v) != 3 or any(
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
@@ -1515,10 +1547,10 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + 246 + 2 x 150
-        6707
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + (3 x 508 + 3 x 97 + 105) x 0.505 + 246 + 2 x 150
+        7677
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        7007
+        7977
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -1574,10 +1606,16 @@ class ExchangeKernel:
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
         times["claim_cycles"] = float(slots * self.claim_cycles)
+        times["prepare_cycles"] = float(self.prepare_cycles)
         stage = self.stage_cycles[phase] if self.stage_cycles else 0
         for name in ("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"):
             times[name[:-len("rounds")] + "round_cycles"] = times[name] * stage
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
+        pay = self.payload_cycles or (0, 0, 0, 0)
+        per_payload = pay[0] + pay[1] * max(times["pointer_rows"] - 1.0, 0.0)
+        times["payload_cycles"] = (payloads * per_payload
+                                   + pay[2] * max(float(rounds) - payloads, 0.0) + pay[3])
+        times["small_payload_cycles"] = per_payload
         times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
@@ -1621,6 +1659,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.stage_vector",
                                  "{}+{}".format(*self.stage_vector), "B",
                                  src.get("stage_vector", "")))
+        if self.payload_cycles:
+            out.append(Parameter(f"{self.name}.payload_cycles",
+                                 "{}+{}+{}+{}".format(*self.payload_cycles), "cycles",
+                                 src.get("payload_cycles", "")))
         if self.copy_cycles:
             out.append(Parameter(f"{self.name}.copy_cycles",
                                  "{}+{}+{}".format(*self.copy_cycles), "cycles",
@@ -1648,7 +1690,7 @@ class ExchangeKernel:
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
                             ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
                             ("post_cycles", "cycles"), ("count_pass_cycles", "cycles"),
-                            ("claim_cycles", "cycles"),
+                            ("claim_cycles", "cycles"), ("prepare_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -2000,12 +2042,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("const_l1", "further_ranks"), ("cycle", "claim_cycles"),
                 ("const_l15", "one"), ("const_l1", "further_payloads"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
-                ("hbm_load", "rounds"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
-                ("hbm_load", "one"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
-                ("hbm_load", "one"),
+                ("hbm_load", "rounds"), ("cycle", "payload_cycles"),
+                ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
+                ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
+                ("cycle", "prepare_cycles"),
                 ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
                 ("l2_hit", "lane_passes"))),
         pointer_overlap=(("hopper", 2),),
@@ -2245,9 +2290,46 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "cycles a slot (the kernel's prologue before the ids' pointer, 88 cycles on "
                 "sm_100a, and the SHFL/S2R latencies not counted). Other top-k builds not walked: "
                 "their claims are taken at the same cycles a slot (assumption). The walk: "
-                "notes/moe.md of session 25 (cfwalk.py)"))),
+                "notes/moe.md of session 25 (cfwalk.py)")),
+            ("payload_cycles", (
+                "session 25 (moe), the same two builds (nvcc 13.0, read with cuobjdump 13.5): "
+                "every thread of the block, after the "
+                "claims' BAR.SYNC (sm_100a 0x1d90-0x5820, sm_90a 0x1840-0x5420), reads the "
+                "staged ranks and indices (LDS), then per payload its source pointer and bytes per "
+                "token (waited), the 16-B width test, each valid slot's destination row (LDC.64, "
+                "waited; sm_90a slots 0-1 together) and its address, then the copy loop (per "
+                "round an LDG.E.128, then a predicated STG.E.128 per slot and the loop test), and "
+                "the payload loop's back edge. Walked for thread 0 (it copies a round of every "
+                "payload) in issue order at the stall counts, the chain's own loads (the rounds' "
+                "loads as trips; bytes and rows at const_l15 for the first payload, const_l1 "
+                "after, as the chain charges them) subtracted, LDS at shared_load and other "
+                "constant loads at const_l1 where exposed, for 1-4 payloads of 1-3 rounds with 1, "
+                "2, 4, 8 valid slots. sm_100a: the first payload 463.9 + 25 per row after the "
+                "first (638.9 with 8), each further payload 346 + 25 a row, each round after a "
+                "payload's first 97; sm_90a: 438.9 / 616.9 (rows 1 and 2 together), 333 + 26-30 "
+                "a row after the first load, 100 a round. The least of the two, each term: 333 a "
+                "payload, 25 a pointer row after its first, 97 a further round, 105 once (the "
+                "first payload's extra: the LDS of the staged routing and the rows' 8 address "
+                "products; 117.9 / 105.9). Not counted: the block's tail after the loop (its "
+                "counter atomic's set-up), the SHFL/S2R latencies, other vector widths (a "
+                "payload that 16 B does not divide: 8-, 4-, 2-, 1-B loops not walked, taken "
+                "alike: assumption)")),
+            ("prepare_cycles", (
+                "session 25 (moe), the same two builds (nvcc 13.0, cuobjdump 13.5): "
+                "moeA2APrepareCombineKernel<BlockPolicy> for block 0, thread 0 (it bumps the epoch "
+                "and stages a token), a BF16 payload on the 16-B path, from the kernel's entry to "
+                "its EXIT: the epoch's load and store, the division of the block index by "
+                "max_tokens_per_rank (source rank, token), the recv_counters load and test, the "
+                "copy loop's trip-count division (sm_100a: I2F/MUFU.RCP/F2I, then a remainder loop "
+                "and a 4x-unrolled one, 0x0000-0x08d0; sm_90a: one round a pass, 0x0000-0x0df0), "
+                "each round's LDG.E.128 then STG.E.128. The chain's loads (the epoch, the counter, "
+                "the rounds' loads) as trips, other constant loads const_l1 where exposed, "
+                "MUFU/I2F/F2I/S2R free: sm_100a 425.4-484.4 cycles for 1-8 rounds, sm_90a 294.4 "
+                "+ 34 a round after the first; the least, 294, once per staged combine (a lower "
+                "bound). The combine kernel's own code before round 1 and round 1's issue not "
+                "walked"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        claim_cycles=125,
+        claim_cycles=125, payload_cycles=(333, 25, 97, 105), prepare_cycles=294,
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,
