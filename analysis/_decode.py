@@ -2561,8 +2561,8 @@ class _Settings:
         attention kernel, :func:`analysis.mla_generation_time`) for this step's largest
         attention group, or None: only ``engine="trtllm"`` in a replayed graph with the
         published rates (no user ``hbm_efficiency`` / ``compute_efficiency``), dense MLA at
-        the measured shape and heads per GPU (128 or 16: :data:`analysis.MLA_GENERATION_HEADS`),
-        a KV cache in a measured format (BF16; FP8 on B200 and GB200), on a chip and at a
+        the measured shape and heads per GPU (128, 64, 32 or 16:
+        :data:`analysis.MLA_GENERATION_HEADS`), a KV cache in a measured format (BF16; FP8 on B200 and GB200), on a chip and at a
         batch and context the measurement covers. The op was measured at one new token a
         sequence; a step of ``q > 1`` tokens a sequence (a speculative cycle's verification)
         takes the one-token op's time as its floor (named ASSUMPTION: ``q`` query tokens of a
