@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 import analysis
 import topologies
-from analysis import _decode as D
 from analysis import (
     TRTLLM_B200_MLA_GENERATION_BF16_32_HEADS,
     TRTLLM_B200_MLA_GENERATION_BF16_64_HEADS,
@@ -20,6 +19,7 @@ from analysis import (
     TRTLLM_H200_MLA_GENERATION_BF16_64_HEADS,
     mla_generation_time,
 )
+from analysis import _decode as D
 
 TABLES = {("b200", 2, 64): TRTLLM_B200_MLA_GENERATION_BF16_64_HEADS,
           ("b200", 2, 32): TRTLLM_B200_MLA_GENERATION_BF16_32_HEADS,
