@@ -2562,12 +2562,13 @@ class _Settings:
         attention group, or None: only ``engine="trtllm"`` in a replayed graph with the
         published rates (no user ``hbm_efficiency`` / ``compute_efficiency``), dense MLA at
         the measured shape and heads per GPU (128, 64, 32 or 16:
-        :data:`analysis.MLA_GENERATION_HEADS`), a KV cache in a measured format (BF16; FP8 on B200 and GB200), on a chip and at a
-        batch and context the measurement covers. The op was measured at one new token a
-        sequence; a step of ``q > 1`` tokens a sequence (a speculative cycle's verification)
-        takes the one-token op's time as its floor (named ASSUMPTION: ``q`` query tokens of a
-        sequence read the same cache and do ``q`` times the score math, so the op takes no
-        less than for one; the attention kernel's roofline still counts the ``q`` tokens)."""
+        :data:`analysis.MLA_GENERATION_HEADS`), a KV cache in a measured format (BF16; FP8 on
+        B200 and GB200), on a chip and at a batch and context the measurement covers. The op
+        was measured at one new token a sequence; a step of ``q > 1`` tokens a sequence (a
+        speculative cycle's verification) takes the one-token op's time as its floor (named
+        ASSUMPTION: ``q`` query tokens of a sequence read the same cache and do ``q`` times
+        the score math, so the op takes no less than for one; the attention kernel's roofline
+        still counts the ``q`` tokens)."""
         att = self.m.attention
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
                 or self.fl_eff is not None or att.kind != "mla" or att.sparse):
