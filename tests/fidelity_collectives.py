@@ -43,8 +43,6 @@ SOURCE_DATES = {
                              "2025-06-11")),
     "triton-distributed-issue-57": ("2025-07-14", ("ByteDance-Seed/Triton-distributed issue 57: "
                                     "description of 2025-07-14")),
-    "coreweave-nccl-tests-pr-43": ("2025-02-20", ("coreweave/nccl-tests pull request 43: "
-                                   "description of 2025-02-20")),
     "hf-smol-playbook": ("2025-10-30", ("Hugging Face 'The Smol Training Playbook', published "
                          "2025-10-30 (its authors' announcement)")),
 }

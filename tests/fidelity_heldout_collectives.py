@@ -31,8 +31,12 @@ def _h100_nvls(size):
 
 
 def _nvl72(size):
-    # a whole GB200 NVL72 rack: 72 GPUs in one NVLink domain, NCCL's default algorithm
-    return case("gb200-nvl72", "all-reduce", size, **dated("coreweave-nccl-tests-pr-43"))
+    # a whole GB200 NVL72 rack: 72 GPUs in one NVLink domain, NCCL's default algorithm. The
+    # pull request's own example (slurm/nccl-test-distributed-gb200-nvl72-enroot.slurm at
+    # aa40070, 2025-02-20) runs all_reduce_perf -b 512M -e 8G -f 2 -g 1 on 18 nodes x 4 tasks
+    # in the image coreweave/nccl-tests:12.8.0-devel-ubuntu22.04-nccl2.25.1-1-57fa979 with
+    # NCCL_NVLS_ENABLE=1 and NCCL_COLLNET_ENABLE=0: NCCL 2.25.1, stated
+    return case("gb200-nvl72", "all-reduce", size, nccl="2.25.1")
 
 
 _GB200_PARTS = "rail:servers=3,gpus={},chip=gb200,scaleup=nvlink5,nvls=0,nic=ib-ndr"
@@ -173,8 +177,9 @@ KNOWN_MISSES = {
         "channels (reverseBits of the round), one work per CTA, no barrier between rounds "
         "(sendrecv.h), round 0 a local copy: the kernel is the 2-rank send/recv's"),
     "cw-nvl72-ar-512m": (
-        "72-GPU NVLS under NCCL 2.25.1 (the release tagged by the source's date, 2025-02-20: "
-        "32 NVLS channels on Blackwell): with NCCL's pipeline fill (2 iterations of 3 stages) "
+        "72-GPU NVLS under NCCL 2.25.1 (the pull request's example image, nccl2.25.1-1; "
+        "NCCL_NVLS_ENABLE=1, one process per GPU: 32 NVLS channels on Blackwell): with "
+        "NCCL's pipeline fill (2 iterations of 3 stages) "
         "the model gives 788 GB/s at 512 MiB; "
         "the rack measures 586 GB/s, and 835 GB/s at 8 GiB where the model gives 972 (its "
         "NVLS bus bandwidth over 72 ranks is ~16% high, see the head cap in "
