@@ -204,6 +204,7 @@ fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-al
 """
 
 import collections
+import collections.abc
 import dataclasses
 import math
 import numbers
@@ -712,6 +713,13 @@ _CYCLE_COUNTS = {
 # the phases of an exchange, in the order of a kernel's per-phase fields
 _PHASES = ("dispatch", "combine")
 
+def _phase_index(phase):
+    """``phase`` (0 dispatch, 1 combine) checked: a clear error for anything else."""
+    if isinstance(phase, bool) or not isinstance(phase, numbers.Integral) or phase not in (0, 1):
+        raise SpecError(f"phase must be 0 (dispatch) or 1 (combine), got {phase!r}")
+    return int(phase)
+
+
 # the parts of a cycle count of several, in words (for the error)
 _WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
@@ -1195,7 +1203,8 @@ class ExchangeKernel:
                              f"{v!r}")
         tables = []
         for phase, table in zip(_PHASES, v):
-            pairs = tuple(table.items()) if isinstance(table, dict) else table
+            pairs = (tuple(table.items()) if isinstance(table, collections.abc.Mapping)
+                     else table)
             if not isinstance(pairs, tuple) or any(
                     not isinstance(e, tuple) or len(e) != 2 for e in pairs):
                 raise ValueError(f"the {phase}'s cycles must be (name, cycles) pairs or a "
@@ -1235,7 +1244,8 @@ class ExchangeKernel:
         """
         if name not in _CYCLE_COUNTS:
             raise SpecError(f"unknown cycle count {name!r}; known: {', '.join(_CYCLE_COUNTS)}")
-        return dict(self.cycles[phase]).get(name, () if _CYCLE_COUNTS[name].parts else 0)
+        return dict(self.cycles[_phase_index(phase)]).get(
+            name, () if _CYCLE_COUNTS[name].parts else 0)
 
     def with_cycles(self, phase, **counts):
         """This kernel with ``phase``'s (0 dispatch, 1 combine) cycle counts set to ``counts``
@@ -1244,7 +1254,12 @@ class ExchangeKernel:
         >>> k = exchange_kernel("one-sided").with_cycles(0, claim_cycles=100)
         >>> k.cycle("claim_cycles", 0), k.name
         (100, 'one-sided')
+        >>> k.with_cycles(2, claim_cycles=1)
+        Traceback (most recent call last):
+        ...
+        fabric.SpecError: phase must be 0 (dispatch) or 1 (combine), got 2
         """
+        phase = _phase_index(phase)
         table = dict(self.cycles[phase])
         table.update(counts)
         tables = list(self.cycles)

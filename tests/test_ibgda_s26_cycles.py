@@ -182,3 +182,15 @@ def test_bad_tables_are_refused_by_name():
         k.with_cycles(0, payload_cycles=(1, 2))
     with pytest.raises(SpecError, match="unknown cycle count 'walk'"):
         k.cycle("walk", 0)
+
+
+def test_a_phase_is_0_or_1_and_a_mapping_is_a_table():
+    k = exchange_kernel("pplx")
+    for bad in (2, -1, True, 1.0, "combine", None):
+        with pytest.raises(SpecError, match="phase must be 0 \\(dispatch\\) or 1 \\(combine\\)"):
+            k.cycle("stage_cycles", bad)
+        with pytest.raises(SpecError, match="phase must be 0 \\(dispatch\\) or 1 \\(combine\\)"):
+            k.with_cycles(bad, stage_cycles=1)
+    import types
+    proxy = types.MappingProxyType(dict(k.cycles[1]))
+    assert dataclasses.replace(k, cycles=(k.cycles[0], proxy)) == k
