@@ -963,11 +963,11 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
             if k.put_vector and ep > 1:
                 lat = EXCHANGE_LATENCY[arch]
                 want = (trip + math.ceil(2 * 7168 / k.put_vector)
-                        * (lat["l2_hit"].value + k.put_cycles * lat["cycle"].value)) * n
-                if k.copy_cycles:
+                        * (lat["l2_hit"].value + k.cycle("put_cycles", 1) * lat["cycle"].value)) * n
+                if k.cycle("copy_cycles", 1):
                     # session 23: its put path and signal, and the signal's peer pointer
                     # reloaded from L2 after the fence
-                    want += (lat["l2_hit"].value + k.copy_cycles[2] * lat["cycle"].value) * n
+                    want += (lat["l2_hit"].value + k.cycle("copy_cycles", 1)[2] * lat["cycle"].value) * n
             # its fences run between its copies: the transfer's floor, not the fixed time
             assert ph.fence == 0.0 and ph.fixed == pytest.approx(ph0.fixed, rel=1e-12)
             assert ph.interleaved - ph0.interleaved == pytest.approx(want, rel=1e-12,

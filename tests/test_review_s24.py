@@ -44,8 +44,10 @@ _REDERIVED = {
 
 
 def test_s24_the_counts_read_from_compiled_code_are_the_rederived_ones():
-    got = {key: getattr(EXCHANGE_KERNELS[key[0]], key[1]) for key in _REDERIVED}
-    assert got == _REDERIVED
+    # the count in every phase's cycle table that holds it (ExchangeKernel.cycles, session 26)
+    got = {key: {EXCHANGE_KERNELS[key[0]].cycle(key[1], phase) for phase in (0, 1)} - {0}
+           for key in _REDERIVED}
+    assert got == {key: {value} for key, value in _REDERIVED.items()}
 
 
 def test_s24_r2_an_ibgda_post_waits_for_eight_l2_trips_and_one_l1_hit():
