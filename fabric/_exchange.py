@@ -100,6 +100,21 @@ LL protocol over the network (NVIDIA/nccl ``src/graph/tuning.cc``: base latency
 the ``nccl`` runtime profile): a named assumption, since no one-sided kernel over
 the network publishes its barrier's cost.
 
+Atomics after writes on one queue pair
+--------------------------------------
+A GPU-initiated kernel that posts an RDMA atomic after RDMA writes on the same RC queue pair
+(NVSHMEM's put-with-signal: a write, then its signal's atomic; DeepEP's low-latency count or
+flag after an expert's tokens) relies on the queue pair's ordering for the signal to follow
+the data. On multi-path capable adapters (ConnectX-7, BlueField-3) over a multi-path fabric
+(InfiniBand adaptive routing, multi-path Ethernet) the adapter does not issue such an atomic
+until every write in flight on that queue pair has completed: one network round trip per
+atomic that follows writes (deepseek-ai/DeepEP pull request #437). Priced where
+:attr:`ExchangeKernel.qp_signals` names the pattern, under the named assumption
+:data:`EXCHANGE_ADAPTIVE_ROUTING` (``moe_exchange(adaptive_routing=False)`` switches it off),
+the round trip being two of :data:`EXCHANGE_SYNC`'s network steps (no new figure): the phase's
+busiest remote queue pair then takes at least its atomics after writes times the round trip,
+and the last of them still waits one round trip after the network's last byte.
+
 NIC rate
 --------
 A kernel that crosses the network moves its payload through each NIC at
@@ -206,6 +221,23 @@ EXCHANGE_SYNC = {
     "base": _NCCL["nccl.base_latency.ring.LL"],
     "network": _NCCL["nccl.hw_latency.net.ring.LL"],
 }
+
+#: Whether an RDMA atomic that follows RDMA writes on one RC queue pair waits for them: the
+#: named assumption that the fabric runs adaptive routing (multi-path), see "Atomics after
+#: writes on one queue pair" and :attr:`ExchangeKernel.qp_signals`; the round trip it waits is
+#: two :data:`EXCHANGE_SYNC` network steps. ``analysis.moe_exchange(adaptive_routing=False)``
+#: prices the single-path fabric instead (the queue pair's order then holds on the wire).
+EXCHANGE_ADAPTIVE_ROUTING = Parameter(
+    "exchange.adaptive_routing", True, "",
+    "deepseek-ai/DeepEP pull request #437 (2025-09-29, 'Eager RDMA'): 'On modern multi-path "
+    "capable adapters (e.g., NVIDIA ConnectX-7, BlueField-3) and multi-path fabrics (InfiniBand "
+    "Adaptive Routing, multi-path Ethernet), the network may reorder the atomic and write "
+    "packets. To preserve ordering semantics, the stack will refrain from issuing the atomic "
+    "until all in-flight writes on that QP have completed (i.e., the fence), effectively "
+    "injecting one RTT of latency for each atomic that follows writes.' Assumption: the fabric "
+    "runs adaptive routing (multi-path) - no measured row states its routing; the round trip is "
+    "priced as two NCCL network steps (nccl.hw_latency.net.ring.LL, 2.7 us each: 5.4 us), the "
+    "network latency the exchange model already uses, no new figure")
 
 
 #: Payload bandwidth a NIC achieves under GPU-driven RDMA writes, as a fraction of its line
@@ -983,6 +1015,18 @@ class ExchangeKernel:
         then releases them (a ``fence.release.sys``, a release store or a release
         atomic) before its flag, so the flag waits for the stores' acknowledgement:
         one peer round trip (see "Release fences" in the module docstring).
+    qp_signals : tuple of str
+        ``()``, or per (dispatch, combine) phase how its RDMA atomics follow its RDMA writes
+        on one RC queue pair to a rank across the network: ``"each"`` (every message is a
+        write, then its signal's atomic: NVSHMEM's put-with-signal; the messages to one peer
+        spread over ``qp_per_peer`` queue pairs), ``"last"`` (one atomic per queue pair,
+        after all its writes: DeepEP low-latency's count and flag) or ``""`` (none). Under
+        :data:`EXCHANGE_ADAPTIVE_ROUTING` each such atomic waits one network round trip (see
+        "Atomics after writes on one queue pair"; :meth:`qp_atomics`).
+    qp_per_peer : int
+        ``0``, or the RC queue pairs a rank spreads its messages to one peer over (NVSHMEM
+        3.2.5's ``NVSHMEM_IBGDA_NUM_RC_PER_PE``, default 2, by CTA). Needed by a ``"each"``
+        phase of ``qp_signals``.
     sources : tuple of (field, source)
     """
 
@@ -1034,6 +1078,8 @@ class ExchangeKernel:
     walk_slot_bytes: int = 0
     round_reads: tuple = ()
     sync_steps: tuple = ()
+    qp_signals: tuple = ()
+    qp_per_peer: int = 0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -1144,6 +1190,17 @@ class ExchangeKernel:
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
             raise ValueError(f"copy_cycles must be () or three ints >= 0 (every copy, each later "
                              f"copy's loop back, a load/store copy's put path), got {v!r}")
+        v = self.qp_signals
+        if v != () and (not isinstance(v, tuple) or len(v) != 2
+                        or any(x not in ("", "each", "last") for x in v)):
+            raise ValueError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
+                             f"combine), got {v!r}")
+        v = self.qp_per_peer
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"qp_per_peer must be an int >= 0, got {v!r}")
+        if "each" in self.qp_signals and not v:
+            raise ValueError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
+                             "messages to one peer spread over)")
         v = self.stage_cycles
         if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
@@ -1233,6 +1290,31 @@ class ExchangeKernel:
         n = dict(self.pointer_overlap).get(arch, 1)
         ranks = float(ranks)
         return max(ranks - n + 1, min(ranks, 1.0))
+
+    def qp_atomics(self, phase, messages):
+        """RDMA atomics after writes on the phase's busiest queue pair to a rank across the
+        network, ``messages`` the phase's expected messages to one such rank (``0``: none
+        crosses the network): ``ceil(messages / qp_per_peer)`` where each message's write is
+        followed by its atomic (``"each"``), one where each queue pair's writes end in one
+        (``"last"``), none otherwise (see :attr:`qp_signals`).
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.qp_atomics(0, 128 * 8 / 16), k.qp_atomics(0, 8 / 16), k.qp_atomics(1, 0)
+        (32, 1, 0)
+        >>> exchange_kernel("deepep-low-latency").qp_atomics(0, 64.0)
+        1
+        >>> exchange_kernel("one-sided").qp_atomics(0, 64.0)
+        0
+        """
+        if (isinstance(messages, bool) or not isinstance(messages, numbers.Real)
+                or not (math.isfinite(messages) and messages >= 0)):
+            raise SpecError(f"messages must be a number >= 0, got {messages!r}")
+        mode = self.qp_signals[phase] if self.qp_signals else ""
+        if not mode or messages == 0:
+            return 0
+        if mode == "last":
+            return 1
+        return math.ceil(messages / self.qp_per_peer)
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
@@ -1589,6 +1671,12 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.stage_cycles",
                                  "{}+{}".format(*self.stage_cycles), "cycles",
                                  src.get("stage_cycles", "")))
+        if self.qp_signals:
+            out.append(Parameter(f"{self.name}.qp_signals", "{}+{}".format(
+                *(x or "none" for x in self.qp_signals)), "", src.get("qp_signals", "")))
+        if self.qp_per_peer:
+            out.append(Parameter(f"{self.name}.qp_per_peer", self.qp_per_peer, "",
+                                 src.get("qp_per_peer", "")))
         if self.count_grid:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
@@ -1920,8 +2008,20 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                               "in one load/store domain. Not counted: the grid sync (while the "
                               "counts fly), and after the receiver's atomic its STS, named "
                               "BAR.SYNC, LDS and lane 0's src_info load before the copy (the copy "
-                              "is priced as its HBM traffic, local_copy). " + _STALL_COUNTS))),
+                              "is priced as its HBM traffic, local_copy). " + _STALL_COUNTS)),
+            ("qp_signals", (f"{_DEEPEP} csrc/kernels/internode_ll.cu at de8cfca: the dispatch's "
+                            "warps put an expert's tokens with nvshmemi_ibgda_put_nbi_warp on "
+                            "queue pair dst_expert_local_idx (l.154), then the count with "
+                            "nvshmemi_ibgda_amo_nonfetch_add on the same queue pair (l.221); the "
+                            "combine puts on local_expert_idx (l.425), then its flag's "
+                            "amo_nonfetch_add on the same (l.440): one atomic per queue pair, "
+                            "after all its writes ('last'). Since 2d0cf41 (2025-03-14, 'Low "
+                            "latency kernels use rdma atomic to support AR'); before it "
+                            "(ebfe47e, the February 2025 release) the count and flag were "
+                            "nvshmemi_ibgda_rma_p writes, no atomic: a kernel of that commit "
+                            "takes qp_signals=() (the deepep-feb25 rows)"))),
         release_fence=(True, True), send_grid=3, send_cycles=478, count_cycles=165,
+        qp_signals=("last", "last"),
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
                 ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
                 ("hbm_load", "further_waves"), ("l2_atomic", "further_waves"),
@@ -2723,7 +2823,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
                                 "row); block b takes received copies b, b + gridDim, ... until "
-                                "sourceExpert is 0"))),
+                                "sourceExpert is 0")),
+            ("qp_signals", (f"{_PPLX} 7af3059 internode_scatter.cu (each token's warp j: "
+                            "nvshmemx_putmem_signal_nbi_warp, NVSHMEM_SIGNAL_ADD) and "
+                            "internode_gather.cu (each copy back: the same call): to a rank "
+                            "across the network NVSHMEM 3.2.5's nvshmemi_ibgda_put_signal_impl "
+                            "(src/include/non_abi/device/pt-to-pt/ibgda_device.cuh, "
+                            "valgur/NVSHMEM-archive 6d8ab15) writes one RDMA-write WQE and then "
+                            "the signal's atomic WQE on the same RC queue pair, no fence bit: "
+                            "every message is a write followed by its atomic ('each'; the count "
+                            "signals, SIGNAL_SET atomics that may or may not follow writes, are "
+                            "not counted: a lower bound)")),
+            ("qp_per_peer", ("NVSHMEM 3.2.5 src/modules/transport/common/env_defs.h "
+                             "(valgur/NVSHMEM-archive 6d8ab15): NVSHMEM_IBGDA_NUM_RC_PER_PE "
+                             "default 2, NVSHMEM_IBGDA_RC_MAP_BY default 'cta' (round-robin by "
+                             "CTA id); pplx sets neither (its README's inter-node run sets only "
+                             "NVSHMEM_IB_ENABLE_IBGDA=1): a rank's messages to one peer spread "
+                             "over 2 queue pairs by the sending block"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
         chain=(_nvshmem_wait() + _grid_sync()
                + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
@@ -2766,6 +2882,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
+        qp_signals=("each", "each"), qp_per_peer=2,
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,
@@ -2948,6 +3065,10 @@ def _ncclep_low_latency():
         "(0x8930-0x8990, 0x8b10-0x8bd0, 0x8c10): 321 stall cycles, 282 + 3 x const_l1 issued. "
         "Not priced: the poll loop's period (a clock64 timeout test per iteration). "
         + _STALL_COUNTS)
+    src["qp_signals"] = (
+        "across the network NCCL EP posts through NCCL's GIN (not read): DeepEP low-latency's "
+        "pattern is taken for it, one atomic per queue pair after its writes ('last'; "
+        "assumption, as for its put; no multi-node NCCL EP row is carried)")
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
                                chain=chain, send_grid=0, send_cycles=424, count_cycles=282)
 

@@ -71,8 +71,8 @@ def _deepep(fabric_of, kernel, tokens, phase, metric, *, model="deepseek-v3", tr
                          dispatch_bytes=1 + 4 / 128, combine_bytes=2, routing=routing,
                          transport=transport)
         ph = r.dispatch_phase if phase == "dispatch" else r.combine_phase
-        how = (f"{kernel}{' over rdma' if transport else ''}, {nodes} node(s), {routing}; "
-               f"{parts(ph)}")
+        how = (f"{getattr(kernel, 'name', kernel)}{' over rdma' if transport else ''}, "
+               f"{nodes} node(s), {routing}; {parts(ph)}")
         return _metric(r, phase, metric), how
     return case
 
@@ -303,6 +303,9 @@ def _i493(phase, dispatch_bytes):
     return case
 
 
+_DEEPEP_EBFE47E = dataclasses.replace(exchange_kernel("deepep-low-latency"),
+                                      name="deepep-low-latency@ebfe47e", qp_signals=())
+
 CASES = {
     "deepep-v1-ep64-normal-dispatch": _deepep(h800_nodes, "deepep-normal", 4096, "dispatch",
                                               "rdma"),
@@ -310,7 +313,10 @@ CASES = {
                                              "rdma"),
     **{f"deepep-v1-ep{ep}-ll-{ph}": _deepep(h800_nodes, "deepep-low-latency", 128, ph, "time")
        for ep in (16, 32, 64, 256) for ph in ("dispatch", "combine")},
-    **{f"deepep-feb25-ep{ep}-ll-rdma-{ph}": _deepep(h800_nodes, "deepep-low-latency", 128, ph,
+    # DeepEP's February 2025 release (ebfe47e) sent the count and flag as RDMA writes
+    # (nvshmemi_ibgda_rma_p); the atomics came with 2d0cf41 (2025-03-14): no atomic follows
+    # the writes on a queue pair (fabric.ExchangeKernel.qp_signals, session 25)
+    **{f"deepep-feb25-ep{ep}-ll-rdma-{ph}": _deepep(h800_nodes, _DEEPEP_EBFE47E, 128, ph,
                                                     "time", transport="rdma")
        for ep in (8, 16, 32, 64) for ph in ("dispatch", "combine")},
     **{f"deepep-pr173-h20-ep{ep}-ll-{tag}-{ph}": _deepep(
