@@ -1293,9 +1293,9 @@ class ExchangeKernel:
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.round_read_latency(8, 2, "blackwell", 4, 8, 1.0)
         >>> round(t * 1e9, 1), sorted(p.name for p in used)[:2]
-        (1033.4, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
+        (1183.9, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
         >>> round(k.round_read_latency(8, 2, "blackwell", 4, 2, 0.0)[0] * 1e9, 1)
-        682.6
+        833.0
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
@@ -2273,9 +2273,29 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "594.1 / 635.2 / 462.5 cycles beyond the trips with slots {0} / {0-6} / {0-7} / "
                 "{0, 7} valid, against 158.1 / 252.2 / 314.3 / 220.2 that the steps above charge: "
                 "at least 242 cycles more a later round (the least of the four): ('cycle', 242) in "
-                "later_min and later_full. A lower bound: round 1 (its longer loads hide more) "
-                "and the more-valid patterns' extra (up to 100 cycles) not counted; Hopper's "
-                "sm_90a loop not walked")),
+                "later_min and later_full. A lower bound: the more-valid patterns' extra (up to "
+                "100 cycles) not counted; Hopper's later rounds not walked. Session 26 (moe): round "
+                "1 with the code between the block's BAR.SYNC and it (sm_100a 0x0510-0x0650: the "
+                "16-B width test, the output row's address, the metadata bases), walked the same "
+                "way from the instruction after BAR.SYNC to round 1's back edge (0x0510-0x1290), "
+                "every load at this module's latency (a metadata load the first of its array "
+                "l2_hit, l1_hit once its sector is back; a constant load the first read of its "
+                "64-B line in the kernel const_l15, const_l1 after; the lines warp 0's barrier "
+                "reads before BAR.SYNC present), the peer loads as trips: 1,200.9 / 1,646.0 / "
+                "1,442.1 cycles beyond the trips with slots {0} / {0-7} / {0-5, 7} valid, against "
+                "772.3 / 1,181.1 / 1,143.6 that the chain's round-1 steps, the round-1 entry and "
+                "the late batch's fetch charge; over all 128 patterns (slot 0 always valid) at "
+                "least 298.5 more (slots {0-5, 7}; {0, 4, 6} the most, 673.4). On that path, "
+                "uncharged: the first read of the output pointer's constant line (LDC.64 "
+                "c[0x0][0x380] at 0x0530, waited at 0x0570: ('const_l15', 1)) and 193 cycles "
+                "issued beyond the loads: both in first_min and first_full. sm_90a (the 'hopper' "
+                "entry; the set-up 0x05f0-0x0680 and 0x2950-0x29e0 reads its constants "
+                "through the uniform datapath, round 1 0x29f0-0x39c0): for some patterns the "
+                "entry's steps charge more than the walk ({0, 1, 4}: 123.1 cycles more, its late "
+                "batch's row fetches overlapping the first trip), so nothing is added there (a "
+                "lower bound). The combine kernel's tail after the last round is its loop test "
+                "and EXIT (the last round's STG drains unpriced). The walks: notes/moe.md of "
+                "session 26 (r1walk.py, r1walk90.py)")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -2355,8 +2375,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,
-             (("const_l1", 2), ("l1_hit", 1)),
-             (("const_l15", 2), ("const_l1", 3), ("l1_hit", 2)),
+             (("const_l1", 2), ("l1_hit", 1), ("const_l15", 1), ("cycle", 193)),
+             (("const_l15", 3), ("const_l1", 3), ("l1_hit", 2), ("cycle", 193)),
              ((("const_l1", 2),),),
              (("l1_hit", 3), ("const_l1", 3), ("cycle", 242)),
              (("l1_hit", 4), ("const_l1", 6), ("cycle", 242)),

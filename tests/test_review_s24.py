@@ -82,8 +82,9 @@ def test_s24_a_cycle_count_names_the_compiled_code_it_was_read_from():
 
 def test_s24_a_later_pulled_round_pays_the_least_excess_of_its_compiled_loop():
     # round_reads entries: (arch, ..., first_min, first_full, first_late, later_min,
-    # later_full, later_late); the 242 cycles on Blackwell's later rounds, none on round 1
+    # later_full, later_late); the 242 cycles on Blackwell's later rounds; round 1 carries its
+    # own count since session 26 (193: tests/test_moe_s26_round_one.py), not these 242
     (entry,) = [r for r in EXCHANGE_KERNELS["one-sided"].round_reads if r[0] == "blackwell"]
     first_min, first_full, _first_late, later_min, later_full, _later_late = entry[3:]
     assert [s for s in later_min + later_full if s[0] == "cycle"] == [("cycle", 242)] * 2
-    assert not [s for s in first_min + first_full if s[0] == "cycle"]
+    assert [s for s in first_min + first_full if s[0] == "cycle"] == [("cycle", 193)] * 2
