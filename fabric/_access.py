@@ -704,12 +704,16 @@ def _permit_all(fabric, chips, op, size):
     for host, ks in by_host.items():
         if host is None:
             _requester_domain(fabric, chips[ks[0]])      # raises, naming the chip
+        # the host's requesters reach every chip but themselves: pairs are of distinct chips,
+        # so a host with one requester here need not map that chip's own memory
+        targets = np.flatnonzero(np.arange(len(chips)) != ks[0]) if len(ks) == 1 else \
+            np.arange(len(chips))
         # one domain at a time: a sweep over every host keeps none of them
         dom = fabric.host_domains.build(host)
         for whole in (1, size):         # the first bytes, then every byte (access's span rule)
-            ok = dom.maps(g, _OP_ACCESS[op], size=whole)
+            ok = dom.maps(g[targets], _OP_ACCESS[op], size=whole)
             if not ok.all():
-                j = int(np.flatnonzero(~ok)[0])
+                j = int(targets[np.flatnonzero(~ok)[0]])
                 src = chips[ks[0]] if chips[ks[0]] != chips[j] else chips[ks[-1]]
                 t = permit(fabric, src, int(g[j]), op)    # raises the translator's refusal
                 _span(fabric, src, t, size, op)           # or names the window's end
