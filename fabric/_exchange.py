@@ -681,6 +681,13 @@ _CYCLE_COUNTS = {
     "sanitize_cycles": _CycleCount(
         "the cycles the dispatch's expert-id sanitize kernel schedules",
         {"sanitize_cycles": _per("one")}),
+    # a barrier's per-peer loops run by one warp (lane l takes ranks l, l + 32, ...: the
+    # dispatch's send-count stores, flag stores and polls), per further lane pass
+    # (lane_passes), outside the loads the chain charges there; their first pass is in the
+    # phase's other counts (release_cycles) and the kernel floor's barrier
+    "lane_pass_cycles": _CycleCount(
+        "the cycles a barrier's per-peer loops schedule per further lane pass",
+        {"lane_pass_cycles": _per("lane_passes")}),
     # the combine's receive sum per (pass, copy) beyond its loads
     "reduce_cycles": _CycleCount(
         "the cycles the combine's receive sum schedules per (pass, copy)",
@@ -1620,7 +1627,7 @@ class ExchangeKernel:
         >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + (3 x 508 + 3 x 97 + 105) x 0.505 + 246 + 2 x 150 + (89 + 233 + 164) x 0.505
         7922
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        8222
+        8292
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -2084,7 +2091,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("cycle", "release_cycles"),
                 ("l2_hit", "one"), ("cycle", "sanitize_cycles"),
-                ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
+                ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes"),
+                ("cycle", "lane_pass_cycles")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
                 ("cycle", "prepare_cycles"),
                 ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
@@ -2411,6 +2419,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "far, an invalid one then stores its top-k -1 ids (323.1 / 383.1 cycles to its "
                 "EXIT): a lower bound. The aiconfigurator collector's op does not launch this "
                 "kernel (no step there). The walk: notes/dispatch.md of session 26 (kwalk.py)")),
+            ("lane_pass_cycles", (
+                "session 26 (dispatch): moeA2ADispatchKernel<BlockPolicy, 8> of flashinfer-ai/"
+                "flashinfer 579435f9, the builds of claim_cycles (nvcc 13.0, cuobjdump 13.5): the "
+                "last block's first warp runs three per-peer loops, lane l taking ranks l, l + "
+                "32, ... (the send counts into the peers' recv_counters before the release "
+                "fence, the flag stores and the polls after it); their first pass is "
+                "release_cycles' and the kernel floor's barrier, each further pass (beyond 32 "
+                "ranks: lane_passes) is walked here for lane 0, every poll finding its flag at "
+                "once (a lower bound): the send-count loop's back edge (sm_100a 0x5ad0-0x5b70, "
+                "sm_90a 0x5770-0x5810) 12.0 / 20.0 cycles beyond its load (the chain's l2_hit "
+                "lane_passes), the flag-store loop's (0x5ca0-0x5d00 / 0x5930-0x59a0: the peer "
+                "row's LDC.64 waited, ST.E.STRONG.SYS) and the poll loop's (0x5d30-0x5f10 / "
+                "0x59d0-0x5bb0: CS2R clock, the own row's LDC.64 and ep_size's LDCU waited, the "
+                "LD.E.STRONG.SYS poll, the chain's other l2_hit lane_passes) 126.1 / 123.4 "
+                "together: sm_100a 138.1, sm_90a 143.4 a further pass; the least, 138 (the lanes' "
+                "distinct peer rows in the LDC.64 loads taken as one constant-L1 hit: a lower "
+                "bound). The walk: notes/dispatch.md of session 26 (passwalk.py)")),
             ("prepare_cycles", (
                 "the dispatch's (session 26, dispatch): moeA2APrepareDispatchKernel of "
                 "flashinfer-ai/flashinfer 579435f9 (one block of ep threads) in the builds of "
@@ -2440,7 +2465,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "walked"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
         cycles=({"prepare_cycles": 89, "claim_cycles": 125, "payload_cycles": (333, 25, 97, 105),
-                 "release_cycles": 233, "sanitize_cycles": 164},
+                 "release_cycles": 233, "sanitize_cycles": 164, "lane_pass_cycles": 138},
                 {"prepare_cycles": 294}),
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(

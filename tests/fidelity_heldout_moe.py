@@ -105,6 +105,7 @@ def _trtllm(tokens, phase, dispatch_bytes=2, combine_bytes=2, span=True, kernel=
 #: ``payload_in_workspace=True`` launches the prepare kernel, which only bumps the epoch
 #: (thop/moeAlltoAllOp.cpp: no prepare payload, one block), then the combine kernel: no
 #: staging copy, no counter read, no staging rounds. Everything else is the one-sided profile.
+_ONE_SIDED_D = exchange_kernel("one-sided").chain[0]
 _A2A_COLLECTOR = dataclasses.replace(
     exchange_kernel("one-sided"), kernels=(2, 2), staging_copy=False,
     sources=exchange_kernel("one-sided").sources + (
@@ -116,9 +117,9 @@ _A2A_COLLECTOR = dataclasses.replace(
                    "counter read and staging rounds (combine: the epoch bump, the combine "
                    "kernel's two dependent routing-metadata loads and its pointer rows' L1.5 "
                    "fetch before round 1, session 21)"))),
-    # the dispatch chain's last four steps: the sanitize kernel's counter read and cycles, then
-    # the two per-peer loops' further lane passes (kept)
-    chain=(exchange_kernel("one-sided").chain[0][:-4] + exchange_kernel("one-sided").chain[0][-2:],
+    # the dispatch chain without the sanitize kernel's counter read and cycles
+    chain=(_ONE_SIDED_D[:_ONE_SIDED_D.index(("cycle", "sanitize_cycles")) - 1]
+           + _ONE_SIDED_D[_ONE_SIDED_D.index(("cycle", "sanitize_cycles")) + 1:],
            (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
             ("l2_hit", "lane_passes")))).with_cycles(0, sanitize_cycles=0)
 

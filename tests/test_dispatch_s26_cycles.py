@@ -8,7 +8,9 @@ fabric/_exchange.py's one-sided profile):
 - the dispatch kernel's last block from its copy's barrier to its release fence (the block
   counter's atomic, the is-last broadcast, the send counts' stores): ``release_cycles`` = 233;
 - the expert-id sanitize kernel (blog18's third dispatch kernel; not launched by the
-  aiconfigurator collector's op): ``sanitize_cycles`` = 164."""
+  aiconfigurator collector's op): ``sanitize_cycles`` = 164;
+- the last block's per-peer loops (send counts, flag stores, polls: one warp, lane l taking
+  ranks l, l + 32, ...) per further lane pass beyond 32 ranks: ``lane_pass_cycles`` = 138."""
 import dataclasses
 
 import fidelity_heldout_moe
@@ -17,10 +19,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from moe_cycle_counts import assert_moves_only, gb200_one_token
 
+import topologies
+from analysis import moe_exchange
 from fabric import EXCHANGE_KERNELS, EXCHANGE_LATENCY, exchange_kernel
 
-COUNTS = {"prepare_cycles": 89, "release_cycles": 233, "sanitize_cycles": 164}
+ONCE = {"prepare_cycles": 89, "release_cycles": 233, "sanitize_cycles": 164}
+COUNTS = {**ONCE, "lane_pass_cycles": 138}
 STEPS = tuple(("cycle", name) for name in COUNTS)
+
+
+def _cycles(ep, sanitize=True):
+    """The dispatch's session-26 cycles at ``ep`` ranks (brute force: the loops' passes)."""
+    passes = max(len(range(lane, ep, 32)) for lane in range(32)) - 1
+    return sum(ONCE.values()) - (0 if sanitize else ONCE["sanitize_cycles"]) + 138 * passes
 
 
 def _before(kernel):
@@ -38,14 +49,14 @@ def test_the_one_sided_profiles_carry_the_three_dispatch_counts():
             assert k.cycle(count, 0) == value
             assert k.chain[0].count(("cycle", count)) == 1
         assert k.cycle("prepare_cycles", 1) == 294
-        assert k.cycle("release_cycles", 1) == k.cycle("sanitize_cycles", 1) == 0
-        assert ("cycle", "release_cycles") not in k.chain[1]
-        assert ("cycle", "sanitize_cycles") not in k.chain[1]
+        for count in ("release_cycles", "sanitize_cycles", "lane_pass_cycles"):
+            assert k.cycle(count, 1) == 0 and ("cycle", count) not in k.chain[1]
         params = {p.name: p for p in k.parameters()}
         assert params[f"{name}.prepare_cycles"].value == "89+294"
         for count, address in (("release_cycles", "0x5830-0x5bf0"),
                                ("sanitize_cycles", "0x0000-0x0270"),
-                               ("prepare_cycles", "0x0000-0x0130")):
+                               ("prepare_cycles", "0x0000-0x0130"),
+                               ("lane_pass_cycles", "0x5d30-0x5f10")):
             p = params[f"{name}.{count}"]
             assert p.unit == "cycles"
             assert "579435f9" in p.source and "cuobjdump" in p.source and address in p.source
@@ -66,7 +77,7 @@ def test_the_dispatch_chain_pays_the_three_counts_once(name, arch, ranks, rounds
           "l2_flushed": flushed, "slots": 8}
     cycle = EXCHANGE_LATENCY[arch]["cycle"].value
     added = k.chain_latency(0, arch, **kw)[0] - bare.chain_latency(0, arch, **kw)[0]
-    assert added == pytest.approx(sum(COUNTS.values()) * cycle, rel=1e-9)
+    assert added == pytest.approx(_cycles(ep) * cycle, rel=1e-9)
     assert k.chain_latency(1, arch, **kw)[0] == bare.chain_latency(1, arch, **kw)[0]
 
 
@@ -77,11 +88,12 @@ def test_the_collector_profile_pays_the_prepare_kernel_and_the_tail_not_the_sani
     assert k.cycle("sanitize_cycles", 0) == 0
     assert ("cycle", "sanitize_cycles") not in k.chain[0]
     assert k.cycle("prepare_cycles", 0) == 89 and k.cycle("release_cycles", 0) == 233
+    assert k.cycle("lane_pass_cycles", 0) == 138
     one_sided = exchange_kernel("one-sided")
     # the same chain as the one-sided dispatch's less the sanitize kernel's two steps
-    assert list(k.chain[0]) == [s for i, s in enumerate(one_sided.chain[0])
-                                if i not in (len(one_sided.chain[0]) - 4,
-                                             len(one_sided.chain[0]) - 3)]
+    i = one_sided.chain[0].index(("cycle", "sanitize_cycles"))
+    assert one_sided.chain[0][i - 1] == ("l2_hit", "one")
+    assert list(k.chain[0]) == [s for j, s in enumerate(one_sided.chain[0]) if j not in (i - 1, i)]
     kw = {"ranks": 8, "rounds": 4, "ep": 8, "payloads": 2, "l2_flushed": False, "slots": 8}
     cycle = EXCHANGE_LATENCY["blackwell"]["cycle"].value
     hit = EXCHANGE_LATENCY["blackwell"]["l2_hit"].value
@@ -96,8 +108,21 @@ def test_a_one_token_dispatch_moves_by_the_three_counts(degraded):
     intact or with a link cut; the combine does not move."""
     r = gb200_one_token("one-sided", degraded)
     r0 = gb200_one_token(_before(exchange_kernel("one-sided")), degraded)
-    step = sum(COUNTS.values()) * EXCHANGE_LATENCY["blackwell"]["cycle"].value
+    step = sum(ONCE.values()) * EXCHANGE_LATENCY["blackwell"]["cycle"].value
     assert_moves_only(r, r0, "dispatch", step)
+
+
+@pytest.mark.parametrize("ep", [33, 64, 72])
+def test_beyond_32_ranks_the_dispatch_pays_each_further_lane_pass(ep):
+    """One BF16 token on GB200 NVL72 at EP33-72 (two or three lanes passes of the last
+    block's per-peer loops): the dispatch moves by the once-counts and 138 cycles a further
+    pass; the combine does not move."""
+    f = topologies.build("gb200-nvl72")
+    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
+    r = moe_exchange(f, "deepseek-v3", 1, ep, kernel="one-sided", **kw)
+    r0 = moe_exchange(f, "deepseek-v3", 1, ep, kernel=_before(exchange_kernel("one-sided")), **kw)
+    assert _cycles(ep) > sum(ONCE.values())
+    assert_moves_only(r, r0, "dispatch", _cycles(ep) * EXCHANGE_LATENCY["blackwell"]["cycle"].value)
 
 
 def test_bad_dispatch_counts_are_refused_by_name():
