@@ -2499,7 +2499,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
     ...  for e in (None, 0.78, 1.0)]    # published rates, measured GEMMs and MLA op; 0.78; roofline
-    [41.65, 39.03, 33.63]
+    [41.68, 39.09, 33.68]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -3270,6 +3270,10 @@ def _memory_fit(s):
                         + m.moe_layers * (m.shared_experts * m.shared_expert_bytes
                                           / _shared_split(lay)
                                           + experts_chip_max * m.routed_expert_bytes / etp))
+    ub = m.part_bytes("router")     # the router gates, head and embedding: 16 bits, counted
+    if ub != wb:                    # at weight_bytes above
+        weights_chip += (ub - wb) * ((m.embedding_params + m.head_params) / tp
+                                     + m.moe_layers * m.router_params)
     att = m.attention
     kv_layer_chip = (b_dp * (s.context + s.q) * att.kv_elements_per_token * m.kv_cache_bytes
                      / att.kv_shards(tp))
@@ -3930,7 +3934,7 @@ def _moe_ffn_work(s, route, busiest=None):
     ``busiest``: the expected active experts on the busiest chip, when the caller has it
     (:func:`expected_max_active` of ``route`` otherwise)."""
     m, lay = s.m, s.lay
-    tp, etp, wb = lay.tp, lay.etp, m.weight_bytes
+    tp, etp = lay.tp, lay.etp
     sh = _shared_split(lay)
     tokens = s.t_dp if etp > 1 else s.t_dp / tp
     if busiest is None:
@@ -3945,7 +3949,8 @@ def _moe_ffn_work(s, route, busiest=None):
     router_compute = (s.router_measured if s.router_measured is not None
                       else tokens * 2 * m.router_params / s.gemm_flops("router"))
     return {
-        "router": (m.router_params * wb / s.part_bw("router"), router_compute),
+        "router": (m.router_params * m.part_bytes("router") / s.part_bw("router"),
+                   router_compute),
         "shared": (m.shared_experts * m.shared_expert_bytes / sh / s.part_bw("ffn"),
                    tokens * 2 * m.shared_experts * m.expert_params / sh / s.gemm_flops("ffn")),
         "routed": (routed_read, routed_compute),
@@ -4149,7 +4154,7 @@ def _head_time(s):
     """The output head (final norm, LM head, sampling) on one chip; a draft step's head also
     runs the MTP projection (:data:`MTP_KERNELS`)."""
     m, tp = s.m, s.lay.tp
-    head_w = m.head_params * m.weight_bytes / tp / s.bw
+    head_w = m.head_params * m.part_bytes("head") / tp / s.bw
     head_c = s.t_dp * 2 * m.head_params / tp / s.gemm_flops("head")
     names = KERNELS["head"]
     if s.draft:

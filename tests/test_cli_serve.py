@@ -182,7 +182,7 @@ def test_serve_says_which_batches_asked_for_a_layout_cannot_hold(capsys):
     ([NODE, "--model", "kimi-k2", "--isl", "100", "--osl", "0"], ["osl must be", "osl=0"]),
     # a system where no layout fits memory: the weights exceed every chip's HBM together
     (["mesh:2,chip=h100", "--model", "kimi-k2", "--isl", "100", "--osl", "100"],
-     ["fits no layout", "weights (1026.4 GB)", "2 chips"]),
+     ["fits no layout", "weights (1028.9 GB)", "2 chips"]),
     # a degraded fabric: too few chips left for the weights; a chip every layout needs cut off
     (["hgx-h200", "--model", "kimi-k2", "--isl", "100", "--osl", "100",
       *[f"--fail-chip=chip{i}" for i in range(5)]], ["fits no layout", "3 chips"]),

@@ -274,7 +274,7 @@ def test_bad_input(fab):
     big = dataclasses.replace(SMALL, routed_experts=2, experts_per_token=2)
     with pytest.raises(SpecError, match="ep=4 expert ranks but small has only 2 routed experts"):
         decode_step(big, fab, batch=1, context=1, collective=fake_cost)
-    with pytest.raises(SpecError, match="weights need 1026.4 GB but the 4 chips used have "
+    with pytest.raises(SpecError, match="weights need 1028.9 GB but the 4 chips used have "
                                         "4.0 GB"):
         decode_step("kimi-k2", fab, batch=1, context=1, collective=fake_cost)
     with pytest.raises(SpecError, match="KV cache .* for 1 sequences x 10000000 tokens"):
