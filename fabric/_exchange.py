@@ -2996,17 +2996,25 @@ def _one_sided_1_3():
         "patterns (slot 0 valid): BF16 (0x06d0-0x1fc0) 676.7 / 873.5 cycles beyond the trips "
         "with slots {0} / {0-7}, at least 372.6 more ({0, 4}): ('cycle', 372) in later_min and "
         "later_full; FP8 (0x0710-0x45a0) 1,095.4 / 1,606.8, at least 226.7 more ({0, 1, 7}): "
-        "('cycle', 226). A lower bound. Round 1 not walked (its pointer rows are 48 B apart, so "
-        "which ranks share a 64-B constant line depends on the ranks), nor the sm_90a loops. The "
-        "walks: notes/moe.md of session 26 (gwalk.py, cfg13.py)")
+        "('cycle', 226). A lower bound. Round 1 with the set-up after BAR.SYNC (0x0570 on), "
+        "walked the same way with the first loads' latencies (a metadata array's first load "
+        "l2_hit; a constant line's first read in the kernel const_l15; the lines the barrier "
+        "reads before BAR.SYNC present): its pointer rows lie 48 B apart (c[0x0][R+0x380], R = "
+        "48 x rank + 0x38), so which rows share a 64-B line depends on the ranks; taking the most "
+        "favourable sharing (every row after the first a constant-L1 hit) BF16 still spends at "
+        "least 189.9 cycles more than charged over the 128 patterns ({0, 4}; 218.9 with every "
+        "row an L1.5 fetch): ('cycle', 189) in first_min and first_full; FP8 then falls below its "
+        "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. The walks: "
+        "notes/moe.md of session 26 (gwalk.py, cfg13.py)")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
                                late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
                                            ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
                                            ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))),
                                round_reads=(
                                    ("blackwell", 8, 0,
-                                    (("l1_hit", 1), ("const_l1", 1)),
-                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
+                                    (("l1_hit", 1), ("const_l1", 1), ("cycle", 189)),
+                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1),
+                                     ("cycle", 189)),
                                     ((("const_l15", 1), ("l1_hit", 2)),),
                                     (("l1_hit", 3), ("const_l1", 2), ("cycle", 372)),
                                     (("l1_hit", 2), ("const_l1", 5), ("cycle", 372)),
