@@ -100,7 +100,8 @@ def _trtllm(tokens, phase, dispatch_bytes=2, combine_bytes=2, span=True, kernel=
 #: (collector/slurm_comm_collector/collect_trtllm_alltoall.py at cef980f2b,
 #: ``benchmark_nvlink_one_sided``): ``torch.ops.trtllm.moe_a2a_dispatch`` alone launches the
 #: prepare and dispatch kernels (the sanitize kernel is nvlink_one_sided.py's, not called),
-#: so the dispatch chain loses the sanitize kernel's counter read; ``moe_a2a_combine`` with
+#: so the dispatch chain loses the sanitize kernel's counter read and its cycles
+#: (``sanitize_cycles``); ``moe_a2a_combine`` with
 #: ``payload_in_workspace=True`` launches the prepare kernel, which only bumps the epoch
 #: (thop/moeAlltoAllOp.cpp: no prepare payload, one block), then the combine kernel: no
 #: staging copy, no counter read, no staging rounds. Everything else is the one-sided profile.
@@ -110,15 +111,16 @@ _A2A_COLLECTOR = dataclasses.replace(
         ("kernels", ("ai-dynamo/aiconfigurator collector/slurm_comm_collector/"
                      "collect_trtllm_alltoall.py (cef980f2b): torch.ops.trtllm.moe_a2a_dispatch "
                      "(prepare + dispatch) and moe_a2a_combine (prepare + combine)")),
-        ("chain", ("the one-sided chain without the sanitize kernel's counter read (dispatch) "
-                   "and, with the MoE output in the workspace, without the prepare kernel's "
+        ("chain", ("the one-sided chain without the sanitize kernel's counter read and "
+                   "cycles (dispatch) and, with the MoE output in the workspace, without the prepare kernel's "
                    "counter read and staging rounds (combine: the epoch bump, the combine "
                    "kernel's two dependent routing-metadata loads and its pointer rows' L1.5 "
                    "fetch before round 1, session 21)"))),
-    chain=(tuple(exchange_kernel("one-sided").chain[0][:-3]) + (("l2_hit", "lane_passes"),
-                                                             ("l2_hit", "lane_passes")),
+    # the dispatch chain's last four steps: the sanitize kernel's counter read and cycles, then
+    # the two per-peer loops' further lane passes (kept)
+    chain=(exchange_kernel("one-sided").chain[0][:-4] + exchange_kernel("one-sided").chain[0][-2:],
            (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
-            ("l2_hit", "lane_passes"))))
+            ("l2_hit", "lane_passes")))).with_cycles(0, sanitize_cycles=0)
 
 
 #: Timed replays per aiconfigurator row: collect_trtllm_alltoall.py ``--iterations`` (default

@@ -765,7 +765,9 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     parameters (a constant-L1 hit) before its atomic. Session 25 (the same loop's issue
     cycles): each of the k slots schedules 125 cycles beyond those loads; the payload loop
     333 a payload plus 25 per pointer-row wait after its first, 97 per round after a payload's
-    first and 105 once."""
+    first and 105 once. Session 26 (the same builds): the dispatch's prepare kernel 89 cycles,
+    its last block from the copy's barrier to the release fence 233, the sanitize kernel 164,
+    each once."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
@@ -781,6 +783,7 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     sizes = table["const_l15"].value + 2 * table["const_l1"].value
     per_payload = 333 + 25 * (waits - 1)
     claims += (3 * per_payload + 97 * (rounds - 1) + 105) * table["cycle"].value
+    claims += (89 + 233 + 164) * table["cycle"].value
     dispatch = (epoch + first + targets * table["l2_atomic"].value + claims + sizes
                 + copy_rounds * first
                 + table["l2_atomic"].value + 2 * table["l2_hit"].value + pointers)
