@@ -9,6 +9,7 @@ from fabric._units import parse_real
 
 from ._cli import real_number, whole_number
 from ._decode import TWO_BATCH
+from ._gemm import MOE_BACKENDS
 from ._json_units import to_json
 from ._models import MODELS
 
@@ -57,6 +58,15 @@ def register(sub):
                    help="achieved fraction of each GEMM's peak FLOP/s (default: the published "
                         "one per chip generation and format, analysis.GEMM_COMPUTE_EFFICIENCY, "
                         "else 1)")
+    p.add_argument("--moe-backend", default="cutlass", choices=MOE_BACKENDS,
+                   help="TensorRT-LLM's MoE backend (analysis.MOE_BACKENDS): cutlass, its "
+                        "PyTorch flow's default (the default), or trtllm, its trtllm-gen "
+                        "kernels (needs --engine trtllm on a Blackwell chip). Under --engine "
+                        "trtllm in a CUDA graph the routed experts take the backend's module "
+                        "time as measured at the step's expert layout where one was "
+                        "(analysis.moe_module_time; with trtllm the header says whether it "
+                        "was), else the step's kernel list; the speculative verify and draft "
+                        "steps too")
     p.add_argument("--draft-length", type=whole_number, default=None,
                    help="speculative decoding: tokens drafted per cycle")
     p.add_argument("--acceptance", type=real_number, default=None,
@@ -207,6 +217,29 @@ def settings_text(args):
     return "; " + ", ".join(said) if said else ""
 
 
+def moe_backend_text(step, backend):
+    """The header's word on a ``--moe-backend`` other than the default (the header says the
+    settings that differ from theirs, :func:`settings_text`): whether the routed experts took
+    the backend's measured module time (:func:`analysis.moe_module_time`; its Parameters are
+    in the step) or the step's kernel list.
+
+    >>> from types import SimpleNamespace as N
+    >>> moe_backend_text(N(parameters=()), "cutlass")
+    ''
+    >>> moe_backend_text(N(parameters=()), "trtllm")
+    "; MoE backend trtllm: no module measured at this step's expert layout and tokens (the step's kernel list)"
+    >>> moe_backend_text(N(parameters=(N(name="gemm.moe_module_time.b200.fp4.trtllm.etp4.ep2.t1"),)),
+    ...                  "trtllm")
+    '; MoE backend trtllm: its module as measured (analysis.moe_module_time)'
+    """
+    if backend == "cutlass":      # decode_step's default
+        return ""
+    if any(p.name.startswith("gemm.moe_module_time.") for p in step.parameters):
+        return f"; MoE backend {backend}: its module as measured (analysis.moe_module_time)"
+    return (f"; MoE backend {backend}: no module measured at this step's expert layout and "
+            f"tokens (the step's kernel list)")
+
+
 def run(args):
     import topologies
     from analysis import DECODE_HBM_EFFICIENCY, LAUNCH_OVERHEAD, decode_step, speculative_decode
@@ -223,7 +256,8 @@ def run(args):
           "cuda_graphs": args.cuda_graphs, "engine": args.engine, "pdl": args.pdl,
           "graph_batch": args.graph_batch,
           "moe_hbm_efficiency": args.moe_hbm_efficiency,
-          "expert_balance": args.expert_balance, **floor_kwargs(args)}
+          "expert_balance": args.expert_balance, "moe_backend": args.moe_backend,
+          **floor_kwargs(args)}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
         raise SpecError("--draft-length and --acceptance go together")
@@ -294,7 +328,8 @@ def run(args):
            f"{kw['hbm_efficiency']:g} of peak (every read)")
     print(f"{runtime}, MoE exchange {exchange}, {graphs}, "
           f"HBM at {hbm}, routed experts at "
-          f"{_param(r, 'decode.moe_hbm_efficiency'):g}{settings_text(args)}")
+          f"{_param(r, 'decode.moe_hbm_efficiency'):g}{settings_text(args)}"
+          f"{moe_backend_text(r, args.moe_backend)}")
     headers = ["block", "count", "weights us", "kv us", "compute us", "dispatch us",
                "combine us", "tp coll us", "exposed comm us", "launch us", "floors us",
                "total us"]

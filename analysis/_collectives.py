@@ -1317,13 +1317,27 @@ class _GroupView:
         slowest node's (largest seconds per byte; a degraded node is the one that sets the
         pace), with that node's rank count. The least-populated node decides among equals."""
         best = None
-        for label in np.unique(self._dom):
-            keep = np.flatnonzero(self._dom == label)
+        single = False
+        for keep in self._node_members():
+            if len(keep) == 1:
+                # a one-rank node has no step: its plan is the same empty one whichever rank
+                # it holds (schedule's p = 1), so every later one ties the first and cannot
+                # displace it (a 16,000-node fat-tree's ring made 16,000 such plans)
+                if single:
+                    continue
+                single = True
             t = self.transfer(algorithm, op, tuple(self.nodes[i] for i in keep), self.idx[keep])
             key = (t.per_byte, -len(keep))
             if best is None or key > best[0]:
                 best = (key, t, len(keep))
         return best[1], best[2]
+
+    def _node_members(self):
+        """The positions in the group of each node's ranks, nodes in label order, ranks in
+        group order: ``[np.flatnonzero(self._dom == label) for label in
+        np.unique(self._dom)]``, in one sort rather than one pass over the group per node."""
+        order = np.argsort(self._dom, kind="stable")
+        return np.split(order, np.flatnonzero(np.diff(self._dom[order])) + 1)
 
     def intact_view(self):
         """The same group on the intact fabric (``fabric.intact``) of a degraded one, or None
@@ -1343,8 +1357,7 @@ class _GroupView:
         if key not in c:
             G = self.fabric.graph
             out = []
-            for label in np.unique(self._dom):
-                keep = np.flatnonzero(self._dom == label)
+            for keep in self._node_members():
                 nics = set()
                 for i in keep:
                     r = self.nodes[i]

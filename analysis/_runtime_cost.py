@@ -1809,11 +1809,12 @@ def nccl_view_net_graph(rt, view):
     one per rank, behind their PCIe links; the group's least NVLink lanes) and every node
     keeps the least ``nChannels`` and the least speed (``src/init.cc``: ``nChannels``,
     ``bwIntra``, ``bwInter`` = min over the allgathered graphs, v2.18.5-1 l.996 .. v2.30.7-1
-    l.1439). Nodes alike give the one node's graph."""
+    l.1439). Nodes alike give the one node's graph (searched once: a 16,000-node group has
+    one or two kinds of node)."""
     pci = view.nic_pci_bw(rt)
     graphs = {nccl_net_ring_graph(rt, view.arch, max(1, min(nics, ppn)), ppn, view.lanes,
                                   view.nic_link_bandwidth, pci)
-              for ppn, nics in view.node_nets()}
+              for ppn, nics in set(view.node_nets())}
     return min(n for n, _ in graphs), min(bw for _, bw in graphs)
 
 

@@ -67,7 +67,7 @@ from ._params import Parameter
 from ._schema import MAX_BYTES
 from ._transport import NATIVE, transports_for
 from ._transport import transport as _transport
-from ._units import format_address
+from ._units import format_address, format_size
 
 __all__ = ["HOST_MEMORY_LOAD", "OPS", "Access", "LatencyStats", "access", "access_latencies",
            "access_to", "host_link", "latency_stats"]
@@ -307,17 +307,33 @@ def _span(fabric, src, t, size, op):
         "window")
 
 
-def _memory_of(fabric, node):
-    """The global address of the first byte of ``node``'s memory (its HBM, or its only region)."""
-    amap = fabric.address_map
-    regs = amap.regions_of(node)
+def _memory_region(fabric, node):
+    """The :class:`~fabric.Region` of ``node``'s memory (its HBM, or its only region)."""
+    regs = fabric.address_map.regions_of(node)
     if not regs:
         raise AddressMapError(f"{fabric.name}: {node!r} holds no memory in the address map, so "
                               "there is nothing there to load or store")
     hbm = [r for r in regs if r.kind == "hbm" and r.ways == 1]
     plain = [r for r in regs if r.ways == 1]
-    reg = (hbm or plain or list(regs))[0]
-    return amap.global_address(node, 0, region=reg.name)
+    return (hbm or plain or list(regs))[0]
+
+
+def _memory_of(fabric, node, reg=None):
+    """The global address of the first byte of ``node``'s memory (its HBM, or its only region;
+    ``reg``: that region when already known)."""
+    reg = _memory_region(fabric, node) if reg is None else reg
+    return fabric.address_map.global_address(node, 0, region=reg.name)
+
+
+def _fits(fabric, node, reg, size, op):
+    """Refuse ``size`` bytes into ``node``'s memory ``reg`` when they exceed what ``node``
+    holds there (a transfer of 1 TiB into a 1 GiB HBM is no transfer that exists)."""
+    held = reg.size // reg.ways
+    if size > held:
+        raise AddressMapError(
+            f"{fabric.name}: a {op} of {size} B ({format_size(size)}) to {node!r} is larger than "
+            f"its memory, {reg} of {held} B ({format_size(held)}): one access reaches one "
+            "owner's memory (split it)")
 
 
 #: Path latencies within this fraction of the least are a tie, broken in domain order
@@ -495,9 +511,12 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
 
     The access is translated and permission-checked through ``src``'s host domain
     like :func:`access`; ``address`` is recorded in the result (the target's
-    global address when not given). On a fabric with no address plan (no HBM
-    size) there is no protection model and the access is timed unchecked, with
-    ``address`` -1 unless given.
+    global address when not given). Its ``size`` bytes must fit in that memory (else
+    :class:`~fabric.AddressMapError` names the target, its memory's size and the size
+    asked: 1 TiB into an 80 GB HBM is no transfer that exists) and, as for :func:`access`,
+    lie in one window that permits ``op`` (else :class:`~fabric.TranslationError`).
+    On a fabric with no address plan (no HBM size) there is no protection model and
+    the access is timed unchecked, with ``address`` -1 unless given.
 
     Examples
     --------
@@ -507,6 +526,11 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     ('chip0', 'chip1', 'chip2', 'chip6', 'chip10')
     >>> a.return_path
     ('chip10', 'chip11', 'chip8', 'chip12', 'chip0')
+    >>> f = topologies.build("torus:4x4,chip=h100")               # 80 GB of HBM a chip
+    >>> access_to(f, 0, 10, size=2**40)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    fabric.AddressMapError: ...: a load of 1099511627776 B (1TiB) to 'chip10' is larger than ...
     """
     size = _check_op(op, size)
     _transport_name(transport)
@@ -517,7 +541,10 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     for x in (a,) if protected else (a, target):
         _require_chip(fabric, x)
     if protected:
-        t = permit(fabric, a, _memory_of(fabric, target), op)
+        reg = _memory_region(fabric, target)
+        t = permit(fabric, a, _memory_of(fabric, target, reg), op)
+        _fits(fabric, target, reg, size, op)
+        _span(fabric, a, t, size, op)       # and one window maps every byte, as for access
         address = t.global_address if address is None else address
     return _access_to(fabric, a, target, op=op, size=size, transport=transport,
                       address=address)
@@ -571,7 +598,9 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     ----------
     fabric : Fabric
     op, size, transport
-        As for :func:`access`.
+        As for :func:`access`; ``size`` must fit in every chip's memory (an
+        :class:`~fabric.AddressMapError` names the first chip it does not, as
+        :func:`access_to` does).
     chips : sequence, optional
         Restrict to these chips (names or ranks, each once). Default: every endpoint.
 
@@ -612,7 +641,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     if n < 2:
         raise NodeError(f"{fabric.name}: latency over chip pairs needs at least 2 chips, got {n}")
     if _has_protection(fabric):
-        _permit_all(fabric, [fabric.nodes[k] for k in nodes.tolist()], op)
+        _permit_all(fabric, [fabric.nodes[k] for k in nodes.tolist()], op, size)
     i, j = np.nonzero(~np.eye(n, dtype=bool))
     ts = transports_for(fabric, transport, nodes[i], nodes[j])
     rev = None
@@ -647,9 +676,14 @@ def _slowest(fabric, ts, s, d, op, size, reverse=None):
     return total
 
 
-def _permit_all(fabric, chips, op):
-    """Raise :class:`~fabric.TranslationError` unless every chip may ``op`` every other's memory."""
-    g = np.array([_memory_of(fabric, c) for c in chips], dtype=np.int64)
+def _permit_all(fabric, chips, op, size):
+    """Raise :class:`~fabric.TranslationError` unless every chip may ``op`` every other's memory
+    (and :class:`~fabric.AddressMapError` where ``size`` bytes exceed a chip's memory)."""
+    regs = [_memory_region(fabric, c) for c in chips]
+    for c, reg in zip(chips, regs, strict=True):
+        _fits(fabric, c, reg, size, op)
+    g = np.array([_memory_of(fabric, c, reg) for c, reg in zip(chips, regs, strict=True)],
+                 dtype=np.int64)
     by_host = {}
     for k, c in enumerate(chips):
         by_host.setdefault(fabric.host_of.get(c), []).append(k)

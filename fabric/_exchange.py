@@ -522,7 +522,9 @@ def peer_access_latency(arch):
 #: count warp's loop schedules per expert it walks outside its loads and its signal, when the
 #: EP ranks span the network (``"count_pass_cycles"``: the slowest count warp's walked experts,
 #: :meth:`ExchangeKernel.count_walk`, times :attr:`ExchangeKernel.count_pass_cycles`; none in
-#: one load/store domain, where the counts are stores beside the copies);
+#: one load/store domain, where the counts are stores beside the copies), or once per expert
+#: that warp walks, across the network only (``"count_passes"``: a load its loop waits for on
+#: each pass, e.g. a constant load not covered by the cycles issued before its consumer);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -544,7 +546,9 @@ def peer_access_latency(arch):
 #: per top-k slot of the token after the first (``"further_slots"``: ``top_k - 1``, a loop over the
 #: token's expert ids), or once per payload the caller gives apart after the first
 #: (``"further_payloads"``: ``payloads - 1``), or once per distinct destination rank of the
-#: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0).
+#: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0); or once per cycle
+#: the dispatch's slot claims schedule per top-k slot of the token outside their loads
+#: (``"claim_cycles"``: ``slots`` times :attr:`ExchangeKernel.claim_cycles`).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
@@ -557,7 +561,8 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "copy_cycles", "further_copy_cycles", "walk_token_cycles",
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
                  "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
-                 "count_pass_cycles", "further_signals")
+                 "count_pass_cycles", "further_signals", "count_passes",
+                 "claim_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -613,7 +618,7 @@ _CHAIN_COUNT_NEEDS = {
     **dict.fromkeys(("walk_sectors", "walk_slot_hits"),
                     ("walk_slot_bytes", " (the bytes of one slot of the walked counts)")),
     **dict.fromkeys(("remote_signals", "further_signals", "walk_slots", "walk_tokens",
-                     "walked_tokens"),
+                     "walked_tokens", "count_passes"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
     **dict.fromkeys(("remote_signal_cycles", "posted_copy_cycles"),
@@ -635,6 +640,8 @@ _CHAIN_COUNT_NEEDS = {
                                                 "per walked expert)")),
     "loadstore_count_cycles": ("count_cycles", (" (the cycles the per-expert count's path "
                                                 "schedules after the last copy's release)")),
+    "claim_cycles": ("claim_cycles", (" (the cycles the dispatch's slot claims schedule per "
+                                      "top-k slot)")),
     "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
                                                   "schedules per pass)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
@@ -848,6 +855,12 @@ class ExchangeKernel:
         loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell, the least
         over the kinds of post the kernel makes: the ``"remote_signal_cycles"`` and
         ``"posted_copy_cycles"`` chain steps. Needs ``count_grid``.
+    claim_cycles : int
+        ``0``, or the cycles a dispatch block's slot claims (the thread that walks the token's
+        top-k slots: each slot's expert id, its destination rank, the atomic that claims a slot
+        there or the duplicate's marks) schedule per top-k slot outside the loads the chain
+        charges (the ids, the atomics, the counter base's constant loads), to the block's
+        barrier before the copy: ``"claim_cycles"`` chain steps, ``slots`` times this.
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -984,6 +997,7 @@ class ExchangeKernel:
     send_cycles: int = 0
     reduce_pass_cycles: int = 0
     count_cycles: int = 0
+    claim_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -1083,7 +1097,7 @@ class ExchangeKernel:
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
                       "reduce_pass_cycles", "count_cycles", "post_cycles",
-                      "count_pass_cycles"):
+                      "count_pass_cycles", "claim_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1412,17 +1426,17 @@ class ExchangeKernel:
         slots (its ``"further_slots"`` steps: one per slot after the first), ``walk_wraps`` the
         local experts the receive walk leaves before its last (:meth:`walk_wraps`),
         ``count_passes`` the experts the slowest count warp walks (:meth:`count_walk`; its
-        ``"count_pass_cycles"`` steps only across the network). ``interleaved=True``
+        ``"count_pass_cycles"`` and ``"count_passes"`` steps only across the network). ``interleaved=True``
         prices ``interleaved_chain`` instead of ``chain``. With
         ``l2_flushed=False`` (data left in L2 by the kernel before, as in a decode step) an
         ``hbm_load`` costs an ``l2_hit``.
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + 246 + 2 x 150
-        6202
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + 246 + 2 x 150
+        6707
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        6502
+        7007
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -1460,6 +1474,7 @@ class ExchangeKernel:
                  "posted_copy_cycles": float(posted_copies * self.post_cycles),
                  "count_pass_cycles": (0.0 if loadstore
                                        else float(count_passes * self.count_pass_cycles)),
+                 "count_passes": 0.0 if loadstore else float(count_passes),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
         if isinstance(payloads, bool) or not isinstance(payloads, int) or payloads < 1:
@@ -1476,6 +1491,7 @@ class ExchangeKernel:
         times["reduce_pass_cycles"] = float(reduce_loads // slots * self.reduce_pass_cycles)
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
+        times["claim_cycles"] = float(slots * self.claim_cycles)
         stage = self.stage_cycles[phase] if self.stage_cycles else 0
         for name in ("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"):
             times[name[:-len("rounds")] + "round_cycles"] = times[name] * stage
@@ -1544,6 +1560,7 @@ class ExchangeKernel:
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
                             ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
                             ("post_cycles", "cycles"), ("count_pass_cycles", "cycles"),
+                            ("claim_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -1880,7 +1897,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         staging_copy=True,
         chain=((("hbm_load", "one"), ("hbm_load", "one"), ("l2_atomic", "ranks"),
                 ("l1_hit", "further_slots"), ("const_l15", "one"),
-                ("const_l1", "further_ranks"),
+                ("const_l1", "further_ranks"), ("cycle", "claim_cycles"),
                 ("const_l15", "one"), ("const_l1", "further_payloads"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
                 ("hbm_load", "rounds"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
@@ -2104,8 +2121,33 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                  "defaults to true; moeA2ADispatchKernel's block copies its token "
                                  "to every destination rank, moeA2ACombineKernel's block pulls "
                                  "its token from every source (BlockPolicy::token_idx = "
-                                 "blockIdx.x)"))),
+                                 "blockIdx.x)")),
+            ("claim_cycles", (
+                "session 25 (moe): moeA2ADispatchKernel<BlockPolicy, 8> of flashinfer-ai/"
+                "flashinfer 579435f9 (TensorRT-LLM's kernel, blog18's dispatch) compiled with "
+                "flashinfer's JIT flags (nvcc 13.0 -O3 -use_fast_math) for sm_100a (session 24's "
+                "build) and sm_90a, read with cuobjdump 13.5: thread 0's path from the load of the "
+                "expert ids' pointer to the block's BAR.SYNC (sm_100a 0x0140-0x1d80, sm_90a "
+                "0x00f0-0x1830), followed through the compiled "
+                "branches for every pattern of new and repeated destination ranks over the 8 "
+                "slots (128 patterns; slot 0 always new) and issued at the stall counts, each "
+                "instruction after the scoreboards it waits for: per slot the expert id's load, "
+                "the division of the id by the experts per rank (IMAD.HI, ISETP, SEL: ~50 "
+                "cycles), the already-copied mask test, then either the claim (the counter base "
+                "LDC.64, the ATOMG, on sm_100a the compiler's warp-aggregated form: VOTEU, FLO, "
+                "POPC, SHFL.IDX of the result; the two index stores, global and shared) or the "
+                "duplicate's -1 marks. The loads the chain charges (the ids, the ATOMGs, the "
+                "counter base's const_l15 then const_l1) are taken as the chain prices them, "
+                "other constant loads at const_l1 where exposed, S2R/SHFL/MUFU/I2F/F2I "
+                "scoreboards free (a lower bound). Beyond those: sm_100a 1,063.4-1,161.4 cycles "
+                "(least: ranks 2, the second at slot 7), sm_90a 1,006.7-1,031.7 (least: 8 ranks); "
+                "the least over both builds and every pattern, 1,006.7, over the 8 slots: 125 "
+                "cycles a slot (the kernel's prologue before the ids' pointer, 88 cycles on "
+                "sm_100a, and the SHFL/S2R latencies not counted). Other top-k builds not walked: "
+                "their claims are taken at the same cycles a slot (assumption). The walk: "
+                "notes/moe.md of session 25 (cfwalk.py)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
+        claim_cycles=125,
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,
@@ -2338,7 +2380,14 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                    "reaches the CALL of nvshmemi_transfer_amo_nonfetch (0x2ce0) "
                                    "and returns through 0x2cf0-0x2f10: 431 (the least, 391, "
                                    "taken); less the 12 issued under the index load (the first "
-                                   "pass's is priced as an L2 trip): 379 per walked expert. Not "
+                                   "pass's is priced as an L2 trip) and the 11 under the two "
+                                   "constant loads of NVSHMEM's peer table (bank 3) the path "
+                                   "waits for (LDC.64 c[0x3][RZ] 0x2a30, waited for at 0x2a60 "
+                                   "after 4 cycles; @P0 LDC.64 0x2bf0, at 0x2c30 after 7), each "
+                                   "charged const_l1 instead, the rule of the other cycle counts "
+                                   "(send_walk_cycles, copy_cycles; DeepEP's and NCCL EP's; "
+                                   "review S24-R4, session 25): 368 cycles + 2 x const_l1 per "
+                                   "walked expert (session 24 had 379 and no LDC). Not "
                                    "counted: the shuffles' and the peer-table load's latency "
                                    "beyond their windows. The pass after a post re-reads the "
                                    "routing indices (LDG.E.CONSTANT 0x2890) from L2, the post's "
@@ -2610,7 +2659,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                + (("cycle", "reduce_cycles"), ("cycle", "reduce_pass_cycles"), ("l2_hit", "one"))
                + _nvshmem_wait()),
         interleaved_chain=((("l2_hit", "network"),) + _ibgda_post("remote_signals")
-                           + (("cycle", "count_pass_cycles"), ("l2_hit", "further_signals"))
+                           + (("cycle", "count_pass_cycles"), ("const_l1", "count_passes"),
+                              ("const_l1", "count_passes"), ("l2_hit", "further_signals"))
                            + _doorbell("network") + _count_arrival("network")
                            + (("l1_hit", "walked_tokens"), ("const_l1", "walked_tokens"),
                               ("shared_load", "walked_tokens"),
@@ -2630,7 +2680,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
         walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
         receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
-        post_cycles=1789, count_pass_cycles=379,
+        post_cycles=1789, count_pass_cycles=368,
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,

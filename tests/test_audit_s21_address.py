@@ -347,9 +347,11 @@ def test_numpy_integers_in_a_plan_are_the_numbers_they_hold(layout, dtype):
 
 
 @pytest.mark.parametrize("dtype, size", [(np.int16, 2**15 - 1), (np.int32, 2**31 - 1),
-                                         (np.uint32, 2**32 - 1), (np.uint64, 2**40)])
+                                         (np.uint32, 2**32 - 1), (np.uint64, 2**36)])
 def test_an_access_of_a_numpy_size_is_timed_as_that_many_bytes(dtype, size):
-    # on main np.int32(2**31 - 1) bytes took -0.0424 s (payload + headers wrapped in int32)
+    # on main np.int32(2**31 - 1) bytes took -0.0424 s (payload + headers wrapped in int32).
+    # The uint64 case was 2**40 B until session 25: a size above the target's memory (an H100's
+    # 80 GB HBM) is now refused (below); 2**36 B is still beyond 32 bits and fits.
     from fabric import access_latencies
 
     f = topologies.build(RAIL)
@@ -359,6 +361,19 @@ def test_an_access_of_a_numpy_size_is_timed_as_that_many_bytes(dtype, size):
         got.total > 0
     assert (access_latencies(f, size=dtype(size), transport="native")[2]
             == access_latencies(f, size=size, transport="native")[2]).all()
+
+
+@pytest.mark.parametrize("size", [2**40, np.uint64(2**40), np.int64(80 * 10**9 + 1)])
+def test_an_access_of_more_than_the_targets_memory_is_refused_whatever_its_type(size):
+    # session 25 (lead's decision): 1 TiB into chip3's 80 GB HBM is no transfer that exists
+    from fabric import access_latencies
+
+    f = topologies.build(RAIL)
+    with pytest.raises(AddressMapError, match=rf"of {int(size)} B .* to 'chip3' is larger than "
+                       r"its memory, region 'chip3.hbm' .* of 80000000000 B"):
+        access_to(f, "chip0", "chip3", size=size, transport="native")
+    with pytest.raises(AddressMapError, match=rf"of {int(size)} B .* is larger than its memory"):
+        access_latencies(f, size=size, transport="native")
 
 
 def test_a_roundtrip_finding_names_addresses_not_a_negative_one():

@@ -753,7 +753,8 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     two small payloads' from the constant L1; the combine one L1.5 fetch before round 1.
     Session 22 (the claim loop's SASS): each slot after the first loads its expert id after the
     previous slot's atomic (an L1 hit), and each valid slot reloads the counters' base from the
-    parameters (a constant-L1 hit) before its atomic."""
+    parameters (a constant-L1 hit) before its atomic. Session 25 (the same loop's issue
+    cycles): each of the k slots schedules 125 cycles beyond those loads."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
@@ -763,7 +764,7 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     copy_rounds = sum(_loop_steps(b, 256, 16) for b in payloads)
     epoch = first                            # prepare kernel: flag_val = flag_val + 1 (cold)
     claims = ((k - 1) * table["l1_hit"].value + table["const_l15"].value
-              + (targets - 1) * table["const_l1"].value)
+              + (targets - 1) * table["const_l1"].value + k * 125 * table["cycle"].value)
     # before each payload's rows its bytes per token (a constant load, waited): the first
     # payload's line from the L1.5, the two small payloads' from the constant L1
     sizes = table["const_l15"].value + 2 * table["const_l1"].value

@@ -126,6 +126,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     sync = 2 * load + EXCHANGE_LATENCY["hopper"]["l2_atomic"].value
     # session 22: between a slot's two loads, the 74 cycles the compiled walk schedules
     cyc = EXCHANGE_LATENCY["hopper"]["cycle"].value
+    const = EXCHANGE_LATENCY["hopper"]["const_l1"].value
     walk_cycles = 74 * 255 * cyc
     for nodes, remote in ((1, 0), (2, 5), (16, 10)):
         # session 23: the walk leaves 256 / ep - 1 local experts by the path that wraps to the
@@ -149,10 +150,11 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
         if nodes > 1:
             # + after the last count's arrival (session 21): its wait's fence, the count's
             # re-read and the token poll's first load
-            # session 24: the count warp's own loop, 379 cycles for each of its 10 experts, and
+            # session 24: the count warp's own loop for each of its 10 experts (session 25:
+            # 368 cycles and its two waited peer-table LDCs, const_l1 each; s24 379), and
             # after each post but the last its next pass re-reads the indices from L2
-            want = (load + remote * post + 10 * 379 * cyc + (remote - 1) * load + _ring()
-                    + 3 * load)
+            want = (load + remote * post + 10 * (368 * cyc + 2 * const) + (remote - 1) * load
+                    + _ring() + 3 * load)
         else:
             # one node: the sending warps' chain is the larger (session 18): the staged token's
             # loads (HBM; 288 threads x 16 B per dependent round, the next round's load after
@@ -174,7 +176,7 @@ def test_pplx_dispatch_chain_is_the_count_warps_walk():
     walk = load + sync + load + (255 + 224) * l1 + 31 * load + walk_cycles + 8 * (2 * load + 2 * l1)
     walk += 8 * 83 * cyc + 35 * 15 * cyc + 8 * token
     assert abs(r.dispatch_phase.interleaved
-               - (load + post + 2 * 379 * cyc + _ring() + 3 * load)) < 1e-15
+               - (load + post + 2 * (368 * cyc + 2 * const) + _ring() + 3 * load)) < 1e-15
     assert abs(r.dispatch_phase.chain - walk) < 1e-15
 
 

@@ -37,7 +37,9 @@ _REDERIVED = {
     ("deepep-low-latency", "count_cycles"): 165,
     ("ncclep-low-latency", "send_cycles"): 424,
     ("ncclep-low-latency", "count_cycles"): 282,
-    ("pplx", "count_pass_cycles"): 379,
+    # session 25 (ibgda, review S24-R4): the 4 + 7 stall cycles under the loop's two waited
+    # peer-table LDCs (0x2a30, 0x2bf0) are charged as two const_l1 instead: 379 - 11
+    ("pplx", "count_pass_cycles"): 368,
 }
 
 
