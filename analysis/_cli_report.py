@@ -40,10 +40,11 @@ def register(sub):
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar, and on a terminal no summary: only the page's path")
     p.add_argument("--jobs", type=whole_number, default=None, metavar="N",
-                   help="draw the figures in N local processes, at most the processors this "
-                        "process may use (the sweeps run in this one, where they share the "
-                        "fabrics' routes); the files are the same for any N (default: those "
-                        f"processors, at most {DEFAULT_JOBS_CAP}; 1: all in this process)")
+                   help="draw the figures in N local processes, each section's as soon as it "
+                        "is built, at most the processors this process may use (the sweeps "
+                        "run in this one, where they share the fabrics' routes); the files "
+                        "are the same for any N (default: those processors, at most "
+                        f"{DEFAULT_JOBS_CAP}; 1: all in this process)")
     p.add_argument("--json", action="store_true",
                    help="print the files written, the 'In short' paragraphs and the "
                         "findings as JSON")
@@ -110,23 +111,34 @@ def _command(args):
 
 
 def run_report(args):
+    from pathlib import Path
+
     from analysis import DEFAULT_SYSTEMS, build_report, check_report_dir, write_report
 
-    check_report_dir(args.out, args.force)  # fail before computing, not after
-    jobs = processes_for_jobs(args.jobs)
+    from ._report_render import FigureDrawing
+
+    out = check_report_dir(args.out, args.force)  # fail before computing, not after
+    systems = tuple(args.systems or DEFAULT_SYSTEMS)
     # The sweeps run here: their points share the fabrics' routes and plans, which a pool's
     # workers would each derive again (2.3x the sections' CPU, measured in
-    # benchmarks/README.md). The figures are drawn apart, so they go to the pool, forked
-    # after the build.
-    report = build_report(args.systems or DEFAULT_SYSTEMS, sizes=args.sizes, ops=args.ops,
-                          quiet=args.quiet, command=_command(args))
-    executor = executor_for_jobs(jobs)
+    # benchmarks/README.md). The figures are drawn apart, on the pool, each section's as soon
+    # as it is built (the workers fork at the first, after the fabrics are built), while the
+    # later sections compute.
+    executor = executor_for_jobs(args.jobs)
+    drawing = None
     try:
-        index = write_report(report, args.out, force=args.force, quiet=args.quiet,
-                             executor=executor)
-    finally:
         if executor is not None:
-            executor.shutdown()
+            drawing = FigureDrawing(executor, systems, Path(out).resolve().parent)
+        report = build_report(systems, sizes=args.sizes, ops=args.ops, quiet=args.quiet,
+                              command=_command(args),
+                              on_section=drawing.section if drawing else None)
+        index = write_report(report, args.out, force=args.force, quiet=args.quiet,
+                             executor=executor, drawing=drawing)
+    finally:
+        if executor is not None:        # first: a figure still drawing writes its files
+            executor.shutdown(cancel_futures=True)
+        if drawing is not None:
+            drawing.close()
     if args.json:
         files = sorted(str(p) for p in index.parent.rglob("*") if p.is_file())
         print(json.dumps({"index": str(index), "files": files,

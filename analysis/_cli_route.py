@@ -44,7 +44,10 @@ def _add_access(p):
                    help="a load (a round trip: request out, data back) or a store (one way); "
                         "default load")
     p.add_argument("--size", type=_size, default=64,
-                   help="payload: bytes or a size with a unit (64, 4KiB, 1MB; default 64)")
+                   help="payload: bytes or a size with a unit (64, 4KiB, 1MB; default 64), "
+                        "into the target's memory from its first byte: at most that memory "
+                        "(one granule of an interleave share) and one window's span, "
+                        "else one line naming the limit and exit 2")
     p.add_argument("--transport", default="native",
                    help="loadstore, rdma, or native (default: load/store where it reaches, "
                         "RDMA across a NIC or an InfiniBand/RoCE link; fabric.reach)")

@@ -161,7 +161,12 @@ from ._gemm import (
     moe_module_parameters,
     moe_module_time,
 )
-from ._gemm_measured import trtllm_gemm_parameters, trtllm_gemm_time, trtllm_mla_bmm_time
+from ._gemm_measured import (
+    TRTLLM_ROUTER_SHAPES,
+    trtllm_gemm_parameters,
+    trtllm_gemm_time,
+    trtllm_mla_bmm_time,
+)
 from ._mla_measured import mla_generation_parameters, mla_generation_time
 from ._models import WEIGHT_FORMATS, model_config
 
@@ -402,7 +407,12 @@ TRTLLM_MEASURED_ATTENTION_GEMMS = frozenset(("fuse_a_gemm", "uq_qr_gemm", "wo_ge
 #: ``invokeFusedAGemm`` (instantiated for 8 and 16 tokens) for 1 to 16 tokens on SM90 and
 #: later, cuBLAS above (cpp/tensorrt_llm/thop/dsv3FusedAGemmOp.cpp, code-index text
 #: 213513109), so the generic BF16 ``Linear`` aiconfigurator times stands for it only above:
-#: at or below it a BF16 fused A GEMM keeps its roofline.
+#: at or below it a BF16 fused A GEMM keeps its roofline. The router gate's GEMM the same
+#: (NVIDIA/TensorRT-LLM PRs #4115 / #4560, 2025-05: ``dsv3_router_gemm_op``, a dedicated
+#: kernel "for num_tokens from 1 to 16"; PR #13646: "For batch<=16, the custom kernel avoids
+#: cuBLAS overhead ... For larger batches, cuBLAS fallback is preserved"; the code before,
+#: ``cublas_mm``, cuBLAS at every count): the measured ``Linear`` above, its roofline at or
+#: below (:meth:`_Settings.router_measured`).
 TRTLLM_FUSED_A_MIN_LATENCY_TOKENS = 16
 
 def trtllm_projection_shapes(m, tp, rows):
@@ -2312,7 +2322,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
     ...  for e in (None, 0.78, 1.0)]    # published rates, measured GEMMs and MLA op; 0.78; roofline
-    [41.54, 39.03, 33.63]
+    [41.65, 39.03, 33.63]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -2551,13 +2561,14 @@ class _Settings:
         attention kernel, :func:`analysis.mla_generation_time`) for this step's largest
         attention group, or None: only ``engine="trtllm"`` in a replayed graph with the
         published rates (no user ``hbm_efficiency`` / ``compute_efficiency``), dense MLA at
-        the measured shape and heads per GPU (128 or 16: :data:`analysis.MLA_GENERATION_HEADS`),
-        a KV cache in a measured format (BF16; FP8 on B200 and GB200), on a chip and at a
-        batch and context the measurement covers. The op was measured at one new token a
-        sequence; a step of ``q > 1`` tokens a sequence (a speculative cycle's verification)
-        takes the one-token op's time as its floor (named ASSUMPTION: ``q`` query tokens of a
-        sequence read the same cache and do ``q`` times the score math, so the op takes no
-        less than for one; the attention kernel's roofline still counts the ``q`` tokens)."""
+        the measured shape and heads per GPU (128, 64, 32 or 16:
+        :data:`analysis.MLA_GENERATION_HEADS`), a KV cache in a measured format (BF16; FP8 on
+        B200 and GB200), on a chip and at a batch and context the measurement covers. The op
+        was measured at one new token a sequence; a step of ``q > 1`` tokens a sequence (a
+        speculative cycle's verification) takes the one-token op's time as its floor (named
+        ASSUMPTION: ``q`` query tokens of a sequence read the same cache and do ``q`` times
+        the score math, so the op takes no less than for one; the attention kernel's roofline
+        still counts the ``q`` tokens)."""
         att = self.m.attention
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
                 or self.fl_eff is not None or att.kind != "mla" or att.sparse):
@@ -2605,6 +2616,36 @@ class _Settings:
                                                   (att.qk_nope_head_dim, att.kv_lora_rank,
                                                    att.v_head_dim)))
         return out
+
+    @property
+    def router_gemm_use(self):
+        """What TensorRT-LLM's measured GEMMs (:func:`analysis.trtllm_gemm_time`) would read
+        for the MoE block's router gate GEMM (``router_gemm``): ``("gemm", m, n, k)``, ``m``
+        the rank's rows (:attr:`t_dp`: each rank routes every token its MoE sees, its own
+        under attention DP, all of its group's under attention TP), ``n`` the routed experts,
+        ``k`` the hidden size; or None: not ``engine="trtllm"`` in a replayed graph with the
+        published rates and no user ``compute_efficiency``, no ``router_gemm`` kernel, a
+        router shape not in :data:`analysis.TRTLLM_ROUTER_SHAPES`, or at most
+        :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows (the dedicated kernel's counts)."""
+        m = self.m
+        if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
+                or self.fl_eff is not None or not m.moe_layers
+                or "router_gemm" not in self.kernel_lists["moe_ffn"]
+                or (m.routed_experts, m.hidden) not in TRTLLM_ROUTER_SHAPES
+                or self.t_dp <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS):
+            return None
+        return ("gemm", self.t_dp, m.routed_experts, m.hidden)
+
+    @functools.cached_property
+    def router_measured(self):
+        """Seconds of the router gate GEMM as TensorRT-LLM 1.2.0rc5 ran it as a ``Linear``
+        (cuBLAS) on this chip, BF16 (:func:`analysis.trtllm_gemm_time` at
+        :meth:`router_gemm_use`), or None. Named ASSUMPTION: the 2025 code's ``cublas_mm``
+        with FP32 logits runs as that BF16-output ``Linear`` (the same BF16 weight read and
+        GEMM; 256 outputs a row written in 4 bytes instead of 2)."""
+        use = self.router_gemm_use
+        return None if use is None else trtllm_gemm_time(
+            self.chip.name, self.gemm_format("router"), *use[1:])
 
     def kv_bw(self):
         """Achieved HBM bandwidth of the attention kernel's KV-cache read, bytes/s."""
@@ -3380,13 +3421,27 @@ def _held_mask(s, names, block):
     (:func:`_layer_times`) and the two-batch windows (:func:`_two_batch_windows`)."""
     split = s.lay.etp if block == "moe" else s.lay.tp
     held = s.cuda_graphs and split > 1 and _runtime_holds_starts(s)
-    if block == "moe" and _measured_moe_module(s):
-        module = _moe_module_mask(names)
+    if block == "moe":
+        module = _moe_measured_mask(s, names)
     elif block == "attention":
         module = _attention_measured_mask(s, names)
     else:
         module = (False,) * len(names)
     return tuple((held and n in FUSED_ALLREDUCE_KERNELS) or m
+                 for n, m in zip(names, module, strict=True))
+
+
+def _moe_measured_mask(s, names):
+    """Per kernel of a MoE block's ``names``, whether a measured time of TensorRT-LLM's holds it
+    whole (priced once: no floor, fixed part or boundary of its own): the MoE module's
+    kernels where the step takes the module's time (:func:`_measured_moe_module`,
+    :func:`_moe_module_mask`) and the router gate GEMM where it takes its measured ``Linear``
+    (:meth:`_Settings.router_measured`). The one rule of the stream (:func:`_layer_times`,
+    :func:`_held_mask`) and the two-batch windows."""
+    module = (_moe_module_mask(names) if _measured_moe_module(s)
+              else (False,) * len(names))
+    router = s.router_measured is not None
+    return tuple(m or (router and n == "router_gemm")
                  for n, m in zip(names, module, strict=True))
 
 
@@ -3686,9 +3741,11 @@ def _moe_ffn_work(s, route, busiest=None):
     # the module as measured at the step's own layout and tokens: its time, its read inside
     routed_compute = (s.moe_module if s.moe_module is not None
                       else pairs * 2 * m.expert_params / etp / s.expert_flops(rows))
+    # the router gate's GEMM as measured (its read inside) above the dedicated kernel's counts
+    router_compute = (s.router_measured if s.router_measured is not None
+                      else tokens * 2 * m.router_params / s.gemm_flops("router"))
     return {
-        "router": (m.router_params * wb / s.part_bw("router"),
-                   tokens * 2 * m.router_params / s.gemm_flops("router")),
+        "router": (m.router_params * wb / s.part_bw("router"), router_compute),
         "shared": (m.shared_experts * m.shared_expert_bytes / sh / s.part_bw("ffn"),
                    tokens * 2 * m.shared_experts * m.expert_params / sh / s.gemm_flops("ffn")),
         "routed": (routed_read, routed_compute),
@@ -3789,20 +3846,22 @@ def _two_batch_windows(s, mem, work=None):
     floors = _ffn_kernel_floors(s, names, "moe") or [0.0] * len(names)
     shared = 0.0
     routing = True     # the MoE block's kernels before its exchange and routed experts
-    # the measured module's kernels: their time is the routed experts' (on the stream)
-    module = _moe_module_mask(names) if _measured_moe_module(s) else (False,) * len(names)
-    for n, r, f, h, mod in zip(names, rooflines, floors, _held_mask(s, names, "moe"), module,
+    # the measured module's kernels: their time is the routed experts' (on the stream); a
+    # measured router GEMM: its time, nothing more (as the stream)
+    measured = _moe_measured_mask(s, names)
+    for n, r, f, h, mod in zip(names, rooflines, floors, _held_mask(s, names, "moe"), measured,
                                strict=True):
         cls = KERNEL_CLASSES[n]
-        if mod:
+        if mod and n != "router_gemm":
             routing = routing and cls not in ("moe_gemm", "exchange", "moe_align")
             continue
+        t = r if mod else _bounded(s, n, r, f, h)
         if "shared" in n:
-            shared += _bounded(s, n, r, f, h)
+            shared += t
         elif cls in ("moe_gemm", "exchange", "moe_align"):
             routing = False
         elif routing:
-            core += _bounded(s, n, r, f, h)
+            core += t
     return shared + prepare, core
 
 
@@ -3847,8 +3906,8 @@ def _layer_times(s, mem, route, comm):
         ffn_kernels = len(ffn_names)
         rooflines, block = _ffn_kernel_times(ffn_names, work)
         floors = _ffn_kernel_floors(s, ffn_names, kind) or [0.0] * len(ffn_names)
-        if kind == "moe" and _measured_moe_module(s):   # the module's kernels: in its time
-            keep = [not m for m in _moe_module_mask(ffn_names)]
+        if kind == "moe":   # the measured module's kernels and router GEMM: in their times
+            keep = [not m for m in _moe_measured_mask(s, ffn_names)]
             ffn_names, rooflines, floors = ([x for x, k in zip(v, keep, strict=True) if k]
                                             for v in (ffn_names, rooflines, floors))
         ffn, ffn_floor = _kernels_block_time(s, ffn_names, rooflines, block, floors)
@@ -4030,6 +4089,8 @@ def _parameters(s, moe, comm):
         s.chip.name, s.m.part_format("attention"),
         [u for u in (s.attention_gemm_use(n) for n in _attention_names(s)
                      if s.attention_gemm_measured(n) is not None) if u is not None]) + (
+        trtllm_gemm_parameters(s.chip.name, s.gemm_format("router"), [s.router_gemm_use])
+        if s.router_measured is not None else ()) + (
         s.m.parameters())
 
 
@@ -4042,6 +4103,8 @@ def _efficiency_parameters(s):
     for part in ("attention", "ffn", "experts", "router", "head"):
         if part == "experts" and s.moe_module is not None:
             continue        # the module's measured time at the step's layout (its Parameters)
+        if part == "router" and s.router_measured is not None:
+            continue        # the router GEMM's measured time (its Parameters)
         by_rows = (((GROUPED_GEMM_TIME_BY_ROWS.get((s.chip.name, s.gemm_format(part)))
                      if _measured_moe_module(s) else None)
                     or GROUPED_GEMM_EFFICIENCY_BY_ROWS.get((s.chip.generation,

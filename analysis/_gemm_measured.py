@@ -1,5 +1,5 @@
 """TensorRT-LLM's attention projections and MLA batched GEMMs on B200 and H200, as aiconfigurator
-measured them (session 22).
+measured them (session 22), and the MoE router gate's GEMM (session 25).
 
 The decode step prices each projection GEMM of an attention block at its roofline (its weight
 read at the part's bandwidth, its FLOPs at the part's rate) plus a fixed part. aiconfigurator's
@@ -9,7 +9,8 @@ collected data for TensorRT-LLM 1.2.0rc5 time those GEMMs themselves on one B200
 GEMMs). :func:`trtllm_gemm_time` and :func:`trtllm_mla_bmm_time` read them (a lower envelope in
 the token count, linear in it and in the output width between the stored shapes, ``None``
 outside them). The step takes them under ``engine="trtllm"`` in a CUDA graph
-(:meth:`analysis._decode._Settings.attention_gemm_measured`).
+(:meth:`analysis._decode._Settings.attention_gemm_measured`; the router's BF16 rows,
+:data:`TRTLLM_ROUTER_SHAPES`, above 16 tokens a rank: ``_Settings.router_measured``).
 
 What is timed (ai-dynamo/aiconfigurator, collector/trtllm/collect_gemm.py and
 collect_mla_bmm.py at d1fe22a67, 2025-12-16, the last change before the data were added on
@@ -40,8 +41,10 @@ __all__ = [
     "MLA_BMM_SHAPE",
     "TRTLLM_B200_GEMM_BF16",
     "TRTLLM_B200_MLA_BMM_BF16",
+    "TRTLLM_H200_GEMM_BF16",
     "TRTLLM_H200_GEMM_FP8_BLOCK",
     "TRTLLM_H200_MLA_BMM_FP8",
+    "TRTLLM_ROUTER_SHAPES",
     "trtllm_gemm_max_rows",
     "trtllm_gemm_parameters",
     "trtllm_gemm_time",
@@ -58,6 +61,7 @@ MLA_BMM_SHAPE = (128, 512, 128)
 #: 2025-12-22), rows framework TRTLLM, version 1.2.0rc5, device "NVIDIA B200", op gemm,
 #: kernel_source torch_flow, gemm_dtype bfloat16; columns m, n, k, latency (ms).
 TRTLLM_B200_GEMM_BF16 = {
+    (256, 7168): ((1, 0.00544213), (2, 0.0058656), (3, 0.00586667), (4, 0.00588053), (5, 0.0058432), (6, 0.005696), (7, 0.005856), (8, 0.00584213), (9, 0.0054624), (10, 0.00544853), (11, 0.00550827), (12, 0.00550933), (13, 0.00545813), (14, 0.00550613), (15, 0.00550187), (16, 0.0058752), (17, 0.00550187), (32, 0.00586453), (33, 0.0059168), (48, 0.0058592), (49, 0.0070944), (64, 0.0059232), (65, 0.00713493), (80, 0.0063168), (81, 0.00723627), (96, 0.00592427), (97, 0.0080352), (112, 0.0070912), (113, 0.0082944), (128, 0.00606827), (129, 0.00859627), (160, 0.00885973), (161, 0.007488), (192, 0.00712533), (193, 0.008464), (224, 0.007168), (225, 0.0075456), (256, 0.00740373), (257, 0.00871573), (512, 0.0087072), (513, 0.0087808), (768, 0.00790507), (769, 0.00879147), (1024, 0.0108192), (1025, 0.0103723), (1280, 0.0101045), (1281, 0.0108352), (1536, 0.0107979), (1537, 0.0108203), (1792, 0.0108277), (1793, 0.0111712), (2048, 0.0111829), (2049, 0.0107829), (2304, 0.0107904), (2305, 0.0111883), (2560, 0.0139051), (2561, 0.0132171), (2816, 0.0134976), (2817, 0.0117269), (3072, 0.0148512), (3073, 0.0144683), (3328, 0.0141056), (3329, 0.0117056), (3584, 0.0142453), (3585, 0.0140459), (3840, 0.0142976), (3841, 0.0149109), (4096, 0.0153237), (4097, 0.0127349), (4352, 0.0133472), (4353, 0.0142304), (8192, 0.0278827), (16384, 0.0507061), (32768, 0.099776)),
     (2048, 7168): ((1, 0.00917867), (2, 0.00916267), (3, 0.00916373), (4, 0.00933227), (5, 0.0091616), (6, 0.00916693), (7, 0.0092288), (8, 0.0093184), (9, 0.0099872), (10, 0.0099968), (11, 0.0100075), (12, 0.0099904), (13, 0.0100448), (14, 0.0099232), (15, 0.0100149), (16, 0.0094304), (17, 0.0104181), (32, 0.0109131), (33, 0.0104149), (48, 0.010368), (49, 0.0104021), (64, 0.0103541), (65, 0.0101771), (80, 0.0103755), (81, 0.0104747), (96, 0.0107669), (97, 0.0107424), (112, 0.0107008), (113, 0.0107509), (128, 0.0115797), (129, 0.0113632), (160, 0.0116672), (161, 0.0142805), (192, 0.0119701), (193, 0.0120256), (224, 0.0119115), (225, 0.0120267), (256, 0.0119936), (257, 0.015392), (512, 0.0159872), (513, 0.0191467), (768, 0.0190773), (769, 0.0211221), (1024, 0.0228747), (1025, 0.0236181), (1280, 0.0274112), (1281, 0.0264085), (1536, 0.0318645), (1537, 0.0312107), (1792, 0.0398251), (1793, 0.0360555), (2048, 0.0414539), (2049, 0.0418592), (2304, 0.0437536), (2305, 0.054704), (2560, 0.0621312), (2561, 0.05736), (2816, 0.0679925), (2817, 0.0587552), (3072, 0.0735232), (3073, 0.0673365), (3328, 0.0737099), (3329, 0.070112), (3584, 0.0971243), (3585, 0.0717504), (3840, 0.0972565), (3841, 0.0849248), (4096, 0.0985536), (4097, 0.0918837), (4352, 0.0996384), (4353, 0.0997269), (8192, 0.191715), (16384, 0.341372), (32768, 0.649417)),
     (2560, 7168): ((1, 0.0101613), (2, 0.0104467), (3, 0.0105827), (4, 0.0103707), (5, 0.0104293), (6, 0.0104627), (7, 0.010388), (8, 0.0103987), (9, 0.0115067), (10, 0.0116413), (11, 0.0115853), (12, 0.0114813), (13, 0.011724), (14, 0.0116413), (15, 0.0119733), (16, 0.0103853), (17, 0.01192), (32, 0.0108893), (33, 0.0118387), (48, 0.0109973), (49, 0.0114707), (64, 0.01244), (65, 0.0114773), (80, 0.011964), (81, 0.0120227), (96, 0.0120067), (97, 0.012468), (112, 0.0119133), (113, 0.0121627), (128, 0.0128427), (129, 0.012084), (160, 0.0142627), (161, 0.0129267), (192, 0.0121653), (193, 0.0128293), (224, 0.012856), (225, 0.012792), (256, 0.0129387), (257, 0.015148), (512, 0.017356), (513, 0.0207867), (768, 0.0221173), (769, 0.0215707), (1024, 0.0270027), (1025, 0.029108), (1280, 0.033404), (1281, 0.0333853), (1536, 0.04014), (1537, 0.0385093), (1792, 0.0438027), (1793, 0.0471453), (2048, 0.0522667), (2049, 0.059424), (2304, 0.0592027), (2305, 0.065572), (2560, 0.0660933), (2561, 0.066332), (2816, 0.077588), (2817, 0.0687507), (3072, 0.07966), (3073, 0.0735093), (3328, 0.0854787), (3329, 0.0787227), (3584, 0.0891787), (3585, 0.0924907), (3840, 0.107463), (3841, 0.100873), (4096, 0.100779), (4097, 0.103705), (4352, 0.132943), (4353, 0.119232), (8192, 0.215157), (16384, 0.401552), (32768, 0.804823)),
     (3072, 1536): ((1, 0.006672), (2, 0.0061408), (3, 0.0057664), (4, 0.00576107), (5, 0.00630827), (6, 0.0058528), (7, 0.00584853), (8, 0.00579093), (9, 0.00384853), (10, 0.00386453), (11, 0.0038688), (12, 0.00386347), (13, 0.0038496), (14, 0.00386987), (15, 0.00386987), (16, 0.00386453), (17, 0.00503147), (32, 0.00394133), (33, 0.00419947), (48, 0.00413653), (49, 0.00426027), (64, 0.0042208), (65, 0.00428373), (80, 0.00426667), (81, 0.0042496), (96, 0.0042656), (97, 0.00544427), (112, 0.00504427), (113, 0.0048832), (128, 0.004624), (129, 0.0046208), (160, 0.00490347), (161, 0.00469227), (192, 0.004272), (193, 0.00510827), (224, 0.0044032), (225, 0.00459947), (256, 0.00466453), (257, 0.00503253), (512, 0.00591147), (513, 0.00659307), (768, 0.0067104), (769, 0.00754453), (1024, 0.00841707), (1025, 0.00802133), (1280, 0.0108331), (1281, 0.00973333), (1536, 0.0106347), (1537, 0.0111808), (1792, 0.0128299), (1793, 0.0135381), (2048, 0.0140363), (2049, 0.015264), (2304, 0.0150176), (2305, 0.0160128), (2560, 0.0184139), (2561, 0.0175083), (2816, 0.0193589), (2817, 0.0187211), (3072, 0.0194837), (3073, 0.0218187), (3328, 0.0218197), (3329, 0.0218763), (3584, 0.0254773), (3585, 0.0241333), (3840, 0.0246688), (3841, 0.0263947), (4096, 0.0268832), (4097, 0.0274987), (4352, 0.0275755), (4353, 0.0281248), (8192, 0.053152), (16384, 0.104302), (32768, 0.204574)),
@@ -81,6 +85,14 @@ TRTLLM_H200_GEMM_FP8_BLOCK = {
     (7168, 2048): ((1, 0.0088608), (2, 0.00898347), (4, 0.00877973), (8, 0.00872533), (16, 0.00892373), (32, 0.0100821), (48, 0.009344), (64, 0.00936747), (80, 0.0125024), (96, 0.0112459), (128, 0.0102816), (160, 0.015968), (192, 0.0149515), (256, 0.0133195), (384, 0.0189653), (512, 0.0208096), (768, 0.0289739), (1024, 0.0373109), (2048, 0.069312), (4096, 0.134014), (8192, 0.263684)),
 }
 
+#: The same for ``bfloat16`` on one H200 (``torch_flow``, the rows of
+#: :data:`TRTLLM_B200_GEMM_BF16`), only the router gate's shape (DeepSeek's 256 experts from a
+#: hidden size of 7168: :data:`TRTLLM_ROUTER_SHAPES`); H200 attention blocks run FP8 block-scaled
+#: GEMMs (:data:`TRTLLM_H200_GEMM_FP8_BLOCK`), the router BF16 on every chip.
+TRTLLM_H200_GEMM_BF16 = {
+    (256, 7168): ((1, 0.00597973), (2, 0.0059328), (4, 0.0059072), (8, 0.00604907), (16, 0.0062496), (32, 0.0063136), (48, 0.00621013), (64, 0.00632747), (80, 0.0063936), (96, 0.00644587), (128, 0.00649387), (160, 0.00655787), (192, 0.00673067), (256, 0.00776747), (384, 0.00767467), (512, 0.00884373), (768, 0.0106219), (1024, 0.0110731), (2048, 0.0157088), (4096, 0.0281077), (8192, 0.0435275)),
+}
+
 #: TensorRT-LLM 1.2.0rc5's MLA batched GEMMs on one B200, BF16, ``{(op, heads): ((tokens,
 #: milliseconds), ...)}``, ``op`` ``mla_gen_pre`` (``W_UK``) or ``mla_gen_post`` (``W_UV``):
 #: ``b200_sxm/mla_bmm/trtllm/1.2.0rc5/mla_bmm_perf.parquet`` (217a5739b), bmm_dtype bfloat16,
@@ -102,14 +114,21 @@ TRTLLM_H200_MLA_BMM_FP8 = {
 }
 
 
-#: Each chip's tables, by the attention block's stored weight format (the format its GEMMs run
-#: in on that chip): B200 and GB200 (the same GPU) BF16 weights, H200 FP8 block-scaled weights;
-#: ``(key, gemm table, bmm table, what the bmm rows are)``.
+#: Each chip's tables, by the format the GEMMs run in on that chip (an attention block's stored
+#: weight format; the router gate's BF16): B200 and GB200 (the same GPU) BF16, H200 FP8
+#: block-scaled and BF16 (the router's shape only); ``(key, gemm table, bmm table)``.
 _TABLES = {
     ("b200", "bf16"): ("b200", TRTLLM_B200_GEMM_BF16, TRTLLM_B200_MLA_BMM_BF16),
     ("gb200", "bf16"): ("b200", TRTLLM_B200_GEMM_BF16, TRTLLM_B200_MLA_BMM_BF16),
     ("h200", "fp8-block128"): ("h200", TRTLLM_H200_GEMM_FP8_BLOCK, TRTLLM_H200_MLA_BMM_FP8),
+    ("h200", "bf16"): ("h200", TRTLLM_H200_GEMM_BF16, {}),
 }
+
+#: The router gate GEMMs the tables hold, ``(outputs, inputs)``: DeepSeek-V3/R1's (256 routed
+#: experts from a hidden size of 7168), which TensorRT-LLM runs as one BF16 GEMM with FP32
+#: logits (``Deepseekv3Gate.forward``: ``cublas_mm`` in the 2025 code, then
+#: ``dsv3_router_gemm_op``, a dedicated kernel at 1-16 tokens and cuBLAS above).
+TRTLLM_ROUTER_SHAPES = frozenset(((256, 7168),))
 
 _SOURCES = {
     "b200": ("ai-dynamo/aiconfigurator b200_sxm/{op}/trtllm/1.2.0rc5/{op}_perf.parquet "
@@ -132,16 +151,17 @@ def _envelope(points):
     return out[::-1]
 
 
-_GEMM_ENV = {key: {shape: _envelope(p) for shape, p in table.items()}
-             for key, table, _ in {v[0]: v for v in _TABLES.values()}.values()}
-_BMM_ENV = {key: {shape: _envelope(p) for shape, p in table.items()}
-            for key, _, table in {v[0]: v for v in _TABLES.values()}.values()}
+#: each table's envelopes, by the table's id (module constants: they live as long as it)
+_GEMM_ENV = {id(table): {shape: _envelope(p) for shape, p in table.items()}
+             for _, table, _ in _TABLES.values()}
+_BMM_ENV = {id(table): {shape: _envelope(p) for shape, p in table.items()}
+            for _, _, table in _TABLES.values()}
 #: each envelope's row counts, for :func:`_at` (by the envelope's id: they live as long as it)
 _XS = {id(env): [x for x, _ in env] for envs in (*_GEMM_ENV.values(), *_BMM_ENV.values())
        for env in envs.values()}
 #: the stored output widths at each reduction, per table
-_NS = {key: {k: sorted(n for n, kk in envs if kk == k) for _, k in envs}
-       for key, envs in _GEMM_ENV.items()}
+_NS = {tid: {k: sorted(n for n, kk in envs if kk == k) for _, k in envs}
+       for tid, envs in _GEMM_ENV.items()}
 
 
 def _lerp(x0, x1, y0, y1, x):
@@ -174,14 +194,14 @@ def _check_rows(m):
 
 
 def _gemm_corners(chip, fmt, n, k):
-    """``(key, (n0, n1))``: the stored output widths around ``n`` at reduction ``k``, or
-    None."""
+    """``(envelopes, (n0, n1))``: the table's envelopes and the stored output widths around
+    ``n`` at reduction ``k``, or None."""
     entry = _TABLES.get((chip, fmt))
     if entry is None:
         return None
-    key = entry[0]
-    b = _bracket(_NS[key].get(k, []), n)
-    return None if b is None else (key, b)
+    tid = id(entry[1])
+    b = _bracket(_NS[tid].get(k, []), n)
+    return None if b is None else (_GEMM_ENV[tid], b)
 
 
 def trtllm_gemm_max_rows(chip, fmt, n, k):
@@ -196,8 +216,8 @@ def trtllm_gemm_max_rows(chip, fmt, n, k):
     c = _gemm_corners(chip, fmt, n, k)
     if c is None:
         return None
-    key, (n0, n1) = c
-    return min(_XS[id(_GEMM_ENV[key][(nn, k)])][-1] for nn in (n0, n1))
+    envs, (n0, n1) = c
+    return min(_XS[id(envs[(nn, k)])][-1] for nn in (n0, n1))
 
 
 def trtllm_gemm_time(chip, fmt, m, n, k):
@@ -223,8 +243,8 @@ def trtllm_gemm_time(chip, fmt, m, n, k):
     c = _gemm_corners(chip, fmt, n, k)
     if c is None:
         return None
-    key, (n0, n1) = c
-    t0, t1 = (_at(_GEMM_ENV[key][(nn, k)], m) for nn in (n0, n1))
+    envs, (n0, n1) = c
+    t0, t1 = (_at(envs[(nn, k)], m) for nn in (n0, n1))
     return None if t0 is None or t1 is None else _lerp(n0, n1, t0, t1, n)
 
 
@@ -249,7 +269,7 @@ def trtllm_mla_bmm_time(chip, fmt, op, heads, m, shape=MLA_BMM_SHAPE):
     entry = _TABLES.get((chip, fmt))
     if entry is None or tuple(shape) != MLA_BMM_SHAPE:
         return None
-    env = _BMM_ENV[entry[0]].get((f"mla_gen_{op}", heads))
+    env = _BMM_ENV[id(entry[2])].get((f"mla_gen_{op}", heads))
     return None if env is None else _at(env, m)
 
 
@@ -287,13 +307,13 @@ def trtllm_gemm_parameters(chip, fmt, uses):
                 continue
             for nn in dict.fromkeys(c[1]):
                 add(f"decode.trtllm_gemm_time.{key}.{fmt}.n{nn}.k{k}", gemms[(nn, k)],
-                    _GEMM_ENV[key][(nn, k)], m, f"Linear.forward n = {nn}, k = {k}", "gemm")
+                    c[0][(nn, k)], m, f"Linear.forward n = {nn}, k = {k}", "gemm")
         else:
             op, m, heads = use
             table = bmms.get((f"mla_gen_{op}", heads))
             if table is None:
                 continue
             add(f"decode.trtllm_mla_bmm_time.{key}.{fmt}.{op}.h{heads}", table,
-                _BMM_ENV[key][(f"mla_gen_{op}", heads)], m,
+                _BMM_ENV[id(bmms)][(f"mla_gen_{op}", heads)], m,
                 f"MLA bmm mla_gen_{op}, {heads} heads", "mla_bmm")
     return tuple(out.values())

@@ -51,6 +51,15 @@ access``.
   NDR NIC; it covers headers and every other per-packet cost). The network behind
   the NICs is taken as non-blocking (rail-optimized clusters are built at full
   bisection).
+* **Atomics after writes on a queue pair** (``adaptive_routing``, default the named
+  assumption ``fabric._exchange.EXCHANGE_ADAPTIVE_ROUTING``: the fabric runs adaptive
+  routing): on a multi-path network an RDMA atomic that follows writes on one RC queue pair
+  waits for them, one network round trip (two :data:`fabric.EXCHANGE_SYNC` network steps;
+  deepseek-ai/DeepEP PR #437). A phase whose signals are such atomics
+  (:attr:`fabric.ExchangeKernel.qp_signals`: ``pplx``'s put-with-signal, each message;
+  ``deepep-low-latency``'s count and flag, one per queue pair) takes at least its busiest
+  remote queue pair's atomics times the round trip, and the network's time plus one
+  (``ExchangePhase.queue_pair``, a floor of the transfer).
 * **Background NIC traffic** (``nic_background``, bytes/s into each EP rank's NIC, e.g. a
   disaggregated decode instance's KV-cache inflow): it shares the port with the network
   stage the way concurrent flows share a link in the collectives model (their bytes add),
@@ -176,7 +185,7 @@ Examples
 >>> r = moe_exchange(f, "deepseek-v3", 2048, 8, kernel="one-sided",
 ...                  dispatch_bytes=2, combine_bytes=2, routing="balanced")
 >>> round(r.dispatch * 1e6), r.bottleneck_dispatch
-(299, 'scale-up')
+(300, 'scale-up')
 >>> r.copies_rank                       # every token to all 8 ranks, own included
 16384.0
 """
@@ -207,7 +216,7 @@ from fabric import (
 )
 from fabric import runtime as get_runtime
 from fabric import transport as get_transport
-from fabric._exchange import serial_copies
+from fabric._exchange import EXCHANGE_ADAPTIVE_ROUTING, serial_copies
 from fabric._failures import require_joined
 from fabric._memo import fabric_memo
 from fabric._schema import MAX_BYTES
@@ -756,7 +765,9 @@ class ExchangePhase:
         ``"scale-up"``, ``"network"``, ``"round trips"`` (a pulled combine whose
         dependent round trips outlast its bandwidth time), ``"serial chain"`` (one block's
         work between its copies outlasts the links), ``"block rate"`` (one block's token
-        outlasts the links) or ``"fixed"`` (when nothing moves).
+        outlasts the links), ``"queue pair"`` (a queue pair's atomics after writes, each
+        waiting one network round trip, outlast the links: ``queue_pair``) or ``"fixed"``
+        (when nothing moves).
     scaleup_bytes, nic_bytes : float
         Bytes on the most loaded scale-up link, and through the busiest NIC
         (sent + received counted separately; the larger direction).
@@ -779,6 +790,13 @@ class ExchangePhase:
         One block's serial work between the copies it moves (its chain there and its
         per-copy fences), which the other blocks' copies overlap: the transfer is at least
         this (``ExchangeKernel.interleaved_chain``; lead's rule, session 17).
+    queue_pair : float
+        On a multi-path network (``adaptive_routing``), the busiest remote RC queue pair's
+        RDMA atomics that follow writes, each waiting one network round trip for them
+        (:meth:`fabric.ExchangeKernel.qp_atomics` x two ``EXCHANGE_SYNC`` network steps), and
+        at least the network's time plus one such round trip (the last atomic follows the
+        last write): the transfer is at least this. 0 where no atomic follows writes on a
+        queue pair across the network, or ``adaptive_routing=False``.
     """
 
     fixed: float
@@ -795,6 +813,7 @@ class ExchangePhase:
     chain: float = 0.0
     fence: float = 0.0
     interleaved: float = 0.0
+    queue_pair: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1066,16 +1085,19 @@ def _routed_network_time(fabric, ranks, net, efficiency):
 
 
 def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=0.0, chain=0.0,
-           fence=0.0, trip=0.0, block=0.0, interleaved=0.0):
+           fence=0.0, trip=0.0, block=0.0, interleaved=0.0, queue_pair=0.0):
     links = max(up_t, net_t) if kern.pipelined else up_t + net_t
     moved = max(links, block)          # one block's token at the block's rate (a push)
     # a pull receives its first byte one round trip (``trip``) after its first request
     streamed = moved + trip if moved > 0 else 0.0
     # one block's serial work between its copies overlaps the other blocks' copies
-    transfer = max(streamed, pull, interleaved)
+    # the busiest queue pair's atomics after writes, each a network round trip (multi-path)
+    transfer = max(streamed, pull, interleaved, queue_pair)
     time = fixed + transfer + copy_t
     if transfer == 0:
         bott = "fixed"
+    elif queue_pair > max(streamed, pull, interleaved):
+        bott = "queue pair"
     elif interleaved > max(streamed, pull):
         bott = "serial chain"
     elif pull > streamed:
@@ -1087,7 +1109,7 @@ def _phase(kern, which, fixed, up_t, up_b, net_t, net_b, copy_t, pull=0.0, gaps=
     return ExchangePhase(fixed=fixed, scaleup=up_t, network=net_t, transfer=transfer,
                          local_copy=copy_t, time=time, bottleneck=bott, scaleup_bytes=up_b,
                          nic_bytes=net_b, pull_latency=pull, kernel_gaps=gaps, chain=chain,
-                         fence=fence, interleaved=interleaved)
+                         fence=fence, interleaved=interleaved, queue_pair=queue_pair)
 
 
 def pull_rounds(nbytes, threads, vector):
@@ -1228,7 +1250,7 @@ def _collective_phase(fabric, ranks, pair, runtime, transport, collective):
 
 def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, combine_bytes,
                  transport=None, routing="uniform", runtime=None, chip=None, collective=None,
-                 kernel_gap=None, l2_flushed=True, nic_background=0.0):
+                 kernel_gap=None, l2_flushed=True, nic_background=0.0, adaptive_routing=None):
     """Cost one MoE dispatch and combine with a named exchange kernel; see the module docstring.
 
     Parameters
@@ -1292,6 +1314,12 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         (``B`` the port's achieved bytes/s; the send direction unchanged). ``0`` (default):
         no background. Stages inside one load/store domain do not use a NIC and are not
         slowed; ``kernel="all-to-allv"`` (the collectives model) refuses a background.
+    adaptive_routing : bool, optional
+        Whether the network is multi-path (InfiniBand adaptive routing), so that an RDMA
+        atomic after writes on one queue pair waits one network round trip for them
+        (:attr:`fabric.ExchangeKernel.qp_signals`); default the named assumption
+        ``fabric._exchange.EXCHANGE_ADAPTIVE_ROUTING`` (``True``). ``False``: a single-path
+        network, whose queue pairs keep their order on the wire.
 
     Returns
     -------
@@ -1325,6 +1353,10 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
             math.isfinite(nic_background) and nic_background >= 0):
         raise SpecError(f"nic_background must be bytes/s >= 0, got {nic_background!r}")
     background = float(nic_background)
+    if adaptive_routing is None:
+        adaptive_routing = EXCHANGE_ADAPTIVE_ROUTING.value
+    elif not isinstance(adaptive_routing, bool):
+        raise SpecError(f"adaptive_routing must be True, False or None, got {adaptive_routing!r}")
     if background > 0 and kern.dedup == "collective":
         raise SpecError(f"nic_background is priced on an exchange kernel's own network stage; "
                         f"kernel {kern.name!r} runs through the collectives model, which has no "
@@ -1583,10 +1615,25 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         params = params + (rate,)
         # the slowest block: the busiest token's remote ranks
         block = [busiest[0][1] * b_d / rate.value, busiest[1][1] * b_c / rate.value]
+    # On a multi-path network an RDMA atomic after writes on one queue pair waits for them:
+    # one network round trip each (two NCCL network steps), on the busiest remote queue pair,
+    # and the last one after the network's last byte (DeepEP PR #437; the named assumption
+    # EXCHANGE_ADAPTIVE_ROUTING)
+    qp_wait = [0.0, 0.0]
+    if adaptive_routing and kern.qp_signals and net_t > 0:
+        step = EXCHANGE_SYNC["network"]
+        trip = 2 * step.value
+        messages = float(net.max()) / b_d           # expected messages to one remote peer
+        for i, t in enumerate((net_t, net_t * scale)):
+            n = kern.qp_atomics(i, messages)
+            if n:
+                qp_wait[i] = max(t + trip, n * trip)
+        params = params + tuple(p for p in (EXCHANGE_ADAPTIVE_ROUTING, step) if p not in params)
     fixed_d = _syncs(kern.syncs[0], first, further) + gaps_d + chain[0] + fence[0]
     fixed_c = _syncs(kern.syncs[1], first, further) + gaps_c + chain[1] + fence[1]
     ph_d = _phase(kern, "dispatch", fixed_d, up_t, up_b, net_t, net_b, copy_d, gaps=gaps_d,
-                  chain=chain[0], fence=fence[0], block=block[0], interleaved=inter[0])
+                  chain=chain[0], fence=fence[0], block=block[0], interleaved=inter[0],
+                  queue_pair=qp_wait[0])
     pull = pull_trip = 0.0
     if kern.pull_threads and n_ep > 1:
         # each round: one round trip, one more per later batch of its slot loads that holds
@@ -1617,7 +1664,7 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
         pull_trip = peer_trip
     ph_c = _phase(kern, "combine", fixed_c, up_t * scale, up_b * scale, net_t * scale,
                   net_b * scale, copy_c, pull, gaps=gaps_c, chain=chain[1], fence=fence[1],
-                  trip=pull_trip, interleaved=inter[1])
+                  trip=pull_trip, interleaved=inter[1], queue_pair=qp_wait[1])
     return MoEExchange(kernel=kern.name, routing=routing_name, ep=n_ep, nodes=nodes,
                        tokens_per_rank=tokens, dispatch_bytes=b_d, combine_bytes=b_c,
                        dispatch=ph_d.time,

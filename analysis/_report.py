@@ -133,7 +133,7 @@ def _build_fabrics(systems):
 
 
 def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECTIONS,
-                 executor=None, quiet=False, command=None):
+                 executor=None, quiet=False, command=None, on_section=None):
     """Compute a comparison report of ``systems``.
 
     Parameters
@@ -155,6 +155,10 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
         No progress bar.
     command : str, optional
         The command line shown as how to reproduce the report.
+    on_section : callable, optional
+        Called with each :class:`Section` as soon as it is built, in report order
+        (``cofabric report`` starts drawing its figures then:
+        :class:`analysis._report_render.FigureDrawing`).
 
     Returns
     -------
@@ -177,6 +181,12 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                 "utilization": utilization_section, "failures": failure_section,
                 "topology": topology_section, "cost": cost_section}
     parts, groups = [], []
+
+    def add(section):
+        parts.append(section)
+        if on_section is not None:
+            on_section(section)
+
     titles = {"structure": "Structure", "latency": "Access latency",
               "collectives": "Collectives", "symmetric": "Symmetric memory",
               "decode": "MoE decode", "serving": "Serving", "utilization": "All-to-all",
@@ -197,11 +207,11 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
         if key == "collectives":
             section, sentences, (sym, sym_sentences) = collectives_section(
                 fabrics, ops, sizes, executor, quiet)
-            parts.append(section)
+            add(section)
             found(key, sentences)
             if "symmetric" in sections:
                 if sym is not None:
-                    parts.append(sym)
+                    add(sym)
                 found("symmetric", sym_sentences)
         elif key in ("fair", "chips", "sensitivity"):
             if key == "fair":
@@ -212,34 +222,34 @@ def build_report(systems=DEFAULT_SYSTEMS, *, sizes=None, ops=None, sections=SECT
                 section, sentences = chip_section(_own_chip_systems(fabrics), executor,
                                                    quiet)
             if section is not None:
-                parts.append(section)
+                add(section)
             found(key, sentences)
         elif key == "scaling":
             # the families at growing size: independent of the systems compared
             section, sentences = scaling_report_section(executor, quiet)
-            parts.append(section)
+            add(section)
             found(key, sentences)
         elif key == "decode":
             section, sentences = decode_section(fabrics, executor, quiet)
             if section is not None:
-                parts.append(section)
+                add(section)
                 found(key, sentences)
             elif sentences:     # no step ran: nothing to assume
                 groups.append((titles[key], tuple(sentences)))
         elif key == "serving":
             section, sentences = serving_section(fabrics, executor, quiet)
             if section is not None:
-                parts.append(section)
+                add(section)
             found(key, sentences)
         else:
             section, sentences = builders[key](fabrics)
-            parts.append(section)
+            add(section)
             found(key, sentences)
     used = [sp for section in parts for sp in section.parameters]
     # the runtimes' constants where a section quotes times under them
     runtimes = REPORT_RUNTIMES if set(sections) & _RUNTIME_SECTIONS else ()
     assumptions, _ = assumptions_section(fabrics, used, runtimes)
-    parts.append(assumptions)
+    add(assumptions)
     if command is None:
         command = "cofabric report " + " ".join(fabrics)
     return Report(systems=tuple(fabrics), finding_groups=tuple(groups), sections=tuple(parts),
@@ -331,7 +341,8 @@ def _replace_dir(tmp, out):
         shutil.rmtree(old, ignore_errors=True)
 
 
-def write_report(report, out="report", *, force=False, quiet=False, executor=None):
+def write_report(report, out="report", *, force=False, quiet=False, executor=None,
+                 drawing=None):
     """Write ``report`` to the directory ``out``; return the path of its ``index.html``.
 
     Parameters
@@ -345,6 +356,9 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
         No progress bar.
     executor : concurrent.futures.Executor, optional
         Draws the figures in parallel; the files are the same.
+    drawing : analysis._report_render.FigureDrawing, optional
+        The figures, already drawing since their sections were built (``cofabric
+        report``); the files are the same.
 
     Raises
     ------
@@ -368,8 +382,11 @@ def write_report(report, out="report", *, force=False, quiet=False, executor=Non
     except OSError as e:    # name the directory asked for, not the temporary one beside it
         raise OSError(e.errno, e.strerror, str(out)) from None
     try:
-        svgs = render_figures(report.figures, tmp / "figures", quiet=quiet,
-                               executor=executor, systems=report.systems)
+        if drawing is not None:
+            svgs = drawing.finish(report.figures, tmp / "figures", report.systems, quiet=quiet)
+        else:
+            svgs = render_figures(report.figures, tmp / "figures", quiet=quiet,
+                                   executor=executor, systems=report.systems)
         for table in report.tables:
             (tmp / f"{table.name}.csv").write_text(csv_text(table), encoding="utf-8")
         (tmp / "index.html").write_text(render_html(report, svgs), encoding="utf-8")

@@ -366,6 +366,67 @@ def _render_one(spec, directory, systems=()):
     return svg[svg.find("<svg"):]
 
 
+class FigureDrawing:
+    """Figures drawn on ``executor`` while the report is still being built: ``cofabric
+    report`` passes :meth:`section` to :func:`analysis.build_report` as ``on_section``, so
+    a section's figures start drawing once it is built (the collective figures, about half
+    of the drawing, while the later sections compute), and :func:`analysis.write_report`
+    takes them with :meth:`finish`. The same files as drawing them after the build: each is
+    drawn alone by :func:`_render_one` from its pickled spec, as :func:`render_figures` does
+    on an executor. They are drawn into a private directory beside the report's
+    (``parent``), which :meth:`finish` moves into the report; :meth:`close` removes it
+    however the run ends."""
+
+    def __init__(self, executor, systems, parent):
+        import tempfile
+
+        self.executor, self.systems = executor, tuple(systems)
+        self.directory = Path(tempfile.mkdtemp(prefix=".figures-", dir=parent))
+        self.futures = {}
+
+    def section(self, section):
+        """Start drawing ``section``'s figures."""
+        for spec in section.figures:
+            self._start(spec)
+
+    def _start(self, spec):
+        if spec.name not in self.futures:
+            self.futures[spec.name] = self.executor.submit(
+                _render_one, spec, str(self.directory / "figures"), self.systems)
+
+    def finish(self, figures, directory, systems, quiet=False):
+        """Wait for ``figures`` (starting any not yet started), move their files to
+        ``directory``; return name -> SVG text, as :func:`render_figures`."""
+        import concurrent.futures
+        import os
+
+        from ._progress import Progress
+
+        if tuple(systems) != self.systems:      # the colours follow the systems' order
+            raise ValueError(f"figures drawn for systems {self.systems}, the report has "
+                             f"{tuple(systems)}")
+        for spec in figures:
+            self._start(spec)
+        wanted = [self.futures[spec.name] for spec in figures]
+        with Progress(len(wanted), "figures", quiet=quiet, live=True) as bar:
+            for _ in concurrent.futures.as_completed(wanted):
+                bar.update()
+        # in figure order: the first failing figure raises, as it would drawn serially
+        svgs = {spec.name: fut.result() for spec, fut in zip(figures, wanted)}
+        if figures:
+            os.rename(self.directory / "figures", directory)
+        return svgs
+
+    def close(self):
+        """Stop what has not started and remove the drawing directory (after the executor
+        has finished what had started: a figure still drawing writes its files)."""
+        import shutil
+
+        for fut in self.futures.values():
+            fut.cancel()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
 def render_figures(figures, directory, quiet=False, executor=None, systems=()):
     """Draw each figure once (in parallel on ``executor``); return name -> SVG text."""
     from ._sweep import sweep

@@ -326,14 +326,21 @@ def _memory_of(fabric, node, reg=None):
 
 
 def _fits(fabric, node, reg, size, op):
-    """Refuse ``size`` bytes into ``node``'s memory ``reg`` when they exceed what ``node``
-    holds there (a transfer of 1 TiB into a 1 GiB HBM is no transfer that exists)."""
+    """Refuse ``size`` bytes into ``node``'s memory ``reg`` from its first byte when they exceed
+    what ``node`` holds there (a transfer of 1 TiB into a 1 GiB HBM is no transfer that
+    exists), or, in an interleave set, its first granule (the next is another owner's:
+    :func:`_span`'s rule, for every target of :func:`access_latencies` at once)."""
     held = reg.size // reg.ways
     if size > held:
         raise AddressMapError(
             f"{fabric.name}: a {op} of {size} B ({format_size(size)}) to {node!r} is larger than "
             f"its memory, {reg} of {held} B ({format_size(held)}): one access reaches one "
             "owner's memory (split it)")
+    if reg.ways > 1 and size > reg.granularity:
+        raise AddressMapError(
+            f"{fabric.name}: a {op} of {size} B ({format_size(size)}) to {node!r} is larger than "
+            f"a granule of its interleaved memory, {reg} ({reg.granularity} B): one access "
+            "reaches one owner's memory, and the next granule is another owner's (split it)")
 
 
 #: Path latencies within this fraction of the least are a tie, broken in domain order
@@ -599,8 +606,9 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     fabric : Fabric
     op, size, transport
         As for :func:`access`; ``size`` must fit in every chip's memory (an
-        :class:`~fabric.AddressMapError` names the first chip it does not, as
-        :func:`access_to` does).
+        :class:`~fabric.AddressMapError` names the first chip it does not) and lie in
+        one window of each requester's host that permits ``op`` (a
+        :class:`~fabric.TranslationError` names the window's end), as :func:`access_to`.
     chips : sequence, optional
         Restrict to these chips (names or ranks, each once). Default: every endpoint.
 
@@ -691,12 +699,15 @@ def _permit_all(fabric, chips, op, size):
         if host is None:
             _requester_domain(fabric, chips[ks[0]])      # raises, naming the chip
         # one domain at a time: a sweep over every host keeps none of them
-        ok = fabric.host_domains.build(host).maps(g, _OP_ACCESS[op])
-        if not ok.all():
-            j = int(np.flatnonzero(~ok)[0])
-            src = chips[ks[0]] if chips[ks[0]] != chips[j] else chips[ks[-1]]
-            permit(fabric, src, int(g[j]), op)            # raises the translator's refusal
-            raise TranslationError(f"host {host}: may not {op} {chips[j]!r}'s memory")
+        dom = fabric.host_domains.build(host)
+        for whole in (1, size):         # the first bytes, then every byte (access's span rule)
+            ok = dom.maps(g, _OP_ACCESS[op], size=whole)
+            if not ok.all():
+                j = int(np.flatnonzero(~ok)[0])
+                src = chips[ks[0]] if chips[ks[0]] != chips[j] else chips[ks[-1]]
+                t = permit(fabric, src, int(g[j]), op)    # raises the translator's refusal
+                _span(fabric, src, t, size, op)           # or names the window's end
+                raise TranslationError(f"host {host}: may not {op} {chips[j]!r}'s memory")
 
 
 @dataclasses.dataclass(frozen=True)

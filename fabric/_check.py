@@ -29,8 +29,9 @@ code                          severity  meaning
 ``unreachable``               error     a window's target has failed (a dead chip), or
                                         no route reaches it from the domain
 ``unreachable``               warning   some chips of a domain reach a window's target
-                                        and others do not, a domain is partitioned, or a
-                                        chip belongs to no host domain
+                                        and others do not, a domain is partitioned, a
+                                        chip belongs to no host domain, or a host of two or
+                                        more chips maps none of them (default_windows off)
 ============================  ========  ===============================================
 
 ``unreachable``: a window onto memory held by a failed chip (or a host domain
@@ -162,6 +163,7 @@ def check(system):
     for h in fabric.domains:
         findings += _roundtrip(tables[h], targets[h], regions, plan.width, dp.index)
     findings += homeless_findings(fabric)
+    findings += unmapped_findings(fabric, plan, regions, targets)
     findings += unreachable_findings(fabric, regions, tables, targets, dp.index)
     return findings
 
@@ -244,6 +246,31 @@ def homeless_findings(fabric):
                     message=f"chip {c!r} belongs to no host domain: it has no address space, so "
                     "no load or store is made from it (its own memory stays mapped)", where=c)
             for c in fabric.endpoints if c not in fabric.host_of]
+
+
+def unmapped_findings(fabric, plan, regions, targets):
+    """An ``unreachable`` warning for each host domain of two or more chips that maps none of
+    its own chips' memory: with ``default_windows = false`` a host has only the windows the
+    plan lists (no apertures onto its own chips), so its chips cannot load or store one
+    another's memory (:func:`fabric.access` refuses it: no window maps it). A warning, as
+    a tenant may mean it; ``targets[h]``: the region index of each of host ``h``'s windows."""
+    if plan.default_windows is not False:
+        return []
+    out = []
+    for h, chips in placed_domains(fabric, plan).items():
+        if len(chips) < 2 or h not in targets:
+            continue
+        own = set(chips)
+        tgt = targets[h]
+        if any(own.intersection(regions[t].owners) for t in tgt[tgt >= 0].tolist()):
+            continue
+        out.append(Finding(code="unreachable", severity="warning",
+                           message=f"host domain {h} maps none of its own chips' memory "
+                           f"({_names([repr(c) for c in chips])}): with default_windows = "
+                           "false it has only the windows the plan lists, so its chips cannot "
+                           "load or store one another's memory (add a window onto each chip "
+                           "they share)", where=h))
+    return out
 
 
 def failed_nodes(fabric):

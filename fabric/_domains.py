@@ -1119,14 +1119,17 @@ class HostDomain:
         hit = (t.global_base <= g) & (g < t.global_base + t.size)
         return [int(x) for x in (g - t.global_base[hit] + t.local_base[hit]).tolist()]
 
-    def maps(self, global_addresses, op="read"):
+    def maps(self, global_addresses, op="read", size=1):
         """Whether each global address is reached by a window of this domain permitting ``op``.
 
         The vectorized question behind :meth:`reach`: a boolean array, True where
         some window maps the address and :meth:`translate` through it would
-        succeed for ``op``.
+        succeed for ``op``; with ``size``, where one such window maps all ``size``
+        bytes from the address (an access's span, :func:`fabric.access`).
         """
         _check_op(op)
+        if isinstance(size, bool) or not is_int(size) or size < 1:
+            raise ValueError(f"size must be a positive int of bytes, got size={show_value(size)}")
         g = as_address_array(global_addresses, self.width, AddressMapError, "global address")
         ok = self._can_read if op == "read" else self._can_write
         t = self.table
@@ -1136,7 +1139,9 @@ class HostDomain:
         o = np.argsort(gb, kind="stable")
         gb, reach = gb[o], np.maximum.accumulate(end[o])
         k = np.searchsorted(gb, g, side="right") - 1
-        return (k >= 0) & (g < reach[np.maximum(k, 0)])
+        # reach[k]: the furthest end of a permitting window starting at or below g (that
+        # window holds all of g .. g + size - 1; a difference, so no sum overflows int64)
+        return (k >= 0) & (reach[np.maximum(k, 0)] - g > int(size) - 1)
 
     def reach(self, global_address, op="read"):
         """Translate an access to ``global_address`` as this domain makes it.

@@ -100,6 +100,21 @@ LL protocol over the network (NVIDIA/nccl ``src/graph/tuning.cc``: base latency
 the ``nccl`` runtime profile): a named assumption, since no one-sided kernel over
 the network publishes its barrier's cost.
 
+Atomics after writes on one queue pair
+--------------------------------------
+A GPU-initiated kernel that posts an RDMA atomic after RDMA writes on the same RC queue pair
+(NVSHMEM's put-with-signal: a write, then its signal's atomic; DeepEP's low-latency count or
+flag after an expert's tokens) relies on the queue pair's ordering for the signal to follow
+the data. On multi-path capable adapters (ConnectX-7, BlueField-3) over a multi-path fabric
+(InfiniBand adaptive routing, multi-path Ethernet) the adapter does not issue such an atomic
+until every write in flight on that queue pair has completed: one network round trip per
+atomic that follows writes (deepseek-ai/DeepEP pull request #437). Priced where
+:attr:`ExchangeKernel.qp_signals` names the pattern, under the named assumption
+:data:`EXCHANGE_ADAPTIVE_ROUTING` (``moe_exchange(adaptive_routing=False)`` switches it off),
+the round trip being two of :data:`EXCHANGE_SYNC`'s network steps (no new figure): the phase's
+busiest remote queue pair then takes at least its atomics after writes times the round trip,
+and the last of them still waits one round trip after the network's last byte.
+
 NIC rate
 --------
 A kernel that crosses the network moves its payload through each NIC at
@@ -206,6 +221,23 @@ EXCHANGE_SYNC = {
     "base": _NCCL["nccl.base_latency.ring.LL"],
     "network": _NCCL["nccl.hw_latency.net.ring.LL"],
 }
+
+#: Whether an RDMA atomic that follows RDMA writes on one RC queue pair waits for them: the
+#: named assumption that the fabric runs adaptive routing (multi-path), see "Atomics after
+#: writes on one queue pair" and :attr:`ExchangeKernel.qp_signals`; the round trip it waits is
+#: two :data:`EXCHANGE_SYNC` network steps. ``analysis.moe_exchange(adaptive_routing=False)``
+#: prices the single-path fabric instead (the queue pair's order then holds on the wire).
+EXCHANGE_ADAPTIVE_ROUTING = Parameter(
+    "exchange.adaptive_routing", True, "",
+    "deepseek-ai/DeepEP pull request #437 (2025-09-29, 'Eager RDMA'): 'On modern multi-path "
+    "capable adapters (e.g., NVIDIA ConnectX-7, BlueField-3) and multi-path fabrics (InfiniBand "
+    "Adaptive Routing, multi-path Ethernet), the network may reorder the atomic and write "
+    "packets. To preserve ordering semantics, the stack will refrain from issuing the atomic "
+    "until all in-flight writes on that QP have completed (i.e., the fence), effectively "
+    "injecting one RTT of latency for each atomic that follows writes.' Assumption: the fabric "
+    "runs adaptive routing (multi-path) - no measured row states its routing; the round trip is "
+    "priced as two NCCL network steps (nccl.hw_latency.net.ring.LL, 2.7 us each: 5.4 us), the "
+    "network latency the exchange model already uses, no new figure")
 
 
 #: Payload bandwidth a NIC achieves under GPU-driven RDMA writes, as a fraction of its line
@@ -548,7 +580,14 @@ def peer_access_latency(arch):
 #: (``"further_payloads"``: ``payloads - 1``), or once per distinct destination rank of the
 #: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0); or once per cycle
 #: the dispatch's slot claims schedule per top-k slot of the token outside their loads
-#: (``"claim_cycles"``: ``slots`` times :attr:`ExchangeKernel.claim_cycles`).
+#: (``"claim_cycles"``: ``slots`` times :attr:`ExchangeKernel.claim_cycles`); or once per cycle
+#: the dispatch block's payload loop schedules outside its loads, for the payloads the caller
+#: gives (``"payload_cycles"``: each payload ``payload_cycles[0]`` plus ``payload_cycles[1]`` per
+#: pointer row after its first, each copy round after a payload's first ``payload_cycles[2]``,
+#: and ``payload_cycles[3]`` once) or for one further payload of one round (``"small_payload_cycles"``:
+#: ``payload_cycles[0]`` plus ``payload_cycles[1]`` per pointer row after its first;
+#: :attr:`ExchangeKernel.payload_cycles`); or once per cycle the combine's staging kernel
+#: schedules outside its loads (``"prepare_cycles"``: :attr:`ExchangeKernel.prepare_cycles`).
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
@@ -562,7 +601,7 @@ _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "ser
                  "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
                  "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
                  "count_pass_cycles", "further_signals", "count_passes",
-                 "claim_cycles")
+                 "claim_cycles", "payload_cycles", "small_payload_cycles", "prepare_cycles")
 
 
 def serial_copies(copies, blocks):
@@ -642,6 +681,10 @@ _CHAIN_COUNT_NEEDS = {
                                                 "schedules after the last copy's release)")),
     "claim_cycles": ("claim_cycles", (" (the cycles the dispatch's slot claims schedule per "
                                       "top-k slot)")),
+    **dict.fromkeys(("payload_cycles", "small_payload_cycles"),
+                    ("payload_cycles", " (the cycles the dispatch's payload loop schedules)")),
+    "prepare_cycles": ("prepare_cycles", (" (the cycles the combine's staging kernel "
+                                          "schedules)")),
     "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
                                                   "schedules per pass)")),
     **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
@@ -861,6 +904,19 @@ class ExchangeKernel:
         there or the duplicate's marks) schedule per top-k slot outside the loads the chain
         charges (the ids, the atomics, the counter base's constant loads), to the block's
         barrier before the copy: ``"claim_cycles"`` chain steps, ``slots`` times this.
+    payload_cycles : tuple of int
+        ``()``, or the cycles a dispatch block's payload loop (after the slot claims' barrier:
+        per payload its source pointer and size, each destination's pointer row, its copy
+        rounds, each a load then a store per destination) schedules outside the loads the chain
+        charges: ``(each payload, each of its pointer rows after the first
+        (:meth:`pointer_loads`), each copy round after a payload's first, once)``: the
+        ``"payload_cycles"`` chain step (the payloads the caller gives) and the
+        ``"small_payload_cycles"`` step (one further payload of one round).
+    prepare_cycles : int
+        ``0``, or the cycles the combine's staging kernel (the block that copies a received
+        token into the symmetric buffer before the pull: its epoch bump, the source and count
+        arithmetic, the copy loop's set-up and rounds) schedules outside the loads the chain
+        charges: the ``"prepare_cycles"`` chain step.
     receive_token_cycles : int
         ``0``, or the cycles the dispatch's receiving block schedules per received token
         (:meth:`receive_walk`) outside its loads and the later rounds of its copy
@@ -959,6 +1015,18 @@ class ExchangeKernel:
         then releases them (a ``fence.release.sys``, a release store or a release
         atomic) before its flag, so the flag waits for the stores' acknowledgement:
         one peer round trip (see "Release fences" in the module docstring).
+    qp_signals : tuple of str
+        ``()``, or per (dispatch, combine) phase how its RDMA atomics follow its RDMA writes
+        on one RC queue pair to a rank across the network: ``"each"`` (every message is a
+        write, then its signal's atomic: NVSHMEM's put-with-signal; the messages to one peer
+        spread over ``qp_per_peer`` queue pairs), ``"last"`` (one atomic per queue pair,
+        after all its writes: DeepEP low-latency's count and flag) or ``""`` (none). Under
+        :data:`EXCHANGE_ADAPTIVE_ROUTING` each such atomic waits one network round trip (see
+        "Atomics after writes on one queue pair"; :meth:`qp_atomics`).
+    qp_per_peer : int
+        ``0``, or the RC queue pairs a rank spreads its messages to one peer over (NVSHMEM
+        3.2.5's ``NVSHMEM_IBGDA_NUM_RC_PER_PE``, default 2, by CTA). Needed by a ``"each"``
+        phase of ``qp_signals``.
     sources : tuple of (field, source)
     """
 
@@ -998,6 +1066,8 @@ class ExchangeKernel:
     reduce_pass_cycles: int = 0
     count_cycles: int = 0
     claim_cycles: int = 0
+    payload_cycles: tuple = ()
+    prepare_cycles: int = 0
     reduce_cycles: int = 0
     stage_cycles: tuple = ()
     receive_cycles: int = 0
@@ -1008,6 +1078,8 @@ class ExchangeKernel:
     walk_slot_bytes: int = 0
     round_reads: tuple = ()
     sync_steps: tuple = ()
+    qp_signals: tuple = ()
+    qp_per_peer: int = 0
 
     def __post_init__(self):
         if self.dedup not in ("node", "rank", "expert", "collective"):
@@ -1097,7 +1169,7 @@ class ExchangeKernel:
                       "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
                       "send_walk_cycles", "receive_token_cycles", "send_cycles",
                       "reduce_pass_cycles", "count_cycles", "post_cycles",
-                      "count_pass_cycles", "claim_cycles"):
+                      "count_pass_cycles", "claim_cycles", "prepare_cycles"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1107,11 +1179,28 @@ class ExchangeKernel:
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                     isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
                 raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
+        v = self.payload_cycles
+        if v != () and (not isinstance(v, tuple) or len(v) != 4 or any(
+                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
+            raise ValueError(f"payload_cycles must be () or four ints >= 0 (each payload, each "
+                             f"pointer row after its first, each round after a payload's first, "
+                             f"once), got {v!r}")
         v = self.copy_cycles
         if v != () and (not isinstance(v, tuple) or len(v) != 3 or any(
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
             raise ValueError(f"copy_cycles must be () or three ints >= 0 (every copy, each later "
                              f"copy's loop back, a load/store copy's put path), got {v!r}")
+        v = self.qp_signals
+        if v != () and (not isinstance(v, tuple) or len(v) != 2
+                        or any(x not in ("", "each", "last") for x in v)):
+            raise ValueError(f"qp_signals must be () or two of '', 'each', 'last' (dispatch, "
+                             f"combine), got {v!r}")
+        v = self.qp_per_peer
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"qp_per_peer must be an int >= 0, got {v!r}")
+        if "each" in self.qp_signals and not v:
+            raise ValueError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
+                             "messages to one peer spread over)")
         v = self.stage_cycles
         if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                 isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
@@ -1201,6 +1290,31 @@ class ExchangeKernel:
         n = dict(self.pointer_overlap).get(arch, 1)
         ranks = float(ranks)
         return max(ranks - n + 1, min(ranks, 1.0))
+
+    def qp_atomics(self, phase, messages):
+        """RDMA atomics after writes on the phase's busiest queue pair to a rank across the
+        network, ``messages`` the phase's expected messages to one such rank (``0``: none
+        crosses the network): ``ceil(messages / qp_per_peer)`` where each message's write is
+        followed by its atomic (``"each"``), one where each queue pair's writes end in one
+        (``"last"``), none otherwise (see :attr:`qp_signals`).
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.qp_atomics(0, 128 * 8 / 16), k.qp_atomics(0, 8 / 16), k.qp_atomics(1, 0)
+        (32, 1, 0)
+        >>> exchange_kernel("deepep-low-latency").qp_atomics(0, 64.0)
+        1
+        >>> exchange_kernel("one-sided").qp_atomics(0, 64.0)
+        0
+        """
+        if (isinstance(messages, bool) or not isinstance(messages, numbers.Real)
+                or not (math.isfinite(messages) and messages >= 0)):
+            raise SpecError(f"messages must be a number >= 0, got {messages!r}")
+        mode = self.qp_signals[phase] if self.qp_signals else ""
+        if not mode or messages == 0:
+            return 0
+        if mode == "last":
+            return 1
+        return math.ceil(messages / self.qp_per_peer)
 
     def count_walk(self, experts, k, tokens, domains):
         """``(remote, passes)`` of the slowest count warp (see ``count_grid``): of the experts
@@ -1433,10 +1547,10 @@ class ExchangeKernel:
 
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.chain_latency(0, "blackwell", ranks=8, rounds=4, slots=8)
-        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + 246 + 2 x 150
-        6707
+        >>> round(t * 1e9)      # 2 x 348 + 8 x 246 + 53 + 7 x 10.5 + 7 x 16.2 + 8 x 125 x 0.505 + 53 + 8 x 53 + (4 + 2) x 348 + 2 x (8 + 1) x 10.5 + (3 x 508 + 3 x 97 + 105) x 0.505 + 246 + 2 x 150
+        7677
         >>> round(k.chain_latency(0, "blackwell", ranks=8, rounds=4, ep=64, slots=8)[0] * 1e9)
-        7007
+        7977
         """
         table = EXCHANGE_LATENCY[arch]
         times = {"one": 1.0, "ranks": float(ranks), "rounds": float(rounds),
@@ -1492,10 +1606,16 @@ class ExchangeKernel:
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
         times["claim_cycles"] = float(slots * self.claim_cycles)
+        times["prepare_cycles"] = float(self.prepare_cycles)
         stage = self.stage_cycles[phase] if self.stage_cycles else 0
         for name in ("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"):
             times[name[:-len("rounds")] + "round_cycles"] = times[name] * stage
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
+        pay = self.payload_cycles or (0, 0, 0, 0)
+        per_payload = pay[0] + pay[1] * max(times["pointer_rows"] - 1.0, 0.0)
+        times["payload_cycles"] = (payloads * per_payload
+                                   + pay[2] * max(float(rounds) - payloads, 0.0) + pay[3])
+        times["small_payload_cycles"] = per_payload
         times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
@@ -1539,6 +1659,10 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.stage_vector",
                                  "{}+{}".format(*self.stage_vector), "B",
                                  src.get("stage_vector", "")))
+        if self.payload_cycles:
+            out.append(Parameter(f"{self.name}.payload_cycles",
+                                 "{}+{}+{}+{}".format(*self.payload_cycles), "cycles",
+                                 src.get("payload_cycles", "")))
         if self.copy_cycles:
             out.append(Parameter(f"{self.name}.copy_cycles",
                                  "{}+{}+{}".format(*self.copy_cycles), "cycles",
@@ -1547,6 +1671,12 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.stage_cycles",
                                  "{}+{}".format(*self.stage_cycles), "cycles",
                                  src.get("stage_cycles", "")))
+        if self.qp_signals:
+            out.append(Parameter(f"{self.name}.qp_signals", "{}+{}".format(
+                *(x or "none" for x in self.qp_signals)), "", src.get("qp_signals", "")))
+        if self.qp_per_peer:
+            out.append(Parameter(f"{self.name}.qp_per_peer", self.qp_per_peer, "",
+                                 src.get("qp_per_peer", "")))
         if self.count_grid:
             out.append(Parameter(f"{self.name}.count_grid",
                                  "{} warps per block, at most {} blocks".format(*self.count_grid),
@@ -1560,7 +1690,7 @@ class ExchangeKernel:
                             ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
                             ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
                             ("post_cycles", "cycles"), ("count_pass_cycles", "cycles"),
-                            ("claim_cycles", "cycles"),
+                            ("claim_cycles", "cycles"), ("prepare_cycles", "cycles"),
                             ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
                             ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
@@ -1878,8 +2008,20 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                               "in one load/store domain. Not counted: the grid sync (while the "
                               "counts fly), and after the receiver's atomic its STS, named "
                               "BAR.SYNC, LDS and lane 0's src_info load before the copy (the copy "
-                              "is priced as its HBM traffic, local_copy). " + _STALL_COUNTS))),
+                              "is priced as its HBM traffic, local_copy). " + _STALL_COUNTS)),
+            ("qp_signals", (f"{_DEEPEP} csrc/kernels/internode_ll.cu at de8cfca: the dispatch's "
+                            "warps put an expert's tokens with nvshmemi_ibgda_put_nbi_warp on "
+                            "queue pair dst_expert_local_idx (l.154), then the count with "
+                            "nvshmemi_ibgda_amo_nonfetch_add on the same queue pair (l.221); the "
+                            "combine puts on local_expert_idx (l.425), then its flag's "
+                            "amo_nonfetch_add on the same (l.440): one atomic per queue pair, "
+                            "after all its writes ('last'). Since 2d0cf41 (2025-03-14, 'Low "
+                            "latency kernels use rdma atomic to support AR'); before it "
+                            "(ebfe47e, the February 2025 release) the count and flag were "
+                            "nvshmemi_ibgda_rma_p writes, no atomic: a kernel of that commit "
+                            "takes qp_signals=() (the deepep-feb25 rows)"))),
         release_fence=(True, True), send_grid=3, send_cycles=478, count_cycles=165,
+        qp_signals=("last", "last"),
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
                 ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
                 ("hbm_load", "further_waves"), ("l2_atomic", "further_waves"),
@@ -1900,12 +2042,15 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 ("const_l1", "further_ranks"), ("cycle", "claim_cycles"),
                 ("const_l15", "one"), ("const_l1", "further_payloads"),
                 ("const_l15", "pointer_rows"), ("const_l1", "pointer_rereads"),
-                ("hbm_load", "rounds"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
-                ("hbm_load", "one"), ("const_l1", "one"), ("const_l1", "pointer_rows"),
-                ("hbm_load", "one"),
+                ("hbm_load", "rounds"), ("cycle", "payload_cycles"),
+                ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
+                ("const_l1", "one"), ("const_l1", "pointer_rows"),
+                ("hbm_load", "one"), ("cycle", "small_payload_cycles"),
                 ("l2_atomic", "one"), ("l2_hit", "one"), ("l2_hit", "one"),
                 ("l2_hit", "lane_passes"), ("l2_hit", "lane_passes")),
                (("l2_hit", "one"), ("l2_hit", "one"), ("l2_hit", "rounds"),
+                ("cycle", "prepare_cycles"),
                 ("l2_hit", "one"), ("l2_hit", "one"), ("const_l15", "one"),
                 ("l2_hit", "lane_passes"))),
         pointer_overlap=(("hopper", 2),),
@@ -2145,9 +2290,46 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "cycles a slot (the kernel's prologue before the ids' pointer, 88 cycles on "
                 "sm_100a, and the SHFL/S2R latencies not counted). Other top-k builds not walked: "
                 "their claims are taken at the same cycles a slot (assumption). The walk: "
-                "notes/moe.md of session 25 (cfwalk.py)"))),
+                "notes/moe.md of session 25 (cfwalk.py)")),
+            ("payload_cycles", (
+                "session 25 (moe), the same two builds (nvcc 13.0, read with cuobjdump 13.5): "
+                "every thread of the block, after the "
+                "claims' BAR.SYNC (sm_100a 0x1d90-0x5820, sm_90a 0x1840-0x5420), reads the "
+                "staged ranks and indices (LDS), then per payload its source pointer and bytes per "
+                "token (waited), the 16-B width test, each valid slot's destination row (LDC.64, "
+                "waited; sm_90a slots 0-1 together) and its address, then the copy loop (per "
+                "round an LDG.E.128, then a predicated STG.E.128 per slot and the loop test), and "
+                "the payload loop's back edge. Walked for thread 0 (it copies a round of every "
+                "payload) in issue order at the stall counts, the chain's own loads (the rounds' "
+                "loads as trips; bytes and rows at const_l15 for the first payload, const_l1 "
+                "after, as the chain charges them) subtracted, LDS at shared_load and other "
+                "constant loads at const_l1 where exposed, for 1-4 payloads of 1-3 rounds with 1, "
+                "2, 4, 8 valid slots. sm_100a: the first payload 463.9 + 25 per row after the "
+                "first (638.9 with 8), each further payload 346 + 25 a row, each round after a "
+                "payload's first 97; sm_90a: 438.9 / 616.9 (rows 1 and 2 together), 333 + 26-30 "
+                "a row after the first load, 100 a round. The least of the two, each term: 333 a "
+                "payload, 25 a pointer row after its first, 97 a further round, 105 once (the "
+                "first payload's extra: the LDS of the staged routing and the rows' 8 address "
+                "products; 117.9 / 105.9). Not counted: the block's tail after the loop (its "
+                "counter atomic's set-up), the SHFL/S2R latencies, other vector widths (a "
+                "payload that 16 B does not divide: 8-, 4-, 2-, 1-B loops not walked, taken "
+                "alike: assumption)")),
+            ("prepare_cycles", (
+                "session 25 (moe), the same two builds (nvcc 13.0, cuobjdump 13.5): "
+                "moeA2APrepareCombineKernel<BlockPolicy> for block 0, thread 0 (it bumps the epoch "
+                "and stages a token), a BF16 payload on the 16-B path, from the kernel's entry to "
+                "its EXIT: the epoch's load and store, the division of the block index by "
+                "max_tokens_per_rank (source rank, token), the recv_counters load and test, the "
+                "copy loop's trip-count division (sm_100a: I2F/MUFU.RCP/F2I, then a remainder loop "
+                "and a 4x-unrolled one, 0x0000-0x08d0; sm_90a: one round a pass, 0x0000-0x0df0), "
+                "each round's LDG.E.128 then STG.E.128. The chain's loads (the epoch, the counter, "
+                "the rounds' loads) as trips, other constant loads const_l1 where exposed, "
+                "MUFU/I2F/F2I/S2R free: sm_100a 425.4-484.4 cycles for 1-8 rounds, sm_90a 294.4 "
+                "+ 34 a round after the first; the least, 294, once per staged combine (a lower "
+                "bound). The combine kernel's own code before round 1 and round 1's issue not "
+                "walked"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        claim_cycles=125,
+        claim_cycles=125, payload_cycles=(333, 25, 97, 105), prepare_cycles=294,
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,
@@ -2641,7 +2823,23 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                                 "AllToAllInterNode::gather launches min(132, numLocalExperts x "
                                 "numDPGroups x maxNumTokens) blocks (132 for every published "
                                 "row); block b takes received copies b, b + gridDim, ... until "
-                                "sourceExpert is 0"))),
+                                "sourceExpert is 0")),
+            ("qp_signals", (f"{_PPLX} 7af3059 internode_scatter.cu (each token's warp j: "
+                            "nvshmemx_putmem_signal_nbi_warp, NVSHMEM_SIGNAL_ADD) and "
+                            "internode_gather.cu (each copy back: the same call): to a rank "
+                            "across the network NVSHMEM 3.2.5's nvshmemi_ibgda_put_signal_impl "
+                            "(src/include/non_abi/device/pt-to-pt/ibgda_device.cuh, "
+                            "valgur/NVSHMEM-archive 6d8ab15) writes one RDMA-write WQE and then "
+                            "the signal's atomic WQE on the same RC queue pair, no fence bit: "
+                            "every message is a write followed by its atomic ('each'; the count "
+                            "signals, SIGNAL_SET atomics that may or may not follow writes, are "
+                            "not counted: a lower bound)")),
+            ("qp_per_peer", ("NVSHMEM 3.2.5 src/modules/transport/common/env_defs.h "
+                             "(valgur/NVSHMEM-archive 6d8ab15): NVSHMEM_IBGDA_NUM_RC_PER_PE "
+                             "default 2, NVSHMEM_IBGDA_RC_MAP_BY default 'cta' (round-robin by "
+                             "CTA id); pplx sets neither (its README's inter-node run sets only "
+                             "NVSHMEM_IB_ENABLE_IBGDA=1): a rank's messages to one peer spread "
+                             "over 2 queue pairs by the sending block"))),
         release_fence=(True, True), count_grid=(10, 132), combine_blocks=132,
         chain=(_nvshmem_wait() + _grid_sync()
                + (("l2_hit", "one"), ("l1_hit", "walk_slots"),
@@ -2684,6 +2882,7 @@ EXCHANGE_KERNELS = {k.name: k for k in (
         reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
+        qp_signals=("each", "each"), qp_per_peer=2,
     ),
     ExchangeKernel(
         "all-to-allv", dedup="collective", forwarding=False, scale_out=True, pipelined=True,
@@ -2866,6 +3065,10 @@ def _ncclep_low_latency():
         "(0x8930-0x8990, 0x8b10-0x8bd0, 0x8c10): 321 stall cycles, 282 + 3 x const_l1 issued. "
         "Not priced: the poll loop's period (a clock64 timeout test per iteration). "
         + _STALL_COUNTS)
+    src["qp_signals"] = (
+        "across the network NCCL EP posts through NCCL's GIN (not read): DeepEP low-latency's "
+        "pattern is taken for it, one atomic per queue pair after its writes ('last'; "
+        "assumption, as for its put; no multi-node NCCL EP row is carried)")
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
                                chain=chain, send_grid=0, send_cycles=424, count_cycles=282)
 

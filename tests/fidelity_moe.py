@@ -230,14 +230,10 @@ KNOWN_MISSES = {
                                "loop's other loads per round, session 22; its issue cycles "
                                "beyond them, session 24) against ~33 us "
                                "measured (barrier-off: 32.2 us)",
-    "trtllm-ep8-bs128-combine": "128 tokens: fixed 5.4 + transfer 19.5 + copy 3.7 us less the "
-                                "floor's graph gap (CUPTI span) = 28.0 us against 38.1 us (33.6%, "
-                                "inside 35%, until session 15 left the gap out of the span): the "
-                                "combine's work outside the barrier at 128 tokens is ~10 us above "
-                                "the dispatch's for the same link bytes (blog18's barrier-off "
-                                "table: 36.2 vs 25.8 us); a lockstep reading of the pulled rounds "
-                                "(rounds x trip + bytes at the link rate) would give ~34 us but "
-                                "has no source (session 13 notes)",
+    # trtllm-ep8-bs128-combine left in session 25 (35.2% -> 34.5%: the staging kernel's issue
+    # cycles beyond its loads, prepare_cycles, counted from the compiled kernel); still ~10 us
+    # fast: the combine's work outside the barrier at 128 tokens is ~10 us above the dispatch's
+    # for the same link bytes (blog18's barrier-off table: 36.2 vs 25.8 us)
     "deepep-v1-ep8-ll-dispatch": "77 us measured over NVLink, not RDMA, despite the table's "
                                  "'pure RDMA' heading: the EP8 row was published on 2025-06-05 "
                                  "(DeepEP de8cfca, news line on #173; NVLink on by default since "

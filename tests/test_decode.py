@@ -1099,11 +1099,17 @@ def test_attention_block_is_its_kernels_rooflines_summed():
     # tests/test_models_s24_mla_heads.py)
     no_op = mock.patch.object(analysis._decode._Settings, "mla_measured",
                               new=property(lambda s: None))
+    # (and the router GEMM's measured Linear above 16 rows a rank, session 25:
+    # tests/test_models_s25_router.py)
+    no_router = mock.patch.object(analysis._decode._Settings, "router_measured",
+                                  new=property(lambda s: None))
     no_module.start()
     no_op.start()
+    no_router.start()
     try:
         r = decode_step("deepseek-v3", f, **kw)
     finally:
+        no_router.stop()
         no_op.stop()
         no_module.stop()
     lists = step_kernel_lists("deepseek-v3", f.chip, tp=1, tokens=128)

@@ -85,6 +85,19 @@ def _gemm_held(model, f, lay, graphs, engine, batch):
                                 and names[i + 1] in covered) for i, n in enumerate(names))
 
 
+def _router_held(model, f, lay, graphs, engine, batch):
+    """Brute force: the start TensorRT-LLM's measured router GEMM holds in one MoE layer
+    (session 25, tests/test_models_s25_router.py): 1 where the step runs DeepSeek's (256,
+    7168) BF16 router at more than 16 rows a rank (the dedicated kernel's counts below) and
+    the chip's table holds that shape at those rows."""
+    m = analysis.model_config(model)
+    rows = math.ceil(batch / lay.dp)
+    if (not graphs or engine != "trtllm" or not m.moe_layers or rows <= 16
+            or (m.routed_experts, m.hidden) != (256, 7168)):
+        return 0
+    return int(analysis.trtllm_gemm_time(f.chip.name, "bf16", rows, 256, 7168) is not None)
+
+
 def _module_held(model, f, lay, graphs, engine, tokens, kernel=None):
     """Brute force: the starts TensorRT-LLM's MoE module holds in one MoE layer where the step
     takes its time as measured at the layout (session 24, tests/test_models_s24_moe_module.py):
@@ -222,6 +235,10 @@ def test_collective_exchange_by_hand():
     # (session 24), under any runtime
     module = _module_held("deepseek-r1", f, lay, True, "trtllm", 256)
     assert module == 10
+    # and the router GEMM at its measured Linear time at 32 rows a rank (session 25)
+    router = _router_held("deepseek-r1", f, lay, True, "trtllm", 256)
+    assert router == 1
+    module += router
     for runtime, moved in ((None, 58 * 2 * 1.3e-6), ("nccl", 58 * 2 * 1.3e-6), ("ideal", 0.0)):
         moved += (61 * op + 58 * module) * 1.3e-6
         step = analysis.decode_step("deepseek-r1", f, runtime=runtime, **kw)
@@ -330,7 +347,8 @@ def test_boundaries_match_the_held_starts(model, system, layout, kernel, runtime
     # module measured at the layout (session 24) holds its kernels' starts up to 384 tokens
     op = (_mla_op_held(model, f, lay, graphs, engine, batch, context)
           + _gemm_held(model, f, lay, graphs, engine, batch))
-    module = _module_held(model, f, lay, graphs, engine, batch, kernel)
+    module = (_module_held(model, f, lay, graphs, engine, batch, kernel)
+              + _router_held(model, f, lay, graphs, engine, batch))
     for a, b in zip(new.layers, old.layers, strict=True):
         held = (_expected_held(model, f, lay, a.kind, kernel, graphs, runtime, engine) + op
                 + (module if a.kind == "moe" else 0))

@@ -78,6 +78,16 @@ def test_a_group_of_more_rows_never_takes_less_time(a, b):
     assert lo / r_lo <= hi / r_hi * (1 + 1e-12)
 
 
+def _router(chip, per_rank, flops):
+    """A MoE layer's router compute under engine 'trtllm' in a graph: its measured BF16
+    ``Linear`` above 16 rows a rank (session 25, tests/test_models_s25_router.py), else its
+    FLOPs at ``flops``."""
+    m = analysis.model_config("deepseek-r1")
+    if per_rank > 16:
+        return analysis.trtllm_gemm_time(chip, "bf16", per_rank, 256, 7168)
+    return per_rank * 2 * m.router_params / flops
+
+
 @pytest.mark.parametrize("per_rank", [64, 384])
 def test_decode_prices_the_routed_experts_at_the_measured_time(per_rank):
     # B200, DeepSeek-R1 NVFP4, attention DP8 + EP8 (the trtllm-bench rows' layout): the MoE
@@ -94,7 +104,7 @@ def test_decode_prices_the_routed_experts_at_the_measured_time(per_rank):
     rate = grouped_gemm_rate("b200", "fp4", rows)
     assert rows >= 16 and rate < f.chip.peak("fp4")
     fp4, bf16 = f.chip.peak("fp4"), f.chip.gemm_flops("bf16")
-    shared_and_router = (per_rank * 2 * m.router_params / bf16
+    shared_and_router = (_router("b200", per_rank, bf16)
                          + per_rank * 2 * m.shared_experts * m.expert_params / fp4)
     assert L.ffn_compute == pytest.approx(shared_and_router + pairs * 2 * m.expert_params / rate,
                                           rel=1e-9)
@@ -145,7 +155,9 @@ def test_the_modules_own_kernels_are_inside_its_measured_time(per_rank):
     # tests/test_decode_gemm_measured.py: query up-, output projections, W_UK, W_UV, and the
     # fused A above 16 rows a rank)
     gemms = 5 if per_rank == 384 else 4
-    assert _held(b200, b300) == _held(b300, b300) + module + 2 + gemms
+    # (and the router GEMM's measured Linear above 16 rows a rank, session 25)
+    router = 1 if per_rank == 384 else 0
+    assert _held(b200, b300) == _held(b300, b300) + module + 2 + gemms + router
     # the floors the MoE block drops: the MoE layer's less the dense layer's (whose attention
     # block drops the same MLA kernels' floors and whose FFN is priced alike on both chips)
     drop = [b300.layers[i].kernel_floor - b200.layers[i].kernel_floor for i in (0, -1)]
@@ -189,8 +201,9 @@ def test_h200_fp8_experts_take_the_modules_h200_time_under_trtllm():
         rate = (grouped_gemm_rate("h200", "fp8", rows) if engine == "trtllm" else
                 fp8 * grouped_gemm_efficiency("hopper", "fp8", rows))
         dense = analysis.gemm_compute_efficiency("hopper", "fp8", "dense").value
-        want = (128 * 2 * m.router_params / f.chip.gemm_flops("bf16")
-                + 128 * 2 * m.shared_experts * m.expert_params / (fp8 * dense)
+        router = (_router("h200", 128, None) if engine == "trtllm"
+                  else 128 * 2 * m.router_params / f.chip.gemm_flops("bf16"))
+        want = (router + 128 * 2 * m.shared_experts * m.expert_params / (fp8 * dense)
                 + pairs * 2 * m.expert_params / rate)
         assert L.ffn_compute == pytest.approx(want, rel=1e-9), engine
         names = {p.name for p in step.parameters}

@@ -146,12 +146,15 @@ def test_other_steps_keep_their_rooflines(case):
         spec = "hgx-h200"
     s = _settings(model, spec, 8 * 384, "tp=1,dp=8", **kw)
     assert all(s.attention_gemm_measured(n) is None for n in GEMMS)
-    step = analysis.decode_step(model, topologies.build(spec), batch=8 * 384, context=2048,
-                                layout="tp=1,dp=8", **{"engine": "trtllm", **kw})
-    with _tables_off():
-        before = analysis.decode_step(model, topologies.build(spec), batch=8 * 384,
-                                      context=2048, layout="tp=1,dp=8",
-                                      **{"engine": "trtllm", **kw})
+    # (the router's measured BF16 Linear, session 25, is the B200's and the H200's whatever the
+    # attention's format: taken out here, tests/test_models_s25_router.py)
+    with mock.patch.object(D._Settings, "router_measured", property(lambda s: None)):
+        step = analysis.decode_step(model, topologies.build(spec), batch=8 * 384, context=2048,
+                                    layout="tp=1,dp=8", **{"engine": "trtllm", **kw})
+        with _tables_off():
+            before = analysis.decode_step(model, topologies.build(spec), batch=8 * 384,
+                                          context=2048, layout="tp=1,dp=8",
+                                          **{"engine": "trtllm", **kw})
     assert step == before
     assert not any(p.name.startswith("decode.trtllm_") for p in step.parameters)
 

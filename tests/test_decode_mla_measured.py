@@ -57,7 +57,8 @@ def test_none_outside_the_measurement():
     assert _time(384, 2047, chip="b300") is None and _time(384, 2047, chip="h100") is None
     assert _time(384, 2047, kv=1, chip="h200") is None  # H200's FP8-KV rows: not read
     assert _time(384, 2047, kv=4) is None               # an FP32 KV cache: not measured
-    assert _time(384, 2047, heads=64) is None           # 64 heads on the GPU: not measured
+    assert _time(384, 2047, heads=8) is None            # 8 heads on the GPU: not measured
+    # (128 heads since session 21, 16 since 24, 64 and 32 since 25: MLA_GENERATION_HEADS)
     with pytest.raises(SpecError, match="batch"):
         _time(-1, 2047)
 
@@ -137,7 +138,7 @@ def test_an_fp8_kv_cache_takes_the_fp8_measurement():
     assert "FP8 KV" in src and "collect_mla_1_1rc2.py" in src
 
 
-@pytest.mark.parametrize("case", ["fp8-kv-h200", "vllm", "eager", "tp4"])
+@pytest.mark.parametrize("case", ["fp8-kv-h200", "vllm", "eager", "8-heads"])
 def test_other_steps_keep_the_roofline(case):
     import dataclasses
     m = analysis.model_config("deepseek-r1-nvfp4")
@@ -151,8 +152,10 @@ def test_other_steps_keep_the_roofline(case):
         kw["engine"] = "vllm"
     elif case == "eager":
         kw["cuda_graphs"] = False
-    else:                                      # 32 heads on the GPU: not measured (16 are,
-        kw.update(layout="tp=4,dp=2", batch=384)   # session 24: test_models_s24_mla_heads.py)
+    else:       # Kimi K2's 64 heads at tp=8: 8 on the GPU, not measured (128, 64, 32 and 16
+        # are: sessions 21, 24, 25, tests/test_models_s25_mla_heads.py)
+        m = analysis.model_config("kimi-k2")
+        kw.update(layout="tp=8", batch=64)
     step = analysis.decode_step(m, topologies.build(spec), **kw)
     assert not any(p.name.startswith("decode.mla_generation_time") for p in step.parameters)
 

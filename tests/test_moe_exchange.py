@@ -241,8 +241,10 @@ def test_pure_rdma_low_latency_sends_intranode_copies_through_the_nic():
 
 def test_chips_cabled_straight_into_the_network():
     f = topologies.build("fattree:k=4")                # 16 chips, each its own domain
+    # (single-path network: session 25's queue-pair rule would otherwise set the time, 16
+    # atomics after writes on each queue pair, test_ibgda_s25_qp)
     r = moe_exchange(f, "deepseek-v3", 64, 16, kernel="pplx", dispatch_bytes=1,
-                     combine_bytes=2)
+                     combine_bytes=2, adaptive_routing=False)
     assert r.nodes == 16 and len(r.nic_bytes) == 16 and r.bottleneck_dispatch == "network"
 
 
@@ -754,7 +756,9 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     Session 22 (the claim loop's SASS): each slot after the first loads its expert id after the
     previous slot's atomic (an L1 hit), and each valid slot reloads the counters' base from the
     parameters (a constant-L1 hit) before its atomic. Session 25 (the same loop's issue
-    cycles): each of the k slots schedules 125 cycles beyond those loads."""
+    cycles): each of the k slots schedules 125 cycles beyond those loads; the payload loop
+    333 a payload plus 25 per pointer-row wait after its first, 97 per round after a payload's
+    first and 105 once."""
     first = table["hbm_load" if l2_flushed else "l2_hit"].value
     targets = len({(0 * k + j + 0) % ep for j in range(k)})     # token 0 of rank 0
     waits = _pointer_groups([(0 * k + j + 0) % ep for j in range(k)], together)
@@ -768,13 +772,17 @@ def _brute_chain(ep, k, nbytes, table, l2_flushed=True, together=1):
     # before each payload's rows its bytes per token (a constant load, waited): the first
     # payload's line from the L1.5, the two small payloads' from the constant L1
     sizes = table["const_l15"].value + 2 * table["const_l1"].value
+    per_payload = 333 + 25 * (waits - 1)
+    claims += (3 * per_payload + 97 * (rounds - 1) + 105) * table["cycle"].value
     dispatch = (epoch + first + targets * table["l2_atomic"].value + claims + sizes
                 + copy_rounds * first
                 + table["l2_atomic"].value + 2 * table["l2_hit"].value + pointers)
     # prepare-combine: epoch bump (L2, read by the dispatch barrier), counters, staging rounds;
     # combine kernel: the token's routing metadata before its first pull, two dependent loads
     # as compiled (send_indices, then target_ranks predicated on it: session 17's SASS)
+    # session 25: the staging kernel's own code beyond those loads, 294 cycles
     combine = (table["l2_hit"].value + table["l2_hit"].value + rounds * table["l2_hit"].value
+               + 294 * table["cycle"].value
                + 2 * table["l2_hit"].value + table["const_l15"].value)
     passes = _warp_loop_passes(ep) - 1
     return (dispatch + 2 * passes * table["l2_hit"].value,
@@ -1402,7 +1410,8 @@ def test_post_quantized_rows_send_values_and_scale_factors_apart():
     of values + 448 B of scale factors, MXFP8 = 7168 + 224 (blog18's byte counts), two
     payloads: one more cold HBM load in the dispatch chain than one 4032-B payload, one
     more constant-L1 read of each of the token's 8 destinations' pointer rows (session 21) and
-    of the payload's bytes per token before them (session 22)."""
+    of the payload's bytes per token before them (session 22), and the payload loop's cycles
+    for one more payload, 333 + 25 per pointer row after the first (session 25)."""
     from fidelity_heldout_moe import MXFP8_TOKEN, NVFP4_TOKEN
     assert tuple(p * 7168 for p in NVFP4_TOKEN) == (3584, 448)
     assert tuple(p * 7168 for p in MXFP8_TOKEN) == (7168, 224)
@@ -1413,7 +1422,9 @@ def test_post_quantized_rows_send_values_and_scale_factors_apart():
     one = moe_exchange(f, "deepseek-v3", 1, 32, kernel="one-sided", dispatch_bytes=4032, **kw)
     hbm = EXCHANGE_LATENCY["blackwell"]["hbm_load"].value
     const = EXCHANGE_LATENCY["blackwell"]["const_l1"].value
-    assert apart.dispatch - one.dispatch == pytest.approx(hbm + (8 + 1) * const, rel=1e-9)
+    cycle = EXCHANGE_LATENCY["blackwell"]["cycle"].value
+    assert apart.dispatch - one.dispatch == pytest.approx(
+        hbm + (8 + 1) * const + (333 + 7 * 25) * cycle, rel=1e-9)
 
 
 
@@ -1673,10 +1684,11 @@ def test_background_shares_the_nic_port(shape, tokens, kernel, background, slow)
         assert a.time - a.transfer == pytest.approx(b.time - b.transfer, rel=1e-12)
         assert a.transfer >= b.transfer
         pipelined = exchange_kernel(kernel).pipelined
-        # a block's serial work between its copies (interleaved) is a floor of the transfer
+        # a block's serial work between its copies (interleaved) is a floor of the transfer,
+        # and so is the busiest queue pair's atomics after writes (session 25)
         assert a.transfer == pytest.approx(max(max(a.scaleup, a.network) if pipelined
-                                               else a.scaleup + a.network, a.interleaved),
-                                           rel=1e-12)
+                                               else a.scaleup + a.network, a.interleaved,
+                                               a.queue_pair), rel=1e-12)
     assert r.nic_bytes == base.nic_bytes      # the exchange's own bytes do not change
 
 

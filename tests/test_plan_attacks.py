@@ -220,6 +220,12 @@ def test_owner_grant_does_not_cover_an_interleave_set_of_other_owners(sd200):
         f.translate("host0", 1 << 50)                   # and chip8's stripe too: the set
 
 
+def _bare(found):
+    """The findings less the warnings of hosts that map none of their own chips (session 25:
+    with the default windows off, every host of these plans but what they list)."""
+    return [f for f in found if "maps none of its own chips" not in f.message]
+
+
 @pytest.mark.parametrize("grants", [
     [Grant("host0", "chip8"), Grant("host0", "chip16")],
     [Grant("host0", "pair")],
@@ -228,13 +234,13 @@ def test_owner_grant_does_not_cover_an_interleave_set_of_other_owners(sd200):
 ])
 def test_interleave_set_granted_in_full_is_clean(sd200, grants):
     f = sd200.replace(address_plan=_set_plan(("chip8", "chip16"), grants))
-    assert check(f) == []
+    assert _bare(check(f)) == []
     assert f.translate("host0", (1 << 50) + 4096).owner == "chip16"
 
 
 def test_domain_grant_covers_a_set_wholly_its_own_only(sd200):
     f = sd200.replace(address_plan=_set_plan(("chip8", "chip9"), [Grant("host0", "host1")]))
-    assert check(f) == []
+    assert _bare(check(f)) == []
     f = sd200.replace(address_plan=_set_plan(("chip8", "chip16"), [Grant("host0", "host1")]))
     assert _named(check(f), "isolation") == ["host0 window 'w'"]
 
@@ -443,7 +449,7 @@ def test_example_file_tenant_partition_is_clean():
     from fabric import read_system
 
     s = read_system(partition, "tenant.toml", build=topologies.build)
-    assert check(s) == []
+    assert _bare(check(s)) == []          # and a warning a host (test_audit_s25_unmapped)
     f = s.fabric
     assert f.translate("host1", 0x1000_0000_0000 + 64).owner == "chip0"
     with pytest.raises(TranslationError, match="read-only"):

@@ -10,7 +10,8 @@ formula, and the grant rules. It predicts
 * which windows are faulty (target offset or size outside the target),
 * for every host and sampled local address and operation, the owner and offset
   reached, or a refusal,
-* which windows are ``isolation`` findings and which are ``unreachable``,
+* which windows are ``isolation`` findings and which are ``unreachable``, and which hosts
+  map none of their own chips (a warning, with the default windows off),
 * that failures change no translation of a surviving host.
 
 The region bases themselves come from the address map (the layout is tested in
@@ -154,6 +155,19 @@ def _ref_translate(plan, regions, host, a, op):
     return None
 
 
+def _ref_unmapped(plan, regions):
+    """The hosts no window of which meets a region of its chips (default windows off)."""
+    if plan.default_windows:
+        return set()
+    out = set()
+    for h in HOSTS:
+        regs = [r for r in regions if any(HOME.get(o) == h and o in CHIPS for o in r.owners)]
+        if not any(gb < r.base + r.size and r.base < gb + size for r in regs
+                   for _, _, size, gb, _, _ in _ref_windows(plan, regions, h)):
+            out.add(h)
+    return out
+
+
 def _windows_named(found, codes):
     out = set()
     for f in found:
@@ -192,7 +206,11 @@ def test_random_plans_match_the_reference(plan, dead, extra):
                     and not _ref_allowed(plan, h, reg, "write")):
                 iso.add((h, name))
     assert _windows_named(found, {"isolation"}) == iso
-    assert not any(x.code == "unreachable" for x in found)          # all-to-all: reachable
+    # all-to-all: every target reachable; a host of chips none of which it maps is warned
+    unmapped = {x.where for x in found if "maps none of its own chips" in x.message}
+    assert all(x.severity == "warning" for x in found if x.where in unmapped)
+    assert not any(x.code == "unreachable" and x.where not in unmapped for x in found)
+    assert unmapped == _ref_unmapped(plan, regions)
     # translation of sampled addresses, both operations
     g = f.without(chips=dead) if dead else None
     for h in HOSTS:
@@ -224,7 +242,11 @@ def test_random_plans_match_the_reference(plan, dead, extra):
                 reg = next(r for r in regions if r.base <= gb < r.base + r.size)
                 if set(reg.owners) & gone:
                     unreachable.add((h, name))
-        assert _windows_named(check(g), {"unreachable"}) == unreachable
+        found = check(g)
+        unmapped = {x.where for x in found if "maps none of its own chips" in x.message}
+        assert unmapped == _ref_unmapped(plan, regions) & set(g.domains)    # the plan's
+        assert _windows_named([x for x in found if "maps none of its own" not in x.message],
+                              {"unreachable"}) == unreachable
 
 
 def test_a_set_of_a_granted_owner_and_the_domains_own_chip_is_granted():
