@@ -63,6 +63,7 @@ import itertools
 
 from fabric import GENERATIONS, MATH_FORMATS, Parameter, SpecError, chip_spec
 
+from ._gemm_measured import lower_envelope
 from ._models import WEIGHT_FORMATS
 
 __all__ = ["DECODE_GEMM_HBM_EFFICIENCY", "DECODE_GEMM_K_FLOOR", "DEEPGEMM_H800_FP8",
@@ -438,16 +439,7 @@ _MODULE_SOURCES = {
 }
 
 
-def _lower_envelope(points):
-    """``((x, ms), ...)`` as ``[(x, seconds), ...]``, each no more than a larger ``x``'s."""
-    out, low = [], float("inf")
-    for x, ms in sorted(points, reverse=True):
-        low = min(low, ms * 1e-3)
-        out.append((x, low))
-    return out[::-1]
-
-
-_MOE_MODULE_ENVELOPES = {(key, lay): _lower_envelope(pts)
+_MOE_MODULE_ENVELOPES = {(key, lay): lower_envelope(pts)
                          for key, table in TRTLLM_MOE_MODULE_BY_LAYOUT.items()
                          for lay, pts in table.items()}
 

@@ -138,11 +138,16 @@ _SOURCES = {
 }
 
 
-def _envelope(points):
+def lower_envelope(points):
     """``points`` ``((m, ms), ...)`` as ``[(m, seconds), ...]``, each time no more than any
     measurement at a larger or equal ``m`` (the lower envelope: the table's noise, e.g. a
     tile boundary's step at ``m = 257`` above ``m = 512``'s time, never makes more rows
-    cheaper)."""
+    cheaper). Every 1-D measured table of the package (GEMMs, the MoE module, context MLA)
+    is read through it.
+
+    >>> lower_envelope([(1, 2.0), (2, 3.0), (4, 1.0)])
+    [(1, 0.001), (2, 0.001), (4, 0.001)]
+    """
     pts = sorted(points)
     out, low = [], float("inf")
     for m, ms in reversed(pts):
@@ -152,9 +157,9 @@ def _envelope(points):
 
 
 #: each table's envelopes, by the table's id (module constants: they live as long as it)
-_GEMM_ENV = {id(table): {shape: _envelope(p) for shape, p in table.items()}
+_GEMM_ENV = {id(table): {shape: lower_envelope(p) for shape, p in table.items()}
              for _, table, _ in _TABLES.values()}
-_BMM_ENV = {id(table): {shape: _envelope(p) for shape, p in table.items()}
+_BMM_ENV = {id(table): {shape: lower_envelope(p) for shape, p in table.items()}
             for _, _, table in _TABLES.values()}
 #: each envelope's row counts, for :func:`_at` (by the envelope's id: they live as long as it)
 _XS = {id(env): [x for x, _ in env] for envs in (*_GEMM_ENV.values(), *_BMM_ENV.values())

@@ -27,6 +27,8 @@ import bisect
 
 from fabric import Parameter, SpecError
 
+from ._gemm_measured import lower_envelope
+
 __all__ = [
     "MLA_GENERATION_HEADS",
     "MLA_GENERATION_SHAPE",
@@ -475,16 +477,7 @@ TRTLLM_MLA_CONTEXT = {
 _CONTEXT_CHIPS = {"b200": "b200", "gb200": "b200", "h200": "h200"}
 
 
-def _envelope_1d(points):
-    """``((x, ms), ...)`` as ``[(x, seconds), ...]``, each no more than a larger ``x``'s."""
-    out, low = [], float("inf")
-    for x, ms in sorted(points, reverse=True):
-        low = min(low, ms * 1e-3)
-        out.append((x, low))
-    return out[::-1]
-
-
-_CONTEXT_ENVELOPES = {key: _envelope_1d(pts) for key, pts in TRTLLM_MLA_CONTEXT.items()}
+_CONTEXT_ENVELOPES = {key: lower_envelope(pts) for key, pts in TRTLLM_MLA_CONTEXT.items()}
 
 
 def mla_context_max_isl(chip, kv_bytes):

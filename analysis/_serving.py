@@ -127,6 +127,7 @@ from ._decode import (
     KERNEL_FLOORS,
     KERNELS,
     LAUNCH_OVERHEAD,
+    TRTLLM_FUSED_A_MIN_LATENCY_TOKENS,
     TWO_BATCH,
     collective_holds_starts,
     collective_seconds,
@@ -149,7 +150,7 @@ from ._gemm import (
     gemm_compute_efficiency,
     grouped_gemm_rate,
 )
-from ._gemm_measured import trtllm_gemm_max_rows, trtllm_gemm_time
+from ._gemm_measured import TRTLLM_ROUTER_SHAPES, trtllm_gemm_max_rows, trtllm_gemm_time
 from ._mla_measured import mla_context_max_isl, mla_context_time
 from ._models import model_config
 from ._speculative import expected_accepted_tokens
@@ -987,8 +988,22 @@ def _prefill_projections(m, chip, lay, isl, engine, efficiency):
     if (engine != "trtllm" or efficiency is not None or att.kind != "mla" or att.sparse
             or not att.q_lora_rank or att.heads % lay.tp):
         return None
-    fmt, seconds, flops = m.part_format("attention"), 0.0, 0.0
-    for name, (n, k) in trtllm_projection_shapes(m, lay.tp, isl).items():
+    shapes = trtllm_projection_shapes(m, lay.tp, isl)
+    # the fused A projection runs whole on every rank: its FLOPs are counted once
+    return _prefill_measured_gemms(chip, m.part_format("attention"), lay, isl, shapes,
+                                   whole=("fuse_a_gemm",))
+
+
+def _prefill_measured_gemms(chip, fmt, lay, isl, shapes, whole=()):
+    """``(seconds, flops)`` of the GEMMs ``shapes`` (``{name: (n, k)}`` on a rank) one
+    ``isl``-token prompt runs at TensorRT-LLM's measured ``Linear`` times in ``fmt``
+    (:func:`analysis.trtllm_gemm_time` at the prompt's rows): the measured ones' one-chip
+    seconds (a rank's time x ``tp``: the pass divides the part by ``tp``) and the FLOPs they
+    cover (``whole``: GEMMs every rank runs whole, counted once), or None where none is
+    measured. Above the table's largest row count a shape takes that count's time per row
+    (named in the loop)."""
+    seconds, flops = 0.0, 0.0
+    for name, (n, k) in shapes.items():
         t = trtllm_gemm_time(chip.name, fmt, isl, n, k)
         top = trtllm_gemm_max_rows(chip.name, fmt, n, k)
         if t is None and top is not None and isl > top:
@@ -999,9 +1014,24 @@ def _prefill_projections(m, chip, lay, isl, engine, efficiency):
         if t is None:
             continue
         seconds += t * lay.tp
-        # the fused A projection runs whole on every rank: its FLOPs are counted once
-        flops += 2 * isl * n * k * (1 if name == "fuse_a_gemm" else lay.tp)
+        flops += 2 * isl * n * k * (1 if name in whole else lay.tp)
     return None if not flops else (seconds, flops)
+
+
+def _prefill_router(m, chip, lay, isl, engine, efficiency):
+    """``(seconds, flops)`` of a MoE layer's router gate GEMM for one ``isl``-token prompt at
+    TensorRT-LLM's measured BF16 ``Linear`` time, as the decode step takes it
+    (:meth:`analysis._decode._Settings.router_measured`: DeepSeek's shape,
+    :data:`analysis.TRTLLM_ROUTER_SHAPES`, above
+    :data:`analysis._decode.TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows, where every code state
+    runs it on cuBLAS), every rank routing the prompt's tokens whole; or None: only
+    ``engine="trtllm"``, no user ``efficiency``."""
+    shape = (m.routed_experts, m.hidden)
+    if (engine != "trtllm" or efficiency is not None or not m.moe_layers
+            or shape not in TRTLLM_ROUTER_SHAPES or isl <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS):
+        return None
+    return _prefill_measured_gemms(chip, chip.gemm_format(m.math_format("router")), lay, isl,
+                                   {"router_gemm": shape}, whole=("router_gemm",))
 
 
 def _prefill_context_op(m, chip, lay, isl, engine, efficiency):
@@ -1186,10 +1216,12 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                                             engine, efficiency)
             rate = rate if measured is None else min(rate, measured)
         seconds[p] = f / rate
-        if p == "attention":    # TensorRT-LLM's projection GEMMs as measured, at least
-            proj = _prefill_projections(m, chip, lay, isl, engine, efficiency)
+        if p in ("attention", "router"):    # TensorRT-LLM's GEMMs as measured, at least
+            layers, proj = ((m.layers, _prefill_projections) if p == "attention"
+                            else (m.moe_layers, _prefill_router))
+            proj = proj(m, chip, lay, isl, engine, efficiency)
             if proj is not None:
-                seconds[p] = max(seconds[p], m.layers * proj[0] + (f - m.layers * proj[1]) / rate)
+                seconds[p] = max(seconds[p], layers * proj[0] + (f - layers * proj[1]) / rate)
         if p == "scores":       # TensorRT-LLM's context MLA op as measured, at least
             op = _prefill_context_op(m, chip, lay, isl, engine, efficiency)
             seconds[p] = max(seconds[p], 0.0 if op is None else m.layers * op)

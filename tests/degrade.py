@@ -45,3 +45,14 @@ def degrade(draw, f, max_links=2, max_chips=1, min_links=0):
         except FabricError:
             pass
     return f
+
+
+@st.composite
+def group_on(draw, specs, max_links=3, max_chips=1):
+    """``(f, nodes)``: a fabric of ``specs``, perhaps degraded, and an ordered group of
+    1..all of its endpoints (the rank groups the per-node properties draw)."""
+    f = draw(degrade(built(draw(st.sampled_from(specs))), max_links=max_links,
+                     max_chips=max_chips))
+    chips = list(f.endpoints)
+    size = draw(st.integers(1, len(chips)))
+    return f, draw(st.permutations(chips))[:size]

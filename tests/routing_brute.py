@@ -1,8 +1,10 @@
 """Brute-force routing for tests: enumerate the paths each policy allows with networkx.
 
-Independent of fabric/_routing.py: paths are enumerated (all simple paths, or
-coordinate stepping for dimension order), filtered by the policy's rule, and the
-shortest kept; loads split a pair's bytes evenly over its paths.
+Independent of fabric/_routing.py: paths are enumerated (coordinate stepping for dimension
+order; for up/down and minimal a breadth-first search over (node, policy state) and every
+shortest path back through its layers, checked against all simple paths filtered by the
+policy's rule, :func:`simple_paths_reference`), the shortest kept; loads split a pair's
+bytes evenly over its paths.
 """
 
 import itertools

@@ -6,9 +6,8 @@ answer must be that pass's, on intact and degraded fabrics, for any group."""
 import time
 import types
 
-from degrade import built, degrade
+from degrade import built, group_on
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from analysis._collectives import MESSAGE_TECHNOLOGIES, _GroupView, _loadstore_domain
 from fabric import FabricError
@@ -50,16 +49,8 @@ def _every_pair(view):
     return least or 0
 
 
-@st.composite
-def _groups(draw):
-    f = draw(degrade(built(draw(st.sampled_from(SPECS))), max_links=3, max_chips=1))
-    chips = list(f.endpoints)
-    size = draw(st.integers(1, len(chips)))
-    return f, draw(st.permutations(chips))[:size]
-
-
 @settings(max_examples=80, deadline=None)
-@given(_groups())
+@given(group_on(SPECS))
 def test_the_lanes_are_the_every_pair_pass(group):
     f, nodes = group
     view = _view(f, nodes)

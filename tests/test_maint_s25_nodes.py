@@ -7,7 +7,7 @@ and ran the same search 64,000 times. The answers must be the per-node loop's (t
 before), on intact and degraded fabrics, for any group."""
 
 import numpy as np
-from degrade import built, degrade
+from degrade import group_on
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,16 +50,8 @@ def _outcome(call):
         return type(e), str(e)
 
 
-@st.composite
-def _groups(draw):
-    f = draw(degrade(built(draw(st.sampled_from(SPECS))), max_links=3, max_chips=1))
-    chips = list(f.endpoints)
-    size = draw(st.integers(1, len(chips)))
-    return f, draw(st.permutations(chips))[:size]
-
-
 @settings(max_examples=60, deadline=None)
-@given(_groups(), st.sampled_from(["ring", "in-switch"]))
+@given(group_on(SPECS), st.sampled_from(["ring", "in-switch"]))
 def test_per_node_work_is_the_per_node_loops(group, algorithm):
     f, nodes = group
     try:

@@ -17,9 +17,11 @@ import topologies
 
 @pytest.fixture
 def alone():
-    """The pass's projections alone: no measured context MLA op or MoE module."""
+    """The pass's projections alone: no measured context MLA op, MoE module or router GEMM
+    (session 25, tests/test_models_s25_router.py)."""
     with mock.patch.object(S, "_prefill_context_op", lambda *a: None), \
-            mock.patch.object(S, "_prefill_module_rate", lambda *a: None):
+            mock.patch.object(S, "_prefill_module_rate", lambda *a: None), \
+            mock.patch.object(S, "_prefill_router", lambda *a: None):
         yield
 
 

@@ -125,3 +125,38 @@ def test_elsewhere_nothing_is_taken():
     # a chip without a table
     assert _settings(topologies.build("switch:8,chip=b300"), "deepseek-r1-nvfp4", 8 * 384,
                      "tp=1,dp=8").router_measured is None
+
+
+# -- a prompt pass's router: the same measured Linear at the prompt's rows ------------------
+
+@pytest.mark.parametrize("spec, chip, model, layout, tp", [
+    ("hgx-b200", "b200", "deepseek-r1-nvfp4", "tp=8", 8),
+    ("hgx-b200", "b200", "deepseek-r1-nvfp4", "tp=1,dp=8", 1),
+    ("hgx-h200", "h200", "deepseek-r1", "tp=4,dp=2", 4),
+])
+def test_a_prompt_pass_takes_the_routers_measured_time(spec, chip, model, layout, tp):
+    from analysis import _serving as S
+    fab = topologies.build(spec)
+    m, lay = analysis.model_config(model), analysis.parse_layout(layout, 8)
+    for isl in (17, 1024, 5000):
+        t = analysis.trtllm_gemm_time(chip, "bf16", isl, 256, 7168)
+        # every rank routes the prompt's tokens whole: a rank's time x tp as one-chip seconds,
+        # the GEMM's FLOPs once
+        assert S._prefill_router(m, fab.chip, lay, isl, "trtllm", None) == pytest.approx(
+            (t * tp, 2 * isl * 256 * 7168), rel=1e-12)
+    # beyond the table's rows: its largest count's time per row (the projections' rule)
+    top = analysis.trtllm_gemm_max_rows(chip, "bf16", 256, 7168)
+    got = S._prefill_router(m, fab.chip, lay, 3 * top, "trtllm", None)[0]
+    assert got == pytest.approx(
+        analysis.trtllm_gemm_time(chip, "bf16", top, 256, 7168) * 3 * tp, rel=1e-12)
+    # the dedicated kernel's counts, other engines, a user efficiency: nothing taken
+    for args in ((16, "trtllm", None), (1024, "vllm", None), (1024, "trtllm", 0.5)):
+        assert S._prefill_router(m, fab.chip, lay, args[0], *args[1:]) is None, args
+    kimi = analysis.model_config("kimi-k2")
+    assert S._prefill_router(kimi, fab.chip, lay, 1024, "trtllm", None) is None
+    # and the pass is slower by it (the router's FLOPs at the BF16 rate were ~10x faster)
+    kw = {"isl": 1024, "layout": layout, "engine": "trtllm", "one_at_a_time": True}
+    now = analysis.prefill_time(model, fab, **kw).total
+    with mock.patch.object(S, "_prefill_router", lambda *a: None):
+        before = analysis.prefill_time(model, fab, **kw).total
+    assert now > before

@@ -11,9 +11,8 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from moe_cycle_counts import assert_moves_only, gb200_one_token, without_count
 
-import topologies
-from analysis import moe_exchange
 from fabric import EXCHANGE_LATENCY, ExchangeKernel, exchange_kernel
 
 CLAIM = 125
@@ -21,10 +20,7 @@ CLAIM = 125
 
 def _without_claims(name):
     """The profile as it was before: no claim_cycles field set and no step charging it."""
-    k = exchange_kernel(name)
-    step = ("cycle", "claim_cycles")
-    return dataclasses.replace(k, claim_cycles=0,
-                               chain=(tuple(s for s in k.chain[0] if s != step), k.chain[1]))
+    return without_count(name, "claim_cycles", 0, (("cycle", "claim_cycles"),))
 
 
 def test_the_one_sided_profiles_carry_the_counted_claim_cycles():
@@ -64,17 +60,10 @@ def test_the_dispatch_chain_pays_the_claims_once_per_slot(arch, slots, ranks, ro
 def test_a_one_token_dispatch_on_gb200_moves_by_eight_slots(degraded):
     """EP8, one token, top-8 (DeepSeek-V3): the dispatch's fixed part moves by 8 x 125 cycles
     (0.505 us at the Blackwell cycle), intact or with a link cut; the combine does not."""
-    f = topologies.build("gb200-nvl72")
-    if degraded:
-        a = f.endpoints[1]
-        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
-    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
-    r = moe_exchange(f, "deepseek-v3", 1, 8, kernel="one-sided", **kw)
-    r0 = moe_exchange(f, "deepseek-v3", 1, 8, kernel=_without_claims("one-sided"), **kw)
+    r = gb200_one_token("one-sided", degraded)
+    r0 = gb200_one_token(_without_claims("one-sided"), degraded)
     step = 8 * CLAIM * EXCHANGE_LATENCY["blackwell"]["cycle"].value
-    assert r.dispatch_phase.chain - r0.dispatch_phase.chain == pytest.approx(step, rel=1e-9)
-    assert r.dispatch - r0.dispatch == pytest.approx(step, rel=1e-9)
-    assert r.combine == r0.combine
+    assert_moves_only(r, r0, "dispatch", step)
     assert 0.50e-6 < step < 0.51e-6
 
 

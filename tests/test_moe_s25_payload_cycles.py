@@ -12,9 +12,8 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from moe_cycle_counts import assert_moves_only, gb200_one_token, without_count
 
-import topologies
-from analysis import moe_exchange
 from fabric import EXCHANGE_LATENCY, exchange_kernel
 
 PAY = (333, 25, 97, 105)
@@ -22,9 +21,7 @@ STEPS = (("cycle", "payload_cycles"), ("cycle", "small_payload_cycles"))
 
 
 def _without_payload_cycles(name):
-    k = exchange_kernel(name)
-    return dataclasses.replace(k, payload_cycles=(),
-                               chain=(tuple(s for s in k.chain[0] if s not in STEPS), k.chain[1]))
+    return without_count(name, "payload_cycles", (), STEPS)
 
 
 def _reference_cycles(payloads, rounds, rows, small=2):
@@ -75,17 +72,10 @@ def test_the_blog18_one_token_dispatch_moves_by_the_walked_loop(degraded):
     """EP8, one BF16 token (4 rounds of 256 x 16 B), 8 destinations on GB200: (3 x (333 + 7 x
     25) + 3 x 97 + 105) cycles = 1,920 = 0.970 us more in the dispatch, intact or with a link
     cut; the combine does not move."""
-    f = topologies.build("gb200-nvl72")
-    if degraded:
-        a = f.endpoints[1]
-        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
-    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
-    r = moe_exchange(f, "deepseek-v3", 1, 8, kernel="one-sided", **kw)
-    r0 = moe_exchange(f, "deepseek-v3", 1, 8, kernel=_without_payload_cycles("one-sided"), **kw)
+    r = gb200_one_token("one-sided", degraded)
+    r0 = gb200_one_token(_without_payload_cycles("one-sided"), degraded)
     step = 1920 * EXCHANGE_LATENCY["blackwell"]["cycle"].value
-    assert r.dispatch_phase.chain - r0.dispatch_phase.chain == pytest.approx(step, rel=1e-9)
-    assert r.dispatch - r0.dispatch == pytest.approx(step, rel=1e-9)
-    assert r.combine == r0.combine
+    assert_moves_only(r, r0, "dispatch", step)
 
 
 def test_bad_payload_cycles_are_refused_by_name():

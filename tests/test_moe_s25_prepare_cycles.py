@@ -10,18 +10,15 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from moe_cycle_counts import assert_moves_only, gb200_one_token, without_count
 
-import topologies
-from analysis import moe_exchange
 from fabric import EXCHANGE_LATENCY, exchange_kernel
 
 STEP = ("cycle", "prepare_cycles")
 
 
 def _without_prepare_cycles(name):
-    k = exchange_kernel(name)
-    return dataclasses.replace(k, prepare_cycles=0,
-                               chain=(k.chain[0], tuple(s for s in k.chain[1] if s != STEP)))
+    return without_count(name, "prepare_cycles", 0, (STEP,))
 
 
 def test_the_one_sided_profiles_carry_the_counted_prepare_cycles():
@@ -52,17 +49,10 @@ def test_the_combine_chain_pays_the_staging_kernel_once(arch, ranks, rounds, flu
 def test_a_staged_one_token_combine_moves_by_the_staging_kernel(degraded):
     """blog18's EP8 one-token combine (the MoE output staged by the prepare kernel): 294 cycles
     = 0.149 us more on GB200, intact or with a link cut; the dispatch does not move."""
-    f = topologies.build("gb200-nvl72")
-    if degraded:
-        a = f.endpoints[1]
-        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
-    kw = {"dispatch_bytes": 2, "combine_bytes": 2, "routing": "balanced"}
-    r = moe_exchange(f, "deepseek-v3", 1, 8, kernel="one-sided", **kw)
-    r0 = moe_exchange(f, "deepseek-v3", 1, 8, kernel=_without_prepare_cycles("one-sided"), **kw)
+    r = gb200_one_token("one-sided", degraded)
+    r0 = gb200_one_token(_without_prepare_cycles("one-sided"), degraded)
     step = 294 * EXCHANGE_LATENCY["blackwell"]["cycle"].value
-    assert r.combine_phase.chain - r0.combine_phase.chain == pytest.approx(step, rel=1e-9)
-    assert r.combine - r0.combine == pytest.approx(step, rel=1e-9)
-    assert r.dispatch == r0.dispatch
+    assert_moves_only(r, r0, "combine", step)
 
 
 def test_bad_prepare_cycles_are_refused_by_name():

@@ -24,11 +24,13 @@ B200 = "hgx-b200"
 
 @pytest.fixture
 def no_context_op():
-    """The passes without the measured context MLA op (tests/test_serving_prefill_context_mla.py)
-    and the measured projection GEMMs (session 23, tests/test_models_s23_prompt_gemms.py): the
-    routed experts' pricing alone."""
+    """The passes without the measured context MLA op (tests/test_serving_prefill_context_mla.py),
+    the measured projection GEMMs (session 23, tests/test_models_s23_prompt_gemms.py) and the
+    measured router GEMM (session 25, tests/test_models_s25_router.py): the routed experts'
+    pricing alone."""
     with mock.patch.object(S, "_prefill_context_op", lambda *a: None), \
-            mock.patch.object(S, "_prefill_projections", lambda *a: None):
+            mock.patch.object(S, "_prefill_projections", lambda *a: None), \
+            mock.patch.object(S, "_prefill_router", lambda *a: None):
         yield
 
 

@@ -1,0 +1,39 @@
+"""Shared by the session-25 cycle-count tests (test_moe_s25_claim_cycles, _payload_cycles,
+_prepare_cycles): a kernel profile as it was before a count (the field unset and its chain
+steps taken out), and one BF16 token's exchange on EP8 of GB200 NVL72, intact or degraded."""
+import dataclasses
+
+import pytest
+
+import topologies
+from analysis import moe_exchange
+from fabric import exchange_kernel
+
+
+def without_count(name, field, unset, steps):
+    """Profile ``name`` with ``field`` set to ``unset`` and every chain step in ``steps`` removed
+    from both phases (the profile before the count)."""
+    k = exchange_kernel(name)
+    chain = tuple(tuple(s for s in phase if s not in steps) for phase in k.chain)
+    return dataclasses.replace(k, chain=chain, **{field: unset})
+
+
+def gb200_one_token(kernel, degraded):
+    """moe_exchange of one BF16 token a rank on EP8 of gb200-nvl72 (balanced routing, BF16 both
+    ways); ``degraded`` cuts the link of the second endpoint that sorts first by name."""
+    f = topologies.build("gb200-nvl72")
+    if degraded:
+        a = f.endpoints[1]
+        f = f.without(links=[(a, min(f.graph.neighbors(a), key=str))])
+    return moe_exchange(f, "deepseek-v3", 1, 8, kernel=kernel, dispatch_bytes=2, combine_bytes=2,
+                        routing="balanced")
+
+
+def assert_moves_only(r, r0, phase, seconds):
+    """``phase`` ("dispatch" or "combine") of ``r`` is ``seconds`` longer than ``r0``'s, in its
+    chain and in its time; the other phase is unchanged."""
+    other = "combine" if phase == "dispatch" else "dispatch"
+    assert (getattr(r, f"{phase}_phase").chain - getattr(r0, f"{phase}_phase").chain
+            == pytest.approx(seconds, rel=1e-9))
+    assert getattr(r, phase) - getattr(r0, phase) == pytest.approx(seconds, rel=1e-9)
+    assert getattr(r, other) == getattr(r0, other)
