@@ -2068,7 +2068,11 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     run as further work batches of one kernel (:func:`p2p_batch_chain`)."""
     t = view.transfer(algorithm, op)
     hw = view.intra_hw if view.n_nodes == 1 else "net"
+    # one message's bytes: an all-to-all's n is one rank's (n / p to each peer), an
+    # all-to-allv's the traffic matrix's total (cost()), whose mean pair is n / p / p
     per_peer = n if op == "send-recv" else n / max(1, view.p)
+    if op == "all-to-allv":
+        per_peer /= max(1, view.p)
     # the channels reported are the message's p2p channels (NCCL's, not the collective count)
     proto, nc, ll = _p2p_plan(rt, view, per_peer)
     # one step of the protocol the message runs: a p2p step is a ring step (one send to a
