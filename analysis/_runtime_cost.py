@@ -1980,8 +1980,9 @@ def p2p_batches(rt, view, nbytes=1):
     ``(base + part) mod p2pnChannels``; rounds are added in order, and a channel opens a new
     batch at 8 works (a round's parts never share a channel), and from 2.29.2 at a round of
     another round / 8 group (``batch_rule`` 2; ``src/enqueue.cc`` ``ncclAddWorkBatchToPlan``).
-    So in one node rounds ``p2pnChannels`` apart share a channel (``ceil(p / p2pnChannels)``
-    batches under rule 2, ``ceil(that / 8)`` under rule 1 at one part), and across nodes the
+    So in one node rounds ``p2pnChannels`` apart share a channel (at one part and at least 8
+    channels ``ceil(p / p2pnChannels)`` batches under rule 2, ``ceil(that / 8)`` under rule 1;
+    with fewer channels the rounds of one round / 8 group share a batch), and across nodes the
     groups do (e.g. 64 nodes of 8 on 16 channels: 4 batches); a large message's parts can
     stack further rounds on a channel.
 
