@@ -58,15 +58,6 @@ def register(sub):
                    help="achieved fraction of each GEMM's peak FLOP/s (default: the published "
                         "one per chip generation and format, analysis.GEMM_COMPUTE_EFFICIENCY, "
                         "else 1)")
-    p.add_argument("--moe-backend", default="cutlass", choices=MOE_BACKENDS,
-                   help="TensorRT-LLM's MoE backend (analysis.MOE_BACKENDS): cutlass, its "
-                        "PyTorch flow's default (the default), or trtllm, its trtllm-gen "
-                        "kernels (needs --engine trtllm on a Blackwell chip). Under --engine "
-                        "trtllm in a CUDA graph the routed experts take the backend's module "
-                        "time as measured at the step's expert layout where one was "
-                        "(analysis.moe_module_time; with trtllm the header says whether it "
-                        "was), else the step's kernel list; the speculative verify and draft "
-                        "steps too")
     p.add_argument("--draft-length", type=whole_number, default=None,
                    help="speculative decoding: tokens drafted per cycle")
     p.add_argument("--acceptance", type=real_number, default=None,
@@ -146,6 +137,17 @@ def add_step_options(p):
                    help="balance of the routed experts over the expert ranks, mean/max of "
                         "their token-expert pairs, as an expert load balancer (EPLB) reaches "
                         "it (default: round-robin placement)")
+    p.add_argument("--moe-backend", default="cutlass", choices=MOE_BACKENDS,
+                   help="TensorRT-LLM's MoE backend (analysis.MOE_BACKENDS): cutlass, its "
+                        "PyTorch flow's default (the default), or trtllm, its trtllm-gen "
+                        "kernels (needs --engine trtllm on a Blackwell chip). Under --engine "
+                        "trtllm in a CUDA graph the routed experts of a decode step take the "
+                        "backend's module time as measured at the step's expert layout where "
+                        "one was (analysis.moe_module_time; decode's header says whether it "
+                        "was), else the step's kernel list; the speculative verify and draft "
+                        "steps too. Where a prompt pass's routed experts take a measured rate "
+                        "it is the CUTLASS module's, whatever the backend (the trtllm module "
+                        "was measured at 1-384 tokens a rank only)")
 
 
 def floor_kwargs(args):

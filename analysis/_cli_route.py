@@ -47,7 +47,9 @@ def _add_access(p):
                    help="payload: bytes or a size with a unit (64, 4KiB, 1MB; default 64), "
                         "into the target's memory from its first byte: at most that memory "
                         "(one granule of an interleave share) and one window's span, "
-                        "else one line naming the limit and exit 2")
+                        "else one line naming the limit and exit 2. A fabric with no chip "
+                        "type (torus:4x4, not torus:4x4,chip=h100) knows no memory size: "
+                        "the size is timed as a transfer, unchecked, and the output says so")
     p.add_argument("--transport", default="native",
                    help="loadstore, rdma, or native (default: load/store where it reaches, "
                         "RDMA across a NIC or an InfiniBand/RoCE link; fabric.reach)")
@@ -85,6 +87,18 @@ def print_repair_note(f):
         print(f"note: {f.router.LOCAL_REPAIR}")
 
 
+def size_note(f, size, target="any target"):
+    """One line saying that ``size`` was not checked against a memory, on a fabric that
+    knows none (no chip type: ``fabric.access_to`` times any size); None where it was."""
+    from fabric import format_size
+    from fabric._access import checks_accesses
+
+    if checks_accesses(f):
+        return None
+    return (f"{f.name} gives no chip type, so no memory size is known: {format_size(size)} "
+            f"was timed as a transfer, not checked against the memory of {target}")
+
+
 def _route_json_keys():
     """What ``route --json`` prints, every key with its unit (the route command's help)."""
     from fabric import Access
@@ -96,7 +110,9 @@ def _route_json_keys():
             + ", ".join(Access.STAGES) + "; they sum to total_s; see fabric.Access; "
             "host_memory is 0 here: DST's own memory, not a host's DRAM); total_s "
             "(seconds, the path printed); slowest_total_s (seconds, the slowest equal-cost "
-            "path); note (text, on a degraded grid only: its times are upper bounds).")
+            "path); note (text, on a degraded grid only: its times are upper bounds); size_note "
+            "(text, on a fabric with no chip type only: the size was not checked against "
+            "a memory).")
 
 
 def register(sub):
@@ -150,6 +166,7 @@ def run_route(args):
 
     f = _fabric(args)
     a = access_to(f, args.src, args.dst, op=args.op, size=args.size, transport=args.transport)
+    unchecked = size_note(f, a.size, repr(a.target))
     if args.json:
         out = {"system": f.name, "src": a.src, "target": a.target, "op": a.op,
                "size_bytes": a.size, "transport": a.transport, "path": list(a.path),
@@ -159,6 +176,8 @@ def run_route(args):
                "slowest_total_s": a.slowest}
         if f.router.local_repair:
             out["note"] = f.router.LOCAL_REPAIR
+        if unchecked:
+            out["size_note"] = unchecked
         print(to_json(out))
         return 0
     print(f"{f.name}: {a.op} of {format_size(a.size)} from {a.src} to {a.target} ({a.transport})")
@@ -172,6 +191,8 @@ def run_route(args):
     if a.slowest > a.total * (1 + 1e-12):
         print(f"slowest equal-cost path: {format_time(a.slowest, all_digits=True)} (what "
               "cofabric latency counts for this pair)")
+    if unchecked:
+        print(f"note: {unchecked}")
     print_repair_note(f)
     return 0
 
@@ -192,6 +213,7 @@ def run_latency(args):
         bar.update()
         bar.stage("done")
     st = latency_stats(lat)
+    unchecked = size_note(f, args.size)
     fields = ("min", "mean", "p50", "p99", "max")
     if args.json:
         out = {"system": f.name, "transport": args.transport, "op": args.op,
@@ -199,11 +221,15 @@ def run_latency(args):
         out.update({f"{k}_s": getattr(st, k) for k in fields})
         if f.router.local_repair:
             out["note"] = f.router.LOCAL_REPAIR
+        if unchecked:
+            out["size_note"] = unchecked
         print(to_json(out))
         return 0
     print(f"{f.name}: {args.op} of {format_size(args.size)}, {args.transport}, {st.count} chip pairs")
     for k in fields:
         print(f"{k:>5}: {format_time(getattr(st, k), all_digits=True)}")
+    if unchecked:
+        print(f"note: {unchecked}")
     print_repair_note(f)
     return 0
 

@@ -117,6 +117,8 @@ def _step_text(args, fab):
         parts.append(f"{args.micro_batches} micro-batches")
     if args.moe_hbm_efficiency is not None:
         parts.append(f"routed experts at {args.moe_hbm_efficiency:g} of peak HBM")
+    if args.moe_backend != "cutlass":       # decode_step's default, not said
+        parts.append(f"MoE backend {args.moe_backend}")
     return "decode step: " + ", ".join(parts) + settings_text(args)
 
 
@@ -176,7 +178,7 @@ def run(args):
     decode = {"cuda_graphs": args.cuda_graphs, "fusion_factor": args.fusion,
               "overlap": args.overlap, "micro_batches": args.micro_batches,
               "adp_balance": args.adp_balance, "pdl": args.pdl,
-              "engine": args.engine, **floor_kwargs(args)}
+              "engine": args.engine, "moe_backend": args.moe_backend, **floor_kwargs(args)}
     decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
                                      ("moe_hbm_efficiency", args.moe_hbm_efficiency),
                                      ("expert_balance", args.expert_balance))

@@ -1176,11 +1176,9 @@ class _GroupView:
                                                  for v, _d in links)
         # the pairs inside each node, in rank order (a pass over every pair of ranks took
         # most of a 16,000-rank fat-tree's ring, whose ranks share no node)
-        nodes = {}
-        for r, label in zip(self.nodes, self._dom.tolist()):
-            nodes.setdefault(label, []).append(r)
         least = None
-        for ranks in nodes.values():
+        for keep in self._node_members():
+            ranks = [self.nodes[i] for i in keep]
             for i, a in enumerate(ranks):
                 for b in ranks[i + 1:]:
                     d = G.get_edge_data(a, b)

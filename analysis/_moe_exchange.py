@@ -1595,16 +1595,16 @@ def moe_exchange(fabric, model, tokens_per_rank, ep, *, kernel, dispatch_bytes, 
                 hit = EXCHANGE_LATENCY[arch]["l2_hit"]
                 per_copy += put_rounds[1] * hit.value              # its put's warp copy
                 used_p = (hit,)
-                if kern.put_cycles:
+                if kern.cycle("put_cycles", 1):
                     cycle = EXCHANGE_LATENCY[arch]["cycle"]
-                    per_copy += put_rounds[1] * kern.put_cycles * cycle.value
+                    per_copy += put_rounds[1] * kern.cycle("put_cycles", 1) * cycle.value
                     used_p = (hit, cycle)
                 params = params + tuple(p for p in used_p if p not in params)
-            if kern.copy_cycles:
+            if kern.cycle("copy_cycles", 1):
                 # after the fence, the signal's peer pointer again (the fence invalidated L1),
                 # and the cycles of the copy's put path and signal (session 23)
                 hit, cycle = EXCHANGE_LATENCY[arch]["l2_hit"], EXCHANGE_LATENCY[arch]["cycle"]
-                per_copy += hit.value + kern.copy_cycles[2] * cycle.value
+                per_copy += hit.value + kern.cycle("copy_cycles", 1)[2] * cycle.value
                 params = params + tuple(p for p in (hit, cycle) if p not in params)
             inter[1] += _copy_fences(tokens * k, blocks_c, (n_ep // nodes - 1) / n_ep,
                                      per_copy, lead)

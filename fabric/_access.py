@@ -230,8 +230,14 @@ def _check_op(op, size):
 _OP_ACCESS = {"load": "read", "store": "write"}
 
 
-def _has_protection(fabric):
-    """False only for a fabric with the default plan and no HBM size (no address map)."""
+def checks_accesses(fabric):
+    """False only for a fabric with the default plan and no HBM size (no address map): no
+    chip type, so no memory size is known and an access is timed unchecked (any size).
+
+    >>> import topologies
+    >>> [checks_accesses(topologies.build(s)) for s in ("torus:4x4", "torus:4x4,chip=h100")]
+    [False, True]
+    """
     if fabric.address_plan is not None:
         return True
     try:
@@ -542,7 +548,7 @@ def access_to(fabric, src, target, op="load", size=64, transport="loadstore", ad
     size = _check_op(op, size)
     _transport_name(transport)
     a, target = fabric.node(src), fabric.node(target)
-    protected = _has_protection(fabric)
+    protected = checks_accesses(fabric)
     # a chip issues the access; without an address plan only a chip's memory is known
     # (with one, the map says what holds memory: a NIC's MMIO does, a switch does not)
     for x in (a,) if protected else (a, target):
@@ -648,7 +654,7 @@ def access_latencies(fabric, op="load", size=64, transport="loadstore", chips=No
     n = len(nodes)
     if n < 2:
         raise NodeError(f"{fabric.name}: latency over chip pairs needs at least 2 chips, got {n}")
-    if _has_protection(fabric):
+    if checks_accesses(fabric):
         _permit_all(fabric, [fabric.nodes[k] for k in nodes.tolist()], op, size)
     i, j = np.nonzero(~np.eye(n, dtype=bool))
     ts = transports_for(fabric, transport, nodes[i], nodes[j])
@@ -698,12 +704,16 @@ def _permit_all(fabric, chips, op, size):
     for host, ks in by_host.items():
         if host is None:
             _requester_domain(fabric, chips[ks[0]])      # raises, naming the chip
+        # the host's requesters reach every chip but themselves: pairs are of distinct chips,
+        # so a host with one requester here need not map that chip's own memory
+        targets = np.flatnonzero(np.arange(len(chips)) != ks[0]) if len(ks) == 1 else \
+            np.arange(len(chips))
         # one domain at a time: a sweep over every host keeps none of them
         dom = fabric.host_domains.build(host)
         for whole in (1, size):         # the first bytes, then every byte (access's span rule)
-            ok = dom.maps(g, _OP_ACCESS[op], size=whole)
+            ok = dom.maps(g[targets], _OP_ACCESS[op], size=whole)
             if not ok.all():
-                j = int(np.flatnonzero(~ok)[0])
+                j = int(targets[np.flatnonzero(~ok)[0]])
                 src = chips[ks[0]] if chips[ks[0]] != chips[j] else chips[ks[-1]]
                 t = permit(fabric, src, int(g[j]), op)    # raises the translator's refusal
                 _span(fabric, src, t, size, op)           # or names the window's end

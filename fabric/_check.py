@@ -30,8 +30,8 @@ code                          severity  meaning
                                         no route reaches it from the domain
 ``unreachable``               warning   some chips of a domain reach a window's target
                                         and others do not, a domain is partitioned, a
-                                        chip belongs to no host domain, or a host of two or
-                                        more chips maps none of them (default_windows off)
+                                        chip belongs to no host domain, or a host maps
+                                        none of its chips (default_windows off)
 ============================  ========  ===============================================
 
 ``unreachable``: a window onto memory held by a failed chip (or a host domain
@@ -249,27 +249,30 @@ def homeless_findings(fabric):
 
 
 def unmapped_findings(fabric, plan, regions, targets):
-    """An ``unreachable`` warning for each host domain of two or more chips that maps none of
+    """An ``unreachable`` warning for each host domain of one or more chips that maps none of
     its own chips' memory: with ``default_windows = false`` a host has only the windows the
     plan lists (no apertures onto its own chips), so its chips cannot load or store one
-    another's memory (:func:`fabric.access` refuses it: no window maps it). A warning, as
-    a tenant may mean it; ``targets[h]``: the region index of each of host ``h``'s windows."""
+    another's memory, nor one chip its own (:func:`fabric.access` refuses it: no window maps
+    it). A warning, as a tenant may mean it; a host mapping some of its chips is not warned
+    (a partition is a plan). ``targets[h]``: the region index of each of host ``h``'s windows."""
     if plan.default_windows is not False:
         return []
     out = []
     for h, chips in placed_domains(fabric, plan).items():
-        if len(chips) < 2 or h not in targets:
+        if not chips or h not in targets:
             continue
         own = set(chips)
         tgt = targets[h]
         if any(own.intersection(regions[t].owners) for t in tgt[tgt >= 0].tolist()):
             continue
+        cannot = ("its chip cannot load or store its own memory (add a window onto it)"
+                  if len(chips) == 1 else "its chips cannot load or store one another's "
+                  "memory (add a window onto each chip they share)")
         out.append(Finding(code="unreachable", severity="warning",
                            message=f"host domain {h} maps none of its own chips' memory "
                            f"({_names([repr(c) for c in chips])}): with default_windows = "
-                           "false it has only the windows the plan lists, so its chips cannot "
-                           "load or store one another's memory (add a window onto each chip "
-                           "they share)", where=h))
+                           f"false it has only the windows the plan lists, so {cannot}",
+                           where=h))
     return out
 
 

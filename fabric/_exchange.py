@@ -148,6 +148,14 @@ cache, the later payloads' from the SM's constant L1 (``const_l15``, ``const_l1`
 round. The chain is charged once per phase (one block's
 critical path; the other blocks overlap it), in its fixed part.
 
+Between its loads a chain also spends the cycles its compiled code schedules (stall counts
+read from the kernel's SASS, one SM cycle each, ``EXCHANGE_LATENCY[arch]["cycle"]``). Each
+phase of a kernel keeps them in its own cycle table (:attr:`ExchangeKernel.cycles`: name ->
+cycles, e.g. the one-sided dispatch's ``claim_cycles`` = 125 a top-k slot); the names, what
+each needs and the chain steps that charge it (``("cycle", "claim_cycles")``: ``slots`` times
+the count) are one table, :data:`_CYCLE_COUNTS`, so a new count is an entry there and in the
+phase's table.
+
 Release fences
 --------------
 A phase that pushes stores into its peers' memory and then releases them before
@@ -195,6 +203,8 @@ Traceback (most recent call last):
 fabric.SpecError: unknown MoE exchange kernel 'carrier-pigeon'; known: all-to-allv, deepep-low-latency, deepep-normal, ncclep-low-latency, one-sided, one-sided-1.3, pplx
 """
 
+import collections
+import collections.abc
 import dataclasses
 import math
 import numbers
@@ -291,7 +301,7 @@ _STALL_COUNTS = ("a count, not an assumption: the stall counts the compiler writ
 #: and a miss there served by the L1.5 constant cache), ``shared_load`` (a load from the
 #: block's shared memory, LDS), ``cycle`` (not a memory operation:
 #: one SM clock cycle, the unit of the stall counts a kernel's compiled code schedules between
-#: its dependent loads: :attr:`ExchangeKernel.walk_cycles`, ``put_cycles``, ``reduce_cycles``),
+#: its dependent loads: the counts of :attr:`ExchangeKernel.cycles`, :data:`_CYCLE_COUNTS`),
 #: and ``peer_load`` (a load from a peer GPU's memory over NVLink through NVSwitch, the whole
 #: round trip). Each is a published microbenchmark figure, or a named assumption that
 #: carries one to where none is published.
@@ -510,53 +520,10 @@ def peer_access_latency(arch):
 #: writes queued ahead of it); or once when they are not (``"network"``: the EP ranks span
 #: load/store domains, or every copy goes over RDMA); or, when they are load/store stores, once
 #: per dependent round of a put's warp copy of the phase's token (``"put_rounds"``:
-#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network),
-#: or once per cycle those rounds' compiled code schedules beyond their loads
-#: (``"put_round_cycles"``: ``"put_rounds"`` times :attr:`ExchangeKernel.put_cycles`; none over
-#: the network); or once per cycle the receive walk schedules per slot beyond its loads, for
-#: the slots walked beyond the first (``"walk_cycles"``: ``"walk_slots"`` times
-#: :attr:`ExchangeKernel.walk_cycles`); or once per cycle the combine's receive sum schedules
-#: per (pass, copy) beyond its loads (``"reduce_cycles"``: ``"reduce_loads"`` times
-#: :attr:`ExchangeKernel.reduce_cycles`); or once per cycle a staging round (beyond the first)
-#: schedules beyond its load, for the rounds counted in ``"stage_rounds"``,
-#: ``"further_stage_rounds"`` and ``"loadstore_stage_rounds"`` (``"stage_round_cycles"``,
-#: ``"further_stage_round_cycles"``, ``"loadstore_stage_round_cycles"``: those times the phase's
-#: :attr:`ExchangeKernel.stage_cycles`); or once per cycle a round of the receiving block's copy
-#: schedules beyond its load (``"walk_token_round_cycles"``: ``"walk_token_rounds"`` times
-#: :attr:`ExchangeKernel.receive_cycles`); or once per cycle the receive walk's path to the
-#: next local expert schedules beyond a slot's, for each expert it leaves before the last
-#: (``"walk_wrap_cycles"``: :meth:`ExchangeKernel.walk_wraps` times
-#: :attr:`ExchangeKernel.walk_wrap_cycles`); or once per cycle the dispatch's send loop
-#: schedules per walked token beyond its loads, when its copies are load/store stores
-#: (``"walked_token_cycles"``: ``"walked_tokens"`` times
-#: :attr:`ExchangeKernel.send_walk_cycles`); or once per cycle a combine block's copy loop
-#: schedules outside its loads and loops on the path every copy takes, for the phase's first
-#: copy (``"copy_cycles"``: ``copy_cycles[0]``) or for each later copy with its loop back
-#: (``"further_copy_cycles"``: ``"further_copies"`` times ``copy_cycles[0] + copy_cycles[1]``;
-#: :attr:`ExchangeKernel.copy_cycles`); or once per cycle the dispatch's receiving block
-#: schedules per received token outside its loads and its copy's later rounds
-#: (``"walk_token_cycles"``: ``"walk_tokens"`` times
-#: :attr:`ExchangeKernel.receive_token_cycles`); or once per cycle the combine's receive sum
-#: schedules per pass outside its (pass, copy) loop (``"reduce_pass_cycles"``: the passes,
-#: ``"reduce_loads"`` over the token's top-k ``slots``, times
-#: :attr:`ExchangeKernel.reduce_pass_cycles`); or once per cycle a dispatch's sending warp
-#: schedules on its own token outside its loads and loops, when the phase's copies are
-#: load/store stores (``"loadstore_send_cycles"``: :attr:`ExchangeKernel.send_cycles`; none over
-#: the network), and again for each token a dispatch block sends after its first
-#: (``"further_wave_send_cycles"``: ``"further_waves"`` times that); or once per cycle the
-#: per-expert count's path schedules outside its loads between the last copy's release and the
-#: receiving warp's atomic on the count, when the copies are load/store stores
-#: (``"loadstore_count_cycles"``: :attr:`ExchangeKernel.count_cycles`; none over the network);
-#: or once per cycle an NVSHMEM IBGDA post schedules on its posting lane outside
-#: its loads, for each of the count warp's NIC signals (``"remote_signal_cycles"``:
-#: ``"remote_signals"`` times :attr:`ExchangeKernel.post_cycles`) or each of a combine block's
-#: NIC posts (``"posted_copy_cycles"``: ``"posted_copies"`` times it); or once per cycle the
-#: count warp's loop schedules per expert it walks outside its loads and its signal, when the
-#: EP ranks span the network (``"count_pass_cycles"``: the slowest count warp's walked experts,
-#: :meth:`ExchangeKernel.count_walk`, times :attr:`ExchangeKernel.count_pass_cycles`; none in
-#: one load/store domain, where the counts are stores beside the copies), or once per expert
-#: that warp walks, across the network only (``"count_passes"``: a load its loop waits for on
-#: each pass, e.g. a constant load not covered by the cycles issued before its consumer);
+#: ``ceil(bytes / put_vector)``, :attr:`ExchangeKernel.put_vector`; none over the network);
+#: or once per expert the slowest count warp walks, across the network only (``"count_passes"``:
+#: a load its loop waits for on each pass, e.g. a constant load not covered by the cycles issued
+#: before its consumer);
 #: or once per round of a block's staging copy of the phase's token beyond the first
 #: (``"stage_rounds"``: ``ceil(bytes / stage_vector) - 1``, :attr:`ExchangeKernel.stage_vector`),
 #: or of every copy after the first (``"further_stage_rounds"``: ``"further_copies"`` times that),
@@ -578,30 +545,187 @@ def peer_access_latency(arch):
 #: per top-k slot of the token after the first (``"further_slots"``: ``top_k - 1``, a loop over the
 #: token's expert ids), or once per payload the caller gives apart after the first
 #: (``"further_payloads"``: ``payloads - 1``), or once per distinct destination rank of the
-#: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0); or once per cycle
-#: the dispatch's slot claims schedule per top-k slot of the token outside their loads
-#: (``"claim_cycles"``: ``slots`` times :attr:`ExchangeKernel.claim_cycles`); or once per cycle
-#: the dispatch block's payload loop schedules outside its loads, for the payloads the caller
-#: gives (``"payload_cycles"``: each payload ``payload_cycles[0]`` plus ``payload_cycles[1]`` per
-#: pointer row after its first, each copy round after a payload's first ``payload_cycles[2]``,
-#: and ``payload_cycles[3]`` once) or for one further payload of one round (``"small_payload_cycles"``:
-#: ``payload_cycles[0]`` plus ``payload_cycles[1]`` per pointer row after its first;
-#: :attr:`ExchangeKernel.payload_cycles`); or once per cycle the combine's staging kernel
-#: schedules outside its loads (``"prepare_cycles"``: :attr:`ExchangeKernel.prepare_cycles`).
+#: token after the first (``"further_ranks"``: ``ranks - 1``, at least 0). A ``"cycle"`` step
+#: may also be counted in the cycles a phase's compiled code schedules outside its loads: the
+#: chain counts of :data:`_CYCLE_COUNTS` (``"claim_cycles"``, ``"put_round_cycles"``, ...), each
+#: a count of the phase's own cycle table (:attr:`ExchangeKernel.cycles`) times how often the
+#: phase runs that code.
 _CHAIN_COUNTS = ("one", "ranks", "rounds", "lane_passes", "remote_signals", "serial_copies",
                  "posted_copies", "further_copies", "walk_slots", "walk_tokens", "reduce_loads",
                  "loadstore", "network", "put_rounds", "stage_rounds", "further_stage_rounds",
                  "loadstore_stage_rounds", "walked_tokens", "further_waves", "walk_token_rounds",
                  "pointer_rows", "pointer_rereads", "walk_sectors", "walk_slot_hits",
-                 "further_slots", "put_round_cycles", "walk_cycles", "reduce_cycles",
-                 "further_payloads", "further_ranks", "stage_round_cycles",
-                 "further_stage_round_cycles", "loadstore_stage_round_cycles",
-                 "walk_token_round_cycles", "walk_wrap_cycles", "walked_token_cycles",
-                 "copy_cycles", "further_copy_cycles", "walk_token_cycles",
-                 "loadstore_send_cycles", "reduce_pass_cycles", "remote_signal_cycles",
-                 "posted_copy_cycles", "further_wave_send_cycles", "loadstore_count_cycles",
-                 "count_pass_cycles", "further_signals", "count_passes",
-                 "claim_cycles", "payload_cycles", "small_payload_cycles", "prepare_cycles")
+                 "further_slots", "further_payloads", "further_ranks", "further_signals",
+                 "count_passes")
+
+
+def _per(count):
+    """A cycle count's chain step that charges it once per ``count`` (a key of the chain's
+    times: a chain count, or ``"slots"``, ``"walk_wraps"``, ``"reduce_passes"``)."""
+    return lambda cycles, times: times[count] * cycles
+
+
+def _payload_step(pay, times):
+    """The ``"payload_cycles"`` step: each payload ``pay[0]`` plus ``pay[1]`` per pointer row
+    after its first, each copy round after a payload's first ``pay[2]``, ``pay[3]`` once."""
+    per_payload = pay[0] + pay[1] * max(times["pointer_rows"] - 1.0, 0.0)
+    return (times["payloads"] * per_payload
+            + pay[2] * max(times["rounds"] - times["payloads"], 0.0) + pay[3])
+
+
+# an entry of _CYCLE_COUNTS (see there)
+_CycleCount = collections.namedtuple("_CycleCount", "what steps needs parts",
+                                     defaults=(None, ()))
+
+
+#: The cycle counts a phase's cycle table (:attr:`ExchangeKernel.cycles`) may hold: the cycles
+#: a kernel's compiled code schedules outside the loads its chain charges, each read from a
+#: kernel's SASS (its source names the build, the tool and the addresses) and priced at
+#: ``EXCHANGE_LATENCY[arch]["cycle"]`` by the ``"cycle"`` chain steps it names. Each entry:
+#: what the count is (for errors), its chain steps (chain count -> the cycles that step
+#: charges, given the count and the chain's times), the kernel field or other cycle count
+#: it needs (``(name, what that is)``; a cycle count of the same phase) and, for a count of
+#: several ints, what each is (one int otherwise). Adding a count is one entry here and one in
+#: the kernel's phase table; its Parameter is ``<kernel>.<name>``.
+_CYCLE_COUNTS = {
+    # a round of a put's warp copy beyond its load (the stall counts from the store that
+    # consumes the load to the next round's load), for each put round the model charges:
+    # the combine's fenced copies (analysis.moe_exchange) and a load/store dispatch's token
+    "put_cycles": _CycleCount(
+        "the cycles a round of a put's warp copy schedules beyond its load",
+        {"put_round_cycles": _per("put_rounds")},
+        ("put_vector", "the bytes of a put's warp copy per dependent load")),
+    # the dispatch's receive walk per slot beyond its two loads, for the slots walked beyond
+    # the first
+    "walk_cycles": _CycleCount(
+        "the cycles the receive walk schedules per slot", {"walk_cycles": _per("walk_slots")},
+        ("count_grid", "the grid whose receive part walks the counts")),
+    # the receive walk's path from a local expert's last slot to the next expert's first beyond
+    # a slot's walk_cycles, for each expert it leaves before the last (ExchangeKernel.walk_wraps)
+    "walk_wrap_cycles": _CycleCount(
+        "the cycles the receive walk's path to the next local expert adds",
+        {"walk_wrap_cycles": _per("walk_wraps")},
+        ("walk_cycles", "the cycles the receive walk schedules per slot")),
+    # the dispatch's send loop per token it walks past (ExchangeKernel.send_walk) beyond that
+    # token's loads, when its copies are load/store stores
+    "send_walk_cycles": _CycleCount(
+        "the cycles the dispatch's send loop schedules per walked token",
+        {"walked_token_cycles": _per("walked_tokens")},
+        ("count_grid", "the grid whose send loop walks the tokens")),
+    # the dispatch's receiving block per received token (ExchangeKernel.receive_walk) outside
+    # its loads and the later rounds of its copy (receive_cycles)
+    "receive_token_cycles": _CycleCount(
+        "the cycles the receiving block schedules per received token",
+        {"walk_token_cycles": _per("walk_tokens")},
+        ("count_grid", "the grid whose receive part copies the tokens")),
+    # a dispatch's sending warp on its own token outside its loads and its staging and put
+    # loops, from its loop iteration's top to its signal, when its copies are load/store
+    # stores; a dispatch whose blocks send tokens in turn (send_grid) pays them again for each
+    # later token of its busiest block
+    "send_cycles": _CycleCount(
+        "the cycles a sending warp schedules on its own token",
+        {"loadstore_send_cycles": _per("loadstore"),
+         "further_wave_send_cycles": _per("further_waves")}),
+    # the combine's receive sum per pass of its block's threads over the token outside its
+    # (pass, copy) loop (reduce_cycles): its accumulators' set-up, the pass's output conversion
+    # and stores and the loop back; the passes are the "reduce_loads" over the token's top-k
+    "reduce_pass_cycles": _CycleCount(
+        "the cycles the combine's receive sum schedules per pass",
+        {"reduce_pass_cycles": _per("reduce_passes")},
+        ("reduce_elements", "the elements a block sums per pass")),
+    # a dispatch's per-expert count outside its loads from the sender's poll of the expert's
+    # finish counter to the receiving warp's atomic on the received count, when the copies are
+    # load/store stores (DeepEP and NCCL EP low-latency)
+    "count_cycles": _CycleCount(
+        "the cycles the per-expert count's path schedules after the last copy's release",
+        {"loadstore_count_cycles": _per("loadstore")}),
+    # one NVSHMEM IBGDA post on its posting lane outside its loads (those _ibgda_post prices)
+    # when it does not ring the doorbell, the least over the kinds of post the kernel makes:
+    # each of the count warp's NIC signals, or each of a combine block's NIC posts
+    "post_cycles": _CycleCount(
+        "the cycles one IBGDA post schedules on its posting lane",
+        {"remote_signal_cycles": _per("remote_signals"),
+         "posted_copy_cycles": _per("posted_copies")},
+        ("count_grid", "the grid whose warps send the per-expert counts")),
+    # the count warp's loop (count_grid) per expert it walks, outside its loads and its
+    # signal's post, when the EP ranks span the network (ExchangeKernel.count_walk's passes of
+    # the slowest warp; none in one load/store domain, where the counts are stores beside the
+    # copies)
+    "count_pass_cycles": _CycleCount(
+        "the cycles the count warp's loop schedules per walked expert",
+        {"count_pass_cycles": _per("count_passes")},
+        ("count_grid", "the grid whose warps send the per-expert counts")),
+    # a dispatch block's slot claims (the thread that walks the token's top-k slots: each
+    # slot's expert id, its destination rank, the atomic that claims a slot there or the
+    # duplicate's marks) per top-k slot outside the loads the chain charges (the ids, the
+    # atomics, the counter base's constant loads), to the block's barrier before the copy
+    "claim_cycles": _CycleCount(
+        "the cycles the dispatch's slot claims schedule per top-k slot",
+        {"claim_cycles": _per("slots")}),
+    # the combine's staging kernel (the block that copies a received token into the symmetric
+    # buffer before the pull: its epoch bump, the source and count arithmetic, the copy loop's
+    # set-up and rounds) outside the loads the chain charges, once
+    "prepare_cycles": _CycleCount(
+        "the cycles the combine's staging kernel schedules", {"prepare_cycles": _per("one")}),
+    # the combine's receive sum per (pass, copy) beyond its loads
+    "reduce_cycles": _CycleCount(
+        "the cycles the combine's receive sum schedules per (pass, copy)",
+        {"reduce_cycles": _per("reduce_loads")},
+        ("reduce_elements", "the elements a block sums per pass")),
+    # a round of the receiving block's copy of a received token beyond its load, for the
+    # rounds after the first of the block's received tokens
+    "receive_cycles": _CycleCount(
+        "the cycles a round of the receiving block's copy schedules beyond its load",
+        {"walk_token_round_cycles": _per("walk_token_rounds")},
+        ("receive_vector", "the bytes of a receive round")),
+    # a dispatch block's payload loop (after the slot claims' barrier: per payload its source
+    # pointer and size, each destination's pointer row, its copy rounds, each a load then a
+    # store per destination) outside the loads the chain charges: for the payloads the caller
+    # gives, or for one further payload of one round
+    "payload_cycles": _CycleCount(
+        "the cycles the dispatch's payload loop schedules",
+        {"payload_cycles": _payload_step,
+         "small_payload_cycles": lambda pay, times: (
+             pay[0] + pay[1] * max(times["pointer_rows"] - 1.0, 0.0))},
+        parts=("each payload", "each pointer row after its first",
+               "each round after a payload's first", "once")),
+    # a combine block's copy loop (combine_blocks) outside its loads and its staging and put
+    # loops: for the phase's first copy, for each later copy with its loop back, and (added
+    # with each fenced copy by analysis.moe_exchange, with the signal's peer pointer reloaded
+    # from L2 after the fence has invalidated L1: one l2_hit) a copy to a load/store peer's
+    # put path and signal
+    "copy_cycles": _CycleCount(
+        "the cycles a combine block's copy loop schedules per copy",
+        {"copy_cycles": lambda c, times: float(c[0]),
+         "further_copy_cycles": lambda c, times: times["further_copies"] * (c[0] + c[1])},
+        ("combine_blocks", "the blocks that send the received copies"),
+        ("every copy", "each later copy's loop back", "a load/store copy's put path")),
+    # a staging round of the phase's token (or copy) beyond its load, for the rounds counted in
+    # "stage_rounds", "further_stage_rounds" and "loadstore_stage_rounds"
+    "stage_cycles": _CycleCount(
+        "the cycles a staging round schedules beyond its load",
+        {"stage_round_cycles": _per("stage_rounds"),
+         "further_stage_round_cycles": _per("further_stage_rounds"),
+         "loadstore_stage_round_cycles": _per("loadstore_stage_rounds")},
+        ("stage_vector", "the bytes of a staging round")),
+}
+
+# the phases of an exchange, in the order of a kernel's per-phase fields
+_PHASES = ("dispatch", "combine")
+
+def _phase_index(phase):
+    """``phase`` (0 dispatch, 1 combine) checked: a clear error for anything else."""
+    if isinstance(phase, bool) or not isinstance(phase, numbers.Integral) or phase not in (0, 1):
+        raise SpecError(f"phase must be 0 (dispatch) or 1 (combine), got {phase!r}")
+    return int(phase)
+
+
+# the parts of a cycle count of several, in words (for the error)
+_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+# the chain counts of the cycle counts: chain count -> (cycle count, its step)
+_CYCLE_STEPS = {step: (name, fn) for name, entry in _CYCLE_COUNTS.items()
+                for step, fn in entry.steps.items()}
 
 
 def serial_copies(copies, blocks):
@@ -632,25 +756,14 @@ def lane_passes(ep):
 
 
 # an optional field that is priced only with another one set: (field, the field it needs, what
-# that one is), checked in this order
+# that one is), checked in this order (a cycle count's needs: _CYCLE_COUNTS)
 _FIELD_NEEDS = (
-    ("stage_cycles", "stage_vector", "the bytes of a staging round"),
-    ("receive_cycles", "receive_vector", "the bytes of a receive round"),
     ("put_vector", "combine_blocks", "the blocks that put the received copies"),
-    ("put_cycles", "put_vector", "the bytes of a put's warp copy per dependent load"),
-    ("walk_cycles", "count_grid", "the grid whose receive part walks the counts"),
-    ("walk_wrap_cycles", "walk_cycles", "the cycles the receive walk schedules per slot"),
-    ("send_walk_cycles", "count_grid", "the grid whose send loop walks the tokens"),
-    ("copy_cycles", "combine_blocks", "the blocks that send the received copies"),
-    ("receive_token_cycles", "count_grid", "the grid whose receive part copies the tokens"),
-    ("reduce_cycles", "reduce_elements", "the elements a block sums per pass"),
-    ("reduce_pass_cycles", "reduce_elements", "the elements a block sums per pass"),
     ("reduce_elements", "combine_blocks", "the blocks that take the tokens"),
-    ("post_cycles", "count_grid", "the grid whose warps send the per-expert counts"),
-    ("count_pass_cycles", "count_grid", "the grid whose warps send the per-expert counts"),
 )
 
-# the kernel field a chain count is read from, and what that field is (for the error)
+# the kernel field a chain count is read from, and what that field is (for the error); a cycle
+# count's chain step needs its count in the phase's cycle table (_CYCLE_COUNTS)
 _CHAIN_COUNT_NEEDS = {
     "walk_token_rounds": ("receive_vector", (" (the bytes of the receiving block's copy of "
                                              "a received token per dependent load)")),
@@ -660,42 +773,8 @@ _CHAIN_COUNT_NEEDS = {
                      "walked_tokens", "count_passes"),
                     ("count_grid", " (the grid whose warps send the per-expert counts)")),
     "reduce_loads": ("reduce_elements", ""),
-    **dict.fromkeys(("remote_signal_cycles", "posted_copy_cycles"),
-                    ("post_cycles", " (the cycles one IBGDA post schedules on its posting lane)")),
     "further_waves": ("send_grid", " (the experts per dispatch block, which set its grid)"),
     "put_rounds": ("put_vector", " (the bytes of a put's warp copy per dependent load)"),
-    "put_round_cycles": ("put_cycles", (" (the cycles a round of a put's warp copy "
-                                        "schedules beyond its load)")),
-    "walk_cycles": ("walk_cycles", " (the cycles the receive walk schedules per slot)"),
-    "walk_wrap_cycles": ("walk_wrap_cycles", (" (the cycles the receive walk's path to the "
-                                              "next local expert adds)")),
-    "walked_token_cycles": ("send_walk_cycles", (" (the cycles the dispatch's send loop "
-                                                 "schedules per walked token)")),
-    "walk_token_cycles": ("receive_token_cycles", (" (the cycles the receiving block schedules "
-                                                   "per received token)")),
-    **dict.fromkeys(("loadstore_send_cycles", "further_wave_send_cycles"),
-                    ("send_cycles", " (the cycles a sending warp schedules on its own token)")),
-    "count_pass_cycles": ("count_pass_cycles", (" (the cycles the count warp's loop schedules "
-                                                "per walked expert)")),
-    "loadstore_count_cycles": ("count_cycles", (" (the cycles the per-expert count's path "
-                                                "schedules after the last copy's release)")),
-    "claim_cycles": ("claim_cycles", (" (the cycles the dispatch's slot claims schedule per "
-                                      "top-k slot)")),
-    **dict.fromkeys(("payload_cycles", "small_payload_cycles"),
-                    ("payload_cycles", " (the cycles the dispatch's payload loop schedules)")),
-    "prepare_cycles": ("prepare_cycles", (" (the cycles the combine's staging kernel "
-                                          "schedules)")),
-    "reduce_pass_cycles": ("reduce_pass_cycles", (" (the cycles the combine's receive sum "
-                                                  "schedules per pass)")),
-    **dict.fromkeys(("copy_cycles", "further_copy_cycles"),
-                    ("copy_cycles", " (the cycles a combine block's copy loop schedules per copy)")),
-    **dict.fromkeys(("stage_round_cycles", "further_stage_round_cycles",
-                     "loadstore_stage_round_cycles"),
-                    ("stage_cycles", " (the cycles a staging round schedules beyond its load)")),
-    "walk_token_round_cycles": ("receive_cycles", (" (the cycles a round of the receiving "
-                                                   "block's copy schedules beyond its load)")),
-    "reduce_cycles": ("reduce_cycles", (" (the cycles the combine's receive sum schedules per "
-                                        "(pass, copy))")),
     **dict.fromkeys(("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"),
                     ("stage_vector", " (the bytes of a block's staging copy per dependent load)")),
     **dict.fromkeys(("serial_copies", "posted_copies", "further_copies"),
@@ -854,90 +933,18 @@ class ExchangeKernel:
         block's chain before its fence (charged with the combine's per-copy release fences); a
         chain step counted in ``"put_rounds"`` uses it for a phase's token. Needs
         ``combine_blocks``.
-    put_cycles : int
-        ``0``, or the cycles each such round's compiled code schedules beyond its load (the
-        stall counts from the store that consumes the load to the next round's load, each
-        ``EXCHANGE_LATENCY[arch]["cycle"]``): added to every put round the model charges, the
-        combine's fenced copies and the ``"put_round_cycles"`` chain steps (session 22). Needs
-        ``put_vector``.
-    walk_cycles : int
-        ``0``, or the cycles the dispatch's receive walk schedules per slot beyond its two
-        loads (``"walk_cycles"`` chain steps). Needs ``count_grid``.
-    walk_wrap_cycles : int
-        ``0``, or the cycles the receive walk's path from a local expert's last slot to the
-        next expert's first schedules beyond a slot's ``walk_cycles`` (``"walk_wrap_cycles"``
-        chain steps, :meth:`walk_wraps`). Needs ``walk_cycles``.
-    send_walk_cycles : int
-        ``0``, or the cycles the dispatch's send loop schedules per token it walks past
-        (:meth:`send_walk`) beyond that token's loads (``"walked_token_cycles"`` chain
-        steps). Needs ``count_grid``.
-    reduce_pass_cycles : int
-        ``0``, or the cycles the combine's receive sum schedules per pass of its block's threads
-        over the token outside its (pass, copy) loop (``reduce_cycles``): its accumulators'
-        set-up, the pass's output conversion and stores and the loop back
-        (``"reduce_pass_cycles"`` chain steps). Needs ``reduce_elements``.
-    send_cycles : int
-        ``0``, or the cycles a dispatch's sending warp schedules on its own token outside its
-        loads and its staging and put loops, from its loop iteration's top to its signal, when
-        its copies are load/store stores (``"loadstore_send_cycles"`` chain steps; a dispatch
-        whose blocks send tokens in turn (``send_grid``) pays them again for each later token of
-        its busiest block: ``"further_wave_send_cycles"``).
-    count_cycles : int
-        ``0``, or the cycles a dispatch's per-expert count schedules outside its loads from
-        the sender's poll of the expert's finish counter to the receiving warp's atomic on
-        the received count, when the copies are load/store stores (the count warp's path to
-        its release store of the count, and the receiver's from its poll to its atomic:
-        ``"loadstore_count_cycles"`` chain steps; DeepEP and NCCL EP low-latency).
-    count_pass_cycles : int
-        ``0``, or the cycles the count warp's loop (see ``count_grid``) schedules per expert it
-        walks, outside its loads and its signal's post, when the EP ranks span the network
-        (``"count_pass_cycles"`` chain steps: :meth:`count_walk`'s passes of the slowest
-        warp). Needs ``count_grid``.
-    post_cycles : int
-        ``0``, or the cycles one NVSHMEM IBGDA post schedules on its posting warp outside its
-        loads (those :func:`_ibgda_post` prices) when it does not ring the doorbell, the least
-        over the kinds of post the kernel makes: the ``"remote_signal_cycles"`` and
-        ``"posted_copy_cycles"`` chain steps. Needs ``count_grid``.
-    claim_cycles : int
-        ``0``, or the cycles a dispatch block's slot claims (the thread that walks the token's
-        top-k slots: each slot's expert id, its destination rank, the atomic that claims a slot
-        there or the duplicate's marks) schedule per top-k slot outside the loads the chain
-        charges (the ids, the atomics, the counter base's constant loads), to the block's
-        barrier before the copy: ``"claim_cycles"`` chain steps, ``slots`` times this.
-    payload_cycles : tuple of int
-        ``()``, or the cycles a dispatch block's payload loop (after the slot claims' barrier:
-        per payload its source pointer and size, each destination's pointer row, its copy
-        rounds, each a load then a store per destination) schedules outside the loads the chain
-        charges: ``(each payload, each of its pointer rows after the first
-        (:meth:`pointer_loads`), each copy round after a payload's first, once)``: the
-        ``"payload_cycles"`` chain step (the payloads the caller gives) and the
-        ``"small_payload_cycles"`` step (one further payload of one round).
-    prepare_cycles : int
-        ``0``, or the cycles the combine's staging kernel (the block that copies a received
-        token into the symmetric buffer before the pull: its epoch bump, the source and count
-        arithmetic, the copy loop's set-up and rounds) schedules outside the loads the chain
-        charges: the ``"prepare_cycles"`` chain step.
-    receive_token_cycles : int
-        ``0``, or the cycles the dispatch's receiving block schedules per received token
-        (:meth:`receive_walk`) outside its loads and the later rounds of its copy
-        (``receive_cycles``): ``"walk_token_cycles"`` chain steps. Needs ``count_grid``.
-    copy_cycles : tuple of int
-        ``()``, or the cycles a combine block's copy loop (see ``combine_blocks``) schedules
-        outside its loads and its staging and put loops: ``(every copy, each later copy's
-        loop back to its next copy, a copy to a load/store peer's put path and signal)``. The
-        first two are the ``"copy_cycles"`` and ``"further_copy_cycles"`` chain steps; the
-        third is added with each fenced copy (:func:`analysis.moe_exchange`), together with
-        the signal's peer pointer, reloaded from L2 after the fence has invalidated L1 (one
-        ``l2_hit``). Needs ``combine_blocks``.
-    reduce_cycles : int
-        ``0``, or the cycles the combine's receive sum schedules per (pass, copy) beyond its
-        loads (``"reduce_cycles"`` chain steps). Needs ``reduce_elements``.
-    stage_cycles : tuple
-        ``()``, or ``(dispatch, combine)`` cycles a staging round schedules beyond its load
-        (the ``"..._stage_round_cycles"`` chain steps). Needs ``stage_vector``.
-    receive_cycles : int
-        ``0``, or the cycles a round of the receiving block's copy of a received token
-        schedules beyond its load (``"walk_token_round_cycles"``). Needs ``receive_vector``.
+    cycles : tuple of two tuples
+        Per (dispatch, combine) phase the phase's cycle table: ``(name, cycles)`` pairs (or a
+        mapping), each a count of :data:`_CYCLE_COUNTS` (``"claim_cycles"``, ``"put_cycles"``,
+        ...): the cycles the phase's compiled code schedules outside the loads its chain
+        charges, an int >= 0, or for a count of several parts (``"payload_cycles"``,
+        ``"copy_cycles"``) a tuple of that many. A ``("cycle", step)`` chain step charges the
+        count of its own phase that names ``step`` (:meth:`chain_latency`); a count used outside
+        the chain (the combine's fenced copies' ``"put_cycles"`` and ``copy_cycles[2]``,
+        :func:`analysis.moe_exchange`) is read with :meth:`cycle`. ``0`` or ``()`` is no count.
+        Kept sorted by name (equal tables compare equal). Each count is read from a build's
+        SASS (``sources[name]``; its Parameter is ``<kernel>.<name>``, one value, or
+        ``dispatch+combine`` when the phases' differ).
     send_grid : int
         ``0``, or the experts each block of a dispatch whose blocks send tokens in turn takes:
         the grid is ``B = ceil(E / send_grid)`` blocks, block ``b`` sends tokens ``b``, ``b +
@@ -1054,23 +1061,7 @@ class ExchangeKernel:
     late_pulls: tuple = ()
     reduce_elements: int = 0
     put_vector: int = 0
-    put_cycles: int = 0
-    walk_cycles: int = 0
-    walk_wrap_cycles: int = 0
-    send_walk_cycles: int = 0
-    copy_cycles: tuple = ()
-    post_cycles: int = 0
-    count_pass_cycles: int = 0
-    receive_token_cycles: int = 0
-    send_cycles: int = 0
-    reduce_pass_cycles: int = 0
-    count_cycles: int = 0
-    claim_cycles: int = 0
-    payload_cycles: tuple = ()
-    prepare_cycles: int = 0
-    reduce_cycles: int = 0
-    stage_cycles: tuple = ()
-    receive_cycles: int = 0
+    cycles: tuple = ((), ())
     stage_vector: tuple = ()
     send_grid: int = 0
     receive_vector: int = 0
@@ -1125,13 +1116,20 @@ class ExchangeKernel:
             v = getattr(self, field)
             if not isinstance(v, tuple) or len(v) != 2:
                 raise ValueError(f"{field} must be a (dispatch, combine) pair, got {v!r}")
-        for phase in self.chain + self.interleaved_chain:
+        self._check_cycles()
+        for i, phase in enumerate(self.chain + self.interleaved_chain):
             for step in phase:
                 if (not isinstance(step, tuple) or len(step) != 2 or step[0] not in names
-                        or step[1] not in _CHAIN_COUNTS):
+                        or (step[1] not in _CHAIN_COUNTS and step[1] not in _CYCLE_STEPS)):
                     raise ValueError(f"a chain step is (latency, count) with latency in "
-                                     f"{sorted(names)} and count in {list(_CHAIN_COUNTS)}, got "
-                                     f"{step!r}")
+                                     f"{sorted(names)} and count in "
+                                     f"{list(_CHAIN_COUNTS) + list(_CYCLE_STEPS)}, got {step!r}")
+                if step[1] in _CYCLE_STEPS:
+                    cycles = _CYCLE_STEPS[step[1]][0]
+                    if not self.cycle(cycles, i % 2):
+                        raise ValueError(f"a chain step counted in {step[1]} needs {cycles} "
+                                         f"({_CYCLE_COUNTS[cycles].what}) in the "
+                                         f"{_PHASES[i % 2]}'s cycles")
                 if step[1] == "rounds" and not self.pull_threads:
                     raise ValueError("a chain step counted in rounds needs pull_threads and "
                                      "pull_vector (the block's bytes per round)")
@@ -1165,11 +1163,7 @@ class ExchangeKernel:
             raise ValueError(f"pointer_overlap must be (arch, n) entries, one per arch in "
                              f"{sorted(EXCHANGE_LATENCY)}, n an int >= 1, got {v!r}")
         for field in ("combine_blocks", "reduce_elements", "put_vector", "send_grid",
-                      "receive_vector", "walk_slot_bytes", "put_cycles", "walk_cycles",
-                      "reduce_cycles", "receive_cycles", "walk_wrap_cycles",
-                      "send_walk_cycles", "receive_token_cycles", "send_cycles",
-                      "reduce_pass_cycles", "count_cycles", "post_cycles",
-                      "count_pass_cycles", "claim_cycles", "prepare_cycles"):
+                      "receive_vector", "walk_slot_bytes"):
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"{field} must be an int >= 0, got {v!r}")
@@ -1179,17 +1173,6 @@ class ExchangeKernel:
             if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
                     isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in v)):
                 raise ValueError(f"{field} must be () or two ints >= 1 ({what}), got {v!r}")
-        v = self.payload_cycles
-        if v != () and (not isinstance(v, tuple) or len(v) != 4 or any(
-                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
-            raise ValueError(f"payload_cycles must be () or four ints >= 0 (each payload, each "
-                             f"pointer row after its first, each round after a payload's first, "
-                             f"once), got {v!r}")
-        v = self.copy_cycles
-        if v != () and (not isinstance(v, tuple) or len(v) != 3 or any(
-                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
-            raise ValueError(f"copy_cycles must be () or three ints >= 0 (every copy, each later "
-                             f"copy's loop back, a load/store copy's put path), got {v!r}")
         v = self.qp_signals
         if v != () and (not isinstance(v, tuple) or len(v) != 2
                         or any(x not in ("", "each", "last") for x in v)):
@@ -1201,14 +1184,87 @@ class ExchangeKernel:
         if "each" in self.qp_signals and not v:
             raise ValueError("qp_signals 'each' needs qp_per_peer (the queue pairs a rank's "
                              "messages to one peer spread over)")
-        v = self.stage_cycles
-        if v != () and (not isinstance(v, tuple) or len(v) != 2 or any(
-                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in v)):
-            raise ValueError(f"stage_cycles must be () or two ints >= 0 (dispatch, combine "
-                             f"cycles per staging round), got {v!r}")
         for field, need, what in _FIELD_NEEDS:
             if getattr(self, field) and not getattr(self, need):
                 raise ValueError(f"{field} needs {need} ({what})")
+        for phase, table in enumerate(self.cycles):
+            for name, _ in table:
+                need = _CYCLE_COUNTS[name].needs
+                if need and not (self.cycle(need[0], phase) if need[0] in _CYCLE_COUNTS
+                                 else getattr(self, need[0])):
+                    raise ValueError(f"{name} needs {need[0]} ({need[1]})")
+
+    def _check_cycles(self):
+        """Check :attr:`cycles` and keep each phase's table as ``(name, cycles)`` pairs sorted
+        by name, without the empty ones."""
+        v = self.cycles
+        if not isinstance(v, tuple) or len(v) != 2:
+            raise ValueError(f"cycles must be a (dispatch, combine) pair of cycle tables, got "
+                             f"{v!r}")
+        tables = []
+        for phase, table in zip(_PHASES, v):
+            pairs = (tuple(table.items()) if isinstance(table, collections.abc.Mapping)
+                     else table)
+            if not isinstance(pairs, tuple) or any(
+                    not isinstance(e, tuple) or len(e) != 2 for e in pairs):
+                raise ValueError(f"the {phase}'s cycles must be (name, cycles) pairs or a "
+                                 f"mapping, got {table!r}")
+            seen = set()
+            for name, value in pairs:
+                if name not in _CYCLE_COUNTS:
+                    raise ValueError(f"unknown cycle count {name!r} in the {phase}'s cycles; "
+                                     f"known: {', '.join(_CYCLE_COUNTS)}")
+                if name in seen:
+                    raise ValueError(f"the {phase}'s cycles name {name} twice")
+                seen.add(name)
+                parts = _CYCLE_COUNTS[name].parts
+                if not parts and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 0):
+                    raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+                if parts and value != () and (
+                        not isinstance(value, tuple) or len(value) != len(parts) or any(
+                            isinstance(x, bool) or not isinstance(x, int) or x < 0
+                            for x in value)):
+                    many = _WORDS.get(len(parts), len(parts))
+                    raise ValueError(f"{name} must be () or {many} ints >= 0 "
+                                     f"({', '.join(parts)}), got {value!r}")
+            tables.append(tuple(sorted((n, c) for n, c in pairs if c)))
+        object.__setattr__(self, "cycles", tuple(tables))
+
+    def cycle(self, name, phase):
+        """The cycle count ``name`` of :data:`_CYCLE_COUNTS` in ``phase``'s (0 dispatch, 1
+        combine) cycle table (:attr:`cycles`): an int, or a tuple for a count of several parts;
+        ``0`` or ``()`` when the phase has none.
+
+        >>> k = exchange_kernel("pplx")
+        >>> k.cycle("stage_cycles", 0), k.cycle("stage_cycles", 1), k.cycle("copy_cycles", 1)
+        (89, 35, (206, 77, 208))
+        >>> exchange_kernel("one-sided").cycle("copy_cycles", 1)
+        ()
+        """
+        if name not in _CYCLE_COUNTS:
+            raise SpecError(f"unknown cycle count {name!r}; known: {', '.join(_CYCLE_COUNTS)}")
+        return dict(self.cycles[_phase_index(phase)]).get(
+            name, () if _CYCLE_COUNTS[name].parts else 0)
+
+    def with_cycles(self, phase, **counts):
+        """This kernel with ``phase``'s (0 dispatch, 1 combine) cycle counts set to ``counts``
+        (``0`` or ``()`` removes one); the kernel's checks apply.
+
+        >>> k = exchange_kernel("one-sided").with_cycles(0, claim_cycles=100)
+        >>> k.cycle("claim_cycles", 0), k.name
+        (100, 'one-sided')
+        >>> k.with_cycles(2, claim_cycles=1)
+        Traceback (most recent call last):
+        ...
+        fabric.SpecError: phase must be 0 (dispatch) or 1 (combine), got 2
+        """
+        phase = _phase_index(phase)
+        table = dict(self.cycles[phase])
+        table.update(counts)
+        tables = list(self.cycles)
+        tables[phase] = tuple(table.items())
+        return dataclasses.replace(self, cycles=tuple(tables))
 
     def late_batches(self, k, input_bytes, arch):
         """The batches of top-k slots whose peer loads a round issues one after another, after
@@ -1237,9 +1293,9 @@ class ExchangeKernel:
         >>> k = exchange_kernel("one-sided")
         >>> t, used = k.round_read_latency(8, 2, "blackwell", 4, 8, 1.0)
         >>> round(t * 1e9, 1), sorted(p.name for p in used)[:2]
-        (1033.4, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
+        (1183.9, ['exchange.latency.blackwell.const_l1', 'exchange.latency.blackwell.const_l15'])
         >>> round(k.round_read_latency(8, 2, "blackwell", 4, 2, 0.0)[0] * 1e9, 1)
-        682.6
+        833.0
         >>> k.round_read_latency(8, 2, "blackwell", 0, 8, 1.0)
         (0.0, ())
         """
@@ -1383,7 +1439,7 @@ class ExchangeKernel:
         >>> exchange_kernel("one-sided").walk_wraps(256, 8)
         0
         """
-        if not self.walk_wrap_cycles:
+        if not self.cycle("walk_wrap_cycles", 0):
             return 0
         for name, v in (("experts", experts), ("ep", ep)):
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
@@ -1562,32 +1618,12 @@ class ExchangeKernel:
                  "reduce_loads": float(reduce_loads), "loadstore": float(bool(loadstore)),
                  "network": float(not loadstore),
                  "put_rounds": float(put_rounds) if loadstore else 0.0,
-                 "put_round_cycles": float(put_rounds * self.put_cycles) if loadstore else 0.0,
-                 "walk_cycles": float(walk_slots * self.walk_cycles),
-                 "reduce_cycles": float(reduce_loads * self.reduce_cycles),
                  "stage_rounds": float(stage_rounds),
                  "further_stage_rounds": float(max(serial_copies - 1, 0) * stage_rounds),
                  "loadstore_stage_rounds": float(stage_rounds) if loadstore else 0.0,
                  "walked_tokens": float(walked_tokens) if loadstore else 0.0,
-                 "walked_token_cycles": (float(walked_tokens * self.send_walk_cycles)
-                                         if loadstore else 0.0),
-                 "walk_wrap_cycles": float(walk_wraps * self.walk_wrap_cycles),
-                 "copy_cycles": float(self.copy_cycles[0]) if self.copy_cycles else 0.0,
-                 "further_copy_cycles": (float(max(serial_copies - 1, 0)
-                                               * (self.copy_cycles[0] + self.copy_cycles[1]))
-                                         if self.copy_cycles else 0.0),
                  "further_waves": float(further_waves) if loadstore else 0.0,
                  "walk_token_rounds": float(walk_token_rounds),
-                 "walk_token_round_cycles": float(walk_token_rounds * self.receive_cycles),
-                 "walk_token_cycles": float(walk_tokens * self.receive_token_cycles),
-                 "loadstore_send_cycles": float(self.send_cycles) if loadstore else 0.0,
-                 "further_wave_send_cycles": (float(further_waves * self.send_cycles)
-                                              if loadstore else 0.0),
-                 "loadstore_count_cycles": float(self.count_cycles) if loadstore else 0.0,
-                 "remote_signal_cycles": float(remote_signals * self.post_cycles),
-                 "posted_copy_cycles": float(posted_copies * self.post_cycles),
-                 "count_pass_cycles": (0.0 if loadstore
-                                       else float(count_passes * self.count_pass_cycles)),
                  "count_passes": 0.0 if loadstore else float(count_passes),
                  "walk_sectors": float(self.walk_sectors(walk_slots)),
                  "walk_slot_hits": float(walk_slots - self.walk_sectors(walk_slots))}
@@ -1601,28 +1637,25 @@ class ExchangeKernel:
                 or count_passes < 0):
             raise SpecError(f"count_passes must be an int >= 0, got {count_passes!r}")
         times["further_slots"] = float(slots - 1)
-        # the receive sum's passes: its (pass, copy) steps over the token's top-k
-        times["reduce_pass_cycles"] = float(reduce_loads // slots * self.reduce_pass_cycles)
         times["further_payloads"] = float(payloads - 1)
         times["further_ranks"] = max(float(ranks) - 1.0, 0.0)
-        times["claim_cycles"] = float(slots * self.claim_cycles)
-        times["prepare_cycles"] = float(self.prepare_cycles)
-        stage = self.stage_cycles[phase] if self.stage_cycles else 0
-        for name in ("stage_rounds", "further_stage_rounds", "loadstore_stage_rounds"):
-            times[name[:-len("rounds")] + "round_cycles"] = times[name] * stage
         times["pointer_rows"] = self.pointer_loads(ranks, arch)
-        pay = self.payload_cycles or (0, 0, 0, 0)
-        per_payload = pay[0] + pay[1] * max(times["pointer_rows"] - 1.0, 0.0)
-        times["payload_cycles"] = (payloads * per_payload
-                                   + pay[2] * max(float(rounds) - payloads, 0.0) + pay[3])
-        times["small_payload_cycles"] = per_payload
         times["pointer_rereads"] = times["pointer_rows"] * (payloads - 1)
+        # what the cycle counts' steps multiply besides the chain counts: the token's top-k
+        # slots, the receive walk's wraps, the receive sum's passes (its (pass, copy) steps
+        # over the top-k), the payloads
+        times.update(slots=float(slots), walk_wraps=float(walk_wraps),
+                     reduce_passes=float(reduce_loads // slots), payloads=float(payloads))
         total, used = 0.0, []
         for name, count in (self.interleaved_chain if interleaved else self.chain)[phase]:
             if name == "hbm_load" and not l2_flushed:
                 name = "l2_hit"
             p = table[name]
-            total += times[count] * p.value
+            if count in _CYCLE_STEPS:
+                cycles, step = _CYCLE_STEPS[count]
+                total += step(self.cycle(cycles, phase), times) * p.value
+            else:
+                total += times[count] * p.value
             if p not in used:
                 used.append(p)
         return total, tuple(used)
@@ -1659,18 +1692,12 @@ class ExchangeKernel:
             out.append(Parameter(f"{self.name}.stage_vector",
                                  "{}+{}".format(*self.stage_vector), "B",
                                  src.get("stage_vector", "")))
-        if self.payload_cycles:
-            out.append(Parameter(f"{self.name}.payload_cycles",
-                                 "{}+{}+{}+{}".format(*self.payload_cycles), "cycles",
-                                 src.get("payload_cycles", "")))
-        if self.copy_cycles:
-            out.append(Parameter(f"{self.name}.copy_cycles",
-                                 "{}+{}+{}".format(*self.copy_cycles), "cycles",
-                                 src.get("copy_cycles", "")))
-        if self.stage_cycles:
-            out.append(Parameter(f"{self.name}.stage_cycles",
-                                 "{}+{}".format(*self.stage_cycles), "cycles",
-                                 src.get("stage_cycles", "")))
+        for name, entry in _CYCLE_COUNTS.items():
+            values = [v for v in (self.cycle(name, 0), self.cycle(name, 1)) if v]
+            if values:
+                text = ["+".join(map(str, v)) if entry.parts else v for v in values]
+                value = text[0] if text[0] == text[-1] else "+".join(map(str, text))
+                out.append(Parameter(f"{self.name}.{name}", value, "cycles", src.get(name, "")))
         if self.qp_signals:
             out.append(Parameter(f"{self.name}.qp_signals", "{}+{}".format(
                 *(x or "none" for x in self.qp_signals)), "", src.get("qp_signals", "")))
@@ -1684,15 +1711,7 @@ class ExchangeKernel:
         # counts (blocks, elements, experts per block) and a flag carry no unit; the copies'
         # bytes per dependent load are bytes, as stage_vector and pull_vector
         for field, unit in (("combine_blocks", ""), ("reduce_elements", ""),
-                            ("block_per_token", ""), ("put_vector", "B"),
-                            ("put_cycles", "cycles"), ("walk_cycles", "cycles"),
-                            ("walk_wrap_cycles", "cycles"), ("send_walk_cycles", "cycles"),
-                            ("receive_token_cycles", "cycles"), ("send_cycles", "cycles"),
-                            ("reduce_pass_cycles", "cycles"), ("count_cycles", "cycles"),
-                            ("post_cycles", "cycles"), ("count_pass_cycles", "cycles"),
-                            ("claim_cycles", "cycles"), ("prepare_cycles", "cycles"),
-                            ("reduce_cycles", "cycles"), ("receive_cycles", "cycles"),
-                            ("send_grid", ""),
+                            ("block_per_token", ""), ("put_vector", "B"), ("send_grid", ""),
                             ("receive_vector", "B"), ("walk_slot_bytes", "B")):
             if getattr(self, field):
                 out.append(Parameter(f"{self.name}.{field}", getattr(self, field), unit,
@@ -1755,8 +1774,9 @@ def _ibgda_post(count):
     queue pair's dev_idx (with nvshmemi_device_state_d.npes in flight beside it), the send
     ring's nwqes and its CQ record's address; qp_type, loaded after dev_idx, shares its sector
     at 3 of the 4 alignments (review S24-R2): an L1 hit (the least); and the cycles the posting
-    code schedules outside those loads (:attr:`ExchangeKernel.post_cycles`, the
-    ``"remote_signal_cycles"`` or ``"posted_copy_cycles"`` step): 8 L2 round trips, an L1 hit,
+    code schedules outside those loads (the phase's ``post_cycles``,
+    :attr:`ExchangeKernel.cycles`, the ``"remote_signal_cycles"`` or ``"posted_copy_cycles"``
+    step): 8 L2 round trips, an L1 hit,
     2 L2 atomics. The doorbell (lock, atomicMax, two more fences, the DBR and BlueFlame stores)
     runs only when the post rings it: not counted."""
     cycles = {"remote_signals": "remote_signal_cycles", "posted_copies": "posted_copy_cycles"}
@@ -2020,7 +2040,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             "(ebfe47e, the February 2025 release) the count and flag were "
                             "nvshmemi_ibgda_rma_p writes, no atomic: a kernel of that commit "
                             "takes qp_signals=() (the deepep-feb25 rows)"))),
-        release_fence=(True, True), send_grid=3, send_cycles=478, count_cycles=165,
+        release_fence=(True, True), send_grid=3,
+        cycles=({"send_cycles": 478, "count_cycles": 165}, ()),
         qp_signals=("last", "last"),
         chain=((("hbm_load", "one"), ("l2_atomic", "one"), ("l2_hit", "one"),
                 ("l2_hit", "loadstore"), ("l2_hit", "loadstore"), ("l2_hit", "loadstore"),
@@ -2252,9 +2273,29 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "594.1 / 635.2 / 462.5 cycles beyond the trips with slots {0} / {0-6} / {0-7} / "
                 "{0, 7} valid, against 158.1 / 252.2 / 314.3 / 220.2 that the steps above charge: "
                 "at least 242 cycles more a later round (the least of the four): ('cycle', 242) in "
-                "later_min and later_full. A lower bound: round 1 (its longer loads hide more) "
-                "and the more-valid patterns' extra (up to 100 cycles) not counted; Hopper's "
-                "sm_90a loop not walked")),
+                "later_min and later_full. A lower bound: the more-valid patterns' extra (up to "
+                "100 cycles) not counted; Hopper's later rounds not walked. Session 26 (moe): round "
+                "1 with the code between the block's BAR.SYNC and it (sm_100a 0x0510-0x0650: the "
+                "16-B width test, the output row's address, the metadata bases), walked the same "
+                "way from the instruction after BAR.SYNC to round 1's back edge (0x0510-0x1290), "
+                "every load at this module's latency (a metadata load the first of its array "
+                "l2_hit, l1_hit once its sector is back; a constant load the first read of its "
+                "64-B line in the kernel const_l15, const_l1 after; the lines warp 0's barrier "
+                "reads before BAR.SYNC present), the peer loads as trips: 1,200.9 / 1,646.0 / "
+                "1,442.1 cycles beyond the trips with slots {0} / {0-7} / {0-5, 7} valid, against "
+                "772.3 / 1,181.1 / 1,143.6 that the chain's round-1 steps, the round-1 entry and "
+                "the late batch's fetch charge; over all 128 patterns (slot 0 always valid) at "
+                "least 298.5 more (slots {0-5, 7}; {0, 4, 6} the most, 673.4). On that path, "
+                "uncharged: the first read of the output pointer's constant line (LDC.64 "
+                "c[0x0][0x380] at 0x0530, waited at 0x0570: ('const_l15', 1)) and 193 cycles "
+                "issued beyond the loads: both in first_min and first_full. sm_90a (the 'hopper' "
+                "entry; the set-up 0x05f0-0x0680 and 0x2950-0x29e0 reads its constants "
+                "through the uniform datapath, round 1 0x29f0-0x39c0): for some patterns the "
+                "entry's steps charge more than the walk ({0, 1, 4}: 123.1 cycles more, its late "
+                "batch's row fetches overlapping the first trip), so nothing is added there (a "
+                "lower bound). The combine kernel's tail after the last round is its loop test "
+                "and EXIT (the last round's STG drains unpriced). The walks: notes/moe.md of "
+                "session 26 (r1walk.py, r1walk90.py)")),
             ("release_fence", ("NVIDIA/TensorRT-LLM moeAlltoAllKernels.cu (flashinfer-ai/"
                                "flashinfer 579435f9 port): moeA2ADispatchKernel's last block "
                                "stores send_counters into every peer's recv_counters, then "
@@ -2329,12 +2370,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "bound). The combine kernel's own code before round 1 and round 1's issue not "
                 "walked"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
-        claim_cycles=125, payload_cycles=(333, 25, 97, 105), prepare_cycles=294,
+        cycles=({"claim_cycles": 125, "payload_cycles": (333, 25, 97, 105)},
+                {"prepare_cycles": 294}),
         late_pulls=(("blackwell", 8, 0, ((7,),)), ("hopper", 8, 0, ((4, 5, 6, 7),))),
         round_reads=(
             ("blackwell", 8, 0,
-             (("const_l1", 2), ("l1_hit", 1)),
-             (("const_l15", 2), ("const_l1", 3), ("l1_hit", 2)),
+             (("const_l1", 2), ("l1_hit", 1), ("const_l15", 1), ("cycle", 193)),
+             (("const_l15", 3), ("const_l1", 3), ("l1_hit", 2), ("cycle", 193)),
              ((("const_l1", 2),),),
              (("l1_hit", 3), ("const_l1", 3), ("cycle", 242)),
              (("l1_hit", 4), ("const_l1", 6), ("cycle", 242)),
@@ -2875,11 +2917,13 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                             ("const_l1", "further_copies"), ("const_l1", "further_copies"),
                             ("cycle", "further_copy_cycles"), ("l2_hit", "further_copies"))
                            + _ibgda_post("posted_copies") + _doorbell("network")),
-        reduce_elements=256 * 8, put_vector=32 * 16, put_cycles=35, walk_cycles=74,
-        walk_wrap_cycles=35, send_walk_cycles=202, copy_cycles=(206, 77, 208),
-        receive_token_cycles=277, send_cycles=590, reduce_pass_cycles=150,
-        post_cycles=1789, count_pass_cycles=368,
-        reduce_cycles=118, stage_cycles=(89, 35), receive_cycles=83,
+        reduce_elements=256 * 8, put_vector=32 * 16,
+        cycles=({"walk_cycles": 74, "walk_wrap_cycles": 35, "receive_cycles": 83,
+                 "receive_token_cycles": 277, "post_cycles": 1789, "count_pass_cycles": 368,
+                 "send_walk_cycles": 202, "stage_cycles": 89, "put_cycles": 35,
+                 "send_cycles": 590},
+                {"stage_cycles": 35, "copy_cycles": (206, 77, 208), "put_cycles": 35,
+                 "reduce_cycles": 118, "reduce_pass_cycles": 150, "post_cycles": 1789}),
         stage_vector=(288 * 16, 256 * 16),
         receive_vector=320 * 16, walk_slot_bytes=4,
         qp_signals=("each", "each"), qp_per_peer=2,
@@ -3070,7 +3114,8 @@ def _ncclep_low_latency():
         "pattern is taken for it, one atomic per queue pair after its writes ('last'; "
         "assumption, as for its put; no multi-node NCCL EP row is carried)")
     return dataclasses.replace(base, name="ncclep-low-latency", sources=tuple(src.items()),
-                               chain=chain, send_grid=0, send_cycles=424, count_cycles=282)
+                               chain=chain, send_grid=0,
+                               cycles=({"send_cycles": 424, "count_cycles": 282}, ()))
 
 
 EXCHANGE_KERNELS["ncclep-low-latency"] = _ncclep_low_latency()

@@ -224,11 +224,14 @@ KNOWN_MISSES = {
                               "walk of its SASS: parameter and metadata loads waited in turn, "
                               "round 1's rows fetched one after another) add 0.67 us: 21.1 us; "
                               "session 24, the cycles the loop issues beyond those loads, 242 a "
-                              "later round (3 later rounds), add 0.37 us: 21.5 us",
-    "trtllm-ep8-bs16-combine": "as bs1: 21.9 us modelled (the CUPTI span less the floor's graph "
+                              "later round (3 later rounds), add 0.37 us: 21.5 us; "
+                              "session 25, the staging kernel's (prepare_cycles), 0.15 us: "
+                              "21.65 us; session 26, round 1's (with the set-up after the barrier: "
+                              "193 cycles and the output row's L1.5 fetch), 0.15 us: 21.8 us",
+    "trtllm-ep8-bs16-combine": "as bs1: 22.2 us modelled (the CUPTI span less the floor's graph "
                                "gap; two peer round trips per pulled round, session 17; the "
                                "loop's other loads per round, session 22; its issue cycles "
-                               "beyond them, session 24) against ~33 us "
+                               "beyond them, session 24; round 1's, session 26) against ~33 us "
                                "measured (barrier-off: 32.2 us)",
     # trtllm-ep8-bs128-combine left in session 25 (35.2% -> 34.5%: the staging kernel's issue
     # cycles beyond its loads, prepare_cycles, counted from the compiled kernel); still ~10 us

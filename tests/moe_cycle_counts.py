@@ -1,6 +1,7 @@
 """Shared by the session-25 cycle-count tests (test_moe_s25_claim_cycles, _payload_cycles,
-_prepare_cycles): a kernel profile as it was before a count (the field unset and its chain
-steps taken out), and one BF16 token's exchange on EP8 of GB200 NVL72, intact or degraded."""
+_prepare_cycles) and the other tests of ExchangeKernel.cycles: a kernel profile as it was
+before a count (the count unset in both phases' cycle tables and its chain steps taken out),
+and one BF16 token's exchange on EP8 of GB200 NVL72, intact or degraded."""
 import dataclasses
 
 import pytest
@@ -10,12 +11,19 @@ from analysis import moe_exchange
 from fabric import exchange_kernel
 
 
+def cycles_without(kernel, *names):
+    """``kernel``'s cycle tables (ExchangeKernel.cycles) without the counts ``names``, in both
+    phases."""
+    return tuple(tuple(e for e in table if e[0] not in names) for table in kernel.cycles)
+
+
 def without_count(name, field, unset, steps):
-    """Profile ``name`` with ``field`` set to ``unset`` and every chain step in ``steps`` removed
-    from both phases (the profile before the count)."""
+    """Profile ``name`` with the cycle count ``field`` set to ``unset`` (none) in both phases
+    and every chain step in ``steps`` removed from both phases (the profile before the count)."""
     k = exchange_kernel(name)
     chain = tuple(tuple(s for s in phase if s not in steps) for phase in k.chain)
-    return dataclasses.replace(k, chain=chain, **{field: unset})
+    assert not unset
+    return dataclasses.replace(k, chain=chain, cycles=cycles_without(k, field))
 
 
 def gb200_one_token(kernel, degraded):

@@ -52,8 +52,8 @@ def _counted(flushed=True, loadstore=True, waves=0):
         dispatch += waves * (hbm + atomic + _HOP["l1_hit"] + hit)
         k = exchange_kernel("deepep-low-latency")
         cycle, const = _HOP["cycle"], _HOP["const_l1"]
-        dispatch += (1 + waves) * (k.send_cycles * cycle + 4 * const)
-        dispatch += k.count_cycles * cycle + 3 * const
+        dispatch += (1 + waves) * (k.cycle("send_cycles", 0) * cycle + 4 * const)
+        dispatch += k.cycle("count_cycles", 0) * cycle + 3 * const
     combine = 2 * hbm + hit + (hbm if loadstore else put) + (2 * hit + atomic)
     return dispatch, combine
 
@@ -103,7 +103,7 @@ def test_loadstore_and_network_counts_are_one_or_none():
     on = k.chain_latency(0, "hopper", 0, 0, loadstore=True)[0]
     off = k.chain_latency(0, "hopper", 0, 0, loadstore=False)[0]
     put = 7 * _HOP["l2_hit"] + 4 * _HOP["l2_atomic"]
-    cycles = (k.send_cycles + k.count_cycles) * _HOP["cycle"] + 7 * _HOP["const_l1"]
+    cycles = (k.cycle("send_cycles", 0) + k.cycle("count_cycles", 0)) * _HOP["cycle"] + 7 * _HOP["const_l1"]
     assert off - on == pytest.approx(put - 3 * _HOP["l2_hit"] - cycles, rel=1e-12)
     on_c = k.chain_latency(1, "hopper", 0, 0, loadstore=True)[0]
     off_c = k.chain_latency(1, "hopper", 0, 0, loadstore=False)[0]

@@ -67,7 +67,7 @@ def test_one_node_pays_a_fence_and_a_token_per_further_wave(flushed):
     first = _HOP["hbm_load"] if flushed else _HOP["l2_hit"]
     # ... and the cycles the later token's path schedules between them (session 24)
     steps = (first + _HOP["l2_atomic"] + _HOP["l1_hit"] + _HOP["l2_hit"]
-             + _KERN.send_cycles * _HOP["cycle"] + 4 * _HOP["const_l1"])
+             + _KERN.cycle("send_cycles", 0) * _HOP["cycle"] + 4 * _HOP["const_l1"])
     d, d1 = waves.dispatch_phase, one.dispatch_phase
     assert d1.fence > 0 and d.fence == pytest.approx(2 * d1.fence, rel=1e-12)
     assert d.chain - d1.chain == pytest.approx(steps, rel=1e-9)

@@ -20,6 +20,7 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from moe_cycle_counts import cycles_without
 
 import topologies
 from analysis import moe_exchange
@@ -50,13 +51,13 @@ def _old():
     j = d.index(("cycle", "put_round_cycles")) + 1
     assert d[j] == ("l2_hit", "loadstore")
     del d[j]
-    return dataclasses.replace(_KERN, name="pplx-s22", copy_cycles=(),
+    return dataclasses.replace(_KERN, name="pplx-s22", cycles=cycles_without(_KERN, "copy_cycles"),
                                chain=(chain[0], c),
                                interleaved_chain=(tuple(d), back(inter[1], "further_copy_cycles")))
 
 
 def test_copy_cycles_are_the_profiles_and_sourced():
-    assert _KERN.copy_cycles == (206, 77, 208)
+    assert _KERN.cycle("copy_cycles", 1) == (206, 77, 208)
     src = dict(_KERN.sources)["copy_cycles"]
     for addr in ("0x0a50", "0x2320", "0x1050", "0x1f70", "CCTL.IVALL"):
         assert addr in src
@@ -117,16 +118,16 @@ def test_one_node_fenced_copies_pay_their_put_path_and_signal_pointer():
 
 def test_copy_cycles_are_validated():
     with pytest.raises(ValueError, match="copy_cycles must be \\(\\) or three ints >= 0"):
-        dataclasses.replace(_KERN, name="x", copy_cycles=(206, 77))
+        dataclasses.replace(_KERN, name="x").with_cycles(1, copy_cycles=(206, 77))
     with pytest.raises(ValueError, match="copy_cycles must be \\(\\) or three ints >= 0"):
-        dataclasses.replace(_KERN, name="x", copy_cycles=(206, 77, -1))
+        dataclasses.replace(_KERN, name="x").with_cycles(1, copy_cycles=(206, 77, -1))
     with pytest.raises(ValueError, match="copy_cycles must be \\(\\) or three ints >= 0"):
-        dataclasses.replace(_KERN, name="x", copy_cycles=(206, True, 1))
+        dataclasses.replace(_KERN, name="x").with_cycles(1, copy_cycles=(206, True, 1))
     with pytest.raises(ValueError, match="counted in copy_cycles needs copy_cycles"):
-        dataclasses.replace(_KERN, name="x", copy_cycles=())
+        dataclasses.replace(_KERN, name="x").with_cycles(1, copy_cycles=())
     base = exchange_kernel("deepep-low-latency")
     with pytest.raises(ValueError, match="copy_cycles needs combine_blocks"):
-        dataclasses.replace(base, name="x", copy_cycles=(1, 2, 3))
+        dataclasses.replace(base, name="x").with_cycles(1, copy_cycles=(1, 2, 3))
 
 
 @settings(max_examples=30, deadline=None)
@@ -136,9 +137,9 @@ def test_each_receive_pass_costs_its_set_up_and_stores(tokens, hidden, k, arch):
     """gatherKernel's receive sum per pass (2048 elements of the token, 8 per thread) outside
     its (pass, copy) loop: the accumulators' set-up (0x2ad0-0x2bc0: 23) and the pass's BF16
     stores and back branch (0x30f0-0x3600: 127): 150 cycles per pass of the busiest block."""
-    assert _KERN.reduce_pass_cycles == 150
+    assert _KERN.cycle("reduce_pass_cycles", 1) == 150
     assert "0x30f0-0x3600" in dict(_KERN.sources)["reduce_pass_cycles"]
-    old = dataclasses.replace(_KERN, name="pplx-s22", reduce_pass_cycles=0, chain=(
+    old = dataclasses.replace(_KERN, name="pplx-s22", cycles=cycles_without(_KERN, "reduce_pass_cycles"), chain=(
         _KERN.chain[0], tuple(s for s in _KERN.chain[1] if s != ("cycle", "reduce_pass_cycles"))))
     loads = _KERN.receive_reduce(256, k, tokens, hidden)
     got = (_KERN.chain_latency(1, arch, 0, 0, reduce_loads=loads, slots=k)[0]
@@ -150,6 +151,6 @@ def test_each_receive_pass_costs_its_set_up_and_stores(tokens, hidden, k, arch):
             passes += 1
     assert got == pytest.approx(passes * 150 * EXCHANGE_LATENCY[arch]["cycle"].value, rel=1e-9)
     with pytest.raises(ValueError, match="reduce_pass_cycles must be an int >= 0"):
-        dataclasses.replace(_KERN, name="x", reduce_pass_cycles=-5)
+        dataclasses.replace(_KERN, name="x").with_cycles(1, reduce_pass_cycles=-5)
     with pytest.raises(ValueError, match="counted in reduce_pass_cycles needs reduce_pass_cycles"):
-        dataclasses.replace(_KERN, name="x", reduce_pass_cycles=0)
+        dataclasses.replace(_KERN, name="x").with_cycles(1, reduce_pass_cycles=0)

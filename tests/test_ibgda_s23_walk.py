@@ -25,6 +25,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from moe_cycle_counts import cycles_without
 
 import topologies
 from analysis import moe_exchange
@@ -116,13 +117,13 @@ def test_one_node_128_token_dispatch_is_floored_by_the_send_walk():
 
 def test_the_counts_need_their_fields_and_bad_input_is_named():
     with pytest.raises(ValueError, match="walk_wrap_cycles needs walk_cycles"):
-        dataclasses.replace(_KERN, name="x", walk_cycles=0, chain=((), ()),
+        dataclasses.replace(_KERN, name="x", cycles=cycles_without(_KERN, "walk_cycles"), chain=((), ()),
                             interleaved_chain=((), ()))
     with pytest.raises(ValueError, match="send_walk_cycles must be an int >= 0"):
-        dataclasses.replace(_KERN, name="x", send_walk_cycles=-1)
+        dataclasses.replace(_KERN, name="x").with_cycles(0, send_walk_cycles=-1)
     with pytest.raises(ValueError, match="walk_wrap_cycles must be an int >= 0"):
-        dataclasses.replace(_KERN, name="x", walk_wrap_cycles=1.5)
-    bare = dataclasses.replace(_KERN, name="x", send_walk_cycles=0,
+        dataclasses.replace(_KERN, name="x").with_cycles(0, walk_wrap_cycles=1.5)
+    bare = dataclasses.replace(_KERN, name="x", cycles=cycles_without(_KERN, "send_walk_cycles"),
                                interleaved_chain=((), ()))
     with pytest.raises(ValueError, match="walked_token_cycles needs send_walk_cycles"):
         dataclasses.replace(bare, interleaved_chain=((("cycle", "walked_token_cycles"),), ()))
@@ -144,10 +145,10 @@ def test_each_received_token_costs_its_loop(n, arch):
     copy's later rounds: per received token the LDC of numTokensPerDP's base (a constant-cache
     hit) and 277 cycles (10 + 114 + the first round's top 54 + the last round's tail 29 + 29 +
     41), where session 22 counted only the rounds beyond the first."""
-    assert _KERN.receive_token_cycles == 277
+    assert _KERN.cycle("receive_token_cycles", 0) == 277
     assert "0x4730-0x47a0" in dict(_KERN.sources)["receive_token_cycles"]
     new = {("const_l1", "walk_tokens"), ("cycle", "walk_token_cycles")}
-    old = dataclasses.replace(_KERN, name="pplx-s22", receive_token_cycles=0, chain=(
+    old = dataclasses.replace(_KERN, name="pplx-s22", cycles=cycles_without(_KERN, "receive_token_cycles"), chain=(
         tuple(s for s in _KERN.chain[0] if s not in new), _KERN.chain[1]))
     lat = EXCHANGE_LATENCY[arch]
     got = (_KERN.chain_latency(0, arch, 0, 0, walk_tokens=n)[0]
@@ -157,9 +158,9 @@ def test_each_received_token_costs_its_loop(n, arch):
         want += lat["const_l1"].value + 277 * lat["cycle"].value
     assert got == pytest.approx(want, rel=1e-9, abs=1e-15)
     with pytest.raises(ValueError, match="receive_token_cycles must be an int >= 0"):
-        dataclasses.replace(_KERN, name="x", receive_token_cycles=-2)
+        dataclasses.replace(_KERN, name="x").with_cycles(0, receive_token_cycles=-2)
     with pytest.raises(ValueError, match="counted in walk_token_cycles needs receive_token_cycles"):
-        dataclasses.replace(_KERN, name="x", receive_token_cycles=0)
+        dataclasses.replace(_KERN, name="x").with_cycles(0, receive_token_cycles=0)
 
 
 @settings(max_examples=20, deadline=None)
@@ -169,10 +170,10 @@ def test_the_sending_warps_own_token_path(arch, loadstore, walked):
     """One load/store domain: the sending warp's own token outside its loads and loops
     (scatterKernel 0x0bf0-0x20d0 along its path: 590 cycles) and the two LDCs of NVSHMEM's peer
     table; across the network the dispatch's copies are posts and none of it is counted."""
-    assert _KERN.send_cycles == 590
+    assert _KERN.cycle("send_cycles", 0) == 590
     assert "0x1e70-0x1f40" in dict(_KERN.sources)["send_cycles"]
     new = {("const_l1", "loadstore"), ("cycle", "loadstore_send_cycles")}
-    old = dataclasses.replace(_KERN, name="pplx-s22", send_cycles=0, interleaved_chain=(
+    old = dataclasses.replace(_KERN, name="pplx-s22", cycles=cycles_without(_KERN, "send_cycles"), interleaved_chain=(
         tuple(s for s in _KERN.interleaved_chain[0] if s not in new),
         _KERN.interleaved_chain[1]))
     lat = EXCHANGE_LATENCY[arch]
@@ -183,6 +184,6 @@ def test_the_sending_warps_own_token_path(arch, loadstore, walked):
     want = (590 * lat["cycle"].value + 2 * lat["const_l1"].value) if loadstore else 0.0
     assert got == pytest.approx(want, rel=1e-9, abs=1e-15)
     with pytest.raises(ValueError, match="send_cycles must be an int >= 0"):
-        dataclasses.replace(_KERN, name="x", send_cycles=-1)
+        dataclasses.replace(_KERN, name="x").with_cycles(0, send_cycles=-1)
     with pytest.raises(ValueError, match="counted in loadstore_send_cycles needs send_cycles"):
-        dataclasses.replace(_KERN, name="x", send_cycles=0)
+        dataclasses.replace(_KERN, name="x").with_cycles(0, send_cycles=0)

@@ -20,6 +20,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from moe_cycle_counts import cycles_without
 
 import topologies
 from analysis import moe_exchange
@@ -29,7 +30,7 @@ _KERN = exchange_kernel("pplx")
 _STEPS = {("cycle", "remote_signal_cycles"), ("cycle", "posted_copy_cycles")}
 # the profile before session 24: no post cycles, no steps that count them
 _NONE = dataclasses.replace(
-    _KERN, name="pplx-no-post-cycles", post_cycles=0,
+    _KERN, name="pplx-no-post-cycles", cycles=cycles_without(_KERN, "post_cycles"),
     interleaved_chain=tuple(tuple(s for s in ph if s not in _STEPS)
                             for ph in _KERN.interleaved_chain))
 _CYC = EXCHANGE_LATENCY["hopper"]["cycle"].value
@@ -103,7 +104,7 @@ def test_a_post_waits_for_eight_l2_trips_an_l1_hit_and_two_atomics():
 
 
 def test_post_cycles_are_the_profiles_and_sourced():
-    assert _KERN.post_cycles == 1789
+    assert (_KERN.cycle("post_cycles", 0), _KERN.cycle("post_cycles", 1)) == (1789, 1789)
     src = dict(_KERN.sources)["post_cycles"]
     for text in ("nvshmemi_transfer_amo_nonfetch", "SIGNAL_SET", "2,054", "137", "1,917",
                  "0x3af0-0x47b0", "1,789", "1,844", "1,794", "put_signal<warp>", "2,980",
@@ -115,12 +116,12 @@ def test_post_cycles_are_the_profiles_and_sourced():
 def test_post_cycles_are_validated():
     for bad in (-1, True, 1917.0, (1917, 0)):
         with pytest.raises(ValueError, match="post_cycles must be an int >= 0"):
-            dataclasses.replace(_KERN, name="x", post_cycles=bad)
+            dataclasses.replace(_KERN, name="x").with_cycles(0, post_cycles=bad)
     with pytest.raises(ValueError, match="counted in remote_signal_cycles needs post_cycles"):
-        dataclasses.replace(_KERN, name="x", post_cycles=0)
+        dataclasses.replace(_KERN, name="x").with_cycles(0, post_cycles=0)
     base = exchange_kernel("deepep-low-latency")
     with pytest.raises(ValueError, match="post_cycles needs count_grid"):
-        dataclasses.replace(base, name="x", post_cycles=1)
+        dataclasses.replace(base, name="x").with_cycles(0, post_cycles=1)
 
 
 @settings(max_examples=12, deadline=None)
@@ -146,7 +147,7 @@ def test_each_count_post_pays_its_cycles(nodes, tokens):
 
 _LOOP_STEPS = {("cycle", "count_pass_cycles"), ("const_l1", "count_passes")}
 _LOOP = dataclasses.replace(
-    _KERN, name="pplx-no-count-loop", count_pass_cycles=0,
+    _KERN, name="pplx-no-count-loop", cycles=cycles_without(_KERN, "count_pass_cycles"),
     interleaved_chain=tuple(tuple(s for s in ph if s not in _LOOP_STEPS)
                             for ph in _KERN.interleaved_chain))
 # per walked expert: the loop's cycles (session 25: 368, its two waited constant loads charged
@@ -155,7 +156,7 @@ _PASS = 368 * _CYC + 2 * EXCHANGE_LATENCY["hopper"]["const_l1"].value
 
 
 def test_count_pass_cycles_are_the_profiles_and_sourced():
-    assert _KERN.count_pass_cycles == 368
+    assert _KERN.cycle("count_pass_cycles", 0) == 368
     src = dict(_KERN.sources)["count_pass_cycles"]
     for text in ("0x2690-0x2f10", "391", "431", "0x2ce0", "368", "ST.E.64.STRONG.SYS"):
         assert text in src
@@ -164,9 +165,9 @@ def test_count_pass_cycles_are_the_profiles_and_sourced():
         ("cycle", "count_pass_cycles")]
     for bad in (-1, True, 379.0):
         with pytest.raises(ValueError, match="count_pass_cycles must be an int >= 0"):
-            dataclasses.replace(_KERN, name="x", count_pass_cycles=bad)
+            dataclasses.replace(_KERN, name="x").with_cycles(0, count_pass_cycles=bad)
     with pytest.raises(ValueError, match="count_pass_cycles needs count_grid"):
-        dataclasses.replace(exchange_kernel("deepep-low-latency"), name="x", count_pass_cycles=1)
+        dataclasses.replace(exchange_kernel("deepep-low-latency"), name="x").with_cycles(0, count_pass_cycles=1)
 
 
 @settings(max_examples=10, deadline=None)

@@ -3,7 +3,6 @@ one node. It was a pass over every pair of ranks that skipped the pairs in two n
 was most of fattree:k=40's 16,000-rank ring all-reduce (128M pairs, none in one node); the
 answer must be that pass's, on intact and degraded fabrics, for any group."""
 
-import time
 import types
 
 from degrade import built, group_on
@@ -17,8 +16,12 @@ SPECS = ("hgx-b200", "nvl72", "dgx-h100", "rail:servers=2,gpus=8,chip=h100",
 
 
 def _view(f, nodes):
+    """The parts of a _GroupView that ``_p2p_lanes`` reads: the fabric, the ranks, their
+    load/store domains, and the view's own grouping of ranks by node."""
     idx = [f.node_index[n] for n in nodes]
-    return types.SimpleNamespace(fabric=f, nodes=list(nodes), _dom=_loadstore_domain(f)[idx])
+    view = types.SimpleNamespace(fabric=f, nodes=list(nodes), _dom=_loadstore_domain(f)[idx])
+    view._node_members = types.MethodType(_GroupView._node_members, view)
+    return view
 
 
 def _every_pair(view):
@@ -61,12 +64,11 @@ def test_the_lanes_are_the_every_pair_pass(group):
     assert _GroupView._p2p_lanes(view) == want
 
 
-def test_sixteen_thousand_ranks_in_as_many_nodes_take_no_pair_pass():
+def test_sixteen_thousand_ranks_in_as_many_nodes_have_no_pair():
+    # no two of fattree:k=40's 16,000 ranks share a node: no p2p lanes (the time this takes,
+    # which the every-pair pass made ~8 s, is measured in benchmarks/bench_collectives.py's
+    # k=40 ring, not asserted here)
     f = built("fattree:k=40")
     view = _view(f, f.endpoints)
     assert len(set(view._dom.tolist())) == len(view.nodes) == 16_000
-    t = time.process_time()
     assert _GroupView._p2p_lanes(view) == 0
-    # the pass over every pair took ~8 s of CPU here (2-core session machine); the ranks'
-    # own links take well under one
-    assert time.process_time() - t < 1.5

@@ -594,13 +594,16 @@ def _rotation_late_valid(ep, k, slot):
 #: texts of ``round_reads``): (later rounds, round 1) x (only slot 0 valid, the first batch
 #: valid, then each later batch valid in turn), as counts of l2_hit / const_l15 / const_l1 /
 #: l1_hit on the round's critical chain besides its peer loads, and (session 24) the cycles
-#: the compiled loop issues beyond them in a later round of the sm_100a one-sided build.
+#: the compiled loop issues beyond them in a later round of the sm_100a one-sided build;
+#: (session 26) its round 1 with the set-up after the barrier: the output row's L1.5 fetch
+#: (one more c15) and 193 cycles.
 _WALK = {
     ("one-sided", "blackwell", 2): (
         ({"l1": 3, "c1": 3, "cy": 242}, {"l1": 4, "c1": 6, "cy": 242},
          {"l1": 4, "c1": 9, "cy": 242}),
-        ({"l2": 2, "c15": 1, "c1": 2, "l1": 1}, {"l2": 2, "c15": 3, "c1": 3, "l1": 2},
-         {"l2": 2, "c15": 4, "c1": 5, "l1": 2})),
+        ({"l2": 2, "c15": 2, "c1": 2, "l1": 1, "cy": 193},
+         {"l2": 2, "c15": 4, "c1": 3, "l1": 2, "cy": 193},
+         {"l2": 2, "c15": 5, "c1": 5, "l1": 2, "cy": 193})),
     ("one-sided", "hopper", 2): (
         ({"l1": 4, "c1": 1}, {"l1": 4, "c1": 2}, {"l1": 6, "c1": 7}),
         ({"l2": 2, "c15": 1, "l1": 2}, {"l2": 2, "c15": 2, "l1": 2},
@@ -963,11 +966,11 @@ def test_release_fence_is_one_peer_round_trip(system, degraded, kernel, ep, toke
             if k.put_vector and ep > 1:
                 lat = EXCHANGE_LATENCY[arch]
                 want = (trip + math.ceil(2 * 7168 / k.put_vector)
-                        * (lat["l2_hit"].value + k.put_cycles * lat["cycle"].value)) * n
-                if k.copy_cycles:
+                        * (lat["l2_hit"].value + k.cycle("put_cycles", 1) * lat["cycle"].value)) * n
+                if k.cycle("copy_cycles", 1):
                     # session 23: its put path and signal, and the signal's peer pointer
                     # reloaded from L2 after the fence
-                    want += (lat["l2_hit"].value + k.copy_cycles[2] * lat["cycle"].value) * n
+                    want += (lat["l2_hit"].value + k.cycle("copy_cycles", 1)[2] * lat["cycle"].value) * n
             # its fences run between its copies: the transfer's floor, not the fixed time
             assert ph.fence == 0.0 and ph.fixed == pytest.approx(ph0.fixed, rel=1e-12)
             assert ph.interleaved - ph0.interleaved == pytest.approx(want, rel=1e-12,
@@ -2353,7 +2356,8 @@ def test_round_reads_move_the_blog18_one_token_combine():
     valid, 4 rounds): beyond its peer trips and what was charged before, the walk's chains add
     2 const_l15 + 5 const_l1 + 2 l1_hit in round 1 and 9 const_l1 + 4 l1_hit in each later
     round, 666.7 ns to the pull, and (session 24) 242 cycles in each later round the compiled
-    loop issues beyond those loads, 366.7 ns more; the
+    loop issues beyond those loads, 366.7 ns more, and (session 26) round 1's with its set-up
+    after the barrier (the output row's const_l15 and 193 cycles), 150.5 ns more; the
     dispatch, the EP2 combine's late part (slot 7 repeats a rank) and a kernel without the
     entry are unchanged. The trtllm-ep8-bs1-combine row moves by the same amount."""
     f = fidelity_moe.nvl72()
@@ -2362,12 +2366,13 @@ def test_round_reads_move_the_blog18_one_token_combine():
     bare = dataclasses.replace(k, round_reads=())
     r, r0 = (moe_exchange(f, "deepseek-v3", 1, 8, kernel=x, **kw) for x in (k, bare))
     lat = EXCHANGE_LATENCY["blackwell"]
-    want = (2 * lat["const_l15"].value + 5 * lat["const_l1"].value + 2 * lat["l1_hit"].value
+    want = (3 * lat["const_l15"].value + 5 * lat["const_l1"].value + 2 * lat["l1_hit"].value
+            + 193 * lat["cycle"].value
             + 3 * (9 * lat["const_l1"].value + 4 * lat["l1_hit"].value
                    + 242 * lat["cycle"].value))
     assert r.combine_phase.pull_latency - r0.combine_phase.pull_latency == pytest.approx(
         want, rel=1e-12)
-    assert round(want * 1e9, 1) == 1033.4          # 666.7 before session 24
+    assert round(want * 1e9, 1) == 1183.9          # 666.7 before session 24, 1033.4 before 26
     assert r.combine - r0.combine == pytest.approx(want, rel=1e-9)
     assert r.dispatch == r0.dispatch
     assert "one-sided.round_reads" in {p.name for p in r.parameters}

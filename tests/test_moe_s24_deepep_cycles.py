@@ -15,6 +15,7 @@ IBGDA puts (their own count) and none of this is charged.
 import dataclasses
 
 import pytest
+from moe_cycle_counts import cycles_without
 
 import topologies
 from analysis import moe_exchange
@@ -32,7 +33,8 @@ def _without(kern):
     for count, n in (("loadstore", 7), ("further_waves", 4)):
         for _ in range(n):
             dispatch.remove(("const_l1", count))
-    return dataclasses.replace(kern, name=kern.name + "-s23", send_cycles=0, count_cycles=0,
+    return dataclasses.replace(kern, name=kern.name + "-s23",
+                               cycles=cycles_without(kern, "send_cycles", "count_cycles"),
                                chain=(tuple(dispatch), kern.chain[1]))
 
 
@@ -46,7 +48,7 @@ def _run(kern, nodes, ep, tokens, **kw):
 
 
 def test_the_counts_are_the_compiled_code_s():
-    assert (_KERN.send_cycles, _KERN.count_cycles) == (478, 165)
+    assert (_KERN.cycle("send_cycles", 0), _KERN.cycle("count_cycles", 0)) == (478, 165)
     src = dict(_KERN.sources)
     assert "de8cfca" in src["send_cycles"] and "0x22e0-0x2590" in src["send_cycles"]
     assert "0x4990-0x4ac0" in src["count_cycles"] and "0x5d80-0x5de0" in src["count_cycles"]
@@ -63,8 +65,8 @@ def test_one_node_pays_the_cycles_per_wave_and_once_for_the_count(experts_tokens
     waves = _KERN.send_waves(experts, tokens)
     assert waves == -(-tokens // 86) - 1
     new, old = (_run(k, 1, 8, tokens, l2_flushed=flushed) for k in (_KERN, _without(_KERN)))
-    per_wave = _KERN.send_cycles * _HOP["cycle"] + 4 * _HOP["const_l1"]
-    count = _KERN.count_cycles * _HOP["cycle"] + 3 * _HOP["const_l1"]
+    per_wave = _KERN.cycle("send_cycles", 0) * _HOP["cycle"] + 4 * _HOP["const_l1"]
+    count = _KERN.cycle("count_cycles", 0) * _HOP["cycle"] + 3 * _HOP["const_l1"]
     assert new.dispatch_phase.chain - old.dispatch_phase.chain == pytest.approx(
         (1 + waves) * per_wave + count, rel=1e-9)
     assert new.dispatch - old.dispatch == pytest.approx((1 + waves) * per_wave + count, rel=1e-9)
@@ -87,7 +89,8 @@ def _nccl_without():
     dispatch = [s for s in _NCCL.chain[0] if s[1] not in _NEW]
     for _ in range(9):
         dispatch.remove(("const_l1", "loadstore"))
-    return dataclasses.replace(_NCCL, name="ncclep-s23", send_cycles=0, count_cycles=0,
+    return dataclasses.replace(_NCCL, name="ncclep-s23",
+                               cycles=cycles_without(_NCCL, "send_cycles", "count_cycles"),
                                chain=(tuple(dispatch), _NCCL.chain[1]))
 
 
@@ -95,7 +98,7 @@ def test_ncclep_pays_its_own_builds_cycles():
     """NCCL EP 36191590's low_latency.cu, rebuilt and walked the same way (BF16, ep_bench's
     shape): 424 cycles + 6 constant loads on a sending warp's token, 282 + 3 on the count's
     path; one wave (its grid gives every token a block), so no further-wave cycles."""
-    assert (_NCCL.send_cycles, _NCCL.count_cycles) == (424, 282)
+    assert (_NCCL.cycle("send_cycles", 0), _NCCL.cycle("count_cycles", 0)) == (424, 282)
     src = dict(_NCCL.sources)
     assert "36191590" in src["send_cycles"] and "0x27c0-0x2870" in src["send_cycles"]
     assert "0x8930-0x8990" in src["count_cycles"] and "de8cfca" not in src["count_cycles"]
@@ -104,7 +107,7 @@ def test_ncclep_pays_its_own_builds_cycles():
     new, old = (moe_exchange(h100, "deepseek-v3", 128, 8, kernel=k, dispatch_bytes=2,
                              combine_bytes=2, l2_flushed=False)
                 for k in (_NCCL, _nccl_without()))
-    added = (_NCCL.send_cycles + _NCCL.count_cycles) * _HOP["cycle"] + 9 * _HOP["const_l1"]
+    added = (_NCCL.cycle("send_cycles", 0) + _NCCL.cycle("count_cycles", 0)) * _HOP["cycle"] + 9 * _HOP["const_l1"]
     assert new.dispatch - old.dispatch == pytest.approx(added, rel=1e-9)
     assert new.combine == old.combine
     two = topologies.build("rail:servers=2,gpus=8,links=18,nic=ib-ndr,chip=h100")
@@ -127,8 +130,9 @@ def test_the_new_counts_need_their_fields():
         chain = (bare.chain[0] + (("cycle", count),), bare.chain[1])
         with pytest.raises(ValueError, match=f"counted in {count} needs {field}"):
             dataclasses.replace(bare, name="x", chain=chain)
-        dataclasses.replace(bare, name="x", chain=chain, **{field: 1})   # with it: accepted
+        dataclasses.replace(bare, name="x", chain=chain,
+                            cycles=({field: 1}, ()))   # with it: accepted
     with pytest.raises(ValueError, match="count_cycles must be an int >= 0"):
-        dataclasses.replace(_KERN, name="x", count_cycles=-1)
+        dataclasses.replace(_KERN, name="x").with_cycles(0, count_cycles=-1)
     with pytest.raises(ValueError, match="count_cycles must be an int >= 0"):
-        dataclasses.replace(_KERN, name="x", count_cycles=True)
+        dataclasses.replace(_KERN, name="x").with_cycles(0, count_cycles=True)

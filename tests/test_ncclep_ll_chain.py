@@ -44,9 +44,9 @@ def test_one_node_adds_the_window_lookups():
         # each kernel's compiled cycles (session 24): DeepEP two tokens' send path and the
         # count's, NCCL EP one token's and the count's, each with its waited constant loads
         k, n = exchange_kernel("deepep-low-latency"), exchange_kernel("ncclep-low-latency")
-        cycles_d = ((2 * k.send_cycles + k.count_cycles) * _HOP["cycle"]
+        cycles_d = ((2 * k.cycle("send_cycles", 0) + k.cycle("count_cycles", 0)) * _HOP["cycle"]
                     + (2 * 4 + 3) * _HOP["const_l1"])
-        cycles_n = (n.send_cycles + n.count_cycles) * _HOP["cycle"] + 9 * _HOP["const_l1"]
+        cycles_n = (n.cycle("send_cycles", 0) + n.cycle("count_cycles", 0)) * _HOP["cycle"] + 9 * _HOP["const_l1"]
         assert nccl.dispatch_phase.chain - deepep.dispatch_phase.chain == pytest.approx(
             4 * hit - wave - cycles_d + cycles_n, rel=1e-9)
         assert deepep.dispatch_phase.fence == pytest.approx(2 * nccl.dispatch_phase.fence,
@@ -87,9 +87,9 @@ def test_everything_but_the_chain_is_deepeps_profile():
     nccl = exchange_kernel("ncclep-low-latency")
     deepep = exchange_kernel("deepep-low-latency")
     assert nccl.send_grid == 0 and deepep.send_grid == 3
-    assert (nccl.send_cycles, nccl.count_cycles) == (424, 282)   # its own build's (session 24)
+    assert (nccl.cycle("send_cycles", 0), nccl.cycle("count_cycles", 0)) == (424, 282)   # its own build's (session 24)
     assert dataclasses.replace(nccl, name=deepep.name, chain=deepep.chain,
-                               sources=deepep.sources, send_grid=3, send_cycles=478,
-                               count_cycles=165) == deepep
+                               sources=deepep.sources, send_grid=3,
+                               cycles=({"send_cycles": 478, "count_cycles": 165}, ())) == deepep
     src = next(p.source for p in nccl.parameters() if p.name == "ncclep-low-latency.chain")
     assert "36191590" in src and "ncclGetP2pPtr" in src

@@ -749,17 +749,18 @@ def test_the_walks_new_sectors_cost_l2_trips():
 
 
 # The cycles pplx 7af3059's compiled loops schedule beyond their loads, read from the stall
-# counts of sm_90a control words (session 22, review S22-R3): (field, cycles, the chain count,
-# the SASS addresses its source names)
-_CYCLES = (("walk_cycles", 74, "walk_cycles", "0x3ff0"), ("put_cycles", 35, "put_round_cycles",
-                                                           "0x1360"),
-           ("reduce_cycles", 118, "reduce_cycles", "0x2d80"),
-           ("receive_cycles", 83, "walk_token_round_cycles", "0x4550"),
-           ("walk_wrap_cycles", 35, "walk_wrap_cycles", "0x4000"),
-           ("send_walk_cycles", 202, "walked_token_cycles", "0x2590"),
-           ("receive_token_cycles", 277, "walk_token_cycles", "0x4730"),
-           ("send_cycles", 590, "loadstore_send_cycles", "0x1f50"),
-           ("reduce_pass_cycles", 150, "reduce_pass_cycles", "0x30f0"))
+# counts of sm_90a control words (session 22, review S22-R3): (cycle count, cycles, the chain
+# count, the SASS addresses its source names, the phase whose cycle table holds it for that
+# chain count)
+_CYCLES = (("walk_cycles", 74, "walk_cycles", "0x3ff0", 0),
+           ("put_cycles", 35, "put_round_cycles", "0x1360", 0),
+           ("reduce_cycles", 118, "reduce_cycles", "0x2d80", 1),
+           ("receive_cycles", 83, "walk_token_round_cycles", "0x4550", 0),
+           ("walk_wrap_cycles", 35, "walk_wrap_cycles", "0x4000", 0),
+           ("send_walk_cycles", 202, "walked_token_cycles", "0x2590", 0),
+           ("receive_token_cycles", 277, "walk_token_cycles", "0x4730", 0),
+           ("send_cycles", 590, "loadstore_send_cycles", "0x1f50", 0),
+           ("reduce_pass_cycles", 150, "reduce_pass_cycles", "0x30f0", 1))
 
 
 @pytest.mark.parametrize("arch", ["hopper", "blackwell"])
@@ -775,16 +776,14 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     assert cycle.unit == "s" and cycle.value == pytest.approx(1 / 1.98e9, rel=1e-12)
     assert "stall count" in cycle.source
     src = dict(kern.sources)
-    for field, cycles, count, addr in _CYCLES:
-        assert getattr(kern, field) == cycles and addr in src[field]
+    for field, cycles, count, addr, phase in _CYCLES:
+        assert kern.cycle(field, phase) == cycles and addr in src[field]
         assert {p.name: p.unit for p in kern.parameters()}[f"pplx.{field}"] == "cycles"
-    assert kern.stage_cycles == (89, 35) and "0x10a0" in src["stage_cycles"]
+    assert (kern.cycle("stage_cycles", 0), kern.cycle("stage_cycles", 1)) == (89, 35)
+    assert "0x10a0" in src["stage_cycles"]
     assert {p.name: p.unit for p in kern.parameters()}["pplx.stage_cycles"] == "cycles"
     without = dataclasses.replace(
-        kern, name="pplx-no-cycles", walk_cycles=0, put_cycles=0, reduce_cycles=0,
-        receive_cycles=0, stage_cycles=(), walk_wrap_cycles=0, send_walk_cycles=0,
-        copy_cycles=(), receive_token_cycles=0, send_cycles=0, reduce_pass_cycles=0,
-        post_cycles=0, count_pass_cycles=0, chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
+        kern, name="pplx-no-cycles", cycles=((), ()), chain=tuple(tuple(s for s in ph if s[0] != "cycle") for ph in kern.chain),
         interleaved_chain=tuple(tuple(s for s in ph if s[0] != "cycle")
                                 for ph in kern.interleaved_chain))
     # session 23: the combine's first copy pays its copy loop's 206 cycles in every call, each
@@ -830,7 +829,8 @@ def test_the_loops_pay_their_scheduled_cycles(arch):
     # the combine's fenced copies, one node: 28 rounds of a BF16 copy for each fenced copy of
     # the block with the most (expected: about 1 at one token, up to 8 at 128 tokens)
     kw = {"dispatch_bytes": 1 + 4 / 128, "combine_bytes": 2, "routing": "uniform"}
-    no_put = dataclasses.replace(kern, name="pplx-no-put-cycles", put_cycles=0, interleaved_chain=(
+    no_put = dataclasses.replace(kern, name="pplx-no-put-cycles", cycles=tuple(
+        tuple(e for e in table if e[0] != "put_cycles") for table in kern.cycles), interleaved_chain=(
         tuple(s for s in kern.interleaved_chain[0] if s[1] != "put_round_cycles"),
         kern.interleaved_chain[1]))
     for tokens, low, high in ((1, 0.99, 1.0 + 1e-9), (128, 6.0, 8.0 + 1e-9)):
@@ -846,22 +846,25 @@ def test_cycle_fields_are_validated():
     """walk_cycles, put_cycles and reduce_cycles are ints >= 0, each needs the field of the
     loop it counts, and a chain step counted in them needs them set."""
     kern = exchange_kernel("pplx")
-    for field, _, count, _ in _CYCLES:
+    for field, _, count, _, phase in _CYCLES:
         for bad in (-1, 1.5, True):
             with pytest.raises(ValueError, match=f"{field} must be an int"):
-                dataclasses.replace(kern, **{field: bad})
+                kern.with_cycles(phase, **{field: bad})
         with pytest.raises(ValueError, match=f"{count} needs {field}"):
-            dataclasses.replace(kern, **{field: 0})
+            kern.with_cycles(phase, **{field: 0})
     base = exchange_kernel("deepep-low-latency")
     for field, needs in (("put_cycles", "put_vector"), ("walk_cycles", "count_grid"),
                          ("reduce_cycles", "reduce_elements"), ("receive_cycles",
                                                                 "receive_vector")):
         with pytest.raises(ValueError, match=f"{field} needs {needs}"):
-            dataclasses.replace(base, **{field: 1})
-    for bad in ((89,), (89, -1), (89, 1.5), [89, 35], (True, 35)):
+            base.with_cycles(0, **{field: 1})
+    # a phase's staging count is one int (the pair (dispatch, combine) before session 26)
+    for bad in ((89,), (89, 35), -1, 1.5, [89, 35], True):
         with pytest.raises(ValueError, match="stage_cycles must be"):
-            dataclasses.replace(kern, stage_cycles=bad)
+            kern.with_cycles(0, stage_cycles=bad)
     with pytest.raises(ValueError, match="stage_cycles needs stage_vector"):
-        dataclasses.replace(base, stage_cycles=(1, 1))
+        base.with_cycles(0, stage_cycles=1)
+    with pytest.raises(ValueError, match="loadstore_stage_round_cycles needs stage_cycles"):
+        kern.with_cycles(0, stage_cycles=0)
     with pytest.raises(ValueError, match="stage_round_cycles needs stage_cycles"):
-        dataclasses.replace(kern, stage_cycles=())
+        kern.with_cycles(1, stage_cycles=0)

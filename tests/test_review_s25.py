@@ -53,7 +53,7 @@ def test_s25_the_slot_claims_pay_the_least_walked_cycles_a_slot():
     least = min(lo for lo, _ in _CLAIM_WALK.values())
     for name in ("one-sided", "one-sided-1.3"):
         kern = EXCHANGE_KERNELS[name]
-        assert kern.claim_cycles == int(least // 8) == 125
+        assert kern.cycle("claim_cycles", 0) == int(least // 8) == 125
         # once a token's dispatch, on the dispatch chain only
         assert sum(ph.count(("cycle", "claim_cycles")) for ph in kern.chain[:1]) == 1
         assert all(("cycle", "claim_cycles") not in ph for ph in kern.chain[1:])
@@ -64,7 +64,7 @@ def test_s25_the_slot_claims_pay_the_least_walked_cycles_a_slot():
 
 def test_s25_a_slot_claim_adds_its_cycles_for_each_top_k_slot():
     kern = exchange_kernel("one-sided")
-    one = dataclasses.replace(kern, name="one-sided-one-cycle-claims", claim_cycles=1)
+    one = dataclasses.replace(kern, name="one-sided-one-cycle-claims").with_cycles(0, claim_cycles=1)
     cycle = EXCHANGE_LATENCY["blackwell"]["cycle"].value
     for ranks, slots in ((1, 1), (2, 4), (8, 8)):
         kw = {"ranks": ranks, "rounds": 1, "slots": slots}
@@ -85,8 +85,8 @@ def test_s25_the_payload_loop_and_the_staging_kernel_pay_the_least_walked_terms(
     kern = EXCHANGE_KERNELS["one-sided"]
     least = tuple(min(w[i] for w in _PAYLOAD_WALK.values()) for i in (1, 2, 3))
     once = min(w[0] - w[1] for w in _PAYLOAD_WALK.values())
-    assert kern.payload_cycles == (*map(int, least), int(once)) == (333, 25, 97, 105)
-    assert kern.prepare_cycles == int(294.4) == 294
+    assert kern.cycle("payload_cycles", 0) == (*map(int, least), int(once)) == (333, 25, 97, 105)
+    assert kern.cycle("prepare_cycles", 1) == int(294.4) == 294
     for field, texts in (("payload_cycles", ("463.9", "438.9", "333", "0x1d90", "0x1840")),
                          ("prepare_cycles", ("294.4", "0x0df0"))):
         src = dict(kern.sources)[field]
