@@ -1974,10 +1974,11 @@ def p2p_batches(rt, view, nbytes=1):
     ``r``; across nodes ``(r / L) x divUp(L, 8) + (r % L) / 8``, with ``L`` the largest node's
     ranks (``maxLocalRanks``, ``net_round_rule`` 0, 2.22-2.28.3) or the schedule group
     (``P2P_SCHEDULE_GROUP_SIZE``, 8, cut to its gcd with every node's ranks that it does not
-    divide: ``net_round_rule`` 1, 2.28.7 on), so the up to 8 rounds of one group share a base;
-    from 2.28 the base's low ``log2(p2pnChannels)`` bits reversed (``reverse_rounds``), before
-    taken mod ``p2pnChannels``. The message's parts (:func:`_p2p_parts`) take the channels
-    ``(base + part) mod p2pnChannels``; rounds are added in order, and a channel opens a new
+    divide: ``net_round_rule`` 1, 2.28.7 on), so the up to 8 rounds of one group share a base.
+    The message's parts (:func:`_p2p_parts`) take the channels ``(base + part) mod
+    p2pnChannels`` with the base's low ``log2(p2pnChannels)`` bits reversed from 2.28
+    (``reverse_rounds`` 1), and ``(base + reverseBits(part)) mod p2pnChannels`` in 2.22-2.27
+    (``ncclP2pChannelForPart``); rounds are added in order, and a channel opens a new
     batch at 8 works (a round's parts never share a channel), and from 2.29.2 at a round of
     another round / 8 group (``batch_rule`` 2; ``src/enqueue.cc`` ``ncclAddWorkBatchToPlan``).
     So in one node rounds ``p2pnChannels`` apart share a channel (at one part and at least 8
@@ -2040,13 +2041,20 @@ def _busiest_p2p_channel(rule, reverse, p, group, p2pn, parts, per_batch):
     else:
         base = r
     bits = max(0, (p2pn - 1).bit_length())
-    base = base & (p2pn - 1)
-    if reverse:
-        out = np.zeros_like(base)
+
+    def rev(x):   # reverseBits(x, log2 p2pnChannels): the low bits, reversed
+        out = np.zeros_like(x)
         for i in range(bits):
-            out |= ((base >> i) & 1) << (bits - 1 - i)
-        base = out
-    chan = ((base[:, None] + np.arange(parts)[None, :]) & (p2pn - 1)).ravel()
+            out |= ((x >> i) & 1) << (bits - 1 - i)
+        return out
+
+    base = base & (p2pn - 1)
+    delta = np.arange(parts)
+    if reverse:      # 2.28 on: the base reversed, the parts after it
+        base = rev(base)
+    else:            # 2.22-2.27: the base as it is, the parts reversed
+        delta = rev(delta)
+    chan = ((base[:, None] + delta[None, :]) & (p2pn - 1)).ravel()
     if rule == 1:
         works = np.bincount(chan, minlength=p2pn)
         return int(-(-works.max() // per_batch))

@@ -185,7 +185,8 @@ class Runtime:
         channels x ranks / work_per_batch > p2p channels); an all-to-all's rounds on the
         channels: ``"batch_rule"`` (0: not read, one batch; 1: a batch holds up to 8 works;
         2: and only rounds of one round / 8 group), ``"reverse_rounds"`` (1: a round's base
-        channel bit-reversed) and ``"net_round_rule"`` (across nodes the rounds sharing a base:
+        channel bit-reversed, its parts on the channels after it; 0: the parts bit-reversed)
+        and ``"net_round_rule"`` (across nodes the rounds sharing a base:
         0 a node's, 1 a schedule group's). See :func:`analysis._runtime_cost.p2p_protocol`,
         :func:`analysis._runtime_cost.p2p_batches`.
     search : dict
@@ -596,7 +597,8 @@ _NCCL = Runtime(
          "the schedule group P2P_SCHEDULE_GROUP_SIZE 8 cut to its gcd with the nodes' ranks from "
          "2.28.7, src/init.cc ncclP2pSchedule; its low log2Up(p2pnChannels) bits reversed from "
          "2.28, src/include/channel.h) plus the part (src/include/device.h "
-         "ncclP2pChannelForPart), mod p2pnChannels, and ncclAddWorkBatchToPlan (l.120-160) "
+         "ncclP2pChannelForPart; the part bit-reversed in 2.22-2.27), mod p2pnChannels, and "
+         "ncclAddWorkBatchToPlan (l.120-160) "
          "starts a new batch at "
          "NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8 works or a round already in it (2.22 on, batch_rule "
          "1) and from 2.29.2 at a round of another round / 8 group (batch_rule 2); a channel's "
@@ -1128,7 +1130,9 @@ _NCCL_HISTORY = {
     # (rule 2); before 2.22 not read (rule 0: one batch)
     ("p2p", "batch_rule"): (((2, 18, 3), 0), ((2, 22, 0), 1), ((2, 29, 0), 2)),
     # a round's base channel (src/include/channel.h ncclP2pChannelBaseForRound): its low
-    # log2(p2pnChannels) bits reversed from 2.28 (reverseBits), before taken as they are;
+    # log2(p2pnChannels) bits reversed from 2.28 (reverseBits) and its parts on the channels
+    # after it; in 2.22-2.27 the base as it is and the parts reversed (src/include/device.h
+    # ncclP2pChannelForPart: base + reverseBits(part, log2 p2pnChannels));
     # across nodes the rounds step by node (maxLocalRanks) until 2.28.3 and by the schedule
     # group (P2P_SCHEDULE_GROUP_SIZE, default 8, src/init.cc ncclP2pSchedule) from 2.28.7
     ("p2p", "reverse_rounds"): (((2, 18, 3), 0), ((2, 28, 0), 1)),

@@ -61,14 +61,19 @@ def _brute(release, counts, p2pn, parts):
         else:
             size = max(counts)
     bits = (p2pn - 1).bit_length()
+
+    def reverse(x):
+        low = format(x % (1 << bits), f"0{bits}b") if bits else ""
+        return int(low[::-1] or "0", 2)
+
     batches = {}
     for r in range(p):
         base = (r // size) * -(-size // 8) + (r % size) // 8 if multi else r
         if v >= (2, 28, 0):
-            low = format(base % (1 << bits), f"0{bits}b") if bits else ""
-            base = int(low[::-1] or "0", 2)
+            base = reverse(base)
         for part in range(parts):
-            c = (base + part) & (p2pn - 1)
+            # 2.28 on: base reversed + part; 2.22-2.27: base + reversed part (device.h)
+            c = (base + (part if v >= (2, 28, 0) else reverse(part))) & (p2pn - 1)
             cur = batches.setdefault(c, [[]])[-1]
             if (len(cur) == 8 or r in cur
                     or (v >= (2, 29, 0) and any(r // 8 != q // 8 for q in cur))):
@@ -94,6 +99,21 @@ def test_64_nodes_of_8_queue_four_groups_on_each_of_16_channels(release):
     assert (view.n_nodes, p2p_channels(rt, view)[0]) == (64, 16)
     want = 1 if _version(release) < (2, 22, 0) else 4
     assert p2p_batches(rt, view) == want
+
+
+def test_2_22_to_2_27_reverse_the_part_not_the_base():
+    # review S26-R2: in 2.22-2.27 ncclP2pChannelForPart is base + reverseBits(part) (the base
+    # as it is); 2 nodes of 8, 16 ranks, a message of 2 parts: rounds 0-7 (base 0) on channels
+    # {0, 8}, rounds 8-15 (base 1) on {1, 9}: 8 works a channel, one batch (adding the part
+    # plainly would stack 16 works on channel 1: 2 batches)
+    f = built("rail:servers=2,gpus=8,links=8,nic=ib-ndr,chip=h800")
+    rt = runtime("nccl@2.27.7")
+    view = _view(f)
+    p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
+    nbytes = 256 * 1024
+    assert (view.n_nodes, p2pn) == (2, 16)
+    assert _parts(nmin, nmax, chunk, True, nbytes) == 2
+    assert p2p_batches(rt, view, nbytes) == 1 == _brute("2.27.7", [8, 8], 16, 2)
 
 
 def test_single_gpu_nodes_batch_by_round_group_from_2_29_2():
@@ -158,14 +178,16 @@ def test_one_node_and_grouped_send_recv_keep_their_steps():
                                      + 9 * p2p_batch_chain(v2.arch)) / 10, rel=1e-12)
 
 
-_SPECS = ["rail:servers=3,gpus=8,chip=h100", "rail:servers=20,gpus=8,chip=h100",
+_SPECS = ["rail:servers=2,gpus=8,links=8,nic=ib-ndr,chip=h800", "rail:servers=3,gpus=8,chip=h100",
+          "rail:servers=20,gpus=8,chip=h100",
           "rail:servers=40,gpus=4,chip=h100", "rail:servers=6,gpus=2", "fattree:k=4",
           "fattree:k=8", "dgx-h100", "sd200-ultra:chip=h100"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=st.sampled_from(_SPECS), release=st.sampled_from(RELEASES),
-       per_peer=st.sampled_from([0, 1024, 65536, 1 << 20, 1 << 24, 1 << 27]), data=st.data())
+       per_peer=st.sampled_from([0, 1024, 65536, 1 << 18, 1 << 20, 1 << 24, 1 << 27]),
+       data=st.data())
 def test_batches_follow_nccls_placement_brute_force(spec, release, per_peer, data):
     # any subset of ranks of a (possibly degraded) fabric, one node or many: the model's count
     # equals the literal replay for the release's rules and the message's parts
@@ -182,3 +204,21 @@ def test_batches_follow_nccls_placement_brute_force(spec, release, per_peer, dat
     counts = [int(c) for c in view.node_ranks()]
     assert sum(counts) == len(ranks)
     assert p2p_batches(rt, view, per_peer) == _brute(release, counts, p2pn, parts)
+
+
+def test_whole_fabrics_match_the_replay_in_every_release():
+    # every rank of each fabric (where the parts' placement matters most: review S26-R2's
+    # 2-node H800 case is one of them), every release, messages of 1 to 32 parts
+    for spec in ("rail:servers=2,gpus=8,links=8,nic=ib-ndr,chip=h800",
+                 "rail:servers=20,gpus=8,chip=h100", "rail:servers=40,gpus=4,chip=h100",
+                 "fattree:k=4", "dgx-h100", "sd200-ultra:chip=h100", "switch:16,chip=b200"):
+        f = built(spec)
+        view = _view(f)
+        counts = [int(c) for c in view.node_ranks()]
+        for release in RELEASES:
+            rt = runtime(f"nccl@{release}")
+            p2pn, nmax, nmin, chunk = p2p_channels(rt, view)
+            for per_peer in (1024, 1 << 18, 1 << 20, 1 << 25, 1 << 29):
+                parts = _parts(nmin, nmax, chunk, view.n_nodes > 1, per_peer)
+                assert p2p_batches(rt, view, per_peer) == _brute(release, counts, p2pn, parts), (
+                    spec, release, per_peer, parts)
