@@ -88,7 +88,7 @@ import dataclasses
 import functools
 import math
 
-from fabric import EXCHANGE_LATENCY, PROTOCOLS, SpecError, peer_access_latency
+from fabric import EXCHANGE_LATENCY, PROTOCOLS, SpecError, peer_access_latency, transport
 
 from ._schedules import NotApplicableError
 
@@ -2183,14 +2183,20 @@ def _p2p(rt, view, op, n, algorithm, ops=1):
     # group's works for one peer in one batch: a new p2pEpoch each, enqueue.cc
     # scheduleP2pTasksToPlan / ncclAddWorkBatchToPlan): the kernel floor holds the first
     # batch, each further one its counted chain (p2p_batch_chain), and each its step. A
-    # message step's overheads are every message's of the operation (the schedule sums them
-    # per rank), so an operation pays them once, in its first batch's step; its further
-    # batches (rounds queued across nodes) pay the step's latency (session 26)
+    # message step's overhead is the operation's every message (the schedule: one message's
+    # whole overhead, then a post for each further one the rank sends), and each message is
+    # one work of one batch (scheduleP2pTasksToPlan dequeues a peer's task once): so a further
+    # batch of the operation pays the path and its first message's whole overhead less the
+    # post the step already counted for it, not every message again (session 26)
     per_op = p2p_batches(rt, view, per_peer) if op in ("all-to-all", "all-to-allv") else 1
     batches = per_op * ops
-    msg_latency = max((st.latency for st in t.plan.steps
-                       if st.link >= 0 and st.transport != "loadstore"), default=0.0)
-    further = max(_lat(rt, hw, "ring", proto), ls, msg_latency)
+    msg_first = 0.0
+    for st in t.plan.steps:
+        if st.link >= 0 and st.transport != "loadstore":
+            tr = transport(st.transport)
+            msg_first = max(msg_first,
+                            st.latency + tr.per_message_overhead - tr.software_post)
+    further = max(_lat(rt, hw, "ring", proto), ls, msg_first)
     fixed = (rt.kernel_floor[view.arch] + ops * step + (per_op - 1) * ops * further
              + (batches - 1) * p2p_batch_chain(view.arch)) / ops
     time = fixed + n * t.per_byte * (1.0 + (eff - 1.0) * share)

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from analysis import cost
-from analysis._collectives import _GroupView, resolve_ranks
+from analysis._collectives import _GroupView, _transport_spec, resolve_ranks
 from analysis._runtime_cost import p2p_batch_chain, p2p_batches, p2p_channels, step_handoff
-from fabric import RoutingError, runtime
+from fabric import RoutingError, runtime, transport
 
 RELEASES = ["2.20.5", "2.22.3", "2.25.1", "2.28.3", "2.28.7", "2.29.2", "2.30.7"]
 
@@ -130,9 +130,10 @@ def test_single_gpu_nodes_batch_by_round_group_from_2_29_2():
 
 def test_the_cost_pays_each_further_batch_across_nodes():
     # the all-to-all's fixed part: the kernel floor and the first batch's step (the message
-    # step holds every message's overhead, summed by the schedule: paid once), then per
-    # further batch its step's latency (NCCL's network step, tuning.cc hwLat) and the counted
-    # chain (session 24's rule, now across nodes too)
+    # step holds the operation's every message: one whole overhead and a post for each further
+    # one, each message once), then per further batch the larger of NCCL's network step
+    # (tuning.cc hwLat) and the path with its first message's whole overhead less the post
+    # already counted, and the counted chain (session 24's rule, now across nodes too)
     f = built("rail:servers=64,gpus=8,chip=h100")
     rt = runtime("nccl")
     view = _view(f)
@@ -141,9 +142,12 @@ def test_the_cost_pays_each_further_batch_across_nodes():
     (c,) = _p2p(rt, view, "all-to-all", n, "scattered")
     t = view.transfer("scattered", "all-to-all")
     assert t.step_loadstore == 0.0
+    rdma = transport("rdma")
     latency = max(st.latency for st in t.plan.steps if st.link >= 0)
+    assert {st.transport for st in t.plan.steps if st.link >= 0} == {"rdma"}
     step = max(rt.hw_latency[("net", "ring", c.protocol)], t.step_message)
-    further = max(rt.hw_latency[("net", "ring", c.protocol)], latency)
+    further = max(rt.hw_latency[("net", "ring", c.protocol)],
+                  latency + rdma.per_message_overhead - rdma.software_post)
     assert t.step_message > further      # 504 remote messages' overheads in one step
     k = _brute("2.30.7", [8] * 64, 16, 1)
     assert k == 4
@@ -222,3 +226,31 @@ def test_whole_fabrics_match_the_replay_in_every_release():
                 parts = _parts(nmin, nmax, chunk, view.n_nodes > 1, per_peer)
                 assert p2p_batches(rt, view, per_peer) == _brute(release, counts, p2pn, parts), (
                     spec, release, per_peer, parts)
+
+
+def test_further_batches_over_rdma_pay_each_message_once():
+    # 128 ranks of one node forced over RDMA (bench_decode's transport='rdma'): the step holds
+    # one message's whole overhead and 126 posts; 4 batches are 127 messages, each posted once,
+    # and 4 of them first in their batch (whole overheads): the step + 3 x (path + whole - post)
+    from analysis._runtime_cost import _p2p
+    rt = runtime("nccl")
+    f = built("sd200-ultra:chip=h100")
+    nodes, idx = resolve_ranks(f, None)
+    view = _GroupView(f, "all-to-all", nodes, idx, _transport_spec("rdma"), None, True)
+    (c,) = _p2p(rt, view, "all-to-all", 1024.0 * view.p, "scattered")
+    t = view.transfer("scattered", "all-to-all")
+    (st,) = [s for s in t.plan.steps if s.link >= 0]
+    rdma = transport("rdma")
+    assert st.overhead == pytest.approx(rdma.per_message_overhead + 126 * rdma.software_post)
+    k = p2p_batches(rt, view, 1024.0)
+    assert k == 4
+    first = st.latency + rdma.per_message_overhead - rdma.software_post
+    step = max(rt.hw_latency[(view.intra_hw, "ring", c.protocol)], t.step_message)
+    further = max(rt.hw_latency[(view.intra_hw, "ring", c.protocol)], first)
+    assert c.fixed == pytest.approx(rt.kernel_floor[view.arch] + step
+                                    + (k - 1) * (further + p2p_batch_chain(view.arch)),
+                                    rel=1e-12)
+    # every message's whole overhead or post counted once: 4 whole, 123 posts, 4 paths
+    assert c.fixed == pytest.approx(rt.kernel_floor[view.arch] + k * st.latency
+                                    + k * rdma.per_message_overhead + 123 * rdma.software_post
+                                    + (k - 1) * p2p_batch_chain(view.arch), rel=1e-12)
