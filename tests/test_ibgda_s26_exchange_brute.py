@@ -222,3 +222,62 @@ def test_link_and_nic_bytes_and_stage_times_are_the_brute_force(case):
     for ph, s in ((r.dispatch_phase, 1.0), (r.combine_phase, scale)):
         assert ph.scaleup == pytest.approx(up_t * s, rel=1e-9, abs=1e-18)
         assert ph.network == pytest.approx(net_t * s, rel=1e-9, abs=1e-18)
+
+
+@st.composite
+def _failure_of(draw):
+    """An intact fabric, an EP group on it (as :func:`_cases` draws one) and failures that
+    spare the group's chips: links, lanes, a chip outside the group."""
+    f = built(draw(st.sampled_from(SPECS)))
+    lab = _domains(f)
+    by = {}
+    for c in f.endpoints:
+        by.setdefault(lab[c], []).append(c)
+    doms = draw(st.permutations(sorted(by)))
+    doms = doms[:len(doms) - draw(st.integers(0, len(doms) - 1))]
+    per = draw(st.integers(1, min(len(by[d]) for d in doms)))
+    chips = [c for d in doms for c in draw(st.permutations(by[d]))[:per]]
+    edges = sorted(f.graph.edges(), key=str)
+    links = draw(st.lists(st.sampled_from(edges), max_size=2, unique_by=frozenset))
+    bundles = [e for e in edges if f.graph.edges[e].get("lanes", 1) > 1
+               and frozenset(e) not in map(frozenset, links)]
+    lanes = draw(st.lists(st.sampled_from(bundles), min_size=0 if links else 1, max_size=2,
+                          unique_by=frozenset)) if bundles else []
+    others = [c for c in f.endpoints if c not in chips]
+    dead = draw(st.lists(st.sampled_from(others), max_size=1)) if others else []
+    links = [e for e in links if not set(e) & set(dead)]
+    lanes = [e for e in lanes if not set(e) & set(dead)]
+    kernel = draw(st.sampled_from(KERNELS))
+    rdma = kernel in PER_EXPERT and draw(st.booleans())
+    routing = draw(st.sampled_from(["uniform", "balanced", "node-limited:2"]))
+    return f, (links, lanes, dead), chips, kernel, draw(st.sampled_from([1, 3, 64, 512])), \
+        routing, rdma
+
+
+@settings(max_examples=40, deadline=None)
+@given(_failure_of())
+def test_a_failure_that_spares_the_group_never_makes_the_exchange_faster(case):
+    """The same EP group, kernel, tokens and routing on the fabric with failed links, lanes or
+    a chip outside the group: each phase takes no less time, or the model refuses by name (a
+    rank cut off, a domain split unequally); the hunt's scratch runs (about 2,300 draws,
+    /tmp/ibgda26/hunt/mono.py) found no exception."""
+    f, (links, lanes, dead), chips, kernel, tokens, routing, rdma = case
+    kw = {"kernel": kernel, "dispatch_bytes": 1, "combine_bytes": 2, "routing": routing,
+          "transport": "rdma" if rdma else None}
+    try:
+        g = f.without(links=links, lanes=lanes, chips=dead)
+    except FabricError:
+        return
+    try:
+        intact = moe_exchange(f, "deepseek-v3", tokens, chips, **kw)
+    except (RoutingError, NotApplicableError, SpecError):
+        return
+    try:
+        degraded = moe_exchange(g, "deepseek-v3", tokens, chips, **kw)
+    except (RoutingError, SpecError) as e:
+        event("degraded: refused")
+        assert str(e)                              # named, never a number
+        return
+    event("compared")
+    assert degraded.dispatch >= intact.dispatch * (1 - 1e-12)
+    assert degraded.combine >= intact.combine * (1 - 1e-12)
