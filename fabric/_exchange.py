@@ -2461,8 +2461,8 @@ EXCHANGE_KERNELS = {k.name: k for k in (
                 "the rounds' loads) as trips, other constant loads const_l1 where exposed, "
                 "MUFU/I2F/F2I/S2R free: sm_100a 425.4-484.4 cycles for 1-8 rounds, sm_90a 294.4 "
                 "+ 34 a round after the first; the least, 294, once per staged combine (a lower "
-                "bound). The combine kernel's own code before round 1 and round 1's issue not "
-                "walked"))),
+                "bound). The combine kernel's own code before round 1 and round 1's issue: "
+                "round_reads' round-1 entries (session 26)"))),
         release_fence=(True, False), block_per_token=True, staging_source_bytes=2,
         cycles=({"prepare_cycles": 89, "claim_cycles": 125, "payload_cycles": (333, 25, 97, 105),
                  "release_cycles": 233, "sanitize_cycles": 164, "lane_pass_cycles": 138},
@@ -3081,26 +3081,46 @@ def _one_sided_1_3():
         "const_l1 1} with only slot 0 valid, {l1 3, const_l1 5} with all 8; round 1 {l2 2, "
         "const_l15 1} / {l2 2, const_l15 4, l1 1}; FP8 (0x6700-0xa400, one trip) later round "
         "{l1 2, const_l1 2} / {l1 4, const_l1 6}; round 1 {l2 2, const_l15 2} / {l2 2, const_l15 "
-        "6, l1 2}")
+        "6, l1 2}. Session 26 (moe): the cycles the sm_100a loops issue beyond those loads in a "
+        "later round (session 24's method on 5e891c6b, rebuilt here with flashinfer's JIT flags "
+        "and -DENABLE_BF16, nvcc 13.0, cuobjdump 13.5; moeA2ACombineKernel<T, 8, false, 0, 0>): "
+        "one later round walked in issue order at the stall counts, the metadata loads l1_hit, "
+        "the constant loads const_l1, a predicated-off load free, an invalid slot's branch "
+        "skipped, the peer loads as trips, against what these steps charge for the same "
+        "pattern (the later batches' steps by the batches holding a valid slot), over all 128 "
+        "patterns (slot 0 valid): BF16 (0x06d0-0x1fc0) 676.7 / 873.5 cycles beyond the trips "
+        "with slots {0} / {0-7}, at least 372.6 more ({0, 4}): ('cycle', 372) in later_min and "
+        "later_full; FP8 (0x0710-0x45a0) 1,095.4 / 1,606.8, at least 226.7 more ({0, 1, 7}): "
+        "('cycle', 226). A lower bound. Round 1 with the set-up after BAR.SYNC (0x0570 on), "
+        "walked the same way with the first loads' latencies (a metadata array's first load "
+        "l2_hit; a constant line's first read in the kernel const_l15; the lines the barrier "
+        "reads before BAR.SYNC present): its pointer rows lie 48 B apart (c[0x0][R+0x380], R = "
+        "48 x rank + 0x38), so which rows share a 64-B line depends on the ranks; taking the most "
+        "favourable sharing (every row after the first a constant-L1 hit) BF16 still spends at "
+        "least 189.9 cycles more than charged over the 128 patterns ({0, 4}; 218.9 with every "
+        "row an L1.5 fetch): ('cycle', 189) in first_min and first_full; FP8 then falls below its "
+        "charge ({0, 1, 7}: -95.9): nothing added. The sm_90a loops not walked. The walks: "
+        "notes/moe.md of session 26 (gwalk.py, cfg13.py)")
     return dataclasses.replace(base, name="one-sided-1.3", sources=tuple(src.items()),
                                late_pulls=(("blackwell", 8, 0, ((1, 4, 5, 6, 7),)),
                                            ("blackwell", 8, 1, ((1, 2, 3), (4, 5, 6, 7))),
                                            ("hopper", 8, 2, ((1, 2, 3, 4, 5, 6, 7),))),
                                round_reads=(
                                    ("blackwell", 8, 0,
-                                    (("l1_hit", 1), ("const_l1", 1)),
-                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1)),
+                                    (("l1_hit", 1), ("const_l1", 1), ("cycle", 189)),
+                                    (("const_l15", 1), ("l1_hit", 1), ("const_l1", 1),
+                                     ("cycle", 189)),
                                     ((("const_l15", 1), ("l1_hit", 2)),),
-                                    (("l1_hit", 3), ("const_l1", 2)),
-                                    (("l1_hit", 2), ("const_l1", 5)),
+                                    (("l1_hit", 3), ("const_l1", 2), ("cycle", 372)),
+                                    (("l1_hit", 2), ("const_l1", 5), ("cycle", 372)),
                                     ((("l1_hit", 2), ("const_l1", 2)),)),
                                    ("blackwell", 8, 1,
                                     (("const_l1", 2), ("l1_hit", 3)),
                                     (("const_l1", 2), ("l1_hit", 3)),
                                     ((("const_l1", 3), ("const_l15", 2), ("l1_hit", 3)),
                                      (("const_l1", 3), ("const_l15", 2), ("l1_hit", 2))),
-                                    (("l1_hit", 5), ("const_l1", 3)),
-                                    (("l1_hit", 5), ("const_l1", 3)),
+                                    (("l1_hit", 5), ("const_l1", 3), ("cycle", 226)),
+                                    (("l1_hit", 5), ("const_l1", 3), ("cycle", 226)),
                                     ((("l1_hit", 3), ("const_l1", 6)),
                                      (("l1_hit", 2), ("const_l1", 6)))),
                                    ("hopper", 8, 2,

@@ -596,7 +596,8 @@ def _rotation_late_valid(ep, k, slot):
 #: l1_hit on the round's critical chain besides its peer loads, and (session 24) the cycles
 #: the compiled loop issues beyond them in a later round of the sm_100a one-sided build;
 #: (session 26) its round 1 with the set-up after the barrier: the output row's L1.5 fetch
-#: (one more c15) and 193 cycles.
+#: (one more c15) and 193 cycles; and TensorRT-LLM 1.3's sm_100a later rounds: 372 cycles (BF16)
+#: and 226 (FP8), its BF16 round 1: 189.
 _WALK = {
     ("one-sided", "blackwell", 2): (
         ({"l1": 3, "c1": 3, "cy": 242}, {"l1": 4, "c1": 6, "cy": 242},
@@ -609,11 +610,14 @@ _WALK = {
         ({"l2": 2, "c15": 1, "l1": 2}, {"l2": 2, "c15": 2, "l1": 2},
          {"l2": 2, "c15": 5, "c1": 2, "l1": 3})),
     ("one-sided-1.3", "blackwell", 2): (
-        ({"l1": 3, "c1": 2}, {"l1": 2, "c1": 5}, {"l1": 4, "c1": 7}),
-        ({"l2": 2, "c15": 1, "l1": 1, "c1": 1}, {"l2": 2, "c15": 2, "l1": 1, "c1": 1},
-         {"l2": 2, "c15": 4, "l1": 3, "c1": 1})),
+        ({"l1": 3, "c1": 2, "cy": 372}, {"l1": 2, "c1": 5, "cy": 372},
+         {"l1": 4, "c1": 7, "cy": 372}),
+        ({"l2": 2, "c15": 1, "l1": 1, "c1": 1, "cy": 189},
+         {"l2": 2, "c15": 2, "l1": 1, "c1": 1, "cy": 189},
+         {"l2": 2, "c15": 4, "l1": 3, "c1": 1, "cy": 189})),
     ("one-sided-1.3", "blackwell", 1): (
-        ({"l1": 5, "c1": 3}, {"l1": 5, "c1": 3}, {"l1": 8, "c1": 9}, {"l1": 10, "c1": 15}),
+        ({"l1": 5, "c1": 3, "cy": 226}, {"l1": 5, "c1": 3, "cy": 226},
+         {"l1": 8, "c1": 9, "cy": 226}, {"l1": 10, "c1": 15, "cy": 226}),
         ({"l2": 2, "c1": 2, "c15": 1, "l1": 3}, {"l2": 2, "c1": 2, "c15": 1, "l1": 3},
          {"l2": 2, "c1": 5, "c15": 4, "l1": 6}, {"l2": 2, "c1": 8, "c15": 7, "l1": 8})),
 }
