@@ -8,7 +8,13 @@ from fabric import EXCHANGE_KERNELS, SpecError, format_size, format_time
 from fabric._units import parse_real
 
 from ._cli import real_number, whole_number
-from ._decode import TWO_BATCH
+from ._decode import (
+    TRTLLM_DSV3_GEMMS_RELEASE,
+    TRTLLM_NEWEST,
+    TRTLLM_RELEASE_DATES,
+    TWO_BATCH,
+    trtllm_release,
+)
 from ._gemm import MOE_BACKENDS
 from ._json_units import to_json
 from ._models import MODELS
@@ -82,6 +88,14 @@ def _overlap_arg(text):
             f"expected a fraction in [0, 1] or {TWO_BATCH!r}, got {text!r}") from None
 
 
+def _release_arg(text):
+    """``--trtllm-release``: a modelled TensorRT-LLM release (:func:`analysis.trtllm_release`)."""
+    try:
+        return trtllm_release(text)
+    except SpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 #: The serving engines whose kernel lists ``--engine`` offers (``decode`` and ``serve``).
 ENGINES = ("trtllm", "vllm", "sglang")
 
@@ -148,6 +162,15 @@ def add_step_options(p):
                         "steps too. Where a prompt pass's routed experts take a measured rate "
                         "it is the CUTLASS module's, whatever the backend (the trtllm module "
                         "was measured at 1-384 tokens a rank only)")
+    oldest = min(TRTLLM_RELEASE_DATES, key=lambda v: TRTLLM_RELEASE_DATES[v])
+    p.add_argument("--trtllm-release", type=_release_arg, default=None, metavar="VERSION",
+                   help=f"the TensorRT-LLM release whose code the steps run "
+                        f"(analysis.TRTLLM_RELEASE_DATES, {oldest} to {TRTLLM_NEWEST}; needs "
+                        f"--engine trtllm; default: {TRTLLM_NEWEST}, the newest modelled, "
+                        f"whose kernels the measured tables time). Before "
+                        f"{TRTLLM_DSV3_GEMMS_RELEASE} DeepSeek's router and BF16 fused A GEMMs "
+                        f"run on cuBLAS (their measured Linear times) at 1-16 tokens a rank "
+                        f"too; from it, in their dedicated kernels")
 
 
 def floor_kwargs(args):
@@ -216,6 +239,8 @@ def settings_text(args):
         said.append(f"routing skew (Zipf) {args.skew:g}")
     if args.fusion != 1:
         said.append(f"kernel fusion {args.fusion:g}x")
+    if getattr(args, "trtllm_release", None):      # given: the release the steps ran
+        said.append(f"TensorRT-LLM {args.trtllm_release}")
     return "; " + ", ".join(said) if said else ""
 
 
@@ -259,7 +284,7 @@ def run(args):
           "graph_batch": args.graph_batch,
           "moe_hbm_efficiency": args.moe_hbm_efficiency,
           "expert_balance": args.expert_balance, "moe_backend": args.moe_backend,
-          **floor_kwargs(args)}
+          "trtllm_release": args.trtllm_release, **floor_kwargs(args)}
     spec = None
     if (args.draft_length is None) != (args.acceptance is None):
         raise SpecError("--draft-length and --acceptance go together")

@@ -181,7 +181,8 @@ def run(args):
               "engine": args.engine, "moe_backend": args.moe_backend, **floor_kwargs(args)}
     decode.update({k: v for k, v in (("runtime", args.runtime), ("ep_kernel", args.ep_kernel),
                                      ("moe_hbm_efficiency", args.moe_hbm_efficiency),
-                                     ("expert_balance", args.expert_balance))
+                                     ("expert_balance", args.expert_balance),
+                                     ("trtllm_release", args.trtllm_release))
                    if v is not None})
     from ._progress import Progress
 

@@ -134,10 +134,12 @@ Examples
 
 import collections
 import dataclasses
+import datetime
 import functools
 import itertools
 import math
 import numbers
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -188,6 +190,7 @@ __all__ = [
     "MTP_KERNELS",
     "PDL_HIDDEN_GAP",
     "SGLANG_GRAPH_KERNELS",
+    "TRTLLM_DSV3_GEMMS_RELEASE",
     "TRTLLM_FP4_REQUANT",
     "TRTLLM_FP8_MLA_KV_BYTES",
     "TRTLLM_INPUT_QUANT_FORMATS",
@@ -195,6 +198,8 @@ __all__ = [
     "TRTLLM_MLA_GENERATION_KERNELS",
     "TRTLLM_MOE_FULL_BRANCH",
     "TRTLLM_MOE_MODULE_KERNELS",
+    "TRTLLM_NEWEST",
+    "TRTLLM_RELEASE_DATES",
     "TWO_BATCH",
     "VLLM_GRAPH_KERNELS",
     "VLLM_INT4_MOE_HBM_EFFICIENCY",
@@ -212,6 +217,11 @@ __all__ = [
     "instance_chips",
     "parse_layout",
     "step_kernel_lists",
+    "trtllm_code_state",
+    "trtllm_release",
+    "trtllm_release_on",
+    "trtllm_release_parameter",
+    "trtllm_runs_dsv3_gemms",
 ]
 
 #: Seconds per kernel launch (host launch path, no CUDA Graph). Source: a
@@ -412,15 +422,169 @@ TRTLLM_MEASURED_ATTENTION_GEMMS = frozenset(("fuse_a_gemm", "uq_qr_gemm", "wo_ge
 #: kernel "for num_tokens from 1 to 16"; PR #13646: "For batch<=16, the custom kernel avoids
 #: cuBLAS overhead ... For larger batches, cuBLAS fallback is preserved"; the code before,
 #: ``cublas_mm``, cuBLAS at every count): the measured ``Linear`` above, its roofline at or
-#: below (:meth:`_Settings.router_measured`).
+#: below (:meth:`_Settings.router_measured`). Both kernels from
+#: :data:`TRTLLM_DSV3_GEMMS_RELEASE` on; a release before it runs both on cuBLAS at every count
+#: (the measured ``Linear``: :func:`trtllm_runs_dsv3_gemms`).
 TRTLLM_FUSED_A_MIN_LATENCY_TOKENS = 16
 
-def trtllm_projection_shapes(m, tp, rows):
-    """``{kernel: (n, k)}`` of the MLA projection GEMMs TensorRT-LLM runs as ``Linear`` layers
-    on a rank of ``tp`` (a decode step's and a prompt pass's alike), for ``rows`` tokens on the
-    rank: the fused A projection ``fuse_a_gemm`` (``q_lora + kv_lora + rope`` outputs from
-    ``hidden``, whole on every rank; not for a BF16 one at or below
-    :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows, its dedicated kernel), the query
+#: Every TensorRT-LLM release whose code state the decode model tells apart (``decode_step(
+#: trtllm_release=...)``), with the day it was published: version -> ISO date. Source: the
+#: Python Package Index's record of ``tensorrt-llm`` (pypi.org/pypi/tensorrt-llm/json, read
+#: 2026-12-06: the UTC upload date of each release's file); the releases and release
+#: candidates (``rc``) of GitHub's tags ``v<version>``, not the ``.dev`` nightlies nor the
+#: ``.post`` re-uploads, from 0.17.0 (the PyTorch flow's DeepSeek-V3 support came in 0.18-0.19)
+#: to :data:`TRTLLM_NEWEST`. Used by :func:`trtllm_release_on` to say which release a
+#: measurement that states none ran.
+TRTLLM_RELEASE_DATES = {
+    "0.17.0": "2025-01-30", "0.18.0": "2025-04-02", "0.18.1": "2025-04-09",
+    "0.18.2": "2025-04-16", "0.19.0rc0": "2025-04-16", "0.20.0rc0": "2025-04-23",
+    "0.20.0rc1": "2025-04-29", "0.19.0": "2025-05-09", "0.20.0rc2": "2025-05-13",
+    "0.20.0rc3": "2025-05-20", "0.21.0rc0": "2025-06-04", "0.21.0rc1": "2025-06-11",
+    "0.21.0rc2": "2025-06-18", "0.20.0": "2025-06-19", "1.0.0rc0": "2025-06-25",
+    "1.0.0rc1": "2025-07-01", "1.0.0rc2": "2025-07-08", "1.0.0rc3": "2025-07-16",
+    "1.0.0rc4": "2025-07-22", "0.21.0": "2025-08-04", "1.0.0rc5": "2025-08-04",
+    "1.0.0rc6": "2025-08-07", "1.1.0rc0": "2025-08-15", "1.1.0rc1": "2025-08-22",
+    "1.1.0rc2": "2025-08-30", "1.1.0rc3": "2025-09-04", "1.1.0rc4": "2025-09-10",
+    "1.1.0rc5": "2025-09-17", "1.0.0": "2025-09-24", "1.2.0rc0": "2025-09-30",
+    "1.2.0rc1": "2025-10-22", "1.2.0rc2": "2025-11-07", "1.2.0rc3": "2025-11-21",
+    "1.2.0rc4": "2025-11-25", "1.2.0rc5": "2025-12-10", "1.1.0": "2025-12-19",
+}
+
+#: The newest TensorRT-LLM release the model describes, the code state of a step given no
+#: release: 1.2.0rc5, the release whose kernels aiconfigurator's measured tables time (the
+#: GEMMs, the MoE modules and the MLA ops of :mod:`analysis._gemm_measured`,
+#: :mod:`analysis._gemm`, :mod:`analysis._mla_measured`).
+TRTLLM_NEWEST = "1.2.0rc5"
+
+#: The first TensorRT-LLM release that runs DeepSeek's router gate GEMM and BF16 fused A
+#: projection in their dedicated kernels at 1-16 tokens a rank (``dsv3_router_gemm_op``,
+#: ``dsv3_fused_a_gemm_op``; :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS`). They came with
+#: NVIDIA/TensorRT-LLM PR #4560 ("add router gemm, fused a gemm, PDL", opened on main
+#: 2025-05-22; PR #4115 of 2025-05-07 its first form: "The performance of these two kernel is
+#: 1.5~3x speed up than previous cublas method"), so no release published before 2025-05-22
+#: carries them (0.20.0rc3 and every earlier one: :data:`TRTLLM_RELEASE_DATES`). Named
+#: ASSUMPTION: the first release cut from main after it, 0.21.0rc0 (2025-06-04), is the first to
+#: carry them, and the release/0.20 branch (0.20.0, whose commit b6261862 TensorRT-LLM's own
+#: CI records as ``LLM/release-0.20/L0_PostMerge``) did not take them: the release notes of
+#: 0.20.0 and 0.21.0 name neither kernel. A release is ordered by its version number.
+TRTLLM_DSV3_GEMMS_RELEASE = "0.21.0rc0"
+
+
+def _trtllm_version(text):
+    """``(major, minor, patch, rc)`` of a TensorRT-LLM release name, a final release after
+    its release candidates; SpecError for any other text."""
+    found = _release_numbers(text) if isinstance(text, str) else None
+    if found is None:
+        raise SpecError(f"a TensorRT-LLM release is written like 0.20.0 or 1.2.0rc5, got "
+                        f"{text!r}")
+    return found
+
+
+@functools.cache
+def _release_numbers(text):
+    """:func:`_trtllm_version` of a string, or None (parsed once: every step asks)."""
+    found = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?", text)
+    if found is None:
+        return None
+    major, minor, patch, rc = found.groups()
+    return int(major), int(minor), int(patch), math.inf if rc is None else int(rc)
+
+
+def trtllm_release(release):
+    """``release`` checked: one of :data:`TRTLLM_RELEASE_DATES` (None: :data:`TRTLLM_NEWEST`).
+
+    >>> trtllm_release(None), trtllm_release("0.20.0rc2")
+    ('1.2.0rc5', '0.20.0rc2')
+    >>> trtllm_release("1.3.0rc1")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: TensorRT-LLM 1.3.0rc1 is not a modelled release: the model describes the releases 0.17.0 to 1.2.0rc5 (analysis.TRTLLM_RELEASE_DATES)
+    """
+    if release is None:
+        return TRTLLM_NEWEST
+    _trtllm_version(release)
+    if release not in TRTLLM_RELEASE_DATES:
+        oldest = min(TRTLLM_RELEASE_DATES, key=_trtllm_version)
+        raise SpecError(f"TensorRT-LLM {release} is not a modelled release: the model describes "
+                        f"the releases {oldest} to {TRTLLM_NEWEST} "
+                        f"(analysis.TRTLLM_RELEASE_DATES)")
+    return release
+
+
+def trtllm_runs_dsv3_gemms(release):
+    """Whether TensorRT-LLM ``release`` runs DeepSeek's router and BF16 fused A GEMMs in their
+    dedicated kernels at 1-16 tokens a rank (:data:`TRTLLM_DSV3_GEMMS_RELEASE` and later, by
+    version); an earlier release runs both on cuBLAS, the measured ``Linear``, at every count.
+
+    >>> [trtllm_runs_dsv3_gemms(r) for r in ("0.20.0", "0.21.0rc0", None)]
+    [False, True, True]
+    """
+    return (_trtllm_version(trtllm_release(release))
+            >= _trtllm_version(TRTLLM_DSV3_GEMMS_RELEASE))
+
+
+def trtllm_code_state(release):
+    """What the model tells apart of TensorRT-LLM ``release``'s code (None: the newest
+    modelled), as a tuple of named facts: two releases of one state price every step alike.
+
+    >>> trtllm_code_state("0.18.1") == trtllm_code_state("0.20.0"), trtllm_code_state(None)
+    (True, (('dsv3_gemms', True),))
+    """
+    return (("dsv3_gemms", trtllm_runs_dsv3_gemms(release)),)
+
+
+def trtllm_release_on(date):
+    """The TensorRT-LLM release a measurement dated ``date`` stands for when its source states
+    none: the newest release (highest version) published on or before that date
+    (:data:`TRTLLM_RELEASE_DATES`), as :func:`fabric.nccl_release_on` for NCCL. A date before
+    the oldest modelled release is an error, not a silent fallback.
+
+    >>> trtllm_release_on("2025-05-16")
+    '0.20.0rc2'
+    >>> trtllm_release_on("2025-04-16")          # two releases that day: the higher version
+    '0.19.0rc0'
+    >>> trtllm_release_on("2024-12-01")
+    Traceback (most recent call last):
+    ...
+    fabric.SpecError: no modelled TensorRT-LLM release was published on or before 2024-12-01 (the oldest, 0.17.0, is of 2025-01-30)
+    """
+    try:
+        day = datetime.date.fromisoformat(str(date).strip())
+    except ValueError:
+        raise SpecError(f"date {date!r} is not an ISO date such as 2025-05-16") from None
+    out = [v for v, d in TRTLLM_RELEASE_DATES.items() if datetime.date.fromisoformat(d) <= day]
+    if not out:
+        oldest = min(TRTLLM_RELEASE_DATES, key=_trtllm_version)
+        raise SpecError(f"no modelled TensorRT-LLM release was published on or before "
+                        f"{day.isoformat()} (the oldest, {oldest}, is of "
+                        f"{TRTLLM_RELEASE_DATES[oldest]})")
+    return max(out, key=_trtllm_version)
+
+
+def trtllm_release_parameter(release):
+    """TensorRT-LLM ``release`` as a :class:`~fabric.Parameter` (value: the release, unit
+    ``"release"``) whose source says when it was published and which code state it runs.
+
+    >>> p = trtllm_release_parameter("0.20.0rc2")
+    >>> (p.name, p.value), p.source.split(";")[0]
+    (('decode.trtllm_release', '0.20.0rc2'), 'TensorRT-LLM 0.20.0rc2, published 2025-05-13 (pypi.org/pypi/tensorrt-llm/json)')
+    """
+    release = trtllm_release(release)
+    state = ("router and BF16 fused A GEMMs in their dedicated kernels at 1-16 tokens a rank"
+             if trtllm_runs_dsv3_gemms(release) else
+             "router and BF16 fused A GEMMs on cuBLAS at every token count (before "
+             f"{TRTLLM_DSV3_GEMMS_RELEASE}, NVIDIA/TensorRT-LLM PR #4560)")
+    return Parameter("decode.trtllm_release", release, "release",
+                     f"TensorRT-LLM {release}, published {TRTLLM_RELEASE_DATES[release]} "
+                     f"(pypi.org/pypi/tensorrt-llm/json); its code: {state}")
+
+def trtllm_projection_shapes(m, tp, rows, release=None):
+    """``{kernel: (n, k)}`` of the MLA projection GEMMs TensorRT-LLM ``release`` (None: the
+    newest modelled, :data:`TRTLLM_NEWEST`) runs as ``Linear`` layers on a rank of ``tp`` (a
+    decode step's and a prompt pass's alike), for ``rows`` tokens on the rank: the fused A
+    projection ``fuse_a_gemm`` (``q_lora + kv_lora + rope`` outputs from ``hidden``, whole on
+    every rank; not for a BF16 one at or below :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows
+    in a release with its dedicated kernel, :func:`trtllm_runs_dsv3_gemms`), the query
     up-projection ``uq_qr_gemm`` and the output projection ``wo_gemm`` (the rank's heads).
     The kernels :data:`TRTLLM_MEASURED_ATTENTION_GEMMS` names; shapes only, whether measured
     is :func:`analysis.trtllm_gemm_time`'s.
@@ -428,10 +592,14 @@ def trtllm_projection_shapes(m, tp, rows):
     >>> from analysis import model_config
     >>> trtllm_projection_shapes(model_config("deepseek-r1"), 1, 1024)
     {'fuse_a_gemm': (2112, 7168), 'uq_qr_gemm': (24576, 1536), 'wo_gemm': (7168, 16384)}
+    >>> m = model_config("deepseek-r1-nvfp4")         # BF16 attention, 4 rows a rank
+    >>> [sorted(trtllm_projection_shapes(m, 8, 4, r)) for r in (None, "0.20.0rc2")]
+    [['uq_qr_gemm', 'wo_gemm'], ['fuse_a_gemm', 'uq_qr_gemm', 'wo_gemm']]
     """
     att, heads = m.attention, m.attention.heads // tp
     out = {}
-    if not (rows <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and m.part_format("attention") == "bf16"):
+    if not (rows <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and m.part_format("attention") == "bf16"
+            and trtllm_runs_dsv3_gemms(release)):
         out["fuse_a_gemm"] = (att.q_lora_rank + att.kv_lora_rank + att.qk_rope_head_dim,
                               m.hidden)
     out["uq_qr_gemm"] = (heads * (att.qk_nope_head_dim + att.qk_rope_head_dim), att.q_lora_rank)
@@ -2106,7 +2274,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                 min_kernel_time=MIN_KERNEL_TIME.value, moe_hbm_efficiency=None,
                 kernel_floors=None, gemm_fixed_time=GEMM_FIXED_TIME.value,
                 expert_balance=None, draft=False, pdl=False, graph_batch=None,
-                nic_background=0.0, moe_backend="cutlass"):
+                nic_background=0.0, moe_backend="cutlass", trtllm_release=None):
     """Time one decode step of ``model`` on ``fabric``; see the module docstring.
 
     Parameters
@@ -2294,6 +2462,15 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
         of its instance: experts split over the ranks, or the attention-DP allgather);
         elsewhere the step's own pricing of its kernel list (CUTLASS's, for either backend).
         ``"trtllm"`` needs ``engine="trtllm"`` on a Blackwell chip (SpecError otherwise).
+    trtllm_release : str, optional
+        The TensorRT-LLM release whose code the step runs (:data:`analysis.TRTLLM_RELEASE_DATES`;
+        a measurement that states none: :func:`analysis.trtllm_release_on` of its date). None:
+        the newest modelled, :data:`analysis.TRTLLM_NEWEST`. A release before
+        :data:`analysis.TRTLLM_DSV3_GEMMS_RELEASE` runs DeepSeek's router gate GEMM and BF16
+        fused A projection on cuBLAS at 1-16 tokens a rank too (their measured ``Linear``
+        times), a later one in their dedicated kernels (:func:`analysis.trtllm_runs_dsv3_gemms`);
+        above 16 tokens every release runs the same. Given, it is listed in the step's
+        Parameters. Needs ``engine="trtllm"`` (SpecError otherwise).
 
     Returns
     -------
@@ -2322,7 +2499,7 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
     >>> kw = {"batch": 64, "context": 2048, "layout": "tp=8"}
     >>> [round(decode_step("deepseek-r1", h, hbm_efficiency=e, **kw).time * 1e3, 2)
     ...  for e in (None, 0.78, 1.0)]    # published rates, measured GEMMs and MLA op; 0.78; roofline
-    [41.65, 39.03, 33.63]
+    [39.84, 37.24, 31.84]
     >>> decode_step("kimi-k2", f, batch=64, context=4096, layout="tp=3,dp=40")
     Traceback (most recent call last):
     ...
@@ -2339,7 +2516,8 @@ def decode_step(model, fabric, *, batch, context, layout=None, tokens_per_sequen
                   min_kernel_time=min_kernel_time, moe_hbm_efficiency=moe_hbm_efficiency,
                   kernel_floors=kernel_floors, gemm_fixed_time=gemm_fixed_time,
                   expert_balance=expert_balance, draft=draft, pdl=pdl, graph_batch=graph_batch,
-                  nic_background=nic_background, moe_backend=moe_backend)
+                  nic_background=nic_background, moe_backend=moe_backend,
+                  trtllm_release=trtllm_release)
     mem = _memory_fit(s)
     route = s.routing
     comm = _communication(s, route)
@@ -2499,6 +2677,14 @@ class _Settings:
     #                                rate of their own take it (dense GEMMs, the MLA kernel)
     gathers: bool = False          # TensorRT-LLM's attention-DP allgather + reducescatter
     moe_backend: str = "cutlass"   # TensorRT-LLM's MoE backend (analysis.MOE_BACKENDS)
+    trtllm_release: str = None     # TensorRT-LLM's release (None: TRTLLM_NEWEST)
+
+    @functools.cached_property
+    def dsv3_gemms(self):
+        """Whether the step's TensorRT-LLM release runs DeepSeek's router and BF16 fused A
+        GEMMs in their dedicated kernels at 1-16 tokens a rank
+        (:func:`trtllm_runs_dsv3_gemms`)."""
+        return trtllm_runs_dsv3_gemms(self.trtllm_release)
 
     @functools.cached_property
     def routing(self):
@@ -2585,7 +2771,8 @@ class _Settings:
         ``engine="trtllm"`` in a replayed graph with the published rates and no user
         ``compute_efficiency``, dense MLA with a query low-rank, heads not split evenly). ``m``
         the rank's rows (:attr:`t_dp`); a BF16 fused A projection only above
-        :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows."""
+        :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows in a release with its dedicated kernel
+        (:attr:`dsv3_gemms`), at every count in an earlier one."""
         att, m = self.m.attention, self.t_dp
         if (name not in TRTLLM_MEASURED_ATTENTION_GEMMS or self.engine != "trtllm"
                 or not self.cuda_graphs or not self.published_rates
@@ -2594,7 +2781,7 @@ class _Settings:
             return None
         if name in ("uk_bgemm", "uv_gemm"):
             return ("pre" if name == "uk_bgemm" else "post", m, att.heads // self.lay.tp)
-        shape = trtllm_projection_shapes(self.m, self.lay.tp, m).get(name)
+        shape = trtllm_projection_shapes(self.m, self.lay.tp, m, self.trtllm_release).get(name)
         return None if shape is None else ("gemm", m, *shape)
 
     def attention_gemm_measured(self, name):
@@ -2626,13 +2813,14 @@ class _Settings:
         ``k`` the hidden size; or None: not ``engine="trtllm"`` in a replayed graph with the
         published rates and no user ``compute_efficiency``, no ``router_gemm`` kernel, a
         router shape not in :data:`analysis.TRTLLM_ROUTER_SHAPES`, or at most
-        :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows (the dedicated kernel's counts)."""
+        :data:`TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows in a release with the dedicated kernel
+        (its counts; :attr:`dsv3_gemms`: an earlier release runs cuBLAS there too)."""
         m = self.m
         if (self.engine != "trtllm" or not self.cuda_graphs or not self.published_rates
                 or self.fl_eff is not None or not m.moe_layers
                 or "router_gemm" not in self.kernel_lists["moe_ffn"]
                 or (m.routed_experts, m.hidden) not in TRTLLM_ROUTER_SHAPES
-                or self.t_dp <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS):
+                or (self.t_dp <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and self.dsv3_gemms)):
             return None
         return ("gemm", self.t_dp, m.routed_experts, m.hidden)
 
@@ -2820,12 +3008,15 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
               ep_kernel, cuda_graphs, graph_kernel_overhead, engine, min_kernel_time=0.0,
               moe_hbm_efficiency=None, kernel_floors=None,
               gemm_fixed_time=GEMM_FIXED_TIME.value, expert_balance=None, draft=False,
-              pdl=False, graph_batch=None, nic_background=0.0, moe_backend="cutlass"):
+              pdl=False, graph_batch=None, nic_background=0.0, moe_backend="cutlass",
+              trtllm_release=None):
     """Check every input of :func:`decode_step` (clear errors) and resolve the defaults."""
     m = model_config(model)
     if moe_backend not in MOE_BACKENDS:
         raise SpecError(f"moe_backend must be one of {', '.join(MOE_BACKENDS)}, got "
                         f"{moe_backend!r}")
+    if trtllm_release is not None:
+        trtllm_release = check_trtllm_release(trtllm_release, engine)
     if not isinstance(draft, bool):
         raise TypeError(f"draft must be True or False, got {draft!r}")
     if draft:
@@ -2942,7 +3133,16 @@ def _settings(model, fabric, *, batch, context, layout, tokens_per_sequence, tra
                      float(gemm_fixed_time), expert_balance, draft,
                      instance_chips(fabric, lay.chips, equal_domains=equal, tp=lay.tp), equal,
                      pdl, graph_batch, float(nic_background), kernel_floors is None,
-                     published_rates, gathers, moe_backend)
+                     published_rates, gathers, moe_backend, trtllm_release)
+
+
+def check_trtllm_release(release, engine):
+    """``decode_step``'s ``trtllm_release`` checked (:func:`trtllm_release`): TensorRT-LLM's,
+    so only under ``engine="trtllm"``."""
+    if engine != "trtllm":
+        raise SpecError(f"trtllm_release={release!r} is a TensorRT-LLM release; engine is "
+                        f"{engine!r}")
+    return trtllm_release(release)
 
 
 def _check_graph_bytes(m, lay, graph_batch, q, dispatch_b, combine_b):
@@ -3070,6 +3270,10 @@ def _memory_fit(s):
                         + m.moe_layers * (m.shared_experts * m.shared_expert_bytes
                                           / _shared_split(lay)
                                           + experts_chip_max * m.routed_expert_bytes / etp))
+    ub = m.part_bytes("router")     # the router gates, head and embedding: 16 bits, counted
+    if ub != wb:                    # at weight_bytes above
+        weights_chip += (ub - wb) * ((m.embedding_params + m.head_params) / tp
+                                     + m.moe_layers * m.router_params)
     att = m.attention
     kv_layer_chip = (b_dp * (s.context + s.q) * att.kv_elements_per_token * m.kv_cache_bytes
                      / att.kv_shards(tp))
@@ -3730,7 +3934,7 @@ def _moe_ffn_work(s, route, busiest=None):
     ``busiest``: the expected active experts on the busiest chip, when the caller has it
     (:func:`expected_max_active` of ``route`` otherwise)."""
     m, lay = s.m, s.lay
-    tp, etp, wb = lay.tp, lay.etp, m.weight_bytes
+    tp, etp = lay.tp, lay.etp
     sh = _shared_split(lay)
     tokens = s.t_dp if etp > 1 else s.t_dp / tp
     if busiest is None:
@@ -3745,7 +3949,8 @@ def _moe_ffn_work(s, route, busiest=None):
     router_compute = (s.router_measured if s.router_measured is not None
                       else tokens * 2 * m.router_params / s.gemm_flops("router"))
     return {
-        "router": (m.router_params * wb / s.part_bw("router"), router_compute),
+        "router": (m.router_params * m.part_bytes("router") / s.part_bw("router"),
+                   router_compute),
         "shared": (m.shared_experts * m.shared_expert_bytes / sh / s.part_bw("ffn"),
                    tokens * 2 * m.shared_experts * m.expert_params / sh / s.gemm_flops("ffn")),
         "routed": (routed_read, routed_compute),
@@ -3949,7 +4154,7 @@ def _head_time(s):
     """The output head (final norm, LM head, sampling) on one chip; a draft step's head also
     runs the MTP projection (:data:`MTP_KERNELS`)."""
     m, tp = s.m, s.lay.tp
-    head_w = m.head_params * m.weight_bytes / tp / s.bw
+    head_w = m.head_params * m.part_bytes("head") / tp / s.bw
     head_c = s.t_dp * 2 * m.head_params / tp / s.gemm_flops("head")
     names = KERNELS["head"]
     if s.draft:
@@ -4091,6 +4296,8 @@ def _parameters(s, moe, comm):
                      if s.attention_gemm_measured(n) is not None) if u is not None]) + (
         trtllm_gemm_parameters(s.chip.name, s.gemm_format("router"), [s.router_gemm_use])
         if s.router_measured is not None else ()) + (
+        (trtllm_release_parameter(s.trtllm_release),) if s.trtllm_release is not None
+        else ()) + (
         s.m.parameters())
 
 

@@ -96,7 +96,9 @@ scale per 128 x 128 block, DeepSeek-V3 report sec. 3.3.2), ``int4-g32`` 0.5625
 (BF16 scale per 32), ``nvfp4`` 0.5625 (FP8 scale per 16). A model has two:
 ``weight_bytes`` for everything but the routed experts, ``expert_weight_bytes`` for
 the routed experts (default: the same); ``ffn_weight_bytes`` for the dense FFNs and
-shared experts (default: ``weight_bytes``).
+shared experts (default: ``weight_bytes``). The router gates, the output head and the input
+embedding (:data:`UNQUANTIZED_PARTS`) are stored at 16 bits in every model, whatever the
+others' formats (:meth:`MoEModel.part_bytes`: each preset's release keeps them BF16).
 
 Counting conventions (say so, since published totals differ in them):
 gated FFNs (SwiGLU: three matrices ``hidden x width``), RMSNorm weights counted,
@@ -124,8 +126,8 @@ from dataclasses import dataclass
 from fabric import MATH_FORMATS, Parameter, SpecError
 from fabric._system import read_text
 
-__all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "WEIGHT_FORMATS", "MoEModel", "WeightFormat",
-           "load_model_toml", "model_config"]
+__all__ = ["GQA", "INDEX_KEY_BYTES", "MLA", "MODELS", "UNQUANTIZED_PARTS", "WEIGHT_FORMATS",
+           "MoEModel", "WeightFormat", "load_model_toml", "model_config"]
 
 
 def _positive_int(name, value, *, zero_ok=False):
@@ -221,6 +223,11 @@ class WeightFormat:
         """Bytes per weight, scales included: ``bits/8 + scale_bits/8/group``."""
         return self.bits / 8 + (self.scale_bits / 8 / self.group if self.scale_bits else 0.0)
 
+
+#: The model parts every model stores at 16 bits (BF16), whatever its other formats
+#: (:meth:`MoEModel.part_bytes`, which gives the sources): the router gates, the output head and
+#: the input embedding.
+UNQUANTIZED_PARTS = ("router", "head", "embedding")
 
 #: Weight formats by name (sources in each record and in the module docstring).
 _FP8_MATH = ("W8A8: activations quantized to FP8 on the fly and the GEMM run on FP8 tensor "
@@ -829,26 +836,84 @@ class MoEModel:
         """Bytes of one shared expert, at :attr:`ffn_bytes_per_weight`."""
         return self.expert_params * self.ffn_bytes_per_weight
 
-    def _bytes(self, params, routed_experts):
-        """``params`` weights of which ``routed_experts`` experts per MoE layer are routed."""
+    def _bytes(self, params, routed_experts, embedding):
+        """``params`` weights of which ``routed_experts`` experts per MoE layer are routed, the
+        router gates and head (and the ``embedding`` table, when counted) among them."""
         routed = self.moe_layers * routed_experts * self.expert_params
         ffn = (self.dense_layers * self.dense_ffn_params
                + self.moe_layers * self.shared_experts * self.expert_params)
         if self.ffn_bytes_per_weight == self.weight_bytes:   # the expression of before, bit for bit
-            return (params - routed) * self.weight_bytes + routed * self.expert_weight_bytes
-        return ((params - routed - ffn) * self.weight_bytes + ffn * self.ffn_bytes_per_weight
-                + routed * self.expert_weight_bytes)
+            out = (params - routed) * self.weight_bytes + routed * self.expert_weight_bytes
+        else:
+            out = ((params - routed - ffn) * self.weight_bytes + ffn * self.ffn_bytes_per_weight
+                   + routed * self.expert_weight_bytes)
+        unquantized = self.part_bytes("router")
+        if unquantized != self.weight_bytes:    # the 16-bit parts counted at weight_bytes above
+            out += (unquantized - self.weight_bytes) * self.unquantized_params(embedding)
+        return out
+
+    def unquantized_params(self, embedding=True):
+        """Weights of :data:`UNQUANTIZED_PARTS`: every MoE layer's router gate, the output head
+        and (``embedding``) the input embedding table.
+
+        >>> round(model_config("deepseek-v3").unquantized_params() / 1e9, 3)
+        1.96
+        """
+        return (self.moe_layers * self.router_params + self.head_params
+                + (self.embedding_params if embedding else 0))
 
     @property
     def weight_bytes_total(self):
         """Bytes of all weights: routed experts at ``expert_weight_bytes``, dense FFNs and
-        shared experts at ``ffn_weight_bytes``, the rest at ``weight_bytes``."""
-        return self._bytes(self.total_params, self.routed_experts)
+        shared experts at ``ffn_weight_bytes``, the router gates, head and embedding at 16
+        bits (:meth:`part_bytes`), the rest at ``weight_bytes``.
+
+        >>> round(model_config("deepseek-r1").weight_bytes_total / 1e9, 2)   # FP8 + BF16 parts
+        673.15
+        """
+        return self._bytes(self.total_params, self.routed_experts, embedding=True)
 
     @property
     def active_weight_bytes(self):
         """Bytes of the weights one token uses (each part at its own format)."""
-        return self._bytes(self.active_params, self.experts_per_token)
+        return self._bytes(self.active_params, self.experts_per_token, embedding=False)
+
+    def part_bytes(self, part):
+        """Bytes per stored weight of model part ``part``: ``"attention"`` (every weight of no
+        other part: ``weight_bytes``), ``"ffn"`` (dense FFNs and shared experts:
+        :attr:`ffn_bytes_per_weight`), ``"experts"`` (``expert_weight_bytes``), or one of
+        :data:`UNQUANTIZED_PARTS` (``"router"``, ``"head"``, ``"embedding"``): 16 bits (BF16) in
+        every model, as their GEMMs run BF16 (:meth:`math_format`). Each preset's release
+        keeps them so: DeepSeek-V3 / R1's FP8 checkpoints quantize only the ``Linear``
+        projections (deepseek-ai/DeepSeek-V3 ``inference/model.py`` at 1ea5a1a7:
+        ``Linear.dtype`` FP8 for ``Linear`` layers, while the ``Gate`` weight is an
+        ``nn.Parameter`` and the ``ParallelEmbedding`` a table at the default dtype, BF16, and the
+        head a ``ColumnParallelLinear(dtype=torch.get_default_dtype())``); DeepSeek-V3.2's the
+        same (DeepSeek-V3.2-Exp ``inference/model.py`` at 6d8cb70: "lm_head in the checkpoint is
+        stored in bf16", the gate an ``nn.Parameter``); Kimi K2's release is that block-FP8
+        format on that architecture (its README: "Our model checkpoints are stored in the
+        block-fp8 format"; config ``quantization_config`` fp8 e4m3, ``weight_block_size``
+        [128, 128], as DeepSeek-V3's: the gate, head and embedding taken as BF16 with it, an
+        inference from the shared format); Kimi K2.5 INT4 (``lm_head`` in its
+        ``quantization_config`` ignore list, the gate no ``Linear``), NVIDIA's DeepSeek-R1
+        NVFP4 (tech blog 1: "RouterGEMM bf16"; ModelOpt's recipe disables ``*head*``, the
+        embedding and gate not linear layers) and GLM-5 (BF16 release) keep every such part
+        BF16 already.
+
+        >>> m = model_config("deepseek-r1")
+        >>> [m.part_bytes(p) for p in ("attention", "experts", "router", "head", "embedding")]
+        [1.000244140625, 1.000244140625, 2.0, 2.0, 2.0]
+        """
+        if part in UNQUANTIZED_PARTS:
+            return WEIGHT_FORMATS["bf16"].bytes_per_weight
+        if part == "attention":
+            return self.weight_bytes
+        if part == "ffn":
+            return self.ffn_bytes_per_weight
+        if part == "experts":
+            return self.expert_weight_bytes
+        raise SpecError(f"part must be one of attention, ffn, experts, "
+                        f"{', '.join(UNQUANTIZED_PARTS)}; got {part!r}")
 
     @property
     def kv_bytes_per_token(self):
@@ -916,8 +981,8 @@ _DEEPSEEK_R1 = MoEModel(
     mtp_modules=1, weight_format="fp8-block128",
     source="deepseek-ai/DeepSeek-R1 config.json (DeepSeek-V3 architecture, same fields; "
            "num_nextn_predict_layers 1); FP8 weights with one FP32 scale per 128x128 block "
-           "(weight_block_size [128, 128]); embedding and head counted at the same bytes (they "
-           "are BF16 in the checkpoint: +1.9 GB, not modelled); BF16 activations and KV cache")
+           "(weight_block_size [128, 128]); router gates, embedding and head BF16 as in the "
+           "checkpoint (MoEModel.part_bytes); BF16 activations and KV cache")
 
 MODELS = {m.name: m for m in (
     _KIMI_K2,
@@ -989,9 +1054,10 @@ MODELS = {m.name: m for m in (
                "weight_block_size [128, 128]) as copied in public code; the same index fields "
                "are the ModelArgs defaults of deepseek-ai/DeepSeek-V3.2-Exp inference/model.py "
                "(6d8cb70), whose Indexer gives the weights (wq_b, wk, k_norm, weights_proj) and "
-               "the FP8 key cache; every weight counted at the FP8 block-128 bytes (the "
-               "indexer's weights_proj is BF16 in the checkpoint, 0.46M per layer: not "
-               "modelled); BF16 activations and latent KV cache"),
+               "the FP8 key cache; every weight counted at the FP8 block-128 bytes but the router "
+               "gates, embedding and head, BF16 (MoEModel.part_bytes; the indexer's "
+               "weights_proj is BF16 in the checkpoint too, 0.46M per layer: not modelled); "
+               "BF16 activations and latent KV cache"),
     dataclasses.replace(
         _KIMI_K2, name="hypothetical-2.8t", routed_experts=1056, hypothetical=True,
         source="HYPOTHETICAL: kimi-k2 with routed experts scaled 384 -> 1056 to reach the "

@@ -129,6 +129,7 @@ from ._decode import (
     LAUNCH_OVERHEAD,
     TRTLLM_FUSED_A_MIN_LATENCY_TOKENS,
     TWO_BATCH,
+    check_trtllm_release,
     collective_holds_starts,
     collective_seconds,
     decode_step,
@@ -142,6 +143,7 @@ from ._decode import (
     trtllm_gather_element_bytes,
     trtllm_gathers,
     trtllm_projection_shapes,
+    trtllm_runs_dsv3_gemms,
     unreached_pair,
 )
 from ._gemm import (
@@ -975,7 +977,7 @@ def module_overlap(m, chip, lay, decode_tokens, prompt_tokens):
     return m.moe_layers * max(0.0, t[0] + t[1] - t[2])
 
 
-def _prefill_projections(m, chip, lay, isl, engine, efficiency):
+def _prefill_projections(m, chip, lay, isl, engine, efficiency, release=None):
     """``(seconds, flops)`` of a layer's attention projections one ``isl``-token prompt runs as
     TensorRT-LLM's measured ``Linear`` GEMMs (:func:`analysis.trtllm_gemm_time` at the prompt's
     rows on a rank, the shapes :func:`analysis._decode.trtllm_projection_shapes` gives, as the
@@ -983,12 +985,13 @@ def _prefill_projections(m, chip, lay, isl, engine, efficiency):
     pass divides the part by ``tp``) and the FLOPs they cover (the rest of the part stays at
     its rate), or None: only ``engine="trtllm"``, no user ``efficiency``, dense MLA with a
     query low-rank, heads split evenly, and at least one shape measured on the chip. Above the
-    table's largest row count a shape takes that count's time per row (named in the loop)."""
+    table's largest row count a shape takes that count's time per row (named in the loop).
+    ``release``: TensorRT-LLM's (:func:`analysis.trtllm_projection_shapes`)."""
     att = m.attention
     if (engine != "trtllm" or efficiency is not None or att.kind != "mla" or att.sparse
             or not att.q_lora_rank or att.heads % lay.tp):
         return None
-    shapes = trtllm_projection_shapes(m, lay.tp, isl)
+    shapes = trtllm_projection_shapes(m, lay.tp, isl, release)
     # the fused A projection runs whole on every rank: its FLOPs are counted once
     return _prefill_measured_gemms(chip, m.part_format("attention"), lay, isl, shapes,
                                    whole=("fuse_a_gemm",))
@@ -1018,17 +1021,19 @@ def _prefill_measured_gemms(chip, fmt, lay, isl, shapes, whole=()):
     return None if not flops else (seconds, flops)
 
 
-def _prefill_router(m, chip, lay, isl, engine, efficiency):
+def _prefill_router(m, chip, lay, isl, engine, efficiency, release=None):
     """``(seconds, flops)`` of a MoE layer's router gate GEMM for one ``isl``-token prompt at
     TensorRT-LLM's measured BF16 ``Linear`` time, as the decode step takes it
     (:meth:`analysis._decode._Settings.router_measured`: DeepSeek's shape,
     :data:`analysis.TRTLLM_ROUTER_SHAPES`, above
     :data:`analysis._decode.TRTLLM_FUSED_A_MIN_LATENCY_TOKENS` rows, where every code state
-    runs it on cuBLAS), every rank routing the prompt's tokens whole; or None: only
-    ``engine="trtllm"``, no user ``efficiency``."""
+    runs it on cuBLAS, and at every count in a TensorRT-LLM ``release`` before the dedicated
+    kernel, :func:`analysis.trtllm_runs_dsv3_gemms`), every rank routing the prompt's tokens
+    whole; or None: only ``engine="trtllm"``, no user ``efficiency``."""
     shape = (m.routed_experts, m.hidden)
     if (engine != "trtllm" or efficiency is not None or not m.moe_layers
-            or shape not in TRTLLM_ROUTER_SHAPES or isl <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS):
+            or shape not in TRTLLM_ROUTER_SHAPES
+            or (isl <= TRTLLM_FUSED_A_MIN_LATENCY_TOKENS and trtllm_runs_dsv3_gemms(release))):
         return None
     return _prefill_measured_gemms(chip, chip.gemm_format(m.math_format("router")), lay, isl,
                                    {"router_gemm": shape}, whole=("router_gemm",))
@@ -1064,7 +1069,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
                  dispatch_bytes=None, one_at_a_time=False, instance=None,
                  launch_overhead=LAUNCH_OVERHEAD.value,
                  graph_kernel_overhead=GRAPH_KERNEL_OVERHEAD.value, engine=None,
-                 ep_kernel=None, **cost_kwargs):
+                 ep_kernel=None, trtllm_release=None, **cost_kwargs):
     """Prefill of one ``isl``-token prompt on the instance a layout describes.
 
     Parameters
@@ -1132,6 +1137,11 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         theirs). A prompt pass prices no exchange kernel: its exchange runs through the
         collective runtime, an all-to-all, or, with ``engine="trtllm"`` and no kernel named,
         TensorRT-LLM's attention-DP allgather + reducescatter where it applies.
+    trtllm_release : str, optional
+        TensorRT-LLM's release, as :func:`analysis.decode_step` takes it (None: the newest
+        modelled); a prompt of at most 16 tokens in a release before the dedicated DeepSeek
+        GEMMs runs its router and BF16 fused A on cuBLAS (measured). Needs
+        ``engine="trtllm"``.
     **cost_kwargs
         How the collectives are costed, as decode steps cost theirs
         (``analysis._decode.collective_seconds``): ``collective`` (default
@@ -1194,6 +1204,8 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
     if engine is not None and (not isinstance(engine, str) or engine not in ENGINE_KERNELS):
         raise SpecError(f"engine must be None or one of {', '.join(sorted(ENGINE_KERNELS))}, "
                         f"got {engine!r}")
+    if trtllm_release is not None:
+        trtllm_release = check_trtllm_release(trtllm_release, engine)
     flops = (2 * (m.active_params - m.head_params) * isl + 2 * m.head_params
              + m.layers * m.attention.prefill_score_flops(isl))
     # FLOPs by the math format their GEMMs run in (as decode_step prices them)
@@ -1219,7 +1231,7 @@ def prefill_time(model, fabric, *, isl, layout=None, chip=None, efficiency=None,
         if p in ("attention", "router"):    # TensorRT-LLM's GEMMs as measured, at least
             layers, proj = ((m.layers, _prefill_projections) if p == "attention"
                             else (m.moe_layers, _prefill_router))
-            proj = proj(m, chip, lay, isl, engine, efficiency)
+            proj = proj(m, chip, lay, isl, engine, efficiency, trtllm_release)
             if proj is not None:
                 seconds[p] = max(seconds[p], layers * proj[0] + (f - layers * proj[1]) / rate)
         if p == "scores":       # TensorRT-LLM's context MLA op as measured, at least
@@ -2714,7 +2726,8 @@ class _Sweep:
                                                               GRAPH_KERNEL_OVERHEAD.value),
                             one_at_a_time=one_at_a_time, instance=instance,
                             engine=self.kw.get("engine") or _default_engine(),
-                            ep_kernel=self.kw.get("ep_kernel"), **self.cost_kw)
+                            ep_kernel=self.kw.get("ep_kernel"),
+                            trtllm_release=self.kw.get("trtllm_release"), **self.cost_kw)
 
     def unreached(self, layout, instance=None):
         """Why ``layout`` cannot run here when the fabric's routing does not join two chips

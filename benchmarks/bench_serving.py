@@ -102,9 +102,11 @@ def heldout_rows():
         user, gpu = sh.model_values(row, p)
         eu, eg = sh.errors(row, p)
         pairs.append((eu, eg))
+        release = (f"   {sh.trtllm_release_of(row)[1]}" if row["id"] in sh.TRTLLM_ROW_RELEASES
+                   else "")
         print(f"{row['id']:44s} user ({sh.user_definition(row)}) {user:8.2f} / "
               f"{float(row['tok_s_per_user']):8.2f} {eu * 100:4.0f}%   GPU ({p.definition}) "
-              f"{gpu:8.1f} / {float(row['tok_s_per_gpu']):8.1f} {eg * 100:4.0f}%")
+              f"{gpu:8.1f} / {float(row['tok_s_per_gpu']):8.1f} {eg * 100:4.0f}%{release}")
     within = sum(max(pair) <= sc.TOLERANCE for pair in pairs)
     print(f"held-out: {len(pairs)} expressible of {len(rows)}, {within} within 25% on both axes, "
           f"geometric-mean error {sh.geometric_mean_error(pairs) * 100:.1f}%")

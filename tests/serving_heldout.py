@@ -154,16 +154,71 @@ def trtllm_bench_run(row):
     output tokens over the run, per-user ``request_tokens_per_s_user`` (trtllm-bench's 'Per
     User Output Throughput'). Identical runs (the same command in several versions of the
     document: 7 rows, 4 distinct runs) are priced once per process: the key is everything
-    the run is given (model, system and every keyword, the request lengths in order)."""
+    the run is given (model, system and every keyword, the request lengths in order; a
+    TensorRT-LLM release by its modelled code state, :func:`analysis.trtllm_code_state`)."""
     import analysis
     import topologies
 
     model, system, kw = trtllm_bench_kwargs(row)
+    # releases of one modelled code state price the same run (analysis.trtllm_code_state)
     key = (repr(model), system, tuple(sorted(
-        (k, tuple(v) if isinstance(v, list) else v) for k, v in kw.items())))
+        (k, tuple(v) if isinstance(v, list) else analysis.trtllm_code_state(v)
+         if k == "trtllm_release" else v) for k, v in kw.items())))
     if key not in _RUNS:
         _RUNS[key] = analysis.closed_loop_run(model, topologies.build(system), **kw)
     return _RUNS[key]
+
+
+#: The source's word on the TensorRT-LLM code each TensorRT-LLM row ran, by the one rule of the
+#: NCCL rows (``fidelity_collectives.model``, :func:`fabric.nccl_release_on`; lead's decision,
+#: session 26): a release the source states (``"stated"``), else the newest release published
+#: on or before the source's date (``"date"``, :func:`analysis.trtllm_release_on`), else none
+#: (``"undated"``: the newest modelled, :data:`analysis.TRTLLM_NEWEST`, said in the row's
+#: text). ``row id -> (kind, release or ISO date or None, what it is)``.
+_DOC_V1 = ("date", "2025-04-10", ("the document's publication: NVIDIA/TensorRT-LLM README, "
+           "'Latest News' [04/10] 'TensorRT-LLM DeepSeek R1 performance benchmarking best "
+           "practices now published' (its first version, code-index stored text 29438676838)"))
+_DOC_V2 = ("date", "2025-04-18", ("the document's version holding the block (code-index stored "
+           "text 1123666494): NVIDIA/TensorRT-LLM PR #3693 'doc: Update DeepSeek perf docs' "
+           "(review of 2025-04-18) adds a section after this version's H200 max-throughput "
+           "block (Total Latency 993548.8470 ms), which the version ends with"))
+_B6261862 = ("stated", "0.20.0", ("the document: 'The results are reproduced with TensorRT LLM "
+             "commit b6261862419c...', a commit of the release/0.20 branch (TensorRT-LLM's "
+             "CI: 'LLM/release-0.20/L0_PostMerge' build 35 of that commit, images of "
+             "2025-05-29): 0.20.0, its branch's release"))
+TRTLLM_ROW_RELEASES = {
+    **{f"r1-b200-fp4-trtllm-bs1-mtp{k}": (
+        "date", "2025-05-16", ("tech blog 1's date in NVIDIA/TensorRT-LLM's README tech-blog "
+        "list ('[05/16] Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on "
+        "NVIDIA B200 GPUs'); its table repeats a ladder state 'before GTC 2025'")) for k in range(6)},
+    "r1-h200-fp8-trtllm-minlat-mtp3-c1": _DOC_V1,     # the same block in every version
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1": _DOC_V2,     # its figure first in version 2
+    "r1-b200-fp4-trtllm-minlat-mtp3-c1-doc-v1": _DOC_V1,
+    "r1-h200-fp8-trtllm-maxtput-c1024-doc-v1": _DOC_V1,
+    "r1-b200-fp4-trtllm-maxtput-c3072-doc-v1": _DOC_V1,
+    "r1-h200-fp8-trtllm-maxtput-c1024-doc-v2": _DOC_V2,
+    "r1-b200-fp4-trtllm-maxtput-c3072-doc-v2": _DOC_V2,
+    "r1-b200-fp4-trtllm-maxtput-c3072": _B6261862,
+    "r1-0528-b200-fp4-fp8kv-trtllm-maxtput-c7168": _B6261862,
+    "r1-h200-fp8-trtllm-maxtput-c1024": (
+        "undated", None, ("the block (--max_num_tokens 1151, the version read at 01c4ece9) "
+        "states no release and its version of the document is not dated here")),
+}
+
+
+def trtllm_release_of(row):
+    """``(release or None, text)``: the TensorRT-LLM release a TensorRT-LLM row runs with
+    (:data:`TRTLLM_ROW_RELEASES`) and how it was chosen, e.g. 'TensorRT-LLM 0.20.0rc2 (tagged
+    by 2025-05-16)', as a collective row says its NCCL release."""
+    from analysis import TRTLLM_NEWEST, trtllm_release_on
+
+    kind, value, _ = TRTLLM_ROW_RELEASES[row["id"]]
+    if kind == "stated":
+        return value, f"TensorRT-LLM {value}"
+    if kind == "date":
+        release = trtllm_release_on(value)
+        return release, f"TensorRT-LLM {release} (tagged by {value})"
+    return None, f"TensorRT-LLM {TRTLLM_NEWEST} (undated: the newest modelled)"
 
 
 def _trtllm_maxtput(row, system, model):
@@ -171,7 +226,15 @@ def _trtllm_maxtput(row, system, model):
             "isl": int(row["isl"]), "osl": int(row["osl"]), "batch": int(row["concurrency"]),
             "mode": "aggregated", "definition": "output-per-gpu", "usable_hbm": 1.0,
             "cuda_graphs": True, "engine": "trtllm",
-            "max_batched_tokens": TRTLLM_MAXTPUT_MAX_NUM_TOKENS[row["id"]]}
+            "max_batched_tokens": TRTLLM_MAXTPUT_MAX_NUM_TOKENS[row["id"]],
+            **_release_kwargs(row)}
+
+
+def _release_kwargs(row):
+    """``{"trtllm_release": ...}`` of a TensorRT-LLM row (:func:`trtllm_release_of`), or
+    nothing for an undated one (the newest modelled)."""
+    release, _ = trtllm_release_of(row)
+    return {} if release is None else {"trtllm_release": release}
 
 
 def _r1_0528_nvfp4_fp8kv():
@@ -224,7 +287,7 @@ def _trtllm_min_latency(row, system, model, layout, draft_length, acceptance=Non
           "osl": int(row["osl"]), "batch": int(row["concurrency"]), "mode": "aggregated",
           "definition": "output-per-gpu", "usable_hbm": 1.0, "cuda_graphs": True,
           "engine": "trtllm", "runtime": "symmetric-memory", "draft_length": draft_length,
-          "pdl": pdl, "moe_backend": moe_backend}
+          "pdl": pdl, "moe_backend": moe_backend, **_release_kwargs(row)}
     if acceptance is not None:
         kw["acceptance"] = acceptance
     return kw

@@ -163,7 +163,7 @@ BAD = [
       "--micro-batches", "0"], "micro_batches"),
     # nothing fits: the line says why (it ended in ": " with no reason)
     (["serve", "hgx-h200", "--model", "kimi-k2", "--isl", "1024", "--osl", "1024", "--batches",
-      "1", "--quiet"], "its weights (1026.4 GB) exceed 0.9 of the HBM of all 8 chips"),
+      "1", "--quiet"], "its weights (1028.9 GB) exceed 0.9 of the HBM of all 8 chips"),
     (["serve", "hgx-h200", "--model", "deepseek-v3", "--isl", "1024", "--osl", "1024",
       "--batches", "100000", "--quiet"], "every batch asked exceeds the largest that fits"),
     # addressing

@@ -119,7 +119,7 @@ def test_speculative_flags(fake_cost, capsys):
     (["decode", "sd200-ultra", "--model", "gpt-9"], "unknown model 'gpt-9'"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--layout", "tp=3"],
      "tp=3 does not divide the 128 chips"),
-    (["decode", "dgx-h100", "--model", "kimi-k2"], "weights need 1026.4 GB but the 8 chips"),
+    (["decode", "dgx-h100", "--model", "kimi-k2"], "weights need 1028.9 GB but the 8 chips"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--draft-length", "2"],
      "--draft-length and --acceptance go together"),
     (["decode", "sd200-ultra", "--model", "kimi-k2", "--hbm-efficiency", "0"],

@@ -160,15 +160,17 @@ def test_serve_odd_systems_and_contexts_say_what_is_wrong_in_a_short_line(capsys
 def test_serve_says_which_batches_asked_for_a_layout_cannot_hold(capsys):
     # a batch above a layout's KV limit was dropped without a word
     args = ["serve", NODE, "--model", "kimi-k2", "--isl", "1024", "--osl", "1024", "--layout",
-            "tp=8", "--layout", "tp=4,dp=2", "--batches", "1,400,100000", "--no-speculative",
+            "tp=8", "--layout", "tp=4,dp=2", "--batches", "1,390,100000", "--no-speculative",
             "--quiet"]
+    # (390: tp=4,dp=2 holds 398 since session 26 stores the router gates, head and embedding
+    # BF16, as the release does; it had held 400)
     assert main([*args, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     sizes = {p["layout"]: p["batch"] for p in out["frontier"]}
-    assert sizes and all(b in (1, 400) for b in sizes.values())
+    assert sizes and all(b in (1, 390) for b in sizes.values())
     notes = [s for s in out["layouts_skipped"] if "the largest that fits" in s]
     assert len(notes) == 2
-    assert any(s.startswith("tp=8,dp=1,ep=8: batches 400, 100000 exceed") for s in notes)
+    assert any(s.startswith("tp=8,dp=1,ep=8: batches 390, 100000 exceed") for s in notes)
     assert any(s.startswith("tp=4,dp=2,ep=8: batch 100000 exceeds") for s in notes)
     assert main(args) == 0
     assert capsys.readouterr().out.count("the largest that fits") == 2
@@ -182,7 +184,7 @@ def test_serve_says_which_batches_asked_for_a_layout_cannot_hold(capsys):
     ([NODE, "--model", "kimi-k2", "--isl", "100", "--osl", "0"], ["osl must be", "osl=0"]),
     # a system where no layout fits memory: the weights exceed every chip's HBM together
     (["mesh:2,chip=h100", "--model", "kimi-k2", "--isl", "100", "--osl", "100"],
-     ["fits no layout", "weights (1026.4 GB)", "2 chips"]),
+     ["fits no layout", "weights (1028.9 GB)", "2 chips"]),
     # a degraded fabric: too few chips left for the weights; a chip every layout needs cut off
     (["hgx-h200", "--model", "kimi-k2", "--isl", "100", "--osl", "100",
       *[f"--fail-chip=chip{i}" for i in range(5)]], ["fits no layout", "3 chips"]),

@@ -160,6 +160,10 @@ def test_two_batch_by_hand(fab):
     def k(name, params=0.0, part="attention"):
         return D._kernel_time(s, name, params, 2 * params * t, part)
 
+    # the router gate's weights are BF16 (2 B each, MoEModel.part_bytes; DeepSeek-V3's others
+    # FP8, 1 B)
+    router = D._kernel_time(s, "router_gemm", (h * 256 + 256) * 2.0, 2 * (h * 256 + 256) * t,
+                            "router")
     # TensorRT-LLM's MLA list: before the attention kernel, the fused A GEMM (q_a + kv_a),
     # the norm, q_b, the W_UK absorb, rope + cache write; the shared expert (3 h w weights)
     # (H100: FlashMLA's scheduler before the attention kernel and its combine after it,
@@ -171,8 +175,7 @@ def test_two_batch_by_hand(fab):
     core = (D._kernel_time(s, "gen_attention", mem.kv_layer_chip,
                            t * m.attention.score_flops_per_token(2000), "scores")
             + k("mla_combine") + k("uv_gemm", 512 * 128 * 128) + k("wo_gemm", 128 * 128 * h)
-            + k("allreduce_add_rmsnorm_quant")
-            + k("router_gemm", h * 256 + 256, "router") + k("topk"))
+            + k("allreduce_add_rmsnorm_quant") + router + k("topk"))
     assert win_d == pytest.approx(prepare + shared, rel=1e-12)
     assert win_c == pytest.approx(core, rel=1e-12)
 
@@ -412,10 +415,11 @@ def test_two_batch_attention_kernel_runs_at_flashmla_rates_under_trtllm_on_hoppe
     def k(name, params=0.0, part="attention"):
         return D._kernel_time(s, name, params, 2 * params * t, part)
 
+    router = D._kernel_time(s, "router_gemm", (h * 256 + 256) * 2.0, 2 * (h * 256 + 256) * t,
+                            "router")                 # BF16 router weights (part_bytes)
     core = (gen + k("mla_combine") + k("uv_gemm", 512 * 128 * 128)
             + k("wo_gemm", 128 * 128 * h)
-            + k("allreduce_add_rmsnorm_quant") + k("router_gemm", h * 256 + 256, "router")
-            + k("topk"))
+            + k("allreduce_add_rmsnorm_quant") + router + k("topk"))
     assert D._two_batch_windows(s, mem)[1] == pytest.approx(core, rel=1e-12)
     assert abs(gen - default) > 1e-7                  # the two rates differ by > 0.1 us
 

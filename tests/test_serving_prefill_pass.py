@@ -139,6 +139,19 @@ def test_prompt_saving_caps_one_pass_per_step(case, w_b, c_b, batch, budget, ste
         want, rel=1e-9, abs=1e-15)
 
 
+def _fits(model, f, layout):
+    """Whether the fullest chip of ``layout`` holds ``model``'s weights (decode's memory count:
+    kimi-k2's FP8 release at tp=1,dp=8 on 8 H200 does not since session 26 stores its router
+    gates, head and embedding BF16, as the release does: 141.1 GB a chip)."""
+    try:
+        analysis.decode_step(model, f, batch=1, context=0, layout=layout)
+    except SpecError as e:
+        if "a chip needs" in str(e):
+            return False
+        raise
+    return True
+
+
 @settings(max_examples=12, deadline=None)
 @given(model=st.sampled_from(["deepseek-r1", "kimi-k2", "deepseek-v3"]),
        dp=st.sampled_from([2, 4, 8]), isl=st.integers(1, 8192))
@@ -148,6 +161,10 @@ def test_prompts_together_share_the_pass(model, dp, isl):
     share no more."""
     f = topologies.build(H200)
     kw = {"isl": isl, "layout": f"tp={8 // dp},dp={dp}"}
+    if not _fits(model, f, kw["layout"]):     # a layout no chip can hold is refused by name
+        with pytest.raises(SpecError, match="a chip needs"):
+            analysis.prefill_time(model, f, **kw)
+        return
     together = analysis.prefill_time(model, f, **kw)
     alone = analysis.prefill_time(model, f, one_at_a_time=True, **kw)
     assert (together.prompts, alone.prompts) == (dp, 1)
@@ -193,6 +210,10 @@ def test_a_pass_reads_its_fullest_chip(model, layout, serial):
     chips = analysis.parse_layout(layout, 8).chips
     if m.weight_bytes_total > chips * f.chip.hbm_bytes:      # no chip count to read: named
         with pytest.raises(SpecError, match="weights need"):
+            analysis.prefill_time(m, f, isl=512, layout=layout, one_at_a_time=serial)
+        return
+    if not _fits(m, f, layout):                   # the fullest chip overflows: named too
+        with pytest.raises(SpecError, match="a chip needs"):
             analysis.prefill_time(m, f, isl=512, layout=layout, one_at_a_time=serial)
         return
     p = analysis.prefill_time(m, f, isl=512, layout=layout, one_at_a_time=serial)
