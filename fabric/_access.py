@@ -738,9 +738,17 @@ def latency_stats(latencies):
     >>> latency_stats([1.0, 2.0, 3.0, 4.0]).p50
     2.5
     """
-    x = np.asarray(latencies, dtype=float)
+    x = np.asarray(latencies)
+    if x.dtype.kind not in "iuf":               # None, text, booleans, objects
+        raise SpecError(f"latency_stats takes seconds (numbers), got {latencies!r:.60}")
+    x = x.astype(float)
     if x.size == 0:
         raise SpecError("latency_stats needs at least one latency")
+    bad = ~np.isfinite(x) | (x < 0)
+    if bad.any():
+        # a NaN would make every figure NaN, an infinity the mean and max: no latency is either
+        raise SpecError(f"latency_stats takes finite latencies >= 0 (seconds), got "
+                        f"{float(x.ravel()[np.flatnonzero(bad.ravel())[0]])!r}")
     return LatencyStats(count=int(x.size), min=float(x.min()), mean=float(x.mean()),
                         p50=float(np.percentile(x, 50)), p99=float(np.percentile(x, 99)),
                         max=float(x.max()))

@@ -255,7 +255,9 @@ def loadstore_domains(fabric):
     transactions into messages) and no link that carries messages only
     (``carries="messages"``: InfiniBand, RoCE; :attr:`fabric.LinkTech.carries`).
     The domains are the connected components of the graph without those. Cached
-    on the fabric (:attr:`fabric.Fabric.loadstore_domains`).
+    on the fabric (:attr:`fabric.Fabric.loadstore_domains`). A NIC is in none, but its
+    own registers (MMIO) are reached by load/store over its load/store links
+    (:func:`loadstore_reaches`).
 
     Examples
     --------
@@ -313,12 +315,32 @@ def loadstore_reaches(fabric, src, dst):
     """Whether load/store reaches from node index ``src[i]`` to ``dst[i]`` (vectorized).
 
     A node reaches itself; a NIC reaches nothing by load/store. See
-    :func:`loadstore_domains` for the rule.
+    :func:`loadstore_domains` for the rule. A NIC's own registers (its MMIO, a PCIe BAR)
+    are reached by load/store from the nodes a load/store link joins it to (its chip over
+    PCIe: the route is that one link); from anywhere else a path to it leaves the domain
+    (on a rail server up/down routes chip1 -> nic0 through nic1 and the InfiniBand
+    rails), so it is a message, as before.
+
+    >>> import topologies
+    >>> f = topologies.build("rail:servers=2,gpus=2")
+    >>> i = f.node_index
+    >>> loadstore_reaches(f, [i["chip0"], i["chip1"], i["nic0"]],
+    ...                   [i["nic0"], i["nic0"], i["chip0"]]).tolist()
+    [True, False, False]
     """
     dom = fabric.loadstore_domains
     s = np.asarray(src, dtype=np.int64)
     d = np.asarray(dst, dtype=np.int64)
-    return (s == d) | ((dom[s] >= 0) & (dom[s] == dom[d]))
+    ok = (s == d) | ((dom[s] >= 0) & (dom[s] == dom[d]))
+    to_nic = _nics(fabric)[d]
+    if to_nic.any():
+        ea = fabric.edge_arrays
+        nic, n = _nics(fabric), len(fabric.nodes)
+        ls = _edge_carries(fabric) == "loadstore"
+        keys = np.concatenate([b[ls & nic[b] & ~nic[a]] * n + a[ls & nic[b] & ~nic[a]]
+                               for a, b in ((ea.u, ea.v), (ea.v, ea.u))])
+        ok[to_nic] |= np.isin(d[to_nic] * n + s[to_nic], keys)
+    return ok
 
 
 def reach(fabric, src, dst):
@@ -397,8 +419,10 @@ def transports_for(fabric, name, src, dst):
         k = int(np.flatnonzero(~ok)[0])
         a, b = fabric.nodes[int(s[k])], fabric.nodes[int(d[k])]
         fabric.route(a, b)      # no path at all: the routing model's own error says why
-        raise RoutingError(
-            f"{fabric.name}: transport {t.name!r} cannot reach {b!r} from {a!r}: load/store "
-            f"does not cross a NIC or a message-only (InfiniBand/RoCE) link, and every path "
-            f"between them does; use transport='rdma' or 'native'")
+        why = ("a NIC's registers are reached by load/store only over its own load/store "
+               "links (from its chip)" if _nics(fabric)[int(d[k])] else
+               "load/store does not cross a NIC or a message-only (InfiniBand/RoCE) link, "
+               "and every path between them does")
+        raise RoutingError(f"{fabric.name}: transport {t.name!r} cannot reach {b!r} from {a!r}: "
+                           f"{why}; use transport='rdma' or 'native'")
     return (t,) * len(s)
