@@ -15,6 +15,14 @@
   combine chain's round-1 loads (the send index and the target rank, l2_hit each, the row's
   const_l15), the 'blackwell' round_reads entry (round_read_latency, linear in distinct ranks)
   and, with slot 7 valid (its later batch), the late row's const_l15.
+* The one-sided dispatch's own code beyond the loads its chain charges (dispatch, trains 2-3):
+  flashinfer 579435f9, session 24's sm_100a and session 25's sm_90a builds, walked by review's
+  own issue-clock walker (notes/review-tools/clockwalk.py: the stall counts in issue order, the
+  chain's loads as trips hiding what issues under them, a waited LDC const_l1 from its issue):
+  moeA2APrepareDispatchKernel thread 0 to its EXIT's issue sm_90a 89.4 / sm_100a 121.1; the
+  dispatch kernel's last block, lane 0, from the copy's BAR.SYNC to the release fence 283.7 /
+  233.1; moeA2ASanitizeExpertIdsKernel, a valid token to its EXIT's issue 164.7 / 180.7. Each
+  count is the least of the two.
 """
 
 from fabric import EXCHANGE_LATENCY, exchange_kernel
@@ -54,3 +62,19 @@ def test_s26_round_one_count_is_the_least_excess_less_the_output_rows_fetch():
         assert ("cycle", int(298.5 - c15)) in steps and int(298.5 - c15) == 193
     # the output pointer's line is charged once more than before session 26 in both
     assert dict(first_min)["const_l15"] == 1 and dict(first_full)["const_l15"] == 3
+
+
+#: review's walks of the one-sided dispatch's own code (session 26): count -> (sm_90a, sm_100a)
+_DISPATCH_WALK = {"prepare_cycles": (89.4, 121.1), "release_cycles": (283.7, 233.1),
+                  "sanitize_cycles": (164.7, 180.7)}
+
+
+def test_s26_dispatch_counts_are_the_least_walked_and_charged_once():
+    for name in ("one-sided", "one-sided-1.3"):
+        kern = exchange_kernel(name)
+        for count, walked in _DISPATCH_WALK.items():
+            assert kern.cycle(count, 0) == int(min(walked)), (name, count)
+            # the combine has its own staging kernel's count (294, session 25) and no other
+            assert kern.cycle(count, 1) == (294 if count == "prepare_cycles" else 0), count
+            steps = [s for s in kern.chain[0] if s == ("cycle", count)]
+            assert len(steps) == 1, (name, count)
