@@ -37,6 +37,12 @@ def test_k2s_router_reads_between_256_and_512(chip, m):
     t512 = analysis.trtllm_gemm_time(chip, "bf16", m, 512, 7168)
     got = analysis.trtllm_gemm_time(chip, "bf16", m, 384, 7168)
     assert got == pytest.approx(t256 + (t512 - t256) * (384 - 256) / (512 - 256), rel=1e-12)
+    # the corners read are the stored 256 and 512 (not 256 and 2048, the next stored before)
+    names = {p.name for p in analysis.trtllm_gemm_parameters(chip, "bf16",
+                                                              [("gemm", m, 384, 7168)])}
+    key = "b200" if chip == "gb200" else chip
+    assert any(f"{key}.bf16.n512.k7168" in n for n in names)
+    assert not any(".n2048." in n for n in names)
     # the fused A projection's corners stay 2048 and 2560 (the new rows lie below them)
     if chip != "h200":
         f0 = analysis.trtllm_gemm_time(chip, "bf16", m, 2048, 7168)
